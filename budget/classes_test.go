@@ -1,0 +1,75 @@
+package budget
+
+import (
+	"errors"
+	"io/fs"
+	"testing"
+	"testing/fstest"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestCheckClassName(t *testing.T) {
+	for _, ok := range []string{"h100-sxm-80g", "a", "0", "gb10", "rtx-4090", "x.y_z"} {
+		if err := CheckClassName(ok); err != nil {
+			t.Errorf("CheckClassName(%q) = %v, want nil", ok, err)
+		}
+	}
+	for _, bad := range []string{"", "../x", "A/B", "H100", "-x", ".hidden", "a/b", "a\\b", "a b", "/abs", "x\x00"} {
+		if err := CheckClassName(bad); !errors.Is(err, ErrClassName) {
+			t.Errorf("CheckClassName(%q) = %v, want ErrClassName", bad, err)
+		}
+	}
+}
+
+// openCounter is an fs.FS that records every name it is asked to open.
+type openCounter struct {
+	fstest.MapFS
+	opened []string
+}
+
+func (o *openCounter) Open(name string) (fs.File, error) {
+	o.opened = append(o.opened, name)
+	return o.MapFS.Open(name)
+}
+
+func TestCatalogRefusesBadNamesBeforeOpening(t *testing.T) {
+	fsys := &openCounter{MapFS: fstest.MapFS{"x/HARDWARE.toml": {Data: []byte(validFile)}}}
+	c := Catalog{FS: fsys, Dir: ".", Root: "kernels"}
+	for _, bad := range []string{"../x", "A/B", ""} {
+		if _, err := c.Load(bad); !errors.Is(err, ErrClassName) {
+			t.Errorf("Load(%q) = %v, want ErrClassName", bad, err)
+		}
+	}
+	if len(fsys.opened) != 0 {
+		t.Errorf("opened %v before refusing bad names", fsys.opened)
+	}
+	if _, err := c.Load("missing"); !errors.Is(err, ErrUnknownClass) {
+		t.Errorf("Load(missing) = %v, want ErrUnknownClass", err)
+	}
+	got, err := c.Load("x")
+	if err != nil || got.Name != "x" {
+		t.Fatalf("Load(x) = %+v, %v", got, err)
+	}
+	names, err := c.Names()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"x"}, names); diff != "" {
+		t.Errorf("Names (-want +got):\n%s", diff)
+	}
+}
+
+func TestCatalogErrorNamesTheFile(t *testing.T) {
+	c := Catalog{FS: fstest.MapFS{"bad/HARDWARE.toml": {Data: []byte("[memory]\n")}}, Dir: ".", Root: "/my/kernels"}
+	_, err := c.Load("bad")
+	want := "/my/kernels/bad/HARDWARE.toml [device]: the class declares no [device] table\n" +
+		"/my/kernels/bad/HARDWARE.toml [memory]: driver_fixed_bytes: missing (every key is required; there is no default)\n" +
+		"/my/kernels/bad/HARDWARE.toml [memory]: driver_budget_per_mille: missing (every key is required; there is no default)\n" +
+		"/my/kernels/bad/HARDWARE.toml [memory]: unified: missing (every key is required; there is no default)\n" +
+		"/my/kernels/bad/HARDWARE.toml [memory]: util_ceiling: missing (every key is required; there is no default)\n" +
+		"/my/kernels/bad/HARDWARE.toml [provenance]: the class declares no [provenance] table"
+	if diff := cmp.Diff(want, errString(err)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}

@@ -1,0 +1,342 @@
+package budget
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Device is the [device] table of a class's HARDWARE.toml.
+type Device struct {
+	// Name is the device's marketing name, as nvidia-smi or rocm-smi print it.
+	Name string
+	// MemoryBytes is the total the driver reports (torch.cuda.mem_get_info's
+	// total; vLLM logs it as total_gpu_memory), in bytes.
+	MemoryBytes uint64
+}
+
+// Provenance says where each number of a class file comes from, one sentence
+// or more per number: the [provenance] table.
+type Provenance struct {
+	MemoryBytes          string
+	DriverFixedBytes     string
+	DriverBudgetPerMille string
+	Unified              string
+	UtilCeiling          string
+}
+
+// Class is one device class: its name and the three tables of its
+// HARDWARE.toml.
+type Class struct {
+	Name       string
+	Device     Device
+	Memory     DriverTerms
+	Provenance Provenance
+}
+
+// FileError is one finding in a class file. Path is the file as the user
+// knows it (kernels/<class>/HARDWARE.toml for a shipped class), Table and Key
+// the TOML key it is about (empty when about the whole file or table), Line
+// and Col the position where the decoder gives one (0 otherwise).
+type FileError struct {
+	Path   string
+	Table  string
+	Key    string
+	Line   int
+	Col    int
+	Detail string
+}
+
+func (e *FileError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Path)
+	if e.Table != "" {
+		fmt.Fprintf(&b, " [%s]", e.Table)
+	}
+	b.WriteString(": ")
+	if e.Key != "" {
+		b.WriteString(e.Key)
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Detail)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, " (line %d, column %d)", e.Line, e.Col)
+	}
+	return b.String()
+}
+
+// ClassPath is the path of a shipped class's file, as errors name it.
+func ClassPath(class string) string {
+	return "kernels/" + class + "/HARDWARE.toml"
+}
+
+// The leaf types below reject what BurntSushi/toml would otherwise accept
+// silently (a negative integer wraps into a uint64, a float truncates); their
+// errors come back from the decoder as a toml.ParseError with a position.
+
+type byteCount uint64
+
+func (c *byteCount) UnmarshalTOML(v any) error {
+	n, ok := v.(int64)
+	if !ok || n < 0 {
+		return fmt.Errorf("must be a non-negative integer, got %s", describe(v))
+	}
+	*c = byteCount(n)
+	return nil
+}
+
+type flag bool
+
+func (f *flag) UnmarshalTOML(v any) error {
+	b, ok := v.(bool)
+	if !ok {
+		return fmt.Errorf("must be true or false, got %s", describe(v))
+	}
+	*f = flag(b)
+	return nil
+}
+
+type fraction float64
+
+func (f *fraction) UnmarshalTOML(v any) error {
+	switch x := v.(type) {
+	case float64:
+		*f = fraction(x)
+	case int64:
+		*f = fraction(x)
+	default:
+		return fmt.Errorf("must be a number, got %s", describe(v))
+	}
+	return nil
+}
+
+type text string
+
+func (s *text) UnmarshalTOML(v any) error {
+	x, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("must be a string, got %s", describe(v))
+	}
+	*s = text(x)
+	return nil
+}
+
+func describe(v any) string {
+	switch x := v.(type) {
+	case string:
+		return fmt.Sprintf("the string %q", x)
+	case map[string]any:
+		return "a table"
+	case []any, []map[string]any:
+		return "an array"
+	default:
+		return fmt.Sprintf("%v", x)
+	}
+}
+
+type deviceTable struct {
+	Name        text      `toml:"name"`
+	MemoryBytes byteCount `toml:"memory_bytes"`
+}
+
+type memoryTable struct {
+	DriverFixedBytes     byteCount `toml:"driver_fixed_bytes"`
+	DriverBudgetPerMille byteCount `toml:"driver_budget_per_mille"`
+	Unified              flag      `toml:"unified"`
+	UtilCeiling          fraction  `toml:"util_ceiling"`
+}
+
+type provenanceTable struct {
+	MemoryBytes          text `toml:"memory_bytes"`
+	DriverFixedBytes     text `toml:"driver_fixed_bytes"`
+	DriverBudgetPerMille text `toml:"driver_budget_per_mille"`
+	Unified              text `toml:"unified"`
+	UtilCeiling          text `toml:"util_ceiling"`
+}
+
+type hardwareFile struct {
+	Device     deviceTable     `toml:"device"`
+	Memory     memoryTable     `toml:"memory"`
+	Provenance provenanceTable `toml:"provenance"`
+}
+
+// schema lists, per table, the exact keys a file may hold: all of them are
+// required. Keys are compared case-sensitively because the decoder matches
+// struct tags case-insensitively.
+var schema = map[string][]string{
+	"device":     {"name", "memory_bytes"},
+	"memory":     {"driver_fixed_bytes", "driver_budget_per_mille", "unified", "util_ceiling"},
+	"provenance": {"memory_bytes", "driver_fixed_bytes", "driver_budget_per_mille", "unified", "util_ceiling"},
+}
+
+var tableOrder = []string{"device", "memory", "provenance"}
+
+// ParseDriverTerms reads the [memory] table of class's HARDWARE.toml text,
+// with the seed's rules: all four keys required, no other key, per mille at
+// most 1000, util_ceiling in (0, 1]. Other tables are not checked.
+func ParseDriverTerms(class, hardwareTOML string) (DriverTerms, error) {
+	f, md, err := decode(ClassPath(class), hardwareTOML)
+	if err != nil {
+		return DriverTerms{}, err
+	}
+	if err := checkTable(ClassPath(class), md, "memory", true); err != nil {
+		return DriverTerms{}, err
+	}
+	return memoryTerms(ClassPath(class), f.Memory)
+}
+
+// ParseClass reads a whole class file strictly: [device], [memory] and
+// [provenance], every key required and no other key or table. path names the
+// file in errors. Beyond the seed's rules it checks that the class can run at
+// its own util_ceiling: the budget there plus the driver's fixed and
+// per-mille share fit in memory_bytes.
+func ParseClass(name, path, hardwareTOML string) (Class, error) {
+	f, md, err := decode(path, hardwareTOML)
+	if err != nil {
+		return Class{}, err
+	}
+	var errs []error
+	for _, k := range md.Keys() {
+		// A dotted key also lists its implicit parent tables: report the
+		// outermost unknown name once.
+		if _, ok := schema[k[0]]; !ok && len(k) == 1 {
+			errs = append(errs, &FileError{Path: path, Key: k.String(), Detail: "unknown key or table; the file holds [device], [memory] and [provenance]"})
+		}
+	}
+	for _, t := range tableOrder {
+		if err := checkTable(path, md, t, true); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) > 0 {
+		return Class{}, errors.Join(errs...)
+	}
+	terms, err := memoryTerms(path, f.Memory)
+	if err != nil {
+		return Class{}, err
+	}
+	c := Class{
+		Name:   name,
+		Device: Device{Name: string(f.Device.Name), MemoryBytes: uint64(f.Device.MemoryBytes)},
+		Memory: terms,
+		Provenance: Provenance{
+			MemoryBytes:          string(f.Provenance.MemoryBytes),
+			DriverFixedBytes:     string(f.Provenance.DriverFixedBytes),
+			DriverBudgetPerMille: string(f.Provenance.DriverBudgetPerMille),
+			Unified:              string(f.Provenance.Unified),
+			UtilCeiling:          string(f.Provenance.UtilCeiling),
+		},
+	}
+	if strings.TrimSpace(c.Device.Name) == "" {
+		errs = append(errs, &FileError{Path: path, Table: "device", Key: "name", Detail: "must not be empty"})
+	}
+	if c.Device.MemoryBytes == 0 {
+		errs = append(errs, &FileError{Path: path, Table: "device", Key: "memory_bytes", Detail: "must be above 0"})
+	}
+	for _, p := range []struct{ key, v string }{
+		{"memory_bytes", c.Provenance.MemoryBytes},
+		{"driver_fixed_bytes", c.Provenance.DriverFixedBytes},
+		{"driver_budget_per_mille", c.Provenance.DriverBudgetPerMille},
+		{"unified", c.Provenance.Unified},
+		{"util_ceiling", c.Provenance.UtilCeiling},
+	} {
+		if strings.TrimSpace(p.v) == "" {
+			errs = append(errs, &FileError{Path: path, Table: "provenance", Key: p.key, Detail: "must say where the number comes from"})
+		}
+	}
+	if len(errs) > 0 {
+		return Class{}, errors.Join(errs...)
+	}
+	b := truncatedBudget(c.Device.MemoryBytes, terms.UtilCeiling)
+	if need := SatAdd(b, terms.Bytes(b, 0)); need > c.Device.MemoryBytes {
+		return Class{}, &FileError{Path: path, Table: "memory", Key: "util_ceiling", Detail: fmt.Sprintf(
+			"%v leaves no room for the driver: budget %d + driver %d = %d bytes > memory_bytes %d",
+			terms.UtilCeiling, b, terms.Bytes(b, 0), need, c.Device.MemoryBytes)}
+	}
+	return c, nil
+}
+
+// UtilBudget is the class's util budget at util (see DriverTerms.UtilBudget).
+func (c Class) UtilBudget(util float64) (uint64, error) {
+	return c.Memory.UtilBudget(c.Device.MemoryBytes, util)
+}
+
+func decode(path, doc string) (hardwareFile, toml.MetaData, error) {
+	var f hardwareFile
+	md, err := toml.Decode(doc, &f)
+	if err == nil {
+		return f, md, nil
+	}
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		table, key := splitKey(pe.LastKey)
+		return hardwareFile{}, md, &FileError{Path: path, Table: table, Key: key, Line: pe.Position.Line, Col: pe.Position.Col, Detail: pe.Message}
+	}
+	// A type mismatch above the leaves (a table given as a value) is a plain
+	// error without a position; its text names the key.
+	return hardwareFile{}, md, &FileError{Path: path, Detail: strings.TrimPrefix(err.Error(), "toml: ")}
+}
+
+func splitKey(k string) (table, key string) {
+	if t, rest, ok := strings.Cut(k, "."); ok {
+		return t, rest
+	}
+	return "", k
+}
+
+// checkTable reports a missing table, each missing key and each unknown key
+// (including a known key spelled in another case) of one table.
+func checkTable(path string, md toml.MetaData, table string, required bool) error {
+	if !md.IsDefined(table) {
+		if !required {
+			return nil
+		}
+		return &FileError{Path: path, Table: table, Detail: fmt.Sprintf("the class declares no [%s] table", table)}
+	}
+	want := schema[table]
+	var errs []error
+	reported := map[string]bool{}
+	for _, k := range md.Keys() {
+		if k[0] != table || len(k) < 2 || reported[k[1]] {
+			continue
+		}
+		// A dotted key (x.y = 1) is reported by its first part, once.
+		if len(k) > 2 || !slices.Contains(want, k[1]) {
+			reported[k[1]] = true
+			errs = append(errs, &FileError{Path: path, Table: table, Key: k[1],
+				Detail: fmt.Sprintf("unknown key; [%s] holds exactly %s", table, strings.Join(want, ", "))})
+		}
+	}
+	for _, k := range want {
+		if !md.IsDefined(table, k) {
+			errs = append(errs, &FileError{Path: path, Table: table, Key: k, Detail: "missing (every key is required; there is no default)"})
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func memoryTerms(path string, m memoryTable) (DriverTerms, error) {
+	t := DriverTerms{
+		DriverFixedBytes:     uint64(m.DriverFixedBytes),
+		DriverBudgetPerMille: uint64(m.DriverBudgetPerMille),
+		Unified:              bool(m.Unified),
+		UtilCeiling:          float64(m.UtilCeiling),
+	}
+	var errs []error
+	if t.DriverBudgetPerMille > 1000 {
+		errs = append(errs, &FileError{Path: path, Table: "memory", Key: "driver_budget_per_mille",
+			Detail: fmt.Sprintf("must be at most 1000, got %d", t.DriverBudgetPerMille)})
+	}
+	if !(t.UtilCeiling > 0 && t.UtilCeiling <= 1) || math.IsNaN(t.UtilCeiling) {
+		errs = append(errs, &FileError{Path: path, Table: "memory", Key: "util_ceiling",
+			Detail: fmt.Sprintf("must be in (0, 1], got %v", t.UtilCeiling)})
+	}
+	if len(errs) > 0 {
+		return DriverTerms{}, errors.Join(errs...)
+	}
+	return t, nil
+}

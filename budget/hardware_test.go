@@ -1,0 +1,178 @@
+package budget
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+const validFile = `[device]
+name = "Test GPU"
+memory_bytes = 85899345920
+
+[memory]
+driver_fixed_bytes = 536870912
+driver_budget_per_mille = 2
+unified = false
+util_ceiling = 0.95
+
+[provenance]
+memory_bytes = "a"
+driver_fixed_bytes = "b"
+driver_budget_per_mille = "c"
+unified = "d"
+util_ceiling = "e"
+`
+
+// edit returns validFile with one line replaced (old must occur once).
+func edit(t *testing.T, old, new string) string {
+	t.Helper()
+	if strings.Count(validFile, old) != 1 {
+		t.Fatalf("edit: %q occurs %d times in validFile", old, strings.Count(validFile, old))
+	}
+	return strings.Replace(validFile, old, new, 1)
+}
+
+func TestParseClassValid(t *testing.T) {
+	got, err := ParseClass("test", ClassPath("test"), validFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Class{
+		Name:       "test",
+		Device:     Device{Name: "Test GPU", MemoryBytes: 80 << 30},
+		Memory:     DriverTerms{DriverFixedBytes: 512 << 20, DriverBudgetPerMille: 2, Unified: false, UtilCeiling: 0.95},
+		Provenance: Provenance{"a", "b", "c", "d", "e"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("ParseClass (-want +got):\n%s", diff)
+	}
+}
+
+func TestParseClassErrors(t *testing.T) {
+	const p = "kernels/test/HARDWARE.toml"
+	tests := []struct {
+		name   string
+		doc    string
+		reason string
+		want   string
+	}{
+		{"missing memory table", strings.Split(validFile, "[memory]")[0] + "[provenance]" + strings.Split(validFile, "[provenance]")[1],
+			"a class without [memory] has no driver terms",
+			p + " [memory]: the class declares no [memory] table"},
+		{"missing device table", "[memory]" + strings.SplitN(validFile, "[memory]", 2)[1], "",
+			p + " [device]: the class declares no [device] table"},
+		{"keys outside any table", strings.SplitN(validFile, "[memory]\n", 2)[1], "the four terms belong in [memory]",
+			p + ": driver_fixed_bytes: unknown key or table; the file holds [device], [memory] and [provenance]\n" +
+				p + ": driver_budget_per_mille: unknown key or table; the file holds [device], [memory] and [provenance]\n" +
+				p + ": unified: unknown key or table; the file holds [device], [memory] and [provenance]\n" +
+				p + ": util_ceiling: unknown key or table; the file holds [device], [memory] and [provenance]\n" +
+				p + " [device]: the class declares no [device] table\n" +
+				p + " [memory]: the class declares no [memory] table"},
+		{"missing driver_fixed_bytes", edit(t, "driver_fixed_bytes = 536870912\n", ""), "every key is required",
+			p + " [memory]: driver_fixed_bytes: missing (every key is required; there is no default)"},
+		{"missing driver_budget_per_mille", edit(t, "driver_budget_per_mille = 2\n", ""), "",
+			p + " [memory]: driver_budget_per_mille: missing (every key is required; there is no default)"},
+		{"missing unified", edit(t, "unified = false\n", ""), "",
+			p + " [memory]: unified: missing (every key is required; there is no default)"},
+		{"missing util_ceiling", edit(t, "util_ceiling = 0.95\n", ""), "",
+			p + " [memory]: util_ceiling: missing (every key is required; there is no default)"},
+		{"missing memory_bytes", edit(t, "memory_bytes = 85899345920\n", ""), "",
+			p + " [device]: memory_bytes: missing (every key is required; there is no default)"},
+		{"missing device name", edit(t, "name = \"Test GPU\"\n", ""), "",
+			p + " [device]: name: missing (every key is required; there is no default)"},
+		{"missing provenance key", edit(t, "unified = \"d\"\n", ""), "every number has a provenance",
+			p + " [provenance]: unified: missing (every key is required; there is no default)"},
+		{"unknown memory key", edit(t, "unified = false\n", "unified = false\nswap_bytes = 1\n"), "",
+			p + " [memory]: swap_bytes: unknown key; [memory] holds exactly driver_fixed_bytes, driver_budget_per_mille, unified, util_ceiling"},
+		{"unknown device key", edit(t, "name = \"Test GPU\"\n", "name = \"Test GPU\"\nsm = 90\n"), "",
+			p + " [device]: sm: unknown key; [device] holds exactly name, memory_bytes"},
+		{"unknown provenance key", edit(t, "unified = \"d\"\n", "unified = \"d\"\nnote = \"x\"\n"), "",
+			p + " [provenance]: note: unknown key; [provenance] holds exactly memory_bytes, driver_fixed_bytes, driver_budget_per_mille, unified, util_ceiling"},
+		{"unknown table", validFile + "[extra]\nx = 1\n", "",
+			p + ": extra: unknown key or table; the file holds [device], [memory] and [provenance]"},
+		{"upper-case key", edit(t, "driver_fixed_bytes = 536870912", "DRIVER_FIXED_BYTES = 536870912"),
+			"the decoder matches tags case-insensitively; we do not",
+			p + " [memory]: DRIVER_FIXED_BYTES: unknown key; [memory] holds exactly driver_fixed_bytes, driver_budget_per_mille, unified, util_ceiling\n" +
+				p + " [memory]: driver_fixed_bytes: missing (every key is required; there is no default)"},
+		{"nested key", edit(t, "unified = false\n", "unified = false\nx.y = 1\n"), "",
+			p + " [memory]: x: unknown key; [memory] holds exactly driver_fixed_bytes, driver_budget_per_mille, unified, util_ceiling"},
+		{"per mille above 1000", edit(t, "driver_budget_per_mille = 2", "driver_budget_per_mille = 1001"), "",
+			p + " [memory]: driver_budget_per_mille: must be at most 1000, got 1001"},
+		{"util ceiling zero", edit(t, "util_ceiling = 0.95", "util_ceiling = 0.0"), "",
+			p + " [memory]: util_ceiling: must be in (0, 1], got 0"},
+		{"util ceiling above one", edit(t, "util_ceiling = 0.95", "util_ceiling = 1.01"), "",
+			p + " [memory]: util_ceiling: must be in (0, 1], got 1.01"},
+		{"util ceiling nan", edit(t, "util_ceiling = 0.95", "util_ceiling = nan"), "",
+			p + " [memory]: util_ceiling: must be in (0, 1], got NaN"},
+		{"util ceiling negative", edit(t, "util_ceiling = 0.95", "util_ceiling = -0.5"), "",
+			p + " [memory]: util_ceiling: must be in (0, 1], got -0.5"},
+		{"negative bytes", edit(t, "driver_fixed_bytes = 536870912", "driver_fixed_bytes = -1"),
+			"the decoder would wrap -1 into MaxUint64",
+			p + " [memory]: driver_fixed_bytes: must be a non-negative integer, got -1 (line 6, column 22)"},
+		{"fractional bytes", edit(t, "driver_fixed_bytes = 536870912", "driver_fixed_bytes = 1.5"), "",
+			p + " [memory]: driver_fixed_bytes: must be a non-negative integer, got 1.5 (line 6, column 22)"},
+		{"string bytes", edit(t, "memory_bytes = 85899345920", `memory_bytes = "80GiB"`), "",
+			p + ` [device]: memory_bytes: must be a non-negative integer, got the string "80GiB" (line 3, column 17)`},
+		{"string bool", edit(t, "unified = false", `unified = "no"`), "",
+			p + ` [memory]: unified: must be true or false, got the string "no" (line 8, column 12)`},
+		{"string fraction", edit(t, "util_ceiling = 0.95", `util_ceiling = "0.95"`), "",
+			p + ` [memory]: util_ceiling: must be a number, got the string "0.95" (line 9, column 17)`},
+		{"number as name", edit(t, `name = "Test GPU"`, `name = 3`), "",
+			p + ` [device]: name: must be a string, got 3 (line 2, column 8)`},
+		{"table as value", "memory = 3\n" + strings.Split(validFile, "[memory]")[0] + "[provenance]" + strings.Split(validFile, "[provenance]")[1],
+			"a plain decode error, still named",
+			p + `: line 1 (last key "memory"): type mismatch for budget.memoryTable: expected table but found int64`},
+		{"malformed toml", edit(t, "unified = false", "unified = "), "",
+			p + " [memory]: unified: expected value but found '\\n' instead (line 8, column 11)"},
+		{"empty name", edit(t, `name = "Test GPU"`, `name = " "`), "",
+			p + " [device]: name: must not be empty"},
+		{"zero memory", edit(t, "memory_bytes = 85899345920", "memory_bytes = 0"), "",
+			p + " [device]: memory_bytes: must be above 0"},
+		{"empty provenance", edit(t, `util_ceiling = "e"`, `util_ceiling = ""`), "",
+			p + " [provenance]: util_ceiling: must say where the number comes from"},
+		{"ceiling leaves no room", edit(t, "util_ceiling = 0.95", "util_ceiling = 1.0"), "the class must run at its own ceiling: 536870912 + 85899345920/1000*2 = 708669602",
+			p + " [memory]: util_ceiling: 1 leaves no room for the driver: budget 85899345920 + driver 708669602 = 86608015522 bytes > memory_bytes 85899345920"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ParseClass("test", p, tt.doc)
+			if err == nil {
+				t.Fatalf("ParseClass = %+v, want error %q", got, tt.want)
+			}
+			if diff := cmp.Diff(tt.want, err.Error()); diff != "" {
+				t.Errorf("error (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(Class{}, got); diff != "" {
+				t.Errorf("a failed parse returns the zero Class (-want +got):\n%s", diff)
+			}
+			var fe *FileError
+			if !errors.As(err, &fe) {
+				t.Errorf("error %T does not unwrap to *FileError", err)
+			}
+		})
+	}
+}
+
+func TestParseDriverTermsSeedRules(t *testing.T) {
+	got, err := ParseDriverTerms("h", "[memory]\ndriver_fixed_bytes = 1\ndriver_budget_per_mille = 1000\nunified = true\nutil_ceiling = 1\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(DriverTerms{1, 1000, true, 1}, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	_, err = ParseDriverTerms("h", "[device]\nname = \"x\"\n")
+	if diff := cmp.Diff("kernels/h/HARDWARE.toml [memory]: the class declares no [memory] table", errString(err)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func errString(err error) string {
+	if err == nil {
+		return "<nil>"
+	}
+	return err.Error()
+}

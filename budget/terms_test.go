@@ -1,0 +1,132 @@
+package budget
+
+import (
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestBytes(t *testing.T) {
+	const max = math.MaxUint64
+	tests := []struct {
+		name          string
+		terms         DriverTerms
+		budget, slack uint64
+		want          uint64
+		reason        string
+	}{
+		{"zero", DriverTerms{}, 0, 0, 0, ""},
+		{"fixed only", DriverTerms{DriverFixedBytes: 7}, 1 << 40, 0, 7, "per mille 0 charges nothing"},
+		{"divide first", DriverTerms{DriverBudgetPerMille: 1}, 1999, 0, 1, "1999/1000*1 = 1, not 1999*1/1000 rounded = 1.999"},
+		{"divide first truncates small budgets to 0", DriverTerms{DriverBudgetPerMille: 1000}, 999, 0, 0, "999/1000 = 0"},
+		{"per mille 1000", DriverTerms{DriverBudgetPerMille: 1000}, 123456789, 0, 123456000, "the whole budget, less what divide-first drops"},
+		{"all terms", DriverTerms{DriverFixedBytes: 100, DriverBudgetPerMille: 2}, 80_000_000_000, 5, 100 + 160_000_000 + 5, ""},
+		{"fixed saturates", DriverTerms{DriverFixedBytes: max}, 1000, 1, max, "MaxUint64 + anything stays MaxUint64"},
+		{"slack saturates", DriverTerms{DriverFixedBytes: 1}, 0, max, max, ""},
+		{"product at MaxUint64 budget", DriverTerms{DriverBudgetPerMille: 1000}, max, 0, max / 1000 * 1000, "18446744073709551615/1000*1000 does not wrap"},
+		{"sum wraps without saturation", DriverTerms{DriverFixedBytes: max - 10, DriverBudgetPerMille: 1000}, max, 0, max, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.terms.Bytes(tt.budget, tt.slack); got != tt.want {
+				t.Errorf("Bytes(%d, %d) = %d, want %d (%s)", tt.budget, tt.slack, got, tt.want, tt.reason)
+			}
+		})
+	}
+}
+
+func TestSaturatingArithmetic(t *testing.T) {
+	const max = math.MaxUint64
+	tests := []struct {
+		name string
+		got  uint64
+		want uint64
+	}{
+		{"add", SatAdd(2, 3), 5},
+		{"add at max", SatAdd(max, 0), max},
+		{"add wraps", SatAdd(max, 1), max},
+		{"add halves", SatAdd(max/2+1, max/2+1), max},
+		{"mul", SatMul(1<<32, 1<<31), 1 << 63},
+		{"mul wraps", SatMul(1<<32, 1<<32), max},
+		{"mul max by one", SatMul(max, 1), max},
+		{"mul zero", SatMul(max, 0), 0},
+		{"sub", SatSub(5, 3), 2},
+		{"sub floors", SatSub(3, 5), 0},
+		{"ceildiv exact", CeilDiv(32, 16), 2},
+		{"ceildiv up", CeilDiv(33, 16), 3},
+		{"ceildiv max", CeilDiv(max, 2), 1 << 63},
+		{"ceildiv by zero", CeilDiv(5, 0), 0},
+		{"roundup", RoundUp(3, 512), 512},
+		{"roundup exact", RoundUp(1024, 512), 1024},
+		{"roundup saturates", RoundUp(max, 512), max},
+		{"roundup by zero", RoundUp(7, 0), 7},
+	}
+	for _, tt := range tests {
+		if tt.got != tt.want {
+			t.Errorf("%s = %d, want %d", tt.name, tt.got, tt.want)
+		}
+	}
+}
+
+func TestUtilBudget(t *testing.T) {
+	terms := DriverTerms{UtilCeiling: 0.95}
+	tests := []struct {
+		name   string
+		device uint64
+		util   float64
+		want   uint64
+		reason string
+	}{
+		{"h100 at 0.9", 85018542080, 0.9, 76516687872, "85018542080*0.9 = 76516687872.0 in float64"},
+		{"truncates", 10, 0.55, 5, "5.5 truncates to 5"},
+		{"float rounding above 2^53", 1<<60 + 1, 0.5, 1 << 59, "float64(2^60+1) rounds to 2^60 before the product"},
+		{"max device", math.MaxUint64, 0.5, 1 << 63, "float64(MaxUint64) is 2^64"},
+		{"tiny util", 1000, 1e-9, 0, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := terms.UtilBudget(tt.device, tt.util)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tt.want {
+				t.Errorf("UtilBudget(%d, %v) = %d, want %d (%s)", tt.device, tt.util, got, tt.want, tt.reason)
+			}
+		})
+	}
+	full := DriverTerms{UtilCeiling: 1}
+	if got, err := full.UtilBudget(math.MaxUint64, 1); err != nil || got != math.MaxUint64 {
+		t.Errorf("UtilBudget(MaxUint64, 1) = %d, %v; want MaxUint64 (2^64 saturates)", got, err)
+	}
+}
+
+func TestUtilBudgetErrors(t *testing.T) {
+	terms := DriverTerms{UtilCeiling: 0.9}
+	tests := []struct {
+		util float64
+		want string
+	}{
+		{math.NaN(), "gpu_memory_utilization NaN: is not a number"},
+		{math.Inf(1), "gpu_memory_utilization +Inf: is infinite"},
+		{math.Inf(-1), "gpu_memory_utilization -Inf: is infinite"},
+		{0, "gpu_memory_utilization 0: must be above 0"},
+		{-0.5, "gpu_memory_utilization -0.5: must be above 0"},
+		{1.5, "gpu_memory_utilization 1.5: must be at most 1"},
+		{0.91, "gpu_memory_utilization 0.91: is above the class's util_ceiling 0.9"},
+	}
+	for _, tt := range tests {
+		got, err := terms.UtilBudget(80<<30, tt.util)
+		if diff := cmp.Diff(tt.want, errString(err)); diff != "" {
+			t.Errorf("UtilBudget(util=%v) error (-want +got):\n%s", tt.util, diff)
+		}
+		var ue *UtilError
+		if !errors.As(err, &ue) || got != 0 {
+			t.Errorf("UtilBudget(util=%v) = %d, %T; want 0 and a *UtilError", tt.util, got, err)
+		}
+	}
+	if _, err := terms.UtilBudget(80<<30, 0.9); err != nil {
+		t.Errorf("util equal to the ceiling is allowed: %v", err)
+	}
+}

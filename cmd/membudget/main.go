@@ -1,0 +1,109 @@
+// Command membudget answers, before an LLM inference server is launched,
+// whether a model fits on a device class at a --gpu-memory-utilization, the
+// most sequences that fit at a length, and the longest length that fits at a
+// number of sequences.
+//
+// Usage:
+//
+//	membudget classes [--json] [--kernels DIR]
+//	membudget budget --class C --gpu-memory-utilization U [--json] [--kernels DIR]
+//
+// Exit status: 0 when it fits or a query was answered, 1 when it does not
+// fit, 2 for bad input.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// Exit statuses, as the README documents them.
+const (
+	exitOK      = 0
+	exitNoFit   = 1
+	exitBadArgs = 2
+)
+
+type command struct {
+	name    string
+	summary string
+	run     func(stdout, stderr io.Writer, args []string) int
+}
+
+func commands() []command {
+	return []command{
+		{"classes", "list the device classes: memory, util ceiling, unified", runClasses},
+		{"budget", "the util budget and the driver's share of a class at a util", runBudget},
+	}
+}
+
+func main() {
+	os.Exit(run(os.Stdout, os.Stderr, os.Args[1:]))
+}
+
+func run(stdout, stderr io.Writer, args []string) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(stderr)
+		if len(args) == 0 {
+			return exitBadArgs
+		}
+		return exitOK
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			return c.run(stdout, stderr, args[1:])
+		}
+	}
+	fmt.Fprintf(stderr, "membudget: unknown command %q; expected one of %s\n", args[0], commandNames())
+	return exitBadArgs
+}
+
+func commandNames() string {
+	var names []string
+	for _, c := range commands() {
+		names = append(names, c.name)
+	}
+	return strings.Join(names, ", ")
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: membudget <command> [flags]")
+	fmt.Fprintln(w, "\ncommands:")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "\nRun 'membudget <command> -h' for a command's flags.")
+}
+
+// newFlags returns a flag set that reports to stderr and does not exit.
+func newFlags(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("membudget "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return fs
+}
+
+// parseFlags parses args and refuses positional arguments; ok is false with
+// the exit status to return when the command should stop.
+func parseFlags(fs *flag.FlagSet, args []string) (status int, ok bool) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK, false
+		}
+		return exitBadArgs, false
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(fs.Output(), "%s: unexpected argument %q; every input is a flag\n", fs.Name(), fs.Arg(0))
+		return exitBadArgs, false
+	}
+	return 0, true
+}
+
+// fail prints err on stderr with the command's name and returns status.
+func fail(stderr io.Writer, name string, status int, err error) int {
+	fmt.Fprintf(stderr, "membudget %s: %v\n", name, err)
+	return status
+}
