@@ -5,6 +5,7 @@ package membudget
 
 import (
 	"embed"
+	"strings"
 
 	"membudget/budget"
 )
@@ -16,4 +17,32 @@ var kernelFiles embed.FS
 // that the tool works from any directory.
 func Kernels() budget.Catalog {
 	return budget.Catalog{FS: kernelFiles, Dir: "kernels", Root: "kernels"}
+}
+
+//go:embed corpus/models/*.json
+var modelFiles embed.FS
+
+// ModelNames lists the shipped config.json files by name (the file name
+// without .json, e.g. meta-llama__Llama-3.1-8B-Instruct), sorted.
+func ModelNames() []string {
+	entries, err := modelFiles.ReadDir("corpus/models")
+	if err != nil {
+		return nil
+	}
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		names = append(names, strings.TrimSuffix(e.Name(), ".json"))
+	}
+	return names
+}
+
+// ModelConfig returns a shipped config.json by name (see ModelNames) and the
+// path errors should name it by; ok is false when there is no such model.
+func ModelConfig(name string) (data []byte, path string, ok bool) {
+	if name == "" || strings.ContainsAny(name, "/\\") || strings.HasPrefix(name, ".") {
+		return nil, "", false
+	}
+	path = "corpus/models/" + name + ".json"
+	data, err := modelFiles.ReadFile(path)
+	return data, path, err == nil
 }

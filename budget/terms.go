@@ -26,7 +26,13 @@ type DriverTerms struct {
 // chunkSlack bytes of small-allocation chunks: fixed + budget/1000*perMille +
 // slack, dividing first as the seed does, saturating at math.MaxUint64.
 func (d DriverTerms) Bytes(budgetBytes, chunkSlack uint64) uint64 {
-	return SatAdd(SatAdd(d.DriverFixedBytes, SatMul(budgetBytes/1000, d.DriverBudgetPerMille)), chunkSlack)
+	return SatAdd(SatAdd(d.DriverFixedBytes, d.PerMilleBytes(budgetBytes)), chunkSlack)
+}
+
+// PerMilleBytes is the per-mille term of Bytes: budget/1000*perMille,
+// dividing first, saturating.
+func (d DriverTerms) PerMilleBytes(budgetBytes uint64) uint64 {
+	return SatMul(budgetBytes/1000, d.DriverBudgetPerMille)
 }
 
 // UtilError is a --gpu-memory-utilization that the class cannot run at; Bound

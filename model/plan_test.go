@@ -1,0 +1,169 @@
+package model
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"membudget/budget"
+)
+
+// testClass is a discrete 80 GiB class with round numbers.
+func testClass(unified bool) budget.Class {
+	return budget.Class{
+		Name:   "test-80g",
+		Device: budget.Device{Name: "Test 80GB", MemoryBytes: 80 << 30},
+		Memory: budget.DriverTerms{DriverFixedBytes: 512 << 20, DriverBudgetPerMille: 2, Unified: unified, UtilCeiling: 0.95},
+	}
+}
+
+func TestPlanEqualsReferenceOnShippedConfigs(t *testing.T) {
+	archs := loadShipped(t)
+	classes := []budget.Class{testClass(false), testClass(true),
+		{Name: "small", Device: budget.Device{Name: "Small A100", MemoryBytes: 24 << 30},
+			Memory: budget.DriverTerms{DriverFixedBytes: 1 << 30, DriverBudgetPerMille: 50, Unified: true, UtilCeiling: 0.9}}}
+	serves := []Serve{
+		{GPUMemoryUtilization: 0.9},
+		{GPUMemoryUtilization: 0.5, TensorParallelSize: 8, KVCacheDtype: "fp8", EnforceEager: true, BlockSize: 32, SwapSpaceGiB: 4},
+		{GPUMemoryUtilization: 0.85, MaxModelLen: 4096, MaxNumSeqs: 8, MaxNumBatchedTokens: 512, TensorParallelSize: 2, Quantization: "fp8"},
+	}
+	seqs := []uint64{0, 1, 2, 7, 64, 1000}
+	tokens := []uint64{0, 1, 15, 16, 17, 1023, 4096, 4097, 131072}
+	compared := 0
+	for name, a := range archs {
+		for _, c := range classes {
+			for si, s := range serves {
+				ref, err := NewReference(a, s, c)
+				if err != nil {
+					continue // e.g. fp8 over an fp8 checkpoint or TP not dividing: covered elsewhere
+				}
+				plan := ref.Plan()
+				for _, n := range seqs {
+					for _, tok := range tokens {
+						want := ref.Evaluate(n, tok).Footprint
+						got := plan.Evaluate(n, tok)
+						if diff := cmp.Diff(want, got); diff != "" {
+							t.Fatalf("%s on %s, serve %d, (%d, %d): Plan != Reference (-ref +plan):\n%s", name, c.Name, si, n, tok, diff)
+						}
+						compared++
+					}
+				}
+			}
+		}
+	}
+	if compared < 2000 {
+		t.Errorf("only %d comparisons ran", compared)
+	}
+}
+
+func TestKVLayout(t *testing.T) {
+	archs := loadShipped(t)
+	tests := []struct {
+		model   string
+		serve   Serve
+		tensors uint64
+		page    uint64
+		groups  []budget.PageGroup
+		reason  string
+	}{
+		{"meta-llama__Llama-3.1-8B-Instruct", Serve{}, 32, 16 * 8 * 2 * 128 * 2,
+			[]budget.PageGroup{{Count: 1, PageTokens: 16, CapTokens: budget.NoCap}}, "one tensor per layer; 64 KiB pages"},
+		{"Qwen__Qwen3-235B-A22B", Serve{TensorParallelSize: 8}, 94, 16 * 1 * 2 * 128 * 2,
+			[]budget.PageGroup{{Count: 1, PageTokens: 16, CapTokens: budget.NoCap}}, "4 KV heads at TP8: one head replicated per rank"},
+		{"deepseek-ai__DeepSeek-V3", Serve{TensorParallelSize: 8}, 61, 64 * 576 * 2,
+			[]budget.PageGroup{{Count: 1, PageTokens: 64, CapTokens: budget.NoCap}}, "MLA latent 576, block 64, not divided by TP"},
+		{"google__gemma-3-27b-it", Serve{MaxNumBatchedTokens: 8192}, 10, 16 * 16 * 2 * 128 * 2,
+			[]budget.PageGroup{{Count: 1, PageTokens: 16, CapTokens: budget.NoCap}, {Count: 6, PageTokens: 16, CapTokens: 1024 - 1 + 8192, ExtraPages: 1}},
+			"10 global + 52 local layers: group size 10, 6 sliding groups (8 padding layers, as vLLM logs)"},
+		{"google__gemma-2-9b-it", Serve{MaxNumBatchedTokens: 2048}, 21, 16 * 8 * 2 * 256 * 2,
+			[]budget.PageGroup{{Count: 1, PageTokens: 16, CapTokens: budget.NoCap}, {Count: 1, PageTokens: 16, CapTokens: 4096 - 1 + 2048, ExtraPages: 1}},
+			"21 + 21 layers: two groups of 21"},
+		{"meta-llama__Llama-3.1-8B-Instruct", Serve{KVCacheDtype: "fp8", BlockSize: 128}, 32, 128 * 8 * 2 * 128 * 1,
+			[]budget.PageGroup{{Count: 1, PageTokens: 128, CapTokens: budget.NoCap}}, "fp8 halves the page; block 128"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.model, func(t *testing.T) {
+			ref, err := NewReference(archs[tt.model], tt.serve, testClass(false))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []budget.PagedPool{{Tensors: tt.tensors, PageBytes: tt.page, Groups: tt.groups}}
+			if diff := cmp.Diff(want, ref.Plan().Pools); diff != "" {
+				t.Errorf("%s (-want +got):\n%s", tt.reason, diff)
+			}
+		})
+	}
+}
+
+func TestWeightsAgainstHandCount(t *testing.T) {
+	archs := loadShipped(t)
+	// Llama-3.1-8B: 8,030,261,248 parameters in bf16 (embed and lm_head
+	// 128256 x 4096 each; 32 x (4096 x 6144 qkv + 4096 x 4096 o + 3 x 4096 x
+	// 14336 + 2 x 4096 norms); final norm 4096), plus vLLM's rotary table
+	// 131072 x 128 in bf16 (32 MiB).
+	llama := uint64(8030261248*2 + 131072*128*2)
+	// Qwen3-32B at TP2: embed/lm_head 151936 x 5120 halved; per layer qkv
+	// (64 + 2x8) x 128 x 5120 halved, o 8192 x 5120 halved, MLP 3 x 5120 x
+	// 25600 halved, 2 norms 5120, q/k norms 128 each; 40960 x 128 rope.
+	perLayer := uint64((80*128*5120)/2+(8192*5120)/2+(3*5120*25600)/2) + 2*5120 + 2*128
+	qwen32tp2 := 2*(2*(151936*5120/2)+64*perLayer+5120) + 40960*128*2
+	tests := []struct {
+		model string
+		serve Serve
+		want  uint64
+	}{
+		{"meta-llama__Llama-3.1-8B-Instruct", Serve{}, llama},
+		{"Qwen__Qwen3-32B", Serve{TensorParallelSize: 2}, qwen32tp2},
+	}
+	for _, tt := range tests {
+		ref, err := NewReference(archs[tt.model], tt.serve, testClass(false))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ref.Evaluate(0, 0).Footprint.Terms[budget.TermWeights]; got != tt.want {
+			t.Errorf("%s: weights %d, want %d (%+.4f%%)", tt.model, got, tt.want, 100*(float64(got)-float64(tt.want))/float64(tt.want))
+		}
+	}
+}
+
+func TestLedgerNamesEveryAllocation(t *testing.T) {
+	archs := loadShipped(t)
+	ref, err := NewReference(archs["meta-llama__Llama-3.1-8B-Instruct"], Serve{}, testClass(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := ref.Evaluate(2, 100)
+	names := map[string]uint64{}
+	for _, it := range l.Items {
+		if _, dup := names[it.Name]; dup {
+			t.Errorf("%s appears twice", it.Name)
+		}
+		names[it.Name] = it.Bytes
+	}
+	for name, want := range map[string]uint64{
+		"model.layers.3.mlp.down_proj.weight":             14336 * 4096 * 2,
+		"model.layers.0.self_attn.qkv_proj.weight":        4096 * 6144 * 2,
+		"kv_cache.full_attention.31[layers 31]":           2 * 7 * 65536, // 2 sequences x cdiv(100, 16) blocks x 64 KiB
+		"lm_head.weight":                                  128256 * 4096 * 2,
+		"activation_peak":                                 8192 * 2 * (2*4096 + 3*14336),
+		"sampler_logits":                                  1024 * 128256 * samplerBytesPerLogit,
+		"model.layers.31.post_attention_layernorm.weight": 4096 * 2,
+	} {
+		if got, ok := names[name]; !ok || got != want {
+			t.Errorf("%s = %d (present %v), want %d", name, got, ok, want)
+		}
+	}
+	if _, ok := names["cuda_graph_pool"]; !ok {
+		t.Error("no cuda_graph_pool without --enforce-eager")
+	}
+	eager, _ := NewReference(archs["meta-llama__Llama-3.1-8B-Instruct"], Serve{EnforceEager: true}, testClass(false))
+	for _, it := range eager.Evaluate(1, 1).Items {
+		if it.Term == budget.TermGraphPool {
+			t.Errorf("--enforce-eager still has %s", it.Name)
+		}
+	}
+	if got := fmt.Sprint(len(l.Items)); got == "0" {
+		t.Fatal("empty ledger")
+	}
+}
