@@ -45,9 +45,9 @@ type Arch struct {
 	ScoreCorrectionBias                                      bool // DeepSeek-V3 noaux_tc
 
 	// Multi-head latent attention (DeepSeek V2/V3).
-	MLA                                                   bool
-	KVLoraRank, QLoraRank, QKNopeHeadDim, QKRopeHeadDim   uint64
-	VHeadDim                                              uint64
+	MLA                                                 bool
+	KVLoraRank, QLoraRank, QKNopeHeadDim, QKRopeHeadDim uint64
+	VHeadDim                                            uint64
 
 	Vision *VisionTower
 	Quant  Quant // from quantization_config; Method "" when none
