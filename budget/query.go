@@ -1,0 +1,306 @@
+package budget
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrNotMonotone is wrapped by a *MonotonicityError.
+var ErrNotMonotone = errors.New("evaluator is not monotone")
+
+// MonotonicityError names two points at which the evaluator contradicts
+// monotonicity: Low < High, Low does not fit and High does.
+type MonotonicityError struct {
+	Low, High uint64
+}
+
+func (e *MonotonicityError) Error() string {
+	return fmt.Sprintf("%v: %d does not fit but %d does", ErrNotMonotone, e.Low, e.High)
+}
+
+// Unwrap returns ErrNotMonotone.
+func (e *MonotonicityError) Unwrap() error { return ErrNotMonotone }
+
+// Answer is a verified inverse query: Value is the largest x in lo..=cap
+// that fits; At is the footprint there (it fits) and Next the footprint at
+// Value+1 (it does not), unless Capped, when the cap itself fits and Next is
+// the zero Footprint. When even lo does not fit, Fits is false, Value is 0
+// and At is the footprint at lo, which shows why.
+type Answer struct {
+	Value  uint64
+	Fits   bool
+	Capped bool
+	At     Footprint
+	Next   Footprint
+	Evals  int // evaluator calls the query made
+}
+
+// Evaluator gives the footprint at one value of the searched variable.
+type Evaluator func(x uint64) (Footprint, error)
+
+// search is one verified inverse query over eval on lo..=hi, started at
+// guess (clamped into the range). It finds the boundary by galloping away
+// from the guess and bisecting the last gap, then verifies the answer: it
+// fits, the next value does not (unless it is hi), lo fits and hi does not
+// (unless it is the answer) — and every evaluation agrees with every other
+// that the evaluator is monotone, or the query is a *MonotonicityError.
+func search(lo, hi, guess uint64, eval Evaluator) (Answer, error) {
+	if lo > hi {
+		return Answer{}, fmt.Errorf("%w %d..=%d", ErrEmptyRange, lo, hi)
+	}
+	s := searcher{eval: eval, lo: lo, hi: hi, seen: map[uint64]Footprint{}}
+	guess = min(max(guess, lo), hi)
+	// Gallop away from the guess until the boundary is bracketed: good
+	// fits, bad does not.
+	var good, bad uint64
+	f, err := s.fits(guess)
+	if err != nil {
+		return Answer{}, err
+	}
+	if f {
+		var capped bool
+		if good, bad, capped, err = s.gallopUp(guess); err != nil {
+			return Answer{}, err
+		}
+		if capped {
+			return s.verify(s.hi)
+		}
+	} else {
+		var ok bool
+		if good, bad, ok, err = s.gallopDown(guess); err != nil {
+			return Answer{}, err
+		}
+		if !ok {
+			return s.nothingFits()
+		}
+	}
+	// Bisect: good fits, bad does not, good < bad.
+	for bad-good > 1 {
+		mid := good + (bad-good)/2
+		f, err := s.fits(mid)
+		if err != nil {
+			return Answer{}, err
+		}
+		if f {
+			good = mid
+		} else {
+			bad = mid
+		}
+	}
+	return s.verify(good)
+}
+
+type searcher struct {
+	eval   Evaluator
+	lo, hi uint64
+	seen   map[uint64]Footprint
+	evals  int
+}
+
+func (s *searcher) at(x uint64) (Footprint, error) {
+	if f, ok := s.seen[x]; ok {
+		return f, nil
+	}
+	f, err := s.eval(x)
+	s.evals++
+	if err != nil {
+		return Footprint{}, fmt.Errorf("evaluating %d: %w", x, err)
+	}
+	s.seen[x] = f
+	return f, nil
+}
+
+func (s *searcher) fits(x uint64) (bool, error) {
+	f, err := s.at(x)
+	return f.Fits(), err
+}
+
+// gallopUp probes from+1, from+2, from+4, ... up to hi and returns the last
+// fitting and the first non-fitting point; capped when hi itself fits.
+func (s *searcher) gallopUp(from uint64) (good, bad uint64, capped bool, err error) {
+	good = from
+	for step := uint64(1); good < s.hi; step = SatMul(step, 2) {
+		probe := good + min(step, s.hi-good)
+		f, err := s.fits(probe)
+		if err != nil {
+			return 0, 0, false, err
+		}
+		if !f {
+			return good, probe, false, nil
+		}
+		good = probe
+	}
+	return good, 0, true, nil
+}
+
+// gallopDown probes from-1, from-2, from-4, ... down to lo and returns the
+// first fitting and the last non-fitting point; ok is false when lo does
+// not fit.
+func (s *searcher) gallopDown(from uint64) (good, bad uint64, ok bool, err error) {
+	bad = from
+	for step := uint64(1); bad > s.lo; step = SatMul(step, 2) {
+		probe := bad - min(step, bad-s.lo)
+		f, err := s.fits(probe)
+		if err != nil {
+			return 0, 0, false, err
+		}
+		if f {
+			return probe, bad, true, nil
+		}
+		bad = probe
+	}
+	return 0, 0, false, nil
+}
+
+func (s *searcher) nothingFits() (Answer, error) {
+	at, err := s.at(s.lo)
+	if err != nil {
+		return Answer{}, err
+	}
+	if err := s.consistent(); err != nil {
+		return Answer{}, err
+	}
+	if s.hi != s.lo {
+		f, err := s.fits(s.hi)
+		if err != nil {
+			return Answer{}, err
+		}
+		if f {
+			return Answer{}, &MonotonicityError{Low: s.lo, High: s.hi}
+		}
+	}
+	return Answer{Value: 0, Fits: false, At: at, Evals: s.evals}, nil
+}
+
+func (s *searcher) verify(x uint64) (Answer, error) {
+	ans := Answer{Value: x, Fits: true}
+	var err error
+	if ans.At, err = s.at(x); err != nil {
+		return Answer{}, err
+	}
+	if x == s.hi {
+		ans.Capped = true
+	} else if ans.Next, err = s.at(x + 1); err != nil {
+		return Answer{}, err
+	}
+	// The end points: lo must fit below a fitting answer, and hi must not
+	// fit above a non-fitting x+1.
+	if _, err := s.at(s.lo); err != nil {
+		return Answer{}, err
+	}
+	if _, err := s.at(s.hi); err != nil {
+		return Answer{}, err
+	}
+	if err := s.consistent(); err != nil {
+		return Answer{}, err
+	}
+	if !ans.At.Fits() || (!ans.Capped && ans.Next.Fits()) {
+		// Unreachable for a consistent evaluator; kept as the contract's
+		// last word rather than trusted to the search.
+		return Answer{}, fmt.Errorf("query answer %d failed verification", x)
+	}
+	ans.Evals = s.evals
+	return ans, nil
+}
+
+// consistent checks every pair of evaluations: no point that does not fit
+// lies below one that does.
+func (s *searcher) consistent() error {
+	var lowestBad, highestGood uint64
+	haveBad, haveGood := false, false
+	for x, f := range s.seen {
+		if f.Fits() {
+			if !haveGood || x > highestGood {
+				highestGood, haveGood = x, true
+			}
+		} else if !haveBad || x < lowestBad {
+			lowestBad, haveBad = x, true
+		}
+	}
+	if haveBad && haveGood && lowestBad < highestGood {
+		return &MonotonicityError{Low: lowestBad, High: highestGood}
+	}
+	return nil
+}
+
+// Verified is the verified inverse query over any evaluator on lo..=hi,
+// starting from guess: the building block of MaxSequences and MaxLength,
+// exported for harnesses that search their own footprints.
+func Verified(lo, hi, guess uint64, eval Evaluator) (Answer, error) {
+	return search(lo, hi, guess, eval)
+}
+
+// MaxSequences is the most sequences of length tokens each that fit, in
+// 1..=cap (cap 0 means the plan's MaxSeqs), verified. The search starts at
+// the plan's closed-form estimate: what the budget leaves after the ledger's
+// fixed terms, divided by one sequence's KV pages.
+func MaxSequences(p *Plan, length, cap uint64) (Answer, error) {
+	if cap == 0 {
+		cap = p.MaxSeqs
+	}
+	if length == 0 || length > p.MaxLen {
+		return Answer{}, fmt.Errorf("length %d: want 1 to max_model_len %d tokens", length, p.MaxLen)
+	}
+	return search(1, cap, p.estimateSeqs(length), func(s uint64) (Footprint, error) {
+		return p.Evaluate(s, length), nil
+	})
+}
+
+// MaxLength is the longest length in tokens at which seqs sequences fit, in
+// 1..=cap (cap 0 means the plan's MaxLen), verified. The search starts at the
+// plan's closed-form estimate.
+func MaxLength(p *Plan, seqs, cap uint64) (Answer, error) {
+	if cap == 0 {
+		cap = p.MaxLen
+	}
+	if seqs == 0 || seqs > p.MaxSeqs {
+		return Answer{}, fmt.Errorf("sequences %d: want 1 to max_num_seqs %d", seqs, p.MaxSeqs)
+	}
+	return search(1, cap, p.estimateLen(seqs), func(t uint64) (Footprint, error) {
+		return p.Evaluate(seqs, t), nil
+	})
+}
+
+// seqBytes is the KV bytes one sequence of t tokens holds across the pools.
+func (p *Plan) seqBytes(t uint64) uint64 {
+	var b uint64
+	for _, pool := range p.Pools {
+		b = SatAdd(b, SatMul(SatMul(pool.PagesPerSeq(t), pool.PageBytes), pool.Tensors))
+	}
+	return b
+}
+
+func (p *Plan) estimateSeqs(t uint64) uint64 {
+	per := p.seqBytes(t)
+	if per == 0 {
+		return p.MaxSeqs
+	}
+	return SatSub(p.Budget, p.Evaluate(0, t).Ledger) / per
+}
+
+// estimateLen inverts the first pool's pages: with its capped groups full
+// (at most their cap's pages), the uncapped groups get what is left.
+func (p *Plan) estimateLen(s uint64) uint64 {
+	if len(p.Pools) == 0 {
+		return p.MaxLen
+	}
+	pool := p.Pools[0]
+	unit := SatMul(SatMul(s, pool.PageBytes), pool.Tensors)
+	if unit == 0 {
+		return p.MaxLen
+	}
+	pages := SatSub(p.Budget, p.Evaluate(0, 0).Ledger) / unit
+	var open, tokens uint64
+	for _, g := range pool.Groups {
+		if g.CapTokens == NoCap {
+			open = SatAdd(open, g.Count)
+			tokens = g.PageTokens
+		} else {
+			pages = SatSub(pages, g.Pages(NoCap))
+		}
+	}
+	if open == 0 {
+		return p.MaxLen
+	}
+	return SatMul(pages/open, tokens)
+}
