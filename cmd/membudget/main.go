@@ -7,6 +7,10 @@
 //
 //	membudget classes [--json] [--kernels DIR]
 //	membudget budget --class C --gpu-memory-utilization U [--json] [--kernels DIR]
+//	membudget report --model M --class C [serve flags] [--seqs N] [--length L] [--json]
+//	membudget max-seqs --model M --class C [serve flags] [--length L] [--json]
+//	membudget max-len --model M --class C [serve flags] [--seqs N] [--json]
+//	membudget frontier --model M --class C [serve flags] [--format text|csv|json] [--svg FILE]
 //
 // Exit status: 0 when it fits or a query was answered, 1 when it does not
 // fit, 2 for bad input.
@@ -38,6 +42,10 @@ func commands() []command {
 	return []command{
 		{"classes", "list the device classes: memory, util ceiling, unified", runClasses},
 		{"budget", "the util budget and the driver's share of a class at a util", runBudget},
+		{"report", "the footprint of a model on a class, term by term, and whether it fits", runReport},
+		{"max-seqs", "the most sequences that fit at a length, verified", runMaxSeqs},
+		{"max-len", "the longest length that fits at a number of sequences, verified", runMaxLen},
+		{"frontier", "most sequences against length, as a table, CSV or SVG plot", runFrontier},
 	}
 }
 

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"text/tabwriter"
+
+	"membudget/budget"
+)
+
+// frontierPoint is one length of the frontier and the most sequences that
+// fit there.
+type frontierPoint struct {
+	Length  uint64 `json:"length"`
+	MaxSeqs uint64 `json:"max_seqs"`
+	Fits    bool   `json:"fits"`
+	Capped  bool   `json:"capped"`
+}
+
+// pointsPerDoubling sets the frontier's grid density: four lengths per
+// doubling, enough to show each step of the block-quantized curve's trend.
+const pointsPerDoubling = 4
+
+// frontierGrid is a log-spaced grid of lengths from lo to hi (both
+// included), pointsPerDoubling per doubling, without repeats.
+func frontierGrid(lo, hi uint64) []uint64 {
+	if lo == 0 {
+		lo = 1
+	}
+	if hi < lo {
+		return nil
+	}
+	var grid []uint64
+	for i := 0; ; i++ {
+		v := uint64(math.Round(float64(lo) * math.Pow(2, float64(i)/pointsPerDoubling)))
+		if v >= hi || i > 64*pointsPerDoubling {
+			break
+		}
+		if len(grid) == 0 || v > grid[len(grid)-1] {
+			grid = append(grid, v)
+		}
+	}
+	return append(grid, hi)
+}
+
+func runFrontier(stdout, stderr io.Writer, args []string) int {
+	fs := newFlags("frontier", stderr)
+	var f serveFlags
+	f.register(fs)
+	format := fs.String("format", "text", "output: text, csv or json")
+	svgPath := fs.String("svg", "", "also write the curve as an SVG plot to `FILE`")
+	if status, ok := parseFlags(fs, args); !ok {
+		return status
+	}
+	if *format != "text" && *format != "csv" && *format != "json" {
+		return fail(stderr, "frontier", exitBadArgs, fmt.Errorf("--format %q: want text, csv or json", *format))
+	}
+	if f.json {
+		*format = "json"
+	}
+	sz, err := f.load()
+	if err != nil {
+		return fail(stderr, "frontier", exitBadArgs, err)
+	}
+	r := sz.ref.Serve
+	var points []frontierPoint
+	for _, length := range frontierGrid(r.BlockSize, r.MaxModelLen) {
+		ans, err := budget.MaxSequences(sz.plan, length, r.MaxNumSeqs)
+		if err != nil {
+			return fail(stderr, "frontier", exitBadArgs, fmt.Errorf("length %d: %w", length, err))
+		}
+		points = append(points, frontierPoint{Length: length, MaxSeqs: ans.Value, Fits: ans.Fits, Capped: ans.Capped})
+	}
+	if *svgPath != "" {
+		title := fmt.Sprintf("%s on %s, --gpu-memory-utilization %v", sz.modelName, sz.class.Name, r.GPUMemoryUtilization)
+		if err := os.WriteFile(*svgPath, []byte(frontierSVG(title, points, r.MaxNumSeqs)), 0o644); err != nil {
+			return fail(stderr, "frontier", exitBadArgs, fmt.Errorf("--svg: %w", err))
+		}
+	}
+	switch *format {
+	case "json":
+		err = writeJSON(stdout, points)
+	case "csv":
+		w := csv.NewWriter(stdout)
+		_ = w.Write([]string{"length", "max_seqs", "fits", "capped"})
+		for _, p := range points {
+			_ = w.Write([]string{strconv.FormatUint(p.Length, 10), strconv.FormatUint(p.MaxSeqs, 10), strconv.FormatBool(p.Fits), strconv.FormatBool(p.Capped)})
+		}
+		w.Flush()
+		err = w.Error()
+	default:
+		fmt.Fprintf(stdout, "%s on %s, %s\n", sz.modelName, sz.class.Name, settingsLine(r))
+		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "LENGTH\tMAX SEQS\t\t")
+		for _, p := range points {
+			note := ""
+			switch {
+			case p.Capped:
+				note = "capped by --max-num-seqs"
+			case !p.Fits:
+				note = "nothing fits"
+			}
+			fmt.Fprintf(tw, "%d\t%d\t%s\t\n", p.Length, p.MaxSeqs, note)
+		}
+		err = tw.Flush()
+	}
+	if err != nil {
+		return fail(stderr, "frontier", exitBadArgs, err)
+	}
+	return exitOK
+}

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"membudget/budget"
+)
+
+// queryJSON is `membudget max-seqs --json` and `membudget max-len --json`.
+type queryJSON struct {
+	Query       string         `json:"query"`
+	Model       string         `json:"model"`
+	Class       string         `json:"class"`
+	Serve       serveJSON      `json:"serve"`
+	Given       uint64         `json:"given"`
+	Cap         uint64         `json:"cap"`
+	Answer      uint64         `json:"answer"`
+	Fits        bool           `json:"fits"`
+	Capped      bool           `json:"capped"`
+	Evals       int            `json:"evals"`
+	At          footprintJSON  `json:"at"`
+	Next        *footprintJSON `json:"next,omitempty"`
+	TippingTerm string         `json:"tipping_term,omitempty"`
+}
+
+func runMaxSeqs(stdout, stderr io.Writer, args []string) int {
+	return runQuery(stdout, stderr, args, "max-seqs")
+}
+
+func runMaxLen(stdout, stderr io.Writer, args []string) int {
+	return runQuery(stdout, stderr, args, "max-len")
+}
+
+// runQuery answers max-seqs (the most sequences at --length) or max-len
+// (the longest length at --seqs), verified, with both witnesses.
+func runQuery(stdout, stderr io.Writer, args []string, name string) int {
+	fs := newFlags(name, stderr)
+	var f serveFlags
+	f.register(fs)
+	var given *uint64
+	if name == "max-seqs" {
+		given = fs.Uint64("length", 0, "tokens per sequence (default: max_model_len)")
+	} else {
+		given = fs.Uint64("seqs", 1, "concurrent sequences")
+	}
+	if status, ok := parseFlags(fs, args); !ok {
+		return status
+	}
+	sz, err := f.load()
+	if err != nil {
+		return fail(stderr, name, exitBadArgs, err)
+	}
+	r := sz.ref.Serve
+	var ans budget.Answer
+	var capv uint64
+	if name == "max-seqs" {
+		if *given == 0 {
+			*given = r.MaxModelLen
+		}
+		capv = r.MaxNumSeqs
+		ans, err = budget.MaxSequences(sz.plan, *given, capv)
+	} else {
+		capv = r.MaxModelLen
+		ans, err = budget.MaxLength(sz.plan, *given, capv)
+	}
+	if err != nil {
+		flagName := "--length"
+		if name == "max-len" {
+			flagName = "--seqs"
+		}
+		return fail(stderr, name, exitBadArgs, fmt.Errorf("%s: %w", flagName, err))
+	}
+	out := queryJSON{Query: name, Model: sz.modelName, Class: sz.class.Name, Serve: serveOf(r), Given: *given, Cap: capv,
+		Answer: ans.Value, Fits: ans.Fits, Capped: ans.Capped, Evals: ans.Evals, At: toJSON(ans.At)}
+	if ans.Fits && !ans.Capped {
+		next := toJSON(ans.Next)
+		out.Next = &next
+		out.TippingTerm = tippingTerm(ans.At, ans.Next)
+	}
+	status := exitOK
+	if !ans.Fits {
+		status = exitNoFit
+	}
+	if f.json {
+		if err := writeJSON(stdout, out); err != nil {
+			return fail(stderr, name, exitBadArgs, err)
+		}
+		return status
+	}
+	unit, what := "sequences", fmt.Sprintf("at %d tokens each", *given)
+	if name == "max-len" {
+		unit, what = "tokens", fmt.Sprintf("at %d sequence(s)", *given)
+	}
+	fmt.Fprintf(stdout, "%s on %s, %s\n", sz.modelName, sz.class.Name, settingsLine(r))
+	switch {
+	case !ans.Fits:
+		fmt.Fprintf(stdout, "nothing fits %s: even 1 %s leaves %s\n", what, unit[:len(unit)-1], shortfallString(ans.At))
+		writeFootprint(stdout, ans.At)
+		return status
+	case ans.Capped:
+		fmt.Fprintf(stdout, "%s: %d %s — capped: the cap (%d) itself fits\n", name, ans.Value, unit, capv)
+	default:
+		fmt.Fprintf(stdout, "%s: %d %s %s (checked: %d fits, %d does not; %d evaluations)\n", name, ans.Value, unit, what, ans.Value, ans.Value+1, ans.Evals)
+	}
+	fmt.Fprintf(stdout, "\nat %d (fits):\n", ans.Value)
+	writeFootprint(stdout, ans.At)
+	if out.Next != nil {
+		fmt.Fprintf(stdout, "\nat %d (does not fit: %s; the term that tips it over: %s):\n", ans.Value+1, ans.Next.Failed, out.TippingTerm)
+		writeFootprint(stdout, ans.Next)
+	}
+	return status
+}

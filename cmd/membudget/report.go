@@ -1,0 +1,212 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sort"
+
+	"membudget/budget"
+	"membudget/model"
+)
+
+// reportJSON is `membudget report --json`.
+type reportJSON struct {
+	Model       modelJSON        `json:"model"`
+	Class       classJSON        `json:"class"`
+	Serve       serveJSON        `json:"serve"`
+	Footprint   footprintJSON    `json:"footprint"`
+	KVCapacity  capacityJSON     `json:"kv_capacity"`
+	Fits        bool             `json:"fits"`
+	Suggestions *suggestionsJSON `json:"suggestions,omitempty"`
+}
+
+type modelJSON struct {
+	Name      string `json:"name"`
+	Source    string `json:"source"`
+	ModelType string `json:"model_type"`
+	Summary   string `json:"summary"`
+}
+
+type serveJSON struct {
+	GPUMemoryUtilization float64           `json:"gpu_memory_utilization"`
+	MaxModelLen          uint64            `json:"max_model_len"`
+	MaxNumSeqs           uint64            `json:"max_num_seqs"`
+	MaxNumBatchedTokens  uint64            `json:"max_num_batched_tokens"`
+	BlockSize            uint64            `json:"block_size"`
+	KVCacheDtype         string            `json:"kv_cache_dtype"`
+	TensorParallelSize   uint64            `json:"tensor_parallel_size"`
+	Dtype                string            `json:"dtype"`
+	Quantization         string            `json:"quantization"`
+	EnforceEager         bool              `json:"enforce_eager"`
+	SwapSpaceGiB         float64           `json:"swap_space_gib"`
+	Defaults             map[string]string `json:"defaults"`
+}
+
+type capacityJSON struct {
+	AvailableBytes uint64  `json:"available_bytes"`
+	BlockBytes     uint64  `json:"block_bytes"`
+	Blocks         uint64  `json:"blocks"`
+	Tokens         uint64  `json:"tokens"`
+	MaxConcurrency float64 `json:"max_concurrency"`
+}
+
+// suggestionsJSON says what would make a serve that does not fit fit; a
+// zero field has no suggestion.
+type suggestionsJSON struct {
+	MaxModelLen          uint64  `json:"max_model_len,omitempty"`
+	MaxNumSeqs           uint64  `json:"max_num_seqs,omitempty"`
+	GPUMemoryUtilization float64 `json:"gpu_memory_utilization,omitempty"`
+}
+
+func runReport(stdout, stderr io.Writer, args []string) int {
+	fs := newFlags("report", stderr)
+	var f serveFlags
+	f.register(fs)
+	seqs := fs.Uint64("seqs", 1, "sequences to size for (vLLM's startup check: 1)")
+	length := fs.Uint64("length", 0, "tokens per sequence (default: max_model_len, vLLM's startup check)")
+	if status, ok := parseFlags(fs, args); !ok {
+		return status
+	}
+	sz, err := f.load()
+	if err != nil {
+		return fail(stderr, "report", exitBadArgs, err)
+	}
+	r := sz.ref.Serve
+	t := *length
+	if t == 0 {
+		t = r.MaxModelLen
+	}
+	if *seqs == 0 || *seqs > r.MaxNumSeqs {
+		return fail(stderr, "report", exitBadArgs, fmt.Errorf("--seqs %d: want 1 to --max-num-seqs %d", *seqs, r.MaxNumSeqs))
+	}
+	if t > r.MaxModelLen {
+		return fail(stderr, "report", exitBadArgs, fmt.Errorf("--length %d: above --max-model-len %d", t, r.MaxModelLen))
+	}
+	fp := sz.plan.Evaluate(*seqs, t)
+	capacity := sz.plan.Capacity(sz.plan.AvailableKV())
+	out := reportJSON{
+		Model: modelJSON{Name: sz.modelName, Source: sz.arch.Source, ModelType: sz.arch.ModelType, Summary: sz.arch.String()},
+		Class: classJSON{sz.class.Name, sz.class.Device.Name, sz.class.Device.MemoryBytes, sz.class.Memory.UtilCeiling,
+			sz.class.Memory.Unified, sz.class.Memory.DriverFixedBytes, sz.class.Memory.DriverBudgetPerMille},
+		Serve:      serveOf(r),
+		Footprint:  toJSON(fp),
+		KVCapacity: capacityJSON{capacity.AvailableBytes, capacity.BlockBytes, capacity.Blocks, capacity.Tokens, capacity.Concurrency},
+		Fits:       fp.Fits(),
+	}
+	if !fp.Fits() {
+		sug, err := suggest(sz, *seqs, t)
+		if err != nil {
+			return fail(stderr, "report", exitBadArgs, err)
+		}
+		out.Suggestions = &sug
+	}
+	status := exitOK
+	if !fp.Fits() {
+		status = exitNoFit
+	}
+	if f.json {
+		if err := writeJSON(stdout, out); err != nil {
+			return fail(stderr, "report", exitBadArgs, err)
+		}
+		return status
+	}
+	fmt.Fprintf(stdout, "model   %s — %s\n        %s\n", sz.modelName, sz.arch, sz.arch.Source)
+	fmt.Fprintf(stdout, "class   %s — %s, %s, util ceiling %.2f", sz.class.Name, sz.class.Device.Name, gibString(sz.class.Device.MemoryBytes), sz.class.Memory.UtilCeiling)
+	if sz.class.Memory.Unified {
+		fmt.Fprint(stdout, ", unified memory")
+	}
+	fmt.Fprintf(stdout, "\nserve   %s\n", settingsLine(r))
+	for _, k := range sortedKeys(r.Sources) {
+		fmt.Fprintf(stdout, "        default --%s: %s\n", k, r.Sources[k])
+	}
+	fmt.Fprintf(stdout, "\nfootprint of %d sequence(s) x %d tokens\n", *seqs, t)
+	writeFootprint(stdout, fp)
+	fmt.Fprintf(stdout, "\nKV cache: %s available = %d tokens (%d blocks of %d B); maximum concurrency for %d tokens per request: %.2fx\n",
+		gibString(capacity.AvailableBytes), capacity.Tokens, capacity.Blocks, capacity.BlockBytes, r.MaxModelLen, capacity.Concurrency)
+	if fp.Fits() {
+		fmt.Fprintf(stdout, "verdict: fits — %d sequence(s) of %d tokens at --gpu-memory-utilization %v on %s\n", *seqs, t, r.GPUMemoryUtilization, sz.class.Name)
+		return status
+	}
+	fmt.Fprintf(stdout, "verdict: does not fit — %s\n", shortfallString(fp))
+	s := out.Suggestions
+	if s.MaxModelLen > 0 {
+		fmt.Fprintf(stdout, "  to fit: --max-model-len %d (the longest that fits at %d sequence(s))\n", s.MaxModelLen, *seqs)
+	}
+	if s.MaxNumSeqs > 0 && s.MaxModelLen == 0 || s.MaxNumSeqs > 1 {
+		fmt.Fprintf(stdout, "  to fit: at most %d sequences of %d tokens\n", s.MaxNumSeqs, t)
+	}
+	if s.GPUMemoryUtilization > 0 {
+		fmt.Fprintf(stdout, "  to fit: --gpu-memory-utilization %.2f (class ceiling %.2f)\n", s.GPUMemoryUtilization, sz.class.Memory.UtilCeiling)
+	}
+	if *s == (suggestionsJSON{}) {
+		one := sz.plan.Evaluate(1, 1)
+		fmt.Fprintf(stdout, "  nothing fits on %s at any util up to its ceiling %.2f, even one sequence of one token: the fixed part (weights %s, activation and sampler %s) leaves %s\n",
+			sz.class.Name, sz.class.Memory.UtilCeiling, gibString(one.Terms[budget.TermWeights]), gibString(one.Terms[budget.TermActivation]+one.Terms[budget.TermSampler]), shortfallString(one))
+	}
+	return status
+}
+
+// suggest finds what would make (seqs, t) fit: a shorter max_model_len at
+// these sequences, fewer sequences at this length, or a higher util within
+// the class's ceiling.
+func suggest(sz *sizing, seqs, t uint64) (suggestionsJSON, error) {
+	var s suggestionsJSON
+	if ans, err := budget.MaxLength(sz.plan, seqs, t); err != nil {
+		return s, err
+	} else if ans.Fits {
+		s.MaxModelLen = ans.Value
+	}
+	if ans, err := budget.MaxSequences(sz.plan, t, seqs); err != nil {
+		return s, err
+	} else if ans.Fits {
+		s.MaxNumSeqs = ans.Value
+	}
+	if s.MaxModelLen == 0 && s.MaxNumSeqs == 0 && seqs > 1 {
+		// Neither alone is enough: how long one sequence may be.
+		if ans, err := budget.MaxLength(sz.plan, 1, t); err != nil {
+			return s, err
+		} else if ans.Fits {
+			s.MaxModelLen, s.MaxNumSeqs = ans.Value, 1
+		}
+	}
+	// The ledger does not depend on the util; the budget does. Try each
+	// util from the current one up to the ceiling in steps of 0.01.
+	r := sz.ref.Serve
+	for u := math.Ceil(r.GPUMemoryUtilization*100)/100 + 0.01; u <= sz.class.Memory.UtilCeiling+1e-9; u += 0.01 {
+		serve := r.Serve
+		serve.GPUMemoryUtilization = math.Round(u*100) / 100
+		ref, err := model.NewReference(sz.arch, serve, sz.class)
+		if err != nil {
+			break
+		}
+		if ref.Plan().Evaluate(seqs, t).Fits() {
+			s.GPUMemoryUtilization = serve.GPUMemoryUtilization
+			break
+		}
+	}
+	return s, nil
+}
+
+// shortfallString says by how much a footprint misses, on the condition
+// that failed.
+func shortfallString(f budget.Footprint) string {
+	if sh := f.BudgetShortfall(); sh > 0 {
+		return gibString(sh) + " over the util budget"
+	}
+	return gibString(f.DriverShortfall()) + " over device memory beside the budget"
+}
+
+func serveOf(r model.Resolved) serveJSON {
+	return serveJSON{r.GPUMemoryUtilization, r.MaxModelLen, r.MaxNumSeqs, r.MaxNumBatchedTokens, r.BlockSize, r.KVCacheDtype,
+		r.TensorParallelSize, r.Dtype, r.Quant.Method, r.EnforceEager, r.SwapSpaceGiB, r.Sources}
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

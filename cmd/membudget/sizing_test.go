@@ -1,0 +1,129 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"membudget"
+	"membudget/model"
+)
+
+func TestSizingCommands(t *testing.T) {
+	runGolden(t, []cliCase{
+		{"report-llama8b-h100", []string{"report", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "h100-sxm-80g", "--gpu-memory-utilization", "0.9"}, exitOK},
+		{"report-llama8b-h100-json", []string{"report", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "h100-sxm-80g", "--json"}, exitOK},
+		{"report-llama8b-3090-too-long", []string{"report", "--model", "meta-llama__Llama-3.1-8B-Instruct", "--class", "rtx-3090"}, exitNoFit},
+		{"report-llama70b-h100-nothing", []string{"report", "--model", "meta-llama/Llama-3.1-70B-Instruct", "--class", "h100-sxm-80g"}, exitNoFit},
+		{"report-util-suggestion", []string{"report", "--model", "Qwen/Qwen3-8B", "--class", "a100-40g", "--gpu-memory-utilization", "0.45", "--max-model-len", "16384"}, exitNoFit},
+		{"report-gb10-unified", []string{"report", "--model", "Qwen/Qwen3-32B-FP8", "--class", "gb10", "--gpu-memory-utilization", "0.8", "--swap-space", "4"}, exitOK},
+		{"report-deepseek-tp8-h200", []string{"report", "--model", "deepseek-ai/DeepSeek-V3", "--class", "h200", "--tensor-parallel-size", "8", "--max-model-len", "32768"}, exitOK},
+		{"max-seqs-llama8b-h100", []string{"max-seqs", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "h100-sxm-80g", "--length", "8192"}, exitOK},
+		{"max-seqs-capped", []string{"max-seqs", "--model", "Qwen/Qwen3-0.6B", "--class", "h200", "--length", "1024"}, exitOK},
+		{"max-seqs-nothing", []string{"max-seqs", "--model", "Qwen/Qwen3-235B-A22B", "--class", "h100-sxm-80g", "--tensor-parallel-size", "4", "--length", "4096"}, exitNoFit},
+		{"max-len-gemma3-json", []string{"max-len", "--model", "google/gemma-3-27b-it", "--class", "mi300x", "--seqs", "32", "--json"}, exitOK},
+		{"max-len-orin", []string{"max-len", "--model", "meta-llama/Llama-3.2-3B-Instruct", "--class", "jetson-agx-orin-64g", "--gpu-memory-utilization", "0.6", "--seqs", "4"}, exitOK},
+		{"frontier-csv", []string{"frontier", "--model", "microsoft/phi-4", "--class", "l40s", "--format", "csv", "--max-model-len", "16384"}, exitOK},
+		{"bad-model", []string{"report", "--model", "nope/nothing", "--class", "h100-sxm-80g"}, exitBadArgs},
+		{"bad-class", []string{"report", "--model", "Qwen/Qwen3-8B", "--class", "A/B"}, exitBadArgs},
+		{"bad-flag-value", []string{"report", "--model", "Qwen/Qwen3-8B", "--class", "l4", "--max-model-len", "-5"}, exitBadArgs},
+		{"bad-tp", []string{"max-seqs", "--model", "Qwen/Qwen3-8B", "--class", "l4", "--tensor-parallel-size", "3"}, exitBadArgs},
+		{"bad-length", []string{"max-seqs", "--model", "Qwen/Qwen3-8B", "--class", "l4", "--length", "999999"}, exitBadArgs},
+		{"bad-format", []string{"frontier", "--model", "Qwen/Qwen3-8B", "--class", "l4", "--format", "xml"}, exitBadArgs},
+		{"missing-model", []string{"max-len", "--class", "l4"}, exitBadArgs},
+	})
+}
+
+// TestQueryAnswersAreChecked runs max-seqs and max-len on every shipped
+// config and several classes as a user would, and checks each answer by
+// evaluating it and the next value through the model's reference ledger —
+// not the plan the command searched.
+func TestQueryAnswersAreChecked(t *testing.T) {
+	classes := []string{"h100-sxm-80g", "l4", "gb10", "mi300x", "rtx-4090"}
+	for _, name := range membudget.ModelNames() {
+		data, path, _ := membudget.ModelConfig(name)
+		a, err := model.ParseConfig(path, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, class := range classes {
+			c, err := membudget.Kernels().Load(class)
+			if err != nil {
+				t.Fatal(err)
+			}
+			util := strconv.FormatFloat(min(0.8, c.Memory.UtilCeiling), 'f', -1, 64)
+			serve := model.Serve{GPUMemoryUtilization: min(0.8, c.Memory.UtilCeiling), MaxModelLen: min(a.MaxPosition, 32768)}
+			ref, err := model.NewReference(a, serve, c)
+			if err != nil {
+				t.Fatalf("%s on %s: %v", name, class, err)
+			}
+			maxLen := strconv.FormatUint(serve.MaxModelLen, 10)
+			for _, q := range []struct {
+				cmd, flag, value string
+				eval             func(x uint64) bool
+				cap              uint64
+			}{
+				{"max-seqs", "--length", "2048", func(x uint64) bool { return ref.Evaluate(x, 2048).Footprint.Fits() }, ref.Serve.MaxNumSeqs},
+				{"max-len", "--seqs", "4", func(x uint64) bool { return ref.Evaluate(4, x).Footprint.Fits() }, serve.MaxModelLen},
+			} {
+				var stdout, stderr bytes.Buffer
+				code := run(&stdout, &stderr, []string{q.cmd, "--model", name, "--class", class, "--gpu-memory-utilization", util, "--max-model-len", maxLen, q.flag, q.value, "--json"})
+				var got queryJSON
+				if err := jsonUnmarshal(stdout.Bytes(), &got); err != nil {
+					t.Fatalf("%s %s on %s: exit %d, %v; stderr %s", q.cmd, name, class, code, err, stderr.String())
+				}
+				switch {
+				case !got.Fits:
+					if code != exitNoFit || q.eval(1) {
+						t.Errorf("%s %s on %s: says nothing fits (exit %d) but 1 fits: %v", q.cmd, name, class, code, q.eval(1))
+					}
+				case got.Capped:
+					if code != exitOK || got.Answer != q.cap || !q.eval(q.cap) {
+						t.Errorf("%s %s on %s: capped answer %d, cap %d", q.cmd, name, class, got.Answer, q.cap)
+					}
+				default:
+					if code != exitOK || !q.eval(got.Answer) || q.eval(got.Answer+1) {
+						t.Errorf("%s %s on %s: answer %d: fits %v, next fits %v", q.cmd, name, class, got.Answer, q.eval(got.Answer), q.eval(got.Answer+1))
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestFrontierSVGAndCSV(t *testing.T) {
+	svg := filepath.Join(t.TempDir(), "f.svg")
+	var stdout, stderr bytes.Buffer
+	code := run(&stdout, &stderr, []string{"frontier", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "l4", "--gpu-memory-utilization", "0.95", "--format", "csv", "--svg", svg})
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	recs, err := csv.NewReader(&stdout).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if recs[0][0] != "length" || recs[1][0] != "16" || recs[len(recs)-1][0] != "131072" {
+		t.Errorf("grid runs %s..%s, want block size 16 to max_model_len 131072", recs[1][0], recs[len(recs)-1][0])
+	}
+	prev := uint64(1 << 62)
+	for _, r := range recs[1:] {
+		n, _ := strconv.ParseUint(r[1], 10, 64)
+		if n > prev {
+			t.Errorf("max_seqs rises from %d to %d at length %s: the frontier must not", prev, n, r[0])
+		}
+		prev = n
+	}
+	data, err := os.ReadFile(svg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<svg", "tokens per sequence", "most sequences that fit", "--max-num-seqs 256", "<polyline", "</svg>"} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("SVG lacks %q", want)
+		}
+	}
+}
