@@ -1,9 +1,14 @@
 # membudget: make test is the test command that the README gives and .ci/run calls.
 GO ?= go
+# make prop: rapid checks per property (make test runs rapid's default, 100).
+PROP_CHECKS ?= 10000
+# make fuzz: time per fuzz target.
+FUZZTIME ?= 60s
+FUZZ_PKG := ./properties
 
-.PHONY: test fmt-check vet unit
+.PHONY: test fmt-check vet unit bench-smoke prop fuzz
 
-test: fmt-check vet unit
+test: fmt-check vet unit bench-smoke
 
 fmt-check:
 	@out=$$(gofmt -l .); \
@@ -14,3 +19,22 @@ vet:
 
 unit:
 	$(GO) test ./...
+
+# Every benchmark once, so that they keep compiling and running; timing is
+# for reviews (make bench, make bench-compare), not for CI.
+bench-smoke:
+	$(GO) test -run='^$$' -bench=. -benchtime=1x ./... > /dev/null
+
+# The properties with many more checks than make test runs. rapid reads
+# RAPID_CHECKS; a -rapid.checks flag would fail in packages without rapid.
+prop:
+	RAPID_CHECKS=$(PROP_CHECKS) $(GO) test -count=1 -run 'Test' $(FUZZ_PKG)
+
+# Each fuzz target in turn (go test fuzzes one target per run). A crasher
+# lands in properties/testdata/fuzz/<target>/, which go test replays: fix the
+# bug in the same change and commit the file.
+fuzz:
+	@set -e; for t in $$($(GO) test -list '^Fuzz' $(FUZZ_PKG) | grep '^Fuzz'); do \
+		echo "== $$t ($(FUZZTIME))"; \
+		$(GO) test -run='^$$' -fuzz="^$$t$$" -fuzztime=$(FUZZTIME) $(FUZZ_PKG); \
+	done
