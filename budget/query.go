@@ -48,7 +48,7 @@ func search(lo, hi, guess uint64, eval Evaluator) (Answer, error) {
 	if lo > hi {
 		return Answer{}, fmt.Errorf("%w %d..=%d", ErrEmptyRange, lo, hi)
 	}
-	s := searcher{eval: eval, lo: lo, hi: hi, seen: map[uint64]Footprint{}}
+	s := searcher{eval: eval, lo: lo, hi: hi}
 	guess = min(max(guess, lo), hi)
 	// Gallop away from the guess until the boundary is bracketed: good
 	// fits, bad does not.
@@ -90,27 +90,70 @@ func search(lo, hi, guess uint64, eval Evaluator) (Answer, error) {
 	return s.verify(good)
 }
 
+// maxProbes bounds the evaluations of one search: a gallop of at most 65
+// probes, a bisection of at most 64 and four for the verification.
+const maxProbes = 136
+
+type probe struct {
+	x    uint64
+	fits bool
+}
+
+// searcher keeps what one search has evaluated in a fixed array rather than
+// a map, so that a query allocates nothing.
 type searcher struct {
 	eval   Evaluator
 	lo, hi uint64
-	seen   map[uint64]Footprint
+	seen   [maxProbes]probe
+	n      int
 	evals  int
+	// The footprints at the largest fitting and the smallest failing point
+	// evaluated: for a monotone evaluator, the answer's two witnesses.
+	good, bad         Footprint
+	goodX, badX       uint64
+	haveGood, haveBad bool
 }
 
 func (s *searcher) at(x uint64) (Footprint, error) {
-	if f, ok := s.seen[x]; ok {
-		return f, nil
+	if s.haveGood && s.goodX == x {
+		return s.good, nil
+	}
+	if s.haveBad && s.badX == x {
+		return s.bad, nil
 	}
 	f, err := s.eval(x)
 	s.evals++
 	if err != nil {
 		return Footprint{}, fmt.Errorf("evaluating %d: %w", x, err)
 	}
-	s.seen[x] = f
+	if f.Fits() && (!s.haveGood || x > s.goodX) {
+		s.good, s.goodX, s.haveGood = f, x, true
+	}
+	if !f.Fits() && (!s.haveBad || x < s.badX) {
+		s.bad, s.badX, s.haveBad = f, x, true
+	}
+	if s.n < maxProbes && !s.probed(x) {
+		s.seen[s.n] = probe{x, f.Fits()}
+		s.n++
+	}
 	return f, nil
 }
 
+func (s *searcher) probed(x uint64) bool {
+	for _, p := range s.seen[:s.n] {
+		if p.x == x {
+			return true
+		}
+	}
+	return false
+}
+
 func (s *searcher) fits(x uint64) (bool, error) {
+	for _, p := range s.seen[:s.n] {
+		if p.x == x {
+			return p.fits, nil
+		}
+	}
 	f, err := s.at(x)
 	return f.Fits(), err
 }
@@ -174,21 +217,21 @@ func (s *searcher) nothingFits() (Answer, error) {
 
 func (s *searcher) verify(x uint64) (Answer, error) {
 	ans := Answer{Value: x, Fits: true}
-	var err error
-	if ans.At, err = s.at(x); err != nil {
+	// The end points: lo must fit below a fitting answer, and hi must not
+	// fit above a non-fitting x+1.
+	if _, err := s.fits(s.lo); err != nil {
 		return Answer{}, err
 	}
+	if _, err := s.fits(s.hi); err != nil {
+		return Answer{}, err
+	}
+	var err error
 	if x == s.hi {
 		ans.Capped = true
 	} else if ans.Next, err = s.at(x + 1); err != nil {
 		return Answer{}, err
 	}
-	// The end points: lo must fit below a fitting answer, and hi must not
-	// fit above a non-fitting x+1.
-	if _, err := s.at(s.lo); err != nil {
-		return Answer{}, err
-	}
-	if _, err := s.at(s.hi); err != nil {
+	if ans.At, err = s.at(x); err != nil {
 		return Answer{}, err
 	}
 	if err := s.consistent(); err != nil {
@@ -208,13 +251,13 @@ func (s *searcher) verify(x uint64) (Answer, error) {
 func (s *searcher) consistent() error {
 	var lowestBad, highestGood uint64
 	haveBad, haveGood := false, false
-	for x, f := range s.seen {
-		if f.Fits() {
-			if !haveGood || x > highestGood {
-				highestGood, haveGood = x, true
+	for _, p := range s.seen[:s.n] {
+		if p.fits {
+			if !haveGood || p.x > highestGood {
+				highestGood, haveGood = p.x, true
 			}
-		} else if !haveBad || x < lowestBad {
-			lowestBad, haveBad = x, true
+		} else if !haveBad || p.x < lowestBad {
+			lowestBad, haveBad = p.x, true
 		}
 	}
 	if haveBad && haveGood && lowestBad < highestGood {

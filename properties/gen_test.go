@@ -126,12 +126,14 @@ func sizedClass(t *rapid.T, a *model.Arch, s model.Serve) budget.Class {
 	}
 }
 
-// serveCase is a parsed architecture with a serve that Resolve accepts.
+// serveCase is a parsed architecture with a serve that Resolve accepts;
+// Config, its config.json, comes first so that a counterexample reads.
 type serveCase struct {
-	Arch  *model.Arch
-	Serve model.Serve
-	Class budget.Class
-	Ref   *model.Reference
+	Config string
+	Arch   *model.Arch
+	Serve  model.Serve
+	Class  budget.Class
+	Ref    *model.Reference
 }
 
 func (c serveCase) String() string {
@@ -178,7 +180,7 @@ func genServeCase(maxSeqsCap, maxLenCap uint64) *rapid.Generator[serveCase] {
 		if err != nil {
 			t.Fatalf("a valid serve is refused: %v", err)
 		}
-		return serveCase{a, s, c, ref}
+		return serveCase{string(data), a, s, c, ref}
 	})
 }
 
