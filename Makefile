@@ -6,7 +6,13 @@ PROP_CHECKS ?= 10000
 FUZZTIME ?= 60s
 FUZZ_PKG := ./properties
 
-.PHONY: test fmt-check vet unit bench-smoke prop fuzz
+# make bench: -count runs of every benchmark, in Go's benchmark format.
+BENCHCOUNT ?= 10
+BENCHTIME ?= 100ms
+# make bench-compare BASE=<rev>: the revision to compare the working tree with.
+BASE ?=
+
+.PHONY: test fmt-check vet unit bench-smoke prop fuzz bench bench-baseline bench-compare
 
 test: fmt-check vet unit bench-smoke
 
@@ -38,3 +44,26 @@ fuzz:
 		echo "== $$t ($(FUZZTIME))"; \
 		$(GO) test -run='^$$' -fuzz="^$$t$$" -fuzztime=$(FUZZTIME) $(FUZZ_PKG); \
 	done
+
+# -count runs of every benchmark into bench/out/new.txt.
+bench:
+	@mkdir -p bench/out
+	$(GO) test -run='^$$' -bench=. -benchtime=$(BENCHTIME) -count=$(BENCHCOUNT) ./bench | tee bench/out/new.txt
+
+# Rewrite the committed baseline (it keeps the goos, goarch and cpu lines).
+bench-baseline: bench
+	cp bench/out/new.txt bench/baseline.txt
+
+# Without BASE: benchstat of the committed baseline against a fresh run, and
+# the gate's verdict (a different machine than the baseline's makes that
+# verdict a hint). With BASE=<rev>: that revision and the working tree built
+# side by side and run interleaved (bench/compare.sh), then benchstat and
+# the gate. benchstat always exits 0: benchgate is the verdict.
+bench-compare:
+ifeq ($(BASE),)
+	$(MAKE) bench
+	$(GO) tool benchstat bench/baseline.txt bench/out/new.txt
+	$(GO) run ./bench/cmd/benchgate bench/baseline.txt bench/out/new.txt
+else
+	bench/compare.sh $(BASE) $(BENCHCOUNT) $(BENCHTIME)
+endif

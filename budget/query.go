@@ -321,29 +321,41 @@ func (p *Plan) estimateSeqs(t uint64) uint64 {
 	return SatSub(p.Budget, p.Evaluate(0, t).Ledger) / per
 }
 
-// estimateLen inverts the first pool's pages: with its capped groups full
-// (at most their cap's pages), the uncapped groups get what is left.
+// estimateLen inverts the first pool's pages for s sequences: first as if
+// every group still grew with the length (below the capped groups' caps),
+// then, when that lands past a cap, with the capped groups full and the
+// uncapped ones getting what is left.
 func (p *Plan) estimateLen(s uint64) uint64 {
 	if len(p.Pools) == 0 {
 		return p.MaxLen
 	}
 	pool := p.Pools[0]
 	unit := SatMul(SatMul(s, pool.PageBytes), pool.Tensors)
-	if unit == 0 {
+	if unit == 0 || len(pool.Groups) == 0 {
 		return p.MaxLen
 	}
 	pages := SatSub(p.Budget, p.Evaluate(0, 0).Ledger) / unit
-	var open, tokens uint64
+	tokens := pool.Groups[0].PageTokens
+	var open, all, extra uint64
+	minCap := uint64(NoCap)
 	for _, g := range pool.Groups {
+		all = SatAdd(all, g.Count)
+		extra = SatAdd(extra, SatMul(g.Count, g.ExtraPages))
 		if g.CapTokens == NoCap {
 			open = SatAdd(open, g.Count)
-			tokens = g.PageTokens
 		} else {
-			pages = SatSub(pages, g.Pages(NoCap))
+			minCap = min(minCap, g.CapTokens)
 		}
 	}
-	if open == 0 {
-		return p.MaxLen
+	if all > 0 {
+		if t := SatMul(SatSub(pages, extra)/all, tokens); t <= minCap || open == 0 {
+			return t
+		}
+	}
+	for _, g := range pool.Groups {
+		if g.CapTokens != NoCap {
+			pages = SatSub(pages, g.Pages(NoCap))
+		}
 	}
 	return SatMul(pages/open, tokens)
 }

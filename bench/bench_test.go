@@ -1,0 +1,291 @@
+package bench
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"membudget"
+	"membudget/budget"
+	"membudget/model"
+)
+
+// benchCase is one serve the benchmarks size: a shipped model on a shipped
+// class.
+type benchCase struct {
+	model, class string
+	serve        model.Serve
+}
+
+var cases = []benchCase{
+	{"meta-llama__Llama-3.1-8B-Instruct", "h100-sxm-80g", model.Serve{}},
+	{"Qwen__Qwen3-32B", "h100-sxm-80g", model.Serve{TensorParallelSize: 2}},
+	{"google__gemma-3-27b-it", "mi300x", model.Serve{}},
+	{"deepseek-ai__DeepSeek-V3", "h200", model.Serve{TensorParallelSize: 8, MaxModelLen: 32768}},
+	{"Qwen__Qwen3-30B-A3B", "l40s", model.Serve{TensorParallelSize: 4, MaxModelLen: 32768}},
+	{"meta-llama__Llama-3.2-3B-Instruct", "jetson-agx-orin-64g", model.Serve{GPUMemoryUtilization: 0.6}},
+}
+
+func (c benchCase) name() string { return fmt.Sprintf("model=%s/class=%s", c.model, c.class) }
+
+func arch(tb testing.TB, name string) (*model.Arch, []byte) {
+	tb.Helper()
+	data, path, ok := membudget.ModelConfig(name)
+	if !ok {
+		tb.Fatalf("no shipped model %s", name)
+	}
+	a, err := model.ParseConfig(path, data)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return a, data
+}
+
+func (c benchCase) reference(tb testing.TB) *model.Reference {
+	tb.Helper()
+	a, _ := arch(tb, c.model)
+	cl, err := membudget.Kernels().Load(c.class)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ref, err := model.NewReference(a, c.serve, cl)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return ref
+}
+
+var sink budget.Footprint
+
+// BenchmarkPlanEvaluate is the hot path: the compiled evaluator at the
+// startup check's point, one request of max_model_len.
+func BenchmarkPlanEvaluate(b *testing.B) {
+	for _, c := range cases {
+		b.Run(c.name(), func(b *testing.B) {
+			ref := c.reference(b)
+			plan := ref.Plan()
+			t := ref.Serve.MaxModelLen
+			b.ReportAllocs()
+			for b.Loop() {
+				sink = plan.Evaluate(1, t)
+			}
+		})
+	}
+}
+
+// BenchmarkReferenceEvaluate is the same point through the itemised
+// reference, so that every run shows the ratio the Plan buys.
+func BenchmarkReferenceEvaluate(b *testing.B) {
+	for _, c := range cases {
+		b.Run(c.name(), func(b *testing.B) {
+			ref := c.reference(b)
+			t := ref.Serve.MaxModelLen
+			b.ReportAllocs()
+			for b.Loop() {
+				sink = ref.Evaluate(1, t).Footprint
+			}
+		})
+	}
+}
+
+// queryLengths and querySeqs are the points the query benchmarks cycle
+// through, clipped to each serve's caps.
+var (
+	queryLengths = []uint64{512, 4096, 32768}
+	querySeqs    = []uint64{1, 8, 64}
+)
+
+func clip(xs []uint64, hi uint64) []uint64 {
+	var out []uint64
+	for _, x := range xs {
+		out = append(out, min(x, hi))
+	}
+	return out
+}
+
+func benchQuery(b *testing.B, run func(p *budget.Plan, x uint64) (budget.Answer, error), points func(r model.Resolved) []uint64) {
+	for _, c := range cases {
+		b.Run(c.name(), func(b *testing.B) {
+			ref := c.reference(b)
+			plan := ref.Plan()
+			xs := points(ref.Serve)
+			evals, answers := 0, 0
+			b.ReportAllocs()
+			for b.Loop() {
+				ans, err := run(plan, xs[answers%len(xs)])
+				if err != nil {
+					b.Fatal(err)
+				}
+				evals += ans.Evals
+				answers++
+			}
+			b.ReportMetric(float64(evals)/float64(answers), "evals/op")
+		})
+	}
+}
+
+// BenchmarkMaxSequences is the verified "most sequences at a length".
+func BenchmarkMaxSequences(b *testing.B) {
+	benchQuery(b, func(p *budget.Plan, t uint64) (budget.Answer, error) { return budget.MaxSequences(p, t, 0) },
+		func(r model.Resolved) []uint64 { return clip(queryLengths, r.MaxModelLen) })
+}
+
+// BenchmarkMaxLength is the verified "longest length at a number of
+// sequences".
+func BenchmarkMaxLength(b *testing.B) {
+	benchQuery(b, func(p *budget.Plan, s uint64) (budget.Answer, error) { return budget.MaxLength(p, s, 0) },
+		func(r model.Resolved) []uint64 { return clip(querySeqs, r.MaxNumSeqs) })
+}
+
+// BenchmarkPlainBisection is "most sequences at a length" by the seed's
+// plain bisection over 1..=max_num_seqs, for the evals/op it costs without
+// the closed-form start.
+func BenchmarkPlainBisection(b *testing.B) {
+	benchQuery(b, func(p *budget.Plan, t uint64) (budget.Answer, error) {
+		evals := 0
+		x, ok, err := budget.LargestFitting(1, p.MaxSeqs, func(s uint64) (bool, error) {
+			evals++
+			return p.Evaluate(s, t).Fits(), nil
+		})
+		return budget.Answer{Value: x, Fits: ok, Evals: evals}, err
+	}, func(r model.Resolved) []uint64 { return clip(queryLengths, r.MaxModelLen) })
+}
+
+// BenchmarkCompile is model.Compile from a parsed config.
+func BenchmarkCompile(b *testing.B) {
+	for _, c := range cases {
+		b.Run(c.name(), func(b *testing.B) {
+			a, _ := arch(b, c.model)
+			cl, err := membudget.Kernels().Load(c.class)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := model.Compile(a, c.serve, cl); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkParseClass is the strict HARDWARE.toml parse.
+func BenchmarkParseClass(b *testing.B) {
+	data, err := membudget.Kernels().FS.Open("kernels/h100-sxm-80g/HARDWARE.toml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer data.Close()
+	buf := make([]byte, 1<<16)
+	n, _ := data.Read(buf)
+	doc := string(buf[:n])
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := budget.ParseClass("h100-sxm-80g", "kernels/h100-sxm-80g/HARDWARE.toml", doc); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkParseConfig is the config.json parse.
+func BenchmarkParseConfig(b *testing.B) {
+	for _, name := range []string{"meta-llama__Llama-3.1-8B-Instruct", "deepseek-ai__DeepSeek-V3", "google__gemma-3-27b-it"} {
+		b.Run("model="+name, func(b *testing.B) {
+			data, path, _ := membudget.ModelConfig(name)
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := model.ParseConfig(path, data); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkReport is what `membudget report` computes: parse the config,
+// load the class, compile, evaluate the startup check and the KV capacity.
+func BenchmarkReport(b *testing.B) {
+	for _, c := range cases {
+		b.Run(c.name(), func(b *testing.B) {
+			data, path, _ := membudget.ModelConfig(c.model)
+			b.ReportAllocs()
+			for b.Loop() {
+				a, err := model.ParseConfig(path, data)
+				if err != nil {
+					b.Fatal(err)
+				}
+				cl, err := membudget.Kernels().Load(c.class)
+				if err != nil {
+					b.Fatal(err)
+				}
+				ref, err := model.NewReference(a, c.serve, cl)
+				if err != nil {
+					b.Fatal(err)
+				}
+				plan := ref.Plan()
+				sink = plan.Evaluate(1, ref.Serve.MaxModelLen)
+				_ = plan.Capacity(plan.AvailableKV())
+			}
+		})
+	}
+}
+
+// TestQueryEvaluationsMedian holds the verified queries to a median of at
+// most 6 evaluator calls per answer on the shipped models — 2 for the
+// answer and the next value, 2 for the end points, 2 to spare — where plain
+// bisection over 1..=cap needs about log2(cap): the closed-form estimate
+// puts the search next to the answer. The median is taken over the answers
+// strictly inside the range, the ones a search must find (a capped or
+// nothing-fits answer costs 2 or 3 calls and would flatter it). It counts
+// calls, it does not time.
+func TestQueryEvaluationsMedian(t *testing.T) {
+	var evals []int
+	all := 0
+	classes := []string{"h100-sxm-80g", "h200", "l40s", "l4", "mi300x", "a100-80g", "rtx-4090", "gb10"}
+	for _, name := range membudget.ModelNames() {
+		a, _ := arch(t, name)
+		for _, class := range classes {
+			cl, err := membudget.Kernels().Load(class)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, tp := range []uint64{1, 2, 4, 8} {
+				ref, err := model.NewReference(a, model.Serve{GPUMemoryUtilization: min(0.9, cl.Memory.UtilCeiling), TensorParallelSize: tp}, cl)
+				if err != nil {
+					continue // a TP the model's shapes refuse
+				}
+				plan := ref.Plan()
+				for _, l := range clip(queryLengths, ref.Serve.MaxModelLen) {
+					ans, err := budget.MaxSequences(plan, l, 0)
+					if err != nil {
+						t.Fatal(err)
+					}
+					all++
+					if ans.Fits && !ans.Capped {
+						evals = append(evals, ans.Evals)
+					}
+				}
+				for _, s := range clip(querySeqs, ref.Serve.MaxNumSeqs) {
+					ans, err := budget.MaxLength(plan, s, 0)
+					if err != nil {
+						t.Fatal(err)
+					}
+					all++
+					if ans.Fits && !ans.Capped {
+						evals = append(evals, ans.Evals)
+					}
+				}
+			}
+		}
+	}
+	if len(evals) < 100 {
+		t.Fatalf("only %d of %d answers lie inside their range", len(evals), all)
+	}
+	slices.Sort(evals)
+	median := evals[len(evals)/2]
+	t.Logf("%d answers inside the range (of %d): evaluations min %d, median %d, max %d", len(evals), all, evals[0], median, evals[len(evals)-1])
+	if median > 6 {
+		t.Errorf("median %d evaluations per answer, want at most 6", median)
+	}
+}

@@ -1,0 +1,198 @@
+// Command benchgate compares two files of Go benchmark results and fails
+// when a hot-path benchmark got slower by more than a threshold with
+// significance, or got worse on an exact metric (allocs/op, B/op,
+// evals/op). It reads the files with golang.org/x/perf/benchfmt and
+// compares with benchmath the way benchstat does; benchstat is the report
+// for people, this is the verdict for scripts.
+//
+// Usage:
+//
+//	benchgate [-hot REGEXP] [-threshold 0.10] [-alpha 0.05] BASE HEAD
+//
+// Exit status: 0 when no hot benchmark regressed, 1 when one did, 2 when the
+// input is unusable (a missing file, no results, a hot benchmark absent from
+// HEAD).
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+
+	"golang.org/x/perf/benchfmt"
+	"golang.org/x/perf/benchmath"
+)
+
+func main() {
+	os.Exit(run(os.Stdout, os.Stderr, os.Args[1:]))
+}
+
+// exactUnits are the metrics that do not vary between runs: any worsening
+// is a regression.
+var exactUnits = map[string]bool{"allocs/op": true, "B/op": true, "evals/op": true}
+
+// samples holds one file's values per benchmark and unit.
+type samples map[string]map[string][]float64
+
+func read(path string) (samples, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	out := samples{}
+	r := benchfmt.NewReader(f, path)
+	for r.Scan() {
+		switch rec := r.Result(); rec := rec.(type) {
+		case *benchfmt.SyntaxError:
+			return nil, rec
+		case *benchfmt.Result:
+			name := string(rec.Name.Full())
+			if out[name] == nil {
+				out[name] = map[string][]float64{}
+			}
+			for _, v := range rec.Values {
+				out[name][v.Unit] = append(out[name][v.Unit], v.Value)
+			}
+		}
+	}
+	if err := r.Err(); err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no benchmark results", path)
+	}
+	return out, nil
+}
+
+// verdict is one benchmark and unit compared.
+type verdict struct {
+	name, unit  string
+	base, head  float64 // medians
+	delta       float64 // head/base - 1
+	p, alpha    float64
+	regressed   bool
+	significant bool
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	sort.Float64s(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func compare(name, unit string, base, head []float64, threshold float64) verdict {
+	v := verdict{name: name, unit: unit, base: median(base), head: median(head)}
+	switch {
+	case v.base != 0:
+		v.delta = v.head/v.base - 1
+	case v.head != 0:
+		v.delta = 1 // from zero to something: e.g. an allocation added
+	}
+	if exactUnits[unit] {
+		c := benchmath.AssumeExact.Compare(benchmath.NewSample(base, &benchmath.DefaultThresholds), benchmath.NewSample(head, &benchmath.DefaultThresholds))
+		v.p, v.alpha = c.P, c.Alpha
+		v.significant = !(c.P > c.Alpha)
+		v.regressed = v.head > v.base
+		return v
+	}
+	c := benchmath.AssumeNothing.Compare(benchmath.NewSample(base, &benchmath.DefaultThresholds), benchmath.NewSample(head, &benchmath.DefaultThresholds))
+	v.p, v.alpha = c.P, c.Alpha
+	// benchstat's rule: a difference is significant unless P > alpha.
+	v.significant = !(c.P > c.Alpha)
+	v.regressed = v.significant && v.delta > threshold
+	return v
+}
+
+func run(stdout, stderr io.Writer, args []string) int {
+	fs := flag.NewFlagSet("benchgate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	hot := fs.String("hot", `^(PlanEvaluate|MaxSequences|MaxLength)/`, "`regexp` of the hot-path benchmarks the gate holds (names without the Benchmark prefix)")
+	threshold := fs.Float64("threshold", 0.10, "the slowdown of sec/op that fails, when significant (0.10 is 10%)")
+	alpha := fs.Float64("alpha", 0.05, "the significance level, as benchstat's -alpha")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() != 2 {
+		fmt.Fprintln(stderr, "usage: benchgate [-hot REGEXP] [-threshold 0.10] [-alpha 0.05] BASE HEAD")
+		return 2
+	}
+	hotRE, err := regexp.Compile(*hot)
+	if err != nil {
+		fmt.Fprintf(stderr, "benchgate: -hot: %v\n", err)
+		return 2
+	}
+	if *threshold < 0 || !(*alpha > 0 && *alpha < 1) {
+		fmt.Fprintln(stderr, "benchgate: -threshold must be 0 or more and -alpha in (0, 1)")
+		return 2
+	}
+	benchmath.DefaultThresholds.CompareAlpha = *alpha
+	base, err := read(fs.Arg(0))
+	if err == nil {
+		var head samples
+		if head, err = read(fs.Arg(1)); err == nil {
+			return gate(stdout, stderr, base, head, hotRE, *threshold)
+		}
+	}
+	fmt.Fprintf(stderr, "benchgate: %v\n", err)
+	return 2
+}
+
+func gate(stdout, stderr io.Writer, base, head samples, hot *regexp.Regexp, threshold float64) int {
+	var names []string
+	for name := range base {
+		if hot.MatchString(name) {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	if len(names) == 0 {
+		fmt.Fprintf(stderr, "benchgate: no benchmark in BASE matches -hot %q\n", hot)
+		return 2
+	}
+	var missing []string
+	regressions := 0
+	for _, name := range names {
+		h, ok := head[name]
+		if !ok {
+			missing = append(missing, name)
+			continue
+		}
+		var units []string
+		for u := range base[name] {
+			units = append(units, u)
+		}
+		sort.Strings(units)
+		for _, u := range units {
+			if _, ok := h[u]; !ok {
+				missing = append(missing, name+" "+u)
+				continue
+			}
+			v := compare(name, u, base[name][u], h[u], threshold)
+			status := "ok  "
+			if v.regressed {
+				status = "FAIL"
+				regressions++
+			}
+			fmt.Fprintf(stdout, "%s %-90s %-10s %12.4g -> %-12.4g %+7.2f%%  p=%.3f\n", status, name, u, v.base, v.head, 100*v.delta, v.p)
+		}
+	}
+	if len(missing) > 0 {
+		fmt.Fprintf(stderr, "benchgate: hot benchmarks missing from HEAD: %s\n", strings.Join(missing, ", "))
+		return 2
+	}
+	if regressions > 0 {
+		fmt.Fprintf(stdout, "benchgate: %d regression(s) on the hot path (sec/op beyond %+.0f%% with p < alpha, or any worse allocs/op, B/op, evals/op)\n", regressions, 100*threshold)
+		return 1
+	}
+	fmt.Fprintln(stdout, "benchgate: no regression on the hot path")
+	return 0
+}
