@@ -17,6 +17,10 @@ mkdir -p "$out"
 tmp=$(mktemp -d)
 trap 'git worktree remove --force "$tmp/base" >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
 git worktree add --detach "$tmp/base" "$base_rev" >/dev/null
+if [ ! -d "$tmp/base/bench" ]; then
+  echo "bench/compare.sh: $base_rev has no bench/ package to compare with" >&2
+  exit 2
+fi
 (cd "$tmp/base" && go test -c -o "$tmp/base.test" ./bench)
 go test -c -o "$tmp/head.test" ./bench
 : > "$out/base.txt"

@@ -182,7 +182,11 @@ func gate(stdout, stderr io.Writer, base, head samples, hot *regexp.Regexp, thre
 				status = "FAIL"
 				regressions++
 			}
-			fmt.Fprintf(stdout, "%s %-90s %-10s %12.4g -> %-12.4g %+7.2f%%  p=%.3f\n", status, name, u, v.base, v.head, 100*v.delta, v.p)
+			p := fmt.Sprintf("p=%.3f", v.p)
+			if exactUnits[u] {
+				p = "exact"
+			}
+			fmt.Fprintf(stdout, "%s %-90s %-10s %12.4g -> %-12.4g %+7.2f%%  %s\n", status, name, u, v.base, v.head, 100*v.delta, p)
 		}
 	}
 	if len(missing) > 0 {
