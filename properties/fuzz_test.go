@@ -39,16 +39,30 @@ func checkClass(t *testing.T, doc string) {
 // seed's bounds and runs at its own ceiling, or is an error; seeded with
 // every shipped class.
 func FuzzParseClass(f *testing.F) {
-	files, _ := filepath.Glob("../kernels/*/HARDWARE.toml")
+	for _, data := range readAll(f, "../kernels/*/HARDWARE.toml") {
+		f.Add(string(data))
+	}
+	addCorpus(f, "FuzzParseClass", checkClass)
+	f.Fuzz(checkClass)
+}
+
+// readAll reads every file matching glob; none matching is a failure, so
+// that a moved folder cannot silently drop the seeds.
+func readAll(f *testing.F, glob string) [][]byte {
+	f.Helper()
+	files, err := filepath.Glob(glob)
+	if err != nil || len(files) == 0 {
+		f.Fatalf("%s: no files (%v)", glob, err)
+	}
+	var out [][]byte
 	for _, file := range files {
 		data, err := os.ReadFile(file)
 		if err != nil {
 			f.Fatal(err)
 		}
-		f.Add(string(data))
+		out = append(out, data)
 	}
-	addCorpus(f, "FuzzParseClass", checkClass)
-	f.Fuzz(checkClass)
+	return out
 }
 
 var bigClass = budget.Class{Name: "big", Device: budget.Device{Name: "Big GPU", MemoryBytes: 1 << 40},
@@ -75,12 +89,7 @@ func checkConfig(t *testing.T, data []byte) {
 // architecture that compiles gives a Plan equal to its Reference. Seeded
 // with every real config in corpus/models.
 func FuzzParseConfig(f *testing.F) {
-	files, _ := filepath.Glob("../corpus/models/*.json")
-	for _, file := range files {
-		data, err := os.ReadFile(file)
-		if err != nil {
-			f.Fatal(err)
-		}
+	for _, data := range readAll(f, "../corpus/models/*.json") {
 		f.Add(data)
 	}
 	addCorpus(f, "FuzzParseConfig", checkConfig)
