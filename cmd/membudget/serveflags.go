@@ -73,6 +73,9 @@ func (f *serveFlags) load() (*sizing, error) {
 		return nil, fmt.Errorf("--class: %w", err)
 	}
 	s := f.s
+	if !f.util.set && c.Memory.UtilCeiling < 0.9 {
+		return nil, fmt.Errorf("--gpu-memory-utilization: vLLM's default 0.9 is above class %s's util_ceiling %v; pass a util of at most %v", c.Name, c.Memory.UtilCeiling, c.Memory.UtilCeiling)
+	}
 	if f.util.set {
 		if f.util.v <= 0 {
 			return nil, fmt.Errorf("--gpu-memory-utilization %v: must be in (0, 1]", f.util.v)

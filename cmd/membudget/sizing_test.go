@@ -35,6 +35,7 @@ func TestSizingCommands(t *testing.T) {
 		{"bad-length", []string{"max-seqs", "--model", "Qwen/Qwen3-8B", "--class", "l4", "--length", "999999"}, exitBadArgs},
 		{"bad-format", []string{"frontier", "--model", "Qwen/Qwen3-8B", "--class", "l4", "--format", "xml"}, exitBadArgs},
 		{"missing-model", []string{"max-len", "--class", "l4"}, exitBadArgs},
+		{"default-util-above-ceiling", []string{"report", "--model", "Qwen/Qwen3-8B", "--class", "gb10"}, exitBadArgs},
 	})
 }
 
