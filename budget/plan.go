@@ -138,9 +138,11 @@ type Plan struct {
 	Driver DriverTerms // the class's driver terms
 	Fixed  [NumTerms]uint64
 	Pools  []PagedPool
-	// Alloc holds the caching allocator's pools of every allocation that
-	// does not grow with (seqs, tokens).
-	Alloc Pools
+	// Slack is the caching allocator's chunk slack over what the engine
+	// allocates: the weights and the KV cache tensors, which vLLM sizes from
+	// the available memory once, whatever the sequences. It does not grow
+	// with (seqs, tokens), so the driver's condition does not either.
+	Slack uint64
 	Host  uint64 // unified devices only
 	// MaxSeqs and MaxLen are the serve's caps: max_num_seqs and max_model_len.
 	MaxSeqs, MaxLen uint64
@@ -148,18 +150,14 @@ type Plan struct {
 
 // Evaluate is the footprint of s sequences of t tokens.
 func (p *Plan) Evaluate(s, t uint64) Footprint {
-	f := Footprint{Seqs: s, Tokens: t, Terms: p.Fixed, Budget: p.Budget, Device: p.Device, Host: p.Host}
-	alloc := p.Alloc
+	f := Footprint{Seqs: s, Tokens: t, Terms: p.Fixed, Budget: p.Budget, Device: p.Device, Host: p.Host, Slack: p.Slack}
 	for i := range p.Pools {
 		pool := &p.Pools[i]
-		tb := pool.TensorBytes(s, t)
-		f.Terms[TermKVCache] = SatAdd(f.Terms[TermKVCache], SatMul(tb, pool.Tensors))
-		alloc = alloc.Add(tb, pool.Tensors)
+		f.Terms[TermKVCache] = SatAdd(f.Terms[TermKVCache], SatMul(pool.TensorBytes(s, t), pool.Tensors))
 	}
 	for _, v := range f.Terms {
 		f.Ledger = SatAdd(f.Ledger, v)
 	}
-	f.Slack = alloc.Slack()
 	f.DriverFixed = p.Driver.DriverFixedBytes
 	f.DriverPerMille = p.Driver.PerMilleBytes(p.Budget)
 	f.Failed = Classify(f.Ledger, f.Budget, f.Outside(), f.Device)

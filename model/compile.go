@@ -27,7 +27,6 @@ func (ref *Reference) Plan() *budget.Plan {
 	}
 	for _, it := range ref.weights {
 		p.Fixed[budget.TermWeights] = budget.SatAdd(p.Fixed[budget.TermWeights], it.Bytes)
-		p.Alloc = p.Alloc.Add(it.Bytes, 1)
 	}
 	for _, it := range ref.peaks {
 		p.Fixed[it.Term] = budget.SatAdd(p.Fixed[it.Term], it.Bytes)
@@ -68,5 +67,6 @@ func (ref *Reference) Plan() *budget.Plan {
 		pool.Groups = []budget.PageGroup{full, sliding}
 	}
 	p.Pools = []budget.PagedPool{pool}
+	p.Slack = ref.slackBytes
 	return p
 }
