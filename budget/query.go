@@ -38,13 +38,14 @@ type Answer struct {
 // Evaluator gives the footprint at one value of the searched variable.
 type Evaluator func(x uint64) (Footprint, error)
 
-// search is one verified inverse query over eval on lo..=hi, started at
-// guess (clamped into the range). It finds the boundary by galloping away
+// Verified is one verified inverse query over eval on lo..=hi, started at
+// guess (clamped into the range): the building block of MaxSequences and
+// MaxLength, exported for harnesses that search their own footprints. It finds the boundary by galloping away
 // from the guess and bisecting the last gap, then verifies the answer: it
 // fits, the next value does not (unless it is hi), lo fits and hi does not
 // (unless it is the answer) — and every evaluation agrees with every other
 // that the evaluator is monotone, or the query is a *MonotonicityError.
-func search(lo, hi, guess uint64, eval Evaluator) (Answer, error) {
+func Verified(lo, hi, guess uint64, eval Evaluator) (Answer, error) {
 	if lo > hi {
 		return Answer{}, fmt.Errorf("%w %d..=%d", ErrEmptyRange, lo, hi)
 	}
@@ -266,13 +267,6 @@ func (s *searcher) consistent() error {
 	return nil
 }
 
-// Verified is the verified inverse query over any evaluator on lo..=hi,
-// starting from guess: the building block of MaxSequences and MaxLength,
-// exported for harnesses that search their own footprints.
-func Verified(lo, hi, guess uint64, eval Evaluator) (Answer, error) {
-	return search(lo, hi, guess, eval)
-}
-
 // MaxSequences is the most sequences of length tokens each that fit, in
 // 1..=cap (cap 0 means the plan's MaxSeqs), verified. The search starts at
 // the plan's closed-form estimate: what the budget leaves after the ledger's
@@ -284,7 +278,7 @@ func MaxSequences(p *Plan, length, cap uint64) (Answer, error) {
 	if length == 0 || length > p.MaxLen {
 		return Answer{}, fmt.Errorf("length %d: want 1 to max_model_len %d tokens", length, p.MaxLen)
 	}
-	return search(1, cap, p.estimateSeqs(length), func(s uint64) (Footprint, error) {
+	return Verified(1, cap, p.estimateSeqs(length), func(s uint64) (Footprint, error) {
 		return p.Evaluate(s, length), nil
 	})
 }
@@ -299,7 +293,7 @@ func MaxLength(p *Plan, seqs, cap uint64) (Answer, error) {
 	if seqs == 0 || seqs > p.MaxSeqs {
 		return Answer{}, fmt.Errorf("sequences %d: want 1 to max_num_seqs %d", seqs, p.MaxSeqs)
 	}
-	return search(1, cap, p.estimateLen(seqs), func(t uint64) (Footprint, error) {
+	return Verified(1, cap, p.estimateLen(seqs), func(t uint64) (Footprint, error) {
 		return p.Evaluate(seqs, t), nil
 	})
 }
