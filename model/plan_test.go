@@ -167,3 +167,25 @@ func TestLedgerNamesEveryAllocation(t *testing.T) {
 		t.Fatal("empty ledger")
 	}
 }
+
+// TestKVAllocationMatchesCapacity: the KV tensors the slack is computed over
+// hold exactly the blocks the report's capacity counts, for uniform and
+// hybrid models.
+func TestKVAllocationMatchesCapacity(t *testing.T) {
+	archs := loadShipped(t)
+	for _, name := range []string{"meta-llama__Llama-3.1-8B-Instruct", "google__gemma-3-27b-it", "deepseek-ai__DeepSeek-V3"} {
+		ref, err := NewReference(archs[name], Serve{TensorParallelSize: 8, MaxModelLen: 4096}, budget.Class{Name: "big", Device: budget.Device{Name: "Big", MemoryBytes: 1 << 40}, Memory: budget.DriverTerms{UtilCeiling: 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		plan := ref.Plan()
+		c := plan.Capacity(plan.AvailableKV())
+		var allocated uint64
+		for _, it := range ref.KVAllocation() {
+			allocated += it.Bytes
+		}
+		if c.Blocks == 0 || allocated != c.Blocks*c.BlockBytes {
+			t.Errorf("%s: KV tensors hold %d B, capacity %d blocks of %d B", name, allocated, c.Blocks, c.BlockBytes)
+		}
+	}
+}
