@@ -45,5 +45,5 @@ func (p *Plan) Capacity(availableBytes uint64) Capacity {
 // other term of the ledger is paid: vLLM's "Available KV cache memory"
 // (0 when the rest is already over the budget).
 func (p *Plan) AvailableKV() uint64 {
-	return SatSub(p.Budget, p.Evaluate(0, 0).Ledger)
+	return SatSub(p.Budget, p.fixedLedger())
 }

@@ -298,6 +298,16 @@ func MaxLength(p *Plan, seqs, cap uint64) (Answer, error) {
 	})
 }
 
+// fixedLedger is the ledger without the paged pools: what zero sequences
+// need.
+func (p *Plan) fixedLedger() uint64 {
+	var l uint64
+	for _, v := range p.Fixed {
+		l = SatAdd(l, v)
+	}
+	return l
+}
+
 // seqBytes is the KV bytes one sequence of t tokens holds across the pools.
 func (p *Plan) seqBytes(t uint64) uint64 {
 	var b uint64
@@ -312,7 +322,7 @@ func (p *Plan) estimateSeqs(t uint64) uint64 {
 	if per == 0 {
 		return p.MaxSeqs
 	}
-	return SatSub(p.Budget, p.Evaluate(0, t).Ledger) / per
+	return SatSub(p.Budget, p.fixedLedger()) / per
 }
 
 // estimateLen inverts the first pool's pages for s sequences: first as if
@@ -328,7 +338,7 @@ func (p *Plan) estimateLen(s uint64) uint64 {
 	if unit == 0 || len(pool.Groups) == 0 {
 		return p.MaxLen
 	}
-	pages := SatSub(p.Budget, p.Evaluate(0, 0).Ledger) / unit
+	pages := SatSub(p.Budget, p.fixedLedger()) / unit
 	tokens := pool.Groups[0].PageTokens
 	var open, all, extra uint64
 	minCap := uint64(NoCap)
