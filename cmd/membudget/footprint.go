@@ -86,17 +86,14 @@ func writeFootprint(w io.Writer, f budget.Footprint) {
 }
 
 // tippingTerm names what grows most from a fitting footprint to the next,
-// failing one: the term that tips it over.
+// failing one: the term that tips it over. (Only the ledger grows with the
+// sequences and tokens: the driver's share and the slack are fixed per
+// serve.)
 func tippingTerm(at, next budget.Footprint) string {
 	best, name := uint64(0), ""
 	for t := range budget.NumTerms {
 		if d := budget.SatSub(next.Terms[t], at.Terms[t]); d > best {
 			best, name = d, budget.Term(t).String()
-		}
-	}
-	if next.Failed == budget.OverDriverSlice {
-		if d := budget.SatSub(next.Slack, at.Slack); d > 0 && (name == "" || next.Ledger <= next.Budget) {
-			return "allocator_slack"
 		}
 	}
 	return name
