@@ -189,3 +189,62 @@ func TestKVAllocationMatchesCapacity(t *testing.T) {
 		}
 	}
 }
+
+// TestSlidingAndMLAVariants covers two shapes no shipped config has: a
+// Mistral v0.1-style model whose every layer uses the sliding window, and a
+// DeepSeek-V2-Lite-style MLA model without q_lora_rank.
+func TestSlidingAndMLAVariants(t *testing.T) {
+	mistral := `{"model_type": "mistral", "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,
+	 "num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 32000, "max_position_embeddings": 32768,
+	 "sliding_window": 4096, "torch_dtype": "bfloat16"}`
+	a, err := ParseConfig("mistral-v0.1.json", []byte(mistral))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := NewReference(a, Serve{MaxNumBatchedTokens: 2048, MaxNumSeqs: 256}, testClass(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []budget.PagedPool{{Tensors: 32, PageBytes: 16 * 8 * 2 * 128 * 2,
+		Groups: []budget.PageGroup{{Count: 1, PageTokens: 16, CapTokens: 4096 - 1 + 2048, ExtraPages: 1}}}}
+	if diff := cmp.Diff(want, ref.Plan().Pools); diff != "" {
+		t.Errorf("all-sliding pool (-want +got):\n%s", diff)
+	}
+	// A sequence of 32768 tokens holds cdiv(6143, 16) + 1 = 385 blocks per
+	// layer, not 2048.
+	if got := ref.Evaluate(1, 32768).Footprint.Terms[budget.TermKVCache]; got != 385*32*65536 {
+		t.Errorf("KV of one 32k sequence = %d, want %d", got, 385*32*65536)
+	}
+
+	lite := `{"model_type": "deepseek_v2", "hidden_size": 2048, "num_hidden_layers": 27, "num_attention_heads": 16,
+	 "num_key_value_heads": 16, "intermediate_size": 10944, "moe_intermediate_size": 1408, "vocab_size": 102400,
+	 "max_position_embeddings": 163840, "kv_lora_rank": 512, "q_lora_rank": null, "qk_nope_head_dim": 128,
+	 "qk_rope_head_dim": 64, "v_head_dim": 128, "n_routed_experts": 64, "n_shared_experts": 2,
+	 "num_experts_per_tok": 6, "first_k_dense_replace": 1, "torch_dtype": "bfloat16"}`
+	a, err = ParseConfig("deepseek-v2-lite.json", []byte(lite))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err = NewReference(a, Serve{TensorParallelSize: 2, MaxModelLen: 8192}, testClass(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]uint64{}
+	for _, it := range ref.Evaluate(1, 64).Items {
+		names[it.Name] = it.Bytes
+	}
+	for name, want := range map[string]uint64{
+		"model.layers.0.self_attn.q_proj.weight":                2048 * 16 * 192 / 2 * 2, // no q_lora: q_proj, heads halved by TP2
+		"model.layers.1.mlp.experts.w13.weight":                 64 * 2048 * 2 * 704 * 2, // 64 experts, 1408/2 per rank
+		"model.layers.1.mlp.shared_experts.gate_up_proj.weight": 2048 * 2 * 1408 * 2 / 2 * 2,
+		"model.layers.0.mlp.gate_up_proj.weight":                2048 * 2 * 10944 / 2 * 2, // the first layer is dense
+		"kv_cache.full_attention.26[layers 26]":                 64 * 576 * 2,             // one block of 64 tokens, latent 576, whole on each rank
+	} {
+		if got, ok := names[name]; !ok || got != want {
+			t.Errorf("%s = %d (present %v), want %d", name, got, ok, want)
+		}
+	}
+	if _, ok := names["model.layers.0.self_attn.q_a_proj.weight"]; ok {
+		t.Error("q_a_proj present without q_lora_rank")
+	}
+}
