@@ -12,24 +12,20 @@ type Capacity struct {
 	Concurrency    float64
 }
 
-// Capacity is the KV capacity of the plan's first paged pool (the one vLLM
-// logs) from availableBytes, as vLLM v1 computes it: get_num_blocks divides
+// Capacity is the KV capacity of the plan's pool from availableBytes, as vLLM v1 computes it: get_num_blocks divides
 // the available memory by the page size times the tensors, and
 // _report_kv_cache_config reports blocks // groups x block_size tokens;
 // get_max_concurrency_for_kv_cache_config divides the blocks by a
-// max_model_len request's blocks. A plan without a pool has zero capacity.
+// max_model_len request's blocks. A plan without KV pages has zero capacity.
 func (p *Plan) Capacity(availableBytes uint64) Capacity {
 	c := Capacity{AvailableBytes: availableBytes}
-	if len(p.Pools) == 0 {
-		return c
-	}
-	pool := p.Pools[0]
+	pool := p.Pool
 	var groups uint64
 	for _, g := range pool.Groups {
 		groups = SatAdd(groups, g.Count)
 	}
 	c.BlockBytes = SatMul(pool.PageBytes, pool.Tensors)
-	if c.BlockBytes == 0 || groups == 0 {
+	if c.BlockBytes == 0 || groups == 0 || len(pool.Groups) == 0 {
 		return c
 	}
 	c.Blocks = availableBytes / c.BlockBytes

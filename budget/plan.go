@@ -137,7 +137,9 @@ type Plan struct {
 	Budget uint64      // util budget
 	Driver DriverTerms // the class's driver terms
 	Fixed  [NumTerms]uint64
-	Pools  []PagedPool
+	// Pool is the paged KV cache: vLLM keeps one block pool, shared by
+	// every KV cache group.
+	Pool PagedPool
 	// Slack is the caching allocator's chunk slack over what the engine
 	// allocates: the weights and the KV cache tensors, which vLLM sizes from
 	// the available memory once, whatever the sequences. It does not grow
@@ -151,10 +153,7 @@ type Plan struct {
 // Evaluate is the footprint of s sequences of t tokens.
 func (p *Plan) Evaluate(s, t uint64) Footprint {
 	f := Footprint{Seqs: s, Tokens: t, Terms: p.Fixed, Budget: p.Budget, Device: p.Device, Host: p.Host, Slack: p.Slack}
-	for i := range p.Pools {
-		pool := &p.Pools[i]
-		f.Terms[TermKVCache] = SatAdd(f.Terms[TermKVCache], SatMul(pool.TensorBytes(s, t), pool.Tensors))
-	}
+	f.Terms[TermKVCache] = SatAdd(f.Terms[TermKVCache], SatMul(p.Pool.TensorBytes(s, t), p.Pool.Tensors))
 	for _, v := range f.Terms {
 		f.Ledger = SatAdd(f.Ledger, v)
 	}

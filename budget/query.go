@@ -308,13 +308,9 @@ func (p *Plan) fixedLedger() uint64 {
 	return l
 }
 
-// seqBytes is the KV bytes one sequence of t tokens holds across the pools.
+// seqBytes is the KV bytes one sequence of t tokens holds.
 func (p *Plan) seqBytes(t uint64) uint64 {
-	var b uint64
-	for _, pool := range p.Pools {
-		b = SatAdd(b, SatMul(SatMul(pool.PagesPerSeq(t), pool.PageBytes), pool.Tensors))
-	}
-	return b
+	return SatMul(SatMul(p.Pool.PagesPerSeq(t), p.Pool.PageBytes), p.Pool.Tensors)
 }
 
 func (p *Plan) estimateSeqs(t uint64) uint64 {
@@ -325,15 +321,12 @@ func (p *Plan) estimateSeqs(t uint64) uint64 {
 	return SatSub(p.Budget, p.fixedLedger()) / per
 }
 
-// estimateLen inverts the first pool's pages for s sequences: first as if
+// estimateLen inverts the pool's pages for s sequences: first as if
 // every group still grew with the length (below the capped groups' caps),
 // then, when that lands past a cap, with the capped groups full and the
 // uncapped ones getting what is left.
 func (p *Plan) estimateLen(s uint64) uint64 {
-	if len(p.Pools) == 0 {
-		return p.MaxLen
-	}
-	pool := p.Pools[0]
+	pool := p.Pool
 	unit := SatMul(SatMul(s, pool.PageBytes), pool.Tensors)
 	if unit == 0 || len(pool.Groups) == 0 {
 		return p.MaxLen

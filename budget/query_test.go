@@ -121,7 +121,7 @@ func toyPlan() *Plan {
 		Device: 10 << 30, Budget: 8 << 30,
 		Driver:  DriverTerms{DriverFixedBytes: 256 << 20, UtilCeiling: 1},
 		Fixed:   [NumTerms]uint64{TermWeights: 1 << 30},
-		Pools:   []PagedPool{{Tensors: 4, PageBytes: 1 << 20, Groups: []PageGroup{{Count: 1, PageTokens: 16, CapTokens: NoCap}}}},
+		Pool:    PagedPool{Tensors: 4, PageBytes: 1 << 20, Groups: []PageGroup{{Count: 1, PageTokens: 16, CapTokens: NoCap}}},
 		MaxSeqs: 1 << 20, MaxLen: 1 << 20,
 	}
 }

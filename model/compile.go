@@ -66,7 +66,7 @@ func (ref *Reference) Plan() *budget.Plan {
 		sliding.Count = budget.CeilDiv(nSliding, size)
 		pool.Groups = []budget.PageGroup{full, sliding}
 	}
-	p.Pools = []budget.PagedPool{pool}
+	p.Pool = pool
 	p.Slack = ref.slackBytes
 	return p
 }

@@ -222,11 +222,11 @@ func TestObserved(t *testing.T) {
 		// KV blocks from the logged KV memory: the page arithmetic.
 		bPred, bLog := "", ""
 		groups := uint64(0)
-		for _, g := range plan.Pools[0].Groups {
+		for _, g := range plan.Pool.Groups {
 			groups += g.Count
 		}
 		if kv, ok := r.num("kv_cache_gib"); ok {
-			if logged, ok := r.loggedBlocks(plan.Pools[0].Groups[0].PageTokens, groups); ok {
+			if logged, ok := r.loggedBlocks(plan.Pool.Groups[0].PageTokens, groups); ok {
 				// The log rounds to 0.01 GiB: the true figure is within
 				// +-0.005 GiB, and so the blocks within this range.
 				lo := plan.Capacity(uint64((kv - 0.005) * gib)).Blocks
@@ -248,7 +248,7 @@ func TestObserved(t *testing.T) {
 			} else {
 				fp := full.Plan()
 				cp := fp.Capacity(fp.AvailableKV())
-				logged, ok := r.loggedBlocks(fp.Pools[0].Groups[0].PageTokens, groups)
+				logged, ok := r.loggedBlocks(fp.Pool.Groups[0].PageTokens, groups)
 				if !ok {
 					if kv, ok2 := r.num("kv_cache_gib"); ok2 {
 						logged, ok = fp.Capacity(uint64(kv*gib)).Blocks, true
@@ -256,7 +256,7 @@ func TestObserved(t *testing.T) {
 				}
 				if ok && logged > 0 {
 					e := (float64(cp.Blocks) - float64(logged)) / float64(logged)
-					bs := fp.Pools[0].Groups[0].PageTokens
+					bs := fp.Pool.Groups[0].PageTokens
 					tPred, tLog, tErr = fmt.Sprint(cp.Blocks/groups*bs), fmt.Sprint(logged/groups*bs), fmt.Sprintf("%+.1f%%", 100*e)
 					fullErrs = append(fullErrs, math.Abs(e))
 				}

@@ -88,8 +88,8 @@ func TestKVLayout(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := []budget.PagedPool{{Tensors: tt.tensors, PageBytes: tt.page, Groups: tt.groups}}
-			if diff := cmp.Diff(want, ref.Plan().Pools); diff != "" {
+			want := budget.PagedPool{Tensors: tt.tensors, PageBytes: tt.page, Groups: tt.groups}
+			if diff := cmp.Diff(want, ref.Plan().Pool); diff != "" {
 				t.Errorf("%s (-want +got):\n%s", tt.reason, diff)
 			}
 		})
@@ -205,9 +205,9 @@ func TestSlidingAndMLAVariants(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []budget.PagedPool{{Tensors: 32, PageBytes: 16 * 8 * 2 * 128 * 2,
-		Groups: []budget.PageGroup{{Count: 1, PageTokens: 16, CapTokens: 4096 - 1 + 2048, ExtraPages: 1}}}}
-	if diff := cmp.Diff(want, ref.Plan().Pools); diff != "" {
+	want := budget.PagedPool{Tensors: 32, PageBytes: 16 * 8 * 2 * 128 * 2,
+		Groups: []budget.PageGroup{{Count: 1, PageTokens: 16, CapTokens: 4096 - 1 + 2048, ExtraPages: 1}}}
+	if diff := cmp.Diff(want, ref.Plan().Pool); diff != "" {
 		t.Errorf("all-sliding pool (-want +got):\n%s", diff)
 	}
 	// A sequence of 32768 tokens holds cdiv(6143, 16) + 1 = 385 blocks per

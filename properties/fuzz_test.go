@@ -146,7 +146,7 @@ func checkQueries(t *testing.T, device, budgetBytes, fixed, weights, pageBytes, 
 	}
 	p := &budget.Plan{Device: device, Budget: budgetBytes, Driver: budget.DriverTerms{DriverFixedBytes: fixed, DriverBudgetPerMille: 2, UtilCeiling: 1},
 		Fixed:   [budget.NumTerms]uint64{budget.TermWeights: weights},
-		Pools:   []budget.PagedPool{{Tensors: tensors, PageBytes: pageBytes, Groups: []budget.PageGroup{{Count: 1, PageTokens: max(pageTokens, 1), CapTokens: max(capTokens, 1), ExtraPages: extra}}}},
+		Pool:    budget.PagedPool{Tensors: tensors, PageBytes: pageBytes, Groups: []budget.PageGroup{{Count: 1, PageTokens: max(pageTokens, 1), CapTokens: max(capTokens, 1), ExtraPages: extra}}},
 		MaxSeqs: maxSeqs, MaxLen: maxLen}
 	for _, q := range []struct {
 		ans  func() (budget.Answer, error)
