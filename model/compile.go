@@ -34,37 +34,24 @@ func (ref *Reference) Plan() *budget.Plan {
 	if ref.Class.Memory.Unified {
 		p.Host = ref.hostByte
 	}
-	// The KV pool in closed form: one tensor per slot of the group size;
-	// each full-attention group holds cdiv(t, block) pages of a sequence,
-	// each sliding group at most the window's pages plus one.
+	// The KV pool in closed form: vLLM's groups (kvGroups) share one tensor
+	// per slot; a sequence holds cdiv(t, block) pages in each full-attention
+	// group and at most the window's pages plus one in each sliding group.
+	groups := kvGroups(a)
 	var nFull, nSliding uint64
-	for _, l := range a.Layers {
-		if l.Sliding {
+	for _, g := range groups {
+		if g.sliding {
 			nSliding++
 		} else {
 			nFull++
 		}
 	}
-	pool := budget.PagedPool{PageBytes: pageBytes(a, r)}
-	full := budget.PageGroup{Count: 1, PageTokens: r.BlockSize, CapTokens: budget.NoCap}
-	sliding := budget.PageGroup{Count: 1, PageTokens: r.BlockSize, CapTokens: slidingTokens(a, r), ExtraPages: 1}
-	switch {
-	case nSliding == 0:
-		pool.Tensors = nFull
-		pool.Groups = []budget.PageGroup{full}
-	case nFull == 0:
-		pool.Tensors = nSliding
-		pool.Groups = []budget.PageGroup{sliding}
-	default:
-		lo, hi := min(nFull, nSliding), max(nFull, nSliding)
-		size := lo
-		if 2*hi < 3*lo {
-			size = hi
-		}
-		pool.Tensors = size
-		full.Count = budget.CeilDiv(nFull, size)
-		sliding.Count = budget.CeilDiv(nSliding, size)
-		pool.Groups = []budget.PageGroup{full, sliding}
+	pool := budget.PagedPool{PageBytes: pageBytes(a, r), Tensors: uint64(len(groups[0].layers))}
+	if nFull > 0 {
+		pool.Groups = append(pool.Groups, budget.PageGroup{Count: nFull, PageTokens: r.BlockSize, CapTokens: budget.NoCap})
+	}
+	if nSliding > 0 {
+		pool.Groups = append(pool.Groups, budget.PageGroup{Count: nSliding, PageTokens: r.BlockSize, CapTokens: slidingTokens(a, r), ExtraPages: 1})
 	}
 	p.Pool = pool
 	p.Slack = ref.slackBytes
