@@ -87,6 +87,12 @@ func kvItems(a *Arch, r Resolved, s, t uint64) []Item {
 	groups := kvGroups(a)
 	page := pageBytes(a, r)
 	slots := len(groups[0].layers)
+	kind := "full_attention"
+	if len(groups) > 1 {
+		kind = "hybrid"
+	} else if groups[0].sliding {
+		kind = "sliding_attention"
+	}
 	items := make([]Item, 0, slots)
 	for slot := range slots {
 		var bytes uint64
@@ -104,12 +110,6 @@ func kvItems(a *Arch, r Resolved, s, t uint64) []Item {
 			} else {
 				shared = append(shared, "pad")
 			}
-		}
-		kind := "full_attention"
-		if len(groups) > 1 {
-			kind = "hybrid"
-		} else if groups[0].sliding {
-			kind = "sliding_attention"
 		}
 		items = append(items, Item{
 			Name:  fmt.Sprintf("kv_cache.%s.%d[layers %s]", kind, slot, strings.Join(shared, ",")),

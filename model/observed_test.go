@@ -112,7 +112,7 @@ func (r observedRow) v0() bool {
 
 func (r observedRow) serve() Serve {
 	s := Serve{
-		GPUMemoryUtilization: must(r.num("gpu_mem_util")),
+		GPUMemoryUtilization: r.float("gpu_mem_util"),
 		MaxModelLen:          r.uint("max_model_len"),
 		MaxNumSeqs:           r.uint("max_num_seqs"),
 		MaxNumBatchedTokens:  r.uint("max_num_batched_tokens"),
@@ -133,7 +133,11 @@ func (r observedRow) serve() Serve {
 	return s
 }
 
-func must(v float64, _ bool) float64 { return v }
+// float is the number a field starts with, 0 when it is empty.
+func (r observedRow) float(key string) float64 {
+	v, _ := r.num(key)
+	return v
+}
 
 // loggedBlocks is the block count the row logged, directly or through its
 // token count.

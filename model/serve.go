@@ -38,12 +38,12 @@ const (
 	// vllm/engine/arg_utils.py get_batch_defaults (API server): with at
 	// least 70 GiB of device memory and not an A100, 8192 batched tokens and
 	// 1024 sequences; otherwise 2048 and 256.
-	bigDeviceBytes       = 70 << 30
-	bigBatchedTokens     = 8192
-	bigNumSeqs           = 1024
-	smallBatchedTokens   = 2048
-	smallNumSeqs         = 256
-	defaultTensorParalel = 1
+	bigDeviceBytes        = 70 << 30
+	bigBatchedTokens      = 8192
+	bigNumSeqs            = 1024
+	smallBatchedTokens    = 2048
+	smallNumSeqs          = 256
+	defaultTensorParallel = 1
 )
 
 // Resolved is Serve with every default applied and checked against the
@@ -70,7 +70,7 @@ func Resolve(s Serve, a *Arch, c budget.Class) (Resolved, error) {
 		return Resolved{}, fmt.Errorf("--gpu-memory-utilization %v: must be in (0, 1]", r.GPUMemoryUtilization)
 	}
 	if r.TensorParallelSize == 0 {
-		r.TensorParallelSize = defaultTensorParalel
+		r.TensorParallelSize = defaultTensorParallel
 		def("tensor-parallel-size", "vLLM default 1")
 	}
 	tp := r.TensorParallelSize

@@ -203,7 +203,8 @@ func (w *weights) moe(p string) {
 }
 
 // vision adds a SigLIP vision tower and Gemma 3's projector; vLLM divides
-// its attention and MLP among ranks like the language model's.
+// its attention and MLP among ranks like the language model's and leaves
+// them unquantized (quantizable false).
 func (w *weights) vision(v *VisionTower) {
 	p := "vision_tower.vision_model."
 	h := v.Hidden
@@ -211,8 +212,6 @@ func (w *weights) vision(v *VisionTower) {
 	w.add(p+"embeddings.patch_embedding.weight", budget.SatMul(h*3*v.PatchSize*v.PatchSize, w.dt))
 	w.add(p+"embeddings.patch_embedding.bias", budget.SatMul(h, w.dt))
 	w.add(p+"embeddings.position_embedding.weight", budget.SatMul(budget.SatMul(patches, h), w.dt))
-	noQuant := w.r.Quant
-	w.r.Quant = Quant{} // vLLM leaves the vision tower unquantized
 	for i := range v.Layers {
 		lp := fmt.Sprintf("%sencoder.layers.%d.", p, i)
 		w.linear(lp+"self_attn.qkv_proj", h, 3*h, column, true, false)
@@ -228,5 +227,4 @@ func (w *weights) vision(v *VisionTower) {
 	w.add(p+"post_layernorm.bias", budget.SatMul(h, w.dt))
 	w.add("multi_modal_projector.mm_input_projection_weight", budget.SatMul(h*w.a.Hidden, w.dt))
 	w.add("multi_modal_projector.mm_soft_emb_norm.weight", budget.SatMul(h, w.dt))
-	w.r.Quant = noQuant
 }

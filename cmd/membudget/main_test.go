@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -121,4 +122,12 @@ func TestKernelsFlagReadsAnotherTree(t *testing.T) {
 	if !strings.Contains(stderr.String(), `class "h100-sxm-80g": no such class in `+dir) {
 		t.Errorf("stderr %q does not name the class and the tree", stderr.String())
 	}
+}
+
+// jsonUnmarshal decodes a command's JSON strictly: a field the test type
+// lacks is an error, so the schema cannot grow unseen.
+func jsonUnmarshal(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
 }
