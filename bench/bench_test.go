@@ -41,13 +41,20 @@ func arch(tb testing.TB, name string) (*model.Arch, []byte) {
 	return a, data
 }
 
-func (c benchCase) reference(tb testing.TB) *model.Reference {
+// inputs is the case's parsed config and class.
+func (c benchCase) inputs(tb testing.TB) (*model.Arch, budget.Class) {
 	tb.Helper()
 	a, _ := arch(tb, c.model)
 	cl, err := membudget.Kernels().Load(c.class)
 	if err != nil {
 		tb.Fatal(err)
 	}
+	return a, cl
+}
+
+func (c benchCase) reference(tb testing.TB) *model.Reference {
+	tb.Helper()
+	a, cl := c.inputs(tb)
 	ref, err := model.NewReference(a, c.serve, cl)
 	if err != nil {
 		tb.Fatal(err)
@@ -155,11 +162,7 @@ func BenchmarkPlainBisection(b *testing.B) {
 func BenchmarkCompile(b *testing.B) {
 	for _, c := range cases {
 		b.Run(c.name(), func(b *testing.B) {
-			a, _ := arch(b, c.model)
-			cl, err := membudget.Kernels().Load(c.class)
-			if err != nil {
-				b.Fatal(err)
-			}
+			a, cl := c.inputs(b)
 			b.ReportAllocs()
 			for b.Loop() {
 				if _, err := model.Compile(a, c.serve, cl); err != nil {
