@@ -170,10 +170,14 @@ func suggest(sz *sizing, seqs, t uint64) (suggestionsJSON, error) {
 			s.MaxModelLen, s.MaxNumSeqs = ans.Value, 1
 		}
 	}
-	// The ledger does not depend on the util; the budget does. Try each
-	// util from the current one up to the ceiling in steps of 0.01.
+	// The ledger does not depend on the util; the budget does. No util
+	// whose budget is below the ledger can fit, so the search starts at the
+	// first hundredth that covers it (and above the current util), then
+	// steps up to the ceiling while the driver's side refuses.
 	r := sz.ref.Serve
-	for u := math.Ceil(r.GPUMemoryUtilization*100)/100 + 0.01; u <= sz.class.Memory.UtilCeiling+1e-9; u += 0.01 {
+	ledger := sz.plan.Evaluate(seqs, t).Ledger
+	start := max(math.Ceil(r.GPUMemoryUtilization*100)/100+0.01, math.Ceil(float64(ledger)/float64(sz.class.Device.MemoryBytes)*100)/100)
+	for u := start; u <= sz.class.Memory.UtilCeiling+1e-9; u += 0.01 {
 		serve := r.Serve
 		serve.GPUMemoryUtilization = math.Round(u*100) / 100
 		ref, err := model.NewReference(sz.arch, serve, sz.class)
