@@ -8,22 +8,26 @@ import (
 	"membudget"
 	"membudget/budget"
 	"membudget/model"
+	"membudget/model/vllm"
 )
+
+// current is the profile the benchmarks size under.
+var current, _ = vllm.ProfileFor("main")
 
 // benchCase is one serve the benchmarks size: a shipped model on a shipped
 // class.
 type benchCase struct {
 	model, class string
-	serve        model.Serve
+	serve        vllm.Serve
 }
 
 var cases = []benchCase{
-	{"meta-llama__Llama-3.1-8B-Instruct", "h100-sxm-80g", model.Serve{}},
-	{"Qwen__Qwen3-32B", "h100-sxm-80g", model.Serve{TensorParallelSize: 2}},
-	{"google__gemma-3-27b-it", "mi300x", model.Serve{}},
-	{"deepseek-ai__DeepSeek-V3", "h200", model.Serve{TensorParallelSize: 8, MaxModelLen: 32768}},
-	{"Qwen__Qwen3-30B-A3B", "l40s", model.Serve{TensorParallelSize: 4, MaxModelLen: 32768}},
-	{"meta-llama__Llama-3.2-3B-Instruct", "jetson-agx-orin-64g", model.Serve{GPUMemoryUtilization: 0.6}},
+	{"meta-llama__Llama-3.1-8B-Instruct", "h100-sxm-80g", vllm.Serve{}},
+	{"Qwen__Qwen3-32B", "h100-sxm-80g", vllm.Serve{TensorParallelSize: 2}},
+	{"google__gemma-3-27b-it", "mi300x", vllm.Serve{}},
+	{"deepseek-ai__DeepSeek-V3", "h200", vllm.Serve{TensorParallelSize: 8, MaxModelLen: 32768}},
+	{"Qwen__Qwen3-30B-A3B", "l40s", vllm.Serve{TensorParallelSize: 4, MaxModelLen: 32768}},
+	{"meta-llama__Llama-3.2-3B-Instruct", "jetson-agx-orin-64g", vllm.Serve{GPUMemoryUtilization: 0.6}},
 }
 
 func (c benchCase) name() string { return fmt.Sprintf("model=%s/class=%s", c.model, c.class) }
@@ -52,10 +56,10 @@ func (c benchCase) inputs(tb testing.TB) (*model.Arch, budget.Class) {
 	return a, cl
 }
 
-func (c benchCase) reference(tb testing.TB) *model.Reference {
+func (c benchCase) reference(tb testing.TB) *vllm.Reference {
 	tb.Helper()
 	a, cl := c.inputs(tb)
-	ref, err := model.NewReference(a, c.serve, cl)
+	ref, err := vllm.NewReference(a, c.serve, cl, current)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -110,7 +114,7 @@ func clip(xs []uint64, hi uint64) []uint64 {
 	return out
 }
 
-func benchQuery(b *testing.B, run func(p *budget.Plan, x uint64) (budget.Answer, error), points func(r model.Resolved) []uint64) {
+func benchQuery(b *testing.B, run func(p *budget.Plan, x uint64) (budget.Answer, error), points func(r vllm.Resolved) []uint64) {
 	for _, c := range cases {
 		b.Run(c.name(), func(b *testing.B) {
 			ref := c.reference(b)
@@ -134,14 +138,14 @@ func benchQuery(b *testing.B, run func(p *budget.Plan, x uint64) (budget.Answer,
 // BenchmarkMaxSequences is the verified "most sequences at a length".
 func BenchmarkMaxSequences(b *testing.B) {
 	benchQuery(b, func(p *budget.Plan, t uint64) (budget.Answer, error) { return budget.MaxSequences(p, t, 0) },
-		func(r model.Resolved) []uint64 { return clip(queryLengths, r.MaxModelLen) })
+		func(r vllm.Resolved) []uint64 { return clip(queryLengths, r.MaxModelLen) })
 }
 
 // BenchmarkMaxLength is the verified "longest length at a number of
 // sequences".
 func BenchmarkMaxLength(b *testing.B) {
 	benchQuery(b, func(p *budget.Plan, s uint64) (budget.Answer, error) { return budget.MaxLength(p, s, 0) },
-		func(r model.Resolved) []uint64 { return clip(querySeqs, r.MaxNumSeqs) })
+		func(r vllm.Resolved) []uint64 { return clip(querySeqs, r.MaxNumSeqs) })
 }
 
 // BenchmarkPlainBisection is "most sequences at a length" by the seed's
@@ -155,17 +159,17 @@ func BenchmarkPlainBisection(b *testing.B) {
 			return p.Evaluate(s, t).Fits(), nil
 		})
 		return budget.Answer{Value: x, Fits: ok, Evals: evals}, err
-	}, func(r model.Resolved) []uint64 { return clip(queryLengths, r.MaxModelLen) })
+	}, func(r vllm.Resolved) []uint64 { return clip(queryLengths, r.MaxModelLen) })
 }
 
-// BenchmarkCompile is model.Compile from a parsed config.
+// BenchmarkCompile is vllm.Compile from a parsed config.
 func BenchmarkCompile(b *testing.B) {
 	for _, c := range cases {
 		b.Run(c.name(), func(b *testing.B) {
 			a, cl := c.inputs(b)
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := model.Compile(a, c.serve, cl); err != nil {
+				if _, err := vllm.Compile(a, c.serve, cl, current); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -222,13 +226,13 @@ func BenchmarkReport(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				ref, err := model.NewReference(a, c.serve, cl)
+				ref, err := vllm.NewReference(a, c.serve, cl, current)
 				if err != nil {
 					b.Fatal(err)
 				}
 				plan := ref.Plan()
 				sink = plan.Evaluate(1, ref.Serve.MaxModelLen)
-				_ = plan.Capacity(plan.AvailableKV())
+				_ = vllm.CapacityOf(plan, ref.Serve.Profile)
 			}
 		})
 	}
@@ -254,7 +258,7 @@ func TestQueryEvaluationsMedian(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, tp := range []uint64{1, 2, 4, 8} {
-				ref, err := model.NewReference(a, model.Serve{GPUMemoryUtilization: min(0.9, cl.Memory.UtilCeiling), TensorParallelSize: tp}, cl)
+				ref, err := vllm.NewReference(a, vllm.Serve{GPUMemoryUtilization: min(0.9, cl.Memory.UtilCeiling), TensorParallelSize: tp}, cl, current)
 				if err != nil {
 					continue // a TP the model's shapes refuse
 				}

@@ -3,11 +3,13 @@ package budget
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
 	"regexp"
 	"slices"
+	"strings"
 )
 
 var classNamePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
@@ -47,21 +49,76 @@ func (c Catalog) filePath(name string) string {
 	return c.Root + "/" + name + "/HARDWARE.toml"
 }
 
-// Load reads and strictly parses one class. The name is checked before any
-// file is opened.
+// MaxClassFileBytes bounds a HARDWARE.toml: the shipped ones are under 4 KiB.
+const MaxClassFileBytes = 64 << 10
+
+// Load reads and strictly parses one class. Class names match without
+// regard to case (H100-SXM-80G is h100-sxm-80g); the name is checked before
+// any file is opened. An unknown name's error lists the classes and the
+// nearest ones.
 func (c Catalog) Load(name string) (Class, error) {
+	name = strings.ToLower(name)
 	if err := CheckClassName(name); err != nil {
 		return Class{}, err
 	}
-	data, err := fs.ReadFile(c.FS, path.Join(c.Dir, name, "HARDWARE.toml"))
+	data, err := ReadRegular(c.FS, path.Join(c.Dir, name, "HARDWARE.toml"), c.filePath(name), MaxClassFileBytes)
 	if errors.Is(err, fs.ErrNotExist) {
-		names, _ := c.Names()
-		return Class{}, fmt.Errorf("class %q: %w in %s (known: %v)", name, ErrUnknownClass, c.Root, names)
+		names, nerr := c.Names()
+		if nerr != nil {
+			return Class{}, nerr
+		}
+		hint := ""
+		if near := Nearest(name, names, 3); len(near) > 0 {
+			hint = fmt.Sprintf("; did you mean %s?", strings.Join(near, " or "))
+		}
+		return Class{}, fmt.Errorf("class %q: %w in %s%s (known: %s)", name, ErrUnknownClass, c.Root, hint, strings.Join(names, ", "))
 	}
 	if err != nil {
-		return Class{}, fmt.Errorf("%s: %w", c.filePath(name), err)
+		return Class{}, err
 	}
 	return ParseClass(name, c.filePath(name), string(data))
+}
+
+// ReadRegular reads the regular file name of fsys, at most limit bytes; a
+// directory, device, FIFO or socket is refused without being read, and a
+// longer file is an error naming the limit. shown is how errors name the
+// file.
+func ReadRegular(fsys fs.FS, name, shown string, limit int64) ([]byte, error) {
+	st, err := fs.Stat(fsys, name)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", shown, unwrapPath(err))
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file (%v); refusing to read it", shown, st.Mode().Type())
+	}
+	if st.Size() > limit {
+		return nil, fmt.Errorf("%s: %d bytes, over the %d-byte limit for this kind of file", shown, st.Size(), limit)
+	}
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", shown, unwrapPath(err))
+	}
+	defer f.Close()
+	// The size can change between Stat and Read: read one byte past the
+	// limit to notice.
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", shown, unwrapPath(err))
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s: over the %d-byte limit for this kind of file", shown, limit)
+	}
+	return data, nil
+}
+
+// unwrapPath drops a *fs.PathError's own operation and path, which name the
+// file relative to an fs.FS root, so that the caller names it instead.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // Names lists the classes of the catalog, sorted: every directory whose name
@@ -69,7 +126,7 @@ func (c Catalog) Load(name string) (Class, error) {
 func (c Catalog) Names() ([]string, error) {
 	entries, err := fs.ReadDir(c.FS, c.Dir)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", c.Root, err)
+		return nil, fmt.Errorf("kernels directory %s: %w", c.Root, unwrapPath(err))
 	}
 	var names []string
 	for _, e := range entries {
@@ -84,20 +141,22 @@ func (c Catalog) Names() ([]string, error) {
 	return names, nil
 }
 
-// LoadAll loads every class of the catalog, in name order; the first class
-// that does not parse is the error.
+// LoadAll loads every class of the catalog, in name order. It returns the
+// classes that parse and, joined, the error of every one that does not.
 func (c Catalog) LoadAll() ([]Class, error) {
 	names, err := c.Names()
 	if err != nil {
 		return nil, err
 	}
 	classes := make([]Class, 0, len(names))
+	var errs []error
 	for _, n := range names {
 		cl, err := c.Load(n)
 		if err != nil {
-			return nil, err
+			errs = append(errs, err)
+			continue
 		}
 		classes = append(classes, cl)
 	}
-	return classes, nil
+	return classes, errors.Join(errs...)
 }

@@ -1,12 +1,26 @@
-// Package budget is membudget's core: a device class's memory terms (the
-// [memory] table of kernels/<class>/HARDWARE.toml), the util budget, the
-// verified bisection, and the compiled O(1) footprint evaluator (Plan) that the
-// inverse queries run over.
+// Package budget is membudget's engine-neutral core: a device class (the
+// tables of kernels/<class>/HARDWARE.toml: the device's silicon and memory,
+// the driver's terms beside the budget), the budget of a fraction of the
+// device's memory, the two conditions of fits, the compiled O(stages)
+// footprint evaluator ([Plan]) and the verified inverse queries that run over
+// it ([MaxSequences], [MaxLength], [Verified]), in saturating uint64
+// arithmetic.
 //
-// It is a port of the seed module budget.rs with its behaviour kept exactly:
-// the driver's share is fixed + budget/1000*perMille + slack (divide first,
-// saturating), the util budget is float64(device)*util truncated as the
-// engine computes it, and LargestFitting is the seed's bisection. The package
-// knows nothing about transformers: model.Compile turns an architecture into
-// the plain coefficients of a Plan.
+// It knows no engine and no model: an engine package (membudget/model/vllm)
+// turns an architecture, serve settings and a class into the plain
+// coefficients of a Plan — fixed terms, a paged pool of page groups (which
+// also holds per-sequence state), which terms the engine charges beside the
+// budget, one stage per pipeline stage — and the budget it sizes against.
+//
+// What fits means, for s sequences of t tokens on one stage:
+//
+//	ledger(s, t) <= budget
+//	budget + driver + beside + (unified ? host : 0) <= device memory
+//	budget <= the class's util_ceiling of device memory
+//
+// The first is the engine's own rule; the second is the one engines leave
+// unchecked (the driver's share, measured before the engine's snapshot, and
+// whatever the engine allocates after sizing its cache, must fit in what the
+// budget leaves); the third says a budget above the largest the class is
+// known to run at does not fit, though the engine would try it.
 package budget

@@ -14,15 +14,27 @@ import (
 type Device struct {
 	// Name is the device's marketing name, as nvidia-smi or rocm-smi print it.
 	Name string
+	// Silicon is the vendor and compute capability: what engines choose
+	// kernels by.
+	Silicon Silicon
 	// MemoryBytes is the total the driver reports (torch.cuda.mem_get_info's
 	// total; vLLM logs it as total_gpu_memory), in bytes.
 	MemoryBytes uint64
 }
 
+// Plausible bounds of a device's memory_bytes: no accelerator an engine
+// serves on has less than 1 GiB or more than 2 TiB (the largest of 2026,
+// MI355X and B300, have 288 GB).
+const (
+	MinMemoryBytes = 1 << 30
+	MaxMemoryBytes = 2 << 40
+)
+
 // Provenance says where each number of a class file comes from, one sentence
 // or more per number: the [provenance] table.
 type Provenance struct {
 	MemoryBytes          string
+	ComputeCapability    string
 	DriverFixedBytes     string
 	DriverBudgetPerMille string
 	Unified              string
@@ -139,8 +151,10 @@ func describe(v any) string {
 }
 
 type deviceTable struct {
-	Name        text      `toml:"name"`
-	MemoryBytes byteCount `toml:"memory_bytes"`
+	Name              text      `toml:"name"`
+	Vendor            text      `toml:"vendor"`
+	ComputeCapability text      `toml:"compute_capability"`
+	MemoryBytes       byteCount `toml:"memory_bytes"`
 }
 
 type memoryTable struct {
@@ -152,6 +166,7 @@ type memoryTable struct {
 
 type provenanceTable struct {
 	MemoryBytes          text `toml:"memory_bytes"`
+	ComputeCapability    text `toml:"compute_capability"`
 	DriverFixedBytes     text `toml:"driver_fixed_bytes"`
 	DriverBudgetPerMille text `toml:"driver_budget_per_mille"`
 	Unified              text `toml:"unified"`
@@ -168,9 +183,9 @@ type hardwareFile struct {
 // required. Keys are compared case-sensitively because the decoder matches
 // struct tags case-insensitively.
 var schema = map[string][]string{
-	"device":     {"name", "memory_bytes"},
+	"device":     {"name", "vendor", "compute_capability", "memory_bytes"},
 	"memory":     {"driver_fixed_bytes", "driver_budget_per_mille", "unified", "util_ceiling"},
-	"provenance": {"memory_bytes", "driver_fixed_bytes", "driver_budget_per_mille", "unified", "util_ceiling"},
+	"provenance": {"memory_bytes", "compute_capability", "driver_fixed_bytes", "driver_budget_per_mille", "unified", "util_ceiling"},
 }
 
 var tableOrder = []string{"device", "memory", "provenance"}
@@ -219,12 +234,17 @@ func ParseClass(name, path, hardwareTOML string) (Class, error) {
 	if err != nil {
 		return Class{}, err
 	}
+	silicon, err := ParseSilicon(string(f.Device.Vendor), string(f.Device.ComputeCapability))
+	if err != nil {
+		errs = append(errs, &FileError{Path: path, Table: "device", Key: err.(*SiliconError).Key, Detail: err.Error()})
+	}
 	c := Class{
 		Name:   name,
-		Device: Device{Name: string(f.Device.Name), MemoryBytes: uint64(f.Device.MemoryBytes)},
+		Device: Device{Name: string(f.Device.Name), Silicon: silicon, MemoryBytes: uint64(f.Device.MemoryBytes)},
 		Memory: terms,
 		Provenance: Provenance{
 			MemoryBytes:          string(f.Provenance.MemoryBytes),
+			ComputeCapability:    string(f.Provenance.ComputeCapability),
 			DriverFixedBytes:     string(f.Provenance.DriverFixedBytes),
 			DriverBudgetPerMille: string(f.Provenance.DriverBudgetPerMille),
 			Unified:              string(f.Provenance.Unified),
@@ -234,11 +254,17 @@ func ParseClass(name, path, hardwareTOML string) (Class, error) {
 	if strings.TrimSpace(c.Device.Name) == "" {
 		errs = append(errs, &FileError{Path: path, Table: "device", Key: "name", Detail: "must not be empty"})
 	}
-	if c.Device.MemoryBytes == 0 {
-		errs = append(errs, &FileError{Path: path, Table: "device", Key: "memory_bytes", Detail: "must be above 0"})
+	if m := c.Device.MemoryBytes; m < MinMemoryBytes || m > MaxMemoryBytes {
+		errs = append(errs, &FileError{Path: path, Table: "device", Key: "memory_bytes",
+			Detail: fmt.Sprintf("%d bytes is not an accelerator's memory (want %d to %d: 1 GiB to 2 TiB)", m, uint64(MinMemoryBytes), uint64(MaxMemoryBytes))})
+	}
+	if c.Memory.DriverFixedBytes > MaxDriverFixedBytes {
+		errs = append(errs, &FileError{Path: path, Table: "memory", Key: "driver_fixed_bytes",
+			Detail: fmt.Sprintf("%d bytes is beyond any driver's share (at most %d: 16 GiB)", c.Memory.DriverFixedBytes, uint64(MaxDriverFixedBytes))})
 	}
 	for _, p := range []struct{ key, v string }{
 		{"memory_bytes", c.Provenance.MemoryBytes},
+		{"compute_capability", c.Provenance.ComputeCapability},
 		{"driver_fixed_bytes", c.Provenance.DriverFixedBytes},
 		{"driver_budget_per_mille", c.Provenance.DriverBudgetPerMille},
 		{"unified", c.Provenance.Unified},
@@ -251,7 +277,7 @@ func ParseClass(name, path, hardwareTOML string) (Class, error) {
 	if len(errs) > 0 {
 		return Class{}, errors.Join(errs...)
 	}
-	b := truncatedBudget(c.Device.MemoryBytes, terms.UtilCeiling)
+	b := terms.CeilingBytes(c.Device.MemoryBytes)
 	if need := SatAdd(b, terms.Bytes(b, 0)); need > c.Device.MemoryBytes {
 		return Class{}, &FileError{Path: path, Table: "memory", Key: "util_ceiling", Detail: fmt.Sprintf(
 			"%v leaves no room for the driver: budget %d + driver %d = %d bytes > memory_bytes %d",
@@ -260,10 +286,20 @@ func ParseClass(name, path, hardwareTOML string) (Class, error) {
 	return c, nil
 }
 
-// UtilBudget is the class's util budget at util (see DriverTerms.UtilBudget).
-func (c Class) UtilBudget(util float64) (uint64, error) {
-	return c.Memory.UtilBudget(c.Device.MemoryBytes, util)
+// UtilBudget is the class's budget at util, rounded as r says (see
+// [UtilBudget]).
+func (c Class) UtilBudget(util float64, r Rounding) (uint64, error) {
+	return UtilBudget(c.Device.MemoryBytes, util, r)
 }
+
+// CeilingBytes is the largest budget the class runs at (see
+// [DriverTerms.CeilingBytes]).
+func (c Class) CeilingBytes() uint64 { return c.Memory.CeilingBytes(c.Device.MemoryBytes) }
+
+// MaxDriverFixedBytes bounds a class's driver_fixed_bytes: the largest base
+// share measured or estimated (a unified SoC's operating system and CUDA
+// context, 3 GiB on Jetson AGX Orin) is far below it.
+const MaxDriverFixedBytes = 16 << 30
 
 func decode(path, doc string) (hardwareFile, toml.MetaData, error) {
 	var f hardwareFile

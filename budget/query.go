@@ -298,56 +298,60 @@ func MaxLength(p *Plan, seqs, cap uint64) (Answer, error) {
 	})
 }
 
-// fixedLedger is the ledger without the paged pools: what zero sequences
-// need.
-func (p *Plan) fixedLedger() uint64 {
-	var l uint64
-	for _, v := range p.Fixed {
-		l = SatAdd(l, v)
-	}
-	return l
-}
-
-// seqBytes is the KV bytes one sequence of t tokens holds.
-func (p *Plan) seqBytes(t uint64) uint64 {
-	return SatMul(SatMul(p.Pool.PagesPerSeq(t), p.Pool.PageBytes), p.Pool.Tensors)
-}
-
+// estimateSeqs is the closed-form start of MaxSequences: on each stage,
+// what the budget leaves after its fixed terms divided by one sequence's
+// pool bytes; the smallest over the stages.
 func (p *Plan) estimateSeqs(t uint64) uint64 {
-	per := p.seqBytes(t)
-	if per == 0 {
-		return p.MaxSeqs
+	est := p.MaxSeqs
+	for i := range p.Stages {
+		if per := p.Stages[i].Pool.Bytes(1, t); per > 0 {
+			est = min(est, p.PoolBudget(i)/per)
+		}
 	}
-	return SatSub(p.Budget, p.fixedLedger()) / per
+	return est
 }
 
-// estimateLen inverts the pool's pages for s sequences: first as if
-// every group still grew with the length (below the capped groups' caps),
-// then, when that lands past a cap, with the capped groups full and the
-// uncapped ones getting what is left.
+// estimateLen is the closed-form start of MaxLength: the smallest over the
+// stages of estimateStageLen.
 func (p *Plan) estimateLen(s uint64) uint64 {
-	pool := p.Pool
-	unit := SatMul(SatMul(s, pool.PageBytes), pool.Tensors)
-	if unit == 0 || len(pool.Groups) == 0 {
-		return p.MaxLen
+	est := p.MaxLen
+	for i := range p.Stages {
+		est = min(est, estimateStageLen(p.Stages[i].Pool, p.PoolBudget(i), s))
 	}
-	pages := SatSub(p.Budget, p.fixedLedger()) / unit
+	return est
+}
+
+// estimateStageLen inverts a pool's pages for s sequences within avail
+// bytes: first as if every group still grew with the length (below the
+// capped groups' caps), then, when that lands past a cap, with the capped
+// groups full and the uncapped ones getting what is left.
+func estimateStageLen(pool PagedPool, avail, s uint64) uint64 {
+	unit := SatMul(s, pool.BlockBytes())
+	if unit == 0 || len(pool.Groups) == 0 {
+		return NoCap
+	}
+	pages := avail / unit
 	tokens := pool.Groups[0].PageTokens
 	var open, all, extra uint64
 	minCap := uint64(NoCap)
 	for _, g := range pool.Groups {
-		all = SatAdd(all, g.Count)
 		extra = SatAdd(extra, SatMul(g.Count, g.ExtraPages))
+		if g.CapTokens == 0 {
+			continue // state: no pages per token
+		}
+		all = SatAdd(all, g.Count)
 		if g.CapTokens == NoCap {
 			open = SatAdd(open, g.Count)
+			tokens = g.PageTokens
 		} else {
 			minCap = min(minCap, g.CapTokens)
 		}
 	}
-	if all > 0 {
-		if t := SatMul(SatSub(pages, extra)/all, tokens); t <= minCap || open == 0 {
-			return t
-		}
+	if all == 0 {
+		return NoCap
+	}
+	if t := SatMul(SatSub(pages, extra)/all, tokens); t <= minCap || open == 0 {
+		return t
 	}
 	for _, g := range pool.Groups {
 		if g.CapTokens != NoCap {

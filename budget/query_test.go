@@ -118,10 +118,13 @@ func TestVerifiedPassesEvaluatorErrors(t *testing.T) {
 // tensors with 16-token pages of 1 MiB.
 func toyPlan() *Plan {
 	return &Plan{
-		Device: 10 << 30, Budget: 8 << 30,
-		Driver:  DriverTerms{DriverFixedBytes: 256 << 20, UtilCeiling: 1},
-		Fixed:   [NumTerms]uint64{TermWeights: 1 << 30},
-		Pool:    PagedPool{Tensors: 4, PageBytes: 1 << 20, Groups: []PageGroup{{Count: 1, PageTokens: 16, CapTokens: NoCap}}},
+		Device: 10 << 30,
+		Driver: DriverTerms{DriverFixedBytes: 256 << 20, UtilCeiling: 1},
+		Stages: []Stage{{
+			Budget: 8 << 30,
+			Fixed:  [NumTerms]uint64{TermWeights: 1 << 30},
+			Pool:   PagedPool{Tensors: 4, PageBytes: 1 << 20, Groups: []PageGroup{{Count: 1, PageTokens: 16, CapTokens: NoCap}}},
+		}},
 		MaxSeqs: 1 << 20, MaxLen: 1 << 20,
 	}
 }
@@ -154,7 +157,7 @@ func TestMaxSequencesAndLength(t *testing.T) {
 		t.Errorf("MaxLength(1, cap 100) = %+v, %v; want capped at 100", ans, err)
 	}
 	// Nothing fits: weights above the budget.
-	p.Fixed[TermWeights] = 9 << 30
+	p.Stages[0].Fixed[TermWeights] = 9 << 30
 	ans, err = MaxSequences(p, 16, 0)
 	if err != nil || ans.Fits || ans.At.BudgetShortfall() == 0 {
 		t.Errorf("MaxSequences with 9 GiB of weights = %+v, %v; want nothing fits, with the shortfall", ans, err)

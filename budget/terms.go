@@ -35,8 +35,8 @@ func (d DriverTerms) PerMilleBytes(budgetBytes uint64) uint64 {
 	return SatMul(budgetBytes/1000, d.DriverBudgetPerMille)
 }
 
-// UtilError is a --gpu-memory-utilization that the class cannot run at; Bound
-// says which bound it broke.
+// UtilError is a --gpu-memory-utilization no device can run at; Bound says
+// which bound it broke.
 type UtilError struct {
 	Util  float64
 	Bound string
@@ -46,11 +46,20 @@ func (e *UtilError) Error() string {
 	return fmt.Sprintf("gpu_memory_utilization %v: %s", e.Util, e.Bound)
 }
 
-// UtilBudget is the util budget float64(deviceBytes)*util, truncated as the
-// engine computes it (vLLM: requested_memory = total_memory *
-// gpu_memory_utilization). A util that is NaN, infinite, <= 0, above 1 or
-// above the class's UtilCeiling is a *UtilError.
-func (d DriverTerms) UtilBudget(deviceBytes uint64, util float64) (uint64, error) {
+// Rounding says how a fraction of device memory becomes whole bytes.
+type Rounding int
+
+// The roundings engines use for their budget.
+const (
+	Truncate Rounding = iota // uint64(float64(device) * util): the seed's, and vLLM's before its ceil
+	Ceil                     // ceil(float64(device) * util)
+)
+
+// UtilBudget is the budget float64(deviceBytes)*util, rounded as r says. A
+// util that is NaN, infinite, <= 0 or above 1 is a *[UtilError]; a util
+// above a class's util_ceiling is not an error here but a condition of fits
+// (see [OverUtilCeiling]).
+func UtilBudget(deviceBytes uint64, util float64, r Rounding) (uint64, error) {
 	switch {
 	case math.IsNaN(util):
 		return 0, &UtilError{util, "is not a number"}
@@ -60,20 +69,27 @@ func (d DriverTerms) UtilBudget(deviceBytes uint64, util float64) (uint64, error
 		return 0, &UtilError{util, "must be above 0"}
 	case util > 1:
 		return 0, &UtilError{util, "must be at most 1"}
-	case util > d.UtilCeiling:
-		return 0, &UtilError{util, fmt.Sprintf("is above the class's util_ceiling %v", d.UtilCeiling)}
 	}
-	return truncatedBudget(deviceBytes, util), nil
+	p := float64(deviceBytes) * util
+	if r == Ceil {
+		p = math.Ceil(p)
+	}
+	// util is in (0, 1], so the product is below 2^64 and the conversion is
+	// defined, except that float64(MaxUint64) rounds up to 2^64: that one
+	// case saturates.
+	if p >= 1<<64 {
+		return math.MaxUint64, nil
+	}
+	return uint64(p), nil
 }
 
-// truncatedBudget is the seed's util_budget: the product in float64,
-// truncated toward zero. util is in (0, 1], so the product is below 2^64 and
-// the conversion is defined, except that float64(MaxUint64) rounds up to 2^64:
-// that one case saturates.
-func truncatedBudget(deviceBytes uint64, util float64) uint64 {
-	p := float64(deviceBytes) * util
-	if p >= 1<<64 {
-		return math.MaxUint64
+// CeilingBytes is the largest budget a class with these terms runs at on
+// deviceBytes of memory: its util_ceiling of the device, rounded up so that
+// a budget of either rounding at exactly the ceiling is within it.
+func (d DriverTerms) CeilingBytes(deviceBytes uint64) uint64 {
+	b, err := UtilBudget(deviceBytes, d.UtilCeiling, Ceil)
+	if err != nil {
+		return 0
 	}
-	return uint64(p)
+	return b
 }

@@ -71,39 +71,40 @@ func TestSaturatingArithmetic(t *testing.T) {
 }
 
 func TestUtilBudget(t *testing.T) {
-	terms := DriverTerms{UtilCeiling: 0.95}
 	tests := []struct {
-		name   string
-		device uint64
-		util   float64
-		want   uint64
-		reason string
+		name     string
+		device   uint64
+		util     float64
+		rounding Rounding
+		want     uint64
+		reason   string
 	}{
-		{"h100 at 0.9", 85018542080, 0.9, 76516687872, "85018542080*0.9 = 76516687872.0 in float64"},
-		{"truncates", 10, 0.55, 5, "5.5 truncates to 5"},
-		{"float rounding above 2^53", 1<<60 + 1, 0.5, 1 << 59, "float64(2^60+1) rounds to 2^60 before the product"},
-		{"max device", math.MaxUint64, 0.5, 1 << 63, "float64(MaxUint64) is 2^64"},
-		{"tiny util", 1000, 1e-9, 0, ""},
+		{"h100 at 0.9", 85018542080, 0.9, Truncate, 76516687872, "85018542080*0.9 = 76516687872.0 in float64"},
+		{"h100 at 0.9, ceil", 85018542080, 0.9, Ceil, 76516687872, "already whole: ceil changes nothing"},
+		{"truncates", 10, 0.55, Truncate, 5, "5.5 truncates to 5"},
+		{"ceils", 10, 0.55, Ceil, 6, "5.5 rounds up to 6"},
+		{"h100 at 0.92, ceil", 85018542080, 0.92, Ceil, 78217058714, "85018542080*0.92 = 78217058713.6 rounds up"},
+		{"h100 at 0.92, truncated", 85018542080, 0.92, Truncate, 78217058713, "and truncates down"},
+		{"float rounding above 2^53", 1<<60 + 1, 0.5, Truncate, 1 << 59, "float64(2^60+1) rounds to 2^60 before the product"},
+		{"max device", math.MaxUint64, 0.5, Truncate, 1 << 63, "float64(MaxUint64) is 2^64"},
+		{"max device, whole", math.MaxUint64, 1, Ceil, math.MaxUint64, "2^64 saturates"},
+		{"tiny util", 1000, 1e-9, Truncate, 0, ""},
+		{"tiny util, ceil", 1000, 1e-9, Ceil, 1, "1e-6 rounds up to one byte"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := terms.UtilBudget(tt.device, tt.util)
+			got, err := UtilBudget(tt.device, tt.util, tt.rounding)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if got != tt.want {
-				t.Errorf("UtilBudget(%d, %v) = %d, want %d (%s)", tt.device, tt.util, got, tt.want, tt.reason)
+				t.Errorf("UtilBudget(%d, %v, %v) = %d, want %d (%s)", tt.device, tt.util, tt.rounding, got, tt.want, tt.reason)
 			}
 		})
-	}
-	full := DriverTerms{UtilCeiling: 1}
-	if got, err := full.UtilBudget(math.MaxUint64, 1); err != nil || got != math.MaxUint64 {
-		t.Errorf("UtilBudget(MaxUint64, 1) = %d, %v; want MaxUint64 (2^64 saturates)", got, err)
 	}
 }
 
 func TestUtilBudgetErrors(t *testing.T) {
-	terms := DriverTerms{UtilCeiling: 0.9}
 	tests := []struct {
 		util float64
 		want string
@@ -114,10 +115,9 @@ func TestUtilBudgetErrors(t *testing.T) {
 		{0, "gpu_memory_utilization 0: must be above 0"},
 		{-0.5, "gpu_memory_utilization -0.5: must be above 0"},
 		{1.5, "gpu_memory_utilization 1.5: must be at most 1"},
-		{0.91, "gpu_memory_utilization 0.91: is above the class's util_ceiling 0.9"},
 	}
 	for _, tt := range tests {
-		got, err := terms.UtilBudget(80<<30, tt.util)
+		got, err := UtilBudget(80<<30, tt.util, Truncate)
 		if diff := cmp.Diff(tt.want, errString(err)); diff != "" {
 			t.Errorf("UtilBudget(util=%v) error (-want +got):\n%s", tt.util, diff)
 		}
@@ -126,7 +126,19 @@ func TestUtilBudgetErrors(t *testing.T) {
 			t.Errorf("UtilBudget(util=%v) = %d, %T; want 0 and a *UtilError", tt.util, got, err)
 		}
 	}
-	if _, err := terms.UtilBudget(80<<30, 0.9); err != nil {
-		t.Errorf("util equal to the ceiling is allowed: %v", err)
+}
+
+func TestCeilingBytes(t *testing.T) {
+	// 85018542080 x 0.95 = 80767614976.0: whole, so both roundings of a
+	// budget at exactly the ceiling equal it.
+	d := DriverTerms{UtilCeiling: 0.95}
+	if got := d.CeilingBytes(85018542080); got != 80767614976 {
+		t.Errorf("CeilingBytes = %d, want 80767614976", got)
+	}
+	// 10 x 0.55 = 5.5: the ceiling rounds up to 6 so that a budget of 6
+	// (ceil) at util 0.55 is within it, as is 5 (truncated).
+	d = DriverTerms{UtilCeiling: 0.55}
+	if got := d.CeilingBytes(10); got != 6 {
+		t.Errorf("CeilingBytes = %d, want 6", got)
 	}
 }

@@ -234,6 +234,13 @@ func readDtype(o jsonObject) string {
 
 var dtypeBytes = map[string]uint64{"bfloat16": 2, "float16": 2, "float32": 4}
 
+// DtypeBytes is the size of one element of a torch dtype name (bfloat16,
+// float16, float32); ok is false for another name.
+func DtypeBytes(name string) (n uint64, ok bool) {
+	n, ok = dtypeBytes[name]
+	return n, ok
+}
+
 // readCommon reads the keys every decoder family shares.
 func readCommon(o jsonObject, a *Arch) {
 	a.Dtype = readDtype(o)

@@ -1,10 +1,8 @@
-// Package model is membudget's reference footprint model: model
-// architectures read from Hugging Face config.json, serve settings with
-// vLLM's flag names and defaults, and the itemised allocation ledger of what
-// vLLM's v1 engine allocates on one GPU — every weight tensor, every KV
-// tensor, the profile run's peaks — with the caching allocator's rounding.
-//
-// The reference is the oracle: plain and slow. Compile derives the same
-// footprint as the plain coefficients of a budget.Plan, whose Evaluate is
-// O(1); the properties prove the two equal.
+// Package model reads model architectures from Hugging Face config.json
+// files and lists the weights one rank holds under a [Sharding]: every
+// tensor of every layer it holds, in the served dtype and quantization, by
+// name. It is engine-neutral: how an engine splits layers among pipeline
+// stages, which quantization it applies and what it allocates beyond the
+// checkpoint (its KV cache, its profile run's peaks, its kernels' extra
+// copies) live in the engine's package (membudget/model/vllm).
 package model

@@ -1,9 +1,7 @@
 package model
 
 import (
-	"fmt"
 	"path"
-	"slices"
 	"strings"
 )
 
@@ -33,10 +31,10 @@ func (q Quant) skips(module string) bool {
 	return false
 }
 
-// quantMethods maps vLLM's --quantization names and quant_method values to
+// QuantMethods maps vLLM's --quantization names and quant_method values to
 // the layout whose bytes the model counts (the marlin kernels repack the same
 // bytes).
-var quantMethods = map[string]string{
+var QuantMethods = map[string]string{
 	"fp8": "fp8", "awq": "awq", "awq_marlin": "awq", "gptq": "gptq", "gptq_marlin": "gptq",
 }
 
@@ -46,7 +44,7 @@ func readQuant(o jsonObject) Quant {
 		return Quant{}
 	}
 	raw := qc.str("quant_method")
-	method, known := quantMethods[raw]
+	method, known := QuantMethods[raw]
 	if !known {
 		qc.fail("quant_method", "%q is not supported; supported: fp8, awq, gptq", raw)
 		return Quant{}
@@ -78,33 +76,4 @@ func readQuant(o jsonObject) Quant {
 		}
 	}
 	return q
-}
-
-// resolveQuant applies vLLM's --quantization to the checkpoint's own
-// quantization: an empty flag takes the checkpoint's; fp8 on an unquantized
-// checkpoint quantizes online, one scale per tensor; awq and gptq need a
-// checkpoint quantized that way; a flag that disagrees with the checkpoint is
-// an error, as in vLLM (ModelConfig._verify_quantization).
-func resolveQuant(a *Arch, flag string) (Quant, error) {
-	if flag == "" {
-		return a.Quant, nil
-	}
-	method, ok := quantMethods[flag]
-	if !ok {
-		names := make([]string, 0, len(quantMethods))
-		for k := range quantMethods {
-			names = append(names, k)
-		}
-		slices.Sort(names)
-		return Quant{}, fmt.Errorf("quantization %q: want one of %s", flag, strings.Join(names, ", "))
-	}
-	switch {
-	case a.Quant.Method == method:
-		return a.Quant, nil
-	case a.Quant.Method != "":
-		return Quant{}, fmt.Errorf("quantization %q: the checkpoint %s is quantized with %s", flag, a.Source, a.Quant.Method)
-	case method == "fp8":
-		return Quant{Method: "fp8", Bits: 8}, nil
-	}
-	return Quant{}, fmt.Errorf("quantization %q: needs a checkpoint quantized with %s (its config.json has no quantization_config)", flag, method)
 }

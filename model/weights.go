@@ -27,9 +27,40 @@ const (
 // (vllm/model_executor/layers/vocab_parallel_embedding.py).
 const vocabPadding = 64
 
+// Sharding is how one rank holds a model: the tensor-parallel degree, the
+// pipeline stage's layers, its share of the experts, and the dtype and
+// quantization the weights are served in. The engine decides each from its
+// own rules (how it splits layers among stages, which quantization it
+// applies).
+type Sharding struct {
+	// TP is the tensor-parallel degree: sharded linear layers are divided
+	// among TP ranks.
+	TP uint64
+	// FirstLayer and EndLayer are the decoder layers the rank's pipeline
+	// stage holds: FirstLayer up to, not including, EndLayer.
+	FirstLayer, EndLayer int
+	// First and Last say the stage holds the embedding (first) or the final
+	// norm and LM head (last); a single stage is both.
+	First, Last bool
+	// ExpertRanks divides the routed experts whole among that many ranks
+	// (expert parallelism); 0 or 1 keeps every expert on every rank with
+	// its intermediate divided by TP.
+	ExpertRanks uint64
+	// DtypeBytes is the served dtype's size.
+	DtypeBytes uint64
+	// Quant is the weight quantization served.
+	Quant Quant
+}
+
+// Whole returns the sharding of a model held whole on one rank of tp: every
+// layer, the embedding and the head, every expert.
+func Whole(a *Arch, tp, dtypeBytes uint64, q Quant) Sharding {
+	return Sharding{TP: tp, FirstLayer: 0, EndLayer: len(a.Layers), First: true, Last: true, DtypeBytes: dtypeBytes, Quant: q}
+}
+
 type weights struct {
 	a     *Arch
-	r     Resolved
+	sh    Sharding
 	tp    uint64
 	dt    uint64
 	items []Item
@@ -49,7 +80,7 @@ func (w *weights) linear(module string, in, out uint64, s split, bias, quantizab
 	case row:
 		in = budget.CeilDiv(in, w.tp)
 	}
-	q := w.r.Quant
+	q := w.sh.Quant
 	if !quantizable || q.skips(module) {
 		q = Quant{}
 	}
@@ -92,22 +123,26 @@ func (w *weights) norm(name string, size uint64) {
 	w.add(name+".weight", budget.SatMul(size, w.dt))
 }
 
-// kvHeadsPerRank is vLLM's ModelConfig.get_num_kv_heads: KV heads divided
-// among ranks, replicated when there are fewer heads than ranks; 1 for MLA,
-// whose latent every rank keeps whole.
-func kvHeadsPerRank(a *Arch, tp uint64) uint64 {
+// KVHeadsPerRank is the KV heads one of tp ranks holds: divided among
+// ranks, replicated when there are fewer heads than ranks (vLLM's
+// ModelConfig.get_num_kv_heads, QKVParallelLinear); 1 for MLA, whose latent
+// every rank keeps whole.
+func KVHeadsPerRank(a *Arch, tp uint64) uint64 {
 	if a.MLA {
 		return 1
 	}
 	return max(1, a.KVHeads/tp)
 }
 
-// weightItems lists every weight tensor and buffer one rank holds.
-func weightItems(a *Arch, r Resolved) []Item {
-	w := &weights{a: a, r: r, tp: r.TensorParallelSize, dt: r.DtypeBytes}
+// Weights lists every weight tensor and buffer one rank holds under sh.
+func Weights(a *Arch, sh Sharding) []Item {
+	w := &weights{a: a, sh: sh, tp: max(sh.TP, 1), dt: sh.DtypeBytes}
 	vocabRank := budget.CeilDiv(budget.RoundUp(a.Vocab, vocabPadding), w.tp)
-	w.add("model.embed_tokens.weight", budget.SatMul(budget.SatMul(vocabRank, a.Hidden), w.dt))
-	for i, l := range a.Layers {
+	if sh.First {
+		w.add("model.embed_tokens.weight", budget.SatMul(budget.SatMul(vocabRank, a.Hidden), w.dt))
+	}
+	for i := max(sh.FirstLayer, 0); i < min(sh.EndLayer, len(a.Layers)); i++ {
+		l := a.Layers[i]
 		p := fmt.Sprintf("model.layers.%d.", i)
 		w.attention(p + "self_attn")
 		if l.MoE {
@@ -120,9 +155,13 @@ func weightItems(a *Arch, r Resolved) []Item {
 			w.norm(p+n, a.Hidden)
 		}
 	}
-	w.norm("model.norm", a.Hidden)
-	if !a.TiedEmbeddings {
-		w.add("lm_head.weight", budget.SatMul(budget.SatMul(vocabRank, a.Hidden), w.dt))
+	if sh.Last {
+		w.norm("model.norm", a.Hidden)
+		// A tied head shares the embedding's tensor, unless the embedding is
+		// on another stage: then the last stage holds its own copy.
+		if !a.TiedEmbeddings || !sh.First {
+			w.add("lm_head.weight", budget.SatMul(budget.SatMul(vocabRank, a.Hidden), w.dt))
+		}
 	}
 	for i, positions := range a.RotaryPositions {
 		// vLLM's RotaryEmbedding keeps one cos/sin table of positions x
@@ -130,7 +169,7 @@ func weightItems(a *Arch, r Resolved) []Item {
 		// caches instances).
 		w.add(fmt.Sprintf("rotary_emb.%d.cos_sin_cache", i), budget.SatMul(budget.SatMul(positions, a.RotaryDim), w.dt))
 	}
-	if a.Vision != nil {
+	if a.Vision != nil && sh.First {
 		w.vision(a.Vision)
 	}
 	return w.items
@@ -145,7 +184,7 @@ func (w *weights) attention(p string) {
 	hd := a.HeadDim
 	qOut := a.Heads * hd
 	// QKVParallelLinear: q heads divided, KV heads divided or replicated.
-	kvOut := kvHeadsPerRank(a, w.tp) * hd * w.tp
+	kvOut := KVHeadsPerRank(a, w.tp) * hd * w.tp
 	w.linear(p+".qkv_proj", a.Hidden, qOut+2*kvOut, column, a.AttnBias, true)
 	w.linear(p+".o_proj", qOut, a.Hidden, row, false, true)
 	if a.QKNorm {
@@ -168,12 +207,6 @@ func (w *weights) mla(p string) {
 	w.norm(p+".kv_a_layernorm", a.KVLoraRank)
 	w.linear(p+".kv_b_proj", a.KVLoraRank, a.Heads*(a.QKNopeHeadDim+a.VHeadDim), column, false, true)
 	w.linear(p+".o_proj", a.Heads*a.VHeadDim, a.Hidden, row, false, true)
-	// vLLM's MLA backends split kv_b_proj, dequantized, into W_UK_T and
-	// W_UV in the model dtype after loading and keep both beside it
-	// (vllm/v1/attention/backends/mla/common.py process_weights_after_loading).
-	heads := a.Heads / w.tp
-	w.add(p+".mla_attn.W_UK_T", budget.SatMul(heads*a.QKNopeHeadDim*a.KVLoraRank, w.dt))
-	w.add(p+".mla_attn.W_UV", budget.SatMul(heads*a.KVLoraRank*a.VHeadDim, w.dt))
 }
 
 func (w *weights) denseMLP(p string, inter uint64) {
@@ -188,15 +221,23 @@ func (w *weights) moe(p string) {
 	if a.ScoreCorrectionBias {
 		w.add(p+".gate.e_score_correction_bias", budget.SatMul(a.Experts, 4)) // fp32
 	}
-	// FusedMoE stacks the experts: w13 (gate and up) and w2 (down), each
-	// expert's intermediate divided among ranks.
+	// FusedMoE stacks the experts: w13 (gate and up) and w2 (down). Under
+	// tensor parallelism each expert's intermediate is divided among the
+	// ranks; under expert parallelism each rank holds its share of the
+	// experts whole (vLLM's determine_expert_map gives the first ranks one
+	// more when they do not divide evenly: the largest share is counted).
 	inter := budget.CeilDiv(a.MoEIntermediate, w.tp)
-	q := w.r.Quant
+	experts := a.Experts
+	if w.sh.ExpertRanks > 1 {
+		inter = a.MoEIntermediate
+		experts = budget.CeilDiv(a.Experts, w.sh.ExpertRanks)
+	}
+	q := w.sh.Quant
 	if q.skips(p + ".experts") {
 		q = Quant{}
 	}
-	w.matrix(p+".experts.w13", a.Hidden, 2*inter, a.Experts, q)
-	w.matrix(p+".experts.w2", inter, a.Hidden, a.Experts, q)
+	w.matrix(p+".experts.w13", a.Hidden, 2*inter, experts, q)
+	w.matrix(p+".experts.w2", inter, a.Hidden, experts, q)
 	if a.SharedExperts > 0 {
 		w.denseMLP(p+".shared_experts", a.SharedExperts*a.MoEIntermediate)
 	}

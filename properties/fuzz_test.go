@@ -1,6 +1,7 @@
 package properties
 
 import (
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"membudget"
 	"membudget/budget"
 	"membudget/model"
+	"membudget/model/vllm"
 )
 
 // mathFloat64frombits decodes the corpus format's float64 bit patterns.
@@ -26,12 +28,12 @@ func checkClass(t *testing.T, doc string) {
 	if m.DriverBudgetPerMille > 1000 || !(m.UtilCeiling > 0 && m.UtilCeiling <= 1) {
 		t.Fatalf("accepted terms outside the seed's bounds: %+v", m)
 	}
-	b, err := c.UtilBudget(m.UtilCeiling)
-	if err != nil {
-		t.Fatalf("the class refuses its own ceiling: %v", err)
-	}
+	b := c.CeilingBytes()
 	if budget.SatAdd(b, m.Bytes(b, 0)) > c.Device.MemoryBytes {
 		t.Fatalf("accepted a class that cannot run at its ceiling: %+v", c)
+	}
+	if c.Device.MemoryBytes < budget.MinMemoryBytes || c.Device.MemoryBytes > budget.MaxMemoryBytes {
+		t.Fatalf("accepted a memory no device has: %d", c.Device.MemoryBytes)
 	}
 }
 
@@ -65,7 +67,7 @@ func readAll(f *testing.F, glob string) [][]byte {
 	return out
 }
 
-var bigClass = budget.Class{Name: "big", Device: budget.Device{Name: "Big GPU", MemoryBytes: 1 << 40},
+var bigClass = budget.Class{Name: "big", Device: budget.Device{Name: "Big GPU", Silicon: budget.Silicon{Vendor: budget.NVIDIA, Major: 9}, MemoryBytes: 1 << 40},
 	Memory: budget.DriverTerms{DriverFixedBytes: 1 << 29, DriverBudgetPerMille: 2, UtilCeiling: 1}}
 
 func checkConfig(t *testing.T, data []byte) {
@@ -73,7 +75,7 @@ func checkConfig(t *testing.T, data []byte) {
 	if err != nil {
 		return
 	}
-	ref, err := model.NewReference(a, model.Serve{MaxModelLen: min(a.MaxPosition, 1<<16)}, bigClass)
+	ref, err := vllm.NewReference(a, vllm.Serve{MaxModelLen: min(a.MaxPosition, 1<<16)}, bigClass, current)
 	if err != nil {
 		return
 	}
@@ -112,17 +114,23 @@ func fuzzArch(t *testing.T) (*model.Arch, budget.Class) {
 	return a, c
 }
 
-func checkServe(t *testing.T, util float64, maxLen, seqs, batched, block, tp uint64, kvDtype, dtype, quant string, eager bool, swap float64) {
+func checkServe(t *testing.T, util float64, maxLen, seqs, batched, block, tp, pp, kvBytes uint64, kvDtype, dtype, quant string, eager bool, offload float64) {
 	a, c := fuzzArch(t)
-	s := model.Serve{GPUMemoryUtilization: util, MaxModelLen: maxLen, MaxNumSeqs: seqs, MaxNumBatchedTokens: batched,
-		BlockSize: block, TensorParallelSize: tp, KVCacheDtype: kvDtype, Dtype: dtype, Quantization: quant, EnforceEager: eager, SwapSpaceGiB: swap}
-	ref, err := model.NewReference(a, s, c)
+	s := vllm.Serve{GPUMemoryUtilization: util, MaxModelLen: maxLen, MaxNumSeqs: seqs, MaxNumBatchedTokens: batched,
+		BlockSize: block, TensorParallelSize: tp, PipelineParallelSize: pp, KVCacheMemoryBytes: kvBytes, KVCacheDtype: kvDtype,
+		Dtype: dtype, Quantization: quant, EnforceEager: eager, CPUOffloadGiB: offload}
+	ref, err := vllm.NewReference(a, s, c, current)
 	if err != nil {
+		var se *vllm.SettingError
+		if !errors.As(err, &se) || se.Flag == "" {
+			t.Fatalf("a refused serve's error names no flag: %v", err)
+		}
 		return
 	}
 	r := ref.Serve
-	if r.GPUMemoryUtilization <= 0 || r.GPUMemoryUtilization > c.Memory.UtilCeiling || r.MaxModelLen > a.MaxPosition ||
-		r.MaxNumBatchedTokens < r.MaxNumSeqs || r.BlockSize == 0 || r.TensorParallelSize == 0 {
+	if r.GPUMemoryUtilization <= 0 || r.GPUMemoryUtilization > 1 || r.MaxModelLen > a.MaxPosition ||
+		r.MaxNumBatchedTokens < r.MaxNumSeqs || r.BlockSize == 0 || r.BlockSize%16 != 0 || r.TensorParallelSize == 0 ||
+		r.PipelineParallelSize == 0 || r.KVCacheMemoryBytes > c.Device.MemoryBytes {
 		t.Fatalf("accepted an invalid serve: %+v", r)
 	}
 	plan := ref.Plan()
@@ -141,12 +149,15 @@ func FuzzServe(f *testing.F) {
 }
 
 func checkQueries(t *testing.T, device, budgetBytes, fixed, weights, pageBytes, tensors, pageTokens, capTokens, extra, maxSeqs, maxLen, x uint64) {
-	if tensors > 1<<16 || maxSeqs > 1<<20 || maxLen > 1<<24 {
+	if tensors > 1<<16 || maxSeqs > 1<<20 || maxLen > 1<<24 || maxSeqs == 0 || maxLen == 0 {
 		return // beyond any serve: keeps each run fast
 	}
-	p := &budget.Plan{Device: device, Budget: budgetBytes, Driver: budget.DriverTerms{DriverFixedBytes: fixed, DriverBudgetPerMille: 2, UtilCeiling: 1},
-		Fixed:   [budget.NumTerms]uint64{budget.TermWeights: weights},
-		Pool:    budget.PagedPool{Tensors: tensors, PageBytes: pageBytes, Groups: []budget.PageGroup{{Count: 1, PageTokens: max(pageTokens, 1), CapTokens: max(capTokens, 1), ExtraPages: extra}}},
+	p := &budget.Plan{Device: device, Driver: budget.DriverTerms{DriverFixedBytes: fixed, DriverBudgetPerMille: 2, UtilCeiling: 1},
+		Stages: []budget.Stage{{
+			Budget: budgetBytes,
+			Fixed:  [budget.NumTerms]uint64{budget.TermWeights: weights},
+			Pool:   budget.PagedPool{Tensors: tensors, PageBytes: pageBytes, Groups: []budget.PageGroup{{Count: 1, PageTokens: max(pageTokens, 1), CapTokens: max(capTokens, 1), ExtraPages: extra}}},
+		}},
 		MaxSeqs: maxSeqs, MaxLen: maxLen}
 	for _, q := range []struct {
 		ans  func() (budget.Answer, error)
@@ -156,8 +167,16 @@ func checkQueries(t *testing.T, device, budgetBytes, fixed, weights, pageBytes, 
 		{func() (budget.Answer, error) { return budget.MaxSequences(p, max(x%(maxLen+1), 1), 0) }, func(s uint64) budget.Footprint { return p.Evaluate(s, max(x%(maxLen+1), 1)) }, maxSeqs},
 		{func() (budget.Answer, error) { return budget.MaxLength(p, max(x%(maxSeqs+1), 1), 0) }, func(l uint64) budget.Footprint { return p.Evaluate(max(x%(maxSeqs+1), 1), l) }, maxLen},
 	} {
+		// The arguments are in range, so every error is a failure: above
+		// all a *budget.MonotonicityError, which a plan never gives.
 		ans, err := q.ans()
-		if err != nil || !ans.Fits {
+		if err != nil {
+			t.Fatalf("query failed: %v", err)
+		}
+		if !ans.Fits {
+			if q.eval(1).Fits() {
+				t.Fatalf("nothing fits, yet 1 does")
+			}
 			continue
 		}
 		if !q.eval(ans.Value).Fits() {

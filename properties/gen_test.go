@@ -9,6 +9,7 @@ import (
 
 	"membudget/budget"
 	"membudget/model"
+	"membudget/model/vllm"
 )
 
 // genConfig draws a valid config.json of one of the families, with shapes
@@ -101,9 +102,9 @@ func divisors(n uint64) []uint64 {
 // and capped, rather than piling up at the ends: the budget is the fixed
 // ledger plus k sequences of a drawn length (k up to twice the sequence
 // cap), the driver's fixed bytes around what the util leaves beside it.
-func sizedClass(t *rapid.T, a *model.Arch, s model.Serve) budget.Class {
-	probe := budget.Class{Name: "probe", Device: budget.Device{Name: "probe", MemoryBytes: 1 << 50}, Memory: budget.DriverTerms{UtilCeiling: 1}}
-	ref, err := model.NewReference(a, s, probe)
+func sizedClass(t *rapid.T, a *model.Arch, s vllm.Serve, si budget.Silicon) budget.Class {
+	probe := budget.Class{Name: "probe", Device: budget.Device{Name: "probe", Silicon: si, MemoryBytes: 1 << 50}, Memory: budget.DriverTerms{UtilCeiling: 1}}
+	ref, err := vllm.NewReference(a, s, probe, current)
 	if err != nil {
 		t.Fatalf("a valid serve is refused: %v", err)
 	}
@@ -116,7 +117,7 @@ func sizedClass(t *rapid.T, a *model.Arch, s model.Serve) budget.Class {
 	beside := memory - uint64(float64(memory)*s.GPUMemoryUtilization)
 	return budget.Class{
 		Name:   "gen",
-		Device: budget.Device{Name: "Generated GPU", MemoryBytes: memory},
+		Device: budget.Device{Name: "Generated GPU", Silicon: si, MemoryBytes: memory},
 		Memory: budget.DriverTerms{
 			DriverFixedBytes:     rapid.Uint64Range(0, beside+beside/4).Draw(t, "fixed"),
 			DriverBudgetPerMille: rapid.Uint64Range(0, 20).Draw(t, "per_mille"),
@@ -131,9 +132,9 @@ func sizedClass(t *rapid.T, a *model.Arch, s model.Serve) budget.Class {
 type serveCase struct {
 	Config string
 	Arch   *model.Arch
-	Serve  model.Serve
+	Serve  vllm.Serve
 	Class  budget.Class
-	Ref    *model.Reference
+	Ref    *vllm.Reference
 }
 
 func (c serveCase) String() string {
@@ -154,35 +155,65 @@ func genServeCase(maxSeqsCap, maxLenCap uint64) *rapid.Generator[serveCase] {
 		if err != nil {
 			t.Fatalf("a generated valid config does not parse: %v\n%s", err, data)
 		}
+		ep := a.Experts > 0 && rapid.Bool().Draw(t, "expert_parallel")
 		var tps []uint64
 		for _, tp := range []uint64{1, 2, 4, 8} {
-			if a.Heads%tp == 0 && (a.MLA || a.KVHeads%tp == 0 || tp%a.KVHeads == 0) && a.Intermediate%tp == 0 && a.MoEIntermediate%tp == 0 {
+			if a.Heads%tp == 0 && (a.MLA || a.KVHeads%tp == 0 || tp%a.KVHeads == 0) && a.Intermediate%tp == 0 && (ep || a.MoEIntermediate%tp == 0) {
 				tps = append(tps, tp)
 			}
 		}
 		seqs := rapid.Uint64Range(1, maxSeqsCap).Draw(t, "max_num_seqs")
-		s := model.Serve{
+		s := vllm.Serve{
 			GPUMemoryUtilization: rapid.Float64Range(0.05, 1).Draw(t, "util"),
 			MaxModelLen:          rapid.Uint64Range(1, min(a.MaxPosition, maxLenCap)).Draw(t, "max_model_len"),
 			MaxNumSeqs:           seqs,
 			MaxNumBatchedTokens:  rapid.Uint64Range(seqs, 16384).Draw(t, "max_num_batched_tokens"),
-			BlockSize:            rapid.SampledFrom([]uint64{1, 8, 16, 32, 64, 128, 256}).Draw(t, "block_size"),
+			BlockSize:            16 * rapid.SampledFrom([]uint64{1, 2, 4, 8, 16}).Draw(t, "block_size_x16"),
 			KVCacheDtype:         rapid.SampledFrom([]string{"auto", "fp8", "bfloat16"}).Draw(t, "kv_cache_dtype"),
 			TensorParallelSize:   rapid.SampledFrom(tps).Draw(t, "tp"),
+			PipelineParallelSize: rapid.Uint64Range(1, min(4, uint64(len(a.Layers)))).Draw(t, "pp"),
+			DataParallelSize:     rapid.SampledFrom([]uint64{1, 2}).Draw(t, "dp"),
+			EnableExpertParallel: ep,
 			EnforceEager:         rapid.Bool().Draw(t, "enforce_eager"),
-			SwapSpaceGiB:         float64(rapid.Uint64Range(0, 8).Draw(t, "swap_gib")),
+			AsyncScheduling:      rapid.SampledFrom([]vllm.Switch{vllm.Default, vllm.On, vllm.Off}).Draw(t, "async"),
+			CPUOffloadGiB:        float64(rapid.Uint64Range(0, 2).Draw(t, "cpu_offload_gib")) / 4,
+		}
+		if rapid.Bool().Draw(t, "default_block") {
+			s.BlockSize = 0 // the backend's, which for MLA depends on the silicon
 		}
 		if a.Quant.Method == "" && rapid.Bool().Draw(t, "online_fp8") {
 			s.Quantization = "fp8"
 		}
-		c := sizedClass(t, a, s)
-		ref, err := model.NewReference(a, s, c)
+		si := rapid.SampledFrom(silicons).Draw(t, "silicon")
+		if s.KVCacheDtype == "fp8" && si.Vendor == budget.NVIDIA && !si.AtLeast(8, 9) {
+			s.KVCacheDtype = "auto" // vLLM refuses fp8 KV there: a setting error, tested elsewhere
+		}
+		if rapid.Bool().Draw(t, "kv_cache_memory") {
+			s.KVCacheMemoryBytes = rapid.Uint64Range(1<<20, 1<<34).Draw(t, "kv_cache_memory_bytes")
+		}
+		c := sizedClass(t, a, s, si)
+		s.KVCacheMemoryBytes = min(s.KVCacheMemoryBytes, c.Device.MemoryBytes)
+		ref, err := vllm.NewReference(a, s, c, current)
 		if err != nil {
 			t.Fatalf("a valid serve is refused: %v", err)
 		}
 		return serveCase{string(data), a, s, c, ref}
 	})
 }
+
+// silicons are the devices the generators size on: the backends, block
+// sizes and dtypes vLLM picks differ between them.
+var silicons = []budget.Silicon{
+	{Vendor: budget.NVIDIA, Major: 9},           // Hopper: FlashAttention(-MLA)
+	{Vendor: budget.NVIDIA, Major: 10},          // Blackwell: FlashInfer(-MLA)
+	{Vendor: budget.NVIDIA, Major: 8, Minor: 9}, // Ada: Triton-MLA
+	{Vendor: budget.NVIDIA, Major: 8},           // Ampere
+	{Vendor: budget.NVIDIA, Major: 7, Minor: 5}, // Turing: no bfloat16, no fp8 KV
+	{Vendor: budget.AMD, Target: "gfx942"},      // MI300X
+}
+
+// current is the profile the properties size under.
+var current, _ = vllm.ProfileFor("main")
 
 // genPoint draws (seqs, tokens) that reach the edges: 0, 1, block
 // boundaries, the caps, and beyond.

@@ -5,6 +5,7 @@ import (
 
 	"membudget/budget"
 	"membudget/model"
+	"membudget/model/vllm"
 )
 
 // TestQueriesWhereSlackOnceShrank is the case rapid found (make prop,
@@ -21,10 +22,10 @@ func TestQueriesWhereSlackOnceShrank(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := model.Serve{GPUMemoryUtilization: 0.608154296875, MaxModelLen: 1, MaxNumSeqs: 15, MaxNumBatchedTokens: 15, BlockSize: 128, TensorParallelSize: 2, EnforceEager: true}
+	s := vllm.Serve{GPUMemoryUtilization: 0.608154296875, MaxModelLen: 1, MaxNumSeqs: 15, MaxNumBatchedTokens: 15, BlockSize: 128, TensorParallelSize: 2, EnforceEager: true}
 	c := budget.Class{Name: "gen", Device: budget.Device{Name: "Generated GPU", MemoryBytes: 0x3fa92f12},
 		Memory: budget.DriverTerms{DriverFixedBytes: 0x18687adf, DriverBudgetPerMille: 13, UtilCeiling: 1}}
-	ref, err := model.NewReference(a, s, c)
+	ref, err := vllm.NewReference(a, s, c, current)
 	if err != nil {
 		t.Fatal(err)
 	}

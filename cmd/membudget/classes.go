@@ -4,12 +4,16 @@ import (
 	"fmt"
 	"io"
 	"text/tabwriter"
+
+	"membudget/budget"
 )
 
 // classJSON is one class in `membudget classes --json`.
 type classJSON struct {
 	Name                 string  `json:"name"`
 	Device               string  `json:"device"`
+	Vendor               string  `json:"vendor"`
+	ComputeCapability    string  `json:"compute_capability"`
 	MemoryBytes          uint64  `json:"memory_bytes"`
 	UtilCeiling          float64 `json:"util_ceiling"`
 	Unified              bool    `json:"unified"`
@@ -22,31 +26,39 @@ func runClasses(stdout, stderr io.Writer, args []string) int {
 	asJSON := fs.Bool("json", false, "print JSON for scripts")
 	var k kernelsFlag
 	k.register(fs)
-	if status, ok := parseFlags(fs, args); !ok {
+	if status, ok := parseFlags(fs, args, false); !ok {
 		return status
 	}
-	classes, err := k.catalog().LoadAll()
-	if err != nil {
-		return fail(stderr, "classes", exitBadArgs, err)
+	// Every class that parses is listed; every one that does not is
+	// reported, and the exit status says so.
+	classes, loadErr := k.catalog().LoadAll()
+	status := exitOK
+	if loadErr != nil {
+		status = fail(stderr, "classes", exitBadArgs, loadErr)
 	}
 	if *asJSON {
 		out := make([]classJSON, 0, len(classes))
 		for _, c := range classes {
-			out = append(out, classJSON{c.Name, c.Device.Name, c.Device.MemoryBytes, c.Memory.UtilCeiling,
-				c.Memory.Unified, c.Memory.DriverFixedBytes, c.Memory.DriverBudgetPerMille})
+			out = append(out, classOf(c))
 		}
 		if err := writeJSON(stdout, out); err != nil {
 			return fail(stderr, "classes", exitBadArgs, err)
 		}
-		return exitOK
+		return status
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "CLASS\tDEVICE\tMEMORY\tUTIL CEILING\tUNIFIED")
+	fmt.Fprintln(tw, "CLASS\tDEVICE\tSILICON\tMEMORY\tUTIL CEILING\tUNIFIED")
 	for _, c := range classes {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%.2f\t%v\n", c.Name, c.Device.Name, gibString(c.Device.MemoryBytes), c.Memory.UtilCeiling, c.Memory.Unified)
+		fmt.Fprintf(tw, "%s\t%s\t%s %s\t%s\t%.2f\t%v\n", c.Name, c.Device.Name, c.Device.Silicon.Vendor, c.Device.Silicon, gibString(c.Device.MemoryBytes), c.Memory.UtilCeiling, c.Memory.Unified)
 	}
 	if err := tw.Flush(); err != nil {
 		return fail(stderr, "classes", exitBadArgs, err)
 	}
-	return exitOK
+	return status
+}
+
+func classOf(c budget.Class) classJSON {
+	return classJSON{Name: c.Name, Device: c.Device.Name, Vendor: string(c.Device.Silicon.Vendor), ComputeCapability: c.Device.Silicon.String(),
+		MemoryBytes: c.Device.MemoryBytes, UtilCeiling: c.Memory.UtilCeiling, Unified: c.Memory.Unified,
+		DriverFixedBytes: c.Memory.DriverFixedBytes, DriverBudgetPerMille: c.Memory.DriverBudgetPerMille}
 }

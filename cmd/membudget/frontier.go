@@ -53,7 +53,7 @@ func runFrontier(stdout, stderr io.Writer, args []string) int {
 	f.register(fs)
 	format := fs.String("format", "text", "output: text, csv or json")
 	svgPath := fs.String("svg", "", "also write the curve as an SVG plot to `FILE`")
-	if status, ok := parseFlags(fs, args); !ok {
+	if status, ok := f.parseServe(fs, args); !ok {
 		return status
 	}
 	if *format != "text" && *format != "csv" && *format != "json" {
@@ -93,7 +93,7 @@ func runFrontier(stdout, stderr io.Writer, args []string) int {
 		w.Flush()
 		err = w.Error()
 	default:
-		fmt.Fprintf(stdout, "%s on %s, %s\n", sz.modelName, sz.class.Name, settingsLine(r))
+		fmt.Fprintf(stdout, "%s on %s, sized as %s\n%s\n", sz.modelName, sz.class.Name, r.Profile.Describes, settingsLine(sz.modelName, r))
 		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "LENGTH\tMAX SEQS\t\t")
 		for _, p := range points {

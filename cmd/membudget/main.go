@@ -94,16 +94,17 @@ func newFlags(name string, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
-// parseFlags parses args and refuses positional arguments; ok is false with
-// the exit status to return when the command should stop.
-func parseFlags(fs *flag.FlagSet, args []string) (status int, ok bool) {
+// parseFlags parses args and, unless rest is true, refuses positional
+// arguments; ok is false with the exit status to return when the command
+// should stop.
+func parseFlags(fs *flag.FlagSet, args []string, rest bool) (status int, ok bool) {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK, false
 		}
 		return exitBadArgs, false
 	}
-	if fs.NArg() > 0 {
+	if fs.NArg() > 0 && !rest {
 		fmt.Fprintf(fs.Output(), "%s: unexpected argument %q; every input is a flag\n", fs.Name(), fs.Arg(0))
 		return exitBadArgs, false
 	}

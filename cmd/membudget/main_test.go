@@ -62,9 +62,9 @@ func TestClassesAndBudget(t *testing.T) {
 		{"budget-h100", []string{"budget", "--class", "h100-sxm-80g", "--gpu-memory-utilization", "0.9"}, exitOK},
 		{"budget-gb10-json", []string{"budget", "--class", "gb10", "--gpu-memory-utilization", "0.8", "--json"}, exitOK},
 		{"budget-escape", []string{"budget", "--class", "../etc", "--gpu-memory-utilization", "0.9"}, exitBadArgs},
-		{"budget-above-ceiling", []string{"budget", "--class", "h100-sxm-80g", "--gpu-memory-utilization", "0.99"}, exitBadArgs},
+		{"budget-above-ceiling", []string{"budget", "--class", "h100-sxm-80g", "--gpu-memory-utilization", "0.99"}, exitNoFit},
 		{"budget-unknown-class", []string{"budget", "--class", "tpu-v5", "--gpu-memory-utilization", "0.9"}, exitBadArgs},
-		{"budget-no-util", []string{"budget", "--class", "h100-sxm-80g"}, exitBadArgs},
+		{"budget-default-util", []string{"budget", "--class", "h100-sxm-80g"}, exitOK},
 		{"budget-bad-util", []string{"budget", "--class", "h100-sxm-80g", "--gpu-memory-utilization", "ninety"}, exitBadArgs},
 		{"budget-positional", []string{"budget", "h100"}, exitBadArgs},
 		{"unknown-command", []string{"fit"}, exitBadArgs},
@@ -81,12 +81,13 @@ func TestBudgetFiguresAddUp(t *testing.T) {
 	if err := jsonUnmarshal(stdout.Bytes(), &got); err != nil {
 		t.Fatal(err)
 	}
-	// 85018542080 B (79.18 GiB) x 0.9, truncated; 512 MiB fixed; 2 per mille.
+	// 85018542080 B (79.18 GiB) x 0.9 = 76516687872 exactly (main rounds
+	// up; nothing to round); 576 MiB fixed; 2 per mille.
 	want := budgetJSON{
-		Class: "h100-sxm-80g", Device: "NVIDIA H100 80GB HBM3", MemoryBytes: 85018542080,
-		GPUMemoryUtilization: 0.9, UtilBudgetBytes: 76516687872,
-		DriverFixedBytes: 536870912, DriverPerMilleBytes: 76516687 * 2, DriverBytes: 536870912 + 76516687*2,
-		OutsideBudgetBytes: 85018542080 - 76516687872, DriverHeadroomBytes: 85018542080 - 76516687872 - 536870912 - 76516687*2,
+		Class: "h100-sxm-80g", Device: "NVIDIA H100 80GB HBM3", MemoryBytes: 85018542080, VLLMVersion: "main-2026-08-14",
+		GPUMemoryUtilization: 0.9, UtilCeiling: 0.95, UtilBudgetBytes: 76516687872,
+		DriverFixedBytes: 603979776, DriverPerMilleBytes: 76516687 * 2, DriverBytes: 603979776 + 76516687*2,
+		OutsideBudgetBytes: 85018542080 - 76516687872, DriverHeadroomBytes: 85018542080 - 76516687872 - 603979776 - 76516687*2,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
@@ -98,8 +99,8 @@ func TestKernelsFlagReadsAnotherTree(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(dir, "mine"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	doc := "[device]\nname = \"Mine\"\nmemory_bytes = 17179869184\n[memory]\ndriver_fixed_bytes = 0\ndriver_budget_per_mille = 0\nunified = false\nutil_ceiling = 1.0\n" +
-		"[provenance]\nmemory_bytes = \"a\"\ndriver_fixed_bytes = \"b\"\ndriver_budget_per_mille = \"c\"\nunified = \"d\"\nutil_ceiling = \"e\"\n"
+	doc := "[device]\nname = \"Mine\"\nvendor = \"nvidia\"\ncompute_capability = \"9.0\"\nmemory_bytes = 17179869184\n[memory]\ndriver_fixed_bytes = 0\ndriver_budget_per_mille = 0\nunified = false\nutil_ceiling = 1.0\n" +
+		"[provenance]\nmemory_bytes = \"a\"\ncompute_capability = \"f\"\ndriver_fixed_bytes = \"b\"\ndriver_budget_per_mille = \"c\"\nunified = \"d\"\nutil_ceiling = \"e\"\n"
 	if err := os.WriteFile(filepath.Join(dir, "mine", "HARDWARE.toml"), []byte(doc), 0o644); err != nil {
 		t.Fatal(err)
 	}

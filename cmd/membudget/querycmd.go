@@ -44,7 +44,7 @@ func runQuery(stdout, stderr io.Writer, args []string, name string) int {
 	} else {
 		given = fs.Uint64("seqs", 1, "concurrent sequences")
 	}
-	if status, ok := parseFlags(fs, args); !ok {
+	if status, ok := f.parseServe(fs, args); !ok {
 		return status
 	}
 	sz, err := f.load()
@@ -71,7 +71,7 @@ func runQuery(stdout, stderr io.Writer, args []string, name string) int {
 		}
 		return fail(stderr, name, exitBadArgs, fmt.Errorf("%s: %w", flagName, err))
 	}
-	out := queryJSON{Query: name, Model: sz.modelName, Class: sz.class.Name, Serve: serveOf(r), Given: *given, Cap: capv,
+	out := queryJSON{Query: name, Model: sz.modelName, Class: sz.class.Name, Serve: f.serveOf(sz.modelName, r), Given: *given, Cap: capv,
 		Answer: ans.Value, Fits: ans.Fits, Capped: ans.Capped, Evals: ans.Evals, At: toJSON(ans.At)}
 	if ans.Fits && !ans.Capped {
 		next := toJSON(ans.Next)
@@ -92,7 +92,7 @@ func runQuery(stdout, stderr io.Writer, args []string, name string) int {
 	if name == "max-len" {
 		unit, what = "tokens", fmt.Sprintf("at %d sequence(s)", *given)
 	}
-	fmt.Fprintf(stdout, "%s on %s, %s\n", sz.modelName, sz.class.Name, settingsLine(r))
+	fmt.Fprintf(stdout, "%s on %s, sized as %s\n%s\n", sz.modelName, sz.class.Name, r.Profile.Describes, settingsLine(sz.modelName, r))
 	switch {
 	case !ans.Fits:
 		fmt.Fprintf(stdout, "nothing fits %s: even 1 %s leaves %s\n", what, unit[:len(unit)-1], shortfallString(ans.At))

@@ -7,7 +7,7 @@ import (
 	"sort"
 
 	"membudget/budget"
-	"membudget/model"
+	"membudget/model/vllm"
 )
 
 // reportJSON is `membudget report --json`.
@@ -29,26 +29,47 @@ type modelJSON struct {
 }
 
 type serveJSON struct {
+	VLLMVersion          string            `json:"vllm_version"`
+	VLLM                 string            `json:"vllm"`
 	GPUMemoryUtilization float64           `json:"gpu_memory_utilization"`
+	KVCacheMemoryBytes   uint64            `json:"kv_cache_memory_bytes"`
 	MaxModelLen          uint64            `json:"max_model_len"`
 	MaxNumSeqs           uint64            `json:"max_num_seqs"`
 	MaxNumBatchedTokens  uint64            `json:"max_num_batched_tokens"`
 	BlockSize            uint64            `json:"block_size"`
 	KVCacheDtype         string            `json:"kv_cache_dtype"`
 	TensorParallelSize   uint64            `json:"tensor_parallel_size"`
+	PipelineParallelSize uint64            `json:"pipeline_parallel_size"`
+	DataParallelSize     uint64            `json:"data_parallel_size"`
+	EnableExpertParallel bool              `json:"enable_expert_parallel"`
 	Dtype                string            `json:"dtype"`
 	Quantization         string            `json:"quantization"`
 	EnforceEager         bool              `json:"enforce_eager"`
+	AsyncScheduling      bool              `json:"async_scheduling"`
+	CPUOffloadGiB        float64           `json:"cpu_offload_gib"`
 	SwapSpaceGiB         float64           `json:"swap_space_gib"`
 	Defaults             map[string]string `json:"defaults"`
+	Ignored              []string          `json:"ignored,omitempty"`
+	Command              string            `json:"command"`
 }
 
 type capacityJSON struct {
-	AvailableBytes uint64  `json:"available_bytes"`
-	BlockBytes     uint64  `json:"block_bytes"`
-	Blocks         uint64  `json:"blocks"`
-	Tokens         uint64  `json:"tokens"`
-	MaxConcurrency float64 `json:"max_concurrency"`
+	AvailableBytes       uint64  `json:"available_bytes"`
+	BlockBytes           uint64  `json:"block_bytes"`
+	Blocks               uint64  `json:"blocks"`
+	Tokens               uint64  `json:"tokens"`
+	LoggedTokens         uint64  `json:"logged_tokens"`
+	PagesPerSeq          uint64  `json:"pages_per_seq"`
+	MaxConcurrency       float64 `json:"max_concurrency"`
+	NeededBytes          uint64  `json:"needed_bytes"`
+	Starts               bool    `json:"starts"`
+	EstimatedMaxModelLen uint64  `json:"estimated_max_model_len"`
+}
+
+func capacityOf(c vllm.Capacity) capacityJSON {
+	return capacityJSON{AvailableBytes: c.AvailableBytes, BlockBytes: c.BlockBytes, Blocks: c.Blocks, Tokens: c.Tokens,
+		LoggedTokens: c.LoggedTokens, PagesPerSeq: c.PagesPerSeq, MaxConcurrency: c.Concurrency, NeededBytes: c.NeededBytes,
+		Starts: c.Starts, EstimatedMaxModelLen: c.EstimatedMaxModelLen}
 }
 
 // suggestionsJSON says what would make a serve that does not fit fit; a
@@ -65,7 +86,7 @@ func runReport(stdout, stderr io.Writer, args []string) int {
 	f.register(fs)
 	seqs := fs.Uint64("seqs", 1, "sequences to size for (vLLM's startup check: 1)")
 	length := fs.Uint64("length", 0, "tokens per sequence (default: max_model_len, vLLM's startup check)")
-	if status, ok := parseFlags(fs, args); !ok {
+	if status, ok := f.parseServe(fs, args); !ok {
 		return status
 	}
 	sz, err := f.load()
@@ -84,14 +105,13 @@ func runReport(stdout, stderr io.Writer, args []string) int {
 		return fail(stderr, "report", exitBadArgs, fmt.Errorf("--length %d: above --max-model-len %d", t, r.MaxModelLen))
 	}
 	fp := sz.plan.Evaluate(*seqs, t)
-	capacity := sz.plan.Capacity(sz.plan.AvailableKV())
+	capacity := vllm.CapacityOf(sz.plan, r.Profile)
 	out := reportJSON{
-		Model: modelJSON{Name: sz.modelName, Source: sz.arch.Source, ModelType: sz.arch.ModelType, Summary: sz.arch.String()},
-		Class: classJSON{sz.class.Name, sz.class.Device.Name, sz.class.Device.MemoryBytes, sz.class.Memory.UtilCeiling,
-			sz.class.Memory.Unified, sz.class.Memory.DriverFixedBytes, sz.class.Memory.DriverBudgetPerMille},
-		Serve:      serveOf(r),
+		Model:      modelJSON{Name: sz.modelName, Source: sz.arch.Source, ModelType: sz.arch.ModelType, Summary: sz.arch.String()},
+		Class:      classOf(sz.class),
+		Serve:      f.serveOf(sz.modelName, r),
 		Footprint:  toJSON(fp),
-		KVCapacity: capacityJSON{capacity.AvailableBytes, capacity.BlockBytes, capacity.Blocks, capacity.Tokens, capacity.Concurrency},
+		KVCapacity: capacityOf(capacity),
 		Fits:       fp.Fits(),
 	}
 	if !fp.Fits() {
@@ -112,23 +132,33 @@ func runReport(stdout, stderr io.Writer, args []string) int {
 		return status
 	}
 	fmt.Fprintf(stdout, "model   %s — %s\n        %s\n", sz.modelName, sz.arch, sz.arch.Source)
-	fmt.Fprintf(stdout, "class   %s — %s, %s, util ceiling %.2f", sz.class.Name, sz.class.Device.Name, gibString(sz.class.Device.MemoryBytes), sz.class.Memory.UtilCeiling)
+	fmt.Fprintf(stdout, "class   %s — %s (%s %s), %s, util ceiling %.2f", sz.class.Name, sz.class.Device.Name, sz.class.Device.Silicon.Vendor, sz.class.Device.Silicon, gibString(sz.class.Device.MemoryBytes), sz.class.Memory.UtilCeiling)
 	if sz.class.Memory.Unified {
 		fmt.Fprint(stdout, ", unified memory")
 	}
-	fmt.Fprintf(stdout, "\nserve   %s\n", settingsLine(r))
+	fmt.Fprintf(stdout, "\nvllm    %s\n", r.Profile.Describes)
+	if r.Profile.Note != "" {
+		fmt.Fprintf(stdout, "        %s\n", r.Profile.Note)
+	}
+	fmt.Fprintf(stdout, "serve   %s\n", settingsLine(sz.modelName, r))
 	for _, k := range sortedKeys(r.Sources) {
 		fmt.Fprintf(stdout, "        default --%s: %s\n", k, r.Sources[k])
 	}
-	fmt.Fprintf(stdout, "\nfootprint of %d sequence(s) x %d tokens\n", *seqs, t)
+	for _, ig := range f.ignored {
+		fmt.Fprintf(stdout, "        ignored %s: it does not change memory\n", ig)
+	}
+	fmt.Fprintf(stdout, "\nfootprint of %d sequence(s) x %d tokens", *seqs, t)
+	if len(sz.plan.Stages) > 1 {
+		fmt.Fprintf(stdout, " on pipeline stage %d of %d (the one that binds)", fp.Stage+1, len(sz.plan.Stages))
+	}
+	fmt.Fprintln(stdout)
 	writeFootprint(stdout, fp)
-	fmt.Fprintf(stdout, "\nKV cache: %s available = %d tokens (%d blocks of %d B); maximum concurrency for %d tokens per request: %.2fx\n",
-		gibString(capacity.AvailableBytes), capacity.Tokens, capacity.Blocks, capacity.BlockBytes, r.MaxModelLen, capacity.Concurrency)
+	writeCapacity(stdout, capacity, r)
 	if fp.Fits() {
-		fmt.Fprintf(stdout, "verdict: fits — %d sequence(s) of %d tokens at --gpu-memory-utilization %v on %s\n", *seqs, t, r.GPUMemoryUtilization, sz.class.Name)
+		fmt.Fprintf(stdout, "\nverdict: fits — %d sequence(s) of %d tokens at --gpu-memory-utilization %v on %s\n", *seqs, t, r.GPUMemoryUtilization, sz.class.Name)
 		return status
 	}
-	fmt.Fprintf(stdout, "verdict: does not fit — %s\n", shortfallString(fp))
+	fmt.Fprintf(stdout, "\nverdict: does not fit — %s\n", shortfallString(fp))
 	s := out.Suggestions
 	if s.MaxModelLen > 0 {
 		fmt.Fprintf(stdout, "  to fit: --max-model-len %d (the longest that fits at %d sequence(s))\n", s.MaxModelLen, *seqs)
@@ -145,6 +175,21 @@ func runReport(stdout, stderr io.Writer, args []string) int {
 			sz.class.Name, sz.class.Memory.UtilCeiling, gibString(one.Terms[budget.TermWeights]), gibString(one.Terms[budget.TermActivation]+one.Terms[budget.TermSampler]), shortfallString(one))
 	}
 	return status
+}
+
+// writeCapacity prints the KV cache as vLLM's startup logs report it, and
+// whether vLLM starts.
+func writeCapacity(w io.Writer, c vllm.Capacity, r vllm.Resolved) {
+	fmt.Fprintf(w, "\nKV cache: %s available: %d blocks of %d B, %d tokens (blocks / groups x block size)\n",
+		gibString(c.AvailableBytes), c.Blocks, c.BlockBytes, c.Tokens)
+	fmt.Fprintf(w, "  vLLM logs: GPU KV cache size: %d tokens; maximum concurrency for %d tokens per request: %.2fx\n",
+		c.LoggedTokens, r.MaxModelLen, c.Concurrency)
+	if c.Starts {
+		fmt.Fprintf(w, "  vLLM starts: one request of %d tokens needs %s of KV cache\n", r.MaxModelLen, gibString(c.NeededBytes))
+		return
+	}
+	fmt.Fprintf(w, "  vLLM refuses to start: one request of %d tokens needs %s of KV cache, more than the %s available; its estimated maximum model length is %d\n",
+		r.MaxModelLen, gibString(c.NeededBytes), gibString(c.AvailableBytes), c.EstimatedMaxModelLen)
 }
 
 // suggest finds what would make (seqs, t) fit: a shorter max_model_len at
@@ -180,7 +225,7 @@ func suggest(sz *sizing, seqs, t uint64) (suggestionsJSON, error) {
 	for u := start; u <= sz.class.Memory.UtilCeiling+1e-9; u += 0.01 {
 		serve := r.Serve
 		serve.GPUMemoryUtilization = math.Round(u*100) / 100
-		ref, err := model.NewReference(sz.arch, serve, sz.class)
+		ref, err := vllm.NewReference(sz.arch, serve, sz.class, r.Profile)
 		if err != nil {
 			break
 		}
@@ -201,9 +246,17 @@ func shortfallString(f budget.Footprint) string {
 	return gibString(f.DriverShortfall()) + " over device memory beside the budget"
 }
 
-func serveOf(r model.Resolved) serveJSON {
-	return serveJSON{r.GPUMemoryUtilization, r.MaxModelLen, r.MaxNumSeqs, r.MaxNumBatchedTokens, r.BlockSize, r.KVCacheDtype,
-		r.TensorParallelSize, r.Dtype, r.Quant.Method, r.EnforceEager, r.SwapSpaceGiB, r.Sources}
+func (f *serveFlags) serveOf(name string, r vllm.Resolved) serveJSON {
+	return serveJSON{
+		VLLMVersion: r.Profile.Name, VLLM: r.Profile.Describes,
+		GPUMemoryUtilization: r.GPUMemoryUtilization, KVCacheMemoryBytes: r.KVCacheMemoryBytes,
+		MaxModelLen: r.MaxModelLen, MaxNumSeqs: r.MaxNumSeqs, MaxNumBatchedTokens: r.MaxNumBatchedTokens,
+		BlockSize: r.BlockSize, KVCacheDtype: r.KVCacheDtype, TensorParallelSize: r.TensorParallelSize,
+		PipelineParallelSize: r.PipelineParallelSize, DataParallelSize: r.DataParallelSize, EnableExpertParallel: r.EnableExpertParallel,
+		Dtype: r.Dtype, Quantization: r.Quant.Method, EnforceEager: r.EnforceEager, AsyncScheduling: r.Async,
+		CPUOffloadGiB: r.CPUOffloadGiB, SwapSpaceGiB: r.SwapSpaceGiB, Defaults: r.Sources, Ignored: f.ignored,
+		Command: vllm.Command(name, r),
+	}
 }
 
 func sortedKeys(m map[string]string) []string {

@@ -11,7 +11,10 @@ import (
 
 	"membudget"
 	"membudget/model"
+	"membudget/model/vllm"
 )
+
+var current, _ = vllm.ProfileFor("main")
 
 func TestSizingCommands(t *testing.T) {
 	runGolden(t, []cliCase{
@@ -20,7 +23,7 @@ func TestSizingCommands(t *testing.T) {
 		{"report-llama8b-3090-too-long", []string{"report", "--model", "meta-llama__Llama-3.1-8B-Instruct", "--class", "rtx-3090"}, exitNoFit},
 		{"report-llama70b-h100-nothing", []string{"report", "--model", "meta-llama/Llama-3.1-70B-Instruct", "--class", "h100-sxm-80g"}, exitNoFit},
 		{"report-util-suggestion", []string{"report", "--model", "Qwen/Qwen3-8B", "--class", "a100-40g", "--gpu-memory-utilization", "0.45", "--max-model-len", "16384"}, exitNoFit},
-		{"report-gb10-unified", []string{"report", "--model", "Qwen/Qwen3-32B-FP8", "--class", "gb10", "--gpu-memory-utilization", "0.8", "--swap-space", "4"}, exitOK},
+		{"report-gb10-unified", []string{"report", "--model", "Qwen/Qwen3-32B-FP8", "--class", "gb10", "--gpu-memory-utilization", "0.8", "--cpu-offload-gb", "4"}, exitOK},
 		{"report-deepseek-tp8-h200", []string{"report", "--model", "deepseek-ai/DeepSeek-V3", "--class", "h200", "--tensor-parallel-size", "8", "--max-model-len", "32768"}, exitOK},
 		{"max-seqs-llama8b-h100", []string{"max-seqs", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "h100-sxm-80g", "--length", "8192"}, exitOK},
 		{"max-seqs-capped", []string{"max-seqs", "--model", "Qwen/Qwen3-0.6B", "--class", "h200", "--length", "1024"}, exitOK},
@@ -35,7 +38,7 @@ func TestSizingCommands(t *testing.T) {
 		{"bad-length", []string{"max-seqs", "--model", "Qwen/Qwen3-8B", "--class", "l4", "--length", "999999"}, exitBadArgs},
 		{"bad-format", []string{"frontier", "--model", "Qwen/Qwen3-8B", "--class", "l4", "--format", "xml"}, exitBadArgs},
 		{"missing-model", []string{"max-len", "--class", "l4"}, exitBadArgs},
-		{"default-util-above-ceiling", []string{"report", "--model", "Qwen/Qwen3-8B", "--class", "gb10"}, exitBadArgs},
+		{"default-util-above-ceiling", []string{"report", "--model", "Qwen/Qwen3-8B", "--class", "gb10"}, exitNoFit},
 	})
 }
 
@@ -57,8 +60,8 @@ func TestQueryAnswersAreChecked(t *testing.T) {
 				t.Fatal(err)
 			}
 			util := strconv.FormatFloat(min(0.8, c.Memory.UtilCeiling), 'f', -1, 64)
-			serve := model.Serve{GPUMemoryUtilization: min(0.8, c.Memory.UtilCeiling), MaxModelLen: min(a.MaxPosition, 32768)}
-			ref, err := model.NewReference(a, serve, c)
+			serve := vllm.Serve{GPUMemoryUtilization: min(0.8, c.Memory.UtilCeiling), MaxModelLen: min(a.MaxPosition, 32768)}
+			ref, err := vllm.NewReference(a, serve, c, current)
 			if err != nil {
 				t.Fatalf("%s on %s: %v", name, class, err)
 			}

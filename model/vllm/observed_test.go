@@ -1,4 +1,4 @@
-package model
+package vllm
 
 import (
 	"encoding/csv"
@@ -64,7 +64,7 @@ type observedRow map[string]string
 
 func readObserved(t *testing.T) []observedRow {
 	t.Helper()
-	f, err := os.Open("../corpus/observed/vllm.csv")
+	f, err := os.Open("../../corpus/observed/vllm.csv")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,6 +112,7 @@ func (r observedRow) v0() bool {
 
 func (r observedRow) serve() Serve {
 	s := Serve{
+		AsyncScheduling:      Off, // the logged versions predate async scheduling by default
 		GPUMemoryUtilization: r.float("gpu_mem_util"),
 		MaxModelLen:          r.uint("max_model_len"),
 		MaxNumSeqs:           r.uint("max_num_seqs"),
@@ -159,7 +160,7 @@ const gib = 1 << 30
 // the block within the log's rounding; and the KV tokens predicted from the
 // settings alone, whose median absolute error must stay at or under 10%.
 func TestObserved(t *testing.T) {
-	archs := loadShipped(t)
+	archs := shipped(t)
 	catalog := membudget.Kernels()
 	var fullErrs []float64
 	weightChecks, blockChecks := 0, 0
@@ -202,7 +203,7 @@ func TestObserved(t *testing.T) {
 		// The KV arithmetic check uses the settings that shape a page; it
 		// must not fail on a util the class would refuse.
 		pageServe := Serve{GPUMemoryUtilization: class.Memory.UtilCeiling, BlockSize: s.BlockSize, TensorParallelSize: s.TensorParallelSize, MaxModelLen: s.MaxModelLen, MaxNumBatchedTokens: s.MaxNumBatchedTokens, MaxNumSeqs: s.MaxNumSeqs}
-		pageRef, err := NewReference(a, pageServe, class)
+		pageRef, err := NewReference(a, pageServe, class, current)
 		if err != nil {
 			t.Errorf("row %s: %v", r["id"], err)
 			continue
@@ -213,7 +214,7 @@ func TestObserved(t *testing.T) {
 		// Weights per rank.
 		wPred, wLog, wErr := "", "", ""
 		if w, ok := r.num("weights_gib"); ok && !kvOnly && s.GPUMemoryUtilization > 0 {
-			if ref, err := NewReference(a, withUtil(s, class), class); err == nil {
+			if ref, err := NewReference(a, withUtil(s, class), class, current); err == nil {
 				got := float64(ref.Evaluate(0, 0).Footprint.Terms[budget.TermWeights]) / gib
 				e := (got - w) / w
 				wPred, wLog, wErr = fmt.Sprintf("%.3f", got), fmt.Sprintf("%.3f", w), fmt.Sprintf("%+.2f%%", 100*e)
@@ -226,41 +227,43 @@ func TestObserved(t *testing.T) {
 		// KV blocks from the logged KV memory: the page arithmetic.
 		bPred, bLog := "", ""
 		groups := uint64(0)
-		for _, g := range plan.Pool.Groups {
+		for _, g := range plan.Stages[0].Pool.Groups {
 			groups += g.Count
 		}
 		if kv, ok := r.num("kv_cache_gib"); ok {
-			if logged, ok := r.loggedBlocks(plan.Pool.Groups[0].PageTokens, groups); ok {
+			if logged, ok := r.loggedBlocks(plan.Stages[0].Pool.Groups[0].PageTokens, groups); ok {
 				// The log rounds to 0.01 GiB: the true figure is within
 				// +-0.005 GiB, and so the blocks within this range.
-				lo := plan.Capacity(uint64((kv - 0.005) * gib)).Blocks
-				hi := plan.Capacity(uint64((kv + 0.005) * gib)).Blocks
-				mid := plan.Capacity(uint64(kv * gib)).Blocks
+				block := plan.Stages[0].Pool.BlockBytes()
+				lo := uint64((kv-0.005)*gib) / block
+				hi := uint64((kv+0.005)*gib) / block
+				mid := uint64(kv*gib) / block
 				bPred, bLog = fmt.Sprint(mid), fmt.Sprint(logged)
 				blockChecks++
 				if logged < lo || logged > hi {
-					t.Errorf("row %s %s: %.2f GiB of KV holds %d..%d blocks of %d B, logged %d", r["id"], m.config, kv, lo, hi, plan.Capacity(0).BlockBytes, logged)
+					t.Errorf("row %s %s: %.2f GiB of KV holds %d..%d blocks of %d B, logged %d", r["id"], m.config, kv, lo, hi, block, logged)
 				}
 			}
 		}
 		// KV tokens from the settings alone.
 		tPred, tLog, tErr := "", "", ""
 		if !kvOnly && className != "(unknown)" && s.GPUMemoryUtilization > 0 {
-			full, err := NewReference(a, s, class)
+			full, err := NewReference(a, s, class, current)
 			if err != nil {
 				notes += "; no prediction: " + err.Error()
 			} else {
 				fp := full.Plan()
-				cp := fp.Capacity(fp.AvailableKV())
-				logged, ok := r.loggedBlocks(fp.Pool.Groups[0].PageTokens, groups)
+				cp := CapacityOf(fp, current)
+				pool := fp.Stages[0].Pool
+				logged, ok := r.loggedBlocks(pool.Groups[0].PageTokens, groups)
 				if !ok {
 					if kv, ok2 := r.num("kv_cache_gib"); ok2 {
-						logged, ok = fp.Capacity(uint64(kv*gib)).Blocks, true
+						logged, ok = uint64(kv*gib)/pool.BlockBytes(), true
 					}
 				}
 				if ok && logged > 0 {
 					e := (float64(cp.Blocks) - float64(logged)) / float64(logged)
-					bs := fp.Pool.Groups[0].PageTokens
+					bs := pool.Groups[0].PageTokens
 					tPred, tLog, tErr = fmt.Sprint(cp.Blocks/groups*bs), fmt.Sprint(logged/groups*bs), fmt.Sprintf("%+.1f%%", 100*e)
 					fullErrs = append(fullErrs, math.Abs(e))
 				}

@@ -1,4 +1,4 @@
-package model
+package vllm
 
 import (
 	"testing"
@@ -6,26 +6,20 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"membudget/budget"
+	"membudget/model"
 )
 
-// testClass is a discrete 80 GiB class with round numbers.
-func testClass(unified bool) budget.Class {
-	return budget.Class{
-		Name:   "test-80g",
-		Device: budget.Device{Name: "Test 80GB", MemoryBytes: 80 << 30},
-		Memory: budget.DriverTerms{DriverFixedBytes: 512 << 20, DriverBudgetPerMille: 2, Unified: unified, UtilCeiling: 0.95},
-	}
-}
-
 func TestPlanEqualsReferenceOnShippedConfigs(t *testing.T) {
-	archs := loadShipped(t)
+	archs := shipped(t)
 	classes := []budget.Class{testClass(false), testClass(true),
-		{Name: "small", Device: budget.Device{Name: "Small A100", MemoryBytes: 24 << 30},
+		{Name: "small", Device: budget.Device{Name: "Small A100", Silicon: budget.Silicon{Vendor: budget.NVIDIA, Major: 8}, MemoryBytes: 24 << 30},
 			Memory: budget.DriverTerms{DriverFixedBytes: 1 << 30, DriverBudgetPerMille: 50, Unified: true, UtilCeiling: 0.9}}}
 	serves := []Serve{
 		{GPUMemoryUtilization: 0.9},
-		{GPUMemoryUtilization: 0.5, TensorParallelSize: 8, KVCacheDtype: "fp8", EnforceEager: true, BlockSize: 32, SwapSpaceGiB: 4},
+		{GPUMemoryUtilization: 0.5, TensorParallelSize: 8, KVCacheDtype: "fp8", EnforceEager: true, BlockSize: 32, CPUOffloadGiB: 4},
 		{GPUMemoryUtilization: 0.85, MaxModelLen: 4096, MaxNumSeqs: 8, MaxNumBatchedTokens: 512, TensorParallelSize: 2, Quantization: "fp8"},
+		{PipelineParallelSize: 3, MaxModelLen: 8192, AsyncScheduling: Off},
+		{KVCacheMemoryBytes: 3 << 30, PipelineParallelSize: 2, TensorParallelSize: 2, EnableExpertParallel: true, DataParallelSize: 2},
 	}
 	seqs := []uint64{0, 1, 2, 7, 64, 1000}
 	tokens := []uint64{0, 1, 15, 16, 17, 1023, 4096, 4097, 131072}
@@ -33,7 +27,7 @@ func TestPlanEqualsReferenceOnShippedConfigs(t *testing.T) {
 	for name, a := range archs {
 		for _, c := range classes {
 			for si, s := range serves {
-				ref, err := NewReference(a, s, c)
+				ref, err := NewReference(a, s, c, current)
 				if err != nil {
 					continue // e.g. fp8 over an fp8 checkpoint or TP not dividing: covered elsewhere
 				}
@@ -57,7 +51,7 @@ func TestPlanEqualsReferenceOnShippedConfigs(t *testing.T) {
 }
 
 func TestKVLayout(t *testing.T) {
-	archs := loadShipped(t)
+	archs := shipped(t)
 	tests := []struct {
 		model   string
 		serve   Serve
@@ -70,25 +64,32 @@ func TestKVLayout(t *testing.T) {
 			[]budget.PageGroup{{Count: 1, PageTokens: 16, CapTokens: budget.NoCap}}, "one tensor per layer; 64 KiB pages"},
 		{"Qwen__Qwen3-235B-A22B", Serve{TensorParallelSize: 8}, 94, 16 * 1 * 2 * 128 * 2,
 			[]budget.PageGroup{{Count: 1, PageTokens: 16, CapTokens: budget.NoCap}}, "4 KV heads at TP8: one head replicated per rank"},
-		{"deepseek-ai__DeepSeek-V3", Serve{TensorParallelSize: 8}, 61, 64 * 576 * 2,
-			[]budget.PageGroup{{Count: 1, PageTokens: 64, CapTokens: budget.NoCap}}, "MLA latent 576, block 64, not divided by TP"},
+		{"deepseek-ai__DeepSeek-V3", Serve{TensorParallelSize: 8}, 61, 16 * 576 * 2,
+			[]budget.PageGroup{{Count: 1, PageTokens: 16, CapTokens: budget.NoCap}},
+			"MLA latent 576, not divided by TP; block 16: FlashAttention-MLA on Hopper with a bf16 KV cache"},
+		{"deepseek-ai__DeepSeek-V3", Serve{KVCacheDtype: "fp8"}, 61, 64 * 576 * 1,
+			[]budget.PageGroup{{Count: 1, PageTokens: 64, CapTokens: budget.NoCap}},
+			"fp8 KV: FlashAttention-MLA refuses it, FlashMLA takes blocks of 64"},
 		{"google__gemma-3-27b-it", Serve{MaxNumBatchedTokens: 8192}, 10, 16 * 16 * 2 * 128 * 2,
+			[]budget.PageGroup{{Count: 1, PageTokens: 16, CapTokens: budget.NoCap}, {Count: 6, PageTokens: 16, CapTokens: 1024 - 1 + 2*8192, ExtraPages: 1}},
+			"10 global + 52 local layers: group size 10, 6 sliding groups (8 padding layers, as vLLM logs); async scheduling keeps 2 batches in flight"},
+		{"google__gemma-3-27b-it", Serve{MaxNumBatchedTokens: 8192, AsyncScheduling: Off}, 10, 16 * 16 * 2 * 128 * 2,
 			[]budget.PageGroup{{Count: 1, PageTokens: 16, CapTokens: budget.NoCap}, {Count: 6, PageTokens: 16, CapTokens: 1024 - 1 + 8192, ExtraPages: 1}},
-			"10 global + 52 local layers: group size 10, 6 sliding groups (8 padding layers, as vLLM logs)"},
+			"without async scheduling, one batch in flight"},
 		{"google__gemma-2-9b-it", Serve{MaxNumBatchedTokens: 2048}, 21, 16 * 8 * 2 * 256 * 2,
-			[]budget.PageGroup{{Count: 1, PageTokens: 16, CapTokens: budget.NoCap}, {Count: 1, PageTokens: 16, CapTokens: 4096 - 1 + 2048, ExtraPages: 1}},
+			[]budget.PageGroup{{Count: 1, PageTokens: 16, CapTokens: budget.NoCap}, {Count: 1, PageTokens: 16, CapTokens: 4096 - 1 + 2*2048, ExtraPages: 1}},
 			"21 + 21 layers: two groups of 21"},
+		{"meta-llama__Llama-3.1-8B-Instruct", Serve{PipelineParallelSize: 3}, 11, 16 * 8 * 2 * 128 * 2,
+			[]budget.PageGroup{{Count: 1, PageTokens: 16, CapTokens: budget.NoCap}},
+			"32 layers in 3 stages: 10, 11, 11 (get_pp_indices gives the remainder to the stages before the last, from the second-to-last back); the first stage's 10 tensors"},
 		{"meta-llama__Llama-3.1-8B-Instruct", Serve{KVCacheDtype: "fp8", BlockSize: 128}, 32, 128 * 8 * 2 * 128 * 1,
 			[]budget.PageGroup{{Count: 1, PageTokens: 128, CapTokens: budget.NoCap}}, "fp8 halves the page; block 128"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.model, func(t *testing.T) {
-			ref, err := NewReference(archs[tt.model], tt.serve, testClass(false))
-			if err != nil {
-				t.Fatal(err)
-			}
+			r := ref(t, archs[tt.model], tt.serve, testClass(false))
 			want := budget.PagedPool{Tensors: tt.tensors, PageBytes: tt.page, Groups: tt.groups}
-			if diff := cmp.Diff(want, ref.Plan().Pool); diff != "" {
+			if diff := cmp.Diff(want, r.Plan().Stages[0].Pool); diff != "" {
 				t.Errorf("%s (-want +got):\n%s", tt.reason, diff)
 			}
 		})
@@ -96,7 +97,7 @@ func TestKVLayout(t *testing.T) {
 }
 
 func TestWeightsAgainstHandCount(t *testing.T) {
-	archs := loadShipped(t)
+	archs := shipped(t)
 	// Llama-3.1-8B: 8,030,261,248 parameters in bf16 (embed and lm_head
 	// 128256 x 4096 each; 32 x (4096 x 6144 qkv + 4096 x 4096 o + 3 x 4096 x
 	// 14336 + 2 x 4096 norms); final norm 4096), plus vLLM's rotary table
@@ -116,23 +117,16 @@ func TestWeightsAgainstHandCount(t *testing.T) {
 		{"Qwen__Qwen3-32B", Serve{TensorParallelSize: 2}, qwen32tp2},
 	}
 	for _, tt := range tests {
-		ref, err := NewReference(archs[tt.model], tt.serve, testClass(false))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := ref.Evaluate(0, 0).Footprint.Terms[budget.TermWeights]; got != tt.want {
+		r := ref(t, archs[tt.model], tt.serve, testClass(false))
+		if got := r.Evaluate(0, 0).Footprint.Terms[budget.TermWeights]; got != tt.want {
 			t.Errorf("%s: weights %d, want %d (%+.4f%%)", tt.model, got, tt.want, 100*(float64(got)-float64(tt.want))/float64(tt.want))
 		}
 	}
 }
 
 func TestLedgerNamesEveryAllocation(t *testing.T) {
-	archs := loadShipped(t)
-	ref, err := NewReference(archs["meta-llama__Llama-3.1-8B-Instruct"], Serve{}, testClass(false))
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := ref.Evaluate(2, 100)
+	archs := shipped(t)
+	l := ref(t, archs["meta-llama__Llama-3.1-8B-Instruct"], Serve{}, testClass(false)).Evaluate(2, 100)
 	names := map[string]uint64{}
 	for _, it := range l.Items {
 		if _, dup := names[it.Name]; dup {
@@ -143,10 +137,10 @@ func TestLedgerNamesEveryAllocation(t *testing.T) {
 	for name, want := range map[string]uint64{
 		"model.layers.3.mlp.down_proj.weight":             14336 * 4096 * 2,
 		"model.layers.0.self_attn.qkv_proj.weight":        4096 * 6144 * 2,
-		"kv_cache.full_attention.31[layers 31]":           2 * 7 * 65536, // 2 sequences x cdiv(100, 16) blocks x 64 KiB
+		"kv_cache.31[layers 31]":                          2 * 7 * 65536, // 2 sequences x cdiv(100, 16) blocks x 64 KiB
 		"lm_head.weight":                                  128256 * 4096 * 2,
 		"activation_peak":                                 8192 * 2 * (2*4096 + 3*14336),
-		"sampler_logits":                                  1024 * 128256 * samplerBytesPerLogit,
+		"sampler_logits":                                  1024 * 128256 * 34, // 34 bytes per logit (peaksCurrent)
 		"model.layers.31.post_attention_layernorm.weight": 4096 * 2,
 	} {
 		if got, ok := names[name]; !ok || got != want {
@@ -156,7 +150,7 @@ func TestLedgerNamesEveryAllocation(t *testing.T) {
 	if _, ok := names["cuda_graph_pool"]; !ok {
 		t.Error("no cuda_graph_pool without --enforce-eager")
 	}
-	eager, _ := NewReference(archs["meta-llama__Llama-3.1-8B-Instruct"], Serve{EnforceEager: true}, testClass(false))
+	eager := ref(t, archs["meta-llama__Llama-3.1-8B-Instruct"], Serve{EnforceEager: true}, testClass(false))
 	for _, it := range eager.Evaluate(1, 1).Items {
 		if it.Term == budget.TermGraphPool {
 			t.Errorf("--enforce-eager still has %s", it.Name)
@@ -169,16 +163,12 @@ func TestLedgerNamesEveryAllocation(t *testing.T) {
 // hold exactly the blocks the report's capacity counts, for uniform and
 // hybrid models.
 func TestKVAllocationMatchesCapacity(t *testing.T) {
-	archs := loadShipped(t)
+	archs := shipped(t)
 	for _, name := range []string{"meta-llama__Llama-3.1-8B-Instruct", "google__gemma-3-27b-it", "deepseek-ai__DeepSeek-V3"} {
-		ref, err := NewReference(archs[name], Serve{TensorParallelSize: 8, MaxModelLen: 4096}, budget.Class{Name: "big", Device: budget.Device{Name: "Big", MemoryBytes: 1 << 40}, Memory: budget.DriverTerms{UtilCeiling: 1}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		plan := ref.Plan()
-		c := plan.Capacity(plan.AvailableKV())
+		r := ref(t, archs[name], Serve{TensorParallelSize: 8, MaxModelLen: 4096}, bigClass)
+		c := CapacityOf(r.Plan(), current)
 		var allocated uint64
-		for _, it := range ref.KVAllocation() {
+		for _, it := range r.KVAllocation(0) {
 			allocated += it.Bytes
 		}
 		if c.Blocks == 0 || allocated != c.Blocks*c.BlockBytes {
@@ -194,22 +184,19 @@ func TestSlidingAndMLAVariants(t *testing.T) {
 	mistral := `{"model_type": "mistral", "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,
 	 "num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 32000, "max_position_embeddings": 32768,
 	 "sliding_window": 4096, "torch_dtype": "bfloat16"}`
-	a, err := ParseConfig("mistral-v0.1.json", []byte(mistral))
+	a, err := model.ParseConfig("mistral-v0.1.json", []byte(mistral))
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref, err := NewReference(a, Serve{MaxNumBatchedTokens: 2048, MaxNumSeqs: 256}, testClass(false))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := ref(t, a, Serve{MaxNumBatchedTokens: 2048, MaxNumSeqs: 256, AsyncScheduling: Off}, testClass(false))
 	want := budget.PagedPool{Tensors: 32, PageBytes: 16 * 8 * 2 * 128 * 2,
 		Groups: []budget.PageGroup{{Count: 1, PageTokens: 16, CapTokens: 4096 - 1 + 2048, ExtraPages: 1}}}
-	if diff := cmp.Diff(want, ref.Plan().Pool); diff != "" {
+	if diff := cmp.Diff(want, r.Plan().Stages[0].Pool); diff != "" {
 		t.Errorf("all-sliding pool (-want +got):\n%s", diff)
 	}
 	// A sequence of 32768 tokens holds cdiv(6143, 16) + 1 = 385 blocks per
 	// layer, not 2048.
-	if got := ref.Evaluate(1, 32768).Footprint.Terms[budget.TermKVCache]; got != 385*32*65536 {
+	if got := r.Evaluate(1, 32768).Footprint.Terms[budget.TermKVCache]; got != 385*32*65536 {
 		t.Errorf("KV of one 32k sequence = %d, want %d", got, 385*32*65536)
 	}
 
@@ -218,16 +205,12 @@ func TestSlidingAndMLAVariants(t *testing.T) {
 	 "max_position_embeddings": 163840, "kv_lora_rank": 512, "q_lora_rank": null, "qk_nope_head_dim": 128,
 	 "qk_rope_head_dim": 64, "v_head_dim": 128, "n_routed_experts": 64, "n_shared_experts": 2,
 	 "num_experts_per_tok": 6, "first_k_dense_replace": 1, "torch_dtype": "bfloat16"}`
-	a, err = ParseConfig("deepseek-v2-lite.json", []byte(lite))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ref, err = NewReference(a, Serve{TensorParallelSize: 2, MaxModelLen: 8192}, testClass(false))
+	a, err = model.ParseConfig("deepseek-v2-lite.json", []byte(lite))
 	if err != nil {
 		t.Fatal(err)
 	}
 	names := map[string]uint64{}
-	for _, it := range ref.Evaluate(1, 64).Items {
+	for _, it := range ref(t, a, Serve{TensorParallelSize: 2, MaxModelLen: 8192}, testClass(false)).Evaluate(1, 64).Items {
 		names[it.Name] = it.Bytes
 	}
 	for name, want := range map[string]uint64{
@@ -235,7 +218,7 @@ func TestSlidingAndMLAVariants(t *testing.T) {
 		"model.layers.1.mlp.experts.w13.weight":                 64 * 2048 * 2 * 704 * 2, // 64 experts, 1408/2 per rank
 		"model.layers.1.mlp.shared_experts.gate_up_proj.weight": 2048 * 2 * 1408 * 2 / 2 * 2,
 		"model.layers.0.mlp.gate_up_proj.weight":                2048 * 2 * 10944 / 2 * 2, // the first layer is dense
-		"kv_cache.full_attention.26[layers 26]":                 64 * 576 * 2,             // one block of 64 tokens, latent 576, whole on each rank
+		"kv_cache.26[layers 26]":                                4 * 16 * 576 * 2,         // 4 blocks of 16 tokens, latent 576, whole on each rank
 	} {
 		if got, ok := names[name]; !ok || got != want {
 			t.Errorf("%s = %d (present %v), want %d", name, got, ok, want)

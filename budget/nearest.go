@@ -1,0 +1,59 @@
+package budget
+
+import (
+	"slices"
+	"strings"
+)
+
+// Nearest returns up to n of candidates closest to name by edit distance,
+// ignoring case, nearest first: the "did you mean" of an unknown name. A
+// candidate qualifies when it is within a third of its length of name, or
+// holds name (or name it) whole, so that a typo is caught and an unrelated
+// word is not.
+func Nearest(name string, candidates []string, n int) []string {
+	type scored struct {
+		s string
+		d int
+	}
+	lname := strings.ToLower(name)
+	var near []scored
+	for _, c := range candidates {
+		lc := strings.ToLower(c)
+		d := editDistance(lname, lc)
+		if d <= max(1, len(lc)/3) || (len(lname) >= 3 && (strings.Contains(lc, lname) || strings.Contains(lname, lc))) {
+			near = append(near, scored{c, d})
+		}
+	}
+	slices.SortStableFunc(near, func(a, b scored) int { return a.d - b.d })
+	out := make([]string, 0, min(n, len(near)))
+	for _, s := range near[:min(n, len(near))] {
+		out = append(out, s.s)
+	}
+	return out
+}
+
+// editDistance is the optimal-string-alignment distance between a and b:
+// insertions, deletions, substitutions and swaps of neighbours, in bytes.
+func editDistance(a, b string) int {
+	prev2 := make([]int, len(b)+1)
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,147 @@
+package budget
+
+import (
+	"math"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestPageGroupPages(t *testing.T) {
+	tests := []struct {
+		name string
+		g    PageGroup
+		t    uint64
+		want uint64
+	}{
+		{"full attention", PageGroup{Count: 2, PageTokens: 16, CapTokens: NoCap}, 33, 2 * 3},
+		{"sliding window below its cap", PageGroup{Count: 6, PageTokens: 16, CapTokens: 17407, ExtraPages: 1}, 100, 6 * (7 + 1)},
+		{"sliding window past its cap", PageGroup{Count: 6, PageTokens: 16, CapTokens: 17407, ExtraPages: 1}, 131072, 6 * (1088 + 1)},
+		{"state holds its pages at any length", StateGroup(3, 2), 0, 3 * 2},
+		{"state at MaxUint64 tokens", StateGroup(3, 2), math.MaxUint64, 3 * 2},
+		{"saturates", PageGroup{Count: math.MaxUint64, PageTokens: 1, CapTokens: NoCap}, 2, math.MaxUint64},
+	}
+	for _, tt := range tests {
+		if got := tt.g.Pages(tt.t); got != tt.want {
+			t.Errorf("%s: Pages(%d) = %d, want %d", tt.name, tt.t, got, tt.want)
+		}
+	}
+}
+
+// twoStages is a plan of two pipeline stages on an 80 GiB device with a
+// 64 GiB budget: stage 0 holds 10 GiB of weights and 8 tensors of 1 MiB
+// pages; stage 1 holds 2 GiB of weights, 4 tensors, and 4 GiB of CUDA
+// graphs, charged beside the budget.
+func twoStages() *Plan {
+	pool := func(tensors uint64) PagedPool {
+		return PagedPool{Tensors: tensors, PageBytes: 1 << 20, Groups: []PageGroup{{Count: 1, PageTokens: 16, CapTokens: NoCap}}}
+	}
+	return &Plan{
+		Device: 80 << 30, Driver: DriverTerms{DriverFixedBytes: 1 << 30, UtilCeiling: 1},
+		Beside: TermSet(0).With(TermGraphPool),
+		Stages: []Stage{
+			{Budget: 64 << 30, Fixed: [NumTerms]uint64{TermWeights: 10 << 30}, Pool: pool(8)},
+			{Budget: 64 << 30, Fixed: [NumTerms]uint64{TermWeights: 2 << 30, TermGraphPool: 4 << 30}, Pool: pool(4)},
+		},
+		MaxSeqs: 1 << 20, MaxLen: 1 << 20,
+	}
+}
+
+func TestStagesBind(t *testing.T) {
+	p := twoStages()
+	// One sequence of 16 tokens: stage 0 holds 10 GiB + 8 MiB (54 GiB - 8 MiB
+	// of headroom), stage 1 holds 2 GiB + 4 MiB in the budget and 4 GiB of
+	// graphs beside it: 80 - 64 - 1 - 4 = 11 GiB of driver headroom. Stage 1
+	// binds, with the least headroom.
+	f := p.Evaluate(1, 16)
+	if f.Stage != 1 || !f.Fits() || f.Beside != 4<<30 || f.Ledger != 2<<30+4<<20 || f.DriverHeadroom() != 11<<30 {
+		t.Errorf("Evaluate(1, 16) = stage %d, fits %v, beside %d, ledger %d, driver headroom %d; want stage 1 fitting, 4 GiB beside, 2 GiB + 4 MiB, 11 GiB",
+			f.Stage, f.Fits(), f.Beside, f.Ledger, f.DriverHeadroom())
+	}
+	// 54 GiB of stage 0's budget hold 54 Ki blocks of 8 MiB ... of 16
+	// tokens each: 6912 one-block sequences; stage 1 would hold 15552.
+	// Stage 0 is the one that fails first.
+	ans, err := MaxSequences(p, 16, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ans.Value != 54<<30/(8<<20) || ans.Next.Stage != 0 || ans.Next.Failed != OverBudget {
+		t.Errorf("MaxSequences(16) = %d (next fails on stage %d, %v), want %d failing on stage 0 over the budget",
+			ans.Value, ans.Next.Stage, ans.Next.Failed, 54<<30/(8<<20))
+	}
+	if got, want := p.PoolBudget(1), uint64(62<<30); got != want {
+		t.Errorf("PoolBudget(1) = %d, want %d: the graphs beside the budget do not come out of it", got, want)
+	}
+}
+
+func TestClassifyConditions(t *testing.T) {
+	base := Footprint{Ledger: 50, Budget: 60, Device: 100, DriverFixed: 30, Ceiling: 60}
+	tests := []struct {
+		name string
+		edit func(f *Footprint)
+		want Condition
+	}{
+		{"fits", func(f *Footprint) {}, Fit},
+		{"ledger over the budget", func(f *Footprint) { f.Ledger = 61 }, OverBudget},
+		{"driver over the slice", func(f *Footprint) { f.DriverFixed = 41 }, OverDriverSlice},
+		{"terms beside the budget count with the driver", func(f *Footprint) { f.Beside = 11 }, OverDriverSlice},
+		{"budget above the ceiling", func(f *Footprint) { f.Ceiling = 59 }, OverUtilCeiling},
+		{"no ceiling", func(f *Footprint) { f.Ceiling = 0; f.Budget = 70 }, Fit},
+		{"the driver's failure is named before the ceiling's", func(f *Footprint) { f.Ceiling = 59; f.DriverFixed = 41 }, OverDriverSlice},
+	}
+	for _, tt := range tests {
+		f := base
+		tt.edit(&f)
+		if got := Classify(f); got != tt.want {
+			t.Errorf("%s: Classify = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestTermSet(t *testing.T) {
+	s := TermSet(0).With(TermGraphPool).With(TermActivation)
+	var got []Term
+	for term := range NumTerms {
+		if s.Has(term) {
+			got = append(got, term)
+		}
+	}
+	if diff := cmp.Diff([]Term{TermActivation, TermGraphPool}, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if s.Has(-1) || s.Has(NumTerms) {
+		t.Error("a set holds terms that do not exist")
+	}
+}
+
+func TestNearest(t *testing.T) {
+	names := []string{"h100-sxm-80g", "h100-pcie-80g", "h200", "h200-nvl", "rtx-4090", "rtx-4090-48g", "a100-80g"}
+	tests := []struct {
+		name string
+		want []string
+	}{
+		{"h100-sxm-80", []string{"h100-sxm-80g"}},
+		// Case does not count (distance 0); h100-pcie-80g is 4 edits away,
+		// within a third of its 13 letters.
+		{"H100-SXM-80G", []string{"h100-sxm-80g", "h100-pcie-80g"}},
+		{"h100-smx-80g", []string{"h100-sxm-80g", "h100-pcie-80g"}},
+		// rtx-4090-48g is 5 edits away, more than a third of 12.
+		{"rtx4090", []string{"rtx-4090"}},
+		{"h200", []string{"h200", "h200-nvl"}},
+		{"mi300x", nil},
+		{"zz", nil},
+	}
+	for _, tt := range tests {
+		got := Nearest(tt.name, names, 3)
+		if diff := cmp.Diff(tt.want, got, cmpEmpty); diff != "" {
+			t.Errorf("Nearest(%q) (-want +got):\n%s", tt.name, diff)
+		}
+	}
+}
+
+var cmpEmpty = cmp.Comparer(func(a, b []string) bool {
+	if len(a) == 0 && len(b) == 0 {
+		return true
+	}
+	return cmp.Equal([]string(a), []string(b))
+})

@@ -1,0 +1,120 @@
+package vllm
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// humanInt is vLLM's human-readable integer: a number with an optional
+// suffix, lower case decimal (k = 10^3, m, g, t) and upper case binary
+// (K = 2^10, M, G, T) (vllm/utils/argparse_utils.py:29-91).
+var humanInt = regexp.MustCompile(`^(\d+(?:\.\d+)?)([kKmMgGtT])$`)
+
+var humanMultipliers = map[byte]float64{'k': 1e3, 'm': 1e6, 'g': 1e9, 't': 1e12, 'K': 1 << 10, 'M': 1 << 20, 'G': 1 << 30, 'T': 1 << 40}
+
+// ParseHumanInt reads an integer as vLLM's --max-model-len,
+// --max-num-batched-tokens and --kv-cache-memory-bytes take it: 32768,
+// 32k (32000), 32K (32768), 1.5k (1500, decimals truncate toward zero as
+// vLLM's int(float) does), 1_000. A decimal with a binary suffix (1.5K) is
+// refused, as vLLM refuses it.
+func ParseHumanInt(s string) (int64, error) {
+	s = strings.TrimSpace(s)
+	if m := humanInt.FindStringSubmatch(s); m != nil {
+		mult := humanMultipliers[m[2][0]]
+		if strings.Contains(m[1], ".") && m[2][0] >= 'A' && m[2][0] <= 'Z' {
+			return 0, fmt.Errorf("decimals are not allowed with binary suffixes like %s; did you mean %s%s?", m[2], m[1], strings.ToLower(m[2]))
+		}
+		if strings.Contains(m[1], ".") {
+			f, err := strconv.ParseFloat(m[1], 64)
+			if err != nil || f*mult >= math.MaxInt64 {
+				return 0, fmt.Errorf("%q is out of range", s)
+			}
+			return int64(f * mult), nil
+		}
+		n, err := strconv.ParseInt(m[1], 10, 64)
+		if err != nil || n > int64(math.MaxInt64/mult) {
+			return 0, fmt.Errorf("%q is out of range", s)
+		}
+		return n * int64(mult), nil
+	}
+	// Python's int() takes an underscore between digits and a sign.
+	if strings.Contains(s, "__") || strings.HasPrefix(s, "_") || strings.HasSuffix(s, "_") {
+		return 0, errNotInt(s)
+	}
+	n, err := strconv.ParseInt(strings.ReplaceAll(s, "_", ""), 10, 64)
+	if err != nil {
+		var ne *strconv.NumError
+		if errors.As(err, &ne) && ne.Err == strconv.ErrRange {
+			return 0, fmt.Errorf("%q is out of range", s)
+		}
+		return 0, errNotInt(s)
+	}
+	return n, nil
+}
+
+func errNotInt(s string) error {
+	return fmt.Errorf("%q is not an integer (vLLM takes 32768, 32k = 32000 or 32K = 32768)", s)
+}
+
+// Command is the `vllm serve` command line that runs the resolved serve of
+// model, every sizing setting explicit so that vLLM (of the profile's
+// version) and membudget read it alike. Settings left at a value vLLM has
+// no flag for are omitted (no quantization, no offload).
+func Command(model string, r Resolved) string {
+	args := []string{"vllm", "serve", shellQuote(model)}
+	if r.AllowLongMaxModelLen && r.MaxModelLen > r.MaxLenLimit {
+		args = append([]string{"VLLM_ALLOW_LONG_MAX_MODEL_LEN=1"}, args...)
+	}
+	add := func(flag string, v any) { args = append(args, "--"+flag, fmt.Sprint(v)) }
+	add("gpu-memory-utilization", strconv.FormatFloat(r.GPUMemoryUtilization, 'f', -1, 64))
+	if r.KVCacheMemoryBytes > 0 {
+		add("kv-cache-memory-bytes", r.KVCacheMemoryBytes)
+	}
+	add("max-model-len", r.MaxModelLen)
+	add("max-num-seqs", r.MaxNumSeqs)
+	add("max-num-batched-tokens", r.MaxNumBatchedTokens)
+	add("block-size", r.BlockSize)
+	add("kv-cache-dtype", r.KVCacheDtype)
+	add("dtype", r.Dtype)
+	add("tensor-parallel-size", r.TensorParallelSize)
+	if r.PipelineParallelSize > 1 {
+		add("pipeline-parallel-size", r.PipelineParallelSize)
+	}
+	if r.DataParallelSize > 1 {
+		add("data-parallel-size", r.DataParallelSize)
+	}
+	if r.EnableExpertParallel {
+		args = append(args, "--enable-expert-parallel")
+	}
+	if r.Quantization != "" {
+		add("quantization", r.Quantization)
+	}
+	if r.EnforceEager {
+		args = append(args, "--enforce-eager")
+	}
+	if r.Profile.AsyncByDefault && !r.Async {
+		args = append(args, "--no-async-scheduling")
+	} else if !r.Profile.AsyncByDefault && r.Async {
+		args = append(args, "--async-scheduling")
+	}
+	if r.CPUOffloadGiB > 0 {
+		add("cpu-offload-gb", strconv.FormatFloat(r.CPUOffloadGiB, 'f', -1, 64))
+	}
+	if r.SwapSpaceGiB > 0 {
+		add("swap-space", strconv.FormatFloat(r.SwapSpaceGiB, 'f', -1, 64))
+	}
+	return strings.Join(args, " ")
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything beyond the
+// characters of a model id or a path.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./@:+=,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

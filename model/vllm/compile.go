@@ -1,0 +1,45 @@
+package vllm
+
+import (
+	"membudget/budget"
+	"membudget/model"
+)
+
+// Compile turns an architecture, serve settings and a class into a
+// budget.Plan under profile p: plain coefficients whose Evaluate gives
+// exactly the Reference's footprint for every (seqs, tokens).
+func Compile(a *model.Arch, s Serve, c budget.Class, p Profile) (*budget.Plan, error) {
+	ref, err := NewReference(a, s, c, p)
+	if err != nil {
+		return nil, err
+	}
+	return ref.Plan(), nil
+}
+
+// Plan compiles the reference's serve into a budget.Plan.
+func (ref *Reference) Plan() *budget.Plan {
+	a, r := ref.Arch, ref.Serve
+	p := &budget.Plan{
+		Device:  ref.Class.Device.MemoryBytes,
+		Driver:  ref.Class.Memory,
+		Ceiling: ref.Class.CeilingBytes(),
+		Beside:  ref.beside(),
+		Host:    ref.host,
+		MaxSeqs: r.MaxNumSeqs,
+		MaxLen:  r.MaxModelLen,
+	}
+	groups := pageGroups(a, r, ref.groups)
+	page := pageBytes(a, r)
+	for _, st := range ref.stages {
+		stage := budget.Stage{Budget: st.budget, Slack: st.slack,
+			Pool: budget.PagedPool{PageBytes: page, Tensors: stageTensors(ref.groups, st.sharding), Groups: groups}}
+		for _, it := range st.weights {
+			stage.Fixed[budget.TermWeights] = budget.SatAdd(stage.Fixed[budget.TermWeights], it.Bytes)
+		}
+		for _, it := range st.peaks {
+			stage.Fixed[it.Term] = budget.SatAdd(stage.Fixed[it.Term], it.Bytes)
+		}
+		p.Stages = append(p.Stages, stage)
+	}
+	return p
+}

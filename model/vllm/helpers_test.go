@@ -1,0 +1,56 @@
+package vllm
+
+import (
+	"testing"
+
+	"membudget"
+	"membudget/budget"
+	"membudget/model"
+)
+
+// shipped parses every config of corpus/models, by file name.
+func shipped(t testing.TB) map[string]*model.Arch {
+	t.Helper()
+	archs := map[string]*model.Arch{}
+	for _, name := range membudget.ModelNames() {
+		data, path, ok := membudget.ModelConfig(name)
+		if !ok {
+			t.Fatalf("shipped model %s has no config", name)
+		}
+		a, err := model.ParseConfig(path, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		archs[name] = a
+	}
+	if len(archs) == 0 {
+		t.Fatal("no shipped models")
+	}
+	return archs
+}
+
+// hopper is Hopper silicon, compute capability 9.0.
+var hopper = budget.Silicon{Vendor: budget.NVIDIA, Major: 9}
+
+// testClass is a discrete 80 GiB Hopper class with round numbers.
+func testClass(unified bool) budget.Class {
+	return budget.Class{
+		Name:   "test-80g",
+		Device: budget.Device{Name: "Test 80GB", Silicon: hopper, MemoryBytes: 80 << 30},
+		Memory: budget.DriverTerms{DriverFixedBytes: 512 << 20, DriverBudgetPerMille: 2, Unified: unified, UtilCeiling: 0.95},
+	}
+}
+
+// bigClass is a 1 TiB Hopper class whose every budget fits.
+var bigClass = budget.Class{Name: "big", Device: budget.Device{Name: "Big", Silicon: hopper, MemoryBytes: 1 << 40},
+	Memory: budget.DriverTerms{UtilCeiling: 1}}
+
+// ref builds a reference under the current profile or fails the test.
+func ref(t testing.TB, a *model.Arch, s Serve, c budget.Class) *Reference {
+	t.Helper()
+	r, err := NewReference(a, s, c, current)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}

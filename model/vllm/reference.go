@@ -1,0 +1,270 @@
+package vllm
+
+import (
+	"fmt"
+
+	"membudget/budget"
+	"membudget/model"
+	"membudget/model/torchalloc"
+)
+
+// Item is one allocation of the ledger.
+type Item = model.Item
+
+// Reference is the plain footprint model of one vLLM serve: for every
+// pipeline stage it lists every allocation of s sequences of t tokens and
+// adds them up. It is the oracle the compiled Plan is proven against; it is
+// allowed to be slow.
+type Reference struct {
+	Arch   *model.Arch
+	Serve  Resolved
+	Class  budget.Class
+	stages []refStage
+	groups []kvGroup
+	host   uint64
+}
+
+// refStage is what the reference keeps per pipeline stage.
+type refStage struct {
+	sharding model.Sharding
+	// budget is what vLLM may allocate on each of the stage's GPUs: the
+	// requested memory, or the stage's fixed ledger plus
+	// --kv-cache-memory-bytes.
+	budget  uint64
+	weights []Item
+	peaks   []Item
+	// slack is computed once: the allocations it rounds do not depend on
+	// the sequences.
+	slack uint64
+}
+
+// Ledger is the itemised footprint of s sequences of t tokens on one stage.
+type Ledger struct {
+	Items     []Item
+	Footprint budget.Footprint
+}
+
+// NewReference resolves s for a on class c under profile p and lists what
+// every stage holds.
+func NewReference(a *model.Arch, s Serve, c budget.Class, p Profile) (*Reference, error) {
+	r, err := Resolve(s, a, c, p)
+	if err != nil {
+		return nil, err
+	}
+	ref := &Reference{Arch: a, Serve: r, Class: c, groups: kvGroups(a)}
+	for _, st := range r.Stages {
+		st.TP, st.ExpertRanks, st.DtypeBytes, st.Quant = r.TensorParallelSize, r.ExpertRanks, r.DtypeBytes, r.Quant
+		ref.stages = append(ref.stages, refStage{sharding: st, weights: weightItems(a, r, st), peaks: peakItems(a, r, st)})
+	}
+	if err := ref.offload(); err != nil {
+		return nil, err
+	}
+	requested, err := c.UtilBudget(r.GPUMemoryUtilization, p.Rounding)
+	if err != nil {
+		return nil, settingErr("gpu-memory-utilization", r.GPUMemoryUtilization, "%v", err)
+	}
+	for i := range ref.stages {
+		ref.stages[i].budget = requested
+		if r.KVCacheMemoryBytes > 0 {
+			// vLLM sizes the KV cache from the flag and ignores the util for
+			// it (gpu_worker.py determine_available_memory): what it
+			// allocates is the rest of the ledger plus that many bytes.
+			ref.stages[i].budget = budget.SatAdd(ref.fixedLedger(i), r.KVCacheMemoryBytes)
+		}
+	}
+	if c.Memory.Unified {
+		ref.host = r.hostBytes()
+	}
+	for i := range ref.stages {
+		ref.stages[i].slack = ref.slack(i)
+	}
+	return ref, nil
+}
+
+// weightItems is the stage's weights: the checkpoint's tensors as the model
+// shards them, and what vLLM's MLA backends add after loading.
+func weightItems(a *model.Arch, r Resolved, st model.Sharding) []Item {
+	items := model.Weights(a, st)
+	if a.MLA {
+		// vLLM's MLA backends split kv_b_proj, dequantized, into W_UK_T and
+		// W_UV in the model dtype after loading and keep both beside it
+		// (vllm/v1/attention/backends/mla/common.py
+		// process_weights_after_loading).
+		heads := a.Heads / r.TensorParallelSize
+		for i := st.FirstLayer; i < st.EndLayer; i++ {
+			p := fmt.Sprintf("model.layers.%d.self_attn.mla_attn.", i)
+			items = append(items,
+				Item{Name: p + "W_UK_T", Term: budget.TermWeights, Bytes: budget.SatMul(heads*a.QKNopeHeadDim*a.KVLoraRank, r.DtypeBytes)},
+				Item{Name: p + "W_UV", Term: budget.TermWeights, Bytes: budget.SatMul(heads*a.KVLoraRank*a.VHeadDim, r.DtypeBytes)})
+		}
+	}
+	return items
+}
+
+// hostBytes is what the serve keeps in host memory per GPU: the CPU swap
+// space (int(swap_space x GiB)) and the offloaded weights.
+func (r Resolved) hostBytes() uint64 {
+	return budget.SatAdd(uint64(r.SwapSpaceGiB*(1<<30)), uint64(r.CPUOffloadGiB*(1<<30)))
+}
+
+// offload moves --cpu-offload-gb of each stage's decoder-layer weights to
+// host memory, whole tensors in order until the running total reaches the
+// budget, as vLLM's UVA offloader does (vllm/model_executor/offloader/uva.py:
+// it checks before each parameter, so it can pass the budget by one).
+func (ref *Reference) offload() error {
+	limit := uint64(ref.Serve.CPUOffloadGiB * (1 << 30))
+	if limit == 0 {
+		return nil
+	}
+	for i := range ref.stages {
+		var moved uint64
+		var kept []Item
+		for _, it := range ref.stages[i].weights {
+			if moved < limit && isLayerTensor(it.Name) {
+				moved = budget.SatAdd(moved, it.Bytes)
+				continue
+			}
+			kept = append(kept, it)
+		}
+		ref.stages[i].weights = kept
+	}
+	return nil
+}
+
+// isLayerTensor reports whether a weight belongs to a decoder layer (the
+// modules vLLM's make_layers builds, the only ones it offloads).
+func isLayerTensor(name string) bool {
+	return len(name) > len("model.layers.") && name[:len("model.layers.")] == "model.layers."
+}
+
+// fixedLedger is stage i's ledger without the KV cache.
+func (ref *Reference) fixedLedger(i int) uint64 {
+	var rest uint64
+	for _, it := range ref.stages[i].weights {
+		rest = budget.SatAdd(rest, it.Bytes)
+	}
+	for _, it := range ref.stages[i].peaks {
+		if !ref.beside().Has(it.Term) {
+			rest = budget.SatAdd(rest, it.Bytes)
+		}
+	}
+	return rest
+}
+
+// beside is the terms the profile's vLLM allocates beside the budget: the
+// CUDA graphs when their estimate is not taken off the KV budget.
+func (ref *Reference) beside() budget.TermSet {
+	if ref.Serve.Profile.GraphsCharged {
+		return 0
+	}
+	return budget.TermSet(0).With(budget.TermGraphPool)
+}
+
+// AvailableKV is stage i's available KV cache memory: the budget less the
+// rest of its ledger (vLLM's "Available KV cache memory"), 0 when the rest
+// is over.
+func (ref *Reference) AvailableKV(i int) uint64 {
+	if ref.Serve.KVCacheMemoryBytes > 0 {
+		return ref.Serve.KVCacheMemoryBytes
+	}
+	return budget.SatSub(ref.stages[i].budget, ref.fixedLedger(i))
+}
+
+// Budget is what vLLM may allocate on each GPU of stage i.
+func (ref *Reference) Budget(i int) uint64 { return ref.stages[i].budget }
+
+// Blocks is the KV blocks every stage allocates: each stage's available
+// memory in whole blocks of its tensors (get_num_blocks), the smallest over
+// the stages (get_kv_cache_configs).
+func (ref *Reference) Blocks() uint64 {
+	page := pageBytes(ref.Arch, ref.Serve)
+	var blocks uint64
+	for i, st := range ref.stages {
+		block := budget.SatMul(page, stageTensors(ref.groups, st.sharding))
+		if block == 0 {
+			continue
+		}
+		b := ref.AvailableKV(i) / block
+		if i == 0 || b < blocks {
+			blocks = b
+		}
+	}
+	return blocks
+}
+
+// KVAllocation is the KV cache tensors stage i allocates: Blocks pages,
+// one tensor per slot of the stage's group size. Their size does not depend
+// on the sequences served: the scheduler fills them on demand.
+func (ref *Reference) KVAllocation(i int) []Item {
+	page := pageBytes(ref.Arch, ref.Serve)
+	slots := stageTensors(ref.groups, ref.stages[i].sharding)
+	tensor := budget.SatMul(ref.Blocks(), page)
+	items := make([]Item, 0, slots)
+	for slot := range slots {
+		items = append(items, Item{Name: fmt.Sprintf("kv_cache.allocated.%d", slot), Term: budget.TermKVCache, Bytes: tensor})
+	}
+	return items
+}
+
+// slack is the caching allocator's chunk slack over stage i's persistent
+// allocations: the weights and the KV tensors vLLM allocates. The profile
+// run's transients are released by torch.cuda.empty_cache before the KV
+// cache is allocated (vllm/v1/worker/gpu_worker.py), and the non-torch
+// growth is not the allocator's.
+func (ref *Reference) slack(i int) uint64 {
+	var pools torchalloc.Pools
+	for _, it := range ref.stages[i].weights {
+		pools = pools.Add(it.Bytes, 1)
+	}
+	for _, it := range ref.KVAllocation(i) {
+		pools = pools.Add(it.Bytes, 1)
+	}
+	return pools.Slack()
+}
+
+// Stages is the number of pipeline stages.
+func (ref *Reference) Stages() int { return len(ref.stages) }
+
+// EvaluateStage lists stage i's allocations of s sequences of t tokens and
+// returns them with the footprint: the ledger's terms, the caching
+// allocator's slack, the class's driver share, the host memory of a unified
+// device, and whether it fits.
+func (ref *Reference) EvaluateStage(i int, s, t uint64) Ledger {
+	st := ref.stages[i]
+	items := make([]Item, 0, len(st.weights)+len(st.peaks)+len(ref.Arch.Layers))
+	items = append(items, st.weights...)
+	items = append(items, kvItems(ref.Arch, ref.Serve, ref.groups, st.sharding, s, t)...)
+	items = append(items, st.peaks...)
+
+	f := budget.Footprint{Seqs: s, Tokens: t, Budget: st.budget, Device: ref.Class.Device.MemoryBytes,
+		Ceiling: ref.Class.CeilingBytes(), Stage: i}
+	beside := ref.beside()
+	for _, it := range items {
+		f.Terms[it.Term] = budget.SatAdd(f.Terms[it.Term], it.Bytes)
+		if beside.Has(it.Term) {
+			f.Beside = budget.SatAdd(f.Beside, it.Bytes)
+		} else {
+			f.Ledger = budget.SatAdd(f.Ledger, it.Bytes)
+		}
+	}
+	f.Slack = st.slack
+	d := ref.Class.Memory
+	f.DriverFixed = d.DriverFixedBytes
+	f.DriverPerMille = d.PerMilleBytes(st.budget)
+	f.Host = ref.host
+	f.Failed = budget.Classify(f)
+	return Ledger{Items: items, Footprint: f}
+}
+
+// Evaluate is the ledger of s sequences of t tokens on the stage that
+// binds (see [budget.Tighter]).
+func (ref *Reference) Evaluate(s, t uint64) Ledger {
+	var worst Ledger
+	for i := range ref.stages {
+		l := ref.EvaluateStage(i, s, t)
+		if i == 0 || budget.Tighter(l.Footprint, worst.Footprint) {
+			worst = l
+		}
+	}
+	return worst
+}

@@ -1,0 +1,352 @@
+package vllm
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"membudget/budget"
+	"membudget/model"
+)
+
+// Bounds that keep every product of the ledger far from 2^64 while admitting
+// any real serve.
+const (
+	maxParallel      = 1024
+	maxBatchedTokens = 1 << 24
+	maxNumSeqs       = 1 << 20
+	maxGiBSetting    = 1 << 20
+	maxBlockSize     = 1 << 16
+)
+
+// Resolved is a [Serve] with every default of its profile applied and
+// checked against the architecture and the class.
+type Resolved struct {
+	Serve
+	Profile      Profile
+	DtypeBytes   uint64
+	KVDtypeBytes uint64
+	Quant        model.Quant
+	// Async says async scheduling is on; MaxConcurrentBatches is the batches
+	// in flight that sliding-window layers keep tokens for.
+	Async                bool
+	MaxConcurrentBatches uint64
+	// Stages is the decoder layers of each pipeline stage, as vLLM's
+	// get_pp_indices splits them.
+	Stages []model.Sharding
+	// ExpertRanks is the ranks experts are divided among (TP x DP with
+	// --enable-expert-parallel on a mixture-of-experts model, else 1).
+	ExpertRanks uint64
+	// MaxLenLimit is the longest max_model_len the model allows, as vLLM
+	// derives it.
+	MaxLenLimit uint64
+	// Sources says where each defaulted setting came from, by flag name.
+	Sources map[string]string
+}
+
+// Resolve applies profile p's defaults for a on class c and checks the
+// settings against each other, the model and the device; every error is a
+// *[SettingError] naming the flag.
+func Resolve(s Serve, a *model.Arch, c budget.Class, p Profile) (Resolved, error) {
+	r := Resolved{Serve: s, Profile: p, Sources: map[string]string{}}
+	def := func(flag, why string) { r.Sources[flag] = why }
+
+	if err := r.resolveMemory(c, def); err != nil {
+		return Resolved{}, err
+	}
+	if err := r.resolveParallel(a, def); err != nil {
+		return Resolved{}, err
+	}
+	if err := r.resolveLengths(a, c, def); err != nil {
+		return Resolved{}, err
+	}
+	if err := r.resolveDtypes(a, c, def); err != nil {
+		return Resolved{}, err
+	}
+	if err := r.resolveBlockSize(a, c, def); err != nil {
+		return Resolved{}, err
+	}
+	return r, nil
+}
+
+func (r *Resolved) resolveMemory(c budget.Class, def func(string, string)) error {
+	p := r.Profile
+	switch u := r.GPUMemoryUtilization; {
+	case u == 0:
+		r.GPUMemoryUtilization = p.DefaultUtil
+		def("gpu-memory-utilization", fmt.Sprintf("vLLM's default %v (vllm/config/cache.py, %s)", p.DefaultUtil, p.Describes))
+	case math.IsNaN(u) || u <= 0 || u > 1:
+		return settingErr("gpu-memory-utilization", u, "must be in (0, 1]")
+	}
+	if r.KVCacheMemoryBytes > 0 && !p.KVCacheMemoryFlag {
+		return settingErr("kv-cache-memory-bytes", r.KVCacheMemoryBytes, "%s has no such flag", p.Describes)
+	}
+	if r.KVCacheMemoryBytes > c.Device.MemoryBytes {
+		return settingErr("kv-cache-memory-bytes", r.KVCacheMemoryBytes, "more than the %d bytes of %s", c.Device.MemoryBytes, c.Name)
+	}
+	if v := r.SwapSpaceGiB; v != 0 {
+		if !p.SwapSpaceFlag {
+			return settingErr("swap-space", v, "%s has no --swap-space: vLLM PR #36216 removed it (2026-03-07); V1 keeps no CPU swap blocks", p.Describes)
+		}
+		if math.IsNaN(v) || v < 0 || v > maxGiBSetting {
+			return settingErr("swap-space", v, "want a size in GiB, 0 or more")
+		}
+	}
+	if v := r.CPUOffloadGiB; math.IsNaN(v) || v < 0 || v > maxGiBSetting {
+		return settingErr("cpu-offload-gb", v, "want a size in GiB, 0 or more")
+	}
+	return nil
+}
+
+func (r *Resolved) resolveParallel(a *model.Arch, def func(string, string)) error {
+	for _, f := range []struct {
+		flag string
+		v    *uint64
+	}{{"tensor-parallel-size", &r.TensorParallelSize}, {"pipeline-parallel-size", &r.PipelineParallelSize}, {"data-parallel-size", &r.DataParallelSize}} {
+		if *f.v == 0 {
+			*f.v = 1
+			def(f.flag, "vLLM's default 1")
+		}
+		if *f.v > maxParallel {
+			return settingErr(f.flag, *f.v, "at most %d", maxParallel)
+		}
+	}
+	tp, pp := r.TensorParallelSize, r.PipelineParallelSize
+	if a.Heads%tp != 0 {
+		return settingErr("tensor-parallel-size", tp, "does not divide the %d attention heads of %s", a.Heads, a.Source)
+	}
+	if !a.MLA && a.KVHeads%tp != 0 && tp%a.KVHeads != 0 {
+		return settingErr("tensor-parallel-size", tp, "neither divides nor is a multiple of the %d KV heads of %s", a.KVHeads, a.Source)
+	}
+	for _, d := range []struct {
+		key string
+		v   uint64
+	}{{"intermediate_size", a.Intermediate}, {"moe_intermediate_size", a.MoEIntermediate}} {
+		if d.key == "moe_intermediate_size" && r.EnableExpertParallel {
+			continue // experts are held whole under expert parallelism
+		}
+		if d.v%tp != 0 {
+			return settingErr("tensor-parallel-size", tp, "does not divide %s %d of %s", d.key, d.v, a.Source)
+		}
+	}
+	if pp > uint64(len(a.Layers)) {
+		return settingErr("pipeline-parallel-size", pp, "more stages than the %d layers of %s", len(a.Layers), a.Source)
+	}
+	r.ExpertRanks = 1
+	if r.EnableExpertParallel && a.Experts > 0 {
+		// vllm/config/parallel.py: the expert-parallel group is the
+		// tensor-parallel ranks of every data-parallel rank.
+		r.ExpertRanks = tp * r.DataParallelSize
+	}
+	r.Stages = pipelineStages(len(a.Layers), int(pp))
+	return nil
+}
+
+// pipelineStages splits n layers among pp stages as vLLM's get_pp_indices
+// does (vllm/distributed/utils.py): n/pp each, and the remainder one each
+// to the stages before the last, from the second-to-last backwards.
+func pipelineStages(n, pp int) []model.Sharding {
+	parts := make([]int, pp)
+	for i := range parts {
+		parts[i] = n / pp
+	}
+	for i := 2; i < n%pp+2; i++ {
+		parts[pp-i]++
+	}
+	stages := make([]model.Sharding, pp)
+	first := 0
+	for i, k := range parts {
+		stages[i] = model.Sharding{FirstLayer: first, EndLayer: first + k, First: i == 0, Last: i == pp-1}
+		first += k
+	}
+	return stages
+}
+
+func (r *Resolved) resolveLengths(a *model.Arch, c budget.Class, def func(string, string)) error {
+	p := r.Profile
+	r.MaxLenLimit = a.MaxPosition
+	if r.AutoMaxModelLen && !p.AutoMaxModelLen {
+		return settingErr("max-model-len", "auto", "%s has no auto max_model_len (vLLM PR #29431)", p.Describes)
+	}
+	switch {
+	case r.MaxModelLen == 0:
+		r.MaxModelLen = r.MaxLenLimit
+		if r.AutoMaxModelLen {
+			def("max-model-len", "auto: the longest whose one request fits the KV cache, at most the model's limit")
+		} else {
+			def("max-model-len", "the model's max_position_embeddings")
+		}
+	case r.MaxModelLen > r.MaxLenLimit && !r.AllowLongMaxModelLen:
+		// vllm/config/model.py _get_and_verify_max_len refuses a longer
+		// max_model_len unless VLLM_ALLOW_LONG_MAX_MODEL_LEN is set.
+		return settingErr("max-model-len", r.MaxModelLen, "above the model's max_position_embeddings %d (set --allow-long-max-model-len, vLLM's VLLM_ALLOW_LONG_MAX_MODEL_LEN=1, to accept it)", r.MaxLenLimit)
+	}
+	if r.MaxModelLen > 1<<30 {
+		return settingErr("max-model-len", r.MaxModelLen, "beyond any serve (at most %d)", 1<<30)
+	}
+	big := c.Device.MemoryBytes >= 70<<30 && !strings.Contains(strings.ToLower(c.Device.Name), "a100")
+	huge := p.LargeBatchTier && c.Device.MemoryBytes >= 160<<30
+	if r.MaxNumBatchedTokens == 0 {
+		switch {
+		case huge:
+			r.MaxNumBatchedTokens = 16384
+		case big:
+			r.MaxNumBatchedTokens = 8192
+		default:
+			r.MaxNumBatchedTokens = 2048
+		}
+		def("max-num-batched-tokens", fmt.Sprintf("vLLM's API-server default for %s (engine/arg_utils.py get_batch_defaults)", c.Device.Name))
+	}
+	if r.MaxNumSeqs == 0 {
+		r.MaxNumSeqs = 256
+		if big || huge {
+			r.MaxNumSeqs = 1024
+		}
+		def("max-num-seqs", fmt.Sprintf("vLLM's default for %s (engine/arg_utils.py get_batch_defaults)", c.Device.Name))
+	}
+	if r.MaxNumBatchedTokens > maxBatchedTokens {
+		return settingErr("max-num-batched-tokens", r.MaxNumBatchedTokens, "beyond any serve (at most %d)", maxBatchedTokens)
+	}
+	if r.MaxNumSeqs > maxNumSeqs {
+		return settingErr("max-num-seqs", r.MaxNumSeqs, "beyond any serve (at most %d)", maxNumSeqs)
+	}
+	if r.MaxNumBatchedTokens < r.MaxNumSeqs {
+		// vllm/config/scheduler.py: max_num_batched_tokens must be at least
+		// max_num_seqs. Name the flag the user gave.
+		if _, defaulted := r.Sources["max-num-batched-tokens"]; defaulted {
+			return settingErr("max-num-seqs", r.MaxNumSeqs, "above --max-num-batched-tokens %d (vLLM's default here); pass --max-num-batched-tokens of at least %d", r.MaxNumBatchedTokens, r.MaxNumSeqs)
+		}
+		return settingErr("max-num-batched-tokens", r.MaxNumBatchedTokens, "below --max-num-seqs %d", r.MaxNumSeqs)
+	}
+	switch r.AsyncScheduling {
+	case On:
+		r.Async = true
+	case Off:
+		r.Async = false
+	default:
+		r.Async = p.AsyncByDefault
+		if p.AsyncByDefault {
+			def("async-scheduling", "on by default (vllm/config/vllm.py)")
+		}
+	}
+	r.MaxConcurrentBatches = 1
+	if r.Async {
+		// vllm/config/vllm.py: async scheduling keeps two batches in flight.
+		r.MaxConcurrentBatches = 2
+	}
+	return nil
+}
+
+func (r *Resolved) resolveDtypes(a *model.Arch, c budget.Class, def func(string, string)) error {
+	switch r.Dtype {
+	case "", "auto":
+		r.Dtype = a.Dtype
+		if a.Dtype == "float32" {
+			// vllm/config/model.py _resolve_auto_dtype: float32 checkpoints
+			// are served in bfloat16 where the device supports it, else
+			// float16.
+			r.Dtype = "float16"
+			if c.Device.Silicon.Vendor == budget.AMD || c.Device.Silicon.AtLeast(8, 0) {
+				r.Dtype = "bfloat16"
+			}
+		}
+		if r.Dtype == "bfloat16" && c.Device.Silicon.Vendor == budget.NVIDIA && !c.Device.Silicon.AtLeast(8, 0) {
+			r.Dtype = "float16" // auto picks the supported half type
+		}
+		def("dtype", "auto: the checkpoint's torch_dtype, as the device supports it")
+	case "bfloat16", "float16", "float32":
+	case "half":
+		r.Dtype = "float16"
+	case "float":
+		r.Dtype = "float32"
+	default:
+		return settingErr("dtype", fmt.Sprintf("%q", r.Dtype), "want auto, bfloat16, float16 (half) or float32 (float)")
+	}
+	if r.Dtype == "bfloat16" && c.Device.Silicon.Vendor == budget.NVIDIA && !c.Device.Silicon.AtLeast(8, 0) {
+		return settingErr("dtype", r.Dtype, "vLLM refuses it on %s: bfloat16 needs compute capability 8.0 or higher, and it has %s; use --dtype half",
+			c.Device.Name, c.Device.Silicon)
+	}
+	r.DtypeBytes, _ = model.DtypeBytes(r.Dtype)
+	switch r.KVCacheDtype {
+	case "", "auto":
+		r.KVCacheDtype = "auto"
+		r.KVDtypeBytes = r.DtypeBytes
+	case "fp8", "fp8_e4m3", "fp8_e5m2":
+		r.KVDtypeBytes = 1 // vllm/utils STR_DTYPE_TO_TORCH_DTYPE: uint8
+		if err := checkFP8KV(a, c.Device); err != nil {
+			return err
+		}
+	case "bfloat16", "float16":
+		r.KVDtypeBytes = 2
+	default:
+		return settingErr("kv-cache-dtype", fmt.Sprintf("%q", r.KVCacheDtype), "want auto, fp8, fp8_e4m3, fp8_e5m2, bfloat16 or float16")
+	}
+	q, err := resolveQuant(a, r.Quantization)
+	if err != nil {
+		return err
+	}
+	r.Quant = q
+	if (q.Method == "awq" || q.Method == "gptq") && q.GroupSize == 0 {
+		return settingErr("quantization", q.Method, "the checkpoint gives no group size")
+	}
+	return nil
+}
+
+// checkFP8KV refuses an fp8 KV cache where no attention backend of vLLM's
+// takes one: below SM80 (FlashAttention and FlashInfer need SM80, Triton
+// needs native fp8, SM89: vllm/v1/attention/backends/triton_attn.py:522-536)
+// and, for MLA, below SM89 (Triton-MLA: triton_mla.py:207-222). AMD's
+// backends take it on every target.
+func checkFP8KV(a *model.Arch, d budget.Device) error {
+	si := d.Silicon
+	if si.Vendor != budget.NVIDIA {
+		return nil
+	}
+	if !si.AtLeast(8, 0) || (a.MLA && !si.AtLeast(8, 9) && si.Major != 9 && si.Major != 10) {
+		return settingErr("kv-cache-dtype", "fp8", "vLLM refuses it on %s (compute capability %s): no attention backend there takes an fp8 KV cache (native fp8 needs SM89); use --kv-cache-dtype auto", d.Name, si)
+	}
+	return nil
+}
+
+// resolveBlockSize applies the platform's default block size: 16, or for
+// MLA the attention backend's (vllm/platforms/cuda.py and the MLA backends).
+func (r *Resolved) resolveBlockSize(a *model.Arch, c budget.Class, def func(string, string)) error {
+	if r.BlockSize == 0 {
+		r.BlockSize, r.Sources["block-size"] = defaultBlockSize(a, c.Device.Silicon, r.KVDtypeBytes, r.Profile)
+	}
+	// vllm/config/cache.py bounds the block size only by gt=0; the
+	// attention backends take multiples of 16 (FlashAttention, Triton,
+	// FlashAttention-MLA: MultipleOf(16); FlashInfer 16, 32, 64; FlashMLA
+	// 64), so any other size finds no backend ("No valid attention backend
+	// found", vllm/platforms/cuda.py:449-453).
+	if r.BlockSize%16 != 0 || r.BlockSize > maxBlockSize {
+		return settingErr("block-size", r.BlockSize, "vLLM's attention backends take a multiple of 16 tokens (16 to %d)", maxBlockSize)
+	}
+	return nil
+}
+
+// defaultBlockSize is the block size vLLM picks when --block-size is not
+// given, and why: 16, unless the attention backend the platform chooses
+// prefers another (vllm/platforms/interface.py:608-649,
+// update_block_size_for_backend). On main that happens only for MLA, whose
+// backends the platform tries in order of priority (vllm/platforms/cuda.py:
+// 93-143): on Hopper FlashAttention-MLA (multiples of 16, 16-bit KV only),
+// then FlashMLA (64); on Blackwell (SM10x) FlashInfer-MLA (32 or 64);
+// elsewhere Triton-MLA (multiples of 16).
+func defaultBlockSize(a *model.Arch, si budget.Silicon, kvBytes uint64, p Profile) (uint64, string) {
+	if !a.MLA {
+		return 16, "16: the platform's default (vllm/config/cache.py:48)"
+	}
+	if !p.MLABlockByBackend {
+		return 64, "64: FlashMLA's block size for MLA (vllm/platforms/cuda.py)"
+	}
+	switch {
+	case si.Vendor == budget.NVIDIA && si.Major == 10:
+		return 32, "32: FlashInfer-MLA, the first MLA backend on Blackwell (vllm/v1/attention/backends/mla/flashinfer_mla.py:132-134)"
+	case si.Vendor == budget.NVIDIA && si.Major == 9 && kvBytes >= 2:
+		return 16, "16: FlashAttention-MLA on Hopper with a 16-bit KV cache (vllm/v1/attention/backends/mla/flashattn_mla.py:51-53)"
+	case si.Vendor == budget.NVIDIA && si.Major == 9:
+		return 64, "64: FlashMLA, Hopper's MLA backend for an fp8 KV cache (vllm/v1/attention/backends/mla/flashmla.py:57-59)"
+	}
+	return 16, "16: Triton-MLA, the MLA backend of this device (vllm/v1/attention/backends/mla/triton_mla.py:114-122)"
+}

@@ -1,0 +1,179 @@
+package vllm
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"membudget/budget"
+	"membudget/model"
+)
+
+func TestResolveDefaults(t *testing.T) {
+	archs := shipped(t)
+	ampere := budget.Silicon{Vendor: budget.NVIDIA, Major: 8}
+	turing := budget.Silicon{Vendor: budget.NVIDIA, Major: 7, Minor: 5}
+	class := func(name string, si budget.Silicon, gib uint64) budget.Class {
+		return budget.Class{Name: "c", Device: budget.Device{Name: name, Silicon: si, MemoryBytes: gib << 30}, Memory: budget.DriverTerms{UtilCeiling: 1}}
+	}
+	h100 := class("NVIDIA H100 80GB HBM3", hopper, 79)
+	a100 := class("NVIDIA A100-SXM4-80GB", ampere, 79)
+	l4 := class("NVIDIA L4", budget.Silicon{Vendor: budget.NVIDIA, Major: 8, Minor: 9}, 22)
+	b200 := class("NVIDIA B200", budget.Silicon{Vendor: budget.NVIDIA, Major: 10}, 178)
+	t4 := class("Tesla T4", turing, 15)
+	type got struct {
+		Util                       float64
+		MaxLen, Seqs, Batched, Blk uint64
+		Dtype, KV                  string
+		DtypeBytes, KVBytes, TP    uint64
+	}
+	tests := []struct {
+		name  string
+		model string
+		serve Serve
+		class budget.Class
+		want  got
+	}{
+		// main's util default 0.92 (config/cache.py:69); 8192/1024 at 70
+		// GiB or more, not an A100 (engine/arg_utils.py:2597).
+		{"h100 defaults", "meta-llama__Llama-3.1-8B-Instruct", Serve{}, h100, got{0.92, 131072, 1024, 8192, 16, "bfloat16", "auto", 2, 2, 1}},
+		{"a100 is not a big device", "meta-llama__Llama-3.1-8B-Instruct", Serve{}, a100, got{0.92, 131072, 256, 2048, 16, "bfloat16", "auto", 2, 2, 1}},
+		{"small device", "meta-llama__Llama-3.1-8B-Instruct", Serve{}, l4, got{0.92, 131072, 256, 2048, 16, "bfloat16", "auto", 2, 2, 1}},
+		{"160 GiB or more: 16384 batched tokens", "meta-llama__Llama-3.1-8B-Instruct", Serve{}, b200, got{0.92, 131072, 1024, 16384, 16, "bfloat16", "auto", 2, 2, 1}},
+		{"mla on hopper, bf16 KV: block 16", "deepseek-ai__DeepSeek-V3", Serve{TensorParallelSize: 8}, h100, got{0.92, 163840, 1024, 8192, 16, "bfloat16", "auto", 2, 2, 8}},
+		{"mla on hopper, fp8 KV: FlashMLA's 64", "deepseek-ai__DeepSeek-V3", Serve{TensorParallelSize: 8, KVCacheDtype: "fp8"}, h100, got{0.92, 163840, 1024, 8192, 64, "bfloat16", "fp8", 2, 1, 8}},
+		{"mla on blackwell: FlashInfer-MLA's 32", "deepseek-ai__DeepSeek-V3", Serve{TensorParallelSize: 8}, b200, got{0.92, 163840, 1024, 16384, 32, "bfloat16", "auto", 2, 2, 8}},
+		{"mla on ampere: Triton-MLA's 16", "deepseek-ai__DeepSeek-V3", Serve{TensorParallelSize: 8}, a100, got{0.92, 163840, 256, 2048, 16, "bfloat16", "auto", 2, 2, 8}},
+		{"float32 checkpoint served bf16 on SM80+", "meta-llama__Llama-2-7b-hf", Serve{}, h100, got{0.92, 4096, 1024, 8192, 16, "bfloat16", "auto", 2, 2, 1}},
+		{"float32 checkpoint served fp16 below SM80", "meta-llama__Llama-2-7b-hf", Serve{}, t4, got{0.92, 4096, 256, 2048, 16, "float16", "auto", 2, 2, 1}},
+		{"bf16 checkpoint served fp16 below SM80", "meta-llama__Llama-3.1-8B-Instruct", Serve{}, t4, got{0.92, 131072, 256, 2048, 16, "float16", "auto", 2, 2, 1}},
+		{"fp8 kv", "Qwen__Qwen3-8B", Serve{KVCacheDtype: "fp8", MaxModelLen: 8192, Dtype: "half"}, h100, got{0.92, 8192, 1024, 8192, 16, "float16", "fp8", 2, 1, 1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := Resolve(tt.serve, archs[tt.model], tt.class, current)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := got{r.GPUMemoryUtilization, r.MaxModelLen, r.MaxNumSeqs, r.MaxNumBatchedTokens, r.BlockSize, r.Dtype, r.KVCacheDtype, r.DtypeBytes, r.KVDtypeBytes, r.TensorParallelSize}
+			if diff := cmp.Diff(tt.want, g); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+			for flag := range r.Sources {
+				if r.Sources[flag] == "" {
+					t.Errorf("default %s has no source", flag)
+				}
+			}
+		})
+	}
+}
+
+func TestResolveErrors(t *testing.T) {
+	archs := shipped(t)
+	c := testClass(false)
+	llama := archs["meta-llama__Llama-3.1-8B-Instruct"]
+	tests := []struct {
+		name  string
+		arch  *model.Arch
+		serve Serve
+		want  SettingError
+	}{
+		{"tp does not divide heads", llama, Serve{TensorParallelSize: 3},
+			SettingError{"tensor-parallel-size", "3", "does not divide the 32 attention heads of corpus/models/meta-llama__Llama-3.1-8B-Instruct.json"}},
+		{"max len above the model", llama, Serve{MaxModelLen: 200000},
+			SettingError{"max-model-len", "200000", "above the model's max_position_embeddings 131072 (set --allow-long-max-model-len, vLLM's VLLM_ALLOW_LONG_MAX_MODEL_LEN=1, to accept it)"}},
+		{"batched below seqs", llama, Serve{MaxNumSeqs: 512, MaxNumBatchedTokens: 256},
+			SettingError{"max-num-batched-tokens", "256", "below --max-num-seqs 512"}},
+		{"seqs above the default batched tokens names the flag given", llama, Serve{MaxNumSeqs: 1 << 20},
+			SettingError{"max-num-seqs", "1048576", "above --max-num-batched-tokens 8192 (vLLM's default here); pass --max-num-batched-tokens of at least 1048576"}},
+		{"block not a multiple of 16", llama, Serve{BlockSize: 8},
+			SettingError{"block-size", "8", "vLLM's attention backends take a multiple of 16 tokens (16 to 65536)"}},
+		{"bad dtype", llama, Serve{Dtype: "int8"},
+			SettingError{"dtype", `"int8"`, "want auto, bfloat16, float16 (half) or float32 (float)"}},
+		{"bad kv dtype", llama, Serve{KVCacheDtype: "int4"},
+			SettingError{"kv-cache-dtype", `"int4"`, "want auto, fp8, fp8_e4m3, fp8_e5m2, bfloat16 or float16"}},
+		{"awq without checkpoint", llama, Serve{Quantization: "awq"},
+			SettingError{"quantization", `"awq"`, "needs a checkpoint quantized with awq (its config.json has no quantization_config)"}},
+		{"unknown quantization", llama, Serve{Quantization: "nf4"},
+			SettingError{"quantization", `"nf4"`, "want one of awq, awq_marlin, fp8, gptq, gptq_marlin"}},
+		{"quantization disagrees", archs["Qwen__Qwen3-32B-FP8"], Serve{Quantization: "gptq"},
+			SettingError{"quantization", `"gptq"`, "the checkpoint corpus/models/Qwen__Qwen3-32B-FP8.json is quantized with fp8"}},
+		{"swap space is gone", llama, Serve{SwapSpaceGiB: 4},
+			SettingError{"swap-space", "4", "vLLM main at commit d18bb7b (2026-08-14) has no --swap-space: vLLM PR #36216 removed it (2026-03-07); V1 keeps no CPU swap blocks"}},
+		{"negative offload", llama, Serve{CPUOffloadGiB: -1},
+			SettingError{"cpu-offload-gb", "-1", "want a size in GiB, 0 or more"}},
+		{"util above one", llama, Serve{GPUMemoryUtilization: 1.5},
+			SettingError{"gpu-memory-utilization", "1.5", "must be in (0, 1]"}},
+		{"kv cache larger than the device", llama, Serve{KVCacheMemoryBytes: 81 << 30},
+			SettingError{"kv-cache-memory-bytes", "86973087744", "more than the 85899345920 bytes of test-80g"}},
+		{"tp and kv heads", archs["Qwen__Qwen2.5-0.5B-Instruct"], Serve{TensorParallelSize: 7},
+			SettingError{"tensor-parallel-size", "7", "neither divides nor is a multiple of the 2 KV heads of corpus/models/Qwen__Qwen2.5-0.5B-Instruct.json"}},
+		{"tp does not divide intermediate", archs["Qwen__Qwen2.5-0.5B-Instruct"], Serve{TensorParallelSize: 14},
+			SettingError{"tensor-parallel-size", "14", "does not divide intermediate_size 4864 of corpus/models/Qwen__Qwen2.5-0.5B-Instruct.json"}},
+		{"more stages than layers", archs["meta-llama__Llama-3.2-1B-Instruct"], Serve{PipelineParallelSize: 17},
+			SettingError{"pipeline-parallel-size", "17", "more stages than the 16 layers of corpus/models/meta-llama__Llama-3.2-1B-Instruct.json"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := NewReference(tt.arch, tt.serve, c, current)
+			var se *SettingError
+			if !errors.As(err, &se) {
+				t.Fatalf("error %v (%T) is not a *SettingError", err, err)
+			}
+			if diff := cmp.Diff(tt.want, *se); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestUtilAboveCeilingIsAnAnswer: vLLM accepts a util above the class's
+// ceiling, so membudget answers it: it does not fit, on the ceiling.
+func TestUtilAboveCeilingIsAnAnswer(t *testing.T) {
+	r := ref(t, shipped(t)["meta-llama__Llama-3.2-1B-Instruct"], Serve{GPUMemoryUtilization: 0.99, MaxModelLen: 1024}, testClass(false))
+	if f := r.Plan().Evaluate(1, 1024); f.Failed != budget.OverUtilCeiling {
+		t.Errorf("at util 0.99 on a class of ceiling 0.95: %v, want %v", f.Failed, budget.OverUtilCeiling)
+	}
+}
+
+// TestQuantizedWeights checks the int4 and fp8 layouts against a hand count
+// on a small layer: 1024 in, 4096 out, group 128.
+func TestQuantizedWeights(t *testing.T) {
+	base := `{"model_type": "llama", "hidden_size": 1024, "num_hidden_layers": 1, "num_attention_heads": 8,
+	 "num_key_value_heads": 8, "intermediate_size": 4096, "vocab_size": 64, "max_position_embeddings": 16,
+	 "torch_dtype": "float16"QUANT}`
+	const in, out, g = 1024, 4096, 128
+	tests := []struct {
+		name  string
+		quant string
+		serve Serve
+		want  uint64 // bytes of model.layers.0.mlp.gate_up_proj (2 x 4096 out)
+	}{
+		{"none", "", Serve{}, in * 2 * out * 2},
+		{"fp8 online", "", Serve{Quantization: "fp8"}, in*2*out + 4},
+		{"fp8 blocks", `, "quantization_config": {"quant_method": "fp8", "weight_block_size": [128, 128]}`, Serve{}, in*2*out + (2*out/128)*(in/128)*4},
+		{"awq", `, "quantization_config": {"quant_method": "awq", "bits": 4, "group_size": 128}`, Serve{Quantization: "awq_marlin"},
+			in*2*out/2 + (in/g)*(2*out/8)*4 + (in/g)*2*out*2},
+		{"gptq", `, "quantization_config": {"quant_method": "gptq", "bits": 4, "group_size": 128, "desc_act": false}`, Serve{},
+			in*2*out/2 + (in/g)*(2*out/8)*4 + (in/g)*2*out*2 + in*4},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, err := model.ParseConfig("q.json", []byte(strings.Replace(base, "QUANT", tt.quant, 1)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got uint64
+			for _, it := range ref(t, a, tt.serve, testClass(false)).Evaluate(0, 0).Items {
+				if strings.HasPrefix(it.Name, "model.layers.0.mlp.gate_up_proj.") {
+					got += it.Bytes
+				}
+			}
+			if got != tt.want {
+				t.Errorf("gate_up_proj = %d bytes, want %d", got, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,69 @@
+package vllm
+
+import "fmt"
+
+// Serve is a vLLM serve's settings under vLLM's flag names. A zero field
+// takes the default of the profile's vLLM (see [Resolve]); settings vLLM
+// refuses at zero are refused at the flag (see cmd/membudget), so a library
+// caller's zero always means "vLLM's default".
+type Serve struct {
+	GPUMemoryUtilization float64 // --gpu-memory-utilization, in (0, 1]
+	// KVCacheMemoryBytes is --kv-cache-memory-bytes: the KV cache is exactly
+	// that many bytes per GPU and the util does not size it.
+	KVCacheMemoryBytes uint64
+	MaxModelLen        uint64 // --max-model-len
+	// AutoMaxModelLen is --max-model-len auto: the largest length whose one
+	// request fits the KV cache (vLLM's _auto_fit_max_model_len).
+	AutoMaxModelLen bool
+	// AllowLongMaxModelLen is VLLM_ALLOW_LONG_MAX_MODEL_LEN=1: a length above
+	// the model's derived limit is accepted.
+	AllowLongMaxModelLen bool
+	MaxNumSeqs           uint64 // --max-num-seqs
+	MaxNumBatchedTokens  uint64 // --max-num-batched-tokens
+	BlockSize            uint64 // --block-size
+	KVCacheDtype         string // --kv-cache-dtype
+	TensorParallelSize   uint64 // --tensor-parallel-size, -tp
+	PipelineParallelSize uint64 // --pipeline-parallel-size, -pp
+	DataParallelSize     uint64 // --data-parallel-size, -dp
+	EnableExpertParallel bool   // --enable-expert-parallel
+	Dtype                string // --dtype
+	Quantization         string // --quantization
+	EnforceEager         bool   // --enforce-eager
+	// AsyncScheduling is --async-scheduling (On) or --no-async-scheduling
+	// (Off); Default leaves it to the profile.
+	AsyncScheduling Switch
+	// CPUOffloadGiB is --cpu-offload-gb: GiB of each GPU's weights kept in
+	// host memory.
+	CPUOffloadGiB float64
+	// SwapSpaceGiB is --swap-space: GiB of CPU KV blocks per GPU, in the
+	// versions that have the flag.
+	SwapSpaceGiB float64
+}
+
+// Switch is a boolean flag that can also be left to the default.
+type Switch int
+
+// The states of a [Switch].
+const (
+	Default Switch = iota
+	On
+	Off
+)
+
+// SettingError is a serve setting vLLM (or the device) refuses: Flag is
+// vLLM's flag name without its dashes, Value the value as given or
+// resolved, Reason why it is refused.
+type SettingError struct {
+	Flag, Value, Reason string
+}
+
+func (e *SettingError) Error() string {
+	if e.Value == "" {
+		return fmt.Sprintf("--%s: %s", e.Flag, e.Reason)
+	}
+	return fmt.Sprintf("--%s %s: %s", e.Flag, e.Value, e.Reason)
+}
+
+func settingErr(flag string, value any, format string, args ...any) *SettingError {
+	return &SettingError{Flag: flag, Value: fmt.Sprint(value), Reason: fmt.Sprintf(format, args...)}
+}
