@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"membudget"
 	"membudget/model"
 	"membudget/model/vllm"
@@ -130,4 +132,51 @@ func TestFrontierSVGAndCSV(t *testing.T) {
 			t.Errorf("SVG lacks %q", want)
 		}
 	}
+}
+
+// TestServeCommandRoundTrips: the `vllm serve` line a report prints, given
+// back to membudget as it is, sizes the same serve: every resolved setting
+// and the footprint agree.
+func TestServeCommandRoundTrips(t *testing.T) {
+	cases := [][]string{
+		{"--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "h100-sxm-80g"},
+		{"--model", "google/gemma-3-27b-it", "--class", "mi300x", "--max-model-len", "32k", "--no-async-scheduling", "--kv-cache-dtype", "fp8"},
+		{"--model", "deepseek-ai/DeepSeek-V3", "--class", "b200", "-tp", "8", "--max-model-len", "auto", "--enforce-eager"},
+		{"--model", "Qwen/Qwen3-30B-A3B", "--class", "l40s", "-tp", "2", "-dp", "2", "-ep", "--kv-cache-memory-bytes", "8G", "--max-model-len", "16K"},
+		{"--model", "meta-llama/Llama-3.1-70B-Instruct", "--class", "h200", "-pp", "3", "--cpu-offload-gb", "2.5", "--quantization", "fp8"},
+		{"--model", "meta-llama/Llama-3.2-1B-Instruct", "--class", "l4", "--max-model-len", "200000", "--allow-long-max-model-len", "--block-size", "32"},
+	}
+	for _, args := range cases {
+		first := reportServe(t, append([]string{"report", "--json"}, args...))
+		line := strings.Fields(first.Serve.Command)
+		if len(line) > 0 && strings.HasPrefix(line[0], "VLLM_ALLOW_LONG_MAX_MODEL_LEN=") {
+			line = append([]string{"--allow-long-max-model-len"}, line[1:]...)
+		}
+		class := args[slicesIndex(args, "--class")+1]
+		again := reportServe(t, append([]string{"report", "--json", "--class", class}, line...))
+		first.Serve.Defaults, again.Serve.Defaults = nil, nil
+		if diff := cmp.Diff(first, again); diff != "" {
+			t.Errorf("%s: the printed line sizes another serve (-first +again):\n%s", first.Serve.Command, diff)
+		}
+	}
+}
+
+func reportServe(t *testing.T, args []string) reportJSON {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := run(&stdout, &stderr, args)
+	var got reportJSON
+	if err := jsonUnmarshal(stdout.Bytes(), &got); err != nil {
+		t.Fatalf("membudget %s: exit %d, %v; stderr %s", strings.Join(args, " "), code, err, stderr.String())
+	}
+	return got
+}
+
+func slicesIndex(xs []string, x string) int {
+	for i, v := range xs {
+		if v == x {
+			return i
+		}
+	}
+	return -1
 }

@@ -44,9 +44,10 @@ type kvGroup struct {
 // a model of one attention type is one group; otherwise the group size is
 // the smallest number of layers of a type (or the largest, when it is below
 // 1.5 x the smallest), and each type's layers are cut into groups of that
-// size, the last padded. vLLM merges the layers of every pipeline stage
-// before grouping them (get_kv_cache_configs), so the groups are the whole
-// model's.
+// size, the last padded. The types come in the order of their first layer,
+// as vLLM's dict of layer types fills. vLLM merges the layers of every
+// pipeline stage before grouping them (get_kv_cache_configs), so the groups
+// are the whole model's.
 func kvGroups(a *model.Arch) []kvGroup {
 	var full, sliding []int
 	for i, l := range a.Layers {
@@ -65,11 +66,16 @@ func kvGroups(a *model.Arch) []kvGroup {
 	if 2*hi < 3*lo {
 		size = hi
 	}
-	var groups []kvGroup
-	for _, typ := range []struct {
+	type kind struct {
 		sliding bool
 		layers  []int
-	}{{false, full}, {true, sliding}} {
+	}
+	kinds := []kind{{false, full}, {true, sliding}}
+	if a.Layers[0].Sliding {
+		kinds[0], kinds[1] = kinds[1], kinds[0]
+	}
+	var groups []kvGroup
+	for _, typ := range kinds {
 		for start := 0; start < len(typ.layers); start += size {
 			g := kvGroup{sliding: typ.sliding}
 			for j := range size {

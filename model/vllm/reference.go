@@ -47,9 +47,20 @@ type Ledger struct {
 // NewReference resolves s for a on class c under profile p and lists what
 // every stage holds.
 func NewReference(a *model.Arch, s Serve, c budget.Class, p Profile) (*Reference, error) {
+	return newReference(a, s, c, p, true)
+}
+
+// newReference is NewReference; shard false skips the checks vLLM makes
+// only when it builds the model's layers, for tests of its KV planner alone.
+func newReference(a *model.Arch, s Serve, c budget.Class, p Profile, shard bool) (*Reference, error) {
 	r, err := Resolve(s, a, c, p)
 	if err != nil {
 		return nil, err
+	}
+	if shard {
+		if err := checkShardable(a, r); err != nil {
+			return nil, err
+		}
 	}
 	ref := &Reference{Arch: a, Serve: r, Class: c, groups: kvGroups(a)}
 	for _, st := range r.Stages {
@@ -75,10 +86,41 @@ func NewReference(a *model.Arch, s Serve, c budget.Class, p Profile) (*Reference
 	if c.Memory.Unified {
 		ref.host = r.hostBytes()
 	}
+	if r.AutoMaxModelLen {
+		if err := ref.autoFitMaxModelLen(); err != nil {
+			return nil, err
+		}
+	}
 	for i := range ref.stages {
 		ref.stages[i].slack = ref.slack(i)
 	}
 	return ref, nil
+}
+
+// autoFitMaxModelLen sets max_model_len to the longest whose one request
+// fits every stage's available KV memory, at most the model's limit, as
+// vLLM's _auto_fit_max_model_len does for --max-model-len auto
+// (vllm/v1/core/kv_cache_utils.py:1976-2037). Nothing else of the ledger
+// depends on max_model_len, so the available memory does not move.
+func (ref *Reference) autoFitMaxModelLen() error {
+	r := &ref.Serve
+	fit := r.MaxModelLen
+	page := pageBytes(ref.Arch, *r)
+	groups := pageGroups(ref.Arch, *r, ref.groups)
+	for i, st := range ref.stages {
+		pool := budget.PagedPool{PageBytes: page, Tensors: stageTensors(ref.groups, st.sharding), Groups: groups}
+		fit = min(fit, estimateMaxModelLen(pool, ref.AvailableKV(i), r.MaxModelLen))
+	}
+	if fit == 0 {
+		return settingErr("max-model-len", "auto", "vLLM cannot auto-fit max_model_len: not enough GPU memory available to serve even a single token")
+	}
+	if fit < r.MaxModelLen {
+		r.Sources["max-model-len"] = fmt.Sprintf("auto: reduced from %d to %d, the longest whose one request fits the KV cache (vLLM's _auto_fit_max_model_len)", r.MaxModelLen, fit)
+	} else {
+		r.Sources["max-model-len"] = fmt.Sprintf("auto: the model's full %d fits the KV cache", fit)
+	}
+	r.MaxModelLen = fit
+	return nil
 }
 
 // weightItems is the stage's weights: the checkpoint's tensors as the model

@@ -113,21 +113,8 @@ func (r *Resolved) resolveParallel(a *model.Arch, def func(string, string)) erro
 	}
 	tp, pp := r.TensorParallelSize, r.PipelineParallelSize
 	if a.Heads%tp != 0 {
+		// vllm/config/model.py:1375-1382 verify_with_parallel_config.
 		return settingErr("tensor-parallel-size", tp, "does not divide the %d attention heads of %s", a.Heads, a.Source)
-	}
-	if !a.MLA && a.KVHeads%tp != 0 && tp%a.KVHeads != 0 {
-		return settingErr("tensor-parallel-size", tp, "neither divides nor is a multiple of the %d KV heads of %s", a.KVHeads, a.Source)
-	}
-	for _, d := range []struct {
-		key string
-		v   uint64
-	}{{"intermediate_size", a.Intermediate}, {"moe_intermediate_size", a.MoEIntermediate}} {
-		if d.key == "moe_intermediate_size" && r.EnableExpertParallel {
-			continue // experts are held whole under expert parallelism
-		}
-		if d.v%tp != 0 {
-			return settingErr("tensor-parallel-size", tp, "does not divide %s %d of %s", d.key, d.v, a.Source)
-		}
 	}
 	if pp > uint64(len(a.Layers)) {
 		return settingErr("pipeline-parallel-size", pp, "more stages than the %d layers of %s", len(a.Layers), a.Source)
@@ -160,6 +147,30 @@ func pipelineStages(n, pp int) []model.Sharding {
 		first += k
 	}
 	return stages
+}
+
+// checkShardable refuses a tensor parallelism the model's parallel layers
+// cannot be built with (vLLM fails while constructing the model, after
+// resolving its settings): QKVParallelLinear divides the KV heads among the
+// ranks or replicates them when there are fewer heads than ranks, and the
+// column- and row-parallel MLPs divide their intermediate size.
+func checkShardable(a *model.Arch, r Resolved) error {
+	tp := r.TensorParallelSize
+	if !a.MLA && a.KVHeads%tp != 0 && tp%a.KVHeads != 0 {
+		return settingErr("tensor-parallel-size", tp, "neither divides nor is a multiple of the %d KV heads of %s", a.KVHeads, a.Source)
+	}
+	for _, d := range []struct {
+		key string
+		v   uint64
+	}{{"intermediate_size", a.Intermediate}, {"moe_intermediate_size", a.MoEIntermediate}} {
+		if d.key == "moe_intermediate_size" && r.EnableExpertParallel {
+			continue // experts are held whole under expert parallelism
+		}
+		if d.v%tp != 0 {
+			return settingErr("tensor-parallel-size", tp, "does not divide %s %d of %s", d.key, d.v, a.Source)
+		}
+	}
+	return nil
 }
 
 func (r *Resolved) resolveLengths(a *model.Arch, c budget.Class, def func(string, string)) error {
