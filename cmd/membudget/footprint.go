@@ -10,40 +10,48 @@ import (
 // footprintJSON is a footprint in the JSON schema: every byte count an
 // integer.
 type footprintJSON struct {
-	Seqs            uint64 `json:"seqs"`
-	Tokens          uint64 `json:"tokens"`
-	Weights         uint64 `json:"weights_bytes"`
-	KVCache         uint64 `json:"kv_cache_bytes"`
-	ActivationPeak  uint64 `json:"activation_peak_bytes"`
-	CUDAGraphPool   uint64 `json:"cuda_graph_pool_bytes"`
-	Sampler         uint64 `json:"sampler_bytes"`
-	NonTorch        uint64 `json:"non_torch_bytes"`
-	Ledger          uint64 `json:"ledger_bytes"`
-	AllocatorSlack  uint64 `json:"allocator_slack_bytes"`
-	DriverFixed     uint64 `json:"driver_fixed_bytes"`
-	DriverPerMille  uint64 `json:"driver_per_mille_bytes"`
-	Host            uint64 `json:"host_bytes"`
-	Total           uint64 `json:"total_bytes"`
-	UtilBudget      uint64 `json:"util_budget_bytes"`
-	Device          uint64 `json:"device_bytes"`
-	BudgetHeadroom  uint64 `json:"budget_headroom_bytes"`
-	BudgetShortfall uint64 `json:"budget_shortfall_bytes"`
-	DriverHeadroom  uint64 `json:"driver_headroom_bytes"`
-	DriverShortfall uint64 `json:"driver_shortfall_bytes"`
-	Fits            bool   `json:"fits"`
-	Failed          string `json:"failed,omitempty"`
+	Seqs            uint64   `json:"seqs"`
+	Tokens          uint64   `json:"tokens"`
+	Weights         uint64   `json:"weights_bytes"`
+	KVCache         uint64   `json:"kv_cache_bytes"`
+	ActivationPeak  uint64   `json:"activation_peak_bytes"`
+	CUDAGraphPool   uint64   `json:"cuda_graph_pool_bytes"`
+	Sampler         uint64   `json:"sampler_bytes"`
+	NonTorch        uint64   `json:"non_torch_bytes"`
+	Ledger          uint64   `json:"ledger_bytes"`
+	Beside          uint64   `json:"beside_budget_bytes"`
+	BesideTerms     []string `json:"beside_budget_terms,omitempty"`
+	AllocatorSlack  uint64   `json:"allocator_slack_bytes"`
+	DriverFixed     uint64   `json:"driver_fixed_bytes"`
+	DriverPerMille  uint64   `json:"driver_per_mille_bytes"`
+	Host            uint64   `json:"host_bytes"`
+	Total           uint64   `json:"total_bytes"`
+	UtilBudget      uint64   `json:"util_budget_bytes"`
+	Device          uint64   `json:"device_bytes"`
+	BudgetHeadroom  uint64   `json:"budget_headroom_bytes"`
+	BudgetShortfall uint64   `json:"budget_shortfall_bytes"`
+	DriverHeadroom  uint64   `json:"driver_headroom_bytes"`
+	DriverShortfall uint64   `json:"driver_shortfall_bytes"`
+	Stage           int      `json:"pipeline_stage"`
+	Fits            bool     `json:"fits"`
+	Failed          string   `json:"failed,omitempty"`
 }
 
-func toJSON(f budget.Footprint) footprintJSON {
+func toJSON(f budget.Footprint, beside budget.TermSet) footprintJSON {
 	j := footprintJSON{
 		Seqs: f.Seqs, Tokens: f.Tokens,
 		Weights: f.Terms[budget.TermWeights], KVCache: f.Terms[budget.TermKVCache],
 		ActivationPeak: f.Terms[budget.TermActivation], CUDAGraphPool: f.Terms[budget.TermGraphPool],
 		Sampler: f.Terms[budget.TermSampler], NonTorch: f.Terms[budget.TermNonTorch],
-		Ledger: f.Ledger, AllocatorSlack: f.Slack, DriverFixed: f.DriverFixed, DriverPerMille: f.DriverPerMille,
-		Host: f.Host, Total: total(f), UtilBudget: f.Budget, Device: f.Device,
+		Ledger: f.Ledger, Beside: f.Beside, Stage: f.Stage, AllocatorSlack: f.Slack, DriverFixed: f.DriverFixed, DriverPerMille: f.DriverPerMille,
+		Host: f.Host, Total: f.Total(), UtilBudget: f.Budget, Device: f.Device,
 		BudgetHeadroom: f.BudgetHeadroom(), BudgetShortfall: f.BudgetShortfall(),
 		DriverHeadroom: f.DriverHeadroom(), DriverShortfall: f.DriverShortfall(), Fits: f.Fits(),
+	}
+	for t := range budget.NumTerms {
+		if beside.Has(t) {
+			j.BesideTerms = append(j.BesideTerms, t.String())
+		}
 	}
 	if !f.Fits() {
 		j.Failed = f.Failed.String()
@@ -51,26 +59,30 @@ func toJSON(f budget.Footprint) footprintJSON {
 	return j
 }
 
-// total is what the serve holds on the device: the ledger plus the
-// driver's share and host caches.
-func total(f budget.Footprint) uint64 { return budget.SatAdd(f.Ledger, f.Outside()) }
-
 var termLabels = [budget.NumTerms]string{"weights", "KV cache", "activation peak", "CUDA graph pool", "sampler", "non-torch growth"}
 
-// writeFootprint prints a footprint term by term, in GiB and bytes.
-func writeFootprint(w io.Writer, f budget.Footprint) {
+// writeFootprint prints a footprint term by term, in GiB and bytes: the
+// terms charged to the budget and their sum, then what stands beside it.
+func writeFootprint(w io.Writer, f budget.Footprint, beside budget.TermSet) {
 	row := func(label string, v uint64) { fmt.Fprintf(w, "  %-26s %12s  %15d B\n", label, gibString(v), v) }
 	for t := range budget.NumTerms {
-		row(termLabels[t], f.Terms[t])
+		if !beside.Has(t) {
+			row(termLabels[t], f.Terms[t])
+		}
 	}
 	row("= ledger", f.Ledger)
+	for t := range budget.NumTerms {
+		if beside.Has(t) {
+			row(termLabels[t]+" (beside)", f.Terms[t])
+		}
+	}
 	row("allocator slack", f.Slack)
 	row("driver fixed", f.DriverFixed)
 	row("driver per-mille", f.DriverPerMille)
 	if f.Host > 0 {
 		row("host caches (unified)", f.Host)
 	}
-	row("= total on the device", total(f))
+	row("= total on the device", f.Total())
 	row("util budget", f.Budget)
 	row("device memory", f.Device)
 	if sh := f.BudgetShortfall(); sh > 0 {
@@ -79,9 +91,12 @@ func writeFootprint(w io.Writer, f budget.Footprint) {
 		fmt.Fprintf(w, "  budget: %s of headroom (util budget - ledger)\n", gibString(f.BudgetHeadroom()))
 	}
 	if sh := f.DriverShortfall(); sh > 0 {
-		fmt.Fprintf(w, "  driver: util budget + driver + host is %s over device memory\n", gibString(sh))
+		fmt.Fprintf(w, "  driver: util budget + what stands beside it is %s over device memory\n", gibString(sh))
 	} else {
-		fmt.Fprintf(w, "  driver: %s of headroom (device - util budget - driver - host)\n", gibString(f.DriverHeadroom()))
+		fmt.Fprintf(w, "  driver: %s of headroom (device - util budget - what stands beside it)\n", gibString(f.DriverHeadroom()))
+	}
+	if f.Failed == budget.OverUtilCeiling {
+		fmt.Fprintf(w, "  ceiling: the util budget is %s above the class's util_ceiling (%s of device memory)\n", gibString(f.Budget-f.Ceiling), gibString(f.Ceiling))
 	}
 }
 

@@ -72,9 +72,9 @@ func runQuery(stdout, stderr io.Writer, args []string, name string) int {
 		return fail(stderr, name, exitBadArgs, fmt.Errorf("%s: %w", flagName, err))
 	}
 	out := queryJSON{Query: name, Model: sz.modelName, Class: sz.class.Name, Serve: f.serveOf(sz.modelName, r), Given: *given, Cap: capv,
-		Answer: ans.Value, Fits: ans.Fits, Capped: ans.Capped, Evals: ans.Evals, At: toJSON(ans.At)}
+		Answer: ans.Value, Fits: ans.Fits, Capped: ans.Capped, Evals: ans.Evals, At: toJSON(ans.At, sz.plan.Beside)}
 	if ans.Fits && !ans.Capped {
-		next := toJSON(ans.Next)
+		next := toJSON(ans.Next, sz.plan.Beside)
 		out.Next = &next
 		out.TippingTerm = tippingTerm(ans.At, ans.Next)
 	}
@@ -96,7 +96,7 @@ func runQuery(stdout, stderr io.Writer, args []string, name string) int {
 	switch {
 	case !ans.Fits:
 		fmt.Fprintf(stdout, "nothing fits %s: even 1 %s leaves %s\n", what, unit[:len(unit)-1], shortfallString(ans.At))
-		writeFootprint(stdout, ans.At)
+		writeFootprint(stdout, ans.At, sz.plan.Beside)
 		return status
 	case ans.Capped:
 		fmt.Fprintf(stdout, "%s: %d %s — capped: the cap (%d) itself fits\n", name, ans.Value, unit, capv)
@@ -104,10 +104,10 @@ func runQuery(stdout, stderr io.Writer, args []string, name string) int {
 		fmt.Fprintf(stdout, "%s: %d %s %s (checked: %d fits, %d does not; %d evaluations)\n", name, ans.Value, unit, what, ans.Value, ans.Value+1, ans.Evals)
 	}
 	fmt.Fprintf(stdout, "\nat %d (fits):\n", ans.Value)
-	writeFootprint(stdout, ans.At)
+	writeFootprint(stdout, ans.At, sz.plan.Beside)
 	if out.Next != nil {
 		fmt.Fprintf(stdout, "\nat %d (does not fit: %s; the term that tips it over: %s):\n", ans.Value+1, ans.Next.Failed, out.TippingTerm)
-		writeFootprint(stdout, ans.Next)
+		writeFootprint(stdout, ans.Next, sz.plan.Beside)
 	}
 	return status
 }

@@ -105,12 +105,12 @@ func runReport(stdout, stderr io.Writer, args []string) int {
 		return fail(stderr, "report", exitBadArgs, fmt.Errorf("--length %d: above --max-model-len %d", t, r.MaxModelLen))
 	}
 	fp := sz.plan.Evaluate(*seqs, t)
-	capacity := vllm.CapacityOf(sz.plan, r.Profile)
+	capacity := sz.ref.Capacity()
 	out := reportJSON{
 		Model:      modelJSON{Name: sz.modelName, Source: sz.arch.Source, ModelType: sz.arch.ModelType, Summary: sz.arch.String()},
 		Class:      classOf(sz.class),
 		Serve:      f.serveOf(sz.modelName, r),
-		Footprint:  toJSON(fp),
+		Footprint:  toJSON(fp, sz.plan.Beside),
 		KVCapacity: capacityOf(capacity),
 		Fits:       fp.Fits(),
 	}
@@ -152,7 +152,7 @@ func runReport(stdout, stderr io.Writer, args []string) int {
 		fmt.Fprintf(stdout, " on pipeline stage %d of %d (the one that binds)", fp.Stage+1, len(sz.plan.Stages))
 	}
 	fmt.Fprintln(stdout)
-	writeFootprint(stdout, fp)
+	writeFootprint(stdout, fp, sz.plan.Beside)
 	writeCapacity(stdout, capacity, r)
 	if fp.Fits() {
 		fmt.Fprintf(stdout, "\nverdict: fits — %d sequence(s) of %d tokens at --gpu-memory-utilization %v on %s\n", *seqs, t, r.GPUMemoryUtilization, sz.class.Name)
@@ -254,7 +254,7 @@ func (f *serveFlags) serveOf(name string, r vllm.Resolved) serveJSON {
 		BlockSize: r.BlockSize, KVCacheDtype: r.KVCacheDtype, TensorParallelSize: r.TensorParallelSize,
 		PipelineParallelSize: r.PipelineParallelSize, DataParallelSize: r.DataParallelSize, EnableExpertParallel: r.EnableExpertParallel,
 		Dtype: r.Dtype, Quantization: r.Quant.Method, EnforceEager: r.EnforceEager, AsyncScheduling: r.Async,
-		CPUOffloadGiB: r.CPUOffloadGiB, SwapSpaceGiB: r.SwapSpaceGiB, Defaults: r.Sources, Ignored: f.ignored,
+		CPUOffloadGiB: r.CPUOffloadGiB, SwapSpaceGiB: r.SwapGiB, Defaults: r.Sources, Ignored: f.ignored,
 		Command: vllm.Command(name, r),
 	}
 }

@@ -65,7 +65,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.Var(&switchFlag{&f.s.AsyncScheduling, vllm.On}, "async-scheduling", "vLLM's --async-scheduling (on by default on main)")
 	fs.Var(&switchFlag{&f.s.AsyncScheduling, vllm.Off}, "no-async-scheduling", "vLLM's --no-async-scheduling: one batch in flight")
 	fs.Var(&gibFlag{&f.s.CPUOffloadGiB, "cpu-offload-gb"}, "cpu-offload-gb", "vLLM's --cpu-offload-gb: GiB of each GPU's weights kept in host memory")
-	fs.Var(&gibFlag{&f.s.SwapSpaceGiB, "swap-space"}, "swap-space", "vLLM's --swap-space in GiB, for the versions that have it (host memory; counts on unified devices)")
+	fs.Var(&optGiBFlag{&f.s.SwapSpaceGiB}, "swap-space", "vLLM's --swap-space in GiB, for the versions that have it (host memory; counts on unified devices; default 4 on the V0 engine)")
 	fs.BoolVar(&f.json, "json", false, "print JSON for scripts (schema in the README)")
 }
 
@@ -109,10 +109,6 @@ func (f *serveFlags) load() (*sizing, error) {
 	c, err := f.kernels.catalog().Load(f.class)
 	if err != nil {
 		return nil, fmt.Errorf("--class: %w", err)
-	}
-	if f.given["swap-space"] && !profile.SwapSpaceFlag {
-		return nil, &vllm.SettingError{Flag: "swap-space", Value: strconv.FormatFloat(f.s.SwapSpaceGiB, 'f', -1, 64),
-			Reason: profile.Describes + " has no --swap-space: vLLM PR #36216 removed it (2026-03-07); V1 keeps no CPU swap blocks"}
 	}
 	ref, err := vllm.NewReference(a, f.s, c, profile)
 	if err != nil {
@@ -304,6 +300,26 @@ func (f *gibFlag) Set(s string) error {
 		return fmt.Errorf("want a size in GiB, 0 or more, got %q", s)
 	}
 	*f.v = v
+	return nil
+}
+
+// optGiBFlag is a size in GiB that may be 0 and whose absence means the
+// default.
+type optGiBFlag struct{ v **float64 }
+
+func (f *optGiBFlag) String() string {
+	if f.v == nil || *f.v == nil {
+		return ""
+	}
+	return strconv.FormatFloat(**f.v, 'f', -1, 64)
+}
+
+func (f *optGiBFlag) Set(s string) error {
+	var v float64
+	if err := (&gibFlag{v: &v}).Set(s); err != nil {
+		return err
+	}
+	*f.v = &v
 	return nil
 }
 

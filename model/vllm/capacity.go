@@ -44,9 +44,14 @@ type Capacity struct {
 	EstimatedMaxModelLen uint64
 }
 
-// CapacityOf is the capacity of plan p under profile prof, as vLLM reports
-// it for the plan's max_model_len.
-func CapacityOf(p *budget.Plan, prof Profile) Capacity {
+// Capacity is the serve's KV capacity as the profile's vLLM reports it for
+// its max_model_len.
+func (ref *Reference) Capacity() Capacity {
+	return ref.capacityOf(ref.Plan())
+}
+
+func (ref *Reference) capacityOf(p *budget.Plan) Capacity {
+	prof := ref.Serve.Profile
 	c := Capacity{Starts: true, EstimatedMaxModelLen: p.MaxLen}
 	for i := range p.Stages {
 		pool := p.Stages[i].Pool
@@ -56,7 +61,7 @@ func CapacityOf(p *budget.Plan, prof Profile) Capacity {
 			continue
 		}
 		blocks := avail / block
-		need := pool.Bytes(1, p.MaxLen)
+		need := ref.neededBytes(i, pool, p.MaxLen)
 		if i == 0 || blocks < c.Blocks {
 			c.Blocks, c.AvailableBytes, c.BlockBytes, c.NeededBytes = blocks, avail, block, need
 		}
@@ -66,7 +71,7 @@ func CapacityOf(p *budget.Plan, prof Profile) Capacity {
 		if avail == 0 || need > avail {
 			c.Starts = false
 		}
-		c.EstimatedMaxModelLen = min(c.EstimatedMaxModelLen, estimateMaxModelLen(pool, avail, p.MaxLen))
+		c.EstimatedMaxModelLen = min(c.EstimatedMaxModelLen, ref.estimateMaxModelLen(i, pool, avail, p.MaxLen))
 	}
 	if len(p.Stages) == 0 || len(p.Stages[0].Pool.Groups) == 0 {
 		return c
@@ -80,10 +85,64 @@ func CapacityOf(p *budget.Plan, prof Profile) Capacity {
 		c.Tokens = budget.SatMul(c.Blocks/groups, blockSize)
 	}
 	c.LoggedTokens = c.Tokens
-	if prof.LoggedTokensFromConcurrency {
+	switch {
+	case prof.Era == V0:
+		// vllm/executor/executor_base.py initialize_cache: "# GPU blocks"
+		// holds blocks x block_size tokens, and the concurrency divides
+		// them by max_model_len.
+		c.Tokens = budget.SatMul(c.Blocks, blockSize)
+		c.LoggedTokens = c.Tokens
+		if p.MaxLen > 0 {
+			c.Concurrency = float64(c.Tokens) / float64(p.MaxLen)
+		}
+	case prof.LoggedTokensFromConcurrency:
 		c.LoggedTokens = uint64(math.Floor(c.Concurrency * float64(p.MaxLen)))
 	}
 	return c
+}
+
+// neededBytes is the KV memory one request of length l needs on stage i,
+// by the formula of the profile's startup check: every group's blocks
+// times the group size (0.19 and later), the first group's alone (0.14 to
+// 0.18), or each layer's own (V1 up to 0.13, and V0's blocks x block size
+// over every layer).
+func (ref *Reference) neededBytes(i int, pool budget.PagedPool, l uint64) uint64 {
+	switch ref.Serve.Profile.Check {
+	case CheckGroups:
+		return pool.Bytes(1, l)
+	case CheckFirstGroup:
+		first := pool.Groups[0]
+		for _, g := range pool.Groups {
+			if g.CapTokens != budget.NoCap == ref.groups[0].sliding {
+				first = g
+			}
+		}
+		first.Count = 1
+		return budget.SatMul(first.Pages(l), pool.BlockBytes())
+	}
+	var need uint64
+	page := pool.PageBytes
+	for _, g := range pageGroupsOfLayers(ref.Arch, ref.Serve, ref.stages[i].sharding) {
+		need = budget.SatAdd(need, budget.SatMul(g.Pages(l), page))
+	}
+	return need
+}
+
+// estimateMaxModelLen is vLLM's estimate of the longest length whose one
+// request fits avail bytes on stage i (_estimate_max_model_len_from_groups:
+// a bisection in 1..=maxLen over the check's formula); 0 when not even one
+// token fits.
+func (ref *Reference) estimateMaxModelLen(i int, pool budget.PagedPool, avail, maxLen uint64) uint64 {
+	if maxLen == 0 {
+		return 0
+	}
+	l, ok, _ := budget.LargestFitting(1, maxLen, func(t uint64) (bool, error) {
+		return ref.neededBytes(i, pool, t) <= avail, nil
+	})
+	if !ok {
+		return 0
+	}
+	return l
 }
 
 // groupCount is the number of KV cache groups of a pool and the block size
@@ -98,18 +157,3 @@ func groupCount(pool budget.PagedPool) (groups, blockSize uint64) {
 	return groups, blockSize
 }
 
-// estimateMaxModelLen is vLLM's _estimate_max_model_len_from_groups: the
-// largest length in 1..=maxLen whose one request fits avail bytes, by
-// bisection over the same memory formula; 0 when not even one token fits.
-func estimateMaxModelLen(pool budget.PagedPool, avail, maxLen uint64) uint64 {
-	if maxLen == 0 {
-		return 0
-	}
-	l, ok, _ := budget.LargestFitting(1, maxLen, func(t uint64) (bool, error) {
-		return pool.Bytes(1, t) <= avail, nil
-	})
-	if !ok {
-		return 0
-	}
-	return l
-}

@@ -104,8 +104,8 @@ func Command(model string, r Resolved) string {
 	if r.CPUOffloadGiB > 0 {
 		add("cpu-offload-gb", strconv.FormatFloat(r.CPUOffloadGiB, 'f', -1, 64))
 	}
-	if r.SwapSpaceGiB > 0 {
-		add("swap-space", strconv.FormatFloat(r.SwapSpaceGiB, 'f', -1, 64))
+	if r.SwapSpaceGiB != nil {
+		add("swap-space", strconv.FormatFloat(*r.SwapSpaceGiB, 'f', -1, 64))
 	}
 	return strings.Join(args, " ")
 }

@@ -126,7 +126,7 @@ func TestConformanceWithVLLMPlanner(t *testing.T) {
 				refusedAtConstruction++
 			}
 			plan := r.Plan()
-			cp := CapacityOf(plan, current)
+			cp := r.Capacity()
 			got := conformanceResult{
 				BlockSize:   fmt.Sprint(r.Serve.BlockSize),
 				PageBytes:   fmt.Sprint(plan.Stages[0].Pool.PageBytes),

@@ -54,3 +54,14 @@ func ref(t testing.TB, a *model.Arch, s Serve, c budget.Class) *Reference {
 	}
 	return r
 }
+
+// current is the default profile: vLLM main at d18bb7b.
+var current = mustProfile("main")
+
+func mustProfile(spec string) Profile {
+	p, err := ProfileFor(spec)
+	if err != nil {
+		panic(err)
+	}
+	return p
+}

@@ -130,6 +130,28 @@ func pageGroups(a *model.Arch, r Resolved, groups []kvGroup) []budget.PageGroup 
 	return out
 }
 
+// pageGroupsOfLayers is a stage's layers each counted on its own, without
+// the groups' padding: what vLLM's startup check summed up to 0.13
+// (check_enough_kv_cache_memory: max_memory_usage_bytes over every layer).
+func pageGroupsOfLayers(a *model.Arch, r Resolved, st model.Sharding) []budget.PageGroup {
+	var full, sliding uint64
+	for i := st.FirstLayer; i < st.EndLayer; i++ {
+		if a.Layers[i].Sliding {
+			sliding++
+		} else {
+			full++
+		}
+	}
+	var out []budget.PageGroup
+	if full > 0 {
+		out = append(out, budget.PageGroup{Count: full, PageTokens: r.BlockSize, CapTokens: budget.NoCap})
+	}
+	if sliding > 0 {
+		out = append(out, budget.PageGroup{Count: sliding, PageTokens: r.BlockSize, CapTokens: slidingTokens(a, r), ExtraPages: 1})
+	}
+	return out
+}
+
 // groupNames names the groups as vLLM's spec classes do, with their counts:
 // "SlidingWindowx6 FullAttentionx1".
 func groupNames(a *model.Arch, groups []kvGroup) string {

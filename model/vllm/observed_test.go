@@ -102,17 +102,36 @@ func (r observedRow) uint(key string) uint64 {
 	return uint64(v)
 }
 
-// v0 reports whether the row comes from vLLM's V0 engine, whose profile run
-// batched max(max_model_len, 2048) tokens over up to 256 sequences (no
-// chunked prefill below 32k) and did not charge CUDA graphs to the budget.
-func (r observedRow) v0() bool {
+var releaseInText = regexp.MustCompile(`(?:^|[^0-9.])v?(0\.[0-9]+(?:\.[0-9]+)?)`)
+
+// profile is the profile of the vLLM the row logged, and how it was
+// chosen: the release it names (with the V0 engine where it says V0), else
+// V0's or main's rules, said in the note.
+func (r observedRow) profile() (Profile, string) {
 	v := r["vllm_version"]
-	return strings.Contains(v, "V0") || strings.HasPrefix(v, "~v0.") || strings.HasPrefix(v, "0.4")
+	v0 := strings.Contains(v, "V0")
+	if m := releaseInText.FindStringSubmatch(v); m != nil {
+		rel := m[1]
+		spec := rel
+		if v0 {
+			spec += ":v0"
+		}
+		if p, err := ProfileFor(spec); err == nil {
+			return p, ""
+		}
+		if p, err := ProfileFor(rel); err == nil {
+			return p, ""
+		}
+		return mustProfile("v0"), "release " + rel + " is older than any profile: V0 of 0.7.3"
+	}
+	if v0 {
+		return mustProfile("v0"), "V0, release not stated: 0.7.3's rules"
+	}
+	return current, "release not stated: main's rules"
 }
 
 func (r observedRow) serve() Serve {
 	s := Serve{
-		AsyncScheduling:      Off, // the logged versions predate async scheduling by default
 		GPUMemoryUtilization: r.float("gpu_mem_util"),
 		MaxModelLen:          r.uint("max_model_len"),
 		MaxNumSeqs:           r.uint("max_num_seqs"),
@@ -122,14 +141,6 @@ func (r observedRow) serve() Serve {
 	}
 	if strings.HasPrefix(r["dtype_quant"], "fp8") {
 		s.Quantization = "fp8"
-	}
-	if r.v0() {
-		if s.MaxNumSeqs == 0 {
-			s.MaxNumSeqs = 256
-		}
-		if s.MaxNumBatchedTokens == 0 && s.MaxModelLen > 0 && s.MaxModelLen <= 32768 {
-			s.MaxNumBatchedTokens = max(s.MaxModelLen, 2048)
-		}
 	}
 	return s
 }
@@ -181,13 +192,8 @@ func TestObserved(t *testing.T) {
 				break
 			}
 		}
-		era := ""
-		if r.v0() {
-			// The model follows vLLM v1; V0's profile run sampled without
-			// the v1 sampler's copies and left CUDA graphs out of the budget.
-			era = "V0 engine"
-		}
-		notes := strings.Trim(strings.Join([]string{m.note, classNote, era}, "; "), "; ")
+		prof, profNote := r.profile()
+		notes := strings.Trim(strings.Join([]string{prof.Name, m.note, classNote, profNote}, "; "), "; ")
 		class := testClass(false) // page arithmetic does not depend on the class
 		if className != "" {
 			c, err := catalog.Load(className)
@@ -203,7 +209,7 @@ func TestObserved(t *testing.T) {
 		// The KV arithmetic check uses the settings that shape a page; it
 		// must not fail on a util the class would refuse.
 		pageServe := Serve{GPUMemoryUtilization: class.Memory.UtilCeiling, BlockSize: s.BlockSize, TensorParallelSize: s.TensorParallelSize, MaxModelLen: s.MaxModelLen, MaxNumBatchedTokens: s.MaxNumBatchedTokens, MaxNumSeqs: s.MaxNumSeqs}
-		pageRef, err := NewReference(a, pageServe, class, current)
+		pageRef, err := NewReference(a, pageServe, class, prof)
 		if err != nil {
 			t.Errorf("row %s: %v", r["id"], err)
 			continue
@@ -214,7 +220,7 @@ func TestObserved(t *testing.T) {
 		// Weights per rank.
 		wPred, wLog, wErr := "", "", ""
 		if w, ok := r.num("weights_gib"); ok && !kvOnly && s.GPUMemoryUtilization > 0 {
-			if ref, err := NewReference(a, withUtil(s, class), class, current); err == nil {
+			if ref, err := NewReference(a, withUtil(s, class), class, prof); err == nil {
 				got := float64(ref.Evaluate(0, 0).Footprint.Terms[budget.TermWeights]) / gib
 				e := (got - w) / w
 				wPred, wLog, wErr = fmt.Sprintf("%.3f", got), fmt.Sprintf("%.3f", w), fmt.Sprintf("%+.2f%%", 100*e)
@@ -248,12 +254,12 @@ func TestObserved(t *testing.T) {
 		// KV tokens from the settings alone.
 		tPred, tLog, tErr := "", "", ""
 		if !kvOnly && className != "(unknown)" && s.GPUMemoryUtilization > 0 {
-			full, err := NewReference(a, s, class, current)
+			full, err := NewReference(a, s, class, prof)
 			if err != nil {
 				notes += "; no prediction: " + err.Error()
 			} else {
 				fp := full.Plan()
-				cp := CapacityOf(fp, current)
+				cp := full.Capacity()
 				pool := fp.Stages[0].Pool
 				logged, ok := r.loggedBlocks(pool.Groups[0].PageTokens, groups)
 				if !ok {

@@ -41,6 +41,11 @@ var peaksCurrent = peakModel{
 	ncclBytes: 420 << 20,
 }
 
+// peaksFor is the calibration of release v's engine.
+func peaksFor(v Version, era Era) peakModel {
+	return peaksCurrent
+}
+
 // maxCaptureSize is vLLM's largest CUDA-graph batch by default:
 // min(2 x max_num_seqs, 512) (vllm/config/vllm.py _set_cudagraph_sizes).
 const maxCaptureSize = 512

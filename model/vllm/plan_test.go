@@ -166,7 +166,7 @@ func TestKVAllocationMatchesCapacity(t *testing.T) {
 	archs := shipped(t)
 	for _, name := range []string{"meta-llama__Llama-3.1-8B-Instruct", "google__gemma-3-27b-it", "deepseek-ai__DeepSeek-V3"} {
 		r := ref(t, archs[name], Serve{TensorParallelSize: 8, MaxModelLen: 4096}, bigClass)
-		c := CapacityOf(r.Plan(), current)
+		c := r.Capacity()
 		var allocated uint64
 		for _, it := range r.KVAllocation(0) {
 			allocated += it.Bytes

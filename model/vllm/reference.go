@@ -109,7 +109,7 @@ func (ref *Reference) autoFitMaxModelLen() error {
 	groups := pageGroups(ref.Arch, *r, ref.groups)
 	for i, st := range ref.stages {
 		pool := budget.PagedPool{PageBytes: page, Tensors: stageTensors(ref.groups, st.sharding), Groups: groups}
-		fit = min(fit, estimateMaxModelLen(pool, ref.AvailableKV(i), r.MaxModelLen))
+		fit = min(fit, ref.estimateMaxModelLen(i, pool, ref.AvailableKV(i), r.MaxModelLen))
 	}
 	if fit == 0 {
 		return settingErr("max-model-len", "auto", "vLLM cannot auto-fit max_model_len: not enough GPU memory available to serve even a single token")
@@ -146,7 +146,7 @@ func weightItems(a *model.Arch, r Resolved, st model.Sharding) []Item {
 // hostBytes is what the serve keeps in host memory per GPU: the CPU swap
 // space (int(swap_space x GiB)) and the offloaded weights.
 func (r Resolved) hostBytes() uint64 {
-	return budget.SatAdd(uint64(r.SwapSpaceGiB*(1<<30)), uint64(r.CPUOffloadGiB*(1<<30)))
+	return budget.SatAdd(uint64(r.SwapGiB*(1<<30)), uint64(r.CPUOffloadGiB*(1<<30)))
 }
 
 // offload moves --cpu-offload-gb of each stage's decoder-layer weights to
@@ -194,9 +194,10 @@ func (ref *Reference) fixedLedger(i int) uint64 {
 }
 
 // beside is the terms the profile's vLLM allocates beside the budget: the
-// CUDA graphs when their estimate is not taken off the KV budget.
+// CUDA graphs when their estimate is not taken off the KV budget (before
+// 0.20.0, and on the V2 model runner).
 func (ref *Reference) beside() budget.TermSet {
-	if ref.Serve.Profile.GraphsCharged {
+	if ref.Serve.Profile.GraphsFor(ref.Arch) == GraphsCharged {
 		return 0
 	}
 	return budget.TermSet(0).With(budget.TermGraphPool)

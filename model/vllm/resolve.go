@@ -28,9 +28,14 @@ type Resolved struct {
 	KVDtypeBytes uint64
 	Quant        model.Quant
 	// Async says async scheduling is on; MaxConcurrentBatches is the batches
-	// in flight that sliding-window layers keep tokens for.
+	// in flight; InFlightTokens the tokens beyond its window a
+	// sliding-window layer keeps for them.
 	Async                bool
 	MaxConcurrentBatches uint64
+	InFlightTokens       uint64
+	// SwapGiB is the CPU swap space the engine allocates per GPU (the V0
+	// engine only).
+	SwapGiB float64
 	// Stages is the decoder layers of each pipeline stage, as vLLM's
 	// get_pp_indices splits them.
 	Stages []model.Sharding
@@ -84,13 +89,22 @@ func (r *Resolved) resolveMemory(c budget.Class, def func(string, string)) error
 	if r.KVCacheMemoryBytes > c.Device.MemoryBytes {
 		return settingErr("kv-cache-memory-bytes", r.KVCacheMemoryBytes, "more than the %d bytes of %s", c.Device.MemoryBytes, c.Name)
 	}
-	if v := r.SwapSpaceGiB; v != 0 {
+	if r.SwapSpaceGiB != nil {
+		v := *r.SwapSpaceGiB
 		if !p.SwapSpaceFlag {
-			return settingErr("swap-space", v, "%s has no --swap-space: vLLM PR #36216 removed it (2026-03-07); V1 keeps no CPU swap blocks", p.Describes)
+			return settingErr("swap-space", v, "%s has no --swap-space: vLLM PR #36216 removed it in 0.18.0; V1 keeps no CPU swap blocks", p.Describes)
 		}
 		if math.IsNaN(v) || v < 0 || v > maxGiBSetting {
 			return settingErr("swap-space", v, "want a size in GiB, 0 or more")
 		}
+		if p.SwapAllocated {
+			r.SwapGiB = v
+		}
+	} else if p.SwapAllocated {
+		// vllm/engine/arg_utils.py (V0): swap_space = 4 GiB per GPU, the CPU
+		// blocks "# CPU blocks" counts.
+		r.SwapGiB = 4
+		def("swap-space", "the V0 engine's default 4 GiB of CPU KV blocks per GPU")
 	}
 	if v := r.CPUOffloadGiB; math.IsNaN(v) || v < 0 || v > maxGiBSetting {
 		return settingErr("cpu-offload-gb", v, "want a size in GiB, 0 or more")
@@ -149,6 +163,34 @@ func pipelineStages(n, pp int) []model.Sharding {
 	return stages
 }
 
+// resolveV0Batch applies the V0 engine's batch defaults (vllm/config.py
+// SchedulerConfig, engine/arg_utils.py at v0.6-v0.10): 256 sequences; chunked
+// prefill on by default above 32768 tokens of context without a sliding
+// window, batching 2048 tokens (512 before 0.6.5); otherwise the whole
+// context, max(max_model_len, 2048), which V0 requires at least.
+func (r *Resolved) resolveV0Batch(a *model.Arch, def func(string, string)) error {
+	if r.MaxNumSeqs == 0 {
+		r.MaxNumSeqs = 256
+		def("max-num-seqs", "the V0 engine's default 256")
+	}
+	chunked := r.MaxModelLen > 32768 && a.SlidingLayers() == 0
+	if r.MaxNumBatchedTokens == 0 {
+		switch {
+		case chunked && r.Profile.Release.AtLeast(v0_6_5):
+			r.MaxNumBatchedTokens = 2048
+		case chunked:
+			r.MaxNumBatchedTokens = 512
+		default:
+			r.MaxNumBatchedTokens = max(r.MaxModelLen, 2048)
+		}
+		def("max-num-batched-tokens", "the V0 engine's default: the whole context without chunked prefill, 2048 with it (on above 32768 tokens)")
+	}
+	if !chunked && r.MaxNumBatchedTokens < r.MaxModelLen {
+		return settingErr("max-num-batched-tokens", r.MaxNumBatchedTokens, "smaller than --max-model-len %d: the V0 engine without chunked prefill needs a whole prompt in one batch", r.MaxModelLen)
+	}
+	return nil
+}
+
 // checkShardable refuses a tensor parallelism the model's parallel layers
 // cannot be built with (vLLM fails while constructing the model, after
 // resolving its settings): QKVParallelLinear divides the KV heads among the
@@ -195,25 +237,33 @@ func (r *Resolved) resolveLengths(a *model.Arch, c budget.Class, def func(string
 	if r.MaxModelLen > 1<<30 {
 		return settingErr("max-model-len", r.MaxModelLen, "beyond any serve (at most %d)", 1<<30)
 	}
-	big := c.Device.MemoryBytes >= 70<<30 && !strings.Contains(strings.ToLower(c.Device.Name), "a100")
-	huge := p.LargeBatchTier && c.Device.MemoryBytes >= 160<<30
-	if r.MaxNumBatchedTokens == 0 {
-		switch {
-		case huge:
-			r.MaxNumBatchedTokens = 16384
-		case big:
-			r.MaxNumBatchedTokens = 8192
-		default:
-			r.MaxNumBatchedTokens = 2048
+	if p.Era == V0 {
+		if err := r.resolveV0Batch(a, def); err != nil {
+			return err
 		}
-		def("max-num-batched-tokens", fmt.Sprintf("vLLM's API-server default for %s (engine/arg_utils.py get_batch_defaults)", c.Device.Name))
-	}
-	if r.MaxNumSeqs == 0 {
-		r.MaxNumSeqs = 256
-		if big || huge {
-			r.MaxNumSeqs = 1024
+	} else {
+		// engine/arg_utils.py get_batch_defaults (API server): >= 160 GiB
+		// (on main), >= 70 GiB and not an A100 (by name), else.
+		big := c.Device.MemoryBytes >= 70<<30 && !strings.Contains(strings.ToLower(c.Device.Name), "a100")
+		huge := p.LargeBatchTier && c.Device.MemoryBytes >= 160<<30
+		if r.MaxNumBatchedTokens == 0 {
+			switch {
+			case huge:
+				r.MaxNumBatchedTokens = 16384
+			case big:
+				r.MaxNumBatchedTokens = 8192
+			default:
+				r.MaxNumBatchedTokens = 2048
+			}
+			def("max-num-batched-tokens", fmt.Sprintf("vLLM's API-server default for %s (engine/arg_utils.py get_batch_defaults)", c.Device.Name))
 		}
-		def("max-num-seqs", fmt.Sprintf("vLLM's default for %s (engine/arg_utils.py get_batch_defaults)", c.Device.Name))
+		if r.MaxNumSeqs == 0 {
+			r.MaxNumSeqs = 256
+			if big || huge {
+				r.MaxNumSeqs = 1024
+			}
+			def("max-num-seqs", fmt.Sprintf("vLLM's default for %s (engine/arg_utils.py get_batch_defaults)", c.Device.Name))
+		}
 	}
 	if r.MaxNumBatchedTokens > maxBatchedTokens {
 		return settingErr("max-num-batched-tokens", r.MaxNumBatchedTokens, "beyond any serve (at most %d)", maxBatchedTokens)
@@ -229,21 +279,36 @@ func (r *Resolved) resolveLengths(a *model.Arch, c budget.Class, def func(string
 		}
 		return settingErr("max-num-batched-tokens", r.MaxNumBatchedTokens, "below --max-num-seqs %d", r.MaxNumSeqs)
 	}
+	pp := r.PipelineParallelSize
 	switch r.AsyncScheduling {
 	case On:
+		if p.Era == V0 || !p.AsyncByDefault && p.Release.Less(Version{0, 10, 0}) {
+			return settingErr("async-scheduling", "", "%s has no async scheduling", p.Describes)
+		}
 		r.Async = true
 	case Off:
 		r.Async = false
 	default:
-		r.Async = p.AsyncByDefault
-		if p.AsyncByDefault {
-			def("async-scheduling", "on by default (vllm/config/vllm.py)")
+		r.Async = p.AsyncByDefault && (pp == 1 || p.AsyncWithPP)
+		if r.Async {
+			def("async-scheduling", "on by default (vllm/config/vllm.py:1184-1233, since 0.14.0)")
 		}
 	}
-	r.MaxConcurrentBatches = 1
+	// vllm/config/vllm.py:546-557 max_concurrent_batches: under async
+	// scheduling the V2 model runner keeps pp+1 batches in flight, the V1
+	// runner 2 (or pp under pipeline parallelism); without it, pp.
+	r.MaxConcurrentBatches = pp
 	if r.Async {
-		// vllm/config/vllm.py: async scheduling keeps two batches in flight.
-		r.MaxConcurrentBatches = 2
+		switch {
+		case p.V2Runner(a):
+			r.MaxConcurrentBatches = pp + 1
+		case pp <= 1:
+			r.MaxConcurrentBatches = 2
+		}
+	}
+	r.InFlightTokens = r.MaxNumBatchedTokens
+	if p.InFlightWindow {
+		r.InFlightTokens = r.MaxConcurrentBatches * r.MaxNumBatchedTokens
 	}
 	return nil
 }
@@ -257,7 +322,7 @@ func (r *Resolved) resolveDtypes(a *model.Arch, c budget.Class, def func(string,
 			// are served in bfloat16 where the device supports it, else
 			// float16.
 			r.Dtype = "float16"
-			if c.Device.Silicon.Vendor == budget.AMD || c.Device.Silicon.AtLeast(8, 0) {
+			if r.Profile.Float32AsBF16 && (c.Device.Silicon.Vendor == budget.AMD || c.Device.Silicon.AtLeast(8, 0)) {
 				r.Dtype = "bfloat16"
 			}
 		}
@@ -349,7 +414,16 @@ func defaultBlockSize(a *model.Arch, si budget.Silicon, kvBytes uint64, p Profil
 		return 16, "16: the platform's default (vllm/config/cache.py:48)"
 	}
 	if !p.MLABlockByBackend {
-		return 64, "64: FlashMLA's block size for MLA (vllm/platforms/cuda.py)"
+		// vllm/platforms/cuda.py check_and_update_config before PR #35122:
+		// FlashMLA forced 64 where it runs (Hopper), CUTLASS-MLA 128 on
+		// Blackwell; elsewhere the default 16 (PR #14451).
+		switch {
+		case si.Vendor == budget.NVIDIA && si.Major == 9:
+			return 64, "64: FlashMLA, forced for MLA on Hopper (vllm/platforms/cuda.py, PR #14451)"
+		case si.Vendor == budget.NVIDIA && si.Major == 10:
+			return 128, "128: CUTLASS-MLA, forced for MLA on Blackwell (vllm/platforms/cuda.py)"
+		}
+		return 16, "16: the platform's default; FlashMLA does not run here (vllm/platforms/cuda.py)"
 	}
 	switch {
 	case si.Vendor == budget.NVIDIA && si.Major == 10:

@@ -100,8 +100,8 @@ func TestResolveErrors(t *testing.T) {
 			SettingError{"quantization", `"nf4"`, "want one of awq, awq_marlin, fp8, gptq, gptq_marlin"}},
 		{"quantization disagrees", archs["Qwen__Qwen3-32B-FP8"], Serve{Quantization: "gptq"},
 			SettingError{"quantization", `"gptq"`, "the checkpoint corpus/models/Qwen__Qwen3-32B-FP8.json is quantized with fp8"}},
-		{"swap space is gone", llama, Serve{SwapSpaceGiB: 4},
-			SettingError{"swap-space", "4", "vLLM main at commit d18bb7b (2026-08-14) has no --swap-space: vLLM PR #36216 removed it (2026-03-07); V1 keeps no CPU swap blocks"}},
+		{"swap space is gone", llama, Serve{SwapSpaceGiB: ptr(4.0)},
+			SettingError{"swap-space", "4", "vLLM main at commit d18bb7b (2026-08-14) has no --swap-space: vLLM PR #36216 removed it in 0.18.0; V1 keeps no CPU swap blocks"}},
 		{"negative offload", llama, Serve{CPUOffloadGiB: -1},
 			SettingError{"cpu-offload-gb", "-1", "want a size in GiB, 0 or more"}},
 		{"util above one", llama, Serve{GPUMemoryUtilization: 1.5},
@@ -177,3 +177,5 @@ func TestQuantizedWeights(t *testing.T) {
 		})
 	}
 }
+
+func ptr[T any](v T) *T { return &v }

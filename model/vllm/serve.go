@@ -36,8 +36,9 @@ type Serve struct {
 	// host memory.
 	CPUOffloadGiB float64
 	// SwapSpaceGiB is --swap-space: GiB of CPU KV blocks per GPU, in the
-	// versions that have the flag.
-	SwapSpaceGiB float64
+	// versions that have the flag; nil takes the version's default (4 GiB
+	// on the V0 engine, which allocates them; none on V1).
+	SwapSpaceGiB *float64
 }
 
 // Switch is a boolean flag that can also be left to the default.

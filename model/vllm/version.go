@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"membudget/budget"
+	"membudget/model"
 )
 
 // Version is a vLLM release number, such as 0.19.0.
@@ -31,7 +32,7 @@ func (v Version) AtLeast(w Version) bool { return !v.Less(w) }
 // versionPattern reads a release as vLLM prints it: 0.19, 0.19.0, v0.11.0,
 // 0.10.2+cu130, 0.13.0rc2.dev98, 0.8.5.post1. Development and pre-release
 // suffixes count as the release they lead to.
-var versionPattern = regexp.MustCompile(`^v?(0)\.([0-9]{1,3})(?:\.([0-9]{1,3}))?(?:(?:rc|\.dev|\.post|\+|-)[0-9A-Za-z.+_-]*)?$`)
+var versionPattern = regexp.MustCompile(`^v?(0)\.([0-9]{1,3})(?:\.([0-9]{1,3}))?(?:(?:rc|\.dev|\.post|\+)[0-9A-Za-z.+_-]*)?$`)
 
 // ParseVersion reads a vLLM release number.
 func ParseVersion(s string) (Version, error) {
@@ -54,113 +55,267 @@ type Era int
 
 // The engines vLLM has shipped.
 const (
-	V0 Era = iota // the V0 engine: vllm/worker/worker.py, one block table per layer
+	V0 Era = iota // the V0 engine: vllm/worker/worker.py, one block table for every layer
 	V1            // the V1 engine: vllm/v1/worker/gpu_worker.py, KV cache groups
 )
 
-// Profile is the rules one vLLM version sizes memory by: its defaults, how it
-// rounds the requested memory, what it charges to the KV budget, how it lays
-// out and reports the KV cache. Every rule that differs between versions is
-// a field, with the vLLM file it comes from.
+// GraphRule says what a vLLM version does with its CUDA graphs' memory
+// when it sizes the KV cache.
+type GraphRule int
+
+// The rules vLLM has had for CUDA-graph memory.
+const (
+	// GraphsBeside: the graphs are captured after the KV cache is sized,
+	// beside the budget (vLLM up to 0.19; the V2 model runner on main).
+	GraphsBeside GraphRule = iota
+	// GraphsCharged: the estimate (profile_cudagraph_memory) comes off the
+	// KV budget (vLLM 0.20 and later, on the V1 model runner).
+	GraphsCharged
+)
+
+// CheckRule is how a version computes the KV memory one request of
+// max_model_len needs, for its startup check and its estimate of the
+// longest length that fits.
+type CheckRule int
+
+// The formulas of vLLM's startup check, oldest first.
+const (
+	CheckLayers     CheckRule = iota // the sum over layers of max_memory_usage_bytes (V1 up to 0.13)
+	CheckFirstGroup                  // group size x the first group's blocks (0.14 to 0.18, PR #29431)
+	CheckGroups                      // group size x every group's blocks (0.19 and later, PR #36030)
+)
+
+// Profile is the rules one vLLM version sizes memory by: its defaults, how
+// it rounds the requested memory, what it charges to the KV budget, how it
+// lays out and reports the KV cache. Every rule that differs between
+// versions is a field, set from the release that changed it (see
+// [ProfileFor]).
 type Profile struct {
-	// Name is how --vllm-version names the profile.
+	// Name is how --vllm-version names the profile: main-2026-08-14, or the
+	// release (0.19.0), with :v0 for the V0 engine.
 	Name string
 	// Describes says exactly which vLLM the profile models.
 	Describes string
-	// Release is the release the user asked for; zero for main.
+	// Release is the release the profile models (main: the release it
+	// leads to).
 	Release Version
-	// Note says how the release was mapped when it is not one the profile
-	// was read from (a release newer than the newest read).
+	// Main says the profile is vLLM's main branch at commit d18bb7b.
+	Main bool
+	// Note says how a release newer than the newest membudget has read was
+	// mapped.
 	Note string
 	Era  Era
 
-	// DefaultUtil is --gpu-memory-utilization's default (vllm/config/cache.py).
+	// DefaultUtil is --gpu-memory-utilization's default: 0.9, and 0.92
+	// from 0.20.0 (vllm/config/cache.py:69, PR #38284).
 	DefaultUtil float64
-	// Rounding is how total x util becomes the requested memory
-	// (vllm/v1/worker/utils.py request_memory: math.ceil on main).
+	// Rounding is how total x util becomes the requested memory: a float
+	// product, and math.ceil from 0.14.0 (vllm/v1/worker/utils.py
+	// request_memory, PR #29493).
 	Rounding budget.Rounding
-	// GraphsCharged says the CUDA-graph memory estimate comes off the KV
-	// budget (gpu_worker.py determine_available_memory,
-	// VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS on by default); otherwise the
-	// graphs are captured after the KV cache is sized, beside the budget.
-	GraphsCharged bool
-	// AsyncByDefault says async scheduling is on unless --no-async-scheduling:
-	// sliding-window layers then keep two batches of tokens in flight.
-	AsyncByDefault bool
+	// Graphs is what the version does with CUDA-graph memory for a model
+	// on the V1 model runner; the V2 runner never charges it (see
+	// [Profile.GraphsFor]).
+	Graphs GraphRule
+	// GraphEstimateLogged says the version prints "Estimated CUDA graph
+	// memory" (0.18.0 and later, PR #30515).
+	GraphEstimateLogged bool
+	// AsyncByDefault says async scheduling is on unless
+	// --no-async-scheduling (0.14.0 and later, PR #27614); AsyncWithPP says
+	// it stays on under pipeline parallelism (0.15.0, PR #32359).
+	AsyncByDefault, AsyncWithPP bool
+	// InFlightWindow says sliding-window layers keep every batch in flight
+	// (max_concurrent_batches x max_num_batched_tokens tokens beyond the
+	// window) rather than one (0.25.0 and later, PR #47728;
+	// vllm/v1/kv_cache_interface.py:618-654).
+	InFlightWindow bool
 	// LoggedTokensFromConcurrency says "GPU KV cache size" is logged as
 	// int(max_concurrency x max_model_len) rather than blocks // groups x
-	// block size (vllm/v1/core/kv_cache_utils.py _report_kv_cache_config).
+	// block size (0.21.0 and later, PR #41069;
+	// vllm/v1/core/kv_cache_utils.py:1848-1875).
 	LoggedTokensFromConcurrency bool
+	// Check is the formula of the startup check.
+	Check CheckRule
 	// LargeBatchTier says devices of 160 GiB or more get 16384 batched
-	// tokens (engine/arg_utils.py get_batch_defaults).
+	// tokens (engine/arg_utils.py:2587, PR #51726, on main).
 	LargeBatchTier bool
-	// MLABlockByBackend says MLA's default block size follows the
-	// attention backend (16 with FlashAttention-MLA on SM90 and bf16 KV);
-	// otherwise FlashMLA's 64.
+	// MLABlockByBackend says MLA's default block size follows the attention
+	// backend's priority (FlashAttention-MLA, 16, first on Hopper; PR
+	// #35122, 0.18.0); before, FlashMLA forced 64 on Hopper and CUTLASS-MLA
+	// 128 on Blackwell (vllm/platforms/cuda.py, PR #14451).
 	MLABlockByBackend bool
-	// SwapSpaceFlag says --swap-space exists; RemovedSwapSpace names the
-	// release that removed it.
-	SwapSpaceFlag bool
-	// KVCacheMemoryFlag says --kv-cache-memory-bytes exists.
+	// Float32AsBF16 says a float32 checkpoint is served in bfloat16 where
+	// the device supports it (vllm/config/model.py _resolve_auto_dtype, PR
+	// #18751, 0.10.0); before, in float16.
+	Float32AsBF16 bool
+	// SwapSpaceFlag says --swap-space exists (removed in 0.18.0, PR #36216);
+	// SwapAllocated says the engine allocates it (V0 only).
+	SwapSpaceFlag, SwapAllocated bool
+	// KVCacheMemoryFlag says --kv-cache-memory-bytes exists (0.10.2 and
+	// later, PR #21489).
 	KVCacheMemoryFlag bool
-	// AutoMaxModelLen says --max-model-len auto exists.
+	// AutoMaxModelLen says --max-model-len auto exists (0.14.0 and later,
+	// PR #29431).
 	AutoMaxModelLen bool
-
-	peaks peakModel
+	peaks           peakModel
 }
 
-// mainCommit is the vLLM commit the current profile was read from.
-const mainCommit = "d18bb7b3908800f5e7f4c271de4eaf82d0f6f3e6"
+// The releases at which the rules changed, with the vLLM change that did.
+var (
+	v0_10_0 = Version{0, 10, 0} // float32 checkpoints served in bf16 (#18751)
+	v0_10_2 = Version{0, 10, 2} // --kv-cache-memory-bytes (#21489)
+	v0_14_0 = Version{0, 14, 0} // async scheduling on (#27614); ceil(total x util) (#29493); auto max_model_len (#29431)
+	v0_15_0 = Version{0, 15, 0} // async scheduling under pipeline parallelism (#32359)
+	v0_17_0 = Version{0, 17, 0} // Triton top-k/top-p sampler: the profile's dummy sampler no longer sorts the vocabulary (#33538)
+	v0_18_0 = Version{0, 18, 0} // CUDA-graph estimate printed (#30515); --swap-space removed (#36216); MLA block by backend (#35122)
+	v0_19_0 = Version{0, 19, 0} // the startup check sums every group (#36030)
+	v0_20_0 = Version{0, 20, 0} // graph estimate charged, util default 0.92 (#38284)
+	v0_21_0 = Version{0, 21, 0} // GPU KV cache size = concurrency x max_model_len (#41069)
+	v0_22_0 = Version{0, 22, 0} // V2 model runner default for dense Qwen3 (#39337)
+	v0_23_0 = Version{0, 23, 0} // V2 runner default for dense Llama and Mistral (#43458)
+	v0_25_0 = Version{0, 25, 0} // V2 runner default for every dense model (#44443); in-flight sliding window (#47728)
+	v0_28_0 = Version{0, 28, 0} // the 160 GiB batch tier (#51726): after main of 2026-08-14
+	v0_8_0  = Version{0, 8, 0}  // V1 the default engine (#13726)
+	v0_6_0  = Version{0, 6, 0}  // the oldest release profiled
+	v0_6_5  = Version{0, 6, 5}  // V0: chunked prefill batches 2048 tokens (#10544)
+)
+
+// mainRelease is the release main of 2026-08-14 leads to: 0.27.1 was out by
+// 2026-08-13 and 0.28.0's branch was cut after it.
+var mainRelease = v0_28_0
 
 // CurrentName is the name of the default profile.
 const CurrentName = "main-2026-08-14"
 
-// current is vLLM's main branch at commit d18bb7b (2026-08-14, PR #52237).
-var current = Profile{
-	Name:                        CurrentName,
-	Describes:                   "vLLM main at commit d18bb7b (2026-08-14)",
-	Era:                         V1,
-	DefaultUtil:                 0.92, // vllm/config/cache.py:69 (PR #38284)
-	Rounding:                    budget.Ceil,
-	GraphsCharged:               true,
-	AsyncByDefault:              true,
-	LoggedTokensFromConcurrency: true,
-	LargeBatchTier:              true,
-	MLABlockByBackend:           true,
-	SwapSpaceFlag:               false, // removed by PR #36216
-	KVCacheMemoryFlag:           true,
-	AutoMaxModelLen:             true,
-	peaks:                       peaksCurrent,
-}
+// mainDescribes names the vLLM the default profile was read from.
+const mainDescribes = "vLLM main at commit d18bb7b (2026-08-14)"
 
-// Profiles lists the profiles --vllm-version can name, newest first.
-func Profiles() []Profile {
-	return []Profile{current}
-}
-
-// ProfileFor returns the profile of vLLM version spec: "main" (or "" or
-// "current" or the current profile's name) for the newest vLLM membudget has
-// read, or a release number.
+// ProfileFor returns the profile of vLLM version spec: "main" (or "",
+// "current", "latest" or the main profile's name) for vLLM's main branch at
+// commit d18bb7b (2026-08-14), the newest membudget has read; a release
+// such as 0.19.0 (0.6.0 and later; before 0.8.0 the V0 engine); a release
+// with ":v0" for the V0 engine, which 0.8 to 0.10 still ran when asked
+// (VLLM_USE_V1=0); or "v0" for the last release whose default was V0,
+// 0.7.3. A release newer than main is sized with main's rules and says so.
 func ProfileFor(spec string) (Profile, error) {
-	switch strings.ToLower(strings.TrimSpace(spec)) {
+	s := strings.ToLower(strings.TrimSpace(spec))
+	switch s {
 	case "", "main", "current", "latest", CurrentName:
-		return current, nil
+		p := profileAt(mainRelease, V1)
+		p.Name, p.Describes, p.Main = CurrentName, mainDescribes, true
+		return p, nil
+	case "v0":
+		s = "0.7.3:v0"
 	}
-	v, err := ParseVersion(spec)
-	if err != nil {
+	era := V1
+	if rest, ok := strings.CutSuffix(s, ":v0"); ok {
+		s, era = rest, V0
+	}
+	v, err := ParseVersion(s)
+	if err != nil || v.Less(v0_6_0) {
 		return Profile{}, &SettingError{Flag: "vllm-version", Value: spec,
-			Reason: fmt.Sprintf("want main or a release such as 0.19.0 (profiles: %s)", profileNames())}
+			Reason: "want main, a release from 0.6.0 such as 0.19.0, a release with :v0 for the V0 engine (0.8.5:v0), or v0"}
 	}
-	p := current
-	p.Release = v
+	if v.Less(v0_8_0) {
+		era = V0
+	}
+	if era == V0 && v.AtLeast(Version{0, 11, 0}) {
+		return Profile{}, &SettingError{Flag: "vllm-version", Value: spec, Reason: "vLLM 0.11.0 removed the V0 engine (PR #25321)"}
+	}
+	p := profileAt(v, era)
 	p.Name = v.String()
+	p.Describes = "vLLM " + v.String()
+	if era == V0 {
+		p.Name += ":v0"
+		p.Describes += " (V0 engine)"
+	}
+	if v.AtLeast(mainRelease) {
+		p.Note = fmt.Sprintf("vLLM %s is not one membudget has read: sized with the rules of %s, the newest it has (before 0.28.0's branch)", v, mainDescribes)
+	}
 	return p, nil
 }
 
-func profileNames() string {
-	var names []string
-	for _, p := range Profiles() {
-		names = append(names, p.Name)
+// profileAt builds the rules of release v's engine era.
+func profileAt(v Version, era Era) Profile {
+	p := Profile{Release: v, Era: era,
+		DefaultUtil:                 0.9,
+		Rounding:                    budget.Truncate,
+		Graphs:                      GraphsBeside,
+		GraphEstimateLogged:         v.AtLeast(v0_18_0),
+		AsyncByDefault:              era == V1 && v.AtLeast(v0_14_0),
+		AsyncWithPP:                 era == V1 && v.AtLeast(v0_15_0),
+		InFlightWindow:              era == V1 && v.AtLeast(v0_25_0),
+		LoggedTokensFromConcurrency: era == V1 && v.AtLeast(v0_21_0),
+		Check:                       CheckLayers,
+		LargeBatchTier:              v.AtLeast(v0_28_0),
+		MLABlockByBackend:           v.AtLeast(v0_18_0),
+		Float32AsBF16:               v.AtLeast(v0_10_0),
+		SwapSpaceFlag:               v.Less(v0_18_0),
+		SwapAllocated:               era == V0,
+		KVCacheMemoryFlag:           era == V1 && v.AtLeast(v0_10_2),
+		AutoMaxModelLen:             era == V1 && v.AtLeast(v0_14_0),
+		peaks:                       peaksFor(v, era),
 	}
-	return strings.Join(names, ", ")
+	if era == V1 && v.AtLeast(v0_20_0) {
+		p.DefaultUtil = 0.92
+		p.Graphs = GraphsCharged
+	}
+	if era == V1 && v.AtLeast(v0_14_0) {
+		p.Rounding = budget.Ceil
+		p.Check = CheckFirstGroup
+	}
+	if era == V1 && v.AtLeast(v0_19_0) {
+		p.Check = CheckGroups
+	}
+	return p
+}
+
+// V2Runner says the profile's vLLM runs a on its V2 model runner by
+// default: generative models that are neither mixture-of-experts (but for
+// the architectures vLLM lists) nor hybrid, as vLLM main decides it
+// (vllm/config/vllm.py:611-692); dense Qwen3 from 0.22.0, dense Llama and
+// Mistral from 0.23.0, every dense model from 0.25.0.
+func (p Profile) V2Runner(a *model.Arch) bool {
+	if p.Era != V1 || p.Release.Less(v0_22_0) {
+		return false
+	}
+	for _, arch := range a.Architectures {
+		switch arch {
+		case "DeepseekV2ForCausalLM", "DeepseekV4ForCausalLM", "GraniteMoeForCausalLM", "Qwen2MoeForCausalLM":
+			// The mixture-of-experts architectures main runs on V2
+			// (vllm/config/vllm.py:72-84), as read at main.
+			return p.Main
+		}
+	}
+	if a.Experts > 0 {
+		return false
+	}
+	switch {
+	case p.Release.AtLeast(v0_25_0):
+		return true
+	case p.Release.AtLeast(v0_23_0):
+		return a.ModelType == "qwen3" || a.ModelType == "llama" || a.ModelType == "mistral"
+	}
+	return a.ModelType == "qwen3"
+}
+
+// GraphsFor is what the profile's vLLM does with a's CUDA-graph memory:
+// the V2 model runner's profile_cudagraph_memory returns 0 (vllm/v1/worker/
+// gpu/model_runner.py:835-837), so its graphs stay beside the budget.
+func (p Profile) GraphsFor(a *model.Arch) GraphRule {
+	if p.V2Runner(a) {
+		return GraphsBeside
+	}
+	return p.Graphs
+}
+
+// Profiles lists a profile of each era --vllm-version can name, newest
+// first: what the README's version table describes.
+func Profiles() []Profile {
+	var out []Profile
+	for _, spec := range []string{"main", "0.21.0", "0.20.0", "0.19.0", "0.17.0", "0.14.0", "0.10.2", "0.8.5:v0"} {
+		p, _ := ProfileFor(spec)
+		out = append(out, p)
+	}
+	return out
 }

@@ -1,0 +1,195 @@
+package vllm
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"membudget/budget"
+)
+
+func TestParseVersion(t *testing.T) {
+	tests := []struct {
+		in   string
+		want Version
+	}{
+		{"0.19.0", Version{0, 19, 0}},
+		{"0.19", Version{0, 19, 0}},
+		{"v0.11.0", Version{0, 11, 0}},
+		{"0.10.2+cu130", Version{0, 10, 2}},          // corpus/observed/vllm.csv row 104
+		{"0.13.0rc2.dev98", Version{0, 13, 0}},       // a nightly leads to its release
+		{"0.8.5.post1", Version{0, 8, 5}},            // row 28
+		{"0.26.1rc0+glm53.flash", Version{0, 26, 1}}, // row 114
+	}
+	for _, tt := range tests {
+		got, err := ParseVersion(tt.in)
+		if err != nil || got != tt.want {
+			t.Errorf("ParseVersion(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
+		}
+	}
+	for _, bad := range []string{"", "1.0.0", "0.x", "0.19.0.0.0", "latest-ish", "0.19.0 "[:0]} {
+		if _, err := ParseVersion(bad); err == nil {
+			t.Errorf("ParseVersion(%q) accepted", bad)
+		}
+	}
+}
+
+// rules is the part of a profile that differs between versions, each
+// compared with the release that changed it.
+type rules struct {
+	Era                           Era
+	Util                          float64
+	Rounding                      budget.Rounding
+	Graphs                        GraphRule
+	Async, AsyncPP, InFlight      bool
+	LoggedFromConcurrency         bool
+	Check                         CheckRule
+	LargeTier, MLAByBackend, BF16 bool
+	Swap, SwapAllocated, KVBytes  bool
+	AutoLen                       bool
+}
+
+func rulesOf(p Profile) rules {
+	return rules{p.Era, p.DefaultUtil, p.Rounding, p.Graphs, p.AsyncByDefault, p.AsyncWithPP, p.InFlightWindow,
+		p.LoggedTokensFromConcurrency, p.Check, p.LargeBatchTier, p.MLABlockByBackend, p.Float32AsBF16,
+		p.SwapSpaceFlag, p.SwapAllocated, p.KVCacheMemoryFlag, p.AutoMaxModelLen}
+}
+
+func TestProfileRulesByVersion(t *testing.T) {
+	tests := []struct {
+		spec string
+		want rules
+	}{
+		// vLLM 0.7.3: the V0 engine's float budget, 4 GiB of CPU swap
+		// blocks, float32 served in fp16, FlashMLA's 64.
+		{"0.7.3", rules{Era: V0, Util: 0.9, Rounding: budget.Truncate, Graphs: GraphsBeside, Check: CheckLayers, Swap: true, SwapAllocated: true}},
+		{"0.8.5:v0", rules{Era: V0, Util: 0.9, Rounding: budget.Truncate, Graphs: GraphsBeside, Check: CheckLayers, Swap: true, SwapAllocated: true}},
+		// 0.10.2: --kv-cache-memory-bytes (#21489); fp32 served in bf16 (#18751).
+		{"0.10.2", rules{Era: V1, Util: 0.9, Rounding: budget.Truncate, Graphs: GraphsBeside, Check: CheckLayers, BF16: true, Swap: true, KVBytes: true}},
+		// 0.14.0: async scheduling (#27614), ceil (#29493), auto length and
+		// the group-aware check (#29431).
+		{"0.14.0", rules{Era: V1, Util: 0.9, Rounding: budget.Ceil, Graphs: GraphsBeside, Async: true, Check: CheckFirstGroup, BF16: true, Swap: true, KVBytes: true, AutoLen: true}},
+		// 0.18.0: --swap-space gone (#36216), MLA block by backend (#35122).
+		{"0.18.0", rules{Era: V1, Util: 0.9, Rounding: budget.Ceil, Graphs: GraphsBeside, Async: true, AsyncPP: true, Check: CheckFirstGroup, MLAByBackend: true, BF16: true, KVBytes: true, AutoLen: true}},
+		// 0.19.0: every group in the check (#36030); graphs printed, not charged.
+		{"0.19.0", rules{Era: V1, Util: 0.9, Rounding: budget.Ceil, Graphs: GraphsBeside, Async: true, AsyncPP: true, Check: CheckGroups, MLAByBackend: true, BF16: true, KVBytes: true, AutoLen: true}},
+		// 0.20.0: graphs charged and util 0.92 (#38284).
+		{"0.20.0", rules{Era: V1, Util: 0.92, Rounding: budget.Ceil, Graphs: GraphsCharged, Async: true, AsyncPP: true, Check: CheckGroups, MLAByBackend: true, BF16: true, KVBytes: true, AutoLen: true}},
+		// 0.21.0: GPU KV cache size from concurrency (#41069).
+		{"0.21.0", rules{Era: V1, Util: 0.92, Rounding: budget.Ceil, Graphs: GraphsCharged, Async: true, AsyncPP: true, LoggedFromConcurrency: true, Check: CheckGroups, MLAByBackend: true, BF16: true, KVBytes: true, AutoLen: true}},
+		// 0.25.0: every batch in flight beside a sliding window (#47728).
+		{"0.25.0", rules{Era: V1, Util: 0.92, Rounding: budget.Ceil, Graphs: GraphsCharged, Async: true, AsyncPP: true, InFlight: true, LoggedFromConcurrency: true, Check: CheckGroups, MLAByBackend: true, BF16: true, KVBytes: true, AutoLen: true}},
+		// main (0.28.0's branch): the 160 GiB tier (#51726).
+		{"main", rules{Era: V1, Util: 0.92, Rounding: budget.Ceil, Graphs: GraphsCharged, Async: true, AsyncPP: true, InFlight: true, LoggedFromConcurrency: true, Check: CheckGroups, LargeTier: true, MLAByBackend: true, BF16: true, KVBytes: true, AutoLen: true}},
+	}
+	for _, tt := range tests {
+		p, err := ProfileFor(tt.spec)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.spec, err)
+		}
+		if diff := cmp.Diff(tt.want, rulesOf(p)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.spec, diff)
+		}
+	}
+}
+
+func TestProfileForNames(t *testing.T) {
+	for spec, name := range map[string]string{"": CurrentName, "MAIN": CurrentName, "latest": CurrentName, "0.19": "0.19.0", "v0": "0.7.3:v0", "0.6.4": "0.6.4:v0", "0.9.2:v0": "0.9.2:v0"} {
+		p, err := ProfileFor(spec)
+		if err != nil || p.Name != name {
+			t.Errorf("ProfileFor(%q) = %q, %v; want %q", spec, p.Name, err, name)
+		}
+	}
+	p, _ := ProfileFor("0.33.0")
+	if p.Note == "" || !p.LargeBatchTier {
+		t.Errorf("0.33.0, newer than main, is sized with main's rules and says so: note %q", p.Note)
+	}
+	for spec, reason := range map[string]string{
+		"0.5.4":     "want main, a release from 0.6.0 such as 0.19.0, a release with :v0 for the V0 engine (0.8.5:v0), or v0",
+		"nightly":   "want main, a release from 0.6.0 such as 0.19.0, a release with :v0 for the V0 engine (0.8.5:v0), or v0",
+		"0.12.0:v0": "vLLM 0.11.0 removed the V0 engine (PR #25321)",
+	} {
+		_, err := ProfileFor(spec)
+		var se *SettingError
+		if !errors.As(err, &se) || se.Flag != "vllm-version" || se.Reason != reason {
+			t.Errorf("ProfileFor(%q) = %v; want a --vllm-version error %q", spec, err, reason)
+		}
+	}
+}
+
+// TestV2RunnerByVersion: the V2 model runner, whose CUDA-graph estimate is
+// 0, runs dense Qwen3 from 0.22.0, Llama and Mistral from 0.23.0, every
+// dense model from 0.25.0; never a mixture of experts outside vLLM's list.
+func TestV2RunnerByVersion(t *testing.T) {
+	archs := shipped(t)
+	tests := []struct {
+		model, spec string
+		want        bool
+	}{
+		{"Qwen__Qwen3-8B", "0.21.0", false},
+		{"Qwen__Qwen3-8B", "0.22.0", true},
+		{"meta-llama__Llama-3.1-8B-Instruct", "0.22.0", false},
+		{"meta-llama__Llama-3.1-8B-Instruct", "0.23.0", true},
+		{"microsoft__phi-4", "0.23.0", false},
+		{"microsoft__phi-4", "0.25.0", true},
+		{"Qwen__Qwen3-30B-A3B", "main", false},
+		{"deepseek-ai__DeepSeek-V3", "main", false}, // DeepseekV3ForCausalLM is not on vLLM's list
+	}
+	for _, tt := range tests {
+		p := mustProfile(tt.spec)
+		if got := p.V2Runner(archs[tt.model]); got != tt.want {
+			t.Errorf("%s on %s: V2 runner %v, want %v", tt.model, tt.spec, got, tt.want)
+		}
+		wantGraphs := p.Graphs
+		if tt.want {
+			wantGraphs = GraphsBeside
+		}
+		if got := p.GraphsFor(archs[tt.model]); got != wantGraphs {
+			t.Errorf("%s on %s: graphs %v, want %v", tt.model, tt.spec, got, wantGraphs)
+		}
+	}
+}
+
+// TestV0Defaults: the V0 engine batches the whole context up to 32768
+// tokens (chunked prefill above), 256 sequences, and allocates 4 GiB of
+// CPU swap blocks, which a unified device pays for.
+func TestV0Defaults(t *testing.T) {
+	archs := shipped(t)
+	v0 := mustProfile("0.6.6")
+	tests := []struct {
+		model      string
+		serve      Serve
+		mnbt, seqs uint64
+	}{
+		{"meta-llama__Llama-3.1-8B-Instruct", Serve{MaxModelLen: 20000}, 20000, 256},
+		{"meta-llama__Llama-3.1-8B-Instruct", Serve{MaxModelLen: 1024}, 2048, 256},
+		{"meta-llama__Llama-3.1-8B-Instruct", Serve{MaxModelLen: 32769}, 2048, 256},
+		{"google__gemma-2-9b-it", Serve{}, 8192, 256}, // a sliding window: no chunked prefill
+	}
+	for _, tt := range tests {
+		r, err := Resolve(tt.serve, archs[tt.model], testClass(true), v0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.MaxNumBatchedTokens != tt.mnbt || r.MaxNumSeqs != tt.seqs || r.SwapGiB != 4 || r.Async {
+			t.Errorf("%s %+v: batched %d, seqs %d, swap %v, async %v; want %d, %d, 4, false", tt.model, tt.serve, r.MaxNumBatchedTokens, r.MaxNumSeqs, r.SwapGiB, r.Async, tt.mnbt, tt.seqs)
+		}
+	}
+	if _, err := Resolve(Serve{MaxModelLen: 8192, MaxNumBatchedTokens: 4096}, archs["meta-llama__Llama-3.1-8B-Instruct"], testClass(false), v0); err == nil {
+		t.Error("V0 without chunked prefill accepted a batch smaller than the context")
+	}
+	zero := 0.0
+	r := ref(t, archs["meta-llama__Llama-3.2-1B-Instruct"], Serve{MaxModelLen: 4096}, testClass(true))
+	if got := r.Plan().Host; got != 0 {
+		t.Errorf("main keeps no swap: host %d", got)
+	}
+	r, err := NewReference(archs["meta-llama__Llama-3.2-1B-Instruct"], Serve{MaxModelLen: 4096}, testClass(true), v0)
+	if err != nil || r.Plan().Host != 4<<30 {
+		t.Errorf("V0 on a unified device: host %d, %v; want 4 GiB", r.Plan().Host, err)
+	}
+	r, err = NewReference(archs["meta-llama__Llama-3.2-1B-Instruct"], Serve{MaxModelLen: 4096, SwapSpaceGiB: &zero}, testClass(true), v0)
+	if err != nil || r.Plan().Host != 0 {
+		t.Errorf("V0 with --swap-space 0: host %d, %v; want 0", r.Plan().Host, err)
+	}
+}
