@@ -39,8 +39,8 @@ type Capacity struct {
 	// stage's available memory.
 	Starts bool
 	// EstimatedMaxModelLen is the longest length whose one request fits
-	// (vLLM's estimate in the error when it does not start; 0 when not even
-	// one token fits).
+	// (vLLM's estimate in the error when it does not start: the first stage
+	// that does not start raises it; 0 when not even one token fits).
 	EstimatedMaxModelLen uint64
 }
 
@@ -68,10 +68,13 @@ func (ref *Reference) capacityOf(p *budget.Plan) Capacity {
 		// vllm/v1/core/kv_cache_utils.py _check_enough_kv_cache_memory, on
 		// every worker: no memory at all, or less than one request of
 		// max_model_len needs, stops the engine.
-		if avail == 0 || need > avail {
+		if (avail == 0 || need > avail) && c.Starts {
+			// Workers are checked in rank order; the first that fails
+			// raises (get_kv_cache_configs, vllm/v1/core/kv_cache_utils.py:
+			// 2190-2198).
 			c.Starts = false
+			c.EstimatedMaxModelLen = ref.estimateMaxModelLen(i, pool, avail, p.MaxLen)
 		}
-		c.EstimatedMaxModelLen = min(c.EstimatedMaxModelLen, ref.estimateMaxModelLen(i, pool, avail, p.MaxLen))
 	}
 	if len(p.Stages) == 0 || len(p.Stages[0].Pool.Groups) == 0 {
 		return c

@@ -43,8 +43,8 @@ type kvGroup struct {
 // (vllm/v1/core/kv_cache_utils.py _get_kv_cache_groups_uniform_page_size):
 // a model of one attention type is one group; otherwise the group size is
 // the smallest number of layers of a type (or the largest, when it is below
-// 1.5 x the smallest), and each type's layers are cut into groups of that
-// size, the last padded. The types come in the order of their first layer,
+// 1.5 x the smallest), and each type's layers are dealt into groups of
+// that size, padded where a group has fewer. The types come in the order of their first layer,
 // as vLLM's dict of layer types fills. vLLM merges the layers of every
 // pipeline stage before grouping them (get_kv_cache_configs), so the groups
 // are the whole model's.
@@ -76,14 +76,17 @@ func kvGroups(a *model.Arch) []kvGroup {
 	}
 	var groups []kvGroup
 	for _, typ := range kinds {
-		for start := 0; start < len(typ.layers); start += size {
+		// Group i takes every n-th layer of the type from the i-th on
+		// (layers[i::num_groups]), so that each pipeline stage's share of
+		// the groups is as even as it can be.
+		n := (len(typ.layers) + size - 1) / size
+		for i := range n {
 			g := kvGroup{sliding: typ.sliding}
-			for j := range size {
-				if start+j < len(typ.layers) {
-					g.layers = append(g.layers, typ.layers[start+j])
-				} else {
-					g.layers = append(g.layers, -1)
-				}
+			for j := i; j < len(typ.layers); j += n {
+				g.layers = append(g.layers, typ.layers[j])
+			}
+			for len(g.layers) < size {
+				g.layers = append(g.layers, -1)
 			}
 			groups = append(groups, g)
 		}
