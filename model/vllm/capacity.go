@@ -159,4 +159,3 @@ func groupCount(pool budget.PagedPool) (groups, blockSize uint64) {
 	}
 	return groups, blockSize
 }
-

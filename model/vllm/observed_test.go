@@ -165,11 +165,20 @@ func (r observedRow) loggedBlocks(bs, groups uint64) (uint64, bool) {
 
 const gib = 1 << 30
 
+// The observed table's gates: what the model achieves, with little slack.
+const (
+	weightsGate = 0.009
+	medianGate  = 0.016
+)
+
 // TestObserved predicts every row of corpus/observed/vllm.csv whose model
 // and GPU the project knows and compares with what vLLM logged: weights per
 // rank within 2%; the KV blocks that the logged KV memory holds, exact to
 // the block within the log's rounding; and the KV tokens predicted from the
-// settings alone, whose median absolute error must stay at or under 10%.
+// settings alone, whose median absolute error must stay at or under the
+// gate. The gates are the figures achieved, with little slack: weights
+// within 0.9% on every row (the worst is gemma-3-27b at -0.79%), the median
+// within 1.6% (achieved 1.4%).
 func TestObserved(t *testing.T) {
 	archs := shipped(t)
 	catalog := membudget.Kernels()
@@ -225,8 +234,8 @@ func TestObserved(t *testing.T) {
 				e := (got - w) / w
 				wPred, wLog, wErr = fmt.Sprintf("%.3f", got), fmt.Sprintf("%.3f", w), fmt.Sprintf("%+.2f%%", 100*e)
 				weightChecks++
-				if math.Abs(e) > 0.02 {
-					t.Errorf("row %s %s: weights %.3f GiB, logged %.3f GiB (%+.2f%%, over 2%%)", r["id"], m.config, got, w, 100*e)
+				if math.Abs(e) > weightsGate {
+					t.Errorf("row %s %s: weights %.3f GiB, logged %.3f GiB (%+.2f%%, over %.1f%%)", r["id"], m.config, got, w, 100*e, 100*weightsGate)
 				}
 			}
 		}
@@ -286,8 +295,8 @@ func TestObserved(t *testing.T) {
 		median = (fullErrs[len(fullErrs)/2-1] + fullErrs[len(fullErrs)/2]) / 2
 	}
 	t.Logf("full prediction: %d rows, median absolute error %.1f%%, worst %.1f%%", len(fullErrs), 100*median, 100*fullErrs[len(fullErrs)-1])
-	if median > 0.10 {
-		t.Errorf("median absolute error of the full prediction %.1f%% is over 10%%", 100*median)
+	if median > medianGate {
+		t.Errorf("median absolute error of the full prediction %.1f%% is over %.1f%%", 100*median, 100*medianGate)
 	}
 }
 

@@ -361,6 +361,9 @@ func (r *Resolved) resolveDtypes(a *model.Arch, c budget.Class, def func(string,
 	if err != nil {
 		return err
 	}
+	if err := checkQuantCapability(q, r.Quantization, c.Device); err != nil {
+		return err
+	}
 	r.Quant = q
 	if (q.Method == "awq" || q.Method == "gptq") && q.GroupSize == 0 {
 		return settingErr("quantization", q.Method, "the checkpoint gives no group size")
@@ -382,6 +385,28 @@ func checkFP8KV(a *model.Arch, d budget.Device) error {
 		return settingErr("kv-cache-dtype", "fp8", "vLLM refuses it on %s (compute capability %s): no attention backend there takes an fp8 KV cache (native fp8 needs SM89); use --kv-cache-dtype auto", d.Name, si)
 	}
 	return nil
+}
+
+// quantMinCapability is each weight quantization's get_min_capability() on
+// vLLM main (vllm/model_executor/layers/quantization/: fp8.py:143-145 75,
+// with FP8 Marlin serving weight-only below 89; auto_awq.py:229-231 75;
+// auto_gptq.py:186-188 60), as major x 10 + minor.
+var quantMinCapability = map[string]int{"fp8": 75, "awq": 75, "gptq": 60}
+
+// checkQuantCapability refuses a quantization the device's compute
+// capability is below, with vLLM's message (vllm/config/vllm.py:758-786).
+func checkQuantCapability(q model.Quant, flag string, d budget.Device) error {
+	least, ok := quantMinCapability[q.Method]
+	si := d.Silicon
+	if !ok || si.Vendor != budget.NVIDIA || si.Major*10+si.Minor >= least {
+		return nil
+	}
+	name := q.Method
+	if flag == "" {
+		flag = "(the checkpoint's)"
+	}
+	return settingErr("quantization", flag, "vLLM refuses it on %s: the quantization method %s is not supported for the current GPU. Minimum capability: %d. Current capability: %d.",
+		d.Name, name, least, si.Major*10+si.Minor)
 }
 
 // resolveBlockSize applies the platform's default block size: 16, or for

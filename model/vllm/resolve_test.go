@@ -74,50 +74,73 @@ func TestResolveErrors(t *testing.T) {
 	archs := shipped(t)
 	c := testClass(false)
 	llama := archs["meta-llama__Llama-3.1-8B-Instruct"]
+	v100 := testClass(false)
+	v100.Device.Name, v100.Device.Silicon = "Tesla V100-SXM2-32GB", budget.Silicon{Vendor: budget.NVIDIA, Major: 7}
+	t4 := v100
+	t4.Device.Name, t4.Device.Silicon = "Tesla T4", budget.Silicon{Vendor: budget.NVIDIA, Major: 7, Minor: 5}
+	on := func(cl budget.Class) func(budget.Class) budget.Class {
+		return func(budget.Class) budget.Class { return cl }
+	}
 	tests := []struct {
 		name  string
 		arch  *model.Arch
 		serve Serve
 		want  SettingError
+		class func(budget.Class) budget.Class
 	}{
 		{"tp does not divide heads", llama, Serve{TensorParallelSize: 3},
-			SettingError{"tensor-parallel-size", "3", "does not divide the 32 attention heads of corpus/models/meta-llama__Llama-3.1-8B-Instruct.json"}},
+			SettingError{"tensor-parallel-size", "3", "does not divide the 32 attention heads of corpus/models/meta-llama__Llama-3.1-8B-Instruct.json"}, nil},
 		{"max len above the model", llama, Serve{MaxModelLen: 200000},
-			SettingError{"max-model-len", "200000", "above the model's max_position_embeddings 131072 (set --allow-long-max-model-len, vLLM's VLLM_ALLOW_LONG_MAX_MODEL_LEN=1, to accept it)"}},
+			SettingError{"max-model-len", "200000", "above the model's max_position_embeddings 131072 (set --allow-long-max-model-len, vLLM's VLLM_ALLOW_LONG_MAX_MODEL_LEN=1, to accept it)"}, nil},
 		{"batched below seqs", llama, Serve{MaxNumSeqs: 512, MaxNumBatchedTokens: 256},
-			SettingError{"max-num-batched-tokens", "256", "below --max-num-seqs 512"}},
+			SettingError{"max-num-batched-tokens", "256", "below --max-num-seqs 512"}, nil},
 		{"seqs above the default batched tokens names the flag given", llama, Serve{MaxNumSeqs: 1 << 20},
-			SettingError{"max-num-seqs", "1048576", "above --max-num-batched-tokens 8192 (vLLM's default here); pass --max-num-batched-tokens of at least 1048576"}},
+			SettingError{"max-num-seqs", "1048576", "above --max-num-batched-tokens 8192 (vLLM's default here); pass --max-num-batched-tokens of at least 1048576"}, nil},
 		{"block not a multiple of 16", llama, Serve{BlockSize: 8},
-			SettingError{"block-size", "8", "vLLM's attention backends take a multiple of 16 tokens (16 to 65536)"}},
+			SettingError{"block-size", "8", "vLLM's attention backends take a multiple of 16 tokens (16 to 65536)"}, nil},
 		{"bad dtype", llama, Serve{Dtype: "int8"},
-			SettingError{"dtype", `"int8"`, "want auto, bfloat16, float16 (half) or float32 (float)"}},
+			SettingError{"dtype", `"int8"`, "want auto, bfloat16, float16 (half) or float32 (float)"}, nil},
 		{"bad kv dtype", llama, Serve{KVCacheDtype: "int4"},
-			SettingError{"kv-cache-dtype", `"int4"`, "want auto, fp8, fp8_e4m3, fp8_e5m2, bfloat16 or float16"}},
+			SettingError{"kv-cache-dtype", `"int4"`, "want auto, fp8, fp8_e4m3, fp8_e5m2, bfloat16 or float16"}, nil},
 		{"awq without checkpoint", llama, Serve{Quantization: "awq"},
-			SettingError{"quantization", `"awq"`, "needs a checkpoint quantized with awq (its config.json has no quantization_config)"}},
+			SettingError{"quantization", `"awq"`, "needs a checkpoint quantized with awq (its config.json has no quantization_config)"}, nil},
 		{"unknown quantization", llama, Serve{Quantization: "nf4"},
-			SettingError{"quantization", `"nf4"`, "want one of awq, awq_marlin, fp8, gptq, gptq_marlin"}},
+			SettingError{"quantization", `"nf4"`, "want one of awq, awq_marlin, fp8, gptq, gptq_marlin"}, nil},
 		{"quantization disagrees", archs["Qwen__Qwen3-32B-FP8"], Serve{Quantization: "gptq"},
-			SettingError{"quantization", `"gptq"`, "the checkpoint corpus/models/Qwen__Qwen3-32B-FP8.json is quantized with fp8"}},
+			SettingError{"quantization", `"gptq"`, "the checkpoint corpus/models/Qwen__Qwen3-32B-FP8.json is quantized with fp8"}, nil},
 		{"swap space is gone", llama, Serve{SwapSpaceGiB: ptr(4.0)},
-			SettingError{"swap-space", "4", "vLLM main at commit d18bb7b (2026-08-14) has no --swap-space: vLLM PR #36216 removed it in 0.18.0; V1 keeps no CPU swap blocks"}},
+			SettingError{"swap-space", "4", "vLLM main at commit d18bb7b (2026-08-14) has no --swap-space: vLLM PR #36216 removed it in 0.18.0; V1 keeps no CPU swap blocks"}, nil},
 		{"negative offload", llama, Serve{CPUOffloadGiB: -1},
-			SettingError{"cpu-offload-gb", "-1", "want a size in GiB, 0 or more"}},
+			SettingError{"cpu-offload-gb", "-1", "want a size in GiB, 0 or more"}, nil},
 		{"util above one", llama, Serve{GPUMemoryUtilization: 1.5},
-			SettingError{"gpu-memory-utilization", "1.5", "must be in (0, 1]"}},
+			SettingError{"gpu-memory-utilization", "1.5", "must be in (0, 1]"}, nil},
 		{"kv cache larger than the device", llama, Serve{KVCacheMemoryBytes: 81 << 30},
-			SettingError{"kv-cache-memory-bytes", "86973087744", "more than the 85899345920 bytes of test-80g"}},
+			SettingError{"kv-cache-memory-bytes", "86973087744", "more than the 85899345920 bytes of test-80g"}, nil},
 		{"tp and kv heads", archs["Qwen__Qwen2.5-0.5B-Instruct"], Serve{TensorParallelSize: 7},
-			SettingError{"tensor-parallel-size", "7", "neither divides nor is a multiple of the 2 KV heads of corpus/models/Qwen__Qwen2.5-0.5B-Instruct.json"}},
+			SettingError{"tensor-parallel-size", "7", "neither divides nor is a multiple of the 2 KV heads of corpus/models/Qwen__Qwen2.5-0.5B-Instruct.json"}, nil},
 		{"tp does not divide intermediate", archs["Qwen__Qwen2.5-0.5B-Instruct"], Serve{TensorParallelSize: 14},
-			SettingError{"tensor-parallel-size", "14", "does not divide intermediate_size 4864 of corpus/models/Qwen__Qwen2.5-0.5B-Instruct.json"}},
+			SettingError{"tensor-parallel-size", "14", "does not divide intermediate_size 4864 of corpus/models/Qwen__Qwen2.5-0.5B-Instruct.json"}, nil},
 		{"more stages than layers", archs["meta-llama__Llama-3.2-1B-Instruct"], Serve{PipelineParallelSize: 17},
-			SettingError{"pipeline-parallel-size", "17", "more stages than the 16 layers of corpus/models/meta-llama__Llama-3.2-1B-Instruct.json"}},
+			SettingError{"pipeline-parallel-size", "17", "more stages than the 16 layers of corpus/models/meta-llama__Llama-3.2-1B-Instruct.json"}, nil},
+		// vllm/platforms/cuda.py:615-634 check_if_supports_dtype.
+		{"bfloat16 below SM80", llama, Serve{Dtype: "bfloat16"},
+			SettingError{"dtype", "bfloat16", "vLLM refuses it on Tesla V100-SXM2-32GB: bfloat16 needs compute capability 8.0 or higher, and it has 7.0; use --dtype half"}, on(v100)},
+		// vllm/v1/attention/backends/triton_attn.py:522-536.
+		{"fp8 KV below SM80", llama, Serve{KVCacheDtype: "fp8"},
+			SettingError{"kv-cache-dtype", "fp8", "vLLM refuses it on Tesla T4 (compute capability 7.5): no attention backend there takes an fp8 KV cache (native fp8 needs SM89); use --kv-cache-dtype auto"}, on(t4)},
+		// fp8.py:143-145: Fp8Config needs 7.5.
+		{"fp8 weights below SM75", llama, Serve{Quantization: "fp8"},
+			SettingError{"quantization", "fp8", "vLLM refuses it on Tesla V100-SXM2-32GB: the quantization method fp8 is not supported for the current GPU. Minimum capability: 75. Current capability: 70."}, on(v100)},
+		{"an fp8 checkpoint below SM75", archs["Qwen__Qwen3-32B-FP8"], Serve{},
+			SettingError{"quantization", "(the checkpoint's)", "vLLM refuses it on Tesla V100-SXM2-32GB: the quantization method fp8 is not supported for the current GPU. Minimum capability: 75. Current capability: 70."}, on(v100)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := NewReference(tt.arch, tt.serve, c, current)
+			class := c
+			if tt.class != nil {
+				class = tt.class(c)
+			}
+			_, err := NewReference(tt.arch, tt.serve, class, current)
 			var se *SettingError
 			if !errors.As(err, &se) {
 				t.Fatalf("error %v (%T) is not a *SettingError", err, err)
