@@ -185,9 +185,17 @@ func ModelTypes() []string {
 // inconsistent shape is an error naming the file and the key; all findings
 // are joined.
 func ParseConfig(file string, data []byte) (*Arch, error) {
+	// Configs are written by Python's json module, which spells non-finite
+	// floats NaN and Infinity.
+	data = fromPythonJSON(data)
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(data, &m); err != nil {
 		return nil, &ConfigError{File: file, Detail: "not a JSON object: " + err.Error()}
+	}
+	if dup, err := duplicateKey(data); err != nil {
+		return nil, &ConfigError{File: file, Detail: "not a JSON object: " + err.Error()}
+	} else if dup != "" {
+		return nil, &ConfigError{File: file, Key: dup, Detail: "appears twice; which value is meant is not known"}
 	}
 	var errs []error
 	o := jsonObject{file: file, m: m, errs: &errs}
@@ -252,8 +260,13 @@ func readCommon(o jsonObject, a *Arch) {
 	a.Intermediate = o.uint("intermediate_size")
 	a.Vocab = o.uint("vocab_size")
 	a.MaxPosition = o.uint("max_position_embeddings")
-	a.HeadDim = o.uintOr("head_dim", 0)
-	if a.HeadDim == 0 && a.Heads > 0 {
+	if o.has("head_dim") {
+		if a.HeadDim = o.uintValue("head_dim"); a.HeadDim == 0 {
+			// transformers would divide hidden_size instead; a config that
+			// says 0 says something no model has.
+			o.fail("head_dim", "must be above 0 (leave it out to derive it from hidden_size / num_attention_heads)")
+		}
+	} else if a.Heads > 0 {
 		if a.Hidden%a.Heads != 0 {
 			o.fail("num_attention_heads", "%d does not divide hidden_size %d and there is no head_dim", a.Heads, a.Hidden)
 		}

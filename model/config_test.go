@@ -190,6 +190,14 @@ func TestConfigErrors(t *testing.T) {
 		{"sliding without window", with(`"torch_dtype"`, `"layer_types": ["full_attention", "sliding_attention"], "torch_dtype"`),
 			"x.json: sliding_window: missing (required)"},
 		{"gemma3 without text_config", `{"model_type": "gemma3"}`, "x.json: text_config: missing (required for model_type gemma3)"},
+		{"head_dim 0", with(`"torch_dtype"`, `"head_dim": 0, "torch_dtype"`),
+			"x.json: head_dim: must be above 0 (leave it out to derive it from hidden_size / num_attention_heads)"},
+		{"duplicate key", with(`"num_hidden_layers": 2`, `"num_hidden_layers": 32, "num_hidden_layers": 1`),
+			"x.json: num_hidden_layers: appears twice; which value is meant is not known"},
+		{"duplicate nested key", `{"model_type": "gemma3", "text_config": {"hidden_size": 8, "hidden_size": 16}}`,
+			"x.json: text_config.hidden_size: appears twice; which value is meant is not known"},
+		{"Infinity where a size belongs", with(`"vocab_size": 1000`, `"vocab_size": Infinity`),
+			`x.json: vocab_size: must be a non-negative integer, got "Infinity"`},
 		{"gemma3 bad nested", `{"model_type": "gemma3", "text_config": {"hidden_size": "big"}}`,
 			"x.json: text_config.hidden_size: must be a non-negative integer, got \"big\"\n" +
 				"x.json: text_config.num_hidden_layers: missing (required)\n" +
@@ -219,5 +227,27 @@ func TestUnknownModelTypeIsTyped(t *testing.T) {
 	var ce *ConfigError
 	if !errors.Is(err, ErrUnknownModelType) || !errors.As(err, &ce) || ce.Key != "model_type" {
 		t.Errorf("error %v: want a ConfigError on model_type naming %v", err, ErrUnknownModelType)
+	}
+}
+
+// TestPythonJSONConstants: Python's json writes NaN, Infinity and
+// -Infinity; a config holding them where no size is read parses, and the
+// words inside strings or keys are left alone.
+func TestPythonJSONConstants(t *testing.T) {
+	doc := strings.Replace(llamaLike, `"torch_dtype"`, `"time_step_limit": [0.0, Infinity], "time_step_floor": -Infinity, "x": NaN, "note": "NaN Infinity", "InfinityKey": 1, "torch_dtype"`, 1)
+	if _, err := ParseConfig("x.json", []byte(doc)); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ in, want string }{
+		{`[0.0, Infinity]`, `[0.0, "Infinity"]`},
+		{`{"a": -Infinity}`, `{"a": "-Infinity"}`},
+		{`{"a":NaN}`, `{"a":"NaN"}`},
+		{`{"NaN": "Infinity \" NaN"}`, `{"NaN": "Infinity \" NaN"}`},
+		{`[InfinityX, NaNs]`, `[InfinityX, NaNs]`}, // not the constants: left for the decoder to refuse
+	}
+	for _, tt := range tests {
+		if got := string(fromPythonJSON([]byte(tt.in))); got != tt.want {
+			t.Errorf("fromPythonJSON(%s) = %s, want %s", tt.in, got, tt.want)
+		}
 	}
 }
