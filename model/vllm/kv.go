@@ -22,13 +22,17 @@ func pageBytes(a *model.Arch, r Resolved) uint64 {
 
 // slidingTokens is what a sliding-window layer keeps of a sequence at most:
 // SlidingWindowSpec.max_memory_usage_bytes takes min(sliding_window - 1 +
-// max_in_flight_tokens, max_model_len) tokens and one block more, "because
+// the tokens in flight, max_model_len) tokens and one block more, "because
 // the sliding window may not start from the beginning of the block"
-// (vllm/v1/kv_cache_interface.py:618-644 at main). The tokens in flight are
-// max_concurrent_batches x max_num_batched_tokens: two batches under async
-// scheduling (vllm/config/vllm.py:547-568).
+// (vllm/v1/kv_cache_interface.py:618-654 at main). The tokens in flight are
+// max_concurrent_batches x max_num_batched_tokens from 0.25.0 (two batches
+// under async scheduling, vllm/config/vllm.py:547-568), one batch before
+// (see [Resolved].InFlightTokens). The V0 engine kept the window alone.
 func slidingTokens(a *model.Arch, r Resolved) uint64 {
-	return a.SlidingWindow - 1 + r.MaxConcurrentBatches*r.MaxNumBatchedTokens
+	if r.Profile.Era == V0 {
+		return a.SlidingWindow
+	}
+	return a.SlidingWindow - 1 + r.InFlightTokens
 }
 
 // kvGroup is one KV cache group of vLLM's hybrid allocator: layers of one

@@ -193,3 +193,29 @@ func TestV0Defaults(t *testing.T) {
 		t.Errorf("V0 with --swap-space 0: host %d, %v; want 0", r.Plan().Host, err)
 	}
 }
+
+// TestSlidingWindowByVersion: gemma-3-27b's sliding layers (window 1024)
+// keep window - 1 + one batch of 8192 tokens up to 0.24, every batch in
+// flight from 0.25.0 (two under async scheduling), the window alone on V0.
+func TestSlidingWindowByVersion(t *testing.T) {
+	a := shipped(t)["google__gemma-3-27b-it"]
+	tests := []struct {
+		spec string
+		want uint64
+	}{
+		{"0.24.0", 1024 - 1 + 8192},
+		{"0.25.0", 1024 - 1 + 2*8192},
+		{"main", 1024 - 1 + 2*8192},
+		{"0.9.2:v0", 1024},
+	}
+	for _, tt := range tests {
+		s := Serve{MaxModelLen: 8192, MaxNumBatchedTokens: 8192}
+		r, err := Resolve(s, a, testClass(false), mustProfile(tt.spec))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := slidingTokens(a, r); got != tt.want {
+			t.Errorf("%s: a sliding layer keeps %d tokens, want %d", tt.spec, got, tt.want)
+		}
+	}
+}
