@@ -2,12 +2,63 @@ package model
 
 import "fmt"
 
-// Layer is one decoder layer's kind: its attention (full or sliding window)
-// and its MLP (dense or mixture of experts).
-type Layer struct {
-	Sliding bool
-	MoE     bool
+// LayerKind is what a decoder layer's token mixer keeps of a sequence: the
+// engine's KV cache spec follows from it.
+type LayerKind int
+
+// The token mixers of the families the model reads.
+const (
+	// FullAttention keeps every token's keys and values.
+	FullAttention LayerKind = iota
+	// SlidingAttention keeps the last SlidingWindow tokens'.
+	SlidingAttention
+	// ChunkedAttention attends within chunks of AttentionChunkSize tokens
+	// (Llama 4's local layers).
+	ChunkedAttention
+	// LinearAttention keeps a fixed state per sequence, whatever its length
+	// (gated delta net: Qwen3-Next, Qwen3.5; shapes in Arch.DeltaNet).
+	LinearAttention
+	// Mamba keeps a fixed SSM and convolution state per sequence
+	// (Nemotron-H, Jamba; shapes in Arch.Mamba).
+	Mamba
+	// NoMixer is a layer with an MLP only: it keeps nothing per sequence.
+	NoMixer
+)
+
+// String names the kind as layer_types spells it.
+func (k LayerKind) String() string {
+	switch k {
+	case FullAttention:
+		return "full_attention"
+	case SlidingAttention:
+		return "sliding_attention"
+	case ChunkedAttention:
+		return "chunked_attention"
+	case LinearAttention:
+		return "linear_attention"
+	case Mamba:
+		return "mamba"
+	case NoMixer:
+		return "mlp_only"
+	}
+	return "unknown"
 }
+
+// Layer is one decoder layer: its token mixer and its MLP (dense or mixture
+// of experts), and where its attention's shape differs from the model's.
+type Layer struct {
+	Kind LayerKind
+	MoE  bool
+	// HeadDim and KVHeads are the layer's attention shape when it differs
+	// from the model's (Gemma 4's global layers); 0 means the model's.
+	HeadDim, KVHeads uint64
+	// SharesKV says the layer reads another layer's KV cache and keeps none
+	// of its own (vLLM: kv_sharing_target_layer_name).
+	SharesKV bool
+}
+
+// Sliding reports whether the layer attends within a sliding window.
+func (l Layer) Sliding() bool { return l.Kind == SlidingAttention }
 
 // VisionTower is a multimodal model's vision encoder (SigLIP for Gemma 3),
 // whose weights vLLM loads beside the language model.
@@ -49,17 +100,77 @@ type Arch struct {
 	KVLoraRank, QLoraRank, QKNopeHeadDim, QKRopeHeadDim uint64
 	VHeadDim                                            uint64
 
+	// AttentionChunkSize is the chunk ChunkedAttention layers attend within
+	// (Llama 4's attention_chunk_size).
+	AttentionChunkSize uint64
+	// Mamba and DeltaNet are the shapes of the Mamba and gated-delta-net
+	// layers' per-sequence state (nil when the model has none).
+	Mamba    *MambaShape
+	DeltaNet *DeltaNetShape
+	// StateDtype is the dtype the config asks for the recurrent (SSM or
+	// delta-net) state: "" for the model's, "float32" where the config says
+	// so (Qwen3.5's mamba_ssm_dtype, Nemotron-H's mamba_ssm_cache_dtype).
+	StateDtype string
+	// Indexer is DeepSeek V3.2's lightning indexer, which keeps a key per
+	// token and layer beside the MLA latent (nil when none).
+	Indexer *IndexerShape
+	// MTPLayers counts the multi-token-prediction layers the checkpoint
+	// holds beyond NumLayers (num_nextn_predict_layers, mtp_num_hidden_layers);
+	// engines load them only for speculative decoding.
+	MTPLayers uint64
+	// RopeScaling is the config's rope_scaling (nil when none), which
+	// engines derive the longest allowed length from.
+	RopeScaling *RopeScaling
+	// MaxLenKeys holds every key of the config an engine may derive the
+	// model's maximum length from (max_position_embeddings, n_positions,
+	// max_seq_len, seq_length, model_max_length, max_target_positions,
+	// max_sequence_length, max_seq_length, seq_len), as given.
+	MaxLenKeys map[string]uint64
+
 	Vision *VisionTower
 	Quant  Quant // from quantization_config; Method "" when none
 
 	layerTypes []string
 }
 
+// MambaShape is what a Mamba layer keeps per sequence, as the config gives
+// it: Mamba2 (Version 2: NumHeads heads of HeadDim, StateSize states per
+// head in NGroups groups) or Mamba1 (Version 1: Intermediate channels of
+// StateSize states), and a causal convolution of ConvKernel taps over
+// Intermediate channels.
+type MambaShape struct {
+	Version                               int
+	NumHeads, HeadDim, StateSize, NGroups uint64
+	ConvKernel, Intermediate, ChunkSize   uint64
+}
+
+// DeltaNetShape is what a gated-delta-net (linear attention) layer keeps
+// per sequence: a NumValueHeads x ValueHeadDim x KeyHeadDim state and a
+// causal convolution of ConvKernel taps over the keys, queries and values.
+type DeltaNetShape struct {
+	NumKeyHeads, NumValueHeads, KeyHeadDim, ValueHeadDim, ConvKernel uint64
+}
+
+// IndexerShape is DeepSeek V3.2's lightning indexer: NumHeads heads of
+// HeadDim, selecting TopK tokens.
+type IndexerShape struct {
+	HeadDim, NumHeads, TopK uint64
+}
+
+// RopeScaling is a config's rope_scaling: its type (linear, dynamic, yarn,
+// llama3, longrope, mrope, ...), its factor and the original maximum
+// position it scales.
+type RopeScaling struct {
+	Type                string
+	Factor              float64
+	OriginalMaxPosition uint64
+}
+
 // SlidingLayers counts the layers that use the sliding window.
 func (a *Arch) SlidingLayers() uint64 {
 	var n uint64
 	for _, l := range a.Layers {
-		if l.Sliding {
+		if l.Sliding() {
 			n++
 		}
 	}

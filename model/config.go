@@ -328,7 +328,7 @@ func readQwen2(o jsonObject, a *Arch) {
 		from := o.uintOr("max_window_layers", a.NumLayers)
 		for i := range a.Layers {
 			if uint64(i) >= from {
-				a.Layers[i].Sliding = true
+				a.Layers[i].Kind = SlidingAttention
 			}
 		}
 		a.SlidingWindow = window
@@ -417,7 +417,9 @@ func readGemma2(o jsonObject, a *Arch) {
 	a.uniformLayers(o, 0)
 	if a.layerTypes == nil {
 		for i := range a.Layers {
-			a.Layers[i].Sliding = i%2 == 0 // transformers Gemma2: even layers slide
+			if i%2 == 0 { // transformers Gemma2: even layers slide
+				a.Layers[i].Kind = SlidingAttention
+			}
 		}
 		a.SlidingWindow = window
 	}
@@ -468,7 +470,9 @@ func readGemma3Text(o jsonObject, a *Arch) {
 	if a.layerTypes == nil && pattern > 0 {
 		for i := range a.Layers {
 			// transformers Gemma3: a layer slides unless (i+1) % pattern == 0.
-			a.Layers[i].Sliding = (uint64(i)+1)%pattern != 0
+			if (uint64(i)+1)%pattern != 0 {
+				a.Layers[i].Kind = SlidingAttention
+			}
 		}
 		a.SlidingWindow = window
 	}
@@ -501,7 +505,7 @@ func (a *Arch) uniformLayers(o jsonObject, window uint64) {
 			switch t {
 			case "full_attention":
 			case "sliding_attention":
-				a.Layers[i].Sliding = true
+				a.Layers[i].Kind = SlidingAttention
 			default:
 				o.fail("layer_types", "layer %d: unsupported type %q", i, t)
 			}
@@ -513,7 +517,7 @@ func (a *Arch) uniformLayers(o jsonObject, window uint64) {
 	}
 	if window > 0 {
 		for i := range a.Layers {
-			a.Layers[i].Sliding = true
+			a.Layers[i].Kind = SlidingAttention
 		}
 		a.SlidingWindow = window
 	}

@@ -119,8 +119,8 @@ func TestGemma3Layers(t *testing.T) {
 	a := loadShipped(t)["google__gemma-3-27b-it"]
 	for i, l := range a.Layers {
 		// pattern 6: layers 5, 11, ..., 59 are global (10 of 62).
-		if want := (i+1)%6 != 0; l.Sliding != want {
-			t.Errorf("layer %d sliding = %v, want %v", i, l.Sliding, want)
+		if want := (i+1)%6 != 0; l.Sliding() != want {
+			t.Errorf("layer %d sliding = %v, want %v", i, l.Sliding(), want)
 		}
 	}
 	if diff := cmp.Diff([]uint64{131072, 131072 * 8}, a.RotaryPositions); diff != "" {

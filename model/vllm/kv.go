@@ -55,7 +55,7 @@ type kvGroup struct {
 func kvGroups(a *model.Arch) []kvGroup {
 	var full, sliding []int
 	for i, l := range a.Layers {
-		if l.Sliding {
+		if l.Sliding() {
 			sliding = append(sliding, i)
 		} else {
 			full = append(full, i)
@@ -75,7 +75,7 @@ func kvGroups(a *model.Arch) []kvGroup {
 		layers  []int
 	}
 	kinds := []kind{{false, full}, {true, sliding}}
-	if a.Layers[0].Sliding {
+	if a.Layers[0].Sliding() {
 		kinds[0], kinds[1] = kinds[1], kinds[0]
 	}
 	var groups []kvGroup
@@ -143,7 +143,7 @@ func pageGroups(a *model.Arch, r Resolved, groups []kvGroup) []budget.PageGroup 
 func pageGroupsOfLayers(a *model.Arch, r Resolved, st model.Sharding) []budget.PageGroup {
 	var full, sliding uint64
 	for i := st.FirstLayer; i < st.EndLayer; i++ {
-		if a.Layers[i].Sliding {
+		if a.Layers[i].Sliding() {
 			sliding++
 		} else {
 			full++
