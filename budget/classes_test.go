@@ -3,6 +3,7 @@ package budget
 import (
 	"errors"
 	"io/fs"
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -71,5 +72,40 @@ func TestCatalogErrorNamesTheFile(t *testing.T) {
 		"/my/kernels/bad/HARDWARE.toml [provenance]: the class declares no [provenance] table"
 	if diff := cmp.Diff(want, errString(err)); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestCatalogNamesAndErrors: names match in any case, a near miss gets
+// "did you mean", LoadAll lists the good classes and reports every bad
+// one, and a missing --kernels directory is named.
+func TestCatalogNamesAndErrors(t *testing.T) {
+	fsys := fstest.MapFS{
+		"h100-sxm-80g/HARDWARE.toml": {Data: []byte(validFile)},
+		"h200/HARDWARE.toml":         {Data: []byte(validFile)},
+		"bad-one/HARDWARE.toml":      {Data: []byte("[memory]\n")},
+		"bad-two/HARDWARE.toml":      {Data: []byte(strings.Replace(validFile, "memory_bytes = 85899345920", "memory_bytes = 9223372036854775807", 1))},
+	}
+	c := Catalog{FS: fsys, Dir: ".", Root: "k"}
+	if cl, err := c.Load("H100-SXM-80G"); err != nil || cl.Name != "h100-sxm-80g" {
+		t.Errorf("Load(H100-SXM-80G) = %q, %v", cl.Name, err)
+	}
+	_, err := c.Load("h100-sxm-80")
+	if want := `class "h100-sxm-80": no such class in k; did you mean h100-sxm-80g? (known: bad-one, bad-two, h100-sxm-80g, h200)`; errString(err) != want {
+		t.Errorf("near miss:\n got %s\nwant %s", errString(err), want)
+	}
+	classes, err := c.LoadAll()
+	var names []string
+	for _, cl := range classes {
+		names = append(names, cl.Name)
+	}
+	if diff := cmp.Diff([]string{"h100-sxm-80g", "h200"}, names); diff != "" {
+		t.Errorf("the good classes (-want +got):\n%s", diff)
+	}
+	if err == nil || !strings.Contains(err.Error(), "k/bad-one/HARDWARE.toml [device]") || !strings.Contains(err.Error(), "k/bad-two/HARDWARE.toml [device]: memory_bytes") {
+		t.Errorf("LoadAll error does not report both bad classes: %v", err)
+	}
+	_, err = DirCatalog("/nonexistent/kernels").Names()
+	if want := "kernels directory /nonexistent/kernels: no such file or directory"; errString(err) != want {
+		t.Errorf("missing directory: %q, want %q", errString(err), want)
 	}
 }
