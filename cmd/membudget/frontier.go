@@ -60,6 +60,9 @@ func runFrontier(stdout, stderr io.Writer, args []string) int {
 		return fail(stderr, "frontier", exitBadArgs, fmt.Errorf("--format %q: want text, csv or json", *format))
 	}
 	if f.json {
+		if f.given["format"] && *format != "json" {
+			return fail(stderr, "frontier", exitBadArgs, fmt.Errorf("--json and --format %s disagree: give one of them", *format))
+		}
 		*format = "json"
 	}
 	sz, err := f.load()
@@ -67,8 +70,12 @@ func runFrontier(stdout, stderr io.Writer, args []string) int {
 		return fail(stderr, "frontier", exitBadArgs, err)
 	}
 	r := sz.ref.Serve
+	grid := frontierGrid(r.BlockSize, r.MaxModelLen)
+	if len(grid) == 0 {
+		return fail(stderr, "frontier", exitBadArgs, fmt.Errorf("--max-model-len %d: below the block size %d, the frontier's first length: nothing to plot", r.MaxModelLen, r.BlockSize))
+	}
 	var points []frontierPoint
-	for _, length := range frontierGrid(r.BlockSize, r.MaxModelLen) {
+	for _, length := range grid {
 		ans, err := budget.MaxSequences(sz.plan, length, r.MaxNumSeqs)
 		if err != nil {
 			return fail(stderr, "frontier", exitBadArgs, fmt.Errorf("length %d: %w", length, err))

@@ -39,6 +39,8 @@ func TestSizingCommands(t *testing.T) {
 		{"bad-tp", []string{"max-seqs", "--model", "Qwen/Qwen3-8B", "--class", "l4", "--tensor-parallel-size", "3"}, exitBadArgs},
 		{"bad-length", []string{"max-seqs", "--model", "Qwen/Qwen3-8B", "--class", "l4", "--length", "999999"}, exitBadArgs},
 		{"bad-format", []string{"frontier", "--model", "Qwen/Qwen3-8B", "--class", "l4", "--format", "xml"}, exitBadArgs},
+		{"frontier-json-and-csv", []string{"frontier", "--model", "Qwen/Qwen3-8B", "--class", "l4", "--json", "--format", "csv"}, exitBadArgs},
+		{"frontier-empty", []string{"frontier", "--model", "Qwen/Qwen3-8B", "--class", "l4", "--max-model-len", "8"}, exitBadArgs},
 		{"missing-model", []string{"max-len", "--class", "l4"}, exitBadArgs},
 		{"default-util-above-ceiling", []string{"report", "--model", "Qwen/Qwen3-8B", "--class", "gb10"}, exitNoFit},
 	})
