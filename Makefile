@@ -12,13 +12,17 @@ BENCHTIME ?= 100ms
 # make bench-compare BASE=<rev>: the revision to compare the working tree with.
 BASE ?=
 
-.PHONY: test fmt-check vet unit bench-smoke prop fuzz bench bench-baseline bench-compare
+.PHONY: test fmt-check tidy-check vet unit bench-smoke prop fuzz bench bench-baseline bench-compare
 
-test: fmt-check vet unit bench-smoke
+test: fmt-check tidy-check vet unit bench-smoke
 
 fmt-check:
 	@out=$$(gofmt -l .); \
 	if [ -n "$$out" ]; then echo "gofmt -l lists:"; echo "$$out"; exit 1; fi
+
+# go.mod and go.sum hold exactly what the code imports.
+tidy-check:
+	@$(GO) mod tidy -diff || { echo "go mod tidy -diff is not empty: run go mod tidy"; exit 1; }
 
 vet:
 	$(GO) vet ./...
@@ -45,12 +49,20 @@ fuzz:
 		$(GO) test -run='^$$' -fuzz="^$$t$$" -fuzztime=$(FUZZTIME) $(FUZZ_PKG); \
 	done
 
-# -count runs of every benchmark into bench/out/new.txt.
+# -count runs of every benchmark into bench/out/new.txt. The results are
+# written to a file first and shown after, so that a failing benchmark fails
+# the target (a pipe into tee would hide its exit status), and new.txt is
+# only ever a complete run.
 bench:
 	@mkdir -p bench/out
-	$(GO) test -run='^$$' -bench=. -benchtime=$(BENCHTIME) -count=$(BENCHCOUNT) ./bench | tee bench/out/new.txt
+	@rm -f bench/out/new.txt
+	$(GO) test -run='^$$' -bench=. -benchtime=$(BENCHTIME) -count=$(BENCHCOUNT) ./bench > bench/out/run.txt; \
+		status=$$?; cat bench/out/run.txt; \
+		if [ $$status -ne 0 ]; then echo "make bench: go test exited $$status; bench/out/new.txt not written"; exit $$status; fi; \
+		mv bench/out/run.txt bench/out/new.txt
 
-# Rewrite the committed baseline (it keeps the goos, goarch and cpu lines).
+# Rewrite the committed baseline (it keeps the goos, goarch and cpu lines);
+# bench fails first when a benchmark fails, so a failed run is never copied.
 bench-baseline: bench
 	cp bench/out/new.txt bench/baseline.txt
 

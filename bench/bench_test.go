@@ -232,7 +232,7 @@ func BenchmarkReport(b *testing.B) {
 				}
 				plan := ref.Plan()
 				sink = plan.Evaluate(1, ref.Serve.MaxModelLen)
-				_ = vllm.CapacityOf(plan, ref.Serve.Profile)
+				_ = ref.Capacity()
 			}
 		})
 	}

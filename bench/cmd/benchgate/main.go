@@ -20,7 +20,6 @@ import (
 	"io"
 	"os"
 	"regexp"
-	"slices"
 	"sort"
 	"strings"
 
@@ -52,7 +51,7 @@ func read(path string) (samples, error) {
 		case *benchfmt.SyntaxError:
 			return nil, rec
 		case *benchfmt.Result:
-			name := string(rec.Name.Full())
+			name := nameWithoutProcs(rec.Name)
 			if out[name] == nil {
 				out[name] = map[string][]float64{}
 			}
@@ -80,32 +79,45 @@ type verdict struct {
 	significant bool
 }
 
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	sort.Float64s(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
+// nameWithoutProcs is a result's name without its -GOMAXPROCS suffix, so
+// that runs on machines of different core counts compare.
+func nameWithoutProcs(n benchfmt.Name) string {
+	base, parts := n.Parts()
+	var b strings.Builder
+	b.Write(base)
+	for _, p := range parts {
+		if len(p) > 0 && p[0] == '-' {
+			continue // GOMAXPROCS, always the last part
+		}
+		b.Write(p)
 	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+	return b.String()
 }
 
-func compare(name, unit string, base, head []float64, threshold float64) verdict {
-	v := verdict{name: name, unit: unit, base: median(base), head: median(head)}
+// compare compares one benchmark's unit between base and head as benchstat
+// does: the centre of each sample from benchmath (the median, or the mode
+// of an exact metric), and its test of significance at alpha.
+func compare(name, unit string, base, head []float64, threshold, alpha float64) verdict {
+	th := benchmath.Thresholds{CompareAlpha: alpha}
+	var assume benchmath.Assumption = benchmath.AssumeNothing
+	if exactUnits[unit] {
+		assume = benchmath.AssumeExact
+	}
+	bs, hs := benchmath.NewSample(base, &th), benchmath.NewSample(head, &th)
+	v := verdict{name: name, unit: unit, base: assume.Summary(bs, 0.95).Center, head: assume.Summary(hs, 0.95).Center}
 	switch {
 	case v.base != 0:
 		v.delta = v.head/v.base - 1
 	case v.head != 0:
 		v.delta = 1 // from zero to something: e.g. an allocation added
 	}
+	c := assume.Compare(bs, hs)
+	v.p, v.alpha = c.P, c.Alpha
 	if exactUnits[unit] {
-		c := benchmath.AssumeExact.Compare(benchmath.NewSample(base, &benchmath.DefaultThresholds), benchmath.NewSample(head, &benchmath.DefaultThresholds))
-		v.p, v.alpha = c.P, c.Alpha
 		v.significant = !(c.P > c.Alpha)
 		v.regressed = v.head > v.base
 		return v
 	}
-	c := benchmath.AssumeNothing.Compare(benchmath.NewSample(base, &benchmath.DefaultThresholds), benchmath.NewSample(head, &benchmath.DefaultThresholds))
-	v.p, v.alpha = c.P, c.Alpha
 	// benchstat's rule: a difference is significant unless P > alpha.
 	v.significant = !(c.P > c.Alpha)
 	v.regressed = v.significant && v.delta > threshold
@@ -134,19 +146,18 @@ func run(stdout, stderr io.Writer, args []string) int {
 		fmt.Fprintln(stderr, "benchgate: -threshold must be 0 or more and -alpha in (0, 1)")
 		return 2
 	}
-	benchmath.DefaultThresholds.CompareAlpha = *alpha
 	base, err := read(fs.Arg(0))
 	if err == nil {
 		var head samples
 		if head, err = read(fs.Arg(1)); err == nil {
-			return gate(stdout, stderr, base, head, hotRE, *threshold)
+			return gate(stdout, stderr, base, head, hotRE, *threshold, *alpha)
 		}
 	}
 	fmt.Fprintf(stderr, "benchgate: %v\n", err)
 	return 2
 }
 
-func gate(stdout, stderr io.Writer, base, head samples, hot *regexp.Regexp, threshold float64) int {
+func gate(stdout, stderr io.Writer, base, head samples, hot *regexp.Regexp, threshold, alpha float64) int {
 	var names []string
 	for name := range base {
 		if hot.MatchString(name) {
@@ -176,7 +187,7 @@ func gate(stdout, stderr io.Writer, base, head samples, hot *regexp.Regexp, thre
 				missing = append(missing, name+" "+u)
 				continue
 			}
-			v := compare(name, u, base[name][u], h[u], threshold)
+			v := compare(name, u, base[name][u], h[u], threshold, alpha)
 			status := "ok  "
 			if v.regressed {
 				status = "FAIL"

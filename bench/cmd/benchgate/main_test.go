@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"golang.org/x/perf/benchmath"
 )
 
 // The recorded files in bench/testdata are real runs of the hot-path
@@ -26,7 +28,7 @@ func TestGateVerdicts(t *testing.T) {
 		{"noise only", []string{testdata + "base.txt", testdata + "noise.txt"}, 0,
 			[]string{"benchgate: no regression on the hot path"}, []string{"sec/op", "allocs/op", "B/op", "evals/op"}},
 		{"a real regression", []string{testdata + "base.txt", testdata + "regression.txt"}, 1,
-			[]string{"FAIL PlanEvaluate/model=meta-llama__Llama-3.1-8B-Instruct/class=h100-sxm-80g-2", "regression(s) on the hot path"},
+			[]string{"FAIL PlanEvaluate/model=meta-llama__Llama-3.1-8B-Instruct/class=h100-sxm-80g ", "regression(s) on the hot path"},
 			[]string{"allocs/op", "B/op", "evals/op"}},
 		{"an allocation added", []string{testdata + "base.txt", testdata + "alloc.txt"}, 1,
 			[]string{"allocs/op             0 -> 1", "B/op                  0 -> 8"}, nil},
@@ -80,5 +82,33 @@ func TestGateRefusesAMissingHotBenchmark(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "hot benchmarks missing from HEAD: MaxLength/") {
 		t.Errorf("stderr does not name the missing benchmark: %s", stderr.String())
+	}
+}
+
+// TestGateAcrossCoreCounts: a baseline taken at GOMAXPROCS 2 compares with
+// a run at 16; the suffix is not part of the name.
+func TestGateAcrossCoreCounts(t *testing.T) {
+	data, err := os.ReadFile(testdata + "noise.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := filepath.Join(t.TempDir(), "head.txt")
+	if err := os.WriteFile(head, []byte(strings.ReplaceAll(string(data), "-2 ", "-16 ")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if got := run(&stdout, &stderr, []string{testdata + "base.txt", head}); got != 0 {
+		t.Fatalf("exit %d, want 0\nstderr: %s", got, stderr.String())
+	}
+}
+
+// TestGateLeavesBenchmathAlone: the gate's -alpha does not change
+// benchmath's package-level thresholds, which other code reads.
+func TestGateLeavesBenchmathAlone(t *testing.T) {
+	before := benchmath.DefaultThresholds
+	var stdout, stderr bytes.Buffer
+	run(&stdout, &stderr, []string{"-alpha", "0.2", testdata + "base.txt", testdata + "noise.txt"})
+	if benchmath.DefaultThresholds != before {
+		t.Errorf("benchmath.DefaultThresholds changed from %+v to %+v", before, benchmath.DefaultThresholds)
 	}
 }
