@@ -54,31 +54,6 @@ const maxCaptureSize = 512
 // padded vocabulary (vllm/model_executor/layers/vocab_parallel_embedding.py).
 const vocabPadding = 64
 
-// activationBytesPerToken is the forward pass's peak per token on one
-// rank: the residual and hidden states (2 x hidden) plus the wider of the
-// attention projections and the MLP's intermediate (gate, up and their
-// product), in the model dtype. MoE layers hold the fused-MoE intermediate
-// caches of every selected expert.
-func activationBytesPerToken(a *model.Arch, r Resolved) uint64 {
-	tp := r.TensorParallelSize
-	var attn uint64
-	if a.MLA {
-		heads := a.Heads / tp
-		attn = heads*(a.QKNopeHeadDim+a.QKRopeHeadDim) + heads*(a.QKNopeHeadDim+a.VHeadDim) + heads*a.VHeadDim + a.KVLoraRank + a.QKRopeHeadDim
-	} else {
-		attn = 2*(a.Heads/tp)*a.HeadDim + 2*model.KVHeadsPerRank(a, tp)*a.HeadDim
-	}
-	var mlp uint64
-	for _, l := range a.Layers {
-		w := 3 * budget.CeilDiv(a.Intermediate, tp)
-		if l.MoE {
-			w = a.ExpertsPerToken*(3*budget.CeilDiv(a.MoEIntermediate, tp)+a.Hidden) + 3*budget.CeilDiv(a.SharedExperts*a.MoEIntermediate, tp)
-		}
-		mlp = max(mlp, w)
-	}
-	return budget.SatMul(2*a.Hidden+max(attn, mlp), r.DtypeBytes)
-}
-
 // captureSizes is vLLM v1's default list of CUDA-graph batch sizes up to
 // the largest: 1, 2, 4, then every 8 below 256, then every 16 (vLLM
 // _set_cudagraph_sizes).
@@ -104,7 +79,7 @@ func captureSizes(largest uint64) uint64 {
 // and the non-torch growth.
 func peakItems(a *model.Arch, r Resolved, st model.Sharding) []Item {
 	m := r.Profile.peaks
-	perToken := activationBytesPerToken(a, r)
+	perToken := model.ActivationBytesPerToken(a, r.TensorParallelSize, r.DtypeBytes)
 	items := []Item{{
 		Name: "activation_peak", Term: budget.TermActivation,
 		Bytes: budget.SatMul(r.MaxNumBatchedTokens, perToken),
