@@ -1,0 +1,336 @@
+// Package advise searches vLLM's serve settings for what would make a serve
+// fit: a shorter --max-model-len, fewer --max-num-seqs, an fp8 KV cache, a
+// higher --gpu-memory-utilization within the class's ceiling, more tensor or
+// pipeline ranks, and their combinations. Every suggestion is checked by the
+// same evaluator the report uses (it fits, and a bound is the verified
+// bound), and a search that finds nothing says which space it covered.
+package advise
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"membudget/budget"
+	"membudget/model"
+	"membudget/model/vllm"
+)
+
+// Target is what a serve must hold: Seqs sequences of Tokens tokens each.
+type Target struct{ Seqs, Tokens uint64 }
+
+// Suggestion is one change of the serve's settings that makes the target
+// fit, or, for the bounds, the largest value that does.
+type Suggestion struct {
+	// Flags is the change as vLLM's flags: "--max-model-len 23408",
+	// "--kv-cache-dtype fp8 --gpu-memory-utilization 0.95".
+	Flags string
+	// Why says in a few words what the suggestion holds.
+	Why string
+	// Serve is the serve with the change.
+	Serve vllm.Serve
+	// At is the footprint the suggestion was checked at: it fits.
+	At budget.Footprint
+	// GPUs is the devices the serve takes: tensor x pipeline x data ranks.
+	GPUs uint64
+}
+
+// Advice is the suggestions for a serve that does not fit, and the space
+// the search covered.
+type Advice struct {
+	Suggestions []Suggestion
+	// Searched names each lever the search tried, with its range.
+	Searched []string
+}
+
+// Engine compiles a serve: membudget's vLLM rules under one profile.
+type Engine struct {
+	Arch    *model.Arch
+	Class   budget.Class
+	Profile vllm.Profile
+}
+
+// compile resolves and compiles s; a serve vLLM refuses is no candidate.
+func (e Engine) compile(s vllm.Serve) (*vllm.Reference, *budget.Plan, error) {
+	ref, err := vllm.NewReference(e.Arch, s, e.Class, e.Profile)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ref, ref.Plan(), nil
+}
+
+// Advise searches what would make t fit for the serve s, which does not: each
+// lever alone, then the KV cache in fp8 with each of the others. A lever is
+// tried only where vLLM takes it (an fp8 KV cache on a device that has a
+// backend for it, tensor ranks that divide the model's heads).
+func (e Engine) Advise(s vllm.Serve, t Target) (Advice, error) {
+	ref, plan, err := e.compile(s)
+	if err != nil {
+		return Advice{}, err
+	}
+	var adv Advice
+	r := ref.Serve
+
+	// The bounds at the serve's own settings: how long at t.Seqs, how many
+	// at t.Tokens.
+	if sug, ok, err := e.boundLen(r.Serve, plan, t); err != nil {
+		return Advice{}, err
+	} else if ok {
+		adv.add(sug)
+	}
+	adv.Searched = append(adv.Searched, fmt.Sprintf("--max-model-len 1..%d at %d sequence(s)", t.Tokens, t.Seqs))
+	if ans, err := budget.MaxSequences(plan, t.Tokens, t.Seqs); err != nil {
+		return Advice{}, err
+	} else if ans.Fits && ans.Value < t.Seqs {
+		adv.add(Suggestion{Flags: fmt.Sprintf("--max-num-seqs %d", ans.Value), Serve: withSeqs(r.Serve, ans.Value),
+			Why: fmt.Sprintf("the most sequences of %d tokens that fit", t.Tokens), At: ans.At, GPUs: gpus(r)})
+	}
+	adv.Searched = append(adv.Searched, fmt.Sprintf("--max-num-seqs 1..%d at %d tokens", t.Seqs, t.Tokens))
+
+	// Whole changes of the serve, each checked at the target.
+	var variants []variant
+	if r.KVDtypeBytes > 1 {
+		variants = append(variants, variant{"--kv-cache-dtype fp8", func(s *vllm.Serve) { s.KVCacheDtype = "fp8" }})
+		adv.Searched = append(adv.Searched, "--kv-cache-dtype fp8")
+	}
+	ranks := e.rankVariants(r)
+	variants = append(variants, ranks...)
+	if len(ranks) > 0 {
+		adv.Searched = append(adv.Searched, rankSpace(ranks))
+	}
+	base := []variant{{}}
+	if r.KVDtypeBytes > 1 {
+		base = append(base, variant{"--kv-cache-dtype fp8", func(s *vllm.Serve) { s.KVCacheDtype = "fp8" }})
+	}
+	for _, v := range variants {
+		if sug, ok := e.check(r.Serve, t, v); ok {
+			adv.add(sug)
+		}
+	}
+	// The util, alone and with each other lever: the budget grows with it,
+	// the driver's slice shrinks, so the smallest util that fits is the one
+	// to try, up to the class's ceiling.
+	ceiling := e.Class.Memory.UtilCeiling
+	if r.KVCacheMemoryBytes == 0 {
+		adv.Searched = append(adv.Searched, fmt.Sprintf("--gpu-memory-utilization up to the class's ceiling %v", ceiling))
+		for _, b := range base {
+			for _, v := range append([]variant{{}}, ranks...) {
+				combined := b.then(v)
+				if sug, ok := e.lowestUtil(r.Serve, t, combined); ok {
+					adv.add(sug)
+				}
+			}
+		}
+	}
+	if r.KVDtypeBytes > 1 {
+		for _, v := range ranks {
+			if sug, ok := e.check(r.Serve, t, base[1].then(v)); ok {
+				adv.add(sug)
+			}
+		}
+		if len(ranks) > 0 {
+			adv.Searched = append(adv.Searched, "--kv-cache-dtype fp8 with each of those")
+		}
+	}
+	adv.Suggestions = minimal(adv.Suggestions)
+	slices.SortStableFunc(adv.Suggestions, func(a, b Suggestion) int {
+		if a.GPUs != b.GPUs {
+			return int(a.GPUs) - int(b.GPUs)
+		}
+		return strings.Count(a.Flags, "--") - strings.Count(b.Flags, "--")
+	})
+	return adv, nil
+}
+
+func (adv *Advice) add(s Suggestion) {
+	for _, have := range adv.Suggestions {
+		if have.Flags == s.Flags {
+			return
+		}
+	}
+	adv.Suggestions = append(adv.Suggestions, s)
+}
+
+// minimal drops every suggestion that holds all the changes of another:
+// fp8 with four ranks says nothing when four ranks alone fit.
+func minimal(sugs []Suggestion) []Suggestion {
+	var out []Suggestion
+	for i, s := range sugs {
+		redundant := false
+		for j, o := range sugs {
+			if i != j && len(o.Flags) < len(s.Flags) && containsAll(s.Flags, o.Flags) {
+				redundant = true
+				break
+			}
+		}
+		if !redundant {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// containsAll reports whether every flag of sub (with its value) is in set.
+func containsAll(set, sub string) bool {
+	for _, part := range strings.Split(sub, "--")[1:] {
+		if !strings.Contains(set, "--"+strings.TrimSpace(part)) {
+			return false
+		}
+	}
+	return true
+}
+
+// variant is one change of the serve: its flags and how it sets them.
+type variant struct {
+	flags string
+	apply func(*vllm.Serve)
+}
+
+// then is v followed by w.
+func (v variant) then(w variant) variant {
+	flags := strings.TrimSpace(v.flags + " " + w.flags)
+	return variant{flags, func(s *vllm.Serve) {
+		if v.apply != nil {
+			v.apply(s)
+		}
+		if w.apply != nil {
+			w.apply(s)
+		}
+	}}
+}
+
+// rankVariants is more tensor ranks (each power of two up to 8 that the
+// model's heads take) and more pipeline stages (2 and 4), one at a time.
+func (e Engine) rankVariants(r vllm.Resolved) []variant {
+	var out []variant
+	for _, tp := range []uint64{2, 4, 8} {
+		if tp <= r.TensorParallelSize {
+			continue
+		}
+		out = append(out, variant{fmt.Sprintf("--tensor-parallel-size %d", tp), func(s *vllm.Serve) { s.TensorParallelSize = tp }})
+	}
+	for _, pp := range []uint64{2, 4} {
+		if pp <= r.PipelineParallelSize || pp > uint64(len(e.Arch.Layers)) {
+			continue
+		}
+		out = append(out, variant{fmt.Sprintf("--pipeline-parallel-size %d", pp), func(s *vllm.Serve) { s.PipelineParallelSize = pp }})
+	}
+	return out
+}
+
+func rankSpace(ranks []variant) string {
+	var names []string
+	for _, v := range ranks {
+		names = append(names, v.flags)
+	}
+	return strings.Join(names, ", ")
+}
+
+// check compiles the serve with v and evaluates the target; ok when it
+// fits.
+func (e Engine) check(s vllm.Serve, t Target, v variant) (Suggestion, bool) {
+	if v.apply != nil {
+		v.apply(&s)
+	}
+	ref, plan, err := e.compile(s)
+	if err != nil {
+		return Suggestion{}, false
+	}
+	if t.Tokens > ref.Serve.MaxModelLen || t.Seqs > ref.Serve.MaxNumSeqs {
+		return Suggestion{}, false
+	}
+	f := plan.Evaluate(t.Seqs, t.Tokens)
+	if !f.Fits() {
+		return Suggestion{}, false
+	}
+	return Suggestion{Flags: v.flags, Serve: s, At: f, GPUs: gpus(ref.Serve), Why: fmt.Sprintf("%d sequence(s) of %d tokens fit", t.Seqs, t.Tokens)}, true
+}
+
+// lowestUtil finds the smallest util, in hundredths, between the serve's
+// and the class's ceiling at which the target fits with v applied: first
+// where the budget covers the ledger, then a few hundredths more for the
+// allocator's slack, which grows with the KV tensors the budget sizes.
+func (e Engine) lowestUtil(s vllm.Serve, t Target, v variant) (Suggestion, bool) {
+	if v.apply != nil {
+		v.apply(&s)
+	}
+	ref, plan, err := e.compile(s)
+	if err != nil || t.Tokens > ref.Serve.MaxModelLen || t.Seqs > ref.Serve.MaxNumSeqs {
+		return Suggestion{}, false
+	}
+	current := ref.Serve.GPUMemoryUtilization
+	ceiling := e.Class.Memory.UtilCeiling
+	f := plan.Evaluate(t.Seqs, t.Tokens)
+	need := float64(f.Ledger) / float64(e.Class.Device.MemoryBytes)
+	start := math.Ceil(max(need, math.Min(current, ceiling))*100) / 100
+	if current <= ceiling && f.Fits() {
+		return Suggestion{}, false // fits as it is: not a util change
+	}
+	for u := start; u <= ceiling+1e-9; u = math.Round(u*100+1) / 100 {
+		if u == current {
+			continue
+		}
+		trial := s
+		trial.GPUMemoryUtilization = u
+		ref, plan, err := e.compile(trial)
+		if err != nil {
+			return Suggestion{}, false
+		}
+		f := plan.Evaluate(t.Seqs, t.Tokens)
+		switch f.Failed {
+		case budget.Fit:
+			flags := strings.TrimSpace(v.flags + fmt.Sprintf(" --gpu-memory-utilization %v", u))
+			return Suggestion{Flags: flags, Serve: trial, At: f, GPUs: gpus(ref.Serve),
+				Why: fmt.Sprintf("%d sequence(s) of %d tokens fit", t.Seqs, t.Tokens)}, true
+		case budget.OverDriverSlice, budget.OverUtilCeiling:
+			return Suggestion{}, false // more util only shrinks the driver's slice
+		}
+		if u-start > 0.03 {
+			return Suggestion{}, false
+		}
+	}
+	return Suggestion{}, false
+}
+
+// boundLen is the longest --max-model-len at which t.Seqs sequences fit,
+// checked on the serve recompiled with it: a version whose other terms
+// follow max_model_len (the V0 engine batches the whole context) can move
+// the bound, so the search runs again on the new serve until it holds.
+func (e Engine) boundLen(s vllm.Serve, plan *budget.Plan, t Target) (Suggestion, bool, error) {
+	limit := t.Tokens
+	for range 4 {
+		ans, err := budget.MaxLength(plan, t.Seqs, limit)
+		if err != nil {
+			return Suggestion{}, false, err
+		}
+		if !ans.Fits {
+			return Suggestion{}, false, nil
+		}
+		trial := withLen(s, ans.Value)
+		ref, again, err := e.compile(trial)
+		if err != nil {
+			return Suggestion{}, false, nil
+		}
+		if f := again.Evaluate(t.Seqs, ans.Value); f.Fits() {
+			return Suggestion{Flags: fmt.Sprintf("--max-model-len %d", ans.Value), Serve: trial,
+				Why: fmt.Sprintf("the longest that fits at %d sequence(s)", t.Seqs), At: f, GPUs: gpus(ref.Serve)}, true, nil
+		}
+		plan, limit = again, ans.Value
+	}
+	return Suggestion{}, false, nil
+}
+
+func withLen(s vllm.Serve, l uint64) vllm.Serve {
+	s.MaxModelLen, s.AutoMaxModelLen = l, false
+	return s
+}
+
+func withSeqs(s vllm.Serve, n uint64) vllm.Serve {
+	s.MaxNumSeqs = n
+	return s
+}
+
+func gpus(r vllm.Resolved) uint64 {
+	return r.TensorParallelSize * r.PipelineParallelSize * r.DataParallelSize
+}

@@ -1,0 +1,114 @@
+package advise
+
+import (
+	"strings"
+	"testing"
+
+	"membudget"
+	"membudget/budget"
+	"membudget/model"
+	"membudget/model/vllm"
+)
+
+func engine(t *testing.T, modelName, class string) Engine {
+	t.Helper()
+	data, path, ok := membudget.ModelConfig(modelName)
+	if !ok {
+		t.Fatalf("no shipped %s", modelName)
+	}
+	a, err := model.ParseConfig(path, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := membudget.Kernels().Load(class)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := vllm.ProfileFor("main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Engine{Arch: a, Class: c, Profile: p}
+}
+
+// TestSeventyBOnTwoH100s is the case a user met: Llama-3.1-70B at TP2 on
+// H100s with --max-model-len 32768 does not fit, and the report used to
+// say nothing would, even one sequence of one token, while shorter
+// lengths, more util and more ranks all fit. Every suggestion must fit when
+// the serve is rebuilt with it, and the length bound must be the bound.
+func TestSeventyBOnTwoH100s(t *testing.T) {
+	e := engine(t, "meta-llama__Llama-3.1-70B-Instruct", "h100-sxm-80g")
+	s := vllm.Serve{TensorParallelSize: 2, MaxModelLen: 32768}
+	target := Target{Seqs: 1, Tokens: 32768}
+	_, plan, err := e.compile(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan.Evaluate(1, 32768).Fits() {
+		t.Fatal("the case is meant not to fit")
+	}
+	adv, err := e.Advise(s, target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(adv.Suggestions) == 0 {
+		t.Fatalf("no suggestion; searched %v", adv.Searched)
+	}
+	var sawLen, sawRanks bool
+	for _, sug := range adv.Suggestions {
+		_, p, err := e.compile(sug.Serve)
+		if err != nil {
+			t.Fatalf("%s: the suggested serve is refused: %v", sug.Flags, err)
+		}
+		seqs, tokens := target.Seqs, target.Tokens
+		if strings.HasPrefix(sug.Flags, "--max-model-len ") {
+			sawLen = true
+			tokens = sug.Serve.MaxModelLen
+			// The bound: one token more does not fit at the original serve.
+			if plan.Evaluate(seqs, tokens+1).Fits() {
+				t.Errorf("%s: %d tokens fit too; it is not the bound", sug.Flags, tokens+1)
+			}
+		}
+		if strings.Contains(sug.Flags, "--tensor-parallel-size") {
+			sawRanks = true
+		}
+		if f := p.Evaluate(seqs, tokens); !f.Fits() {
+			t.Errorf("%s: does not fit when rebuilt (%v)", sug.Flags, f.Failed)
+		}
+	}
+	if !sawLen || !sawRanks {
+		t.Errorf("suggestions %v: want a shorter --max-model-len and more tensor ranks", flagsOf(adv))
+	}
+	if adv.Suggestions[0].GPUs != 2 {
+		t.Errorf("the first suggestion takes %d GPUs; the ones that keep 2 come first", adv.Suggestions[0].GPUs)
+	}
+}
+
+// TestNothingFitsNamesTheSpace: a model no setting of one small device
+// holds gets no suggestion, and the advice names the levers it tried.
+func TestNothingFitsNamesTheSpace(t *testing.T) {
+	e := engine(t, "deepseek-ai__DeepSeek-V3", "rtx-4090")
+	adv, err := e.Advise(vllm.Serve{MaxModelLen: 4096}, Target{Seqs: 1, Tokens: 4096})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(adv.Suggestions) != 0 {
+		t.Errorf("DeepSeek-V3 fits on RTX 4090s: %v", flagsOf(adv))
+	}
+	want := []string{"--max-model-len 1..4096 at 1 sequence(s)", "--max-num-seqs 1..1 at 4096 tokens", "--kv-cache-dtype fp8",
+		"--tensor-parallel-size 2, --tensor-parallel-size 4, --tensor-parallel-size 8, --pipeline-parallel-size 2, --pipeline-parallel-size 4",
+		"--gpu-memory-utilization up to the class's ceiling 0.98", "--kv-cache-dtype fp8 with each of those"}
+	if got := strings.Join(adv.Searched, "; "); got != strings.Join(want, "; ") {
+		t.Errorf("searched:\n got %s\nwant %s", got, strings.Join(want, "; "))
+	}
+}
+
+func flagsOf(adv Advice) []string {
+	var out []string
+	for _, s := range adv.Suggestions {
+		out = append(out, s.Flags)
+	}
+	return out
+}
+
+var _ = budget.Fit

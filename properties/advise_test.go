@@ -1,0 +1,109 @@
+package properties
+
+import (
+	"math"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"membudget/model/advise"
+	"membudget/model/vllm"
+)
+
+// propSuggestionsFitAndNothingFitsIsTrue: for a serve that does not fit
+// its target, every suggestion fits when the serve is rebuilt with it, and
+// when there is none, brute force over the space the search names finds
+// nothing that fits either (on small caps, so that the space is small).
+func propSuggestionsFitAndNothingFitsIsTrue(t *rapid.T) {
+	c := genServeCase(24, 300).Draw(t, "serve")
+	r := c.Ref.Serve
+	target := advise.Target{
+		Seqs:   rapid.Uint64Range(1, r.MaxNumSeqs).Draw(t, "target_seqs"),
+		Tokens: rapid.Uint64Range(1, r.MaxModelLen).Draw(t, "target_tokens"),
+	}
+	if c.Ref.Plan().Evaluate(target.Seqs, target.Tokens).Fits() {
+		adviseBranches["fits"]++
+		return
+	}
+	e := advise.Engine{Arch: c.Arch, Class: c.Class, Profile: current}
+	adv, err := e.Advise(r.Serve, target)
+	if err != nil {
+		t.Fatalf("advise: %v", err)
+	}
+	fitsWith := func(s vllm.Serve, seqs, tokens uint64) bool {
+		ref, err := vllm.NewReference(c.Arch, s, c.Class, current)
+		if err != nil || seqs > ref.Serve.MaxNumSeqs || tokens > ref.Serve.MaxModelLen {
+			return false
+		}
+		return ref.Plan().Evaluate(seqs, tokens).Fits()
+	}
+	for _, sug := range adv.Suggestions {
+		seqs, tokens := target.Seqs, target.Tokens
+		if sug.Serve.MaxModelLen < tokens && sug.Serve.MaxModelLen > 0 {
+			tokens = sug.Serve.MaxModelLen
+		}
+		if sug.Serve.MaxNumSeqs < seqs && sug.Serve.MaxNumSeqs > 0 {
+			seqs = sug.Serve.MaxNumSeqs
+		}
+		if !fitsWith(sug.Serve, seqs, tokens) {
+			t.Fatalf("suggestion %q does not fit (%d x %d)", sug.Flags, seqs, tokens)
+		}
+	}
+	if len(adv.Suggestions) > 0 {
+		adviseBranches["suggested"]++
+		return
+	}
+	adviseBranches["nothing"]++
+	// Nothing fits: check the searched space by brute force.
+	plan := c.Ref.Plan()
+	for l := uint64(1); l <= target.Tokens; l++ {
+		if plan.Evaluate(target.Seqs, l).Fits() {
+			t.Fatalf("nothing fits, yet %d sequence(s) of %d tokens do", target.Seqs, l)
+		}
+	}
+	for n := uint64(1); n <= target.Seqs; n++ {
+		if plan.Evaluate(n, target.Tokens).Fits() {
+			t.Fatalf("nothing fits, yet %d sequences of %d tokens do", n, target.Tokens)
+		}
+	}
+	kvs := []string{r.KVCacheDtype}
+	if r.KVDtypeBytes > 1 {
+		kvs = append(kvs, "fp8")
+	}
+	utils := []float64{r.GPUMemoryUtilization}
+	if r.KVCacheMemoryBytes == 0 {
+		for u := math.Ceil(r.GPUMemoryUtilization*100) / 100; u <= c.Class.Memory.UtilCeiling+1e-9; u = math.Round(u*100+1) / 100 {
+			utils = append(utils, u)
+		}
+	}
+	for _, kv := range kvs {
+		for _, tp := range []uint64{r.TensorParallelSize, 2, 4, 8} {
+			for _, pp := range []uint64{r.PipelineParallelSize, 2, 4} {
+				if tp < r.TensorParallelSize || pp < r.PipelineParallelSize || (tp != r.TensorParallelSize && pp != r.PipelineParallelSize) {
+					continue // the search changes one kind of rank at a time
+				}
+				for _, u := range utils {
+					s := r.Serve
+					s.KVCacheDtype, s.TensorParallelSize, s.PipelineParallelSize, s.GPUMemoryUtilization = kv, tp, pp, u
+					if fitsWith(s, target.Seqs, target.Tokens) {
+						t.Fatalf("nothing fits, yet kv %s tp %d pp %d util %v does (searched %v)", kv, tp, pp, u, adv.Searched)
+					}
+				}
+			}
+		}
+	}
+}
+
+// adviseBranches counts the cases of each kind the property met, so that a
+// generator that stops reaching one is noticed.
+var adviseBranches = map[string]int{}
+
+func TestSuggestionsFitAndNothingFitsIsTrue(t *testing.T) {
+	rapid.Check(t, propSuggestionsFitAndNothingFitsIsTrue)
+	t.Logf("cases: %v", adviseBranches)
+	for _, b := range []string{"fits", "suggested", "nothing"} {
+		if adviseBranches[b] == 0 {
+			t.Errorf("no case of kind %q: the generator no longer reaches it (%v)", b, adviseBranches)
+		}
+	}
+}
