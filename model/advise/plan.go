@@ -1,0 +1,160 @@
+package advise
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"membudget/budget"
+	"membudget/model"
+	"membudget/model/vllm"
+)
+
+// Need is what a deployment must serve: Concurrency sequences of Length
+// tokens each, across all its engines.
+type Need struct {
+	Length, Concurrency uint64
+}
+
+// Space bounds the deployments a plan searches.
+type Space struct {
+	// Classes are the device classes to try.
+	Classes []budget.Class
+	// MaxGPUs bounds tensor x pipeline x data ranks (8 when 0).
+	MaxGPUs uint64
+	// Profile is the vLLM whose rules size each serve.
+	Profile vllm.Profile
+}
+
+// Deployment is one serve of the plan that holds the need, with its
+// verified bounds and the command that runs it.
+type Deployment struct {
+	Class budget.Class
+	// Serve is the serve of each engine, every setting explicit.
+	Serve vllm.Resolved
+	GPUs  uint64
+	// PerEngine is the sequences each data-parallel engine holds.
+	PerEngine uint64
+	// At is the footprint of PerEngine sequences of the length, on the
+	// stage that binds; it fits.
+	At budget.Footprint
+	// MostSeqs is the verified most sequences of the length per engine;
+	// LongestLen the verified longest length at PerEngine sequences.
+	MostSeqs, LongestLen budget.Answer
+	// KVCacheBytes is the KV cache per GPU the serve sizes: given to vLLM
+	// as --kv-cache-memory-bytes, it reproduces this deployment's cache.
+	KVCacheBytes uint64
+	// Command is the `vllm serve` line, with --kv-cache-memory-bytes.
+	Command string
+}
+
+// Headroom is the deployment's smaller margin at the need: the budget's or
+// the driver's.
+func (d Deployment) Headroom() uint64 { return min(d.At.BudgetHeadroom(), d.At.DriverHeadroom()) }
+
+// layout is one way to spread a serve over GPUs.
+type layout struct{ tp, pp, dp uint64 }
+
+// Plan searches the space for every deployment of arch a (named model in
+// the commands) that serves need, and returns them ranked by GPU count,
+// then device memory, then headroom (most first). progress, when not nil,
+// is called after each class with the classes done.
+func Plan(a *model.Arch, name string, need Need, sp Space, progress func(done, total int)) ([]Deployment, error) {
+	if need.Length == 0 || need.Concurrency == 0 {
+		return nil, fmt.Errorf("a plan needs a length and a concurrency of at least 1, got %d and %d", need.Length, need.Concurrency)
+	}
+	maxGPUs := sp.MaxGPUs
+	if maxGPUs == 0 {
+		maxGPUs = 8
+	}
+	var layouts []layout
+	for _, tp := range []uint64{1, 2, 4, 8, 16} {
+		for _, pp := range []uint64{1, 2, 4, 8} {
+			for _, dp := range []uint64{1, 2, 4, 8, 16} {
+				if tp*pp*dp <= maxGPUs && pp <= uint64(len(a.Layers)) && dp <= need.Concurrency {
+					layouts = append(layouts, layout{tp, pp, dp})
+				}
+			}
+		}
+	}
+	quants := []string{""}
+	if a.Quant.Method == "" {
+		quants = append(quants, "fp8") // online fp8, the one vLLM applies to any checkpoint
+	}
+	var found []Deployment
+	for ci, c := range sp.Classes {
+		e := Engine{Arch: a, Class: c, Profile: sp.Profile}
+		for _, l := range layouts {
+			perEngine := (need.Concurrency + l.dp - 1) / l.dp
+			for _, q := range quants {
+				for _, kv := range []string{"auto", "fp8"} {
+					if d, ok := e.deploy(name, need, l, perEngine, q, kv); ok {
+						found = append(found, d)
+					}
+				}
+			}
+		}
+		if progress != nil {
+			progress(ci+1, len(sp.Classes))
+		}
+	}
+	slices.SortStableFunc(found, func(x, y Deployment) int {
+		return cmp.Or(cmp.Compare(x.GPUs, y.GPUs), cmp.Compare(x.Class.Device.MemoryBytes, y.Class.Device.MemoryBytes),
+			cmp.Compare(y.Headroom(), x.Headroom()))
+	})
+	return found, nil
+}
+
+// deploy tries one layout, weight quantization and KV dtype at vLLM's
+// default util and, when that does not hold the need, at the class's
+// ceiling; ok when one holds it.
+func (e Engine) deploy(name string, need Need, l layout, perEngine uint64, quant, kv string) (Deployment, bool) {
+	utils := []float64{e.Profile.DefaultUtil}
+	if ceiling := e.Class.Memory.UtilCeiling; ceiling != e.Profile.DefaultUtil {
+		utils = append(utils, ceiling)
+	}
+	for _, u := range utils {
+		if u > e.Class.Memory.UtilCeiling {
+			continue
+		}
+		s := vllm.Serve{GPUMemoryUtilization: u, MaxModelLen: need.Length, TensorParallelSize: l.tp,
+			PipelineParallelSize: l.pp, DataParallelSize: l.dp, Quantization: quant, KVCacheDtype: kv}
+		ref, plan, err := e.compile(s)
+		if err != nil {
+			return Deployment{}, false // a layout or dtype vLLM refuses for this model or device
+		}
+		if perEngine > ref.Serve.MaxNumSeqs {
+			// Raise the cap to the need: --max-num-seqs (and the batch, which
+			// must be at least as large).
+			s.MaxNumSeqs = perEngine
+			s.MaxNumBatchedTokens = max(ref.Serve.MaxNumBatchedTokens, perEngine)
+			if ref, plan, err = e.compile(s); err != nil {
+				return Deployment{}, false
+			}
+		}
+		f := plan.Evaluate(perEngine, need.Length)
+		if !f.Fits() {
+			continue
+		}
+		most, err := budget.MaxSequences(plan, need.Length, 0)
+		if err != nil {
+			return Deployment{}, false
+		}
+		longest, err := budget.MaxLength(plan, perEngine, 0)
+		if err != nil {
+			return Deployment{}, false
+		}
+		capacity := ref.Capacity()
+		var block uint64
+		for _, st := range plan.Stages {
+			block = max(block, st.Pool.BlockBytes())
+		}
+		d := Deployment{Class: e.Class, Serve: ref.Serve, GPUs: l.tp * l.pp * l.dp, PerEngine: perEngine, At: f,
+			MostSeqs: most, LongestLen: longest, KVCacheBytes: capacity.Blocks * block}
+		withKV := ref.Serve
+		withKV.KVCacheMemoryBytes = d.KVCacheBytes
+		d.Command = vllm.Command(name, withKV)
+		return d, true
+	}
+	return Deployment{}, false
+}

@@ -1,0 +1,62 @@
+package advise
+
+import (
+	"testing"
+
+	"membudget"
+	"membudget/budget"
+	"membudget/model/vllm"
+)
+
+// TestPlanSeventyB: Llama-3.1-70B for 16 sequences of 32768 tokens on
+// H100s and H200s: the plan's every row holds the need, its bounds are
+// verified, it is ranked by GPUs, and its command, given back with its
+// --kv-cache-memory-bytes, sizes the same KV cache.
+func TestPlanSeventyB(t *testing.T) {
+	e := engine(t, "meta-llama__Llama-3.1-70B-Instruct", "h100-sxm-80g")
+	h200, err := membudget.Kernels().Load("h200")
+	if err != nil {
+		t.Fatal(err)
+	}
+	need := Need{Length: 32768, Concurrency: 16}
+	rows, err := Plan(e.Arch, "meta-llama/Llama-3.1-70B-Instruct", need, Space{Classes: []budget.Class{e.Class, h200}, Profile: e.Profile}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) == 0 {
+		t.Fatal("no deployment serves 16 x 32768 tokens of a 70B on up to 8 H100s or H200s")
+	}
+	prev := uint64(0)
+	for _, d := range rows {
+		if d.GPUs < prev {
+			t.Errorf("rows not ranked by GPUs: %d after %d", d.GPUs, prev)
+		}
+		prev = d.GPUs
+		if !d.At.Fits() || d.At.Seqs != d.PerEngine || d.At.Tokens != need.Length {
+			t.Errorf("%s: the need does not fit: %+v", d.Command, d.At)
+		}
+		if d.PerEngine*d.Serve.DataParallelSize < need.Concurrency {
+			t.Errorf("%s: %d engines of %d sequences hold fewer than %d", d.Command, d.Serve.DataParallelSize, d.PerEngine, need.Concurrency)
+		}
+		if !d.MostSeqs.Fits || d.MostSeqs.Value < d.PerEngine || !d.LongestLen.Fits || d.LongestLen.Value < need.Length {
+			t.Errorf("%s: bounds %d seqs, %d tokens below the need", d.Command, d.MostSeqs.Value, d.LongestLen.Value)
+		}
+		// The command's KV cache, given as bytes, holds the same blocks.
+		s := d.Serve.Serve
+		s.KVCacheMemoryBytes = d.KVCacheBytes
+		ref, err := vllm.NewReference(e.Arch, s, d.Class, e.Profile)
+		if err != nil {
+			t.Fatalf("%s: %v", d.Command, err)
+		}
+		want, err := vllm.NewReference(e.Arch, d.Serve.Serve, d.Class, e.Profile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, w := ref.Capacity().Blocks, want.Capacity().Blocks; got != w {
+			t.Errorf("%s: --kv-cache-memory-bytes %d gives %d blocks, the sized cache %d", d.Command, d.KVCacheBytes, got, w)
+		}
+	}
+	if rows[0].GPUs > 4 {
+		t.Errorf("the smallest deployment takes %d GPUs; two H200s hold a 70B at 32k", rows[0].GPUs)
+	}
+}
