@@ -11,6 +11,7 @@
 //	membudget max-seqs --model M --class C [serve flags] [--length L] [--json]
 //	membudget max-len --model M --class C [serve flags] [--seqs N] [--json]
 //	membudget frontier --model M --class C [serve flags] [--format text|csv|json] [--svg FILE]
+//	membudget plan --model M --length L --concurrency N [--classes a,b|all] [--max-gpus G] [--top K] [--json]
 //
 // Exit status: 0 when it fits or a query was answered, 1 when it does not
 // fit, 2 for bad input.
@@ -46,6 +47,7 @@ func commands() []command {
 		{"max-seqs", "the most sequences that fit at a length, verified", runMaxSeqs},
 		{"max-len", "the longest length that fits at a number of sequences, verified", runMaxLen},
 		{"frontier", "most sequences against length, as a table, CSV or SVG plot", runFrontier},
+		{"plan", "the deployments that serve a length at a concurrency: classes, ranks, dtypes, each verified, with its vllm serve line", runPlan},
 	}
 }
 

@@ -182,3 +182,13 @@ func slicesIndex(xs []string, x string) int {
 	}
 	return -1
 }
+
+func TestPlanCommand(t *testing.T) {
+	runGolden(t, []cliCase{
+		{"plan-70b", []string{"plan", "--model", "meta-llama/Llama-3.1-70B-Instruct", "--length", "32768", "--concurrency", "16", "--classes", "h100-sxm-80g,H200", "--top", "4"}, exitOK},
+		{"plan-70b-json", []string{"plan", "--model", "meta-llama/Llama-3.1-70B-Instruct", "--length", "32768", "--concurrency", "16", "--classes", "h200", "--max-gpus", "2", "--top", "2", "--json"}, exitOK},
+		{"plan-nothing", []string{"plan", "--model", "deepseek-ai/DeepSeek-V3", "--length", "4096", "--concurrency", "1", "--classes", "rtx-4090", "--max-gpus", "2"}, exitNoFit},
+		{"plan-no-length", []string{"plan", "--model", "Qwen/Qwen3-8B", "--concurrency", "1"}, exitBadArgs},
+		{"plan-bad-class", []string{"plan", "--model", "Qwen/Qwen3-8B", "--length", "8", "--concurrency", "1", "--classes", "h100,,l4"}, exitBadArgs},
+	})
+}

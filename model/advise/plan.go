@@ -36,8 +36,10 @@ type Deployment struct {
 	// PerEngine is the sequences each data-parallel engine holds.
 	PerEngine uint64
 	// At is the footprint of PerEngine sequences of the length, on the
-	// stage that binds; it fits.
-	At budget.Footprint
+	// stage that binds; it fits. Beside is the terms vLLM allocates beside
+	// its budget.
+	At     budget.Footprint
+	Beside budget.TermSet
 	// MostSeqs is the verified most sequences of the length per engine;
 	// LongestLen the verified longest length at PerEngine sequences.
 	MostSeqs, LongestLen budget.Answer
@@ -149,7 +151,7 @@ func (e Engine) deploy(name string, need Need, l layout, perEngine uint64, quant
 		for _, st := range plan.Stages {
 			block = max(block, st.Pool.BlockBytes())
 		}
-		d := Deployment{Class: e.Class, Serve: ref.Serve, GPUs: l.tp * l.pp * l.dp, PerEngine: perEngine, At: f,
+		d := Deployment{Class: e.Class, Serve: ref.Serve, GPUs: l.tp * l.pp * l.dp, PerEngine: perEngine, At: f, Beside: plan.Beside,
 			MostSeqs: most, LongestLen: longest, KVCacheBytes: capacity.Blocks * block}
 		withKV := ref.Serve
 		withKV.KVCacheMemoryBytes = d.KVCacheBytes
