@@ -12,6 +12,7 @@
 //	membudget max-len --model M --class C [serve flags] [--seqs N] [--json]
 //	membudget frontier --model M --class C [serve flags] [--format text|csv|json] [--svg FILE]
 //	membudget plan --model M --length L --concurrency N [--classes a,b|all] [--max-gpus G] [--top K] [--json]
+//	membudget batch [--input FILE]
 //
 // Exit status: 0 when it fits or a query was answered, 1 when it does not
 // fit, 2 for bad input.
@@ -48,6 +49,7 @@ func commands() []command {
 		{"max-len", "the longest length that fits at a number of sequences, verified", runMaxLen},
 		{"frontier", "most sequences against length, as a table, CSV or SVG plot", runFrontier},
 		{"plan", "the deployments that serve a length at a concurrency: classes, ranks, dtypes, each verified, with its vllm serve line", runPlan},
+		{"batch", "answer JSON-lines requests, one JSON answer a line, as the commands' --json", runBatch},
 	}
 }
 

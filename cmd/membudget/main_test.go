@@ -56,20 +56,22 @@ func golden(t *testing.T, name, got string) {
 }
 
 func TestClassesAndBudget(t *testing.T) {
-	runGolden(t, []cliCase{
-		{"classes", []string{"classes"}, exitOK},
-		{"classes-json", []string{"classes", "--json"}, exitOK},
-		{"budget-h100", []string{"budget", "--class", "h100-sxm-80g", "--gpu-memory-utilization", "0.9"}, exitOK},
-		{"budget-gb10-json", []string{"budget", "--class", "gb10", "--gpu-memory-utilization", "0.8", "--json"}, exitOK},
-		{"budget-escape", []string{"budget", "--class", "../etc", "--gpu-memory-utilization", "0.9"}, exitBadArgs},
-		{"budget-above-ceiling", []string{"budget", "--class", "h100-sxm-80g", "--gpu-memory-utilization", "0.99"}, exitNoFit},
-		{"budget-unknown-class", []string{"budget", "--class", "tpu-v5", "--gpu-memory-utilization", "0.9"}, exitBadArgs},
-		{"budget-default-util", []string{"budget", "--class", "h100-sxm-80g"}, exitOK},
-		{"budget-bad-util", []string{"budget", "--class", "h100-sxm-80g", "--gpu-memory-utilization", "ninety"}, exitBadArgs},
-		{"budget-positional", []string{"budget", "h100"}, exitBadArgs},
-		{"unknown-command", []string{"fit"}, exitBadArgs},
-		{"no-command", nil, exitBadArgs},
-	})
+	runGolden(t, classesCases)
+}
+
+var classesCases = []cliCase{
+	{"classes", []string{"classes"}, exitOK},
+	{"classes-json", []string{"classes", "--json"}, exitOK},
+	{"budget-h100", []string{"budget", "--class", "h100-sxm-80g", "--gpu-memory-utilization", "0.9"}, exitOK},
+	{"budget-gb10-json", []string{"budget", "--class", "gb10", "--gpu-memory-utilization", "0.8", "--json"}, exitOK},
+	{"budget-escape", []string{"budget", "--class", "../etc", "--gpu-memory-utilization", "0.9"}, exitBadArgs},
+	{"budget-above-ceiling", []string{"budget", "--class", "h100-sxm-80g", "--gpu-memory-utilization", "0.99"}, exitNoFit},
+	{"budget-unknown-class", []string{"budget", "--class", "tpu-v5", "--gpu-memory-utilization", "0.9"}, exitBadArgs},
+	{"budget-default-util", []string{"budget", "--class", "h100-sxm-80g"}, exitOK},
+	{"budget-bad-util", []string{"budget", "--class", "h100-sxm-80g", "--gpu-memory-utilization", "ninety"}, exitBadArgs},
+	{"budget-positional", []string{"budget", "h100"}, exitBadArgs},
+	{"unknown-command", []string{"fit"}, exitBadArgs},
+	{"no-command", nil, exitBadArgs},
 }
 
 func TestBudgetFiguresAddUp(t *testing.T) {

@@ -19,31 +19,33 @@ import (
 var current, _ = vllm.ProfileFor("main")
 
 func TestSizingCommands(t *testing.T) {
-	runGolden(t, []cliCase{
-		{"report-llama8b-h100", []string{"report", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "h100-sxm-80g", "--gpu-memory-utilization", "0.9"}, exitOK},
-		{"report-llama8b-h100-json", []string{"report", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "h100-sxm-80g", "--json"}, exitOK},
-		{"report-llama8b-3090-too-long", []string{"report", "--model", "meta-llama__Llama-3.1-8B-Instruct", "--class", "rtx-3090"}, exitNoFit},
-		{"report-llama70b-h100-nothing", []string{"report", "--model", "meta-llama/Llama-3.1-70B-Instruct", "--class", "h100-sxm-80g"}, exitNoFit},
-		{"report-util-suggestion", []string{"report", "--model", "Qwen/Qwen3-8B", "--class", "a100-40g", "--gpu-memory-utilization", "0.45", "--max-model-len", "16384"}, exitNoFit},
-		{"report-gb10-unified", []string{"report", "--model", "Qwen/Qwen3-32B-FP8", "--class", "gb10", "--gpu-memory-utilization", "0.8", "--cpu-offload-gb", "4"}, exitOK},
-		{"report-deepseek-tp8-h200", []string{"report", "--model", "deepseek-ai/DeepSeek-V3", "--class", "h200", "--tensor-parallel-size", "8", "--max-model-len", "32768"}, exitOK},
-		{"max-seqs-llama8b-h100", []string{"max-seqs", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "h100-sxm-80g", "--length", "8192"}, exitOK},
-		{"max-seqs-capped", []string{"max-seqs", "--model", "Qwen/Qwen3-0.6B", "--class", "h200", "--length", "1024"}, exitOK},
-		{"max-seqs-nothing", []string{"max-seqs", "--model", "Qwen/Qwen3-235B-A22B", "--class", "h100-sxm-80g", "--tensor-parallel-size", "4", "--length", "4096"}, exitNoFit},
-		{"max-len-gemma3-json", []string{"max-len", "--model", "google/gemma-3-27b-it", "--class", "mi300x", "--seqs", "32", "--json"}, exitOK},
-		{"max-len-orin", []string{"max-len", "--model", "meta-llama/Llama-3.2-3B-Instruct", "--class", "jetson-agx-orin-64g", "--gpu-memory-utilization", "0.6", "--seqs", "4"}, exitOK},
-		{"frontier-csv", []string{"frontier", "--model", "microsoft/phi-4", "--class", "l40s", "--format", "csv", "--max-model-len", "16384"}, exitOK},
-		{"bad-model", []string{"report", "--model", "nope/nothing", "--class", "h100-sxm-80g"}, exitBadArgs},
-		{"bad-class", []string{"report", "--model", "Qwen/Qwen3-8B", "--class", "A/B"}, exitBadArgs},
-		{"bad-flag-value", []string{"report", "--model", "Qwen/Qwen3-8B", "--class", "l4", "--max-model-len", "-5"}, exitBadArgs},
-		{"bad-tp", []string{"max-seqs", "--model", "Qwen/Qwen3-8B", "--class", "l4", "--tensor-parallel-size", "3"}, exitBadArgs},
-		{"bad-length", []string{"max-seqs", "--model", "Qwen/Qwen3-8B", "--class", "l4", "--length", "999999"}, exitBadArgs},
-		{"bad-format", []string{"frontier", "--model", "Qwen/Qwen3-8B", "--class", "l4", "--format", "xml"}, exitBadArgs},
-		{"frontier-json-and-csv", []string{"frontier", "--model", "Qwen/Qwen3-8B", "--class", "l4", "--json", "--format", "csv"}, exitBadArgs},
-		{"frontier-empty", []string{"frontier", "--model", "Qwen/Qwen3-8B", "--class", "l4", "--max-model-len", "8"}, exitBadArgs},
-		{"missing-model", []string{"max-len", "--class", "l4"}, exitBadArgs},
-		{"default-util-above-ceiling", []string{"report", "--model", "Qwen/Qwen3-8B", "--class", "gb10"}, exitNoFit},
-	})
+	runGolden(t, sizingCases)
+}
+
+var sizingCases = []cliCase{
+	{"report-llama8b-h100", []string{"report", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "h100-sxm-80g", "--gpu-memory-utilization", "0.9"}, exitOK},
+	{"report-llama8b-h100-json", []string{"report", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "h100-sxm-80g", "--json"}, exitOK},
+	{"report-llama8b-3090-too-long", []string{"report", "--model", "meta-llama__Llama-3.1-8B-Instruct", "--class", "rtx-3090"}, exitNoFit},
+	{"report-llama70b-h100-nothing", []string{"report", "--model", "meta-llama/Llama-3.1-70B-Instruct", "--class", "h100-sxm-80g"}, exitNoFit},
+	{"report-util-suggestion", []string{"report", "--model", "Qwen/Qwen3-8B", "--class", "a100-40g", "--gpu-memory-utilization", "0.45", "--max-model-len", "16384"}, exitNoFit},
+	{"report-gb10-unified", []string{"report", "--model", "Qwen/Qwen3-32B-FP8", "--class", "gb10", "--gpu-memory-utilization", "0.8", "--cpu-offload-gb", "4"}, exitOK},
+	{"report-deepseek-tp8-h200", []string{"report", "--model", "deepseek-ai/DeepSeek-V3", "--class", "h200", "--tensor-parallel-size", "8", "--max-model-len", "32768"}, exitOK},
+	{"max-seqs-llama8b-h100", []string{"max-seqs", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "h100-sxm-80g", "--length", "8192"}, exitOK},
+	{"max-seqs-capped", []string{"max-seqs", "--model", "Qwen/Qwen3-0.6B", "--class", "h200", "--length", "1024"}, exitOK},
+	{"max-seqs-nothing", []string{"max-seqs", "--model", "Qwen/Qwen3-235B-A22B", "--class", "h100-sxm-80g", "--tensor-parallel-size", "4", "--length", "4096"}, exitNoFit},
+	{"max-len-gemma3-json", []string{"max-len", "--model", "google/gemma-3-27b-it", "--class", "mi300x", "--seqs", "32", "--json"}, exitOK},
+	{"max-len-orin", []string{"max-len", "--model", "meta-llama/Llama-3.2-3B-Instruct", "--class", "jetson-agx-orin-64g", "--gpu-memory-utilization", "0.6", "--seqs", "4"}, exitOK},
+	{"frontier-csv", []string{"frontier", "--model", "microsoft/phi-4", "--class", "l40s", "--format", "csv", "--max-model-len", "16384"}, exitOK},
+	{"bad-model", []string{"report", "--model", "nope/nothing", "--class", "h100-sxm-80g"}, exitBadArgs},
+	{"bad-class", []string{"report", "--model", "Qwen/Qwen3-8B", "--class", "A/B"}, exitBadArgs},
+	{"bad-flag-value", []string{"report", "--model", "Qwen/Qwen3-8B", "--class", "l4", "--max-model-len", "-5"}, exitBadArgs},
+	{"bad-tp", []string{"max-seqs", "--model", "Qwen/Qwen3-8B", "--class", "l4", "--tensor-parallel-size", "3"}, exitBadArgs},
+	{"bad-length", []string{"max-seqs", "--model", "Qwen/Qwen3-8B", "--class", "l4", "--length", "999999"}, exitBadArgs},
+	{"bad-format", []string{"frontier", "--model", "Qwen/Qwen3-8B", "--class", "l4", "--format", "xml"}, exitBadArgs},
+	{"frontier-json-and-csv", []string{"frontier", "--model", "Qwen/Qwen3-8B", "--class", "l4", "--json", "--format", "csv"}, exitBadArgs},
+	{"frontier-empty", []string{"frontier", "--model", "Qwen/Qwen3-8B", "--class", "l4", "--max-model-len", "8"}, exitBadArgs},
+	{"missing-model", []string{"max-len", "--class", "l4"}, exitBadArgs},
+	{"default-util-above-ceiling", []string{"report", "--model", "Qwen/Qwen3-8B", "--class", "gb10"}, exitNoFit},
 }
 
 // TestQueryAnswersAreChecked runs max-seqs and max-len on every shipped
@@ -184,11 +186,13 @@ func slicesIndex(xs []string, x string) int {
 }
 
 func TestPlanCommand(t *testing.T) {
-	runGolden(t, []cliCase{
-		{"plan-70b", []string{"plan", "--model", "meta-llama/Llama-3.1-70B-Instruct", "--length", "32768", "--concurrency", "16", "--classes", "h100-sxm-80g,H200", "--top", "4"}, exitOK},
-		{"plan-70b-json", []string{"plan", "--model", "meta-llama/Llama-3.1-70B-Instruct", "--length", "32768", "--concurrency", "16", "--classes", "h200", "--max-gpus", "2", "--top", "2", "--json"}, exitOK},
-		{"plan-nothing", []string{"plan", "--model", "deepseek-ai/DeepSeek-V3", "--length", "4096", "--concurrency", "1", "--classes", "rtx-4090", "--max-gpus", "2"}, exitNoFit},
-		{"plan-no-length", []string{"plan", "--model", "Qwen/Qwen3-8B", "--concurrency", "1"}, exitBadArgs},
-		{"plan-bad-class", []string{"plan", "--model", "Qwen/Qwen3-8B", "--length", "8", "--concurrency", "1", "--classes", "h100,,l4"}, exitBadArgs},
-	})
+	runGolden(t, planCases)
+}
+
+var planCases = []cliCase{
+	{"plan-70b", []string{"plan", "--model", "meta-llama/Llama-3.1-70B-Instruct", "--length", "32768", "--concurrency", "16", "--classes", "h100-sxm-80g,H200", "--top", "4"}, exitOK},
+	{"plan-70b-json", []string{"plan", "--model", "meta-llama/Llama-3.1-70B-Instruct", "--length", "32768", "--concurrency", "16", "--classes", "h200", "--max-gpus", "2", "--top", "2", "--json"}, exitOK},
+	{"plan-nothing", []string{"plan", "--model", "deepseek-ai/DeepSeek-V3", "--length", "4096", "--concurrency", "1", "--classes", "rtx-4090", "--max-gpus", "2"}, exitNoFit},
+	{"plan-no-length", []string{"plan", "--model", "Qwen/Qwen3-8B", "--concurrency", "1"}, exitBadArgs},
+	{"plan-bad-class", []string{"plan", "--model", "Qwen/Qwen3-8B", "--length", "8", "--concurrency", "1", "--classes", "h100,,l4"}, exitBadArgs},
 }

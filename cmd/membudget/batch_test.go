@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestBatchAgreesWithSingleCommands replays every golden case through
+// batch: each answer line is what the single command prints with --json,
+// or, when it prints none, its exit status and message.
+func TestBatchAgreesWithSingleCommands(t *testing.T) {
+	var cases []cliCase
+	for _, list := range [][]cliCase{classesCases, sizingCases, planCases} {
+		for _, c := range list {
+			if len(c.args) > 0 && slices.Contains(batchCommands, c.args[0]) {
+				cases = append(cases, c)
+			}
+		}
+	}
+	var in bytes.Buffer
+	for _, c := range cases {
+		req, _ := json.Marshal(map[string]any{"command": c.args[0], "args": c.args[1:]})
+		in.Write(req)
+		in.WriteByte('\n')
+	}
+	var out, errOut bytes.Buffer
+	batch(&out, &errOut, &in)
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) != len(cases) {
+		t.Fatalf("%d answers for %d requests", len(lines), len(cases))
+	}
+	for i, c := range cases {
+		var single, singleErr bytes.Buffer
+		code := run(&single, &singleErr, append([]string{c.args[0], "--json"}, c.args[1:]...))
+		var want string
+		if code != exitBadArgs && json.Valid(single.Bytes()) {
+			var compact bytes.Buffer
+			if err := json.Compact(&compact, single.Bytes()); err != nil {
+				t.Fatal(err)
+			}
+			want = compact.String()
+		} else {
+			b, _ := json.Marshal(batchError{Line: i + 1, Command: c.args[0], Exit: code, Error: strings.TrimSpace(singleErr.String())})
+			want = string(b)
+		}
+		if diff := cmp.Diff(want, lines[i]); diff != "" {
+			t.Errorf("%s: batch answer differs from the single command (-single +batch):\n%s", c.name, diff)
+		}
+	}
+}
+
+// TestBatchMalformedLines: a bad line is an answer, and the stream goes on.
+func TestBatchMalformedLines(t *testing.T) {
+	in := strings.Join([]string{
+		`{"command": "classes", "kernels": "/nonexistent"}`,
+		`not json`,
+		`{"command": "serve"}`,
+		`{"model": "Qwen/Qwen3-8B"}`,
+		`{"command": "budget", "class": "h100-sxm-80g", "gpu-memory-utilization": [0.9]}`,
+		``,
+		`{"command": "budget", "class": "H100-SXM-80G", "gpu-memory-utilization": 0.9}`,
+		`{"command": "report", "model": "Qwen/Qwen3-0.6B", "class": "l4", "max-model-len": "4k", "enforce-eager": true, "async-scheduling": false}`,
+		`{"command": "report"} {"command": "report"}`,
+	}, "\n")
+	var out, errOut bytes.Buffer
+	code := batch(&out, &errOut, strings.NewReader(in))
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	want := []string{
+		`{"line":1,"command":"classes","exit":2,"error":"membudget classes: kernels directory /nonexistent: no such file or directory"}`,
+		`{"line":2,"exit":2,"error":"not a JSON object: invalid character 'o' in literal null (expecting 'u')"}`,
+		`{"line":3,"command":"serve","exit":2,"error":"\"command\": want one of budget, classes, frontier, max-len, max-seqs, plan, report, got \"serve\""}`,
+		`{"line":4,"exit":2,"error":"\"command\" is required: one of budget, classes, frontier, max-len, max-seqs, plan, report"}`,
+		`{"line":5,"command":"budget","exit":2,"error":"\"gpu-memory-utilization\": want a string, a number or true/false, got [0.9]"}`,
+	}
+	if diff := cmp.Diff(want, lines[:5]); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if len(lines) != 8 || !strings.HasPrefix(lines[5], `{"class":"h100-sxm-80g"`) || !strings.HasPrefix(lines[6], `{"model":{"name":"Qwen/Qwen3-0.6B"`) ||
+		!strings.HasPrefix(lines[7], `{"line":9,"exit":2,"error":"more than one JSON value`) {
+		t.Errorf("the stream did not go on past the bad lines:\n%s", out.String())
+	}
+	if code != exitBadArgs {
+		t.Errorf("exit %d, want %d: a request was bad input", code, exitBadArgs)
+	}
+}
