@@ -46,3 +46,19 @@ func ModelConfig(name string) (data []byte, path string, ok bool) {
 	data, err := modelFiles.ReadFile(path)
 	return data, path, err == nil
 }
+
+//go:embed corpus/models/hf_quant_config/*.json
+var quantFiles embed.FS
+
+// ModelQuantConfig returns a shipped model's hf_quant_config.json (ModelOpt
+// checkpoints whose config.json has no quantization_config keep their
+// quantization there; model.WithHFQuantConfig reads it) and its path; ok is
+// false when the model has none.
+func ModelQuantConfig(name string) (data []byte, path string, ok bool) {
+	if name == "" || strings.ContainsAny(name, "/\\") || strings.HasPrefix(name, ".") {
+		return nil, "", false
+	}
+	path = "corpus/models/hf_quant_config/" + name + ".json"
+	data, err := quantFiles.ReadFile(path)
+	return data, path, err == nil
+}

@@ -21,7 +21,7 @@ func ActivationBytesPerToken(a *Arch, tp, dtypeBytes uint64) uint64 {
 	for _, l := range a.Layers {
 		w := 3 * budget.CeilDiv(a.Intermediate, tp)
 		if l.MoE {
-			w = a.ExpertsPerToken*(3*budget.CeilDiv(a.MoEIntermediate, tp)+a.Hidden) + 3*budget.CeilDiv(a.SharedExperts*a.MoEIntermediate, tp)
+			w = a.ExpertsPerToken*(3*budget.CeilDiv(a.MoEIntermediate, tp)+a.Hidden) + 3*budget.CeilDiv(a.SharedIntermediate, tp)
 		}
 		mlp = max(mlp, w)
 	}

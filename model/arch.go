@@ -55,16 +55,61 @@ type Layer struct {
 	// SharesKV says the layer reads another layer's KV cache and keeps none
 	// of its own (vLLM: kv_sharing_target_layer_name).
 	SharesKV bool
+	// NoRoPE says the layer's attention applies no rotary embedding (Llama
+	// 4's global layers, no_rope_layers).
+	NoRoPE bool
 }
 
 // Sliding reports whether the layer attends within a sliding window.
 func (l Layer) Sliding() bool { return l.Kind == SlidingAttention }
 
-// VisionTower is a multimodal model's vision encoder (SigLIP for Gemma 3),
-// whose weights vLLM loads beside the language model.
+// VisionTower is a multimodal model's vision encoder and the projector
+// that feeds the language model, whose weights vLLM loads beside it.
 type VisionTower struct {
-	Hidden, Intermediate, Layers, Heads, PatchSize, ImageSize uint64
-	TokensPerImage                                            uint64
+	// Kind names the tower's architecture: "siglip" (Gemma 3), "qwen2_5_vl",
+	// "qwen3_vl" (also Qwen3.5's), "pixtral" (Mistral 3), "llama4".
+	Kind string
+	// Hidden, Intermediate, Layers and Heads are the encoder's width, MLP
+	// width, depth (the layers vLLM builds) and attention heads.
+	Hidden, Intermediate, Layers, Heads uint64
+	// PatchSize is the side of a square patch in pixels; ImageSize the
+	// side of the largest image the position table covers (0 where the
+	// tower takes any size).
+	PatchSize, ImageSize uint64
+	// Channels is the input channels (3), TemporalPatch the frames a Qwen
+	// patch spans (1 for a 2D patch).
+	Channels, TemporalPatch uint64
+	// SpatialMerge is the side of the square of patches merged into one
+	// token (1 when none), OutHidden the width of those tokens (the
+	// language model's hidden size).
+	SpatialMerge, OutHidden uint64
+	// PositionEmbeddings is the rows of a learned position table (Qwen3-VL
+	// num_position_embeddings; 0 when the positions are rotary or derived
+	// from ImageSize).
+	PositionEmbeddings uint64
+	// Deepstack is the layers whose features Qwen3-VL merges into the
+	// language model's first layers (deepstack_visual_indexes), each with
+	// its own merger.
+	Deepstack uint64
+	// ProjectorIn, ProjectorOut and ProjectorBias shape Llama 4's
+	// pixel-shuffle MLP and Mistral 3's projector bias.
+	ProjectorIn, ProjectorOut uint64
+	ProjectorBias             bool
+	// TokensPerImage is the tokens one image becomes in the language model
+	// where the config fixes it (Gemma 3's mm_tokens_per_image); 0 where
+	// the processor decides it from the image's size.
+	TokensPerImage uint64
+}
+
+// RotaryTable is one cos/sin cache of vLLM's rotary embeddings: Positions
+// rows of Dim values in the model dtype, or in Dtype where it is given
+// ("float32" for gpt-oss, "complex64" for Llama 4's vision tower). Every
+// layer with the same rope parameters shares one table (get_rope caches
+// them).
+type RotaryTable struct {
+	Name           string
+	Positions, Dim uint64
+	Dtype          string
 }
 
 // Arch is a model architecture as the footprint needs it, read from a
@@ -82,10 +127,14 @@ type Arch struct {
 	QKNorm                                     bool   // per-head q_norm and k_norm (Qwen3, Gemma 3)
 	NormsPerLayer                              uint64 // RMSNorms per layer: 2, or 4 for Gemma
 	FusedQKV, FusedGateUp                      bool   // Phi-3 checkpoint layout
-	RotaryDim                                  uint64
-	// RotaryPositions is the length of each rotary cos/sin table vLLM keeps
-	// (one per distinct rope; Gemma 3 has a local and a global one).
-	RotaryPositions []uint64
+	// RotaryDim is the width of a head the rotary embedding turns:
+	// head_dim, or int(head_dim x partial_rotary_factor), or rotary_dim
+	// where the config gives it (MiniMax-M2).
+	RotaryDim uint64
+	// Rotary is every rotary cos/sin table vLLM keeps (Gemma 3 has a local
+	// and a global one, DeepSeek V3.2 one more for its indexer, the Qwen VL
+	// towers their own); empty for a model without rotary embeddings.
+	Rotary []RotaryTable
 
 	// Sliding-window attention: the window, and which layers use it.
 	SlidingWindow uint64
@@ -94,6 +143,15 @@ type Arch struct {
 	// Mixture of experts.
 	Experts, ExpertsPerToken, MoEIntermediate, SharedExperts uint64
 	ScoreCorrectionBias                                      bool // DeepSeek-V3 noaux_tc
+	// SharedIntermediate is the intermediate size of the MoE layers'
+	// shared-expert MLP, all shared experts together (0 when none).
+	SharedIntermediate uint64
+	// AttnOutputGate says the attention's query projection also computes a
+	// gate on its output (Qwen3-Next, Qwen3.5: q rows doubled).
+	AttnOutputGate bool
+	// OutBias says o_proj has a bias (Llama's attention_bias, gpt-oss, OPT,
+	// Phi).
+	OutBias bool
 
 	// Multi-head latent attention (DeepSeek V2/V3).
 	MLA                                                 bool
@@ -121,6 +179,11 @@ type Arch struct {
 	// RopeScaling is the config's rope_scaling (nil when none), which
 	// engines derive the longest allowed length from.
 	RopeScaling *RopeScaling
+	// RopeScalings is every rope-scaling entry of the config in file order:
+	// one for a flat rope_scaling or rope_parameters, one per layer type
+	// when they are nested by layer type (Gemma 4), none when the config
+	// has neither. RopeScaling is the single entry of a flat config.
+	RopeScalings []RopeScaling
 	// MaxLenKeys holds every key of the config an engine may derive the
 	// model's maximum length from (max_position_embeddings, n_positions,
 	// max_seq_len, seq_length, model_max_length, max_target_positions,
@@ -129,8 +192,15 @@ type Arch struct {
 
 	Vision *VisionTower
 	Quant  Quant // from quantization_config; Method "" when none
+	// Checkpoint is the model's safetensors checkpoint, when its headers
+	// were read (AttachCheckpoint sets it); RankWeights then counts its
+	// tensors instead of the shapes config.json gives.
+	Checkpoint *Checkpoint
 
 	layerTypes []string
+	// tree is how the family's modules are laid out and named, which only
+	// the weights need.
+	tree tree
 }
 
 // MambaShape is what a Mamba layer keeps per sequence, as the config gives
@@ -157,13 +227,28 @@ type IndexerShape struct {
 	HeadDim, NumHeads, TopK uint64
 }
 
-// RopeScaling is a config's rope_scaling: its type (linear, dynamic, yarn,
-// llama3, longrope, mrope, ...), its factor and the original maximum
-// position it scales.
+// RopeScaling is a config's rope_scaling (or rope_parameters): its type,
+// its factor and the original maximum position it scales.
 type RopeScaling struct {
-	Type                string
-	Factor              float64
+	// Type is rope_type, or the legacy type key, with vLLM's renaming of
+	// the legacy su to longrope (vllm/transformers_utils/config.py
+	// patch_legacy_rope_type): default, linear, dynamic, yarn, llama3,
+	// longrope, mrope, proportional, ... An entry without a type is
+	// "default".
+	Type string
+	// Factor is the scaling factor; 0 when the entry has none (null or
+	// absent), which engines read as 1.
+	Factor float64
+	// OriginalMaxPosition is original_max_position_embeddings of the entry,
+	// or of the config itself when the entry has none (Phi-3's longrope
+	// keeps it beside rope_scaling); 0 when neither has it.
 	OriginalMaxPosition uint64
+	// MRoPE says the entry holds an mrope_section: Qwen's multimodal rope,
+	// whose cos/sin table vLLM keeps four times over.
+	MRoPE bool
+	// LayerType is the layer type the entry belongs to when the config
+	// nests them (full_attention, sliding_attention); "" for a flat one.
+	LayerType string
 }
 
 // SlidingLayers counts the layers that use the sliding window.
@@ -177,16 +262,46 @@ func (a *Arch) SlidingLayers() uint64 {
 	return n
 }
 
+// needsDense reports whether some layer has a dense MLP, whose
+// intermediate size the config must then give (every layer of Qwen3.5-MoE
+// and Nemotron-H MoE-only patterns is MoE).
+func (a *Arch) needsDense() bool {
+	for _, l := range a.Layers {
+		switch {
+		case a.tree.mixerOnly:
+			if l.Kind == NoMixer && !l.MoE {
+				return true
+			}
+		case !l.MoE || a.tree.moeBesideMLP:
+			return true
+		}
+	}
+	return false
+}
+
 // check reports shapes that no model has: they would make the footprint
-// meaningless rather than wrong.
-func (a *Arch) check(o jsonObject) {
+// meaningless rather than wrong. o is the object the language model was
+// read from, root the config's, whose key names the findings use.
+func (a *Arch) check(o, root jsonObject) {
+	interKey := "intermediate_size"
+	if a.ModelType == "opt" {
+		interKey = "ffn_dim"
+	}
 	positive := []struct {
 		key string
 		v   uint64
 	}{
 		{"hidden_size", a.Hidden}, {"num_hidden_layers", a.NumLayers}, {"num_attention_heads", a.Heads},
-		{"num_key_value_heads", a.KVHeads}, {"intermediate_size", a.Intermediate}, {"vocab_size", a.Vocab},
+		{"num_key_value_heads", a.KVHeads}, {"vocab_size", a.Vocab},
 		{"max_position_embeddings", a.MaxPosition}, {"head_dim", a.HeadDim},
+	}
+	if a.needsDense() && a.Intermediate == 0 && !o.has(interKey) {
+		o.fail(interKey, "missing (required)")
+	} else if a.needsDense() {
+		positive = append(positive, struct {
+			key string
+			v   uint64
+		}{interKey, a.Intermediate})
 	}
 	for _, p := range positive {
 		if p.v == 0 {
@@ -195,19 +310,20 @@ func (a *Arch) check(o jsonObject) {
 	}
 	// Bounds that keep every product of the ledger far from 2^64 while
 	// admitting any real model (the largest published: hidden 16384+, vocab
-	// 262k, 128 heads, 256 experts).
+	// 262k, 128 heads, 512 experts).
 	limits := []struct {
 		key      string
 		v, limit uint64
 	}{
 		{"hidden_size", a.Hidden, 1 << 20}, {"num_attention_heads", a.Heads, 1 << 14},
 		{"num_key_value_heads", a.KVHeads, 1 << 14}, {"head_dim", a.HeadDim, 1 << 14},
-		{"intermediate_size", a.Intermediate, 1 << 22}, {"vocab_size", a.Vocab, 1 << 24},
+		{interKey, a.Intermediate, 1 << 22}, {"vocab_size", a.Vocab, 1 << 24},
 		{"max_position_embeddings", a.MaxPosition, 1 << 26}, {"num_experts", a.Experts, 1 << 14},
 		{"moe_intermediate_size", a.MoEIntermediate, 1 << 22}, {"kv_lora_rank", a.KVLoraRank, 1 << 16},
 		{"q_lora_rank", a.QLoraRank, 1 << 16}, {"qk_nope_head_dim", a.QKNopeHeadDim, 1 << 14},
 		{"qk_rope_head_dim", a.QKRopeHeadDim, 1 << 14}, {"v_head_dim", a.VHeadDim, 1 << 14},
-		{"sliding_window", a.SlidingWindow, 1 << 26},
+		{"sliding_window", a.SlidingWindow, 1 << 26}, {"attention_chunk_size", a.AttentionChunkSize, 1 << 26},
+		{"shared_expert_intermediate_size", a.SharedIntermediate, 1 << 22}, {"num_nextn_predict_layers", a.MTPLayers, 1 << 10},
 	}
 	for _, l := range limits {
 		if l.v > l.limit {
@@ -223,11 +339,26 @@ func (a *Arch) check(o jsonObject) {
 	if a.SlidingLayers() > 0 && a.SlidingWindow == 0 {
 		o.fail("sliding_window", "layers use a sliding window but it is 0")
 	}
-	if a.Vision != nil {
-		v := a.Vision
-		if v.Hidden == 0 || v.Layers == 0 || v.PatchSize == 0 || v.ImageSize < v.PatchSize || v.Hidden > 1<<16 || v.Intermediate > 1<<18 || v.Layers > 1<<10 || v.ImageSize > 1<<14 {
-			o.fail("vision_config", "implausible vision tower %+v", *v)
+	for _, l := range a.Layers {
+		if l.Kind == ChunkedAttention && a.AttentionChunkSize == 0 {
+			o.fail("attention_chunk_size", "layers attend in chunks but it is 0")
+			break
 		}
+	}
+	if a.DeltaNet != nil {
+		d := a.DeltaNet
+		if d.NumKeyHeads == 0 || d.NumValueHeads == 0 || d.KeyHeadDim == 0 || d.ValueHeadDim == 0 || d.ConvKernel == 0 {
+			o.fail("linear_num_key_heads", "the gated delta net's heads, head dims and conv kernel must be above 0")
+		}
+	}
+	for _, r := range a.Rotary {
+		if r.Positions > 1<<30 || r.Dim > 1<<14 {
+			o.fail("rope_scaling", "a rotary table of %d positions x %d is beyond any real model", r.Positions, r.Dim)
+			break
+		}
+	}
+	if a.Vision != nil {
+		a.Vision.check(root)
 	}
 }
 

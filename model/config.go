@@ -41,6 +41,7 @@ type jsonObject struct {
 	file   string
 	prefix string
 	m      map[string]json.RawMessage
+	raw    json.RawMessage // the object's text, for the order of its keys
 	errs   *[]error
 }
 
@@ -85,6 +86,34 @@ func (o jsonObject) uintValue(key string) uint64 {
 		return 0
 	}
 	return n
+}
+
+// intOr reads an optional integer that may be negative (GPTQ's group_size
+// -1); def applies when it is absent or null.
+func (o jsonObject) intOr(key string, def int64) int64 {
+	if !o.has(key) {
+		return def
+	}
+	raw := bytes.TrimSpace(o.m[key])
+	n, err := strconv.ParseInt(string(raw), 10, 64)
+	if err != nil {
+		o.fail(key, "must be an integer, got %s", short(raw))
+		return 0
+	}
+	return n
+}
+
+// number reads an optional number; ok is false when the key is absent or
+// null. A value that is not a finite number is an error naming the key.
+func (o jsonObject) number(key string) (v float64, ok bool) {
+	if !o.has(key) {
+		return 0, false
+	}
+	if err := json.Unmarshal(o.m[key], &v); err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		o.fail(key, "must be a finite number, got %s", short(o.m[key]))
+		return 0, false
+	}
+	return v, true
 }
 
 func (o jsonObject) str(key string) string {
@@ -141,7 +170,39 @@ func (o jsonObject) object(key string) (jsonObject, bool) {
 		o.fail(key, "must be an object, got %s", short(o.m[key]))
 		return jsonObject{}, false
 	}
-	return jsonObject{file: o.file, prefix: o.prefix + key + ".", m: m, errs: o.errs}, true
+	return jsonObject{file: o.file, prefix: o.prefix + key + ".", m: m, raw: o.m[key], errs: o.errs}, true
+}
+
+// keys lists the object's keys in the order the file gives them (which
+// compressed-tensors' config groups and nested rope parameters depend on).
+func (o jsonObject) keys() []string {
+	var keys []string
+	if o.raw != nil {
+		dec := json.NewDecoder(bytes.NewReader(o.raw))
+		if t, err := dec.Token(); err == nil && t == json.Delim('{') {
+			for dec.More() {
+				kt, err := dec.Token()
+				k, ok := kt.(string)
+				if err != nil || !ok {
+					break
+				}
+				keys = append(keys, k)
+				var skip json.RawMessage
+				if err := dec.Decode(&skip); err != nil {
+					break
+				}
+			}
+		}
+		if len(keys) == len(o.m) {
+			return keys
+		}
+	}
+	keys = keys[:0]
+	for k := range o.m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 func short(raw []byte) string {
@@ -152,22 +213,114 @@ func short(raw []byte) string {
 	return s
 }
 
-// family reads one model_type's keys into an Arch.
-type family func(o jsonObject, a *Arch)
+// family reads one model_type's keys into an Arch; it returns the object
+// its language model was read from (the root, or text_config for a
+// multimodal wrapper), where a quantization_config may also be.
+type family func(o jsonObject, a *Arch) jsonObject
 
-var families = map[string]family{
-	"llama":       readLlama,
-	"mistral":     readMistral,
-	"qwen2":       readQwen2,
-	"qwen3":       readQwen3,
-	"phi3":        readPhi3,
-	"mixtral":     readMixtral,
-	"qwen3_moe":   readQwen3MoE,
-	"deepseek_v2": readDeepSeek,
-	"deepseek_v3": readDeepSeek,
-	"gemma2":      readGemma2,
-	"gemma3":      readGemma3,
-	"gemma3_text": readGemma3Text,
+var families map[string]family
+
+func init() {
+	// Assigned here rather than in the declaration: the readers of
+	// multimodal wrappers look their text model up in this map.
+	families = map[string]family{
+		"llama":        flat(readLlama),
+		"mistral":      flat(readMistral),
+		"ministral3":   flat(readMistral),
+		"qwen2":        flat(readQwen2),
+		"qwen3":        flat(readQwen3),
+		"phi":          flat(readPhi),
+		"phi3":         flat(readPhi3),
+		"mixtral":      flat(readMixtral),
+		"qwen3_moe":    flat(readQwen3MoE),
+		"deepseek_v2":  flat(readDeepSeek),
+		"deepseek_v3":  flat(readDeepSeek),
+		"deepseek_v32": flat(readDeepSeek),
+		"kimi_k2":      flat(readDeepSeek),
+		"glm_moe_dsa":  flat(readDeepSeek),
+		"gemma2":       flat(readGemma2),
+		"gemma3":       readGemma3,
+		"gemma3_text":  flat(readGemma3Text),
+		// Gemma 4's and Kimi-K2.5's vision towers (transformers modules vLLM
+		// loads whole) are not counted.
+		"gemma4":           wrapper("gemma4_text", nil),
+		"gemma4_text":      flat(readGemma4Text),
+		"opt":              flat(readOPT),
+		"gpt_oss":          flat(readGptOss),
+		"llama4":           wrapper("llama4_text", readLlama4Vision),
+		"llama4_text":      flat(readLlama4Text),
+		"qwen3_next":       flat(readQwen3Next),
+		"qwen3_5":          wrapper("qwen3_5_text", readQwen3VLVision),
+		"qwen3_5_text":     flat(readQwen35Text),
+		"qwen3_5_moe":      wrapper("qwen3_5_moe_text", readQwen3VLVision),
+		"qwen3_5_moe_text": flat(readQwen35Text),
+		"nemotron_h":       flat(readNemotronH),
+		"qwen2_5_vl":       readQwen25VL,
+		"qwen3_vl":         wrapper("qwen3_vl_text", readQwen3VLVision),
+		"qwen3_vl_text":    flat(readQwen3),
+		"mistral3":         wrapper("ministral3", readPixtral),
+		"glm4_moe":         flat(readGlm4MoE),
+		"kimi_k25":         wrapper("kimi_k2", nil),
+		"minimax_m2":       flat(readMiniMaxM2),
+		"olmo3":            flat(readOlmo3),
+		"exaone4":          flat(readExaone4),
+	}
+}
+
+// wrappers are the model_types whose language model is their
+// text_config: none of them is a text model itself.
+var wrappers = map[string]bool{"gemma3": true, "gemma4": true, "llama4": true, "qwen3_5": true, "qwen3_5_moe": true,
+	"qwen2_5_vl": true, "qwen3_vl": true, "mistral3": true, "kimi_k25": true}
+
+// flat is a family whose config is its language model's.
+func flat(read func(o jsonObject, a *Arch)) family {
+	return func(o jsonObject, a *Arch) jsonObject {
+		read(o, a)
+		return o
+	}
+}
+
+// wrapper is a multimodal model whose language model is text_config, of
+// model_type textType unless text_config says another it knows, and whose
+// vision tower vision reads (nil when the model does not count it).
+func wrapper(textType string, vision func(o jsonObject, a *Arch)) family {
+	return func(o jsonObject, a *Arch) jsonObject {
+		text, ok := o.object("text_config")
+		if !ok {
+			o.fail("text_config", "missing (required for model_type %s)", a.ModelType)
+			return o
+		}
+		inheritDtype(o, text)
+		if v, ok := o.m["tie_word_embeddings"]; ok && !text.has("tie_word_embeddings") {
+			text.m["tie_word_embeddings"] = v
+		}
+		tt := textType
+		if named := text.str("model_type"); named != "" && named != textType {
+			if _, known := families[named]; !known || wrappers[named] {
+				text.fail("model_type", "%q is not a text model the model knows for %s (want %s)", named, a.ModelType, textType)
+				return text
+			}
+			tt = named
+		}
+		families[tt](text, a)
+		if vision != nil {
+			vision(o, a)
+		}
+		return text
+	}
+}
+
+// inheritDtype gives text the wrapper's dtype when it has none of its own.
+func inheritDtype(o, text jsonObject) {
+	if text.has("torch_dtype") || text.has("dtype") {
+		return
+	}
+	for _, k := range []string{"torch_dtype", "dtype"} {
+		if o.has(k) {
+			text.m["torch_dtype"] = o.m[k]
+			return
+		}
+	}
 }
 
 // ModelTypes lists the model_type values the model knows, sorted.
@@ -180,25 +333,44 @@ func ModelTypes() []string {
 	return names
 }
 
+// Option changes how ParseConfig reads a config.
+type Option func(*parseOptions)
+
+type parseOptions struct {
+	hfQuantFile string
+	hfQuant     []byte
+}
+
+// WithHFQuantConfig gives ParseConfig the checkpoint's hf_quant_config.json
+// (ModelOpt's: {"producer": ..., "quantization": {"quant_algo": ...}}),
+// which vLLM reads only when config.json has no quantization_config
+// (vllm/transformers_utils/config.py:755-766). file names it in errors.
+func WithHFQuantConfig(file string, data []byte) Option {
+	return func(p *parseOptions) { p.hfQuantFile, p.hfQuant = file, data }
+}
+
 // ParseConfig reads a Hugging Face config.json. file names it in errors. An
 // unknown model_type, a missing required key, a value of the wrong type or an
 // inconsistent shape is an error naming the file and the key; all findings
 // are joined.
-func ParseConfig(file string, data []byte) (*Arch, error) {
-	// Configs are written by Python's json module, which spells non-finite
-	// floats NaN and Infinity.
-	data = fromPythonJSON(data)
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, &ConfigError{File: file, Detail: "not a JSON object: " + err.Error()}
-	}
-	if dup, err := duplicateKey(data); err != nil {
-		return nil, &ConfigError{File: file, Detail: "not a JSON object: " + err.Error()}
-	} else if dup != "" {
-		return nil, &ConfigError{File: file, Key: dup, Detail: "appears twice; which value is meant is not known"}
+func ParseConfig(file string, data []byte, opts ...Option) (*Arch, error) {
+	var po parseOptions
+	for _, opt := range opts {
+		opt(&po)
 	}
 	var errs []error
-	o := jsonObject{file: file, m: m, errs: &errs}
+	o, err := parseObject(file, data, &errs)
+	if err != nil {
+		return nil, err
+	}
+	var hf *jsonObject
+	if po.hfQuant != nil {
+		h, err := parseObject(po.hfQuantFile, po.hfQuant, &errs)
+		if err != nil {
+			return nil, err
+		}
+		hf = &h
+	}
 	mt := o.str("model_type")
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
@@ -212,15 +384,35 @@ func ParseConfig(file string, data []byte) (*Arch, error) {
 			Detail: fmt.Sprintf("%q: %v; known: %s", mt, ErrUnknownModelType, strings.Join(ModelTypes(), ", "))}
 	}
 	a := &Arch{Source: file, ModelType: mt, Architectures: o.strings("architectures")}
-	read(o, a)
-	a.Quant = readQuant(o)
+	text := read(o, a)
 	if len(errs) == 0 {
-		a.check(o)
+		a.Quant = readQuant(o, text, a, hf)
+	}
+	if len(errs) == 0 {
+		a.check(text, o)
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
 	return a, nil
+}
+
+// parseObject decodes a JSON object as Python's json module writes it:
+// NaN and Infinity parse, a duplicated key is refused.
+func parseObject(file string, data []byte, errs *[]error) (jsonObject, error) {
+	// Configs are written by Python's json module, which spells non-finite
+	// floats NaN and Infinity.
+	data = fromPythonJSON(data)
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(data, &m); err != nil {
+		return jsonObject{}, &ConfigError{File: file, Detail: "not a JSON object: " + err.Error()}
+	}
+	if dup, err := duplicateKey(data); err != nil {
+		return jsonObject{}, &ConfigError{File: file, Detail: "not a JSON object: " + err.Error()}
+	} else if dup != "" {
+		return jsonObject{}, &ConfigError{File: file, Key: dup, Detail: "appears twice; which value is meant is not known"}
+	}
+	return jsonObject{file: file, m: m, raw: data, errs: errs}, nil
 }
 
 // readDtype reads torch_dtype, or dtype as transformers 5 writes it.
@@ -249,6 +441,40 @@ func DtypeBytes(name string) (n uint64, ok bool) {
 	return n, ok
 }
 
+// maxLenKeys are the keys vLLM derives a model's maximum length from
+// (vllm/transformers_utils/model_arch_config_convertor.py:388-421).
+var maxLenKeys = []string{"max_position_embeddings", "n_positions", "max_seq_len", "seq_length", "model_max_length",
+	"max_target_positions", "max_sequence_length", "max_seq_length", "seq_len"}
+
+// readMaxLenKeys reads every length key present. A length written as a
+// float beyond 2^64 (tokenizers' 1e30 "unlimited") saturates; a negative or
+// fractional one is an error naming the key.
+func readMaxLenKeys(o jsonObject) map[string]uint64 {
+	keys := map[string]uint64{}
+	for _, k := range maxLenKeys {
+		if !o.has(k) {
+			continue
+		}
+		raw := bytes.TrimSpace(o.m[k])
+		if n, err := strconv.ParseUint(string(raw), 10, 64); err == nil {
+			keys[k] = n
+			continue
+		}
+		f, err := strconv.ParseFloat(string(raw), 64)
+		switch {
+		case err != nil && errors.Is(err, strconv.ErrRange) && f > 0:
+			keys[k] = math.MaxUint64
+		case err != nil || f < 0 || f != math.Trunc(f):
+			o.fail(k, "must be a non-negative integer, got %s", short(raw))
+		case f >= math.MaxUint64:
+			keys[k] = math.MaxUint64
+		default:
+			keys[k] = uint64(f)
+		}
+	}
+	return keys
+}
+
 // readCommon reads the keys every decoder family shares.
 func readCommon(o jsonObject, a *Arch) {
 	a.Dtype = readDtype(o)
@@ -257,54 +483,46 @@ func readCommon(o jsonObject, a *Arch) {
 	a.Heads = o.uint("num_attention_heads")
 	// transformers: num_key_value_heads None means multi-head attention.
 	a.KVHeads = o.uintOr("num_key_value_heads", a.Heads)
-	a.Intermediate = o.uint("intermediate_size")
+	// Required where a layer has a dense MLP (Arch.check): every layer of
+	// Qwen3.5-MoE is MoE, and its configs leave it out.
+	a.Intermediate = o.uintOr("intermediate_size", 0)
 	a.Vocab = o.uint("vocab_size")
 	a.MaxPosition = o.uint("max_position_embeddings")
+	a.MaxLenKeys = readMaxLenKeys(o)
 	if o.has("head_dim") {
 		if a.HeadDim = o.uintValue("head_dim"); a.HeadDim == 0 {
 			// transformers would divide hidden_size instead; a config that
 			// says 0 says something no model has.
 			o.fail("head_dim", "must be above 0 (leave it out to derive it from hidden_size / num_attention_heads)")
 		}
-	} else if a.Heads > 0 {
-		if a.Hidden%a.Heads != 0 {
-			o.fail("num_attention_heads", "%d does not divide hidden_size %d and there is no head_dim", a.Heads, a.Hidden)
-		}
-		a.HeadDim = a.Hidden / a.Heads
+	} else {
+		a.derivedHeadDim(o)
 	}
 	a.TiedEmbeddings = o.boolOr("tie_word_embeddings", false)
 	a.NormsPerLayer = 2
-	a.RotaryDim = a.HeadDim
-	a.RotaryPositions = []uint64{rotaryPositions(o, a.MaxPosition)}
+	a.tree = llamaTree()
+	readRope(o, a)
+	a.RotaryDim = rotaryDim(o, a, a.HeadDim)
 	a.layerTypes = o.strings("layer_types")
+	a.Rotary = []RotaryTable{{Name: "rotary_emb", Positions: rotaryRows(a.RopeScaling, a.MaxPosition, o), Dim: a.RotaryDim}}
 }
 
-// rotaryPositions is the length of vLLM's cos/sin table: max_position, or
-// max_position x factor under linear scaling (LinearScalingRotaryEmbedding's
-// max_len); llama3 and YaRN tables keep max_position_embeddings rows.
-func rotaryPositions(o jsonObject, maxPosition uint64) uint64 {
-	rs, ok := o.object("rope_scaling")
-	if !ok {
-		return maxPosition
+// derivedHeadDim is hidden_size / num_attention_heads, which must divide.
+func (a *Arch) derivedHeadDim(o jsonObject) {
+	if a.Heads == 0 {
+		return
 	}
-	typ := rs.str("rope_type")
-	if typ == "" {
-		typ = rs.str("type")
+	if a.Hidden%a.Heads != 0 {
+		o.fail("num_attention_heads", "%d does not divide hidden_size %d and there is no head_dim", a.Heads, a.Hidden)
 	}
-	if typ != "linear" {
-		return maxPosition
-	}
-	var factor float64
-	if err := json.Unmarshal(rs.m["factor"], &factor); err != nil || !(factor >= 1 && factor <= 1024) {
-		rs.fail("factor", "want a number in [1, 1024] for linear rope scaling, got %s", short(rs.m["factor"]))
-		return maxPosition
-	}
-	return uint64(float64(maxPosition) * factor)
+	a.HeadDim = a.Hidden / a.Heads
 }
 
 func readLlama(o jsonObject, a *Arch) {
 	readCommon(o, a)
 	a.AttnBias = o.boolOr("attention_bias", false)
+	// llama.py:265-276: attention_bias biases o_proj too.
+	a.OutBias = a.AttnBias
 	a.MLPBias = o.boolOr("mlp_bias", false)
 	a.uniformLayers(o, 0)
 }
@@ -345,9 +563,6 @@ func readQwen3(o jsonObject, a *Arch) {
 func readPhi3(o jsonObject, a *Arch) {
 	readCommon(o, a)
 	a.FusedQKV, a.FusedGateUp = true, true
-	if p := o.uintOr("partial_rotary_factor", 0); p != 0 {
-		o.fail("partial_rotary_factor", "not supported")
-	}
 	a.uniformLayers(o, o.uintOr("sliding_window", 0))
 }
 
@@ -356,6 +571,7 @@ func readMixtral(o jsonObject, a *Arch) {
 	a.Experts = o.uint("num_local_experts")
 	a.ExpertsPerToken = o.uint("num_experts_per_tok")
 	a.MoEIntermediate = a.Intermediate
+	a.tree.mlp = "block_sparse_moe"
 	a.uniformLayers(o, o.uintOr("sliding_window", 0))
 	for i := range a.Layers {
 		a.Layers[i].MoE = true
@@ -367,51 +583,25 @@ func readQwen3MoE(o jsonObject, a *Arch) {
 	a.Experts = o.uint("num_experts")
 	a.ExpertsPerToken = o.uint("num_experts_per_tok")
 	a.MoEIntermediate = o.uint("moe_intermediate_size")
+	// qwen3_moe.py:167-173: the router takes the quantization config.
+	a.tree.routerQuantized = true
+	a.sparseLayers(o)
+}
+
+// sparseLayers marks the MoE layers as transformers' Qwen MoE families do:
+// sparse unless listed in mlp_only_layers, and only every
+// decoder_sparse_step-th layer.
+func (a *Arch) sparseLayers(o jsonObject) {
 	step := o.uintOr("decoder_sparse_step", 1)
 	dense := o.uints("mlp_only_layers")
 	for i := range a.Layers {
-		// transformers Qwen3MoeDecoderLayer: sparse unless listed in
-		// mlp_only_layers, and only every decoder_sparse_step-th layer.
 		a.Layers[i].MoE = !slices.Contains(dense, uint64(i)) && a.Experts > 0 && step > 0 && (uint64(i)+1)%step == 0
-	}
-}
-
-func readDeepSeek(o jsonObject, a *Arch) {
-	readCommon(o, a)
-	a.MLA = true
-	a.KVLoraRank = o.uint("kv_lora_rank")
-	a.QLoraRank = o.uintOr("q_lora_rank", 0)
-	a.QKNopeHeadDim = o.uint("qk_nope_head_dim")
-	a.QKRopeHeadDim = o.uint("qk_rope_head_dim")
-	a.VHeadDim = o.uint("v_head_dim")
-	a.HeadDim = a.QKNopeHeadDim + a.QKRopeHeadDim
-	a.RotaryDim = a.QKRopeHeadDim
-	// DeepSeek's YaRN table has original_max_position_embeddings x factor
-	// rows, which the configs set equal to max_position_embeddings.
-	a.RotaryPositions = []uint64{a.MaxPosition}
-	a.KVHeads = a.Heads // MLA: every head reads the one latent
-	a.Experts = o.uintOr("n_routed_experts", 0)
-	a.SharedExperts = o.uintOr("n_shared_experts", 0)
-	a.MoEIntermediate = o.uintOr("moe_intermediate_size", 0)
-	a.ExpertsPerToken = o.uintOr("num_experts_per_tok", 0)
-	a.ScoreCorrectionBias = o.str("topk_method") == "noaux_tc"
-	firstDense := o.uintOr("first_k_dense_replace", 0)
-	freq := o.uintOr("moe_layer_freq", 1)
-	a.uniformLayers(o, 0)
-	for i := range a.Layers {
-		// vLLM deepseek_v2.py DeepseekV2DecoderLayer: MoE when
-		// n_routed_experts is set, layer >= first_k_dense_replace and
-		// layer % moe_layer_freq == 0.
-		a.Layers[i].MoE = a.Experts > 0 && uint64(i) >= firstDense && freq > 0 && uint64(i)%freq == 0
-	}
-	if a.Experts > 0 && (a.MoEIntermediate == 0 || a.ExpertsPerToken == 0) {
-		o.fail("moe_intermediate_size", "n_routed_experts is set but moe_intermediate_size or num_experts_per_tok is missing")
 	}
 }
 
 func readGemma2(o jsonObject, a *Arch) {
 	readCommon(o, a)
-	a.NormsPerLayer = 4
+	a.gemmaNorms()
 	a.TiedEmbeddings = true // Gemma ties embeddings (transformers Gemma2Config default)
 	window := o.uint("sliding_window")
 	a.uniformLayers(o, 0)
@@ -425,6 +615,13 @@ func readGemma2(o jsonObject, a *Arch) {
 	}
 }
 
+// gemmaNorms gives a layer Gemma's four RMSNorms: before and after the
+// attention and the MLP.
+func (a *Arch) gemmaNorms() {
+	a.NormsPerLayer = 4
+	a.tree.norms = []string{"input_layernorm", "post_attention_layernorm", "pre_feedforward_layernorm", "post_feedforward_layernorm"}
+}
+
 // Gemma 3 text defaults, for keys the published configs leave out:
 // transformers Gemma3TextConfig (vocab_size 262208, max_position_embeddings
 // 131072, sliding_window_pattern 6, rope_local_base_freq 10000).
@@ -434,34 +631,39 @@ const (
 	gemma3DefaultPattern     = 6
 )
 
-func readGemma3(o jsonObject, a *Arch) {
+func readGemma3(o jsonObject, a *Arch) jsonObject {
 	text, ok := o.object("text_config")
 	if !ok {
 		o.fail("text_config", "missing (required for model_type gemma3)")
-		return
+		return o
 	}
 	if d := readDtype(o); !text.has("torch_dtype") && !text.has("dtype") {
 		text.m["torch_dtype"], _ = json.Marshal(d)
 	}
 	readGemma3Text(text, a)
+	a.tree.rename = [][2]string{{"language_model.model.", "model."}, {"language_model.lm_head", "lm_head"},
+		{"model.language_model.", "model."}, {"model.vision_tower.", "vision_tower."}, {"model.multi_modal_projector.", "multi_modal_projector."}}
 	if v, ok := o.object("vision_config"); ok {
 		a.Vision = &VisionTower{
+			Kind:         "siglip",
 			Hidden:       v.uint("hidden_size"),
 			Intermediate: v.uint("intermediate_size"),
 			Layers:       v.uint("num_hidden_layers"),
 			Heads:        v.uint("num_attention_heads"),
 			PatchSize:    v.uint("patch_size"),
 			ImageSize:    v.uint("image_size"),
+			Channels:     v.uintOr("num_channels", 3),
 		}
 		a.Vision.TokensPerImage = o.uintOr("mm_tokens_per_image", 256)
 	}
+	return text
 }
 
 func readGemma3Text(o jsonObject, a *Arch) {
 	setDefault(o, "vocab_size", gemma3DefaultVocab)
 	setDefault(o, "max_position_embeddings", gemma3DefaultMaxPosition)
 	readCommon(o, a)
-	a.NormsPerLayer = 4
+	a.gemmaNorms()
 	a.QKNorm = true
 	a.TiedEmbeddings = true
 	window := o.uint("sliding_window")
@@ -478,13 +680,23 @@ func readGemma3Text(o jsonObject, a *Arch) {
 	}
 	// Gemma 3 keeps two rotary tables: the sliding layers' local rope
 	// (rope_local_base_freq, unscaled) and the global layers' (scaled).
-	a.RotaryPositions = append([]uint64{a.MaxPosition}, a.RotaryPositions...)
+	a.Rotary = append([]RotaryTable{{Name: "rotary_emb_local", Positions: a.MaxPosition, Dim: a.RotaryDim}}, a.Rotary...)
 }
 
 func setDefault(o jsonObject, key string, v uint64) {
 	if !o.has(key) {
 		o.m[key] = json.RawMessage(strconv.FormatUint(v, 10))
 	}
+}
+
+// layerKinds are the layer_types values the model reads, as transformers
+// and vLLM spell them.
+var layerKinds = map[string]LayerKind{
+	"full_attention":    FullAttention,
+	"sliding_attention": SlidingAttention,
+	"chunked_attention": ChunkedAttention,
+	"linear_attention":  LinearAttention,
+	"mamba":             Mamba,
 }
 
 // uniformLayers builds the layer list: every layer dense full attention, or
@@ -502,16 +714,24 @@ func (a *Arch) uniformLayers(o jsonObject, window uint64) {
 			return
 		}
 		for i, t := range a.layerTypes {
-			switch t {
-			case "full_attention":
-			case "sliding_attention":
-				a.Layers[i].Kind = SlidingAttention
-			default:
-				o.fail("layer_types", "layer %d: unsupported type %q", i, t)
+			k, ok := layerKinds[t]
+			if !ok {
+				o.fail("layer_types", "layer %d: unsupported type %q; want full_attention, sliding_attention, chunked_attention, linear_attention or mamba", i, t)
+				continue
 			}
+			a.Layers[i].Kind = k
 		}
 		if slices.Contains(a.layerTypes, "sliding_attention") {
 			a.SlidingWindow = o.uint("sliding_window")
+		}
+		if slices.Contains(a.layerTypes, "chunked_attention") {
+			a.AttentionChunkSize = o.uint("attention_chunk_size")
+		}
+		if slices.Contains(a.layerTypes, "linear_attention") && a.DeltaNet == nil {
+			a.DeltaNet = readDeltaNet(o)
+		}
+		if slices.Contains(a.layerTypes, "mamba") && a.Mamba == nil {
+			o.fail("layer_types", "mamba layers are read from hybrid_override_pattern (nemotron_h), not layer_types, for model_type %s", a.ModelType)
 		}
 		return
 	}

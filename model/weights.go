@@ -31,7 +31,7 @@ const vocabPadding = 64
 // pipeline stage's layers, its share of the experts, and the dtype and
 // quantization the weights are served in. The engine decides each from its
 // own rules (how it splits layers among stages, which quantization it
-// applies).
+// applies, which kernels the device runs).
 type Sharding struct {
 	// TP is the tensor-parallel degree: sharded linear layers are divided
 	// among TP ranks.
@@ -50,7 +50,47 @@ type Sharding struct {
 	DtypeBytes uint64
 	// Quant is the weight quantization served.
 	Quant Quant
+	// MXFP4 is how the engine's MXFP4 MoE kernel lays out gpt-oss's
+	// experts; the zero value is the checkpoint's layout (no rounding,
+	// biases in the model dtype).
+	MXFP4 MXFP4Kernel
+	// NVFP4ScalePad says the NVFP4 linear kernel pads its block scales to
+	// [round_up(N, 128), round_up(K/16, 4)] (CUTLASS and FlashInfer on
+	// Blackwell: vllm/model_executor/layers/quantization/utils/
+	// nvfp4_utils.py:13-53); false keeps them [N, K/16] (Marlin).
+	NVFP4ScalePad bool
+	// RouterGEMM says the device runs vLLM's specialized router GEMMs
+	// (CUDA compute capability 9.0 or the 10.x family), so that a router
+	// asked to compute in float32 keeps its weight in the model dtype;
+	// elsewhere it is stored in float32
+	// (vllm/model_executor/layers/fused_moe/router/gate_linear.py:59-68).
+	RouterGEMM bool
 }
+
+// MXFP4Kernel is how an MXFP4 MoE kernel rounds the experts' sizes and
+// keeps their biases (vllm/model_executor/layers/fused_moe/oracle/mxfp4.py
+// mxfp4_round_up_hidden_size_and_intermediate_size and the conversions
+// after it).
+type MXFP4Kernel struct {
+	// IntermediateMultiple and HiddenMultiple round each rank's expert
+	// intermediate size and the hidden size up (0 or 1: none).
+	IntermediateMultiple, HiddenMultiple uint64
+	// BiasFloat32 says the expert biases are converted to float32.
+	BiasFloat32 bool
+}
+
+// The MXFP4 kernels of vLLM main (oracle/mxfp4.py:314-334 picks them by
+// device, :640-694 rounds): Triton on Hopper (SM90 up to SM110) rounds the
+// intermediate to 64 and converts the biases to float32; Marlin (Ampere,
+// Ada, SM120) rounds it to 128 and the hidden size to 256 and keeps the
+// biases in the model dtype (marlin_utils_fp4.py:672-683); FlashInfer's
+// TRTLLM kernels (Blackwell SM100) round as Marlin does with float32
+// biases.
+var (
+	MXFP4Triton = MXFP4Kernel{IntermediateMultiple: 64, HiddenMultiple: 1, BiasFloat32: true}
+	MXFP4Marlin = MXFP4Kernel{IntermediateMultiple: 128, HiddenMultiple: 256}
+	MXFP4TRTLLM = MXFP4Kernel{IntermediateMultiple: 128, HiddenMultiple: 256, BiasFloat32: true}
+)
 
 // Whole returns the sharding of a model held whole on one rank of tp: every
 // layer, the embedding and the head, every expert.
@@ -60,7 +100,9 @@ func Whole(a *Arch, tp, dtypeBytes uint64, q Quant) Sharding {
 
 type weights struct {
 	a     *Arch
+	t     *tree
 	sh    Sharding
+	q     Quant
 	tp    uint64
 	dt    uint64
 	items []Item
@@ -70,57 +112,174 @@ func (w *weights) add(name string, bytes uint64) {
 	w.items = append(w.items, Item{Name: name, Term: budget.TermWeights, Bytes: bytes})
 }
 
-// linear adds a linear layer's tensors on one rank: in x out before
-// sharding, with its bias, quantized unless quantizable is false or the
-// checkpoint leaves the module out.
-func (w *weights) linear(module string, in, out uint64, s split, bias, quantizable bool) {
-	switch s {
-	case column:
-		out = budget.CeilDiv(out, w.tp)
-	case row:
-		in = budget.CeilDiv(in, w.tp)
+// bytesOf is n elements of b bytes each.
+func bytesOf(n, b uint64) uint64 { return budget.SatMul(n, b) }
+
+// Weights lists every weight tensor and buffer one rank holds under sh.
+func Weights(a *Arch, sh Sharding) []Item {
+	w := &weights{a: a, t: &a.tree, sh: sh, q: sh.Quant.compiled(a), tp: max(sh.TP, 1), dt: sh.DtypeBytes}
+	t := w.t
+	if t.attn == "" {
+		// An Arch built by hand, not by ParseConfig: Llama's tree.
+		lt := llamaTree()
+		t = &lt
+		w.t = t
 	}
-	q := w.sh.Quant
-	if !quantizable || q.skips(module) {
-		q = Quant{}
+	embedOn, headOn := sh.First || t.everyStage, sh.Last || t.everyStage
+	vocabRank := budget.CeilDiv(budget.RoundUp(a.Vocab, vocabPadding), w.tp)
+	embedDim := a.Hidden
+	if t.embedDim > 0 {
+		embedDim = t.embedDim
 	}
-	w.matrix(module, in, out, 1, q)
-	if bias {
-		w.add(module+".bias", budget.SatMul(out, w.dt))
+	if embedOn {
+		w.add(t.embed+".weight", bytesOf(budget.SatMul(vocabRank, embedDim), w.dt))
+		if t.positions > 0 {
+			// opt.py:59-68: replicated, max_position + 2 rows.
+			w.add("model.decoder.embed_positions.weight", bytesOf(budget.SatMul(t.positions, a.Hidden), w.dt))
+		}
+		if t.embedDim > 0 {
+			w.linear("model.decoder.project_in", embedDim, a.Hidden, replicated, false, linearMod)
+		}
+	}
+	for i := max(sh.FirstLayer, 0); i < min(sh.EndLayer, len(a.Layers)); i++ {
+		w.layer(i)
+	}
+	if headOn {
+		if t.norm != "" {
+			w.norm(t.norm, a.Hidden)
+		}
+		if t.embedDim > 0 {
+			w.linear("model.decoder.project_out", a.Hidden, embedDim, replicated, false, linearMod)
+		}
+		// A tied head shares the embedding's tensor, unless the embedding is
+		// on another stage: then the last stage holds its own copy.
+		if !a.TiedEmbeddings || !embedOn {
+			w.matrix("lm_head", embedDim, vocabRank, embedDim, 1, w.q.schemeFor("lm_head", headMod))
+		}
+		if t.lmHeadBias {
+			w.add("lm_head.bias", bytesOf(vocabRank, w.dt))
+		}
+	}
+	for _, r := range a.Rotary {
+		// vLLM's RotaryEmbedding keeps one cos/sin table of positions x
+		// rotary_dim, shared by every layer of the same rope (get_rope
+		// caches instances).
+		w.add("rotary_emb."+r.Name+".cos_sin_cache", bytesOf(budget.SatMul(r.Positions, r.Dim), w.elem(r.Dtype)))
+	}
+	if a.Vision != nil && sh.First {
+		w.vision(a.Vision)
+	}
+	return w.items
+}
+
+// elem is the size of one element of dtype, the served dtype for "".
+func (w *weights) elem(dtype string) uint64 {
+	switch dtype {
+	case "float32":
+		return 4
+	case "complex64":
+		return 8
+	}
+	return w.dt
+}
+
+// layer adds decoder layer i.
+func (w *weights) layer(i int) {
+	a, t := w.a, w.t
+	l := a.Layers[i]
+	p := fmt.Sprintf("model.layers.%d.", i)
+	if t.mixerOnly {
+		// Nemotron-H: one block per layer (nemotron_h.py:526-529).
+		switch {
+		case l.Kind == Mamba:
+			w.mamba2(p + "mixer")
+		case l.Kind != NoMixer:
+			w.attention(p+t.attn, l)
+		case l.MoE:
+			w.moe(p + t.mlp)
+		default:
+			w.denseMLP(p+t.mlp, a.Intermediate)
+		}
+	} else {
+		switch l.Kind {
+		case LinearAttention:
+			w.gdn(p + "linear_attn")
+		case Mamba:
+			w.mamba2(p + "mixer")
+		case NoMixer:
+		default:
+			w.attention(p+t.attn, l)
+		}
+		switch {
+		case l.MoE && t.moeBesideMLP:
+			w.denseMLP(p+"mlp", a.Intermediate)
+			w.moe(p + t.mlp)
+		case l.MoE:
+			w.moe(p + t.mlp)
+		default:
+			w.denseMLP(p+t.mlp, a.Intermediate)
+		}
+	}
+	for _, n := range t.norms {
+		w.norm(p+n, a.Hidden)
+	}
+	if t.gemma4 {
+		// gemma4.py:612-651, 687: the MoE block's three norms, and a
+		// one-element layer scalar buffer.
+		for _, n := range []string{"post_feedforward_layernorm_1", "post_feedforward_layernorm_2", "pre_feedforward_layernorm_2"} {
+			w.norm(p+n, a.Hidden)
+		}
+		w.add(p+"layer_scalar", w.dt)
 	}
 }
 
-// matrix adds count stacked in x out weights (count > 1 for fused experts)
-// in the layout of quantization q.
-func (w *weights) matrix(module string, in, out, count uint64, q Quant) {
-	n := func(x uint64) uint64 { return budget.SatMul(x, count) }
-	elems := budget.SatMul(in, out)
-	switch q.Method {
-	case "":
-		w.add(module+".weight", n(budget.SatMul(elems, w.dt)))
-	case "fp8":
-		w.add(module+".weight", n(elems))
-		if q.BlockN > 0 {
-			// weight_scale_inv: one fp32 per BlockN x BlockK block.
-			w.add(module+".weight_scale_inv", n(budget.SatMul(budget.SatMul(budget.CeilDiv(out, q.BlockN), budget.CeilDiv(in, q.BlockK)), 4)))
-		} else {
-			w.add(module+".weight_scale", n(4)) // one fp32 per tensor
-		}
-	case "awq", "gptq":
-		groups := budget.CeilDiv(in, q.GroupSize)
-		// int4: eight values per int32: qweight in*out/2 bytes, qzeros
-		// groups*out/2 bytes; scales fp16 per group and output.
-		w.add(module+".qweight", n(budget.CeilDiv(elems, 2)))
-		w.add(module+".qzeros", n(budget.SatMul(groups, budget.CeilDiv(out, 8)*4)))
-		w.add(module+".scales", n(budget.SatMul(budget.SatMul(groups, out), 2)))
-		if q.Method == "gptq" {
-			w.add(module+".g_idx", n(budget.SatMul(in, 4))) // int32 per input row
-		}
+// linear adds a linear layer's tensors on one rank: in x out before
+// sharding, with its bias, in the scheme the quantization gives the module
+// (unquantized for kind quantizable false).
+func (w *weights) linear(module string, in, out uint64, s split, bias bool, kind modKind) {
+	k, n := in, out
+	switch s {
+	case column:
+		n = budget.CeilDiv(out, w.tp)
+	case row:
+		k = budget.CeilDiv(in, w.tp)
 	}
+	w.linearRank(module, k, n, in, s, bias, w.q.schemeFor(module, kind))
+}
+
+// linearRank adds a linear layer of k x n on this rank (fullK before the
+// row split), in scheme sch; its bias is whole on every rank of a
+// row-parallel layer (linear.py:1596).
+func (w *weights) linearRank(module string, k, n, fullK uint64, s split, bias bool, sch Scheme) {
+	if s != row {
+		fullK = k
+	}
+	w.matrix(module, k, n, fullK, 1, sch)
+	if bias {
+		// n is the rank's outputs: a column split's share, or a row
+		// split's whole output, as its bias is.
+		w.add(module+".bias", bytesOf(n, w.dt))
+	}
+}
+
+// unquantized adds a linear layer vLLM builds without the quantization
+// config (routers, convolutions, vision towers of some families).
+func (w *weights) unquantized(module string, in, out uint64, s split, bias bool) {
+	k, n := in, out
+	switch s {
+	case column:
+		n = budget.CeilDiv(out, w.tp)
+	case row:
+		k = budget.CeilDiv(in, w.tp)
+	}
+	w.linearRank(module, k, n, in, s, bias, Scheme{})
 }
 
 func (w *weights) norm(name string, size uint64) {
-	w.add(name+".weight", budget.SatMul(size, w.dt))
+	w.add(name+".weight", bytesOf(size, w.dt))
+	if w.t.layerNorm {
+		w.add(name+".bias", bytesOf(size, w.dt))
+	}
 }
 
 // KVHeadsPerRank is the KV heads one of tp ranks holds: divided among
@@ -134,92 +293,126 @@ func KVHeadsPerRank(a *Arch, tp uint64) uint64 {
 	return max(1, a.KVHeads/tp)
 }
 
-// Weights lists every weight tensor and buffer one rank holds under sh.
-func Weights(a *Arch, sh Sharding) []Item {
-	w := &weights{a: a, sh: sh, tp: max(sh.TP, 1), dt: sh.DtypeBytes}
-	vocabRank := budget.CeilDiv(budget.RoundUp(a.Vocab, vocabPadding), w.tp)
-	if sh.First {
-		w.add("model.embed_tokens.weight", budget.SatMul(budget.SatMul(vocabRank, a.Hidden), w.dt))
-	}
-	for i := max(sh.FirstLayer, 0); i < min(sh.EndLayer, len(a.Layers)); i++ {
-		l := a.Layers[i]
-		p := fmt.Sprintf("model.layers.%d.", i)
-		w.attention(p + "self_attn")
-		if l.MoE {
-			w.moe(p + "mlp")
-		} else {
-			w.denseMLP(p+"mlp", a.Intermediate)
-		}
-		names := []string{"input_layernorm", "post_attention_layernorm", "pre_feedforward_layernorm", "post_feedforward_layernorm"}
-		for _, n := range names[:min(a.NormsPerLayer, uint64(len(names)))] {
-			w.norm(p+n, a.Hidden)
-		}
-	}
-	if sh.Last {
-		w.norm("model.norm", a.Hidden)
-		// A tied head shares the embedding's tensor, unless the embedding is
-		// on another stage: then the last stage holds its own copy.
-		if !a.TiedEmbeddings || !sh.First {
-			w.add("lm_head.weight", budget.SatMul(budget.SatMul(vocabRank, a.Hidden), w.dt))
-		}
-	}
-	for i, positions := range a.RotaryPositions {
-		// vLLM's RotaryEmbedding keeps one cos/sin table of positions x
-		// rotary_dim in the model dtype, shared by every layer (get_rope
-		// caches instances).
-		w.add(fmt.Sprintf("rotary_emb.%d.cos_sin_cache", i), budget.SatMul(budget.SatMul(positions, a.RotaryDim), w.dt))
-	}
-	if a.Vision != nil && sh.First {
-		w.vision(a.Vision)
-	}
-	return w.items
-}
-
-func (w *weights) attention(p string) {
-	a := w.a
+// attention adds a layer's attention at p: QKVParallelLinear (q heads
+// divided, KV heads divided or replicated), the output projection, and the
+// family's norms and sinks; or MLA.
+func (w *weights) attention(p string, l Layer) {
+	a, t := w.a, w.t
 	if a.MLA {
 		w.mla(p)
 		return
 	}
-	hd := a.HeadDim
-	qOut := a.Heads * hd
-	// QKVParallelLinear: q heads divided, KV heads divided or replicated.
-	kvOut := KVHeadsPerRank(a, w.tp) * hd * w.tp
-	w.linear(p+".qkv_proj", a.Hidden, qOut+2*kvOut, column, a.AttnBias, true)
-	w.linear(p+".o_proj", qOut, a.Hidden, row, false, true)
-	if a.QKNorm {
+	hd, kv := a.HeadDim, a.KVHeads
+	if l.HeadDim > 0 {
+		hd = l.HeadDim
+	}
+	if l.KVHeads > 0 {
+		kv = l.KVHeads
+	}
+	qHeads := a.Heads
+	if a.AttnOutputGate {
+		qHeads *= 2 // qwen3_next.py:157-165: the gate doubles q's rows
+	}
+	kvRank := max(1, kv/w.tp)
+	n := budget.SatMul(budget.CeilDiv(qHeads, w.tp)+2*kvRank, hd)
+	w.linearRank(p+".qkv_proj", a.Hidden, n, a.Hidden, column, a.AttnBias, w.q.schemeFor(p+".qkv_proj", linearMod))
+	w.linear(p+"."+t.attnOut, a.Heads*hd, a.Hidden, row, a.OutBias, linearMod)
+	if t.sinks {
+		w.add(p+".sinks", bytesOf(budget.CeilDiv(a.Heads, w.tp), w.dt))
+	}
+	switch {
+	case a.QKNorm && t.qkNorm == qkNormFull:
+		w.norm(p+".q_norm", a.Heads*hd)
+		w.norm(p+".k_norm", kv*hd)
+	case a.QKNorm && t.qkNorm == qkNormSharded:
+		w.norm(p+".q_norm", budget.CeilDiv(a.Heads, w.tp)*hd)
+		w.norm(p+".k_norm", kvRank*hd)
+	case a.QKNorm:
 		w.norm(p+".q_norm", hd)
 		w.norm(p+".k_norm", hd)
 	}
+	if t.llama4QKNorm && !l.NoRoPE {
+		// llama4.py:214-221: RMSNorm(has_weight=False) keeps a ones tensor
+		// of head_dim (layernorm.py:61-65).
+		w.add(p+".qk_norm.weight", bytesOf(hd, w.dt))
+	}
 }
 
+// mla adds DeepSeek's multi-head latent attention (deepseek_v2.py:948-1188):
+// the query and KV down-projections whole on every rank (fused into one
+// with a query latent), their norms, the up-projections column-parallel,
+// and V3.2's indexer.
 func (w *weights) mla(p string) {
 	a := w.a
 	qHead := a.QKNopeHeadDim + a.QKRopeHeadDim
-	if a.QLoraRank > 0 {
-		w.linear(p+".q_a_proj", a.Hidden, a.QLoraRank, replicated, false, true)
-		w.norm(p+".q_a_layernorm", a.QLoraRank)
-		w.linear(p+".q_b_proj", a.QLoraRank, a.Heads*qHead, column, false, true)
-	} else {
-		w.linear(p+".q_proj", a.Hidden, a.Heads*qHead, column, false, true)
+	switch {
+	case a.QLoraRank > 0 && w.t.fusedQKVA:
+		w.linear(p+".fused_qkv_a_proj", a.Hidden, a.QLoraRank+a.KVLoraRank+a.QKRopeHeadDim, replicated, false, linearMod)
+	case a.QLoraRank > 0:
+		w.linear(p+".q_a_proj", a.Hidden, a.QLoraRank, replicated, false, linearMod)
+	default:
+		w.linear(p+".q_proj", a.Hidden, a.Heads*qHead, column, false, linearMod)
 	}
-	w.linear(p+".kv_a_proj_with_mqa", a.Hidden, a.KVLoraRank+a.QKRopeHeadDim, replicated, false, true)
+	if a.QLoraRank > 0 {
+		w.norm(p+".q_a_layernorm", a.QLoraRank)
+		w.linear(p+".q_b_proj", a.QLoraRank, a.Heads*qHead, column, false, linearMod)
+	}
+	if a.QLoraRank == 0 || !w.t.fusedQKVA {
+		w.linear(p+".kv_a_proj_with_mqa", a.Hidden, a.KVLoraRank+a.QKRopeHeadDim, replicated, false, linearMod)
+	}
 	w.norm(p+".kv_a_layernorm", a.KVLoraRank)
-	w.linear(p+".kv_b_proj", a.KVLoraRank, a.Heads*(a.QKNopeHeadDim+a.VHeadDim), column, false, true)
-	w.linear(p+".o_proj", a.Heads*a.VHeadDim, a.Hidden, row, false, true)
+	w.linear(p+".kv_b_proj", a.KVLoraRank, a.Heads*(a.QKNopeHeadDim+a.VHeadDim), column, false, linearMod)
+	w.linear(p+".o_proj", a.Heads*a.VHeadDim, a.Hidden, row, false, linearMod)
+	if ix := a.Indexer; ix != nil {
+		// deepseek_v2.py:657-674: wq_b quantized and whole; wk and the
+		// head weights fused, unquantized and whole; k_norm a float32
+		// LayerNorm.
+		w.linear(p+".indexer.wq_b", a.QLoraRank, ix.NumHeads*ix.HeadDim, replicated, false, linearMod)
+		w.unquantized(p+".indexer.wk_weights_proj", a.Hidden, ix.HeadDim+ix.NumHeads, replicated, false)
+		w.add(p+".indexer.k_norm.weight", bytesOf(ix.HeadDim, 4))
+		w.add(p+".indexer.k_norm.bias", bytesOf(ix.HeadDim, 4))
+	}
 }
 
+// denseMLP adds an MLP at p of intermediate size inter: gate and up fused
+// column-parallel and down row-parallel, or an ungated up and down.
 func (w *weights) denseMLP(p string, inter uint64) {
-	w.linear(p+".gate_up_proj", w.a.Hidden, 2*inter, column, w.a.MLPBias, true)
-	w.linear(p+".down_proj", inter, w.a.Hidden, row, w.a.MLPBias, true)
+	a, t := w.a, w.t
+	up := 2 * inter
+	if t.ungated {
+		up = inter
+	}
+	w.linear(p+"."+t.mlpNames[0], a.Hidden, up, column, a.MLPBias, linearMod)
+	w.linear(p+"."+t.mlpNames[1], inter, a.Hidden, row, a.MLPBias, linearMod)
 }
 
+// moe adds a MoE block at p: the router, its routing bias, the fused
+// experts and the shared experts.
 func (w *weights) moe(p string) {
-	a := w.a
-	// The router is never quantized (vLLM builds it with quant_config=None).
-	w.linear(p+".gate", a.Hidden, a.Experts, replicated, false, false)
+	a, t := w.a, w.t
+	router := p + "." + t.router
+	switch {
+	case t.routerQuantized:
+		w.linear(router, a.Hidden, a.Experts, replicated, false, linearMod)
+	default:
+		// vLLM builds the router with quant_config=None (GateLinear,
+		// ReplicatedLinear), in float32 where the family asks for it.
+		el := w.dt
+		if t.routerDtype == routerFP32 || t.routerDtype == routerFP32Fallback && !w.sh.RouterGEMM {
+			el = 4
+		}
+		w.add(router+".weight", bytesOf(budget.SatMul(a.Hidden, a.Experts), el))
+	}
+	if t.routerBias {
+		w.add(router+".bias", bytesOf(a.Experts, w.dt))
+	}
 	if a.ScoreCorrectionBias {
-		w.add(p+".gate.e_score_correction_bias", budget.SatMul(a.Experts, 4)) // fp32
+		w.add(p+".gate.e_score_correction_bias", bytesOf(a.Experts, 4)) // fp32
+	}
+	if t.gemma4 {
+		// gemma4.py:279-331: the router's scale and each expert's.
+		w.add(p+".router.scale", bytesOf(a.Hidden, w.dt))
+		w.add(p+".per_expert_scale", bytesOf(a.Experts, w.dt))
 	}
 	// FusedMoE stacks the experts: w13 (gate and up) and w2 (down). Under
 	// tensor parallelism each expert's intermediate is divided among the
@@ -232,40 +425,59 @@ func (w *weights) moe(p string) {
 		inter = a.MoEIntermediate
 		experts = budget.CeilDiv(a.Experts, w.sh.ExpertRanks)
 	}
-	q := w.sh.Quant
-	if q.skips(p + ".experts") {
-		q = Quant{}
+	w.experts(p+".experts", experts, a.Hidden, inter, w.q.schemeFor(p+".experts", expertsMod))
+	if a.SharedIntermediate > 0 {
+		w.denseMLP(p+"."+t.shared, a.SharedIntermediate)
 	}
-	w.matrix(p+".experts.w13", a.Hidden, 2*inter, experts, q)
-	w.matrix(p+".experts.w2", inter, a.Hidden, experts, q)
-	if a.SharedExperts > 0 {
-		w.denseMLP(p+".shared_experts", a.SharedExperts*a.MoEIntermediate)
+	if t.sharedGate {
+		w.unquantized(p+".shared_expert_gate", a.Hidden, 1, replicated, false)
 	}
 }
 
-// vision adds a SigLIP vision tower and Gemma 3's projector; vLLM divides
-// its attention and MLP among ranks like the language model's and leaves
-// them unquantized (quantizable false).
-func (w *weights) vision(v *VisionTower) {
-	p := "vision_tower.vision_model."
-	h := v.Hidden
-	patches := (v.ImageSize / v.PatchSize) * (v.ImageSize / v.PatchSize)
-	w.add(p+"embeddings.patch_embedding.weight", budget.SatMul(h*3*v.PatchSize*v.PatchSize, w.dt))
-	w.add(p+"embeddings.patch_embedding.bias", budget.SatMul(h, w.dt))
-	w.add(p+"embeddings.position_embedding.weight", budget.SatMul(budget.SatMul(patches, h), w.dt))
-	for i := range v.Layers {
-		lp := fmt.Sprintf("%sencoder.layers.%d.", p, i)
-		w.linear(lp+"self_attn.qkv_proj", h, 3*h, column, true, false)
-		w.linear(lp+"self_attn.out_proj", h, h, row, true, false)
-		w.linear(lp+"mlp.fc1", h, v.Intermediate, column, true, false)
-		w.linear(lp+"mlp.fc2", v.Intermediate, h, row, true, false)
-		for _, n := range []string{"layer_norm1", "layer_norm2"} {
-			w.add(lp+n+".weight", budget.SatMul(h, w.dt))
-			w.add(lp+n+".bias", budget.SatMul(h, w.dt))
-		}
+// gdn adds a gated-delta-net layer (vllm/model_executor/layers/mamba/gdn/
+// qwen_gdn_linear_attn.py:359-489): the fused q/k/v/z and b/a projections,
+// the unquantized causal convolution, dt_bias, A_log in float32, the gated
+// norm, the output projection.
+func (w *weights) gdn(p string) {
+	a, d := w.a, w.a.DeltaNet
+	if d == nil {
+		return
 	}
-	w.add(p+"post_layernorm.weight", budget.SatMul(h, w.dt))
-	w.add(p+"post_layernorm.bias", budget.SatMul(h, w.dt))
-	w.add("multi_modal_projector.mm_input_projection_weight", budget.SatMul(h*w.a.Hidden, w.dt))
-	w.add("multi_modal_projector.mm_soft_emb_norm.weight", budget.SatMul(h, w.dt))
+	keyDim, valueDim := d.NumKeyHeads*d.KeyHeadDim, d.NumValueHeads*d.ValueHeadDim
+	w.linear(p+".in_proj_qkvz", a.Hidden, 2*keyDim+2*valueDim, column, false, linearMod)
+	w.linear(p+".in_proj_ba", a.Hidden, 2*d.NumValueHeads, column, false, linearMod)
+	w.add(p+".conv1d.weight", bytesOf(budget.SatMul(budget.CeilDiv(2*keyDim+valueDim, w.tp), d.ConvKernel), w.dt))
+	heads := budget.CeilDiv(d.NumValueHeads, w.tp)
+	w.add(p+".dt_bias", bytesOf(heads, w.dt))
+	w.add(p+".A_log", bytesOf(heads, 4))
+	w.add(p+".norm.weight", bytesOf(d.ValueHeadDim, w.dt))
+	w.linear(p+".out_proj", valueDim, a.Hidden, row, false, linearMod)
+}
+
+// mamba2 adds a Mamba2 mixer (vllm/model_executor/layers/mamba/
+// mamba_mixer2.py:300-480): in_proj of [x, z, B, C, dt], the unquantized
+// convolution over [x, B, C], A in float32, D and dt_bias, the gated norm,
+// out_proj; groups not divisible among the ranks are padded to them.
+func (w *weights) mamba2(p string) {
+	a, m := w.a, w.a.Mamba
+	if m == nil {
+		return
+	}
+	groups := m.NGroups
+	if groups%w.tp != 0 {
+		groups = budget.RoundUp(groups, w.tp)
+	}
+	gs := budget.SatMul(groups, m.StateSize)
+	w.linear(p+".in_proj", a.Hidden, 2*m.Intermediate+2*gs+m.NumHeads, column, w.t.mambaProjBias, linearMod)
+	conv := budget.CeilDiv(m.Intermediate+2*gs, w.tp)
+	w.add(p+".conv1d.weight", bytesOf(budget.SatMul(conv, m.ConvKernel), w.dt))
+	if w.t.mambaConvBias {
+		w.add(p+".conv1d.bias", bytesOf(conv, w.dt))
+	}
+	heads := budget.CeilDiv(m.NumHeads, w.tp)
+	w.add(p+".A", bytesOf(heads, 4))
+	w.add(p+".D", bytesOf(heads, w.dt))
+	w.add(p+".dt_bias", bytesOf(heads, w.dt))
+	w.add(p+".norm.weight", bytesOf(budget.CeilDiv(m.Intermediate, w.tp), w.dt))
+	w.linear(p+".out_proj", m.Intermediate, a.Hidden, row, w.t.mambaProjBias, linearMod)
 }

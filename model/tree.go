@@ -1,0 +1,126 @@
+package model
+
+import "strings"
+
+// qkNormKind is the width of an attention's q_norm and k_norm.
+type qkNormKind int
+
+const (
+	qkNormPerHead qkNormKind = iota // one head wide, shared by the heads (Qwen3, Gemma)
+	// qkNormFull is the whole projection wide and whole on every rank
+	// (OLMo 3: q_norm over heads x head_dim, k_norm over KV heads x
+	// head_dim; olmo3.py:113-117).
+	qkNormFull
+	// qkNormSharded is the projection wide and divided among the ranks
+	// (MiniMax-M2's per-layer norm, minimax_m2.py:215-233).
+	qkNormSharded
+)
+
+// routerDtype is the dtype a MoE router's weight is kept in.
+type routerDtype int
+
+const (
+	routerModelDtype routerDtype = iota
+	routerFP32                   // nn.Linear or GateLinear in float32 (GLM-4.5, MiniMax-M2, GLM-MoE-DSA)
+	// routerFP32Fallback is float32 unless the device has vLLM's
+	// specialized router GEMMs (Nemotron-H's force_fp32_compute,
+	// layers/fused_moe/router/gate_linear.py:59-68).
+	routerFP32Fallback
+)
+
+// tree is how a family lays out and names its modules, as vLLM builds them
+// (vllm/model_executor/models/<family>.py): what only the weights need.
+type tree struct {
+	attn    string // the attention module under a layer: self_attn, mixer
+	attnOut string // its output projection: o_proj, out_proj, dense
+	mlp     string // the MLP or MoE module under a layer: mlp, feed_forward, block_sparse_moe, mixer
+	// mlpNames are the dense MLP's projections: gate_up_proj and down_proj,
+	// or the two of an ungated MLP (fc1/fc2, up_proj/down_proj).
+	mlpNames [2]string
+	ungated  bool // the MLP has no gate: one up projection (OPT, Phi, Nemotron-H's relu2)
+	embed    string
+	norm     string   // the final norm; "" when the model has none
+	norms    []string // each layer's norms
+	// layerNorm: norms are nn.LayerNorm with a bias (OPT, Phi), not RMSNorm.
+	layerNorm bool
+	qkNorm    qkNormKind
+	// sinks: gpt-oss's per-head attention sinks (gpt_oss.py:111-113).
+	sinks bool
+	// router names the MoE router under the MLP module; routerBias gives it
+	// a bias (gpt-oss), routerDtype its dtype; routerQuantized says the
+	// model builds it with the quantization config (Qwen3-MoE).
+	router          string
+	routerBias      bool
+	routerDtype     routerDtype
+	routerQuantized bool
+	// expertBias: the fused experts have biases (gpt-oss).
+	expertBias bool
+	// shared names the shared-expert MLP; sharedGate gives it Qwen's
+	// sigmoid gate, a [1, hidden] linear never quantized.
+	shared     string
+	sharedGate bool
+	// everyStage: the embedding, final norm and head are built on every
+	// pipeline stage (gpt-oss, OPT, Qwen3-Next).
+	everyStage bool
+	lmHeadBias bool // Phi's head has a bias
+	// positions is OPT's learned position table rows (max_position + 2);
+	// embedDim its word_embed_proj_dim where it differs from hidden_size
+	// (project_in and project_out).
+	positions, embedDim uint64
+	// mixerOnly: each layer is one block (Nemotron-H's M, *, - or E).
+	mixerOnly bool
+	// moeBesideMLP: MoE layers keep the dense MLP too (Gemma 4).
+	moeBesideMLP bool
+	// mambaConvBias, mambaProjBias: Mamba2's use_conv_bias and use_bias.
+	mambaConvBias, mambaProjBias bool
+	// fusedQKVA: DeepSeek's q_a_proj and kv_a_proj_with_mqa fused into one
+	// replicated fused_qkv_a_proj (deepseek_v2.py:901-916).
+	fusedQKVA bool
+	// gemma4: Gemma 4's MoE block (router scale, per-expert scale, three
+	// more norms) and layer scalar.
+	gemma4 bool
+	// llama4QKNorm: Llama 4's weightless qk norm on its rope layers.
+	llama4QKNorm bool
+	// rename maps the checkpoint's module prefixes to these names, as the
+	// model's hf_to_vllm_mapper does, for the quantization's module lists.
+	rename [][2]string
+	// packed is vLLM's packed_modules_mapping: a fused module and the
+	// checkpoint modules it holds.
+	packed map[string][]string
+}
+
+// llamaPacked is the packed_modules_mapping of the Llama-style families.
+var llamaPacked = map[string][]string{
+	"qkv_proj":     {"q_proj", "k_proj", "v_proj"},
+	"gate_up_proj": {"gate_proj", "up_proj"},
+}
+
+// llamaTree is the module tree of Llama and the families that follow it.
+func llamaTree() tree {
+	return tree{
+		attn: "self_attn", attnOut: "o_proj", mlp: "mlp", mlpNames: [2]string{"gate_up_proj", "down_proj"},
+		embed: "model.embed_tokens", norm: "model.norm", norms: []string{"input_layernorm", "post_attention_layernorm"},
+		router: "gate", shared: "shared_experts", packed: llamaPacked,
+	}
+}
+
+// mapName rewrites a checkpoint module name to the tree's names.
+func (t tree) mapName(name string) string {
+	if strings.HasPrefix(name, "re:") {
+		return name
+	}
+	for _, r := range t.rename {
+		if rest, ok := strings.CutPrefix(name, r[0]); ok {
+			return r[1] + rest
+		}
+	}
+	return name
+}
+
+func (t tree) mapNames(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = t.mapName(n)
+	}
+	return out
+}

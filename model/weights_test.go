@@ -1,0 +1,224 @@
+package model
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func sumItems(items []Item, prefixes ...string) uint64 {
+	var n uint64
+	for _, it := range items {
+		if len(prefixes) == 0 {
+			n += it.Bytes
+			continue
+		}
+		for _, p := range prefixes {
+			if strings.HasPrefix(it.Name, p) {
+				n += it.Bytes
+				break
+			}
+		}
+	}
+	return n
+}
+
+// TestFamilyWeights checks the module trees of the families that depart
+// from Llama's, on tiny configs, against totals computed by hand from
+// vLLM's model files (cited in weights.go and families.go).
+func TestFamilyWeights(t *testing.T) {
+	tests := []struct {
+		name, doc string
+		sh        func(a *Arch) Sharding
+		want      uint64
+	}{
+		{
+			// OPT (opt.py), fp16: embed_tokens 128 (100 padded) x 32
+			// (word_embed_proj_dim) x 2 = 8192; embed_positions (32 + 2) x
+			// 64 x 2 = 4352; project_in 32 x 64 x 2 = 4096 and project_out
+			// the same; final LayerNorm 128 + 128. The layer: qkv 64 x 192
+			// x 2 = 24576 + bias 384; out_proj 8192 + 128; fc1 64 x 128 x 2
+			// = 16384 + 256; fc2 16384 + 128; two LayerNorms 4 x 128. The
+			// head is tied. 20992 + 66944.
+			name: "opt",
+			doc: `{"model_type": "opt", "hidden_size": 64, "num_hidden_layers": 1, "num_attention_heads": 4, "ffn_dim": 128,
+ "vocab_size": 100, "max_position_embeddings": 32, "word_embed_proj_dim": 32, "torch_dtype": "float16"}`,
+			want: 20992 + 66944,
+		},
+		{
+			// OPT builds everything outside the layers on every stage
+			// (opt.py:211-253): a middle stage of none of the layers holds
+			// 20992.
+			name: "opt, a stage without the first or last",
+			doc: `{"model_type": "opt", "hidden_size": 64, "num_hidden_layers": 1, "num_attention_heads": 4, "ffn_dim": 128,
+ "vocab_size": 100, "max_position_embeddings": 32, "word_embed_proj_dim": 32, "torch_dtype": "float16"}`,
+			sh:   func(a *Arch) Sharding { return Sharding{TP: 1, DtypeBytes: 2} },
+			want: 20992,
+		},
+		{
+			// Nemotron-H "M*E-" (nemotron_h.py), bf16: embedding and head
+			// 128 x 64 x 2 = 16384 each, norm_f 128. Mamba2 (I 4 x 16 = 64,
+			// 2 groups of 8 states): in_proj 64 x (2x64 + 2x16 + 4) x 2 =
+			// 20992, conv1d (64 + 32) x 4 x 2 = 768 + bias 192, A 4 x 4, D
+			// and dt_bias 4 x 2 each, norm 128, out_proj 8192, block norm
+			// 128: 30432. Attention: qkv 64 x 128 x 2 = 16384, o 8192, norm
+			// 128: 24704. MoE: router fp32 (no specialized GEMM) 64 x 2 x 4
+			// = 512, routing bias 8, relu2 experts w13 2 x 32 x 64 x 2 =
+			// 8192 and w2 8192, shared 48: up 6144, down 6144, norm 128:
+			// 29320. MLP: up and down 64 x 128 x 2 = 16384 each, norm 128.
+			name: "nemotron_h",
+			doc: `{"model_type": "nemotron_h", "hidden_size": 64, "num_hidden_layers": 4, "hybrid_override_pattern": "M*E-",
+ "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16, "intermediate_size": 128, "mamba_num_heads": 4,
+ "mamba_head_dim": 16, "ssm_state_size": 8, "n_groups": 2, "conv_kernel": 4, "n_routed_experts": 2, "num_experts_per_tok": 1,
+ "moe_intermediate_size": 32, "n_shared_experts": 1, "moe_shared_expert_intermediate_size": 48, "vocab_size": 100,
+ "max_position_embeddings": 64, "torch_dtype": "bfloat16", "time_step_limit": [0.0, Infinity]}`,
+			want: 16384 + 30432 + 24704 + 29320 + 32896 + 128 + 16384,
+		},
+		{
+			// The router in the model dtype where vLLM's router GEMMs run:
+			// 256 bytes less.
+			name: "nemotron_h on Hopper",
+			doc: `{"model_type": "nemotron_h", "hidden_size": 64, "num_hidden_layers": 1, "hybrid_override_pattern": "E",
+ "num_attention_heads": 4, "intermediate_size": 128, "n_routed_experts": 2, "num_experts_per_tok": 1,
+ "moe_intermediate_size": 32, "n_shared_experts": 1, "moe_shared_expert_intermediate_size": 48, "vocab_size": 100,
+ "max_position_embeddings": 64, "torch_dtype": "bfloat16"}`,
+			sh:   func(a *Arch) Sharding { sh := Whole(a, 1, 2, a.Quant); sh.RouterGEMM = true; return sh },
+			want: 16384 + (29320 - 256) + 128 + 16384,
+		},
+		{
+			// Qwen3-Next (qwen3_next.py), layer 0 a delta net, layer 1 full:
+			// key dim 2 x 8, value dim 4 x 8. Delta net: in_proj_qkvz 64 x
+			// 96 x 2 = 12288, in_proj_ba 64 x 8 x 2 = 1024, conv1d 64 x 4 x
+			// 2 = 512, dt_bias 8, A_log 4 x 4, norm 16, out_proj 32 x 64 x
+			// 2 = 4096: 17960. Attention with the output gate: qkv 64 x (8 +
+			// 4) x 16 x 2 = 24576, o 8192, q_norm and k_norm 32 each: 32832.
+			// MoE each layer: gate 256, experts 16384 + 8192, shared
+			// expert 8192 + 4096, shared_expert_gate 128: 37248. Norms 256 a
+			// layer. Embedding and head 16384 each, norm 128, rotary 64 x
+			// 4 (0.25 x 16) x 2 = 512.
+			name: "qwen3_next",
+			doc: `{"model_type": "qwen3_next", "hidden_size": 64, "num_hidden_layers": 2, "full_attention_interval": 2,
+ "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16, "intermediate_size": 128, "linear_num_key_heads": 2,
+ "linear_num_value_heads": 4, "linear_key_head_dim": 8, "linear_value_head_dim": 8, "linear_conv_kernel_dim": 4,
+ "num_experts": 2, "num_experts_per_tok": 1, "moe_intermediate_size": 32, "shared_expert_intermediate_size": 32,
+ "vocab_size": 100, "max_position_embeddings": 64, "torch_dtype": "bfloat16"}`,
+			want: 17960 + 37248 + 256 + 32832 + 37248 + 256 + 16384 + 128 + 16384 + 512,
+		},
+		{
+			// DeepSeek V3.2 (deepseek_v2.py), one dense layer: fused_qkv_a
+			// 64 x (16 + 32 + 8) x 2 = 7168, q_a_layernorm 32, q_b 16 x 48 x
+			// 2 = 1536, kv_a_layernorm 64, kv_b 32 x 64 x 2 = 4096, o 32 x
+			// 64 x 2 = 4096; the indexer's wq_b 16 x 32 x 2 = 1024,
+			// wk_weights_proj 64 x 18 x 2 = 2304, fp32 k_norm 2 x 16 x 4 =
+			// 128: 20448. MLP 16384 + 8192, norms 256. Embedding, head
+			// 16384 each, norm 128, two rotary tables 64 x 8 x 2 = 1024.
+			name: "deepseek_v32",
+			doc: `{"model_type": "deepseek_v32", "hidden_size": 64, "num_hidden_layers": 1, "num_attention_heads": 2,
+ "intermediate_size": 64, "kv_lora_rank": 32, "q_lora_rank": 16, "qk_nope_head_dim": 16, "qk_rope_head_dim": 8,
+ "v_head_dim": 16, "index_head_dim": 16, "index_n_heads": 2, "index_topk": 4, "vocab_size": 100,
+ "max_position_embeddings": 64, "torch_dtype": "bfloat16"}`,
+			want: 20448 + 24576 + 256 + 16384 + 128 + 16384 + 2*1024,
+		},
+	}
+	for _, tt := range tests {
+		a, err := ParseConfig(tt.name+".json", []byte(tt.doc))
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		sh := Whole(a, 1, 2, a.Quant)
+		if tt.sh != nil {
+			sh = tt.sh(a)
+		}
+		if got := sumItems(Weights(a, sh)); got != tt.want {
+			t.Errorf("%s: %d B, want %d (by hand)", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestVisionTowerWeights checks the towers on tiny configs: vision hidden
+// 32 (2 heads of 16), intermediate 64, one layer, patch 2, 3 channels,
+// merge 2 (merged width 128), text hidden 64, bf16.
+func TestVisionTowerWeights(t *testing.T) {
+	text := `"hidden_size": 64, "num_hidden_layers": 1, "num_attention_heads": 4, "num_key_value_heads": 2,
+ "intermediate_size": 64, "vocab_size": 100, "max_position_embeddings": 64, "torch_dtype": "bfloat16"`
+	tests := []struct {
+		name, doc string
+		want      uint64
+	}{
+		{
+			// Qwen2.5-VL (qwen2_5_vl.py:533-712): patch_embed 32 x 3 x 2 x
+			// 2 x 2 x 2 = 1536; the block: two RMSNorms 64 each, qkv 32 x
+			// 96 x 2 = 6144 + bias 192, proj 2048 + 64, gate_up 32 x 128 x
+			// 2 = 8192 + 256, down 4096 + 64: 21184; the merger: ln_q 64,
+			// mlp.0 128 x 128 x 2 = 32768 + 256, mlp.2 128 x 64 x 2 = 16384
+			// + 128: 49600; the rotary table 8192 x 8 x 2 = 131072.
+			name: "qwen2_5_vl",
+			doc: `{"model_type": "qwen2_5_vl", ` + text + `, "vision_config": {"depth": 1, "hidden_size": 32, "intermediate_size": 64,
+ "num_heads": 2, "in_chans": 3, "out_hidden_size": 64, "patch_size": 2, "spatial_merge_size": 2, "temporal_patch_size": 2}}`,
+			want: 1536 + 21184 + 49600 + 131072,
+		},
+		{
+			// Qwen3-VL (qwen3_vl.py:370-670): patch_embed 1536 + bias 64,
+			// pos_embed 16 x 32 x 2 = 1024; the block: two LayerNorms 128
+			// each, qkv 6144 + 192, proj 2048 + 64, linear_fc1 32 x 64 x 2 =
+			// 4096 + 128, linear_fc2 4096 + 64: 17088; the merger: norm 128,
+			// fc1 32768 + 256, fc2 16384 + 128: 49664; one deepstack merger,
+			// its norm over 128: 512 + 32768 + 256 + 16384 + 128 = 50048;
+			// rotary 131072.
+			name: "qwen3_vl",
+			doc: `{"model_type": "qwen3_vl", "text_config": {` + text + `, "head_dim": 16}, "vision_config": {"depth": 1, "hidden_size": 32,
+ "intermediate_size": 64, "num_heads": 2, "in_channels": 3, "out_hidden_size": 64, "patch_size": 2, "spatial_merge_size": 2,
+ "temporal_patch_size": 2, "num_position_embeddings": 16, "deepstack_visual_indexes": [0]}}`,
+			want: 1536 + 64 + 1024 + 17088 + 49664 + 50048 + 131072,
+		},
+		{
+			// Pixtral (pixtral.py, mistral3.py), image 8: patch_conv 32 x 3
+			// x 2 x 2 x 2 = 768, ln_pre 64; the layer: two RMSNorms 128,
+			// qkv 6144, o 2048, gate_up 8192, down 4096: 20608; the rope's
+			// fp32 frequencies (8/2)^2 x 16 x 4 = 1024; projector: norm 64,
+			// patch merger 128 x 32 x 2 = 8192, linear_1 32 x 64 x 2 = 4096,
+			// linear_2 64 x 64 x 2 = 8192 (no bias).
+			name: "mistral3",
+			doc: `{"model_type": "mistral3", "multimodal_projector_bias": false, "spatial_merge_size": 2, "vision_feature_layer": -1,
+ "text_config": {` + text + `}, "vision_config": {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
+ "num_attention_heads": 2, "num_channels": 3, "patch_size": 2, "image_size": 8}}`,
+			want: 768 + 64 + 20608 + 1024 + 64 + 8192 + 4096 + 8192,
+		},
+	}
+	for _, tt := range tests {
+		a, err := ParseConfig(tt.name+".json", []byte(tt.doc))
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		items := Weights(a, Whole(a, 1, 2, a.Quant))
+		if got := sumItems(items, "visual.", "vision_tower.", "multi_modal_projector.", "rotary_emb.visual", "rotary_emb.vision"); got != tt.want {
+			t.Errorf("%s: tower %d B, want %d (by hand)", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestTowersOnFirstStageOnly: a tower and its projector are on the first
+// pipeline stage only.
+func TestTowersOnFirstStageOnly(t *testing.T) {
+	a := loadShipped(t)["Qwen__Qwen2.5-VL-7B-Instruct"]
+	last := Sharding{TP: 1, FirstLayer: 14, EndLayer: 28, Last: true, DtypeBytes: 2}
+	if got := sumItems(Weights(a, last), "visual."); got != 0 {
+		t.Errorf("the last stage holds %d B of the tower", got)
+	}
+}
+
+// TestMTPLayersNotLoaded: the MTP layers past num_hidden_layers are counted
+// in MTPLayers and have no weights (vLLM loads them only for speculative
+// decoding).
+func TestMTPLayersNotLoaded(t *testing.T) {
+	a := loadShipped(t)["zai-org__GLM-4.5"]
+	for _, it := range Weights(a, Whole(a, 8, 2, a.Quant)) {
+		if strings.HasPrefix(it.Name, "model.layers.92.") {
+			t.Fatalf("MTP layer weights %s", it.Name)
+		}
+	}
+	if diff := cmp.Diff(uint64(1), a.MTPLayers); diff != "" {
+		t.Errorf("MTP layers (-want +got):\n%s", diff)
+	}
+}
