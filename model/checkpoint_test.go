@@ -1,0 +1,653 @@
+package model
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"membudget/model/safetensors"
+)
+
+// Checkpoint fixtures at reduced size, named as the published checkpoints
+// name their tensors (transformers' modeling files).
+
+func bf16(name string, shape ...uint64) safetensors.Tensor {
+	return safetensors.Tensor{Name: name, Dtype: "BF16", Shape: shape}
+}
+
+func typed(dtype, name string, shape ...uint64) safetensors.Tensor {
+	return safetensors.Tensor{Name: name, Dtype: dtype, Shape: shape}
+}
+
+// fp8Block is a block-quantized fp8 linear [out, in] and its
+// weight_scale_inv, one F32 per 128 x 128 block.
+func fp8Block(module string, out, in uint64) []safetensors.Tensor {
+	return []safetensors.Tensor{
+		typed("F8_E4M3", module+".weight", out, in),
+		typed("F32", module+".weight_scale_inv", (out+127)/128, (in+127)/128),
+	}
+}
+
+// awq4 is an AWQ 4-bit linear in x out, group 128: qweight int32
+// [in, out/8], qzeros int32 [in/128, out/8], scales fp16 [in/128, out].
+func awq4(module string, in, out uint64) []safetensors.Tensor {
+	return []safetensors.Tensor{
+		typed("I32", module+".qweight", in, out/8),
+		typed("I32", module+".qzeros", in/128, out/8),
+		typed("F16", module+".scales", in/128, out),
+	}
+}
+
+// llamaFixture: hidden 64, 4 heads of 16, 2 KV heads, intermediate 128,
+// vocabulary 256, 2 layers, 128 positions, with an old checkpoint's
+// rotary inv_freq (skipped).
+func llamaFixture() (string, []safetensors.Tensor) {
+	config := `{"model_type":"llama","hidden_size":64,"num_attention_heads":4,"num_key_value_heads":2,"intermediate_size":128,` +
+		`"num_hidden_layers":2,"vocab_size":256,"max_position_embeddings":128,"torch_dtype":"bfloat16"}`
+	ts := []safetensors.Tensor{bf16("model.embed_tokens.weight", 256, 64)}
+	for l := range 2 {
+		p := fmt.Sprintf("model.layers.%d.", l)
+		ts = append(ts,
+			bf16(p+"input_layernorm.weight", 64),
+			bf16(p+"self_attn.q_proj.weight", 64, 64),
+			bf16(p+"self_attn.k_proj.weight", 32, 64),
+			bf16(p+"self_attn.v_proj.weight", 32, 64),
+			bf16(p+"self_attn.o_proj.weight", 64, 64),
+			typed("F32", p+"self_attn.rotary_emb.inv_freq", 8),
+			bf16(p+"post_attention_layernorm.weight", 64),
+			bf16(p+"mlp.gate_proj.weight", 128, 64),
+			bf16(p+"mlp.up_proj.weight", 128, 64),
+			bf16(p+"mlp.down_proj.weight", 64, 128))
+	}
+	return config, append(ts, bf16("model.norm.weight", 64), bf16("lm_head.weight", 256, 64))
+}
+
+// qwen3MoEFixture: hidden 32, 2 heads of 16, 1 KV head, q_norm and k_norm,
+// layer 0 dense (mlp_only_layers, intermediate 64), layer 1 a router over 4
+// experts of 16, vocabulary 64, 64 positions.
+func qwen3MoEFixture() (string, []safetensors.Tensor) {
+	config := `{"model_type":"qwen3_moe","hidden_size":32,"num_attention_heads":2,"num_key_value_heads":1,"head_dim":16,` +
+		`"intermediate_size":64,"num_experts":4,"num_experts_per_tok":2,"moe_intermediate_size":16,"mlp_only_layers":[0],` +
+		`"num_hidden_layers":2,"vocab_size":64,"max_position_embeddings":64,"torch_dtype":"bfloat16"}`
+	ts := []safetensors.Tensor{bf16("model.embed_tokens.weight", 64, 32)}
+	for l := range 2 {
+		p := fmt.Sprintf("model.layers.%d.", l)
+		ts = append(ts,
+			bf16(p+"input_layernorm.weight", 32),
+			bf16(p+"self_attn.q_proj.weight", 32, 32),
+			bf16(p+"self_attn.k_proj.weight", 16, 32),
+			bf16(p+"self_attn.v_proj.weight", 16, 32),
+			bf16(p+"self_attn.o_proj.weight", 32, 32),
+			bf16(p+"self_attn.q_norm.weight", 16),
+			bf16(p+"self_attn.k_norm.weight", 16),
+			bf16(p+"post_attention_layernorm.weight", 32))
+	}
+	ts = append(ts, bf16("model.layers.0.mlp.gate_proj.weight", 64, 32), bf16("model.layers.0.mlp.up_proj.weight", 64, 32),
+		bf16("model.layers.0.mlp.down_proj.weight", 32, 64), bf16("model.layers.1.mlp.gate.weight", 4, 32))
+	for e := range 4 {
+		q := fmt.Sprintf("model.layers.1.mlp.experts.%d.", e)
+		ts = append(ts, bf16(q+"gate_proj.weight", 16, 32), bf16(q+"up_proj.weight", 16, 32), bf16(q+"down_proj.weight", 32, 16))
+	}
+	return config, append(ts, bf16("model.norm.weight", 32), bf16("lm_head.weight", 64, 32))
+}
+
+// mlaFixture: a DeepSeek-V3 in fp8 blocks of 128 x 128 whose split
+// dimensions are multiples of 128 at TP2, as vLLM requires: hidden 256, 2
+// heads, q_lora_rank 128, kv_lora_rank 128, qk_nope 128, qk_rope 128,
+// v_head 128, layer 0 dense (intermediate 256), layer 1 a router over 2
+// experts of 256 with the fp32 routing bias and 1 shared expert, one MTP
+// layer (layer 2, skipped), vocabulary 128, 64 positions.
+func mlaFixture() (string, []safetensors.Tensor) {
+	config := `{"model_type":"deepseek_v3","hidden_size":256,"num_attention_heads":2,"q_lora_rank":128,"kv_lora_rank":128,` +
+		`"qk_nope_head_dim":128,"qk_rope_head_dim":128,"v_head_dim":128,"intermediate_size":256,"moe_intermediate_size":256,` +
+		`"n_routed_experts":2,"n_shared_experts":1,"num_experts_per_tok":1,"first_k_dense_replace":1,"topk_method":"noaux_tc",` +
+		`"num_nextn_predict_layers":1,"num_hidden_layers":2,"vocab_size":128,"max_position_embeddings":64,"torch_dtype":"bfloat16",` +
+		`"quantization_config":{"quant_method":"fp8","fmt":"e4m3","weight_block_size":[128,128],"activation_scheme":"dynamic"}}`
+	mlp := func(p string, inter uint64) []safetensors.Tensor {
+		ts := fp8Block(p+"gate_proj", inter, 256)
+		ts = append(ts, fp8Block(p+"up_proj", inter, 256)...)
+		return append(ts, fp8Block(p+"down_proj", 256, inter)...)
+	}
+	ts := []safetensors.Tensor{bf16("model.embed_tokens.weight", 128, 256)}
+	for l := range 2 {
+		p := fmt.Sprintf("model.layers.%d.", l)
+		ts = append(ts, bf16(p+"input_layernorm.weight", 256))
+		ts = append(ts, fp8Block(p+"self_attn.q_a_proj", 128, 256)...)
+		ts = append(ts, bf16(p+"self_attn.q_a_layernorm.weight", 128))
+		ts = append(ts, fp8Block(p+"self_attn.q_b_proj", 2*(128+128), 128)...)
+		ts = append(ts, fp8Block(p+"self_attn.kv_a_proj_with_mqa", 128+128, 256)...)
+		ts = append(ts, bf16(p+"self_attn.kv_a_layernorm.weight", 128))
+		ts = append(ts, fp8Block(p+"self_attn.kv_b_proj", 2*(128+128), 128)...)
+		ts = append(ts, fp8Block(p+"self_attn.o_proj", 256, 2*128)...)
+		ts = append(ts, bf16(p+"post_attention_layernorm.weight", 256))
+	}
+	ts = append(ts, mlp("model.layers.0.mlp.", 256)...)
+	ts = append(ts, bf16("model.layers.1.mlp.gate.weight", 2, 256), typed("F32", "model.layers.1.mlp.gate.e_score_correction_bias", 2))
+	for e := range 2 {
+		ts = append(ts, mlp(fmt.Sprintf("model.layers.1.mlp.experts.%d.", e), 256)...)
+	}
+	ts = append(ts, mlp("model.layers.1.mlp.shared_experts.", 256)...)
+	// DeepSeek-V3's MTP layer: model.layers.<num_hidden_layers>.
+	ts = append(ts, bf16("model.layers.2.enorm.weight", 256), bf16("model.layers.2.hnorm.weight", 256))
+	ts = append(ts, fp8Block("model.layers.2.eh_proj", 256, 512)...)
+	return config, append(ts, bf16("model.norm.weight", 256), bf16("lm_head.weight", 128, 256))
+}
+
+// awqFixture: a Llama quantized by AutoAWQ (4 bits, group 128; embedding,
+// norms and head in fp16): hidden 256, 2 heads of 128, 1 KV head,
+// intermediate 512, 2 layers, vocabulary 256, 64 positions.
+func awqFixture() (string, []safetensors.Tensor) {
+	config := `{"model_type":"llama","hidden_size":256,"num_attention_heads":2,"num_key_value_heads":1,"intermediate_size":512,` +
+		`"num_hidden_layers":2,"vocab_size":256,"max_position_embeddings":64,"torch_dtype":"float16",` +
+		`"quantization_config":{"quant_method":"awq","bits":4,"group_size":128,"zero_point":true,"version":"gemm"}}`
+	ts := []safetensors.Tensor{typed("F16", "model.embed_tokens.weight", 256, 256)}
+	for l := range 2 {
+		p := fmt.Sprintf("model.layers.%d.", l)
+		ts = append(ts, typed("F16", p+"input_layernorm.weight", 256))
+		ts = append(ts, awq4(p+"self_attn.q_proj", 256, 256)...)
+		ts = append(ts, awq4(p+"self_attn.k_proj", 256, 128)...)
+		ts = append(ts, awq4(p+"self_attn.v_proj", 256, 128)...)
+		ts = append(ts, awq4(p+"self_attn.o_proj", 256, 256)...)
+		ts = append(ts, typed("F16", p+"post_attention_layernorm.weight", 256))
+		ts = append(ts, awq4(p+"mlp.gate_proj", 256, 512)...)
+		ts = append(ts, awq4(p+"mlp.up_proj", 256, 512)...)
+		ts = append(ts, awq4(p+"mlp.down_proj", 512, 256)...)
+	}
+	return config, append(ts, typed("F16", "model.norm.weight", 256), typed("F16", "lm_head.weight", 256, 256))
+}
+
+func attach(t *testing.T, fixture func() (string, []safetensors.Tensor)) (*Arch, CheckpointNotes) {
+	t.Helper()
+	config, ts := fixture()
+	return attachTensors(t, config, ts)
+}
+
+func attachTensors(t *testing.T, config string, ts []safetensors.Tensor) (*Arch, CheckpointNotes) {
+	t.Helper()
+	a, err := ParseConfig("config.json", []byte(config))
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes, err := AttachCheckpoint(a, &Checkpoint{Name: "fixture", Tensors: ts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a, notes
+}
+
+// byName maps each item to its bytes, the rotary tables (which Weights
+// names) added into one "rotary tables" entry.
+func byName(items []Item) map[string]uint64 {
+	m := map[string]uint64{}
+	for _, it := range items {
+		name := it.Name
+		if strings.HasPrefix(name, "rotary_emb.") {
+			name = "rotary tables"
+		}
+		m[name] += it.Bytes
+	}
+	return m
+}
+
+func sum(items []Item) uint64 {
+	var n uint64
+	for _, it := range items {
+		n += it.Bytes
+	}
+	return n
+}
+
+// TestCheckpointWeightsByHand checks the weights one rank holds of each
+// fixture at TP1, TP2 and on each stage of PP2, in bf16 (fp16 for the AWQ
+// model), against sums done by hand. Stages split the 2 layers one each.
+func TestCheckpointWeightsByHand(t *testing.T) {
+	type rank struct {
+		name string
+		sh   func(a *Arch) Sharding
+		want uint64
+	}
+	whole := func(tp, ep uint64) func(a *Arch) Sharding {
+		return func(a *Arch) Sharding {
+			sh := Whole(a, tp, 2, a.Quant)
+			sh.ExpertRanks = ep
+			return sh
+		}
+	}
+	stage := func(i int) func(a *Arch) Sharding {
+		return func(a *Arch) Sharding {
+			return Sharding{TP: 1, FirstLayer: i, EndLayer: i + 1, First: i == 0, Last: i == 1, DtypeBytes: 2, Quant: a.Quant}
+		}
+	}
+	tests := []struct {
+		name    string
+		fixture func() (string, []safetensors.Tensor)
+		ranks   []rank
+	}{
+		{
+			// TP1, per layer: norms 2 x 64 x 2 = 256; q 64x64x2 = 8192, k and
+			// v 32x64x2 = 4096 each; o 8192; gate and up 128x64x2 = 16384
+			// each, down 16384: 73984. Embedding and head 256x64x2 = 32768
+			// each, final norm 128, rotary table 128 positions x 16 x 2 =
+			// 4096: 2 x 73984 + 32768 + 32768 + 128 + 4096 = 217728.
+			// TP2: q 2 heads 4096, k and v 1 KV head 2048 each, o 64x32x2 =
+			// 4096, gate and up 64x64x2 = 8192 each, down 8192, norms 256:
+			// 37120; embedding and head 128 rows: 16384 each.
+			// TP4: 1 q head 2048; the 2 KV heads are fewer than the 4
+			// ranks, so each rank holds one: 2048 each; o 64x16x2 = 2048;
+			// gate, up, down 32x64x2 = 4096 each; norms 256: 20736;
+			// embedding and head 64 rows: 8192 each.
+			name: "llama", fixture: llamaFixture,
+			ranks: []rank{
+				{"TP1", whole(1, 0), 2*73984 + 32768 + 32768 + 128 + 4096},
+				{"TP2", whole(2, 0), 2*37120 + 16384 + 16384 + 128 + 4096},
+				{"TP4", whole(4, 0), 2*20736 + 8192 + 8192 + 128 + 4096},
+				{"PP2 stage 0", stage(0), 32768 + 73984 + 4096},
+				{"PP2 stage 1", stage(1), 73984 + 128 + 32768 + 4096},
+			},
+		},
+		{
+			// TP1: attention per layer: norms 2 x 32 x 2 = 128, q 32x32x2
+			// = 2048, k and v 16x32x2 = 1024 each, o 2048, q_norm and
+			// k_norm 16x2 = 32 each: 6336. Layer 0 dense: gate, up, down
+			// 64x32x2 = 4096 each: 12288. Layer 1: router 4x32x2 = 256, 4
+			// experts of gate, up, down 16x32x2 = 1024 each: 12288 + 256.
+			// Embedding and head 64x32x2 = 4096 each, norm 64, rotary 64 x
+			// 16 x 2 = 2048.
+			// TP2: q 1 head 1024; the 1 KV head is replicated: k and v
+			// 1024 each; o 32x16x2 = 1024; norms 192: 4288. Layer 0: 32
+			// rows of intermediate per rank, 2048 each: 6144. Layer 1:
+			// router 256 whole, each expert's intermediate halved: 4 x 3 x
+			// 512 = 6144. Embedding and head 32 rows: 2048 each.
+			// EP4 (TP2 x DP2): each rank holds 1 expert whole, 3072.
+			name: "qwen3_moe", fixture: qwen3MoEFixture,
+			ranks: []rank{
+				{"TP1", whole(1, 0), (6336 + 12288) + (6336 + 256 + 12288) + 4096 + 4096 + 64 + 2048},
+				{"TP2", whole(2, 0), (4288 + 6144) + (4288 + 256 + 6144) + 2048 + 2048 + 64 + 2048},
+				{"TP2 EP4", whole(2, 4), (4288 + 6144) + (4288 + 256 + 3072) + 2048 + 2048 + 64 + 2048},
+				{"PP2 stage 0", stage(0), 4096 + 6336 + 12288 + 2048},
+				{"PP2 stage 1", stage(1), 6336 + 256 + 12288 + 64 + 4096 + 2048},
+			},
+		},
+		{
+			// fp8 linears: out x in bytes and ceil(out/128) x ceil(in/128)
+			// fp32 scales. TP1 attention per layer: norms 512 + 512, q_a
+			// [128,256] 32768+8, q_a_layernorm 256, q_b [512,128] 65536+16,
+			// kv_a [256,256] 65536+16, kv_a_layernorm 256, kv_b [512,128]
+			// 65536+16, o [256,256] 65536+16: 296520. An MLP of 256: gate,
+			// up, down 65536+16 each: 196656. Layer 0: 296520 + 196656.
+			// Layer 1: router 2x256x2 = 1024, fp32 bias 8, 2 experts and a
+			// shared one: 296520 + 1024 + 8 + 3 x 196656. Embedding and
+			// head 128x256x2 = 65536 each, norm 512, rotary 64 x 128 x 2 =
+			// 16384. The MTP layer 2 is not loaded.
+			// TP2: q_a and kv_a whole; q_b, kv_b [256,128] 32768+8 each; o
+			// [256,128] 32768+8: 198192. An MLP's intermediate halved:
+			// 3 x (32768+8) = 98328. Embedding and head 64 rows: 32768.
+			name: "deepseek_v3 fp8", fixture: mlaFixture,
+			ranks: []rank{
+				{"TP1", whole(1, 0), (296520 + 196656) + (296520 + 1024 + 8 + 3*196656) + 65536 + 65536 + 512 + 16384},
+				{"TP2", whole(2, 0), (198192 + 98328) + (198192 + 1024 + 8 + 3*98328) + 32768 + 32768 + 512 + 16384},
+				{"PP2 stage 0", stage(0), 65536 + 296520 + 196656 + 16384},
+				{"PP2 stage 1", stage(1), 296520 + 1024 + 8 + 3*196656 + 512 + 65536 + 16384},
+			},
+		},
+		{
+			// AWQ linears in x out: qweight in x out/8 x 4, qzeros in/128 x
+			// out/8 x 4, scales in/128 x out x 2. TP1 per layer: q
+			// (256x256) 32768+256+1024 = 34048, k and v (256x128) 17024
+			// each, o 34048, gate and up (256x512) 65536+512+2048 = 68096
+			// each, down (512x256) 68096, norms 2 x 256 x 2 = 1024: 307456.
+			// Embedding and head 256x256x2 = 131072 each, norm 512, rotary
+			// 64 x 128 x 2 = 16384.
+			// TP2: q 1 head (256x128) 17024; the 1 KV head is replicated:
+			// k and v 17024 each; o (128x256) 16384+128+512 = 17024; gate
+			// and up (256x256) 34048 each; down (256x256) 34048; norms
+			// 1024: 171264. Embedding and head 128 rows: 65536 each.
+			name: "llama awq", fixture: awqFixture,
+			ranks: []rank{
+				{"TP1", whole(1, 0), 2*307456 + 131072 + 131072 + 512 + 16384},
+				{"TP2", whole(2, 0), 2*171264 + 65536 + 65536 + 512 + 16384},
+				{"PP2 stage 0", stage(0), 131072 + 307456 + 16384},
+				{"PP2 stage 1", stage(1), 307456 + 512 + 131072 + 16384},
+			},
+		},
+	}
+	for _, tc := range tests {
+		a, _ := attach(t, tc.fixture)
+		for _, r := range tc.ranks {
+			sh := r.sh(a)
+			if ok, why := UsesCheckpoint(a, sh); !ok {
+				t.Fatalf("%s %s: the checkpoint is not used: %s", tc.name, r.name, why)
+			}
+			if got := sum(RankWeights(a, sh)); got != r.want {
+				t.Errorf("%s %s: checkpoint weights %d B, want %d (by hand)", tc.name, r.name, got, r.want)
+			}
+			// These fixtures are shaped as their configs say: the shapes
+			// derived from config.json come to the same bytes.
+			if got := sum(Weights(a, sh)); got != r.want {
+				t.Errorf("%s %s: config-derived weights %d B, want %d (by hand)", tc.name, r.name, got, r.want)
+			}
+		}
+	}
+}
+
+// TestCheckpointItemsAreVLLMParameters: one item per parameter vLLM
+// allocates (the caching allocator rounds each), the checkpoint's shards
+// of a fused module added into it.
+func TestCheckpointItemsAreVLLMParameters(t *testing.T) {
+	a, _ := attach(t, qwen3MoEFixture)
+	got := byName(RankWeights(a, Sharding{TP: 2, FirstLayer: 1, EndLayer: 2, Last: true, DtypeBytes: 2}))
+	// Layer 1 at TP2: q 1 head (16x32x2) with k and v (the 1 KV head,
+	// replicated) 16x32x2 each; every expert's gate and up (8x32x2 each)
+	// in w13, its down (32x8x2) in w2.
+	want := map[string]uint64{
+		"model.layers.1.input_layernorm.weight":          64,
+		"model.layers.1.self_attn.qkv_proj.weight":       3 * 1024,
+		"model.layers.1.self_attn.o_proj.weight":         1024,
+		"model.layers.1.self_attn.q_norm.weight":         32,
+		"model.layers.1.self_attn.k_norm.weight":         32,
+		"model.layers.1.post_attention_layernorm.weight": 64,
+		"model.layers.1.mlp.gate.weight":                 256,
+		"model.layers.1.mlp.experts.w13_weight":          4 * 2 * 512,
+		"model.layers.1.mlp.experts.w2_weight":           4 * 512,
+		"model.norm.weight":                              64,
+		"lm_head.weight":                                 2048,
+		"rotary tables":                                  2048,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("items (-want +got):\n%s", diff)
+	}
+}
+
+func TestCheckpointNotes(t *testing.T) {
+	config, ts := mlaFixture()
+	_, notes := attachTensors(t, config, append(ts, bf16("model.layers.0.self_attn.mystery.weight", 8), bf16("extra_head.weight", 4, 4)))
+	// The MTP layer's 4 tensors (enorm, hnorm, eh_proj and its scales) are
+	// skipped; the 2 that no rule names are counted and listed.
+	want := CheckpointNotes{
+		Counted: len(ts) - 4 + 2,
+		Skipped: []SkippedTensors{{Reason: skipMTP, Count: 4}},
+		Unknown: []string{"model.layers.0.self_attn.mystery.weight", "extra_head.weight"},
+	}
+	if diff := cmp.Diff(want, notes); diff != "" {
+		t.Errorf("notes (-want +got):\n%s", diff)
+	}
+	_, notes = attach(t, llamaFixture)
+	if diff := cmp.Diff([]SkippedTensors{{Reason: skipRotary, Count: 2}}, notes.Skipped); diff != "" {
+		t.Errorf("llama skips (-want +got):\n%s", diff)
+	}
+}
+
+// TestUnknownTensorsAreCountedWhole: a tensor no rule names is held whole,
+// on its layer's stage or on the first.
+func TestUnknownTensorsAreCountedWhole(t *testing.T) {
+	config, ts := llamaFixture()
+	a, _ := attachTensors(t, config, append(ts, bf16("model.layers.1.self_attn.mystery.weight", 8, 8), bf16("extra_head.weight", 4, 4)))
+	// 8x8x2 = 128 on layer 1, 4x4x2 = 32 on the first stage, at any TP.
+	for _, tc := range []struct {
+		sh   Sharding
+		want uint64
+	}{
+		{Sharding{TP: 2, FirstLayer: 0, EndLayer: 1, First: true, DtypeBytes: 2}, 16384 + 37120 + 4096 + 32},
+		{Sharding{TP: 2, FirstLayer: 1, EndLayer: 2, Last: true, DtypeBytes: 2}, 37120 + 128 + 16384 + 4096 + 128},
+	} {
+		if got := sum(RankWeights(a, tc.sh)); got != tc.want {
+			t.Errorf("%+v: %d B, want %d", tc.sh, got, tc.want)
+		}
+	}
+}
+
+// TestTiedHeadOnTheLastStage: a tied model's checkpoint has no head (or
+// one vLLM skips); the last stage of several holds its own copy of the
+// embedding.
+func TestTiedHeadOnTheLastStage(t *testing.T) {
+	config, ts := llamaFixture()
+	config = strings.Replace(config, `"torch_dtype"`, `"tie_word_embeddings":true,"torch_dtype"`, 1)
+	a, notes := attachTensors(t, config, ts)
+	if diff := cmp.Diff([]SkippedTensors{{Reason: skipRotary, Count: 2}, {Reason: skipTiedHead, Count: 1}}, notes.Skipped); diff != "" {
+		t.Errorf("skips (-want +got):\n%s", diff)
+	}
+	tests := []struct {
+		sh   Sharding
+		want uint64
+	}{
+		// One stage: the embedding's 256x64x2 = 32768 once.
+		{Whole(a, 1, 2, Quant{}), 32768 + 2*73984 + 128 + 4096},
+		// The last of two stages: a copy of it as the head.
+		{Sharding{TP: 1, FirstLayer: 1, EndLayer: 2, Last: true, DtypeBytes: 2}, 73984 + 128 + 32768 + 4096},
+	}
+	for _, tc := range tests {
+		if got := sum(RankWeights(a, tc.sh)); got != tc.want {
+			t.Errorf("%+v: %d B, want %d", tc.sh, got, tc.want)
+		}
+	}
+}
+
+// TestServedDtypeAndStoredQuantization: float tensors are counted in the
+// served dtype; fp8 weights, their fp32 scales and the fp32 routing bias
+// as they are.
+func TestServedDtypeAndStoredQuantization(t *testing.T) {
+	a, _ := attach(t, mlaFixture)
+	sh := Whole(a, 1, 4, a.Quant) // --dtype float32
+	got := map[string]uint64{}
+	for _, it := range RankWeights(a, sh) {
+		got[it.Name] = it.Bytes
+	}
+	want := map[string]uint64{
+		"model.embed_tokens.weight":                       128 * 256 * 4,
+		"model.layers.1.mlp.gate.weight":                  2 * 256 * 4,
+		"model.layers.1.mlp.gate.e_score_correction_bias": 2 * 4,
+		"model.layers.1.mlp.experts.w13_weight":           2 * 2 * 256 * 256, // fp8: 1 byte
+		"model.layers.1.mlp.experts.w13_weight_scale_inv": 2 * 2 * 2 * 2 * 4, // 2 experts x (gate, up) x [2, 2] fp32
+		"model.layers.0.self_attn.q_a_layernorm.weight":   128 * 4,
+	}
+	for name, w := range want {
+		if got[name] != w {
+			t.Errorf("%s: %d B, want %d", name, got[name], w)
+		}
+	}
+}
+
+// TestFusedModulesKeepOnePerModuleParameter: vLLM keeps one per-tensor fp8
+// scale and one GPTQ g_idx for a fused module; the checkpoint stores one
+// per shard.
+func TestFusedModulesKeepOnePerModuleParameter(t *testing.T) {
+	config := `{"model_type":"llama","hidden_size":256,"num_attention_heads":2,"num_key_value_heads":2,"intermediate_size":256,` +
+		`"num_hidden_layers":1,"vocab_size":64,"max_position_embeddings":16,"torch_dtype":"bfloat16",` +
+		`"quantization_config":{"quant_method":"gptq","bits":4,"group_size":128,"desc_act":true}}`
+	// GPTQ in x out: qweight int32 [in/8, out], qzeros int32 [in/128,
+	// out/8], scales fp16 [in/128, out], g_idx int32 [in].
+	gptq := func(module string, in, out uint64) []safetensors.Tensor {
+		return []safetensors.Tensor{
+			typed("I32", module+".qweight", in/8, out), typed("I32", module+".qzeros", in/128, out/8),
+			typed("F16", module+".scales", in/128, out), typed("I32", module+".g_idx", in),
+		}
+	}
+	var ts []safetensors.Tensor
+	for _, m := range []string{"q_proj", "k_proj", "v_proj"} {
+		ts = append(ts, gptq("model.layers.0.self_attn."+m, 256, 256)...)
+	}
+	a, notes := attachTensors(t, config, ts)
+	if diff := cmp.Diff([]SkippedTensors{{Reason: skipFused, Count: 2}}, notes.Skipped); diff != "" {
+		t.Errorf("skips (-want +got):\n%s", diff)
+	}
+	got := map[string]uint64{}
+	for _, it := range RankWeights(a, Whole(a, 2, 2, a.Quant)) {
+		got[it.Name] = it.Bytes
+	}
+	// TP2, 1 head of 128 of each of q, k, v: qweight 32x128x4 = 16384,
+	// qzeros 2x16x4 = 128, scales 2x128x2 = 512 each; one g_idx 256x4.
+	want := map[string]uint64{
+		"model.layers.0.self_attn.qkv_proj.qweight": 3 * 16384,
+		"model.layers.0.self_attn.qkv_proj.qzeros":  3 * 128,
+		"model.layers.0.self_attn.qkv_proj.scales":  3 * 512,
+		"model.layers.0.self_attn.qkv_proj.g_idx":   1024,
+	}
+	for name, w := range want {
+		if got[name] != w {
+			t.Errorf("%s: %d B, want %d", name, got[name], w)
+		}
+	}
+}
+
+// TestBitsAndBytesIsFlat: bitsandbytes stores a 4-bit weight as uint8
+// [out*in/2, 1] and its absmax flat; a split divides them whatever its
+// direction.
+func TestBitsAndBytesIsFlat(t *testing.T) {
+	config := `{"model_type":"llama","hidden_size":128,"num_attention_heads":1,"intermediate_size":128,` +
+		`"num_hidden_layers":1,"vocab_size":64,"max_position_embeddings":16,"torch_dtype":"bfloat16"}`
+	p := "model.layers.0.self_attn.o_proj.weight"
+	a, _ := attachTensors(t, config, []safetensors.Tensor{
+		typed("U8", p, 128*128/2, 1), typed("F32", p+".absmax", 128*128/64), typed("F32", p+".quant_map", 16),
+	})
+	got := map[string]uint64{}
+	for _, it := range RankWeights(a, Whole(a, 2, 2, Quant{})) {
+		got[it.Name] = it.Bytes
+	}
+	// TP2: 4096 of the 8192 packed bytes, 128 of the 256 fp32 absmax, the
+	// 16-entry quant_map whole.
+	want := map[string]uint64{"model.layers.0.self_attn.o_proj.weight": 4096, "model.layers.0.self_attn.o_proj.weight.absmax": 128 * 4,
+		"model.layers.0.self_attn.o_proj.weight.quant_map": 64}
+	for name, w := range want {
+		if got[name] != w {
+			t.Errorf("%s: %d B, want %d", name, got[name], w)
+		}
+	}
+}
+
+// TestGemma3Names: both spellings of Gemma 3's nested names reach the same
+// rules, and the vision tower is held on the first stage.
+func TestGemma3Names(t *testing.T) {
+	config := `{"model_type":"gemma3","torch_dtype":"bfloat16","text_config":{"hidden_size":64,"num_attention_heads":2,` +
+		`"num_key_value_heads":1,"head_dim":32,"intermediate_size":64,"num_hidden_layers":1,"vocab_size":64,` +
+		`"max_position_embeddings":16,"sliding_window":8},"vision_config":{"hidden_size":32,"intermediate_size":64,` +
+		`"num_hidden_layers":1,"num_attention_heads":1,"patch_size":4,"image_size":8}}`
+	for _, prefix := range [][3]string{{"language_model.model.", "vision_tower.", "multi_modal_projector."},
+		{"model.language_model.", "model.vision_tower.", "model.multi_modal_projector."}} {
+		lm, vt, mp := prefix[0], prefix[1], prefix[2]
+		v := vt + "vision_model."
+		ts := []safetensors.Tensor{
+			bf16(lm+"embed_tokens.weight", 64, 64), bf16(lm+"norm.weight", 64),
+			bf16(lm+"layers.0.self_attn.q_proj.weight", 64, 64),
+			bf16(v+"encoder.layers.0.self_attn.q_proj.weight", 32, 32), bf16(v+"encoder.layers.0.self_attn.q_proj.bias", 32),
+			bf16(v+"encoder.layers.0.self_attn.out_proj.bias", 32),
+			bf16(mp+"mm_input_projection_weight", 32, 64),
+		}
+		a, notes := attachTensors(t, config, ts)
+		if len(notes.Unknown) > 0 {
+			t.Errorf("%s: unknown %v", lm, notes.Unknown)
+		}
+		got := byName(RankWeights(a, Sharding{TP: 2, FirstLayer: 0, EndLayer: 1, First: true, DtypeBytes: 2}))
+		// TP2: embedding 32 rows x 64 x 2; q 1 head 32x64x2; the vision
+		// q 16x32x2 and its bias 16x2; out_proj's bias whole 32x2; the
+		// projector whole; the local and global rotary tables, 16 x 32 x
+		// 2 each.
+		want := map[string]uint64{
+			"model.embed_tokens.weight":                                            4096,
+			"model.layers.0.self_attn.qkv_proj.weight":                             4096,
+			"vision_tower.vision_model.encoder.layers.0.self_attn.qkv_proj.weight": 1024,
+			"vision_tower.vision_model.encoder.layers.0.self_attn.qkv_proj.bias":   32,
+			"vision_tower.vision_model.encoder.layers.0.self_attn.out_proj.bias":   64,
+			"multi_modal_projector.mm_input_projection_weight":                     4096,
+			"rotary tables": 2 * 16 * 32 * 2,
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", lm, diff)
+		}
+	}
+}
+
+func TestAttachCheckpointRefuses(t *testing.T) {
+	config, _ := llamaFixture()
+	a, err := ParseConfig("config.json", []byte(config))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = AttachCheckpoint(a, &Checkpoint{Tensors: []safetensors.Tensor{bf16("transformer.h.0.attn.c_attn.weight", 4, 4)}})
+	if err == nil || !strings.Contains(err.Error(), `none of the checkpoint's 1 tensors is named as model_type llama names its tensors (the first: "transformer.h.0.attn.c_attn.weight")`) {
+		t.Errorf("a GPT-2 checkpoint under a llama config: %v", err)
+	}
+	if a.Checkpoint != nil {
+		t.Error("a refused checkpoint is attached")
+	}
+	a.ModelType = "opt"
+	if _, err := AttachCheckpoint(a, &Checkpoint{}); !errors.Is(err, ErrNoCheckpointRules) {
+		t.Errorf("a family without rules: %v, want ErrNoCheckpointRules", err)
+	}
+}
+
+// TestRankWeightsFallsBackToConfig: without a checkpoint, or served in
+// another quantization than it stores, the weights are config.json's.
+func TestRankWeightsFallsBackToConfig(t *testing.T) {
+	a, _ := attach(t, llamaFixture)
+	online := Whole(a, 1, 2, Quant{Method: "fp8", Bits: 8})
+	if ok, why := UsesCheckpoint(a, online); ok || why != "served fp8, the checkpoint is unquantized: vLLM converts it when it loads" {
+		t.Errorf("--quantization fp8 on a bf16 checkpoint: %v %q", ok, why)
+	}
+	if diff := cmp.Diff(Weights(a, online), RankWeights(a, online)); diff != "" {
+		t.Errorf("(-config +RankWeights):\n%s", diff)
+	}
+	a.Checkpoint = nil
+	sh := Whole(a, 1, 2, Quant{})
+	if diff := cmp.Diff(Weights(a, sh), RankWeights(a, sh)); diff != "" {
+		t.Errorf("no checkpoint (-config +RankWeights):\n%s", diff)
+	}
+}
+
+// TestGPTQActOrder: vLLM divides a row-parallel GPTQ layer's scales and
+// zeros among the ranks, and repeats them whole under act-order
+// (marlin_repeat_scales_on_all_ranks); FusedMoE keeps an expert's g_idx,
+// with its sort indices, only under act-order.
+func TestGPTQActOrder(t *testing.T) {
+	// GPTQ in x out, group 128: qweight int32 [in/8, out], qzeros int32
+	// [in/128, out/8], scales fp16 [in/128, out], g_idx int32 [in].
+	gptq := func(module string, in, out uint64) []safetensors.Tensor {
+		return []safetensors.Tensor{
+			typed("I32", module+".qweight", in/8, out), typed("I32", module+".qzeros", in/128, out/8),
+			typed("F16", module+".scales", in/128, out), typed("I32", module+".g_idx", in),
+		}
+	}
+	ts := gptq("model.layers.0.self_attn.o_proj", 256, 256)
+	for e := range 2 {
+		p := fmt.Sprintf("model.layers.0.mlp.experts.%d.", e)
+		ts = append(ts, gptq(p+"gate_proj", 256, 256)...)
+		ts = append(ts, gptq(p+"up_proj", 256, 256)...)
+		ts = append(ts, gptq(p+"down_proj", 256, 256)...)
+	}
+	for _, tc := range []struct {
+		descAct bool
+		want    map[string]uint64
+	}{
+		{false, map[string]uint64{
+			// TP2: o_proj's 256 inputs halved: 1 group of scales (1x256x2)
+			// and zeros (1x32x4) per rank; the experts' g_idx dropped.
+			"model.layers.0.self_attn.o_proj.scales": 512,
+			"model.layers.0.self_attn.o_proj.qzeros": 128,
+			"model.layers.0.mlp.experts.w13_g_idx":   0,
+			"model.layers.0.mlp.experts.w2_g_idx":    0,
+		}},
+		{true, map[string]uint64{
+			// Both groups on every rank; per expert gate's g_idx (256 x 4)
+			// and its sort indices, and down's (128 inputs per rank x 4,
+			// twice).
+			"model.layers.0.self_attn.o_proj.scales": 1024,
+			"model.layers.0.self_attn.o_proj.qzeros": 256,
+			"model.layers.0.mlp.experts.w13_g_idx":   2 * 2 * 1024,
+			"model.layers.0.mlp.experts.w2_g_idx":    2 * 2 * 512,
+		}},
+	} {
+		config := `{"model_type":"qwen3_moe","hidden_size":256,"num_attention_heads":2,"num_key_value_heads":2,"head_dim":128,` +
+			`"intermediate_size":256,"num_experts":2,"num_experts_per_tok":1,"moe_intermediate_size":256,"num_hidden_layers":1,` +
+			`"vocab_size":64,"max_position_embeddings":16,"torch_dtype":"float16",` +
+			fmt.Sprintf(`"quantization_config":{"quant_method":"gptq","bits":4,"group_size":128,"desc_act":%v}}`, tc.descAct)
+		a, _ := attachTensors(t, config, ts)
+		got := byName(RankWeights(a, Whole(a, 2, 2, a.Quant)))
+		for name, w := range tc.want {
+			if got[name] != w {
+				t.Errorf("desc_act %v: %s: %d B, want %d", tc.descAct, name, got[name], w)
+			}
+		}
+	}
+}

@@ -1,0 +1,94 @@
+//go:build unix
+
+package hub
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// notHanging runs f and fails the test if it does not return promptly: an
+// open of a FIFO without a writer would block forever.
+func notHanging(t *testing.T, f func() error) error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- f() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(5 * time.Second):
+		t.Fatal("hung: a FIFO was opened")
+		return nil
+	}
+}
+
+// A FIFO, a device or a directory where a file is expected is refused
+// without being opened.
+func TestRefusesSpecialFiles(t *testing.T) {
+	root := t.TempDir()
+	fifo := func(p string) string {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := syscall.Mkfifo(p, 0o644); err != nil {
+			t.Skipf("mkfifo: %v", err)
+		}
+		return p
+	}
+	// A model folder whose config.json is a FIFO.
+	fifoConfig := filepath.Join(root, "fifo-config")
+	fifo(filepath.Join(fifoConfig, "config.json"))
+	// A model folder whose model.safetensors is a FIFO.
+	fifoShard := filepath.Join(root, "fifo-shard")
+	writeDir(t, fifoShard, map[string]fakeFile{"config.json": smallFile([]byte(`{}`))})
+	fifo(filepath.Join(fifoShard, SingleFile))
+	// A model folder whose config.json is a directory.
+	dirConfig := filepath.Join(root, "dir-config")
+	if err := os.MkdirAll(filepath.Join(dirConfig, "config.json"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// A cache whose config.json blob is a FIFO.
+	cache := filepath.Join(root, "hub")
+	dir := writeCache(t, cache, "org/model", commitA, []string{"main"}, map[string]fakeFile{"config.json": smallFile([]byte(`{}`))})
+	blob := filepath.Join(dir, "blobs", smallFile([]byte(`{}`)).etag())
+	os.Remove(blob)
+	fifo(blob)
+
+	tests := []struct {
+		name    string
+		spec    string
+		tensors bool
+		want    string
+	}{
+		{name: "a FIFO as --model", spec: fifo(filepath.Join(root, "pipe.json")), want: "is a named pipe (FIFO), not a file: refused"},
+		{name: "a folder whose config.json is a FIFO", spec: fifoConfig, want: "config.json is a named pipe (FIFO), not a file: refused"},
+		{name: "a shard that is a FIFO", spec: fifoShard, tensors: true, want: "model.safetensors is a named pipe (FIFO), not a file: refused"},
+		{name: "a config.json that is a directory", spec: dirConfig, want: "config.json is a directory, not a file: refused"},
+		{name: "a device", spec: "/dev/null", want: "/dev/null is a character device, not a file: refused"},
+		{name: "a cached blob that is a FIFO", spec: "org/model", want: "is a named pipe (FIFO), not a file: refused"},
+	}
+	r := Resolver{CacheDir: cache, Offline: true}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := os.Stat(tc.spec); tc.spec == "/dev/null" && err != nil {
+				t.Skip("no /dev/null")
+			}
+			err := notHanging(t, func() error {
+				m, err := r.Resolve(context.Background(), tc.spec)
+				if err != nil || !tc.tensors {
+					return err
+				}
+				_, err = m.Tensors(context.Background())
+				return err
+			})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}

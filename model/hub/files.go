@@ -1,0 +1,127 @@
+package hub
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Size caps per kind of file; a larger file is refused, not truncated.
+const (
+	// MaxConfigBytes caps a config.json. Real ones are a few KiB (the
+	// largest shipped in corpus/models is under 10 KiB); 4 MiB refuses a
+	// file that is plainly something else.
+	MaxConfigBytes = 4 << 20
+	// MaxIndexBytes caps a model.safetensors.index.json. Its weight_map has
+	// one line of about 100 bytes per tensor: DeepSeek-V3's ~92,000 tensors
+	// make ~9 MB, and a 384-expert model with fp8 scales ~14 MB, so 64 MiB
+	// leaves room without admitting an unbounded read.
+	MaxIndexBytes = 64 << 20
+	// maxRefBytes caps a refs/<revision> file, which holds a 40-character
+	// commit hash.
+	maxRefBytes = 256
+)
+
+// fileKind names a mode that is not a regular file, for refusals.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	}
+	return "not a regular file"
+}
+
+// openRegular opens path for reading after checking, without opening it,
+// that it is (or links to) a regular file; a FIFO, a device or a directory
+// is refused, never read. found is false when nothing is at path.
+func openRegular(p string) (f *os.File, size int64, found bool, err error) {
+	fi, err := os.Stat(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, 0, false, nil
+	}
+	if err != nil {
+		return nil, 0, false, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, 0, true, fmt.Errorf("%s is %s, not a file: refused", p, fileKind(fi.Mode()))
+	}
+	// openFlags adds O_NONBLOCK where there is one, so that a FIFO swapped
+	// in after the check cannot block the open.
+	f, err = os.OpenFile(p, os.O_RDONLY|openFlags, 0)
+	if err != nil {
+		return nil, 0, true, err
+	}
+	after, err := f.Stat()
+	if err != nil || !after.Mode().IsRegular() || !os.SameFile(fi, after) {
+		f.Close()
+		return nil, 0, true, fmt.Errorf("%s changed while it was opened: refused", p)
+	}
+	return f, after.Size(), true, nil
+}
+
+// readRegular reads the regular file at p, refusing one larger than limit
+// bytes; found is false when nothing is at p.
+func readRegular(p string, limit int64) (data []byte, found bool, err error) {
+	f, size, found, err := openRegular(p)
+	if err != nil || !found {
+		return nil, found, err
+	}
+	defer f.Close()
+	if size > limit {
+		return nil, true, fmt.Errorf("%s is %d bytes, more than the %d this reads", p, size, limit)
+	}
+	data, err = io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, true, fmt.Errorf("reading %s: %w", p, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, true, fmt.Errorf("%s grew past %d bytes while it was read", p, limit)
+	}
+	return data, true, nil
+}
+
+// checkRepoFile refuses a file name taken from an index (or any other
+// remote input) that could leave the directory it is joined to: it must be
+// a clean relative slash path of a .safetensors file, without "..", a
+// backslash, a colon or a control character.
+func checkRepoFile(name string) error {
+	switch {
+	case name == "":
+		return errors.New("empty file name")
+	case strings.ContainsAny(name, `\:`):
+		return errors.New("a backslash or colon in a file name is refused")
+	case strings.ContainsFunc(name, func(r rune) bool { return r < ' ' || r == 0x7f }):
+		return errors.New("a control character in a file name is refused")
+	case path.IsAbs(name):
+		return errors.New("an absolute path is refused")
+	case slices.Contains(strings.Split(name, "/"), ".."):
+		return errors.New(`a ".." in a file name is refused`)
+	case path.Clean(name) != name:
+		return errors.New("a file name must be a clean relative path")
+	case !strings.HasSuffix(name, ".safetensors"):
+		return errors.New("not a .safetensors file")
+	}
+	return nil
+}
+
+// within reports whether the cleaned path p is root or inside it.
+func within(root, p string) bool {
+	rel, err := filepath.Rel(root, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
