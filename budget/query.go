@@ -322,41 +322,55 @@ func (p *Plan) estimateLen(s uint64) uint64 {
 }
 
 // estimateStageLen inverts a pool's pages for s sequences within avail
-// bytes: first as if every group still grew with the length (below the
-// capped groups' caps), then, when that lands past a cap, with the capped
-// groups full and the uncapped ones getting what is left.
+// bytes: first as if every group that holds tokens still grew with the
+// length (below the capped groups' caps), then, when that lands past a cap,
+// with the capped groups full and the uncapped ones getting what is left.
+// Groups of different block sizes grow at count/PageTokens pages a token,
+// measured in units of the largest block; state groups (CapTokens 0) only
+// take their pages off the top.
 func estimateStageLen(pool PagedPool, avail, s uint64) uint64 {
 	unit := SatMul(s, pool.BlockBytes())
 	if unit == 0 || len(pool.Groups) == 0 {
 		return NoCap
 	}
 	pages := avail / unit
-	tokens := pool.Groups[0].PageTokens
-	var open, all, extra uint64
+	var extra, span uint64
 	minCap := uint64(NoCap)
 	for _, g := range pool.Groups {
 		extra = SatAdd(extra, SatMul(g.Count, g.ExtraPages))
-		if g.CapTokens == 0 {
+		if g.CapTokens == 0 || g.PageTokens == 0 {
 			continue // state: no pages per token
 		}
-		all = SatAdd(all, g.Count)
-		if g.CapTokens == NoCap {
-			open = SatAdd(open, g.Count)
-			tokens = g.PageTokens
-		} else {
+		span = max(span, g.PageTokens)
+		if g.CapTokens != NoCap {
 			minCap = min(minCap, g.CapTokens)
+		}
+	}
+	// rate is the pages a sequence gains over span tokens, in the groups
+	// that keep (open) or all that hold tokens (all).
+	var all, open uint64
+	for _, g := range pool.Groups {
+		if g.CapTokens == 0 || g.PageTokens == 0 {
+			continue
+		}
+		r := SatMul(g.Count, span/g.PageTokens)
+		all = SatAdd(all, r)
+		if g.CapTokens == NoCap {
+			open = SatAdd(open, r)
 		}
 	}
 	if all == 0 {
 		return NoCap
 	}
-	if t := SatMul(SatSub(pages, extra)/all, tokens); t <= minCap || open == 0 {
+	if t := SatMul(SatSub(pages, extra)/all, span); t <= minCap || open == 0 {
 		return t
 	}
 	for _, g := range pool.Groups {
-		if g.CapTokens != NoCap {
+		if g.CapTokens == NoCap {
+			pages = SatSub(pages, SatMul(g.Count, g.ExtraPages))
+		} else {
 			pages = SatSub(pages, g.Pages(NoCap))
 		}
 	}
-	return SatMul(pages/open, tokens)
+	return SatMul(pages/open, span)
 }

@@ -169,3 +169,39 @@ func TestMaxSequencesAndLength(t *testing.T) {
 		t.Error("more sequences than max_num_seqs accepted")
 	}
 }
+
+// TestQueriesWithStateAndMixedBlocks: a pool as vLLM lays out a hybrid:
+// five sliding groups of 16-token blocks keeping 1000 tokens and one more
+// block, a full group whose blocks hold 32 tokens (page unification doubled
+// them), and three state groups of two blocks a sequence whatever its
+// length. The estimates start the search at the answer.
+func TestQueriesWithStateAndMixedBlocks(t *testing.T) {
+	p := toyPlan()
+	p.Stages[0].Pool = PagedPool{Tensors: 5, PageBytes: 1 << 20, Groups: []PageGroup{
+		{Count: 5, PageTokens: 16, CapTokens: 1000, ExtraPages: 1},
+		{Count: 1, PageTokens: 32, CapTokens: NoCap},
+		StateGroup(3, 2),
+	}}
+	// 7168 MiB for the pool, 5 MiB a block: 1433 blocks. From 1000 tokens
+	// on, a sequence keeps 5 x (63 + 1) + 3 x 2 = 326 blocks and
+	// cdiv(t, 32) more.
+	if got := p.Stages[0].Pool.PagesPerSeq(1000); got != 326+32 {
+		t.Fatalf("pages at 1000 tokens = %d, want 358", got)
+	}
+	// Two sequences: 2 x (326 + cdiv(t, 32)) <= 1433 up to cdiv(t, 32) =
+	// 390, t = 12,480.
+	ans, err := MaxLength(p, 2, 0)
+	if err != nil || ans.Value != 12480 || ans.Evals > 4 {
+		t.Errorf("MaxLength(2) = %d in %d evaluations, %v; want 12480 in at most 4", ans.Value, ans.Evals, err)
+	}
+	// 1000 tokens: 358 blocks a sequence, 4 in 1433.
+	ans, err = MaxSequences(p, 1000, 0)
+	if err != nil || ans.Value != 4 || ans.Evals > 4 {
+		t.Errorf("MaxSequences(1000) = %d in %d evaluations, %v; want 4 in at most 4", ans.Value, ans.Evals, err)
+	}
+	// One token: 5 x 2 + 1 + 6 = 17 blocks, 84 sequences.
+	ans, err = MaxSequences(p, 1, 0)
+	if err != nil || ans.Value != 1433/17 {
+		t.Errorf("MaxSequences(1) = %d, %v; want %d", ans.Value, err, 1433/17)
+	}
+}

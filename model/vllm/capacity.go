@@ -42,6 +42,19 @@ type Capacity struct {
 	// (vLLM's estimate in the error when it does not start: the first stage
 	// that does not start raises it; 0 when not even one token fits).
 	EstimatedMaxModelLen uint64
+	// StateBlocks is vLLM's "available Mamba cache blocks" for a model with
+	// state layers captured in full CUDA graphs: the blocks of the pool,
+	// one of which every decode sequence needs (0 when vLLM does not check
+	// it; see [Resolved.StateBlockCheck]).
+	StateBlocks uint64
+	// SeqsOverStateBlocks says vLLM refuses to start because max_num_seqs
+	// exceeds StateBlocks (vllm/config/compilation.py:1491-1513;
+	// [StateBlocksMessage] is its error). Starts still says whether one
+	// request of max_model_len fits: vLLM checks that first.
+	SeqsOverStateBlocks bool
+	// StatePadding is the bytes each state page is padded by to the
+	// attention page (vLLM: "Padding mamba page size by x%").
+	StatePadding uint64
 }
 
 // Capacity is the serve's KV capacity as the profile's vLLM reports it for
@@ -51,8 +64,11 @@ func (ref *Reference) Capacity() Capacity {
 }
 
 func (ref *Reference) capacityOf(p *budget.Plan) Capacity {
-	prof := ref.Serve.Profile
-	c := Capacity{Starts: true, EstimatedMaxModelLen: p.MaxLen}
+	r := ref.Serve
+	prof := r.Profile
+	maxLen := r.MaxModelLen
+	c := Capacity{Starts: true, EstimatedMaxModelLen: maxLen}
+	have := false
 	for i := range p.Stages {
 		pool := p.Stages[i].Pool
 		avail := p.PoolBudget(i)
@@ -61,9 +77,10 @@ func (ref *Reference) capacityOf(p *budget.Plan) Capacity {
 			continue
 		}
 		blocks := avail / block
-		need := ref.neededBytes(i, pool, p.MaxLen)
-		if i == 0 || blocks < c.Blocks {
+		need := ref.neededBytes(i, pool, maxLen)
+		if !have || blocks < c.Blocks {
 			c.Blocks, c.AvailableBytes, c.BlockBytes, c.NeededBytes = blocks, avail, block, need
+			have = true
 		}
 		// vllm/v1/core/kv_cache_utils.py _check_enough_kv_cache_memory, on
 		// every worker: no memory at all, or less than one request of
@@ -73,14 +90,21 @@ func (ref *Reference) capacityOf(p *budget.Plan) Capacity {
 			// raises (get_kv_cache_configs, vllm/v1/core/kv_cache_utils.py:
 			// 2190-2198).
 			c.Starts = false
-			c.EstimatedMaxModelLen = ref.estimateMaxModelLen(i, pool, avail, p.MaxLen)
+			c.EstimatedMaxModelLen = ref.estimateMaxModelLen(i, pool, avail, maxLen)
 		}
+	}
+	if r.StateBlockCheck() {
+		c.StateBlocks = c.Blocks
+		c.SeqsOverStateBlocks = r.MaxNumSeqs > c.Blocks
+	}
+	if r.StatePagePadded > 0 {
+		c.StatePadding = r.StatePagePadded - r.StatePageBytes
 	}
 	if len(p.Stages) == 0 || len(p.Stages[0].Pool.Groups) == 0 {
 		return c
 	}
 	groups, blockSize := groupCount(p.Stages[0].Pool)
-	c.PagesPerSeq = p.Stages[0].Pool.PagesPerSeq(p.MaxLen)
+	c.PagesPerSeq = p.Stages[0].Pool.PagesPerSeq(maxLen)
 	if c.PagesPerSeq > 0 {
 		c.Concurrency = float64(c.Blocks) / float64(c.PagesPerSeq)
 	}
@@ -95,11 +119,11 @@ func (ref *Reference) capacityOf(p *budget.Plan) Capacity {
 		// them by max_model_len.
 		c.Tokens = budget.SatMul(c.Blocks, blockSize)
 		c.LoggedTokens = c.Tokens
-		if p.MaxLen > 0 {
-			c.Concurrency = float64(c.Tokens) / float64(p.MaxLen)
+		if maxLen > 0 {
+			c.Concurrency = float64(c.Tokens) / float64(maxLen)
 		}
 	case prof.LoggedTokensFromConcurrency:
-		c.LoggedTokens = uint64(math.Floor(c.Concurrency * float64(p.MaxLen)))
+		c.LoggedTokens = uint64(math.Floor(c.Concurrency * float64(maxLen)))
 	}
 	return c
 }
@@ -114,21 +138,13 @@ func (ref *Reference) neededBytes(i int, pool budget.PagedPool, l uint64) uint64
 	case CheckGroups:
 		return pool.Bytes(1, l)
 	case CheckFirstGroup:
+		// The pool's groups are in vLLM's order: the first is its first
+		// group's kind.
 		first := pool.Groups[0]
-		for _, g := range pool.Groups {
-			if g.CapTokens != budget.NoCap == ref.groups[0].sliding {
-				first = g
-			}
-		}
 		first.Count = 1
 		return budget.SatMul(first.Pages(l), pool.BlockBytes())
 	}
-	var need uint64
-	page := pool.PageBytes
-	for _, g := range pageGroupsOfLayers(ref.Arch, ref.Serve, ref.stages[i].sharding) {
-		need = budget.SatAdd(need, budget.SatMul(g.Pages(l), page))
-	}
-	return need
+	return layersNeed(ref.groups, ref.Serve, ref.stages[i].sharding, l)
 }
 
 // estimateMaxModelLen is vLLM's estimate of the longest length whose one
@@ -148,12 +164,14 @@ func (ref *Reference) estimateMaxModelLen(i int, pool budget.PagedPool, avail, m
 	return l
 }
 
-// groupCount is the number of KV cache groups of a pool and the block size
-// of its token-holding groups.
+// groupCount is the number of KV cache groups of a pool and the smallest
+// block size among them (vLLM before 0.21: "num_blocks //
+// len(kv_cache_groups) x min block_size"; a state group's block is
+// mamba_block_size).
 func groupCount(pool budget.PagedPool) (groups, blockSize uint64) {
 	for _, g := range pool.Groups {
 		groups = budget.SatAdd(groups, g.Count)
-		if g.CapTokens != 0 && blockSize == 0 {
+		if blockSize == 0 || g.PageTokens < blockSize {
 			blockSize = g.PageTokens
 		}
 	}

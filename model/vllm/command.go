@@ -107,6 +107,21 @@ func Command(model string, r Resolved) string {
 	if r.SwapSpaceGiB != nil {
 		add("swap-space", strconv.FormatFloat(*r.SwapSpaceGiB, 'f', -1, 64))
 	}
+	if r.MambaCacheMode != "" {
+		// Prefix caching and the state dtypes size a model with state
+		// layers: explicit, whatever the version's defaults.
+		if r.PrefixCaching {
+			args = append(args, "--enable-prefix-caching")
+		} else {
+			args = append(args, "--no-enable-prefix-caching")
+		}
+		if r.MambaCacheDtype != "auto" {
+			add("mamba-cache-dtype", r.MambaCacheDtype)
+		}
+		if r.MambaSSMCacheDtype != "auto" {
+			add("mamba-ssm-cache-dtype", r.MambaSSMCacheDtype)
+		}
+	}
 	return strings.Join(args, " ")
 }
 

@@ -18,7 +18,7 @@ func Compile(a *model.Arch, s Serve, c budget.Class, p Profile) (*budget.Plan, e
 
 // Plan compiles the reference's serve into a budget.Plan.
 func (ref *Reference) Plan() *budget.Plan {
-	a, r := ref.Arch, ref.Serve
+	r := ref.Serve
 	p := &budget.Plan{
 		Device:  ref.Class.Device.MemoryBytes,
 		Driver:  ref.Class.Memory,
@@ -28,11 +28,8 @@ func (ref *Reference) Plan() *budget.Plan {
 		MaxSeqs: r.MaxNumSeqs,
 		MaxLen:  r.MaxModelLen,
 	}
-	groups := pageGroups(a, r, ref.groups)
-	page := pageBytes(a, r)
 	for _, st := range ref.stages {
-		stage := budget.Stage{Budget: st.budget, Slack: st.slack,
-			Pool: budget.PagedPool{PageBytes: page, Tensors: stageTensors(ref.groups, st.sharding), Groups: groups}}
+		stage := budget.Stage{Budget: st.budget, Slack: st.slack, Pool: ref.groups.pool(r, st.sharding)}
 		for _, it := range st.weights {
 			stage.Fixed[budget.TermWeights] = budget.SatAdd(stage.Fixed[budget.TermWeights], it.Bytes)
 		}

@@ -1,6 +1,7 @@
 package vllm
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -71,14 +72,14 @@ func TestKVLayout(t *testing.T) {
 			[]budget.PageGroup{{Count: 1, PageTokens: 64, CapTokens: budget.NoCap}},
 			"fp8 KV: FlashAttention-MLA refuses it, FlashMLA takes blocks of 64"},
 		{"google__gemma-3-27b-it", Serve{MaxNumBatchedTokens: 8192}, 10, 16 * 16 * 2 * 128 * 2,
-			[]budget.PageGroup{{Count: 1, PageTokens: 16, CapTokens: budget.NoCap}, {Count: 6, PageTokens: 16, CapTokens: 1024 - 1 + 2*8192, ExtraPages: 1}},
-			"10 global + 52 local layers: group size 10, 6 sliding groups (8 padding layers, as vLLM logs); async scheduling keeps 2 batches in flight"},
+			[]budget.PageGroup{{Count: 6, PageTokens: 16, CapTokens: 1024 - 1 + 2*8192, ExtraPages: 1}, {Count: 1, PageTokens: 16, CapTokens: budget.NoCap}},
+			"10 global + 52 local layers: group size 10, 6 sliding groups (8 padding layers, as vLLM logs) before the full one, as layer 0 is sliding; async scheduling keeps 2 batches in flight"},
 		{"google__gemma-3-27b-it", Serve{MaxNumBatchedTokens: 8192, AsyncScheduling: Off}, 10, 16 * 16 * 2 * 128 * 2,
-			[]budget.PageGroup{{Count: 1, PageTokens: 16, CapTokens: budget.NoCap}, {Count: 6, PageTokens: 16, CapTokens: 1024 - 1 + 8192, ExtraPages: 1}},
+			[]budget.PageGroup{{Count: 6, PageTokens: 16, CapTokens: 1024 - 1 + 8192, ExtraPages: 1}, {Count: 1, PageTokens: 16, CapTokens: budget.NoCap}},
 			"without async scheduling, one batch in flight"},
 		{"google__gemma-2-9b-it", Serve{MaxNumBatchedTokens: 2048}, 21, 16 * 8 * 2 * 256 * 2,
-			[]budget.PageGroup{{Count: 1, PageTokens: 16, CapTokens: budget.NoCap}, {Count: 1, PageTokens: 16, CapTokens: 4096 - 1 + 2*2048, ExtraPages: 1}},
-			"21 + 21 layers: two groups of 21"},
+			[]budget.PageGroup{{Count: 1, PageTokens: 16, CapTokens: 4096 - 1 + 2*2048, ExtraPages: 1}, {Count: 1, PageTokens: 16, CapTokens: budget.NoCap}},
+			"21 + 21 layers: two groups of 21, the sliding one first (layer 0 slides)"},
 		{"meta-llama__Llama-3.1-8B-Instruct", Serve{PipelineParallelSize: 3}, 11, 16 * 8 * 2 * 128 * 2,
 			[]budget.PageGroup{{Count: 1, PageTokens: 16, CapTokens: budget.NoCap}},
 			"32 layers in 3 stages: 10, 11, 11 (get_pp_indices gives the remainder to the stages before the last, from the second-to-last back); the first stage's 10 tensors"},
@@ -215,7 +216,7 @@ func TestSlidingAndMLAVariants(t *testing.T) {
 	}
 	for name, want := range map[string]uint64{
 		"model.layers.0.self_attn.q_proj.weight":                2048 * 16 * 192 / 2 * 2, // no q_lora: q_proj, heads halved by TP2
-		"model.layers.1.mlp.experts.w13.weight":                 64 * 2048 * 2 * 704 * 2, // 64 experts, 1408/2 per rank
+		"model.layers.1.mlp.experts.w13_weight":                 64 * 2048 * 2 * 704 * 2, // 64 experts, 1408/2 per rank
 		"model.layers.1.mlp.shared_experts.gate_up_proj.weight": 2048 * 2 * 1408 * 2 / 2 * 2,
 		"model.layers.0.mlp.gate_up_proj.weight":                2048 * 2 * 10944 / 2 * 2, // the first layer is dense
 		"kv_cache.26[layers 26]":                                4 * 16 * 576 * 2,         // 4 blocks of 16 tokens, latent 576, whole on each rank
@@ -226,5 +227,39 @@ func TestSlidingAndMLAVariants(t *testing.T) {
 	}
 	if _, ok := names["model.layers.0.self_attn.q_a_proj.weight"]; ok {
 		t.Error("q_a_proj present without q_lora_rank")
+	}
+}
+
+// TestMLADequantizedCopies: vLLM's MLA attention keeps W_UK_T and W_UV
+// beside kv_b_proj only when it must dequantize it (DeepSeek-V3's fp8
+// blocks); a bf16 kv_b_proj (DeepSeek-V2-Lite) yields views of its own
+// weight, no memory.
+func TestMLADequantizedCopies(t *testing.T) {
+	archs := shipped(t)
+	for _, tt := range []struct {
+		model string
+		// copies per layer: W_UK_T and W_UV, on the layers of the first
+		// stage (every layer: no pipeline parallelism).
+		want int
+	}{
+		{"deepseek-ai__DeepSeek-V3", 2 * 61},
+		{"deepseek-ai__DeepSeek-V2-Lite", 0},
+	} {
+		a := archs[tt.model]
+		r, err := Resolve(Serve{TensorParallelSize: 1, MaxModelLen: 4096}, a, testClass(false), current)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := r.Stages[0]
+		st.TP, st.ExpertRanks, st.DtypeBytes, st.Quant = r.TensorParallelSize, r.ExpertRanks, r.DtypeBytes, r.Quant
+		got := 0
+		for _, it := range weightItems(a, r, st) {
+			if strings.HasSuffix(it.Name, ".W_UK_T") || strings.HasSuffix(it.Name, ".W_UV") {
+				got++
+			}
+		}
+		if got != tt.want {
+			t.Errorf("%s: %d W_UK_T/W_UV tensors, want %d", tt.model, got, tt.want)
+		}
 	}
 }

@@ -20,7 +20,8 @@ type Reference struct {
 	Serve  Resolved
 	Class  budget.Class
 	stages []refStage
-	groups []kvGroup
+	// groups is vLLM's KV cache groups of the whole model.
+	groups kvLayout
 	host   uint64
 }
 
@@ -62,7 +63,11 @@ func newReference(a *model.Arch, s Serve, c budget.Class, p Profile, shard bool)
 			return nil, err
 		}
 	}
-	ref := &Reference{Arch: a, Serve: r, Class: c, groups: kvGroups(a)}
+	layout, err := kvLayoutOf(layerSpecs(a, r))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", a.Source, err)
+	}
+	ref := &Reference{Arch: a, Serve: r, Class: c, groups: layout}
 	for _, st := range r.Stages {
 		st.TP, st.ExpertRanks, st.DtypeBytes, st.Quant = r.TensorParallelSize, r.ExpertRanks, r.DtypeBytes, r.Quant
 		ref.stages = append(ref.stages, refStage{sharding: st, weights: weightItems(a, r, st), peaks: peakItems(a, r, st)})
@@ -105,10 +110,11 @@ func newReference(a *model.Arch, s Serve, c budget.Class, p Profile, shard bool)
 func (ref *Reference) autoFitMaxModelLen() error {
 	r := &ref.Serve
 	fit := r.MaxModelLen
-	page := pageBytes(ref.Arch, *r)
-	groups := pageGroups(ref.Arch, *r, ref.groups)
 	for i, st := range ref.stages {
-		pool := budget.PagedPool{PageBytes: page, Tensors: stageTensors(ref.groups, st.sharding), Groups: groups}
+		pool := ref.groups.pool(*r, st.sharding)
+		if pool.BlockBytes() == 0 {
+			continue // a stage without KV layers: vLLM skips workers without groups
+		}
 		fit = min(fit, ref.estimateMaxModelLen(i, pool, ref.AvailableKV(i), r.MaxModelLen))
 	}
 	if fit == 0 {
@@ -126,14 +132,20 @@ func (ref *Reference) autoFitMaxModelLen() error {
 // weightItems is the stage's weights: the checkpoint's tensors as the model
 // shards them, and what vLLM's MLA backends add after loading.
 func weightItems(a *model.Arch, r Resolved, st model.Sharding) []Item {
-	items := model.Weights(a, st)
+	items := model.RankWeights(a, st)
 	if a.MLA {
-		// vLLM's MLA backends split kv_b_proj, dequantized, into W_UK_T and
-		// W_UV in the model dtype after loading and keep both beside it
-		// (vllm/v1/attention/backends/mla/common.py
-		// process_weights_after_loading).
+		// vLLM's MLA attention splits kv_b_proj into W_UK_T and W_UV in the
+		// model dtype after loading (vllm/model_executor/layers/attention/
+		// mla_attention.py:1022-1128, process_weights_after_loading). An
+		// unquantized kv_b_proj gives views of its own weight
+		// (get_and_maybe_dequant_weights returns weight.to(dtype), the same
+		// tensor); a quantized one is dequantized into new tensors kept
+		// beside it.
 		heads := a.Heads / r.TensorParallelSize
 		for i := st.FirstLayer; i < st.EndLayer; i++ {
+			if a.Quant.LinearFormat(fmt.Sprintf("model.layers.%d.self_attn.kv_b_proj", i)) == model.Unquantized {
+				continue
+			}
 			p := fmt.Sprintf("model.layers.%d.self_attn.mla_attn.", i)
 			items = append(items,
 				Item{Name: p + "W_UK_T", Term: budget.TermWeights, Bytes: budget.SatMul(heads*a.QKNopeHeadDim*a.KVLoraRank, r.DtypeBytes)},
@@ -220,16 +232,15 @@ func (ref *Reference) Budget(i int) uint64 { return ref.stages[i].budget }
 // memory in whole blocks of its tensors (get_num_blocks), the smallest over
 // the stages (get_kv_cache_configs).
 func (ref *Reference) Blocks() uint64 {
-	page := pageBytes(ref.Arch, ref.Serve)
 	var blocks uint64
+	have := false
 	for i, st := range ref.stages {
-		block := budget.SatMul(page, stageTensors(ref.groups, st.sharding))
+		block := ref.groups.pool(ref.Serve, st.sharding).BlockBytes()
 		if block == 0 {
 			continue
 		}
-		b := ref.AvailableKV(i) / block
-		if i == 0 || b < blocks {
-			blocks = b
+		if b := ref.AvailableKV(i) / block; !have || b < blocks {
+			blocks, have = b, true
 		}
 	}
 	return blocks
@@ -239,12 +250,11 @@ func (ref *Reference) Blocks() uint64 {
 // one tensor per slot of the stage's group size. Their size does not depend
 // on the sequences served: the scheduler fills them on demand.
 func (ref *Reference) KVAllocation(i int) []Item {
-	page := pageBytes(ref.Arch, ref.Serve)
-	slots := stageTensors(ref.groups, ref.stages[i].sharding)
-	tensor := budget.SatMul(ref.Blocks(), page)
-	items := make([]Item, 0, slots)
-	for slot := range slots {
-		items = append(items, Item{Name: fmt.Sprintf("kv_cache.allocated.%d", slot), Term: budget.TermKVCache, Bytes: tensor})
+	blocks := ref.Blocks()
+	pages := ref.groups.tensorPages(ref.stages[i].sharding)
+	items := make([]Item, 0, len(pages))
+	for slot, page := range pages {
+		items = append(items, Item{Name: fmt.Sprintf("kv_cache.allocated.%d", slot), Term: budget.TermKVCache, Bytes: budget.SatMul(blocks, page)})
 	}
 	return items
 }
@@ -276,7 +286,7 @@ func (ref *Reference) EvaluateStage(i int, s, t uint64) Ledger {
 	st := ref.stages[i]
 	items := make([]Item, 0, len(st.weights)+len(st.peaks)+len(ref.Arch.Layers))
 	items = append(items, st.weights...)
-	items = append(items, kvItems(ref.Arch, ref.Serve, ref.groups, st.sharding, s, t)...)
+	items = append(items, kvItems(ref.groups, ref.Serve, st.sharding, s, t)...)
 	items = append(items, st.peaks...)
 
 	f := budget.Footprint{Seqs: s, Tokens: t, Budget: st.budget, Device: ref.Class.Device.MemoryBytes,

@@ -43,8 +43,40 @@ type Resolved struct {
 	// --enable-expert-parallel on a mixture-of-experts model, else 1).
 	ExpertRanks uint64
 	// MaxLenLimit is the longest max_model_len the model allows, as vLLM
-	// derives it.
+	// derives it from the config's length keys and rope scaling; MaxLenKey
+	// is the key it comes from.
 	MaxLenLimit uint64
+	MaxLenKey   string
+	// FP8DSMLA says the MLA latent is kept in the fp8_ds_mla format of 656
+	// bytes a token: DeepSeek V3.2's sparse attention with an fp8 KV cache
+	// on Hopper, where FlashMLA-Sparse is the backend that takes fp8 ("Using
+	// fp8_ds_mla KV cache format for FLASHMLA_SPARSE backend",
+	// vllm/model_executor/layers/attention/mla_attention.py:347-360,
+	// 468-479); FlashInfer-MLA-Sparse keeps standard fp8 on Blackwell
+	// (:481-489).
+	FP8DSMLA bool
+
+	// PrefixCaching is enable_prefix_caching as vLLM resolves it.
+	PrefixCaching bool
+	// MambaCacheMode is vLLM's mamba_cache_mode for a model with state
+	// layers: "align" under prefix caching, "none" without; "" for a model
+	// without state layers.
+	MambaCacheMode string
+	// StatePages is the blocks a sequence keeps in each state layer: 2 in
+	// align mode, 1 in none (MambaSpec.max_memory_usage_bytes,
+	// vllm/v1/kv_cache_interface.py:768-777).
+	StatePages uint64
+	// MambaBlockSize is vLLM's mamba_block_size: the tokens a state block
+	// stands for (the block size in align mode, max_model_len in none).
+	MambaBlockSize uint64
+	// StateConvBytes and StateSSMBytes are the bytes of an element of the
+	// conv and the SSM state.
+	StateConvBytes, StateSSMBytes uint64
+	// StatePageBytes is one state layer's state of one sequence on one
+	// rank (MambaSpec's page); StatePagePadded is its page in the block
+	// pool once padded to the attention page, 0 when not padded.
+	StatePageBytes, StatePagePadded uint64
+
 	// Sources says where each defaulted setting came from, by flag name.
 	Sources map[string]string
 }
@@ -69,6 +101,9 @@ func Resolve(s Serve, a *model.Arch, c budget.Class, p Profile) (Resolved, error
 		return Resolved{}, err
 	}
 	if err := r.resolveBlockSize(a, c, def); err != nil {
+		return Resolved{}, err
+	}
+	if err := r.resolveState(a, def); err != nil {
 		return Resolved{}, err
 	}
 	return r, nil
@@ -217,22 +252,32 @@ func checkShardable(a *model.Arch, r Resolved) error {
 
 func (r *Resolved) resolveLengths(a *model.Arch, c budget.Class, def func(string, string)) error {
 	p := r.Profile
-	r.MaxLenLimit = a.MaxPosition
+	d, err := deriveMaxLen(a)
+	if err != nil {
+		return err
+	}
+	r.MaxLenLimit, r.MaxLenKey = d.limit, d.key
 	if r.AutoMaxModelLen && !p.AutoMaxModelLen {
 		return settingErr("max-model-len", "auto", "%s has no auto max_model_len (vLLM PR #29431)", p.Describes)
 	}
 	switch {
 	case r.MaxModelLen == 0:
-		r.MaxModelLen = r.MaxLenLimit
-		if r.AutoMaxModelLen {
+		r.MaxModelLen = d.def
+		switch {
+		case r.AutoMaxModelLen:
 			def("max-model-len", "auto: the longest whose one request fits the KV cache, at most the model's limit")
-		} else {
+		case d.defHow != "":
+			def("max-model-len", d.defHow)
+		case d.how == "" && d.key == "max_position_embeddings":
 			def("max-model-len", "the model's max_position_embeddings")
+		default:
+			def("max-model-len", "the model's maximum as vLLM derives it: "+d.explain())
 		}
-	case r.MaxModelLen > r.MaxLenLimit && !r.AllowLongMaxModelLen:
-		// vllm/config/model.py _get_and_verify_max_len refuses a longer
-		// max_model_len unless VLLM_ALLOW_LONG_MAX_MODEL_LEN is set.
-		return settingErr("max-model-len", r.MaxModelLen, "above the model's max_position_embeddings %d (set --allow-long-max-model-len, vLLM's VLLM_ALLOW_LONG_MAX_MODEL_LEN=1, to accept it)", r.MaxLenLimit)
+	case r.MaxModelLen > r.MaxLenLimit && !r.AllowLongMaxModelLen && r.MaxModelLen > a.MaxLenKeys["model_max_length"]:
+		// vllm/config/model.py:2446-2474 refuses a longer max_model_len
+		// unless it is within the config's model_max_length or
+		// VLLM_ALLOW_LONG_MAX_MODEL_LEN is set.
+		return settingErr("max-model-len", r.MaxModelLen, "above the derived max_model_len %d (%s); set --allow-long-max-model-len, vLLM's VLLM_ALLOW_LONG_MAX_MODEL_LEN=1, to accept it", r.MaxLenLimit, d.explain())
 	}
 	if r.MaxModelLen > 1<<30 {
 		return settingErr("max-model-len", r.MaxModelLen, "beyond any serve (at most %d)", 1<<30)
@@ -423,8 +468,20 @@ func (r *Resolved) resolveBlockSize(a *model.Arch, c budget.Class, def func(stri
 	if r.BlockSize%16 != 0 || r.BlockSize > maxBlockSize {
 		return settingErr("block-size", r.BlockSize, "vLLM's attention backends take a multiple of 16 tokens (16 to %d)", maxBlockSize)
 	}
+	if sparseMLA(a) && c.Device.Silicon.Vendor == budget.NVIDIA {
+		if r.BlockSize%64 != 0 {
+			// select_common_block_size raises "No common block size for
+			// N" (vllm/v1/worker/utils.py:301-367).
+			return settingErr("block-size", r.BlockSize, "the DeepSeek V3.2 indexer's backend takes blocks of 64 tokens on CUDA (vllm/v1/attention/backends/mla/indexer.py:142-143), and vLLM finds no common kernel block size for %d: want a multiple of 64", r.BlockSize)
+		}
+		r.FP8DSMLA = r.KVDtypeBytes == 1 && c.Device.Silicon.Major == 9
+	}
 	return nil
 }
+
+// sparseMLA says a is a DeepSeek V3.2-style model: MLA with a lightning
+// indexer, whose key cache vLLM keeps beside the latent.
+func sparseMLA(a *model.Arch) bool { return a.MLA && a.Indexer != nil }
 
 // defaultBlockSize is the block size vLLM picks when --block-size is not
 // given, and why: 16, unless the attention backend the platform chooses
@@ -435,6 +492,11 @@ func (r *Resolved) resolveBlockSize(a *model.Arch, c budget.Class, def func(stri
 // then FlashMLA (64); on Blackwell (SM10x) FlashInfer-MLA (32 or 64);
 // elsewhere Triton-MLA (multiples of 16).
 func defaultBlockSize(a *model.Arch, si budget.Silicon, kvBytes uint64, p Profile) (uint64, string) {
+	if sparseMLA(a) && si.Vendor == budget.NVIDIA {
+		// The first attention layer vLLM registers is layer 0's indexer
+		// cache, and the platform asks its backend for the block size.
+		return 64, "64: the DeepSeek V3.2 indexer's backend, asked first, takes only blocks of 64 on CUDA (vllm/v1/attention/backends/mla/indexer.py:142-143; vllm/platforms/interface.py:588-638)"
+	}
 	if !a.MLA {
 		return 16, "16: the platform's default (vllm/config/cache.py:48)"
 	}

@@ -39,6 +39,18 @@ type Serve struct {
 	// versions that have the flag; nil takes the version's default (4 GiB
 	// on the V0 engine, which allocates them; none on V1).
 	SwapSpaceGiB *float64
+	// EnablePrefixCaching is --enable-prefix-caching (On) or
+	// --no-enable-prefix-caching (Off). It sets the Mamba cache mode of a
+	// model with state layers: two state blocks per sequence with it, one
+	// without.
+	EnablePrefixCaching Switch
+	// MambaCacheDtype is --mamba-cache-dtype (auto, float32, float16,
+	// bfloat16): the conv state's dtype, and the SSM state's when
+	// MambaSSMCacheDtype is auto.
+	MambaCacheDtype string
+	// MambaSSMCacheDtype is --mamba-ssm-cache-dtype: the SSM (recurrent)
+	// state's dtype.
+	MambaSSMCacheDtype string
 }
 
 // Switch is a boolean flag that can also be left to the default.

@@ -290,6 +290,11 @@ func (p Profile) V2Runner(a *model.Arch) bool {
 	if a.Experts > 0 {
 		return false
 	}
+	if state, _ := stateLayers(a); state > 0 {
+		// Hybrid and attention-free models stay on V1 unless their
+		// architecture is listed (vllm/config/vllm.py:671-692).
+		return false
+	}
 	switch {
 	case p.Release.AtLeast(v0_25_0):
 		return true

@@ -120,7 +120,8 @@ func TestProfileForNames(t *testing.T) {
 
 // TestV2RunnerByVersion: the V2 model runner, whose CUDA-graph estimate is
 // 0, runs dense Qwen3 from 0.22.0, Llama and Mistral from 0.23.0, every
-// dense model from 0.25.0; never a mixture of experts outside vLLM's list.
+// dense model from 0.25.0; never a mixture of experts outside vLLM's list,
+// nor a hybrid.
 func TestV2RunnerByVersion(t *testing.T) {
 	archs := shipped(t)
 	tests := []struct {
@@ -135,6 +136,10 @@ func TestV2RunnerByVersion(t *testing.T) {
 		{"microsoft__phi-4", "0.25.0", true},
 		{"Qwen__Qwen3-30B-A3B", "main", false},
 		{"deepseek-ai__DeepSeek-V3", "main", false}, // DeepseekV3ForCausalLM is not on vLLM's list
+		// Dense but hybrid (gated-delta-net layers): is_hybrid keeps it on
+		// V1 (vllm/config/vllm.py:680-684), so its graphs are charged.
+		{"Qwen__Qwen3.5-27B", "main", false},
+		{"nvidia__Nemotron-H-56B-Base-8K", "main", false},
 	}
 	for _, tt := range tests {
 		p := mustProfile(tt.spec)
@@ -214,7 +219,7 @@ func TestSlidingWindowByVersion(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := slidingTokens(a, r); got != tt.want {
+		if got := slidingTokens(a.SlidingWindow, r); got != tt.want {
 			t.Errorf("%s: a sliding layer keeps %d tokens, want %d", tt.spec, got, tt.want)
 		}
 	}

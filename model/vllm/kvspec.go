@@ -1,0 +1,363 @@
+package vllm
+
+import (
+	"fmt"
+
+	"membudget/budget"
+	"membudget/model"
+)
+
+// specKind is the class of KV cache spec vLLM gives a layer
+// (vllm/v1/kv_cache_interface.py).
+type specKind int
+
+// The spec classes of the layers membudget reads.
+const (
+	fullSpec    specKind = iota // FullAttentionSpec (:259-375)
+	mlaSpec                     // MLAAttentionSpec (:413-493): one latent per token
+	indexerSpec                 // MLAAttentionSpec of DeepSeek V3.2's indexer key cache
+	slidingSpec                 // SlidingWindowSpec (:583-663)
+	chunkedSpec                 // ChunkedLocalAttentionSpec (:543-580)
+	mambaSpec                   // MambaSpec (:748-798): Mamba and gated-delta-net state
+)
+
+// name is the spec class as vLLM's groups are written, without "Spec".
+func (k specKind) name() string {
+	switch k {
+	case mlaSpec, indexerSpec:
+		return "MLAAttention"
+	case slidingSpec:
+		return "SlidingWindow"
+	case chunkedSpec:
+		return "ChunkedLocalAttention"
+	case mambaSpec:
+		return "Mamba"
+	}
+	return "FullAttention"
+}
+
+// base is the class UniformTypeKVCacheSpecs compares layers by: full
+// attention and MLA (the indexer's cache included) are all
+// FullAttentionSpec (vllm/v1/core/single_type_kv_cache_manager.py:
+// 1898-1955).
+func (k specKind) base() specKind {
+	if k == mlaSpec || k == indexerSpec {
+		return fullSpec
+	}
+	return k
+}
+
+// layerSpec is one layer's KV cache spec: what a block of it holds and
+// costs, and how many blocks a sequence keeps.
+type layerSpec struct {
+	layer int // the decoder layer; -1 for a padding slot of a group
+	kind  specKind
+	// block is the tokens one block holds: the block size, or for a state
+	// layer mamba_block_size.
+	block uint64
+	// page is one block's bytes on one rank, padded where vLLM pads it.
+	page uint64
+	// heads and headDim are the attention's KV heads on a rank and head
+	// size (the latent for MLA): two specs differ when they do.
+	heads, headDim uint64
+	// window is a sliding layer's window or a chunked layer's chunk.
+	window uint64
+	// statePages is the blocks a sequence keeps in a state layer: 1 in
+	// mamba_cache_mode none, 2 in align.
+	statePages uint64
+}
+
+// same reports whether two layers have the same spec: vLLM groups layers
+// by spec equality (the layer index aside).
+func (s layerSpec) same(o layerSpec) bool {
+	s.layer, o.layer = 0, 0
+	return s == o
+}
+
+// pages is the blocks one sequence of t tokens keeps in a layer of this
+// spec, as a budget.PageGroup of one: every token's for full attention and
+// MLA, cdiv(min(W - 1 + in flight, t), block) + 1 for a sliding window,
+// cdiv(min(chunk + in flight, t), block) for a chunk ("no +1"), the mode's
+// state blocks for a state layer (max_memory_usage_bytes, vllm/v1/
+// kv_cache_interface.py:291-296, 547-571, 618-654, 768-777).
+func (s layerSpec) pages(r Resolved) budget.PageGroup {
+	switch s.kind {
+	case slidingSpec:
+		return budget.PageGroup{Count: 1, PageTokens: s.block, CapTokens: slidingTokens(s.window, r), ExtraPages: 1}
+	case chunkedSpec:
+		return budget.PageGroup{Count: 1, PageTokens: s.block, CapTokens: budget.SatAdd(s.window, r.InFlightTokens)}
+	case mambaSpec:
+		return budget.PageGroup{Count: 1, PageTokens: s.block, CapTokens: 0, ExtraPages: s.statePages}
+	}
+	return budget.PageGroup{Count: 1, PageTokens: s.block, CapTokens: budget.NoCap}
+}
+
+// slidingTokens is what a sliding-window layer keeps of a sequence at most:
+// SlidingWindowSpec.max_memory_usage_bytes takes min(sliding_window - 1 +
+// the tokens in flight, max_model_len) tokens and one block more, "because
+// the sliding window may not start from the beginning of the block"
+// (vllm/v1/kv_cache_interface.py:618-654 at main). The tokens in flight are
+// max_concurrent_batches x max_num_batched_tokens from 0.25.0 (two batches
+// under async scheduling, vllm/config/vllm.py:547-568), one batch before
+// (see [Resolved].InFlightTokens). The V0 engine kept the window alone.
+func slidingTokens(window uint64, r Resolved) uint64 {
+	if r.Profile.Era == V0 {
+		return window
+	}
+	return window - 1 + r.InFlightTokens
+}
+
+// fp8DSMLABytes is a token of DeepSeek V3.2's latent in the fp8_ds_mla
+// format FlashMLA-Sparse takes an fp8 KV cache in: 512 fp8 values, four
+// fp32 scales and 64 bf16 rope values (vllm/v1/kv_cache_interface.py:
+// 432-451; vllm/v1/attention/backends/mla/flashmla_sparse.py:63-85).
+const fp8DSMLABytes = 512 + 4*4 + 64*2
+
+// indexerTokenBytes is a token of DeepSeek V3.2's indexer key cache:
+// index_head_dim fp8 values and one fp32 scale per 128 of them, whatever
+// the KV cache dtype (DeepseekV32IndexerCache, vllm/model_executor/models/
+// deepseek_v2.py:604-625, 681-690).
+func indexerTokenBytes(ix *model.IndexerShape) uint64 {
+	return ix.HeadDim + ix.HeadDim/128*4
+}
+
+// layerSpecs lists the KV cache spec of every layer that keeps one, in the
+// order vLLM registers them (get_kv_cache_spec, vllm/v1/worker/
+// gpu_model_runner.py:7883-7920): MLP-only layers and layers that read
+// another layer's KV cache keep none; a DeepSeek V3.2 layer's indexer cache
+// comes before its latent.
+func layerSpecs(a *model.Arch, r Resolved) []layerSpec {
+	tp := r.TensorParallelSize
+	specs := make([]layerSpec, 0, len(a.Layers))
+	for i, l := range a.Layers {
+		if l.SharesKV {
+			continue
+		}
+		heads, dim := model.KVHeadsPerRank(a, tp), a.HeadDim
+		if l.KVHeads > 0 {
+			heads = max(1, l.KVHeads/tp)
+		}
+		if l.HeadDim > 0 {
+			dim = l.HeadDim
+		}
+		attn := layerSpec{layer: i, kind: fullSpec, block: r.BlockSize, heads: heads, headDim: dim,
+			page: budget.SatMul(budget.SatMul(r.BlockSize, 2*heads*dim), r.KVDtypeBytes)}
+		switch l.Kind {
+		case model.NoMixer:
+			continue
+		case model.Mamba, model.LinearAttention:
+			specs = append(specs, layerSpec{layer: i, kind: mambaSpec, block: r.MambaBlockSize, page: r.statePoolPage(), statePages: r.StatePages})
+			continue
+		case model.SlidingAttention:
+			attn.kind, attn.window = slidingSpec, a.SlidingWindow
+			if r.Profile.Release.AtLeast(slidingOwnBlock) {
+				attn.block = swKernelBlock
+				attn.page = budget.SatMul(budget.SatMul(swKernelBlock, 2*heads*dim), r.KVDtypeBytes)
+			}
+		case model.ChunkedAttention:
+			attn.kind, attn.window = chunkedSpec, a.AttentionChunkSize
+		}
+		if a.MLA && l.Kind == model.FullAttention {
+			if a.Indexer != nil {
+				specs = append(specs, layerSpec{layer: i, kind: indexerSpec, block: r.BlockSize, heads: 1,
+					headDim: indexerTokenBytes(a.Indexer), page: budget.SatMul(r.BlockSize, indexerTokenBytes(a.Indexer))})
+			}
+			latent := a.KVLoraRank + a.QKRopeHeadDim
+			attn = layerSpec{layer: i, kind: mlaSpec, block: r.BlockSize, heads: 1, headDim: latent,
+				page: budget.SatMul(budget.SatMul(r.BlockSize, latent), r.KVDtypeBytes)}
+			if r.FP8DSMLA {
+				attn.page = budget.SatMul(r.BlockSize, fp8DSMLABytes)
+			}
+		}
+		specs = append(specs, attn)
+	}
+	return specs
+}
+
+// kvLayout is vLLM's KV cache groups for a model (get_kv_cache_groups,
+// vllm/v1/core/kv_cache_utils.py:1741-1823), formed on the whole model:
+// one group when every layer has the same spec, one UniformTypeKVCacheSpecs
+// group when every layer keeps the same tokens in blocks of one size,
+// otherwise groups of one spec and one page size, padded to one size.
+type kvLayout struct {
+	groups []kvGroup
+	// uniformType says the layers form one UniformTypeKVCacheSpecs group:
+	// each layer has a tensor of its own page size, and a block costs their
+	// sum (get_kv_cache_config_from_groups, :1353-1370).
+	uniformType bool
+}
+
+// kvGroup is one KV cache group: a spec and its layers, one per tensor
+// slot, padding slots being layer -1.
+type kvGroup struct {
+	spec   layerSpec
+	layers []layerSpec
+}
+
+// kvLayoutOf groups the layer specs as vLLM's get_kv_cache_groups does; a
+// page size that cannot be unified is an error, as vLLM raises
+// NotImplementedError.
+func kvLayoutOf(specs []layerSpec) (kvLayout, error) {
+	if len(specs) == 0 {
+		return kvLayout{}, nil // attention-free: no groups
+	}
+	uniform, sameType := true, true
+	for _, s := range specs[1:] {
+		uniform = uniform && s.same(specs[0])
+		// UniformTypeKVCacheSpecs.is_uniform_type (:911-936): one block
+		// size, one base class, the same window, chunk or state blocks.
+		sameType = sameType && s.block == specs[0].block && s.kind.base() == specs[0].kind.base() &&
+			s.window == specs[0].window && s.statePages == specs[0].statePages
+	}
+	if uniform || sameType {
+		return kvLayout{groups: []kvGroup{{spec: specs[0], layers: specs}}, uniformType: !uniform}, nil
+	}
+	specs, err := unifyPageSize(specs)
+	if err != nil {
+		return kvLayout{}, err
+	}
+	return kvLayout{groups: uniformPageGroups(specs)}, nil
+}
+
+// unifyPageSize gives every layer the largest page
+// (unify_kv_cache_spec_page_size, vllm/v1/core/kv_cache_utils.py:
+// 1036-1098): a state layer's page is padded; an attention layer whose page
+// divides the largest holds that many times more tokens a block; any other
+// cannot be unified.
+func unifyPageSize(specs []layerSpec) ([]layerSpec, error) {
+	var most uint64
+	for _, s := range specs {
+		most = max(most, s.page)
+	}
+	out := make([]layerSpec, len(specs))
+	for i, s := range specs {
+		switch {
+		case s.page == most:
+		case s.kind == mambaSpec:
+			s.page = most
+		case s.page > 0 && most%s.page == 0:
+			s.block = budget.SatMul(s.block, most/s.page)
+			s.page = most
+		default:
+			return nil, fmt.Errorf("layer %d: its KV page of %d bytes does not divide the largest page, %d bytes, and vLLM cannot unify them (unify_kv_cache_spec_page_size raises NotImplementedError)", s.layer, s.page, most)
+		}
+		out[i] = s
+	}
+	return out, nil
+}
+
+// uniformPageGroups splits layers of one page size into groups of one
+// spec and one size (_get_kv_cache_groups_uniform_page_size, vllm/v1/core/
+// kv_cache_utils.py:1106-1246): the specs in the order of their first
+// layer; the group size is the fewest layers of a spec, or the most when
+// that is below 1.5 x the fewest; each spec's layers are dealt into groups
+// by stride (layers[i::n]) so that pipeline stages share them evenly, and
+// the groups padded to the group size.
+func uniformPageGroups(specs []layerSpec) []kvGroup {
+	var buckets [][]layerSpec
+	for _, s := range specs {
+		placed := false
+		for i, b := range buckets {
+			if b[0].same(s) {
+				buckets[i] = append(b, s)
+				placed = true
+				break
+			}
+		}
+		if !placed {
+			buckets = append(buckets, []layerSpec{s})
+		}
+	}
+	lo, hi := len(specs), 0
+	for _, b := range buckets {
+		lo, hi = min(lo, len(b)), max(hi, len(b))
+	}
+	size := lo
+	if 2*hi < 3*lo {
+		size = hi
+	}
+	var groups []kvGroup
+	for _, b := range buckets {
+		n := (len(b) + size - 1) / size
+		for i := range n {
+			g := kvGroup{spec: b[0]}
+			for j := i; j < len(b); j += n {
+				g.layers = append(g.layers, b[j])
+			}
+			for len(g.layers) < size {
+				pad := b[0]
+				pad.layer = -1
+				g.layers = append(g.layers, pad)
+			}
+			groups = append(groups, g)
+		}
+	}
+	return groups
+}
+
+// onStage reports whether a group slot holds a layer of stage st.
+func onStage(s layerSpec, st model.Sharding) bool {
+	return s.layer >= st.FirstLayer && s.layer < st.EndLayer
+}
+
+// pool is the block pool a pipeline stage allocates, in closed form: its
+// tensors and page (get_kv_cache_config_from_groups, vllm/v1/core/
+// kv_cache_utils.py:1327-1409) and the pages a sequence keeps in each
+// group. With groups of one page, a tensor per slot of the largest group's
+// share of the stage's layers (vLLM projects the whole model's groups onto
+// each stage, empty ones kept, :2040-2079); with one UniformType group, a
+// tensor per layer, a block costing their pages' sum.
+func (l kvLayout) pool(r Resolved, st model.Sharding) budget.PagedPool {
+	var p budget.PagedPool
+	if len(l.groups) == 0 {
+		return p
+	}
+	for _, g := range l.groups {
+		pg := g.spec.pages(r)
+		if n := len(p.Groups); n > 0 && p.Groups[n-1].PageTokens == pg.PageTokens && p.Groups[n-1].CapTokens == pg.CapTokens && p.Groups[n-1].ExtraPages == pg.ExtraPages {
+			p.Groups[n-1].Count++
+		} else {
+			p.Groups = append(p.Groups, pg)
+		}
+	}
+	if l.uniformType {
+		var sum, n uint64
+		equal := true
+		for _, s := range l.groups[0].layers {
+			if onStage(s, st) {
+				sum, n = budget.SatAdd(sum, s.page), n+1
+				equal = equal && s.page == l.groups[0].spec.page
+			}
+		}
+		p.PageBytes, p.Tensors = l.groups[0].spec.page, n
+		if !equal {
+			p.PageBytes, p.Tensors = sum, min(n, 1)
+		}
+		return p
+	}
+	p.PageBytes, p.Tensors = l.groups[0].spec.page, l.stageTensors(st)
+	return p
+}
+
+// tensorPages is the page of each KV tensor stage st allocates, one per
+// slot: the layers' own pages in a UniformType group, the one page
+// otherwise.
+func (l kvLayout) tensorPages(st model.Sharding) []uint64 {
+	if len(l.groups) == 0 {
+		return nil
+	}
+	if l.uniformType {
+		var pages []uint64
+		for _, s := range l.groups[0].layers {
+			if onStage(s, st) {
+				pages = append(pages, s.page)
+			}
+		}
+		return pages
+	}
+	pages := make([]uint64, l.stageTensors(st))
+	for i := range pages {
+		pages[i] = l.groups[0].spec.page
+	}
+	return pages
+}
