@@ -1,0 +1,49 @@
+package sglang
+
+import (
+	"membudget/budget"
+	"membudget/model"
+)
+
+// Compile turns an architecture, serve settings and a class into a
+// budget.Plan under profile p: plain coefficients whose Evaluate gives
+// exactly the Reference's footprint for every (seqs, tokens).
+func Compile(a *model.Arch, s Serve, c budget.Class, p Profile) (*budget.Plan, error) {
+	ref, err := NewReference(a, s, c, p)
+	if err != nil {
+		return nil, err
+	}
+	return ref.Plan(), nil
+}
+
+// Plan compiles the reference's server into a budget.Plan: per stage the
+// budget msf x F0, the weights and the static share the pool leaves
+// unallocated as fixed ledger terms, the token-granular pool (one group of
+// page_size-token pages, page_size x the stage's cell each, so that the
+// budget holds exactly max_total_num_tokens tokens of sequences), and
+// beside the budget the activations, CUDA graphs and, under
+// TermNonTorch, distributed init's buffers, the req_to_token table and the
+// KV tensors' padding rows. MaxSeqs is max_running_requests (at least 1, so
+// that the queries can say nothing fits), MaxLen the context length.
+func (ref *Reference) Plan() *budget.Plan {
+	p := &budget.Plan{
+		Device:  ref.Class.Device.MemoryBytes,
+		Driver:  ref.Class.Memory,
+		Ceiling: ref.Class.CeilingBytes(),
+		Beside:  besideTerms,
+		MaxSeqs: max(ref.maxRunning, 1),
+		MaxLen:  ref.Serve.ContextLength,
+	}
+	for _, st := range ref.stages {
+		stage := budget.Stage{Budget: ref.budget, Slack: st.slack,
+			Pool: budget.PagedPool{Tensors: 1, PageBytes: budget.SatMul(st.pageTokens, st.cell),
+				Groups: []budget.PageGroup{{Count: 1, PageTokens: st.pageTokens, CapTokens: budget.NoCap}}}}
+		stage.Fixed[budget.TermWeights] = st.loaded
+		stage.Fixed[budget.TermKVCache] = st.unallocated
+		for _, it := range st.beside {
+			stage.Fixed[it.Term] = budget.SatAdd(stage.Fixed[it.Term], it.Bytes)
+		}
+		p.Stages = append(p.Stages, stage)
+	}
+	return p
+}

@@ -1,0 +1,515 @@
+package sglang
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"membudget/budget"
+	"membudget/model"
+)
+
+// Bounds that keep every product of the ledger far from 2^64 while admitting
+// any real serve.
+const (
+	maxParallel   = 1024
+	maxTokens     = 1 << 30
+	maxRequests   = 1 << 20
+	maxPageSize   = 1 << 12
+	maxBatchSize  = 1 << 16
+	defaultPrefil = 16384 // --max-prefill-tokens (server_args.py:291; v0.4.9.post2 :78)
+)
+
+// Resolved is a [Serve] with every default of its profile applied and
+// checked against the architecture and the class. What depends on the KV
+// pool's size (max_running_requests, the req_to_token pool, the CUDA-graph
+// batches) is the [Reference]'s.
+type Resolved struct {
+	Serve
+	Profile Profile
+	// GPUMemMiB is the device memory the defaults read (see [GPUMemMiB]).
+	GPUMemMiB float64
+	// ReservedMiB is what the default msf reserved (0 when the flag was
+	// given).
+	ReservedMiB float64
+	// DerivedContextLen is the context length from the model's config.
+	DerivedContextLen uint64
+	DtypeBytes        uint64
+	// KVDtypeBytes is the KV cache element's size.
+	KVDtypeBytes uint64
+	Quant        model.Quant
+	// Stages is the decoder layers of each pipeline stage.
+	Stages []model.Sharding
+	// HybridSWA says the KV pool is split into a full-layer and a
+	// sliding-layer pool.
+	HybridSWA bool
+	// ActivationTokens is the largest forward batch's tokens: the chunked
+	// prefill size, or without chunking max(max_prefill_tokens,
+	// context_len) (one request longer than the prefill budget is still
+	// admitted alone: managers/schedule_policy.py:594, 613).
+	ActivationTokens uint64
+	// DistInitBytes is what distributed init holds on each GPU before the
+	// weights load (an estimate, see [DistInitBytes]).
+	DistInitBytes uint64
+	// F0Bytes is the free memory after distributed init that the fraction
+	// applies to: memory_bytes less the class's driver_fixed_bytes and
+	// DistInitBytes.
+	F0Bytes uint64
+	// Sources says where each defaulted setting came from, by flag name.
+	Sources map[string]string
+}
+
+// Resolve applies profile p's defaults for a on class c and checks the
+// settings against each other, the model and the device; every error is a
+// *[SettingError] naming the flag.
+func Resolve(s Serve, a *model.Arch, c budget.Class, p Profile) (Resolved, error) {
+	r := Resolved{Serve: s, Profile: p, Sources: map[string]string{}, GPUMemMiB: GPUMemMiB(c)}
+	def := func(flag, why string) { r.Sources[flag] = why }
+	for _, step := range []func() error{
+		func() error { return r.checkModel(a) },
+		func() error { return r.resolveParallel(a, def) },
+		func() error { return r.resolveDtypes(a, def) },
+		func() error { return r.resolveContext(a, def) },
+		func() error { return r.resolveBatch(def) },
+		func() error { return r.resolveBackend(a, c, def) },
+		func() error { return r.resolveFraction(a, def) },
+	} {
+		if err := step(); err != nil {
+			return Resolved{}, err
+		}
+	}
+	r.DistInitBytes = DistInitBytes(r.TPSize * r.PPSize)
+	r.F0Bytes = budget.SatSub(budget.SatSub(c.Device.MemoryBytes, c.Memory.DriverFixedBytes), r.DistInitBytes)
+	return r, nil
+}
+
+// checkModel refuses what membudget does not model of SGLang's memory for
+// this architecture, naming it, rather than guessing.
+func (r *Resolved) checkModel(a *model.Arch) error {
+	if !slices.ContainsFunc(a.Architectures, func(arch string) bool { return slices.Contains(nativeArchitectures[r.Profile.Name], arch) }) {
+		return settingErr("model", a.Source, "%s has no native implementation of %v: it would fall back to its Transformers backend (model_loader/utils.py), whose memory is not modelled", r.Profile.Describes, a.Architectures)
+	}
+	for i, l := range a.Layers {
+		switch {
+		case l.Kind == model.LinearAttention || l.Kind == model.Mamba:
+			return settingErr("model", a.Source, "layer %d is %s: SGLang's Mamba state pool and its share of the rest (handle_max_mamba_cache, model_runner.py:1446-1493 at v0.5.6.post2) are not modelled", i, l.Kind)
+		case l.Kind == model.ChunkedAttention:
+			return settingErr("model", a.Source, "layer %d is %s: Llama 4's split of the pool by attention_chunk_size (model_runner.py:1523-1550 at v0.5.6.post2) is not modelled", i, l.Kind)
+		case l.Kind != model.FullAttention && l.Kind != model.SlidingAttention:
+			return settingErr("model", a.Source, "layer %d is %s, which SGLang's KV pool is not modelled for", i, l.Kind)
+		case l.SharesKV:
+			return settingErr("model", a.Source, "layer %d shares another layer's KV cache, which is not modelled for SGLang", i)
+		case l.HeadDim != 0 || l.KVHeads != 0:
+			return settingErr("model", a.Source, "layer %d has its own attention shape; SGLang's pool takes one head_dim and head count for every layer, and such models are not modelled", i)
+		}
+	}
+	if a.Indexer != nil {
+		return settingErr("model", a.Source, "DeepSeek V3.2's sparse-attention indexer (NSA pool, page size 64) is not modelled for SGLang")
+	}
+	if a.SlidingLayers() > 0 && !isSGLangSWA(a) {
+		return settingErr("model", a.Source, "model_type %s has sliding-window layers; only Gemma 2, Gemma 3 and gpt-oss report their window to SGLang's KV pool (get_attention_sliding_window_size), and for others what the pool keeps is not modelled", a.ModelType)
+	}
+	return nil
+}
+
+// isSGLangSWA reports whether SGLang's model for a reports a sliding window
+// (get_attention_sliding_window_size: models/gemma2.py:47-48,
+// gemma3_causal.py:51-52, gemma3_mm.py:284, gpt_oss.py:94 at v0.5.6.post2).
+func isSGLangSWA(a *model.Arch) bool {
+	switch a.ModelType {
+	case "gemma2", "gemma3", "gemma3_text", "gpt_oss":
+		return true
+	}
+	return false
+}
+
+func (r *Resolved) resolveParallel(a *model.Arch, def func(string, string)) error {
+	for _, f := range []struct {
+		flag string
+		v    *uint64
+	}{{"tp-size", &r.TPSize}, {"pp-size", &r.PPSize}, {"dp-size", &r.DPSize}} {
+		if *f.v == 0 {
+			*f.v = 1
+			def(f.flag, "SGLang's default 1")
+		}
+		if *f.v > maxParallel {
+			return settingErr(f.flag, *f.v, "at most %d", maxParallel)
+		}
+	}
+	if r.EnableDPAttention {
+		return settingErr("enable-dp-attention", "", "not modelled: DP attention shards the attention weights over tp/dp ranks and sizes the KV cell by them, which membudget's weights do not express")
+	}
+	tp, pp := r.TPSize, r.PPSize
+	// layers/linear.py: QKVParallelLinear divides the heads among the ranks
+	// (:826), and divides the KV heads or replicates them (:829-831);
+	// MergedColumnParallelLinear divides every output (:499). The same at
+	// v0.4.9.post2 (:866-871, :552).
+	if a.Heads%tp != 0 {
+		return settingErr("tp-size", tp, "does not divide the %d attention heads of %s (SGLang's QKVParallelLinear, layers/linear.py:826)", a.Heads, a.Source)
+	}
+	if !a.MLA && a.KVHeads%tp != 0 && tp%a.KVHeads != 0 {
+		return settingErr("tp-size", tp, "neither divides nor is a multiple of the %d KV heads of %s (layers/linear.py:829-831)", a.KVHeads, a.Source)
+	}
+	for _, d := range []struct {
+		key string
+		v   uint64
+	}{{"intermediate_size", a.Intermediate}, {"moe_intermediate_size", a.MoEIntermediate}} {
+		if d.v%tp != 0 {
+			return settingErr("tp-size", tp, "does not divide %s %d of %s (layers/linear.py:499)", d.key, d.v, a.Source)
+		}
+	}
+	if pp > uint64(len(a.Layers)) {
+		return settingErr("pp-size", pp, "more stages than the %d layers of %s", len(a.Layers), a.Source)
+	}
+	if pp > 1 && a.MLA && r.Profile.MLANoPP {
+		return settingErr("pp-size", pp, "%s asserts pp_size == 1 for MLA models (model_runner.py:943-945)", r.Profile.Describes)
+	}
+	r.HybridSWA = r.Profile.HybridSWA && a.SlidingLayers() > 0 && isSGLangSWA(a)
+	if pp > 1 && r.HybridSWA {
+		return settingErr("pp-size", pp, "not modelled: %s's sliding-window pool reads every decoder layer's window (model_runner.py:1552-1577), which a pipeline stage does not hold", r.Profile.Describes)
+	}
+	r.Stages = pipelineStages(len(a.Layers), int(pp), r.Profile.PPSplit)
+	return nil
+}
+
+// pipelineStages splits n layers among pp stages as the profile's
+// get_pp_indices does (python/sglang/srt/distributed/utils.py:63-97 at
+// v0.5.6.post2, :63-93 at v0.4.9.post2).
+func pipelineStages(n, pp int, split PPSplit) []model.Sharding {
+	parts := make([]int, pp)
+	for i := range parts {
+		parts[i] = n / pp
+	}
+	switch split {
+	case PPLastOneExtra:
+		for i := pp - n%pp; i < pp; i++ {
+			parts[i]++
+		}
+	default:
+		parts[pp-1] += n % pp
+	}
+	stages := make([]model.Sharding, pp)
+	first := 0
+	for i, k := range parts {
+		stages[i] = model.Sharding{FirstLayer: first, EndLayer: first + k, First: i == 0, Last: i == pp-1}
+		first += k
+	}
+	return stages
+}
+
+func (r *Resolved) resolveDtypes(a *model.Arch, def func(string, string)) error {
+	switch strings.ToLower(r.Dtype) {
+	case "", "auto":
+		// configs/model_config.py:863-903 _get_and_verify_dtype (the same at
+		// v0.4.9.post2): the config's dtype; float32 checkpoints are served
+		// in float16, Gemma's in bfloat16.
+		r.Dtype = a.Dtype
+		if a.Dtype == "float32" {
+			r.Dtype = "float16"
+			if strings.HasPrefix(a.ModelType, "gemma") {
+				r.Dtype = "bfloat16"
+			}
+		}
+		def("dtype", "auto: the checkpoint's dtype; float32 served in float16 (bfloat16 for Gemma)")
+	case "bfloat16", "float16", "float32":
+		r.Dtype = strings.ToLower(r.Dtype)
+	case "half":
+		r.Dtype = "float16"
+	case "float":
+		r.Dtype = "float32"
+	default:
+		return settingErr("dtype", fmt.Sprintf("%q", r.Dtype), "want auto, half, float16, bfloat16, float or float32")
+	}
+	r.DtypeBytes, _ = model.DtypeBytes(r.Dtype)
+	switch r.KVCacheDtype {
+	case "", "auto":
+		// The model dtype, unless the checkpoint's ModelOpt quant_config
+		// has kv_cache_quant_algo FP8 (model_runner.py:1627-1639).
+		r.KVCacheDtype = "auto"
+		r.KVDtypeBytes = r.DtypeBytes
+		if r.Profile.CheckpointFP8KV && a.Quant.Method == "modelopt" && a.Quant.KVCacheDtype == "fp8_e4m3" {
+			r.KVDtypeBytes = 1
+			def("kv-cache-dtype", "auto: fp8_e4m3, the checkpoint's kv_cache_quant_algo FP8 (model_runner.py:1627-1639)")
+		}
+	case "fp8_e4m3", "fp8_e5m2":
+		r.KVDtypeBytes = 1 // stored as uint8 (mem_cache/memory_pool.py:443-447)
+	case "bf16", "bfloat16":
+		if !r.Profile.BF16KVFlag {
+			return settingErr("kv-cache-dtype", r.KVCacheDtype, "%s takes auto, fp8_e5m2 or fp8_e4m3 (server_args.py:686-691)", r.Profile.Describes)
+		}
+		r.KVDtypeBytes = 2
+	case "fp4_e2m1":
+		return settingErr("kv-cache-dtype", r.KVCacheDtype, "not modelled: the fp4 KV cell (half a byte per value and an fp8 scale per 16, model_runner.py:1421-1436)")
+	default:
+		return settingErr("kv-cache-dtype", fmt.Sprintf("%q", r.KVCacheDtype), "want auto, fp8_e4m3, fp8_e5m2, bf16 or bfloat16")
+	}
+	q, err := resolveQuant(a, r.Quantization)
+	if err != nil {
+		return err
+	}
+	r.Quant = q
+	return nil
+}
+
+// resolveQuant applies --quantization to the checkpoint's own quantization
+// as SGLang's ModelConfig._verify_quantization does (configs/model_config.py:
+// 652-747 at v0.5.6.post2): an empty flag takes the checkpoint's; fp8 on an
+// unquantized checkpoint quantizes online with one scale per tensor; a flag
+// that disagrees with the checkpoint is an error.
+func resolveQuant(a *model.Arch, flag string) (model.Quant, error) {
+	if flag == "" {
+		return a.Quant, nil
+	}
+	method, ok := model.QuantMethods[strings.ToLower(flag)]
+	if !ok {
+		names := make([]string, 0, len(model.QuantMethods))
+		for k := range model.QuantMethods {
+			names = append(names, k)
+		}
+		slices.Sort(names)
+		return model.Quant{}, settingErr("quantization", fmt.Sprintf("%q", flag), "not modelled; the modelled methods are %s", strings.Join(names, ", "))
+	}
+	switch {
+	case a.Quant.Method == method:
+		return a.Quant, nil
+	case a.Quant.Method != "":
+		return model.Quant{}, settingErr("quantization", fmt.Sprintf("%q", flag), "the checkpoint %s is quantized with %s: SGLang refuses a different method (configs/model_config.py:728-737)", a.Source, a.Quant.Method)
+	case method == "fp8":
+		return model.Online("fp8")
+	}
+	return model.Quant{}, settingErr("quantization", fmt.Sprintf("%q", flag), "needs a checkpoint quantized with %s (its config.json has no quantization_config)", method)
+}
+
+func (r *Resolved) resolveContext(a *model.Arch, def func(string, string)) error {
+	r.DerivedContextLen = DerivedContextLength(a)
+	allow := r.Profile.AllowLongContextByDefault
+	switch r.AllowLongContext {
+	case On:
+		allow = true
+	case Off:
+		allow = false
+	}
+	switch {
+	case r.ContextLength == 0:
+		r.ContextLength = r.DerivedContextLen
+		def("context-length", "derived from the model's config as SGLang's get_context_length does")
+	case r.ContextLength > r.DerivedContextLen && !allow:
+		// configs/model_config.py:288-313 _derive_context_length.
+		return settingErr("context-length", r.ContextLength, "above the context length %d derived from %s: %s refuses it unless SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 (configs/model_config.py:292-313)", r.DerivedContextLen, a.Source, r.Profile.Describes)
+	}
+	if r.ContextLength > maxTokens {
+		return settingErr("context-length", r.ContextLength, "beyond any serve (at most %d)", maxTokens)
+	}
+	return nil
+}
+
+func (r *Resolved) resolveBatch(def func(string, string)) error {
+	p := r.Profile
+	if r.MaxPrefillTokens == 0 {
+		r.MaxPrefillTokens = defaultPrefil
+		def("max-prefill-tokens", "SGLang's default 16384")
+	}
+	switch {
+	case r.ChunkedPrefillSize == 0:
+		r.ChunkedPrefillSize = defaultChunkedPrefill(p, r.GPUMemMiB)
+		def("chunked-prefill-size", fmt.Sprintf("SGLang's default for %.0f MiB of device memory", r.GPUMemMiB))
+	case r.ChunkedPrefillSize < 0:
+		r.ChunkedPrefillSize = -1
+	case r.ChunkedPrefillSize > maxTokens:
+		return settingErr("chunked-prefill-size", r.ChunkedPrefillSize, "beyond any serve (at most %d)", maxTokens)
+	}
+	if r.CudaGraphMaxBS == 0 {
+		r.CudaGraphMaxBS = defaultCudaGraphMaxBS(p, r.GPUMemMiB, r.TPSize)
+		if r.CudaGraphMaxBS > 0 {
+			def("cuda-graph-max-bs", fmt.Sprintf("SGLang's default for %.0f MiB of device memory at TP%d", r.GPUMemMiB, r.TPSize))
+		}
+	}
+	for _, f := range []struct {
+		flag  string
+		v     uint64
+		limit uint64
+	}{{"max-prefill-tokens", r.MaxPrefillTokens, maxTokens}, {"cuda-graph-max-bs", r.CudaGraphMaxBS, maxBatchSize},
+		{"max-running-requests", r.MaxRunningRequests, maxRequests}, {"max-total-tokens", r.MaxTotalTokens, maxTokens}} {
+		if f.v > f.limit {
+			return settingErr(f.flag, f.v, "beyond any serve (at most %d)", f.limit)
+		}
+	}
+	r.ActivationTokens = uint64(max(r.ChunkedPrefillSize, 0))
+	if r.ChunkedPrefillSize <= 0 {
+		r.ActivationTokens = max(r.MaxPrefillTokens, r.ContextLength)
+	}
+	return nil
+}
+
+// resolveBackend picks the attention backend as the profile's SGLang does
+// when none is given, for what it decides of memory: the page size, and
+// whether CUDA graphs are captured (v0.5.6.post2 server_args.py:1350-1529;
+// v0.4.9.post2 model_runner.py:354-403 picks fa3, flashinfer, aiter or
+// triton, all of page size 1).
+func (r *Resolved) resolveBackend(a *model.Arch, c budget.Class, def func(string, string)) error {
+	si := c.Device.Silicon
+	nv := si.Vendor == budget.NVIDIA
+	p := r.Profile
+	if r.AttentionBackend == "" && p.TRTLLMOnBlackwell {
+		switch {
+		case a.MLA && nv && si.Major == 10 && slices.Contains(a.Architectures, "DeepseekV3ForCausalLM"):
+			r.AttentionBackend = "trtllm_mla" // server_args.py:1069-1078
+		case a.MLA && si.Vendor == budget.AMD && (max(1, a.KVHeads/r.TPSize) == 16 || max(1, a.KVHeads/r.TPSize) == 128):
+			// aiter takes 16 or 128 KV heads per rank (server_args.py:
+			// 1396-1401); else triton.
+			r.AttentionBackend = "aiter"
+		case a.MLA:
+			// fa3 on Hopper, flashinfer on SM100, triton elsewhere: page
+			// size 1 (server_args.py:1390-1403).
+		case nv && (si.Major == 10 || si.Major == 12):
+			// Hopper takes fa3 or flashinfer (page size 1); is_blackwell() is
+			// SM10x and SM12x (utils/common.py:221-224), and takes trtllm_mha
+			// (server_args.py:1382-1383).
+			r.AttentionBackend = "trtllm_mha"
+		case si.Vendor == budget.AMD:
+			r.AttentionBackend = "aiter"
+		}
+		if r.AttentionBackend != "" {
+			def("attention-backend", "SGLang's default for "+c.Device.Name)
+		}
+	} else if r.AttentionBackend == "" && si.Vendor == budget.AMD && !a.MLA {
+		r.AttentionBackend = "aiter" // v0.4.9.post2 model_runner.py:378
+		def("attention-backend", "SGLang's default for "+c.Device.Name)
+	}
+	known := []string{"fa3", "flashinfer", "triton", "flashmla", "cutlass_mla", "aiter", "torch_native"}
+	if p.TRTLLMOnBlackwell {
+		known = append(known, "trtllm_mha", "trtllm_mla")
+	}
+	if r.AttentionBackend != "" && !slices.Contains(known, r.AttentionBackend) {
+		return settingErr("attention-backend", r.AttentionBackend, "not modelled for %s; the modelled backends are %s", p.Describes, strings.Join(known, ", "))
+	}
+	if r.PageSize == 0 {
+		r.PageSize = 1
+		def("page-size", "SGLang's default 1")
+	}
+	if r.PageSize > maxPageSize {
+		return settingErr("page-size", r.PageSize, "at most %d", maxPageSize)
+	}
+	switch r.AttentionBackend {
+	case "flashmla":
+		r.PageSize = 64 // server_args.py:1427-1434 (v0.4.9.post2 :360-364)
+		def("page-size", "64: FlashMLA's only page size")
+	case "cutlass_mla":
+		r.PageSize = 128 // server_args.py:1436-1443 (v0.4.9.post2 :366-370)
+		def("page-size", "128: CUTLASS MLA's only page size")
+	case "trtllm_mla":
+		if !(nv && (si.Major == 10 || si.Major == 12)) {
+			return settingErr("attention-backend", r.AttentionBackend, "SGLang refuses it on %s: TensorRT-LLM MLA needs Blackwell (server_args.py:1449-1452)", c.Device.Name)
+		}
+		if r.PageSize != 32 && r.PageSize != 64 {
+			r.PageSize = 64 // server_args.py:1454-1458
+			def("page-size", "64: TensorRT-LLM MLA takes 32 or 64")
+		}
+		if r.KVCacheDtype != "auto" && r.KVCacheDtype != "fp8_e4m3" {
+			return settingErr("kv-cache-dtype", r.KVCacheDtype, "SGLang refuses it with the TensorRT-LLM MLA backend, which takes fp8_e4m3 or auto (server_args.py:1460-1463)")
+		}
+	case "trtllm_mha":
+		if !(nv && si.Major == 10) {
+			return settingErr("attention-backend", r.AttentionBackend, "%s refuses it on %s (compute capability %s): TensorRT-LLM MHA needs SM100 (server_args.py:1470-1473); it is the default on every Blackwell in this release (server_args.py:1382-1383, sgl-project/sglang#14814, fixed after it by PR #14842): pass --attention-backend flashinfer or triton", p.Describes, c.Device.Name, si)
+		}
+		if r.PageSize != 16 && r.PageSize != 32 && r.PageSize != 64 {
+			r.PageSize = 64 // server_args.py:1475-1479
+			def("page-size", "64: TensorRT-LLM MHA takes 16, 32 or 64")
+		}
+	case "torch_native":
+		r.DisableCudaGraph = true // server_args.py:1410-1414
+		def("disable-cuda-graph", "the torch_native backend disables CUDA graphs")
+	}
+	if r.HybridSWA && r.PageSize != 1 {
+		// SWAKVPool allocates both of its pools with page size 1
+		// (mem_cache/memory_pool.py:1181-1183), whatever the server's.
+		def("page-size", fmt.Sprintf("%d for the token count; the sliding-window pools use 1 (mem_cache/memory_pool.py:1181-1183)", r.PageSize))
+	}
+	if r.ChunkedPrefillSize > 0 && uint64(r.ChunkedPrefillSize)%r.PageSize != 0 {
+		// server_args.py:4129-4132 (v0.4.9.post2 :344).
+		return settingErr("chunked-prefill-size", r.ChunkedPrefillSize, "SGLang asserts it is divisible by --page-size %d", r.PageSize)
+	}
+	return nil
+}
+
+// resolveFraction applies the default --mem-fraction-static, and the
+// adjustments SGLang makes after it.
+func (r *Resolved) resolveFraction(a *model.Arch, def func(string, string)) error {
+	p := r.Profile
+	switch m := r.MemFractionStatic; {
+	case m == 0:
+		r.MemFractionStatic, r.ReservedMiB = DefaultMemFractionStatic(p, MSFInputs{
+			GPUMemMiB: r.GPUMemMiB, TPSize: r.TPSize, PPSize: r.PPSize,
+			ChunkedPrefillSize: r.ChunkedPrefillSize, MaxPrefillTokens: r.MaxPrefillTokens, CudaGraphMaxBS: r.CudaGraphMaxBS,
+		})
+		why := fmt.Sprintf("SGLang's default: %.0f MiB reserved of %.0f MiB (server_args.py, %s)", r.ReservedMiB, r.GPUMemMiB, p.Describes)
+		if f := vlmFactor(a, p); f != 1 {
+			r.MemFractionStatic *= f
+			why += fmt.Sprintf(", x%.4g for the vision tower", f)
+		}
+		def("mem-fraction-static", why)
+	case math.IsNaN(m) || m <= 0 || m >= 1:
+		return settingErr("mem-fraction-static", m, "must be in (0, 1): it is the share of free memory the weights and the KV pool take")
+	}
+	if p.AiterMSF && r.AttentionBackend == "aiter" && r.ContextLength > 8192 {
+		// server_args.py:1499-1501, applied to a given value too.
+		r.MemFractionStatic *= 0.85
+		why := "x0.85: the aiter backend above 8192 tokens of context (server_args.py:1499-1501)"
+		if prev, ok := r.Sources["mem-fraction-static"]; ok {
+			why = prev + "; " + why
+		}
+		def("mem-fraction-static", why)
+	}
+	return nil
+}
+
+// vlmFactor is the default msf's adjustment for a multimodal model: SGLang
+// disables multimodal for Gemma 3 unless --enable-multimodal
+// (configs/model_config.py:137-150), so only other models with a vision
+// tower are adjusted: by 0.90 (v0.4.9.post2, server_args.py:328-331) or by
+// 0.95 x clamp(1 - 0.1 x (layers x hidden^2 / (24 x 1024^2) - 1), 0.8, 1.05)
+// (v0.5.6.post2, server_args.py:4402-4438).
+func vlmFactor(a *model.Arch, p Profile) float64 {
+	if a.Vision == nil || slices.Contains(a.Architectures, "Gemma3ForConditionalGeneration") || strings.HasPrefix(a.ModelType, "gemma3") {
+		return 1
+	}
+	if p.VLMFlat {
+		return 0.90
+	}
+	ratio := float64(a.Vision.Layers) * float64(a.Vision.Hidden) * float64(a.Vision.Hidden) / (24 * 1024 * 1024)
+	return 0.95 * max(0.8, min(1.05, 1-0.1*(ratio-1)))
+}
+
+// DistInitBytes is membudget's estimate of what distributed init (NCCL
+// communicators, custom all-reduce and symmetric-memory buffers) holds on
+// each GPU of a world of tp x pp ranks before the weights load, beyond the
+// CUDA context the class's driver_fixed_bytes holds. SGLang measures the
+// fraction's base after it (model_runner.py:697-702), so it is not in F0;
+// no class holds it, so it is this package's estimate:
+//
+//   - 1 rank: nothing (no communicator is built).
+//   - 2 to 4 ranks: 1.6 GiB, fitted to corpus/observed/vllm.csv row 4 (SGLang,
+//     Qwen3-235B-A22B-FP8 on 4x H100, 367,404 tokens at msf 0.93, which puts
+//     2.16 GiB before the weights against the class's 0.56 GiB context);
+//     vLLM's own H100 logs show the NCCL setup alike at TP2 and TP4 (rows
+//     125, 126).
+//   - more: 2.01 GiB, the largest "Init torch distributed ends. mem usage"
+//     of an 8x H200 SGLang log (sgl-project/sglang PR #11716).
+//
+// PCIe cards without NVLink hold less (0.39 GB at TP4 on RTX PRO 6000,
+// sgl-project/sglang#40558): the estimate is high for them.
+func DistInitBytes(world uint64) uint64 {
+	switch {
+	case world <= 1:
+		return 0
+	case world <= 4:
+		return distInitUpTo4
+	}
+	return distInitAbove4
+}
+
+const (
+	distInitUpTo4  = 1638 * mib // 1.6 GiB
+	distInitAbove4 = 2058 * mib // 2.01 GiB
+)

@@ -1,0 +1,83 @@
+package sglang
+
+import "fmt"
+
+// Serve is an SGLang server's settings under SGLang's flag names
+// (python/sglang/srt/server_args.py). A zero field takes the default of
+// the profile's SGLang (see [Resolve]): a library caller's zero always means
+// "SGLang's default", never "zero".
+type Serve struct {
+	// MemFractionStatic is --mem-fraction-static: the share of the memory
+	// free after distributed init that weights and the KV pool may take, in
+	// (0, 1).
+	MemFractionStatic float64
+	// ContextLength is --context-length: the longest request in tokens.
+	ContextLength uint64
+	// AllowLongContext is SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN: On
+	// accepts a --context-length above the one derived from the model's
+	// config; Default takes the profile's default (see
+	// [Profile].AllowLongContextByDefault).
+	AllowLongContext Switch
+	// MaxRunningRequests is --max-running-requests; it also sizes the
+	// req_to_token pool when given.
+	MaxRunningRequests uint64
+	// MaxTotalTokens is --max-total-tokens: a cap on the KV pool's tokens.
+	MaxTotalTokens uint64
+	// ChunkedPrefillSize is --chunked-prefill-size in tokens; -1 (any
+	// negative value) disables chunked prefill, 0 takes the default.
+	ChunkedPrefillSize int64
+	// MaxPrefillTokens is --max-prefill-tokens (default 16384).
+	MaxPrefillTokens uint64
+	// CudaGraphMaxBS is --cuda-graph-max-bs: the largest decode batch
+	// captured in a CUDA graph.
+	CudaGraphMaxBS uint64
+	// DisableCudaGraph is --disable-cuda-graph.
+	DisableCudaGraph bool
+	// PageSize is --page-size: tokens per KV page.
+	PageSize uint64
+	// KVCacheDtype is --kv-cache-dtype: auto, fp8_e4m3, fp8_e5m2, and from
+	// v0.5.6.post2 bf16 or bfloat16.
+	KVCacheDtype string
+	// AttentionBackend is --attention-backend; "" lets SGLang choose. Only
+	// the backends whose memory rules are modelled are accepted (see
+	// [Resolve]).
+	AttentionBackend string
+	// TPSize, PPSize and DPSize are --tp-size, --pp-size and --dp-size.
+	TPSize, PPSize, DPSize uint64
+	// EnableDPAttention is --enable-dp-attention; it is refused: its
+	// attention weights are sharded over tp/dp ranks, which the weights
+	// model does not express.
+	EnableDPAttention bool
+	// Dtype is --dtype: auto, half, float16, bfloat16, float, float32.
+	Dtype string
+	// Quantization is --quantization: fp8, awq, gptq or their marlin names.
+	Quantization string
+}
+
+// Switch is a boolean setting that can also be left to the default.
+type Switch int
+
+// The states of a [Switch].
+const (
+	Default Switch = iota
+	On
+	Off
+)
+
+// SettingError is a serve setting SGLang (or membudget, where it says so)
+// refuses: Flag is SGLang's flag name without its dashes (or the
+// environment variable), Value the value as given or resolved, Reason why.
+type SettingError struct {
+	Flag, Value, Reason string
+}
+
+func (e *SettingError) Error() string {
+	if e.Value == "" {
+		return fmt.Sprintf("--%s: %s", e.Flag, e.Reason)
+	}
+	return fmt.Sprintf("--%s %s: %s", e.Flag, e.Value, e.Reason)
+}
+
+func settingErr(flag string, value any, format string, args ...any) *SettingError {
+	return &SettingError{Flag: flag, Value: fmt.Sprint(value), Reason: fmt.Sprintf(format, args...)}
+}

@@ -1,0 +1,147 @@
+package sglang
+
+import (
+	"strings"
+)
+
+// MSFRule is how a version derives --mem-fraction-static's default.
+type MSFRule int
+
+// The default --mem-fraction-static rules SGLang has had.
+const (
+	// MSFTiers reserves a fixed amount per device tier plus half a GiB per
+	// rank (v0.4.9.post2, python/sglang/srt/server_args.py:279-331).
+	MSFTiers MSFRule = iota
+	// MSFReserve reserves 512 MiB, 1.5 MiB per chunked-prefill token, 2
+	// MiB per CUDA-graph batch and 128 MiB per rank, at least 10 GiB above
+	// 60 GiB (sgl-project/sglang PRs #10372 and #10975; v0.5.6.post2,
+	// python/sglang/srt/server_args.py:848-890).
+	MSFReserve
+)
+
+// PPSplit is how a version splits decoder layers among pipeline stages
+// (python/sglang/srt/distributed/utils.py get_pp_indices).
+type PPSplit int
+
+// The layer splits SGLang has had.
+const (
+	// PPLastTakesRest: L // pp layers each, the last stage the remainder
+	// too (v0.4.9.post2, utils.py:85-91).
+	PPLastTakesRest PPSplit = iota
+	// PPLastOneExtra: L // pp layers each, the last L % pp stages one more
+	// (v0.5.6.post2, utils.py:85-97).
+	PPLastOneExtra
+)
+
+// Profile is the rules one SGLang release sizes memory by. Every rule that
+// differs between the releases membudget has read is a field.
+type Profile struct {
+	// Name is the release as --sglang-version names it: v0.5.6.post2.
+	Name string
+	// Commit is the release's version-bump commit on sgl-project/sglang's
+	// main branch, whose files the rules cite.
+	Commit string
+	// Describes names the SGLang the profile models, in one phrase.
+	Describes string
+
+	// MSF is the rule of --mem-fraction-static's default.
+	MSF MSFRule
+	// VLMFlat says the default msf of a multimodal model is multiplied by
+	// 0.90 (v0.4.9.post2, server_args.py:328-331); false scales it by the
+	// vision tower's size (v0.5.6.post2, server_args.py:892-896,
+	// 4402-4438).
+	VLMFlat bool
+	// GraphTiers says the default --cuda-graph-max-bs follows the device
+	// tier and TP (v0.5.6.post2, server_args.py:752-835); before, only
+	// devices under 35 GiB set it and the capture list decides the largest
+	// batch (v0.4.9.post2, server_args.py:347-353, cuda_graph_runner.py:
+	// 138-180).
+	GraphTiers bool
+	// AllowLongContextByDefault is SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN's
+	// default: True in v0.4.9.post2 (configs/model_config.py:158-160),
+	// False in v0.5.6.post2 (environ.py:294).
+	AllowLongContextByDefault bool
+	// CheckpointFP8KV says --kv-cache-dtype auto takes fp8_e4m3 when the
+	// checkpoint's quant_config has kv_cache_quant_algo FP8 (ModelOpt; PR
+	// #10336; v0.5.6.post2 model_runner.py:1627-1639); v0.4.9.post2 always
+	// takes the model dtype (model_runner.py:1005-1006).
+	CheckpointFP8KV bool
+	// BF16KVFlag says --kv-cache-dtype takes bf16 and bfloat16
+	// (v0.5.6.post2, server_args.py:2318-2323; v0.4.9.post2 takes auto,
+	// fp8_e5m2 and fp8_e4m3 only, server_args.py:686-691).
+	BF16KVFlag bool
+	// RopeReserve says the rotary tables grow to the context length plus a
+	// margin after loading (PR #10788; v0.5.6.post2 model_runner.py:868-874,
+	// utils/common.py:3716-3753).
+	RopeReserve bool
+	// HybridSWA says models reporting a sliding window (Gemma 2 and 3) get
+	// a full-layer and a sliding-layer KV pool (v0.5.6.post2,
+	// model_runner.py:436-444, 1522-1602); v0.4.9.post2 keeps every layer
+	// in one pool.
+	HybridSWA bool
+	// PPMin says every pipeline stage allocates the smallest stage's token
+	// count (v0.5.6.post2, model_runner.py:1730-1738); v0.4.9.post2 keeps
+	// each stage's own.
+	PPMin bool
+	// PPSplit is how the layers are split among stages.
+	PPSplit PPSplit
+	// TRTLLMOnBlackwell says the default attention backend on Blackwell is
+	// TensorRT-LLM's (trtllm_mha, page size 64), and on every Blackwell,
+	// SM12x included, where SGLang then refuses it (v0.5.6.post2,
+	// server_args.py:1382-1383, 1465-1479; fixed after the release by
+	// sgl-project/sglang PR #14842).
+	TRTLLMOnBlackwell bool
+	// AiterMSF says the aiter attention backend (AMD's default) multiplies
+	// --mem-fraction-static by 0.85 above 8192 tokens of context, given or
+	// not (v0.5.6.post2, server_args.py:1499-1501).
+	AiterMSF bool
+	// MLANoPP says MLA models refuse pipeline parallelism
+	// (v0.4.9.post2, model_runner.py:943-945).
+	MLANoPP bool
+}
+
+// DefaultName is the name of the default profile.
+const DefaultName = "v0.5.6.post2"
+
+var profiles = []Profile{
+	{
+		Name:      "v0.5.6.post2",
+		Commit:    "5c8bd8b51b53b9b39eb1edec582ee43b21002106",
+		Describes: "SGLang v0.5.6.post2 (commit 5c8bd8b, 2025-12-11)",
+		MSF:       MSFReserve, GraphTiers: true,
+		AllowLongContextByDefault: false, BF16KVFlag: true, RopeReserve: true, CheckpointFP8KV: true,
+		HybridSWA: true, PPMin: true, PPSplit: PPLastOneExtra, TRTLLMOnBlackwell: true, AiterMSF: true,
+	},
+	{
+		Name:      "v0.4.9.post2",
+		Commit:    "eb118d88c47d95f0006506ea7abeb0bd51a780b5",
+		Describes: "SGLang v0.4.9.post2 (commit eb118d8, 2025-07-11)",
+		MSF:       MSFTiers, VLMFlat: true,
+		AllowLongContextByDefault: true, PPSplit: PPLastTakesRest, MLANoPP: true,
+	},
+}
+
+// ProfileFor returns the profile of SGLang release spec: "v0.5.6.post2"
+// (also "", "default" or "latest") or "v0.4.9.post2", with or without the
+// leading v. Any other release is a *[SettingError]: the rules of releases
+// membudget has not read are not guessed.
+func ProfileFor(spec string) (Profile, error) {
+	s := strings.ToLower(strings.TrimSpace(spec))
+	switch s {
+	case "", "default", "latest":
+		s = DefaultName
+	}
+	if !strings.HasPrefix(s, "v") {
+		s = "v" + s
+	}
+	for _, p := range profiles {
+		if p.Name == s {
+			return p, nil
+		}
+	}
+	return Profile{}, &SettingError{Flag: "sglang-version", Value: spec,
+		Reason: "want v0.5.6.post2 (the default) or v0.4.9.post2: the releases whose memory rules membudget has read"}
+}
+
+// Profiles lists every profile, newest first.
+func Profiles() []Profile { return append([]Profile(nil), profiles...) }
