@@ -88,6 +88,34 @@ func (e Engine) Advise(s vllm.Serve, t Target) (Advice, error) {
 	}
 	adv.Searched = append(adv.Searched, fmt.Sprintf("--max-num-seqs 1..%d at %d tokens", t.Seqs, t.Tokens))
 
+	// A smaller --max-num-seqs shrinks what the profile run sizes for the
+	// whole batch (the sampler's logits, the largest CUDA graph): the
+	// largest step of the ladder that still takes the target.
+	if seqs := seqsLadder(r.MaxNumSeqs, t.Seqs); len(seqs) > 0 {
+		for _, m := range seqs {
+			if sug, ok := e.check(r.Serve, t, variant{fmt.Sprintf("--max-num-seqs %d", m), func(s *vllm.Serve) { s.MaxNumSeqs = m }}); ok {
+				sug.Why = fmt.Sprintf("a smaller batch: %s", sug.Why)
+				adv.add(sug)
+				break
+			}
+		}
+		adv.Searched = append(adv.Searched, fmt.Sprintf("--max-num-seqs %d..%d as the batch's size", seqs[len(seqs)-1], seqs[0]))
+	}
+	// The length bound again with the util at the class's ceiling.
+	if ceiling := e.Class.Memory.UtilCeiling; r.KVCacheMemoryBytes == 0 && r.GPUMemoryUtilization < ceiling {
+		trial := r.Serve
+		trial.GPUMemoryUtilization = ceiling
+		if _, plan, err := e.compile(trial); err == nil {
+			if sug, ok, err := e.boundLen(trial, plan, t); err != nil {
+				return Advice{}, err
+			} else if ok && sug.Serve.MaxModelLen > adv.boundAt(t.Seqs) {
+				sug.Flags = fmt.Sprintf("--gpu-memory-utilization %v %s", ceiling, sug.Flags)
+				adv.add(sug)
+			}
+			adv.Searched = append(adv.Searched, fmt.Sprintf("--max-model-len 1..%d at --gpu-memory-utilization %v", t.Tokens, ceiling))
+		}
+	}
+
 	// Whole changes of the serve, each checked at the target.
 	var variants []variant
 	if r.KVDtypeBytes > 1 {
@@ -141,6 +169,28 @@ func (e Engine) Advise(s vllm.Serve, t Target) (Advice, error) {
 		return strings.Count(a.Flags, "--") - strings.Count(b.Flags, "--")
 	})
 	return adv, nil
+}
+
+// boundAt is the --max-model-len bound already suggested, 0 when none.
+func (adv *Advice) boundAt(seqs uint64) uint64 {
+	for _, s := range adv.Suggestions {
+		if strings.HasPrefix(s.Flags, "--max-model-len ") {
+			return s.Serve.MaxModelLen
+		}
+	}
+	return 0
+}
+
+// seqsLadder is the --max-num-seqs values to try below the serve's, largest
+// first, none below the target's sequences: powers of two from 512 down.
+func seqsLadder(current, target uint64) []uint64 {
+	var out []uint64
+	for m := uint64(512); m >= 1; m /= 2 {
+		if m < current && m >= target {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 func (adv *Advice) add(s Suggestion) {

@@ -61,11 +61,18 @@ func TestSeventyBOnTwoH100s(t *testing.T) {
 			t.Fatalf("%s: the suggested serve is refused: %v", sug.Flags, err)
 		}
 		seqs, tokens := target.Seqs, target.Tokens
-		if strings.HasPrefix(sug.Flags, "--max-model-len ") {
+		if strings.Contains(sug.Flags, "--max-model-len ") {
 			sawLen = true
 			tokens = sug.Serve.MaxModelLen
-			// The bound: one token more does not fit at the original serve.
-			if plan.Evaluate(seqs, tokens+1).Fits() {
+			// The bound: one token more does not fit at the suggested
+			// serve with the original length.
+			longer := sug.Serve
+			longer.MaxModelLen = target.Tokens
+			_, lp, err := e.compile(longer)
+			if err != nil {
+				t.Fatalf("%s at %d tokens: %v", sug.Flags, target.Tokens, err)
+			}
+			if lp.Evaluate(seqs, tokens+1).Fits() {
 				t.Errorf("%s: %d tokens fit too; it is not the bound", sug.Flags, tokens+1)
 			}
 		}
@@ -95,7 +102,10 @@ func TestNothingFitsNamesTheSpace(t *testing.T) {
 	if len(adv.Suggestions) != 0 {
 		t.Errorf("DeepSeek-V3 fits on RTX 4090s: %v", flagsOf(adv))
 	}
-	want := []string{"--max-model-len 1..4096 at 1 sequence(s)", "--max-num-seqs 1..1 at 4096 tokens", "--kv-cache-dtype fp8",
+	// The 4090's defaults: 256 sequences, so the batch ladder runs 128 to
+	// 1; util 0.92 below the class's ceiling 0.98.
+	want := []string{"--max-model-len 1..4096 at 1 sequence(s)", "--max-num-seqs 1..1 at 4096 tokens",
+		"--max-num-seqs 1..128 as the batch's size", "--max-model-len 1..4096 at --gpu-memory-utilization 0.98", "--kv-cache-dtype fp8",
 		"--tensor-parallel-size 2, --tensor-parallel-size 4, --tensor-parallel-size 8, --pipeline-parallel-size 2, --pipeline-parallel-size 4",
 		"--gpu-memory-utilization up to the class's ceiling 0.98", "--kv-cache-dtype fp8 with each of those"}
 	if got := strings.Join(adv.Searched, "; "); got != strings.Join(want, "; ") {
