@@ -13,40 +13,90 @@ import (
 
 	"membudget"
 	"membudget/budget"
+	"membudget/model"
+	"membudget/model/logs"
 )
 
-// observedModels maps a logged model id to the shipped config that stands
-// for it; a note says when it is a stand-in rather than the model itself.
-var observedModels = map[string]struct{ config, note string }{
-	"meta-llama/Llama-3.1-8B-Instruct":               {"meta-llama__Llama-3.1-8B-Instruct", ""},
-	"meta-llama/Llama-2-7b-hf":                       {"meta-llama__Llama-2-7b-hf", ""},
-	"Qwen/Qwen2.5-0.5B-Instruct":                     {"Qwen__Qwen2.5-0.5B-Instruct", ""},
-	"Qwen/Qwen2.5-0.5B":                              {"Qwen__Qwen2.5-0.5B-Instruct", "base model: the Instruct config's architecture"},
-	"Qwen/Qwen2.5-0.5B (local snapshot 'qwen05b')":   {"Qwen__Qwen2.5-0.5B-Instruct", "base model: the Instruct config's architecture"},
-	"unsloth/qwen2.5-0.5b-instruct-unsloth-bnb-4bit": {"Qwen__Qwen2.5-0.5B-Instruct", "bnb 4-bit: KV arithmetic only"},
-	"Qwen/Qwen2.5-1.5B-Instruct":                     {"Qwen__Qwen2.5-1.5B-Instruct", ""},
-	"Qwen/Qwen2.5-Math-1.5B":                         {"Qwen__Qwen2.5-1.5B-Instruct", "Math-1.5B: same architecture (ARCHITECTURES.md)"},
-	"Qwen/Qwen2.5-Math-1.5B (local)":                 {"Qwen__Qwen2.5-1.5B-Instruct", "Math-1.5B: same architecture (ARCHITECTURES.md)"},
-	"Qwen/Qwen2.5-7B-Instruct":                       {"Qwen__Qwen2.5-7B-Instruct", ""},
-	"Qwen/Qwen3-0.6B":                                {"Qwen__Qwen3-0.6B", ""},
-	"Qwen/Qwen3-8B":                                  {"Qwen__Qwen3-8B", ""},
-	"Qwen/Qwen3-32B":                                 {"Qwen__Qwen3-32B", ""},
-	"Qwen/Qwen3-Coder-30B-A3B-Instruct":              {"Qwen__Qwen3-30B-A3B", "Coder: same architecture (ARCHITECTURES.md)"},
-	"Qwen/Qwen3-235B-A22B-Instruct-2507-FP8":         {"Qwen__Qwen3-235B-A22B", "2507-FP8: same architecture, served with --quantization fp8"},
-	"google/gemma-3-27b-it":                          {"google__gemma-3-27b-it", ""},
-	"microsoft/phi-4":                                {"microsoft__phi-4", ""},
-	"kaitchup/Phi-4-AutoRound-GPTQ-4bit":             {"microsoft__phi-4", "GPTQ checkpoint: KV arithmetic only"},
-	"Llama-3.2-3B-Instruct-Q8_0.gguf (GGUF of meta-llama/Llama-3.2-3B-Instruct)": {"meta-llama__Llama-3.2-3B-Instruct", "GGUF Q8_0: KV arithmetic only"},
-	"not stated (weights 14.9888 GB, 131072 ctx: Llama-3.1-8B-class)":            {"meta-llama__Llama-3.1-8B-Instruct", "Llama-3.1-8B-class by its logged weights"},
+// observedModel is what stands for a logged model id: a config of
+// corpus/models (or a stand-in of calibration_configs_test.go), the
+// --quantization that reproduces its checkpoint when the config lacks it,
+// and why a row cannot be sized in full (kvOnly: the weights are not
+// modelled, only the KV page arithmetic is checked).
+type observedModel struct {
+	config, note, quant string
+	kvOnly              bool
 }
 
-// observedClasses maps a logged GPU to a shipped class, first match wins.
+// observedModels maps a logged model id to what stands for it. Ids absent
+// here have no config (an unsupported family, or a model not shipped): the
+// row is counted as not predicted, with the reason.
+var observedModels = map[string]observedModel{
+	"meta-llama/Llama-3.1-8B-Instruct":                                             {config: "meta-llama__Llama-3.1-8B-Instruct"},
+	"meta-llama/Llama-3.1-8B-Instruct (local clone of Meta-Llama-3.1-8B-Instruct)": {config: "meta-llama__Llama-3.1-8B-Instruct"},
+	"meta-llama/Meta-Llama-3-8B":                                                   {config: "meta-llama__Llama-3.1-8B-Instruct", note: "Llama 3 8B: Llama-3.1-8B's tensors"},
+	"meta-llama/Llama-2-7b-hf":                                                     {config: "meta-llama__Llama-2-7b-hf"},
+	"meta-llama/Llama-2-7b-chat-hf":                                                {config: "meta-llama__Llama-2-7b-hf", note: "chat: Llama-2-7b's tensors"},
+	"meta-llama/Llama-2-70b-hf":                                                    {config: "meta-llama__Llama-2-70b-hf"},
+	"meta-llama/Meta-Llama-3-8B-Instruct (meta/llama3-8b-instruct)":                {config: "meta-llama__Llama-3.1-8B-Instruct", note: "Llama 3 8B: Llama-3.1-8B's tensors"},
+	"meta-llama/Meta-Llama-3-70B(-Instruct)":                                       {config: "meta-llama__Llama-3.1-70B-Instruct", note: "Llama 3 70B: Llama-3.1-70B's tensors"},
+	"Meta-Llama-3-70B (local llama3_70b_hf)":                                       {config: "meta-llama__Llama-3.1-70B-Instruct", note: "Llama 3 70B: Llama-3.1-70B's tensors"},
+	"facebook/opt-2.7b":                                                            {config: "facebook__opt-2.7b"},
+	"Qwen/Qwen2.5-0.5B-Instruct":                                                   {config: "Qwen__Qwen2.5-0.5B-Instruct"},
+	"Qwen/Qwen2.5-0.5B":                                                            {config: "Qwen__Qwen2.5-0.5B-Instruct", note: "base model: the Instruct config's architecture"},
+	"Qwen/Qwen2.5-0.5B (local snapshot 'qwen05b')":                                 {config: "Qwen__Qwen2.5-0.5B-Instruct", note: "base model: the Instruct config's architecture"},
+	"unsloth/qwen2.5-0.5b-instruct-unsloth-bnb-4bit":                               {config: "Qwen__Qwen2.5-0.5B-Instruct", note: "bnb 4-bit", kvOnly: true},
+	"Qwen/Qwen2.5-1.5B-Instruct":                                                   {config: "Qwen__Qwen2.5-1.5B-Instruct"},
+	"Qwen/Qwen2.5-Math-1.5B":                                                       {config: "Qwen__Qwen2.5-1.5B-Instruct", note: "Math-1.5B: same architecture"},
+	"Qwen/Qwen2.5-Math-1.5B (local)":                                               {config: "Qwen__Qwen2.5-1.5B-Instruct", note: "Math-1.5B: same architecture"},
+	"Qwen/Qwen2.5-7B-Instruct":                                                     {config: "Qwen__Qwen2.5-7B-Instruct"},
+	"Qwen/Qwen2.5-7B-Instruct-AWQ":                                                 {config: "Qwen__Qwen2.5-7B-Instruct", note: "AWQ checkpoint", kvOnly: true},
+	"RedHatAI/Qwen2.5-7B-Instruct-fp8-dynamic":                                     {config: "Qwen__Qwen2.5-7B-Instruct", quant: "fp8", note: "fp8-dynamic: fp8 weights"},
+	"RedHatAI/Qwen2.5-7B-Instruct-quantized.w8a8":                                  {config: "Qwen__Qwen2.5-7B-Instruct", quant: "fp8", note: "int8 w8a8: 1 B a weight, as fp8"},
+	"Qwen/Qwen2.5-72B-Instruct":                                                    {config: "Qwen__Qwen2.5-72B", note: "Instruct: the base config's architecture"},
+	"moonshotai/Kimi-Dev-72B":                                                      {config: "Qwen__Qwen2.5-72B", note: "Kimi-Dev-72B: a Qwen2.5-72B fine-tune"},
+	"Qwen/Qwen3-0.6B":                                                              {config: "Qwen__Qwen3-0.6B"},
+	"Qwen/Qwen3-4B":                                                                {config: "Qwen__Qwen3-4B", note: "stand-in config"},
+	"Qwen/Qwen3-8B":                                                                {config: "Qwen__Qwen3-8B"},
+	"Qwen/Qwen3-14B":                                                               {config: "Qwen__Qwen3-14B", note: "stand-in config"},
+	"Qwen/Qwen3-32B":                                                               {config: "Qwen__Qwen3-32B"},
+	"Qwen/Qwen3-Coder-30B-A3B-Instruct":                                            {config: "Qwen__Qwen3-30B-A3B", note: "Coder: same architecture"},
+	"Qwen/Qwen3-30B-A3B-FP8":                                                       {config: "Qwen__Qwen3-30B-A3B-FP8"},
+	"Qwen/Qwen3-30B-A3B-Instruct-2507-FP8":                                         {config: "Qwen__Qwen3-30B-A3B-FP8", note: "2507: same architecture"},
+	"Qwen/Qwen3-235B-A22B-Instruct-2507-FP8":                                       {config: "Qwen__Qwen3-235B-A22B-FP8", note: "2507: same architecture"},
+	"Qwen/Qwen2.5-VL-7B-Instruct (local /models/Qwen2.5-VL-7B-Instruct)":           {config: "Qwen__Qwen2.5-VL-7B-Instruct", note: "encoder profile not modelled"},
+	"google/gemma-3-27b-it":                                                        {config: "google__gemma-3-27b-it"},
+	"google/gemma-2-27b-it":                                                        {config: "google__gemma-2-27b-it", note: "stand-in config"},
+	"google/gemma-2-2b-it":                                                         {config: "google__gemma-2-2b-it", note: "stand-in config"},
+	"microsoft/phi-4":                                                              {config: "microsoft__phi-4"},
+	"microsoft/phi-2":                                                              {config: "microsoft__phi-2"},
+	"kaitchup/Phi-4-AutoRound-GPTQ-4bit":                                           {config: "microsoft__phi-4", note: "GPTQ checkpoint", kvOnly: true},
+	"Llama-3.2-3B-Instruct-Q8_0.gguf (GGUF of meta-llama/Llama-3.2-3B-Instruct)": {config: "meta-llama__Llama-3.2-3B-Instruct", note: "GGUF Q8_0", kvOnly: true},
+	"meta-llama/Llama-3.2-1B": {config: "meta-llama__Llama-3.2-1B"},
+	"not stated (weights 14.9888 GB, 131072 ctx: Llama-3.1-8B-class)": {config: "meta-llama__Llama-3.1-8B-Instruct", note: "Llama-3.1-8B-class by its logged weights"},
+	"openai/gpt-oss-20b":                                  {config: "openai__gpt-oss-20b"},
+	"openai/gpt-oss-120b":                                 {config: "openai__gpt-oss-120b"},
+	"codellama/CodeLlama-7b-hf":                           {config: "codellama__CodeLlama-7b-hf"},
+	"deepseek-ai/DeepSeek-V2-Lite-Chat":                   {config: "deepseek-ai__DeepSeek-V2-Lite", note: "Chat: same architecture"},
+	"deepseek-ai/DeepSeek-Coder-V2-Lite-Instruct":         {config: "deepseek-ai__DeepSeek-V2-Lite", note: "Coder-V2-Lite: V2-Lite's architecture"},
+	"deepseek-ai/DeepSeek-R1-Distill-Qwen-32B":            {config: "deepseek-ai__DeepSeek-R1-Distill-Qwen-32B"},
+	"RedHatAI/Llama-3.3-70B-Instruct-fp8-dynamic":         {config: "meta-llama__Llama-3.3-70B-Instruct", quant: "fp8", note: "fp8-dynamic: fp8 weights"},
+	"redhatai/Llama-3.3-70B-Instruct-quantized.w8a8":      {config: "meta-llama__Llama-3.3-70B-Instruct", quant: "fp8", note: "int8 w8a8: 1 B a weight, as fp8"},
+	"RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w8a8":  {config: "meta-llama__Llama-3.1-8B-Instruct", quant: "fp8", note: "int8 w8a8: 1 B a weight, as fp8"},
+	"RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w4a16": {config: "meta-llama__Llama-3.1-8B-Instruct", note: "w4a16 checkpoint", kvOnly: true},
+	"LGAI-EXAONE/EXAONE-4.0-32B-FP8":                      {config: "LGAI-EXAONE__EXAONE-4.0-32B", quant: "fp8", note: "FP8 checkpoint: fp8 weights"},
+}
+
+// observedClasses maps a logged GPU to a shipped class, first match wins; an
+// empty class names a GPU no class stands for.
 var observedClasses = []struct{ substr, class, note string }{
+	{"H100 NVL", "", "H100 NVL (94 GB): no class"},
+	{"RTX 4080 Laptop", "", "a 12 GB laptop part: no class"},
+	{"RTX 4090 D", "rtx-4090", "RTX 4090 D: the 4090's 24 GB"},
 	{"RTX 3090", "rtx-3090", ""},
 	{"RTX 4090", "rtx-4090", ""},
 	{"A100-80GB", "a100-80g", ""},
 	{"A100 (80GB", "a100-80g", ""},
-	{"80GB GPU (model not named)", "a100-80g", "80 GB card of 79.25 GiB: the a100-80g class's figure"},
+	{"80GB GPU (model not named", "a100-80g", "80 GB card of 79.25 GiB: the a100-80g class's figure"},
 	{"A100 40GB", "a100-40g", ""},
 	{"A100-SXM4-40GB", "a100-40g", ""},
 	{"A100 (40GB)", "a100-40g", ""},
@@ -58,6 +108,15 @@ var observedClasses = []struct{ substr, class, note string }{
 	{"V100 32GB", "v100-32g", ""},
 	{"A10-class", "a10g", "A10, the a10g class's twin"},
 	{"unnamed AMD Instinct-class GPU", "mi300x", "assumed MI300X: the only Instinct part whose budget holds the logged 161 GiB"},
+	{"Jetson AGX Orin", "jetson-agx-orin-32g", "row 44 logs MemTotal 29.96 GiB: the 32 GB module"},
+	{"NVIDIA GB10", "gb10", ""},
+	{"NVIDIA B300", "b300", ""},
+}
+
+// observedNotCUDA are rows whose figures come from a platform plugin's own
+// accounting, not vLLM's CUDA worker: nothing of them is predicted.
+var observedNotCUDA = map[string]string{
+	"107": "vllm-metal plugin: its own KV budget and block size (notes)",
 }
 
 type observedRow map[string]string
@@ -86,8 +145,9 @@ func readObserved(t *testing.T) []observedRow {
 
 var leadingNumber = regexp.MustCompile(`^-?[0-9][0-9,]*(\.[0-9]+)?`)
 
-// num reads the number a field starts with ("0.93 (mem-fraction-static)",
-// "131072 (default)", "79.18 GiB"); ok is false for an empty field.
+// num reads the number a setting cell starts with ("0.93
+// (mem-fraction-static)", "131072 (default)"); ok is false for a cell that
+// starts with none.
 func (r observedRow) num(key string) (float64, bool) {
 	m := leadingNumber.FindString(r[key])
 	if m == "" {
@@ -104,33 +164,80 @@ func (r observedRow) uint(key string) uint64 {
 
 var releaseInText = regexp.MustCompile(`(?:^|[^0-9.])v?(0\.[0-9]+(?:\.[0-9]+)?)`)
 
-// profile is the profile of the vLLM the row logged, and how it was
-// chosen: the release it names (with the V0 engine where it says V0), else
-// V0's or main's rules, said in the note.
-func (r observedRow) profile() (Profile, string) {
-	v := r["vllm_version"]
-	v0 := strings.Contains(v, "V0")
-	if m := releaseInText.FindStringSubmatch(v); m != nil {
-		rel := m[1]
-		spec := rel
+// approximateRelease marks a version cell that guesses or bounds a release
+// ("~0.6.5", "v0.6.x", "v0.6.4-era format", "likely 0.8.5", "v0.6.6-0.7
+// dev", "0.18/0.19 era") rather than stating one.
+var approximateRelease = regexp.MustCompile(`~|\.x\b|era\b|likely|not stated|[0-9]-0\.`)
+
+// observedProfile is the profile a row is sized under, the group its
+// errors are gated in, and whether the group is a release the row states:
+// the log's version (its engine line or server banner), else the release
+// the version column names, with the V0 engine where the log or the column
+// says so. A row that states no release is sized under main's rules and
+// one older than 0.6 under V0's of 0.7.3, each in a group of its own that
+// is reported and not gated.
+func observedProfile(r observedRow, l *logs.Log) (p Profile, group string, stated bool) {
+	text := r["vllm_version"]
+	v1Said := l.Era == logs.EraV1 || strings.Contains(text, "V1")
+	v0 := l.Era == logs.EraV0 || strings.Contains(text, "V0")
+	spec, approximate := "", false
+	if v, err := ParseVersion(l.EngineVersion); err == nil && v.AtLeast(v0_6_0) {
+		spec = v.String()
+	} else if m := releaseInText.FindStringSubmatch(text); m != nil {
+		spec, approximate = m[1], approximateRelease.MatchString(text)
+	}
+	if v, err := ParseVersion(spec); err == nil && v.Less(Version{0, 6, 4}) && !v1Said {
+		v0 = true // before the V1 engine existed
+	}
+	switch {
+	case spec == "" || approximate:
 		if v0 {
-			spec += ":v0"
+			return mustProfile("v0"), "V0, release not stated (0.7.3's rules)", false
 		}
-		if p, err := ProfileFor(spec); err == nil {
-			return p, ""
+		return current, "V1, release not stated (main's rules)", false
+	case v0:
+		if p, err := ProfileFor(spec + ":v0"); err == nil {
+			return p, p.Name, true
 		}
-		if p, err := ProfileFor(rel); err == nil {
-			return p, ""
-		}
-		return mustProfile("v0"), "release " + rel + " is older than any profile: V0 of 0.7.3"
 	}
-	if v0 {
-		return mustProfile("v0"), "V0, release not stated: 0.7.3's rules"
+	if p, err := ProfileFor(spec); err == nil {
+		return p, p.Name, true
 	}
-	return current, "release not stated: main's rules"
+	if v1Said {
+		// A development build numbered before any release (v0.1.devN).
+		return current, "V1, release not stated (main's rules)", false
+	}
+	return mustProfile("v0"), "older than 0.6 (0.7.3's V0 rules)", false
 }
 
-func (r observedRow) serve() Serve {
+// observedClass is the class of a row's GPU and a note, and false when no
+// class stands for it.
+func observedClass(r observedRow, catalog budget.Catalog) (budget.Class, string, bool, error) {
+	for _, c := range observedClasses {
+		if !strings.Contains(r["gpu_model"], c.substr) {
+			continue
+		}
+		if c.class == "" {
+			return budget.Class{}, c.note, false, nil
+		}
+		class, err := catalog.Load(c.class)
+		return class, c.note, err == nil, err
+	}
+	return budget.Class{}, "GPU not named or no class", false, nil
+}
+
+// setting is the last statement of a setting in the row's log, "" when none.
+func setting(l *logs.Log, key string) string {
+	if s, ok := l.Setting(key); ok {
+		return s.Value
+	}
+	return ""
+}
+
+// observedServe is the row's serve: the table's setting columns, and the
+// dtype, KV cache dtype, quantization, eager mode and prefix caching its
+// log states (the columns where it states none).
+func observedServe(r observedRow, l *logs.Log, m observedModel) Serve {
 	s := Serve{
 		GPUMemoryUtilization: r.float("gpu_mem_util"),
 		MaxModelLen:          r.uint("max_model_len"),
@@ -138,11 +245,62 @@ func (r observedRow) serve() Serve {
 		MaxNumBatchedTokens:  r.uint("max_num_batched_tokens"),
 		BlockSize:            r.uint("block_size"),
 		TensorParallelSize:   r.uint("tp"),
+		PipelineParallelSize: r.uint("pp"),
+		Quantization:         m.quant,
 	}
-	if strings.HasPrefix(r["dtype_quant"], "fp8") {
+	if strings.Contains(r["tp"], "EP") || strings.Contains(r["tp"], "expert parallel") || setting(l, "enable_expert_parallel") == "True" {
+		s.EnableExpertParallel = true
+	}
+	dtype := strings.TrimPrefix(setting(l, "dtype"), "torch.")
+	if dtype == "" {
+		dq := strings.ToLower(r["dtype_quant"])
+		switch {
+		case strings.HasPrefix(dq, "bf16"), strings.HasPrefix(dq, "bfloat16"):
+			dtype = "bfloat16"
+		case strings.HasPrefix(dq, "fp16"), strings.HasPrefix(dq, "float16"):
+			dtype = "float16"
+		}
+	}
+	s.Dtype = dtype
+	if q := setting(l, "quantization"); q == "fp8" && s.Quantization == "" {
 		s.Quantization = "fp8"
 	}
+	if s.MaxNumSeqs == 0 && !nonDefault(l, "max_num_batched_tokens") {
+		// vLLM's batch defaults come in pairs (engine/arg_utils.py
+		// get_batch_defaults): a defaulted 2048 is the small tier's, whose
+		// max_num_seqs is 256; 16384 the large tier's, 1024.
+		switch s.MaxNumBatchedTokens {
+		case 2048:
+			s.MaxNumSeqs = 256
+		case 16384:
+			s.MaxNumSeqs = 1024
+		}
+	}
+	kv := setting(l, "kv_cache_dtype")
+	if kv == "" {
+		kv = strings.Fields(r["kv_cache_dtype"] + " auto")[0]
+	}
+	s.KVCacheDtype = kv
+	if setting(l, "enforce_eager") == "True" {
+		s.EnforceEager = true
+	}
+	switch setting(l, "enable_prefix_caching") {
+	case "True":
+		s.EnablePrefixCaching = On
+	case "False":
+		s.EnablePrefixCaching = Off
+	}
 	return s
+}
+
+// nonDefault says the row's log passes a setting as a non-default argument.
+func nonDefault(l *logs.Log, key string) bool {
+	for _, st := range l.Settings {
+		if st.Key == key && st.Source == logs.SourceNonDefaultArgs {
+			return true
+		}
+	}
+	return false
 }
 
 // float is the number a field starts with, 0 when it is empty.
@@ -151,153 +309,266 @@ func (r observedRow) float(key string) float64 {
 	return v
 }
 
-// loggedBlocks is the block count the row logged, directly or through its
-// token count.
-func (r observedRow) loggedBlocks(bs, groups uint64) (uint64, bool) {
-	if b := r.uint("gpu_blocks"); b > 0 {
-		return b, true
-	}
-	if tok := r.uint("kv_cache_tokens"); tok > 0 && groups == 1 {
-		return tok / bs, true
-	}
-	return 0, false
-}
-
 const gib = 1 << 30
 
-// The observed table's gates: what the model achieves, with little slack.
-const (
-	weightsGate = 0.009
-	medianGate  = 0.016
-)
+// loggedValue is a figure a row states, in GiB or a count, with the half
+// unit of its rounding and where it was read: "log" (through model/logs),
+// "log: torch peak - weights" (V0 0.6.4's total peak), or "column" (the
+// table's cell, for a quote that lacks the line: the exceptions that
+// model/logs/observed_test.go lists).
+type loggedValue struct {
+	v, tol float64
+	from   string
+}
 
-// TestObserved predicts every row of corpus/observed/vllm.csv whose model
-// and GPU the project knows and compares with what vLLM logged: weights per
-// rank within 2%; the KV blocks that the logged KV memory holds, exact to
-// the block within the log's rounding; and the KV tokens predicted from the
-// settings alone, whose median absolute error must stay at or under the
-// gate. The gates are the figures achieved, with little slack: weights
-// within 0.9% on every row (the worst is gemma-3-27b at -0.79%), the median
-// within 1.6% (achieved 1.4%).
-func TestObserved(t *testing.T) {
-	archs := shipped(t)
-	catalog := membudget.Kernels()
-	var fullErrs []float64
-	weightChecks, blockChecks := 0, 0
-	t.Logf("%-4s %-34s %-13s %9s %9s %7s | %8s %8s | %9s %9s %7s  %s", "row", "model", "class", "W pred", "W log", "err", "blk pred", "blk log", "tok pred", "tok log", "err", "notes")
-	for _, r := range readObserved(t) {
-		if r["engine"] != "vllm" {
-			continue
-		}
-		m, ok := observedModels[r["model_hf_id"]]
-		if !ok {
-			continue
-		}
-		a := archs[m.config]
-		className, classNote := "", ""
-		for _, c := range observedClasses {
-			if strings.Contains(r["gpu_model"], c.substr) {
-				className, classNote = c.class, c.note
-				break
-			}
-		}
-		prof, profNote := r.profile()
-		notes := strings.Trim(strings.Join([]string{prof.Name, m.note, classNote, profNote}, "; "), "; ")
-		class := testClass(false) // page arithmetic does not depend on the class
-		if className != "" {
-			c, err := catalog.Load(className)
-			if err != nil {
-				t.Fatal(err)
-			}
-			class = c
-		} else {
-			className = "(unknown)"
-		}
-		s := r.serve()
-		kvOnly := strings.Contains(m.note, "KV arithmetic only")
-		// The KV arithmetic check uses the settings that shape a page; it
-		// must not fail on a util the class would refuse.
-		pageServe := Serve{GPUMemoryUtilization: class.Memory.UtilCeiling, BlockSize: s.BlockSize, TensorParallelSize: s.TensorParallelSize, MaxModelLen: s.MaxModelLen, MaxNumBatchedTokens: s.MaxNumBatchedTokens, MaxNumSeqs: s.MaxNumSeqs}
-		pageRef, err := NewReference(a, pageServe, class, prof)
-		if err != nil {
-			t.Errorf("row %s: %v", r["id"], err)
-			continue
-		}
-		plan := pageRef.Plan()
-		line := fmt.Sprintf("%-4s %-34.34s %-13s", r["id"], m.config, className)
+// The memory kinds the test compares, by the names it prints.
+var observedKinds = []struct {
+	name, column string
+	kind         logs.Kind
+}{
+	{"weights", "weights_gib", logs.KindWeights},
+	{"activation", "activation_peak_gib", logs.KindActivationPeak},
+	{"non_torch", "non_torch_gib", logs.KindNonTorch},
+	{"graph_estimate", "", logs.KindCUDAGraphEstimate},
+	{"avail", "kv_cache_gib", logs.KindKVCacheMemory},
+}
 
-		// Weights per rank.
-		wPred, wLog, wErr := "", "", ""
-		if w, ok := r.num("weights_gib"); ok && !kvOnly && s.GPUMemoryUtilization > 0 {
-			if ref, err := NewReference(a, withUtil(s, class), class, prof); err == nil {
-				got := float64(ref.Evaluate(0, 0).Footprint.Terms[budget.TermWeights]) / gib
-				e := (got - w) / w
-				wPred, wLog, wErr = fmt.Sprintf("%.3f", got), fmt.Sprintf("%.3f", w), fmt.Sprintf("%+.2f%%", 100*e)
-				weightChecks++
-				if math.Abs(e) > weightsGate {
-					t.Errorf("row %s %s: weights %.3f GiB, logged %.3f GiB (%+.2f%%, over %.1f%%)", r["id"], m.config, got, w, 100*e, 100*weightsGate)
-				}
-			}
+// loggedFigures reads a row's memory figures through model/logs (the first
+// of each kind: rank 0's line, the first stage's under pipeline
+// parallelism), and the table's cell where the quote has no such line.
+func loggedFigures(r observedRow, l *logs.Log) map[string]loggedValue {
+	out := map[string]loggedValue{}
+	for _, k := range observedKinds {
+		if f, ok := l.First(k.kind); ok {
+			b, _ := f.Bytes()
+			out[k.name] = loggedValue{float64(b) / gib, float64(f.Tolerance()) / gib, "log"}
+			continue
 		}
-		// KV blocks from the logged KV memory: the page arithmetic.
-		bPred, bLog := "", ""
-		groups := uint64(0)
-		for _, g := range plan.Stages[0].Pool.Groups {
-			groups += g.Count
+		if k.column == "" {
+			continue
 		}
-		if kv, ok := r.num("kv_cache_gib"); ok {
-			if logged, ok := r.loggedBlocks(plan.Stages[0].Pool.Groups[0].PageTokens, groups); ok {
-				// The log rounds to 0.01 GiB: the true figure is within
-				// +-0.005 GiB, and so the blocks within this range.
-				block := plan.Stages[0].Pool.BlockBytes()
-				lo := uint64((kv-0.005)*gib) / block
-				hi := uint64((kv+0.005)*gib) / block
-				mid := uint64(kv*gib) / block
-				bPred, bLog = fmt.Sprint(mid), fmt.Sprint(logged)
-				blockChecks++
-				if logged < lo || logged > hi {
-					t.Errorf("row %s %s: %.2f GiB of KV holds %d..%d blocks of %d B, logged %d", r["id"], m.config, kv, lo, hi, block, logged)
-				}
-			}
+		if v, ok := r.num(k.column); ok && leadingNumber.MatchString(r[k.column]) {
+			out[k.name] = loggedValue{v, 0.005, "column"}
 		}
-		// KV tokens from the settings alone.
-		tPred, tLog, tErr := "", "", ""
-		if !kvOnly && className != "(unknown)" && s.GPUMemoryUtilization > 0 {
-			full, err := NewReference(a, s, class, prof)
-			if err != nil {
-				notes += "; no prediction: " + err.Error()
-			} else {
-				fp := full.Plan()
-				cp := full.Capacity()
-				pool := fp.Stages[0].Pool
-				logged, ok := r.loggedBlocks(pool.Groups[0].PageTokens, groups)
-				if !ok {
-					if kv, ok2 := r.num("kv_cache_gib"); ok2 {
-						logged, ok = uint64(kv*gib)/pool.BlockBytes(), true
-					}
-				}
-				if ok && logged > 0 {
-					e := (float64(cp.Blocks) - float64(logged)) / float64(logged)
-					bs := pool.Groups[0].PageTokens
-					tPred, tLog, tErr = fmt.Sprint(cp.Blocks/groups*bs), fmt.Sprint(logged/groups*bs), fmt.Sprintf("%+.1f%%", 100*e)
-					fullErrs = append(fullErrs, math.Abs(e))
-				}
-			}
+	}
+	// V0 0.6.4 logs the torch peak of weights and activations together.
+	if _, ok := out["activation"]; !ok {
+		peak, okP := l.First(logs.KindTorchPeak)
+		w, okW := out["weights"]
+		if okP && okW {
+			b, _ := peak.Bytes()
+			out["activation"] = loggedValue{float64(b)/gib - w.v, float64(peak.Tolerance())/gib + w.tol, "log: torch peak - weights"}
 		}
-		t.Logf("%s %9s %9s %7s | %8s %8s | %9s %9s %7s  %s", line, wPred, wLog, wErr, bPred, bLog, tPred, tLog, tErr, notes)
 	}
-	if weightChecks < 10 || blockChecks < 10 || len(fullErrs) < 10 {
-		t.Errorf("too few rows checked: %d weights, %d block, %d full predictions", weightChecks, blockChecks, len(fullErrs))
+	return out
+}
+
+// loggedCounts is the row's logged KV block count and token count, through
+// model/logs, else the table's cells.
+func loggedCounts(r observedRow, l *logs.Log) (blocks, tokens uint64) {
+	if f, ok := l.First(logs.KindGPUBlocks); ok {
+		blocks = uint64(f.Value.Units)
+	} else {
+		blocks = r.uint("gpu_blocks")
 	}
-	slices.Sort(fullErrs)
-	median := fullErrs[len(fullErrs)/2]
-	if len(fullErrs)%2 == 0 {
-		median = (fullErrs[len(fullErrs)/2-1] + fullErrs[len(fullErrs)/2]) / 2
+	if f, ok := l.First(logs.KindKVCacheTokens); ok {
+		tokens = uint64(f.Value.Units)
+	} else {
+		tokens = r.uint("kv_cache_tokens")
 	}
-	t.Logf("full prediction: %d rows, median absolute error %.1f%%, worst %.1f%%", len(fullErrs), 100*median, 100*fullErrs[len(fullErrs)-1])
-	if median > medianGate {
-		t.Errorf("median absolute error of the full prediction %.1f%% is over %.1f%%", 100*median, 100*medianGate)
+	return blocks, tokens
+}
+
+// observation is one row as the test sees it.
+type observation struct {
+	id, model, class, group string
+	stated, v1              bool
+	notes                   []string
+	// why says the row's available KV memory is not predicted from its
+	// settings, and why.
+	why string
+	// Relative errors, NaN when not checked.
+	weights, avail, tokens float64
+	// termErr is predicted - logged, GiB, by term name.
+	termErr map[string]float64
+	// blockCheck is "" when not checked, else "ok" or the mismatch.
+	blockCheck string
+}
+
+// observe predicts what a row logged, as far as the project can.
+func observe(t *testing.T, r observedRow, archs map[string]*model.Arch, catalog budget.Catalog) observation {
+	o := observation{id: r["id"], model: r["model_hf_id"], weights: math.NaN(), avail: math.NaN(), tokens: math.NaN(), termErr: map[string]float64{}}
+	l, err := logs.ParseQuote(r["quote"])
+	if err != nil {
+		t.Fatalf("row %s: %v", o.id, err)
 	}
+	prof, group, stated := observedProfile(r, l)
+	o.group, o.stated, o.v1 = group, stated, prof.Era == V1
+	if why, ok := observedNotCUDA[o.id]; ok {
+		o.why = "not vLLM's CUDA worker: " + why
+		return o
+	}
+	m, ok := observedModels[r["model_hf_id"]]
+	if !ok || archs[m.config] == nil {
+		o.why = noConfigReason(r)
+		return o
+	}
+	o.model = m.config
+	if m.note != "" {
+		o.notes = append(o.notes, m.note)
+	}
+	a := archs[m.config]
+	class, classNote, known, err := observedClass(r, catalog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.class = class.Name
+	if classNote != "" {
+		o.notes = append(o.notes, classNote)
+	}
+	if spec := setting(l, "speculative_config"); spec != "" && spec != "None" {
+		o.why = "speculative decoding"
+	}
+	if strings.Contains(r["model_hf_id"], "LoRA") {
+		o.why = "LoRA adapters"
+	}
+	logged := loggedFigures(r, l)
+	for k, v := range logged {
+		if v.from != "log" {
+			o.notes = append(o.notes, k+" from "+v.from)
+		}
+	}
+	slices.Sort(o.notes)
+	s := observedServe(r, l, m)
+
+	// The page arithmetic: KV blocks and tokens from the logged available
+	// memory. It does not depend on the class's memory, so an unknown GPU
+	// is checked on a test class of Hopper silicon with the row's util
+	// (clamped to the class's ceiling, which is a policy for new serves).
+	pageClass := class
+	if !known {
+		pageClass = testClass(false)
+	}
+	pageServe := s
+	pageServe.GPUMemoryUtilization = min(s.GPUMemoryUtilization, pageClass.Memory.UtilCeiling)
+	if pageServe.GPUMemoryUtilization == 0 {
+		pageServe.GPUMemoryUtilization = pageClass.Memory.UtilCeiling
+	}
+	pageRef, err := NewReference(a, pageServe, pageClass, prof)
+	if err != nil {
+		o.why = firstNonEmpty(o.why, "settings refused: "+err.Error())
+		return o
+	}
+	blocks, tokens := loggedCounts(r, l)
+	if kv, ok := logged["avail"]; ok && (blocks > 0 || tokens > 0) && pageRef.Serve.PipelineParallelSize == 1 && kv.v > 0 {
+		o.blockCheck = blocksFromAvailable(pageRef, kv, blocks, tokens)
+	}
+
+	// Weights per rank (the first stage's, as rank 0 logs them).
+	if w, ok := logged["weights"]; ok && !m.kvOnly {
+		got := float64(pageRef.Predict().WeightsBytes) / gib
+		o.weights = (got - w.v) / w.v
+	}
+	switch {
+	case o.why != "":
+		return o
+	case m.kvOnly:
+		o.why = "weights not modelled: " + m.note
+		return o
+	case !known:
+		o.why = "unknown GPU: " + classNote
+		return o
+	case s.GPUMemoryUtilization == 0 && !stated:
+		o.why = "util not stated"
+		return o
+	}
+	full, err := NewReference(a, withUtil(s, class), class, prof)
+	if err != nil {
+		o.why = "settings refused: " + err.Error()
+		return o
+	}
+	pred := full.Predict()
+	for k, v := range map[string]uint64{"activation": pred.ActivationPeakBytes, "non_torch": pred.NonTorchBytes, "graph_estimate": pred.GraphBytes} {
+		if lv, ok := logged[k]; ok {
+			o.termErr[k] = float64(v)/gib - lv.v
+		}
+	}
+	if kv, ok := logged["avail"]; ok && kv.v > 0 {
+		o.avail = (float64(pred.AvailableKVBytes)/gib - kv.v) / kv.v
+	}
+	c := pred.Capacity
+	switch {
+	case blocks > 0:
+		o.tokens = (float64(c.Blocks) - float64(blocks)) / float64(blocks)
+	case tokens > 0:
+		o.tokens = (float64(c.LoggedTokens) - float64(tokens)) / float64(tokens)
+	}
+	return o
+}
+
+// blocksFromAvailable checks that the blocks (or the logged tokens) vLLM
+// reports are what the logged available memory holds: every amount within
+// the log's rounding of it gives a count, and the logged count must be one
+// of them. It returns "ok" or the mismatch.
+func blocksFromAvailable(ref *Reference, kv loggedValue, blocks, tokens uint64) string {
+	p := ref.Plan()
+	fixed := p.Stages[0].FixedLedger(p.Beside)
+	at := func(avail float64) Capacity {
+		q := *p
+		q.Stages = slices.Clone(p.Stages)
+		q.Stages[0].Budget = fixed + uint64(avail*gib)
+		return ref.capacityOf(&q)
+	}
+	lo, hi := at(max(kv.v-kv.tol, 0)), at(kv.v+kv.tol)
+	if blocks > 0 {
+		if blocks < lo.Blocks || blocks > hi.Blocks {
+			return fmt.Sprintf("%.2f GiB holds %d..%d blocks of %d B, logged %d", kv.v, lo.Blocks, hi.Blocks, lo.BlockBytes, blocks)
+		}
+		return "ok"
+	}
+	if tokens < lo.LoggedTokens || tokens > hi.LoggedTokens {
+		return fmt.Sprintf("%.2f GiB gives %d..%d logged tokens, logged %d", kv.v, lo.LoggedTokens, hi.LoggedTokens, tokens)
+	}
+	return "ok"
+}
+
+// unsupportedFamilies are the logged models whose model_type membudget does
+// not read (model/config.go families), by id.
+var unsupportedFamilies = map[string]string{
+	"google/gemma-7b":                           "gemma",
+	"ibm-granite/granite-3.1-2b-instruct":       "granite",
+	"ibm-granite/granite-3.1-8b-instruct":       "granite",
+	"ibm-granite/granite-3.3-8b-instruct":       "granite",
+	"ibm-granite/granite-vision-3.3-2b":         "llava_next",
+	"ibm-granite/granite-3.0-3b-a800m-instruct": "granitemoe",
+	"llava-hf/llava-v1.6-mistral-7b-hf":         "llava_next",
+	"meta-llama/Llama-3.2-11B-Vision":           "mllama",
+	"moonshotai/Kimi-VL-A3B-Instruct":           "kimi_vl",
+	"Qwen/Qwen1.5-MoE-A2.7B":                    "qwen2_moe",
+}
+
+// noConfigReason says why a row's model has no config: LoRA adapters
+// (their weights and activations are not modelled), a model the row does
+// not name, or one that corpus/models does not ship.
+func noConfigReason(r observedRow) string {
+	id := r["model_hf_id"]
+	switch {
+	case strings.Contains(id, "LoRA"):
+		return "LoRA adapters"
+	case id == "" || strings.HasPrefix(id, "unnamed"):
+		return "model not named"
+	}
+	if f, ok := unsupportedFamilies[id]; ok {
+		return "unsupported family: " + f
+	}
+	return "no config in corpus/models: " + id
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }
 
 // withUtil keeps a row's util unless the class refuses it (a class's
@@ -307,4 +578,414 @@ func withUtil(s Serve, c budget.Class) Serve {
 		s.GPUMemoryUtilization = c.Memory.UtilCeiling
 	}
 	return s
+}
+
+// groupStats is a profile's errors over its rows.
+type groupStats struct {
+	rows, predicted                 int
+	weights, avail, tokens          []float64 // absolute relative errors
+	terms                           map[string][]float64
+	blocksChecked, blocksMismatched int
+}
+
+func (g *groupStats) add(o observation) {
+	g.rows++
+	if o.why == "" {
+		g.predicted++
+	}
+	for _, e := range []struct {
+		v   float64
+		dst *[]float64
+	}{{o.weights, &g.weights}, {o.avail, &g.avail}, {o.tokens, &g.tokens}} {
+		if !math.IsNaN(e.v) {
+			*e.dst = append(*e.dst, math.Abs(e.v))
+		}
+	}
+	for k, v := range o.termErr {
+		if g.terms == nil {
+			g.terms = map[string][]float64{}
+		}
+		g.terms[k] = append(g.terms[k], v)
+	}
+	if o.blockCheck != "" {
+		g.blocksChecked++
+		if o.blockCheck != "ok" {
+			g.blocksMismatched++
+		}
+	}
+}
+
+func mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := 0.0
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
+}
+
+// quantile is the q-quantile of xs by the nearest rank (the smallest value
+// at least q of the values are at or below).
+func quantile(xs []float64, q float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	i := int(math.Ceil(q*float64(len(s)))) - 1
+	return s[max(i, 0)]
+}
+
+// maxAbs is the largest |x|.
+func maxAbs(xs []float64) float64 {
+	m := math.NaN()
+	for _, x := range xs {
+		if math.IsNaN(m) || math.Abs(x) > m {
+			m = math.Abs(x)
+		}
+	}
+	return m
+}
+
+// calibrationRows are the rows the constants of peaks.go were calibrated
+// on; TestObserved reports the errors of the other rows apart (held out).
+var calibrationRows = map[string]string{
+	"25": "V0 residual, V0 non-torch", "32": "V0 non-torch", "40": "V0 residual, V0 non-torch", "47": "V0 non-torch",
+	"64": "sort scratch, non-torch to 0.17", "65": "sort scratch",
+	"67":  "TP non-torch to 0.18",
+	"145": "V1 residual, graph estimate", "147": "graph estimate", "184": "V1 residual",
+	"185": "non-torch from 0.18", "146": "non-torch of a stage that does not sample",
+	"148": "TP non-torch from 0.19", "126": "TP non-torch from 0.19",
+}
+
+// The bounds issue 14 sets on every profile: weights per rank, mean
+// absolute error; available KV memory from the settings alone, mean
+// absolute error (V1); KV tokens, median and 90th percentile of the
+// absolute error (V1); each logged term, GiB; and no mismatch between the
+// blocks vLLM logs and those its logged available memory holds.
+const (
+	issueWeights      = 0.005
+	issueAvail        = 0.01
+	issueTokensMedian = 0.02
+	issueTokensP90    = 0.06
+	issueTerm         = 0.1
+)
+
+// The test's gates: what the profiles that meet the issue's bounds achieve,
+// with little slack (the worst of them: weights 0.40% on 0.6.6:v0 and
+// 0.8.5:v0; KV memory 0.69% on 0.15.1; KV tokens 0.87% median and 2.91%
+// 90th percentile on 0.10.2; a term 0.07 GiB, the non-torch growth on
+// 0.7.2:v0 and 0.19.0).
+const (
+	weightsGate      = 0.0045
+	availGate        = 0.0075
+	tokensMedianGate = 0.01
+	tokensP90Gate    = 0.03
+	termGate         = 0.08
+)
+
+// unmetGate is a gate of the issue that a profile does not meet: the bound
+// it is held to instead (what it achieves, with little slack) and why.
+type unmetGate struct {
+	bound float64
+	why   string
+}
+
+// unmetGates are the issue's gates the model misses, by profile and gate.
+// TestObserved fails when a profile passes its bound, and when it meets the
+// issue's gate again (the entry is then stale).
+var unmetGates = map[string]map[string]unmetGate{
+	"0.19.0": {
+		"activation":     {0.4, "row 142 (float32, -0.35 GiB) and the first pipeline stage of row 146 (-0.14): Llama-3.1-8B's forward pass at 8192 tokens is 0.1-0.15 GiB (float32: 0.35) larger than modelled, for a reason not found in vLLM's code (float32 runs FlexAttention, not FlashAttention)"},
+		"graph_estimate": {0.9, "vLLM estimates from two captures of each mode, each read as a difference of free device memory; rows 148 (TP 2: 1.69 GiB, twice TP 1's), 124 (MLA + MoE: 1.39) and 176 (1.92) are 0.3-0.9 GiB above any per-layer model; 19 of 27 are within 0.1 GiB"},
+	},
+	"0.7.1:v0": {
+		"weights":    {0.065, "row 35 (DeepSeek-Coder-V2-Lite, V0's MLA at TP 8): 5.6-5.9% low; V0's MLA kept absorbed weight matrices this package does not model (model/weights.go)"},
+		"activation": {0.65, "row 35 logs 0.36 GiB where the sort sampler of V0's default 256 sequences alone takes 0.93 (the row states no max_num_seqs of its own)"},
+		"non_torch":  {1.65, "row 35 (A100 NVLink, TP 8): 2.10 GiB, where V0's TP growth is calibrated at 0.41 (row 67); NVLink custom all-reduce and NCCL buffers grow with the node"},
+	},
+	"0.23.0": {
+		"weights": {0.0075, "row 115 (Qwen2.5-VL-7B): the vision tower's weights come out 0.65% low (model/weights.go)"},
+	},
+
+	"0.11.0": {
+		"weights": {0.02, "gpt-oss (rows 61, 62): the MXFP4 checkpoint's weights come out 4.6 and 5.6% low (model/weights.go, not this package)"},
+		"avail":   {0.025, "row 62 (gpt-oss-120b, 3.33 GiB of KV): its weights 3.6 GiB low make the KV 11.5% low"},
+	},
+	"0.10.2": {
+		"avail":     {0.022, "row 58 (L40S, TP 8): the TP non-torch growth of an NVLink H100 (0.41 GiB) is charged to a PCIe part that logs 0.21 GiB in all; -3.0%"},
+		"non_torch": {0.35, "row 58, as above"},
+	},
+	"0.24.0": {
+		"avail":         {0.08, "row 59 (L40S, TP 4): 0.19's TP non-torch growth of NVLink H100 (1.89 GiB) is charged to a PCIe part; -7.6%"},
+		"tokens-median": {0.08, "row 59, as above"},
+		"tokens-p90":    {0.08, "row 59, as above"},
+	},
+	"0.13.0": {
+		"avail":         {0.5, "row 110 (GB10, unified memory, util 0.3): vLLM reads free memory from the host there, and the non-KV memory it logs (3.4 GiB beyond the weights) holds 1.9 GiB more than the profile's terms"},
+		"tokens-median": {0.5, "row 110, as above"},
+		"tokens-p90":    {0.5, "row 110, as above"},
+	},
+}
+
+// profileSummary is the errors of a set of observations, by group.
+func profileSummary(obs []observation, keep func(observation) bool) (map[string]*groupStats, []string) {
+	groups := map[string]*groupStats{}
+	var order []string
+	for _, o := range obs {
+		if !keep(o) {
+			continue
+		}
+		g, ok := groups[o.group]
+		if !ok {
+			g = &groupStats{}
+			groups[o.group] = g
+			order = append(order, o.group)
+		}
+		g.add(o)
+	}
+	slices.SortStableFunc(order, func(x, y string) int { return groupRank(x) - groupRank(y) })
+	return groups, order
+}
+
+// groupRank orders the summary: the V0 profiles, then V1's, by release,
+// then the groups of rows that state no release.
+func groupRank(name string) int {
+	rel, v0 := strings.CutSuffix(name, ":v0")
+	v, err := ParseVersion(rel)
+	if err != nil {
+		return 1 << 20
+	}
+	rank := v.Minor*1000 + v.Patch
+	if !v0 {
+		rank += 100000
+	}
+	return rank
+}
+
+// achieved is a group's figure for each gate it has data for.
+func (g *groupStats) achieved(v1 bool) map[string]float64 {
+	out := map[string]float64{}
+	if len(g.weights) > 0 {
+		out["weights"] = mean(g.weights)
+	}
+	if v1 && len(g.avail) > 0 {
+		out["avail"] = mean(g.avail)
+	}
+	if v1 && len(g.tokens) > 0 {
+		out["tokens-median"] = quantile(g.tokens, 0.5)
+		out["tokens-p90"] = quantile(g.tokens, 0.9)
+	}
+	for k, xs := range g.terms {
+		out[k] = maxAbs(xs)
+	}
+	if g.blocksChecked > 0 {
+		out["blocks"] = float64(g.blocksMismatched)
+	}
+	return out
+}
+
+// gateOf is the test's gate on a gate name and the issue's bound on it.
+func gateOf(gate string) (test, issue float64) {
+	switch gate {
+	case "weights":
+		return weightsGate, issueWeights
+	case "avail":
+		return availGate, issueAvail
+	case "tokens-median":
+		return tokensMedianGate, issueTokensMedian
+	case "tokens-p90":
+		return tokensP90Gate, issueTokensP90
+	case "blocks":
+		return 0, 0
+	}
+	return termGate, issueTerm
+}
+
+// TestObserved predicts every vLLM row of corpus/observed/vllm.csv whose
+// model has a config and compares with what vLLM logged, every logged
+// figure read through the log reader (model/logs; the table's cell where
+// the quote lacks the line, said per row): weights per rank, the profile's
+// terms (activation peak, non-torch growth, CUDA-graph estimate), the
+// available KV memory and the KV blocks (or tokens) from the settings
+// alone, and the blocks the logged available memory holds. Rows are grouped
+// by the profile their stated release resolves to, and each group is held
+// to the test's gates, which are issue 14's tightened to what the model
+// achieves (see the constants above), or to its entry in unmetGates.
+//
+// Achieved, as TestObserved prints it (vLLM 0.19 on H100 is llm-d's
+// benchmark, whose own planner has a KV-memory MAE of 7.8%): on 0.19 (42
+// rows, 28 predicted) weights MAE 0.33%, available KV MAE 0.24%, KV blocks
+// median 0.03% and 90th percentile 0.52%, non-torch within 0.1 GiB on 27 of
+// 27 rows, the activation peak on 25 of 27, the graph estimate on 19 of 27,
+// the blocks of the logged KV memory exact on 26 of 26; 0.15-0.18 (one
+// Qwen3-14B row each) within 0.02% on KV and 0.005 GiB on each term; 0.11
+// within 0.22% on KV but for gpt-oss. The issue's gates that are NOT met
+// are unmetGates, each with the bound the profile is held to and why: 0.19's
+// activation peak (Llama-3.1-8B in float32 and on a first pipeline stage)
+// and graph estimate; gpt-oss's weights and KV on 0.11; V0 MLA at TP 8 on
+// 0.7.1; Qwen2.5-VL's weights on 0.23; the NVLink TP non-torch growth
+// charged to PCIe L40S (0.10.2, 0.24); GB10's unified memory (0.13). V0
+// rows are held to the weights, term and block gates only (the issue's KV
+// gates are for V1). Rows that state no release are sized under main's
+// (V1) or 0.7.3's (V0) rules and reported, not gated.
+func TestObserved(t *testing.T) {
+	archs := observedArchs(t)
+	catalog := membudget.Kernels()
+	var obs []observation
+	notPredicted := map[string][]string{}
+	for _, r := range readObserved(t) {
+		if r["engine"] != "vllm" {
+			continue
+		}
+		o := observe(t, r, archs, catalog)
+		obs = append(obs, o)
+		if o.why != "" {
+			why, _, _ := strings.Cut(o.why, ":")
+			notPredicted[why] = append(notPredicted[why], o.id)
+		}
+	}
+	logRows(t, obs)
+	all, order := profileSummary(obs, func(observation) bool { return true })
+	held, heldOrder := profileSummary(obs, func(o observation) bool { _, cal := calibrationRows[o.id]; return !cal })
+	t.Logf("")
+	t.Logf("every row:")
+	logSummary(t, all, order)
+	t.Logf("")
+	t.Logf("held out (rows not in calibrationRows):")
+	logSummary(t, held, heldOrder)
+
+	if g := all["0.19.0"]; g != nil {
+		t.Logf("")
+		t.Logf("vLLM 0.19 on H100: available KV memory MAE %.2f%% over %d rows (held out: %.2f%% over %d); llm-d's planner: 7.8%% over 49 runs",
+			100*mean(g.avail), len(g.avail), 100*mean(held["0.19.0"].avail), len(held["0.19.0"].avail))
+	}
+	var reasons []string
+	total := 0
+	for why, ids := range notPredicted {
+		reasons = append(reasons, fmt.Sprintf("%3d  %s (rows %s)", len(ids), why, strings.Join(ids, ", ")))
+		total += len(ids)
+	}
+	slices.Sort(reasons)
+	t.Logf("")
+	t.Logf("%d of %d vLLM rows not predicted from their settings, by reason:", total, len(obs))
+	for _, s := range reasons {
+		t.Logf("  %s", s)
+	}
+
+	v1 := map[string]bool{}
+	stated := map[string]bool{}
+	for _, o := range obs {
+		v1[o.group] = o.v1
+		stated[o.group] = o.stated
+	}
+	for _, name := range order {
+		if !stated[name] {
+			continue
+		}
+		for gate, got := range all[name].achieved(v1[name]) {
+			want, issue := gateOf(gate)
+			u, listed := unmetGates[name][gate]
+			switch {
+			case listed && got <= issue:
+				t.Errorf("%s %s: %.4f meets the issue's %.4f: drop it from unmetGates", name, gate, got, issue)
+			case listed && got > u.bound:
+				t.Errorf("%s %s: %.4f, over the bound %.4f it is held to (%s)", name, gate, got, u.bound, u.why)
+			case !listed && got > want:
+				t.Errorf("%s %s: %.4f, over the gate %.4f (the issue's: %.4f)", name, gate, got, want, issue)
+			}
+		}
+	}
+	for name, gates := range unmetGates {
+		got := all[name]
+		if got == nil {
+			t.Errorf("unmetGates names %s, which no row resolves to", name)
+			continue
+		}
+		a := got.achieved(v1[name])
+		for gate := range gates {
+			if _, ok := a[gate]; !ok {
+				t.Errorf("unmetGates names %s %s, which no row of it checks", name, gate)
+			}
+		}
+	}
+	if all["0.19.0"] == nil || all["0.19.0"].predicted < 25 {
+		t.Errorf("vLLM 0.19 (llm-d's benchmark): too few rows predicted")
+	}
+}
+
+// logRows prints every row's errors: relative for weights, available KV
+// memory and tokens, GiB for the terms.
+func logRows(t *testing.T, obs []observation) {
+	t.Logf("%-4s %-16s %-34s %-13s %8s %8s %8s | %6s %6s %6s | %s", "row", "profile", "model", "class", "weights", "avail", "tokens", "act", "nontorch", "graph", "notes")
+	for _, o := range obs {
+		act, okA := o.termErr["activation"]
+		nt, okN := o.termErr["non_torch"]
+		gr, okG := o.termErr["graph_estimate"]
+		notes := o.notes
+		if o.why != "" {
+			notes = append([]string{"NOT PREDICTED: " + o.why}, notes...)
+		}
+		if why, ok := calibrationRows[o.id]; ok {
+			notes = append(notes, "calibrates "+why)
+		}
+		if o.blockCheck != "" && o.blockCheck != "ok" {
+			notes = append(notes, "BLOCKS: "+o.blockCheck)
+		}
+		t.Logf("%-4s %-16.16s %-34.34s %-13s %8s %8s %8s | %6s %6s %6s | %s", o.id, o.group, o.model, o.class,
+			pct(o.weights), pct(o.avail), pct(o.tokens), gibOf(act, okA), gibOf(nt, okN), gibOf(gr, okG), strings.Join(notes, "; "))
+	}
+}
+
+// logSummary prints the per-profile table: rows, rows predicted from their
+// settings, weights and available-KV MAE, tokens median and p90, and for
+// each term the largest error and the rows within 0.1 GiB.
+func logSummary(t *testing.T, groups map[string]*groupStats, order []string) {
+	t.Logf("%-40s %4s %4s | %7s %7s | %7s %7s | %-14s %-14s %-14s | %s", "profile", "rows", "pred", "W MAE", "KV MAE", "tok med", "tok p90", "act", "non-torch", "graph est", "blocks")
+	for _, name := range order {
+		g := groups[name]
+		term := func(k string) string {
+			xs := g.terms[k]
+			if len(xs) == 0 {
+				return ""
+			}
+			within := 0
+			for _, x := range xs {
+				if math.Abs(x) <= issueTerm {
+					within++
+				}
+			}
+			return fmt.Sprintf("%.2f %d/%d", maxAbs(xs), within, len(xs))
+		}
+		blocks := ""
+		if g.blocksChecked > 0 {
+			blocks = fmt.Sprintf("%d/%d", g.blocksChecked-g.blocksMismatched, g.blocksChecked)
+		}
+		t.Logf("%-40.40s %4d %4d | %7s %7s | %7s %7s | %-14s %-14s %-14s | %s", name, g.rows, g.predicted,
+			absPct(mean(g.weights)), absPct(mean(g.avail)), absPct(quantile(g.tokens, 0.5)), absPct(quantile(g.tokens, 0.9)),
+			term("activation"), term("non_torch"), term("graph_estimate"), blocks)
+	}
+}
+
+func pct(v float64) string {
+	if math.IsNaN(v) {
+		return ""
+	}
+	return fmt.Sprintf("%+.2f%%", 100*v)
+}
+
+func absPct(v float64) string {
+	if math.IsNaN(v) {
+		return ""
+	}
+	return fmt.Sprintf("%.2f%%", 100*v)
+}
+
+func gibOf(v float64, ok bool) string {
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("%+.2f", v)
 }

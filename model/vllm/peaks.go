@@ -5,45 +5,144 @@ import (
 	"membudget/model"
 )
 
-// peakModel is a profile's calibrated constants for the terms vLLM measures
-// rather than allocates by formula: the profile run's activation peak and
-// sampler, the CUDA-graph pool and the non-torch growth.
+// peakModel is a profile's rules for the terms vLLM measures rather than
+// allocates by formula: the profile run's torch peak (the forward pass and
+// the dummy sampler), the non-torch growth and the CUDA-graph pool. Each
+// field is a mechanism of vLLM's code at the release that set it, or a
+// constant calibrated on corpus/observed/vllm.csv; peaks_test.go pins each
+// calibrated constant with the arithmetic from its rows.
 type peakModel struct {
-	// samplerBytesPerLogit is what the profile run's dummy sampler holds per
-	// logit of min(max_num_seqs, max_num_batched_tokens) requests x vocab.
-	samplerBytesPerLogit uint64
-	// graphBytesPerLayerGraph is the CUDA-graph pool's cost per captured
-	// graph per layer beyond the largest graph's activations.
-	graphBytesPerLayerGraph uint64
-	// nonTorchBytes is the profile run's non-torch growth on one GPU
-	// (cuBLAS and attention-backend workspaces).
-	nonTorchBytes uint64
-	// ncclBytes is the further non-torch growth under tensor parallelism
-	// (NCCL and custom all-reduce buffers).
-	ncclBytes uint64
+	// sampler is how the profile run's dummy sampler filters top-k and
+	// top-p: it decides the bytes held per logit at its peak.
+	sampler samplerRule
+	// moeWorkspace says the fused-MoE kernels take their intermediate
+	// caches from vLLM's persistent workspace manager, so they outlive the
+	// forward pass and sit under the sampler's peak.
+	moeWorkspace bool
+	// residualBytes is what the torch peak holds beyond the modelled
+	// forward pass or sampler (cuBLAS workspaces, the dummy run's metadata).
+	residualBytes uint64
+	// nonTorchBytes is the non-torch growth of a stage that runs the
+	// sampler, on one GPU; nonTorchNotLastBytes of a pipeline stage that
+	// does not; tpBytes is added under tensor parallelism.
+	nonTorchBytes, nonTorchNotLastBytes, tpBytes uint64
+	// graphFixedBytes and graphBytesPerLayerGraph are the CUDA-graph
+	// memory: the first capture's fixed part, and what each further
+	// captured graph holds per decoder layer.
+	graphFixedBytes, graphBytesPerLayerGraph uint64
 }
 
-// peaksCurrent is calibrated against corpus/observed/vllm.csv: the rows vLLM
-// v0.11 logged on H100 (61-68), where the settings are vLLM's defaults
-// (8192 batched tokens, 1024 sequences).
-var peaksCurrent = peakModel{
-	// The model-dtype logits, their fp32 copy, softmax probabilities, the
-	// sorted values (fp32) and indices (int64) of top-k/top-p, and the
-	// logprobs. Rows 64, 65 and 67 give 32.5, 37.2 and 33.8 bytes once the
-	// forward activations are taken out; 34 is their mean, rounded down.
-	samplerBytesPerLogit: 34,
-	// Row 65 (Qwen3-0.6B, 28 layers, 51 capture sizes, 0.10 GiB) gives 67
-	// KiB; 64 KiB is used.
-	graphBytesPerLayerGraph: 64 << 10,
-	// Rows 61-65 log 0.13 GiB at TP1.
-	nonTorchBytes: 128 << 20,
-	// Row 67 logs 0.54 GiB at TP2, 0.41 GiB over TP1.
-	ncclBytes: 420 << 20,
-}
+// samplerRule is how a release's sampler applies top-k and top-p.
+type samplerRule int
 
-// peaksFor is the calibration of release v's engine.
+const (
+	// sortSampler: torch.sort of the float32 logits with int64 indices,
+	// then a scatter back (vllm/v1/sample/ops/topk_topp_sampler.py
+	// apply_top_k_top_p up to 0.16; V0's sampler likewise).
+	sortSampler samplerRule = iota
+	// tritonSampler: the Triton top-k/top-p kernel masks the logits in
+	// place with a per-SM row buffer (vllm/v1/sample/ops/topk_topp_triton.py,
+	// PR #33538, merged 2026-02-17: 0.17.0).
+	tritonSampler
+	// v2Sampler: the V2 model runner's dummy sampler, whose dummy requests
+	// ask for no temperature, penalty, top-k or top-p, so the logits are
+	// sampled as they are, without a float32 copy ("the sampler may skip
+	// top_k, top_p, and logprobs", vllm/v1/worker/gpu/model_runner.py
+	// _dummy_sampler_run; gpu/sample/sampler.py
+	// _requires_logits_processing). No observed row runs the V2 runner.
+	v2Sampler
+)
+
+// The calibrated constants. Each names the rows of corpus/observed/vllm.csv
+// it was calibrated on; peaks_test.go pins it with their arithmetic, and
+// TestObserved reports the error on every other row (held out).
+const (
+	// sortScratchBytesPerLogit is what torch.sort holds per logit beyond
+	// the logits and their float32 copy: the sorted values (float32, 4 B)
+	// and indices (int64, 8 B), and 20 B of the sort's own, as a segmented
+	// radix sort's double buffers of both and its int64 iota would take.
+	// Rows 64 and 65 (vLLM 0.11, H100, 1024 sequences) give 31.99 and
+	// 31.91 B once the rest of the peak is taken out.
+	sortScratchBytesPerLogit = 32
+	// profileResidualV1 is the V1 profile's torch peak beyond the modelled
+	// forward pass or sampler (cuBLAS workspaces, the dummy batch's
+	// metadata): rows 145 (0.19) and 184 (0.17) leave 53.3 and 49.8 MiB.
+	profileResidualV1 = 52 << 20
+	// profileResidualV0 is the V0 profile's: rows 25 (0.7.2) and 40 (0.6.6),
+	// whose peak is the forward pass, leave +0.004 GiB each, within the
+	// log's rounding.
+	profileResidualV0 = 0
+	// tritonBufferRows is the rows of the Triton sampler's cached buffer:
+	// min(num_sm, batch), rounded up to a power of two and capped at
+	// num_sm. 132 is the H100 SXM's SM count, the device of every row that
+	// logs a 0.17+ activation peak; other devices differ by a few tens of
+	// rows, 0.01 GiB at a 128k vocabulary.
+	tritonBufferRows = 132
+	// nonTorchV1 is V1's non-torch growth on one GPU up to 0.17: row 64
+	// (0.11) logs 0.13 GiB.
+	nonTorchV1 = 133 << 20
+	// nonTorchV1From018 is the growth from 0.18.0 on a stage that samples:
+	// row 185 (0.18) logs 0.25 GiB.
+	nonTorchV1From018 = 256 << 20
+	// nonTorchV1NotLast is the growth of a pipeline stage that does not run
+	// the sampler, from 0.18.0: row 146 (0.19, PP 2) logs 0.07 GiB on its
+	// first stage.
+	nonTorchV1NotLast = 72 << 20
+	// tpNonTorchV1 is the further growth under tensor parallelism up to
+	// 0.18: row 67 (0.11, TP 2) logs 0.54 GiB, 0.41 over TP 1.
+	tpNonTorchV1 = 420 << 20
+	// tpNonTorchV1From019 is the further growth under tensor parallelism
+	// from 0.19.0: rows 148 (Llama-3.1-8B, TP 2) and 126 (Llama-3.3-70B
+	// fp8, TP 4), the smallest and the largest of the 0.19 figures at TP 2
+	// or more (2.07 and 2.21 GiB), are 1.89 GiB over TP 1 on average. 0.11
+	// logged 0.54 GiB at TP 2 (row 67) and no log of 0.12-0.18 at TP 2 or
+	// more is in the table, so the release that changed it is not known:
+	// the first with evidence is used. Both are H100 SXM (NVLink) logs; PCIe
+	// parts grow far less (row 58, L40S at TP 8 on 0.10.2: 0.21 GiB in all).
+	tpNonTorchV1From019 = 1935 << 20
+	// nonTorchV0 is the V0 engine's non-torch growth: rows 25, 32, 40 and
+	// 47 (0.6.6-0.8.5 at TP 1) log 0.01, 0.08, 0.10 and 0.09 GiB; 0.085 is
+	// their median.
+	nonTorchV0 = 87 << 20
+	// graphFixed and graphBytesPerLayerGraph are fitted to the CUDA-graph
+	// estimates of rows 145 and 147 (0.19, Llama-3.1-8B, 32 and 8 layers a
+	// stage, 0.84 and 0.49 GiB): 100 graphs a layer cost 156587 B more, and
+	// what is left at 8 layers is 324.3 MiB beside the largest batch's
+	// activations (512 tokens).
+	graphFixed              = 324 << 20
+	graphBytesPerLayerGraph = 153 << 10
+)
+
+// peaksFor is the rules of release v's engine: each field changes at the
+// release whose pull request changed the mechanism.
 func peaksFor(v Version, era Era) peakModel {
-	return peaksCurrent
+	if era == V0 {
+		// V0 sorts like V1 up to 0.16; its TP growth is taken as V1's of
+		// 0.11 (no V0 row at TP 2 or more has a shipped config and class
+		// but row 35, a V0 MLA outlier).
+		return peakModel{sampler: sortSampler, residualBytes: profileResidualV0,
+			nonTorchBytes: nonTorchV0, nonTorchNotLastBytes: nonTorchV0, tpBytes: tpNonTorchV1,
+			graphFixedBytes: graphFixed, graphBytesPerLayerGraph: graphBytesPerLayerGraph}
+	}
+	m := peakModel{sampler: sortSampler, residualBytes: profileResidualV1,
+		nonTorchBytes: nonTorchV1, nonTorchNotLastBytes: nonTorchV1, tpBytes: tpNonTorchV1,
+		graphFixedBytes: graphFixed, graphBytesPerLayerGraph: graphBytesPerLayerGraph}
+	if v.AtLeast(v0_14_0) {
+		// PR #27532 (merged 2025-12-12) moved the fused-MoE caches into the
+		// workspace manager (vllm/v1/worker/workspace.py); 0.14.0 is the
+		// first release surely after it.
+		m.moeWorkspace = true
+	}
+	if v.AtLeast(v0_17_0) {
+		m.sampler = tritonSampler
+	}
+	if v.AtLeast(v0_18_0) {
+		m.nonTorchBytes, m.nonTorchNotLastBytes = nonTorchV1From018, nonTorchV1NotLast
+	}
+	if v.AtLeast(v0_19_0) {
+		m.tpBytes = tpNonTorchV1From019
+	}
+	return m
 }
 
 // maxCaptureSize is vLLM's largest CUDA-graph batch by default:
@@ -73,36 +172,125 @@ func captureSizes(largest uint64) uint64 {
 	return n
 }
 
+// forwardBytesPerToken is the profile's forward pass per token at its peak,
+// inside a decoder layer's MLP: the widest sub-layer's live activations
+// ([model.ActivationBytesPerToken]: the residual, the normed input and the
+// gate, up and activated MLP), the down projection's output, allocated
+// while the activation is still live, and the layer's input, which the
+// model's layer loop still references while the layer runs
+// (hidden_states, residual = layer(positions, hidden_states, residual) in
+// vllm/model_executor/models/llama.py and its kin): (4 x hidden + 3 x
+// intermediate) x dtype for a dense model. V0 rows 25 and 40 (Qwen2.5,
+// 32768 and 8192 tokens, both forward-bound) leave +0.004 GiB each.
+func forwardBytesPerToken(a *model.Arch, tp, dtypeBytes uint64) uint64 {
+	return budget.SatAdd(model.ActivationBytesPerToken(a, tp, dtypeBytes), budget.SatMul(2*a.Hidden, dtypeBytes))
+}
+
+// samplerBytesPerLogit is what the dummy sampler holds per logit at its
+// peak under rule s: the logits in the model dtype, their float32 copy
+// (none when the model dtype is float32: Tensor.to returns the tensor), and
+// the filter's own: torch.sort's values, indices and scratch, or the
+// Triton kernel's probabilities and the exponential draws (4 B each;
+// vllm/v1/sample/ops/topk_topp_sampler.py random_sample). The V2 runner's
+// dummy sampler holds the logits alone.
+func samplerBytesPerLogit(s samplerRule, dtypeBytes uint64) uint64 {
+	if s == v2Sampler {
+		return dtypeBytes
+	}
+	b := dtypeBytes
+	if dtypeBytes != 4 {
+		b += 4
+	}
+	if s == tritonSampler {
+		return b + 4 + 4
+	}
+	return b + sortScratchBytesPerLogit
+}
+
+// moeWorkspaceBytes is the fused-MoE caches of the profile's batch of
+// tokens as vLLM's workspace manager keeps them: TritonExperts'
+// workspace1 (M x top_k x max(N/2, K)) and workspace2 (M x top_k x max(N,
+// K)), N the per-rank gate and up width, K the hidden size
+// (vllm/model_executor/layers/fused_moe/fused_moe.py workspace_shapes).
+func moeWorkspaceBytes(a *model.Arch, tp, tokens, dtypeBytes uint64) uint64 {
+	n := 2 * budget.CeilDiv(a.MoEIntermediate, tp)
+	per := max(n/2, a.Hidden) + max(n, a.Hidden)
+	return budget.SatMul(budget.SatMul(tokens, a.ExpertsPerToken), budget.SatMul(per, dtypeBytes))
+}
+
+// stageHasMoE says a stage holds a mixture-of-experts layer.
+func stageHasMoE(a *model.Arch, st model.Sharding) bool {
+	for i := st.FirstLayer; i < st.EndLayer && i < len(a.Layers); i++ {
+		if a.Layers[i].MoE {
+			return true
+		}
+	}
+	return false
+}
+
 // peakItems lists the modelled allocations of one pipeline stage that do
-// not grow with the sequences: the profile run's activation peak, the
-// sampler (on the last stage, which computes the logits), the graph pool
-// and the non-torch growth.
+// not grow with the sequences: the profile run's torch peak as two items
+// whose sum is the peak (the forward pass with the residual, and what the
+// sampler adds above it on the last stage), the graph pool and the
+// non-torch growth.
 func peakItems(a *model.Arch, r Resolved, st model.Sharding) []Item {
 	m := r.Profile.peaks
-	perToken := model.ActivationBytesPerToken(a, r.TensorParallelSize, r.DtypeBytes)
+	tp, d := r.TensorParallelSize, r.DtypeBytes
+	tokens := r.MaxNumBatchedTokens
+	forward := budget.SatMul(tokens, forwardBytesPerToken(a, tp, d))
 	items := []Item{{
 		Name: "activation_peak", Term: budget.TermActivation,
-		Bytes: budget.SatMul(r.MaxNumBatchedTokens, perToken),
+		Bytes: budget.SatAdd(forward, m.residualBytes),
 	}}
 	if st.Last {
-		// The sampler's logits span the whole vocabulary on every rank
-		// (vLLM gathers them before sampling).
-		reqs := min(r.MaxNumSeqs, r.MaxNumBatchedTokens)
+		// The profile keeps the forward pass's hidden states (and the MoE
+		// workspace) while the sampler runs on min(max_num_seqs,
+		// max_num_batched_tokens) rows of the whole padded vocabulary,
+		// gathered on every rank (vllm/v1/worker/gpu_model_runner.py
+		// profile_run, _dummy_sampler_run).
+		rule := m.sampler
+		if r.Profile.V2Runner(a) {
+			rule = v2Sampler
+		}
+		reqs := min(r.MaxNumSeqs, tokens)
 		vocab := budget.RoundUp(a.Vocab, vocabPadding)
+		held := budget.SatMul(budget.SatMul(tokens, a.Hidden), d)
+		if m.moeWorkspace && stageHasMoE(a, st) {
+			held = budget.SatAdd(held, moeWorkspaceBytes(a, tp, tokens, d))
+		}
+		sampler := budget.SatAdd(held, budget.SatMul(budget.SatMul(reqs, vocab), samplerBytesPerLogit(rule, d)))
+		if rule == tritonSampler {
+			sampler = budget.SatAdd(sampler, budget.SatMul(tritonBufferRows, budget.SatMul(vocab, 4)))
+		}
 		items = append(items, Item{Name: "sampler_logits", Term: budget.TermSampler,
-			Bytes: budget.SatMul(budget.SatMul(reqs, vocab), m.samplerBytesPerLogit)})
+			Bytes: budget.SatSub(sampler, forward)})
 	}
 	if !r.EnforceEager {
-		largest := min(2*r.MaxNumSeqs, maxCaptureSize)
-		layers := uint64(st.EndLayer - st.FirstLayer)
-		pool := budget.SatAdd(budget.SatMul(largest, perToken),
-			budget.SatMul(budget.SatMul(captureSizes(largest), layers), m.graphBytesPerLayerGraph))
-		items = append(items, Item{Name: "cuda_graph_pool", Term: budget.TermGraphPool, Bytes: pool})
+		items = append(items, Item{Name: "cuda_graph_pool", Term: budget.TermGraphPool, Bytes: graphBytes(a, r, st)})
 	}
-	nonTorch := m.nonTorchBytes
+	nonTorch := m.nonTorchNotLastBytes
+	if st.Last {
+		nonTorch = m.nonTorchBytes
+	}
 	if r.TensorParallelSize > 1 {
-		nonTorch += m.ncclBytes
+		nonTorch = budget.SatAdd(nonTorch, m.tpBytes)
 	}
 	items = append(items, Item{Name: "non_torch_growth", Term: budget.TermNonTorch, Bytes: nonTorch})
 	return items
+}
+
+// graphBytes is the CUDA-graph memory of one stage's GPU as vLLM's
+// profile_cudagraph_memory estimates it (vllm/v1/worker/gpu_model_runner.py):
+// per mode, the first capture plus (graphs - 1) times the second. Two modes
+// are captured, PIECEWISE for every capture size and FULL for the decode
+// sizes up to max_num_seqs ("Profiling CUDA graph memory: PIECEWISE=51
+// (largest=512), FULL=51 (largest=512)", corpus/observed/vllm.csv row 112);
+// the first capture holds the largest batch's activations.
+func graphBytes(a *model.Arch, r Resolved, st model.Sharding) uint64 {
+	m := r.Profile.peaks
+	largest := min(2*r.MaxNumSeqs, maxCaptureSize)
+	graphs := captureSizes(largest) - 1 + captureSizes(min(largest, r.MaxNumSeqs)) - 1
+	layers := uint64(st.EndLayer - st.FirstLayer)
+	first := budget.SatAdd(m.graphFixedBytes, budget.SatMul(largest, forwardBytesPerToken(a, r.TensorParallelSize, r.DtypeBytes)))
+	return budget.SatAdd(first, budget.SatMul(budget.SatMul(graphs, layers), m.graphBytesPerLayerGraph))
 }
