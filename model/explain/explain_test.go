@@ -1,0 +1,272 @@
+package explain
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"membudget/budget"
+	"membudget/model/logs"
+	"membudget/model/vllm"
+)
+
+func source(t *testing.T, text string) *Source {
+	t.Helper()
+	src, err := Read(strings.NewReader(text), "test.log", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src
+}
+
+func class(t *testing.T, name, device, vendor, cc string, mem uint64) budget.Class {
+	t.Helper()
+	si, err := budget.ParseSilicon(vendor, cc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return budget.Class{Name: name, Device: budget.Device{Name: device, Silicon: si, MemoryBytes: mem},
+		Memory: budget.DriverTerms{DriverFixedBytes: 512 << 20, DriverBudgetPerMille: 2, UtilCeiling: 0.95}}
+}
+
+// TestChooseClass: a total within the log's rounding matches; among several
+// the one the log names wins; none matching makes a class of the total from
+// the nearest of the log's vendor; no total names --class.
+func TestChooseClass(t *testing.T) {
+	// 79.18 GiB = 85018877624 B; the log's rounding is 5368710 B.
+	classes := []budget.Class{
+		class(t, "h100", "NVIDIA H100 80GB HBM3", "nvidia", "9.0", 85018542080), // 335544 B away: matches
+		class(t, "h100-twin", "NVIDIA H100 PCIe", "nvidia", "9.0", 85018542080), // the same total
+		class(t, "a100", "NVIDIA A100-SXM4-80GB", "nvidia", "8.0", 85094039552), // 79.25 GiB: too far
+		class(t, "mi", "AMD Instinct MI300X", "amd", "gfx942", 85094039552),
+	}
+	free := "INFO Free memory on device (78.66/%s GiB) on startup.\n"
+	cases := []struct {
+		name, log string
+		want      ClassChoice
+	}{
+		{"two match, by name", strings.Replace(free, "%s", "79.18", 1),
+			ClassChoice{How: ClassMatched, Matched: []string{"h100", "h100-twin"}}},
+		{"two match, the named one", strings.Replace(free, "%s", "79.18", 1) + "INFO device NVIDIA H100 PCIe ready\n",
+			ClassChoice{How: ClassMatched, Matched: []string{"h100-twin", "h100"}, Named: []string{"h100-twin"}}},
+		// 79.30 GiB: 0.05 GiB above a100's 79.25, nearer than h100's 79.18.
+		{"none matches", strings.Replace(free, "%s", "79.30", 1),
+			ClassChoice{How: ClassSynthesized, Base: "a100"}},
+		{"none matches, ROCm", "INFO Automatically detected platform rocm.\n" + strings.Replace(free, "%s", "79.30", 1),
+			ClassChoice{How: ClassSynthesized, Base: "mi", Vendor: "amd"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := ChooseClass(source(t, tc.log), classes)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got.Class, got.Total, got.Note = budget.Class{}, nil, ""
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+	// A synthesized class has the logged total and the base's silicon:
+	// round(79.30 x 1073741824) = round(85147726643.2) = 85147726643 B.
+	got, err := ChooseClass(source(t, strings.Replace(free, "%s", "79.30", 1)), classes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Class.Device.MemoryBytes != 85147726643 || got.Class.Device.Silicon.String() != "8.0" || got.Class.Name != "a100@79.30GiB" {
+		t.Errorf("synthesized %+v", got.Class)
+	}
+	if DefaultClassName(got) != "a100-79.30gib" {
+		t.Errorf("default name %q", DefaultClassName(got))
+	}
+	_, err = ChooseClass(source(t, "INFO Available KV cache memory: 1.00 GiB\n"), classes)
+	var me *MissingError
+	if !errors.As(err, &me) || me.Flag != "--class" {
+		t.Errorf("no total: %v, want a *MissingError naming --class", err)
+	}
+}
+
+// TestPick: repeated figures that agree within their rounding are one;
+// figures that differ take rank 0's and say so.
+func TestPick(t *testing.T) {
+	fig := func(v int64, places uint8, process string, line int) logs.Figure {
+		return logs.Figure{Kind: logs.KindKVCacheMemory, Value: logs.Decimal{Units: v, Places: places}, RoundedTo: max(places, 2), Unit: logs.UnitGiB, Process: process, Line: line}
+	}
+	cases := []struct {
+		name     string
+		figs     []logs.Figure
+		wantLine int
+		noted    bool
+	}{
+		{"one", []logs.Figure{fig(1193, 2, "", 1)}, 1, false},
+		// 14.9888 and 14.99 agree within 0.00005 + 0.005.
+		{"rounding only", []logs.Figure{fig(149888, 4, "", 1), fig(1499, 2, "", 2)}, 1, false},
+		{"TP0 wins", []logs.Figure{fig(6379, 2, "Worker_TP1", 1), fig(6376, 2, "Worker_TP0", 2)}, 2, true},
+		{"the driver wins on V0", []logs.Figure{fig(1195, 2, "VllmWorkerProcess", 1), fig(1193, 2, "", 2)}, 2, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, note := pick(tc.figs)
+			if got.Line != tc.wantLine || (note != "") != tc.noted {
+				t.Errorf("line %d, note %q; want line %d, noted %t", got.Line, note, tc.wantLine, tc.noted)
+			}
+		})
+	}
+}
+
+// TestBuildServe: logged settings fill the serve unless a flag was given;
+// the memory lines restate the util; a value vLLM would refuse is an error
+// naming the line and the flag.
+func TestBuildServe(t *testing.T) {
+	log := "INFO non-default args: {'model': 'm', 'max_model_len': 8192, 'tensor_parallel_size': 2, 'enforce_eager': True, 'speculative_config': {'method': 'mtp'}}\n" +
+		"INFO Initializing a V1 LLM engine (v0.19.0) with config: model='m', dtype=torch.bfloat16, max_seq_len=8192, quantization=None, kv_cache_dtype=fp8\n" +
+		"INFO Free memory on device (78.66/79.18 GiB) on startup. Desired GPU memory utilization is (0.85, 67.30 GiB).\n"
+	l := source(t, log).Log
+	flags := vllm.Serve{MaxModelLen: 4096}
+	got, err := BuildServe(l, flags, map[string]bool{"max-model-len": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := vllm.Serve{MaxModelLen: 4096, TensorParallelSize: 2, EnforceEager: true, Dtype: "bfloat16", KVCacheDtype: "fp8", GPUMemoryUtilization: 0.85}
+	if diff := cmp.Diff(want, got.Serve); diff != "" {
+		t.Errorf("serve (-want +got):\n%s", diff)
+	}
+	if got.From["max-model-len"].Source != FromFlag || got.From["tensor-parallel-size"].Line != 1 || got.From["dtype"].Line != 2 || got.From["gpu-memory-utilization"].Line != 3 {
+		t.Errorf("sources %+v", got.From)
+	}
+	if len(got.Warnings) != 1 || !strings.Contains(got.Warnings[0], "speculative decoding") {
+		t.Errorf("warnings %q, want the speculative config's", got.Warnings)
+	}
+	_, err = BuildServe(source(t, "INFO non-default args: {'model': 'm', 'max_num_seqs': 0}\n").Log, vllm.Serve{}, nil)
+	if err == nil || !strings.Contains(err.Error(), "max_num_seqs=0 (line 1") || !strings.Contains(err.Error(), "pass --max-num-seqs") {
+		t.Errorf("a zero max_num_seqs: %v", err)
+	}
+}
+
+// TestChooseProfile maps logged versions to profiles.
+func TestChooseProfile(t *testing.T) {
+	cases := []struct {
+		name, log, want, source string
+	}{
+		{"four parts", "INFO Initializing a V1 LLM engine (v0.10.1.1) with config: model='m'\n", "0.10.1", FromLogged},
+		{"V0 shown", "INFO vLLM API server version 0.8.5\nINFO # GPU blocks: 10, # CPU blocks: 20\n", "0.8.5:v0", FromLogged},
+		{"engine unknown", "INFO vLLM API server version 0.9.2\n", "0.9.2", FromLogged},
+		{"older than any", "INFO Initializing an LLM engine (v0.4.2) with config: model='m'\n", "0.7.3:v0", FromLogged},
+		{"none", "INFO Available KV cache memory: 1.00 GiB\n", vllm.CurrentName, "assumed"},
+		{"source build", "INFO vLLM API server version 0.1.dev8168+g475c1a0\nINFO Available KV cache memory: 1.00 GiB\n", vllm.CurrentName, "assumed"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := ChooseProfile(source(t, tc.log).Log, "", false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Profile.Name != tc.want || got.Source != tc.source {
+				t.Errorf("%s (%s), note %q; want %s (%s)", got.Profile.Name, got.Source, got.Note, tc.want, tc.source)
+			}
+		})
+	}
+	got, err := ChooseProfile(source(t, "INFO vLLM API server version 0.8.5\n").Log, "0.19.0", true)
+	if err != nil || got.Profile.Name != "0.19.0" || got.Source != FromFlag {
+		t.Errorf("--vllm-version 0.19.0: %+v, %v", got, err)
+	}
+}
+
+// TestRead refuses what is not a log.
+func TestRead(t *testing.T) {
+	for _, tc := range []struct{ name, in, want string }{
+		{"empty", "", "the log is empty"},
+		{"binary", "\x00\x01\x02ELF", "binary"},
+		{"mostly invalid UTF-8", strings.Repeat("\xff\xfe", 100), "binary"},
+		{"prose", "hello\nworld\n", "no line of a vLLM or SGLang startup log"},
+	} {
+		_, err := Read(strings.NewReader(tc.in), "x", false)
+		var re *ReadError
+		if !errors.As(err, &re) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want a *ReadError saying %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// TestCalibrate: the class loads back; the driver's share is derived only
+// at one rank from a free figure that is not a refusal's.
+func TestCalibrate(t *testing.T) {
+	base := class(t, "h100", "NVIDIA H100 80GB HBM3", "nvidia", "9.0", 85018542080)
+	base.Provenance = budget.Provenance{MemoryBytes: "a", ComputeCapability: "b", DriverFixedBytes: "c", DriverBudgetPerMille: "d", Unified: "e", UtilCeiling: "f"}
+	started := "INFO non-default args: {'model': 'm', 'gpu_memory_utilization': 0.97}\n" +
+		"INFO Free memory on device (78.68/79.19 GiB) on startup. Desired GPU memory utilization is (0.97, 76.81 GiB).\n" +
+		"INFO GPU KV cache size: 100,000 tokens\n"
+	// 79.19 - 78.68 = 0.51 GiB, + 0.01 GiB of rounding = 0.52 GiB = 532.48
+	// MiB, rounded up to 576 MiB: the h100-sxm-80g class's own figure.
+	cal, err := Calibrate(source(t, started), base, "my-h100", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cal.Class.Memory.DriverFixedBytes != 576<<20 || cal.Class.Device.MemoryBytes != 85029615043 || cal.Class.Memory.UtilCeiling != 0.97 {
+		t.Errorf("class %+v", cal.Class)
+	}
+	if diff := cmp.Diff([]string{"memory_bytes", "driver_fixed_bytes", "util_ceiling"}, cal.Derived); diff != "" {
+		t.Errorf("derived (-want +got):\n%s", diff)
+	}
+	if _, err := budget.ParseClass("my-h100", "x", cal.TOML); err != nil {
+		t.Errorf("the class file does not load: %v\n%s", err, cal.TOML)
+	}
+	// At TP2 the snapshot holds NCCL's buffers too: copied.
+	cal, err = Calibrate(source(t, started), base, "my-h100", 2)
+	if err != nil || cal.Class.Memory.DriverFixedBytes != base.Memory.DriverFixedBytes {
+		t.Errorf("TP2: %v, driver fixed %d", err, cal.Class.Memory.DriverFixedBytes)
+	}
+	// The refusal's free memory is other processes': copied, and the util
+	// is not raised (vLLM did not run at it).
+	refused := "ERROR ValueError: Free memory on device cuda:0 (10.2/79.19 GiB) on startup is less than desired GPU memory utilization (0.97, 76.81 GiB).\n"
+	cal, err = Calibrate(source(t, refused), base, "my-h100", 1)
+	if err != nil || cal.Class.Memory.DriverFixedBytes != base.Memory.DriverFixedBytes || cal.Class.Memory.UtilCeiling != 0.95 {
+		t.Errorf("refusal: %v, %+v", err, cal.Class.Memory)
+	}
+	if _, err := Calibrate(source(t, started), base, "Bad Name", 1); err == nil || !strings.Contains(err.Error(), "--calibrate-name") {
+		t.Errorf("a bad name: %v", err)
+	}
+}
+
+func TestTOMLString(t *testing.T) {
+	got := tomlString("C:\\logs\\\"a\"\tb\x01")
+	want := `"C:\\logs\\\"a\"\tb\u0001"`
+	if got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+}
+
+// TestLargestGap: the term with the largest difference in bytes explains
+// the gap; a KV gap no term accounts for is named itself; graphs beside
+// the budget are said not to change the available KV memory.
+func TestLargestGap(t *testing.T) {
+	mem := func(id string, diff, tol int64) Row {
+		lb, pb := int64(10<<30), uint64(10<<30+diff)
+		return Row{Figure: id, Label: id, Unit: "bytes", LoggedBytes: &lb, PredictedBytes: &pb, DifferenceBytes: &diff, ToleranceBytes: &tol,
+			IsPredicted: true, Within: abs64(diff) <= tol}
+	}
+	const gib = 1 << 30
+	cases := []struct {
+		name       string
+		rows       []Row
+		beside     string
+		want, says string
+	}{
+		{"a charged term", []Row{mem("weights", gib/100, gib/20), mem("activation_peak", -gib/2, gib/10), mem("available_kv_memory", gib/2, gib/10)}, "",
+			"activation_peak", "the available KV memory is off by +0.50 GiB"},
+		{"no term accounts", []Row{mem("weights", gib/100, gib/20), mem("available_kv_memory", 3*gib, gib/10)}, "",
+			"available_kv_memory", "no logged term accounts for it (the largest, weights, differs by +0.01 GiB)"},
+		{"graphs beside", []Row{mem("cuda_graph", gib, gib/10), mem("non_torch", gib/20, gib/10), mem("available_kv_memory", -gib/20, gib/10)}, "vLLM 0.7.2",
+			"cuda_graph", "of the terms charged to the budget, non_torch differs most: +0.05 GiB"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			g := largestGap(tc.rows, tc.beside)
+			if g == nil || g.Figure != tc.want || !strings.Contains(g.Sentence, tc.says) {
+				t.Errorf("gap %+v; want %s saying %q", g, tc.want, tc.says)
+			}
+		})
+	}
+}
