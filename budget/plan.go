@@ -117,7 +117,9 @@ func (f Footprint) DriverShortfall() uint64 {
 // PageGroup is Count alike groups of layers of a paged pool: a sequence of
 // t tokens holds cdiv(min(t, CapTokens), PageTokens) + ExtraPages pages in
 // each of them. A group with CapTokens 0 holds ExtraPages pages whatever the
-// length: per-sequence state such as a Mamba layer's.
+// length: per-sequence state, such as a Mamba layer's, kept in the same
+// pool as the paged KV blocks (as vLLM's hybrid allocator keeps it); its
+// PageTokens then only says how many tokens a state page stands for.
 type PageGroup struct {
 	Count      uint64 // groups of this kind
 	PageTokens uint64 // tokens a page holds (the block size)
@@ -219,10 +221,14 @@ type Plan struct {
 // binds: the first that does not fit, or else the one with the least
 // headroom.
 func (p *Plan) Evaluate(s, t uint64) Footprint {
+	if len(p.Stages) == 1 {
+		// The common case, without the comparison's copies.
+		return p.EvaluateStage(0, s, t)
+	}
 	var worst Footprint
 	for i := range p.Stages {
 		f := p.EvaluateStage(i, s, t)
-		if i == 0 || Tighter(f, worst) {
+		if i == 0 || tighter(&f, &worst) {
 			worst = f
 		}
 	}
@@ -232,7 +238,9 @@ func (p *Plan) Evaluate(s, t uint64) Footprint {
 // Tighter reports whether footprint f binds before g: it fails where g
 // fits, or both fit and f leaves less headroom, or both fail and f misses by
 // more. Among a serve's pipeline stages the tightest is the one reported.
-func Tighter(f, g Footprint) bool {
+func Tighter(f, g Footprint) bool { return tighter(&f, &g) }
+
+func tighter(f, g *Footprint) bool {
 	switch {
 	case f.Fits() != g.Fits():
 		return !f.Fits()
@@ -243,28 +251,30 @@ func Tighter(f, g Footprint) bool {
 }
 
 // EvaluateStage is the footprint of s sequences of t tokens on stage i.
-func (p *Plan) EvaluateStage(i int, s, t uint64) Footprint {
+func (p *Plan) EvaluateStage(i int, s, t uint64) (f Footprint) {
 	st := &p.Stages[i]
-	f := Footprint{Seqs: s, Tokens: t, Terms: st.Fixed, Budget: st.Budget, Device: p.Device, Ceiling: p.Ceiling,
-		Host: p.Host, Slack: st.Slack, Stage: i}
+	f.Seqs, f.Tokens, f.Terms, f.Budget, f.Device, f.Ceiling = s, t, st.Fixed, st.Budget, p.Device, p.Ceiling
+	f.Host, f.Slack, f.Stage = p.Host, st.Slack, i
 	f.Terms[TermKVCache] = SatAdd(f.Terms[TermKVCache], st.Pool.Bytes(s, t))
-	for term, v := range f.Terms {
-		if p.Beside.Has(Term(term)) {
-			f.Beside = SatAdd(f.Beside, v)
+	for term := range NumTerms {
+		if p.Beside&(1<<term) != 0 {
+			f.Beside = SatAdd(f.Beside, f.Terms[term])
 		} else {
-			f.Ledger = SatAdd(f.Ledger, v)
+			f.Ledger = SatAdd(f.Ledger, f.Terms[term])
 		}
 	}
 	f.DriverFixed = p.Driver.DriverFixedBytes
 	f.DriverPerMille = p.Driver.PerMilleBytes(st.Budget)
-	f.Failed = Classify(f)
+	f.Failed = classify(&f)
 	return f
 }
 
 // Classify applies the conditions of fits to a footprint whose terms are
 // filled in: ledger <= budget, then budget + outside <= device, then budget
 // <= ceiling (when there is one).
-func Classify(f Footprint) Condition {
+func Classify(f Footprint) Condition { return classify(&f) }
+
+func classify(f *Footprint) Condition {
 	switch {
 	case f.Ledger > f.Budget:
 		return OverBudget

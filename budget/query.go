@@ -91,21 +91,24 @@ func Verified(lo, hi, guess uint64, eval Evaluator) (Answer, error) {
 	return s.verify(good)
 }
 
-// maxProbes bounds the evaluations of one search: a gallop of at most 65
-// probes, a bisection of at most 64 and four for the verification.
-const maxProbes = 136
+// rememberedProbes is how many evaluations a search remembers to answer a
+// repeated point without evaluating it again. A search started at the
+// closed-form estimate makes 3 to 6; one that goes further evaluates a
+// repeated point again, which costs time, not correctness: monotonicity is
+// checked on the extremes of every evaluation (see consistent).
+const rememberedProbes = 16
 
 type probe struct {
 	x    uint64
 	fits bool
 }
 
-// searcher keeps what one search has evaluated in a fixed array rather than
-// a map, so that a query allocates nothing.
+// searcher keeps what one search has evaluated in a small fixed array
+// rather than a map, so that a query allocates nothing.
 type searcher struct {
 	eval   Evaluator
 	lo, hi uint64
-	seen   [maxProbes]probe
+	seen   [rememberedProbes]probe
 	n      int
 	evals  int
 	// The footprints at the largest fitting and the smallest failing point
@@ -133,7 +136,7 @@ func (s *searcher) at(x uint64) (Footprint, error) {
 	if !f.Fits() && (!s.haveBad || x < s.badX) {
 		s.bad, s.badX, s.haveBad = f, x, true
 	}
-	if s.n < maxProbes && !s.probed(x) {
+	if s.n < rememberedProbes && !s.probed(x) {
 		s.seen[s.n] = probe{x, f.Fits()}
 		s.n++
 	}
@@ -248,21 +251,11 @@ func (s *searcher) verify(x uint64) (Answer, error) {
 }
 
 // consistent checks every pair of evaluations: no point that does not fit
-// lies below one that does.
+// lies below one that does. The smallest failing and the largest fitting
+// point evaluated are the only pair that can contradict it.
 func (s *searcher) consistent() error {
-	var lowestBad, highestGood uint64
-	haveBad, haveGood := false, false
-	for _, p := range s.seen[:s.n] {
-		if p.fits {
-			if !haveGood || p.x > highestGood {
-				highestGood, haveGood = p.x, true
-			}
-		} else if !haveBad || p.x < lowestBad {
-			lowestBad, haveBad = p.x, true
-		}
-	}
-	if haveBad && haveGood && lowestBad < highestGood {
-		return &MonotonicityError{Low: lowestBad, High: highestGood}
+	if s.haveBad && s.haveGood && s.badX < s.goodX {
+		return &MonotonicityError{Low: s.badX, High: s.goodX}
 	}
 	return nil
 }

@@ -34,8 +34,17 @@ func CeilDiv(a, b uint64) uint64 {
 	if b == 0 {
 		return 0
 	}
+	if b&(b-1) == 0 {
+		// Block sizes are powers of two: a shift, not a division, on the
+		// evaluator's hot path.
+		q := a >> bits.TrailingZeros64(b)
+		if a&(b-1) != 0 {
+			q++
+		}
+		return q
+	}
 	q := a / b
-	if a%b != 0 {
+	if q*b != a {
 		q++
 	}
 	return q

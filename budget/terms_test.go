@@ -3,9 +3,11 @@ package budget
 import (
 	"errors"
 	"math"
+	"math/big"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
 )
 
 func TestBytes(t *testing.T) {
@@ -58,6 +60,15 @@ func TestSaturatingArithmetic(t *testing.T) {
 		{"ceildiv up", CeilDiv(33, 16), 3},
 		{"ceildiv max", CeilDiv(max, 2), 1 << 63},
 		{"ceildiv by zero", CeilDiv(5, 0), 0},
+		// Powers of two shift; the rest divide.
+		{"ceildiv by one", CeilDiv(max, 1), max},
+		{"ceildiv by 2^63", CeilDiv(max, 1<<63), 2},
+		{"ceildiv odd exact", CeilDiv(21, 7), 3},
+		{"ceildiv odd up", CeilDiv(22, 7), 4},
+		{"ceildiv max by odd", CeilDiv(max, 3), max / 3},    // 2^64-1 = 3 x 6148914691236517205 exactly
+		{"ceildiv max by 10", CeilDiv(max, 10), max/10 + 1}, // 18446744073709551615 / 10 leaves 5
+		{"ceildiv zero by odd", CeilDiv(0, 2096), 0},        // Nemotron's hybrid block size
+		{"ceildiv hybrid block", CeilDiv(131072, 2096), 63}, // 62 x 2096 = 129952 < 131072 <= 63 x 2096 = 132048
 		{"roundup", RoundUp(3, 512), 512},
 		{"roundup exact", RoundUp(1024, 512), 1024},
 		{"roundup saturates", RoundUp(max, 512), max},
@@ -141,4 +152,18 @@ func TestCeilingBytes(t *testing.T) {
 	if got := d.CeilingBytes(10); got != 6 {
 		t.Errorf("CeilingBytes = %d, want 6", got)
 	}
+}
+
+// TestCeilDivMatchesBigInt: for any a and b > 0, CeilDiv is the exact
+// ceiling of a/b, on both of its paths (shift and division).
+func TestCeilDivMatchesBigInt(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		a := rapid.Uint64().Draw(t, "a")
+		b := rapid.OneOf(rapid.Uint64Range(1, math.MaxUint64), rapid.Map(rapid.IntRange(0, 63), func(k int) uint64 { return 1 << k })).Draw(t, "b")
+		want := new(big.Int).Add(new(big.Int).SetUint64(a), new(big.Int).SetUint64(b-1))
+		want.Div(want, new(big.Int).SetUint64(b))
+		if got := CeilDiv(a, b); !want.IsUint64() || got != want.Uint64() {
+			t.Fatalf("CeilDiv(%d, %d) = %d, want %s", a, b, got, want)
+		}
+	})
 }
