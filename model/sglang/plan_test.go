@@ -1,6 +1,7 @@
 package sglang
 
 import (
+	"math"
 	"sort"
 	"testing"
 
@@ -197,5 +198,23 @@ func TestNotEnoughMemory(t *testing.T) {
 	}
 	if ans, err := budget.MaxSequences(r.Plan(), 1, 0); err != nil || ans.Fits {
 		t.Errorf("MaxSequences: %+v, %v; want nothing fits", ans, err)
+	}
+}
+
+// TestBudgetWhenWeightsExceedFreeMemory: 70B on one H100 loads ~131 GiB into
+// ~79 GiB of free memory; F1 cannot go below 0, and the static budget stays
+// msf x F0 rather than the load less F0's unused share (which would put a
+// 118 GiB budget on a 79 GiB card).
+func TestBudgetWhenWeightsExceedFreeMemory(t *testing.T) {
+	r := ref(t, shipped(t)["meta-llama__Llama-3.1-70B-Instruct"], Serve{MemFractionStatic: 0.8}, class(t, "h100-sxm-80g"), current)
+	want := uint64(math.Floor(float64(r.Serve.F0Bytes) * 0.8))
+	if got := r.Budget(); got != want {
+		t.Errorf("budget %d B, want msf x F0 = 0.8 x %d = %d B", got, r.Serve.F0Bytes, want)
+	}
+	if r.Budget() >= r.Serve.F0Bytes {
+		t.Errorf("budget %d B is not below the free memory %d B", r.Budget(), r.Serve.F0Bytes)
+	}
+	if f := r.Plan().Evaluate(0, 0); f.Failed != budget.OverBudget {
+		t.Errorf("the weights alone: %v, want over the budget", f.Failed)
 	}
 }

@@ -119,9 +119,15 @@ func (ref *Reference) sizePool() {
 	// int(rest * 2^30 // cell): a float floor division, which for an
 	// integer cell is the floor of the floor.
 	ref.restBytes = int64(math.Floor(ref.rest * gib))
-	if ref.restBytes >= 0 {
+	switch {
+	case ref.loadedMax > r.F0Bytes:
+		// The weights do not fit the free memory at all (SGLang runs out
+		// of memory loading them); F1 clamped at 0 would move the budget,
+		// which stays msf x F0.
+		ref.budget = uint64(math.Floor(f0 * r.MemFractionStatic))
+	case ref.restBytes >= 0:
 		ref.budget = budget.SatAdd(ref.loadedMax, uint64(ref.restBytes))
-	} else {
+	default:
 		ref.budget = budget.SatSub(ref.loadedMax, uint64(-ref.restBytes))
 	}
 	page := int64(r.PageSize)
@@ -241,11 +247,12 @@ func stageCell(a *model.Arch, r Resolved, st model.Sharding) uint64 {
 }
 
 // weightItems is the stage's load as SGLang measures it (F0 - F1): the
-// checkpoint's tensors as the model shards them, the rotary tables SGLang
+// checkpoint's tensors as the model shards them (the attached checkpoint's
+// when there is one), the rotary tables SGLang
 // keeps in float32, MLA's absorbed copies, and the caching allocator's
 // segments around them, which free memory sees.
 func weightItems(a *model.Arch, r Resolved, st model.Sharding) []Item {
-	items := model.Weights(withoutRotary(a), st)
+	items := model.RankWeights(withoutRotary(a), st)
 	for i, tab := range rotaryTables(a) {
 		// One cos/sin table per distinct rope, shared by every layer
 		// (layers/rotary_embedding.py _ROPE_DICT); v0.5.6.post2 grows it
