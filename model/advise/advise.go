@@ -49,15 +49,25 @@ type Engine struct {
 	Arch    *model.Arch
 	Class   budget.Class
 	Profile vllm.Profile
+	// Compiler compiles Arch's serves, keeping their weights from one to
+	// the next; nil gives each search a compiler of its own.
+	Compiler *vllm.Compiler
+}
+
+// withCompiler is e with a compiler, its own when it has none.
+func (e Engine) withCompiler() Engine {
+	if e.Compiler == nil {
+		e.Compiler = vllm.NewCompiler(e.Arch)
+	}
+	return e
 }
 
 // compile resolves and compiles s; a serve vLLM refuses is no candidate.
-func (e Engine) compile(s vllm.Serve) (*vllm.Reference, *budget.Plan, error) {
-	ref, err := vllm.NewReference(e.Arch, s, e.Class, e.Profile)
-	if err != nil {
-		return nil, nil, err
+func (e Engine) compile(s vllm.Serve) (vllm.Resolved, *budget.Plan, error) {
+	if e.Compiler == nil {
+		e = e.withCompiler()
 	}
-	return ref, ref.Plan(), nil
+	return e.Compiler.Compile(s, e.Class, e.Profile)
 }
 
 // Advise searches what would make t fit for the serve s, which does not: each
@@ -65,12 +75,12 @@ func (e Engine) compile(s vllm.Serve) (*vllm.Reference, *budget.Plan, error) {
 // tried only where vLLM takes it (an fp8 KV cache on a device that has a
 // backend for it, tensor ranks that divide the model's heads).
 func (e Engine) Advise(s vllm.Serve, t Target) (Advice, error) {
-	ref, plan, err := e.compile(s)
+	e = e.withCompiler()
+	r, plan, err := e.compile(s)
 	if err != nil {
 		return Advice{}, err
 	}
 	var adv Advice
-	r := ref.Serve
 
 	// The bounds at the serve's own settings: how long at t.Seqs, how many
 	// at t.Tokens.
@@ -108,7 +118,9 @@ func (e Engine) Advise(s vllm.Serve, t Target) (Advice, error) {
 		if _, plan, err := e.compile(trial); err == nil {
 			if sug, ok, err := e.boundLen(trial, plan, t); err != nil {
 				return Advice{}, err
-			} else if ok && sug.Serve.MaxModelLen > adv.boundAt(t.Seqs) {
+			} else if ok && sug.Serve.MaxModelLen < t.Tokens && sug.Serve.MaxModelLen > adv.boundAt(t.Seqs) {
+				// A bound below the target (at the target, the util alone
+				// is the suggestion) and above the one at the serve's util.
 				sug.Flags = fmt.Sprintf("--gpu-memory-utilization %v %s", ceiling, sug.Flags)
 				adv.add(sug)
 			}
@@ -283,18 +295,18 @@ func (e Engine) check(s vllm.Serve, t Target, v variant) (Suggestion, bool) {
 	if v.apply != nil {
 		v.apply(&s)
 	}
-	ref, plan, err := e.compile(s)
+	r, plan, err := e.compile(s)
 	if err != nil {
 		return Suggestion{}, false
 	}
-	if t.Tokens > ref.Serve.MaxModelLen || t.Seqs > ref.Serve.MaxNumSeqs {
+	if t.Tokens > r.MaxModelLen || t.Seqs > r.MaxNumSeqs {
 		return Suggestion{}, false
 	}
 	f := plan.Evaluate(t.Seqs, t.Tokens)
 	if !f.Fits() {
 		return Suggestion{}, false
 	}
-	return Suggestion{Flags: v.flags, Serve: s, At: f, GPUs: gpus(ref.Serve), Why: fmt.Sprintf("%d sequence(s) of %d tokens fit", t.Seqs, t.Tokens)}, true
+	return Suggestion{Flags: v.flags, Serve: s, At: f, GPUs: gpus(r), Why: fmt.Sprintf("%d sequence(s) of %d tokens fit", t.Seqs, t.Tokens)}, true
 }
 
 // lowestUtil finds the smallest util, in hundredths, between the serve's
@@ -305,11 +317,11 @@ func (e Engine) lowestUtil(s vllm.Serve, t Target, v variant) (Suggestion, bool)
 	if v.apply != nil {
 		v.apply(&s)
 	}
-	ref, plan, err := e.compile(s)
-	if err != nil || t.Tokens > ref.Serve.MaxModelLen || t.Seqs > ref.Serve.MaxNumSeqs {
+	r, plan, err := e.compile(s)
+	if err != nil || t.Tokens > r.MaxModelLen || t.Seqs > r.MaxNumSeqs {
 		return Suggestion{}, false
 	}
-	current := ref.Serve.GPUMemoryUtilization
+	current := r.GPUMemoryUtilization
 	ceiling := e.Class.Memory.UtilCeiling
 	f := plan.Evaluate(t.Seqs, t.Tokens)
 	need := float64(f.Ledger) / float64(e.Class.Device.MemoryBytes)
@@ -323,7 +335,7 @@ func (e Engine) lowestUtil(s vllm.Serve, t Target, v variant) (Suggestion, bool)
 		}
 		trial := s
 		trial.GPUMemoryUtilization = u
-		ref, plan, err := e.compile(trial)
+		r, plan, err := e.compile(trial)
 		if err != nil {
 			return Suggestion{}, false
 		}
@@ -331,7 +343,7 @@ func (e Engine) lowestUtil(s vllm.Serve, t Target, v variant) (Suggestion, bool)
 		switch f.Failed {
 		case budget.Fit:
 			flags := strings.TrimSpace(v.flags + fmt.Sprintf(" --gpu-memory-utilization %v", u))
-			return Suggestion{Flags: flags, Serve: trial, At: f, GPUs: gpus(ref.Serve),
+			return Suggestion{Flags: flags, Serve: trial, At: f, GPUs: gpus(r),
 				Why: fmt.Sprintf("%d sequence(s) of %d tokens fit", t.Seqs, t.Tokens)}, true
 		case budget.OverDriverSlice, budget.OverUtilCeiling:
 			return Suggestion{}, false // more util only shrinks the driver's slice
@@ -358,13 +370,13 @@ func (e Engine) boundLen(s vllm.Serve, plan *budget.Plan, t Target) (Suggestion,
 			return Suggestion{}, false, nil
 		}
 		trial := withLen(s, ans.Value)
-		ref, again, err := e.compile(trial)
+		r, again, err := e.compile(trial)
 		if err != nil {
 			return Suggestion{}, false, nil
 		}
 		if f := again.Evaluate(t.Seqs, ans.Value); f.Fits() {
 			return Suggestion{Flags: fmt.Sprintf("--max-model-len %d", ans.Value), Serve: trial,
-				Why: fmt.Sprintf("the longest that fits at %d sequence(s)", t.Seqs), At: f, GPUs: gpus(ref.Serve)}, true, nil
+				Why: fmt.Sprintf("the longest that fits at %d sequence(s)", t.Seqs), At: f, GPUs: gpus(r)}, true, nil
 		}
 		plan, limit = again, ans.Value
 	}

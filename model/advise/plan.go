@@ -84,8 +84,11 @@ func Plan(a *model.Arch, name string, need Need, sp Space, progress func(done, t
 		quants = append(quants, "fp8") // online fp8, the one vLLM applies to any checkpoint
 	}
 	var found []Deployment
+	// One compiler for every class: the weights of a sharding do not
+	// depend on the device.
+	compiler := vllm.NewCompiler(a)
 	for ci, c := range sp.Classes {
-		e := Engine{Arch: a, Class: c, Profile: sp.Profile}
+		e := Engine{Arch: a, Class: c, Profile: sp.Profile, Compiler: compiler}
 		for _, l := range layouts {
 			perEngine := (need.Concurrency + l.dp - 1) / l.dp
 			for _, q := range quants {
@@ -121,16 +124,16 @@ func (e Engine) deploy(name string, need Need, l layout, perEngine uint64, quant
 		}
 		s := vllm.Serve{GPUMemoryUtilization: u, MaxModelLen: need.Length, TensorParallelSize: l.tp,
 			PipelineParallelSize: l.pp, DataParallelSize: l.dp, Quantization: quant, KVCacheDtype: kv}
-		ref, plan, err := e.compile(s)
+		r, plan, err := e.compile(s)
 		if err != nil {
 			return Deployment{}, false // a layout or dtype vLLM refuses for this model or device
 		}
-		if perEngine > ref.Serve.MaxNumSeqs {
+		if perEngine > r.MaxNumSeqs {
 			// Raise the cap to the need: --max-num-seqs (and the batch, which
 			// must be at least as large).
 			s.MaxNumSeqs = perEngine
-			s.MaxNumBatchedTokens = max(ref.Serve.MaxNumBatchedTokens, perEngine)
-			if ref, plan, err = e.compile(s); err != nil {
+			s.MaxNumBatchedTokens = max(r.MaxNumBatchedTokens, perEngine)
+			if r, plan, err = e.compile(s); err != nil {
 				return Deployment{}, false
 			}
 		}
@@ -146,17 +149,31 @@ func (e Engine) deploy(name string, need Need, l layout, perEngine uint64, quant
 		if err != nil {
 			return Deployment{}, false
 		}
-		capacity := ref.Capacity()
-		var block uint64
-		for _, st := range plan.Stages {
-			block = max(block, st.Pool.BlockBytes())
-		}
-		d := Deployment{Class: e.Class, Serve: ref.Serve, GPUs: l.tp * l.pp * l.dp, PerEngine: perEngine, At: f, Beside: plan.Beside,
-			MostSeqs: most, LongestLen: longest, KVCacheBytes: capacity.Blocks * block}
-		withKV := ref.Serve
+		d := Deployment{Class: e.Class, Serve: r, GPUs: l.tp * l.pp * l.dp, PerEngine: perEngine, At: f, Beside: plan.Beside,
+			MostSeqs: most, LongestLen: longest, KVCacheBytes: kvCacheBytes(plan)}
+		withKV := r
 		withKV.KVCacheMemoryBytes = d.KVCacheBytes
 		d.Command = vllm.Command(name, withKV)
 		return d, true
 	}
 	return Deployment{}, false
+}
+
+// kvCacheBytes is the KV cache per GPU a plan allocates: the blocks every
+// stage allocates (the smallest stage's, as vLLM's get_kv_cache_configs
+// gives them) in the largest stage block.
+func kvCacheBytes(plan *budget.Plan) uint64 {
+	var blocks, block uint64
+	have := false
+	for i, st := range plan.Stages {
+		bb := st.Pool.BlockBytes()
+		if bb == 0 {
+			continue
+		}
+		block = max(block, bb)
+		if b := plan.PoolBudget(i) / bb; !have || b < blocks {
+			blocks, have = b, true
+		}
+	}
+	return budget.SatMul(blocks, block)
 }

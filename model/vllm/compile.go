@@ -7,13 +7,11 @@ import (
 
 // Compile turns an architecture, serve settings and a class into a
 // budget.Plan under profile p: plain coefficients whose Evaluate gives
-// exactly the Reference's footprint for every (seqs, tokens).
+// exactly the Reference's footprint for every (seqs, tokens). To compile
+// many serves of one architecture, a [Compiler] keeps their weights.
 func Compile(a *model.Arch, s Serve, c budget.Class, p Profile) (*budget.Plan, error) {
-	ref, err := NewReference(a, s, c, p)
-	if err != nil {
-		return nil, err
-	}
-	return ref.Plan(), nil
+	_, plan, err := NewCompiler(a).Compile(s, c, p)
+	return plan, err
 }
 
 // Plan compiles the reference's serve into a budget.Plan.

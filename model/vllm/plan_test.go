@@ -260,7 +260,7 @@ func TestMLADequantizedCopies(t *testing.T) {
 		st := r.Stages[0]
 		st.TP, st.ExpertRanks, st.DtypeBytes, st.Quant = r.TensorParallelSize, r.ExpertRanks, r.DtypeBytes, r.Quant
 		got := 0
-		for _, it := range weightItems(a, r, st) {
+		for _, it := range weightItems(a, st) {
 			if strings.HasSuffix(it.Name, ".W_UK_T") || strings.HasSuffix(it.Name, ".W_UV") {
 				got++
 			}

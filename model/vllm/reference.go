@@ -70,7 +70,7 @@ func newReference(a *model.Arch, s Serve, c budget.Class, p Profile, shard bool)
 	ref := &Reference{Arch: a, Serve: r, Class: c, groups: layout}
 	for _, st := range r.Stages {
 		st.TP, st.ExpertRanks, st.DtypeBytes, st.Quant = r.TensorParallelSize, r.ExpertRanks, r.DtypeBytes, r.Quant
-		ref.stages = append(ref.stages, refStage{sharding: st, weights: weightItems(a, r, st), peaks: peakItems(a, r, st)})
+		ref.stages = append(ref.stages, refStage{sharding: st, weights: weightItems(a, st), peaks: peakItems(a, r, st)})
 	}
 	if err := ref.offload(); err != nil {
 		return nil, err
@@ -130,8 +130,9 @@ func (ref *Reference) autoFitMaxModelLen() error {
 }
 
 // weightItems is the stage's weights: the checkpoint's tensors as the model
-// shards them, and what vLLM's MLA backends add after loading.
-func weightItems(a *model.Arch, r Resolved, st model.Sharding) []Item {
+// shards them, and what vLLM's MLA backends add after loading. They depend
+// on the architecture and the sharding alone (see [Compiler]).
+func weightItems(a *model.Arch, st model.Sharding) []Item {
 	items := model.RankWeights(a, st)
 	if a.MLA {
 		// vLLM's MLA attention splits kv_b_proj into W_UK_T and W_UV in the
@@ -141,15 +142,15 @@ func weightItems(a *model.Arch, r Resolved, st model.Sharding) []Item {
 		// (get_and_maybe_dequant_weights returns weight.to(dtype), the same
 		// tensor); a quantized one is dequantized into new tensors kept
 		// beside it.
-		heads := a.Heads / r.TensorParallelSize
+		heads := a.Heads / max(st.TP, 1)
 		for i := st.FirstLayer; i < st.EndLayer; i++ {
-			if a.Quant.LinearFormat(fmt.Sprintf("model.layers.%d.self_attn.kv_b_proj", i)) == model.Unquantized {
+			if st.Quant.LinearFormat(fmt.Sprintf("model.layers.%d.self_attn.kv_b_proj", i)) == model.Unquantized {
 				continue
 			}
 			p := fmt.Sprintf("model.layers.%d.self_attn.mla_attn.", i)
 			items = append(items,
-				Item{Name: p + "W_UK_T", Term: budget.TermWeights, Bytes: budget.SatMul(heads*a.QKNopeHeadDim*a.KVLoraRank, r.DtypeBytes)},
-				Item{Name: p + "W_UV", Term: budget.TermWeights, Bytes: budget.SatMul(heads*a.KVLoraRank*a.VHeadDim, r.DtypeBytes)})
+				Item{Name: p + "W_UK_T", Term: budget.TermWeights, Bytes: budget.SatMul(heads*a.QKNopeHeadDim*a.KVLoraRank, st.DtypeBytes)},
+				Item{Name: p + "W_UV", Term: budget.TermWeights, Bytes: budget.SatMul(heads*a.KVLoraRank*a.VHeadDim, st.DtypeBytes)})
 		}
 	}
 	return items
@@ -208,8 +209,12 @@ func (ref *Reference) fixedLedger(i int) uint64 {
 // beside is the terms the profile's vLLM allocates beside the budget: the
 // CUDA graphs when their estimate is not taken off the KV budget (before
 // 0.20.0, and on the V2 model runner).
-func (ref *Reference) beside() budget.TermSet {
-	if ref.Serve.Profile.GraphsFor(ref.Arch) == GraphsCharged {
+func (ref *Reference) beside() budget.TermSet { return besideTerms(ref.Serve.Profile, ref.Arch) }
+
+// besideTerms is the terms profile p's vLLM allocates beside the budget
+// for a.
+func besideTerms(p Profile, a *model.Arch) budget.TermSet {
+	if p.GraphsFor(a) == GraphsCharged {
 		return 0
 	}
 	return budget.TermSet(0).With(budget.TermGraphPool)

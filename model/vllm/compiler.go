@@ -1,0 +1,177 @@
+package vllm
+
+import (
+	"fmt"
+	"sync"
+
+	"membudget/budget"
+	"membudget/model"
+	"membudget/model/torchalloc"
+)
+
+// Compiler compiles the serves of one architecture into plans, keeping what
+// depends only on the architecture and a pipeline stage's sharding (the
+// stage's weight tensors: their total and their caching-allocator pools)
+// from one serve to the next. A search over serve settings then pays for
+// the weights once per sharding rather than once per serve. A Compiler is
+// safe for concurrent use; its Arch must not change while it is in use.
+type Compiler struct {
+	arch    *model.Arch
+	mu      sync.Mutex
+	stages  map[stageKey]stageWeights
+	layouts map[layoutKey]layoutOrErr
+}
+
+// layoutKey is what the layers' KV cache specs depend on beyond the
+// architecture (layerSpecs reads these of the resolved serve, no more).
+type layoutKey struct {
+	tp, block, kvDtypeBytes, mambaBlock, statePage, statePages uint64
+	fp8DSMLA, slidingOwnBlock                                  bool
+}
+
+// layoutOrErr is a grouping of the specs, or why vLLM cannot group them.
+type layoutOrErr struct {
+	layout kvLayout
+	err    error
+}
+
+// stageKey is what a stage's weights depend on beyond the architecture:
+// its sharding, with the quantization named by the serve's --quantization
+// (resolveQuant derives it from the architecture and that flag alone).
+type stageKey struct {
+	tp, expertRanks, dtypeBytes uint64
+	firstLayer, endLayer        int
+	first, last                 bool
+	quantization                string
+	mxfp4                       model.MXFP4Kernel
+	nvfp4ScalePad, routerGEMM   bool
+}
+
+// stageWeights is a stage's weights without their names: the total, and
+// the allocator pools their tensors occupy.
+type stageWeights struct {
+	bytes uint64
+	pools torchalloc.Pools
+}
+
+// NewCompiler returns a Compiler for the serves of a.
+func NewCompiler(a *model.Arch) *Compiler {
+	return &Compiler{arch: a, stages: map[stageKey]stageWeights{}, layouts: map[layoutKey]layoutOrErr{}}
+}
+
+// Compile returns the resolved serve s of the compiler's architecture on
+// class c under profile p, and its plan: the plan [NewReference]'s
+// [Reference.Plan] gives, computed without itemising what it has computed
+// before. --cpu-offload-gb and --max-model-len auto, which depend on the
+// tensors one by one, go through the Reference.
+func (cp *Compiler) Compile(s Serve, c budget.Class, p Profile) (Resolved, *budget.Plan, error) {
+	a := cp.arch
+	if s.CPUOffloadGiB > 0 || s.AutoMaxModelLen {
+		ref, err := NewReference(a, s, c, p)
+		if err != nil {
+			return Resolved{}, nil, err
+		}
+		return ref.Serve, ref.Plan(), nil
+	}
+	r, err := Resolve(s, a, c, p)
+	if err != nil {
+		return Resolved{}, nil, err
+	}
+	if err := checkShardable(a, r); err != nil {
+		return Resolved{}, nil, err
+	}
+	layout, err := cp.layout(r)
+	if err != nil {
+		return Resolved{}, nil, fmt.Errorf("%s: %w", a.Source, err)
+	}
+	requested, err := c.UtilBudget(r.GPUMemoryUtilization, p.Rounding)
+	if err != nil {
+		return Resolved{}, nil, settingErr("gpu-memory-utilization", r.GPUMemoryUtilization, "%v", err)
+	}
+	plan := &budget.Plan{
+		Device:  c.Device.MemoryBytes,
+		Driver:  c.Memory,
+		Ceiling: c.CeilingBytes(),
+		Beside:  besideTerms(p, a),
+		MaxSeqs: r.MaxNumSeqs,
+		MaxLen:  r.MaxModelLen,
+		Stages:  make([]budget.Stage, len(r.Stages)),
+	}
+	if c.Memory.Unified {
+		plan.Host = r.hostBytes()
+	}
+	shardings := make([]model.Sharding, len(r.Stages))
+	pools := make([]torchalloc.Pools, len(r.Stages))
+	// The blocks every stage allocates: the smallest stage's
+	// (Reference.Blocks).
+	var blocks uint64
+	haveBlocks := false
+	for i, st := range r.Stages {
+		st.TP, st.ExpertRanks, st.DtypeBytes, st.Quant = r.TensorParallelSize, r.ExpertRanks, r.DtypeBytes, r.Quant
+		shardings[i] = st
+		w := cp.weights(st, r.Quantization)
+		pools[i] = w.pools
+		stage := &plan.Stages[i]
+		stage.Fixed[budget.TermWeights] = w.bytes
+		for _, it := range peakItems(a, r, st) {
+			stage.Fixed[it.Term] = budget.SatAdd(stage.Fixed[it.Term], it.Bytes)
+		}
+		stage.Pool = layout.pool(r, st)
+		avail := r.KVCacheMemoryBytes
+		stage.Budget = requested
+		if r.KVCacheMemoryBytes > 0 {
+			stage.Budget = budget.SatAdd(stage.FixedLedger(plan.Beside), r.KVCacheMemoryBytes)
+		} else {
+			avail = budget.SatSub(stage.Budget, stage.FixedLedger(plan.Beside))
+		}
+		if block := stage.Pool.BlockBytes(); block > 0 {
+			if b := avail / block; !haveBlocks || b < blocks {
+				blocks, haveBlocks = b, true
+			}
+		}
+	}
+	for i := range plan.Stages {
+		for _, page := range layout.tensorPages(shardings[i]) {
+			pools[i] = pools[i].Add(budget.SatMul(blocks, page), 1)
+		}
+		plan.Stages[i].Slack = pools[i].Slack()
+	}
+	return r, plan, nil
+}
+
+// weights is the stage's weights, computed once per sharding.
+func (cp *Compiler) weights(st model.Sharding, quantization string) stageWeights {
+	key := stageKey{tp: st.TP, expertRanks: st.ExpertRanks, dtypeBytes: st.DtypeBytes, firstLayer: st.FirstLayer, endLayer: st.EndLayer,
+		first: st.First, last: st.Last, quantization: quantization, mxfp4: st.MXFP4, nvfp4ScalePad: st.NVFP4ScalePad, routerGEMM: st.RouterGEMM}
+	cp.mu.Lock()
+	w, ok := cp.stages[key]
+	cp.mu.Unlock()
+	if ok {
+		return w
+	}
+	for _, it := range weightItems(cp.arch, st) {
+		w.bytes = budget.SatAdd(w.bytes, it.Bytes)
+		w.pools = w.pools.Add(it.Bytes, 1)
+	}
+	cp.mu.Lock()
+	cp.stages[key] = w
+	cp.mu.Unlock()
+	return w
+}
+
+// layout is the KV cache groups of the serve's layer specs, grouped once
+// per key. The groups are shared: nothing that reads them writes them.
+func (cp *Compiler) layout(r Resolved) (kvLayout, error) {
+	key := layoutKey{tp: r.TensorParallelSize, block: r.BlockSize, kvDtypeBytes: r.KVDtypeBytes, mambaBlock: r.MambaBlockSize,
+		statePage: r.statePoolPage(), statePages: r.StatePages, fp8DSMLA: r.FP8DSMLA, slidingOwnBlock: r.Profile.Release.AtLeast(slidingOwnBlock)}
+	cp.mu.Lock()
+	l, ok := cp.layouts[key]
+	cp.mu.Unlock()
+	if !ok {
+		l.layout, l.err = kvLayoutOf(layerSpecs(cp.arch, r))
+		cp.mu.Lock()
+		cp.layouts[key] = l
+		cp.mu.Unlock()
+	}
+	return l.layout, l.err
+}
