@@ -8,6 +8,7 @@ import (
 	"membudget"
 	"membudget/budget"
 	"membudget/model"
+	"membudget/model/advise"
 	"membudget/model/vllm"
 )
 
@@ -78,7 +79,8 @@ func BenchmarkPlanEvaluate(b *testing.B) {
 			t := ref.Serve.MaxModelLen
 			b.ReportAllocs()
 			for b.Loop() {
-				sink = plan.Evaluate(1, t)
+				// b.Loop keeps the call and its result alive.
+				plan.Evaluate(1, t)
 			}
 		})
 	}
@@ -162,8 +164,53 @@ func BenchmarkPlainBisection(b *testing.B) {
 	}, func(r vllm.Resolved) []uint64 { return clip(queryLengths, r.MaxModelLen) })
 }
 
-// BenchmarkCompile is vllm.Compile from a parsed config.
+// compileServes are the serves BenchmarkCompile cycles through on one
+// compiler: what a sweep varies once the sharding is fixed (the util, the
+// KV cache dtype, the length).
+var compileServes = []vllm.Serve{
+	{GPUMemoryUtilization: 0.8},
+	{GPUMemoryUtilization: 0.9, KVCacheDtype: "fp8"},
+	{GPUMemoryUtilization: 0.85, MaxModelLen: 4096},
+}
+
+// BenchmarkCompile is a serve compiled by a warm vllm.Compiler, for every
+// shipped model on an H100 at tensor parallel 8 (every model's weights
+// then fit one node, and every family's shapes divide): what a search pays
+// per serve once the architecture's weights for the sharding are known.
 func BenchmarkCompile(b *testing.B) {
+	cl, err := membudget.Kernels().Load("h100-sxm-80g")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, name := range membudget.ModelNames() {
+		b.Run("model="+name, func(b *testing.B) {
+			a, _ := arch(b, name)
+			cp := vllm.NewCompiler(a)
+			var serves []vllm.Serve
+			for _, s := range compileServes {
+				s.TensorParallelSize = 8
+				if _, _, err := cp.Compile(s, cl, current); err == nil {
+					serves = append(serves, s)
+				}
+			}
+			if len(serves) == 0 {
+				b.Skipf("vLLM refuses %s at TP 8 on an H100", name)
+			}
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				if _, _, err := cp.Compile(serves[i%len(serves)], cl, current); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+		})
+	}
+}
+
+// BenchmarkCompileCold is vllm.Compile from a parsed config with nothing
+// kept: the first serve of an architecture.
+func BenchmarkCompileCold(b *testing.B) {
 	for _, c := range cases {
 		b.Run(c.name(), func(b *testing.B) {
 			a, cl := c.inputs(b)
@@ -289,5 +336,85 @@ func TestQueryEvaluationsMedian(t *testing.T) {
 	t.Logf("%d answers inside the range (of %d): evaluations min %d, median %d, max %d", len(evals), all, evals[0], median, evals[len(evals)-1])
 	if median > 6 {
 		t.Errorf("median %d evaluations per answer, want at most 6", median)
+	}
+}
+
+// sweepClasses is every shipped class, loaded once.
+func sweepClasses(tb testing.TB) []budget.Class {
+	tb.Helper()
+	var out []budget.Class
+	names, err := membudget.Kernels().Names()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, name := range names {
+		c, err := membudget.Kernels().Load(name)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// BenchmarkSweep is issue 13's in-process sweep: every shipped model on
+// every shipped class at tensor parallel 1, 2, 4 and 8, KV cache auto and
+// fp8, util 0.8, 0.9 and 0.95 (within the class's ceiling), each serve
+// vLLM accepts compiled by the model's Compiler and asked the two verified
+// queries (most sequences at max_model_len, longest length at one
+// sequence). It reports verified answers a second; the configs are parsed
+// outside the timing, as a sweep's caller holds them.
+func BenchmarkSweep(b *testing.B) {
+	classes := sweepClasses(b)
+	var archs []*model.Arch
+	for _, name := range membudget.ModelNames() {
+		a, _ := arch(b, name)
+		archs = append(archs, a)
+	}
+	answers := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, a := range archs {
+			cp := vllm.NewCompiler(a)
+			for _, c := range classes {
+				for _, tp := range []uint64{1, 2, 4, 8} {
+					for _, kv := range []string{"auto", "fp8"} {
+						for _, u := range []float64{0.8, 0.9, 0.95} {
+							if u > c.Memory.UtilCeiling {
+								continue
+							}
+							r, plan, err := cp.Compile(vllm.Serve{GPUMemoryUtilization: u, TensorParallelSize: tp, KVCacheDtype: kv}, c, current)
+							if err != nil {
+								continue // a serve vLLM refuses: no answer
+							}
+							if _, err := budget.MaxSequences(plan, r.MaxModelLen, 0); err != nil {
+								b.Fatal(err)
+							}
+							if _, err := budget.MaxLength(plan, 1, 0); err != nil {
+								b.Fatal(err)
+							}
+							answers += 2
+						}
+					}
+				}
+			}
+		}
+	}
+	b.ReportMetric(float64(answers)/b.Elapsed().Seconds(), "answers/s")
+}
+
+// BenchmarkPlan is `membudget plan` in process over every shipped class:
+// Llama-3.1-70B serving 16 sequences of 32768 tokens on at most 8 GPUs,
+// every layout, quantization, KV dtype and util it tries compiled and the
+// deployments that hold the need verified.
+func BenchmarkPlan(b *testing.B) {
+	a, _ := arch(b, "meta-llama__Llama-3.1-70B-Instruct")
+	sp := advise.Space{Classes: sweepClasses(b), MaxGPUs: 8, Profile: current}
+	b.ReportAllocs()
+	for b.Loop() {
+		ds, err := advise.Plan(a, "meta-llama/Llama-3.1-70B-Instruct", advise.Need{Length: 32768, Concurrency: 16}, sp, nil)
+		if err != nil || len(ds) == 0 {
+			b.Fatalf("%d deployments, %v", len(ds), err)
+		}
 	}
 }

@@ -52,22 +52,50 @@ type Engine struct {
 	// Compiler compiles Arch's serves, keeping their weights from one to
 	// the next; nil gives each search a compiler of its own.
 	Compiler *vllm.Compiler
+	// memo, when not nil, keeps the last serves compiled: a plan tries the
+	// same few serves (each util, each raised --max-num-seqs) for every
+	// data-parallel degree in a row.
+	memo *memo
 }
 
-// withCompiler is e with a compiler, its own when it has none.
-func (e Engine) withCompiler() Engine {
+// memo is the last serves compiled, replaced in turn.
+type memo struct {
+	entries [4]compiled
+	next    int
+}
+
+// compiled is one serve's compilation.
+type compiled struct {
+	s    vllm.Serve
+	ok   bool
+	r    vllm.Resolved
+	plan *budget.Plan
+	err  error
+}
+
+// ensureCompiler gives e a compiler of its own when it has none.
+func (e *Engine) ensureCompiler() {
 	if e.Compiler == nil {
 		e.Compiler = vllm.NewCompiler(e.Arch)
 	}
-	return e
 }
 
 // compile resolves and compiles s; a serve vLLM refuses is no candidate.
-func (e Engine) compile(s vllm.Serve) (vllm.Resolved, *budget.Plan, error) {
-	if e.Compiler == nil {
-		e = e.withCompiler()
+func (e *Engine) compile(s vllm.Serve) (vllm.Resolved, *budget.Plan, error) {
+	e.ensureCompiler()
+	if e.memo == nil {
+		return e.Compiler.Compile(s, e.Class, e.Profile)
 	}
-	return e.Compiler.Compile(s, e.Class, e.Profile)
+	for i := range e.memo.entries {
+		if c := &e.memo.entries[i]; c.ok && c.s == s {
+			return c.r, c.plan, c.err
+		}
+	}
+	c := &e.memo.entries[e.memo.next]
+	e.memo.next = (e.memo.next + 1) % len(e.memo.entries)
+	c.s, c.ok = s, true
+	c.r, c.plan, c.err = e.Compiler.Compile(s, e.Class, e.Profile)
+	return c.r, c.plan, c.err
 }
 
 // Advise searches what would make t fit for the serve s, which does not: each
@@ -75,7 +103,7 @@ func (e Engine) compile(s vllm.Serve) (vllm.Resolved, *budget.Plan, error) {
 // tried only where vLLM takes it (an fp8 KV cache on a device that has a
 // backend for it, tensor ranks that divide the model's heads).
 func (e Engine) Advise(s vllm.Serve, t Target) (Advice, error) {
-	e = e.withCompiler()
+	e.ensureCompiler()
 	r, plan, err := e.compile(s)
 	if err != nil {
 		return Advice{}, err
@@ -264,7 +292,7 @@ func (v variant) then(w variant) variant {
 
 // rankVariants is more tensor ranks (each power of two up to 8 that the
 // model's heads take) and more pipeline stages (2 and 4), one at a time.
-func (e Engine) rankVariants(r vllm.Resolved) []variant {
+func (e *Engine) rankVariants(r vllm.Resolved) []variant {
 	var out []variant
 	for _, tp := range []uint64{2, 4, 8} {
 		if tp <= r.TensorParallelSize {
@@ -291,7 +319,7 @@ func rankSpace(ranks []variant) string {
 
 // check compiles the serve with v and evaluates the target; ok when it
 // fits.
-func (e Engine) check(s vllm.Serve, t Target, v variant) (Suggestion, bool) {
+func (e *Engine) check(s vllm.Serve, t Target, v variant) (Suggestion, bool) {
 	if v.apply != nil {
 		v.apply(&s)
 	}
@@ -313,7 +341,7 @@ func (e Engine) check(s vllm.Serve, t Target, v variant) (Suggestion, bool) {
 // and the class's ceiling at which the target fits with v applied: first
 // where the budget covers the ledger, then a few hundredths more for the
 // allocator's slack, which grows with the KV tensors the budget sizes.
-func (e Engine) lowestUtil(s vllm.Serve, t Target, v variant) (Suggestion, bool) {
+func (e *Engine) lowestUtil(s vllm.Serve, t Target, v variant) (Suggestion, bool) {
 	if v.apply != nil {
 		v.apply(&s)
 	}
@@ -359,7 +387,7 @@ func (e Engine) lowestUtil(s vllm.Serve, t Target, v variant) (Suggestion, bool)
 // checked on the serve recompiled with it: a version whose other terms
 // follow max_model_len (the V0 engine batches the whole context) can move
 // the bound, so the search runs again on the new serve until it holds.
-func (e Engine) boundLen(s vllm.Serve, plan *budget.Plan, t Target) (Suggestion, bool, error) {
+func (e *Engine) boundLen(s vllm.Serve, plan *budget.Plan, t Target) (Suggestion, bool, error) {
 	limit := t.Tokens
 	for range 4 {
 		ans, err := budget.MaxLength(plan, t.Seqs, limit)

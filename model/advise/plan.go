@@ -83,37 +83,63 @@ func Plan(a *model.Arch, name string, need Need, sp Space, progress func(done, t
 	if a.Quant.Method == "" {
 		quants = append(quants, "fp8") // online fp8, the one vLLM applies to any checkpoint
 	}
-	var found []Deployment
+	// Pointers until the end: a Deployment is large to move.
+	var found []*Deployment
 	// One compiler for every class: the weights of a sharding do not
 	// depend on the device.
 	compiler := vllm.NewCompiler(a)
+	kvs := []string{"auto", "fp8"}
 	for ci, c := range sp.Classes {
-		e := Engine{Arch: a, Class: c, Profile: sp.Profile, Compiler: compiler}
+		e := Engine{Arch: a, Class: c, Profile: sp.Profile, Compiler: compiler, memo: &memo{}}
+		// The data-parallel engines of a layout run the same serve (data
+		// parallelism changes no engine's memory without expert
+		// parallelism): each serve is compiled once for every dp, and the
+		// deployments are listed in the order of the layouts.
+		byLayout := make([][]*Deployment, len(layouts))
 		for _, l := range layouts {
-			perEngine := (need.Concurrency + l.dp - 1) / l.dp
+			if l.dp != 1 {
+				continue
+			}
+			var same []int // the layouts of this tp x pp, by dp
+			for j, m := range layouts {
+				if m.tp == l.tp && m.pp == l.pp {
+					same = append(same, j)
+				}
+			}
 			for _, q := range quants {
-				for _, kv := range []string{"auto", "fp8"} {
-					if d, ok := e.deploy(name, need, l, perEngine, q, kv); ok {
-						found = append(found, d)
+				for _, kv := range kvs {
+					for _, j := range same {
+						m := layouts[j]
+						perEngine := (need.Concurrency + m.dp - 1) / m.dp
+						if d, ok := e.deploy(name, need, m, perEngine, q, kv); ok {
+							byLayout[j] = append(byLayout[j], &d)
+						}
 					}
 				}
 			}
+		}
+		for _, ds := range byLayout {
+			found = append(found, ds...)
 		}
 		if progress != nil {
 			progress(ci+1, len(sp.Classes))
 		}
 	}
-	slices.SortStableFunc(found, func(x, y Deployment) int {
+	slices.SortStableFunc(found, func(x, y *Deployment) int {
 		return cmp.Or(cmp.Compare(x.GPUs, y.GPUs), cmp.Compare(x.Class.Device.MemoryBytes, y.Class.Device.MemoryBytes),
 			cmp.Compare(y.Headroom(), x.Headroom()))
 	})
-	return found, nil
+	sorted := make([]Deployment, len(found))
+	for i, d := range found {
+		sorted[i] = *d
+	}
+	return sorted, nil
 }
 
 // deploy tries one layout, weight quantization and KV dtype at vLLM's
 // default util and, when that does not hold the need, at the class's
 // ceiling; ok when one holds it.
-func (e Engine) deploy(name string, need Need, l layout, perEngine uint64, quant, kv string) (Deployment, bool) {
+func (e *Engine) deploy(name string, need Need, l layout, perEngine uint64, quant, kv string) (Deployment, bool) {
 	utils := []float64{e.Profile.DefaultUtil}
 	if ceiling := e.Class.Memory.UtilCeiling; ceiling != e.Profile.DefaultUtil {
 		utils = append(utils, ceiling)
@@ -122,8 +148,9 @@ func (e Engine) deploy(name string, need Need, l layout, perEngine uint64, quant
 		if u > e.Class.Memory.UtilCeiling {
 			continue
 		}
+		// Compiled with one engine: the dp engines each run this serve.
 		s := vllm.Serve{GPUMemoryUtilization: u, MaxModelLen: need.Length, TensorParallelSize: l.tp,
-			PipelineParallelSize: l.pp, DataParallelSize: l.dp, Quantization: quant, KVCacheDtype: kv}
+			PipelineParallelSize: l.pp, DataParallelSize: 1, Quantization: quant, KVCacheDtype: kv}
 		r, plan, err := e.compile(s)
 		if err != nil {
 			return Deployment{}, false // a layout or dtype vLLM refuses for this model or device
@@ -149,6 +176,7 @@ func (e Engine) deploy(name string, need Need, l layout, perEngine uint64, quant
 		if err != nil {
 			return Deployment{}, false
 		}
+		r.DataParallelSize = l.dp
 		d := Deployment{Class: e.Class, Serve: r, GPUs: l.tp * l.pp * l.dp, PerEngine: perEngine, At: f, Beside: plan.Beside,
 			MostSeqs: most, LongestLen: longest, KVCacheBytes: kvCacheBytes(plan)}
 		withKV := r

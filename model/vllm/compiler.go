@@ -131,8 +131,13 @@ func (cp *Compiler) Compile(s Serve, c budget.Class, p Profile) (Resolved, *budg
 		}
 	}
 	for i := range plan.Stages {
-		for _, page := range layout.tensorPages(shardings[i]) {
-			pools[i] = pools[i].Add(budget.SatMul(blocks, page), 1)
+		if layout.uniformType {
+			for _, page := range layout.tensorPages(shardings[i]) {
+				pools[i] = pools[i].Add(budget.SatMul(blocks, page), 1)
+			}
+		} else if len(layout.groups) > 0 {
+			// Every tensor of the stage has the one page: the pool's.
+			pools[i] = pools[i].Add(budget.SatMul(blocks, plan.Stages[i].Pool.PageBytes), plan.Stages[i].Pool.Tensors)
 		}
 		plan.Stages[i].Slack = pools[i].Slack()
 	}
