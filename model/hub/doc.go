@@ -17,6 +17,10 @@
 // When nothing answers, the [*ResolveError] says what was tried and lists up
 // to three shipped ids within a small edit distance ("did you mean").
 //
+// A ModelOpt checkpoint whose config.json has no quantization_config keeps
+// its quantization in hf_quant_config.json beside it; [Model.HFQuantConfig]
+// finds it from the same source, as vLLM does.
+//
 // # Environment
 //
 // [FromEnv] reads the variables huggingface_hub reads (its constants.py):
@@ -44,7 +48,8 @@
 //	                              membudget's own: a shard's size (8 bytes,
 //	                              little-endian) and its first 8+N bytes
 //
-// What this package fetches (config.json, model.safetensors.index.json) is
+// What this package fetches (config.json, hf_quant_config.json,
+// model.safetensors.index.json) is
 // written there as huggingface_hub writes it: a blob through a temporary
 // "<etag>.<random>.incomplete" file, synced and renamed (huggingface_hub's
 // own process-unique name, so a concurrent Python download never shares

@@ -86,6 +86,10 @@ type Resolver struct {
 	Shipped func(id string) (data []byte, path string, ok bool)
 	// ShippedIDs lists the shipped models as org__name or org/name.
 	ShippedIDs []string
+	// ShippedQuantConfig returns the hf_quant_config.json that ships with
+	// a shipped model, by one of ShippedIDs, and the path messages name it
+	// by; ok is false when the model has none. Nil means none has one.
+	ShippedQuantConfig func(id string) (data []byte, path string, ok bool)
 }
 
 func (r Resolver) withDefaults() Resolver {

@@ -140,6 +140,7 @@ type fakeHub struct {
 	delay                 time.Duration // wait before each answer
 	echoAuth              bool          // put the Authorization header into error messages
 	truncate              bool          // announce more bytes than a small file body sends
+	plain404              bool          // answer a missing file with a 404 without X-Error-Code, as a mirror may
 	inFlight, maxInFlight int
 	servedShardBytes      int64
 }
@@ -279,6 +280,10 @@ func (h *fakeHub) serveHub(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("X-Repo-Commit", commit)
 	f, ok := repo.files[commit][file]
+	if !ok && h.plain404 {
+		http.NotFound(w, r)
+		return
+	}
 	if !ok {
 		deny(http.StatusNotFound, "EntryNotFound", file+" does not exist")
 		return

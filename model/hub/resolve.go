@@ -85,6 +85,12 @@ type Model struct {
 
 	// dir holds the checkpoint of a path model.
 	dir string
+	// quantDir holds the hf_quant_config.json of a path model: the
+	// directory given, or the one of a file named config.json; "" for a
+	// config under another name, which stands alone.
+	quantDir string
+	// shippedID is the id a shipped model was found by.
+	shippedID string
 	// res is the resolver that made the model, for Tensors; a pointer, so
 	// that printing a Model never prints the token.
 	res *Resolver
@@ -179,8 +185,12 @@ func (r Resolver) fromPath(spec string) (m *Model, done bool, err error) {
 		return nil, false, nil
 	}
 	config, dir, desc := spec, filepath.Dir(spec), "file "+spec
+	quantDir := ""
+	if filepath.Base(spec) == "config.json" {
+		quantDir = dir
+	}
 	if fi.IsDir() {
-		config, dir, desc = filepath.Join(spec, "config.json"), spec, "directory "+spec
+		config, dir, quantDir, desc = filepath.Join(spec, "config.json"), spec, spec, "directory "+spec
 	}
 	data, found, err := readRegular(config, MaxConfigBytes)
 	if err != nil {
@@ -190,7 +200,7 @@ func (r Resolver) fromPath(spec string) (m *Model, done bool, err error) {
 		return nil, true, fmt.Errorf("directory %s has no config.json", spec)
 	}
 	res := r
-	return &Model{Spec: spec, Config: data, Path: config, dir: dir, res: &res,
+	return &Model{Spec: spec, Config: data, Path: config, dir: dir, quantDir: quantDir, res: &res,
 		Source: Source{Kind: SourcePath, Description: desc}}, true, nil
 }
 
@@ -209,7 +219,7 @@ func (r Resolver) fromShipped(spec string) (*Model, error) {
 			return nil, fmt.Errorf("shipped model %s is listed but cannot be read", id)
 		}
 		res := r
-		return &Model{Spec: spec, Config: data, Path: path, RepoID: displayID(id), res: &res,
+		return &Model{Spec: spec, Config: data, Path: path, RepoID: displayID(id), shippedID: id, res: &res,
 			Source: Source{Kind: SourceShipped, Description: "shipped with membudget (" + path + ")"}}, nil
 	}
 	return nil, nil

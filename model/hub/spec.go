@@ -3,6 +3,7 @@ package hub
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -125,6 +126,17 @@ func looksLikePath(spec string) bool {
 	return filepath.IsAbs(spec) || strings.HasPrefix(spec, ".") || strings.HasPrefix(spec, "~") ||
 		strings.HasPrefix(spec, "/") || strings.Contains(spec, `\`) ||
 		strings.HasSuffix(strings.ToLower(spec), ".json")
+}
+
+// IsPath reports whether [Resolver.Resolve] reads spec as a path:
+// something is there, or spec can only name a file (absolute, starting
+// with ".", "~" or a separator, or ending in .json). A path has no
+// revisions.
+func IsPath(spec string) bool {
+	if _, err := os.Stat(spec); err == nil {
+		return true
+	}
+	return looksLikePath(spec)
 }
 
 // repoFolder is the cache folder of a model (huggingface_hub

@@ -1,6 +1,8 @@
 package hub
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -104,6 +106,35 @@ func TestCheckRepoFile(t *testing.T) {
 		"C:x.safetensors", "./a.safetensors", "a//b.safetensors", "a\nb.safetensors", "x.bin"} {
 		if err := checkRepoFile(bad); err == nil {
 			t.Errorf("checkRepoFile(%q) accepted it", bad)
+		}
+	}
+}
+
+// TestIsPath: what Resolve reads as a path is one, so that a revision is
+// never joined to it.
+func TestIsPath(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	if err := os.Mkdir("acme", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join("acme", "local"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		spec string
+		want bool
+	}{
+		{dir, true},
+		{"./model", true},
+		{"~/models/x", true},
+		{"x.JSON", true},
+		{"acme/local", true}, // a directory there shadows the id
+		{"acme/remote", false},
+		{"meta-llama/Llama-3.1-8B-Instruct@v1", false},
+	} {
+		if got := IsPath(tc.spec); got != tc.want {
+			t.Errorf("IsPath(%q) = %v, want %v", tc.spec, got, tc.want)
 		}
 	}
 }

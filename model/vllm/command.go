@@ -63,9 +63,13 @@ func errNotInt(s string) error {
 // Command is the `vllm serve` command line that runs the resolved serve of
 // model, every sizing setting explicit so that vLLM (of the profile's
 // version) and membudget read it alike. Settings left at a value vLLM has
-// no flag for are omitted (no quantization, no offload).
+// no flag for are omitted (no quantization, no offload). A Serve.Revision
+// is given as --revision, so that the line loads the checkpoint sized.
 func Command(model string, r Resolved) string {
 	args := []string{"vllm", "serve", shellQuote(model)}
+	if r.Revision != "" {
+		args = append(args, "--revision", shellQuote(r.Revision))
+	}
 	if r.AllowLongMaxModelLen && r.MaxModelLen > r.MaxLenLimit {
 		args = append([]string{"VLLM_ALLOW_LONG_MAX_MODEL_LEN=1"}, args...)
 	}

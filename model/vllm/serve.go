@@ -51,6 +51,10 @@ type Serve struct {
 	// MambaSSMCacheDtype is --mamba-ssm-cache-dtype: the SSM (recurrent)
 	// state's dtype.
 	MambaSSMCacheDtype string
+	// Revision is --revision: the branch, tag or commit of the model's Hub
+	// repository that vLLM loads ("" for vLLM's default, main). It names
+	// the checkpoint; it does not change memory.
+	Revision string
 }
 
 // Switch is a boolean flag that can also be left to the default.
