@@ -17,7 +17,12 @@ func shipped(t testing.TB) map[string]*model.Arch {
 		if !ok {
 			t.Fatalf("shipped model %s has no config", name)
 		}
-		a, err := model.ParseConfig(path, data)
+		var opts []model.Option
+		if q, qpath, ok := membudget.ModelQuantConfig(name); ok {
+			// The shipped hf_quant_config.json beside it, as the CLI reads it.
+			opts = append(opts, model.WithHFQuantConfig(qpath, q))
+		}
+		a, err := model.ParseConfig(path, data, opts...)
 		if err != nil {
 			t.Fatal(err)
 		}

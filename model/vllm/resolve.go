@@ -388,10 +388,22 @@ func (r *Resolved) resolveDtypes(a *model.Arch, c budget.Class, def func(string,
 			c.Device.Name, c.Device.Silicon)
 	}
 	r.DtypeBytes, _ = model.DtypeBytes(r.Dtype)
+	q, err := resolveQuant(a, r.Quantization)
+	if err != nil {
+		return err
+	}
 	switch r.KVCacheDtype {
 	case "", "auto":
 		r.KVCacheDtype = "auto"
 		r.KVDtypeBytes = r.DtypeBytes
+		if why := checkpointKVDtype(q, r.Profile); why != "" {
+			// The checkpoint asks for an fp8 KV cache and auto gives it.
+			if err := checkFP8KV(a, c.Device); err != nil {
+				return err
+			}
+			r.KVCacheDtype, r.KVDtypeBytes = "fp8", 1
+			def("kv-cache-dtype", why)
+		}
 	case "fp8", "fp8_e4m3", "fp8_e5m2":
 		r.KVDtypeBytes = 1 // vllm/utils STR_DTYPE_TO_TORCH_DTYPE: uint8
 		if err := checkFP8KV(a, c.Device); err != nil {
@@ -402,10 +414,6 @@ func (r *Resolved) resolveDtypes(a *model.Arch, c budget.Class, def func(string,
 	default:
 		return settingErr("kv-cache-dtype", fmt.Sprintf("%q", r.KVCacheDtype), "want auto, fp8, fp8_e4m3, fp8_e5m2, bfloat16 or float16")
 	}
-	q, err := resolveQuant(a, r.Quantization)
-	if err != nil {
-		return err
-	}
 	if err := checkQuantCapability(q, r.Quantization, c.Device); err != nil {
 		return err
 	}
@@ -414,6 +422,26 @@ func (r *Resolved) resolveDtypes(a *model.Arch, c budget.Class, def func(string,
 		return settingErr("quantization", q.Method, "the checkpoint gives no group size")
 	}
 	return nil
+}
+
+// checkpointKVDtype says why --kv-cache-dtype auto gives an fp8 KV cache
+// for quantization q under profile p, "" when it gives the model dtype: a
+// ModelOpt checkpoint's kv_cache_quant_algo FP8 (or an 8-bit float
+// kv_cache_scheme) from 0.14.0 (resolve_kv_cache_dtype_string,
+// vllm/utils/torch_utils.py:427-509, PR #30785), and a compressed-tensors
+// checkpoint's kv_cache_scheme on the V1 engine
+// (vllm/model_executor/layers/attention/attention.py:275-285).
+func checkpointKVDtype(q model.Quant, p Profile) string {
+	if q.KVCacheDtype == "" {
+		return ""
+	}
+	switch {
+	case q.Method == "modelopt" && p.Era == V1 && p.Release.AtLeast(v0_14_0):
+		return "auto: fp8, the checkpoint's kv_cache_quant_algo (vllm/utils/torch_utils.py resolve_kv_cache_dtype_string, since 0.14.0)"
+	case q.Method == "compressed-tensors" && p.Era == V1:
+		return "auto: fp8, the checkpoint's kv_cache_scheme (vllm/model_executor/layers/attention/attention.py)"
+	}
+	return ""
 }
 
 // checkFP8KV refuses an fp8 KV cache where no attention backend of vLLM's

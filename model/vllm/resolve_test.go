@@ -204,3 +204,28 @@ func TestQuantizedWeights(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestCheckpointKVDtype: nvidia's FP8 Llama-3.1-70B asks for an fp8 KV cache
+// in hf_quant_config.json (kv_cache_quant_algo FP8); auto gives it from
+// 0.14.0 (PR #30785) and the model dtype before; an explicit dtype wins.
+func TestCheckpointKVDtype(t *testing.T) {
+	a := shipped(t)["nvidia__Llama-3.1-70B-Instruct-FP8"]
+	for _, tt := range []struct {
+		spec, kv  string
+		wantDtype string
+		wantBytes uint64
+	}{
+		{"main", "auto", "fp8", 1},
+		{"0.14.0", "", "fp8", 1},
+		{"0.13.0", "auto", "auto", 2},
+		{"main", "bfloat16", "bfloat16", 2},
+	} {
+		r, err := Resolve(Serve{TensorParallelSize: 2, KVCacheDtype: tt.kv}, a, testClass(false), mustProfile(tt.spec))
+		if err != nil {
+			t.Fatalf("%s %q: %v", tt.spec, tt.kv, err)
+		}
+		if r.KVCacheDtype != tt.wantDtype || r.KVDtypeBytes != tt.wantBytes {
+			t.Errorf("%s --kv-cache-dtype %q: %s (%d B), want %s (%d B)", tt.spec, tt.kv, r.KVCacheDtype, r.KVDtypeBytes, tt.wantDtype, tt.wantBytes)
+		}
+	}
+}
