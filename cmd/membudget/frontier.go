@@ -50,7 +50,9 @@ func frontierGrid(lo, hi uint64) []uint64 {
 func runFrontier(stdout, stderr io.Writer, args []string) int {
 	fs := newFlags("frontier", stderr)
 	var f serveFlags
-	f.register(fs)
+	if err := f.registerFor(fs, args); err != nil {
+		return fail(stderr, "frontier", exitBadArgs, err)
+	}
 	format := fs.String("format", "text", "output: text, csv or json")
 	svgPath := fs.String("svg", "", "also write the curve as an SVG plot to `FILE`")
 	if status, ok := f.parseServe(fs, args); !ok {
@@ -65,26 +67,29 @@ func runFrontier(stdout, stderr io.Writer, args []string) int {
 		}
 		*format = "json"
 	}
-	sz, err := f.load()
+	fr, err := f.frontierServe(stderr)
 	if err != nil {
 		return fail(stderr, "frontier", exitBadArgs, err)
 	}
-	r := sz.ref.Serve
-	grid := frontierGrid(r.BlockSize, r.MaxModelLen)
+	grid := frontierGrid(fr.lo, fr.hi)
 	if len(grid) == 0 {
-		return fail(stderr, "frontier", exitBadArgs, fmt.Errorf("--max-model-len %d: below the block size %d, the frontier's first length: nothing to plot", r.MaxModelLen, r.BlockSize))
+		return fail(stderr, "frontier", exitBadArgs, fmt.Errorf("%s %d: below the %s %d, the frontier's first length: nothing to plot", fr.hiFlag, fr.hi, fr.loName, fr.lo))
 	}
 	var points []frontierPoint
 	for _, length := range grid {
-		ans, err := budget.MaxSequences(sz.plan, length, r.MaxNumSeqs)
+		ans, err := budget.MaxSequences(fr.plan, length, fr.cap)
 		if err != nil {
 			return fail(stderr, "frontier", exitBadArgs, fmt.Errorf("length %d: %w", length, err))
 		}
-		points = append(points, frontierPoint{Length: length, MaxSeqs: ans.Value, Fits: ans.Fits, Capped: ans.Capped})
+		// SGLang that does not start serves nothing.
+		fits := ans.Fits && fr.starts
+		points = append(points, frontierPoint{Length: length, MaxSeqs: ans.Value, Fits: fits, Capped: ans.Capped && fits})
+		if !fits {
+			points[len(points)-1].MaxSeqs = 0
+		}
 	}
 	if *svgPath != "" {
-		title := fmt.Sprintf("%s on %s, --gpu-memory-utilization %v", sz.modelName, sz.class.Name, r.GPUMemoryUtilization)
-		if err := os.WriteFile(*svgPath, []byte(frontierSVG(title, points, r.MaxNumSeqs)), 0o644); err != nil {
+		if err := os.WriteFile(*svgPath, []byte(frontierSVG(fr.title, points, fr.cap, fr.capLabel)), 0o644); err != nil {
 			return fail(stderr, "frontier", exitBadArgs, fmt.Errorf("--svg: %w", err))
 		}
 	}
@@ -100,14 +105,14 @@ func runFrontier(stdout, stderr io.Writer, args []string) int {
 		w.Flush()
 		err = w.Error()
 	default:
-		fmt.Fprintf(stdout, "%s on %s, sized as %s\n%s\n", sz.modelName, sz.class.Name, r.Profile.Describes, settingsLine(sz.modelName, r))
+		fmt.Fprint(stdout, fr.header)
 		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "LENGTH\tMAX SEQS\t\t")
 		for _, p := range points {
 			note := ""
 			switch {
 			case p.Capped:
-				note = "capped by --max-num-seqs"
+				note = "capped by " + fr.capLabel
 			case !p.Fits:
 				note = "nothing fits"
 			}
@@ -119,4 +124,48 @@ func runFrontier(stdout, stderr io.Writer, args []string) int {
 		return fail(stderr, "frontier", exitBadArgs, err)
 	}
 	return exitOK
+}
+
+// frontierInput is what the frontier needs of a loaded serve, whatever its
+// engine.
+type frontierInput struct {
+	plan *budget.Plan
+	// lo and hi are the grid's first and last lengths: the block (page)
+	// size and the serve's longest length, hiFlag's value.
+	lo, hi          uint64
+	loName, hiFlag  string
+	cap             uint64
+	capLabel, title string
+	// header is the text output's first lines: the serve and its command.
+	header string
+	// starts is false when the engine does not start at all.
+	starts bool
+}
+
+// frontierServe loads the serve f describes under its engine, with the
+// warnings on stderr.
+func (f *serveFlags) frontierServe(stderr io.Writer) (frontierInput, error) {
+	if f.engine == engineSGLang {
+		sz, err := f.loadSGLang(stderr, "frontier")
+		if err != nil {
+			return frontierInput{}, err
+		}
+		r, c := sz.ref.Serve, sz.ref.Capacity()
+		return frontierInput{plan: sz.plan, lo: c.PageSize, hi: r.ContextLength, loName: "page size", hiFlag: "--context-length",
+			cap: sz.plan.MaxSeqs, capLabel: "max_running_requests",
+			title:  fmt.Sprintf("%s on %s, SGLang mem_fraction_static %v", sz.modelName, sz.class.Name, r.MemFractionStatic),
+			header: fmt.Sprintf("%s on %s, sized as %s\n%s\n", sz.modelName, sz.class.Name, r.Profile.Describes, sglangCommand(sz.modelName, r, f.sg.s)),
+			starts: c.Starts}, nil
+	}
+	sz, err := f.load()
+	if err != nil {
+		return frontierInput{}, err
+	}
+	writeWarnings(stderr, "frontier", sz.warnings())
+	r := sz.ref.Serve
+	return frontierInput{plan: sz.plan, lo: r.BlockSize, hi: r.MaxModelLen, loName: "block size", hiFlag: "--max-model-len",
+		cap: r.MaxNumSeqs, capLabel: "--max-num-seqs",
+		title:  fmt.Sprintf("%s on %s, --gpu-memory-utilization %v", sz.modelName, sz.class.Name, r.GPUMemoryUtilization),
+		header: fmt.Sprintf("%s on %s, sized as %s\n%s\n", sz.modelName, sz.class.Name, r.Profile.Describes, settingsLine(sz.modelName, r)),
+		starts: true}, nil
 }

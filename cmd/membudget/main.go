@@ -7,6 +7,7 @@
 //
 //	membudget classes [--json] [--kernels DIR]
 //	membudget budget --class C --gpu-memory-utilization U [--json] [--kernels DIR]
+//	membudget models [--json]
 //	membudget report --model M --class C [serve flags] [--seqs N] [--length L] [--json]
 //	membudget max-seqs --model M --class C [serve flags] [--length L] [--json]
 //	membudget max-len --model M --class C [serve flags] [--seqs N] [--json]
@@ -44,12 +45,14 @@ func commands() []command {
 	return []command{
 		{"classes", "list the device classes: memory, util ceiling, unified", runClasses},
 		{"budget", "the util budget and the driver's share of a class at a util", runBudget},
+		{"models", "the shipped models and those in the Hugging Face cache: model_type, and whether they can be sized", runModels},
 		{"report", "the footprint of a model on a class, term by term, and whether it fits", runReport},
 		{"max-seqs", "the most sequences that fit at a length, verified", runMaxSeqs},
 		{"max-len", "the longest length that fits at a number of sequences, verified", runMaxLen},
 		{"frontier", "most sequences against length, as a table, CSV or SVG plot", runFrontier},
 		{"plan", "the deployments that serve a length at a concurrency: classes, ranks, dtypes, each verified, with its vllm serve line", runPlan},
 		{"batch", "answer JSON-lines requests, one JSON answer a line, as the commands' --json", runBatch},
+		{"explain", "a vLLM or SGLang startup log's figures beside membudget's, the largest gap named; --calibrate writes its device's class", runExplain},
 	}
 }
 
@@ -58,11 +61,22 @@ func main() {
 }
 
 func run(stdout, stderr io.Writer, args []string) int {
+	if len(args) == 2 && args[0] == "help" {
+		// membudget help <command>: the command's flags, on stdout.
+		for _, c := range commands() {
+			if c.name == args[1] {
+				return c.run(stdout, stdout, []string{"-h"})
+			}
+		}
+		fmt.Fprintf(stderr, "membudget help: unknown command %q; expected one of %s\n", args[1], commandNames())
+		return exitBadArgs
+	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		usage(stderr)
 		if len(args) == 0 {
+			usage(stderr)
 			return exitBadArgs
 		}
+		usage(stdout)
 		return exitOK
 	}
 	for _, c := range commands() {
@@ -88,13 +102,18 @@ func usage(w io.Writer) {
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintln(w, "\nRun 'membudget <command> -h' for a command's flags.")
+	fmt.Fprintln(w, "\nRun 'membudget help <command>' for a command's flags.")
 }
 
-// newFlags returns a flag set that reports to stderr and does not exit.
+// newFlags returns a flag set that reports to stderr and does not exit. A
+// bad flag gets one line pointing to the command's help rather than every
+// flag; -h prints them all (see parseFlags).
 func newFlags(name string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("membudget "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	// The flag package calls Usage before returning any parse error, -h's
+	// included; parseFlags prints what each case needs.
+	fs.Usage = func() {}
 	return fs
 }
 
@@ -104,8 +123,11 @@ func newFlags(name string, stderr io.Writer) *flag.FlagSet {
 func parseFlags(fs *flag.FlagSet, args []string, rest bool) (status int, ok bool) {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(fs.Output(), "usage of %s:\n", fs.Name())
+			fs.PrintDefaults()
 			return exitOK, false
 		}
+		fmt.Fprintf(fs.Output(), "Run 'membudget help %s' for its flags.\n", strings.TrimPrefix(fs.Name(), "membudget "))
 		return exitBadArgs, false
 	}
 	if fs.NArg() > 0 && !rest {

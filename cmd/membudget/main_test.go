@@ -72,6 +72,11 @@ var classesCases = []cliCase{
 	{"budget-positional", []string{"budget", "h100"}, exitBadArgs},
 	{"unknown-command", []string{"fit"}, exitBadArgs},
 	{"no-command", nil, exitBadArgs},
+	{"help", []string{"help"}, exitOK},
+	{"help-budget", []string{"help", "budget"}, exitOK},
+	{"help-unknown", []string{"help", "fit"}, exitBadArgs},
+	{"budget-dash-h", []string{"budget", "-h"}, exitOK},
+	{"budget-unknown-flag", []string{"budget", "--utilization", "0.9"}, exitBadArgs},
 }
 
 func TestBudgetFiguresAddUp(t *testing.T) {

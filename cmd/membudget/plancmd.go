@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"membudget/budget"
-	"membudget/model"
 	"membudget/model/advise"
 	"membudget/model/vllm"
 )
@@ -79,14 +78,12 @@ func runPlan(stdout, stderr io.Writer, args []string) int {
 	if err != nil {
 		return fail(stderr, "plan", exitBadArgs, err)
 	}
-	name, data, path, err := readModel(*modelArg)
+	rm, err := resolveModel(*modelArg)
 	if err != nil {
 		return fail(stderr, "plan", exitBadArgs, err)
 	}
-	a, err := model.ParseConfig(path, data)
-	if err != nil {
-		return fail(stderr, "plan", exitBadArgs, fmt.Errorf("--model: %w", err))
-	}
+	writeWarnings(stderr, "plan", rm.warnings)
+	name, a := rm.name, rm.arch
 	classes, err := planClasses(k.catalog(), *classList)
 	if err != nil {
 		return fail(stderr, "plan", exitBadArgs, err)

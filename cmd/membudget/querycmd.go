@@ -10,6 +10,7 @@ import (
 // queryJSON is `membudget max-seqs --json` and `membudget max-len --json`.
 type queryJSON struct {
 	Query       string         `json:"query"`
+	Engine      string         `json:"engine"`
 	Model       string         `json:"model"`
 	Class       string         `json:"class"`
 	Serve       serveJSON      `json:"serve"`
@@ -37,20 +38,29 @@ func runMaxLen(stdout, stderr io.Writer, args []string) int {
 func runQuery(stdout, stderr io.Writer, args []string, name string) int {
 	fs := newFlags(name, stderr)
 	var f serveFlags
-	f.register(fs)
+	if err := f.registerFor(fs, args); err != nil {
+		return fail(stderr, name, exitBadArgs, err)
+	}
 	var given *uint64
-	if name == "max-seqs" {
-		given = fs.Uint64("length", 0, "tokens per sequence (default: max_model_len)")
-	} else {
+	switch {
+	case name == "max-len":
 		given = fs.Uint64("seqs", 1, "concurrent sequences")
+	case f.engine == engineSGLang:
+		given = fs.Uint64("length", 0, "tokens per sequence (default: --context-length)")
+	default:
+		given = fs.Uint64("length", 0, "tokens per sequence (default: max_model_len)")
 	}
 	if status, ok := f.parseServe(fs, args); !ok {
 		return status
+	}
+	if f.engine == engineSGLang {
+		return runSGLangQuery(stdout, stderr, &f, name, *given)
 	}
 	sz, err := f.load()
 	if err != nil {
 		return fail(stderr, name, exitBadArgs, err)
 	}
+	writeWarnings(stderr, name, sz.warnings())
 	r := sz.ref.Serve
 	var ans budget.Answer
 	var capv uint64
@@ -71,7 +81,7 @@ func runQuery(stdout, stderr io.Writer, args []string, name string) int {
 		}
 		return fail(stderr, name, exitBadArgs, fmt.Errorf("%s: %w", flagName, err))
 	}
-	out := queryJSON{Query: name, Model: sz.modelName, Class: sz.class.Name, Serve: f.serveOf(sz.modelName, r), Given: *given, Cap: capv,
+	out := queryJSON{Query: name, Engine: engineVLLM, Model: sz.modelName, Class: sz.class.Name, Serve: f.serveOf(sz.modelName, r), Given: *given, Cap: capv,
 		Answer: ans.Value, Fits: ans.Fits, Capped: ans.Capped, Evals: ans.Evals, At: toJSON(ans.At, sz.plan.Beside)}
 	if ans.Fits && !ans.Capped {
 		next := toJSON(ans.Next, sz.plan.Beside)

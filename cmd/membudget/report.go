@@ -3,29 +3,33 @@ package main
 import (
 	"fmt"
 	"io"
-	"math"
+	"slices"
 	"sort"
+	"strings"
 
 	"membudget/budget"
+	"membudget/model/advise"
 	"membudget/model/vllm"
 )
 
 // reportJSON is `membudget report --json`.
 type reportJSON struct {
-	Model       modelJSON        `json:"model"`
-	Class       classJSON        `json:"class"`
-	Serve       serveJSON        `json:"serve"`
-	Footprint   footprintJSON    `json:"footprint"`
-	KVCapacity  capacityJSON     `json:"kv_capacity"`
-	Fits        bool             `json:"fits"`
-	Suggestions *suggestionsJSON `json:"suggestions,omitempty"`
+	Model      modelJSON     `json:"model"`
+	Engine     string        `json:"engine"`
+	Class      classJSON     `json:"class"`
+	Serve      serveJSON     `json:"serve"`
+	Footprint  footprintJSON `json:"footprint"`
+	KVCapacity capacityJSON  `json:"kv_capacity"`
+	Fits       bool          `json:"fits"`
+	Advice     *adviceJSON   `json:"advice,omitempty"`
 }
 
 type modelJSON struct {
-	Name      string `json:"name"`
-	Source    string `json:"source"`
-	ModelType string `json:"model_type"`
-	Summary   string `json:"summary"`
+	Name      string      `json:"name"`
+	Source    sourceJSON  `json:"source"`
+	ModelType string      `json:"model_type"`
+	Summary   string      `json:"summary"`
+	Weights   weightsJSON `json:"weights"`
 }
 
 type serveJSON struct {
@@ -72,22 +76,43 @@ func capacityOf(c vllm.Capacity) capacityJSON {
 		Starts: c.Starts, EstimatedMaxModelLen: c.EstimatedMaxModelLen}
 }
 
-// suggestionsJSON says what would make a serve that does not fit fit; a
-// zero field has no suggestion.
-type suggestionsJSON struct {
-	MaxModelLen          uint64  `json:"max_model_len,omitempty"`
-	MaxNumSeqs           uint64  `json:"max_num_seqs,omitempty"`
-	GPUMemoryUtilization float64 `json:"gpu_memory_utilization,omitempty"`
+// adviceJSON is what would make a serve that does not fit fit, each
+// suggestion checked by the evaluator, and the space the search covered.
+type adviceJSON struct {
+	Suggestions []suggestionJSON `json:"suggestions"`
+	Searched    []string         `json:"searched"`
+}
+
+// suggestionJSON is one checked change of the serve's flags.
+type suggestionJSON struct {
+	Flags string `json:"flags"`
+	Why   string `json:"why"`
+	GPUs  uint64 `json:"gpus"`
+	// LedgerBytes and BudgetBytes are the footprint the suggestion was
+	// checked at, on the stage that binds.
+	LedgerBytes uint64 `json:"ledger_bytes"`
+	BudgetBytes uint64 `json:"budget_bytes"`
 }
 
 func runReport(stdout, stderr io.Writer, args []string) int {
 	fs := newFlags("report", stderr)
 	var f serveFlags
-	f.register(fs)
-	seqs := fs.Uint64("seqs", 1, "sequences to size for (vLLM's startup check: 1)")
-	length := fs.Uint64("length", 0, "tokens per sequence (default: max_model_len, vLLM's startup check)")
+	if err := f.registerFor(fs, args); err != nil {
+		return fail(stderr, "report", exitBadArgs, err)
+	}
+	var seqs, length *uint64
+	if f.engine == engineSGLang {
+		seqs = fs.Uint64("seqs", 1, "sequences to size for")
+		length = fs.Uint64("length", 0, "tokens per sequence (default: --context-length)")
+	} else {
+		seqs = fs.Uint64("seqs", 1, "sequences to size for (vLLM's startup check: 1)")
+		length = fs.Uint64("length", 0, "tokens per sequence (default: max_model_len, vLLM's startup check)")
+	}
 	if status, ok := f.parseServe(fs, args); !ok {
 		return status
+	}
+	if f.engine == engineSGLang {
+		return runSGLangReport(stdout, stderr, &f, *seqs, *length)
 	}
 	sz, err := f.load()
 	if err != nil {
@@ -106,8 +131,12 @@ func runReport(stdout, stderr io.Writer, args []string) int {
 	}
 	fp := sz.plan.Evaluate(*seqs, t)
 	capacity := sz.ref.Capacity()
+	weights := sz.model.weightsOf(sz.ref, fp.Stage)
+	writeWarnings(stderr, "report", append(slices.Clone(sz.model.warnings), weights.Warnings...))
 	out := reportJSON{
-		Model:      modelJSON{Name: sz.modelName, Source: sz.arch.Source, ModelType: sz.arch.ModelType, Summary: sz.arch.String()},
+		Model: modelJSON{Name: sz.modelName, Source: sz.model.source(), ModelType: sz.arch.ModelType, Summary: sz.arch.String(),
+			Weights: weights},
+		Engine:     engineVLLM,
 		Class:      classOf(sz.class),
 		Serve:      f.serveOf(sz.modelName, r),
 		Footprint:  toJSON(fp, sz.plan.Beside),
@@ -115,11 +144,15 @@ func runReport(stdout, stderr io.Writer, args []string) int {
 		Fits:       fp.Fits(),
 	}
 	if !fp.Fits() {
-		sug, err := suggest(sz, *seqs, t)
+		adv, err := advise.Engine{Arch: sz.arch, Class: sz.class, Profile: r.Profile}.Advise(r.Serve, advise.Target{Seqs: *seqs, Tokens: t})
 		if err != nil {
 			return fail(stderr, "report", exitBadArgs, err)
 		}
-		out.Suggestions = &sug
+		aj := adviceJSON{Suggestions: []suggestionJSON{}, Searched: adv.Searched}
+		for _, sg := range adv.Suggestions {
+			aj.Suggestions = append(aj.Suggestions, suggestionJSON{Flags: sg.Flags, Why: sg.Why, GPUs: sg.GPUs, LedgerBytes: sg.At.Ledger, BudgetBytes: sg.At.Budget})
+		}
+		out.Advice = &aj
 	}
 	status := exitOK
 	if !fp.Fits() {
@@ -131,7 +164,8 @@ func runReport(stdout, stderr io.Writer, args []string) int {
 		}
 		return status
 	}
-	fmt.Fprintf(stdout, "model   %s — %s\n        %s\n", sz.modelName, sz.arch, sz.arch.Source)
+	fmt.Fprintf(stdout, "model   %s — %s\n        %s\n", sz.modelName, sz.arch, sz.model.hub.Source.Description)
+	writeWeights(stdout, weights, len(sz.plan.Stages) > 1)
 	fmt.Fprintf(stdout, "class   %s — %s (%s %s), %s, util ceiling %.2f", sz.class.Name, sz.class.Device.Name, sz.class.Device.Silicon.Vendor, sz.class.Device.Silicon, gibString(sz.class.Device.MemoryBytes), sz.class.Memory.UtilCeiling)
 	if sz.class.Memory.Unified {
 		fmt.Fprint(stdout, ", unified memory")
@@ -159,21 +193,7 @@ func runReport(stdout, stderr io.Writer, args []string) int {
 		return status
 	}
 	fmt.Fprintf(stdout, "\nverdict: does not fit — %s\n", shortfallString(fp))
-	s := out.Suggestions
-	if s.MaxModelLen > 0 {
-		fmt.Fprintf(stdout, "  to fit: --max-model-len %d (the longest that fits at %d sequence(s))\n", s.MaxModelLen, *seqs)
-	}
-	if s.MaxNumSeqs > 0 && s.MaxModelLen == 0 || s.MaxNumSeqs > 1 {
-		fmt.Fprintf(stdout, "  to fit: at most %d sequences of %d tokens\n", s.MaxNumSeqs, t)
-	}
-	if s.GPUMemoryUtilization > 0 {
-		fmt.Fprintf(stdout, "  to fit: --gpu-memory-utilization %.2f (class ceiling %.2f)\n", s.GPUMemoryUtilization, sz.class.Memory.UtilCeiling)
-	}
-	if *s == (suggestionsJSON{}) {
-		one := sz.plan.Evaluate(1, 1)
-		fmt.Fprintf(stdout, "  nothing fits on %s at any util up to its ceiling %.2f, even one sequence of one token: the fixed part (weights %s, activation and sampler %s) leaves %s\n",
-			sz.class.Name, sz.class.Memory.UtilCeiling, gibString(one.Terms[budget.TermWeights]), gibString(one.Terms[budget.TermActivation]+one.Terms[budget.TermSampler]), shortfallString(one))
-	}
+	writeAdvice(stdout, out.Advice, sz, *seqs, t)
 	return status
 }
 
@@ -192,49 +212,25 @@ func writeCapacity(w io.Writer, c vllm.Capacity, r vllm.Resolved) {
 		r.MaxModelLen, gibString(c.NeededBytes), gibString(c.AvailableBytes), c.EstimatedMaxModelLen)
 }
 
-// suggest finds what would make (seqs, t) fit: a shorter max_model_len at
-// these sequences, fewer sequences at this length, or a higher util within
-// the class's ceiling.
-func suggest(sz *sizing, seqs, t uint64) (suggestionsJSON, error) {
-	var s suggestionsJSON
-	if ans, err := budget.MaxLength(sz.plan, seqs, t); err != nil {
-		return s, err
-	} else if ans.Fits {
-		s.MaxModelLen = ans.Value
-	}
-	if ans, err := budget.MaxSequences(sz.plan, t, seqs); err != nil {
-		return s, err
-	} else if ans.Fits {
-		s.MaxNumSeqs = ans.Value
-	}
-	if s.MaxModelLen == 0 && s.MaxNumSeqs == 0 && seqs > 1 {
-		// Neither alone is enough: how long one sequence may be.
-		if ans, err := budget.MaxLength(sz.plan, 1, t); err != nil {
-			return s, err
-		} else if ans.Fits {
-			s.MaxModelLen, s.MaxNumSeqs = ans.Value, 1
+// writeAdvice prints the checked suggestions, and when there are none, the
+// space searched and what the fixed part of the serve leaves.
+func writeAdvice(w io.Writer, adv *adviceJSON, sz *sizing, seqs, t uint64) {
+	for _, sg := range adv.Suggestions {
+		gpus := ""
+		if sg.GPUs != sz.ref.Serve.TensorParallelSize*sz.ref.Serve.PipelineParallelSize*max(sz.ref.Serve.DataParallelSize, 1) {
+			gpus = fmt.Sprintf(", %d GPUs", sg.GPUs)
 		}
+		fmt.Fprintf(w, "  to fit: %s (%s%s)\n", sg.Flags, sg.Why, gpus)
 	}
-	// The ledger does not depend on the util; the budget does. No util
-	// whose budget is below the ledger can fit, so the search starts at the
-	// first hundredth that covers it (and above the current util), then
-	// steps up to the ceiling while the driver's side refuses.
-	r := sz.ref.Serve
-	ledger := sz.plan.Evaluate(seqs, t).Ledger
-	start := max(math.Ceil(r.GPUMemoryUtilization*100)/100+0.01, math.Ceil(float64(ledger)/float64(sz.class.Device.MemoryBytes)*100)/100)
-	for u := start; u <= sz.class.Memory.UtilCeiling+1e-9; u += 0.01 {
-		serve := r.Serve
-		serve.GPUMemoryUtilization = math.Round(u*100) / 100
-		ref, err := vllm.NewReference(sz.arch, serve, sz.class, r.Profile)
-		if err != nil {
-			break
-		}
-		if ref.Plan().Evaluate(seqs, t).Fits() {
-			s.GPUMemoryUtilization = serve.GPUMemoryUtilization
-			break
-		}
+	if len(adv.Suggestions) > 0 {
+		fmt.Fprintf(w, "  each checked at %d sequence(s) of %d tokens by the same evaluator\n", seqs, t)
+		return
 	}
-	return s, nil
+	fmt.Fprintf(w, "  nothing fits in the space searched: %s\n", strings.Join(adv.Searched, "; "))
+	if one := sz.plan.Evaluate(1, 1); !one.Fits() {
+		fmt.Fprintf(w, "  one sequence of one token: the fixed part (weights %s, activation and sampler %s) leaves %s\n",
+			gibString(one.Terms[budget.TermWeights]), gibString(one.Terms[budget.TermActivation]+one.Terms[budget.TermSampler]), shortfallString(one))
+	}
 }
 
 // shortfallString says by how much a footprint misses, on the condition
@@ -266,4 +262,27 @@ func sortedKeys(m map[string]string) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// writeWeights prints where the weights per GPU come from and, for a
+// checkpoint, the figure derived from config.json beside it.
+func writeWeights(w io.Writer, wj weightsJSON, staged bool) {
+	if wj.CheckpointBytes == nil {
+		fmt.Fprintf(w, "weights %s\n", wj.Description)
+		return
+	}
+	on := ""
+	if staged {
+		on = fmt.Sprintf(" on pipeline stage %d", wj.PipelineStage+1)
+	}
+	fmt.Fprintf(w, "weights %s: %s per GPU%s; derived from config.json: %s (%+.2f %%)\n",
+		wj.Description, bytesString(*wj.CheckpointBytes), on, bytesString(wj.DerivedBytes), wj.DifferencePercent)
+	for _, s := range wj.Skipped {
+		fmt.Fprintf(w, "        not loaded by vLLM: %d tensor(s), %s\n", s.Count, s.Reason)
+	}
+}
+
+// bytesString renders bytes as GiB and exactly.
+func bytesString(b uint64) string {
+	return fmt.Sprintf("%s (%d B)", gibString(b), b)
 }

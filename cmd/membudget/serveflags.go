@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -23,6 +24,10 @@ type serveFlags struct {
 	kernels kernelsFlag
 	s       vllm.Serve
 	json    bool
+	// engine is --engine: vllm, or sglang, whose flags are sg's; it is
+	// read before the flags are parsed, engineParsed by parsing.
+	engine, engineParsed string
+	sg                   sglangFlags
 	// given records the flags given, by name, for messages that must name
 	// what the user typed.
 	given map[string]bool
@@ -33,7 +38,7 @@ type serveFlags struct {
 
 func (f *serveFlags) register(fs *flag.FlagSet) {
 	f.given = map[string]bool{}
-	fs.StringVar(&f.model, "model", "", "a config.json `path` (or a directory holding one), or a shipped model: org/name or org__name")
+	fs.StringVar(&f.model, "model", "", "a config.json `path` (or a directory holding one), a shipped model (org/name or org__name, any case), or a Hugging Face model id org/name[@revision], from the local cache or the Hub (see 'membudget models')")
 	fs.StringVar(&f.class, "class", "", "device `class` (see 'membudget classes'); case does not matter")
 	fs.StringVar(&f.version, "vllm-version", "main", "the vLLM whose rules size the serve: main ("+vllmDescribes()+") or a release such as 0.19.0")
 	f.kernels.register(fs)
@@ -75,21 +80,29 @@ func vllmDescribes() string {
 	return p.Describes
 }
 
-// sizing is a loaded serve: the architecture, the class, its reference and
-// its plan.
+// sizing is a loaded serve: the model, the architecture, the class, its
+// reference and its plan.
 type sizing struct {
 	modelName string
+	model     *resolvedModel
 	arch      *model.Arch
 	class     budget.Class
 	ref       *vllm.Reference
 	plan      *budget.Plan
 }
 
+// warnings are what did not stop the sizing: the model's, and a
+// checkpoint whose weights differ from config.json's shapes.
+func (sz *sizing) warnings() []string {
+	w := sz.model.weightsOf(sz.ref, 0)
+	return append(slices.Clone(sz.model.warnings), w.Warnings...)
+}
+
 // load reads the model and the class and compiles the plan; every error
 // names the flag, file or key.
 func (f *serveFlags) load() (*sizing, error) {
 	if f.model == "" {
-		return nil, errors.New("--model is required: a config.json path or a shipped model (see README)")
+		return nil, errors.New("--model is required: a config.json path, a shipped model or a Hugging Face model id (see 'membudget models')")
 	}
 	if f.class == "" {
 		return nil, errors.New("--class is required (see 'membudget classes')")
@@ -98,23 +111,21 @@ func (f *serveFlags) load() (*sizing, error) {
 	if err != nil {
 		return nil, err
 	}
-	name, data, path, err := readModel(f.model)
+	rm, err := resolveModel(f.model)
 	if err != nil {
 		return nil, err
 	}
-	a, err := model.ParseConfig(path, data)
-	if err != nil {
-		return nil, fmt.Errorf("--model: %w", err)
-	}
+	a := rm.arch
 	c, err := f.kernels.catalog().Load(f.class)
 	if err != nil {
 		return nil, fmt.Errorf("--class: %w", err)
 	}
+	f.s.Revision = rm.servedRevision()
 	ref, err := vllm.NewReference(a, f.s, c, profile)
 	if err != nil {
 		return nil, err
 	}
-	return &sizing{modelName: name, arch: a, class: c, ref: ref, plan: ref.Plan()}, nil
+	return &sizing{modelName: rm.name, model: rm, arch: a, class: c, ref: ref, plan: ref.Plan()}, nil
 }
 
 // parseServe parses args as the sizing commands take them: membudget's
@@ -126,6 +137,12 @@ func (f *serveFlags) parseServe(fs *flag.FlagSet, args []string) (status int, ok
 	}
 	rest := fs.Args()
 	if len(rest) == 0 {
+		return f.visit(fs)
+	}
+	if f.engine == engineSGLang {
+		if status, ok := f.parseSGLangLine(fs, rest); !ok {
+			return status, false
+		}
 		return f.visit(fs)
 	}
 	if len(rest) < 2 || rest[0] != "vllm" || rest[1] != "serve" {
@@ -141,11 +158,20 @@ func (f *serveFlags) parseServe(fs *flag.FlagSet, args []string) (status int, ok
 		f.model, rest = rest[0], rest[1:]
 	}
 	rest, f.ignored = vllmArgs(rest)
+	rest, revision, err := takeRevision(rest)
+	if err != nil {
+		fmt.Fprintf(fs.Output(), "%s: %v\n", fs.Name(), err)
+		return exitBadArgs, false
+	}
 	if err := fs.Parse(rest); err != nil {
 		return exitBadArgs, false
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(fs.Output(), "%s: unexpected argument %q in the vllm serve line\n", fs.Name(), fs.Arg(0))
+		return exitBadArgs, false
+	}
+	if err := f.atRevision(revision); err != nil {
+		fmt.Fprintf(fs.Output(), "%s: %v\n", fs.Name(), err)
 		return exitBadArgs, false
 	}
 	return f.visit(fs)
@@ -154,6 +180,10 @@ func (f *serveFlags) parseServe(fs *flag.FlagSet, args []string) (status int, ok
 // visit records which flags were given.
 func (f *serveFlags) visit(fs *flag.FlagSet) (int, bool) {
 	fs.Visit(func(fl *flag.Flag) { f.given[fl.Name] = true })
+	if f.given["engine"] && f.engineParsed != f.engine {
+		fmt.Fprintf(fs.Output(), "%s: --engine %s in the server line: give --engine before it\n", fs.Name(), f.engineParsed)
+		return exitBadArgs, false
+	}
 	return 0, true
 }
 

@@ -27,6 +27,9 @@ var sizingCases = []cliCase{
 	{"report-llama8b-h100-json", []string{"report", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "h100-sxm-80g", "--json"}, exitOK},
 	{"report-llama8b-3090-too-long", []string{"report", "--model", "meta-llama__Llama-3.1-8B-Instruct", "--class", "rtx-3090"}, exitNoFit},
 	{"report-llama70b-h100-nothing", []string{"report", "--model", "meta-llama/Llama-3.1-70B-Instruct", "--class", "h100-sxm-80g"}, exitNoFit},
+	// Issue 13's case: said "nothing fits" while max-len at util 0.95
+	// answered 23408 tokens.
+	{"report-llama70b-tp2-h100-advice", []string{"report", "--model", "meta-llama/Llama-3.1-70B-Instruct", "--class", "h100-sxm-80g", "--tensor-parallel-size", "2", "--max-model-len", "32768"}, exitNoFit},
 	{"report-util-suggestion", []string{"report", "--model", "Qwen/Qwen3-8B", "--class", "a100-40g", "--gpu-memory-utilization", "0.45", "--max-model-len", "16384"}, exitNoFit},
 	{"report-gb10-unified", []string{"report", "--model", "Qwen/Qwen3-32B-FP8", "--class", "gb10", "--gpu-memory-utilization", "0.8", "--cpu-offload-gb", "4"}, exitOK},
 	{"report-deepseek-tp8-h200", []string{"report", "--model", "deepseek-ai/DeepSeek-V3", "--class", "h200", "--tensor-parallel-size", "8", "--max-model-len", "32768"}, exitOK},
@@ -56,7 +59,7 @@ func TestQueryAnswersAreChecked(t *testing.T) {
 	classes := []string{"h100-sxm-80g", "l4", "gb10", "mi300x", "rtx-4090"}
 	for _, name := range membudget.ModelNames() {
 		data, path, _ := membudget.ModelConfig(name)
-		a, err := model.ParseConfig(path, data)
+		a, err := model.ParseConfig(path, data, shippedQuant(name)...)
 		if err != nil {
 			t.Fatal(err)
 		}

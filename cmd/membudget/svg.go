@@ -15,9 +15,10 @@ const (
 )
 
 // frontierSVG draws most sequences against length on log2 axes, with the
-// max_num_seqs cap as a dashed line; lengths where nothing fits sit on the
-// floor, marked with a cross.
-func frontierSVG(title string, points []frontierPoint, maxSeqs uint64) string {
+// sequence cap (capLabel: vLLM's --max-num-seqs, SGLang's
+// max_running_requests) as a dashed line; lengths where nothing fits sit on
+// the floor, marked with a cross.
+func frontierSVG(title string, points []frontierPoint, maxSeqs uint64, capLabel string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n", svgWidth, svgHeight, svgWidth, svgHeight)
 	fmt.Fprintf(&b, `<rect width="100%%" height="100%%" fill="white"/>`+"\n")
@@ -57,8 +58,8 @@ func frontierSVG(title string, points []frontierPoint, maxSeqs uint64) string {
 	fmt.Fprintf(&b, `<text transform="translate(24 %d) rotate(-90)" text-anchor="middle">most sequences that fit (log scale)</text>`+"\n", (plotTop+plotBottom)/2)
 	fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="end" fill="#d62728">× none</text>`+"\n", plotLeft-6, plotBottom+4)
 	// The cap.
-	fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#888" stroke-dasharray="6 4"/><text x="%d" y="%.1f" text-anchor="end" fill="#555">--max-num-seqs %d</text>`+"\n",
-		plotLeft, y(maxSeqs), plotRight, y(maxSeqs), plotRight, y(maxSeqs)-6, maxSeqs)
+	fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#888" stroke-dasharray="6 4"/><text x="%d" y="%.1f" text-anchor="end" fill="#555">%s %d</text>`+"\n",
+		plotLeft, y(maxSeqs), plotRight, y(maxSeqs), plotRight, y(maxSeqs)-6, capLabel, maxSeqs)
 	// The curve.
 	var path []string
 	for _, p := range points {

@@ -1,0 +1,474 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"membudget/model/explain"
+	"membudget/model/logs"
+)
+
+// explainJSON is `membudget explain --json`: the explanation, and the class
+// --calibrate wrote.
+type explainJSON struct {
+	*explain.Explanation
+	Calibration *calibrationJSON `json:"calibration,omitempty"`
+	// NotExplained says why the figures were not explained when
+	// --calibrate wrote a class from a log whose model did not resolve.
+	NotExplained string `json:"not_explained,omitempty"`
+}
+
+// calibrationJSON is the class --calibrate wrote.
+type calibrationJSON struct {
+	Path    string    `json:"path"`
+	Name    string    `json:"name"`
+	Base    string    `json:"base"`
+	Derived []string  `json:"derived"`
+	Copied  []string  `json:"copied"`
+	Class   classJSON `json:"class"`
+}
+
+func runExplain(stdout, stderr io.Writer, args []string) int {
+	return explainMain(os.Stdin, stdout, stderr, args)
+}
+
+// explainMain is `membudget explain` reading a log from stdin when LOG is -
+// (or absent).
+func explainMain(stdin io.Reader, stdout, stderr io.Writer, args []string) int {
+	fs := newFlags("explain", stderr)
+	var f serveFlags
+	f.register(fs)
+	quote := fs.Bool("quote", false, "read the log as a quote: lines joined by \" / \", as corpus/observed/vllm.csv's quote column holds them")
+	calibrate := fs.String("calibrate", "", "write a class for the logged device to `DIR`/<class>/HARDWARE.toml, for --kernels DIR")
+	calibrateName := fs.String("calibrate-name", "", "the calibrated class's `name` (default: the matched class's, or the nearest's with the logged total)")
+	force := fs.Bool("force", false, "let --calibrate overwrite an existing class file")
+	sglangVersion := fs.String("sglang-version", "", "for an SGLang log: the SGLang release whose rules size it (default: membudget's newest, v0.5.6.post2)")
+	if status, ok := parseFlags(fs, args, true); !ok {
+		return status
+	}
+	logArg, named := "-", false
+	if rest := fs.Args(); len(rest) > 0 {
+		logArg, named = rest[0], true
+		// Flags may follow the log: membudget explain vllm.log --model M.
+		if err := fs.Parse(rest[1:]); err != nil {
+			return exitBadArgs
+		}
+		if fs.NArg() > 0 {
+			fmt.Fprintf(stderr, "membudget explain: unexpected argument %q; give one log (a file, or - for standard input)\n", fs.Arg(0))
+			return exitBadArgs
+		}
+	}
+	f.visit(fs)
+	src, err := openLog(stdin, logArg, named, *quote)
+	if err != nil {
+		return fail(stderr, "explain", exitBadArgs, err)
+	}
+	sglangLog := src.Log.Engine == logs.EngineSGLang
+	if sglangLog {
+		// An SGLang log's settings are its server_args: vLLM's flags do
+		// not apply to it.
+		for name := range f.given {
+			switch name {
+			case "model", "class", "kernels", "json", "quote", "calibrate", "calibrate-name", "force", "sglang-version":
+			default:
+				return fail(stderr, "explain", exitBadArgs, fmt.Errorf("--%s: the log is SGLang's, whose settings come from its server_args; vLLM's flags do not apply", name))
+			}
+		}
+	} else if f.given["sglang-version"] {
+		return fail(stderr, "explain", exitBadArgs, errors.New("--sglang-version: the log is not SGLang's"))
+	}
+
+	// The class: --class, or the one the logged total stands for.
+	var choice explain.ClassChoice
+	catalog := f.kernels.catalog()
+	if f.class != "" {
+		c, err := catalog.Load(f.class)
+		if err != nil {
+			return fail(stderr, "explain", exitBadArgs, fmt.Errorf("--class: %w", err))
+		}
+		choice = explain.FlagClass(src, c)
+	} else {
+		classes, err := catalog.LoadAll()
+		if err != nil {
+			if len(classes) == 0 {
+				return fail(stderr, "explain", exitBadArgs, err)
+			}
+			writeWarnings(stderr, "explain", []string{fmt.Sprintf("some class files do not load, matched among the %d that do: %v", len(classes), err)})
+		}
+		choice, err = explain.ChooseClass(src, classes)
+		if err != nil {
+			return fail(stderr, "explain", exitBadArgs, err)
+		}
+	}
+
+	// --calibrate needs only the log and the class it was matched to.
+	var cal *calibrationJSON
+	if *calibrate != "" {
+		cal, err = calibrateClass(src, choice, *calibrate, *calibrateName, *force, &f)
+		if err != nil {
+			return fail(stderr, "explain", exitBadArgs, err)
+		}
+	}
+
+	m, warnings, err := explainModel(src.Log, &f)
+	if err != nil {
+		if cal != nil {
+			return writeCalibrationOnly(stdout, stderr, &f, cal, err)
+		}
+		return fail(stderr, "explain", exitBadArgs, err)
+	}
+	var ex *explain.Explanation
+	if sglangLog {
+		ex, err = explainSGLangLog(src, m, choice, *sglangVersion, f.given["sglang-version"])
+	} else {
+		ex, err = explainVLLMLog(src, m, choice, &f)
+	}
+	if err != nil {
+		return fail(stderr, "explain", exitBadArgs, err)
+	}
+	writeWarnings(stderr, "explain", warnings)
+	status := exitOK
+	if !ex.Within {
+		status = exitNoFit
+	}
+	if f.json {
+		if err := writeJSON(stdout, explainJSON{Explanation: ex, Calibration: cal}); err != nil {
+			return fail(stderr, "explain", exitBadArgs, err)
+		}
+		return status
+	}
+	writeExplanation(stdout, ex)
+	if cal != nil {
+		printCalibration(stdout, cal)
+	}
+	return status
+}
+
+func explainVLLMLog(src *explain.Source, m explain.Model, choice explain.ClassChoice, f *serveFlags) (*explain.Explanation, error) {
+	version, err := explain.ChooseProfile(src.Log, f.version, f.given["vllm-version"])
+	if err != nil {
+		return nil, err
+	}
+	serve, err := explain.BuildServe(src.Log, f.s, f.given)
+	if err != nil {
+		return nil, err
+	}
+	return explain.Explain(explain.Input{Source: src, Model: m, Class: choice, Version: version, Serve: serve})
+}
+
+func explainSGLangLog(src *explain.Source, m explain.Model, choice explain.ClassChoice, version string, given bool) (*explain.Explanation, error) {
+	p, note, err := explain.ChooseSGLangProfile(version, given)
+	if err != nil {
+		return nil, err
+	}
+	serve, err := explain.BuildSGLangServe(src.Log)
+	if err != nil {
+		return nil, err
+	}
+	return explain.ExplainSGLang(explain.SGLangInput{Source: src, Model: m, Class: choice, Profile: p, ProfileNote: note, Serve: serve})
+}
+
+// openLog reads the log named by arg: a file, or - for stdin. Without an
+// argument, stdin is refused when it is a terminal (or another device),
+// where nothing would ever come: "-" reads it regardless.
+func openLog(stdin io.Reader, arg string, named, quote bool) (*explain.Source, error) {
+	if arg == "-" {
+		if f, ok := stdin.(*os.File); ok && !named {
+			if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+				return nil, errors.New("no log given, and standard input is a terminal: give a log file, or pipe a log into membudget explain -")
+			}
+		}
+		return explain.Read(stdin, "stdin", quote)
+	}
+	fi, err := os.Stat(arg)
+	if err != nil {
+		return nil, fmt.Errorf("the log: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("the log %s is not a regular file", arg)
+	}
+	file, err := os.Open(arg)
+	if err != nil {
+		return nil, fmt.Errorf("the log: %w", err)
+	}
+	defer file.Close()
+	return explain.Read(file, arg, quote)
+}
+
+// explainModel resolves --model, or the model the log names, as the sizing
+// commands resolve --model.
+func explainModel(l *logs.Log, f *serveFlags) (explain.Model, []string, error) {
+	spec, from, line := f.model, explain.FromFlag, 0
+	if spec == "" {
+		id, ln, ok := explain.LoggedModel(l)
+		if !ok {
+			return explain.Model{}, nil, &explain.MissingError{Flag: "--model", Reason: "the log does not name the model (no model= setting)"}
+		}
+		spec, from, line = id, explain.FromLogged, ln
+	}
+	rm, err := resolveModel(spec)
+	if err != nil {
+		if from == explain.FromLogged {
+			return explain.Model{}, nil, &explain.MissingError{Flag: "--model", Reason: fmt.Sprintf("the log names the model %s (line %d), which does not resolve (%v)", spec, line, err)}
+		}
+		return explain.Model{}, nil, err
+	}
+	m := explain.Model{Name: rm.name, Arch: rm.arch, ModelType: rm.arch.ModelType, Summary: rm.arch.String(), From: from, Line: line,
+		Description: rm.hub.Source.Description}
+	return m, rm.warnings, nil
+}
+
+// calibrateClass makes and writes the class for the logged device.
+func calibrateClass(src *explain.Source, choice explain.ClassChoice, dir, name string, force bool, f *serveFlags) (*calibrationJSON, error) {
+	if name == "" {
+		name = explain.DefaultClassName(choice)
+	}
+	base := choice.Class
+	if choice.How == explain.ClassSynthesized {
+		c, err := f.kernels.catalog().Load(choice.Base)
+		if err != nil {
+			return nil, err
+		}
+		base = c
+	}
+	tp := f.s.TensorParallelSize
+	if !f.given["tensor-parallel-size"] && !f.given["tp"] {
+		tp = 1
+		if st, ok := src.Log.Setting("tensor_parallel_size"); ok {
+			if n, ok := st.Int(); ok && n > 0 {
+				tp = uint64(n)
+			}
+		}
+	}
+	cal, err := explain.Calibrate(src, base, name, tp)
+	if err != nil {
+		return nil, err
+	}
+	path, err := explain.WriteClass(dir, cal, force)
+	if err != nil {
+		return nil, err
+	}
+	return &calibrationJSON{Path: path, Name: cal.Name, Base: cal.Base, Derived: cal.Derived, Copied: cal.Copied, Class: classOf(cal.Class)}, nil
+}
+
+// writeCalibrationOnly reports a class --calibrate wrote from a log whose
+// figures could not be explained (the model did not resolve).
+func writeCalibrationOnly(stdout, stderr io.Writer, f *serveFlags, cal *calibrationJSON, why error) int {
+	reason := why.Error() + "; the class was written, the figures were not explained"
+	if f.json {
+		if err := writeJSON(stdout, explainJSON{Calibration: cal, NotExplained: reason}); err != nil {
+			return fail(stderr, "explain", exitBadArgs, err)
+		}
+		return exitOK
+	}
+	printCalibration(stdout, cal)
+	fmt.Fprintf(stdout, "not explained: %s\n", reason)
+	return exitOK
+}
+
+func printCalibration(w io.Writer, cal *calibrationJSON) {
+	c := cal.Class
+	fmt.Fprintf(w, "\ncalibrated class %s written to %s\n", cal.Name, cal.Path)
+	fmt.Fprintf(w, "  memory_bytes %d (%s), driver_fixed_bytes %d, util_ceiling %.2f\n", c.MemoryBytes, gibString(c.MemoryBytes), c.DriverFixedBytes, c.UtilCeiling)
+	fmt.Fprintf(w, "  from the log: %s; copied from %s (estimates): %s\n", strings.Join(cal.Derived, ", "), cal.Base, strings.Join(cal.Copied, ", "))
+	fmt.Fprintf(w, "  use it: membudget report --kernels %s --class %s ...\n", shellQuote(dirOf(cal.Path)), cal.Name)
+}
+
+// dirOf is the --kernels directory of a class file path.
+func dirOf(path string) string {
+	d := path
+	for range 2 {
+		if i := strings.LastIndexAny(d, `/\`); i >= 0 {
+			d = d[:i]
+		} else {
+			return "."
+		}
+	}
+	if d == "" {
+		return "/"
+	}
+	return d
+}
+
+func shellQuote(s string) string {
+	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`*?[]{}()<>|&;!#~") {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// writeExplanation prints an explanation as a table, in the reports' style.
+func writeExplanation(w io.Writer, ex *explain.Explanation) {
+	lg := ex.Log
+	fmt.Fprintf(w, "log     %s: %s", lg.Name, lg.Engine)
+	if lg.Version != "" {
+		fmt.Fprintf(w, " %s", lg.Version)
+	}
+	if lg.Era != "" {
+		fmt.Fprintf(w, ", %s engine", lg.Era)
+	}
+	fmt.Fprintf(w, ", %d lines\n", lg.Lines)
+	m := ex.Model
+	fmt.Fprintf(w, "model   %s — %s\n        ", m.Name, m.Summary)
+	if m.From == explain.FromLogged {
+		fmt.Fprintf(w, "named by the log (line %d); ", m.Line)
+	} else {
+		fmt.Fprint(w, "--model; ")
+	}
+	fmt.Fprintf(w, "%s\n", m.Description)
+	c := ex.Class
+	fmt.Fprintf(w, "class   %s — %s, %s (%d B)\n        %s\n", c.Name, c.Device, gibString(c.MemoryBytes), c.MemoryBytes, c.Note)
+	fmt.Fprintf(w, "%-7s %s (%s", ex.Rules.Engine, ex.Rules.Describes, ex.Rules.Source)
+	if ex.Rules.Source == explain.FromLogged && ex.Rules.Logged != "" {
+		fmt.Fprintf(w, ": %s", ex.Rules.Logged)
+	}
+	fmt.Fprintln(w, ")")
+	if ex.Rules.Note != "" {
+		fmt.Fprintf(w, "        %s\n", ex.Rules.Note)
+	}
+	fmt.Fprintf(w, "serve   %s\n", ex.Command)
+	for _, s := range ex.Settings {
+		src := s.Source
+		switch {
+		case s.Source == explain.FromLogged:
+			src = fmt.Sprintf("logged, line %d (%s)", s.Line, s.Detail)
+		case s.Detail != "":
+			src += ": " + s.Detail
+		}
+		fmt.Fprintf(w, "        --%-24s %-10s %s\n", s.Flag, s.Value, src)
+	}
+
+	fmt.Fprintf(w, "\n  %-33s %5s %12s %12s %12s %9s %11s  %s\n", "figure", "line", "logged", "membudget", "difference", "%", "tolerance", "verdict")
+	for _, r := range ex.Figures {
+		label := r.Label
+		if strings.HasPrefix(label, "the ") {
+			label = label[4:]
+		}
+		if !r.IsPredicted {
+			fmt.Fprintf(w, "  %-33s %5d %12s %12s %12s %9s %11s  %s\n", label, r.Line, r.LoggedText, "—", "", "", "", "not predicted")
+			continue
+		}
+		pct := ""
+		if r.DifferencePercent != nil {
+			pct = fmt.Sprintf("%+.1f %%", *r.DifferencePercent)
+		}
+		verdict := "within"
+		if !r.Within {
+			verdict = "OVER"
+		}
+		if r.Unit == "bytes" {
+			fmt.Fprintf(w, "  %-33s %5d %12s %12s %12s %9s %11s  %s\n", label, r.Line, gibSigned0(*r.LoggedBytes), gibString(*r.PredictedBytes),
+				gibSigned(*r.DifferenceBytes), pct, gibString(uint64(*r.ToleranceBytes)), verdict)
+			continue
+		}
+		tol := countText(*r.Tolerance, r.Unit)
+		if r.Unit != "x" {
+			tol = fmt.Sprintf("%.0f", *r.Tolerance)
+		}
+		fmt.Fprintf(w, "  %-33s %5d %12s %12s %12s %9s %11s  %s\n", label, r.Line, countText(*r.Logged, r.Unit), countText(*r.Predicted, r.Unit),
+			signedText(*r.Difference, r.Unit), pct, tol, verdict)
+	}
+	for _, r := range ex.Figures {
+		if r.Note != "" {
+			fmt.Fprintf(w, "  %s: %s\n", r.Label, r.Note)
+		}
+	}
+	fmt.Fprintln(w, "  tolerances: weights max(0.5 %, the log's rounding); other memory terms max(0.1 GiB, rounding); available KV max(1 %, rounding); tokens, blocks, concurrency max(2 %, rounding)")
+	if s := ex.Starts; s != nil {
+		verdict := "agrees"
+		if !s.Agree {
+			verdict = "DISAGREES"
+		}
+		fmt.Fprintf(w, "\nstarts: the log shows vLLM %s (%s, line %d); membudget says it %s: %s\n", startedWord(s.Logged), s.Evidence, s.Line, startsWord(s.Predicted), verdict)
+	}
+	if b := ex.Blocks; b != nil {
+		fmt.Fprintf(w, "\nblocks from the logged available KV memory (exact check): %s (line %d) +- %d B in blocks of %d B holds %d to %d blocks; %s (line %d): %d",
+			b.AvailableText, b.AvailableLine, b.RoundingBytes, b.BlockBytes, b.Low, b.High, b.From, b.BlocksLine, b.LoggedBlocks)
+		if b.Exact {
+			fmt.Fprintln(w, " — exact")
+		} else {
+			fmt.Fprintln(w, " — MISMATCH: the page size or the block count differs")
+		}
+		if b.Note != "" {
+			fmt.Fprintf(w, "  %s\n", b.Note)
+		}
+	}
+	if g := ex.LargestGap; g != nil {
+		fmt.Fprintf(w, "\nlargest gap: %s\n", g.Sentence)
+	}
+	if len(ex.NotPredicted) > 0 {
+		var parts []string
+		for _, n := range ex.NotPredicted {
+			parts = append(parts, fmt.Sprintf("%s, line %d: %s", n.Kind, n.Line, n.Text))
+		}
+		fmt.Fprintf(w, "also logged, not predicted: %s\n", strings.Join(parts, "; "))
+	}
+	for _, n := range ex.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", n)
+	}
+	for _, n := range ex.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+	checks := ex.Compared
+	if ex.Blocks != nil {
+		checks++
+	}
+	if ex.Starts != nil {
+		checks++
+	}
+	if ex.Within {
+		fmt.Fprintf(w, "\nverdict: every figure within its tolerance (%d checked)\n", checks)
+		return
+	}
+	off := ex.Over
+	if ex.Blocks != nil && !ex.Blocks.Exact {
+		off++
+	}
+	if ex.Starts != nil && !ex.Starts.Agree {
+		off++
+	}
+	fmt.Fprintf(w, "\nverdict: %d of %d checks over their tolerance\n", off, checks)
+}
+
+func startedWord(started bool) string {
+	if started {
+		return "started"
+	}
+	return "refusing to start"
+}
+
+func startsWord(starts bool) string {
+	if starts {
+		return "starts"
+	}
+	return "refuses to start"
+}
+
+// gibSigned renders a signed byte count in GiB with a sign.
+func gibSigned(b int64) string { return fmt.Sprintf("%+.2f GiB", float64(b)/gib) }
+
+// gibSigned0 renders a signed byte count in GiB, signed only when negative.
+func gibSigned0(b int64) string { return fmt.Sprintf("%.2f GiB", float64(b)/gib) }
+
+func countText(v float64, unit string) string {
+	switch {
+	case unit == "x":
+		return fmt.Sprintf("%.2fx", v)
+	case v == float64(int64(v)):
+		return fmt.Sprintf("%d", int64(v))
+	}
+	return fmt.Sprintf("%.1f", v)
+}
+
+func signedText(v float64, unit string) string {
+	switch {
+	case unit == "x":
+		return fmt.Sprintf("%+.2fx", v)
+	case v == float64(int64(v)):
+		return fmt.Sprintf("%+d", int64(v))
+	}
+	return fmt.Sprintf("%+.1f", v)
+}
