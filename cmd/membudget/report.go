@@ -68,12 +68,18 @@ type capacityJSON struct {
 	NeededBytes          uint64  `json:"needed_bytes"`
 	Starts               bool    `json:"starts"`
 	EstimatedMaxModelLen uint64  `json:"estimated_max_model_len"`
+	// StateBlocks and SeqsOverStateBlocks: a hybrid model's Mamba cache
+	// blocks, and whether vLLM refuses max_num_seqs above them.
+	StateBlocks         uint64 `json:"state_blocks,omitempty"`
+	SeqsOverStateBlocks bool   `json:"seqs_over_state_blocks,omitempty"`
+	// Groups is vLLM's KV cache groups, as its spec classes name them.
+	Groups string `json:"groups,omitempty"`
 }
 
 func capacityOf(c vllm.Capacity) capacityJSON {
 	return capacityJSON{AvailableBytes: c.AvailableBytes, BlockBytes: c.BlockBytes, Blocks: c.Blocks, Tokens: c.Tokens,
 		LoggedTokens: c.LoggedTokens, PagesPerSeq: c.PagesPerSeq, MaxConcurrency: c.Concurrency, NeededBytes: c.NeededBytes,
-		Starts: c.Starts, EstimatedMaxModelLen: c.EstimatedMaxModelLen}
+		Starts: c.Starts, EstimatedMaxModelLen: c.EstimatedMaxModelLen, StateBlocks: c.StateBlocks, SeqsOverStateBlocks: c.SeqsOverStateBlocks}
 }
 
 // adviceJSON is what would make a serve that does not fit fit, each
@@ -143,19 +149,37 @@ func runReport(stdout, stderr io.Writer, args []string) int {
 		KVCapacity: capacityOf(capacity),
 		Fits:       fp.Fits(),
 	}
-	if !fp.Fits() {
+	out.KVCapacity.Groups = sz.ref.Groups()
+	var stateFix *suggestionJSON
+	if capacity.SeqsOverStateBlocks {
+		// vLLM refuses to start whatever the footprint: max_num_seqs above
+		// the Mamba cache blocks. The fix is checked like any suggestion.
+		fix, err := stateBlocksFix(sz, *seqs, t)
+		if err != nil {
+			return fail(stderr, "report", exitBadArgs, err)
+		}
+		stateFix = fix
+		out.Fits = false
+	}
+	if !out.Fits {
 		adv, err := advise.Engine{Arch: sz.arch, Class: sz.class, Profile: r.Profile}.Advise(r.Serve, advise.Target{Seqs: *seqs, Tokens: t})
 		if err != nil {
 			return fail(stderr, "report", exitBadArgs, err)
 		}
 		aj := adviceJSON{Suggestions: []suggestionJSON{}, Searched: adv.Searched}
+		if stateFix != nil {
+			aj.Suggestions = append(aj.Suggestions, *stateFix)
+		}
 		for _, sg := range adv.Suggestions {
+			if capacity.SeqsOverStateBlocks && fp.Fits() {
+				break // the footprint fits: only the state blocks stop vLLM
+			}
 			aj.Suggestions = append(aj.Suggestions, suggestionJSON{Flags: sg.Flags, Why: sg.Why, GPUs: sg.GPUs, LedgerBytes: sg.At.Ledger, BudgetBytes: sg.At.Budget})
 		}
 		out.Advice = &aj
 	}
 	status := exitOK
-	if !fp.Fits() {
+	if !out.Fits {
 		status = exitNoFit
 	}
 	if f.json {
@@ -187,7 +211,12 @@ func runReport(stdout, stderr io.Writer, args []string) int {
 	}
 	fmt.Fprintln(stdout)
 	writeFootprint(stdout, fp, sz.plan.Beside)
-	writeCapacity(stdout, capacity, r)
+	writeCapacity(stdout, capacity, r, sz.ref.Groups())
+	if capacity.SeqsOverStateBlocks && fp.Fits() {
+		fmt.Fprintf(stdout, "\nverdict: vLLM does not start — %s\n", vllm.StateBlocksMessage(r.MaxNumSeqs, capacity.StateBlocks))
+		writeAdvice(stdout, out.Advice, sz, *seqs, t)
+		return status
+	}
 	if fp.Fits() {
 		fmt.Fprintf(stdout, "\nverdict: fits — %d sequence(s) of %d tokens at --gpu-memory-utilization %v on %s\n", *seqs, t, r.GPUMemoryUtilization, sz.class.Name)
 		return status
@@ -197,15 +226,63 @@ func runReport(stdout, stderr io.Writer, args []string) int {
 	return status
 }
 
+// stateBlocksFix is the --max-num-seqs that lets vLLM start when it
+// refuses max_num_seqs above a hybrid model's Mamba cache blocks: the
+// blocks, checked on the serve recompiled with it (fewer sequences shrink
+// the profile run, so the blocks do not fall); nil when the target itself
+// needs more sequences than that.
+func stateBlocksFix(sz *sizing, seqs, t uint64) (*suggestionJSON, error) {
+	r := sz.ref.Serve
+	blocks := sz.ref.Capacity().StateBlocks
+	if blocks < seqs || blocks == 0 {
+		return nil, nil
+	}
+	s := r.Serve
+	s.MaxNumSeqs = blocks
+	ref, err := vllm.NewReference(sz.arch, s, sz.class, r.Profile)
+	if err != nil {
+		return nil, nil // a serve vLLM refuses: no suggestion
+	}
+	c := ref.Capacity()
+	f := ref.Plan().Evaluate(seqs, t)
+	if c.SeqsOverStateBlocks || !f.Fits() {
+		return nil, nil
+	}
+	return &suggestionJSON{Flags: fmt.Sprintf("--max-num-seqs %d", blocks), GPUs: r.TensorParallelSize * r.PipelineParallelSize * max(r.DataParallelSize, 1),
+		Why: fmt.Sprintf("the Mamba cache blocks: every running sequence holds one; vLLM then has %d", c.StateBlocks), LedgerBytes: f.Ledger, BudgetBytes: f.Budget}, nil
+}
+
 // writeCapacity prints the KV cache as vLLM's startup logs report it, and
 // whether vLLM starts.
-func writeCapacity(w io.Writer, c vllm.Capacity, r vllm.Resolved) {
+func writeCapacity(w io.Writer, c vllm.Capacity, r vllm.Resolved, groups string) {
 	fmt.Fprintf(w, "\nKV cache: %s available: %d blocks of %d B, %d tokens (blocks / groups x block size)\n",
 		gibString(c.AvailableBytes), c.Blocks, c.BlockBytes, c.Tokens)
+	if groups != "" {
+		fmt.Fprintf(w, "  groups: %s", groups)
+		if r.StatePageBytes > 0 {
+			fmt.Fprintf(w, "; state %d B a page", r.StatePageBytes)
+			if c.StatePadding > 0 {
+				fmt.Fprintf(w, ", padded by %d B to the attention page", c.StatePadding)
+			}
+			if r.MambaCacheMode != "" {
+				fmt.Fprintf(w, ", %d page(s) a sequence (mamba_cache_mode %s)", r.StatePages, r.MambaCacheMode)
+			}
+		}
+		fmt.Fprintln(w)
+	}
 	fmt.Fprintf(w, "  vLLM logs: GPU KV cache size: %d tokens; maximum concurrency for %d tokens per request: %.2fx\n",
 		c.LoggedTokens, r.MaxModelLen, c.Concurrency)
-	if c.Starts {
+	if c.SeqsOverStateBlocks {
+		fmt.Fprintf(w, "  vLLM refuses to start: %s\n", vllm.StateBlocksMessage(r.MaxNumSeqs, c.StateBlocks))
+	} else if c.StateBlocks > 0 {
+		fmt.Fprintf(w, "  Mamba cache blocks: %d, enough for --max-num-seqs %d (every running sequence holds one)\n", c.StateBlocks, r.MaxNumSeqs)
+	}
+	switch {
+	case c.Starts && !c.SeqsOverStateBlocks:
 		fmt.Fprintf(w, "  vLLM starts: one request of %d tokens needs %s of KV cache\n", r.MaxModelLen, gibString(c.NeededBytes))
+		return
+	case c.Starts:
+		fmt.Fprintf(w, "  one request of %d tokens needs %s of KV cache: it fits\n", r.MaxModelLen, gibString(c.NeededBytes))
 		return
 	}
 	fmt.Fprintf(w, "  vLLM refuses to start: one request of %d tokens needs %s of KV cache, more than the %s available; its estimated maximum model length is %d\n",

@@ -70,6 +70,10 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.Var(&switchFlag{&f.s.AsyncScheduling, vllm.On}, "async-scheduling", "vLLM's --async-scheduling (on by default on main)")
 	fs.Var(&switchFlag{&f.s.AsyncScheduling, vllm.Off}, "no-async-scheduling", "vLLM's --no-async-scheduling: one batch in flight")
 	fs.Var(&gibFlag{&f.s.CPUOffloadGiB, "cpu-offload-gb"}, "cpu-offload-gb", "vLLM's --cpu-offload-gb: GiB of each GPU's weights kept in host memory")
+	fs.Var(&switchFlag{&f.s.EnablePrefixCaching, vllm.On}, "enable-prefix-caching", "vLLM's --enable-prefix-caching: a hybrid model's state keeps 2 pages a sequence (mamba_cache_mode align; on by default for hybrids)")
+	fs.Var(&switchFlag{&f.s.EnablePrefixCaching, vllm.Off}, "no-enable-prefix-caching", "vLLM's --no-enable-prefix-caching: a hybrid model's state keeps 1 page a sequence")
+	fs.StringVar(&f.s.MambaCacheDtype, "mamba-cache-dtype", "auto", "vLLM's --mamba-cache-dtype: auto, float32, float16, bfloat16 (a hybrid model's conv and SSM state)")
+	fs.StringVar(&f.s.MambaSSMCacheDtype, "mamba-ssm-cache-dtype", "auto", "vLLM's --mamba-ssm-cache-dtype: auto, float32, float16, bfloat16 (the SSM state alone)")
 	fs.Var(&optGiBFlag{&f.s.SwapSpaceGiB}, "swap-space", "vLLM's --swap-space in GiB, for the versions that have it (host memory; counts on unified devices; default 4 on the V0 engine)")
 	fs.BoolVar(&f.json, "json", false, "print JSON for scripts (schema in the README)")
 }
@@ -193,7 +197,7 @@ var vllmIgnored = map[string]bool{
 	"host": true, "port": true, "served-model-name": true, "api-key": true, "trust-remote-code": false,
 	"tokenizer": true, "download-dir": true, "seed": true, "disable-log-requests": false, "disable-log-stats": false,
 	"uvicorn-log-level": true, "chat-template": true, "tool-call-parser": true, "enable-auto-tool-choice": false,
-	"reasoning-parser": true, "enable-prefix-caching": false, "no-enable-prefix-caching": false,
+	"reasoning-parser": true, "tokenizer-revision": true, "code-revision": true,
 	"enable-chunked-prefill": false, "generation-config": true, "tokenizer-mode": true, "load-format": true,
 	"distributed-executor-backend": true, "root-path": true, "allowed-origins": true, "ssl-keyfile": true, "ssl-certfile": true,
 }

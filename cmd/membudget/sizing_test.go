@@ -30,6 +30,10 @@ var sizingCases = []cliCase{
 	// Issue 13's case: said "nothing fits" while max-len at util 0.95
 	// answered 23408 tokens.
 	{"report-llama70b-tp2-h100-advice", []string{"report", "--model", "meta-llama/Llama-3.1-70B-Instruct", "--class", "h100-sxm-80g", "--tensor-parallel-size", "2", "--max-model-len", "32768"}, exitNoFit},
+	// Qwen3.5-27B is hybrid: at vLLM's default 1024 sequences it has fewer
+	// Mamba cache blocks than sequences, and vLLM refuses to start.
+	{"report-qwen35-state-blocks", []string{"report", "--model", "Qwen/Qwen3.5-27B", "--class", "h100-sxm-80g", "--max-model-len", "32768"}, exitNoFit},
+	{"report-qwen35-state-blocks-fixed", []string{"report", "--model", "Qwen/Qwen3.5-27B", "--class", "h100-sxm-80g", "--max-model-len", "32768", "--max-num-seqs", "256", "--no-enable-prefix-caching"}, exitOK},
 	{"report-util-suggestion", []string{"report", "--model", "Qwen/Qwen3-8B", "--class", "a100-40g", "--gpu-memory-utilization", "0.45", "--max-model-len", "16384"}, exitNoFit},
 	{"report-gb10-unified", []string{"report", "--model", "Qwen/Qwen3-32B-FP8", "--class", "gb10", "--gpu-memory-utilization", "0.8", "--cpu-offload-gb", "4"}, exitOK},
 	{"report-deepseek-tp8-h200", []string{"report", "--model", "deepseek-ai/DeepSeek-V3", "--class", "h200", "--tensor-parallel-size", "8", "--max-model-len", "32768"}, exitOK},
