@@ -29,7 +29,7 @@ func TestBatchAgreesWithSingleCommands(t *testing.T) {
 		in.WriteByte('\n')
 	}
 	var out, errOut bytes.Buffer
-	batch(&out, &errOut, &in)
+	batch(&out, &errOut, &in, 4)
 	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
 	if len(lines) != len(cases) {
 		t.Fatalf("%d answers for %d requests", len(lines), len(cases))
@@ -68,7 +68,7 @@ func TestBatchMalformedLines(t *testing.T) {
 		`{"command": "report"} {"command": "report"}`,
 	}, "\n")
 	var out, errOut bytes.Buffer
-	code := batch(&out, &errOut, strings.NewReader(in))
+	code := batch(&out, &errOut, strings.NewReader(in), 4)
 	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
 	want := []string{
 		`{"line":1,"command":"classes","exit":2,"error":"membudget classes: kernels directory /nonexistent: no such file or directory"}`,

@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // maxBatchLine bounds one request line of `membudget batch`.
@@ -29,6 +31,7 @@ type batchError struct {
 func runBatch(stdout, stderr io.Writer, args []string) int {
 	fs := newFlags("batch", stderr)
 	input := fs.String("input", "-", "the requests, one JSON object per line: a `file`, or - for standard input")
+	jobs := fs.Int("jobs", runtime.GOMAXPROCS(0), "requests answered at once (the answers keep the requests' order)")
 	if status, ok := parseFlags(fs, args, false); !ok {
 		return status
 	}
@@ -41,56 +44,123 @@ func runBatch(stdout, stderr io.Writer, args []string) int {
 		defer f.Close()
 		in = f
 	}
-	return batch(stdout, stderr, in)
+	if *jobs < 1 {
+		return fail(stderr, "batch", exitBadArgs, fmt.Errorf("--jobs %d: want 1 or more", *jobs))
+	}
+	return batch(stdout, stderr, in, *jobs)
 }
 
 // batch answers each request line with one JSON line: what the command
 // prints with --json, compacted, or a batchError. A malformed line is an
-// answer too; the stream goes on.
-func batch(stdout, stderr io.Writer, in io.Reader) int {
-	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 64<<10), maxBatchLine)
+// answer too; the stream goes on. jobs requests run at once; the answers
+// come out in the order of the requests.
+func batch(stdout, stderr io.Writer, in io.Reader, jobs int) int {
+	// The requests share the models and classes they load.
+	defer loads.enable()()
+	jobs = max(jobs, 1)
+	type request struct {
+		line int
+		text []byte
+	}
+	type answer struct {
+		line int
+		out  []byte
+		exit int
+	}
+	requests := make(chan request)
+	answers := make(chan answer)
+	// At most this many lines are read ahead of the first unanswered one,
+	// so that a slow request (a model fetched from the Hub) does not let
+	// the answers behind it pile up.
+	window := make(chan struct{}, 64*jobs)
+	var workers sync.WaitGroup
+	for range jobs {
+		workers.Go(func() {
+			for r := range requests {
+				out, exit := answerRequest(r.line, r.text)
+				answers <- answer{r.line, out, exit}
+			}
+		})
+	}
+	// The reader numbers the lines; a line too long ends the input with
+	// its own answer (the scanner cannot find where the next one starts).
+	lines := make(chan int, 1) // the last line number, once read
+	var readErr error
+	go func() {
+		defer close(requests)
+		sc := bufio.NewScanner(in)
+		sc.Buffer(make([]byte, 64<<10), maxBatchLine)
+		line := 0
+		for sc.Scan() {
+			line++
+			window <- struct{}{}
+			requests <- request{line, bytes.Clone(sc.Bytes())}
+		}
+		if err := sc.Err(); err != nil {
+			line++
+			readErr = err
+		}
+		lines <- line
+	}()
+	go func() {
+		workers.Wait()
+		close(answers)
+	}()
 	out := bufio.NewWriter(stdout)
 	defer out.Flush()
-	enc := json.NewEncoder(out)
 	status := exitOK
-	line := 0
-	for {
-		ok := sc.Scan()
-		if !ok {
-			if err := sc.Err(); err != nil {
-				line++
-				// A line longer than the bound ends the input: the scanner
-				// cannot find where the next one starts.
-				_ = enc.Encode(batchError{Line: line, Exit: exitBadArgs, Error: fmt.Sprintf("input: %v (a line is at most %d bytes)", err, maxBatchLine)})
-				return exitBadArgs
+	pending := map[int]answer{}
+	next := 1
+	for a := range answers {
+		pending[a.line] = a
+		for {
+			a, ok := pending[next]
+			if !ok {
+				break
 			}
-			return status
-		}
-		line++
-		text := bytes.TrimSpace(sc.Bytes())
-		if len(text) == 0 {
-			continue
-		}
-		cmd, args, err := requestArgs(text)
-		if err != nil {
-			_ = enc.Encode(batchError{Line: line, Command: cmd, Exit: exitBadArgs, Error: err.Error()})
-			status = max(status, exitBadArgs)
-			continue
-		}
-		var o, e bytes.Buffer
-		code := run(&o, &e, append([]string{cmd}, args...))
-		status = max(status, code)
-		if code != exitBadArgs && json.Valid(o.Bytes()) {
-			var c bytes.Buffer
-			if err := json.Compact(&c, o.Bytes()); err == nil {
-				c.WriteByte('\n')
-				_, _ = out.Write(c.Bytes())
-				continue
+			delete(pending, next)
+			next++
+			<-window
+			if a.out == nil {
+				continue // a blank line
 			}
+			status = max(status, a.exit)
+			_, _ = out.Write(a.out)
 		}
-		_ = enc.Encode(batchError{Line: line, Command: cmd, Exit: code, Error: strings.TrimSpace(e.String())})
 	}
+	last := <-lines
+	if readErr != nil {
+		_ = json.NewEncoder(out).Encode(batchError{Line: last, Exit: exitBadArgs, Error: fmt.Sprintf("input: %v (a line is at most %d bytes)", readErr, maxBatchLine)})
+		return exitBadArgs
+	}
+	return status
+}
+
+// answerRequest runs one request line and returns its answer line and the
+// exit status the command gave; a blank line has no answer.
+func answerRequest(line int, text []byte) ([]byte, int) {
+	text = bytes.TrimSpace(text)
+	if len(text) == 0 {
+		return nil, exitOK
+	}
+	encode := func(e batchError) []byte {
+		b, _ := json.Marshal(e)
+		return append(b, '\n')
+	}
+	cmd, args, err := requestArgs(text)
+	if err != nil {
+		return encode(batchError{Line: line, Command: cmd, Exit: exitBadArgs, Error: err.Error()}), exitBadArgs
+	}
+	var o answerBuffer
+	o.Grow(4 << 10) // a query's answer: about 3 KiB
+	var e bytes.Buffer
+	code := run(&o, &e, append([]string{cmd}, args...))
+	// The commands write their JSON on one line here (writeJSON), which
+	// counts it: an answer is stdout holding that one line and nothing else.
+	if b := o.Bytes(); code != exitBadArgs && o.values == 1 && bytes.IndexByte(b, '\n') == len(b)-1 {
+		return b, code
+	}
+	return encode(batchError{Line: line, Command: cmd, Exit: code, Error: strings.TrimSpace(e.String())}), code
 }
 
 // batchCommands are the commands a batch may run: every command that has
@@ -102,7 +172,7 @@ var batchCommands = []string{"budget", "classes", "frontier", "max-len", "max-se
 // field is a flag by its name: a string or number is its value, true sets
 // a flag that takes none, false leaves it out. --json is always added.
 func requestArgs(line []byte) (string, []string, error) {
-	var req map[string]json.RawMessage
+	var req map[string]any
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.UseNumber()
 	if err := dec.Decode(&req); err != nil {
@@ -111,26 +181,28 @@ func requestArgs(line []byte) (string, []string, error) {
 	if dec.More() {
 		return "", nil, errors.New("more than one JSON value on the line")
 	}
-	var cmd string
-	if raw, ok := req["command"]; !ok {
-		return "", nil, fmt.Errorf(`"command" is required: one of %s`, strings.Join(batchCommands, ", "))
-	} else if err := json.Unmarshal(raw, &cmd); err != nil || !slices.Contains(batchCommands, cmd) {
-		return cmd, nil, fmt.Errorf(`"command": want one of %s, got %s`, strings.Join(batchCommands, ", "), raw)
+	if req == nil {
+		return "", nil, errors.New("not a JSON object: null")
 	}
-	var args []string
+	raw, ok := req["command"]
+	if !ok {
+		return "", nil, fmt.Errorf(`"command" is required: one of %s`, strings.Join(batchCommands, ", "))
+	}
+	cmd, _ := raw.(string)
+	if !slices.Contains(batchCommands, cmd) {
+		return cmd, nil, fmt.Errorf(`"command": want one of %s, got %s`, strings.Join(batchCommands, ", "), jsonText(raw))
+	}
+	args := []string{"--json"}
 	keys := make([]string, 0, len(req))
 	for k := range req {
-		if k != "command" && k != "args" {
+		if k != "command" && k != "args" && k != "json" {
 			keys = append(keys, k)
 		}
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		if k == "json" {
-			continue
-		}
 		flag := "--" + k
-		switch v := decodeValue(req[k]).(type) {
+		switch v := req[k].(type) {
 		case bool:
 			if v {
 				args = append(args, flag)
@@ -138,34 +210,37 @@ func requestArgs(line []byte) (string, []string, error) {
 		case string:
 			args = append(args, flag+"="+v)
 		case json.Number:
+			if _, err := strconv.ParseFloat(v.String(), 64); err != nil {
+				return cmd, nil, fmt.Errorf("%q: want a string, a number or true/false, got %s", k, v)
+			}
 			args = append(args, flag+"="+v.String())
 		default:
-			return cmd, nil, fmt.Errorf("%q: want a string, a number or true/false, got %s", k, req[k])
+			return cmd, nil, fmt.Errorf("%q: want a string, a number or true/false, got %s", k, jsonText(v))
 		}
 	}
 	if raw, ok := req["args"]; ok {
-		var extra []string
-		if err := json.Unmarshal(raw, &extra); err != nil {
-			return cmd, nil, fmt.Errorf(`"args": want a list of strings, got %s`, raw)
+		list, ok := raw.([]any)
+		if !ok {
+			return cmd, nil, fmt.Errorf(`"args": want a list of strings, got %s`, jsonText(raw))
 		}
-		args = append(args, extra...)
+		for _, a := range list {
+			s, ok := a.(string)
+			if !ok {
+				return cmd, nil, fmt.Errorf(`"args": want a list of strings, got %s`, jsonText(raw))
+			}
+			args = append(args, s)
+		}
 	}
 	// Flags come before a trailing `vllm serve` line, where --json would be
 	// read as one of vLLM's.
-	return cmd, append([]string{"--json"}, args...), nil
+	return cmd, args, nil
 }
 
-func decodeValue(raw json.RawMessage) any {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil
+// jsonText is a decoded JSON value as the request wrote it, for messages.
+func jsonText(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
 	}
-	if n, ok := v.(json.Number); ok {
-		if _, err := strconv.ParseFloat(n.String(), 64); err != nil {
-			return nil
-		}
-	}
-	return v
+	return string(b)
 }

@@ -162,7 +162,7 @@ func (f *serveFlags) frontierServe(stderr io.Writer) (frontierInput, error) {
 		return frontierInput{}, err
 	}
 	writeWarnings(stderr, "frontier", sz.warnings())
-	r := sz.ref.Serve
+	r := sz.serve
 	return frontierInput{plan: sz.plan, lo: r.BlockSize, hi: r.MaxModelLen, loName: "block size", hiFlag: "--max-model-len",
 		cap: r.MaxNumSeqs, capLabel: "--max-num-seqs",
 		title:  fmt.Sprintf("%s on %s, --gpu-memory-utilization %v", sz.modelName, sz.class.Name, r.GPUMemoryUtilization),

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"strings"
+	"sync"
 
 	"membudget"
 	"membudget/budget"
@@ -53,6 +54,9 @@ type resolvedModel struct {
 	quantConfig string
 	// warnings are things that did not stop the resolution, for stderr.
 	warnings []string
+	// comp compiles the model's vLLM serves (see compiler).
+	comp         *vllm.Compiler
+	compilerOnce sync.Once
 }
 
 // resolveModel resolves spec as hub does (a path, a shipped model, the
@@ -258,8 +262,7 @@ const differenceWarnPercent = 1.0
 // weightsOf compares the weights per rank from the checkpoint with those
 // derived from config.json, stage by stage, under ref's serve; binding is
 // the stage the footprint reports.
-func (rm *resolvedModel) weightsOf(ref *vllm.Reference, binding int) weightsJSON {
-	r := ref.Serve
+func (rm *resolvedModel) weightsOf(r vllm.Resolved, binding int) weightsJSON {
 	w := weightsJSON{From: "config", Description: "derived from config.json", PipelineStage: binding}
 	type figures struct{ checkpoint, derived uint64 }
 	var stages []figures

@@ -61,7 +61,7 @@ func runQuery(stdout, stderr io.Writer, args []string, name string) int {
 		return fail(stderr, name, exitBadArgs, err)
 	}
 	writeWarnings(stderr, name, sz.warnings())
-	r := sz.ref.Serve
+	r := sz.serve
 	var ans budget.Answer
 	var capv uint64
 	if name == "max-seqs" {

@@ -124,7 +124,7 @@ func runReport(stdout, stderr io.Writer, args []string) int {
 	if err != nil {
 		return fail(stderr, "report", exitBadArgs, err)
 	}
-	r := sz.ref.Serve
+	r := sz.serve
 	t := *length
 	if t == 0 {
 		t = r.MaxModelLen
@@ -136,8 +136,12 @@ func runReport(stdout, stderr io.Writer, args []string) int {
 		return fail(stderr, "report", exitBadArgs, fmt.Errorf("--length %d: above --max-model-len %d", t, r.MaxModelLen))
 	}
 	fp := sz.plan.Evaluate(*seqs, t)
-	capacity := sz.ref.Capacity()
-	weights := sz.model.weightsOf(sz.ref, fp.Stage)
+	ref, err := sz.reference()
+	if err != nil {
+		return fail(stderr, "report", exitBadArgs, err)
+	}
+	capacity := ref.Capacity()
+	weights := sz.model.weightsOf(r, fp.Stage)
 	writeWarnings(stderr, "report", append(slices.Clone(sz.model.warnings), weights.Warnings...))
 	out := reportJSON{
 		Model: modelJSON{Name: sz.modelName, Source: sz.model.source(), ModelType: sz.arch.ModelType, Summary: sz.arch.String(),
@@ -149,7 +153,7 @@ func runReport(stdout, stderr io.Writer, args []string) int {
 		KVCapacity: capacityOf(capacity),
 		Fits:       fp.Fits(),
 	}
-	out.KVCapacity.Groups = sz.ref.Groups()
+	out.KVCapacity.Groups = ref.Groups()
 	var stateFix *suggestionJSON
 	if capacity.SeqsOverStateBlocks {
 		// vLLM refuses to start whatever the footprint: max_num_seqs above
@@ -211,7 +215,7 @@ func runReport(stdout, stderr io.Writer, args []string) int {
 	}
 	fmt.Fprintln(stdout)
 	writeFootprint(stdout, fp, sz.plan.Beside)
-	writeCapacity(stdout, capacity, r, sz.ref.Groups())
+	writeCapacity(stdout, capacity, r, ref.Groups())
 	if capacity.SeqsOverStateBlocks && fp.Fits() {
 		fmt.Fprintf(stdout, "\nverdict: vLLM does not start — %s\n", vllm.StateBlocksMessage(r.MaxNumSeqs, capacity.StateBlocks))
 		writeAdvice(stdout, out.Advice, sz, *seqs, t)
@@ -232,7 +236,7 @@ func runReport(stdout, stderr io.Writer, args []string) int {
 // the profile run, so the blocks do not fall); nil when the target itself
 // needs more sequences than that.
 func stateBlocksFix(sz *sizing, seqs, t uint64) (*suggestionJSON, error) {
-	r := sz.ref.Serve
+	r := sz.serve
 	blocks := sz.ref.Capacity().StateBlocks
 	if blocks < seqs || blocks == 0 {
 		return nil, nil
@@ -294,7 +298,7 @@ func writeCapacity(w io.Writer, c vllm.Capacity, r vllm.Resolved, groups string)
 func writeAdvice(w io.Writer, adv *adviceJSON, sz *sizing, seqs, t uint64) {
 	for _, sg := range adv.Suggestions {
 		gpus := ""
-		if sg.GPUs != sz.ref.Serve.TensorParallelSize*sz.ref.Serve.PipelineParallelSize*max(sz.ref.Serve.DataParallelSize, 1) {
+		if sg.GPUs != sz.serve.TensorParallelSize*sz.serve.PipelineParallelSize*max(sz.serve.DataParallelSize, 1) {
 			gpus = fmt.Sprintf(", %d GPUs", sg.GPUs)
 		}
 		fmt.Fprintf(w, "  to fit: %s (%s%s)\n", sg.Flags, sg.Why, gpus)

@@ -84,21 +84,39 @@ func vllmDescribes() string {
 	return p.Describes
 }
 
-// sizing is a loaded serve: the model, the architecture, the class, its
-// reference and its plan.
+// sizing is a loaded serve: the model, the architecture, the class, the
+// resolved serve and its plan, compiled by the model's compiler; the
+// itemised reference is built when a command asks for it.
 type sizing struct {
 	modelName string
 	model     *resolvedModel
 	arch      *model.Arch
 	class     budget.Class
-	ref       *vllm.Reference
+	serve     vllm.Resolved
 	plan      *budget.Plan
+	ref       *vllm.Reference
+}
+
+// reference is the serve's itemised reference, built on first use: the
+// report's ledger, capacity and groups come from it.
+func (sz *sizing) reference() (*vllm.Reference, error) {
+	if sz.ref == nil {
+		ref, err := vllm.NewReference(sz.arch, sz.serve.Serve, sz.class, sz.serve.Profile)
+		if err != nil {
+			return nil, err
+		}
+		sz.ref = ref
+	}
+	return sz.ref, nil
 }
 
 // warnings are what did not stop the sizing: the model's, and a
 // checkpoint whose weights differ from config.json's shapes.
 func (sz *sizing) warnings() []string {
-	w := sz.model.weightsOf(sz.ref, 0)
+	if sz.model.checkpoint == nil {
+		return slices.Clone(sz.model.warnings) // no checkpoint: nothing to compare
+	}
+	w := sz.model.weightsOf(sz.serve, 0)
 	return append(slices.Clone(sz.model.warnings), w.Warnings...)
 }
 
@@ -115,21 +133,21 @@ func (f *serveFlags) load() (*sizing, error) {
 	if err != nil {
 		return nil, err
 	}
-	rm, err := resolveModel(f.model)
+	rm, err := loads.model(f.model)
 	if err != nil {
 		return nil, err
 	}
 	a := rm.arch
-	c, err := f.kernels.catalog().Load(f.class)
+	c, err := loads.class(f.kernels, f.class)
 	if err != nil {
 		return nil, fmt.Errorf("--class: %w", err)
 	}
 	f.s.Revision = rm.servedRevision()
-	ref, err := vllm.NewReference(a, f.s, c, profile)
+	r, plan, err := rm.compiler().Compile(f.s, c, profile)
 	if err != nil {
 		return nil, err
 	}
-	return &sizing{modelName: rm.name, model: rm, arch: a, class: c, ref: ref, plan: ref.Plan()}, nil
+	return &sizing{modelName: rm.name, model: rm, arch: a, class: c, serve: r, plan: plan}, nil
 }
 
 // parseServe parses args as the sizing commands take them: membudget's

@@ -377,7 +377,7 @@ func TestSGLangBatch(t *testing.T) {
 	// A request with the flags as fields.
 	in.WriteString(`{"command": "max-len", "engine": "sglang", "model": "Qwen/Qwen3-8B", "class": "h100-sxm-80g", "seqs": 16, "disable-cuda-graph": true}` + "\n")
 	var out, errOut bytes.Buffer
-	batch(&out, &errOut, &in)
+	batch(&out, &errOut, &in, 4)
 	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
 	if len(lines) != len(sglangCases)+1 {
 		t.Fatalf("%d answers for %d requests", len(lines), len(sglangCases)+1)
