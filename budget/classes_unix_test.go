@@ -58,4 +58,3 @@ func TestReadRegularRefusesWhatIsNotAFile(t *testing.T) {
 		t.Errorf("/dev/zero: %v, want refused", err)
 	}
 }
-
