@@ -64,7 +64,7 @@ func TestLargestFittingEmptyRange(t *testing.T) {
 	if !errors.Is(err, ErrEmptyRange) || ok || calls != 0 {
 		t.Errorf("LargestFitting(2, 1) = ok %v, err %v after %d calls; want ErrEmptyRange before any call", ok, err, calls)
 	}
-	if diff := cmp.Diff("empty range 2..=1", errString(err)); diff != "" {
+	if diff := cmp.Diff("empty range: 2 to 1", errString(err)); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }

@@ -166,6 +166,17 @@ func (p PagedPool) Bytes(s, t uint64) uint64 {
 	return SatMul(SatMul(s, p.PagesPerSeq(t)), p.BlockBytes())
 }
 
+// poolBytes is p.Bytes(s, t) without copying the pool or its groups: the
+// evaluator's hot path.
+func poolBytes(p *PagedPool, s, t uint64) uint64 {
+	var pages uint64
+	for i := range p.Groups {
+		g := &p.Groups[i]
+		pages = SatAdd(pages, SatMul(g.Count, SatAdd(CeilDiv(min(t, g.CapTokens), g.PageTokens), g.ExtraPages)))
+	}
+	return SatMul(SatMul(s, pages), SatMul(p.PageBytes, p.Tensors))
+}
+
 // Stage is what one pipeline stage of a serve holds: its budget, its fixed
 // terms, its paged pool and its caching-allocator slack. Every rank of a
 // stage holds the same.
@@ -220,19 +231,25 @@ type Plan struct {
 // Evaluate is the footprint of s sequences of t tokens on the stage that
 // binds: the first that does not fit, or else the one with the least
 // headroom.
-func (p *Plan) Evaluate(s, t uint64) Footprint {
+func (p *Plan) Evaluate(s, t uint64) (f Footprint) {
+	p.evaluateInto(&f, s, t)
+	return f
+}
+
+// evaluateInto is Evaluate writing into f: the queries keep footprints
+// without copying them through returns.
+func (p *Plan) evaluateInto(f *Footprint, s, t uint64) {
+	p.stageInto(f, 0, s, t)
 	if len(p.Stages) == 1 {
-		// The common case, without the comparison's copies.
-		return p.EvaluateStage(0, s, t)
+		return
 	}
-	var worst Footprint
-	for i := range p.Stages {
-		f := p.EvaluateStage(i, s, t)
-		if i == 0 || tighter(&f, &worst) {
-			worst = f
+	var other Footprint
+	for i := 1; i < len(p.Stages); i++ {
+		p.stageInto(&other, i, s, t)
+		if tighter(&other, f) {
+			*f = other
 		}
 	}
-	return worst
 }
 
 // Tighter reports whether footprint f binds before g: it fails where g
@@ -252,10 +269,16 @@ func tighter(f, g *Footprint) bool {
 
 // EvaluateStage is the footprint of s sequences of t tokens on stage i.
 func (p *Plan) EvaluateStage(i int, s, t uint64) (f Footprint) {
+	p.stageInto(&f, i, s, t)
+	return f
+}
+
+// stageInto is EvaluateStage writing into f, every field set.
+func (p *Plan) stageInto(f *Footprint, i int, s, t uint64) {
 	st := &p.Stages[i]
-	f.Seqs, f.Tokens, f.Terms, f.Budget, f.Device, f.Ceiling = s, t, st.Fixed, st.Budget, p.Device, p.Ceiling
-	f.Host, f.Slack, f.Stage = p.Host, st.Slack, i
-	f.Terms[TermKVCache] = SatAdd(f.Terms[TermKVCache], st.Pool.Bytes(s, t))
+	*f = Footprint{Seqs: s, Tokens: t, Terms: st.Fixed, Budget: st.Budget, Device: p.Device, Ceiling: p.Ceiling,
+		Host: p.Host, Slack: st.Slack, Stage: i, DriverFixed: p.Driver.DriverFixedBytes, DriverPerMille: p.Driver.PerMilleBytes(st.Budget)}
+	f.Terms[TermKVCache] = SatAdd(f.Terms[TermKVCache], poolBytes(&st.Pool, s, t))
 	for term := range NumTerms {
 		if p.Beside&(1<<term) != 0 {
 			f.Beside = SatAdd(f.Beside, f.Terms[term])
@@ -263,10 +286,7 @@ func (p *Plan) EvaluateStage(i int, s, t uint64) (f Footprint) {
 			f.Ledger = SatAdd(f.Ledger, f.Terms[term])
 		}
 	}
-	f.DriverFixed = p.Driver.DriverFixedBytes
-	f.DriverPerMille = p.Driver.PerMilleBytes(st.Budget)
-	f.Failed = classify(&f)
-	return f
+	f.Failed = classify(f)
 }
 
 // Classify applies the conditions of fits to a footprint whose terms are
@@ -275,10 +295,12 @@ func (p *Plan) EvaluateStage(i int, s, t uint64) (f Footprint) {
 func Classify(f Footprint) Condition { return classify(&f) }
 
 func classify(f *Footprint) Condition {
+	// Outside(), spelled out: a call would copy the footprint.
+	outside := SatAdd(SatAdd(SatAdd(SatAdd(f.DriverFixed, f.DriverPerMille), f.Slack), f.Host), f.Beside)
 	switch {
 	case f.Ledger > f.Budget:
 		return OverBudget
-	case SatAdd(f.Budget, f.Outside()) > f.Device:
+	case SatAdd(f.Budget, outside) > f.Device:
 		return OverDriverSlice
 	case f.Ceiling != 0 && f.Budget > f.Ceiling:
 		return OverUtilCeiling

@@ -21,7 +21,7 @@ func (e *MonotonicityError) Error() string {
 // Unwrap returns ErrNotMonotone.
 func (e *MonotonicityError) Unwrap() error { return ErrNotMonotone }
 
-// Answer is a verified inverse query: Value is the largest x in lo..=cap
+// Answer is a verified inverse query: Value is the largest x in [lo, cap]
 // that fits; At is the footprint there (it fits) and Next the footprint at
 // Value+1 (it does not), unless Capped, when the cap itself fits and Next is
 // the zero Footprint. When even lo does not fit, Fits is false, Value is 0
@@ -38,7 +38,7 @@ type Answer struct {
 // Evaluator gives the footprint at one value of the searched variable.
 type Evaluator func(x uint64) (Footprint, error)
 
-// Verified is one verified inverse query over eval on lo..=hi, started at
+// Verified is one verified inverse query over eval on [lo, hi], started at
 // guess (clamped into the range): the building block of MaxSequences and
 // MaxLength, exported for harnesses that search their own footprints. It finds the boundary by galloping away
 // from the guess and bisecting the last gap, then verifies the answer: it
@@ -46,10 +46,16 @@ type Evaluator func(x uint64) (Footprint, error)
 // (unless it is the answer) — and every evaluation agrees with every other
 // that the evaluator is monotone, or the query is a *MonotonicityError.
 func Verified(lo, hi, guess uint64, eval Evaluator) (Answer, error) {
-	if lo > hi {
-		return Answer{}, fmt.Errorf("%w %d..=%d", ErrEmptyRange, lo, hi)
-	}
 	s := searcher{eval: eval, lo: lo, hi: hi}
+	return s.verified(guess)
+}
+
+// verified runs the search s is set up for.
+func (s *searcher) verified(guess uint64) (Answer, error) {
+	lo, hi := s.lo, s.hi
+	if lo > hi {
+		return Answer{}, fmt.Errorf("%w: %d to %d", ErrEmptyRange, lo, hi)
+	}
 	guess = min(max(guess, lo), hi)
 	// Gallop away from the guess until the boundary is bracketed: good
 	// fits, bad does not.
@@ -106,6 +112,13 @@ type probe struct {
 // searcher keeps what one search has evaluated in a small fixed array
 // rather than a map, so that a query allocates nothing.
 type searcher struct {
+	// The footprints come from the plan, along sequences (at other tokens)
+	// or along tokens (at other sequences), or else from eval. The plan's
+	// are written in place: a footprint handed to an unknown function
+	// would have to live on the heap.
+	plan   *Plan
+	bySeqs bool
+	other  uint64
 	eval   Evaluator
 	lo, hi uint64
 	seen   [rememberedProbes]probe
@@ -116,29 +129,45 @@ type searcher struct {
 	good, bad         Footprint
 	goodX, badX       uint64
 	haveGood, haveBad bool
+	// scratch holds an evaluation that is neither witness.
+	scratch Footprint
 }
 
-func (s *searcher) at(x uint64) (Footprint, error) {
+// at is the footprint at x: one of the two witnesses when x is one, else
+// evaluated (into scratch) and kept when it is a better witness.
+func (s *searcher) at(x uint64) (*Footprint, error) {
 	if s.haveGood && s.goodX == x {
-		return s.good, nil
+		return &s.good, nil
 	}
 	if s.haveBad && s.badX == x {
-		return s.bad, nil
+		return &s.bad, nil
 	}
-	f, err := s.eval(x)
+	f := &s.scratch
+	var err error
+	switch {
+	case s.plan != nil && s.bySeqs:
+		s.plan.evaluateInto(f, x, s.other)
+	case s.plan != nil:
+		s.plan.evaluateInto(f, s.other, x)
+	default:
+		*f, err = s.eval(x)
+	}
 	s.evals++
 	if err != nil {
-		return Footprint{}, fmt.Errorf("evaluating %d: %w", x, err)
+		return nil, fmt.Errorf("evaluating %d: %w", x, err)
 	}
-	if f.Fits() && (!s.haveGood || x > s.goodX) {
-		s.good, s.goodX, s.haveGood = f, x, true
-	}
-	if !f.Fits() && (!s.haveBad || x < s.badX) {
-		s.bad, s.badX, s.haveBad = f, x, true
-	}
+	fits := f.Fits()
 	if s.n < rememberedProbes && !s.probed(x) {
-		s.seen[s.n] = probe{x, f.Fits()}
+		s.seen[s.n] = probe{x, fits}
 		s.n++
+	}
+	if fits && (!s.haveGood || x > s.goodX) {
+		s.good, s.goodX, s.haveGood = *f, x, true
+		return &s.good, nil
+	}
+	if !fits && (!s.haveBad || x < s.badX) {
+		s.bad, s.badX, s.haveBad = *f, x, true
+		return &s.bad, nil
 	}
 	return f, nil
 }
@@ -159,7 +188,10 @@ func (s *searcher) fits(x uint64) (bool, error) {
 		}
 	}
 	f, err := s.at(x)
-	return f.Fits(), err
+	if err != nil {
+		return false, err
+	}
+	return f.Fits(), nil
 }
 
 // gallopUp probes from+1, from+2, from+4, ... up to hi and returns the last
@@ -200,10 +232,11 @@ func (s *searcher) gallopDown(from uint64) (good, bad uint64, ok bool, err error
 }
 
 func (s *searcher) nothingFits() (Answer, error) {
-	at, err := s.at(s.lo)
+	atLo, err := s.at(s.lo)
 	if err != nil {
 		return Answer{}, err
 	}
+	at := *atLo // a copy: a later evaluation may reuse the scratch
 	if err := s.consistent(); err != nil {
 		return Answer{}, err
 	}
@@ -229,15 +262,20 @@ func (s *searcher) verify(x uint64) (Answer, error) {
 	if _, err := s.fits(s.hi); err != nil {
 		return Answer{}, err
 	}
-	var err error
 	if x == s.hi {
 		ans.Capped = true
-	} else if ans.Next, err = s.at(x + 1); err != nil {
+	} else {
+		next, err := s.at(x + 1)
+		if err != nil {
+			return Answer{}, err
+		}
+		ans.Next = *next
+	}
+	at, err := s.at(x)
+	if err != nil {
 		return Answer{}, err
 	}
-	if ans.At, err = s.at(x); err != nil {
-		return Answer{}, err
-	}
+	ans.At = *at
 	if err := s.consistent(); err != nil {
 		return Answer{}, err
 	}
@@ -261,7 +299,7 @@ func (s *searcher) consistent() error {
 }
 
 // MaxSequences is the most sequences of length tokens each that fit, in
-// 1..=cap (cap 0 means the plan's MaxSeqs), verified. The search starts at
+// [1, cap] (cap 0 means the plan's MaxSeqs), verified. The search starts at
 // the plan's closed-form estimate: what the budget leaves after the ledger's
 // fixed terms, divided by one sequence's KV pages.
 func MaxSequences(p *Plan, length, cap uint64) (Answer, error) {
@@ -271,13 +309,12 @@ func MaxSequences(p *Plan, length, cap uint64) (Answer, error) {
 	if length == 0 || length > p.MaxLen {
 		return Answer{}, fmt.Errorf("length %d: want 1 to max_model_len %d tokens", length, p.MaxLen)
 	}
-	return Verified(1, cap, p.estimateSeqs(length), func(s uint64) (Footprint, error) {
-		return p.Evaluate(s, length), nil
-	})
+	s := searcher{plan: p, bySeqs: true, other: length, lo: 1, hi: cap}
+	return s.verified(p.estimateSeqs(length))
 }
 
 // MaxLength is the longest length in tokens at which seqs sequences fit, in
-// 1..=cap (cap 0 means the plan's MaxLen), verified. The search starts at the
+// [1, cap] (cap 0 means the plan's MaxLen), verified. The search starts at the
 // plan's closed-form estimate.
 func MaxLength(p *Plan, seqs, cap uint64) (Answer, error) {
 	if cap == 0 {
@@ -286,9 +323,8 @@ func MaxLength(p *Plan, seqs, cap uint64) (Answer, error) {
 	if seqs == 0 || seqs > p.MaxSeqs {
 		return Answer{}, fmt.Errorf("sequences %d: want 1 to max_num_seqs %d", seqs, p.MaxSeqs)
 	}
-	return Verified(1, cap, p.estimateLen(seqs), func(t uint64) (Footprint, error) {
-		return p.Evaluate(seqs, t), nil
-	})
+	s := searcher{plan: p, other: seqs, lo: 1, hi: cap}
+	return s.verified(p.estimateLen(seqs))
 }
 
 // estimateSeqs is the closed-form start of MaxSequences: on each stage,

@@ -90,7 +90,7 @@ func propBisectionEvaluationsAreLogarithmic(t *rapid.T) {
 		t.Fatal(err)
 	}
 	if limit := ceilLog2(hi-lo+1) + 2; p.calls > limit {
-		t.Fatalf("%d evaluations on %d..=%d, want at most ceil(log2(hi-lo+1)) + 2 = %d", p.calls, lo, hi, limit)
+		t.Fatalf("%d evaluations on [%d, %d], want at most ceil(log2(hi-lo+1)) + 2 = %d", p.calls, lo, hi, limit)
 	}
 }
 

@@ -64,7 +64,7 @@ func TestFootprintNeverShrinks(t *testing.T) {
 	rapid.Check(t, propFootprintNeverShrinks)
 }
 
-// bruteLargest scans lo..=hi for the largest fitting value; monotone is
+// bruteLargest scans [lo, hi] for the largest fitting value; monotone is
 // false when a fitting value lies above a failing one.
 func bruteLargest(lo, hi uint64, fits func(uint64) bool) (x uint64, ok, monotone bool) {
 	monotone = true
@@ -104,7 +104,7 @@ func propQueriesMatchBruteForce(t *rapid.T) {
 		ans, err := q.run()
 		want, ok, monotone := bruteLargest(1, q.cap, q.fits)
 		if !monotone {
-			t.Fatalf("%s: the footprint is not monotone on 1..=%d", q.name, q.cap)
+			t.Fatalf("%s: the footprint is not monotone on [1, %d]", q.name, q.cap)
 		}
 		if err != nil {
 			t.Fatalf("%s: %v (brute force: %d, fits %v)", q.name, err, want, ok)

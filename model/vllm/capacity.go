@@ -149,7 +149,7 @@ func (ref *Reference) neededBytes(i int, pool budget.PagedPool, l uint64) uint64
 
 // estimateMaxModelLen is vLLM's estimate of the longest length whose one
 // request fits avail bytes on stage i (_estimate_max_model_len_from_groups:
-// a bisection in 1..=maxLen over the check's formula); 0 when not even one
+// a bisection in [1, maxLen] over the check's formula); 0 when not even one
 // token fits.
 func (ref *Reference) estimateMaxModelLen(i int, pool budget.PagedPool, avail, maxLen uint64) uint64 {
 	if maxLen == 0 {
