@@ -66,67 +66,84 @@ func errNotInt(s string) error {
 // no flag for are omitted (no quantization, no offload). A Serve.Revision
 // is given as --revision, so that the line loads the checkpoint sized.
 func Command(model string, r Resolved) string {
-	args := []string{"vllm", "serve", shellQuote(model)}
-	if r.Revision != "" {
-		args = append(args, "--revision", shellQuote(r.Revision))
-	}
+	var b strings.Builder
+	b.Grow(320)
 	if r.AllowLongMaxModelLen && r.MaxModelLen > r.MaxLenLimit {
-		args = append([]string{"VLLM_ALLOW_LONG_MAX_MODEL_LEN=1"}, args...)
+		b.WriteString("VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 ")
 	}
-	add := func(flag string, v any) { args = append(args, "--"+flag, fmt.Sprint(v)) }
-	add("gpu-memory-utilization", strconv.FormatFloat(r.GPUMemoryUtilization, 'f', -1, 64))
+	b.WriteString("vllm serve ")
+	b.WriteString(shellQuote(model))
+	flag := func(name string) {
+		b.WriteString(" --")
+		b.WriteString(name)
+	}
+	str := func(name, v string) {
+		flag(name)
+		b.WriteByte(' ')
+		b.WriteString(v)
+	}
+	num := func(name string, v uint64) {
+		flag(name)
+		b.WriteByte(' ')
+		b.WriteString(strconv.FormatUint(v, 10))
+	}
+	float := func(name string, v float64) { str(name, strconv.FormatFloat(v, 'f', -1, 64)) }
+	if r.Revision != "" {
+		str("revision", shellQuote(r.Revision))
+	}
+	float("gpu-memory-utilization", r.GPUMemoryUtilization)
 	if r.KVCacheMemoryBytes > 0 {
-		add("kv-cache-memory-bytes", r.KVCacheMemoryBytes)
+		num("kv-cache-memory-bytes", r.KVCacheMemoryBytes)
 	}
-	add("max-model-len", r.MaxModelLen)
-	add("max-num-seqs", r.MaxNumSeqs)
-	add("max-num-batched-tokens", r.MaxNumBatchedTokens)
-	add("block-size", r.BlockSize)
-	add("kv-cache-dtype", r.KVCacheDtype)
-	add("dtype", r.Dtype)
-	add("tensor-parallel-size", r.TensorParallelSize)
+	num("max-model-len", r.MaxModelLen)
+	num("max-num-seqs", r.MaxNumSeqs)
+	num("max-num-batched-tokens", r.MaxNumBatchedTokens)
+	num("block-size", r.BlockSize)
+	str("kv-cache-dtype", r.KVCacheDtype)
+	str("dtype", r.Dtype)
+	num("tensor-parallel-size", r.TensorParallelSize)
 	if r.PipelineParallelSize > 1 {
-		add("pipeline-parallel-size", r.PipelineParallelSize)
+		num("pipeline-parallel-size", r.PipelineParallelSize)
 	}
 	if r.DataParallelSize > 1 {
-		add("data-parallel-size", r.DataParallelSize)
+		num("data-parallel-size", r.DataParallelSize)
 	}
 	if r.EnableExpertParallel {
-		args = append(args, "--enable-expert-parallel")
+		flag("enable-expert-parallel")
 	}
 	if r.Quantization != "" {
-		add("quantization", r.Quantization)
+		str("quantization", r.Quantization)
 	}
 	if r.EnforceEager {
-		args = append(args, "--enforce-eager")
+		flag("enforce-eager")
 	}
 	if r.Profile.AsyncByDefault && !r.Async {
-		args = append(args, "--no-async-scheduling")
+		flag("no-async-scheduling")
 	} else if !r.Profile.AsyncByDefault && r.Async {
-		args = append(args, "--async-scheduling")
+		flag("async-scheduling")
 	}
 	if r.CPUOffloadGiB > 0 {
-		add("cpu-offload-gb", strconv.FormatFloat(r.CPUOffloadGiB, 'f', -1, 64))
+		float("cpu-offload-gb", r.CPUOffloadGiB)
 	}
 	if r.SwapSpaceGiB != nil {
-		add("swap-space", strconv.FormatFloat(*r.SwapSpaceGiB, 'f', -1, 64))
+		float("swap-space", *r.SwapSpaceGiB)
 	}
 	if r.MambaCacheMode != "" {
 		// Prefix caching and the state dtypes size a model with state
 		// layers: explicit, whatever the version's defaults.
 		if r.PrefixCaching {
-			args = append(args, "--enable-prefix-caching")
+			flag("enable-prefix-caching")
 		} else {
-			args = append(args, "--no-enable-prefix-caching")
+			flag("no-enable-prefix-caching")
 		}
 		if r.MambaCacheDtype != "auto" {
-			add("mamba-cache-dtype", r.MambaCacheDtype)
+			str("mamba-cache-dtype", r.MambaCacheDtype)
 		}
 		if r.MambaSSMCacheDtype != "auto" {
-			add("mamba-ssm-cache-dtype", r.MambaSSMCacheDtype)
+			str("mamba-ssm-cache-dtype", r.MambaSSMCacheDtype)
 		}
 	}
-	return strings.Join(args, " ")
+	return b.String()
 }
 
 // shellQuote quotes s for a POSIX shell when it holds anything beyond the

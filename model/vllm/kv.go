@@ -2,6 +2,7 @@ package vllm
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -17,13 +18,16 @@ import (
 func (l kvLayout) stageTensors(st model.Sharding) uint64 {
 	var most uint64
 	for _, g := range l.groups {
-		var n uint64
-		for _, s := range g.layers {
-			if onStage(s, st) {
-				n++
-			}
+		// A group's layers ascend (each spec's layers dealt by stride),
+		// its padding slots (layer -1) last: the stage's are a run.
+		real := len(g.layers)
+		for real > 0 && g.layers[real-1].layer < 0 {
+			real--
 		}
-		most = max(most, n)
+		layers := g.layers[:real]
+		from := sort.Search(len(layers), func(i int) bool { return layers[i].layer >= st.FirstLayer })
+		to := sort.Search(len(layers), func(i int) bool { return layers[i].layer >= st.EndLayer })
+		most = max(most, uint64(to-from))
 	}
 	return most
 }

@@ -336,3 +336,36 @@ func TestShippedFamiliesAsHandBuilt(t *testing.T) {
 		}
 	}
 }
+
+// TestStageTensorsCountsTheStagesLayers: stageTensors's binary search over
+// a group's ascending layers counts what a scan of every slot counts, for
+// every shipped model split into 1 to 4 pipeline stages.
+func TestStageTensorsCountsTheStagesLayers(t *testing.T) {
+	for name, a := range shipped(t) {
+		for pp := uint64(1); pp <= 4 && pp <= uint64(len(a.Layers)); pp++ {
+			r, err := Resolve(Serve{PipelineParallelSize: pp, MaxModelLen: 4096}, a, testClass(false), current)
+			if err != nil {
+				continue // a serve vLLM refuses
+			}
+			l, err := kvLayoutOf(layerSpecs(a, r))
+			if err != nil {
+				continue
+			}
+			for _, st := range r.Stages {
+				var want uint64
+				for _, g := range l.groups {
+					var n uint64
+					for _, s := range g.layers {
+						if onStage(s, st) {
+							n++
+						}
+					}
+					want = max(want, n)
+				}
+				if got := l.stageTensors(st); got != want {
+					t.Errorf("%s pp %d stage [%d, %d): %d tensors, a scan counts %d", name, pp, st.FirstLayer, st.EndLayer, got, want)
+				}
+			}
+		}
+	}
+}
