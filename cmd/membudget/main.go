@@ -6,17 +6,20 @@
 // Usage:
 //
 //	membudget classes [--json] [--kernels DIR]
-//	membudget budget --class C --gpu-memory-utilization U [--json] [--kernels DIR]
+//	membudget budget --class C [--gpu-memory-utilization U] [--json] [--kernels DIR]
 //	membudget models [--json]
-//	membudget report --model M --class C [serve flags] [--seqs N] [--length L] [--json]
-//	membudget max-seqs --model M --class C [serve flags] [--length L] [--json]
-//	membudget max-len --model M --class C [serve flags] [--seqs N] [--json]
-//	membudget frontier --model M --class C [serve flags] [--format text|csv|json] [--svg FILE]
+//	membudget report --model M --class C [--engine vllm|sglang] [serve flags] [--seqs N] [--length L] [--json]
+//	membudget max-seqs --model M --class C [--engine vllm|sglang] [serve flags] [--length L] [--json]
+//	membudget max-len --model M --class C [--engine vllm|sglang] [serve flags] [--seqs N] [--json]
+//	membudget frontier --model M --class C [--engine vllm|sglang] [serve flags] [--format text|csv|json] [--svg FILE]
 //	membudget plan --model M --length L --concurrency N [--classes a,b|all] [--max-gpus G] [--top K] [--json]
-//	membudget batch [--input FILE]
+//	membudget batch [--input FILE] [--jobs N]
+//	membudget explain [LOG|-] [--model M] [--class C] [--json] [--calibrate DIR]
+//	membudget help COMMAND
 //
-// Exit status: 0 when it fits or a query was answered, 1 when it does not
-// fit, 2 for bad input.
+// Exit status: 0 when it fits, a query was answered or a log's figures are
+// within their tolerances; 1 when it does not fit or a figure is not; 2
+// for bad input.
 package main
 
 import (
