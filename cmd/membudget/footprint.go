@@ -76,6 +76,30 @@ func writeFootprint(w io.Writer, f budget.Footprint, beside budget.TermSet) {
 			row(termLabels[t]+" (beside)", f.Terms[t])
 		}
 	}
+	writeOutside(w, row, f, vllmWords)
+}
+
+// budgetWords is how an engine names its budget and the two conditions
+// in the footprint's last lines.
+type budgetWords struct {
+	budgetRow                                  string
+	budgetOver, budgetHeadroom                 string // formats of one GiB string
+	outsideOver, outsideHeadroom, ceilingAbove string
+}
+
+// vllmWords names vLLM's util budget and the driver's side.
+var vllmWords = budgetWords{
+	budgetRow:       "util budget",
+	budgetOver:      "  budget: the ledger is %s over the util budget\n",
+	budgetHeadroom:  "  budget: %s of headroom (util budget - ledger)\n",
+	outsideOver:     "  driver: util budget + what stands beside it is %s over device memory\n",
+	outsideHeadroom: "  driver: %s of headroom (device - util budget - what stands beside it)\n",
+	ceilingAbove:    "  ceiling: the util budget is %s above the class's util_ceiling (%s of device memory)\n",
+}
+
+// writeOutside prints what stands beside the ledger, the totals against
+// the budget and the device, and the conditions, in the engine's words.
+func writeOutside(w io.Writer, row func(string, uint64), f budget.Footprint, words budgetWords) {
 	row("allocator slack", f.Slack)
 	row("driver fixed", f.DriverFixed)
 	row("driver per-mille", f.DriverPerMille)
@@ -83,20 +107,20 @@ func writeFootprint(w io.Writer, f budget.Footprint, beside budget.TermSet) {
 		row("host caches (unified)", f.Host)
 	}
 	row("= total on the device", f.Total())
-	row("util budget", f.Budget)
+	row(words.budgetRow, f.Budget)
 	row("device memory", f.Device)
 	if sh := f.BudgetShortfall(); sh > 0 {
-		fmt.Fprintf(w, "  budget: the ledger is %s over the util budget\n", gibString(sh))
+		fmt.Fprintf(w, words.budgetOver, gibString(sh))
 	} else {
-		fmt.Fprintf(w, "  budget: %s of headroom (util budget - ledger)\n", gibString(f.BudgetHeadroom()))
+		fmt.Fprintf(w, words.budgetHeadroom, gibString(f.BudgetHeadroom()))
 	}
 	if sh := f.DriverShortfall(); sh > 0 {
-		fmt.Fprintf(w, "  driver: util budget + what stands beside it is %s over device memory\n", gibString(sh))
+		fmt.Fprintf(w, words.outsideOver, gibString(sh))
 	} else {
-		fmt.Fprintf(w, "  driver: %s of headroom (device - util budget - what stands beside it)\n", gibString(f.DriverHeadroom()))
+		fmt.Fprintf(w, words.outsideHeadroom, gibString(f.DriverHeadroom()))
 	}
 	if f.Failed == budget.OverUtilCeiling {
-		fmt.Fprintf(w, "  ceiling: the util budget is %s above the class's util_ceiling (%s of device memory)\n", gibString(f.Budget-f.Ceiling), gibString(f.Ceiling))
+		fmt.Fprintf(w, words.ceilingAbove, gibString(f.Budget-f.Ceiling), gibString(f.Ceiling))
 	}
 }
 

@@ -196,28 +196,18 @@ func writeSGLangFootprint(w io.Writer, l sglang.Ledger, beside budget.TermSet) {
 			row(it.Name+" (beside)", it.Bytes)
 		}
 	}
-	row("allocator slack", f.Slack)
-	row("driver fixed", f.DriverFixed)
-	row("driver per-mille", f.DriverPerMille)
-	if f.Host > 0 {
-		row("host caches (unified)", f.Host)
-	}
-	row("= total on the device", f.Total())
-	row("static budget (msf x F0)", f.Budget)
-	row("device memory", f.Device)
-	if sh := f.BudgetShortfall(); sh > 0 {
-		fmt.Fprintf(w, "  static pool: the ledger is %s over msf x F0\n", gibString(sh))
-	} else {
-		fmt.Fprintf(w, "  static pool: %s of headroom (msf x F0 - ledger)\n", gibString(f.BudgetHeadroom()))
-	}
-	if sh := f.DriverShortfall(); sh > 0 {
-		fmt.Fprintf(w, "  outside it: what SGLang allocates after the pool is %s over (1 - msf) x F0: out of memory at graph capture or at run time\n", gibString(sh))
-	} else {
-		fmt.Fprintf(w, "  outside it: %s of headroom ((1 - msf) x F0 - what SGLang allocates after the pool)\n", gibString(f.DriverHeadroom()))
-	}
-	if f.Failed == budget.OverUtilCeiling {
-		fmt.Fprintf(w, "  ceiling: msf x F0 is %s above the class's util_ceiling (%s of device memory)\n", gibString(f.Budget-f.Ceiling), gibString(f.Ceiling))
-	}
+	writeOutside(w, row, f, sglangWords)
+}
+
+// sglangWords names SGLang's static budget and what it allocates after
+// the pool.
+var sglangWords = budgetWords{
+	budgetRow:       "static budget (msf x F0)",
+	budgetOver:      "  static pool: the ledger is %s over msf x F0\n",
+	budgetHeadroom:  "  static pool: %s of headroom (msf x F0 - ledger)\n",
+	outsideOver:     "  outside it: what SGLang allocates after the pool is %s over (1 - msf) x F0: out of memory at graph capture or at run time\n",
+	outsideHeadroom: "  outside it: %s of headroom ((1 - msf) x F0 - what SGLang allocates after the pool)\n",
+	ceilingAbove:    "  ceiling: msf x F0 is %s above the class's util_ceiling (%s of device memory)\n",
 }
 
 // sglangStage is stage i's sharding under r, as NewReference completes it.
