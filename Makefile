@@ -4,7 +4,7 @@ GO ?= go
 PROP_CHECKS ?= 10000
 # make fuzz: time per fuzz target.
 FUZZTIME ?= 60s
-FUZZ_PKG := ./properties
+PROP_PKG := ./properties
 
 # make bench: -count runs of every benchmark, in Go's benchmark format.
 BENCHCOUNT ?= 10
@@ -38,15 +38,17 @@ bench-smoke:
 # The properties with many more checks than make test runs. rapid reads
 # RAPID_CHECKS; a -rapid.checks flag would fail in packages without rapid.
 prop:
-	RAPID_CHECKS=$(PROP_CHECKS) $(GO) test -count=1 -run 'Test' $(FUZZ_PKG)
+	RAPID_CHECKS=$(PROP_CHECKS) $(GO) test -count=1 -run 'Test' $(PROP_PKG)
 
-# Each fuzz target in turn (go test fuzzes one target per run). A crasher
-# lands in properties/testdata/fuzz/<target>/, which go test replays: fix the
-# bug in the same change and commit the file.
+# Each fuzz target of every package in turn (go test fuzzes one target per
+# run). A crasher lands in the package's testdata/fuzz/<target>/, which go
+# test replays: fix the bug in the same change and commit the file.
 fuzz:
-	@set -e; for t in $$($(GO) test -list '^Fuzz' $(FUZZ_PKG) | grep '^Fuzz'); do \
-		echo "== $$t ($(FUZZTIME))"; \
-		$(GO) test -run='^$$' -fuzz="^$$t$$" -fuzztime=$(FUZZTIME) $(FUZZ_PKG); \
+	@set -e; for p in $$($(GO) list ./...); do \
+		for t in $$($(GO) test -list '^Fuzz' $$p | grep '^Fuzz' || true); do \
+			echo "== $$p $$t ($(FUZZTIME))"; \
+			$(GO) test -run='^$$' -fuzz="^$$t$$" -fuzztime=$(FUZZTIME) $$p; \
+		done; \
 	done
 
 # -count runs of every benchmark into bench/out/new.txt. The results are
