@@ -264,6 +264,9 @@ func init() {
 		"minimax_m2":       flat(readMiniMaxM2),
 		"olmo3":            flat(readOlmo3),
 		"exaone4":          flat(readExaone4),
+		"gemma":            flat(readGemma),
+		"granite":          flat(readGranite),
+		"qwen2_moe":        flat(readQwen2MoE),
 	}
 }
 

