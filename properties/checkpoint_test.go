@@ -1,9 +1,9 @@
 package properties
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -14,26 +14,23 @@ import (
 	"membudget/model/safetensors"
 )
 
-// checkpointFamilies are the model_types hfCheckpoint writes: every shipped
-// family.
-var checkpointFamilies = map[string]bool{
-	"llama": true, "mistral": true, "qwen2": true, "qwen3": true, "phi3": true, "mixtral": true, "qwen3_moe": true,
-	"deepseek_v2": true, "deepseek_v3": true, "gemma2": true, "gemma3": true, "gemma3_text": true,
-}
-
 // checkpointQuants are the quant_method values hfCheckpoint writes (fp8
-// without static activation scales).
-var checkpointQuants = map[string]bool{"fp8": true, "awq": true, "gptq": true}
+// without static activation scales; MXFP4 for gpt-oss).
+var checkpointQuants = map[string]bool{"fp8": true, "awq": true, "gptq": true, "mxfp4": true}
 
-// genCheckpointConfig draws a config of a shipped family: genConfig's, and
-// from them the shipped families it does not draw (qwen2 from a llama,
-// deepseek_v2 from a deepseek_v3, gemma3 with a SigLIP vision tower from a
-// gemma3_text), Llama's attention_bias and DeepSeek's MTP layers.
+// genCheckpointConfig draws a config of every family genConfig draws, and
+// from them the model_types it does not draw that read the same keys:
+// qwen2 from a llama, deepseek_v2 from a deepseek_v3, kimi_k2 (and its
+// Kimi-K2.5 wrapper) from a deepseek_v3, glm_moe_dsa from a deepseek_v32,
+// ministral3 from a mistral, qwen3_vl_text from a qwen3, the Gemma 4
+// wrapper around a gemma4_text, gemma3 with a SigLIP vision tower from a
+// gemma3_text, Qwen3.5 dense or MoE (qwen3_5_moe) from the drawn Qwen3.5;
+// Llama's attention_bias and DeepSeek's MTP layers.
 func genCheckpointConfig() *rapid.Generator[map[string]any] {
 	return rapid.Custom(func(t *rapid.T) map[string]any {
 		c := maps.Clone(genConfig().Filter(func(c map[string]any) bool {
 			q, _ := c["quantization_config"].(map[string]any)
-			return checkpointFamilies[c["model_type"].(string)] && (q == nil || checkpointQuants[q["quant_method"].(string)] && q["activation_scheme"] != "static")
+			return q == nil || checkpointQuants[q["quant_method"].(string)] && q["activation_scheme"] != "static"
 		}).Draw(t, "config"))
 		switch c["model_type"] {
 		case "llama":
@@ -43,11 +40,45 @@ func genCheckpointConfig() *rapid.Generator[map[string]any] {
 			case 2:
 				c["attention_bias"] = true // q, k, v and o biases
 			}
+		case "mistral":
+			if rapid.Bool().Draw(t, "ministral3") {
+				c["model_type"] = "ministral3"
+			}
+		case "qwen3":
+			if rapid.Bool().Draw(t, "qwen3_vl_text") {
+				c["model_type"] = "qwen3_vl_text"
+			}
 		case "deepseek_v3":
-			if rapid.Bool().Draw(t, "deepseek_v2") {
+			switch rapid.IntRange(0, 3).Draw(t, "deepseek_variant") {
+			case 1:
 				c["model_type"] = "deepseek_v2"
+			case 2:
+				c["model_type"] = "kimi_k2"
+			case 3:
+				c["model_type"] = "kimi_k2"
+				c = wrapText("kimi_k25", c)
 			}
 			c["num_nextn_predict_layers"] = rapid.Uint64Range(0, 1).Draw(t, "mtp_layers")
+		case "deepseek_v32":
+			if rapid.Bool().Draw(t, "glm_moe_dsa") {
+				c["model_type"] = "glm_moe_dsa"
+			}
+			c["num_nextn_predict_layers"] = rapid.Uint64Range(0, 1).Draw(t, "mtp_layers")
+		case "gemma4_text":
+			if rapid.Bool().Draw(t, "gemma4_wrapper") {
+				c = wrapText("gemma4", c)
+			}
+		case "qwen3_5":
+			text := c["text_config"].(map[string]any)
+			if rapid.Bool().Draw(t, "qwen3_5_moe") {
+				// vLLM builds MoE layers for qwen3_5_moe_text only
+				// (qwen3_5.py:157-175).
+				c["model_type"], text["model_type"] = "qwen3_5_moe", "qwen3_5_moe_text"
+			} else {
+				for _, k := range []string{"num_experts", "num_experts_per_tok", "moe_intermediate_size", "shared_expert_intermediate_size"} {
+					delete(text, k)
+				}
+			}
 		case "gemma3_text":
 			if rapid.Bool().Draw(t, "vision") {
 				heads := rapid.SampledFrom([]uint64{1, 2, 4, 8}).Draw(t, "vision_heads")
@@ -72,49 +103,85 @@ func genCheckpointConfig() *rapid.Generator[map[string]any] {
 	})
 }
 
+// wrapText nests a text config under a multimodal wrapper of model_type
+// wrapper that keeps no vision tower the model counts (Gemma 4's and
+// Kimi-K2.5's), its quantization at the top as the published configs keep
+// it.
+func wrapText(wrapper string, text map[string]any) map[string]any {
+	text = maps.Clone(text)
+	c := map[string]any{"model_type": wrapper, "text_config": text, "torch_dtype": text["torch_dtype"]}
+	if q, ok := text["quantization_config"]; ok {
+		delete(text, "quantization_config")
+		c["quantization_config"] = q
+	}
+	return c
+}
+
+// textConfig is the language model's keys of a drawn config.
+func textConfig(cfg map[string]any) map[string]any {
+	if text, ok := cfg["text_config"].(map[string]any); ok {
+		return text
+	}
+	return cfg
+}
+
 // vllmRefuses says why vLLM would not load a at tensor parallelism tp (with
 // expert parallelism when ep), or "" when it loads: heads, KV heads and
 // intermediate sizes must divide among the ranks (layers/linear.py divide,
-// QKVParallelLinear), packed int4 outputs by 8, and fp8 blocks of 128 must divide every shard of a
-// fused module but the last (quantization/utils/fp8_utils.py
-// validate_fp8_block_shape). Only loadable shardings are compared: for the
-// others the two ways of counting need not agree, and vLLM never holds them.
+// QKVParallelLinear), so must the delta net's and Mamba's heads and the
+// towers' widths, packed int4 outputs of every shard by 8, and fp8 blocks
+// of 128 must divide every shard of a fused module but the last
+// (quantization/utils/fp8_utils.py validate_fp8_block_shape) and the
+// inputs of a row-parallel one. Only loadable shardings are compared: for
+// the others the two ways of counting need not agree, and vLLM never
+// holds them.
 func vllmRefuses(a *model.Arch, tp uint64, ep bool) string {
+	if a.ModelType == "phi" && a.TiedEmbeddings {
+		return "Phi's head has a bias: phi.py:280 asserts untied embeddings"
+	}
 	if a.Heads%tp != 0 {
 		return "heads"
 	}
 	if !a.MLA && a.KVHeads%tp != 0 && tp%a.KVHeads != 0 {
 		return "kv heads"
 	}
-	dense, moe := false, false
-	for _, l := range a.Layers {
-		dense, moe = dense || !l.MoE, moe || l.MoE
+	if !layerShapesDivide(a, tp) {
+		return "per-layer KV heads, delta-net or Mamba heads"
 	}
-	if dense && a.Intermediate%tp != 0 || moe && !ep && a.MoEIntermediate%tp != 0 {
+	dense, moe := layerMLPs(a)
+	if dense && a.Intermediate%tp != 0 || moe && !ep && a.MoEIntermediate%tp != 0 || a.SharedIntermediate%tp != 0 {
 		return "intermediate"
 	}
-	if v := a.Vision; v != nil && (v.Heads%tp != 0 || v.Hidden%tp != 0 || v.Intermediate%tp != 0) {
+	if v := a.Vision; v != nil && (v.Heads%tp != 0 || v.Hidden%tp != 0 || v.Intermediate%tp != 0 || v.OutHidden%tp != 0 ||
+		v.ProjectorIn%tp != 0 || (v.Hidden*v.SpatialMerge*v.SpatialMerge)%tp != 0) {
 		return "vision tower"
 	}
-	if (a.Quant.Method == "awq" || a.Quant.Method == "gptq") && a.ModelType == "qwen3_moe" && a.Experts%8 != 0 {
-		// Qwen3-MoE's quantized router packs its outputs eight to an
-		// int32 (auto_awq.py, auto_gptq.py pack_factor).
-		return "router outputs do not pack by 8"
+	if m := a.Mamba; m != nil && m.NGroups%tp != 0 && (a.Quant.Method == "awq" || a.Quant.Method == "gptq" || a.Quant.BlockN > 0) {
+		// mamba_mixer2.py:343-420: with n_groups repeated up to the ranks
+		// only in_proj's weight gets the loader that repeats them; its
+		// packed or block-scaled tensors would not load.
+		return "quantized Mamba in_proj with n_groups repeated"
+	}
+	if a.Quant.Method == "awq" || a.Quant.Method == "gptq" {
+		// auto_awq.py, auto_gptq.py: every shard's outputs pack eight to
+		// an int32 (pack_factor), and GPTQ's inputs too.
+		for _, n := range shardOutputs(a, tp, ep) {
+			if n%8 != 0 {
+				return "packed int4: a shard's outputs do not pack by 8"
+			}
+		}
 	}
 	if a.Quant.Method == "fp8" && a.Quant.BlockN > 0 {
 		n := a.Quant.BlockN
-		kvr := model.KVHeadsPerRank(a, tp)
-		moeI := a.MoEIntermediate / tp
-		if ep {
-			moeI = a.MoEIntermediate
+		for _, out := range shardOutputs(a, tp, ep) {
+			if out%n != 0 {
+				return "fp8 blocks: a shard's outputs"
+			}
 		}
+		kvr := model.KVHeadsPerRank(a, tp)
 		switch {
 		case !a.MLA && ((a.Heads/tp*a.HeadDim)%n != 0 || (kvr*a.HeadDim)%n != 0):
 			return "fp8 blocks: q or k shard"
-		case dense && (a.Intermediate/tp)%n != 0:
-			return "fp8 blocks: gate shard"
-		case moe && (moeI%n != 0 || (a.SharedIntermediate/tp)%n != 0):
-			return "fp8 blocks: expert gate shard"
 		case a.MLA && a.QLoraRank%n != 0:
 			return "fp8 blocks: fused_qkv_a_proj's q_a shard"
 		}
@@ -122,10 +189,65 @@ func vllmRefuses(a *model.Arch, tp uint64, ep bool) string {
 	return ""
 }
 
+// layerMLPs reports whether some layer has a dense MLP (Gemma 4's MoE
+// layers keep theirs beside the experts) and whether some has experts.
+func layerMLPs(a *model.Arch) (dense, moe bool) {
+	for _, l := range a.Layers {
+		dense, moe = dense || !l.MoE || strings.HasPrefix(a.ModelType, "gemma4"), moe || l.MoE
+	}
+	return dense, moe
+}
+
+// shardOutputs lists, for the checks of quantized layouts, the outputs one
+// rank holds of each quantized linear shard and each row-parallel layer's
+// inputs beyond the attention's (which vllmRefuses checks by head).
+func shardOutputs(a *model.Arch, tp uint64, ep bool) []uint64 {
+	var out []uint64
+	dense, moe := layerMLPs(a)
+	if dense && a.Intermediate > 0 {
+		out = append(out, a.Intermediate/tp)
+	}
+	if moe {
+		if ep {
+			out = append(out, a.MoEIntermediate)
+		} else {
+			out = append(out, a.MoEIntermediate/tp)
+		}
+		if a.SharedIntermediate > 0 {
+			out = append(out, a.SharedIntermediate/tp)
+		}
+	}
+	if a.ModelType == "qwen3_moe" && a.Quant.Method != "fp8" {
+		out = append(out, a.Experts) // Qwen3-MoE's router is quantized
+	}
+	if d := a.DeltaNet; d != nil {
+		out = append(out, d.NumKeyHeads*d.KeyHeadDim/tp, d.NumValueHeads*d.ValueHeadDim/tp, d.NumValueHeads/tp)
+	}
+	if m := a.Mamba; m != nil {
+		groups := m.NGroups
+		if groups%tp != 0 {
+			groups = (groups + tp - 1) / tp * tp
+		}
+		out = append(out, m.Intermediate/tp, groups*m.StateSize/tp, m.NumHeads/tp)
+	}
+	if ix := a.Indexer; ix != nil {
+		out = append(out, ix.NumHeads*ix.HeadDim, a.QLoraRank)
+	}
+	if v := a.Vision; v != nil && v.Kind != "siglip" && v.Kind != "llama4" {
+		merged := v.Hidden * v.SpatialMerge * v.SpatialMerge
+		out = append(out, v.Hidden/tp, v.Intermediate/tp, merged/tp, v.OutHidden/tp)
+	}
+	if a.MLA {
+		out = append(out, a.Heads*(a.QKNopeHeadDim+a.QKRopeHeadDim)/tp, a.Heads*(a.QKNopeHeadDim+a.VHeadDim)/tp, a.Heads*a.VHeadDim/tp)
+	}
+	return out
+}
+
 // configDeviates names a known deviation of the config-derived weights
-// from vLLM's at tensor parallelism tp, which the checkpoint's count does
-// not share, or "" when there is none. Each is a bug to fix in the config
-// path; the property leaves those shardings out until it is fixed:
+// from vLLM's for a under sh, which the checkpoint's count does not share,
+// or "" when there is none. Each is a bug to fix in the config path
+// (model/weights.go, model/families.go); the property leaves those
+// shardings out until it is fixed:
 //
 //   - GPTQ without act-order: quant.go gives every GPTQ linear layer
 //     act-order (ActOrder: method == "gptq"), so a row-parallel layer keeps
@@ -133,174 +255,608 @@ func vllmRefuses(a *model.Arch, tp uint64, ep bool) string {
 //     them only under act-order or per-channel scales
 //     (vllm/model_executor/layers/quantization/utils/marlin_utils.py:440-446,
 //     marlin_repeat_scales_on_all_ranks) and divides them otherwise.
-func configDeviates(a *model.Arch, tp uint64) string {
-	if a.Quant.Method == "gptq" && !a.Quant.DescAct && a.Quant.GroupSize > 0 && tp > 1 {
+//   - GLM-5's router: readDeepSeek keeps it in float32 for glm_moe_dsa;
+//     deepseek_v2.py:308-314 builds GateLinear with out_dtype float32 and
+//     no params_dtype, so its weight is in the model dtype
+//     (layers/fused_moe/router/gate_linear.py:49-75).
+//   - Qwen3.5's in_proj_b and in_proj_a under AWQ and GPTQ: Weights divides
+//     in_proj_ba among the ranks; vLLM replicates it on CUDA so that the
+//     Marlin kernel keeps 64 outputs per rank
+//     (layers/mamba/gdn/qwen_gdn_linear_attn.py:519-559, maybe_disable_tp).
+//   - Gemma 4's layer_scalar: Weights counts it (one element) on MoE layers
+//     only; gemma4.py:687 registers it on every layer, and the checkpoint
+//     holds it.
+//   - The stages of the families whose model builds the embedding, final
+//     norm or head on every stage where Weights builds them on the first or
+//     last only: Phi (phi.py:216-226, 288-294), OLMo 3 (olmo3.py:285-300,
+//     372-379), Nemotron-H (nemotron_h.py:560-595, 814-819), Gemma 4
+//     (gemma4.py:966, 1043, Gemma4ForCausalLM), Qwen3.5's embedding
+//     (qwen3_5.py:244-247); and Qwen3-Next's final norm, which Weights
+//     builds on every stage and qwen3_next.py:622-625 on the last only.
+func configDeviates(a *model.Arch, sh model.Sharding) string {
+	if a.Quant.Method == "gptq" && !a.Quant.DescAct && a.Quant.GroupSize > 0 && sh.TP > 1 {
 		return "GPTQ row-parallel scales without act-order"
+	}
+	if a.ModelType == "glm_moe_dsa" && a.Experts > 0 {
+		return "glm_moe_dsa router dtype"
+	}
+	if strings.HasPrefix(a.ModelType, "qwen3_5") && (a.Quant.Method == "awq" || a.Quant.Method == "gptq") && sh.TP > 1 {
+		return "Qwen3.5's in_proj_ba replicated under AWQ and GPTQ"
+	}
+	if strings.HasPrefix(a.ModelType, "gemma4") && a.Experts == 0 && sh.EndLayer > sh.FirstLayer {
+		return "Gemma 4's layer_scalar on layers without MoE"
+	}
+	if sh.First && sh.Last {
+		return ""
+	}
+	switch {
+	case a.ModelType == "phi" || a.ModelType == "olmo3" || a.ModelType == "nemotron_h" || strings.HasPrefix(a.ModelType, "gemma4"):
+		return "embedding, final norm and head on every stage"
+	case strings.HasPrefix(a.ModelType, "qwen3_5") && !sh.First:
+		return "Qwen3.5's embedding on every stage"
+	case a.ModelType == "qwen3_next" && !sh.Last:
+		return "Qwen3-Next's final norm on the last stage only"
 	}
 	return ""
 }
 
-// hfCheckpoint writes the tensor names, dtypes and shapes of a's
-// checkpoint as Hugging Face's transformers names them (each family's
-// modeling file) and its quantizers store them: fp8 weights with an fp32
-// per-tensor weight_scale or per-block weight_scale_inv; AWQ qweight
-// [in, out/8], qzeros, scales; GPTQ qweight [in/8, out], qzeros, scales,
-// g_idx. Routers, embeddings, norms, the head and the vision tower stay in
-// the model dtype, as the published quantized checkpoints keep them.
-// gemma3New spells Gemma 3's nested names as transformers 4.52 and later
-// save them; rotary writes an old checkpoint's rotary inv_freq.
-func hfCheckpoint(a *model.Arch, gemma3New, rotary bool) []safetensors.Tensor {
-	dt := map[string]string{"bfloat16": "BF16", "float16": "F16", "float32": "F32"}[a.Dtype]
-	var ts []safetensors.Tensor
-	add := func(name, dtype string, shape ...uint64) {
-		ts = append(ts, safetensors.Tensor{Name: name, Dtype: dtype, Shape: shape})
+// ckptWriter writes the tensor names, dtypes and shapes of a's checkpoint
+// as Hugging Face's transformers names them (each family's modeling file,
+// the published checkpoints' model.safetensors.index.json) and its
+// quantizers store them: fp8 weights with an fp32 per-tensor weight_scale
+// or per-block weight_scale_inv; AWQ qweight [in, out/8], qzeros, scales;
+// GPTQ qweight [in/8, out], qzeros, scales, g_idx; gpt-oss's MXFP4 experts
+// as blocks and scales. Routers, embeddings, norms, convolutions, the
+// head and the towers vLLM never quantizes stay in the model dtype, as the
+// published quantized checkpoints keep them.
+type ckptWriter struct {
+	a    *model.Arch
+	q    model.Quant
+	dt   string
+	text map[string]any // the language model's config keys
+	ts   []safetensors.Tensor
+}
+
+func (w *ckptWriter) add(name, dtype string, shape ...uint64) {
+	w.ts = append(w.ts, safetensors.Tensor{Name: name, Dtype: dtype, Shape: shape})
+}
+
+// linear writes a linear layer in x out, quantized when quantizable and
+// the checkpoint's method quantizes linear layers (MXFP4 does not).
+func (w *ckptWriter) linear(m string, in, out uint64, bias, quantizable bool) {
+	q := w.q
+	switch {
+	case !quantizable || q.Method == "" || q.Method == "mxfp4":
+		w.add(m+".weight", w.dt, out, in)
+	case q.Method == "fp8" && q.BlockN > 0:
+		w.add(m+".weight", "F8_E4M3", out, in)
+		w.add(m+".weight_scale_inv", "F32", budget.CeilDiv(out, q.BlockN), budget.CeilDiv(in, q.BlockK))
+	case q.Method == "fp8":
+		w.add(m+".weight", "F8_E4M3", out, in)
+		w.add(m+".weight_scale", "F32")
+	case q.Method == "awq":
+		w.add(m+".qweight", "I32", in, out/8)
+		w.add(m+".qzeros", "I32", budget.CeilDiv(in, q.GroupSize), out/8)
+		w.add(m+".scales", "F16", budget.CeilDiv(in, q.GroupSize), out)
+	case q.Method == "gptq":
+		w.add(m+".qweight", "I32", in/8, out)
+		w.add(m+".qzeros", "I32", budget.CeilDiv(in, q.GroupSize), out/8)
+		w.add(m+".scales", "F16", budget.CeilDiv(in, q.GroupSize), out)
+		w.add(m+".g_idx", "I32", in)
 	}
-	q := a.Quant
-	linear := func(m string, in, out uint64, bias, quantizable bool) {
-		switch {
-		case !quantizable || q.Method == "":
-			add(m+".weight", dt, out, in)
-		case q.Method == "fp8" && q.BlockN > 0:
-			add(m+".weight", "F8_E4M3", out, in)
-			add(m+".weight_scale_inv", "F32", budget.CeilDiv(out, q.BlockN), budget.CeilDiv(in, q.BlockK))
-		case q.Method == "fp8":
-			add(m+".weight", "F8_E4M3", out, in)
-			add(m+".weight_scale", "F32")
-		case q.Method == "awq":
-			add(m+".qweight", "I32", in, out/8)
-			add(m+".qzeros", "I32", budget.CeilDiv(in, q.GroupSize), out/8)
-			add(m+".scales", "F16", budget.CeilDiv(in, q.GroupSize), out)
-		case q.Method == "gptq":
-			add(m+".qweight", "I32", in/8, out)
-			add(m+".qzeros", "I32", budget.CeilDiv(in, q.GroupSize), out/8)
-			add(m+".scales", "F16", budget.CeilDiv(in, q.GroupSize), out)
-			add(m+".g_idx", "I32", in)
-		}
-		if bias {
-			add(m+".bias", dt, out)
-		}
+	if bias {
+		w.add(m+".bias", w.dt, out)
 	}
-	norm := func(m string, size uint64) { add(m+".weight", dt, size) }
-	mlp := func(p string, inter uint64, gate, up, down string) {
-		linear(p+"."+gate, a.Hidden, inter, a.MLPBias, true)
-		linear(p+"."+up, a.Hidden, inter, a.MLPBias, true)
-		linear(p+"."+down, inter, a.Hidden, a.MLPBias, true)
-	}
+}
+
+func (w *ckptWriter) norm(m string, size uint64) { w.add(m+".weight", w.dt, size) }
+
+// layerNorm is an nn.LayerNorm: weight and bias.
+func (w *ckptWriter) layerNorm(m string, size uint64) {
+	w.add(m+".weight", w.dt, size)
+	w.add(m+".bias", w.dt, size)
+}
+
+// mlp writes a gated MLP of inter at p in the language model.
+func (w *ckptWriter) mlp(p string, inter uint64, gate, up, down string, bias bool) {
+	w.gatedMLP(p, w.a.Hidden, inter, gate, up, down, bias)
+}
+
+// gatedMLP writes a gated MLP from hidden to inter and back at p.
+func (w *ckptWriter) gatedMLP(p string, hidden, inter uint64, gate, up, down string, bias bool) {
+	w.linear(p+"."+gate, hidden, inter, bias, true)
+	w.linear(p+"."+up, hidden, inter, bias, true)
+	w.linear(p+"."+down, inter, hidden, bias, true)
+}
+
+// hfCheckpoint writes a's checkpoint; cfg is its config.json. newNames
+// spells the multimodal wrappers' nested names as transformers 4.52 and
+// later save them (model.language_model., model.visual.); rotary writes an
+// old checkpoint's rotary inv_freq.
+func hfCheckpoint(a *model.Arch, cfg map[string]any, newNames, rotary bool) []safetensors.Tensor {
+	text := textConfig(cfg)
+	w := &ckptWriter{a: a, q: a.Quant, dt: map[string]string{"bfloat16": "BF16", "float16": "F16", "float32": "F32"}[a.Dtype], text: text}
 	lm, top := "model.", ""
-	if a.ModelType == "gemma3" {
+	switch a.ModelType {
+	case "gemma3", "mistral3", "llama4", "kimi_k25":
 		lm, top = "language_model.model.", "language_model."
-		if gemma3New {
+		if newNames && a.ModelType != "llama4" && a.ModelType != "kimi_k25" {
 			lm, top = "model.language_model.", ""
 		}
+	case "qwen2_5_vl":
+		if newNames {
+			lm = "model.language_model."
+		}
+	case "qwen3_vl", "qwen3_5", "qwen3_5_moe", "gemma4", "gemma4_text":
+		lm = "model.language_model."
+	case "nemotron_h":
+		lm = "backbone."
+	case "opt":
+		lm = "model.decoder."
+		if newNames {
+			lm = "decoder." // facebook/opt-125m's checkpoint, saved from OPTModel
+		}
 	}
-	add(lm+"embed_tokens.weight", dt, a.Vocab, a.Hidden)
-	hd := a.HeadDim
+	embed := lm + "embed_tokens.weight"
+	switch a.ModelType {
+	case "nemotron_h":
+		embed = lm + "embeddings.weight"
+	case "opt":
+		embed = lm + "embed_tokens.weight"
+	}
+	embedDim := a.Hidden
+	if d, ok := text["word_embed_proj_dim"].(uint64); ok && a.ModelType == "opt" {
+		embedDim = d
+	}
+	w.add(embed, w.dt, a.Vocab, embedDim)
+	if a.ModelType == "opt" {
+		w.add(lm+"embed_positions.weight", w.dt, a.MaxPosition+2, a.Hidden)
+		if embedDim != a.Hidden {
+			w.linear(lm+"project_in", embedDim, a.Hidden, false, true)
+			w.linear(lm+"project_out", a.Hidden, embedDim, false, true)
+		}
+	}
 	layers := uint64(len(a.Layers))
-	for i := range layers + a.MTPLayers {
+	extra := a.MTPLayers
+	if a.ModelType == "qwen3_next" || strings.HasPrefix(a.ModelType, "qwen3_5") || a.ModelType == "nemotron_h" {
+		extra = 0 // their MTP layers are mtp.*, written below
+	}
+	for i := range layers + extra {
 		p := fmt.Sprintf("%slayers.%d.", lm, i)
 		if i >= layers {
-			// DeepSeek's MTP layer: its own norms and projection.
-			norm(p+"enorm", a.Hidden)
-			norm(p+"hnorm", a.Hidden)
-			linear(p+"eh_proj", 2*a.Hidden, a.Hidden, false, true)
+			// DeepSeek's, GLM's and MiniMax's MTP layers: past
+			// num_hidden_layers.
+			w.norm(p+"enorm", a.Hidden)
+			w.norm(p+"hnorm", a.Hidden)
+			w.linear(p+"eh_proj", 2*a.Hidden, a.Hidden, false, true)
+			w.norm(p+"shared_head.norm", a.Hidden)
 			continue
 		}
-		l := a.Layers[i]
-		switch {
-		case a.MLA:
-			if a.QLoraRank > 0 {
-				linear(p+"self_attn.q_a_proj", a.Hidden, a.QLoraRank, false, true)
-				norm(p+"self_attn.q_a_layernorm", a.QLoraRank)
-				linear(p+"self_attn.q_b_proj", a.QLoraRank, a.Heads*(a.QKNopeHeadDim+a.QKRopeHeadDim), false, true)
-			} else {
-				linear(p+"self_attn.q_proj", a.Hidden, a.Heads*(a.QKNopeHeadDim+a.QKRopeHeadDim), false, true)
-			}
-			linear(p+"self_attn.kv_a_proj_with_mqa", a.Hidden, a.KVLoraRank+a.QKRopeHeadDim, false, true)
-			norm(p+"self_attn.kv_a_layernorm", a.KVLoraRank)
-			linear(p+"self_attn.kv_b_proj", a.KVLoraRank, a.Heads*(a.QKNopeHeadDim+a.VHeadDim), false, true)
-			linear(p+"self_attn.o_proj", a.Heads*a.VHeadDim, a.Hidden, false, true)
-		case a.FusedQKV:
-			linear(p+"self_attn.qkv_proj", a.Hidden, (a.Heads+2*a.KVHeads)*hd, a.AttnBias, true)
-			linear(p+"self_attn.o_proj", a.Heads*hd, a.Hidden, false, true)
-		default:
-			linear(p+"self_attn.q_proj", a.Hidden, a.Heads*hd, a.AttnBias, true)
-			linear(p+"self_attn.k_proj", a.Hidden, a.KVHeads*hd, a.AttnBias, true)
-			linear(p+"self_attn.v_proj", a.Hidden, a.KVHeads*hd, a.AttnBias, true)
-			// transformers LlamaAttention: o_proj's bias is attention_bias;
-			// Qwen2's o_proj has none.
-			linear(p+"self_attn.o_proj", a.Heads*hd, a.Hidden, a.OutBias, true)
-		}
-		if rotary {
-			add(p+"self_attn.rotary_emb.inv_freq", "F32", a.RotaryDim/2)
-		}
-		if a.QKNorm {
-			norm(p+"self_attn.q_norm", hd)
-			norm(p+"self_attn.k_norm", hd)
-		}
-		switch {
-		case l.MoE && a.ModelType == "mixtral":
-			linear(p+"block_sparse_moe.gate", a.Hidden, a.Experts, false, false)
-			for e := range a.Experts {
-				mlp(fmt.Sprintf("%sblock_sparse_moe.experts.%d", p, e), a.MoEIntermediate, "w1", "w3", "w2")
-			}
-		case l.MoE:
-			// Qwen3-MoE's router takes the quantization config
-			// (qwen3_moe.py:167-173); DeepSeek's never does.
-			linear(p+"mlp.gate", a.Hidden, a.Experts, false, a.ModelType == "qwen3_moe")
-			if a.ScoreCorrectionBias {
-				add(p+"mlp.gate.e_score_correction_bias", "F32", a.Experts)
-			}
-			for e := range a.Experts {
-				mlp(fmt.Sprintf("%smlp.experts.%d", p, e), a.MoEIntermediate, "gate_proj", "up_proj", "down_proj")
-			}
-			if a.SharedIntermediate > 0 {
-				mlp(p+"mlp.shared_experts", a.SharedIntermediate, "gate_proj", "up_proj", "down_proj")
-			}
-		case a.FusedGateUp:
-			linear(p+"mlp.gate_up_proj", a.Hidden, 2*a.Intermediate, a.MLPBias, true)
-			linear(p+"mlp.down_proj", a.Intermediate, a.Hidden, a.MLPBias, true)
-		default:
-			mlp(p+"mlp", a.Intermediate, "gate_proj", "up_proj", "down_proj")
-		}
-		names := []string{"input_layernorm", "post_attention_layernorm", "pre_feedforward_layernorm", "post_feedforward_layernorm"}
-		for _, n := range names[:a.NormsPerLayer] {
-			norm(p+n, a.Hidden)
+		w.layer(p, i, rotary)
+	}
+	switch a.ModelType {
+	case "nemotron_h":
+		w.norm(lm+"norm_f", a.Hidden)
+	case "phi":
+		w.layerNorm(lm+"final_layernorm", a.Hidden)
+	case "opt":
+		w.layerNorm(lm+"final_layer_norm", a.Hidden)
+	default:
+		w.norm(lm+"norm", a.Hidden)
+	}
+	if !a.TiedEmbeddings {
+		w.add(top+"lm_head.weight", w.dt, a.Vocab, embedDim)
+		if a.ModelType == "phi" {
+			w.add(top+"lm_head.bias", w.dt, a.Vocab)
 		}
 	}
-	norm(lm+"norm", a.Hidden)
-	if !a.TiedEmbeddings {
-		add(top+"lm_head.weight", dt, a.Vocab, a.Hidden)
+	if a.MTPLayers > 0 && extra == 0 {
+		// Qwen3-Next's, Qwen3.5's and Nemotron-H's MTP modules.
+		w.norm("mtp.pre_fc_norm_embedding", a.Hidden)
+		w.linear("mtp.fc", 2*a.Hidden, a.Hidden, false, true)
 	}
 	if v := a.Vision; v != nil {
+		w.vision(v, newNames)
+	}
+	return w.ts
+}
+
+// layer writes decoder layer i at p.
+func (w *ckptWriter) layer(p string, i uint64, rotary bool) {
+	a := w.a
+	l := a.Layers[i]
+	hd, kv := a.HeadDim, a.KVHeads
+	if l.HeadDim > 0 {
+		hd = l.HeadDim
+	}
+	if l.KVHeads > 0 {
+		kv = l.KVHeads
+	}
+	attn := "self_attn."
+	if a.ModelType == "nemotron_h" {
+		attn = "mixer."
+	}
+	switch {
+	case l.Kind == model.NoMixer:
+	case l.Kind == model.Mamba:
+		w.mamba(p + "mixer.")
+	case l.Kind == model.LinearAttention:
+		w.deltaNet(p + "linear_attn.")
+	case a.MLA:
+		w.mla(p)
+	case a.FusedQKV:
+		w.linear(p+"self_attn.qkv_proj", a.Hidden, (a.Heads+2*kv)*hd, a.AttnBias, true)
+		w.linear(p+"self_attn.o_proj", a.Heads*hd, a.Hidden, false, true)
+	default:
+		q := a.Heads * hd
+		if a.AttnOutputGate {
+			q *= 2 // Qwen3-Next's q_proj holds the output gate too
+		}
+		w.linear(p+attn+"q_proj", a.Hidden, q, a.AttnBias, true)
+		w.linear(p+attn+"k_proj", a.Hidden, kv*hd, a.AttnBias, true)
+		// Gemma 4's global layers under attention_k_eq_v have no v_proj.
+		if keqv, _ := w.text["attention_k_eq_v"].(bool); !(keqv && l.Kind == model.FullAttention && strings.HasPrefix(a.ModelType, "gemma4")) {
+			w.linear(p+attn+"v_proj", a.Hidden, kv*hd, a.AttnBias, true)
+		}
+		out := "o_proj"
+		switch a.ModelType {
+		case "phi":
+			out = "dense"
+		case "opt":
+			out = "out_proj"
+		}
+		// transformers LlamaAttention: o_proj's bias is attention_bias;
+		// Qwen2's o_proj has none.
+		w.linear(p+attn+out, a.Heads*hd, a.Hidden, a.OutBias, true)
+		if a.ModelType == "gpt_oss" {
+			w.add(p+"self_attn.sinks", w.dt, a.Heads)
+		}
+		if rotary {
+			w.add(p+"self_attn.rotary_emb.inv_freq", "F32", a.RotaryDim/2)
+		}
+		switch {
+		case a.ModelType == "olmo3", a.ModelType == "minimax_m2":
+			w.norm(p+"self_attn.q_norm", a.Heads*hd)
+			w.norm(p+"self_attn.k_norm", kv*hd)
+		case a.QKNorm:
+			w.norm(p+"self_attn.q_norm", hd)
+			w.norm(p+"self_attn.k_norm", hd)
+		}
+	}
+	w.feedForward(p, l)
+	switch a.ModelType {
+	case "nemotron_h":
+		w.norm(p+"norm", a.Hidden)
+	case "phi":
+		w.layerNorm(p+"input_layernorm", a.Hidden)
+	case "opt":
+		w.layerNorm(p+"self_attn_layer_norm", a.Hidden)
+		w.layerNorm(p+"final_layer_norm", a.Hidden)
+	case "olmo3", "exaone4":
+		w.norm(p+"post_attention_layernorm", a.Hidden)
+		w.norm(p+"post_feedforward_layernorm", a.Hidden)
+	default:
+		names := []string{"input_layernorm", "post_attention_layernorm", "pre_feedforward_layernorm", "post_feedforward_layernorm"}
+		for _, n := range names[:a.NormsPerLayer] {
+			w.norm(p+n, a.Hidden)
+		}
+	}
+	if strings.HasPrefix(a.ModelType, "gemma4") {
+		if l.MoE {
+			for _, n := range []string{"post_feedforward_layernorm_1", "post_feedforward_layernorm_2", "pre_feedforward_layernorm_2"} {
+				w.norm(p+n, a.Hidden)
+			}
+		}
+		w.add(p+"layer_scalar", w.dt, 1)
+	}
+}
+
+// feedForward writes layer l's MLP or MoE at p.
+func (w *ckptWriter) feedForward(p string, l model.Layer) {
+	a := w.a
+	quantized := w.q.Method != "" && w.q.Method != "mxfp4"
+	switch {
+	case a.ModelType == "nemotron_h" && l.Kind != model.NoMixer:
+	case a.ModelType == "nemotron_h" && l.MoE:
+		w.add(p+"mixer.gate.weight", w.dt, a.Experts, a.Hidden)
+		w.add(p+"mixer.gate.e_score_correction_bias", "F32", a.Experts)
+		for e := range a.Experts {
+			q := fmt.Sprintf("%smixer.experts.%d.", p, e)
+			w.linear(q+"up_proj", a.Hidden, a.MoEIntermediate, false, true)
+			w.linear(q+"down_proj", a.MoEIntermediate, a.Hidden, false, true)
+		}
+		if a.SharedIntermediate > 0 {
+			w.linear(p+"mixer.shared_experts.up_proj", a.Hidden, a.SharedIntermediate, false, true)
+			w.linear(p+"mixer.shared_experts.down_proj", a.SharedIntermediate, a.Hidden, false, true)
+		}
+	case a.ModelType == "nemotron_h":
+		w.linear(p+"mixer.up_proj", a.Hidden, a.Intermediate, a.MLPBias, true)
+		w.linear(p+"mixer.down_proj", a.Intermediate, a.Hidden, a.MLPBias, true)
+	case a.ModelType == "phi":
+		w.linear(p+"mlp.fc1", a.Hidden, a.Intermediate, true, true)
+		w.linear(p+"mlp.fc2", a.Intermediate, a.Hidden, true, true)
+	case a.ModelType == "opt":
+		w.linear(p+"fc1", a.Hidden, a.Intermediate, a.MLPBias, true)
+		w.linear(p+"fc2", a.Intermediate, a.Hidden, a.MLPBias, true)
+	case a.ModelType == "gpt_oss":
+		w.add(p+"mlp.router.weight", w.dt, a.Experts, a.Hidden)
+		w.add(p+"mlp.router.bias", w.dt, a.Experts)
+		e, h, i := a.Experts, a.Hidden, a.MoEIntermediate
+		if w.q.Method == "mxfp4" {
+			w.add(p+"mlp.experts.gate_up_proj_blocks", "U8", e, 2*i, h/32, 16)
+			w.add(p+"mlp.experts.gate_up_proj_scales", "U8", e, 2*i, h/32)
+			w.add(p+"mlp.experts.down_proj_blocks", "U8", e, h, i/32, 16)
+			w.add(p+"mlp.experts.down_proj_scales", "U8", e, h, i/32)
+		} else {
+			w.add(p+"mlp.experts.gate_up_proj", w.dt, e, h, 2*i)
+			w.add(p+"mlp.experts.down_proj", w.dt, e, i, h)
+		}
+		w.add(p+"mlp.experts.gate_up_proj_bias", w.dt, e, 2*i)
+		w.add(p+"mlp.experts.down_proj_bias", w.dt, e, h)
+	case strings.HasPrefix(a.ModelType, "llama4") && l.MoE:
+		f := p + "feed_forward."
+		w.add(f+"router.weight", w.dt, a.Experts, a.Hidden)
+		if quantized {
+			for e := range a.Experts {
+				w.mlp(fmt.Sprintf("%sexperts.%d", f, e), a.MoEIntermediate, "gate_proj", "up_proj", "down_proj", false)
+			}
+		} else {
+			w.add(f+"experts.gate_up_proj", w.dt, a.Experts, a.Hidden, 2*a.MoEIntermediate)
+			w.add(f+"experts.down_proj", w.dt, a.Experts, a.MoEIntermediate, a.Hidden)
+		}
+		w.mlp(f+"shared_expert", a.SharedIntermediate, "gate_proj", "up_proj", "down_proj", false)
+	case strings.HasPrefix(a.ModelType, "llama4"):
+		w.mlp(p+"feed_forward", a.Intermediate, "gate_proj", "up_proj", "down_proj", false)
+	case strings.HasPrefix(a.ModelType, "gemma4"):
+		w.mlp(p+"mlp", a.Intermediate, "gate_proj", "up_proj", "down_proj", false)
+		if !l.MoE {
+			break
+		}
+		w.add(p+"router.proj.weight", w.dt, a.Experts, a.Hidden)
+		w.add(p+"router.scale", w.dt, a.Hidden)
+		w.add(p+"router.per_expert_scale", w.dt, a.Experts)
+		if quantized {
+			for e := range a.Experts {
+				w.mlp(fmt.Sprintf("%sexperts.%d", p, e), a.MoEIntermediate, "gate_proj", "up_proj", "down_proj", false)
+			}
+		} else {
+			w.add(p+"experts.gate_up_proj", w.dt, a.Experts, 2*a.MoEIntermediate, a.Hidden)
+			w.add(p+"experts.down_proj", w.dt, a.Experts, a.Hidden, a.MoEIntermediate)
+		}
+	case l.MoE && a.ModelType == "mixtral":
+		w.linear(p+"block_sparse_moe.gate", a.Hidden, a.Experts, false, false)
+		for e := range a.Experts {
+			w.mlp(fmt.Sprintf("%sblock_sparse_moe.experts.%d", p, e), a.MoEIntermediate, "w1", "w3", "w2", false)
+		}
+	case l.MoE && a.ModelType == "minimax_m2":
+		w.add(p+"block_sparse_moe.gate.weight", w.dt, a.Experts, a.Hidden)
+		if a.ScoreCorrectionBias {
+			w.add(p+"block_sparse_moe.e_score_correction_bias", "F32", a.Experts)
+		}
+		for e := range a.Experts {
+			w.mlp(fmt.Sprintf("%sblock_sparse_moe.experts.%d", p, e), a.MoEIntermediate, "w1", "w3", "w2", false)
+		}
+	case l.MoE:
+		// Qwen3-MoE's router takes the quantization config
+		// (qwen3_moe.py:167-173); the others' never do.
+		w.linear(p+"mlp.gate", a.Hidden, a.Experts, false, a.ModelType == "qwen3_moe")
+		if a.ScoreCorrectionBias {
+			w.add(p+"mlp.gate.e_score_correction_bias", "F32", a.Experts)
+		}
+		if strings.HasPrefix(a.ModelType, "qwen3_5") && !quantized {
+			// transformers 5 saves Qwen3.5-MoE's experts stacked.
+			w.add(p+"mlp.experts.gate_up_proj", w.dt, a.Experts, 2*a.MoEIntermediate, a.Hidden)
+			w.add(p+"mlp.experts.down_proj", w.dt, a.Experts, a.Hidden, a.MoEIntermediate)
+		} else {
+			for e := range a.Experts {
+				w.mlp(fmt.Sprintf("%smlp.experts.%d", p, e), a.MoEIntermediate, "gate_proj", "up_proj", "down_proj", false)
+			}
+		}
+		// Qwen's MoE blocks (Qwen2-MoE, Qwen3-Next, Qwen3.5) name their
+		// shared expert shared_expert and gate it, DeepSeek's and GLM's
+		// shared_experts.
+		qwenShared := a.DeltaNet != nil || a.ModelType == "qwen2_moe"
+		if a.SharedIntermediate > 0 {
+			shared := "shared_experts"
+			if qwenShared {
+				shared = "shared_expert"
+			}
+			w.mlp(p+"mlp."+shared, a.SharedIntermediate, "gate_proj", "up_proj", "down_proj", false)
+		}
+		if qwenShared {
+			w.linear(p+"mlp.shared_expert_gate", a.Hidden, 1, false, false)
+		}
+	case a.FusedGateUp:
+		w.linear(p+"mlp.gate_up_proj", a.Hidden, 2*a.Intermediate, a.MLPBias, true)
+		w.linear(p+"mlp.down_proj", a.Intermediate, a.Hidden, a.MLPBias, true)
+	default:
+		w.mlp(p+"mlp", a.Intermediate, "gate_proj", "up_proj", "down_proj", a.MLPBias)
+	}
+}
+
+// mla writes DeepSeek's attention at layer prefix p, and V3.2's indexer
+// (its wk in fp8 blocks where the checkpoint is, as DeepSeek-V3.2-Exp
+// stores it).
+func (w *ckptWriter) mla(p string) {
+	a := w.a
+	if a.QLoraRank > 0 {
+		w.linear(p+"self_attn.q_a_proj", a.Hidden, a.QLoraRank, false, true)
+		w.norm(p+"self_attn.q_a_layernorm", a.QLoraRank)
+		w.linear(p+"self_attn.q_b_proj", a.QLoraRank, a.Heads*(a.QKNopeHeadDim+a.QKRopeHeadDim), false, true)
+	} else {
+		w.linear(p+"self_attn.q_proj", a.Hidden, a.Heads*(a.QKNopeHeadDim+a.QKRopeHeadDim), false, true)
+	}
+	w.linear(p+"self_attn.kv_a_proj_with_mqa", a.Hidden, a.KVLoraRank+a.QKRopeHeadDim, false, true)
+	w.norm(p+"self_attn.kv_a_layernorm", a.KVLoraRank)
+	w.linear(p+"self_attn.kv_b_proj", a.KVLoraRank, a.Heads*(a.QKNopeHeadDim+a.VHeadDim), false, true)
+	w.linear(p+"self_attn.o_proj", a.Heads*a.VHeadDim, a.Hidden, false, true)
+	if ix := a.Indexer; ix != nil {
+		x := p + "self_attn.indexer."
+		w.linear(x+"wq_b", a.QLoraRank, ix.NumHeads*ix.HeadDim, false, true)
+		w.linear(x+"wk", a.Hidden, ix.HeadDim, false, w.q.Method == "fp8" && w.q.BlockN > 0)
+		w.add(x+"weights_proj.weight", w.dt, ix.NumHeads, a.Hidden)
+		w.layerNorm(x+"k_norm", ix.HeadDim)
+	}
+}
+
+// deltaNet writes a gated delta net at p: Qwen3-Next's fused in_proj_qkvz
+// and in_proj_ba, Qwen3.5's split ones.
+func (w *ckptWriter) deltaNet(p string) {
+	a, d := w.a, w.a.DeltaNet
+	key, value := d.NumKeyHeads*d.KeyHeadDim, d.NumValueHeads*d.ValueHeadDim
+	if a.ModelType == "qwen3_next" {
+		w.linear(p+"in_proj_qkvz", a.Hidden, 2*key+2*value, false, true)
+		w.linear(p+"in_proj_ba", a.Hidden, 2*d.NumValueHeads, false, true)
+	} else {
+		w.linear(p+"in_proj_qkv", a.Hidden, 2*key+value, false, true)
+		w.linear(p+"in_proj_z", a.Hidden, value, false, true)
+		w.linear(p+"in_proj_b", a.Hidden, d.NumValueHeads, false, true)
+		w.linear(p+"in_proj_a", a.Hidden, d.NumValueHeads, false, true)
+	}
+	w.add(p+"conv1d.weight", w.dt, 2*key+value, 1, d.ConvKernel)
+	w.add(p+"dt_bias", w.dt, d.NumValueHeads)
+	w.add(p+"A_log", "F32", d.NumValueHeads)
+	w.norm(p+"norm", d.ValueHeadDim)
+	w.linear(p+"out_proj", value, a.Hidden, false, true)
+}
+
+// mamba writes Nemotron-H's Mamba2 mixer at p.
+func (w *ckptWriter) mamba(p string) {
+	a, m := w.a, w.a.Mamba
+	// transformers NemotronHConfig: use_bias false, use_conv_bias true.
+	projBias, convBias := false, true
+	if b, ok := w.text["use_bias"].(bool); ok {
+		projBias = b
+	}
+	if b, ok := w.text["use_conv_bias"].(bool); ok {
+		convBias = b
+	}
+	gs := m.NGroups * m.StateSize
+	conv := m.Intermediate + 2*gs
+	w.linear(p+"in_proj", a.Hidden, 2*m.Intermediate+2*gs+m.NumHeads, projBias, true)
+	w.add(p+"conv1d.weight", w.dt, conv, 1, m.ConvKernel)
+	if convBias {
+		w.add(p+"conv1d.bias", w.dt, conv)
+	}
+	w.add(p+"A_log", "F32", m.NumHeads)
+	w.add(p+"D", "F32", m.NumHeads)
+	w.add(p+"dt_bias", w.dt, m.NumHeads)
+	w.norm(p+"norm", m.Intermediate)
+	w.linear(p+"out_proj", m.Intermediate, a.Hidden, projBias, true)
+}
+
+// vision writes a's vision tower and projector: tower linears quantized
+// where the family builds them with the quantization config (Qwen's and
+// Pixtral's: qwen2_5_vl.py:1362-1367, qwen3_vl.py:1803-1809,
+// mistral3.py:420-436), as Weights does.
+func (w *ckptWriter) vision(v *model.VisionTower, newNames bool) {
+	a := w.a
+	h := v.Hidden
+	merged := h * v.SpatialMerge * v.SpatialMerge
+	switch v.Kind {
+	case "siglip":
 		vt, mp := "vision_tower.vision_model.", "multi_modal_projector."
-		if gemma3New {
+		if newNames {
 			vt, mp = "model."+vt, "model."+mp
 		}
-		h := v.Hidden
-		add(vt+"embeddings.patch_embedding.weight", dt, h, 3, v.PatchSize, v.PatchSize)
-		add(vt+"embeddings.patch_embedding.bias", dt, h)
-		add(vt+"embeddings.position_embedding.weight", dt, (v.ImageSize/v.PatchSize)*(v.ImageSize/v.PatchSize), h)
+		w.add(vt+"embeddings.patch_embedding.weight", w.dt, h, 3, v.PatchSize, v.PatchSize)
+		w.add(vt+"embeddings.patch_embedding.bias", w.dt, h)
+		w.add(vt+"embeddings.position_embedding.weight", w.dt, (v.ImageSize/v.PatchSize)*(v.ImageSize/v.PatchSize), h)
 		for i := range v.Layers {
 			p := fmt.Sprintf("%sencoder.layers.%d.", vt, i)
 			for _, m := range []string{"q_proj", "k_proj", "v_proj", "out_proj"} {
-				add(p+"self_attn."+m+".weight", dt, h, h)
-				add(p+"self_attn."+m+".bias", dt, h)
+				w.linear(p+"self_attn."+m, h, h, true, false)
 			}
-			add(p+"mlp.fc1.weight", dt, v.Intermediate, h)
-			add(p+"mlp.fc1.bias", dt, v.Intermediate)
-			add(p+"mlp.fc2.weight", dt, h, v.Intermediate)
-			add(p+"mlp.fc2.bias", dt, h)
-			for _, n := range []string{"layer_norm1", "layer_norm2"} {
-				add(p+n+".weight", dt, h)
-				add(p+n+".bias", dt, h)
-			}
+			w.linear(p+"mlp.fc1", h, v.Intermediate, true, false)
+			w.linear(p+"mlp.fc2", v.Intermediate, h, true, false)
+			w.layerNorm(p+"layer_norm1", h)
+			w.layerNorm(p+"layer_norm2", h)
 		}
-		add(vt+"post_layernorm.weight", dt, h)
-		add(vt+"post_layernorm.bias", dt, h)
-		add(mp+"mm_input_projection_weight", dt, h, a.Hidden)
-		add(mp+"mm_soft_emb_norm.weight", dt, h)
+		w.layerNorm(vt+"post_layernorm", h)
+		w.add(mp+"mm_input_projection_weight", w.dt, h, a.Hidden)
+		w.add(mp+"mm_soft_emb_norm.weight", w.dt, h)
+	case "qwen2_5_vl":
+		vt := "visual."
+		if newNames {
+			vt = "model.visual."
+		}
+		w.add(vt+"patch_embed.proj.weight", w.dt, h, v.Channels, v.TemporalPatch, v.PatchSize, v.PatchSize)
+		for i := range v.Layers {
+			p := fmt.Sprintf("%sblocks.%d.", vt, i)
+			w.norm(p+"norm1", h)
+			w.norm(p+"norm2", h)
+			w.linear(p+"attn.qkv", h, 3*h, true, true)
+			w.linear(p+"attn.proj", h, h, true, true)
+			w.gatedMLP(p+"mlp", h, v.Intermediate, "gate_proj", "up_proj", "down_proj", true)
+		}
+		w.norm(vt+"merger.ln_q", h)
+		w.linear(vt+"merger.mlp.0", merged, merged, true, true)
+		w.linear(vt+"merger.mlp.2", merged, v.OutHidden, true, true)
+	case "qwen3_vl":
+		vt := "model.visual."
+		w.add(vt+"patch_embed.proj.weight", w.dt, h, v.Channels, v.TemporalPatch, v.PatchSize, v.PatchSize)
+		w.add(vt+"patch_embed.proj.bias", w.dt, h)
+		w.add(vt+"pos_embed.weight", w.dt, v.PositionEmbeddings, h)
+		for i := range v.Layers {
+			p := fmt.Sprintf("%sblocks.%d.", vt, i)
+			w.layerNorm(p+"norm1", h)
+			w.layerNorm(p+"norm2", h)
+			w.linear(p+"attn.qkv", h, 3*h, true, true)
+			w.linear(p+"attn.proj", h, h, true, true)
+			w.linear(p+"mlp.linear_fc1", h, v.Intermediate, true, true)
+			w.linear(p+"mlp.linear_fc2", v.Intermediate, h, true, true)
+		}
+		merger := func(p string, normWidth uint64) {
+			w.layerNorm(p+"norm", normWidth)
+			w.linear(p+"linear_fc1", merged, merged, true, true)
+			w.linear(p+"linear_fc2", merged, v.OutHidden, true, true)
+		}
+		merger(vt+"merger.", h)
+		for i := range v.Deepstack {
+			merger(fmt.Sprintf("%sdeepstack_merger_list.%d.", vt, i), merged)
+		}
+	case "pixtral":
+		vt, mp := "vision_tower.", "multi_modal_projector."
+		if newNames {
+			vt, mp = "model."+vt, "model."+mp
+		}
+		w.add(vt+"patch_conv.weight", w.dt, h, v.Channels, v.PatchSize, v.PatchSize)
+		w.norm(vt+"ln_pre", h)
+		for i := range v.Layers {
+			p := fmt.Sprintf("%stransformer.layers.%d.", vt, i)
+			w.norm(p+"attention_norm", h)
+			w.norm(p+"ffn_norm", h)
+			for _, m := range []string{"q_proj", "k_proj", "v_proj", "o_proj"} {
+				w.linear(p+"attention."+m, h, h, false, true)
+			}
+			w.gatedMLP(p+"feed_forward", h, v.Intermediate, "gate_proj", "up_proj", "down_proj", false)
+		}
+		w.norm(mp+"norm", h)
+		w.linear(mp+"patch_merger.merging_layer", merged, h, false, false)
+		w.linear(mp+"linear_1", h, v.OutHidden, v.ProjectorBias, true)
+		w.linear(mp+"linear_2", v.OutHidden, v.OutHidden, v.ProjectorBias, true)
+	case "llama4":
+		vt := "vision_model."
+		side := v.ImageSize / v.PatchSize
+		w.linear(vt+"patch_embedding.linear", v.Channels*v.PatchSize*v.PatchSize, h, false, false)
+		w.add(vt+"class_embedding", w.dt, h)
+		w.add(vt+"positional_embedding_vlm", w.dt, side*side+1, h)
+		w.layerNorm(vt+"layernorm_pre", h)
+		w.layerNorm(vt+"layernorm_post", h)
+		for i := range v.Layers {
+			p := fmt.Sprintf("%smodel.layers.%d.", vt, i)
+			for _, m := range []string{"q_proj", "k_proj", "v_proj", "o_proj"} {
+				w.linear(p+"self_attn."+m, h, h, true, false)
+			}
+			w.linear(p+"mlp.fc1", h, v.Intermediate, true, false)
+			w.linear(p+"mlp.fc2", v.Intermediate, h, true, false)
+			w.layerNorm(p+"input_layernorm", h)
+			w.layerNorm(p+"post_attention_layernorm", h)
+		}
+		w.linear(vt+"vision_adapter.mlp.fc1", v.Intermediate, v.ProjectorIn, v.ProjectorBias, false)
+		w.linear(vt+"vision_adapter.mlp.fc2", v.ProjectorIn, v.ProjectorOut, v.ProjectorBias, false)
+		w.linear("multi_modal_projector.linear_1", v.OutHidden, a.Hidden, false, false)
 	}
-	return ts
 }
 
 func total(items []model.Item) uint64 {
@@ -322,14 +878,19 @@ func byName(items []model.Item) map[string]uint64 {
 	return m
 }
 
+// mxfp4Kernels are the MXFP4 MoE kernels a device may run gpt-oss's
+// experts with (model.MXFP4Triton, ...): each rounds the experts' sizes.
+var mxfp4Kernels = []model.MXFP4Kernel{model.MXFP4Triton, model.MXFP4Marlin, model.MXFP4TRTLLM}
+
 // propCheckpointEqualsConfig: a checkpoint shaped as its config.json says,
 // named as Hugging Face names it, gives every rank the weights derived from
 // config.json, to the byte, at TP 1, 2 and 4, on each stage of PP 1 and 2,
 // with and without expert parallelism, in the checkpoint's dtype or
-// another.
+// another, on a device with or without the router GEMMs, with each MXFP4
+// kernel.
 func propCheckpointEqualsConfig(t *rapid.T) {
 	cfg := genCheckpointConfig().Draw(t, "config")
-	data, err := json.Marshal(cfg)
+	data, err := genConfigJSON(cfg)
 	if err != nil {
 		t.Fatalf("marshal: %v", err)
 	}
@@ -337,7 +898,7 @@ func propCheckpointEqualsConfig(t *rapid.T) {
 	if err != nil {
 		t.Fatalf("a generated valid config does not parse: %v\n%s", err, data)
 	}
-	tensors := hfCheckpoint(a, rapid.Bool().Draw(t, "gemma3_new_names"), rapid.Bool().Draw(t, "rotary_inv_freq"))
+	tensors := hfCheckpoint(a, cfg, rapid.Bool().Draw(t, "new_names"), rapid.Bool().Draw(t, "rotary_inv_freq"))
 	notes, err := model.AttachCheckpoint(a, &model.Checkpoint{Name: "gen", Tensors: tensors})
 	if err != nil || len(notes.Unknown) > 0 {
 		t.Fatalf("the rules do not read the checkpoint of %s: %v, unknown %v", data, err, notes.Unknown)
@@ -348,9 +909,14 @@ func propCheckpointEqualsConfig(t *rapid.T) {
 	if ep {
 		expertRanks = rapid.Uint64Range(2, 8).Draw(t, "expert_ranks")
 	}
+	routerGEMM := rapid.Bool().Draw(t, "router_gemm")
+	var kernel model.MXFP4Kernel
+	if a.Quant.Method == "mxfp4" {
+		kernel = rapid.SampledFrom(mxfp4Kernels).Draw(t, "mxfp4_kernel")
+	}
 	cut := rapid.IntRange(1, max(1, len(a.Layers)-1)).Draw(t, "pp_cut")
 	for _, tp := range []uint64{1, 2, 4} {
-		if vllmRefuses(a, tp, ep) != "" || configDeviates(a, tp) != "" {
+		if vllmRefuses(a, tp, ep) != "" {
 			continue
 		}
 		stages := []model.Sharding{model.Whole(a, tp, dtypeBytes, a.Quant)}
@@ -361,7 +927,10 @@ func propCheckpointEqualsConfig(t *rapid.T) {
 			stages = append(stages, first, last)
 		}
 		for i, sh := range stages {
-			sh.ExpertRanks = expertRanks
+			sh.ExpertRanks, sh.RouterGEMM, sh.MXFP4 = expertRanks, routerGEMM, kernel
+			if configDeviates(a, sh) != "" {
+				continue
+			}
 			if ok, why := model.UsesCheckpoint(a, sh); !ok {
 				t.Fatalf("the checkpoint is not used: %s", why)
 			}
