@@ -58,6 +58,11 @@ type Layer struct {
 	// NoRoPE says the layer's attention applies no rotary embedding (Llama
 	// 4's global layers, no_rope_layers).
 	NoRoPE bool
+	// SharesTopK says the layer builds no lightning indexer (Arch.Indexer)
+	// and reuses the tokens an earlier layer's indexer selected: vLLM's
+	// IndexCache, by index_topk_freq or index_topk_pattern
+	// (vllm/model_executor/models/deepseek_v2.py:1084-1110).
+	SharesTopK bool
 }
 
 // Sliding reports whether the layer attends within a sliding window.

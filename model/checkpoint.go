@@ -34,9 +34,12 @@ func classifyKey(a *Arch) string {
 	if a.Vision != nil {
 		fmt.Fprintf(&b, "/v%d", a.Vision.Layers)
 	}
-	for _, l := range a.Layers {
+	for i, l := range a.Layers {
 		if l.KVHeads > 0 {
 			fmt.Fprintf(&b, "/%d", l.KVHeads)
+		}
+		if l.SharesTopK {
+			fmt.Fprintf(&b, "/s%d", i)
 		}
 	}
 	return b.String()
@@ -191,17 +194,24 @@ func CheckpointWeights(a *Arch, sh Sharding) []Item {
 }
 
 // configBuffers are the items of Weights that no checkpoint holds, built
-// when the model is: vLLM's rotary cos/sin tables, and Llama 4's
-// weightless qk norm (a ones tensor: llama4.py:213-221). A buffer Weights
-// gains must be named here too.
+// when the model is: vLLM's rotary cos/sin tables, the ones tensors of the
+// weightless RMSNorms (Llama 4's qk norm: llama4.py:213-221; Gemma 4's
+// v_norm and router norm: gemma4.py:436, 279) and Gemma 4's router
+// root_size buffer (gemma4.py:283-287). A buffer Weights gains must be
+// named here too.
 func configBuffers(a *Arch, sh Sharding) []Item {
 	var out []Item
 	for _, it := range Weights(a, sh) {
-		if strings.HasPrefix(it.Name, "rotary_emb.") || strings.HasSuffix(it.Name, ".qk_norm.weight") {
+		if strings.HasPrefix(it.Name, "rotary_emb.") || hasAnySuffix(it.Name, ".qk_norm.weight", ".v_norm.weight", ".router.norm.weight", ".router.root_size") {
 			out = append(out, it)
 		}
 	}
 	return out
+}
+
+// hasAnySuffix reports whether s ends in one of suffixes.
+func hasAnySuffix(s string, suffixes ...string) bool {
+	return slices.ContainsFunc(suffixes, func(x string) bool { return strings.HasSuffix(s, x) })
 }
 
 // headRows says how a column split divides a tensor's output rows.
@@ -593,6 +603,9 @@ const (
 	// skipVestigial: gemma4_mm.py:2154-2162 ignores Gemma 3n's embedding
 	// tables left in Gemma 4 checkpoints.
 	skipVestigial = "embed_vision.embedding and embed_audio.embedding, which Gemma 4 does not use"
+	// skipSharedTopK: deepseek_v2.py:1566-1583 drops the indexer weights
+	// of the layers that build no indexer (Layer.SharesTopK).
+	skipSharedTopK = "indexer weights of layers that reuse an earlier layer's top-k (IndexCache), which build no indexer"
 )
 
 // rotaryUnused are the names AutoWeightsLoader skips in every model
@@ -644,6 +657,10 @@ func classify(a *Arch, tensors []safetensors.Tensor) ([]placed, CheckpointNotes,
 			p.layer = n
 			if l := a.Layers[n]; l.KVHeads > 0 {
 				p.kv = l.KVHeads
+			}
+			if a.Layers[n].SharesTopK && strings.Contains(name, ".indexer.") {
+				skip(skipSharedTopK)
+				continue
 			}
 			rules, prefix, parts = fam.layer, strings.Join(parts[:3], ".")+".", parts[3:]
 		}

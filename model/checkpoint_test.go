@@ -874,7 +874,7 @@ func TestCheckpointFamiliesByHand(t *testing.T) {
 				{"TP1", whole(1), (34872 + 49408) + (32896 + 49408) + 16384 + 128 + 16384 + 1024, ""},
 				{"TP2", whole(2), (17452 + 24832) + (20608 + 24832) + 8192 + 128 + 8192 + 1024, ""},
 				{"PP2 stage 0", stage(0, 2), 34872 + 49408 + 16384 + 1024, ""},
-				{"PP2 stage 1", stage(1, 2), 32896 + 49408 + 16384 + 128 + 16384 + 1024, "Weights builds Qwen3.5's embedding on the first stage only"},
+				{"PP2 stage 1", stage(1, 2), 32896 + 49408 + 16384 + 128 + 16384 + 1024, ""},
 			},
 		},
 		{
@@ -939,7 +939,7 @@ func TestCheckpointFamiliesByHand(t *testing.T) {
 			// gate_up 2x64x64x2 = 16384 and down 2x32x64x2 = 8192, the
 			// shared expert 3 x 32x64x2 = 12288. Embedding and head 16384
 			// each, norm 128, rotary 64 x 32 x 2 = 4096, the qk norms' ones
-			// 2 x 32x2 = 128. The tower: patch 32x48x2 = 3072, class 64,
+			// in float32 (llama4.py:213-221) 2 x 32x4 = 256. The tower: patch 32x48x2 = 3072, class 64,
 			// positions 5x32x2 = 320, pre and post norms 128 each, its
 			// layer (q, k, v, o 32x32x2 + 64 each: 8448; fc1 64x32x2 + 128
 			// = 4224; fc2 4160; norms 256): 17088, the adapter 64x32x2 =
@@ -956,8 +956,8 @@ func TestCheckpointFamiliesByHand(t *testing.T) {
 			// 2048, rotary 320: 16352.
 			name: "llama4", fixture: llama4Fixture,
 			ranks: []rank{
-				{"TP1", whole(1), (24576 + 256 + 49152) + (24576 + 256 + 256 + 16384 + 8192 + 12288) + 16384 + 128 + 16384 + 4096 + 128 + 31360, ""},
-				{"TP2", whole(2), (16384 + 256 + 24576) + (16384 + 256 + 256 + 8192 + 4096 + 6144) + 8192 + 128 + 8192 + 4096 + 128 + 16352, ""},
+				{"TP1", whole(1), (24576 + 256 + 49152) + (24576 + 256 + 256 + 16384 + 8192 + 12288) + 16384 + 128 + 16384 + 4096 + 256 + 31360, ""},
+				{"TP2", whole(2), (16384 + 256 + 24576) + (16384 + 256 + 256 + 8192 + 4096 + 6144) + 8192 + 128 + 8192 + 4096 + 256 + 16352, ""},
 			},
 		},
 		{
@@ -1250,5 +1250,32 @@ func TestQwen35BAWholeUnderAWQ(t *testing.T) {
 		if got[name] != w {
 			t.Errorf("%s: %d B, want %d", name, got[name], w)
 		}
+	}
+}
+
+// TestIndexCacheDropsSkippedIndexers: a layer that reuses an earlier
+// layer's top-k builds no indexer, and vLLM drops its checkpoint weights
+// (deepseek_v2.py:1566-1583): dsaFixture with index_topk_pattern "FSF"
+// loses layer 1's indexer, 100360 B (TestCheckpointFamiliesByHand), and
+// skips its seven tensors (wq_b and wk with their scales, weights_proj,
+// k_norm's weight and bias); Weights agrees.
+func TestIndexCacheDropsSkippedIndexers(t *testing.T) {
+	config, ts := dsaFixture()
+	config = strings.Replace(config, `"index_topk":64`, `"index_topk":64,"index_topk_pattern":"FSF"`, 1)
+	a, notes := attachTensors(t, config, ts)
+	sh := Whole(a, 1, 2, a.Quant)
+	const all = (296520 + 196656) + (296520 + 1024 + 8 + 3*196656) + 2*100360 + 65536 + 65536 + 512 + 2*16384
+	if got := sum(RankWeights(a, sh)); got != all-100360 {
+		t.Errorf("checkpoint weights %d B, want %d (by hand)", got, all-100360)
+	}
+	if got := sum(Weights(a, sh)); got != all-100360 {
+		t.Errorf("config-derived weights %d B, want %d (by hand)", got, all-100360)
+	}
+	skipped := map[string]int{}
+	for _, s := range notes.Skipped {
+		skipped[s.Reason] = s.Count
+	}
+	if got := skipped[skipSharedTopK]; got != 7 {
+		t.Errorf("%d indexer tensors skipped, want 7; notes %+v", got, notes.Skipped)
 	}
 }

@@ -253,7 +253,7 @@ func init() {
 		"qwen3_5":          wrapper("qwen3_5_text", readQwen3VLVision),
 		"qwen3_5_text":     flat(readQwen35Text),
 		"qwen3_5_moe":      wrapper("qwen3_5_moe_text", readQwen3VLVision),
-		"qwen3_5_moe_text": flat(readQwen35Text),
+		"qwen3_5_moe_text": flat(readQwen35MoEText),
 		"nemotron_h":       flat(readNemotronH),
 		"qwen2_5_vl":       readQwen25VL,
 		"qwen3_vl":         wrapper("qwen3_vl_text", readQwen3VLVision),

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -28,7 +29,10 @@ func readOPT(o jsonObject, a *Arch) {
 	t := &a.tree
 	t.attnOut, t.mlpNames, t.ungated = "out_proj", [2]string{"fc1", "fc2"}, true
 	t.embed, t.norm, t.norms = "model.decoder.embed_tokens", "model.decoder.final_layer_norm", []string{"self_attn_layer_norm", "final_layer_norm"}
-	t.layerNorm, t.everyStage = true, true
+	t.layerNorm = true
+	// opt.py:205-253 and OPTForCausalLM build everything outside the
+	// layers on every stage.
+	t.onEveryStage()
 	t.positions = a.MaxPosition + 2 // OPTLearnedPositionalEmbedding's offset of 2 (opt.py:59-68)
 	if d := o.uintOr("word_embed_proj_dim", a.Hidden); d != a.Hidden {
 		t.embedDim = d
@@ -45,7 +49,8 @@ func readOPT(o jsonObject, a *Arch) {
 
 // readPhi reads microsoft/phi-2 (vllm/model_executor/models/phi.py):
 // biased attention and MLP (fc1/fc2, ungated), one LayerNorm per layer, a
-// head with a bias, partial rotary (partial_rotary_factor, default 0.5).
+// head with a bias, partial rotary (partial_rotary_factor, default 0.5);
+// everything outside the layers on every pipeline stage.
 func readPhi(o jsonObject, a *Arch) {
 	if !o.has("partial_rotary_factor") {
 		o.m["partial_rotary_factor"] = []byte("0.5") // transformers PhiConfig's default
@@ -56,6 +61,9 @@ func readPhi(o jsonObject, a *Arch) {
 	t := &a.tree
 	t.attnOut, t.mlpNames, t.ungated = "dense", [2]string{"fc1", "fc2"}, true
 	t.norm, t.norms, t.layerNorm, t.lmHeadBias = "model.final_layernorm", []string{"input_layernorm"}, true, true
+	// phi.py:216-226, 288-294: the embedding, final LayerNorm and head
+	// are built on every stage.
+	t.onEveryStage()
 	a.uniformLayers(o, 0)
 }
 
@@ -75,7 +83,8 @@ func readGptOss(o jsonObject, a *Arch) {
 	a.MoEIntermediate = a.Intermediate
 	t := &a.tree
 	t.attn, t.embed, t.sinks = "attn", "model.embedding", true
-	t.router, t.routerBias, t.expertBias, t.everyStage = "router", true, true, true
+	t.router, t.routerBias, t.expertBias = "router", true, true
+	t.onEveryStage()
 	window := o.uint("sliding_window")
 	a.layerTypes = nil
 	a.uniformLayers(o, 0)
@@ -138,20 +147,32 @@ func readLlama4Text(o jsonObject, a *Arch) {
 // readQwen3Next reads Qwen3-Next (vllm/model_executor/models/qwen3_next.py):
 // gated-delta-net layers with full attention every full_attention_interval
 // (or layer_types), attention with an output gate and partial rotary, MoE
-// with a gated shared expert; the embedding and head on every stage.
+// with a gated shared expert on the layers num_experts,
+// decoder_sparse_step and mlp_only_layers select (qwen3_next.py:405-412);
+// the embedding and head on every stage, the final norm on the last.
 func readQwen3Next(o jsonObject, a *Arch) {
 	if !o.has("partial_rotary_factor") {
 		o.m["partial_rotary_factor"] = []byte("0.25") // transformers Qwen3NextConfig's default
 	}
 	readCommon(o, a)
 	a.qwenHybrid(o)
-	a.tree.everyStage = true
+	if o.has("num_experts") && o.uintOr("num_experts", 0) > 0 {
+		a.qwenMoE(o.uint("num_experts"), o.uint("num_experts_per_tok"), o.uint("moe_intermediate_size"),
+			o.uintOr("shared_expert_intermediate_size", 0))
+		a.sparseLayers(o)
+	}
+	// qwen3_next.py:603-606 and 794-798 build the embedding and the head on
+	// every stage; :622-625 the final norm on the last only.
+	a.tree.embedEveryStage, a.tree.headEveryStage = true, true
 	a.tree.packed = map[string][]string{"qkv_proj": {"q_proj", "k_proj", "v_proj"}, "gate_up_proj": {"gate_proj", "up_proj"}}
 }
 
-// readQwen35Text reads Qwen3.5's language model (vllm/model_executor/models/
-// qwen3_5.py): Qwen3-Next's layers, dense or MoE, with the recurrent state
-// in mamba_ssm_dtype; its checkpoint splits in_proj_qkvz and in_proj_ba in
+// readQwen35Text reads Qwen3.5's dense language model (vllm/model_executor/
+// models/qwen3_5.py): Qwen3-Next's layers with a dense MLP on every layer,
+// whatever MoE keys the config holds, as vLLM decides by model_type
+// (qwen3_5.py:162-177); the recurrent state in mamba_ssm_dtype; the
+// embedding on every pipeline stage (qwen3_5.py:244-247), the norm and
+// head on the last. Its checkpoint splits in_proj_qkvz and in_proj_ba in
 // two.
 func readQwen35Text(o jsonObject, a *Arch) {
 	readCommon(o, a)
@@ -162,15 +183,31 @@ func readQwen35Text(o jsonObject, a *Arch) {
 		}
 		a.StateDtype = d
 	}
+	a.tree.embedEveryStage = true
 	a.tree.rename = [][2]string{{"model.language_model.", "model."}, {"model.visual.", "visual."}}
 	a.tree.packed = map[string][]string{
 		"qkv_proj": {"q_proj", "k_proj", "v_proj"}, "gate_up_proj": {"gate_proj", "up_proj"},
 		"in_proj_qkvz": {"in_proj_qkv", "in_proj_z"}, "in_proj_ba": {"in_proj_b", "in_proj_a"},
 	}
+	a.tree.baWholeUnderPackedInt = true
+}
+
+// readQwen35MoEText reads Qwen3.5-MoE's language model (qwen3_5.py:162-168):
+// Qwen3.5's layers with Qwen3-Next's MoE block on every layer, whatever
+// decoder_sparse_step or mlp_only_layers say; the MoE sizes default as
+// vLLM's Qwen3_5MoeTextConfig has them
+// (vllm/transformers_utils/configs/qwen3_5_moe.py:46-50).
+func readQwen35MoEText(o jsonObject, a *Arch) {
+	readQwen35Text(o, a)
+	a.qwenMoE(o.uintOr("num_experts", 256), o.uintOr("num_experts_per_tok", 8), o.uintOr("moe_intermediate_size", 512),
+		o.uintOr("shared_expert_intermediate_size", 512))
+	for i := range a.Layers {
+		a.Layers[i].MoE = a.Experts > 0
+	}
 }
 
 // qwenHybrid reads what Qwen3-Next and Qwen3.5 share: the layer pattern,
-// the delta net, the gated attention, the MoE and MTP layers.
+// the delta net, the gated attention and the MTP layers.
 func (a *Arch) qwenHybrid(o jsonObject) {
 	a.QKNorm = true
 	a.AttnOutputGate = o.boolOr("attn_output_gate", true)
@@ -191,18 +228,18 @@ func (a *Arch) qwenHybrid(o jsonObject) {
 		}
 	}
 	a.uniformLayers(o, 0)
-	if o.has("num_experts") && o.uintOr("num_experts", 0) > 0 {
-		a.Experts = o.uint("num_experts")
-		a.ExpertsPerToken = o.uint("num_experts_per_tok")
-		a.MoEIntermediate = o.uint("moe_intermediate_size")
-		a.SharedIntermediate = o.uintOr("shared_expert_intermediate_size", 0)
-		if a.SharedIntermediate > 0 {
-			a.SharedExperts = 1
-		}
-		a.tree.shared, a.tree.sharedGate = "shared_expert", true
-		a.sparseLayers(o)
-	}
 	a.MTPLayers = o.uintOr("mtp_num_hidden_layers", o.uintOr("num_nextn_predict_layers", 0))
+}
+
+// qwenMoE gives the model Qwen3-Next's MoE block (qwen3_next.py:100-190):
+// experts of inter each, a gated shared expert of shared (none for 0);
+// the caller says which layers have it.
+func (a *Arch) qwenMoE(experts, topK, inter, shared uint64) {
+	a.Experts, a.ExpertsPerToken, a.MoEIntermediate, a.SharedIntermediate = experts, topK, inter, shared
+	if shared > 0 {
+		a.SharedExperts = 1
+	}
+	a.tree.shared, a.tree.sharedGate = "shared_expert", true
 }
 
 // readDeltaNet reads the gated delta net's shape (linear_* keys).
@@ -254,6 +291,9 @@ func readNemotronH(o jsonObject, a *Arch) {
 	t := &a.tree
 	t.attn, t.mlp, t.mlpNames, t.ungated, t.mixerOnly = "mixer", "mixer", [2]string{"up_proj", "down_proj"}, true, true
 	t.norm, t.norms = "model.norm_f", []string{"norm"}
+	// nemotron_h.py:561, 595 and 814: the embedding, norm_f and head on
+	// every stage.
+	t.onEveryStage()
 	t.routerDtype = routerFP32Fallback
 	t.mambaConvBias, t.mambaProjBias = o.boolOr("use_conv_bias", true), o.boolOr("use_bias", false)
 	t.rename = [][2]string{{"backbone.", "model."}}
@@ -373,7 +413,8 @@ func readMiniMaxM2(o jsonObject, a *Arch) {
 
 // readOlmo3 reads OLMo 3 (vllm/model_executor/models/olmo3.py): head_dim
 // from hidden_size / heads, whole-width q and k norms, a norm after the
-// attention and one after the MLP, sliding layers by layer_types.
+// attention and one after the MLP, sliding layers by layer_types; the
+// embedding, final norm and head on every pipeline stage.
 func readOlmo3(o jsonObject, a *Arch) {
 	readCommon(o, a)
 	a.derivedHeadDim(o) // olmo3.py:95-96 ignores any head_dim
@@ -383,6 +424,7 @@ func readOlmo3(o jsonObject, a *Arch) {
 	a.QKNorm = true
 	a.tree.qkNorm = qkNormFull
 	a.tree.norms = []string{"post_attention_layernorm", "post_feedforward_layernorm"}
+	a.tree.onEveryStage() // olmo3.py:285-300, 372-379
 	a.uniformLayers(o, 0)
 }
 
@@ -405,7 +447,8 @@ func readExaone4(o jsonObject, a *Arch) {
 // with attention_k_eq_v, num_global_key_value_heads; the last
 // num_kv_shared_layers layers read the KV of an earlier one; with
 // enable_moe_block every layer also has a routed MoE beside its MLP; one
-// rotary table per layer type, the global one head_size wide.
+// rotary table per layer type, the global one head_size wide; the
+// embedding, final norm and head on every pipeline stage.
 func readGemma4Text(o jsonObject, a *Arch) {
 	readCommon(o, a)
 	a.gemmaNorms()
@@ -451,10 +494,14 @@ func readGemma4Text(o jsonObject, a *Arch) {
 		for i := range a.Layers {
 			a.Layers[i].MoE = true
 		}
-		a.tree.moeBesideMLP, a.tree.gemma4 = true, true
+		a.tree.moeBesideMLP = true
 		a.tree.router = "router.proj"
 		a.tree.mlp = "moe"
 	}
+	a.tree.gemma4 = true
+	// gemma4.py:966, 1043 and 1540: the embedding, final norm and head on
+	// every stage.
+	a.tree.onEveryStage()
 	a.tree.rename = [][2]string{{"model.language_model.", "model."}, {"model.vision_tower.", "vision_tower."}, {"model.embed_vision.", "embed_vision."}}
 	// One table per layer type (gemma4.py:446-493): the global layers'
 	// proportional rope is head_size wide (gemma4_rope.py:40-55).
@@ -499,9 +546,12 @@ func readDeepSeek(o jsonObject, a *Arch) {
 	a.MTPLayers = o.uintOr("num_nextn_predict_layers", 0)
 	a.tree.fusedQKVA = a.QLoraRank > 0
 	a.tree.packed = map[string][]string{"gate_up_proj": {"gate_proj", "up_proj"}, "fused_qkv_a_proj": {"q_a_proj", "kv_a_proj_with_mqa"}}
-	if o.str("moe_router_dtype") == "float32" || a.ModelType == "glm_moe_dsa" {
-		a.tree.routerDtype = routerFP32 // deepseek_v2.py:309-314
-	}
+	// moe_router_dtype float32 (and every glm_moe_dsa) sets only the
+	// router's output dtype: GateLinear gets no params_dtype, so its
+	// weight is in the model dtype (deepseek_v2.py:123-133, 308-314;
+	// layers/fused_moe/router/gate_linear.py:49-75). The string is read so
+	// that a value of the wrong type is an error naming the key.
+	o.str("moe_router_dtype")
 	if a.ModelType == "kimi_k2" || a.ModelType == "kimi_k25" {
 		a.tree.rename = [][2]string{{"language_model.model.", "model."}, {"language_model.lm_head", "lm_head"}}
 	}
@@ -525,11 +575,44 @@ func readDeepSeek(o jsonObject, a *Arch) {
 		if a.QLoraRank == 0 {
 			o.fail("q_lora_rank", "the indexer projects from the query latent: q_lora_rank must be set with index_topk")
 		}
-		// deepseek_v2.py:1115-1120: the indexer's neox-style rope is a
-		// second table of the same shape.
-		idx := a.Rotary[0]
-		idx.Name = "rotary_emb_indexer"
-		a.Rotary = append(a.Rotary, idx)
+		a.indexCache(o)
+		// deepseek_v2.py:1115-1120: the indexer's rope is a second table
+		// of the same shape, built with the first layer that has an
+		// indexer.
+		if slices.ContainsFunc(a.Layers, func(l Layer) bool { return !l.SharesTopK }) {
+			idx := a.Rotary[0]
+			idx.Name = "rotary_emb_indexer"
+			a.Rotary = append(a.Rotary, idx)
+		}
+	}
+}
+
+// indexCache reads which layers reuse an earlier layer's top-k instead of
+// building an indexer (deepseek_v2.py:1084-1110, IndexCache): with
+// index_topk_pattern, layer i skips when its character is "S"; otherwise
+// when max(i - index_skip_topk_offset + 1, 0) is not a multiple of
+// index_topk_freq (defaults 2 and 1: every layer has one).
+func (a *Arch) indexCache(o jsonObject) {
+	if o.has("index_topk_pattern") {
+		pattern := o.str("index_topk_pattern")
+		for i := range a.Layers {
+			a.Layers[i].SharesTopK = i < len(pattern) && pattern[i] == 'S'
+		}
+		return
+	}
+	freq := o.uintOr("index_topk_freq", 1)
+	offset := o.uintOr("index_skip_topk_offset", 2)
+	if freq == 0 {
+		o.fail("index_topk_freq", "must be above 0 (vLLM takes the layer index modulo it)")
+		return
+	}
+	if offset > 1<<16 {
+		o.fail("index_skip_topk_offset", "%d is beyond any real model's layers", offset)
+		return
+	}
+	for i := range a.Layers {
+		n := max(int64(i)-int64(offset)+1, 0)
+		a.Layers[i].SharesTopK = uint64(n)%freq != 0
 	}
 }
 

@@ -124,3 +124,49 @@ func TestNewFamilyConfigErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestQwen35MoEByModelType: vLLM builds Qwen3.5's MLP by the text
+// model_type (qwen3_5.py:162-177): qwen3_5_text is dense on every layer
+// whatever MoE keys its config holds, qwen3_5_moe_text has the MoE block
+// on every layer whatever decoder_sparse_step or mlp_only_layers say, its
+// sizes defaulting as Qwen3_5MoeTextConfig's (num_experts 256, top-8,
+// 512-wide experts and shared expert: vllm/transformers_utils/configs/
+// qwen3_5_moe.py:46-50).
+func TestQwen35MoEByModelType(t *testing.T) {
+	const common = `"hidden_size": 64, "num_hidden_layers": 4, "num_attention_heads": 4, "num_key_value_heads": 2,
+ "head_dim": 16, "intermediate_size": 128, "full_attention_interval": 2, "linear_num_key_heads": 2,
+ "linear_num_value_heads": 4, "linear_key_head_dim": 8, "linear_value_head_dim": 8, "linear_conv_kernel_dim": 4,
+ "vocab_size": 100, "max_position_embeddings": 64, "torch_dtype": "bfloat16"`
+	const moeKeys = `, "num_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 32,
+ "shared_expert_intermediate_size": 32, "decoder_sparse_step": 2, "mlp_only_layers": [0]`
+	type shape struct {
+		MoELayers                                  int
+		Experts, TopK, MoEIntermediate, SharedSize uint64
+	}
+	tests := []struct {
+		name, doc string
+		want      shape
+	}{
+		{"qwen3_5_text with MoE keys", `{"model_type": "qwen3_5_text", ` + common + moeKeys + `}`, shape{}},
+		{"qwen3_5 wrapper with MoE keys", `{"model_type": "qwen3_5", "text_config": {` + common + moeKeys + `},
+ "vision_config": {"depth": 1, "hidden_size": 32, "intermediate_size": 64, "num_heads": 2, "in_channels": 3,
+ "out_hidden_size": 64, "patch_size": 2, "spatial_merge_size": 2, "temporal_patch_size": 2, "num_position_embeddings": 16}}`, shape{}},
+		{"qwen3_5_moe_text", `{"model_type": "qwen3_5_moe_text", ` + common + moeKeys + `}`, shape{4, 4, 2, 32, 32}},
+		{"qwen3_5_moe_text without sizes", `{"model_type": "qwen3_5_moe_text", ` + common + `}`, shape{4, 256, 8, 512, 512}},
+	}
+	for _, tt := range tests {
+		a, err := ParseConfig(tt.name+".json", []byte(tt.doc))
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		got := shape{Experts: a.Experts, TopK: a.ExpertsPerToken, MoEIntermediate: a.MoEIntermediate, SharedSize: a.SharedIntermediate}
+		for _, l := range a.Layers {
+			if l.MoE {
+				got.MoELayers++
+			}
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
+		}
+	}
+}

@@ -21,7 +21,7 @@ type routerDtype int
 
 const (
 	routerModelDtype routerDtype = iota
-	routerFP32                   // nn.Linear or GateLinear in float32 (GLM-4.5, MiniMax-M2, GLM-MoE-DSA)
+	routerFP32                   // an nn.Linear in float32 (GLM-4.5, MiniMax-M2)
 	// routerFP32Fallback is float32 unless the device has vLLM's
 	// specialized router GEMMs (Nemotron-H's force_fp32_compute,
 	// layers/fused_moe/router/gate_linear.py:59-68).
@@ -59,10 +59,14 @@ type tree struct {
 	// sigmoid gate, a [1, hidden] linear never quantized.
 	shared     string
 	sharedGate bool
-	// everyStage: the embedding, final norm and head are built on every
-	// pipeline stage (gpt-oss, OPT, Qwen3-Next).
-	everyStage bool
-	lmHeadBias bool // Phi's head has a bias
+	// embedEveryStage, normEveryStage and headEveryStage: the embedding,
+	// the final norm and the head are built on every pipeline stage, where
+	// the model does not replace them with PPMissingLayer off the first or
+	// last stage (gpt-oss, OPT, Phi, OLMo 3, Nemotron-H and Gemma 4 all
+	// three; Qwen3-Next the embedding and head; Qwen3.5 the embedding).
+	embedEveryStage, normEveryStage, headEveryStage bool
+	// lmHeadBias: Phi's head has a bias.
+	lmHeadBias bool
 	// positions is OPT's learned position table rows (max_position + 2);
 	// embedDim its word_embed_proj_dim where it differs from hidden_size
 	// (project_in and project_out).
@@ -71,15 +75,22 @@ type tree struct {
 	mixerOnly bool
 	// moeBesideMLP: MoE layers keep the dense MLP too (Gemma 4).
 	moeBesideMLP bool
+	// baWholeUnderPackedInt: the delta net's in_proj_ba is replicated, not
+	// divided, under AWQ and GPTQ, so that each rank's Marlin kernel keeps
+	// 64 outputs (Qwen3.5's split b and a on CUDA: layers/mamba/gdn/
+	// qwen_gdn_linear_attn.py:519-559, maybe_disable_tp).
+	baWholeUnderPackedInt bool
 	// mambaConvBias, mambaProjBias: Mamba2's use_conv_bias and use_bias.
 	mambaConvBias, mambaProjBias bool
 	// fusedQKVA: DeepSeek's q_a_proj and kv_a_proj_with_mqa fused into one
 	// replicated fused_qkv_a_proj (deepseek_v2.py:901-916).
 	fusedQKVA bool
-	// gemma4: Gemma 4's MoE block (router scale, per-expert scale, three
-	// more norms) and layer scalar.
+	// gemma4: Gemma 4's layer scalar and weightless v_norm on every layer,
+	// and its MoE block (the router's weightless norm, root_size and scale,
+	// the per-expert scale, three more norms) on the MoE layers.
 	gemma4 bool
-	// llama4QKNorm: Llama 4's weightless qk norm on its rope layers.
+	// llama4QKNorm: Llama 4's weightless float32 qk norm on its rope
+	// layers.
 	llama4QKNorm bool
 	// rename maps the checkpoint's module prefixes to these names, as the
 	// model's hf_to_vllm_mapper does, for the quantization's module lists.
@@ -102,6 +113,12 @@ func llamaTree() tree {
 		embed: "model.embed_tokens", norm: "model.norm", norms: []string{"input_layernorm", "post_attention_layernorm"},
 		router: "gate", shared: "shared_experts", packed: llamaPacked,
 	}
+}
+
+// onEveryStage builds the embedding, the final norm and the head on every
+// pipeline stage.
+func (t *tree) onEveryStage() {
+	t.embedEveryStage, t.normEveryStage, t.headEveryStage = true, true, true
 }
 
 // mapName rewrites a checkpoint module name to the tree's names.

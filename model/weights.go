@@ -125,7 +125,8 @@ func Weights(a *Arch, sh Sharding) []Item {
 		t = &lt
 		w.t = t
 	}
-	embedOn, headOn := sh.First || t.everyStage, sh.Last || t.everyStage
+	embedOn := sh.First || t.embedEveryStage
+	normOn, headOn := sh.Last || t.normEveryStage, sh.Last || t.headEveryStage
 	vocabRank := budget.CeilDiv(budget.RoundUp(a.Vocab, vocabPadding), w.tp)
 	embedDim := a.Hidden
 	if t.embedDim > 0 {
@@ -144,13 +145,15 @@ func Weights(a *Arch, sh Sharding) []Item {
 	for i := max(sh.FirstLayer, 0); i < min(sh.EndLayer, len(a.Layers)); i++ {
 		w.layer(i)
 	}
-	if headOn {
+	if normOn {
 		if t.norm != "" {
 			w.norm(t.norm, a.Hidden)
 		}
 		if t.embedDim > 0 {
 			w.linear("model.decoder.project_out", a.Hidden, embedDim, replicated, false, linearMod)
 		}
+	}
+	if headOn {
 		// A tied head shares the embedding's tensor, unless the embedding is
 		// on another stage: then the last stage holds its own copy.
 		if !a.TiedEmbeddings || !embedOn {
@@ -223,12 +226,15 @@ func (w *weights) layer(i int) {
 	for _, n := range t.norms {
 		w.norm(p+n, a.Hidden)
 	}
-	if t.gemma4 {
-		// gemma4.py:612-651, 687: the MoE block's three norms, and a
-		// one-element layer scalar buffer.
+	if t.gemma4 && l.MoE {
+		// gemma4.py:624-647: the MoE block's three norms.
 		for _, n := range []string{"post_feedforward_layernorm_1", "post_feedforward_layernorm_2", "pre_feedforward_layernorm_2"} {
 			w.norm(p+n, a.Hidden)
 		}
+	}
+	if t.gemma4 {
+		// gemma4.py:686-687: a one-element layer scalar buffer on every
+		// layer, MoE or not.
 		w.add(p+"layer_scalar", w.dt)
 	}
 }
@@ -299,7 +305,7 @@ func KVHeadsPerRank(a *Arch, tp uint64) uint64 {
 func (w *weights) attention(p string, l Layer) {
 	a, t := w.a, w.t
 	if a.MLA {
-		w.mla(p)
+		w.mla(p, l)
 		return
 	}
 	hd, kv := a.HeadDim, a.KVHeads
@@ -332,17 +338,25 @@ func (w *weights) attention(p string, l Layer) {
 		w.norm(p+".k_norm", hd)
 	}
 	if t.llama4QKNorm && !l.NoRoPE {
-		// llama4.py:214-221: RMSNorm(has_weight=False) keeps a ones tensor
-		// of head_dim (layernorm.py:61-65).
-		w.add(p+".qk_norm.weight", bytesOf(hd, w.dt))
+		// llama4.py:213-221: RMSNorm(has_weight=False, dtype=float32)
+		// keeps a float32 ones tensor of head_dim (layernorm.py:61-63).
+		w.add(p+".qk_norm.weight", bytesOf(hd, 4))
+	}
+	if t.gemma4 {
+		// gemma4.py:436: v_norm is RMSNorm(has_weight=False), whose ones
+		// tensor of the layer's head_dim is built in the default dtype (the
+		// model's) on the device (layernorm.py:61-63; the loader builds the
+		// model under set_default_torch_dtype and the target device,
+		// model_loader/base_loader.py:53-55).
+		w.add(p+".v_norm.weight", bytesOf(hd, w.dt))
 	}
 }
 
 // mla adds DeepSeek's multi-head latent attention (deepseek_v2.py:948-1188):
 // the query and KV down-projections whole on every rank (fused into one
 // with a query latent), their norms, the up-projections column-parallel,
-// and V3.2's indexer.
-func (w *weights) mla(p string) {
+// and V3.2's indexer where layer l builds one.
+func (w *weights) mla(p string, l Layer) {
 	a := w.a
 	qHead := a.QKNopeHeadDim + a.QKRopeHeadDim
 	switch {
@@ -363,7 +377,7 @@ func (w *weights) mla(p string) {
 	w.norm(p+".kv_a_layernorm", a.KVLoraRank)
 	w.linear(p+".kv_b_proj", a.KVLoraRank, a.Heads*(a.QKNopeHeadDim+a.VHeadDim), column, false, linearMod)
 	w.linear(p+".o_proj", a.Heads*a.VHeadDim, a.Hidden, row, false, linearMod)
-	if ix := a.Indexer; ix != nil {
+	if ix := a.Indexer; ix != nil && !l.SharesTopK {
 		// deepseek_v2.py:657-674: wq_b quantized and whole; wk and the
 		// head weights fused, unquantized and whole; k_norm a float32
 		// LayerNorm.
@@ -410,7 +424,12 @@ func (w *weights) moe(p string) {
 		w.add(p+".gate.e_score_correction_bias", bytesOf(a.Experts, 4)) // fp32
 	}
 	if t.gemma4 {
-		// gemma4.py:279-331: the router's scale and each expert's.
+		// gemma4.py:279-331: the router's weightless norm (a ones tensor
+		// of hidden_size in the model dtype, as v_norm's), its one-element
+		// root_size buffer (torch.tensor of a float: the default dtype),
+		// its scale, and each expert's scale.
+		w.add(p+".router.norm.weight", bytesOf(a.Hidden, w.dt))
+		w.add(p+".router.root_size", w.dt)
 		w.add(p+".router.scale", bytesOf(a.Hidden, w.dt))
 		w.add(p+".per_expert_scale", bytesOf(a.Experts, w.dt))
 	}
@@ -435,9 +454,10 @@ func (w *weights) moe(p string) {
 }
 
 // gdn adds a gated-delta-net layer (vllm/model_executor/layers/mamba/gdn/
-// qwen_gdn_linear_attn.py:359-489): the fused q/k/v/z and b/a projections,
-// the unquantized causal convolution, dt_bias, A_log in float32, the gated
-// norm, the output projection.
+// qwen_gdn_linear_attn.py:359-489): the fused q/k/v/z and b/a projections
+// (b/a whole on every rank where the tree says so), the unquantized causal
+// convolution, dt_bias, A_log in float32, the gated norm, the output
+// projection.
 func (w *weights) gdn(p string) {
 	a, d := w.a, w.a.DeltaNet
 	if d == nil {
@@ -445,7 +465,11 @@ func (w *weights) gdn(p string) {
 	}
 	keyDim, valueDim := d.NumKeyHeads*d.KeyHeadDim, d.NumValueHeads*d.ValueHeadDim
 	w.linear(p+".in_proj_qkvz", a.Hidden, 2*keyDim+2*valueDim, column, false, linearMod)
-	w.linear(p+".in_proj_ba", a.Hidden, 2*d.NumValueHeads, column, false, linearMod)
+	ba := column
+	if w.t.baWholeUnderPackedInt && (w.sh.Quant.Method == "awq" || w.sh.Quant.Method == "gptq") {
+		ba = replicated
+	}
+	w.linear(p+".in_proj_ba", a.Hidden, 2*d.NumValueHeads, ba, false, linearMod)
 	w.add(p+".conv1d.weight", bytesOf(budget.SatMul(budget.CeilDiv(2*keyDim+valueDim, w.tp), d.ConvKernel), w.dt))
 	heads := budget.CeilDiv(d.NumValueHeads, w.tp)
 	w.add(p+".dt_bias", bytesOf(heads, w.dt))

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -220,5 +221,297 @@ func TestMTPLayersNotLoaded(t *testing.T) {
 	}
 	if diff := cmp.Diff(uint64(1), a.MTPLayers); diff != "" {
 		t.Errorf("MTP layers (-want +got):\n%s", diff)
+	}
+}
+
+// itemBytes maps each item to its bytes.
+func itemBytes(items []Item) map[string]uint64 {
+	m := map[string]uint64{}
+	for _, it := range items {
+		m[it.Name] += it.Bytes
+	}
+	return m
+}
+
+// tinyMLA is a one-layer MoE DeepSeek-style config (hidden 64, 4 experts)
+// of model_type mt, with extra keys.
+func tinyMLA(mt, extra string) string {
+	return `{"model_type": "` + mt + `", "hidden_size": 64, "num_hidden_layers": 1, "num_attention_heads": 2,
+ "intermediate_size": 64, "kv_lora_rank": 32, "q_lora_rank": 16, "qk_nope_head_dim": 16, "qk_rope_head_dim": 8,
+ "v_head_dim": 16, "n_routed_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 32, "n_shared_experts": 1,
+ "topk_method": "noaux_tc", "vocab_size": 100, "max_position_embeddings": 64, "torch_dtype": "bfloat16"` + extra + `}`
+}
+
+// TestRouterWeightDtype: a router asked to compute in float32 keeps its
+// weight in float32 only where vLLM stores it so. DeepSeek's GateLinear
+// (glm_moe_dsa, moe_router_dtype float32) sets only its output dtype
+// (deepseek_v2.py:123-133, 308-314; gate_linear.py:49-75): the model
+// dtype. GLM-4.5's router is an nn.Linear of dtype float32
+// (glm4_moe.py:142-146). Nemotron-H's force_fp32_compute stores float32
+// unless the device runs the router GEMMs (gate_linear.py:59-68).
+func TestRouterWeightDtype(t *testing.T) {
+	glm45 := `{"model_type": "glm4_moe", "hidden_size": 64, "num_hidden_layers": 1, "num_attention_heads": 4,
+ "num_key_value_heads": 2, "head_dim": 16, "intermediate_size": 128, "n_routed_experts": 4, "num_experts_per_tok": 2,
+ "moe_intermediate_size": 32, "n_shared_experts": 1, "vocab_size": 100, "max_position_embeddings": 64, "torch_dtype": "bfloat16"}`
+	nemotron := `{"model_type": "nemotron_h", "hidden_size": 64, "num_hidden_layers": 1, "hybrid_override_pattern": "E",
+ "num_attention_heads": 4, "intermediate_size": 128, "n_routed_experts": 4, "num_experts_per_tok": 1,
+ "moe_intermediate_size": 32, "n_shared_experts": 1, "moe_shared_expert_intermediate_size": 48, "vocab_size": 100,
+ "max_position_embeddings": 64, "torch_dtype": "bfloat16"}`
+	tests := []struct {
+		name, doc, router string
+		routerGEMM        bool
+		want              uint64
+	}{
+		// 64 x 4 in bf16: 512 B; in float32: 1024 B.
+		{"glm_moe_dsa", tinyMLA("glm_moe_dsa", ""), "model.layers.0.mlp.gate.weight", false, 512},
+		{"glm_moe_dsa, router GEMMs", tinyMLA("glm_moe_dsa", ""), "model.layers.0.mlp.gate.weight", true, 512},
+		{"deepseek_v3 moe_router_dtype float32", tinyMLA("deepseek_v3", `, "moe_router_dtype": "float32"`), "model.layers.0.mlp.gate.weight", false, 512},
+		{"glm4_moe", glm45, "model.layers.0.mlp.gate.weight", true, 1024},
+		{"nemotron_h", nemotron, "model.layers.0.mixer.gate.weight", false, 1024},
+		{"nemotron_h, router GEMMs", nemotron, "model.layers.0.mixer.gate.weight", true, 512},
+	}
+	for _, tt := range tests {
+		a, err := ParseConfig(tt.name+".json", []byte(tt.doc))
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		sh := Whole(a, 1, 2, a.Quant)
+		sh.RouterGEMM = tt.routerGEMM
+		if got := itemBytes(Weights(a, sh))[tt.router]; got != tt.want {
+			t.Errorf("%s: %s %d B, want %d", tt.name, tt.router, got, tt.want)
+		}
+	}
+}
+
+// TestStagesBuildTheTopModules: which pipeline stage holds the embedding,
+// the final norm and the head, each family as its vLLM model builds them
+// (PPMissingLayer off the first or last stage, or not). Two layers of
+// hidden 64, vocabulary 100 padded to 128, untied, in bf16 (fp16 for
+// Phi): an embedding or head is 128 x 64 x 2 = 16384 B, an RMSNorm 128 B,
+// a LayerNorm 256 B.
+func TestStagesBuildTopModules(t *testing.T) {
+	const common = `"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+ "intermediate_size": 128, "vocab_size": 100, "max_position_embeddings": 64, "tie_word_embeddings": false`
+	const qwenHybrid = `, "head_dim": 16, "layer_types": ["linear_attention", "full_attention"], "linear_num_key_heads": 2,
+ "linear_num_value_heads": 4, "linear_key_head_dim": 8, "linear_value_head_dim": 8, "linear_conv_kernel_dim": 4`
+	llamaTop := func(embed, norm, head bool) map[string]uint64 {
+		m := map[string]uint64{}
+		if embed {
+			m["model.embed_tokens.weight"] = 16384
+		}
+		if norm {
+			m["model.norm.weight"] = 128
+		}
+		if head {
+			m["lm_head.weight"] = 16384
+		}
+		return m
+	}
+	phiTop := map[string]uint64{"model.embed_tokens.weight": 16384, "model.final_layernorm.weight": 128,
+		"model.final_layernorm.bias": 128, "lm_head.weight": 16384, "lm_head.bias": 256}
+	nemotronTop := map[string]uint64{"model.embed_tokens.weight": 16384, "model.norm_f.weight": 128, "lm_head.weight": 16384}
+	tests := []struct {
+		name, doc   string
+		first, last map[string]uint64
+	}{
+		// llama.py: the embedding on the first stage, norm and head on the
+		// last.
+		{"llama", `{"model_type": "llama", "torch_dtype": "bfloat16", ` + common + `}`, llamaTop(true, false, false), llamaTop(false, true, true)},
+		// phi.py:216-226, 288-294: all of it on every stage.
+		{"phi", `{"model_type": "phi", "torch_dtype": "float16", ` + common + `}`, phiTop, phiTop},
+		// olmo3.py:285-300, 372-379.
+		{"olmo3", `{"model_type": "olmo3", "torch_dtype": "bfloat16", ` + common + `}`, llamaTop(true, true, true), llamaTop(true, true, true)},
+		// nemotron_h.py:561, 595, 814.
+		{"nemotron_h", `{"model_type": "nemotron_h", "torch_dtype": "bfloat16", "hybrid_override_pattern": "*-", "head_dim": 16, ` + common + `}`,
+			nemotronTop, nemotronTop},
+		// gemma4.py:966, 1043, 1540.
+		{"gemma4_text", `{"model_type": "gemma4_text", "torch_dtype": "bfloat16", "head_dim": 16, ` + common + `}`,
+			llamaTop(true, true, true), llamaTop(true, true, true)},
+		// qwen3_5.py:244-247 the embedding on every stage; :263-266 and
+		// 336-346 the norm and head on the last.
+		{"qwen3_5_text", `{"model_type": "qwen3_5_text", "torch_dtype": "bfloat16", ` + common + qwenHybrid + `}`,
+			llamaTop(true, false, false), llamaTop(true, true, true)},
+		// qwen3_next.py:603-606 and 794-798 the embedding and head on every
+		// stage; :622-625 the norm on the last.
+		{"qwen3_next", `{"model_type": "qwen3_next", "torch_dtype": "bfloat16", ` + common + qwenHybrid + `}`,
+			llamaTop(true, false, true), llamaTop(true, true, true)},
+	}
+	top := func(items []Item) map[string]uint64 {
+		m := map[string]uint64{}
+		for name, b := range itemBytes(items) {
+			if !strings.HasPrefix(name, "model.layers.") && !strings.HasPrefix(name, "rotary_emb.") {
+				m[name] = b
+			}
+		}
+		return m
+	}
+	for _, tt := range tests {
+		a, err := ParseConfig(tt.name+".json", []byte(tt.doc))
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		first, last := Whole(a, 1, 2, a.Quant), Whole(a, 1, 2, a.Quant)
+		first.EndLayer, first.Last = 1, false
+		last.FirstLayer, last.First = 1, false
+		if diff := cmp.Diff(tt.first, top(Weights(a, first))); diff != "" {
+			t.Errorf("%s, first stage (-want +got):\n%s", tt.name, diff)
+		}
+		if diff := cmp.Diff(tt.last, top(Weights(a, last))); diff != "" {
+			t.Errorf("%s, last stage (-want +got):\n%s", tt.name, diff)
+		}
+	}
+}
+
+// TestWeightlessNormsAndLayerBuffers: the ones tensors of vLLM's
+// weightless RMSNorms and Gemma 4's buffers. Gemma 4, bf16, hidden 64,
+// layer 0 sliding (head_dim 16) and layer 1 global (global_head_dim 32):
+// layer_scalar one element on every layer (gemma4.py:687) = 2 B; v_norm
+// head_dim in the model dtype (gemma4.py:436) = 32 and 64 B; with
+// enable_moe_block, the router's norm 64 x 2 = 128 B (gemma4.py:279) and
+// root_size one element = 2 B (gemma4.py:283-287). Llama 4, head_dim 32:
+// the qk norm's ones in float32 (llama4.py:213-221) = 128 B on the rope
+// layer 0, none on the no-rope layer 1.
+func TestWeightlessNormsAndLayerBuffers(t *testing.T) {
+	gemma := `{"model_type": "gemma4_text", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+ "num_key_value_heads": 2, "head_dim": 16, "global_head_dim": 32, "intermediate_size": 128, "vocab_size": 100,
+ "max_position_embeddings": 64, "torch_dtype": "bfloat16", "sliding_window": 16,
+ "layer_types": ["sliding_attention", "full_attention"]`
+	tests := []struct {
+		name, doc string
+		want      map[string]uint64
+	}{
+		{"gemma4_text", gemma + `}`, map[string]uint64{
+			"model.layers.0.layer_scalar": 2, "model.layers.1.layer_scalar": 2,
+			"model.layers.0.self_attn.v_norm.weight": 32, "model.layers.1.self_attn.v_norm.weight": 64,
+		}},
+		{"gemma4_text moe", gemma + `, "enable_moe_block": true, "num_experts": 2, "top_k_experts": 1, "moe_intermediate_size": 32}`, map[string]uint64{
+			"model.layers.0.layer_scalar": 2, "model.layers.1.layer_scalar": 2,
+			"model.layers.0.self_attn.v_norm.weight": 32, "model.layers.1.self_attn.v_norm.weight": 64,
+			"model.layers.0.moe.router.norm.weight": 128, "model.layers.1.moe.router.norm.weight": 128,
+			"model.layers.0.moe.router.root_size": 2, "model.layers.1.moe.router.root_size": 2,
+		}},
+		{"llama4_text", `{"model_type": "llama4_text", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 2,
+ "num_key_value_heads": 1, "head_dim": 32, "intermediate_size": 32, "intermediate_size_mlp": 128, "num_local_experts": 2,
+ "num_experts_per_tok": 1, "interleave_moe_layer_step": 2, "use_qk_norm": true, "no_rope_layers": [1, 0],
+ "vocab_size": 100, "max_position_embeddings": 64, "torch_dtype": "bfloat16"}`, map[string]uint64{
+			"model.layers.0.self_attn.qk_norm.weight": 128,
+		}},
+	}
+	for _, tt := range tests {
+		a, err := ParseConfig(tt.name+".json", []byte(tt.doc))
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		got := map[string]uint64{}
+		for name, b := range itemBytes(Weights(a, Whole(a, 1, 2, a.Quant))) {
+			for _, s := range []string{".layer_scalar", ".v_norm.weight", ".router.norm.weight", ".router.root_size", ".qk_norm.weight"} {
+				if strings.HasSuffix(name, s) {
+					got[name] = b
+				}
+			}
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
+		}
+	}
+}
+
+// TestQwen35BAWholeUnderPackedInt: Qwen3.5's in_proj_ba is replicated
+// under AWQ and GPTQ (qwen_gdn_linear_attn.py:519-559, maybe_disable_tp)
+// and divided otherwise; Qwen3-Next's fused in_proj_ba is always divided.
+// Hidden 64, 8 value heads: in_proj_ba 64 -> 16. AWQ, groups of 32, served
+// in fp16: qweight 64 x 16 / 8 int32 = 512 B, qzeros 2 x 2 int32 = 16 B,
+// scales 2 x 16 x 2 = 64 B: 592 B whole on each of 2 ranks. Unquantized at
+// TP2: 64 x 8 x 2 = 1024 B.
+func TestQwen35BAWholeUnderPackedInt(t *testing.T) {
+	const awq = `, "quantization_config": {"quant_method": "awq", "bits": 4, "group_size": 32, "zero_point": true, "version": "gemm"}`
+	doc := func(mt, extra string) string {
+		return `{"model_type": "` + mt + `", "hidden_size": 64, "num_attention_heads": 2, "num_key_value_heads": 1,
+ "head_dim": 32, "intermediate_size": 128, "num_hidden_layers": 1, "layer_types": ["linear_attention"],
+ "linear_num_key_heads": 2, "linear_num_value_heads": 8, "linear_key_head_dim": 16, "linear_value_head_dim": 16,
+ "linear_conv_kernel_dim": 4, "vocab_size": 128, "max_position_embeddings": 64, "torch_dtype": "float16"` + extra + `}`
+	}
+	tests := []struct {
+		name, doc string
+		want      uint64
+	}{
+		{"qwen3_5_text awq", doc("qwen3_5_text", awq), 592},
+		{"qwen3_5_text", doc("qwen3_5_text", ""), 1024},
+		// Qwen3-Next, divided: qweight 64 x 8 / 8 x 4 = 256, qzeros 2 x 1
+		// x 4 = 8, scales 2 x 8 x 2 = 32: 296 B.
+		{"qwen3_next awq", doc("qwen3_next", `, "num_experts": 0`+awq), 296},
+	}
+	for _, tt := range tests {
+		a, err := ParseConfig(tt.name+".json", []byte(tt.doc))
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if got := sumItems(Weights(a, Whole(a, 2, 2, a.Quant)), "model.layers.0.linear_attn.in_proj_ba."); got != tt.want {
+			t.Errorf("%s: in_proj_ba %d B a rank at TP2, want %d", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestIndexCacheLayers: with index_topk_freq or index_topk_pattern a
+// DeepSeek V3.2 layer builds no indexer and reuses an earlier layer's
+// top-k (deepseek_v2.py:1084-1110): its indexer weights are not built,
+// and the indexer's rope table only while some layer has one.
+func TestIndexCacheLayers(t *testing.T) {
+	doc := func(extra string) string {
+		return `{"model_type": "deepseek_v32", "hidden_size": 64, "num_hidden_layers": 8, "num_attention_heads": 2,
+ "intermediate_size": 64, "kv_lora_rank": 32, "q_lora_rank": 16, "qk_nope_head_dim": 16, "qk_rope_head_dim": 8,
+ "v_head_dim": 16, "index_head_dim": 16, "index_n_heads": 2, "index_topk": 4, "vocab_size": 100,
+ "max_position_embeddings": 64, "torch_dtype": "bfloat16"` + extra + `}`
+	}
+	tests := []struct {
+		name, extra string
+		// layers is "F" where the layer has an indexer, "S" where it
+		// shares an earlier one's top-k.
+		layers string
+	}{
+		{"no keys: every layer", "", "FFFFFFFF"},
+		// GLM-5.2's freq 4, offset 3: max(i - 2, 0) % 4 == 0 at 0, 1, 2, 6.
+		{"freq 4 offset 3", `, "index_topk_freq": 4, "index_skip_topk_offset": 3`, "FFFSSSFS"},
+		// Offset 2 by default: max(i - 1, 0) % 2 == 0 at 0, 1, 3, 5, 7.
+		{"freq 2", `, "index_topk_freq": 2`, "FFSFSFSF"},
+		// The pattern wins over the frequency; layers past it keep theirs.
+		{"pattern", `, "index_topk_freq": 2, "index_topk_pattern": "FSFS"`, "FSFSFFFF"},
+		{"null pattern", `, "index_topk_freq": 2, "index_topk_pattern": null`, "FFSFSFSF"},
+	}
+	for _, tt := range tests {
+		a, err := ParseConfig(tt.name+".json", []byte(doc(tt.extra)))
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		var got strings.Builder
+		for _, l := range a.Layers {
+			got.WriteString(map[bool]string{false: "F", true: "S"}[l.SharesTopK])
+		}
+		if diff := cmp.Diff(tt.layers, got.String()); diff != "" {
+			t.Errorf("%s: layers (-want +got):\n%s", tt.name, diff)
+		}
+		// Each indexer: wq_b 16 x 32 x 2 = 1024, wk_weights_proj 64 x 18 x
+		// 2 = 2304, fp32 k_norm 2 x 16 x 4 = 128: 3456 B.
+		items := Weights(a, Whole(a, 1, 2, a.Quant))
+		for i, l := range a.Layers {
+			want := uint64(3456)
+			if l.SharesTopK {
+				want = 0
+			}
+			if got := sumItems(items, fmt.Sprintf("model.layers.%d.self_attn.indexer.", i)); got != want {
+				t.Errorf("%s: layer %d's indexer %d B, want %d", tt.name, i, got, want)
+			}
+		}
+	}
+	// A pattern that skips every layer builds no indexer rope table.
+	a, err := ParseConfig("all.json", []byte(doc(`, "index_topk_pattern": "SSSSSSSS"`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sumItems(Weights(a, Whole(a, 1, 2, a.Quant)), "rotary_emb.rotary_emb_indexer"); got != 0 {
+		t.Errorf("all layers share: the indexer's rope table holds %d B, want none", got)
+	}
+	if _, err := ParseConfig("zero.json", []byte(doc(`, "index_topk_freq": 0`))); err == nil || !strings.Contains(err.Error(), "index_topk_freq: must be above 0") {
+		t.Errorf("index_topk_freq 0: %v; want an error naming the key", err)
 	}
 }

@@ -21,7 +21,9 @@ var checkpointQuants = map[string]bool{"fp8": true, "awq": true, "gptq": true, "
 // genCheckpointConfig draws a config of every family genConfig draws, and
 // from them the model_types it does not draw that read the same keys:
 // qwen2 from a llama, deepseek_v2 from a deepseek_v3, kimi_k2 (and its
-// Kimi-K2.5 wrapper) from a deepseek_v3, glm_moe_dsa from a deepseek_v32,
+// Kimi-K2.5 wrapper) from a deepseek_v3, glm_moe_dsa from a deepseek_v32
+// (each with IndexCache's index_topk_freq, its index_topk_pattern or
+// neither),
 // ministral3 from a mistral, qwen3_vl_text from a qwen3, the Gemma 4
 // wrapper around a gemma4_text, gemma3 with a SigLIP vision tower from a
 // gemma3_text, Qwen3.5 dense or MoE (qwen3_5_moe) from the drawn Qwen3.5;
@@ -64,6 +66,19 @@ func genCheckpointConfig() *rapid.Generator[map[string]any] {
 				c["model_type"] = "glm_moe_dsa"
 			}
 			c["num_nextn_predict_layers"] = rapid.Uint64Range(0, 1).Draw(t, "mtp_layers")
+			// IndexCache: layers that reuse an earlier top-k build no
+			// indexer, and vLLM drops their checkpoint weights.
+			switch rapid.IntRange(0, 2).Draw(t, "index_cache") {
+			case 1:
+				c["index_topk_freq"] = rapid.Uint64Range(1, 4).Draw(t, "index_topk_freq")
+				c["index_skip_topk_offset"] = rapid.Uint64Range(0, 3).Draw(t, "index_skip_topk_offset")
+			case 2:
+				pattern := make([]byte, c["num_hidden_layers"].(uint64))
+				for i := range pattern {
+					pattern[i] = rapid.SampledFrom([]byte("FS")).Draw(t, "index_topk_layer")
+				}
+				c["index_topk_pattern"] = string(pattern)
+			}
 		case "gemma4_text":
 			if rapid.Bool().Draw(t, "gemma4_wrapper") {
 				c = wrapText("gemma4", c)
@@ -255,47 +270,9 @@ func shardOutputs(a *model.Arch, tp uint64, ep bool) []uint64 {
 //     them only under act-order or per-channel scales
 //     (vllm/model_executor/layers/quantization/utils/marlin_utils.py:440-446,
 //     marlin_repeat_scales_on_all_ranks) and divides them otherwise.
-//   - GLM-5's router: readDeepSeek keeps it in float32 for glm_moe_dsa;
-//     deepseek_v2.py:308-314 builds GateLinear with out_dtype float32 and
-//     no params_dtype, so its weight is in the model dtype
-//     (layers/fused_moe/router/gate_linear.py:49-75).
-//   - Qwen3.5's in_proj_b and in_proj_a under AWQ and GPTQ: Weights divides
-//     in_proj_ba among the ranks; vLLM replicates it on CUDA so that the
-//     Marlin kernel keeps 64 outputs per rank
-//     (layers/mamba/gdn/qwen_gdn_linear_attn.py:519-559, maybe_disable_tp).
-//   - Gemma 4's layer_scalar: Weights counts it (one element) on MoE layers
-//     only; gemma4.py:687 registers it on every layer, and the checkpoint
-//     holds it.
-//   - The stages of the families whose model builds the embedding, final
-//     norm or head on every stage where Weights builds them on the first or
-//     last only: Phi (phi.py:216-226, 288-294), OLMo 3 (olmo3.py:285-300,
-//     372-379), Nemotron-H (nemotron_h.py:560-595, 814-819), Gemma 4
-//     (gemma4.py:966, 1043, Gemma4ForCausalLM), Qwen3.5's embedding
-//     (qwen3_5.py:244-247); and Qwen3-Next's final norm, which Weights
-//     builds on every stage and qwen3_next.py:622-625 on the last only.
 func configDeviates(a *model.Arch, sh model.Sharding) string {
 	if a.Quant.Method == "gptq" && !a.Quant.DescAct && a.Quant.GroupSize > 0 && sh.TP > 1 {
 		return "GPTQ row-parallel scales without act-order"
-	}
-	if a.ModelType == "glm_moe_dsa" && a.Experts > 0 {
-		return "glm_moe_dsa router dtype"
-	}
-	if strings.HasPrefix(a.ModelType, "qwen3_5") && (a.Quant.Method == "awq" || a.Quant.Method == "gptq") && sh.TP > 1 {
-		return "Qwen3.5's in_proj_ba replicated under AWQ and GPTQ"
-	}
-	if strings.HasPrefix(a.ModelType, "gemma4") && a.Experts == 0 && sh.EndLayer > sh.FirstLayer {
-		return "Gemma 4's layer_scalar on layers without MoE"
-	}
-	if sh.First && sh.Last {
-		return ""
-	}
-	switch {
-	case a.ModelType == "phi" || a.ModelType == "olmo3" || a.ModelType == "nemotron_h" || strings.HasPrefix(a.ModelType, "gemma4"):
-		return "embedding, final norm and head on every stage"
-	case strings.HasPrefix(a.ModelType, "qwen3_5") && !sh.First:
-		return "Qwen3.5's embedding on every stage"
-	case a.ModelType == "qwen3_next" && !sh.Last:
-		return "Qwen3-Next's final norm on the last stage only"
 	}
 	return ""
 }

@@ -125,7 +125,8 @@ func indexerTokenBytes(ix *model.IndexerShape) uint64 {
 // order vLLM registers them (get_kv_cache_spec, vllm/v1/worker/
 // gpu_model_runner.py:7883-7920): MLP-only layers and layers that read
 // another layer's KV cache keep none; a DeepSeek V3.2 layer's indexer cache
-// comes before its latent.
+// comes before its latent, on the layers that build an indexer
+// (deepseek_v2.py:1110: none where IndexCache reuses an earlier top-k).
 func layerSpecs(a *model.Arch, r Resolved) []layerSpec {
 	tp := r.TensorParallelSize
 	specs := make([]layerSpec, 0, len(a.Layers))
@@ -158,7 +159,7 @@ func layerSpecs(a *model.Arch, r Resolved) []layerSpec {
 			attn.kind, attn.window = chunkedSpec, a.AttentionChunkSize
 		}
 		if a.MLA && l.Kind == model.FullAttention {
-			if a.Indexer != nil {
+			if a.Indexer != nil && !l.SharesTopK {
 				specs = append(specs, layerSpec{layer: i, kind: indexerSpec, block: r.BlockSize, heads: 1,
 					headDim: indexerTokenBytes(a.Indexer), page: budget.SatMul(r.BlockSize, indexerTokenBytes(a.Indexer))})
 			}
