@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"runtime"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
 
-// BenchmarkBatch is `membudget batch` in process, with its default --jobs
-// (one per CPU): a stream of max-seqs and
+// BenchmarkBatch is `membudget batch --input FILE` in process, with its
+// default --jobs (one per CPU) and GOGC: a stream of max-seqs and
 // max-len requests over a few models and classes, as a sweep driven from
 // a script sends them, each request ten times over the stream (a sweep's
 // settings vary more than the models and classes it names). It reports
@@ -31,13 +32,16 @@ func BenchmarkBatch(b *testing.B) {
 			}
 		}
 	}
-	req := strings.Repeat(in.String(), 10)
+	input := filepath.Join(b.TempDir(), "requests.jsonl")
+	if err := os.WriteFile(input, []byte(strings.Repeat(in.String(), 10)), 0o600); err != nil {
+		b.Fatal(err)
+	}
 	lines *= 10
 	answers := 0
 	b.ReportAllocs()
 	for b.Loop() {
 		var out lineCounter
-		if code := batch(&out, io.Discard, strings.NewReader(req), runtime.GOMAXPROCS(0)); code != exitOK {
+		if code := runBatch(&out, io.Discard, []string{"--input", input}); code != exitOK {
 			b.Fatalf("exit %d", code)
 		}
 		if out.lines != lines {

@@ -1,11 +1,15 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -86,5 +90,67 @@ func TestBatchMalformedLines(t *testing.T) {
 	}
 	if code != exitBadArgs {
 		t.Errorf("exit %d, want %d: a request was bad input", code, exitBadArgs)
+	}
+}
+
+// TestBatchLineTooLong: a line over maxBatchLine ends the stream with an
+// answer naming the bound, after the answers to the lines before it.
+func TestBatchLineTooLong(t *testing.T) {
+	in := `{"command": "budget", "class": "l4"}` + "\n" + `{"command": "budget", "class": "` + strings.Repeat("x", maxBatchLine) + `"}` + "\n" + `{"command": "budget", "class": "l4"}` + "\n"
+	var out, errOut bytes.Buffer
+	code := batch(&out, &errOut, strings.NewReader(in), 2)
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	want := fmt.Sprintf(`{"line":2,"exit":2,"error":"input: line too long: a line is at most %d bytes"}`, maxBatchLine)
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], `{"class":"l4"`) || lines[1] != want {
+		t.Errorf("got %d lines:\n%.300s\nwant the first answer, then %s", len(lines), out.String(), want)
+	}
+	if code != exitBadArgs {
+		t.Errorf("exit %d, want %d", code, exitBadArgs)
+	}
+}
+
+// TestBatchLineAtTheBound: a line of exactly maxBatchLine bytes is read,
+// with or without its newline.
+func TestBatchLineAtTheBound(t *testing.T) {
+	req := `{"command": "budget", "class": "l4"}`
+	line := req + strings.Repeat(" ", maxBatchLine-len(req))
+	for _, in := range []string{line, line + "\n", line + "\r\n"} {
+		var out, errOut bytes.Buffer
+		if code := batch(&out, &errOut, strings.NewReader(in), 1); code != exitOK || !strings.HasPrefix(out.String(), `{"class":"l4"`) {
+			t.Errorf("%d bytes: exit %d, answer %.100q", len(in), code, out.String())
+		}
+	}
+}
+
+// TestBatchAnswersEachLineAsItComes: a script that waits for each answer
+// before it sends the next request gets it, though the input stays open.
+func TestBatchAnswersEachLineAsItComes(t *testing.T) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan int, 1)
+	go func() {
+		done <- batch(outW, io.Discard, inR, 2)
+		outW.Close()
+	}()
+	answers := bufio.NewReader(outR)
+	for i, class := range []string{"l4", "h100-sxm-80g", "nope"} {
+		fmt.Fprintf(inW, `{"command": "budget", "class": %q}`+"\n", class)
+		got := make(chan string, 1)
+		go func() {
+			line, _ := answers.ReadString('\n')
+			got <- line
+		}()
+		select {
+		case line := <-got:
+			if !strings.Contains(line, class) {
+				t.Errorf("request %d: answer %q does not name %s", i+1, line, class)
+			}
+		case <-time.After(time.Minute): // a deadlock guard, not a timing claim
+			t.Fatalf("request %d: no answer while the input stays open", i+1)
+		}
+	}
+	inW.Close()
+	if code := <-done; code != exitBadArgs {
+		t.Errorf("exit %d, want %d (the last class does not exist)", code, exitBadArgs)
 	}
 }
