@@ -617,8 +617,9 @@ func TestModelsCommandReadsHFQuantConfig(t *testing.T) {
 }
 
 // TestServeLineKeepsTheRevision: --model org/name@v1 is printed as
-// `vllm serve org/name --revision v1` (main, the default, as no flag), and
-// that line pasted back sizes the same serve at the same revision.
+// `vllm serve org/name --revision v1` (main, the default, as no flag), by
+// report and by plan, and that line pasted back sizes the same serve at
+// the same revision.
 func TestServeLineKeepsTheRevision(t *testing.T) {
 	h := newFakeHub(t, "")
 	h.repos["acme/tiny-llama"] = tinyLlamaFiles(t)
@@ -644,6 +645,24 @@ func TestServeLineKeepsTheRevision(t *testing.T) {
 	}
 	if again.Model.Source.Revision != "v1" {
 		t.Errorf("the pasted line resolved revision %q, want v1", again.Model.Source.Revision)
+	}
+
+	// plan's commands load the revision planned.
+	stdout.Reset()
+	if code := run(&stdout, &stderr, []string{"plan", "--json", "--model", "acme/tiny-llama@v1", "--classes", "l4", "--length", "128", "--concurrency", "1"}); code != exitOK {
+		t.Fatalf("plan: exit %d: %s", code, stderr.String())
+	}
+	var plan planJSON
+	if err := jsonUnmarshal(stdout.Bytes(), &plan); err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Rows) == 0 {
+		t.Fatal("plan: no rows for a tiny model on an L4")
+	}
+	for _, r := range plan.Rows {
+		if !strings.HasPrefix(r.Command, "vllm serve acme/tiny-llama --revision v1 ") {
+			t.Errorf("plan: %s does not load revision v1", r.Command)
+		}
 	}
 }
 

@@ -55,6 +55,7 @@ func runPlan(stdout, stderr io.Writer, args []string) int {
 	classList := fs.String("classes", "all", "device `classes` to try, comma-separated, or all")
 	maxGPUs := fs.Uint64("max-gpus", 8, "the most GPUs a deployment may take (tensor x pipeline x data ranks)")
 	version := fs.String("vllm-version", "main", "the vLLM whose rules size each serve")
+	allowLong := fs.Bool("allow-long-max-model-len", false, "accept a --length above the model's maximum, as vLLM's VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 does (the commands then set it)")
 	top := fs.Int("top", 10, "rows to print (0: every one)")
 	asJSON := fs.Bool("json", false, "print JSON for scripts (schema in the README)")
 	var k kernelsFlag
@@ -95,7 +96,11 @@ func runPlan(stdout, stderr io.Writer, args []string) int {
 		}
 	}
 	need := advise.Need{Length: *length, Concurrency: *concurrency}
-	rows, err := advise.Plan(a, name, need, advise.Space{Classes: classes, MaxGPUs: *maxGPUs, Profile: profile}, progress)
+	rows, err := advise.Plan(a, name, need, advise.Space{Classes: classes, MaxGPUs: *maxGPUs, Profile: profile, Revision: rm.servedRevision(),
+		AllowLongMaxModelLen: *allowLong}, progress)
+	if se := (*vllm.SettingError)(nil); errors.As(err, &se) && se.Flag == "max-model-len" {
+		return fail(stderr, "plan", exitBadArgs, fmt.Errorf("--length %d: %s", *length, se.Reason))
+	}
 	if err != nil {
 		return fail(stderr, "plan", exitBadArgs, err)
 	}

@@ -202,4 +202,9 @@ var planCases = []cliCase{
 	{"plan-nothing", []string{"plan", "--model", "deepseek-ai/DeepSeek-V3", "--length", "4096", "--concurrency", "1", "--classes", "rtx-4090", "--max-gpus", "2"}, exitNoFit},
 	{"plan-no-length", []string{"plan", "--model", "Qwen/Qwen3-8B", "--concurrency", "1"}, exitBadArgs},
 	{"plan-bad-class", []string{"plan", "--model", "Qwen/Qwen3-8B", "--length", "8", "--concurrency", "1", "--classes", "h100,,l4"}, exitBadArgs},
+	// Qwen3-0.6B's max_position_embeddings is 40960: a longer length is
+	// refused on every device, unless allowed as vLLM's env var allows it
+	// (then each command sets the variable).
+	{"plan-beyond-the-model", []string{"plan", "--model", "Qwen/Qwen3-0.6B", "--length", "65536", "--concurrency", "1", "--classes", "l4"}, exitBadArgs},
+	{"plan-allow-long", []string{"plan", "--model", "Qwen/Qwen3-0.6B", "--length", "65536", "--concurrency", "1", "--classes", "l4", "--allow-long-max-model-len", "--top", "1"}, exitOK},
 }

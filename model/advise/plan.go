@@ -2,6 +2,7 @@ package advise
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -24,6 +25,13 @@ type Space struct {
 	MaxGPUs uint64
 	// Profile is the vLLM whose rules size each serve.
 	Profile vllm.Profile
+	// Revision is the checkpoint revision sized, given to each command as
+	// vLLM's --revision; empty for the default branch.
+	Revision string
+	// AllowLongMaxModelLen lets the length exceed the model's derived
+	// maximum, as vLLM's VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 does; each command
+	// then sets it.
+	AllowLongMaxModelLen bool
 }
 
 // Deployment is one serve of the plan that holds the need, with its
@@ -88,6 +96,15 @@ func Plan(a *model.Arch, name string, need Need, sp Space, progress func(done, t
 	// One compiler for every class: the weights of a sharding do not
 	// depend on the device.
 	compiler := vllm.NewCompiler(a)
+	// A length beyond the model is refused by vLLM on every device: an
+	// error, not a search that finds nothing.
+	if len(sp.Classes) > 0 {
+		_, _, err := compiler.Compile(vllm.Serve{MaxModelLen: need.Length, AllowLongMaxModelLen: sp.AllowLongMaxModelLen}, sp.Classes[0], sp.Profile)
+		var se *vllm.SettingError
+		if errors.As(err, &se) && se.Flag == "max-model-len" {
+			return nil, fmt.Errorf("length %d: %w", need.Length, se)
+		}
+	}
 	kvs := []string{"auto", "fp8"}
 	for ci, c := range sp.Classes {
 		e := Engine{Arch: a, Class: c, Profile: sp.Profile, Compiler: compiler, memo: &memo{}}
@@ -111,7 +128,7 @@ func Plan(a *model.Arch, name string, need Need, sp Space, progress func(done, t
 					for _, j := range same {
 						m := layouts[j]
 						perEngine := (need.Concurrency + m.dp - 1) / m.dp
-						if d, ok := e.deploy(name, need, m, perEngine, q, kv); ok {
+						if d, ok := e.deploy(name, &sp, need, m, perEngine, q, kv); ok {
 							byLayout[j] = append(byLayout[j], &d)
 						}
 					}
@@ -139,7 +156,7 @@ func Plan(a *model.Arch, name string, need Need, sp Space, progress func(done, t
 // deploy tries one layout, weight quantization and KV dtype at vLLM's
 // default util and, when that does not hold the need, at the class's
 // ceiling; ok when one holds it.
-func (e *Engine) deploy(name string, need Need, l layout, perEngine uint64, quant, kv string) (Deployment, bool) {
+func (e *Engine) deploy(name string, sp *Space, need Need, l layout, perEngine uint64, quant, kv string) (Deployment, bool) {
 	utils := []float64{e.Profile.DefaultUtil}
 	if ceiling := e.Class.Memory.UtilCeiling; ceiling != e.Profile.DefaultUtil {
 		utils = append(utils, ceiling)
@@ -150,7 +167,8 @@ func (e *Engine) deploy(name string, need Need, l layout, perEngine uint64, quan
 		}
 		// Compiled with one engine: the dp engines each run this serve.
 		s := vllm.Serve{GPUMemoryUtilization: u, MaxModelLen: need.Length, TensorParallelSize: l.tp,
-			PipelineParallelSize: l.pp, DataParallelSize: 1, Quantization: quant, KVCacheDtype: kv}
+			PipelineParallelSize: l.pp, DataParallelSize: 1, Quantization: quant, KVCacheDtype: kv,
+			Revision: sp.Revision, AllowLongMaxModelLen: sp.AllowLongMaxModelLen}
 		r, plan, err := e.compile(s)
 		if err != nil {
 			return Deployment{}, false // a layout or dtype vLLM refuses for this model or device
