@@ -154,7 +154,7 @@ func (f *serveFlags) frontierServe(stderr io.Writer) (frontierInput, error) {
 		return frontierInput{plan: sz.plan, lo: c.PageSize, hi: r.ContextLength, loName: "page size", hiFlag: "--context-length",
 			cap: sz.plan.MaxSeqs, capLabel: "max_running_requests",
 			title:  fmt.Sprintf("%s on %s, SGLang mem_fraction_static %v", sz.modelName, sz.class.Name, r.MemFractionStatic),
-			header: fmt.Sprintf("%s on %s, sized as %s\n%s\n", sz.modelName, sz.class.Name, r.Profile.Describes, sglangCommand(sz.modelName, r, f.sg.s)),
+			header: fmt.Sprintf("%s on %s, sized as %s\n%s\n", sz.modelName, sz.class.Name, r.Profile.Describes, sglangCommand(sz.modelName, f.sg.revision, r, f.sg.s)),
 			starts: c.Starts}, nil
 	}
 	sz, err := f.load()

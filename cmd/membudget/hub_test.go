@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -663,6 +664,50 @@ func TestServeLineKeepsTheRevision(t *testing.T) {
 		if !strings.HasPrefix(r.Command, "vllm serve acme/tiny-llama --revision v1 ") {
 			t.Errorf("plan: %s does not load revision v1", r.Command)
 		}
+	}
+}
+
+// TestLaunchLineKeepsTheRevision: with --engine sglang, --model
+// org/name@v1 is printed as `--model-path org/name --revision v1`, and that
+// launch line pasted back resolves the same revision; a pasted revision
+// that contradicts --model is an error naming both.
+func TestLaunchLineKeepsTheRevision(t *testing.T) {
+	h := newFakeHub(t, "")
+	h.repos["acme/tiny-llama"] = tinyLlamaFiles(t)
+	withEnv(t, map[string]string{"HOME": t.TempDir(), "HF_ENDPOINT": h.srv.URL})
+	var stdout, stderr bytes.Buffer
+	if code := run(&stdout, &stderr, []string{"report", "--engine", "sglang", "--model", "acme/tiny-llama@v1", "--class", "l4"}); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	line := ""
+	for l := range strings.Lines(stdout.String()) {
+		if _, after, ok := strings.Cut(l, "python -m sglang.launch_server"); ok {
+			line = "python -m sglang.launch_server " + strings.TrimSpace(after)
+		}
+	}
+	if !strings.HasPrefix(line, "python -m sglang.launch_server --model-path acme/tiny-llama --revision v1 ") {
+		t.Fatalf("launch line %q does not load revision v1:\n%s", line, stdout.String())
+	}
+	stdout.Reset()
+	args := append([]string{"report", "--json", "--engine", "sglang", "--class", "l4"}, strings.Fields(line)...)
+	if code := run(&stdout, &stderr, args); code != exitOK {
+		t.Fatalf("pasted back: exit %d: %s", code, stderr.String())
+	}
+	var again struct {
+		Model struct {
+			Source struct{ Revision string }
+		}
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &again); err != nil {
+		t.Fatal(err)
+	}
+	if again.Model.Source.Revision != "v1" {
+		t.Errorf("the pasted launch line resolved revision %q, want v1", again.Model.Source.Revision)
+	}
+	stderr.Reset()
+	bad := []string{"report", "--engine", "sglang", "--class", "l4", "--model", "acme/tiny-llama@v2", "python", "-m", "sglang.launch_server", "--revision", "v1"}
+	if code := run(io.Discard, &stderr, bad); code != exitBadArgs || !strings.Contains(stderr.String(), "--model acme/tiny-llama@v2 and the launch line's --revision v1 name two revisions") {
+		t.Errorf("contradicting revisions: exit %d, %q", code, stderr.String())
 	}
 }
 

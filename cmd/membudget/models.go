@@ -177,10 +177,10 @@ func (rm *resolvedModel) servedRevision() string {
 	return rm.hub.Revision
 }
 
-// takeRevision takes vLLM's --revision out of a pasted vllm serve line's
-// arguments (as vllmArgs spells them), for atRevision once the model is
-// known.
-func takeRevision(args []string) (rest []string, revision string, err error) {
+// takeRevision takes --revision out of the arguments of a pasted server
+// line (named line in messages; vLLM's as vllmArgs spells them, or
+// SGLang's), for atRevision once the model is known.
+func takeRevision(args []string, line string) (rest []string, revision string, err error) {
 	for i := 0; i < len(args); i++ {
 		value, ok := strings.CutPrefix(args[i], "--revision=")
 		switch {
@@ -189,13 +189,13 @@ func takeRevision(args []string) (rest []string, revision string, err error) {
 			rest = append(rest, args[i])
 			continue
 		case i+1 == len(args) || strings.HasPrefix(args[i+1], "-"):
-			return nil, "", errors.New("--revision in the vllm serve line needs a value: a branch, tag or commit")
+			return nil, "", fmt.Errorf("--revision in %s needs a value: a branch, tag or commit", line)
 		default:
 			i++
 			value = args[i]
 		}
 		if revision != "" && value != revision {
-			return nil, "", fmt.Errorf("the vllm serve line gives --revision twice: %s and %s", revision, value)
+			return nil, "", fmt.Errorf("%s gives --revision twice: %s and %s", line, revision, value)
 		}
 		revision = value
 	}
@@ -208,12 +208,12 @@ func takeRevision(args []string) (rest []string, revision string, err error) {
 // has no revisions (transformers ignores one for a local directory), so
 // the flag is listed as ignored; a --model at another revision is an
 // error.
-func (f *serveFlags) atRevision(revision string) error {
+func (f *serveFlags) atRevision(revision, line string) error {
 	if revision == "" || f.model == "" {
 		return nil
 	}
 	if err := hub.CheckRevision(revision); err != nil {
-		return fmt.Errorf("--revision in the vllm serve line: %w", err)
+		return fmt.Errorf("--revision in %s: %w", line, err)
 	}
 	if hub.IsPath(f.model) {
 		f.ignored = append(f.ignored, "--revision "+revision)
@@ -221,7 +221,7 @@ func (f *serveFlags) atRevision(revision string) error {
 	}
 	if _, at, ok := strings.Cut(f.model, "@"); ok {
 		if at != revision {
-			return fmt.Errorf("--model %s and the vllm serve line's --revision %s name two revisions", f.model, revision)
+			return fmt.Errorf("--model %s and %s's --revision %s name two revisions", f.model, line, revision)
 		}
 		return nil
 	}

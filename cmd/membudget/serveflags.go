@@ -180,7 +180,7 @@ func (f *serveFlags) parseServe(fs *flag.FlagSet, args []string) (status int, ok
 		f.model, rest = rest[0], rest[1:]
 	}
 	rest, f.ignored = vllmArgs(rest)
-	rest, revision, err := takeRevision(rest)
+	rest, revision, err := takeRevision(rest, "the vllm serve line")
 	if err != nil {
 		fmt.Fprintf(fs.Output(), "%s: %v\n", fs.Name(), err)
 		return exitBadArgs, false
@@ -192,7 +192,7 @@ func (f *serveFlags) parseServe(fs *flag.FlagSet, args []string) (status int, ok
 		fmt.Fprintf(fs.Output(), "%s: unexpected argument %q in the vllm serve line\n", fs.Name(), fs.Arg(0))
 		return exitBadArgs, false
 	}
-	if err := f.atRevision(revision); err != nil {
+	if err := f.atRevision(revision, "the vllm serve line"); err != nil {
 		fmt.Fprintf(fs.Output(), "%s: %v\n", fs.Name(), err)
 		return exitBadArgs, false
 	}

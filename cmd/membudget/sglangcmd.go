@@ -126,7 +126,7 @@ func (f *serveFlags) sglangServeOf(name string, r sglang.Resolved) sglangServeJS
 		KVCacheDtype: r.KVCacheDtype, TPSize: r.TPSize, PPSize: r.PPSize, DPSize: r.DPSize,
 		Dtype: r.Dtype, Quantization: r.Quant.Method, AttentionBackend: r.AttentionBackend,
 		DisableCudaGraph: r.DisableCudaGraph, CudaGraphMaxBS: r.CudaGraphMaxBS, DistInitBytes: r.DistInitBytes,
-		Defaults: r.Sources, Ignored: append(slices.Clone(f.sg.ignoredEnv), f.ignored...), Command: sglangCommand(name, r, f.sg.s),
+		Defaults: r.Sources, Ignored: append(slices.Clone(f.sg.ignoredEnv), f.ignored...), Command: sglangCommand(name, f.sg.revision, r, f.sg.s),
 	}
 }
 

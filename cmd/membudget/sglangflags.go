@@ -27,6 +27,9 @@ type sglangFlags struct {
 	// ignoredEnv are the other NAME=value assignments of a pasted launch
 	// line: membudget does not read them.
 	ignoredEnv []string
+	// revision is the checkpoint revision sized, for the launch line's
+	// --revision; empty for the default branch.
+	revision string
 }
 
 // sglangAllowLongEnv is the environment variable that lets SGLang take a
@@ -162,6 +165,11 @@ func (f *serveFlags) parseSGLangLine(fs *flag.FlagSet, rest []string) (int, bool
 		}
 		f.ignored = append(f.ignored, a)
 	}
+	kept, revision, err := takeRevision(kept, "the launch line")
+	if err != nil {
+		fmt.Fprintf(fs.Output(), "%s: %v\n", fs.Name(), err)
+		return exitBadArgs, false
+	}
 	if err := fs.Parse(kept); err != nil {
 		return exitBadArgs, false
 	}
@@ -175,6 +183,10 @@ func (f *serveFlags) parseSGLangLine(fs *flag.FlagSet, rest []string) (int, bool
 		return exitBadArgs, false
 	case f.model == "":
 		f.model = modelBefore
+	}
+	if err := f.atRevision(revision, "the launch line"); err != nil {
+		fmt.Fprintf(fs.Output(), "%s: %v\n", fs.Name(), err)
+		return exitBadArgs, false
 	}
 	return 0, true
 }
@@ -263,6 +275,7 @@ func (f *serveFlags) loadSGLang(stderr io.Writer, cmd string) (*sglangSizing, er
 		return nil, err
 	}
 	writeWarnings(stderr, cmd, rm.warnings)
+	f.sg.revision = rm.servedRevision()
 	c, err := f.kernels.catalog().Load(f.class)
 	if err != nil {
 		return nil, fmt.Errorf("--class: %w", err)
@@ -287,14 +300,18 @@ func lookupEnv(name string) (string, bool) {
 // reproduces it, every sizing flag explicit, so that SGLang of that release
 // and membudget read it alike: the fraction as SGLang applies it before its
 // aiter adjustment (which it applies to a given value too), the page size,
-// the chunked prefill (-1 when disabled), and the environment variable a
-// context length above the derived one needs.
-func sglangCommand(name string, r sglang.Resolved, given sglang.Serve) string {
+// the chunked prefill (-1 when disabled), the environment variable a
+// context length above the derived one needs, and --revision when the
+// checkpoint sized is not the default branch's (SGLang's ServerArgs.revision).
+func sglangCommand(name, revision string, r sglang.Resolved, given sglang.Serve) string {
 	var b strings.Builder
 	if r.ContextLength > r.DerivedContextLen {
 		b.WriteString(sglangAllowLongEnv + "=1 ")
 	}
 	b.WriteString("python -m sglang.launch_server --model-path " + shellWord(name))
+	if revision != "" {
+		b.WriteString(" --revision " + shellWord(revision))
+	}
 	arg := func(flag string, v any) { fmt.Fprintf(&b, " --%s %v", flag, v) }
 	arg("mem-fraction-static", strconv.FormatFloat(givenFraction(r, given), 'f', -1, 64))
 	arg("context-length", r.ContextLength)
