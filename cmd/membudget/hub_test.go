@@ -435,6 +435,11 @@ func TestModelsCommand(t *testing.T) {
 		if m.Source == "cache" {
 			cached = append(cached, m)
 		}
+		// Every shipped config sizes and names its type, Nemotron-H's
+		// "time_step_limit": [0.0, Infinity] included.
+		if m.Source == "shipped" && (!m.Sizable || m.ModelType == "") {
+			t.Errorf("shipped %s: sizable %v, model_type %q", m.Model, m.Sizable, m.ModelType)
+		}
 	}
 	want := []modelEntryJSON{
 		{Model: "Qwen/Qwen3-8B@main", Source: "cache", Commit: tinyCommit, Refs: []string{"main"}, ModelType: "llama", Sizable: true},

@@ -129,19 +129,22 @@ func cachedSpec(repo string, s hub.CachedSnapshot, shipped map[string]bool) stri
 // entryOf fills e from a config.json (read with opts, its
 // hf_quant_config.json): its model_type and whether it parses.
 func entryOf(e modelEntryJSON, path string, data []byte, opts ...model.Option) modelEntryJSON {
+	a, err := model.ParseConfig(path, data, opts...)
+	if err == nil {
+		e.ModelType, e.Sizable = a.ModelType, true
+		return e
+	}
+	// A config the model package refuses may still name its type; one
+	// encoding/json cannot read (Python's Infinity) is shown without it.
 	var head struct {
 		ModelType string `json:"model_type"`
 	}
-	_ = json.Unmarshal(data, &head) // ParseConfig reports what is wrong
+	_ = json.Unmarshal(data, &head)
 	e.ModelType = head.ModelType
-	if _, err := model.ParseConfig(path, data, opts...); err != nil {
-		e.Reason = strings.ReplaceAll(err.Error(), "\n", "; ")
-		if errors.Is(err, model.ErrUnknownModelType) {
-			e.Reason = fmt.Sprintf("model_type %q is not one membudget knows", head.ModelType)
-		}
-		return e
+	e.Reason = strings.ReplaceAll(err.Error(), "\n", "; ")
+	if errors.Is(err, model.ErrUnknownModelType) {
+		e.Reason = fmt.Sprintf("model_type %q is not one membudget knows", head.ModelType)
 	}
-	e.Sizable = true
 	return e
 }
 
