@@ -39,23 +39,28 @@ func TestBatchAgreesWithSingleCommands(t *testing.T) {
 		t.Fatalf("%d answers for %d requests", len(lines), len(cases))
 	}
 	for i, c := range cases {
-		var single, singleErr bytes.Buffer
-		code := run(&single, &singleErr, append([]string{c.args[0], "--json"}, c.args[1:]...))
-		var want string
-		if code != exitBadArgs && json.Valid(single.Bytes()) {
-			var compact bytes.Buffer
-			if err := json.Compact(&compact, single.Bytes()); err != nil {
-				t.Fatal(err)
-			}
-			want = compact.String()
-		} else {
-			b, _ := json.Marshal(batchError{Line: i + 1, Command: c.args[0], Exit: code, Error: strings.TrimSpace(singleErr.String())})
-			want = string(b)
-		}
-		if diff := cmp.Diff(want, lines[i]); diff != "" {
+		if diff := cmp.Diff(singleAnswer(t, i+1, c.args), lines[i]); diff != "" {
 			t.Errorf("%s: batch answer differs from the single command (-single +batch):\n%s", c.name, diff)
 		}
 	}
+}
+
+// singleAnswer is batch's answer to the request on line n for args, as the
+// single command gives it: its --json output compacted, or, when it prints
+// none, its exit status and message.
+func singleAnswer(t *testing.T, n int, args []string) string {
+	t.Helper()
+	var single, singleErr bytes.Buffer
+	code := run(&single, &singleErr, append([]string{args[0], "--json"}, args[1:]...))
+	if code != exitBadArgs && json.Valid(single.Bytes()) {
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, single.Bytes()); err != nil {
+			t.Fatal(err)
+		}
+		return compact.String()
+	}
+	b, _ := json.Marshal(batchError{Line: n, Command: args[0], Exit: code, Error: strings.TrimSpace(singleErr.String())})
+	return string(b)
 }
 
 // TestBatchMalformedLines: a bad line is an answer, and the stream goes on.

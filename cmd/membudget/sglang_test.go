@@ -383,20 +383,7 @@ func TestSGLangBatch(t *testing.T) {
 		t.Fatalf("%d answers for %d requests", len(lines), len(sglangCases)+1)
 	}
 	for i, c := range sglangCases {
-		var single, singleErr bytes.Buffer
-		code := run(&single, &singleErr, append([]string{c.args[0], "--json"}, c.args[1:]...))
-		var want string
-		if code != exitBadArgs && json.Valid(single.Bytes()) {
-			var compact bytes.Buffer
-			if err := json.Compact(&compact, single.Bytes()); err != nil {
-				t.Fatal(err)
-			}
-			want = compact.String()
-		} else {
-			b, _ := json.Marshal(batchError{Line: i + 1, Command: c.args[0], Exit: code, Error: strings.TrimSpace(singleErr.String())})
-			want = string(b)
-		}
-		if diff := cmp.Diff(want, lines[i]); diff != "" {
+		if diff := cmp.Diff(singleAnswer(t, i+1, c.args), lines[i]); diff != "" {
 			t.Errorf("%s: batch answer differs from the single command (-single +batch):\n%s", c.name, diff)
 		}
 	}
