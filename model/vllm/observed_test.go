@@ -1,132 +1,20 @@
 package vllm
 
 import (
-	"encoding/csv"
 	"fmt"
 	"math"
-	"os"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"membudget"
 	"membudget/budget"
+	"membudget/internal/observed"
 	"membudget/model"
 	"membudget/model/logs"
 )
-
-// observedModel is what stands for a logged model id: a config of
-// corpus/models (or a stand-in of calibration_configs_test.go), the
-// --quantization that reproduces its checkpoint when the config lacks it,
-// and why a row cannot be sized in full (kvOnly: the weights are not
-// modelled, only the KV page arithmetic is checked).
-type observedModel struct {
-	config, note, quant string
-	kvOnly              bool
-}
-
-// observedModels maps a logged model id to what stands for it. Ids absent
-// here have no config (an unsupported family, or a model not shipped): the
-// row is counted as not predicted, with the reason.
-var observedModels = map[string]observedModel{
-	"meta-llama/Llama-3.1-8B-Instruct":                                             {config: "meta-llama__Llama-3.1-8B-Instruct"},
-	"meta-llama/Llama-3.1-8B-Instruct (local clone of Meta-Llama-3.1-8B-Instruct)": {config: "meta-llama__Llama-3.1-8B-Instruct"},
-	"meta-llama/Meta-Llama-3-8B":                                                   {config: "meta-llama__Llama-3.1-8B-Instruct", note: "Llama 3 8B: Llama-3.1-8B's tensors"},
-	"meta-llama/Llama-2-7b-hf":                                                     {config: "meta-llama__Llama-2-7b-hf"},
-	"meta-llama/Llama-2-7b-chat-hf":                                                {config: "meta-llama__Llama-2-7b-hf", note: "chat: Llama-2-7b's tensors"},
-	"meta-llama/Llama-2-70b-hf":                                                    {config: "meta-llama__Llama-2-70b-hf"},
-	"meta-llama/Meta-Llama-3-8B-Instruct (meta/llama3-8b-instruct)":                {config: "meta-llama__Llama-3.1-8B-Instruct", note: "Llama 3 8B: Llama-3.1-8B's tensors"},
-	"meta-llama/Meta-Llama-3-70B(-Instruct)":                                       {config: "meta-llama__Llama-3.1-70B-Instruct", note: "Llama 3 70B: Llama-3.1-70B's tensors"},
-	"Meta-Llama-3-70B (local llama3_70b_hf)":                                       {config: "meta-llama__Llama-3.1-70B-Instruct", note: "Llama 3 70B: Llama-3.1-70B's tensors"},
-	"facebook/opt-2.7b":                                                            {config: "facebook__opt-2.7b"},
-	"Qwen/Qwen2.5-0.5B-Instruct":                                                   {config: "Qwen__Qwen2.5-0.5B-Instruct"},
-	"Qwen/Qwen2.5-0.5B":                                                            {config: "Qwen__Qwen2.5-0.5B-Instruct", note: "base model: the Instruct config's architecture"},
-	"Qwen/Qwen2.5-0.5B (local snapshot 'qwen05b')":                                 {config: "Qwen__Qwen2.5-0.5B-Instruct", note: "base model: the Instruct config's architecture"},
-	"unsloth/qwen2.5-0.5b-instruct-unsloth-bnb-4bit":                               {config: "Qwen__Qwen2.5-0.5B-Instruct", note: "bnb 4-bit", kvOnly: true},
-	"Qwen/Qwen2.5-1.5B-Instruct":                                                   {config: "Qwen__Qwen2.5-1.5B-Instruct"},
-	"Qwen/Qwen2.5-Math-1.5B":                                                       {config: "Qwen__Qwen2.5-1.5B-Instruct", note: "Math-1.5B: same architecture"},
-	"Qwen/Qwen2.5-Math-1.5B (local)":                                               {config: "Qwen__Qwen2.5-1.5B-Instruct", note: "Math-1.5B: same architecture"},
-	"Qwen/Qwen2.5-7B-Instruct":                                                     {config: "Qwen__Qwen2.5-7B-Instruct"},
-	"Qwen/Qwen2.5-7B-Instruct-AWQ":                                                 {config: "Qwen__Qwen2.5-7B-Instruct", note: "AWQ checkpoint", kvOnly: true},
-	"RedHatAI/Qwen2.5-7B-Instruct-fp8-dynamic":                                     {config: "Qwen__Qwen2.5-7B-Instruct", quant: "fp8", note: "fp8-dynamic: fp8 weights"},
-	"RedHatAI/Qwen2.5-7B-Instruct-quantized.w8a8":                                  {config: "Qwen__Qwen2.5-7B-Instruct", quant: "fp8", note: "int8 w8a8: 1 B a weight, as fp8"},
-	"Qwen/Qwen2.5-72B-Instruct":                                                    {config: "Qwen__Qwen2.5-72B", note: "Instruct: the base config's architecture"},
-	"moonshotai/Kimi-Dev-72B":                                                      {config: "Qwen__Qwen2.5-72B", note: "Kimi-Dev-72B: a Qwen2.5-72B fine-tune"},
-	"Qwen/Qwen3-0.6B":                                                              {config: "Qwen__Qwen3-0.6B"},
-	"Qwen/Qwen3-4B":                                                                {config: "Qwen__Qwen3-4B"},
-	"Qwen/Qwen3-8B":                                                                {config: "Qwen__Qwen3-8B"},
-	"Qwen/Qwen3-14B":                                                               {config: "Qwen__Qwen3-14B"},
-	"Qwen/Qwen3-32B":                                                               {config: "Qwen__Qwen3-32B"},
-	"Qwen/Qwen3-Coder-30B-A3B-Instruct":                                            {config: "Qwen__Qwen3-30B-A3B", note: "Coder: same architecture"},
-	"Qwen/Qwen3-30B-A3B-FP8":                                                       {config: "Qwen__Qwen3-30B-A3B-FP8"},
-	"Qwen/Qwen3-30B-A3B-Instruct-2507-FP8":                                         {config: "Qwen__Qwen3-30B-A3B-FP8", note: "2507: same architecture"},
-	"Qwen/Qwen3-235B-A22B-Instruct-2507-FP8":                                       {config: "Qwen__Qwen3-235B-A22B-FP8", note: "2507: same architecture"},
-	"Qwen/Qwen2.5-VL-7B-Instruct (local /models/Qwen2.5-VL-7B-Instruct)":           {config: "Qwen__Qwen2.5-VL-7B-Instruct", note: "encoder profile not modelled"},
-	"google/gemma-3-27b-it":                                                        {config: "google__gemma-3-27b-it"},
-	"google/gemma-2-27b-it":                                                        {config: "google__gemma-2-27b-it", note: "stand-in config"},
-	"google/gemma-2-2b-it":                                                         {config: "google__gemma-2-2b-it", note: "stand-in config"},
-	"microsoft/phi-4":                                                              {config: "microsoft__phi-4"},
-	"microsoft/phi-2":                                                              {config: "microsoft__phi-2"},
-	"kaitchup/Phi-4-AutoRound-GPTQ-4bit":                                           {config: "microsoft__phi-4", note: "GPTQ checkpoint", kvOnly: true},
-	"Llama-3.2-3B-Instruct-Q8_0.gguf (GGUF of meta-llama/Llama-3.2-3B-Instruct)": {config: "meta-llama__Llama-3.2-3B-Instruct", note: "GGUF Q8_0", kvOnly: true},
-	"meta-llama/Llama-3.2-1B": {config: "meta-llama__Llama-3.2-1B"},
-	"not stated (weights 14.9888 GB, 131072 ctx: Llama-3.1-8B-class)": {config: "meta-llama__Llama-3.1-8B-Instruct", note: "Llama-3.1-8B-class by its logged weights"},
-	"openai/gpt-oss-20b":                                          {config: "openai__gpt-oss-20b"},
-	"openai/gpt-oss-120b":                                         {config: "openai__gpt-oss-120b"},
-	"codellama/CodeLlama-7b-hf":                                   {config: "codellama__CodeLlama-7b-hf"},
-	"deepseek-ai/DeepSeek-V2-Lite-Chat":                           {config: "deepseek-ai__DeepSeek-V2-Lite", note: "Chat: same architecture"},
-	"deepseek-ai/DeepSeek-Coder-V2-Lite-Instruct":                 {config: "deepseek-ai__DeepSeek-V2-Lite", note: "Coder-V2-Lite: V2-Lite's architecture"},
-	"deepseek-ai/DeepSeek-R1-Distill-Qwen-32B":                    {config: "deepseek-ai__DeepSeek-R1-Distill-Qwen-32B"},
-	"RedHatAI/Llama-3.3-70B-Instruct-fp8-dynamic":                 {config: "meta-llama__Llama-3.3-70B-Instruct", quant: "fp8", note: "fp8-dynamic: fp8 weights"},
-	"redhatai/Llama-3.3-70B-Instruct-quantized.w8a8":              {config: "meta-llama__Llama-3.3-70B-Instruct", quant: "fp8", note: "int8 w8a8: 1 B a weight, as fp8"},
-	"RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w8a8":          {config: "meta-llama__Llama-3.1-8B-Instruct", quant: "fp8", note: "int8 w8a8: 1 B a weight, as fp8"},
-	"RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w4a16":         {config: "meta-llama__Llama-3.1-8B-Instruct", note: "w4a16 checkpoint", kvOnly: true},
-	"LGAI-EXAONE/EXAONE-4.0-32B-FP8":                              {config: "LGAI-EXAONE__EXAONE-4.0-32B", quant: "fp8", note: "FP8 checkpoint: fp8 weights"},
-	"deepseek-ai/DeepSeek-R1-Distill-Qwen-14B":                    {config: "Qwen__Qwen2.5-14B", note: "R1-Distill-Qwen-14B: Qwen2.5-14B's architecture"},
-	"deepseek-ai/DeepSeek-V2.5":                                   {config: "deepseek-ai__DeepSeek-V2.5"},
-	"facebook/opt-125m":                                           {config: "facebook__opt-125m"},
-	"Qwen/Qwen3.6-27B-FP8":                                        {config: "Qwen__Qwen3.5-27B", quant: "fp8", note: "Qwen3.6-27B: Qwen3.5-27B's architecture; FP8 checkpoint: fp8 weights"},
-	"Qwen/Qwen2.5-VL-7B-Instruct-AWQ":                             {config: "Qwen__Qwen2.5-VL-7B-Instruct", note: "AWQ checkpoint", kvOnly: true},
-	"Qwen/Qwen2.5-3B(-Instruct)":                                  {config: "Qwen__Qwen2.5-3B", note: "base or Instruct: the base config's architecture"},
-	"Qwen/Qwen1.5-MoE-A2.7B":                                      {config: "Qwen__Qwen1.5-MoE-A2.7B"},
-	"mistralai/Mistral-Small-3.1-24B-Instruct-2503":               {config: "mistralai__Mistral-Small-3.1-24B-Instruct-2503"},
-	"mistralai/Mistral-Small-3.2-24B-Instruct-2506":               {config: "mistralai__Mistral-Small-3.1-24B-Instruct-2503", note: "3.2: 3.1's architecture"},
-	"RedHatAI/Mistral-Small-3.1-24B-Instruct-2503-quantized.w8a8": {config: "mistralai__Mistral-Small-3.1-24B-Instruct-2503", quant: "fp8", note: "int8 w8a8: 1 B a weight, as fp8, the Pixtral tower too (the checkpoint keeps it in bf16)"},
-	"google/gemma-4-31B-it":                                       {config: "google__gemma-4-31B-it"},
-	"google/gemma-7b":                                             {config: "google__gemma-7b"},
-	"ibm-granite/granite-3.1-2b-instruct":                         {config: "ibm-granite__granite-3.1-2b-instruct"},
-	"ibm-granite/granite-3.1-8b-instruct":                         {config: "ibm-granite__granite-3.2-8b-instruct", note: "3.1-8b: granite-3.2-8b's architecture"},
-	"ibm-granite/granite-3.3-8b-instruct":                         {config: "ibm-granite__granite-3.2-8b-instruct", note: "3.3-8b: granite-3.2-8b's architecture"},
-}
-
-// observedClasses maps a logged GPU to a shipped class, first match wins; an
-// empty class names a GPU no class stands for.
-var observedClasses = []struct{ substr, class, note string }{
-	{"H100 NVL", "", "H100 NVL (94 GB): no class"},
-	{"RTX 4080 Laptop", "", "a 12 GB laptop part: no class"},
-	{"RTX 4090 D", "rtx-4090", "RTX 4090 D: the 4090's 24 GB"},
-	{"RTX 3090", "rtx-3090", ""},
-	{"RTX 4090", "rtx-4090", ""},
-	{"A100-80GB", "a100-80g", ""},
-	{"A100 (80GB", "a100-80g", ""},
-	{"80GB GPU (model not named", "a100-80g", "80 GB card of 79.25 GiB: the a100-80g class's figure"},
-	{"A100 40GB", "a100-40g", ""},
-	{"A100-SXM4-40GB", "a100-40g", ""},
-	{"A100 (40GB)", "a100-40g", ""},
-	{"H100", "h100-sxm-80g", ""},
-	{"NVIDIA L40S", "l40s", ""},
-	{"NVIDIA L40", "l40", ""},
-	{"NVIDIA L4", "l4", ""},
-	{"Tesla T4", "tesla-t4", ""},
-	{"V100 32GB", "v100-32g", ""},
-	{"A10-class", "a10g", "A10, the a10g class's twin"},
-	{"unnamed AMD Instinct-class GPU", "mi300x", "assumed MI300X: the only Instinct part whose budget holds the logged 161 GiB"},
-	{"Jetson AGX Orin", "jetson-agx-orin-32g", "row 44 logs MemTotal 29.96 GiB: the 32 GB module"},
-	{"NVIDIA GB10", "gb10", ""},
-	{"NVIDIA B300", "b300", ""},
-}
 
 // observedNotCUDA are rows whose figures come from a platform plugin's own
 // accounting, not vLLM's CUDA worker: nothing of them is predicted.
@@ -134,46 +22,26 @@ var observedNotCUDA = map[string]string{
 	"107": "vllm-metal plugin: its own KV budget and block size (notes)",
 }
 
-type observedRow map[string]string
+// observedRow is a row of corpus/observed/vllm.csv.
+type observedRow = observed.Row
 
-func readObserved(t *testing.T) []observedRow {
+// observedTables are corpus/observed's tables, read once for every test.
+var observedTables = sync.OnceValues(func() (*observed.Tables, error) {
+	return observed.Read("../../corpus/observed")
+})
+
+func readObservedTables(t *testing.T) *observed.Tables {
 	t.Helper()
-	f, err := os.Open("../../corpus/observed/vllm.csv")
+	tables, err := observedTables()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatalf("corpus/observed/vllm.csv: %v", err)
-	}
-	var rows []observedRow
-	for _, rec := range recs[1:] {
-		r := observedRow{}
-		for i, h := range recs[0] {
-			r[h] = strings.TrimSpace(rec[i])
-		}
-		rows = append(rows, r)
-	}
-	return rows
+	return tables
 }
 
-var leadingNumber = regexp.MustCompile(`^-?[0-9][0-9,]*(\.[0-9]+)?`)
-
-// num reads the number a setting cell starts with ("0.93
-// (mem-fraction-static)", "131072 (default)"); ok is false for a cell that
-// starts with none.
-func (r observedRow) num(key string) (float64, bool) {
-	m := leadingNumber.FindString(r[key])
-	if m == "" {
-		return 0, false
-	}
-	v, err := strconv.ParseFloat(strings.ReplaceAll(m, ",", ""), 64)
-	return v, err == nil
-}
-
-func (r observedRow) uint(key string) uint64 {
-	v, _ := r.num(key)
+// rowUint is the whole number a row's cell starts with, 0 when none.
+func rowUint(r observedRow, key string) uint64 {
+	v, _ := r.Num(key)
 	return uint64(v)
 }
 
@@ -227,18 +95,16 @@ func observedProfile(r observedRow, l *logs.Log) (p Profile, group string, state
 
 // observedClass is the class of a row's GPU and a note, and false when no
 // class stands for it.
-func observedClass(r observedRow, catalog budget.Catalog) (budget.Class, string, bool, error) {
-	for _, c := range observedClasses {
-		if !strings.Contains(r["gpu_model"], c.substr) {
-			continue
-		}
-		if c.class == "" {
-			return budget.Class{}, c.note, false, nil
-		}
-		class, err := catalog.Load(c.class)
-		return class, c.note, err == nil, err
+func observedClass(tables *observed.Tables, r observedRow, catalog budget.Catalog) (budget.Class, string, bool, error) {
+	g, ok := tables.GPUOf(r["gpu_model"])
+	switch {
+	case !ok:
+		return budget.Class{}, "GPU not named or no class", false, nil
+	case g.Class == "":
+		return budget.Class{}, g.Note, false, nil
 	}
-	return budget.Class{}, "GPU not named or no class", false, nil
+	class, err := catalog.Load(g.Class)
+	return class, g.Note, err == nil, err
 }
 
 // setting is the last statement of a setting in the row's log, "" when none.
@@ -252,16 +118,16 @@ func setting(l *logs.Log, key string) string {
 // observedServe is the row's serve: the table's setting columns, and the
 // dtype, KV cache dtype, quantization, eager mode and prefix caching its
 // log states (the columns where it states none).
-func observedServe(r observedRow, l *logs.Log, m observedModel) Serve {
+func observedServe(r observedRow, l *logs.Log, m observed.Model) Serve {
 	s := Serve{
-		GPUMemoryUtilization: r.float("gpu_mem_util"),
-		MaxModelLen:          r.uint("max_model_len"),
-		MaxNumSeqs:           r.uint("max_num_seqs"),
-		MaxNumBatchedTokens:  r.uint("max_num_batched_tokens"),
-		BlockSize:            r.uint("block_size"),
-		TensorParallelSize:   r.uint("tp"),
-		PipelineParallelSize: r.uint("pp"),
-		Quantization:         m.quant,
+		GPUMemoryUtilization: rowFloat(r, "gpu_mem_util"),
+		MaxModelLen:          rowUint(r, "max_model_len"),
+		MaxNumSeqs:           rowUint(r, "max_num_seqs"),
+		MaxNumBatchedTokens:  rowUint(r, "max_num_batched_tokens"),
+		BlockSize:            rowUint(r, "block_size"),
+		TensorParallelSize:   rowUint(r, "tp"),
+		PipelineParallelSize: rowUint(r, "pp"),
+		Quantization:         m.Quantization,
 	}
 	if strings.Contains(r["tp"], "EP") || strings.Contains(r["tp"], "expert parallel") || setting(l, "enable_expert_parallel") == "True" {
 		s.EnableExpertParallel = true
@@ -318,9 +184,9 @@ func nonDefault(l *logs.Log, key string) bool {
 	return false
 }
 
-// float is the number a field starts with, 0 when it is empty.
-func (r observedRow) float(key string) float64 {
-	v, _ := r.num(key)
+// rowFloat is the number a row's cell starts with, 0 when none.
+func rowFloat(r observedRow, key string) float64 {
+	v, _ := r.Num(key)
 	return v
 }
 
@@ -362,7 +228,7 @@ func loggedFigures(r observedRow, l *logs.Log) map[string]loggedValue {
 		if k.column == "" {
 			continue
 		}
-		if v, ok := r.num(k.column); ok && leadingNumber.MatchString(r[k.column]) {
+		if v, ok := r.Num(k.column); ok {
 			out[k.name] = loggedValue{v, 0.005, "column"}
 		}
 	}
@@ -384,12 +250,12 @@ func loggedCounts(r observedRow, l *logs.Log) (blocks, tokens uint64) {
 	if f, ok := l.First(logs.KindGPUBlocks); ok {
 		blocks = uint64(f.Value.Units)
 	} else {
-		blocks = r.uint("gpu_blocks")
+		blocks = rowUint(r, "gpu_blocks")
 	}
 	if f, ok := l.First(logs.KindKVCacheTokens); ok {
 		tokens = uint64(f.Value.Units)
 	} else {
-		tokens = r.uint("kv_cache_tokens")
+		tokens = rowUint(r, "kv_cache_tokens")
 	}
 	return blocks, tokens
 }
@@ -411,7 +277,7 @@ type observation struct {
 }
 
 // observe predicts what a row logged, as far as the project can.
-func observe(t *testing.T, r observedRow, archs map[string]*model.Arch, catalog budget.Catalog) observation {
+func observe(t *testing.T, tables *observed.Tables, r observedRow, archs map[string]*model.Arch, catalog budget.Catalog) observation {
 	o := observation{id: r["id"], model: r["model_hf_id"], weights: math.NaN(), avail: math.NaN(), tokens: math.NaN(), termErr: map[string]float64{}}
 	l, err := logs.ParseQuote(r["quote"])
 	if err != nil {
@@ -423,17 +289,17 @@ func observe(t *testing.T, r observedRow, archs map[string]*model.Arch, catalog 
 		o.why = "not vLLM's CUDA worker: " + why
 		return o
 	}
-	m, ok := observedModels[r["model_hf_id"]]
-	if !ok || archs[m.config] == nil {
+	m, ok := tables.Models[r["model_hf_id"]]
+	if !ok || archs[m.Config] == nil {
 		o.why = noConfigReason(r)
 		return o
 	}
-	o.model = m.config
-	if m.note != "" {
-		o.notes = append(o.notes, m.note)
+	o.model = m.Config
+	if m.Note != "" {
+		o.notes = append(o.notes, m.Note)
 	}
-	a := archs[m.config]
-	class, classNote, known, err := observedClass(r, catalog)
+	a := archs[m.Config]
+	class, classNote, known, err := observedClass(tables, r, catalog)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -480,15 +346,15 @@ func observe(t *testing.T, r observedRow, archs map[string]*model.Arch, catalog 
 	}
 
 	// Weights per rank (the first stage's, as rank 0 logs them).
-	if w, ok := logged["weights"]; ok && !m.kvOnly {
+	if w, ok := logged["weights"]; ok && m.WeightsModelled {
 		got := float64(pageRef.Predict().WeightsBytes) / gib
 		o.weights = (got - w.v) / w.v
 	}
 	switch {
 	case o.why != "":
 		return o
-	case m.kvOnly:
-		o.why = "weights not modelled: " + m.note
+	case !m.WeightsModelled:
+		o.why = "weights not modelled: " + m.Note
 		return o
 	case !known:
 		o.why = "unknown GPU: " + classNote
@@ -868,11 +734,12 @@ func TestObserved(t *testing.T) {
 	catalog := membudget.Kernels()
 	var obs []observation
 	notPredicted := map[string][]string{}
-	for _, r := range readObserved(t) {
+	tables := readObservedTables(t)
+	for _, r := range tables.Rows {
 		if r["engine"] != "vllm" {
 			continue
 		}
-		o := observe(t, r, archs, catalog)
+		o := observe(t, tables, r, archs, catalog)
 		obs = append(obs, o)
 		if o.why != "" {
 			why, _, _ := strings.Cut(o.why, ":")
@@ -1020,4 +887,16 @@ func gibOf(v float64, ok bool) string {
 		return ""
 	}
 	return fmt.Sprintf("%+.2f", v)
+}
+
+// TestObservedModelsHaveConfigs: every config corpus/observed/models.csv
+// names is shipped or a stand-in, so that a misspelt one fails here rather
+// than leaving its rows unpredicted.
+func TestObservedModelsHaveConfigs(t *testing.T) {
+	archs := observedArchs(t)
+	for id, m := range readObservedTables(t).Models {
+		if archs[m.Config] == nil {
+			t.Errorf("models.csv: %s stands for %s and is neither shipped nor a stand-in", m.Config, id)
+		}
+	}
 }
