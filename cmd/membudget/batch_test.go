@@ -159,3 +159,46 @@ func TestBatchAnswersEachLineAsItComes(t *testing.T) {
 		t.Errorf("exit %d, want %d (the last class does not exist)", code, exitBadArgs)
 	}
 }
+
+// FuzzBatch: any input gets one answer per line that is not blank, in
+// order, each a JSON value on a line of its own, and an exit status of 0, 1
+// or 2; batch neither panics nor hangs. TestMain keeps every request off
+// the network. Seeds: requests of each kind, CRLF and blank lines, a last
+// line without its newline, malformed JSON.
+func FuzzBatch(f *testing.F) {
+	for _, seed := range []string{
+		`{"command": "budget", "class": "l4"}` + "\n",
+		`{"command": "max-seqs", "model": "Qwen/Qwen3-0.6B", "class": "l4", "length": 4096}` + "\r\n\r\n" + `{"command": "max-len", "model": "Qwen/Qwen3-0.6B", "class": "L4", "seqs": 2}`,
+		`{"command": "report", "args": ["vllm", "serve", "Qwen/Qwen3-0.6B", "--max-model-len", "4k"], "class": "l4"}` + "\n \n\t\n",
+		"not json\n{\"command\": 7}\n{}\n[]\nnull\n{\"command\": \"classes\", \"json\": false}\n",
+		`{"command": "frontier", "model": "Qwen/Qwen3-0.6B", "class": "l4", "max-model-len": 8}` + "\n" + `{"command": "plan", "model": "Qwen/Qwen3-0.6B", "length": 128, "concurrency": 1, "classes": "l4"}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 64<<10 {
+			return // the line bound has its own tests; keep each run short
+		}
+		var out bytes.Buffer
+		code := batch(&out, io.Discard, bytes.NewReader(data), 2)
+		want := 0
+		for line := range bytes.SplitSeq(data, []byte{'\n'}) {
+			if len(bytes.TrimSpace(line)) > 0 {
+				want++
+			}
+		}
+		got := 0
+		for line := range strings.Lines(out.String()) {
+			got++
+			if !strings.HasSuffix(line, "\n") || !json.Valid([]byte(line)) {
+				t.Fatalf("answer %d is not one JSON value on its line: %q", got, line)
+			}
+		}
+		if got != want {
+			t.Fatalf("%d answers for %d lines that are not blank:\n%s", got, want, out.String())
+		}
+		if code != exitOK && code != exitNoFit && code != exitBadArgs {
+			t.Fatalf("exit %d", code)
+		}
+	})
+}
