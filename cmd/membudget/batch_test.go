@@ -202,3 +202,29 @@ func FuzzBatch(f *testing.F) {
 		}
 	})
 }
+
+// TestChunkSize: a chunk takes the lines already read, shared among the
+// jobs, from 1 to chunkLines: 20 plans read at once with 16 jobs go one to
+// a job, not 20 to one.
+func TestChunkSize(t *testing.T) {
+	for _, c := range []struct {
+		lines, jobs, want int
+	}{
+		{0, 4, 1},     // nothing read yet: the chunk waits for one line
+		{1, 4, 1},     // a script's one line
+		{20, 16, 1},   // 20 slow requests, 16 jobs: one each
+		{20, 2, 10},   // two jobs share them
+		{1000, 2, 32}, // a stream: chunks of chunkLines
+		{1000, 0, 32}, // jobs below 1 count as 1
+	} {
+		r := bufio.NewReaderSize(strings.NewReader(strings.Repeat("{}\n", c.lines)), 64<<10)
+		if c.lines > 0 {
+			if _, err := r.Peek(1); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got := chunkSize(r, c.jobs); got != c.want {
+			t.Errorf("%d lines read, %d jobs: chunk of %d, want %d", c.lines, c.jobs, got, c.want)
+		}
+	}
+}

@@ -74,11 +74,10 @@ func batch(stdout, stderr io.Writer, in io.Reader, jobs int) int {
 	// The requests share the models and classes they load.
 	defer loads.enable()()
 	jobs = max(jobs, 1)
-	// The lines are handed to the workers in chunks of those already read,
-	// so that a fast stream pays one hand-off for many requests while a
-	// script that sends one line at a time gets its answer at once: the
-	// reader never waits for input to fill a chunk.
-	const chunkLines = 32
+	// The lines are handed to the workers in chunks of those already read
+	// (see chunkSize), so that a fast stream pays one hand-off for many
+	// requests while a script that sends one line at a time gets its answer
+	// at once.
 	type chunk struct {
 		seq   int
 		first int // the first line's number
@@ -117,7 +116,8 @@ func batch(stdout, stderr io.Writer, in io.Reader, jobs int) int {
 		line := 0
 		for seq, done := 0, false; !done; seq++ {
 			c := chunk{seq: seq, first: line + 1}
-			for len(c.lines) < chunkLines && (len(c.lines) == 0 || lineBuffered(r)) {
+			size := chunkSize(r, jobs)
+			for len(c.lines) < size && (len(c.lines) == 0 || lineBuffered(r)) {
 				text, err := readLine(r)
 				if err != nil {
 					if err != io.EOF {
@@ -205,6 +205,18 @@ func readLine(r *bufio.Reader) ([]byte, error) {
 		}
 		return line, nil
 	}
+}
+
+// chunkLines is the most lines a chunk of batch's takes.
+const chunkLines = 32
+
+// chunkSize is how many lines batch's next chunk takes: the lines r holds
+// already read, shared among the jobs so that a few slow requests (plans,
+// models fetched from the Hub) still run side by side, from 1 to
+// chunkLines. A chunk never waits for input to fill it.
+func chunkSize(r *bufio.Reader, jobs int) int {
+	b, _ := r.Peek(r.Buffered())
+	return min(chunkLines, max(1, bytes.Count(b, []byte{'\n'})/max(jobs, 1)))
 }
 
 // lineBuffered reports whether r holds a whole line already read, so that
