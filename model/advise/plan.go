@@ -68,7 +68,9 @@ type layout struct{ tp, pp, dp uint64 }
 // Plan searches the space for every deployment of arch a (named model in
 // the commands) that serves need, and returns them ranked by GPU count,
 // then device memory, then headroom (most first). progress, when not nil,
-// is called after each class with the classes done.
+// is called after each class with the classes done. A length vLLM refuses
+// for the model (beyond its derived maximum, unless the space allows it)
+// is an error wrapping the [vllm.SettingError] for max-model-len.
 func Plan(a *model.Arch, name string, need Need, sp Space, progress func(done, total int)) ([]Deployment, error) {
 	if need.Length == 0 || need.Concurrency == 0 {
 		return nil, fmt.Errorf("a plan needs a length and a concurrency of at least 1, got %d and %d", need.Length, need.Concurrency)
@@ -97,12 +99,16 @@ func Plan(a *model.Arch, name string, need Need, sp Space, progress func(done, t
 	// depend on the device.
 	compiler := vllm.NewCompiler(a)
 	// A length beyond the model is refused by vLLM on every device: an
-	// error, not a search that finds nothing.
-	if len(sp.Classes) > 0 {
-		_, _, err := compiler.Compile(vllm.Serve{MaxModelLen: need.Length, AllowLongMaxModelLen: sp.AllowLongMaxModelLen}, sp.Classes[0], sp.Profile)
+	// error, not a search that finds nothing. The first class that takes
+	// the model's default serve (a T4 refuses bfloat16) says which.
+	for _, c := range sp.Classes {
+		_, _, err := compiler.Compile(vllm.Serve{MaxModelLen: need.Length, AllowLongMaxModelLen: sp.AllowLongMaxModelLen}, c, sp.Profile)
 		var se *vllm.SettingError
 		if errors.As(err, &se) && se.Flag == "max-model-len" {
 			return nil, fmt.Errorf("length %d: %w", need.Length, se)
+		}
+		if err == nil {
+			break
 		}
 	}
 	kvs := []string{"auto", "fp8"}

@@ -1,6 +1,8 @@
 package advise
 
 import (
+	"errors"
+	"strings"
 	"testing"
 
 	"membudget"
@@ -58,5 +60,29 @@ func TestPlanSeventyB(t *testing.T) {
 	}
 	if rows[0].GPUs > 4 {
 		t.Errorf("the smallest deployment takes %d GPUs; two H200s hold a 70B at 32k", rows[0].GPUs)
+	}
+}
+
+// TestPlanLengthBeyondTheModel: Qwen3-0.6B's max_position_embeddings is
+// 40960, so 65536 tokens are refused as vLLM refuses them, with the
+// setting error; allowed, every row's serve carries the allowance and the
+// revision planned.
+func TestPlanLengthBeyondTheModel(t *testing.T) {
+	e := engine(t, "Qwen__Qwen3-0.6B", "l4")
+	need := Need{Length: 65536, Concurrency: 1}
+	_, err := Plan(e.Arch, "Qwen/Qwen3-0.6B", need, Space{Classes: []budget.Class{e.Class}, Profile: e.Profile}, nil)
+	var se *vllm.SettingError
+	if !errors.As(err, &se) || se.Flag != "max-model-len" || !strings.Contains(se.Reason, "40960") {
+		t.Fatalf("got %v, want the max-model-len setting error naming 40960", err)
+	}
+	rows, err := Plan(e.Arch, "Qwen/Qwen3-0.6B", need, Space{Classes: []budget.Class{e.Class}, Profile: e.Profile, AllowLongMaxModelLen: true, Revision: "v2"}, nil)
+	if err != nil || len(rows) == 0 {
+		t.Fatalf("allowed: %d rows, %v", len(rows), err)
+	}
+	for _, d := range rows {
+		if !d.Serve.AllowLongMaxModelLen || d.Serve.Revision != "v2" ||
+			!strings.HasPrefix(d.Command, "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 vllm serve Qwen/Qwen3-0.6B --revision v2 ") {
+			t.Errorf("%s: the row does not carry the allowance and the revision", d.Command)
+		}
 	}
 }
