@@ -1,10 +1,12 @@
 package budget
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
 )
 
 func TestPageGroupPages(t *testing.T) {
@@ -145,3 +147,55 @@ var cmpEmpty = cmp.Comparer(func(a, b []string) bool {
 	}
 	return cmp.Equal([]string(a), []string(b))
 })
+
+// TestHotPathEqualsMethods: the evaluator writes out PagedPool.Bytes
+// (poolBytes) and Footprint.Outside (in classify) to spare the calls;
+// both must agree with the methods, at the saturating extremes too.
+func TestHotPathEqualsMethods(t *testing.T) {
+	extreme := rapid.OneOf(rapid.Uint64Range(0, 1<<20), rapid.Uint64(), rapid.SampledFrom([]uint64{0, 1, NoCap - 1, NoCap}))
+	rapid.Check(t, func(t *rapid.T) {
+		var p PagedPool
+		p.Tensors, p.PageBytes = extreme.Draw(t, "tensors"), extreme.Draw(t, "page bytes")
+		for i := range rapid.IntRange(0, 4).Draw(t, "groups") {
+			name := func(s string) string { return fmt.Sprintf("group %d %s", i, s) }
+			if rapid.Bool().Draw(t, name("state")) {
+				p.Groups = append(p.Groups, StateGroup(extreme.Draw(t, name("count")), extreme.Draw(t, name("pages"))))
+				continue
+			}
+			p.Groups = append(p.Groups, PageGroup{Count: extreme.Draw(t, name("count")), PageTokens: extreme.Draw(t, name("page tokens")),
+				CapTokens: extreme.Draw(t, name("cap")), ExtraPages: extreme.Draw(t, name("extra"))})
+		}
+		s, tok := extreme.Draw(t, "seqs"), extreme.Draw(t, "tokens")
+		if got, want := poolBytes(&p, s, tok), p.Bytes(s, tok); got != want {
+			t.Fatalf("poolBytes %d, Bytes %d", got, want)
+		}
+		// Each term of the sum nonzero, so that dropping it moves the edge;
+		// one of them at the saturating extreme now and then.
+		term := rapid.Uint64Range(1, 1000)
+		f := Footprint{Budget: term.Draw(t, "budget"),
+			DriverFixed: term.Draw(t, "fixed"), DriverPerMille: term.Draw(t, "per mille"), Slack: term.Draw(t, "slack"),
+			Host: term.Draw(t, "host"), Beside: term.Draw(t, "beside")}
+		sum := []*uint64{&f.Budget, &f.DriverFixed, &f.DriverPerMille, &f.Slack, &f.Host, &f.Beside}
+		if rapid.Bool().Draw(t, "saturate") {
+			*sum[rapid.IntRange(0, len(sum)-1).Draw(t, "saturated term")] = rapid.SampledFrom([]uint64{NoCap - 1, NoCap}).Draw(t, "extreme")
+		}
+		// The ledger within the budget or over it, by one byte at most
+		// beyond.
+		f.Ledger = rapid.Uint64Range(0, SatAdd(f.Budget, 1)).Draw(t, "ledger")
+		// The device at the driver condition's edge (one byte either side
+		// of budget + outside), where every term of the sum tips it.
+		edge := SatAdd(f.Budget, SatAdd(SatAdd(SatAdd(SatAdd(f.DriverFixed, f.DriverPerMille), f.Slack), f.Host), f.Beside))
+		switch rapid.IntRange(-1, 1).Draw(t, "device offset") {
+		case -1:
+			f.Device = SatSub(edge, 1)
+		case 0:
+			f.Device = edge
+		default:
+			f.Device = SatAdd(edge, 1)
+		}
+		over := f.Ledger <= f.Budget && SatAdd(f.Budget, f.Outside()) > f.Device
+		if got := classify(&f); (got == OverDriverSlice) != over {
+			t.Fatalf("classify %v; Outside says over the driver slice: %v (%+v)", got, over, f)
+		}
+	})
+}
