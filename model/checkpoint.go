@@ -270,10 +270,11 @@ type moduleRule struct {
 	// of its name; the rest of the name is the parameter (weight, bias,
 	// qweight, weight_scale_inv, ...), whose layout paramDims gives.
 	module string
-	// vllm is the vLLM parameter the tensor loads into, in the same form;
-	// a "*" in it is replaced by the module's index, and an expert's index
-	// is dropped: q_proj, k_proj and v_proj load into self_attn.qkv_proj,
-	// experts.*.gate_proj into experts.w13.
+	// vllm is the vLLM parameter the tensor loads into, in the same form,
+	// when it is not module itself (see vllmName); a "*" in it is replaced
+	// by the module's index, and an expert's index is dropped: q_proj,
+	// k_proj and v_proj load into self_attn.qkv_proj, experts.*.gate_proj
+	// into experts.w13.
 	vllm string
 	// paramPrefix is put before the parameter's name in the vLLM
 	// parameter: FusedMoE names its experts' w13_weight, w2_qweight, ...
@@ -327,6 +328,15 @@ type moduleRule struct {
 	stacked *stackedLayout
 
 	parts []string
+}
+
+// vllmName is the vLLM parameter r's tensors load into: vllm, or the
+// checkpoint's own module name.
+func (r *moduleRule) vllmName() string {
+	if r.vllm == "" {
+		return r.module
+	}
+	return r.vllm
 }
 
 // stackedLayout is where a tensor of every expert keeps the experts'
@@ -672,7 +682,7 @@ func classify(a *Arch, tensors []safetensors.Tensor) ([]placed, CheckpointNotes,
 			continue
 		}
 		p.rule, p.dims = rule, paramDims(param, t)
-		vllmName, follower := rule.vllm, rule.follower
+		vllmName, follower := rule.vllmName(), rule.follower
 		if rule.fuseWith != "" && modules[prefix+rule.fuseWith] {
 			vllmName, follower = rule.fusedVLLM, true
 		}
@@ -859,12 +869,12 @@ var (
 	gqaAttention = attentionAt("self_attn")
 	// fusedAttention: Phi-3's checkpoint stores q, k and v as one qkv_proj.
 	fusedAttention = []moduleRule{
-		{module: "self_attn.qkv_proj", vllm: "self_attn.qkv_proj", split: column, heads: qkvRows},
-		{module: "self_attn.o_proj", vllm: "self_attn.o_proj", split: row},
+		{module: "self_attn.qkv_proj", split: column, heads: qkvRows},
+		{module: "self_attn.o_proj", split: row},
 	}
 	qkNorms = []moduleRule{
-		{module: "self_attn.q_norm", vllm: "self_attn.q_norm"},
-		{module: "self_attn.k_norm", vllm: "self_attn.k_norm"},
+		{module: "self_attn.q_norm"},
+		{module: "self_attn.k_norm"},
 	}
 	// mlaAttention: DeepSeek's multi-head latent attention
 	// (deepseek_v2.py DeepseekV2MLAAttention): the down-projections and
@@ -873,30 +883,30 @@ var (
 	// one replicated fused_qkv_a_proj (deepseek_v2.py:901-916).
 	mlaAttention = []moduleRule{
 		{module: "self_attn.q_a_proj", vllm: "self_attn.fused_qkv_a_proj"},
-		{module: "self_attn.q_a_layernorm", vllm: "self_attn.q_a_layernorm"},
-		{module: "self_attn.q_b_proj", vllm: "self_attn.q_b_proj", split: column},
-		{module: "self_attn.q_proj", vllm: "self_attn.q_proj", split: column},
-		{module: "self_attn.kv_a_proj_with_mqa", vllm: "self_attn.kv_a_proj_with_mqa", fuseWith: "self_attn.q_a_proj", fusedVLLM: "self_attn.fused_qkv_a_proj"},
-		{module: "self_attn.kv_a_layernorm", vllm: "self_attn.kv_a_layernorm"},
-		{module: "self_attn.kv_b_proj", vllm: "self_attn.kv_b_proj", split: column},
-		{module: "self_attn.o_proj", vllm: "self_attn.o_proj", split: row},
+		{module: "self_attn.q_a_layernorm"},
+		{module: "self_attn.q_b_proj", split: column},
+		{module: "self_attn.q_proj", split: column},
+		{module: "self_attn.kv_a_proj_with_mqa", fuseWith: "self_attn.q_a_proj", fusedVLLM: "self_attn.fused_qkv_a_proj"},
+		{module: "self_attn.kv_a_layernorm"},
+		{module: "self_attn.kv_b_proj", split: column},
+		{module: "self_attn.o_proj", split: row},
 	}
 	// gatedMLP: MergedColumnParallelLinear over gate_proj and up_proj, and
 	// a row-parallel down_proj.
 	gatedMLP = gatedMLPAt("mlp")
 	// fusedMLP: Phi-3's checkpoint stores gate_up_proj fused.
 	fusedMLP = []moduleRule{
-		{module: "mlp.gate_up_proj", vllm: "mlp.gate_up_proj", split: column},
-		{module: "mlp.down_proj", vllm: "mlp.down_proj", split: row},
+		{module: "mlp.gate_up_proj", split: column},
+		{module: "mlp.down_proj", split: row},
 	}
 	twoNorms = []moduleRule{
-		{module: "input_layernorm", vllm: "input_layernorm"},
-		{module: "post_attention_layernorm", vllm: "post_attention_layernorm"},
+		{module: "input_layernorm"},
+		{module: "post_attention_layernorm"},
 	}
 	// gemmaNorms: Gemma 2 and 3 norm before and after each block.
 	gemmaNorms = []moduleRule{
-		{module: "pre_feedforward_layernorm", vllm: "pre_feedforward_layernorm"},
-		{module: "post_feedforward_layernorm", vllm: "post_feedforward_layernorm"},
+		{module: "pre_feedforward_layernorm"},
+		{module: "post_feedforward_layernorm"},
 	}
 	// routedExperts: Qwen3-MoE's and DeepSeek's experts.
 	routedExperts = expertsAt("mlp", "gate_proj", "up_proj", "down_proj")
@@ -906,25 +916,26 @@ var (
 	// deepseekMoE: DeepSeek's routed experts, its fp32 routing bias
 	// (noaux_tc) and its shared experts, a dense MLP sharded as one.
 	deepseekMoE = slices.Concat([]moduleRule{
-		{module: "mlp.gate.e_score_correction_bias", vllm: "mlp.gate.e_score_correction_bias", fp32: true},
+		{module: "mlp.gate.e_score_correction_bias", fp32: true},
 	}, routedExperts, gatedMLPAt("mlp.shared_experts"))
 	// siglipTower: Gemma 3's SigLIP vision tower and projector, on the
 	// first stage (vllm/model_executor/models/siglip.py, gemma3_mm.py).
-	siglipTower = []moduleRule{
-		{module: "vision_tower.vision_model.embeddings.patch_embedding", vllm: "vision_tower.vision_model.embeddings.patch_embedding", place: firstStage},
-		{module: "vision_tower.vision_model.embeddings.position_embedding", vllm: "vision_tower.vision_model.embeddings.position_embedding", place: firstStage},
-		{module: "vision_tower.vision_model.encoder.layers.*.self_attn.q_proj", vllm: "vision_tower.vision_model.encoder.layers.*.self_attn.qkv_proj", split: column, place: firstStage},
-		{module: "vision_tower.vision_model.encoder.layers.*.self_attn.k_proj", vllm: "vision_tower.vision_model.encoder.layers.*.self_attn.qkv_proj", split: column, follower: true, place: firstStage},
-		{module: "vision_tower.vision_model.encoder.layers.*.self_attn.v_proj", vllm: "vision_tower.vision_model.encoder.layers.*.self_attn.qkv_proj", split: column, follower: true, place: firstStage},
-		{module: "vision_tower.vision_model.encoder.layers.*.self_attn.out_proj", vllm: "vision_tower.vision_model.encoder.layers.*.self_attn.out_proj", split: row, place: firstStage},
-		{module: "vision_tower.vision_model.encoder.layers.*.mlp.fc1", vllm: "vision_tower.vision_model.encoder.layers.*.mlp.fc1", split: column, place: firstStage},
-		{module: "vision_tower.vision_model.encoder.layers.*.mlp.fc2", vllm: "vision_tower.vision_model.encoder.layers.*.mlp.fc2", split: row, place: firstStage},
-		{module: "vision_tower.vision_model.encoder.layers.*.layer_norm1", vllm: "vision_tower.vision_model.encoder.layers.*.layer_norm1", place: firstStage},
-		{module: "vision_tower.vision_model.encoder.layers.*.layer_norm2", vllm: "vision_tower.vision_model.encoder.layers.*.layer_norm2", place: firstStage},
-		{module: "vision_tower.vision_model.post_layernorm", vllm: "vision_tower.vision_model.post_layernorm", place: firstStage},
-		{module: "multi_modal_projector.mm_input_projection_weight", vllm: "multi_modal_projector.mm_input_projection_weight", place: firstStage},
-		{module: "multi_modal_projector.mm_soft_emb_norm", vllm: "multi_modal_projector.mm_soft_emb_norm", place: firstStage},
-	}
+	siglipTower = onFirstStage(under("vision_tower.vision_model.", []moduleRule{
+		{module: "embeddings.patch_embedding"},
+		{module: "embeddings.position_embedding"},
+		{module: "encoder.layers.*.self_attn.q_proj", vllm: "encoder.layers.*.self_attn.qkv_proj", split: column},
+		{module: "encoder.layers.*.self_attn.k_proj", vllm: "encoder.layers.*.self_attn.qkv_proj", split: column, follower: true},
+		{module: "encoder.layers.*.self_attn.v_proj", vllm: "encoder.layers.*.self_attn.qkv_proj", split: column, follower: true},
+		{module: "encoder.layers.*.self_attn.out_proj", split: row},
+		{module: "encoder.layers.*.mlp.fc1", split: column},
+		{module: "encoder.layers.*.mlp.fc2", split: row},
+		{module: "encoder.layers.*.layer_norm1"},
+		{module: "encoder.layers.*.layer_norm2"},
+		{module: "post_layernorm"},
+	}), []moduleRule{
+		{module: "multi_modal_projector.mm_input_projection_weight"},
+		{module: "multi_modal_projector.mm_soft_emb_norm"},
+	})
 	// gemma3Rename: Gemma 3's checkpoints nest the language model under
 	// language_model. (before transformers 4.52) or model.language_model.
 	// (after); gemma3_mm.py's hf_to_vllm_mapper maps both.
@@ -945,13 +956,7 @@ var (
 // experts. The router is held as the checkpoint stores it: quantized only
 // where the family quantizes it (Qwen3-MoE) and the checkpoint did.
 func expertsAt(p, gate, up, down string) []moduleRule {
-	e := p + ".experts"
-	return []moduleRule{
-		{module: p + ".gate", vllm: p + ".gate"},
-		{module: e + ".*." + gate, vllm: e, paramPrefix: "w13_", split: column, expert: oneExpert},
-		{module: e + ".*." + up, vllm: e, paramPrefix: "w13_", split: column, expert: oneExpert, follower: true},
-		{module: e + ".*." + down, vllm: e, paramPrefix: "w2_", split: row, expert: oneExpert},
-	}
+	return expertsRouted(p, "gate", gate, up, down, moduleRule{})
 }
 
 // gatedMLPAt is a gated MLP at prefix p: gate_proj and up_proj fused into
@@ -960,7 +965,7 @@ func gatedMLPAt(p string) []moduleRule {
 	return []moduleRule{
 		{module: p + ".gate_proj", vllm: p + ".gate_up_proj", split: column},
 		{module: p + ".up_proj", vllm: p + ".gate_up_proj", split: column, follower: true},
-		{module: p + ".down_proj", vllm: p + ".down_proj", split: row},
+		{module: p + ".down_proj", split: row},
 	}
 }
 
@@ -971,16 +976,16 @@ func attentionAt(p string) []moduleRule {
 		{module: p + ".q_proj", vllm: p + ".qkv_proj", split: column},
 		{module: p + ".k_proj", vllm: p + ".qkv_proj", split: column, heads: kvRows, follower: true},
 		{module: p + ".v_proj", vllm: p + ".qkv_proj", split: column, heads: kvRows, follower: true},
-		{module: p + ".o_proj", vllm: p + ".o_proj", split: row},
+		{module: p + ".o_proj", split: row},
 	}
 }
 
 // decoderTopOn is the embedding, final norm and head on the given stages.
 func decoderTopOn(embed, norm, head stage) []moduleRule {
 	return []moduleRule{
-		{module: "model.embed_tokens", vllm: "model.embed_tokens", split: column, vocab: true, place: embed, tiedHead: true},
-		{module: "model.norm", vllm: "model.norm", place: norm},
-		{module: "lm_head", vllm: "lm_head", split: column, vocab: true, place: head},
+		{module: "model.embed_tokens", split: column, vocab: true, place: embed, tiedHead: true},
+		{module: "model.norm", place: norm},
+		{module: "lm_head", split: column, vocab: true, place: head},
 	}
 }
 
@@ -988,7 +993,10 @@ func decoderTopOn(embed, norm, head stage) []moduleRule {
 func under(p string, rules ...[]moduleRule) []moduleRule {
 	var out []moduleRule
 	for _, r := range slices.Concat(rules...) {
-		r.module, r.vllm = p+r.module, p+r.vllm
+		r.module = p + r.module
+		if r.vllm != "" {
+			r.vllm = p + r.vllm
+		}
 		if r.fuseWith != "" {
 			r.fuseWith, r.fusedVLLM = p+r.fuseWith, p+r.fusedVLLM
 		}
@@ -1015,7 +1023,7 @@ func onFirstStage(rules ...[]moduleRule) []moduleRule {
 func inVLLM(from, to string, rules ...[]moduleRule) []moduleRule {
 	out := slices.Concat(rules...)
 	for i := range out {
-		if rest, ok := strings.CutPrefix(out[i].vllm, from); ok {
+		if rest, ok := strings.CutPrefix(out[i].vllmName(), from); ok {
 			out[i].vllm = to + rest
 		}
 	}
@@ -1044,7 +1052,7 @@ var (
 // routerRule, module and name set here) and whose checkpoint names each
 // expert's gate, up and down projections.
 func expertsRouted(p, router, gate, up, down string, routerRule moduleRule) []moduleRule {
-	routerRule.module, routerRule.vllm = p+"."+router, p+"."+router
+	routerRule.module = p + "." + router
 	return append([]moduleRule{routerRule}, perExpert(p+".experts", gate, up, down)...)
 }
 
@@ -1074,45 +1082,45 @@ var (
 	// q/k/v, dense, fc1 and fc2, one LayerNorm.
 	phiLayer = []moduleRule{
 		gqaAttention[0], gqaAttention[1], gqaAttention[2],
-		{module: "self_attn.dense", vllm: "self_attn.dense", split: row},
-		{module: "mlp.fc1", vllm: "mlp.fc1", split: column},
-		{module: "mlp.fc2", vllm: "mlp.fc2", split: row},
-		{module: "input_layernorm", vllm: "input_layernorm"},
+		{module: "self_attn.dense", split: row},
+		{module: "mlp.fc1", split: column},
+		{module: "mlp.fc2", split: row},
+		{module: "input_layernorm"},
 	}
 	// phiTop: phi.py builds the embedding, final norm and head (with its
 	// bias) on every stage.
 	phiTop = []moduleRule{
-		{module: "model.embed_tokens", vllm: "model.embed_tokens", split: column, vocab: true, place: allStages, tiedHead: true},
-		{module: "model.final_layernorm", vllm: "model.final_layernorm", place: allStages},
-		{module: "lm_head", vllm: "lm_head", split: column, vocab: true, place: allStages},
+		{module: "model.embed_tokens", split: column, vocab: true, place: allStages, tiedHead: true},
+		{module: "model.final_layernorm", place: allStages},
+		{module: "lm_head", split: column, vocab: true, place: allStages},
 	}
 	// optLayer: facebook/opt-125m (transformers models/opt/modeling_opt.py
 	// OPTDecoderLayer; opt.py): biased q/k/v and out_proj, an ungated
 	// fc1/fc2 MLP, LayerNorms.
 	optLayer = []moduleRule{
 		gqaAttention[0], gqaAttention[1], gqaAttention[2],
-		{module: "self_attn.out_proj", vllm: "self_attn.out_proj", split: row},
-		{module: "fc1", vllm: "fc1", split: column},
-		{module: "fc2", vllm: "fc2", split: row},
-		{module: "self_attn_layer_norm", vllm: "self_attn_layer_norm"},
-		{module: "final_layer_norm", vllm: "final_layer_norm"},
+		{module: "self_attn.out_proj", split: row},
+		{module: "fc1", split: column},
+		{module: "fc2", split: row},
+		{module: "self_attn_layer_norm"},
+		{module: "final_layer_norm"},
 	}
 	// optTop: opt.py builds the embeddings, projections, final norm and
 	// head on every stage; the positions (max_position + 2 rows) and the
 	// projections are replicated (opt.py:205-253).
 	optTop = []moduleRule{
-		{module: "model.decoder.embed_tokens", vllm: "model.decoder.embed_tokens", split: column, vocab: true, place: allStages, tiedHead: true},
-		{module: "model.decoder.embed_positions", vllm: "model.decoder.embed_positions", place: allStages},
-		{module: "model.decoder.project_in", vllm: "model.decoder.project_in", place: allStages},
-		{module: "model.decoder.project_out", vllm: "model.decoder.project_out", place: allStages},
-		{module: "model.decoder.final_layer_norm", vllm: "model.decoder.final_layer_norm", place: allStages},
-		{module: "lm_head", vllm: "lm_head", split: column, vocab: true, place: allStages},
+		{module: "model.decoder.embed_tokens", split: column, vocab: true, place: allStages, tiedHead: true},
+		{module: "model.decoder.embed_positions", place: allStages},
+		{module: "model.decoder.project_in", place: allStages},
+		{module: "model.decoder.project_out", place: allStages},
+		{module: "model.decoder.final_layer_norm", place: allStages},
+		{module: "lm_head", split: column, vocab: true, place: allStages},
 	}
 	// postNorms: OLMo 3's and EXAONE 4's norms after the attention and
 	// after the MLP (olmo3.py:251-258, exaone4.py:255-260).
 	postNorms = []moduleRule{
-		{module: "post_attention_layernorm", vllm: "post_attention_layernorm"},
-		{module: "post_feedforward_layernorm", vllm: "post_feedforward_layernorm"},
+		{module: "post_attention_layernorm"},
+		{module: "post_feedforward_layernorm"},
 	}
 	// everyStageTop: the embedding, final norm and head on every stage
 	// (olmo3.py:285-300, 372; gpt_oss.py GptOssModel and
@@ -1123,21 +1131,21 @@ var (
 	// projection, divided among the ranks, k_norm by KV head
 	// (minimax_m2.py:215-233, MiniMaxText01RMSNormTP).
 	shardedQKNorms = []moduleRule{
-		{module: "self_attn.q_norm", vllm: "self_attn.q_norm", split: column},
-		{module: "self_attn.k_norm", vllm: "self_attn.k_norm", split: column, heads: kvRows},
+		{module: "self_attn.q_norm", split: column},
+		{module: "self_attn.k_norm", split: column, heads: kvRows},
 	}
 	// minimaxMoE: MiniMaxAI/MiniMax-M2 (transformers models/minimax_m2/
 	// modeling_minimax_m2.py MiniMaxM2SparseMoeBlock; minimax_m2.py:80-125):
 	// a float32 router, the float32 routing bias beside it, experts w1,
 	// w3, w2.
 	minimaxMoE = append(expertsRouted("block_sparse_moe", "gate", "w1", "w3", "w2", moduleRule{fp32: true}),
-		moduleRule{module: "block_sparse_moe.e_score_correction_bias", vllm: "block_sparse_moe.e_score_correction_bias", fp32: true})
+		moduleRule{module: "block_sparse_moe.e_score_correction_bias", fp32: true})
 	// glmMoE: zai-org/GLM-4.5 (transformers models/glm4_moe/
 	// modeling_glm4_moe.py Glm4MoeMoE; glm4_moe.py:140-150): an nn.Linear
 	// router in float32 and its float32 routing bias, routed and shared
 	// experts.
 	glmMoE = slices.Concat(expertsRouted("mlp", "gate", "gate_proj", "up_proj", "down_proj", moduleRule{fp32: true}),
-		[]moduleRule{{module: "mlp.gate.e_score_correction_bias", vllm: "mlp.gate.e_score_correction_bias", fp32: true}},
+		[]moduleRule{{module: "mlp.gate.e_score_correction_bias", fp32: true}},
 		gatedMLPAt("mlp.shared_experts"))
 
 	// dsaIndexer: DeepSeek V3.2's and GLM-5's lightning indexer
@@ -1145,10 +1153,10 @@ var (
 	// weights_proj fused into the unquantized wk_weights_proj (an fp8 wk
 	// upcast when it loads); k_norm a float32 LayerNorm.
 	dsaIndexer = []moduleRule{
-		{module: "self_attn.indexer.wq_b", vllm: "self_attn.indexer.wq_b"},
+		{module: "self_attn.indexer.wq_b"},
 		{module: "self_attn.indexer.wk", vllm: "self_attn.indexer.wk_weights_proj", dequant: true},
 		{module: "self_attn.indexer.weights_proj", vllm: "self_attn.indexer.wk_weights_proj", dequant: true, follower: true},
-		{module: "self_attn.indexer.k_norm", vllm: "self_attn.indexer.k_norm", fp32: true},
+		{module: "self_attn.indexer.k_norm", fp32: true},
 	}
 	// kimiRename: moonshotai/Kimi-K2.5 nests the DeepSeek-V3 language
 	// model under language_model. (kimi_k25.py:318-327 maps its legacy
@@ -1164,17 +1172,17 @@ var (
 	// and fc0 column-parallel, wo and fc1 row-parallel, the projector
 	// replicated.
 	moonViT = onFirstStage(under("vision_tower.", []moduleRule{
-		{module: "patch_embed.proj", vllm: "patch_embed.proj"},
-		{module: "patch_embed.pos_emb", vllm: "patch_embed.pos_emb"},
-		{module: "encoder.blocks.*.norm0", vllm: "encoder.blocks.*.norm0"},
-		{module: "encoder.blocks.*.norm1", vllm: "encoder.blocks.*.norm1"},
-		{module: "encoder.blocks.*.wqkv", vllm: "encoder.blocks.*.wqkv", split: column},
-		{module: "encoder.blocks.*.wo", vllm: "encoder.blocks.*.wo", split: row},
-		{module: "encoder.blocks.*.mlp.fc0", vllm: "encoder.blocks.*.mlp.fc0", split: column},
-		{module: "encoder.blocks.*.mlp.fc1", vllm: "encoder.blocks.*.mlp.fc1", split: row},
-		{module: "encoder.final_layernorm", vllm: "encoder.final_layernorm"},
+		{module: "patch_embed.proj"},
+		{module: "patch_embed.pos_emb"},
+		{module: "encoder.blocks.*.norm0"},
+		{module: "encoder.blocks.*.norm1"},
+		{module: "encoder.blocks.*.wqkv", split: column},
+		{module: "encoder.blocks.*.wo", split: row},
+		{module: "encoder.blocks.*.mlp.fc0", split: column},
+		{module: "encoder.blocks.*.mlp.fc1", split: row},
+		{module: "encoder.final_layernorm"},
 	}), []moduleRule{
-		{module: "mm_projector.pre_norm", vllm: "mm_projector.pre_norm"},
+		{module: "mm_projector.pre_norm"},
 		{module: "mm_projector.proj.0", vllm: "mm_projector.linear_1"},
 		{module: "mm_projector.proj.2", vllm: "mm_projector.linear_2"},
 	})
@@ -1187,8 +1195,8 @@ var (
 	// gate_up_proj [E, H, 2I] and down_proj [E, I, H], with their biases
 	// [E, 2I] and [E, H] (gpt_oss.py:380-560, 990-1080).
 	gptOssLayer = inVLLM("self_attn.", "attn.", gqaAttention, []moduleRule{
-		{module: "self_attn.sinks", vllm: "self_attn.sinks", split: column},
-		{module: "mlp.router", vllm: "mlp.router"},
+		{module: "self_attn.sinks", split: column},
+		{module: "mlp.router"},
 		stackedAt("mlp.experts.gate_up_proj_blocks", "mlp.experts.w13_weight", stackedLayout{inter: 1, hidden: 2, hiddenUnit: 32, shards: 2}),
 		stackedAt("mlp.experts.gate_up_proj_scales", "mlp.experts.w13_weight_scale", stackedLayout{inter: 1, hidden: 2, hiddenUnit: 32, shards: 2}),
 		stackedAt("mlp.experts.down_proj_blocks", "mlp.experts.w2_weight", stackedLayout{inter: 2, interUnit: 32, hidden: 1, shards: 1}),
@@ -1216,21 +1224,21 @@ var (
 	// projector (the same converter; mllama4.py:95-552), unquantized: q, k
 	// and v fused into one column-parallel qkv_proj.
 	llama4Vision = onFirstStage([]moduleRule{
-		{module: "vision_model.patch_embedding.linear", vllm: "vision_model.patch_embedding.linear", split: column},
-		{module: "vision_model.class_embedding", vllm: "vision_model.class_embedding"},
-		{module: "vision_model.positional_embedding_vlm", vllm: "vision_model.positional_embedding_vlm"},
-		{module: "vision_model.layernorm_pre", vllm: "vision_model.layernorm_pre"},
-		{module: "vision_model.layernorm_post", vllm: "vision_model.layernorm_post"},
-		{module: "vision_model.vision_adapter.mlp.fc1", vllm: "vision_model.vision_adapter.mlp.fc1", split: column},
-		{module: "vision_model.vision_adapter.mlp.fc2", vllm: "vision_model.vision_adapter.mlp.fc2", split: row},
-		{module: "multi_modal_projector.linear_1", vllm: "multi_modal_projector.linear_1", split: column},
+		{module: "vision_model.patch_embedding.linear", split: column},
+		{module: "vision_model.class_embedding"},
+		{module: "vision_model.positional_embedding_vlm"},
+		{module: "vision_model.layernorm_pre"},
+		{module: "vision_model.layernorm_post"},
+		{module: "vision_model.vision_adapter.mlp.fc1", split: column},
+		{module: "vision_model.vision_adapter.mlp.fc2", split: row},
+		{module: "multi_modal_projector.linear_1", split: column},
 	}, under("vision_model.model.layers.*.", []moduleRule{
 		{module: "self_attn.q_proj", vllm: "self_attn.qkv_proj", split: column},
 		{module: "self_attn.k_proj", vllm: "self_attn.qkv_proj", split: column, follower: true},
 		{module: "self_attn.v_proj", vllm: "self_attn.qkv_proj", split: column, follower: true},
-		{module: "self_attn.o_proj", vllm: "self_attn.o_proj", split: row},
-		{module: "mlp.fc1", vllm: "mlp.fc1", split: column},
-		{module: "mlp.fc2", vllm: "mlp.fc2", split: row},
+		{module: "self_attn.o_proj", split: row},
+		{module: "mlp.fc1", split: column},
+		{module: "mlp.fc2", split: row},
 	}, twoNorms))
 
 	// gatedDeltaNet: Qwen3-Next's linear attention (transformers models/
@@ -1240,13 +1248,13 @@ var (
 	// (float32) divided by head, the gated norm whole, out_proj
 	// row-parallel.
 	gatedDeltaNet = []moduleRule{
-		{module: "linear_attn.in_proj_qkvz", vllm: "linear_attn.in_proj_qkvz", split: column},
-		{module: "linear_attn.in_proj_ba", vllm: "linear_attn.in_proj_ba", split: column},
-		{module: "linear_attn.conv1d", vllm: "linear_attn.conv1d", split: column},
-		{module: "linear_attn.dt_bias", vllm: "linear_attn.dt_bias", split: column},
-		{module: "linear_attn.A_log", vllm: "linear_attn.A_log", split: column, fp32: true},
-		{module: "linear_attn.norm", vllm: "linear_attn.norm"},
-		{module: "linear_attn.out_proj", vllm: "linear_attn.out_proj", split: row},
+		{module: "linear_attn.in_proj_qkvz", split: column},
+		{module: "linear_attn.in_proj_ba", split: column},
+		{module: "linear_attn.conv1d", split: column},
+		{module: "linear_attn.dt_bias", split: column},
+		{module: "linear_attn.A_log", split: column, fp32: true},
+		{module: "linear_attn.norm"},
+		{module: "linear_attn.out_proj", split: row},
 	}
 	// qwen35DeltaNet: Qwen3.5's checkpoint splits in_proj_qkvz into
 	// in_proj_qkv and in_proj_z and in_proj_ba into in_proj_b and
@@ -1266,7 +1274,7 @@ var (
 	// layers/fused_moe/routed_experts.py:877-960), the shared expert
 	// (qwen3_next.py:100-190).
 	qwenNextMoE = slices.Concat(routedExperts, gatedMLPAt("mlp.shared_expert"), []moduleRule{
-		{module: "mlp.shared_expert_gate", vllm: "mlp.shared_expert_gate"},
+		{module: "mlp.shared_expert_gate"},
 		stackedAt("mlp.experts.gate_up_proj", "mlp.experts.w13_weight", gateUpOutIn),
 		stackedAt("mlp.experts.down_proj", "mlp.experts.w2_weight", downOutIn),
 	})
@@ -1286,15 +1294,15 @@ var (
 	// qkv and gate/up column-parallel, proj and down row-parallel, the
 	// merger's mlp.0 column- and mlp.2 row-parallel.
 	qwen25Vision = onFirstStage([]moduleRule{
-		{module: "visual.patch_embed.proj", vllm: "visual.patch_embed.proj"},
-		{module: "visual.merger.ln_q", vllm: "visual.merger.ln_q"},
-		{module: "visual.merger.mlp.0", vllm: "visual.merger.mlp.0", split: column},
-		{module: "visual.merger.mlp.2", vllm: "visual.merger.mlp.2", split: row},
+		{module: "visual.patch_embed.proj"},
+		{module: "visual.merger.ln_q"},
+		{module: "visual.merger.mlp.0", split: column},
+		{module: "visual.merger.mlp.2", split: row},
 	}, under("visual.blocks.*.", []moduleRule{
-		{module: "norm1", vllm: "norm1"},
-		{module: "norm2", vllm: "norm2"},
-		{module: "attn.qkv", vllm: "attn.qkv", split: column},
-		{module: "attn.proj", vllm: "attn.proj", split: row},
+		{module: "norm1"},
+		{module: "norm2"},
+		{module: "attn.qkv", split: column},
+		{module: "attn.proj", split: row},
 	}, gatedMLPAt("mlp")))
 	// qwen3Vision: Qwen3-VL's vision tower, which Qwen3.5 also uses
 	// (transformers models/qwen3_vl/modeling_qwen3_vl.py; names as
@@ -1302,20 +1310,20 @@ var (
 	// maps them; qwen3_vl.py:370-670): a learned position table, an
 	// ungated MLP, the merger and one deepstack merger per deepstack layer.
 	qwen3Vision = onFirstStage([]moduleRule{
-		{module: "visual.patch_embed.proj", vllm: "visual.patch_embed.proj"},
-		{module: "visual.pos_embed", vllm: "visual.pos_embed"},
+		{module: "visual.patch_embed.proj"},
+		{module: "visual.pos_embed"},
 	}, under("visual.blocks.*.", []moduleRule{
-		{module: "norm1", vllm: "norm1"},
-		{module: "norm2", vllm: "norm2"},
-		{module: "attn.qkv", vllm: "attn.qkv", split: column},
-		{module: "attn.proj", vllm: "attn.proj", split: row},
-		{module: "mlp.linear_fc1", vllm: "mlp.linear_fc1", split: column},
-		{module: "mlp.linear_fc2", vllm: "mlp.linear_fc2", split: row},
+		{module: "norm1"},
+		{module: "norm2"},
+		{module: "attn.qkv", split: column},
+		{module: "attn.proj", split: row},
+		{module: "mlp.linear_fc1", split: column},
+		{module: "mlp.linear_fc2", split: row},
 	}), under("visual.merger.", qwen3Merger), under("visual.deepstack_merger_list.*.", qwen3Merger))
 	qwen3Merger = []moduleRule{
-		{module: "norm", vllm: "norm"},
-		{module: "linear_fc1", vllm: "linear_fc1", split: column},
-		{module: "linear_fc2", vllm: "linear_fc2", split: row},
+		{module: "norm"},
+		{module: "linear_fc1", split: column},
+		{module: "linear_fc2", split: row},
 	}
 	// qwenTextOnly: a text-only load of a Qwen VL checkpoint skips its
 	// tower.
@@ -1331,19 +1339,19 @@ var (
 	// relu2 experts (up_proj alone) whose router is float32 unless the
 	// device has the router GEMMs; one norm per layer.
 	nemotronLayer = slices.Concat([]moduleRule{
-		{module: "mixer.in_proj", vllm: "mixer.in_proj", split: column, heads: mambaRows},
-		{module: "mixer.conv1d", vllm: "mixer.conv1d", split: column, heads: mambaRows},
+		{module: "mixer.in_proj", split: column, heads: mambaRows},
+		{module: "mixer.conv1d", split: column, heads: mambaRows},
 		{module: "mixer.A_log", vllm: "mixer.A", split: column, fp32: true},
-		{module: "mixer.D", vllm: "mixer.D", split: column},
-		{module: "mixer.dt_bias", vllm: "mixer.dt_bias", split: column},
-		{module: "mixer.norm", vllm: "mixer.norm", split: column},
-		{module: "mixer.out_proj", vllm: "mixer.out_proj", split: row},
-		{module: "mixer.up_proj", vllm: "mixer.up_proj", split: column},
-		{module: "mixer.down_proj", vllm: "mixer.down_proj", split: row},
-		{module: "mixer.gate.e_score_correction_bias", vllm: "mixer.gate.e_score_correction_bias", fp32: true},
-		{module: "mixer.shared_experts.up_proj", vllm: "mixer.shared_experts.up_proj", split: column},
-		{module: "mixer.shared_experts.down_proj", vllm: "mixer.shared_experts.down_proj", split: row},
-		{module: "norm", vllm: "norm"},
+		{module: "mixer.D", split: column},
+		{module: "mixer.dt_bias", split: column},
+		{module: "mixer.norm", split: column},
+		{module: "mixer.out_proj", split: row},
+		{module: "mixer.up_proj", split: column},
+		{module: "mixer.down_proj", split: row},
+		{module: "mixer.gate.e_score_correction_bias", fp32: true},
+		{module: "mixer.shared_experts.up_proj", split: column},
+		{module: "mixer.shared_experts.down_proj", split: row},
+		{module: "norm"},
 	}, attentionAt("mixer"), expertsRouted("mixer", "gate", "up_proj", "", "down_proj", moduleRule{fp32NoRouterGEMM: true}))
 	// nemotronRename: nemotron_h.py's hf_to_vllm_mapper (backbone. is
 	// model., embeddings is embed_tokens).
@@ -1351,9 +1359,9 @@ var (
 	// nemotronTop: nemotron_h.py builds the embedding, norm_f and head on
 	// every stage.
 	nemotronTop = []moduleRule{
-		{module: "model.embed_tokens", vllm: "model.embed_tokens", split: column, vocab: true, place: allStages, tiedHead: true},
-		{module: "model.norm_f", vllm: "model.norm_f", place: allStages},
-		{module: "lm_head", vllm: "lm_head", split: column, vocab: true, place: allStages},
+		{module: "model.embed_tokens", split: column, vocab: true, place: allStages, tiedHead: true},
+		{module: "model.norm_f", place: allStages},
+		{module: "lm_head", split: column, vocab: true, place: allStages},
 	}
 
 	// pixtralVision: Mistral 3's Pixtral tower and projector in the
@@ -1363,19 +1371,19 @@ var (
 	// fused, o_proj and down row-parallel; vLLM builds the layers up to
 	// vision_feature_layer only.
 	pixtralVision = onFirstStage([]moduleRule{
-		{module: "vision_tower.patch_conv", vllm: "vision_tower.patch_conv"},
-		{module: "vision_tower.ln_pre", vllm: "vision_tower.ln_pre"},
-		{module: "multi_modal_projector.norm", vllm: "multi_modal_projector.norm"},
-		{module: "multi_modal_projector.patch_merger.merging_layer", vllm: "multi_modal_projector.patch_merger.merging_layer"},
-		{module: "multi_modal_projector.linear_1", vllm: "multi_modal_projector.linear_1", split: column},
-		{module: "multi_modal_projector.linear_2", vllm: "multi_modal_projector.linear_2", split: row},
+		{module: "vision_tower.patch_conv"},
+		{module: "vision_tower.ln_pre"},
+		{module: "multi_modal_projector.norm"},
+		{module: "multi_modal_projector.patch_merger.merging_layer"},
+		{module: "multi_modal_projector.linear_1", split: column},
+		{module: "multi_modal_projector.linear_2", split: row},
 	}, towerLayers(under("vision_tower.transformer.layers.*.", []moduleRule{
 		{module: "attention.q_proj", vllm: "attention.qkv_proj", split: column},
 		{module: "attention.k_proj", vllm: "attention.qkv_proj", split: column, follower: true},
 		{module: "attention.v_proj", vllm: "attention.qkv_proj", split: column, follower: true},
-		{module: "attention.o_proj", vllm: "attention.o_proj", split: row},
-		{module: "attention_norm", vllm: "attention_norm"},
-		{module: "ffn_norm", vllm: "ffn_norm"},
+		{module: "attention.o_proj", split: row},
+		{module: "attention_norm"},
+		{module: "ffn_norm"},
 	}, gatedMLPAt("feed_forward"))))
 	// mistral3Rename: readPixtral's (mistral3.py's hf_to_vllm_mapper).
 	mistral3Rename = [][2]string{
@@ -1397,14 +1405,14 @@ var (
 		gqaAttention[0],
 		{module: "self_attn.k_proj", vllm: "self_attn.qkv_proj", split: column, heads: kvRows, follower: true, twiceWithout: "self_attn.v_proj"},
 		gqaAttention[2], gqaAttention[3],
-		{module: "post_feedforward_layernorm_1", vllm: "post_feedforward_layernorm_1"},
-		{module: "post_feedforward_layernorm_2", vllm: "post_feedforward_layernorm_2"},
-		{module: "pre_feedforward_layernorm_2", vllm: "pre_feedforward_layernorm_2"},
-		{module: "layer_scalar", vllm: "layer_scalar"},
-		{module: "router.proj", vllm: "router.proj"},
-		{module: "router.scale", vllm: "router.scale"},
+		{module: "post_feedforward_layernorm_1"},
+		{module: "post_feedforward_layernorm_2"},
+		{module: "pre_feedforward_layernorm_2"},
+		{module: "layer_scalar"},
+		{module: "router.proj"},
+		{module: "router.scale"},
 		{module: "router.per_expert_scale", vllm: "moe.per_expert_scale"},
-		{module: "moe.per_expert_scale", vllm: "moe.per_expert_scale"},
+		{module: "moe.per_expert_scale"},
 		stackedAt("experts.gate_up_proj", "moe.experts.w13_weight", gateUpOutIn),
 		stackedAt("experts.down_proj", "moe.experts.w2_weight", downOutIn),
 		stackedAt("moe.gate_up_proj", "moe.experts.w13_weight", gateUpOutIn),
@@ -1422,10 +1430,10 @@ var (
 	// builds whole (AutoModel.from_config) with their replicated
 	// embedders, on the first stage (gemma4_mm.py:1060-1100).
 	gemma4Towers = onFirstStage([]moduleRule{
-		{module: "vision_tower", vllm: "vision_tower"},
-		{module: "embed_vision", vllm: "embed_vision"},
-		{module: "audio_tower", vllm: "audio_tower"},
-		{module: "embed_audio", vllm: "embed_audio"},
+		{module: "vision_tower"},
+		{module: "embed_vision"},
+		{module: "audio_tower"},
+		{module: "embed_audio"},
 	})
 	gemma4Vestigial = [][2]string{{"embed_vision.embedding.", skipVestigial}, {"embed_audio.embedding.", skipVestigial}}
 	// The text-only loads of multimodal checkpoints skip the towers.
