@@ -200,32 +200,83 @@ func sum(items []Item) uint64 {
 	return n
 }
 
+// byHandCase is a fixture and what ranks of it hold, summed by hand.
+type byHandCase struct {
+	name    string
+	fixture func() (string, []safetensors.Tensor)
+	ranks   []byHandRank
+}
+
+// byHandRank is one rank's sharding and its weights summed by hand.
+type byHandRank struct {
+	name string
+	sh   func(a *Arch) Sharding
+	want uint64
+	// configDiffers names where Weights departs from vLLM for this rank;
+	// "" when the config-derived figure must equal want too.
+	configDiffers string
+}
+
+// checkByHand checks each case's checkpoint weights per rank, and the
+// config-derived ones where they are not known to differ, against the sums
+// by hand; every tensor of a fixture must be named by a rule.
+func checkByHand(t *testing.T, tests []byHandCase) {
+	t.Helper()
+	for _, tc := range tests {
+		a, notes := attach(t, tc.fixture)
+		if len(notes.Unknown) > 0 {
+			t.Errorf("%s: tensors no rule names: %v", tc.name, notes.Unknown)
+		}
+		for _, r := range tc.ranks {
+			sh := r.sh(a)
+			if ok, why := UsesCheckpoint(a, sh); !ok {
+				t.Fatalf("%s %s: the checkpoint is not used: %s", tc.name, r.name, why)
+			}
+			if got := sum(RankWeights(a, sh)); got != r.want {
+				t.Errorf("%s %s: checkpoint weights %d B, want %d (by hand)", tc.name, r.name, got, r.want)
+			}
+			if got := sum(Weights(a, sh)); r.configDiffers == "" && got != r.want {
+				t.Errorf("%s %s: config-derived weights %d B, want %d (by hand)", tc.name, r.name, got, r.want)
+			}
+		}
+	}
+}
+
+// tpRanks is one rank of tp tensor-parallel ranks (ep expert-parallel),
+// in bf16, with the model's quantization.
+func tpRanks(tp, ep uint64) func(a *Arch) Sharding {
+	return func(a *Arch) Sharding {
+		sh := Whole(a, tp, 2, a.Quant)
+		sh.ExpertRanks = ep
+		return sh
+	}
+}
+
+// withSharding is tpRanks(tp, 0) changed by f.
+func withSharding(tp uint64, f func(*Sharding)) func(a *Arch) Sharding {
+	return func(a *Arch) Sharding {
+		sh := Whole(a, tp, 2, a.Quant)
+		f(&sh)
+		return sh
+	}
+}
+
+// ppStage is stage i of of pipeline stages, the layers split evenly, in
+// bf16.
+func ppStage(i, of int) func(a *Arch) Sharding {
+	return func(a *Arch) Sharding {
+		n := len(a.Layers)
+		first, end := i*n/of, (i+1)*n/of
+		return Sharding{TP: 1, FirstLayer: first, EndLayer: end, First: i == 0, Last: i == of-1, DtypeBytes: 2, Quant: a.Quant}
+	}
+}
+
 // TestCheckpointWeightsByHand checks the weights one rank holds of each
 // fixture at TP1, TP2 and on each stage of PP2, in bf16 (fp16 for the AWQ
 // model), against sums done by hand. Stages split the 2 layers one each.
 func TestCheckpointWeightsByHand(t *testing.T) {
-	type rank struct {
-		name string
-		sh   func(a *Arch) Sharding
-		want uint64
-	}
-	whole := func(tp, ep uint64) func(a *Arch) Sharding {
-		return func(a *Arch) Sharding {
-			sh := Whole(a, tp, 2, a.Quant)
-			sh.ExpertRanks = ep
-			return sh
-		}
-	}
-	stage := func(i int) func(a *Arch) Sharding {
-		return func(a *Arch) Sharding {
-			return Sharding{TP: 1, FirstLayer: i, EndLayer: i + 1, First: i == 0, Last: i == 1, DtypeBytes: 2, Quant: a.Quant}
-		}
-	}
-	tests := []struct {
-		name    string
-		fixture func() (string, []safetensors.Tensor)
-		ranks   []rank
-	}{
+	whole, stage := tpRanks, ppStage
+	checkByHand(t, []byHandCase{
 		{
 			// TP1, per layer: norms 2 x 64 x 2 = 256; q 64x64x2 = 8192, k and
 			// v 32x64x2 = 4096 each; o 8192; gate and up 128x64x2 = 16384
@@ -240,12 +291,12 @@ func TestCheckpointWeightsByHand(t *testing.T) {
 			// gate, up, down 32x64x2 = 4096 each; norms 256: 20736;
 			// embedding and head 64 rows: 8192 each.
 			name: "llama", fixture: llamaFixture,
-			ranks: []rank{
-				{"TP1", whole(1, 0), 2*73984 + 32768 + 32768 + 128 + 4096},
-				{"TP2", whole(2, 0), 2*37120 + 16384 + 16384 + 128 + 4096},
-				{"TP4", whole(4, 0), 2*20736 + 8192 + 8192 + 128 + 4096},
-				{"PP2 stage 0", stage(0), 32768 + 73984 + 4096},
-				{"PP2 stage 1", stage(1), 73984 + 128 + 32768 + 4096},
+			ranks: []byHandRank{
+				{"TP1", whole(1, 0), 2*73984 + 32768 + 32768 + 128 + 4096, ""},
+				{"TP2", whole(2, 0), 2*37120 + 16384 + 16384 + 128 + 4096, ""},
+				{"TP4", whole(4, 0), 2*20736 + 8192 + 8192 + 128 + 4096, ""},
+				{"PP2 stage 0", stage(0, 2), 32768 + 73984 + 4096, ""},
+				{"PP2 stage 1", stage(1, 2), 73984 + 128 + 32768 + 4096, ""},
 			},
 		},
 		{
@@ -263,12 +314,12 @@ func TestCheckpointWeightsByHand(t *testing.T) {
 			// 512 = 6144. Embedding and head 32 rows: 2048 each.
 			// EP4 (TP2 x DP2): each rank holds 1 expert whole, 3072.
 			name: "qwen3_moe", fixture: qwen3MoEFixture,
-			ranks: []rank{
-				{"TP1", whole(1, 0), (6336 + 12288) + (6336 + 256 + 12288) + 4096 + 4096 + 64 + 2048},
-				{"TP2", whole(2, 0), (4288 + 6144) + (4288 + 256 + 6144) + 2048 + 2048 + 64 + 2048},
-				{"TP2 EP4", whole(2, 4), (4288 + 6144) + (4288 + 256 + 3072) + 2048 + 2048 + 64 + 2048},
-				{"PP2 stage 0", stage(0), 4096 + 6336 + 12288 + 2048},
-				{"PP2 stage 1", stage(1), 6336 + 256 + 12288 + 64 + 4096 + 2048},
+			ranks: []byHandRank{
+				{"TP1", whole(1, 0), (6336 + 12288) + (6336 + 256 + 12288) + 4096 + 4096 + 64 + 2048, ""},
+				{"TP2", whole(2, 0), (4288 + 6144) + (4288 + 256 + 6144) + 2048 + 2048 + 64 + 2048, ""},
+				{"TP2 EP4", whole(2, 4), (4288 + 6144) + (4288 + 256 + 3072) + 2048 + 2048 + 64 + 2048, ""},
+				{"PP2 stage 0", stage(0, 2), 4096 + 6336 + 12288 + 2048, ""},
+				{"PP2 stage 1", stage(1, 2), 6336 + 256 + 12288 + 64 + 4096 + 2048, ""},
 			},
 		},
 		{
@@ -286,11 +337,11 @@ func TestCheckpointWeightsByHand(t *testing.T) {
 			// [256,128] 32768+8: 198192. An MLP's intermediate halved:
 			// 3 x (32768+8) = 98328. Embedding and head 64 rows: 32768.
 			name: "deepseek_v3 fp8", fixture: mlaFixture,
-			ranks: []rank{
-				{"TP1", whole(1, 0), (296520 + 196656) + (296520 + 1024 + 8 + 3*196656) + 65536 + 65536 + 512 + 16384},
-				{"TP2", whole(2, 0), (198192 + 98328) + (198192 + 1024 + 8 + 3*98328) + 32768 + 32768 + 512 + 16384},
-				{"PP2 stage 0", stage(0), 65536 + 296520 + 196656 + 16384},
-				{"PP2 stage 1", stage(1), 296520 + 1024 + 8 + 3*196656 + 512 + 65536 + 16384},
+			ranks: []byHandRank{
+				{"TP1", whole(1, 0), (296520 + 196656) + (296520 + 1024 + 8 + 3*196656) + 65536 + 65536 + 512 + 16384, ""},
+				{"TP2", whole(2, 0), (198192 + 98328) + (198192 + 1024 + 8 + 3*98328) + 32768 + 32768 + 512 + 16384, ""},
+				{"PP2 stage 0", stage(0, 2), 65536 + 296520 + 196656 + 16384, ""},
+				{"PP2 stage 1", stage(1, 2), 296520 + 1024 + 8 + 3*196656 + 512 + 65536 + 16384, ""},
 			},
 		},
 		{
@@ -306,31 +357,14 @@ func TestCheckpointWeightsByHand(t *testing.T) {
 			// and up (256x256) 34048 each; down (256x256) 34048; norms
 			// 1024: 171264. Embedding and head 128 rows: 65536 each.
 			name: "llama awq", fixture: awqFixture,
-			ranks: []rank{
-				{"TP1", whole(1, 0), 2*307456 + 131072 + 131072 + 512 + 16384},
-				{"TP2", whole(2, 0), 2*171264 + 65536 + 65536 + 512 + 16384},
-				{"PP2 stage 0", stage(0), 131072 + 307456 + 16384},
-				{"PP2 stage 1", stage(1), 307456 + 512 + 131072 + 16384},
+			ranks: []byHandRank{
+				{"TP1", whole(1, 0), 2*307456 + 131072 + 131072 + 512 + 16384, ""},
+				{"TP2", whole(2, 0), 2*171264 + 65536 + 65536 + 512 + 16384, ""},
+				{"PP2 stage 0", stage(0, 2), 131072 + 307456 + 16384, ""},
+				{"PP2 stage 1", stage(1, 2), 307456 + 512 + 131072 + 16384, ""},
 			},
 		},
-	}
-	for _, tc := range tests {
-		a, _ := attach(t, tc.fixture)
-		for _, r := range tc.ranks {
-			sh := r.sh(a)
-			if ok, why := UsesCheckpoint(a, sh); !ok {
-				t.Fatalf("%s %s: the checkpoint is not used: %s", tc.name, r.name, why)
-			}
-			if got := sum(RankWeights(a, sh)); got != r.want {
-				t.Errorf("%s %s: checkpoint weights %d B, want %d (by hand)", tc.name, r.name, got, r.want)
-			}
-			// These fixtures are shaped as their configs say: the shapes
-			// derived from config.json come to the same bytes.
-			if got := sum(Weights(a, sh)); got != r.want {
-				t.Errorf("%s %s: config-derived weights %d B, want %d (by hand)", tc.name, r.name, got, r.want)
-			}
-		}
-	}
+	})
 }
 
 // TestCheckpointItemsAreVLLMParameters: one item per parameter vLLM
@@ -820,36 +854,9 @@ func dsaFixture() (string, []safetensors.Tensor) {
 // derives from config.json (configDiffers), the config-derived figure is
 // not compared.
 func TestCheckpointFamiliesByHand(t *testing.T) {
-	type rank struct {
-		name string
-		sh   func(a *Arch) Sharding
-		want uint64
-		// configDiffers names where Weights departs from vLLM for this
-		// rank; "" when its figure must equal want too.
-		configDiffers string
-	}
-	whole := func(tp uint64) func(a *Arch) Sharding {
-		return func(a *Arch) Sharding { return Whole(a, tp, 2, a.Quant) }
-	}
-	with := func(tp uint64, f func(*Sharding)) func(a *Arch) Sharding {
-		return func(a *Arch) Sharding {
-			sh := Whole(a, tp, 2, a.Quant)
-			f(&sh)
-			return sh
-		}
-	}
-	stage := func(i, of int) func(a *Arch) Sharding {
-		return func(a *Arch) Sharding {
-			n := len(a.Layers)
-			first, end := i*n/of, (i+1)*n/of
-			return Sharding{TP: 1, FirstLayer: first, EndLayer: end, First: i == 0, Last: i == of-1, DtypeBytes: 2, Quant: a.Quant}
-		}
-	}
-	tests := []struct {
-		name    string
-		fixture func() (string, []safetensors.Tensor)
-		ranks   []rank
-	}{
+	whole := func(tp uint64) func(a *Arch) Sharding { return tpRanks(tp, 0) }
+	with, stage := withSharding, ppStage
+	checkByHand(t, []byHandCase{
 		{
 			// TP1. Layer 0, the delta net: in_proj_qkv 128x64x2 = 16384,
 			// in_proj_z 64x64x2 = 8192, in_proj_b and in_proj_a 4x64x2 =
@@ -870,7 +877,7 @@ func TestCheckpointFamiliesByHand(t *testing.T) {
 			// PP2 (1 layer each): Qwen3.5 builds the embedding on every
 			// stage (qwen3_5.py:244-247), the norm and head on the last.
 			name: "qwen3_5_text", fixture: qwen35Fixture,
-			ranks: []rank{
+			ranks: []byHandRank{
 				{"TP1", whole(1), (34872 + 49408) + (32896 + 49408) + 16384 + 128 + 16384 + 1024, ""},
 				{"TP2", whole(2), (17452 + 24832) + (20608 + 24832) + 8192 + 128 + 8192 + 1024, ""},
 				{"PP2 stage 0", stage(0, 2), 34872 + 49408 + 16384 + 1024, ""},
@@ -898,7 +905,7 @@ func TestCheckpointFamiliesByHand(t *testing.T) {
 			// bias 8, experts halved 2 x (2048 + 2048), shared 2048 + 2048,
 			// norm 128: 12936. Embedding and head 64 rows 8192 each.
 			name: "nemotron_h", fixture: nemotronFixture,
-			ranks: []rank{
+			ranks: []byHandRank{
 				{"TP1", whole(1), 30432 + 24704 + 25224 + 16384 + 128 + 16384, ""},
 				{"TP1 router GEMMs", with(1, func(sh *Sharding) { sh.RouterGEMM = true }), 30432 + 24704 + 25224 - 256 + 16384 + 128 + 16384, ""},
 				{"TP2", whole(2), 17488 + 16512 + 12936 + 8192 + 128 + 8192, ""},
@@ -926,7 +933,7 @@ func TestCheckpointFamiliesByHand(t *testing.T) {
 			// PP2: gpt-oss builds the embedding, norm and head on every
 			// stage (gpt_oss.py GptOssModel, GptOssForCausalLM).
 			name: "gpt_oss mxfp4", fixture: gptOssFixture,
-			ranks: []rank{
+			ranks: []byHandRank{
 				{"TP1", whole(1), 2*39304 + 16384 + 128 + 16384 + 8192, ""},
 				{"TP2 Triton", with(2, func(sh *Sharding) { sh.MXFP4 = MXFP4Triton }), 2*31814 + 8192 + 128 + 8192 + 8192, ""},
 				{"PP2 stage 0", stage(0, 2), 39304 + 16384 + 128 + 16384 + 8192, ""},
@@ -955,7 +962,7 @@ func TestCheckpointFamiliesByHand(t *testing.T) {
 			// norms 256): 8736, the adapter 2048 and 1024, the projector
 			// 2048, rotary 320: 16352.
 			name: "llama4", fixture: llama4Fixture,
-			ranks: []rank{
+			ranks: []byHandRank{
 				{"TP1", whole(1), (24576 + 256 + 49152) + (24576 + 256 + 256 + 16384 + 8192 + 12288) + 16384 + 128 + 16384 + 4096 + 256 + 31360, ""},
 				{"TP2", whole(2), (16384 + 256 + 24576) + (16384 + 256 + 256 + 8192 + 4096 + 6144) + 8192 + 128 + 8192 + 4096 + 256 + 16352, ""},
 			},
@@ -969,30 +976,12 @@ func TestCheckpointFamiliesByHand(t *testing.T) {
 			// 2 x 128x4 = 1024: 100360; and the indexer's own rotary table
 			// 64 x 128 x 2 = 16384.
 			name: "deepseek_v32 fp8", fixture: dsaFixture,
-			ranks: []rank{
+			ranks: []byHandRank{
 				{"TP1", whole(1), (296520 + 196656) + (296520 + 1024 + 8 + 3*196656) + 2*100360 + 65536 + 65536 + 512 + 2*16384, ""},
 				{"TP2", whole(2), (198192 + 98328) + (198192 + 1024 + 8 + 3*98328) + 2*100360 + 32768 + 32768 + 512 + 2*16384, ""},
 			},
 		},
-	}
-	for _, tc := range tests {
-		a, notes := attach(t, tc.fixture)
-		if len(notes.Unknown) > 0 {
-			t.Errorf("%s: tensors no rule names: %v", tc.name, notes.Unknown)
-		}
-		for _, r := range tc.ranks {
-			sh := r.sh(a)
-			if ok, why := UsesCheckpoint(a, sh); !ok {
-				t.Fatalf("%s %s: the checkpoint is not used: %s", tc.name, r.name, why)
-			}
-			if got := sum(RankWeights(a, sh)); got != r.want {
-				t.Errorf("%s %s: checkpoint weights %d B, want %d (by hand)", tc.name, r.name, got, r.want)
-			}
-			if got := sum(Weights(a, sh)); r.configDiffers == "" && got != r.want {
-				t.Errorf("%s %s: config-derived weights %d B, want %d (by hand)", tc.name, r.name, got, r.want)
-			}
-		}
-	}
+	})
 }
 
 // TestGemma4KEqV: Gemma 4's global layers under attention_k_eq_v have no
