@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"membudget/internal/shell"
 	"membudget/model/explain"
 	"membudget/model/logs"
 )
@@ -274,7 +275,7 @@ func printCalibration(w io.Writer, cal *calibrationJSON) {
 	fmt.Fprintf(w, "\ncalibrated class %s written to %s\n", cal.Name, cal.Path)
 	fmt.Fprintf(w, "  memory_bytes %d (%s), driver_fixed_bytes %d, util_ceiling %.2f\n", c.MemoryBytes, gibString(c.MemoryBytes), c.DriverFixedBytes, c.UtilCeiling)
 	fmt.Fprintf(w, "  from the log: %s; copied from %s (estimates): %s\n", strings.Join(cal.Derived, ", "), cal.Base, strings.Join(cal.Copied, ", "))
-	fmt.Fprintf(w, "  use it: membudget report --kernels %s --class %s ...\n", shellQuote(dirOf(cal.Path)), cal.Name)
+	fmt.Fprintf(w, "  use it: membudget report --kernels %s --class %s ...\n", shell.Quote(dirOf(cal.Path)), cal.Name)
 }
 
 // dirOf is the --kernels directory of a class file path.
@@ -291,13 +292,6 @@ func dirOf(path string) string {
 		return "/"
 	}
 	return d
-}
-
-func shellQuote(s string) string {
-	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`*?[]{}()<>|&;!#~") {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // writeExplanation prints an explanation as a table, in the reports' style.

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"membudget/budget"
+	"membudget/internal/shell"
 	"membudget/model"
 	"membudget/model/sglang"
 )
@@ -308,9 +309,9 @@ func sglangCommand(name, revision string, r sglang.Resolved, given sglang.Serve)
 	if r.ContextLength > r.DerivedContextLen {
 		b.WriteString(sglangAllowLongEnv + "=1 ")
 	}
-	b.WriteString("python -m sglang.launch_server --model-path " + shellWord(name))
+	b.WriteString("python -m sglang.launch_server --model-path " + shell.Quote(name))
 	if revision != "" {
-		b.WriteString(" --revision " + shellWord(revision))
+		b.WriteString(" --revision " + shell.Quote(revision))
 	}
 	arg := func(flag string, v any) { fmt.Fprintf(&b, " --%s %v", flag, v) }
 	arg("mem-fraction-static", strconv.FormatFloat(givenFraction(r, given), 'f', -1, 64))
@@ -374,17 +375,6 @@ func givenFraction(r sglang.Resolved, given sglang.Serve) float64 {
 		}
 	}
 	return x
-}
-
-// shellWord quotes s for a POSIX shell when it holds anything but the
-// characters of a model id or a plain path.
-func shellWord(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_-./@:+,=%", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // fractionFlag is --mem-fraction-static: a number in (0, 1), as SGLang's

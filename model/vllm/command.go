@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"membudget/internal/shell"
 )
 
 // humanInt is vLLM's human-readable integer: a number with an optional
@@ -72,7 +74,7 @@ func Command(model string, r Resolved) string {
 		b.WriteString("VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 ")
 	}
 	b.WriteString("vllm serve ")
-	b.WriteString(shellQuote(model))
+	b.WriteString(shell.Quote(model))
 	flag := func(name string) {
 		b.WriteString(" --")
 		b.WriteString(name)
@@ -89,7 +91,7 @@ func Command(model string, r Resolved) string {
 	}
 	float := func(name string, v float64) { str(name, strconv.FormatFloat(v, 'f', -1, 64)) }
 	if r.Revision != "" {
-		str("revision", shellQuote(r.Revision))
+		str("revision", shell.Quote(r.Revision))
 	}
 	float("gpu-memory-utilization", r.GPUMemoryUtilization)
 	if r.KVCacheMemoryBytes > 0 {
@@ -144,13 +146,4 @@ func Command(model string, r Resolved) string {
 		}
 	}
 	return b.String()
-}
-
-// shellQuote quotes s for a POSIX shell when it holds anything beyond the
-// characters of a model id or a path.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./@:+=,") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
