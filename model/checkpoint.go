@@ -486,7 +486,7 @@ func (p *placed) bytes(a *Arch, sh Sharding) uint64 {
 			whole = true
 		}
 	}
-	if r.wholeUnderPackedInt && (a.Quant.Method == "awq" || a.Quant.Method == "gptq") {
+	if r.wholeUnderPackedInt && a.Quant.marlinPackedInt() {
 		whole = true
 	}
 	switch {

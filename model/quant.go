@@ -155,6 +155,10 @@ type target struct {
 	re   *regexp.Regexp
 }
 
+// marlinPackedInt reports an AWQ or GPTQ checkpoint, whose packed int
+// weights vLLM runs with Marlin kernels on CUDA.
+func (q Quant) marlinPackedInt() bool { return q.Method == "awq" || q.Method == "gptq" }
+
 // LinearFormat returns the format vLLM stores the linear layer module in
 // (its canonical name, such as model.layers.3.self_attn.kv_b_proj):
 // [Unquantized] when the quantization leaves it in the model dtype.

@@ -466,7 +466,7 @@ func (w *weights) gdn(p string) {
 	keyDim, valueDim := d.NumKeyHeads*d.KeyHeadDim, d.NumValueHeads*d.ValueHeadDim
 	w.linear(p+".in_proj_qkvz", a.Hidden, 2*keyDim+2*valueDim, column, false, linearMod)
 	ba := column
-	if w.t.baWholeUnderPackedInt && (w.sh.Quant.Method == "awq" || w.sh.Quant.Method == "gptq") {
+	if w.t.baWholeUnderPackedInt && w.sh.Quant.marlinPackedInt() {
 		ba = replicated
 	}
 	w.linear(p+".in_proj_ba", a.Hidden, 2*d.NumValueHeads, ba, false, linearMod)

@@ -602,7 +602,6 @@ var unmetGates = map[string]map[string]unmetGate{
 	"0.23.0": {
 		"weights": {0.0075, "row 115 (Qwen2.5-VL-7B): the vision tower's weights come out 0.65% low (model/weights.go)"},
 	},
-
 	"0.11.0": {
 		"weights":    {0.02, "gpt-oss (rows 61, 62): the MXFP4 checkpoint's weights come out 4.6 and 5.6% low (model/weights.go, not this package)"},
 		"avail":      {0.035, "row 62 (gpt-oss-120b, 3.33 GiB of KV): its weights 3.6 GiB low make the KV 11.5% low; row 68, its activation (below): 9.7% low"},
