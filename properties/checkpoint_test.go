@@ -99,6 +99,7 @@ func genCheckpointConfig() *rapid.Generator[map[string]any] {
 				heads := rapid.SampledFrom([]uint64{1, 2, 4, 8}).Draw(t, "vision_heads")
 				patch := rapid.SampledFrom([]uint64{14, 16}).Draw(t, "patch")
 				text := maps.Clone(c)
+				q, quantized := text["quantization_config"]
 				delete(text, "quantization_config")
 				c = map[string]any{"model_type": "gemma3", "torch_dtype": c["torch_dtype"], "text_config": text,
 					"vision_config": map[string]any{
@@ -109,8 +110,8 @@ func genCheckpointConfig() *rapid.Generator[map[string]any] {
 						"patch_size":          patch,
 						"image_size":          patch * rapid.Uint64Range(1, 16).Draw(t, "patches_per_side"),
 					}}
-				if q, ok := text["quantization_config"]; ok {
-					c["quantization_config"] = q
+				if quantized {
+					c["quantization_config"] = q // at the top, as Gemma 3's published configs keep it
 				}
 			}
 		}
