@@ -465,10 +465,7 @@ func TestTiedHeadOnTheLastStage(t *testing.T) {
 func TestServedDtypeAndStoredQuantization(t *testing.T) {
 	a, _ := attach(t, mlaFixture)
 	sh := Whole(a, 1, 4, a.Quant) // --dtype float32
-	got := map[string]uint64{}
-	for _, it := range RankWeights(a, sh) {
-		got[it.Name] = it.Bytes
-	}
+	got := itemBytes(RankWeights(a, sh))
 	want := map[string]uint64{
 		"model.embed_tokens.weight":                       128 * 256 * 4,
 		"model.layers.1.mlp.gate.weight":                  2 * 256 * 4,
@@ -507,10 +504,7 @@ func TestFusedModulesKeepOnePerModuleParameter(t *testing.T) {
 	if diff := cmp.Diff([]SkippedTensors{{Reason: skipFused, Count: 2}}, notes.Skipped); diff != "" {
 		t.Errorf("skips (-want +got):\n%s", diff)
 	}
-	got := map[string]uint64{}
-	for _, it := range RankWeights(a, Whole(a, 2, 2, a.Quant)) {
-		got[it.Name] = it.Bytes
-	}
+	got := itemBytes(RankWeights(a, Whole(a, 2, 2, a.Quant)))
 	// TP2, 1 head of 128 of each of q, k, v: qweight 32x128x4 = 16384,
 	// qzeros 2x16x4 = 128, scales 2x128x2 = 512 each; one g_idx 256x4.
 	want := map[string]uint64{
@@ -536,10 +530,7 @@ func TestBitsAndBytesIsFlat(t *testing.T) {
 	a, _ := attachTensors(t, config, []safetensors.Tensor{
 		typed("U8", p, 128*128/2, 1), typed("F32", p+".absmax", 128*128/64), typed("F32", p+".quant_map", 16),
 	})
-	got := map[string]uint64{}
-	for _, it := range RankWeights(a, Whole(a, 2, 2, Quant{})) {
-		got[it.Name] = it.Bytes
-	}
+	got := itemBytes(RankWeights(a, Whole(a, 2, 2, Quant{})))
 	// TP2: 4096 of the 8192 packed bytes, 128 of the 256 fp32 absmax, the
 	// 16-entry quant_map whole.
 	want := map[string]uint64{"model.layers.0.self_attn.o_proj.weight": 4096, "model.layers.0.self_attn.o_proj.weight.absmax": 128 * 4,
