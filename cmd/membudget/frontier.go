@@ -106,6 +106,9 @@ func runFrontier(stdout, stderr io.Writer, args []string) int {
 		err = w.Error()
 	default:
 		fmt.Fprint(stdout, fr.header)
+		if !fr.starts {
+			fmt.Fprintf(stdout, "nothing fits: %s\n", fr.refusal)
+		}
 		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "LENGTH\tMAX SEQS\t\t")
 		for _, p := range points {
@@ -123,6 +126,9 @@ func runFrontier(stdout, stderr io.Writer, args []string) int {
 	if err != nil {
 		return fail(stderr, "frontier", exitBadArgs, err)
 	}
+	if !fr.starts {
+		return exitNoFit // the engine refuses the serve: nothing fits at any length
+	}
 	return exitOK
 }
 
@@ -138,8 +144,10 @@ type frontierInput struct {
 	capLabel, title string
 	// header is the text output's first lines: the serve and its command.
 	header string
-	// starts is false when the engine does not start at all.
-	starts bool
+	// starts is false when the engine does not start at all; refusal
+	// then says why, in the engine's words.
+	starts  bool
+	refusal string
 }
 
 // frontierServe loads the serve f describes under its engine, with the
@@ -155,7 +163,7 @@ func (f *serveFlags) frontierServe(stderr io.Writer) (frontierInput, error) {
 			cap: sz.plan.MaxSeqs, capLabel: "max_running_requests",
 			title:  fmt.Sprintf("%s on %s, SGLang mem_fraction_static %v", sz.modelName, sz.class.Name, r.MemFractionStatic),
 			header: fmt.Sprintf("%s on %s, sized as %s\n%s\n", sz.modelName, sz.class.Name, r.Profile.Describes, sglangCommand(sz.modelName, f.sg.revision, r, f.sg.s)),
-			starts: c.Starts}, nil
+			starts: c.Starts, refusal: "SGLang does not start: " + c.Failure}, nil
 	}
 	sz, err := f.load()
 	if err != nil {
@@ -163,9 +171,14 @@ func (f *serveFlags) frontierServe(stderr io.Writer) (frontierInput, error) {
 	}
 	writeWarnings(stderr, "frontier", sz.warnings())
 	r := sz.serve
+	ref, err := sz.reference()
+	if err != nil {
+		return frontierInput{}, err
+	}
+	refusal := ref.Capacity().Refusal(r.MaxModelLen, r.MaxNumSeqs)
 	return frontierInput{plan: sz.plan, lo: r.BlockSize, hi: r.MaxModelLen, loName: "block size", hiFlag: "--max-model-len",
 		cap: r.MaxNumSeqs, capLabel: "--max-num-seqs",
 		title:  fmt.Sprintf("%s on %s, --gpu-memory-utilization %v", sz.modelName, sz.class.Name, r.GPUMemoryUtilization),
 		header: fmt.Sprintf("%s on %s, sized as %s\n%s\n", sz.modelName, sz.class.Name, r.Profile.Describes, settingsLine(sz.modelName, r)),
-		starts: true}, nil
+		starts: refusal == "", refusal: "vLLM does not start: " + refusal}, nil
 }

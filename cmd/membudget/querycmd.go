@@ -20,6 +20,8 @@ type queryJSON struct {
 	Fits        bool           `json:"fits"`
 	Capped      bool           `json:"capped"`
 	Evals       int            `json:"evals"`
+	Starts      bool           `json:"starts"`
+	Failure     string         `json:"failure,omitempty"`
 	At          footprintJSON  `json:"at"`
 	Next        *footprintJSON `json:"next,omitempty"`
 	TippingTerm string         `json:"tipping_term,omitempty"`
@@ -62,6 +64,11 @@ func runQuery(stdout, stderr io.Writer, args []string, name string) int {
 	}
 	writeWarnings(stderr, name, sz.warnings())
 	r := sz.serve
+	ref, err := sz.reference()
+	if err != nil {
+		return fail(stderr, name, exitBadArgs, err)
+	}
+	refusal := ref.Capacity().Refusal(r.MaxModelLen, r.MaxNumSeqs)
 	var ans budget.Answer
 	var capv uint64
 	if name == "max-seqs" {
@@ -81,8 +88,11 @@ func runQuery(stdout, stderr io.Writer, args []string, name string) int {
 		}
 		return fail(stderr, name, exitBadArgs, fmt.Errorf("%s: %w", flagName, err))
 	}
+	if refusal != "" {
+		return vllmNoStart(stdout, stderr, &f, sz, name, *given, refusal)
+	}
 	out := queryJSON{Query: name, Engine: engineVLLM, Model: sz.modelName, Class: sz.class.Name, Serve: f.serveOf(sz.modelName, r), Given: *given, Cap: capv,
-		Answer: ans.Value, Fits: ans.Fits, Capped: ans.Capped, Evals: ans.Evals, At: toJSON(ans.At, sz.plan.Beside)}
+		Answer: ans.Value, Fits: ans.Fits, Capped: ans.Capped, Evals: ans.Evals, Starts: refusal == "", Failure: refusal, At: toJSON(ans.At, sz.plan.Beside)}
 	if ans.Fits && !ans.Capped {
 		next := toJSON(ans.Next, sz.plan.Beside)
 		out.Next = &next
@@ -120,4 +130,26 @@ func runQuery(stdout, stderr io.Writer, args []string, name string) int {
 		writeFootprint(stdout, ans.Next, sz.plan.Beside)
 	}
 	return status
+}
+
+// vllmNoStart answers a query on a serve vLLM refuses to start: nothing
+// fits, whatever the footprint (exit 1), and why names the flag to change.
+func vllmNoStart(stdout, stderr io.Writer, f *serveFlags, sz *sizing, name string, given uint64, why string) int {
+	r := sz.serve
+	capv, s, t := r.MaxNumSeqs, uint64(1), given
+	if name == "max-len" {
+		capv, s, t = r.MaxModelLen, given, 1
+	}
+	out := queryJSON{Query: name, Engine: engineVLLM, Model: sz.modelName, Class: sz.class.Name, Serve: f.serveOf(sz.modelName, r),
+		Given: given, Cap: capv, Failure: why, At: toJSON(sz.plan.Evaluate(s, t), sz.plan.Beside)}
+	if f.json {
+		if err := writeJSON(stdout, out); err != nil {
+			return fail(stderr, name, exitBadArgs, err)
+		}
+		return exitNoFit
+	}
+	fmt.Fprintf(stdout, "%s on %s, sized as %s\n%s\n", sz.modelName, sz.class.Name, r.Profile.Describes, settingsLine(sz.modelName, r))
+	fmt.Fprintf(stdout, "nothing fits: vLLM does not start: %s\n", why)
+	writeFootprint(stdout, sz.plan.Evaluate(s, t), sz.plan.Beside)
+	return exitNoFit
 }

@@ -154,29 +154,23 @@ func runReport(stdout, stderr io.Writer, args []string) int {
 		Fits:       fp.Fits(),
 	}
 	out.KVCapacity.Groups = ref.Groups()
-	var stateFix *suggestionJSON
-	if capacity.SeqsOverStateBlocks {
-		// vLLM refuses to start whatever the footprint: max_num_seqs above
-		// the Mamba cache blocks. The fix is checked like any suggestion.
-		fix, err := stateBlocksFix(sz, *seqs, t)
-		if err != nil {
-			return fail(stderr, "report", exitBadArgs, err)
-		}
-		stateFix = fix
-		out.Fits = false
-	}
+	// vLLM refuses to start whatever the footprint when one request of
+	// max_model_len does not fit the KV cache, or max_num_seqs exceeds the
+	// Mamba cache blocks: then nothing fits.
+	refusal := capacity.Refusal(r.MaxModelLen, r.MaxNumSeqs)
+	out.Fits = fp.Fits() && refusal == ""
 	if !out.Fits {
 		adv, err := advise.Engine{Arch: sz.arch, Class: sz.class, Profile: r.Profile}.Advise(r.Serve, advise.Target{Seqs: *seqs, Tokens: t})
 		if err != nil {
 			return fail(stderr, "report", exitBadArgs, err)
 		}
-		aj := adviceJSON{Suggestions: []suggestionJSON{}, Searched: adv.Searched}
-		if stateFix != nil {
-			aj.Suggestions = append(aj.Suggestions, *stateFix)
-		}
+		aj := adviceJSON{Suggestions: startFixes(sz, capacity, *seqs, t), Searched: adv.Searched}
 		for _, sg := range adv.Suggestions {
-			if capacity.SeqsOverStateBlocks && fp.Fits() {
-				break // the footprint fits: only the state blocks stop vLLM
+			if refusal != "" && fp.Fits() {
+				break // the footprint fits: only the refusal stops vLLM
+			}
+			if !startsWith(sz, sg.Serve) {
+				continue // it fits the footprint, and vLLM still refuses it
 			}
 			aj.Suggestions = append(aj.Suggestions, suggestionJSON{Flags: sg.Flags, Why: sg.Why, GPUs: sg.GPUs, LedgerBytes: sg.At.Ledger, BudgetBytes: sg.At.Budget})
 		}
@@ -216,8 +210,8 @@ func runReport(stdout, stderr io.Writer, args []string) int {
 	fmt.Fprintln(stdout)
 	writeFootprint(stdout, fp, sz.plan.Beside)
 	writeCapacity(stdout, capacity, r, ref.Groups())
-	if capacity.SeqsOverStateBlocks && fp.Fits() {
-		fmt.Fprintf(stdout, "\nverdict: vLLM does not start — %s\n", vllm.StateBlocksMessage(r.MaxNumSeqs, capacity.StateBlocks))
+	if refusal != "" {
+		fmt.Fprintf(stdout, "\nverdict: vLLM does not start — %s\n", refusal)
 		writeAdvice(stdout, out.Advice, sz, *seqs, t)
 		return status
 	}
@@ -230,30 +224,52 @@ func runReport(stdout, stderr io.Writer, args []string) int {
 	return status
 }
 
-// stateBlocksFix is the --max-num-seqs that lets vLLM start when it
-// refuses max_num_seqs above a hybrid model's Mamba cache blocks: the
-// blocks, checked on the serve recompiled with it (fewer sequences shrink
-// the profile run, so the blocks do not fall); nil when the target itself
-// needs more sequences than that.
-func stateBlocksFix(sz *sizing, seqs, t uint64) (*suggestionJSON, error) {
+// startFixes are the changes that let vLLM start a serve it refuses, each
+// checked on the serve recompiled with it (it starts, and the target
+// fits): --max-model-len at vLLM's own estimate when the target's length
+// is within it, and --max-num-seqs at the Mamba cache blocks (fewer
+// sequences shrink the profile run, so the blocks do not fall).
+func startFixes(sz *sizing, c vllm.Capacity, seqs, t uint64) []suggestionJSON {
 	r := sz.serve
-	blocks := sz.ref.Capacity().StateBlocks
-	if blocks < seqs || blocks == 0 {
-		return nil, nil
+	fixes := []suggestionJSON{}
+	try := func(s vllm.Serve, flags string, why func(vllm.Capacity) string) {
+		ref, err := vllm.NewReference(sz.arch, s, sz.class, r.Profile)
+		if err != nil {
+			return // a serve vLLM refuses: no suggestion
+		}
+		nc := ref.Capacity()
+		f := ref.Plan().Evaluate(seqs, t)
+		if nc.Refusal(ref.Serve.MaxModelLen, ref.Serve.MaxNumSeqs) != "" || !f.Fits() {
+			return
+		}
+		fixes = append(fixes, suggestionJSON{Flags: flags, Why: why(nc), GPUs: r.TensorParallelSize * r.PipelineParallelSize * max(r.DataParallelSize, 1),
+			LedgerBytes: f.Ledger, BudgetBytes: f.Budget})
 	}
-	s := r.Serve
-	s.MaxNumSeqs = blocks
-	ref, err := vllm.NewReference(sz.arch, s, sz.class, r.Profile)
+	if !c.Starts && c.EstimatedMaxModelLen >= t && c.EstimatedMaxModelLen > 0 {
+		s := r.Serve
+		s.MaxModelLen, s.AutoMaxModelLen = c.EstimatedMaxModelLen, false
+		try(s, fmt.Sprintf("--max-model-len %d", c.EstimatedMaxModelLen), func(vllm.Capacity) string {
+			return "vLLM's estimated maximum model length: the longest one request of which fits the KV cache"
+		})
+	}
+	if c.SeqsOverStateBlocks && c.StateBlocks >= seqs && c.StateBlocks > 0 {
+		s := r.Serve
+		s.MaxNumSeqs = c.StateBlocks
+		try(s, fmt.Sprintf("--max-num-seqs %d", c.StateBlocks), func(nc vllm.Capacity) string {
+			return fmt.Sprintf("the Mamba cache blocks: every running sequence holds one; vLLM then has %d", nc.StateBlocks)
+		})
+	}
+	return fixes
+}
+
+// startsWith reports whether vLLM starts the serve s of sz's model and
+// class.
+func startsWith(sz *sizing, s vllm.Serve) bool {
+	ref, err := vllm.NewReference(sz.arch, s, sz.class, sz.serve.Profile)
 	if err != nil {
-		return nil, nil // a serve vLLM refuses: no suggestion
+		return false
 	}
-	c := ref.Capacity()
-	f := ref.Plan().Evaluate(seqs, t)
-	if c.SeqsOverStateBlocks || !f.Fits() {
-		return nil, nil
-	}
-	return &suggestionJSON{Flags: fmt.Sprintf("--max-num-seqs %d", blocks), GPUs: r.TensorParallelSize * r.PipelineParallelSize * max(r.DataParallelSize, 1),
-		Why: fmt.Sprintf("the Mamba cache blocks: every running sequence holds one; vLLM then has %d", c.StateBlocks), LedgerBytes: f.Ledger, BudgetBytes: f.Budget}, nil
+	return ref.Capacity().Refusal(ref.Serve.MaxModelLen, ref.Serve.MaxNumSeqs) == ""
 }
 
 // writeCapacity prints the KV cache as vLLM's startup logs report it, and
@@ -289,8 +305,7 @@ func writeCapacity(w io.Writer, c vllm.Capacity, r vllm.Resolved, groups string)
 		fmt.Fprintf(w, "  one request of %d tokens needs %s of KV cache: it fits\n", r.MaxModelLen, gibString(c.NeededBytes))
 		return
 	}
-	fmt.Fprintf(w, "  vLLM refuses to start: one request of %d tokens needs %s of KV cache, more than the %s available; its estimated maximum model length is %d\n",
-		r.MaxModelLen, gibString(c.NeededBytes), gibString(c.AvailableBytes), c.EstimatedMaxModelLen)
+	fmt.Fprintf(w, "  vLLM refuses to start: %s\n", c.Refusal(r.MaxModelLen, r.MaxNumSeqs))
 }
 
 // writeAdvice prints the checked suggestions, and when there are none, the

@@ -326,10 +326,13 @@ func runSGLangReport(stdout, stderr io.Writer, f *serveFlags, seqs, length uint6
 		fmt.Fprintf(stdout, "\nverdict: fits — %d sequence(s) of %d tokens at mem_fraction_static %v on %s\n", seqs, t, r.MemFractionStatic, sz.class.Name)
 		return status
 	}
+	if !capacity.Starts {
+		fmt.Fprintf(stdout, "\nverdict: SGLang does not start — %s\n", capacity.Failure)
+		writeSGLangAdvice(stdout, out.Advice, seqs, t)
+		return status
+	}
 	why := ""
 	switch {
-	case !capacity.Starts:
-		why = "SGLang does not start: " + capacity.Failure
 	case fp.BudgetShortfall() > 0:
 		held := capacity.MaxTotalNumTokens
 		if capacity.HybridSWA {
@@ -608,5 +611,6 @@ func sglangNoStart(stdout, stderr io.Writer, f *serveFlags, sz *sglangSizing, na
 	}
 	fmt.Fprintf(stdout, "%s on %s, sized as %s\n%s\n", sz.modelName, sz.class.Name, r.Profile.Describes, out.Serve.Command)
 	fmt.Fprintf(stdout, "nothing fits: SGLang does not start: %s\n", c.Failure)
+	writeSGLangFootprint(stdout, sz.ref.EvaluateStage(at.Stage, s, t), sz.plan.Beside)
 	return exitNoFit
 }

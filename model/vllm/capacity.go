@@ -1,6 +1,7 @@
 package vllm
 
 import (
+	"fmt"
 	"math"
 
 	"membudget/budget"
@@ -55,6 +56,30 @@ type Capacity struct {
 	// StatePadding is the bytes each state page is padded by to the
 	// attention page (vLLM: "Padding mamba page size by x%").
 	StatePadding uint64
+}
+
+// Refusal is why the profile's vLLM refuses to start a serve of this
+// capacity, "" when it starts: one request of maxModelLen tokens must fit
+// every stage's KV cache (_check_enough_kv_cache_memory), and for a model
+// with state layers in full CUDA graphs maxNumSeqs must not exceed the
+// Mamba cache blocks. vLLM checks the length first.
+func (c Capacity) Refusal(maxModelLen, maxNumSeqs uint64) string {
+	switch {
+	case !c.Starts && c.AvailableBytes == 0:
+		// _check_enough_kv_cache_memory: "No available memory for the cache
+		// blocks" when the rest of the ledger takes the whole budget.
+		return "no memory is left for the KV cache: the rest of the ledger takes the whole budget (vLLM: \"No available memory for the cache blocks\")"
+	case !c.Starts:
+		why := fmt.Sprintf("one request of %d tokens needs %.2f GiB of KV cache, more than the %.2f GiB available",
+			maxModelLen, float64(c.NeededBytes)/(1<<30), float64(c.AvailableBytes)/(1<<30))
+		if c.EstimatedMaxModelLen == 0 {
+			return why + ", where not one block of one request fits"
+		}
+		return fmt.Sprintf("%s; its estimated maximum model length is %d: --max-model-len %d or less starts", why, c.EstimatedMaxModelLen, c.EstimatedMaxModelLen)
+	case c.SeqsOverStateBlocks:
+		return StateBlocksMessage(maxNumSeqs, c.StateBlocks)
+	}
+	return ""
 }
 
 // Capacity is the serve's KV capacity as the profile's vLLM reports it for
