@@ -307,7 +307,7 @@ func MaxSequences(p *Plan, length, cap uint64) (Answer, error) {
 		cap = p.MaxSeqs
 	}
 	if length == 0 || length > p.MaxLen {
-		return Answer{}, fmt.Errorf("length %d: want 1 to max_model_len %d tokens", length, p.MaxLen)
+		return Answer{}, fmt.Errorf("length %d: want 1 to the plan's longest length, %d tokens", length, p.MaxLen)
 	}
 	s := searcher{plan: p, bySeqs: true, other: length, lo: 1, hi: cap}
 	return s.verified(p.estimateSeqs(length))
@@ -321,7 +321,7 @@ func MaxLength(p *Plan, seqs, cap uint64) (Answer, error) {
 		cap = p.MaxLen
 	}
 	if seqs == 0 || seqs > p.MaxSeqs {
-		return Answer{}, fmt.Errorf("sequences %d: want 1 to max_num_seqs %d", seqs, p.MaxSeqs)
+		return Answer{}, fmt.Errorf("sequences %d: want 1 to the plan's most sequences, %d", seqs, p.MaxSeqs)
 	}
 	s := searcher{plan: p, other: seqs, lo: 1, hi: cap}
 	return s.verified(p.estimateLen(seqs))

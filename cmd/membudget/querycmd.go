@@ -75,9 +75,15 @@ func runQuery(stdout, stderr io.Writer, args []string, name string) int {
 		if *given == 0 {
 			*given = r.MaxModelLen
 		}
+		if *given > r.MaxModelLen {
+			return fail(stderr, name, exitBadArgs, fmt.Errorf("--length %d: above --max-model-len %d", *given, r.MaxModelLen))
+		}
 		capv = r.MaxNumSeqs
 		ans, err = budget.MaxSequences(sz.plan, *given, capv)
 	} else {
+		if *given == 0 || *given > r.MaxNumSeqs {
+			return fail(stderr, name, exitBadArgs, fmt.Errorf("--seqs %d: want 1 to --max-num-seqs %d", *given, r.MaxNumSeqs))
+		}
 		capv = r.MaxModelLen
 		ans, err = budget.MaxLength(sz.plan, *given, capv)
 	}
@@ -119,7 +125,11 @@ func runQuery(stdout, stderr io.Writer, args []string, name string) int {
 		writeFootprint(stdout, ans.At, sz.plan.Beside)
 		return status
 	case ans.Capped:
-		fmt.Fprintf(stdout, "%s: %d %s — capped: the cap (%d) itself fits\n", name, ans.Value, unit, capv)
+		capName := "--max-num-seqs"
+		if name == "max-len" {
+			capName = "--max-model-len"
+		}
+		fmt.Fprintf(stdout, "%s: %d %s — capped: the cap (%s %d) itself fits\n", name, ans.Value, unit, capName, capv)
 	default:
 		fmt.Fprintf(stdout, "%s: %d %s %s (checked: %d fits, %d does not; %d evaluations)\n", name, ans.Value, unit, what, ans.Value, ans.Value+1, ans.Evals)
 	}

@@ -319,7 +319,7 @@ func writeAdvice(w io.Writer, adv *adviceJSON, sz *sizing, seqs, t uint64) {
 		fmt.Fprintf(w, "  to fit: %s (%s%s)\n", sg.Flags, sg.Why, gpus)
 	}
 	if len(adv.Suggestions) > 0 {
-		fmt.Fprintf(w, "  each checked at %d sequence(s) of %d tokens by the same evaluator\n", seqs, t)
+		fmt.Fprintf(w, "  each checked at %d sequence(s) of %d tokens by the same evaluator, vLLM starting\n", seqs, t)
 		return
 	}
 	fmt.Fprintf(w, "  nothing fits in the space searched: %s\n", strings.Join(adv.Searched, "; "))

@@ -328,7 +328,7 @@ func runSGLangReport(stdout, stderr io.Writer, f *serveFlags, seqs, length uint6
 	}
 	if !capacity.Starts {
 		fmt.Fprintf(stdout, "\nverdict: SGLang does not start — %s\n", capacity.Failure)
-		writeSGLangAdvice(stdout, out.Advice, seqs, t)
+		writeSGLangAdvice(stdout, out.Advice, r.TPSize*r.PPSize*r.DPSize, seqs, t)
 		return status
 	}
 	why := ""
@@ -346,7 +346,7 @@ func runSGLangReport(stdout, stderr io.Writer, f *serveFlags, seqs, length uint6
 		why = gibString(fp.DriverShortfall()) + " over (1 - msf) x F0 beside the pool"
 	}
 	fmt.Fprintf(stdout, "\nverdict: does not fit — %s\n", why)
-	writeSGLangAdvice(stdout, out.Advice, seqs, t)
+	writeSGLangAdvice(stdout, out.Advice, r.TPSize*r.PPSize*r.DPSize, seqs, t)
 	return status
 }
 
@@ -397,12 +397,16 @@ func writeSGLangPool(w io.Writer, c sglang.Capacity, sz *sglangSizing) {
 }
 
 // writeSGLangAdvice prints the checked suggestions, or the space searched.
-func writeSGLangAdvice(w io.Writer, adv *adviceJSON, seqs, t uint64) {
+func writeSGLangAdvice(w io.Writer, adv *adviceJSON, current, seqs, t uint64) {
 	for _, sg := range adv.Suggestions {
-		fmt.Fprintf(w, "  to fit: %s (%s)\n", sg.Flags, sg.Why)
+		gpus := ""
+		if sg.GPUs != current {
+			gpus = fmt.Sprintf(", %d GPUs", sg.GPUs)
+		}
+		fmt.Fprintf(w, "  to fit: %s (%s%s)\n", sg.Flags, sg.Why, gpus)
 	}
 	if len(adv.Suggestions) > 0 {
-		fmt.Fprintf(w, "  each checked by the same evaluator at %d sequence(s) of %d tokens (of the context length it sets), SGLang starting\n", seqs, t)
+		fmt.Fprintf(w, "  each checked at %d sequence(s) of %d tokens by the same evaluator, SGLang starting\n", seqs, t)
 		return
 	}
 	fmt.Fprintf(w, "  nothing fits in the space searched: %s\n", strings.Join(adv.Searched, "; "))
@@ -475,7 +479,7 @@ func sglangAdvise(sz *sglangSizing, given sglang.Serve, seqs, t uint64, atContex
 		s := base
 		s.TPSize = tp
 		if fp, gpus, ok := check(s, t); ok {
-			add(fmt.Sprintf("--tp-size %d", tp), fmt.Sprintf("the weights over %d ranks, %d GPUs", tp, gpus), fp, gpus)
+			add(fmt.Sprintf("--tp-size %d", tp), fmt.Sprintf("the weights over %d ranks", tp), fp, gpus)
 			break
 		}
 	}
@@ -507,8 +511,8 @@ func runSGLangQuery(stdout, stderr io.Writer, f *serveFlags, name string, given 
 		capv = sz.plan.MaxSeqs
 		ans, err = budget.MaxSequences(sz.plan, given, capv)
 	} else {
-		if given > sz.plan.MaxSeqs {
-			return fail(stderr, name, exitBadArgs, fmt.Errorf("--seqs %d: above max_running_requests %d", given, sz.plan.MaxSeqs))
+		if given == 0 || given > sz.plan.MaxSeqs {
+			return fail(stderr, name, exitBadArgs, fmt.Errorf("--seqs %d: want 1 to max_running_requests %d", given, sz.plan.MaxSeqs))
 		}
 		capv = r.ContextLength
 		ans, err = budget.MaxLength(sz.plan, given, capv)
