@@ -9,7 +9,7 @@ import (
 	"membudget/budget"
 	"membudget/model"
 	"membudget/model/advise"
-	"membudget/model/vllm"
+	"membudget/engine/vllm"
 )
 
 // current is the profile the benchmarks size under.

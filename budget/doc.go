@@ -6,7 +6,7 @@
 // it ([MaxSequences], [MaxLength], [Verified]), in saturating uint64
 // arithmetic.
 //
-// It knows no engine and no model: an engine package (membudget/model/vllm)
+// It knows no engine and no model: an engine package (membudget/engine/vllm)
 // turns an architecture, serve settings and a class into the plain
 // coefficients of a Plan — fixed terms, a paged pool of page groups (which
 // also holds per-sequence state), which terms the engine charges beside the

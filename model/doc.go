@@ -4,5 +4,5 @@
 // name. It is engine-neutral: how an engine splits layers among pipeline
 // stages, which quantization it applies and what it allocates beyond the
 // checkpoint (its KV cache, its profile run's peaks, its kernels' extra
-// copies) live in the engine's package (membudget/model/vllm).
+// copies) live in the engine's package (membudget/engine/vllm).
 package model

@@ -7,7 +7,7 @@ import (
 	"pgregory.net/rapid"
 
 	"membudget/model/advise"
-	"membudget/model/vllm"
+	"membudget/engine/vllm"
 )
 
 // propSuggestionsFitAndNothingFitsIsTrue: for a serve that does not fit

@@ -6,7 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 
-	"membudget/model/vllm"
+	"membudget/engine/vllm"
 )
 
 // compilerProfiles are the profiles the compiler property draws from: one

@@ -13,7 +13,7 @@ import (
 	"membudget"
 	"membudget/budget"
 	"membudget/model"
-	"membudget/model/vllm"
+	"membudget/engine/vllm"
 )
 
 // mathFloat64frombits decodes the corpus format's float64 bit patterns.

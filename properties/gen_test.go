@@ -11,7 +11,7 @@ import (
 
 	"membudget/budget"
 	"membudget/model"
-	"membudget/model/vllm"
+	"membudget/engine/vllm"
 )
 
 // genHybridFamilies draws the families whose layers keep per-sequence

@@ -5,7 +5,7 @@ import (
 
 	"membudget/budget"
 	"membudget/model"
-	"membudget/model/vllm"
+	"membudget/engine/vllm"
 )
 
 // TestQueriesWhereSlackOnceShrank is the case rapid found (make prop,

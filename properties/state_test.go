@@ -9,7 +9,7 @@ import (
 
 	"membudget/budget"
 	"membudget/model"
-	"membudget/model/vllm"
+	"membudget/engine/vllm"
 )
 
 // genLayerMix rewrites a parsed architecture's layers into a drawn mix of

@@ -6,7 +6,7 @@ import (
 	"io"
 
 	"membudget/budget"
-	"membudget/model/vllm"
+	"membudget/engine/vllm"
 )
 
 // budgetJSON is `membudget budget --json`.

@@ -15,7 +15,7 @@ import (
 	"membudget/internal/observed"
 	"membudget/model/explain"
 	"membudget/model/logs"
-	"membudget/model/vllm"
+	"membudget/engine/vllm"
 )
 
 // logsDir holds the whole startup logs model/logs is tested on.
@@ -438,7 +438,7 @@ func TestExplainObservedRows(t *testing.T) {
 			continue
 		}
 		// The config that stands for the logged id, as the observed table
-		// of model/vllm has it: a user passes it as --model.
+		// of engine/vllm has it: a user passes it as --model.
 		m, ok := tables.Models[modelID]
 		if !ok {
 			skipped++

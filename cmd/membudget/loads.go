@@ -4,7 +4,7 @@ import (
 	"sync"
 
 	"membudget/budget"
-	"membudget/model/vllm"
+	"membudget/engine/vllm"
 )
 
 // loadCache keeps the models and classes loaded, by the flag values that

@@ -14,7 +14,7 @@ import (
 	"membudget/budget"
 	"membudget/model"
 	"membudget/model/hub"
-	"membudget/model/vllm"
+	"membudget/engine/vllm"
 )
 
 // getenv reads the environment for the Hugging Face settings (HF_HUB_CACHE,

@@ -10,7 +10,7 @@ import (
 
 	"membudget/budget"
 	"membudget/model/advise"
-	"membudget/model/vllm"
+	"membudget/engine/vllm"
 )
 
 // planRowJSON is one deployment of `membudget plan --json`.

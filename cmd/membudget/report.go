@@ -9,7 +9,7 @@ import (
 
 	"membudget/budget"
 	"membudget/model/advise"
-	"membudget/model/vllm"
+	"membudget/engine/vllm"
 )
 
 // reportJSON is `membudget report --json`.

@@ -11,7 +11,7 @@ import (
 
 	"membudget/budget"
 	"membudget/model"
-	"membudget/model/vllm"
+	"membudget/engine/vllm"
 )
 
 // serveFlags are the inputs every sizing command shares: the model, the

@@ -14,7 +14,7 @@ import (
 
 	"membudget"
 	"membudget/model"
-	"membudget/model/sglang"
+	"membudget/engine/sglang"
 )
 
 func TestSGLangCommands(t *testing.T) {
@@ -60,7 +60,7 @@ func TestSGLangRow4(t *testing.T) {
 	// (bf16) x 94 layers.
 	const cell = 1 * 128 * 2 * 2 * 94
 	// F0: 81080 MiB (the H100's memory_bytes) - 576 MiB (driver_fixed_bytes)
-	// - 1638 MiB (distributed init at TP4, model/sglang's estimate).
+	// - 1638 MiB (distributed init at TP4, engine/sglang's estimate).
 	const f0 = (81080 - 576 - 1638) << 20
 	// The weights per rank, FP8 in 128x128 blocks with fp32 scales, bf16
 	// norms, router, embedding and head (Qwen's recipe). A layer: qkv_proj
@@ -122,7 +122,7 @@ func TestSGLangRow4(t *testing.T) {
 // TestSGLangQueryAnswersAreChecked runs max-seqs and max-len with --engine
 // sglang on every shipped config SGLang can size and several classes, and
 // checks each answer by evaluating it and the next value through
-// model/sglang's reference ledger — not the plan the command searched. A
+// engine/sglang's reference ledger — not the plan the command searched. A
 // config the reference refuses must be refused by the command too.
 func TestSGLangQueryAnswersAreChecked(t *testing.T) {
 	classes := []string{"h100-sxm-80g", "l4", "mi300x"}
@@ -191,7 +191,7 @@ func TestSGLangQueryAnswersAreChecked(t *testing.T) {
 		}
 	}
 	// Most shipped configs are sized: the ones refused are those whose
-	// layers model/sglang does not model (Mamba, linear and chunked
+	// layers engine/sglang does not model (Mamba, linear and chunked
 	// attention, ...).
 	t.Logf("%d answers checked, %d queries refused", checked, refused)
 	if checked < refused {
@@ -310,7 +310,7 @@ func TestSGLangAllowLongContext(t *testing.T) {
 	}
 }
 
-// TestSGLangCheckpointWeights: model/sglang sizes SGLang's load from
+// TestSGLangCheckpointWeights: engine/sglang sizes SGLang's load from
 // config.json; a checkpoint shaped as its config says counts the same, and
 // is shown beside it.
 func TestSGLangCheckpointWeights(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 
 	"membudget/budget"
 	"membudget/model"
-	"membudget/model/sglang"
+	"membudget/engine/sglang"
 )
 
 // sglangReportJSON is `membudget report --engine sglang --json`.
@@ -218,7 +218,7 @@ func sglangStage(r sglang.Resolved, i int) model.Sharding {
 }
 
 // sglangWeightsOf says where SGLang's weights per rank come from on the
-// stage that binds: loaded is SGLang's load there (model/sglang's, from
+// stage that binds: loaded is SGLang's load there (engine/sglang's, from
 // config.json: the tensors, the rotary tables, the allocator's segments). A
 // checkpoint's tensors are not charged; its figure is the same load with
 // the checkpoint's tensors in place of config.json's.

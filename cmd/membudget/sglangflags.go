@@ -12,7 +12,7 @@ import (
 	"membudget/budget"
 	"membudget/internal/shell"
 	"membudget/model"
-	"membudget/model/sglang"
+	"membudget/engine/sglang"
 )
 
 // sglangFlags are SGLang's server flags as the sizing commands take them
@@ -38,7 +38,7 @@ type sglangFlags struct {
 // (configs/model_config.py:292-313 at v0.5.6.post2).
 const sglangAllowLongEnv = "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN"
 
-// sglangUnmodelled are SGLang flags that change memory in ways model/sglang
+// sglangUnmodelled are SGLang flags that change memory in ways engine/sglang
 // does not model: refused, naming why, rather than ignored.
 var sglangUnmodelled = map[string]string{
 	"cpu-offload-gb":               "SGLang's offload of weights to host memory",

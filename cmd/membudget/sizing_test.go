@@ -13,7 +13,7 @@ import (
 
 	"membudget"
 	"membudget/model"
-	"membudget/model/vllm"
+	"membudget/engine/vllm"
 )
 
 var current, _ = vllm.ProfileFor("main")

@@ -1,5 +1,5 @@
 // Package observed reads corpus/observed, the public vLLM startup logs that
-// the tests of model/vllm and cmd/membudget check membudget against: the
+// the tests of engine/vllm and cmd/membudget check membudget against: the
 // rows of vllm.csv, the config that stands for each logged model id
 // (models.csv) and the class that stands for each logged GPU (gpus.csv).
 // One reading of those tables serves both tests; the command does not use

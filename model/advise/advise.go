@@ -14,7 +14,7 @@ import (
 
 	"membudget/budget"
 	"membudget/model"
-	"membudget/model/vllm"
+	"membudget/engine/vllm"
 )
 
 // Target is what a serve must hold: Seqs sequences of Tokens tokens each.

@@ -7,7 +7,7 @@ import (
 	"membudget"
 	"membudget/budget"
 	"membudget/model"
-	"membudget/model/vllm"
+	"membudget/engine/vllm"
 )
 
 func engine(t *testing.T, modelName, class string) Engine {

@@ -8,7 +8,7 @@ import (
 
 	"membudget/budget"
 	"membudget/model"
-	"membudget/model/vllm"
+	"membudget/engine/vllm"
 )
 
 // Need is what a deployment must serve: Concurrency sequences of Length

@@ -7,7 +7,7 @@ import (
 
 	"membudget"
 	"membudget/budget"
-	"membudget/model/vllm"
+	"membudget/engine/vllm"
 )
 
 // TestPlanSeventyB: Llama-3.1-70B for 16 sequences of 32768 tokens on

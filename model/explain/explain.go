@@ -11,7 +11,7 @@ import (
 	"membudget/budget"
 	"membudget/model"
 	"membudget/model/logs"
-	"membudget/model/vllm"
+	"membudget/engine/vllm"
 )
 
 // Model is the model an explanation sizes.

@@ -9,7 +9,7 @@ import (
 
 	"membudget/budget"
 	"membudget/model/logs"
-	"membudget/model/vllm"
+	"membudget/engine/vllm"
 )
 
 func source(t *testing.T, text string) *Source {

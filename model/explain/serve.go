@@ -9,7 +9,7 @@ import (
 
 	"membudget/model"
 	"membudget/model/logs"
-	"membudget/model/vllm"
+	"membudget/engine/vllm"
 )
 
 // Where a setting came from.

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"membudget/model/logs"
-	"membudget/model/sglang"
+	"membudget/engine/sglang"
 )
 
 // SGLangServe is the server an SGLang log's server_args describe.
@@ -146,7 +146,7 @@ var sglangSpecs = []spec{
 	{"kv_pool_memory", "KV size (one latent pool)", logs.KindKVCacheMemory, "bytes", tolKV, nil},
 }
 
-// ExplainSGLang sizes an SGLang log's server with model/sglang and sets its
+// ExplainSGLang sizes an SGLang log's server with engine/sglang and sets its
 // logged figures beside the prediction: the weights loaded, the pool's
 // tokens and its K and V sizes.
 func ExplainSGLang(in SGLangInput) (*Explanation, error) {

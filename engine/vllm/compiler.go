@@ -6,7 +6,7 @@ import (
 
 	"membudget/budget"
 	"membudget/model"
-	"membudget/model/torchalloc"
+	"membudget/engine/torchalloc"
 )
 
 // Compiler compiles the serves of one architecture into plans, keeping what

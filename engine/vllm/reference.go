@@ -5,7 +5,7 @@ import (
 
 	"membudget/budget"
 	"membudget/model"
-	"membudget/model/torchalloc"
+	"membudget/engine/torchalloc"
 )
 
 // Item is one allocation of the ledger.
