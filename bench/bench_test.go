@@ -7,9 +7,9 @@ import (
 
 	"membudget"
 	"membudget/budget"
+	"membudget/engine/vllm"
 	"membudget/model"
 	"membudget/model/advise"
-	"membudget/engine/vllm"
 )
 
 // current is the profile the benchmarks size under.

@@ -145,7 +145,7 @@ func quantName(q Quant) string {
 // RankWeights lists every weight tensor and buffer one rank holds under
 // sh: from the attached checkpoint's tensors when UsesCheckpoint says so,
 // else derived from config.json by Weights.
-func RankWeights(a *Arch, sh Sharding) []Item {
+func RankWeights(a *Arch, sh Sharding) []budget.Item {
 	if ok, _ := UsesCheckpoint(a, sh); !ok {
 		return Weights(a, sh)
 	}
@@ -162,12 +162,12 @@ func RankWeights(a *Arch, sh Sharding) []Item {
 // layout as vLLM loads it, MXFP4 experts rounded as the kernel asks
 // (Sharding.MXFP4). It lists the buffers alone when no checkpoint is
 // attached.
-func CheckpointWeights(a *Arch, sh Sharding) []Item {
+func CheckpointWeights(a *Arch, sh Sharding) []budget.Item {
 	var ps []placed
 	if c := a.Checkpoint; c != nil {
 		ps, _, _ = c.read(a) // an error leaves no tensors: UsesCheckpoint has checked the family
 	}
-	var items []Item
+	var items []budget.Item
 	at := map[string]int{}
 	add := func(name string, bytes uint64) {
 		if i, ok := at[name]; ok {
@@ -175,7 +175,7 @@ func CheckpointWeights(a *Arch, sh Sharding) []Item {
 			return
 		}
 		at[name] = len(items)
-		items = append(items, Item{Name: name, Term: budget.TermWeights, Bytes: bytes})
+		items = append(items, budget.Item{Name: name, Term: budget.TermWeights, Bytes: bytes})
 	}
 	for i := range ps {
 		p := &ps[i]
@@ -199,8 +199,8 @@ func CheckpointWeights(a *Arch, sh Sharding) []Item {
 // v_norm and router norm: gemma4.py:436, 279) and Gemma 4's router
 // root_size buffer (gemma4.py:283-287). A buffer Weights gains must be
 // named here too.
-func configBuffers(a *Arch, sh Sharding) []Item {
-	var out []Item
+func configBuffers(a *Arch, sh Sharding) []budget.Item {
+	var out []budget.Item
 	for _, it := range Weights(a, sh) {
 		if strings.HasPrefix(it.Name, "rotary_emb.") || hasAnySuffix(it.Name, ".qk_norm.weight", ".v_norm.weight", ".router.norm.weight", ".router.root_size") {
 			out = append(out, it)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"membudget/budget"
 	"membudget/model/safetensors"
 )
 
@@ -180,7 +181,7 @@ func attachTensors(t *testing.T, config string, ts []safetensors.Tensor) (*Arch,
 
 // byName maps each item to its bytes, the rotary tables (which Weights
 // names) added into one "rotary tables" entry.
-func byName(items []Item) map[string]uint64 {
+func byName(items []budget.Item) map[string]uint64 {
 	m := map[string]uint64{}
 	for _, it := range items {
 		name := it.Name
@@ -192,7 +193,7 @@ func byName(items []Item) map[string]uint64 {
 	return m
 }
 
-func sum(items []Item) uint64 {
+func sum(items []budget.Item) uint64 {
 	var n uint64
 	for _, it := range items {
 		n += it.Bytes

@@ -6,13 +6,6 @@ import (
 	"membudget/budget"
 )
 
-// Item is one allocation of the ledger: a tensor or a modelled peak, by name.
-type Item struct {
-	Name  string
-	Term  budget.Term
-	Bytes uint64
-}
-
 // split says how tensor parallelism divides a linear layer's weight.
 type split int
 
@@ -105,18 +98,18 @@ type weights struct {
 	q     Quant
 	tp    uint64
 	dt    uint64
-	items []Item
+	items []budget.Item
 }
 
 func (w *weights) add(name string, bytes uint64) {
-	w.items = append(w.items, Item{Name: name, Term: budget.TermWeights, Bytes: bytes})
+	w.items = append(w.items, budget.Item{Name: name, Term: budget.TermWeights, Bytes: bytes})
 }
 
 // bytesOf is n elements of b bytes each.
 func bytesOf(n, b uint64) uint64 { return budget.SatMul(n, b) }
 
 // Weights lists every weight tensor and buffer one rank holds under sh.
-func Weights(a *Arch, sh Sharding) []Item {
+func Weights(a *Arch, sh Sharding) []budget.Item {
 	w := &weights{a: a, t: &a.tree, sh: sh, q: sh.Quant.compiled(a), tp: max(sh.TP, 1), dt: sh.DtypeBytes}
 	t := w.t
 	if t.attn == "" {

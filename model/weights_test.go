@@ -6,9 +6,11 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"membudget/budget"
 )
 
-func sumItems(items []Item, prefixes ...string) uint64 {
+func sumItems(items []budget.Item, prefixes ...string) uint64 {
 	var n uint64
 	for _, it := range items {
 		if len(prefixes) == 0 {
@@ -225,7 +227,7 @@ func TestMTPLayersNotLoaded(t *testing.T) {
 }
 
 // itemBytes maps each item to its bytes.
-func itemBytes(items []Item) map[string]uint64 {
+func itemBytes(items []budget.Item) map[string]uint64 {
 	m := map[string]uint64{}
 	for _, it := range items {
 		m[it.Name] += it.Bytes
@@ -336,7 +338,7 @@ func TestStagesBuildTopModules(t *testing.T) {
 		{"qwen3_next", `{"model_type": "qwen3_next", "torch_dtype": "bfloat16", ` + common + qwenHybrid + `}`,
 			llamaTop(true, false, true), llamaTop(true, true, true)},
 	}
-	top := func(items []Item) map[string]uint64 {
+	top := func(items []budget.Item) map[string]uint64 {
 		m := map[string]uint64{}
 		for name, b := range itemBytes(items) {
 			if !strings.HasPrefix(name, "model.layers.") && !strings.HasPrefix(name, "rotary_emb.") {

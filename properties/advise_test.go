@@ -6,8 +6,8 @@ import (
 
 	"pgregory.net/rapid"
 
-	"membudget/model/advise"
 	"membudget/engine/vllm"
+	"membudget/model/advise"
 )
 
 // propSuggestionsFitAndNothingFitsIsTrue: for a serve that does not fit

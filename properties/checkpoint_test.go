@@ -837,7 +837,7 @@ func (w *ckptWriter) vision(v *model.VisionTower, newNames bool) {
 	}
 }
 
-func total(items []model.Item) uint64 {
+func total(items []budget.Item) uint64 {
 	var n uint64
 	for _, it := range items {
 		n += it.Bytes
@@ -848,7 +848,7 @@ func total(items []model.Item) uint64 {
 // byName maps each parameter to its bytes, to show where two lists differ
 // (the two ways of counting may group a fused module's tensors under
 // different names: the totals are what must agree).
-func byName(items []model.Item) map[string]uint64 {
+func byName(items []budget.Item) map[string]uint64 {
 	m := map[string]uint64{}
 	for _, it := range items {
 		m[it.Name] += it.Bytes

@@ -12,8 +12,8 @@ import (
 
 	"membudget"
 	"membudget/budget"
-	"membudget/model"
 	"membudget/engine/vllm"
+	"membudget/model"
 )
 
 // mathFloat64frombits decodes the corpus format's float64 bit patterns.

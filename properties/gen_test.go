@@ -10,8 +10,8 @@ import (
 	"pgregory.net/rapid"
 
 	"membudget/budget"
-	"membudget/model"
 	"membudget/engine/vllm"
+	"membudget/model"
 )
 
 // genHybridFamilies draws the families whose layers keep per-sequence

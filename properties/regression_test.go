@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"membudget/budget"
-	"membudget/model"
 	"membudget/engine/vllm"
+	"membudget/model"
 )
 
 // TestQueriesWhereSlackOnceShrank is the case rapid found (make prop,

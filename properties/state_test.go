@@ -8,8 +8,8 @@ import (
 	"pgregory.net/rapid"
 
 	"membudget/budget"
-	"membudget/model"
 	"membudget/engine/vllm"
+	"membudget/model"
 )
 
 // genLayerMix rewrites a parsed architecture's layers into a drawn mix of

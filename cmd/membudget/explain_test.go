@@ -12,10 +12,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"membudget"
+	"membudget/engine/vllm"
 	"membudget/internal/observed"
 	"membudget/model/explain"
 	"membudget/model/logs"
-	"membudget/engine/vllm"
 )
 
 // logsDir holds the whole startup logs model/logs is tested on.

@@ -12,9 +12,9 @@ import (
 
 	"membudget"
 	"membudget/budget"
+	"membudget/engine/vllm"
 	"membudget/model"
 	"membudget/model/hub"
-	"membudget/engine/vllm"
 )
 
 // getenv reads the environment for the Hugging Face settings (HF_HUB_CACHE,
@@ -322,7 +322,7 @@ func percentOver(a, b uint64) float64 {
 	return math.Round((float64(a)-float64(b))/float64(b)*1e6) / 1e4
 }
 
-func itemBytes(items []model.Item) uint64 {
+func itemBytes(items []budget.Item) uint64 {
 	var n uint64
 	for _, it := range items {
 		n = budget.SatAdd(n, it.Bytes)

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"membudget/budget"
-	"membudget/model/advise"
 	"membudget/engine/vllm"
+	"membudget/model/advise"
 )
 
 // planRowJSON is one deployment of `membudget plan --json`.

@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"membudget/budget"
-	"membudget/model/advise"
 	"membudget/engine/vllm"
+	"membudget/model/advise"
 )
 
 // reportJSON is `membudget report --json`.

@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"membudget/budget"
-	"membudget/model"
 	"membudget/engine/vllm"
+	"membudget/model"
 )
 
 // serveFlags are the inputs every sizing command shares: the model, the

@@ -13,8 +13,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"membudget"
-	"membudget/model"
 	"membudget/engine/sglang"
+	"membudget/model"
 )
 
 func TestSGLangCommands(t *testing.T) {

@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"membudget/budget"
-	"membudget/model"
 	"membudget/engine/sglang"
+	"membudget/model"
 )
 
 // sglangReportJSON is `membudget report --engine sglang --json`.
@@ -145,7 +145,7 @@ func poolOf(c sglang.Capacity, budgetBytes uint64) poolJSON {
 
 // itemGroup names the line of the footprint a reference item is summed
 // into.
-func itemGroup(it sglang.Item) string {
+func itemGroup(it budget.Item) string {
 	switch {
 	case strings.HasPrefix(it.Name, "rotary_emb."):
 		return "weights.rotary_emb.cos_sin_cache"

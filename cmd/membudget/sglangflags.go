@@ -10,9 +10,9 @@ import (
 	"strings"
 
 	"membudget/budget"
+	"membudget/engine/sglang"
 	"membudget/internal/shell"
 	"membudget/model"
-	"membudget/engine/sglang"
 )
 
 // sglangFlags are SGLang's server flags as the sizing commands take them

@@ -12,8 +12,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"membudget"
-	"membudget/model"
 	"membudget/engine/vllm"
+	"membudget/model"
 )
 
 var current, _ = vllm.ProfileFor("main")

@@ -5,12 +5,9 @@ import (
 	"math"
 
 	"membudget/budget"
-	"membudget/model"
 	"membudget/engine/torchalloc"
+	"membudget/model"
 )
-
-// Item is one allocation of the ledger.
-type Item = model.Item
 
 // Reference is the plain footprint model of one SGLang server: for every
 // pipeline stage it lists every allocation of s sequences of t tokens and
@@ -41,7 +38,7 @@ type Reference struct {
 // refStage is what the reference keeps per pipeline stage.
 type refStage struct {
 	sharding model.Sharding
-	weights  []Item
+	weights  []budget.Item
 	loaded   uint64 // the weights' bytes, allocator slack included
 	cell     uint64 // KV bytes per token over the stage's layers
 	// profiled is the tokens the rest holds (profile_max_num_token),
@@ -60,13 +57,13 @@ type refStage struct {
 	pageTokens  uint64 // the pool's page: --page-size, 1 for the split pools
 	unallocated uint64
 	kvNames     []string // the per-layer KV items' names
-	beside      []Item
+	beside      []budget.Item
 	slack       uint64
 }
 
 // Ledger is the itemised footprint of s sequences of t tokens on one stage.
 type Ledger struct {
-	Items     []Item
+	Items     []budget.Item
 	Footprint budget.Footprint
 }
 
@@ -251,7 +248,7 @@ func stageCell(a *model.Arch, r Resolved, st model.Sharding) uint64 {
 // when there is one), the rotary tables SGLang
 // keeps in float32, MLA's absorbed copies, and the caching allocator's
 // segments around them, which free memory sees.
-func weightItems(a *model.Arch, r Resolved, st model.Sharding) []Item {
+func weightItems(a *model.Arch, r Resolved, st model.Sharding) []budget.Item {
 	items := model.RankWeights(withoutRotary(a), st)
 	for i, tab := range rotaryTables(a) {
 		// One cos/sin table per distinct rope, shared by every layer
@@ -261,7 +258,7 @@ func weightItems(a *model.Arch, r Resolved, st model.Sharding) []Item {
 		if r.Profile.RopeReserve {
 			rows = ropeReserveRows(rows, r.ContextLength)
 		}
-		items = append(items, Item{Name: fmt.Sprintf("rotary_emb.%d.cos_sin_cache", i), Term: budget.TermWeights,
+		items = append(items, budget.Item{Name: fmt.Sprintf("rotary_emb.%d.cos_sin_cache", i), Term: budget.TermWeights,
 			Bytes: budget.SatMul(budget.SatMul(rows, tab.Dim), tab.ElemBytes)})
 	}
 	if a.MLA {
@@ -273,21 +270,21 @@ func weightItems(a *model.Arch, r Resolved, st model.Sharding) []Item {
 		for i := st.FirstLayer; i < st.EndLayer; i++ {
 			p := fmt.Sprintf("model.layers.%d.self_attn.", i)
 			items = append(items,
-				Item{Name: p + "w_kc", Term: budget.TermWeights, Bytes: budget.SatMul(heads*a.QKNopeHeadDim*a.KVLoraRank, r.DtypeBytes)},
-				Item{Name: p + "w_vc", Term: budget.TermWeights, Bytes: budget.SatMul(heads*a.KVLoraRank*a.VHeadDim, r.DtypeBytes)})
+				budget.Item{Name: p + "w_kc", Term: budget.TermWeights, Bytes: budget.SatMul(heads*a.QKNopeHeadDim*a.KVLoraRank, r.DtypeBytes)},
+				budget.Item{Name: p + "w_vc", Term: budget.TermWeights, Bytes: budget.SatMul(heads*a.KVLoraRank*a.VHeadDim, r.DtypeBytes)})
 		}
 	}
 	var pools torchalloc.Pools
 	for _, it := range items {
 		pools = pools.Add(it.Bytes, 1)
 	}
-	return append(items, Item{Name: "weights.allocator_slack", Term: budget.TermWeights, Bytes: pools.Slack()})
+	return append(items, budget.Item{Name: "weights.allocator_slack", Term: budget.TermWeights, Bytes: pools.Slack()})
 }
 
 // besideItems lists stage i's allocations beside the static pool.
-func (ref *Reference) besideItems(i int) []Item {
+func (ref *Reference) besideItems(i int) []budget.Item {
 	a, r, st := ref.Arch, ref.Serve, &ref.stages[i]
-	items := []Item{{
+	items := []budget.Item{{
 		// The largest forward batch's activations: SGLang profiles none,
 		// and its default msf reserves 1.5 MiB per chunked-prefill token
 		// for them (server_args.py:851-855).
@@ -295,19 +292,19 @@ func (ref *Reference) besideItems(i int) []Item {
 		Bytes: budget.SatMul(model.ActivationBytesPerToken(a, r.TPSize, r.DtypeBytes), r.ActivationTokens),
 	}}
 	if bs := ref.largestGraph(i); bs > 0 {
-		items = append(items, Item{Name: "cuda_graphs", Term: budget.TermGraphPool, Bytes: budget.SatMul(bs, graphBytesPerBatch)})
+		items = append(items, budget.Item{Name: "cuda_graphs", Term: budget.TermGraphPool, Bytes: budget.SatMul(bs, graphBytesPerBatch)})
 	}
 	items = append(items,
-		Item{Name: "dist_init_buffers", Term: budget.TermNonTorch, Bytes: r.DistInitBytes},
+		budget.Item{Name: "dist_init_buffers", Term: budget.TermNonTorch, Bytes: r.DistInitBytes},
 		// (max_num_reqs, context_len + 4) int32 (model_runner.py:1750-1804,
 		// mem_cache/memory_pool.py:73-96; v0.4.9.post2 :1085-1105).
-		Item{Name: "req_to_token", Term: budget.TermNonTorch, Bytes: budget.SatMul(budget.SatMul(st.maxNumReqs, r.ContextLength+4), 4)},
+		budget.Item{Name: "req_to_token", Term: budget.TermNonTorch, Bytes: budget.SatMul(budget.SatMul(st.maxNumReqs, r.ContextLength+4), 4)},
 	)
 	if st.tokens > 0 {
 		// Every KV tensor has page_size rows beyond the pool's tokens, a
 		// dummy slot for padded tokens (memory_pool.py:616-633, 1364-1372),
 		// which the profile does not count.
-		items = append(items, Item{Name: "kv_cache.padding_rows", Term: budget.TermNonTorch, Bytes: budget.SatMul(st.pageTokens, st.cell)})
+		items = append(items, budget.Item{Name: "kv_cache.padding_rows", Term: budget.TermNonTorch, Bytes: budget.SatMul(st.pageTokens, st.cell)})
 	}
 	return items
 }
@@ -329,7 +326,7 @@ func (ref *Reference) largestGraph(i int) uint64 {
 // kvTensor is one KV tensor SGLang allocates: a layer's K or V (MHA) or
 // latent (MLA), in the sliding-layer pool or not.
 type kvTensor struct {
-	Item
+	budget.Item
 	sliding bool
 	value   bool // a V tensor
 }
@@ -351,13 +348,13 @@ func (ref *Reference) kvTensors(i int) []kvTensor {
 		}
 		rows += st.pageTokens
 		if a.MLA {
-			out = append(out, kvTensor{Item: Item{Name: fmt.Sprintf("kv_buffer.%d", l), Term: budget.TermKVCache, Bytes: budget.SatMul(rows, layerCell(a, r))}})
+			out = append(out, kvTensor{Item: budget.Item{Name: fmt.Sprintf("kv_buffer.%d", l), Term: budget.TermKVCache, Bytes: budget.SatMul(rows, layerCell(a, r))}})
 			continue
 		}
 		half := budget.SatMul(rows, layerCell(a, r)/2)
 		out = append(out,
-			kvTensor{Item: Item{Name: fmt.Sprintf("k_buffer.%d", l), Term: budget.TermKVCache, Bytes: half}, sliding: sliding},
-			kvTensor{Item: Item{Name: fmt.Sprintf("v_buffer.%d", l), Term: budget.TermKVCache, Bytes: half}, sliding: sliding, value: true})
+			kvTensor{Item: budget.Item{Name: fmt.Sprintf("k_buffer.%d", l), Term: budget.TermKVCache, Bytes: half}, sliding: sliding},
+			kvTensor{Item: budget.Item{Name: fmt.Sprintf("v_buffer.%d", l), Term: budget.TermKVCache, Bytes: half}, sliding: sliding, value: true})
 	}
 	return out
 }
@@ -396,16 +393,16 @@ func (ref *Reference) MaxRunningRequests() uint64 { return ref.maxRunning }
 // kvItems lists stage i's KV pool as s sequences of t tokens fill it, layer
 // by layer: every layer holds every token of a running sequence, in whole
 // pages.
-func (ref *Reference) kvItems(i int, s, t uint64) []Item {
+func (ref *Reference) kvItems(i int, s, t uint64) []budget.Item {
 	st := &ref.stages[i]
 	held := budget.SatMul(s, budget.RoundUp(t, st.pageTokens))
 	per := layerCell(ref.Arch, ref.Serve)
 	if !ref.Arch.MLA {
 		per /= 2 // K and V each
 	}
-	items := make([]Item, len(st.kvNames))
+	items := make([]budget.Item, len(st.kvNames))
 	for j, name := range st.kvNames {
-		items[j] = Item{Name: name, Term: budget.TermKVCache, Bytes: budget.SatMul(held, per)}
+		items[j] = budget.Item{Name: name, Term: budget.TermKVCache, Bytes: budget.SatMul(held, per)}
 	}
 	return items
 }
@@ -430,10 +427,10 @@ func (ref *Reference) kvItemNames(st model.Sharding) []string {
 // whether it fits.
 func (ref *Reference) EvaluateStage(i int, s, t uint64) Ledger {
 	st := &ref.stages[i]
-	items := make([]Item, 0, len(st.weights)+len(st.kvNames)+1+len(st.beside))
+	items := make([]budget.Item, 0, len(st.weights)+len(st.kvNames)+1+len(st.beside))
 	items = append(items, st.weights...)
 	items = append(items, ref.kvItems(i, s, t)...)
-	items = append(items, Item{Name: "kv_cache.unallocated", Term: budget.TermKVCache, Bytes: st.unallocated})
+	items = append(items, budget.Item{Name: "kv_cache.unallocated", Term: budget.TermKVCache, Bytes: st.unallocated})
 	items = append(items, st.beside...)
 
 	f := budget.Footprint{Seqs: s, Tokens: t, Budget: ref.budget, Device: ref.Class.Device.MemoryBytes,

@@ -5,8 +5,8 @@ import (
 	"sync"
 
 	"membudget/budget"
-	"membudget/model"
 	"membudget/engine/torchalloc"
+	"membudget/model"
 )
 
 // Compiler compiles the serves of one architecture into plans, keeping what

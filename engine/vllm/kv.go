@@ -60,15 +60,15 @@ func groupNames(a *model.Arch, l kvLayout) string {
 // per slot of the group size, shared by one layer of each group, and each
 // sequence holds its blocks of every group in every tensor; with one
 // UniformType group, one tensor per layer holds that layer's blocks.
-func kvItems(l kvLayout, r Resolved, st model.Sharding, s, t uint64) []Item {
+func kvItems(l kvLayout, r Resolved, st model.Sharding, s, t uint64) []budget.Item {
 	if l.uniformType {
-		var items []Item
+		var items []budget.Item
 		for _, spec := range l.groups[0].layers {
 			if !onStage(spec, st) {
 				continue
 			}
 			blocks := spec.pages(r).Pages(t)
-			items = append(items, Item{
+			items = append(items, budget.Item{
 				Name:  fmt.Sprintf("kv_cache.%d[layers %s]", len(items), specLabel(spec)),
 				Term:  budget.TermKVCache,
 				Bytes: budget.SatMul(budget.SatMul(s, blocks), spec.page),
@@ -90,7 +90,7 @@ func kvItems(l kvLayout, r Resolved, st model.Sharding, s, t uint64) []Item {
 		bytes = budget.SatAdd(bytes, budget.SatMul(budget.SatMul(s, blocks), g.spec.page))
 	}
 	slots := l.stageTensors(st)
-	items := make([]Item, 0, slots)
+	items := make([]budget.Item, 0, slots)
 	shared := make([]string, len(l.groups))
 	for slot := range int(slots) {
 		for i := range l.groups {
@@ -99,7 +99,7 @@ func kvItems(l kvLayout, r Resolved, st model.Sharding, s, t uint64) []Item {
 				shared[i] = names[i][slot]
 			}
 		}
-		items = append(items, Item{
+		items = append(items, budget.Item{
 			Name:  fmt.Sprintf("kv_cache.%d[layers %s]", slot, strings.Join(shared, ",")),
 			Term:  budget.TermKVCache,
 			Bytes: bytes,

@@ -233,12 +233,12 @@ func stageHasMoE(a *model.Arch, st model.Sharding) bool {
 // whose sum is the peak (the forward pass with the residual, and what the
 // sampler adds above it on the last stage), the graph pool and the
 // non-torch growth.
-func peakItems(a *model.Arch, r Resolved, st model.Sharding) []Item {
+func peakItems(a *model.Arch, r Resolved, st model.Sharding) []budget.Item {
 	m := r.Profile.peaks
 	tp, d := r.TensorParallelSize, r.DtypeBytes
 	tokens := r.MaxNumBatchedTokens
 	forward := budget.SatMul(tokens, forwardBytesPerToken(a, tp, d))
-	items := []Item{{
+	items := []budget.Item{{
 		Name: "activation_peak", Term: budget.TermActivation,
 		Bytes: budget.SatAdd(forward, m.residualBytes),
 	}}
@@ -262,11 +262,11 @@ func peakItems(a *model.Arch, r Resolved, st model.Sharding) []Item {
 		if rule == tritonSampler {
 			sampler = budget.SatAdd(sampler, budget.SatMul(tritonBufferRows, budget.SatMul(vocab, 4)))
 		}
-		items = append(items, Item{Name: "sampler_logits", Term: budget.TermSampler,
+		items = append(items, budget.Item{Name: "sampler_logits", Term: budget.TermSampler,
 			Bytes: budget.SatSub(sampler, forward)})
 	}
 	if !r.EnforceEager {
-		items = append(items, Item{Name: "cuda_graph_pool", Term: budget.TermGraphPool, Bytes: graphBytes(a, r, st)})
+		items = append(items, budget.Item{Name: "cuda_graph_pool", Term: budget.TermGraphPool, Bytes: graphBytes(a, r, st)})
 	}
 	nonTorch := m.nonTorchNotLastBytes
 	if st.Last {
@@ -275,7 +275,7 @@ func peakItems(a *model.Arch, r Resolved, st model.Sharding) []Item {
 	if r.TensorParallelSize > 1 {
 		nonTorch = budget.SatAdd(nonTorch, m.tpBytes)
 	}
-	items = append(items, Item{Name: "non_torch_growth", Term: budget.TermNonTorch, Bytes: nonTorch})
+	items = append(items, budget.Item{Name: "non_torch_growth", Term: budget.TermNonTorch, Bytes: nonTorch})
 	return items
 }
 

@@ -4,12 +4,9 @@ import (
 	"fmt"
 
 	"membudget/budget"
-	"membudget/model"
 	"membudget/engine/torchalloc"
+	"membudget/model"
 )
-
-// Item is one allocation of the ledger.
-type Item = model.Item
 
 // Reference is the plain footprint model of one vLLM serve: for every
 // pipeline stage it lists every allocation of s sequences of t tokens and
@@ -32,8 +29,8 @@ type refStage struct {
 	// requested memory, or the stage's fixed ledger plus
 	// --kv-cache-memory-bytes.
 	budget  uint64
-	weights []Item
-	peaks   []Item
+	weights []budget.Item
+	peaks   []budget.Item
 	// slack is computed once: the allocations it rounds do not depend on
 	// the sequences.
 	slack uint64
@@ -41,7 +38,7 @@ type refStage struct {
 
 // Ledger is the itemised footprint of s sequences of t tokens on one stage.
 type Ledger struct {
-	Items     []Item
+	Items     []budget.Item
 	Footprint budget.Footprint
 }
 
@@ -132,7 +129,7 @@ func (ref *Reference) autoFitMaxModelLen() error {
 // weightItems is the stage's weights: the checkpoint's tensors as the model
 // shards them, and what vLLM's MLA backends add after loading. They depend
 // on the architecture and the sharding alone (see [Compiler]).
-func weightItems(a *model.Arch, st model.Sharding) []Item {
+func weightItems(a *model.Arch, st model.Sharding) []budget.Item {
 	items := model.RankWeights(a, st)
 	if a.MLA {
 		// vLLM's MLA attention splits kv_b_proj into W_UK_T and W_UV in the
@@ -149,8 +146,8 @@ func weightItems(a *model.Arch, st model.Sharding) []Item {
 			}
 			p := fmt.Sprintf("model.layers.%d.self_attn.mla_attn.", i)
 			items = append(items,
-				Item{Name: p + "W_UK_T", Term: budget.TermWeights, Bytes: budget.SatMul(heads*a.QKNopeHeadDim*a.KVLoraRank, st.DtypeBytes)},
-				Item{Name: p + "W_UV", Term: budget.TermWeights, Bytes: budget.SatMul(heads*a.KVLoraRank*a.VHeadDim, st.DtypeBytes)})
+				budget.Item{Name: p + "W_UK_T", Term: budget.TermWeights, Bytes: budget.SatMul(heads*a.QKNopeHeadDim*a.KVLoraRank, st.DtypeBytes)},
+				budget.Item{Name: p + "W_UV", Term: budget.TermWeights, Bytes: budget.SatMul(heads*a.KVLoraRank*a.VHeadDim, st.DtypeBytes)})
 		}
 	}
 	return items
@@ -173,7 +170,7 @@ func (ref *Reference) offload() error {
 	}
 	for i := range ref.stages {
 		var moved uint64
-		var kept []Item
+		var kept []budget.Item
 		for _, it := range ref.stages[i].weights {
 			if moved < limit && isLayerTensor(it.Name) {
 				moved = budget.SatAdd(moved, it.Bytes)
@@ -254,12 +251,12 @@ func (ref *Reference) Blocks() uint64 {
 // KVAllocation is the KV cache tensors stage i allocates: Blocks pages,
 // one tensor per slot of the stage's group size. Their size does not depend
 // on the sequences served: the scheduler fills them on demand.
-func (ref *Reference) KVAllocation(i int) []Item {
+func (ref *Reference) KVAllocation(i int) []budget.Item {
 	blocks := ref.Blocks()
 	pages := ref.groups.tensorPages(ref.stages[i].sharding)
-	items := make([]Item, 0, len(pages))
+	items := make([]budget.Item, 0, len(pages))
 	for slot, page := range pages {
-		items = append(items, Item{Name: fmt.Sprintf("kv_cache.allocated.%d", slot), Term: budget.TermKVCache, Bytes: budget.SatMul(blocks, page)})
+		items = append(items, budget.Item{Name: fmt.Sprintf("kv_cache.allocated.%d", slot), Term: budget.TermKVCache, Bytes: budget.SatMul(blocks, page)})
 	}
 	return items
 }
@@ -289,7 +286,7 @@ func (ref *Reference) Stages() int { return len(ref.stages) }
 // device, and whether it fits.
 func (ref *Reference) EvaluateStage(i int, s, t uint64) Ledger {
 	st := ref.stages[i]
-	items := make([]Item, 0, len(st.weights)+len(st.peaks)+len(ref.Arch.Layers))
+	items := make([]budget.Item, 0, len(st.weights)+len(st.peaks)+len(ref.Arch.Layers))
 	items = append(items, st.weights...)
 	items = append(items, kvItems(ref.groups, ref.Serve, st.sharding, s, t)...)
 	items = append(items, st.peaks...)

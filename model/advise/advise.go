@@ -13,8 +13,8 @@ import (
 	"strings"
 
 	"membudget/budget"
-	"membudget/model"
 	"membudget/engine/vllm"
+	"membudget/model"
 )
 
 // Target is what a serve must hold: Seqs sequences of Tokens tokens each.

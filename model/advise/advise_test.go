@@ -6,8 +6,8 @@ import (
 
 	"membudget"
 	"membudget/budget"
-	"membudget/model"
 	"membudget/engine/vllm"
+	"membudget/model"
 )
 
 func engine(t *testing.T, modelName, class string) Engine {

@@ -7,8 +7,8 @@ import (
 	"slices"
 
 	"membudget/budget"
-	"membudget/model"
 	"membudget/engine/vllm"
+	"membudget/model"
 )
 
 // Need is what a deployment must serve: Concurrency sequences of Length

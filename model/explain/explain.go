@@ -9,9 +9,9 @@ import (
 	"strings"
 
 	"membudget/budget"
+	"membudget/engine/vllm"
 	"membudget/model"
 	"membudget/model/logs"
-	"membudget/engine/vllm"
 )
 
 // Model is the model an explanation sizes.

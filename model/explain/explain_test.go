@@ -8,8 +8,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"membudget/budget"
-	"membudget/model/logs"
 	"membudget/engine/vllm"
+	"membudget/model/logs"
 )
 
 func source(t *testing.T, text string) *Source {

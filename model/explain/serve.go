@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"strings"
 
+	"membudget/engine/vllm"
 	"membudget/model"
 	"membudget/model/logs"
-	"membudget/engine/vllm"
 )
 
 // Where a setting came from.

@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"membudget/model/logs"
 	"membudget/engine/sglang"
+	"membudget/model/logs"
 )
 
 // SGLangServe is the server an SGLang log's server_args describe.
