@@ -9,7 +9,6 @@ import (
 	"membudget/budget"
 	"membudget/engine/vllm"
 	"membudget/model"
-	"membudget/model/advise"
 )
 
 // current is the profile the benchmarks size under.
@@ -414,10 +413,10 @@ func BenchmarkSweep(b *testing.B) {
 // deployments that hold the need verified.
 func BenchmarkPlan(b *testing.B) {
 	a, _ := arch(b, "meta-llama__Llama-3.1-70B-Instruct")
-	sp := advise.Space{Classes: sweepClasses(b), MaxGPUs: 8, Profile: current}
+	sp := vllm.Space{Classes: sweepClasses(b), MaxGPUs: 8, Profile: current}
 	b.ReportAllocs()
 	for b.Loop() {
-		ds, err := advise.Plan(a, "meta-llama/Llama-3.1-70B-Instruct", advise.Need{Length: 32768, Concurrency: 16}, sp, nil)
+		ds, err := vllm.Deployments(a, "meta-llama/Llama-3.1-70B-Instruct", vllm.Need{Length: 32768, Concurrency: 16}, sp, nil)
 		if err != nil || len(ds) == 0 {
 			b.Fatalf("%d deployments, %v", len(ds), err)
 		}

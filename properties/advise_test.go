@@ -6,8 +6,8 @@ import (
 
 	"pgregory.net/rapid"
 
+	"membudget/engine"
 	"membudget/engine/vllm"
-	"membudget/model/advise"
 )
 
 // propSuggestionsFitAndNothingFitsIsTrue: for a serve that does not fit
@@ -17,7 +17,7 @@ import (
 func propSuggestionsFitAndNothingFitsIsTrue(t *rapid.T) {
 	c := genServeCase(24, 300).Draw(t, "serve")
 	r := c.Ref.Serve
-	target := advise.Target{
+	target := engine.Target{
 		Seqs:   rapid.Uint64Range(1, r.MaxNumSeqs).Draw(t, "target_seqs"),
 		Tokens: rapid.Uint64Range(1, r.MaxModelLen).Draw(t, "target_tokens"),
 	}
@@ -25,7 +25,7 @@ func propSuggestionsFitAndNothingFitsIsTrue(t *rapid.T) {
 		adviseBranches["fits"]++
 		return
 	}
-	e := advise.Engine{Arch: c.Arch, Class: c.Class, Profile: current}
+	e := vllm.Search{Arch: c.Arch, Class: c.Class, Profile: current}
 	adv, err := e.Advise(r.Serve, target)
 	if err != nil {
 		t.Fatalf("advise: %v", err)

@@ -12,6 +12,7 @@ import (
 
 	"membudget"
 	"membudget/budget"
+	"membudget/engine"
 	"membudget/engine/vllm"
 	"membudget/model"
 )
@@ -121,7 +122,7 @@ func checkServe(t *testing.T, util float64, maxLen, seqs, batched, block, tp, pp
 		Dtype: dtype, Quantization: quant, EnforceEager: eager, CPUOffloadGiB: offload}
 	ref, err := vllm.NewReference(a, s, c, current)
 	if err != nil {
-		var se *vllm.SettingError
+		var se *engine.SettingError
 		if !errors.As(err, &se) || se.Flag == "" {
 			t.Fatalf("a refused serve's error names no flag: %v", err)
 		}

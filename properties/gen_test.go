@@ -10,6 +10,7 @@ import (
 	"pgregory.net/rapid"
 
 	"membudget/budget"
+	"membudget/engine"
 	"membudget/engine/vllm"
 	"membudget/model"
 )
@@ -509,7 +510,7 @@ func genServeCase(maxSeqsCap, maxLenCap uint64) *rapid.Generator[serveCase] {
 			DataParallelSize:     rapid.SampledFrom([]uint64{1, 2}).Draw(t, "dp"),
 			EnableExpertParallel: ep,
 			EnforceEager:         rapid.Bool().Draw(t, "enforce_eager"),
-			AsyncScheduling:      rapid.SampledFrom([]vllm.Switch{vllm.Default, vllm.On, vllm.Off}).Draw(t, "async"),
+			AsyncScheduling:      rapid.SampledFrom([]engine.Switch{engine.Default, engine.On, engine.Off}).Draw(t, "async"),
 			CPUOffloadGiB:        float64(rapid.Uint64Range(0, 2).Draw(t, "cpu_offload_gib")) / 4,
 		}
 		if a.Indexer != nil {

@@ -8,6 +8,7 @@ import (
 	"pgregory.net/rapid"
 
 	"membudget/budget"
+	"membudget/engine"
 	"membudget/engine/vllm"
 	"membudget/model"
 )
@@ -95,7 +96,7 @@ func genStateCase() *rapid.Generator[serveCase] {
 			TensorParallelSize:   rapid.SampledFrom(tps).Draw(t, "tp"),
 			PipelineParallelSize: rapid.Uint64Range(1, min(3, uint64(len(a.Layers)))).Draw(t, "pp"),
 			EnforceEager:         rapid.Bool().Draw(t, "enforce_eager"),
-			EnablePrefixCaching:  rapid.SampledFrom([]vllm.Switch{vllm.Default, vllm.On, vllm.Off}).Draw(t, "prefix_caching"),
+			EnablePrefixCaching:  rapid.SampledFrom([]engine.Switch{engine.Default, engine.On, engine.Off}).Draw(t, "prefix_caching"),
 			MambaCacheDtype:      rapid.SampledFrom([]string{"", "auto", "float32", "bfloat16"}).Draw(t, "mamba_cache_dtype"),
 			MambaSSMCacheDtype:   rapid.SampledFrom([]string{"", "auto", "float32", "float16"}).Draw(t, "mamba_ssm_cache_dtype"),
 		}

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"membudget/budget"
+	"membudget/engine"
 	"membudget/engine/vllm"
-	"membudget/model/advise"
 )
 
 // planRowJSON is one deployment of `membudget plan --json`.
@@ -95,10 +95,10 @@ func runPlan(stdout, stderr io.Writer, args []string) int {
 			fmt.Fprintf(stderr, "membudget plan: %d of %d classes searched\n", done, total)
 		}
 	}
-	need := advise.Need{Length: *length, Concurrency: *concurrency}
-	rows, err := advise.Plan(a, name, need, advise.Space{Classes: classes, MaxGPUs: *maxGPUs, Profile: profile, Revision: rm.servedRevision(),
+	need := vllm.Need{Length: *length, Concurrency: *concurrency}
+	rows, err := vllm.Deployments(a, name, need, vllm.Space{Classes: classes, MaxGPUs: *maxGPUs, Profile: profile, Revision: rm.servedRevision(),
 		AllowLongMaxModelLen: *allowLong}, progress)
-	if se := (*vllm.SettingError)(nil); errors.As(err, &se) && se.Flag == "max-model-len" {
+	if se := (*engine.SettingError)(nil); errors.As(err, &se) && se.Flag == "max-model-len" {
 		return fail(stderr, "plan", exitBadArgs, fmt.Errorf("--length %d: %s", *length, se.Reason))
 	}
 	if err != nil {
@@ -163,7 +163,7 @@ func bound(a budget.Answer) string {
 	return fmt.Sprint(a.Value)
 }
 
-func planRowOf(d advise.Deployment) planRowJSON {
+func planRowOf(d vllm.Deployment) planRowJSON {
 	r := d.Serve
 	return planRowJSON{Class: d.Class.Name, Device: d.Class.Device.Name, GPUs: d.GPUs, TensorParallelSize: r.TensorParallelSize,
 		PipelineParallelSize: r.PipelineParallelSize, DataParallelSize: r.DataParallelSize, Quantization: r.Quant.Method,

@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"membudget/budget"
+	"membudget/engine"
 	"membudget/engine/vllm"
-	"membudget/model/advise"
 )
 
 // reportJSON is `membudget report --json`.
@@ -160,7 +160,7 @@ func runReport(stdout, stderr io.Writer, args []string) int {
 	refusal := capacity.Refusal(r.MaxModelLen, r.MaxNumSeqs)
 	out.Fits = fp.Fits() && refusal == ""
 	if !out.Fits {
-		adv, err := advise.Engine{Arch: sz.arch, Class: sz.class, Profile: r.Profile}.Advise(r.Serve, advise.Target{Seqs: *seqs, Tokens: t})
+		adv, err := vllm.Search{Arch: sz.arch, Class: sz.class, Profile: r.Profile}.Advise(r.Serve, engine.Target{Seqs: *seqs, Tokens: t})
 		if err != nil {
 			return fail(stderr, "report", exitBadArgs, err)
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"membudget/budget"
+	"membudget/engine"
 	"membudget/engine/vllm"
 	"membudget/model"
 )
@@ -67,11 +68,11 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 		fs.StringVar(&f.s.Quantization, name, "", "vLLM's --quantization (-q): fp8, awq, gptq, ... (default: the checkpoint's)")
 	}
 	fs.BoolVar(&f.s.EnforceEager, "enforce-eager", false, "vLLM's --enforce-eager: no CUDA graphs")
-	fs.Var(&switchFlag{&f.s.AsyncScheduling, vllm.On}, "async-scheduling", "vLLM's --async-scheduling (on by default on main)")
-	fs.Var(&switchFlag{&f.s.AsyncScheduling, vllm.Off}, "no-async-scheduling", "vLLM's --no-async-scheduling: one batch in flight")
+	fs.Var(&switchFlag{&f.s.AsyncScheduling, engine.On}, "async-scheduling", "vLLM's --async-scheduling (on by default on main)")
+	fs.Var(&switchFlag{&f.s.AsyncScheduling, engine.Off}, "no-async-scheduling", "vLLM's --no-async-scheduling: one batch in flight")
 	fs.Var(&gibFlag{&f.s.CPUOffloadGiB, "cpu-offload-gb"}, "cpu-offload-gb", "vLLM's --cpu-offload-gb: GiB of each GPU's weights kept in host memory")
-	fs.Var(&switchFlag{&f.s.EnablePrefixCaching, vllm.On}, "enable-prefix-caching", "vLLM's --enable-prefix-caching: a hybrid model's state keeps 2 pages a sequence (mamba_cache_mode align; on by default for hybrids)")
-	fs.Var(&switchFlag{&f.s.EnablePrefixCaching, vllm.Off}, "no-enable-prefix-caching", "vLLM's --no-enable-prefix-caching: a hybrid model's state keeps 1 page a sequence")
+	fs.Var(&switchFlag{&f.s.EnablePrefixCaching, engine.On}, "enable-prefix-caching", "vLLM's --enable-prefix-caching: a hybrid model's state keeps 2 pages a sequence (mamba_cache_mode align; on by default for hybrids)")
+	fs.Var(&switchFlag{&f.s.EnablePrefixCaching, engine.Off}, "no-enable-prefix-caching", "vLLM's --no-enable-prefix-caching: a hybrid model's state keeps 1 page a sequence")
 	fs.StringVar(&f.s.MambaCacheDtype, "mamba-cache-dtype", "auto", "vLLM's --mamba-cache-dtype: auto, float32, float16, bfloat16 (a hybrid model's conv and SSM state)")
 	fs.StringVar(&f.s.MambaSSMCacheDtype, "mamba-ssm-cache-dtype", "auto", "vLLM's --mamba-ssm-cache-dtype: auto, float32, float16, bfloat16 (the SSM state alone)")
 	fs.Var(&optGiBFlag{&f.s.SwapSpaceGiB}, "swap-space", "vLLM's --swap-space in GiB, for the versions that have it (host memory; counts on unified devices; default 4 on the V0 engine)")
@@ -377,8 +378,8 @@ func (f *optGiBFlag) Set(s string) error {
 
 // switchFlag is one side of a --x / --no-x pair.
 type switchFlag struct {
-	v  *vllm.Switch
-	to vllm.Switch
+	v  *engine.Switch
+	to engine.Switch
 }
 
 func (f *switchFlag) String() string   { return "" }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"membudget/budget"
+	"membudget/engine"
 	"membudget/engine/sglang"
 	"membudget/internal/shell"
 	"membudget/model"
@@ -212,9 +213,9 @@ func (f *serveFlags) checkSGLangFlags(p sglang.Profile) error {
 // (environ.py:98-105, 23-38); v0.4.9.post2's get_bool_env_var is true only
 // for true and 1 (utils.py:172-185). warn is set for a value SGLang does
 // not understand.
-func (g *sglangFlags) allowLongContext(p sglang.Profile) (s sglang.Switch, warn string) {
+func (g *sglangFlags) allowLongContext(p sglang.Profile) (s engine.Switch, warn string) {
 	if g.allowLongFrom == "" {
-		return sglang.Default, ""
+		return engine.Default, ""
 	}
 	v := strings.ToLower(g.allowLong)
 	truthy, falsy := []string{"true", "1"}, []string{"false", "0"}
@@ -223,15 +224,15 @@ func (g *sglangFlags) allowLongContext(p sglang.Profile) (s sglang.Switch, warn 
 	}
 	for _, t := range truthy {
 		if v == t {
-			return sglang.On, ""
+			return engine.On, ""
 		}
 	}
 	for _, t := range falsy {
 		if v == t {
-			return sglang.Off, ""
+			return engine.Off, ""
 		}
 	}
-	return sglang.Off, fmt.Sprintf("%s=%q (%s): %s reads it as false", sglangAllowLongEnv, g.allowLong, g.allowLongFrom, p.Describes)
+	return engine.Off, fmt.Sprintf("%s=%q (%s): %s reads it as false", sglangAllowLongEnv, g.allowLong, g.allowLongFrom, p.Describes)
 }
 
 // sglangSizing is a loaded SGLang server: the model, the architecture, the

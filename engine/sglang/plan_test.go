@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"membudget/budget"
+	"membudget/engine"
 )
 
 func TestPlanEqualsReferenceOnShippedConfigs(t *testing.T) {
@@ -18,7 +19,7 @@ func TestPlanEqualsReferenceOnShippedConfigs(t *testing.T) {
 		{MemFractionStatic: 0.9, TPSize: 4, KVCacheDtype: "fp8_e4m3", DisableCudaGraph: true, ContextLength: 4096},
 		{TPSize: 2, PPSize: 3, MaxTotalTokens: 100000, PageSize: 16, ChunkedPrefillSize: 4096, MaxRunningRequests: 64},
 		{TPSize: 8, ChunkedPrefillSize: -1, Quantization: "fp8", AttentionBackend: "triton", CudaGraphMaxBS: 48},
-		{MemFractionStatic: 0.5, PPSize: 2, ContextLength: 300000, AllowLongContext: On},
+		{MemFractionStatic: 0.5, PPSize: 2, ContextLength: 300000, AllowLongContext: engine.On},
 	}
 	seqs := []uint64{0, 1, 2, 7, 64, 1000}
 	tokens := []uint64{0, 1, 16, 17, 4096, 4097, 131072}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"membudget/budget"
+	"membudget/engine"
 	"membudget/model"
 )
 
@@ -62,7 +63,7 @@ type Resolved struct {
 
 // Resolve applies profile p's defaults for a on class c and checks the
 // settings against each other, the model and the device; every error is a
-// *[SettingError] naming the flag.
+// *[engine.SettingError] naming the flag.
 func Resolve(s Serve, a *model.Arch, c budget.Class, p Profile) (Resolved, error) {
 	r := Resolved{Serve: s, Profile: p, Sources: map[string]string{}, GPUMemMiB: GPUMemMiB(c)}
 	def := func(flag, why string) { r.Sources[flag] = why }
@@ -285,9 +286,9 @@ func (r *Resolved) resolveContext(a *model.Arch, def func(string, string)) error
 	r.DerivedContextLen = DerivedContextLength(a)
 	allow := r.Profile.AllowLongContextByDefault
 	switch r.AllowLongContext {
-	case On:
+	case engine.On:
 		allow = true
-	case Off:
+	case engine.Off:
 		allow = false
 	}
 	switch {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"membudget/engine"
 	"membudget/model"
 )
 
@@ -17,9 +18,9 @@ func TestProfileFor(t *testing.T) {
 		}
 	}
 	for _, spec := range []string{"0.5.7", "v0.4.9", "main", "0.5.6"} {
-		var se *SettingError
+		var se *engine.SettingError
 		if _, err := ProfileFor(spec); !errors.As(err, &se) || se.Flag != "sglang-version" {
-			t.Errorf("ProfileFor(%q): %v, want a --sglang-version SettingError", spec, err)
+			t.Errorf("ProfileFor(%q): %v, want a --sglang-version engine.SettingError", spec, err)
 		}
 	}
 }
@@ -139,7 +140,7 @@ func TestSettingErrors(t *testing.T) {
 		{"msf negative", llama, Serve{MemFractionStatic: -0.5}, "h100-sxm-80g", current, "mem-fraction-static", "(0, 1)"},
 		{"msf NaN", llama, Serve{MemFractionStatic: math.NaN()}, "h100-sxm-80g", current, "mem-fraction-static", "(0, 1)"},
 		{"context above the derived one", llama, Serve{ContextLength: 200000}, "h100-sxm-80g", current, "context-length", "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN"},
-		{"context above, explicitly refused", llama, Serve{ContextLength: 200000, AllowLongContext: Off}, "h100-sxm-80g", r049, "context-length", "131072"},
+		{"context above, explicitly refused", llama, Serve{ContextLength: 200000, AllowLongContext: engine.Off}, "h100-sxm-80g", r049, "context-length", "131072"},
 		{"bf16 KV before v0.5", llama, Serve{KVCacheDtype: "bf16"}, "h100-sxm-80g", r049, "kv-cache-dtype", "fp8_e5m2"},
 		{"fp4 KV", llama, Serve{KVCacheDtype: "fp4_e2m1"}, "b200", current, "kv-cache-dtype", "not modelled"},
 		{"unknown KV dtype", llama, Serve{KVCacheDtype: "int8"}, "h100-sxm-80g", current, "kv-cache-dtype", "want auto"},
@@ -168,9 +169,9 @@ func TestSettingErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		_, err := NewReference(tt.a, tt.s, class(t, tt.class), tt.p)
-		var se *SettingError
+		var se *engine.SettingError
 		if !errors.As(err, &se) {
-			t.Errorf("%s: %v, want a *SettingError", tt.name, err)
+			t.Errorf("%s: %v, want a *engine.SettingError", tt.name, err)
 			continue
 		}
 		if se.Flag != tt.flag || !strings.Contains(se.Error(), tt.says) {
@@ -182,7 +183,7 @@ func TestSettingErrors(t *testing.T) {
 	for _, c := range []struct {
 		p Profile
 		s Serve
-	}{{r049, Serve{ContextLength: 200000}}, {current, Serve{ContextLength: 200000, AllowLongContext: On}}} {
+	}{{r049, Serve{ContextLength: 200000}}, {current, Serve{ContextLength: 200000, AllowLongContext: engine.On}}} {
 		r, err := Resolve(c.s, llama, class(t, "h100-sxm-80g"), c.p)
 		if err != nil || r.ContextLength != 200000 {
 			t.Errorf("%s: a longer context: %v, context %d", c.p.Name, err, r.ContextLength)

@@ -1,6 +1,6 @@
 package sglang
 
-import "fmt"
+import "membudget/engine"
 
 // Serve is an SGLang server's settings under SGLang's flag names
 // (python/sglang/srt/server_args.py). A zero field takes the default of
@@ -13,11 +13,11 @@ type Serve struct {
 	MemFractionStatic float64
 	// ContextLength is --context-length: the longest request in tokens.
 	ContextLength uint64
-	// AllowLongContext is SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN: On
+	// AllowLongContext is SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN: [engine.On]
 	// accepts a --context-length above the one derived from the model's
-	// config; Default takes the profile's default (see
+	// config; [engine.Default] takes the profile's default (see
 	// [Profile].AllowLongContextByDefault).
-	AllowLongContext Switch
+	AllowLongContext engine.Switch
 	// MaxRunningRequests is --max-running-requests; it also sizes the
 	// req_to_token pool when given.
 	MaxRunningRequests uint64
@@ -54,30 +54,5 @@ type Serve struct {
 	Quantization string
 }
 
-// Switch is a boolean setting that can also be left to the default.
-type Switch int
-
-// The states of a [Switch].
-const (
-	Default Switch = iota
-	On
-	Off
-)
-
-// SettingError is a serve setting SGLang (or membudget, where it says so)
-// refuses: Flag is SGLang's flag name without its dashes (or the
-// environment variable), Value the value as given or resolved, Reason why.
-type SettingError struct {
-	Flag, Value, Reason string
-}
-
-func (e *SettingError) Error() string {
-	if e.Value == "" {
-		return fmt.Sprintf("--%s: %s", e.Flag, e.Reason)
-	}
-	return fmt.Sprintf("--%s %s: %s", e.Flag, e.Value, e.Reason)
-}
-
-func settingErr(flag string, value any, format string, args ...any) *SettingError {
-	return &SettingError{Flag: flag, Value: fmt.Sprint(value), Reason: fmt.Sprintf(format, args...)}
-}
+// settingErr returns the *engine.SettingError of flag at value.
+var settingErr = engine.Refuse

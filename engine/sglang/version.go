@@ -2,6 +2,8 @@ package sglang
 
 import (
 	"strings"
+
+	"membudget/engine"
 )
 
 // MSFRule is how a version derives --mem-fraction-static's default.
@@ -123,7 +125,7 @@ var profiles = []Profile{
 
 // ProfileFor returns the profile of SGLang release spec: "v0.5.6.post2"
 // (also "", "default" or "latest") or "v0.4.9.post2", with or without the
-// leading v. Any other release is a *[SettingError]: the rules of releases
+// leading v. Any other release is a *[engine.SettingError]: the rules of releases
 // membudget has not read are not guessed.
 func ProfileFor(spec string) (Profile, error) {
 	s := strings.ToLower(strings.TrimSpace(spec))
@@ -139,7 +141,7 @@ func ProfileFor(spec string) (Profile, error) {
 			return p, nil
 		}
 	}
-	return Profile{}, &SettingError{Flag: "sglang-version", Value: spec,
+	return Profile{}, &engine.SettingError{Flag: "sglang-version", Value: spec,
 		Reason: "want v0.5.6.post2 (the default) or v0.4.9.post2: the releases whose memory rules membudget has read"}
 }
 

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"membudget/budget"
+	"membudget/model"
 )
 
 // Capacity is what vLLM's startup reports about the KV cache of a serve:
@@ -85,11 +86,30 @@ func (c Capacity) Refusal(maxModelLen, maxNumSeqs uint64) string {
 // Capacity is the serve's KV capacity as the profile's vLLM reports it for
 // its max_model_len.
 func (ref *Reference) Capacity() Capacity {
-	return ref.capacityOf(ref.Plan())
+	return ref.check().capacity(ref.Plan())
 }
 
-func (ref *Reference) capacityOf(p *budget.Plan) Capacity {
-	r := ref.Serve
+// kvCheck is what vLLM's startup check and its capacity figures read of a
+// serve beyond its plan: the resolved serve, its KV cache groups and each
+// stage's sharding (the layers it holds).
+type kvCheck struct {
+	r         Resolved
+	groups    kvLayout
+	shardings []model.Sharding
+}
+
+// check is the reference's kvCheck.
+func (ref *Reference) check() kvCheck {
+	k := kvCheck{r: ref.Serve, groups: ref.groups}
+	for _, st := range ref.stages {
+		k.shardings = append(k.shardings, st.sharding)
+	}
+	return k
+}
+
+// capacity is the capacity of the serve whose plan is p.
+func (k kvCheck) capacity(p *budget.Plan) Capacity {
+	r := k.r
 	prof := r.Profile
 	maxLen := r.MaxModelLen
 	c := Capacity{Starts: true, EstimatedMaxModelLen: maxLen}
@@ -102,7 +122,7 @@ func (ref *Reference) capacityOf(p *budget.Plan) Capacity {
 			continue
 		}
 		blocks := avail / block
-		need := ref.neededBytes(i, pool, maxLen)
+		need := k.neededBytes(i, pool, maxLen)
 		if !have || blocks < c.Blocks {
 			c.Blocks, c.AvailableBytes, c.BlockBytes, c.NeededBytes = blocks, avail, block, need
 			have = true
@@ -115,7 +135,7 @@ func (ref *Reference) capacityOf(p *budget.Plan) Capacity {
 			// raises (get_kv_cache_configs, vllm/v1/core/kv_cache_utils.py:
 			// 2190-2198).
 			c.Starts = false
-			c.EstimatedMaxModelLen = ref.estimateMaxModelLen(i, pool, avail, maxLen)
+			c.EstimatedMaxModelLen = k.estimateMaxModelLen(i, pool, avail, maxLen)
 		}
 	}
 	if r.StateBlockCheck() {
@@ -158,8 +178,8 @@ func (ref *Reference) capacityOf(p *budget.Plan) Capacity {
 // times the group size (0.19 and later), the first group's alone (0.14 to
 // 0.18), or each layer's own (V1 up to 0.13, and V0's blocks x block size
 // over every layer).
-func (ref *Reference) neededBytes(i int, pool budget.PagedPool, l uint64) uint64 {
-	switch ref.Serve.Profile.Check {
+func (k kvCheck) neededBytes(i int, pool budget.PagedPool, l uint64) uint64 {
+	switch k.r.Profile.Check {
 	case CheckGroups:
 		return pool.Bytes(1, l)
 	case CheckFirstGroup:
@@ -169,19 +189,19 @@ func (ref *Reference) neededBytes(i int, pool budget.PagedPool, l uint64) uint64
 		first.Count = 1
 		return budget.SatMul(first.Pages(l), pool.BlockBytes())
 	}
-	return layersNeed(ref.groups, ref.Serve, ref.stages[i].sharding, l)
+	return layersNeed(k.groups, k.r, k.shardings[i], l)
 }
 
 // estimateMaxModelLen is vLLM's estimate of the longest length whose one
 // request fits avail bytes on stage i (_estimate_max_model_len_from_groups:
 // a bisection in [1, maxLen] over the check's formula); 0 when not even one
 // token fits.
-func (ref *Reference) estimateMaxModelLen(i int, pool budget.PagedPool, avail, maxLen uint64) uint64 {
+func (k kvCheck) estimateMaxModelLen(i int, pool budget.PagedPool, avail, maxLen uint64) uint64 {
 	if maxLen == 0 {
 		return 0
 	}
 	l, ok, _ := budget.LargestFitting(1, maxLen, func(t uint64) (bool, error) {
-		return ref.neededBytes(i, pool, t) <= avail, nil
+		return k.neededBytes(i, pool, t) <= avail, nil
 	})
 	if !ok {
 		return 0

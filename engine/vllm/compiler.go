@@ -65,28 +65,35 @@ func NewCompiler(a *model.Arch) *Compiler {
 // before. --cpu-offload-gb and --max-model-len auto, which depend on the
 // tensors one by one, go through the Reference.
 func (cp *Compiler) Compile(s Serve, c budget.Class, p Profile) (Resolved, *budget.Plan, error) {
+	k, plan, err := cp.compile(s, c, p)
+	return k.r, plan, err
+}
+
+// compile is Compile, with what vLLM's startup check reads beside the
+// plan.
+func (cp *Compiler) compile(s Serve, c budget.Class, p Profile) (kvCheck, *budget.Plan, error) {
 	a := cp.arch
 	if s.CPUOffloadGiB > 0 || s.AutoMaxModelLen {
 		ref, err := NewReference(a, s, c, p)
 		if err != nil {
-			return Resolved{}, nil, err
+			return kvCheck{}, nil, err
 		}
-		return ref.Serve, ref.Plan(), nil
+		return ref.check(), ref.Plan(), nil
 	}
 	r, err := Resolve(s, a, c, p)
 	if err != nil {
-		return Resolved{}, nil, err
+		return kvCheck{}, nil, err
 	}
 	if err := checkShardable(a, r); err != nil {
-		return Resolved{}, nil, err
+		return kvCheck{}, nil, err
 	}
 	layout, err := cp.layout(r)
 	if err != nil {
-		return Resolved{}, nil, fmt.Errorf("%s: %w", a.Source, err)
+		return kvCheck{}, nil, fmt.Errorf("%s: %w", a.Source, err)
 	}
 	requested, err := c.UtilBudget(r.GPUMemoryUtilization, p.Rounding)
 	if err != nil {
-		return Resolved{}, nil, settingErr("gpu-memory-utilization", r.GPUMemoryUtilization, "%v", err)
+		return kvCheck{}, nil, settingErr("gpu-memory-utilization", r.GPUMemoryUtilization, "%v", err)
 	}
 	plan := &budget.Plan{
 		Device:  c.Device.MemoryBytes,
@@ -141,7 +148,7 @@ func (cp *Compiler) Compile(s Serve, c budget.Class, p Profile) (Resolved, *budg
 		}
 		plan.Stages[i].Slack = pools[i].Slack()
 	}
-	return r, plan, nil
+	return kvCheck{r: r, groups: layout, shardings: shardings}, plan, nil
 }
 
 // weights is the stage's weights, computed once per sharding.

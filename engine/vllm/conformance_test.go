@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"membudget"
+	"membudget/engine"
 )
 
 // conformanceClasses maps the table's device families to a shipped class of
@@ -97,10 +98,10 @@ func TestConformanceWithVLLMPlanner(t *testing.T) {
 				// The planner was run on the configs as given: a
 				// max_model_len above a config's limit was not refused.
 				AllowLongMaxModelLen: true,
-				AsyncScheduling:      Off,
+				AsyncScheduling:      engine.Off,
 			}
 			if in["async_scheduling"] == "true" {
-				s.AsyncScheduling = On
+				s.AsyncScheduling = engine.On
 			}
 			if pp, ok := in["pipeline_parallel_size"]; ok && pp != "" {
 				s.PipelineParallelSize = row.uint(t, "pipeline_parallel_size")
@@ -114,7 +115,7 @@ func TestConformanceWithVLLMPlanner(t *testing.T) {
 				// model construction refuses (QKVParallelLinear cannot divide
 				// phi-4's 10 KV heads among 4 ranks) is refused here too, and
 				// its planner columns are checked without that check.
-				var se *SettingError
+				var se *engine.SettingError
 				if !errors.As(err, &se) || !strings.Contains(se.Reason, "KV heads") {
 					t.Errorf("%s: %v", name, err)
 					continue

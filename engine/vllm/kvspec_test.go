@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"membudget/budget"
+	"membudget/engine"
 	"membudget/model"
 )
 
@@ -229,8 +230,8 @@ func newFamilies(t testing.TB) map[string]*model.Arch {
 func TestPlanEqualsReferenceOnNewFamilies(t *testing.T) {
 	serves := []Serve{
 		{MaxModelLen: 65536},
-		{MaxModelLen: 32768, TensorParallelSize: 8, KVCacheDtype: "fp8", EnablePrefixCaching: Off},
-		{MaxModelLen: 16384, PipelineParallelSize: 3, AsyncScheduling: Off, KVCacheMemoryBytes: 2 << 30},
+		{MaxModelLen: 32768, TensorParallelSize: 8, KVCacheDtype: "fp8", EnablePrefixCaching: engine.Off},
+		{MaxModelLen: 16384, PipelineParallelSize: 3, AsyncScheduling: engine.Off, KVCacheMemoryBytes: 2 << 30},
 		{MaxModelLen: 8192, TensorParallelSize: 2, PipelineParallelSize: 2, EnforceEager: true, MaxNumSeqs: 64},
 	}
 	seqs := []uint64{0, 1, 3, 64, 1000}

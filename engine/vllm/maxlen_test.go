@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"membudget/engine"
 	"membudget/model"
 )
 
@@ -84,7 +85,7 @@ func TestMaxModelLenAgainstDerivedLimit(t *testing.T) {
 		t.Errorf("default %d (%s), %v; source %q", r.MaxModelLen, r.MaxLenKey, err, r.Sources["max-model-len"])
 	}
 	_, err = Resolve(Serve{MaxModelLen: 16385}, linear, testClass(false), current)
-	want := &SettingError{"max-model-len", "16385", "above the derived max_model_len 16384 (max_position_embeddings=4096 in the model's config.json, rope_scaling linear: 4096 x factor 4); set --allow-long-max-model-len, vLLM's VLLM_ALLOW_LONG_MAX_MODEL_LEN=1, to accept it"}
+	want := &engine.SettingError{Flag: "max-model-len", Value: "16385", Reason: "above the derived max_model_len 16384 (max_position_embeddings=4096 in the model's config.json, rope_scaling linear: 4096 x factor 4); set --allow-long-max-model-len, vLLM's VLLM_ALLOW_LONG_MAX_MODEL_LEN=1, to accept it"}
 	if diff := cmp.Diff(error(want), err); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}

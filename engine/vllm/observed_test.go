@@ -11,6 +11,7 @@ import (
 
 	"membudget"
 	"membudget/budget"
+	"membudget/engine"
 	"membudget/internal/observed"
 	"membudget/model"
 	"membudget/model/logs"
@@ -167,9 +168,9 @@ func observedServe(r observedRow, l *logs.Log, m observed.Model) Serve {
 	}
 	switch setting(l, "enable_prefix_caching") {
 	case "True":
-		s.EnablePrefixCaching = On
+		s.EnablePrefixCaching = engine.On
 	case "False":
-		s.EnablePrefixCaching = Off
+		s.EnablePrefixCaching = engine.Off
 	}
 	return s
 }
@@ -398,7 +399,7 @@ func blocksFromAvailable(ref *Reference, kv loggedValue, blocks, tokens uint64) 
 		q := *p
 		q.Stages = slices.Clone(p.Stages)
 		q.Stages[0].Budget = fixed + uint64(avail*gib)
-		return ref.capacityOf(&q)
+		return ref.check().capacity(&q)
 	}
 	lo, hi := at(max(kv.v-kv.tol, 0)), at(kv.v+kv.tol)
 	if blocks > 0 {

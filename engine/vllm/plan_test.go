@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"membudget/budget"
+	"membudget/engine"
 	"membudget/model"
 )
 
@@ -19,7 +20,7 @@ func TestPlanEqualsReferenceOnShippedConfigs(t *testing.T) {
 		{GPUMemoryUtilization: 0.9},
 		{GPUMemoryUtilization: 0.5, TensorParallelSize: 8, KVCacheDtype: "fp8", EnforceEager: true, BlockSize: 32, CPUOffloadGiB: 4},
 		{GPUMemoryUtilization: 0.85, MaxModelLen: 4096, MaxNumSeqs: 8, MaxNumBatchedTokens: 512, TensorParallelSize: 2, Quantization: "fp8"},
-		{PipelineParallelSize: 3, MaxModelLen: 8192, AsyncScheduling: Off},
+		{PipelineParallelSize: 3, MaxModelLen: 8192, AsyncScheduling: engine.Off},
 		{KVCacheMemoryBytes: 3 << 30, PipelineParallelSize: 2, TensorParallelSize: 2, EnableExpertParallel: true, DataParallelSize: 2},
 	}
 	seqs := []uint64{0, 1, 2, 7, 64, 1000}
@@ -74,7 +75,7 @@ func TestKVLayout(t *testing.T) {
 		{"google__gemma-3-27b-it", Serve{MaxNumBatchedTokens: 8192}, 10, 16 * 16 * 2 * 128 * 2,
 			[]budget.PageGroup{{Count: 6, PageTokens: 16, CapTokens: 1024 - 1 + 2*8192, ExtraPages: 1}, {Count: 1, PageTokens: 16, CapTokens: budget.NoCap}},
 			"10 global + 52 local layers: group size 10, 6 sliding groups (8 padding layers, as vLLM logs) before the full one, as layer 0 is sliding; async scheduling keeps 2 batches in flight"},
-		{"google__gemma-3-27b-it", Serve{MaxNumBatchedTokens: 8192, AsyncScheduling: Off}, 10, 16 * 16 * 2 * 128 * 2,
+		{"google__gemma-3-27b-it", Serve{MaxNumBatchedTokens: 8192, AsyncScheduling: engine.Off}, 10, 16 * 16 * 2 * 128 * 2,
 			[]budget.PageGroup{{Count: 6, PageTokens: 16, CapTokens: 1024 - 1 + 8192, ExtraPages: 1}, {Count: 1, PageTokens: 16, CapTokens: budget.NoCap}},
 			"without async scheduling, one batch in flight"},
 		{"google__gemma-2-9b-it", Serve{MaxNumBatchedTokens: 2048}, 21, 16 * 8 * 2 * 256 * 2,
@@ -196,7 +197,7 @@ func TestSlidingAndMLAVariants(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := ref(t, a, Serve{MaxNumBatchedTokens: 2048, MaxNumSeqs: 256, AsyncScheduling: Off}, testClass(false))
+	r := ref(t, a, Serve{MaxNumBatchedTokens: 2048, MaxNumSeqs: 256, AsyncScheduling: engine.Off}, testClass(false))
 	want := budget.PagedPool{Tensors: 32, PageBytes: 16 * 8 * 2 * 128 * 2,
 		Groups: []budget.PageGroup{{Count: 1, PageTokens: 16, CapTokens: 4096 - 1 + 2048, ExtraPages: 1}}}
 	if diff := cmp.Diff(want, r.Plan().Stages[0].Pool); diff != "" {

@@ -107,12 +107,13 @@ func newReference(a *model.Arch, s Serve, c budget.Class, p Profile, shard bool)
 func (ref *Reference) autoFitMaxModelLen() error {
 	r := &ref.Serve
 	fit := r.MaxModelLen
+	k := ref.check()
 	for i, st := range ref.stages {
 		pool := ref.groups.pool(*r, st.sharding)
 		if pool.BlockBytes() == 0 {
 			continue // a stage without KV layers: vLLM skips workers without groups
 		}
-		fit = min(fit, ref.estimateMaxModelLen(i, pool, ref.AvailableKV(i), r.MaxModelLen))
+		fit = min(fit, k.estimateMaxModelLen(i, pool, ref.AvailableKV(i), r.MaxModelLen))
 	}
 	if fit == 0 {
 		return settingErr("max-model-len", "auto", "vLLM cannot auto-fit max_model_len: not enough GPU memory available to serve even a single token")

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"membudget/budget"
+	"membudget/engine"
 	"membudget/model"
 )
 
@@ -83,7 +84,7 @@ type Resolved struct {
 
 // Resolve applies profile p's defaults for a on class c and checks the
 // settings against each other, the model and the device; every error is a
-// *[SettingError] naming the flag.
+// *[engine.SettingError] naming the flag.
 func Resolve(s Serve, a *model.Arch, c budget.Class, p Profile) (Resolved, error) {
 	r := Resolved{Serve: s, Profile: p, Sources: map[string]string{}}
 	def := func(flag, why string) { r.Sources[flag] = why }
@@ -326,12 +327,12 @@ func (r *Resolved) resolveLengths(a *model.Arch, c budget.Class, def func(string
 	}
 	pp := r.PipelineParallelSize
 	switch r.AsyncScheduling {
-	case On:
+	case engine.On:
 		if p.Era == V0 || !p.AsyncByDefault && p.Release.Less(Version{0, 10, 0}) {
 			return settingErr("async-scheduling", "", "%s has no async scheduling", p.Describes)
 		}
 		r.Async = true
-	case Off:
+	case engine.Off:
 		r.Async = false
 	default:
 		r.Async = p.AsyncByDefault && (pp == 1 || p.AsyncWithPP)

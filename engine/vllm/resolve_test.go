@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"membudget/budget"
+	"membudget/engine"
 	"membudget/model"
 )
 
@@ -85,54 +86,54 @@ func TestResolveErrors(t *testing.T) {
 		name  string
 		arch  *model.Arch
 		serve Serve
-		want  SettingError
+		want  engine.SettingError
 		class func(budget.Class) budget.Class
 	}{
 		{"tp does not divide heads", llama, Serve{TensorParallelSize: 3},
-			SettingError{"tensor-parallel-size", "3", "does not divide the 32 attention heads of corpus/models/meta-llama__Llama-3.1-8B-Instruct.json"}, nil},
+			engine.SettingError{Flag: "tensor-parallel-size", Value: "3", Reason: "does not divide the 32 attention heads of corpus/models/meta-llama__Llama-3.1-8B-Instruct.json"}, nil},
 		{"max len above the model", llama, Serve{MaxModelLen: 200000},
-			SettingError{"max-model-len", "200000", "above the derived max_model_len 131072 (max_position_embeddings=131072 in the model's config.json); set --allow-long-max-model-len, vLLM's VLLM_ALLOW_LONG_MAX_MODEL_LEN=1, to accept it"}, nil},
+			engine.SettingError{Flag: "max-model-len", Value: "200000", Reason: "above the derived max_model_len 131072 (max_position_embeddings=131072 in the model's config.json); set --allow-long-max-model-len, vLLM's VLLM_ALLOW_LONG_MAX_MODEL_LEN=1, to accept it"}, nil},
 		{"batched below seqs", llama, Serve{MaxNumSeqs: 512, MaxNumBatchedTokens: 256},
-			SettingError{"max-num-batched-tokens", "256", "below --max-num-seqs 512"}, nil},
+			engine.SettingError{Flag: "max-num-batched-tokens", Value: "256", Reason: "below --max-num-seqs 512"}, nil},
 		{"seqs above the default batched tokens names the flag given", llama, Serve{MaxNumSeqs: 1 << 20},
-			SettingError{"max-num-seqs", "1048576", "above --max-num-batched-tokens 8192 (vLLM's default here); pass --max-num-batched-tokens of at least 1048576"}, nil},
+			engine.SettingError{Flag: "max-num-seqs", Value: "1048576", Reason: "above --max-num-batched-tokens 8192 (vLLM's default here); pass --max-num-batched-tokens of at least 1048576"}, nil},
 		{"block not a multiple of 16", llama, Serve{BlockSize: 8},
-			SettingError{"block-size", "8", "vLLM's attention backends take a multiple of 16 tokens (16 to 65536)"}, nil},
+			engine.SettingError{Flag: "block-size", Value: "8", Reason: "vLLM's attention backends take a multiple of 16 tokens (16 to 65536)"}, nil},
 		{"bad dtype", llama, Serve{Dtype: "int8"},
-			SettingError{"dtype", `"int8"`, "want auto, bfloat16, float16 (half) or float32 (float)"}, nil},
+			engine.SettingError{Flag: "dtype", Value: `"int8"`, Reason: "want auto, bfloat16, float16 (half) or float32 (float)"}, nil},
 		{"bad kv dtype", llama, Serve{KVCacheDtype: "int4"},
-			SettingError{"kv-cache-dtype", `"int4"`, "want auto, fp8, fp8_e4m3, fp8_e5m2, bfloat16 or float16"}, nil},
+			engine.SettingError{Flag: "kv-cache-dtype", Value: `"int4"`, Reason: "want auto, fp8, fp8_e4m3, fp8_e5m2, bfloat16 or float16"}, nil},
 		{"awq without checkpoint", llama, Serve{Quantization: "awq"},
-			SettingError{"quantization", `"awq"`, "needs a checkpoint quantized with awq (its config.json has no quantization_config)"}, nil},
+			engine.SettingError{Flag: "quantization", Value: `"awq"`, Reason: "needs a checkpoint quantized with awq (its config.json has no quantization_config)"}, nil},
 		{"unknown quantization", llama, Serve{Quantization: "nf4"},
-			SettingError{"quantization", `"nf4"`, "want one of awq, awq_marlin, bitsandbytes, compressed-tensors, fp8, gpt_oss_mxfp4, gptq, gptq_marlin, modelopt, modelopt_fp4, modelopt_mixed, mxfp4"}, nil},
+			engine.SettingError{Flag: "quantization", Value: `"nf4"`, Reason: "want one of awq, awq_marlin, bitsandbytes, compressed-tensors, fp8, gpt_oss_mxfp4, gptq, gptq_marlin, modelopt, modelopt_fp4, modelopt_mixed, mxfp4"}, nil},
 		{"quantization disagrees", archs["Qwen__Qwen3-32B-FP8"], Serve{Quantization: "gptq"},
-			SettingError{"quantization", `"gptq"`, "the checkpoint corpus/models/Qwen__Qwen3-32B-FP8.json is quantized with fp8"}, nil},
+			engine.SettingError{Flag: "quantization", Value: `"gptq"`, Reason: "the checkpoint corpus/models/Qwen__Qwen3-32B-FP8.json is quantized with fp8"}, nil},
 		{"swap space is gone", llama, Serve{SwapSpaceGiB: ptr(4.0)},
-			SettingError{"swap-space", "4", "vLLM main at commit d18bb7b (2026-08-14) has no --swap-space: vLLM PR #36216 removed it in 0.18.0; V1 keeps no CPU swap blocks"}, nil},
+			engine.SettingError{Flag: "swap-space", Value: "4", Reason: "vLLM main at commit d18bb7b (2026-08-14) has no --swap-space: vLLM PR #36216 removed it in 0.18.0; V1 keeps no CPU swap blocks"}, nil},
 		{"negative offload", llama, Serve{CPUOffloadGiB: -1},
-			SettingError{"cpu-offload-gb", "-1", "want a size in GiB, 0 or more"}, nil},
+			engine.SettingError{Flag: "cpu-offload-gb", Value: "-1", Reason: "want a size in GiB, 0 or more"}, nil},
 		{"util above one", llama, Serve{GPUMemoryUtilization: 1.5},
-			SettingError{"gpu-memory-utilization", "1.5", "must be in (0, 1]"}, nil},
+			engine.SettingError{Flag: "gpu-memory-utilization", Value: "1.5", Reason: "must be in (0, 1]"}, nil},
 		{"kv cache larger than the device", llama, Serve{KVCacheMemoryBytes: 81 << 30},
-			SettingError{"kv-cache-memory-bytes", "86973087744", "more than the 85899345920 bytes of test-80g"}, nil},
+			engine.SettingError{Flag: "kv-cache-memory-bytes", Value: "86973087744", Reason: "more than the 85899345920 bytes of test-80g"}, nil},
 		{"tp and kv heads", archs["Qwen__Qwen2.5-0.5B-Instruct"], Serve{TensorParallelSize: 7},
-			SettingError{"tensor-parallel-size", "7", "neither divides nor is a multiple of the 2 KV heads of corpus/models/Qwen__Qwen2.5-0.5B-Instruct.json"}, nil},
+			engine.SettingError{Flag: "tensor-parallel-size", Value: "7", Reason: "neither divides nor is a multiple of the 2 KV heads of corpus/models/Qwen__Qwen2.5-0.5B-Instruct.json"}, nil},
 		{"tp does not divide intermediate", archs["Qwen__Qwen2.5-0.5B-Instruct"], Serve{TensorParallelSize: 14},
-			SettingError{"tensor-parallel-size", "14", "does not divide intermediate_size 4864 of corpus/models/Qwen__Qwen2.5-0.5B-Instruct.json"}, nil},
+			engine.SettingError{Flag: "tensor-parallel-size", Value: "14", Reason: "does not divide intermediate_size 4864 of corpus/models/Qwen__Qwen2.5-0.5B-Instruct.json"}, nil},
 		{"more stages than layers", archs["meta-llama__Llama-3.2-1B-Instruct"], Serve{PipelineParallelSize: 17},
-			SettingError{"pipeline-parallel-size", "17", "more stages than the 16 layers of corpus/models/meta-llama__Llama-3.2-1B-Instruct.json"}, nil},
+			engine.SettingError{Flag: "pipeline-parallel-size", Value: "17", Reason: "more stages than the 16 layers of corpus/models/meta-llama__Llama-3.2-1B-Instruct.json"}, nil},
 		// vllm/platforms/cuda.py:615-634 check_if_supports_dtype.
 		{"bfloat16 below SM80", llama, Serve{Dtype: "bfloat16"},
-			SettingError{"dtype", "bfloat16", "vLLM refuses it on Tesla V100-SXM2-32GB: bfloat16 needs compute capability 8.0 or higher, and it has 7.0; use --dtype half"}, on(v100)},
+			engine.SettingError{Flag: "dtype", Value: "bfloat16", Reason: "vLLM refuses it on Tesla V100-SXM2-32GB: bfloat16 needs compute capability 8.0 or higher, and it has 7.0; use --dtype half"}, on(v100)},
 		// vllm/v1/attention/backends/triton_attn.py:522-536.
 		{"fp8 KV below SM80", llama, Serve{KVCacheDtype: "fp8"},
-			SettingError{"kv-cache-dtype", "fp8", "vLLM refuses it on Tesla T4 (compute capability 7.5): no attention backend there takes an fp8 KV cache (native fp8 needs SM89); use --kv-cache-dtype auto"}, on(t4)},
+			engine.SettingError{Flag: "kv-cache-dtype", Value: "fp8", Reason: "vLLM refuses it on Tesla T4 (compute capability 7.5): no attention backend there takes an fp8 KV cache (native fp8 needs SM89); use --kv-cache-dtype auto"}, on(t4)},
 		// fp8.py:143-145: Fp8Config needs 7.5.
 		{"fp8 weights below SM75", llama, Serve{Quantization: "fp8"},
-			SettingError{"quantization", "fp8", "vLLM refuses it on Tesla V100-SXM2-32GB: the quantization method fp8 is not supported for the current GPU. Minimum capability: 75. Current capability: 70."}, on(v100)},
+			engine.SettingError{Flag: "quantization", Value: "fp8", Reason: "vLLM refuses it on Tesla V100-SXM2-32GB: the quantization method fp8 is not supported for the current GPU. Minimum capability: 75. Current capability: 70."}, on(v100)},
 		{"an fp8 checkpoint below SM75", archs["Qwen__Qwen3-32B-FP8"], Serve{},
-			SettingError{"quantization", "(the checkpoint's)", "vLLM refuses it on Tesla V100-SXM2-32GB: the quantization method fp8 is not supported for the current GPU. Minimum capability: 75. Current capability: 70."}, on(v100)},
+			engine.SettingError{Flag: "quantization", Value: "(the checkpoint's)", Reason: "vLLM refuses it on Tesla V100-SXM2-32GB: the quantization method fp8 is not supported for the current GPU. Minimum capability: 75. Current capability: 70."}, on(v100)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -141,9 +142,9 @@ func TestResolveErrors(t *testing.T) {
 				class = tt.class(c)
 			}
 			_, err := NewReference(tt.arch, tt.serve, class, current)
-			var se *SettingError
+			var se *engine.SettingError
 			if !errors.As(err, &se) {
-				t.Fatalf("error %v (%T) is not a *SettingError", err, err)
+				t.Fatalf("error %v (%T) is not a *engine.SettingError", err, err)
 			}
 			if diff := cmp.Diff(tt.want, *se); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)

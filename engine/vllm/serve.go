@@ -1,6 +1,6 @@
 package vllm
 
-import "fmt"
+import "membudget/engine"
 
 // Serve is a vLLM serve's settings under vLLM's flag names. A zero field
 // takes the default of the profile's vLLM (see [Resolve]); settings vLLM
@@ -29,9 +29,9 @@ type Serve struct {
 	Dtype                string // --dtype
 	Quantization         string // --quantization
 	EnforceEager         bool   // --enforce-eager
-	// AsyncScheduling is --async-scheduling (On) or --no-async-scheduling
-	// (Off); Default leaves it to the profile.
-	AsyncScheduling Switch
+	// AsyncScheduling is --async-scheduling ([engine.On]) or --no-async-scheduling
+	// ([engine.Off]); [engine.Default] leaves it to the profile.
+	AsyncScheduling engine.Switch
 	// CPUOffloadGiB is --cpu-offload-gb: GiB of each GPU's weights kept in
 	// host memory.
 	CPUOffloadGiB float64
@@ -39,11 +39,11 @@ type Serve struct {
 	// versions that have the flag; nil takes the version's default (4 GiB
 	// on the V0 engine, which allocates them; none on V1).
 	SwapSpaceGiB *float64
-	// EnablePrefixCaching is --enable-prefix-caching (On) or
-	// --no-enable-prefix-caching (Off). It sets the Mamba cache mode of a
+	// EnablePrefixCaching is --enable-prefix-caching (engine.On) or
+	// --no-enable-prefix-caching ([engine.Off]). It sets the Mamba cache mode of a
 	// model with state layers: two state blocks per sequence with it, one
 	// without.
-	EnablePrefixCaching Switch
+	EnablePrefixCaching engine.Switch
 	// MambaCacheDtype is --mamba-cache-dtype (auto, float32, float16,
 	// bfloat16): the conv state's dtype, and the SSM state's when
 	// MambaSSMCacheDtype is auto.
@@ -57,30 +57,5 @@ type Serve struct {
 	Revision string
 }
 
-// Switch is a boolean flag that can also be left to the default.
-type Switch int
-
-// The states of a [Switch].
-const (
-	Default Switch = iota
-	On
-	Off
-)
-
-// SettingError is a serve setting vLLM (or the device) refuses: Flag is
-// vLLM's flag name without its dashes, Value the value as given or
-// resolved, Reason why it is refused.
-type SettingError struct {
-	Flag, Value, Reason string
-}
-
-func (e *SettingError) Error() string {
-	if e.Value == "" {
-		return fmt.Sprintf("--%s: %s", e.Flag, e.Reason)
-	}
-	return fmt.Sprintf("--%s %s: %s", e.Flag, e.Value, e.Reason)
-}
-
-func settingErr(flag string, value any, format string, args ...any) *SettingError {
-	return &SettingError{Flag: flag, Value: fmt.Sprint(value), Reason: fmt.Sprintf(format, args...)}
-}
+// settingErr returns the *engine.SettingError of flag at value.
+var settingErr = engine.Refuse

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"membudget/budget"
+	"membudget/engine"
 	"membudget/model"
 )
 
@@ -84,7 +85,7 @@ func (r *Resolved) resolveState(a *model.Arch, def func(string, string)) error {
 	}
 	state, attention := stateLayers(a)
 	if state == 0 {
-		r.PrefixCaching = r.EnablePrefixCaching != Off
+		r.PrefixCaching = r.EnablePrefixCaching != engine.Off
 		return nil
 	}
 	p := r.Profile
@@ -93,12 +94,12 @@ func (r *Resolved) resolveState(a *model.Arch, def func(string, string)) error {
 	}
 	hybrid := attention > 0
 	switch r.EnablePrefixCaching {
-	case On:
+	case engine.On:
 		if p.Release.Less(stateAlignMode) {
 			return settingErr("enable-prefix-caching", "", "%s has only the experimental Mamba prefix caching that membudget does not model (mamba_cache_mode align came in 0.15.0, vLLM PR #30877)", p.Describes)
 		}
 		r.PrefixCaching = true
-	case Off:
+	case engine.Off:
 		r.PrefixCaching = false
 	default:
 		// enable_prefix_caching defaults to is_prefix_caching_supported

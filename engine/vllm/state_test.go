@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"membudget/budget"
+	"membudget/engine"
 	"membudget/model"
 )
 
@@ -201,7 +202,7 @@ func TestStateLayout(t *testing.T) {
 	}{
 		{"jamba mamba1", jamba, Serve{}, jambaWant},
 		{"nemotron-3-nano", nemotronNano(t), Serve{}, nemotron},
-		{"nemotron-3-nano without prefix caching", nemotronNano(t), Serve{EnablePrefixCaching: Off}, nemotronNone},
+		{"nemotron-3-nano without prefix caching", nemotronNano(t), Serve{EnablePrefixCaching: engine.Off}, nemotronNone},
 		{"nemotron-3-nano fp8 block 32", nemotronNano(t), Serve{KVCacheDtype: "fp8", BlockSize: 32}, nemotronFP8},
 		{"nemotron-3-nano fp8 block 32 tp2", nemotronNano(t), Serve{KVCacheDtype: "fp8", BlockSize: 32, TensorParallelSize: 2},
 			// TP2: conv 3 x 3072 bf16 = 18,432 B, SSM 32 x 64 x 128 float32
@@ -251,7 +252,7 @@ func TestStateCapacity(t *testing.T) {
 		// each of 4 state groups: 134. 1024 sequences fit in 3335 blocks.
 		{"nemotron-3-nano", nemotronNano(t), Serve{}, want{3335, 134, logged(3335, 134), 3335, "24.89", false}},
 		// Without prefix caching one state block a group: 130.
-		{"nemotron-3-nano none", nemotronNano(t), Serve{EnablePrefixCaching: Off}, want{3335, 130, logged(3335, 130), 3335, "25.65", false}},
+		{"nemotron-3-nano none", nemotronNano(t), Serve{EnablePrefixCaching: engine.Off}, want{3335, 130, logged(3335, 130), 3335, "25.65", false}},
 		// 40 GiB // 2,162,688 // 10 = 1985; 249 + 3 x 2 = 255.
 		{"qwen3.5-35b-a3b", qwen35MoE(t), Serve{}, want{1985, 255, logged(1985, 255), 1985, "7.78", false}},
 		// 40 GiB // 3,211,264 // 16 = 835 blocks, fewer than H100's default
@@ -316,7 +317,7 @@ func TestStateByVersion(t *testing.T) {
 		{"main", base, "align", 1056, true},
 		// Prefix caching was off by default for hybrids before PR #40996.
 		{"0.25.0", base, "none", 1056, true},
-		{"0.20.0", Serve{MaxModelLen: 262144, KVCacheMemoryBytes: gib40, EnablePrefixCaching: On}, "align", 1056, true},
+		{"0.20.0", Serve{MaxModelLen: 262144, KVCacheMemoryBytes: gib40, EnablePrefixCaching: engine.On}, "align", 1056, true},
 		// Before 0.19.0 --block-size was not the alignment: 16 x cdiv(M,
 		// 16 x 2048) with --block-size 64 still gives 1056; from 0.19.0,
 		// 64 x cdiv(M, 64 x 2048) = 64 x 17 = 1088. No refusal either.
@@ -338,10 +339,10 @@ func TestStateByVersion(t *testing.T) {
 	}{
 		{"0.10.1", "vllm-version", Serve{MaxModelLen: 4096}},
 		{"0.9.2:v0", "vllm-version", Serve{MaxModelLen: 4096}},
-		{"0.14.0", "enable-prefix-caching", Serve{EnablePrefixCaching: On}},
+		{"0.14.0", "enable-prefix-caching", Serve{EnablePrefixCaching: engine.On}},
 	} {
 		_, err := Resolve(bad.serve, a, testClass(false), mustProfile(bad.spec))
-		var se *SettingError
+		var se *engine.SettingError
 		if !asSettingError(err, &se) || se.Flag != bad.flag {
 			t.Errorf("%s: %v; want an error naming --%s", bad.spec, err, bad.flag)
 		}
@@ -367,7 +368,7 @@ func TestStateSettingErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		_, err := Resolve(tt.serve, tt.arch, testClass(false), current)
-		var se *SettingError
+		var se *engine.SettingError
 		if !asSettingError(err, &se) || se.Flag != tt.flag || !strings.Contains(se.Reason, tt.words) {
 			t.Errorf("%s: %v; want --%s: ...%s...", tt.name, err, tt.flag, tt.words)
 		}
@@ -403,8 +404,8 @@ func TestStateDtypeHooks(t *testing.T) {
 	}
 }
 
-// asSettingError is errors.As for a *SettingError.
-func asSettingError(err error, se **SettingError) bool { return errors.As(err, se) }
+// asSettingError is errors.As for a *engine.SettingError.
+func asSettingError(err error, se **engine.SettingError) bool { return errors.As(err, se) }
 
 // TestStateCommand: the vllm serve line of a hybrid names the raised block,
 // prefix caching and the hooked SSM dtype, and vLLM given that line sizes
@@ -421,7 +422,7 @@ func TestStateCommand(t *testing.T) {
 			t.Errorf("%s: no %s", line, part)
 		}
 	}
-	again, err := Resolve(Serve{MaxModelLen: 32768, BlockSize: 1056, EnablePrefixCaching: On, MambaSSMCacheDtype: "float32"}, a, testClass(false), current)
+	again, err := Resolve(Serve{MaxModelLen: 32768, BlockSize: 1056, EnablePrefixCaching: engine.On, MambaSSMCacheDtype: "float32"}, a, testClass(false), current)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -465,7 +466,7 @@ func TestObservedHybridLogs(t *testing.T) {
 		// 66.93 GiB: blocks of 2096 tokens, 10 x 2,146,304 B, 3348 of them
 		// (66.925 to 66.935 GiB hold 3348); 0.20 logs 3348 // 4 groups x
 		// 2096 = 1,754,352 tokens and 3348 / (126 + 3 x 2) = 25.36x.
-		{"row 103", qwen35MoE(t), "0.20.0", Serve{KVCacheDtype: "fp8", EnablePrefixCaching: On, MaxModelLen: 262144, MaxNumSeqs: 8,
+		{"row 103", qwen35MoE(t), "0.20.0", Serve{KVCacheDtype: "fp8", EnablePrefixCaching: engine.On, MaxModelLen: 262144, MaxNumSeqs: 8,
 			MaxNumBatchedTokens: 65536, KVCacheMemoryBytes: 71860171571 + 1}, 3348, 1754352, "25.36"},
 		// Row 120, a 0.18/0.19 log: gemma-4-26B-A4B, fp8_e4m3 KV, 98,304
 		// tokens, 8192 batched tokens, 9.08 GiB. Sliding pages are 16 x 8

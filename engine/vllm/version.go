@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"membudget/budget"
+	"membudget/engine"
 	"membudget/model"
 )
 
@@ -213,14 +214,14 @@ func ProfileFor(spec string) (Profile, error) {
 	}
 	v, err := ParseVersion(s)
 	if err != nil || v.Less(v0_6_0) {
-		return Profile{}, &SettingError{Flag: "vllm-version", Value: spec,
+		return Profile{}, &engine.SettingError{Flag: "vllm-version", Value: spec,
 			Reason: "want main, a release from 0.6.0 such as 0.19.0, a release with :v0 for the V0 engine (0.8.5:v0), or v0"}
 	}
 	if v.Less(v0_8_0) {
 		era = V0
 	}
 	if era == V0 && v.AtLeast(Version{0, 11, 0}) {
-		return Profile{}, &SettingError{Flag: "vllm-version", Value: spec, Reason: "vLLM 0.11.0 removed the V0 engine (PR #25321)"}
+		return Profile{}, &engine.SettingError{Flag: "vllm-version", Value: spec, Reason: "vLLM 0.11.0 removed the V0 engine (PR #25321)"}
 	}
 	p := profileAt(v, era)
 	p.Name = v.String()

@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"membudget/budget"
+	"membudget/engine"
 )
 
 func TestParseVersion(t *testing.T) {
@@ -111,7 +112,7 @@ func TestProfileForNames(t *testing.T) {
 		"0.12.0:v0": "vLLM 0.11.0 removed the V0 engine (PR #25321)",
 	} {
 		_, err := ProfileFor(spec)
-		var se *SettingError
+		var se *engine.SettingError
 		if !errors.As(err, &se) || se.Flag != "vllm-version" || se.Reason != reason {
 			t.Errorf("ProfileFor(%q) = %v; want a --vllm-version error %q", spec, err, reason)
 		}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"membudget/budget"
+	"membudget/engine"
 	"membudget/engine/vllm"
 	"membudget/model"
 	"membudget/model/logs"
@@ -237,7 +238,7 @@ func Explain(in Input) (*Explanation, error) {
 	ref, err := vllm.NewReference(in.Model.Arch, in.Serve.Serve, in.Class.Class, in.Version.Profile)
 	if err != nil {
 		se := &ServeError{Err: err}
-		var sErr *vllm.SettingError
+		var sErr *engine.SettingError
 		if errors.As(err, &sErr) {
 			se.Flag = sErr.Flag
 			if from, ok := in.Serve.From[sErr.Flag]; ok && from.Source == FromLogged {

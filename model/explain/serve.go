@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"membudget/engine"
 	"membudget/engine/vllm"
 	"membudget/model"
 	"membudget/model/logs"
@@ -200,15 +201,15 @@ func applySetting(s *vllm.Serve, flag string, st logs.Setting) (string, error) {
 		*dst = b
 		return strconv.FormatBool(b), nil
 	}
-	switch2 := func(dst *vllm.Switch) (string, error) {
+	switch2 := func(dst *engine.Switch) (string, error) {
 		var b bool
 		v, err := boolean(&b)
 		if err != nil {
 			return "", err
 		}
-		*dst = vllm.Off
+		*dst = engine.Off
 		if b {
-			*dst = vllm.On
+			*dst = engine.On
 		}
 		return v, nil
 	}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"membudget/engine"
 	"membudget/engine/sglang"
 	"membudget/model/logs"
 )
@@ -154,7 +155,7 @@ func ExplainSGLang(in SGLangInput) (*Explanation, error) {
 	ref, err := sglang.NewReference(in.Model.Arch, in.Serve.Serve, in.Class.Class, in.Profile)
 	if err != nil {
 		se := &ServeError{Err: err}
-		var sErr *sglang.SettingError
+		var sErr *engine.SettingError
 		if errors.As(err, &sErr) {
 			se.Flag = sErr.Flag
 			if from, ok := in.Serve.From[sErr.Flag]; ok {

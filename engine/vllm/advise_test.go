@@ -1,16 +1,16 @@
-package advise
+package vllm
 
 import (
 	"strings"
 	"testing"
 
+	"membudget/engine"
 	"membudget"
 	"membudget/budget"
-	"membudget/engine/vllm"
 	"membudget/model"
 )
 
-func engine(t *testing.T, modelName, class string) Engine {
+func searchOn(t *testing.T, modelName, class string) Search {
 	t.Helper()
 	data, path, ok := membudget.ModelConfig(modelName)
 	if !ok {
@@ -24,11 +24,11 @@ func engine(t *testing.T, modelName, class string) Engine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := vllm.ProfileFor("main")
+	p, err := ProfileFor("main")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Engine{Arch: a, Class: c, Profile: p}
+	return Search{Arch: a, Class: c, Profile: p}
 }
 
 // TestSeventyBOnTwoH100s is the case a user met: Llama-3.1-70B at TP2 on
@@ -37,9 +37,9 @@ func engine(t *testing.T, modelName, class string) Engine {
 // lengths, more util and more ranks all fit. Every suggestion must fit when
 // the serve is rebuilt with it, and the length bound must be the bound.
 func TestSeventyBOnTwoH100s(t *testing.T) {
-	e := engine(t, "meta-llama__Llama-3.1-70B-Instruct", "h100-sxm-80g")
-	s := vllm.Serve{TensorParallelSize: 2, MaxModelLen: 32768}
-	target := Target{Seqs: 1, Tokens: 32768}
+	e := searchOn(t, "meta-llama__Llama-3.1-70B-Instruct", "h100-sxm-80g")
+	s := Serve{TensorParallelSize: 2, MaxModelLen: 32768}
+	target := engine.Target{Seqs: 1, Tokens: 32768}
 	_, plan, err := e.compile(s)
 	if err != nil {
 		t.Fatal(err)
@@ -94,8 +94,8 @@ func TestSeventyBOnTwoH100s(t *testing.T) {
 // TestNothingFitsNamesTheSpace: a model no setting of one small device
 // holds gets no suggestion, and the advice names the levers it tried.
 func TestNothingFitsNamesTheSpace(t *testing.T) {
-	e := engine(t, "deepseek-ai__DeepSeek-V3", "rtx-4090")
-	adv, err := e.Advise(vllm.Serve{MaxModelLen: 4096}, Target{Seqs: 1, Tokens: 4096})
+	e := searchOn(t, "deepseek-ai__DeepSeek-V3", "rtx-4090")
+	adv, err := e.Advise(Serve{MaxModelLen: 4096}, engine.Target{Seqs: 1, Tokens: 4096})
 	if err != nil {
 		t.Fatal(err)
 	}

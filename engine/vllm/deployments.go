@@ -1,4 +1,4 @@
-package advise
+package vllm
 
 import (
 	"cmp"
@@ -7,7 +7,7 @@ import (
 	"slices"
 
 	"membudget/budget"
-	"membudget/engine/vllm"
+	"membudget/engine"
 	"membudget/model"
 )
 
@@ -24,7 +24,7 @@ type Space struct {
 	// MaxGPUs bounds tensor x pipeline x data ranks (8 when 0).
 	MaxGPUs uint64
 	// Profile is the vLLM whose rules size each serve.
-	Profile vllm.Profile
+	Profile Profile
 	// Revision is the checkpoint revision sized, given to each command as
 	// vLLM's --revision; empty for the default branch.
 	Revision string
@@ -39,7 +39,7 @@ type Space struct {
 type Deployment struct {
 	Class budget.Class
 	// Serve is the serve of each engine, every setting explicit.
-	Serve vllm.Resolved
+	Serve Resolved
 	GPUs  uint64
 	// PerEngine is the sequences each data-parallel engine holds.
 	PerEngine uint64
@@ -65,13 +65,13 @@ func (d Deployment) Headroom() uint64 { return min(d.At.BudgetHeadroom(), d.At.D
 // layout is one way to spread a serve over GPUs.
 type layout struct{ tp, pp, dp uint64 }
 
-// Plan searches the space for every deployment of arch a (named model in
+// Deployments searches the space for every deployment of arch a (named model in
 // the commands) that serves need, and returns them ranked by GPU count,
 // then device memory, then headroom (most first). progress, when not nil,
 // is called after each class with the classes done. A length vLLM refuses
 // for the model (beyond its derived maximum, unless the space allows it)
-// is an error wrapping the [vllm.SettingError] for max-model-len.
-func Plan(a *model.Arch, name string, need Need, sp Space, progress func(done, total int)) ([]Deployment, error) {
+// is an error wrapping the [engine.SettingError] for max-model-len.
+func Deployments(a *model.Arch, name string, need Need, sp Space, progress func(done, total int)) ([]Deployment, error) {
 	if need.Length == 0 || need.Concurrency == 0 {
 		return nil, fmt.Errorf("a plan needs a length and a concurrency of at least 1, got %d and %d", need.Length, need.Concurrency)
 	}
@@ -97,13 +97,13 @@ func Plan(a *model.Arch, name string, need Need, sp Space, progress func(done, t
 	var found []*Deployment
 	// One compiler for every class: the weights of a sharding do not
 	// depend on the device.
-	compiler := vllm.NewCompiler(a)
+	compiler := NewCompiler(a)
 	// A length beyond the model is refused by vLLM on every device: an
 	// error, not a search that finds nothing. The first class that takes
 	// the model's default serve (a T4 refuses bfloat16) says which.
 	for _, c := range sp.Classes {
-		_, _, err := compiler.Compile(vllm.Serve{MaxModelLen: need.Length, AllowLongMaxModelLen: sp.AllowLongMaxModelLen}, c, sp.Profile)
-		var se *vllm.SettingError
+		_, _, err := compiler.Compile(Serve{MaxModelLen: need.Length, AllowLongMaxModelLen: sp.AllowLongMaxModelLen}, c, sp.Profile)
+		var se *engine.SettingError
 		if errors.As(err, &se) && se.Flag == "max-model-len" {
 			return nil, fmt.Errorf("length %d: %w", need.Length, se)
 		}
@@ -113,7 +113,7 @@ func Plan(a *model.Arch, name string, need Need, sp Space, progress func(done, t
 	}
 	kvs := []string{"auto", "fp8"}
 	for ci, c := range sp.Classes {
-		e := Engine{Arch: a, Class: c, Profile: sp.Profile, Compiler: compiler, memo: &memo{}}
+		e := Search{Arch: a, Class: c, Profile: sp.Profile, Compiler: compiler, memo: &memo{}}
 		// The data-parallel engines of a layout run the same serve (data
 		// parallelism changes no engine's memory without expert
 		// parallelism): each serve is compiled once for every dp, and the
@@ -162,7 +162,7 @@ func Plan(a *model.Arch, name string, need Need, sp Space, progress func(done, t
 // deploy tries one layout, weight quantization and KV dtype at vLLM's
 // default util and, when that does not hold the need, at the class's
 // ceiling; ok when one holds it.
-func (e *Engine) deploy(name string, sp *Space, need Need, l layout, perEngine uint64, quant, kv string) (Deployment, bool) {
+func (e *Search) deploy(name string, sp *Space, need Need, l layout, perEngine uint64, quant, kv string) (Deployment, bool) {
 	utils := []float64{e.Profile.DefaultUtil}
 	if ceiling := e.Class.Memory.UtilCeiling; ceiling != e.Profile.DefaultUtil {
 		utils = append(utils, ceiling)
@@ -172,7 +172,7 @@ func (e *Engine) deploy(name string, sp *Space, need Need, l layout, perEngine u
 			continue
 		}
 		// Compiled with one engine: the dp engines each run this serve.
-		s := vllm.Serve{GPUMemoryUtilization: u, MaxModelLen: need.Length, TensorParallelSize: l.tp,
+		s := Serve{GPUMemoryUtilization: u, MaxModelLen: need.Length, TensorParallelSize: l.tp,
 			PipelineParallelSize: l.pp, DataParallelSize: 1, Quantization: quant, KVCacheDtype: kv,
 			Revision: sp.Revision, AllowLongMaxModelLen: sp.AllowLongMaxModelLen}
 		r, plan, err := e.compile(s)
@@ -205,7 +205,7 @@ func (e *Engine) deploy(name string, sp *Space, need Need, l layout, perEngine u
 			MostSeqs: most, LongestLen: longest, KVCacheBytes: kvCacheBytes(plan)}
 		withKV := r
 		withKV.KVCacheMemoryBytes = d.KVCacheBytes
-		d.Command = vllm.Command(name, withKV)
+		d.Command = Command(name, withKV)
 		return d, true
 	}
 	return Deployment{}, false

@@ -1,10 +1,11 @@
-// Package advise searches vLLM's serve settings for what would make a serve
+package vllm
+
+// The advice: vLLM's serve settings searched for what would make a serve
 // fit: a shorter --max-model-len, fewer --max-num-seqs, an fp8 KV cache, a
 // higher --gpu-memory-utilization within the class's ceiling, more tensor or
 // pipeline ranks, and their combinations. Every suggestion is checked by the
 // same evaluator the report uses (it fits, and a bound is the verified
 // bound), and a search that finds nothing says which space it covered.
-package advise
 
 import (
 	"fmt"
@@ -13,12 +14,9 @@ import (
 	"strings"
 
 	"membudget/budget"
-	"membudget/engine/vllm"
+	"membudget/engine"
 	"membudget/model"
 )
-
-// Target is what a serve must hold: Seqs sequences of Tokens tokens each.
-type Target struct{ Seqs, Tokens uint64 }
 
 // Suggestion is one change of the serve's settings that makes the target
 // fit, or, for the bounds, the largest value that does.
@@ -29,7 +27,7 @@ type Suggestion struct {
 	// Why says in a few words what the suggestion holds.
 	Why string
 	// Serve is the serve with the change.
-	Serve vllm.Serve
+	Serve Serve
 	// At is the footprint the suggestion was checked at: it fits.
 	At budget.Footprint
 	// GPUs is the devices the serve takes: tensor x pipeline x data ranks.
@@ -44,14 +42,15 @@ type Advice struct {
 	Searched []string
 }
 
-// Engine compiles a serve: membudget's vLLM rules under one profile.
-type Engine struct {
+// Search compiles the serves of one model on one class under one profile,
+// for the advice and the plan: membudget's vLLM rules, searched.
+type Search struct {
 	Arch    *model.Arch
 	Class   budget.Class
-	Profile vllm.Profile
+	Profile Profile
 	// Compiler compiles Arch's serves, keeping their weights from one to
 	// the next; nil gives each search a compiler of its own.
-	Compiler *vllm.Compiler
+	Compiler *Compiler
 	// memo, when not nil, keeps the last serves compiled: a plan tries the
 	// same few serves (each util, each raised --max-num-seqs) for every
 	// data-parallel degree in a row.
@@ -66,22 +65,22 @@ type memo struct {
 
 // compiled is one serve's compilation.
 type compiled struct {
-	s    vllm.Serve
+	s    Serve
 	ok   bool
-	r    vllm.Resolved
+	r    Resolved
 	plan *budget.Plan
 	err  error
 }
 
 // ensureCompiler gives e a compiler of its own when it has none.
-func (e *Engine) ensureCompiler() {
+func (e *Search) ensureCompiler() {
 	if e.Compiler == nil {
-		e.Compiler = vllm.NewCompiler(e.Arch)
+		e.Compiler = NewCompiler(e.Arch)
 	}
 }
 
 // compile resolves and compiles s; a serve vLLM refuses is no candidate.
-func (e *Engine) compile(s vllm.Serve) (vllm.Resolved, *budget.Plan, error) {
+func (e *Search) compile(s Serve) (Resolved, *budget.Plan, error) {
 	e.ensureCompiler()
 	if e.memo == nil {
 		return e.Compiler.Compile(s, e.Class, e.Profile)
@@ -102,7 +101,7 @@ func (e *Engine) compile(s vllm.Serve) (vllm.Resolved, *budget.Plan, error) {
 // lever alone, then the KV cache in fp8 with each of the others. A lever is
 // tried only where vLLM takes it (an fp8 KV cache on a device that has a
 // backend for it, tensor ranks that divide the model's heads).
-func (e Engine) Advise(s vllm.Serve, t Target) (Advice, error) {
+func (e Search) Advise(s Serve, t engine.Target) (Advice, error) {
 	e.ensureCompiler()
 	r, plan, err := e.compile(s)
 	if err != nil {
@@ -131,7 +130,7 @@ func (e Engine) Advise(s vllm.Serve, t Target) (Advice, error) {
 	// largest step of the ladder that still takes the target.
 	if seqs := seqsLadder(r.MaxNumSeqs, t.Seqs); len(seqs) > 0 {
 		for _, m := range seqs {
-			if sug, ok := e.check(r.Serve, t, variant{fmt.Sprintf("--max-num-seqs %d", m), func(s *vllm.Serve) { s.MaxNumSeqs = m }}); ok {
+			if sug, ok := e.check(r.Serve, t, variant{fmt.Sprintf("--max-num-seqs %d", m), func(s *Serve) { s.MaxNumSeqs = m }}); ok {
 				sug.Why = fmt.Sprintf("a smaller batch: %s", sug.Why)
 				adv.add(sug)
 				break
@@ -159,7 +158,7 @@ func (e Engine) Advise(s vllm.Serve, t Target) (Advice, error) {
 	// Whole changes of the serve, each checked at the target.
 	var variants []variant
 	if r.KVDtypeBytes > 1 {
-		variants = append(variants, variant{"--kv-cache-dtype fp8", func(s *vllm.Serve) { s.KVCacheDtype = "fp8" }})
+		variants = append(variants, variant{"--kv-cache-dtype fp8", func(s *Serve) { s.KVCacheDtype = "fp8" }})
 		adv.Searched = append(adv.Searched, "--kv-cache-dtype fp8")
 	}
 	ranks := e.rankVariants(r)
@@ -169,7 +168,7 @@ func (e Engine) Advise(s vllm.Serve, t Target) (Advice, error) {
 	}
 	base := []variant{{}}
 	if r.KVDtypeBytes > 1 {
-		base = append(base, variant{"--kv-cache-dtype fp8", func(s *vllm.Serve) { s.KVCacheDtype = "fp8" }})
+		base = append(base, variant{"--kv-cache-dtype fp8", func(s *Serve) { s.KVCacheDtype = "fp8" }})
 	}
 	for _, v := range variants {
 		if sug, ok := e.check(r.Serve, t, v); ok {
@@ -274,13 +273,13 @@ func containsAll(set, sub string) bool {
 // variant is one change of the serve: its flags and how it sets them.
 type variant struct {
 	flags string
-	apply func(*vllm.Serve)
+	apply func(*Serve)
 }
 
 // then is v followed by w.
 func (v variant) then(w variant) variant {
 	flags := strings.TrimSpace(v.flags + " " + w.flags)
-	return variant{flags, func(s *vllm.Serve) {
+	return variant{flags, func(s *Serve) {
 		if v.apply != nil {
 			v.apply(s)
 		}
@@ -292,19 +291,19 @@ func (v variant) then(w variant) variant {
 
 // rankVariants is more tensor ranks (each power of two up to 8 that the
 // model's heads take) and more pipeline stages (2 and 4), one at a time.
-func (e *Engine) rankVariants(r vllm.Resolved) []variant {
+func (e *Search) rankVariants(r Resolved) []variant {
 	var out []variant
 	for _, tp := range []uint64{2, 4, 8} {
 		if tp <= r.TensorParallelSize {
 			continue
 		}
-		out = append(out, variant{fmt.Sprintf("--tensor-parallel-size %d", tp), func(s *vllm.Serve) { s.TensorParallelSize = tp }})
+		out = append(out, variant{fmt.Sprintf("--tensor-parallel-size %d", tp), func(s *Serve) { s.TensorParallelSize = tp }})
 	}
 	for _, pp := range []uint64{2, 4} {
 		if pp <= r.PipelineParallelSize || pp > uint64(len(e.Arch.Layers)) {
 			continue
 		}
-		out = append(out, variant{fmt.Sprintf("--pipeline-parallel-size %d", pp), func(s *vllm.Serve) { s.PipelineParallelSize = pp }})
+		out = append(out, variant{fmt.Sprintf("--pipeline-parallel-size %d", pp), func(s *Serve) { s.PipelineParallelSize = pp }})
 	}
 	return out
 }
@@ -319,7 +318,7 @@ func rankSpace(ranks []variant) string {
 
 // check compiles the serve with v and evaluates the target; ok when it
 // fits.
-func (e *Engine) check(s vllm.Serve, t Target, v variant) (Suggestion, bool) {
+func (e *Search) check(s Serve, t engine.Target, v variant) (Suggestion, bool) {
 	if v.apply != nil {
 		v.apply(&s)
 	}
@@ -341,7 +340,7 @@ func (e *Engine) check(s vllm.Serve, t Target, v variant) (Suggestion, bool) {
 // and the class's ceiling at which the target fits with v applied: first
 // where the budget covers the ledger, then a few hundredths more for the
 // allocator's slack, which grows with the KV tensors the budget sizes.
-func (e *Engine) lowestUtil(s vllm.Serve, t Target, v variant) (Suggestion, bool) {
+func (e *Search) lowestUtil(s Serve, t engine.Target, v variant) (Suggestion, bool) {
 	if v.apply != nil {
 		v.apply(&s)
 	}
@@ -387,7 +386,7 @@ func (e *Engine) lowestUtil(s vllm.Serve, t Target, v variant) (Suggestion, bool
 // checked on the serve recompiled with it: a version whose other terms
 // follow max_model_len (the V0 engine batches the whole context) can move
 // the bound, so the search runs again on the new serve until it holds.
-func (e *Engine) boundLen(s vllm.Serve, plan *budget.Plan, t Target) (Suggestion, bool, error) {
+func (e *Search) boundLen(s Serve, plan *budget.Plan, t engine.Target) (Suggestion, bool, error) {
 	limit := t.Tokens
 	for range 4 {
 		ans, err := budget.MaxLength(plan, t.Seqs, limit)
@@ -411,16 +410,16 @@ func (e *Engine) boundLen(s vllm.Serve, plan *budget.Plan, t Target) (Suggestion
 	return Suggestion{}, false, nil
 }
 
-func withLen(s vllm.Serve, l uint64) vllm.Serve {
+func withLen(s Serve, l uint64) Serve {
 	s.MaxModelLen, s.AutoMaxModelLen = l, false
 	return s
 }
 
-func withSeqs(s vllm.Serve, n uint64) vllm.Serve {
+func withSeqs(s Serve, n uint64) Serve {
 	s.MaxNumSeqs = n
 	return s
 }
 
-func gpus(r vllm.Resolved) uint64 {
+func gpus(r Resolved) uint64 {
 	return r.TensorParallelSize * r.PipelineParallelSize * r.DataParallelSize
 }

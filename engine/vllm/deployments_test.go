@@ -1,4 +1,4 @@
-package advise
+package vllm
 
 import (
 	"errors"
@@ -7,7 +7,7 @@ import (
 
 	"membudget"
 	"membudget/budget"
-	"membudget/engine/vllm"
+	"membudget/engine"
 )
 
 // TestPlanSeventyB: Llama-3.1-70B for 16 sequences of 32768 tokens on
@@ -15,13 +15,13 @@ import (
 // verified, it is ranked by GPUs, and its command, given back with its
 // --kv-cache-memory-bytes, sizes the same KV cache.
 func TestPlanSeventyB(t *testing.T) {
-	e := engine(t, "meta-llama__Llama-3.1-70B-Instruct", "h100-sxm-80g")
+	e := searchOn(t, "meta-llama__Llama-3.1-70B-Instruct", "h100-sxm-80g")
 	h200, err := membudget.Kernels().Load("h200")
 	if err != nil {
 		t.Fatal(err)
 	}
 	need := Need{Length: 32768, Concurrency: 16}
-	rows, err := Plan(e.Arch, "meta-llama/Llama-3.1-70B-Instruct", need, Space{Classes: []budget.Class{e.Class, h200}, Profile: e.Profile}, nil)
+	rows, err := Deployments(e.Arch, "meta-llama/Llama-3.1-70B-Instruct", need, Space{Classes: []budget.Class{e.Class, h200}, Profile: e.Profile}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,11 +46,11 @@ func TestPlanSeventyB(t *testing.T) {
 		// The command's KV cache, given as bytes, holds the same blocks.
 		s := d.Serve.Serve
 		s.KVCacheMemoryBytes = d.KVCacheBytes
-		ref, err := vllm.NewReference(e.Arch, s, d.Class, e.Profile)
+		ref, err := NewReference(e.Arch, s, d.Class, e.Profile)
 		if err != nil {
 			t.Fatalf("%s: %v", d.Command, err)
 		}
-		want, err := vllm.NewReference(e.Arch, d.Serve.Serve, d.Class, e.Profile)
+		want, err := NewReference(e.Arch, d.Serve.Serve, d.Class, e.Profile)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -68,14 +68,14 @@ func TestPlanSeventyB(t *testing.T) {
 // setting error; allowed, every row's serve carries the allowance and the
 // revision planned.
 func TestPlanLengthBeyondTheModel(t *testing.T) {
-	e := engine(t, "Qwen__Qwen3-0.6B", "l4")
+	e := searchOn(t, "Qwen__Qwen3-0.6B", "l4")
 	need := Need{Length: 65536, Concurrency: 1}
-	_, err := Plan(e.Arch, "Qwen/Qwen3-0.6B", need, Space{Classes: []budget.Class{e.Class}, Profile: e.Profile}, nil)
-	var se *vllm.SettingError
+	_, err := Deployments(e.Arch, "Qwen/Qwen3-0.6B", need, Space{Classes: []budget.Class{e.Class}, Profile: e.Profile}, nil)
+	var se *engine.SettingError
 	if !errors.As(err, &se) || se.Flag != "max-model-len" || !strings.Contains(se.Reason, "40960") {
 		t.Fatalf("got %v, want the max-model-len setting error naming 40960", err)
 	}
-	rows, err := Plan(e.Arch, "Qwen/Qwen3-0.6B", need, Space{Classes: []budget.Class{e.Class}, Profile: e.Profile, AllowLongMaxModelLen: true, Revision: "v2"}, nil)
+	rows, err := Deployments(e.Arch, "Qwen/Qwen3-0.6B", need, Space{Classes: []budget.Class{e.Class}, Profile: e.Profile, AllowLongMaxModelLen: true, Revision: "v2"}, nil)
 	if err != nil || len(rows) == 0 {
 		t.Fatalf("allowed: %d rows, %v", len(rows), err)
 	}

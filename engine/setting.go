@@ -1,0 +1,62 @@
+package engine
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// SettingError is a serve setting the engine (or the device) refuses: Flag
+// is the engine's flag without its dashes (or an environment variable),
+// Value the value as given or resolved, Reason why it is refused. Every
+// engine's Size returns one for every refusal of a setting, so that a
+// command can name the flag to change.
+type SettingError struct {
+	Flag, Value, Reason string
+}
+
+// Error returns "--flag value: reason".
+func (e *SettingError) Error() string {
+	if e.Value == "" {
+		return fmt.Sprintf("--%s: %s", e.Flag, e.Reason)
+	}
+	return fmt.Sprintf("--%s %s: %s", e.Flag, e.Value, e.Reason)
+}
+
+// Refuse returns the *SettingError of flag at value, its reason formatted
+// as fmt.Sprintf does.
+func Refuse(flag string, value any, format string, args ...any) *SettingError {
+	return &SettingError{Flag: flag, Value: fmt.Sprint(value), Reason: fmt.Sprintf(format, args...)}
+}
+
+// Switch is a boolean setting that can also be left to the engine's
+// default.
+type Switch int
+
+// The states of a [Switch].
+const (
+	Default Switch = iota
+	On
+	Off
+)
+
+// SwitchFlag is one side of a --x / --no-x pair of flags: given, it sets
+// the switch to To. It takes no value.
+type SwitchFlag struct {
+	V  *Switch
+	To Switch
+}
+
+// String returns "": a switch has no default to print.
+func (f *SwitchFlag) String() string { return "" }
+
+// IsBoolFlag reports true: the flag package takes it without a value.
+func (f *SwitchFlag) IsBoolFlag() bool { return true }
+
+// Set sets the switch; only the flag package's "true" is accepted.
+func (f *SwitchFlag) Set(s string) error {
+	if b, err := strconv.ParseBool(s); err != nil || !b {
+		return fmt.Errorf("takes no value, got %q", s)
+	}
+	*f.V = f.To
+	return nil
+}
