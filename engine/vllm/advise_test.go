@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"membudget/engine"
 	"membudget"
 	"membudget/budget"
+	"membudget/engine"
 	"membudget/model"
 )
 

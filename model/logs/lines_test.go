@@ -8,7 +8,6 @@ import (
 	"testing/iotest"
 
 	"github.com/google/go-cmp/cmp"
-
 )
 
 // TestLineFormats reads single lines of the formats and variants the whole
