@@ -101,10 +101,13 @@ type Serve interface {
 	// environment assignments the engine does not read (see Env) and the
 	// flags that do not change memory, as given. The report lists them.
 	Ignore(env, flags []string)
-	// Parsed is called once every flag is parsed, with the flags given by
-	// the names they were given under; it refuses what only the whole set
-	// shows (one setting given under two names).
-	Parsed(given map[string]bool) error
+	// Parsed is called once every flag and the environment are read,
+	// with the flags given by the names they were given under: it refuses
+	// what only the whole set shows (a release membudget has no rules for,
+	// one setting given under two names), before anything is loaded, and
+	// returns what it reads in doubt (an environment value the engine
+	// does not understand), for stderr.
+	Parsed(given map[string]bool) (warnings []string, err error)
 	// Size resolves the serve for model m on class c under the engine's
 	// rules and sizes it. A setting the engine (or the device) refuses is
 	// a *SettingError naming the engine's flag.
@@ -113,6 +116,8 @@ type Serve interface {
 
 // Line is a launch line split by [Serve.ReadLine].
 type Line struct {
+	// Name is how messages name the line ("the vllm serve line").
+	Name string
 	// Model is the model the line names ("" when it names none); From says
 	// where, for the message when --model names another ("vllm serve M",
 	// "--model-path M in the launch line").

@@ -99,8 +99,9 @@ func (s *Set) LineOf(args []string) Engine {
 
 // Check refuses, for a command that sizes e, the first of args that e does
 // not take and is not the command's own: a flag e takes but does not
-// model (naming what it would add), another engine's flag (naming that
-// engine and e's nearest flag), or another engine's launch line. own
+// model (naming what it would add), another engine's flag (a *FlagError,
+// naming that engine and e's nearest flag), or another engine's launch
+// line. own
 // reports whether the command itself registers a flag name; a flag that
 // neither e nor any engine nor the command takes is left to the flag
 // package. Check stops at "--".
@@ -136,23 +137,41 @@ func (s *Set) Check(e Engine, args []string, own func(name string) bool) error {
 	return nil
 }
 
-// foreign is the error for flag name (typed asGiven) of engine j given to
-// a command that sizes engine at.
-func (s *Set) foreign(at, j int, asGiven, name string) error {
-	e, f := s.engines[at], s.engines[j]
-	nearest := s.nearest(at, j, name)
-	if at == 0 {
-		msg := fmt.Sprintf("%s is %s's flag: give --engine %s", asGiven, f.Title(), f.Name())
-		if nearest != "" {
-			msg += fmt.Sprintf(", or %s's nearest, %s", e.Title(), nearest)
+// FlagError is a flag given for one engine that another engine takes:
+// Check's refusal, which a command may word in its own terms.
+type FlagError struct {
+	// Flag is the flag as given ("--max-model-len").
+	Flag string
+	// Owner is the engine whose flag it is; For the engine the command
+	// sizes, and Nearest For's flag of the same idea, as a message names
+	// it ("" when For has none).
+	Owner, For Engine
+	Nearest    string
+	// ForDefault says For is the set's default engine, which a command
+	// sizes without --engine.
+	ForDefault bool
+}
+
+// Error says whose flag it is, and what to give instead.
+func (e *FlagError) Error() string {
+	if e.ForDefault {
+		msg := fmt.Sprintf("%s is %s's flag: give --engine %s", e.Flag, e.Owner.Title(), e.Owner.Name())
+		if e.Nearest != "" {
+			msg += fmt.Sprintf(", or %s's nearest, %s", e.For.Title(), e.Nearest)
 		}
-		return fmt.Errorf("%s (--engine %s is the default)", msg, e.Name())
+		return fmt.Sprintf("%s (--engine %s is the default)", msg, e.For.Name())
 	}
-	msg := fmt.Sprintf("%s is %s's flag, and --engine %s takes %s's", asGiven, f.Title(), e.Name(), e.Title())
-	if nearest != "" {
-		msg += ": its nearest is " + nearest
+	msg := fmt.Sprintf("%s is %s's flag, and --engine %s takes %s's", e.Flag, e.Owner.Title(), e.For.Name(), e.For.Title())
+	if e.Nearest != "" {
+		msg += ": its nearest is " + e.Nearest
 	}
-	return errors.New(msg)
+	return msg
+}
+
+// foreign is the refusal of flag name (typed asGiven) of engine j, given
+// to a command that sizes engine at.
+func (s *Set) foreign(at, j int, asGiven, name string) error {
+	return &FlagError{Flag: asGiven, Owner: s.engines[j], For: s.engines[at], Nearest: s.nearest(at, j, name), ForDefault: at == 0}
 }
 
 // nearest is engine at's flag of the idea engine j's flag name stands for,

@@ -41,7 +41,7 @@ func BenchmarkBatch(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		var out lineCounter
-		if code := runBatch(&out, io.Discard, []string{"--input", input}); code != exitOK {
+		if code := testApp().batch(&out, io.Discard, []string{"--input", input}); code != exitOK {
 			b.Fatalf("exit %d", code)
 		}
 		if out.lines != lines {

@@ -33,7 +33,7 @@ func TestBatchAgreesWithSingleCommands(t *testing.T) {
 		in.WriteByte('\n')
 	}
 	var out, errOut bytes.Buffer
-	batch(&out, &errOut, &in, 4)
+	testApp().serveBatch(&out, &errOut, &in, 4)
 	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
 	if len(lines) != len(cases) {
 		t.Fatalf("%d answers for %d requests", len(lines), len(cases))
@@ -77,7 +77,7 @@ func TestBatchMalformedLines(t *testing.T) {
 		`{"command": "report"} {"command": "report"}`,
 	}, "\n")
 	var out, errOut bytes.Buffer
-	code := batch(&out, &errOut, strings.NewReader(in), 4)
+	code := testApp().serveBatch(&out, &errOut, strings.NewReader(in), 4)
 	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
 	want := []string{
 		`{"line":1,"command":"classes","exit":2,"error":"membudget classes: kernels directory /nonexistent: no such file or directory"}`,
@@ -103,7 +103,7 @@ func TestBatchMalformedLines(t *testing.T) {
 func TestBatchLineTooLong(t *testing.T) {
 	in := `{"command": "budget", "class": "l4"}` + "\n" + `{"command": "budget", "class": "` + strings.Repeat("x", maxBatchLine) + `"}` + "\n" + `{"command": "budget", "class": "l4"}` + "\n"
 	var out, errOut bytes.Buffer
-	code := batch(&out, &errOut, strings.NewReader(in), 2)
+	code := testApp().serveBatch(&out, &errOut, strings.NewReader(in), 2)
 	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
 	want := fmt.Sprintf(`{"line":2,"exit":2,"error":"input: line too long: a line is at most %d bytes"}`, maxBatchLine)
 	if len(lines) != 2 || !strings.HasPrefix(lines[0], `{"class":"l4"`) || lines[1] != want {
@@ -121,7 +121,7 @@ func TestBatchLineAtTheBound(t *testing.T) {
 	line := req + strings.Repeat(" ", maxBatchLine-len(req))
 	for _, in := range []string{line, line + "\n", line + "\r\n"} {
 		var out, errOut bytes.Buffer
-		if code := batch(&out, &errOut, strings.NewReader(in), 1); code != exitOK || !strings.HasPrefix(out.String(), `{"class":"l4"`) {
+		if code := testApp().serveBatch(&out, &errOut, strings.NewReader(in), 1); code != exitOK || !strings.HasPrefix(out.String(), `{"class":"l4"`) {
 			t.Errorf("%d bytes: exit %d, answer %.100q", len(in), code, out.String())
 		}
 	}
@@ -134,7 +134,7 @@ func TestBatchAnswersEachLineAsItComes(t *testing.T) {
 	outR, outW := io.Pipe()
 	done := make(chan int, 1)
 	go func() {
-		done <- batch(outW, io.Discard, inR, 2)
+		done <- testApp().serveBatch(outW, io.Discard, inR, 2)
 		outW.Close()
 	}()
 	answers := bufio.NewReader(outR)
@@ -180,7 +180,7 @@ func FuzzBatch(f *testing.F) {
 			return // the line bound has its own tests; keep each run short
 		}
 		var out bytes.Buffer
-		code := batch(&out, io.Discard, bytes.NewReader(data), 2)
+		code := testApp().serveBatch(&out, io.Discard, bytes.NewReader(data), 2)
 		want := 0
 		for line := range bytes.SplitSeq(data, []byte{'\n'}) {
 			if len(bytes.TrimSpace(line)) > 0 {

@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"membudget/budget"
 )
 
 // maxBatchLine bounds one request line of `membudget batch`.
@@ -35,14 +37,14 @@ type batchError struct {
 	Error   string `json:"error"`
 }
 
-func runBatch(stdout, stderr io.Writer, args []string) int {
+func (a *app) batch(stdout, stderr io.Writer, args []string) int {
 	fs := newFlags("batch", stderr)
 	input := fs.String("input", "-", "the requests, one JSON object per line: a `file`, or - for standard input")
 	jobs := fs.Int("jobs", runtime.GOMAXPROCS(0), "requests answered at once (the answers keep the requests' order)")
 	if status, ok := parseFlags(fs, args, false); !ok {
 		return status
 	}
-	in := io.Reader(os.Stdin)
+	in := a.stdin
 	if *input != "-" {
 		f, err := os.Open(*input)
 		if err != nil {
@@ -61,18 +63,20 @@ func runBatch(stdout, stderr io.Writer, args []string) int {
 	if _, set := os.LookupEnv("GOGC"); !set {
 		defer debug.SetGCPercent(debug.SetGCPercent(batchGCPercent))
 	}
-	return batch(stdout, stderr, in, *jobs)
+	return a.serveBatch(stdout, stderr, in, *jobs)
 }
 
-// batch answers each request line with one JSON line: what the command
+// serveBatch answers each request line with one JSON line: what the command
 // prints with --json, compacted, or a batchError. A malformed line is an
 // answer too; the stream goes on. jobs requests run at once; the answers
 // come out in the order of the requests, each written as soon as the
 // answers before it are (a script may wait for one before it sends the
 // next).
-func batch(stdout, stderr io.Writer, in io.Reader, jobs int) int {
+func (a *app) serveBatch(stdout, stderr io.Writer, in io.Reader, jobs int) int {
 	// The requests share the models and classes they load.
-	defer loads.enable()()
+	shared := *a
+	shared.loads = &loads{classes: map[classKey]budget.Class{}}
+	shared.compact = true
 	jobs = max(jobs, 1)
 	// The lines are handed to the workers in chunks of those already read
 	// (see chunkSize), so that a fast stream pays one hand-off for many
@@ -100,7 +104,7 @@ func batch(stdout, stderr io.Writer, in io.Reader, jobs int) int {
 			for c := range chunks {
 				a := answered{seq: c.seq, answers: make([]*answerBuffer, len(c.lines)), exits: make([]int, len(c.lines))}
 				for i, text := range c.lines {
-					a.answers[i], a.exits[i] = answerRequest(c.first+i, text)
+					a.answers[i], a.exits[i] = shared.answerRequest(c.first+i, text)
 				}
 				answers <- a
 			}
@@ -236,7 +240,7 @@ var answerBuffers = sync.Pool{New: func() any {
 // answerRequest runs one request line and returns its answer line, in a
 // buffer of [answerBuffers], and the exit status the command gave; a blank
 // line has no answer.
-func answerRequest(line int, text []byte) (*answerBuffer, int) {
+func (a *app) answerRequest(line int, text []byte) (*answerBuffer, int) {
 	text = bytes.TrimSpace(text)
 	if len(text) == 0 {
 		return nil, exitOK
@@ -256,7 +260,9 @@ func answerRequest(line int, text []byte) (*answerBuffer, int) {
 		return encode(batchError{Line: line, Command: cmd, Exit: exitBadArgs, Error: err.Error()})
 	}
 	var e bytes.Buffer
-	code := run(o, &e, append([]string{cmd}, args...))
+	ra := *a
+	ra.written = &o.values
+	code := ra.run(o, &e, append([]string{cmd}, args...))
 	// The commands write their JSON on one line here (writeJSON), which
 	// counts it: an answer is stdout holding that one line and nothing else.
 	if b := o.Bytes(); code != exitBadArgs && o.values == 1 && bytes.IndexByte(b, '\n') == len(b)-1 {
@@ -345,4 +351,11 @@ func jsonText(v any) string {
 		return fmt.Sprint(v)
 	}
 	return string(b)
+}
+
+// answerBuffer is the stdout batch gives each request: the command writes
+// its JSON on one line there, and counts it in values.
+type answerBuffer struct {
+	bytes.Buffer
+	values int
 }

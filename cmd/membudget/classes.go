@@ -21,7 +21,7 @@ type classJSON struct {
 	DriverBudgetPerMille uint64  `json:"driver_budget_per_mille"`
 }
 
-func runClasses(stdout, stderr io.Writer, args []string) int {
+func (a *app) classes(stdout, stderr io.Writer, args []string) int {
 	fs := newFlags("classes", stderr)
 	asJSON := fs.Bool("json", false, "print JSON for scripts")
 	var k kernelsFlag
@@ -41,7 +41,7 @@ func runClasses(stdout, stderr io.Writer, args []string) int {
 		for _, c := range classes {
 			out = append(out, classOf(c))
 		}
-		if err := writeJSON(stdout, out); err != nil {
+		if err := a.writeJSON(stdout, out); err != nil {
 			return fail(stderr, "classes", exitBadArgs, err)
 		}
 		return status

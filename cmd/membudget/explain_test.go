@@ -80,7 +80,7 @@ func TestExplainRowGoldens(t *testing.T) {
 	for _, tc := range cases {
 		t.Run("row-"+tc.id, func(t *testing.T) {
 			var out, errb bytes.Buffer
-			code := explainMain(strings.NewReader(quotes[tc.id]), &out, &errb, append(append([]string{"--quote"}, tc.args...), "-"))
+			code := newApp(func(k string) string { return testEnv[k] }, strings.NewReader(quotes[tc.id])).explain(&out, &errb, append(append([]string{"--quote"}, tc.args...), "-"))
 			if code != tc.want {
 				t.Errorf("exit %d, want %d: %s", code, tc.want, errb.String())
 			}
@@ -123,7 +123,7 @@ func observedQuotes(t *testing.T) map[string]string {
 func explainStdin(t *testing.T, in string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code = explainMain(strings.NewReader(in), &out, &errb, append(args, "-"))
+	code = newApp(func(k string) string { return testEnv[k] }, strings.NewReader(in)).explain(&out, &errb, append(args, "-"))
 	return out.String(), errb.String(), code
 }
 
@@ -504,7 +504,7 @@ func TestExplainObservedRows(t *testing.T) {
 			args = append(args, "--quantization", m.Quantization)
 		}
 		var out, errb bytes.Buffer
-		code := explainMain(strings.NewReader(quote), &out, &errb, append(args, "-"))
+		code := newApp(func(k string) string { return testEnv[k] }, strings.NewReader(quote)).explain(&out, &errb, append(args, "-"))
 		if code == exitBadArgs {
 			msg := strings.TrimSpace(errb.String())
 			if q, _ := l.Setting("quantization"); q.Value != "" && strings.Contains(msg, "needs a checkpoint quantized with") && !strings.EqualFold(m.Config, strings.ReplaceAll(modelID, "/", "__")) {

@@ -2,11 +2,13 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
+	"membudget/engine"
 	"membudget/internal/shell"
 	"membudget/model/explain"
 	"membudget/model/logs"
@@ -32,27 +34,66 @@ type calibrationJSON struct {
 	Class   classJSON `json:"class"`
 }
 
-func runExplain(stdout, stderr io.Writer, args []string) int {
-	return explainMain(os.Stdin, stdout, stderr, args)
+// explainFlags are explain's own flags.
+type explainFlags struct {
+	model, class  string
+	kernels       kernelsFlag
+	json, quote   bool
+	calibrate     string
+	calibrateName string
+	force         bool
 }
 
-// explainMain is `membudget explain` reading a log from stdin when LOG is -
-// (or absent).
-func explainMain(stdin io.Reader, stdout, stderr io.Writer, args []string) int {
+func (ef *explainFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&ef.model, "model", "", "the model, when the log names none (or another): a config.json `path`, a shipped model or a Hugging Face model id")
+	fs.StringVar(&ef.class, "class", "", "device `class` (default: the one the logged total stands for)")
+	ef.kernels.register(fs)
+	fs.BoolVar(&ef.json, "json", false, "print JSON for scripts (schema in the README)")
+	fs.BoolVar(&ef.quote, "quote", false, "read the log as a quote: lines joined by \" / \", as corpus/observed/vllm.csv's quote column holds them")
+	fs.StringVar(&ef.calibrate, "calibrate", "", "write a class for the logged device to `DIR`/<class>/HARDWARE.toml, for --kernels DIR")
+	fs.StringVar(&ef.calibrateName, "calibrate-name", "", "the calibrated class's `name` (default: the matched class's, or the nearest's with the logged total)")
+	fs.BoolVar(&ef.force, "force", false, "let --calibrate overwrite an existing class file")
+}
+
+// explain is `membudget explain`: the log, a file or standard input, says
+// which engine it is of, and so which serve flags override its settings.
+func (a *app) explain(stdout, stderr io.Writer, args []string) int {
+	// The flags are known once the log is: read it first, finding the log
+	// and --quote among every engine's flags.
+	logArg, named, quote := a.scanExplain(args)
+	eng := a.engines.Default()
+	var src *explain.Source
+	if !helpAsked(args) {
+		var err error
+		if src, err = openLog(a.stdin, logArg, named, quote); err != nil {
+			return fail(stderr, "explain", exitBadArgs, err)
+		}
+		if e, err := a.engines.Lookup(string(src.Log.Engine)); err == nil {
+			eng = e
+		}
+	}
+	reader, ok := eng.(engine.LogReader)
+	if !ok {
+		return fail(stderr, "explain", exitBadArgs, fmt.Errorf("the log is %s's, whose logs membudget does not read", eng.Title()))
+	}
 	fs := newFlags("explain", stderr)
-	var f serveFlags
-	f.register(fs)
-	quote := fs.Bool("quote", false, "read the log as a quote: lines joined by \" / \", as corpus/observed/vllm.csv's quote column holds them")
-	calibrate := fs.String("calibrate", "", "write a class for the logged device to `DIR`/<class>/HARDWARE.toml, for --kernels DIR")
-	calibrateName := fs.String("calibrate-name", "", "the calibrated class's `name` (default: the matched class's, or the nearest's with the logged total)")
-	force := fs.Bool("force", false, "let --calibrate overwrite an existing class file")
-	sglangVersion := fs.String("sglang-version", "", "for an SGLang log: the SGLang release whose rules size it (default: membudget's newest, v0.5.6.post2)")
+	var ef explainFlags
+	ef.register(fs)
+	if err := a.engines.Check(eng, args, func(name string) bool { return fs.Lookup(name) != nil }); err != nil {
+		if fe := (*engine.FlagError)(nil); errors.As(err, &fe) {
+			err = fmt.Errorf("%s is %s's flag, and the log is %s's", fe.Flag, fe.Owner.Title(), eng.Title())
+			if fe.Nearest != "" {
+				err = fmt.Errorf("%v: its nearest is %s", err, fe.Nearest)
+			}
+		}
+		return fail(stderr, "explain", exitBadArgs, err)
+	}
+	serve := eng.NewServe()
+	serve.Register(fs, &ef.model)
 	if status, ok := parseFlags(fs, args, true); !ok {
 		return status
 	}
-	logArg, named := "-", false
 	if rest := fs.Args(); len(rest) > 0 {
-		logArg, named = rest[0], true
 		// Flags may follow the log: membudget explain vllm.log --model M.
 		if err := fs.Parse(rest[1:]); err != nil {
 			return exitBadArgs
@@ -62,31 +103,19 @@ func explainMain(stdin io.Reader, stdout, stderr io.Writer, args []string) int {
 			return exitBadArgs
 		}
 	}
-	f.visit(fs)
-	src, err := openLog(stdin, logArg, named, *quote)
+	given := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { given[fl.Name] = true })
+	warnings, err := serve.Parsed(given)
 	if err != nil {
 		return fail(stderr, "explain", exitBadArgs, err)
 	}
-	sglangLog := src.Log.Engine == logs.EngineSGLang
-	if sglangLog {
-		// An SGLang log's settings are its server_args: vLLM's flags do
-		// not apply to it.
-		for name := range f.given {
-			switch name {
-			case "model", "class", "kernels", "json", "quote", "calibrate", "calibrate-name", "force", "sglang-version":
-			default:
-				return fail(stderr, "explain", exitBadArgs, fmt.Errorf("--%s: the log is SGLang's, whose settings come from its server_args; vLLM's flags do not apply", name))
-			}
-		}
-	} else if f.given["sglang-version"] {
-		return fail(stderr, "explain", exitBadArgs, errors.New("--sglang-version: the log is not SGLang's"))
-	}
+	writeWarnings(stderr, "explain", warnings)
 
 	// The class: --class, or the one the logged total stands for.
 	var choice explain.ClassChoice
-	catalog := f.kernels.catalog()
-	if f.class != "" {
-		c, err := catalog.Load(f.class)
+	catalog := ef.kernels.catalog()
+	if ef.class != "" {
+		c, err := catalog.Load(ef.class)
 		if err != nil {
 			return fail(stderr, "explain", exitBadArgs, fmt.Errorf("--class: %w", err))
 		}
@@ -107,26 +136,22 @@ func explainMain(stdin io.Reader, stdout, stderr io.Writer, args []string) int {
 
 	// --calibrate needs only the log and the class it was matched to.
 	var cal *calibrationJSON
-	if *calibrate != "" {
-		cal, err = calibrateClass(src, choice, *calibrate, *calibrateName, *force, &f)
+	if ef.calibrate != "" {
+		var err error
+		cal, err = calibrateClass(src, choice, &ef, reader.Ranks(src.Log, serve))
 		if err != nil {
 			return fail(stderr, "explain", exitBadArgs, err)
 		}
 	}
 
-	m, warnings, err := explainModel(src.Log, &f)
+	m, warnings, err := a.explainModel(src.Log, ef.model)
 	if err != nil {
 		if cal != nil {
-			return writeCalibrationOnly(stdout, stderr, &f, cal, err)
+			return a.writeCalibrationOnly(stdout, stderr, ef.json, cal, err)
 		}
 		return fail(stderr, "explain", exitBadArgs, err)
 	}
-	var ex *explain.Explanation
-	if sglangLog {
-		ex, err = explainSGLangLog(src, m, choice, *sglangVersion, f.given["sglang-version"])
-	} else {
-		ex, err = explainVLLMLog(src, m, choice, &f)
-	}
+	ex, err := reader.Explain(src, m, choice, serve)
 	if err != nil {
 		return fail(stderr, "explain", exitBadArgs, err)
 	}
@@ -135,8 +160,8 @@ func explainMain(stdin io.Reader, stdout, stderr io.Writer, args []string) int {
 	if !ex.Within {
 		status = exitNoFit
 	}
-	if f.json {
-		if err := writeJSON(stdout, explainJSON{Explanation: ex, Calibration: cal}); err != nil {
+	if ef.json {
+		if err := a.writeJSON(stdout, explainJSON{Explanation: ex, Calibration: cal}); err != nil {
 			return fail(stderr, "explain", exitBadArgs, err)
 		}
 		return status
@@ -148,29 +173,58 @@ func explainMain(stdin io.Reader, stdout, stderr io.Writer, args []string) int {
 	return status
 }
 
-func explainVLLMLog(src *explain.Source, m explain.Model, choice explain.ClassChoice, f *serveFlags) (*explain.Explanation, error) {
-	version, err := explain.ChooseProfile(src.Log, f.version, f.given["vllm-version"])
-	if err != nil {
-		return nil, err
+// helpAsked reports whether args ask for the command's flags.
+func helpAsked(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == "-h" || a == "-help" || a == "--help" || a == "--h" {
+			return true
+		}
 	}
-	serve, err := explain.BuildServe(src.Log, f.s, f.given)
-	if err != nil {
-		return nil, err
-	}
-	return explain.Explain(explain.Input{Source: src, Model: m, Class: choice, Version: version, Serve: serve})
+	return false
 }
 
-func explainSGLangLog(src *explain.Source, m explain.Model, choice explain.ClassChoice, version string, given bool) (*explain.Explanation, error) {
-	p, note, err := explain.ChooseSGLangProfile(version, given)
-	if err != nil {
-		return nil, err
+// scanExplain finds in explain's arguments the log (the first argument
+// that is no flag's value; "-", standard input, when there is none) and
+// --quote, knowing which flags take a value from explain's own and every
+// engine's. A malformed line is left for the real parse to report.
+func (a *app) scanExplain(args []string) (log string, named, quote bool) {
+	fs := flag.NewFlagSet("scan", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	var ef explainFlags
+	ef.register(fs)
+	for _, e := range a.engines.Engines() {
+		scratch := flag.NewFlagSet(e.Name(), flag.ContinueOnError)
+		var model string
+		e.NewServe().Register(scratch, &model)
+		scratch.VisitAll(func(f *flag.Flag) {
+			if fs.Lookup(f.Name) == nil {
+				b, ok := f.Value.(interface{ IsBoolFlag() bool })
+				fs.Var(anyFlag{bool: ok && b.IsBoolFlag()}, f.Name, "")
+			}
+		})
 	}
-	serve, err := explain.BuildSGLangServe(src.Log)
-	if err != nil {
-		return nil, err
+	log = "-"
+	if err := fs.Parse(args); err != nil {
+		return log, false, false
 	}
-	return explain.ExplainSGLang(explain.SGLangInput{Source: src, Model: m, Class: choice, Profile: p, ProfileNote: note, Serve: serve})
+	if rest := fs.Args(); len(rest) > 0 {
+		log, named = rest[0], true
+		_ = fs.Parse(rest[1:])
+	}
+	return log, named, ef.quote
 }
+
+// anyFlag takes any value, as a bool flag or not: scanExplain's stand-in
+// for an engine's flag.
+type anyFlag struct{ bool bool }
+
+func (f anyFlag) String() string   { return "" }
+func (f anyFlag) Set(string) error { return nil }
+func (f anyFlag) IsBoolFlag() bool { return f.bool }
 
 // openLog reads the log named by arg: a file, or - for stdin. Without an
 // argument, stdin is refused when it is a terminal (or another device),
@@ -201,8 +255,8 @@ func openLog(stdin io.Reader, arg string, named, quote bool) (*explain.Source, e
 
 // explainModel resolves --model, or the model the log names, as the sizing
 // commands resolve --model.
-func explainModel(l *logs.Log, f *serveFlags) (explain.Model, []string, error) {
-	spec, from, line := f.model, explain.FromFlag, 0
+func (a *app) explainModel(l *logs.Log, flagModel string) (explain.Model, []string, error) {
+	spec, from, line := flagModel, explain.FromFlag, 0
 	if spec == "" {
 		id, ln, ok := explain.LoggedModel(l)
 		if !ok {
@@ -210,45 +264,37 @@ func explainModel(l *logs.Log, f *serveFlags) (explain.Model, []string, error) {
 		}
 		spec, from, line = id, explain.FromLogged, ln
 	}
-	rm, err := resolveModel(spec)
+	rm, err := a.load(spec)
 	if err != nil {
 		if from == explain.FromLogged {
 			return explain.Model{}, nil, &explain.MissingError{Flag: "--model", Reason: fmt.Sprintf("the log names the model %s (line %d), which does not resolve (%v)", spec, line, err)}
 		}
 		return explain.Model{}, nil, err
 	}
-	m := explain.Model{Name: rm.name, Arch: rm.arch, ModelType: rm.arch.ModelType, Summary: rm.arch.String(), From: from, Line: line,
-		Description: rm.hub.Source.Description}
-	return m, rm.warnings, nil
+	m := explain.Model{Name: rm.Name, Arch: rm.Arch, ModelType: rm.Arch.ModelType, Summary: rm.Arch.String(), From: from, Line: line,
+		Description: rm.Model.Source.Description}
+	return m, rm.Warnings, nil
 }
 
 // calibrateClass makes and writes the class for the logged device.
-func calibrateClass(src *explain.Source, choice explain.ClassChoice, dir, name string, force bool, f *serveFlags) (*calibrationJSON, error) {
+func calibrateClass(src *explain.Source, choice explain.ClassChoice, ef *explainFlags, tp uint64) (*calibrationJSON, error) {
+	name := ef.calibrateName
 	if name == "" {
 		name = explain.DefaultClassName(choice)
 	}
 	base := choice.Class
 	if choice.How == explain.ClassSynthesized {
-		c, err := f.kernels.catalog().Load(choice.Base)
+		c, err := ef.kernels.catalog().Load(choice.Base)
 		if err != nil {
 			return nil, err
 		}
 		base = c
 	}
-	tp := f.s.TensorParallelSize
-	if !f.given["tensor-parallel-size"] && !f.given["tp"] {
-		tp = 1
-		if st, ok := src.Log.Setting("tensor_parallel_size"); ok {
-			if n, ok := st.Int(); ok && n > 0 {
-				tp = uint64(n)
-			}
-		}
-	}
 	cal, err := explain.Calibrate(src, base, name, tp)
 	if err != nil {
 		return nil, err
 	}
-	path, err := explain.WriteClass(dir, cal, force)
+	path, err := explain.WriteClass(ef.calibrate, cal, ef.force)
 	if err != nil {
 		return nil, err
 	}
@@ -257,10 +303,10 @@ func calibrateClass(src *explain.Source, choice explain.ClassChoice, dir, name s
 
 // writeCalibrationOnly reports a class --calibrate wrote from a log whose
 // figures could not be explained (the model did not resolve).
-func writeCalibrationOnly(stdout, stderr io.Writer, f *serveFlags, cal *calibrationJSON, why error) int {
+func (a *app) writeCalibrationOnly(stdout, stderr io.Writer, asJSON bool, cal *calibrationJSON, why error) int {
 	reason := why.Error() + "; the class was written, the figures were not explained"
-	if f.json {
-		if err := writeJSON(stdout, explainJSON{Calibration: cal, NotExplained: reason}); err != nil {
+	if asJSON {
+		if err := a.writeJSON(stdout, explainJSON{Calibration: cal, NotExplained: reason}); err != nil {
 			return fail(stderr, "explain", exitBadArgs, err)
 		}
 		return exitOK
@@ -442,10 +488,10 @@ func startsWord(starts bool) string {
 }
 
 // gibSigned renders a signed byte count in GiB with a sign.
-func gibSigned(b int64) string { return fmt.Sprintf("%+.2f GiB", float64(b)/gib) }
+func gibSigned(b int64) string { return fmt.Sprintf("%+.2f GiB", float64(b)/(1<<30)) }
 
 // gibSigned0 renders a signed byte count in GiB, signed only when negative.
-func gibSigned0(b int64) string { return fmt.Sprintf("%.2f GiB", float64(b)/gib) }
+func gibSigned0(b int64) string { return fmt.Sprintf("%.2f GiB", float64(b)/(1<<30)) }
 
 func countText(v float64, unit string) string {
 	switch {

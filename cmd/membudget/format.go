@@ -3,36 +3,59 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"io"
+
+	"membudget/engine"
 )
 
-const gib = 1 << 30
+// gibString renders bytes as GiB with two decimals, as the engines' logs
+// do.
+func gibString(b uint64) string { return engine.GiB(b) }
 
-// gibString renders bytes as GiB with two decimals, as vLLM's logs do.
-func gibString(b uint64) string {
-	return fmt.Sprintf("%.2f GiB", float64(b)/gib)
-}
+// bytesString renders bytes as GiB and exactly.
+func bytesString(b uint64) string { return engine.GiBAndBytes(b) }
 
-func writeJSON(w io.Writer, v any) error {
+// writeJSON writes v as JSON: indented for a person, or, in a batch, on
+// one line, counted so that batch knows its answer without parsing it.
+func (a *app) writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
-	ab, inBatch := w.(*answerBuffer)
-	if !inBatch {
+	if !a.compact {
 		enc.SetIndent("", "  ")
 		return enc.Encode(v)
 	}
-	// One line per answer in batch, counted so that batch knows its
-	// answer without parsing it.
 	if err := enc.Encode(v); err != nil {
 		return err
 	}
-	ab.values++
+	if a.written != nil {
+		*a.written++
+	}
 	return nil
 }
 
-// answerBuffer is the stdout batch gives each request: writeJSON writes
-// its JSON on one line there and counts it.
-type answerBuffer struct {
-	bytes.Buffer
-	values int
+// object is a JSON object whose fields are written in their order: an
+// engine's fields sit among the command's own.
+type object []engine.Field
+
+// MarshalJSON writes the fields in order.
+func (o object) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, f := range o {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, err := json.Marshal(f.Key)
+		if err != nil {
+			return nil, err
+		}
+		v, err := json.Marshal(f.Value)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
 }

@@ -28,17 +28,16 @@ import (
 // token, or reaches the Hub.
 var testEnv = map[string]string{"HOME": "/nonexistent-home", "HF_HUB_OFFLINE": "1"}
 
-func TestMain(m *testing.M) {
-	getenv = func(k string) string { return testEnv[k] }
-	os.Exit(m.Run())
+// envApp is membudget under env instead of testEnv.
+func envApp(env map[string]string) *app {
+	return newApp(func(k string) string { return env[k] }, strings.NewReader(""))
 }
 
-// withEnv runs the rest of the test under env instead of testEnv.
-func withEnv(t *testing.T, env map[string]string) {
-	t.Helper()
-	getenv = func(k string) string { return env[k] }
-	t.Cleanup(func() { getenv = func(k string) string { return testEnv[k] } })
-}
+// testApp is membudget under testEnv.
+func testApp() *app { return envApp(testEnv) }
+
+// run runs membudget as a user would, under testEnv.
+func run(stdout, stderr io.Writer, args []string) int { return testApp().run(stdout, stderr, args) }
 
 // A Llama at reduced size, as its checkpoint names its tensors: hidden 64,
 // 4 heads of 16, 2 KV heads, intermediate 128, vocabulary 256, 2 layers,
@@ -208,10 +207,10 @@ func (h *fakeHub) serve(w http.ResponseWriter, r *http.Request) {
 }
 
 // reportOf runs report --json with args and decodes it.
-func reportOf(t *testing.T, args ...string) (reportJSON, string) {
+func reportOf(t *testing.T, a *app, args ...string) (reportJSON, string) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	code := run(&stdout, &stderr, append([]string{"report", "--json", "--class", "h100-sxm-80g"}, args...))
+	code := a.run(&stdout, &stderr, append([]string{"report", "--json", "--class", "h100-sxm-80g"}, args...))
 	var got reportJSON
 	if err := jsonUnmarshal(stdout.Bytes(), &got); err != nil {
 		t.Fatalf("report %s: exit %d, %v; stderr %s", strings.Join(args, " "), code, err, stderr.String())
@@ -221,7 +220,7 @@ func reportOf(t *testing.T, args ...string) (reportJSON, string) {
 
 // checkTinyLlama checks the weights of the tiny Llama's report: read from
 // its checkpoint, per GPU, at TP1, TP2 and PP2, to the byte.
-func checkTinyLlama(t *testing.T, spec string) {
+func checkTinyLlama(t *testing.T, a *app, spec string) {
 	t.Helper()
 	for _, tc := range []struct {
 		args  []string
@@ -233,7 +232,7 @@ func checkTinyLlama(t *testing.T, spec string) {
 		{[]string{"-pp", "2"}, 0, tinyLlamaStage0},
 		{[]string{"-pp", "2"}, 1, tinyLlamaStage1},
 	} {
-		got, stderr := reportOf(t, append([]string{"--model", spec}, tc.args...)...)
+		got, stderr := reportOf(t, a, append([]string{"--model", spec}, tc.args...)...)
 		w := got.Model.Weights
 		if stderr != "" {
 			t.Errorf("%s %v: stderr %q", spec, tc.args, stderr)
@@ -258,9 +257,9 @@ func checkTinyLlama(t *testing.T, spec string) {
 func TestModelFromTheCacheOffline(t *testing.T) {
 	home := t.TempDir()
 	writeCache(t, filepath.Join(home, ".cache", "huggingface", "hub"), "acme/tiny-llama", tinyCommit, tinyLlamaFiles(t))
-	withEnv(t, map[string]string{"HOME": home, "HF_HUB_OFFLINE": "1"})
-	checkTinyLlama(t, "acme/tiny-llama")
-	got, _ := reportOf(t, "--model", "acme__tiny-llama")
+	a := envApp(map[string]string{"HOME": home, "HF_HUB_OFFLINE": "1"})
+	checkTinyLlama(t, a, "acme/tiny-llama")
+	got, _ := reportOf(t, a, "--model", "acme__tiny-llama")
 	// Offline, hf_quant_config.json is neither cached nor recorded
 	// missing: none, as vLLM reads it offline, and the source says so.
 	want := sourceJSON{Kind: "cache", Description: "Hugging Face cache ~/.cache/huggingface/hub, snapshot 0123456 (refs/main); no hf_quant_config.json in the cache (offline: read as none, as vLLM does)",
@@ -271,7 +270,7 @@ func TestModelFromTheCacheOffline(t *testing.T) {
 	if diff := cmp.Diff(want, got.Model.Source); diff != "" {
 		t.Errorf("source (-want +got):\n%s", diff)
 	}
-	runGolden(t, []cliCase{
+	runGoldenIn(t, a, []cliCase{
 		{"report-cached-checkpoint", []string{"report", "--model", "acme/tiny-llama@main", "--class", "l4", "-pp", "2"}, exitOK},
 	})
 }
@@ -287,9 +286,9 @@ func TestModelFromTheHub(t *testing.T) {
 	h.repos["acme/gated"] = files
 	h.gated["acme/gated"] = true
 	home := t.TempDir()
-	withEnv(t, map[string]string{"HOME": home, "HF_ENDPOINT": h.srv.URL, "HF_TOKEN": token})
-	checkTinyLlama(t, "acme/tiny-llama")
-	got, _ := reportOf(t, "--model", "acme/gated")
+	a := envApp(map[string]string{"HOME": home, "HF_ENDPOINT": h.srv.URL, "HF_TOKEN": token})
+	checkTinyLlama(t, a, "acme/tiny-llama")
+	got, _ := reportOf(t, a, "--model", "acme/gated")
 	if got.Model.Source.Kind != "hub" || got.Model.Weights.From != "checkpoint" {
 		t.Errorf("a gated model with its token: source %+v, weights %+v", got.Model.Source, got.Model.Weights)
 	}
@@ -303,8 +302,8 @@ func TestModelFromTheHub(t *testing.T) {
 	if n := len(h.log); n != 2*(1+1+1+2*2) {
 		t.Errorf("%d requests, want 14: per model config.json, hf_quant_config.json (404), the index, and 2 range requests per shard:\n%s", n, strings.Join(h.log, "\n"))
 	}
-	withEnv(t, map[string]string{"HOME": home, "HF_HUB_OFFLINE": "1"})
-	checkTinyLlama(t, "acme/tiny-llama")
+	a = envApp(map[string]string{"HOME": home, "HF_HUB_OFFLINE": "1"})
+	checkTinyLlama(t, a, "acme/tiny-llama")
 }
 
 func TestModelFromADirectory(t *testing.T) {
@@ -314,8 +313,8 @@ func TestModelFromADirectory(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	checkTinyLlama(t, dir)
-	got, _ := reportOf(t, "--model", dir)
+	checkTinyLlama(t, testApp(), dir)
+	got, _ := reportOf(t, testApp(), "--model", dir)
 	if got.Model.Source.Kind != "path" || got.Model.Source.Description != "directory "+dir || got.Model.Name != dir {
 		t.Errorf("name %q, source %+v", got.Model.Name, got.Model.Source)
 	}
@@ -324,7 +323,7 @@ func TestModelFromADirectory(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(alone, "config.json"), []byte(tinyLlamaConfig), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	got, _ = reportOf(t, "--model", filepath.Join(alone, "config.json"))
+	got, _ = reportOf(t, testApp(), "--model", filepath.Join(alone, "config.json"))
 	w := got.Model.Weights
 	if w.From != "config" || w.Description != "derived from config.json (no safetensors checkpoint beside config.json)" || w.CheckpointBytes != nil || w.DerivedBytes != tinyLlamaTP1 {
 		t.Errorf("a config.json alone: %+v", w)
@@ -354,7 +353,7 @@ func TestCheckpointThatDiffersIsWarned(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got, stderr := reportOf(t, "--model", dir)
+	got, stderr := reportOf(t, testApp(), "--model", dir)
 	w := got.Model.Weights
 	// The checkpoint holds the embedding 32768, the extra tensor 32768 and
 	// the rotary table 4096, 69632; config.json gives 217728: 68.02 % less.
@@ -395,9 +394,9 @@ func TestModelErrors(t *testing.T) {
 			`membudget report: --model "meta-llama/Llama-3.1-8B-Instrct": no such file, no shipped model, not in the Hugging Face cache (~/.cache/huggingface/hub), and offline (HF_HUB_OFFLINE=1); did you mean "meta-llama/Llama-3.1-8B-Instruct", "meta-llama/Llama-3.1-70B-Instruct", "meta-llama/Llama-3.2-1B-Instruct"? ('membudget models' lists the shipped and cached models)`},
 	}
 	for _, tc := range tests {
-		withEnv(t, tc.env)
+		a := envApp(tc.env)
 		var stdout, stderr bytes.Buffer
-		code := run(&stdout, &stderr, []string{"report", "--model", tc.spec, "--class", "l4"})
+		code := a.run(&stdout, &stderr, []string{"report", "--model", tc.spec, "--class", "l4"})
 		if code != exitBadArgs || stdout.Len() > 0 {
 			t.Errorf("%s: exit %d, stdout %q", tc.name, code, stdout.String())
 		}
@@ -420,10 +419,10 @@ func TestModelsCommand(t *testing.T) {
 	// A shipped id in the cache is reached with its revision: the shipped
 	// config answers the id alone.
 	writeCache(t, cache, "Qwen/Qwen3-8B", tinyCommit, map[string][]byte{"config.json": []byte(tinyLlamaConfig)})
-	withEnv(t, map[string]string{"HOME": home, "HF_HUB_OFFLINE": "1"})
-	runGolden(t, []cliCase{{"models", []string{"models"}, exitOK}})
+	a := envApp(map[string]string{"HOME": home, "HF_HUB_OFFLINE": "1"})
+	runGoldenIn(t, a, []cliCase{{"models", []string{"models"}, exitOK}})
 	var stdout, stderr bytes.Buffer
-	if code := run(&stdout, &stderr, []string{"models", "--json"}); code != exitOK {
+	if code := a.run(&stdout, &stderr, []string{"models", "--json"}); code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	var got modelsJSON
@@ -457,7 +456,7 @@ func TestModelsCommand(t *testing.T) {
 		if !m.Sizable {
 			continue
 		}
-		r, _ := reportOf(t, "--model", m.Model)
+		r, _ := reportOf(t, a, "--model", m.Model)
 		if r.Model.Source.Kind != "cache" || r.Model.ModelType != m.ModelType {
 			t.Errorf("--model %s: %+v", m.Model, r.Model.Source)
 		}
@@ -510,7 +509,7 @@ func TestShippedModelOptFP8IsSizedInFP8(t *testing.T) {
 			"shipped with membudget (corpus/models/meta-llama__Llama-3.1-70B-Instruct.json)", 70588579840},
 	}
 	for _, tc := range tests {
-		got, _ := reportOf(t, "--model", tc.model, "-tp", "2")
+		got, _ := reportOf(t, testApp(), "--model", tc.model, "-tp", "2")
 		src := got.Model.Source
 		if src.QuantConfig != tc.quantConfig || src.Description != tc.description || got.Serve.Quantization != tc.quantization {
 			t.Errorf("%s: quant_config %q, quantization %q, source %q; want %q, %q, %q", tc.model, src.QuantConfig, got.Serve.Quantization, src.Description,
@@ -548,8 +547,8 @@ func TestHFQuantConfigFromTheHub(t *testing.T) {
 	h.broken["acme/broken/hf_quant_config.json"] = http.StatusBadRequest
 	home := t.TempDir()
 	snapshot := filepath.Join(home, ".cache/huggingface/hub/models--nvidia--tiny-fp8/snapshots", tinyCommit)
-	withEnv(t, map[string]string{"HOME": home, "HF_ENDPOINT": h.srv.URL})
-	got, stderr := reportOf(t, "--model", "nvidia/tiny-fp8")
+	a := envApp(map[string]string{"HOME": home, "HF_ENDPOINT": h.srv.URL})
+	got, stderr := reportOf(t, a, "--model", "nvidia/tiny-fp8")
 	want := sourceJSON{Kind: "hub", Description: "Hugging Face Hub " + h.srv.URL + ", main at 0123456, saved in ~/.cache/huggingface/hub; quantization from hf_quant_config.json",
 		Config: filepath.Join(snapshot, "config.json"), Revision: "main", Commit: tinyCommit, QuantConfig: filepath.Join(snapshot, "hf_quant_config.json")}
 	if diff := cmp.Diff(want, got.Model.Source); diff != "" || stderr != "" {
@@ -563,7 +562,7 @@ func TestHFQuantConfigFromTheHub(t *testing.T) {
 		t.Errorf("requests %q; want config.json, then %q", h.log, wantLog)
 	}
 
-	got, _ = reportOf(t, "--model", "acme/declared")
+	got, _ = reportOf(t, a, "--model", "acme/declared")
 	if got.Serve.Quantization != "fp8" || got.Model.Source.QuantConfig != "" {
 		t.Errorf("config.json's own quantization_config: %q, quant_config %q", got.Serve.Quantization, got.Model.Source.QuantConfig)
 	}
@@ -574,14 +573,14 @@ func TestHFQuantConfigFromTheHub(t *testing.T) {
 	}
 
 	var stdout, errOut bytes.Buffer
-	code := run(&stdout, &errOut, []string{"report", "--model", "acme/broken", "--class", "l4"})
+	code := a.run(&stdout, &errOut, []string{"report", "--model", "acme/broken", "--class", "l4"})
 	wantErr := `membudget report: --model "acme/broken": reading hf_quant_config.json: GET ` + h.srv.URL + "/acme/broken/resolve/" + tinyCommit + "/hf_quant_config.json: HTTP 400\n"
 	if code != exitBadArgs || errOut.String() != wantErr {
 		t.Errorf("a broken hf_quant_config.json: exit %d, stderr\n%s\nwant\n%s", code, errOut.String(), wantErr)
 	}
 
-	withEnv(t, map[string]string{"HOME": home, "HF_HUB_OFFLINE": "1"})
-	got, _ = reportOf(t, "--model", "nvidia/tiny-fp8")
+	a = envApp(map[string]string{"HOME": home, "HF_HUB_OFFLINE": "1"})
+	got, _ = reportOf(t, a, "--model", "nvidia/tiny-fp8")
 	if got.Model.Source.Kind != "cache" || got.Model.Source.QuantConfig != filepath.Join(snapshot, "hf_quant_config.json") || got.Footprint.Weights != tinyLlamaFP8 {
 		t.Errorf("offline from the cache: %+v, weights %d", got.Model.Source, got.Footprint.Weights)
 	}
@@ -597,9 +596,9 @@ func TestModelsCommandReadsHFQuantConfig(t *testing.T) {
 	writeCache(t, cache, "nvidia/tiny-odd", tinyCommit, map[string][]byte{"config.json": []byte(tinyLlamaConfig),
 		"hf_quant_config.json": []byte(`{"producer":{"name":"modelopt"},"quantization":{"quant_algo":"W9A9"}}`)})
 	writeCache(t, cache, "nvidia/tiny-uncached", tinyCommit, map[string][]byte{"config.json": []byte(tinyLlamaConfig)})
-	withEnv(t, map[string]string{"HOME": home, "HF_HUB_OFFLINE": "1"})
+	a := envApp(map[string]string{"HOME": home, "HF_HUB_OFFLINE": "1"})
 	var stdout, stderr bytes.Buffer
-	if code := run(&stdout, &stderr, []string{"models", "--json"}); code != exitOK {
+	if code := a.run(&stdout, &stderr, []string{"models", "--json"}); code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	var got modelsJSON
@@ -630,21 +629,21 @@ func TestServeLineKeepsTheRevision(t *testing.T) {
 	h := newFakeHub(t, "")
 	h.repos["acme/tiny-llama"] = tinyLlamaFiles(t)
 	home := t.TempDir()
-	withEnv(t, map[string]string{"HOME": home, "HF_ENDPOINT": h.srv.URL})
+	a := envApp(map[string]string{"HOME": home, "HF_ENDPOINT": h.srv.URL})
 	var stdout, stderr bytes.Buffer
-	if code := run(&stdout, &stderr, []string{"report", "--model", "acme/tiny-llama@v1", "--class", "l4"}); code != exitOK {
+	if code := a.run(&stdout, &stderr, []string{"report", "--model", "acme/tiny-llama@v1", "--class", "l4"}); code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	if want := "\nserve   vllm serve acme/tiny-llama --revision v1 --gpu-memory-utilization "; !strings.Contains(stdout.String(), want) {
 		t.Errorf("no %q in\n%s", want, stdout.String())
 	}
-	if got, _ := reportOf(t, "--model", "acme/tiny-llama"); strings.Contains(got.Serve.Command, "--revision") {
+	if got, _ := reportOf(t, a, "--model", "acme/tiny-llama"); strings.Contains(got.Serve.Command, "--revision") {
 		t.Errorf("main, the default: %s", got.Serve.Command)
 	}
 
-	withEnv(t, map[string]string{"HOME": home, "HF_HUB_OFFLINE": "1"})
-	first := reportServe(t, []string{"report", "--json", "--model", "acme/tiny-llama@v1", "--class", "l4"})
-	again := reportServe(t, append([]string{"report", "--json", "--class", "l4"}, strings.Fields(first.Serve.Command)...))
+	a = envApp(map[string]string{"HOME": home, "HF_HUB_OFFLINE": "1"})
+	first := reportServe(t, a, []string{"report", "--json", "--model", "acme/tiny-llama@v1", "--class", "l4"})
+	again := reportServe(t, a, append([]string{"report", "--json", "--class", "l4"}, strings.Fields(first.Serve.Command)...))
 	first.Serve.Defaults, again.Serve.Defaults = nil, nil
 	if diff := cmp.Diff(first, again); diff != "" {
 		t.Errorf("%s: the printed line sizes another serve (-first +again):\n%s", first.Serve.Command, diff)
@@ -655,7 +654,7 @@ func TestServeLineKeepsTheRevision(t *testing.T) {
 
 	// plan's commands load the revision planned.
 	stdout.Reset()
-	if code := run(&stdout, &stderr, []string{"plan", "--json", "--model", "acme/tiny-llama@v1", "--classes", "l4", "--length", "128", "--concurrency", "1"}); code != exitOK {
+	if code := a.run(&stdout, &stderr, []string{"plan", "--json", "--model", "acme/tiny-llama@v1", "--classes", "l4", "--length", "128", "--concurrency", "1"}); code != exitOK {
 		t.Fatalf("plan: exit %d: %s", code, stderr.String())
 	}
 	var plan planJSON
@@ -679,9 +678,9 @@ func TestServeLineKeepsTheRevision(t *testing.T) {
 func TestLaunchLineKeepsTheRevision(t *testing.T) {
 	h := newFakeHub(t, "")
 	h.repos["acme/tiny-llama"] = tinyLlamaFiles(t)
-	withEnv(t, map[string]string{"HOME": t.TempDir(), "HF_ENDPOINT": h.srv.URL})
+	a := envApp(map[string]string{"HOME": t.TempDir(), "HF_ENDPOINT": h.srv.URL})
 	var stdout, stderr bytes.Buffer
-	if code := run(&stdout, &stderr, []string{"report", "--engine", "sglang", "--model", "acme/tiny-llama@v1", "--class", "l4"}); code != exitOK {
+	if code := a.run(&stdout, &stderr, []string{"report", "--engine", "sglang", "--model", "acme/tiny-llama@v1", "--class", "l4"}); code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	line := ""
@@ -695,7 +694,7 @@ func TestLaunchLineKeepsTheRevision(t *testing.T) {
 	}
 	stdout.Reset()
 	args := append([]string{"report", "--json", "--engine", "sglang", "--class", "l4"}, strings.Fields(line)...)
-	if code := run(&stdout, &stderr, args); code != exitOK {
+	if code := a.run(&stdout, &stderr, args); code != exitOK {
 		t.Fatalf("pasted back: exit %d: %s", code, stderr.String())
 	}
 	var again struct {
@@ -724,11 +723,11 @@ func TestPastedRevision(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "config.json"), []byte(tinyLlamaConfig), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	got := reportServe(t, []string{"report", "--json", "--class", "l4", "vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--revision", "main"})
+	got := reportServe(t, testApp(), []string{"report", "--json", "--class", "l4", "vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--revision", "main"})
 	if got.Model.Source.Kind != "shipped" || strings.Contains(got.Serve.Command, "--revision") {
 		t.Errorf("--revision main: source %s, %s", got.Model.Source.Kind, got.Serve.Command)
 	}
-	got = reportServe(t, []string{"report", "--json", "--class", "l4", "vllm", "serve", dir, "--revision=v1"})
+	got = reportServe(t, testApp(), []string{"report", "--json", "--class", "l4", "vllm", "serve", dir, "--revision=v1"})
 	if diff := cmp.Diff([]string{"--revision v1"}, got.Serve.Ignored); diff != "" || strings.Contains(got.Serve.Command, "--revision") {
 		t.Errorf("a path: ignored (-want +got):\n%s\n%s", diff, got.Serve.Command)
 	}

@@ -6,20 +6,21 @@
 // Usage:
 //
 //	membudget classes [--json] [--kernels DIR]
-//	membudget budget --class C [--gpu-memory-utilization U] [--json] [--kernels DIR]
+//	membudget budget --class C [--engine vllm|sglang] [budget flags] [--json] [--kernels DIR]
 //	membudget models [--json]
 //	membudget report --model M --class C [--engine vllm|sglang] [serve flags] [--seqs N] [--length L] [--json]
 //	membudget max-seqs --model M --class C [--engine vllm|sglang] [serve flags] [--length L] [--json]
 //	membudget max-len --model M --class C [--engine vllm|sglang] [serve flags] [--seqs N] [--json]
 //	membudget frontier --model M --class C [--engine vllm|sglang] [serve flags] [--format text|csv|json] [--svg FILE]
-//	membudget plan --model M --length L --concurrency N [--classes a,b|all] [--max-gpus G] [--top K] [--json]
+//	membudget plan --model M --length L --concurrency N [--engine vllm|sglang] [--classes a,b|all] [--max-gpus G] [--top K] [--json]
 //	membudget batch [--input FILE] [--jobs N]
 //	membudget explain [LOG|-] [--model M] [--class C] [--json] [--calibrate DIR]
 //	membudget help COMMAND
 //
 // Exit status: 0 when it fits, a query was answered or a log's figures are
 // within their tolerances; 1 when it does not fit or a figure is not; 2
-// for bad input.
+// for bad input; 3 for an internal error (a query whose evaluator is not
+// monotone: a bug to report).
 package main
 
 import (
@@ -29,6 +30,10 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"membudget/engine"
+	"membudget/engine/sglang"
+	"membudget/engine/vllm"
 )
 
 // Exit statuses, as the README documents them.
@@ -36,39 +41,68 @@ const (
 	exitOK      = 0
 	exitNoFit   = 1
 	exitBadArgs = 2
+	// exitInternal is membudget's own fault, not the input's: an evaluator
+	// a query found not monotone.
+	exitInternal = 3
 )
+
+// app is one membudget invocation's world: the environment it reads, the
+// standard input explain may read a log from, the engines it sizes, and
+// where models and classes are loaded from. Every command is a method of
+// it; nothing of it is package-level, so that tests make their own.
+type app struct {
+	getenv  func(string) string
+	stdin   io.Reader
+	engines *engine.Set
+	// loads, when not nil, keeps the models and classes loaded for every
+	// request of a batch; nil loads afresh for each command.
+	loads *loads
+	// compact writes JSON on one line, counting each value in written:
+	// batch's answers.
+	compact bool
+	written *int
+}
+
+// newApp returns the app of a process whose environment getenv reads.
+func newApp(getenv func(string) string, stdin io.Reader) *app {
+	set, err := engine.NewSet(vllm.Engine{}, sglang.Engine{})
+	if err != nil {
+		panic(err) // the registry above is the program's own
+	}
+	return &app{getenv: getenv, stdin: stdin, engines: set}
+}
 
 type command struct {
 	name    string
 	summary string
-	run     func(stdout, stderr io.Writer, args []string) int
+	run     func(a *app, stdout, stderr io.Writer, args []string) int
 }
 
 func commands() []command {
 	return []command{
-		{"classes", "list the device classes: memory, util ceiling, unified", runClasses},
-		{"budget", "the util budget and the driver's share of a class at a util", runBudget},
-		{"models", "the shipped models and those in the Hugging Face cache: model_type, and whether they can be sized", runModels},
-		{"report", "the footprint of a model on a class, term by term, and whether it fits", runReport},
-		{"max-seqs", "the most sequences that fit at a length, verified", runMaxSeqs},
-		{"max-len", "the longest length that fits at a number of sequences, verified", runMaxLen},
-		{"frontier", "most sequences against length, as a table, CSV or SVG plot", runFrontier},
-		{"plan", "the deployments that serve a length at a concurrency: classes, ranks, dtypes, each verified, with its vllm serve line", runPlan},
-		{"batch", "answer JSON-lines requests, one JSON answer a line, as the commands' --json", runBatch},
-		{"explain", "a vLLM or SGLang startup log's figures beside membudget's, the largest gap named; --calibrate writes its device's class", runExplain},
+		{"classes", "list the device classes: memory, util ceiling, unified", (*app).classes},
+		{"budget", "the budget and the driver's share of a class, under an engine's budget setting", (*app).budget},
+		{"models", "the shipped models and those in the Hugging Face cache: model_type, and whether they can be sized", (*app).models},
+		{"report", "the footprint of a model on a class, term by term, and whether it fits", (*app).report},
+		{"max-seqs", "the most sequences that fit at a length, verified", (*app).maxSeqs},
+		{"max-len", "the longest length that fits at a number of sequences, verified", (*app).maxLen},
+		{"frontier", "most sequences against length, as a table, CSV or SVG plot", (*app).frontier},
+		{"plan", "the deployments that serve a length at a concurrency: classes, ranks, dtypes, each verified, with its launch line", (*app).plan},
+		{"batch", "answer JSON-lines requests, one JSON answer a line, as the commands' --json", (*app).batch},
+		{"explain", "a vLLM or SGLang startup log's figures beside membudget's, the largest gap named; --calibrate writes its device's class", (*app).explain},
 	}
 }
 
 func main() {
-	os.Exit(run(os.Stdout, os.Stderr, os.Args[1:]))
+	os.Exit(newApp(os.Getenv, os.Stdin).run(os.Stdout, os.Stderr, os.Args[1:]))
 }
 
-func run(stdout, stderr io.Writer, args []string) int {
+func (a *app) run(stdout, stderr io.Writer, args []string) int {
 	if len(args) == 2 && args[0] == "help" {
 		// membudget help <command>: the command's flags, on stdout.
 		for _, c := range commands() {
 			if c.name == args[1] {
-				return c.run(stdout, stdout, []string{"-h"})
+				return c.run(a, stdout, stdout, []string{"-h"})
 			}
 		}
 		fmt.Fprintf(stderr, "membudget help: unknown command %q; expected one of %s\n", args[1], commandNames())
@@ -84,7 +118,7 @@ func run(stdout, stderr io.Writer, args []string) int {
 	}
 	for _, c := range commands() {
 		if c.name == args[0] {
-			return c.run(stdout, stderr, args[1:])
+			return c.run(a, stdout, stderr, args[1:])
 		}
 	}
 	fmt.Fprintf(stderr, "membudget: unknown command %q; expected one of %s\n", args[0], commandNames())

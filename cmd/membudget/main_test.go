@@ -24,10 +24,16 @@ type cliCase struct {
 // with testdata/<name>.stdout and .stderr.
 func runGolden(t *testing.T, cases []cliCase) {
 	t.Helper()
+	runGoldenIn(t, testApp(), cases)
+}
+
+// runGoldenIn is runGolden under a's environment.
+func runGoldenIn(t *testing.T, a *app, cases []cliCase) {
+	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			got := run(&stdout, &stderr, tc.args)
+			got := a.run(&stdout, &stderr, tc.args)
 			if got != tc.wantExit {
 				t.Errorf("membudget %s: exit %d, want %d\nstderr: %s", strings.Join(tc.args, " "), got, tc.wantExit, stderr.String())
 			}

@@ -35,13 +35,13 @@ type modelsJSON struct {
 	Models []modelEntryJSON `json:"models"`
 }
 
-func runModels(stdout, stderr io.Writer, args []string) int {
+func (a *app) models(stdout, stderr io.Writer, args []string) int {
 	fs := newFlags("models", stderr)
 	asJSON := fs.Bool("json", false, "print JSON for scripts")
 	if status, ok := parseFlags(fs, args, false); !ok {
 		return status
 	}
-	r, err := resolver()
+	r, err := a.resolver()
 	if err != nil {
 		return fail(stderr, "models", exitBadArgs, err)
 	}
@@ -75,7 +75,7 @@ func runModels(stdout, stderr io.Writer, args []string) int {
 			m, err := offline.Resolve(context.Background(), c.RepoID+"@"+s.Commit)
 			var opts []model.Option
 			if err == nil {
-				opts, _, err = hfQuantOptions(context.Background(), m)
+				opts, _, err = hub.QuantOptions(context.Background(), m)
 			}
 			if err != nil {
 				e.Reason = err.Error()
@@ -86,7 +86,7 @@ func runModels(stdout, stderr io.Writer, args []string) int {
 		}
 	}
 	if *asJSON {
-		if err := writeJSON(stdout, out); err != nil {
+		if err := a.writeJSON(stdout, out); err != nil {
 			return fail(stderr, "models", exitBadArgs, err)
 		}
 		return status

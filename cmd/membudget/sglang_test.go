@@ -256,8 +256,8 @@ func TestSGLangFlags(t *testing.T) {
 		{[]string{"report", "--engine", "sglang", "--context-length", "65536"}, "--context-length 65536: above the context length 40960 derived from corpus/models/Qwen__Qwen3-8B.json: SGLang v0.5.6.post2 (commit 5c8bd8b, 2025-12-11) refuses it unless SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1"},
 		{[]string{"report", "--engine", "sglang", "--seqs", "5000"}, "--seqs 5000: want 1 to max_running_requests 4096"},
 		{[]string{"max-seqs", "--engine", "sglang", "--length", "40961"}, "--length 40961: above --context-length 40960"},
-		{[]string{"report", "--engine", "sglang", "vllm", "serve", "--tp", "2"}, "a `vllm serve` line with --engine sglang"},
-		{[]string{"report", "python", "-m", "sglang.launch_server", "--tp", "2"}, "an SGLang `python -m sglang.launch_server` line needs --engine sglang"},
+		{[]string{"report", "--engine", "sglang", "vllm", "serve", "--tp", "2"}, "a launch line of vLLM (`vllm serve MODEL [flags]`) with --engine sglang: give SGLang's (`python -m sglang.launch_server [flags]`), or --engine vllm"},
+		{[]string{"report", "python", "-m", "sglang.launch_server", "--tp", "2"}, "a launch line of SGLang (`python -m sglang.launch_server [flags]`) needs --engine sglang (--engine vllm is the default)"},
 		{[]string{"report", "--engine", "sglang", "python", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen3-0.6B"}, "the model is given twice: --model Qwen/Qwen3-8B and --model-path Qwen/Qwen3-0.6B in the launch line"},
 		{[]string{"report", "--engine", "sglang", "python", "-m", "sglang.launch_server", "--speculative-algorithm", "EAGLE"}, "--speculative-algorithm: speculative decoding"},
 		{[]string{"report", "--engine", "sglang", "python", "-m", "sglang.launch_server", "--not-a-flag"}, "flag provided but not defined: -not-a-flag"},
@@ -292,19 +292,19 @@ func TestSGLangAllowLongContext(t *testing.T) {
 		{"yes", "v0.4.9.post2", exitBadArgs, "reads it as false"},
 		{"0", "v0.4.9.post2", exitBadArgs, ""},
 	} {
-		withEnv(t, map[string]string{"HOME": "/nonexistent-home", "HF_HUB_OFFLINE": "1", sglangAllowLongEnv: tc.env})
+		a := envApp(map[string]string{"HOME": "/nonexistent-home", "HF_HUB_OFFLINE": "1", sglang.AllowLongEnv: tc.env})
 		var stdout, stderr bytes.Buffer
-		code := run(&stdout, &stderr, append(args, "--sglang-version", tc.version))
+		code := a.run(&stdout, &stderr, append(args, "--sglang-version", tc.version))
 		if code != tc.exit || tc.warning != "" && !strings.Contains(stderr.String(), tc.warning) {
-			t.Errorf("%s=%q under %s: exit %d, stderr %q; want exit %d and %q", sglangAllowLongEnv, tc.env, tc.version, code, stderr.String(), tc.exit, tc.warning)
+			t.Errorf("%s=%q under %s: exit %d, stderr %q; want exit %d and %q", sglang.AllowLongEnv, tc.env, tc.version, code, stderr.String(), tc.exit, tc.warning)
 		}
 		if code == exitOK {
 			var got sglangReportJSON
 			if err := jsonUnmarshal(stdout.Bytes(), &got); err != nil {
 				t.Fatal(err)
 			}
-			if !got.Serve.AllowLongContext || !strings.HasPrefix(got.Serve.Command, sglangAllowLongEnv+"=1 python -m sglang.launch_server ") {
-				t.Errorf("%s=%q: the command %q does not carry the variable", sglangAllowLongEnv, tc.env, got.Serve.Command)
+			if !got.Serve.AllowLongContext || !strings.HasPrefix(got.Serve.Command, sglang.AllowLongEnv+"=1 python -m sglang.launch_server ") {
+				t.Errorf("%s=%q: the command %q does not carry the variable", sglang.AllowLongEnv, tc.env, got.Serve.Command)
 			}
 		}
 	}
@@ -377,7 +377,7 @@ func TestSGLangBatch(t *testing.T) {
 	// A request with the flags as fields.
 	in.WriteString(`{"command": "max-len", "engine": "sglang", "model": "Qwen/Qwen3-8B", "class": "h100-sxm-80g", "seqs": 16, "disable-cuda-graph": true}` + "\n")
 	var out, errOut bytes.Buffer
-	batch(&out, &errOut, &in, 4)
+	testApp().serveBatch(&out, &errOut, &in, 4)
 	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
 	if len(lines) != len(sglangCases)+1 {
 		t.Fatalf("%d answers for %d requests", len(lines), len(sglangCases)+1)
@@ -395,7 +395,7 @@ func TestSGLangBatch(t *testing.T) {
 
 // TestVLLMOutputsNameTheEngine: the vLLM JSON outputs carry engine "vllm".
 func TestVLLMOutputsNameTheEngine(t *testing.T) {
-	got := reportServe(t, []string{"report", "--json", "--model", "Qwen/Qwen3-8B", "--class", "l4"})
+	got := reportServe(t, testApp(), []string{"report", "--json", "--model", "Qwen/Qwen3-8B", "--class", "l4"})
 	var stdout, stderr bytes.Buffer
 	run(&stdout, &stderr, []string{"max-len", "--json", "--engine", "vllm", "--model", "Qwen/Qwen3-8B", "--class", "l4"})
 	var q queryJSON

@@ -166,13 +166,13 @@ func TestServeCommandRoundTrips(t *testing.T) {
 		{"--model", "meta-llama/Llama-3.2-1B-Instruct", "--class", "l4", "--max-model-len", "200000", "--allow-long-max-model-len", "--block-size", "32"},
 	}
 	for _, args := range cases {
-		first := reportServe(t, append([]string{"report", "--json"}, args...))
+		first := reportServe(t, testApp(), append([]string{"report", "--json"}, args...))
 		line := strings.Fields(first.Serve.Command)
 		if len(line) > 0 && strings.HasPrefix(line[0], "VLLM_ALLOW_LONG_MAX_MODEL_LEN=") {
 			line = append([]string{"--allow-long-max-model-len"}, line[1:]...)
 		}
 		class := args[slicesIndex(args, "--class")+1]
-		again := reportServe(t, append([]string{"report", "--json", "--class", class}, line...))
+		again := reportServe(t, testApp(), append([]string{"report", "--json", "--class", class}, line...))
 		first.Serve.Defaults, again.Serve.Defaults = nil, nil
 		if diff := cmp.Diff(first, again); diff != "" {
 			t.Errorf("%s: the printed line sizes another serve (-first +again):\n%s", first.Serve.Command, diff)
@@ -180,10 +180,10 @@ func TestServeCommandRoundTrips(t *testing.T) {
 	}
 }
 
-func reportServe(t *testing.T, args []string) reportJSON {
+func reportServe(t *testing.T, a *app, args []string) reportJSON {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	code := run(&stdout, &stderr, args)
+	code := a.run(&stdout, &stderr, args)
 	var got reportJSON
 	if err := jsonUnmarshal(stdout.Bytes(), &got); err != nil {
 		t.Fatalf("membudget %s: exit %d, %v; stderr %s", strings.Join(args, " "), code, err, stderr.String())

@@ -29,6 +29,10 @@ const (
 type Resolved struct {
 	Serve
 	Profile Profile
+	// FractionAsGiven is --mem-fraction-static as SGLang takes it, given
+	// or defaulted, before the aiter backend's adjustment: the value its
+	// launch line gives, on which SGLang applies that adjustment again.
+	FractionAsGiven float64
 	// GPUMemMiB is the device memory the defaults read (see [GPUMemMiB]).
 	GPUMemMiB float64
 	// ReservedMiB is what the default msf reserved (0 when the flag was
@@ -453,9 +457,10 @@ func (r *Resolved) resolveFraction(a *model.Arch, def func(string, string)) erro
 	case math.IsNaN(m) || m <= 0 || m >= 1:
 		return settingErr("mem-fraction-static", m, "must be in (0, 1): it is the share of free memory the weights and the KV pool take")
 	}
-	if p.AiterMSF && r.AttentionBackend == "aiter" && r.ContextLength > 8192 {
+	r.FractionAsGiven = r.MemFractionStatic
+	if p.AiterMSF && r.AttentionBackend == "aiter" && r.ContextLength > AiterMinContext {
 		// server_args.py:1499-1501, applied to a given value too.
-		r.MemFractionStatic *= 0.85
+		r.MemFractionStatic *= AiterFactor
 		why := "x0.85: the aiter backend above 8192 tokens of context (server_args.py:1499-1501)"
 		if prev, ok := r.Sources["mem-fraction-static"]; ok {
 			why = prev + "; " + why
@@ -464,6 +469,14 @@ func (r *Resolved) resolveFraction(a *model.Arch, def func(string, string)) erro
 	}
 	return nil
 }
+
+// AiterFactor is what v0.5.6.post2 multiplies --mem-fraction-static by on
+// the aiter attention backend above AiterMinContext tokens of context, a
+// given value too (server_args.py:1499-1501).
+const (
+	AiterFactor     = 0.85
+	AiterMinContext = 8192
+)
 
 // vlmFactor is the default msf's adjustment for a multimodal model: SGLang
 // disables multimodal for Gemma 3 unless --enable-multimodal

@@ -1,16 +1,12 @@
 package explain
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"regexp"
 	"slices"
 	"strings"
 
-	"membudget/budget"
-	"membudget/engine"
-	"membudget/engine/vllm"
 	"membudget/model"
 	"membudget/model/logs"
 )
@@ -40,16 +36,6 @@ func LoggedModel(l *logs.Log) (id string, line int, ok bool) {
 	return "", 0, false
 }
 
-// Input is what [Explain] sizes: the log, and the model, class, version and
-// serve chosen for it.
-type Input struct {
-	Source  *Source
-	Model   Model
-	Class   ClassChoice
-	Version VersionChoice
-	Serve   LoggedServe
-}
-
 // Explanation is a log's figures beside membudget's prediction: the schema
 // of `membudget explain --json`.
 type Explanation struct {
@@ -75,7 +61,7 @@ type Explanation struct {
 	// figures were read.
 	Warnings []string `json:"warnings,omitempty"`
 	Notes    []string `json:"notes,omitempty"`
-	// Compared counts the figures predicted, Over those over their
+	// Compared counts the figures Predicted, Over those over their
 	// tolerance; Within says every comparison agrees (exit 0).
 	Compared int  `json:"compared"`
 	Over     int  `json:"over"`
@@ -144,8 +130,8 @@ type Row struct {
 	Difference *float64 `json:"difference,omitempty"`
 	Tolerance  *float64 `json:"tolerance,omitempty"`
 
-	// DifferencePercent is (predicted - logged) / |logged| in per cent;
-	// absent when the logged figure is 0 or not predicted.
+	// DifferencePercent is (Predicted - logged) / |logged| in per cent;
+	// absent when the logged figure is 0 or not Predicted.
 	DifferencePercent *float64 `json:"difference_percent,omitempty"`
 	// ToleranceRule says how the tolerance was set.
 	ToleranceRule string `json:"tolerance_rule"`
@@ -229,65 +215,11 @@ func (e *ServeError) Error() string {
 
 func (e *ServeError) Unwrap() error { return e.Err }
 
-// Explain sizes in's serve under in's profile and sets every logged figure
-// membudget predicts beside the prediction. The only errors are a serve
-// membudget refuses ([*ServeError]) and a log that states no figure
-// membudget predicts.
-func Explain(in Input) (*Explanation, error) {
-	l := in.Source.Log
-	ref, err := vllm.NewReference(in.Model.Arch, in.Serve.Serve, in.Class.Class, in.Version.Profile)
-	if err != nil {
-		se := &ServeError{Err: err}
-		var sErr *engine.SettingError
-		if errors.As(err, &sErr) {
-			se.Flag = sErr.Flag
-			if from, ok := in.Serve.From[sErr.Flag]; ok && from.Source == FromLogged {
-				se.Logged = &from
-			}
-		}
-		return nil, se
-	}
-	r := ref.Serve
-	p := ref.Predict()
-	ex := &Explanation{
-		Log:      LogInfo{Name: in.Source.Name, Engine: string(l.Engine), Version: l.EngineVersion, Era: string(l.Era), Lines: l.Lines},
-		Model:    in.Model,
-		Class:    classInfo(in.Class),
-		Rules:    VersionInfo{Engine: "vllm", Profile: r.Profile.Name, Describes: r.Profile.Describes, Source: in.Version.Source, Logged: in.Version.Logged, Note: joinNote(in.Version.Note, r.Profile.Note)},
-		Settings: settingsOf(in.Serve, r),
-		Command:  vllm.Command(in.Model.Name, r),
-		Warnings: slices.Clone(in.Serve.Warnings),
-	}
-	preds := vllmPredictions(p, r)
-	if r.KVCacheMemoryBytes > 0 {
-		// With --kv-cache-memory-bytes the util does not size the cache,
-		// but vLLM still requests total x util and logs it ("Desired GPU
-		// memory utilization is (u, Y GiB)", vllm/v1/worker/utils.py
-		// request_memory).
-		if b, err := in.Class.Class.UtilBudget(r.GPUMemoryUtilization, r.Profile.Rounding); err == nil {
-			preds["requested_memory"] = predicted{bytes: b, ok: true, note: "total x util, which vLLM requests and logs though --kv-cache-memory-bytes sizes the cache"}
-		}
-	}
-	ex.Figures = rows(l, vllmSpecs, preds)
-	ex.NotPredicted = notPredicted(l, vllmSpecs, logs.KindDeviceTotal, logs.KindUtilization, logs.KindMaxModelLen)
-	ex.Starts = startsCheck(l, p)
-	ex.Blocks = blocksCheck(l, p, r)
-	beside := ""
-	if !p.GraphsCharged {
-		beside = r.Profile.Describes
-	}
-	if err := ex.tally(beside); err != nil {
-		return nil, err
-	}
-	ex.Notes = notes(l, p, r)
-	return ex, nil
-}
-
-// tally counts the comparisons, names the largest gap and says whether
+// Tally counts the comparisons, names the largest gap and says whether
 // every comparison agrees; an explanation with nothing compared is an
 // error. graphsBeside names the engine version when it allocates CUDA
 // graphs beside the budget, "" when it charges them.
-func (ex *Explanation) tally(graphsBeside string) error {
+func (ex *Explanation) Tally(graphsBeside string) error {
 	for _, row := range ex.Figures {
 		if row.IsPredicted {
 			ex.Compared++
@@ -311,15 +243,15 @@ func (ex *Explanation) tally(graphsBeside string) error {
 	return nil
 }
 
-// notPredicted lists, one per kind, the figures no spec compares, leaving
+// NotPredicted lists, one per kind, the figures no Spec compares, leaving
 // out the kinds that are inputs.
-func notPredicted(l *logs.Log, specs []spec, inputs ...logs.Kind) []LoggedFigure {
+func NotPredicted(l *logs.Log, specs []Spec, inputs ...logs.Kind) []LoggedFigure {
 	used := map[logs.Kind]bool{}
 	for _, k := range inputs {
 		used[k] = true
 	}
 	for _, s := range specs {
-		used[s.kind] = true
+		used[s.Kind] = true
 	}
 	var out []LoggedFigure
 	for _, f := range l.Figures {
@@ -331,7 +263,8 @@ func notPredicted(l *logs.Log, specs []spec, inputs ...logs.Kind) []LoggedFigure
 	return out
 }
 
-func classInfo(ch ClassChoice) ClassInfo {
+// ClassInfoOf is how an explanation states the class chosen.
+func ClassInfoOf(ch ClassChoice) ClassInfo {
 	c := ch.Class
 	ci := ClassInfo{Name: c.Name, Device: c.Device.Name, MemoryBytes: c.Device.MemoryBytes, How: ch.How, Base: ch.Base, Matched: ch.Matched, Named: ch.Named, Note: ch.Note}
 	if ch.Total != nil {
@@ -343,110 +276,67 @@ func classInfo(ch ClassChoice) ClassInfo {
 	return ci
 }
 
-// tolRule is a tolerance: the bytes (memory) or the count, and its rule in
+// TolRule is a tolerance: the bytes (memory) or the count, and its rule in
 // words.
-type tolRule func(f logs.Figure) (bytes int64, count float64, rule string)
+type TolRule func(f logs.Figure) (bytes int64, count float64, rule string)
 
-func tolTerm(f logs.Figure) (int64, float64, string) {
+// TolTerm is a memory term's tolerance: max(0.1 GiB, the log's rounding).
+func TolTerm(f logs.Figure) (int64, float64, string) {
 	return max(termFloorBytes, f.Tolerance()), 0, "max(0.1 GiB, the log's rounding)"
 }
 
-func tolWeights(f logs.Figure) (int64, float64, string) {
+// TolWeights is the weights' tolerance: max(0.5 %, the log's rounding).
+func TolWeights(f logs.Figure) (int64, float64, string) {
 	b, _ := f.Bytes()
 	return max(int64(math.Ceil(weightsShare*math.Abs(float64(b)))), f.Tolerance()), 0, "max(0.5 %, the log's rounding)"
 }
 
-func tolSum(f logs.Figure) (int64, float64, string) {
+// TolSum is the tolerance of a logged sum that holds the weights:
+// max(0.1 GiB + 0.5 %, the log's rounding).
+func TolSum(f logs.Figure) (int64, float64, string) {
 	b, _ := f.Bytes()
 	return max(termFloorBytes+int64(math.Ceil(weightsShare*math.Abs(float64(b)))), f.Tolerance()), 0, "max(0.1 GiB + 0.5 %, the log's rounding): a sum that holds the weights"
 }
 
-func tolKV(f logs.Figure) (int64, float64, string) {
+// TolKV is the KV memory's tolerance: max(1 %, the log's rounding).
+func TolKV(f logs.Figure) (int64, float64, string) {
 	b, _ := f.Bytes()
 	return max(int64(math.Ceil(kvShare*math.Abs(float64(b)))), f.Tolerance()), 0, "max(1 %, the log's rounding)"
 }
 
-func tolCount(f logs.Figure) (int64, float64, string) {
+// TolCount is a count's tolerance: max(2 %, the log's rounding).
+func TolCount(f logs.Figure) (int64, float64, string) {
 	return 0, max(countShare*math.Abs(f.Float64()), roundingOf(f)), "max(2 %, the log's rounding)"
 }
 
-// predicted is membudget's value of a figure: bytes for memory, a count
-// otherwise; ok is false when it is not predicted (note says why).
-type predicted struct {
-	bytes uint64
-	count float64
-	ok    bool
-	note  string
+// Predicted is membudget's value of a figure: bytes for memory, a count
+// otherwise; ok is false when it is not Predicted (note says why).
+type Predicted struct {
+	Bytes uint64
+	Count float64
+	OK    bool
+	// Note says why a figure is not predicted, or how it was.
+	Note string
 }
 
-type spec struct {
-	id, label string
-	kind      logs.Kind
-	unit      string
-	tol       tolRule
-	// skip leaves out figures of these formats (a kind a line restates
+// Spec is one figure an engine's log states that membudget predicts: its
+// stable id and label, the kind of logged figure it compares, its unit
+// (bytes, tokens, blocks or x) and its tolerance.
+type Spec struct {
+	ID, Label string
+	Kind      logs.Kind
+	Unit      string
+	Tol       TolRule
+	// Skip leaves out figures of these formats (a kind a line restates
 	// after the fact).
-	skip []logs.Format
+	Skip []logs.Format
 }
 
-func bytesOf(b uint64) predicted { return predicted{bytes: b, ok: true} }
+// PredictBytes returns a predicted memory figure.
+func PredictBytes(b uint64) Predicted { return Predicted{Bytes: b, OK: true} }
 
-func countOf(n float64) predicted { return predicted{count: n, ok: true} }
-
-// vllmSpecs are the figures of a vLLM log membudget predicts, in the order
-// an explanation lists them.
-var vllmSpecs = []spec{
-	{"weights", "weights", logs.KindWeights, "bytes", tolWeights, nil},
-	{"activation_peak", "activation peak", logs.KindActivationPeak, "bytes", tolTerm, nil},
-	{"non_torch", "non-torch memory", logs.KindNonTorch, "bytes", tolTerm, nil},
-	{"consumed", "weights + non-torch", logs.KindConsumed, "bytes", tolSum, nil},
-	{"torch_peak", "torch peak (weights + activation)", logs.KindTorchPeak, "bytes", tolSum, nil},
-	{"non_kv_total", "non-KV total", logs.KindNonKVTotal, "bytes", tolSum, nil},
-	{"cuda_graph_estimate", "the CUDA-graph estimate", logs.KindCUDAGraphEstimate, "bytes", tolTerm, nil},
-	{"cuda_graph", "CUDA-graph capture", logs.KindCUDAGraph, "bytes", tolTerm, nil},
-	{"requested_memory", "requested memory", logs.KindUtilBudget, "bytes", tolTerm, nil},
-	{"available_kv_memory", "available KV memory", logs.KindKVCacheMemory, "bytes", tolKV, []logs.Format{logs.FormatActualUsage}},
-	{"kv_cache_needed", "KV memory one request needs", logs.KindKVCacheNeeded, "bytes", tolKV, nil},
-	{"gpu_blocks", "GPU blocks", logs.KindGPUBlocks, "blocks", tolCount, nil},
-	{"kv_cache_tokens", "GPU KV cache size", logs.KindKVCacheTokens, "tokens", tolCount, nil},
-	{"max_concurrency", "maximum concurrency", logs.KindMaxConcurrency, "x", tolCount, nil},
-	{"estimated_max_model_len", "estimated maximum model length", logs.KindEstimatedMaxModelLen, "tokens", tolCount, nil},
-}
-
-// vllmPredictions is membudget's value of each vLLM figure, by spec id.
-func vllmPredictions(p vllm.Predicted, r vllm.Resolved) map[string]predicted {
-	pr := map[string]predicted{
-		"weights":             bytesOf(p.WeightsBytes),
-		"activation_peak":     bytesOf(p.ActivationPeakBytes),
-		"non_torch":           bytesOf(p.NonTorchBytes),
-		"consumed":            bytesOf(budget.SatAdd(p.WeightsBytes, p.NonTorchBytes)),
-		"torch_peak":          bytesOf(budget.SatAdd(p.WeightsBytes, p.ActivationPeakBytes)),
-		"non_kv_total":        bytesOf(budget.SatAdd(p.WeightsBytes, budget.SatAdd(p.ActivationPeakBytes, p.NonTorchBytes))),
-		"cuda_graph_estimate": bytesOf(p.GraphBytes),
-		"cuda_graph":          bytesOf(p.GraphBytes),
-		"requested_memory":    bytesOf(p.RequestedBytes),
-		"available_kv_memory": bytesOf(p.Capacity.AvailableBytes),
-		"kv_cache_needed":     bytesOf(p.Capacity.NeededBytes),
-		"gpu_blocks":          countOf(float64(p.Capacity.Blocks)),
-		"kv_cache_tokens":     countOf(float64(p.Capacity.LoggedTokens)),
-		// vLLM prints the concurrency with "%.2fx".
-		"max_concurrency":         countOf(math.Round(p.Capacity.Concurrency*100) / 100),
-		"estimated_max_model_len": countOf(float64(p.Capacity.EstimatedMaxModelLen)),
-	}
-	if !r.Profile.GraphEstimateLogged {
-		g := pr["cuda_graph_estimate"]
-		g.note = r.Profile.Describes + " logs no estimate: membudget's graph term is the capture"
-		pr["cuda_graph_estimate"] = g
-	} else {
-		pr["cuda_graph"] = predicted{note: "membudget predicts the estimate " + r.Profile.Describes + " logs, not what capture takes"}
-	}
-	if p.Capacity.Starts {
-		e := pr["estimated_max_model_len"]
-		e.note = "membudget predicts vLLM starts: one request of max_model_len fits"
-		pr["estimated_max_model_len"] = e
-	}
-	return pr
-}
+// PredictCount returns a predicted count or ratio.
+func PredictCount(n float64) Predicted { return Predicted{Count: n, OK: true} }
 
 // rank0 matches a process a tensor-parallel rank 0 logs under ("Worker_TP0",
 // "VllmWorker TP0", "TP0", "DP0 TP0 EP0").
@@ -502,12 +392,14 @@ func pick(figs []logs.Figure) (logs.Figure, string) {
 	return chosen, fmt.Sprintf("the log states it %d times, differently: %s; %s taken", len(figs), strings.Join(all, ", "), why)
 }
 
-func rows(l *logs.Log, specs []spec, preds map[string]predicted) []Row {
+// Rows sets each figure of specs the log states beside its prediction in
+// preds (by Spec.ID): the difference, the tolerance, whether it is within.
+func Rows(l *logs.Log, specs []Spec, preds map[string]Predicted) []Row {
 	var out []Row
 	for _, s := range specs {
 		var figs []logs.Figure
-		for _, f := range l.All(s.kind) {
-			if !slices.Contains(s.skip, f.Format) {
+		for _, f := range l.All(s.Kind) {
+			if !slices.Contains(s.Skip, f.Format) {
 				figs = append(figs, f)
 			}
 		}
@@ -521,15 +413,15 @@ func rows(l *logs.Log, specs []spec, preds map[string]predicted) []Row {
 			figs = first
 		}
 		f, note := pick(figs)
-		pr := preds[s.id]
-		tb, tc, rule := s.tol(f)
-		row := Row{Figure: s.id, Label: s.label, Unit: s.unit, LoggedText: strings.TrimSpace(f.Value.String() + " " + unitText(f.Unit)), Line: f.Line, Process: f.Process,
-			ToleranceRule: rule, IsPredicted: pr.ok, Note: joinNote(note, pr.note)}
-		if s.unit == "bytes" {
+		pr := preds[s.ID]
+		tb, tc, rule := s.Tol(f)
+		row := Row{Figure: s.ID, Label: s.Label, Unit: s.Unit, LoggedText: strings.TrimSpace(f.Value.String() + " " + unitText(f.Unit)), Line: f.Line, Process: f.Process,
+			ToleranceRule: rule, IsPredicted: pr.OK, Note: JoinNote(note, pr.Note)}
+		if s.Unit == "bytes" {
 			lb, _ := f.Bytes()
 			row.LoggedBytes, row.ToleranceBytes = &lb, &tb
-			if pr.ok {
-				pb := pr.bytes
+			if pr.OK {
+				pb := pr.Bytes
 				d := diffBytes(pb, lb)
 				row.PredictedBytes, row.DifferenceBytes = &pb, &d
 				row.Within = abs64(d) <= tb
@@ -541,8 +433,8 @@ func rows(l *logs.Log, specs []spec, preds map[string]predicted) []Row {
 		} else {
 			lv := f.Float64()
 			row.Logged, row.Tolerance = &lv, &tc
-			if pr.ok {
-				pv := pr.count
+			if pr.OK {
+				pv := pr.Count
 				d := pv - lv
 				row.Predicted, row.Difference = &pv, &d
 				row.Within = math.Abs(d) <= tc+1e-9
@@ -578,7 +470,7 @@ func roundingOf(f logs.Figure) float64 {
 	return 0.5 * math.Pow10(-int(f.RoundedTo))
 }
 
-// diffBytes is predicted - logged, saturating at the int64 range.
+// diffBytes is Predicted - logged, saturating at the int64 range.
 func diffBytes(pred uint64, logged int64) int64 {
 	if pred > math.MaxInt64 {
 		pred = math.MaxInt64
@@ -616,73 +508,6 @@ func unitText(u logs.Unit) string {
 	return ""
 }
 
-// startsCheck compares the log's evidence of whether vLLM started with the
-// prediction: a max-model-len error says it did not; a graph capture or V1's
-// "GPU KV cache size" without the error that it got past the check.
-func startsCheck(l *logs.Log, p vllm.Predicted) *StartsCheck {
-	for _, f := range l.Figures {
-		if f.Format == logs.FormatV0MaxLenError || f.Format == logs.FormatV1MaxLenError {
-			return &StartsCheck{Logged: false, Predicted: p.Capacity.Starts, Line: f.Line, Evidence: "the max-model-len error", Agree: !p.Capacity.Starts}
-		}
-	}
-	for _, f := range l.Figures {
-		if f.Kind == logs.KindCUDAGraph && f.Format == logs.FormatGraphCapture || f.Format == logs.FormatKVCacheSize {
-			evidence := "the graph capture after the KV cache's allocation"
-			if f.Format == logs.FormatKVCacheSize {
-				evidence = "\"GPU KV cache size\", logged after the startup check"
-			}
-			return &StartsCheck{Logged: true, Predicted: p.Capacity.Starts, Line: f.Line, Evidence: evidence, Agree: p.Capacity.Starts}
-		}
-	}
-	return nil
-}
-
-// blocksCheck is the page arithmetic on the smallest logged available KV
-// memory (vLLM gives every worker the fewest blocks any has).
-func blocksCheck(l *logs.Log, p vllm.Predicted, r vllm.Resolved) *BlocksCheck {
-	var avail *logs.Figure
-	var availBytes int64
-	for _, f := range l.All(logs.KindKVCacheMemory) {
-		if f.Format == logs.FormatActualUsage {
-			continue
-		}
-		b, ok := f.Bytes()
-		if !ok || b <= 0 {
-			continue
-		}
-		if avail == nil || b < availBytes {
-			avail, availBytes = &f, b
-		}
-	}
-	if avail == nil || p.Capacity.BlockBytes == 0 {
-		return nil
-	}
-	bc := &BlocksCheck{AvailableText: avail.Text, AvailableLine: avail.Line, AvailableBytes: availBytes, RoundingBytes: avail.Tolerance(), BlockBytes: p.Capacity.BlockBytes}
-	if blocks, ok := l.First(logs.KindGPUBlocks); ok && blocks.Value.Places == 0 && blocks.Value.Units >= 0 {
-		bc.LoggedBlocks, bc.BlocksLine, bc.From = uint64(blocks.Value.Units), blocks.Line, "the logged block count"
-	} else if tok, ok := l.First(logs.KindKVCacheTokens); ok && tok.Value.Places == 0 && tok.Value.Units >= 0 &&
-		!r.Profile.LoggedTokensFromConcurrency && r.BlockSize > 0 && p.Capacity.Tokens == p.Capacity.Blocks*r.BlockSize && uint64(tok.Value.Units)%r.BlockSize == 0 {
-		// One KV cache group: the version logs blocks x block size.
-		bc.LoggedBlocks, bc.BlocksLine = uint64(tok.Value.Units)/r.BlockSize, tok.Line
-		bc.From = fmt.Sprintf("the logged KV cache size, %d tokens, over the block size %d", tok.Value.Units, r.BlockSize)
-	} else {
-		return nil
-	}
-	if r.PipelineParallelSize > 1 {
-		bc.Note = "pipeline parallelism: the stages' blocks differ in bytes; the check is not made"
-		bc.Exact = true
-		return bc
-	}
-	lo := max(availBytes-bc.RoundingBytes, 0)
-	bc.Low = uint64(lo) / bc.BlockBytes
-	bc.High = uint64(availBytes+bc.RoundingBytes) / bc.BlockBytes
-	bc.Exact = bc.Low <= bc.LoggedBlocks && bc.LoggedBlocks <= bc.High
-	if len(l.All(logs.KindKVCacheMemory)) > 1 {
-		bc.Note = fmt.Sprintf("the smallest logged available KV memory (line %d), as vLLM gives every worker the fewest blocks", avail.Line)
-	}
-	return bc
-}
-
 // gapGroups rank the figures for the largest gap: the terms the available
 // KV memory is what is left of, by bytes; then the sums of terms; then the
 // KV figures, by per cent.
@@ -692,7 +517,7 @@ var gapGroups = [][]string{
 	{"available_kv_memory", "kv_cache_needed", "gpu_blocks", "kv_cache_tokens", "max_concurrency", "estimated_max_model_len", "k_cache_memory", "v_cache_memory", "kv_pool_memory"},
 }
 
-// largestGap names, among the predicted figures, the one that explains most
+// largestGap names, among the Predicted figures, the one that explains most
 // of the difference: the memory term with the largest difference in bytes
 // (the available KV memory, and the pool an SGLang log states, are what the
 // budget leaves after the terms); but when the KV figures are over their
@@ -780,7 +605,7 @@ func largestGap(rows []Row, graphsBeside string) *Gap {
 	return g
 }
 
-// rowDifference says a row's logged and predicted values and the
+// rowDifference says a row's logged and Predicted values and the
 // difference.
 func rowDifference(r *Row) string {
 	verdict := "within"
@@ -827,23 +652,3 @@ func signedCount(v float64, unit string) string {
 	return fmt.Sprintf("%+.1f %s", v, unit)
 }
 
-// notes says how the log was read where it matters to the figures.
-func notes(l *logs.Log, p vllm.Predicted, r vllm.Resolved) []string {
-	var out []string
-	if len(l.Versions) > 1 {
-		out = append(out, fmt.Sprintf("the log states %d versions (%s): several runs in one log; where figures differ the first or rank 0's is taken", len(l.Versions), strings.Join(l.Versions, ", ")))
-	}
-	if l.LongLines > 0 {
-		out = append(out, fmt.Sprintf("%d line(s) over the reader's limit were skipped", l.LongLines))
-	}
-	switch {
-	case l.GraphBudget == logs.GraphBudgetCounted && !p.GraphsCharged:
-		out = append(out, r.Profile.Describes+" does not charge the CUDA-graph estimate to the KV budget, but the log says it was (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1?): the available KV memory differs by the estimate")
-	case l.GraphBudget == logs.GraphBudgetNotCounted && p.GraphsCharged:
-		out = append(out, r.Profile.Describes+" charges the CUDA-graph estimate to the KV budget, but the log says it was not: the available KV memory differs by the estimate")
-	}
-	if r.TensorParallelSize > 1 || r.PipelineParallelSize > 1 {
-		out = append(out, "figures are per GPU; membudget predicts the first pipeline stage's rank")
-	}
-	return out
-}

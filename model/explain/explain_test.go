@@ -8,7 +8,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"membudget/budget"
-	"membudget/engine/vllm"
 	"membudget/model/logs"
 )
 
@@ -113,64 +112,6 @@ func TestPick(t *testing.T) {
 				t.Errorf("line %d, note %q; want line %d, noted %t", got.Line, note, tc.wantLine, tc.noted)
 			}
 		})
-	}
-}
-
-// TestBuildServe: logged settings fill the serve unless a flag was given;
-// the memory lines restate the util; a value vLLM would refuse is an error
-// naming the line and the flag.
-func TestBuildServe(t *testing.T) {
-	log := "INFO non-default args: {'model': 'm', 'max_model_len': 8192, 'tensor_parallel_size': 2, 'enforce_eager': True, 'speculative_config': {'method': 'mtp'}}\n" +
-		"INFO Initializing a V1 LLM engine (v0.19.0) with config: model='m', dtype=torch.bfloat16, max_seq_len=8192, quantization=None, kv_cache_dtype=fp8\n" +
-		"INFO Free memory on device (78.66/79.18 GiB) on startup. Desired GPU memory utilization is (0.85, 67.30 GiB).\n"
-	l := source(t, log).Log
-	flags := vllm.Serve{MaxModelLen: 4096}
-	got, err := BuildServe(l, flags, map[string]bool{"max-model-len": true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := vllm.Serve{MaxModelLen: 4096, TensorParallelSize: 2, EnforceEager: true, Dtype: "bfloat16", KVCacheDtype: "fp8", GPUMemoryUtilization: 0.85}
-	if diff := cmp.Diff(want, got.Serve); diff != "" {
-		t.Errorf("serve (-want +got):\n%s", diff)
-	}
-	if got.From["max-model-len"].Source != FromFlag || got.From["tensor-parallel-size"].Line != 1 || got.From["dtype"].Line != 2 || got.From["gpu-memory-utilization"].Line != 3 {
-		t.Errorf("sources %+v", got.From)
-	}
-	if len(got.Warnings) != 1 || !strings.Contains(got.Warnings[0], "speculative decoding") {
-		t.Errorf("warnings %q, want the speculative config's", got.Warnings)
-	}
-	_, err = BuildServe(source(t, "INFO non-default args: {'model': 'm', 'max_num_seqs': 0}\n").Log, vllm.Serve{}, nil)
-	if err == nil || !strings.Contains(err.Error(), "max_num_seqs=0 (line 1") || !strings.Contains(err.Error(), "pass --max-num-seqs") {
-		t.Errorf("a zero max_num_seqs: %v", err)
-	}
-}
-
-// TestChooseProfile maps logged versions to profiles.
-func TestChooseProfile(t *testing.T) {
-	cases := []struct {
-		name, log, want, source string
-	}{
-		{"four parts", "INFO Initializing a V1 LLM engine (v0.10.1.1) with config: model='m'\n", "0.10.1", FromLogged},
-		{"V0 shown", "INFO vLLM API server version 0.8.5\nINFO # GPU blocks: 10, # CPU blocks: 20\n", "0.8.5:v0", FromLogged},
-		{"engine unknown", "INFO vLLM API server version 0.9.2\n", "0.9.2", FromLogged},
-		{"older than any", "INFO Initializing an LLM engine (v0.4.2) with config: model='m'\n", "0.7.3:v0", FromLogged},
-		{"none", "INFO Available KV cache memory: 1.00 GiB\n", vllm.CurrentName, "assumed"},
-		{"source build", "INFO vLLM API server version 0.1.dev8168+g475c1a0\nINFO Available KV cache memory: 1.00 GiB\n", vllm.CurrentName, "assumed"},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := ChooseProfile(source(t, tc.log).Log, "", false)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got.Profile.Name != tc.want || got.Source != tc.source {
-				t.Errorf("%s (%s), note %q; want %s (%s)", got.Profile.Name, got.Source, got.Note, tc.want, tc.source)
-			}
-		})
-	}
-	got, err := ChooseProfile(source(t, "INFO vLLM API server version 0.8.5\n").Log, "0.19.0", true)
-	if err != nil || got.Profile.Name != "0.19.0" || got.Source != FromFlag {
-		t.Errorf("--vllm-version 0.19.0: %+v, %v", got, err)
 	}
 }
 

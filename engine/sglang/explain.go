@@ -1,27 +1,26 @@
-package explain
+package sglang
 
 import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"membudget/engine"
-	"membudget/engine/sglang"
+	"membudget/model/explain"
 	"membudget/model/logs"
 )
 
-// SGLangServe is the server an SGLang log's server_args describe.
-type SGLangServe struct {
-	Serve sglang.Serve
+// loggedServe is the server an SGLang log's server_args describe.
+type loggedServe struct {
+	Serve Serve
 	// From says, by SGLang flag name ("mem-fraction-static"), which
 	// settings the log gave.
-	From map[string]SettingFrom
+	From map[string]explain.SettingFrom
 }
 
-// sglangSettings maps server_args' fields to SGLang's flags, in the order
+// logSettings maps server_args' fields to SGLang's flags, in the order
 // an explanation lists them.
-var sglangSettings = []struct{ key, flag string }{
+var logSettings = []struct{ key, flag string }{
 	{"mem_fraction_static", "mem-fraction-static"},
 	{"context_length", "context-length"},
 	{"max_running_requests", "max-running-requests"},
@@ -41,11 +40,11 @@ var sglangSettings = []struct{ key, flag string }{
 	{"quantization", "quantization"},
 }
 
-// BuildSGLangServe returns the server the log's server_args describe. Only
+// buildServe returns the server the log's server_args describe. Only
 // server_args is read: the scheduler's limits line states what SGLang
 // derived (max_running_requests, the token count), not what it was given.
-func BuildSGLangServe(l *logs.Log) (SGLangServe, error) {
-	ss := SGLangServe{From: map[string]SettingFrom{}}
+func buildServe(l *logs.Log, flags Serve, given map[string]bool) (loggedServe, error) {
+	ss := loggedServe{From: map[string]explain.SettingFrom{}}
 	last := map[string]logs.Setting{}
 	for _, st := range l.Settings {
 		if st.Source == logs.SourceServerArgs {
@@ -53,8 +52,13 @@ func BuildSGLangServe(l *logs.Log) (SGLangServe, error) {
 		}
 	}
 	s := &ss.Serve
-	for _, sk := range sglangSettings {
+	for _, sk := range logSettings {
 		st, ok := last[sk.key]
+		if flagGiven(given, sk.flag) {
+			overrideSetting(&ss.Serve, flags, sk.flag)
+			ss.From[sk.flag] = explain.SettingFrom{Source: explain.FromFlag}
+			continue
+		}
 		if !ok || st.Literal == logs.LiteralNone {
 			continue
 		}
@@ -122,43 +126,43 @@ func BuildSGLangServe(l *logs.Log) (SGLangServe, error) {
 		if err != nil {
 			return ss, fmt.Errorf("the log's server_args %s=%s (line %d) %v", st.LoggedKey, st.Value, st.Line, err)
 		}
-		ss.From[sk.flag] = SettingFrom{Source: FromLogged, Value: st.Value, Key: st.LoggedKey, Detail: string(st.Source), Line: st.Line}
+		ss.From[sk.flag] = explain.SettingFrom{Source: explain.FromLogged, Value: st.Value, Key: st.LoggedKey, Detail: string(st.Source), Line: st.Line}
 	}
 	return ss, nil
 }
 
-// SGLangInput is what [ExplainSGLang] sizes.
-type SGLangInput struct {
-	Source  *Source
-	Model   Model
-	Class   ClassChoice
-	Profile sglang.Profile
+// explainInput is what [explainLog] sizes.
+type explainInput struct {
+	Source  *explain.Source
+	Model   explain.Model
+	Class   explain.ClassChoice
+	Profile Profile
 	// ProfileNote says how the profile was chosen.
 	ProfileNote string
-	Serve       SGLangServe
+	Serve       loggedServe
 }
 
-// sglangSpecs are the figures of an SGLang log membudget predicts.
-var sglangSpecs = []spec{
-	{"weights", "weights", logs.KindWeights, "bytes", tolWeights, nil},
-	{"kv_cache_tokens", "KV cache tokens", logs.KindKVCacheTokens, "tokens", tolCount, nil},
-	{"k_cache_memory", "K size", logs.KindKCacheMemory, "bytes", tolKV, nil},
-	{"v_cache_memory", "V size", logs.KindVCacheMemory, "bytes", tolKV, nil},
-	{"kv_pool_memory", "KV size (one latent pool)", logs.KindKVCacheMemory, "bytes", tolKV, nil},
+// logSpecs are the figures of an SGLang log membudget predicts.
+var logSpecs = []explain.Spec{
+	{ID: "weights", Label: "weights", Kind: logs.KindWeights, Unit: "bytes", Tol: explain.TolWeights},
+	{ID: "kv_cache_tokens", Label: "KV cache tokens", Kind: logs.KindKVCacheTokens, Unit: "tokens", Tol: explain.TolCount},
+	{ID: "k_cache_memory", Label: "K size", Kind: logs.KindKCacheMemory, Unit: "bytes", Tol: explain.TolKV},
+	{ID: "v_cache_memory", Label: "V size", Kind: logs.KindVCacheMemory, Unit: "bytes", Tol: explain.TolKV},
+	{ID: "kv_pool_memory", Label: "KV size (one latent pool)", Kind: logs.KindKVCacheMemory, Unit: "bytes", Tol: explain.TolKV},
 }
 
-// ExplainSGLang sizes an SGLang log's server with engine/sglang and sets its
+// explainLog sizes an SGLang log's server with engine/sglang and sets its
 // logged figures beside the prediction: the weights loaded, the pool's
 // tokens and its K and V sizes.
-func ExplainSGLang(in SGLangInput) (*Explanation, error) {
+func explainLog(in explainInput) (*explain.Explanation, error) {
 	l := in.Source.Log
-	ref, err := sglang.NewReference(in.Model.Arch, in.Serve.Serve, in.Class.Class, in.Profile)
+	ref, err := NewReference(in.Model.Arch, in.Serve.Serve, in.Class.Class, in.Profile)
 	if err != nil {
-		se := &ServeError{Err: err}
+		se := &explain.ServeError{Err: err}
 		var sErr *engine.SettingError
 		if errors.As(err, &sErr) {
 			se.Flag = sErr.Flag
-			if from, ok := in.Serve.From[sErr.Flag]; ok {
+			if from, ok := in.Serve.From[sErr.Flag]; ok && from.Source == explain.FromLogged {
 				se.Logged = &from
 			}
 		}
@@ -166,40 +170,40 @@ func ExplainSGLang(in SGLangInput) (*Explanation, error) {
 	}
 	r := ref.Serve
 	c := ref.Capacity()
-	ex := &Explanation{
-		Log:   LogInfo{Name: in.Source.Name, Engine: string(l.Engine), Version: l.EngineVersion, Era: string(l.Era), Lines: l.Lines},
+	ex := &explain.Explanation{
+		Log:   explain.LogInfo{Name: in.Source.Name, Engine: string(l.Engine), Version: l.EngineVersion, Era: string(l.Era), Lines: l.Lines},
 		Model: in.Model,
-		Class: classInfo(in.Class),
-		Rules: VersionInfo{Engine: "sglang", Profile: r.Profile.Name, Describes: r.Profile.Describes, Source: "assumed", Note: in.ProfileNote},
+		Class: explain.ClassInfoOf(in.Class),
+		Rules: explain.VersionInfo{Engine: "sglang", Profile: r.Profile.Name, Describes: r.Profile.Describes, Source: "assumed", Note: in.ProfileNote},
 	}
 	if in.ProfileNote == "" {
-		ex.Rules.Source = FromFlag
+		ex.Rules.Source = explain.FromFlag
 	}
-	ex.Settings = sglangSettingsOf(in.Serve, r)
-	ex.Command = sglangCommand(in.Model.Name, r)
-	preds := map[string]predicted{
-		"weights":         bytesOf(c.LoadedBytes),
-		"kv_cache_tokens": countOf(float64(c.MaxTotalNumTokens)),
-		"k_cache_memory":  bytesOf(c.KBytes),
-		"v_cache_memory":  bytesOf(c.VBytes),
-		"kv_pool_memory":  bytesOf(c.KBytes),
+	ex.Settings = settingsOf(in.Serve, r)
+	ex.Command = Command(in.Model.Name, "", r)
+	preds := map[string]explain.Predicted{
+		"weights":         explain.PredictBytes(c.LoadedBytes),
+		"kv_cache_tokens": explain.PredictCount(float64(c.MaxTotalNumTokens)),
+		"k_cache_memory":  explain.PredictBytes(c.KBytes),
+		"v_cache_memory":  explain.PredictBytes(c.VBytes),
+		"kv_pool_memory":  explain.PredictBytes(c.KBytes),
 	}
 	if !c.MLA {
-		preds["kv_pool_memory"] = predicted{note: "membudget sizes separate K and V pools for this model"}
+		preds["kv_pool_memory"] = explain.Predicted{Note: "membudget sizes separate K and V pools for this model"}
 	}
 	if c.HybridSWA {
 		for _, id := range []string{"kv_cache_tokens", "k_cache_memory", "v_cache_memory"} {
 			p := preds[id]
-			p.note = "the full-layer pool's; the sliding-window pool is logged apart"
+			p.Note = "the full-layer pool's; the sliding-window pool is logged apart"
 			preds[id] = p
 		}
 	}
 	if !c.Starts {
 		ex.Warnings = append(ex.Warnings, "membudget says SGLang does not start: "+c.Failure)
 	}
-	ex.Figures = rows(l, sglangSpecs, preds)
-	ex.NotPredicted = notPredicted(l, sglangSpecs)
-	if err := ex.tally(""); err != nil { // no graph figure is compared
+	ex.Figures = explain.Rows(l, logSpecs, preds)
+	ex.NotPredicted = explain.NotPredicted(l, logSpecs)
+	if err := ex.Tally(""); err != nil { // no graph figure is compared
 		return nil, err
 	}
 	if r.TPSize > 1 || r.PPSize > 1 {
@@ -208,25 +212,25 @@ func ExplainSGLang(in SGLangInput) (*Explanation, error) {
 	return ex, nil
 }
 
-// ChooseSGLangProfile returns the profile of --sglang-version spec, or the
+// chooseProfile returns the profile of --sglang-version spec, or the
 // default when the log states none (SGLang's startup lines carry no
 // version), said in the note.
-func ChooseSGLangProfile(spec string, given bool) (sglang.Profile, string, error) {
+func chooseProfile(spec string, given bool) (Profile, string, error) {
 	if given {
-		p, err := sglang.ProfileFor(spec)
+		p, err := ProfileFor(spec)
 		if err != nil {
 			return p, "", fmt.Errorf("--sglang-version: %w", err)
 		}
 		return p, "", nil
 	}
-	p, err := sglang.ProfileFor("")
+	p, err := ProfileFor("")
 	if err != nil {
 		return p, "", err
 	}
 	return p, fmt.Sprintf("SGLang's startup lines state no version: sized with %s's rules; pass --sglang-version to choose", p.Name), nil
 }
 
-func sglangSettingsOf(ss SGLangServe, r sglang.Resolved) []Setting {
+func settingsOf(ss loggedServe, r Resolved) []explain.Setting {
 	u := func(v uint64) string { return strconv.FormatUint(v, 10) }
 	values := map[string]string{
 		"mem-fraction-static":  strconv.FormatFloat(r.MemFractionStatic, 'f', -1, 64),
@@ -247,18 +251,21 @@ func sglangSettingsOf(ss SGLangServe, r sglang.Resolved) []Setting {
 		"dtype":                r.Dtype,
 		"quantization":         r.Quant.Method,
 	}
-	var out []Setting
-	for _, sk := range sglangSettings {
+	var out []explain.Setting
+	for _, sk := range logSettings {
 		v := values[sk.flag]
 		from, given := ss.From[sk.flag]
 		if !given && (v == "" || v == "0") {
 			continue // unset and not defaulted: SGLang sizes it from the pool
 		}
-		st := Setting{Flag: sk.flag, Value: v}
-		if given {
-			st.Source, st.Line = FromLogged, from.Line
+		st := explain.Setting{Flag: sk.flag, Value: v}
+		switch {
+		case given && from.Source == explain.FromFlag:
+			st.Source = explain.FromFlag
+		case given:
+			st.Source, st.Line = explain.FromLogged, from.Line
 			st.Detail = fmt.Sprintf("%s: %s=%s", from.Detail, from.Key, from.Value)
-		} else {
+		default:
 			st.Source, st.Detail = "SGLang default", r.Sources[sk.flag]
 		}
 		out = append(out, st)
@@ -266,18 +273,62 @@ func sglangSettingsOf(ss SGLangServe, r sglang.Resolved) []Setting {
 	return out
 }
 
-// sglangCommand is the `python -m sglang.launch_server` line of the
-// resolved server.
-func sglangCommand(model string, r sglang.Resolved) string {
-	args := []string{"python -m sglang.launch_server --model-path", model,
-		"--mem-fraction-static", strconv.FormatFloat(r.MemFractionStatic, 'f', -1, 64),
-		"--context-length", strconv.FormatUint(r.ContextLength, 10),
-		"--tp-size", strconv.FormatUint(r.TPSize, 10)}
-	if r.PPSize > 1 {
-		args = append(args, "--pp-size", strconv.FormatUint(r.PPSize, 10))
+// flagAliases are the other names SGLang's flags are registered under.
+var flagAliases = map[string][]string{
+	"tp-size": {"tensor-parallel-size", "tp"},
+	"pp-size": {"pipeline-parallel-size", "pp"},
+	"dp-size": {"data-parallel-size", "dp"},
+}
+
+// flagGiven reports whether flag, or one of its aliases, was given.
+func flagGiven(given map[string]bool, flag string) bool {
+	if given[flag] {
+		return true
 	}
-	if r.KVCacheDtype != "" && r.KVCacheDtype != "auto" {
-		args = append(args, "--kv-cache-dtype", r.KVCacheDtype)
+	for _, a := range flagAliases[flag] {
+		if given[a] {
+			return true
+		}
 	}
-	return strings.Join(args, " ")
+	return false
+}
+
+// overrideSetting sets dst's setting of flag to the flags' value.
+func overrideSetting(dst *Serve, flags Serve, flag string) {
+	switch flag {
+	case "mem-fraction-static":
+		dst.MemFractionStatic = flags.MemFractionStatic
+	case "context-length":
+		dst.ContextLength = flags.ContextLength
+	case "max-running-requests":
+		dst.MaxRunningRequests = flags.MaxRunningRequests
+	case "max-total-tokens":
+		dst.MaxTotalTokens = flags.MaxTotalTokens
+	case "chunked-prefill-size":
+		dst.ChunkedPrefillSize = flags.ChunkedPrefillSize
+	case "max-prefill-tokens":
+		dst.MaxPrefillTokens = flags.MaxPrefillTokens
+	case "cuda-graph-max-bs":
+		dst.CudaGraphMaxBS = flags.CudaGraphMaxBS
+	case "disable-cuda-graph":
+		dst.DisableCudaGraph = flags.DisableCudaGraph
+	case "page-size":
+		dst.PageSize = flags.PageSize
+	case "kv-cache-dtype":
+		dst.KVCacheDtype = flags.KVCacheDtype
+	case "attention-backend":
+		dst.AttentionBackend = flags.AttentionBackend
+	case "tp-size":
+		dst.TPSize = flags.TPSize
+	case "pp-size":
+		dst.PPSize = flags.PPSize
+	case "dp-size":
+		dst.DPSize = flags.DPSize
+	case "enable-dp-attention":
+		dst.EnableDPAttention = flags.EnableDPAttention
+	case "dtype":
+		dst.Dtype = flags.Dtype
+	case "quantization":
+		dst.Quantization = flags.Quantization
+	}
 }

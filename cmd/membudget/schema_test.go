@@ -1,0 +1,260 @@
+package main
+
+import "membudget/engine"
+
+// The JSON schemas of the commands' --json output, engine by engine, as
+// the README documents them: the tests decode the output strictly into
+// them, so that a field cannot appear, vanish or move unseen.
+
+// reportJSON is `membudget report --json`.
+type reportJSON struct {
+	Model      modelJSON     `json:"model"`
+	Engine     string        `json:"engine"`
+	Class      classJSON     `json:"class"`
+	Serve      serveJSON     `json:"serve"`
+	Footprint  engine.FootprintJSON `json:"footprint"`
+	KVCapacity capacityJSON  `json:"kv_capacity"`
+	Fits       bool          `json:"fits"`
+	Advice     *adviceJSON   `json:"advice,omitempty"`
+}
+
+type serveJSON struct {
+	VLLMVersion          string            `json:"vllm_version"`
+	VLLM                 string            `json:"vllm"`
+	GPUMemoryUtilization float64           `json:"gpu_memory_utilization"`
+	KVCacheMemoryBytes   uint64            `json:"kv_cache_memory_bytes"`
+	MaxModelLen          uint64            `json:"max_model_len"`
+	MaxNumSeqs           uint64            `json:"max_num_seqs"`
+	MaxNumBatchedTokens  uint64            `json:"max_num_batched_tokens"`
+	BlockSize            uint64            `json:"block_size"`
+	KVCacheDtype         string            `json:"kv_cache_dtype"`
+	TensorParallelSize   uint64            `json:"tensor_parallel_size"`
+	PipelineParallelSize uint64            `json:"pipeline_parallel_size"`
+	DataParallelSize     uint64            `json:"data_parallel_size"`
+	EnableExpertParallel bool              `json:"enable_expert_parallel"`
+	Dtype                string            `json:"dtype"`
+	Quantization         string            `json:"quantization"`
+	EnforceEager         bool              `json:"enforce_eager"`
+	AsyncScheduling      bool              `json:"async_scheduling"`
+	CPUOffloadGiB        float64           `json:"cpu_offload_gib"`
+	SwapSpaceGiB         float64           `json:"swap_space_gib"`
+	Defaults             map[string]string `json:"defaults"`
+	Ignored              []string          `json:"ignored,omitempty"`
+	Command              string            `json:"command"`
+}
+
+type capacityJSON struct {
+	AvailableBytes       uint64  `json:"available_bytes"`
+	BlockBytes           uint64  `json:"block_bytes"`
+	Blocks               uint64  `json:"blocks"`
+	Tokens               uint64  `json:"tokens"`
+	LoggedTokens         uint64  `json:"logged_tokens"`
+	PagesPerSeq          uint64  `json:"pages_per_seq"`
+	MaxConcurrency       float64 `json:"max_concurrency"`
+	NeededBytes          uint64  `json:"needed_bytes"`
+	Starts               bool    `json:"starts"`
+	EstimatedMaxModelLen uint64  `json:"estimated_max_model_len"`
+	// StateBlocks and SeqsOverStateBlocks: a hybrid model's Mamba cache
+	// blocks, and whether vLLM refuses max_num_seqs above them.
+	StateBlocks         uint64 `json:"state_blocks,omitempty"`
+	SeqsOverStateBlocks bool   `json:"seqs_over_state_blocks,omitempty"`
+	// Groups is vLLM's KV cache groups, as its spec classes name them.
+	Groups string `json:"groups,omitempty"`
+}
+
+// sglangReportJSON is `membudget report --engine sglang --json`.
+type sglangReportJSON struct {
+	Model  modelJSON       `json:"model"`
+	Engine string          `json:"engine"`
+	Class  classJSON       `json:"class"`
+	Serve  sglangServeJSON `json:"serve"`
+	// Footprint is the footprint's terms; Items names what each holds.
+	Footprint engine.FootprintJSON `json:"footprint"`
+	Items     []itemJSON    `json:"items"`
+	KVPool    poolJSON      `json:"kv_pool"`
+	Fits      bool          `json:"fits"`
+	Advice    *adviceJSON   `json:"advice,omitempty"`
+}
+
+// sglangServeJSON is the resolved SGLang server, under SGLang's names.
+type sglangServeJSON struct {
+	SGLangVersion string  `json:"sglang_version"`
+	SGLang        string  `json:"sglang"`
+	MemFraction   float64 `json:"mem_fraction_static"`
+	ContextLength uint64  `json:"context_length"`
+	// DerivedContextLength is the one SGLang derives from config.json.
+	DerivedContextLength uint64 `json:"derived_context_length"`
+	AllowLongContext     bool   `json:"allow_overwrite_longer_context_len"`
+	// MaxRunningRequests and MaxTotalTokens are as given, 0 when not: the
+	// pool decides them (kv_pool).
+	MaxRunningRequests uint64            `json:"max_running_requests"`
+	MaxTotalTokens     uint64            `json:"max_total_tokens"`
+	ChunkedPrefillSize int64             `json:"chunked_prefill_size"`
+	MaxPrefillTokens   uint64            `json:"max_prefill_tokens"`
+	PageSize           uint64            `json:"page_size"`
+	KVCacheDtype       string            `json:"kv_cache_dtype"`
+	TPSize             uint64            `json:"tp_size"`
+	PPSize             uint64            `json:"pp_size"`
+	DPSize             uint64            `json:"dp_size"`
+	Dtype              string            `json:"dtype"`
+	Quantization       string            `json:"quantization"`
+	AttentionBackend   string            `json:"attention_backend"`
+	DisableCudaGraph   bool              `json:"disable_cuda_graph"`
+	CudaGraphMaxBS     uint64            `json:"cuda_graph_max_bs"`
+	DistInitBytes      uint64            `json:"dist_init_bytes"`
+	Defaults           map[string]string `json:"defaults"`
+	Ignored            []string          `json:"ignored,omitempty"`
+	Command            string            `json:"command"`
+}
+
+// poolJSON is SGLang's KV pool as its startup sizes and logs it.
+type poolJSON struct {
+	GPUMemMiB         float64  `json:"gpu_mem_mib"`
+	MemFraction       float64  `json:"mem_fraction_static"`
+	F0Bytes           uint64   `json:"f0_bytes"`
+	LoadedBytes       uint64   `json:"loaded_bytes"`
+	StaticBudgetBytes uint64   `json:"static_budget_bytes"`
+	RestBytes         int64    `json:"rest_bytes"`
+	CellBytes         uint64   `json:"cell_bytes"`
+	ProfiledTokens    int64    `json:"profiled_tokens"`
+	MaxTotalNumTokens int64    `json:"max_total_num_tokens"`
+	HybridSWA         bool     `json:"hybrid_swa"`
+	SWATokens         int64    `json:"swa_tokens"`
+	KBytes            uint64   `json:"k_bytes"`
+	VBytes            uint64   `json:"v_bytes"`
+	SWAKBytes         uint64   `json:"swa_k_bytes"`
+	SWAVBytes         uint64   `json:"swa_v_bytes"`
+	PageSize          uint64   `json:"page_size"`
+	MaxNumReqs        uint64   `json:"max_num_reqs"`
+	MaxRunning        uint64   `json:"max_running_requests"`
+	MaxReqLen         int64    `json:"max_req_len"`
+	MaxReqInputLen    int64    `json:"max_req_input_len"`
+	ContextLen        uint64   `json:"context_len"`
+	Starts            bool     `json:"starts"`
+	Failure           string   `json:"failure,omitempty"`
+	LogLines          []string `json:"log_lines"`
+}
+
+// itemJSON is one line of an SGLang footprint: the reference's allocations
+// of one kind, summed (every layer's K and V, every weight tensor).
+type itemJSON struct {
+	Name   string `json:"name"`
+	Term   string `json:"term"`
+	Bytes  uint64 `json:"bytes"`
+	Beside bool   `json:"beside"`
+}
+
+// sglangQueryJSON is `membudget max-seqs --engine sglang --json` and
+// `membudget max-len --engine sglang --json`.
+type sglangQueryJSON struct {
+	Query       string          `json:"query"`
+	Engine      string          `json:"engine"`
+	Model       string          `json:"model"`
+	Class       string          `json:"class"`
+	Serve       sglangServeJSON `json:"serve"`
+	Given       uint64          `json:"given"`
+	Cap         uint64          `json:"cap"`
+	Answer      uint64          `json:"answer"`
+	Fits        bool            `json:"fits"`
+	Capped      bool            `json:"capped"`
+	Evals       int             `json:"evals"`
+	Starts      bool            `json:"starts"`
+	Failure     string          `json:"failure,omitempty"`
+	At          engine.FootprintJSON   `json:"at"`
+	Next        *engine.FootprintJSON  `json:"next,omitempty"`
+	TippingTerm string          `json:"tipping_term,omitempty"`
+}
+
+// budgetJSON is `membudget budget --json`.
+type budgetJSON struct {
+	Class                string  `json:"class"`
+	Device               string  `json:"device"`
+	MemoryBytes          uint64  `json:"memory_bytes"`
+	VLLMVersion          string  `json:"vllm_version"`
+	GPUMemoryUtilization float64 `json:"gpu_memory_utilization"`
+	UtilCeiling          float64 `json:"util_ceiling"`
+	AboveCeiling         bool    `json:"above_ceiling"`
+	UtilBudgetBytes      uint64  `json:"util_budget_bytes"`
+	DriverFixedBytes     uint64  `json:"driver_fixed_bytes"`
+	DriverPerMilleBytes  uint64  `json:"driver_per_mille_bytes"`
+	DriverBytes          uint64  `json:"driver_bytes"`
+	OutsideBudgetBytes   uint64  `json:"outside_budget_bytes"`
+	DriverHeadroomBytes  uint64  `json:"driver_headroom_bytes"`
+	Unified              bool    `json:"unified"`
+}
+
+// planRowJSON is one deployment of `membudget plan --json`.
+type planRowJSON struct {
+	Class                string        `json:"class"`
+	Device               string        `json:"device"`
+	GPUs                 uint64        `json:"gpus"`
+	TensorParallelSize   uint64        `json:"tensor_parallel_size"`
+	PipelineParallelSize uint64        `json:"pipeline_parallel_size"`
+	DataParallelSize     uint64        `json:"data_parallel_size"`
+	Quantization         string        `json:"quantization"`
+	KVCacheDtype         string        `json:"kv_cache_dtype"`
+	GPUMemoryUtilization float64       `json:"gpu_memory_utilization"`
+	PerEngine            uint64        `json:"sequences_per_engine"`
+	MostSeqs             uint64        `json:"most_seqs_at_length"`
+	MostSeqsCapped       bool          `json:"most_seqs_capped"`
+	LongestLen           uint64        `json:"longest_len_at_concurrency"`
+	LongestLenCapped     bool          `json:"longest_len_capped"`
+	HeadroomBytes        uint64        `json:"headroom_bytes"`
+	KVCacheMemoryBytes   uint64        `json:"kv_cache_memory_bytes"`
+	Command              string        `json:"command"`
+	Footprint            engine.FootprintJSON `json:"footprint"`
+}
+
+// planJSON is `membudget plan --json`.
+type planJSON struct {
+	Model       string        `json:"model"`
+	Length      uint64        `json:"length"`
+	Concurrency uint64        `json:"concurrency"`
+	VLLM        string        `json:"vllm"`
+	Classes     []string      `json:"classes"`
+	MaxGPUs     uint64        `json:"max_gpus"`
+	Searched    string        `json:"searched"`
+	Rows        []planRowJSON `json:"deployments"`
+}
+
+// queryJSON is `membudget max-seqs --json` and `membudget max-len --json`.
+type queryJSON struct {
+	Query       string         `json:"query"`
+	Engine      string         `json:"engine"`
+	Model       string         `json:"model"`
+	Class       string         `json:"class"`
+	Serve       serveJSON      `json:"serve"`
+	Given       uint64         `json:"given"`
+	Cap         uint64         `json:"cap"`
+	Answer      uint64         `json:"answer"`
+	Fits        bool           `json:"fits"`
+	Capped      bool           `json:"capped"`
+	Evals       int            `json:"evals"`
+	Starts      bool           `json:"starts"`
+	Failure     string         `json:"failure,omitempty"`
+	At          engine.FootprintJSON  `json:"at"`
+	Next        *engine.FootprintJSON `json:"next,omitempty"`
+	TippingTerm string         `json:"tipping_term,omitempty"`
+}
+
+// weightsJSON says where the weights per rank came from and, when a
+// checkpoint was read, how they compare with those derived from
+// config.json, on the pipeline stage that binds.
+type weightsJSON struct {
+	// From is "checkpoint" or "config".
+	From        string `json:"from"`
+	Description string `json:"description"`
+	// CheckpointBytes is absent when no checkpoint was read.
+	CheckpointBytes   *uint64       `json:"checkpoint_bytes,omitempty"`
+	DerivedBytes      uint64        `json:"derived_bytes"`
+	DifferencePercent float64       `json:"difference_percent"`
+	PipelineStage     int           `json:"pipeline_stage"`
+	Skipped           []skippedJSON `json:"skipped,omitempty"`
+	Unknown           []string      `json:"unknown,omitempty"`
+	Warnings          []string      `json:"warnings,omitempty"`
+}
+
+type skippedJSON struct {
+	Reason string `json:"reason"`
+	Count  int    `json:"count"`
+}

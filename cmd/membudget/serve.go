@@ -1,0 +1,298 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"sync"
+
+	"membudget"
+	"membudget/budget"
+	"membudget/engine"
+	"membudget/model/hub"
+)
+
+// serveArgs are the inputs every sizing command shares: the engine and its
+// serve, the model, the class and the output.
+type serveArgs struct {
+	eng     engine.Engine
+	serve   engine.Serve
+	model   string
+	class   string
+	kernels kernelsFlag
+	json    bool
+	// engineParsed is --engine as parsing read it; eng is what engineOf
+	// read before the flags were registered.
+	engineParsed string
+	// given records the flags given, by the names they were given under.
+	given map[string]bool
+}
+
+const engineUsage = "the inference server whose rules size the serve, with its own flags (--engine E -h lists them): "
+
+// serveFlags registers on fs the flags every sizing command shares and
+// those of the engine args select (see [engine.Set.EngineOf]); own
+// registers the command's own, once the engine is known. A flag the
+// engine does not take or model, and another engine's launch line, are
+// refused naming them (see [engine.Set.Check]).
+func (a *app) serveFlags(fs *flag.FlagSet, args []string, own func(e engine.Engine)) (*serveArgs, error) {
+	eng, err := a.engines.EngineOf(args)
+	if err != nil {
+		return nil, err
+	}
+	sa := &serveArgs{eng: eng, serve: eng.NewServe()}
+	fs.StringVar(&sa.model, "model", "", "a config.json `path` (or a directory holding one), a shipped model (org/name or org__name, any case), or a Hugging Face model id org/name[@revision], from the local cache or the Hub (see 'membudget models')")
+	fs.StringVar(&sa.class, "class", "", "device `class` (see 'membudget classes'); case does not matter")
+	sa.kernels.register(fs)
+	fs.BoolVar(&sa.json, "json", false, "print JSON for scripts (schema in the README)")
+	fs.StringVar(&sa.engineParsed, "engine", a.engines.Default().Name(), engineUsage+a.engines.Names())
+	if own != nil {
+		own(eng)
+	}
+	if err := a.engines.Check(eng, args, func(name string) bool { return fs.Lookup(name) != nil }); err != nil {
+		return nil, err
+	}
+	sa.serve.Register(fs, &sa.model)
+	return sa, nil
+}
+
+// parseServe parses args as the sizing commands take them: membudget's
+// flags, then optionally the engine's launch line as it is typed, so that a
+// command line can be pasted as it is: its NAME=value assignments, its
+// model, its --revision, the flags that do not change memory.
+func (a *app) parseServe(fs *flag.FlagSet, sa *serveArgs, args []string) (status int, ok bool) {
+	cmd := strings.TrimPrefix(fs.Name(), "membudget ")
+	if status, ok := parseFlags(fs, args, true); !ok {
+		return status, false
+	}
+	set := map[string]bool{}
+	if rest := fs.Args(); len(rest) > 0 {
+		env, line := engine.SplitEnv(rest)
+		if !sa.eng.LaunchLine(line) {
+			fmt.Fprintf(fs.Output(), "%s: unexpected argument %q; every input is a flag, or a trailing `%s`\n", fs.Name(), rest[0], sa.eng.LineUsage())
+			return exitBadArgs, false
+		}
+		if status, ok := a.readLine(fs, sa, env, line, set); !ok {
+			return status, false
+		}
+	}
+	for _, name := range sa.serve.Env() {
+		if v := a.getenv(name); v != "" && !set[name] {
+			sa.serve.SetEnv(name, v, "the environment")
+		}
+	}
+	sa.given = map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { sa.given[fl.Name] = true })
+	if sa.given["engine"] && sa.engineParsed != sa.eng.Name() {
+		fmt.Fprintf(fs.Output(), "%s: --engine %s in the server line: give --engine before it\n", fs.Name(), sa.engineParsed)
+		return exitBadArgs, false
+	}
+	warnings, err := sa.serve.Parsed(sa.given)
+	if err != nil {
+		fmt.Fprintf(fs.Output(), "%s: %v\n", fs.Name(), err)
+		return exitBadArgs, false
+	}
+	writeWarnings(fs.Output(), cmd, warnings)
+	return 0, true
+}
+
+// readLine parses a pasted launch line (env its assignments, line the rest)
+// with the same flag set; set records the environment variables it set.
+func (a *app) readLine(fs *flag.FlagSet, sa *serveArgs, env, line []string, set map[string]bool) (int, bool) {
+	bad := func(err error) (int, bool) {
+		fmt.Fprintf(fs.Output(), "%s: %v\n", fs.Name(), err)
+		return exitBadArgs, false
+	}
+	l, err := sa.serve.ReadLine(line)
+	if err != nil {
+		return bad(err)
+	}
+	flags, revision, err := engine.TakeRevision(l.Args, l.Name)
+	if err != nil {
+		return bad(err)
+	}
+	if err := fs.Parse(flags); err != nil {
+		return exitBadArgs, false
+	}
+	if fs.NArg() > 0 {
+		return bad(fmt.Errorf("unexpected argument %q in %s", fs.Arg(0), l.Name))
+	}
+	switch {
+	case l.Model != "" && sa.model != "" && l.Model != sa.model:
+		return bad(fmt.Errorf("the model is given twice: --model %s and %s", sa.model, l.From))
+	case l.Model != "":
+		sa.model = l.Model
+	}
+	var ignoredEnv []string
+	for _, assignment := range env {
+		name, value, _ := strings.Cut(assignment, "=")
+		if slices.Contains(sa.serve.Env(), name) {
+			sa.serve.SetEnv(name, value, "the launch line")
+			set[name] = true
+			continue
+		}
+		ignoredEnv = append(ignoredEnv, assignment)
+	}
+	ignored, err := sa.atRevision(revision, l.Name)
+	if err != nil {
+		return bad(err)
+	}
+	sa.serve.Ignore(ignoredEnv, append(l.Ignored, ignored...))
+	return 0, true
+}
+
+// atRevision points sa.model at a pasted line's --revision: org/name
+// becomes org/name@revision, resolved at it and printed with it. The
+// engines' default, main, changes nothing (a shipped model still answers);
+// a path has no revisions (transformers ignores one for a local
+// directory), so the flag is listed as ignored; a --model at another
+// revision is an error.
+func (sa *serveArgs) atRevision(revision, line string) (ignored []string, err error) {
+	if revision == "" || sa.model == "" {
+		return nil, nil
+	}
+	if err := hub.CheckRevision(revision); err != nil {
+		return nil, fmt.Errorf("--revision in %s: %w", line, err)
+	}
+	if hub.IsPath(sa.model) {
+		return []string{"--revision " + revision}, nil
+	}
+	if _, at, ok := strings.Cut(sa.model, "@"); ok {
+		if at != revision {
+			return nil, fmt.Errorf("--model %s and %s's --revision %s name two revisions", sa.model, line, revision)
+		}
+		return nil, nil
+	}
+	if revision != hub.DefaultRevision {
+		sa.model += "@" + revision
+	}
+	return nil, nil
+}
+
+// modelFlag names --model as the engine's server also calls it, for the
+// message that asks for it: " (SGLang's --model-path)".
+func (sa *serveArgs) modelFlag() string {
+	for _, c := range sa.serve.Concepts() {
+		if c.Idea == engine.IdeaModel && c.Flag != "model" {
+			return fmt.Sprintf(" (%s's --%s)", sa.eng.Title(), c.Flag)
+		}
+	}
+	return ""
+}
+
+// size loads the model and the class and sizes the serve; every error
+// names the flag, file or key. The model's warnings go to warn.
+func (a *app) size(sa *serveArgs, warn func([]string)) (*hub.Loaded, budget.Class, engine.Sizing, error) {
+	var none budget.Class
+	if sa.model == "" {
+		return nil, none, nil, fmt.Errorf("--model is required%s: a config.json path, a shipped model or a Hugging Face model id (see 'membudget models')", sa.modelFlag())
+	}
+	if sa.class == "" {
+		return nil, none, nil, errors.New("--class is required (see 'membudget classes')")
+	}
+	m, err := a.load(sa.model)
+	if err != nil {
+		return nil, none, nil, err
+	}
+	warn(m.Warnings)
+	c, err := a.class(sa.kernels, sa.class)
+	if err != nil {
+		return nil, none, nil, fmt.Errorf("--class: %w", err)
+	}
+	sz, err := sa.serve.Size(m, c)
+	if err != nil {
+		return nil, none, nil, err
+	}
+	return m, c, sz, nil
+}
+
+// resolver is the --model resolver: the environment's Hugging Face
+// settings, and the configs shipped in the binary.
+func (a *app) resolver() (hub.Resolver, error) {
+	r, err := hub.FromEnv(a.getenv)
+	if err != nil {
+		return r, err
+	}
+	r.Shipped = membudget.ModelConfig
+	r.ShippedIDs = membudget.ModelNames()
+	r.ShippedQuantConfig = membudget.ModelQuantConfig
+	return r, nil
+}
+
+// load resolves and loads --model spec (see [hub.Resolver.Load]), from the
+// batch's loads when there are.
+func (a *app) load(spec string) (*hub.Loaded, error) {
+	if a.loads != nil {
+		return a.loads.model(a, spec)
+	}
+	r, err := a.resolver()
+	if err != nil {
+		return nil, fmt.Errorf("--model: %w", err)
+	}
+	return r.Load(context.Background(), spec)
+}
+
+// class loads --class name from --kernels k, from the batch's loads when
+// there are.
+func (a *app) class(k kernelsFlag, name string) (budget.Class, error) {
+	if a.loads != nil {
+		return a.loads.class(k, name)
+	}
+	return k.catalog().Load(name)
+}
+
+// loads are the models and classes a batch's requests share: each resolved,
+// parsed and read once, by the flag values that named them, with what the
+// engines memoize on each model. Only successes are kept: an error is
+// reported for each request that meets it.
+type loads struct {
+	once    sync.Once
+	loader  *hub.Loader
+	err     error
+	mu      sync.Mutex
+	classes map[classKey]budget.Class
+}
+
+// classKey names a class: the --kernels directory ("" for the shipped
+// classes) and the --class value.
+type classKey struct{ dir, name string }
+
+func (l *loads) model(a *app, spec string) (*hub.Loaded, error) {
+	l.once.Do(func() {
+		r, err := a.resolver()
+		l.loader, l.err = hub.NewLoader(r, true), err
+	})
+	if l.err != nil {
+		return nil, fmt.Errorf("--model: %w", l.err)
+	}
+	return l.loader.Load(context.Background(), spec)
+}
+
+func (l *loads) class(k kernelsFlag, name string) (budget.Class, error) {
+	key := classKey{k.dir, name}
+	l.mu.Lock()
+	c, ok := l.classes[key]
+	l.mu.Unlock()
+	if ok {
+		return c, nil
+	}
+	c, err := k.catalog().Load(name)
+	if err != nil {
+		return c, err
+	}
+	l.mu.Lock()
+	l.classes[key] = c
+	l.mu.Unlock()
+	return c, nil
+}
+
+// writeWarnings prints what did not stop a command on stderr.
+func writeWarnings(w io.Writer, cmd string, warnings []string) {
+	for _, s := range warnings {
+		fmt.Fprintf(w, "membudget %s: warning: %s\n", cmd, s)
+	}
+}

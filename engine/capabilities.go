@@ -1,0 +1,108 @@
+package engine
+
+import (
+	"flag"
+
+	"membudget/budget"
+	"membudget/model/explain"
+	"membudget/model/hub"
+	"membudget/model/logs"
+)
+
+// Planner is the capability of an [Engine] that plans deployments: every
+// way of spreading a model over the classes' GPUs that serves a need, each
+// verified by the engine's evaluator and given with its launch line.
+type Planner interface {
+	// NewPlan registers the plan's engine flags on fs (its release, ...)
+	// and returns the search they set.
+	NewPlan(fs *flag.FlagSet) PlanSearch
+}
+
+// PlanSearch is one plan's search, its flags parsed.
+type PlanSearch interface {
+	// Search returns every deployment of m on classes that serves need in
+	// at most maxGPUs GPUs, ranked best first. progress, when not nil, is
+	// called after each class. A need the engine refuses for the model on
+	// every device (a length beyond it) is an error naming --length.
+	Search(m *hub.Loaded, need Need, classes []budget.Class, maxGPUs uint64, progress func(done, total int)) (PlanResult, error)
+}
+
+// Need is what a deployment must serve: Concurrency sequences of Length
+// tokens each, across all its replicas.
+type Need struct{ Length, Concurrency uint64 }
+
+// PlanResult is a plan's deployments and what it searched.
+type PlanResult struct {
+	// Describes names the rules that sized each deployment.
+	Describes string
+	// Searched says what the search covered, in one sentence.
+	Searched string
+	// BudgetColumn heads the table's column of the budget setting
+	// ("UTIL").
+	BudgetColumn string
+	Deployments  []Deployment
+}
+
+// Deployment is one serve of a plan, with its verified bounds and the
+// launch line that runs it.
+type Deployment struct {
+	Class budget.Class
+	// GPUs is TP x PP x DP.
+	GPUs, TP, PP, DP uint64
+	// Weights is the weights' format (a quantization, or the dtype), KV
+	// the KV cache's dtype, Budget the budget setting as the table prints
+	// it.
+	Weights, KV, Budget string
+	// PerEngine is the sequences each replica holds; MostSeqs the
+	// verified most sequences of the length per replica, LongestLen the
+	// verified longest length at PerEngine sequences.
+	PerEngine            uint64
+	MostSeqs, LongestLen budget.Answer
+	// Headroom is the smaller margin at the need: the budget's or the
+	// driver's.
+	Headroom uint64
+	Command  string
+	// JSON is the deployment as plan --json lists it.
+	JSON any
+}
+
+// Budgeter is the capability of an [Engine] that says what budget it
+// sizes on a class, before any model: the budget and the driver's share
+// beside it.
+type Budgeter interface {
+	// NewBudget registers the budget's engine flags on fs and returns the
+	// query they set.
+	NewBudget(fs *flag.FlagSet) BudgetQuery
+}
+
+// BudgetQuery is one budget question, its flags parsed.
+type BudgetQuery interface {
+	// Budget returns the engine's budget on c; a setting it refuses is an
+	// error naming the flag.
+	Budget(c budget.Class) (BudgetResult, error)
+}
+
+// BudgetResult is a budget in JSON and text, and whether the driver's
+// share fits beside it.
+type BudgetResult struct {
+	JSON any
+	// Text is its lines, as the command prints them.
+	Text []string
+	Fits bool
+}
+
+// LogReader is the capability of an [Engine] that explains its own startup
+// logs (those whose [logs.Log].Engine is its name): it sizes the serve the
+// log's settings describe — each setting the log states, unless the
+// serve's flag for it was given — and sets every figure the log states
+// beside its prediction.
+type LogReader interface {
+	// Explain explains src's log for model m on the class chosen; s is a
+	// serve of this engine, its flags parsed, whose given flags override
+	// the log's settings. A serve the engine refuses is a
+	// *explain.ServeError naming the flag (and the log line it came from).
+	Explain(src *explain.Source, m explain.Model, c explain.ClassChoice, s Serve) (*explain.Explanation, error)
+	// Ranks returns the tensor-parallel ranks the log ran at: s's flag
+	// when it was given, else the log's setting, else 1.
+	Ranks(l *logs.Log, s Serve) uint64
+}

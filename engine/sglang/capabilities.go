@@ -1,0 +1,39 @@
+package sglang
+
+import (
+	"membudget/engine"
+	"membudget/model/explain"
+	"membudget/model/logs"
+)
+
+var _ engine.LogReader = Engine{}
+
+// Explain sizes an SGLang log's server from its server_args, each setting
+// unless its flag was given, under --sglang-version's release or, since
+// SGLang's startup lines state none, the default's (said in a note).
+func (Engine) Explain(src *explain.Source, m explain.Model, c explain.ClassChoice, s engine.Serve) (*explain.Explanation, error) {
+	f := s.(*flagServe)
+	p, note, err := chooseProfile(f.version, f.given["sglang-version"])
+	if err != nil {
+		return nil, err
+	}
+	serve, err := buildServe(src.Log, f.s, f.given)
+	if err != nil {
+		return nil, err
+	}
+	return explainLog(explainInput{Source: src, Model: m, Class: c, Profile: p, ProfileNote: note, Serve: serve})
+}
+
+// Ranks is --tp-size when given, else the log's tp_size, else 1.
+func (Engine) Ranks(l *logs.Log, s engine.Serve) uint64 {
+	f := s.(*flagServe)
+	if flagGiven(f.given, "tp-size") {
+		return f.s.TPSize
+	}
+	if st, ok := l.Setting("tp_size"); ok {
+		if n, ok := st.Int(); ok && n > 0 {
+			return uint64(n)
+		}
+	}
+	return 1
+}

@@ -1,0 +1,199 @@
+package vllm
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+
+	"membudget/budget"
+	"membudget/engine"
+	"membudget/model/explain"
+	"membudget/model/hub"
+	"membudget/model/logs"
+)
+
+var (
+	_ engine.Planner  = Engine{}
+	_ engine.Budgeter = Engine{}
+)
+
+// planSearch is `membudget plan`'s vLLM flags.
+type planSearch struct {
+	version   string
+	allowLong bool
+}
+
+// NewPlan registers --vllm-version and --allow-long-max-model-len.
+func (Engine) NewPlan(fs *flag.FlagSet) engine.PlanSearch {
+	p := &planSearch{}
+	fs.StringVar(&p.version, "vllm-version", "main", "the vLLM whose rules size each serve")
+	fs.BoolVar(&p.allowLong, "allow-long-max-model-len", false, "accept a --length above the model's maximum, as vLLM's VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 does (the commands then set it)")
+	return p
+}
+
+// planRowJSON is one deployment of `membudget plan --json`.
+type planRowJSON struct {
+	Class                string               `json:"class"`
+	Device               string               `json:"device"`
+	GPUs                 uint64               `json:"gpus"`
+	TensorParallelSize   uint64               `json:"tensor_parallel_size"`
+	PipelineParallelSize uint64               `json:"pipeline_parallel_size"`
+	DataParallelSize     uint64               `json:"data_parallel_size"`
+	Quantization         string               `json:"quantization"`
+	KVCacheDtype         string               `json:"kv_cache_dtype"`
+	GPUMemoryUtilization float64              `json:"gpu_memory_utilization"`
+	PerEngine            uint64               `json:"sequences_per_engine"`
+	MostSeqs             uint64               `json:"most_seqs_at_length"`
+	MostSeqsCapped       bool                 `json:"most_seqs_capped"`
+	LongestLen           uint64               `json:"longest_len_at_concurrency"`
+	LongestLenCapped     bool                 `json:"longest_len_capped"`
+	HeadroomBytes        uint64               `json:"headroom_bytes"`
+	KVCacheMemoryBytes   uint64               `json:"kv_cache_memory_bytes"`
+	Command              string               `json:"command"`
+	Footprint            engine.FootprintJSON `json:"footprint"`
+}
+
+// Search runs [Deployments] over the classes.
+func (p *planSearch) Search(m *hub.Loaded, need engine.Need, classes []budget.Class, maxGPUs uint64, progress func(done, total int)) (engine.PlanResult, error) {
+	profile, err := ProfileFor(p.version)
+	if err != nil {
+		return engine.PlanResult{}, err
+	}
+	rows, err := Deployments(m.Arch, m.Name, Need{Length: need.Length, Concurrency: need.Concurrency},
+		Space{Classes: classes, MaxGPUs: maxGPUs, Profile: profile, Revision: m.Revision(), AllowLongMaxModelLen: p.allowLong}, progress)
+	if se := (*engine.SettingError)(nil); errors.As(err, &se) && se.Flag == "max-model-len" {
+		return engine.PlanResult{}, fmt.Errorf("--length %d: %s", need.Length, se.Reason)
+	}
+	if err != nil {
+		return engine.PlanResult{}, err
+	}
+	out := engine.PlanResult{Describes: profile.Describes, BudgetColumn: "UTIL",
+		Searched: fmt.Sprintf("%d classes x tensor, pipeline and data ranks up to %d GPUs x the checkpoint's weights (and online fp8 for an unquantized one) x KV auto and fp8 x util %v or the class's ceiling",
+			len(classes), maxGPUs, profile.DefaultUtil)}
+	for _, d := range rows {
+		r := d.Serve
+		w := r.Quant.Method
+		if w == "" {
+			w = r.Dtype
+		}
+		out.Deployments = append(out.Deployments, engine.Deployment{Class: d.Class, GPUs: d.GPUs, TP: r.TensorParallelSize, PP: r.PipelineParallelSize,
+			DP: r.DataParallelSize, Weights: w, KV: r.KVCacheDtype, Budget: fmt.Sprint(r.GPUMemoryUtilization), PerEngine: d.PerEngine,
+			MostSeqs: d.MostSeqs, LongestLen: d.LongestLen, Headroom: d.Headroom(), Command: d.Command,
+			JSON: planRowJSON{Class: d.Class.Name, Device: d.Class.Device.Name, GPUs: d.GPUs, TensorParallelSize: r.TensorParallelSize,
+				PipelineParallelSize: r.PipelineParallelSize, DataParallelSize: r.DataParallelSize, Quantization: r.Quant.Method,
+				KVCacheDtype: r.KVCacheDtype, GPUMemoryUtilization: r.GPUMemoryUtilization, PerEngine: d.PerEngine,
+				MostSeqs: d.MostSeqs.Value, MostSeqsCapped: d.MostSeqs.Capped, LongestLen: d.LongestLen.Value, LongestLenCapped: d.LongestLen.Capped,
+				HeadroomBytes: d.Headroom(), KVCacheMemoryBytes: d.KVCacheBytes, Command: d.Command, Footprint: engine.FootprintOf(d.At, d.Beside)}})
+	}
+	return out, nil
+}
+
+// budgetQuery is `membudget budget`'s vLLM flags.
+type budgetQuery struct {
+	version string
+	util    float64
+}
+
+// NewBudget registers --vllm-version and --gpu-memory-utilization.
+func (Engine) NewBudget(fs *flag.FlagSet) engine.BudgetQuery {
+	q := &budgetQuery{}
+	fs.StringVar(&q.version, "vllm-version", "main", "the vLLM whose default util and rounding apply: main or a release such as 0.19.0")
+	fs.Var(&utilFlag{&q.util}, "gpu-memory-utilization", "vLLM's --gpu-memory-utilization, in (0, 1] (default: the vLLM version's, 0.92 on main)")
+	return q
+}
+
+// budgetJSON is `membudget budget --json`.
+type budgetJSON struct {
+	Class                string  `json:"class"`
+	Device               string  `json:"device"`
+	MemoryBytes          uint64  `json:"memory_bytes"`
+	VLLMVersion          string  `json:"vllm_version"`
+	GPUMemoryUtilization float64 `json:"gpu_memory_utilization"`
+	UtilCeiling          float64 `json:"util_ceiling"`
+	AboveCeiling         bool    `json:"above_ceiling"`
+	UtilBudgetBytes      uint64  `json:"util_budget_bytes"`
+	DriverFixedBytes     uint64  `json:"driver_fixed_bytes"`
+	DriverPerMilleBytes  uint64  `json:"driver_per_mille_bytes"`
+	DriverBytes          uint64  `json:"driver_bytes"`
+	OutsideBudgetBytes   uint64  `json:"outside_budget_bytes"`
+	DriverHeadroomBytes  uint64  `json:"driver_headroom_bytes"`
+	Unified              bool    `json:"unified"`
+}
+
+// Budget is vLLM's requested memory on c at the util, and the driver's
+// share in what it leaves.
+func (q *budgetQuery) Budget(c budget.Class) (engine.BudgetResult, error) {
+	profile, err := ProfileFor(q.version)
+	if err != nil {
+		return engine.BudgetResult{}, err
+	}
+	util := q.util
+	if util == 0 {
+		util = profile.DefaultUtil
+	}
+	b, err := c.UtilBudget(util, profile.Rounding)
+	if err != nil {
+		return engine.BudgetResult{}, fmt.Errorf("--gpu-memory-utilization: %w", err)
+	}
+	driver := c.Memory.Bytes(b, 0)
+	outside := budget.SatSub(c.Device.MemoryBytes, b)
+	out := budgetJSON{
+		Class: c.Name, Device: c.Device.Name, MemoryBytes: c.Device.MemoryBytes, VLLMVersion: profile.Name,
+		GPUMemoryUtilization: util, UtilCeiling: c.Memory.UtilCeiling, AboveCeiling: b > c.CeilingBytes(),
+		UtilBudgetBytes: b, DriverFixedBytes: c.Memory.DriverFixedBytes, DriverPerMilleBytes: driver - c.Memory.DriverFixedBytes,
+		DriverBytes: driver, OutsideBudgetBytes: outside,
+		DriverHeadroomBytes: budget.SatSub(outside, driver), Unified: c.Memory.Unified,
+	}
+	res := engine.BudgetResult{JSON: out, Fits: !out.AboveCeiling && driver <= outside}
+	res.Text = append(res.Text, fmt.Sprintf("class %s (%s), %s, gpu_memory_utilization %v (%s)", c.Name, c.Device.Name, engine.GiB(c.Device.MemoryBytes), util, profile.Describes))
+	row := func(label string, v uint64) {
+		res.Text = append(res.Text, fmt.Sprintf("  %-38s %12s  %d B", label, engine.GiB(v), v))
+	}
+	row("util budget (memory x util)", b)
+	row("outside the budget", outside)
+	row("driver fixed", out.DriverFixedBytes)
+	row(fmt.Sprintf("driver per-mille (%d/1000 of budget)", c.Memory.DriverBudgetPerMille), out.DriverPerMilleBytes)
+	row("driver share", driver)
+	row("driver headroom (before slack, host)", out.DriverHeadroomBytes)
+	if c.Memory.Unified {
+		res.Text = append(res.Text, "  unified memory: host caches come out of the same pool, outside the util budget")
+	}
+	if out.AboveCeiling {
+		res.Text = append(res.Text, fmt.Sprintf("  does not fit: util %v is above the class's util_ceiling %v; the driver's share is not known to fit beside the budget", util, c.Memory.UtilCeiling))
+	} else if driver > outside {
+		res.Text = append(res.Text, fmt.Sprintf("  does not fit: the driver's share is %s over what the budget leaves of device memory", engine.GiB(driver-outside)))
+	}
+	return res, nil
+}
+
+var _ engine.LogReader = Engine{}
+
+// Explain sizes a vLLM log's serve under the version it logged (or
+// --vllm-version), each logged setting unless its flag was given.
+func (Engine) Explain(src *explain.Source, m explain.Model, c explain.ClassChoice, s engine.Serve) (*explain.Explanation, error) {
+	f := s.(*flagServe)
+	version, err := chooseProfile(src.Log, f.version, f.given["vllm-version"])
+	if err != nil {
+		return nil, err
+	}
+	serve, err := buildServe(src.Log, f.s, f.given)
+	if err != nil {
+		return nil, err
+	}
+	return explainLog(explainInput{Source: src, Model: m, Class: c, Version: version, Serve: serve})
+}
+
+// Ranks is --tensor-parallel-size when given, else the log's
+// tensor_parallel_size, else 1.
+func (Engine) Ranks(l *logs.Log, s engine.Serve) uint64 {
+	f := s.(*flagServe)
+	if f.given["tensor-parallel-size"] || f.given["tp"] {
+		return f.s.TensorParallelSize
+	}
+	if st, ok := l.Setting("tensor_parallel_size"); ok {
+		if n, ok := st.Int(); ok && n > 0 {
+			return uint64(n)
+		}
+	}
+	return 1
+}

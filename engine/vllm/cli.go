@@ -1,0 +1,330 @@
+package vllm
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"membudget/budget"
+	"membudget/engine"
+	"membudget/model/hub"
+)
+
+// Engine is vLLM behind membudget's seam: its serve flags under vLLM's
+// names and in vLLM's forms, the `vllm serve` line, its rules by release
+// (--vllm-version), its report section, its advice and plan, its budget and
+// its startup logs.
+type Engine struct{}
+
+// Name returns "vllm".
+func (Engine) Name() string { return "vllm" }
+
+// Title returns "vLLM".
+func (Engine) Title() string { return "vLLM" }
+
+// NewServe returns a fresh serve at vLLM main's defaults.
+func (Engine) NewServe() engine.Serve { return &flagServe{version: "main"} }
+
+// LaunchLine reports whether args begin `vllm serve`.
+func (Engine) LaunchLine(args []string) bool {
+	return len(args) >= 2 && args[0] == "vllm" && args[1] == "serve"
+}
+
+// LineUsage returns "vllm serve MODEL [flags]".
+func (Engine) LineUsage() string { return "vllm serve MODEL [flags]" }
+
+// AllowLongEnv is the environment variable with which vLLM takes a
+// --max-model-len above the model's derived maximum (vllm/envs.py:
+// VLLM_ALLOW_LONG_MAX_MODEL_LEN, true for "1" or "true", trimmed, any
+// case).
+const AllowLongEnv = "VLLM_ALLOW_LONG_MAX_MODEL_LEN"
+
+// flagServe is a vLLM serve as a command's flags set it.
+type flagServe struct {
+	version string
+	s       Serve
+	// allowLong is VLLM_ALLOW_LONG_MAX_MODEL_LEN as a pasted line or the
+	// environment set it, from where; "" when unset.
+	allowLong, allowLongFrom string
+	ignoredEnv, ignored      []string
+	// given is the flags given, by the names given, once parsed.
+	given map[string]bool
+}
+
+func (f *flagServe) Register(fs *flag.FlagSet, model *string) {
+	fs.StringVar(&f.version, "vllm-version", "main", "the vLLM whose rules size the serve: main ("+mainDescribes+") or a release such as 0.19.0")
+	fs.Var(&utilFlag{&f.s.GPUMemoryUtilization}, "gpu-memory-utilization", "vLLM's --gpu-memory-utilization, in (0, 1] (default: the vLLM version's, 0.92 on main)")
+	fs.Var(&sizeFlag{&f.s.KVCacheMemoryBytes, "kv-cache-memory-bytes"}, "kv-cache-memory-bytes", "vLLM's --kv-cache-memory-bytes: the KV cache per GPU, in bytes (10G = 10 GiB, 10g = 10^10); the util then does not size it")
+	fs.Var(&maxLenFlag{&f.s}, "max-model-len", "vLLM's --max-model-len: tokens (32768, 32k, 32K) or auto (default: the model's derived maximum)")
+	fs.BoolVar(&f.s.AllowLongMaxModelLen, "allow-long-max-model-len", false, "accept a --max-model-len above the model's maximum, as vLLM's VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 does")
+	fs.Var(&sizeFlag{&f.s.MaxNumSeqs, "max-num-seqs"}, "max-num-seqs", "vLLM's --max-num-seqs (default: vLLM's for the device, 256 or 1024)")
+	fs.Var(&sizeFlag{&f.s.MaxNumBatchedTokens, "max-num-batched-tokens"}, "max-num-batched-tokens", "vLLM's --max-num-batched-tokens (default: vLLM's for the device, 2048, 8192 or 16384)")
+	fs.Var(&sizeFlag{&f.s.BlockSize, "block-size"}, "block-size", "vLLM's --block-size (default: the attention backend's, 16 for most)")
+	fs.StringVar(&f.s.KVCacheDtype, "kv-cache-dtype", "auto", "vLLM's --kv-cache-dtype: auto, fp8, fp8_e4m3, fp8_e5m2, bfloat16, float16")
+	for _, name := range []string{"tensor-parallel-size", "tp"} {
+		fs.Var(&sizeFlag{&f.s.TensorParallelSize, "tensor-parallel-size"}, name, "vLLM's --tensor-parallel-size (-tp) (default 1)")
+	}
+	for _, name := range []string{"pipeline-parallel-size", "pp"} {
+		fs.Var(&sizeFlag{&f.s.PipelineParallelSize, "pipeline-parallel-size"}, name, "vLLM's --pipeline-parallel-size (-pp) (default 1)")
+	}
+	for _, name := range []string{"data-parallel-size", "dp"} {
+		fs.Var(&sizeFlag{&f.s.DataParallelSize, "data-parallel-size"}, name, "vLLM's --data-parallel-size (-dp): engines, each with its own KV cache (default 1)")
+	}
+	for _, name := range []string{"enable-expert-parallel", "ep"} {
+		fs.BoolVar(&f.s.EnableExpertParallel, name, false, "vLLM's --enable-expert-parallel (-ep): experts divided whole among the TP x DP ranks")
+	}
+	fs.StringVar(&f.s.Dtype, "dtype", "auto", "vLLM's --dtype: auto, bfloat16, float16 (half), float32 (float)")
+	for _, name := range []string{"quantization", "q"} {
+		fs.StringVar(&f.s.Quantization, name, "", "vLLM's --quantization (-q): fp8, awq, gptq, ... (default: the checkpoint's)")
+	}
+	fs.BoolVar(&f.s.EnforceEager, "enforce-eager", false, "vLLM's --enforce-eager: no CUDA graphs")
+	fs.Var(&engine.SwitchFlag{V: &f.s.AsyncScheduling, To: engine.On}, "async-scheduling", "vLLM's --async-scheduling (on by default on main)")
+	fs.Var(&engine.SwitchFlag{V: &f.s.AsyncScheduling, To: engine.Off}, "no-async-scheduling", "vLLM's --no-async-scheduling: one batch in flight")
+	fs.Var(&gibFlag{&f.s.CPUOffloadGiB}, "cpu-offload-gb", "vLLM's --cpu-offload-gb: GiB of each GPU's weights kept in host memory")
+	fs.Var(&engine.SwitchFlag{V: &f.s.EnablePrefixCaching, To: engine.On}, "enable-prefix-caching", "vLLM's --enable-prefix-caching: a hybrid model's state keeps 2 pages a sequence (mamba_cache_mode align; on by default for hybrids)")
+	fs.Var(&engine.SwitchFlag{V: &f.s.EnablePrefixCaching, To: engine.Off}, "no-enable-prefix-caching", "vLLM's --no-enable-prefix-caching: a hybrid model's state keeps 1 page a sequence")
+	fs.StringVar(&f.s.MambaCacheDtype, "mamba-cache-dtype", "auto", "vLLM's --mamba-cache-dtype: auto, float32, float16, bfloat16 (a hybrid model's conv and SSM state)")
+	fs.StringVar(&f.s.MambaSSMCacheDtype, "mamba-ssm-cache-dtype", "auto", "vLLM's --mamba-ssm-cache-dtype: auto, float32, float16, bfloat16 (the SSM state alone)")
+	fs.Var(&optGiBFlag{&f.s.SwapSpaceGiB}, "swap-space", "vLLM's --swap-space in GiB, for the versions that have it (host memory; counts on unified devices; default 4 on the V0 engine)")
+}
+
+// concepts are what vLLM's flags stand for, for the messages that refuse
+// another engine's flag.
+var concepts = []engine.Concept{
+	{Flag: "model", Idea: engine.IdeaModel},
+	{Flag: "vllm-version", Idea: engine.IdeaRelease},
+	{Flag: "gpu-memory-utilization", Idea: engine.IdeaBudget, Gloss: "a share of the device's total"},
+	{Flag: "kv-cache-memory-bytes", Idea: engine.IdeaKVCap, Gloss: "the KV cache in bytes"},
+	{Flag: "max-model-len", Idea: engine.IdeaLongest},
+	{Flag: "allow-long-max-model-len", Idea: engine.IdeaAllowLonger},
+	{Flag: "max-num-seqs", Idea: engine.IdeaSequences},
+	{Flag: "max-num-batched-tokens", Idea: engine.IdeaBatchTokens},
+	{Flag: "block-size", Idea: engine.IdeaPage},
+	{Flag: "tensor-parallel-size", Idea: engine.IdeaTensorParallel},
+	{Flag: "tp", Idea: engine.IdeaTensorParallel},
+	{Flag: "pipeline-parallel-size", Idea: engine.IdeaPipeline},
+	{Flag: "pp", Idea: engine.IdeaPipeline},
+	{Flag: "data-parallel-size", Idea: engine.IdeaDataParallel},
+	{Flag: "dp", Idea: engine.IdeaDataParallel},
+	{Flag: "quantization", Idea: engine.IdeaQuantization},
+	{Flag: "q", Idea: engine.IdeaQuantization},
+	{Flag: "enforce-eager", Idea: engine.IdeaNoGraphs},
+	{Flag: "kv-cache-dtype", Idea: engine.IdeaKVDtype},
+	{Flag: "dtype", Idea: engine.IdeaDtype},
+}
+
+func (f *flagServe) Concepts() []engine.Concept { return concepts }
+
+// Unmodelled is empty: every flag vLLM's serves are registered under is
+// modelled, and the rest of a pasted line is either listed as ignored or
+// refused by the flag package.
+func (f *flagServe) Unmodelled() map[string]string { return nil }
+
+// ignoredFlags are vLLM flags that do not change a serve's memory, with
+// whether each takes a value: a pasted `vllm serve` line may hold them.
+var ignoredFlags = map[string]bool{
+	"host": true, "port": true, "served-model-name": true, "api-key": true, "trust-remote-code": false,
+	"tokenizer": true, "download-dir": true, "seed": true, "disable-log-requests": false, "disable-log-stats": false,
+	"uvicorn-log-level": true, "chat-template": true, "tool-call-parser": true, "enable-auto-tool-choice": false,
+	"reasoning-parser": true, "tokenizer-revision": true, "code-revision": true,
+	"enable-chunked-prefill": false, "generation-config": true, "tokenizer-mode": true, "load-format": true,
+	"distributed-executor-backend": true, "root-path": true, "allowed-origins": true, "ssl-keyfile": true, "ssl-certfile": true,
+}
+
+// ReadLine reads `vllm serve [MODEL] [flags]` as vLLM's argument parser
+// does: the model positional, underscores or dashes in a flag's name,
+// --flag=value or --flag value; the flags that do not change memory are
+// taken out.
+func (f *flagServe) ReadLine(args []string) (engine.Line, error) {
+	l := engine.Line{Name: "the vllm serve line"}
+	rest := args[2:]
+	if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
+		l.Model, l.From, rest = rest[0], "vllm serve "+rest[0], rest[1:]
+	}
+	canon := make([]string, 0, len(rest))
+	for _, a := range rest {
+		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		switch {
+		case !strings.HasPrefix(a, "-") || name == "":
+			canon = append(canon, a)
+		case hasValue:
+			canon = append(canon, "--"+strings.ReplaceAll(name, "_", "-")+"="+value)
+		default:
+			canon = append(canon, "--"+strings.ReplaceAll(name, "_", "-"))
+		}
+	}
+	l.Args, l.Ignored = engine.SplitIgnored(canon, ignoredFlags, func(s string) string { return s })
+	return l, nil
+}
+
+func (f *flagServe) Env() []string { return []string{AllowLongEnv} }
+
+func (f *flagServe) SetEnv(name, value, from string) {
+	if name == AllowLongEnv {
+		f.allowLong, f.allowLongFrom = value, from
+	}
+}
+
+func (f *flagServe) Ignore(env, flags []string) { f.ignoredEnv, f.ignored = env, flags }
+
+// Parsed refuses a --vllm-version membudget has no rules for, before
+// anything is loaded.
+func (f *flagServe) Parsed(given map[string]bool) ([]string, error) {
+	f.given = given
+	_, err := ProfileFor(f.version)
+	return nil, err
+}
+
+// Size sizes the serve for m on c under the --vllm-version's profile.
+func (f *flagServe) Size(m *hub.Loaded, c budget.Class) (engine.Sizing, error) {
+	p, err := ProfileFor(f.version)
+	if err != nil {
+		return nil, err
+	}
+	s := f.s
+	if f.allowLongFrom != "" && allowLongValue(f.allowLong) {
+		s.AllowLongMaxModelLen = true
+	}
+	sz, err := size(m, c, s, p)
+	if err != nil {
+		return nil, err
+	}
+	sz.ignored, sz.ignoredEnv = f.ignored, f.ignoredEnv
+	sz.allowLong, sz.allowLongFrom = f.allowLong, f.allowLongFrom
+	return sz, nil
+}
+
+// allowLongValue reads VLLM_ALLOW_LONG_MAX_MODEL_LEN as vllm/envs.py does.
+func allowLongValue(v string) bool {
+	v = strings.ToLower(strings.TrimSpace(v))
+	return v == "1" || v == "true"
+}
+
+// utilFlag is --gpu-memory-utilization: a number in (0, 1].
+type utilFlag struct{ v *float64 }
+
+func (u *utilFlag) String() string {
+	if u.v == nil || *u.v == 0 {
+		return ""
+	}
+	return strconv.FormatFloat(*u.v, 'f', -1, 64)
+}
+
+func (u *utilFlag) Set(s string) error {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return fmt.Errorf("want a number in (0, 1], got %q", s)
+	}
+	if v <= 0 || v > 1 {
+		return fmt.Errorf("%v: must be in (0, 1] (vLLM: greater than 0 and at most 1)", v)
+	}
+	*u.v = v
+	return nil
+}
+
+// sizeFlag is a count vLLM takes in its human-readable form (32k, 32K) and
+// refuses at zero or below.
+type sizeFlag struct {
+	v    *uint64
+	name string
+}
+
+func (f *sizeFlag) String() string {
+	if f.v == nil || *f.v == 0 {
+		return ""
+	}
+	return strconv.FormatUint(*f.v, 10)
+}
+
+func (f *sizeFlag) Set(s string) error {
+	n, err := ParseHumanInt(s)
+	if err != nil {
+		return err
+	}
+	if n <= 0 {
+		return fmt.Errorf("%d: vLLM refuses it: --%s must be at least 1", n, f.name)
+	}
+	*f.v = uint64(n)
+	return nil
+}
+
+// maxLenFlag is --max-model-len: tokens in vLLM's human-readable form, or
+// auto (or -1, vLLM's spelling of it).
+type maxLenFlag struct{ s *Serve }
+
+func (f *maxLenFlag) String() string {
+	switch {
+	case f.s == nil:
+		return ""
+	case f.s.AutoMaxModelLen:
+		return "auto"
+	case f.s.MaxModelLen > 0:
+		return strconv.FormatUint(f.s.MaxModelLen, 10)
+	}
+	return ""
+}
+
+func (f *maxLenFlag) Set(s string) error {
+	if strings.EqualFold(strings.TrimSpace(s), "auto") || strings.TrimSpace(s) == "-1" {
+		f.s.AutoMaxModelLen, f.s.MaxModelLen = true, 0
+		return nil
+	}
+	n, err := ParseHumanInt(s)
+	if err != nil {
+		return err
+	}
+	if n <= 0 {
+		// vllm/config/model.py:933-938.
+		return fmt.Errorf("%d: vLLM refuses it: max_model_len must be a positive integer (or auto)", n)
+	}
+	f.s.MaxModelLen, f.s.AutoMaxModelLen = uint64(n), false
+	return nil
+}
+
+// gibFlag is a size in GiB that may be 0.
+type gibFlag struct{ v *float64 }
+
+func (f *gibFlag) String() string {
+	if f.v == nil || *f.v == 0 {
+		return ""
+	}
+	return strconv.FormatFloat(*f.v, 'f', -1, 64)
+}
+
+func (f *gibFlag) Set(s string) error {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+		return fmt.Errorf("want a size in GiB, 0 or more, got %q", s)
+	}
+	*f.v = v
+	return nil
+}
+
+// optGiBFlag is a size in GiB that may be 0 and whose absence means the
+// default.
+type optGiBFlag struct{ v **float64 }
+
+func (f *optGiBFlag) String() string {
+	if f.v == nil || *f.v == nil {
+		return ""
+	}
+	return strconv.FormatFloat(**f.v, 'f', -1, 64)
+}
+
+func (f *optGiBFlag) Set(s string) error {
+	var v float64
+	if err := (&gibFlag{v: &v}).Set(s); err != nil {
+		return err
+	}
+	*f.v = &v
+	return nil
+}
+
+var (
+	_ engine.Engine  = Engine{}
+	_ engine.Serve   = (*flagServe)(nil)
+	_ engine.Sizing  = (*Sizing)(nil)
+	_ engine.Advisor = (*Sizing)(nil)
+)

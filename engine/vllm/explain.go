@@ -1,0 +1,657 @@
+package vllm
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"membudget/budget"
+	"membudget/engine"
+	"membudget/model"
+	"membudget/model/explain"
+	"membudget/model/logs"
+)
+
+// loggedServe is the serve a log's settings describe, with the flags that
+// override them.
+type loggedServe struct {
+	Serve Serve
+	// From says, by vLLM flag name ("max-model-len"), where each setting
+	// that a flag or the log gave came from; the others take vLLM's
+	// defaults.
+	From map[string]explain.SettingFrom
+	// Warnings are logged settings that change memory in ways membudget
+	// does not model (speculative decoding, LoRA, a KV connector).
+	Warnings []string
+}
+
+// serveSettings maps the settings a log states (vLLM's argument and config
+// names) to vLLM's flags, in the order the explanation lists them.
+var serveSettings = []struct{ key, flag string }{
+	{"gpu_memory_utilization", "gpu-memory-utilization"},
+	{"kv_cache_memory_bytes", "kv-cache-memory-bytes"},
+	{"max_model_len", "max-model-len"},
+	{"max_num_seqs", "max-num-seqs"},
+	{"max_num_batched_tokens", "max-num-batched-tokens"},
+	{"block_size", "block-size"},
+	{"kv_cache_dtype", "kv-cache-dtype"},
+	{"dtype", "dtype"},
+	{"quantization", "quantization"},
+	{"tensor_parallel_size", "tensor-parallel-size"},
+	{"pipeline_parallel_size", "pipeline-parallel-size"},
+	{"data_parallel_size", "data-parallel-size"},
+	{"enable_expert_parallel", "enable-expert-parallel"},
+	{"enforce_eager", "enforce-eager"},
+	{"async_scheduling", "async-scheduling"},
+	{"enable_prefix_caching", "enable-prefix-caching"},
+	{"cpu_offload_gb", "cpu-offload-gb"},
+	{"swap_space", "swap-space"},
+	{"mamba_cache_dtype", "mamba-cache-dtype"},
+	{"mamba_ssm_cache_dtype", "mamba-ssm-cache-dtype"},
+}
+
+// flagAliases are the other names the CLI registers a flag under.
+var flagAliases = map[string][]string{
+	"tensor-parallel-size":   {"tp"},
+	"pipeline-parallel-size": {"pp"},
+	"data-parallel-size":     {"dp"},
+	"enable-expert-parallel": {"ep"},
+	"quantization":           {"q"},
+	"async-scheduling":       {"no-async-scheduling"},
+	"enable-prefix-caching":  {"no-enable-prefix-caching"},
+}
+
+func flagGiven(given map[string]bool, flag string) bool {
+	if given[flag] {
+		return true
+	}
+	for _, a := range flagAliases[flag] {
+		if given[a] {
+			return true
+		}
+	}
+	return false
+}
+
+// unmodelled are logged settings whose memory membudget does not model:
+// their presence makes a prediction an underestimate.
+var unmodelled = []struct{ key, what string }{
+	{"speculative_config", "speculative decoding (a draft model's weights, KV cache and graphs)"},
+	{"enable_lora", "LoRA adapters (their weights and the punica buffers)"},
+	{"kv_transfer_config", "a KV connector (its buffers)"},
+}
+
+// buildServe returns the serve the log's settings describe: each setting
+// the log states (the last statement: the engine config's resolved value)
+// unless its flag was given (given holds the flags given, by name, aliases
+// included), then, for the util and max_model_len, the figures the memory
+// lines restate. flags holds the flags' values. A logged value vLLM's flag
+// would refuse is an error naming the log line and the flag to pass.
+func buildServe(l *logs.Log, flags Serve, given map[string]bool) (loggedServe, error) {
+	ls := loggedServe{Serve: flags, From: map[string]explain.SettingFrom{}}
+	for flag := range given {
+		canon := flag
+		for c, as := range flagAliases {
+			for _, a := range as {
+				if a == flag {
+					canon = c
+				}
+			}
+		}
+		for _, s := range serveSettings {
+			if s.flag == canon {
+				ls.From[canon] = explain.SettingFrom{Source: explain.FromFlag}
+			}
+		}
+	}
+	for _, sk := range serveSettings {
+		if flagGiven(given, sk.flag) {
+			continue
+		}
+		st, ok := l.Setting(sk.key)
+		if !ok || st.Literal == logs.LiteralNone {
+			continue
+		}
+		applied, err := applySetting(&ls.Serve, sk.flag, st)
+		if err != nil {
+			return ls, fmt.Errorf("the log's %s=%s (line %d, %s) %v: pass --%s to size another value", st.LoggedKey, st.Value, st.Line, st.Source, err, sk.flag)
+		}
+		if applied != "" {
+			ls.From[sk.flag] = explain.SettingFrom{Source: explain.FromLogged, Value: st.Value, Key: st.LoggedKey, Detail: string(st.Source), Line: st.Line}
+		} else if sk.flag == "quantization" {
+			ls.Warnings = append(ls.Warnings, fmt.Sprintf("the log's quantization=%s (line %d) is not a --quantization membudget sizes (%s): the checkpoint's config.json decides the weights' format", st.Value, st.Line, quantNames()))
+		}
+	}
+	// The memory lines restate the util and the length when no setting
+	// line does.
+	if _, ok := ls.From["gpu-memory-utilization"]; !ok {
+		if f, ok := l.First(logs.KindUtilization); ok {
+			if u := f.Float64(); u > 0 && u <= 1 {
+				ls.Serve.GPUMemoryUtilization = u
+				ls.From["gpu-memory-utilization"] = explain.SettingFrom{Source: explain.FromLogged, Value: f.Value.String(), Key: string(f.Kind), Detail: string(f.Format), Line: f.Line}
+			}
+		}
+	}
+	if _, ok := ls.From["max-model-len"]; !ok {
+		if f, ok := l.First(logs.KindMaxModelLen); ok && f.Value.Places == 0 && f.Value.Units > 0 {
+			ls.Serve.MaxModelLen, ls.Serve.AutoMaxModelLen = uint64(f.Value.Units), false
+			ls.From["max-model-len"] = explain.SettingFrom{Source: explain.FromLogged, Value: f.Value.String(), Key: string(f.Kind), Detail: string(f.Format), Line: f.Line}
+		}
+	}
+	for _, u := range unmodelled {
+		if st, ok := l.Setting(u.key); ok && st.Literal != logs.LiteralNone && !(st.Literal == logs.LiteralBool && st.Value == "False") {
+			ls.Warnings = append(ls.Warnings, fmt.Sprintf("the log's %s (line %d) uses %s, which membudget does not model: its predictions leave that memory out", st.LoggedKey, st.Line, u.what))
+		}
+	}
+	return ls, nil
+}
+
+func quantNames() string {
+	var names []string
+	for k := range model.QuantMethods {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	return strings.Join(names, ", ")
+}
+
+// applySetting sets one logged setting on s and returns the value applied
+// as vLLM's flag takes it, "" when the value is one membudget leaves to the
+// checkpoint (an unknown quantization method).
+func applySetting(s *Serve, flag string, st logs.Setting) (string, error) {
+	count := func(dst *uint64) (string, error) {
+		n, err := settingInt(st)
+		if err != nil {
+			return "", err
+		}
+		if n <= 0 {
+			return "", fmt.Errorf("is not a positive count")
+		}
+		*dst = uint64(n)
+		return strconv.FormatInt(n, 10), nil
+	}
+	boolean := func(dst *bool) (string, error) {
+		b, ok := st.Bool()
+		if !ok {
+			return "", fmt.Errorf("is not True or False")
+		}
+		*dst = b
+		return strconv.FormatBool(b), nil
+	}
+	switch2 := func(dst *engine.Switch) (string, error) {
+		var b bool
+		v, err := boolean(&b)
+		if err != nil {
+			return "", err
+		}
+		*dst = engine.Off
+		if b {
+			*dst = engine.On
+		}
+		return v, nil
+	}
+	gibs := func() (float64, error) {
+		f, ok := st.Float()
+		if !ok || f < 0 {
+			return 0, fmt.Errorf("is not a size in GiB")
+		}
+		return f, nil
+	}
+	switch flag {
+	case "gpu-memory-utilization":
+		u, ok := st.Float()
+		if !ok || u <= 0 || u > 1 {
+			return "", fmt.Errorf("is not a fraction in (0, 1]")
+		}
+		s.GPUMemoryUtilization = u
+		return strconv.FormatFloat(u, 'f', -1, 64), nil
+	case "kv-cache-memory-bytes":
+		return count(&s.KVCacheMemoryBytes)
+	case "max-model-len":
+		if strings.EqualFold(st.Value, "auto") || st.Value == "-1" {
+			s.AutoMaxModelLen, s.MaxModelLen = true, 0
+			return "auto", nil
+		}
+		s.AutoMaxModelLen = false
+		return count(&s.MaxModelLen)
+	case "max-num-seqs":
+		return count(&s.MaxNumSeqs)
+	case "max-num-batched-tokens":
+		return count(&s.MaxNumBatchedTokens)
+	case "block-size":
+		return count(&s.BlockSize)
+	case "tensor-parallel-size":
+		return count(&s.TensorParallelSize)
+	case "pipeline-parallel-size":
+		return count(&s.PipelineParallelSize)
+	case "data-parallel-size":
+		return count(&s.DataParallelSize)
+	case "kv-cache-dtype":
+		s.KVCacheDtype = strings.TrimPrefix(st.Value, "torch.")
+		return s.KVCacheDtype, nil
+	case "dtype":
+		s.Dtype = strings.TrimPrefix(st.Value, "torch.")
+		return s.Dtype, nil
+	case "quantization":
+		if _, ok := model.QuantMethods[st.Value]; !ok {
+			return "", nil
+		}
+		s.Quantization = st.Value
+		return st.Value, nil
+	case "mamba-cache-dtype":
+		s.MambaCacheDtype = strings.TrimPrefix(st.Value, "torch.")
+		return s.MambaCacheDtype, nil
+	case "mamba-ssm-cache-dtype":
+		s.MambaSSMCacheDtype = strings.TrimPrefix(st.Value, "torch.")
+		return s.MambaSSMCacheDtype, nil
+	case "enable-expert-parallel":
+		return boolean(&s.EnableExpertParallel)
+	case "enforce-eager":
+		return boolean(&s.EnforceEager)
+	case "async-scheduling":
+		return switch2(&s.AsyncScheduling)
+	case "enable-prefix-caching":
+		return switch2(&s.EnablePrefixCaching)
+	case "cpu-offload-gb":
+		f, err := gibs()
+		if err != nil {
+			return "", err
+		}
+		s.CPUOffloadGiB = f
+		return st.Value, nil
+	case "swap-space":
+		f, err := gibs()
+		if err != nil {
+			return "", err
+		}
+		s.SwapSpaceGiB = &f
+		return st.Value, nil
+	}
+	return "", fmt.Errorf("is not a setting membudget reads")
+}
+
+// settingInt reads a count as vLLM's flags take it: a number, or a string
+// in vLLM's human-readable form ("32k").
+func settingInt(st logs.Setting) (int64, error) {
+	if n, ok := st.Int(); ok {
+		return n, nil
+	}
+	if st.Literal == logs.LiteralString || st.Literal == logs.LiteralOther {
+		return ParseHumanInt(st.Value)
+	}
+	return 0, fmt.Errorf("is not an integer")
+}
+
+// settingsOf lists every sizing setting of r with its source.
+func settingsOf(ls loggedServe, r Resolved) []explain.Setting {
+	u := func(v uint64) string { return strconv.FormatUint(v, 10) }
+	b := strconv.FormatBool
+	quant := r.Quant.Method
+	if quant == "" {
+		quant = "none"
+	}
+	values := map[string]string{
+		"gpu-memory-utilization": strconv.FormatFloat(r.GPUMemoryUtilization, 'f', -1, 64),
+		"kv-cache-memory-bytes":  u(r.KVCacheMemoryBytes),
+		"max-model-len":          u(r.MaxModelLen),
+		"max-num-seqs":           u(r.MaxNumSeqs),
+		"max-num-batched-tokens": u(r.MaxNumBatchedTokens),
+		"block-size":             u(r.BlockSize),
+		"kv-cache-dtype":         r.KVCacheDtype,
+		"dtype":                  r.Dtype,
+		"quantization":           quant,
+		"tensor-parallel-size":   u(r.TensorParallelSize),
+		"pipeline-parallel-size": u(r.PipelineParallelSize),
+		"data-parallel-size":     u(r.DataParallelSize),
+		"enable-expert-parallel": b(r.EnableExpertParallel),
+		"enforce-eager":          b(r.EnforceEager),
+		"async-scheduling":       b(r.Async),
+		"enable-prefix-caching":  b(r.PrefixCaching),
+		"cpu-offload-gb":         strconv.FormatFloat(r.CPUOffloadGiB, 'f', -1, 64),
+		"swap-space":             strconv.FormatFloat(r.SwapGiB, 'f', -1, 64),
+		"mamba-cache-dtype":      r.MambaCacheDtype,
+		"mamba-ssm-cache-dtype":  r.MambaSSMCacheDtype,
+	}
+	var out []explain.Setting
+	for _, sk := range serveSettings {
+		v := values[sk.flag]
+		from, given := ls.From[sk.flag]
+		if !given {
+			// Settings that do not apply and were not given are left out:
+			// the KV cache's bytes when the util sizes it, swap space where
+			// the engine allocates none, a Mamba dtype without state layers.
+			switch {
+			case sk.flag == "kv-cache-memory-bytes" && r.KVCacheMemoryBytes == 0,
+				sk.flag == "swap-space" && r.SwapGiB == 0,
+				sk.flag == "cpu-offload-gb" && r.CPUOffloadGiB == 0,
+				(sk.flag == "mamba-cache-dtype" || sk.flag == "mamba-ssm-cache-dtype") && r.MambaCacheMode == "":
+				continue
+			}
+		}
+		st := explain.Setting{Flag: sk.flag, Value: v}
+		switch {
+		case given && from.Source == explain.FromFlag:
+			st.Source = explain.FromFlag
+		case given:
+			st.Source, st.Line = explain.FromLogged, from.Line
+			st.Detail = fmt.Sprintf("%s: %s=%s", from.Detail, from.Key, from.Value)
+		default:
+			st.Source = explain.FromDefault
+			st.Detail = r.Sources[sk.flag]
+			if sk.flag == "quantization" && st.Detail == "" {
+				st.Detail = "the checkpoint's config.json"
+			}
+		}
+		if v == "" {
+			st.Value = "auto"
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+// versionChoice is the vLLM version whose rules size the log, and why.
+type versionChoice struct {
+	Profile Profile
+	// Source is "flag" (--vllm-version), "logged", or "assumed" when the
+	// log states no usable version.
+	Source string
+	// Logged is the version as the log states it, if any.
+	Logged string
+	// Note says how a logged version was mapped to a profile.
+	Note string
+}
+
+// releaseDigits reads the release a logged version names: 0.10.1.1 is
+// 0.10.1, 0.10.2+cu130 is 0.10.2.
+var releaseDigits = regexp.MustCompile(`^v?([0-9]+)\.([0-9]+)(?:\.([0-9]+))?`)
+
+// sourceBuild is setuptools-scm's fallback version of a vLLM built from a
+// checkout without tags ("0.1.dev8168+g475c1a0"): no release at all.
+var sourceBuild = regexp.MustCompile(`^0\.1\.dev[0-9]+`)
+
+// chooseProfile returns the profile that sizes the log: --vllm-version's
+// when given (spec, given), else the version the log states, on the engine
+// era the log shows (V0 from 0.8 to 0.10 only where the log proves it);
+// else V0's or main's rules, said in the note.
+func chooseProfile(l *logs.Log, spec string, given bool) (versionChoice, error) {
+	vc := versionChoice{Logged: l.EngineVersion}
+	if given {
+		p, err := ProfileFor(spec)
+		if err != nil {
+			return vc, err
+		}
+		vc.Profile, vc.Source = p, explain.FromFlag
+		return vc, nil
+	}
+	vc.Source = explain.FromLogged
+	m := releaseDigits.FindStringSubmatch(l.EngineVersion)
+	switch {
+	case l.EngineVersion == "" || m == nil:
+		return assumedProfile(l, vc, "the log states no vLLM version")
+	case sourceBuild.MatchString(l.EngineVersion):
+		return assumedProfile(l, vc, fmt.Sprintf("the log's version %s is a source build's, no release", l.EngineVersion))
+	}
+	rel := m[1] + "." + m[2]
+	if m[3] != "" {
+		rel += "." + m[3]
+	}
+	if rel != strings.TrimPrefix(l.EngineVersion, "v") {
+		vc.Note = fmt.Sprintf("logged %s: release %s", l.EngineVersion, rel)
+	}
+	v, err := ParseVersion(rel)
+	if err != nil {
+		return assumedProfile(l, vc, fmt.Sprintf("the log's version %s is not a vLLM release", l.EngineVersion))
+	}
+	v080, v0110 := Version{Minor: 8}, Version{Minor: 11}
+	spec = rel
+	switch {
+	case v.Less(Version{Minor: 6}):
+		p, _ := ProfileFor("v0")
+		vc.Profile = p
+		vc.Note = explain.JoinNote(vc.Note, fmt.Sprintf("vLLM %s is older than any profile membudget has: sized with %s's rules, pass --vllm-version to choose", rel, p.Describes))
+		return vc, nil
+	case l.Era == logs.EraV0 && v.AtLeast(v080) && v.Less(v0110):
+		spec += ":v0"
+		vc.Note = explain.JoinNote(vc.Note, "the log shows the V0 engine")
+	case l.Era == logs.EraV1 && v.Less(v080):
+		spec = "0.8.0"
+		vc.Note = explain.JoinNote(vc.Note, fmt.Sprintf("vLLM %s ran its V1 engine (opt-in before 0.8.0), whose rules membudget has from 0.8.0 only: sized with 0.8.0's V1 rules", rel))
+	case l.Era == logs.EraUnknown && v.AtLeast(v080) && v.Less(v0110):
+		vc.Note = explain.JoinNote(vc.Note, "the log does not show the engine: V1, the default from 0.8.0 (pass --vllm-version "+rel+":v0 for V0)")
+	}
+	p, err := ProfileFor(spec)
+	if err != nil {
+		return vc, fmt.Errorf("the log's vLLM version %s (%s): %w; pass --vllm-version", l.EngineVersion, spec, err)
+	}
+	vc.Profile = p
+	return vc, nil
+}
+
+// assumedProfile is the profile of a log without a usable version: V0's
+// last default release when the log shows V0, else main.
+func assumedProfile(l *logs.Log, vc versionChoice, why string) (versionChoice, error) {
+	vc.Source = "assumed"
+	spec, rules := "main", "main's"
+	if l.Era == logs.EraV0 {
+		spec, rules = "v0", "the V0 engine's of 0.7.3"
+	}
+	p, err := ProfileFor(spec)
+	if err != nil {
+		return vc, err
+	}
+	vc.Profile = p
+	vc.Note = explain.JoinNote(vc.Note, fmt.Sprintf("%s: sized with %s rules; pass --vllm-version to choose", why, rules))
+	return vc, nil
+}
+
+// explainInput is what [explainLog] sizes: the log, and the model, class, version and
+// serve chosen for it.
+type explainInput struct {
+	Source  *explain.Source
+	Model   explain.Model
+	Class   explain.ClassChoice
+	Version versionChoice
+	Serve   loggedServe
+}
+
+// explainLog sizes in's serve under in's profile and sets every logged figure
+// membudget predicts beside the prediction. The only errors are a serve
+// membudget refuses ([*explain.ServeError]) and a log that states no figure
+// membudget predicts.
+func explainLog(in explainInput) (*explain.Explanation, error) {
+	l := in.Source.Log
+	ref, err := NewReference(in.Model.Arch, in.Serve.Serve, in.Class.Class, in.Version.Profile)
+	if err != nil {
+		se := &explain.ServeError{Err: err}
+		var sErr *engine.SettingError
+		if errors.As(err, &sErr) {
+			se.Flag = sErr.Flag
+			if from, ok := in.Serve.From[sErr.Flag]; ok && from.Source == explain.FromLogged {
+				se.Logged = &from
+			}
+		}
+		return nil, se
+	}
+	r := ref.Serve
+	p := ref.Predict()
+	ex := &explain.Explanation{
+		Log:      explain.LogInfo{Name: in.Source.Name, Engine: string(l.Engine), Version: l.EngineVersion, Era: string(l.Era), Lines: l.Lines},
+		Model:    in.Model,
+		Class:    explain.ClassInfoOf(in.Class),
+		Rules:    explain.VersionInfo{Engine: "vllm", Profile: r.Profile.Name, Describes: r.Profile.Describes, Source: in.Version.Source, Logged: in.Version.Logged, Note: explain.JoinNote(in.Version.Note, r.Profile.Note)},
+		Settings: settingsOf(in.Serve, r),
+		Command:  Command(in.Model.Name, r),
+		Warnings: slices.Clone(in.Serve.Warnings),
+	}
+	preds := vllmPredictions(p, r)
+	if r.KVCacheMemoryBytes > 0 {
+		// With --kv-cache-memory-bytes the util does not size the cache,
+		// but vLLM still requests total x util and logs it ("Desired GPU
+		// memory utilization is (u, Y GiB)", vllm/v1/worker/utils.py
+		// request_memory).
+		if b, err := in.Class.Class.UtilBudget(r.GPUMemoryUtilization, r.Profile.Rounding); err == nil {
+			preds["requested_memory"] = explain.Predicted{Bytes: b, OK: true, Note: "total x util, which vLLM requests and logs though --kv-cache-memory-bytes sizes the cache"}
+		}
+	}
+	ex.Figures = explain.Rows(l, vllmSpecs, preds)
+	ex.NotPredicted = explain.NotPredicted(l, vllmSpecs, logs.KindDeviceTotal, logs.KindUtilization, logs.KindMaxModelLen)
+	ex.Starts = startsCheck(l, p)
+	ex.Blocks = blocksCheck(l, p, r)
+	beside := ""
+	if !p.GraphsCharged {
+		beside = r.Profile.Describes
+	}
+	if err := ex.Tally(beside); err != nil {
+		return nil, err
+	}
+	ex.Notes = notes(l, p, r)
+	return ex, nil
+}
+
+// vllmSpecs are the figures of a vLLM log membudget predicts, in the order
+// an explanation lists them.
+var vllmSpecs = []explain.Spec{
+	{ID: "weights", Label: "weights", Kind: logs.KindWeights, Unit: "bytes", Tol: explain.TolWeights},
+	{ID: "activation_peak", Label: "activation peak", Kind: logs.KindActivationPeak, Unit: "bytes", Tol: explain.TolTerm},
+	{ID: "non_torch", Label: "non-torch memory", Kind: logs.KindNonTorch, Unit: "bytes", Tol: explain.TolTerm},
+	{ID: "consumed", Label: "weights + non-torch", Kind: logs.KindConsumed, Unit: "bytes", Tol: explain.TolSum},
+	{ID: "torch_peak", Label: "torch peak (weights + activation)", Kind: logs.KindTorchPeak, Unit: "bytes", Tol: explain.TolSum},
+	{ID: "non_kv_total", Label: "non-KV total", Kind: logs.KindNonKVTotal, Unit: "bytes", Tol: explain.TolSum},
+	{ID: "cuda_graph_estimate", Label: "the CUDA-graph estimate", Kind: logs.KindCUDAGraphEstimate, Unit: "bytes", Tol: explain.TolTerm},
+	{ID: "cuda_graph", Label: "CUDA-graph capture", Kind: logs.KindCUDAGraph, Unit: "bytes", Tol: explain.TolTerm},
+	{ID: "requested_memory", Label: "requested memory", Kind: logs.KindUtilBudget, Unit: "bytes", Tol: explain.TolTerm},
+	{ID: "available_kv_memory", Label: "available KV memory", Kind: logs.KindKVCacheMemory, Unit: "bytes", Tol: explain.TolKV, Skip: []logs.Format{logs.FormatActualUsage}},
+	{ID: "kv_cache_needed", Label: "KV memory one request needs", Kind: logs.KindKVCacheNeeded, Unit: "bytes", Tol: explain.TolKV},
+	{ID: "gpu_blocks", Label: "GPU blocks", Kind: logs.KindGPUBlocks, Unit: "blocks", Tol: explain.TolCount},
+	{ID: "kv_cache_tokens", Label: "GPU KV cache size", Kind: logs.KindKVCacheTokens, Unit: "tokens", Tol: explain.TolCount},
+	{ID: "max_concurrency", Label: "maximum concurrency", Kind: logs.KindMaxConcurrency, Unit: "x", Tol: explain.TolCount},
+	{ID: "estimated_max_model_len", Label: "estimated maximum model length", Kind: logs.KindEstimatedMaxModelLen, Unit: "tokens", Tol: explain.TolCount},
+}
+
+// vllmPredictions is membudget's value of each vLLM figure, by spec id.
+func vllmPredictions(p Predicted, r Resolved) map[string]explain.Predicted {
+	pr := map[string]explain.Predicted{
+		"weights":             explain.PredictBytes(p.WeightsBytes),
+		"activation_peak":     explain.PredictBytes(p.ActivationPeakBytes),
+		"non_torch":           explain.PredictBytes(p.NonTorchBytes),
+		"consumed":            explain.PredictBytes(budget.SatAdd(p.WeightsBytes, p.NonTorchBytes)),
+		"torch_peak":          explain.PredictBytes(budget.SatAdd(p.WeightsBytes, p.ActivationPeakBytes)),
+		"non_kv_total":        explain.PredictBytes(budget.SatAdd(p.WeightsBytes, budget.SatAdd(p.ActivationPeakBytes, p.NonTorchBytes))),
+		"cuda_graph_estimate": explain.PredictBytes(p.GraphBytes),
+		"cuda_graph":          explain.PredictBytes(p.GraphBytes),
+		"requested_memory":    explain.PredictBytes(p.RequestedBytes),
+		"available_kv_memory": explain.PredictBytes(p.Capacity.AvailableBytes),
+		"kv_cache_needed":     explain.PredictBytes(p.Capacity.NeededBytes),
+		"gpu_blocks":          explain.PredictCount(float64(p.Capacity.Blocks)),
+		"kv_cache_tokens":     explain.PredictCount(float64(p.Capacity.LoggedTokens)),
+		// vLLM prints the concurrency with "%.2fx".
+		"max_concurrency":         explain.PredictCount(math.Round(p.Capacity.Concurrency*100) / 100),
+		"estimated_max_model_len": explain.PredictCount(float64(p.Capacity.EstimatedMaxModelLen)),
+	}
+	if !r.Profile.GraphEstimateLogged {
+		g := pr["cuda_graph_estimate"]
+		g.Note = r.Profile.Describes + " logs no estimate: membudget's graph term is the capture"
+		pr["cuda_graph_estimate"] = g
+	} else {
+		pr["cuda_graph"] = explain.Predicted{Note: "membudget predicts the estimate " + r.Profile.Describes + " logs, not what capture takes"}
+	}
+	if p.Capacity.Starts {
+		e := pr["estimated_max_model_len"]
+		e.Note = "membudget predicts vLLM starts: one request of max_model_len fits"
+		pr["estimated_max_model_len"] = e
+	}
+	return pr
+}
+
+// startsCheck compares the log's evidence of whether vLLM started with the
+// prediction: a max-model-len error says it did not; a graph capture or V1's
+// "GPU KV cache size" without the error that it got past the check.
+func startsCheck(l *logs.Log, p Predicted) *explain.StartsCheck {
+	for _, f := range l.Figures {
+		if f.Format == logs.FormatV0MaxLenError || f.Format == logs.FormatV1MaxLenError {
+			return &explain.StartsCheck{Logged: false, Predicted: p.Capacity.Starts, Line: f.Line, Evidence: "the max-model-len error", Agree: !p.Capacity.Starts}
+		}
+	}
+	for _, f := range l.Figures {
+		if f.Kind == logs.KindCUDAGraph && f.Format == logs.FormatGraphCapture || f.Format == logs.FormatKVCacheSize {
+			evidence := "the graph capture after the KV cache's allocation"
+			if f.Format == logs.FormatKVCacheSize {
+				evidence = "\"GPU KV cache size\", logged after the startup check"
+			}
+			return &explain.StartsCheck{Logged: true, Predicted: p.Capacity.Starts, Line: f.Line, Evidence: evidence, Agree: p.Capacity.Starts}
+		}
+	}
+	return nil
+}
+
+// blocksCheck is the page arithmetic on the smallest logged available KV
+// memory (vLLM gives every worker the fewest blocks any has).
+func blocksCheck(l *logs.Log, p Predicted, r Resolved) *explain.BlocksCheck {
+	var avail *logs.Figure
+	var availBytes int64
+	for _, f := range l.All(logs.KindKVCacheMemory) {
+		if f.Format == logs.FormatActualUsage {
+			continue
+		}
+		b, ok := f.Bytes()
+		if !ok || b <= 0 {
+			continue
+		}
+		if avail == nil || b < availBytes {
+			avail, availBytes = &f, b
+		}
+	}
+	if avail == nil || p.Capacity.BlockBytes == 0 {
+		return nil
+	}
+	bc := &explain.BlocksCheck{AvailableText: avail.Text, AvailableLine: avail.Line, AvailableBytes: availBytes, RoundingBytes: avail.Tolerance(), BlockBytes: p.Capacity.BlockBytes}
+	if blocks, ok := l.First(logs.KindGPUBlocks); ok && blocks.Value.Places == 0 && blocks.Value.Units >= 0 {
+		bc.LoggedBlocks, bc.BlocksLine, bc.From = uint64(blocks.Value.Units), blocks.Line, "the logged block count"
+	} else if tok, ok := l.First(logs.KindKVCacheTokens); ok && tok.Value.Places == 0 && tok.Value.Units >= 0 &&
+		!r.Profile.LoggedTokensFromConcurrency && r.BlockSize > 0 && p.Capacity.Tokens == p.Capacity.Blocks*r.BlockSize && uint64(tok.Value.Units)%r.BlockSize == 0 {
+		// One KV cache group: the version logs blocks x block size.
+		bc.LoggedBlocks, bc.BlocksLine = uint64(tok.Value.Units)/r.BlockSize, tok.Line
+		bc.From = fmt.Sprintf("the logged KV cache size, %d tokens, over the block size %d", tok.Value.Units, r.BlockSize)
+	} else {
+		return nil
+	}
+	if r.PipelineParallelSize > 1 {
+		bc.Note = "pipeline parallelism: the stages' blocks differ in bytes; the check is not made"
+		bc.Exact = true
+		return bc
+	}
+	lo := max(availBytes-bc.RoundingBytes, 0)
+	bc.Low = uint64(lo) / bc.BlockBytes
+	bc.High = uint64(availBytes+bc.RoundingBytes) / bc.BlockBytes
+	bc.Exact = bc.Low <= bc.LoggedBlocks && bc.LoggedBlocks <= bc.High
+	if len(l.All(logs.KindKVCacheMemory)) > 1 {
+		bc.Note = fmt.Sprintf("the smallest logged available KV memory (line %d), as vLLM gives every worker the fewest blocks", avail.Line)
+	}
+	return bc
+}
+
+// notes says how the log was read where it matters to the figures.
+func notes(l *logs.Log, p Predicted, r Resolved) []string {
+	var out []string
+	if len(l.Versions) > 1 {
+		out = append(out, fmt.Sprintf("the log states %d versions (%s): several runs in one log; where figures differ the first or rank 0's is taken", len(l.Versions), strings.Join(l.Versions, ", ")))
+	}
+	if l.LongLines > 0 {
+		out = append(out, fmt.Sprintf("%d line(s) over the reader's limit were skipped", l.LongLines))
+	}
+	switch {
+	case l.GraphBudget == logs.GraphBudgetCounted && !p.GraphsCharged:
+		out = append(out, r.Profile.Describes+" does not charge the CUDA-graph estimate to the KV budget, but the log says it was (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1?): the available KV memory differs by the estimate")
+	case l.GraphBudget == logs.GraphBudgetNotCounted && p.GraphsCharged:
+		out = append(out, r.Profile.Describes+" charges the CUDA-graph estimate to the KV budget, but the log says it was not: the available KV memory differs by the estimate")
+	}
+	if r.TensorParallelSize > 1 || r.PipelineParallelSize > 1 {
+		out = append(out, "figures are per GPU; membudget predicts the first pipeline stage's rank")
+	}
+	return out
+}

@@ -1,0 +1,194 @@
+package vllm
+
+import (
+	"fmt"
+	"io"
+
+	"membudget/budget"
+	"membudget/engine"
+)
+
+// section is a report's vLLM section of a sizing.
+type section struct{ sz *Sizing }
+
+// serveJSON is the resolved serve under vLLM's names: the report's "serve".
+type serveJSON struct {
+	VLLMVersion          string            `json:"vllm_version"`
+	VLLM                 string            `json:"vllm"`
+	GPUMemoryUtilization float64           `json:"gpu_memory_utilization"`
+	KVCacheMemoryBytes   uint64            `json:"kv_cache_memory_bytes"`
+	MaxModelLen          uint64            `json:"max_model_len"`
+	MaxNumSeqs           uint64            `json:"max_num_seqs"`
+	MaxNumBatchedTokens  uint64            `json:"max_num_batched_tokens"`
+	BlockSize            uint64            `json:"block_size"`
+	KVCacheDtype         string            `json:"kv_cache_dtype"`
+	TensorParallelSize   uint64            `json:"tensor_parallel_size"`
+	PipelineParallelSize uint64            `json:"pipeline_parallel_size"`
+	DataParallelSize     uint64            `json:"data_parallel_size"`
+	EnableExpertParallel bool              `json:"enable_expert_parallel"`
+	Dtype                string            `json:"dtype"`
+	Quantization         string            `json:"quantization"`
+	EnforceEager         bool              `json:"enforce_eager"`
+	AsyncScheduling      bool              `json:"async_scheduling"`
+	CPUOffloadGiB        float64           `json:"cpu_offload_gib"`
+	SwapSpaceGiB         float64           `json:"swap_space_gib"`
+	Defaults             map[string]string `json:"defaults"`
+	Ignored              []string          `json:"ignored,omitempty"`
+	Command              string            `json:"command"`
+}
+
+// capacityJSON is the KV cache as vLLM's startup reports it: the report's
+// "kv_capacity".
+type capacityJSON struct {
+	AvailableBytes       uint64  `json:"available_bytes"`
+	BlockBytes           uint64  `json:"block_bytes"`
+	Blocks               uint64  `json:"blocks"`
+	Tokens               uint64  `json:"tokens"`
+	LoggedTokens         uint64  `json:"logged_tokens"`
+	PagesPerSeq          uint64  `json:"pages_per_seq"`
+	MaxConcurrency       float64 `json:"max_concurrency"`
+	NeededBytes          uint64  `json:"needed_bytes"`
+	Starts               bool    `json:"starts"`
+	EstimatedMaxModelLen uint64  `json:"estimated_max_model_len"`
+	// StateBlocks and SeqsOverStateBlocks: a hybrid model's Mamba cache
+	// blocks, and whether vLLM refuses max_num_seqs above them.
+	StateBlocks         uint64 `json:"state_blocks,omitempty"`
+	SeqsOverStateBlocks bool   `json:"seqs_over_state_blocks,omitempty"`
+	// Groups is vLLM's KV cache groups, as its spec classes name them.
+	Groups string `json:"groups,omitempty"`
+}
+
+func (s section) Rules() (string, string) {
+	return s.sz.Serve.Profile.Describes, s.sz.Serve.Profile.Note
+}
+
+func (s section) Serve() any {
+	r := s.sz.Serve
+	return serveJSON{
+		VLLMVersion: r.Profile.Name, VLLM: r.Profile.Describes,
+		GPUMemoryUtilization: r.GPUMemoryUtilization, KVCacheMemoryBytes: r.KVCacheMemoryBytes,
+		MaxModelLen: r.MaxModelLen, MaxNumSeqs: r.MaxNumSeqs, MaxNumBatchedTokens: r.MaxNumBatchedTokens,
+		BlockSize: r.BlockSize, KVCacheDtype: r.KVCacheDtype, TensorParallelSize: r.TensorParallelSize,
+		PipelineParallelSize: r.PipelineParallelSize, DataParallelSize: r.DataParallelSize, EnableExpertParallel: r.EnableExpertParallel,
+		Dtype: r.Dtype, Quantization: r.Quant.Method, EnforceEager: r.EnforceEager, AsyncScheduling: r.Async,
+		CPUOffloadGiB: r.CPUOffloadGiB, SwapSpaceGiB: r.SwapGiB, Defaults: r.Sources, Ignored: append(append([]string(nil), s.sz.ignoredEnv...), s.sz.ignored...),
+		Command: s.sz.Command(),
+	}
+}
+
+func (s section) Settings() []string {
+	r := s.sz.Serve
+	var out []string
+	for _, k := range sortedKeys(r.Sources) {
+		out = append(out, fmt.Sprintf("default --%s: %s", k, r.Sources[k]))
+	}
+	if s.sz.allowLongFrom != "" {
+		out = append(out, fmt.Sprintf("%s=%s, from %s", AllowLongEnv, s.sz.allowLong, s.sz.allowLongFrom))
+	}
+	for _, ig := range s.sz.ignoredEnv {
+		out = append(out, fmt.Sprintf("ignored %s: membudget does not read it", ig))
+	}
+	for _, ig := range s.sz.ignored {
+		out = append(out, fmt.Sprintf("ignored %s: it does not change memory", ig))
+	}
+	return out
+}
+
+func (s section) GPUs() uint64 { return s.sz.gpus() }
+
+func (s section) Weights(i int) engine.Weights { return s.sz.weightsOf(i) }
+
+func (s section) Warnings(i int) []string { return s.sz.weightsOf(i).Warnings }
+
+func (s section) Fields(budget.Footprint) []engine.Field {
+	c := s.sz.capacity
+	return []engine.Field{{Key: "kv_capacity", Value: capacityJSON{AvailableBytes: c.AvailableBytes, BlockBytes: c.BlockBytes, Blocks: c.Blocks, Tokens: c.Tokens,
+		LoggedTokens: c.LoggedTokens, PagesPerSeq: c.PagesPerSeq, MaxConcurrency: c.Concurrency, NeededBytes: c.NeededBytes,
+		Starts: c.Starts, EstimatedMaxModelLen: c.EstimatedMaxModelLen, StateBlocks: c.StateBlocks, SeqsOverStateBlocks: c.SeqsOverStateBlocks,
+		Groups: s.sz.groups()}}}
+}
+
+func (s section) WriteBefore(io.Writer, budget.Footprint) {}
+
+// WriteAfter writes the KV cache as vLLM's startup logs report it, and
+// whether vLLM starts.
+func (s section) WriteAfter(w io.Writer, _ budget.Footprint) {
+	c, r, groups := s.sz.capacity, s.sz.Serve, s.sz.groups()
+	fmt.Fprintf(w, "\nKV cache: %s available: %d blocks of %d B, %d tokens (blocks / groups x block size)\n",
+		engine.GiB(c.AvailableBytes), c.Blocks, c.BlockBytes, c.Tokens)
+	if groups != "" {
+		fmt.Fprintf(w, "  groups: %s", groups)
+		if r.StatePageBytes > 0 {
+			fmt.Fprintf(w, "; state %d B a page", r.StatePageBytes)
+			if c.StatePadding > 0 {
+				fmt.Fprintf(w, ", padded by %d B to the attention page", c.StatePadding)
+			}
+			if r.MambaCacheMode != "" {
+				fmt.Fprintf(w, ", %d page(s) a sequence (mamba_cache_mode %s)", r.StatePages, r.MambaCacheMode)
+			}
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "  vLLM logs: GPU KV cache size: %d tokens; maximum concurrency for %d tokens per request: %.2fx\n",
+		c.LoggedTokens, r.MaxModelLen, c.Concurrency)
+	if c.SeqsOverStateBlocks {
+		fmt.Fprintf(w, "  vLLM refuses to start: %s\n", StateBlocksMessage(r.MaxNumSeqs, c.StateBlocks))
+	} else if c.StateBlocks > 0 {
+		fmt.Fprintf(w, "  Mamba cache blocks: %d, enough for --max-num-seqs %d (every running sequence holds one)\n", c.StateBlocks, r.MaxNumSeqs)
+	}
+	switch {
+	case c.Starts && !c.SeqsOverStateBlocks:
+		fmt.Fprintf(w, "  vLLM starts: one request of %d tokens needs %s of KV cache\n", r.MaxModelLen, engine.GiB(c.NeededBytes))
+		return
+	case c.Starts:
+		fmt.Fprintf(w, "  one request of %d tokens needs %s of KV cache: it fits\n", r.MaxModelLen, engine.GiB(c.NeededBytes))
+		return
+	}
+	fmt.Fprintf(w, "  vLLM refuses to start: %s\n", c.Refusal(r.MaxModelLen, r.MaxNumSeqs))
+}
+
+func (s section) QueryLines() []string { return nil }
+
+// termLabels are the footprint's terms as a vLLM report names them.
+var termLabels = [budget.NumTerms]string{"weights", "KV cache", "activation peak", "CUDA graph pool", "sampler", "non-torch growth"}
+
+// Lines returns the footprint term by term: the terms charged to the util
+// budget, then those vLLM allocates beside it.
+func (s section) Lines(fp budget.Footprint) []engine.FootprintLine {
+	beside := s.sz.plan.Beside
+	var out []engine.FootprintLine
+	for t := range budget.NumTerms {
+		if !beside.Has(t) {
+			out = append(out, engine.FootprintLine{Label: termLabels[t], Bytes: fp.Terms[t]})
+		}
+	}
+	for t := range budget.NumTerms {
+		if beside.Has(t) {
+			out = append(out, engine.FootprintLine{Label: termLabels[t], Bytes: fp.Terms[t], Beside: true})
+		}
+	}
+	return out
+}
+
+// words name vLLM's util budget and the driver's side.
+var words = engine.Words{
+	Width:           26,
+	Ledger:          "= ledger",
+	Budget:          "util budget",
+	BudgetOver:      "  budget: the ledger is %s over the util budget\n",
+	BudgetHeadroom:  "  budget: %s of headroom (util budget - ledger)\n",
+	OutsideOver:     "  driver: util budget + what stands beside it is %s over device memory\n",
+	OutsideHeadroom: "  driver: %s of headroom (device - util budget - what stands beside it)\n",
+	CeilingAbove:    "  ceiling: the util budget is %s above the class's util_ceiling (%s of device memory)\n",
+}
+
+func (s section) Words() engine.Words { return words }
+
+func (s section) Shortfall(fp budget.Footprint) string { return shortfall(fp) }
+
+func (s section) Setting() string {
+	return fmt.Sprintf("--gpu-memory-utilization %v", s.sz.Serve.GPUMemoryUtilization)
+}
+
+// groups names the serve's KV cache groups as vLLM's spec classes do.
+func (sz *Sizing) groups() string { return groupNames(sz.Model.Arch, sz.check.groups) }
