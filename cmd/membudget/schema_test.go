@@ -8,14 +8,14 @@ import "membudget/engine"
 
 // reportJSON is `membudget report --json`.
 type reportJSON struct {
-	Model      modelJSON     `json:"model"`
-	Engine     string        `json:"engine"`
-	Class      classJSON     `json:"class"`
-	Serve      serveJSON     `json:"serve"`
+	Model      modelJSON            `json:"model"`
+	Engine     string               `json:"engine"`
+	Class      classJSON            `json:"class"`
+	Serve      serveJSON            `json:"serve"`
 	Footprint  engine.FootprintJSON `json:"footprint"`
-	KVCapacity capacityJSON  `json:"kv_capacity"`
-	Fits       bool          `json:"fits"`
-	Advice     *adviceJSON   `json:"advice,omitempty"`
+	KVCapacity capacityJSON         `json:"kv_capacity"`
+	Fits       bool                 `json:"fits"`
+	Advice     *adviceJSON          `json:"advice,omitempty"`
 }
 
 type serveJSON struct {
@@ -70,10 +70,10 @@ type sglangReportJSON struct {
 	Serve  sglangServeJSON `json:"serve"`
 	// Footprint is the footprint's terms; Items names what each holds.
 	Footprint engine.FootprintJSON `json:"footprint"`
-	Items     []itemJSON    `json:"items"`
-	KVPool    poolJSON      `json:"kv_pool"`
-	Fits      bool          `json:"fits"`
-	Advice    *adviceJSON   `json:"advice,omitempty"`
+	Items     []itemJSON           `json:"items"`
+	KVPool    poolJSON             `json:"kv_pool"`
+	Fits      bool                 `json:"fits"`
+	Advice    *adviceJSON          `json:"advice,omitempty"`
 }
 
 // sglangServeJSON is the resolved SGLang server, under SGLang's names.
@@ -147,22 +147,22 @@ type itemJSON struct {
 // sglangQueryJSON is `membudget max-seqs --engine sglang --json` and
 // `membudget max-len --engine sglang --json`.
 type sglangQueryJSON struct {
-	Query       string          `json:"query"`
-	Engine      string          `json:"engine"`
-	Model       string          `json:"model"`
-	Class       string          `json:"class"`
-	Serve       sglangServeJSON `json:"serve"`
-	Given       uint64          `json:"given"`
-	Cap         uint64          `json:"cap"`
-	Answer      uint64          `json:"answer"`
-	Fits        bool            `json:"fits"`
-	Capped      bool            `json:"capped"`
-	Evals       int             `json:"evals"`
-	Starts      bool            `json:"starts"`
-	Failure     string          `json:"failure,omitempty"`
-	At          engine.FootprintJSON   `json:"at"`
-	Next        *engine.FootprintJSON  `json:"next,omitempty"`
-	TippingTerm string          `json:"tipping_term,omitempty"`
+	Query       string                `json:"query"`
+	Engine      string                `json:"engine"`
+	Model       string                `json:"model"`
+	Class       string                `json:"class"`
+	Serve       sglangServeJSON       `json:"serve"`
+	Given       uint64                `json:"given"`
+	Cap         uint64                `json:"cap"`
+	Answer      uint64                `json:"answer"`
+	Fits        bool                  `json:"fits"`
+	Capped      bool                  `json:"capped"`
+	Evals       int                   `json:"evals"`
+	Starts      bool                  `json:"starts"`
+	Failure     string                `json:"failure,omitempty"`
+	At          engine.FootprintJSON  `json:"at"`
+	Next        *engine.FootprintJSON `json:"next,omitempty"`
+	TippingTerm string                `json:"tipping_term,omitempty"`
 }
 
 // budgetJSON is `membudget budget --json`.
@@ -185,23 +185,23 @@ type budgetJSON struct {
 
 // planRowJSON is one deployment of `membudget plan --json`.
 type planRowJSON struct {
-	Class                string        `json:"class"`
-	Device               string        `json:"device"`
-	GPUs                 uint64        `json:"gpus"`
-	TensorParallelSize   uint64        `json:"tensor_parallel_size"`
-	PipelineParallelSize uint64        `json:"pipeline_parallel_size"`
-	DataParallelSize     uint64        `json:"data_parallel_size"`
-	Quantization         string        `json:"quantization"`
-	KVCacheDtype         string        `json:"kv_cache_dtype"`
-	GPUMemoryUtilization float64       `json:"gpu_memory_utilization"`
-	PerEngine            uint64        `json:"sequences_per_engine"`
-	MostSeqs             uint64        `json:"most_seqs_at_length"`
-	MostSeqsCapped       bool          `json:"most_seqs_capped"`
-	LongestLen           uint64        `json:"longest_len_at_concurrency"`
-	LongestLenCapped     bool          `json:"longest_len_capped"`
-	HeadroomBytes        uint64        `json:"headroom_bytes"`
-	KVCacheMemoryBytes   uint64        `json:"kv_cache_memory_bytes"`
-	Command              string        `json:"command"`
+	Class                string               `json:"class"`
+	Device               string               `json:"device"`
+	GPUs                 uint64               `json:"gpus"`
+	TensorParallelSize   uint64               `json:"tensor_parallel_size"`
+	PipelineParallelSize uint64               `json:"pipeline_parallel_size"`
+	DataParallelSize     uint64               `json:"data_parallel_size"`
+	Quantization         string               `json:"quantization"`
+	KVCacheDtype         string               `json:"kv_cache_dtype"`
+	GPUMemoryUtilization float64              `json:"gpu_memory_utilization"`
+	PerEngine            uint64               `json:"sequences_per_engine"`
+	MostSeqs             uint64               `json:"most_seqs_at_length"`
+	MostSeqsCapped       bool                 `json:"most_seqs_capped"`
+	LongestLen           uint64               `json:"longest_len_at_concurrency"`
+	LongestLenCapped     bool                 `json:"longest_len_capped"`
+	HeadroomBytes        uint64               `json:"headroom_bytes"`
+	KVCacheMemoryBytes   uint64               `json:"kv_cache_memory_bytes"`
+	Command              string               `json:"command"`
 	Footprint            engine.FootprintJSON `json:"footprint"`
 }
 
@@ -219,22 +219,22 @@ type planJSON struct {
 
 // queryJSON is `membudget max-seqs --json` and `membudget max-len --json`.
 type queryJSON struct {
-	Query       string         `json:"query"`
-	Engine      string         `json:"engine"`
-	Model       string         `json:"model"`
-	Class       string         `json:"class"`
-	Serve       serveJSON      `json:"serve"`
-	Given       uint64         `json:"given"`
-	Cap         uint64         `json:"cap"`
-	Answer      uint64         `json:"answer"`
-	Fits        bool           `json:"fits"`
-	Capped      bool           `json:"capped"`
-	Evals       int            `json:"evals"`
-	Starts      bool           `json:"starts"`
-	Failure     string         `json:"failure,omitempty"`
+	Query       string                `json:"query"`
+	Engine      string                `json:"engine"`
+	Model       string                `json:"model"`
+	Class       string                `json:"class"`
+	Serve       serveJSON             `json:"serve"`
+	Given       uint64                `json:"given"`
+	Cap         uint64                `json:"cap"`
+	Answer      uint64                `json:"answer"`
+	Fits        bool                  `json:"fits"`
+	Capped      bool                  `json:"capped"`
+	Evals       int                   `json:"evals"`
+	Starts      bool                  `json:"starts"`
+	Failure     string                `json:"failure,omitempty"`
 	At          engine.FootprintJSON  `json:"at"`
 	Next        *engine.FootprintJSON `json:"next,omitempty"`
-	TippingTerm string         `json:"tipping_term,omitempty"`
+	TippingTerm string                `json:"tipping_term,omitempty"`
 }
 
 // weightsJSON says where the weights per rank came from and, when a

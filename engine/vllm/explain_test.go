@@ -76,4 +76,3 @@ func TestChooseProfile(t *testing.T) {
 		t.Errorf("--vllm-version 0.19.0: %+v, %v", got, err)
 	}
 }
-

@@ -651,4 +651,3 @@ func signedCount(v float64, unit string) string {
 	}
 	return fmt.Sprintf("%+.1f %s", v, unit)
 }
-
