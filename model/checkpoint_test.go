@@ -927,7 +927,7 @@ func TestCheckpointFamiliesByHand(t *testing.T) {
 			name: "gpt_oss mxfp4", fixture: gptOssFixture,
 			ranks: []byHandRank{
 				{"TP1", whole(1), 2*39304 + 16384 + 128 + 16384 + 8192, ""},
-				{"TP2 Triton", with(2, func(sh *Sharding) { sh.MXFP4 = MXFP4Triton }), 2*31814 + 8192 + 128 + 8192 + 8192, ""},
+				{"TP2 Triton", with(2, func(sh *Sharding) { sh.MXFP4 = mxfp4Triton }), 2*31814 + 8192 + 128 + 8192 + 8192, ""},
 				{"PP2 stage 0", stage(0, 2), 39304 + 16384 + 128 + 16384 + 8192, ""},
 			},
 		},

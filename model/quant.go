@@ -357,11 +357,12 @@ func (r *quantRules) mixedScheme(module string, shards []string, k modKind) Sche
 	return Scheme{}
 }
 
-// QuantMethods maps vLLM's --quantization names and the checkpoints'
-// quant_method values to the layout family whose bytes the model counts
-// (the marlin kernels repack the same bytes; vLLM's override methods map
-// awq to awq_marlin, gptq to gptq_marlin, mxfp4 to gpt_oss_mxfp4 and the
-// modelopt names to one another).
+// QuantMethods maps the checkpoints' quant_method values (config.json's
+// quantization_config, hf_quant_config.json's) to the layout family whose
+// bytes the model counts; the engines map their own --quantization names
+// to the same families. The marlin names repack the same bytes, and the
+// engines' override methods map awq to awq_marlin, gptq to gptq_marlin,
+// mxfp4 to gpt_oss_mxfp4 and the modelopt names to one another.
 var QuantMethods = map[string]string{
 	"fp8": "fp8", "awq": "awq", "awq_marlin": "awq", "gptq": "gptq", "gptq_marlin": "gptq",
 	"bitsandbytes": "bitsandbytes", "compressed-tensors": "compressed-tensors",

@@ -398,14 +398,14 @@ func TestMXFP4Experts(t *testing.T) {
 			// Triton (Hopper): 2880 is a multiple of 64, nothing rounds;
 			// float32 biases. w13 32 x 5760 x 1440, scales 32 x 5760 x 90,
 			// w2 32 x 2880 x 1440, scales 32 x 2880 x 90: 423,014,400 B.
-			name: "triton", kernel: MXFP4Triton,
+			name: "triton", kernel: mxfp4Triton,
 			want: map[string]uint64{"w13_weight": 32 * 5760 * 1440, "w13_weight_scale": 32 * 5760 * 90, "w2_weight": 32 * 2880 * 1440,
 				"w2_weight_scale": 32 * 2880 * 90, "w13_bias": 32 * 5760 * 4, "w2_bias": 32 * 2880 * 4},
 		},
 		{
 			// Marlin: intermediate to 2944 (23 x 128), hidden to 3072 (12 x
 			// 256), biases in bf16: 461,242,368 B of weights and scales.
-			name: "marlin", kernel: MXFP4Marlin,
+			name: "marlin", kernel: mxfp4Marlin,
 			want: map[string]uint64{"w13_weight": 32 * 5888 * 1536, "w13_weight_scale": 32 * 5888 * 96, "w2_weight": 32 * 3072 * 1472,
 				"w2_weight_scale": 32 * 3072 * 92, "w13_bias": 32 * 5888 * 2, "w2_bias": 32 * 3072 * 2},
 		},
@@ -624,3 +624,11 @@ func TestQuantSummaries(t *testing.T) {
 		}
 	}
 }
+
+// The MXFP4 kernels' roundings the tests size with: vLLM's Triton, Marlin
+// and TRTLLM kernels (membudget/engine/vllm holds them, with their source).
+var (
+	mxfp4Triton = MXFP4Kernel{IntermediateMultiple: 64, HiddenMultiple: 1, BiasFloat32: true}
+	mxfp4Marlin = MXFP4Kernel{IntermediateMultiple: 128, HiddenMultiple: 256}
+	mxfp4TRTLLM = MXFP4Kernel{IntermediateMultiple: 128, HiddenMultiple: 256, BiasFloat32: true}
+)

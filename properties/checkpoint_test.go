@@ -10,6 +10,7 @@ import (
 	"pgregory.net/rapid"
 
 	"membudget/budget"
+	"membudget/engine/vllm"
 	"membudget/model"
 	"membudget/model/safetensors"
 )
@@ -857,8 +858,8 @@ func byName(items []budget.Item) map[string]uint64 {
 }
 
 // mxfp4Kernels are the MXFP4 MoE kernels a device may run gpt-oss's
-// experts with (model.MXFP4Triton, ...): each rounds the experts' sizes.
-var mxfp4Kernels = []model.MXFP4Kernel{model.MXFP4Triton, model.MXFP4Marlin, model.MXFP4TRTLLM}
+// experts with (vllm.MXFP4Triton, ...): each rounds the experts' sizes.
+var mxfp4Kernels = []model.MXFP4Kernel{vllm.MXFP4Triton, vllm.MXFP4Marlin, vllm.MXFP4TRTLLM}
 
 // propCheckpointEqualsConfig: a checkpoint shaped as its config.json says,
 // named as Hugging Face names it, gives every rank the weights derived from

@@ -257,6 +257,18 @@ func (r *Resolved) resolveDtypes(a *model.Arch, def func(string, string)) error 
 	return nil
 }
 
+// QuantizationMethods maps the --quantization names SGLang takes whose
+// layout membudget models (server_args.py QUANTIZATION_CHOICES, read at
+// SGLang main 001067f) to the layout family of [model.QuantMethods]; SGLang
+// refuses a method other than the checkpoint's, so a name maps to the
+// checkpoint method it names.
+var QuantizationMethods = map[string]string{
+	"fp8": "fp8", "awq": "awq", "awq_marlin": "awq", "gptq": "gptq", "gptq_marlin": "gptq",
+	"bitsandbytes": "bitsandbytes", "compressed-tensors": "compressed-tensors",
+	"modelopt": "modelopt", "modelopt_fp8": "modelopt", "modelopt_fp4": "modelopt", "modelopt_mixed": "modelopt",
+	"mxfp4": "mxfp4",
+}
+
 // resolveQuant applies --quantization to the checkpoint's own quantization
 // as SGLang's ModelConfig._verify_quantization does (configs/model_config.py:
 // 652-747 at v0.5.6.post2): an empty flag takes the checkpoint's; fp8 on an
@@ -266,10 +278,10 @@ func resolveQuant(a *model.Arch, flag string) (model.Quant, error) {
 	if flag == "" {
 		return a.Quant, nil
 	}
-	method, ok := model.QuantMethods[strings.ToLower(flag)]
+	method, ok := QuantizationMethods[strings.ToLower(flag)]
 	if !ok {
-		names := make([]string, 0, len(model.QuantMethods))
-		for k := range model.QuantMethods {
+		names := make([]string, 0, len(QuantizationMethods))
+		for k := range QuantizationMethods {
 			names = append(names, k)
 		}
 		slices.Sort(names)

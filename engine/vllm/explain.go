@@ -11,7 +11,6 @@ import (
 
 	"membudget/budget"
 	"membudget/engine"
-	"membudget/model"
 	"membudget/model/explain"
 	"membudget/model/logs"
 )
@@ -123,7 +122,7 @@ func buildServe(l *logs.Log, flags Serve, given map[string]bool) (loggedServe, e
 		if applied != "" {
 			ls.From[sk.flag] = explain.SettingFrom{Source: explain.FromLogged, Value: st.Value, Key: st.LoggedKey, Detail: string(st.Source), Line: st.Line}
 		} else if sk.flag == "quantization" {
-			ls.Warnings = append(ls.Warnings, fmt.Sprintf("the log's quantization=%s (line %d) is not a --quantization membudget sizes (%s): the checkpoint's config.json decides the weights' format", st.Value, st.Line, quantNames()))
+			ls.Warnings = append(ls.Warnings, fmt.Sprintf("the log's quantization=%s (line %d) is not a --quantization membudget sizes (%s): the checkpoint's config.json decides the weights' format", st.Value, st.Line, quantizationNames()))
 		}
 	}
 	// The memory lines restate the util and the length when no setting
@@ -148,15 +147,6 @@ func buildServe(l *logs.Log, flags Serve, given map[string]bool) (loggedServe, e
 		}
 	}
 	return ls, nil
-}
-
-func quantNames() string {
-	var names []string
-	for k := range model.QuantMethods {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	return strings.Join(names, ", ")
 }
 
 // applySetting sets one logged setting on s and returns the value applied
@@ -237,7 +227,7 @@ func applySetting(s *Serve, flag string, st logs.Setting) (string, error) {
 		s.Dtype = strings.TrimPrefix(st.Value, "torch.")
 		return s.Dtype, nil
 	case "quantization":
-		if _, ok := model.QuantMethods[st.Value]; !ok {
+		if _, ok := QuantizationMethods[st.Value]; !ok {
 			return "", nil
 		}
 		s.Quantization = st.Value

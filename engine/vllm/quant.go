@@ -8,6 +8,27 @@ import (
 	"membudget/model"
 )
 
+// QuantizationMethods maps the --quantization names vLLM takes whose
+// layout membudget models (vllm/model_executor/layers/quantization/
+// __init__.py QuantizationMethods) to the layout family of
+// [model.QuantMethods].
+var QuantizationMethods = map[string]string{
+	"fp8": "fp8", "awq": "awq", "awq_marlin": "awq", "gptq": "gptq", "gptq_marlin": "gptq",
+	"bitsandbytes": "bitsandbytes", "compressed-tensors": "compressed-tensors",
+	"modelopt": "modelopt", "modelopt_fp4": "modelopt", "modelopt_mixed": "modelopt",
+	"mxfp4": "mxfp4", "gpt_oss_mxfp4": "mxfp4",
+}
+
+// quantizationNames lists QuantizationMethods' names, sorted, for messages.
+func quantizationNames() string {
+	names := make([]string, 0, len(QuantizationMethods))
+	for k := range QuantizationMethods {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	return strings.Join(names, ", ")
+}
+
 // resolveQuant applies vLLM's --quantization to the checkpoint's own
 // quantization: an empty flag takes the checkpoint's; fp8 on an unquantized
 // checkpoint quantizes online, one scale per tensor; awq and gptq need a
@@ -17,10 +38,10 @@ func resolveQuant(a *model.Arch, flag string) (model.Quant, error) {
 	if flag == "" {
 		return a.Quant, nil
 	}
-	method, ok := model.QuantMethods[flag]
+	method, ok := QuantizationMethods[flag]
 	if !ok {
-		names := make([]string, 0, len(model.QuantMethods))
-		for k := range model.QuantMethods {
+		names := make([]string, 0, len(QuantizationMethods))
+		for k := range QuantizationMethods {
 			names = append(names, k)
 		}
 		slices.Sort(names)
