@@ -68,7 +68,8 @@ func (a *app) plan(stdout, stderr io.Writer, args []string) int {
 	}
 	res, err := search.Search(m, engine.Need{Length: *length, Concurrency: *concurrency}, classes, *maxGPUs, progress)
 	if err != nil {
-		return fail(stderr, "plan", exitBadArgs, err)
+		status, err := internalError(err)
+		return fail(stderr, "plan", status, err)
 	}
 	rows := res.Deployments
 	shown := rows

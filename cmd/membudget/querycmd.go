@@ -38,14 +38,25 @@ func (a *app) maxLen(stdout, stderr io.Writer, args []string) int {
 }
 
 // queryFailure is the exit status and error of a query that could not be
-// answered: a bad --length or --seqs, or, when the evaluator is found not
-// monotone, membudget's own fault.
+// answered: a bad --length or --seqs (flagName), or, when the evaluator is
+// found not monotone, membudget's own fault (see internalError).
 func queryFailure(flagName string, err error) (int, error) {
-	var me *budget.MonotonicityError
-	if errors.As(err, &me) {
-		return exitInternal, fmt.Errorf("internal error, please report it: %w", err)
+	if status, ierr := internalError(err); status == exitInternal {
+		return status, ierr
 	}
 	return exitBadArgs, fmt.Errorf("%s: %w", flagName, err)
+}
+
+// internalError is the exit status of err: exitInternal, with a plea to
+// report it, for an evaluator a query found not monotone (the engine's
+// plan contradicts the search's contract, whatever the input), else
+// exitBadArgs.
+func internalError(err error) (int, error) {
+	var me *budget.MonotonicityError
+	if errors.As(err, &me) {
+		return exitInternal, fmt.Errorf("internal error, please report it with the command line: %w", err)
+	}
+	return exitBadArgs, err
 }
 
 // query answers max-seqs (the most sequences at --length) or max-len (the

@@ -101,7 +101,8 @@ func (a *app) report(stdout, stderr io.Writer, args []string) int {
 	if adv, ok := sz.(engine.Advisor); ok && !fits {
 		found, err := adv.Advise(engine.Target{Seqs: *seqs, Tokens: t})
 		if err != nil {
-			return fail(stderr, "report", exitBadArgs, err)
+			status, err := internalError(err)
+			return fail(stderr, "report", status, err)
 		}
 		advice = &found
 	}

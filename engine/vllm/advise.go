@@ -57,10 +57,12 @@ type Search struct {
 	memo *memo
 }
 
-// memo is the last serves compiled, replaced in turn.
+// memo is the last serves compiled, replaced in turn, and the first
+// internal error a plan's queries met.
 type memo struct {
 	entries [4]compiled
 	next    int
+	err     error
 }
 
 // compiled is one serve's compilation.

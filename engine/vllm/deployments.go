@@ -144,6 +144,9 @@ func Deployments(a *model.Arch, name string, need Need, sp Space, progress func(
 		for _, ds := range byLayout {
 			found = append(found, ds...)
 		}
+		if e.memo.err != nil {
+			return nil, e.memo.err
+		}
 		if progress != nil {
 			progress(ci+1, len(sp.Classes))
 		}
@@ -194,10 +197,12 @@ func (e *Search) deploy(name string, sp *Space, need Need, l layout, perEngine u
 		}
 		most, err := budget.MaxSequences(plan, need.Length, 0)
 		if err != nil {
+			e.fault(err)
 			return Deployment{}, false
 		}
 		longest, err := budget.MaxLength(plan, perEngine, 0)
 		if err != nil {
+			e.fault(err)
 			return Deployment{}, false
 		}
 		r.DataParallelSize = l.dp
@@ -228,4 +233,14 @@ func kvCacheBytes(plan *budget.Plan) uint64 {
 		}
 	}
 	return budget.SatMul(blocks, block)
+}
+
+// fault keeps the first query error that is membudget's own (an evaluator
+// not monotone), for the plan to return rather than drop the deployment
+// silently; any other query error only rules the deployment out.
+func (e *Search) fault(err error) {
+	var me *budget.MonotonicityError
+	if errors.As(err, &me) && e.memo != nil && e.memo.err == nil {
+		e.memo.err = err
+	}
 }

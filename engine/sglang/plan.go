@@ -1,0 +1,257 @@
+package sglang
+
+import (
+	"cmp"
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+
+	"membudget/budget"
+	"membudget/engine"
+	"membudget/model/hub"
+)
+
+var (
+	_ engine.Planner  = Engine{}
+	_ engine.Budgeter = Engine{}
+)
+
+// planSearch is `membudget plan --engine sglang`'s flags.
+type planSearch struct {
+	version   string
+	allowLong bool
+}
+
+// NewPlan registers --sglang-version and --allow-long-context.
+func (Engine) NewPlan(fs *flag.FlagSet) engine.PlanSearch {
+	p := &planSearch{}
+	fs.StringVar(&p.version, "sglang-version", DefaultName, "the SGLang whose rules size each server: v0.5.6.post2 or v0.4.9.post2")
+	fs.BoolVar(&p.allowLong, "allow-long-context", false, "accept a --length above the model's derived context length, as SGLang's "+AllowLongEnv+"=1 does (the launch lines then set it)")
+	return p
+}
+
+// planRowJSON is one deployment of `membudget plan --engine sglang --json`.
+type planRowJSON struct {
+	Class             string               `json:"class"`
+	Device            string               `json:"device"`
+	GPUs              uint64               `json:"gpus"`
+	TPSize            uint64               `json:"tp_size"`
+	PPSize            uint64               `json:"pp_size"`
+	DPSize            uint64               `json:"dp_size"`
+	Quantization      string               `json:"quantization"`
+	KVCacheDtype      string               `json:"kv_cache_dtype"`
+	MemFractionStatic float64              `json:"mem_fraction_static"`
+	PerReplica        uint64               `json:"sequences_per_replica"`
+	MostSeqs          uint64               `json:"most_seqs_at_length"`
+	MostSeqsCapped    bool                 `json:"most_seqs_capped"`
+	LongestLen        uint64               `json:"longest_len_at_concurrency"`
+	LongestLenCapped  bool                 `json:"longest_len_capped"`
+	HeadroomBytes     uint64               `json:"headroom_bytes"`
+	MaxTotalNumTokens int64                `json:"max_total_num_tokens"`
+	Command           string               `json:"command"`
+	Footprint         engine.FootprintJSON `json:"footprint"`
+}
+
+// planLayout is one way to spread a server over GPUs.
+type planLayout struct{ tp, pp, dp uint64 }
+
+// Search tries, on each class, tensor x pipeline x data ranks within
+// maxGPUs, the KV cache at the model's dtype and in fp8_e4m3, at SGLang's
+// default fraction: every server that starts and holds need.Concurrency
+// sequences of need.Length tokens across its replicas (each replica's
+// --max-running-requests raised to its share when SGLang's own is lower),
+// ranked by GPUs, then device memory, then headroom.
+func (ps *planSearch) Search(m *hub.Loaded, need engine.Need, classes []budget.Class, maxGPUs uint64, progress func(done, total int)) (engine.PlanResult, error) {
+	p, err := ProfileFor(ps.version)
+	if err != nil {
+		return engine.PlanResult{}, err
+	}
+	if need.Length == 0 || need.Concurrency == 0 {
+		return engine.PlanResult{}, fmt.Errorf("a plan needs a length and a concurrency of at least 1, got %d and %d", need.Length, need.Concurrency)
+	}
+	allow := engine.Default
+	if ps.allowLong {
+		allow = engine.On
+	}
+	// A length beyond the model is refused by SGLang on every device: an
+	// error, not a search that finds nothing. The first class that takes
+	// the default server says which.
+	for _, c := range classes {
+		_, err := size(m, c, Serve{ContextLength: need.Length, AllowLongContext: allow}, p)
+		if se := (*engine.SettingError)(nil); errors.As(err, &se) && se.Flag == "context-length" {
+			return engine.PlanResult{}, fmt.Errorf("--length %d: %s", need.Length, se.Reason)
+		}
+		if err == nil {
+			break
+		}
+	}
+	var layouts []planLayout
+	for _, tp := range []uint64{1, 2, 4, 8, 16} {
+		for _, pp := range []uint64{1, 2, 4, 8} {
+			for _, dp := range []uint64{1, 2, 4, 8, 16} {
+				if tp*pp*dp <= maxGPUs && pp <= uint64(len(m.Arch.Layers)) && dp <= need.Concurrency {
+					layouts = append(layouts, planLayout{tp, pp, dp})
+				}
+			}
+		}
+	}
+	var found []engine.Deployment
+	for ci, c := range classes {
+		for _, l := range layouts {
+			for _, kv := range []string{"auto", "fp8_e4m3"} {
+				if d, ok := deploy(m, c, p, need, l, kv, allow); ok {
+					found = append(found, d)
+				}
+			}
+		}
+		if progress != nil {
+			progress(ci+1, len(classes))
+		}
+	}
+	slices.SortStableFunc(found, func(x, y engine.Deployment) int {
+		return cmp.Or(cmp.Compare(x.GPUs, y.GPUs), cmp.Compare(x.Class.Device.MemoryBytes, y.Class.Device.MemoryBytes), cmp.Compare(y.Headroom, x.Headroom))
+	})
+	return engine.PlanResult{Describes: p.Describes, BudgetColumn: "MSF", Deployments: found,
+		Searched: fmt.Sprintf("%d classes x tensor, pipeline and data ranks up to %d GPUs x the checkpoint's weights x KV auto and fp8_e4m3 x SGLang's default --mem-fraction-static",
+			len(classes), maxGPUs)}, nil
+}
+
+// deploy sizes one replica of layout l on c and keeps it when SGLang starts
+// it and it holds its share of the need.
+func deploy(m *hub.Loaded, c budget.Class, p Profile, need engine.Need, l planLayout, kv string, allow engine.Switch) (engine.Deployment, bool) {
+	perReplica := (need.Concurrency + l.dp - 1) / l.dp
+	s := Serve{TPSize: l.tp, PPSize: l.pp, DPSize: 1, ContextLength: need.Length, KVCacheDtype: kv, AllowLongContext: allow}
+	sz, err := size(m, c, s, p)
+	if err != nil {
+		return engine.Deployment{}, false // a layout or dtype SGLang refuses for this model or device
+	}
+	if perReplica > sz.plan.MaxSeqs {
+		// Raise the scheduler's cap to the share: --max-running-requests
+		// also sizes the req_to_token table, so size again.
+		s.MaxRunningRequests = perReplica
+		if sz, err = size(m, c, s, p); err != nil || perReplica > sz.plan.MaxSeqs {
+			return engine.Deployment{}, false
+		}
+	}
+	if ok, _ := sz.Starts(); !ok {
+		return engine.Deployment{}, false
+	}
+	at := sz.plan.Evaluate(perReplica, need.Length)
+	if !at.Fits() {
+		return engine.Deployment{}, false
+	}
+	most, err := budget.MaxSequences(sz.plan, need.Length, 0)
+	if err != nil {
+		return engine.Deployment{}, false
+	}
+	longest, err := budget.MaxLength(sz.plan, perReplica, 0)
+	if err != nil {
+		return engine.Deployment{}, false
+	}
+	r := sz.Ref.Serve
+	r.DPSize = l.dp
+	command := Command(m.Name, m.Revision(), r)
+	weights := r.Quant.Method
+	if weights == "" {
+		weights = r.Dtype
+	}
+	headroom := min(at.BudgetHeadroom(), at.DriverHeadroom())
+	return engine.Deployment{Class: c, GPUs: l.tp * l.pp * l.dp, TP: l.tp, PP: l.pp, DP: l.dp, Weights: weights, KV: r.KVCacheDtype,
+		Budget: strconv.FormatFloat(r.MemFractionStatic, 'f', -1, 64), PerEngine: perReplica, MostSeqs: most, LongestLen: longest,
+		Headroom: headroom, Command: command,
+		JSON: planRowJSON{Class: c.Name, Device: c.Device.Name, GPUs: l.tp * l.pp * l.dp, TPSize: l.tp, PPSize: l.pp, DPSize: l.dp,
+			Quantization: r.Quant.Method, KVCacheDtype: r.KVCacheDtype, MemFractionStatic: r.MemFractionStatic, PerReplica: perReplica,
+			MostSeqs: most.Value, MostSeqsCapped: most.Capped, LongestLen: longest.Value, LongestLenCapped: longest.Capped,
+			HeadroomBytes: headroom, MaxTotalNumTokens: sz.capacity.MaxTotalNumTokens, Command: command,
+			Footprint: engine.FootprintOf(at, sz.plan.Beside)}}, true
+}
+
+// budgetQuery is `membudget budget --engine sglang`'s flags.
+type budgetQuery struct {
+	version  string
+	fraction float64
+	tp, pp   uint64
+}
+
+// NewBudget registers --sglang-version, --mem-fraction-static, --tp-size
+// and --pp-size.
+func (Engine) NewBudget(fs *flag.FlagSet) engine.BudgetQuery {
+	q := &budgetQuery{}
+	fs.StringVar(&q.version, "sglang-version", DefaultName, "the SGLang whose default fraction applies: v0.5.6.post2 or v0.4.9.post2")
+	fs.Var(&fractionFlag{&q.fraction}, "mem-fraction-static", "SGLang's --mem-fraction-static, in (0, 1) (default: SGLang's for the device at these ranks)")
+	for _, name := range []string{"tp-size", "tensor-parallel-size", "tp"} {
+		fs.Var(&countFlag{v: &q.tp, name: "tp-size"}, name, "SGLang's --tp-size: the ranks distributed init sets up (default 1)")
+	}
+	fs.Var(&countFlag{v: &q.pp, name: "pp-size"}, "pp-size", "SGLang's --pp-size (default 1)")
+	return q
+}
+
+// budgetJSON is `membudget budget --engine sglang --json`.
+type budgetJSON struct {
+	Class              string  `json:"class"`
+	Device             string  `json:"device"`
+	MemoryBytes        uint64  `json:"memory_bytes"`
+	SGLangVersion      string  `json:"sglang_version"`
+	MemFractionStatic  float64 `json:"mem_fraction_static"`
+	Defaulted          bool    `json:"defaulted"`
+	ReservedMiB        float64 `json:"reserved_mib,omitempty"`
+	TPSize             uint64  `json:"tp_size"`
+	PPSize             uint64  `json:"pp_size"`
+	GPUMemMiB          float64 `json:"gpu_mem_mib"`
+	DriverFixedBytes   uint64  `json:"driver_fixed_bytes"`
+	DistInitBytes      uint64  `json:"dist_init_bytes"`
+	F0Bytes            uint64  `json:"f0_bytes"`
+	StaticBudgetBytes  uint64  `json:"static_budget_bytes"`
+	OutsideBudgetBytes uint64  `json:"outside_budget_bytes"`
+	UtilCeiling        float64 `json:"util_ceiling"`
+	AboveCeiling       bool    `json:"above_ceiling"`
+	Unified            bool    `json:"unified"`
+}
+
+// Budget is SGLang's static budget on c: --mem-fraction-static (given, or
+// SGLang's default for the device at these ranks, before any model's
+// adjustment) of F0, the memory free after distributed init.
+func (q *budgetQuery) Budget(c budget.Class) (engine.BudgetResult, error) {
+	p, err := ProfileFor(q.version)
+	if err != nil {
+		return engine.BudgetResult{}, err
+	}
+	tp, pp := max(q.tp, 1), max(q.pp, 1)
+	mib := GPUMemMiB(c)
+	msf, reserved := q.fraction, 0.0
+	if msf == 0 {
+		msf, reserved = DefaultMemFractionStatic(p, MSFInputs{GPUMemMiB: mib, TPSize: tp, PPSize: pp,
+			ChunkedPrefillSize: defaultChunkedPrefill(p, mib), MaxPrefillTokens: defaultPrefil, CudaGraphMaxBS: defaultCudaGraphMaxBS(p, mib, tp)})
+	}
+	dist := DistInitBytes(tp * pp)
+	f0 := budget.SatSub(budget.SatSub(c.Device.MemoryBytes, c.Memory.DriverFixedBytes), dist)
+	static := uint64(math.Floor(float64(f0) * msf))
+	out := budgetJSON{Class: c.Name, Device: c.Device.Name, MemoryBytes: c.Device.MemoryBytes, SGLangVersion: p.Name,
+		MemFractionStatic: msf, Defaulted: q.fraction == 0, ReservedMiB: reserved, TPSize: tp, PPSize: pp, GPUMemMiB: mib,
+		DriverFixedBytes: c.Memory.DriverFixedBytes, DistInitBytes: dist, F0Bytes: f0, StaticBudgetBytes: static,
+		OutsideBudgetBytes: f0 - static, UtilCeiling: c.Memory.UtilCeiling, AboveCeiling: static > c.CeilingBytes(), Unified: c.Memory.Unified}
+	res := engine.BudgetResult{JSON: out, Fits: !out.AboveCeiling}
+	how := "given"
+	if out.Defaulted {
+		how = fmt.Sprintf("SGLang's default: %.0f MiB reserved of %.0f MiB, before any model's adjustment", reserved, mib)
+	}
+	res.Text = append(res.Text, fmt.Sprintf("class %s (%s), %s, mem_fraction_static %v (%s; %s)", c.Name, c.Device.Name, engine.GiB(c.Device.MemoryBytes), msf, how, p.Describes))
+	row := func(label string, v uint64) {
+		res.Text = append(res.Text, fmt.Sprintf("  %-38s %12s  %d B", label, engine.GiB(v), v))
+	}
+	row("driver fixed (CUDA context)", c.Memory.DriverFixedBytes)
+	row(fmt.Sprintf("distributed init (estimate, %d rank(s))", tp*pp), dist)
+	row("F0, free after distributed init", f0)
+	row("static budget (msf x F0)", static)
+	row("outside it ((1 - msf) x F0)", f0-static)
+	if c.Memory.Unified {
+		res.Text = append(res.Text, "  unified memory: host caches come out of the same pool, outside the static budget")
+	}
+	if out.AboveCeiling {
+		res.Text = append(res.Text, fmt.Sprintf("  does not fit: msf x F0 is above the class's util_ceiling %v of device memory", c.Memory.UtilCeiling))
+	}
+	return res, nil
+}
