@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"flag"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -86,3 +88,64 @@ func SplitIgnored(args []string, ignored map[string]bool, canon func(string) str
 	}
 	return kept, dropped
 }
+
+// Launch is a pasted launch line read by [ReadLaunch]: what the command
+// still has to reconcile with its own flags.
+type Launch struct {
+	// Model is the model the line names, "" when none; From says where
+	// (see [Line]); Name how messages name the line.
+	Model, From, Name string
+	// Revision is the line's --revision, "" when none.
+	Revision string
+	// Env is the environment variables the line set for the engine.
+	Env map[string]bool
+	// Ignored is what the line held that membudget does not read: the
+	// assignments the engine does not read, then the flags that do not
+	// change memory.
+	IgnoredEnv, Ignored []string
+}
+
+// ReadLaunch reads a pasted launch line as the engine reads it: env is its
+// leading NAME=value assignments (see [SplitEnv]), args the rest, which
+// must begin the engine's launch line (see [Engine.LaunchLine]). The line's
+// flags are parsed by fs, the flag set s registered its flags on, so that a
+// flag means the same given either way; the assignments s reads go to
+// s.SetEnv, the rest are listed as ignored. Errors name the line's flag or
+// word.
+func ReadLaunch(s Serve, fs *flag.FlagSet, env, args []string) (Launch, error) {
+	l, err := s.ReadLine(args)
+	if err != nil {
+		return Launch{}, err
+	}
+	flags, revision, err := TakeRevision(l.Args, l.Name)
+	if err != nil {
+		return Launch{}, err
+	}
+	if err := fs.Parse(flags); err != nil {
+		return Launch{}, &ParseError{Err: err}
+	}
+	if fs.NArg() > 0 {
+		return Launch{}, fmt.Errorf("unexpected argument %q in %s", fs.Arg(0), l.Name)
+	}
+	out := Launch{Model: l.Model, From: l.From, Name: l.Name, Revision: revision, Env: map[string]bool{}, Ignored: l.Ignored}
+	for _, assignment := range env {
+		name, value, _ := strings.Cut(assignment, "=")
+		if slices.Contains(s.Env(), name) {
+			s.SetEnv(name, value, "the launch line")
+			out.Env[name] = true
+			continue
+		}
+		out.IgnoredEnv = append(out.IgnoredEnv, assignment)
+	}
+	return out, nil
+}
+
+// ParseError is a launch line's flags refused by the flag set, which has
+// already printed why on its output.
+type ParseError struct{ Err error }
+
+// Error returns the flag package's error.
+func (e *ParseError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the flag package's error.
+func (e *ParseError) Unwrap() error { return e.Err }

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"sync"
 
@@ -101,25 +100,20 @@ func (a *app) parseServe(fs *flag.FlagSet, sa *serveArgs, args []string) (status
 }
 
 // readLine parses a pasted launch line (env its assignments, line the rest)
-// with the same flag set; set records the environment variables it set.
+// with the same flag set (see [engine.ReadLaunch]), then reconciles its
+// model and --revision with --model; set records the environment variables
+// it set.
 func (a *app) readLine(fs *flag.FlagSet, sa *serveArgs, env, line []string, set map[string]bool) (int, bool) {
 	bad := func(err error) (int, bool) {
 		fmt.Fprintf(fs.Output(), "%s: %v\n", fs.Name(), err)
 		return exitBadArgs, false
 	}
-	l, err := sa.serve.ReadLine(line)
+	l, err := engine.ReadLaunch(sa.serve, fs, env, line)
 	if err != nil {
+		if pe := (*engine.ParseError)(nil); errors.As(err, &pe) {
+			return exitBadArgs, false // the flag package has said why
+		}
 		return bad(err)
-	}
-	flags, revision, err := engine.TakeRevision(l.Args, l.Name)
-	if err != nil {
-		return bad(err)
-	}
-	if err := fs.Parse(flags); err != nil {
-		return exitBadArgs, false
-	}
-	if fs.NArg() > 0 {
-		return bad(fmt.Errorf("unexpected argument %q in %s", fs.Arg(0), l.Name))
 	}
 	switch {
 	case l.Model != "" && sa.model != "" && l.Model != sa.model:
@@ -127,21 +121,14 @@ func (a *app) readLine(fs *flag.FlagSet, sa *serveArgs, env, line []string, set 
 	case l.Model != "":
 		sa.model = l.Model
 	}
-	var ignoredEnv []string
-	for _, assignment := range env {
-		name, value, _ := strings.Cut(assignment, "=")
-		if slices.Contains(sa.serve.Env(), name) {
-			sa.serve.SetEnv(name, value, "the launch line")
-			set[name] = true
-			continue
-		}
-		ignoredEnv = append(ignoredEnv, assignment)
+	for name := range l.Env {
+		set[name] = true
 	}
-	ignored, err := sa.atRevision(revision, l.Name)
+	ignored, err := sa.atRevision(l.Revision, l.Name)
 	if err != nil {
 		return bad(err)
 	}
-	sa.serve.Ignore(ignoredEnv, append(l.Ignored, ignored...))
+	sa.serve.Ignore(l.IgnoredEnv, append(l.Ignored, ignored...))
 	return 0, true
 }
 

@@ -466,6 +466,12 @@ func (r *Resolved) resolveFraction(a *model.Arch, def func(string, string)) erro
 			why += fmt.Sprintf(", x%.4g for the vision tower", f)
 		}
 		def("mem-fraction-static", why)
+		if r.MemFractionStatic <= 0 {
+			// SGLang takes its default as it comes (server_args.py, no check)
+			// and cannot size a pool from it: a serve of this device needs
+			// a fraction given.
+			return settingErr("mem-fraction-static", r.MemFractionStatic, "SGLang's default here: it reserves %.0f MiB of %.0f MiB of device memory, which leaves no static pool; give a --mem-fraction-static", r.ReservedMiB, r.GPUMemMiB)
+		}
 	case math.IsNaN(m) || m <= 0 || m >= 1:
 		return settingErr("mem-fraction-static", m, "must be in (0, 1): it is the share of free memory the weights and the KV pool take")
 	}

@@ -1,0 +1,51 @@
+package sglang_test
+
+import (
+	"slices"
+	"testing"
+
+	"membudget"
+	"membudget/engine/enginetest"
+	"membudget/engine/sglang"
+)
+
+// TestContractOnShippedModels runs the engine contract over every shipped
+// model, each on one of the classes and with one of the flag sets in turn
+// (every model, every class and every flag set are reached).
+func TestContractOnShippedModels(t *testing.T) {
+	t.Parallel()
+	classes := []string{"h100-sxm-80g", "l4", "mi300x", "b200", "a100-80g", "gb10"}
+	flags := [][]string{
+		nil,
+		{"--tp-size", "2"},
+		{"--context-length", "4096", "--kv-cache-dtype", "fp8_e4m3"},
+		{"--pp-size", "2", "--max-running-requests", "64"},
+		{"--sglang-version", "v0.4.9.post2", "--mem-fraction-static", "0.8"},
+		{"--disable-cuda-graph", "--page-size", "16", "--chunked-prefill-size", "-1"},
+	}
+	models := enginetest.Shipped(t)
+	names := slices.Sorted(func(yield func(string) bool) {
+		for n := range models {
+			if !yield(n) {
+				return
+			}
+		}
+	})
+	sized := 0
+	for i, name := range names {
+		c, err := membudget.Kernels().Load(classes[i%len(classes)])
+		if err != nil {
+			t.Fatal(err)
+		}
+		args := flags[(i/len(classes)+i)%len(flags)]
+		if enginetest.Check(t, sglang.Engine{}, enginetest.Case{Model: models[name], Class: c, Args: args}) != nil {
+			sized++
+		}
+	}
+	// Most cases must size, or the suite checks refusals alone (SGLang
+	// refuses the families whose pools it does not model).
+	if sized < len(names)/2 {
+		t.Errorf("%d of %d cases sized: the suite checks too few serves", sized, len(names))
+	}
+	t.Logf("%d of %d cases sized and checked", sized, len(names))
+}
