@@ -18,10 +18,11 @@ import (
 // batch: each answer line is what the single command prints with --json,
 // or, when it prints none, its exit status and message.
 func TestBatchAgreesWithSingleCommands(t *testing.T) {
+	t.Parallel()
 	var cases []cliCase
 	for _, list := range [][]cliCase{classesCases, sizingCases, planCases} {
 		for _, c := range list {
-			if len(c.args) > 0 && slices.Contains(batchCommands, c.args[0]) {
+			if len(c.args) > 0 && slices.Contains(batchCommands(), c.args[0]) {
 				cases = append(cases, c)
 			}
 		}
@@ -65,6 +66,7 @@ func singleAnswer(t *testing.T, n int, args []string) string {
 
 // TestBatchMalformedLines: a bad line is an answer, and the stream goes on.
 func TestBatchMalformedLines(t *testing.T) {
+	t.Parallel()
 	in := strings.Join([]string{
 		`{"command": "classes", "kernels": "/nonexistent"}`,
 		`not json`,
@@ -101,6 +103,7 @@ func TestBatchMalformedLines(t *testing.T) {
 // TestBatchLineTooLong: a line over maxBatchLine ends the stream with an
 // answer naming the bound, after the answers to the lines before it.
 func TestBatchLineTooLong(t *testing.T) {
+	t.Parallel()
 	in := `{"command": "budget", "class": "l4"}` + "\n" + `{"command": "budget", "class": "` + strings.Repeat("x", maxBatchLine) + `"}` + "\n" + `{"command": "budget", "class": "l4"}` + "\n"
 	var out, errOut bytes.Buffer
 	code := testApp().serveBatch(&out, &errOut, strings.NewReader(in), 2)
@@ -117,6 +120,7 @@ func TestBatchLineTooLong(t *testing.T) {
 // TestBatchLineAtTheBound: a line of exactly maxBatchLine bytes is read,
 // with or without its newline.
 func TestBatchLineAtTheBound(t *testing.T) {
+	t.Parallel()
 	req := `{"command": "budget", "class": "l4"}`
 	line := req + strings.Repeat(" ", maxBatchLine-len(req))
 	for _, in := range []string{line, line + "\n", line + "\r\n"} {
@@ -130,6 +134,7 @@ func TestBatchLineAtTheBound(t *testing.T) {
 // TestBatchAnswersEachLineAsItComes: a script that waits for each answer
 // before it sends the next request gets it, though the input stays open.
 func TestBatchAnswersEachLineAsItComes(t *testing.T) {
+	t.Parallel()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	done := make(chan int, 1)
@@ -207,6 +212,7 @@ func FuzzBatch(f *testing.F) {
 // jobs, from 1 to chunkLines: 20 plans read at once with 16 jobs go one to
 // a job, not 20 to one.
 func TestChunkSize(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		lines, jobs, want int
 	}{

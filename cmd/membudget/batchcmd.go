@@ -77,6 +77,7 @@ func (a *app) serveBatch(stdout, stderr io.Writer, in io.Reader, jobs int) int {
 	shared := *a
 	shared.loads = &loads{classes: map[classKey]budget.Class{}}
 	shared.compact = true
+	buffers := newAnswerBuffers()
 	jobs = max(jobs, 1)
 	// The lines are handed to the workers in chunks of those already read
 	// (see chunkSize), so that a fast stream pays one hand-off for many
@@ -104,7 +105,7 @@ func (a *app) serveBatch(stdout, stderr io.Writer, in io.Reader, jobs int) int {
 			for c := range chunks {
 				a := answered{seq: c.seq, answers: make([]*answerBuffer, len(c.lines)), exits: make([]int, len(c.lines))}
 				for i, text := range c.lines {
-					a.answers[i], a.exits[i] = shared.answerRequest(c.first+i, text)
+					a.answers[i], a.exits[i] = shared.answerRequest(buffers, c.first+i, text)
 				}
 				answers <- a
 			}
@@ -166,7 +167,7 @@ func (a *app) serveBatch(stdout, stderr io.Writer, in io.Reader, jobs int) int {
 				}
 				status = max(status, a.exits[i])
 				_, _ = out.Write(ab.Bytes())
-				answerBuffers.Put(ab)
+				buffers.Put(ab)
 			}
 		}
 		if len(answers) == 0 {
@@ -230,22 +231,25 @@ func lineBuffered(r *bufio.Reader) bool {
 	return bytes.IndexByte(b, '\n') >= 0
 }
 
-// answerBuffers are the answers' buffers, reused once written out.
-var answerBuffers = sync.Pool{New: func() any {
-	ab := new(answerBuffer)
-	ab.Grow(4 << 10) // a query's answer: about 3 KiB
-	return ab
-}}
+// newAnswerBuffers returns a batch's pool of answer buffers, reused once
+// written out.
+func newAnswerBuffers() *sync.Pool {
+	return &sync.Pool{New: func() any {
+		ab := new(answerBuffer)
+		ab.Grow(4 << 10) // a query's answer: about 3 KiB
+		return ab
+	}}
+}
 
 // answerRequest runs one request line and returns its answer line, in a
-// buffer of [answerBuffers], and the exit status the command gave; a blank
+// buffer of buffers, and the exit status the command gave; a blank
 // line has no answer.
-func (a *app) answerRequest(line int, text []byte) (*answerBuffer, int) {
+func (a *app) answerRequest(buffers *sync.Pool, line int, text []byte) (*answerBuffer, int) {
 	text = bytes.TrimSpace(text)
 	if len(text) == 0 {
 		return nil, exitOK
 	}
-	o := answerBuffers.Get().(*answerBuffer)
+	o := buffers.Get().(*answerBuffer)
 	o.Reset()
 	o.values = 0
 	encode := func(e batchError) (*answerBuffer, int) {
@@ -272,8 +276,10 @@ func (a *app) answerRequest(line int, text []byte) (*answerBuffer, int) {
 }
 
 // batchCommands are the commands a batch may run: every command that has
-// --json, except batch itself.
-var batchCommands = []string{"budget", "classes", "frontier", "max-len", "max-seqs", "plan", "report"}
+// --json, except batch itself (and explain, which reads a log).
+func batchCommands() []string {
+	return []string{"budget", "classes", "frontier", "max-len", "max-seqs", "plan", "report"}
+}
 
 // requestArgs turns one request into a command and its flags: "command"
 // names it, "args" (a list of strings) is passed as it is, and every other
@@ -294,11 +300,11 @@ func requestArgs(line []byte) (string, []string, error) {
 	}
 	raw, ok := req["command"]
 	if !ok {
-		return "", nil, fmt.Errorf(`"command" is required: one of %s`, strings.Join(batchCommands, ", "))
+		return "", nil, fmt.Errorf(`"command" is required: one of %s`, strings.Join(batchCommands(), ", "))
 	}
 	cmd, _ := raw.(string)
-	if !slices.Contains(batchCommands, cmd) {
-		return cmd, nil, fmt.Errorf(`"command": want one of %s, got %s`, strings.Join(batchCommands, ", "), jsonText(raw))
+	if !slices.Contains(batchCommands(), cmd) {
+		return cmd, nil, fmt.Errorf(`"command": want one of %s, got %s`, strings.Join(batchCommands(), ", "), jsonText(raw))
 	}
 	args := []string{"--json"}
 	keys := make([]string, 0, len(req))

@@ -24,6 +24,7 @@ const logsDir = "../../model/logs/testdata/"
 // TestExplainGoldens explains the whole logs of model/logs/testdata as a
 // user would, and the errors a user meets.
 func TestExplainGoldens(t *testing.T) {
+	t.Parallel()
 	runGolden(t, explainCases)
 }
 
@@ -63,6 +64,7 @@ var explainCases = []cliCase{
 // quote through stdin, with the flags a user would add for what the quote
 // does not state: the examples of docs/explain.md.
 func TestExplainRowGoldens(t *testing.T) {
+	t.Parallel()
 	quotes := observedQuotes(t)
 	cases := []struct {
 		id   string
@@ -130,6 +132,7 @@ func explainStdin(t *testing.T, in string, args ...string) (stdout, stderr strin
 // TestExplainRefusesWhatIsNotALog: empty input, binary garbage, prose and a
 // log without a model each exit 2 with a message that says why.
 func TestExplainRefusesWhatIsNotALog(t *testing.T) {
+	t.Parallel()
 	garbage := string([]byte{0x7f, 'E', 'L', 'F', 2, 1, 1, 0, 0, 0, 0xff, 0xfe, 0x00, 0x13})
 	cases := []struct {
 		name, in string
@@ -175,6 +178,7 @@ INFO 04-22 18:00:52 [kv_cache_utils.py:1310] Maximum concurrency for 8,192 token
 // TestExplainHandComputed checks the KV figures of handLog against values
 // worked out by hand, and that a log every figure of which agrees exits 0.
 func TestExplainHandComputed(t *testing.T) {
+	t.Parallel()
 	stdout, stderr, code := explainStdin(t, handLog, "--json")
 	if code != exitOK {
 		t.Fatalf("exit %d, want 0: %s\n%s", code, stderr, stdout)
@@ -231,6 +235,7 @@ func TestExplainHandComputed(t *testing.T) {
 // round(79.19 x 2^30) = 85029615043 B, 11072963 B from h100-sxm-80g's, more
 // than the log's rounding of 5368710 B.
 func TestExplainBlocksCheckByHand(t *testing.T) {
+	t.Parallel()
 	var out, errb bytes.Buffer
 	code := run(&out, &errb, []string{"explain", "--json", logsDir + "vllm-0.19-v1-tp2-debug.log"})
 	if code == exitBadArgs {
@@ -259,6 +264,7 @@ func TestExplainBlocksCheckByHand(t *testing.T) {
 // TestExplainExitStatus: 0 when every figure agrees, 1 when one does not,
 // 2 when the log cannot be explained.
 func TestExplainExitStatus(t *testing.T) {
+	t.Parallel()
 	over := strings.Replace(handLog, "Available KV cache memory: 10.0 GiB", "Available KV cache memory: 12.0 GiB", 1)
 	cases := []struct {
 		name, log string
@@ -280,6 +286,7 @@ func TestExplainExitStatus(t *testing.T) {
 // TestExplainFlagsOverrideTheLog: a flag beats the logged setting, and the
 // setting says so.
 func TestExplainFlagsOverrideTheLog(t *testing.T) {
+	t.Parallel()
 	stdout, stderr, code := explainStdin(t, handLog, "--json", "--max-model-len", "4096")
 	if code == exitBadArgs {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -304,6 +311,7 @@ func TestExplainFlagsOverrideTheLog(t *testing.T) {
 // classes --kernels and sizes a report on it, then refuses to overwrite it
 // without --force and refuses a DIR that is not a directory.
 func TestCalibrateRoundTrips(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	logPath := logsDir + "vllm-0.26-v1-windows.log"
 	var out, errb bytes.Buffer
@@ -393,6 +401,7 @@ func TestCalibrateRoundTrips(t *testing.T) {
 // figures; a log whose model does not resolve still gets its class, and
 // the answer says the figures were not explained.
 func TestCalibrateWithoutModel(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var out, errb bytes.Buffer
 	code := run(&out, &errb, []string{"explain", "--calibrate", dir, logsDir + "vllm-0.26-v1-windows.log"})
@@ -420,6 +429,7 @@ var rowRelease = regexp.MustCompile(`(?:^|[^0-9.])v?(0\.[0-9]+(?:\.[0-9]+)?)`)
 // every figure it logs that membudget models and name a largest gap; a row
 // that cannot be sized says why.
 func TestExplainObservedRows(t *testing.T) {
+	t.Parallel()
 	tables, err := observed.Read("../../corpus/observed")
 	if err != nil {
 		t.Fatal(err)
@@ -562,6 +572,7 @@ func knownUnpredicted(r explain.Row) bool {
 // TestExplainQuoteOnStdin reads a corpus quote with --quote and as lines:
 // the same figures either way.
 func TestExplainQuoteOnStdin(t *testing.T) {
+	t.Parallel()
 	quote := "Loading model weights took 14.9888 GB / Memory profiling results: total_gpu_memory=23.58GiB initial_memory_usage=15.34GiB peak_torch_memory=17.06GiB memory_usage_post_profile=15.35GiB non_torch_memory=0.35GiB kv_cache_size=3.81GiB gpu_memory_utilization=0.90 / GPU blocks: 1952, # CPU blocks: 2048 / Maximum concurrency for 20000 tokens per request: 1.56x"
 	args := []string{"--json", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--vllm-version", "0.6.4"}
 	a, errA, codeA := explainStdin(t, quote, append(args, "--quote")...)

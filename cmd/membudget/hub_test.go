@@ -255,6 +255,7 @@ func checkTinyLlama(t *testing.T, a *app, spec string) {
 }
 
 func TestModelFromTheCacheOffline(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	writeCache(t, filepath.Join(home, ".cache", "huggingface", "hub"), "acme/tiny-llama", tinyCommit, tinyLlamaFiles(t))
 	a := envApp(map[string]string{"HOME": home, "HF_HUB_OFFLINE": "1"})
@@ -279,6 +280,7 @@ func TestModelFromTheCacheOffline(t *testing.T) {
 // the Hub by range requests (never a shard's data), and land in the cache,
 // from which an offline run then reads them.
 func TestModelFromTheHub(t *testing.T) {
+	t.Parallel()
 	const token = "hf_cliTESTtoken0123456789SECRET"
 	h := newFakeHub(t, token)
 	files := tinyLlamaFiles(t)
@@ -307,6 +309,7 @@ func TestModelFromTheHub(t *testing.T) {
 }
 
 func TestModelFromADirectory(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for name, data := range tinyLlamaFiles(t) {
 		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
@@ -334,6 +337,7 @@ func TestModelFromADirectory(t *testing.T) {
 // config.json says (here the embedding and a tensor no llama has, counted
 // whole) is counted as it is, and the difference is a warning.
 func TestCheckpointThatDiffersIsWarned(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	files := tinyLlamaFiles(t)
 	extra := []safetensors.Tensor{bf16("model.embed_tokens.weight", 256, 64), bf16("model.extra_embed.weight", 256, 64)}
@@ -373,6 +377,7 @@ func TestCheckpointThatDiffersIsWarned(t *testing.T) {
 // TestModelErrors: hub's errors reach the user naming --model, with exit
 // 2, and never with the token.
 func TestModelErrors(t *testing.T) {
+	t.Parallel()
 	const token = "hf_cliWRONGtoken0123456789SECRET"
 	h := newFakeHub(t, "hf_the_right_one")
 	h.repos["acme/gated"] = tinyLlamaFiles(t)
@@ -412,6 +417,7 @@ func TestModelErrors(t *testing.T) {
 // TestModelsCommand lists the shipped models and the cache's, with their
 // model_type and whether they can be sized.
 func TestModelsCommand(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	cache := filepath.Join(home, ".cache", "huggingface", "hub")
 	writeCache(t, cache, "acme/tiny-llama", tinyCommit, tinyLlamaFiles(t))
@@ -499,6 +505,7 @@ func shippedQuant(name string) []model.Option {
 // and no scales: 80 x (855,638,016 + 32,768) + 2 x 1,050,673,152 + 16,384
 // + 33,554,432 = 70,588,579,840 B.
 func TestShippedModelOptFP8IsSizedInFP8(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		model, quantConfig, quantization, description string
 		weights                                       uint64
@@ -539,6 +546,7 @@ const tinyLlamaFP8 = 2*37152 + 2*32768 + 128 + 4096
 // whose config.json declares it costs no request for the file; a failure
 // other than 404 names --model.
 func TestHFQuantConfigFromTheHub(t *testing.T) {
+	t.Parallel()
 	h := newFakeHub(t, "")
 	h.repos["nvidia/tiny-fp8"] = map[string][]byte{"config.json": []byte(tinyLlamaConfig), "hf_quant_config.json": []byte(modeloptFP8)}
 	declared := strings.TrimSuffix(tinyLlamaConfig, "}") + `,"quantization_config":{"quant_method":"fp8","activation_scheme":"dynamic"}}`
@@ -590,6 +598,7 @@ func TestHFQuantConfigFromTheHub(t *testing.T) {
 // with its hf_quant_config.json, so one membudget cannot read is listed as
 // such; one not in the cache is none, as vLLM reads it offline.
 func TestModelsCommandReadsHFQuantConfig(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	cache := filepath.Join(home, ".cache", "huggingface", "hub")
 	writeCache(t, cache, "nvidia/tiny-fp8", tinyCommit, map[string][]byte{"config.json": []byte(tinyLlamaConfig), "hf_quant_config.json": []byte(modeloptFP8)})
@@ -626,6 +635,7 @@ func TestModelsCommandReadsHFQuantConfig(t *testing.T) {
 // report and by plan, and that line pasted back sizes the same serve at
 // the same revision.
 func TestServeLineKeepsTheRevision(t *testing.T) {
+	t.Parallel()
 	h := newFakeHub(t, "")
 	h.repos["acme/tiny-llama"] = tinyLlamaFiles(t)
 	home := t.TempDir()
@@ -676,6 +686,7 @@ func TestServeLineKeepsTheRevision(t *testing.T) {
 // launch line pasted back resolves the same revision; a pasted revision
 // that contradicts --model is an error naming both.
 func TestLaunchLineKeepsTheRevision(t *testing.T) {
+	t.Parallel()
 	h := newFakeHub(t, "")
 	h.repos["acme/tiny-llama"] = tinyLlamaFiles(t)
 	a := envApp(map[string]string{"HOME": t.TempDir(), "HF_ENDPOINT": h.srv.URL})
@@ -719,6 +730,7 @@ func TestLaunchLineKeepsTheRevision(t *testing.T) {
 // resolution: main changes nothing, a path has no revisions (listed as
 // ignored), and a missing, malformed or conflicting one is refused.
 func TestPastedRevision(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "config.json"), []byte(tinyLlamaConfig), 0o644); err != nil {
 		t.Fatal(err)

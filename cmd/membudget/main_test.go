@@ -32,6 +32,7 @@ func runGoldenIn(t *testing.T, a *app, cases []cliCase) {
 	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			var stdout, stderr bytes.Buffer
 			got := a.run(&stdout, &stderr, tc.args)
 			if got != tc.wantExit {
@@ -62,6 +63,7 @@ func golden(t *testing.T, name, got string) {
 }
 
 func TestClassesAndBudget(t *testing.T) {
+	t.Parallel()
 	runGolden(t, classesCases)
 }
 
@@ -86,6 +88,7 @@ var classesCases = []cliCase{
 }
 
 func TestBudgetFiguresAddUp(t *testing.T) {
+	t.Parallel()
 	var stdout, stderr bytes.Buffer
 	if code := run(&stdout, &stderr, []string{"budget", "--class", "h100-sxm-80g", "--gpu-memory-utilization", "0.9", "--json"}); code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr.String())
@@ -108,6 +111,7 @@ func TestBudgetFiguresAddUp(t *testing.T) {
 }
 
 func TestKernelsFlagReadsAnotherTree(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(dir, "mine"), 0o755); err != nil {
 		t.Fatal(err)

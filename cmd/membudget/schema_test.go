@@ -258,3 +258,25 @@ type skippedJSON struct {
 	Reason string `json:"reason"`
 	Count  int    `json:"count"`
 }
+
+// sglangBudgetJSON is `membudget budget --engine sglang --json`.
+type sglangBudgetJSON struct {
+	Class              string  `json:"class"`
+	Device             string  `json:"device"`
+	MemoryBytes        uint64  `json:"memory_bytes"`
+	SGLangVersion      string  `json:"sglang_version"`
+	MemFractionStatic  float64 `json:"mem_fraction_static"`
+	Defaulted          bool    `json:"defaulted"`
+	ReservedMiB        float64 `json:"reserved_mib,omitempty"`
+	TPSize             uint64  `json:"tp_size"`
+	PPSize             uint64  `json:"pp_size"`
+	GPUMemMiB          float64 `json:"gpu_mem_mib"`
+	DriverFixedBytes   uint64  `json:"driver_fixed_bytes"`
+	DistInitBytes      uint64  `json:"dist_init_bytes"`
+	F0Bytes            uint64  `json:"f0_bytes"`
+	StaticBudgetBytes  uint64  `json:"static_budget_bytes"`
+	OutsideBudgetBytes uint64  `json:"outside_budget_bytes"`
+	UtilCeiling        float64 `json:"util_ceiling"`
+	AboveCeiling       bool    `json:"above_ceiling"`
+	Unified            bool    `json:"unified"`
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -13,11 +14,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"membudget"
+	"membudget/budget"
 	"membudget/engine/sglang"
 	"membudget/model"
 )
 
 func TestSGLangCommands(t *testing.T) {
+	t.Parallel()
 	runGolden(t, sglangCases)
 }
 
@@ -45,6 +48,13 @@ var sglangCases = []cliCase{
 	{"sglang-unknown-engine", []string{"report", "--engine", "tensorrt-llm", "--model", "Qwen/Qwen3-8B", "--class", "h100-sxm-80g"}, exitBadArgs},
 	{"sglang-msf-out-of-range", []string{"report", "--engine", "sglang", "--model", "Qwen/Qwen3-8B", "--class", "h100-sxm-80g", "--mem-fraction-static", "1"}, exitBadArgs},
 	{"sglang-unknown-version", []string{"max-len", "--engine", "sglang", "--model", "Qwen/Qwen3-8B", "--class", "h100-sxm-80g", "--sglang-version", "v0.4.6"}, exitBadArgs},
+	// SGLang's plan and budget: the same commands, SGLang's settings.
+	{"sglang-plan-70b", []string{"plan", "--engine", "sglang", "--model", "meta-llama/Llama-3.1-70B-Instruct", "--length", "32768", "--concurrency", "16", "--classes", "h100-sxm-80g,h200", "--top", "3"}, exitOK},
+	{"sglang-plan-json", []string{"plan", "--engine", "sglang", "--model", "Qwen/Qwen3-8B", "--length", "8192", "--concurrency", "4", "--classes", "l4", "--max-gpus", "2", "--top", "1", "--json"}, exitOK},
+	{"sglang-plan-beyond-the-model", []string{"plan", "--engine", "sglang", "--model", "Qwen/Qwen3-0.6B", "--length", "65536", "--concurrency", "1", "--classes", "l4"}, exitBadArgs},
+	{"sglang-plan-vllm-flag", []string{"plan", "--engine", "sglang", "--model", "Qwen/Qwen3-8B", "--length", "8192", "--concurrency", "1", "--vllm-version", "0.19.0"}, exitBadArgs},
+	{"sglang-budget-h100", []string{"budget", "--engine", "sglang", "--class", "h100-sxm-80g"}, exitOK},
+	{"sglang-budget-tp4-json", []string{"budget", "--engine", "sglang", "--class", "h100-sxm-80g", "--tp-size", "4", "--mem-fraction-static", "0.9", "--json"}, exitOK},
 }
 
 // TestSGLangRow4 runs corpus/observed/vllm.csv row 4 (vllm-project/vllm
@@ -53,6 +63,7 @@ var sglangCases = []cliCase{
 // the CLI under v0.4.9.post2, the release of its date, and checks the pool
 // by hand.
 func TestSGLangRow4(t *testing.T) {
+	t.Parallel()
 	got := sglangReport(t, "report", "--engine", "sglang", "--model", "Qwen/Qwen3-235B-A22B-FP8", "--class", "h100-sxm-80g",
 		"--tp", "4", "--mem-fraction-static", "0.93", "--sglang-version", "v0.4.9.post2", "--json")
 	p := got.KVPool
@@ -125,6 +136,7 @@ func TestSGLangRow4(t *testing.T) {
 // engine/sglang's reference ledger — not the plan the command searched. A
 // config the reference refuses must be refused by the command too.
 func TestSGLangQueryAnswersAreChecked(t *testing.T) {
+	t.Parallel()
 	classes := []string{"h100-sxm-80g", "l4", "mi300x"}
 	checked, refused := 0, 0
 	profile, err := sglang.ProfileFor("")
@@ -205,6 +217,7 @@ func TestSGLangQueryAnswersAreChecked(t *testing.T) {
 // above 8192 tokens is printed before SGLang's x0.85, which it applies to a
 // given value too.
 func TestSGLangLaunchLineRoundTrips(t *testing.T) {
+	t.Parallel()
 	cases := [][]string{
 		{"--model", "Qwen/Qwen3-8B", "--class", "h100-sxm-80g"},
 		{"--model", "Qwen/Qwen3-30B-A3B", "--class", "mi300x"},
@@ -233,6 +246,7 @@ func TestSGLangLaunchLineRoundTrips(t *testing.T) {
 // TestSGLangFlags: each way to get the flags wrong is refused with exit 2,
 // the message naming the flag and, where it matters, the engine.
 func TestSGLangFlags(t *testing.T) {
+	t.Parallel()
 	m := []string{"--model", "Qwen/Qwen3-8B", "--class", "h100-sxm-80g"}
 	for _, tc := range []struct {
 		args []string
@@ -277,6 +291,7 @@ func TestSGLangFlags(t *testing.T) {
 // as each release reads it: v0.5.6.post2 takes yes and warns on what it does
 // not understand, keeping its default (False); v0.4.9.post2 defaults to True.
 func TestSGLangAllowLongContext(t *testing.T) {
+	t.Parallel()
 	args := []string{"report", "--engine", "sglang", "--model", "Qwen/Qwen3-0.6B", "--class", "h100-sxm-80g", "--context-length", "65536", "--json"}
 	for _, tc := range []struct {
 		env     string
@@ -314,6 +329,7 @@ func TestSGLangAllowLongContext(t *testing.T) {
 // config.json; a checkpoint shaped as its config says counts the same, and
 // is shown beside it.
 func TestSGLangCheckpointWeights(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for name, data := range tinyLlamaFiles(t) {
 		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
@@ -334,6 +350,7 @@ func TestSGLangCheckpointWeights(t *testing.T) {
 // charged to the static budget to the ledger and the rest to what stands
 // beside it.
 func TestSGLangItemsAddUp(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"--model", "Qwen/Qwen3-8B", "--class", "h100-sxm-80g", "--seqs", "7", "--length", "1000"},
 		{"--model", "deepseek-ai/DeepSeek-V3", "--class", "h200", "--tp", "8", "--context-length", "32768"},
@@ -368,6 +385,7 @@ func TestSGLangItemsAddUp(t *testing.T) {
 // answer line is what the single command prints with --json, or its exit
 // status and message.
 func TestSGLangBatch(t *testing.T) {
+	t.Parallel()
 	var in bytes.Buffer
 	for _, c := range sglangCases {
 		req, _ := json.Marshal(map[string]any{"command": c.args[0], "args": c.args[1:]})
@@ -395,6 +413,7 @@ func TestSGLangBatch(t *testing.T) {
 
 // TestVLLMOutputsNameTheEngine: the vLLM JSON outputs carry engine "vllm".
 func TestVLLMOutputsNameTheEngine(t *testing.T) {
+	t.Parallel()
 	got := reportServe(t, testApp(), []string{"report", "--json", "--model", "Qwen/Qwen3-8B", "--class", "l4"})
 	var stdout, stderr bytes.Buffer
 	run(&stdout, &stderr, []string{"max-len", "--json", "--engine", "vllm", "--model", "Qwen/Qwen3-8B", "--class", "l4"})
@@ -416,4 +435,42 @@ func sglangReport(t *testing.T, args ...string) sglangReportJSON {
 		t.Fatalf("membudget %s: exit %d, %v; stderr %s", strings.Join(args, " "), code, err, stderr.String())
 	}
 	return got
+}
+
+// TestSGLangBudgetFiguresAddUp: SGLang's budget on an H100 at TP4 and a
+// given fraction, by hand.
+func TestSGLangBudgetFiguresAddUp(t *testing.T) {
+	t.Parallel()
+	var stdout, stderr bytes.Buffer
+	if code := run(&stdout, &stderr, []string{"budget", "--engine", "sglang", "--class", "h100-sxm-80g", "--tp-size", "4", "--mem-fraction-static", "0.9", "--json"}); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var got sglangBudgetJSON
+	if err := jsonUnmarshal(stdout.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	// 85018542080 B of device, 576 MiB of CUDA context (the class's
+	// driver_fixed_bytes), 1638 MiB of distributed init at 4 ranks
+	// (1.6 GiB, DistInitBytes): F0 = 85018542080 - 603979776 - 1717567488
+	// = 82696994816; msf x F0 = floor(74427295334.4); the rest outside.
+	want := sglangBudgetJSON{Class: "h100-sxm-80g", Device: "NVIDIA H100 80GB HBM3", MemoryBytes: 85018542080, SGLangVersion: "v0.5.6.post2",
+		MemFractionStatic: 0.9, TPSize: 4, PPSize: 1, GPUMemMiB: 81080, DriverFixedBytes: 603979776, DistInitBytes: 1717567488,
+		F0Bytes: 82696994816, StaticBudgetBytes: 74427295334, OutsideBudgetBytes: 82696994816 - 74427295334, UtilCeiling: 0.95}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestInternalErrorIsNotBadInput: an evaluator found not monotone is
+// membudget's fault (exit 3, asking for a report); any other error is the
+// input's (exit 2).
+func TestInternalErrorIsNotBadInput(t *testing.T) {
+	t.Parallel()
+	status, err := internalError(fmt.Errorf("query: %w", &budget.MonotonicityError{Low: 3, High: 5}))
+	if status != exitInternal || !strings.Contains(err.Error(), "internal error, please report it") {
+		t.Errorf("a monotonicity error: exit %d, %v", status, err)
+	}
+	if status, err := queryFailure("--length", errors.New("out of range")); status != exitBadArgs || err.Error() != "--length: out of range" {
+		t.Errorf("a bad input: exit %d, %v", status, err)
+	}
 }

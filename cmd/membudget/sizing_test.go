@@ -19,6 +19,7 @@ import (
 var current, _ = vllm.ProfileFor("main")
 
 func TestSizingCommands(t *testing.T) {
+	t.Parallel()
 	runGolden(t, sizingCases)
 }
 
@@ -66,6 +67,7 @@ var sizingCases = []cliCase{
 // evaluating it and the next value through the model's reference ledger —
 // not the plan the command searched.
 func TestQueryAnswersAreChecked(t *testing.T) {
+	t.Parallel()
 	classes := []string{"h100-sxm-80g", "l4", "gb10", "mi300x", "rtx-4090"}
 	for _, name := range membudget.ModelNames() {
 		data, path, _ := membudget.ModelConfig(name)
@@ -121,6 +123,7 @@ func TestQueryAnswersAreChecked(t *testing.T) {
 }
 
 func TestFrontierSVGAndCSV(t *testing.T) {
+	t.Parallel()
 	svg := filepath.Join(t.TempDir(), "f.svg")
 	var stdout, stderr bytes.Buffer
 	code := run(&stdout, &stderr, []string{"frontier", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "l4", "--gpu-memory-utilization", "0.95", "--max-model-len", "32768", "--format", "csv", "--svg", svg})
@@ -157,6 +160,7 @@ func TestFrontierSVGAndCSV(t *testing.T) {
 // back to membudget as it is, sizes the same serve: every resolved setting
 // and the footprint agree.
 func TestServeCommandRoundTrips(t *testing.T) {
+	t.Parallel()
 	cases := [][]string{
 		{"--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "h100-sxm-80g"},
 		{"--model", "google/gemma-3-27b-it", "--class", "mi300x", "--max-model-len", "32k", "--no-async-scheduling", "--kv-cache-dtype", "fp8"},
@@ -201,6 +205,7 @@ func slicesIndex(xs []string, x string) int {
 }
 
 func TestPlanCommand(t *testing.T) {
+	t.Parallel()
 	runGolden(t, planCases)
 }
 

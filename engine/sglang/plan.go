@@ -82,7 +82,7 @@ func (ps *planSearch) Search(m *hub.Loaded, need engine.Need, classes []budget.C
 	for _, c := range classes {
 		_, err := size(m, c, Serve{ContextLength: need.Length, AllowLongContext: allow}, p)
 		if se := (*engine.SettingError)(nil); errors.As(err, &se) && se.Flag == "context-length" {
-			return engine.PlanResult{}, fmt.Errorf("--length %d: %s", need.Length, se.Reason)
+			return engine.PlanResult{}, fmt.Errorf("--length %d: %s; for the plan, --allow-long-context", need.Length, se.Reason)
 		}
 		if err == nil {
 			break
