@@ -1,15 +1,17 @@
-// Package explain sets a vLLM or SGLang startup log beside membudget's
-// prediction for the same serve: it reads the log ([Read]), finds the device
-// class the log's total memory stands for ([ChooseClass]), the rules of the
-// vLLM version it logged ([ChooseProfile]) and the serve its settings
-// describe ([BuildServe]), then compares every figure the log states with
-// what [vllm.Reference.Predict] says vLLM would log ([Explain]): the
-// difference, the tolerance, and the term that explains most of the gap.
-// [Calibrate] turns the log's device figures into a class file that
-// --kernels reads.
+// Package explain sets an engine's startup log beside membudget's
+// prediction for the same serve, whatever the engine: it reads the log
+// ([Read]), finds the device class the log's total memory stands for
+// ([ChooseClass]), and holds the comparison every engine shares: the
+// figures an engine predicts ([Spec], [Predicted]) set beside what the log
+// states ([Rows]), the tolerances, the term that explains most of the gap
+// ([Explanation.Tally]), and [Calibrate], which turns the log's device
+// figures into a class file that --kernels reads. Each engine's package
+// reads its own logs' settings, sizes the serve they describe under the
+// release they logged and says what it predicts (membudget/engine's
+// LogReader): this package knows no engine.
 //
-// Nothing is guessed: a setting the log does not state takes vLLM's default
-// and is shown as such, a model or class the log does not name is a
+// Nothing is guessed: a setting the log does not state takes the engine's
+// default and is shown as such, a model or class the log does not name is a
 // [*MissingError] naming the flag that supplies it, and a class synthesized
 // for a total that no class has says so.
 //
