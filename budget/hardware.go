@@ -63,6 +63,7 @@ type FileError struct {
 	Detail string
 }
 
+// Error returns the finding with the file, the key and the position.
 func (e *FileError) Error() string {
 	var b strings.Builder
 	b.WriteString(e.Path)

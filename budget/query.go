@@ -14,6 +14,7 @@ type MonotonicityError struct {
 	Low, High uint64
 }
 
+// Error returns the two points that contradict monotonicity.
 func (e *MonotonicityError) Error() string {
 	return fmt.Sprintf("%v: %d does not fit but %d does", ErrNotMonotone, e.Low, e.High)
 }

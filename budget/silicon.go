@@ -44,6 +44,7 @@ type SiliconError struct {
 	Key, Value, Reason string
 }
 
+// Error returns the key, its value and why no device has it.
 func (e *SiliconError) Error() string {
 	return fmt.Sprintf("%q: %s", e.Value, e.Reason)
 }

@@ -42,6 +42,7 @@ type UtilError struct {
 	Bound string
 }
 
+// Error returns the util and why it is refused.
 func (e *UtilError) Error() string {
 	return fmt.Sprintf("gpu_memory_utilization %v: %s", e.Util, e.Bound)
 }

@@ -14,6 +14,7 @@ import (
 // Version is a vLLM release number, such as 0.19.0.
 type Version struct{ Major, Minor, Patch int }
 
+// String returns the release as vLLM numbers it: 0.19.0.
 func (v Version) String() string { return fmt.Sprintf("%d.%d.%d", v.Major, v.Minor, v.Patch) }
 
 // Less reports whether v is an earlier release than w.

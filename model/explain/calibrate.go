@@ -37,6 +37,7 @@ type CalibrateError struct {
 	Err    error
 }
 
+// Error returns why the class cannot be calibrated, naming the flag.
 func (e *CalibrateError) Error() string {
 	if e.Err != nil {
 		return fmt.Sprintf("%s: %s: %v", e.Flag, e.Reason, e.Err)
@@ -44,6 +45,7 @@ func (e *CalibrateError) Error() string {
 	return e.Flag + ": " + e.Reason
 }
 
+// Unwrap returns the cause.
 func (e *CalibrateError) Unwrap() error { return e.Err }
 
 // driverGranule is what the driver's fixed share is rounded up to: the

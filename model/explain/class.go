@@ -18,6 +18,7 @@ type MissingError struct {
 	Reason string
 }
 
+// Error returns why the input is missing and the flag to pass.
 func (e *MissingError) Error() string { return fmt.Sprintf("%s: pass %s", e.Reason, e.Flag) }
 
 // How a class was chosen.

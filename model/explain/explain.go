@@ -206,6 +206,7 @@ type ServeError struct {
 	Flag   string
 }
 
+// Error returns the refusal, with the log line it came from.
 func (e *ServeError) Error() string {
 	if e.Logged != nil {
 		return fmt.Sprintf("the log's %s=%s (line %d, %s): %v; pass --%s to size another value", e.Logged.Key, e.Logged.Value, e.Logged.Line, e.Logged.Detail, e.Err, e.Flag)
@@ -213,6 +214,7 @@ func (e *ServeError) Error() string {
 	return e.Err.Error()
 }
 
+// Unwrap returns the engine's refusal.
 func (e *ServeError) Unwrap() error { return e.Err }
 
 // Tally counts the comparisons, names the largest gap and says whether

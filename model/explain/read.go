@@ -36,6 +36,7 @@ type ReadError struct {
 	Err    error
 }
 
+// Error returns why the log cannot be read.
 func (e *ReadError) Error() string {
 	if e.Err != nil {
 		return fmt.Sprintf("%s: %s: %v", e.Name, e.Reason, e.Err)
@@ -43,6 +44,7 @@ func (e *ReadError) Error() string {
 	return fmt.Sprintf("%s: %s", e.Name, e.Reason)
 }
 
+// Unwrap returns the cause.
 func (e *ReadError) Unwrap() error { return e.Err }
 
 // Read reads a startup log from r, at most [MaxLogBytes], and parses it with
