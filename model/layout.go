@@ -4,43 +4,6 @@ import (
 	"membudget/budget"
 )
 
-// compiled returns q with its rules, building them from the exported
-// fields for a Quant made by hand (an engine's online fp8, a test's
-// literal) rather than read from a config.
-func (q Quant) compiled(a *Arch) Quant {
-	if q.rules != nil || q.Method == "" {
-		return q
-	}
-	packed := a.tree.packed
-	if packed == nil {
-		packed = llamaPacked
-	}
-	r := &quantRules{method: q.Method, packed: packed}
-	switch q.Method {
-	case "fp8":
-		s := Scheme{Format: FP8, layout: "fp8"}
-		if q.BlockN > 0 && q.BlockK > 0 {
-			s.Scale, s.BlockN, s.BlockK = PerBlock, q.BlockN, q.BlockK
-		}
-		r.linear, r.experts = s, s
-		r.ignore = compileMatcher(q.NotConvert, exactMatch)
-	case "awq", "gptq":
-		s := Scheme{Format: PackedInt, Bits: max(q.Bits, 4), GroupSize: q.GroupSize, ZeroPoints: true, ActOrder: q.Method == "gptq" && q.DescAct, layout: q.Method}
-		r.linear, r.experts = s, s
-		mode := substringMatch
-		if q.Method == "gptq" {
-			r.ignore = &matcher{}
-		} else {
-			r.ignore = compileMatcher(q.NotConvert, mode)
-		}
-	default:
-		// The other methods exist only as read from a config.
-		return q
-	}
-	q.rules = r
-	return q
-}
-
 // shardCount is the checkpoint modules a fused module holds, 1 for one
 // vLLM does not fuse.
 func (w *weights) shardCount(module string) uint64 {

@@ -332,42 +332,6 @@ func (w *weights) attention(p string, l Layer) {
 	}
 }
 
-// mla adds DeepSeek's multi-head latent attention (deepseek_v2.py:948-1188):
-// the query and KV down-projections whole on every rank (fused into one
-// with a query latent), their norms, the up-projections column-parallel,
-// and V3.2's indexer where layer l builds one.
-func (w *weights) mla(p string, l Layer) {
-	a := w.a
-	qHead := a.QKNopeHeadDim + a.QKRopeHeadDim
-	switch {
-	case a.QLoraRank > 0 && w.t.fusedQKVA:
-		w.linear(p+".fused_qkv_a_proj", a.Hidden, a.QLoraRank+a.KVLoraRank+a.QKRopeHeadDim, replicated, false, linearMod)
-	case a.QLoraRank > 0:
-		w.linear(p+".q_a_proj", a.Hidden, a.QLoraRank, replicated, false, linearMod)
-	default:
-		w.linear(p+".q_proj", a.Hidden, a.Heads*qHead, column, false, linearMod)
-	}
-	if a.QLoraRank > 0 {
-		w.norm(p+".q_a_layernorm", a.QLoraRank)
-		w.linear(p+".q_b_proj", a.QLoraRank, a.Heads*qHead, column, false, linearMod)
-	}
-	if a.QLoraRank == 0 || !w.t.fusedQKVA {
-		w.linear(p+".kv_a_proj_with_mqa", a.Hidden, a.KVLoraRank+a.QKRopeHeadDim, replicated, false, linearMod)
-	}
-	w.norm(p+".kv_a_layernorm", a.KVLoraRank)
-	w.linear(p+".kv_b_proj", a.KVLoraRank, a.Heads*(a.QKNopeHeadDim+a.VHeadDim), column, false, linearMod)
-	w.linear(p+".o_proj", a.Heads*a.VHeadDim, a.Hidden, row, false, linearMod)
-	if ix := a.Indexer; ix != nil && !l.SharesTopK {
-		// deepseek_v2.py:657-674: wq_b quantized and whole; wk and the
-		// head weights fused, unquantized and whole; k_norm a float32
-		// LayerNorm.
-		w.linear(p+".indexer.wq_b", a.QLoraRank, ix.NumHeads*ix.HeadDim, replicated, false, linearMod)
-		w.unquantized(p+".indexer.wk_weights_proj", a.Hidden, ix.HeadDim+ix.NumHeads, replicated, false)
-		w.add(p+".indexer.k_norm.weight", bytesOf(ix.HeadDim, 4))
-		w.add(p+".indexer.k_norm.bias", bytesOf(ix.HeadDim, 4))
-	}
-}
-
 // denseMLP adds an MLP at p of intermediate size inter: gate and up fused
 // column-parallel and down row-parallel, or an ungated up and down.
 func (w *weights) denseMLP(p string, inter uint64) {
@@ -431,57 +395,4 @@ func (w *weights) moe(p string) {
 	if t.sharedGate {
 		w.unquantized(p+".shared_expert_gate", a.Hidden, 1, replicated, false)
 	}
-}
-
-// gdn adds a gated-delta-net layer (vllm/model_executor/layers/mamba/gdn/
-// qwen_gdn_linear_attn.py:359-489): the fused q/k/v/z and b/a projections
-// (b/a whole on every rank where the tree says so), the unquantized causal
-// convolution, dt_bias, A_log in float32, the gated norm, the output
-// projection.
-func (w *weights) gdn(p string) {
-	a, d := w.a, w.a.DeltaNet
-	if d == nil {
-		return
-	}
-	keyDim, valueDim := d.NumKeyHeads*d.KeyHeadDim, d.NumValueHeads*d.ValueHeadDim
-	w.linear(p+".in_proj_qkvz", a.Hidden, 2*keyDim+2*valueDim, column, false, linearMod)
-	ba := column
-	if w.t.baWholeUnderPackedInt && w.sh.Quant.marlinPackedInt() {
-		ba = replicated
-	}
-	w.linear(p+".in_proj_ba", a.Hidden, 2*d.NumValueHeads, ba, false, linearMod)
-	w.add(p+".conv1d.weight", bytesOf(budget.SatMul(budget.CeilDiv(2*keyDim+valueDim, w.tp), d.ConvKernel), w.dt))
-	heads := budget.CeilDiv(d.NumValueHeads, w.tp)
-	w.add(p+".dt_bias", bytesOf(heads, w.dt))
-	w.add(p+".A_log", bytesOf(heads, 4))
-	w.add(p+".norm.weight", bytesOf(d.ValueHeadDim, w.dt))
-	w.linear(p+".out_proj", valueDim, a.Hidden, row, false, linearMod)
-}
-
-// mamba2 adds a Mamba2 mixer (vllm/model_executor/layers/mamba/
-// mamba_mixer2.py:300-480): in_proj of [x, z, B, C, dt], the unquantized
-// convolution over [x, B, C], A in float32, D and dt_bias, the gated norm,
-// out_proj; groups not divisible among the ranks are padded to them.
-func (w *weights) mamba2(p string) {
-	a, m := w.a, w.a.Mamba
-	if m == nil {
-		return
-	}
-	groups := m.NGroups
-	if groups%w.tp != 0 {
-		groups = budget.RoundUp(groups, w.tp)
-	}
-	gs := budget.SatMul(groups, m.StateSize)
-	w.linear(p+".in_proj", a.Hidden, 2*m.Intermediate+2*gs+m.NumHeads, column, w.t.mambaProjBias, linearMod)
-	conv := budget.CeilDiv(m.Intermediate+2*gs, w.tp)
-	w.add(p+".conv1d.weight", bytesOf(budget.SatMul(conv, m.ConvKernel), w.dt))
-	if w.t.mambaConvBias {
-		w.add(p+".conv1d.bias", bytesOf(conv, w.dt))
-	}
-	heads := budget.CeilDiv(m.NumHeads, w.tp)
-	w.add(p+".A", bytesOf(heads, 4))
-	w.add(p+".D", bytesOf(heads, w.dt))
-	w.add(p+".dt_bias", bytesOf(heads, w.dt))
-	w.add(p+".norm.weight", bytesOf(budget.CeilDiv(m.Intermediate, w.tp), w.dt))
-	w.linear(p+".out_proj", m.Intermediate, a.Hidden, row, w.t.mambaProjBias, linearMod)
 }

@@ -29,7 +29,7 @@ func sumItems(items []budget.Item, prefixes ...string) uint64 {
 
 // TestFamilyWeights checks the module trees of the families that depart
 // from Llama's, on tiny configs, against totals computed by hand from
-// vLLM's model files (cited in weights.go and families.go).
+// vLLM's model files (cited in weights.go and the family_*.go files).
 func TestFamilyWeights(t *testing.T) {
 	tests := []struct {
 		name, doc string

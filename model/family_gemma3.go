@@ -1,0 +1,137 @@
+package model
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"membudget/budget"
+)
+
+func init() {
+	registerMultimodal("gemma3", readGemma3,
+		ckptFamily(gemma3Rename, [][]moduleRule{gqaAttention, qkNorms, gatedMLP, twoNorms, gemmaNorms}, siglipTower))
+	register("gemma3_text", flat(readGemma3Text), ckptFamily(gemma3Rename, [][]moduleRule{gqaAttention, qkNorms, gatedMLP, twoNorms, gemmaNorms}))
+	registerVisionTower("siglip", (*weights).siglip)
+}
+
+// Gemma 3 text defaults, for keys the published configs leave out:
+// transformers Gemma3TextConfig (vocab_size 262208, max_position_embeddings
+// 131072, sliding_window_pattern 6, rope_local_base_freq 10000).
+const (
+	gemma3DefaultVocab       = 262208
+	gemma3DefaultMaxPosition = 131072
+	gemma3DefaultPattern     = 6
+)
+
+// readGemma3 reads Gemma 3's multimodal config: the language model of its
+// text_config (readGemma3Text), in the wrapper's dtype where text_config
+// has none, and the SigLIP tower of its vision_config.
+func readGemma3(o jsonObject, a *Arch) jsonObject {
+	text, ok := o.object("text_config")
+	if !ok {
+		o.fail("text_config", "missing (required for model_type gemma3)")
+		return o
+	}
+	if d := readDtype(o); !text.has("torch_dtype") && !text.has("dtype") {
+		text.m["torch_dtype"], _ = json.Marshal(d)
+	}
+	readGemma3Text(text, a)
+	a.tree.rename = [][2]string{{"language_model.model.", "model."}, {"language_model.lm_head", "lm_head"},
+		{"model.language_model.", "model."}, {"model.vision_tower.", "vision_tower."}, {"model.multi_modal_projector.", "multi_modal_projector."}}
+	if v, ok := o.object("vision_config"); ok {
+		a.Vision = &VisionTower{
+			Kind:         "siglip",
+			Hidden:       v.uint("hidden_size"),
+			Intermediate: v.uint("intermediate_size"),
+			Layers:       v.uint("num_hidden_layers"),
+			Heads:        v.uint("num_attention_heads"),
+			PatchSize:    v.uint("patch_size"),
+			ImageSize:    v.uint("image_size"),
+			Channels:     v.uintOr("num_channels", 3),
+		}
+		a.Vision.TokensPerImage = o.uintOr("mm_tokens_per_image", 256)
+	}
+	return text
+}
+
+// readGemma3Text reads Gemma 3's language model: Gemma's four norms and
+// per-head q and k norms, the head tied, every layer sliding but each
+// sliding_window_pattern-th unless layer_types says otherwise, and a local
+// rotary table beside the global one.
+func readGemma3Text(o jsonObject, a *Arch) {
+	setDefault(o, "vocab_size", gemma3DefaultVocab)
+	setDefault(o, "max_position_embeddings", gemma3DefaultMaxPosition)
+	readCommon(o, a)
+	a.gemmaNorms()
+	a.QKNorm = true
+	a.TiedEmbeddings = true
+	window := o.uint("sliding_window")
+	pattern := o.uintOr("sliding_window_pattern", gemma3DefaultPattern)
+	a.uniformLayers(o, 0)
+	if a.layerTypes == nil && pattern > 0 {
+		for i := range a.Layers {
+			// transformers Gemma3: a layer slides unless (i+1) % pattern == 0.
+			if (uint64(i)+1)%pattern != 0 {
+				a.Layers[i].Kind = SlidingAttention
+			}
+		}
+		a.SlidingWindow = window
+	}
+	// Gemma 3 keeps two rotary tables: the sliding layers' local rope
+	// (rope_local_base_freq, unscaled) and the global layers' (scaled).
+	a.Rotary = append([]RotaryTable{{Name: "rotary_emb_local", Positions: a.MaxPosition, Dim: a.RotaryDim}}, a.Rotary...)
+}
+
+// siglip adds Gemma 3's SigLIP tower and projector (siglip.py,
+// gemma3_mm.py), unquantized.
+func (w *weights) siglip(v *VisionTower) {
+	p := "vision_tower.vision_model."
+	h := v.Hidden
+	patches := (v.ImageSize / v.PatchSize) * (v.ImageSize / v.PatchSize)
+	w.add(p+"embeddings.patch_embedding.weight", bytesOf(h*v.Channels*v.PatchSize*v.PatchSize, w.dt))
+	w.add(p+"embeddings.patch_embedding.bias", bytesOf(h, w.dt))
+	w.add(p+"embeddings.position_embedding.weight", bytesOf(budget.SatMul(patches, h), w.dt))
+	for i := range v.Layers {
+		lp := fmt.Sprintf("%sencoder.layers.%d.", p, i)
+		w.unquantized(lp+"self_attn.qkv_proj", h, 3*h, column, true)
+		w.unquantized(lp+"self_attn.out_proj", h, h, row, true)
+		w.unquantized(lp+"mlp.fc1", h, v.Intermediate, column, true)
+		w.unquantized(lp+"mlp.fc2", v.Intermediate, h, row, true)
+		w.layerNorm(lp+"layer_norm1", h)
+		w.layerNorm(lp+"layer_norm2", h)
+	}
+	w.layerNorm(p+"post_layernorm", h)
+	w.add("multi_modal_projector.mm_input_projection_weight", bytesOf(h*w.a.Hidden, w.dt))
+	w.add("multi_modal_projector.mm_soft_emb_norm.weight", bytesOf(h, w.dt))
+}
+
+var (
+	// siglipTower: Gemma 3's SigLIP vision tower and projector, on the
+	// first stage (vllm/model_executor/models/siglip.py, gemma3_mm.py).
+	siglipTower = onFirstStage(under("vision_tower.vision_model.", []moduleRule{
+		{module: "embeddings.patch_embedding"},
+		{module: "embeddings.position_embedding"},
+		{module: "encoder.layers.*.self_attn.q_proj", vllm: "encoder.layers.*.self_attn.qkv_proj", split: column},
+		{module: "encoder.layers.*.self_attn.k_proj", vllm: "encoder.layers.*.self_attn.qkv_proj", split: column, follower: true},
+		{module: "encoder.layers.*.self_attn.v_proj", vllm: "encoder.layers.*.self_attn.qkv_proj", split: column, follower: true},
+		{module: "encoder.layers.*.self_attn.out_proj", split: row},
+		{module: "encoder.layers.*.mlp.fc1", split: column},
+		{module: "encoder.layers.*.mlp.fc2", split: row},
+		{module: "encoder.layers.*.layer_norm1"},
+		{module: "encoder.layers.*.layer_norm2"},
+		{module: "post_layernorm"},
+	}), []moduleRule{
+		{module: "multi_modal_projector.mm_input_projection_weight"},
+		{module: "multi_modal_projector.mm_soft_emb_norm"},
+	})
+	// gemma3Rename: Gemma 3's checkpoints nest the language model under
+	// language_model. (before transformers 4.52) or model.language_model.
+	// (after); gemma3_mm.py's hf_to_vllm_mapper maps both.
+	gemma3Rename = [][2]string{
+		{"language_model.model.", "model."},
+		{"language_model.lm_head.", "lm_head."},
+		{"model.language_model.", "model."},
+		{"model.vision_tower.", "vision_tower."},
+		{"model.multi_modal_projector.", "multi_modal_projector."},
+	}
+)

@@ -1,0 +1,139 @@
+package model
+
+import "slices"
+
+func init() {
+	// Gemma 4's vision tower (a transformers module vLLM loads whole) is
+	// not counted. Gemma 4 builds the embedding, final norm and head on
+	// every stage (gemma4.py:960-1045, Gemma4ForCausalLM).
+	registerMultimodal("gemma4", wrapper("gemma4_text", nil),
+		ckptFamily(gemma4Rename, [][]moduleRule{gemma4Layer}, gemma4Towers, everyStageTop).skipping(gemma4Vestigial...))
+	register("gemma4_text", flat(readGemma4Text), ckptFamily(gemma4Rename, [][]moduleRule{gemma4Layer}, everyStageTop).skipping(gemma4TextOnly...))
+}
+
+// readGemma4Text reads Gemma 4's language model (vllm/model_executor/models/
+// gemma4.py, transformers_utils/configs/gemma4.py:10-34): sliding layers of
+// head_dim and num_key_value_heads, global layers of global_head_dim and,
+// with attention_k_eq_v, num_global_key_value_heads; the last
+// num_kv_shared_layers layers read the KV of an earlier one; with
+// enable_moe_block every layer also has a routed MoE beside its MLP; one
+// rotary table per layer type, the global one head_size wide; the
+// embedding, final norm and head on every pipeline stage.
+func readGemma4Text(o jsonObject, a *Arch) {
+	readCommon(o, a)
+	a.gemmaNorms()
+	a.QKNorm = true
+	a.TiedEmbeddings = o.boolOr("tie_word_embeddings", true)
+	a.AttnBias = o.boolOr("attention_bias", false)
+	a.OutBias = a.AttnBias
+	if n := o.uintOr("hidden_size_per_layer_input", 0); n > 0 {
+		o.fail("hidden_size_per_layer_input", "%d: Gemma 4's per-layer inputs are not supported", n)
+		return
+	}
+	a.RotaryDim = a.HeadDim
+	a.uniformLayers(o, 0)
+	globalDim := o.uintOr("global_head_dim", a.HeadDim)
+	globalKV := a.KVHeads
+	if o.boolOr("attention_k_eq_v", false) {
+		globalKV = o.uintOr("num_global_key_value_heads", a.KVHeads)
+	}
+	if globalDim > 1<<14 || globalKV == 0 || globalKV > 1<<14 || (a.Heads > 0 && a.Heads%globalKV != 0) {
+		o.fail("num_global_key_value_heads", "%d global KV heads of %d: want a divisor of num_attention_heads %d", globalKV, globalDim, a.Heads)
+		return
+	}
+	for i := range a.Layers {
+		if a.Layers[i].Kind == FullAttention && (globalDim != a.HeadDim || globalKV != a.KVHeads) {
+			a.Layers[i].HeadDim, a.Layers[i].KVHeads = globalDim, globalKV
+		}
+	}
+	shared := o.uintOr("num_kv_shared_layers", 0)
+	if shared >= a.NumLayers && shared > 0 {
+		o.fail("num_kv_shared_layers", "%d shared layers of %d", shared, a.NumLayers)
+		return
+	}
+	for i := a.NumLayers - shared; i < a.NumLayers; i++ {
+		a.Layers[i].SharesKV = true
+	}
+	if o.boolOr("enable_moe_block", false) {
+		a.Experts = o.uint("num_experts")
+		a.ExpertsPerToken = o.uintOr("top_k_experts", o.uintOr("num_experts_per_tok", 0))
+		a.MoEIntermediate = o.uintOr("moe_intermediate_size", o.uintOr("expert_intermediate_size", 0))
+		if a.ExpertsPerToken == 0 || a.MoEIntermediate == 0 {
+			o.fail("moe_intermediate_size", "enable_moe_block needs moe_intermediate_size and top_k_experts")
+		}
+		for i := range a.Layers {
+			a.Layers[i].MoE = true
+		}
+		a.tree.moeBesideMLP = true
+		a.tree.router = "router.proj"
+		a.tree.mlp = "moe"
+	}
+	a.tree.gemma4 = true
+	// gemma4.py:966, 1043 and 1540: the embedding, final norm and head on
+	// every stage.
+	a.tree.onEveryStage()
+	a.tree.rename = [][2]string{{"model.language_model.", "model."}, {"model.vision_tower.", "vision_tower."}, {"model.embed_vision.", "embed_vision."}}
+	// One table per layer type (gemma4.py:446-493): the global layers'
+	// proportional rope is head_size wide (gemma4_rope.py:40-55).
+	a.Rotary = nil
+	for _, kind := range []LayerKind{SlidingAttention, FullAttention} {
+		dim := a.HeadDim
+		if kind == FullAttention {
+			dim = globalDim
+		}
+		for _, l := range a.Layers {
+			if l.Kind == kind {
+				a.Rotary = append(a.Rotary, RotaryTable{Name: "rotary_emb_" + kind.String(), Positions: a.MaxPosition, Dim: dim})
+				break
+			}
+		}
+	}
+}
+
+var (
+	// gemma4Layer: Gemma 4 (transformers models/gemma4/modeling_gemma4.py
+	// Gemma4TextRouter, Gemma4TextExperts; the layout gemma4.py:1605-1700
+	// reads; gemma4.py:225-700): attention whose global layers under
+	// attention_k_eq_v have no v_proj (k_proj loads into K and V), q and k
+	// norms, the dense MLP, with enable_moe_block a router (proj, scale,
+	// per_expert_scale) and experts beside it, stacked [E, 2I, H] and [E,
+	// H, I] or one tensor per expert (quantized), under experts. or, in
+	// the first checkpoints, moe.; seven norms and the layer scalar, on
+	// every layer.
+	gemma4Layer = slices.Concat([]moduleRule{
+		gqaAttention[0],
+		{module: "self_attn.k_proj", vllm: "self_attn.qkv_proj", split: column, heads: kvRows, follower: true, twiceWithout: "self_attn.v_proj"},
+		gqaAttention[2], gqaAttention[3],
+		{module: "post_feedforward_layernorm_1"},
+		{module: "post_feedforward_layernorm_2"},
+		{module: "pre_feedforward_layernorm_2"},
+		{module: "layer_scalar"},
+		{module: "router.proj"},
+		{module: "router.scale"},
+		{module: "router.per_expert_scale", vllm: "moe.per_expert_scale"},
+		{module: "moe.per_expert_scale"},
+		stackedAt("experts.gate_up_proj", "moe.experts.w13_weight", gateUpOutIn),
+		stackedAt("experts.down_proj", "moe.experts.w2_weight", downOutIn),
+		stackedAt("moe.gate_up_proj", "moe.experts.w13_weight", gateUpOutIn),
+		stackedAt("moe.down_proj", "moe.experts.w2_weight", downOutIn),
+	}, qkNorms, gatedMLP, twoNorms, gemmaNorms,
+		perExpert("experts", "gate_proj", "up_proj", "down_proj"), perExpert("moe.experts", "gate_proj", "up_proj", "down_proj"))
+	// gemma4Rename: the language model and the towers under model.
+	// (gemma4_mm.py:1016-1026).
+	gemma4Rename = [][2]string{
+		{"model.language_model.", "model."}, {"language_model.model.", "model."}, {"language_model.lm_head.", "lm_head."},
+		{"model.vision_tower.", "vision_tower."}, {"model.embed_vision.", "embed_vision."},
+		{"model.audio_tower.", "audio_tower."}, {"model.embed_audio.", "embed_audio."},
+	}
+	// gemma4Towers: the vision and audio towers, transformers modules vLLM
+	// builds whole (AutoModel.from_config) with their replicated
+	// embedders, on the first stage (gemma4_mm.py:1060-1100).
+	gemma4Towers = onFirstStage([]moduleRule{
+		{module: "vision_tower"},
+		{module: "embed_vision"},
+		{module: "audio_tower"},
+		{module: "embed_audio"},
+	})
+	gemma4Vestigial = [][2]string{{"embed_vision.embedding.", skipVestigial}, {"embed_audio.embedding.", skipVestigial}}
+	gemma4TextOnly  = [][2]string{{"vision_tower.", skipTowers}, {"embed_vision.", skipTowers}, {"audio_tower.", skipTowers}, {"embed_audio.", skipTowers}}
+)

@@ -1,0 +1,52 @@
+package model
+
+func init() {
+	register("minimax_m2", flat(readMiniMaxM2), ckptFamily(nil, [][]moduleRule{gqaAttention, shardedQKNorms, minimaxMoE, twoNorms}))
+}
+
+// readMiniMaxM2 reads MiniMax-M2 (vllm/model_executor/models/minimax_m2.py):
+// every layer MoE under block_sparse_moe with a float32 router and routing
+// bias, q and k norms over the whole projection divided among the ranks,
+// rotary over rotary_dim, num_mtp_modules MTP layers.
+func readMiniMaxM2(o jsonObject, a *Arch) {
+	readCommon(o, a)
+	if o.has("rotary_dim") {
+		a.RotaryDim = o.uint("rotary_dim")
+		if a.RotaryDim == 0 || a.RotaryDim > a.HeadDim {
+			o.fail("rotary_dim", "%d: want a width in [1, head_dim %d]", a.RotaryDim, a.HeadDim)
+		}
+		a.Rotary[0].Dim = a.RotaryDim
+	}
+	a.AttnBias = o.boolOr("qkv_bias", false)
+	a.QKNorm = o.boolOr("use_qk_norm", false)
+	a.tree.qkNorm = qkNormSharded
+	a.Experts = o.uint("num_local_experts")
+	a.ExpertsPerToken = o.uint("num_experts_per_tok")
+	a.MoEIntermediate = a.Intermediate
+	a.ScoreCorrectionBias = o.boolOr("use_routing_bias", false)
+	if s := o.uintOr("shared_intermediate_size", 0); s > 0 {
+		o.fail("shared_intermediate_size", "%d: MiniMax-M2 shared experts are not supported", s)
+	}
+	a.tree.mlp, a.tree.routerDtype = "block_sparse_moe", routerFP32
+	a.MTPLayers = o.uintOr("num_mtp_modules", 0)
+	a.uniformLayers(o, 0)
+	for i := range a.Layers {
+		a.Layers[i].MoE = true
+	}
+}
+
+var (
+	// shardedQKNorms: MiniMax-M2's q_norm and k_norm over the whole
+	// projection, divided among the ranks, k_norm by KV head
+	// (minimax_m2.py:215-233, MiniMaxText01RMSNormTP).
+	shardedQKNorms = []moduleRule{
+		{module: "self_attn.q_norm", split: column},
+		{module: "self_attn.k_norm", split: column, heads: kvRows},
+	}
+	// minimaxMoE: MiniMaxAI/MiniMax-M2 (transformers models/minimax_m2/
+	// modeling_minimax_m2.py MiniMaxM2SparseMoeBlock; minimax_m2.py:80-125):
+	// a float32 router, the float32 routing bias beside it, experts w1,
+	// w3, w2.
+	minimaxMoE = append(expertsRouted("block_sparse_moe", "gate", "w1", "w3", "w2", moduleRule{fp32: true}),
+		moduleRule{module: "block_sparse_moe.e_score_correction_bias", fp32: true})
+)

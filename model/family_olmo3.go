@@ -1,0 +1,24 @@
+package model
+
+func init() {
+	// OLMo 3's q_norm spans every head and k_norm every KV head, whole on
+	// every rank (olmo3.py:113-117): qkNorms, whatever their width.
+	register("olmo3", flat(readOlmo3), ckptFamily(nil, [][]moduleRule{gqaAttention, qkNorms, gatedMLP, postNorms}, everyStageTop))
+}
+
+// readOlmo3 reads OLMo 3 (vllm/model_executor/models/olmo3.py): head_dim
+// from hidden_size / heads, whole-width q and k norms, a norm after the
+// attention and one after the MLP, sliding layers by layer_types; the
+// embedding, final norm and head on every pipeline stage.
+func readOlmo3(o jsonObject, a *Arch) {
+	readCommon(o, a)
+	a.derivedHeadDim(o) // olmo3.py:95-96 ignores any head_dim
+	a.RotaryDim = rotaryDim(o, a, a.HeadDim)
+	a.Rotary[0].Dim = a.RotaryDim
+	a.AttnBias = o.boolOr("attention_bias", false)
+	a.QKNorm = true
+	a.tree.qkNorm = qkNormFull
+	a.tree.norms = []string{"post_attention_layernorm", "post_feedforward_layernorm"}
+	a.tree.onEveryStage() // olmo3.py:285-300, 372-379
+	a.uniformLayers(o, 0)
+}
