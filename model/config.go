@@ -24,6 +24,7 @@ type ConfigError struct {
 // Unwrap returns the sentinel the error carries, for errors.Is.
 func (e *ConfigError) Unwrap() error { return e.Err }
 
+// Error returns the file, the key and why it is refused.
 func (e *ConfigError) Error() string {
 	if e.Key == "" {
 		return e.File + ": " + e.Detail

@@ -2,7 +2,7 @@ package model
 
 import "membudget/budget"
 
-// checkVision reports a tower no model has.
+// check reports a tower no model has.
 func (v *VisionTower) check(o jsonObject) {
 	bad := v.Hidden == 0 || v.Layers == 0 || v.PatchSize == 0 || v.Heads == 0 || v.Hidden%v.Heads != 0 ||
 		v.Hidden > 1<<16 || v.Intermediate > 1<<18 || v.Layers > 1<<10 || v.PatchSize > 1<<10 || v.Channels > 16 ||
