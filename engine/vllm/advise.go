@@ -339,9 +339,8 @@ func (e *Search) check(s Serve, t engine.Target, v variant) (Suggestion, bool) {
 }
 
 // lowestUtil finds the smallest util, in hundredths, between the serve's
-// and the class's ceiling at which the target fits with v applied: first
-// where the budget covers the ledger, then a few hundredths more for the
-// allocator's slack, which grows with the KV tensors the budget sizes.
+// and the class's ceiling at which the target fits with v applied,
+// starting where the budget first covers the ledger.
 func (e *Search) lowestUtil(s Serve, t engine.Target, v variant) (Suggestion, bool) {
 	if v.apply != nil {
 		v.apply(&s)
@@ -368,17 +367,14 @@ func (e *Search) lowestUtil(s Serve, t engine.Target, v variant) (Suggestion, bo
 		if err != nil {
 			return Suggestion{}, false
 		}
-		f := plan.Evaluate(t.Seqs, t.Tokens)
-		switch f.Failed {
-		case budget.Fit:
+		// Every hundredth up to the ceiling: the driver's slice shrinks as
+		// the util grows, but the allocator's slack over the KV tensors the
+		// budget sizes moves in steps, so a util can fit between two that
+		// do not.
+		if f := plan.Evaluate(t.Seqs, t.Tokens); f.Fits() {
 			flags := strings.TrimSpace(v.flags + fmt.Sprintf(" --gpu-memory-utilization %v", u))
 			return Suggestion{Flags: flags, Serve: trial, At: f, GPUs: gpus(r),
 				Why: fmt.Sprintf("%d sequence(s) of %d tokens fit", t.Seqs, t.Tokens)}, true
-		case budget.OverDriverSlice, budget.OverUtilCeiling:
-			return Suggestion{}, false // more util only shrinks the driver's slice
-		}
-		if u-start > 0.03 {
-			return Suggestion{}, false
 		}
 	}
 	return Suggestion{}, false

@@ -1,6 +1,7 @@
 package vllm
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -122,3 +123,38 @@ func flagsOf(adv Advice) []string {
 }
 
 var _ = budget.Fit
+
+// TestUtilFitsBetweenTwoThatDoNot is rapid's counterexample (seed
+// 12889666186622205938 of TestSuggestionsFitAndNothingFitsIsTrue): a
+// two-layer Nemotron-H at PP 2 on a 680 MB device fits at util 0.97 and at
+// neither 0.96 nor 0.98, the allocator's slack over the KV tensors moving
+// in steps; the advice, which stopped at the first util whose driver share
+// did not fit, said nothing fits.
+func TestUtilFitsBetweenTwoThatDoNot(t *testing.T) {
+	cfg := `{"chunk_size":128,"conv_kernel":2,"hidden_size":16384,"hybrid_override_pattern":"**","intermediate_size":128,"mamba_head_dim":8,"mamba_num_heads":8,"max_position_embeddings":256,"model_type":"nemotron_h","moe_intermediate_size":128,"moe_shared_expert_intermediate_size":128,"n_groups":1,"n_routed_experts":2,"n_shared_experts":1,"num_attention_heads":64,"num_experts_per_tok":1,"num_hidden_layers":2,"num_key_value_heads":2,"quantization_config":{"config_groups":{"group_0":{"input_activations":{"group_size":16,"num_bits":4,"strategy":"tensor_group","symmetric":true,"type":"float"},"targets":["Linear"],"weights":{"group_size":16,"num_bits":4,"strategy":"tensor_group","symmetric":true,"type":"float"}}},"format":"nvfp4-pack-quantized","ignore":["lm_head","re:.*mlp\\.gate$"],"quant_method":"compressed-tensors"},"ssm_state_size":8,"tie_word_embeddings":false,"time_step_limit":[0,Infinity],"torch_dtype":"bfloat16","vocab_size":256}`
+	a, err := model.ParseConfig("nemotron.json", []byte(cfg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := budget.Class{Name: "gen", Device: budget.Device{Name: "G", Silicon: budget.Silicon{Vendor: budget.NVIDIA, Major: 9}, MemoryBytes: 0x28cb0e5f},
+		Memory: budget.DriverTerms{DriverBudgetPerMille: 8, UtilCeiling: 1}}
+	p, _ := ProfileFor("main")
+	s := Serve{GPUMemoryUtilization: 0.669921875, MaxModelLen: 1, MaxNumSeqs: 1, MaxNumBatchedTokens: 1, BlockSize: 16,
+		TensorParallelSize: 1, PipelineParallelSize: 2, DataParallelSize: 1, KVCacheDtype: "auto", EnforceEager: true}
+	fits := func(u float64) bool {
+		trial := s
+		trial.GPUMemoryUtilization = u
+		_, plan, err := NewCompiler(a).Compile(trial, c, p)
+		return err == nil && plan.Evaluate(1, 1).Fits()
+	}
+	if fits(0.96) || !fits(0.97) || fits(0.98) {
+		t.Fatalf("the case moved: fits at 0.96 %v, 0.97 %v, 0.98 %v", fits(0.96), fits(0.97), fits(0.98))
+	}
+	adv, err := Search{Arch: a, Class: c, Profile: p}.Advise(s, engine.Target{Seqs: 1, Tokens: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := flagsOf(adv); !slices.Contains(got, "--gpu-memory-utilization 0.97") {
+		t.Errorf("suggestions %q, want --gpu-memory-utilization 0.97 among them", got)
+	}
+}
