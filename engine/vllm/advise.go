@@ -119,11 +119,10 @@ func (e Search) Advise(s Serve, t engine.Target) (Advice, error) {
 		adv.add(sug)
 	}
 	adv.Searched = append(adv.Searched, fmt.Sprintf("--max-model-len 1..%d at %d sequence(s)", t.Tokens, t.Seqs))
-	if ans, err := budget.MaxSequences(plan, t.Tokens, t.Seqs); err != nil {
+	if sug, ok, err := e.boundSeqs(r.Serve, plan, t); err != nil {
 		return Advice{}, err
-	} else if ans.Fits && ans.Value < t.Seqs {
-		adv.add(Suggestion{Flags: fmt.Sprintf("--max-num-seqs %d", ans.Value), Serve: withSeqs(r.Serve, ans.Value),
-			Why: fmt.Sprintf("the most sequences of %d tokens that fit", t.Tokens), At: ans.At, GPUs: gpus(r)})
+	} else if ok {
+		adv.add(sug)
 	}
 	adv.Searched = append(adv.Searched, fmt.Sprintf("--max-num-seqs 1..%d at %d tokens", t.Seqs, t.Tokens))
 
@@ -402,6 +401,36 @@ func (e *Search) boundLen(s Serve, plan *budget.Plan, t engine.Target) (Suggesti
 		if f := again.Evaluate(t.Seqs, ans.Value); f.Fits() {
 			return Suggestion{Flags: fmt.Sprintf("--max-model-len %d", ans.Value), Serve: trial,
 				Why: fmt.Sprintf("the longest that fits at %d sequence(s)", t.Seqs), At: f, GPUs: gpus(r)}, true, nil
+		}
+		plan, limit = again, ans.Value
+	}
+	return Suggestion{}, false, nil
+}
+
+// boundSeqs is the most sequences of t.Tokens that fit, below t.Seqs,
+// checked on the serve recompiled with it as --max-num-seqs: a smaller cap
+// shrinks what the profile run sizes for the whole batch (the charged
+// CUDA-graph estimate, the sampler), and the allocator's slack over the KV
+// tensors the budget then sizes moves in steps, so the bound can move; the
+// search runs again on the new serve until it holds.
+func (e *Search) boundSeqs(s Serve, plan *budget.Plan, t engine.Target) (Suggestion, bool, error) {
+	limit := t.Seqs
+	for range 4 {
+		ans, err := budget.MaxSequences(plan, t.Tokens, limit)
+		if err != nil {
+			return Suggestion{}, false, err
+		}
+		if !ans.Fits || ans.Value >= t.Seqs {
+			return Suggestion{}, false, nil
+		}
+		trial := withSeqs(s, ans.Value)
+		r, again, err := e.compile(trial)
+		if err != nil {
+			return Suggestion{}, false, nil
+		}
+		if f := again.Evaluate(ans.Value, t.Tokens); f.Fits() {
+			return Suggestion{Flags: fmt.Sprintf("--max-num-seqs %d", ans.Value), Serve: trial,
+				Why: fmt.Sprintf("the most sequences of %d tokens that fit", t.Tokens), At: f, GPUs: gpus(r)}, true, nil
 		}
 		plan, limit = again, ans.Value
 	}

@@ -158,3 +158,63 @@ func TestUtilFitsBetweenTwoThatDoNot(t *testing.T) {
 		t.Errorf("suggestions %q, want --gpu-memory-utilization 0.97 among them", got)
 	}
 }
+
+// TestMaxNumSeqsBoundIsChecked holds rapid's counterexamples of the
+// --max-num-seqs bound, which was computed on the serve's own plan and not
+// rebuilt: a smaller cap shrinks the charged graph estimate or the sampler,
+// the budget then sizes larger KV tensors, and the allocator's slack over
+// them jumps, so the bound's serve did not fit its own bound.
+func TestMaxNumSeqsBoundIsChecked(t *testing.T) {
+	cases := []struct {
+		name, version, config string
+		serve                 Serve
+		class                 budget.Class
+		target                engine.Target
+	}{
+		{"a sliding llama under 0.20.0", "0.20.0",
+			`{"attention_bias":false,"attention_chunk_size":1,"hidden_size":32,"intermediate_size":6144,"layer_types":["full_attention","full_attention","full_attention","full_attention","full_attention","full_attention","full_attention","full_attention","full_attention","full_attention","full_attention","full_attention","full_attention","full_attention","sliding_attention"],"max_position_embeddings":256,"mlp_bias":false,"model_type":"llama","num_attention_heads":1,"num_hidden_layers":15,"num_key_value_heads":1,"sliding_window":1,"tie_word_embeddings":false,"torch_dtype":"bfloat16","vocab_size":256}`,
+			Serve{GPUMemoryUtilization: 0.7421614051094826, MaxModelLen: 26, MaxNumSeqs: 5, MaxNumBatchedTokens: 4002, BlockSize: 16, KVCacheDtype: "bfloat16",
+				TensorParallelSize: 1, PipelineParallelSize: 1, DataParallelSize: 1, CPUOffloadGiB: 0.25},
+			budget.Class{Name: "gen", Device: budget.Device{Name: "G", Silicon: hopper, MemoryBytes: 0x4222e993},
+				Memory: budget.DriverTerms{DriverFixedBytes: 0xa23bd, DriverBudgetPerMille: 18, Unified: true, UtilCeiling: 1}},
+			engine.Target{Seqs: 4, Tokens: 14}},
+		{"an fp8 mistral under 0.21.0", "0.21.0",
+			`{"hidden_size":32,"intermediate_size":128,"max_position_embeddings":256,"model_type":"mistral","num_attention_heads":1,"num_hidden_layers":1,"num_key_value_heads":1,"quantization_config":{"quant_method":"fp8"},"tie_word_embeddings":false,"torch_dtype":"bfloat16","vocab_size":3201}`,
+			Serve{GPUMemoryUtilization: 0.96875, MaxModelLen: 1, MaxNumSeqs: 24, MaxNumBatchedTokens: 24, BlockSize: 16, KVCacheDtype: "auto",
+				TensorParallelSize: 1, PipelineParallelSize: 1, DataParallelSize: 1, EnforceEager: true},
+			budget.Class{Name: "gen", Device: budget.Device{Name: "G", Silicon: hopper, MemoryBytes: 0x14128b2a}, Memory: budget.DriverTerms{UtilCeiling: 1}},
+			engine.Target{Seqs: 2, Tokens: 1}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			a, err := model.ParseConfig("case.json", []byte(tc.config))
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := ProfileFor(tc.version)
+			if err != nil {
+				t.Fatal(err)
+			}
+			adv, err := Search{Arch: a, Class: tc.class, Profile: p}.Advise(tc.serve, tc.target)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, sg := range adv.Suggestions {
+				seqs, tokens := min(tc.target.Seqs, sg.Serve.MaxNumSeqs), tc.target.Tokens
+				if sg.Serve.MaxNumSeqs == 0 {
+					seqs = tc.target.Seqs
+				}
+				if sg.Serve.MaxModelLen > 0 && sg.Serve.MaxModelLen < tokens {
+					tokens = sg.Serve.MaxModelLen
+				}
+				ref, err := NewReference(a, sg.Serve, tc.class, p)
+				if err != nil {
+					t.Fatalf("%s: %v", sg.Flags, err)
+				}
+				if !ref.Plan().Evaluate(seqs, tokens).Fits() {
+					t.Errorf("suggestion %s does not fit %d x %d on its own serve", sg.Flags, seqs, tokens)
+				}
+			}
+		})
+	}
+}
