@@ -25,13 +25,13 @@ func propSuggestionsFitAndNothingFitsIsTrue(t *rapid.T) {
 		adviseBranches["fits"]++
 		return
 	}
-	e := vllm.Search{Arch: c.Arch, Class: c.Class, Profile: current}
+	e := vllm.Search{Arch: c.Arch, Class: c.Class, Profile: c.Profile}
 	adv, err := e.Advise(r.Serve, target)
 	if err != nil {
 		t.Fatalf("advise: %v", err)
 	}
 	fitsWith := func(s vllm.Serve, seqs, tokens uint64) bool {
-		ref, err := vllm.NewReference(c.Arch, s, c.Class, current)
+		ref, err := vllm.NewReference(c.Arch, s, c.Class, c.Profile)
 		if err != nil || seqs > ref.Serve.MaxNumSeqs || tokens > ref.Serve.MaxModelLen {
 			return false
 		}

@@ -2,7 +2,6 @@ package properties
 
 import (
 	"fmt"
-	"maps"
 	"strings"
 	"testing"
 
@@ -12,6 +11,7 @@ import (
 	"membudget/budget"
 	"membudget/engine/vllm"
 	"membudget/model"
+	"membudget/model/modelgen"
 	"membudget/model/safetensors"
 )
 
@@ -19,119 +19,17 @@ import (
 // without static activation scales; MXFP4 for gpt-oss).
 var checkpointQuants = map[string]bool{"fp8": true, "awq": true, "gptq": true, "mxfp4": true}
 
-// genCheckpointConfig draws a config of every family genConfig draws, and
-// from them the model_types it does not draw that read the same keys:
-// qwen2 from a llama, deepseek_v2 from a deepseek_v3, kimi_k2 (and its
-// Kimi-K2.5 wrapper) from a deepseek_v3, glm_moe_dsa from a deepseek_v32
-// (each with IndexCache's index_topk_freq, its index_topk_pattern or
-// neither),
-// ministral3 from a mistral, qwen3_vl_text from a qwen3, the Gemma 4
-// wrapper around a gemma4_text, gemma3 with a SigLIP vision tower from a
-// gemma3_text, Qwen3.5 dense or MoE (qwen3_5_moe) from the drawn Qwen3.5;
-// Llama's attention_bias and DeepSeek's MTP layers.
+// genCheckpointConfig draws a config of every model_type modelgen draws
+// (Llama's attention and MLP biases, DeepSeek's MTP layers and
+// IndexCache's layers among them) whose quantization hfCheckpoint writes.
 func genCheckpointConfig() *rapid.Generator[map[string]any] {
-	return rapid.Custom(func(t *rapid.T) map[string]any {
-		c := maps.Clone(genConfig().Filter(func(c map[string]any) bool {
-			q, _ := c["quantization_config"].(map[string]any)
-			return q == nil || checkpointQuants[q["quant_method"].(string)] && q["activation_scheme"] != "static"
-		}).Draw(t, "config"))
-		switch c["model_type"] {
-		case "llama":
-			switch rapid.IntRange(0, 2).Draw(t, "llama_variant") {
-			case 1:
-				c["model_type"] = "qwen2" // q, k and v biases
-			case 2:
-				c["attention_bias"] = true // q, k, v and o biases
-			}
-		case "mistral":
-			if rapid.Bool().Draw(t, "ministral3") {
-				c["model_type"] = "ministral3"
-			}
-		case "qwen3":
-			if rapid.Bool().Draw(t, "qwen3_vl_text") {
-				c["model_type"] = "qwen3_vl_text"
-			}
-		case "deepseek_v3":
-			switch rapid.IntRange(0, 3).Draw(t, "deepseek_variant") {
-			case 1:
-				c["model_type"] = "deepseek_v2"
-			case 2:
-				c["model_type"] = "kimi_k2"
-			case 3:
-				c["model_type"] = "kimi_k2"
-				c = wrapText("kimi_k25", c)
-			}
-			c["num_nextn_predict_layers"] = rapid.Uint64Range(0, 1).Draw(t, "mtp_layers")
-		case "deepseek_v32":
-			if rapid.Bool().Draw(t, "glm_moe_dsa") {
-				c["model_type"] = "glm_moe_dsa"
-			}
-			c["num_nextn_predict_layers"] = rapid.Uint64Range(0, 1).Draw(t, "mtp_layers")
-			// IndexCache: layers that reuse an earlier top-k build no
-			// indexer, and vLLM drops their checkpoint weights.
-			switch rapid.IntRange(0, 2).Draw(t, "index_cache") {
-			case 1:
-				c["index_topk_freq"] = rapid.Uint64Range(1, 4).Draw(t, "index_topk_freq")
-				c["index_skip_topk_offset"] = rapid.Uint64Range(0, 3).Draw(t, "index_skip_topk_offset")
-			case 2:
-				pattern := make([]byte, c["num_hidden_layers"].(uint64))
-				for i := range pattern {
-					pattern[i] = rapid.SampledFrom([]byte("FS")).Draw(t, "index_topk_layer")
-				}
-				c["index_topk_pattern"] = string(pattern)
-			}
-		case "gemma4_text":
-			if rapid.Bool().Draw(t, "gemma4_wrapper") {
-				c = wrapText("gemma4", c)
-			}
-		case "qwen3_5":
-			text := c["text_config"].(map[string]any)
-			if rapid.Bool().Draw(t, "qwen3_5_moe") {
-				// vLLM builds MoE layers for qwen3_5_moe_text only
-				// (qwen3_5.py:157-175).
-				c["model_type"], text["model_type"] = "qwen3_5_moe", "qwen3_5_moe_text"
-			} else {
-				for _, k := range []string{"num_experts", "num_experts_per_tok", "moe_intermediate_size", "shared_expert_intermediate_size"} {
-					delete(text, k)
-				}
-			}
-		case "gemma3_text":
-			if rapid.Bool().Draw(t, "vision") {
-				heads := rapid.SampledFrom([]uint64{1, 2, 4, 8}).Draw(t, "vision_heads")
-				patch := rapid.SampledFrom([]uint64{14, 16}).Draw(t, "patch")
-				text := maps.Clone(c)
-				q, quantized := text["quantization_config"]
-				delete(text, "quantization_config")
-				c = map[string]any{"model_type": "gemma3", "torch_dtype": c["torch_dtype"], "text_config": text,
-					"vision_config": map[string]any{
-						"hidden_size":         heads * 32 * rapid.Uint64Range(1, 4).Draw(t, "vision_head_x32"),
-						"intermediate_size":   128 * rapid.Uint64Range(1, 8).Draw(t, "vision_inter_x128"),
-						"num_hidden_layers":   rapid.Uint64Range(1, 4).Draw(t, "vision_layers"),
-						"num_attention_heads": heads,
-						"patch_size":          patch,
-						"image_size":          patch * rapid.Uint64Range(1, 16).Draw(t, "patches_per_side"),
-					}}
-				if quantized {
-					c["quantization_config"] = q // at the top, as Gemma 3's published configs keep it
-				}
-			}
+	return modelgen.Config().Filter(func(c map[string]any) bool {
+		q, _ := c["quantization_config"].(map[string]any)
+		if q == nil {
+			q, _ = textConfig(c)["quantization_config"].(map[string]any)
 		}
-		return c
+		return q == nil || checkpointQuants[q["quant_method"].(string)] && q["activation_scheme"] != "static"
 	})
-}
-
-// wrapText nests a text config under a multimodal wrapper of model_type
-// wrapper that keeps no vision tower the model counts (Gemma 4's and
-// Kimi-K2.5's), its quantization at the top as the published configs keep
-// it.
-func wrapText(wrapper string, text map[string]any) map[string]any {
-	text = maps.Clone(text)
-	c := map[string]any{"model_type": wrapper, "text_config": text, "torch_dtype": text["torch_dtype"]}
-	if q, ok := text["quantization_config"]; ok {
-		delete(text, "quantization_config")
-		c["quantization_config"] = q
-	}
-	return c
 }
 
 // textConfig is the language model's keys of a drawn config.
@@ -869,7 +767,7 @@ var mxfp4Kernels = []model.MXFP4Kernel{vllm.MXFP4Triton, vllm.MXFP4Marlin, vllm.
 // kernel.
 func propCheckpointEqualsConfig(t *rapid.T) {
 	cfg := genCheckpointConfig().Draw(t, "config")
-	data, err := genConfigJSON(cfg)
+	data, err := modelgen.JSON(cfg)
 	if err != nil {
 		t.Fatalf("marshal: %v", err)
 	}

@@ -1,7 +1,6 @@
 package properties
 
 import (
-	"encoding/json"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -69,15 +68,7 @@ func genLayerMix(t *rapid.T, a *model.Arch) {
 // flags that set the state: prefix caching and the state dtypes.
 func genStateCase() *rapid.Generator[serveCase] {
 	return rapid.Custom(func(t *rapid.T) serveCase {
-		cfg := genConfig().Draw(t, "config")
-		data, err := json.Marshal(cfg)
-		if err != nil {
-			t.Fatalf("marshal: %v", err)
-		}
-		a, err := model.ParseConfig("gen.json", data)
-		if err != nil {
-			t.Fatalf("a generated valid config does not parse: %v\n%s", err, data)
-		}
+		data, a := genArch(t, "config")
 		genLayerMix(t, a)
 		var tps []uint64
 		for _, tp := range []uint64{1, 2, 4, 8} {
@@ -104,13 +95,13 @@ func genStateCase() *rapid.Generator[serveCase] {
 		if rapid.Bool().Draw(t, "kv_cache_memory") {
 			s.KVCacheMemoryBytes = rapid.Uint64Range(1<<20, 1<<34).Draw(t, "kv_cache_memory_bytes")
 		}
-		c := sizedClass(t, a, s, si)
+		c := sizedClass(t, a, s, si, current, 1)
 		s.KVCacheMemoryBytes = min(s.KVCacheMemoryBytes, c.Device.MemoryBytes)
 		ref, err := vllm.NewReference(a, s, c, current)
 		if err != nil {
 			t.Fatalf("a valid serve is refused: %v", err)
 		}
-		return serveCase{string(data), a, s, c, ref}
+		return serveCase{data, a, s, c, current, ref}
 	})
 }
 

@@ -2,7 +2,11 @@ package sglang_test
 
 import (
 	"slices"
+	"strconv"
+	"sync/atomic"
 	"testing"
+
+	"pgregory.net/rapid"
 
 	"membudget"
 	"membudget/engine/enginetest"
@@ -48,4 +52,35 @@ func TestContractOnShippedModels(t *testing.T) {
 		t.Errorf("%d of %d cases sized: the suite checks too few serves", sized, len(names))
 	}
 	t.Logf("%d of %d cases sized and checked", sized, len(names))
+}
+
+// TestContractOnGeneratedModels runs the engine contract over generated
+// configs of every family (SGLang refusing those whose pools it does not
+// model), on every class, under drawn releases, ranks, contexts, KV dtypes
+// and fractions.
+func TestContractOnGeneratedModels(t *testing.T) {
+	t.Parallel()
+	var sized, drawn atomic.Int64
+	rapid.Check(t, func(t *rapid.T) {
+		drawn.Add(1)
+		m, c := enginetest.Generated(t)
+		args := enginetest.ParallelArgs(t, "tp-size", "pp-size")
+		args = append(args, "--sglang-version", rapid.SampledFrom([]string{"v0.5.6.post2", "v0.4.9.post2"}).Draw(t, "version"),
+			"--context-length", strconv.FormatUint(rapid.Uint64Range(1, max(m.Arch.MaxPosition, 1)).Draw(t, "context_length"), 10),
+			"--kv-cache-dtype", rapid.SampledFrom([]string{"auto", "fp8_e4m3"}).Draw(t, "kv"))
+		if rapid.Bool().Draw(t, "fraction") {
+			args = append(args, "--mem-fraction-static", rapid.SampledFrom([]string{"0.5", "0.8", "0.9"}).Draw(t, "msf"))
+		}
+		if enginetest.Check(t, sglang.Engine{}, enginetest.Case{Model: m, Class: c, Args: args}) != nil {
+			sized.Add(1)
+		}
+	})
+	// The refusals are checked too (SGLang refuses the families whose
+	// pools it does not model, the ranks that do not divide, TensorRT-LLM
+	// attention on SM12x): about a third of the draws size, and a tenth
+	// must, or the generators reach too few servers.
+	t.Logf("%d of %d draws sized and checked", sized.Load(), drawn.Load())
+	if sized.Load()*10 < drawn.Load() {
+		t.Errorf("%d of %d draws sized: the generators reach too few serves", sized.Load(), drawn.Load())
+	}
 }

@@ -1,7 +1,6 @@
 package vllm
 
 import (
-	"fmt"
 	"sync"
 
 	"membudget/budget"
@@ -89,7 +88,7 @@ func (cp *Compiler) compile(s Serve, c budget.Class, p Profile) (kvCheck, *budge
 	}
 	layout, err := cp.layout(r)
 	if err != nil {
-		return kvCheck{}, nil, fmt.Errorf("%s: %w", a.Source, err)
+		return kvCheck{}, nil, layoutRefusal(a, err)
 	}
 	requested, err := c.UtilBudget(r.GPUMemoryUtilization, p.Rounding)
 	if err != nil {

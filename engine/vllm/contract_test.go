@@ -2,7 +2,11 @@ package vllm_test
 
 import (
 	"slices"
+	"strconv"
+	"sync/atomic"
 	"testing"
+
+	"pgregory.net/rapid"
 
 	"membudget"
 	"membudget/engine/enginetest"
@@ -47,4 +51,32 @@ func TestContractOnShippedModels(t *testing.T) {
 		t.Errorf("%d of %d cases sized: the suite checks too few serves", sized, len(names))
 	}
 	t.Logf("%d of %d cases sized and checked", sized, len(names))
+}
+
+// TestContractOnGeneratedModels runs the engine contract over generated
+// configs of every family, on every class, under drawn releases, ranks,
+// lengths, KV dtypes and utils: refusals included.
+func TestContractOnGeneratedModels(t *testing.T) {
+	t.Parallel()
+	var sized, drawn atomic.Int64
+	rapid.Check(t, func(t *rapid.T) {
+		drawn.Add(1)
+		m, c := enginetest.Generated(t)
+		args := enginetest.ParallelArgs(t, "tensor-parallel-size", "pipeline-parallel-size")
+		args = append(args, "--vllm-version", rapid.SampledFrom([]string{"main", "0.25.0", "0.19.0", "0.14.0", "0.8.5:v0"}).Draw(t, "version"),
+			"--max-model-len", strconv.FormatUint(rapid.Uint64Range(1, min(m.Arch.MaxPosition, 65536)).Draw(t, "max_model_len"), 10),
+			"--kv-cache-dtype", rapid.SampledFrom([]string{"auto", "fp8"}).Draw(t, "kv"),
+			"--gpu-memory-utilization", rapid.SampledFrom([]string{"0.5", "0.8", "0.92"}).Draw(t, "util"))
+		if rapid.Bool().Draw(t, "eager") {
+			args = append(args, "--enforce-eager")
+		}
+		if enginetest.Check(t, vllm.Engine{}, enginetest.Case{Model: m, Class: c, Args: args}) != nil {
+			sized.Add(1)
+		}
+	})
+	// The refusals are checked too, but most draws must size.
+	t.Logf("%d of %d draws sized and checked", sized.Load(), drawn.Load())
+	if sized.Load()*3 < drawn.Load() {
+		t.Errorf("%d of %d draws sized: the generators reach too few serves", sized.Load(), drawn.Load())
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"membudget/budget"
+	"membudget/engine"
 	"membudget/model"
 )
 
@@ -145,3 +146,9 @@ type layerKey struct {
 // their counts: "Mambax3 FullAttentionx1" for a gated-delta-net hybrid, whose
 // state groups share the block pool with the attention group.
 func (ref *Reference) Groups() string { return groupNames(ref.Arch, ref.groups) }
+
+// layoutRefusal is vLLM's refusal of a's KV cache layout (groups it cannot
+// form): a refusal of the model itself, as its setting error names it.
+func layoutRefusal(a *model.Arch, err error) error {
+	return &engine.SettingError{Flag: "model", Value: a.Source, Reason: err.Error()}
+}

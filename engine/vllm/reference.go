@@ -62,7 +62,7 @@ func newReference(a *model.Arch, s Serve, c budget.Class, p Profile, shard bool)
 	}
 	layout, err := kvLayoutOf(layerSpecs(a, r))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", a.Source, err)
+		return nil, layoutRefusal(a, err)
 	}
 	ref := &Reference{Arch: a, Serve: r, Class: c, groups: layout}
 	for _, st := range r.Stages {

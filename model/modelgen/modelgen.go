@@ -1,0 +1,128 @@
+// Package modelgen holds rapid generators of valid Hugging Face
+// config.json objects, one per family the model reads, for the property
+// tests of membudget/properties and the engines' contract suite: every
+// model_type of [model.ModelTypes] is drawn, with shapes from the real
+// ranges (GQA ratios, head_dim, MLA and its indexer, MoE, sliding windows
+// of every kind, chunked attention, gated delta nets, Mamba2, partial
+// rotary, vision towers) and every quantization scheme the family takes.
+//
+// Head counts come from a divisor-rich set (1, 2, 3, 4, 6, 8, 12, ... 64)
+// and KV heads among their divisors, so that a caller drawing a
+// tensor-parallel degree meets degrees that do not divide the heads too,
+// and must expect the engine to refuse those.
+//
+// Every config a generator draws parses with [model.ParseConfig] once
+// written by [JSON]; the package's own test holds it to that.
+package modelgen
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"pgregory.net/rapid"
+)
+
+// family is the generator of one file: the model_types it draws and how
+// it draws one of them.
+type family struct {
+	types []string
+	draw  func(t *rapid.T, modelType string) map[string]any
+}
+
+// generator draws one of the family's model_types.
+func (f family) generator() *rapid.Generator[map[string]any] {
+	return rapid.Custom(func(t *rapid.T) map[string]any {
+		mt := rapid.SampledFrom(f.types).Draw(t, "model_type")
+		return withArchitecture(f.draw(t, mt), mt)
+	})
+}
+
+// of draws modelType only.
+func (f family) of(modelType string) *rapid.Generator[map[string]any] {
+	return rapid.Custom(func(t *rapid.T) map[string]any { return withArchitecture(f.draw(t, modelType), modelType) })
+}
+
+// architectures are the transformers classes the published checkpoints of
+// each model_type name in config.json's "architectures" (those of
+// corpus/models, and transformers' causal-LM class of the text-only
+// types): an engine picks its implementation by it.
+var architectures = map[string]string{
+	"deepseek_v2": "DeepseekV2ForCausalLM", "deepseek_v3": "DeepseekV3ForCausalLM", "deepseek_v32": "DeepseekV32ForCausalLM",
+	"exaone4": "Exaone4ForCausalLM", "gemma": "GemmaForCausalLM", "gemma2": "Gemma2ForCausalLM",
+	"gemma3": "Gemma3ForConditionalGeneration", "gemma3_text": "Gemma3ForCausalLM",
+	"gemma4": "Gemma4ForConditionalGeneration", "gemma4_text": "Gemma4ForCausalLM",
+	"glm4_moe": "Glm4MoeForCausalLM", "glm_moe_dsa": "GlmMoeDsaForCausalLM", "gpt_oss": "GptOssForCausalLM",
+	"granite": "GraniteForCausalLM", "kimi_k2": "DeepseekV3ForCausalLM", "kimi_k25": "KimiK25ForConditionalGeneration",
+	"llama": "LlamaForCausalLM", "llama4": "Llama4ForConditionalGeneration", "llama4_text": "Llama4ForCausalLM",
+	"minimax_m2": "MiniMaxM2ForCausalLM", "ministral3": "Ministral3ForCausalLM", "mistral": "MistralForCausalLM",
+	"mistral3": "Mistral3ForConditionalGeneration", "mixtral": "MixtralForCausalLM", "nemotron_h": "NemotronHForCausalLM",
+	"olmo3": "Olmo3ForCausalLM", "opt": "OPTForCausalLM", "phi": "PhiForCausalLM", "phi3": "Phi3ForCausalLM",
+	"qwen2": "Qwen2ForCausalLM", "qwen2_5_vl": "Qwen2_5_VLForConditionalGeneration", "qwen2_moe": "Qwen2MoeForCausalLM",
+	"qwen3": "Qwen3ForCausalLM", "qwen3_5": "Qwen3_5ForConditionalGeneration", "qwen3_5_moe": "Qwen3_5MoeForConditionalGeneration",
+	"qwen3_5_text": "Qwen3_5ForCausalLM", "qwen3_5_moe_text": "Qwen3_5MoeForCausalLM", "qwen3_moe": "Qwen3MoeForCausalLM",
+	"qwen3_next": "Qwen3NextForCausalLM", "qwen3_vl": "Qwen3VLForConditionalGeneration", "qwen3_vl_text": "Qwen3VLForConditionalGeneration",
+}
+
+// withArchitecture names c's architecture, as every published config does.
+func withArchitecture(c map[string]any, modelType string) map[string]any {
+	if _, ok := c["architectures"]; !ok {
+		if a, ok := architectures[modelType]; ok {
+			c["architectures"] = []string{a}
+		}
+	}
+	return c
+}
+
+// families are every family's generator, simplest first (rapid.OneOf
+// shrinks towards the first).
+var families = []family{
+	llama, mistral, qwen2, qwen3, gemma, granite, phi, phi3, opt, olmo3, exaone4,
+	gemma2, gemma3Text, gemma4Text, mixtral, qwen3MoE, qwen2MoE, deepseek, glm4MoE, minimaxM2,
+	gptOss, llama4Text, qwen3Next, qwen35Text, nemotronH, wrappers,
+}
+
+// Config draws a valid config.json of any model_type the package draws:
+// each family's generator joined with rapid.OneOf.
+func Config() *rapid.Generator[map[string]any] {
+	gens := make([]*rapid.Generator[map[string]any], len(families))
+	for i, f := range families {
+		gens[i] = f.generator()
+	}
+	return rapid.OneOf(gens...)
+}
+
+// ConfigOf draws a valid config.json of model_type modelType only, for a
+// test that targets one family. It panics for a model_type that
+// [ModelTypes] does not list.
+func ConfigOf(modelType string) *rapid.Generator[map[string]any] {
+	for _, f := range families {
+		if slices.Contains(f.types, modelType) {
+			return f.of(modelType)
+		}
+	}
+	panic(fmt.Sprintf("modelgen: no generator draws model_type %q", modelType))
+}
+
+// ModelTypes lists the model_type values the generators draw at the top
+// of a config.json, sorted.
+func ModelTypes() []string {
+	var out []string
+	for _, f := range families {
+		out = append(out, f.types...)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// JSON writes a drawn config as Python's json module writes it: the string
+// "Infinity", which the generators put where a config holds the float
+// (Nemotron-H's time_step_limit), becomes the bare constant Infinity.
+func JSON(c map[string]any) ([]byte, error) {
+	data, err := json.Marshal(c)
+	if err != nil {
+		return nil, err
+	}
+	return bytes.ReplaceAll(data, []byte(`"Infinity"`), []byte("Infinity")), nil
+}

@@ -1,0 +1,17 @@
+package modelgen
+
+import "pgregory.net/rapid"
+
+// Olmo3 draws model_type olmo3: head_dim derived from hidden_size, sliding
+// and full layers by layer_types.
+func Olmo3() *rapid.Generator[map[string]any] { return olmo3.generator() }
+
+var olmo3 = family{types: []string{"olmo3"}, draw: drawOlmo3}
+
+func drawOlmo3(t *rapid.T, modelType string) map[string]any {
+	c, s := decoder(t, modelType, false)
+	c["layer_types"] = layerTypes(t, s.layers, "full_attention", "sliding_attention")
+	c["sliding_window"] = window(t)
+	quantize(t, c, quantDense)
+	return c
+}
