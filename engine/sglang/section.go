@@ -128,7 +128,14 @@ func (s section) loadedOn(i int) uint64 {
 
 func (s section) Weights(i int) engine.Weights { return s.sz.weightsOf(i, s.loadedOn(i)) }
 
-func (s section) Warnings(i int) []string { return s.Weights(i).Warnings }
+// Warnings are the checkpoint's differences from config.json's weights;
+// without a checkpoint there is nothing to compare.
+func (s section) Warnings(i int) []string {
+	if s.sz.Model.Checkpoint == nil {
+		return nil
+	}
+	return s.Weights(i).Warnings
+}
 
 func (s section) Fields(fp budget.Footprint) []engine.Field {
 	c := s.sz.capacity

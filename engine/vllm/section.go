@@ -98,7 +98,14 @@ func (s section) GPUs() uint64 { return s.sz.gpus() }
 
 func (s section) Weights(i int) engine.Weights { return s.sz.weightsOf(i) }
 
-func (s section) Warnings(i int) []string { return s.sz.weightsOf(i).Warnings }
+// Warnings are the checkpoint's differences from config.json's weights;
+// without a checkpoint there is nothing to compare (and nothing itemised).
+func (s section) Warnings(i int) []string {
+	if s.sz.Model.Checkpoint == nil {
+		return nil
+	}
+	return s.sz.weightsOf(i).Warnings
+}
 
 func (s section) Fields(budget.Footprint) []engine.Field {
 	c := s.sz.capacity
