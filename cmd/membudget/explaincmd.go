@@ -166,7 +166,7 @@ func (a *app) explain(stdout, stderr io.Writer, args []string) int {
 		}
 		return status
 	}
-	writeExplanation(stdout, ex)
+	writeExplanation(stdout, ex, eng.Title())
 	if cal != nil {
 		printCalibration(stdout, cal)
 	}
@@ -341,7 +341,7 @@ func dirOf(path string) string {
 }
 
 // writeExplanation prints an explanation as a table, in the reports' style.
-func writeExplanation(w io.Writer, ex *explain.Explanation) {
+func writeExplanation(w io.Writer, ex *explain.Explanation, title string) {
 	lg := ex.Log
 	fmt.Fprintf(w, "log     %s: %s", lg.Name, lg.Engine)
 	if lg.Version != "" {
@@ -422,7 +422,7 @@ func writeExplanation(w io.Writer, ex *explain.Explanation) {
 		if !s.Agree {
 			verdict = "DISAGREES"
 		}
-		fmt.Fprintf(w, "\nstarts: the log shows vLLM %s (%s, line %d); membudget says it %s: %s\n", startedWord(s.Logged), s.Evidence, s.Line, startsWord(s.Predicted), verdict)
+		fmt.Fprintf(w, "\nstarts: the log shows %s %s (%s, line %d); membudget says it %s: %s\n", title, startedWord(s.Logged), s.Evidence, s.Line, startsWord(s.Predicted), verdict)
 	}
 	if b := ex.Blocks; b != nil {
 		fmt.Fprintf(w, "\nblocks from the logged available KV memory (exact check): %s (line %d) +- %d B in blocks of %d B holds %d to %d blocks; %s (line %d): %d",

@@ -163,9 +163,6 @@ func NewLoader(r Resolver, keep bool) *Loader {
 	return &Loader{resolver: r, keep: keep, models: map[string]*Loaded{}}
 }
 
-// Resolver returns the resolver the loader loads with.
-func (ld *Loader) Resolver() Resolver { return ld.resolver }
-
 // Load loads spec (see [Resolver.Load]), from what the loader keeps when
 // it keeps its loads.
 func (ld *Loader) Load(ctx context.Context, spec string) (*Loaded, error) {
