@@ -7,8 +7,6 @@ package sglang
 // and the EntryClass lists). Another architecture falls back to SGLang's
 // Transformers backend (model_loader/utils.py:68-80 at v0.5.6.post2, :66-78
 // at v0.4.9.post2), whose memory is not modelled.
-// nativeArchitectures is each profile's list, by profile name.
-var nativeArchitectures = map[string][]string{"v0.5.6.post2": native056, "v0.4.9.post2": native049}
 
 var (
 	native056 = []string{

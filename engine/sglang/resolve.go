@@ -92,7 +92,7 @@ func Resolve(s Serve, a *model.Arch, c budget.Class, p Profile) (Resolved, error
 // checkModel refuses what membudget does not model of SGLang's memory for
 // this architecture, naming it, rather than guessing.
 func (r *Resolved) checkModel(a *model.Arch) error {
-	if !slices.ContainsFunc(a.Architectures, func(arch string) bool { return slices.Contains(nativeArchitectures[r.Profile.Name], arch) }) {
+	if !slices.ContainsFunc(a.Architectures, func(arch string) bool { return slices.Contains(r.Profile.Native, arch) }) {
 		return settingErr("model", a.Source, "%s has no native implementation of %v: it would fall back to its Transformers backend (model_loader/utils.py), whose memory is not modelled", r.Profile.Describes, a.Architectures)
 	}
 	for i, l := range a.Layers {

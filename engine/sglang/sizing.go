@@ -50,11 +50,11 @@ type sized struct {
 }
 
 // sizedKey names a server of a model: SGLang's reference depends on no
-// more.
+// more (a profile is one release, named uniquely).
 type sizedKey struct {
-	s Serve
-	c budget.Class
-	p Profile
+	s       Serve
+	c       budget.Class
+	profile string
 }
 
 // memo is a model's servers sized so far, at most memoServers of them: a
@@ -73,7 +73,7 @@ type memoKey struct{}
 
 func size(m *hub.Loaded, c budget.Class, s Serve, p Profile) (*Sizing, error) {
 	mm := m.Memo(memoKey{}, func() any { return &memo{servers: map[sizedKey]*sized{}} }).(*memo)
-	key := sizedKey{s, c, p}
+	key := sizedKey{s, c, p.Name}
 	mm.mu.Lock()
 	z, ok := mm.servers[key]
 	mm.mu.Unlock()

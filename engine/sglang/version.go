@@ -104,6 +104,9 @@ type Profile struct {
 	// flag it prefixes in v0.4.9.post2; v0.5.6.post2 adds
 	// --pp-max-micro-batch-size, and argparse finds --pp ambiguous.
 	PPAbbreviation bool
+	// Native is the architectures the release implements natively (see
+	// native.go); another falls back to its Transformers backend.
+	Native []string
 	// EnvBoolWords says an environment boolean also reads yes, y, no and
 	// n, and warns and keeps its default for anything else (v0.5.6.post2's
 	// EnvBool, environ.py:98-105, 23-38); v0.4.9.post2's get_bool_env_var
@@ -121,14 +124,14 @@ var profiles = []Profile{
 		Describes: "SGLang v0.5.6.post2 (commit 5c8bd8b, 2025-12-11)",
 		MSF:       MSFReserve, GraphTiers: true,
 		AllowLongContextByDefault: false, BF16KVFlag: true, RopeReserve: true, CheckpointFP8KV: true,
-		HybridSWA: true, PPMin: true, PPSplit: PPLastOneExtra, TRTLLMOnBlackwell: true, AiterMSF: true, EnvBoolWords: true,
+		HybridSWA: true, PPMin: true, PPSplit: PPLastOneExtra, TRTLLMOnBlackwell: true, AiterMSF: true, EnvBoolWords: true, Native: native056,
 	},
 	{
 		Name:      "v0.4.9.post2",
 		Commit:    "eb118d88c47d95f0006506ea7abeb0bd51a780b5",
 		Describes: "SGLang v0.4.9.post2 (commit eb118d8, 2025-07-11)",
 		MSF:       MSFTiers, VLMFlat: true,
-		AllowLongContextByDefault: true, PPSplit: PPLastTakesRest, MLANoPP: true, PPAbbreviation: true,
+		AllowLongContextByDefault: true, PPSplit: PPLastTakesRest, MLANoPP: true, PPAbbreviation: true, Native: native049,
 	},
 }
 
