@@ -64,35 +64,47 @@ func NewCompiler(a *model.Arch) *Compiler {
 // before. --cpu-offload-gb and --max-model-len auto, which depend on the
 // tensors one by one, go through the Reference.
 func (cp *Compiler) Compile(s Serve, c budget.Class, p Profile) (Resolved, *budget.Plan, error) {
-	k, plan, err := cp.compile(s, c, p)
+	var k kvCheck
+	plan, err := cp.compileInto(&k, s, c, p)
 	return k.r, plan, err
 }
 
 // compile is Compile, with what vLLM's startup check reads beside the
 // plan.
 func (cp *Compiler) compile(s Serve, c budget.Class, p Profile) (kvCheck, *budget.Plan, error) {
+	var k kvCheck
+	plan, err := cp.compileInto(&k, s, c, p)
+	return k, plan, err
+}
+
+// compileInto is compile writing the check into k, so that Compile, on the
+// hot path of every search, copies the resolved serve once.
+func (cp *Compiler) compileInto(k *kvCheck, s Serve, c budget.Class, p Profile) (*budget.Plan, error) {
 	a := cp.arch
 	if s.CPUOffloadGiB > 0 || s.AutoMaxModelLen {
 		ref, err := NewReference(a, s, c, p)
 		if err != nil {
-			return kvCheck{}, nil, err
+			return nil, err
 		}
-		return ref.check(), ref.Plan(), nil
+		*k = ref.check()
+		return ref.Plan(), nil
 	}
-	r, err := Resolve(s, a, c, p)
+	var err error
+	k.r, err = Resolve(s, a, c, p)
 	if err != nil {
-		return kvCheck{}, nil, err
+		return nil, err
 	}
-	if err := checkShardable(a, r); err != nil {
-		return kvCheck{}, nil, err
+	r := &k.r
+	if err := checkShardable(a, *r); err != nil {
+		return nil, err
 	}
-	layout, err := cp.layout(r)
+	layout, err := cp.layout(*r)
 	if err != nil {
-		return kvCheck{}, nil, layoutRefusal(a, err)
+		return nil, layoutRefusal(a, err)
 	}
 	requested, err := c.UtilBudget(r.GPUMemoryUtilization, p.Rounding)
 	if err != nil {
-		return kvCheck{}, nil, settingErr("gpu-memory-utilization", r.GPUMemoryUtilization, "%v", err)
+		return nil, settingErr("gpu-memory-utilization", r.GPUMemoryUtilization, "%v", err)
 	}
 	plan := &budget.Plan{
 		Device:  c.Device.MemoryBytes,
@@ -119,10 +131,10 @@ func (cp *Compiler) compile(s Serve, c budget.Class, p Profile) (kvCheck, *budge
 		pools[i] = w.pools
 		stage := &plan.Stages[i]
 		stage.Fixed[budget.TermWeights] = w.bytes
-		for _, it := range peakItems(a, r, st) {
+		for _, it := range peakItems(a, *r, st) {
 			stage.Fixed[it.Term] = budget.SatAdd(stage.Fixed[it.Term], it.Bytes)
 		}
-		stage.Pool = layout.pool(r, st)
+		stage.Pool = layout.pool(*r, st)
 		avail := r.KVCacheMemoryBytes
 		stage.Budget = requested
 		if r.KVCacheMemoryBytes > 0 {
@@ -147,7 +159,8 @@ func (cp *Compiler) compile(s Serve, c budget.Class, p Profile) (kvCheck, *budge
 		}
 		plan.Stages[i].Slack = pools[i].Slack()
 	}
-	return kvCheck{r: r, groups: layout, shardings: shardings}, plan, nil
+	k.groups, k.shardings = layout, shardings
+	return plan, nil
 }
 
 // weights is the stage's weights, computed once per sharding.
