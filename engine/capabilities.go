@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"flag"
 
 	"membudget/budget"
@@ -105,4 +106,31 @@ type LogReader interface {
 	// Ranks returns the tensor-parallel ranks the log ran at: s's flag
 	// when it was given, else the log's setting, else 1.
 	Ranks(l *logs.Log, s Serve) uint64
+}
+
+// ServeRefusal returns err, an engine's refusal of the serve a log
+// describes, as the *explain.ServeError a [LogReader] returns: naming the
+// flag of a *[SettingError], and, when from (by flag) says the log gave
+// that setting, the log line it came from.
+func ServeRefusal(err error, from map[string]explain.SettingFrom) *explain.ServeError {
+	se := &explain.ServeError{Err: err}
+	var sErr *SettingError
+	if errors.As(err, &sErr) {
+		se.Flag = sErr.Flag
+		if f, ok := from[sErr.Flag]; ok && f.Source == explain.FromLogged {
+			se.Logged = &f
+		}
+	}
+	return se
+}
+
+// LoggedCount returns the log's setting key as a count above 0, else def:
+// what a [LogReader]'s Ranks reads when its flag was not given.
+func LoggedCount(l *logs.Log, key string, def uint64) uint64 {
+	if st, ok := l.Setting(key); ok {
+		if n, ok := st.Int(); ok && n > 0 {
+			return uint64(n)
+		}
+	}
+	return def
 }

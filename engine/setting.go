@@ -60,3 +60,21 @@ func (f *SwitchFlag) Set(s string) error {
 	*f.V = f.To
 	return nil
 }
+
+// Aliases are the other names an engine registers its flags under, by the
+// flag's own name ("tensor-parallel-size": {"tp"}).
+type Aliases map[string][]string
+
+// Given reports whether flag, or one of its aliases, is among given (the
+// flags given, by the names given).
+func (a Aliases) Given(given map[string]bool, flag string) bool {
+	if given[flag] {
+		return true
+	}
+	for _, alias := range a[flag] {
+		if given[alias] {
+			return true
+		}
+	}
+	return false
+}

@@ -60,6 +60,20 @@ type Sharding struct {
 	RouterGEMM bool
 }
 
+// Stages returns the pipeline stages that hold parts[i] consecutive decoder
+// layers each, in order: the engine decides the parts (how it splits the
+// layers), the stages only lay them end to end. Only the layer fields are
+// set.
+func Stages(parts []int) []Sharding {
+	stages := make([]Sharding, len(parts))
+	first := 0
+	for i, k := range parts {
+		stages[i] = Sharding{FirstLayer: first, EndLayer: first + k, First: i == 0, Last: i == len(parts)-1}
+		first += k
+	}
+	return stages
+}
+
 // MXFP4Kernel is how an MXFP4 MoE kernel rounds the experts' sizes and
 // keeps their biases (vllm/model_executor/layers/fused_moe/oracle/mxfp4.py
 // mxfp4_round_up_hidden_size_and_intermediate_size and the conversions

@@ -517,3 +517,26 @@ func TestIndexCacheLayers(t *testing.T) {
 		t.Errorf("index_topk_freq 0: %v; want an error naming the key", err)
 	}
 }
+
+func TestStages(t *testing.T) {
+	// 7 layers as 3 + 2 + 2: the stages lie end to end, the first holds
+	// the embedding and the last the head.
+	type layers struct {
+		First, End     int
+		HasFirst, Last bool
+	}
+	of := func(st []Sharding) []layers {
+		var out []layers
+		for _, s := range st {
+			out = append(out, layers{s.FirstLayer, s.EndLayer, s.First, s.Last})
+		}
+		return out
+	}
+	if diff := cmp.Diff([]layers{{0, 3, true, false}, {3, 5, false, false}, {5, 7, false, true}}, of(Stages([]int{3, 2, 2}))); diff != "" {
+		t.Errorf("Stages (-want +got):\n%s", diff)
+	}
+	// One stage is both first and last.
+	if diff := cmp.Diff([]layers{{0, 4, true, true}}, of(Stages([]int{4}))); diff != "" {
+		t.Errorf("Stages of one (-want +got):\n%s", diff)
+	}
+}

@@ -27,13 +27,8 @@ func (Engine) Explain(src *explain.Source, m explain.Model, c explain.ClassChoic
 // Ranks is --tp-size when given, else the log's tp_size, else 1.
 func (Engine) Ranks(l *logs.Log, s engine.Serve) uint64 {
 	f := s.(*flagServe)
-	if flagGiven(f.given, "tp-size") {
+	if flagAliases.Given(f.given, "tp-size") {
 		return f.s.TPSize
 	}
-	if st, ok := l.Setting("tp_size"); ok {
-		if n, ok := st.Int(); ok && n > 0 {
-			return uint64(n)
-		}
-	}
-	return 1
+	return engine.LoggedCount(l, "tp_size", 1)
 }

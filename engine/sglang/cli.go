@@ -48,10 +48,10 @@ const AllowLongEnv = "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN"
 type flagServe struct {
 	version string
 	s       Serve
-	// allowLong is SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN as a pasted
-	// line or the environment set it, from where; "" when unset.
-	allowLong, allowLongFrom string
-	ignoredEnv, ignored      []string
+	// Pasted holds SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN as a pasted line or the
+	// environment set it, and what the line held that membudget does not
+	// read.
+	engine.Pasted
 	// given is the flags given, by the names given, once parsed.
 	given map[string]bool
 }
@@ -177,14 +177,6 @@ func (f *flagServe) ReadLine(args []string) (engine.Line, error) {
 
 func (f *flagServe) Env() []string { return []string{AllowLongEnv} }
 
-func (f *flagServe) SetEnv(name, value, from string) {
-	if name == AllowLongEnv {
-		f.allowLong, f.allowLongFrom = value, from
-	}
-}
-
-func (f *flagServe) Ignore(env, flags []string) { f.ignoredEnv, f.ignored = env, flags }
-
 // Parsed refuses an --sglang-version membudget has no rules for, --model
 // and --model-path given together (one flag in SGLang), and --pp where
 // the release's argparse finds it ambiguous.
@@ -220,8 +212,7 @@ func (f *flagServe) Size(m *hub.Loaded, c budget.Class) (engine.Sizing, error) {
 	if err != nil {
 		return nil, err
 	}
-	sz.ignored, sz.ignoredEnv = f.ignored, f.ignoredEnv
-	sz.allowLong, sz.allowLongFrom = f.allowLong, f.allowLongFrom
+	sz.pasted = f.Pasted
 	return sz, nil
 }
 
@@ -229,10 +220,11 @@ func (f *flagServe) Size(m *hub.Loaded, c budget.Class) (engine.Sizing, error) {
 // profile p's SGLang does (see [Profile.EnvBoolWords]). warn is set for a
 // value SGLang does not understand.
 func (f *flagServe) allowLongContext(p Profile) (s engine.Switch, warn string) {
-	if f.allowLongFrom == "" {
+	e, ok := f.Lookup(AllowLongEnv)
+	if !ok {
 		return engine.Default, ""
 	}
-	v := strings.ToLower(f.allowLong)
+	v := strings.ToLower(e.Value)
 	truthy, falsy := []string{"true", "1"}, []string{"false", "0"}
 	if p.EnvBoolWords {
 		truthy, falsy = append(truthy, "yes", "y"), append(falsy, "no", "n")
@@ -247,7 +239,7 @@ func (f *flagServe) allowLongContext(p Profile) (s engine.Switch, warn string) {
 			return engine.Off, ""
 		}
 	}
-	return engine.Off, fmt.Sprintf("%s=%q (%s): %s reads it as false", AllowLongEnv, f.allowLong, f.allowLongFrom, p.Describes)
+	return engine.Off, fmt.Sprintf("%s=%q (%s): %s reads it as false", AllowLongEnv, e.Value, e.From, p.Describes)
 }
 
 // Command is the SGLang launch line that runs the resolved server of

@@ -54,7 +54,7 @@ func buildServe(l *logs.Log, flags Serve, given map[string]bool) (loggedServe, e
 	s := &ss.Serve
 	for _, sk := range logSettings {
 		st, ok := last[sk.key]
-		if flagGiven(given, sk.flag) {
+		if flagAliases.Given(given, sk.flag) {
 			overrideSetting(&ss.Serve, flags, sk.flag)
 			ss.From[sk.flag] = explain.SettingFrom{Source: explain.FromFlag}
 			continue
@@ -158,15 +158,7 @@ func explainLog(in explainInput) (*explain.Explanation, error) {
 	l := in.Source.Log
 	ref, err := NewReference(in.Model.Arch, in.Serve.Serve, in.Class.Class, in.Profile)
 	if err != nil {
-		se := &explain.ServeError{Err: err}
-		var sErr *engine.SettingError
-		if errors.As(err, &sErr) {
-			se.Flag = sErr.Flag
-			if from, ok := in.Serve.From[sErr.Flag]; ok && from.Source == explain.FromLogged {
-				se.Logged = &from
-			}
-		}
-		return nil, se
+		return nil, engine.ServeRefusal(err, in.Serve.From)
 	}
 	r := ref.Serve
 	c := ref.Capacity()
@@ -258,39 +250,16 @@ func settingsOf(ss loggedServe, r Resolved) []explain.Setting {
 		if !given && (v == "" || v == "0") {
 			continue // unset and not defaulted: SGLang sizes it from the pool
 		}
-		st := explain.Setting{Flag: sk.flag, Value: v}
-		switch {
-		case given && from.Source == explain.FromFlag:
-			st.Source = explain.FromFlag
-		case given:
-			st.Source, st.Line = explain.FromLogged, from.Line
-			st.Detail = fmt.Sprintf("%s: %s=%s", from.Detail, from.Key, from.Value)
-		default:
-			st.Source, st.Detail = "SGLang default", r.Sources[sk.flag]
-		}
-		out = append(out, st)
+		out = append(out, explain.SettingOf(sk.flag, v, from, given, "SGLang default", r.Sources[sk.flag]))
 	}
 	return out
 }
 
 // flagAliases are the other names SGLang's flags are registered under.
-var flagAliases = map[string][]string{
+var flagAliases = engine.Aliases{
 	"tp-size": {"tensor-parallel-size", "tp"},
 	"pp-size": {"pipeline-parallel-size", "pp"},
 	"dp-size": {"data-parallel-size", "dp"},
-}
-
-// flagGiven reports whether flag, or one of its aliases, was given.
-func flagGiven(given map[string]bool, flag string) bool {
-	if given[flag] {
-		return true
-	}
-	for _, a := range flagAliases[flag] {
-		if given[a] {
-			return true
-		}
-	}
-	return false
 }
 
 // overrideSetting sets dst's setting of flag to the flags' value.

@@ -194,13 +194,7 @@ func pipelineStages(n, pp int, split PPSplit) []model.Sharding {
 	default:
 		parts[pp-1] += n % pp
 	}
-	stages := make([]model.Sharding, pp)
-	first := 0
-	for i, k := range parts {
-		stages[i] = model.Sharding{FirstLayer: first, EndLayer: first + k, First: i == 0, Last: i == pp-1}
-		first += k
-	}
-	return stages
+	return model.Stages(parts)
 }
 
 func (r *Resolved) resolveDtypes(a *model.Arch, def func(string, string)) error {
@@ -269,33 +263,25 @@ var QuantizationMethods = map[string]string{
 	"mxfp4": "mxfp4",
 }
 
+// quantizations is SGLang's --quantization: its names in any case, a
+// method other than the checkpoint's refused, and fp8 applied online to an
+// unquantized checkpoint with one scale per tensor (configs/model_config.py:
+// 652-747 at v0.5.6.post2, _verify_quantization).
+var quantizations = engine.Quantizations{
+	Methods:  QuantizationMethods,
+	Fold:     true,
+	Unknown:  "not modelled; the modelled methods are",
+	Mismatch: ": SGLang refuses a different method (configs/model_config.py:728-737)",
+	Online: func(method string) (model.Quant, bool) {
+		q, err := model.Online(method)
+		return q, err == nil
+	},
+}
+
 // resolveQuant applies --quantization to the checkpoint's own quantization
-// as SGLang's ModelConfig._verify_quantization does (configs/model_config.py:
-// 652-747 at v0.5.6.post2): an empty flag takes the checkpoint's; fp8 on an
-// unquantized checkpoint quantizes online with one scale per tensor; a flag
-// that disagrees with the checkpoint is an error.
+// (see [engine.Quantizations.Resolve]).
 func resolveQuant(a *model.Arch, flag string) (model.Quant, error) {
-	if flag == "" {
-		return a.Quant, nil
-	}
-	method, ok := QuantizationMethods[strings.ToLower(flag)]
-	if !ok {
-		names := make([]string, 0, len(QuantizationMethods))
-		for k := range QuantizationMethods {
-			names = append(names, k)
-		}
-		slices.Sort(names)
-		return model.Quant{}, settingErr("quantization", fmt.Sprintf("%q", flag), "not modelled; the modelled methods are %s", strings.Join(names, ", "))
-	}
-	switch {
-	case a.Quant.Method == method:
-		return a.Quant, nil
-	case a.Quant.Method != "":
-		return model.Quant{}, settingErr("quantization", fmt.Sprintf("%q", flag), "the checkpoint %s is quantized with %s: SGLang refuses a different method (configs/model_config.py:728-737)", a.Source, a.Quant.Method)
-	case method == "fp8":
-		return model.Online("fp8")
-	}
-	return model.Quant{}, settingErr("quantization", fmt.Sprintf("%q", flag), "needs a checkpoint quantized with %s (its config.json has no quantization_config)", method)
+	return quantizations.Resolve(a, flag)
 }
 
 func (r *Resolved) resolveContext(a *model.Arch, def func(string, string)) error {

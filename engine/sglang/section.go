@@ -3,8 +3,6 @@ package sglang
 import (
 	"fmt"
 	"io"
-	"maps"
-	"slices"
 	"strings"
 
 	"membudget/budget"
@@ -97,27 +95,11 @@ func (s section) Serve() any {
 		KVCacheDtype: r.KVCacheDtype, TPSize: r.TPSize, PPSize: r.PPSize, DPSize: r.DPSize,
 		Dtype: r.Dtype, Quantization: r.Quant.Method, AttentionBackend: r.AttentionBackend,
 		DisableCudaGraph: r.DisableCudaGraph, CudaGraphMaxBS: r.CudaGraphMaxBS, DistInitBytes: r.DistInitBytes,
-		Defaults: r.Sources, Ignored: append(append([]string(nil), s.sz.ignoredEnv...), s.sz.ignored...), Command: s.sz.Command(),
+		Defaults: r.Sources, Ignored: s.sz.pasted.AllIgnored(), Command: s.sz.Command(),
 	}
 }
 
-func (s section) Settings() []string {
-	r := s.sz.Ref.Serve
-	var out []string
-	for _, k := range slices.Sorted(maps.Keys(r.Sources)) {
-		out = append(out, fmt.Sprintf("default --%s: %s", k, r.Sources[k]))
-	}
-	if s.sz.allowLongFrom != "" {
-		out = append(out, fmt.Sprintf("%s=%s, from %s", AllowLongEnv, s.sz.allowLong, s.sz.allowLongFrom))
-	}
-	for _, ig := range s.sz.ignoredEnv {
-		out = append(out, fmt.Sprintf("ignored %s: membudget does not read it", ig))
-	}
-	for _, ig := range s.sz.ignored {
-		out = append(out, fmt.Sprintf("ignored %s: it does not change memory", ig))
-	}
-	return out
-}
+func (s section) Settings() []string { return s.sz.pasted.Settings(s.sz.Ref.Serve.Sources) }
 
 func (s section) GPUs() uint64 { return s.sz.gpus() }
 

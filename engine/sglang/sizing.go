@@ -29,10 +29,8 @@ type Sizing struct {
 	// given is the server as given, before SGLang's defaults: what the
 	// advice changes one flag of.
 	given Serve
-	// ignored, ignoredEnv and allowLong* are what the command line held,
-	// for the report.
-	ignored, ignoredEnv      []string
-	allowLong, allowLongFrom string
+	// pasted is what the command read beside the flags, for the report.
+	pasted engine.Pasted
 }
 
 // Size sizes server s of model m on class c under profile p; a batch's

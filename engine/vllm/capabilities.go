@@ -190,10 +190,5 @@ func (Engine) Ranks(l *logs.Log, s engine.Serve) uint64 {
 	if f.given["tensor-parallel-size"] || f.given["tp"] {
 		return f.s.TensorParallelSize
 	}
-	if st, ok := l.Setting("tensor_parallel_size"); ok {
-		if n, ok := st.Int(); ok && n > 0 {
-			return uint64(n)
-		}
-	}
-	return 1
+	return engine.LoggedCount(l, "tensor_parallel_size", 1)
 }

@@ -45,10 +45,10 @@ const AllowLongEnv = "VLLM_ALLOW_LONG_MAX_MODEL_LEN"
 type flagServe struct {
 	version string
 	s       Serve
-	// allowLong is VLLM_ALLOW_LONG_MAX_MODEL_LEN as a pasted line or the
-	// environment set it, from where; "" when unset.
-	allowLong, allowLongFrom string
-	ignoredEnv, ignored      []string
+	// Pasted holds VLLM_ALLOW_LONG_MAX_MODEL_LEN as a pasted line or the
+	// environment set it, and what the line held that membudget does not
+	// read.
+	engine.Pasted
 	// given is the flags given, by the names given, once parsed.
 	given map[string]bool
 }
@@ -161,14 +161,6 @@ func (f *flagServe) ReadLine(args []string) (engine.Line, error) {
 
 func (f *flagServe) Env() []string { return []string{AllowLongEnv} }
 
-func (f *flagServe) SetEnv(name, value, from string) {
-	if name == AllowLongEnv {
-		f.allowLong, f.allowLongFrom = value, from
-	}
-}
-
-func (f *flagServe) Ignore(env, flags []string) { f.ignoredEnv, f.ignored = env, flags }
-
 // Parsed refuses a --vllm-version membudget has no rules for, before
 // anything is loaded.
 func (f *flagServe) Parsed(given map[string]bool) ([]string, error) {
@@ -184,15 +176,14 @@ func (f *flagServe) Size(m *hub.Loaded, c budget.Class) (engine.Sizing, error) {
 		return nil, err
 	}
 	s := f.s
-	if f.allowLongFrom != "" && allowLongValue(f.allowLong) {
+	if e, ok := f.Lookup(AllowLongEnv); ok && allowLongValue(e.Value) {
 		s.AllowLongMaxModelLen = true
 	}
 	sz, err := size(m, c, s, p)
 	if err != nil {
 		return nil, err
 	}
-	sz.ignored, sz.ignoredEnv = f.ignored, f.ignoredEnv
-	sz.allowLong, sz.allowLongFrom = f.allowLong, f.allowLongFrom
+	sz.pasted = f.Pasted
 	return sz, nil
 }
 

@@ -1,7 +1,6 @@
 package vllm
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"regexp"
@@ -54,7 +53,7 @@ var serveSettings = []struct{ key, flag string }{
 }
 
 // flagAliases are the other names the CLI registers a flag under.
-var flagAliases = map[string][]string{
+var flagAliases = engine.Aliases{
 	"tensor-parallel-size":   {"tp"},
 	"pipeline-parallel-size": {"pp"},
 	"data-parallel-size":     {"dp"},
@@ -62,18 +61,6 @@ var flagAliases = map[string][]string{
 	"quantization":           {"q"},
 	"async-scheduling":       {"no-async-scheduling"},
 	"enable-prefix-caching":  {"no-enable-prefix-caching"},
-}
-
-func flagGiven(given map[string]bool, flag string) bool {
-	if given[flag] {
-		return true
-	}
-	for _, a := range flagAliases[flag] {
-		if given[a] {
-			return true
-		}
-	}
-	return false
 }
 
 // unmodelled are logged settings whose memory membudget does not model:
@@ -108,7 +95,7 @@ func buildServe(l *logs.Log, flags Serve, given map[string]bool) (loggedServe, e
 		}
 	}
 	for _, sk := range serveSettings {
-		if flagGiven(given, sk.flag) {
+		if flagAliases.Given(given, sk.flag) {
 			continue
 		}
 		st, ok := l.Setting(sk.key)
@@ -322,20 +309,11 @@ func settingsOf(ls loggedServe, r Resolved) []explain.Setting {
 				continue
 			}
 		}
-		st := explain.Setting{Flag: sk.flag, Value: v}
-		switch {
-		case given && from.Source == explain.FromFlag:
-			st.Source = explain.FromFlag
-		case given:
-			st.Source, st.Line = explain.FromLogged, from.Line
-			st.Detail = fmt.Sprintf("%s: %s=%s", from.Detail, from.Key, from.Value)
-		default:
-			st.Source = explain.FromDefault
-			st.Detail = r.Sources[sk.flag]
-			if sk.flag == "quantization" && st.Detail == "" {
-				st.Detail = "the checkpoint's config.json"
-			}
+		detail := r.Sources[sk.flag]
+		if sk.flag == "quantization" && detail == "" {
+			detail = "the checkpoint's config.json"
 		}
+		st := explain.SettingOf(sk.flag, v, from, given, explain.FromDefault, detail)
 		if v == "" {
 			st.Value = "auto"
 		}
@@ -457,15 +435,7 @@ func explainLog(in explainInput) (*explain.Explanation, error) {
 	l := in.Source.Log
 	ref, err := NewReference(in.Model.Arch, in.Serve.Serve, in.Class.Class, in.Version.Profile)
 	if err != nil {
-		se := &explain.ServeError{Err: err}
-		var sErr *engine.SettingError
-		if errors.As(err, &sErr) {
-			se.Flag = sErr.Flag
-			if from, ok := in.Serve.From[sErr.Flag]; ok && from.Source == explain.FromLogged {
-				se.Logged = &from
-			}
-		}
-		return nil, se
+		return nil, engine.ServeRefusal(err, in.Serve.From)
 	}
 	r := ref.Serve
 	p := ref.Predict()

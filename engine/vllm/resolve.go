@@ -190,13 +190,7 @@ func pipelineStages(n, pp int) []model.Sharding {
 	for i := 2; i < n%pp+2; i++ {
 		parts[pp-i]++
 	}
-	stages := make([]model.Sharding, pp)
-	first := 0
-	for i, k := range parts {
-		stages[i] = model.Sharding{FirstLayer: first, EndLayer: first + k, First: i == 0, Last: i == pp-1}
-		first += k
-	}
-	return stages
+	return model.Stages(parts)
 }
 
 // resolveV0Batch applies the V0 engine's batch defaults (vllm/config.py

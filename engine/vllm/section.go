@@ -71,28 +71,12 @@ func (s section) Serve() any {
 		BlockSize: r.BlockSize, KVCacheDtype: r.KVCacheDtype, TensorParallelSize: r.TensorParallelSize,
 		PipelineParallelSize: r.PipelineParallelSize, DataParallelSize: r.DataParallelSize, EnableExpertParallel: r.EnableExpertParallel,
 		Dtype: r.Dtype, Quantization: r.Quant.Method, EnforceEager: r.EnforceEager, AsyncScheduling: r.Async,
-		CPUOffloadGiB: r.CPUOffloadGiB, SwapSpaceGiB: r.SwapGiB, Defaults: r.Sources, Ignored: append(append([]string(nil), s.sz.ignoredEnv...), s.sz.ignored...),
+		CPUOffloadGiB: r.CPUOffloadGiB, SwapSpaceGiB: r.SwapGiB, Defaults: r.Sources, Ignored: s.sz.pasted.AllIgnored(),
 		Command: s.sz.Command(),
 	}
 }
 
-func (s section) Settings() []string {
-	r := s.sz.Serve
-	var out []string
-	for _, k := range sortedKeys(r.Sources) {
-		out = append(out, fmt.Sprintf("default --%s: %s", k, r.Sources[k]))
-	}
-	if s.sz.allowLongFrom != "" {
-		out = append(out, fmt.Sprintf("%s=%s, from %s", AllowLongEnv, s.sz.allowLong, s.sz.allowLongFrom))
-	}
-	for _, ig := range s.sz.ignoredEnv {
-		out = append(out, fmt.Sprintf("ignored %s: membudget does not read it", ig))
-	}
-	for _, ig := range s.sz.ignored {
-		out = append(out, fmt.Sprintf("ignored %s: it does not change memory", ig))
-	}
-	return out
-}
+func (s section) Settings() []string { return s.sz.pasted.Settings(s.sz.Serve.Sources) }
 
 func (s section) GPUs() uint64 { return s.sz.gpus() }
 

@@ -2,9 +2,7 @@ package vllm
 
 import (
 	"fmt"
-	"maps"
 	"math"
-	"slices"
 	"sync"
 
 	"membudget/budget"
@@ -26,11 +24,8 @@ type Sizing struct {
 	plan     *budget.Plan
 	check    kvCheck
 	capacity Capacity
-	// ignored and ignoredEnv are the flags and the environment
-	// assignments of a pasted line that membudget does not read;
-	// allowLong is VLLM_ALLOW_LONG_MAX_MODEL_LEN as read, from where.
-	ignored, ignoredEnv      []string
-	allowLong, allowLongFrom string
+	// pasted is what the command read beside the flags, for the report.
+	pasted engine.Pasted
 
 	refOnce sync.Once
 	ref     *Reference
@@ -292,6 +287,3 @@ func (sz *Sizing) weightsOf(binding int) engine.Weights {
 	}
 	return w
 }
-
-// sortedKeys returns m's keys in order.
-func sortedKeys(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }

@@ -1,5 +1,7 @@
 package explain
 
+import "fmt"
+
 // Where a setting came from.
 const (
 	FromFlag    = "flag"
@@ -45,4 +47,21 @@ func JoinNote(a, b string) string {
 		return a
 	}
 	return a + "; " + b
+}
+
+// SettingOf returns flag's setting at its resolved value: as the flag gave
+// it, as the log line in from gave it when given, else as the engine's
+// default, which source names ("vLLM default") and detail explains.
+func SettingOf(flag, value string, from SettingFrom, given bool, source, detail string) Setting {
+	st := Setting{Flag: flag, Value: value}
+	switch {
+	case given && from.Source == FromFlag:
+		st.Source = FromFlag
+	case given:
+		st.Source, st.Line = FromLogged, from.Line
+		st.Detail = fmt.Sprintf("%s: %s=%s", from.Detail, from.Key, from.Value)
+	default:
+		st.Source, st.Detail = source, detail
+	}
+	return st
 }
