@@ -129,18 +129,21 @@ func isSGLangSWA(a *model.Arch) bool {
 	return false
 }
 
+// shardCites are SGLang's sources for the tensor-parallel checks
+// (python/sglang/srt/layers/linear.py at v0.5.6.post2).
+var shardCites = engine.ShardCites{
+	Heads:   " (SGLang's QKVParallelLinear, layers/linear.py:826)",
+	KVHeads: " (layers/linear.py:829-831)",
+	MLP:     " (layers/linear.py:499)",
+}
+
 func (r *Resolved) resolveParallel(a *model.Arch, def func(string, string)) error {
-	for _, f := range []struct {
-		flag string
-		v    *uint64
-	}{{"tp-size", &r.TPSize}, {"pp-size", &r.PPSize}, {"dp-size", &r.DPSize}} {
-		if *f.v == 0 {
-			*f.v = 1
-			def(f.flag, "SGLang's default 1")
-		}
-		if *f.v > maxParallel {
-			return settingErr(f.flag, *f.v, "at most %d", maxParallel)
-		}
+	if err := engine.ResolveDegrees([]engine.Degree{
+		{Flag: "tp-size", V: &r.TPSize},
+		{Flag: "pp-size", V: &r.PPSize},
+		{Flag: "dp-size", V: &r.DPSize},
+	}, maxParallel, def, "SGLang's default 1"); err != nil {
+		return err
 	}
 	if r.EnableDPAttention {
 		return settingErr("enable-dp-attention", "", "not modelled: DP attention shards the attention weights over tp/dp ranks and sizes the KV cell by them, which membudget's weights do not express")
@@ -150,19 +153,11 @@ func (r *Resolved) resolveParallel(a *model.Arch, def func(string, string)) erro
 	// (:826), and divides the KV heads or replicates them (:829-831);
 	// MergedColumnParallelLinear divides every output (:499). The same at
 	// v0.4.9.post2 (:866-871, :552).
-	if a.Heads%tp != 0 {
-		return settingErr("tp-size", tp, "does not divide the %d attention heads of %s (SGLang's QKVParallelLinear, layers/linear.py:826)", a.Heads, a.Source)
+	if err := engine.CheckHeads(a, tp, "tp-size", shardCites); err != nil {
+		return err
 	}
-	if !a.MLA && a.KVHeads%tp != 0 && tp%a.KVHeads != 0 {
-		return settingErr("tp-size", tp, "neither divides nor is a multiple of the %d KV heads of %s (layers/linear.py:829-831)", a.KVHeads, a.Source)
-	}
-	for _, d := range []struct {
-		key string
-		v   uint64
-	}{{"intermediate_size", a.Intermediate}, {"moe_intermediate_size", a.MoEIntermediate}} {
-		if d.v%tp != 0 {
-			return settingErr("tp-size", tp, "does not divide %s %d of %s (layers/linear.py:499)", d.key, d.v, a.Source)
-		}
+	if err := engine.CheckShards(a, tp, "tp-size", false, shardCites); err != nil {
+		return err
 	}
 	if pp > uint64(len(a.Layers)) {
 		return settingErr("pp-size", pp, "more stages than the %d layers of %s", len(a.Layers), a.Source)

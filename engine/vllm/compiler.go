@@ -95,7 +95,7 @@ func (cp *Compiler) compileInto(k *kvCheck, s Serve, c budget.Class, p Profile) 
 		return nil, err
 	}
 	r := &k.r
-	if err := checkShardable(a, *r); err != nil {
+	if err := checkShardable(a, r); err != nil {
 		return nil, err
 	}
 	layout, err := cp.layout(*r)

@@ -56,7 +56,7 @@ func newReference(a *model.Arch, s Serve, c budget.Class, p Profile, shard bool)
 		return nil, err
 	}
 	if shard {
-		if err := checkShardable(a, r); err != nil {
+		if err := checkShardable(a, &r); err != nil {
 			return nil, err
 		}
 	}

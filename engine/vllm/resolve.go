@@ -149,22 +149,17 @@ func (r *Resolved) resolveMemory(c budget.Class, def func(string, string)) error
 }
 
 func (r *Resolved) resolveParallel(a *model.Arch, def func(string, string)) error {
-	for _, f := range []struct {
-		flag string
-		v    *uint64
-	}{{"tensor-parallel-size", &r.TensorParallelSize}, {"pipeline-parallel-size", &r.PipelineParallelSize}, {"data-parallel-size", &r.DataParallelSize}} {
-		if *f.v == 0 {
-			*f.v = 1
-			def(f.flag, "vLLM's default 1")
-		}
-		if *f.v > maxParallel {
-			return settingErr(f.flag, *f.v, "at most %d", maxParallel)
-		}
+	if err := engine.ResolveDegrees([]engine.Degree{
+		{Flag: "tensor-parallel-size", V: &r.TensorParallelSize},
+		{Flag: "pipeline-parallel-size", V: &r.PipelineParallelSize},
+		{Flag: "data-parallel-size", V: &r.DataParallelSize},
+	}, maxParallel, def, "vLLM's default 1"); err != nil {
+		return err
 	}
 	tp, pp := r.TensorParallelSize, r.PipelineParallelSize
-	if a.Heads%tp != 0 {
-		// vllm/config/model.py:1375-1382 verify_with_parallel_config.
-		return settingErr("tensor-parallel-size", tp, "does not divide the %d attention heads of %s", a.Heads, a.Source)
+	// vllm/config/model.py:1375-1382 verify_with_parallel_config.
+	if err := engine.CheckHeads(a, tp, "tensor-parallel-size", engine.ShardCites{}); err != nil {
+		return err
 	}
 	if pp > uint64(len(a.Layers)) {
 		return settingErr("pipeline-parallel-size", pp, "more stages than the %d layers of %s", len(a.Layers), a.Source)
@@ -226,23 +221,8 @@ func (r *Resolved) resolveV0Batch(a *model.Arch, def func(string, string)) error
 // resolving its settings): QKVParallelLinear divides the KV heads among the
 // ranks or replicates them when there are fewer heads than ranks, and the
 // column- and row-parallel MLPs divide their intermediate size.
-func checkShardable(a *model.Arch, r Resolved) error {
-	tp := r.TensorParallelSize
-	if !a.MLA && a.KVHeads%tp != 0 && tp%a.KVHeads != 0 {
-		return settingErr("tensor-parallel-size", tp, "neither divides nor is a multiple of the %d KV heads of %s", a.KVHeads, a.Source)
-	}
-	for _, d := range []struct {
-		key string
-		v   uint64
-	}{{"intermediate_size", a.Intermediate}, {"moe_intermediate_size", a.MoEIntermediate}} {
-		if d.key == "moe_intermediate_size" && r.EnableExpertParallel {
-			continue // experts are held whole under expert parallelism
-		}
-		if d.v%tp != 0 {
-			return settingErr("tensor-parallel-size", tp, "does not divide %s %d of %s", d.key, d.v, a.Source)
-		}
-	}
-	return nil
+func checkShardable(a *model.Arch, r *Resolved) error {
+	return engine.CheckShards(a, r.TensorParallelSize, "tensor-parallel-size", r.EnableExpertParallel, engine.ShardCites{})
 }
 
 func (r *Resolved) resolveLengths(a *model.Arch, c budget.Class, def func(string, string)) error {
