@@ -3,6 +3,7 @@ package vllm
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"membudget/budget"
@@ -115,7 +116,7 @@ func (r *Resolved) resolveMemory(c budget.Class, def func(string, string)) error
 	switch u := r.GPUMemoryUtilization; {
 	case u == 0:
 		r.GPUMemoryUtilization = p.DefaultUtil
-		def("gpu-memory-utilization", fmt.Sprintf("vLLM's default %v (vllm/config/cache.py, %s)", p.DefaultUtil, p.Describes))
+		def("gpu-memory-utilization", "vLLM's default "+strconv.FormatFloat(p.DefaultUtil, 'g', -1, 64)+" (vllm/config/cache.py, "+p.Describes+")")
 	case math.IsNaN(u) || u <= 0 || u > 1:
 		return settingErr("gpu-memory-utilization", u, "must be in (0, 1]")
 	}
@@ -275,14 +276,14 @@ func (r *Resolved) resolveLengths(a *model.Arch, c budget.Class, def func(string
 			default:
 				r.MaxNumBatchedTokens = 2048
 			}
-			def("max-num-batched-tokens", fmt.Sprintf("vLLM's API-server default for %s (engine/arg_utils.py get_batch_defaults)", c.Device.Name))
+			def("max-num-batched-tokens", "vLLM's API-server default for "+c.Device.Name+" (engine/arg_utils.py get_batch_defaults)")
 		}
 		if r.MaxNumSeqs == 0 {
 			r.MaxNumSeqs = 256
 			if big || huge {
 				r.MaxNumSeqs = 1024
 			}
-			def("max-num-seqs", fmt.Sprintf("vLLM's default for %s (engine/arg_utils.py get_batch_defaults)", c.Device.Name))
+			def("max-num-seqs", "vLLM's default for "+c.Device.Name+" (engine/arg_utils.py get_batch_defaults)")
 		}
 	}
 	if r.MaxNumBatchedTokens > maxBatchedTokens {
