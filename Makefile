@@ -27,8 +27,16 @@ tidy-check:
 vet:
 	$(GO) vet ./...
 
+# The properties that failed above rapid's default of 100 checks run at
+# RAISED_CHECKS as well: TestSuggestionsFitAndNothingFitsIsTrue passed at
+# 100 and failed at 2,000 (issue 19, -rapid.seed=2617901406419751003;
+# now the named TestAdviceFindsUtilAboveAFailedDriverSlice). About 10 s.
+RAISED_CHECKS ?= 2000
+RAISED_PROPS := ^TestSuggestionsFitAndNothingFitsIsTrue$$
+
 unit:
 	$(GO) test ./...
+	RAPID_CHECKS=$(RAISED_CHECKS) $(GO) test -count=1 -run '$(RAISED_PROPS)' $(PROP_PKG)
 
 # Every benchmark once, so that they keep compiling and running; timing is
 # for reviews (make bench, make bench-compare), not for CI.

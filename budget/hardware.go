@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"membudget/internal/untrusted"
 )
 
 // Device is the [device] table of a class's HARDWARE.toml.
@@ -68,11 +70,11 @@ func (e *FileError) Error() string {
 	var b strings.Builder
 	b.WriteString(e.Path)
 	if e.Table != "" {
-		fmt.Fprintf(&b, " [%s]", e.Table)
+		fmt.Fprintf(&b, " [%s]", untrusted.Text(e.Table))
 	}
 	b.WriteString(": ")
 	if e.Key != "" {
-		b.WriteString(e.Key)
+		b.WriteString(untrusted.Text(e.Key)) // a key of the file's own
 		b.WriteString(": ")
 	}
 	b.WriteString(e.Detail)
@@ -141,7 +143,7 @@ func (s *text) UnmarshalTOML(v any) error {
 func describe(v any) string {
 	switch x := v.(type) {
 	case string:
-		return fmt.Sprintf("the string %q", x)
+		return "the string " + untrusted.Quote(x)
 	case map[string]any:
 		return "a table"
 	case []any, []map[string]any:
@@ -302,8 +304,16 @@ func (c Class) CeilingBytes() uint64 { return c.Memory.CeilingBytes(c.Device.Mem
 // context, 3 GiB on Jetson AGX Orin) is far below it.
 const MaxDriverFixedBytes = 16 << 30
 
+// decode checks doc's shape (see [checkShape]) and decodes it; errors name
+// path.
 func decode(path, doc string) (hardwareFile, toml.MetaData, error) {
 	var f hardwareFile
+	if len(doc) > MaxClassFileBytes {
+		return hardwareFile{}, toml.MetaData{}, &FileError{Path: path, Detail: fmt.Sprintf("%d bytes, over the %d-byte limit for a class file", len(doc), MaxClassFileBytes)}
+	}
+	if err := checkShape(path, doc); err != nil {
+		return hardwareFile{}, toml.MetaData{}, err
+	}
 	md, err := toml.Decode(doc, &f)
 	if err == nil {
 		return f, md, nil
@@ -311,11 +321,11 @@ func decode(path, doc string) (hardwareFile, toml.MetaData, error) {
 	var pe toml.ParseError
 	if errors.As(err, &pe) {
 		table, key := splitKey(pe.LastKey)
-		return hardwareFile{}, md, &FileError{Path: path, Table: table, Key: key, Line: pe.Position.Line, Col: pe.Position.Col, Detail: pe.Message}
+		return hardwareFile{}, md, &FileError{Path: path, Table: table, Key: key, Line: pe.Position.Line, Col: pe.Position.Col, Detail: untrusted.Text(pe.Message)}
 	}
 	// A type mismatch above the leaves (a table given as a value) is a plain
 	// error without a position; its text names the key.
-	return hardwareFile{}, md, &FileError{Path: path, Detail: strings.TrimPrefix(err.Error(), "toml: ")}
+	return hardwareFile{}, md, &FileError{Path: path, Detail: untrusted.Text(strings.TrimPrefix(err.Error(), "toml: "))}
 }
 
 func splitKey(k string) (table, key string) {

@@ -100,17 +100,23 @@ func TestBatchMalformedLines(t *testing.T) {
 	}
 }
 
-// TestBatchLineTooLong: a line over maxBatchLine ends the stream with an
-// answer naming the bound, after the answers to the lines before it.
+// TestBatchLineTooLong: a line over maxBatchLine is answered with an error
+// naming its line and the bound, and the stream goes on (issue 20: batch
+// stopped answering after such a line), a long last line without its
+// newline included.
 func TestBatchLineTooLong(t *testing.T) {
 	t.Parallel()
-	in := `{"command": "budget", "class": "l4"}` + "\n" + `{"command": "budget", "class": "` + strings.Repeat("x", maxBatchLine) + `"}` + "\n" + `{"command": "budget", "class": "l4"}` + "\n"
+	long := `{"command": "budget", "class": "` + strings.Repeat("x", maxBatchLine) + `"}`
+	ok := `{"command": "budget", "class": "l4"}`
+	in := ok + "\n" + long + "\n" + ok + "\n" + long
 	var out, errOut bytes.Buffer
 	code := testApp().serveBatch(&out, &errOut, strings.NewReader(in), 2)
 	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
-	want := fmt.Sprintf(`{"line":2,"exit":2,"error":"input: line too long: a line is at most %d bytes"}`, maxBatchLine)
-	if len(lines) != 2 || !strings.HasPrefix(lines[0], `{"class":"l4"`) || lines[1] != want {
-		t.Errorf("got %d lines:\n%.300s\nwant the first answer, then %s", len(lines), out.String(), want)
+	tooLong := func(n int) string {
+		return fmt.Sprintf(`{"line":%d,"exit":2,"error":"line too long: a line is at most %d bytes"}`, n, maxBatchLine)
+	}
+	if len(lines) != 4 || !strings.HasPrefix(lines[0], `{"class":"l4"`) || lines[1] != tooLong(2) || !strings.HasPrefix(lines[2], `{"class":"l4"`) || lines[3] != tooLong(4) {
+		t.Errorf("got %d lines:\n%.300s\nwant an answer, %s, an answer, %s", len(lines), out.String(), tooLong(2), tooLong(4))
 	}
 	if code != exitBadArgs {
 		t.Errorf("exit %d, want %d", code, exitBadArgs)

@@ -5,9 +5,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -17,6 +20,7 @@ import (
 	"sync"
 
 	"membudget/budget"
+	"membudget/internal/untrusted"
 )
 
 // maxBatchLine bounds one request line of `membudget batch`.
@@ -41,7 +45,8 @@ func (a *app) batch(stdout, stderr io.Writer, args []string) int {
 	fs := newFlags("batch", stderr)
 	input := fs.String("input", "-", "the requests, one JSON object per line: a `file`, or - for standard input")
 	jobs := fs.Int("jobs", runtime.GOMAXPROCS(0), "requests answered at once (the answers keep the requests' order)")
-	if status, ok := parseFlags(fs, args, false); !ok {
+	outDir := fs.String("out-dir", "", "the `directory` under which requests may have files written (frontier's svg, a path inside it); without it a request writes none")
+	if status, ok := a.parseFlags(fs, args, false); !ok {
 		return status
 	}
 	in := a.stdin
@@ -56,6 +61,15 @@ func (a *app) batch(stdout, stderr io.Writer, args []string) int {
 	if *jobs < 1 {
 		return fail(stderr, "batch", exitBadArgs, fmt.Errorf("--jobs %d: want 1 or more", *jobs))
 	}
+	if *outDir != "" {
+		if st, err := os.Stat(*outDir); err != nil || !st.IsDir() {
+			if err == nil {
+				err = errors.New("not a directory")
+			}
+			return fail(stderr, "batch", exitBadArgs, fmt.Errorf("--out-dir %s: %w", untrusted.Text(*outDir), err))
+		}
+	}
+	a.outDir = *outDir
 	// A batch's live heap is small (the models and classes it loaded) and
 	// each answer's garbage dies with it: at Go's default GOGC of 100 the
 	// collector runs every few hundred answers and the scavenger hands back
@@ -86,7 +100,7 @@ func (a *app) serveBatch(stdout, stderr io.Writer, in io.Reader, jobs int) int {
 	type chunk struct {
 		seq   int
 		first int // the first line's number
-		lines [][]byte
+		lines []requestLine
 	}
 	type answered struct {
 		seq     int
@@ -104,15 +118,19 @@ func (a *app) serveBatch(stdout, stderr io.Writer, in io.Reader, jobs int) int {
 		workers.Go(func() {
 			for c := range chunks {
 				a := answered{seq: c.seq, answers: make([]*answerBuffer, len(c.lines)), exits: make([]int, len(c.lines))}
-				for i, text := range c.lines {
-					a.answers[i], a.exits[i] = shared.answerRequest(buffers, c.first+i, text)
+				for i, l := range c.lines {
+					if l.err != nil {
+						a.answers[i], a.exits[i] = lineError(buffers, c.first+i, l.err)
+						continue
+					}
+					a.answers[i], a.exits[i] = shared.answerRequest(buffers, c.first+i, l.text)
 				}
 				answers <- a
 			}
 		})
 	}
-	// The reader numbers the lines; a line too long ends the input with
-	// its own answer (where the next line starts cannot be found).
+	// The reader numbers the lines; a line too long is skipped to its end
+	// and answered with an error naming it, and the stream goes on.
 	lines := make(chan int, 1) // the last line number, once read
 	var readErr error
 	go func() {
@@ -124,6 +142,11 @@ func (a *app) serveBatch(stdout, stderr io.Writer, in io.Reader, jobs int) int {
 			size := chunkSize(r, jobs)
 			for len(c.lines) < size && (len(c.lines) == 0 || lineBuffered(r)) {
 				text, err := readLine(r)
+				if errors.Is(err, errLineTooLong) {
+					line++
+					c.lines = append(c.lines, requestLine{err: err})
+					continue
+				}
 				if err != nil {
 					if err != io.EOF {
 						line++
@@ -133,7 +156,7 @@ func (a *app) serveBatch(stdout, stderr io.Writer, in io.Reader, jobs int) int {
 					break
 				}
 				line++
-				c.lines = append(c.lines, text)
+				c.lines = append(c.lines, requestLine{text: text})
 			}
 			if len(c.lines) > 0 {
 				window <- struct{}{}
@@ -182,12 +205,31 @@ func (a *app) serveBatch(stdout, stderr io.Writer, in io.Reader, jobs int) int {
 	return status
 }
 
-// errLineTooLong ends a batch whose line is longer than [maxBatchLine].
+// requestLine is one line of a batch's input: its text, or why it has
+// none (errLineTooLong).
+type requestLine struct {
+	text []byte
+	err  error
+}
+
+// lineError is the answer to a line that could not be read as a request.
+func lineError(buffers *sync.Pool, line int, err error) (*answerBuffer, int) {
+	o := buffers.Get().(*answerBuffer)
+	o.Reset()
+	b, _ := json.Marshal(batchError{Line: line, Exit: exitBadArgs, Error: err.Error()})
+	o.Write(b)
+	o.WriteByte('\n')
+	return o, exitBadArgs
+}
+
+// errLineTooLong answers a batch line longer than [maxBatchLine].
 var errLineTooLong = fmt.Errorf("line too long: a line is at most %d bytes", maxBatchLine)
 
 // readLine returns the next line of r without its line ending (\n or
-// \r\n; a last line may have none), or io.EOF when there is none; a line
-// is at most maxBatchLine bytes.
+// \r\n; a last line may have none), or io.EOF when there is none. A line
+// is at most maxBatchLine bytes: a longer one is read to its end without
+// being kept (memory stays bounded by the bound and r's buffer) and
+// returned as errLineTooLong, so that the next call reads the next line.
 func readLine(r *bufio.Reader) ([]byte, error) {
 	var line []byte
 	for {
@@ -198,7 +240,7 @@ func readLine(r *bufio.Reader) ([]byte, error) {
 			line = bytes.TrimSuffix(line[:len(line)-1], []byte{'\r'})
 		case errors.Is(err, bufio.ErrBufferFull):
 			if len(line) > maxBatchLine+1 { // +1: a '\r' the '\n' may follow
-				return nil, errLineTooLong
+				return nil, skipLine(r)
 			}
 			continue
 		case err == io.EOF && len(line) > 0:
@@ -209,6 +251,22 @@ func readLine(r *bufio.Reader) ([]byte, error) {
 			return nil, errLineTooLong
 		}
 		return line, nil
+	}
+}
+
+// skipLine reads r to the end of the current line (its '\n' or the end of
+// the input), keeping nothing, and returns errLineTooLong; a read error
+// other than io.EOF is returned instead.
+func skipLine(r *bufio.Reader) error {
+	for {
+		_, err := r.ReadSlice('\n')
+		switch {
+		case err == nil || err == io.EOF:
+			return errLineTooLong
+		case errors.Is(err, bufio.ErrBufferFull):
+		default:
+			return err
+		}
 	}
 }
 
@@ -259,13 +317,14 @@ func (a *app) answerRequest(buffers *sync.Pool, line int, text []byte) (*answerB
 		o.WriteByte('\n')
 		return o, e.Exit
 	}
-	cmd, args, err := requestArgs(text)
+	cmd, args, fields, err := requestArgs(text)
 	if err != nil {
 		return encode(batchError{Line: line, Command: cmd, Exit: exitBadArgs, Error: err.Error()})
 	}
 	var e bytes.Buffer
 	ra := *a
 	ra.written = &o.values
+	ra.inBatch, ra.request = true, fields
 	code := ra.run(o, &e, append([]string{cmd}, args...))
 	// The commands write their JSON on one line here (writeJSON), which
 	// counts it: an answer is stdout holding that one line and nothing else.
@@ -281,30 +340,47 @@ func batchCommands() []string {
 	return []string{"budget", "classes", "frontier", "max-len", "max-seqs", "plan", "report"}
 }
 
-// requestArgs turns one request into a command and its flags: "command"
-// names it, "args" (a list of strings) is passed as it is, and every other
-// field is a flag by its name: a string or number is its value, true sets
-// a flag that takes none, false leaves it out. --json is always added.
-func requestArgs(line []byte) (string, []string, error) {
-	var req map[string]any
-	dec := json.NewDecoder(bytes.NewReader(line))
-	dec.UseNumber()
-	if err := dec.Decode(&req); err != nil {
-		return "", nil, fmt.Errorf("not a JSON object: %v", err)
-	}
-	if dec.More() {
-		return "", nil, errors.New("more than one JSON value on the line")
-	}
-	if req == nil {
-		return "", nil, errors.New("not a JSON object: null")
+// requestField is one flag of a batch request: its name, and its value as
+// the JSON wrote it (a bool, a string or a json.Number).
+type requestField struct {
+	name  string
+	value any
+}
+
+// requestArgs turns one request into a command, its flags and the fields
+// they came from: "command" names it, "args" (a list of strings) is passed
+// as it is, and every other field is a flag by its name: a string or
+// number is its value, true sets a flag that takes none and false leaves
+// it out (which flag takes which is checked once the command's flags are
+// known, see [checkRequest]). --json is always added. A duplicate key, a key
+// that is not a flag name, and a flag given both as a field and in "args"
+// are errors: the last of two values never silently wins.
+func requestArgs(line []byte) (string, []string, []requestField, error) {
+	req, err := decodeRequest(line)
+	if err != nil {
+		return "", nil, nil, err
 	}
 	raw, ok := req["command"]
 	if !ok {
-		return "", nil, fmt.Errorf(`"command" is required: one of %s`, strings.Join(batchCommands(), ", "))
+		return "", nil, nil, fmt.Errorf(`"command" is required: one of %s`, strings.Join(batchCommands(), ", "))
 	}
 	cmd, _ := raw.(string)
 	if !slices.Contains(batchCommands(), cmd) {
-		return cmd, nil, fmt.Errorf(`"command": want one of %s, got %s`, strings.Join(batchCommands(), ", "), jsonText(raw))
+		return untrusted.Text(cmd), nil, nil, fmt.Errorf(`"command": want one of %s, got %s`, strings.Join(batchCommands(), ", "), untrusted.Text(jsonText(raw)))
+	}
+	var list []string
+	if raw, ok := req["args"]; ok {
+		items, ok := raw.([]any)
+		if !ok {
+			return cmd, nil, nil, fmt.Errorf(`"args": want a list of strings, got %s`, untrusted.Text(jsonText(raw)))
+		}
+		for _, a := range items {
+			s, ok := a.(string)
+			if !ok {
+				return cmd, nil, nil, fmt.Errorf(`"args": want a list of strings, got %s`, untrusted.Text(jsonText(raw)))
+			}
+			list = append(list, s)
+		}
 	}
 	args := []string{"--json"}
 	keys := make([]string, 0, len(req))
@@ -314,40 +390,127 @@ func requestArgs(line []byte) (string, []string, error) {
 		}
 	}
 	sort.Strings(keys)
+	var fields []requestField
 	for _, k := range keys {
+		if !flagName(k) {
+			return cmd, nil, nil, fmt.Errorf("%s: not a flag name (want lower-case letters, digits and dashes)", untrusted.Quote(k))
+		}
+		if givenIn(list, k) {
+			return cmd, nil, nil, fmt.Errorf(`%q: given twice, as a field and in "args"`, k)
+		}
 		flag := "--" + k
 		switch v := req[k].(type) {
 		case bool:
+			// true as --flag=true, so that a flag that takes a value cannot
+			// take the next flag as it (checkRequest names the mismatch
+			// first); false leaves the flag out, its default.
 			if v {
-				args = append(args, flag)
+				args = append(args, flag+"=true")
 			}
 		case string:
 			args = append(args, flag+"="+v)
 		case json.Number:
 			if _, err := strconv.ParseFloat(v.String(), 64); err != nil {
-				return cmd, nil, fmt.Errorf("%q: want a string, a number or true/false, got %s", k, v)
+				return cmd, nil, nil, fmt.Errorf("%q: want a string, a number or true/false, got %s", k, untrusted.Text(v.String()))
 			}
 			args = append(args, flag+"="+v.String())
 		default:
-			return cmd, nil, fmt.Errorf("%q: want a string, a number or true/false, got %s", k, jsonText(v))
+			return cmd, nil, nil, fmt.Errorf("%q: want a string, a number or true/false, got %s", k, untrusted.Text(jsonText(v)))
 		}
-	}
-	if raw, ok := req["args"]; ok {
-		list, ok := raw.([]any)
-		if !ok {
-			return cmd, nil, fmt.Errorf(`"args": want a list of strings, got %s`, jsonText(raw))
-		}
-		for _, a := range list {
-			s, ok := a.(string)
-			if !ok {
-				return cmd, nil, fmt.Errorf(`"args": want a list of strings, got %s`, jsonText(raw))
-			}
-			args = append(args, s)
-		}
+		fields = append(fields, requestField{name: k, value: req[k]})
 	}
 	// Flags come before a trailing `vllm serve` line, where --json would be
 	// read as one of vLLM's.
-	return cmd, args, nil
+	return cmd, append(args, list...), fields, nil
+}
+
+// decodeRequest decodes a request line: one JSON object and nothing after
+// it, each key once.
+func decodeRequest(line []byte) (map[string]any, error) {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.UseNumber()
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, fmt.Errorf("not a JSON object: %v", err)
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return nil, fmt.Errorf("not a JSON object: %s", untrusted.Text(jsonText(tok)))
+	}
+	req := map[string]any{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, fmt.Errorf("not a JSON object: %v", err)
+		}
+		key := tok.(string) // an object's tokens alternate key, value
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			return nil, fmt.Errorf("not a JSON object: %v", err)
+		}
+		if _, dup := req[key]; dup {
+			return nil, fmt.Errorf("%s: the key is given twice", untrusted.Quote(key))
+		}
+		req[key] = v
+	}
+	if _, err := dec.Token(); err != nil { // the closing brace
+		return nil, fmt.Errorf("not a JSON object: %v", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("more than one JSON value on the line")
+	}
+	return req, nil
+}
+
+// flagName reports whether k can name a flag: lower-case letters, digits
+// and dashes (or underscores, which vLLM's flags also take), starting with a
+// letter; nothing the flag package would read as a value or a second dash.
+func flagName(k string) bool {
+	if k == "" || k[0] < 'a' || k[0] > 'z' {
+		return false
+	}
+	for _, c := range []byte(k) {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// givenIn reports whether list sets the flag name, in any of the forms the
+// flag package reads (-name, --name, with or without =value).
+func givenIn(list []string, name string) bool {
+	for _, a := range list {
+		a = strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-")
+		if a == name || strings.HasPrefix(a, name+"=") {
+			return true
+		}
+	}
+	return false
+}
+
+// checkRequest checks a batch request's fields against the flags of the
+// command that runs it: true or false only for a flag that takes none, and
+// a string or number only for one that takes a value. It runs before the
+// flags are parsed, so that `"svg": true` is an error naming --svg, not a
+// flag that takes the next one as its value. A field no flag has is left
+// to the flag package, which names it.
+func checkRequest(fs *flag.FlagSet, fields []requestField) error {
+	for _, f := range fields {
+		fl := fs.Lookup(f.name)
+		if fl == nil {
+			continue
+		}
+		b, ok := fl.Value.(interface{ IsBoolFlag() bool })
+		isBool := ok && b.IsBoolFlag()
+		_, jsonBool := f.value.(bool)
+		switch {
+		case isBool && !jsonBool:
+			return fmt.Errorf("%q: --%s takes true or false, got %s", f.name, f.name, untrusted.Text(jsonText(f.value)))
+		case !isBool && jsonBool:
+			return fmt.Errorf("%q: --%s takes a value, got %s", f.name, f.name, jsonText(f.value))
+		}
+	}
+	return nil
 }
 
 // jsonText is a decoded JSON value as the request wrote it, for messages.
@@ -364,4 +527,33 @@ func jsonText(v any) string {
 type answerBuffer struct {
 	bytes.Buffer
 	values int
+}
+
+// writeFile writes a file a command was asked for (frontier's --svg). On
+// the command line path is the user's; a batch request's path is a local
+// path under batch's --out-dir, written through an [os.Root] so that
+// neither "..", an absolute path nor a symbolic link leads out of it, and
+// without --out-dir a request writes nothing.
+func (a *app) writeFile(path string, data []byte) error {
+	if !a.inBatch {
+		return os.WriteFile(path, data, 0o644)
+	}
+	if a.outDir == "" {
+		return fmt.Errorf("%s: a batch request writes files only under batch's --out-dir, and none was given", untrusted.Quote(path))
+	}
+	if !filepath.IsLocal(path) {
+		return fmt.Errorf("%s: want a path inside --out-dir (relative, without ..)", untrusted.Quote(path))
+	}
+	root, err := os.OpenRoot(a.outDir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	if err := root.WriteFile(path, data, 0o644); err != nil {
+		if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+			err = pe.Err // its Path is the request's, quoted here
+		}
+		return fmt.Errorf("%s: %w", untrusted.Quote(path), err)
+	}
+	return nil
 }

@@ -27,7 +27,7 @@ func (a *app) budget(stdout, stderr io.Writer, args []string) int {
 		return fail(stderr, "budget", exitBadArgs, err)
 	}
 	q := b.NewBudget(fs)
-	if status, ok := parseFlags(fs, args, false); !ok {
+	if status, ok := a.parseFlags(fs, args, false); !ok {
 		return status
 	}
 	if *class == "" {

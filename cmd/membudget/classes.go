@@ -26,7 +26,7 @@ func (a *app) classes(stdout, stderr io.Writer, args []string) int {
 	asJSON := fs.Bool("json", false, "print JSON for scripts")
 	var k kernelsFlag
 	k.register(fs)
-	if status, ok := parseFlags(fs, args, false); !ok {
+	if status, ok := a.parseFlags(fs, args, false); !ok {
 		return status
 	}
 	// Every class that parses is listed; every one that does not is

@@ -90,7 +90,7 @@ func (a *app) explain(stdout, stderr io.Writer, args []string) int {
 	}
 	serve := eng.NewServe()
 	serve.Register(fs, &ef.model)
-	if status, ok := parseFlags(fs, args, true); !ok {
+	if status, ok := a.parseFlags(fs, args, true); !ok {
 		return status
 	}
 	if rest := fs.Args(); len(rest) > 0 {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"text/tabwriter"
 
@@ -99,7 +98,7 @@ func (a *app) frontier(stdout, stderr io.Writer, args []string) int {
 	}
 	if *svgPath != "" {
 		title := fmt.Sprintf("%s on %s, %s", m.Name, c.Name, sec.Setting())
-		if err := os.WriteFile(*svgPath, []byte(frontierSVG(title, points, seqsCap.Value, seqsCap.Label())), 0o644); err != nil {
+		if err := a.writeFile(*svgPath, []byte(frontierSVG(title, points, seqsCap.Value, seqsCap.Label()))); err != nil {
 			return fail(stderr, "frontier", exitBadArgs, fmt.Errorf("--svg: %w", err))
 		}
 	}

@@ -13,7 +13,7 @@
 //	membudget max-len --model M --class C [--engine vllm|sglang] [serve flags] [--seqs N] [--json]
 //	membudget frontier --model M --class C [--engine vllm|sglang] [serve flags] [--format text|csv|json] [--svg FILE]
 //	membudget plan --model M --length L --concurrency N [--engine vllm|sglang] [--classes a,b|all] [--max-gpus G] [--top K] [--json]
-//	membudget batch [--input FILE] [--jobs N]
+//	membudget batch [--input FILE] [--jobs N] [--out-dir DIR]
 //	membudget explain [LOG|-] [--model M] [--class C] [--json] [--calibrate DIR]
 //	membudget help COMMAND
 //
@@ -61,6 +61,14 @@ type app struct {
 	// batch's answers.
 	compact bool
 	written *int
+	// inBatch is set for a batch request: its fields (request) are checked
+	// against the command's flags before they are parsed (see
+	// [checkRequest]), and it may have a file written only under outDir,
+	// batch's --out-dir ("" when batch was given none), never at a path of
+	// its own.
+	inBatch bool
+	request []requestField
+	outDir  string
 }
 
 // newApp returns the app of a process whose environment getenv reads.
@@ -156,8 +164,12 @@ func newFlags(name string, stderr io.Writer) *flag.FlagSet {
 
 // parseFlags parses args and, unless rest is true, refuses positional
 // arguments; ok is false with the exit status to return when the command
-// should stop.
-func parseFlags(fs *flag.FlagSet, args []string, rest bool) (status int, ok bool) {
+// should stop. A batch request's fields are checked against fs first.
+func (a *app) parseFlags(fs *flag.FlagSet, args []string, rest bool) (status int, ok bool) {
+	if err := checkRequest(fs, a.request); err != nil {
+		fmt.Fprintf(fs.Output(), "%s: %v\n", fs.Name(), err)
+		return exitBadArgs, false
+	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintf(fs.Output(), "usage of %s:\n", fs.Name())

@@ -38,7 +38,7 @@ type modelsJSON struct {
 func (a *app) models(stdout, stderr io.Writer, args []string) int {
 	fs := newFlags("models", stderr)
 	asJSON := fs.Bool("json", false, "print JSON for scripts")
-	if status, ok := parseFlags(fs, args, false); !ok {
+	if status, ok := a.parseFlags(fs, args, false); !ok {
 		return status
 	}
 	r, err := a.resolver()

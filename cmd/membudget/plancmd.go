@@ -36,7 +36,7 @@ func (a *app) plan(stdout, stderr io.Writer, args []string) int {
 		return fail(stderr, "plan", exitBadArgs, err)
 	}
 	search := planner.NewPlan(fs)
-	if status, ok := parseFlags(fs, args, false); !ok {
+	if status, ok := a.parseFlags(fs, args, false); !ok {
 		return status
 	}
 	switch {

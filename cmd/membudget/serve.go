@@ -65,7 +65,7 @@ func (a *app) serveFlags(fs *flag.FlagSet, args []string, own func(e engine.Engi
 // model, its --revision, the flags that do not change memory.
 func (a *app) parseServe(fs *flag.FlagSet, sa *serveArgs, args []string) (status int, ok bool) {
 	cmd := strings.TrimPrefix(fs.Name(), "membudget ")
-	if status, ok := parseFlags(fs, args, true); !ok {
+	if status, ok := a.parseFlags(fs, args, true); !ok {
 		return status, false
 	}
 	set := map[string]bool{}

@@ -76,7 +76,9 @@ func (c repoCache) resolve(p string) (string, bool, error) {
 		return "", false, nil
 	}
 	if err != nil {
-		return "", false, err
+		// EvalSymlinks' own errors ("too many links" for a loop) do not
+		// always name the file.
+		return "", true, fmt.Errorf("%s: %w", p, unwrapPath(err))
 	}
 	root, err := filepath.EvalSymlinks(c.dir)
 	if err != nil {
@@ -364,4 +366,14 @@ func (c repoCache) refs() (map[string][]string, error) {
 		slices.Sort(v)
 	}
 	return out, err
+}
+
+// unwrapPath drops a *fs.PathError's operation and path, for an error that
+// names the file itself.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }

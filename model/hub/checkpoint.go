@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sync"
 
+	"membudget/internal/untrusted"
 	"membudget/model/safetensors"
 )
 
@@ -147,7 +148,7 @@ func readCheckpoint(ctx context.Context, loc location, parallel int) (*Checkpoin
 	for _, s := range shards {
 		for _, t := range s.Header.Tensors {
 			if other, dup := in[t.Name]; dup {
-				return nil, fmt.Errorf("%s: tensor %q is in both %s and %s", loc.display(IndexFile), t.Name, other, s.File)
+				return nil, fmt.Errorf("%s: tensor %s is in both %s and %s", loc.display(IndexFile), untrusted.Quote(t.Name), other, s.File)
 			}
 			in[t.Name] = s.File
 		}
@@ -164,7 +165,7 @@ func readCheckpoint(ctx context.Context, loc location, parallel int) (*Checkpoin
 			if got != "" {
 				where = "it is in " + got
 			}
-			return nil, fmt.Errorf("%s: weight_map puts tensor %q in %s, but %s", loc.display(IndexFile), n, weightMap[n], where)
+			return nil, fmt.Errorf("%s: weight_map puts tensor %s in %s, but %s", loc.display(IndexFile), untrusted.Quote(n), untrusted.Text(weightMap[n]), where)
 		}
 	}
 	return ck, nil
@@ -176,8 +177,11 @@ func parseIndex(display string, data []byte) (map[string]string, []string, error
 	var idx struct {
 		WeightMap map[string]string `json:"weight_map"`
 	}
-	if err := json.Unmarshal(data, &idx); err != nil {
+	if err := checkJSONText(data); err != nil {
 		return nil, nil, fmt.Errorf("%s: not a safetensors index: %v", display, err)
+	}
+	if err := json.Unmarshal(data, &idx); err != nil {
+		return nil, nil, fmt.Errorf("%s: not a safetensors index: %v", display, untrusted.Text(err.Error()))
 	}
 	if len(idx.WeightMap) == 0 {
 		return nil, nil, fmt.Errorf("%s: no weight_map, or an empty one", display)
@@ -195,7 +199,7 @@ func parseIndex(display string, data []byte) (map[string]string, []string, error
 			continue
 		}
 		if err := checkRepoFile(file); err != nil {
-			return nil, nil, fmt.Errorf("%s: weight_map[%q] = %q: %v", display, tensor, file, err)
+			return nil, nil, fmt.Errorf("%s: weight_map[%s] = %s: %v", display, untrusted.Quote(tensor), untrusted.Quote(file), err)
 		}
 		seen[file] = true
 		files = append(files, file)
@@ -333,6 +337,15 @@ func (s *snapshotLocation) file(ctx context.Context, name string, limit int64) (
 	a, err := s.r.get(ctx, asked{s.c.repo, s.commit, name}, s.r.fileURL(s.c.repo, s.commit, name), 0, -1, limit)
 	if err != nil {
 		return nil, false, s.notFound(err, name)
+	}
+	// The cache keeps only what was checked: a file that would fail every
+	// later run is not written.
+	if err := checkJSONObject(a.body); err != nil {
+		what := ""
+		if name == IndexFile {
+			what = " not a safetensors index:" // as parseIndex says
+		}
+		return nil, true, fmt.Errorf("%s:%s %v (from the Hub; not saved to the cache)", s.display(name), what, err)
 	}
 	if _, err := s.c.store(s.commit, s.commit, name, a.etag, a.body); err != nil {
 		s.warn("%s was not saved to the Hugging Face cache: %v", name, err)

@@ -1,6 +1,8 @@
 package hub
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // Size caps per kind of file; a larger file is refused, not truncated.
@@ -124,4 +127,34 @@ func checkRepoFile(name string) error {
 func within(root, p string) bool {
 	rel, err := filepath.Rel(root, p)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// checkJSONText refuses a JSON file that is not UTF-8 text, naming the
+// first bad byte: transformers reads config.json with open(json_file,
+// encoding="utf-8") (configuration_utils.py, _dict_from_json_file), which
+// raises UnicodeDecodeError on it, and vLLM and huggingface_hub read the
+// index and hf_quant_config.json the same way. Go's decoder would turn the
+// bytes into U+FFFD and match names against them.
+func checkJSONText(data []byte) error {
+	for i := 0; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return fmt.Errorf("not valid UTF-8 (byte %d is %#02x), which transformers refuses", i, data[i])
+		}
+		i += size
+	}
+	return nil
+}
+
+// checkJSONObject is what a file fetched from the Hub must be before it is
+// written into the cache, where every later run would read it: UTF-8 text
+// (see checkJSONText) holding one JSON object.
+func checkJSONObject(data []byte) error {
+	if err := checkJSONText(data); err != nil {
+		return err
+	}
+	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) == 0 || t[0] != '{' || !json.Valid(data) {
+		return errors.New("not a JSON object")
+	}
+	return nil
 }

@@ -111,6 +111,18 @@ type Model struct {
 // A spec that can only be a path (absolute, starting with "." or "~", or
 // ending in .json) stops at step 1. Failures are a *ResolveError.
 func (r Resolver) Resolve(ctx context.Context, spec string) (*Model, error) {
+	m, err := r.resolve(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkJSONText(m.Config); err != nil {
+		return nil, &ResolveError{Spec: spec, Detail: m.Path + ": " + err.Error(), Err: err}
+	}
+	return m, nil
+}
+
+// resolve is Resolve before the config's text is checked.
+func (r Resolver) resolve(ctx context.Context, spec string) (*Model, error) {
 	r = r.withDefaults()
 	fail := func(detail string, cause error) error {
 		return &ResolveError{Spec: spec, Detail: detail, Suggestions: suggest(spec, r.ShippedIDs), Err: cause}
@@ -255,6 +267,11 @@ func (r Resolver) fromHub(ctx context.Context, c repoCache, spec, revision strin
 	}
 	if !isCommit(a.commit) {
 		return nil, fmt.Errorf("the answer for %s has no X-Repo-Commit commit hash (is %s the Hub?)", redactString(u), r.Endpoint)
+	}
+	// The cache keeps only what was checked: a config.json that would fail
+	// every later run is not written.
+	if err := checkJSONObject(a.body); err != nil {
+		return nil, fmt.Errorf("config.json from the Hub (%s at %s): %v; not saved to the cache", revision, a.commit[:7], err)
 	}
 	m := &Model{Spec: spec, Config: a.body, Path: u, RepoID: c.repo, Revision: revision, Commit: a.commit}
 	desc := fmt.Sprintf("Hugging Face Hub %s, %s at %s", r.Endpoint, revision, a.commit[:7])

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 
 	gocmp "github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
@@ -74,7 +75,8 @@ func TestEncodeThenParseReturnsTheTensors(t *testing.T) {
 }
 
 // FuzzParseHeader checks that ParseHeader never panics, fails only with a
-// *HeaderError, and that what it accepts tiles the data buffer exactly, ends
+// *HeaderError whose message holds no control character and quotes at
+// most a few hundred bytes of the header, and that what it accepts tiles the data buffer exactly, ends
 // where the file ends, and survives a re-encoding unchanged.
 func FuzzParseHeader(f *testing.F) {
 	f.Add([]byte(llamaDown), uint64(0))
@@ -85,6 +87,11 @@ func FuzzParseHeader(f *testing.F) {
 			var he *HeaderError
 			if !errors.As(err, &he) {
 				t.Fatalf("error %v is a %T, not a *HeaderError", err, err)
+			}
+			// The message's own text is under 300 bytes; an untrusted
+			// string in it is at most 256 bytes, escaped to at most 4x.
+			if msg := err.Error(); strings.ContainsFunc(msg, unicode.IsControl) || len(msg) > 2048 {
+				t.Fatalf("error of %d bytes, escaped and bounded? %.300q", len(msg), msg)
 			}
 			return
 		}

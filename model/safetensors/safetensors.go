@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"membudget/internal/untrusted"
 )
 
 // PrefixBytes is the length of the header-length prefix, a little-endian
@@ -77,7 +79,7 @@ func (e *HeaderError) Error() string {
 	if e.Tensor == "" {
 		return e.File + ": " + e.Detail
 	}
-	return fmt.Sprintf("%s: tensor %q: %s", e.File, e.Tensor, e.Detail)
+	return fmt.Sprintf("%s: tensor %s: %s", e.File, untrusted.Quote(e.Tensor), e.Detail)
 }
 
 func headerErr(file, tensor, format string, args ...any) error {
@@ -283,7 +285,7 @@ func eachKey(dec *json.Decoder, fn func(key string) error) error {
 		return err
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return fmt.Errorf("want a JSON object, got %v", tok)
+		return fmt.Errorf("want a JSON object, got %s", untrusted.Quote(fmt.Sprint(tok)))
 	}
 	seen := map[string]bool{}
 	for dec.More() {
@@ -293,10 +295,10 @@ func eachKey(dec *json.Decoder, fn func(key string) error) error {
 		}
 		key, ok := tok.(string)
 		if !ok {
-			return fmt.Errorf("want an object key, got %v", tok)
+			return fmt.Errorf("want an object key, got %s", untrusted.Quote(fmt.Sprint(tok)))
 		}
 		if seen[key] {
-			return fmt.Errorf("duplicate key %q", key)
+			return fmt.Errorf("duplicate key %s", untrusted.Quote(key))
 		}
 		seen[key] = true
 		if err := fn(key); err != nil {
@@ -311,14 +313,14 @@ func isNull(raw json.RawMessage) bool {
 	return bytes.Equal(bytes.TrimSpace(raw), []byte("null"))
 }
 
-// excerpt shortens a JSON value for an error message.
+// excerpt shortens a JSON value for an error message, escaped.
 func excerpt(raw json.RawMessage) string {
 	const max = 48
 	s := string(bytes.TrimSpace(raw))
 	if len(s) > max {
-		return s[:max] + "..."
+		return untrusted.Text(s[:max]) + "..."
 	}
-	return s
+	return untrusted.Text(s)
 }
 
 func parseMetadata(file string, raw json.RawMessage) (map[string]string, error) {
@@ -334,7 +336,7 @@ func parseMetadata(file string, raw json.RawMessage) (map[string]string, error) 
 		}
 		var s string
 		if isNull(v) || json.Unmarshal(v, &s) != nil {
-			return fmt.Errorf("value of %q is %s, not a string", key, excerpt(v))
+			return fmt.Errorf("value of %s is %s, not a string", untrusted.Quote(key), excerpt(v))
 		}
 		m[key] = s
 		return nil
@@ -412,7 +414,7 @@ func parseTensor(file, name string, raw json.RawMessage) (Tensor, error) {
 func spanBytes(dtype string, shape []uint64) (uint64, error) {
 	width, ok := dtypeBits[dtype]
 	if !ok {
-		return 0, fmt.Errorf("unknown dtype %q (the format defines %s)", dtype, knownDtypes())
+		return 0, fmt.Errorf("unknown dtype %s (the format defines %s)", untrusted.Quote(dtype), knownDtypes())
 	}
 	elements := uint64(1)
 	if !slices.Contains(shape, 0) { // an empty tensor holds no bytes, whatever its other dimensions
@@ -428,10 +430,10 @@ func spanBytes(dtype string, shape []uint64) (uint64, error) {
 	}
 	hi, nbits := bits.Mul64(elements, width)
 	if hi != 0 {
-		return 0, fmt.Errorf("shape %s of %s has more bits than a uint64 counts", shapeString(shape), dtype)
+		return 0, fmt.Errorf("shape %s of %s has more bits than a uint64 counts", shapeString(shape), untrusted.Text(dtype))
 	}
 	if nbits%8 != 0 {
-		return 0, fmt.Errorf("shape %s of %s (%d bits each) is %d bits, not whole bytes", shapeString(shape), dtype, width, nbits)
+		return 0, fmt.Errorf("shape %s of %s (%d bits each) is %d bits, not whole bytes", shapeString(shape), untrusted.Text(dtype), width, nbits)
 	}
 	return nbits / 8, nil
 }
@@ -473,15 +475,15 @@ func Encode(tensors []Tensor, metadata map[string]string) ([]byte, uint64, error
 	var end uint64
 	for i, t := range tensors {
 		if t.Name == metadataKey || seen[t.Name] {
-			return nil, 0, fmt.Errorf("safetensors: tensor name %q is reserved or repeated", t.Name)
+			return nil, 0, fmt.Errorf("safetensors: tensor name %s is reserved or repeated", untrusted.Quote(t.Name))
 		}
 		seen[t.Name] = true
 		n, err := spanBytes(t.Dtype, t.Shape)
 		if err != nil {
-			return nil, 0, fmt.Errorf("safetensors: tensor %q: %v", t.Name, err)
+			return nil, 0, fmt.Errorf("safetensors: tensor %s: %v", untrusted.Quote(t.Name), err)
 		}
 		if n > math.MaxUint64-end {
-			return nil, 0, fmt.Errorf("safetensors: tensor %q: the data buffer overflows a uint64", t.Name)
+			return nil, 0, fmt.Errorf("safetensors: tensor %s: the data buffer overflows a uint64", untrusted.Quote(t.Name))
 		}
 		if i > 0 || metadata != nil {
 			b.WriteByte(',')

@@ -1,0 +1,83 @@
+// Package untrusted prints strings that came from outside membudget (a
+// file, the Hugging Face Hub, a startup log, a batch request) where a
+// person or a script reads them: escaped, so that no terminal control
+// sequence, bidirectional override or invalid UTF-8 reaches a terminal, and
+// truncated, so that a 99 MB header string gives a message of a few hundred
+// bytes.
+//
+// Every message that quotes such a string goes through [Text] or [Quote];
+// the one function keeps the rule in one place.
+package untrusted
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// MaxBytes is the most bytes of an untrusted string a message quotes: a
+// model id, a tensor name or a flag value is far shorter (the Hub's repo
+// names are at most 96 characters), and a message stays one line a person
+// can read.
+const MaxBytes = 256
+
+// Text returns s for a message: at most [MaxBytes] of it, cut at a rune
+// boundary and followed by "…(N more bytes)" when longer, with every
+// control character (C0, DEL, C1), every format character (the
+// bidirectional overrides and isolates, zero-width marks), every other
+// rune that is not graphic, and every byte that is not UTF-8 written as a
+// Go escape (\x1b, \u202e, \xff). A backslash is kept as it is: Text is for
+// reading, [Quote] for a value a reader must tell apart exactly.
+func Text(s string) string {
+	head, rest := cut(s)
+	var b strings.Builder
+	b.Grow(len(head) + 16)
+	for i := 0; i < len(head); {
+		r, size := utf8.DecodeRuneInString(head[i:])
+		switch {
+		case r == utf8.RuneError && size <= 1:
+			fmt.Fprintf(&b, `\x%02x`, head[i])
+		case r == ' ' || unicode.IsGraphic(r) && !unicode.Is(unicode.Cf, r):
+			b.WriteString(head[i : i+size])
+		case r < 0x80:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		default:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		}
+		i += size
+	}
+	if rest > 0 {
+		fmt.Fprintf(&b, "…(%d more bytes)", rest)
+	}
+	return b.String()
+}
+
+// Quote returns s for a message as a Go double-quoted string (strconv's
+// quoting, which escapes every rune that is not printable and every byte
+// that is not UTF-8), of at most [MaxBytes] of s, followed by "…(N more
+// bytes)" when s is longer.
+func Quote(s string) string {
+	head, rest := cut(s)
+	q := strconv.Quote(head)
+	if rest > 0 {
+		q += fmt.Sprintf("…(%d more bytes)", rest)
+	}
+	return q
+}
+
+// cut returns the first MaxBytes of s, shortened to a rune boundary when
+// it would split a UTF-8 sequence, and how many bytes of s it left out.
+func cut(s string) (string, int) {
+	if len(s) <= MaxBytes {
+		return s, 0
+	}
+	n := MaxBytes
+	// Back up over continuation bytes, at most a rune's length, so that a
+	// valid rune is not cut into bytes that Text would print as escapes.
+	for i := 0; i < utf8.UTFMax-1 && n > 0 && !utf8.RuneStart(s[n]); i++ {
+		n--
+	}
+	return s[:n], len(s) - n
+}
