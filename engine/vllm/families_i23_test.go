@@ -1,0 +1,47 @@
+package vllm
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"membudget/budget"
+)
+
+// TestNewFamilyKVLayouts: the KV cache of each shipped config of the
+// families of issue 23 as vLLM's spec classes lay it out, worked by hand
+// from the config and the family's vLLM model file: which spec each layer
+// gets (vllm/v1/kv_cache_interface.py), the page of a block of 16 tokens
+// on one rank, and the groups.
+func TestNewFamilyKVLayouts(t *testing.T) {
+	archs := shipped(t)
+	type layout struct {
+		Names string
+		Pool  budget.PagedPool
+	}
+	full := []budget.PageGroup{{Count: 1, PageTokens: 16, CapTokens: budget.NoCap}}
+	tests := []struct {
+		shipped string
+		tp      uint64
+		want    layout
+	}{
+		// ERNIE-4.5-0.3B: Llama's Attention on all 18 layers
+		// (ernie45.py subclasses llama.py), FullAttentionSpec; 2 KV heads
+		// of 128: 16 x 2 x (128 + 128) x 2 B = 16,384 B a page at TP1.
+		{"baidu__ERNIE-4.5-0.3B-PT", 1, layout{"FullAttentionx1", budget.PagedPool{Tensors: 18, PageBytes: 16384, Groups: full}}},
+		// At TP2 one KV head a rank: 8192 B.
+		{"baidu__ERNIE-4.5-0.3B-PT", 2, layout{"FullAttentionx1", budget.PagedPool{Tensors: 18, PageBytes: 8192, Groups: full}}},
+	}
+	for _, tt := range tests {
+		a, ok := archs[tt.shipped]
+		if !ok {
+			t.Errorf("%s is not shipped", tt.shipped)
+			continue
+		}
+		r := ref(t, a, Serve{TensorParallelSize: tt.tp, MaxModelLen: 8192, KVCacheMemoryBytes: gib40}, testClass(false))
+		got := layout{groupNames(a, r.groups), r.Plan().Stages[0].Pool}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("%s at TP%d (-want +got):\n%s", tt.shipped, tt.tp, diff)
+		}
+	}
+}
