@@ -1,11 +1,14 @@
 package model
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"membudget/model/safetensors"
 )
 
 // The shapes of the configs corpus/models ships for the families of issue
@@ -15,6 +18,10 @@ func init() {
 		// head_dim 128 given (16 x 128 = 2048, twice hidden_size); tied.
 		"baidu__ERNIE-4.5-0.3B-PT": {ModelType: "ernie4_5", Layers: 18, Hidden: 1024, Heads: 16, KVHeads: 2, HeadDim: 128, Vocab: 103424,
 			MaxPos: 131072, Tied: true, RotaryDim: 128, Dtype: "bfloat16"},
+		// Multi-head, 4096 / 32 = 128 a head, a quarter of it rotary;
+		// rope_scaling null.
+		"EleutherAI__pythia-6.9b-deduped": {ModelType: "gpt_neox", Layers: 32, Hidden: 4096, Heads: 32, KVHeads: 32, HeadDim: 128,
+			Vocab: 50432, MaxPos: 2048, RotaryDim: 32, Dtype: "float16"},
 	} {
 		shippedShapes[name] = s
 	}
@@ -50,6 +57,16 @@ func TestNewFamilyWeightsByHand(t *testing.T) {
 		// 105,906,176, the head tied; final norm 1024. 360,748,032
 		// parameters x 2 B, and the rotary table 131,072 x 128 x 2 B.
 		{"baidu__ERNIE-4.5-0.3B-PT", 360748032*2 + 131072*128*2},
+		// pythia-6.9b-deduped (gpt_neox.py). A layer: query_key_value
+		// 4096 x 12,288 = 50,331,648 and its bias 12,288; dense 4096 x
+		// 4096 = 16,777,216 and 4096; dense_h_to_4h 4096 x 16,384 =
+		// 67,108,864 and 16,384; dense_4h_to_h 67,108,864 and 4096; two
+		// LayerNorms of weight and bias 4 x 4096: 201,379,840, x 32 =
+		// 6,444,154,880. embed_in and the untied embed_out 50,432 (a
+		// multiple of 64) x 4096 = 206,569,472 each; final LayerNorm
+		// 8192. 6,857,302,016 parameters (Pythia's published count) x 2 B
+		// (float16), and the rotary table 2048 x 32 x 2 B.
+		{"EleutherAI__pythia-6.9b-deduped", 6857302016*2 + 2048*32*2},
 	}
 	for _, tt := range tests {
 		a := shippedArch(t, tt.name)
@@ -97,4 +114,59 @@ func TestNewFamilyDefaults(t *testing.T) {
 			t.Errorf("%s: error %v, want it to hold %q", tt.name, err, tt.want)
 		}
 	}
+}
+
+// gptNeoXFixture: hidden 64, 4 heads of 16 (multi-head), intermediate
+// 256, 2 layers, vocabulary 128, 64 positions, a quarter of a head rotary
+// (4), untied; named as transformers' modeling_gpt_neox.py names them, with
+// an old checkpoint's causal-mask buffers and rotary inv_freq (skipped).
+func gptNeoXFixture() (string, []safetensors.Tensor) {
+	config := `{"model_type":"gpt_neox","hidden_size":64,"num_attention_heads":4,"intermediate_size":256,"num_hidden_layers":2,` +
+		`"vocab_size":128,"max_position_embeddings":64,"rotary_pct":0.25,"torch_dtype":"bfloat16"}`
+	ts := []safetensors.Tensor{bf16("gpt_neox.embed_in.weight", 128, 64)}
+	for l := range 2 {
+		p := fmt.Sprintf("gpt_neox.layers.%d.", l)
+		ts = append(ts,
+			bf16(p+"input_layernorm.weight", 64), bf16(p+"input_layernorm.bias", 64),
+			bf16(p+"post_attention_layernorm.weight", 64), bf16(p+"post_attention_layernorm.bias", 64),
+			typed("BOOL", p+"attention.bias", 1, 1, 64, 64), typed("F32", p+"attention.masked_bias"),
+			typed("F32", p+"attention.rotary_emb.inv_freq", 2),
+			bf16(p+"attention.query_key_value.weight", 192, 64), bf16(p+"attention.query_key_value.bias", 192),
+			bf16(p+"attention.dense.weight", 64, 64), bf16(p+"attention.dense.bias", 64),
+			bf16(p+"mlp.dense_h_to_4h.weight", 256, 64), bf16(p+"mlp.dense_h_to_4h.bias", 256),
+			bf16(p+"mlp.dense_4h_to_h.weight", 64, 256), bf16(p+"mlp.dense_4h_to_h.bias", 64))
+	}
+	return config, append(ts, bf16("gpt_neox.final_layer_norm.weight", 64), bf16("gpt_neox.final_layer_norm.bias", 64),
+		bf16("embed_out.weight", 128, 64))
+}
+
+// TestNewFamilyCheckpointsByHand: each new family's checkpoint, named as
+// its published checkpoints name their tensors, read by its rules, at TP1,
+// TP2 and on each stage of PP2 in bf16, against sums by hand; the
+// config-derived weights agree.
+func TestNewFamilyCheckpointsByHand(t *testing.T) {
+	checkByHand(t, []byHandCase{
+		{
+			// TP1, a layer: two LayerNorms 4 x 64 x 2 = 512;
+			// query_key_value 192 x 64 x 2 = 24,576 and bias 384; dense
+			// 8192 and 128; dense_h_to_4h 256 x 64 x 2 = 32,768 and 512;
+			// dense_4h_to_h 32,768 and 128: 99,968. embed_in and embed_out
+			// 128 x 64 x 2 = 16,384 each, final LayerNorm 256, rotary 64
+			// positions x 4 x 2 = 512.
+			// TP2: query_key_value 2 + 2 + 2 heads of 16 = 96 rows 12,288
+			// and bias 192; dense 64 x 32 x 2 = 4096, its bias whole 128;
+			// dense_h_to_4h 128 rows 16,384 and 256; dense_4h_to_h 16,384,
+			// bias whole 128; LayerNorms 512: 50,368. Embeddings 64 rows
+			// 8192 each.
+			// PP2: gpt_neox.py builds embed_in, final_layer_norm and
+			// embed_out on every stage.
+			name: "gpt_neox", fixture: gptNeoXFixture,
+			ranks: []byHandRank{
+				{"TP1", tpRanks(1, 0), 2*99968 + 2*16384 + 256 + 512, ""},
+				{"TP2", tpRanks(2, 0), 2*50368 + 2*8192 + 256 + 512, ""},
+				{"PP2 stage 0", ppStage(0, 2), 99968 + 2*16384 + 256 + 512, ""},
+				{"PP2 stage 1", ppStage(1, 2), 99968 + 2*16384 + 256 + 512, ""},
+			},
+		},
+	})
 }

@@ -31,6 +31,12 @@ func TestNewFamilyKVLayouts(t *testing.T) {
 		{"baidu__ERNIE-4.5-0.3B-PT", 1, layout{"FullAttentionx1", budget.PagedPool{Tensors: 18, PageBytes: 16384, Groups: full}}},
 		// At TP2 one KV head a rank: 8192 B.
 		{"baidu__ERNIE-4.5-0.3B-PT", 2, layout{"FullAttentionx1", budget.PagedPool{Tensors: 18, PageBytes: 8192, Groups: full}}},
+		// pythia-6.9b-deduped: GPTNeoXAttention's Attention on all 32
+		// layers (gpt_neox.py:95-102), multi-head: 32 KV heads of 4096 /
+		// 32 = 128, fp16: 16 x 32 x 256 x 2 B = 262,144 B a page; at TP4 8
+		// heads, 65,536 B.
+		{"EleutherAI__pythia-6.9b-deduped", 1, layout{"FullAttentionx1", budget.PagedPool{Tensors: 32, PageBytes: 262144, Groups: full}}},
+		{"EleutherAI__pythia-6.9b-deduped", 4, layout{"FullAttentionx1", budget.PagedPool{Tensors: 32, PageBytes: 65536, Groups: full}}},
 	}
 	for _, tt := range tests {
 		a, ok := archs[tt.shipped]
@@ -38,7 +44,7 @@ func TestNewFamilyKVLayouts(t *testing.T) {
 			t.Errorf("%s is not shipped", tt.shipped)
 			continue
 		}
-		r := ref(t, a, Serve{TensorParallelSize: tt.tp, MaxModelLen: 8192, KVCacheMemoryBytes: gib40}, testClass(false))
+		r := ref(t, a, Serve{TensorParallelSize: tt.tp, MaxModelLen: 2048, KVCacheMemoryBytes: gib40}, testClass(false))
 		got := layout{groupNames(a, r.groups), r.Plan().Stages[0].Pool}
 		if diff := cmp.Diff(tt.want, got); diff != "" {
 			t.Errorf("%s at TP%d (-want +got):\n%s", tt.shipped, tt.tp, diff)
