@@ -22,6 +22,12 @@ func init() {
 		// rope_scaling null.
 		"EleutherAI__pythia-6.9b-deduped": {ModelType: "gpt_neox", Layers: 32, Hidden: 4096, Heads: 32, KVHeads: 32, HeadDim: 128,
 			Vocab: 50432, MaxPos: 2048, RotaryDim: 32, Dtype: "float16"},
+		// Every one of 48 layers MoE (decoder_sparse_step 1, no
+		// mlp_only_layers); rope_type default with an mrope_section; the
+		// Qwen3-VL tower.
+		"Qwen__Qwen3-VL-30B-A3B-Instruct": {ModelType: "qwen3_vl_moe", Layers: 48, Hidden: 2048, Heads: 32, KVHeads: 4, HeadDim: 128,
+			Vocab: 151936, MaxPos: 262144, MoELayers: 48, Experts: 128, TopK: 8, MoEInter: 768, RotaryDim: 128, Rope: "default",
+			Vision: "qwen3_vl", Dtype: "bfloat16"},
 	} {
 		shippedShapes[name] = s
 	}
@@ -67,6 +73,26 @@ func TestNewFamilyWeightsByHand(t *testing.T) {
 		// 8192. 6,857,302,016 parameters (Pythia's published count) x 2 B
 		// (float16), and the rotary table 2048 x 32 x 2 B.
 		{"EleutherAI__pythia-6.9b-deduped", 6857302016*2 + 2048*32*2},
+		// Qwen3-VL-30B-A3B-Instruct (qwen3_vl_moe.py). A text layer: q
+		// 4096 x 2048 = 8,388,608, k and v 512 x 2048 = 1,048,576 each, o
+		// 8,388,608; q_norm and k_norm 128 each; the router 128 x 2048 =
+		// 262,144; 128 experts of gate and up 2048 x 1536 and down 768 x
+		// 2048: 603,979,776; two norms 4096: 623,120,640, x 48 =
+		// 29,909,790,720. Embedding and untied head 151,936 (a multiple
+		// of 64) x 2048 = 311,164,928 each, norm 2048: 30,532,122,624.
+		// The tower: patch_embed 1152 x 3 x 2 x 16 x 16 = 1,769,472 and
+		// bias 1152; pos_embed 2304 x 1152 = 2,654,208; a block: two
+		// LayerNorms 4608, qkv 3456 x 1152 = 3,981,312 and 3456, proj
+		// 1,327,104 and 1152, fc1 and fc2 4304 x 1152 = 4,958,208 each and
+		// 4304 + 1152: 15,239,504, x 27 = 411,466,608; the merger: norm
+		// 2304, fc1 4608 x 4608 = 21,233,664 and 4608, fc2 2048 x 4608 =
+		// 9,437,184 and 2048: 30,679,808; three deepstack mergers, normed
+		// over 4608 (9216): 30,686,720 each. 538,631,408 in all.
+		// 31,070,754,032 parameters, the total of the published
+		// checkpoint's 882 tensors, x 2 B; the mrope cos/sin table 262,144
+		// x 128 x 2 B kept four times, and the tower's 8192 x 1152/16/2 x
+		// 2 B.
+		{"Qwen__Qwen3-VL-30B-A3B-Instruct", 31070754032*2 + 4*262144*128*2 + 8192*36*2},
 	}
 	for _, tt := range tests {
 		a := shippedArch(t, tt.name)
@@ -169,4 +195,81 @@ func TestNewFamilyCheckpointsByHand(t *testing.T) {
 			},
 		},
 	})
+}
+
+// qwen3VL30BA3BHeader is Qwen/Qwen3-VL-30B-A3B-Instruct's safetensors
+// header as its published listing gives it (882 tensors in 13 shards, all
+// bf16; see corpus/models/SOURCES.md), with its config.json.
+func qwen3VL30BA3BHeader() (string, []safetensors.Tensor) {
+	data, err := os.ReadFile("../corpus/models/Qwen__Qwen3-VL-30B-A3B-Instruct.json")
+	if err != nil {
+		panic(err)
+	}
+	ts := []safetensors.Tensor{
+		bf16("lm_head.weight", 151936, 2048),
+		bf16("model.language_model.embed_tokens.weight", 151936, 2048),
+		bf16("model.language_model.norm.weight", 2048),
+	}
+	for l := range 48 {
+		p := fmt.Sprintf("model.language_model.layers.%d.", l)
+		ts = append(ts,
+			bf16(p+"input_layernorm.weight", 2048),
+			bf16(p+"mlp.experts.down_proj", 128, 768, 2048),
+			bf16(p+"mlp.experts.gate_up_proj", 128, 2048, 1536),
+			bf16(p+"mlp.gate.weight", 128, 2048),
+			bf16(p+"post_attention_layernorm.weight", 2048),
+			bf16(p+"self_attn.k_norm.weight", 128),
+			bf16(p+"self_attn.k_proj.weight", 512, 2048),
+			bf16(p+"self_attn.o_proj.weight", 2048, 4096),
+			bf16(p+"self_attn.q_norm.weight", 128),
+			bf16(p+"self_attn.q_proj.weight", 4096, 2048),
+			bf16(p+"self_attn.v_proj.weight", 512, 2048))
+	}
+	for b := range 27 {
+		p := fmt.Sprintf("model.visual.blocks.%d.", b)
+		ts = append(ts,
+			bf16(p+"attn.proj.bias", 1152), bf16(p+"attn.proj.weight", 1152, 1152),
+			bf16(p+"attn.qkv.bias", 3456), bf16(p+"attn.qkv.weight", 3456, 1152),
+			bf16(p+"mlp.linear_fc1.bias", 4304), bf16(p+"mlp.linear_fc1.weight", 4304, 1152),
+			bf16(p+"mlp.linear_fc2.bias", 1152), bf16(p+"mlp.linear_fc2.weight", 1152, 4304),
+			bf16(p+"norm1.bias", 1152), bf16(p+"norm1.weight", 1152),
+			bf16(p+"norm2.bias", 1152), bf16(p+"norm2.weight", 1152))
+	}
+	merger := func(p string, norm uint64) []safetensors.Tensor {
+		return []safetensors.Tensor{
+			bf16(p+"linear_fc1.bias", 4608), bf16(p+"linear_fc1.weight", 4608, 4608),
+			bf16(p+"linear_fc2.bias", 2048), bf16(p+"linear_fc2.weight", 2048, 4608),
+			bf16(p+"norm.bias", norm), bf16(p+"norm.weight", norm),
+		}
+	}
+	for d := range 3 {
+		ts = append(ts, merger(fmt.Sprintf("model.visual.deepstack_merger_list.%d.", d), 4608)...)
+	}
+	ts = append(ts, merger("model.visual.merger.", 1152)...)
+	ts = append(ts, bf16("model.visual.patch_embed.proj.bias", 1152), bf16("model.visual.patch_embed.proj.weight", 1152, 3, 2, 16, 16),
+		bf16("model.visual.pos_embed.weight", 2304, 1152))
+	return string(data), ts
+}
+
+// TestQwen3VL30BA3BHeader: the published checkpoint's 882 tensors, read by
+// qwen3_vl_moe's rules, are the 31,070,754,032 parameters its listing
+// totals (x 2 B, with the buffers no checkpoint holds: the mrope table
+// 4 x 262,144 x 128 x 2 B and the tower's 8192 x 36 x 2 B), as the config
+// gives them; and under tensor and expert parallelism the checkpoint and
+// the config agree rank by rank.
+func TestQwen3VL30BA3BHeader(t *testing.T) {
+	_, ts := qwen3VL30BA3BHeader()
+	if len(ts) != 882 {
+		t.Fatalf("%d tensors, the listing counts 882", len(ts))
+	}
+	checkByHand(t, []byHandCase{{
+		name: "Qwen3-VL-30B-A3B-Instruct", fixture: qwen3VL30BA3BHeader,
+		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 31070754032*2 + 4*262144*128*2 + 8192*36*2, ""}},
+	}})
+	a, _ := attach(t, qwen3VL30BA3BHeader)
+	for _, sh := range []Sharding{Whole(a, 4, 2, a.Quant), {TP: 8, ExpertRanks: 8, EndLayer: 48, First: true, Last: true, DtypeBytes: 2}} {
+		if c, w := sum(CheckpointWeights(a, sh)), sum(Weights(a, sh)); c != w {
+			t.Errorf("TP%d EP%d: checkpoint %d B, config %d B", sh.TP, sh.ExpertRanks, c, w)
+		}
+	}
 }

@@ -37,6 +37,12 @@ func TestNewFamilyKVLayouts(t *testing.T) {
 		// heads, 65,536 B.
 		{"EleutherAI__pythia-6.9b-deduped", 1, layout{"FullAttentionx1", budget.PagedPool{Tensors: 32, PageBytes: 262144, Groups: full}}},
 		{"EleutherAI__pythia-6.9b-deduped", 4, layout{"FullAttentionx1", budget.PagedPool{Tensors: 32, PageBytes: 65536, Groups: full}}},
+		// Qwen3-VL-30B-A3B: Qwen3MoeDecoderLayer's Attention on all 48
+		// layers (qwen3_vl_moe.py:68-74), 4 KV heads of 128, bf16: 16 x 4
+		// x 256 x 2 B = 32,768 B a page; at TP8 the 4 heads are
+		// replicated to one a rank: 8192 B.
+		{"Qwen__Qwen3-VL-30B-A3B-Instruct", 1, layout{"FullAttentionx1", budget.PagedPool{Tensors: 48, PageBytes: 32768, Groups: full}}},
+		{"Qwen__Qwen3-VL-30B-A3B-Instruct", 8, layout{"FullAttentionx1", budget.PagedPool{Tensors: 48, PageBytes: 8192, Groups: full}}},
 	}
 	for _, tt := range tests {
 		a, ok := archs[tt.shipped]

@@ -63,6 +63,7 @@ var architectures = map[string]string{
 	"qwen3": "Qwen3ForCausalLM", "qwen3_5": "Qwen3_5ForConditionalGeneration", "qwen3_5_moe": "Qwen3_5MoeForConditionalGeneration",
 	"qwen3_5_text": "Qwen3_5ForCausalLM", "qwen3_5_moe_text": "Qwen3_5MoeForCausalLM", "qwen3_moe": "Qwen3MoeForCausalLM",
 	"qwen3_next": "Qwen3NextForCausalLM", "qwen3_vl": "Qwen3VLForConditionalGeneration", "qwen3_vl_text": "Qwen3VLForConditionalGeneration",
+	"qwen3_vl_moe": "Qwen3VLMoeForConditionalGeneration", "qwen3_vl_moe_text": "Qwen3VLMoeForConditionalGeneration",
 }
 
 // withArchitecture names c's architecture, as every published config does.
@@ -80,7 +81,7 @@ func withArchitecture(c map[string]any, modelType string) map[string]any {
 var families = []family{
 	llama, mistral, qwen2, qwen3, gemma, granite, phi, phi3, opt, olmo3, exaone4, ernie45, gptNeoX,
 	gemma2, gemma3Text, gemma4Text, mixtral, qwen3MoE, qwen2MoE, deepseek, glm4MoE, minimaxM2,
-	gptOss, llama4Text, qwen3Next, qwen35Text, nemotronH, wrappers,
+	gptOss, llama4Text, qwen3Next, qwen35Text, nemotronH, wrappers, qwen3VLMoE,
 }
 
 // Config draws a valid config.json of any model_type the package draws:
