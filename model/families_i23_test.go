@@ -28,6 +28,12 @@ func init() {
 		"Qwen__Qwen3-VL-30B-A3B-Instruct": {ModelType: "qwen3_vl_moe", Layers: 48, Hidden: 2048, Heads: 32, KVHeads: 4, HeadDim: 128,
 			Vocab: 151936, MaxPos: 262144, MoELayers: 48, Experts: 128, TopK: 8, MoEInter: 768, RotaryDim: 128, Rope: "default",
 			Vision: "qwen3_vl", Dtype: "bfloat16"},
+		// MLA: latent 512 + 64; layer 0 dense (first_k_dense_replace 1),
+		// 46 MoE layers of 64 experts top-4 of 1536 and one shared expert;
+		// one MTP layer; rope_scaling null.
+		"zai-org__GLM-4.7-Flash": {ModelType: "glm4_moe_lite", Layers: 47, Hidden: 2048, Heads: 20, KVHeads: 20, HeadDim: 256,
+			Vocab: 154880, MaxPos: 202752, MoELayers: 46, Experts: 64, TopK: 4, MoEInter: 1536, SharedInter: 1536, MLA: true,
+			KVLatent: 576, RotaryDim: 64, MTP: 1, Dtype: "bfloat16"},
 	} {
 		shippedShapes[name] = s
 	}
@@ -93,6 +99,20 @@ func TestNewFamilyWeightsByHand(t *testing.T) {
 		// x 128 x 2 B kept four times, and the tower's 8192 x 1152/16/2 x
 		// 2 B.
 		{"Qwen__Qwen3-VL-30B-A3B-Instruct", 31070754032*2 + 4*262144*128*2 + 8192*36*2},
+		// GLM-4.7-Flash (glm4_moe_lite.py). A layer's MLA: q_a_proj 768 x
+		// 2048 = 1,572,864, q_a_layernorm 768, q_b_proj 20 x (192 + 64)
+		// x 768 = 3,932,160, kv_a_proj_with_mqa (512 + 64) x 2048 =
+		// 1,179,648, kv_a_layernorm 512, kv_b_proj 20 x (192 + 256) x 512
+		// = 4,587,520, o_proj 2048 x 5120 = 10,485,760: 21,759,232; two
+		// norms 4096. Layer 0's MLP 3 x 10,240 x 2048 = 62,914,560. A MoE
+		// layer: 64 experts of 3 x 1536 x 2048 = 603,979,776, the shared
+		// expert 9,437,184, in bf16; the router 64 x 2048 = 131,072 and
+		// its bias 64, in float32. 47 layers: 21,763,328 x 47 +
+		// 62,914,560 + 46 x 613,416,960 = 29,309,003,392 parameters, of
+		// which 46 x 131,136 = 6,032,256 in float32. Embedding and the
+		// head 154,880 (a multiple of 64) x 2048 = 317,194,240 each, norm
+		// 2048: 29,943,393,920 in all. Rotary 202,752 x 64 x 2 B.
+		{"zai-org__GLM-4.7-Flash", (29943393920-6032256)*2 + 6032256*4 + 202752*64*2},
 	}
 	for _, tt := range tests {
 		a := shippedArch(t, tt.name)
@@ -270,6 +290,74 @@ func TestQwen3VL30BA3BHeader(t *testing.T) {
 	for _, sh := range []Sharding{Whole(a, 4, 2, a.Quant), {TP: 8, ExpertRanks: 8, EndLayer: 48, First: true, Last: true, DtypeBytes: 2}} {
 		if c, w := sum(CheckpointWeights(a, sh)), sum(Weights(a, sh)); c != w {
 			t.Errorf("TP%d EP%d: checkpoint %d B, config %d B", sh.TP, sh.ExpertRanks, c, w)
+		}
+	}
+}
+
+// glm47FlashHeader is zai-org/GLM-4.7-Flash's safetensors header as its
+// published listing gives it (9,703 tensors in 48 shards, bf16 but the
+// float32 routing biases; see corpus/models/SOURCES.md), its MTP layer 47
+// included, with its config.json.
+func glm47FlashHeader() (string, []safetensors.Tensor) {
+	data, err := os.ReadFile("../corpus/models/zai-org__GLM-4.7-Flash.json")
+	if err != nil {
+		panic(err)
+	}
+	ts := []safetensors.Tensor{bf16("lm_head.weight", 154880, 2048), bf16("model.embed_tokens.weight", 154880, 2048), bf16("model.norm.weight", 2048)}
+	for l := range 48 {
+		p := fmt.Sprintf("model.layers.%d.", l)
+		ts = append(ts,
+			bf16(p+"input_layernorm.weight", 2048), bf16(p+"post_attention_layernorm.weight", 2048),
+			bf16(p+"self_attn.kv_a_layernorm.weight", 512), bf16(p+"self_attn.kv_a_proj_with_mqa.weight", 576, 2048),
+			bf16(p+"self_attn.kv_b_proj.weight", 8960, 512), bf16(p+"self_attn.o_proj.weight", 2048, 5120),
+			bf16(p+"self_attn.q_a_layernorm.weight", 768), bf16(p+"self_attn.q_a_proj.weight", 768, 2048),
+			bf16(p+"self_attn.q_b_proj.weight", 5120, 768))
+		if l == 0 {
+			ts = append(ts, bf16(p+"mlp.down_proj.weight", 2048, 10240), bf16(p+"mlp.gate_proj.weight", 10240, 2048),
+				bf16(p+"mlp.up_proj.weight", 10240, 2048))
+			continue
+		}
+		for e := range 64 {
+			q := fmt.Sprintf("%smlp.experts.%d.", p, e)
+			ts = append(ts, bf16(q+"down_proj.weight", 2048, 1536), bf16(q+"gate_proj.weight", 1536, 2048), bf16(q+"up_proj.weight", 1536, 2048))
+		}
+		ts = append(ts, typed("F32", p+"mlp.gate.e_score_correction_bias", 64), bf16(p+"mlp.gate.weight", 64, 2048),
+			bf16(p+"mlp.shared_experts.down_proj.weight", 2048, 1536), bf16(p+"mlp.shared_experts.gate_proj.weight", 1536, 2048),
+			bf16(p+"mlp.shared_experts.up_proj.weight", 1536, 2048))
+	}
+	ts = append(ts, bf16("model.layers.47.eh_proj.weight", 2048, 4096), bf16("model.layers.47.embed_tokens.weight", 154880, 2048),
+		bf16("model.layers.47.enorm.weight", 2048), bf16("model.layers.47.hnorm.weight", 2048),
+		bf16("model.layers.47.shared_head.head.weight", 154880, 2048), bf16("model.layers.47.shared_head.norm.weight", 2048))
+	return string(data), ts
+}
+
+// TestGLM47FlashHeader: the published checkpoint's 9,703 tensors (31,221,
+// 488,576 parameters, its MTP layer's 1,278,094,656 among them), read by
+// glm4_moe_lite's rules, are what the config gives: the MTP layer skipped,
+// the routers and their biases in float32 (TestNewFamilyWeightsByHand's
+// sum); under tensor and expert parallelism and on pipeline stages the
+// checkpoint and the config agree rank by rank.
+func TestGLM47FlashHeader(t *testing.T) {
+	_, ts := glm47FlashHeader()
+	if len(ts) != 9703 {
+		t.Fatalf("%d tensors, the listing counts 9703", len(ts))
+	}
+	checkByHand(t, []byHandCase{{
+		name: "GLM-4.7-Flash", fixture: glm47FlashHeader,
+		ranks: []byHandRank{{"TP1", tpRanks(1, 0), (29943393920-6032256)*2 + 6032256*4 + 202752*64*2, ""}},
+	}})
+	a, notes := attach(t, glm47FlashHeader)
+	// The MTP layer 47: 7 attention tensors and 2 norms, 64 x 3
+	// experts, the router and its bias, 3 shared-expert tensors, and the
+	// 6 of MTP alone (eh_proj, embed_tokens, enorm, hnorm, shared_head's
+	// head and norm): 212.
+	if diff := cmp.Diff([]SkippedTensors{{Reason: skipMTP, Count: 212}}, notes.Skipped); diff != "" {
+		t.Errorf("skipped (-want +got):\n%s", diff)
+	}
+	for _, sh := range []Sharding{Whole(a, 4, 2, a.Quant), {TP: 8, ExpertRanks: 8, EndLayer: 47, First: true, Last: true, DtypeBytes: 2},
+		{TP: 2, FirstLayer: 24, EndLayer: 47, Last: true, DtypeBytes: 2}} {
+		if c, w := sum(CheckpointWeights(a, sh)), sum(Weights(a, sh)); c != w {
+			t.Errorf("TP%d EP%d layers [%d, %d): checkpoint %d B, config %d B", sh.TP, sh.ExpertRanks, sh.FirstLayer, sh.EndLayer, c, w)
 		}
 	}
 }

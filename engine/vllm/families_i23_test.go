@@ -44,6 +44,17 @@ func TestNewFamilyKVLayouts(t *testing.T) {
 		{"Qwen__Qwen3-VL-30B-A3B-Instruct", 1, layout{"FullAttentionx1", budget.PagedPool{Tensors: 48, PageBytes: 32768, Groups: full}}},
 		{"Qwen__Qwen3-VL-30B-A3B-Instruct", 8, layout{"FullAttentionx1", budget.PagedPool{Tensors: 48, PageBytes: 8192, Groups: full}}},
 	}
+	// GLM-4.7-Flash: Glm4MoeLiteMLAAttention on all 47 layers
+	// (glm4_moe_lite.py:133-153), MLAAttentionSpec: one latent of
+	// kv_lora_rank + qk_rope_head_dim = 512 + 64 = 576 a token, whole on
+	// every rank: 16 x 576 x 2 B = 18,432 B a page at TP1 and TP4.
+	for _, tp := range []uint64{1, 4} {
+		tests = append(tests, struct {
+			shipped string
+			tp      uint64
+			want    layout
+		}{"zai-org__GLM-4.7-Flash", tp, layout{"MLAAttentionx1", budget.PagedPool{Tensors: 47, PageBytes: 18432, Groups: full}}})
+	}
 	for _, tt := range tests {
 		a, ok := archs[tt.shipped]
 		if !ok {
