@@ -797,6 +797,11 @@ type checkpointFamily struct {
 	// never loads beyond the rotary tables, a tied head and the layers
 	// past num_hidden_layers, which every family skips.
 	skip [][2]string
+	// skipWithin drops the tensors whose name holds a substring, with the
+	// reason: buffers an old checkpoint saved inside every layer, which
+	// the model's load_weights skips by substring (GPT-NeoX's
+	// attention.bias and attention.masked_bias: gpt_neox.py:264-267).
+	skipWithin [][2]string
 	// layer rules name the modules of a decoder layer; top rules the
 	// others.
 	layer, top []*moduleRule
@@ -822,6 +827,11 @@ func (f checkpointFamily) skipped(a *Arch, name string) string {
 	}
 	for _, s := range f.skip {
 		if strings.HasPrefix(name, s[0]) {
+			return s[1]
+		}
+	}
+	for _, s := range f.skipWithin {
+		if strings.Contains(name, s[0]) {
 			return s[1]
 		}
 	}

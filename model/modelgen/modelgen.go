@@ -50,10 +50,10 @@ func (f family) of(modelType string) *rapid.Generator[map[string]any] {
 // types): an engine picks its implementation by it.
 var architectures = map[string]string{
 	"deepseek_v2": "DeepseekV2ForCausalLM", "deepseek_v3": "DeepseekV3ForCausalLM", "deepseek_v32": "DeepseekV32ForCausalLM",
-	"exaone4": "Exaone4ForCausalLM", "gemma": "GemmaForCausalLM", "gemma2": "Gemma2ForCausalLM",
+	"ernie4_5": "Ernie4_5ForCausalLM", "exaone4": "Exaone4ForCausalLM", "gemma": "GemmaForCausalLM", "gemma2": "Gemma2ForCausalLM",
 	"gemma3": "Gemma3ForConditionalGeneration", "gemma3_text": "Gemma3ForCausalLM",
-	"gemma4": "Gemma4ForConditionalGeneration", "gemma4_text": "Gemma4ForCausalLM",
-	"glm4_moe": "Glm4MoeForCausalLM", "glm_moe_dsa": "GlmMoeDsaForCausalLM", "gpt_oss": "GptOssForCausalLM",
+	"gemma4": "Gemma4ForConditionalGeneration", "gemma4_text": "Gemma4ForCausalLM", "gpt_neox": "GPTNeoXForCausalLM",
+	"glm4_moe": "Glm4MoeForCausalLM", "glm4_moe_lite": "Glm4MoeLiteForCausalLM", "glm_moe_dsa": "GlmMoeDsaForCausalLM", "gpt_oss": "GptOssForCausalLM",
 	"granite": "GraniteForCausalLM", "kimi_k2": "DeepseekV3ForCausalLM", "kimi_k25": "KimiK25ForConditionalGeneration",
 	"llama": "LlamaForCausalLM", "llama4": "Llama4ForConditionalGeneration", "llama4_text": "Llama4ForCausalLM",
 	"minimax_m2": "MiniMaxM2ForCausalLM", "ministral3": "Ministral3ForCausalLM", "mistral": "MistralForCausalLM",
@@ -63,6 +63,7 @@ var architectures = map[string]string{
 	"qwen3": "Qwen3ForCausalLM", "qwen3_5": "Qwen3_5ForConditionalGeneration", "qwen3_5_moe": "Qwen3_5MoeForConditionalGeneration",
 	"qwen3_5_text": "Qwen3_5ForCausalLM", "qwen3_5_moe_text": "Qwen3_5MoeForCausalLM", "qwen3_moe": "Qwen3MoeForCausalLM",
 	"qwen3_next": "Qwen3NextForCausalLM", "qwen3_vl": "Qwen3VLForConditionalGeneration", "qwen3_vl_text": "Qwen3VLForConditionalGeneration",
+	"qwen3_vl_moe": "Qwen3VLMoeForConditionalGeneration", "qwen3_vl_moe_text": "Qwen3VLMoeForConditionalGeneration",
 }
 
 // withArchitecture names c's architecture, as every published config does.
@@ -78,9 +79,9 @@ func withArchitecture(c map[string]any, modelType string) map[string]any {
 // families are every family's generator, simplest first (rapid.OneOf
 // shrinks towards the first).
 var families = []family{
-	llama, mistral, qwen2, qwen3, gemma, granite, phi, phi3, opt, olmo3, exaone4,
-	gemma2, gemma3Text, gemma4Text, mixtral, qwen3MoE, qwen2MoE, deepseek, glm4MoE, minimaxM2,
-	gptOss, llama4Text, qwen3Next, qwen35Text, nemotronH, wrappers,
+	llama, mistral, qwen2, qwen3, gemma, granite, phi, phi3, opt, olmo3, exaone4, ernie45, gptNeoX,
+	gemma2, gemma3Text, gemma4Text, mixtral, qwen3MoE, qwen2MoE, deepseek, glm4MoE, glm4MoELite, minimaxM2,
+	gptOss, llama4Text, qwen3Next, qwen35Text, nemotronH, wrappers, qwen3VLMoE,
 }
 
 // Config draws a valid config.json of any model_type the package draws:

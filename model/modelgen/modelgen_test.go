@@ -144,3 +144,18 @@ func TestEveryModelTypeNamesItsArchitecture(t *testing.T) {
 		}
 	}
 }
+
+// TestArchitecturesAreTheModels: the architecture each generator names is
+// one the model says its model_type sizes (model.Architectures).
+func TestArchitecturesAreTheModels(t *testing.T) {
+	archs := model.Architectures()
+	for _, mt := range ModelTypes() {
+		arch, ok := architectures[mt]
+		if !ok {
+			continue
+		}
+		if !slices.Contains(archs[arch], mt) {
+			t.Errorf("model_type %s is drawn naming %s, which model.Architectures gives %v", mt, arch, archs[arch])
+		}
+	}
+}

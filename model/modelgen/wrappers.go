@@ -93,7 +93,7 @@ func drawVision(t *rapid.T, wrapper string, hidden any) map[string]any {
 		return map[string]any{"hidden_size": vh, "intermediate_size": 16 * rapid.Uint64Range(1, 300).Draw(t, "siglip_inter_x16"),
 			"num_hidden_layers": rapid.Uint64Range(1, 27).Draw(t, "siglip_layers"), "num_attention_heads": rapid.SampledFrom(divisors(vh/16)).Draw(t, "siglip_heads"),
 			"patch_size": patch, "image_size": patch * rapid.Uint64Range(1, 64).Draw(t, "patches_side")}
-	case "qwen3_vl", "qwen3_5", "qwen3_5_moe":
+	case "qwen3_vl", "qwen3_5", "qwen3_5_moe", "qwen3_vl_moe":
 		if rapid.IntRange(0, 5).Draw(t, "text_only") == 0 {
 			return nil
 		}

@@ -1,0 +1,363 @@
+package model
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"membudget/model/safetensors"
+)
+
+// The shapes of the configs corpus/models ships for the families of issue
+// 23, entered by hand from the files (see TestShippedConfigsParse).
+func init() {
+	for name, s := range map[string]shape{
+		// head_dim 128 given (16 x 128 = 2048, twice hidden_size); tied.
+		"baidu__ERNIE-4.5-0.3B-PT": {ModelType: "ernie4_5", Layers: 18, Hidden: 1024, Heads: 16, KVHeads: 2, HeadDim: 128, Vocab: 103424,
+			MaxPos: 131072, Tied: true, RotaryDim: 128, Dtype: "bfloat16"},
+		// Multi-head, 4096 / 32 = 128 a head, a quarter of it rotary;
+		// rope_scaling null.
+		"EleutherAI__pythia-6.9b-deduped": {ModelType: "gpt_neox", Layers: 32, Hidden: 4096, Heads: 32, KVHeads: 32, HeadDim: 128,
+			Vocab: 50432, MaxPos: 2048, RotaryDim: 32, Dtype: "float16"},
+		// Every one of 48 layers MoE (decoder_sparse_step 1, no
+		// mlp_only_layers); rope_type default with an mrope_section; the
+		// Qwen3-VL tower.
+		"Qwen__Qwen3-VL-30B-A3B-Instruct": {ModelType: "qwen3_vl_moe", Layers: 48, Hidden: 2048, Heads: 32, KVHeads: 4, HeadDim: 128,
+			Vocab: 151936, MaxPos: 262144, MoELayers: 48, Experts: 128, TopK: 8, MoEInter: 768, RotaryDim: 128, Rope: "default",
+			Vision: "qwen3_vl", Dtype: "bfloat16"},
+		// MLA: latent 512 + 64; layer 0 dense (first_k_dense_replace 1),
+		// 46 MoE layers of 64 experts top-4 of 1536 and one shared expert;
+		// one MTP layer; rope_scaling null.
+		"zai-org__GLM-4.7-Flash": {ModelType: "glm4_moe_lite", Layers: 47, Hidden: 2048, Heads: 20, KVHeads: 20, HeadDim: 256,
+			Vocab: 154880, MaxPos: 202752, MoELayers: 46, Experts: 64, TopK: 4, MoEInter: 1536, SharedInter: 1536, MLA: true,
+			KVLatent: 576, RotaryDim: 64, MTP: 1, Dtype: "bfloat16"},
+	} {
+		shippedShapes[name] = s
+	}
+}
+
+// shippedArch parses corpus/models/<name>.json.
+func shippedArch(t *testing.T, name string) *Arch {
+	t.Helper()
+	data, err := os.ReadFile("../corpus/models/" + name + ".json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := ParseConfig(name+".json", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// TestNewFamilyWeightsByHand: the weights of one real checkpoint of each
+// family of issue 23, whole on one rank in bf16, counted from its
+// config.json by hand as vLLM's model file builds it.
+func TestNewFamilyWeightsByHand(t *testing.T) {
+	tests := []struct {
+		name string
+		want uint64
+	}{
+		// ERNIE-4.5-0.3B (ernie45.py: Llama's layers, no o_proj bias).
+		// A layer: qkv 1024 x (16 + 2 + 2) x 128 = 2,621,440; o_proj
+		// 2048 x 1024 = 2,097,152; gate_up 1024 x 2 x 3072 = 6,291,456;
+		// down 3072 x 1024 = 3,145,728; two norms 2048: 14,157,824, x 18 =
+		// 254,840,832. Embedding 103,424 (a multiple of 64) x 1024 =
+		// 105,906,176, the head tied; final norm 1024. 360,748,032
+		// parameters x 2 B, and the rotary table 131,072 x 128 x 2 B.
+		{"baidu__ERNIE-4.5-0.3B-PT", 360748032*2 + 131072*128*2},
+		// pythia-6.9b-deduped (gpt_neox.py). A layer: query_key_value
+		// 4096 x 12,288 = 50,331,648 and its bias 12,288; dense 4096 x
+		// 4096 = 16,777,216 and 4096; dense_h_to_4h 4096 x 16,384 =
+		// 67,108,864 and 16,384; dense_4h_to_h 67,108,864 and 4096; two
+		// LayerNorms of weight and bias 4 x 4096: 201,379,840, x 32 =
+		// 6,444,154,880. embed_in and the untied embed_out 50,432 (a
+		// multiple of 64) x 4096 = 206,569,472 each; final LayerNorm
+		// 8192. 6,857,302,016 parameters (Pythia's published count) x 2 B
+		// (float16), and the rotary table 2048 x 32 x 2 B.
+		{"EleutherAI__pythia-6.9b-deduped", 6857302016*2 + 2048*32*2},
+		// Qwen3-VL-30B-A3B-Instruct (qwen3_vl_moe.py). A text layer: q
+		// 4096 x 2048 = 8,388,608, k and v 512 x 2048 = 1,048,576 each, o
+		// 8,388,608; q_norm and k_norm 128 each; the router 128 x 2048 =
+		// 262,144; 128 experts of gate and up 2048 x 1536 and down 768 x
+		// 2048: 603,979,776; two norms 4096: 623,120,640, x 48 =
+		// 29,909,790,720. Embedding and untied head 151,936 (a multiple
+		// of 64) x 2048 = 311,164,928 each, norm 2048: 30,532,122,624.
+		// The tower: patch_embed 1152 x 3 x 2 x 16 x 16 = 1,769,472 and
+		// bias 1152; pos_embed 2304 x 1152 = 2,654,208; a block: two
+		// LayerNorms 4608, qkv 3456 x 1152 = 3,981,312 and 3456, proj
+		// 1,327,104 and 1152, fc1 and fc2 4304 x 1152 = 4,958,208 each and
+		// 4304 + 1152: 15,239,504, x 27 = 411,466,608; the merger: norm
+		// 2304, fc1 4608 x 4608 = 21,233,664 and 4608, fc2 2048 x 4608 =
+		// 9,437,184 and 2048: 30,679,808; three deepstack mergers, normed
+		// over 4608 (9216): 30,686,720 each. 538,631,408 in all.
+		// 31,070,754,032 parameters, the total of the published
+		// checkpoint's 882 tensors, x 2 B; the mrope cos/sin table 262,144
+		// x 128 x 2 B kept four times, and the tower's 8192 x 1152/16/2 x
+		// 2 B.
+		{"Qwen__Qwen3-VL-30B-A3B-Instruct", 31070754032*2 + 4*262144*128*2 + 8192*36*2},
+		// GLM-4.7-Flash (glm4_moe_lite.py). A layer's MLA: q_a_proj 768 x
+		// 2048 = 1,572,864, q_a_layernorm 768, q_b_proj 20 x (192 + 64)
+		// x 768 = 3,932,160, kv_a_proj_with_mqa (512 + 64) x 2048 =
+		// 1,179,648, kv_a_layernorm 512, kv_b_proj 20 x (192 + 256) x 512
+		// = 4,587,520, o_proj 2048 x 5120 = 10,485,760: 21,759,232; two
+		// norms 4096. Layer 0's MLP 3 x 10,240 x 2048 = 62,914,560. A MoE
+		// layer: 64 experts of 3 x 1536 x 2048 = 603,979,776, the shared
+		// expert 9,437,184, in bf16; the router 64 x 2048 = 131,072 and
+		// its bias 64, in float32. 47 layers: 21,763,328 x 47 +
+		// 62,914,560 + 46 x 613,416,960 = 29,309,003,392 parameters, of
+		// which 46 x 131,136 = 6,032,256 in float32. Embedding and the
+		// head 154,880 (a multiple of 64) x 2048 = 317,194,240 each, norm
+		// 2048: 29,943,393,920 in all. Rotary 202,752 x 64 x 2 B.
+		{"zai-org__GLM-4.7-Flash", (29943393920-6032256)*2 + 6032256*4 + 202752*64*2},
+	}
+	for _, tt := range tests {
+		a := shippedArch(t, tt.name)
+		if got := sumItems(Weights(a, Whole(a, 1, 2, a.Quant))); got != tt.want {
+			t.Errorf("%s: %d B, want %d (by hand)", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestNewFamilyDefaults: a config that leaves out what the family's
+// transformers configuration class fills reads as the class fills it; a
+// key vLLM cannot honour is an error naming it.
+func TestNewFamilyDefaults(t *testing.T) {
+	type got struct {
+		Layers, Hidden, Heads, KVHeads, HeadDim, Inter, Vocab, MaxPos uint64
+		Tied                                                          bool
+	}
+	tests := []struct {
+		name, doc string
+		want      got
+	}{
+		// Ernie4_5Config (configuration_ernie4_5.py): every shape key of
+		// the 0.3B model, head_dim 128 (not 1024 / 16 = 64), tied.
+		{"ernie4_5 empty", `{"model_type": "ernie4_5"}`, got{18, 1024, 16, 2, 128, 3072, 103424, 131072, true}},
+		// head_dim null is hidden_size / heads (__post_init__).
+		{"ernie4_5 head_dim null", `{"model_type": "ernie4_5", "head_dim": null, "tie_word_embeddings": false}`,
+			got{18, 1024, 16, 2, 64, 3072, 103424, 131072, false}},
+	}
+	for _, tt := range tests {
+		a, err := ParseConfig("x.json", []byte(tt.doc))
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		g := got{uint64(len(a.Layers)), a.Hidden, a.Heads, a.KVHeads, a.HeadDim, a.Intermediate, a.Vocab, a.MaxPosition, a.TiedEmbeddings}
+		if diff := cmp.Diff(tt.want, g); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
+		}
+	}
+	errs := []struct{ name, doc, want string }{
+		{"ernie4_5 use_bias", `{"model_type": "ernie4_5", "use_bias": true}`, "x.json: use_bias: true: vLLM's Ernie4_5ForCausalLM"},
+	}
+	for _, tt := range errs {
+		_, err := ParseConfig("x.json", []byte(tt.doc))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: error %v, want it to hold %q", tt.name, err, tt.want)
+		}
+	}
+}
+
+// gptNeoXFixture: hidden 64, 4 heads of 16 (multi-head), intermediate
+// 256, 2 layers, vocabulary 128, 64 positions, a quarter of a head rotary
+// (4), untied; named as transformers' modeling_gpt_neox.py names them, with
+// an old checkpoint's causal-mask buffers and rotary inv_freq (skipped).
+func gptNeoXFixture() (string, []safetensors.Tensor) {
+	config := `{"model_type":"gpt_neox","hidden_size":64,"num_attention_heads":4,"intermediate_size":256,"num_hidden_layers":2,` +
+		`"vocab_size":128,"max_position_embeddings":64,"rotary_pct":0.25,"torch_dtype":"bfloat16"}`
+	ts := []safetensors.Tensor{bf16("gpt_neox.embed_in.weight", 128, 64)}
+	for l := range 2 {
+		p := fmt.Sprintf("gpt_neox.layers.%d.", l)
+		ts = append(ts,
+			bf16(p+"input_layernorm.weight", 64), bf16(p+"input_layernorm.bias", 64),
+			bf16(p+"post_attention_layernorm.weight", 64), bf16(p+"post_attention_layernorm.bias", 64),
+			typed("BOOL", p+"attention.bias", 1, 1, 64, 64), typed("F32", p+"attention.masked_bias"),
+			typed("F32", p+"attention.rotary_emb.inv_freq", 2),
+			bf16(p+"attention.query_key_value.weight", 192, 64), bf16(p+"attention.query_key_value.bias", 192),
+			bf16(p+"attention.dense.weight", 64, 64), bf16(p+"attention.dense.bias", 64),
+			bf16(p+"mlp.dense_h_to_4h.weight", 256, 64), bf16(p+"mlp.dense_h_to_4h.bias", 256),
+			bf16(p+"mlp.dense_4h_to_h.weight", 64, 256), bf16(p+"mlp.dense_4h_to_h.bias", 64))
+	}
+	return config, append(ts, bf16("gpt_neox.final_layer_norm.weight", 64), bf16("gpt_neox.final_layer_norm.bias", 64),
+		bf16("embed_out.weight", 128, 64))
+}
+
+// TestNewFamilyCheckpointsByHand: each new family's checkpoint, named as
+// its published checkpoints name their tensors, read by its rules, at TP1,
+// TP2 and on each stage of PP2 in bf16, against sums by hand; the
+// config-derived weights agree.
+func TestNewFamilyCheckpointsByHand(t *testing.T) {
+	checkByHand(t, []byHandCase{
+		{
+			// TP1, a layer: two LayerNorms 4 x 64 x 2 = 512;
+			// query_key_value 192 x 64 x 2 = 24,576 and bias 384; dense
+			// 8192 and 128; dense_h_to_4h 256 x 64 x 2 = 32,768 and 512;
+			// dense_4h_to_h 32,768 and 128: 99,968. embed_in and embed_out
+			// 128 x 64 x 2 = 16,384 each, final LayerNorm 256, rotary 64
+			// positions x 4 x 2 = 512.
+			// TP2: query_key_value 2 + 2 + 2 heads of 16 = 96 rows 12,288
+			// and bias 192; dense 64 x 32 x 2 = 4096, its bias whole 128;
+			// dense_h_to_4h 128 rows 16,384 and 256; dense_4h_to_h 16,384,
+			// bias whole 128; LayerNorms 512: 50,368. Embeddings 64 rows
+			// 8192 each.
+			// PP2: gpt_neox.py builds embed_in, final_layer_norm and
+			// embed_out on every stage.
+			name: "gpt_neox", fixture: gptNeoXFixture,
+			ranks: []byHandRank{
+				{"TP1", tpRanks(1, 0), 2*99968 + 2*16384 + 256 + 512, ""},
+				{"TP2", tpRanks(2, 0), 2*50368 + 2*8192 + 256 + 512, ""},
+				{"PP2 stage 0", ppStage(0, 2), 99968 + 2*16384 + 256 + 512, ""},
+				{"PP2 stage 1", ppStage(1, 2), 99968 + 2*16384 + 256 + 512, ""},
+			},
+		},
+	})
+}
+
+// qwen3VL30BA3BHeader is Qwen/Qwen3-VL-30B-A3B-Instruct's safetensors
+// header as its published listing gives it (882 tensors in 13 shards, all
+// bf16; see corpus/models/SOURCES.md), with its config.json.
+func qwen3VL30BA3BHeader() (string, []safetensors.Tensor) {
+	data, err := os.ReadFile("../corpus/models/Qwen__Qwen3-VL-30B-A3B-Instruct.json")
+	if err != nil {
+		panic(err)
+	}
+	ts := []safetensors.Tensor{
+		bf16("lm_head.weight", 151936, 2048),
+		bf16("model.language_model.embed_tokens.weight", 151936, 2048),
+		bf16("model.language_model.norm.weight", 2048),
+	}
+	for l := range 48 {
+		p := fmt.Sprintf("model.language_model.layers.%d.", l)
+		ts = append(ts,
+			bf16(p+"input_layernorm.weight", 2048),
+			bf16(p+"mlp.experts.down_proj", 128, 768, 2048),
+			bf16(p+"mlp.experts.gate_up_proj", 128, 2048, 1536),
+			bf16(p+"mlp.gate.weight", 128, 2048),
+			bf16(p+"post_attention_layernorm.weight", 2048),
+			bf16(p+"self_attn.k_norm.weight", 128),
+			bf16(p+"self_attn.k_proj.weight", 512, 2048),
+			bf16(p+"self_attn.o_proj.weight", 2048, 4096),
+			bf16(p+"self_attn.q_norm.weight", 128),
+			bf16(p+"self_attn.q_proj.weight", 4096, 2048),
+			bf16(p+"self_attn.v_proj.weight", 512, 2048))
+	}
+	for b := range 27 {
+		p := fmt.Sprintf("model.visual.blocks.%d.", b)
+		ts = append(ts,
+			bf16(p+"attn.proj.bias", 1152), bf16(p+"attn.proj.weight", 1152, 1152),
+			bf16(p+"attn.qkv.bias", 3456), bf16(p+"attn.qkv.weight", 3456, 1152),
+			bf16(p+"mlp.linear_fc1.bias", 4304), bf16(p+"mlp.linear_fc1.weight", 4304, 1152),
+			bf16(p+"mlp.linear_fc2.bias", 1152), bf16(p+"mlp.linear_fc2.weight", 1152, 4304),
+			bf16(p+"norm1.bias", 1152), bf16(p+"norm1.weight", 1152),
+			bf16(p+"norm2.bias", 1152), bf16(p+"norm2.weight", 1152))
+	}
+	merger := func(p string, norm uint64) []safetensors.Tensor {
+		return []safetensors.Tensor{
+			bf16(p+"linear_fc1.bias", 4608), bf16(p+"linear_fc1.weight", 4608, 4608),
+			bf16(p+"linear_fc2.bias", 2048), bf16(p+"linear_fc2.weight", 2048, 4608),
+			bf16(p+"norm.bias", norm), bf16(p+"norm.weight", norm),
+		}
+	}
+	for d := range 3 {
+		ts = append(ts, merger(fmt.Sprintf("model.visual.deepstack_merger_list.%d.", d), 4608)...)
+	}
+	ts = append(ts, merger("model.visual.merger.", 1152)...)
+	ts = append(ts, bf16("model.visual.patch_embed.proj.bias", 1152), bf16("model.visual.patch_embed.proj.weight", 1152, 3, 2, 16, 16),
+		bf16("model.visual.pos_embed.weight", 2304, 1152))
+	return string(data), ts
+}
+
+// TestQwen3VL30BA3BHeader: the published checkpoint's 882 tensors, read by
+// qwen3_vl_moe's rules, are the 31,070,754,032 parameters its listing
+// totals (x 2 B, with the buffers no checkpoint holds: the mrope table
+// 4 x 262,144 x 128 x 2 B and the tower's 8192 x 36 x 2 B), as the config
+// gives them; and under tensor and expert parallelism the checkpoint and
+// the config agree rank by rank.
+func TestQwen3VL30BA3BHeader(t *testing.T) {
+	_, ts := qwen3VL30BA3BHeader()
+	if len(ts) != 882 {
+		t.Fatalf("%d tensors, the listing counts 882", len(ts))
+	}
+	checkByHand(t, []byHandCase{{
+		name: "Qwen3-VL-30B-A3B-Instruct", fixture: qwen3VL30BA3BHeader,
+		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 31070754032*2 + 4*262144*128*2 + 8192*36*2, ""}},
+	}})
+	a, _ := attach(t, qwen3VL30BA3BHeader)
+	for _, sh := range []Sharding{Whole(a, 4, 2, a.Quant), {TP: 8, ExpertRanks: 8, EndLayer: 48, First: true, Last: true, DtypeBytes: 2}} {
+		if c, w := sum(CheckpointWeights(a, sh)), sum(Weights(a, sh)); c != w {
+			t.Errorf("TP%d EP%d: checkpoint %d B, config %d B", sh.TP, sh.ExpertRanks, c, w)
+		}
+	}
+}
+
+// glm47FlashHeader is zai-org/GLM-4.7-Flash's safetensors header as its
+// published listing gives it (9,703 tensors in 48 shards, bf16 but the
+// float32 routing biases; see corpus/models/SOURCES.md), its MTP layer 47
+// included, with its config.json.
+func glm47FlashHeader() (string, []safetensors.Tensor) {
+	data, err := os.ReadFile("../corpus/models/zai-org__GLM-4.7-Flash.json")
+	if err != nil {
+		panic(err)
+	}
+	ts := []safetensors.Tensor{bf16("lm_head.weight", 154880, 2048), bf16("model.embed_tokens.weight", 154880, 2048), bf16("model.norm.weight", 2048)}
+	for l := range 48 {
+		p := fmt.Sprintf("model.layers.%d.", l)
+		ts = append(ts,
+			bf16(p+"input_layernorm.weight", 2048), bf16(p+"post_attention_layernorm.weight", 2048),
+			bf16(p+"self_attn.kv_a_layernorm.weight", 512), bf16(p+"self_attn.kv_a_proj_with_mqa.weight", 576, 2048),
+			bf16(p+"self_attn.kv_b_proj.weight", 8960, 512), bf16(p+"self_attn.o_proj.weight", 2048, 5120),
+			bf16(p+"self_attn.q_a_layernorm.weight", 768), bf16(p+"self_attn.q_a_proj.weight", 768, 2048),
+			bf16(p+"self_attn.q_b_proj.weight", 5120, 768))
+		if l == 0 {
+			ts = append(ts, bf16(p+"mlp.down_proj.weight", 2048, 10240), bf16(p+"mlp.gate_proj.weight", 10240, 2048),
+				bf16(p+"mlp.up_proj.weight", 10240, 2048))
+			continue
+		}
+		for e := range 64 {
+			q := fmt.Sprintf("%smlp.experts.%d.", p, e)
+			ts = append(ts, bf16(q+"down_proj.weight", 2048, 1536), bf16(q+"gate_proj.weight", 1536, 2048), bf16(q+"up_proj.weight", 1536, 2048))
+		}
+		ts = append(ts, typed("F32", p+"mlp.gate.e_score_correction_bias", 64), bf16(p+"mlp.gate.weight", 64, 2048),
+			bf16(p+"mlp.shared_experts.down_proj.weight", 2048, 1536), bf16(p+"mlp.shared_experts.gate_proj.weight", 1536, 2048),
+			bf16(p+"mlp.shared_experts.up_proj.weight", 1536, 2048))
+	}
+	ts = append(ts, bf16("model.layers.47.eh_proj.weight", 2048, 4096), bf16("model.layers.47.embed_tokens.weight", 154880, 2048),
+		bf16("model.layers.47.enorm.weight", 2048), bf16("model.layers.47.hnorm.weight", 2048),
+		bf16("model.layers.47.shared_head.head.weight", 154880, 2048), bf16("model.layers.47.shared_head.norm.weight", 2048))
+	return string(data), ts
+}
+
+// TestGLM47FlashHeader: the published checkpoint's 9,703 tensors (31,221,
+// 488,576 parameters, its MTP layer's 1,278,094,656 among them), read by
+// glm4_moe_lite's rules, are what the config gives: the MTP layer skipped,
+// the routers and their biases in float32 (TestNewFamilyWeightsByHand's
+// sum); under tensor and expert parallelism and on pipeline stages the
+// checkpoint and the config agree rank by rank.
+func TestGLM47FlashHeader(t *testing.T) {
+	_, ts := glm47FlashHeader()
+	if len(ts) != 9703 {
+		t.Fatalf("%d tensors, the listing counts 9703", len(ts))
+	}
+	checkByHand(t, []byHandCase{{
+		name: "GLM-4.7-Flash", fixture: glm47FlashHeader,
+		ranks: []byHandRank{{"TP1", tpRanks(1, 0), (29943393920-6032256)*2 + 6032256*4 + 202752*64*2, ""}},
+	}})
+	a, notes := attach(t, glm47FlashHeader)
+	// The MTP layer 47: 7 attention tensors and 2 norms, 64 x 3
+	// experts, the router and its bias, 3 shared-expert tensors, and the
+	// 6 of MTP alone (eh_proj, embed_tokens, enorm, hnorm, shared_head's
+	// head and norm): 212.
+	if diff := cmp.Diff([]SkippedTensors{{Reason: skipMTP, Count: 212}}, notes.Skipped); diff != "" {
+		t.Errorf("skipped (-want +got):\n%s", diff)
+	}
+	for _, sh := range []Sharding{Whole(a, 4, 2, a.Quant), {TP: 8, ExpertRanks: 8, EndLayer: 47, First: true, Last: true, DtypeBytes: 2},
+		{TP: 2, FirstLayer: 24, EndLayer: 47, Last: true, DtypeBytes: 2}} {
+		if c, w := sum(CheckpointWeights(a, sh)), sum(Weights(a, sh)); c != w {
+			t.Errorf("TP%d EP%d layers [%d, %d): checkpoint %d B, config %d B", sh.TP, sh.ExpertRanks, sh.FirstLayer, sh.EndLayer, c, w)
+		}
+	}
+}
