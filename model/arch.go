@@ -124,6 +124,14 @@ type Arch struct {
 	ModelType     string
 	Architectures []string
 	Dtype         string // torch_dtype: bfloat16, float16, float32
+	// Defaulted lists the keys the config omitted that its transformers
+	// config class gave (and the keys read under an alias), in the order
+	// they were filled; empty when the file gave every key it was read for.
+	Defaulted []DefaultedKey
+	// ReadAs says why a config of a model_type the model does not know was
+	// read as ModelType: its architectures or auto_map name an architecture
+	// of that family (a trust_remote_code model); "" otherwise.
+	ReadAs string
 
 	Hidden, NumLayers, Heads, KVHeads, HeadDim uint64
 	Intermediate, Vocab, MaxPosition           uint64

@@ -94,6 +94,11 @@ var shippedShapes = map[string]shape{
 	"facebook__opt-2.7b": {ModelType: "opt", Layers: 32, Hidden: 2560, Heads: 32, KVHeads: 32, HeadDim: 80, Vocab: 50272, MaxPos: 2048, Tied: true, Dtype: "float16"},
 	"google__gemma-2-9b-it": {ModelType: "gemma2", Layers: 42, Hidden: 3584, Heads: 16, KVHeads: 8, HeadDim: 256, Vocab: 256000, MaxPos: 8192, Tied: true,
 		Sliding: 21, Window: 4096, RotaryDim: 256, Dtype: "bfloat16"},
+	// text_config gives neither heads, KV heads, head_dim nor vocabulary:
+	// Gemma3TextConfig's 8, 4, 256 and 262208 (and max_position 131072);
+	// 34 layers, each 6th global: 6, 12, 18, 24, 30, so 29 slide.
+	"google__gemma-3-4b-it": {ModelType: "gemma3", Layers: 34, Hidden: 2560, Heads: 8, KVHeads: 4, HeadDim: 256, Vocab: 262208, MaxPos: 131072, Tied: true,
+		Sliding: 29, Window: 1024, RotaryDim: 256, Rope: "linear", Vision: "siglip", Dtype: "bfloat16"},
 	"google__gemma-3-27b-it": {ModelType: "gemma3", Layers: 62, Hidden: 5376, Heads: 32, KVHeads: 16, HeadDim: 128, Vocab: 262208, MaxPos: 131072, Tied: true,
 		Sliding: 52, Window: 1024, RotaryDim: 128, Rope: "linear", Vision: "siglip", Dtype: "bfloat16"},
 	// Every layer has the dense MLP and the MoE block; rope nested by layer
@@ -625,10 +630,9 @@ func TestConfigErrors(t *testing.T) {
 		{"Infinity where a size belongs", with(`"vocab_size": 1000`, `"vocab_size": Infinity`),
 			`x.json: vocab_size: must be a non-negative integer, got "Infinity"`},
 		{"gemma3 bad nested", `{"model_type": "gemma3", "text_config": {"hidden_size": "big"}}`,
-			"x.json: text_config.hidden_size: must be a non-negative integer, got \"big\"\n" +
-				"x.json: text_config.num_hidden_layers: missing (required)\n" +
-				"x.json: text_config.num_attention_heads: missing (required)\n" +
-				"x.json: text_config.sliding_window: missing (required)"},
+			// Gemma3TextConfig gives the layers, heads and window the
+			// text_config omits: only the bad value is left to refuse.
+			"x.json: text_config.hidden_size: must be a non-negative integer, got \"big\""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
