@@ -346,7 +346,9 @@ func (a *Arch) check(o, root jsonObject) {
 	if a.KVHeads > 0 && a.Heads%a.KVHeads != 0 {
 		o.fail("num_key_value_heads", "%d does not divide num_attention_heads %d", a.KVHeads, a.Heads)
 	}
-	if a.ExpertsPerToken > a.Experts {
+	// A dense model's num_experts_per_tok (a class default, DeepseekV3Config's
+	// 8) selects nothing.
+	if a.Experts > 0 && a.ExpertsPerToken > a.Experts {
 		o.fail("num_experts_per_tok", "%d is more than the %d experts", a.ExpertsPerToken, a.Experts)
 	}
 	if a.SlidingLayers() > 0 && a.SlidingWindow == 0 {
