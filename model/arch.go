@@ -132,6 +132,10 @@ type Arch struct {
 	// read as ModelType: its architectures or auto_map name an architecture
 	// of that family (a trust_remote_code model); "" otherwise.
 	ReadAs string
+	// Generic says the model_type is no family the model knows and the
+	// config was read by ParseGeneric: KV from the standard keys, weights
+	// only from the checkpoint attached (Notice says so).
+	Generic bool
 
 	Hidden, NumLayers, Heads, KVHeads, HeadDim uint64
 	Intermediate, Vocab, MaxPosition           uint64

@@ -2,6 +2,7 @@ package model
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -285,5 +286,38 @@ func TestRemoteCodeArchitecture(t *testing.T) {
 				t.Errorf("read as %s (%q), %d defaulted; want %s, none", a.ModelType, a.ReadAs, len(a.Defaulted), tt.wantType)
 			}
 		})
+	}
+}
+
+// TestParseGeneric: an unknown model_type is read from the standard keys
+// and their common spellings, every layer full attention whatever
+// sliding_window says; Falcon's multi_query is one KV head.
+func TestParseGeneric(t *testing.T) {
+	doc := `{"model_type": "acme", "n_embd": 64, "n_layer": 3, "n_head": 4, "multi_query": true, "n_inner": 256,
+ "vocab_size": 100, "n_positions": 128, "sliding_window": 16, "layer_types": ["sliding_attention", "full_attention", "sliding_attention"]}`
+	a, err := ParseGeneric("x.json", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 64 / 4 heads = head_dim 16; one KV head; 3 full layers.
+	got := [7]uint64{a.Hidden, a.NumLayers, a.Heads, a.KVHeads, a.HeadDim, a.Intermediate, a.SlidingLayers()}
+	if diff := cmp.Diff([7]uint64{64, 3, 4, 1, 16, 256, 0}, got); diff != "" {
+		t.Errorf("hidden, layers, heads, KV heads, head_dim, intermediate, sliding (-want +got):\n%s", diff)
+	}
+	if !a.Generic || kinds(a.Layers) != "FFF" {
+		t.Errorf("generic %v, layers %s", a.Generic, kinds(a.Layers))
+	}
+	var from []string
+	for _, d := range a.Defaulted {
+		from = append(from, d.From+">"+d.Key)
+	}
+	want := []string{"n_embd>hidden_size", "n_layer>num_hidden_layers", "n_head>num_attention_heads", "multi_query>num_key_value_heads",
+		"n_positions>max_position_embeddings", "n_inner>intermediate_size"}
+	if diff := cmp.Diff(want, from); diff != "" {
+		t.Errorf("aliases (-want +got):\n%s", diff)
+	}
+	if _, err := ParseGeneric("x.json", []byte(`{"model_type": "acme", "hidden_size": 64}`)); !errors.Is(err, ErrNotADecoder) ||
+		!strings.Contains(err.Error(), "x.json: num_hidden_layers: missing (required)") {
+		t.Errorf("a config without the standard keys: %v", err)
 	}
 }
