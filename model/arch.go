@@ -124,6 +124,18 @@ type Arch struct {
 	ModelType     string
 	Architectures []string
 	Dtype         string // torch_dtype: bfloat16, float16, float32
+	// Defaulted lists the keys the config omitted that its transformers
+	// config class gave (and the keys read under an alias), in the order
+	// they were filled; empty when the file gave every key it was read for.
+	Defaulted []DefaultedKey
+	// ReadAs says why a config of a model_type the model does not know was
+	// read as ModelType: its architectures or auto_map name an architecture
+	// of that family (a trust_remote_code model); "" otherwise.
+	ReadAs string
+	// Generic says the model_type is no family the model knows and the
+	// config was read by ParseGeneric: KV from the standard keys, weights
+	// only from the checkpoint attached (Notice says so).
+	Generic bool
 
 	Hidden, NumLayers, Heads, KVHeads, HeadDim uint64
 	Intermediate, Vocab, MaxPosition           uint64
@@ -338,7 +350,9 @@ func (a *Arch) check(o, root jsonObject) {
 	if a.KVHeads > 0 && a.Heads%a.KVHeads != 0 {
 		o.fail("num_key_value_heads", "%d does not divide num_attention_heads %d", a.KVHeads, a.Heads)
 	}
-	if a.ExpertsPerToken > a.Experts {
+	// A dense model's num_experts_per_tok (a class default, DeepseekV3Config's
+	// 8) selects nothing.
+	if a.Experts > 0 && a.ExpertsPerToken > a.Experts {
 		o.fail("num_experts_per_tok", "%d is more than the %d experts", a.ExpertsPerToken, a.Experts)
 	}
 	if a.SlidingLayers() > 0 && a.SlidingWindow == 0 {

@@ -112,6 +112,9 @@ func AttachCheckpoint(a *Arch, c *Checkpoint) (CheckpointNotes, error) {
 func CheckpointModelTypes() []string {
 	var names []string
 	for k := range checkpointFamilies {
+		if k == GenericModelType {
+			continue
+		}
 		names = append(names, k)
 	}
 	sort.Strings(names)
@@ -129,7 +132,7 @@ func UsesCheckpoint(a *Arch, sh Sharding) (ok bool, why string) {
 		// are not what the GPU holds.
 		return false, fmt.Sprintf("served %s, the checkpoint is %s: vLLM converts it when it loads", quantName(sh.Quant), quantName(a.Quant))
 	}
-	if _, ok := checkpointFamilies[a.ModelType]; !ok {
+	if _, ok := checkpointFamilyOf(a); !ok {
 		return false, fmt.Sprintf("%v %q", ErrNoCheckpointRules, a.ModelType)
 	}
 	return true, ""
@@ -625,7 +628,7 @@ var rotaryUnused = []string{"rotary_pos_emb.inv_freq", "rotary_emb.inv_freq", "r
 // classify reads every tensor by the rules of a's family.
 func classify(a *Arch, tensors []safetensors.Tensor) ([]placed, CheckpointNotes, error) {
 	var notes CheckpointNotes
-	fam, ok := checkpointFamilies[a.ModelType]
+	fam, ok := checkpointFamilyOf(a)
 	if !ok {
 		return nil, notes, fmt.Errorf("%w %q (known: %s)", ErrNoCheckpointRules, a.ModelType, strings.Join(CheckpointModelTypes(), ", "))
 	}
@@ -734,7 +737,9 @@ func classify(a *Arch, tensors []safetensors.Tensor) ([]placed, CheckpointNotes,
 		notes.Skipped[i].Count = skipped[notes.Skipped[i].Reason]
 	}
 	notes.Counted = len(out)
-	if len(tensors) > 0 && len(notes.Unknown) == len(out) {
+	// A generic decoder's tensors are named as its own family names them:
+	// each counts whole on every rank, whatever its name.
+	if len(tensors) > 0 && len(notes.Unknown) == len(out) && !a.Generic {
 		return nil, notes, fmt.Errorf("none of the checkpoint's %d tensors is named as model_type %s names its tensors (the first: %q)", len(tensors), a.ModelType, tensors[0].Name)
 	}
 	return out, notes, nil

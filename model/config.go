@@ -259,13 +259,22 @@ func ParseConfig(file string, data []byte, opts ...Option) (*Arch, error) {
 	if mt == "" {
 		return nil, &ConfigError{File: file, Key: "model_type", Detail: "missing (required)"}
 	}
-	read, ok := families[mt]
-	if !ok {
+	a := &Arch{Source: file, ModelType: mt, Architectures: o.strings("architectures")}
+	var text jsonObject
+	if _, ok := families[mt]; ok {
+		text = readFamily(mt, o, a)
+	} else if known, arch, ok := remoteArchitecture(o); ok {
+		// vLLM picks the model by its architecture, not its model_type
+		// (vllm/model_executor/models/registry.py). The remote config
+		// class's defaults are not transformers': none is filled, and a key
+		// the file omits stays an error naming it.
+		a.ModelType = known
+		a.ReadAs = fmt.Sprintf("model_type %q is not one membudget knows; read as %s, the family of %s that the config names (trust_remote_code: the remote config class's defaults are not known, so none is filled)", mt, known, arch)
+		text = families[known](o, a)
+	} else {
 		return nil, &ConfigError{File: file, Key: "model_type", Err: ErrUnknownModelType,
 			Detail: fmt.Sprintf("%q: %v; known: %s", mt, ErrUnknownModelType, strings.Join(ModelTypes(), ", "))}
 	}
-	a := &Arch{Source: file, ModelType: mt, Architectures: o.strings("architectures")}
-	text := read(o, a)
 	if len(errs) == 0 {
 		a.Quant = readQuant(o, text, a, hf)
 	}

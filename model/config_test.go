@@ -94,6 +94,11 @@ var shippedShapes = map[string]shape{
 	"facebook__opt-2.7b": {ModelType: "opt", Layers: 32, Hidden: 2560, Heads: 32, KVHeads: 32, HeadDim: 80, Vocab: 50272, MaxPos: 2048, Tied: true, Dtype: "float16"},
 	"google__gemma-2-9b-it": {ModelType: "gemma2", Layers: 42, Hidden: 3584, Heads: 16, KVHeads: 8, HeadDim: 256, Vocab: 256000, MaxPos: 8192, Tied: true,
 		Sliding: 21, Window: 4096, RotaryDim: 256, Dtype: "bfloat16"},
+	// text_config gives neither heads, KV heads, head_dim nor vocabulary:
+	// Gemma3TextConfig's 8, 4, 256 and 262208 (and max_position 131072);
+	// 34 layers, each 6th global: 6, 12, 18, 24, 30, so 29 slide.
+	"google__gemma-3-4b-it": {ModelType: "gemma3", Layers: 34, Hidden: 2560, Heads: 8, KVHeads: 4, HeadDim: 256, Vocab: 262208, MaxPos: 131072, Tied: true,
+		Sliding: 29, Window: 1024, RotaryDim: 256, Rope: "linear", Vision: "siglip", Dtype: "bfloat16"},
 	"google__gemma-3-27b-it": {ModelType: "gemma3", Layers: 62, Hidden: 5376, Heads: 32, KVHeads: 16, HeadDim: 128, Vocab: 262208, MaxPos: 131072, Tied: true,
 		Sliding: 52, Window: 1024, RotaryDim: 128, Rope: "linear", Vision: "siglip", Dtype: "bfloat16"},
 	// Every layer has the dense MLP and the MoE block; rope nested by layer
@@ -527,6 +532,9 @@ func TestConfigErrors(t *testing.T) {
 		}
 		return strings.Replace(llamaLike, old, new, 1)
 	}
+	remote := func(drop string) string {
+		return strings.Replace(with(drop, ""), `"model_type": "llama"`, `"model_type": "acme_llama", "architectures": ["LlamaForCausalLM"]`, 1)
+	}
 	withQuant := func(q string) string { return with(`"torch_dtype"`, `"quantization_config": `+q+`, "torch_dtype"`) }
 	tests := []struct {
 		name string
@@ -538,9 +546,12 @@ func TestConfigErrors(t *testing.T) {
 		{"no model_type", `{"hidden_size": 4}`, "x.json: model_type: missing (required)"},
 		{"not json", `{"model_type": `, "x.json: not a JSON object: unexpected end of JSON input"},
 		{"array", `[1]`, "x.json: not a JSON object: json: cannot unmarshal array into Go value of type map[string]json.RawMessage"},
-		{"missing hidden", with(`"hidden_size": 64, `, ""), "x.json: hidden_size: missing (required)"},
-		{"missing vocab", with(`"vocab_size": 1000, `, ""), "x.json: vocab_size: missing (required)"},
-		{"missing intermediate", with(`"intermediate_size": 128, `, ""), "x.json: intermediate_size: missing (required)"},
+		// LlamaConfig gives these (TestClassDefaults); a trust_remote_code
+		// config read as Llama by its architectures has no transformers
+		// class to give them, so they stay errors.
+		{"missing hidden", remote(`"hidden_size": 64, `), "x.json: hidden_size: missing (required)"},
+		{"missing vocab", remote(`"vocab_size": 1000, `), "x.json: vocab_size: missing (required)"},
+		{"missing intermediate", remote(`"intermediate_size": 128, `), "x.json: intermediate_size: missing (required)"},
 		{"string layers", with(`"num_hidden_layers": 2`, `"num_hidden_layers": "2"`), `x.json: num_hidden_layers: must be a non-negative integer, got "2"`},
 		{"negative heads", with(`"num_attention_heads": 4`, `"num_attention_heads": -4`), `x.json: num_attention_heads: must be a non-negative integer, got -4`},
 		{"fractional", with(`"intermediate_size": 128`, `"intermediate_size": 128.5`), `x.json: intermediate_size: must be a non-negative integer, got 128.5`},
@@ -625,10 +636,9 @@ func TestConfigErrors(t *testing.T) {
 		{"Infinity where a size belongs", with(`"vocab_size": 1000`, `"vocab_size": Infinity`),
 			`x.json: vocab_size: must be a non-negative integer, got "Infinity"`},
 		{"gemma3 bad nested", `{"model_type": "gemma3", "text_config": {"hidden_size": "big"}}`,
-			"x.json: text_config.hidden_size: must be a non-negative integer, got \"big\"\n" +
-				"x.json: text_config.num_hidden_layers: missing (required)\n" +
-				"x.json: text_config.num_attention_heads: missing (required)\n" +
-				"x.json: text_config.sliding_window: missing (required)"},
+			// Gemma3TextConfig gives the layers, heads and window the
+			// text_config omits: only the bad value is left to refuse.
+			"x.json: text_config.hidden_size: must be a non-negative integer, got \"big\""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -85,7 +85,7 @@ func TestGemmaGraniteQwen2MoEWeights(t *testing.T) {
 // selects it ((i+1) % step == 0) and mlp_only_layers does not list it
 // (qwen2_moe.py:310-325).
 func TestQwen2MoESparseLayers(t *testing.T) {
-	doc := `{"model_type": "qwen2_moe", "hidden_size": 64, "num_hidden_layers": 6, "num_attention_heads": 4,
+	doc := `{"model_type": "qwen2_moe", "hidden_size": 64, "num_hidden_layers": 6, "num_attention_heads": 4, "num_key_value_heads": 4,
  "intermediate_size": 128, "num_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 32,
  "shared_expert_intermediate_size": 32, "decoder_sparse_step": 2, "mlp_only_layers": [3], "vocab_size": 100,
  "max_position_embeddings": 64}`
@@ -102,14 +102,16 @@ func TestQwen2MoESparseLayers(t *testing.T) {
 // TestNewFamilyConfigErrors: what vLLM refuses or the families require is
 // an error naming the key.
 func TestNewFamilyConfigErrors(t *testing.T) {
-	base := `"hidden_size": 64, "num_hidden_layers": 1, "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 100,
+	base := `"hidden_size": 64, "num_hidden_layers": 1, "num_attention_heads": 4, "num_key_value_heads": 4, "intermediate_size": 128, "vocab_size": 100,
  "max_position_embeddings": 64`
 	tests := []struct{ name, doc, want string }{
 		{"gemma untied", `{"model_type": "gemma", ` + base + `, "tie_word_embeddings": false}`,
 			"x.json: tie_word_embeddings: false: vLLM's GemmaForCausalLM requires the head tied to the embedding (gemma.py:349-350)"},
 		{"granite multiplier not a number", `{"model_type": "granite", ` + base + `, "embedding_multiplier": "twelve"}`,
 			`x.json: embedding_multiplier: must be a finite number, got "twelve"`},
-		{"qwen2_moe without a shared size", `{"model_type": "qwen2_moe", ` + base + `, "num_experts": 4, "num_experts_per_tok": 2,
+		// Qwen2MoeConfig gives 5632; a remote-code config read as
+		// Qwen2-MoE by its architectures has no class to give it.
+		{"qwen2_moe without a shared size", `{"model_type": "acme_moe", "architectures": ["Qwen2MoeForCausalLM"], ` + base + `, "num_experts": 4, "num_experts_per_tok": 2,
  "moe_intermediate_size": 32}`,
 			"x.json: shared_expert_intermediate_size: missing (required)"},
 	}

@@ -211,3 +211,40 @@ var (
 		{module: "mm_projector.proj.2", vllm: "mm_projector.linear_2"},
 	})
 )
+
+// deepseekV3Class is transformers DeepseekV3Config, read at huggingface/transformers@001f85b38f. attribute_map: num_local_experts is n_routed_experts. A q_lora_rank written null stays None (no query compression).
+var deepseekV3Class = configClass{
+	Name:   "DeepseekV3Config",
+	Source: "src/transformers/models/deepseek_v3/configuration_deepseek_v3.py@001f85b38f",
+	Defaults: []classDefault{
+		{"vocab_size", "129280"}, {"hidden_size", "7168"}, {"intermediate_size", "18432"},
+		{"moe_intermediate_size", "2048"}, {"num_hidden_layers", "61"}, {"num_attention_heads", "128"},
+		{"num_key_value_heads", "128"}, {"n_shared_experts", "1"}, {"n_routed_experts", "256"},
+		{"kv_lora_rank", "512"}, {"q_lora_rank", "1536"}, {"qk_rope_head_dim", "64"},
+		{"v_head_dim", "128"}, {"qk_nope_head_dim", "128"}, {"num_experts_per_tok", "8"},
+		{"first_k_dense_replace", "3"}, {"max_position_embeddings", "4096"}, {"tie_word_embeddings", "false"},
+		{"attention_bias", "false"},
+	},
+	Aliases:       []classAlias{{From: "num_local_experts", To: "n_routed_experts"}},
+	Architectures: []string{"DeepseekV3ForCausalLM"},
+}
+
+func init() { declareClass("deepseek_v3", deepseekV3Class) }
+
+// deepseekV2Class is transformers DeepseekV2Config, read at huggingface/transformers@008e574391. attribute_map: num_experts is n_routed_experts; num_experts_per_tok defaults to None.
+var deepseekV2Class = configClass{
+	Name:   "DeepseekV2Config",
+	Source: "src/transformers/models/deepseek_v2/configuration_deepseek_v2.py@008e574391",
+	Defaults: []classDefault{
+		{"vocab_size", "32000"}, {"hidden_size", "4096"}, {"intermediate_size", "11008"},
+		{"num_hidden_layers", "32"}, {"num_attention_heads", "32"}, {"max_position_embeddings", "2048"},
+		{"tie_word_embeddings", "false"}, {"attention_bias", "false"}, {"first_k_dense_replace", "0"},
+		{"kv_lora_rank", "512"}, {"q_lora_rank", "1536"}, {"n_routed_experts", "64"},
+		{"n_shared_experts", "2"}, {"qk_nope_head_dim", "128"}, {"qk_rope_head_dim", "64"},
+		{"v_head_dim", "128"}, {"moe_intermediate_size", "1407"},
+	},
+	Aliases:       []classAlias{{From: "num_experts", To: "n_routed_experts"}},
+	Architectures: []string{"DeepseekV2ForCausalLM"},
+}
+
+func init() { declareClass("deepseek_v2", deepseekV2Class) }

@@ -16,3 +16,17 @@ func readExaone4(o jsonObject, a *Arch) {
 	a.tree.norms = []string{"post_attention_layernorm", "post_feedforward_layernorm"}
 	a.uniformLayers(o, 0)
 }
+
+// exaone4Class is transformers Exaone4Config, read at huggingface/transformers@008e574391. num_key_value_heads defaults to 32.
+var exaone4Class = configClass{
+	Name:   "Exaone4Config",
+	Source: "src/transformers/models/exaone4/configuration_exaone4.py@008e574391",
+	Defaults: []classDefault{
+		{"vocab_size", "102400"}, {"hidden_size", "4096"}, {"intermediate_size", "16384"},
+		{"num_hidden_layers", "32"}, {"num_attention_heads", "32"}, {"num_key_value_heads", "32"},
+		{"max_position_embeddings", "2048"}, {"tie_word_embeddings", "false"}, {"sliding_window", "4096"},
+	},
+	Architectures: []string{"Exaone4ForCausalLM"},
+}
+
+func init() { declareClass("exaone4", exaone4Class) }

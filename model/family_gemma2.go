@@ -34,3 +34,18 @@ var gemmaNorms = []moduleRule{
 	{module: "pre_feedforward_layernorm"},
 	{module: "post_feedforward_layernorm"},
 }
+
+// gemma2Class is transformers Gemma2Config, read at huggingface/transformers@008e574391.
+var gemma2Class = configClass{
+	Name:   "Gemma2Config",
+	Source: "src/transformers/models/gemma2/configuration_gemma2.py@008e574391",
+	Defaults: []classDefault{
+		{"vocab_size", "256000"}, {"hidden_size", "2304"}, {"intermediate_size", "9216"},
+		{"num_hidden_layers", "26"}, {"num_attention_heads", "8"}, {"num_key_value_heads", "4"},
+		{"head_dim", "256"}, {"max_position_embeddings", "8192"}, {"tie_word_embeddings", "true"},
+		{"attention_bias", "false"}, {"sliding_window", "4096"},
+	},
+	Architectures: []string{"Gemma2ForCausalLM"},
+}
+
+func init() { declareClass("gemma2", gemma2Class) }

@@ -12,15 +12,43 @@ func init() {
 		ckptFamily(gemma3Rename, [][]moduleRule{gqaAttention, qkNorms, gatedMLP, twoNorms, gemmaNorms}, siglipTower))
 	register("gemma3_text", flat(readGemma3Text), ckptFamily(gemma3Rename, [][]moduleRule{gqaAttention, qkNorms, gatedMLP, twoNorms, gemmaNorms}))
 	registerVisionTower("siglip", (*weights).siglip)
+	declareClass("gemma3", gemma3Class)
+	declareClass("gemma3_text", gemma3TextClass)
+	declareClass("siglip_vision_model", siglipVisionClass)
 }
 
-// Gemma 3 text defaults, for keys the published configs leave out:
-// transformers Gemma3TextConfig (vocab_size 262208, max_position_embeddings
-// 131072, sliding_window_pattern 6, rope_local_base_freq 10000).
-const (
-	gemma3DefaultVocab       = 262208
-	gemma3DefaultMaxPosition = 131072
-	gemma3DefaultPattern     = 6
+// The transformers classes of Gemma 3's configs, read at
+// huggingface/transformers@008f5c8c29be (configuration_gemma3.py) and
+// @091ffff471 (configuration_siglip.py). The published configs lean on
+// them: google/gemma-3-4b-it's text_config gives neither its heads, its
+// head_dim nor its vocabulary.
+var (
+	gemma3Class = configClass{
+		Name:          "Gemma3Config",
+		Source:        "src/transformers/models/gemma3/configuration_gemma3.py@008f5c8c29be",
+		Defaults:      []classDefault{{"mm_tokens_per_image", "256"}},
+		Nested:        map[string]string{"text_config": "gemma3_text", "vision_config": "siglip_vision_model"},
+		Architectures: []string{"Gemma3ForConditionalGeneration"},
+	}
+	gemma3TextClass = configClass{
+		Name:   "Gemma3TextConfig",
+		Source: "src/transformers/models/gemma3/configuration_gemma3.py@008f5c8c29be",
+		Defaults: []classDefault{
+			{"vocab_size", "262208"}, {"hidden_size", "2304"}, {"intermediate_size", "9216"},
+			{"num_hidden_layers", "26"}, {"num_attention_heads", "8"}, {"num_key_value_heads", "4"},
+			{"head_dim", "256"}, {"max_position_embeddings", "131072"}, {"tie_word_embeddings", "true"},
+			{"attention_bias", "false"}, {"sliding_window", "4096"}, {"sliding_window_pattern", "6"},
+		},
+		Architectures: []string{"Gemma3ForCausalLM"},
+	}
+	siglipVisionClass = configClass{
+		Name:   "SiglipVisionConfig",
+		Source: "src/transformers/models/siglip/configuration_siglip.py@091ffff47174",
+		Defaults: []classDefault{
+			{"hidden_size", "768"}, {"intermediate_size", "3072"}, {"num_hidden_layers", "12"},
+			{"num_attention_heads", "12"}, {"num_channels", "3"}, {"image_size", "224"}, {"patch_size", "32"},
+		},
+	}
 )
 
 // readGemma3 reads Gemma 3's multimodal config: the language model of its
@@ -35,6 +63,7 @@ func readGemma3(o jsonObject, a *Arch) jsonObject {
 	if d := readDtype(o); !text.has("torch_dtype") && !text.has("dtype") {
 		text.m["torch_dtype"], _ = json.Marshal(d)
 	}
+	fillClass("gemma3_text", text, a)
 	readGemma3Text(text, a)
 	a.tree.rename = [][2]string{{"language_model.model.", "model."}, {"language_model.lm_head", "lm_head"},
 		{"model.language_model.", "model."}, {"model.vision_tower.", "vision_tower."}, {"model.multi_modal_projector.", "multi_modal_projector."}}
@@ -59,14 +88,12 @@ func readGemma3(o jsonObject, a *Arch) jsonObject {
 // sliding_window_pattern-th unless layer_types says otherwise, and a local
 // rotary table beside the global one.
 func readGemma3Text(o jsonObject, a *Arch) {
-	setDefault(o, "vocab_size", gemma3DefaultVocab)
-	setDefault(o, "max_position_embeddings", gemma3DefaultMaxPosition)
 	readCommon(o, a)
 	a.gemmaNorms()
 	a.QKNorm = true
 	a.TiedEmbeddings = true
 	window := o.uint("sliding_window")
-	pattern := o.uintOr("sliding_window_pattern", gemma3DefaultPattern)
+	pattern := o.uintOr("sliding_window_pattern", 0)
 	a.uniformLayers(o, 0)
 	if a.layerTypes == nil && pattern > 0 {
 		for i := range a.Layers {

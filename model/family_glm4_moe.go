@@ -39,3 +39,18 @@ func readGlm4MoE(o jsonObject, a *Arch) {
 var glmMoE = slices.Concat(expertsRouted("mlp", "gate", "gate_proj", "up_proj", "down_proj", moduleRule{fp32: true}),
 	[]moduleRule{{module: "mlp.gate.e_score_correction_bias", fp32: true}},
 	gatedMLPAt("mlp.shared_experts"))
+
+// glm4MoeClass is transformers Glm4MoeConfig, read at huggingface/transformers@008c726d16. That release counts the routed experts in num_experts, which the published configs and vLLM call n_routed_experts: it is not filled.
+var glm4MoeClass = configClass{
+	Name:   "Glm4MoeConfig",
+	Source: "src/transformers/models/glm4_moe/configuration_glm4_moe.py@008c726d16",
+	Defaults: []classDefault{
+		{"vocab_size", "151552"}, {"hidden_size", "4096"}, {"intermediate_size", "10944"},
+		{"num_hidden_layers", "46"}, {"num_attention_heads", "96"}, {"partial_rotary_factor", "0.5"},
+		{"num_key_value_heads", "8"}, {"max_position_embeddings", "131072"}, {"tie_word_embeddings", "false"},
+		{"attention_bias", "false"}, {"moe_intermediate_size", "1408"}, {"num_experts_per_tok", "8"},
+	},
+	Architectures: []string{"Glm4MoeForCausalLM"},
+}
+
+func init() { declareClass("glm4_moe", glm4MoeClass) }

@@ -8,6 +8,7 @@ func init() {
 		{".attention.bias", "GPT-NeoX's attention.bias causal-mask buffers, which vLLM skips"},
 		{".attention.masked_bias", "GPT-NeoX's attention.masked_bias buffers, which vLLM skips"},
 	}
+	declareClass("gpt_neox", gptNeoXDefaults)
 	register("gpt_neox", flat(readGPTNeoX), f)
 	registerArchitectures("gpt_neox", "GPTNeoXForCausalLM")
 }
@@ -15,9 +16,13 @@ func init() {
 // gptNeoXDefaults are GPTNeoXConfig's (transformers
 // models/gpt_neox/configuration_gpt_neox.py at 008e574): GPT-NeoX-20B's
 // shape.
-var gptNeoXDefaults = []classDefault{
-	{"vocab_size", 50432}, {"hidden_size", 6144}, {"num_hidden_layers", 44}, {"num_attention_heads", 64},
-	{"intermediate_size", 24576}, {"max_position_embeddings", 2048},
+var gptNeoXDefaults = configClass{
+	Name:   "GPTNeoXConfig",
+	Source: "src/transformers/models/gpt_neox/configuration_gpt_neox.py@008e574",
+	Defaults: []classDefault{
+		{"vocab_size", "50432"}, {"hidden_size", "6144"}, {"num_hidden_layers", "44"}, {"num_attention_heads", "64"},
+		{"intermediate_size", "24576"}, {"max_position_embeddings", "2048"},
+	},
 }
 
 // readGPTNeoX reads GPT-NeoX (Pythia, GPT-NeoX-20B, Dolly;
@@ -33,7 +38,6 @@ var gptNeoXDefaults = []classDefault{
 // 281-288); the head is tied only when tie_word_embeddings says so
 // (default False).
 func readGPTNeoX(o jsonObject, a *Arch) {
-	withClassDefaults(o, gptNeoXDefaults...)
 	if !o.has("partial_rotary_factor") {
 		pct := []byte("0.25")
 		if o.has("rotary_pct") {

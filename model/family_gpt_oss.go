@@ -54,3 +54,19 @@ var gptOssLayer = inVLLM("self_attn.", "attn.", gqaAttention, []moduleRule{
 	stackedAt("mlp.experts.gate_up_proj", "mlp.experts.w13_weight", gateUpInOut),
 	stackedAt("mlp.experts.down_proj", "mlp.experts.w2_weight", downInOut),
 }, twoNorms)
+
+// gptOssClass is transformers GptOssConfig, read at huggingface/transformers@02b8f42b42. attribute_map: num_experts is num_local_experts. The class's yarn rope_parameters default is not filled: the published configs give theirs.
+var gptOssClass = configClass{
+	Name:   "GptOssConfig",
+	Source: "src/transformers/models/gpt_oss/configuration_gpt_oss.py@02b8f42b42",
+	Defaults: []classDefault{
+		{"num_hidden_layers", "36"}, {"num_local_experts", "128"}, {"vocab_size", "201088"},
+		{"hidden_size", "2880"}, {"intermediate_size", "2880"}, {"head_dim", "64"},
+		{"num_attention_heads", "64"}, {"num_key_value_heads", "8"}, {"sliding_window", "128"},
+		{"tie_word_embeddings", "false"}, {"max_position_embeddings", "131072"}, {"num_experts_per_tok", "4"},
+	},
+	Aliases:       []classAlias{{From: "num_experts", To: "num_local_experts"}},
+	Architectures: []string{"GptOssForCausalLM"},
+}
+
+func init() { declareClass("gpt_oss", gptOssClass) }

@@ -22,3 +22,17 @@ func readGranite(o jsonObject, a *Arch) {
 	a.MLPBias = o.boolOr("mlp_bias", false)
 	a.uniformLayers(o, 0)
 }
+
+// graniteClass is transformers GraniteConfig, read at huggingface/transformers@008e574391.
+var graniteClass = configClass{
+	Name:   "GraniteConfig",
+	Source: "src/transformers/models/granite/configuration_granite.py@008e574391",
+	Defaults: []classDefault{
+		{"vocab_size", "32000"}, {"hidden_size", "4096"}, {"intermediate_size", "11008"},
+		{"num_hidden_layers", "32"}, {"num_attention_heads", "32"}, {"max_position_embeddings", "2048"},
+		{"tie_word_embeddings", "false"}, {"attention_bias", "false"}, {"mlp_bias", "false"},
+	},
+	Architectures: []string{"GraniteForCausalLM"},
+}
+
+func init() { declareClass("granite", graniteClass) }

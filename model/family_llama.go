@@ -15,3 +15,17 @@ func readLlama(o jsonObject, a *Arch) {
 	a.MLPBias = o.boolOr("mlp_bias", false)
 	a.uniformLayers(o, 0)
 }
+
+// llamaClass is transformers LlamaConfig, read at huggingface/transformers@008e574391. num_key_value_heads and head_dim default to None: the heads, and hidden_size / heads.
+var llamaClass = configClass{
+	Name:   "LlamaConfig",
+	Source: "src/transformers/models/llama/configuration_llama.py@008e574391",
+	Defaults: []classDefault{
+		{"vocab_size", "32000"}, {"hidden_size", "4096"}, {"intermediate_size", "11008"},
+		{"num_hidden_layers", "32"}, {"num_attention_heads", "32"}, {"max_position_embeddings", "2048"},
+		{"tie_word_embeddings", "false"}, {"attention_bias", "false"}, {"mlp_bias", "false"},
+	},
+	Architectures: []string{"LlamaForCausalLM"},
+}
+
+func init() { declareClass("llama", llamaClass) }

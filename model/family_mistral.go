@@ -123,3 +123,17 @@ var (
 	// (ministral3) skips the tower and the projector.
 	pixtralTextOnly = [][2]string{{"vision_tower.", skipTowers}, {"multi_modal_projector.", skipTowers}}
 )
+
+// mistralClass is transformers MistralConfig, read at huggingface/transformers@001f85b38f. A config that leaves sliding_window out slides at 4096; one that writes null does not.
+var mistralClass = configClass{
+	Name:   "MistralConfig",
+	Source: "src/transformers/models/mistral/configuration_mistral.py@001f85b38f",
+	Defaults: []classDefault{
+		{"vocab_size", "32000"}, {"hidden_size", "4096"}, {"intermediate_size", "14336"},
+		{"num_hidden_layers", "32"}, {"num_attention_heads", "32"}, {"num_key_value_heads", "8"},
+		{"max_position_embeddings", "131072"}, {"tie_word_embeddings", "false"}, {"sliding_window", "4096"},
+	},
+	Architectures: []string{"MistralForCausalLM"},
+}
+
+func init() { declareClass("mistral", mistralClass) }

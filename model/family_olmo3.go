@@ -22,3 +22,17 @@ func readOlmo3(o jsonObject, a *Arch) {
 	a.tree.onEveryStage() // olmo3.py:285-300, 372-379
 	a.uniformLayers(o, 0)
 }
+
+// olmo3Class is transformers Olmo3Config, read at huggingface/transformers@008e574391.
+var olmo3Class = configClass{
+	Name:   "Olmo3Config",
+	Source: "src/transformers/models/olmo3/configuration_olmo3.py@008e574391",
+	Defaults: []classDefault{
+		{"vocab_size", "50304"}, {"hidden_size", "4096"}, {"intermediate_size", "11008"},
+		{"num_hidden_layers", "32"}, {"num_attention_heads", "32"}, {"max_position_embeddings", "2048"},
+		{"tie_word_embeddings", "false"}, {"attention_bias", "false"}, {"sliding_window", "4096"},
+	},
+	Architectures: []string{"Olmo3ForCausalLM"},
+}
+
+func init() { declareClass("olmo3", olmo3Class) }

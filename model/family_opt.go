@@ -73,3 +73,18 @@ var (
 	// are model.layers.N here, as every family's.
 	optRename = [][2]string{{"model.decoder.layers.", "model.layers."}, {"decoder.layers.", "model.layers."}, {"decoder.", "model.decoder."}}
 )
+
+// optClass is transformers OPTConfig, read at huggingface/transformers@014674d38b. The class keeps hidden_size as d_model (attribute_map); tie_word_embeddings is PretrainedConfig's, true.
+var optClass = configClass{
+	Name:   "OPTConfig",
+	Source: "src/transformers/models/opt/configuration_opt.py@014674d38b",
+	Defaults: []classDefault{
+		{"vocab_size", "50272"}, {"max_position_embeddings", "2048"}, {"num_hidden_layers", "12"},
+		{"num_attention_heads", "12"}, {"ffn_dim", "3072"}, {"hidden_size", "768"},
+		{"do_layer_norm_before", "true"},
+	},
+	Aliases:       []classAlias{{From: "d_model", To: "hidden_size"}},
+	Architectures: []string{"OPTForCausalLM"},
+}
+
+func init() { declareClass("opt", optClass) }

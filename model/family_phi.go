@@ -9,9 +9,6 @@ func init() {
 // head with a bias, partial rotary (partial_rotary_factor, default 0.5);
 // everything outside the layers on every pipeline stage.
 func readPhi(o jsonObject, a *Arch) {
-	if !o.has("partial_rotary_factor") {
-		o.m["partial_rotary_factor"] = []byte("0.5") // transformers PhiConfig's default
-	}
 	readCommon(o, a)
 	a.AttnBias, a.OutBias, a.MLPBias = true, true, true
 	a.NormsPerLayer = 1
@@ -43,3 +40,17 @@ var (
 		{module: "lm_head", split: column, vocab: true, place: allStages},
 	}
 )
+
+// phiClass is transformers PhiConfig, read at huggingface/transformers@008e574391. partial_rotary_factor 0.5 is __post_init__'s default for configs that predate the key.
+var phiClass = configClass{
+	Name:   "PhiConfig",
+	Source: "src/transformers/models/phi/configuration_phi.py@008e574391",
+	Defaults: []classDefault{
+		{"vocab_size", "51200"}, {"hidden_size", "2048"}, {"intermediate_size", "8192"},
+		{"num_hidden_layers", "24"}, {"num_attention_heads", "32"}, {"max_position_embeddings", "2048"},
+		{"tie_word_embeddings", "false"}, {"partial_rotary_factor", "0.5"},
+	},
+	Architectures: []string{"PhiForCausalLM"},
+}
+
+func init() { declareClass("phi", phiClass) }

@@ -24,3 +24,17 @@ var (
 		{module: "mlp.down_proj", split: row},
 	}
 )
+
+// phi3Class is transformers Phi3Config, read at huggingface/transformers@008e574391.
+var phi3Class = configClass{
+	Name:   "Phi3Config",
+	Source: "src/transformers/models/phi3/configuration_phi3.py@008e574391",
+	Defaults: []classDefault{
+		{"vocab_size", "32064"}, {"hidden_size", "3072"}, {"intermediate_size", "8192"},
+		{"num_hidden_layers", "32"}, {"num_attention_heads", "32"}, {"max_position_embeddings", "4096"},
+		{"original_max_position_embeddings", "4096"}, {"tie_word_embeddings", "false"},
+	},
+	Architectures: []string{"Phi3ForCausalLM"},
+}
+
+func init() { declareClass("phi3", phi3Class) }

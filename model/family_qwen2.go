@@ -25,3 +25,18 @@ func readQwen2(o jsonObject, a *Arch) {
 		a.SlidingWindow = window
 	}
 }
+
+// qwen2Class is transformers Qwen2Config, read at huggingface/transformers@008e574391. num_key_value_heads defaults to 32, not to the heads.
+var qwen2Class = configClass{
+	Name:   "Qwen2Config",
+	Source: "src/transformers/models/qwen2/configuration_qwen2.py@008e574391",
+	Defaults: []classDefault{
+		{"vocab_size", "151936"}, {"hidden_size", "4096"}, {"intermediate_size", "22016"},
+		{"num_hidden_layers", "32"}, {"num_attention_heads", "32"}, {"num_key_value_heads", "32"},
+		{"max_position_embeddings", "32768"}, {"tie_word_embeddings", "false"}, {"use_sliding_window", "false"},
+		{"sliding_window", "4096"}, {"max_window_layers", "28"},
+	},
+	Architectures: []string{"Qwen2ForCausalLM"},
+}
+
+func init() { declareClass("qwen2", qwen2Class) }

@@ -30,3 +30,19 @@ func readQwen2MoE(o jsonObject, a *Arch) {
 	a.uniformLayers(o, 0)
 	a.sparseLayers(o)
 }
+
+// qwen2MoeClass is transformers Qwen2MoeConfig, read at huggingface/transformers@008e574391.
+var qwen2MoeClass = configClass{
+	Name:   "Qwen2MoeConfig",
+	Source: "src/transformers/models/qwen2_moe/configuration_qwen2_moe.py@008e574391",
+	Defaults: []classDefault{
+		{"vocab_size", "151936"}, {"hidden_size", "2048"}, {"intermediate_size", "5632"},
+		{"num_hidden_layers", "24"}, {"num_attention_heads", "16"}, {"num_key_value_heads", "16"},
+		{"max_position_embeddings", "32768"}, {"tie_word_embeddings", "false"}, {"decoder_sparse_step", "1"},
+		{"moe_intermediate_size", "1408"}, {"shared_expert_intermediate_size", "5632"}, {"num_experts_per_tok", "4"},
+		{"num_experts", "60"},
+	},
+	Architectures: []string{"Qwen2MoeForCausalLM"},
+}
+
+func init() { declareClass("qwen2_moe", qwen2MoeClass) }

@@ -150,3 +150,22 @@ var (
 		stackedAt("mlp.experts.down_proj", "mlp.experts.w2_weight", downOutIn),
 	})
 )
+
+// qwen3NextClass is transformers Qwen3NextConfig, read at huggingface/transformers@008e574391. partial_rotary_factor 0.25 and full_attention_interval 4 are __post_init__'s defaults.
+var qwen3NextClass = configClass{
+	Name:   "Qwen3NextConfig",
+	Source: "src/transformers/models/qwen3_next/configuration_qwen3_next.py@008e574391",
+	Defaults: []classDefault{
+		{"vocab_size", "151936"}, {"hidden_size", "2048"}, {"intermediate_size", "5632"},
+		{"num_hidden_layers", "48"}, {"num_attention_heads", "16"}, {"num_key_value_heads", "2"},
+		{"max_position_embeddings", "32768"}, {"tie_word_embeddings", "false"}, {"attention_bias", "false"},
+		{"head_dim", "256"}, {"linear_conv_kernel_dim", "4"}, {"linear_key_head_dim", "128"},
+		{"linear_value_head_dim", "128"}, {"linear_num_key_heads", "16"}, {"linear_num_value_heads", "32"},
+		{"decoder_sparse_step", "1"}, {"moe_intermediate_size", "512"}, {"shared_expert_intermediate_size", "512"},
+		{"num_experts_per_tok", "10"}, {"num_experts", "512"}, {"partial_rotary_factor", "0.25"},
+		{"full_attention_interval", "4"},
+	},
+	Architectures: []string{"Qwen3NextForCausalLM"},
+}
+
+func init() { declareClass("qwen3_next", qwen3NextClass) }

@@ -87,7 +87,7 @@ func wrapper(textType string, vision func(o jsonObject, a *Arch)) family {
 			}
 			tt = named
 		}
-		families[tt](text, a)
+		readFamily(tt, text, a)
 		if vision != nil {
 			vision(o, a)
 		}

@@ -241,7 +241,7 @@ func tinyMLA(mt, extra string) string {
 	return `{"model_type": "` + mt + `", "hidden_size": 64, "num_hidden_layers": 1, "num_attention_heads": 2,
  "intermediate_size": 64, "kv_lora_rank": 32, "q_lora_rank": 16, "qk_nope_head_dim": 16, "qk_rope_head_dim": 8,
  "v_head_dim": 16, "n_routed_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 32, "n_shared_experts": 1,
- "topk_method": "noaux_tc", "vocab_size": 100, "max_position_embeddings": 64, "torch_dtype": "bfloat16"` + extra + `}`
+ "first_k_dense_replace": 0, "topk_method": "noaux_tc", "vocab_size": 100, "max_position_embeddings": 64, "torch_dtype": "bfloat16"` + extra + `}`
 }
 
 // TestRouterWeightDtype: a router asked to compute in float32 keeps its

@@ -81,6 +81,9 @@ func (r Resolver) Load(ctx context.Context, spec string) (*Loaded, error) {
 		return nil, fmt.Errorf("--model %q: %w", spec, err)
 	}
 	a, err := model.ParseConfig(m.Path, m.Config, opts...)
+	if errors.Is(err, model.ErrUnknownModelType) {
+		return r.loadGeneric(ctx, spec, m, opts, quantPath, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("--model: %w", err)
 	}
@@ -112,6 +115,44 @@ func (r Resolver) Load(ctx context.Context, spec string) (*Loaded, error) {
 			l.Warnings = append(l.Warnings, fmt.Sprintf("%d checkpoint tensor(s) that model_type %s's rules do not name, counted whole on every rank: %s",
 				n, a.ModelType, listSome(notes.Unknown, 5)))
 		}
+	}
+	return l, nil
+}
+
+// loadGeneric loads a model of a model_type with no family (unknown, the
+// error ParseConfig gave) as a generic decoder: its config read by
+// model.ParseGeneric, its weights from its checkpoint's headers, which it
+// must have. Without them, or without the standard keys, it is a refusal
+// that says what is missing.
+func (r Resolver) loadGeneric(ctx context.Context, spec string, m *Model, opts []model.Option, quantPath string, unknown error) (*Loaded, error) {
+	refuse := func(why string) error {
+		return fmt.Errorf("--model: %w; not sized as a generic decoder either: %s", unknown, why)
+	}
+	a, err := model.ParseGeneric(m.Path, m.Config, opts...)
+	if err != nil {
+		return nil, refuse(err.Error())
+	}
+	ck, err := m.Tensors(ctx)
+	switch {
+	case errors.Is(err, ErrNoCheckpoint):
+		return nil, refuse("its weights come only from its checkpoint's safetensors headers, and there are none (" + err.Error() + ")")
+	case errors.Is(err, ErrOffline):
+		return nil, refuse("its weights come only from its checkpoint's safetensors headers, which are not in the Hugging Face cache, and HF_HUB_OFFLINE=1")
+	case err != nil:
+		return nil, fmt.Errorf("--model %q: reading the checkpoint: %w", spec, err)
+	}
+	notes, err := model.AttachCheckpoint(a, &model.Checkpoint{Name: ck.String(), Tensors: ck.Tensors})
+	if err != nil {
+		return nil, refuse("the checkpoint (" + ck.String() + ") was not read: " + err.Error())
+	}
+	l := &Loaded{Name: m.RepoID, Model: m, Arch: a, Warnings: append(m.Warnings, ck.Warnings...), QuantConfig: quantPath,
+		Checkpoint: ck, Notes: notes}
+	if l.Name == "" {
+		l.Name = spec
+	}
+	if n := len(notes.Unknown); n > 0 {
+		l.Warnings = append(l.Warnings, fmt.Sprintf("%d checkpoint tensor(s) not named as Llama names them, counted whole on every rank (an upper bound under tensor or pipeline parallelism): %s",
+			n, listSome(notes.Unknown, 5)))
 	}
 	return l, nil
 }

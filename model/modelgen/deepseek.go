@@ -48,6 +48,11 @@ func drawDeepSeek(t *rapid.T, modelType string) map[string]any {
 		c["first_k_dense_replace"] = rapid.Uint64Range(0, s.layers).Draw(t, "first_dense")
 		c["moe_layer_freq"] = rapid.Uint64Range(1, 2).Draw(t, "moe_layer_freq")
 		c["topk_method"] = rapid.SampledFrom([]string{"noaux_tc", "greedy"}).Draw(t, "topk_method")
+	} else {
+		// Dense: DeepseekV2Config and DeepseekV3Config give 64 and 256
+		// routed experts to a config that leaves the key out; only null
+		// (None) makes every layer dense.
+		c["n_routed_experts"] = nil
 	}
 	c["num_nextn_predict_layers"] = rapid.Uint64Range(0, 1).Draw(t, "mtp_layers")
 	quantize(t, c, quantExperts)
