@@ -10,7 +10,9 @@ import (
 // registry.py) whose weights and KV cache the family builds as vLLM does.
 // vLLM picks its implementation by this string, membudget its family by
 // model_type; an architecture is sized when a config naming it has one of
-// these model_types. New families register theirs from their own file
+// these model_types, and a trust_remote_code config of a model_type no
+// family reads is read by the family of the architecture it names (see
+// remoteArchitecture). New families register theirs from their own file
 // (registerArchitectures); the families before them are listed in
 // init below.
 var architectures = map[string][]string{}

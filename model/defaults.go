@@ -36,11 +36,6 @@ type configClass struct {
 	// (text_config, vision_config, audio_config): its defaults fill that
 	// object unless the object names another model_type that has a class.
 	Nested map[string]string
-	// Architectures are the architecture names (config.json's
-	// architectures, an auto_map class) vLLM's registry serves with this
-	// family: a config of another model_type that names one is read as this
-	// family (a trust_remote_code model).
-	Architectures []string
 }
 
 // classDefault is one key's default: Value is JSON text.
@@ -54,9 +49,6 @@ type classAlias struct{ From, To, IfTrue string }
 // classes are the config classes by the model_type they read.
 var classes = map[string]*configClass{}
 
-// archTypes are the model_types by the architecture names families declare.
-var archTypes = map[string]string{}
-
 // declareClass makes c the config class of model_type name. A model_type
 // declared twice, or an architecture claimed by two, is a programming error.
 func declareClass(name string, c configClass) {
@@ -67,12 +59,6 @@ func declareClass(name string, c configClass) {
 		if !json.Valid([]byte(d.Value)) {
 			panic("model: " + c.Name + "." + d.Key + " default is not JSON: " + d.Value)
 		}
-	}
-	for _, arch := range c.Architectures {
-		if other, dup := archTypes[arch]; dup {
-			panic("model: architecture " + arch + " claimed by " + other + " and " + name)
-		}
-		archTypes[arch] = name
 	}
 	classes[name] = &c
 }
@@ -219,7 +205,7 @@ func readFamily(name string, o jsonObject, a *Arch) jsonObject {
 
 // remoteArchitecture returns the known model_type that vLLM would serve a
 // config of an unknown model_type with: the first of its architectures, or
-// of the classes its auto_map names, that a family declares. ok is false
+// of the classes its auto_map names, that a family sizes. ok is false
 // when none is known.
 func remoteArchitecture(o jsonObject) (modelType, arch string, ok bool) {
 	var names []string
@@ -236,11 +222,27 @@ func remoteArchitecture(o jsonObject) (modelType, arch string, ok bool) {
 		}
 	}
 	for _, n := range names {
-		if mt, known := archTypes[n]; known {
+		if mt, known := architectureType(n); known {
 			return mt, n, true
 		}
 	}
 	return "", "", false
+}
+
+// architectureType returns the model_type whose family reads a config
+// naming architecture arch (see registerArchitectures): of the model_types
+// that size it, the first with a config class, else the first.
+func architectureType(arch string) (string, bool) {
+	mts := architectures[arch]
+	if len(mts) == 0 {
+		return "", false
+	}
+	for _, mt := range mts {
+		if _, ok := classes[mt]; ok {
+			return mt, true
+		}
+	}
+	return mts[0], true
 }
 
 // ConfigClasses lists the model_types with a declared config class, sorted.

@@ -225,8 +225,7 @@ var deepseekV3Class = configClass{
 		{"first_k_dense_replace", "3"}, {"max_position_embeddings", "4096"}, {"tie_word_embeddings", "false"},
 		{"attention_bias", "false"},
 	},
-	Aliases:       []classAlias{{From: "num_local_experts", To: "n_routed_experts"}},
-	Architectures: []string{"DeepseekV3ForCausalLM"},
+	Aliases: []classAlias{{From: "num_local_experts", To: "n_routed_experts"}},
 }
 
 func init() { declareClass("deepseek_v3", deepseekV3Class) }
@@ -243,8 +242,7 @@ var deepseekV2Class = configClass{
 		{"n_shared_experts", "2"}, {"qk_nope_head_dim", "128"}, {"qk_rope_head_dim", "64"},
 		{"v_head_dim", "128"}, {"moe_intermediate_size", "1407"},
 	},
-	Aliases:       []classAlias{{From: "num_experts", To: "n_routed_experts"}},
-	Architectures: []string{"DeepseekV2ForCausalLM"},
+	Aliases: []classAlias{{From: "num_experts", To: "n_routed_experts"}},
 }
 
 func init() { declareClass("deepseek_v2", deepseekV2Class) }

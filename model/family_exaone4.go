@@ -26,7 +26,6 @@ var exaone4Class = configClass{
 		{"num_hidden_layers", "32"}, {"num_attention_heads", "32"}, {"num_key_value_heads", "32"},
 		{"max_position_embeddings", "2048"}, {"tie_word_embeddings", "false"}, {"sliding_window", "4096"},
 	},
-	Architectures: []string{"Exaone4ForCausalLM"},
 }
 
 func init() { declareClass("exaone4", exaone4Class) }

@@ -28,7 +28,6 @@ var gemmaClass = configClass{
 		{"head_dim", "256"}, {"max_position_embeddings", "8192"}, {"tie_word_embeddings", "true"},
 		{"attention_bias", "false"},
 	},
-	Architectures: []string{"GemmaForCausalLM"},
 }
 
 func init() { declareClass("gemma", gemmaClass) }

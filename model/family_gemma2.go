@@ -45,7 +45,6 @@ var gemma2Class = configClass{
 		{"head_dim", "256"}, {"max_position_embeddings", "8192"}, {"tie_word_embeddings", "true"},
 		{"attention_bias", "false"}, {"sliding_window", "4096"},
 	},
-	Architectures: []string{"Gemma2ForCausalLM"},
 }
 
 func init() { declareClass("gemma2", gemma2Class) }

@@ -24,11 +24,10 @@ func init() {
 // head_dim nor its vocabulary.
 var (
 	gemma3Class = configClass{
-		Name:          "Gemma3Config",
-		Source:        "src/transformers/models/gemma3/configuration_gemma3.py@008f5c8c29be",
-		Defaults:      []classDefault{{"mm_tokens_per_image", "256"}},
-		Nested:        map[string]string{"text_config": "gemma3_text", "vision_config": "siglip_vision_model"},
-		Architectures: []string{"Gemma3ForConditionalGeneration"},
+		Name:     "Gemma3Config",
+		Source:   "src/transformers/models/gemma3/configuration_gemma3.py@008f5c8c29be",
+		Defaults: []classDefault{{"mm_tokens_per_image", "256"}},
+		Nested:   map[string]string{"text_config": "gemma3_text", "vision_config": "siglip_vision_model"},
 	}
 	gemma3TextClass = configClass{
 		Name:   "Gemma3TextConfig",
@@ -39,7 +38,6 @@ var (
 			{"head_dim", "256"}, {"max_position_embeddings", "131072"}, {"tie_word_embeddings", "true"},
 			{"attention_bias", "false"}, {"sliding_window", "4096"}, {"sliding_window_pattern", "6"},
 		},
-		Architectures: []string{"Gemma3ForCausalLM"},
 	}
 	siglipVisionClass = configClass{
 		Name:   "SiglipVisionConfig",

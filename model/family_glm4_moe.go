@@ -50,7 +50,6 @@ var glm4MoeClass = configClass{
 		{"num_key_value_heads", "8"}, {"max_position_embeddings", "131072"}, {"tie_word_embeddings", "false"},
 		{"attention_bias", "false"}, {"moe_intermediate_size", "1408"}, {"num_experts_per_tok", "8"},
 	},
-	Architectures: []string{"Glm4MoeForCausalLM"},
 }
 
 func init() { declareClass("glm4_moe", glm4MoeClass) }

@@ -65,8 +65,7 @@ var gptOssClass = configClass{
 		{"num_attention_heads", "64"}, {"num_key_value_heads", "8"}, {"sliding_window", "128"},
 		{"tie_word_embeddings", "false"}, {"max_position_embeddings", "131072"}, {"num_experts_per_tok", "4"},
 	},
-	Aliases:       []classAlias{{From: "num_experts", To: "num_local_experts"}},
-	Architectures: []string{"GptOssForCausalLM"},
+	Aliases: []classAlias{{From: "num_experts", To: "num_local_experts"}},
 }
 
 func init() { declareClass("gpt_oss", gptOssClass) }

@@ -32,7 +32,6 @@ var graniteClass = configClass{
 		{"num_hidden_layers", "32"}, {"num_attention_heads", "32"}, {"max_position_embeddings", "2048"},
 		{"tie_word_embeddings", "false"}, {"attention_bias", "false"}, {"mlp_bias", "false"},
 	},
-	Architectures: []string{"GraniteForCausalLM"},
 }
 
 func init() { declareClass("granite", graniteClass) }

@@ -25,7 +25,6 @@ var llamaClass = configClass{
 		{"num_hidden_layers", "32"}, {"num_attention_heads", "32"}, {"max_position_embeddings", "2048"},
 		{"tie_word_embeddings", "false"}, {"attention_bias", "false"}, {"mlp_bias", "false"},
 	},
-	Architectures: []string{"LlamaForCausalLM"},
 }
 
 func init() { declareClass("llama", llamaClass) }

@@ -133,7 +133,6 @@ var mistralClass = configClass{
 		{"num_hidden_layers", "32"}, {"num_attention_heads", "32"}, {"num_key_value_heads", "8"},
 		{"max_position_embeddings", "131072"}, {"tie_word_embeddings", "false"}, {"sliding_window", "4096"},
 	},
-	Architectures: []string{"MistralForCausalLM"},
 }
 
 func init() { declareClass("mistral", mistralClass) }

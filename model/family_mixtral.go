@@ -33,8 +33,7 @@ var mixtralClass = configClass{
 		{"max_position_embeddings", "131072"}, {"tie_word_embeddings", "false"}, {"num_experts_per_tok", "2"},
 		{"num_local_experts", "8"},
 	},
-	Aliases:       []classAlias{{From: "num_experts", To: "num_local_experts"}},
-	Architectures: []string{"MixtralForCausalLM"},
+	Aliases: []classAlias{{From: "num_experts", To: "num_local_experts"}},
 }
 
 func init() { declareClass("mixtral", mixtralClass) }

@@ -32,7 +32,6 @@ var olmo3Class = configClass{
 		{"num_hidden_layers", "32"}, {"num_attention_heads", "32"}, {"max_position_embeddings", "2048"},
 		{"tie_word_embeddings", "false"}, {"attention_bias", "false"}, {"sliding_window", "4096"},
 	},
-	Architectures: []string{"Olmo3ForCausalLM"},
 }
 
 func init() { declareClass("olmo3", olmo3Class) }

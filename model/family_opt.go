@@ -83,8 +83,7 @@ var optClass = configClass{
 		{"num_attention_heads", "12"}, {"ffn_dim", "3072"}, {"hidden_size", "768"},
 		{"do_layer_norm_before", "true"},
 	},
-	Aliases:       []classAlias{{From: "d_model", To: "hidden_size"}},
-	Architectures: []string{"OPTForCausalLM"},
+	Aliases: []classAlias{{From: "d_model", To: "hidden_size"}},
 }
 
 func init() { declareClass("opt", optClass) }

@@ -50,7 +50,6 @@ var phiClass = configClass{
 		{"num_hidden_layers", "24"}, {"num_attention_heads", "32"}, {"max_position_embeddings", "2048"},
 		{"tie_word_embeddings", "false"}, {"partial_rotary_factor", "0.5"},
 	},
-	Architectures: []string{"PhiForCausalLM"},
 }
 
 func init() { declareClass("phi", phiClass) }

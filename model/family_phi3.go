@@ -34,7 +34,6 @@ var phi3Class = configClass{
 		{"num_hidden_layers", "32"}, {"num_attention_heads", "32"}, {"max_position_embeddings", "4096"},
 		{"original_max_position_embeddings", "4096"}, {"tie_word_embeddings", "false"},
 	},
-	Architectures: []string{"Phi3ForCausalLM"},
 }
 
 func init() { declareClass("phi3", phi3Class) }

@@ -36,7 +36,6 @@ var qwen2Class = configClass{
 		{"max_position_embeddings", "32768"}, {"tie_word_embeddings", "false"}, {"use_sliding_window", "false"},
 		{"sliding_window", "4096"}, {"max_window_layers", "28"},
 	},
-	Architectures: []string{"Qwen2ForCausalLM"},
 }
 
 func init() { declareClass("qwen2", qwen2Class) }

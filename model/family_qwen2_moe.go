@@ -42,7 +42,6 @@ var qwen2MoeClass = configClass{
 		{"moe_intermediate_size", "1408"}, {"shared_expert_intermediate_size", "5632"}, {"num_experts_per_tok", "4"},
 		{"num_experts", "60"},
 	},
-	Architectures: []string{"Qwen2MoeForCausalLM"},
 }
 
 func init() { declareClass("qwen2_moe", qwen2MoeClass) }

@@ -23,7 +23,6 @@ var qwen3Class = configClass{
 		{"head_dim", "128"}, {"max_position_embeddings", "32768"}, {"tie_word_embeddings", "false"},
 		{"attention_bias", "false"},
 	},
-	Architectures: []string{"Qwen3ForCausalLM"},
 }
 
 func init() { declareClass("qwen3", qwen3Class) }

@@ -27,8 +27,7 @@ var qwen3MoeClass = configClass{
 		{"decoder_sparse_step", "1"}, {"moe_intermediate_size", "768"}, {"num_experts_per_tok", "8"},
 		{"num_experts", "128"},
 	},
-	Aliases:       []classAlias{{From: "num_local_experts", To: "num_experts"}},
-	Architectures: []string{"Qwen3MoeForCausalLM"},
+	Aliases: []classAlias{{From: "num_local_experts", To: "num_experts"}},
 }
 
 func init() { declareClass("qwen3_moe", qwen3MoeClass) }

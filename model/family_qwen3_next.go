@@ -165,7 +165,6 @@ var qwen3NextClass = configClass{
 		{"num_experts_per_tok", "10"}, {"num_experts", "512"}, {"partial_rotary_factor", "0.25"},
 		{"full_attention_interval", "4"},
 	},
-	Architectures: []string{"Qwen3NextForCausalLM"},
 }
 
 func init() { declareClass("qwen3_next", qwen3NextClass) }
