@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -126,5 +128,32 @@ func TestBatchOutDirMustBeADirectory(t *testing.T) {
 	code := testApp().run(&out, &errOut, []string{"batch", "--out-dir", file})
 	if code != exitBadArgs || !strings.Contains(errOut.String(), "--out-dir "+file+": not a directory") {
 		t.Errorf("exit %d, stderr %q", code, errOut.String())
+	}
+}
+
+// TestHubDeadlineFlag: --hub-deadline bounds a whole resolution: a Hub
+// that never answers is given up at the deadline with an error naming the
+// flag; a value out of its bounds is refused naming it.
+func TestHubDeadlineFlag(t *testing.T) {
+	t.Parallel()
+	var out, errOut bytes.Buffer
+	if code := run(&out, &errOut, []string{"max-seqs", "--model", "org/m", "--class", "l4", "--hub-deadline", "0s"}); code != exitBadArgs ||
+		!strings.Contains(errOut.String(), `invalid value "0s" for flag -hub-deadline: want a duration from 1s to 1h0m0s`) {
+		t.Errorf("--hub-deadline 0s: exit %d, stderr %q", code, errOut.String())
+	}
+	stop := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select { // never answers within the deadline
+		case <-r.Context().Done():
+		case <-stop:
+		}
+	}))
+	t.Cleanup(func() { close(stop); srv.Close() })
+	env := map[string]string{"HOME": t.TempDir(), "HF_ENDPOINT": srv.URL}
+	out.Reset()
+	errOut.Reset()
+	code := envApp(env).run(&out, &errOut, []string{"max-seqs", "--model", "org/m", "--class", "l4", "--hub-deadline", "1s"})
+	if code != exitBadArgs || !strings.Contains(errOut.String(), "no whole answer within --hub-deadline 1s") {
+		t.Errorf("a Hub that never answers: exit %d, stderr %q", code, errOut.String())
 	}
 }

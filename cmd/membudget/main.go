@@ -30,6 +30,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"membudget/engine"
 	"membudget/engine/sglang"
@@ -69,6 +70,8 @@ type app struct {
 	inBatch bool
 	request []requestField
 	outDir  string
+	// hubDeadline is --hub-deadline, where the command has it.
+	hubDeadline time.Duration
 }
 
 // newApp returns the app of a process whose environment getenv reads.
