@@ -157,3 +157,14 @@ func TestHubDeadlineFlag(t *testing.T) {
 		t.Errorf("a Hub that never answers: exit %d, stderr %q", code, errOut.String())
 	}
 }
+
+// TestBatchErrorsEscaped: what a request sends is escaped in its error
+// answer, a bidirectional override included (JSON leaves U+202E as it is,
+// and a terminal showing the answer would obey it).
+func TestBatchErrorsEscaped(t *testing.T) {
+	t.Parallel()
+	lines, _ := batchAnswers(t, "", "{\"command\":\"budget\",\"class\":\"l4\",\"args\":[\"--\u202ex\"]}")
+	if len(lines) != 1 || strings.Contains(lines[0], "\u202e") || !strings.Contains(lines[0], `-\\u202ex`) {
+		t.Errorf("answer %q: want the override escaped", lines)
+	}
+}

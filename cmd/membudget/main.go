@@ -34,6 +34,7 @@ import (
 
 	"membudget/engine"
 	"membudget/engine/sglang"
+	"membudget/internal/untrusted"
 	"membudget/engine/vllm"
 )
 
@@ -105,7 +106,10 @@ func commands() []command {
 }
 
 func main() {
-	os.Exit(newApp(os.Getenv, os.Stdin).run(os.Stdout, os.Stderr, os.Args[1:]))
+	// Every message goes through one escape: what came from outside
+	// (files, the Hub, logs, requests) and is quoted there cannot drive
+	// the terminal.
+	os.Exit(newApp(os.Getenv, os.Stdin).run(os.Stdout, untrusted.Writer(os.Stderr), os.Args[1:]))
 }
 
 func (a *app) run(stdout, stderr io.Writer, args []string) int {

@@ -11,6 +11,7 @@ package untrusted
 
 import (
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"unicode"
@@ -32,26 +33,61 @@ const MaxBytes = 256
 // reading, [Quote] for a value a reader must tell apart exactly.
 func Text(s string) string {
 	head, rest := cut(s)
-	var b strings.Builder
-	b.Grow(len(head) + 16)
+	b := escape(head, "")
+	if rest > 0 {
+		fmt.Fprintf(b, "…(%d more bytes)", rest)
+	}
+	return b.String()
+}
+
+// Lines returns s for a terminal, escaped as [Text] escapes it except for
+// newlines and tabs, which it keeps, and not cut: for a whole message of
+// membudget's own (such as the joined findings of a class file), which
+// may quote strings [Text] has already cut. Every byte of stderr goes
+// through it (see [Writer]).
+func Lines(s string) string {
+	return escape(s, "\n\t").String()
+}
+
+// Clean reports whether s holds no rune [Text] would escape: text that
+// may be printed as it is, once its length is bounded.
+func Clean(s string) bool { return escape(s, "").Len() == len(s) }
+
+// escape writes s with each rune that is not graphic (keep aside) escaped.
+func escape(s, keep string) *strings.Builder {
+	b := new(strings.Builder)
+	b.Grow(len(s) + 16)
+	head := s
 	for i := 0; i < len(head); {
 		r, size := utf8.DecodeRuneInString(head[i:])
 		switch {
 		case r == utf8.RuneError && size <= 1:
-			fmt.Fprintf(&b, `\x%02x`, head[i])
-		case r == ' ' || unicode.IsGraphic(r) && !unicode.Is(unicode.Cf, r):
+			fmt.Fprintf(b, `\x%02x`, head[i])
+		case r == ' ' || strings.ContainsRune(keep, r) || unicode.IsGraphic(r) && !unicode.Is(unicode.Cf, r):
 			b.WriteString(head[i : i+size])
 		case r < 0x80:
-			fmt.Fprintf(&b, `\x%02x`, r)
+			fmt.Fprintf(b, `\x%02x`, r)
 		default:
-			fmt.Fprintf(&b, `\u%04x`, r)
+			fmt.Fprintf(b, `\u%04x`, r)
 		}
 		i += size
 	}
-	if rest > 0 {
-		fmt.Fprintf(&b, "…(%d more bytes)", rest)
+	return b
+}
+
+// Writer returns w with every Write escaped by [Lines]: stderr, where
+// membudget's messages quote what came from outside. A Write is taken as
+// whole lines (fmt and the flag package write a message at once), so a
+// rune split across two writes is escaped as its bytes.
+func Writer(w io.Writer) io.Writer { return linesWriter{w} }
+
+type linesWriter struct{ w io.Writer }
+
+func (l linesWriter) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(l.w, Lines(string(p))); err != nil {
+		return 0, err
 	}
-	return b.String()
+	return len(p), nil
 }
 
 // Quote returns s for a message as a Go double-quoted string (strconv's

@@ -92,3 +92,23 @@ func FuzzText(f *testing.F) {
 		}
 	})
 }
+
+func TestLinesAndWriter(t *testing.T) {
+	t.Parallel()
+	in := "membudget x: a\n\tb \x1b[2J\u202e\xff\n"
+	want := "membudget x: a\n\tb \\x1b[2J\\u202e\\xff\n"
+	if got := Lines(in); got != want {
+		t.Errorf("Lines = %q, want %q", got, want)
+	}
+	var b strings.Builder
+	if n, err := Writer(&b).Write([]byte(in)); err != nil || n != len(in) || b.String() != want {
+		t.Errorf("Writer wrote %q (%d, %v), want %q", b.String(), n, err, want)
+	}
+	long := strings.Repeat("y", 3*MaxBytes)
+	if Lines(long) != long {
+		t.Errorf("Lines cut a message")
+	}
+	if !Clean("NVIDIA H100 80GB HBM3 模") || Clean("a\x1b") || Clean("a\u202e") || Clean("\xff") {
+		t.Errorf("Clean is wrong")
+	}
+}
