@@ -34,8 +34,8 @@ import (
 
 	"membudget/engine"
 	"membudget/engine/sglang"
-	"membudget/internal/untrusted"
 	"membudget/engine/vllm"
+	"membudget/internal/untrusted"
 )
 
 // Exit statuses, as the README documents them.
