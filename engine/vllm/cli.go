@@ -9,6 +9,7 @@ import (
 
 	"membudget/budget"
 	"membudget/engine"
+	"membudget/internal/pyfloat"
 	"membudget/model/hub"
 )
 
@@ -213,7 +214,7 @@ func (u *utilFlag) String() string {
 }
 
 func (u *utilFlag) Set(s string) error {
-	v, err := strconv.ParseFloat(s, 64)
+	v, err := pyfloat.Parse(s) // argparse's type=float: Python's float()
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 		return fmt.Errorf("want a number in (0, 1], got %q", s)
 	}
@@ -294,7 +295,7 @@ func (f *gibFlag) String() string {
 }
 
 func (f *gibFlag) Set(s string) error {
-	v, err := strconv.ParseFloat(s, 64)
+	v, err := pyfloat.Parse(s) // argparse's type=float: Python's float()
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
 		return fmt.Errorf("want a size in GiB, 0 or more, got %q", s)
 	}
