@@ -148,7 +148,7 @@ func (f *flagServe) ReadLine(args []string) (engine.Line, error) {
 	for _, a := range rest {
 		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
 		switch {
-		case !strings.HasPrefix(a, "-") || name == "":
+		case !strings.HasPrefix(a, "-") || name == "" || engine.IsNegativeNumber(a):
 			canon = append(canon, a)
 		case hasValue:
 			canon = append(canon, "--"+strings.ReplaceAll(name, "_", "-")+"="+value)
