@@ -106,10 +106,10 @@ func commands() []command {
 }
 
 func main() {
-	// Every message goes through one escape: what came from outside
-	// (files, the Hub, logs, requests) and is quoted there cannot drive
-	// the terminal.
-	os.Exit(newApp(os.Getenv, os.Stdin).run(os.Stdout, untrusted.Writer(os.Stderr), os.Args[1:]))
+	// Every byte out goes through one escape: what came from outside
+	// (files, the Hub, logs, requests) and is printed cannot drive the
+	// terminal; JSON stays valid and reads back the same.
+	os.Exit(newApp(os.Getenv, os.Stdin).run(untrusted.Writer(os.Stdout), untrusted.Writer(os.Stderr), os.Args[1:]))
 }
 
 func (a *app) run(stdout, stderr io.Writer, args []string) int {

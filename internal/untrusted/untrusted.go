@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -67,6 +68,11 @@ func escape(s, keep string) *strings.Builder {
 			b.WriteString(head[i : i+size])
 		case r < 0x80:
 			fmt.Fprintf(b, `\x%02x`, r)
+		case r > 0xffff:
+			// A UTF-16 surrogate pair, as JSON writes one: an escape
+			// inside a JSON string then reads back as the rune itself.
+			r1, r2 := utf16.EncodeRune(r)
+			fmt.Fprintf(b, `\u%04x\u%04x`, r1, r2)
 		default:
 			fmt.Fprintf(b, `\u%04x`, r)
 		}
@@ -75,16 +81,32 @@ func escape(s, keep string) *strings.Builder {
 	return b
 }
 
-// Writer returns w with every Write escaped by [Lines]: stderr, where
-// membudget's messages quote what came from outside. A Write is taken as
-// whole lines (fmt and the flag package write a message at once), so a
-// rune split across two writes is escaped as its bytes.
-func Writer(w io.Writer) io.Writer { return linesWriter{w} }
+// Writer returns w with what is written escaped by [Lines]: stdout and
+// stderr, where membudget's output quotes what came from outside. JSON
+// stays valid and reads back the same: encoding/json already escapes C0
+// controls, and Lines writes the other runes it escapes as JSON's \uXXXX
+// (a surrogate pair above U+FFFF). A rune cut between two writes (a
+// buffered writer's flush) is held until the next one completes it.
+func Writer(w io.Writer) io.Writer { return &linesWriter{w: w} }
 
-type linesWriter struct{ w io.Writer }
+type linesWriter struct {
+	w    io.Writer
+	held []byte // the start of a rune the last write cut
+}
 
-func (l linesWriter) Write(p []byte) (int, error) {
-	if _, err := io.WriteString(l.w, Lines(string(p))); err != nil {
+func (l *linesWriter) Write(p []byte) (int, error) {
+	b := append(l.held, p...)
+	l.held = nil
+	// Hold back a tail that starts a rune but does not finish it.
+	for i := 1; i < utf8.UTFMax && i <= len(b); i++ {
+		if c := b[len(b)-i]; utf8.RuneStart(c) {
+			if !utf8.FullRune(b[len(b)-i:]) {
+				l.held, b = append([]byte(nil), b[len(b)-i:]...), b[:len(b)-i]
+			}
+			break
+		}
+	}
+	if _, err := io.WriteString(l.w, Lines(string(b))); err != nil {
 		return 0, err
 	}
 	return len(p), nil
