@@ -382,6 +382,9 @@ func requestArgs(line []byte) (string, []string, []requestField, error) {
 			list = append(list, s)
 		}
 	}
+	if v, ok := req["json"]; ok && v != true {
+		return cmd, nil, nil, fmt.Errorf(`"json": batch always answers in JSON; give true or leave it out, got %s`, untrusted.Text(jsonText(v)))
+	}
 	args := []string{"--json"}
 	keys := make([]string, 0, len(req))
 	for k := range req {
