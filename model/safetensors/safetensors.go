@@ -193,6 +193,11 @@ func readFull(r io.ReaderAt, buf []byte, off int64) error {
 // when it is unknown: then the tensors are still checked against each other
 // (in offset order they cover the data buffer without overlap or gap) but
 // not against the end of the file.
+//
+// Bounds: a header over MaxHeaderBytes (the format's own limit) is refused
+// unread; parsing one holds a few copies of it at most (a 99 MB header
+// string peaks at about 820 MB), and its errors quote at most 256 bytes of
+// any string in it, escaped (see [untrusted.Quote]).
 func ParseHeader(file string, header []byte, fileSize uint64) (*Header, error) {
 	if len(header) > MaxHeaderBytes {
 		return nil, headerErr(file, "", "header length %d exceeds the format's limit of %d bytes", len(header), MaxHeaderBytes)
