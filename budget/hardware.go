@@ -136,6 +136,11 @@ func (s *text) UnmarshalTOML(v any) error {
 	if !ok {
 		return fmt.Errorf("must be a string, got %s", describe(v))
 	}
+	// A class's strings are printed as they are (classes, report): one
+	// that would drive a terminal, or would be cut, is refused here.
+	if !untrusted.Clean(x) {
+		return fmt.Errorf("must be text without control or format characters, got %s", untrusted.Quote(x))
+	}
 	*s = text(x)
 	return nil
 }

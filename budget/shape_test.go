@@ -142,3 +142,17 @@ func FuzzClassFile(f *testing.F) {
 		}
 	})
 }
+
+// TestClassStringsMustBeText: a device name with a terminal escape, which
+// classes and report print as they are, is refused naming the key (issue
+// 19, defect 2: it was printed raw).
+func TestClassStringsMustBeText(t *testing.T) {
+	t.Parallel()
+	_, err := ParseClass("x", "f", edit(t, `name = "Test GPU"`, `name = "\u001b[31mTest GPU"`))
+	// Column 9: the decoder points at a string's first byte inside its
+	// opening quote, which is column 8 ("name = " is 7 bytes).
+	want := `f [device]: name: must be text without control or format characters, got "\x1b[31mTest GPU" (line 2, column 9)`
+	if err == nil || err.Error() != want {
+		t.Errorf("ParseClass: %v\nwant %s", err, want)
+	}
+}

@@ -65,6 +65,24 @@ func TakeRevision(args []string, line string) (rest []string, revision string, e
 	return rest, revision, nil
 }
 
+// IsNegativeNumber reports whether a word of a launch line is a negative
+// number, which argparse reads as a value, not a flag, when the parser has
+// no option that looks like one (argparse.py, _negative_number_matcher:
+// '^-\d+$|^-\d*\.\d+$'), as vLLM's and SGLang's have none: so
+// `--max-model-len -0` gives the flag the value -0.
+func IsNegativeNumber(s string) bool {
+	rest, ok := strings.CutPrefix(s, "-")
+	if !ok || rest == "" {
+		return false
+	}
+	whole, frac, dot := strings.Cut(rest, ".")
+	digits := func(d string) bool { return strings.Trim(d, "0123456789") == "" }
+	if !dot {
+		return digits(whole)
+	}
+	return digits(whole) && frac != "" && digits(frac)
+}
+
 // SplitIgnored takes out of a launch line's flags those that do not change
 // memory: ignored holds each flag name with whether it takes a value, and
 // canon turns a flag's name as typed into the engine's spelling. What is

@@ -46,8 +46,17 @@ type jsonObject struct {
 	errs   *[]error
 }
 
+// A finding already recorded is not recorded again: a key two readers
+// read (max_position_embeddings, both a required size and one of vLLM's
+// length keys) is reported once.
 func (o jsonObject) fail(key, format string, args ...any) {
-	*o.errs = append(*o.errs, &ConfigError{File: o.file, Key: o.prefix + key, Detail: fmt.Sprintf(format, args...)})
+	e := &ConfigError{File: o.file, Key: o.prefix + key, Detail: fmt.Sprintf(format, args...)}
+	for _, seen := range *o.errs {
+		if ce, ok := seen.(*ConfigError); ok && *ce == *e {
+			return
+		}
+	}
+	*o.errs = append(*o.errs, e)
 }
 
 // has reports whether key is present and not null (config.json writes null

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,6 +58,9 @@ func TestBatchRequestsAreStrict(t *testing.T) {
 		{"a key that is no flag name",
 			`{"command":"budget","class":"l4","gpu-memory-utilization=0.5 --x":1}`,
 			`{"line":1,"command":"budget","exit":2,"error":"\"gpu-memory-utilization=0.5 --x\": not a flag name (want lower-case letters, digits and dashes)"}`},
+		{"json other than true",
+			`{"command":"budget","class":"l4","json":false}`,
+			`{"line":1,"command":"budget","exit":2,"error":"\"json\": batch always answers in JSON; give true or leave it out, got false"}`},
 		{"a key with a terminal escape is quoted escaped",
 			"{\"command\":\"budget\",\"\\u001b[2J\":1}",
 			`{"line":1,"command":"budget","exit":2,"error":"\"\\x1b[2J\": not a flag name (want lower-case letters, digits and dashes)"}`},
@@ -126,5 +131,43 @@ func TestBatchOutDirMustBeADirectory(t *testing.T) {
 	code := testApp().run(&out, &errOut, []string{"batch", "--out-dir", file})
 	if code != exitBadArgs || !strings.Contains(errOut.String(), "--out-dir "+file+": not a directory") {
 		t.Errorf("exit %d, stderr %q", code, errOut.String())
+	}
+}
+
+// TestHubDeadlineFlag: --hub-deadline bounds a whole resolution: a Hub
+// that never answers is given up at the deadline with an error naming the
+// flag; a value out of its bounds is refused naming it.
+func TestHubDeadlineFlag(t *testing.T) {
+	t.Parallel()
+	var out, errOut bytes.Buffer
+	if code := run(&out, &errOut, []string{"max-seqs", "--model", "org/m", "--class", "l4", "--hub-deadline", "0s"}); code != exitBadArgs ||
+		!strings.Contains(errOut.String(), `invalid value "0s" for flag -hub-deadline: want a duration from 1s to 1h0m0s`) {
+		t.Errorf("--hub-deadline 0s: exit %d, stderr %q", code, errOut.String())
+	}
+	stop := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select { // never answers within the deadline
+		case <-r.Context().Done():
+		case <-stop:
+		}
+	}))
+	t.Cleanup(func() { close(stop); srv.Close() })
+	env := map[string]string{"HOME": t.TempDir(), "HF_ENDPOINT": srv.URL}
+	out.Reset()
+	errOut.Reset()
+	code := envApp(env).run(&out, &errOut, []string{"max-seqs", "--model", "org/m", "--class", "l4", "--hub-deadline", "1s"})
+	if code != exitBadArgs || !strings.Contains(errOut.String(), "no whole answer within --hub-deadline 1s") {
+		t.Errorf("a Hub that never answers: exit %d, stderr %q", code, errOut.String())
+	}
+}
+
+// TestBatchErrorsEscaped: what a request sends is escaped in its error
+// answer, a bidirectional override included (JSON leaves U+202E as it is,
+// and a terminal showing the answer would obey it).
+func TestBatchErrorsEscaped(t *testing.T) {
+	t.Parallel()
+	lines, _ := batchAnswers(t, "", "{\"command\":\"budget\",\"class\":\"l4\",\"args\":[\"--\u202ex\"]}")
+	if len(lines) != 1 || strings.Contains(lines[0], "\u202e") || !strings.Contains(lines[0], `-\\u202ex`) {
+		t.Errorf("answer %q: want the override escaped", lines)
 	}
 }

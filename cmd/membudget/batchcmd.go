@@ -325,7 +325,7 @@ func (a *app) answerRequest(buffers *sync.Pool, line int, text []byte) (*answerB
 	ra := *a
 	ra.written = &o.values
 	ra.inBatch, ra.request = true, fields
-	code := ra.run(o, &e, append([]string{cmd}, args...))
+	code := ra.run(o, untrusted.Writer(&e), append([]string{cmd}, args...))
 	// The commands write their JSON on one line here (writeJSON), which
 	// counts it: an answer is stdout holding that one line and nothing else.
 	if b := o.Bytes(); code != exitBadArgs && o.values == 1 && bytes.IndexByte(b, '\n') == len(b)-1 {
@@ -381,6 +381,9 @@ func requestArgs(line []byte) (string, []string, []requestField, error) {
 			}
 			list = append(list, s)
 		}
+	}
+	if v, ok := req["json"]; ok && v != true {
+		return cmd, nil, nil, fmt.Errorf(`"json": batch always answers in JSON; give true or leave it out, got %s`, untrusted.Text(jsonText(v)))
 	}
 	args := []string{"--json"}
 	keys := make([]string, 0, len(req))

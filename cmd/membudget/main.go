@@ -30,10 +30,12 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"membudget/engine"
 	"membudget/engine/sglang"
 	"membudget/engine/vllm"
+	"membudget/internal/untrusted"
 )
 
 // Exit statuses, as the README documents them.
@@ -69,6 +71,8 @@ type app struct {
 	inBatch bool
 	request []requestField
 	outDir  string
+	// hubDeadline is --hub-deadline, where the command has it.
+	hubDeadline time.Duration
 }
 
 // newApp returns the app of a process whose environment getenv reads.
@@ -102,7 +106,10 @@ func commands() []command {
 }
 
 func main() {
-	os.Exit(newApp(os.Getenv, os.Stdin).run(os.Stdout, os.Stderr, os.Args[1:]))
+	// Every byte out goes through one escape: what came from outside
+	// (files, the Hub, logs, requests) and is printed cannot drive the
+	// terminal; JSON stays valid and reads back the same.
+	os.Exit(newApp(os.Getenv, os.Stdin).run(untrusted.Writer(os.Stdout), untrusted.Writer(os.Stderr), os.Args[1:]))
 }
 
 func (a *app) run(stdout, stderr io.Writer, args []string) int {

@@ -32,6 +32,7 @@ func (a *app) plan(stdout, stderr io.Writer, args []string) int {
 	fs.String("engine", a.engines.Default().Name(), engineUsage+a.engines.Names())
 	var k kernelsFlag
 	k.register(fs)
+	a.registerHubDeadline(fs)
 	if err := a.engines.Check(eng, args, func(name string) bool { return fs.Lookup(name) != nil }); err != nil {
 		return fail(stderr, "plan", exitBadArgs, err)
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -49,6 +48,7 @@ func (a *app) serveFlags(fs *flag.FlagSet, args []string, own func(e engine.Engi
 	sa.kernels.register(fs)
 	fs.BoolVar(&sa.json, "json", false, "print JSON for scripts (schema in the README)")
 	fs.StringVar(&sa.engineParsed, "engine", a.engines.Default().Name(), engineUsage+a.engines.Names())
+	a.registerHubDeadline(fs)
 	if own != nil {
 		own(eng)
 	}
@@ -220,7 +220,10 @@ func (a *app) load(spec string) (*hub.Loaded, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--model: %w", err)
 	}
-	return r.Load(context.Background(), spec)
+	ctx, cancel, d := a.hubContext()
+	defer cancel()
+	r.Deadline = d
+	return r.Load(ctx, spec)
 }
 
 // class loads --class name from --kernels k, from the batch's loads when
@@ -251,12 +254,17 @@ type classKey struct{ dir, name string }
 func (l *loads) model(a *app, spec string) (*hub.Loaded, error) {
 	l.once.Do(func() {
 		r, err := a.resolver()
+		// Each request bounds its own resolution (hubContext); the
+		// shared resolver's deadline is the flag's longest.
+		r.Deadline = maxHubDeadline
 		l.loader, l.err = hub.NewLoader(r, true), err
 	})
 	if l.err != nil {
 		return nil, fmt.Errorf("--model: %w", l.err)
 	}
-	return l.loader.Load(context.Background(), spec)
+	ctx, cancel, _ := a.hubContext()
+	defer cancel()
+	return l.loader.Load(ctx, spec)
 }
 
 func (l *loads) class(k kernelsFlag, name string) (budget.Class, error) {

@@ -10,6 +10,7 @@ import (
 
 	"membudget/budget"
 	"membudget/engine"
+	"membudget/internal/pyfloat"
 	"membudget/internal/shell"
 	"membudget/model/hub"
 )
@@ -308,7 +309,7 @@ func (u *fractionFlag) String() string {
 }
 
 func (u *fractionFlag) Set(s string) error {
-	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	v, err := pyfloat.Parse(s) // argparse's type=float: Python's float()
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 		return fmt.Errorf("want a number in (0, 1), got %q", s)
 	}

@@ -201,6 +201,7 @@ func explainLog(in explainInput) (*explain.Explanation, error) {
 	if r.TPSize > 1 || r.PPSize > 1 {
 		ex.Notes = append(ex.Notes, "figures are per GPU; membudget predicts the first pipeline stage's rank (TP0)")
 	}
+	ex.Notes = append(ex.Notes, l.ReadNotes()...) // what the reader skipped or did not keep
 	return ex, nil
 }
 

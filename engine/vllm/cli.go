@@ -9,6 +9,7 @@ import (
 
 	"membudget/budget"
 	"membudget/engine"
+	"membudget/internal/pyfloat"
 	"membudget/model/hub"
 )
 
@@ -147,7 +148,7 @@ func (f *flagServe) ReadLine(args []string) (engine.Line, error) {
 	for _, a := range rest {
 		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
 		switch {
-		case !strings.HasPrefix(a, "-") || name == "":
+		case !strings.HasPrefix(a, "-") || name == "" || engine.IsNegativeNumber(a):
 			canon = append(canon, a)
 		case hasValue:
 			canon = append(canon, "--"+strings.ReplaceAll(name, "_", "-")+"="+value)
@@ -204,7 +205,7 @@ func (u *utilFlag) String() string {
 }
 
 func (u *utilFlag) Set(s string) error {
-	v, err := strconv.ParseFloat(s, 64)
+	v, err := pyfloat.Parse(s) // argparse's type=float: Python's float()
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 		return fmt.Errorf("want a number in (0, 1], got %q", s)
 	}
@@ -285,7 +286,7 @@ func (f *gibFlag) String() string {
 }
 
 func (f *gibFlag) Set(s string) error {
-	v, err := strconv.ParseFloat(s, 64)
+	v, err := pyfloat.Parse(s) // argparse's type=float: Python's float()
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
 		return fmt.Errorf("want a size in GiB, 0 or more, got %q", s)
 	}

@@ -601,9 +601,7 @@ func notes(l *logs.Log, p Predicted, r Resolved) []string {
 	if len(l.Versions) > 1 {
 		out = append(out, fmt.Sprintf("the log states %d versions (%s): several runs in one log; where figures differ the first or rank 0's is taken", len(l.Versions), strings.Join(l.Versions, ", ")))
 	}
-	if l.LongLines > 0 {
-		out = append(out, fmt.Sprintf("%d line(s) over the reader's limit were skipped", l.LongLines))
-	}
+	out = append(out, l.ReadNotes()...) // what the reader skipped or did not keep
 	switch {
 	case l.GraphBudget == logs.GraphBudgetCounted && !p.GraphsCharged:
 		out = append(out, r.Profile.Describes+" does not charge the CUDA-graph estimate to the KV budget, but the log says it was (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1?): the available KV memory differs by the estimate")

@@ -11,9 +11,11 @@ package untrusted
 
 import (
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -32,26 +34,82 @@ const MaxBytes = 256
 // reading, [Quote] for a value a reader must tell apart exactly.
 func Text(s string) string {
 	head, rest := cut(s)
-	var b strings.Builder
-	b.Grow(len(head) + 16)
+	b := escape(head, "")
+	if rest > 0 {
+		fmt.Fprintf(b, "…(%d more bytes)", rest)
+	}
+	return b.String()
+}
+
+// Lines returns s for a terminal, escaped as [Text] escapes it except for
+// newlines and tabs, which it keeps, and not cut: for a whole message of
+// membudget's own (such as the joined findings of a class file), which
+// may quote strings [Text] has already cut. Every byte of stderr goes
+// through it (see [Writer]).
+func Lines(s string) string {
+	return escape(s, "\n\t").String()
+}
+
+// Clean reports whether s holds no rune [Text] would escape: text that
+// may be printed as it is, once its length is bounded.
+func Clean(s string) bool { return escape(s, "").Len() == len(s) }
+
+// escape writes s with each rune that is not graphic (keep aside) escaped.
+func escape(s, keep string) *strings.Builder {
+	b := new(strings.Builder)
+	b.Grow(len(s) + 16)
+	head := s
 	for i := 0; i < len(head); {
 		r, size := utf8.DecodeRuneInString(head[i:])
 		switch {
 		case r == utf8.RuneError && size <= 1:
-			fmt.Fprintf(&b, `\x%02x`, head[i])
-		case r == ' ' || unicode.IsGraphic(r) && !unicode.Is(unicode.Cf, r):
+			fmt.Fprintf(b, `\x%02x`, head[i])
+		case r == ' ' || strings.ContainsRune(keep, r) || unicode.IsGraphic(r) && !unicode.Is(unicode.Cf, r):
 			b.WriteString(head[i : i+size])
 		case r < 0x80:
-			fmt.Fprintf(&b, `\x%02x`, r)
+			fmt.Fprintf(b, `\x%02x`, r)
+		case r > 0xffff:
+			// A UTF-16 surrogate pair, as JSON writes one: an escape
+			// inside a JSON string then reads back as the rune itself.
+			r1, r2 := utf16.EncodeRune(r)
+			fmt.Fprintf(b, `\u%04x\u%04x`, r1, r2)
 		default:
-			fmt.Fprintf(&b, `\u%04x`, r)
+			fmt.Fprintf(b, `\u%04x`, r)
 		}
 		i += size
 	}
-	if rest > 0 {
-		fmt.Fprintf(&b, "…(%d more bytes)", rest)
+	return b
+}
+
+// Writer returns w with what is written escaped by [Lines]: stdout and
+// stderr, where membudget's output quotes what came from outside. JSON
+// stays valid and reads back the same: encoding/json already escapes C0
+// controls, and Lines writes the other runes it escapes as JSON's \uXXXX
+// (a surrogate pair above U+FFFF). A rune cut between two writes (a
+// buffered writer's flush) is held until the next one completes it.
+func Writer(w io.Writer) io.Writer { return &linesWriter{w: w} }
+
+type linesWriter struct {
+	w    io.Writer
+	held []byte // the start of a rune the last write cut
+}
+
+func (l *linesWriter) Write(p []byte) (int, error) {
+	b := append(l.held, p...)
+	l.held = nil
+	// Hold back a tail that starts a rune but does not finish it.
+	for i := 1; i < utf8.UTFMax && i <= len(b); i++ {
+		if c := b[len(b)-i]; utf8.RuneStart(c) {
+			if !utf8.FullRune(b[len(b)-i:]) {
+				l.held, b = append([]byte(nil), b[len(b)-i:]...), b[:len(b)-i]
+			}
+			break
+		}
 	}
-	return b.String()
+	if _, err := io.WriteString(l.w, Lines(string(b))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // Quote returns s for a message as a Go double-quoted string (strconv's

@@ -1,6 +1,7 @@
 package untrusted
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -91,4 +92,57 @@ func FuzzText(f *testing.F) {
 			t.Fatalf("Text of %d bytes is %d bytes", len(s), len(got))
 		}
 	})
+}
+
+func TestLinesAndWriter(t *testing.T) {
+	t.Parallel()
+	in := "membudget x: a\n\tb \x1b[2J\u202e\xff\n"
+	want := "membudget x: a\n\tb \\x1b[2J\\u202e\\xff\n"
+	if got := Lines(in); got != want {
+		t.Errorf("Lines = %q, want %q", got, want)
+	}
+	var b strings.Builder
+	if n, err := Writer(&b).Write([]byte(in)); err != nil || n != len(in) || b.String() != want {
+		t.Errorf("Writer wrote %q (%d, %v), want %q", b.String(), n, err, want)
+	}
+	long := strings.Repeat("y", 3*MaxBytes)
+	if Lines(long) != long {
+		t.Errorf("Lines cut a message")
+	}
+	if !Clean("NVIDIA H100 80GB HBM3 模") || Clean("a\x1b") || Clean("a\u202e") || Clean("\xff") {
+		t.Errorf("Clean is wrong")
+	}
+}
+
+// TestWriterKeepsRunesCutBetweenWrites: a rune a buffered writer cuts in
+// two is written whole, not escaped as bytes; JSON through the writer
+// reads back the same value, escapes and all.
+func TestWriterKeepsRunesCutBetweenWrites(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	w := Writer(&b)
+	s := "模型…"
+	for i := 0; i < len(s); i++ {
+		if _, err := w.Write([]byte{s[i]}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if b.String() != s {
+		t.Errorf("byte by byte: %q, want %q", b.String(), s)
+	}
+	b.Reset()
+	in := []byte("{\"name\":\"a\u202eb\u0085c\U000e0001\"}\n")
+	if _, err := w.Write(in); err != nil {
+		t.Fatal(err)
+	}
+	var got, want map[string]string
+	if err := json.Unmarshal([]byte(b.String()), &got); err != nil {
+		t.Fatalf("%q is not JSON: %v", b.String(), err)
+	}
+	if err := json.Unmarshal(in, &want); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" || strings.ContainsRune(b.String(), 0x202e) {
+		t.Errorf("JSON through the writer: %q (-want +got):\n%s", b.String(), diff)
+	}
 }

@@ -2,6 +2,8 @@ package hub
 
 import (
 	"crypto/rand"
+	"crypto/sha1"
+	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
@@ -46,12 +48,50 @@ func (c repoCache) headerPath(commit, file string) string {
 // symbolic link that resolves outside the folder (huggingface_hub's links go
 // from snapshots/<commit>/ to ../../blobs/). found is false when there is
 // nothing at p, or a link whose target is gone (a blob that was deleted).
+//
+// A blob is checked against its name, the Hub's ETag (see [etagMatches]):
+// one cut short or changed is an error wrapping errDamaged, so that the
+// caller fetches it again rather than read it on every run.
 func (c repoCache) read(p string, limit int64) (data []byte, found bool, err error) {
 	target, found, err := c.resolve(p)
 	if err != nil || !found {
 		return nil, found, err
 	}
-	return readRegular(target, limit)
+	data, found, err = readRegular(target, limit)
+	if err != nil || !found || filepath.Base(filepath.Dir(target)) != "blobs" {
+		return data, found, err
+	}
+	if match, known := etagMatches(filepath.Base(target), data); known && !match {
+		return nil, true, fmt.Errorf("%s: %w", p, errDamaged)
+	}
+	return data, true, nil
+}
+
+// errDamaged is wrapped by the error for a cached blob whose content does
+// not match its name.
+var errDamaged = errors.New("the cached blob does not match its ETag (cut short or changed)")
+
+// etagMatches reports whether data is the content the Hub's etag names:
+// a regular file's ETag is its git blob id, the sha1 of "blob <size>\x00"
+// and the content (40 hex digits; huggingface_hub's utils/sha.py,
+// git_hash), an LFS file's X-Linked-Etag the content's sha256 (64 hex
+// digits). known is false for any other ETag (a mirror's), which names no
+// hash this package can check.
+func etagMatches(etag string, data []byte) (match, known bool) {
+	if _, err := hex.DecodeString(etag); err != nil {
+		return false, false
+	}
+	switch len(etag) {
+	case 2 * sha1.Size:
+		h := sha1.New()
+		fmt.Fprintf(h, "blob %d\x00", len(data))
+		h.Write(data)
+		return hex.EncodeToString(h.Sum(nil)) == strings.ToLower(etag), true
+	case 2 * sha256.Size:
+		s := sha256.Sum256(data)
+		return hex.EncodeToString(s[:]) == strings.ToLower(etag), true
+	}
+	return false, false
 }
 
 // open is read's counterpart for a file read in part (a shard's header).
@@ -142,11 +182,14 @@ func (c repoCache) store(revision, commit, file, etag string, data []byte) (stri
 	if err := checkEtag(etag); err != nil {
 		return "", err
 	}
+	if match, known := etagMatches(etag, data); known && !match {
+		return "", fmt.Errorf("%w: the content does not match the Hub's ETag %s", errDamaged, etag)
+	}
+	// Written every time, over a blob that may have been cut short: the
+	// files stored here are small (config.json, the index).
 	blob := filepath.Join(c.dir, "blobs", etag)
-	if fi, err := os.Lstat(blob); err != nil || !fi.Mode().IsRegular() || fi.Size() != int64(len(data)) {
-		if err := writeAtomic(blob, data); err != nil {
-			return "", err
-		}
+	if err := writeAtomic(blob, data); err != nil {
+		return "", err
 	}
 	pointer := filepath.Join(c.snapshot(commit), filepath.FromSlash(file))
 	if err := os.MkdirAll(filepath.Dir(pointer), 0o777); err != nil {

@@ -111,6 +111,9 @@ func (m *Model) Tensors(ctx context.Context) (*Checkpoint, error) {
 	case SourceCache, SourceHub:
 		snap := &snapshotLocation{r: r, c: r.repoCache(m.RepoID), commit: m.Commit}
 		ck, err := readCheckpoint(ctx, snap, r.Parallel)
+		if errors.Is(err, ErrUnreachable) {
+			m.Warnings = append(m.Warnings, snap.warnings...)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -312,6 +315,17 @@ func (s *snapshotLocation) warn(format string, args ...any) {
 	s.warnings = append(s.warnings, fmt.Sprintf(format, args...))
 }
 
+// unreachable is the error for a file not cached while the Hub cannot be
+// reached (err, wrapping ErrUnreachable): it wraps ErrOffline too, so that
+// the file is read as HF_HUB_OFFLINE=1 reads it (none, said so), as
+// huggingface_hub and vLLM read a cached model without a network; a
+// warning says what happened.
+func (s *snapshotLocation) unreachable(name string, err error) error {
+	s.warn("the Hub cannot be reached (%v): %s, which is not in the cache, is read as HF_HUB_OFFLINE=1 reads it", err, name)
+	return fmt.Errorf("%s is not in the Hugging Face cache (%s) and the Hub cannot be reached: %w (%w)",
+		s.display(name), s.r.tilde(s.c.snapshot(s.commit)), ErrUnreachable, ErrOffline)
+}
+
 // offline is the error for a file neither cached nor fetchable.
 func (s *snapshotLocation) offline(name string) error {
 	return fmt.Errorf("%s is not in the Hugging Face cache (%s) and HF_HUB_OFFLINE=1: %w",
@@ -321,7 +335,10 @@ func (s *snapshotLocation) offline(name string) error {
 func (s *snapshotLocation) file(ctx context.Context, name string, limit int64) ([]byte, bool, error) {
 	p := filepath.Join(s.c.snapshot(s.commit), filepath.FromSlash(name))
 	if data, found, err := s.c.read(p, limit); err != nil || found {
-		return data, found, err
+		if !errors.Is(err, errDamaged) || s.r.Offline {
+			return data, found, err
+		}
+		s.warn("%v; fetched again from the Hub", err)
 	}
 	if s.c.missing(s.commit, name) {
 		return nil, false, nil
@@ -335,6 +352,9 @@ func (s *snapshotLocation) file(ctx context.Context, name string, limit int64) (
 		return nil, false, s.offline(name)
 	}
 	a, err := s.r.get(ctx, asked{s.c.repo, s.commit, name}, s.r.fileURL(s.c.repo, s.commit, name), 0, -1, limit)
+	if errors.Is(err, ErrUnreachable) {
+		return nil, false, s.unreachable(name, err)
+	}
 	if err != nil {
 		return nil, false, s.notFound(err, name)
 	}
@@ -397,6 +417,9 @@ func (s *snapshotLocation) header(ctx context.Context, name string) (*safetensor
 		return nil, "", false, s.offline(name)
 	}
 	h, err := s.fetchHeader(ctx, name)
+	if errors.Is(err, ErrUnreachable) {
+		return nil, "", false, s.unreachable(name, err)
+	}
 	if err != nil {
 		err = s.notFound(err, name)
 		return nil, "", err != nil, err

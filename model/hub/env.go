@@ -23,6 +23,14 @@ const DefaultTimeout = 10 * time.Second
 // http_backoff allows 5 with waits up to 8 s; a sizing tool answers sooner.
 const DefaultRetries = 3
 
+// DefaultDeadline bounds a whole resolution (config.json, the quantization
+// file, the index and every shard's header, retries and waits included): a
+// Hub answering each request just under DefaultTimeout would otherwise
+// stretch a 16-shard model to a minute. DeepSeek-V3's 163 shards, two
+// range requests each, DefaultParallel at a time, take well under a minute
+// on a working link; two leave room.
+const DefaultDeadline = 2 * time.Minute
+
 // DefaultParallel bounds how many shard headers are read at once.
 const DefaultParallel = 8
 
@@ -74,6 +82,8 @@ type Resolver struct {
 	Client *http.Client
 	// Timeout bounds each request attempt.
 	Timeout time.Duration
+	// Deadline bounds a whole Load or Resolve; 0 means DefaultDeadline.
+	Deadline time.Duration
 	// Retries is how many times a failed request is retried (0: never).
 	Retries int
 	// Backoff returns the wait before retry n (1, 2, ...); nil means
@@ -99,6 +109,9 @@ func (r Resolver) withDefaults() Resolver {
 	r.Endpoint = strings.TrimRight(r.Endpoint, "/")
 	if r.Timeout <= 0 {
 		r.Timeout = DefaultTimeout
+	}
+	if r.Deadline <= 0 {
+		r.Deadline = DefaultDeadline
 	}
 	if r.Retries < 0 {
 		r.Retries = 0

@@ -46,15 +46,21 @@ type fakeFile struct {
 
 func smallFile(data []byte) fakeFile { return fakeFile{head: data, size: int64(len(data))} }
 
-// etag is what the Hub names the file by: a git-blob-like sha1 for a
-// regular file, the content's sha256 for an LFS file (here of the head and
-// size, which identify a virtual file).
+// etag is what the Hub names the file by: the git blob's sha1 for a
+// regular file (sha1 of "blob <size>\x00" and the content), the content's
+// sha256 for an LFS file (that of the content when the head is all of it,
+// else of the head and size, which identify a virtual file never fetched
+// whole).
 func (f fakeFile) etag() string {
+	if f.lfs && f.size == int64(len(f.head)) {
+		s := sha256.Sum256(f.head)
+		return hex.EncodeToString(s[:])
+	}
 	if f.lfs {
 		s := sha256.Sum256(append(slices.Clone(f.head), strconv.FormatInt(f.size, 10)...))
 		return hex.EncodeToString(s[:])
 	}
-	s := sha1.Sum(f.head)
+	s := sha1.Sum(append([]byte("blob "+strconv.FormatInt(f.size, 10)+"\x00"), f.bytes()...))
 	return hex.EncodeToString(s[:])
 }
 
@@ -141,6 +147,9 @@ type fakeHub struct {
 	echoAuth              bool          // put the Authorization header into error messages
 	truncate              bool          // announce more bytes than a small file body sends
 	plain404              bool          // answer a missing file with a 404 without X-Error-Code, as a mirror may
+	status                int           // answer every Hub request with this status (0: as the protocol says)
+	retryAfter            string        // the Retry-After of those answers
+	badRange              bool          // answer a Range request with a Content-Range for other bytes
 	inFlight, maxInFlight int
 	servedShardBytes      int64
 }
@@ -217,6 +226,16 @@ func (h *fakeHub) serveHub(w http.ResponseWriter, r *http.Request) {
 	}
 	if h.fail503() {
 		w.WriteHeader(http.StatusServiceUnavailable)
+		return
+	}
+	h.mu.Lock()
+	status, after := h.status, h.retryAfter
+	h.mu.Unlock()
+	if status != 0 {
+		if after != "" {
+			w.Header().Set("Retry-After", after)
+		}
+		w.WriteHeader(status)
 		return
 	}
 	auth := r.Header.Get("Authorization")
@@ -296,6 +315,12 @@ func (h *fakeHub) serveHub(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("ETag", `"`+f.etag()+`"`)
+	if h.badRange && r.Header.Get("Range") != "" {
+		w.Header().Set("Content-Range", "bytes 100-107/1000")
+		w.WriteHeader(http.StatusPartialContent)
+		w.Write(make([]byte, 8))
+		return
+	}
 	if h.truncate {
 		w.Header().Set("Content-Length", strconv.FormatInt(f.size+1000, 10))
 		w.Write(f.head)

@@ -130,3 +130,45 @@ func TestIndexErrorsEscaped(t *testing.T) {
 		}
 	}
 }
+
+// TestReadersAtTheirBounds: a config.json of MaxConfigBytes is read, one
+// byte more is refused, from a path and from the Hub (where the answer
+// over the bound is not retried: it would be as large again).
+func TestReadersAtTheirBounds(t *testing.T) {
+	t.Parallel()
+	// A JSON object padded with spaces to the size wanted.
+	of := func(n int) []byte {
+		b := []byte(strings.Repeat(" ", n))
+		copy(b, `{}`)
+		return b
+	}
+	dir := t.TempDir()
+	p := filepath.Join(dir, "config.json")
+	for _, c := range []struct {
+		n  int
+		ok bool
+	}{{MaxConfigBytes, true}, {MaxConfigBytes + 1, false}} {
+		if err := os.WriteFile(p, of(c.n), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, found, err := readRegular(p, MaxConfigBytes)
+		if (err == nil) != c.ok || !found {
+			t.Errorf("a path of %d bytes: found %v, %v; want ok %v", c.n, found, err, c.ok)
+		}
+	}
+	h := newFakeHub(t)
+	h.add("org/at", oneConfig(string(of(MaxConfigBytes))))
+	h.add("org/over", oneConfig(string(of(MaxConfigBytes+1))))
+	r := h.resolver(t)
+	if _, err := r.Resolve(context.Background(), "org/at"); err != nil {
+		t.Errorf("the Hub's %d bytes: %v", MaxConfigBytes, err)
+	}
+	before := len(h.hubRequests())
+	_, err := r.Resolve(context.Background(), "org/over")
+	if want := "answer larger than expected: 4194305 bytes, more than the 4194304 this reads"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("the Hub's %d bytes: %v, want %q", MaxConfigBytes+1, err, want)
+	}
+	if n := len(h.hubRequests()) - before; n != 1 {
+		t.Errorf("%d requests for an answer over the bound, want 1", n)
+	}
+}

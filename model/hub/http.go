@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"membudget/internal/untrusted"
 )
 
 // maxRedirects bounds the redirects one request follows: the Hub answers a
@@ -54,10 +56,26 @@ type HubError struct {
 	Tries int
 	// Err is the transport error when Status is 0.
 	Err error
+	// RetryAfter is the wait the Hub asked for with Retry-After on a 429
+	// or 503 (0 when it asked none).
+	RetryAfter time.Duration
+	// unreachable: no answer at all (see ErrUnreachable).
+	unreachable bool
 }
 
 // Unwrap returns the transport error, for errors.Is(err, context.Canceled).
 func (e *HubError) Unwrap() error { return e.Err }
+
+// ErrUnreachable matches (errors.Is) a [*HubError] for a request that got
+// no answer at all: a connection refused or reset, a name that does not
+// resolve, an attempt that timed out. huggingface_hub falls back to the
+// cache on these (file_download.py, _get_metadata_or_catch_error, on
+// requests' ConnectionError and Timeout), and so does this package for a
+// cached model (see [Model.Tensors]).
+var ErrUnreachable = errors.New("the Hub cannot be reached")
+
+// Is reports whether e is ErrUnreachable.
+func (e *HubError) Is(target error) bool { return target == ErrUnreachable && e.unreachable }
 
 // Error says what failed and, for 401 and 403, what to do about it.
 func (e *HubError) Error() string {
@@ -91,6 +109,9 @@ func (e *HubError) Error() string {
 	}
 	if e.Tries > 1 {
 		s += fmt.Sprintf(" (%d tries)", e.Tries)
+	}
+	if e.RetryAfter > 0 {
+		s += fmt.Sprintf(" (the Hub asked to retry after %v)", e.RetryAfter)
 	}
 	return s
 }
@@ -152,7 +173,20 @@ func (r *Resolver) get(ctx context.Context, what asked, u string, from, to, limi
 		if !again || try > r.Retries || ctx.Err() != nil {
 			return nil, r.scrub(last)
 		}
-		t := time.NewTimer(r.Backoff(try))
+		wait := r.Backoff(try)
+		if he != nil && he.RetryAfter > wait {
+			// The Hub's Retry-After, as huggingface_hub's http_backoff
+			// honours it, unless it is longer than a sizing tool waits or
+			// runs past the resolution's deadline: then its error now.
+			if he.RetryAfter > maxRetryAfter {
+				return nil, r.scrub(last)
+			}
+			if d, ok := ctx.Deadline(); ok && time.Until(d) < he.RetryAfter {
+				return nil, r.scrub(last)
+			}
+			wait = he.RetryAfter
+		}
+		t := time.NewTimer(wait)
 		select {
 		case <-t.C:
 		case <-ctx.Done():
@@ -241,15 +275,21 @@ func (r *Resolver) attempt(ctx context.Context, what asked, raw string, from, to
 		if err != nil {
 			switch {
 			case ctx.Err() != nil:
-				return nil, fail(u, 0, nil, ctx.Err()), false
+				// The cause: the resolution's deadline (see
+				// [Resolver.Deadline]) says so, a cancel is ctx.Err().
+				return nil, fail(u, 0, nil, context.Cause(ctx)), false
 			case actx.Err() != nil:
-				return nil, fail(u, 0, nil, fmt.Errorf("no complete answer within %v", r.Timeout)), true
+				e := fail(u, 0, nil, fmt.Errorf("no complete answer within %v", r.Timeout))
+				e.unreachable = true
+				return nil, e, true
 			}
 			// The *url.Error's own text repeats the URL with its query.
 			if inner := errors.Unwrap(err); inner != nil {
 				err = inner
 			}
-			return nil, fail(u, 0, nil, err), true
+			e := fail(u, 0, nil, err)
+			e.unreachable = true
+			return nil, e, true
 		}
 		if hub {
 			if c := resp.Header.Get(headerRepoCommit); c != "" {
@@ -278,7 +318,9 @@ func (r *Resolver) attempt(ctx context.Context, what asked, raw string, from, to
 			err := readBody(resp, out, from, to, limit)
 			resp.Body.Close()
 			if err != nil {
-				retry := !errors.Is(err, errTooLarge)
+				// An answer too large or one that breaks the protocol
+				// would be the same again; a body cut short may not.
+				retry := !errors.Is(err, errTooLarge) && !errors.Is(err, errProtocol)
 				if actx.Err() != nil && ctx.Err() == nil {
 					err = fmt.Errorf("no complete answer within %v", r.Timeout)
 				}
@@ -297,12 +339,43 @@ func (r *Resolver) attempt(ctx context.Context, what asked, raw string, from, to
 			return out, nil, false
 		}
 		discard(resp)
+		// A 4xx other than 429 says the same thing again: only 429 and
+		// 5xx are retried (huggingface_hub's http_backoff retries 429, 500,
+		// 502, 503 and 504).
 		retry := resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500
-		return nil, fail(u, resp.StatusCode, resp.Header, nil), retry
+		e := fail(u, resp.StatusCode, resp.Header, nil)
+		if retry {
+			e.RetryAfter = retryAfter(resp.Header.Get("Retry-After"), time.Now())
+		}
+		return nil, e, retry
 	}
 }
 
 var errTooLarge = errors.New("answer larger than expected")
+
+// errProtocol wraps an answer that breaks the protocol the same way every
+// time (a Content-Range for other bytes than asked): not retried.
+var errProtocol = errors.New("the answer breaks the protocol")
+
+// maxRetryAfter is the longest Retry-After this package waits for: longer,
+// the error is returned at once (a sizing tool answers sooner).
+const maxRetryAfter = 30 * time.Second
+
+// retryAfter reads a Retry-After header, delay-seconds or an HTTP date
+// (RFC 9110, 10.2.3), as a wait from now; 0 when absent or unreadable.
+func retryAfter(h string, now time.Time) time.Duration {
+	h = strings.TrimSpace(h)
+	if h == "" {
+		return 0
+	}
+	if n, err := strconv.ParseUint(h, 10, 32); err == nil {
+		return time.Duration(n) * time.Second
+	}
+	if t, err := http.ParseTime(h); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
+}
 
 // readBody reads a 200 or 206 answer into out: a whole file (at most limit
 // bytes), or the range [from, to] from a 206 whose Content-Range matches, or
@@ -310,6 +383,7 @@ var errTooLarge = errors.New("answer larger than expected")
 // stop).
 func readBody(resp *http.Response, out *answer, from, to, limit int64) error {
 	if to < 0 {
+		linked := out.size // X-Linked-Size, when the Hub gave one
 		if resp.ContentLength > limit {
 			return fmt.Errorf("%w: %d bytes, more than the %d this reads", errTooLarge, resp.ContentLength, limit)
 		}
@@ -319,6 +393,15 @@ func readBody(resp *http.Response, out *answer, from, to, limit int64) error {
 		}
 		if int64(len(body)) > limit {
 			return fmt.Errorf("%w: more than the %d bytes this reads", errTooLarge, limit)
+		}
+		// A body cut short without an error (no Content-Length, or a
+		// server that closed early) would be cached as the file: its
+		// length and its ETag are checked first, and a mismatch retried.
+		if linked >= 0 && int64(len(body)) != linked {
+			return fmt.Errorf("%d bytes of a %d-byte file (X-Linked-Size): cut short", len(body), linked)
+		}
+		if match, known := etagMatches(out.etag, body); known && !match {
+			return fmt.Errorf("the %d bytes received do not match the file's ETag %s: cut short or changed", len(body), out.etag)
 		}
 		out.body, out.size = body, int64(len(body))
 		return nil
@@ -330,7 +413,7 @@ func readBody(resp *http.Response, out *answer, from, to, limit int64) error {
 	if resp.StatusCode == http.StatusPartialContent {
 		start, end, total, ok := contentRange(resp.Header.Get("Content-Range"))
 		if !ok || start != from || end > to || end < start {
-			return fmt.Errorf("asked for bytes %d-%d, got Content-Range %q", from, to, resp.Header.Get("Content-Range"))
+			return fmt.Errorf("%w: asked for bytes %d-%d, got Content-Range %s", errProtocol, from, to, untrusted.Quote(resp.Header.Get("Content-Range")))
 		}
 		if total >= 0 {
 			out.size = total
@@ -340,7 +423,7 @@ func readBody(resp *http.Response, out *answer, from, to, limit int64) error {
 			return err
 		}
 		if int64(len(body)) != end-start+1 {
-			return fmt.Errorf("Content-Range %q but %d bytes", resp.Header.Get("Content-Range"), len(body))
+			return fmt.Errorf("Content-Range %s but %d bytes", untrusted.Quote(resp.Header.Get("Content-Range")), len(body))
 		}
 		out.body = body
 		return nil

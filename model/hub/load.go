@@ -67,7 +67,11 @@ func (l *Loaded) Memo(key any, make func() any) any {
 // quantization (as vLLM reads them), and reads its checkpoint's headers.
 // Every error names --model; a missing checkpoint is not one: the weights
 // are then derived from config.json, and NoCheckpoint says why.
+//
+// The whole load is bounded by r.Deadline.
 func (r Resolver) Load(ctx context.Context, spec string) (*Loaded, error) {
+	ctx, cancel := r.withDeadline(ctx)
+	defer cancel()
 	m, err := r.Resolve(ctx, spec)
 	if err != nil {
 		var re *ResolveError
@@ -98,6 +102,9 @@ func (r Resolver) Load(ctx context.Context, spec string) (*Loaded, error) {
 		if m.Source.Kind == SourceShipped {
 			l.NoCheckpoint = "a shipped config.json has no checkpoint beside it"
 		}
+	case errors.Is(err, ErrUnreachable):
+		l.NoCheckpoint = "the checkpoint's headers are not in the Hugging Face cache and the Hub cannot be reached"
+		l.Warnings = append(m.Warnings, "weights derived from config.json: "+l.NoCheckpoint)
 	case errors.Is(err, ErrOffline):
 		l.NoCheckpoint = "the checkpoint's headers are not in the Hugging Face cache and HF_HUB_OFFLINE=1"
 	case err != nil:
@@ -166,6 +173,9 @@ func (r Resolver) loadGeneric(ctx context.Context, spec string, m *Model, opts [
 func QuantOptions(ctx context.Context, m *Model) (opts []model.Option, path string, err error) {
 	data, path, found, err := m.HFQuantConfig(ctx)
 	switch {
+	case errors.Is(err, ErrUnreachable):
+		m.Source.Description += "; no " + QuantConfigFile + " in the cache (the Hub cannot be reached: read as none, as vLLM does offline)"
+		return nil, "", nil
 	case errors.Is(err, ErrOffline):
 		m.Source.Description += "; no " + QuantConfigFile + " in the cache (offline: read as none, as vLLM does)"
 		return nil, "", nil

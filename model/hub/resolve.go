@@ -111,6 +111,8 @@ type Model struct {
 // A spec that can only be a path (absolute, starting with "." or "~", or
 // ending in .json) stops at step 1. Failures are a *ResolveError.
 func (r Resolver) Resolve(ctx context.Context, spec string) (*Model, error) {
+	ctx, cancel := r.withDeadline(ctx)
+	defer cancel()
 	m, err := r.resolve(ctx, spec)
 	if err != nil {
 		return nil, err
@@ -119,6 +121,17 @@ func (r Resolver) Resolve(ctx context.Context, spec string) (*Model, error) {
 		return nil, &ResolveError{Spec: spec, Detail: m.Path + ": " + err.Error(), Err: err}
 	}
 	return m, nil
+}
+
+// ErrDeadline is wrapped by the error of a Load or Resolve that ran past
+// [Resolver.Deadline]; it wraps context.DeadlineExceeded.
+var ErrDeadline = fmt.Errorf("the deadline of a whole resolution passed: %w", context.DeadlineExceeded)
+
+// withDeadline bounds ctx by r.Deadline (DefaultDeadline when 0), its
+// cause naming the deadline.
+func (r Resolver) withDeadline(ctx context.Context) (context.Context, context.CancelFunc) {
+	d := r.withDefaults().Deadline
+	return context.WithTimeoutCause(ctx, d, fmt.Errorf("no whole answer within %v: %w", d, ErrDeadline))
 }
 
 // resolve is Resolve before the config's text is checked.
@@ -155,6 +168,11 @@ func (r Resolver) resolve(ctx context.Context, spec string) (*Model, error) {
 	}
 	c := r.repoCache(repo)
 	m, err := r.fromCache(c, spec, revision)
+	refetched := ""
+	if errors.Is(err, errDamaged) && !r.Offline {
+		refetched = err.Error() + "; fetched again from the Hub"
+		err = nil
+	}
 	if err != nil {
 		return nil, fail(err.Error(), err)
 	}
@@ -168,6 +186,9 @@ func (r Resolver) resolve(ctx context.Context, spec string) (*Model, error) {
 	m, err = r.fromHub(ctx, c, spec, revision)
 	if err != nil {
 		return nil, fail(notCached+", and "+err.Error(), err)
+	}
+	if refetched != "" {
+		m.Warnings = append(m.Warnings, refetched)
 	}
 	return m, nil
 }

@@ -1,9 +1,12 @@
 package logs
 
 import (
+	"fmt"
 	"math/big"
 	"strconv"
 	"strings"
+
+	"membudget/internal/untrusted"
 )
 
 // Engine is the serving engine a log comes from.
@@ -447,8 +450,37 @@ type Log struct {
 	// line limit and skipped.
 	Lines, LongLines int
 	// DroppedFigures and DroppedSettings count what came after the caps of
-	// [Limits] and was not kept.
-	DroppedFigures, DroppedSettings int
+	// [Limits] and was not kept as its own entry: a setting past the cap
+	// whose key was kept updates that entry (its last statement wins, as
+	// below the cap); DroppedNewSettings of them had a key never kept.
+	DroppedFigures, DroppedSettings, DroppedNewSettings int
+	// NotANumber counts the lines whose figure the engine printed as nan or
+	// inf, which are not read; the first is at NotANumberLine, its figure
+	// in NotANumberText.
+	NotANumber, NotANumberLine int
+	NotANumberText             string
+}
+
+// ReadNotes says what of the log the reader did not read or keep, for an
+// explanation's notes: lines over the line limit, settings and figures
+// past the caps, figures printed as nan or inf. Nothing is left out
+// without a note.
+func (l *Log) ReadNotes() []string {
+	var out []string
+	if l.LongLines > 0 {
+		out = append(out, fmt.Sprintf("%d line(s) over the reader's limit were skipped", l.LongLines))
+	}
+	if l.DroppedSettings > 0 {
+		out = append(out, fmt.Sprintf("%d setting statement(s) past the reader's cap of %d were not kept as their own: a setting already read took their value (its last statement still wins); %d of a setting not read before were left out",
+			l.DroppedSettings, len(l.Settings), l.DroppedNewSettings))
+	}
+	if l.DroppedFigures > 0 {
+		out = append(out, fmt.Sprintf("%d figure(s) past the reader's cap of %d were not kept: the figures taken are the first ones", l.DroppedFigures, len(l.Figures)))
+	}
+	if l.NotANumber > 0 {
+		out = append(out, fmt.Sprintf("%d line(s) state a figure as nan or inf, which is not read (first at line %d: %s)", l.NotANumber, l.NotANumberLine, untrusted.Quote(l.NotANumberText)))
+	}
+	return out
 }
 
 // All returns the figures of a kind, in log order.

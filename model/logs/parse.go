@@ -184,6 +184,9 @@ type builder struct {
 	// recorded counts what the formats stated, so a match that stated
 	// nothing proves nothing.
 	recorded int
+	// lastSetting indexes the kept settings by key once the settings' cap
+	// is reached.
+	lastSetting map[string]int
 }
 
 func newBuilder(lim Limits) *builder {
@@ -191,6 +194,10 @@ func newBuilder(lim Limits) *builder {
 }
 
 var ansiEscape = regexp.MustCompile(`\x1b\[[0-9;?]*[A-Za-z]`)
+
+// notANumber is a figure Python printed as nan or inf, with the units the
+// formats' figures take (GiB, GB, the concurrency's x).
+var notANumber = regexp.MustCompile(`[:=(] ?-?(?i:nan|inf) ?(?:GiB|GB|Gib|x)\b`)
 
 // line reads one line: every format is tried anywhere in it, each as many
 // times as it occurs.
@@ -201,6 +208,15 @@ func (b *builder) line(s string) {
 		s = ansiEscape.ReplaceAllString(s, "")
 	}
 	b.figs, b.firstMatch = b.figs[:0], len(s)
+	if m := notANumber.FindStringIndex(s); m != nil {
+		// Python prints a float that is not a number as nan or inf
+		// ("%.2f" % float("nan")), which no format's number matches: the
+		// line would be skipped as unknown, and a figure lost unsaid.
+		b.log.NotANumber++
+		if b.log.NotANumberLine == 0 {
+			b.log.NotANumberLine, b.log.NotANumberText = b.log.Lines, strings.Clone(s[max(m[0]-60, 0):m[1]])
+		}
+	}
 	for i := range formats {
 		f := &formats[i]
 		if !strings.Contains(s, f.anchor) {
@@ -278,7 +294,21 @@ func (b *builder) setting(key, loggedKey, value string, lit Literal, src Setting
 	b.engines[b.engine] = true
 	b.recorded++
 	if len(b.log.Settings) >= b.lim.MaxSettings {
+		// Past the cap a statement is not kept as its own, but a key
+		// already kept takes its value, so that [Log.Setting], the last
+		// statement, is never an earlier line's.
 		b.log.DroppedSettings++
+		if b.lastSetting == nil {
+			b.lastSetting = make(map[string]int, len(b.log.Settings))
+			for i, s := range b.log.Settings {
+				b.lastSetting[s.Key] = i
+			}
+		}
+		if i, ok := b.lastSetting[key]; ok {
+			b.log.Settings[i] = Setting{Key: key, LoggedKey: loggedKey, Value: strings.Clone(value), Literal: lit, Source: src, Line: b.log.Lines}
+		} else {
+			b.log.DroppedNewSettings++
+		}
 		return
 	}
 	b.log.Settings = append(b.log.Settings, Setting{

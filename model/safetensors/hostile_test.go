@@ -18,7 +18,7 @@ func TestHeaderErrorsEscapedAndBounded(t *testing.T) {
 	}{
 		// The header decodes \u001b to ESC and \u0007 to BEL.
 		{"terminal escapes in a metadata string", `{"__metadata__":"\u001b]0;pwned\u0007\u001b[2J"}`,
-			`f: __metadata__: the format allows only a map of strings: want a JSON object, got "\x1b]0;pwned\a\x1b[2J"`},
+			`f: __metadata__: the format allows only a map of strings: want a JSON object, got "\u001b]0;pwned\u0007\u001b[2J"`},
 		{"terminal escapes in a tensor entry", `{"\u001b[31m":"\u009b2J"}`,
 			`f: tensor "\x1b[31m": `},
 		{"a 10 MiB tensor name", `{"` + huge + `":{"dtype":"F16","shape":[1],"data_offsets":[0,3]}}`,

@@ -193,6 +193,11 @@ func readFull(r io.ReaderAt, buf []byte, off int64) error {
 // when it is unknown: then the tensors are still checked against each other
 // (in offset order they cover the data buffer without overlap or gap) but
 // not against the end of the file.
+//
+// Bounds: a header over MaxHeaderBytes (the format's own limit) is refused
+// unread; parsing one holds a few copies of it at most (a 99 MB header
+// string peaks at about 430 MB), and its errors quote at most 256 bytes of
+// any string in it, escaped (see [untrusted.Quote]).
 func ParseHeader(file string, header []byte, fileSize uint64) (*Header, error) {
 	if len(header) > MaxHeaderBytes {
 		return nil, headerErr(file, "", "header length %d exceeds the format's limit of %d bytes", len(header), MaxHeaderBytes)
@@ -323,9 +328,22 @@ func excerpt(raw json.RawMessage) string {
 	return untrusted.Text(s)
 }
 
+// wantObject refuses a value that is not a JSON object from its first
+// byte, quoting an excerpt of its text: decoding a 99 MB string only to
+// say it is not an object would hold it twice more.
+func wantObject(raw json.RawMessage) error {
+	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '{' {
+		return fmt.Errorf("want a JSON object, got %s", excerpt(raw))
+	}
+	return nil
+}
+
 func parseMetadata(file string, raw json.RawMessage) (map[string]string, error) {
 	if isNull(raw) {
 		return nil, nil
+	}
+	if err := wantObject(raw); err != nil {
+		return nil, headerErr(file, "", "%s: the format allows only a map of strings: %v", metadataKey, err)
 	}
 	m := map[string]string{}
 	dec := json.NewDecoder(bytes.NewReader(raw))
@@ -352,6 +370,9 @@ func parseMetadata(file string, raw json.RawMessage) (map[string]string, error) 
 // three the format defines are ignored, as the reference reader does.
 func parseTensor(file, name string, raw json.RawMessage) (Tensor, error) {
 	t := Tensor{Name: name}
+	if err := wantObject(raw); err != nil {
+		return t, headerErr(file, name, "%v", err)
+	}
 	var haveDtype, haveShape, haveOffsets bool
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	err := eachKey(dec, func(key string) error {
