@@ -148,9 +148,10 @@ var shippedShapes = map[string]shape{
 	"nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-NVFP4": {ModelType: "nemotron_h", Layers: 52, Hidden: 2688, Heads: 32, KVHeads: 2, HeadDim: 128, Vocab: 131072, MaxPos: 262144,
 		Mamba: 23, MLPOnly: 23, MoELayers: 23, Experts: 128, TopK: 6, MoEInter: 1856, SharedInter: 3712, RotaryDim: 128, StateDtype: "float32", Dtype: "bfloat16"},
 	// M-M-...-: 54 Mamba2, 10 attention, 54 relu2 MLP blocks; head_dim
-	// from attention_head_dim.
+	// from attention_head_dim; no mamba_ssm_cache_dtype: NemotronHConfig's
+	// float32 (vLLM's hook defaults to it too).
 	"nvidia__Nemotron-H-56B-Base-8K": {ModelType: "nemotron_h", Layers: 118, Hidden: 8192, Heads: 64, KVHeads: 8, HeadDim: 128, Vocab: 131072, MaxPos: 8192,
-		Mamba: 54, MLPOnly: 54, RotaryDim: 128, Dtype: "bfloat16"},
+		Mamba: 54, MLPOnly: 54, RotaryDim: 128, StateDtype: "float32", Dtype: "bfloat16"},
 	"nvidia__Qwen3-235B-A22B-NVFP4": {ModelType: "qwen3_moe", Layers: 94, Hidden: 4096, Heads: 64, KVHeads: 4, HeadDim: 128, Vocab: 151936, MaxPos: 40960,
 		MoELayers: 94, Experts: 128, TopK: 8, MoEInter: 1536, RotaryDim: 128, Dtype: "bfloat16"},
 	"nvidia__Qwen3.6-35B-A3B-NVFP4": {ModelType: "qwen3_5_moe", Layers: 40, Hidden: 2048, Heads: 16, KVHeads: 2, HeadDim: 256, Vocab: 248320, MaxPos: 262144,

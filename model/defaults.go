@@ -159,8 +159,9 @@ func fillClass(name string, o jsonObject, a *Arch) [][2]string {
 		}
 	}
 	for _, d := range c.Defaults {
-		// A key present as null is None in transformers, not the default.
-		if _, present := o.m[d.Key]; !present {
+		// A key present as null is None in transformers, not the default;
+		// one the rope parameters hold (partial_rotary_factor) is theirs.
+		if _, present := o.m[d.Key]; !present && !ropeHolds(o, d.Key) {
 			set(d.Key, json.RawMessage(d.Value), "")
 		}
 	}
@@ -175,7 +176,11 @@ func fillClass(name string, o jsonObject, a *Arch) [][2]string {
 			continue
 		}
 		subType := c.Nested[key]
-		if named := sub.str("model_type"); named != "" {
+		// A sub-config that names its own class is read by it (Mistral 3's
+		// text_config of model_type mistral), unless it names the parent's:
+		// Qwen3.5's early checkpoints wrote model_type qwen3_5 in their
+		// vision_config, which transformers overrides (Qwen3_5Config).
+		if named := sub.str("model_type"); named != "" && named != name {
 			if _, known := classes[named]; known {
 				subType = named
 			}
@@ -188,6 +193,21 @@ func fillClass(name string, o jsonObject, a *Arch) [][2]string {
 		}
 	}
 	return added
+}
+
+// ropeHolds reports whether o's rope_parameters or rope_scaling give key:
+// transformers 5 keeps partial_rotary_factor there, and its class default
+// (set by __post_init__ for configs that predate it) yields to it.
+func ropeHolds(o jsonObject, key string) bool {
+	for _, k := range []string{"rope_parameters", "rope_scaling"} {
+		var m map[string]json.RawMessage
+		if o.has(k) && json.Unmarshal(o.m[k], &m) == nil {
+			if _, ok := m[key]; ok {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // appendMembers returns the JSON object raw with members added at its end.

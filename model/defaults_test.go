@@ -194,7 +194,9 @@ func TestEveryClassDefaultFills(t *testing.T) {
 		// getattr(config, "head_dim", ...)); 4096 / 96 does not divide.
 		"glm4_moe": {"n_routed_experts": 8, "head_dim": 128},
 		// DeepseekV2Config's num_experts_per_tok is None with 64 experts.
-		"deepseek_v2":         {"num_experts_per_tok": 6},
+		"deepseek_v2": {"num_experts_per_tok": 6},
+		// NemotronHConfig counts its layers by its pattern.
+		"nemotron_h":          {"num_hidden_layers": 4, "hybrid_override_pattern": "M-*E"},
 		"gemma3":              {"text_config": map[string]any{}},
 		"siglip_vision_model": nil, // a sub-config only
 	}

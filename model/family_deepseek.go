@@ -248,3 +248,23 @@ var deepseekV2Class = configClass{
 }
 
 func init() { declareClass("deepseek_v2", deepseekV2Class) }
+
+// glmMoeDsaClass is transformers GlmMoeDsaConfig, read at huggingface/transformers@008e574391. attribute_map: num_local_experts is n_routed_experts, and __post_init__ reads num_experts as it. Its head_dim (64, the rope slice) is not filled: the reader derives MLA's.
+var glmMoeDsaClass = configClass{
+	Name:   "GlmMoeDsaConfig",
+	Source: "src/transformers/models/glm_moe_dsa/configuration_glm_moe_dsa.py@008e574391",
+	Defaults: []classDefault{
+		{"vocab_size", "154880"}, {"hidden_size", "6144"}, {"intermediate_size", "12288"},
+		{"moe_intermediate_size", "2048"}, {"num_hidden_layers", "78"}, {"num_attention_heads", "64"},
+		{"num_key_value_heads", "64"}, {"n_shared_experts", "1"}, {"n_routed_experts", "256"},
+		{"kv_lora_rank", "512"}, {"q_lora_rank", "2048"}, {"qk_rope_head_dim", "64"},
+		{"v_head_dim", "256"}, {"qk_nope_head_dim", "192"}, {"num_experts_per_tok", "8"},
+		{"max_position_embeddings", "202752"}, {"tie_word_embeddings", "false"}, {"attention_bias", "false"},
+		{"index_topk", "2048"}, {"index_head_dim", "128"}, {"index_n_heads", "32"},
+		{"first_k_dense_replace", "3"},
+	},
+	Aliases:       []classAlias{{From: "num_local_experts", To: "n_routed_experts"}, {From: "num_experts", To: "n_routed_experts"}},
+	Architectures: []string{"GlmMoeDsaForCausalLM"},
+}
+
+func init() { declareClass("glm_moe_dsa", glmMoeDsaClass) }

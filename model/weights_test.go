@@ -83,7 +83,7 @@ func TestFamilyWeights(t *testing.T) {
 			// 256 bytes less.
 			name: "nemotron_h on Hopper",
 			doc: `{"model_type": "nemotron_h", "hidden_size": 64, "num_hidden_layers": 1, "hybrid_override_pattern": "E",
- "num_attention_heads": 4, "intermediate_size": 128, "n_routed_experts": 2, "num_experts_per_tok": 1,
+ "num_attention_heads": 4, "num_key_value_heads": 4, "intermediate_size": 128, "n_routed_experts": 2, "num_experts_per_tok": 1,
  "moe_intermediate_size": 32, "n_shared_experts": 1, "moe_shared_expert_intermediate_size": 48, "vocab_size": 100,
  "max_position_embeddings": 64, "torch_dtype": "bfloat16"}`,
 			sh:   func(a *Arch) Sharding { sh := Whole(a, 1, 2, a.Quant); sh.RouterGEMM = true; return sh },
@@ -256,7 +256,7 @@ func TestRouterWeightDtype(t *testing.T) {
  "num_key_value_heads": 2, "head_dim": 16, "intermediate_size": 128, "n_routed_experts": 4, "num_experts_per_tok": 2,
  "moe_intermediate_size": 32, "n_shared_experts": 1, "vocab_size": 100, "max_position_embeddings": 64, "torch_dtype": "bfloat16"}`
 	nemotron := `{"model_type": "nemotron_h", "hidden_size": 64, "num_hidden_layers": 1, "hybrid_override_pattern": "E",
- "num_attention_heads": 4, "intermediate_size": 128, "n_routed_experts": 4, "num_experts_per_tok": 1,
+ "num_attention_heads": 4, "num_key_value_heads": 4, "intermediate_size": 128, "n_routed_experts": 4, "num_experts_per_tok": 1,
  "moe_intermediate_size": 32, "n_shared_experts": 1, "moe_shared_expert_intermediate_size": 48, "vocab_size": 100,
  "max_position_embeddings": 64, "torch_dtype": "bfloat16"}`
 	tests := []struct {
