@@ -623,8 +623,9 @@ func TestConfigErrors(t *testing.T) {
 		{"nemotron latent moe", `{"model_type": "nemotron_h", "hidden_size": 64, "num_hidden_layers": 1, "num_attention_heads": 4, "intermediate_size": 8,
  "vocab_size": 100, "max_position_embeddings": 64, "hybrid_override_pattern": "E", "moe_latent_size": 16}`,
 			"x.json: moe_latent_size: latent MoE (fc1_latent_proj, fc2_latent_proj) is not supported"},
+		// null: no query latent (left out, DeepseekV3Config gives 1536).
 		{"indexer without query latent", `{"model_type": "deepseek_v32", "hidden_size": 64, "num_hidden_layers": 1, "num_attention_heads": 4, "intermediate_size": 8,
- "vocab_size": 100, "max_position_embeddings": 64, "kv_lora_rank": 16, "qk_nope_head_dim": 8, "qk_rope_head_dim": 8, "v_head_dim": 8,
+ "vocab_size": 100, "max_position_embeddings": 64, "kv_lora_rank": 16, "q_lora_rank": null, "qk_nope_head_dim": 8, "qk_rope_head_dim": 8, "v_head_dim": 8,
  "index_topk": 4, "index_head_dim": 8, "index_n_heads": 2}`,
 			"x.json: q_lora_rank: the indexer projects from the query latent: q_lora_rank must be set with index_topk"},
 		{"gemma4 per-layer inputs", `{"model_type": "gemma4", "text_config": {"hidden_size": 64, "num_hidden_layers": 1, "num_attention_heads": 4,

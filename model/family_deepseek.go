@@ -268,3 +268,24 @@ var glmMoeDsaClass = configClass{
 }
 
 func init() { declareClass("glm_moe_dsa", glmMoeDsaClass) }
+
+// vLLM reads deepseek_v32 and kimi_k2 configs with transformers'
+// DeepseekV3Config and Kimi-K2.5's text_config with it too
+// (vllm/transformers_utils/config.py _CONFIG_REGISTRY, configs/kimi_k25.py,
+// vLLM main of 2026-08-14): DeepseekV3Config's defaults fill them. V3.2's
+// indexer keys have no default there: a config without index_topk has no
+// indexer.
+var (
+	deepseekV32Class = configClass{Name: "DeepseekV3Config", Source: deepseekV3Class.Source, Defaults: deepseekV3Class.Defaults,
+		Aliases: deepseekV3Class.Aliases, Architectures: []string{"DeepseekV32ForCausalLM"}}
+	kimiK2Class = configClass{Name: "DeepseekV3Config", Source: deepseekV3Class.Source, Defaults: deepseekV3Class.Defaults,
+		Aliases: deepseekV3Class.Aliases}
+	kimiK25Class = configClass{Name: "KimiK25Config", Source: "vllm/transformers_utils/configs/kimi_k25.py@ffd91ee17a",
+		Nested: map[string]string{"text_config": "kimi_k2"}, Architectures: []string{"KimiK25ForConditionalGeneration"}}
+)
+
+func init() {
+	declareClass("deepseek_v32", deepseekV32Class)
+	declareClass("kimi_k2", kimiK2Class)
+	declareClass("kimi_k25", kimiK25Class)
+}
