@@ -327,7 +327,7 @@ func TestStagesBuildTopModules(t *testing.T) {
 		{"nemotron_h", `{"model_type": "nemotron_h", "torch_dtype": "bfloat16", "hybrid_override_pattern": "*-", "head_dim": 16, ` + common + `}`,
 			nemotronTop, nemotronTop},
 		// gemma4.py:966, 1043, 1540.
-		{"gemma4_text", `{"model_type": "gemma4_text", "torch_dtype": "bfloat16", "head_dim": 16, ` + common + `}`,
+		{"gemma4_text", `{"model_type": "gemma4_text", "hidden_size_per_layer_input": 0, "torch_dtype": "bfloat16", "head_dim": 16, ` + common + `}`,
 			llamaTop(true, true, true), llamaTop(true, true, true)},
 		// qwen3_5.py:244-247 the embedding on every stage; :263-266 and
 		// 336-346 the norm and head on the last.
@@ -374,7 +374,7 @@ func TestStagesBuildTopModules(t *testing.T) {
 // the qk norm's ones in float32 (llama4.py:213-221) = 128 B on the rope
 // layer 0, none on the no-rope layer 1.
 func TestWeightlessNormsAndLayerBuffers(t *testing.T) {
-	gemma := `{"model_type": "gemma4_text", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+	gemma := `{"model_type": "gemma4_text", "hidden_size_per_layer_input": 0, "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
  "num_key_value_heads": 2, "head_dim": 16, "global_head_dim": 32, "intermediate_size": 128, "vocab_size": 100,
  "max_position_embeddings": 64, "torch_dtype": "bfloat16", "sliding_window": 16,
  "layer_types": ["sliding_attention", "full_attention"]`

@@ -16,6 +16,9 @@ func drawGemma4Text(t *rapid.T, modelType string) map[string]any {
 	c["sliding_window"] = window(t)
 	c["head_dim"] = s.headDim
 	c["global_head_dim"] = 2 * s.headDim
+	// The published configs write 0: Gemma4TextConfig's default (256)
+	// turns on the per-layer inputs, which the model refuses.
+	c["hidden_size_per_layer_input"] = 0
 	if rapid.Bool().Draw(t, "k_eq_v") {
 		// All or half the KV heads: the global layers' KV page is then
 		// twice the sliding layers' or the same, which vLLM's page
