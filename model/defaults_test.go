@@ -195,6 +195,10 @@ func TestEveryClassDefaultFills(t *testing.T) {
 		"glm4_moe": {"n_routed_experts": 8, "head_dim": 128},
 		// DeepseekV2Config's num_experts_per_tok is None with 64 experts.
 		"deepseek_v2": {"num_experts_per_tok": 6},
+		// Mistral3Config's own Pixtral defaults are not the model's
+		// (PixtralVisionConfig has no class here): a small tower.
+		"mistral3": {"text_config": map[string]any{}, "vision_config": map[string]any{"hidden_size": 64, "intermediate_size": 128,
+			"num_hidden_layers": 2, "num_attention_heads": 4, "patch_size": 16, "image_size": 64}},
 		// Gemma4TextConfig's own per-layer inputs (256) are refused.
 		"gemma4_text": {"hidden_size_per_layer_input": 0},
 		// NemotronHConfig counts its layers by its pattern.
@@ -326,5 +330,25 @@ func TestParseGeneric(t *testing.T) {
 	if _, err := ParseGeneric("x.json", []byte(`{"model_type": "acme", "hidden_size": 64}`)); !errors.Is(err, ErrNotADecoder) ||
 		!strings.Contains(err.Error(), "x.json: num_hidden_layers: missing (required)") {
 		t.Errorf("a config without the standard keys: %v", err)
+	}
+}
+
+// TestFamiliesDeclareTheirClass: every model_type read on 2026-12-04 has
+// its config class declared beside its reader (a family added since is
+// logged until it declares one).
+func TestFamiliesDeclareTheirClass(t *testing.T) {
+	for _, mt := range []string{"deepseek_v2", "deepseek_v3", "deepseek_v32", "exaone4", "gemma", "gemma2", "gemma3", "gemma3_text",
+		"gemma4", "gemma4_text", "glm4_moe", "glm_moe_dsa", "gpt_oss", "granite", "kimi_k2", "kimi_k25", "llama", "llama4",
+		"llama4_text", "minimax_m2", "ministral3", "mistral", "mistral3", "mixtral", "nemotron_h", "olmo3", "opt", "phi",
+		"phi3", "qwen2", "qwen2_5_vl", "qwen2_moe", "qwen3", "qwen3_5", "qwen3_5_moe", "qwen3_5_moe_text", "qwen3_5_text",
+		"qwen3_moe", "qwen3_next", "qwen3_vl", "qwen3_vl_text"} {
+		if _, ok := classes[mt]; !ok {
+			t.Errorf("model_type %s declares no config class (declareClass in its family file)", mt)
+		}
+	}
+	for _, mt := range ModelTypes() {
+		if _, ok := classes[mt]; !ok {
+			t.Logf("model_type %s declares no config class yet", mt)
+		}
 	}
 }

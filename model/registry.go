@@ -87,7 +87,13 @@ func wrapper(textType string, vision func(o jsonObject, a *Arch)) family {
 			}
 			tt = named
 		}
-		readFamily(tt, text, a)
+		if c, ok := classes[a.ModelType]; ok && c.Nested["text_config"] != "" {
+			// The wrapper's class has filled text_config with its text
+			// class's defaults (or a remote config has none to fill).
+			families[tt](text, a)
+		} else {
+			readFamily(tt, text, a)
+		}
 		if vision != nil {
 			vision(o, a)
 		}
