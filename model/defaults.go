@@ -272,3 +272,27 @@ func ConfigClasses() []string {
 	slices.Sort(names)
 	return names
 }
+
+// ClassDefaults returns the defaults the config class of modelType gives a
+// config that omits them, by key, each as JSON text; nil when it declares
+// none.
+func ClassDefaults(modelType string) map[string]string {
+	c, ok := classes[modelType]
+	if !ok || len(c.Defaults) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(c.Defaults))
+	for _, d := range c.Defaults {
+		out[d.Key] = d.Value
+	}
+	return out
+}
+
+// ClassSubConfig returns the model_type whose class reads modelType's
+// sub-config key (text_config, vision_config); "" when none does.
+func ClassSubConfig(modelType, key string) string {
+	if c, ok := classes[modelType]; ok {
+		return c.Nested[key]
+	}
+	return ""
+}

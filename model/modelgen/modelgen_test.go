@@ -3,6 +3,7 @@ package modelgen
 import (
 	"bytes"
 	"slices"
+	"strings"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -142,5 +143,36 @@ func TestEveryModelTypeNamesItsArchitecture(t *testing.T) {
 		if architectures[mt] == "" {
 			t.Errorf("model_type %s has no architecture", mt)
 		}
+	}
+}
+
+// TestSomeConfigsLeanOnTheirClass: the generators leave keys out for the
+// config classes to give (omitDefaults), and each key a parse reports as
+// given by a class was indeed left out of the drawn config.
+func TestSomeConfigsLeanOnTheirClass(t *testing.T) {
+	leaning := 0
+	rapid.Check(t, func(t *rapid.T) {
+		c := Config().Draw(t, "config")
+		a := parses(t, c, "")
+		for _, d := range a.Defaulted {
+			if d.From != "" {
+				continue
+			}
+			obj := c
+			key := d.Key
+			if rest, ok := strings.CutPrefix(key, "text_config."); ok {
+				obj, _ = c["text_config"].(map[string]any)
+				key = rest
+			}
+			if _, given := obj[key]; given && !strings.Contains(key, ".") {
+				t.Fatalf("%s is reported from %s's defaults, yet the config gives it", d.Key, d.Class)
+			}
+		}
+		if len(a.Defaulted) > 0 {
+			leaning++
+		}
+	})
+	if leaning == 0 {
+		t.Error("no drawn config left a key to its class")
 	}
 }
