@@ -105,7 +105,7 @@ func (a *app) frontier(stdout, stderr io.Writer, args []string) int {
 	}
 	switch *format {
 	case "json":
-		err = a.writeNoticed(stdout, m, "frontier", points)
+		err = a.writeNoticed(stdout, m.Arch.Notice(), "frontier", points)
 	case "csv":
 		if n := m.Arch.Notice(); n != "" {
 			fmt.Fprintf(stdout, "# %s\n", n)
@@ -119,7 +119,7 @@ func (a *app) frontier(stdout, stderr io.Writer, args []string) int {
 		err = w.Error()
 	default:
 		describes, _ := sec.Rules()
-		writeNotice(stdout, m)
+		writeNotice(stdout, m.Arch.Notice())
 		fmt.Fprintf(stdout, "%s on %s, sized as %s\n%s\n", m.Name, c.Name, describes, sz.Command())
 		if !starts {
 			fmt.Fprintf(stdout, "nothing fits: %s does not start: %s\n", sa.eng.Title(), why)

@@ -25,18 +25,18 @@ func refuseGeneric(strict bool, m *hub.Loaded) error {
 	return fmt.Errorf("--strict: --model %s: model_type %q is not a family membudget knows; without --strict it is sized as a generic decoder (weights from the checkpoint, KV from the standard keys)", m.Name, m.Arch.ModelType)
 }
 
-// writeNotice writes m's notice as the first line of a text answer.
-func writeNotice(w io.Writer, m *hub.Loaded) {
-	if n := m.Arch.Notice(); n != "" {
+// writeNotice writes a model's notice (model.Arch.Notice) as the first
+// line of a text answer; "" writes nothing.
+func writeNotice(w io.Writer, n string) {
+	if n != "" {
 		fmt.Fprintln(w, n)
 	}
 }
 
-// writeNoticed writes v as JSON with m's notice first: an object gains a
-// first key "notice"; anything else is wrapped as {"notice": ..., key: v}.
+// writeNoticed writes v as JSON with the notice n first: an object gains a
+// first key "notice"; anything else is wrapped as {"notice": n, key: v}.
 // Without a notice v is written as it is.
-func (a *app) writeNoticed(w io.Writer, m *hub.Loaded, key string, v any) error {
-	n := m.Arch.Notice()
+func (a *app) writeNoticed(w io.Writer, n, key string, v any) error {
 	if n == "" {
 		return a.writeJSON(w, v)
 	}

@@ -96,12 +96,12 @@ func (a *app) plan(stdout, stderr io.Writer, args []string) int {
 		out := object{{Key: "model", Value: m.Name}, {Key: "length", Value: *length}, {Key: "concurrency", Value: *concurrency},
 			{Key: eng.Name(), Value: res.Describes}, {Key: "classes", Value: names}, {Key: "max_gpus", Value: *maxGPUs},
 			{Key: "searched", Value: res.Searched}, {Key: "deployments", Value: deployments}}
-		if err := a.writeNoticed(stdout, m, "plan", out); err != nil {
+		if err := a.writeNoticed(stdout, m.Arch.Notice(), "plan", out); err != nil {
 			return fail(stderr, "plan", exitBadArgs, err)
 		}
 		return status
 	}
-	writeNotice(stdout, m)
+	writeNotice(stdout, m.Arch.Notice())
 	fmt.Fprintf(stdout, "%s: %d sequence(s) of %d tokens, sized as %s\n", m.Name, *concurrency, *length, res.Describes)
 	if len(rows) == 0 {
 		fmt.Fprintf(stdout, "no deployment holds it in the space searched: %s\n", res.Searched)

@@ -131,12 +131,12 @@ func (a *app) report(stdout, stderr io.Writer, args []string) int {
 		if advice != nil {
 			out = append(out, engine.Field{Key: "advice", Value: adviceOf(*advice)})
 		}
-		if err := a.writeNoticed(stdout, m, "report", out); err != nil {
+		if err := a.writeNoticed(stdout, m.Arch.Notice(), "report", out); err != nil {
 			return fail(stderr, "report", exitBadArgs, err)
 		}
 		return status
 	}
-	writeNotice(stdout, m)
+	writeNotice(stdout, m.Arch.Notice())
 	fmt.Fprintf(stdout, "model   %s — %s\n        %s\n", m.Name, m.Arch, m.Model.Source.Description)
 	if m.Arch.ReadAs != "" {
 		fmt.Fprintf(stdout, "        %s\n", m.Arch.ReadAs)
