@@ -230,10 +230,14 @@ func WithHFQuantConfig(file string, data []byte) Option {
 	return func(p *parseOptions) { p.hfQuantFile, p.hfQuant = file, data }
 }
 
-// ParseConfig reads a Hugging Face config.json. file names it in errors. An
-// unknown model_type, a missing required key, a value of the wrong type or an
-// inconsistent shape is an error naming the file and the key; all findings
-// are joined.
+// ParseConfig reads a Hugging Face config.json. file names it in errors.
+// The keys it omits are what its transformers config class gives them
+// (declareClass), each recorded in Arch.Defaulted. A model_type the model
+// does not know is read as the family its architectures or auto_map name,
+// with no class defaults (Arch.ReadAs says so), or else is an error wrapping
+// ErrUnknownModelType (see [ParseGeneric]). A missing required key, a value
+// of the wrong type or an inconsistent shape is an error naming the file and
+// the key; all findings are joined.
 func ParseConfig(file string, data []byte, opts ...Option) (*Arch, error) {
 	var po parseOptions
 	for _, opt := range opts {

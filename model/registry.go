@@ -5,8 +5,10 @@ import "sort"
 // Every model family registers the model_types it reads from its own file,
 // family_<name>.go, in that file's init function: its config reader (with
 // register, or registerMultimodal for a model whose language model is its
-// text_config) and its checkpoint's rules, and the vision towers it builds
-// (registerVisionTower). Adding a family is adding one such file.
+// text_config) and its checkpoint's rules, the vision towers it builds
+// (registerVisionTower), and its transformers config class, whose defaults
+// fill what a config omits (declareClass, defaults.go). Adding a family is
+// adding one such file.
 
 // family reads one model_type's keys into an Arch; it returns the object
 // its language model was read from (the root, or text_config for a
