@@ -20,7 +20,7 @@ const GenericModelType = "generic decoder"
 // classes' attribute_map give the standard keys, and fills nothing (the
 // model's own class is not known).
 var genericClass = configClass{
-	Name: "the standard decoder keys",
+	Name: "GPT2Config/FalconConfig",
 	// GPT2Config (n_embd, n_positions, n_head, n_layer, n_inner),
 	// FalconConfig (n_layer, n_head, n_embed, n_head_kv, num_kv_heads,
 	// multi_query), ExaoneConfig and GLMConfig (num_layers).

@@ -82,7 +82,7 @@ func TestGenericDecoderEndToEnd(t *testing.T) {
 			if got.KVCapacity.BlockBytes != 16*256 {
 				t.Errorf("KV block %d B, want 16 tokens x 256 B", got.KVCapacity.BlockBytes)
 			}
-			if diff := cmp.Diff("n_layer read as num_hidden_layers (the standard decoder keys attribute_map)", got.Model.Defaulted[0].String()); diff != "" {
+			if diff := cmp.Diff("n_layer read as num_hidden_layers (GPT2Config/FalconConfig attribute_map)", got.Model.Defaulted[0].String()); diff != "" {
 				t.Errorf("alias (-want +got):\n%s", diff)
 			}
 		})
