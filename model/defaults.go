@@ -48,8 +48,9 @@ type classDefault struct{ Key, Value string }
 
 // classAlias reads a key spelled From as To. When IfTrue is set, From is a
 // boolean and only true sets To, to IfTrue (Falcon's multi_query: one KV
-// head).
-type classAlias struct{ From, To, IfTrue string }
+// head), unless the key Unless is true (Falcon's new_decoder_architecture,
+// under which multi_query is ignored).
+type classAlias struct{ From, To, IfTrue, Unless string }
 
 // classes are the config classes by the model_type they read.
 var classes = map[string]*configClass{}
@@ -154,7 +155,7 @@ func fillClass(name string, o jsonObject, a *Arch) [][2]string {
 		}
 		if al.IfTrue == "" {
 			set(al.To, o.m[al.From], o.prefix+al.From)
-		} else if o.boolOr(al.From, false) {
+		} else if o.boolOr(al.From, false) && (al.Unless == "" || !o.boolOr(al.Unless, false)) {
 			set(al.To, json.RawMessage(al.IfTrue), o.prefix+al.From)
 		}
 	}

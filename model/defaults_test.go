@@ -327,6 +327,12 @@ func TestParseGeneric(t *testing.T) {
 	if diff := cmp.Diff(want, from); diff != "" {
 		t.Errorf("aliases (-want +got):\n%s", diff)
 	}
+	// Under new_decoder_architecture multi_query is ignored: the heads are
+	// the KV heads, 4.
+	b, err := ParseGeneric("x.json", []byte(strings.Replace(doc, `"multi_query": true`, `"multi_query": true, "new_decoder_architecture": true`, 1)))
+	if err != nil || b.KVHeads != 4 {
+		t.Errorf("multi_query under new_decoder_architecture: %v KV heads, %v; want 4", b, err)
+	}
 	if _, err := ParseGeneric("x.json", []byte(`{"model_type": "acme", "hidden_size": 64}`)); !errors.Is(err, ErrNotADecoder) ||
 		!strings.Contains(err.Error(), "x.json: num_hidden_layers: missing (required)") {
 		t.Errorf("a config without the standard keys: %v", err)
