@@ -439,6 +439,23 @@ var layerKinds = map[string]LayerKind{
 	"mamba":             Mamba,
 }
 
+// periodicLayers gives a config without layer_types the layer types its
+// transformers class derives (vLLM reads config.layer_types): every layer
+// sliding but each period-th, when the config has a sliding window (a null
+// one leaves every layer full, as vLLM reads a None window).
+func (a *Arch) periodicLayers(o jsonObject, period uint64) {
+	if a.layerTypes != nil || period == 0 || !o.has("sliding_window") || a.NumLayers > 1<<16 {
+		return
+	}
+	a.layerTypes = make([]string, a.NumLayers)
+	for i := range a.layerTypes {
+		a.layerTypes[i] = "sliding_attention"
+		if (uint64(i)+1)%period == 0 {
+			a.layerTypes[i] = "full_attention"
+		}
+	}
+}
+
 // uniformLayers builds the layer list: every layer dense full attention, or
 // every layer sliding when window > 0; layer_types, where the config has it,
 // decides instead.

@@ -129,3 +129,40 @@ func TestFamilyClassDefaults(t *testing.T) {
 		})
 	}
 }
+
+// TestDerivedLayerTypes: a config without layer_types gets the ones its
+// class's __post_init__ derives, which vLLM reads: Olmo3Config each 4th
+// layer full, Exaone4Config each sliding_window_pattern-th (4 by default),
+// Gemma4TextConfig each 6th and the last; a null window leaves every layer
+// full; Gemma 4's last layer is full whatever layer_types say.
+func TestDerivedLayerTypes(t *testing.T) {
+	const body = `"hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 128,
+ "vocab_size": 100, "max_position_embeddings": 256, "sliding_window": 16`
+	tests := []struct{ name, doc, want string }{
+		// 8 layers: 4 and 8 full.
+		{"olmo3", `{"model_type": "olmo3", "num_hidden_layers": 8, ` + body + `}`, "SSSFSSSF"},
+		{"olmo3 null window", `{"model_type": "olmo3", "num_hidden_layers": 4, ` + strings.Replace(body, `"sliding_window": 16`, `"sliding_window": null`, 1) + `}`, "FFFF"},
+		// Exaone4Config's pattern 4; then a pattern of 2.
+		{"exaone4", `{"model_type": "exaone4", "num_hidden_layers": 5, ` + body + `}`, "SSSFS"},
+		{"exaone4 pattern 2", `{"model_type": "exaone4", "num_hidden_layers": 4, "sliding_window_pattern": 2, ` + body + `}`, "SFSF"},
+		// 7 layers: the 6th full by the period, the 7th as the last.
+		{"gemma4", `{"model_type": "gemma4_text", "hidden_size_per_layer_input": 0, "head_dim": 16, "global_head_dim": 16, "num_hidden_layers": 7, ` + body + `}`, "SSSSSFF"},
+		{"gemma4 last sliding", `{"model_type": "gemma4_text", "hidden_size_per_layer_input": 0, "head_dim": 16, "global_head_dim": 16, "num_hidden_layers": 2,
+ "layer_types": ["full_attention", "sliding_attention"], ` + body + `}`, "FF"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, err := ParseConfig("x.json", []byte(tt.doc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, kinds(a.Layers)); diff != "" {
+				t.Errorf("layers (-want +got):\n%s", diff)
+			}
+		})
+	}
+	_, err := ParseConfig("x.json", []byte(`{"model_type": "exaone4", "num_hidden_layers": 4, "sliding_window_pattern": "LLLG", `+body+`}`))
+	if err == nil || !strings.Contains(err.Error(), `x.json: sliding_window_pattern: must be a non-negative integer, got "LLLG"`) {
+		t.Errorf("a string pattern without layer_types: %v", err)
+	}
+}

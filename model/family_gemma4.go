@@ -31,6 +31,12 @@ func readGemma4Text(o jsonObject, a *Arch) {
 		return
 	}
 	a.RotaryDim = a.HeadDim
+	// Gemma4TextConfig.__post_init__: without layer_types, each 6th layer
+	// full; and the last layer full whatever layer_types say.
+	a.periodicLayers(o, 6)
+	if n := len(a.layerTypes); n > 0 && a.layerTypes[n-1] != "full_attention" {
+		a.layerTypes = append(slices.Clone(a.layerTypes[:n-1]), "full_attention")
+	}
 	a.uniformLayers(o, 0)
 	globalDim := o.uintOr("global_head_dim", a.HeadDim)
 	globalKV := a.KVHeads

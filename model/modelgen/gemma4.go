@@ -13,6 +13,9 @@ var gemma4Text = family{types: []string{"gemma4_text"}, draw: drawGemma4Text}
 func drawGemma4Text(t *rapid.T, modelType string) map[string]any {
 	c, s := decoder(t, modelType, true)
 	c["layer_types"] = layerTypes(t, s.layers, "full_attention", "sliding_attention")
+	if rapid.Bool().Draw(t, "derived_layer_types") {
+		delete(c, "layer_types") // Gemma4TextConfig derives them: each 6th and the last full
+	}
 	c["sliding_window"] = window(t)
 	c["head_dim"] = s.headDim
 	c["global_head_dim"] = 2 * s.headDim
