@@ -136,11 +136,13 @@ func (a *Arch) DefaultsLine() string {
 
 // fillClass fills o's omitted keys from the class of model_type name (and
 // its sub-configs' from theirs), reads its aliases, and records each key in
-// a.Defaulted. A name without a class changes nothing. It returns the keys
+// a.Defaulted. A name without a class, or a config read as a family by its
+// architecture (Arch.ReadAs), changes nothing. It returns the keys
 // it added, as JSON members, for a caller that must write o back.
 func fillClass(name string, o jsonObject, a *Arch) [][2]string {
 	c, ok := classes[name]
-	if !ok {
+	if !ok || a.ReadAs != "" {
+		// A remote-code config's class is its own, not transformers'.
 		return nil
 	}
 	var added [][2]string

@@ -274,6 +274,9 @@ func TestRemoteCodeArchitecture(t *testing.T) {
 		{"auto_map", `{"model_type": "acme", "auto_map": {"AutoConfig": "configuration_acme.AcmeConfig",
  "AutoModelForCausalLM": "modeling_acme.LlamaForCausalLM"}, ` + body + `}`, "llama", ""},
 		{"auto_map of another repo", `{"model_type": "acme", "auto_map": {"AutoModelForCausalLM": "org/repo--modeling_x.MistralForCausalLM"}, ` + body + `}`, "mistral", ""},
+		// Gemma 3's reader fills its text_config itself: not for a remote config.
+		{"a wrapper's architecture", `{"model_type": "acme", "architectures": ["Gemma3ForConditionalGeneration"], "text_config": {"head_dim": 16,
+ "sliding_window": 8, "sliding_window_pattern": 2, ` + body + `}}`, "gemma3", ""},
 		{"nothing known", `{"model_type": "acme", "architectures": ["AcmeForCausalLM"], ` + body + `}`, "",
 			`x.json: model_type: "acme": unknown model_type`},
 		// No class fills for a remote config: max_position_embeddings
