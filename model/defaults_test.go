@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -360,4 +361,39 @@ func TestFamiliesDeclareTheirClass(t *testing.T) {
 			t.Logf("model_type %s declares no config class yet", mt)
 		}
 	}
+}
+
+// FuzzAppendMembers: appending members to any JSON object keeps it an
+// object that holds its own keys, in their order, then the members.
+func FuzzAppendMembers(f *testing.F) {
+	f.Add([]byte(`{}`), "vocab_size", uint64(262208))
+	f.Add([]byte(` { "a" : [1, {"b": null}] }  `), "head_dim", uint64(256))
+	f.Add([]byte("{\n  \"hidden_size\": 2560\n}\n"), "text_config.x", uint64(0))
+	f.Fuzz(func(t *testing.T, raw []byte, key string, v uint64) {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(raw, &m) != nil || m == nil {
+			return
+		}
+		if _, dup := m[key]; dup || !utf8.ValidString(key) {
+			return // the keys appended are the classes' own, ASCII
+		}
+		if d, err := duplicateKey(raw); d != "" || err != nil {
+			return
+		}
+		var errs []error
+		before := jsonObject{m: m, raw: raw, errs: &errs}.keys()
+		out := appendMembers(raw, [][2]string{{key, fmt.Sprint(v)}})
+		var got map[string]json.RawMessage
+		if err := json.Unmarshal(out, &got); err != nil {
+			t.Fatalf("%q + %q: %v: %s", raw, key, err, out)
+		}
+		var n uint64
+		if json.Unmarshal(got[key], &n) != nil || n != v {
+			t.Fatalf("%q holds %s, want %d", key, got[key], v)
+		}
+		after := jsonObject{m: got, raw: out, errs: &errs}.keys()
+		if diff := cmp.Diff(append(before, key), after); diff != "" && len(before) == len(m) {
+			t.Errorf("keys (-want +got):\n%s", diff)
+		}
+	})
 }
