@@ -225,8 +225,7 @@ var deepseekV3Class = configClass{
 		{"first_k_dense_replace", "3"}, {"max_position_embeddings", "4096"}, {"tie_word_embeddings", "false"},
 		{"attention_bias", "false"},
 	},
-	Aliases:       []classAlias{{From: "num_local_experts", To: "n_routed_experts"}},
-	Architectures: []string{"DeepseekV3ForCausalLM"},
+	Aliases: []classAlias{{From: "num_local_experts", To: "n_routed_experts"}},
 }
 
 func init() { declareClass("deepseek_v3", deepseekV3Class) }
@@ -243,8 +242,7 @@ var deepseekV2Class = configClass{
 		{"n_shared_experts", "2"}, {"qk_nope_head_dim", "128"}, {"qk_rope_head_dim", "64"},
 		{"v_head_dim", "128"}, {"moe_intermediate_size", "1407"},
 	},
-	Aliases:       []classAlias{{From: "num_experts", To: "n_routed_experts"}},
-	Architectures: []string{"DeepseekV2ForCausalLM"},
+	Aliases: []classAlias{{From: "num_experts", To: "n_routed_experts"}},
 }
 
 func init() { declareClass("deepseek_v2", deepseekV2Class) }
@@ -263,8 +261,7 @@ var glmMoeDsaClass = configClass{
 		{"index_topk", "2048"}, {"index_head_dim", "128"}, {"index_n_heads", "32"},
 		{"first_k_dense_replace", "3"},
 	},
-	Aliases:       []classAlias{{From: "num_local_experts", To: "n_routed_experts"}, {From: "num_experts", To: "n_routed_experts"}},
-	Architectures: []string{"GlmMoeDsaForCausalLM"},
+	Aliases: []classAlias{{From: "num_local_experts", To: "n_routed_experts"}, {From: "num_experts", To: "n_routed_experts"}},
 }
 
 func init() { declareClass("glm_moe_dsa", glmMoeDsaClass) }
@@ -277,11 +274,11 @@ func init() { declareClass("glm_moe_dsa", glmMoeDsaClass) }
 // indexer.
 var (
 	deepseekV32Class = configClass{Name: "DeepseekV3Config", Source: deepseekV3Class.Source, Defaults: deepseekV3Class.Defaults,
-		Aliases: deepseekV3Class.Aliases, Architectures: []string{"DeepseekV32ForCausalLM"}}
+		Aliases: deepseekV3Class.Aliases}
 	kimiK2Class = configClass{Name: "DeepseekV3Config", Source: deepseekV3Class.Source, Defaults: deepseekV3Class.Defaults,
 		Aliases: deepseekV3Class.Aliases}
 	kimiK25Class = configClass{Name: "KimiK25Config", Source: "vllm/transformers_utils/configs/kimi_k25.py@ffd91ee17a",
-		Nested: map[string]string{"text_config": "kimi_k2"}, Architectures: []string{"KimiK25ForConditionalGeneration"}}
+		Nested: map[string]string{"text_config": "kimi_k2"}}
 )
 
 func init() {

@@ -161,16 +161,14 @@ var gemma4TextClass = configClass{
 		{"attention_k_eq_v", "false"}, {"num_kv_shared_layers", "0"}, {"enable_moe_block", "false"},
 		{"global_head_dim", "512"},
 	},
-	Architectures: []string{"Gemma4ForCausalLM"},
 }
 
 // gemma4Class is transformers Gemma4Config, same file: its text_config is a
 // Gemma4TextConfig.
 var gemma4Class = configClass{
-	Name:          "Gemma4Config",
-	Source:        "src/transformers/models/gemma4/configuration_gemma4.py@008e574391",
-	Nested:        map[string]string{"text_config": "gemma4_text"},
-	Architectures: []string{"Gemma4ForConditionalGeneration"},
+	Name:   "Gemma4Config",
+	Source: "src/transformers/models/gemma4/configuration_gemma4.py@008e574391",
+	Nested: map[string]string{"text_config": "gemma4_text"},
 }
 
 func init() {

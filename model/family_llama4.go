@@ -165,7 +165,6 @@ var llama4TextClass = configClass{
 		{"interleave_moe_layer_step", "1"}, {"use_qk_norm", "true"}, {"no_rope_layer_interval", "4"},
 		{"attention_chunk_size", "8192"}, {"attention_bias", "false"},
 	},
-	Architectures: []string{"Llama4ForCausalLM"},
 }
 
 func init() { declareClass("llama4_text", llama4TextClass) }
@@ -186,10 +185,9 @@ func init() { declareClass("llama4_vision_model", llama4VisionModelClass) }
 
 // llama4Class is transformers Llama4Config, read at huggingface/transformers@008e574391.
 var llama4Class = configClass{
-	Name:          "Llama4Config",
-	Source:        "src/transformers/models/llama4/configuration_llama4.py@008e574391",
-	Nested:        map[string]string{"text_config": "llama4_text", "vision_config": "llama4_vision_model"},
-	Architectures: []string{"Llama4ForConditionalGeneration"},
+	Name:   "Llama4Config",
+	Source: "src/transformers/models/llama4/configuration_llama4.py@008e574391",
+	Nested: map[string]string{"text_config": "llama4_text", "vision_config": "llama4_vision_model"},
 }
 
 func init() { declareClass("llama4", llama4Class) }

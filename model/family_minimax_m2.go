@@ -61,8 +61,7 @@ var minimaxM2Class = configClass{
 		{"head_dim", "128"}, {"max_position_embeddings", "196608"}, {"tie_word_embeddings", "false"},
 		{"num_experts_per_tok", "8"}, {"num_local_experts", "256"},
 	},
-	Aliases:       []classAlias{{From: "num_experts", To: "num_local_experts"}},
-	Architectures: []string{"MiniMaxM2ForCausalLM"},
+	Aliases: []classAlias{{From: "num_experts", To: "num_local_experts"}},
 }
 
 func init() { declareClass("minimax_m2", minimaxM2Class) }

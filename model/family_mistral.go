@@ -153,8 +153,7 @@ var (
 		Defaults: []classDefault{
 			{"vision_feature_layer", "-1"}, {"multimodal_projector_bias", "false"}, {"spatial_merge_size", "2"},
 		},
-		Nested:        map[string]string{"text_config": "mistral"},
-		Architectures: []string{"Mistral3ForConditionalGeneration"},
+		Nested: map[string]string{"text_config": "mistral"},
 	}
 	ministral3Class = configClass{
 		Name:   "Ministral3Config",
@@ -164,7 +163,6 @@ var (
 			{"num_hidden_layers", "34"}, {"num_attention_heads", "32"}, {"num_key_value_heads", "8"},
 			{"head_dim", "128"}, {"max_position_embeddings", "262144"}, {"tie_word_embeddings", "false"},
 		},
-		Architectures: []string{"Ministral3ForCausalLM"},
 	}
 )
 

@@ -178,8 +178,7 @@ var nemotronHClass = configClass{
 		{"moe_shared_expert_intermediate_size", "7688"}, {"num_experts_per_tok", "2"}, {"num_nextn_predict_layers", "0"},
 		{"use_bias", "false"},
 	},
-	Aliases:       []classAlias{{From: "num_local_experts", To: "n_routed_experts"}, {From: "mamba_n_groups", To: "n_groups"}, {From: "mamba_d_conv", To: "conv_kernel"}, {From: "mamba_conv_bias", To: "use_conv_bias"}, {From: "mamba_chunk_size", To: "chunk_size"}, {From: "attention_head_dim", To: "head_dim"}},
-	Architectures: []string{"NemotronHForCausalLM"},
+	Aliases: []classAlias{{From: "num_local_experts", To: "n_routed_experts"}, {From: "mamba_n_groups", To: "n_groups"}, {From: "mamba_d_conv", To: "conv_kernel"}, {From: "mamba_conv_bias", To: "use_conv_bias"}, {From: "mamba_chunk_size", To: "chunk_size"}, {From: "attention_head_dim", To: "head_dim"}},
 }
 
 func init() { declareClass("nemotron_h", nemotronHClass) }

@@ -88,10 +88,9 @@ var qwen25Vision = onFirstStage([]moduleRule{
 // class reads it.
 var (
 	qwen25VLClass = configClass{
-		Name:          "Qwen2_5_VLConfig",
-		Source:        "src/transformers/models/qwen2_5_vl/configuration_qwen2_5_vl.py@018c8e0394",
-		Nested:        map[string]string{"text_config": "qwen2_5_vl_text", "vision_config": "qwen2_5_vl_vision"},
-		Architectures: []string{"Qwen2_5_VLForConditionalGeneration"},
+		Name:   "Qwen2_5_VLConfig",
+		Source: "src/transformers/models/qwen2_5_vl/configuration_qwen2_5_vl.py@018c8e0394",
+		Nested: map[string]string{"text_config": "qwen2_5_vl_text", "vision_config": "qwen2_5_vl_vision"},
 	}
 	qwen25VLTextClass = configClass{
 		Name:   "Qwen2_5_VLTextConfig",

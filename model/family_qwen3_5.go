@@ -80,7 +80,6 @@ var qwen35TextClass = configClass{
 		{"linear_value_head_dim", "128"}, {"linear_num_key_heads", "16"}, {"linear_num_value_heads", "32"},
 		{"partial_rotary_factor", "0.25"}, {"full_attention_interval", "4"},
 	},
-	Architectures: []string{"Qwen3_5ForCausalLM"},
 }
 
 func init() { declareClass("qwen3_5_text", qwen35TextClass) }
@@ -101,10 +100,9 @@ func init() { declareClass("qwen3_5_vision", qwen35VisionClass) }
 
 // qwen35Class is transformers Qwen3_5Config, read at huggingface/transformers@008e574391.
 var qwen35Class = configClass{
-	Name:          "Qwen3_5Config",
-	Source:        "src/transformers/models/qwen3_5/configuration_qwen3_5.py@008e574391",
-	Nested:        map[string]string{"text_config": "qwen3_5_text", "vision_config": "qwen3_5_vision"},
-	Architectures: []string{"Qwen3_5ForConditionalGeneration"},
+	Name:   "Qwen3_5Config",
+	Source: "src/transformers/models/qwen3_5/configuration_qwen3_5.py@008e574391",
+	Nested: map[string]string{"text_config": "qwen3_5_text", "vision_config": "qwen3_5_vision"},
 }
 
 func init() { declareClass("qwen3_5", qwen35Class) }
@@ -122,7 +120,6 @@ var qwen35MoeTextClass = configClass{
 		{"linear_value_head_dim", "128"}, {"linear_num_key_heads", "16"}, {"linear_num_value_heads", "32"},
 		{"partial_rotary_factor", "0.25"}, {"full_attention_interval", "4"},
 	},
-	Architectures: []string{"Qwen3_5MoeForCausalLM"},
 }
 
 func init() { declareClass("qwen3_5_moe_text", qwen35MoeTextClass) }
@@ -143,10 +140,9 @@ func init() { declareClass("qwen3_5_moe_vision", qwen35MoeVisionClass) }
 
 // qwen35MoeClass is transformers Qwen3_5MoeConfig, read at huggingface/transformers@008e574391.
 var qwen35MoeClass = configClass{
-	Name:          "Qwen3_5MoeConfig",
-	Source:        "src/transformers/models/qwen3_5_moe/configuration_qwen3_5_moe.py@008e574391",
-	Nested:        map[string]string{"text_config": "qwen3_5_moe_text", "vision_config": "qwen3_5_moe_vision"},
-	Architectures: []string{"Qwen3_5MoeForConditionalGeneration"},
+	Name:   "Qwen3_5MoeConfig",
+	Source: "src/transformers/models/qwen3_5_moe/configuration_qwen3_5_moe.py@008e574391",
+	Nested: map[string]string{"text_config": "qwen3_5_moe_text", "vision_config": "qwen3_5_moe_vision"},
 }
 
 func init() { declareClass("qwen3_5_moe", qwen35MoeClass) }

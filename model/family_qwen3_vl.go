@@ -121,10 +121,9 @@ var (
 // class reads it.
 var (
 	qwen3VLClass = configClass{
-		Name:          "Qwen3VLConfig",
-		Source:        "src/transformers/models/qwen3_vl/configuration_qwen3_vl.py@000c33fdfd",
-		Nested:        map[string]string{"text_config": "qwen3_vl_text", "vision_config": "qwen3_vl_vision"},
-		Architectures: []string{"Qwen3VLForConditionalGeneration"},
+		Name:   "Qwen3VLConfig",
+		Source: "src/transformers/models/qwen3_vl/configuration_qwen3_vl.py@000c33fdfd",
+		Nested: map[string]string{"text_config": "qwen3_vl_text", "vision_config": "qwen3_vl_vision"},
 	}
 	qwen3VLTextClass = configClass{
 		Name:   "Qwen3VLTextConfig",
