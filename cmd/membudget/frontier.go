@@ -99,9 +99,6 @@ func (a *app) frontier(stdout, stderr io.Writer, args []string) int {
 	}
 	if *svgPath != "" {
 		title := fmt.Sprintf("%s on %s, %s", m.Name, c.Name, sec.Setting())
-		if n := m.Arch.Notice(); n != "" {
-			title = n + ". " + title
-		}
 		if err := os.WriteFile(*svgPath, []byte(frontierSVG(title, points, seqsCap.Value, seqsCap.Label())), 0o644); err != nil {
 			return fail(stderr, "frontier", exitBadArgs, fmt.Errorf("--svg: %w", err))
 		}

@@ -131,24 +131,6 @@ func TestGenericDecoderEndToEnd(t *testing.T) {
 	}
 }
 
-// TestGenericDecoderSVG: frontier's plot of a generic decoder says so in
-// its title.
-func TestGenericDecoderSVG(t *testing.T) {
-	t.Parallel()
-	svg := filepath.Join(t.TempDir(), "f.svg")
-	var stdout, stderr bytes.Buffer
-	if code := testApp().run(&stdout, &stderr, []string{"frontier", "--model", acmeDir(t, true), "--class", "h100-sxm-80g", "--svg", svg}); code != exitOK {
-		t.Fatalf("exit %d: %s", code, stderr.String())
-	}
-	data, err := os.ReadFile(svg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(data), "sized as a generic decoder: `acme` is not a family membudget knows") {
-		t.Errorf("the plot does not say it is a generic decoder's:\n%.400s", data)
-	}
-}
-
 // TestGenericDecoderRefused: --strict refuses a generic decoder in every
 // sizing command, and without its checkpoint's headers it is refused
 // whatever the flags, naming what is missing; both exit 2.
