@@ -980,7 +980,7 @@ func TestCheckpointFamiliesByHand(t *testing.T) {
 // v_proj in the checkpoint; vLLM loads k_proj into both the K and V slots
 // of qkv_proj (gemma4.py:1682-1691).
 func TestGemma4KEqV(t *testing.T) {
-	config := `{"model_type":"gemma4_text","hidden_size":64,"num_attention_heads":2,"num_key_value_heads":2,"head_dim":32,` +
+	config := `{"model_type":"gemma4_text","hidden_size_per_layer_input":0,"hidden_size":64,"num_attention_heads":2,"num_key_value_heads":2,"head_dim":32,` +
 		`"global_head_dim":64,"attention_k_eq_v":true,"num_global_key_value_heads":1,"sliding_window":8,` +
 		`"layer_types":["sliding_attention","full_attention"],"intermediate_size":64,"num_hidden_layers":2,` +
 		`"vocab_size":64,"max_position_embeddings":16,"torch_dtype":"bfloat16"}`
@@ -1047,7 +1047,7 @@ func TestPixtralLayersPastTheFeatureLayer(t *testing.T) {
 // whole on the first stage (AutoModel modules, gemma4_mm.py:1060-1100) and
 // ignores Gemma 3n's embedding table; the text-only model skips them.
 func TestGemma4Towers(t *testing.T) {
-	text := `{"hidden_size":64,"num_attention_heads":2,"num_key_value_heads":1,"head_dim":32,"sliding_window":8,` +
+	text := `{"hidden_size":64,"hidden_size_per_layer_input":0,"num_attention_heads":2,"num_key_value_heads":1,"head_dim":32,"sliding_window":8,` +
 		`"layer_types":["sliding_attention"],"intermediate_size":64,"num_hidden_layers":1,"vocab_size":64,"max_position_embeddings":16}`
 	ts := []safetensors.Tensor{
 		bf16("model.language_model.layers.0.self_attn.q_proj.weight", 64, 64),

@@ -239,10 +239,14 @@ func WithHFQuantConfig(file string, data []byte) Option {
 	return func(p *parseOptions) { p.hfQuantFile, p.hfQuant = file, data }
 }
 
-// ParseConfig reads a Hugging Face config.json. file names it in errors. An
-// unknown model_type, a missing required key, a value of the wrong type or an
-// inconsistent shape is an error naming the file and the key; all findings
-// are joined.
+// ParseConfig reads a Hugging Face config.json. file names it in errors.
+// The keys it omits are what its transformers config class gives them
+// (declareClass), each recorded in Arch.Defaulted. A model_type the model
+// does not know is read as the family its architectures or auto_map name,
+// with no class defaults (Arch.ReadAs says so), or else is an error wrapping
+// ErrUnknownModelType (see [ParseGeneric]). A missing required key, a value
+// of the wrong type or an inconsistent shape is an error naming the file and
+// the key; all findings are joined.
 func ParseConfig(file string, data []byte, opts ...Option) (*Arch, error) {
 	var po parseOptions
 	for _, opt := range opts {
@@ -442,6 +446,23 @@ var layerKinds = map[string]LayerKind{
 	"chunked_attention": ChunkedAttention,
 	"linear_attention":  LinearAttention,
 	"mamba":             Mamba,
+}
+
+// periodicLayers gives a config without layer_types the layer types its
+// transformers class derives (vLLM reads config.layer_types): every layer
+// sliding but each period-th, when the config has a sliding window (a null
+// one leaves every layer full, as vLLM reads a None window).
+func (a *Arch) periodicLayers(o jsonObject, period uint64) {
+	if a.layerTypes != nil || period == 0 || !o.has("sliding_window") || a.NumLayers > 1<<16 {
+		return
+	}
+	a.layerTypes = make([]string, a.NumLayers)
+	for i := range a.layerTypes {
+		a.layerTypes[i] = "sliding_attention"
+		if (uint64(i)+1)%period == 0 {
+			a.layerTypes[i] = "full_attention"
+		}
+	}
 }
 
 // uniformLayers builds the layer list: every layer dense full attention, or

@@ -148,9 +148,10 @@ var shippedShapes = map[string]shape{
 	"nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-NVFP4": {ModelType: "nemotron_h", Layers: 52, Hidden: 2688, Heads: 32, KVHeads: 2, HeadDim: 128, Vocab: 131072, MaxPos: 262144,
 		Mamba: 23, MLPOnly: 23, MoELayers: 23, Experts: 128, TopK: 6, MoEInter: 1856, SharedInter: 3712, RotaryDim: 128, StateDtype: "float32", Dtype: "bfloat16"},
 	// M-M-...-: 54 Mamba2, 10 attention, 54 relu2 MLP blocks; head_dim
-	// from attention_head_dim.
+	// from attention_head_dim; no mamba_ssm_cache_dtype: NemotronHConfig's
+	// float32 (vLLM's hook defaults to it too).
 	"nvidia__Nemotron-H-56B-Base-8K": {ModelType: "nemotron_h", Layers: 118, Hidden: 8192, Heads: 64, KVHeads: 8, HeadDim: 128, Vocab: 131072, MaxPos: 8192,
-		Mamba: 54, MLPOnly: 54, RotaryDim: 128, Dtype: "bfloat16"},
+		Mamba: 54, MLPOnly: 54, RotaryDim: 128, StateDtype: "float32", Dtype: "bfloat16"},
 	"nvidia__Qwen3-235B-A22B-NVFP4": {ModelType: "qwen3_moe", Layers: 94, Hidden: 4096, Heads: 64, KVHeads: 4, HeadDim: 128, Vocab: 151936, MaxPos: 40960,
 		MoELayers: 94, Experts: 128, TopK: 8, MoEInter: 1536, RotaryDim: 128, Dtype: "bfloat16"},
 	"nvidia__Qwen3.6-35B-A3B-NVFP4": {ModelType: "qwen3_5_moe", Layers: 40, Hidden: 2048, Heads: 16, KVHeads: 2, HeadDim: 256, Vocab: 248320, MaxPos: 262144,
@@ -622,8 +623,9 @@ func TestConfigErrors(t *testing.T) {
 		{"nemotron latent moe", `{"model_type": "nemotron_h", "hidden_size": 64, "num_hidden_layers": 1, "num_attention_heads": 4, "intermediate_size": 8,
  "vocab_size": 100, "max_position_embeddings": 64, "hybrid_override_pattern": "E", "moe_latent_size": 16}`,
 			"x.json: moe_latent_size: latent MoE (fc1_latent_proj, fc2_latent_proj) is not supported"},
+		// null: no query latent (left out, DeepseekV3Config gives 1536).
 		{"indexer without query latent", `{"model_type": "deepseek_v32", "hidden_size": 64, "num_hidden_layers": 1, "num_attention_heads": 4, "intermediate_size": 8,
- "vocab_size": 100, "max_position_embeddings": 64, "kv_lora_rank": 16, "qk_nope_head_dim": 8, "qk_rope_head_dim": 8, "v_head_dim": 8,
+ "vocab_size": 100, "max_position_embeddings": 64, "kv_lora_rank": 16, "q_lora_rank": null, "qk_nope_head_dim": 8, "qk_rope_head_dim": 8, "v_head_dim": 8,
  "index_topk": 4, "index_head_dim": 8, "index_n_heads": 2}`,
 			"x.json: q_lora_rank: the indexer projects from the query latent: q_lora_rank must be set with index_topk"},
 		{"gemma4 per-layer inputs", `{"model_type": "gemma4", "text_config": {"hidden_size": 64, "num_hidden_layers": 1, "num_attention_heads": 4,

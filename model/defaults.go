@@ -43,8 +43,9 @@ type classDefault struct{ Key, Value string }
 
 // classAlias reads a key spelled From as To. When IfTrue is set, From is a
 // boolean and only true sets To, to IfTrue (Falcon's multi_query: one KV
-// head).
-type classAlias struct{ From, To, IfTrue string }
+// head), unless the key Unless is true (Falcon's new_decoder_architecture,
+// under which multi_query is ignored).
+type classAlias struct{ From, To, IfTrue, Unless string }
 
 // classes are the config classes by the model_type they read.
 var classes = map[string]*configClass{}
@@ -121,11 +122,13 @@ func (a *Arch) DefaultsLine() string {
 
 // fillClass fills o's omitted keys from the class of model_type name (and
 // its sub-configs' from theirs), reads its aliases, and records each key in
-// a.Defaulted. A name without a class changes nothing. It returns the keys
+// a.Defaulted. A name without a class, or a config read as a family by its
+// architecture (Arch.ReadAs), changes nothing. It returns the keys
 // it added, as JSON members, for a caller that must write o back.
 func fillClass(name string, o jsonObject, a *Arch) [][2]string {
 	c, ok := classes[name]
-	if !ok {
+	if !ok || a.ReadAs != "" {
+		// A remote-code config's class is its own, not transformers'.
 		return nil
 	}
 	var added [][2]string
@@ -140,13 +143,14 @@ func fillClass(name string, o jsonObject, a *Arch) [][2]string {
 		}
 		if al.IfTrue == "" {
 			set(al.To, o.m[al.From], o.prefix+al.From)
-		} else if o.boolOr(al.From, false) {
+		} else if o.boolOr(al.From, false) && (al.Unless == "" || !o.boolOr(al.Unless, false)) {
 			set(al.To, json.RawMessage(al.IfTrue), o.prefix+al.From)
 		}
 	}
 	for _, d := range c.Defaults {
-		// A key present as null is None in transformers, not the default.
-		if _, present := o.m[d.Key]; !present {
+		// A key present as null is None in transformers, not the default;
+		// one the rope parameters hold (partial_rotary_factor) is theirs.
+		if _, present := o.m[d.Key]; !present && !ropeHolds(o, d.Key) {
 			set(d.Key, json.RawMessage(d.Value), "")
 		}
 	}
@@ -161,7 +165,11 @@ func fillClass(name string, o jsonObject, a *Arch) [][2]string {
 			continue
 		}
 		subType := c.Nested[key]
-		if named := sub.str("model_type"); named != "" {
+		// A sub-config that names its own class is read by it (Mistral 3's
+		// text_config of model_type mistral), unless it names the parent's:
+		// Qwen3.5's early checkpoints wrote model_type qwen3_5 in their
+		// vision_config, which transformers overrides (Qwen3_5Config).
+		if named := sub.str("model_type"); named != "" && named != name {
 			if _, known := classes[named]; known {
 				subType = named
 			}
@@ -174,6 +182,21 @@ func fillClass(name string, o jsonObject, a *Arch) [][2]string {
 		}
 	}
 	return added
+}
+
+// ropeHolds reports whether o's rope_parameters or rope_scaling give key:
+// transformers 5 keeps partial_rotary_factor there, and its class default
+// (set by __post_init__ for configs that predate it) yields to it.
+func ropeHolds(o jsonObject, key string) bool {
+	for _, k := range []string{"rope_parameters", "rope_scaling"} {
+		var m map[string]json.RawMessage
+		if o.has(k) && json.Unmarshal(o.m[k], &m) == nil {
+			if _, ok := m[key]; ok {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // appendMembers returns the JSON object raw with members added at its end.
@@ -253,4 +276,28 @@ func ConfigClasses() []string {
 	}
 	slices.Sort(names)
 	return names
+}
+
+// ClassDefaults returns the defaults the config class of modelType gives a
+// config that omits them, by key, each as JSON text; nil when it declares
+// none.
+func ClassDefaults(modelType string) map[string]string {
+	c, ok := classes[modelType]
+	if !ok || len(c.Defaults) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(c.Defaults))
+	for _, d := range c.Defaults {
+		out[d.Key] = d.Value
+	}
+	return out
+}
+
+// ClassSubConfig returns the model_type whose class reads modelType's
+// sub-config key (text_config, vision_config); "" when none does.
+func ClassSubConfig(modelType, key string) string {
+	if c, ok := classes[modelType]; ok {
+		return c.Nested[key]
+	}
+	return ""
 }

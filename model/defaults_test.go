@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -194,7 +195,15 @@ func TestEveryClassDefaultFills(t *testing.T) {
 		// getattr(config, "head_dim", ...)); 4096 / 96 does not divide.
 		"glm4_moe": {"n_routed_experts": 8, "head_dim": 128},
 		// DeepseekV2Config's num_experts_per_tok is None with 64 experts.
-		"deepseek_v2":         {"num_experts_per_tok": 6},
+		"deepseek_v2": {"num_experts_per_tok": 6},
+		// Mistral3Config's own Pixtral defaults are not the model's
+		// (PixtralVisionConfig has no class here): a small tower.
+		"mistral3": {"text_config": map[string]any{}, "vision_config": map[string]any{"hidden_size": 64, "intermediate_size": 128,
+			"num_hidden_layers": 2, "num_attention_heads": 4, "patch_size": 16, "image_size": 64}},
+		// Gemma4TextConfig's own per-layer inputs (256) are refused.
+		"gemma4_text": {"hidden_size_per_layer_input": 0},
+		// NemotronHConfig counts its layers by its pattern.
+		"nemotron_h":          {"num_hidden_layers": 4, "hybrid_override_pattern": "M-*E"},
 		"gemma3":              {"text_config": map[string]any{}},
 		"siglip_vision_model": nil, // a sub-config only
 	}
@@ -212,6 +221,9 @@ func TestEveryClassDefaultFills(t *testing.T) {
 			full[k] = b
 		}
 		for _, d := range c.Defaults {
+			if _, overridden := extras[mt][d.Key]; overridden {
+				continue // the extra is not the default: leaving it out is another model
+			}
 			t.Run(mt+"/"+d.Key, func(t *testing.T) {
 				given, _ := json.Marshal(full)
 				a, err := ParseConfig("x.json", given)
@@ -263,6 +275,9 @@ func TestRemoteCodeArchitecture(t *testing.T) {
 		{"auto_map", `{"model_type": "acme", "auto_map": {"AutoConfig": "configuration_acme.AcmeConfig",
  "AutoModelForCausalLM": "modeling_acme.LlamaForCausalLM"}, ` + body + `}`, "llama", ""},
 		{"auto_map of another repo", `{"model_type": "acme", "auto_map": {"AutoModelForCausalLM": "org/repo--modeling_x.MistralForCausalLM"}, ` + body + `}`, "mistral", ""},
+		// Gemma 3's reader fills its text_config itself: not for a remote config.
+		{"a wrapper's architecture", `{"model_type": "acme", "architectures": ["Gemma3ForConditionalGeneration"], "text_config": {"head_dim": 16,
+ "sliding_window": 8, "sliding_window_pattern": 2, ` + body + `}}`, "gemma3", ""},
 		{"nothing known", `{"model_type": "acme", "architectures": ["AcmeForCausalLM"], ` + body + `}`, "",
 			`x.json: model_type: "acme": unknown model_type`},
 		// No class fills for a remote config: max_position_embeddings
@@ -316,8 +331,69 @@ func TestParseGeneric(t *testing.T) {
 	if diff := cmp.Diff(want, from); diff != "" {
 		t.Errorf("aliases (-want +got):\n%s", diff)
 	}
+	// Under new_decoder_architecture multi_query is ignored: the heads are
+	// the KV heads, 4.
+	b, err := ParseGeneric("x.json", []byte(strings.Replace(doc, `"multi_query": true`, `"multi_query": true, "new_decoder_architecture": true`, 1)))
+	if err != nil || b.KVHeads != 4 {
+		t.Errorf("multi_query under new_decoder_architecture: %v KV heads, %v; want 4", b, err)
+	}
 	if _, err := ParseGeneric("x.json", []byte(`{"model_type": "acme", "hidden_size": 64}`)); !errors.Is(err, ErrNotADecoder) ||
 		!strings.Contains(err.Error(), "x.json: num_hidden_layers: missing (required)") {
 		t.Errorf("a config without the standard keys: %v", err)
 	}
+}
+
+// TestFamiliesDeclareTheirClass: every model_type read on 2026-12-04 has
+// its config class declared beside its reader (a family added since is
+// logged until it declares one).
+func TestFamiliesDeclareTheirClass(t *testing.T) {
+	for _, mt := range []string{"deepseek_v2", "deepseek_v3", "deepseek_v32", "exaone4", "gemma", "gemma2", "gemma3", "gemma3_text",
+		"gemma4", "gemma4_text", "glm4_moe", "glm_moe_dsa", "gpt_oss", "granite", "kimi_k2", "kimi_k25", "llama", "llama4",
+		"llama4_text", "minimax_m2", "ministral3", "mistral", "mistral3", "mixtral", "nemotron_h", "olmo3", "opt", "phi",
+		"phi3", "qwen2", "qwen2_5_vl", "qwen2_moe", "qwen3", "qwen3_5", "qwen3_5_moe", "qwen3_5_moe_text", "qwen3_5_text",
+		"qwen3_moe", "qwen3_next", "qwen3_vl", "qwen3_vl_text"} {
+		if _, ok := classes[mt]; !ok {
+			t.Errorf("model_type %s declares no config class (declareClass in its family file)", mt)
+		}
+	}
+	for _, mt := range ModelTypes() {
+		if _, ok := classes[mt]; !ok {
+			t.Logf("model_type %s declares no config class yet", mt)
+		}
+	}
+}
+
+// FuzzAppendMembers: appending members to any JSON object keeps it an
+// object that holds its own keys, in their order, then the members.
+func FuzzAppendMembers(f *testing.F) {
+	f.Add([]byte(`{}`), "vocab_size", uint64(262208))
+	f.Add([]byte(` { "a" : [1, {"b": null}] }  `), "head_dim", uint64(256))
+	f.Add([]byte("{\n  \"hidden_size\": 2560\n}\n"), "text_config.x", uint64(0))
+	f.Fuzz(func(t *testing.T, raw []byte, key string, v uint64) {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(raw, &m) != nil || m == nil {
+			return
+		}
+		if _, dup := m[key]; dup || !utf8.ValidString(key) {
+			return // the keys appended are the classes' own, ASCII
+		}
+		if d, err := duplicateKey(raw); d != "" || err != nil {
+			return
+		}
+		var errs []error
+		before := jsonObject{m: m, raw: raw, errs: &errs}.keys()
+		out := appendMembers(raw, [][2]string{{key, fmt.Sprint(v)}})
+		var got map[string]json.RawMessage
+		if err := json.Unmarshal(out, &got); err != nil {
+			t.Fatalf("%q + %q: %v: %s", raw, key, err, out)
+		}
+		var n uint64
+		if json.Unmarshal(got[key], &n) != nil || n != v {
+			t.Fatalf("%q holds %s, want %d", key, got[key], v)
+		}
+		after := jsonObject{m: got, raw: out, errs: &errs}.keys()
+		if diff := cmp.Diff(append(before, key), after); diff != "" && len(before) == len(m) {
+			t.Errorf("keys (-want +got):\n%s", diff)
+		}
+	})
 }

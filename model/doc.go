@@ -8,8 +8,11 @@
 //
 // Each model family is one file, family_<name>.go: its config reader, its
 // module tree and weights where they depart from the shared builder, its
-// checkpoint naming rules, and the init function that registers its
-// model_types (registry.go). Each quantization method's reader is one
+// checkpoint naming rules, its transformers config class (the defaults
+// that fill what a config.json omits, defaults.go), and the init function
+// that registers its model_types (registry.go). A model_type with no family
+// is read as a generic decoder (generic.go) when its checkpoint's headers
+// can be read. Each quantization method's reader is one
 // file, quant_<method>.go, beside the shared types and dispatch of
 // quant.go. The rest is shared: the config.json readers (config.go), the
 // module tree and weights (tree.go, weights.go, layout.go, vision.go), and

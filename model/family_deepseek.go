@@ -246,3 +246,43 @@ var deepseekV2Class = configClass{
 }
 
 func init() { declareClass("deepseek_v2", deepseekV2Class) }
+
+// glmMoeDsaClass is transformers GlmMoeDsaConfig, read at huggingface/transformers@008e574391. attribute_map: num_local_experts is n_routed_experts, and __post_init__ reads num_experts as it. Its head_dim (64, the rope slice) is not filled: the reader derives MLA's.
+var glmMoeDsaClass = configClass{
+	Name:   "GlmMoeDsaConfig",
+	Source: "src/transformers/models/glm_moe_dsa/configuration_glm_moe_dsa.py@008e574391",
+	Defaults: []classDefault{
+		{"vocab_size", "154880"}, {"hidden_size", "6144"}, {"intermediate_size", "12288"},
+		{"moe_intermediate_size", "2048"}, {"num_hidden_layers", "78"}, {"num_attention_heads", "64"},
+		{"num_key_value_heads", "64"}, {"n_shared_experts", "1"}, {"n_routed_experts", "256"},
+		{"kv_lora_rank", "512"}, {"q_lora_rank", "2048"}, {"qk_rope_head_dim", "64"},
+		{"v_head_dim", "256"}, {"qk_nope_head_dim", "192"}, {"num_experts_per_tok", "8"},
+		{"max_position_embeddings", "202752"}, {"tie_word_embeddings", "false"}, {"attention_bias", "false"},
+		{"index_topk", "2048"}, {"index_head_dim", "128"}, {"index_n_heads", "32"},
+		{"first_k_dense_replace", "3"},
+	},
+	Aliases: []classAlias{{From: "num_local_experts", To: "n_routed_experts"}, {From: "num_experts", To: "n_routed_experts"}},
+}
+
+func init() { declareClass("glm_moe_dsa", glmMoeDsaClass) }
+
+// vLLM reads deepseek_v32 and kimi_k2 configs with transformers'
+// DeepseekV3Config and Kimi-K2.5's text_config with it too
+// (vllm/transformers_utils/config.py _CONFIG_REGISTRY, configs/kimi_k25.py,
+// vLLM main of 2026-08-14): DeepseekV3Config's defaults fill them. V3.2's
+// indexer keys have no default there: a config without index_topk has no
+// indexer.
+var (
+	deepseekV32Class = configClass{Name: "DeepseekV3Config", Source: deepseekV3Class.Source, Defaults: deepseekV3Class.Defaults,
+		Aliases: deepseekV3Class.Aliases}
+	kimiK2Class = configClass{Name: "DeepseekV3Config", Source: deepseekV3Class.Source, Defaults: deepseekV3Class.Defaults,
+		Aliases: deepseekV3Class.Aliases}
+	kimiK25Class = configClass{Name: "KimiK25Config", Source: "vllm/transformers_utils/configs/kimi_k25.py@ffd91ee17a",
+		Nested: map[string]string{"text_config": "kimi_k2"}}
+)
+
+func init() {
+	declareClass("deepseek_v32", deepseekV32Class)
+	declareClass("kimi_k2", kimiK2Class)
+	declareClass("kimi_k25", kimiK25Class)
+}

@@ -14,6 +14,12 @@ func readExaone4(o jsonObject, a *Arch) {
 	a.MLPBias = o.boolOr("mlp_bias", false)
 	a.QKNorm = true
 	a.tree.norms = []string{"post_attention_layernorm", "post_feedforward_layernorm"}
+	// Exaone4Config.__post_init__: without layer_types, each
+	// sliding_window_pattern-th layer full (an integer; a string pattern is
+	// refused, naming the key).
+	if a.layerTypes == nil && o.has("sliding_window") {
+		a.periodicLayers(o, o.uintOr("sliding_window_pattern", 0))
+	}
 	a.uniformLayers(o, 0)
 }
 
@@ -25,6 +31,7 @@ var exaone4Class = configClass{
 		{"vocab_size", "102400"}, {"hidden_size", "4096"}, {"intermediate_size", "16384"},
 		{"num_hidden_layers", "32"}, {"num_attention_heads", "32"}, {"num_key_value_heads", "32"},
 		{"max_position_embeddings", "2048"}, {"tie_word_embeddings", "false"}, {"sliding_window", "4096"},
+		{"sliding_window_pattern", "4"},
 	},
 }
 

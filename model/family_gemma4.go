@@ -31,6 +31,12 @@ func readGemma4Text(o jsonObject, a *Arch) {
 		return
 	}
 	a.RotaryDim = a.HeadDim
+	// Gemma4TextConfig.__post_init__: without layer_types, each 6th layer
+	// full; and the last layer full whatever layer_types say.
+	a.periodicLayers(o, 6)
+	if n := len(a.layerTypes); n > 0 && a.layerTypes[n-1] != "full_attention" {
+		a.layerTypes = append(slices.Clone(a.layerTypes[:n-1]), "full_attention")
+	}
 	a.uniformLayers(o, 0)
 	globalDim := o.uintOr("global_head_dim", a.HeadDim)
 	globalKV := a.KVHeads
@@ -137,3 +143,35 @@ var (
 	gemma4Vestigial = [][2]string{{"embed_vision.embedding.", skipVestigial}, {"embed_audio.embedding.", skipVestigial}}
 	gemma4TextOnly  = [][2]string{{"vision_tower.", skipTowers}, {"embed_vision.", skipTowers}, {"audio_tower.", skipTowers}, {"embed_audio.", skipTowers}}
 )
+
+// gemma4TextClass is transformers Gemma4TextConfig, read at
+// huggingface/transformers@008e574391
+// (src/transformers/models/gemma4/configuration_gemma4.py). global_head_dim
+// 512 is __post_init__'s default for the full-attention layers. Its default
+// layer_types (every 6th layer full) is not filled: a config without
+// layer_types is read with every layer full.
+var gemma4TextClass = configClass{
+	Name:   "Gemma4TextConfig",
+	Source: "src/transformers/models/gemma4/configuration_gemma4.py@008e574391",
+	Defaults: []classDefault{
+		{"vocab_size", "262144"}, {"hidden_size", "2304"}, {"intermediate_size", "9216"},
+		{"num_hidden_layers", "30"}, {"num_attention_heads", "8"}, {"num_key_value_heads", "4"},
+		{"head_dim", "256"}, {"max_position_embeddings", "131072"}, {"tie_word_embeddings", "true"},
+		{"attention_bias", "false"}, {"sliding_window", "512"}, {"hidden_size_per_layer_input", "256"},
+		{"attention_k_eq_v", "false"}, {"num_kv_shared_layers", "0"}, {"enable_moe_block", "false"},
+		{"global_head_dim", "512"},
+	},
+}
+
+// gemma4Class is transformers Gemma4Config, same file: its text_config is a
+// Gemma4TextConfig.
+var gemma4Class = configClass{
+	Name:   "Gemma4Config",
+	Source: "src/transformers/models/gemma4/configuration_gemma4.py@008e574391",
+	Nested: map[string]string{"text_config": "gemma4_text"},
+}
+
+func init() {
+	declareClass("gemma4_text", gemma4TextClass)
+	declareClass("gemma4", gemma4Class)
+}

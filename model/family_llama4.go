@@ -152,3 +152,42 @@ var (
 	// tower and the projector.
 	llama4TextOnly = [][2]string{{"vision_model.", skipTowers}, {"multi_modal_projector.", skipTowers}}
 )
+
+// llama4TextClass is transformers Llama4TextConfig, read at huggingface/transformers@008e574391. A config that leaves attention_chunk_size out attends in chunks of 8192.
+var llama4TextClass = configClass{
+	Name:   "Llama4TextConfig",
+	Source: "src/transformers/models/llama4/configuration_llama4.py@008e574391",
+	Defaults: []classDefault{
+		{"vocab_size", "202048"}, {"hidden_size", "5120"}, {"intermediate_size", "8192"},
+		{"intermediate_size_mlp", "16384"}, {"num_hidden_layers", "48"}, {"num_attention_heads", "40"},
+		{"num_key_value_heads", "8"}, {"head_dim", "128"}, {"max_position_embeddings", "131072"},
+		{"tie_word_embeddings", "false"}, {"num_experts_per_tok", "1"}, {"num_local_experts", "16"},
+		{"interleave_moe_layer_step", "1"}, {"use_qk_norm", "true"}, {"no_rope_layer_interval", "4"},
+		{"attention_chunk_size", "8192"}, {"attention_bias", "false"},
+	},
+}
+
+func init() { declareClass("llama4_text", llama4TextClass) }
+
+// llama4VisionModelClass is transformers Llama4VisionConfig, read at huggingface/transformers@008e574391.
+var llama4VisionModelClass = configClass{
+	Name:   "Llama4VisionConfig",
+	Source: "src/transformers/models/llama4/configuration_llama4.py@008e574391",
+	Defaults: []classDefault{
+		{"hidden_size", "768"}, {"num_hidden_layers", "34"}, {"num_attention_heads", "16"},
+		{"num_channels", "3"}, {"intermediate_size", "5632"}, {"vision_output_dim", "7680"},
+		{"image_size", "448"}, {"patch_size", "14"}, {"projector_input_dim", "4096"},
+		{"projector_output_dim", "4096"}, {"multi_modal_projector_bias", "false"},
+	},
+}
+
+func init() { declareClass("llama4_vision_model", llama4VisionModelClass) }
+
+// llama4Class is transformers Llama4Config, read at huggingface/transformers@008e574391.
+var llama4Class = configClass{
+	Name:   "Llama4Config",
+	Source: "src/transformers/models/llama4/configuration_llama4.py@008e574391",
+	Nested: map[string]string{"text_config": "llama4_text", "vision_config": "llama4_vision_model"},
+}
+
+func init() { declareClass("llama4", llama4Class) }

@@ -50,3 +50,18 @@ var (
 	minimaxMoE = append(expertsRouted("block_sparse_moe", "gate", "w1", "w3", "w2", moduleRule{fp32: true}),
 		moduleRule{module: "block_sparse_moe.e_score_correction_bias", fp32: true})
 )
+
+// minimaxM2Class is transformers MiniMaxM2Config, read at huggingface/transformers@008e574391. attribute_map: num_experts is num_local_experts. It has no rotary_dim, which the reader requires.
+var minimaxM2Class = configClass{
+	Name:   "MiniMaxM2Config",
+	Source: "src/transformers/models/minimax_m2/configuration_minimax_m2.py@008e574391",
+	Defaults: []classDefault{
+		{"vocab_size", "200064"}, {"hidden_size", "3072"}, {"intermediate_size", "1536"},
+		{"num_hidden_layers", "62"}, {"num_attention_heads", "48"}, {"num_key_value_heads", "8"},
+		{"head_dim", "128"}, {"max_position_embeddings", "196608"}, {"tie_word_embeddings", "false"},
+		{"num_experts_per_tok", "8"}, {"num_local_experts", "256"},
+	},
+	Aliases: []classAlias{{From: "num_experts", To: "num_local_experts"}},
+}
+
+func init() { declareClass("minimax_m2", minimaxM2Class) }

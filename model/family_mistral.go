@@ -136,3 +136,36 @@ var mistralClass = configClass{
 }
 
 func init() { declareClass("mistral", mistralClass) }
+
+// The classes of Mistral 3's configs. transformers Mistral3Config (read at
+// huggingface/transformers@0db25542f2,
+// src/transformers/models/mistral3/configuration_mistral3.py) reads a
+// text_config without a model_type as MistralConfig's, and gives
+// vision_feature_layer -1, spatial_merge_size 2 and no projector bias.
+// Ministral3Config is read at @008e574391
+// (src/transformers/models/ministral3/configuration_ministral3.py); its
+// default yarn rope_parameters are not filled.
+var (
+	mistral3Class = configClass{
+		Name:   "Mistral3Config",
+		Source: "src/transformers/models/mistral3/configuration_mistral3.py@0db25542f2",
+		Defaults: []classDefault{
+			{"vision_feature_layer", "-1"}, {"multimodal_projector_bias", "false"}, {"spatial_merge_size", "2"},
+		},
+		Nested: map[string]string{"text_config": "mistral"},
+	}
+	ministral3Class = configClass{
+		Name:   "Ministral3Config",
+		Source: "src/transformers/models/ministral3/configuration_ministral3.py@008e574391",
+		Defaults: []classDefault{
+			{"vocab_size", "131072"}, {"hidden_size", "4096"}, {"intermediate_size", "14336"},
+			{"num_hidden_layers", "34"}, {"num_attention_heads", "32"}, {"num_key_value_heads", "8"},
+			{"head_dim", "128"}, {"max_position_embeddings", "262144"}, {"tie_word_embeddings", "false"},
+		},
+	}
+)
+
+func init() {
+	declareClass("mistral3", mistral3Class)
+	declareClass("ministral3", ministral3Class)
+}

@@ -162,3 +162,23 @@ var (
 		{module: "lm_head", split: column, vocab: true, place: allStages},
 	}
 )
+
+// nemotronHClass is transformers NemotronHConfig, read at huggingface/transformers@13923c63d5. attribute_map: num_local_experts is n_routed_experts; __post_init__ reads the mamba_* spellings; attention_head_dim is head_dim as vLLM's NemotronHConfig reads it (vllm/transformers_utils/configs/nemotron_h.py). The layer count and pattern have no default the reader takes.
+var nemotronHClass = configClass{
+	Name:   "NemotronHConfig",
+	Source: "src/transformers/models/nemotron_h/configuration_nemotron_h.py@13923c63d5",
+	Defaults: []classDefault{
+		{"vocab_size", "131072"}, {"hidden_size", "4096"}, {"tie_word_embeddings", "false"},
+		{"num_attention_heads", "32"}, {"num_key_value_heads", "8"}, {"head_dim", "128"},
+		{"max_position_embeddings", "4096"}, {"attention_bias", "false"}, {"intermediate_size", "21504"},
+		{"mlp_bias", "false"}, {"ssm_state_size", "128"}, {"mamba_num_heads", "128"},
+		{"mamba_head_dim", "64"}, {"n_groups", "8"}, {"conv_kernel", "4"},
+		{"use_conv_bias", "true"}, {"chunk_size", "128"}, {"mamba_ssm_cache_dtype", "\"float32\""},
+		{"n_routed_experts", "8"}, {"n_shared_experts", "1"}, {"moe_intermediate_size", "7688"},
+		{"moe_shared_expert_intermediate_size", "7688"}, {"num_experts_per_tok", "2"}, {"num_nextn_predict_layers", "0"},
+		{"use_bias", "false"},
+	},
+	Aliases: []classAlias{{From: "num_local_experts", To: "n_routed_experts"}, {From: "mamba_n_groups", To: "n_groups"}, {From: "mamba_d_conv", To: "conv_kernel"}, {From: "mamba_conv_bias", To: "use_conv_bias"}, {From: "mamba_chunk_size", To: "chunk_size"}, {From: "attention_head_dim", To: "head_dim"}},
+}
+
+func init() { declareClass("nemotron_h", nemotronHClass) }

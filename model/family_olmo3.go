@@ -20,6 +20,8 @@ func readOlmo3(o jsonObject, a *Arch) {
 	a.tree.qkNorm = qkNormFull
 	a.tree.norms = []string{"post_attention_layernorm", "post_feedforward_layernorm"}
 	a.tree.onEveryStage() // olmo3.py:285-300, 372-379
+	// Olmo3Config.__post_init__: without layer_types, each 4th layer full.
+	a.periodicLayers(o, 4)
 	a.uniformLayers(o, 0)
 }
 

@@ -15,6 +15,10 @@ func readQwen25VL(o jsonObject, a *Arch) jsonObject {
 	if t, ok := o.object("text_config"); ok {
 		inheritDtype(o, t)
 		text = t
+	} else {
+		// Qwen2_5_VLConfig reads a config without text_config as its text
+		// model's (for BC): the text class's defaults fill the root.
+		fillClass("qwen2_5_vl_text", o, a)
 	}
 	readQwen2(text, a)
 	a.tree.rename = [][2]string{{"model.language_model.", "model."}, {"model.visual.", "visual."}}
@@ -75,3 +79,42 @@ var qwen25Vision = onFirstStage([]moduleRule{
 	{module: "attn.qkv", split: column},
 	{module: "attn.proj", split: row},
 }, gatedMLPAt("mlp")))
+
+// The classes of Qwen2.5-VL's configs: transformers Qwen2_5_VLConfig,
+// Qwen2_5_VLTextConfig and Qwen2_5_VLVisionConfig, read at
+// huggingface/transformers@018c8e0394
+// (src/transformers/models/qwen2_5_vl/configuration_qwen2_5_vl.py). Its
+// vision_config names model_type qwen2_5_vl, the wrapper's own: the vision
+// class reads it.
+var (
+	qwen25VLClass = configClass{
+		Name:   "Qwen2_5_VLConfig",
+		Source: "src/transformers/models/qwen2_5_vl/configuration_qwen2_5_vl.py@018c8e0394",
+		Nested: map[string]string{"text_config": "qwen2_5_vl_text", "vision_config": "qwen2_5_vl_vision"},
+	}
+	qwen25VLTextClass = configClass{
+		Name:   "Qwen2_5_VLTextConfig",
+		Source: "src/transformers/models/qwen2_5_vl/configuration_qwen2_5_vl.py@018c8e0394",
+		Defaults: []classDefault{
+			{"vocab_size", "152064"}, {"hidden_size", "8192"}, {"intermediate_size", "29568"},
+			{"num_hidden_layers", "80"}, {"num_attention_heads", "64"}, {"num_key_value_heads", "8"},
+			{"max_position_embeddings", "32768"}, {"tie_word_embeddings", "false"}, {"use_sliding_window", "false"},
+			{"sliding_window", "4096"}, {"max_window_layers", "80"},
+		},
+	}
+	qwen25VLVisionClass = configClass{
+		Name:   "Qwen2_5_VLVisionConfig",
+		Source: "src/transformers/models/qwen2_5_vl/configuration_qwen2_5_vl.py@018c8e0394",
+		Defaults: []classDefault{
+			{"depth", "32"}, {"hidden_size", "3584"}, {"intermediate_size", "3420"},
+			{"num_heads", "16"}, {"in_channels", "3"}, {"patch_size", "14"},
+			{"spatial_merge_size", "2"}, {"temporal_patch_size", "2"}, {"out_hidden_size", "3584"},
+		},
+	}
+)
+
+func init() {
+	declareClass("qwen2_5_vl", qwen25VLClass)
+	declareClass("qwen2_5_vl_text", qwen25VLTextClass)
+	declareClass("qwen2_5_vl_vision", qwen25VLVisionClass)
+}

@@ -67,3 +67,82 @@ var (
 	// last.
 	qwen35Top = decoderTopOn(allStages, lastStage, lastStage)
 )
+
+// qwen35TextClass is transformers Qwen3_5TextConfig, read at huggingface/transformers@008e574391. partial_rotary_factor 0.25 and full_attention_interval 4 are __post_init__'s defaults.
+var qwen35TextClass = configClass{
+	Name:   "Qwen3_5TextConfig",
+	Source: "src/transformers/models/qwen3_5/configuration_qwen3_5.py@008e574391",
+	Defaults: []classDefault{
+		{"vocab_size", "248320"}, {"hidden_size", "4096"}, {"intermediate_size", "12288"},
+		{"num_hidden_layers", "32"}, {"num_attention_heads", "16"}, {"num_key_value_heads", "4"},
+		{"max_position_embeddings", "32768"}, {"tie_word_embeddings", "false"}, {"attention_bias", "false"},
+		{"head_dim", "256"}, {"linear_conv_kernel_dim", "4"}, {"linear_key_head_dim", "128"},
+		{"linear_value_head_dim", "128"}, {"linear_num_key_heads", "16"}, {"linear_num_value_heads", "32"},
+		{"partial_rotary_factor", "0.25"}, {"full_attention_interval", "4"},
+	},
+}
+
+func init() { declareClass("qwen3_5_text", qwen35TextClass) }
+
+// qwen35VisionClass is transformers Qwen3_5VisionConfig, read at huggingface/transformers@008e574391.
+var qwen35VisionClass = configClass{
+	Name:   "Qwen3_5VisionConfig",
+	Source: "src/transformers/models/qwen3_5/configuration_qwen3_5.py@008e574391",
+	Defaults: []classDefault{
+		{"depth", "27"}, {"hidden_size", "1152"}, {"intermediate_size", "4304"},
+		{"num_heads", "16"}, {"in_channels", "3"}, {"patch_size", "16"},
+		{"spatial_merge_size", "2"}, {"temporal_patch_size", "2"}, {"out_hidden_size", "3584"},
+		{"num_position_embeddings", "2304"},
+	},
+}
+
+func init() { declareClass("qwen3_5_vision", qwen35VisionClass) }
+
+// qwen35Class is transformers Qwen3_5Config, read at huggingface/transformers@008e574391.
+var qwen35Class = configClass{
+	Name:   "Qwen3_5Config",
+	Source: "src/transformers/models/qwen3_5/configuration_qwen3_5.py@008e574391",
+	Nested: map[string]string{"text_config": "qwen3_5_text", "vision_config": "qwen3_5_vision"},
+}
+
+func init() { declareClass("qwen3_5", qwen35Class) }
+
+// qwen35MoeTextClass is transformers Qwen3_5MoeTextConfig, read at huggingface/transformers@008e574391. partial_rotary_factor 0.25 and full_attention_interval 4 are __post_init__'s defaults.
+var qwen35MoeTextClass = configClass{
+	Name:   "Qwen3_5MoeTextConfig",
+	Source: "src/transformers/models/qwen3_5_moe/configuration_qwen3_5_moe.py@008e574391",
+	Defaults: []classDefault{
+		{"vocab_size", "248320"}, {"hidden_size", "2048"}, {"num_hidden_layers", "40"},
+		{"num_attention_heads", "16"}, {"num_key_value_heads", "2"}, {"max_position_embeddings", "32768"},
+		{"tie_word_embeddings", "false"}, {"attention_bias", "false"}, {"head_dim", "256"},
+		{"moe_intermediate_size", "512"}, {"shared_expert_intermediate_size", "512"}, {"num_experts_per_tok", "8"},
+		{"num_experts", "256"}, {"linear_conv_kernel_dim", "4"}, {"linear_key_head_dim", "128"},
+		{"linear_value_head_dim", "128"}, {"linear_num_key_heads", "16"}, {"linear_num_value_heads", "32"},
+		{"partial_rotary_factor", "0.25"}, {"full_attention_interval", "4"},
+	},
+}
+
+func init() { declareClass("qwen3_5_moe_text", qwen35MoeTextClass) }
+
+// qwen35MoeVisionClass is transformers Qwen3_5MoeVisionConfig, read at huggingface/transformers@008e574391.
+var qwen35MoeVisionClass = configClass{
+	Name:   "Qwen3_5MoeVisionConfig",
+	Source: "src/transformers/models/qwen3_5_moe/configuration_qwen3_5_moe.py@008e574391",
+	Defaults: []classDefault{
+		{"depth", "27"}, {"hidden_size", "1152"}, {"intermediate_size", "4304"},
+		{"num_heads", "16"}, {"in_channels", "3"}, {"patch_size", "16"},
+		{"spatial_merge_size", "2"}, {"temporal_patch_size", "2"}, {"out_hidden_size", "3584"},
+		{"num_position_embeddings", "2304"},
+	},
+}
+
+func init() { declareClass("qwen3_5_moe_vision", qwen35MoeVisionClass) }
+
+// qwen35MoeClass is transformers Qwen3_5MoeConfig, read at huggingface/transformers@008e574391.
+var qwen35MoeClass = configClass{
+	Name:   "Qwen3_5MoeConfig",
+	Source: "src/transformers/models/qwen3_5_moe/configuration_qwen3_5_moe.py@008e574391",
+	Nested: map[string]string{"text_config": "qwen3_5_moe_text", "vision_config": "qwen3_5_moe_vision"},
+}
+
+func init() { declareClass("qwen3_5_moe", qwen35MoeClass) }

@@ -151,7 +151,9 @@ var (
 	})
 )
 
-// qwen3NextClass is transformers Qwen3NextConfig, read at huggingface/transformers@008e574391. partial_rotary_factor 0.25 and full_attention_interval 4 are __post_init__'s defaults.
+// qwen3NextClass is transformers Qwen3NextConfig, read at huggingface/transformers@008e574391;
+// vLLM reads the configs with its own copy (vllm/transformers_utils/configs/qwen3_next.py at
+// vLLM main ffd91ee17a, _CONFIG_REGISTRY), whose defaults are the same. partial_rotary_factor 0.25 and full_attention_interval 4 are __post_init__'s defaults.
 var qwen3NextClass = configClass{
 	Name:   "Qwen3NextConfig",
 	Source: "src/transformers/models/qwen3_next/configuration_qwen3_next.py@008e574391",

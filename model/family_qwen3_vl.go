@@ -112,3 +112,43 @@ var (
 	// tower.
 	qwenTextOnly = [2]string{"visual.", skipTowers}
 )
+
+// The classes of Qwen3-VL's configs: transformers Qwen3VLConfig,
+// Qwen3VLTextConfig and Qwen3VLVisionConfig, read at
+// huggingface/transformers@000c33fdfd
+// (src/transformers/models/qwen3_vl/configuration_qwen3_vl.py). Its
+// vision_config names model_type qwen3_vl, the wrapper's own: the vision
+// class reads it.
+var (
+	qwen3VLClass = configClass{
+		Name:   "Qwen3VLConfig",
+		Source: "src/transformers/models/qwen3_vl/configuration_qwen3_vl.py@000c33fdfd",
+		Nested: map[string]string{"text_config": "qwen3_vl_text", "vision_config": "qwen3_vl_vision"},
+	}
+	qwen3VLTextClass = configClass{
+		Name:   "Qwen3VLTextConfig",
+		Source: "src/transformers/models/qwen3_vl/configuration_qwen3_vl.py@000c33fdfd",
+		Defaults: []classDefault{
+			{"vocab_size", "151936"}, {"hidden_size", "4096"}, {"intermediate_size", "22016"},
+			{"num_hidden_layers", "32"}, {"num_attention_heads", "32"}, {"num_key_value_heads", "32"},
+			{"head_dim", "128"}, {"max_position_embeddings", "128000"}, {"tie_word_embeddings", "false"},
+			{"attention_bias", "false"},
+		},
+	}
+	qwen3VLVisionClass = configClass{
+		Name:   "Qwen3VLVisionConfig",
+		Source: "src/transformers/models/qwen3_vl/configuration_qwen3_vl.py@000c33fdfd",
+		Defaults: []classDefault{
+			{"depth", "27"}, {"hidden_size", "1152"}, {"intermediate_size", "4304"},
+			{"num_heads", "16"}, {"in_channels", "3"}, {"patch_size", "16"},
+			{"spatial_merge_size", "2"}, {"temporal_patch_size", "2"}, {"out_hidden_size", "3584"},
+			{"num_position_embeddings", "2304"}, {"deepstack_visual_indexes", "[8, 16, 24]"},
+		},
+	}
+)
+
+func init() {
+	declareClass("qwen3_vl", qwen3VLClass)
+	declareClass("qwen3_vl_text", qwen3VLTextClass)
+	declareClass("qwen3_vl_vision", qwen3VLVisionClass)
+}

@@ -20,10 +20,14 @@ const GenericModelType = "generic decoder"
 // classes' attribute_map give the standard keys, and fills nothing (the
 // model's own class is not known).
 var genericClass = configClass{
-	Name: "the standard decoder keys",
-	// GPT2Config (n_embd, n_positions, n_head, n_layer, n_inner),
-	// FalconConfig (n_layer, n_head, n_embed, n_head_kv, num_kv_heads,
-	// multi_query), ExaoneConfig and GLMConfig (num_layers).
+	Name: "GPT2Config/FalconConfig",
+	// GPT2Config (n_embd, n_positions, n_head, n_layer, n_inner);
+	// FalconConfig (n_layer, n_head, n_embed, n_head_kv, multi_query; its
+	// later releases name the KV heads num_kv_heads and ignore multi_query
+	// under new_decoder_architecture) and vLLM's RWConfig for the
+	// RefinedWeb checkpoints (vllm/transformers_utils/configs/falcon.py at
+	// vLLM main ffd91ee17a: n_head_kv); ExaoneConfig and GLMConfig
+	// (num_layers).
 	Source: "src/transformers/models/gpt2/configuration_gpt2.py@01ae98ae24, src/transformers/models/falcon/configuration_falcon.py@055855363e",
 	Aliases: []classAlias{
 		{From: "n_embd", To: "hidden_size"}, {From: "n_embed", To: "hidden_size"},
@@ -31,7 +35,7 @@ var genericClass = configClass{
 		{From: "n_head", To: "num_attention_heads"},
 		{From: "n_head_kv", To: "num_key_value_heads"}, {From: "num_kv_heads", To: "num_key_value_heads"},
 		// Falcon and GPTBigCode: one KV head shared by every query head.
-		{From: "multi_query", To: "num_key_value_heads", IfTrue: "1"},
+		{From: "multi_query", To: "num_key_value_heads", IfTrue: "1", Unless: "new_decoder_architecture"},
 		{From: "n_positions", To: "max_position_embeddings"},
 		{From: "n_inner", To: "intermediate_size"},
 	},

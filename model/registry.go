@@ -5,8 +5,10 @@ import "sort"
 // Every model family registers the model_types it reads from its own file,
 // family_<name>.go, in that file's init function: its config reader (with
 // register, or registerMultimodal for a model whose language model is its
-// text_config) and its checkpoint's rules, and the vision towers it builds
-// (registerVisionTower). Adding a family is adding one such file.
+// text_config) and its checkpoint's rules, the vision towers it builds
+// (registerVisionTower), and its transformers config class, whose defaults
+// fill what a config omits (declareClass, defaults.go). Adding a family is
+// adding one such file.
 
 // family reads one model_type's keys into an Arch; it returns the object
 // its language model was read from (the root, or text_config for a
@@ -87,7 +89,13 @@ func wrapper(textType string, vision func(o jsonObject, a *Arch)) family {
 			}
 			tt = named
 		}
-		readFamily(tt, text, a)
+		if c, ok := classes[a.ModelType]; ok && c.Nested["text_config"] != "" {
+			// The wrapper's class has filled text_config with its text
+			// class's defaults (or a remote config has none to fill).
+			families[tt](text, a)
+		} else {
+			readFamily(tt, text, a)
+		}
 		if vision != nil {
 			vision(o, a)
 		}

@@ -83,7 +83,7 @@ func TestFamilyWeights(t *testing.T) {
 			// 256 bytes less.
 			name: "nemotron_h on Hopper",
 			doc: `{"model_type": "nemotron_h", "hidden_size": 64, "num_hidden_layers": 1, "hybrid_override_pattern": "E",
- "num_attention_heads": 4, "intermediate_size": 128, "n_routed_experts": 2, "num_experts_per_tok": 1,
+ "num_attention_heads": 4, "num_key_value_heads": 4, "intermediate_size": 128, "n_routed_experts": 2, "num_experts_per_tok": 1,
  "moe_intermediate_size": 32, "n_shared_experts": 1, "moe_shared_expert_intermediate_size": 48, "vocab_size": 100,
  "max_position_embeddings": 64, "torch_dtype": "bfloat16"}`,
 			sh:   func(a *Arch) Sharding { sh := Whole(a, 1, 2, a.Quant); sh.RouterGEMM = true; return sh },
@@ -256,7 +256,7 @@ func TestRouterWeightDtype(t *testing.T) {
  "num_key_value_heads": 2, "head_dim": 16, "intermediate_size": 128, "n_routed_experts": 4, "num_experts_per_tok": 2,
  "moe_intermediate_size": 32, "n_shared_experts": 1, "vocab_size": 100, "max_position_embeddings": 64, "torch_dtype": "bfloat16"}`
 	nemotron := `{"model_type": "nemotron_h", "hidden_size": 64, "num_hidden_layers": 1, "hybrid_override_pattern": "E",
- "num_attention_heads": 4, "intermediate_size": 128, "n_routed_experts": 4, "num_experts_per_tok": 1,
+ "num_attention_heads": 4, "num_key_value_heads": 4, "intermediate_size": 128, "n_routed_experts": 4, "num_experts_per_tok": 1,
  "moe_intermediate_size": 32, "n_shared_experts": 1, "moe_shared_expert_intermediate_size": 48, "vocab_size": 100,
  "max_position_embeddings": 64, "torch_dtype": "bfloat16"}`
 	tests := []struct {
@@ -327,7 +327,7 @@ func TestStagesBuildTopModules(t *testing.T) {
 		{"nemotron_h", `{"model_type": "nemotron_h", "torch_dtype": "bfloat16", "hybrid_override_pattern": "*-", "head_dim": 16, ` + common + `}`,
 			nemotronTop, nemotronTop},
 		// gemma4.py:966, 1043, 1540.
-		{"gemma4_text", `{"model_type": "gemma4_text", "torch_dtype": "bfloat16", "head_dim": 16, ` + common + `}`,
+		{"gemma4_text", `{"model_type": "gemma4_text", "hidden_size_per_layer_input": 0, "torch_dtype": "bfloat16", "head_dim": 16, ` + common + `}`,
 			llamaTop(true, true, true), llamaTop(true, true, true)},
 		// qwen3_5.py:244-247 the embedding on every stage; :263-266 and
 		// 336-346 the norm and head on the last.
@@ -374,7 +374,7 @@ func TestStagesBuildTopModules(t *testing.T) {
 // the qk norm's ones in float32 (llama4.py:213-221) = 128 B on the rope
 // layer 0, none on the no-rope layer 1.
 func TestWeightlessNormsAndLayerBuffers(t *testing.T) {
-	gemma := `{"model_type": "gemma4_text", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+	gemma := `{"model_type": "gemma4_text", "hidden_size_per_layer_input": 0, "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
  "num_key_value_heads": 2, "head_dim": 16, "global_head_dim": 32, "intermediate_size": 128, "vocab_size": 100,
  "max_position_embeddings": 64, "torch_dtype": "bfloat16", "sliding_window": 16,
  "layer_types": ["sliding_attention", "full_attention"]`

@@ -161,11 +161,12 @@ func (a *app) explain(stdout, stderr io.Writer, args []string) int {
 		status = exitNoFit
 	}
 	if ef.json {
-		if err := a.writeJSON(stdout, explainJSON{Explanation: ex, Calibration: cal}); err != nil {
+		if err := a.writeNoticed(stdout, m.Arch.Notice(), "explain", explainJSON{Explanation: ex, Calibration: cal}); err != nil {
 			return fail(stderr, "explain", exitBadArgs, err)
 		}
 		return status
 	}
+	writeNotice(stdout, m.Arch.Notice())
 	writeExplanation(stdout, ex, eng.Title())
 	if cal != nil {
 		printCalibration(stdout, cal)

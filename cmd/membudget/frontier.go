@@ -104,8 +104,11 @@ func (a *app) frontier(stdout, stderr io.Writer, args []string) int {
 	}
 	switch *format {
 	case "json":
-		err = a.writeJSON(stdout, points)
+		err = a.writeNoticed(stdout, m.Arch.Notice(), "frontier", points)
 	case "csv":
+		if n := m.Arch.Notice(); n != "" {
+			fmt.Fprintf(stdout, "# %s\n", n)
+		}
 		w := csv.NewWriter(stdout)
 		_ = w.Write([]string{"length", "max_seqs", "fits", "capped"})
 		for _, p := range points {
@@ -115,6 +118,7 @@ func (a *app) frontier(stdout, stderr io.Writer, args []string) int {
 		err = w.Error()
 	default:
 		describes, _ := sec.Rules()
+		writeNotice(stdout, m.Arch.Notice())
 		fmt.Fprintf(stdout, "%s on %s, sized as %s\n%s\n", m.Name, c.Name, describes, sz.Command())
 		if !starts {
 			fmt.Fprintf(stdout, "nothing fits: %s does not start: %s\n", sa.eng.Title(), why)

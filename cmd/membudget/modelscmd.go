@@ -144,6 +144,9 @@ func entryOf(e modelEntryJSON, path string, data []byte, opts ...model.Option) m
 	e.Reason = strings.ReplaceAll(err.Error(), "\n", "; ")
 	if errors.Is(err, model.ErrUnknownModelType) {
 		e.Reason = fmt.Sprintf("model_type %q is not one membudget knows", head.ModelType)
+		if _, gerr := model.ParseGeneric(path, data, opts...); gerr == nil {
+			e.Reason += "; sized as a generic decoder where its checkpoint's safetensors headers can be read"
+		}
 	}
 	return e
 }

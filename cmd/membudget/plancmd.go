@@ -29,6 +29,7 @@ func (a *app) plan(stdout, stderr io.Writer, args []string) int {
 	maxGPUs := fs.Uint64("max-gpus", 8, "the most GPUs a deployment may take (tensor x pipeline x data ranks)")
 	top := fs.Int("top", 10, "rows to print (0: every one)")
 	asJSON := fs.Bool("json", false, "print JSON for scripts (schema in the README)")
+	strict := fs.Bool("strict", false, strictFlag)
 	fs.String("engine", a.engines.Default().Name(), engineUsage+a.engines.Names())
 	var k kernelsFlag
 	k.register(fs)
@@ -54,6 +55,9 @@ func (a *app) plan(stdout, stderr io.Writer, args []string) int {
 	}
 	m, err := a.load(*modelArg)
 	if err != nil {
+		return fail(stderr, "plan", exitBadArgs, err)
+	}
+	if err := refuseGeneric(*strict, m); err != nil {
 		return fail(stderr, "plan", exitBadArgs, err)
 	}
 	writeWarnings(stderr, "plan", m.Warnings)
@@ -93,11 +97,12 @@ func (a *app) plan(stdout, stderr io.Writer, args []string) int {
 		out := object{{Key: "model", Value: m.Name}, {Key: "length", Value: *length}, {Key: "concurrency", Value: *concurrency},
 			{Key: eng.Name(), Value: res.Describes}, {Key: "classes", Value: names}, {Key: "max_gpus", Value: *maxGPUs},
 			{Key: "searched", Value: res.Searched}, {Key: "deployments", Value: deployments}}
-		if err := a.writeJSON(stdout, out); err != nil {
+		if err := a.writeNoticed(stdout, m.Arch.Notice(), "plan", out); err != nil {
 			return fail(stderr, "plan", exitBadArgs, err)
 		}
 		return status
 	}
+	writeNotice(stdout, m.Arch.Notice())
 	fmt.Fprintf(stdout, "%s: %d sequence(s) of %d tokens, sized as %s\n", m.Name, *concurrency, *length, res.Describes)
 	if len(rows) == 0 {
 		fmt.Fprintf(stdout, "no deployment holds it in the space searched: %s\n", res.Searched)

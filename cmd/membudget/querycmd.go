@@ -133,12 +133,13 @@ func (a *app) query(stdout, stderr io.Writer, args []string, name string) int {
 		status = exitNoFit
 	}
 	if sa.json {
-		if err := a.writeJSON(stdout, out); err != nil {
+		if err := a.writeNoticed(stdout, m.Arch.Notice(), name, out); err != nil {
 			return fail(stderr, name, exitBadArgs, err)
 		}
 		return status
 	}
 	describes, _ := sec.Rules()
+	writeNotice(stdout, m.Arch.Notice())
 	fmt.Fprintf(stdout, "%s on %s, sized as %s\n%s\n", m.Name, c.Name, describes, sz.Command())
 	if !starts {
 		fmt.Fprintf(stdout, "nothing fits: %s does not start: %s\n", sa.eng.Title(), why)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"membudget/engine"
+	"membudget/model"
 	"membudget/model/hub"
 )
 
@@ -16,6 +17,12 @@ type modelJSON struct {
 	ModelType string         `json:"model_type"`
 	Summary   string         `json:"summary"`
 	Weights   engine.Weights `json:"weights"`
+	// ReadAs says why a config of a model_type membudget does not know was
+	// read as a family's (its architectures name one); "" otherwise.
+	ReadAs string `json:"read_as,omitempty"`
+	// Defaulted are the keys config.json omits that its transformers
+	// config class gave, and those read under another name.
+	Defaulted []model.DefaultedKey `json:"defaulted,omitempty"`
 }
 
 // sourceJSON is where --model's config.json came from.
@@ -112,7 +119,8 @@ func (a *app) report(stdout, stderr io.Writer, args []string) int {
 	}
 	if sa.json {
 		out := object{
-			{Key: "model", Value: modelJSON{Name: m.Name, Source: sourceOf(m), ModelType: m.Arch.ModelType, Summary: m.Arch.String(), Weights: weights}},
+			{Key: "model", Value: modelJSON{Name: m.Name, Source: sourceOf(m), ModelType: m.Arch.ModelType, Summary: m.Arch.String(), Weights: weights,
+				ReadAs: m.Arch.ReadAs, Defaulted: m.Arch.Defaulted}},
 			{Key: "engine", Value: sa.eng.Name()},
 			{Key: "class", Value: classOf(c)},
 			{Key: "serve", Value: sec.Serve()},
@@ -123,12 +131,19 @@ func (a *app) report(stdout, stderr io.Writer, args []string) int {
 		if advice != nil {
 			out = append(out, engine.Field{Key: "advice", Value: adviceOf(*advice)})
 		}
-		if err := a.writeJSON(stdout, out); err != nil {
+		if err := a.writeNoticed(stdout, m.Arch.Notice(), "report", out); err != nil {
 			return fail(stderr, "report", exitBadArgs, err)
 		}
 		return status
 	}
+	writeNotice(stdout, m.Arch.Notice())
 	fmt.Fprintf(stdout, "model   %s — %s\n        %s\n", m.Name, m.Arch, m.Model.Source.Description)
+	if m.Arch.ReadAs != "" {
+		fmt.Fprintf(stdout, "        %s\n", m.Arch.ReadAs)
+	}
+	if l := m.Arch.DefaultsLine(); l != "" {
+		fmt.Fprintf(stdout, "        %s\n", l)
+	}
 	for _, l := range weights.Text {
 		fmt.Fprintln(stdout, l)
 	}

@@ -23,6 +23,8 @@ type serveArgs struct {
 	class   string
 	kernels kernelsFlag
 	json    bool
+	// strict refuses a model sized as a generic decoder (--strict).
+	strict bool
 	// engineParsed is --engine as parsing read it; eng is what engineOf
 	// read before the flags were registered.
 	engineParsed string
@@ -47,6 +49,7 @@ func (a *app) serveFlags(fs *flag.FlagSet, args []string, own func(e engine.Engi
 	fs.StringVar(&sa.class, "class", "", "device `class` (see 'membudget classes'); case does not matter")
 	sa.kernels.register(fs)
 	fs.BoolVar(&sa.json, "json", false, "print JSON for scripts (schema in the README)")
+	fs.BoolVar(&sa.strict, "strict", false, strictFlag)
 	fs.StringVar(&sa.engineParsed, "engine", a.engines.Default().Name(), engineUsage+a.engines.Names())
 	a.registerHubDeadline(fs)
 	if own != nil {
@@ -183,6 +186,9 @@ func (a *app) size(sa *serveArgs, warn func([]string)) (*hub.Loaded, budget.Clas
 	}
 	m, err := a.load(sa.model)
 	if err != nil {
+		return nil, none, nil, err
+	}
+	if err := refuseGeneric(sa.strict, m); err != nil {
 		return nil, none, nil, err
 	}
 	warn(m.Warnings)

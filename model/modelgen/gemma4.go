@@ -13,9 +13,15 @@ var gemma4Text = family{types: []string{"gemma4_text"}, draw: drawGemma4Text}
 func drawGemma4Text(t *rapid.T, modelType string) map[string]any {
 	c, s := decoder(t, modelType, true)
 	c["layer_types"] = layerTypes(t, s.layers, "full_attention", "sliding_attention")
+	if rapid.Bool().Draw(t, "derived_layer_types") {
+		delete(c, "layer_types") // Gemma4TextConfig derives them: each 6th and the last full
+	}
 	c["sliding_window"] = window(t)
 	c["head_dim"] = s.headDim
 	c["global_head_dim"] = 2 * s.headDim
+	// The published configs write 0: Gemma4TextConfig's default (256)
+	// turns on the per-layer inputs, which the model refuses.
+	c["hidden_size_per_layer_input"] = 0
 	if rapid.Bool().Draw(t, "k_eq_v") {
 		// All or half the KV heads: the global layers' KV page is then
 		// twice the sliding layers' or the same, which vLLM's page

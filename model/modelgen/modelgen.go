@@ -19,9 +19,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 
 	"pgregory.net/rapid"
+
+	"membudget/model"
 )
 
 // family is the generator of one file: the model_types it draws and how
@@ -35,13 +38,70 @@ type family struct {
 func (f family) generator() *rapid.Generator[map[string]any] {
 	return rapid.Custom(func(t *rapid.T) map[string]any {
 		mt := rapid.SampledFrom(f.types).Draw(t, "model_type")
-		return withArchitecture(f.draw(t, mt), mt)
+		return withArchitecture(omitDefaults(t, f.draw(t, mt), mt), mt)
 	})
 }
 
 // of draws modelType only.
 func (f family) of(modelType string) *rapid.Generator[map[string]any] {
-	return rapid.Custom(func(t *rapid.T) map[string]any { return withArchitecture(f.draw(t, modelType), modelType) })
+	return rapid.Custom(func(t *rapid.T) map[string]any {
+		return withArchitecture(omitDefaults(t, f.draw(t, modelType), modelType), modelType)
+	})
+}
+
+// omitDefaults leaves out, now and then, each key whose drawn value is what
+// the model_type's transformers config class gives a config that omits it
+// ([model.ClassDefaults]), as the published configs do (google/gemma-3-4b-it
+// gives neither its heads nor its vocabulary), so that the properties also
+// read configs that lean on the class; the vocabulary is drawn as the
+// class's now and then, to be left out in turn. The head counts stay: the
+// package's own test reads them. A text_config is treated as its class's.
+func omitDefaults(t *rapid.T, c map[string]any, modelType string) map[string]any {
+	if text, ok := c["text_config"].(map[string]any); ok {
+		sub := model.ClassSubConfig(modelType, "text_config")
+		if named, ok := text["model_type"].(string); ok && named != modelType {
+			sub = named
+		}
+		omitDefaults(t, text, sub)
+	}
+	defs := model.ClassDefaults(modelType)
+	if len(defs) == 0 {
+		return c
+	}
+	if v, ok := defs["vocab_size"]; ok && c["vocab_size"] != nil && rapid.Bool().Draw(t, "class_vocab") {
+		var n uint64
+		if json.Unmarshal([]byte(v), &n) == nil {
+			c["vocab_size"] = n
+		}
+	}
+	keys := make([]string, 0, len(c))
+	for k := range c {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		def, ok := defs[k]
+		if !ok || k == "num_attention_heads" || k == "num_key_value_heads" || !sameJSON(c[k], def) {
+			continue
+		}
+		if rapid.Bool().Draw(t, "omit_"+k) {
+			delete(c, k)
+		}
+	}
+	return c
+}
+
+// sameJSON reports whether v, written as JSON, is the JSON value def.
+func sameJSON(v any, def string) bool {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return false
+	}
+	var x, y any
+	if json.Unmarshal(b, &x) != nil || json.Unmarshal([]byte(def), &y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
 }
 
 // architectures are the transformers classes the published checkpoints of
