@@ -60,6 +60,9 @@ var sizingCases = []cliCase{
 	{"max-seqs-llama8b-4090-does-not-start", []string{"max-seqs", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "rtx-4090", "--length", "4096"}, exitNoFit},
 	{"frontier-llama8b-4090-does-not-start", []string{"frontier", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "rtx-4090"}, exitNoFit},
 	{"default-util-above-ceiling", []string{"report", "--model", "Qwen/Qwen3-8B", "--class", "gb10"}, exitNoFit},
+	// Issue 20: above the class's util_ceiling both margins are positive;
+	// the verdict names the ceiling, not "0.00 GiB over device memory".
+	{"report-llama8b-h100-util-0.96", []string{"report", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "h100-sxm-80g", "--gpu-memory-utilization", "0.96"}, exitNoFit},
 }
 
 // TestQueryAnswersAreChecked runs max-seqs and max-len on every shipped

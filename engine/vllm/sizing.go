@@ -154,7 +154,7 @@ func (sz *Sizing) Advise(t engine.Target) (engine.Advice, error) {
 	if len(adv.Suggestions) == 0 {
 		if one := sz.plan.Evaluate(1, 1); !one.Fits() {
 			adv.Notes = append(adv.Notes, fmt.Sprintf("one sequence of one token: the fixed part (weights %s, activation and sampler %s) leaves %s",
-				engine.GiB(one.Terms[budget.TermWeights]), engine.GiB(one.Terms[budget.TermActivation]+one.Terms[budget.TermSampler]), shortfall(one)))
+				engine.GiB(one.Terms[budget.TermWeights]), engine.GiB(one.Terms[budget.TermActivation]+one.Terms[budget.TermSampler]), sz.shortfall(one)))
 		}
 	}
 	return adv, nil
@@ -207,10 +207,23 @@ func (sz *Sizing) startFixes(t engine.Target) []engine.Suggestion {
 	return fixes
 }
 
-// shortfall says by how much f misses, on the condition that failed.
-func shortfall(f budget.Footprint) string {
-	if sh := f.BudgetShortfall(); sh > 0 {
-		return engine.GiB(sh) + " over the util budget"
+// shortfall says which condition f fails and by how much, with the flag
+// that lifts it: the ledger over the util budget, the driver's share over
+// what the budget leaves of the device, or a budget above the class's
+// util_ceiling (which leaves the other two margins positive: naming them
+// would read "0.00 GiB over").
+func (sz *Sizing) shortfall(f budget.Footprint) string {
+	switch f.Failed {
+	case budget.OverBudget:
+		return engine.GiB(f.BudgetShortfall()) + " over the util budget"
+	case budget.OverUtilCeiling:
+		lift := fmt.Sprintf("--gpu-memory-utilization %.2f or less", sz.Class.Memory.UtilCeiling)
+		if sz.Serve.KVCacheMemoryBytes > 0 {
+			// The budget is the other terms plus the pinned KV cache.
+			lift = fmt.Sprintf("--kv-cache-memory-bytes %d or less", budget.SatSub(sz.Serve.KVCacheMemoryBytes, budget.SatSub(f.Budget, f.Ceiling)))
+		}
+		return fmt.Sprintf("the util budget %s is %s above the class's util_ceiling %.2f (%s of device memory %s, the largest budget %s is known to run at): %s",
+			engine.GiB(f.Budget), engine.GiB(budget.SatSub(f.Budget, f.Ceiling)), sz.Class.Memory.UtilCeiling, engine.GiB(f.Ceiling), engine.GiB(f.Device), sz.Class.Name, lift)
 	}
 	return engine.GiB(f.DriverShortfall()) + " over device memory beside the budget"
 }
