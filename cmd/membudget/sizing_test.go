@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/csv"
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"membudget"
+	"membudget/engine"
 	"membudget/engine/vllm"
 	"membudget/model"
 )
@@ -86,10 +88,22 @@ func TestQueryAnswersAreChecked(t *testing.T) {
 			util := strconv.FormatFloat(min(0.8, c.Memory.UtilCeiling), 'f', -1, 64)
 			serve := vllm.Serve{GPUMemoryUtilization: min(0.8, c.Memory.UtilCeiling), MaxModelLen: min(a.MaxPosition, 32768)}
 			ref, err := vllm.NewReference(a, serve, c, current)
+			maxLen := strconv.FormatUint(serve.MaxModelLen, 10)
+			var se *engine.SettingError
+			if errors.As(err, &se) {
+				// vLLM refuses the serve on this device (DeepSeek V3.2 has
+				// no sparse-MLA backend below Hopper): the query says so,
+				// naming the flag, exit 2.
+				var stdout, stderr bytes.Buffer
+				code := run(&stdout, &stderr, []string{"max-seqs", "--model", name, "--class", class, "--gpu-memory-utilization", util, "--max-model-len", maxLen, "--length", "2048"})
+				if code != exitBadArgs || !strings.Contains(stderr.String(), "--"+se.Flag) {
+					t.Errorf("%s on %s: exit %d, stderr %q; want exit %d naming --%s", name, class, code, stderr.String(), exitBadArgs, se.Flag)
+				}
+				continue
+			}
 			if err != nil {
 				t.Fatalf("%s on %s: %v", name, class, err)
 			}
-			maxLen := strconv.FormatUint(serve.MaxModelLen, 10)
 			// vLLM that refuses to start serves nothing, whatever the ledger.
 			starts := ref.Capacity().Refusal(ref.Serve.MaxModelLen, ref.Serve.MaxNumSeqs) == ""
 			for _, q := range []struct {

@@ -100,7 +100,10 @@ func Command(model string, r Resolved) string {
 	num("max-model-len", r.MaxModelLen)
 	num("max-num-seqs", r.MaxNumSeqs)
 	num("max-num-batched-tokens", r.MaxNumBatchedTokens)
-	num("block-size", r.BlockSize)
+	if r.GivenBlockSize > 0 {
+		// A derived size is left to vLLM (see Resolved.GivenBlockSize).
+		num("block-size", r.GivenBlockSize)
+	}
 	str("kv-cache-dtype", r.KVCacheDtype)
 	str("dtype", r.Dtype)
 	num("tensor-parallel-size", r.TensorParallelSize)

@@ -2,6 +2,8 @@ package vllm_test
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -12,6 +14,7 @@ import (
 	"membudget/engine"
 	"membudget/engine/enginetest"
 	"membudget/engine/vllm"
+	"membudget/model"
 	"membudget/model/hub"
 )
 
@@ -83,6 +86,143 @@ func TestShortfallNamesTheFailedCondition(t *testing.T) {
 			got := sz.Section().Shortfall(fp)
 			if !strings.Contains(got, tt.want) {
 				t.Errorf("shortfall %q, want it to contain %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// deepSeekV32NVFP4 is DeepSeek V3.2 as NVIDIA's ModelOpt NVFP4 checkpoint
+// ships it: the shipped config.json without its fp8 quantization_config,
+// and an hf_quant_config.json of quant_algo NVFP4 with
+// kv_cache_quant_algo FP8 (nvidia/DeepSeek-V3.2-NVFP4's layout, as
+// nvidia/Qwen3-235B-A22B-NVFP4's shipped file has it).
+func deepSeekV32NVFP4(t testing.TB) *hub.Loaded {
+	t.Helper()
+	data, path, ok := membudget.ModelConfig("deepseek-ai__DeepSeek-V3.2")
+	if !ok {
+		t.Fatal("no shipped DeepSeek-V3.2")
+	}
+	var cfg map[string]any
+	if err := json.Unmarshal(data, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	delete(cfg, "quantization_config")
+	data, err := json.Marshal(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hq := []byte(`{"producer": {"name": "modelopt", "version": "0.37.0"},
+		"quantization": {"quant_algo": "NVFP4", "kv_cache_quant_algo": "FP8", "group_size": 16, "exclude_modules": ["lm_head"]}}`)
+	a, err := model.ParseConfig(path, data, model.WithHFQuantConfig("hf_quant_config.json", hq))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &hub.Loaded{Name: "nvidia/DeepSeek-V3.2-NVFP4", Model: &hub.Model{Spec: "nvidia/DeepSeek-V3.2-NVFP4", Config: data, Path: path,
+		Source: hub.Source{Kind: hub.SourcePath, Description: "test"}}, Arch: a, NoCheckpoint: "test"}
+}
+
+// TestSparseMLABackendByKVDtypeString: vLLM picks DeepSeek V3.2's
+// attention backend by the resolved cache dtype string. The NVFP4
+// checkpoint's fp8 KV cache resolves auto to "fp8_e4m3", which neither of
+// Hopper's sparse-MLA backends takes (FLASH_ATTN_MLA_SPARSE: auto, float16,
+// bfloat16; FLASHMLA_SPARSE: auto, bfloat16, fp8_ds_mla, fp8): "No valid
+// attention backend found". --kv-cache-dtype fp8 is FlashMLA-Sparse's
+// fp8_ds_mla and starts; on Blackwell FlashInfer-MLA-Sparse takes
+// fp8_e4m3. Below Hopper no sparse-MLA backend exists at all.
+func TestSparseMLABackendByKVDtypeString(t *testing.T) {
+	t.Parallel()
+	nvfp4 := deepSeekV32NVFP4(t)
+	v32 := loadShipped(t, "deepseek-ai/DeepSeek-V3.2") // fp8 weights, no KV setting
+	tests := []struct {
+		name     string
+		m        *hub.Loaded
+		class    string
+		args     []string
+		wantFlag string // "" when vLLM finds a backend
+		wantText string
+	}{
+		{"NVFP4 auto on H100", nvfp4, "h100-sxm-80g", []string{"-tp", "8"}, "kv-cache-dtype", `auto resolves to the checkpoint's "fp8_e4m3"`},
+		{"NVFP4 auto on H200", nvfp4, "h200", []string{"-tp", "8"}, "kv-cache-dtype", "--kv-cache-dtype fp8 starts (FLASHMLA_SPARSE)"},
+		{"NVFP4 fp8 on H200", nvfp4, "h200", []string{"-tp", "8", "--kv-cache-dtype", "fp8"}, "", ""},
+		{"NVFP4 auto on B200", nvfp4, "b200", []string{"-tp", "8"}, "", ""},
+		{"fp8_e4m3 given on H200", v32, "h200", []string{"-tp", "8", "--kv-cache-dtype", "fp8_e4m3"}, "kv-cache-dtype", "no sparse-MLA attention backend there takes it"},
+		{"fp8_e5m2 given on B200", v32, "b200", []string{"-tp", "8", "--kv-cache-dtype", "fp8_e5m2"}, "kv-cache-dtype", "FLASHINFER_MLA_SPARSE takes auto, float16, bfloat16, fp8, fp8_e4m3"},
+		{"auto on H200", v32, "h200", []string{"-tp", "8"}, "", ""},
+		{"auto on A100", v32, "a100-80g", []string{"-tp", "8", "-pp", "2"}, "model", "no sparse-MLA attention backend for NVIDIA A100-SXM4-80GB (compute capability 8.0)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := membudget.Kernels().Load(tt.class)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = enginetest.Size(vllm.Engine{}, tt.m, c, tt.args)
+			var se *engine.SettingError
+			switch {
+			case tt.wantFlag == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case tt.wantFlag == "":
+				return
+			case !errors.As(err, &se):
+				t.Fatalf("got %v, want a *engine.SettingError naming --%s", err, tt.wantFlag)
+			}
+			if diff := cmp.Diff(tt.wantFlag, se.Flag); diff != "" {
+				t.Errorf("flag (-want +got):\n%s", diff)
+			}
+			if !strings.Contains(se.Reason, tt.wantText) {
+				t.Errorf("reason %q, want it to contain %q", se.Reason, tt.wantText)
+			}
+		})
+	}
+}
+
+// TestBlockSizeOnTheLine: the launch line pins --block-size only when the
+// user gave one, since vLLM derives it otherwise (a hybrid's raised 2096 or
+// 4176 is none of the choices of releases before 0.18.0, and a pinned size
+// steers vLLM's backend choice); a given size outside the release's
+// --block-size choices is refused as vLLM's command line refuses it.
+func TestBlockSizeOnTheLine(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		model    string
+		args     []string
+		wantPin  string // "" when the line must not pin one
+		wantFlag string // a refusal's flag
+	}{
+		{"derived 16", "meta-llama/Llama-3.1-8B-Instruct", nil, "", ""},
+		{"given 32", "meta-llama/Llama-3.1-8B-Instruct", []string{"--block-size", "32"}, "--block-size 32", ""},
+		{"hybrid raised to 2096", "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", []string{"--max-model-len", "32768"}, "", ""},
+		// A hybrid given 16: vLLM raises it past the user's size
+		// (vllm/platforms/interface.py _align_hybrid_block_size); the line
+		// keeps what was given.
+		{"hybrid given 16", "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", []string{"--max-model-len", "32768", "--block-size", "16"}, "--block-size 16", ""},
+		// 256 joined the choices in 0.11.1 (PR #26883), any size in 0.18.0.
+		{"256 on 0.11.0", "meta-llama/Llama-3.1-8B-Instruct", []string{"--vllm-version", "0.11.0", "--block-size", "256"}, "", "block-size"},
+		{"256 on 0.11.1", "meta-llama/Llama-3.1-8B-Instruct", []string{"--vllm-version", "0.11.1", "--block-size", "256"}, "--block-size 256", ""},
+		{"512 on 0.17.0", "meta-llama/Llama-3.1-8B-Instruct", []string{"--vllm-version", "0.17.0", "--block-size", "512"}, "", "block-size"},
+		{"512 on main", "meta-llama/Llama-3.1-8B-Instruct", []string{"--block-size", "512"}, "--block-size 512", ""},
+		{"64 on 0.6.6", "meta-llama/Llama-3.1-8B-Instruct", []string{"--vllm-version", "0.6.6", "--block-size", "64"}, "", "block-size"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sz, err := sizeShipped(t, tt.model, "h200", tt.args...)
+			if tt.wantFlag != "" {
+				var se *engine.SettingError
+				if !errors.As(err, &se) || se.Flag != tt.wantFlag {
+					t.Fatalf("got %v, want a refusal of --%s", err, tt.wantFlag)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			line := sz.Command()
+			switch {
+			case tt.wantPin == "" && strings.Contains(line, "--block-size"):
+				t.Errorf("%s: pins the block size vLLM derives", line)
+			case tt.wantPin != "" && !strings.Contains(line, tt.wantPin+" "):
+				t.Errorf("%s: want %s", line, tt.wantPin)
 			}
 		})
 	}
