@@ -59,7 +59,15 @@ var sizingCases = []cliCase{
 	// does not fit the KV cache), so nothing fits, whatever the footprint
 	// of the sequences asked for; the report suggests vLLM's own estimate.
 	{"report-llama70b-tp2-does-not-start", []string{"report", "--model", "meta-llama/Llama-3.1-70B-Instruct", "--class", "h100-sxm-80g", "-tp", "2", "--seqs", "3", "--length", "8192"}, exitNoFit},
-	{"max-seqs-llama8b-4090-does-not-start", []string{"max-seqs", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "rtx-4090", "--length", "4096"}, exitNoFit},
+	// Issue 20: the queries answered beside a line vLLM refuses. With
+	// --max-model-len left to vLLM they size at the length asked (max-seqs)
+	// or at vLLM's own estimate (max-len), and say so; given, the answer
+	// names the flag to change.
+	{"max-seqs-llama8b-4090-does-not-start", []string{"max-seqs", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "rtx-4090", "--length", "4096"}, exitOK},
+	{"max-len-llama8b-4090-does-not-start", []string{"max-len", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "rtx-4090", "--seqs", "2", "--json"}, exitOK},
+	{"max-seqs-llama8b-4090-max-model-len-given", []string{"max-seqs", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "rtx-4090", "--length", "4096", "--max-model-len", "131072"}, exitNoFit},
+	{"max-seqs-length-0", []string{"max-seqs", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "rtx-4090", "--length", "0"}, exitBadArgs},
+	{"report-length-0", []string{"report", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "rtx-4090", "--length", "0"}, exitBadArgs},
 	{"frontier-llama8b-4090-does-not-start", []string{"frontier", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "rtx-4090"}, exitNoFit},
 	{"default-util-above-ceiling", []string{"report", "--model", "Qwen/Qwen3-8B", "--class", "gb10"}, exitNoFit},
 	// Issue 20: above the class's util_ceiling both margins are positive;

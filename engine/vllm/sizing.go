@@ -99,6 +99,21 @@ func (sz *Sizing) Starts() (bool, string) {
 	return why == "", why
 }
 
+var _ engine.LongestStarter = (*Sizing)(nil)
+
+// LongestStart returns vLLM's estimated maximum model length when the
+// serve is refused because one request of --max-model-len does not fit
+// the KV cache (_check_enough_kv_cache_memory's estimate), ok false for
+// any other refusal or none: the Mamba state blocks, or no memory left
+// for the KV cache at all.
+func (sz *Sizing) LongestStart() (uint64, bool) {
+	c := sz.capacity
+	if c.Starts || c.AvailableBytes == 0 || c.EstimatedMaxModelLen == 0 {
+		return 0, false
+	}
+	return c.EstimatedMaxModelLen, true
+}
+
 // Reference returns the serve's itemised reference, built on first use.
 func (sz *Sizing) Reference() (*Reference, error) {
 	sz.refOnce.Do(func() {
