@@ -14,23 +14,23 @@ import (
 
 // queryAnswer is `membudget max-seqs --json` and `membudget max-len --json`.
 type queryAnswer struct {
-	Query       string                `json:"query"`
-	Engine      string                `json:"engine"`
-	Model       string                `json:"model"`
-	Class       string                `json:"class"`
-	Serve       any                   `json:"serve"`
-	Given       uint64                `json:"given"`
-	Cap         uint64                `json:"cap"`
-	Answer      uint64                `json:"answer"`
-	Fits        bool                  `json:"fits"`
-	Capped      bool                  `json:"capped"`
-	Evals       int                   `json:"evals"`
-	Starts      bool                  `json:"starts"`
-	Failure     string                `json:"failure,omitempty"`
+	Query   string `json:"query"`
+	Engine  string `json:"engine"`
+	Model   string `json:"model"`
+	Class   string `json:"class"`
+	Serve   any    `json:"serve"`
+	Given   uint64 `json:"given"`
+	Cap     uint64 `json:"cap"`
+	Answer  uint64 `json:"answer"`
+	Fits    bool   `json:"fits"`
+	Capped  bool   `json:"capped"`
+	Evals   int    `json:"evals"`
+	Starts  bool   `json:"starts"`
+	Failure string `json:"failure,omitempty"`
 	// Adjusted says how the serve was changed so that the engine starts
 	// it: the longest-length flag, left to the engine by the user, set to
 	// the length sized; the serve and the line are then that serve's.
-	Adjusted string `json:"adjusted,omitempty"`
+	Adjusted    string                `json:"adjusted,omitempty"`
 	At          engine.FootprintJSON  `json:"at"`
 	Next        *engine.FootprintJSON `json:"next,omitempty"`
 	TippingTerm string                `json:"tipping_term,omitempty"`
