@@ -65,12 +65,15 @@ type Resolved struct {
 	// 1991) and a compressed-tensors kv_cache_scheme sets to "fp8"
 	// (vllm/model_executor/layers/attention/attention.py:275-285).
 	KVCacheDtypeString string
-	// GivenBlockSize is --block-size as given, 0 when vLLM derives it: the
-	// launch line pins only a given one, since a pinned size also steers
-	// vLLM's choice of attention backend (vllm/v1/attention/selector.py:
-	// 131-135) and a derived hybrid size may be one the release's command
-	// line refuses.
-	GivenBlockSize uint64
+	// BlockSize is the block size vLLM uses: the given --block-size
+	// (Serve.BlockSize, which it shadows: 0 when not given), or the one
+	// vLLM derives, raised for a hybrid's state. The serve keeps what was
+	// given, so that a serve resolved again (advice, a reference) derives
+	// again rather than pin a derived size: the launch line pins only a
+	// given one, since a pinned size also steers vLLM's choice of
+	// attention backend (vllm/v1/attention/selector.py:131-135) and a
+	// derived hybrid size may be one the release's command line refuses.
+	BlockSize uint64
 
 	// PrefixCaching is enable_prefix_caching as vLLM resolves it.
 	PrefixCaching bool
@@ -630,7 +633,7 @@ func checkQuantCapability(q model.Quant, flag, dtype string, d budget.Device) er
 // resolveBlockSize applies the platform's default block size: 16, or for
 // MLA the attention backend's (vllm/platforms/cuda.py and the MLA backends).
 func (r *Resolved) resolveBlockSize(a *model.Arch, c budget.Class, def func(string, string)) error {
-	r.GivenBlockSize = r.BlockSize
+	r.BlockSize = r.Serve.BlockSize
 	if r.BlockSize == 0 {
 		r.BlockSize, r.Sources["block-size"] = defaultBlockSize(a, c.Device.Silicon, r.KVDtypeBytes, r.Profile)
 	} else if ch := r.Profile.BlockSizeChoices; ch != nil && !slices.Contains(ch, r.BlockSize) {

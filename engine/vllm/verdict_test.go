@@ -203,6 +203,11 @@ func TestBlockSizeOnTheLine(t *testing.T) {
 		{"512 on 0.17.0", "meta-llama/Llama-3.1-8B-Instruct", []string{"--vllm-version", "0.17.0", "--block-size", "512"}, "", "block-size"},
 		{"512 on main", "meta-llama/Llama-3.1-8B-Instruct", []string{"--block-size", "512"}, "--block-size 512", ""},
 		{"64 on 0.6.6", "meta-llama/Llama-3.1-8B-Instruct", []string{"--vllm-version", "0.6.6", "--block-size", "64"}, "", "block-size"},
+		// The property found it: a hybrid's derived size (here 784) is none
+		// of 0.17.0's choices, and the serve resolved again (its
+		// reference, the advice) must derive it again, not take it as
+		// given.
+		{"hybrid derived on 0.17.0", "Qwen/Qwen3.5-27B", []string{"--vllm-version", "0.17.0", "--max-model-len", "32768"}, "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -216,6 +221,9 @@ func TestBlockSizeOnTheLine(t *testing.T) {
 			}
 			if err != nil {
 				t.Fatal(err)
+			}
+			if _, err := sz.(*vllm.Sizing).Reference(); err != nil {
+				t.Fatalf("the serve resolved again: %v", err)
 			}
 			line := sz.Command()
 			switch {
