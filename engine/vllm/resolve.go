@@ -88,6 +88,10 @@ type Resolved struct {
 	// MambaBlockSize is vLLM's mamba_block_size: the tokens a state block
 	// stands for (the block size in align mode, max_model_len in none).
 	MambaBlockSize uint64
+	// UnraisedMambaBlock is mamba_block_size in align mode on a pipeline
+	// stage that holds no attention layer, which skips the hybrid raise
+	// (see [Resolved.noAttentionStage]): the block size before the raise.
+	UnraisedMambaBlock uint64
 	// StateConvBytes and StateSSMBytes are the bytes of an element of the
 	// conv and the SSM state.
 	StateConvBytes, StateSSMBytes uint64

@@ -235,3 +235,45 @@ func TestBlockSizeOnTheLine(t *testing.T) {
 		})
 	}
 }
+
+// TestNoAttentionStage: a pipeline stage that holds no attention layer
+// finds no attention backend and skips vLLM's hybrid block-size raise
+// (vllm/platforms/interface.py:608-649 at main), so its Mamba layers keep
+// mamba_block_size 16 and an unpadded page: a spec of their own, padded
+// when the whole model's pages are unified, in a group of their own.
+// Nemotron-3-Nano's 52 layers at -pp 8 put layers 6-11 (EMEMEM) and 46-51
+// (MEMEME) on stages without attention; their 6 Mamba layers form one
+// group of 6, 3 on each of those stages, so a block there is 3 pages of
+// 2,146,304 B = 6,438,912 B. vLLM's planner at d18bb7b on 40,000,000,000 B
+// (data/vllm-kv-hybrid-conformance.csv, h200, TP 1, PP 8, 32768 tokens):
+// 6,212 blocks (40e9 / 6,438,912, floored) and 8,481,450 logged tokens
+// (6,212 / 24 pages a request x 32,768: 16 attention pages of 2,096 tokens
+// and 2 in each of 4 Mamba groups). membudget gave 18,636 blocks of
+// 2,146,304 B and 25,444,352 tokens before.
+func TestNoAttentionStage(t *testing.T) {
+	t.Parallel()
+	sz, err := sizeShipped(t, "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "h200",
+		"--pipeline-parallel-size", "8", "--kv-cache-memory-bytes", "40000000000", "--max-model-len", "32768")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := sz.(*vllm.Sizing).Capacity()
+	type got struct{ Blocks, BlockBytes, LoggedTokens uint64 }
+	g := got{c.Blocks, 0, c.LoggedTokens}
+	for _, st := range sz.Plan().Stages {
+		g.BlockBytes = max(g.BlockBytes, st.Pool.PageBytes*st.Pool.Tensors)
+	}
+	if diff := cmp.Diff(got{6212, 6438912, 8481450}, g); diff != "" {
+		t.Errorf("(-vllm +membudget):\n%s", diff)
+	}
+	// At -pp 4 every stage holds an attention layer: the raise holds
+	// everywhere (the table's TP 2 x PP 4 row: 18,636 blocks).
+	sz, err = sizeShipped(t, "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "h200",
+		"--tensor-parallel-size", "2", "--pipeline-parallel-size", "4", "--kv-cache-memory-bytes", "40000000000", "--max-model-len", "32768")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := sz.(*vllm.Sizing).Capacity().Blocks; b != 18636 {
+		t.Errorf("TP 2 x PP 4: %d blocks, vLLM 18636", b)
+	}
+}
