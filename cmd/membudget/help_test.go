@@ -28,12 +28,20 @@ func TestHelpDescribesEveryCommand(t *testing.T) {
 			if !strings.Contains(c.example, "membudget "+c.name) {
 				t.Fatalf("the example %q does not run %s", c.example, c.name)
 			}
-			if fields[0] != "membudget" || c.name == "explain" {
-				return // a pipe, or a log of the user's own
+			if fields[0] != "membudget" {
+				return // a pipe
+			}
+			wantCode := exitOK
+			if c.name == "explain" {
+				// The user's log: a shipped one of the same vLLM stands in;
+				// its figures beside membudget's may be over a tolerance
+				// (exit 1), never a usage error.
+				fields[len(fields)-1] = "../../model/logs/testdata/vllm-0.19-v1-tp2-debug.log"
+				wantCode = exitNoFit
 			}
 			stdout.Reset()
 			stderr.Reset()
-			if code := run(&stdout, &stderr, fields[1:]); code != exitOK {
+			if code := run(&stdout, &stderr, fields[1:]); code != wantCode && code != exitOK {
 				t.Errorf("the example %q exits %d: %s", c.example, code, stderr.String())
 			}
 		})

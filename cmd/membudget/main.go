@@ -102,7 +102,7 @@ func commands() []command {
 		{"batch", "answer JSON-lines requests, one JSON answer a line, as the commands' --json", (*app).batch,
 			`echo '{"command": "max-seqs", "model": "Qwen/Qwen3-8B", "class": "l4", "length": 4096}' | membudget batch`},
 		{"explain", "a vLLM or SGLang startup log's figures beside membudget's, the largest gap named; --calibrate writes its device's class", (*app).explain,
-			"membudget explain --log vllm-startup.log --model meta-llama/Llama-3.1-8B-Instruct --class h100-sxm-80g"},
+			"membudget explain --model meta-llama/Llama-3.1-8B-Instruct --class h100-sxm-80g vllm.log"},
 		{"version", "membudget's version and the engine releases whose rules it applies by default", (*app).version,
 			"membudget version"},
 	}
