@@ -229,9 +229,13 @@ func (a *app) startAt(fs *flag.FlagSet, sa *serveArgs, sz engine.Sizing, name st
 	if err != nil {
 		return nil, "", err
 	}
-	if ok, _ := again.Starts(); !ok {
-		return sz, "", nil // not what the estimate said: answer the refusal
+	if ls, ok := again.(engine.LongestStarter); ok {
+		if _, still := ls.LongestStart(); still {
+			return sz, "", nil // not what the estimate said: answer the refusal
+		}
 	}
+	// The length now starts; another refusal (a hybrid's state blocks)
+	// is the answer's, with the flag that lifts it.
 	if name == "max-seqs" && *given == 0 {
 		*given = target
 	}

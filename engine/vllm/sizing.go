@@ -101,17 +101,18 @@ func (sz *Sizing) Starts() (bool, string) {
 
 var _ engine.LongestStarter = (*Sizing)(nil)
 
-// LongestStart returns vLLM's estimated maximum model length when the
-// serve is refused because one request of --max-model-len does not fit
-// the KV cache (_check_enough_kv_cache_memory's estimate), ok false for
+// LongestStart returns the longest --max-model-len vLLM starts (its
+// estimated maximum model length, or a later pipeline stage's when less:
+// [Capacity.LongestStarting]) when the serve is refused because one
+// request of --max-model-len does not fit the KV cache, ok false for
 // any other refusal or none: the Mamba state blocks, or no memory left
 // for the KV cache at all.
 func (sz *Sizing) LongestStart() (uint64, bool) {
 	c := sz.capacity
-	if c.Starts || c.AvailableBytes == 0 || c.EstimatedMaxModelLen == 0 {
+	if c.Starts || c.AvailableBytes == 0 || c.LongestStarting == 0 {
 		return 0, false
 	}
-	return c.EstimatedMaxModelLen, true
+	return c.LongestStarting, true
 }
 
 // Reference returns the serve's itemised reference, built on first use.
@@ -205,12 +206,14 @@ func (sz *Sizing) startFixes(t engine.Target) []engine.Suggestion {
 		}
 		fixes = append(fixes, engine.Suggestion{Flags: flags, Why: why(nc), GPUs: sz.gpus(), At: f})
 	}
-	if !c.Starts && c.EstimatedMaxModelLen >= t.Tokens && c.EstimatedMaxModelLen > 0 {
+	if !c.Starts && c.LongestStarting >= t.Tokens && c.LongestStarting > 0 {
 		s := r.Serve
-		s.MaxModelLen, s.AutoMaxModelLen = c.EstimatedMaxModelLen, false
-		try(s, fmt.Sprintf("--max-model-len %d", c.EstimatedMaxModelLen), func(Capacity) string {
-			return "vLLM's estimated maximum model length: the longest one request of which fits the KV cache"
-		})
+		s.MaxModelLen, s.AutoMaxModelLen = c.LongestStarting, false
+		why := "vLLM's estimated maximum model length: the longest one request of which fits the KV cache"
+		if c.LongestStarting < c.EstimatedMaxModelLen {
+			why = "the longest one request of which fits every pipeline stage's KV cache (vLLM estimates the first failing stage's alone)"
+		}
+		try(s, fmt.Sprintf("--max-model-len %d", c.LongestStarting), func(Capacity) string { return why })
 	}
 	if c.SeqsOverStateBlocks && c.StateBlocks >= t.Seqs && c.StateBlocks > 0 {
 		s := r.Serve

@@ -277,3 +277,65 @@ func TestNoAttentionStage(t *testing.T) {
 		t.Errorf("TP 2 x PP 4: %d blocks, vLLM 18636", b)
 	}
 }
+
+// TestLongestStartingOverStages: with pipeline parallelism vLLM checks one
+// request of max_model_len worker by worker and raises at the first that
+// fails, with that worker's estimate; a later stage may hold less, and vLLM
+// then refuses its own estimate. The queries size again at the least of
+// every failing stage's (the property propFitsMeansVLLMStarts found it).
+//
+// The model: 6 layers of one KV head of 32, bfloat16: full, chunked (chunk
+// 1), chunked, full, full, full. -pp 4 splits them 1, 2, 2, 1
+// (get_pp_indices); the whole model's groups are 2 of full attention
+// (layers 0, 4 and 3, 5) and 1 of the 2 chunked layers, all of pages
+// 16 x 2 x 32 x 2 = 2,048 B. A request of L tokens keeps cdiv(L, 16) pages
+// in each of the 3 groups (the chunked cap, 1 + the tokens in flight, is
+// above L), and a stage needs its tensors (the most layers a group has on
+// it) x 2,048 B x 3 x cdiv(L, 16) of the 65,536 B pinned. Stage 1, one
+// tensor: cdiv(L, 16) <= 10, L <= 160, and at the model's 256 tokens it
+// fails first: vLLM's estimate 160. Stage 2, two tensors (the chunked
+// pair): cdiv(L, 16) <= 5, L <= 80.
+func TestLongestStartingOverStages(t *testing.T) {
+	t.Parallel()
+	cfg := []byte(`{"architectures": ["LlamaForCausalLM"], "model_type": "llama", "attention_chunk_size": 1, "hidden_size": 32,
+		"intermediate_size": 128, "layer_types": ["full_attention", "chunked_attention", "chunked_attention", "full_attention", "full_attention", "full_attention"],
+		"max_position_embeddings": 256, "num_attention_heads": 1, "num_hidden_layers": 6, "num_key_value_heads": 1,
+		"tie_word_embeddings": false, "torch_dtype": "bfloat16", "vocab_size": 256}`)
+	a, err := model.ParseConfig("test/config.json", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &hub.Loaded{Name: "test/model", Model: &hub.Model{Spec: "test/model", Config: cfg, Path: "test/config.json",
+		Source: hub.Source{Kind: hub.SourcePath, Description: "test"}}, Arch: a, NoCheckpoint: "test"}
+	c, err := membudget.Kernels().Load("a100-40g")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sz, err := enginetest.Size(vllm.Engine{}, m, c, []string{"--pipeline-parallel-size", "4", "--kv-cache-memory-bytes", "65536"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	capy := sz.(*vllm.Sizing).Capacity()
+	longest, ok := sz.(engine.LongestStarter).LongestStart()
+	type got struct {
+		Starts          bool
+		Estimated       uint64
+		Longest         uint64
+		LongestStartsOK bool
+	}
+	if diff := cmp.Diff(got{false, 160, 80, true}, got{capy.Starts, capy.EstimatedMaxModelLen, longest, ok}); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	for _, l := range []struct {
+		length string
+		starts bool
+	}{{"80", true}, {"81", false}, {"160", false}} {
+		sz, err := enginetest.Size(vllm.Engine{}, m, c, []string{"--pipeline-parallel-size", "4", "--kv-cache-memory-bytes", "65536", "--max-model-len", l.length})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok, why := sz.Starts(); ok != l.starts {
+			t.Errorf("--max-model-len %s: starts %v (%s), want %v", l.length, ok, why, l.starts)
+		}
+	}
+}
