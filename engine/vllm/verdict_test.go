@@ -339,3 +339,35 @@ func TestLongestStartingOverStages(t *testing.T) {
 		}
 	}
 }
+
+// TestParseHumanIntSuffixes pins the README's table (issue 20 found it
+// saying 10g = 10^9): a lower-case suffix is decimal, an upper-case one
+// binary (vllm/utils/argparse_utils.py:29-91).
+func TestParseHumanIntSuffixes(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in   string
+		want int64
+	}{
+		{"10g", 10_000_000_000},   // 10 x 10^9 = 10^10
+		{"10G", 10 * (1 << 30)},   // 10 GiB = 10,737,418,240
+		{"32k", 32_000},           // 32 x 10^3
+		{"32K", 32_768},           // 32 x 2^10
+		{"1.5k", 1_500},           // decimals with a decimal suffix
+		{"1_000", 1_000},          // Python's int() takes underscores
+		{"2t", 2_000_000_000_000}, // 2 x 10^12
+	}
+	for _, tt := range tests {
+		got, err := vllm.ParseHumanInt(tt.in)
+		if err != nil {
+			t.Errorf("%s: %v", tt.in, err)
+			continue
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.in, diff)
+		}
+	}
+	if _, err := vllm.ParseHumanInt("1.5K"); err == nil {
+		t.Error("1.5K: accepted, and vLLM refuses a decimal with a binary suffix")
+	}
+}
