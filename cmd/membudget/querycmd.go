@@ -198,9 +198,9 @@ func (a *app) query(stdout, stderr io.Writer, args []string, name string) int {
 // startAt sizes the serve again so that the engine starts it, when it
 // refuses the one sized because one request of the serve's longest length
 // does not fit and the user left that length to the engine (its flag not
-// given): max-seqs at the length asked (the engine's own estimate of the
-// longest it starts when no --length was given), max-len at that
-// estimate. The line then sets the length flag to what was sized, and
+// given): max-seqs at the length asked (the longest the engine starts,
+// by its own estimate, when no --length was given), max-len at that
+// longest. The line then sets the length flag to what was sized, and
 // adjusted says so; otherwise sz is returned as it is, and the answer names
 // the flag to change.
 func (a *app) startAt(fs *flag.FlagSet, sa *serveArgs, sz engine.Sizing, name string, given *uint64) (engine.Sizing, string, error) {
@@ -214,7 +214,7 @@ func (a *app) startAt(fs *flag.FlagSet, sa *serveArgs, sz engine.Sizing, name st
 	if !ok {
 		return sz, "", nil
 	}
-	target, what := longest, fmt.Sprintf("%s's estimate of the longest length it starts", sa.eng.Title())
+	target, what := longest, fmt.Sprintf("the longest length %s starts", sa.eng.Title())
 	if name == "max-seqs" && *given != 0 {
 		if *given > longest {
 			return sz, "", nil // it does not start at the length asked either
@@ -227,7 +227,7 @@ func (a *app) startAt(fs *flag.FlagSet, sa *serveArgs, sz engine.Sizing, name st
 	sa.given[lenFlag] = true
 	_, _, again, err := a.size(sa, func([]string) {})
 	if err != nil {
-		return nil, "", err
+		return sz, "", nil // refused at that length: answer the first refusal
 	}
 	if ls, ok := again.(engine.LongestStarter); ok {
 		if _, still := ls.LongestStart(); still {
