@@ -44,11 +44,11 @@ type Capacity struct {
 	// (vLLM's estimate in the error when it does not start: the first stage
 	// that does not start raises it; 0 when not even one token fits).
 	EstimatedMaxModelLen uint64
-	// LongestStarting is the longest max_model_len every stage starts: the
-	// least of the failing stages' estimates. With pipeline parallelism
-	// vLLM's estimate is the first failing stage's, and a later stage may
-	// hold less (a stage of local-attention layers, say): vLLM refuses its
-	// own estimate then.
+	// LongestStarting is a max_model_len vLLM starts: the least of the
+	// failing stages' estimates (with pipeline parallelism vLLM's estimate
+	// is the first failing stage's, and a later stage may hold less: a
+	// stage of local-attention layers, say), checked by a [Sizing] on the
+	// serve at that length (see longestStarting); 0 when none starts.
 	LongestStarting uint64
 	// StateBlocks is vLLM's "available Mamba cache blocks" for a model with
 	// state layers captured in full CUDA graphs: the blocks of the pool,
@@ -83,10 +83,10 @@ func (c Capacity) Refusal(maxModelLen, maxNumSeqs uint64) string {
 			return why + ", where not one block of one request fits"
 		}
 		if c.LongestStarting == 0 {
-			return fmt.Sprintf("%s; its estimated maximum model length is %d, but a later pipeline stage holds not one block of one request", why, c.EstimatedMaxModelLen)
+			return fmt.Sprintf("%s; its estimated maximum model length is %d, but no shorter length starts either (a later pipeline stage, or the batch the length sizes, holds less)", why, c.EstimatedMaxModelLen)
 		}
 		if c.LongestStarting < c.EstimatedMaxModelLen {
-			return fmt.Sprintf("%s; its estimated maximum model length is %d, but a later pipeline stage holds less: --max-model-len %d or less starts", why, c.EstimatedMaxModelLen, c.LongestStarting)
+			return fmt.Sprintf("%s; its estimated maximum model length is %d, but at that length a later pipeline stage, or the batch the length sizes, holds less: --max-model-len %d or less starts", why, c.EstimatedMaxModelLen, c.LongestStarting)
 		}
 		return fmt.Sprintf("%s; its estimated maximum model length is %d: --max-model-len %d or less starts", why, c.EstimatedMaxModelLen, c.LongestStarting)
 	case c.SeqsOverStateBlocks:

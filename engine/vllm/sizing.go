@@ -63,11 +63,69 @@ func Size(m *hub.Loaded, c budget.Class, s Serve, p Profile) (*Sizing, error) {
 
 func size(m *hub.Loaded, c budget.Class, s Serve, p Profile) (*Sizing, error) {
 	s.Revision = m.Revision()
-	k, plan, err := compilerOf(m).compile(s, c, p)
+	cp := compilerOf(m)
+	k, plan, err := cp.compile(s, c, p)
 	if err != nil {
 		return nil, err
 	}
-	return &Sizing{Model: m, Class: c, Serve: k.r, plan: plan, check: k, capacity: k.capacity(plan)}, nil
+	capy := k.capacity(plan)
+	if !capy.Starts && capy.LongestStarting > 0 {
+		capy.LongestStarting = longestStarting(cp, k.r.Serve, c, p, capy.LongestStarting)
+	}
+	return &Sizing{Model: m, Class: c, Serve: k.r, plan: plan, check: k, capacity: capy}, nil
+}
+
+// longestStarting checks est, the longest max_model_len vLLM's check
+// estimates it starts, on the serve of the printed launch line compiled at
+// that length (every setting it pins kept: a user edits that line), and
+// returns a length that starts, 0 when none does: the length also sizes
+// what the estimate held fixed. The V0 engine batches a whole prompt when
+// chunked prefill is off, as it is at 32768 tokens or fewer
+// (resolveV0Batch), so the line's --max-num-batched-tokens, sized for the
+// longest length, must hold a whole prompt of the shorter one
+// (Llama-3.1-8B on an L4 under 0.8.5:v0: estimated 29,424 tokens at
+// 131,072, where the line's 2,048 batched tokens allow 2,048). It steps
+// down to each tried serve's own estimate until one starts, then bisects
+// between it and the last that did not (or below the last tried when none
+// did), each length checked on its own serve.
+func longestStarting(cp *Compiler, line Serve, c budget.Class, p Profile, est uint64) uint64 {
+	at := func(l uint64) (Capacity, bool) {
+		s := line // as the printed line has it: its other flags kept
+		s.MaxModelLen, s.AutoMaxModelLen = l, false
+		k, plan, err := cp.compile(s, c, p)
+		if err != nil {
+			return Capacity{}, false
+		}
+		capy := k.capacity(plan)
+		return capy, capy.Starts
+	}
+	// lo starts (0: none found), hi does not; starting is monotone in the
+	// length within a batch regime, which is where the estimates lead.
+	lo, hi := uint64(0), est
+	for i := range 4 {
+		capy, ok := at(est)
+		if ok {
+			if i == 0 {
+				return est // vLLM's own estimate starts
+			}
+			lo = est
+			break
+		}
+		hi = est
+		if capy.LongestStarting == 0 || capy.LongestStarting >= est {
+			break
+		}
+		est = capy.LongestStarting
+	}
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		if _, ok := at(mid); ok {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
 }
 
 // Plan returns the compiled footprint.

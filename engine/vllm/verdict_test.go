@@ -371,3 +371,38 @@ func TestParseHumanIntSuffixes(t *testing.T) {
 		t.Error("1.5K: accepted, and vLLM refuses a decimal with a binary suffix")
 	}
 }
+
+// TestLongestStartingOnTheLine: the refusal's "--max-model-len N or less
+// starts" holds on the printed line at N. Under the V0 engine a length of
+// 32768 or fewer turns chunked prefill off, and the line's
+// --max-num-batched-tokens (2048, sized for 131072 with chunked prefill
+// on) must then hold a whole prompt: vLLM's estimate for Llama-3.1-8B on an
+// L4 (29,424 tokens) does not start on that line, 2,048 does (the property
+// found the estimate taken at its word).
+func TestLongestStartingOnTheLine(t *testing.T) {
+	t.Parallel()
+	sz, err := sizeShipped(t, "meta-llama/Llama-3.1-8B-Instruct", "l4", "--vllm-version", "0.8.5:v0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	capy := sz.(*vllm.Sizing).Capacity()
+	longest, ok := sz.(engine.LongestStarter).LongestStart()
+	if capy.Starts || capy.EstimatedMaxModelLen != 29424 || !ok || longest != 2048 {
+		t.Fatalf("starts %v, estimate %d, longest %d (%v); want a refusal estimating 29424, 2048 starting", capy.Starts, capy.EstimatedMaxModelLen, longest, ok)
+	}
+	for _, l := range []struct {
+		length string
+		starts bool
+	}{{"2048", true}, {"2049", false}, {"29424", false}} {
+		// Longer than 2048, the V0 engine refuses the line's batch outright
+		// (a setting error); at 2048 it starts.
+		at, err := sizeShipped(t, "meta-llama/Llama-3.1-8B-Instruct", "l4", "--vllm-version", "0.8.5:v0", "--max-num-batched-tokens", "2048", "--max-model-len", l.length)
+		starts := err == nil
+		if starts {
+			starts, _ = at.Starts()
+		}
+		if starts != l.starts {
+			t.Errorf("the line at --max-model-len %s: starts %v (%v), want %v", l.length, starts, err, l.starts)
+		}
+	}
+}
