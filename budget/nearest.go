@@ -5,15 +5,18 @@ import (
 	"strings"
 )
 
-// Nearest returns up to n of candidates closest to name by edit distance,
-// ignoring case, nearest first: the "did you mean" of an unknown name. A
-// candidate qualifies when it is within a third of its length of name, or
-// holds name (or name it) whole, so that a typo is caught and an unrelated
-// word is not.
+// Nearest returns up to n of candidates closest to name, ignoring case,
+// nearest first: the "did you mean" of an unknown name. A candidate
+// qualifies when it is within a third of its length of name by edit
+// distance, or holds name (or name it) whole, so that a typo is caught and
+// an unrelated word is not. Candidates that begin with name come first (a
+// user who typed "h100" means an H100 before an H200, one edit away), then
+// by edit distance.
 func Nearest(name string, candidates []string, n int) []string {
 	type scored struct {
-		s string
-		d int
+		s      string
+		d      int
+		prefix bool
 	}
 	lname := strings.ToLower(name)
 	var near []scored
@@ -21,10 +24,18 @@ func Nearest(name string, candidates []string, n int) []string {
 		lc := strings.ToLower(c)
 		d := editDistance(lname, lc)
 		if d <= max(1, len(lc)/3) || (len(lname) >= 3 && (strings.Contains(lc, lname) || strings.Contains(lname, lc))) {
-			near = append(near, scored{c, d})
+			near = append(near, scored{c, d, strings.HasPrefix(lc, lname)})
 		}
 	}
-	slices.SortStableFunc(near, func(a, b scored) int { return a.d - b.d })
+	slices.SortStableFunc(near, func(a, b scored) int {
+		if a.prefix != b.prefix {
+			if a.prefix {
+				return -1
+			}
+			return 1
+		}
+		return a.d - b.d
+	})
 	out := make([]string, 0, min(n, len(near)))
 	for _, s := range near[:min(n, len(near))] {
 		out = append(out, s.s)

@@ -130,6 +130,10 @@ func TestNearest(t *testing.T) {
 		// rtx-4090-48g is 5 edits away, more than a third of 12.
 		{"rtx4090", []string{"rtx-4090"}},
 		{"h200", []string{"h200", "h200-nvl"}},
+		// Issue 20: a name that begins a candidate ranks before a nearer
+		// edit: h200 is 1 edit from "h100", h100-sxm-80g 8 and
+		// h100-pcie-80g 9, but both begin with it.
+		{"h100", []string{"h100-sxm-80g", "h100-pcie-80g", "h200"}},
 		{"mi300x", nil},
 		{"zz", nil},
 	}

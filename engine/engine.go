@@ -224,6 +224,17 @@ type Advisor interface {
 	Advise(t Target) (Advice, error)
 }
 
+// LongestStarter is the capability of a [Sizing] the engine refuses to
+// start because one request of its longest length (its [Sizing.Len]
+// bound) does not fit: LongestStart returns the engine's own estimate of
+// the longest length it would start, ok false when the refusal is another
+// (or there is none). The queries size again at that length, or at the
+// length asked when it is shorter, when the user left the length to the
+// engine.
+type LongestStarter interface {
+	LongestStart() (length uint64, ok bool)
+}
+
 // Target is what a serve must hold: Seqs sequences of Tokens tokens each.
 type Target struct{ Seqs, Tokens uint64 }
 

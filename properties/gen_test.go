@@ -3,6 +3,8 @@ package properties
 import (
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 
 	"pgregory.net/rapid"
 
@@ -184,7 +186,7 @@ func genServeCase(maxSeqsCap, maxLenCap uint64) *rapid.Generator[serveCase] {
 			MaxModelLen:          maxLen,
 			MaxNumSeqs:           seqs,
 			MaxNumBatchedTokens:  rapid.Uint64Range(minBatched, max(minBatched, 16384)).Draw(t, "max_num_batched_tokens"),
-			BlockSize:            16 * rapid.SampledFrom([]uint64{1, 2, 4, 8, 16}).Draw(t, "block_size_x16"),
+			BlockSize:            drawBlockSize(t, p, []uint64{16, 32, 64, 128, 256}, "block_size"),
 			KVCacheDtype:         rapid.SampledFrom([]string{"auto", "fp8", "bfloat16"}).Draw(t, "kv_cache_dtype"),
 			TensorParallelSize:   rapid.SampledFrom(tps).Draw(t, "tp"),
 			PipelineParallelSize: rapid.Uint64Range(1, min(4, uint64(len(a.Layers)))).Draw(t, "pp"),
@@ -197,7 +199,7 @@ func genServeCase(maxSeqsCap, maxLenCap uint64) *rapid.Generator[serveCase] {
 		if a.Indexer != nil {
 			// DeepSeek V3.2's indexer takes blocks of 64 tokens only
 			// (vllm/v1/attention/backends/mla/indexer.py:126-143).
-			s.BlockSize = 64 * rapid.SampledFrom([]uint64{1, 2, 4}).Draw(t, "block_size_x64")
+			s.BlockSize = drawBlockSize(t, p, []uint64{64, 128, 256}, "block_size_indexer")
 		}
 		if rapid.Bool().Draw(t, "default_block") {
 			s.BlockSize = 0 // the backend's, which for MLA depends on the silicon
@@ -205,7 +207,7 @@ func genServeCase(maxSeqsCap, maxLenCap uint64) *rapid.Generator[serveCase] {
 		if a.Quant.Method == "" && rapid.Bool().Draw(t, "online_fp8") {
 			s.Quantization = "fp8"
 		}
-		si := rapid.SampledFrom(silicons).Draw(t, "silicon")
+		si := runnableOn(a, rapid.SampledFrom(silicons).Draw(t, "silicon"))
 		if s.KVCacheDtype == "fp8" && si.Vendor == budget.NVIDIA && !si.AtLeast(8, 9) {
 			s.KVCacheDtype = "auto" // vLLM refuses fp8 KV there: a setting error, tested elsewhere
 		}
@@ -220,6 +222,40 @@ func genServeCase(maxSeqsCap, maxLenCap uint64) *rapid.Generator[serveCase] {
 		}
 		return serveCase{data, a, s, c, p, ref}
 	})
+}
+
+// drawBlockSize draws one of sizes that profile p's --block-size takes
+// (its BlockSizeChoices), 0 (the default) when it takes none of them.
+func drawBlockSize(t *rapid.T, p vllm.Profile, sizes []uint64, label string) uint64 {
+	var ok []uint64
+	for _, b := range sizes {
+		if p.BlockSizeChoices == nil || slices.Contains(p.BlockSizeChoices, b) {
+			ok = append(ok, b)
+		}
+	}
+	if len(ok) == 0 {
+		return 0
+	}
+	return rapid.SampledFrom(ok).Draw(t, label)
+}
+
+// runnableOn is si, or the nearest silicon vLLM runs a on when it refuses
+// a there (a setting error, tested on its own): DeepSeek V3.2's sparse MLA
+// has backends on Hopper and Blackwell only (vllm/platforms/cuda.py:
+// 83-150), MXFP4 and ModelOpt FP8 need compute capability 8.0
+// (mxfp4.py:60-64, modelopt.py:401-407).
+func runnableOn(a *model.Arch, si budget.Silicon) budget.Silicon {
+	if si.Vendor != budget.NVIDIA {
+		return si
+	}
+	if a.Indexer != nil && si.Major != 9 && si.Major != 10 {
+		return budget.Silicon{Vendor: budget.NVIDIA, Major: 9}
+	}
+	needs80 := a.Quant.Method == "mxfp4" || a.Quant.Method == "modelopt" && strings.HasPrefix(a.Quant.Algo, "FP8")
+	if needs80 && !si.AtLeast(8, 0) {
+		return budget.Silicon{Vendor: budget.NVIDIA, Major: 8}
+	}
+	return si
 }
 
 // silicons are the devices the generators size on: the backends, block

@@ -1,6 +1,7 @@
 package properties
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -94,6 +95,16 @@ func genStateCase() *rapid.Generator[serveCase] {
 		si := rapid.SampledFrom([]budget.Silicon{{Vendor: budget.NVIDIA, Major: 9}, {Vendor: budget.NVIDIA, Major: 10}}).Draw(t, "silicon")
 		if rapid.Bool().Draw(t, "kv_cache_memory") {
 			s.KVCacheMemoryBytes = rapid.Uint64Range(1<<20, 1<<34).Draw(t, "kv_cache_memory_bytes")
+		}
+		if s.PipelineParallelSize > 1 {
+			// A stage without attention keeps its state layers unraised
+			// (vLLM from 0.19.0): their page may not unify with a local
+			// attention layer's own, which vLLM refuses as membudget does
+			// (TestNoAttentionStage); such a mix is drawn at one stage.
+			probe := budget.Class{Name: "probe", Device: budget.Device{Name: "probe", Silicon: si, MemoryBytes: 1 << 50}, Memory: budget.DriverTerms{UtilCeiling: 1}}
+			if _, err := vllm.NewReference(a, s, probe, current); err != nil && strings.Contains(err.Error(), "cannot unify them") {
+				s.PipelineParallelSize = 1
+			}
 		}
 		c := sizedClass(t, a, s, si, current, 1)
 		s.KVCacheMemoryBytes = min(s.KVCacheMemoryBytes, c.Device.MemoryBytes)

@@ -88,20 +88,35 @@ type command struct {
 	name    string
 	summary string
 	run     func(a *app, stdout, stderr io.Writer, args []string) int
+	// example is one command line that runs it on shipped data, which
+	// `membudget help NAME` prints and TestHelpDescribesEveryCommand runs.
+	example string
 }
 
 func commands() []command {
 	return []command{
-		{"classes", "list the device classes: memory, util ceiling, unified", (*app).classes},
-		{"budget", "the budget and the driver's share of a class, under an engine's budget setting", (*app).budget},
-		{"models", "the shipped models and those in the Hugging Face cache: model_type, and whether they can be sized", (*app).models},
-		{"report", "the footprint of a model on a class, term by term, and whether it fits", (*app).report},
-		{"max-seqs", "the most sequences that fit at a length, verified", (*app).maxSeqs},
-		{"max-len", "the longest length that fits at a number of sequences, verified", (*app).maxLen},
-		{"frontier", "most sequences against length, as a table, CSV or SVG plot", (*app).frontier},
-		{"plan", "the deployments that serve a length at a concurrency: classes, ranks, dtypes, each verified, with its launch line", (*app).plan},
-		{"batch", "answer JSON-lines requests, one JSON answer a line, as the commands' --json", (*app).batch},
-		{"explain", "a vLLM or SGLang startup log's figures beside membudget's, the largest gap named; --calibrate writes its device's class", (*app).explain},
+		{"classes", "list the device classes: memory, util ceiling, unified", (*app).classes,
+			"membudget classes"},
+		{"budget", "the budget and the driver's share of a class, under an engine's budget setting", (*app).budget,
+			"membudget budget --class h100-sxm-80g --gpu-memory-utilization 0.9"},
+		{"models", "the shipped models and those in the Hugging Face cache: model_type, and whether they can be sized", (*app).models,
+			"membudget models"},
+		{"report", "the footprint of a model on a class, term by term, and whether it fits", (*app).report,
+			"membudget report --model meta-llama/Llama-3.1-8B-Instruct --class h100-sxm-80g --max-model-len 32768 --seqs 8"},
+		{"max-seqs", "the most sequences that fit at a length, verified", (*app).maxSeqs,
+			"membudget max-seqs --model meta-llama/Llama-3.1-8B-Instruct --class l4 --length 4096"},
+		{"max-len", "the longest length that fits at a number of sequences, verified", (*app).maxLen,
+			"membudget max-len --model Qwen/Qwen3-8B --class a100-40g --seqs 16"},
+		{"frontier", "most sequences against length, as a table, CSV or SVG plot", (*app).frontier,
+			"membudget frontier --model microsoft/phi-4 --class l40s --max-model-len 16384 --format csv"},
+		{"plan", "the deployments that serve a length at a concurrency: classes, ranks, dtypes, each verified, with its launch line", (*app).plan,
+			"membudget plan --model meta-llama/Llama-3.1-70B-Instruct --length 8192 --concurrency 32 --classes h100-sxm-80g,h200"},
+		{"batch", "answer JSON-lines requests, one JSON answer a line, as the commands' --json", (*app).batch,
+			`echo '{"command": "max-seqs", "model": "Qwen/Qwen3-8B", "class": "l4", "length": 4096}' | membudget batch`},
+		{"explain", "a vLLM or SGLang startup log's figures beside membudget's, the largest gap named; --calibrate writes its device's class", (*app).explain,
+			"membudget explain --model meta-llama/Llama-3.1-8B-Instruct --class h100-sxm-80g vllm.log"},
+		{"version", "membudget's version and the engine releases whose rules it applies by default", (*app).version,
+			"membudget version"},
 	}
 }
 
@@ -114,9 +129,11 @@ func main() {
 
 func (a *app) run(stdout, stderr io.Writer, args []string) int {
 	if len(args) == 2 && args[0] == "help" {
-		// membudget help <command>: the command's flags, on stdout.
+		// membudget help <command>: what it does, an example, and its
+		// flags, on stdout.
 		for _, c := range commands() {
 			if c.name == args[1] {
+				fmt.Fprintf(stdout, "membudget %s: %s\n\nexample:\n  %s\n\n", c.name, c.summary, c.example)
 				return c.run(a, stdout, stdout, []string{"-h"})
 			}
 		}

@@ -2,8 +2,11 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 
 	"membudget/budget"
 	"membudget/engine"
@@ -11,19 +14,23 @@ import (
 
 // queryAnswer is `membudget max-seqs --json` and `membudget max-len --json`.
 type queryAnswer struct {
-	Query       string                `json:"query"`
-	Engine      string                `json:"engine"`
-	Model       string                `json:"model"`
-	Class       string                `json:"class"`
-	Serve       any                   `json:"serve"`
-	Given       uint64                `json:"given"`
-	Cap         uint64                `json:"cap"`
-	Answer      uint64                `json:"answer"`
-	Fits        bool                  `json:"fits"`
-	Capped      bool                  `json:"capped"`
-	Evals       int                   `json:"evals"`
-	Starts      bool                  `json:"starts"`
-	Failure     string                `json:"failure,omitempty"`
+	Query   string `json:"query"`
+	Engine  string `json:"engine"`
+	Model   string `json:"model"`
+	Class   string `json:"class"`
+	Serve   any    `json:"serve"`
+	Given   uint64 `json:"given"`
+	Cap     uint64 `json:"cap"`
+	Answer  uint64 `json:"answer"`
+	Fits    bool   `json:"fits"`
+	Capped  bool   `json:"capped"`
+	Evals   int    `json:"evals"`
+	Starts  bool   `json:"starts"`
+	Failure string `json:"failure,omitempty"`
+	// Adjusted says how the serve was changed so that the engine starts
+	// it: the longest-length flag, left to the engine by the user, set to
+	// the length sized; the serve and the line are then that serve's.
+	Adjusted    string                `json:"adjusted,omitempty"`
 	At          engine.FootprintJSON  `json:"at"`
 	Next        *engine.FootprintJSON `json:"next,omitempty"`
 	TippingTerm string                `json:"tipping_term,omitempty"`
@@ -77,9 +84,18 @@ func (a *app) query(stdout, stderr io.Writer, args []string, name string) int {
 	if status, ok := a.parseServe(fs, sa, args); !ok {
 		return status
 	}
+	if name == "max-seqs" {
+		if err := zeroLength(sa, *given); err != nil {
+			return fail(stderr, name, exitBadArgs, err)
+		}
+	}
 	warn := func(w []string) { writeWarnings(stderr, name, w) }
 	m, c, sz, err := a.size(sa, warn)
 	if err != nil {
+		return fail(stderr, name, exitBadArgs, err)
+	}
+	adjusted := ""
+	if sz, adjusted, err = a.startAt(fs, sa, sz, name, given); err != nil {
 		return fail(stderr, name, exitBadArgs, err)
 	}
 	plan, sec := sz.Plan(), sz.Section()
@@ -113,7 +129,7 @@ func (a *app) query(stdout, stderr io.Writer, args []string, name string) int {
 	}
 	starts, why := sz.Starts()
 	out := queryAnswer{Query: name, Engine: sa.eng.Name(), Model: m.Name, Class: c.Name, Serve: sec.Serve(), Given: *given, Cap: capv,
-		Answer: ans.Value, Fits: ans.Fits, Capped: ans.Capped, Evals: ans.Evals, Starts: starts, Failure: why, At: engine.FootprintOf(ans.At, plan.Beside)}
+		Answer: ans.Value, Fits: ans.Fits, Capped: ans.Capped, Evals: ans.Evals, Starts: starts, Failure: why, Adjusted: adjusted, At: engine.FootprintOf(ans.At, plan.Beside)}
 	if !starts {
 		// The engine refuses the serve: nothing fits, whatever the
 		// footprint; the witness is the footprint of one.
@@ -141,6 +157,9 @@ func (a *app) query(stdout, stderr io.Writer, args []string, name string) int {
 	describes, _ := sec.Rules()
 	writeNotice(stdout, m.Arch.Notice())
 	fmt.Fprintf(stdout, "%s on %s, sized as %s\n%s\n", m.Name, c.Name, describes, sz.Command())
+	if adjusted != "" {
+		fmt.Fprintf(stdout, "%s\n", adjusted)
+	}
 	if !starts {
 		fmt.Fprintf(stdout, "nothing fits: %s does not start: %s\n", sa.eng.Title(), why)
 		s, t := uint64(1), *given
@@ -175,4 +194,61 @@ func (a *app) query(stdout, stderr io.Writer, args []string, name string) int {
 		writeFootprint(stdout, sec, ans.Next)
 	}
 	return status
+}
+
+// startAt sizes the serve again so that the engine starts it, when it
+// refuses the one sized because one request of the serve's longest length
+// does not fit and the user left that length to the engine (its flag not
+// given): max-seqs at the length asked (the longest the engine starts,
+// by its own estimate, when no --length was given), max-len at that
+// longest. The line then sets the length flag to what was sized, and
+// adjusted says so; otherwise sz is returned as it is, and the answer names
+// the flag to change.
+func (a *app) startAt(fs *flag.FlagSet, sa *serveArgs, sz engine.Sizing, name string, given *uint64) (engine.Sizing, string, error) {
+	starts, why := sz.Starts()
+	lenFlag := strings.TrimPrefix(sz.Len().Flag, "--")
+	ls, ok := sz.(engine.LongestStarter)
+	if starts || !ok || sa.given[lenFlag] {
+		return sz, "", nil
+	}
+	longest, ok := ls.LongestStart()
+	if !ok {
+		return sz, "", nil
+	}
+	target, what := longest, fmt.Sprintf("the longest length %s starts", sa.eng.Title())
+	if name == "max-seqs" && *given != 0 {
+		if *given > longest {
+			return sz, "", nil // it does not start at the length asked either
+		}
+		target, what = *given, "the length asked"
+	}
+	if err := fs.Set(lenFlag, strconv.FormatUint(target, 10)); err != nil {
+		return nil, "", fmt.Errorf("--%s %d: %w", lenFlag, target, err)
+	}
+	sa.given[lenFlag] = true
+	_, _, again, err := a.size(sa, func([]string) {})
+	if err != nil {
+		return sz, "", nil // refused at that length: answer the first refusal
+	}
+	if ls, ok := again.(engine.LongestStarter); ok {
+		if _, still := ls.LongestStart(); still {
+			return sz, "", nil // not what the estimate said: answer the refusal
+		}
+	}
+	// The length now starts; another refusal (a hybrid's state blocks)
+	// is the answer's, with the flag that lifts it.
+	if name == "max-seqs" && *given == 0 {
+		*given = target
+	}
+	return again, fmt.Sprintf("--%s set to %d, %s: %s does not start at the default %d (%s)", lenFlag, target, what, sa.eng.Title(), sz.Len().Value, why), nil
+}
+
+// zeroLength refuses a --length of 0 given: 0 is how the flag says it was
+// left out (the longest the serve takes), and a user who typed it asked
+// for something else.
+func zeroLength(sa *serveArgs, length uint64) error {
+	if sa.given["length"] && length == 0 {
+		return errors.New("--length 0: want 1 token or more (leave --length out for the longest the serve takes)")
+	}
+	return nil
 }

@@ -83,6 +83,9 @@ func (a *app) report(stdout, stderr io.Writer, args []string) int {
 	if status, ok := a.parseServe(fs, sa, args); !ok {
 		return status
 	}
+	if err := zeroLength(sa, *length); err != nil {
+		return fail(stderr, "report", exitBadArgs, err)
+	}
 	warn := func(w []string) { writeWarnings(stderr, "report", w) }
 	m, c, sz, err := a.size(sa, warn)
 	if err != nil {

@@ -160,6 +160,7 @@ type sglangQueryJSON struct {
 	Evals       int                   `json:"evals"`
 	Starts      bool                  `json:"starts"`
 	Failure     string                `json:"failure,omitempty"`
+	Adjusted    string                `json:"adjusted,omitempty"`
 	At          engine.FootprintJSON  `json:"at"`
 	Next        *engine.FootprintJSON `json:"next,omitempty"`
 	TippingTerm string                `json:"tipping_term,omitempty"`
@@ -232,6 +233,7 @@ type queryJSON struct {
 	Evals       int                   `json:"evals"`
 	Starts      bool                  `json:"starts"`
 	Failure     string                `json:"failure,omitempty"`
+	Adjusted    string                `json:"adjusted,omitempty"`
 	At          engine.FootprintJSON  `json:"at"`
 	Next        *engine.FootprintJSON `json:"next,omitempty"`
 	TippingTerm string                `json:"tipping_term,omitempty"`

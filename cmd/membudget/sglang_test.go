@@ -28,6 +28,8 @@ func TestSGLangCommands(t *testing.T) {
 // them through batch.
 var sglangCases = []cliCase{
 	{"sglang-report-qwen3-8b-h100", []string{"report", "--engine", "sglang", "--model", "Qwen/Qwen3-8B", "--class", "h100-sxm-80g"}, exitOK},
+	// Issue 20: the ceiling's verdict gives its numbers.
+	{"sglang-report-qwen3-8b-h100-above-ceiling", []string{"report", "--engine", "sglang", "--model", "Qwen/Qwen3-8B", "--class", "h100-sxm-80g", "--mem-fraction-static", "0.97"}, exitNoFit},
 	// One request of the 40960-token context does not fit the pool an RTX
 	// 4090 leaves after 15.3 GiB of weights: the checked ways out.
 	{"sglang-report-qwen3-8b-4090-too-long", []string{"report", "--engine", "sglang", "--model", "Qwen/Qwen3-8B", "--class", "rtx-4090"}, exitNoFit},

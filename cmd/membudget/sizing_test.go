@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/csv"
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"membudget"
+	"membudget/engine"
 	"membudget/engine/vllm"
 	"membudget/model"
 )
@@ -57,9 +59,20 @@ var sizingCases = []cliCase{
 	// does not fit the KV cache), so nothing fits, whatever the footprint
 	// of the sequences asked for; the report suggests vLLM's own estimate.
 	{"report-llama70b-tp2-does-not-start", []string{"report", "--model", "meta-llama/Llama-3.1-70B-Instruct", "--class", "h100-sxm-80g", "-tp", "2", "--seqs", "3", "--length", "8192"}, exitNoFit},
-	{"max-seqs-llama8b-4090-does-not-start", []string{"max-seqs", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "rtx-4090", "--length", "4096"}, exitNoFit},
+	// Issue 20: the queries answered beside a line vLLM refuses. With
+	// --max-model-len left to vLLM they size at the length asked (max-seqs)
+	// or at vLLM's own estimate (max-len), and say so; given, the answer
+	// names the flag to change.
+	{"max-seqs-llama8b-4090-does-not-start", []string{"max-seqs", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "rtx-4090", "--length", "4096"}, exitOK},
+	{"max-len-llama8b-4090-does-not-start", []string{"max-len", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "rtx-4090", "--seqs", "2", "--json"}, exitOK},
+	{"max-seqs-llama8b-4090-max-model-len-given", []string{"max-seqs", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "rtx-4090", "--length", "4096", "--max-model-len", "131072"}, exitNoFit},
+	{"max-seqs-length-0", []string{"max-seqs", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "rtx-4090", "--length", "0"}, exitBadArgs},
+	{"report-length-0", []string{"report", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "rtx-4090", "--length", "0"}, exitBadArgs},
 	{"frontier-llama8b-4090-does-not-start", []string{"frontier", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "rtx-4090"}, exitNoFit},
 	{"default-util-above-ceiling", []string{"report", "--model", "Qwen/Qwen3-8B", "--class", "gb10"}, exitNoFit},
+	// Issue 20: above the class's util_ceiling both margins are positive;
+	// the verdict names the ceiling, not "0.00 GiB over device memory".
+	{"report-llama8b-h100-util-0.96", []string{"report", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "h100-sxm-80g", "--gpu-memory-utilization", "0.96"}, exitNoFit},
 }
 
 // TestQueryAnswersAreChecked runs max-seqs and max-len on every shipped
@@ -83,10 +96,22 @@ func TestQueryAnswersAreChecked(t *testing.T) {
 			util := strconv.FormatFloat(min(0.8, c.Memory.UtilCeiling), 'f', -1, 64)
 			serve := vllm.Serve{GPUMemoryUtilization: min(0.8, c.Memory.UtilCeiling), MaxModelLen: min(a.MaxPosition, 32768)}
 			ref, err := vllm.NewReference(a, serve, c, current)
+			maxLen := strconv.FormatUint(serve.MaxModelLen, 10)
+			var se *engine.SettingError
+			if errors.As(err, &se) {
+				// vLLM refuses the serve on this device (DeepSeek V3.2 has
+				// no sparse-MLA backend below Hopper): the query says so,
+				// naming the flag, exit 2.
+				var stdout, stderr bytes.Buffer
+				code := run(&stdout, &stderr, []string{"max-seqs", "--model", name, "--class", class, "--gpu-memory-utilization", util, "--max-model-len", maxLen, "--length", "2048"})
+				if code != exitBadArgs || !strings.Contains(stderr.String(), "--"+se.Flag) {
+					t.Errorf("%s on %s: exit %d, stderr %q; want exit %d naming --%s", name, class, code, stderr.String(), exitBadArgs, se.Flag)
+				}
+				continue
+			}
 			if err != nil {
 				t.Fatalf("%s on %s: %v", name, class, err)
 			}
-			maxLen := strconv.FormatUint(serve.MaxModelLen, 10)
 			// vLLM that refuses to start serves nothing, whatever the ledger.
 			starts := ref.Capacity().Refusal(ref.Serve.MaxModelLen, ref.Serve.MaxNumSeqs) == ""
 			for _, q := range []struct {

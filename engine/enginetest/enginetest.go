@@ -163,33 +163,9 @@ func checkMonotone(t T, sz engine.Sizing, points [][2]uint64) {
 // same serve.
 func checkRoundTrip(t T, e engine.Engine, c Case, sz engine.Sizing) {
 	t.Helper()
-	line := strings.Fields(sz.Command())
-	env, rest := engine.SplitEnv(line)
-	if !e.LaunchLine(rest) {
-		t.Fatalf("%s's printed line is not its launch line: %s", e.Name(), sz.Command())
-	}
-	s, fs, _ := newServe(e)
-	// The release is membudget's choice of rules, not a flag of the
-	// engine's line: it carries over.
-	if err := fs.Parse(releaseArgs(s, c.Args)); err != nil {
-		t.Fatalf("%s's release flag: %v", e.Name(), err)
-	}
-	l, err := engine.ReadLaunch(s, fs, env, rest)
+	again, err := ReadBack(e, c, sz.Command())
 	if err != nil {
-		t.Fatalf("%s cannot read its own line back: %v\n%s", e.Name(), err, sz.Command())
-	}
-	if l.Model != c.Model.Name || l.Revision != c.Model.Revision() {
-		t.Fatalf("the line names %s at %q, the serve %s at %q: %s", l.Model, l.Revision, c.Model.Name, c.Model.Revision(), sz.Command())
-	}
-	if len(l.IgnoredEnv) > 0 || len(l.Ignored) > 0 {
-		t.Fatalf("the printed line holds what the engine ignores (%v %v): %s", l.IgnoredEnv, l.Ignored, sz.Command())
-	}
-	if _, err := s.Parsed(given(fs)); err != nil {
-		t.Fatalf("the printed line is refused: %v\n%s", err, sz.Command())
-	}
-	again, err := s.Size(c.Model, c.Class)
-	if err != nil {
-		t.Fatalf("the printed line sizes no serve: %v\n%s", err, sz.Command())
+		t.Fatalf("%v", err)
 	}
 	if diff := cmp.Diff(sz.Plan(), again.Plan()); diff != "" {
 		t.Fatalf("the printed line sizes another plan (-first +again):\n%s\n%s", diff, sz.Command())
@@ -207,6 +183,39 @@ func checkRoundTrip(t T, e engine.Engine, c Case, sz engine.Sizing) {
 	if again.Command() != sz.Command() {
 		t.Fatalf("the line read back prints another line:\n%s\n%s", sz.Command(), again.Command())
 	}
+}
+
+// ReadBack reads line, a launch line e printed for case c, as a pasted
+// line is read (with c's release, which is membudget's choice of rules and
+// no flag of the line), and sizes the serve it gives for c's model and
+// class. Its error says what of the line was not read back as printed.
+func ReadBack(e engine.Engine, c Case, line string) (engine.Sizing, error) {
+	env, rest := engine.SplitEnv(strings.Fields(line))
+	if !e.LaunchLine(rest) {
+		return nil, fmt.Errorf("%s's printed line is not its launch line: %s", e.Name(), line)
+	}
+	s, fs, _ := newServe(e)
+	if err := fs.Parse(releaseArgs(s, c.Args)); err != nil {
+		return nil, fmt.Errorf("%s's release flag: %w", e.Name(), err)
+	}
+	l, err := engine.ReadLaunch(s, fs, env, rest)
+	if err != nil {
+		return nil, fmt.Errorf("%s cannot read its own line back: %w\n%s", e.Name(), err, line)
+	}
+	if l.Model != c.Model.Name || l.Revision != c.Model.Revision() {
+		return nil, fmt.Errorf("the line names %s at %q, the serve %s at %q: %s", l.Model, l.Revision, c.Model.Name, c.Model.Revision(), line)
+	}
+	if len(l.IgnoredEnv) > 0 || len(l.Ignored) > 0 {
+		return nil, fmt.Errorf("the printed line holds what the engine ignores (%v %v): %s", l.IgnoredEnv, l.Ignored, line)
+	}
+	if _, err := s.Parsed(given(fs)); err != nil {
+		return nil, fmt.Errorf("the printed line is refused: %w\n%s", err, line)
+	}
+	again, err := s.Size(c.Model, c.Class)
+	if err != nil {
+		return nil, fmt.Errorf("the printed line sizes no serve: %w\n%s", err, line)
+	}
+	return again, nil
 }
 
 // releaseArgs are the flags of args that choose the engine's release (the

@@ -256,7 +256,8 @@ func (s section) Shortfall(fp budget.Footprint) string {
 		return fmt.Sprintf("%s over msf x F0: the pool holds %d tokens of running sequences, %d sequence(s) of %d tokens need %d", engine.GiB(fp.BudgetShortfall()),
 			held, fp.Seqs, fp.Tokens, budget.SatMul(fp.Seqs, budget.RoundUp(fp.Tokens, c.PageSize)))
 	case fp.Failed == budget.OverUtilCeiling:
-		return "msf x F0 is above the class's util_ceiling"
+		return fmt.Sprintf("msf x F0, %s, is %s above the class's util_ceiling %.2f (%s of device memory %s, the largest budget %s is known to run at)",
+			engine.GiB(fp.Budget), engine.GiB(budget.SatSub(fp.Budget, fp.Ceiling)), s.sz.Class.Memory.UtilCeiling, engine.GiB(fp.Ceiling), engine.GiB(fp.Device), s.sz.Class.Name)
 	}
 	return engine.GiB(fp.DriverShortfall()) + " over (1 - msf) x F0 beside the pool"
 }

@@ -44,6 +44,12 @@ type Capacity struct {
 	// (vLLM's estimate in the error when it does not start: the first stage
 	// that does not start raises it; 0 when not even one token fits).
 	EstimatedMaxModelLen uint64
+	// LongestStarting is a max_model_len vLLM starts: the least of the
+	// failing stages' estimates (with pipeline parallelism vLLM's estimate
+	// is the first failing stage's, and a later stage may hold less: a
+	// stage of local-attention layers, say), checked by a [Sizing] on the
+	// serve at that length (see longestStarting); 0 when none starts.
+	LongestStarting uint64
 	// StateBlocks is vLLM's "available Mamba cache blocks" for a model with
 	// state layers captured in full CUDA graphs: the blocks of the pool,
 	// one of which every decode sequence needs (0 when vLLM does not check
@@ -76,7 +82,13 @@ func (c Capacity) Refusal(maxModelLen, maxNumSeqs uint64) string {
 		if c.EstimatedMaxModelLen == 0 {
 			return why + ", where not one block of one request fits"
 		}
-		return fmt.Sprintf("%s; its estimated maximum model length is %d: --max-model-len %d or less starts", why, c.EstimatedMaxModelLen, c.EstimatedMaxModelLen)
+		if c.LongestStarting == 0 {
+			return fmt.Sprintf("%s; its estimated maximum model length is %d, but no shorter length starts either (a later pipeline stage, or the batch the length sizes, holds less)", why, c.EstimatedMaxModelLen)
+		}
+		if c.LongestStarting < c.EstimatedMaxModelLen {
+			return fmt.Sprintf("%s; its estimated maximum model length is %d, but at that length a later pipeline stage, or the batch the length sizes, holds less: --max-model-len %d or less starts", why, c.EstimatedMaxModelLen, c.LongestStarting)
+		}
+		return fmt.Sprintf("%s; its estimated maximum model length is %d: --max-model-len %d or less starts", why, c.EstimatedMaxModelLen, c.LongestStarting)
 	case c.SeqsOverStateBlocks:
 		return StateBlocksMessage(maxNumSeqs, c.StateBlocks)
 	}
@@ -136,6 +148,9 @@ func (k kvCheck) capacity(p *budget.Plan) Capacity {
 			// 2190-2198).
 			c.Starts = false
 			c.EstimatedMaxModelLen = k.estimateMaxModelLen(i, pool, avail, maxLen)
+			c.LongestStarting = c.EstimatedMaxModelLen
+		} else if avail == 0 || need > avail {
+			c.LongestStarting = min(c.LongestStarting, k.estimateMaxModelLen(i, pool, avail, maxLen))
 		}
 	}
 	if r.StateBlockCheck() {

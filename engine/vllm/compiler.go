@@ -26,6 +26,10 @@ type Compiler struct {
 type layoutKey struct {
 	tp, block, kvDtypeBytes, mambaBlock, statePage, statePages uint64
 	fp8DSMLA, slidingOwnBlock                                  bool
+	// unraised is the stages whose state layers keep an unraised spec
+	// (see Resolved.noAttentionStage), with that spec's block and page.
+	unraised                     string
+	unraisedBlock, unpaddedState uint64
 }
 
 // layoutOrErr is a grouping of the specs, or why vLLM cannot group them.
@@ -188,6 +192,9 @@ func (cp *Compiler) weights(st model.Sharding, quantization string) stageWeights
 func (cp *Compiler) layout(r Resolved) (kvLayout, error) {
 	key := layoutKey{tp: r.TensorParallelSize, block: r.BlockSize, kvDtypeBytes: r.KVDtypeBytes, mambaBlock: r.MambaBlockSize,
 		statePage: r.statePoolPage(), statePages: r.StatePages, fp8DSMLA: r.FP8DSMLA, slidingOwnBlock: r.Profile.Release.AtLeast(slidingOwnBlock)}
+	if u := r.unraisedStages(cp.arch); u != "" {
+		key.unraised, key.unraisedBlock, key.unpaddedState = u, r.UnraisedMambaBlock, r.StatePageBytes
+	}
 	cp.mu.Lock()
 	l, ok := cp.layouts[key]
 	cp.mu.Unlock()

@@ -147,7 +147,13 @@ func layerSpecs(a *model.Arch, r Resolved) []layerSpec {
 		case model.NoMixer:
 			continue
 		case model.Mamba, model.LinearAttention:
-			specs = append(specs, layerSpec{layer: i, kind: mambaSpec, block: r.MambaBlockSize, page: r.statePoolPage(), statePages: r.StatePages})
+			st := layerSpec{layer: i, kind: mambaSpec, block: r.MambaBlockSize, page: r.statePoolPage(), statePages: r.StatePages}
+			if r.noAttentionStage(a, i) {
+				// Unraised and unpadded: its own spec, padded to the
+				// largest page when the whole model's are unified.
+				st.block, st.page = r.UnraisedMambaBlock, r.StatePageBytes
+			}
+			specs = append(specs, st)
 			continue
 		case model.SlidingAttention:
 			attn.kind, attn.window = slidingSpec, a.SlidingWindow
@@ -173,6 +179,51 @@ func layerSpecs(a *model.Arch, r Resolved) []layerSpec {
 		specs = append(specs, attn)
 	}
 	return specs
+}
+
+// noAttentionStage says layer i is on a pipeline stage without an
+// attention layer whose state layers keep an unraised spec: such a stage
+// finds no attention backend and skips the hybrid block-size raise
+// (vllm/platforms/interface.py:608-649, from 0.19.0), so in align mode its
+// state layers keep mamba_block_size at the block size before the raise
+// and their page unpadded. vLLM merges every stage's specs into the whole
+// model's, where theirs is a spec of its own (Nemotron-3-Nano at -pp 8:
+// stages 2 and 8 hold Mamba and MoE layers only, and their 6 Mamba layers
+// form a group whose 3 layers a stage make the block 3 pages).
+func (r Resolved) noAttentionStage(a *model.Arch, i int) bool {
+	if r.PipelineParallelSize <= 1 || r.MambaCacheMode != "align" || r.Profile.Era != V1 || r.Profile.Release.Less(stageHybridRaise) {
+		return false
+	}
+	for _, st := range r.Stages {
+		if i < st.FirstLayer || i >= st.EndLayer {
+			continue
+		}
+		for _, l := range a.Layers[st.FirstLayer:st.EndLayer] {
+			switch l.Kind {
+			case model.Mamba, model.LinearAttention, model.NoMixer:
+			default:
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// unraisedStages names the stages whose state layers keep an unraised
+// spec (see [Resolved.noAttentionStage]) by their layers ("6-12,46-52"),
+// "" when none: the layout depends on them.
+func (r Resolved) unraisedStages(a *model.Arch) string {
+	var b []byte
+	for _, st := range r.Stages {
+		if st.EndLayer > st.FirstLayer && r.noAttentionStage(a, st.FirstLayer) {
+			if len(b) > 0 {
+				b = append(b, ',')
+			}
+			b = fmt.Appendf(b, "%d-%d", st.FirstLayer, st.EndLayer)
+		}
+	}
+	return string(b)
 }
 
 // kvLayout is vLLM's KV cache groups for a model (get_kv_cache_groups,

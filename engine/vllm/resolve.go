@@ -3,6 +3,7 @@ package vllm
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -57,6 +58,23 @@ type Resolved struct {
 	// 468-479); FlashInfer-MLA-Sparse keeps standard fp8 on Blackwell
 	// (:481-489).
 	FP8DSMLA bool
+	// KVCacheDtypeString is the cache dtype string vLLM's attention backend
+	// selection sees: --kv-cache-dtype as given, or for auto the
+	// checkpoint's, which resolve_kv_cache_dtype_string maps from a
+	// ModelOpt kv_cache_quant_algo FP8 to "fp8_e4m3" (vllm/utils/
+	// torch_utils.py:66-69, 427-509, called from vllm/engine/arg_utils.py:
+	// 1991) and a compressed-tensors kv_cache_scheme sets to "fp8"
+	// (vllm/model_executor/layers/attention/attention.py:275-285).
+	KVCacheDtypeString string
+	// BlockSize is the block size vLLM uses: the given --block-size
+	// (Serve.BlockSize, which it shadows: 0 when not given), or the one
+	// vLLM derives, raised for a hybrid's state. The serve keeps what was
+	// given, so that a serve resolved again (advice, a reference) derives
+	// again rather than pin a derived size: the launch line pins only a
+	// given one, since a pinned size also steers vLLM's choice of
+	// attention backend (vllm/v1/attention/selector.py:131-135) and a
+	// derived hybrid size may be one the release's command line refuses.
+	BlockSize uint64
 
 	// PrefixCaching is enable_prefix_caching as vLLM resolves it.
 	PrefixCaching bool
@@ -71,6 +89,10 @@ type Resolved struct {
 	// MambaBlockSize is vLLM's mamba_block_size: the tokens a state block
 	// stands for (the block size in align mode, max_model_len in none).
 	MambaBlockSize uint64
+	// UnraisedMambaBlock is mamba_block_size in align mode on a pipeline
+	// stage that holds no attention layer, which skips the hybrid raise
+	// (see [Resolved.noAttentionStage]): the block size before the raise.
+	UnraisedMambaBlock uint64
 	// StateConvBytes and StateSSMBytes are the bytes of an element of the
 	// conv and the SSM state.
 	StateConvBytes, StateSSMBytes uint64
@@ -368,30 +390,37 @@ func (r *Resolved) resolveDtypes(a *model.Arch, c budget.Class, def func(string,
 	if err != nil {
 		return err
 	}
+	// VllmConfig checks the quantization (vllm/config/vllm.py:758-786)
+	// before the model, and with it the attention backend, is built.
+	if err := checkQuantCapability(q, r.Quantization, r.Dtype, c.Device); err != nil {
+		return err
+	}
+	r.KVCacheDtypeString = r.KVCacheDtype
 	switch r.KVCacheDtype {
 	case "", "auto":
-		r.KVCacheDtype = "auto"
+		r.KVCacheDtype, r.KVCacheDtypeString = "auto", "auto"
 		r.KVDtypeBytes = r.DtypeBytes
 		if why := checkpointKVDtype(q, r.Profile); why != "" {
 			// The checkpoint asks for an fp8 KV cache and auto gives it.
-			if err := checkFP8KV(a, c.Device); err != nil {
+			if err := checkFP8KV(a, c.Device, r.Dtype, true); err != nil {
 				return err
+			}
+			r.KVCacheDtypeString = "fp8"
+			if q.Method == "modelopt" {
+				r.KVCacheDtypeString = q.KVCacheDtype
 			}
 			r.KVCacheDtype, r.KVDtypeBytes = "fp8", 1
 			def("kv-cache-dtype", why)
 		}
 	case "fp8", "fp8_e4m3", "fp8_e5m2":
 		r.KVDtypeBytes = 1 // vllm/utils STR_DTYPE_TO_TORCH_DTYPE: uint8
-		if err := checkFP8KV(a, c.Device); err != nil {
+		if err := checkFP8KV(a, c.Device, r.Dtype, false); err != nil {
 			return err
 		}
 	case "bfloat16", "float16":
 		r.KVDtypeBytes = 2
 	default:
 		return settingErr("kv-cache-dtype", fmt.Sprintf("%q", r.KVCacheDtype), "want auto, fp8, fp8_e4m3, fp8_e5m2, bfloat16 or float16")
-	}
-	if err := checkQuantCapability(q, r.Quantization, c.Device); err != nil {
-		return err
 	}
 	r.Quant = q
 	if (q.Method == "awq" || q.Method == "gptq") && q.GroupSize == 0 {
@@ -424,45 +453,172 @@ func checkpointKVDtype(q model.Quant, p Profile) string {
 // takes one: below SM80 (FlashAttention and FlashInfer need SM80, Triton
 // needs native fp8, SM89: vllm/v1/attention/backends/triton_attn.py:522-536)
 // and, for MLA, below SM89 (Triton-MLA: triton_mla.py:207-222). AMD's
-// backends take it on every target.
-func checkFP8KV(a *model.Arch, d budget.Device) error {
+// backends take it on every target. fromCheckpoint says --kv-cache-dtype
+// was auto and the checkpoint's quantization asked for fp8: the way out
+// is then the model dtype, named, not the auto the user already gave.
+func checkFP8KV(a *model.Arch, d budget.Device, dtype string, fromCheckpoint bool) error {
 	si := d.Silicon
 	if si.Vendor != budget.NVIDIA {
 		return nil
 	}
 	if !si.AtLeast(8, 0) || (a.MLA && !si.AtLeast(8, 9) && si.Major != 9 && si.Major != 10) {
+		if fromCheckpoint {
+			return settingErr("kv-cache-dtype", "auto", "vLLM refuses it on %s (compute capability %s): auto takes the checkpoint's fp8 KV cache, and no attention backend there takes one (native fp8 needs SM89); --kv-cache-dtype %s keeps the KV cache in the model dtype",
+				d.Name, si, dtype)
+		}
 		return settingErr("kv-cache-dtype", "fp8", "vLLM refuses it on %s (compute capability %s): no attention backend there takes an fp8 KV cache (native fp8 needs SM89); use --kv-cache-dtype auto", d.Name, si)
 	}
 	return nil
 }
 
-// quantMinCapability is each weight quantization's get_min_capability() on
-// vLLM main (vllm/model_executor/layers/quantization/: fp8.py:143-145 75,
-// with FP8 Marlin serving weight-only below 89; auto_awq.py:229-231 75;
-// auto_gptq.py:186-188 60), as major x 10 + minor.
-var quantMinCapability = map[string]int{"fp8": 75, "awq": 75, "gptq": 60}
+// sparseMLABackends are the sparse-MLA attention backends vLLM main tries
+// on NVIDIA silicon of a compute capability major, in its order
+// (vllm/platforms/cuda.py:83-150, _get_backend_priorities), with the
+// cache dtype strings each takes (supported_kv_cache_dtypes and
+// supports_combination): FLASH_ATTN_MLA_SPARSE (flashattn_mla_sparse.py:
+// 33-38, 70-88, SM90), FLASHMLA_SPARSE (flashmla_sparse.py:88-96, 126-128,
+// SM90 and SM100; "fp8" is its alias of fp8_ds_mla), FLASHINFER_MLA_SPARSE
+// (flashinfer_mla_sparse.py:68-110, SM100, not fp8_ds_mla) and its SM120
+// kind (:140-202). Any other major has none: the dense MLA backends refuse
+// a sparse model (vllm/v1/attention/backend.py:388-392).
+var sparseMLABackends = map[int][]struct {
+	name string
+	kv   []string
+}{
+	9: {
+		{"FLASH_ATTN_MLA_SPARSE", []string{"auto", "float16", "bfloat16"}},
+		{"FLASHMLA_SPARSE", []string{"auto", "bfloat16", "fp8_ds_mla", "fp8"}},
+	},
+	10: {
+		{"FLASHMLA_SPARSE", []string{"auto", "bfloat16", "fp8_ds_mla", "fp8"}},
+		{"FLASHINFER_MLA_SPARSE", []string{"auto", "float16", "bfloat16", "fp8", "fp8_e4m3"}},
+	},
+	12: {
+		{"FLASHINFER_MLA_SPARSE_SM120", []string{"auto", "fp8", "fp8_e4m3", "fp8_ds_mla"}},
+	},
+}
+
+// checkSparseMLABackend refuses a DeepSeek V3.2-style model where no
+// sparse-MLA backend takes the serve's cache dtype string: vLLM stops
+// with "No valid attention backend found" (vllm/platforms/cuda.py:
+// 449-453). The checkpoint's fp8 KV cache, resolved to "fp8_e4m3", is
+// taken by neither of Hopper's, while --kv-cache-dtype fp8 is
+// (FlashMLA-Sparse's fp8_ds_mla).
+func (r *Resolved) checkSparseMLABackend(d budget.Device) error {
+	si := d.Silicon
+	backends := sparseMLABackends[si.Major]
+	if len(backends) == 0 {
+		return settingErr("model", "", "vLLM has no sparse-MLA attention backend for %s (compute capability %s): DeepSeek V3.2's sparse attention runs on compute capability 9.x, 10.x and 12.x only (vllm/platforms/cuda.py:83-150): \"No valid attention backend found\"",
+			d.Name, si)
+	}
+	var took []string
+	for _, b := range backends {
+		if slices.Contains(b.kv, r.KVCacheDtypeString) {
+			return nil
+		}
+		took = append(took, fmt.Sprintf("%s takes %s", b.name, strings.Join(b.kv, ", ")))
+	}
+	value, how := r.KVCacheDtypeString, ""
+	if r.Sources["kv-cache-dtype"] != "" {
+		// auto, resolved from the checkpoint.
+		value, how = "auto", fmt.Sprintf("auto resolves to the checkpoint's %q (vllm/utils/torch_utils.py resolve_kv_cache_dtype_string), and ", r.KVCacheDtypeString)
+	}
+	lift := ""
+	for _, b := range backends {
+		if slices.Contains(b.kv, "fp8") && value != "fp8" {
+			lift = "; --kv-cache-dtype fp8 starts (" + b.name + ")"
+			break
+		}
+	}
+	return settingErr("kv-cache-dtype", value, "vLLM refuses it on %s (compute capability %s): %sno sparse-MLA attention backend there takes it (%s): \"No valid attention backend found\" (vllm/platforms/cuda.py:449-453)%s",
+		d.Name, si, how, strings.Join(took, "; "), lift)
+}
+
+// quantLimit is one quantization config's get_min_capability() (major x
+// 10 + minor) and get_supported_act_dtypes() on vLLM main
+// (vllm/model_executor/layers/quantization/, commit d18bb7b), which
+// vllm/config/vllm.py:758-786 (_get_quantization_config) checks before
+// the model loads.
+type quantLimit struct {
+	config string   // vLLM's config class, for messages
+	least  int      // get_min_capability
+	dtypes []string // get_supported_act_dtypes, as --dtype names them
+}
+
+// quantLimitOf is q's limit, false for a method membudget knows none of:
+// fp8.py:139-145; auto_awq.py:225-231; auto_gptq.py:182-188;
+// compressed_tensors.py:111-117; mxfp4.py:60-72 (gpt-oss's
+// GptOssMxfp4Config inherits it); modelopt.py by quant_algo: the FP8
+// family 401-407, NVFP4 1037-1043, MXFP8 1685-1692, mixed precision
+// 2174-2187.
+func quantLimitOf(q model.Quant) (quantLimit, bool) {
+	halves := []string{"bfloat16", "float16"}
+	switch q.Method {
+	case "fp8":
+		return quantLimit{"Fp8Config", 75, halves}, true
+	case "awq":
+		return quantLimit{"AutoAWQConfig", 75, halves}, true
+	case "gptq":
+		return quantLimit{"AutoGPTQConfig", 60, halves}, true
+	case "compressed-tensors":
+		return quantLimit{"CompressedTensorsConfig", 70, []string{"float32", "bfloat16", "float16"}}, true
+	case "mxfp4":
+		return quantLimit{"Mxfp4Config", 80, []string{"bfloat16"}}, true
+	case "modelopt":
+		switch q.Algo {
+		case "FP8", "FP8_PER_CHANNEL_PER_TOKEN", "FP8_PB_WO":
+			return quantLimit{"ModelOptFp8Config", 80, halves}, true
+		case "NVFP4", "W4A16_NVFP4":
+			return quantLimit{"ModelOptNvFp4Config", 75, halves}, true
+		case "MXFP8":
+			return quantLimit{"ModelOptMxFp8Config", 80, []string{"bfloat16"}}, true
+		case "MIXED_PRECISION":
+			return quantLimit{"ModelOptMixedPrecisionConfig", 75, halves}, true
+		}
+	}
+	return quantLimit{}, false
+}
 
 // checkQuantCapability refuses a quantization the device's compute
-// capability is below, with vLLM's message (vllm/config/vllm.py:758-786).
-func checkQuantCapability(q model.Quant, flag string, d budget.Device) error {
-	least, ok := quantMinCapability[q.Method]
-	si := d.Silicon
-	if !ok || si.Vendor != budget.NVIDIA || si.Major*10+si.Minor >= least {
+// capability is below, or whose kernels do not take the serve's dtype,
+// with vLLM's messages (vllm/config/vllm.py:758-786): the first names
+// --quantization (the checkpoint's own: no flag lifts it but another
+// device), the second --dtype.
+func checkQuantCapability(q model.Quant, flag, dtype string, d budget.Device) error {
+	lim, ok := quantLimitOf(q)
+	if !ok {
 		return nil
 	}
+	si := d.Silicon
 	name := q.Method
-	if flag == "" {
-		flag = "(the checkpoint's)"
+	if q.Algo != "" {
+		name += " " + q.Algo
 	}
-	return settingErr("quantization", flag, "vLLM refuses it on %s: the quantization method %s is not supported for the current GPU. Minimum capability: %d. Current capability: %d.",
-		d.Name, name, least, si.Major*10+si.Minor)
+	if si.Vendor == budget.NVIDIA && si.Major*10+si.Minor < lim.least {
+		value := flag
+		if value == "" {
+			value = "(the checkpoint's " + name + ")"
+		}
+		return settingErr("quantization", value, "vLLM refuses it on %s: the quantization method %s is not supported for the current GPU. Minimum capability: %d. Current capability: %d. (%s, vllm/config/vllm.py:758-786)",
+			d.Name, name, lim.least, si.Major*10+si.Minor, lim.config)
+	}
+	if !slices.Contains(lim.dtypes, dtype) {
+		return settingErr("dtype", dtype, "vLLM refuses it: %s is not supported for quantization method %s. Supported dtypes: %s (%s, vllm/config/vllm.py:779-785)",
+			dtype, name, strings.Join(lim.dtypes, ", "), lim.config)
+	}
+	return nil
 }
 
 // resolveBlockSize applies the platform's default block size: 16, or for
 // MLA the attention backend's (vllm/platforms/cuda.py and the MLA backends).
 func (r *Resolved) resolveBlockSize(a *model.Arch, c budget.Class, def func(string, string)) error {
+	r.BlockSize = r.Serve.BlockSize
 	if r.BlockSize == 0 {
 		r.BlockSize, r.Sources["block-size"] = defaultBlockSize(a, c.Device.Silicon, r.KVDtypeBytes, r.Profile)
+	} else if ch := r.Profile.BlockSizeChoices; ch != nil && !slices.Contains(ch, r.BlockSize) {
+		// argparse refuses it before anything loads ("invalid choice").
+		return settingErr("block-size", r.BlockSize, "%s's command line takes only %s (its BlockSize choices; any size from 0.18.0, PR #35122)",
+			r.Profile.Describes, joinUints(ch))
 	}
 	// vllm/config/cache.py bounds the block size only by gt=0; the
 	// attention backends take multiples of 16 (FlashAttention, Triton,
@@ -473,6 +629,9 @@ func (r *Resolved) resolveBlockSize(a *model.Arch, c budget.Class, def func(stri
 		return settingErr("block-size", r.BlockSize, "vLLM's attention backends take a multiple of 16 tokens (16 to %d)", maxBlockSize)
 	}
 	if sparseMLA(a) && c.Device.Silicon.Vendor == budget.NVIDIA {
+		if err := r.checkSparseMLABackend(c.Device); err != nil {
+			return err
+		}
 		if r.BlockSize%64 != 0 {
 			// select_common_block_size raises "No common block size for
 			// N" (vllm/v1/worker/utils.py:301-367).
@@ -481,6 +640,22 @@ func (r *Resolved) resolveBlockSize(a *model.Arch, c budget.Class, def func(stri
 		r.FP8DSMLA = r.KVDtypeBytes == 1 && c.Device.Silicon.Major == 9
 	}
 	return nil
+}
+
+// joinUints writes vs as "a, b or c".
+func joinUints(vs []uint64) string {
+	var b strings.Builder
+	for i, v := range vs {
+		switch {
+		case i == 0:
+		case i == len(vs)-1:
+			b.WriteString(" or ")
+		default:
+			b.WriteString(", ")
+		}
+		fmt.Fprint(&b, v)
+	}
+	return b.String()
 }
 
 // sparseMLA says a is a DeepSeek V3.2-style model: MLA with a lightning

@@ -131,9 +131,25 @@ func TestResolveErrors(t *testing.T) {
 			engine.SettingError{Flag: "kv-cache-dtype", Value: "fp8", Reason: "vLLM refuses it on Tesla T4 (compute capability 7.5): no attention backend there takes an fp8 KV cache (native fp8 needs SM89); use --kv-cache-dtype auto"}, on(t4)},
 		// fp8.py:143-145: Fp8Config needs 7.5.
 		{"fp8 weights below SM75", llama, Serve{Quantization: "fp8"},
-			engine.SettingError{Flag: "quantization", Value: "fp8", Reason: "vLLM refuses it on Tesla V100-SXM2-32GB: the quantization method fp8 is not supported for the current GPU. Minimum capability: 75. Current capability: 70."}, on(v100)},
+			engine.SettingError{Flag: "quantization", Value: "fp8", Reason: "vLLM refuses it on Tesla V100-SXM2-32GB: the quantization method fp8 is not supported for the current GPU. Minimum capability: 75. Current capability: 70. (Fp8Config, vllm/config/vllm.py:758-786)"}, on(v100)},
 		{"an fp8 checkpoint below SM75", archs["Qwen__Qwen3-32B-FP8"], Serve{},
-			engine.SettingError{Flag: "quantization", Value: "(the checkpoint's)", Reason: "vLLM refuses it on Tesla V100-SXM2-32GB: the quantization method fp8 is not supported for the current GPU. Minimum capability: 75. Current capability: 70."}, on(v100)},
+			engine.SettingError{Flag: "quantization", Value: "(the checkpoint's fp8)", Reason: "vLLM refuses it on Tesla V100-SXM2-32GB: the quantization method fp8 is not supported for the current GPU. Minimum capability: 75. Current capability: 70. (Fp8Config, vllm/config/vllm.py:758-786)"}, on(v100)},
+		// mxfp4.py:60-64: Mxfp4Config (gpt-oss's GptOssMxfp4Config
+		// inherits it) needs 8.0; a T4 is 7.5 (issue 20).
+		{"MXFP4 below SM80", archs["openai__gpt-oss-20b"], Serve{},
+			engine.SettingError{Flag: "quantization", Value: "(the checkpoint's mxfp4)", Reason: "vLLM refuses it on Tesla T4: the quantization method mxfp4 is not supported for the current GPU. Minimum capability: 80. Current capability: 75. (Mxfp4Config, vllm/config/vllm.py:758-786)"}, on(t4)},
+		// mxfp4.py:70-72: its kernels take bfloat16 activations only.
+		{"MXFP4 in float16", archs["openai__gpt-oss-20b"], Serve{Dtype: "float16"},
+			engine.SettingError{Flag: "dtype", Value: "float16", Reason: "vLLM refuses it: float16 is not supported for quantization method mxfp4. Supported dtypes: bfloat16 (Mxfp4Config, vllm/config/vllm.py:779-785)"}, nil},
+		// modelopt.py:401-407: ModelOptFp8Config needs 8.0.
+		{"ModelOpt FP8 below SM80", archs["nvidia__Llama-3.1-70B-Instruct-FP8"], Serve{},
+			engine.SettingError{Flag: "quantization", Value: "(the checkpoint's modelopt FP8)", Reason: "vLLM refuses it on Tesla T4: the quantization method modelopt FP8 is not supported for the current GPU. Minimum capability: 80. Current capability: 75. (ModelOptFp8Config, vllm/config/vllm.py:758-786)"}, on(t4)},
+		// modelopt.py:1037-1043: NVFP4 runs on a T4 (Marlin W4A16), but its
+		// kv_cache_quant_algo FP8 makes auto an fp8 KV cache, which no
+		// backend there takes: the way out is the model dtype, not the
+		// auto the user already gave (issue 20).
+		{"ModelOpt fp8 KV on a T4", archs["nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-NVFP4"], Serve{},
+			engine.SettingError{Flag: "kv-cache-dtype", Value: "auto", Reason: "vLLM refuses it on Tesla T4 (compute capability 7.5): auto takes the checkpoint's fp8 KV cache, and no attention backend there takes one (native fp8 needs SM89); --kv-cache-dtype float16 keeps the KV cache in the model dtype"}, on(t4)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -175,7 +175,7 @@ var words = engine.Words{
 
 func (s section) Words() engine.Words { return words }
 
-func (s section) Shortfall(fp budget.Footprint) string { return shortfall(fp) }
+func (s section) Shortfall(fp budget.Footprint) string { return s.sz.shortfall(fp) }
 
 func (s section) Setting() string {
 	return fmt.Sprintf("--gpu-memory-utilization %v", s.sz.Serve.GPUMemoryUtilization)

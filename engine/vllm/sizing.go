@@ -58,11 +58,69 @@ func Size(m *hub.Loaded, c budget.Class, s Serve, p Profile) (*Sizing, error) {
 
 func size(m *hub.Loaded, c budget.Class, s Serve, p Profile) (*Sizing, error) {
 	s.Revision = m.Revision()
-	k, plan, err := compilerOf(m).compile(s, c, p)
+	cp := compilerOf(m)
+	k, plan, err := cp.compile(s, c, p)
 	if err != nil {
 		return nil, err
 	}
-	return &Sizing{Model: m, Class: c, Serve: k.r, plan: plan, check: k, capacity: k.capacity(plan)}, nil
+	capy := k.capacity(plan)
+	if !capy.Starts && capy.LongestStarting > 0 {
+		capy.LongestStarting = longestStarting(cp, k.r.Serve, c, p, capy.LongestStarting)
+	}
+	return &Sizing{Model: m, Class: c, Serve: k.r, plan: plan, check: k, capacity: capy}, nil
+}
+
+// longestStarting checks est, the longest max_model_len vLLM's check
+// estimates it starts, on the serve of the printed launch line compiled at
+// that length (every setting it pins kept: a user edits that line), and
+// returns a length that starts, 0 when none does: the length also sizes
+// what the estimate held fixed. The V0 engine batches a whole prompt when
+// chunked prefill is off, as it is at 32768 tokens or fewer
+// (resolveV0Batch), so the line's --max-num-batched-tokens, sized for the
+// longest length, must hold a whole prompt of the shorter one
+// (Llama-3.1-8B on an L4 under 0.8.5:v0: estimated 29,424 tokens at
+// 131,072, where the line's 2,048 batched tokens allow 2,048). It steps
+// down to each tried serve's own estimate until one starts, then bisects
+// between it and the last that did not (or below the last tried when none
+// did), each length checked on its own serve.
+func longestStarting(cp *Compiler, line Serve, c budget.Class, p Profile, est uint64) uint64 {
+	at := func(l uint64) (Capacity, bool) {
+		s := line // as the printed line has it: its other flags kept
+		s.MaxModelLen, s.AutoMaxModelLen = l, false
+		k, plan, err := cp.compile(s, c, p)
+		if err != nil {
+			return Capacity{}, false
+		}
+		capy := k.capacity(plan)
+		return capy, capy.Starts
+	}
+	// lo starts (0: none found), hi does not; starting is monotone in the
+	// length within a batch regime, which is where the estimates lead.
+	lo, hi := uint64(0), est
+	for i := range 4 {
+		capy, ok := at(est)
+		if ok {
+			if i == 0 {
+				return est // vLLM's own estimate starts
+			}
+			lo = est
+			break
+		}
+		hi = est
+		if capy.LongestStarting == 0 || capy.LongestStarting >= est {
+			break
+		}
+		est = capy.LongestStarting
+	}
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		if _, ok := at(mid); ok {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
 }
 
 // Plan returns the compiled footprint.
@@ -92,6 +150,22 @@ func (sz *Sizing) Capacity() Capacity { return sz.capacity }
 func (sz *Sizing) Starts() (bool, string) {
 	why := sz.capacity.Refusal(sz.Serve.MaxModelLen, sz.Serve.MaxNumSeqs)
 	return why == "", why
+}
+
+var _ engine.LongestStarter = (*Sizing)(nil)
+
+// LongestStart returns the longest --max-model-len vLLM starts (its
+// estimated maximum model length, or a later pipeline stage's when less:
+// [Capacity.LongestStarting]) when the serve is refused because one
+// request of --max-model-len does not fit the KV cache, ok false for
+// any other refusal or none: the Mamba state blocks, or no memory left
+// for the KV cache at all.
+func (sz *Sizing) LongestStart() (uint64, bool) {
+	c := sz.capacity
+	if c.Starts || c.AvailableBytes == 0 || c.LongestStarting == 0 {
+		return 0, false
+	}
+	return c.LongestStarting, true
 }
 
 // Reference returns the serve's itemised reference, built on first use.
@@ -149,7 +223,7 @@ func (sz *Sizing) Advise(t engine.Target) (engine.Advice, error) {
 	if len(adv.Suggestions) == 0 {
 		if one := sz.plan.Evaluate(1, 1); !one.Fits() {
 			adv.Notes = append(adv.Notes, fmt.Sprintf("one sequence of one token: the fixed part (weights %s, activation and sampler %s) leaves %s",
-				engine.GiB(one.Terms[budget.TermWeights]), engine.GiB(one.Terms[budget.TermActivation]+one.Terms[budget.TermSampler]), shortfall(one)))
+				engine.GiB(one.Terms[budget.TermWeights]), engine.GiB(one.Terms[budget.TermActivation]+one.Terms[budget.TermSampler]), sz.shortfall(one)))
 		}
 	}
 	return adv, nil
@@ -185,12 +259,14 @@ func (sz *Sizing) startFixes(t engine.Target) []engine.Suggestion {
 		}
 		fixes = append(fixes, engine.Suggestion{Flags: flags, Why: why(nc), GPUs: sz.gpus(), At: f})
 	}
-	if !c.Starts && c.EstimatedMaxModelLen >= t.Tokens && c.EstimatedMaxModelLen > 0 {
+	if !c.Starts && c.LongestStarting >= t.Tokens && c.LongestStarting > 0 {
 		s := r.Serve
-		s.MaxModelLen, s.AutoMaxModelLen = c.EstimatedMaxModelLen, false
-		try(s, fmt.Sprintf("--max-model-len %d", c.EstimatedMaxModelLen), func(Capacity) string {
-			return "vLLM's estimated maximum model length: the longest one request of which fits the KV cache"
-		})
+		s.MaxModelLen, s.AutoMaxModelLen = c.LongestStarting, false
+		why := "vLLM's estimated maximum model length: the longest one request of which fits the KV cache"
+		if c.LongestStarting < c.EstimatedMaxModelLen {
+			why = "the longest one request of which fits every pipeline stage's KV cache (vLLM estimates the first failing stage's alone)"
+		}
+		try(s, fmt.Sprintf("--max-model-len %d", c.LongestStarting), func(Capacity) string { return why })
 	}
 	if c.SeqsOverStateBlocks && c.StateBlocks >= t.Seqs && c.StateBlocks > 0 {
 		s := r.Serve
@@ -202,10 +278,23 @@ func (sz *Sizing) startFixes(t engine.Target) []engine.Suggestion {
 	return fixes
 }
 
-// shortfall says by how much f misses, on the condition that failed.
-func shortfall(f budget.Footprint) string {
-	if sh := f.BudgetShortfall(); sh > 0 {
-		return engine.GiB(sh) + " over the util budget"
+// shortfall says which condition f fails and by how much, with the flag
+// that lifts it: the ledger over the util budget, the driver's share over
+// what the budget leaves of the device, or a budget above the class's
+// util_ceiling (which leaves the other two margins positive: naming them
+// would read "0.00 GiB over").
+func (sz *Sizing) shortfall(f budget.Footprint) string {
+	switch f.Failed {
+	case budget.OverBudget:
+		return engine.GiB(f.BudgetShortfall()) + " over the util budget"
+	case budget.OverUtilCeiling:
+		lift := fmt.Sprintf("--gpu-memory-utilization %.2f or less", sz.Class.Memory.UtilCeiling)
+		if sz.Serve.KVCacheMemoryBytes > 0 {
+			// The budget is the other terms plus the pinned KV cache.
+			lift = fmt.Sprintf("--kv-cache-memory-bytes %d or less", budget.SatSub(sz.Serve.KVCacheMemoryBytes, budget.SatSub(f.Budget, f.Ceiling)))
+		}
+		return fmt.Sprintf("the util budget %s is %s above the class's util_ceiling %.2f (%s of device memory %s, the largest budget %s is known to run at): %s",
+			engine.GiB(f.Budget), engine.GiB(budget.SatSub(f.Budget, f.Ceiling)), sz.Class.Memory.UtilCeiling, engine.GiB(f.Ceiling), engine.GiB(f.Device), sz.Class.Name, lift)
 	}
 	return engine.GiB(f.DriverShortfall()) + " over device memory beside the budget"
 }

@@ -23,6 +23,11 @@ var (
 	// vLLM refuses a max_num_seqs above the blocks (PR #38270, 2026-03-30);
 	// both after the 0.18.0 cut of 03-16, before 0.19.0's of about 04-03.
 	stateBlockRefusal = Version{0, 19, 0}
+	// The hybrid raise runs on each worker once its layers are built
+	// (update_block_size_for_backend, vllm/platforms/interface.py:608-649,
+	// 762-938, PR #37467 with the above): a pipeline stage without an
+	// attention layer finds no attention backend and skips it (:623-625).
+	stageHybridRaise = stateBlockRefusal
 	// Prefix caching on by default for generative hybrids (PR #40996,
 	// 2026-07-10), after 0.25.0's highest listed change of 07-09: 0.26.0,
 	// likely.
@@ -130,6 +135,14 @@ func (r *Resolved) resolveState(a *model.Arch, def func(string, string)) error {
 		return err
 	}
 	r.StatePageBytes = page
+	// Config verification sets mamba_block_size to the block size before
+	// any backend sees it: the given one or CacheConfig's DEFAULT_BLOCK_SIZE
+	// 16 (vllm/config/cache.py:257-270; vllm/model_executor/models/
+	// config.py:626-629).
+	r.UnraisedMambaBlock = r.Serve.BlockSize
+	if r.UnraisedMambaBlock == 0 {
+		r.UnraisedMambaBlock = 16
+	}
 	if hybrid {
 		r.alignHybridBlock(a, def)
 	}

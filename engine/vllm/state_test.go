@@ -407,8 +407,10 @@ func TestStateDtypeHooks(t *testing.T) {
 // asSettingError is errors.As for a *engine.SettingError.
 func asSettingError(err error, se **engine.SettingError) bool { return errors.As(err, se) }
 
-// TestStateCommand: the vllm serve line of a hybrid names the raised block,
-// prefix caching and the hooked SSM dtype, and vLLM given that line sizes
+// TestStateCommand: the vllm serve line of a hybrid names prefix caching
+// and the hooked SSM dtype and leaves the raised block (1056) to vLLM,
+// which derives it again (a pinned one also steers the backend choice, and
+// 1056 is none of 0.17's --block-size choices); vLLM given that line sizes
 // the same state.
 func TestStateCommand(t *testing.T) {
 	a := qwen35MoE(t)
@@ -417,12 +419,15 @@ func TestStateCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	line := Command("Qwen/Qwen3.5-35B-A3B", r)
-	for _, part := range []string{"--block-size 1056", "--enable-prefix-caching", "--mamba-ssm-cache-dtype float32"} {
+	for _, part := range []string{"--enable-prefix-caching", "--mamba-ssm-cache-dtype float32"} {
 		if !strings.Contains(line, part) {
 			t.Errorf("%s: no %s", line, part)
 		}
 	}
-	again, err := Resolve(Serve{MaxModelLen: 32768, BlockSize: 1056, EnablePrefixCaching: engine.On, MambaSSMCacheDtype: "float32"}, a, testClass(false), current)
+	if strings.Contains(line, "--block-size") {
+		t.Errorf("%s: pins the block size vLLM derives", line)
+	}
+	again, err := Resolve(Serve{MaxModelLen: 32768, EnablePrefixCaching: engine.On, MambaSSMCacheDtype: "float32"}, a, testClass(false), current)
 	if err != nil {
 		t.Fatal(err)
 	}

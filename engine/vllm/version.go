@@ -159,7 +159,10 @@ type Profile struct {
 	// AutoMaxModelLen says --max-model-len auto exists (0.14.0 and later,
 	// PR #29431).
 	AutoMaxModelLen bool
-	peaks           peakModel
+	// BlockSizeChoices is the --block-size values the release's CLI takes,
+	// nil for any size above 0 (see [blockSizeChoices]).
+	BlockSizeChoices []uint64
+	peaks            peakModel
 }
 
 // The releases at which the rules changed, with the vLLM change that did.
@@ -181,6 +184,30 @@ var (
 	v0_6_0  = Version{0, 6, 0}  // the oldest release profiled
 	v0_6_5  = Version{0, 6, 5}  // V0: chunked prefill batches 2048 tokens (#10544)
 )
+
+// blockSizeChoices is the --block-size values release v's CLI takes (the
+// choices of its parser, then the BlockSize literal of vllm/config/
+// cache.py), nil for any size above 0:
+//   - 8, 16, 32 before 0.7.0: the parser's choices, and 0.6.6, which let
+//     64 and 128 through it (PR #11259), refused above 32 on CUDA until
+//     PR #11723 (2025-01-05);
+//   - 8 to 128 from 0.7.0 (1 too from PR #15893, for ROCm's AITER MLA);
+//   - 256 too from 0.11.1 (PR #26883, merged 2025-10-16, after 0.11.0);
+//   - any size from 0.18.0, where the literal became an int > 0 (PR
+//     #35122, vllm/config/cache.py:50).
+func blockSizeChoices(v Version) []uint64 {
+	switch {
+	case v.AtLeast(v0_18_0):
+		return nil
+	case v.AtLeast(Version{0, 11, 1}):
+		return []uint64{1, 8, 16, 32, 64, 128, 256}
+	case v.AtLeast(Version{0, 9, 0}):
+		return []uint64{1, 8, 16, 32, 64, 128}
+	case v.AtLeast(Version{0, 7, 0}):
+		return []uint64{8, 16, 32, 64, 128}
+	}
+	return []uint64{8, 16, 32}
+}
 
 // mainRelease is the release main of 2026-08-14 leads to: 0.27.1 was out by
 // 2026-08-13 and 0.28.0's branch was cut after it.
@@ -256,6 +283,7 @@ func profileAt(v Version, era Era) Profile {
 		SwapAllocated:               era == V0,
 		KVCacheMemoryFlag:           era == V1 && v.AtLeast(v0_10_2),
 		AutoMaxModelLen:             era == V1 && v.AtLeast(v0_14_0),
+		BlockSizeChoices:            blockSizeChoices(v),
 		peaks:                       peaksFor(v, era),
 	}
 	if era == V1 && v.AtLeast(v0_20_0) {

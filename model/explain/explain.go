@@ -551,9 +551,19 @@ func largestGap(rows []Row, graphsBeside string) *Gap {
 		}
 		return best
 	}
-	term := largest(predictedIn(gapGroups[0]), byBytes)
-	if term == nil {
-		term = largest(predictedIn(gapGroups[1]), byBytes)
+	terms := predictedIn(gapGroups[0])
+	term := largest(terms, byBytes)
+	// A sum of terms (V0's torch peak, weights + activation) carries the
+	// gap of a part the log does not show on its own: when its gap is over
+	// its tolerance and larger than every logged term's together, the
+	// logged terms cannot account for it, and the sum is what explains the
+	// gap, not the device or the budget (issue 20).
+	var partsBytes float64
+	for _, r := range terms {
+		partsBytes += byBytes(r)
+	}
+	if sum := largest(predictedIn(gapGroups[1]), byBytes); sum != nil && (term == nil || !sum.Within && byBytes(sum) > partsBytes) {
+		term = sum
 	}
 	kvRows := predictedIn(gapGroups[2])
 	var kvOver []*Row

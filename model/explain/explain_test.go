@@ -199,6 +199,11 @@ func TestLargestGap(t *testing.T) {
 			"activation_peak", "the available KV memory is off by +0.50 GiB"},
 		{"no term accounts", []Row{mem("weights", gib/100, gib/20), mem("available_kv_memory", 3*gib, gib/10)}, "",
 			"available_kv_memory", "no logged term accounts for it (the largest, weights, differs by +0.01 GiB)"},
+		// Issue 20: a V0 log shows the torch peak (weights + activation)
+		// but not the activation alone; its gap, larger than every logged
+		// term's, explains the available KV memory's, not --class.
+		{"a sum of terms", []Row{mem("weights", gib/100, gib/20), mem("non_torch", gib/50, gib/10), mem("torch_peak", gib/2, gib/10), mem("available_kv_memory", -gib/2, gib/10)}, "",
+			"torch_peak", "the available KV memory is off by -0.50 GiB"},
 		{"graphs beside", []Row{mem("cuda_graph", gib, gib/10), mem("non_torch", gib/20, gib/10), mem("available_kv_memory", -gib/20, gib/10)}, "vLLM 0.7.2",
 			"cuda_graph", "of the terms charged to the budget, non_torch differs most: +0.05 GiB"},
 	}

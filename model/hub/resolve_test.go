@@ -239,10 +239,11 @@ func TestResolveErrors(t *testing.T) {
 		},
 		{
 			name: "offline, the name without its namespace", r: offline, spec: "qwen3-32b",
-			// qwen3-32b is the name of Qwen__Qwen3-32B (distance 0), 2
-			// edits from qwen3-8b (3->8, drop 2), and a part of
-			// Qwen__Qwen3-32B-FP8 (distance 4, listed for containing it).
-			want:    `--model "qwen3-32b": no such file, no shipped model, not in the Hugging Face cache (` + base.CacheDir + `), and offline (HF_HUB_OFFLINE=1); did you mean "Qwen/Qwen3-32B", "Qwen/Qwen3-8B", "Qwen/Qwen3-32B-FP8"?`,
+			// qwen3-32b is the name of Qwen__Qwen3-32B (distance 0), the
+			// beginning of Qwen__Qwen3-32B-FP8 (distance 4, ranked before
+			// the nearer edit for beginning with it), and 2 edits from
+			// qwen3-8b (3->8, drop 2).
+			want:    `--model "qwen3-32b": no such file, no shipped model, not in the Hugging Face cache (` + base.CacheDir + `), and offline (HF_HUB_OFFLINE=1); did you mean "Qwen/Qwen3-32B", "Qwen/Qwen3-32B-FP8", "Qwen/Qwen3-8B"?`,
 			offline: true,
 		},
 		{
