@@ -7,6 +7,7 @@ import (
 
 	"membudget"
 	"membudget/budget"
+	"membudget/engine"
 	"membudget/engine/vllm"
 	"membudget/model"
 )
@@ -413,7 +414,7 @@ func BenchmarkSweep(b *testing.B) {
 // deployments that hold the need verified.
 func BenchmarkPlan(b *testing.B) {
 	a, _ := arch(b, "meta-llama__Llama-3.1-70B-Instruct")
-	sp := vllm.Space{Classes: sweepClasses(b), MaxGPUs: 8, Profile: current}
+	sp := vllm.Space{Plan: engine.PlanSpace{Classes: sweepClasses(b), MaxGPUs: 8, MarginPercent: engine.DefaultMarginPercent}, Profile: current}
 	b.ReportAllocs()
 	for b.Loop() {
 		ds, err := vllm.Deployments(a, "meta-llama/Llama-3.1-70B-Instruct", vllm.Need{Length: 32768, Concurrency: 16}, sp, nil)

@@ -200,21 +200,37 @@ type planRowJSON struct {
 	LongestLen           uint64               `json:"longest_len_at_concurrency"`
 	LongestLenCapped     bool                 `json:"longest_len_capped"`
 	HeadroomBytes        uint64               `json:"headroom_bytes"`
+	Nodes                uint64               `json:"nodes"`
+	KVHeadroomBytes      uint64               `json:"kv_headroom_bytes"`
+	MarginBytes          uint64               `json:"margin_bytes"`
+	Tight                bool                 `json:"tight"`
+	OnlineQuantization   bool                 `json:"online_quantization"`
+	KVQuantized          bool                 `json:"kv_quantized"`
+	USDPerHour           *float64             `json:"usd_per_hour,omitempty"`
 	KVCacheMemoryBytes   uint64               `json:"kv_cache_memory_bytes"`
+	PinnedKVCacheBytes   uint64               `json:"pinned_kv_cache_memory_bytes"`
+	PinnedKVCache        bool                 `json:"pinned_kv_cache"`
 	Command              string               `json:"command"`
 	Footprint            engine.FootprintJSON `json:"footprint"`
 }
 
 // planJSON is `membudget plan --json`.
 type planJSON struct {
-	Model       string        `json:"model"`
-	Length      uint64        `json:"length"`
-	Concurrency uint64        `json:"concurrency"`
-	VLLM        string        `json:"vllm"`
-	Classes     []string      `json:"classes"`
-	MaxGPUs     uint64        `json:"max_gpus"`
-	Searched    string        `json:"searched"`
-	Rows        []planRowJSON `json:"deployments"`
+	Model       string             `json:"model"`
+	Length      uint64             `json:"length"`
+	Concurrency uint64             `json:"concurrency"`
+	VLLM        string             `json:"vllm"`
+	Classes     []string           `json:"classes"`
+	MaxGPUs     uint64             `json:"max_gpus"`
+	GPUsPerNode uint64             `json:"gpus_per_node"`
+	MaxNodes    uint64             `json:"max_nodes"`
+	Prefer      string             `json:"prefer"`
+	Margin      float64            `json:"margin_percent"`
+	Prices      map[string]float64 `json:"prices"`
+	Ranked      string             `json:"ranked"`
+	Searched    string             `json:"searched"`
+	Notes       []string           `json:"notes"`
+	Rows        []planRowJSON      `json:"deployments"`
 }
 
 // queryJSON is `membudget max-seqs --json` and `membudget max-len --json`.

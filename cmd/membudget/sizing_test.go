@@ -220,4 +220,17 @@ var planCases = []cliCase{
 	// (then each command sets the variable).
 	{"plan-beyond-the-model", []string{"plan", "--model", "Qwen/Qwen3-0.6B", "--length", "65536", "--concurrency", "1", "--classes", "l4"}, exitBadArgs},
 	{"plan-allow-long", []string{"plan", "--model", "Qwen/Qwen3-0.6B", "--length", "65536", "--concurrency", "1", "--classes", "l4", "--allow-long-max-model-len", "--top", "1"}, exitOK},
+	// DeepSeek-V3 on H100s: TP 8 x PP 2 on two nodes, first of the 16-GPU
+	// rows (tensor ranks within a node before more pipeline stages).
+	{"plan-deepseek-h100-tp8-pp2", []string{"plan", "--model", "deepseek-ai/DeepSeek-V3", "--length", "32768", "--concurrency", "8", "--classes", "h100-sxm-80g", "--max-gpus", "16", "--top", "3"}, exitOK},
+	// One node of 8 bounds it: nothing.
+	{"plan-deepseek-h100-one-node", []string{"plan", "--model", "deepseek-ai/DeepSeek-V3", "--length", "32768", "--concurrency", "8", "--classes", "h100-sxm-80g", "--max-gpus", "16", "--max-nodes", "1"}, exitNoFit},
+	// Priced: two H100s at 2.49 (4.98 an hour) against one H200 at 3.79.
+	{"plan-price", []string{"plan", "--model", "meta-llama/Llama-3.1-70B-Instruct", "--length", "8192", "--concurrency", "4", "--classes", "h100-sxm-80g,h200", "--price", "h100-sxm-80g=2.49", "--price", "h200=3.79", "--top", "4"}, exitOK},
+	{"plan-prefer-throughput", []string{"plan", "--model", "meta-llama/Llama-3.1-70B-Instruct", "--length", "32768", "--concurrency", "16", "--classes", "h200", "--max-gpus", "4", "--prefer", "throughput", "--top", "4"}, exitOK},
+	{"plan-pin-kv-cache", []string{"plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--length", "8192", "--concurrency", "8", "--classes", "l4", "--max-gpus", "1", "--pin-kv-cache", "--margin", "10"}, exitOK},
+	{"plan-bad-prefer", []string{"plan", "--model", "Qwen/Qwen3-8B", "--length", "8", "--concurrency", "1", "--prefer", "cost"}, exitBadArgs},
+	{"plan-bad-price", []string{"plan", "--model", "Qwen/Qwen3-8B", "--length", "8", "--concurrency", "1", "--price", "h100-sxm-80g"}, exitBadArgs},
+	{"plan-price-not-searched", []string{"plan", "--model", "Qwen/Qwen3-8B", "--length", "8", "--concurrency", "1", "--classes", "l4", "--price", "h200=3"}, exitBadArgs},
+	{"plan-bad-margin", []string{"plan", "--model", "Qwen/Qwen3-8B", "--length", "8", "--concurrency", "1", "--margin", "100"}, exitBadArgs},
 }

@@ -65,11 +65,12 @@ type memo struct {
 	err     error
 }
 
-// compiled is one serve's compilation.
+// compiled is one serve's compilation, with what vLLM's startup check
+// reads beside the plan.
 type compiled struct {
 	s    Serve
 	ok   bool
-	r    Resolved
+	k    kvCheck
 	plan *budget.Plan
 	err  error
 }
@@ -83,20 +84,51 @@ func (e *Search) ensureCompiler() {
 
 // compile resolves and compiles s; a serve vLLM refuses is no candidate.
 func (e *Search) compile(s Serve) (Resolved, *budget.Plan, error) {
+	c := e.compiled(s)
+	return c.k.r, c.plan, c.err
+}
+
+// compiled is s compiled, from the memo when it holds s; the result is
+// the memo's until the next call.
+func (e *Search) compiled(s Serve) *compiled {
 	e.ensureCompiler()
 	if e.memo == nil {
-		return e.Compiler.Compile(s, e.Class, e.Profile)
+		c := &compiled{s: s, ok: true}
+		c.k, c.plan, c.err = e.Compiler.compile(s, e.Class, e.Profile)
+		return c
 	}
 	for i := range e.memo.entries {
 		if c := &e.memo.entries[i]; c.ok && c.s == s {
-			return c.r, c.plan, c.err
+			return c
 		}
 	}
 	c := &e.memo.entries[e.memo.next]
 	e.memo.next = (e.memo.next + 1) % len(e.memo.entries)
 	c.s, c.ok = s, true
-	c.r, c.plan, c.err = e.Compiler.Compile(s, e.Class, e.Profile)
-	return c.r, c.plan, c.err
+	c.k, c.plan, c.err = e.Compiler.compile(s, e.Class, e.Profile)
+	return c
+}
+
+// refusal is why vLLM refuses to start s ("" when it starts it): see
+// [startRefusal].
+func (e *Search) refusal(s Serve) string {
+	c := e.compiled(s)
+	if c.err != nil {
+		return c.err.Error()
+	}
+	return c.k.capacity(c.plan).Refusal(c.k.r.MaxModelLen, c.k.r.MaxNumSeqs)
+}
+
+// startRefusal is why vLLM refuses to start serve s on c under p ("" when
+// it starts it): the setting error when it refuses a setting, else its
+// startup checks of the compiled serve. The advice and the plan keep only
+// what this passes, so that every line they print starts.
+func startRefusal(cp *Compiler, s Serve, c budget.Class, p Profile) string {
+	k, plan, err := cp.compile(s, c, p)
+	if err != nil {
+		return err.Error()
+	}
+	return k.capacity(plan).Refusal(k.r.MaxModelLen, k.r.MaxNumSeqs)
 }
 
 // Advise searches what would make t fit for the serve s, which does not: each

@@ -163,11 +163,7 @@ func (sz *Sizing) Advise(t engine.Target) (engine.Advice, error) {
 // refusalOf is why vLLM refuses serve s of the sizing's model and class,
 // "" when it starts it, or the setting error when it refuses a setting.
 func (sz *Sizing) refusalOf(s Serve) string {
-	k, plan, err := compilerOf(sz.Model).compile(s, sz.Class, sz.Serve.Profile)
-	if err != nil {
-		return err.Error()
-	}
-	return k.capacity(plan).Refusal(k.r.MaxModelLen, k.r.MaxNumSeqs)
+	return startRefusal(compilerOf(sz.Model), s, sz.Class, sz.Serve.Profile)
 }
 
 // startFixes are the changes that let vLLM start a serve it refuses, each
