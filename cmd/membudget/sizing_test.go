@@ -27,7 +27,16 @@ var sizingCases = []cliCase{
 	{"report-llama8b-h100", []string{"report", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "h100-sxm-80g", "--gpu-memory-utilization", "0.9"}, exitOK},
 	{"report-llama8b-h100-json", []string{"report", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "h100-sxm-80g", "--json"}, exitOK},
 	{"report-llama8b-3090-too-long", []string{"report", "--model", "meta-llama__Llama-3.1-8B-Instruct", "--class", "rtx-3090"}, exitNoFit},
+	// Issue 20: Llama-70B on one H100 is offered TP 2 with vLLM's
+	// estimated length (24624), TP 2 with online fp8, TP 4 (the file keeps
+	// its old name: it once said nothing fits).
 	{"report-llama70b-h100-nothing", []string{"report", "--model", "meta-llama/Llama-3.1-70B-Instruct", "--class", "h100-sxm-80g"}, exitNoFit},
+	// Issue 20: DeepSeek-V3 on H100s is offered TP 8 x PP 2.
+	{"report-deepseek-h100-tp8-pp2", []string{"report", "--model", "deepseek-ai/DeepSeek-V3", "--class", "h100-sxm-80g", "--max-model-len", "32768"}, exitNoFit},
+	// Issue 20: Llama-8B on an RTX 4090 is offered online fp8 weights.
+	{"report-llama8b-4090-quantization", []string{"report", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "rtx-4090", "--max-model-len", "65536"}, exitNoFit},
+	// Nothing in the space: the plan to run instead.
+	{"report-deepseek-4090-plan", []string{"report", "--model", "deepseek-ai/DeepSeek-V3", "--class", "rtx-4090", "--max-model-len", "4096"}, exitNoFit},
 	// Issue 13's case: said "nothing fits" while max-len at util 0.95
 	// answered 23408 tokens.
 	{"report-llama70b-tp2-h100-advice", []string{"report", "--model", "meta-llama/Llama-3.1-70B-Instruct", "--class", "h100-sxm-80g", "--tensor-parallel-size", "2", "--max-model-len", "32768"}, exitNoFit},

@@ -5,10 +5,12 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 
 	"membudget/budget"
 	"membudget/engine"
+	"membudget/internal/shell"
 	"membudget/model"
 	"membudget/model/hub"
 )
@@ -133,6 +135,8 @@ func (sz *Sizing) gpus() uint64 {
 // Advise searches what would make t fit and vLLM start (see [Search]):
 // first what lets vLLM start a serve it refuses, then, when the footprint
 // itself does not fit, every lever, keeping only the changes vLLM starts.
+// When no suggestion holds t in full, the advice names the plan that
+// searches further.
 func (sz *Sizing) Advise(t engine.Target) (engine.Advice, error) {
 	r := sz.Serve
 	found, err := Search{Arch: sz.Model.Arch, Class: sz.Class, Profile: r.Profile, Compiler: compilerOf(sz.Model)}.Advise(r.Serve, t)
@@ -140,16 +144,18 @@ func (sz *Sizing) Advise(t engine.Target) (engine.Advice, error) {
 		return engine.Advice{}, err
 	}
 	adv := engine.Advice{Suggestions: sz.startFixes(t), Searched: found.Searched}
-	starts, _ := sz.Starts()
-	fp := sz.plan.Evaluate(t.Seqs, t.Tokens)
 	for _, sg := range found.Suggestions {
-		if !starts && fp.Fits() {
-			break // the footprint fits: only the refusal stops vLLM
-		}
 		if why := sz.refusalOf(sg.Serve); why != "" {
 			continue // it fits the footprint, and vLLM still refuses it
 		}
-		adv.Suggestions = append(adv.Suggestions, engine.Suggestion{Flags: sg.Flags, Why: sg.Why, GPUs: sg.GPUs, At: sg.At})
+		if slices.ContainsFunc(adv.Suggestions, func(have engine.Suggestion) bool { return have.Flags == sg.Flags }) {
+			continue
+		}
+		numerics := ""
+		if sg.Online {
+			numerics = OnlineFP8Numerics
+		}
+		adv.Suggestions = append(adv.Suggestions, engine.Suggestion{Flags: sg.Flags, Why: sg.Why, GPUs: sg.GPUs, At: sg.At, Holds: sg.Holds, Numerics: numerics})
 	}
 	if len(adv.Suggestions) == 0 {
 		if one := sz.plan.Evaluate(1, 1); !one.Fits() {
@@ -157,7 +163,38 @@ func (sz *Sizing) Advise(t engine.Target) (engine.Advice, error) {
 				engine.GiB(one.Terms[budget.TermWeights]), engine.GiB(one.Terms[budget.TermActivation]+one.Terms[budget.TermSampler]), shortfall(one)))
 		}
 	}
+	if !slices.ContainsFunc(adv.Suggestions, func(sg engine.Suggestion) bool { return sg.Holds }) {
+		adv.Plan = sz.planCommand(t)
+		adv.Notes = append(adv.Notes, fmt.Sprintf("membudget plan searches every class, tensor x pipeline x data ranks up to %d GPUs (tensor ranks within a node of %d), the checkpoint's weights (and online fp8 for an unquantized one), KV auto and fp8, at util %v or each class's ceiling, and ranks what holds %d sequence(s) of %d tokens:",
+			planGPUs, engine.DefaultGPUsPerNode, r.Profile.DefaultUtil, t.Seqs, t.Tokens))
+	}
 	return adv, nil
+}
+
+// OnlineFP8Numerics is what an advice says of --quantization fp8 on an
+// unquantized checkpoint.
+const OnlineFP8Numerics = "--quantization fp8 has vLLM quantize the weights to fp8 as it loads them, which changes the model's numerics: check its quality before serving it"
+
+// planGPUs is the GPUs the plan an advice prints searches up to: 4 nodes
+// of 8, as the advice's own ranks reach (TP 8 x PP 4).
+const planGPUs = 32
+
+// planCommand is the `membudget plan` command that searches every class for
+// t under the sizing's vLLM: the model at its revision, the release when
+// not main, the long-length allowance when the serve has it.
+func (sz *Sizing) planCommand(t engine.Target) string {
+	m := sz.Model.Name
+	if rev := sz.Model.Revision(); rev != "" {
+		m += "@" + rev
+	}
+	parts := []string{"membudget plan --model", shell.Quote(m), fmt.Sprintf("--length %d --concurrency %d --max-gpus %d", t.Tokens, t.Seqs, planGPUs)}
+	if p := sz.Serve.Profile; !p.Main {
+		parts = append(parts, "--vllm-version", p.Name)
+	}
+	if sz.Serve.AllowLongMaxModelLen {
+		parts = append(parts, "--allow-long-max-model-len")
+	}
+	return strings.Join(parts, " ")
 }
 
 // refusalOf is why vLLM refuses serve s of the sizing's model and class,
@@ -184,7 +221,7 @@ func (sz *Sizing) startFixes(t engine.Target) []engine.Suggestion {
 		if nc.Refusal(k.r.MaxModelLen, k.r.MaxNumSeqs) != "" || !f.Fits() {
 			return
 		}
-		fixes = append(fixes, engine.Suggestion{Flags: flags, Why: why(nc), GPUs: sz.gpus(), At: f})
+		fixes = append(fixes, engine.Suggestion{Flags: flags, Why: why(nc), GPUs: sz.gpus(), At: f, Holds: true})
 	}
 	if !c.Starts && c.EstimatedMaxModelLen >= t.Tokens && c.EstimatedMaxModelLen > 0 {
 		s := r.Serve
