@@ -14,8 +14,19 @@ type reportJSON struct {
 	Serve      serveJSON            `json:"serve"`
 	Footprint  engine.FootprintJSON `json:"footprint"`
 	KVCapacity capacityJSON         `json:"kv_capacity"`
-	Fits       bool                 `json:"fits"`
-	Advice     *adviceJSON          `json:"advice,omitempty"`
+	// Preallocated is vLLM's whole KV pool and the device's total with
+	// it, when vLLM starts the serve.
+	Preallocated *preallocatedJSON `json:"preallocated,omitempty"`
+	Fits         bool              `json:"fits"`
+	Advice       *adviceJSON       `json:"advice,omitempty"`
+}
+
+// preallocatedJSON is the report's "preallocated".
+type preallocatedJSON struct {
+	Blocks       uint64 `json:"blocks"`
+	KVPoolBytes  uint64 `json:"kv_pool_bytes"`
+	TotalBytes   uint64 `json:"total_bytes"`
+	SizedKVBytes uint64 `json:"sized_kv_bytes"`
 }
 
 type serveJSON struct {
@@ -251,6 +262,7 @@ type queryJSON struct {
 	At          engine.FootprintJSON  `json:"at"`
 	Next        *engine.FootprintJSON `json:"next,omitempty"`
 	TippingTerm string                `json:"tipping_term,omitempty"`
+	SteadyState *steadyJSON           `json:"steady_state,omitempty"`
 }
 
 // weightsJSON says where the weights per rank came from and, when a

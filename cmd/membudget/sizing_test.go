@@ -48,6 +48,10 @@ var sizingCases = []cliCase{
 	{"report-gb10-unified", []string{"report", "--model", "Qwen/Qwen3-32B-FP8", "--class", "gb10", "--gpu-memory-utilization", "0.8", "--cpu-offload-gb", "4"}, exitOK},
 	{"report-deepseek-tp8-h200", []string{"report", "--model", "deepseek-ai/DeepSeek-V3", "--class", "h200", "--tensor-parallel-size", "8", "--max-model-len", "32768"}, exitOK},
 	{"max-seqs-llama8b-h100", []string{"max-seqs", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "h100-sxm-80g", "--length", "8192"}, exitOK},
+	// Issue 20: a sliding-window model's max-seqs names vLLM's guarantee
+	// and the steady state beside it.
+	{"max-seqs-gemma3-steady", []string{"max-seqs", "--model", "google/gemma-3-27b-it", "--class", "h100-sxm-80g", "--length", "32768"}, exitOK},
+	{"max-seqs-gemma3-steady-json", []string{"max-seqs", "--model", "google/gemma-3-27b-it", "--class", "h100-sxm-80g", "--length", "32768", "--json"}, exitOK},
 	{"max-seqs-capped", []string{"max-seqs", "--model", "Qwen/Qwen3-0.6B", "--class", "h200", "--length", "1024"}, exitOK},
 	{"max-seqs-nothing", []string{"max-seqs", "--model", "Qwen/Qwen3-235B-A22B", "--class", "h100-sxm-80g", "--tensor-parallel-size", "4", "--length", "4096"}, exitNoFit},
 	{"max-len-gemma3-json", []string{"max-len", "--model", "google/gemma-3-27b-it", "--class", "mi300x", "--seqs", "32", "--json"}, exitOK},
