@@ -1,10 +1,13 @@
 package engine
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"pgregory.net/rapid"
 
 	"membudget/budget"
 )
@@ -245,4 +248,65 @@ func TestRankKVPrecision(t *testing.T) {
 			t.Errorf("%q (-want +got):\n%s", c.prefer, diff)
 		}
 	}
+}
+
+// TestRankKeepsTheRowsWithinBoundsInOrder: for random rows and spaces,
+// Rank keeps exactly the rows within the space's bounds, each once, and
+// orders them by the cost first (GPUs, or the price per hour with priced
+// classes first), then the nodes.
+func TestRankKeepsTheRowsWithinBoundsInOrder(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		pow := rapid.SampledFrom([]uint64{1, 2, 4, 8, 16})
+		sp := PlanSpace{MaxGPUs: rapid.SampledFrom([]uint64{1, 8, 16, 64}).Draw(t, "max_gpus"),
+			GPUsPerNode:   rapid.SampledFrom([]uint64{0, 2, 4, 8}).Draw(t, "gpus_per_node"),
+			MaxNodes:      rapid.Uint64Range(0, 4).Draw(t, "max_nodes"),
+			Prefer:        rapid.SampledFrom([]Prefer{PreferDefault, PreferLatency, PreferThroughput, PreferHeadroom}).Draw(t, "prefer"),
+			MarginPercent: rapid.Float64Range(0, 20).Draw(t, "margin")}
+		if rapid.Bool().Draw(t, "priced") {
+			sp.Prices = map[string]float64{"small": rapid.Float64Range(0, 10).Draw(t, "small_usd")}
+		}
+		n := rapid.IntRange(0, 12).Draw(t, "rows")
+		var rows []Deployment
+		for i := range n {
+			d := row(fmt.Sprint(i), rapid.SampledFrom([]string{"small", "large"}).Draw(t, "class"), pow.Draw(t, "tp"), pow.Draw(t, "pp"), pow.Draw(t, "dp"),
+				rapid.Bool().Draw(t, "online"), rapid.Uint64Range(1, 200).Draw(t, "budget"), rapid.Uint64Range(0, 200).Draw(t, "headroom"), rapid.Uint64Range(0, 100).Draw(t, "most"))
+			d.KVQuantized = rapid.Bool().Draw(t, "kv")
+			rows = append(rows, d)
+		}
+		got := sp.Rank(rows)
+		var want []string
+		for _, d := range rows {
+			if sp.allows(Layout{d.TP, d.PP, d.DP}) {
+				want = append(want, d.JSON.(string))
+			}
+		}
+		if diff := cmp.Diff(want, names(got), cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
+			t.Fatalf("rows kept (-want +got):\n%s", diff)
+		}
+		for i := 1; i < len(got); i++ {
+			x, y := got[i-1], got[i]
+			cx, cy := float64(x.GPUs), float64(y.GPUs)
+			if sp.Prices != nil {
+				// Priced rows (by their cost) before unpriced ones (by GPUs).
+				if (x.USDPerHour == nil) != (y.USDPerHour == nil) {
+					if x.USDPerHour == nil {
+						t.Fatalf("an unpriced row %s before a priced one %s", x.JSON, y.JSON)
+					}
+					continue
+				}
+				if x.USDPerHour != nil {
+					cx, cy = *x.USDPerHour, *y.USDPerHour
+				}
+			}
+			if cx > cy {
+				t.Fatalf("row %s (cost %v) before %s (cost %v)", x.JSON, cx, y.JSON, cy)
+			}
+			if cx == cy && x.GPUs == y.GPUs && x.Nodes > y.Nodes {
+				t.Fatalf("row %s (%d nodes) before %s (%d) at the same cost", x.JSON, x.Nodes, y.JSON, y.Nodes)
+			}
+			if y.Tight != (y.KVHeadroom < y.Margin) {
+				t.Fatalf("row %s: tight %v with %d of headroom and a margin of %d", y.JSON, y.Tight, y.KVHeadroom, y.Margin)
+			}
+		}
+	})
 }
