@@ -55,7 +55,7 @@ const DefaultGPUsPerNode = 8
 // model of the memory misses: membudget's available KV memory is off by
 // 0.24 % on average over the observed vLLM 0.19 H100 rows, its KV blocks
 // by 0.52 % at the 90th percentile (docs/vllm.md, "Against the observed
-// table"), and one activation peak in 27 misses by more than 0.1 GiB; 5 %
+// table"), and two activation peaks of 27 miss by more than 0.1 GiB; 5 %
 // (3.6 GiB of an H100's 72.85 GiB budget) is ten times the 90th
 // percentile, the round figure issue 20 asks for.
 const DefaultMarginPercent = 5
