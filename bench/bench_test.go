@@ -7,6 +7,7 @@ import (
 
 	"membudget"
 	"membudget/budget"
+	"membudget/engine"
 	"membudget/engine/vllm"
 	"membudget/model"
 )
@@ -413,12 +414,37 @@ func BenchmarkSweep(b *testing.B) {
 // deployments that hold the need verified.
 func BenchmarkPlan(b *testing.B) {
 	a, _ := arch(b, "meta-llama__Llama-3.1-70B-Instruct")
-	sp := vllm.Space{Classes: sweepClasses(b), MaxGPUs: 8, Profile: current}
+	sp := vllm.Space{Plan: engine.PlanSpace{Classes: sweepClasses(b), MaxGPUs: 8, MarginPercent: engine.DefaultMarginPercent}, Profile: current}
 	b.ReportAllocs()
 	for b.Loop() {
 		ds, err := vllm.Deployments(a, "meta-llama/Llama-3.1-70B-Instruct", vllm.Need{Length: 32768, Concurrency: 16}, sp, nil)
 		if err != nil || len(ds) == 0 {
 			b.Fatalf("%d deployments, %v", len(ds), err)
+		}
+	}
+}
+
+// BenchmarkAdvise is a report's advice for a serve that does not fit:
+// Llama-3.1-70B on one H100 at its whole length, every combination of
+// tensor and pipeline ranks, fp8 KV and online fp8 weights searched, in
+// full and with its bounds, each suggestion checked to start.
+func BenchmarkAdvise(b *testing.B) {
+	a, _ := arch(b, "meta-llama__Llama-3.1-70B-Instruct")
+	c, err := membudget.Kernels().Load("h100-sxm-80g")
+	if err != nil {
+		b.Fatal(err)
+	}
+	e := vllm.Search{Arch: a, Class: c, Profile: current, Compiler: vllm.NewCompiler(a)}
+	r, _, err := e.Compiler.Compile(vllm.Serve{}, c, current)
+	if err != nil {
+		b.Fatal(err)
+	}
+	target := engine.Target{Seqs: 1, Tokens: r.MaxModelLen}
+	b.ReportAllocs()
+	for b.Loop() {
+		adv, err := e.Advise(r.Serve, target)
+		if err != nil || len(adv.Suggestions) == 0 {
+			b.Fatalf("%d suggestions, %v", len(adv.Suggestions), err)
 		}
 	}
 }

@@ -21,11 +21,12 @@ type Planner interface {
 
 // PlanSearch is one plan's search, its flags parsed.
 type PlanSearch interface {
-	// Search returns every deployment of m on classes that serves need in
-	// at most maxGPUs GPUs, ranked best first. progress, when not nil, is
-	// called after each class. A need the engine refuses for the model on
-	// every device (a length beyond it) is an error naming --length.
-	Search(m *hub.Loaded, need Need, classes []budget.Class, maxGPUs uint64, progress func(done, total int)) (PlanResult, error)
+	// Search returns every deployment of m on the space's classes that
+	// serves need within its bounds, ranked by [PlanSpace.Rank]. progress,
+	// when not nil, is called after each class. A need the engine refuses
+	// for the model on every device (a length beyond it) is an error
+	// naming --length.
+	Search(m *hub.Loaded, need Need, sp PlanSpace, progress func(done, total int)) (PlanResult, error)
 }
 
 // Need is what a deployment must serve: Concurrency sequences of Length
@@ -38,6 +39,9 @@ type PlanResult struct {
 	Describes string
 	// Searched says what the search covered, in one sentence.
 	Searched string
+	// Notes say how the printed launch lines size what they size (vLLM's
+	// KV cache by the util, or pinned), a line each.
+	Notes []string
 	// BudgetColumn heads the table's column of the budget setting
 	// ("UTIL").
 	BudgetColumn string
@@ -62,9 +66,31 @@ type Deployment struct {
 	// Headroom is the smaller margin at the need: the budget's or the
 	// driver's.
 	Headroom uint64
-	Command  string
-	// JSON is the deployment as plan --json lists it.
+	// BudgetBytes is the budget per GPU on the stage that binds, and
+	// KVHeadroom what of it the need leaves unused: the KV cache beyond
+	// the need's sequences, which the ranking's safety margin is taken
+	// from (the driver's side is the class's util ceiling's to keep).
+	BudgetBytes, KVHeadroom uint64
+	// Online says the engine quantizes the weights as it loads them (a
+	// --quantization the checkpoint does not hold): it changes the
+	// model's numerics.
+	Online bool
+	// KVQuantized says the KV cache is stored in a narrower dtype than the
+	// engine's auto (fp8 asked for): it changes the numerics less than
+	// quantized weights, and still some.
+	KVQuantized bool
+	Command     string
+	// JSON is the deployment as plan --json lists it; when it has a
+	// SetRank(RankJSON) method, [PlanSpace.Rank] gives it the ranking's
+	// figures.
 	JSON any
+
+	// Set by [PlanSpace.Rank]: the nodes the deployment takes, the margin
+	// it should leave (bytes of its budget), whether it leaves less, and
+	// its cost per hour (nil without a price for its class).
+	Nodes, Margin uint64
+	Tight         bool
+	USDPerHour    *float64
 }
 
 // Budgeter is the capability of an [Engine] that says what budget it
@@ -133,4 +159,12 @@ func LoggedCount(l *logs.Log, key string, def uint64) uint64 {
 		}
 	}
 	return def
+}
+
+// Releaser is the capability of an [Engine] that names the release whose
+// rules size a serve when no release flag is given (`membudget version`).
+type Releaser interface {
+	// DefaultRelease returns that release in one phrase ("vLLM main at
+	// commit d18bb7b (2026-08-14)").
+	DefaultRelease() string
 }

@@ -245,8 +245,13 @@ type Advice struct {
 	// Searched names each lever tried, with its range.
 	Searched []string
 	// Notes say what the fixed part of the serve leaves when nothing
-	// fits.
+	// fits, and what a plan would search when no suggestion holds the
+	// target in full.
 	Notes []string
+	// Plan is the `membudget plan` command that searches further (every
+	// class, more GPUs) when no suggestion holds the target in full; ""
+	// otherwise.
+	Plan string
 }
 
 // Suggestion is one checked change of the serve's flags.
@@ -259,6 +264,12 @@ type Suggestion struct {
 	GPUs uint64
 	// At is the footprint it was checked at, on the stage that binds.
 	At budget.Footprint
+	// Holds says it holds the target in full; else it is a bound (a
+	// shorter length, fewer sequences) of what does.
+	Holds bool
+	// Numerics names what in it changes the model's numerics ("" for
+	// nothing): the engine quantizing the weights as it loads them.
+	Numerics string
 }
 
 // Section is what a report says of one sized serve beyond its footprint,

@@ -11,9 +11,10 @@ import (
 )
 
 // propSuggestionsFitAndNothingFitsIsTrue: for a serve that does not fit
-// its target, every suggestion fits when the serve is rebuilt with it, and
-// when there is none, brute force over the space the search names finds
-// nothing that fits either (on small caps, so that the space is small).
+// its target, every suggestion fits when the serve is rebuilt with it (at
+// the target, or at the bound it names) and vLLM starts it, and when there
+// is none, brute force over the space the search names finds nothing that
+// fits and starts either (on small caps, so that the space is small).
 func propSuggestionsFitAndNothingFitsIsTrue(t *rapid.T) {
 	c := genServeCase(24, 300).Draw(t, "serve")
 	r := c.Ref.Serve
@@ -35,7 +36,7 @@ func propSuggestionsFitAndNothingFitsIsTrue(t *rapid.T) {
 		if err != nil || seqs > ref.Serve.MaxNumSeqs || tokens > ref.Serve.MaxModelLen {
 			return false
 		}
-		return ref.Plan().Evaluate(seqs, tokens).Fits()
+		return ref.Plan().Evaluate(seqs, tokens).Fits() && ref.Capacity().Refusal(ref.Serve.MaxModelLen, ref.Serve.MaxNumSeqs) == ""
 	}
 	for _, sug := range adv.Suggestions {
 		seqs, tokens := target.Seqs, target.Tokens
@@ -76,17 +77,23 @@ func propSuggestionsFitAndNothingFitsIsTrue(t *rapid.T) {
 			utils = append(utils, u)
 		}
 	}
+	quants := []string{r.Quantization}
+	if c.Arch.Quant.Method == "" && r.Quantization == "" {
+		quants = append(quants, "fp8") // online fp8 weights
+	}
 	for _, kv := range kvs {
-		for _, tp := range []uint64{r.TensorParallelSize, 2, 4, 8} {
-			for _, pp := range []uint64{r.PipelineParallelSize, 2, 4} {
-				if tp < r.TensorParallelSize || pp < r.PipelineParallelSize || (tp != r.TensorParallelSize && pp != r.PipelineParallelSize) {
-					continue // the search changes one kind of rank at a time
-				}
-				for _, u := range utils {
-					s := r.Serve
-					s.KVCacheDtype, s.TensorParallelSize, s.PipelineParallelSize, s.GPUMemoryUtilization = kv, tp, pp, u
-					if fitsWith(s, target.Seqs, target.Tokens) {
-						t.Fatalf("nothing fits, yet kv %s tp %d pp %d util %v does (searched %v)", kv, tp, pp, u, adv.Searched)
+		for _, q := range quants {
+			for _, tp := range []uint64{r.TensorParallelSize, 2, 4, 8} {
+				for _, pp := range []uint64{r.PipelineParallelSize, 2, 4} {
+					if tp < r.TensorParallelSize || pp < r.PipelineParallelSize || pp > uint64(len(c.Arch.Layers)) {
+						continue
+					}
+					for _, u := range utils {
+						s := r.Serve
+						s.KVCacheDtype, s.Quantization, s.TensorParallelSize, s.PipelineParallelSize, s.GPUMemoryUtilization = kv, q, tp, pp, u
+						if fitsWith(s, target.Seqs, target.Tokens) {
+							t.Fatalf("nothing fits, yet kv %s quantization %q tp %d pp %d util %v does (searched %v)", kv, q, tp, pp, u, adv.Searched)
+						}
 					}
 				}
 			}

@@ -35,7 +35,10 @@ func writeFootprint(w io.Writer, sec engine.Section, f budget.Footprint) {
 	if f.Host > 0 {
 		row("host caches (unified)", f.Host)
 	}
-	row("= total on the device", f.Total())
+	// The sequences' footprint, not the device's: an engine that
+	// preallocates its whole KV pool holds more once started (its section
+	// says how much).
+	row("= total of these sequences", f.Total())
 	row(words.Budget, f.Budget)
 	row("device memory", f.Device)
 	if sh := f.BudgetShortfall(); sh > 0 {

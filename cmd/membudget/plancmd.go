@@ -1,9 +1,12 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -27,6 +30,12 @@ func (a *app) plan(stdout, stderr io.Writer, args []string) int {
 	concurrency := fs.Uint64("concurrency", 0, "sequences to serve at once, across the deployment's replicas (required)")
 	classList := fs.String("classes", "all", "device `classes` to try, comma-separated, or all")
 	maxGPUs := fs.Uint64("max-gpus", 8, "the most GPUs a deployment may take (tensor x pipeline x data ranks)")
+	gpusPerNode := fs.Uint64("gpus-per-node", engine.DefaultGPUsPerNode, "the GPUs of one node: tensor ranks stay within a node, and a deployment's nodes follow")
+	maxNodes := fs.Uint64("max-nodes", 0, "the most nodes a deployment may take (0: only --max-gpus bounds it)")
+	prefer := fs.String("prefer", "", "what ranks first once the cost and the nodes are equal: latency, throughput or headroom (default: tensor before pipeline ranks, the checkpoint's precision, a safety margin, KV headroom)")
+	margin := fs.Float64("margin", engine.DefaultMarginPercent, "the safety margin, in `percent` of the budget, a deployment should leave unused at the need; rows that leave less rank after those that do")
+	prices := priceFlag{}
+	fs.Var(&prices, "price", "a class's price per GPU-hour, `CLASS=USD` (repeatable): rows rank by cost per hour, classes without a price last")
 	top := fs.Int("top", 10, "rows to print (0: every one)")
 	asJSON := fs.Bool("json", false, "print JSON for scripts (schema in the README)")
 	strict := fs.Bool("strict", false, strictFlag)
@@ -52,6 +61,16 @@ func (a *app) plan(stdout, stderr io.Writer, args []string) int {
 		return fail(stderr, "plan", exitBadArgs, fmt.Errorf("--max-gpus %d: want 1 to 1024", *maxGPUs))
 	case *top < 0:
 		return fail(stderr, "plan", exitBadArgs, fmt.Errorf("--top %d: want 0 (every row) or more", *top))
+	case *gpusPerNode == 0 || *gpusPerNode > 1024:
+		return fail(stderr, "plan", exitBadArgs, fmt.Errorf("--gpus-per-node %d: want 1 to 1024", *gpusPerNode))
+	case *maxNodes > 1024:
+		return fail(stderr, "plan", exitBadArgs, fmt.Errorf("--max-nodes %d: want 0 (no bound) to 1024", *maxNodes))
+	case !(*margin >= 0 && *margin < 100):
+		return fail(stderr, "plan", exitBadArgs, fmt.Errorf("--margin %v: want a percent from 0 to below 100", *margin))
+	}
+	order, err := engine.ParsePrefer(*prefer)
+	if err != nil {
+		return fail(stderr, "plan", exitBadArgs, err)
 	}
 	m, err := a.load(*modelArg)
 	if err != nil {
@@ -65,13 +84,20 @@ func (a *app) plan(stdout, stderr io.Writer, args []string) int {
 	if err != nil {
 		return fail(stderr, "plan", exitBadArgs, err)
 	}
+	for name := range prices {
+		if !slices.ContainsFunc(classes, func(c budget.Class) bool { return c.Name == name }) {
+			return fail(stderr, "plan", exitBadArgs, fmt.Errorf("--price %s=%v: %s is not among the classes searched (--classes %s)", name, prices[name], name, *classList))
+		}
+	}
+	sp := engine.PlanSpace{Classes: classes, MaxGPUs: *maxGPUs, GPUsPerNode: *gpusPerNode, MaxNodes: *maxNodes, Prefer: order,
+		MarginPercent: *margin, Prices: prices}
 	start := time.Now()
 	progress := func(done, total int) {
 		if time.Since(start) > time.Second {
 			fmt.Fprintf(stderr, "membudget plan: %d of %d classes searched\n", done, total)
 		}
 	}
-	res, err := search.Search(m, engine.Need{Length: *length, Concurrency: *concurrency}, classes, *maxGPUs, progress)
+	res, err := search.Search(m, engine.Need{Length: *length, Concurrency: *concurrency}, sp, progress)
 	if err != nil {
 		status, err := internalError(err)
 		return fail(stderr, "plan", status, err)
@@ -96,7 +122,9 @@ func (a *app) plan(stdout, stderr io.Writer, args []string) int {
 		}
 		out := object{{Key: "model", Value: m.Name}, {Key: "length", Value: *length}, {Key: "concurrency", Value: *concurrency},
 			{Key: eng.Name(), Value: res.Describes}, {Key: "classes", Value: names}, {Key: "max_gpus", Value: *maxGPUs},
-			{Key: "searched", Value: res.Searched}, {Key: "deployments", Value: deployments}}
+			{Key: "gpus_per_node", Value: *gpusPerNode}, {Key: "max_nodes", Value: *maxNodes}, {Key: "prefer", Value: cmp.Or(string(order), "default")},
+			{Key: "margin_percent", Value: *margin}, {Key: "prices", Value: prices.orEmpty()}, {Key: "ranked", Value: sp.Order()},
+			{Key: "searched", Value: res.Searched}, {Key: "notes", Value: append([]string{}, res.Notes...)}, {Key: "deployments", Value: deployments}}
 		if err := a.writeNoticed(stdout, m.Arch.Notice(), "plan", out); err != nil {
 			return fail(stderr, "plan", exitBadArgs, err)
 		}
@@ -108,12 +136,31 @@ func (a *app) plan(stdout, stderr io.Writer, args []string) int {
 		fmt.Fprintf(stdout, "no deployment holds it in the space searched: %s\n", res.Searched)
 		return status
 	}
-	fmt.Fprintf(stdout, "%d deployment(s) hold it; the first %d, fewest GPUs first:\n\n", len(rows), len(shown))
+	fmt.Fprintf(stdout, "%d deployment(s) hold it; the first %d, ranked %s:\n\n", len(rows), len(shown), sp.Order())
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "GPUS\tCLASS\tTP\tPP\tDP\tWEIGHTS\tKV\t%s\tSEQS/ENGINE\tMOST SEQS\tLONGEST\tHEADROOM\t\n", res.BudgetColumn)
+	cost := ""
+	if len(prices) > 0 {
+		cost = "USD/H\t"
+	}
+	fmt.Fprintf(tw, "GPUS\tNODES\t%sCLASS\tTP\tPP\tDP\tWEIGHTS\tKV\t%s\tSEQS/ENGINE\tMOST SEQS\tLONGEST\tKV HEADROOM\t\n", cost, res.BudgetColumn)
 	for _, d := range shown {
-		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t\n", d.GPUs, d.Class.Name, d.TP, d.PP,
-			d.DP, d.Weights, d.KV, d.Budget, d.PerEngine, bound(d.MostSeqs), bound(d.LongestLen), gibString(d.Headroom))
+		price := ""
+		if len(prices) > 0 {
+			price = "-\t"
+			if d.USDPerHour != nil {
+				price = fmt.Sprintf("%.2f\t", *d.USDPerHour)
+			}
+		}
+		weights := d.Weights
+		if d.Online {
+			weights += " (online)"
+		}
+		room := gibString(d.KVHeadroom)
+		if d.Tight {
+			room += " (tight)"
+		}
+		fmt.Fprintf(tw, "%d\t%d\t%s%s\t%d\t%d\t%d\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t\n", d.GPUs, d.Nodes, price, d.Class.Name, d.TP, d.PP,
+			d.DP, weights, d.KV, d.Budget, d.PerEngine, bound(d.MostSeqs), bound(d.LongestLen), room)
 	}
 	if err := tw.Flush(); err != nil {
 		return fail(stderr, "plan", exitBadArgs, err)
@@ -122,8 +169,49 @@ func (a *app) plan(stdout, stderr io.Writer, args []string) int {
 	for i, d := range shown {
 		fmt.Fprintf(stdout, "%d. %s\n", i+1, d.Command)
 	}
+	if slices.ContainsFunc(shown, func(d engine.Deployment) bool { return d.Online }) {
+		fmt.Fprintln(stdout, "\n(online): the engine quantizes the checkpoint's weights as it loads them, which changes the model's numerics: check its quality before serving it")
+	}
+	if slices.ContainsFunc(shown, func(d engine.Deployment) bool { return d.Tight }) {
+		fmt.Fprintf(stdout, "(tight): the need leaves less than the %v %% margin of the budget unused (--margin)\n", *margin)
+	}
+	for _, n := range res.Notes {
+		fmt.Fprintf(stdout, "\n%s\n", n)
+	}
 	fmt.Fprintf(stdout, "\nsearched: %s\n", res.Searched)
 	return status
+}
+
+// priceFlag is the repeatable --price CLASS=USD: each class's price per
+// GPU-hour.
+type priceFlag map[string]float64
+
+func (p priceFlag) String() string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(p)) {
+		parts = append(parts, fmt.Sprintf("%s=%v", k, p[k]))
+	}
+	return strings.Join(parts, ",")
+}
+
+func (p priceFlag) Set(s string) error {
+	name, usd, err := engine.ParsePrice(s)
+	if err != nil {
+		return err
+	}
+	if _, dup := p[name]; dup {
+		return fmt.Errorf("%s: a second price for the class", name)
+	}
+	p[name] = usd
+	return nil
+}
+
+// orEmpty is the prices for JSON: an object, never null.
+func (p priceFlag) orEmpty() map[string]float64 {
+	if p == nil {
+		return map[string]float64{}
+	}
+	return p
 }
 
 // bound renders a verified answer: the value, with "+" when it is the cap.

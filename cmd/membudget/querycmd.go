@@ -34,6 +34,21 @@ type queryAnswer struct {
 	At          engine.FootprintJSON  `json:"at"`
 	Next        *engine.FootprintJSON `json:"next,omitempty"`
 	TippingTerm string                `json:"tipping_term,omitempty"`
+	// SteadyState is, for max-seqs on a model with windowed layers, the
+	// sequences the serve holds once their prefills are done, beside
+	// Answer, the engine's guarantee.
+	SteadyState *steadyJSON `json:"steady_state,omitempty"`
+}
+
+// steadyJSON is a serve's concurrency at steady state (see
+// [engine.Steady]).
+type steadyJSON struct {
+	Seqs                  uint64 `json:"seqs"`
+	Capped                bool   `json:"capped"`
+	Blocks                uint64 `json:"blocks"`
+	PagesPerSeq           uint64 `json:"blocks_per_seq"`
+	GuaranteedPagesPerSeq uint64 `json:"guaranteed_blocks_per_seq"`
+	Charged               string `json:"charged"`
 }
 
 func (a *app) maxSeqs(stdout, stderr io.Writer, args []string) int {
@@ -144,6 +159,14 @@ func (a *app) query(stdout, stderr io.Writer, args []string, name string) int {
 		out.Next = &next
 		out.TippingTerm = tippingTerm(ans.At, ans.Next)
 	}
+	var steady engine.Steady
+	haveSteady := false
+	if ss, ok := sz.(engine.SteadyStater); ok && name == "max-seqs" && starts && ans.Fits {
+		if steady, haveSteady = ss.SteadyState(*given); haveSteady {
+			out.SteadyState = &steadyJSON{Seqs: steady.Seqs, Capped: steady.Capped, Blocks: steady.Blocks, PagesPerSeq: steady.PagesPerSeq,
+				GuaranteedPagesPerSeq: steady.GuaranteedPagesPerSeq, Charged: steady.Charged}
+		}
+	}
 	status := exitOK
 	if !out.Fits {
 		status = exitNoFit
@@ -186,6 +209,14 @@ func (a *app) query(stdout, stderr io.Writer, args []string, name string) int {
 		fmt.Fprintf(stdout, "%s: %d %s — capped: the cap (%s %d) itself fits\n", name, ans.Value, unit, capBound.Label(), capv)
 	default:
 		fmt.Fprintf(stdout, "%s: %d %s %s (checked: %d fits, %d does not; %d evaluations)\n", name, ans.Value, unit, what, ans.Value, ans.Value+1, ans.Evals)
+	}
+	if haveSteady {
+		fmt.Fprintf(stdout, "  that is %s's guaranteed concurrency: every sequence charged its worst case, %d block(s) of the %d\n", sa.eng.Title(), steady.GuaranteedPagesPerSeq, steady.Blocks)
+		capped := ""
+		if steady.Capped {
+			capped = fmt.Sprintf(" (the cap %s: the blocks hold more)", capBound.Label())
+		}
+		fmt.Fprintf(stdout, "steady state: %d sequences of %d tokens once their prefills are done%s: %s\n", steady.Seqs, *given, capped, steady.Charged)
 	}
 	fmt.Fprintf(stdout, "\nat %d (fits):\n", ans.Value)
 	writeFootprint(stdout, sec, ans.At)

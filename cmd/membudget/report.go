@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"membudget/engine"
@@ -49,6 +50,10 @@ func sourceOf(l *hub.Loaded) sourceJSON {
 type adviceJSON struct {
 	Suggestions []suggestionJSON `json:"suggestions"`
 	Searched    []string         `json:"searched"`
+	Notes       []string         `json:"notes"`
+	// Plan is the `membudget plan` command to run when no suggestion holds
+	// the target in full.
+	Plan string `json:"plan,omitempty"`
 }
 
 // suggestionJSON is one checked change of the serve's flags.
@@ -56,6 +61,11 @@ type suggestionJSON struct {
 	Flags string `json:"flags"`
 	Why   string `json:"why"`
 	GPUs  uint64 `json:"gpus"`
+	// HoldsTarget says it holds the target in full; else it is the bound
+	// (a shorter length, fewer sequences) of what does.
+	HoldsTarget bool `json:"holds_target"`
+	// Numerics names what in it changes the model's numerics.
+	Numerics string `json:"changes_numerics,omitempty"`
 	// LedgerBytes and BudgetBytes are the footprint the suggestion was
 	// checked at, on the stage that binds.
 	LedgerBytes uint64 `json:"ledger_bytes"`
@@ -63,9 +73,10 @@ type suggestionJSON struct {
 }
 
 func adviceOf(adv engine.Advice) *adviceJSON {
-	aj := &adviceJSON{Suggestions: []suggestionJSON{}, Searched: adv.Searched}
+	aj := &adviceJSON{Suggestions: []suggestionJSON{}, Searched: adv.Searched, Notes: append([]string{}, adv.Notes...), Plan: adv.Plan}
 	for _, sg := range adv.Suggestions {
-		aj.Suggestions = append(aj.Suggestions, suggestionJSON{Flags: sg.Flags, Why: sg.Why, GPUs: sg.GPUs, LedgerBytes: sg.At.Ledger, BudgetBytes: sg.At.Budget})
+		aj.Suggestions = append(aj.Suggestions, suggestionJSON{Flags: sg.Flags, Why: sg.Why, GPUs: sg.GPUs, HoldsTarget: sg.Holds, Numerics: sg.Numerics,
+			LedgerBytes: sg.At.Ledger, BudgetBytes: sg.At.Budget})
 	}
 	return aj
 }
@@ -186,22 +197,36 @@ func (a *app) report(stdout, stderr io.Writer, args []string) int {
 	return status
 }
 
-// writeAdvice prints the checked suggestions, and when there are none, the
-// space searched and what the engine notes of it.
+// writeAdvice prints the checked suggestions, what in them changes the
+// model's numerics, and when none holds the target in full, the space
+// searched, what the engine notes of it and the plan to run.
 func writeAdvice(w io.Writer, adv engine.Advice, eng engine.Engine, gpus, seqs, t uint64) {
+	var numerics []string
 	for _, sg := range adv.Suggestions {
 		more := ""
 		if sg.GPUs != gpus {
 			more = fmt.Sprintf(", %d GPUs", sg.GPUs)
 		}
+		if sg.Numerics != "" {
+			more += "; changes the model's numerics"
+			if !slices.Contains(numerics, sg.Numerics) {
+				numerics = append(numerics, sg.Numerics)
+			}
+		}
 		fmt.Fprintf(w, "  to fit: %s (%s%s)\n", sg.Flags, sg.Why, more)
 	}
-	if len(adv.Suggestions) > 0 {
-		fmt.Fprintf(w, "  each checked at %d sequence(s) of %d tokens by the same evaluator, %s starting\n", seqs, t, eng.Title())
-		return
+	for _, n := range numerics {
+		fmt.Fprintf(w, "  %s\n", n)
 	}
-	fmt.Fprintf(w, "  nothing fits in the space searched: %s\n", strings.Join(adv.Searched, "; "))
+	if len(adv.Suggestions) > 0 {
+		fmt.Fprintf(w, "  each checked by the same evaluator, at %d sequence(s) of %d tokens or at the bound it names, and %s starts it\n", seqs, t, eng.Title())
+	} else {
+		fmt.Fprintf(w, "  nothing fits in the space searched: %s\n", strings.Join(adv.Searched, "; "))
+	}
 	for _, n := range adv.Notes {
 		fmt.Fprintf(w, "  %s\n", n)
+	}
+	if adv.Plan != "" {
+		fmt.Fprintf(w, "    %s\n", adv.Plan)
 	}
 }

@@ -14,8 +14,19 @@ type reportJSON struct {
 	Serve      serveJSON            `json:"serve"`
 	Footprint  engine.FootprintJSON `json:"footprint"`
 	KVCapacity capacityJSON         `json:"kv_capacity"`
-	Fits       bool                 `json:"fits"`
-	Advice     *adviceJSON          `json:"advice,omitempty"`
+	// Preallocated is vLLM's whole KV pool and the device's total with
+	// it, when vLLM starts the serve.
+	Preallocated *preallocatedJSON `json:"preallocated,omitempty"`
+	Fits         bool              `json:"fits"`
+	Advice       *adviceJSON       `json:"advice,omitempty"`
+}
+
+// preallocatedJSON is the report's "preallocated".
+type preallocatedJSON struct {
+	Blocks       uint64 `json:"blocks"`
+	KVPoolBytes  uint64 `json:"kv_pool_bytes"`
+	TotalBytes   uint64 `json:"total_bytes"`
+	SizedKVBytes uint64 `json:"sized_kv_bytes"`
 }
 
 type serveJSON struct {
@@ -201,21 +212,37 @@ type planRowJSON struct {
 	LongestLen           uint64               `json:"longest_len_at_concurrency"`
 	LongestLenCapped     bool                 `json:"longest_len_capped"`
 	HeadroomBytes        uint64               `json:"headroom_bytes"`
+	Nodes                uint64               `json:"nodes"`
+	KVHeadroomBytes      uint64               `json:"kv_headroom_bytes"`
+	MarginBytes          uint64               `json:"margin_bytes"`
+	Tight                bool                 `json:"tight"`
+	OnlineQuantization   bool                 `json:"online_quantization"`
+	KVQuantized          bool                 `json:"kv_quantized"`
+	USDPerHour           *float64             `json:"usd_per_hour,omitempty"`
 	KVCacheMemoryBytes   uint64               `json:"kv_cache_memory_bytes"`
+	PinnedKVCacheBytes   uint64               `json:"pinned_kv_cache_memory_bytes"`
+	PinnedKVCache        bool                 `json:"pinned_kv_cache"`
 	Command              string               `json:"command"`
 	Footprint            engine.FootprintJSON `json:"footprint"`
 }
 
 // planJSON is `membudget plan --json`.
 type planJSON struct {
-	Model       string        `json:"model"`
-	Length      uint64        `json:"length"`
-	Concurrency uint64        `json:"concurrency"`
-	VLLM        string        `json:"vllm"`
-	Classes     []string      `json:"classes"`
-	MaxGPUs     uint64        `json:"max_gpus"`
-	Searched    string        `json:"searched"`
-	Rows        []planRowJSON `json:"deployments"`
+	Model       string             `json:"model"`
+	Length      uint64             `json:"length"`
+	Concurrency uint64             `json:"concurrency"`
+	VLLM        string             `json:"vllm"`
+	Classes     []string           `json:"classes"`
+	MaxGPUs     uint64             `json:"max_gpus"`
+	GPUsPerNode uint64             `json:"gpus_per_node"`
+	MaxNodes    uint64             `json:"max_nodes"`
+	Prefer      string             `json:"prefer"`
+	Margin      float64            `json:"margin_percent"`
+	Prices      map[string]float64 `json:"prices"`
+	Ranked      string             `json:"ranked"`
+	Searched    string             `json:"searched"`
+	Notes       []string           `json:"notes"`
+	Rows        []planRowJSON      `json:"deployments"`
 }
 
 // queryJSON is `membudget max-seqs --json` and `membudget max-len --json`.
@@ -237,6 +264,7 @@ type queryJSON struct {
 	At          engine.FootprintJSON  `json:"at"`
 	Next        *engine.FootprintJSON `json:"next,omitempty"`
 	TippingTerm string                `json:"tipping_term,omitempty"`
+	SteadyState *steadyJSON           `json:"steady_state,omitempty"`
 }
 
 // weightsJSON says where the weights per rank came from and, when a

@@ -29,7 +29,16 @@ var sizingCases = []cliCase{
 	{"report-llama8b-h100", []string{"report", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "h100-sxm-80g", "--gpu-memory-utilization", "0.9"}, exitOK},
 	{"report-llama8b-h100-json", []string{"report", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "h100-sxm-80g", "--json"}, exitOK},
 	{"report-llama8b-3090-too-long", []string{"report", "--model", "meta-llama__Llama-3.1-8B-Instruct", "--class", "rtx-3090"}, exitNoFit},
+	// Issue 20: Llama-70B on one H100 is offered TP 2 with vLLM's
+	// estimated length (24624), TP 2 with online fp8, TP 4 (the file keeps
+	// its old name: it once said nothing fits).
 	{"report-llama70b-h100-nothing", []string{"report", "--model", "meta-llama/Llama-3.1-70B-Instruct", "--class", "h100-sxm-80g"}, exitNoFit},
+	// Issue 20: DeepSeek-V3 on H100s is offered TP 8 x PP 2.
+	{"report-deepseek-h100-tp8-pp2", []string{"report", "--model", "deepseek-ai/DeepSeek-V3", "--class", "h100-sxm-80g", "--max-model-len", "32768"}, exitNoFit},
+	// Issue 20: Llama-8B on an RTX 4090 is offered online fp8 weights.
+	{"report-llama8b-4090-quantization", []string{"report", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "rtx-4090", "--max-model-len", "65536"}, exitNoFit},
+	// Nothing in the space: the plan to run instead.
+	{"report-deepseek-4090-plan", []string{"report", "--model", "deepseek-ai/DeepSeek-V3", "--class", "rtx-4090", "--max-model-len", "4096"}, exitNoFit},
 	// Issue 13's case: said "nothing fits" while max-len at util 0.95
 	// answered 23408 tokens.
 	{"report-llama70b-tp2-h100-advice", []string{"report", "--model", "meta-llama/Llama-3.1-70B-Instruct", "--class", "h100-sxm-80g", "--tensor-parallel-size", "2", "--max-model-len", "32768"}, exitNoFit},
@@ -41,6 +50,10 @@ var sizingCases = []cliCase{
 	{"report-gb10-unified", []string{"report", "--model", "Qwen/Qwen3-32B-FP8", "--class", "gb10", "--gpu-memory-utilization", "0.8", "--cpu-offload-gb", "4"}, exitOK},
 	{"report-deepseek-tp8-h200", []string{"report", "--model", "deepseek-ai/DeepSeek-V3", "--class", "h200", "--tensor-parallel-size", "8", "--max-model-len", "32768"}, exitOK},
 	{"max-seqs-llama8b-h100", []string{"max-seqs", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "h100-sxm-80g", "--length", "8192"}, exitOK},
+	// Issue 20: a sliding-window model's max-seqs names vLLM's guarantee
+	// and the steady state beside it.
+	{"max-seqs-gemma3-steady", []string{"max-seqs", "--model", "google/gemma-3-27b-it", "--class", "h100-sxm-80g", "--length", "32768"}, exitOK},
+	{"max-seqs-gemma3-steady-json", []string{"max-seqs", "--model", "google/gemma-3-27b-it", "--class", "h100-sxm-80g", "--length", "32768", "--json"}, exitOK},
 	{"max-seqs-capped", []string{"max-seqs", "--model", "Qwen/Qwen3-0.6B", "--class", "h200", "--length", "1024"}, exitOK},
 	{"max-seqs-nothing", []string{"max-seqs", "--model", "Qwen/Qwen3-235B-A22B", "--class", "h100-sxm-80g", "--tensor-parallel-size", "4", "--length", "4096"}, exitNoFit},
 	{"max-len-gemma3-json", []string{"max-len", "--model", "google/gemma-3-27b-it", "--class", "mi300x", "--seqs", "32", "--json"}, exitOK},
@@ -245,4 +258,17 @@ var planCases = []cliCase{
 	// (then each command sets the variable).
 	{"plan-beyond-the-model", []string{"plan", "--model", "Qwen/Qwen3-0.6B", "--length", "65536", "--concurrency", "1", "--classes", "l4"}, exitBadArgs},
 	{"plan-allow-long", []string{"plan", "--model", "Qwen/Qwen3-0.6B", "--length", "65536", "--concurrency", "1", "--classes", "l4", "--allow-long-max-model-len", "--top", "1"}, exitOK},
+	// DeepSeek-V3 on H100s: TP 8 x PP 2 on two nodes, first of the 16-GPU
+	// rows (tensor ranks within a node before more pipeline stages).
+	{"plan-deepseek-h100-tp8-pp2", []string{"plan", "--model", "deepseek-ai/DeepSeek-V3", "--length", "32768", "--concurrency", "8", "--classes", "h100-sxm-80g", "--max-gpus", "16", "--top", "3"}, exitOK},
+	// One node of 8 bounds it: nothing.
+	{"plan-deepseek-h100-one-node", []string{"plan", "--model", "deepseek-ai/DeepSeek-V3", "--length", "32768", "--concurrency", "8", "--classes", "h100-sxm-80g", "--max-gpus", "16", "--max-nodes", "1"}, exitNoFit},
+	// Priced: two H100s at 2.49 (4.98 an hour) against one H200 at 3.79.
+	{"plan-price", []string{"plan", "--model", "meta-llama/Llama-3.1-70B-Instruct", "--length", "8192", "--concurrency", "4", "--classes", "h100-sxm-80g,h200", "--price", "h100-sxm-80g=2.49", "--price", "h200=3.79", "--top", "4"}, exitOK},
+	{"plan-prefer-throughput", []string{"plan", "--model", "meta-llama/Llama-3.1-70B-Instruct", "--length", "32768", "--concurrency", "16", "--classes", "h200", "--max-gpus", "4", "--prefer", "throughput", "--top", "4"}, exitOK},
+	{"plan-pin-kv-cache", []string{"plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--length", "8192", "--concurrency", "8", "--classes", "l4", "--max-gpus", "1", "--pin-kv-cache", "--margin", "10"}, exitOK},
+	{"plan-bad-prefer", []string{"plan", "--model", "Qwen/Qwen3-8B", "--length", "8", "--concurrency", "1", "--prefer", "cost"}, exitBadArgs},
+	{"plan-bad-price", []string{"plan", "--model", "Qwen/Qwen3-8B", "--length", "8", "--concurrency", "1", "--price", "h100-sxm-80g"}, exitBadArgs},
+	{"plan-price-not-searched", []string{"plan", "--model", "Qwen/Qwen3-8B", "--length", "8", "--concurrency", "1", "--classes", "l4", "--price", "h200=3"}, exitBadArgs},
+	{"plan-bad-margin", []string{"plan", "--model", "Qwen/Qwen3-8B", "--length", "8", "--concurrency", "1", "--margin", "100"}, exitBadArgs},
 }

@@ -5,8 +5,7 @@ import (
 	"io"
 	"runtime/debug"
 
-	"membudget/engine/sglang"
-	"membudget/engine/vllm"
+	"membudget/engine"
 )
 
 // versionInfo is what `membudget version` prints: the module's version as
@@ -21,7 +20,7 @@ type versionInfo struct {
 
 // readVersion reads the build's information, and says so when the binary
 // carries none.
-func readVersion() versionInfo {
+func readVersion(engines []engine.Engine) versionInfo {
 	v := versionInfo{Module: "membudget", Version: "unknown (no build information)"}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		v.Module, v.Version, v.Go = bi.Main.Path, bi.Main.Version, bi.GoVersion
@@ -31,21 +30,20 @@ func readVersion() versionInfo {
 			}
 		}
 	}
-	if p, err := vllm.ProfileFor("main"); err == nil {
-		v.Engines = append(v.Engines, [2]string{"vllm", p.Describes})
-	}
-	if p, err := sglang.ProfileFor(""); err == nil {
-		v.Engines = append(v.Engines, [2]string{"sglang", p.Describes})
+	for _, e := range engines {
+		if r, ok := e.(engine.Releaser); ok {
+			v.Engines = append(v.Engines, [2]string{e.Name(), r.DefaultRelease()})
+		}
 	}
 	return v
 }
 
 func (a *app) version(stdout, stderr io.Writer, args []string) int {
 	fs := newFlags("version", stderr)
-	if status, ok := parseFlags(fs, args, false); !ok {
+	if status, ok := a.parseFlags(fs, args, false); !ok {
 		return status
 	}
-	v := readVersion()
+	v := readVersion(a.engines.Engines())
 	fmt.Fprintf(stdout, "%s %s", v.Module, v.Version)
 	if v.Revision != "" {
 		fmt.Fprintf(stdout, " (revision %s)", v.Revision)

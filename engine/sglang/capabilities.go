@@ -32,3 +32,14 @@ func (Engine) Ranks(l *logs.Log, s engine.Serve) uint64 {
 	}
 	return engine.LoggedCount(l, "tp_size", 1)
 }
+
+var _ engine.Releaser = Engine{}
+
+// DefaultRelease returns the rules a server gets without --sglang-version.
+func (Engine) DefaultRelease() string {
+	p, err := ProfileFor(DefaultName)
+	if err != nil {
+		return DefaultName
+	}
+	return p.Describes
+}

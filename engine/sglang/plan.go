@@ -1,12 +1,10 @@
 package sglang
 
 import (
-	"cmp"
 	"errors"
 	"flag"
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 
 	"membudget/budget"
@@ -35,36 +33,37 @@ func (Engine) NewPlan(fs *flag.FlagSet) engine.PlanSearch {
 
 // planRowJSON is one deployment of `membudget plan --engine sglang --json`.
 type planRowJSON struct {
-	Class             string               `json:"class"`
-	Device            string               `json:"device"`
-	GPUs              uint64               `json:"gpus"`
-	TPSize            uint64               `json:"tp_size"`
-	PPSize            uint64               `json:"pp_size"`
-	DPSize            uint64               `json:"dp_size"`
-	Quantization      string               `json:"quantization"`
-	KVCacheDtype      string               `json:"kv_cache_dtype"`
-	MemFractionStatic float64              `json:"mem_fraction_static"`
-	PerReplica        uint64               `json:"sequences_per_replica"`
-	MostSeqs          uint64               `json:"most_seqs_at_length"`
-	MostSeqsCapped    bool                 `json:"most_seqs_capped"`
-	LongestLen        uint64               `json:"longest_len_at_concurrency"`
-	LongestLenCapped  bool                 `json:"longest_len_capped"`
-	HeadroomBytes     uint64               `json:"headroom_bytes"`
-	MaxTotalNumTokens int64                `json:"max_total_num_tokens"`
-	Command           string               `json:"command"`
-	Footprint         engine.FootprintJSON `json:"footprint"`
+	Class             string  `json:"class"`
+	Device            string  `json:"device"`
+	GPUs              uint64  `json:"gpus"`
+	TPSize            uint64  `json:"tp_size"`
+	PPSize            uint64  `json:"pp_size"`
+	DPSize            uint64  `json:"dp_size"`
+	Quantization      string  `json:"quantization"`
+	KVCacheDtype      string  `json:"kv_cache_dtype"`
+	MemFractionStatic float64 `json:"mem_fraction_static"`
+	PerReplica        uint64  `json:"sequences_per_replica"`
+	MostSeqs          uint64  `json:"most_seqs_at_length"`
+	MostSeqsCapped    bool    `json:"most_seqs_capped"`
+	LongestLen        uint64  `json:"longest_len_at_concurrency"`
+	LongestLenCapped  bool    `json:"longest_len_capped"`
+	HeadroomBytes     uint64  `json:"headroom_bytes"`
+	MaxTotalNumTokens int64   `json:"max_total_num_tokens"`
+	engine.RankJSON
+	Command   string               `json:"command"`
+	Footprint engine.FootprintJSON `json:"footprint"`
 }
 
-// planLayout is one way to spread a server over GPUs.
-type planLayout struct{ tp, pp, dp uint64 }
+// SetRank gives the row the ranking's figures.
+func (j *planRowJSON) SetRank(r engine.RankJSON) { j.RankJSON = r }
 
-// Search tries, on each class, tensor x pipeline x data ranks within
-// maxGPUs, the KV cache at the model's dtype and in fp8_e4m3, at SGLang's
-// default fraction: every server that starts and holds need.Concurrency
-// sequences of need.Length tokens across its replicas (each replica's
-// --max-running-requests raised to its share when SGLang's own is lower),
-// ranked by GPUs, then device memory, then headroom.
-func (ps *planSearch) Search(m *hub.Loaded, need engine.Need, classes []budget.Class, maxGPUs uint64, progress func(done, total int)) (engine.PlanResult, error) {
+// Search tries, on each class, the space's layouts (see
+// [engine.PlanSpace.Layouts]), the KV cache at the model's dtype and in
+// fp8_e4m3, at SGLang's default fraction: every server that starts and
+// holds need.Concurrency sequences of need.Length tokens across its
+// replicas (each replica's --max-running-requests raised to its share when
+// SGLang's own is lower), ranked by [engine.PlanSpace.Rank].
+func (ps *planSearch) Search(m *hub.Loaded, need engine.Need, sp engine.PlanSpace, progress func(done, total int)) (engine.PlanResult, error) {
 	p, err := ProfileFor(ps.version)
 	if err != nil {
 		return engine.PlanResult{}, err
@@ -76,6 +75,7 @@ func (ps *planSearch) Search(m *hub.Loaded, need engine.Need, classes []budget.C
 	if ps.allowLong {
 		allow = engine.On
 	}
+	classes := sp.Classes
 	// A length beyond the model is refused by SGLang on every device: an
 	// error, not a search that finds nothing. The first class that takes
 	// the default server says which.
@@ -88,16 +88,7 @@ func (ps *planSearch) Search(m *hub.Loaded, need engine.Need, classes []budget.C
 			break
 		}
 	}
-	var layouts []planLayout
-	for _, tp := range []uint64{1, 2, 4, 8, 16} {
-		for _, pp := range []uint64{1, 2, 4, 8} {
-			for _, dp := range []uint64{1, 2, 4, 8, 16} {
-				if tp*pp*dp <= maxGPUs && pp <= uint64(len(m.Arch.Layers)) && dp <= need.Concurrency {
-					layouts = append(layouts, planLayout{tp, pp, dp})
-				}
-			}
-		}
-	}
+	layouts := sp.Layouts(len(m.Arch.Layers), need.Concurrency)
 	var found []engine.Deployment
 	for ci, c := range classes {
 		for _, l := range layouts {
@@ -111,19 +102,16 @@ func (ps *planSearch) Search(m *hub.Loaded, need engine.Need, classes []budget.C
 			progress(ci+1, len(classes))
 		}
 	}
-	slices.SortStableFunc(found, func(x, y engine.Deployment) int {
-		return cmp.Or(cmp.Compare(x.GPUs, y.GPUs), cmp.Compare(x.Class.Device.MemoryBytes, y.Class.Device.MemoryBytes), cmp.Compare(y.Headroom, x.Headroom))
-	})
-	return engine.PlanResult{Describes: p.Describes, BudgetColumn: "MSF", Deployments: found,
-		Searched: fmt.Sprintf("%d classes x tensor, pipeline and data ranks up to %d GPUs x the checkpoint's weights x KV auto and fp8_e4m3 x SGLang's default --mem-fraction-static",
-			len(classes), maxGPUs)}, nil
+	return engine.PlanResult{Describes: p.Describes, BudgetColumn: "MSF", Deployments: sp.Rank(found),
+		Searched: fmt.Sprintf("%d classes x tensor, pipeline and data ranks %s x the checkpoint's weights x KV auto and fp8_e4m3 x SGLang's default --mem-fraction-static",
+			len(classes), sp.Bounds())}, nil
 }
 
 // deploy sizes one replica of layout l on c and keeps it when SGLang starts
 // it and it holds its share of the need.
-func deploy(m *hub.Loaded, c budget.Class, p Profile, need engine.Need, l planLayout, kv string, allow engine.Switch) (engine.Deployment, bool) {
-	perReplica := (need.Concurrency + l.dp - 1) / l.dp
-	s := Serve{TPSize: l.tp, PPSize: l.pp, DPSize: 1, ContextLength: need.Length, KVCacheDtype: kv, AllowLongContext: allow}
+func deploy(m *hub.Loaded, c budget.Class, p Profile, need engine.Need, l engine.Layout, kv string, allow engine.Switch) (engine.Deployment, bool) {
+	perReplica := (need.Concurrency + l.DP - 1) / l.DP
+	s := Serve{TPSize: l.TP, PPSize: l.PP, DPSize: 1, ContextLength: need.Length, KVCacheDtype: kv, AllowLongContext: allow}
 	sz, err := size(m, c, s, p)
 	if err != nil {
 		return engine.Deployment{}, false // a layout or dtype SGLang refuses for this model or device
@@ -152,17 +140,17 @@ func deploy(m *hub.Loaded, c budget.Class, p Profile, need engine.Need, l planLa
 		return engine.Deployment{}, false
 	}
 	r := sz.Ref.Serve
-	r.DPSize = l.dp
+	r.DPSize = l.DP
 	command := Command(m.Name, m.Revision(), r)
 	weights := r.Quant.Method
 	if weights == "" {
 		weights = r.Dtype
 	}
 	headroom := min(at.BudgetHeadroom(), at.DriverHeadroom())
-	return engine.Deployment{Class: c, GPUs: l.tp * l.pp * l.dp, TP: l.tp, PP: l.pp, DP: l.dp, Weights: weights, KV: r.KVCacheDtype,
+	return engine.Deployment{Class: c, GPUs: l.GPUs(), TP: l.TP, PP: l.PP, DP: l.DP, Weights: weights, KV: r.KVCacheDtype,
 		Budget: strconv.FormatFloat(r.MemFractionStatic, 'f', -1, 64), PerEngine: perReplica, MostSeqs: most, LongestLen: longest,
-		Headroom: headroom, Command: command,
-		JSON: planRowJSON{Class: c.Name, Device: c.Device.Name, GPUs: l.tp * l.pp * l.dp, TPSize: l.tp, PPSize: l.pp, DPSize: l.dp,
+		Headroom: headroom, BudgetBytes: at.Budget, KVHeadroom: at.BudgetHeadroom(), KVQuantized: kv != "auto", Command: command,
+		JSON: &planRowJSON{Class: c.Name, Device: c.Device.Name, GPUs: l.GPUs(), TPSize: l.TP, PPSize: l.PP, DPSize: l.DP,
 			Quantization: r.Quant.Method, KVCacheDtype: r.KVCacheDtype, MemFractionStatic: r.MemFractionStatic, PerReplica: perReplica,
 			MostSeqs: most.Value, MostSeqsCapped: most.Capped, LongestLen: longest.Value, LongestLenCapped: longest.Capped,
 			HeadroomBytes: headroom, MaxTotalNumTokens: sz.capacity.MaxTotalNumTokens, Command: command,

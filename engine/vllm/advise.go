@@ -1,13 +1,16 @@
 package vllm
 
 // The advice: vLLM's serve settings searched for what would make a serve
-// fit: a shorter --max-model-len, fewer --max-num-seqs, an fp8 KV cache, a
-// higher --gpu-memory-utilization within the class's ceiling, more tensor or
-// pipeline ranks, and their combinations. Every suggestion is checked by the
-// same evaluator the report uses (it fits, and a bound is the verified
-// bound), and a search that finds nothing says which space it covered.
+// fit: more tensor ranks, more pipeline stages and both, an fp8 KV cache,
+// online fp8 weights, a higher --gpu-memory-utilization within the class's
+// ceiling, and on each of their combinations a shorter --max-model-len or
+// fewer sequences. Every suggestion is checked by the same evaluator the
+// report uses (it fits, a bound is the verified bound) and by vLLM's
+// startup checks (it starts); a suggestion another beats on every count is
+// dropped; a search that finds nothing says which space it covered.
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -32,6 +35,12 @@ type Suggestion struct {
 	At budget.Footprint
 	// GPUs is the devices the serve takes: tensor x pipeline x data ranks.
 	GPUs uint64
+	// Holds says the target is held in full: neither a shorter
+	// --max-model-len nor fewer sequences than it asks.
+	Holds bool
+	// Online says the suggestion quantizes the weights as vLLM loads them
+	// (--quantization fp8), which changes the model's numerics.
+	Online bool
 }
 
 // Advice is the suggestions for a serve that does not fit, and the space
@@ -65,11 +74,12 @@ type memo struct {
 	err     error
 }
 
-// compiled is one serve's compilation.
+// compiled is one serve's compilation, with what vLLM's startup check
+// reads beside the plan.
 type compiled struct {
 	s    Serve
 	ok   bool
-	r    Resolved
+	k    kvCheck
 	plan *budget.Plan
 	err  error
 }
@@ -83,48 +93,75 @@ func (e *Search) ensureCompiler() {
 
 // compile resolves and compiles s; a serve vLLM refuses is no candidate.
 func (e *Search) compile(s Serve) (Resolved, *budget.Plan, error) {
+	c := e.compiled(s)
+	return c.k.r, c.plan, c.err
+}
+
+// compiled is s compiled, from the memo when it holds s; the result is
+// the memo's until the next call.
+func (e *Search) compiled(s Serve) *compiled {
 	e.ensureCompiler()
 	if e.memo == nil {
-		return e.Compiler.Compile(s, e.Class, e.Profile)
+		c := &compiled{s: s, ok: true}
+		c.k, c.plan, c.err = e.Compiler.compile(s, e.Class, e.Profile)
+		return c
 	}
 	for i := range e.memo.entries {
 		if c := &e.memo.entries[i]; c.ok && c.s == s {
-			return c.r, c.plan, c.err
+			return c
 		}
 	}
 	c := &e.memo.entries[e.memo.next]
 	e.memo.next = (e.memo.next + 1) % len(e.memo.entries)
 	c.s, c.ok = s, true
-	c.r, c.plan, c.err = e.Compiler.Compile(s, e.Class, e.Profile)
-	return c.r, c.plan, c.err
+	c.k, c.plan, c.err = e.Compiler.compile(s, e.Class, e.Profile)
+	return c
 }
 
-// Advise searches what would make t fit for the serve s, which does not: each
-// lever alone, then the KV cache in fp8 with each of the others. A lever is
-// tried only where vLLM takes it (an fp8 KV cache on a device that has a
-// backend for it, tensor ranks that divide the model's heads).
+// refusal is why vLLM refuses to start s ("" when it starts it): see
+// [startRefusal].
+func (e *Search) refusal(s Serve) string {
+	c := e.compiled(s)
+	if c.err != nil {
+		return c.err.Error()
+	}
+	return c.k.capacity(c.plan).Refusal(c.k.r.MaxModelLen, c.k.r.MaxNumSeqs)
+}
+
+// startRefusal is why vLLM refuses to start serve s on c under p ("" when
+// it starts it): the setting error when it refuses a setting, else its
+// startup checks of the compiled serve. The advice and the plan keep only
+// what this passes, so that every line they print starts.
+func startRefusal(cp *Compiler, s Serve, c budget.Class, p Profile) string {
+	k, plan, err := cp.compile(s, c, p)
+	if err != nil {
+		return err.Error()
+	}
+	return k.capacity(plan).Refusal(k.r.MaxModelLen, k.r.MaxNumSeqs)
+}
+
+// Advise searches what would make t fit for the serve s, which does not:
+// on the serve as it is and on each combination of more ranks, an fp8 KV
+// cache and online fp8 weights (see [Search.bases]), the target in full
+// (at the serve's util, else the lowest util up to the class's ceiling
+// that holds it), else the longest --max-model-len and the most sequences
+// that fit (at the serve's util and at the ceiling). A lever is tried only
+// where vLLM takes it (an fp8 KV cache on a device that has a backend for
+// it, tensor ranks that divide the model's heads), and a suggestion only
+// kept when vLLM starts it and no other beats it on every count (see
+// [dominates]). The suggestions come fewest GPUs first, those that hold
+// the target in full before the bounds, the checkpoint's precision before
+// online quantization.
 func (e Search) Advise(s Serve, t engine.Target) (Advice, error) {
 	e.ensureCompiler()
-	r, plan, err := e.compile(s)
+	r, _, err := e.compile(s)
 	if err != nil {
 		return Advice{}, err
 	}
 	var adv Advice
-
-	// The bounds at the serve's own settings: how long at t.Seqs, how many
-	// at t.Tokens.
-	if sug, ok, err := e.boundLen(r.Serve, plan, t); err != nil {
-		return Advice{}, err
-	} else if ok {
-		adv.add(sug)
-	}
-	adv.Searched = append(adv.Searched, fmt.Sprintf("--max-model-len 1..%d at %d sequence(s)", t.Tokens, t.Seqs))
-	if sug, ok, err := e.boundSeqs(r.Serve, plan, t); err != nil {
-		return Advice{}, err
-	} else if ok {
-		adv.add(sug)
-	}
-	adv.Searched = append(adv.Searched, fmt.Sprintf("--max-num-seqs 1..%d at %d tokens", t.Seqs, t.Tokens))
+	ceiling := e.Class.Memory.UtilCeiling
+	byUtil := r.KVCacheMemoryBytes == 0
+	canRaise := byUtil && r.GPUMemoryUtilization < ceiling
 
 	// A smaller --max-num-seqs shrinks what the profile run sizes for the
 	// whole batch (the sampler's logits, the largest CUDA graph): the
@@ -139,86 +176,116 @@ func (e Search) Advise(s Serve, t engine.Target) (Advice, error) {
 		}
 		adv.Searched = append(adv.Searched, fmt.Sprintf("--max-num-seqs %d..%d as the batch's size", seqs[len(seqs)-1], seqs[0]))
 	}
-	// The length bound again with the util at the class's ceiling.
-	if ceiling := e.Class.Memory.UtilCeiling; r.KVCacheMemoryBytes == 0 && r.GPUMemoryUtilization < ceiling {
-		trial := r.Serve
-		trial.GPUMemoryUtilization = ceiling
+
+	bases, space := e.bases(r)
+	adv.Searched = append(adv.Searched, fmt.Sprintf("--max-model-len 1..%d at %d sequence(s)", t.Tokens, t.Seqs),
+		fmt.Sprintf("--max-num-seqs 1..%d at %d tokens", t.Seqs, t.Tokens))
+	adv.Searched = append(adv.Searched, space...)
+	if byUtil {
+		adv.Searched = append(adv.Searched, fmt.Sprintf("--gpu-memory-utilization up to the class's ceiling %v", ceiling))
+	}
+	if len(space) > 0 {
+		adv.Searched = append(adv.Searched, "each combination of those, in full and with the two bounds")
+	}
+	for _, b := range bases {
+		// A serve whose --max-model-len is above the target's length and
+		// that vLLM refuses to start (one request of it does not fit) is
+		// tried at the target's length: what the target needs, and no
+		// more.
+		if trial := b.on(r.Serve); trial.MaxModelLen > t.Tokens && e.refusal(trial) != "" {
+			b = b.then(variant{fmt.Sprintf("--max-model-len %d", t.Tokens), func(s *Serve) { *s = withLen(*s, t.Tokens) }})
+		}
+		if b.flags != "" {
+			if sug, ok := e.check(r.Serve, t, b); ok {
+				adv.add(sug)
+				continue // the target in full: no bound, no util, says more
+			}
+		}
+		if byUtil {
+			if sug, ok := e.lowestUtil(r.Serve, t, b); ok {
+				adv.add(sug)
+			}
+		}
+		trial := b.on(r.Serve)
 		if _, plan, err := e.compile(trial); err == nil {
 			if sug, ok, err := e.boundLen(trial, plan, t); err != nil {
 				return Advice{}, err
-			} else if ok && sug.Serve.MaxModelLen < t.Tokens && sug.Serve.MaxModelLen > adv.boundAt(t.Seqs) {
-				// A bound below the target (at the target, the util alone
-				// is the suggestion) and above the one at the serve's util.
-				sug.Flags = fmt.Sprintf("--gpu-memory-utilization %v %s", ceiling, sug.Flags)
+			} else if ok {
+				sug.Flags = joinFlags(withoutFlag(b.flags, "--max-model-len"), sug.Flags)
 				adv.add(sug)
 			}
-			adv.Searched = append(adv.Searched, fmt.Sprintf("--max-model-len 1..%d at --gpu-memory-utilization %v", t.Tokens, ceiling))
+			if sug, ok, err := e.boundSeqs(trial, plan, t); err != nil {
+				return Advice{}, err
+			} else if ok {
+				sug.Flags = joinFlags(b.flags, sug.Flags)
+				adv.add(sug)
+			}
 		}
-	}
-
-	// Whole changes of the serve, each checked at the target.
-	var variants []variant
-	if r.KVDtypeBytes > 1 {
-		variants = append(variants, variant{"--kv-cache-dtype fp8", func(s *Serve) { s.KVCacheDtype = "fp8" }})
-		adv.Searched = append(adv.Searched, "--kv-cache-dtype fp8")
-	}
-	ranks := e.rankVariants(r)
-	variants = append(variants, ranks...)
-	if len(ranks) > 0 {
-		adv.Searched = append(adv.Searched, rankSpace(ranks))
-	}
-	base := []variant{{}}
-	if r.KVDtypeBytes > 1 {
-		base = append(base, variant{"--kv-cache-dtype fp8", func(s *Serve) { s.KVCacheDtype = "fp8" }})
-	}
-	for _, v := range variants {
-		if sug, ok := e.check(r.Serve, t, v); ok {
-			adv.add(sug)
-		}
-	}
-	// The util, alone and with each other lever: the budget grows with it,
-	// the driver's slice shrinks, so the smallest util that fits is the one
-	// to try, up to the class's ceiling.
-	ceiling := e.Class.Memory.UtilCeiling
-	if r.KVCacheMemoryBytes == 0 {
-		adv.Searched = append(adv.Searched, fmt.Sprintf("--gpu-memory-utilization up to the class's ceiling %v", ceiling))
-		for _, b := range base {
-			for _, v := range append([]variant{{}}, ranks...) {
-				combined := b.then(v)
-				if sug, ok := e.lowestUtil(r.Serve, t, combined); ok {
+		// The length bound at the ceiling only for the serve as it is: on
+		// every combination it would double the bounds for a util the
+		// user can add to any of them.
+		if canRaise && b.flags == "" {
+			high := trial
+			high.GPUMemoryUtilization = ceiling
+			if _, plan, err := e.compile(high); err == nil {
+				if sug, ok, err := e.boundLen(high, plan, t); err != nil {
+					return Advice{}, err
+				} else if ok {
+					sug.Flags = joinFlags(b.flags, fmt.Sprintf("--gpu-memory-utilization %v", ceiling), sug.Flags)
 					adv.add(sug)
 				}
 			}
 		}
 	}
-	if r.KVDtypeBytes > 1 {
-		for _, v := range ranks {
-			if sug, ok := e.check(r.Serve, t, base[1].then(v)); ok {
-				adv.add(sug)
-			}
-		}
-		if len(ranks) > 0 {
-			adv.Searched = append(adv.Searched, "--kv-cache-dtype fp8 with each of those")
-		}
+	for i := range adv.Suggestions {
+		sg := &adv.Suggestions[i]
+		sg.Holds = sg.Serve.MaxModelLen >= t.Tokens && sg.Serve.MaxNumSeqs >= t.Seqs
+		sg.Online = sg.Serve.Quantization != r.Quantization
 	}
-	adv.Suggestions = minimal(adv.Suggestions)
+	adv.Suggestions = undominated(r, t, adv.Suggestions)
 	slices.SortStableFunc(adv.Suggestions, func(a, b Suggestion) int {
-		if a.GPUs != b.GPUs {
-			return int(a.GPUs) - int(b.GPUs)
-		}
-		return strings.Count(a.Flags, "--") - strings.Count(b.Flags, "--")
+		return cmp.Or(cmp.Compare(a.GPUs, b.GPUs), boolOrder(!a.Holds, !b.Holds), boolOrder(a.Online, b.Online),
+			boolOrder(a.Serve.KVCacheDtype != r.KVCacheDtype, b.Serve.KVCacheDtype != r.KVCacheDtype),
+			cmp.Compare(a.Serve.PipelineParallelSize, b.Serve.PipelineParallelSize),
+			cmp.Compare(strings.Count(a.Flags, "--"), strings.Count(b.Flags, "--")))
 	})
 	return adv, nil
 }
 
-// boundAt is the --max-model-len bound already suggested, 0 when none.
-func (adv *Advice) boundAt(seqs uint64) uint64 {
-	for _, s := range adv.Suggestions {
-		if strings.HasPrefix(s.Flags, "--max-model-len ") {
-			return s.Serve.MaxModelLen
+// boolOrder ranks false before true.
+func boolOrder(x, y bool) int {
+	switch {
+	case x == y:
+		return 0
+	case !x:
+		return -1
+	}
+	return 1
+}
+
+// withoutFlag is flags without the flag name and its value.
+func withoutFlag(flags, name string) string {
+	f := strings.Fields(flags)
+	var out []string
+	for i := 0; i < len(f); i++ {
+		if f[i] == name {
+			i++ // and its value
+			continue
+		}
+		out = append(out, f[i])
+	}
+	return strings.Join(out, " ")
+}
+
+// joinFlags joins flag strings, skipping the empty.
+func joinFlags(parts ...string) string {
+	var out []string
+	for _, p := range parts {
+		if p != "" {
+			out = append(out, p)
 		}
 	}
-	return 0
+	return strings.Join(out, " ")
 }
 
 // seqsLadder is the --max-num-seqs values to try below the serve's, largest
@@ -242,39 +309,72 @@ func (adv *Advice) add(s Suggestion) {
 	adv.Suggestions = append(adv.Suggestions, s)
 }
 
-// minimal drops every suggestion that holds all the changes of another:
-// fp8 with four ranks says nothing when four ranks alone fit.
-func minimal(sugs []Suggestion) []Suggestion {
+// merit is what a suggestion costs (the GPUs, and each lever it moves
+// away from the serve) and what it holds of the target.
+type merit struct {
+	gpus, pp                 uint64
+	online, kv, util, ladder bool
+	seqs, tokens             uint64
+}
+
+func meritOf(r Resolved, t engine.Target, sg Suggestion) merit {
+	s := sg.Serve
+	return merit{gpus: sg.GPUs, pp: s.PipelineParallelSize, online: s.Quantization != r.Quantization, kv: s.KVCacheDtype != r.KVCacheDtype,
+		util: s.GPUMemoryUtilization != r.GPUMemoryUtilization, ladder: s.MaxNumSeqs != r.MaxNumSeqs && s.MaxNumSeqs >= t.Seqs,
+		seqs: min(s.MaxNumSeqs, t.Seqs), tokens: min(s.MaxModelLen, t.Tokens)}
+}
+
+// dominates reports whether a suggestion of merit q is at least as good
+// as one of merit p on every count (no more GPUs, no more pipeline stages
+// (tensor ranks within a node are the faster way to spread a model), no
+// lever p does not move, as many sequences and tokens held) and better on
+// one: then p says nothing a user would take. Equal on every count, both
+// stay.
+func (q merit) dominates(p merit) bool {
+	le := func(a, b bool) bool { return !a || b }
+	if q.gpus > p.gpus || q.pp > p.pp || !le(q.online, p.online) || !le(q.kv, p.kv) || !le(q.util, p.util) || !le(q.ladder, p.ladder) ||
+		q.seqs < p.seqs || q.tokens < p.tokens {
+		return false
+	}
+	return q != p
+}
+
+// undominated drops every suggestion another dominates: fp8 with four
+// ranks when four ranks alone fit, a shorter length at 4 GPUs when 4 GPUs
+// hold the target in full.
+func undominated(r Resolved, t engine.Target, sugs []Suggestion) []Suggestion {
+	merits := make([]merit, len(sugs))
+	for i, sg := range sugs {
+		merits[i] = meritOf(r, t, sg)
+	}
 	var out []Suggestion
-	for i, s := range sugs {
-		redundant := false
-		for j, o := range sugs {
-			if i != j && len(o.Flags) < len(s.Flags) && containsAll(s.Flags, o.Flags) {
-				redundant = true
+	for i, sg := range sugs {
+		beaten := false
+		for j := range sugs {
+			if i != j && merits[j].dominates(merits[i]) {
+				beaten = true
 				break
 			}
 		}
-		if !redundant {
-			out = append(out, s)
+		if !beaten {
+			out = append(out, sg)
 		}
 	}
 	return out
-}
-
-// containsAll reports whether every flag of sub (with its value) is in set.
-func containsAll(set, sub string) bool {
-	for _, part := range strings.Split(sub, "--")[1:] {
-		if !strings.Contains(set, "--"+strings.TrimSpace(part)) {
-			return false
-		}
-	}
-	return true
 }
 
 // variant is one change of the serve: its flags and how it sets them.
 type variant struct {
 	flags string
 	apply func(*Serve)
+}
+
+// on is s with v applied.
+func (v variant) on(s Serve) Serve {
+	if v.apply != nil {
+		v.apply(&s)
+	}
+	return s
 }
 
 // then is v followed by w.
@@ -290,35 +390,86 @@ func (v variant) then(w variant) variant {
 	}}
 }
 
-// rankVariants is more tensor ranks (each power of two up to 8 that the
-// model's heads take) and more pipeline stages (2 and 4), one at a time.
-func (e *Search) rankVariants(r Resolved) []variant {
-	var out []variant
-	for _, tp := range []uint64{2, 4, 8} {
-		if tp <= r.TensorParallelSize {
-			continue
-		}
-		out = append(out, variant{fmt.Sprintf("--tensor-parallel-size %d", tp), func(s *Serve) { s.TensorParallelSize = tp }})
-	}
-	for _, pp := range []uint64{2, 4} {
-		if pp <= r.PipelineParallelSize || pp > uint64(len(e.Arch.Layers)) {
-			continue
-		}
-		out = append(out, variant{fmt.Sprintf("--pipeline-parallel-size %d", pp), func(s *Serve) { s.PipelineParallelSize = pp }})
-	}
-	return out
-}
+// Ranks and stages the advice tries: tensor ranks within a node of 8 (an
+// HGX board: [engine.DefaultGPUsPerNode]), pipeline stages to 4, so up to
+// 32 GPUs (DeepSeek-V3 on H100s takes TP 8 x PP 2).
+var (
+	adviceTP = []uint64{2, 4, 8}
+	advicePP = []uint64{2, 4}
+)
 
-func rankSpace(ranks []variant) string {
-	var names []string
-	for _, v := range ranks {
-		names = append(names, v.flags)
+// bases is every combination of the structural levers on r: more tensor
+// ranks, more pipeline stages, an fp8 KV cache (when r's is wider) and
+// online fp8 weights (when the checkpoint is unquantized and no
+// --quantization is given), the serve as it is first; and the space in
+// words.
+func (e *Search) bases(r Resolved) ([]variant, []string) {
+	// above is the serve's own value, then each of more that exceeds it.
+	above := func(own uint64, more []uint64, limit uint64) []uint64 {
+		out := []uint64{own}
+		for _, v := range more {
+			if v > own && v <= limit {
+				out = append(out, v)
+			}
+		}
+		return out
 	}
-	return strings.Join(names, ", ")
+	tps := above(r.TensorParallelSize, adviceTP, math.MaxUint64)
+	pps := above(r.PipelineParallelSize, advicePP, uint64(len(e.Arch.Layers)))
+	ranks := []variant{{}}
+	for _, tp := range tps {
+		for _, pp := range pps {
+			if tp == r.TensorParallelSize && pp == r.PipelineParallelSize {
+				continue // the serve as it is, already first
+			}
+			var flags []string
+			if tp != r.TensorParallelSize {
+				flags = append(flags, fmt.Sprintf("--tensor-parallel-size %d", tp))
+			}
+			if pp != r.PipelineParallelSize {
+				flags = append(flags, fmt.Sprintf("--pipeline-parallel-size %d", pp))
+			}
+			ranks = append(ranks, variant{strings.Join(flags, " "), func(s *Serve) { s.TensorParallelSize, s.PipelineParallelSize = tp, pp }})
+		}
+	}
+	var space []string
+	list := func(vs []uint64) string {
+		var out []string
+		for _, v := range vs {
+			out = append(out, fmt.Sprint(v))
+		}
+		return strings.Join(out, ", ")
+	}
+	if len(tps) > 1 {
+		space = append(space, "--tensor-parallel-size "+list(tps[1:]))
+	}
+	if len(pps) > 1 {
+		space = append(space, "--pipeline-parallel-size "+list(pps[1:]))
+	}
+	levers := []variant{{}}
+	if r.KVDtypeBytes > 1 {
+		levers = append(levers, variant{"--kv-cache-dtype fp8", func(s *Serve) { s.KVCacheDtype = "fp8" }})
+		space = append(space, "--kv-cache-dtype fp8")
+	}
+	if e.Arch.Quant.Method == "" && r.Quantization == "" {
+		online := variant{"--quantization fp8", func(s *Serve) { s.Quantization = "fp8" }}
+		n := len(levers)
+		for _, l := range levers[:n] {
+			levers = append(levers, l.then(online))
+		}
+		space = append(space, "--quantization fp8 (online: changes the model's numerics)")
+	}
+	var out []variant
+	for _, rk := range ranks {
+		for _, l := range levers {
+			out = append(out, rk.then(l))
+		}
+	}
+	return out, space
 }
 
 // check compiles the serve with v and evaluates the target; ok when it
-// fits.
+// fits and vLLM starts it.
 func (e *Search) check(s Serve, t engine.Target, v variant) (Suggestion, bool) {
 	if v.apply != nil {
 		v.apply(&s)
@@ -331,7 +482,7 @@ func (e *Search) check(s Serve, t engine.Target, v variant) (Suggestion, bool) {
 		return Suggestion{}, false
 	}
 	f := plan.Evaluate(t.Seqs, t.Tokens)
-	if !f.Fits() {
+	if !f.Fits() || e.refusal(s) != "" {
 		return Suggestion{}, false
 	}
 	return Suggestion{Flags: v.flags, Serve: s, At: f, GPUs: gpus(r), Why: fmt.Sprintf("%d sequence(s) of %d tokens fit", t.Seqs, t.Tokens)}, true
@@ -370,7 +521,7 @@ func (e *Search) lowestUtil(s Serve, t engine.Target, v variant) (Suggestion, bo
 		// the util grows, but the allocator's slack over the KV tensors the
 		// budget sizes moves in steps, so a util can fit between two that
 		// do not.
-		if f := plan.Evaluate(t.Seqs, t.Tokens); f.Fits() {
+		if f := plan.Evaluate(t.Seqs, t.Tokens); f.Fits() && e.refusal(trial) == "" {
 			flags := strings.TrimSpace(v.flags + fmt.Sprintf(" --gpu-memory-utilization %v", u))
 			return Suggestion{Flags: flags, Serve: trial, At: f, GPUs: gpus(r),
 				Why: fmt.Sprintf("%d sequence(s) of %d tokens fit", t.Seqs, t.Tokens)}, true
@@ -380,7 +531,7 @@ func (e *Search) lowestUtil(s Serve, t engine.Target, v variant) (Suggestion, bo
 }
 
 // boundLen is the longest --max-model-len at which t.Seqs sequences fit,
-// checked on the serve recompiled with it: a version whose other terms
+// checked on the serve recompiled with it (it fits, and vLLM starts it): a version whose other terms
 // follow max_model_len (the V0 engine batches the whole context) can move
 // the bound, so the search runs again on the new serve until it holds.
 func (e *Search) boundLen(s Serve, plan *budget.Plan, t engine.Target) (Suggestion, bool, error) {
@@ -390,8 +541,8 @@ func (e *Search) boundLen(s Serve, plan *budget.Plan, t engine.Target) (Suggesti
 		if err != nil {
 			return Suggestion{}, false, err
 		}
-		if !ans.Fits {
-			return Suggestion{}, false, nil
+		if !ans.Fits || ans.Value >= s.MaxModelLen {
+			return Suggestion{}, false, nil // nothing fits, or no shorter length
 		}
 		trial := withLen(s, ans.Value)
 		r, again, err := e.compile(trial)
@@ -399,8 +550,14 @@ func (e *Search) boundLen(s Serve, plan *budget.Plan, t engine.Target) (Suggesti
 			return Suggestion{}, false, nil
 		}
 		if f := again.Evaluate(t.Seqs, ans.Value); f.Fits() {
-			return Suggestion{Flags: fmt.Sprintf("--max-model-len %d", ans.Value), Serve: trial,
-				Why: fmt.Sprintf("the longest that fits at %d sequence(s)", t.Seqs), At: f, GPUs: gpus(r)}, true, nil
+			if e.refusal(trial) != "" {
+				return Suggestion{}, false, nil // it fits, and vLLM refuses to start it
+			}
+			why := fmt.Sprintf("the longest that fits at %d sequence(s)", t.Seqs)
+			if ans.Value == t.Tokens {
+				why = fmt.Sprintf("%d sequence(s) of %d tokens fit, and vLLM starts at that length", t.Seqs, t.Tokens)
+			}
+			return Suggestion{Flags: fmt.Sprintf("--max-model-len %d", ans.Value), Serve: trial, Why: why, At: f, GPUs: gpus(r)}, true, nil
 		}
 		plan, limit = again, ans.Value
 	}
@@ -429,6 +586,9 @@ func (e *Search) boundSeqs(s Serve, plan *budget.Plan, t engine.Target) (Suggest
 			return Suggestion{}, false, nil
 		}
 		if f := again.Evaluate(ans.Value, t.Tokens); f.Fits() {
+			if e.refusal(trial) != "" {
+				return Suggestion{}, false, nil
+			}
 			return Suggestion{Flags: fmt.Sprintf("--max-num-seqs %d", ans.Value), Serve: trial,
 				Why: fmt.Sprintf("the most sequences of %d tokens that fit", t.Tokens), At: f, GPUs: gpus(r)}, true, nil
 		}

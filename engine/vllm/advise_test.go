@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"membudget"
 	"membudget/budget"
 	"membudget/engine"
@@ -105,10 +107,10 @@ func TestNothingFitsNamesTheSpace(t *testing.T) {
 	}
 	// The 4090's defaults: 256 sequences, so the batch ladder runs 128 to
 	// 1; util 0.92 below the class's ceiling 0.98.
-	want := []string{"--max-model-len 1..4096 at 1 sequence(s)", "--max-num-seqs 1..1 at 4096 tokens",
-		"--max-num-seqs 1..128 as the batch's size", "--max-model-len 1..4096 at --gpu-memory-utilization 0.98", "--kv-cache-dtype fp8",
-		"--tensor-parallel-size 2, --tensor-parallel-size 4, --tensor-parallel-size 8, --pipeline-parallel-size 2, --pipeline-parallel-size 4",
-		"--gpu-memory-utilization up to the class's ceiling 0.98", "--kv-cache-dtype fp8 with each of those"}
+	// DeepSeek-V3's checkpoint is fp8 already: no online quantization.
+	want := []string{"--max-num-seqs 1..128 as the batch's size", "--max-model-len 1..4096 at 1 sequence(s)", "--max-num-seqs 1..1 at 4096 tokens",
+		"--tensor-parallel-size 2, 4, 8", "--pipeline-parallel-size 2, 4", "--kv-cache-dtype fp8",
+		"--gpu-memory-utilization up to the class's ceiling 0.98", "each combination of those, in full and with the two bounds"}
 	if got := strings.Join(adv.Searched, "; "); got != strings.Join(want, "; ") {
 		t.Errorf("searched:\n got %s\nwant %s", got, strings.Join(want, "; "))
 	}
@@ -219,5 +221,141 @@ func TestMaxNumSeqsBoundIsChecked(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestAdviceFindsTheStandardDeployments: issue 20's cases, each a
+// deployment a serving engineer would name, found by the advice and
+// checked as today's (it fits, and vLLM starts it).
+func TestAdviceFindsTheStandardDeployments(t *testing.T) {
+	cases := []struct {
+		name, model, class string
+		serve              Serve
+		target             engine.Target
+		// want holds flags the advice must offer, each with whether it
+		// holds the target in full.
+		want map[string]bool
+		// not holds flags the advice must not offer (another beats them).
+		not []string
+	}{
+		{
+			// Llama-3.1-70B on one H100 (bf16, 131.45 GiB of weights): TP 2
+			// with the length vLLM's own estimate gives (24624, by hand in
+			// TestSeventyBTP2LengthByHand), TP 4 for the whole length, and
+			// TP 2 with online fp8 weights.
+			name: "70B on H100", model: "meta-llama__Llama-3.1-70B-Instruct", class: "h100-sxm-80g",
+			target: engine.Target{Seqs: 1, Tokens: 131072},
+			want: map[string]bool{"--tensor-parallel-size 2 --max-model-len 24624": false, "--tensor-parallel-size 4": true,
+				"--tensor-parallel-size 2 --quantization fp8": true},
+			// TP 4 holds it all: pipeline stages on 4 GPUs add nothing.
+			not: []string{"--pipeline-parallel-size 4", "--tensor-parallel-size 2 --pipeline-parallel-size 2", "--tensor-parallel-size 8"},
+		},
+		{
+			// The issue's TP 2 serve: the length vLLM's estimate gives, the
+			// KV cache in fp8 for more.
+			name: "70B at TP 2", model: "meta-llama__Llama-3.1-70B-Instruct", class: "h100-sxm-80g",
+			serve: Serve{TensorParallelSize: 2}, target: engine.Target{Seqs: 1, Tokens: 131072},
+			want: map[string]bool{"--max-model-len 24624": false, "--tensor-parallel-size 4": true, "--quantization fp8": true},
+		},
+		{
+			// DeepSeek-V3 (fp8, 61 layers, 642 GiB) on H100s: TP 8 x PP 2 on
+			// two nodes of 8, nothing with fewer GPUs.
+			name: "DeepSeek-V3 on H100", model: "deepseek-ai__DeepSeek-V3", class: "h100-sxm-80g",
+			target: engine.Target{Seqs: 1, Tokens: 32768},
+			want:   map[string]bool{"--tensor-parallel-size 8 --pipeline-parallel-size 2": true},
+		},
+		{
+			// Llama-3.1-8B on an RTX 4090: online fp8 weights (and an fp8
+			// KV cache) hold the model's whole length on the one GPU.
+			name: "8B on RTX 4090", model: "meta-llama__Llama-3.1-8B-Instruct", class: "rtx-4090",
+			target: engine.Target{Seqs: 1, Tokens: 131072},
+			want:   map[string]bool{"--kv-cache-dtype fp8 --quantization fp8": true, "--tensor-parallel-size 2": true},
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e := searchOn(t, c.model, c.class)
+			r, _, err := e.compile(c.serve)
+			if err != nil {
+				t.Fatal(err)
+			}
+			adv, err := e.Advise(r.Serve, c.target)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]Suggestion{}
+			for _, sg := range adv.Suggestions {
+				got[sg.Flags] = sg
+				// As today: it fits at the target or at its bound, and vLLM
+				// starts it.
+				seqs, tokens := min(c.target.Seqs, sg.Serve.MaxNumSeqs), min(c.target.Tokens, sg.Serve.MaxModelLen)
+				_, plan, err := NewCompiler(e.Arch).Compile(sg.Serve, e.Class, e.Profile)
+				if err != nil {
+					t.Fatalf("%s: %v", sg.Flags, err)
+				}
+				if !plan.Evaluate(seqs, tokens).Fits() {
+					t.Errorf("%s: %d x %d does not fit", sg.Flags, seqs, tokens)
+				}
+				if why := startRefusal(NewCompiler(e.Arch), sg.Serve, e.Class, e.Profile); why != "" {
+					t.Errorf("%s: vLLM refuses it: %s", sg.Flags, why)
+				}
+				if sg.Holds != (seqs == c.target.Seqs && tokens == c.target.Tokens) {
+					t.Errorf("%s: holds %v at %d x %d", sg.Flags, sg.Holds, seqs, tokens)
+				}
+				if sg.Online != strings.Contains(sg.Flags, "--quantization fp8") {
+					t.Errorf("%s: online %v", sg.Flags, sg.Online)
+				}
+			}
+			for flags, holds := range c.want {
+				sg, ok := got[flags]
+				if !ok {
+					t.Errorf("no %q among %q", flags, flagsOf(adv))
+					continue
+				}
+				if sg.Holds != holds {
+					t.Errorf("%s: holds %v, want %v", flags, sg.Holds, holds)
+				}
+			}
+			for _, flags := range c.not {
+				if _, ok := got[flags]; ok {
+					t.Errorf("%q offered beside %q", flags, flagsOf(adv))
+				}
+			}
+			// Fewest GPUs first.
+			for i := 1; i < len(adv.Suggestions); i++ {
+				if adv.Suggestions[i].GPUs < adv.Suggestions[i-1].GPUs {
+					t.Errorf("%s (%d GPUs) after %s (%d)", adv.Suggestions[i].Flags, adv.Suggestions[i].GPUs, adv.Suggestions[i-1].Flags, adv.Suggestions[i-1].GPUs)
+				}
+			}
+		})
+	}
+}
+
+// TestSeventyBTP2LengthByHand: the 24624 tokens the advice offers
+// Llama-3.1-70B at TP 2 on an H100, by hand. A block is 16 tokens x 80
+// layers x K and V x 4 KV heads a rank (8 / TP 2) x 128 x 2 bytes =
+// 2621440 B. The budget is 0.92 of 85018542080 B, 78217058714 B as vLLM
+// rounds it; the weights (70588579840 B), activation peak (1296039936 B)
+// and non-torch growth (2297430016 B) leave 4035008922 B: 1539 whole
+// blocks, 24624 tokens.
+func TestSeventyBTP2LengthByHand(t *testing.T) {
+	e := searchOn(t, "meta-llama__Llama-3.1-70B-Instruct", "h100-sxm-80g")
+	_, plan, err := e.compile(Serve{TensorParallelSize: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := plan.Evaluate(1, 1)
+	terms := []uint64{f.Budget, f.Terms[budget.TermWeights], f.Terms[budget.TermActivation], f.Terms[budget.TermNonTorch], f.Terms[budget.TermSampler]}
+	if diff := cmp.Diff([]uint64{78217058714, 70588579840, 1296039936, 2297430016, 0}, terms); diff != "" {
+		t.Fatalf("the terms moved (-want +got):\n%s", diff)
+	}
+	const block = 16 * 80 * 2 * 4 * 128 * 2
+	want := uint64(78217058714-70588579840-1296039936-2297430016) / block * 16
+	if want != 24624 {
+		t.Fatalf("hand arithmetic: %d", want)
+	}
+	ans, err := budget.MaxLength(plan, 1, 131072)
+	if err != nil || ans.Value != want {
+		t.Errorf("max-len at 1 sequence: %d (%v), want %d", ans.Value, err, want)
 	}
 }

@@ -21,46 +21,55 @@ var (
 type planSearch struct {
 	version   string
 	allowLong bool
+	pinKV     bool
 }
 
-// NewPlan registers --vllm-version and --allow-long-max-model-len.
+// NewPlan registers --vllm-version, --allow-long-max-model-len and
+// --pin-kv-cache.
 func (Engine) NewPlan(fs *flag.FlagSet) engine.PlanSearch {
 	p := &planSearch{}
 	fs.StringVar(&p.version, "vllm-version", "main", "the vLLM whose rules size each serve")
 	fs.BoolVar(&p.allowLong, "allow-long-max-model-len", false, "accept a --length above the model's maximum, as vLLM's VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 does (the commands then set it)")
+	fs.BoolVar(&p.pinKV, "pin-kv-cache", false, "print each command with --kv-cache-memory-bytes: the KV cache membudget sizes less the --margin share of the budget (default: size it by the util, so vLLM's profiling stays in charge)")
 	return p
 }
 
 // planRowJSON is one deployment of `membudget plan --json`.
 type planRowJSON struct {
-	Class                string               `json:"class"`
-	Device               string               `json:"device"`
-	GPUs                 uint64               `json:"gpus"`
-	TensorParallelSize   uint64               `json:"tensor_parallel_size"`
-	PipelineParallelSize uint64               `json:"pipeline_parallel_size"`
-	DataParallelSize     uint64               `json:"data_parallel_size"`
-	Quantization         string               `json:"quantization"`
-	KVCacheDtype         string               `json:"kv_cache_dtype"`
-	GPUMemoryUtilization float64              `json:"gpu_memory_utilization"`
-	PerEngine            uint64               `json:"sequences_per_engine"`
-	MostSeqs             uint64               `json:"most_seqs_at_length"`
-	MostSeqsCapped       bool                 `json:"most_seqs_capped"`
-	LongestLen           uint64               `json:"longest_len_at_concurrency"`
-	LongestLenCapped     bool                 `json:"longest_len_capped"`
-	HeadroomBytes        uint64               `json:"headroom_bytes"`
-	KVCacheMemoryBytes   uint64               `json:"kv_cache_memory_bytes"`
-	Command              string               `json:"command"`
-	Footprint            engine.FootprintJSON `json:"footprint"`
+	Class                string  `json:"class"`
+	Device               string  `json:"device"`
+	GPUs                 uint64  `json:"gpus"`
+	TensorParallelSize   uint64  `json:"tensor_parallel_size"`
+	PipelineParallelSize uint64  `json:"pipeline_parallel_size"`
+	DataParallelSize     uint64  `json:"data_parallel_size"`
+	Quantization         string  `json:"quantization"`
+	KVCacheDtype         string  `json:"kv_cache_dtype"`
+	GPUMemoryUtilization float64 `json:"gpu_memory_utilization"`
+	PerEngine            uint64  `json:"sequences_per_engine"`
+	MostSeqs             uint64  `json:"most_seqs_at_length"`
+	MostSeqsCapped       bool    `json:"most_seqs_capped"`
+	LongestLen           uint64  `json:"longest_len_at_concurrency"`
+	LongestLenCapped     bool    `json:"longest_len_capped"`
+	HeadroomBytes        uint64  `json:"headroom_bytes"`
+	engine.RankJSON
+	// KVCacheMemoryBytes is the KV cache per GPU the util sizes;
+	// PinnedKVCacheBytes what --pin-kv-cache gives vLLM, and PinnedKVCache
+	// whether the command pins it.
+	KVCacheMemoryBytes uint64               `json:"kv_cache_memory_bytes"`
+	PinnedKVCacheBytes uint64               `json:"pinned_kv_cache_memory_bytes"`
+	PinnedKVCache      bool                 `json:"pinned_kv_cache"`
+	Command            string               `json:"command"`
+	Footprint          engine.FootprintJSON `json:"footprint"`
 }
 
-// Search runs [Deployments] over the classes.
-func (p *planSearch) Search(m *hub.Loaded, need engine.Need, classes []budget.Class, maxGPUs uint64, progress func(done, total int)) (engine.PlanResult, error) {
+// Search runs [Deployments] over the space.
+func (p *planSearch) Search(m *hub.Loaded, need engine.Need, sp engine.PlanSpace, progress func(done, total int)) (engine.PlanResult, error) {
 	profile, err := ProfileFor(p.version)
 	if err != nil {
 		return engine.PlanResult{}, err
 	}
 	rows, err := Deployments(m.Arch, m.Name, Need{Length: need.Length, Concurrency: need.Concurrency},
-		Space{Classes: classes, MaxGPUs: maxGPUs, Profile: profile, Revision: m.Revision(), AllowLongMaxModelLen: p.allowLong}, progress)
+		Space{Plan: sp, Profile: profile, Revision: m.Revision(), AllowLongMaxModelLen: p.allowLong, PinKVCache: p.pinKV}, progress)
 	if se := (*engine.SettingError)(nil); errors.As(err, &se) && se.Flag == "max-model-len" {
 		return engine.PlanResult{}, fmt.Errorf("--length %d: %s", need.Length, se.Reason)
 	}
@@ -68,25 +77,36 @@ func (p *planSearch) Search(m *hub.Loaded, need engine.Need, classes []budget.Cl
 		return engine.PlanResult{}, err
 	}
 	out := engine.PlanResult{Describes: profile.Describes, BudgetColumn: "UTIL",
-		Searched: fmt.Sprintf("%d classes x tensor, pipeline and data ranks up to %d GPUs x the checkpoint's weights (and online fp8 for an unquantized one) x KV auto and fp8 x util %v or the class's ceiling",
-			len(classes), maxGPUs, profile.DefaultUtil)}
+		Searched: fmt.Sprintf("%d classes x tensor, pipeline and data ranks %s x the checkpoint's weights (and online fp8 for an unquantized one) x KV auto and fp8 x util %v or the class's ceiling",
+			len(sp.Classes), sp.Bounds(), profile.DefaultUtil)}
+	if p.pinKV {
+		out.Notes = append(out.Notes, fmt.Sprintf("each command pins the KV cache with --kv-cache-memory-bytes: the cache the util sizes less %v %% of the budget, in whole blocks, as a safety margin; vLLM then no longer sizes it by profiling, so memory membudget misses beyond that margin runs the device out of memory", sp.MarginPercent))
+	} else {
+		out.Notes = append(out.Notes, "each command sizes the KV cache by --gpu-memory-utilization, so vLLM's profiling stays in charge (--pin-kv-cache prints --kv-cache-memory-bytes instead)")
+	}
 	for _, d := range rows {
 		r := d.Serve
 		w := r.Quant.Method
 		if w == "" {
 			w = r.Dtype
 		}
-		out.Deployments = append(out.Deployments, engine.Deployment{Class: d.Class, GPUs: d.GPUs, TP: r.TensorParallelSize, PP: r.PipelineParallelSize,
-			DP: r.DataParallelSize, Weights: w, KV: r.KVCacheDtype, Budget: fmt.Sprint(r.GPUMemoryUtilization), PerEngine: d.PerEngine,
-			MostSeqs: d.MostSeqs, LongestLen: d.LongestLen, Headroom: d.Headroom(), Command: d.Command,
-			JSON: planRowJSON{Class: d.Class.Name, Device: d.Class.Device.Name, GPUs: d.GPUs, TensorParallelSize: r.TensorParallelSize,
-				PipelineParallelSize: r.PipelineParallelSize, DataParallelSize: r.DataParallelSize, Quantization: r.Quant.Method,
-				KVCacheDtype: r.KVCacheDtype, GPUMemoryUtilization: r.GPUMemoryUtilization, PerEngine: d.PerEngine,
-				MostSeqs: d.MostSeqs.Value, MostSeqsCapped: d.MostSeqs.Capped, LongestLen: d.LongestLen.Value, LongestLenCapped: d.LongestLen.Capped,
-				HeadroomBytes: d.Headroom(), KVCacheMemoryBytes: d.KVCacheBytes, Command: d.Command, Footprint: engine.FootprintOf(d.At, d.Beside)}})
+		row := d.row(0)
+		row.Weights, row.KV, row.Budget = w, r.KVCacheDtype, fmt.Sprint(r.GPUMemoryUtilization)
+		row.JSON = &planRowJSON{Class: d.Class.Name, Device: d.Class.Device.Name, GPUs: d.GPUs, TensorParallelSize: r.TensorParallelSize,
+			PipelineParallelSize: r.PipelineParallelSize, DataParallelSize: r.DataParallelSize, Quantization: r.Quant.Method,
+			KVCacheDtype: r.KVCacheDtype, GPUMemoryUtilization: r.GPUMemoryUtilization, PerEngine: d.PerEngine,
+			MostSeqs: d.MostSeqs.Value, MostSeqsCapped: d.MostSeqs.Capped, LongestLen: d.LongestLen.Value, LongestLenCapped: d.LongestLen.Capped,
+			HeadroomBytes: d.Headroom(), KVCacheMemoryBytes: d.KVCacheBytes, PinnedKVCacheBytes: d.PinnedKVBytes, PinnedKVCache: p.pinKV,
+			Command: d.Command, Footprint: engine.FootprintOf(d.At, d.Beside)}
+		out.Deployments = append(out.Deployments, row)
 	}
+	// Ranked again to set each row's figures: the order is Deployments'.
+	out.Deployments = sp.Rank(out.Deployments)
 	return out, nil
 }
+
+// SetRank gives the row the ranking's figures.
+func (j *planRowJSON) SetRank(r engine.RankJSON) { j.RankJSON = r }
 
 // budgetQuery is `membudget budget`'s vLLM flags.
 type budgetQuery struct {
@@ -191,4 +211,16 @@ func (Engine) Ranks(l *logs.Log, s engine.Serve) uint64 {
 		return f.s.TensorParallelSize
 	}
 	return engine.LoggedCount(l, "tensor_parallel_size", 1)
+}
+
+var _ engine.Releaser = Engine{}
+
+// DefaultRelease returns the rules a serve gets without --vllm-version:
+// main's.
+func (Engine) DefaultRelease() string {
+	p, err := ProfileFor("main")
+	if err != nil {
+		return "main"
+	}
+	return p.Describes
 }

@@ -1,10 +1,8 @@
 package vllm
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
-	"slices"
 
 	"membudget/budget"
 	"membudget/engine"
@@ -19,10 +17,9 @@ type Need struct {
 
 // Space bounds the deployments a plan searches.
 type Space struct {
-	// Classes are the device classes to try.
-	Classes []budget.Class
-	// MaxGPUs bounds tensor x pipeline x data ranks (8 when 0).
-	MaxGPUs uint64
+	// Plan is the classes, the layouts' bounds and the ranking; its
+	// MaxGPUs is 8 when 0, its MarginPercent is taken as given.
+	Plan engine.PlanSpace
 	// Profile is the vLLM whose rules size each serve.
 	Profile Profile
 	// Revision is the checkpoint revision sized, given to each command as
@@ -32,6 +29,10 @@ type Space struct {
 	// maximum, as vLLM's VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 does; each command
 	// then sets it.
 	AllowLongMaxModelLen bool
+	// PinKVCache makes each command pin the KV cache with
+	// --kv-cache-memory-bytes (see [Deployment.PinnedKVBytes]) instead of
+	// leaving vLLM's profiling to size it from the util.
+	PinKVCache bool
 }
 
 // Deployment is one serve of the plan that holds the need, with its
@@ -54,7 +55,17 @@ type Deployment struct {
 	// KVCacheBytes is the KV cache per GPU the serve sizes: given to vLLM
 	// as --kv-cache-memory-bytes, it reproduces this deployment's cache.
 	KVCacheBytes uint64
-	// Command is the `vllm serve` line, with --kv-cache-memory-bytes.
+	// PinnedKVBytes is the KV cache per GPU a pinned command gives vLLM:
+	// KVCacheBytes less the safety margin (the space's share of the
+	// budget, in whole blocks), never less than the need's own blocks.
+	PinnedKVBytes uint64
+	// Online says the weights are quantized by vLLM as it loads them
+	// (--quantization fp8 on an unquantized checkpoint); KVQuantized that
+	// the KV cache is fp8 by --kv-cache-dtype fp8, not by auto.
+	Online, KVQuantized bool
+	// Command is the `vllm serve` line: sized by the util, so that vLLM's
+	// profiling sizes the KV cache, or, when the space pins it, with
+	// --kv-cache-memory-bytes PinnedKVBytes.
 	Command string
 }
 
@@ -62,33 +73,20 @@ type Deployment struct {
 // the driver's.
 func (d Deployment) Headroom() uint64 { return min(d.At.BudgetHeadroom(), d.At.DriverHeadroom()) }
 
-// layout is one way to spread a serve over GPUs.
-type layout struct{ tp, pp, dp uint64 }
-
 // Deployments searches the space for every deployment of arch a (named model in
-// the commands) that serves need, and returns them ranked by GPU count,
-// then device memory, then headroom (most first). progress, when not nil,
-// is called after each class with the classes done. A length vLLM refuses
-// for the model (beyond its derived maximum, unless the space allows it)
-// is an error wrapping the [engine.SettingError] for max-model-len.
+// the commands) that serves need and vLLM starts, and returns them ranked
+// by [engine.PlanSpace.Rank]. progress, when not nil, is called after each
+// class with the classes done. A length vLLM refuses for the model (beyond
+// its derived maximum, unless the space allows it) is an error wrapping
+// the [engine.SettingError] for max-model-len.
 func Deployments(a *model.Arch, name string, need Need, sp Space, progress func(done, total int)) ([]Deployment, error) {
 	if need.Length == 0 || need.Concurrency == 0 {
 		return nil, fmt.Errorf("a plan needs a length and a concurrency of at least 1, got %d and %d", need.Length, need.Concurrency)
 	}
-	maxGPUs := sp.MaxGPUs
-	if maxGPUs == 0 {
-		maxGPUs = 8
+	if sp.Plan.MaxGPUs == 0 {
+		sp.Plan.MaxGPUs = 8
 	}
-	var layouts []layout
-	for _, tp := range []uint64{1, 2, 4, 8, 16} {
-		for _, pp := range []uint64{1, 2, 4, 8} {
-			for _, dp := range []uint64{1, 2, 4, 8, 16} {
-				if tp*pp*dp <= maxGPUs && pp <= uint64(len(a.Layers)) && dp <= need.Concurrency {
-					layouts = append(layouts, layout{tp, pp, dp})
-				}
-			}
-		}
-	}
+	layouts := sp.Plan.Layouts(len(a.Layers), need.Concurrency)
 	quants := []string{""}
 	if a.Quant.Method == "" {
 		quants = append(quants, "fp8") // online fp8, the one vLLM applies to any checkpoint
@@ -101,7 +99,7 @@ func Deployments(a *model.Arch, name string, need Need, sp Space, progress func(
 	// A length beyond the model is refused by vLLM on every device: an
 	// error, not a search that finds nothing. The first class that takes
 	// the model's default serve (a T4 refuses bfloat16) says which.
-	for _, c := range sp.Classes {
+	for _, c := range sp.Plan.Classes {
 		_, _, err := compiler.Compile(Serve{MaxModelLen: need.Length, AllowLongMaxModelLen: sp.AllowLongMaxModelLen}, c, sp.Profile)
 		var se *engine.SettingError
 		if errors.As(err, &se) && se.Flag == "max-model-len" {
@@ -112,7 +110,7 @@ func Deployments(a *model.Arch, name string, need Need, sp Space, progress func(
 		}
 	}
 	kvs := []string{"auto", "fp8"}
-	for ci, c := range sp.Classes {
+	for ci, c := range sp.Plan.Classes {
 		e := Search{Arch: a, Class: c, Profile: sp.Profile, Compiler: compiler, memo: &memo{}}
 		// The data-parallel engines of a layout run the same serve (data
 		// parallelism changes no engine's memory without expert
@@ -120,12 +118,12 @@ func Deployments(a *model.Arch, name string, need Need, sp Space, progress func(
 		// deployments are listed in the order of the layouts.
 		byLayout := make([][]*Deployment, len(layouts))
 		for _, l := range layouts {
-			if l.dp != 1 {
+			if l.DP != 1 {
 				continue
 			}
 			var same []int // the layouts of this tp x pp, by dp
 			for j, m := range layouts {
-				if m.tp == l.tp && m.pp == l.pp {
+				if m.TP == l.TP && m.PP == l.PP {
 					same = append(same, j)
 				}
 			}
@@ -133,7 +131,7 @@ func Deployments(a *model.Arch, name string, need Need, sp Space, progress func(
 				for _, kv := range kvs {
 					for _, j := range same {
 						m := layouts[j]
-						perEngine := (need.Concurrency + m.dp - 1) / m.dp
+						perEngine := (need.Concurrency + m.DP - 1) / m.DP
 						if d, ok := e.deploy(name, &sp, need, m, perEngine, q, kv); ok {
 							byLayout[j] = append(byLayout[j], &d)
 						}
@@ -148,24 +146,34 @@ func Deployments(a *model.Arch, name string, need Need, sp Space, progress func(
 			return nil, e.memo.err
 		}
 		if progress != nil {
-			progress(ci+1, len(sp.Classes))
+			progress(ci+1, len(sp.Plan.Classes))
 		}
 	}
-	slices.SortStableFunc(found, func(x, y *Deployment) int {
-		return cmp.Or(cmp.Compare(x.GPUs, y.GPUs), cmp.Compare(x.Class.Device.MemoryBytes, y.Class.Device.MemoryBytes),
-			cmp.Compare(y.Headroom(), x.Headroom()))
-	})
-	sorted := make([]Deployment, len(found))
+	// Ranked as the engine-neutral rows, then mapped back.
+	rows := make([]engine.Deployment, len(found))
 	for i, d := range found {
-		sorted[i] = *d
+		rows[i] = d.row(i)
+	}
+	ranked := sp.Plan.Rank(rows)
+	sorted := make([]Deployment, len(ranked))
+	for i, r := range ranked {
+		sorted[i] = *found[r.JSON.(int)]
 	}
 	return sorted, nil
+}
+
+// row is d as the ranking reads it, its JSON the index i it was found at.
+func (d *Deployment) row(i int) engine.Deployment {
+	r := d.Serve
+	return engine.Deployment{Class: d.Class, GPUs: d.GPUs, TP: r.TensorParallelSize, PP: r.PipelineParallelSize, DP: r.DataParallelSize,
+		PerEngine: d.PerEngine, MostSeqs: d.MostSeqs, LongestLen: d.LongestLen, Headroom: d.Headroom(),
+		BudgetBytes: d.At.Budget, KVHeadroom: d.At.BudgetHeadroom(), Online: d.Online, KVQuantized: d.KVQuantized, Command: d.Command, JSON: i}
 }
 
 // deploy tries one layout, weight quantization and KV dtype at vLLM's
 // default util and, when that does not hold the need, at the class's
 // ceiling; ok when one holds it.
-func (e *Search) deploy(name string, sp *Space, need Need, l layout, perEngine uint64, quant, kv string) (Deployment, bool) {
+func (e *Search) deploy(name string, sp *Space, need Need, l engine.Layout, perEngine uint64, quant, kv string) (Deployment, bool) {
 	utils := []float64{e.Profile.DefaultUtil}
 	if ceiling := e.Class.Memory.UtilCeiling; ceiling != e.Profile.DefaultUtil {
 		utils = append(utils, ceiling)
@@ -175,8 +183,8 @@ func (e *Search) deploy(name string, sp *Space, need Need, l layout, perEngine u
 			continue
 		}
 		// Compiled with one engine: the dp engines each run this serve.
-		s := Serve{GPUMemoryUtilization: u, MaxModelLen: need.Length, TensorParallelSize: l.tp,
-			PipelineParallelSize: l.pp, DataParallelSize: 1, Quantization: quant, KVCacheDtype: kv,
+		s := Serve{GPUMemoryUtilization: u, MaxModelLen: need.Length, TensorParallelSize: l.TP,
+			PipelineParallelSize: l.PP, DataParallelSize: 1, Quantization: quant, KVCacheDtype: kv,
 			Revision: sp.Revision, AllowLongMaxModelLen: sp.AllowLongMaxModelLen}
 		r, plan, err := e.compile(s)
 		if err != nil {
@@ -195,6 +203,9 @@ func (e *Search) deploy(name string, sp *Space, need Need, l layout, perEngine u
 		if !f.Fits() {
 			continue
 		}
+		if e.refusal(s) != "" {
+			continue // it fits the footprint, and vLLM refuses to start it
+		}
 		most, err := budget.MaxSequences(plan, need.Length, 0)
 		if err != nil {
 			e.fault(err)
@@ -205,12 +216,15 @@ func (e *Search) deploy(name string, sp *Space, need Need, l layout, perEngine u
 			e.fault(err)
 			return Deployment{}, false
 		}
-		r.DataParallelSize = l.dp
-		d := Deployment{Class: e.Class, Serve: r, GPUs: l.tp * l.pp * l.dp, PerEngine: perEngine, At: f, Beside: plan.Beside,
-			MostSeqs: most, LongestLen: longest, KVCacheBytes: kvCacheBytes(plan)}
-		withKV := r
-		withKV.KVCacheMemoryBytes = d.KVCacheBytes
-		d.Command = Command(name, withKV)
+		r.DataParallelSize = l.DP
+		d := Deployment{Class: e.Class, Serve: r, GPUs: l.GPUs(), PerEngine: perEngine, At: f, Beside: plan.Beside,
+			MostSeqs: most, LongestLen: longest, KVCacheBytes: kvCacheBytes(plan), Online: quant != "", KVQuantized: kv != "auto"}
+		d.PinnedKVBytes = pinnedKVBytes(plan, f, sp.Plan.MarginPercent)
+		line := r
+		if sp.PinKVCache {
+			line.KVCacheMemoryBytes = d.PinnedKVBytes
+		}
+		d.Command = Command(name, line)
 		return d, true
 	}
 	return Deployment{}, false
@@ -233,6 +247,27 @@ func kvCacheBytes(plan *budget.Plan) uint64 {
 		}
 	}
 	return budget.SatMul(blocks, block)
+}
+
+// pinnedKVBytes is the KV cache per GPU a pinned command gives vLLM: the
+// plan's cache (see [kvCacheBytes]) less marginPercent of the budget, both
+// in whole blocks of the largest stage block, and never fewer blocks than
+// the need at f holds. Pinned, vLLM no longer profiles the rest of the
+// ledger against the util: the margin is what a ledger larger than
+// membudget's can take before the pin runs the device out of memory.
+func pinnedKVBytes(plan *budget.Plan, f budget.Footprint, marginPercent float64) uint64 {
+	var block uint64
+	for _, st := range plan.Stages {
+		block = max(block, st.Pool.BlockBytes())
+	}
+	if block == 0 {
+		return 0
+	}
+	blocks := kvCacheBytes(plan) / block
+	margin := uint64(float64(f.Budget) * marginPercent / 100)
+	marginBlocks := (margin + block - 1) / block
+	needBlocks := (f.Terms[budget.TermKVCache] + block - 1) / block
+	return budget.SatMul(max(budget.SatSub(blocks, marginBlocks), needBlocks), block)
 }
 
 // fault keeps the first query error that is membudget's own (an evaluator

@@ -91,19 +91,19 @@ func (s section) Warnings(i int) []string {
 	return s.sz.weightsOf(i).Warnings
 }
 
-func (s section) Fields(budget.Footprint) []engine.Field {
+func (s section) Fields(fp budget.Footprint) []engine.Field {
 	c := s.sz.capacity
-	return []engine.Field{{Key: "kv_capacity", Value: capacityJSON{AvailableBytes: c.AvailableBytes, BlockBytes: c.BlockBytes, Blocks: c.Blocks, Tokens: c.Tokens,
+	return append([]engine.Field{{Key: "kv_capacity", Value: capacityJSON{AvailableBytes: c.AvailableBytes, BlockBytes: c.BlockBytes, Blocks: c.Blocks, Tokens: c.Tokens,
 		LoggedTokens: c.LoggedTokens, PagesPerSeq: c.PagesPerSeq, MaxConcurrency: c.Concurrency, NeededBytes: c.NeededBytes,
 		Starts: c.Starts, EstimatedMaxModelLen: c.EstimatedMaxModelLen, StateBlocks: c.StateBlocks, SeqsOverStateBlocks: c.SeqsOverStateBlocks,
-		Groups: s.sz.groups()}}}
+		Groups: s.sz.groups()}}}, s.sz.preallocatedField(fp)...)
 }
 
 func (s section) WriteBefore(io.Writer, budget.Footprint) {}
 
 // WriteAfter writes the KV cache as vLLM's startup logs report it, and
 // whether vLLM starts.
-func (s section) WriteAfter(w io.Writer, _ budget.Footprint) {
+func (s section) WriteAfter(w io.Writer, fp budget.Footprint) {
 	c, r, groups := s.sz.capacity, s.sz.Serve, s.sz.groups()
 	fmt.Fprintf(w, "\nKV cache: %s available: %d blocks of %d B, %d tokens (blocks / groups x block size)\n",
 		engine.GiB(c.AvailableBytes), c.Blocks, c.BlockBytes, c.Tokens)
@@ -130,6 +130,7 @@ func (s section) WriteAfter(w io.Writer, _ budget.Footprint) {
 	switch {
 	case c.Starts && !c.SeqsOverStateBlocks:
 		fmt.Fprintf(w, "  vLLM starts: one request of %d tokens needs %s of KV cache\n", r.MaxModelLen, engine.GiB(c.NeededBytes))
+		s.sz.writePreallocated(w, fp)
 		return
 	case c.Starts:
 		fmt.Fprintf(w, "  one request of %d tokens needs %s of KV cache: it fits\n", r.MaxModelLen, engine.GiB(c.NeededBytes))
