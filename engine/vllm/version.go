@@ -173,7 +173,8 @@ type Profile struct {
 	// merged 2026-08-24, "[Model Runner V2] Reserve CUDA graph memory",
 	// vllm/v1/worker/gpu/model_runner.py profile_cudagraph_memory; listed
 	// as new in the v0.29.0 release notes, so not in 0.28.0, released
-	// 2026-08-26 from a branch cut before it).
+	// 2026-08-26 from a branch cut before it). The charge is V1's estimate
+	// (graphBytes): no 0.29 log has yet measured the V2 runner's own.
 	V2GraphsCharged bool
 	// ShardedSampling says the V2 runner samples batch-sharded under tensor
 	// parallelism: each rank computes its vocabulary slice of every row's
@@ -277,7 +278,7 @@ func ReleaseNote(v Version) string {
 	case v.AtLeast(v0_29_0):
 		return fmt.Sprintf("vLLM %s is sized with the rules of %s and the memory changes the v0.29.0 release notes name, read from their pull requests: the V2 model runner for every model (#53183), its CUDA graphs charged to the KV budget (#53306), batch-sharded sampling (#50465); its own source was not read", v, mainDescribes)
 	case v.AtLeast(v0_28_0):
-		return fmt.Sprintf("vLLM %s (0.28.0 released 2026-08-26 at commit 2cf0a69) is sized with the rules of %s, from which its branch was cut; the V2 runner's graph reservation (#53306) came in 0.29.0", v, mainDescribes)
+		return fmt.Sprintf("vLLM %s is sized with the rules of %s, from which 0.28.0's branch was cut (released 2026-08-26 at commit 2cf0a69); the V2 runner's graph reservation (#53306) came in 0.29.0", v, mainDescribes)
 	}
 	return ""
 }

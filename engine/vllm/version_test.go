@@ -121,7 +121,7 @@ func TestProfileForNames(t *testing.T) {
 	for spec, note := range map[string]string{
 		"main":   "",
 		"0.27.1": "",
-		"0.28.0": "vLLM 0.28.0 (0.28.0 released 2026-08-26 at commit 2cf0a69) is sized with the rules of vLLM main at commit d18bb7b (2026-08-14), from which its branch was cut; the V2 runner's graph reservation (#53306) came in 0.29.0",
+		"0.28.0": "vLLM 0.28.0 is sized with the rules of vLLM main at commit d18bb7b (2026-08-14), from which 0.28.0's branch was cut (released 2026-08-26 at commit 2cf0a69); the V2 runner's graph reservation (#53306) came in 0.29.0",
 		"0.29.0": "vLLM 0.29.0 is sized with the rules of vLLM main at commit d18bb7b (2026-08-14) and the memory changes the v0.29.0 release notes name, read from their pull requests: the V2 model runner for every model (#53183), its CUDA graphs charged to the KV budget (#53306), batch-sharded sampling (#50465); its own source was not read",
 	} {
 		if p := mustProfile(spec); p.Note != note {
