@@ -2,6 +2,7 @@ package vllm
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -278,6 +279,30 @@ func TestSlidingWindowByVersion(t *testing.T) {
 		}
 		if got := slidingTokens(a.SlidingWindow, r); got != tt.want {
 			t.Errorf("%s: a sliding layer keeps %d tokens, want %d", tt.spec, got, tt.want)
+		}
+	}
+}
+
+// TestLoggedNewReleases: a log of 0.28 or 0.29 is sized under its own
+// profile, whose note says how it was read; a log of 0.30 or later is
+// refused naming 0.29.0 and asking for --vllm-version, never sized with
+// older rules.
+func TestLoggedNewReleases(t *testing.T) {
+	for log, want := range map[string]string{
+		"INFO vLLM API server version 0.28.0\nINFO Available KV cache memory: 1.00 GiB\n":        "0.28.0",
+		"INFO Initializing a V1 LLM engine (v0.29.1) with config: model='m'\n":                   "0.29.1",
+		"INFO vLLM API server version 0.29.0+cu130\nINFO Available KV cache memory: 1.00 GiB\n":  "0.29.0",
+		"INFO Initializing a V1 LLM engine (v0.28.1rc1.dev12+g1234567) with config: model='m'\n": "0.28.1",
+	} {
+		got, err := chooseProfile(logSource(t, log).Log, "", false)
+		if err != nil || got.Profile.Name != want || got.Profile.Note == "" {
+			t.Errorf("%q: %s, note %q, %v; want %s with its note", log, got.Profile.Name, got.Profile.Note, err, want)
+		}
+	}
+	for _, v := range []string{"0.30.0", "0.33.0"} {
+		_, err := chooseProfile(logSource(t, "INFO vLLM API server version "+v+"\n").Log, "", false)
+		if err == nil || !strings.Contains(err.Error(), "the newest release membudget models is 0.29.0") || !strings.Contains(err.Error(), "pass --vllm-version") {
+			t.Errorf("a log of %s: %v; want a refusal naming 0.29.0", v, err)
 		}
 	}
 }
