@@ -40,3 +40,28 @@ func TestUnsizedKVDtypesRefusedByName(t *testing.T) {
 		t.Errorf("an unknown dtype: %q, want %q", got, want)
 	}
 }
+
+// TestSkipLayersRefusedByName: --kv-cache-dtype-skip-layers, given as a
+// flag or in a pasted vllm serve line, in either spelling, is refused
+// naming what it does; a flag membudget models passes.
+func TestSkipLayersRefusedByName(t *testing.T) {
+	set, err := engine.NewSet(Engine{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	own := func(string) bool { return false }
+	want := "--kv-cache-dtype-skip-layers: an unquantized KV cache for some layers beside the quantized one (vLLM PR #60023) is not modelled for vLLM; membudget refuses it rather than size a server it would get wrong"
+	for _, args := range [][]string{
+		{"--kv-cache-dtype", "fp8", "--kv-cache-dtype-skip-layers", "0"},
+		{"--kv_cache_dtype_skip_layers=sliding_window"},
+		{"vllm", "serve", "m", "--kv-cache-dtype-skip-layers", "0"},
+	} {
+		err := set.Check(Engine{}, args, own)
+		if err == nil || err.Error() != want {
+			t.Errorf("%q: %v; want %q", args, err, want)
+		}
+	}
+	if err := set.Check(Engine{}, []string{"--kv-cache-dtype", "fp8"}, own); err != nil {
+		t.Errorf("--kv-cache-dtype fp8: %v", err)
+	}
+}
