@@ -306,3 +306,44 @@ func TestLoggedNewReleases(t *testing.T) {
 		}
 	}
 }
+
+// TestGraphChargeByRunner: Llama-3.1-8B runs on the V2 model runner from
+// 0.25.0. At TP 1 nothing else differs between 0.28.0 and 0.29.0, so 0.29's
+// available KV cache is 0.28's less exactly the CUDA-graph estimate, now
+// charged (#53306). Qwen3-30B-A3B, a mixture of experts, ran on V1 in
+// 0.28.0 (graphs charged already) and runs on V2 in 0.29.0 (#53183): its
+// graph charge is the same, and what changes is the dummy sampler, V2's
+// holding the logits alone (peaks.go v2Sampler) where V1's Triton sampler
+// held 14 B a logit and its buffer.
+func TestGraphChargeByRunner(t *testing.T) {
+	archs := shipped(t)
+	type terms struct{ avail, graphs, sampler uint64 }
+	of := func(model, spec string) terms {
+		r, err := NewReference(archs[model], Serve{MaxModelLen: 8192}, testClass(false), mustProfile(spec))
+		if err != nil {
+			t.Fatalf("%s on %s: %v", model, spec, err)
+		}
+		got := terms{avail: r.AvailableKV(0)}
+		for _, it := range r.stages[0].peaks {
+			switch it.Term {
+			case budget.TermGraphPool:
+				got.graphs += it.Bytes
+			case budget.TermSampler:
+				got.sampler += it.Bytes
+			}
+		}
+		return got
+	}
+	l28, l29 := of("meta-llama__Llama-3.1-8B-Instruct", "0.28.0"), of("meta-llama__Llama-3.1-8B-Instruct", "0.29.0")
+	if l28.graphs == 0 || l28.graphs != l29.graphs || l28.sampler != l29.sampler || l28.avail-l29.avail != l29.graphs {
+		t.Errorf("Llama TP 1: 0.28.0 %+v, 0.29.0 %+v; want 0.29's available = 0.28's - the graphs", l28, l29)
+	}
+	q := archs["Qwen__Qwen3-30B-A3B"]
+	if mustProfile("0.28.0").GraphsFor(q) != GraphsCharged || mustProfile("0.29.0").GraphsFor(q) != GraphsCharged {
+		t.Error("Qwen3-30B-A3B: graphs not charged on both 0.28.0 (V1) and 0.29.0 (V2)")
+	}
+	q28, q29 := of("Qwen__Qwen3-30B-A3B", "0.28.0"), of("Qwen__Qwen3-30B-A3B", "0.29.0")
+	if q28.graphs != q29.graphs || q29.sampler >= q28.sampler || q29.avail-q28.avail != q28.sampler-q29.sampler {
+		t.Errorf("Qwen3-30B-A3B: 0.28.0 %+v, 0.29.0 %+v; want the same graphs and the sampler's difference in the available KV", q28, q29)
+	}
+}
