@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
 
 	"membudget/budget"
 	"membudget/engine"
@@ -346,4 +347,31 @@ func TestGraphChargeByRunner(t *testing.T) {
 	if q28.graphs != q29.graphs || q29.sampler >= q28.sampler || q29.avail-q28.avail != q28.sampler-q29.sampler {
 		t.Errorf("Qwen3-30B-A3B: 0.28.0 %+v, 0.29.0 %+v; want the same graphs and the sampler's difference in the available KV", q28, q29)
 	}
+}
+
+// TestPropertyNoReleaseSizedWithAnothersRules: every release ProfileFor
+// accepts is sized under its own number, and says how its rules were read
+// exactly when they were not read from its own source (0.28 and later);
+// every release from 0.30.0 is refused naming 0.29.0.
+func TestPropertyNoReleaseSizedWithAnothersRules(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		v := Version{0, rapid.IntRange(6, 60).Draw(t, "minor"), rapid.IntRange(0, 12).Draw(t, "patch")}
+		p, err := ProfileFor(v.String())
+		if v.AtLeast(Version{0, 30, 0}) {
+			var se *engine.SettingError
+			if !errors.As(err, &se) || !strings.Contains(se.Reason, "the newest release membudget models is 0.29.0") {
+				t.Fatalf("%s: %v, want a refusal naming 0.29.0", v, err)
+			}
+			return
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", v, err)
+		}
+		if p.Release != v || p.Main {
+			t.Fatalf("%s sized as %s (main %v)", v, p.Release, p.Main)
+		}
+		if (p.Note != "") != v.AtLeast(Version{0, 28, 0}) {
+			t.Fatalf("%s: note %q", v, p.Note)
+		}
+	})
 }
