@@ -3,9 +3,11 @@ package sglang
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
 
 	"membudget/engine"
 )
@@ -62,4 +64,24 @@ func TestReleaseOrder(t *testing.T) {
 			t.Errorf("%s prints as %s", order[i-1], a)
 		}
 	}
+}
+
+// TestPropertyUnreadReleaseNeverSized: a release SGLang could tag is sized
+// only when it is one of the two read, and one after v0.5.6.post2 is
+// refused naming itself and v0.5.6.post2.
+func TestPropertyUnreadReleaseNeverSized(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		r := release{0, rapid.IntRange(3, 7).Draw(t, "minor"), rapid.IntRange(0, 30).Draw(t, "patch"), rapid.IntRange(0, 3).Draw(t, "post")}
+		p, err := ProfileFor(r.String())
+		switch {
+		case err == nil:
+			if p.Name != r.String() || (p.Name != "v0.5.6.post2" && p.Name != "v0.4.9.post2") {
+				t.Fatalf("%s sized as %s", r, p.Name)
+			}
+		case newestRead.less(r):
+			if !strings.Contains(err.Error(), "SGLang "+r.String()+"'s memory rules are not read") || !strings.Contains(err.Error(), "(--sglang-version v0.5.6.post2)") {
+				t.Fatalf("%s: %v", r, err)
+			}
+		}
+	})
 }
