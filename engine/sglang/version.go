@@ -1,6 +1,9 @@
 package sglang
 
 import (
+	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"membudget/engine"
@@ -137,8 +140,10 @@ var profiles = []Profile{
 
 // ProfileFor returns the profile of SGLang release spec: "v0.5.6.post2"
 // (also "", "default" or "latest") or "v0.4.9.post2", with or without the
-// leading v. Any other release is a *[engine.SettingError]: the rules of releases
-// membudget has not read are not guessed.
+// leading v. Any other release is a *[engine.SettingError]: the rules of
+// releases membudget has not read are not guessed, and one newer than the
+// newest read (v0.5.7 to v0.5.23, 2026-10, and on) is refused naming it and
+// the memory changes known to have come since (see [Unread]).
 func ProfileFor(spec string) (Profile, error) {
 	s := strings.ToLower(strings.TrimSpace(spec))
 	switch s {
@@ -153,8 +158,71 @@ func ProfileFor(spec string) (Profile, error) {
 			return p, nil
 		}
 	}
+	if r, ok := parseRelease(s); ok && newestRead.less(r) {
+		return Profile{}, &engine.SettingError{Flag: "sglang-version", Value: spec, Reason: Unread(r.String())}
+	}
 	return Profile{}, &engine.SettingError{Flag: "sglang-version", Value: spec,
 		Reason: "want v0.5.6.post2 (the default) or v0.4.9.post2: the releases whose memory rules membudget has read"}
+}
+
+// Unread is why SGLang release name, newer than v0.5.6.post2, is refused:
+// its memory rules have not been read at its tag, and the changes known to
+// have come after v0.5.6.post2 would make the newest read rules misstate
+// it: the reserve of disaggregated prefill and decode (sgl-project/sglang
+// PR #29615), the Mamba pool per pipeline stage (#33666), the MTP / EAGLE
+// draft KV pools (#28620) and --max-total-tokens clamped to the pool.
+func Unread(name string) string {
+	return "SGLang " + name + "'s memory rules are not read at its tag, and the changes since v0.5.6.post2 (the disaggregation reserve #29615, the Mamba pool per pipeline stage #33666, the MTP/EAGLE draft pools #28620, --max-total-tokens clamped) change its pool; the newest release membudget models is " + DefaultName + " (--sglang-version " + DefaultName + ")"
+}
+
+// release is an SGLang release number: v0.5.6.post2 is {0, 5, 6, 2}; a
+// release candidate counts as its release.
+type release struct{ major, minor, patch, post int }
+
+// newestRead is the newest release whose rules membudget has read.
+var newestRead = release{0, 5, 6, 2}
+
+// releasePattern reads a release as SGLang tags it: v0.5.23, v0.5.6.post2,
+// v0.5.10rc0, 0.5.9 (the v added by the caller).
+var releasePattern = regexp.MustCompile(`^v([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})(?:\.post([0-9]{1,3}))?(?:rc[0-9]{1,3})?$`)
+
+// parseRelease reads s, with its leading v, as an SGLang release.
+func parseRelease(s string) (release, bool) {
+	m := releasePattern.FindStringSubmatch(s)
+	if m == nil {
+		return release{}, false
+	}
+	var r release
+	r.major, _ = strconv.Atoi(m[1])
+	r.minor, _ = strconv.Atoi(m[2])
+	r.patch, _ = strconv.Atoi(m[3])
+	if m[4] != "" {
+		r.post, _ = strconv.Atoi(m[4])
+	}
+	return r, true
+}
+
+// less reports whether r is an earlier release than o.
+func (r release) less(o release) bool {
+	if r.major != o.major {
+		return r.major < o.major
+	}
+	if r.minor != o.minor {
+		return r.minor < o.minor
+	}
+	if r.patch != o.patch {
+		return r.patch < o.patch
+	}
+	return r.post < o.post
+}
+
+// String returns the release as SGLang tags it: v0.5.23, v0.5.6.post2.
+func (r release) String() string {
+	s := fmt.Sprintf("v%d.%d.%d", r.major, r.minor, r.patch)
+	if r.post > 0 {
+		s += fmt.Sprintf(".post%d", r.post)
+	}
+	return s
 }
 
 // Profiles lists every profile, newest first.

@@ -118,10 +118,10 @@ var concepts = []engine.Concept{
 
 func (f *flagServe) Concepts() []engine.Concept { return concepts }
 
-// Unmodelled is empty: every flag vLLM's serves are registered under is
-// modelled, and the rest of a pasted line is either listed as ignored or
-// refused by the flag package.
-func (f *flagServe) Unmodelled() map[string]string { return nil }
+// Unmodelled is the vLLM flags membudget refuses by name (see
+// unmodelledFlags); the rest of a pasted line is modelled, listed as
+// ignored, or refused by the flag package.
+func (f *flagServe) Unmodelled() map[string]string { return unmodelledFlags }
 
 // ignoredFlags are vLLM flags that do not change a serve's memory, with
 // whether each takes a value: a pasted `vllm serve` line may hold them.

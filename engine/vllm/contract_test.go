@@ -26,6 +26,7 @@ func TestContractOnShippedModels(t *testing.T) {
 		{"--pipeline-parallel-size", "2", "--max-num-seqs", "64"},
 		{"--vllm-version", "0.19.0", "--gpu-memory-utilization", "0.8"},
 		{"--vllm-version", "0.8.5:v0", "--enforce-eager"},
+		{"--vllm-version", "0.29.0", "--tensor-parallel-size", "2"},
 	}
 	models := enginetest.Shipped(t)
 	names := slices.Sorted(func(yield func(string) bool) {
@@ -63,7 +64,7 @@ func TestContractOnGeneratedModels(t *testing.T) {
 		drawn.Add(1)
 		m, c := enginetest.Generated(t)
 		args := enginetest.ParallelArgs(t, "tensor-parallel-size", "pipeline-parallel-size")
-		args = append(args, "--vllm-version", rapid.SampledFrom([]string{"main", "0.25.0", "0.19.0", "0.14.0", "0.8.5:v0"}).Draw(t, "version"),
+		args = append(args, "--vllm-version", rapid.SampledFrom([]string{"main", "0.29.0", "0.28.0", "0.25.0", "0.19.0", "0.14.0", "0.8.5:v0"}).Draw(t, "version"),
 			"--max-model-len", strconv.FormatUint(rapid.Uint64Range(1, min(m.Arch.MaxPosition, 65536)).Draw(t, "max_model_len"), 10),
 			"--kv-cache-dtype", rapid.SampledFrom([]string{"auto", "fp8"}).Draw(t, "kv"),
 			"--gpu-memory-utilization", rapid.SampledFrom([]string{"0.5", "0.8", "0.92"}).Draw(t, "util"))

@@ -207,6 +207,20 @@ func samplerBytesPerLogit(s samplerRule, dtypeBytes uint64) uint64 {
 	return b + sortScratchBytesPerLogit
 }
 
+// samplerLogitsBytes is the logits the dummy sampler holds on one rank:
+// reqs rows of the padded vocabulary at the rule's bytes per logit. Under
+// batch-sharded sampling (the V2 runner from 0.29.0, PR #50465) the ranks
+// exchange vocabulary slices all-to-all so that each holds the full
+// vocabulary of ceil(reqs / TP) rows: the logits per rank fall by the TP
+// size, as the release notes say. Like the gathered logits before it, the
+// collective's input slice is not counted beside its output.
+func samplerLogitsBytes(p Profile, rule samplerRule, reqs, vocab, tp, dtypeBytes uint64) uint64 {
+	if rule == v2Sampler && p.ShardedSampling && tp > 1 {
+		reqs = budget.CeilDiv(reqs, tp)
+	}
+	return budget.SatMul(budget.SatMul(reqs, vocab), samplerBytesPerLogit(rule, dtypeBytes))
+}
+
 // moeWorkspaceBytes is the fused-MoE caches of the profile's batch of
 // tokens as vLLM's workspace manager keeps them: TritonExperts'
 // workspace1 (M x top_k x max(N/2, K)) and workspace2 (M x top_k x max(N,
@@ -258,7 +272,7 @@ func peakItems(a *model.Arch, r Resolved, st model.Sharding) []budget.Item {
 		if m.moeWorkspace && stageHasMoE(a, st) {
 			held = budget.SatAdd(held, moeWorkspaceBytes(a, tp, tokens, d))
 		}
-		sampler := budget.SatAdd(held, budget.SatMul(budget.SatMul(reqs, vocab), samplerBytesPerLogit(rule, d)))
+		sampler := budget.SatAdd(held, samplerLogitsBytes(r.Profile, rule, reqs, vocab, tp, d))
 		if rule == tritonSampler {
 			sampler = budget.SatAdd(sampler, budget.SatMul(tritonBufferRows, budget.SatMul(vocab, 4)))
 		}

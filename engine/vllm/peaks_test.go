@@ -117,6 +117,32 @@ func TestSamplerBytesPerLogit(t *testing.T) {
 	}
 }
 
+// TestSamplerLogitsSharded: from 0.29.0 the V2 runner's dummy sampler
+// holds the full vocabulary of ceil(rows / TP) rows per rank (#50465);
+// before, and on V1, every rank holds every row. Llama-3.1-8B's vocabulary
+// 128256 is a multiple of 64, bfloat16 logits (2 B) on the V2 runner.
+func TestSamplerLogitsSharded(t *testing.T) {
+	const vocab = 128256
+	tests := []struct {
+		spec      string
+		rule      samplerRule
+		reqs, tp  uint64
+		want      uint64
+		reasoning string
+	}{
+		{"0.29.0", v2Sampler, 1024, 1, 1024 * vocab * 2, "TP 1: nothing to shard"},
+		{"0.29.0", v2Sampler, 1024, 2, 512 * vocab * 2, "1024 rows over 2 ranks"},
+		{"0.29.0", v2Sampler, 256, 3, 86 * vocab * 2, "ceil(256 / 3) = 86 rows"},
+		{"0.29.0", tritonSampler, 1024, 4, 1024 * vocab * 14, "V1's sampler is not sharded"},
+		{"0.28.0", v2Sampler, 1024, 4, 1024 * vocab * 2, "0.28.0 gathers every row"},
+	}
+	for _, tt := range tests {
+		if got := samplerLogitsBytes(mustProfile(tt.spec), tt.rule, tt.reqs, vocab, tt.tp, 2); got != tt.want {
+			t.Errorf("%s (%s): %d, want %d", tt.spec, tt.reasoning, got, tt.want)
+		}
+	}
+}
+
 // TestPeaksForVersions: each rule changes at the release whose pull request
 // changed it.
 func TestPeaksForVersions(t *testing.T) {

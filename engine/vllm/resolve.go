@@ -420,7 +420,7 @@ func (r *Resolved) resolveDtypes(a *model.Arch, c budget.Class, def func(string,
 	case "bfloat16", "float16":
 		r.KVDtypeBytes = 2
 	default:
-		return settingErr("kv-cache-dtype", fmt.Sprintf("%q", r.KVCacheDtype), "want auto, fp8, fp8_e4m3, fp8_e5m2, bfloat16 or float16")
+		return settingErr("kv-cache-dtype", fmt.Sprintf("%q", r.KVCacheDtype), "%s", kvDtypeRefusal(r.KVCacheDtype))
 	}
 	r.Quant = q
 	if (q.Method == "awq" || q.Method == "gptq") && q.GroupSize == 0 {

@@ -103,8 +103,8 @@ type Profile struct {
 	Release Version
 	// Main says the profile is vLLM's main branch at commit d18bb7b.
 	Main bool
-	// Note says how a release newer than the newest membudget has read was
-	// mapped.
+	// Note says how the rules of a release whose own source membudget has
+	// not read were set (see [ReleaseNote]).
 	Note string
 	Era  Era
 
@@ -162,7 +162,30 @@ type Profile struct {
 	// BlockSizeChoices is the --block-size values the release's CLI takes,
 	// nil for any size above 0 (see [blockSizeChoices]).
 	BlockSizeChoices []uint64
-	peaks            peakModel
+	// V2MoEList says the mixture-of-experts architectures vLLM lists run on
+	// the V2 model runner (vllm/config/vllm.py:72-84 at d18bb7b): main and
+	// 0.28.0, whose branch was cut from main after 2026-08-14.
+	V2MoEList bool
+	// V2EveryModel says the V2 model runner is the default for every
+	// generative model, mixture-of-experts and hybrid included (PR #53183;
+	// "MRV2 is now the default runner for all models" in the v0.29.0
+	// release notes).
+	V2EveryModel bool
+	// V2GraphsCharged says the V2 model runner profiles its CUDA graphs and
+	// their estimate comes off the KV budget, as V1's does (PR #53306,
+	// merged 2026-08-24, "[Model Runner V2] Reserve CUDA graph memory",
+	// vllm/v1/worker/gpu/model_runner.py profile_cudagraph_memory; listed
+	// as new in the v0.29.0 release notes, so not in 0.28.0, released
+	// 2026-08-26 from a branch cut before it). The charge is V1's estimate
+	// (graphBytes): no 0.29 log has yet measured the V2 runner's own.
+	V2GraphsCharged bool
+	// ShardedSampling says the V2 runner samples batch-sharded under tensor
+	// parallelism: each rank computes its vocabulary slice of every row's
+	// logits and an all-to-all hands it the full vocabulary of 1/TP of the
+	// rows, so the logits per rank fall by the TP size (PR #50465, merged
+	// for 0.29.0, "Batch-Sharded Sampling" in its release notes).
+	ShardedSampling bool
+	peaks           peakModel
 }
 
 // The releases at which the rules changed, with the vLLM change that did.
@@ -179,7 +202,9 @@ var (
 	v0_22_0 = Version{0, 22, 0} // V2 model runner default for dense Qwen3 (#39337)
 	v0_23_0 = Version{0, 23, 0} // V2 runner default for dense Llama and Mistral (#43458)
 	v0_25_0 = Version{0, 25, 0} // V2 runner default for every dense model (#44443); in-flight sliding window (#47728)
-	v0_28_0 = Version{0, 28, 0} // the 160 GiB batch tier (#51726): after main of 2026-08-14
+	v0_28_0 = Version{0, 28, 0} // the 160 GiB batch tier (#51726), main of 2026-08-14's V2 MoE list
+	v0_29_0 = Version{0, 29, 0} // V2 runner for every model (#53183), its graphs charged (#53306), batch-sharded sampling (#50465)
+	v0_30_0 = Version{0, 30, 0} // the first release whose source membudget has not read
 	v0_8_0  = Version{0, 8, 0}  // V1 the default engine (#13726)
 	v0_6_0  = Version{0, 6, 0}  // the oldest release profiled
 	v0_6_5  = Version{0, 6, 5}  // V0: chunked prefill batches 2048 tokens (#10544)
@@ -221,11 +246,13 @@ const mainDescribes = "vLLM main at commit d18bb7b (2026-08-14)"
 
 // ProfileFor returns the profile of vLLM version spec: "main" (or "",
 // "current", "latest" or the main profile's name) for vLLM's main branch at
-// commit d18bb7b (2026-08-14), the newest membudget has read; a release
-// such as 0.19.0 (0.6.0 and later; before 0.8.0 the V0 engine); a release
-// with ":v0" for the V0 engine, which 0.8 to 0.10 still ran when asked
+// commit d18bb7b (2026-08-14), the newest source membudget has read; a
+// release such as 0.19.0, from 0.6.0 (before 0.8.0 the V0 engine) to 0.29
+// (see [ReleaseNote] for how 0.28 and 0.29 were read); a release with ":v0"
+// for the V0 engine, which 0.8 to 0.10 still ran when asked
 // (VLLM_USE_V1=0); or "v0" for the last release whose default was V0,
-// 0.7.3. A release newer than main is sized with main's rules and says so.
+// 0.7.3. A release from 0.30.0 on is a *[engine.SettingError] naming the
+// newest modelled release: its rules are not read, so they are not guessed.
 func ProfileFor(spec string) (Profile, error) {
 	s := strings.ToLower(strings.TrimSpace(spec))
 	switch s {
@@ -243,7 +270,10 @@ func ProfileFor(spec string) (Profile, error) {
 	v, err := ParseVersion(s)
 	if err != nil || v.Less(v0_6_0) {
 		return Profile{}, &engine.SettingError{Flag: "vllm-version", Value: spec,
-			Reason: "want main, a release from 0.6.0 such as 0.19.0, a release with :v0 for the V0 engine (0.8.5:v0), or v0"}
+			Reason: "want main, a release from 0.6.0 to " + newestModelled.String() + " such as 0.19.0, a release with :v0 for the V0 engine (0.8.5:v0), or v0"}
+	}
+	if v.AtLeast(v0_30_0) {
+		return Profile{}, &engine.SettingError{Flag: "vllm-version", Value: spec, Reason: unreadRelease(v)}
 	}
 	if v.Less(v0_8_0) {
 		era = V0
@@ -258,10 +288,31 @@ func ProfileFor(spec string) (Profile, error) {
 		p.Name += ":v0"
 		p.Describes += " (V0 engine)"
 	}
-	if v.AtLeast(mainRelease) {
-		p.Note = fmt.Sprintf("vLLM %s is not one membudget has read: sized with the rules of %s, the newest it has (before 0.28.0's branch)", v, mainDescribes)
-	}
+	p.Note = ReleaseNote(v)
 	return p, nil
+}
+
+// newestModelled is the newest vLLM release [ProfileFor] sizes.
+var newestModelled = Version{0, 29, 0}
+
+// ReleaseNote says how the rules of release v were read when they were not
+// read from its own source, and "" when they were: 0.28 is main of
+// 2026-08-14 (d18bb7b), whose commits its branch carries; 0.29 is that
+// main with the memory changes its release notes name, each read from its
+// pull request.
+func ReleaseNote(v Version) string {
+	switch {
+	case v.AtLeast(v0_29_0):
+		return fmt.Sprintf("vLLM %s is sized with the rules of %s and the memory changes the v0.29.0 release notes name, read from their pull requests: the V2 model runner for every model (#53183), its CUDA graphs charged to the KV budget (#53306), batch-sharded sampling (#50465); its own source was not read", v, mainDescribes)
+	case v.AtLeast(v0_28_0):
+		return fmt.Sprintf("vLLM %s is sized with the rules of %s, from which 0.28.0's branch was cut (released 2026-08-26 at commit 2cf0a69); the V2 runner's graph reservation (#53306) came in 0.29.0", v, mainDescribes)
+	}
+	return ""
+}
+
+// unreadRelease is why release v, from 0.30.0 on, is refused.
+func unreadRelease(v Version) string {
+	return fmt.Sprintf("vLLM %s's memory rules are not read (neither its source nor its pull requests: new KV cache dtypes such as nvfp4, --kv-cache-dtype-skip-layers (#60023), fp8 KV by default for quantized GLM (#53138, #60140), sleep mode releasing the graph pool (#59160)); the newest release membudget models is %s (--vllm-version %s)", v, newestModelled, newestModelled)
 }
 
 // profileAt builds the rules of release v's engine era.
@@ -284,6 +335,10 @@ func profileAt(v Version, era Era) Profile {
 		KVCacheMemoryFlag:           era == V1 && v.AtLeast(v0_10_2),
 		AutoMaxModelLen:             era == V1 && v.AtLeast(v0_14_0),
 		BlockSizeChoices:            blockSizeChoices(v),
+		V2MoEList:                   era == V1 && v.AtLeast(v0_28_0),
+		V2EveryModel:                era == V1 && v.AtLeast(v0_29_0),
+		V2GraphsCharged:             era == V1 && v.AtLeast(v0_29_0),
+		ShardedSampling:             era == V1 && v.AtLeast(v0_29_0),
 		peaks:                       peaksFor(v, era),
 	}
 	if era == V1 && v.AtLeast(v0_20_0) {
@@ -304,17 +359,21 @@ func profileAt(v Version, era Era) Profile {
 // default: generative models that are neither mixture-of-experts (but for
 // the architectures vLLM lists) nor hybrid, as vLLM main decides it
 // (vllm/config/vllm.py:611-692); dense Qwen3 from 0.22.0, dense Llama and
-// Mistral from 0.23.0, every dense model from 0.25.0.
+// Mistral from 0.23.0, every dense model from 0.25.0, every model from
+// 0.29.0 (PR #53183).
 func (p Profile) V2Runner(a *model.Arch) bool {
 	if p.Era != V1 || p.Release.Less(v0_22_0) {
 		return false
+	}
+	if p.V2EveryModel {
+		return true
 	}
 	for _, arch := range a.Architectures {
 		switch arch {
 		case "DeepseekV2ForCausalLM", "DeepseekV4ForCausalLM", "GraniteMoeForCausalLM", "Qwen2MoeForCausalLM":
 			// The mixture-of-experts architectures main runs on V2
 			// (vllm/config/vllm.py:72-84), as read at main.
-			return p.Main
+			return p.V2MoEList
 		}
 	}
 	if a.Experts > 0 {
@@ -335,10 +394,12 @@ func (p Profile) V2Runner(a *model.Arch) bool {
 }
 
 // GraphsFor is what the profile's vLLM does with a's CUDA-graph memory:
-// the V2 model runner's profile_cudagraph_memory returns 0 (vllm/v1/worker/
-// gpu/model_runner.py:835-837), so its graphs stay beside the budget.
+// up to 0.28 the V2 model runner's profile_cudagraph_memory returns 0
+// (vllm/v1/worker/gpu/model_runner.py:835-837 at d18bb7b), so its graphs
+// stay beside the budget; from 0.29.0 it profiles them and they are charged
+// (PR #53306).
 func (p Profile) GraphsFor(a *model.Arch) GraphRule {
-	if p.V2Runner(a) {
+	if p.V2Runner(a) && !p.V2GraphsCharged {
 		return GraphsBeside
 	}
 	return p.Graphs
@@ -348,7 +409,7 @@ func (p Profile) GraphsFor(a *model.Arch) GraphRule {
 // first: what the README's version table describes.
 func Profiles() []Profile {
 	var out []Profile
-	for _, spec := range []string{"main", "0.21.0", "0.20.0", "0.19.0", "0.17.0", "0.14.0", "0.10.2", "0.8.5:v0"} {
+	for _, spec := range []string{"main", "0.29.0", "0.28.0", "0.21.0", "0.20.0", "0.19.0", "0.17.0", "0.14.0", "0.10.2", "0.8.5:v0"} {
 		p, _ := ProfileFor(spec)
 		out = append(out, p)
 	}

@@ -2,9 +2,11 @@ package vllm
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
 
 	"membudget/budget"
 	"membudget/engine"
@@ -49,12 +51,15 @@ type rules struct {
 	LargeTier, MLAByBackend, BF16 bool
 	Swap, SwapAllocated, KVBytes  bool
 	AutoLen                       bool
+	V2MoEList, V2Every, V2Graphs  bool
+	Sharded                       bool
 }
 
 func rulesOf(p Profile) rules {
 	return rules{p.Era, p.DefaultUtil, p.Rounding, p.Graphs, p.AsyncByDefault, p.AsyncWithPP, p.InFlightWindow,
 		p.LoggedTokensFromConcurrency, p.Check, p.LargeBatchTier, p.MLABlockByBackend, p.Float32AsBF16,
-		p.SwapSpaceFlag, p.SwapAllocated, p.KVCacheMemoryFlag, p.AutoMaxModelLen}
+		p.SwapSpaceFlag, p.SwapAllocated, p.KVCacheMemoryFlag, p.AutoMaxModelLen,
+		p.V2MoEList, p.V2EveryModel, p.V2GraphsCharged, p.ShardedSampling}
 }
 
 func TestProfileRulesByVersion(t *testing.T) {
@@ -81,8 +86,18 @@ func TestProfileRulesByVersion(t *testing.T) {
 		{"0.21.0", rules{Era: V1, Util: 0.92, Rounding: budget.Ceil, Graphs: GraphsCharged, Async: true, AsyncPP: true, LoggedFromConcurrency: true, Check: CheckGroups, MLAByBackend: true, BF16: true, KVBytes: true, AutoLen: true}},
 		// 0.25.0: every batch in flight beside a sliding window (#47728).
 		{"0.25.0", rules{Era: V1, Util: 0.92, Rounding: budget.Ceil, Graphs: GraphsCharged, Async: true, AsyncPP: true, InFlight: true, LoggedFromConcurrency: true, Check: CheckGroups, MLAByBackend: true, BF16: true, KVBytes: true, AutoLen: true}},
-		// main (0.28.0's branch): the 160 GiB tier (#51726).
-		{"main", rules{Era: V1, Util: 0.92, Rounding: budget.Ceil, Graphs: GraphsCharged, Async: true, AsyncPP: true, InFlight: true, LoggedFromConcurrency: true, Check: CheckGroups, LargeTier: true, MLAByBackend: true, BF16: true, KVBytes: true, AutoLen: true}},
+		// 0.27.1, the last release before main of 2026-08-14: no 160 GiB
+		// tier, no MoE architecture on the V2 runner.
+		{"0.27.1", rules{Era: V1, Util: 0.92, Rounding: budget.Ceil, Graphs: GraphsCharged, Async: true, AsyncPP: true, InFlight: true, LoggedFromConcurrency: true, Check: CheckGroups, MLAByBackend: true, BF16: true, KVBytes: true, AutoLen: true}},
+		// main (0.28.0's branch): the 160 GiB tier (#51726) and the MoE
+		// architectures listed for the V2 runner (vllm/config/vllm.py:72-84).
+		{"main", rules{Era: V1, Util: 0.92, Rounding: budget.Ceil, Graphs: GraphsCharged, Async: true, AsyncPP: true, InFlight: true, LoggedFromConcurrency: true, Check: CheckGroups, LargeTier: true, MLAByBackend: true, BF16: true, KVBytes: true, AutoLen: true, V2MoEList: true}},
+		// 0.28.0: main's rules; #53306 is a 0.29.0 change.
+		{"0.28.0", rules{Era: V1, Util: 0.92, Rounding: budget.Ceil, Graphs: GraphsCharged, Async: true, AsyncPP: true, InFlight: true, LoggedFromConcurrency: true, Check: CheckGroups, LargeTier: true, MLAByBackend: true, BF16: true, KVBytes: true, AutoLen: true, V2MoEList: true}},
+		// 0.29.0: the V2 runner for every model (#53183), its graphs charged
+		// (#53306), batch-sharded sampling (#50465).
+		{"0.29.0", rules{Era: V1, Util: 0.92, Rounding: budget.Ceil, Graphs: GraphsCharged, Async: true, AsyncPP: true, InFlight: true, LoggedFromConcurrency: true, Check: CheckGroups, LargeTier: true, MLAByBackend: true, BF16: true, KVBytes: true, AutoLen: true, V2MoEList: true, V2Every: true, V2Graphs: true, Sharded: true}},
+		{"0.29.1", rules{Era: V1, Util: 0.92, Rounding: budget.Ceil, Graphs: GraphsCharged, Async: true, AsyncPP: true, InFlight: true, LoggedFromConcurrency: true, Check: CheckGroups, LargeTier: true, MLAByBackend: true, BF16: true, KVBytes: true, AutoLen: true, V2MoEList: true, V2Every: true, V2Graphs: true, Sharded: true}},
 	}
 	for _, tt := range tests {
 		p, err := ProfileFor(tt.spec)
@@ -96,26 +111,56 @@ func TestProfileRulesByVersion(t *testing.T) {
 }
 
 func TestProfileForNames(t *testing.T) {
-	for spec, name := range map[string]string{"": CurrentName, "MAIN": CurrentName, "latest": CurrentName, "0.19": "0.19.0", "v0": "0.7.3:v0", "0.6.4": "0.6.4:v0", "0.9.2:v0": "0.9.2:v0"} {
+	for spec, name := range map[string]string{"": CurrentName, "MAIN": CurrentName, "latest": CurrentName, "0.19": "0.19.0", "v0": "0.7.3:v0", "0.6.4": "0.6.4:v0", "0.9.2:v0": "0.9.2:v0",
+		"0.28.0": "0.28.0", "v0.28.1": "0.28.1", "0.29.0": "0.29.0", "0.29.1+cu130": "0.29.1", "0.29.0rc1": "0.29.0"} {
 		p, err := ProfileFor(spec)
 		if err != nil || p.Name != name {
 			t.Errorf("ProfileFor(%q) = %q, %v; want %q", spec, p.Name, err, name)
 		}
 	}
-	p, _ := ProfileFor("0.33.0")
-	if p.Note == "" || !p.LargeBatchTier {
-		t.Errorf("0.33.0, newer than main, is sized with main's rules and says so: note %q", p.Note)
+	// A release read from its own source carries no note; 0.28 and 0.29,
+	// whose rules come from main's source and the pull requests, say so.
+	for spec, note := range map[string]string{
+		"main":   "",
+		"0.27.1": "",
+		"0.28.0": "vLLM 0.28.0 is sized with the rules of vLLM main at commit d18bb7b (2026-08-14), from which 0.28.0's branch was cut (released 2026-08-26 at commit 2cf0a69); the V2 runner's graph reservation (#53306) came in 0.29.0",
+		"0.29.0": "vLLM 0.29.0 is sized with the rules of vLLM main at commit d18bb7b (2026-08-14) and the memory changes the v0.29.0 release notes name, read from their pull requests: the V2 model runner for every model (#53183), its CUDA graphs charged to the KV budget (#53306), batch-sharded sampling (#50465); its own source was not read",
+	} {
+		if p := mustProfile(spec); p.Note != note {
+			t.Errorf("%s: note %q, want %q", spec, p.Note, note)
+		}
+	}
+	bad := "want main, a release from 0.6.0 to 0.29.0 such as 0.19.0, a release with :v0 for the V0 engine (0.8.5:v0), or v0"
+	unread := func(v string) string {
+		return "vLLM " + v + "'s memory rules are not read (neither its source nor its pull requests: new KV cache dtypes such as nvfp4, --kv-cache-dtype-skip-layers (#60023), fp8 KV by default for quantized GLM (#53138, #60140), sleep mode releasing the graph pool (#59160)); the newest release membudget models is 0.29.0 (--vllm-version 0.29.0)"
 	}
 	for spec, reason := range map[string]string{
-		"0.5.4":     "want main, a release from 0.6.0 such as 0.19.0, a release with :v0 for the V0 engine (0.8.5:v0), or v0",
-		"nightly":   "want main, a release from 0.6.0 such as 0.19.0, a release with :v0 for the V0 engine (0.8.5:v0), or v0",
+		"0.5.4":     bad,
+		"nightly":   bad,
 		"0.12.0:v0": "vLLM 0.11.0 removed the V0 engine (PR #25321)",
+		// Every release after 0.29 is refused by name, not sized with
+		// older rules: 0.33.0 (2026-11) is the newest on the package index.
+		"0.30.0": unread("0.30.0"), "0.31.0": unread("0.31.0"), "0.32.0": unread("0.32.0"),
+		"0.33.0": unread("0.33.0"), "v0.33.1rc2": unread("0.33.1"), "0.30.0:v0": unread("0.30.0"),
 	} {
 		_, err := ProfileFor(spec)
 		var se *engine.SettingError
 		if !errors.As(err, &se) || se.Flag != "vllm-version" || se.Reason != reason {
 			t.Errorf("ProfileFor(%q) = %v; want a --vllm-version error %q", spec, err, reason)
 		}
+	}
+}
+
+// TestProfilesNewestFirst: the README's table and the properties draw
+// main first, then the releases read after it.
+func TestProfilesNewestFirst(t *testing.T) {
+	var got []string
+	for _, p := range Profiles() {
+		got = append(got, p.Name)
+	}
+	want := []string{CurrentName, "0.29.0", "0.28.0", "0.21.0", "0.20.0", "0.19.0", "0.17.0", "0.14.0", "0.10.2", "0.8.5:v0"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Profiles() (-want +got):\n%s", diff)
 	}
 }
 
@@ -141,14 +186,27 @@ func TestV2RunnerByVersion(t *testing.T) {
 		// V1 (vllm/config/vllm.py:680-684), so its graphs are charged.
 		{"Qwen__Qwen3.5-27B", "main", false},
 		{"nvidia__Nemotron-H-56B-Base-8K", "main", false},
+		// DeepseekV2ForCausalLM is on main's list (vllm/config/vllm.py:72-84),
+		// so on 0.28.0's too, not on 0.27.1's.
+		{"deepseek-ai__DeepSeek-V2-Lite", "0.27.1", false},
+		{"deepseek-ai__DeepSeek-V2-Lite", "0.28.0", true},
+		{"Qwen__Qwen3-30B-A3B", "0.28.0", false},
+		// 0.29.0: every model, mixture-of-experts and hybrid too (#53183).
+		{"Qwen__Qwen3-30B-A3B", "0.29.0", true},
+		{"deepseek-ai__DeepSeek-V3", "0.29.0", true},
+		{"Qwen__Qwen3.5-27B", "0.29.0", true},
+		{"nvidia__Nemotron-H-56B-Base-8K", "0.29.0", true},
+		{"meta-llama__Llama-3.1-8B-Instruct", "0.29.0", true},
 	}
 	for _, tt := range tests {
 		p := mustProfile(tt.spec)
 		if got := p.V2Runner(archs[tt.model]); got != tt.want {
 			t.Errorf("%s on %s: V2 runner %v, want %v", tt.model, tt.spec, got, tt.want)
 		}
+		// The V2 runner's graphs stay beside the budget until 0.29.0
+		// charges them (#53306).
 		wantGraphs := p.Graphs
-		if tt.want {
+		if tt.want && p.Release.Less(Version{0, 29, 0}) {
 			wantGraphs = GraphsBeside
 		}
 		if got := p.GraphsFor(archs[tt.model]); got != wantGraphs {
@@ -224,4 +282,96 @@ func TestSlidingWindowByVersion(t *testing.T) {
 			t.Errorf("%s: a sliding layer keeps %d tokens, want %d", tt.spec, got, tt.want)
 		}
 	}
+}
+
+// TestLoggedNewReleases: a log of 0.28 or 0.29 is sized under its own
+// profile, whose note says how it was read; a log of 0.30 or later is
+// refused naming 0.29.0 and asking for --vllm-version, never sized with
+// older rules.
+func TestLoggedNewReleases(t *testing.T) {
+	for log, want := range map[string]string{
+		"INFO vLLM API server version 0.28.0\nINFO Available KV cache memory: 1.00 GiB\n":        "0.28.0",
+		"INFO Initializing a V1 LLM engine (v0.29.1) with config: model='m'\n":                   "0.29.1",
+		"INFO vLLM API server version 0.29.0+cu130\nINFO Available KV cache memory: 1.00 GiB\n":  "0.29.0",
+		"INFO Initializing a V1 LLM engine (v0.28.1rc1.dev12+g1234567) with config: model='m'\n": "0.28.1",
+	} {
+		got, err := chooseProfile(logSource(t, log).Log, "", false)
+		if err != nil || got.Profile.Name != want || got.Profile.Note == "" {
+			t.Errorf("%q: %s, note %q, %v; want %s with its note", log, got.Profile.Name, got.Profile.Note, err, want)
+		}
+	}
+	for _, v := range []string{"0.30.0", "0.33.0"} {
+		_, err := chooseProfile(logSource(t, "INFO vLLM API server version "+v+"\n").Log, "", false)
+		if err == nil || !strings.Contains(err.Error(), "the newest release membudget models is 0.29.0") || !strings.Contains(err.Error(), "pass --vllm-version") {
+			t.Errorf("a log of %s: %v; want a refusal naming 0.29.0", v, err)
+		}
+	}
+}
+
+// TestGraphChargeByRunner: Llama-3.1-8B runs on the V2 model runner from
+// 0.25.0. At TP 1 nothing else differs between 0.28.0 and 0.29.0, so 0.29's
+// available KV cache is 0.28's less exactly the CUDA-graph estimate, now
+// charged (#53306). Qwen3-30B-A3B, a mixture of experts, ran on V1 in
+// 0.28.0 (graphs charged already) and runs on V2 in 0.29.0 (#53183): its
+// graph charge is the same, and what changes is the dummy sampler, V2's
+// holding the logits alone (peaks.go v2Sampler) where V1's Triton sampler
+// held 14 B a logit and its buffer.
+func TestGraphChargeByRunner(t *testing.T) {
+	archs := shipped(t)
+	type terms struct{ avail, graphs, sampler uint64 }
+	of := func(model, spec string) terms {
+		r, err := NewReference(archs[model], Serve{MaxModelLen: 8192}, testClass(false), mustProfile(spec))
+		if err != nil {
+			t.Fatalf("%s on %s: %v", model, spec, err)
+		}
+		got := terms{avail: r.AvailableKV(0)}
+		for _, it := range r.stages[0].peaks {
+			switch it.Term {
+			case budget.TermGraphPool:
+				got.graphs += it.Bytes
+			case budget.TermSampler:
+				got.sampler += it.Bytes
+			}
+		}
+		return got
+	}
+	l28, l29 := of("meta-llama__Llama-3.1-8B-Instruct", "0.28.0"), of("meta-llama__Llama-3.1-8B-Instruct", "0.29.0")
+	if l28.graphs == 0 || l28.graphs != l29.graphs || l28.sampler != l29.sampler || l28.avail-l29.avail != l29.graphs {
+		t.Errorf("Llama TP 1: 0.28.0 %+v, 0.29.0 %+v; want 0.29's available = 0.28's - the graphs", l28, l29)
+	}
+	q := archs["Qwen__Qwen3-30B-A3B"]
+	if mustProfile("0.28.0").GraphsFor(q) != GraphsCharged || mustProfile("0.29.0").GraphsFor(q) != GraphsCharged {
+		t.Error("Qwen3-30B-A3B: graphs not charged on both 0.28.0 (V1) and 0.29.0 (V2)")
+	}
+	q28, q29 := of("Qwen__Qwen3-30B-A3B", "0.28.0"), of("Qwen__Qwen3-30B-A3B", "0.29.0")
+	if q28.graphs != q29.graphs || q29.sampler >= q28.sampler || q29.avail-q28.avail != q28.sampler-q29.sampler {
+		t.Errorf("Qwen3-30B-A3B: 0.28.0 %+v, 0.29.0 %+v; want the same graphs and the sampler's difference in the available KV", q28, q29)
+	}
+}
+
+// TestPropertyNoReleaseSizedWithAnothersRules: every release ProfileFor
+// accepts is sized under its own number, and says how its rules were read
+// exactly when they were not read from its own source (0.28 and later);
+// every release from 0.30.0 is refused naming 0.29.0.
+func TestPropertyNoReleaseSizedWithAnothersRules(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		v := Version{0, rapid.IntRange(6, 60).Draw(t, "minor"), rapid.IntRange(0, 12).Draw(t, "patch")}
+		p, err := ProfileFor(v.String())
+		if v.AtLeast(Version{0, 30, 0}) {
+			var se *engine.SettingError
+			if !errors.As(err, &se) || !strings.Contains(se.Reason, "the newest release membudget models is 0.29.0") {
+				t.Fatalf("%s: %v, want a refusal naming 0.29.0", v, err)
+			}
+			return
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", v, err)
+		}
+		if p.Release != v || p.Main {
+			t.Fatalf("%s sized as %s (main %v)", v, p.Release, p.Main)
+		}
+		if (p.Note != "") != v.AtLeast(Version{0, 28, 0}) {
+			t.Fatalf("%s: note %q", v, p.Note)
+		}
+	})
 }
