@@ -9,6 +9,9 @@ require (
 	pgregory.net/rapid v1.3.0
 )
 
-require github.com/aclements/go-moremath v0.0.0-20210112150236-f10218a38794 // indirect
+require (
+	github.com/aclements/go-moremath v0.0.0-20210112150236-f10218a38794 // indirect
+	go.yaml.in/yaml/v3 v3.0.6 // indirect
+)
 
 tool golang.org/x/perf/cmd/benchstat
