@@ -90,7 +90,7 @@ func TestReadPathFindsEachKind(t *testing.T) {
 		{"serve.sh", []check.Server{{
 			// $MODEL from the script's assignment; the exported variable
 			// is the server's environment; exec is taken off.
-			File: "testdata/serve.sh", Line: 7, Where: "line 7",
+			File: "testdata/serve.sh", Line: 7, Where: "shell script",
 			Args: []string{"VLLM_ALLOW_LONG_MAX_MODEL_LEN=1", "vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "131072", "--max-num-seqs", "64", "--gpu-memory-utilization", "0.92"},
 		}}},
 		{"two-servers.yaml", []check.Server{
@@ -148,7 +148,7 @@ func TestReadPathReadsADirectoryInOrder(t *testing.T) {
 		"testdata/gpu-mismatch.yaml:Job/mismatch, container vllm",
 		"testdata/inferenceservice.yaml:InferenceService/qwen-32b, container kserve-container",
 		"testdata/leaderworkerset.yaml:LeaderWorkerSet/llama-70b, container vllm-leader",
-		"testdata/serve.sh:line 7",
+		"testdata/serve.sh:shell script",
 		"testdata/two-servers.yaml:Deployment/small, container server", "testdata/two-servers.yaml:StatefulSet/big, container server",
 	}
 	if diff := cmp.Diff(want, places); diff != "" {

@@ -207,7 +207,7 @@ var commandWords = []string{"exec", "nohup", "env", "time", "command"}
 func readScript(name, src string, o Options) []Server {
 	vars := map[string]string{}
 	exported := map[string]bool{}
-	servers := scriptServers(name, src, 1, vars, exported, o, func(c shellCommand) string { return fmt.Sprintf("line %d", c.line) })
+	servers := scriptServers(name, src, 1, vars, exported, o, func(shellCommand) string { return "shell script" })
 	sortServers(servers)
 	return servers
 }

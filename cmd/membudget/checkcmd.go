@@ -48,6 +48,8 @@ type checkResult struct {
 	KV        map[string]any   `json:"kv,omitempty"`
 	Problems  []checkProblem   `json:"problems"`
 	Advice    []suggestionJSON `json:"advice,omitempty"`
+	// Searched is the space the advice searched, when nothing in it fits.
+	Searched []string `json:"searched,omitempty"`
 	// text is the engine's own figures of the KV cache, for the text
 	// format.
 	text []string
@@ -232,7 +234,9 @@ func (a *app) checkServer(srv check.Server, k kernelsFlag, class string) checkRe
 			r.KV[f.Key] = f.Value
 		}
 	}
+	// The engine's own figures of its KV cache, in its words.
 	var after bytes.Buffer
+	sec.WriteBefore(&after, fp)
 	sec.WriteAfter(&after, fp)
 	for _, l := range strings.Split(strings.TrimSpace(after.String()), "\n") {
 		if l = strings.TrimSpace(l); l != "" {
@@ -253,6 +257,9 @@ func (a *app) checkServer(srv check.Server, k kernelsFlag, class string) checkRe
 	if adv, ok := sz.(engine.Advisor); ok && !fits {
 		if found, err := adv.Advise(engine.Target{Seqs: 1, Tokens: t}); err == nil {
 			r.Advice = adviceOf(found).Suggestions
+			if len(found.Suggestions) == 0 {
+				r.Searched = found.Searched
+			}
 		}
 	}
 	a.checkGPUs(&r, srv, sa, sec.GPUs())
@@ -313,6 +320,9 @@ func writeCheckText(w io.Writer, rs []checkResult) {
 		}
 		for _, sg := range r.Advice {
 			fmt.Fprintf(w, "  to fit: %s (%s)\n", sg.Flags, sg.Why)
+		}
+		if len(r.Searched) > 0 {
+			fmt.Fprintf(w, "  nothing fits in the space searched: %s\n", strings.Join(r.Searched, "; "))
 		}
 	}
 	s := summaryOf(rs)

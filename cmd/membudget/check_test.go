@@ -1,0 +1,99 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// checkData is the check package's manifests, one of each kind.
+const checkData = "../../check/testdata"
+
+func TestCheckGolden(t *testing.T) {
+	t.Parallel()
+	runGolden(t, []cliCase{
+		// Two servers of the manifests fail (the GPU count that
+		// disagrees with TP, the 70B on one L4): exit 1.
+		{"check-text", []string{"check", "--class", "h100-sxm-80g", checkData}, exitNoFit},
+		{"check-json", []string{"check", "--format", "json", "--class", "h100-sxm-80g", checkData}, exitNoFit},
+		{"check-github", []string{"check", "--format", "github", "--class", "h100-sxm-80g", checkData}, exitNoFit},
+		{"check-junit", []string{"check", "--format", "junit", "--class", "h100-sxm-80g", checkData}, exitNoFit},
+		// Flags after the path are read too.
+		{"check-fits", []string{"check", checkData + "/deployment.yaml", "--format", "github"}, exitOK},
+		{"check-no-class", []string{"check", checkData + "/compose.yaml"}, exitBadArgs},
+		{"check-missing-file", []string{"check", "testdata/no-such-manifest.yaml"}, exitBadArgs},
+		{"check-no-path", []string{"check"}, exitBadArgs},
+		{"check-bad-format", []string{"check", "--format", "sarif", checkData}, exitBadArgs},
+		{"check-bad-class", []string{"check", "--class", "tpu-v5", checkData}, exitBadArgs},
+		{"check-alias-bomb", []string{"check", "testdata/check-hostile/bomb.yaml"}, exitBadArgs},
+		{"check-deep", []string{"check", "testdata/check-hostile/deep.yaml"}, exitBadArgs},
+	})
+}
+
+// checkJSON is check --format json, as the test reads it back.
+type checkJSON struct {
+	Servers []struct {
+		File     string         `json:"file"`
+		Line     int            `json:"line"`
+		Status   string         `json:"status"`
+		Class    string         `json:"class"`
+		GPUs     uint64         `json:"gpus"`
+		Problems []checkProblem `json:"problems"`
+	} `json:"servers"`
+	Summary checkSummary `json:"summary"`
+}
+
+// TestCheckVerdicts pins each server's verdict, class, GPUs and the lines
+// its problems are reported at.
+func TestCheckVerdicts(t *testing.T) {
+	t.Parallel()
+	var stdout, stderr bytes.Buffer
+	if code := run(&stdout, &stderr, []string{"check", "--format", "json", "--class", "h100-sxm-80g", checkData}); code != exitNoFit {
+		t.Fatalf("exit %d, want 1: %s", code, stderr.String())
+	}
+	var got checkJSON
+	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	type verdict struct {
+		Where        string
+		Status       string
+		Class        string
+		GPUs         uint64
+		ProblemLines []int
+	}
+	var gotV []verdict
+	for _, s := range got.Servers {
+		v := verdict{Where: s.File[len(checkData)+1:] + ":" + strconv.Itoa(s.Line), Status: s.Status, Class: s.Class, GPUs: s.GPUs}
+		for _, p := range s.Problems {
+			v.ProblemLines = append(v.ProblemLines, p.Line)
+		}
+		gotV = append(gotV, v)
+	}
+	want := []verdict{
+		// compose: --class; one GPU each.
+		{"compose.yaml:6", checkFits, "h100-sxm-80g", 1, nil},
+		{"compose.yaml:19", checkFits, "h100-sxm-80g", 1, nil},
+		{"deployment.yaml:23", checkFits, "h100-sxm-80g", 1, nil},
+		// TP 4 takes 4 GPUs; the Job requests 2 on line 26.
+		{"gpu-mismatch.yaml:22", checkFails, "h100-sxm-80g", 4, []int{26}},
+		// TP 2.
+		{"inferenceservice.yaml:14", checkFits, "a100-80g", 2, nil},
+		// TP 8 x PP 2 = 16 = 8 on the leader + 8 on the one worker.
+		{"leaderworkerset.yaml:22", checkFits, "a100-80g", 16, nil},
+		{"serve.sh:7", checkFits, "h100-sxm-80g", 1, nil},
+		{"two-servers.yaml:16", checkFits, "l4", 1, nil},
+		// 70B of bf16 weights (about 131 GiB) on one 22 GiB L4: vLLM
+		// does not start, reported at the launch line.
+		{"two-servers.yaml:43", checkFails, "l4", 1, []int{43}},
+	}
+	if diff := cmp.Diff(want, gotV); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(checkSummary{Servers: 9, Fit: 7, Fail: 2}, got.Summary); diff != "" {
+		t.Errorf("summary (-want +got):\n%s", diff)
+	}
+}
