@@ -4,11 +4,13 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"os"
 	"strings"
 
 	"membudget"
 	"membudget/budget"
 	"membudget/engine"
+	"membudget/model/explain"
 	"membudget/model/hub"
 )
 
@@ -143,4 +145,61 @@ func Example_plan() {
 	// Output:
 	// 68 deployments; the best: 4 x l40s (TP 1, PP 4, DP 1), 16 sequences a replica
 	// vllm serve meta-llama/Llama-3.1-70B-Instruct --gpu-memory-utilization 0.92 --kv-cache-memory-bytes 23821680640 --max-model-len 32768 --max-num-seqs 256 --max-num-batched-tokens 2048 --block-size 16 --kv-cache-dtype fp8 --dtype bfloat16 --tensor-parallel-size 1 --pipeline-parallel-size 4 --quantization fp8
+}
+
+// Example_explain is membudget explain: a vLLM startup log's figures beside
+// membudget's prediction at the log's settings, each within its tolerance
+// or not.
+func Example_explain() {
+	f, err := os.Open("model/logs/testdata/vllm-0.4.2-v0.log")
+	if err != nil {
+		panic(err)
+	}
+	defer f.Close()
+	src, err := explain.Read(f, "vllm-0.4.2-v0.log", false)
+	if err != nil {
+		panic(err)
+	}
+	// The log says whose it is.
+	e, err := membudget.Engines().Lookup(string(src.Log.Engine))
+	if err != nil {
+		panic(err)
+	}
+	reader, ok := e.(engine.LogReader)
+	if !ok {
+		panic(e.Title() + " reads no logs")
+	}
+	s := e.NewServe()
+	var model string
+	s.Register(flag.NewFlagSet(e.Name(), flag.ContinueOnError), &model)
+	if _, err := s.Parsed(map[string]bool{}); err != nil {
+		panic(err)
+	}
+	class, err := membudget.Kernels().Load("a100-80g")
+	if err != nil {
+		panic(err)
+	}
+	r, err := membudget.Resolver(offline)
+	if err != nil {
+		panic(err)
+	}
+	m, err := r.Load(context.Background(), "meta-llama/Llama-3.1-8B-Instruct")
+	if err != nil {
+		panic(err)
+	}
+	ex, err := reader.Explain(src, explain.Model{Name: m.Name, Arch: m.Arch, ModelType: m.Arch.ModelType, From: explain.FromFlag},
+		explain.FlagClass(src, class), s)
+	if err != nil {
+		panic(err)
+	}
+	for _, row := range ex.Figures {
+		if row.IsPredicted {
+			fmt.Printf("%s (line %d): logged %s, within its tolerance: %v\n", row.Figure, row.Line, row.LoggedText, row.Within)
+		}
+	}
+	fmt.Printf("%d compared, %d over; within: %v\n", ex.Compared, ex.Over, ex.Within)
+	// Output:
+	// weights (line 3): logged 14.9595 GB, within its tolerance: true
+	// gpu_blocks (line 4): logged 27793, within its tolerance: true
+	// 2 compared, 0 over; within: true
 }
