@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -30,6 +31,9 @@ func TestCheckGolden(t *testing.T) {
 		{"check-bad-class", []string{"check", "--class", "tpu-v5", checkData}, exitBadArgs},
 		{"check-alias-bomb", []string{"check", "testdata/check-hostile/bomb.yaml"}, exitBadArgs},
 		{"check-deep", []string{"check", "testdata/check-hostile/deep.yaml"}, exitBadArgs},
+		{"check-no-class-github", []string{"check", "--format", "github", checkData + "/compose.yaml"}, exitBadArgs},
+		{"check-no-class-junit", []string{"check", "--format", "junit", checkData + "/compose.yaml"}, exitBadArgs},
+		{"check-no-server", []string{"check", "testdata/check-none"}, exitOK},
 	})
 }
 
@@ -95,5 +99,42 @@ func TestCheckVerdicts(t *testing.T) {
 	}
 	if diff := cmp.Diff(checkSummary{Servers: 9, Fit: 7, Fail: 2}, got.Summary); diff != "" {
 		t.Errorf("summary (-want +got):\n%s", diff)
+	}
+}
+
+// TestCheckReadsStdin: - reads the manifest from standard input, named -
+// in the output.
+func TestCheckReadsStdin(t *testing.T) {
+	t.Parallel()
+	manifest := "kind: Pod\nmetadata: {name: p}\nspec:\n  nodeSelector: {cloud.google.com/gke-accelerator: nvidia-l4}\n  containers:\n" +
+		"  - name: c\n    command: [vllm, serve, Qwen/Qwen3-0.6B, --max-model-len, '4096']\n    resources: {limits: {nvidia.com/gpu: 1}}\n"
+	a := newApp(func(k string) string { return testEnv[k] }, strings.NewReader(manifest))
+	var stdout, stderr bytes.Buffer
+	if code := a.run(&stdout, &stderr, []string{"check", "--format", "github", "-"}); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	// The launch line is on line 7 of the manifest.
+	if want := "::notice file=-,line=7,"; !strings.HasPrefix(stdout.String(), want) {
+		t.Errorf("stdout %q does not begin %q", stdout.String(), want)
+	}
+}
+
+// TestGitHubEscape: a message's % and newlines, and a property's : and ,
+// are escaped as the Actions runner reads them.
+func TestGitHubEscape(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		in    string
+		props bool
+		want  string
+	}{
+		{"50% of a\nline\r", false, "50%25 of a%0Aline%0D"},
+		{"Job/a, container b: c", true, "Job/a%2C container b%3A c"},
+		{"a: b, c", false, "a: b, c"},
+	}
+	for _, tc := range cases {
+		if diff := cmp.Diff(tc.want, githubEscape(tc.in, tc.props)); diff != "" {
+			t.Errorf("githubEscape(%q, %v) (-want +got):\n%s", tc.in, tc.props, diff)
+		}
 	}
 }

@@ -102,6 +102,11 @@ func (a *app) check(stdout, stderr io.Writer, args []string) int {
 		}
 		servers = append(servers, found...)
 	}
+	if len(servers) == 0 {
+		// Not an error (a directory of other manifests), but never a
+		// silent pass: say that nothing was checked.
+		writeWarnings(stderr, checkCommand, []string{fmt.Sprintf("no vLLM or SGLang launch line found in %s: nothing checked", strings.Join(paths, ", "))})
+	}
 	results := make([]checkResult, 0, len(servers))
 	status := exitOK
 	for _, srv := range servers {
