@@ -371,3 +371,72 @@ func TestHugeFileIsNotRead(t *testing.T) {
 		t.Errorf("stdin: err = %v", err)
 	}
 }
+
+// TestReadOtherKinds: a KServe ServingRuntime, a CronJob, a List and an
+// AMD GPU request are read as the kinds above are.
+func TestReadOtherKinds(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, data string
+		want       []check.Server
+	}{
+		{"serving runtime", `apiVersion: serving.kserve.io/v1alpha1
+kind: ServingRuntime
+metadata:
+  name: vllm-runtime
+spec:
+  nodeSelector:
+    nvidia.com/gpu.product: NVIDIA-L40S
+  containers:
+    - name: kserve-container
+      image: vllm/vllm-openai:v0.10.0
+      args: ["--model=/mnt/models", "--port=8080"]
+      resources:
+        limits:
+          nvidia.com/gpu: "1"
+`, []check.Server{{File: "k.yaml", Line: 11, Where: "ServingRuntime/vllm-runtime, container kserve-container",
+			Args:      []string{"vllm", "serve", "--model=/mnt/models", "--port=8080"},
+			GPU:       &check.Selection{Class: "l40s", From: "nodeSelector nvidia.com/gpu.product=NVIDIA-L40S", Line: 7},
+			Requested: &check.Request{GPUs: 1, From: "nvidia.com/gpu limit", Line: 14, PerPod: 1}}}},
+		{"cronjob in a list, AMD", `apiVersion: v1
+kind: List
+items:
+  - apiVersion: batch/v1
+    kind: CronJob
+    metadata:
+      name: nightly
+    spec:
+      jobTemplate:
+        spec:
+          template:
+            spec:
+              nodeSelector:
+                node.kubernetes.io/instance-type: Standard_ND96isr_MI300X_v5
+              containers:
+                - name: sglang
+                  command: [python3, -m, sglang.launch_server, --model-path, m, --tp, "8"]
+                  resources:
+                    requests:
+                      amd.com/gpu: 8
+`, []check.Server{{File: "k.yaml", Line: 17, Where: "CronJob/nightly, container sglang",
+			Args:      []string{"python3", "-m", "sglang.launch_server", "--model-path", "m", "--tp", "8"},
+			GPU:       &check.Selection{Class: "mi300x", From: "nodeSelector node.kubernetes.io/instance-type=Standard_ND96isr_MI300X_v5", Line: 14, PerNode: 8},
+			Requested: &check.Request{GPUs: 8, From: "amd.com/gpu request", Line: 20, PerPod: 8}}}},
+		{"no GPU resource", "kind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n    command: [vllm, serve, m]\n",
+			[]check.Server{{File: "k.yaml", Line: 6, Where: "Pod/p, container c", Args: []string{"vllm", "serve", "m"},
+				Requested: &check.Request{GPUs: 0, From: "no nvidia.com/gpu or amd.com/gpu resource", Line: 5}}}},
+	}
+	o := options(t)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := check.Read("k.yaml", []byte(tc.data), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
