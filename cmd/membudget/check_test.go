@@ -33,6 +33,9 @@ func TestCheckGolden(t *testing.T) {
 		{"check-deep", []string{"check", "testdata/check-hostile/deep.yaml"}, exitBadArgs},
 		{"check-no-class-github", []string{"check", "--format", "github", checkData + "/compose.yaml"}, exitBadArgs},
 		{"check-no-class-junit", []string{"check", "--format", "junit", checkData + "/compose.yaml"}, exitBadArgs},
+		// vLLM refuses the line; the advice names the flags, and those
+		// that take more GPUs say so.
+		{"check-advice", []string{"check", "--class", "l4", "testdata/check-advice"}, exitNoFit},
 		{"check-no-server", []string{"check", "testdata/check-none"}, exitOK},
 	})
 }

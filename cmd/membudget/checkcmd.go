@@ -324,7 +324,7 @@ func writeCheckText(w io.Writer, rs []checkResult) {
 			fmt.Fprintf(w, "  line %d: %s\n", p.Line, p.Message)
 		}
 		for _, sg := range r.Advice {
-			fmt.Fprintf(w, "  to fit: %s (%s)\n", sg.Flags, sg.Why)
+			fmt.Fprintf(w, "  to fit: %s (%s%s)\n", sg.Flags, sg.Why, moreGPUs(sg, r.GPUs))
 		}
 		if len(r.Searched) > 0 {
 			fmt.Fprintf(w, "  nothing fits in the space searched: %s\n", strings.Join(r.Searched, "; "))
@@ -332,6 +332,15 @@ func writeCheckText(w io.Writer, rs []checkResult) {
 	}
 	s := summaryOf(rs)
 	fmt.Fprintf(w, "%d server(s): %d fit, %d fail, %d unreadable\n", s.Servers, s.Fit, s.Fail, s.Unreadable)
+}
+
+// moreGPUs says how many GPUs a suggestion takes when that is not what
+// the serve takes: the pods' request must change with it.
+func moreGPUs(sg suggestionJSON, gpus uint64) string {
+	if sg.GPUs == gpus {
+		return ""
+	}
+	return fmt.Sprintf(", %d GPUs: change the request with it", sg.GPUs)
 }
 
 // githubEscape escapes an annotation's message, and with props its
@@ -417,7 +426,7 @@ func writeJUnit(w io.Writer, rs []checkResult) error {
 			text = append(text, fmt.Sprintf("%s:%d: %s", r.File, p.Line, p.Message))
 		}
 		for _, sg := range r.Advice {
-			text = append(text, "to fit: "+sg.Flags+" ("+sg.Why+")")
+			text = append(text, "to fit: "+sg.Flags+" ("+sg.Why+moreGPUs(sg, r.GPUs)+")")
 		}
 		switch r.Status {
 		case checkFails:
