@@ -40,7 +40,8 @@ type gpuOf struct {
 // list of accelerator values (cloud.google.com/kubernetes-engine/docs/how-to/gpus,
 // "Available GPUs": nvidia-tesla-t4, nvidia-l4, nvidia-tesla-a100 (40 GB),
 // nvidia-a100-80gb, nvidia-h100-80gb, nvidia-h100-mega-80gb,
-// nvidia-h200-141gb, nvidia-b200, nvidia-tesla-v100).
+// nvidia-h200-141gb, nvidia-b200). nvidia-tesla-v100 has no row: GCP's
+// V100s are 16 GB, which no class holds (v100-32g is the 32 GB part).
 var gkeAccelerators = map[string]string{
 	"nvidia-tesla-t4":       "tesla-t4",
 	"nvidia-l4":             "l4",
@@ -50,7 +51,6 @@ var gkeAccelerators = map[string]string{
 	"nvidia-h100-mega-80gb": "h100-sxm-80g",
 	"nvidia-h200-141gb":     "h200",
 	"nvidia-b200":           "b200",
-	"nvidia-tesla-v100":     "v100-32g",
 }
 
 // karpenterGPUs maps Karpenter's instance-gpu-name (the lower-case GPU

@@ -61,6 +61,8 @@ func TestLabelClass(t *testing.T) {
 		{LabelGKE, "nvidia-tesla-a100", gpuOf{"a100-40g", 0}, true, false},
 		{LabelGKE, "nvidia-h200-141gb", gpuOf{"h200", 0}, true, false},
 		{LabelGKE, "nvidia-tesla-k80", gpuOf{}, true, true},
+		// GCP's V100 is the 16 GB part: no class, so an error, not v100-32g.
+		{LabelGKE, "nvidia-tesla-v100", gpuOf{}, true, true},
 		{LabelKarpenter, "l40s", gpuOf{"l40s", 0}, true, false},
 		{LabelKarpenter, "a100", gpuOf{}, true, true},
 		// p4d.24xlarge: 8 A100 40 GB; g5.12xlarge: 4 A10G; g6.48xlarge: 8
