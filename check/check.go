@@ -189,6 +189,12 @@ func ReadPath(path string, stdin io.Reader, o Options) ([]Server, error) {
 }
 
 func readFile(path string, o Options) ([]Server, error) {
+	// Stat before opening: opening a FIFO blocks until a writer comes.
+	if info, err := os.Stat(path); err != nil {
+		return nil, &ReadError{File: path, Err: err}
+	} else if !info.Mode().IsRegular() {
+		return nil, &ReadError{File: path, Err: errors.New("not a regular file")}
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, &ReadError{File: path, Err: err}
