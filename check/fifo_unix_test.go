@@ -21,10 +21,11 @@ func TestFIFOIsRefusedUnopened(t *testing.T) {
 	if err := syscall.Mkfifo(path, 0o644); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
+	o := options(t)
 	for _, p := range []string{path, dir} {
 		done := make(chan error, 1)
 		go func() {
-			_, err := check.ReadPath(p, nil, options(t))
+			_, err := check.ReadPath(p, nil, o)
 			done <- err
 		}()
 		select {
