@@ -202,6 +202,8 @@ func (a *app) checkServer(srv check.Server, k kernelsFlag, class string) checkRe
 			return unread(srv.Line, "%s reads %s, which the file takes from elsewhere (valueFrom): membudget cannot read its value", eng.Title(), name)
 		}
 	}
+	// The server's environment is the file's alone: unlike report, check
+	// does not read membudget's own (the CI runner's is not the pod's).
 	sa.given = map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { sa.given[fl.Name] = true })
 	if _, err := sa.serve.Parsed(sa.given); err != nil {
