@@ -10,6 +10,7 @@ import (
 	"membudget"
 	"membudget/budget"
 	"membudget/engine"
+	"membudget/engines"
 	"membudget/model/explain"
 	"membudget/model/hub"
 )
@@ -41,7 +42,7 @@ func sized(engineName, modelID, class string, flags ...string) (engine.Engine, *
 	if err != nil {
 		panic(err)
 	}
-	e, err := membudget.Engines().Lookup(engineName)
+	e, err := engines.Set().Lookup(engineName)
 	if err != nil {
 		panic(err)
 	}
@@ -128,7 +129,7 @@ func Example_plan() {
 		}
 		classes = append(classes, c)
 	}
-	e, _ := membudget.Engines().Lookup("vllm")
+	e, _ := engines.Set().Lookup("vllm")
 	planner, ok := e.(engine.Planner)
 	if !ok {
 		panic(e.Title() + " does not plan")
@@ -161,7 +162,7 @@ func Example_explain() {
 		panic(err)
 	}
 	// The log says whose it is.
-	e, err := membudget.Engines().Lookup(string(src.Log.Engine))
+	e, err := engines.Set().Lookup(string(src.Log.Engine))
 	if err != nil {
 		panic(err)
 	}

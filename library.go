@@ -1,11 +1,6 @@
 package membudget
 
-import (
-	"membudget/engine"
-	"membudget/engine/sglang"
-	"membudget/engine/vllm"
-	"membudget/model/hub"
-)
+import "membudget/model/hub"
 
 // Resolver returns the model resolver the membudget command resolves
 // --model with: a config.json path (or a directory holding one), a model
@@ -24,14 +19,4 @@ func Resolver(getenv func(string) string) (hub.Resolver, error) {
 	r.ShippedIDs = ModelNames()
 	r.ShippedQuantConfig = ModelQuantConfig
 	return r, nil
-}
-
-// Engines returns the inference servers membudget sizes, behind the seam
-// of [engine.Engine], vLLM first (the default of every command).
-func Engines() *engine.Set {
-	set, err := engine.NewSet(vllm.Engine{}, sglang.Engine{})
-	if err != nil {
-		panic(err) // two engines of the module's own, with distinct names
-	}
-	return set
 }

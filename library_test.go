@@ -27,6 +27,7 @@ import (
 
 	"membudget"
 	"membudget/budget"
+	"membudget/engines"
 )
 
 func main() {
@@ -42,7 +43,7 @@ func main() {
 	if err != nil {
 		panic(err)
 	}
-	e, err := membudget.Engines().Lookup("vllm")
+	e, err := engines.Set().Lookup("vllm")
 	if err != nil {
 		panic(err)
 	}

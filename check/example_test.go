@@ -5,6 +5,7 @@ import (
 
 	"membudget"
 	"membudget/check"
+	"membudget/engines"
 )
 
 // ExampleRead finds the server a manifest launches: its launch line as the
@@ -33,7 +34,7 @@ spec:
 	if err != nil {
 		panic(err)
 	}
-	engines := membudget.Engines()
+	engines := engines.Set()
 	servers, err := check.Read("qwen.yaml", []byte(manifest), check.Options{
 		IsLine:  func(args []string) bool { return engines.LineOf(args) != nil },
 		Classes: classes,
