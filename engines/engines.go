@@ -1,7 +1,7 @@
-// Package engines is the set of inference servers membudget sizes, for a
-// program that imports membudget: those the membudget command sizes. It lives apart
-// from package membudget because the engines' tests import that package
-// (for the shipped models and classes).
+// Package engines is the set of inference servers the membudget command
+// sizes, for a program that imports membudget. It lives apart from package
+// membudget because the engines' tests import that package (for the
+// shipped models and classes).
 package engines
 
 import (
