@@ -141,3 +141,89 @@ func TestGitHubEscape(t *testing.T) {
 		}
 	}
 }
+
+// checkStrictJSON is check --format json, every field named: decoded
+// strictly, so that a field cannot appear or vanish unseen. kv is the
+// engine's own (report --json's kv_capacity or kv_pool).
+type checkStrictJSON struct {
+	Servers []struct {
+		File      string                     `json:"file"`
+		Line      int                        `json:"line"`
+		Where     string                     `json:"where"`
+		Status    string                     `json:"status"`
+		Engine    string                     `json:"engine"`
+		Model     string                     `json:"model"`
+		Class     string                     `json:"class"`
+		ClassFrom string                     `json:"class_from"`
+		Command   string                     `json:"command"`
+		GPUs      uint64                     `json:"gpus"`
+		Requested *json.RawMessage           `json:"requested"`
+		Starts    *bool                      `json:"starts"`
+		Fits      *bool                      `json:"fits"`
+		Length    uint64                     `json:"length"`
+		MaxSeqs   *uint64                    `json:"max_seqs"`
+		KV        map[string]json.RawMessage `json:"kv"`
+		Problems  []checkProblem             `json:"problems"`
+		Advice    []suggestionJSON           `json:"advice"`
+		Searched  []string                   `json:"searched"`
+	} `json:"servers"`
+	Summary checkSummary `json:"summary"`
+}
+
+// TestCheckSizesAsReport: a server check finds is sized exactly as report
+// sizes its launch line: the same launch line printed, the same KV cache,
+// and max-seqs's answer at its length.
+func TestCheckSizesAsReport(t *testing.T) {
+	t.Parallel()
+	var stdout, stderr bytes.Buffer
+	if code := run(&stdout, &stderr, []string{"check", "--format", "json", checkData + "/deployment.yaml"}); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var got checkStrictJSON
+	if err := jsonUnmarshal(stdout.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Servers) != 1 {
+		t.Fatalf("%d servers, want 1", len(got.Servers))
+	}
+	srv := got.Servers[0]
+	// The Deployment's args, after the image's vllm serve.
+	line := []string{"vllm", "serve", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "32768", "--gpu-memory-utilization", "0.9"}
+	stdout.Reset()
+	if code := run(&stdout, &stderr, append([]string{"report", "--json", "--class", "h100-sxm-80g"}, line...)); code != exitOK {
+		t.Fatalf("report: exit %d: %s", code, stderr.String())
+	}
+	var rep struct {
+		Serve      struct{ Command string } `json:"serve"`
+		KVCapacity json.RawMessage          `json:"kv_capacity"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(rep.Serve.Command, srv.Command); diff != "" {
+		t.Errorf("command (-report +check):\n%s", diff)
+	}
+	var repKV, checkKV any
+	if err := json.Unmarshal(rep.KVCapacity, &repKV); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(srv.KV["kv_capacity"], &checkKV); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(repKV, checkKV); diff != "" {
+		t.Errorf("kv_capacity (-report +check):\n%s", diff)
+	}
+	stdout.Reset()
+	if code := run(&stdout, &stderr, append([]string{"max-seqs", "--json", "--class", "h100-sxm-80g", "--length", "32768"}, line...)); code != exitOK {
+		t.Fatalf("max-seqs: exit %d: %s", code, stderr.String())
+	}
+	var ms struct {
+		Answer uint64 `json:"answer"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &ms); err != nil {
+		t.Fatal(err)
+	}
+	if srv.MaxSeqs == nil || *srv.MaxSeqs != ms.Answer || ms.Answer == 0 {
+		t.Errorf("max_seqs %v, max-seqs answers %d", srv.MaxSeqs, ms.Answer)
+	}
+}
