@@ -114,6 +114,9 @@ type Options struct {
 	// Classes are the device classes a GPU product label is matched
 	// against, by device name.
 	Classes []budget.Class
+	// Skipped, when not nil, is told of each directory a walk skips
+	// (a Helm chart), and why.
+	Skipped func(path, why string)
 }
 
 // ReadError is a file that cannot be read, or is refused unread (over a
@@ -137,8 +140,9 @@ func (e *ReadError) Unwrap() error { return e.Err }
 
 // ReadPath reads path: a file, or a directory whose YAML files (.yaml,
 // .yml) and shell scripts (.sh, .bash) are read in lexical order, its
-// subdirectories too; "-" reads r. A file that cannot be read is a
-// *ReadError.
+// subdirectories too (but hidden ones, and Helm charts, which are read
+// once rendered: see [Options.Skipped]); "-" reads r. A file that cannot
+// be read is a *ReadError.
 func ReadPath(path string, stdin io.Reader, o Options) ([]Server, error) {
 	if path == "-" {
 		data, err := readBounded(stdin, "-")
@@ -161,6 +165,14 @@ func ReadPath(path string, stdin io.Reader, o Options) ([]Server, error) {
 		}
 		if d.IsDir() {
 			if p != path && strings.HasPrefix(d.Name(), ".") {
+				return filepath.SkipDir
+			}
+			// A Helm chart's templates are Go templates, not YAML: what
+			// they launch is known once rendered.
+			if _, err := os.Stat(filepath.Join(p, "Chart.yaml")); err == nil {
+				if o.Skipped != nil {
+					o.Skipped(p, "a Helm chart: render it (helm template) and check the output")
+				}
 				return filepath.SkipDir
 			}
 			return nil

@@ -36,6 +36,9 @@ func TestCheckGolden(t *testing.T) {
 		// vLLM refuses the line; the advice names the flags, and those
 		// that take more GPUs say so.
 		{"check-advice", []string{"check", "--class", "l4", "testdata/check-advice"}, exitNoFit},
+		// A chart's templates are skipped, named on stderr; the rendered
+		// output beside it is checked.
+		{"check-helm", []string{"check", "--format", "github", "testdata/check-helm"}, exitOK},
 		{"check-no-server", []string{"check", "testdata/check-none"}, exitOK},
 	})
 }

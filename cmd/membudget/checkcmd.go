@@ -93,7 +93,8 @@ func (a *app) check(stdout, stderr io.Writer, args []string) int {
 	if err != nil {
 		return fail(stderr, checkCommand, exitBadArgs, fmt.Errorf("--kernels: %w", err))
 	}
-	opts := check.Options{IsLine: func(args []string) bool { return a.engines.LineOf(args) != nil }, Classes: classes}
+	opts := check.Options{IsLine: func(args []string) bool { return a.engines.LineOf(args) != nil }, Classes: classes,
+		Skipped: func(path, why string) { writeWarnings(stderr, checkCommand, []string{"skipped " + path + ": " + why}) }}
 	var servers []check.Server
 	for _, p := range paths {
 		found, err := check.ReadPath(p, a.stdin, opts)
