@@ -440,3 +440,26 @@ items:
 		})
 	}
 }
+
+// TestInferenceServiceModelIsNamedSkipped: a predictor.model runs a
+// ServingRuntime's container, which this file does not hold: it is named
+// as skipped, not passed over in silence.
+func TestInferenceServiceModelIsNamedSkipped(t *testing.T) {
+	t.Parallel()
+	o := options(t)
+	var skipped []string
+	o.Skipped = func(path, why string) { skipped = append(skipped, path+": "+why) }
+	data := "apiVersion: serving.kserve.io/v1beta1\nkind: InferenceService\nmetadata: {name: m}\nspec:\n  predictor:\n    model:\n      modelFormat: {name: huggingface}\n"
+	got, err := check.Read("isvc.yaml", []byte(data), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 0 {
+		t.Errorf("found %+v, want none", got)
+	}
+	// model's mapping begins on line 7, under "model:" on line 6.
+	want := []string{"isvc.yaml:7: InferenceService/m's predictor.model runs a KServe ServingRuntime's container, not read here: check the ServingRuntime's manifest"}
+	if diff := cmp.Diff(want, skipped); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}

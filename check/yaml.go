@@ -172,6 +172,12 @@ func (r *reader) object(name, kind string, root *yaml.Node) {
 		r.leaderWorkerSet(name, root)
 		return
 	}
+	if m := path(root, "spec", "predictor", "model"); kind == "InferenceService" && m != nil && r.o.Skipped != nil {
+		// The runtime's container launches the server, with the model
+		// filled in: its ServingRuntime is read when it is among the
+		// files checked.
+		r.o.Skipped(fmt.Sprintf("%s:%d", r.file, m.Line), name+"'s predictor.model runs a KServe ServingRuntime's container, not read here: check the ServingRuntime's manifest")
+	}
 	r.walkPodSpecs(name, root, 0)
 }
 
