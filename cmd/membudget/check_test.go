@@ -39,6 +39,7 @@ func TestCheckGolden(t *testing.T) {
 		// A chart's templates are skipped, named on stderr; the rendered
 		// output beside it is checked.
 		{"check-helm", []string{"check", "--format", "github", "testdata/check-helm"}, exitOK},
+		{"help-check", []string{"help", "check"}, exitOK},
 		{"check-no-server", []string{"check", "testdata/check-none"}, exitOK},
 	})
 }

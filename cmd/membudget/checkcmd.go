@@ -17,12 +17,14 @@ import (
 
 // Statuses of one server in a check.
 const (
-	checkFits     = "fits"
-	checkFails    = "fails"
-	checkUnread   = "unreadable"
-	checkFormats  = "text, json, github or junit"
-	checkCommand  = "check"
-	checkExitHelp = "exit 0 when every server fits, 1 when one does not, 2 when a file or a server cannot be read"
+	checkFits   = "fits"
+	checkFails  = "fails"
+	checkUnread = "unreadable"
+)
+
+const (
+	checkCommand = "check"
+	checkFormats = "text, json, github or junit"
 )
 
 // checkResult is one server found by check, sized: the JSON's element of
