@@ -463,3 +463,31 @@ func TestInferenceServiceModelIsNamedSkipped(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
+
+// TestComposeShellScripts: a compose service that runs a script under sh
+// -c, given as a list (a block scalar's lines begin after its indicator)
+// or as a string entrypoint with the script in command.
+func TestComposeShellScripts(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, data string
+		line       int
+	}{
+		{"block scalar", "services:\n  s:\n    image: x\n    command:\n      - sh\n      - -c\n      - |\n        echo start\n        vllm serve m\n", 9},
+		{"string entrypoint", "services:\n  s:\n    image: x\n    entrypoint: sh -c\n    command: [\"vllm serve m\", x]\n", 5},
+	}
+	o := options(t)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := check.Read("compose.yaml", []byte(tc.data), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []check.Server{{File: "compose.yaml", Line: tc.line, Where: "service s", Args: []string{"vllm", "serve", "m"}}}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}

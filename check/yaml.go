@@ -493,7 +493,7 @@ func (r *reader) compose(root *yaml.Node) {
 			// The script is the third word; compose gives it as written.
 			script := c.words[2]
 			node := &yaml.Node{Kind: yaml.ScalarNode, Value: script.text, Line: script.line}
-			if n := scriptOf(get(svc, "entrypoint"), get(svc, "command")); n != nil {
+			if n := scriptOf(get(svc, "entrypoint"), get(svc, "command"), script); n != nil {
 				node = n
 			}
 			c.scriptNode = node
@@ -506,12 +506,14 @@ func (r *reader) compose(root *yaml.Node) {
 	}
 }
 
-// scriptOf returns the node of a shell's script among entrypoint's and
-// command's list items: the third.
-func scriptOf(entry, command *yaml.Node) *yaml.Node {
-	all := append(items(entry), items(command)...)
-	if len(all) >= 3 {
-		return all[2]
+// scriptOf returns the node of a shell's script w among entrypoint's and
+// command's list items (a block scalar's lines begin after its
+// indicator's); nil when w came from a string, split.
+func scriptOf(entry, command *yaml.Node, w word) *yaml.Node {
+	for _, n := range append(items(entry), items(command)...) {
+		if n.Kind == yaml.ScalarNode && n.Value == w.text && n.Line == w.line {
+			return n
+		}
 	}
 	return nil
 }
