@@ -491,3 +491,23 @@ func TestComposeShellScripts(t *testing.T) {
 		})
 	}
 }
+
+// TestKubeletExpandsBeforeTheShell: $(NAME) in a script under sh -c is the
+// kubelet's reference, expanded from env before the shell runs it.
+func TestKubeletExpandsBeforeTheShell(t *testing.T) {
+	t.Parallel()
+	data := "kind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n    command: [sh, -c]\n    args:\n      - vllm serve $(MODEL) --max-model-len 4096\n    env:\n      - {name: MODEL, value: org/m}\n"
+	got, err := check.Read("p.yaml", []byte(data), options(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 {
+		t.Fatalf("found %d servers, want 1", len(got))
+	}
+	// The script is on line 8; env is the server's environment too.
+	want := check.Server{File: "p.yaml", Line: 8, Where: "Pod/p, container c", Args: []string{"MODEL=org/m", "vllm", "serve", "org/m", "--max-model-len", "4096"},
+		Requested: &check.Request{From: "no nvidia.com/gpu or amd.com/gpu resource", Line: 5}}
+	if diff := cmp.Diff(want, got[0]); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}

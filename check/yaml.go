@@ -278,6 +278,7 @@ type container struct {
 	name, image string
 	words       []word
 	scriptNode  *yaml.Node // the script of sh -c, when the words are a shell's
+	script      string     // its text, $(NAME) expanded as the kubelet does
 	env         map[string]string
 	unset       []string
 	line        int
@@ -389,7 +390,7 @@ func (r *reader) podSpec(name string, spec *yaml.Node, group *lwsGroup) {
 		if isShell(c.words) {
 			all := items(command)
 			all = append(all, items(args)...)
-			c.scriptNode = all[2]
+			c.scriptNode, c.script = all[2], c.words[2].text
 		}
 		where := name + ", container " + c.name
 		for _, srv := range r.launch(c, where) {
@@ -428,7 +429,7 @@ func (r *reader) launch(c container, where string) []Server {
 			exported[k] = true
 		}
 		vars := maps.Clone(c.env)
-		return scriptServers(r.file, c.scriptNode.Value, line, vars, exported, r.o, func(shellCommand) string { return where })
+		return scriptServers(r.file, c.script, line, vars, exported, r.o, func(shellCommand) string { return where })
 	}
 	if len(c.words) == 0 {
 		return nil
@@ -496,7 +497,7 @@ func (r *reader) compose(root *yaml.Node) {
 			if n := scriptOf(get(svc, "entrypoint"), get(svc, "command"), script); n != nil {
 				node = n
 			}
-			c.scriptNode = node
+			c.scriptNode, c.script = node, script.text
 		}
 		for _, srv := range r.launch(c, "service "+name) {
 			srv.Unset = c.unset
