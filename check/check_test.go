@@ -245,6 +245,7 @@ func TestShellLaunchLines(t *testing.T) {
 		{"single quotes keep a dollar", "vllm serve m --chat-template '$t'", 1, []string{"vllm", "serve", "m", "--chat-template", "$t"}},
 		{"the older module", "python3 -m vllm.entrypoints.openai.api_server --model m", 1, []string{"vllm", "serve", "--model", "m"}},
 		{"SGLang", "python -m sglang.launch_server --model-path m", 1, []string{"python", "-m", "sglang.launch_server", "--model-path", "m"}},
+		{"after then", "if [ -n \"$X\" ]; then vllm serve m; fi", 1, []string{"vllm", "serve", "m"}},
 	}
 	o := options(t)
 	for _, tc := range cases {

@@ -198,8 +198,9 @@ func isNameRune(r rune, notFirst bool) bool {
 }
 
 // commandWords are the words before a launch line that a shell runs it
-// under without changing it.
-var commandWords = []string{"exec", "nohup", "env", "time", "command"}
+// under without changing it: wrappers, and the reserved words that may
+// begin a command's line (then vllm serve ...).
+var commandWords = []string{"exec", "nohup", "env", "time", "command", "then", "do", "else", "{", "!"}
 
 // readScript finds the launch lines of a shell script: each command whose
 // words, after the wrappers above and NAME=value assignments, begin one.
