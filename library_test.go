@@ -1,6 +1,7 @@
 package membudget_test
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,7 +12,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"membudget"
 	"membudget/budget"
+	"membudget/model/hub"
 )
 
 // outsideMain is a program of another module that sizes a shipped model
@@ -120,5 +123,59 @@ func TestOutsideModuleBuilds(t *testing.T) {
 	want := "vLLM starts: true; " + strconv.FormatUint(most.Value, 10) + " sequences of 16384 tokens\n"
 	if diff := cmp.Diff(want, strings.ReplaceAll(string(out), "\r", "")); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestResolverResolvesEachSource: the library's resolver answers a path, a
+// shipped model and one in the Hugging Face cache its getenv names, as
+// --model does, offline.
+func TestResolverResolvesEachSource(t *testing.T) {
+	t.Parallel()
+	cache := t.TempDir()
+	const commit = "0123456789abcdef0123456789abcdef01234567"
+	config, _, ok := membudget.ModelConfig("Qwen__Qwen3-0.6B")
+	if !ok {
+		t.Fatal("Qwen__Qwen3-0.6B is not shipped")
+	}
+	// The cache's layout (huggingface_hub's file_download.py): a ref
+	// naming a commit, and that commit's snapshot.
+	repo := filepath.Join(cache, "models--acme--tiny")
+	snap := filepath.Join(repo, "snapshots", commit)
+	if err := os.MkdirAll(snap, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(repo, "refs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(repo, "refs", "main"), []byte(commit), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(snap, "config.json"), config, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "config.json")
+	if err := os.WriteFile(path, config, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"HF_HUB_OFFLINE": "1", "HF_HUB_CACHE": cache, "HF_HOME": filepath.Join(cache, "home")}
+	r, err := membudget.Resolver(func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for spec, want := range map[string]hub.SourceKind{path: hub.SourcePath, "Qwen/Qwen3-0.6B": hub.SourceShipped, "acme/tiny": hub.SourceCache} {
+		m, err := r.Load(context.Background(), spec)
+		if err != nil {
+			t.Errorf("%s: %v", spec, err)
+			continue
+		}
+		// Each is the same config.json: Qwen3-0.6B's 28 layers.
+		if m.Model.Source.Kind != want || len(m.Arch.Layers) != 28 {
+			t.Errorf("%s: source %s, %d layers; want %s, 28", spec, m.Model.Source.Kind, len(m.Arch.Layers), want)
+		}
+	}
+	// Offline, a model in neither the cache nor the module is an error
+	// naming it, not a request.
+	if _, err := r.Load(context.Background(), "acme/absent"); err == nil || !strings.Contains(err.Error(), "acme/absent") {
+		t.Errorf("acme/absent: err = %v", err)
 	}
 }
