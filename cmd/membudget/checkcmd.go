@@ -299,8 +299,14 @@ func (a *app) checkGPUs(r *checkResult, srv check.Server, sa *serveArgs, gpus ui
 				}
 			}
 		}
-		fail(req.Line, "requests %d GPU(s) (%s) but the serve takes %d (%s): change the request or %s",
-			req.GPUs, req.From, gpus, strings.Join(flags, " x "), strings.Join(flags, ", "))
+		// Fewer GPUs than ranks: the engine fails to start its workers;
+		// more: the rest sit idle, reserved by the scheduler.
+		effect := "the engine cannot start its ranks"
+		if req.GPUs > gpus {
+			effect = fmt.Sprintf("%d of them idle", req.GPUs-gpus)
+		}
+		fail(req.Line, "requests %d GPU(s) (%s) but the serve takes %d (%s): %s; change the request or %s",
+			req.GPUs, req.From, gpus, strings.Join(flags, " x "), effect, strings.Join(flags, ", "))
 	}
 	if srv.GPU != nil && srv.GPU.PerNode > 0 && req.PerPod > srv.GPU.PerNode {
 		fail(req.Line, "a pod requests %d GPUs but a node of %s holds %d: the pod is never scheduled", req.PerPod, srv.GPU.From, srv.GPU.PerNode)
