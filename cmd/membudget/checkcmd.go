@@ -299,8 +299,10 @@ func (a *app) checkGPUs(r *checkResult, srv check.Server, sa *serveArgs, gpus ui
 				}
 			}
 		}
-		// Fewer GPUs than ranks: the engine fails to start its workers;
-		// more: the rest sit idle, reserved by the scheduler.
+		// Fewer GPUs than ranks: the engine fails to start its workers
+		// (vLLM: "please ensure that world_size (2) is less than than max
+		// local gpu count (1)", vllm-project/vllm issue 15217); more: the
+		// rest sit idle, reserved by the scheduler.
 		effect := "the engine cannot start its ranks"
 		if req.GPUs > gpus {
 			effect = fmt.Sprintf("%d of them idle", req.GPUs-gpus)
