@@ -40,6 +40,7 @@ func TestCheckGolden(t *testing.T) {
 		// output beside it is checked.
 		{"check-helm", []string{"check", "--format", "github", "testdata/check-helm"}, exitOK},
 		{"help-check", []string{"help", "check"}, exitOK},
+		{"check-bad-flag", []string{"check", "--formats", "json", checkData}, exitBadArgs},
 		{"check-no-server", []string{"check", "testdata/check-none"}, exitOK},
 	})
 }

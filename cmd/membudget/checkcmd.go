@@ -70,10 +70,17 @@ func (a *app) check(stdout, stderr io.Writer, args []string) int {
 	class := fs.String("class", "", "device `class` of the servers whose file selects none (a compose file, a script; see 'membudget classes')")
 	var k kernelsFlag
 	k.register(fs)
+	// Flags may follow the paths: parse, take a path, parse the rest.
 	var paths []string
 	for {
-		if status, ok := parseFlags(fs, args, true); !ok {
-			return status
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fmt.Fprintf(fs.Output(), "usage of %s: [flags] FILE|DIR|- ...\n", fs.Name())
+				fs.PrintDefaults()
+				return exitOK
+			}
+			fmt.Fprintf(fs.Output(), "Run 'membudget help %s' for its flags.\n", checkCommand)
+			return exitBadArgs
 		}
 		if fs.NArg() == 0 {
 			break

@@ -89,7 +89,7 @@ func commands() []command {
 		{"frontier", "most sequences against length, as a table, CSV or SVG plot", (*app).frontier},
 		{"plan", "the deployments that serve a length at a concurrency: classes, ranks, dtypes, each verified, with its launch line", (*app).plan},
 		{"batch", "answer JSON-lines requests, one JSON answer a line, as the commands' --json", (*app).batch},
-		{"check", "find the inference servers in Kubernetes manifests, compose files and scripts, and check each fits: exit 1 when one does not", (*app).check},
+		{name: "check", summary: "find the inference servers in Kubernetes manifests, compose files and scripts, and check each fits: exit 1 when one does not", run: (*app).check},
 		{"explain", "a vLLM or SGLang startup log's figures beside membudget's, the largest gap named; --calibrate writes its device's class", (*app).explain},
 	}
 }
