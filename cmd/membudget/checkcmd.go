@@ -75,8 +75,10 @@ func (a *app) check(stdout, stderr io.Writer, args []string) int {
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				fmt.Fprintf(fs.Output(), "usage of %s: [flags] FILE|DIR|- ...\n", fs.Name())
+				// The line every command's help opens its flags with.
+				fmt.Fprintf(fs.Output(), "usage of %s:\n", fs.Name())
 				fs.PrintDefaults()
+				fmt.Fprintf(fs.Output(), "and the manifests: FILE, DIR or - (standard input), before or after the flags\n")
 				return exitOK
 			}
 			fmt.Fprintf(fs.Output(), "Run 'membudget help %s' for its flags.\n", checkCommand)
