@@ -113,6 +113,8 @@ func commands() []command {
 			"membudget plan --model meta-llama/Llama-3.1-70B-Instruct --length 8192 --concurrency 32 --classes h100-sxm-80g,h200"},
 		{"batch", "answer JSON-lines requests, one JSON answer a line, as the commands' --json", (*app).batch,
 			`echo '{"command": "max-seqs", "model": "Qwen/Qwen3-8B", "class": "l4", "length": 4096}' | membudget batch`},
+		{name: "check", summary: "find the inference servers in Kubernetes manifests, compose files and scripts, and check each fits: exit 1 when one does not", run: (*app).check,
+			example: "helm template llm ./chart | membudget check --format github -"},
 		{"explain", "a vLLM or SGLang startup log's figures beside membudget's, the largest gap named; --calibrate writes its device's class", (*app).explain,
 			"membudget explain --model meta-llama/Llama-3.1-8B-Instruct --class h100-sxm-80g vllm.log"},
 		{"version", "membudget's version and the engine releases whose rules it applies by default", (*app).version,

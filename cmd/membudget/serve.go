@@ -205,16 +205,7 @@ func (a *app) size(sa *serveArgs, warn func([]string)) (*hub.Loaded, budget.Clas
 
 // resolver is the --model resolver: the environment's Hugging Face
 // settings, and the configs shipped in the binary.
-func (a *app) resolver() (hub.Resolver, error) {
-	r, err := hub.FromEnv(a.getenv)
-	if err != nil {
-		return r, err
-	}
-	r.Shipped = membudget.ModelConfig
-	r.ShippedIDs = membudget.ModelNames()
-	r.ShippedQuantConfig = membudget.ModelQuantConfig
-	return r, nil
-}
+func (a *app) resolver() (hub.Resolver, error) { return membudget.Resolver(a.getenv) }
 
 // load resolves and loads --model spec (see [hub.Resolver.Load]), from the
 // batch's loads when there are.
