@@ -239,6 +239,27 @@ func WithHFQuantConfig(file string, data []byte) Option {
 	return func(p *parseOptions) { p.hfQuantFile, p.hfQuant = file, data }
 }
 
+// parseConfigFiles parses config.json (file, data) and the
+// hf_quant_config.json an option gives, if any (nil when none), recording
+// each finding in errs.
+func parseConfigFiles(file string, data []byte, opts []Option, errs *[]error) (o jsonObject, hf *jsonObject, err error) {
+	var po parseOptions
+	for _, opt := range opts {
+		opt(&po)
+	}
+	if o, err = parseObject(file, data, errs); err != nil {
+		return o, nil, err
+	}
+	if po.hfQuant != nil {
+		h, err := parseObject(po.hfQuantFile, po.hfQuant, errs)
+		if err != nil {
+			return o, nil, err
+		}
+		hf = &h
+	}
+	return o, hf, nil
+}
+
 // ParseConfig reads a Hugging Face config.json. file names it in errors.
 // The keys it omits are what its transformers config class gives them
 // (declareClass), each recorded in Arch.Defaulted. A model_type the model
@@ -248,22 +269,10 @@ func WithHFQuantConfig(file string, data []byte) Option {
 // of the wrong type or an inconsistent shape is an error naming the file and
 // the key; all findings are joined.
 func ParseConfig(file string, data []byte, opts ...Option) (*Arch, error) {
-	var po parseOptions
-	for _, opt := range opts {
-		opt(&po)
-	}
 	var errs []error
-	o, err := parseObject(file, data, &errs)
+	o, hf, err := parseConfigFiles(file, data, opts, &errs)
 	if err != nil {
 		return nil, err
-	}
-	var hf *jsonObject
-	if po.hfQuant != nil {
-		h, err := parseObject(po.hfQuantFile, po.hfQuant, &errs)
-		if err != nil {
-			return nil, err
-		}
-		hf = &h
 	}
 	mt := o.str("model_type")
 	if len(errs) > 0 {

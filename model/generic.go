@@ -60,22 +60,10 @@ var ErrNotADecoder = errors.New("not read as a generic decoder")
 // from its checkpoint (AttachCheckpoint), which the caller must attach or
 // refuse it.
 func ParseGeneric(file string, data []byte, opts ...Option) (*Arch, error) {
-	var po parseOptions
-	for _, opt := range opts {
-		opt(&po)
-	}
 	var errs []error
-	o, err := parseObject(file, data, &errs)
+	o, hf, err := parseConfigFiles(file, data, opts, &errs)
 	if err != nil {
 		return nil, err
-	}
-	var hf *jsonObject
-	if po.hfQuant != nil {
-		h, err := parseObject(po.hfQuantFile, po.hfQuant, &errs)
-		if err != nil {
-			return nil, err
-		}
-		hf = &h
 	}
 	mt := o.str("model_type")
 	if o.boolOr("is_encoder_decoder", false) {
