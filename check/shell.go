@@ -128,29 +128,34 @@ func (s *shellScanner) word() word {
 					if n := s.advance(); n != '\n' {
 						b.WriteRune(n)
 					}
-				case c == '$':
-					s.dollar(&b, unknown)
-				case c == '`':
-					unknown("a command substitution `...`")
-					b.WriteRune(s.advance())
 				default:
-					b.WriteRune(s.advance())
+					s.expand(&b, unknown)
 				}
 			}
 			if s.pos < len(s.src) {
 				s.advance()
 			}
-		case r == '$':
-			s.dollar(&b, unknown)
-		case r == '`':
-			unknown("a command substitution `...`")
-			b.WriteRune(s.advance())
 		default:
-			b.WriteRune(s.advance())
+			s.expand(&b, unknown)
 		}
 	}
 	w.text = b.String()
 	return w
+}
+
+// expand writes the rune at s's position into b as the shell reads it
+// outside single quotes: a $ expanded, a command substitution named as
+// unknown (and kept), anything else as it is.
+func (s *shellScanner) expand(b *strings.Builder, unknown func(string)) {
+	switch s.peek(0) {
+	case '$':
+		s.dollar(b, unknown)
+	case '`':
+		unknown("a command substitution `...`")
+		b.WriteRune(s.advance())
+	default:
+		b.WriteRune(s.advance())
+	}
 }
 
 // dollar expands $NAME or ${NAME} at s.pos into b from the script's

@@ -218,9 +218,9 @@ func (sp PlanSpace) Rank(ds []Deployment) []Deployment {
 	}
 	pipeline := func(x, y *Deployment) int { return cmp.Compare(x.PP, y.PP) }
 	precision := func(x, y *Deployment) int {
-		return cmp.Or(boolOrder(x.Online, y.Online), boolOrder(x.KVQuantized, y.KVQuantized))
+		return cmp.Or(BoolOrder(x.Online, y.Online), BoolOrder(x.KVQuantized, y.KVQuantized))
 	}
-	margin := func(x, y *Deployment) int { return boolOrder(x.Tight, y.Tight) }
+	margin := func(x, y *Deployment) int { return BoolOrder(x.Tight, y.Tight) }
 	headroom := func(x, y *Deployment) int { return cmp.Compare(y.KVHeadroom, x.KVHeadroom) }
 	replicas := func(x, y *Deployment) int { return cmp.Compare(x.DP, y.DP) }
 	held := func(x, y *Deployment) int {
@@ -266,8 +266,10 @@ func (d *Deployment) engineNodes(sp PlanSpace) uint64 {
 	return (d.TP*d.PP + n - 1) / n
 }
 
-// boolOrder ranks false before true.
-func boolOrder(x, y bool) int {
+// BoolOrder returns a cmp.Compare-style order of two flags: false before
+// true (a plan's rank and an advice's order both prefer the row that does
+// not change a thing).
+func BoolOrder(x, y bool) int {
 	switch {
 	case x == y:
 		return 0

@@ -244,23 +244,12 @@ func (e Search) Advise(s Serve, t engine.Target) (Advice, error) {
 	}
 	adv.Suggestions = undominated(r, t, adv.Suggestions)
 	slices.SortStableFunc(adv.Suggestions, func(a, b Suggestion) int {
-		return cmp.Or(cmp.Compare(a.GPUs, b.GPUs), boolOrder(!a.Holds, !b.Holds), boolOrder(a.Online, b.Online),
-			boolOrder(a.Serve.KVCacheDtype != r.KVCacheDtype, b.Serve.KVCacheDtype != r.KVCacheDtype),
+		return cmp.Or(cmp.Compare(a.GPUs, b.GPUs), engine.BoolOrder(!a.Holds, !b.Holds), engine.BoolOrder(a.Online, b.Online),
+			engine.BoolOrder(a.Serve.KVCacheDtype != r.KVCacheDtype, b.Serve.KVCacheDtype != r.KVCacheDtype),
 			cmp.Compare(a.Serve.PipelineParallelSize, b.Serve.PipelineParallelSize),
 			cmp.Compare(strings.Count(a.Flags, "--"), strings.Count(b.Flags, "--")))
 	})
 	return adv, nil
-}
-
-// boolOrder ranks false before true.
-func boolOrder(x, y bool) int {
-	switch {
-	case x == y:
-		return 0
-	case !x:
-		return -1
-	}
-	return 1
 }
 
 // withoutFlag is flags without the flag name and its value.
