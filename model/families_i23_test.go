@@ -34,6 +34,10 @@ func init() {
 		"zai-org__GLM-4.7-Flash": {ModelType: "glm4_moe_lite", Layers: 47, Hidden: 2048, Heads: 20, KVHeads: 20, HeadDim: 256,
 			Vocab: 154880, MaxPos: 202752, MoELayers: 46, Experts: 64, TopK: 4, MoEInter: 1536, SharedInter: 1536, MLA: true,
 			KVLatent: 576, RotaryDim: 64, MTP: 1, Dtype: "bfloat16"},
+		// num_layers read as num_hidden_layers (ExaoneConfig's
+		// attribute_map); rope_scaling null.
+		"LGAI-EXAONE__EXAONE-3.0-7.8B-Instruct": {ModelType: "exaone", Layers: 32, Hidden: 4096, Heads: 32, KVHeads: 8, HeadDim: 128,
+			Vocab: 102400, MaxPos: 4096, RotaryDim: 128, Dtype: "bfloat16"},
 	} {
 		shippedShapes[name] = s
 	}
@@ -112,6 +116,14 @@ func TestNewFamilyWeightsByHand(t *testing.T) {
 		// which 46 x 131,136 = 6,032,256 in float32. Embedding and the
 		// head 154,880 (a multiple of 64) x 2048 = 317,194,240 each, norm
 		// 2048: 29,943,393,920 in all. Rotary 202,752 x 64 x 2 B.
+		// EXAONE-3.0-7.8B (exaone.py). A layer: qkv 4096 x (32 + 8 + 8) x
+		// 128 = 25,165,824; out_proj 16,777,216; gate_up 4096 x 2 x
+		// 14,336 = 117,440,512; c_proj 58,720,256; ln_1 and ln_2 8192:
+		// 218,112,000, x 32 = 6,979,584,000. wte and the untied head
+		// 102,400 (a multiple of 64) x 4096 = 419,430,400 each; ln_f 4096.
+		// 7,818,448,896 parameters x 2 B, and the rotary table 4096 x 128
+		// x 2 B.
+		{"LGAI-EXAONE__EXAONE-3.0-7.8B-Instruct", 7818448896*2 + 4096*128*2},
 		{"zai-org__GLM-4.7-Flash", (29943393920-6032256)*2 + 6032256*4 + 202752*64*2},
 	}
 	for _, tt := range tests {
@@ -186,12 +198,48 @@ func gptNeoXFixture() (string, []safetensors.Tensor) {
 		bf16("embed_out.weight", 128, 64))
 }
 
+// exaoneFixture: hidden 64, 4 heads of 16, 2 KV heads, intermediate 128,
+// 2 layers (num_layers), vocabulary 128, 64 positions, untied, under
+// EXAONE 3's names.
+func exaoneFixture() (string, []safetensors.Tensor) {
+	config := `{"model_type":"exaone","hidden_size":64,"num_attention_heads":4,"num_key_value_heads":2,"intermediate_size":128,` +
+		`"num_layers":2,"vocab_size":128,"max_position_embeddings":64,"torch_dtype":"bfloat16"}`
+	ts := []safetensors.Tensor{bf16("transformer.wte.weight", 128, 64)}
+	for l := range 2 {
+		p := fmt.Sprintf("transformer.h.%d.", l)
+		ts = append(ts,
+			bf16(p+"ln_1.weight", 64), bf16(p+"ln_2.weight", 64),
+			bf16(p+"attn.attention.q_proj.weight", 64, 64), bf16(p+"attn.attention.k_proj.weight", 32, 64),
+			bf16(p+"attn.attention.v_proj.weight", 32, 64), bf16(p+"attn.attention.out_proj.weight", 64, 64),
+			bf16(p+"mlp.c_fc_0.weight", 128, 64), bf16(p+"mlp.c_fc_1.weight", 128, 64), bf16(p+"mlp.c_proj.weight", 64, 128))
+	}
+	return config, append(ts, bf16("transformer.ln_f.weight", 64), bf16("lm_head.weight", 128, 64))
+}
+
 // TestNewFamilyCheckpointsByHand: each new family's checkpoint, named as
 // its published checkpoints name their tensors, read by its rules, at TP1,
 // TP2 and on each stage of PP2 in bf16, against sums by hand; the
 // config-derived weights agree.
 func TestNewFamilyCheckpointsByHand(t *testing.T) {
 	checkByHand(t, []byHandCase{
+		{
+			// TP1, a layer: q 64 x 64 x 2 = 8192, k and v 32 x 64 x 2 =
+			// 4096 each, out_proj 8192, c_fc_0, c_fc_1 and c_proj 128 x 64
+			// x 2 = 16,384 each, ln_1 and ln_2 256: 73,984. wte and head
+			// 128 x 64 x 2 = 16,384 each, ln_f 128, rotary 64 x 16 x 2 =
+			// 2048. TP2: q 2 heads 4096, k and v 1 KV head 2048 each,
+			// out_proj 64 x 32 x 2 = 4096, c_fc_0 and c_fc_1 64 rows 8192
+			// each, c_proj 8192, norms 256: 37,120; wte and head 64 rows
+			// 8192 each. PP2: wte on the first stage, ln_f and the head
+			// on the last.
+			name: "exaone", fixture: exaoneFixture,
+			ranks: []byHandRank{
+				{"TP1", tpRanks(1, 0), 2*73984 + 2*16384 + 128 + 2048, ""},
+				{"TP2", tpRanks(2, 0), 2*37120 + 2*8192 + 128 + 2048, ""},
+				{"PP2 stage 0", ppStage(0, 2), 73984 + 16384 + 2048, ""},
+				{"PP2 stage 1", ppStage(1, 2), 73984 + 128 + 16384 + 2048, ""},
+			},
+		},
 		{
 			// TP1, a layer: two LayerNorms 4 x 64 x 2 = 512;
 			// query_key_value 192 x 64 x 2 = 24,576 and bias 384; dense

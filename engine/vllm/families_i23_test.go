@@ -41,6 +41,11 @@ func TestNewFamilyKVLayouts(t *testing.T) {
 		// layers (qwen3_vl_moe.py:68-74), 4 KV heads of 128, bf16: 16 x 4
 		// x 256 x 2 B = 32,768 B a page; at TP8 the 4 heads are
 		// replicated to one a rank: 8192 B.
+		// EXAONE-3.0-7.8B: ExaoneAttention's Attention on all 32 layers
+		// (exaone.py:167-175), 8 KV heads of 128, bf16: 16 x 8 x 256 x 2
+		// B = 65,536 B a page; at TP2 4 heads, 32,768 B.
+		{"LGAI-EXAONE__EXAONE-3.0-7.8B-Instruct", 1, layout{"FullAttentionx1", budget.PagedPool{Tensors: 32, PageBytes: 65536, Groups: full}}},
+		{"LGAI-EXAONE__EXAONE-3.0-7.8B-Instruct", 2, layout{"FullAttentionx1", budget.PagedPool{Tensors: 32, PageBytes: 32768, Groups: full}}},
 		{"Qwen__Qwen3-VL-30B-A3B-Instruct", 1, layout{"FullAttentionx1", budget.PagedPool{Tensors: 48, PageBytes: 32768, Groups: full}}},
 		{"Qwen__Qwen3-VL-30B-A3B-Instruct", 8, layout{"FullAttentionx1", budget.PagedPool{Tensors: 48, PageBytes: 8192, Groups: full}}},
 	}
