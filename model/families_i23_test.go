@@ -145,18 +145,37 @@ func TestNewFamilyDefaults(t *testing.T) {
 	tests := []struct {
 		name, doc string
 		want      got
+		kinds     string // the layers' kinds where the test names them
 	}{
 		// Ernie4_5Config (configuration_ernie4_5.py): every shape key of
 		// the 0.3B model, head_dim 128 (not 1024 / 16 = 64), tied.
-		{"ernie4_5 empty", `{"model_type": "ernie4_5"}`, got{18, 1024, 16, 2, 128, 3072, 103424, 131072, true}},
+		{"ernie4_5 empty", `{"model_type": "ernie4_5"}`, got{18, 1024, 16, 2, 128, 3072, 103424, 131072, true}, ""},
 		// head_dim null is hidden_size / heads (__post_init__).
 		{"ernie4_5 head_dim null", `{"model_type": "ernie4_5", "head_dim": null, "tie_word_embeddings": false}`,
-			got{18, 1024, 16, 2, 64, 3072, 103424, 131072, false}},
+			got{18, 1024, 16, 2, 64, 3072, 103424, 131072, false}, ""},
+		// Cohere2Config: Command R+'s shape, KV heads as many as heads,
+		// tied; every 4th layer full, the others sliding (40 layers: 10
+		// full).
+		{"cohere2 empty", `{"model_type": "cohere2"}`, got{40, 8192, 64, 64, 128, 22528, 256000, 8192, true},
+			strings.Repeat("SSSF", 10)},
+		// sliding_window_pattern 2: every 2nd layer full.
+		{"cohere2 pattern 2", `{"model_type": "cohere2", "num_hidden_layers": 4, "sliding_window_pattern": 2}`,
+			got{4, 8192, 64, 64, 128, 22528, 256000, 8192, true}, "SFSF"},
+		// layer_types as given; cohere (v1) never slides whatever it lists.
+		{"cohere2 layer_types", `{"model_type": "cohere2", "num_hidden_layers": 2, "layer_types": ["full_attention", "sliding_attention"]}`,
+			got{2, 8192, 64, 64, 128, 22528, 256000, 8192, true}, "FS"},
+		{"cohere layer_types", `{"model_type": "cohere", "num_hidden_layers": 2, "layer_types": ["full_attention", "sliding_attention"], "sliding_window": 8}`,
+			got{2, 8192, 64, 64, 128, 22528, 256000, 8192, true}, "FF"},
 	}
 	for _, tt := range tests {
 		a, err := ParseConfig("x.json", []byte(tt.doc))
 		if err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if tt.kinds != "" {
+			if diff := cmp.Diff(tt.kinds, kinds(a.Layers)); diff != "" {
+				t.Errorf("%s layers (-want +got):\n%s", tt.name, diff)
+			}
 		}
 		g := got{uint64(len(a.Layers)), a.Hidden, a.Heads, a.KVHeads, a.HeadDim, a.Intermediate, a.Vocab, a.MaxPosition, a.TiedEmbeddings}
 		if diff := cmp.Diff(tt.want, g); diff != "" {
@@ -165,6 +184,9 @@ func TestNewFamilyDefaults(t *testing.T) {
 	}
 	errs := []struct{ name, doc, want string }{
 		{"ernie4_5 use_bias", `{"model_type": "ernie4_5", "use_bias": true}`, "x.json: use_bias: true: vLLM's Ernie4_5ForCausalLM"},
+		{"cohere untied", `{"model_type": "cohere", "tie_word_embeddings": false}`,
+			"x.json: tie_word_embeddings: false: vLLM's CohereForCausalLM requires the head tied"},
+		{"cohere2 pattern 0", `{"model_type": "cohere2", "sliding_window_pattern": 0}`, "x.json: sliding_window_pattern: must be above 0"},
 	}
 	for _, tt := range errs {
 		_, err := ParseConfig("x.json", []byte(tt.doc))
@@ -198,6 +220,25 @@ func gptNeoXFixture() (string, []safetensors.Tensor) {
 		bf16("embed_out.weight", 128, 64))
 }
 
+// cohereFixture: hidden 64, 4 heads of 16, 2 KV heads, intermediate 128,
+// 2 layers, vocabulary 128, 64 positions, q and k norms, tied (the
+// checkpoint has no lm_head), named as transformers' modeling_cohere.py.
+func cohereFixture() (string, []safetensors.Tensor) {
+	config := `{"model_type":"cohere","hidden_size":64,"num_attention_heads":4,"num_key_value_heads":2,"intermediate_size":128,` +
+		`"num_hidden_layers":2,"vocab_size":128,"max_position_embeddings":64,"use_qk_norm":true,"torch_dtype":"bfloat16"}`
+	ts := []safetensors.Tensor{bf16("model.embed_tokens.weight", 128, 64)}
+	for l := range 2 {
+		p := fmt.Sprintf("model.layers.%d.", l)
+		ts = append(ts,
+			bf16(p+"input_layernorm.weight", 64),
+			bf16(p+"self_attn.q_proj.weight", 64, 64), bf16(p+"self_attn.k_proj.weight", 32, 64),
+			bf16(p+"self_attn.v_proj.weight", 32, 64), bf16(p+"self_attn.o_proj.weight", 64, 64),
+			bf16(p+"self_attn.q_norm.weight", 4, 16), bf16(p+"self_attn.k_norm.weight", 2, 16),
+			bf16(p+"mlp.gate_proj.weight", 128, 64), bf16(p+"mlp.up_proj.weight", 128, 64), bf16(p+"mlp.down_proj.weight", 64, 128))
+	}
+	return config, append(ts, bf16("model.norm.weight", 64))
+}
+
 // exaoneFixture: hidden 64, 4 heads of 16, 2 KV heads, intermediate 128,
 // 2 layers (num_layers), vocabulary 128, 64 positions, untied, under
 // EXAONE 3's names.
@@ -222,6 +263,27 @@ func exaoneFixture() (string, []safetensors.Tensor) {
 // config-derived weights agree.
 func TestNewFamilyCheckpointsByHand(t *testing.T) {
 	checkByHand(t, []byHandCase{
+		{
+			// commandr.py, use_qk_norm. TP1, a layer: q 64 x 64 x 2 =
+			// 8192, k and v 32 x 64 x 2 = 4096 each, o 8192; gate, up and
+			// down 128 x 64 x 2 = 16,384 each; one LayerNorm (weight only)
+			// 128; q_norm 4 x 16 x 2 = 128, k_norm 2 x 16 x 2 = 64:
+			// 74,048. The embedding, which is the head, 128 rows x 64 x 2
+			// = 16,384; the final norm 128; rotary 64 x 16 x 2 = 2048.
+			// TP2, a layer: q 2 heads 4096, k and v 1 KV head 2048 each,
+			// o 64 x 32 x 2 = 4096, gate and up 64 rows 8192 each, down
+			// 8192, norm 128, q_norm 2 heads 64, k_norm 1 head 32:
+			// 37,088; the embedding 64 rows 8192.
+			// PP2: the embedding and the final norm on every stage
+			// (CohereModel has no PPMissingLayer).
+			name: "cohere", fixture: cohereFixture,
+			ranks: []byHandRank{
+				{"TP1", tpRanks(1, 0), 2*74048 + 16384 + 128 + 2048, ""},
+				{"TP2", tpRanks(2, 0), 2*37088 + 8192 + 128 + 2048, ""},
+				{"PP2 stage 0", ppStage(0, 2), 74048 + 16384 + 128 + 2048, ""},
+				{"PP2 stage 1", ppStage(1, 2), 74048 + 16384 + 128 + 2048, ""},
+			},
+		},
 		{
 			// TP1, a layer: q 64 x 64 x 2 = 8192, k and v 32 x 64 x 2 =
 			// 4096 each, out_proj 8192, c_fc_0, c_fc_1 and c_proj 128 x 64

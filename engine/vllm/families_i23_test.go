@@ -6,6 +6,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"membudget/budget"
+	"membudget/engine"
+	"membudget/model"
 )
 
 // TestNewFamilyKVLayouts: the KV cache of each shipped config of the
@@ -71,5 +73,34 @@ func TestNewFamilyKVLayouts(t *testing.T) {
 		if diff := cmp.Diff(tt.want, got); diff != "" {
 			t.Errorf("%s at TP%d (-want +got):\n%s", tt.shipped, tt.tp, diff)
 		}
+	}
+}
+
+// TestCohere2KVLayout: Command R7B's shape (c4ai-command-r7b-12-2024: 32
+// layers, 32 heads and 8 KV heads of 4096 / 32 = 128, sliding_window 4096,
+// sliding_window_pattern 4) under vLLM's commandr.py: layers 3, 7, ... 31
+// are full attention (FullAttentionSpec), the 24 others slide
+// (per_layer_sliding_window: SlidingWindowSpec). Both pages are 16 x 8 x
+// 256 x 2 B = 65,536 B, so the 8 full layers make the group size: three
+// sliding groups of 8 (layer 0 slides, so they come first) and one full.
+// A sliding group keeps cdiv(4095 + 2 x 8192 in flight, 16) + 1 blocks.
+func TestCohere2KVLayout(t *testing.T) {
+	a, err := model.ParseConfig("command-r7b.json", []byte(`{"model_type": "cohere2", "hidden_size": 4096, "num_hidden_layers": 32,
+ "num_attention_heads": 32, "num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 256000,
+ "max_position_embeddings": 8192, "sliding_window": 4096, "sliding_window_pattern": 4, "torch_dtype": "bfloat16"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := ref(t, a, Serve{MaxModelLen: 8192, MaxNumBatchedTokens: 8192, AsyncScheduling: engine.On, KVCacheMemoryBytes: gib40}, testClass(false))
+	got := struct {
+		Names string
+		Pool  budget.PagedPool
+	}{groupNames(a, r.groups), r.Plan().Stages[0].Pool}
+	want := got
+	want.Names = "SlidingWindowx3 FullAttentionx1"
+	want.Pool = budget.PagedPool{Tensors: 8, PageBytes: 65536, Groups: []budget.PageGroup{
+		{Count: 3, PageTokens: 16, CapTokens: 4095 + 16384, ExtraPages: 1}, {Count: 1, PageTokens: 16, CapTokens: budget.NoCap}}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
