@@ -134,6 +134,33 @@ func TestNewFamilyWeightsByHand(t *testing.T) {
 	}
 }
 
+// TestGlmForcesHalfRotary: glm.py sets partial_rotary_factor to 0.5
+// whatever the config says; glm4.py keeps the config's and defaults to
+// 0.5 (a head of 16: 8 rotary; a config factor of 1: 16 for glm4). glm has
+// Llama's two norms, glm4 four.
+func TestGlmForcesHalfRotary(t *testing.T) {
+	const keys = `"hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16,
+ "intermediate_size": 128, "num_hidden_layers": 1, "vocab_size": 128, "max_position_embeddings": 64`
+	type got struct{ Rotary, Norms uint64 }
+	for _, tt := range []struct {
+		doc  string
+		want got
+	}{
+		{`{"model_type": "glm", ` + keys + `, "partial_rotary_factor": 1.0}`, got{8, 2}},
+		{`{"model_type": "glm4", ` + keys + `}`, got{8, 4}},
+		{`{"model_type": "glm4", ` + keys + `, "partial_rotary_factor": 1.0}`, got{16, 4}},
+		{`{"model_type": "glm4", ` + keys + `, "rope_parameters": {"rope_type": "default", "partial_rotary_factor": 0.25}}`, got{4, 4}},
+	} {
+		a, err := ParseConfig("x.json", []byte(tt.doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(tt.want, got{a.RotaryDim, uint64(len(a.tree.norms))}); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.doc, diff)
+		}
+	}
+}
+
 // TestNewFamilyDefaults: a config that leaves out what the family's
 // transformers configuration class fills reads as the class fills it; a
 // key vLLM cannot honour is an error naming it.
@@ -220,6 +247,26 @@ func gptNeoXFixture() (string, []safetensors.Tensor) {
 		bf16("embed_out.weight", 128, 64))
 }
 
+// glm4Fixture: hidden 64, 4 heads of 16, 2 KV heads, q/k/v biases,
+// intermediate 128 with gate_up_proj fused as GLM-4-0414 stores it, 1
+// layer of four norms, vocabulary 128, 64 positions, untied.
+func glm4Fixture() (string, []safetensors.Tensor) {
+	config := `{"model_type":"glm4","hidden_size":64,"num_attention_heads":4,"num_key_value_heads":2,"head_dim":16,` +
+		`"intermediate_size":128,"num_hidden_layers":1,"vocab_size":128,"max_position_embeddings":64,"torch_dtype":"bfloat16"}`
+	p := "model.layers.0."
+	return config, []safetensors.Tensor{
+		bf16("model.embed_tokens.weight", 128, 64),
+		bf16(p+"input_layernorm.weight", 64), bf16(p+"post_attention_layernorm.weight", 64),
+		bf16(p+"post_self_attn_layernorm.weight", 64), bf16(p+"post_mlp_layernorm.weight", 64),
+		bf16(p+"self_attn.q_proj.weight", 64, 64), bf16(p+"self_attn.q_proj.bias", 64),
+		bf16(p+"self_attn.k_proj.weight", 32, 64), bf16(p+"self_attn.k_proj.bias", 32),
+		bf16(p+"self_attn.v_proj.weight", 32, 64), bf16(p+"self_attn.v_proj.bias", 32),
+		bf16(p+"self_attn.o_proj.weight", 64, 64),
+		bf16(p+"mlp.gate_up_proj.weight", 256, 64), bf16(p+"mlp.down_proj.weight", 64, 128),
+		bf16("model.norm.weight", 64), bf16("lm_head.weight", 128, 64),
+	}
+}
+
 // cohereFixture: hidden 64, 4 heads of 16, 2 KV heads, intermediate 128,
 // 2 layers, vocabulary 128, 64 positions, q and k norms, tied (the
 // checkpoint has no lm_head), named as transformers' modeling_cohere.py.
@@ -263,6 +310,20 @@ func exaoneFixture() (string, []safetensors.Tensor) {
 // config-derived weights agree.
 func TestNewFamilyCheckpointsByHand(t *testing.T) {
 	checkByHand(t, []byHandCase{
+		{
+			// glm4.py. TP1: q/k/v 64 x 128 x 2 = 16,384 and biases 256,
+			// o_proj 8192, gate_up 256 x 64 x 2 = 32,768, down 16,384,
+			// four norms 512: 74,496; embedding and head 16,384 each, norm
+			// 128, rotary 64 positions x half of 16 x 2 = 1024.
+			// TP2: q/k/v 2 + 1 + 1 heads of 16 = 64 rows 8192 and biases
+			// 128, o_proj 64 x 32 x 2 = 4096, gate_up 128 rows 16,384, down
+			// 8192, norms 512: 37,504; embedding and head 64 rows 8192 each.
+			name: "glm4", fixture: glm4Fixture,
+			ranks: []byHandRank{
+				{"TP1", tpRanks(1, 0), 74496 + 2*16384 + 128 + 1024, ""},
+				{"TP2", tpRanks(2, 0), 37504 + 2*8192 + 128 + 1024, ""},
+			},
+		},
 		{
 			// commandr.py, use_qk_norm. TP1, a layer: q 64 x 64 x 2 =
 			// 8192, k and v 32 x 64 x 2 = 4096 each, o 8192; gate, up and

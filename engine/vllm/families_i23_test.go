@@ -104,3 +104,23 @@ func TestCohere2KVLayout(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
+
+// TestGlm4KVLayout: a glm4 config.json that leaves every shape to
+// Glm4Config (GLM-4-9B-0414: 40 layers, 2 KV heads of head_dim 128,
+// bf16 given) under vLLM's glm4.py: Glm4Attention on every layer,
+// FullAttentionSpec; 16 x 2 x 256 x 2 B = 16,384 B a page at TP1, one
+// head a rank at TP2 and, replicated, at TP4: 8192 B.
+func TestGlm4KVLayout(t *testing.T) {
+	a, err := model.ParseConfig("glm4.json", []byte(`{"model_type": "glm4", "torch_dtype": "bfloat16"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := []budget.PageGroup{{Count: 1, PageTokens: 16, CapTokens: budget.NoCap}}
+	for tp, page := range map[uint64]uint64{1: 16384, 2: 8192, 4: 8192} {
+		r := ref(t, a, Serve{TensorParallelSize: tp, MaxModelLen: 8192, KVCacheMemoryBytes: gib40}, testClass(false))
+		want := budget.PagedPool{Tensors: 40, PageBytes: page, Groups: full}
+		if diff := cmp.Diff(want, r.Plan().Stages[0].Pool); diff != "" {
+			t.Errorf("TP%d (-want +got):\n%s", tp, diff)
+		}
+	}
+}
