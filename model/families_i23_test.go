@@ -161,6 +161,48 @@ func TestGlmForcesHalfRotary(t *testing.T) {
 	}
 }
 
+// publishedShapes are config.json files written by hand from the numbers a
+// model card or a stored listing publishes, for the families whose real
+// config.json was not found (see corpus/models/SOURCES.md).
+var publishedShapes = map[string]string{
+	// ByteDance-Seed/Seed-OSS-36B-Instruct: 5120 hidden, 64 layers, 80
+	// heads and 8 KV heads of 128, MLP 27,648, vocabulary 155,136,
+	// 524,288 positions, rope_theta 1e7, untied, bfloat16 (the model card;
+	// a stored summary of the three Seed-OSS configs gives the same and
+	// 36,151,104,512 parameters).
+	"seed-oss-36b": `{"architectures": ["SeedOssForCausalLM"], "model_type": "seed_oss", "hidden_size": 5120, "num_hidden_layers": 64,
+ "num_attention_heads": 80, "num_key_value_heads": 8, "head_dim": 128, "intermediate_size": 27648, "vocab_size": 155136,
+ "max_position_embeddings": 524288, "attention_bias": true, "attention_out_bias": false, "mlp_bias": false,
+ "rope_theta": 10000000.0, "rope_scaling": {"rope_type": "default"}, "tie_word_embeddings": false, "torch_dtype": "bfloat16"}`,
+}
+
+// TestPublishedShapesByHand: the weights of publishedShapes, whole on one
+// rank, counted by hand as vLLM's model files build them.
+func TestPublishedShapesByHand(t *testing.T) {
+	tests := []struct {
+		name string
+		want uint64
+	}{
+		// seed_oss.py. A layer: q/k/v 5120 x (80 + 8 + 8) x 128 =
+		// 62,914,560 and their bias 12,288; o_proj 10,240 x 5120 =
+		// 52,428,800; gate_up 5120 x 55,296 = 283,115,520; down 27,648 x
+		// 5120 = 141,557,760; two norms 10,240: 540,039,168, x 64 =
+		// 34,562,506,752. Embedding and head 155,136 (a multiple of 64) x
+		// 5120 = 794,296,320 each; norm 5120. 36,151,104,512 parameters,
+		// the published count, x 2 B; rotary 524,288 x 128 x 2 B.
+		{"seed-oss-36b", 36151104512*2 + 524288*128*2},
+	}
+	for _, tt := range tests {
+		a, err := ParseConfig(tt.name+".json", []byte(publishedShapes[tt.name]))
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if got := sumItems(Weights(a, Whole(a, 1, 2, a.Quant))); got != tt.want {
+			t.Errorf("%s: %d B, want %d (by hand)", tt.name, got, tt.want)
+		}
+	}
+}
+
 // TestNewFamilyDefaults: a config that leaves out what the family's
 // transformers configuration class fills reads as the class fills it; a
 // key vLLM cannot honour is an error naming it.
@@ -191,6 +233,14 @@ func TestNewFamilyDefaults(t *testing.T) {
 		// layer_types as given; cohere (v1) never slides whatever it lists.
 		{"cohere2 layer_types", `{"model_type": "cohere2", "num_hidden_layers": 2, "layer_types": ["full_attention", "sliding_attention"]}`,
 			got{2, 8192, 64, 64, 128, 22528, 256000, 8192, true}, "FS"},
+		// SeedOssConfig; q/k/v biased whatever attention_bias says.
+		{"seed_oss empty", `{"model_type": "seed_oss", "attention_bias": false}`, got{64, 4096, 80, 8, 128, 27648, 155136, 524288, false}, ""},
+		// A cache-wide sliding_window slides every layer, unless
+		// use_sliding_window turns it off.
+		{"seed_oss window", `{"model_type": "seed_oss", "num_hidden_layers": 2, "sliding_window": 4096}`,
+			got{2, 4096, 80, 8, 128, 27648, 155136, 524288, false}, "SS"},
+		{"seed_oss window off", `{"model_type": "seed_oss", "num_hidden_layers": 2, "sliding_window": 4096, "use_sliding_window": false}`,
+			got{2, 4096, 80, 8, 128, 27648, 155136, 524288, false}, "FF"},
 		{"cohere layer_types", `{"model_type": "cohere", "num_hidden_layers": 2, "layer_types": ["full_attention", "sliding_attention"], "sliding_window": 8}`,
 			got{2, 8192, 64, 64, 128, 22528, 256000, 8192, true}, "FF"},
 	}
@@ -213,6 +263,7 @@ func TestNewFamilyDefaults(t *testing.T) {
 		{"ernie4_5 use_bias", `{"model_type": "ernie4_5", "use_bias": true}`, "x.json: use_bias: true: vLLM's Ernie4_5ForCausalLM"},
 		{"cohere untied", `{"model_type": "cohere", "tie_word_embeddings": false}`,
 			"x.json: tie_word_embeddings: false: vLLM's CohereForCausalLM requires the head tied"},
+		{"seed_oss out bias", `{"model_type": "seed_oss", "attention_out_bias": true}`, "x.json: attention_out_bias: true: vLLM's SeedOssForCausalLM"},
 		{"cohere2 pattern 0", `{"model_type": "cohere2", "sliding_window_pattern": 0}`, "x.json: sliding_window_pattern: must be above 0"},
 	}
 	for _, tt := range errs {

@@ -124,3 +124,24 @@ func TestGlm4KVLayout(t *testing.T) {
 		}
 	}
 }
+
+// TestSeedOssKVLayout: Seed-OSS-36B's shape (64 layers, 8 KV heads of
+// head_dim 128, bf16) under vLLM's seed_oss.py: SeedOssAttention on every
+// layer, no window, FullAttentionSpec; 16 x 8 x 256 x 2 B = 65,536 B a
+// page at TP1, one head a rank at TP8: 8192 B.
+func TestSeedOssKVLayout(t *testing.T) {
+	a, err := model.ParseConfig("seed-oss-36b.json", []byte(`{"model_type": "seed_oss", "hidden_size": 5120, "num_hidden_layers": 64,
+ "num_attention_heads": 80, "num_key_value_heads": 8, "head_dim": 128, "intermediate_size": 27648, "vocab_size": 155136,
+ "max_position_embeddings": 524288, "torch_dtype": "bfloat16"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := []budget.PageGroup{{Count: 1, PageTokens: 16, CapTokens: budget.NoCap}}
+	for tp, page := range map[uint64]uint64{1: 65536, 8: 8192} {
+		r := ref(t, a, Serve{TensorParallelSize: tp, MaxModelLen: 8192, KVCacheMemoryBytes: gib40}, testClass(false))
+		want := budget.PagedPool{Tensors: 64, PageBytes: page, Groups: full}
+		if diff := cmp.Diff(want, r.Plan().Stages[0].Pool); diff != "" {
+			t.Errorf("TP%d (-want +got):\n%s", tp, diff)
+		}
+	}
+}
