@@ -174,6 +174,12 @@ var publishedShapes = map[string]string{
  "num_attention_heads": 80, "num_key_value_heads": 8, "head_dim": 128, "intermediate_size": 27648, "vocab_size": 155136,
  "max_position_embeddings": 524288, "attention_bias": true, "attention_out_bias": false, "mlp_bias": false,
  "rope_theta": 10000000.0, "rope_scaling": {"rope_type": "default"}, "tie_word_embeddings": false, "torch_dtype": "bfloat16"}`,
+	// allenai/OLMoE-1B-7B-0924: 2048 hidden, 16 layers, 16 heads (no
+	// num_key_value_heads), 64 experts top-8 of 1024, vocabulary 50,304,
+	// 4096 positions, untied, bfloat16 (the model card's configuration).
+	"olmoe-1b-7b": `{"architectures": ["OlmoeForCausalLM"], "model_type": "olmoe", "hidden_size": 2048, "num_hidden_layers": 16,
+ "num_attention_heads": 16, "intermediate_size": 1024, "num_experts": 64, "num_experts_per_tok": 8, "vocab_size": 50304,
+ "max_position_embeddings": 4096, "tie_word_embeddings": false, "torch_dtype": "bfloat16"}`,
 }
 
 // TestPublishedShapesByHand: the weights of publishedShapes, whole on one
@@ -191,6 +197,14 @@ func TestPublishedShapesByHand(t *testing.T) {
 		// 5120 = 794,296,320 each; norm 5120. 36,151,104,512 parameters,
 		// the published count, x 2 B; rotary 524,288 x 128 x 2 B.
 		{"seed-oss-36b", 36151104512*2 + 524288*128*2},
+		// olmoe.py. A layer: q/k/v 2048 x 3 x 2048 = 12,582,912, o_proj
+		// 4,194,304, q_norm and k_norm 2048 each; the router 64 x 2048 =
+		// 131,072; 64 experts of 3 x 1024 x 2048 = 402,653,184; two norms
+		// 4096: 419,569,664, x 16 = 6,713,114,624. Embedding and head
+		// 50,304 (a multiple of 64) x 2048 = 103,022,592 each; norm 2048.
+		// 6,919,161,856 parameters (OLMoE-1B-7B's 6.9B) x 2 B; rotary 4096
+		// x 128 x 2 B.
+		{"olmoe-1b-7b", 6919161856*2 + 4096*128*2},
 	}
 	for _, tt := range tests {
 		a, err := ParseConfig(tt.name+".json", []byte(publishedShapes[tt.name]))
@@ -318,6 +332,29 @@ func glm4Fixture() (string, []safetensors.Tensor) {
 	}
 }
 
+// olmoeFixture: hidden 32, 2 heads of 16 (multi-head), 2 layers of 4
+// experts of 16, vocabulary 64, 64 positions, named as OLMoE-1B-7B's
+// checkpoint names them.
+func olmoeFixture() (string, []safetensors.Tensor) {
+	config := `{"model_type":"olmoe","hidden_size":32,"num_attention_heads":2,"intermediate_size":16,"num_experts":4,` +
+		`"num_experts_per_tok":2,"num_hidden_layers":2,"vocab_size":64,"max_position_embeddings":64,"torch_dtype":"bfloat16"}`
+	ts := []safetensors.Tensor{bf16("model.embed_tokens.weight", 64, 32)}
+	for l := range 2 {
+		p := fmt.Sprintf("model.layers.%d.", l)
+		ts = append(ts,
+			bf16(p+"input_layernorm.weight", 32), bf16(p+"post_attention_layernorm.weight", 32),
+			bf16(p+"self_attn.q_proj.weight", 32, 32), bf16(p+"self_attn.k_proj.weight", 32, 32),
+			bf16(p+"self_attn.v_proj.weight", 32, 32), bf16(p+"self_attn.o_proj.weight", 32, 32),
+			bf16(p+"self_attn.q_norm.weight", 32), bf16(p+"self_attn.k_norm.weight", 32),
+			bf16(p+"mlp.gate.weight", 4, 32))
+		for e := range 4 {
+			q := fmt.Sprintf("%smlp.experts.%d.", p, e)
+			ts = append(ts, bf16(q+"gate_proj.weight", 16, 32), bf16(q+"up_proj.weight", 16, 32), bf16(q+"down_proj.weight", 32, 16))
+		}
+	}
+	return config, append(ts, bf16("model.norm.weight", 32), bf16("lm_head.weight", 64, 32))
+}
+
 // cohereFixture: hidden 64, 4 heads of 16, 2 KV heads, intermediate 128,
 // 2 layers, vocabulary 128, 64 positions, q and k norms, tied (the
 // checkpoint has no lm_head), named as transformers' modeling_cohere.py.
@@ -361,6 +398,25 @@ func exaoneFixture() (string, []safetensors.Tensor) {
 // config-derived weights agree.
 func TestNewFamilyCheckpointsByHand(t *testing.T) {
 	checkByHand(t, []byHandCase{
+		{
+			// olmoe.py. TP1, a layer: q, k and v 32 x 32 x 2 = 2048 each,
+			// o_proj 2048, q_norm and k_norm 64 each, the router 4 x 32 x
+			// 2 = 256, 4 experts of gate, up and down 16 x 32 x 2 = 1024
+			// each (12,288), two norms 128: 20,992. Embedding and head 64
+			// x 32 x 2 = 4096 each, norm 64, rotary 64 x 16 x 2 = 2048.
+			// TP2: q, k and v one head of 16 each, 48 rows 3072; o_proj 32
+			// x 16 x 2 = 1024; the norms whole 128; the router 256; the
+			// experts' intermediate halved 6144; norms 128: 10,752;
+			// embedding and head 32 rows 2048 each.
+			// PP2: the embedding, norm and head on both stages.
+			name: "olmoe", fixture: olmoeFixture,
+			ranks: []byHandRank{
+				{"TP1", tpRanks(1, 0), 2*20992 + 2*4096 + 64 + 2048, ""},
+				{"TP2", tpRanks(2, 0), 2*10752 + 2*2048 + 64 + 2048, ""},
+				{"PP2 stage 0", ppStage(0, 2), 20992 + 2*4096 + 64 + 2048, ""},
+				{"PP2 stage 1", ppStage(1, 2), 20992 + 2*4096 + 64 + 2048, ""},
+			},
+		},
 		{
 			// glm4.py. TP1: q/k/v 64 x 128 x 2 = 16,384 and biases 256,
 			// o_proj 8192, gate_up 256 x 64 x 2 = 32,768, down 16,384,

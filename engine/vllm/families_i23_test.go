@@ -145,3 +145,24 @@ func TestSeedOssKVLayout(t *testing.T) {
 		}
 	}
 }
+
+// TestOlmoeKVLayout: OLMoE-1B-7B's shape (16 layers, 16 heads of 2048 /
+// 16 = 128, multi-head, bf16) under vLLM's olmoe.py: OlmoeAttention on
+// every layer, FullAttentionSpec; 16 x 16 x 256 x 2 B = 131,072 B a page
+// at TP1, 4 heads at TP4: 32,768 B.
+func TestOlmoeKVLayout(t *testing.T) {
+	a, err := model.ParseConfig("olmoe.json", []byte(`{"model_type": "olmoe", "hidden_size": 2048, "num_hidden_layers": 16,
+ "num_attention_heads": 16, "intermediate_size": 1024, "num_experts": 64, "num_experts_per_tok": 8, "vocab_size": 50304,
+ "max_position_embeddings": 4096, "torch_dtype": "bfloat16"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := []budget.PageGroup{{Count: 1, PageTokens: 16, CapTokens: budget.NoCap}}
+	for tp, page := range map[uint64]uint64{1: 131072, 4: 32768} {
+		r := ref(t, a, Serve{TensorParallelSize: tp, MaxModelLen: 4096, KVCacheMemoryBytes: gib40}, testClass(false))
+		want := budget.PagedPool{Tensors: 16, PageBytes: page, Groups: full}
+		if diff := cmp.Diff(want, r.Plan().Stages[0].Pool); diff != "" {
+			t.Errorf("TP%d (-want +got):\n%s", tp, diff)
+		}
+	}
+}
