@@ -355,6 +355,26 @@ func olmoeFixture() (string, []safetensors.Tensor) {
 	return config, append(ts, bf16("model.norm.weight", 32), bf16("lm_head.weight", 64, 32))
 }
 
+// graniteMoEFixture: hidden 32, 2 heads of 16 (multi-head), 2 layers of
+// 4 experts of 16 stacked as ibm-granite's checkpoints stack them,
+// vocabulary 64, 64 positions, tied (no lm_head).
+func graniteMoEFixture() (string, []safetensors.Tensor) {
+	config := `{"model_type":"granitemoe","hidden_size":32,"num_attention_heads":2,"intermediate_size":16,"num_local_experts":4,` +
+		`"num_experts_per_tok":2,"num_hidden_layers":2,"vocab_size":64,"max_position_embeddings":64,"tie_word_embeddings":true,` +
+		`"embedding_multiplier":12.0,"residual_multiplier":0.22,"attention_multiplier":0.015625,"logits_scaling":6.0,"torch_dtype":"bfloat16"}`
+	ts := []safetensors.Tensor{bf16("model.embed_tokens.weight", 64, 32)}
+	for l := range 2 {
+		p := fmt.Sprintf("model.layers.%d.", l)
+		ts = append(ts,
+			bf16(p+"input_layernorm.weight", 32), bf16(p+"post_attention_layernorm.weight", 32),
+			bf16(p+"self_attn.q_proj.weight", 32, 32), bf16(p+"self_attn.k_proj.weight", 32, 32),
+			bf16(p+"self_attn.v_proj.weight", 32, 32), bf16(p+"self_attn.o_proj.weight", 32, 32),
+			bf16(p+"block_sparse_moe.router.layer.weight", 4, 32),
+			bf16(p+"block_sparse_moe.input_linear.weight", 4, 32, 32), bf16(p+"block_sparse_moe.output_linear.weight", 4, 32, 16))
+	}
+	return config, append(ts, bf16("model.norm.weight", 32))
+}
+
 // cohereFixture: hidden 64, 4 heads of 16, 2 KV heads, intermediate 128,
 // 2 layers, vocabulary 128, 64 positions, q and k norms, tied (the
 // checkpoint has no lm_head), named as transformers' modeling_cohere.py.
@@ -398,6 +418,25 @@ func exaoneFixture() (string, []safetensors.Tensor) {
 // config-derived weights agree.
 func TestNewFamilyCheckpointsByHand(t *testing.T) {
 	checkByHand(t, []byHandCase{
+		{
+			// granitemoe.py. TP1, a layer: q, k and v 32 x 96 x 2 = 6144,
+			// o_proj 2048, the router 4 x 32 x 2 = 256, input_linear 4 x
+			// 32 x 32 x 2 = 8192, output_linear 4 x 32 x 16 x 2 = 4096,
+			// two norms 128: 20,864. The embedding (the tied head) 64 x 32
+			// x 2 = 4096, norm 64, rotary 64 x 16 x 2 = 2048.
+			// TP2: q/k/v 48 rows 3072, o_proj 1024, router 256, the
+			// experts' intermediate halved 4096 + 2048, norms 128: 10,624;
+			// the embedding 32 rows 2048.
+			// PP2: the embedding and norm on both stages (the head is the
+			// embedding there).
+			name: "granitemoe", fixture: graniteMoEFixture,
+			ranks: []byHandRank{
+				{"TP1", tpRanks(1, 0), 2*20864 + 4096 + 64 + 2048, ""},
+				{"TP2", tpRanks(2, 0), 2*10624 + 2048 + 64 + 2048, ""},
+				{"PP2 stage 0", ppStage(0, 2), 20864 + 4096 + 64 + 2048, ""},
+				{"PP2 stage 1", ppStage(1, 2), 20864 + 4096 + 64 + 2048, ""},
+			},
+		},
 		{
 			// olmoe.py. TP1, a layer: q, k and v 32 x 32 x 2 = 2048 each,
 			// o_proj 2048, q_norm and k_norm 64 each, the router 4 x 32 x

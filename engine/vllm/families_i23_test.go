@@ -166,3 +166,24 @@ func TestOlmoeKVLayout(t *testing.T) {
 		}
 	}
 }
+
+// TestGraniteMoEKVLayout: a GraniteMoE config of 32 layers, 24 heads and
+// 8 KV heads of 1536 / 24 = 64 (bf16) under vLLM's granitemoe.py:
+// GraniteMoeAttention on every layer, FullAttentionSpec; 16 x 8 x 128 x 2
+// B = 32,768 B a page at TP1, 2 heads at TP4: 8192 B.
+func TestGraniteMoEKVLayout(t *testing.T) {
+	a, err := model.ParseConfig("granitemoe.json", []byte(`{"model_type": "granitemoe", "hidden_size": 1536, "num_hidden_layers": 32,
+ "num_attention_heads": 24, "num_key_value_heads": 8, "intermediate_size": 512, "num_local_experts": 40, "num_experts_per_tok": 8,
+ "vocab_size": 49155, "max_position_embeddings": 4096, "tie_word_embeddings": true, "torch_dtype": "bfloat16"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := []budget.PageGroup{{Count: 1, PageTokens: 16, CapTokens: budget.NoCap}}
+	for tp, page := range map[uint64]uint64{1: 32768, 4: 8192} {
+		r := ref(t, a, Serve{TensorParallelSize: tp, MaxModelLen: 4096, KVCacheMemoryBytes: gib40}, testClass(false))
+		want := budget.PagedPool{Tensors: 32, PageBytes: page, Groups: full}
+		if diff := cmp.Diff(want, r.Plan().Stages[0].Pool); diff != "" {
+			t.Errorf("TP%d (-want +got):\n%s", tp, diff)
+		}
+	}
+}
