@@ -217,6 +217,38 @@ func TestPublishedShapesByHand(t *testing.T) {
 	}
 }
 
+// TestArceeWeights: arcee.py's tree on a tiny config (hidden 64, 4 heads
+// of 16, 2 KV heads, intermediate 128, 1 layer, vocabulary 128, 64
+// positions, bf16, untied), by hand.
+func TestArceeWeights(t *testing.T) {
+	const keys = `"model_type": "arcee", "hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 2,
+ "intermediate_size": 128, "num_hidden_layers": 1, "vocab_size": 128, "max_position_embeddings": 64, "torch_dtype": "bfloat16"`
+	for _, tt := range []struct {
+		extra string
+		want  uint64
+	}{
+		// q/k/v 64 x 128 x 2 = 16,384, o_proj 8192, up_proj 64 x 128 x 2
+		// = 16,384 (ungated: no gate), down_proj 16,384, two norms 256:
+		// 57,600; embedding and head 128 x 64 x 2 = 16,384 each, norm
+		// 128, rotary 64 x 16 x 2 = 2048.
+		{``, 57600 + 2*16384 + 128 + 2048},
+		// lm_head_bias: 128 x 2 more.
+		{`, "lm_head_bias": true`, 57600 + 2*16384 + 256 + 128 + 2048},
+		// bias: q/k/v's 128 x 2 and o_proj's 64 x 2; qkv_bias false then
+		// drops q/k/v's (llama.py's reading, arcee.py:110-116).
+		{`, "bias": true`, 57600 + 256 + 128 + 2*16384 + 128 + 2048},
+		{`, "bias": true, "qkv_bias": false`, 57600 + 128 + 2*16384 + 128 + 2048},
+	} {
+		a, err := ParseConfig("x.json", []byte(`{`+keys+tt.extra+`}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := sumItems(Weights(a, Whole(a, 1, 2, a.Quant))); got != tt.want {
+			t.Errorf("%s: %d B, want %d (by hand)", tt.extra, got, tt.want)
+		}
+	}
+}
+
 // TestNewFamilyDefaults: a config that leaves out what the family's
 // transformers configuration class fills reads as the class fills it; a
 // key vLLM cannot honour is an error naming it.

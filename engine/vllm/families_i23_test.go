@@ -187,3 +187,38 @@ func TestGraniteMoEKVLayout(t *testing.T) {
 		}
 	}
 }
+
+// checkFullLayout checks that the config doc keeps one FullAttention group
+// of layers layers under vLLM, whose page of 16 tokens on one rank of each
+// tensor-parallel degree is pages[tp] bytes (worked by hand by the
+// caller).
+func checkFullLayout(t *testing.T, doc string, layers uint64, pages map[uint64]uint64) {
+	t.Helper()
+	a, err := model.ParseConfig("x.json", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := []budget.PageGroup{{Count: 1, PageTokens: 16, CapTokens: budget.NoCap}}
+	for tp, page := range pages {
+		r := ref(t, a, Serve{TensorParallelSize: tp, MaxModelLen: 2048, KVCacheMemoryBytes: gib40}, testClass(false))
+		want := struct {
+			Names string
+			Pool  budget.PagedPool
+		}{"FullAttentionx1", budget.PagedPool{Tensors: layers, PageBytes: page, Groups: full}}
+		got := want
+		got.Names, got.Pool = groupNames(a, r.groups), r.Plan().Stages[0].Pool
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s TP%d (-want +got):\n%s", a.ModelType, tp, diff)
+		}
+	}
+}
+
+// TestArceeKVLayout: AFM-4.5B's shape (36 layers, 20 heads and 4 KV heads
+// of 128, bf16, as its model card gives it) under vLLM's arcee.py:
+// LlamaAttention on every layer, FullAttentionSpec; 16 x 4 x 256 x 2 B =
+// 32,768 B a page at TP1, 1 head at TP4: 8192 B.
+func TestArceeKVLayout(t *testing.T) {
+	checkFullLayout(t, `{"model_type": "arcee", "hidden_size": 2560, "num_hidden_layers": 36, "num_attention_heads": 20,
+ "num_key_value_heads": 4, "head_dim": 128, "intermediate_size": 18432, "vocab_size": 128004, "max_position_embeddings": 65536,
+ "torch_dtype": "bfloat16"}`, 36, map[uint64]uint64{1: 32768, 4: 8192})
+}
