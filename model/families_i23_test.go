@@ -180,6 +180,12 @@ var publishedShapes = map[string]string{
 	"olmoe-1b-7b": `{"architectures": ["OlmoeForCausalLM"], "model_type": "olmoe", "hidden_size": 2048, "num_hidden_layers": 16,
  "num_attention_heads": 16, "intermediate_size": 1024, "num_experts": 64, "num_experts_per_tok": 8, "vocab_size": 50304,
  "max_position_embeddings": 4096, "tie_word_embeddings": false, "torch_dtype": "bfloat16"}`,
+	// baidu/ERNIE-4.5-21B-A3B-PT by Ernie4_5_MoeConfig's defaults, which
+	// transformers documents as that model's; vLLM's own reading of its
+	// config (tests/config/base_model_arch_groundtruth.json at d18bb7b)
+	// agrees on 2560 hidden, 28 layers, 20 heads of 128, 4 KV heads,
+	// 103,424 tokens and 64 experts.
+	"ernie-4.5-21b-a3b": `{"architectures": ["Ernie4_5_MoeForCausalLM"], "model_type": "ernie4_5_moe", "torch_dtype": "bfloat16"}`,
 }
 
 // TestPublishedShapesByHand: the weights of publishedShapes, whole on one
@@ -205,6 +211,17 @@ func TestPublishedShapesByHand(t *testing.T) {
 		// 6,919,161,856 parameters (OLMoE-1B-7B's 6.9B) x 2 B; rotary 4096
 		// x 128 x 2 B.
 		{"olmoe-1b-7b", 6919161856*2 + 4096*128*2},
+		// ernie45_moe.py. Attention: q/k/v 2560 x (20 + 4 + 4) x 128 =
+		// 9,175,040, o_proj 6,553,600; two norms 5120. Layer 0 dense:
+		// gate_up 2560 x 24,576 = 62,914,560, down 31,457,280: 110,105,600
+		// in all. Layers 1-27 MoE: 64 experts of 3 x 1536 x 2560 =
+		// 754,974,720, two shared of 3 x 3072 x 2560 = 23,592,960, with
+		// the attention and norms 794,301,440 in bf16, and the router 64 x
+		// 2560 and its bias 64 in float32 (163,904). The tied embedding
+		// 103,424 x 2560 = 264,765,440, norm 2560: 21,821,012,480 bf16
+		// parameters and 27 x 163,904 = 4,425,408 float32 ones (21.8B);
+		// rotary 131,072 x 128 x 2 B.
+		{"ernie-4.5-21b-a3b", 21821012480*2 + 4425408*4 + 131072*128*2},
 	}
 	for _, tt := range tests {
 		a, err := ParseConfig(tt.name+".json", []byte(publishedShapes[tt.name]))
@@ -310,6 +327,7 @@ func TestNewFamilyDefaults(t *testing.T) {
 		{"cohere untied", `{"model_type": "cohere", "tie_word_embeddings": false}`,
 			"x.json: tie_word_embeddings: false: vLLM's CohereForCausalLM requires the head tied"},
 		{"seed_oss out bias", `{"model_type": "seed_oss", "attention_out_bias": true}`, "x.json: attention_out_bias: true: vLLM's SeedOssForCausalLM"},
+		{"ernie4_5_moe use_bias", `{"model_type": "ernie4_5_moe", "use_bias": true}`, "x.json: use_bias: true: the dense MLP would be biased"},
 		{"cohere2 pattern 0", `{"model_type": "cohere2", "sliding_window_pattern": 0}`, "x.json: sliding_window_pattern: must be above 0"},
 	}
 	for _, tt := range errs {
@@ -407,6 +425,36 @@ func graniteMoEFixture() (string, []safetensors.Tensor) {
 	return config, append(ts, bf16("model.norm.weight", 32))
 }
 
+// ernie45MoEFixture: hidden 32, 2 heads of 16 and 2 KV heads, layer 0
+// dense (intermediate 64), layer 1 MoE (moe_layer_start_index 1) of 4
+// experts of 16 and one shared, vocabulary 64, 64 positions, tied (no
+// lm_head), the routing bias stored as ERNIE stores it, and an MTP tensor.
+func ernie45MoEFixture() (string, []safetensors.Tensor) {
+	config := `{"model_type":"ernie4_5_moe","hidden_size":32,"num_attention_heads":2,"num_key_value_heads":2,"intermediate_size":64,` +
+		`"moe_num_experts":4,"moe_k":2,"moe_intermediate_size":16,"moe_num_shared_experts":1,"num_hidden_layers":2,` +
+		`"vocab_size":64,"max_position_embeddings":64,"torch_dtype":"bfloat16"}`
+	ts := []safetensors.Tensor{bf16("model.embed_tokens.weight", 64, 32), bf16("model.norm.weight", 32), bf16("model.mtp_linear_proj.0.weight", 32, 64)}
+	for l := range 2 {
+		p := fmt.Sprintf("model.layers.%d.", l)
+		ts = append(ts,
+			bf16(p+"input_layernorm.weight", 32), bf16(p+"post_attention_layernorm.weight", 32),
+			bf16(p+"self_attn.q_proj.weight", 32, 32), bf16(p+"self_attn.k_proj.weight", 32, 32),
+			bf16(p+"self_attn.v_proj.weight", 32, 32), bf16(p+"self_attn.o_proj.weight", 32, 32))
+		if l == 0 {
+			ts = append(ts, bf16(p+"mlp.gate_proj.weight", 64, 32), bf16(p+"mlp.up_proj.weight", 64, 32), bf16(p+"mlp.down_proj.weight", 32, 64))
+			continue
+		}
+		ts = append(ts, bf16(p+"mlp.gate.weight", 4, 32), typed("F32", p+"mlp.moe_statics.e_score_correction_bias", 1, 4),
+			bf16(p+"mlp.shared_experts.gate_proj.weight", 16, 32), bf16(p+"mlp.shared_experts.up_proj.weight", 16, 32),
+			bf16(p+"mlp.shared_experts.down_proj.weight", 32, 16))
+		for e := range 4 {
+			q := fmt.Sprintf("%smlp.experts.%d.", p, e)
+			ts = append(ts, bf16(q+"gate_proj.weight", 16, 32), bf16(q+"up_proj.weight", 16, 32), bf16(q+"down_proj.weight", 32, 16))
+		}
+	}
+	return config, ts
+}
+
 // cohereFixture: hidden 64, 4 heads of 16, 2 KV heads, intermediate 128,
 // 2 layers, vocabulary 128, 64 positions, q and k norms, tied (the
 // checkpoint has no lm_head), named as transformers' modeling_cohere.py.
@@ -450,6 +498,25 @@ func exaoneFixture() (string, []safetensors.Tensor) {
 // config-derived weights agree.
 func TestNewFamilyCheckpointsByHand(t *testing.T) {
 	checkByHand(t, []byHandCase{
+		{
+			// ernie45_moe.py. TP1: layer 0, q, k and v 32 x 32 x 2 = 2048
+			// each, o_proj 2048, gate, up and down 64 x 32 x 2 = 4096
+			// each, norms 128: 20,608. Layer 1, the attention 8192, the
+			// router 4 x 32 in float32 512 and its bias 16, 4 experts of 3
+			// x 16 x 32 x 2 = 3072 (12,288), the shared expert 3072, norms
+			// 128: 24,208. The tied embedding 64 x 32 x 2 = 4096, norm 64,
+			// rotary 64 x 16 x 2 = 2048; the MTP tensor skipped.
+			// TP2: layer 0, q/k/v 48 rows 3072, o_proj 1024, gate and up
+			// 32 rows 2048 each, down 2048, norms 128: 10,368. Layer 1,
+			// the attention 4096, router and bias whole 528, the experts'
+			// and shared expert's intermediate halved 6144 + 1536, norms
+			// 128: 12,432. The embedding 32 rows 2048.
+			name: "ernie4_5_moe", fixture: ernie45MoEFixture,
+			ranks: []byHandRank{
+				{"TP1", tpRanks(1, 0), 20608 + 24208 + 4096 + 64 + 2048, ""},
+				{"TP2", tpRanks(2, 0), 10368 + 12432 + 2048 + 64 + 2048, ""},
+			},
+		},
 		{
 			// granitemoe.py. TP1, a layer: q, k and v 32 x 96 x 2 = 6144,
 			// o_proj 2048, the router 4 x 32 x 2 = 256, input_linear 4 x

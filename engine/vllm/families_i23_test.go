@@ -222,3 +222,13 @@ func TestArceeKVLayout(t *testing.T) {
  "num_key_value_heads": 4, "head_dim": 128, "intermediate_size": 18432, "vocab_size": 128004, "max_position_embeddings": 65536,
  "torch_dtype": "bfloat16"}`, 36, map[uint64]uint64{1: 32768, 4: 8192})
 }
+
+// TestErnie45MoEKVLayout: ERNIE-4.5-21B-A3B (a config of
+// Ernie4_5_MoeConfig's defaults: 28 layers, 4 KV heads of 2560 / 20 =
+// 128, as vLLM's own reading of the published config gives them,
+// tests/config/base_model_arch_groundtruth.json) under ernie45_moe.py:
+// Ernie4_5_MoeAttention on every layer, FullAttentionSpec; 16 x 4 x 256 x
+// 2 B = 32,768 B a page at TP1, 1 head at TP4: 8192 B.
+func TestErnie45MoEKVLayout(t *testing.T) {
+	checkFullLayout(t, `{"model_type": "ernie4_5_moe", "torch_dtype": "bfloat16"}`, 28, map[uint64]uint64{1: 32768, 4: 8192})
+}
