@@ -455,6 +455,31 @@ func ernie45MoEFixture() (string, []safetensors.Tensor) {
 	return config, ts
 }
 
+// phiMoEFixture: hidden 32, 2 heads of 16 and 2 KV heads, 2 layers of 4
+// experts of 16, vocabulary 64, 64 positions, named as Phi-3.5-MoE's
+// checkpoint names them.
+func phiMoEFixture() (string, []safetensors.Tensor) {
+	config := `{"model_type":"phimoe","hidden_size":32,"num_attention_heads":2,"num_key_value_heads":2,"intermediate_size":16,` +
+		`"num_local_experts":4,"num_experts_per_tok":2,"num_hidden_layers":2,"vocab_size":64,"max_position_embeddings":64,"torch_dtype":"bfloat16"}`
+	ts := []safetensors.Tensor{bf16("model.embed_tokens.weight", 64, 32)}
+	for l := range 2 {
+		p := fmt.Sprintf("model.layers.%d.", l)
+		ts = append(ts,
+			bf16(p+"input_layernorm.weight", 32), bf16(p+"input_layernorm.bias", 32),
+			bf16(p+"post_attention_layernorm.weight", 32), bf16(p+"post_attention_layernorm.bias", 32),
+			bf16(p+"self_attn.q_proj.weight", 32, 32), bf16(p+"self_attn.q_proj.bias", 32),
+			bf16(p+"self_attn.k_proj.weight", 32, 32), bf16(p+"self_attn.k_proj.bias", 32),
+			bf16(p+"self_attn.v_proj.weight", 32, 32), bf16(p+"self_attn.v_proj.bias", 32),
+			bf16(p+"self_attn.o_proj.weight", 32, 32), bf16(p+"self_attn.o_proj.bias", 32),
+			bf16(p+"block_sparse_moe.gate.weight", 4, 32))
+		for e := range 4 {
+			q := fmt.Sprintf("%sblock_sparse_moe.experts.%d.", p, e)
+			ts = append(ts, bf16(q+"w1.weight", 16, 32), bf16(q+"w3.weight", 16, 32), bf16(q+"w2.weight", 32, 16))
+		}
+	}
+	return config, append(ts, bf16("model.norm.weight", 32), bf16("model.norm.bias", 32), bf16("lm_head.weight", 64, 32), bf16("lm_head.bias", 64))
+}
+
 // cohereFixture: hidden 64, 4 heads of 16, 2 KV heads, intermediate 128,
 // 2 layers, vocabulary 128, 64 positions, q and k norms, tied (the
 // checkpoint has no lm_head), named as transformers' modeling_cohere.py.
@@ -498,6 +523,26 @@ func exaoneFixture() (string, []safetensors.Tensor) {
 // config-derived weights agree.
 func TestNewFamilyCheckpointsByHand(t *testing.T) {
 	checkByHand(t, []byHandCase{
+		{
+			// phimoe.py. TP1, a layer: q/k/v 32 x 96 x 2 = 6144 and biases
+			// 192, o_proj 2048 and bias 64, the router 4 x 32 x 2 = 256, 4
+			// experts of 3 x 16 x 32 x 2 (12,288), two LayerNorms of weight
+			// and bias 256: 21,248. Embedding and head 64 x 32 x 2 = 4096
+			// each, the head's bias 128, the final LayerNorm 128, rotary 64
+			// x 16 x 2 = 2048.
+			// TP2: q/k/v 48 rows 3072 and biases 96, o_proj 1024 and its
+			// bias whole 64, the router 256, the experts halved 6144,
+			// LayerNorms 256: 10,912; embedding and head 32 rows 2048 each,
+			// the head's bias 64.
+			// PP2: the embedding, final norm and head on both stages.
+			name: "phimoe", fixture: phiMoEFixture,
+			ranks: []byHandRank{
+				{"TP1", tpRanks(1, 0), 2*21248 + 2*4096 + 128 + 128 + 2048, ""},
+				{"TP2", tpRanks(2, 0), 2*10912 + 2*2048 + 64 + 128 + 2048, ""},
+				{"PP2 stage 0", ppStage(0, 2), 21248 + 2*4096 + 128 + 128 + 2048, ""},
+				{"PP2 stage 1", ppStage(1, 2), 21248 + 2*4096 + 128 + 128 + 2048, ""},
+			},
+		},
 		{
 			// ernie45_moe.py. TP1: layer 0, q, k and v 32 x 32 x 2 = 2048
 			// each, o_proj 2048, gate, up and down 64 x 32 x 2 = 4096

@@ -327,6 +327,8 @@ func hfCheckpoint(a *model.Arch, cfg map[string]any, newNames, rotary bool) []sa
 		w.norm(lm+"norm_f", a.Hidden)
 	case "phi":
 		w.layerNorm(lm+"final_layernorm", a.Hidden)
+	case "phimoe":
+		w.layerNorm(lm+"norm", a.Hidden)
 	case "opt":
 		w.layerNorm(lm+"final_layer_norm", a.Hidden)
 	case "gpt_neox":
@@ -342,7 +344,7 @@ func hfCheckpoint(a *model.Arch, cfg map[string]any, newNames, rotary bool) []sa
 		w.add("embed_out.weight", w.dt, a.Vocab, embedDim)
 	default:
 		w.add(top+"lm_head.weight", w.dt, a.Vocab, embedDim)
-		if a.ModelType == "phi" {
+		if a.ModelType == "phi" || a.ModelType == "phimoe" {
 			w.add(top+"lm_head.bias", w.dt, a.Vocab)
 		}
 		if b, _ := text["lm_head_bias"].(bool); b && a.ModelType == "arcee" {
@@ -445,6 +447,9 @@ func (w *ckptWriter) layer(p string, i uint64, rotary bool) {
 		w.norm(p+"norm", a.Hidden)
 	case "phi":
 		w.layerNorm(p+"input_layernorm", a.Hidden)
+	case "phimoe":
+		w.layerNorm(p+"input_layernorm", a.Hidden)
+		w.layerNorm(p+"post_attention_layernorm", a.Hidden)
 	case "opt":
 		w.layerNorm(p+"self_attn_layer_norm", a.Hidden)
 		w.layerNorm(p+"final_layer_norm", a.Hidden)
@@ -562,7 +567,7 @@ func (w *ckptWriter) feedForward(p string, l model.Layer) {
 			w.add(p+"experts.gate_up_proj", w.dt, a.Experts, 2*a.MoEIntermediate, a.Hidden)
 			w.add(p+"experts.down_proj", w.dt, a.Experts, a.Hidden, a.MoEIntermediate)
 		}
-	case l.MoE && a.ModelType == "mixtral":
+	case l.MoE && (a.ModelType == "mixtral" || a.ModelType == "phimoe"):
 		w.linear(p+"block_sparse_moe.gate", a.Hidden, a.Experts, false, false)
 		for e := range a.Experts {
 			w.mlp(fmt.Sprintf("%sblock_sparse_moe.experts.%d", p, e), a.MoEIntermediate, "w1", "w3", "w2", false)

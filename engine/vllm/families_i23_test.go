@@ -232,3 +232,13 @@ func TestArceeKVLayout(t *testing.T) {
 func TestErnie45MoEKVLayout(t *testing.T) {
 	checkFullLayout(t, `{"model_type": "ernie4_5_moe", "torch_dtype": "bfloat16"}`, 28, map[uint64]uint64{1: 32768, 4: 8192})
 }
+
+// TestPhiMoEKVLayout: Phi-3.5-MoE's attention (32 layers, 32 heads and 8
+// KV heads of 4096 / 32 = 128, bf16; no sliding_window here) under vLLM's
+// phimoe.py: PhiMoEAttention on every layer, FullAttentionSpec; 16 x 8 x
+// 256 x 2 B = 65,536 B a page at TP1, 1 head at TP8: 8192 B.
+func TestPhiMoEKVLayout(t *testing.T) {
+	checkFullLayout(t, `{"model_type": "phimoe", "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,
+ "num_key_value_heads": 8, "intermediate_size": 6400, "num_local_experts": 16, "num_experts_per_tok": 2, "vocab_size": 32064,
+ "max_position_embeddings": 131072, "torch_dtype": "bfloat16"}`, 32, map[uint64]uint64{1: 65536, 8: 8192})
+}
