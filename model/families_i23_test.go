@@ -186,6 +186,12 @@ var publishedShapes = map[string]string{
 	// agrees on 2560 hidden, 28 layers, 20 heads of 128, 4 KV heads,
 	// 103,424 tokens and 64 experts.
 	"ernie-4.5-21b-a3b": `{"architectures": ["Ernie4_5_MoeForCausalLM"], "model_type": "ernie4_5_moe", "torch_dtype": "bfloat16"}`,
+	// internlm/internlm2_5-7b-chat's shape (4096 hidden, 32 layers, 32
+	// heads and 8 KV heads, MLP 14,336, vocabulary 92,544, 32,768
+	// positions, untied; its rope scaling left out here).
+	"internlm2.5-7b": `{"architectures": ["InternLM2ForCausalLM"], "model_type": "internlm2", "hidden_size": 4096, "num_hidden_layers": 32,
+ "num_attention_heads": 32, "num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 92544,
+ "max_position_embeddings": 32768, "bias": false, "tie_word_embeddings": false, "torch_dtype": "bfloat16"}`,
 }
 
 // TestPublishedShapesByHand: the weights of publishedShapes, whole on one
@@ -221,6 +227,13 @@ func TestPublishedShapesByHand(t *testing.T) {
 		// 103,424 x 2560 = 264,765,440, norm 2560: 21,821,012,480 bf16
 		// parameters and 27 x 163,904 = 4,425,408 float32 ones (21.8B);
 		// rotary 131,072 x 128 x 2 B.
+		// internlm2.py. A layer: wqkv 4096 x (32 + 8 + 8) x 128 =
+		// 25,165,824, wo 16,777,216, gate_up 4096 x 28,672 = 117,440,512,
+		// w2 58,720,256, two norms 8192: 218,112,000, x 32 =
+		// 6,979,584,000. tok_embeddings and output 92,544 (a multiple of
+		// 64) x 4096 = 379,060,224 each; norm 4096. 7,737,708,544
+		// parameters x 2 B; rotary 32,768 x 128 x 2 B.
+		{"internlm2.5-7b", 7737708544*2 + 32768*128*2},
 		{"ernie-4.5-21b-a3b", 21821012480*2 + 4425408*4 + 131072*128*2},
 	}
 	for _, tt := range tests {
@@ -328,6 +341,8 @@ func TestNewFamilyDefaults(t *testing.T) {
 			"x.json: tie_word_embeddings: false: vLLM's CohereForCausalLM requires the head tied"},
 		{"seed_oss out bias", `{"model_type": "seed_oss", "attention_out_bias": true}`, "x.json: attention_out_bias: true: vLLM's SeedOssForCausalLM"},
 		{"ernie4_5_moe use_bias", `{"model_type": "ernie4_5_moe", "use_bias": true}`, "x.json: use_bias: true: the dense MLP would be biased"},
+		{"internlm2 bias", `{"model_type": "internlm2", "hidden_size": 64, "num_hidden_layers": 1, "num_attention_heads": 4,
+ "intermediate_size": 128, "vocab_size": 128, "max_position_embeddings": 64, "bias": true}`, "x.json: bias: true: vLLM's InternLM2ForCausalLM"},
 		{"cohere2 pattern 0", `{"model_type": "cohere2", "sliding_window_pattern": 0}`, "x.json: sliding_window_pattern: must be above 0"},
 	}
 	for _, tt := range errs {
@@ -480,6 +495,23 @@ func phiMoEFixture() (string, []safetensors.Tensor) {
 	return config, append(ts, bf16("model.norm.weight", 32), bf16("model.norm.bias", 32), bf16("lm_head.weight", 64, 32), bf16("lm_head.bias", 64))
 }
 
+// internLM2Fixture: hidden 64, 4 heads of 16, 2 KV heads (wqkv of 2
+// groups of 2 + 2 heads), intermediate 128, 2 layers, vocabulary 128, 64
+// positions, untied, named as InternLM2's checkpoint names them.
+func internLM2Fixture() (string, []safetensors.Tensor) {
+	config := `{"model_type":"internlm2","hidden_size":64,"num_attention_heads":4,"num_key_value_heads":2,"intermediate_size":128,` +
+		`"num_hidden_layers":2,"vocab_size":128,"max_position_embeddings":64,"bias":false,"torch_dtype":"bfloat16"}`
+	ts := []safetensors.Tensor{bf16("model.tok_embeddings.weight", 128, 64)}
+	for l := range 2 {
+		p := fmt.Sprintf("model.layers.%d.", l)
+		ts = append(ts,
+			bf16(p+"attention_norm.weight", 64), bf16(p+"ffn_norm.weight", 64),
+			bf16(p+"attention.wqkv.weight", 128, 64), bf16(p+"attention.wo.weight", 64, 64),
+			bf16(p+"feed_forward.w1.weight", 128, 64), bf16(p+"feed_forward.w3.weight", 128, 64), bf16(p+"feed_forward.w2.weight", 64, 128))
+	}
+	return config, append(ts, bf16("model.norm.weight", 64), bf16("output.weight", 128, 64))
+}
+
 // cohereFixture: hidden 64, 4 heads of 16, 2 KV heads, intermediate 128,
 // 2 layers, vocabulary 128, 64 positions, q and k norms, tied (the
 // checkpoint has no lm_head), named as transformers' modeling_cohere.py.
@@ -523,6 +555,23 @@ func exaoneFixture() (string, []safetensors.Tensor) {
 // config-derived weights agree.
 func TestNewFamilyCheckpointsByHand(t *testing.T) {
 	checkByHand(t, []byHandCase{
+		{
+			// internlm2.py. TP1, a layer: wqkv 128 x 64 x 2 = 16,384, wo
+			// 8192, w1 and w3 128 x 64 x 2 = 16,384 each, w2 16,384, norms
+			// 256: 73,984. tok_embeddings and output 16,384 each, norm 128,
+			// rotary 64 x 16 x 2 = 2048.
+			// TP2: wqkv 2 + 1 + 1 heads of 16 = 64 rows 8192, wo 64 x 32 x
+			// 2 = 4096, w1 and w3 64 rows 8192 each, w2 8192, norms 256:
+			// 37,120; embeddings 64 rows 8192 each.
+			// PP2: tok_embeddings, norm and output on both stages.
+			name: "internlm2", fixture: internLM2Fixture,
+			ranks: []byHandRank{
+				{"TP1", tpRanks(1, 0), 2*73984 + 2*16384 + 128 + 2048, ""},
+				{"TP2", tpRanks(2, 0), 2*37120 + 2*8192 + 128 + 2048, ""},
+				{"PP2 stage 0", ppStage(0, 2), 73984 + 2*16384 + 128 + 2048, ""},
+				{"PP2 stage 1", ppStage(1, 2), 73984 + 2*16384 + 128 + 2048, ""},
+			},
+		},
 		{
 			// phimoe.py. TP1, a layer: q/k/v 32 x 96 x 2 = 6144 and biases
 			// 192, o_proj 2048 and bias 64, the router 4 x 32 x 2 = 256, 4

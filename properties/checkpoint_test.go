@@ -288,6 +288,8 @@ func hfCheckpoint(a *model.Arch, cfg map[string]any, newNames, rotary bool) []sa
 		embed = lm + "embed_in.weight"
 	case "exaone":
 		embed = lm + "wte.weight"
+	case "internlm2":
+		embed = lm + "tok_embeddings.weight"
 	}
 	embedDim := a.Hidden
 	if d, ok := text["word_embed_proj_dim"].(uint64); ok && a.ModelType == "opt" {
@@ -342,6 +344,8 @@ func hfCheckpoint(a *model.Arch, cfg map[string]any, newNames, rotary bool) []sa
 	case a.TiedEmbeddings:
 	case a.ModelType == "gpt_neox":
 		w.add("embed_out.weight", w.dt, a.Vocab, embedDim)
+	case a.ModelType == "internlm2":
+		w.add("output.weight", w.dt, a.Vocab, embedDim)
 	default:
 		w.add(top+"lm_head.weight", w.dt, a.Vocab, embedDim)
 		if a.ModelType == "phi" || a.ModelType == "phimoe" {
@@ -389,6 +393,10 @@ func (w *ckptWriter) layer(p string, i uint64, rotary bool) {
 		// One query_key_value of every head's q, k and v (modeling_gpt_neox.py).
 		w.linear(p+"attention.query_key_value", a.Hidden, 3*a.Heads*hd, a.AttnBias, true)
 		w.linear(p+"attention.dense", a.Heads*hd, a.Hidden, a.OutBias, true)
+	case a.ModelType == "internlm2":
+		// wqkv holds each KV group's q heads, k and v (modeling_internlm2.py).
+		w.linear(p+"attention.wqkv", a.Hidden, (a.Heads+2*kv)*hd, false, true)
+		w.linear(p+"attention.wo", a.Heads*hd, a.Hidden, false, true)
 	case a.ModelType == "exaone":
 		for _, n := range []string{"q_proj", "k_proj", "v_proj"} {
 			out := kv * hd
@@ -459,6 +467,9 @@ func (w *ckptWriter) layer(p string, i uint64, rotary bool) {
 	case "gpt_neox":
 		w.layerNorm(p+"input_layernorm", a.Hidden)
 		w.layerNorm(p+"post_attention_layernorm", a.Hidden)
+	case "internlm2":
+		w.norm(p+"attention_norm", a.Hidden)
+		w.norm(p+"ffn_norm", a.Hidden)
 	case "exaone":
 		w.norm(p+"ln_1", a.Hidden)
 		w.norm(p+"ln_2", a.Hidden)
@@ -514,6 +525,8 @@ func (w *ckptWriter) feedForward(p string, l model.Layer) {
 		w.linear(p+"mlp.dense_4h_to_h", a.Intermediate, a.Hidden, true, true)
 	case a.ModelType == "exaone":
 		w.mlp(p+"mlp", a.Intermediate, "c_fc_0", "c_fc_1", "c_proj", a.MLPBias)
+	case a.ModelType == "internlm2":
+		w.mlp(p+"feed_forward", a.Intermediate, "w1", "w3", "w2", false)
 	case a.ModelType == "arcee":
 		w.linear(p+"mlp.up_proj", a.Hidden, a.Intermediate, a.MLPBias, true)
 		w.linear(p+"mlp.down_proj", a.Intermediate, a.Hidden, a.MLPBias, true)

@@ -242,3 +242,13 @@ func TestPhiMoEKVLayout(t *testing.T) {
  "num_key_value_heads": 8, "intermediate_size": 6400, "num_local_experts": 16, "num_experts_per_tok": 2, "vocab_size": 32064,
  "max_position_embeddings": 131072, "torch_dtype": "bfloat16"}`, 32, map[uint64]uint64{1: 65536, 8: 8192})
 }
+
+// TestInternLM2KVLayout: InternLM2.5-7B's shape (32 layers, 32 heads and 8
+// KV heads of 4096 / 32 = 128, bf16) under vLLM's internlm2.py:
+// InternLM2Attention on every layer, FullAttentionSpec; 16 x 8 x 256 x 2
+// B = 65,536 B a page at TP1, 2 heads at TP4: 16,384 B.
+func TestInternLM2KVLayout(t *testing.T) {
+	checkFullLayout(t, `{"model_type": "internlm2", "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,
+ "num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 92544, "max_position_embeddings": 32768,
+ "torch_dtype": "bfloat16"}`, 32, map[uint64]uint64{1: 65536, 4: 16384})
+}
