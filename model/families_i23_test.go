@@ -279,6 +279,34 @@ func TestArceeWeights(t *testing.T) {
 	}
 }
 
+// TestStableLMWeights: stablelm.py's tree on a tiny config (hidden 64, 4
+// heads of 16, 2 KV heads, intermediate 128, 1 layer, vocabulary 128, 64
+// positions, bf16, untied), by hand.
+func TestStableLMWeights(t *testing.T) {
+	const keys = `"model_type": "stablelm", "hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 2,
+ "intermediate_size": 128, "num_hidden_layers": 1, "vocab_size": 128, "max_position_embeddings": 64, "torch_dtype": "bfloat16"`
+	for _, tt := range []struct {
+		extra      string
+		want, rdim uint64
+	}{
+		// q/k/v 64 x 128 x 2 = 16,384, o_proj 8192, gate_up 32,768, down
+		// 16,384, two LayerNorms of weight and bias 512: 74,240; embedding
+		// and head 16,384 each, the final LayerNorm 256; a quarter of a
+		// head of 16 rotary: 64 x 4 x 2 = 512.
+		{``, 74240 + 2*16384 + 256 + 512, 4},
+		// use_qkv_bias: 128 x 2 more; partial_rotary_factor 0.5: 8 rotary.
+		{`, "use_qkv_bias": true, "partial_rotary_factor": 0.5`, 74240 + 256 + 2*16384 + 256 + 1024, 8},
+	} {
+		a, err := ParseConfig("x.json", []byte(`{`+keys+tt.extra+`}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := sumItems(Weights(a, Whole(a, 1, 2, a.Quant))); got != tt.want || a.RotaryDim != tt.rdim {
+			t.Errorf("%s: %d B, rotary %d; want %d, %d (by hand)", tt.extra, got, a.RotaryDim, tt.want, tt.rdim)
+		}
+	}
+}
+
 // TestNewFamilyDefaults: a config that leaves out what the family's
 // transformers configuration class fills reads as the class fills it; a
 // key vLLM cannot honour is an error naming it.
@@ -343,6 +371,7 @@ func TestNewFamilyDefaults(t *testing.T) {
 		{"ernie4_5_moe use_bias", `{"model_type": "ernie4_5_moe", "use_bias": true}`, "x.json: use_bias: true: the dense MLP would be biased"},
 		{"internlm2 bias", `{"model_type": "internlm2", "hidden_size": 64, "num_hidden_layers": 1, "num_attention_heads": 4,
  "intermediate_size": 128, "vocab_size": 128, "max_position_embeddings": 64, "bias": true}`, "x.json: bias: true: vLLM's InternLM2ForCausalLM"},
+		{"stablelm qk_layernorm", `{"model_type": "stablelm", "qk_layernorm": true}`, "x.json: qk_layernorm: true: vLLM's StablelmForCausalLM"},
 		{"cohere2 pattern 0", `{"model_type": "cohere2", "sliding_window_pattern": 0}`, "x.json: sliding_window_pattern: must be above 0"},
 	}
 	for _, tt := range errs {

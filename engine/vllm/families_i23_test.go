@@ -252,3 +252,13 @@ func TestInternLM2KVLayout(t *testing.T) {
  "num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 92544, "max_position_embeddings": 32768,
  "torch_dtype": "bfloat16"}`, 32, map[uint64]uint64{1: 65536, 4: 16384})
 }
+
+// TestStableLMKVLayout: StableLM 2 1.6B's shape (24 layers, 32 heads of
+// 2048 / 32 = 64, multi-head, bf16) under vLLM's stablelm.py:
+// StablelmAttention on every layer, FullAttentionSpec; 16 x 32 x 128 x 2 B
+// = 131,072 B a page at TP1, 8 heads at TP4: 32,768 B.
+func TestStableLMKVLayout(t *testing.T) {
+	checkFullLayout(t, `{"model_type": "stablelm", "hidden_size": 2048, "num_hidden_layers": 24, "num_attention_heads": 32,
+ "num_key_value_heads": 32, "intermediate_size": 5632, "vocab_size": 100352, "max_position_embeddings": 4096,
+ "use_qkv_bias": true, "torch_dtype": "bfloat16"}`, 24, map[uint64]uint64{1: 131072, 4: 32768})
+}
