@@ -307,6 +307,35 @@ func TestStableLMWeights(t *testing.T) {
 	}
 }
 
+// TestOrionSolarWeights: orion.py's and solar.py's trees on a tiny config
+// (hidden 64, 4 heads of 16, 2 KV heads, intermediate 128, 1 layer,
+// vocabulary 128, 64 positions, bf16, untied), by hand: q/k/v 16,384,
+// o_proj 8192, gate_up 32,768, down 16,384; embedding and head 16,384 each;
+// rotary 64 x 16 x 2 = 2048.
+func TestOrionSolarWeights(t *testing.T) {
+	const keys = `"hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 128,
+ "num_hidden_layers": 1, "vocab_size": 128, "max_position_embeddings": 64, "torch_dtype": "bfloat16"`
+	for _, tt := range []struct {
+		doc  string
+		want uint64
+	}{
+		// Orion: two LayerNorms of weight and bias 512, the final one 256.
+		{`{"model_type": "orion", ` + keys + `}`, 73728 + 512 + 2*16384 + 256 + 2048},
+		// Solar: two RMSNorms 256, the final one 128; bias: q/k/v's 128 x
+		// 2 and o_proj's 64 x 2.
+		{`{"model_type": "solar", ` + keys + `}`, 73728 + 256 + 2*16384 + 128 + 2048},
+		{`{"model_type": "solar", "bias": true, ` + keys + `}`, 73728 + 256 + 384 + 2*16384 + 128 + 2048},
+	} {
+		a, err := ParseConfig("x.json", []byte(tt.doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := sumItems(Weights(a, Whole(a, 1, 2, a.Quant))); got != tt.want {
+			t.Errorf("%s: %d B, want %d (by hand)", tt.doc, got, tt.want)
+		}
+	}
+}
+
 // TestNewFamilyDefaults: a config that leaves out what the family's
 // transformers configuration class fills reads as the class fills it; a
 // key vLLM cannot honour is an error naming it.

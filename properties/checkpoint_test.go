@@ -329,7 +329,7 @@ func hfCheckpoint(a *model.Arch, cfg map[string]any, newNames, rotary bool) []sa
 		w.norm(lm+"norm_f", a.Hidden)
 	case "phi":
 		w.layerNorm(lm+"final_layernorm", a.Hidden)
-	case "phimoe", "stablelm":
+	case "phimoe", "stablelm", "orion":
 		w.layerNorm(lm+"norm", a.Hidden)
 	case "opt":
 		w.layerNorm(lm+"final_layer_norm", a.Hidden)
@@ -455,7 +455,7 @@ func (w *ckptWriter) layer(p string, i uint64, rotary bool) {
 		w.norm(p+"norm", a.Hidden)
 	case "phi":
 		w.layerNorm(p+"input_layernorm", a.Hidden)
-	case "phimoe", "stablelm":
+	case "phimoe", "stablelm", "orion":
 		w.layerNorm(p+"input_layernorm", a.Hidden)
 		w.layerNorm(p+"post_attention_layernorm", a.Hidden)
 	case "opt":

@@ -262,3 +262,17 @@ func TestStableLMKVLayout(t *testing.T) {
  "num_key_value_heads": 32, "intermediate_size": 5632, "vocab_size": 100352, "max_position_embeddings": 4096,
  "use_qkv_bias": true, "torch_dtype": "bfloat16"}`, 24, map[uint64]uint64{1: 131072, 4: 32768})
 }
+
+// TestOrionSolarKVLayout: Orion-14B's shape (40 layers, 40 heads of 5120
+// / 40 = 128, multi-head: 16 x 40 x 256 x 2 B = 327,680 B a page at TP1,
+// 10 heads at TP4: 81,920 B) under orion.py, and a Solar of 48 layers, 8
+// KV heads of 128 (16 x 8 x 256 x 2 B = 65,536 B; 4 heads at TP2: 32,768
+// B) under solar.py: full attention on every layer.
+func TestOrionSolarKVLayout(t *testing.T) {
+	checkFullLayout(t, `{"model_type": "orion", "hidden_size": 5120, "num_hidden_layers": 40, "num_attention_heads": 40,
+ "num_key_value_heads": 40, "intermediate_size": 15360, "vocab_size": 84608, "max_position_embeddings": 4096,
+ "torch_dtype": "bfloat16"}`, 40, map[uint64]uint64{1: 327680, 4: 81920})
+	checkFullLayout(t, `{"model_type": "solar", "hidden_size": 4096, "num_hidden_layers": 48, "num_attention_heads": 32,
+ "num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 32000, "max_position_embeddings": 4096,
+ "torch_dtype": "bfloat16"}`, 48, map[uint64]uint64{1: 65536, 2: 32768})
+}
