@@ -319,6 +319,11 @@ func TestOrionSolarWeights(t *testing.T) {
 		doc  string
 		want uint64
 	}{
+		// Nemotron: q/k/v and o_proj 24,576, up_proj 64 x 128 x 2 = 16,384
+		// and down_proj 16,384 (ungated), two LayerNorm1Ps of weight and
+		// bias 512, the final one 256; half of a head of 16 rotary: 64 x
+		// 8 x 2 = 1024.
+		{`{"model_type": "nemotron", ` + keys + `}`, 24576 + 32768 + 512 + 2*16384 + 256 + 1024},
 		// Orion: two LayerNorms of weight and bias 512, the final one 256.
 		{`{"model_type": "orion", ` + keys + `}`, 73728 + 512 + 2*16384 + 256 + 2048},
 		// Solar: two RMSNorms 256, the final one 128; bias: q/k/v's 128 x

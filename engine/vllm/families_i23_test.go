@@ -276,3 +276,13 @@ func TestOrionSolarKVLayout(t *testing.T) {
  "num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 32000, "max_position_embeddings": 4096,
  "torch_dtype": "bfloat16"}`, 48, map[uint64]uint64{1: 65536, 2: 32768})
 }
+
+// TestNemotronKVLayout: Minitron-8B's shape (32 layers, 48 heads and 8 KV
+// heads of head_dim 128, bf16) under vLLM's nemotron.py: NemotronAttention
+// on every layer, FullAttentionSpec; 16 x 8 x 256 x 2 B = 65,536 B a page
+// at TP1, 1 head at TP8: 8192 B.
+func TestNemotronKVLayout(t *testing.T) {
+	checkFullLayout(t, `{"model_type": "nemotron", "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 48,
+ "num_key_value_heads": 8, "head_dim": 128, "intermediate_size": 16384, "vocab_size": 256000, "max_position_embeddings": 4096,
+ "torch_dtype": "bfloat16"}`, 32, map[uint64]uint64{1: 65536, 8: 8192})
+}
