@@ -324,6 +324,9 @@ func TestOrionSolarWeights(t *testing.T) {
 		// bias 512, the final one 256; half of a head of 16 rotary: 64 x
 		// 8 x 2 = 1024.
 		{`{"model_type": "nemotron", ` + keys + `}`, 24576 + 32768 + 512 + 2*16384 + 256 + 1024},
+		// Hunyuan dense with use_qk_norm: Llama's 73,728 and two norms 256,
+		// query_layernorm and key_layernorm 16 x 2 each; final norm 128.
+		{`{"model_type": "hunyuan_v1_dense", "use_qk_norm": true, ` + keys + `}`, 73728 + 256 + 64 + 2*16384 + 128 + 2048},
 		// Orion: two LayerNorms of weight and bias 512, the final one 256.
 		{`{"model_type": "orion", ` + keys + `}`, 73728 + 512 + 2*16384 + 256 + 2048},
 		// Solar: two RMSNorms 256, the final one 128; bias: q/k/v's 128 x
@@ -406,6 +409,8 @@ func TestNewFamilyDefaults(t *testing.T) {
 		{"internlm2 bias", `{"model_type": "internlm2", "hidden_size": 64, "num_hidden_layers": 1, "num_attention_heads": 4,
  "intermediate_size": 128, "vocab_size": 128, "max_position_embeddings": 64, "bias": true}`, "x.json: bias: true: vLLM's InternLM2ForCausalLM"},
 		{"stablelm qk_layernorm", `{"model_type": "stablelm", "qk_layernorm": true}`, "x.json: qk_layernorm: true: vLLM's StablelmForCausalLM"},
+		{"hunyuan cla", `{"model_type": "hunyuan_v1_dense", "hidden_size": 64, "num_hidden_layers": 1, "num_attention_heads": 4,
+ "intermediate_size": 128, "vocab_size": 128, "max_position_embeddings": 64, "use_cla": true}`, "x.json: use_cla: true: cross-layer attention"},
 		{"cohere2 pattern 0", `{"model_type": "cohere2", "sliding_window_pattern": 0}`, "x.json: sliding_window_pattern: must be above 0"},
 	}
 	for _, tt := range errs {

@@ -440,6 +440,9 @@ func (w *ckptWriter) layer(p string, i uint64, rotary bool) {
 		case a.ModelType == "olmo3", a.ModelType == "minimax_m2", a.ModelType == "olmoe":
 			w.norm(p+"self_attn.q_norm", a.Heads*hd)
 			w.norm(p+"self_attn.k_norm", kv*hd)
+		case a.QKNorm && a.ModelType == "hunyuan_v1_dense":
+			w.norm(p+"self_attn.query_layernorm", hd)
+			w.norm(p+"self_attn.key_layernorm", hd)
 		case a.QKNorm && strings.HasPrefix(a.ModelType, "cohere"):
 			// Command R+'s q_norm [heads, head_dim] and k_norm [KV heads, head_dim].
 			w.add(p+"self_attn.q_norm.weight", w.dt, a.Heads, hd)

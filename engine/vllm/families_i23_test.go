@@ -286,3 +286,13 @@ func TestNemotronKVLayout(t *testing.T) {
  "num_key_value_heads": 8, "head_dim": 128, "intermediate_size": 16384, "vocab_size": 256000, "max_position_embeddings": 4096,
  "torch_dtype": "bfloat16"}`, 32, map[uint64]uint64{1: 65536, 8: 8192})
 }
+
+// TestHunyuanDenseKVLayout: Hunyuan-7B's shape (32 layers, 32 heads and 8
+// KV heads of head_dim 128, no CLA, bf16) under vLLM's hunyuan_v1.py:
+// HunYuanAttention on every layer, FullAttentionSpec; 16 x 8 x 256 x 2 B =
+// 65,536 B a page at TP1, 2 heads at TP4: 16,384 B.
+func TestHunyuanDenseKVLayout(t *testing.T) {
+	checkFullLayout(t, `{"model_type": "hunyuan_v1_dense", "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,
+ "num_key_value_heads": 8, "head_dim": 128, "intermediate_size": 14336, "vocab_size": 128167, "max_position_embeddings": 32768,
+ "use_qk_norm": true, "use_cla": false, "torch_dtype": "bfloat16"}`, 32, map[uint64]uint64{1: 65536, 4: 16384})
+}
