@@ -192,6 +192,15 @@ var publishedShapes = map[string]string{
 	"internlm2.5-7b": `{"architectures": ["InternLM2ForCausalLM"], "model_type": "internlm2", "hidden_size": 4096, "num_hidden_layers": 32,
  "num_attention_heads": 32, "num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 92544,
  "max_position_embeddings": 32768, "bias": false, "tie_word_embeddings": false, "torch_dtype": "bfloat16"}`,
+	// mosaicml/mpt-7b's shape (d_model 4096, 32 heads, 32 layers,
+	// expansion_ratio 4, vocabulary 50,432, max_seq_len 2048, no_bias,
+	// ALiBi, bf16), as vLLM's reading of its config gives it
+	// (tests/config/base_model_arch_groundtruth.json at d18bb7b: 32 layers,
+	// 32 heads and KV heads of 128, 50,432 tokens).
+	"mpt-7b": `{"architectures": ["MPTForCausalLM"], "model_type": "mpt", "d_model": 4096, "n_heads": 32, "n_layers": 32,
+ "expansion_ratio": 4, "max_seq_len": 2048, "vocab_size": 50432, "no_bias": true,
+ "attn_config": {"alibi": true, "alibi_bias_max": 8, "attn_impl": "torch", "clip_qkv": null, "prefix_lm": false, "qk_ln": false},
+ "torch_dtype": "bfloat16"}`,
 }
 
 // TestPublishedShapesByHand: the weights of publishedShapes, whole on one
@@ -234,6 +243,13 @@ func TestPublishedShapesByHand(t *testing.T) {
 		// 64) x 4096 = 379,060,224 each; norm 4096. 7,737,708,544
 		// parameters x 2 B; rotary 32,768 x 128 x 2 B.
 		{"internlm2.5-7b", 7737708544*2 + 32768*128*2},
+		// mpt.py. A block: Wqkv 4096 x 12,288 = 50,331,648, out_proj
+		// 16,777,216, up_proj 4096 x 16,384 = 67,108,864, down_proj the
+		// same, norm_1 and norm_2 without biases 8192: 201,334,784, x 32
+		// = 6,442,713,088. wte (the head too) 50,432 x 4096 = 206,569,472,
+		// norm_f 4096: 6,649,286,656 parameters x 2 B; ALiBi, no rotary
+		// table.
+		{"mpt-7b", 6649286656 * 2},
 		{"ernie-4.5-21b-a3b", 21821012480*2 + 4425408*4 + 131072*128*2},
 	}
 	for _, tt := range tests {
@@ -411,6 +427,7 @@ func TestNewFamilyDefaults(t *testing.T) {
 		{"stablelm qk_layernorm", `{"model_type": "stablelm", "qk_layernorm": true}`, "x.json: qk_layernorm: true: vLLM's StablelmForCausalLM"},
 		{"hunyuan cla", `{"model_type": "hunyuan_v1_dense", "hidden_size": 64, "num_hidden_layers": 1, "num_attention_heads": 4,
  "intermediate_size": 128, "vocab_size": 128, "max_position_embeddings": 64, "use_cla": true}`, "x.json: use_cla: true: cross-layer attention"},
+		{"mpt without alibi", `{"model_type": "mpt", "attn_config": {"alibi": false}}`, "x.json: attn_config.alibi: false: vLLM's MPTForCausalLM asserts ALiBi"},
 		{"cohere2 pattern 0", `{"model_type": "cohere2", "sliding_window_pattern": 0}`, "x.json: sliding_window_pattern: must be above 0"},
 	}
 	for _, tt := range errs {

@@ -234,6 +234,15 @@ func (w *ckptWriter) layerNorm(m string, size uint64) {
 	w.add(m+".bias", w.dt, size)
 }
 
+// mptNorm is MPT's LayerNorm: with its bias unless no_bias dropped it.
+func (w *ckptWriter) mptNorm(m string, size uint64) {
+	if w.a.AttnBias {
+		w.layerNorm(m, size)
+		return
+	}
+	w.norm(m, size)
+}
+
 // mlp writes a gated MLP of inter at p in the language model.
 func (w *ckptWriter) mlp(p string, inter uint64, gate, up, down string, bias bool) {
 	w.gatedMLP(p, w.a.Hidden, inter, gate, up, down, bias)
@@ -268,7 +277,7 @@ func hfCheckpoint(a *model.Arch, cfg map[string]any, newNames, rotary bool) []sa
 		lm = "model.language_model."
 	case "gpt_neox":
 		lm, top = "gpt_neox.", "embed_out"
-	case "exaone":
+	case "exaone", "mpt":
 		lm = "transformer."
 	case "nemotron_h":
 		lm = "backbone."
@@ -286,7 +295,7 @@ func hfCheckpoint(a *model.Arch, cfg map[string]any, newNames, rotary bool) []sa
 		embed = lm + "embed_tokens.weight"
 	case "gpt_neox":
 		embed = lm + "embed_in.weight"
-	case "exaone":
+	case "exaone", "mpt":
 		embed = lm + "wte.weight"
 	case "internlm2":
 		embed = lm + "tok_embeddings.weight"
@@ -313,6 +322,9 @@ func hfCheckpoint(a *model.Arch, cfg map[string]any, newNames, rotary bool) []sa
 		if a.ModelType == "exaone" {
 			p = fmt.Sprintf("%sh.%d.", lm, i)
 		}
+		if a.ModelType == "mpt" {
+			p = fmt.Sprintf("%sblocks.%d.", lm, i)
+		}
 		if i >= layers {
 			// DeepSeek's, GLM's and MiniMax's MTP layers: past
 			// num_hidden_layers.
@@ -337,6 +349,8 @@ func hfCheckpoint(a *model.Arch, cfg map[string]any, newNames, rotary bool) []sa
 		w.layerNorm(lm+"final_layer_norm", a.Hidden)
 	case "exaone":
 		w.norm(lm+"ln_f", a.Hidden)
+	case "mpt":
+		w.mptNorm(lm+"norm_f", a.Hidden)
 	default:
 		w.norm(lm+"norm", a.Hidden)
 	}
@@ -393,6 +407,13 @@ func (w *ckptWriter) layer(p string, i uint64, rotary bool) {
 		// One query_key_value of every head's q, k and v (modeling_gpt_neox.py).
 		w.linear(p+"attention.query_key_value", a.Hidden, 3*a.Heads*hd, a.AttnBias, true)
 		w.linear(p+"attention.dense", a.Heads*hd, a.Hidden, a.OutBias, true)
+	case a.ModelType == "mpt":
+		w.linear(p+"attn.Wqkv", a.Hidden, (a.Heads+2*kv)*hd, a.AttnBias, true)
+		if a.QKNorm {
+			w.mptNorm(p+"attn.q_ln", a.Hidden)
+			w.mptNorm(p+"attn.k_ln", a.Hidden)
+		}
+		w.linear(p+"attn.out_proj", a.Heads*hd, a.Hidden, a.OutBias, true)
 	case a.ModelType == "internlm2":
 		// wqkv holds each KV group's q heads, k and v (modeling_internlm2.py).
 		w.linear(p+"attention.wqkv", a.Hidden, (a.Heads+2*kv)*hd, false, true)
@@ -470,6 +491,9 @@ func (w *ckptWriter) layer(p string, i uint64, rotary bool) {
 	case "gpt_neox":
 		w.layerNorm(p+"input_layernorm", a.Hidden)
 		w.layerNorm(p+"post_attention_layernorm", a.Hidden)
+	case "mpt":
+		w.mptNorm(p+"norm_1", a.Hidden)
+		w.mptNorm(p+"norm_2", a.Hidden)
 	case "internlm2":
 		w.norm(p+"attention_norm", a.Hidden)
 		w.norm(p+"ffn_norm", a.Hidden)
@@ -528,6 +552,9 @@ func (w *ckptWriter) feedForward(p string, l model.Layer) {
 		w.linear(p+"mlp.dense_4h_to_h", a.Intermediate, a.Hidden, true, true)
 	case a.ModelType == "exaone":
 		w.mlp(p+"mlp", a.Intermediate, "c_fc_0", "c_fc_1", "c_proj", a.MLPBias)
+	case a.ModelType == "mpt":
+		w.linear(p+"ffn.up_proj", a.Hidden, a.Intermediate, a.MLPBias, true)
+		w.linear(p+"ffn.down_proj", a.Intermediate, a.Hidden, a.MLPBias, true)
 	case a.ModelType == "internlm2":
 		w.mlp(p+"feed_forward", a.Intermediate, "w1", "w3", "w2", false)
 	case a.ModelType == "arcee", a.ModelType == "nemotron":

@@ -296,3 +296,14 @@ func TestHunyuanDenseKVLayout(t *testing.T) {
  "num_key_value_heads": 8, "head_dim": 128, "intermediate_size": 14336, "vocab_size": 128167, "max_position_embeddings": 32768,
  "use_qk_norm": true, "use_cla": false, "torch_dtype": "bfloat16"}`, 32, map[uint64]uint64{1: 65536, 4: 16384})
 }
+
+// TestMPTKVLayout: mpt-7b (32 layers, 32 heads and KV heads of 4096 / 32 =
+// 128 as vLLM reads its config: tests/config/base_model_arch_groundtruth
+// .json at d18bb7b) under mpt.py: MPTAttention (ALiBi) on every layer,
+// FullAttentionSpec; 16 x 32 x 256 x 2 B = 262,144 B a page at TP1, 8
+// heads at TP4: 65,536 B.
+func TestMPTKVLayout(t *testing.T) {
+	checkFullLayout(t, `{"model_type": "mpt", "d_model": 4096, "n_heads": 32, "n_layers": 32, "expansion_ratio": 4,
+ "max_seq_len": 2048, "vocab_size": 50432, "no_bias": true, "attn_config": {"alibi": true, "qk_ln": false},
+ "torch_dtype": "bfloat16"}`, 32, map[uint64]uint64{1: 262144, 4: 65536})
+}
