@@ -201,6 +201,14 @@ var publishedShapes = map[string]string{
  "expansion_ratio": 4, "max_seq_len": 2048, "vocab_size": 50432, "no_bias": true,
  "attn_config": {"alibi": true, "alibi_bias_max": 8, "attn_impl": "torch", "clip_qkv": null, "prefix_lm": false, "qk_ln": false},
  "torch_dtype": "bfloat16"}`,
+	// deepseek-ai/deepseek-moe-16b-base's shape (2048 hidden, 28 layers, 16
+	// heads, MLP 10,944, 64 experts top-6 of 1408, 2 shared,
+	// first_k_dense_replace 1, vocabulary 102,400, 4096 positions, untied).
+	"deepseek-moe-16b": `{"architectures": ["DeepseekForCausalLM"], "model_type": "deepseek", "hidden_size": 2048,
+ "num_hidden_layers": 28, "num_attention_heads": 16, "num_key_value_heads": 16, "intermediate_size": 10944,
+ "moe_intermediate_size": 1408, "n_routed_experts": 64, "num_experts_per_tok": 6, "n_shared_experts": 2,
+ "first_k_dense_replace": 1, "moe_layer_freq": 1, "vocab_size": 102400, "max_position_embeddings": 4096,
+ "tie_word_embeddings": false, "torch_dtype": "bfloat16"}`,
 }
 
 // TestPublishedShapesByHand: the weights of publishedShapes, whole on one
@@ -250,6 +258,16 @@ func TestPublishedShapesByHand(t *testing.T) {
 		// norm_f 4096: 6,649,286,656 parameters x 2 B; ALiBi, no rotary
 		// table.
 		{"mpt-7b", 6649286656 * 2},
+		// deepseek_v2.py's DeepseekAttention and MoE. Attention q/k/v and
+		// o_proj 4 x 2048 x 2048 = 16,777,216; two norms 4096. Layer 0
+		// dense: 3 x 10,944 x 2048 = 67,239,936. A MoE layer: the router
+		// 64 x 2048 = 131,072, 64 experts of 3 x 1408 x 2048 =
+		// 553,648,128, two shared of 3 x 2816 x 2048 = 17,301,504:
+		// 587,862,016 with the attention and norms, x 27 =
+		// 15,872,274,432. Embedding and head 102,400 x 2048 = 209,715,200
+		// each, norm 2048: 16,375,728,128 parameters (16.4B) x 2 B;
+		// rotary 4096 x 128 x 2 B.
+		{"deepseek-moe-16b", 16375728128*2 + 4096*128*2},
 		{"ernie-4.5-21b-a3b", 21821012480*2 + 4425408*4 + 131072*128*2},
 	}
 	for _, tt := range tests {

@@ -307,3 +307,14 @@ func TestMPTKVLayout(t *testing.T) {
  "max_seq_len": 2048, "vocab_size": 50432, "no_bias": true, "attn_config": {"alibi": true, "qk_ln": false},
  "torch_dtype": "bfloat16"}`, 32, map[uint64]uint64{1: 262144, 4: 65536})
 }
+
+// TestDeepSeekV1KVLayout: deepseek-moe-16b (28 layers, 16 heads of 2048 /
+// 16 = 128, multi-head, bf16) under vLLM's deepseek_v2.py with use_mha:
+// DeepseekAttention on every layer, FullAttentionSpec (no latent); 16 x 16
+// x 256 x 2 B = 131,072 B a page at TP1, 4 heads at TP4: 32,768 B.
+func TestDeepSeekV1KVLayout(t *testing.T) {
+	checkFullLayout(t, `{"model_type": "deepseek", "hidden_size": 2048, "num_hidden_layers": 28, "num_attention_heads": 16,
+ "num_key_value_heads": 16, "intermediate_size": 10944, "moe_intermediate_size": 1408, "n_routed_experts": 64,
+ "num_experts_per_tok": 6, "n_shared_experts": 2, "first_k_dense_replace": 1, "vocab_size": 102400,
+ "max_position_embeddings": 4096, "torch_dtype": "bfloat16"}`, 28, map[uint64]uint64{1: 131072, 4: 32768})
+}
