@@ -615,6 +615,18 @@ func internLM2Fixture() (string, []safetensors.Tensor) {
 	return config, append(ts, bf16("model.norm.weight", 64), bf16("output.weight", 128, 64))
 }
 
+// graniteMoESharedFixture: graniteMoEFixture's model with a shared MLP of
+// 24 on every layer.
+func graniteMoESharedFixture() (string, []safetensors.Tensor) {
+	config, ts := graniteMoEFixture()
+	config = strings.Replace(config, `"model_type":"granitemoe"`, `"model_type":"granitemoeshared","shared_intermediate_size":24`, 1)
+	for l := range 2 {
+		p := fmt.Sprintf("model.layers.%d.", l)
+		ts = append(ts, bf16(p+"shared_mlp.input_linear.weight", 48, 32), bf16(p+"shared_mlp.output_linear.weight", 32, 24))
+	}
+	return config, ts
+}
+
 // cohereFixture: hidden 64, 4 heads of 16, 2 KV heads, intermediate 128,
 // 2 layers, vocabulary 128, 64 positions, q and k norms, tied (the
 // checkpoint has no lm_head), named as transformers' modeling_cohere.py.

@@ -560,11 +560,16 @@ func (w *ckptWriter) feedForward(p string, l model.Layer) {
 	case a.ModelType == "arcee", a.ModelType == "nemotron":
 		w.linear(p+"mlp.up_proj", a.Hidden, a.Intermediate, a.MLPBias, true)
 		w.linear(p+"mlp.down_proj", a.Intermediate, a.Hidden, a.MLPBias, true)
-	case a.ModelType == "granitemoe":
-		// ibm-granite's stacked experts and router.layer.
+	case strings.HasPrefix(a.ModelType, "granitemoe"):
+		// ibm-granite's stacked experts and router.layer, and
+		// GraniteMoeShared's shared_mlp (gate and up fused).
 		w.add(p+"block_sparse_moe.router.layer.weight", w.dt, a.Experts, a.Hidden)
 		w.add(p+"block_sparse_moe.input_linear.weight", w.dt, a.Experts, 2*a.MoEIntermediate, a.Hidden)
 		w.add(p+"block_sparse_moe.output_linear.weight", w.dt, a.Experts, a.Hidden, a.MoEIntermediate)
+		if a.SharedIntermediate > 0 {
+			w.linear(p+"shared_mlp.input_linear", a.Hidden, 2*a.SharedIntermediate, false, true)
+			w.linear(p+"shared_mlp.output_linear", a.SharedIntermediate, a.Hidden, false, true)
+		}
 	case a.ModelType == "gpt_oss":
 		w.add(p+"mlp.router.weight", w.dt, a.Experts, a.Hidden)
 		w.add(p+"mlp.router.bias", w.dt, a.Experts)

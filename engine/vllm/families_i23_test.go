@@ -318,3 +318,13 @@ func TestDeepSeekV1KVLayout(t *testing.T) {
  "num_experts_per_tok": 6, "n_shared_experts": 2, "first_k_dense_replace": 1, "vocab_size": 102400,
  "max_position_embeddings": 4096, "torch_dtype": "bfloat16"}`, 28, map[uint64]uint64{1: 131072, 4: 32768})
 }
+
+// TestGraniteMoESharedKVLayout: granitemoeshared.py's attention is Granite
+// MoE's (GraniteMoeAttention): the same config with a shared MLP keeps
+// TestGraniteMoEKVLayout's pages, 32,768 B at TP1 and 8192 B at TP4.
+func TestGraniteMoESharedKVLayout(t *testing.T) {
+	checkFullLayout(t, `{"model_type": "granitemoeshared", "hidden_size": 1536, "num_hidden_layers": 32, "num_attention_heads": 24,
+ "num_key_value_heads": 8, "intermediate_size": 512, "shared_intermediate_size": 1024, "num_local_experts": 40,
+ "num_experts_per_tok": 8, "vocab_size": 49155, "max_position_embeddings": 4096, "tie_word_embeddings": true,
+ "torch_dtype": "bfloat16"}`, 32, map[uint64]uint64{1: 32768, 4: 8192})
+}
