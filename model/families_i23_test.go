@@ -209,6 +209,13 @@ var publishedShapes = map[string]string{
  "moe_intermediate_size": 1408, "n_routed_experts": 64, "num_experts_per_tok": 6, "n_shared_experts": 2,
  "first_k_dense_replace": 1, "moe_layer_freq": 1, "vocab_size": 102400, "max_position_embeddings": 4096,
  "tie_word_embeddings": false, "torch_dtype": "bfloat16"}`,
+	// XiaomiMiMo/MiMo-7B-RL's shape (4096 hidden, 36 layers, 32 heads and 8
+	// KV heads, MLP 11,008, vocabulary 151,680, 32,768 positions, one MTP
+	// layer, untied), as vLLM's reading of the config gives its attention
+	// (tests/config/base_model_arch_groundtruth.json at d18bb7b).
+	"mimo-7b": `{"architectures": ["MiMoForCausalLM"], "model_type": "mimo", "hidden_size": 4096, "num_hidden_layers": 36,
+ "num_attention_heads": 32, "num_key_value_heads": 8, "intermediate_size": 11008, "vocab_size": 151680,
+ "max_position_embeddings": 32768, "num_nextn_predict_layers": 1, "tie_word_embeddings": false, "torch_dtype": "bfloat16"}`,
 }
 
 // TestPublishedShapesByHand: the weights of publishedShapes, whole on one
@@ -268,6 +275,13 @@ func TestPublishedShapesByHand(t *testing.T) {
 		// each, norm 2048: 16,375,728,128 parameters (16.4B) x 2 B;
 		// rotary 4096 x 128 x 2 B.
 		{"deepseek-moe-16b", 16375728128*2 + 4096*128*2},
+		// mimo.py (Qwen2's layers). A layer: q/k/v 4096 x 6144 =
+		// 25,165,824 and their bias 6144, o_proj 16,777,216, gate_up 4096
+		// x 22,016 = 90,177,536, down 45,088,768, norms 8192: 177,223,680,
+		// x 36 = 6,380,052,480. Embedding and head 151,680 x 4096 =
+		// 621,281,280 each, norm 4096: 7,622,619,136 parameters x 2 B (the
+		// MTP layer not loaded); rotary 32,768 x 128 x 2 B.
+		{"mimo-7b", 7622619136*2 + 32768*128*2},
 		{"ernie-4.5-21b-a3b", 21821012480*2 + 4425408*4 + 131072*128*2},
 	}
 	for _, tt := range tests {

@@ -328,3 +328,13 @@ func TestGraniteMoESharedKVLayout(t *testing.T) {
  "num_experts_per_tok": 8, "vocab_size": 49155, "max_position_embeddings": 4096, "tie_word_embeddings": true,
  "torch_dtype": "bfloat16"}`, 32, map[uint64]uint64{1: 32768, 4: 8192})
 }
+
+// TestMiMoKVLayout: MiMo-7B (36 layers, 8 KV heads of 128 as vLLM reads its
+// config: tests/config/base_model_arch_groundtruth.json at d18bb7b) under
+// mimo.py's Qwen2 layers: FullAttentionSpec, the MTP layer keeping none;
+// 16 x 8 x 256 x 2 B = 65,536 B a page at TP1, 1 head at TP8: 8192 B.
+func TestMiMoKVLayout(t *testing.T) {
+	checkFullLayout(t, `{"model_type": "mimo", "hidden_size": 4096, "num_hidden_layers": 36, "num_attention_heads": 32,
+ "num_key_value_heads": 8, "intermediate_size": 11008, "vocab_size": 151680, "max_position_embeddings": 32768,
+ "num_nextn_predict_layers": 1, "torch_dtype": "bfloat16"}`, 36, map[uint64]uint64{1: 65536, 8: 8192})
+}
