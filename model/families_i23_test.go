@@ -216,6 +216,12 @@ var publishedShapes = map[string]string{
 	"mimo-7b": `{"architectures": ["MiMoForCausalLM"], "model_type": "mimo", "hidden_size": 4096, "num_hidden_layers": 36,
  "num_attention_heads": 32, "num_key_value_heads": 8, "intermediate_size": 11008, "vocab_size": 151680,
  "max_position_embeddings": 32768, "num_nextn_predict_layers": 1, "tie_word_embeddings": false, "torch_dtype": "bfloat16"}`,
+	// EleutherAI/gpt-j-6b's shape (n_embd 4096, 16 heads, 28 layers,
+	// rotary_dim 64, n_inner null, vocabulary 50,400, n_positions 2048,
+	// untied, float16).
+	"gpt-j-6b": `{"architectures": ["GPTJForCausalLM"], "model_type": "gptj", "n_embd": 4096, "n_head": 16, "n_layer": 28,
+ "rotary_dim": 64, "n_inner": null, "vocab_size": 50400, "n_positions": 2048, "tie_word_embeddings": false,
+ "torch_dtype": "float16"}`,
 }
 
 // TestPublishedShapesByHand: the weights of publishedShapes, whole on one
@@ -282,6 +288,14 @@ func TestPublishedShapesByHand(t *testing.T) {
 		// 621,281,280 each, norm 4096: 7,622,619,136 parameters x 2 B (the
 		// MTP layer not loaded); rotary 32,768 x 128 x 2 B.
 		{"mimo-7b", 7622619136*2 + 32768*128*2},
+		// gpt_j.py. A layer: q/k/v 3 x 4096 x 4096 = 50,331,648, out_proj
+		// 16,777,216, fc_in 4096 x 16,384 = 67,108,864 and its bias
+		// 16,384, fc_out 67,108,864 and 4096, ln_1's weight and bias 8192:
+		// 201,355,264, x 28 = 5,637,947,392. wte and lm_head padded to
+		// 50,432 rows (50,400 is not a multiple of 64) x 4096 =
+		// 206,569,472 each, lm_head's bias 50,432, ln_f 8192:
+		// 6,051,144,960 elements x 2 B; rotary 2048 x 64 x 2 B.
+		{"gpt-j-6b", 6051144960*2 + 2048*64*2},
 		{"ernie-4.5-21b-a3b", 21821012480*2 + 4425408*4 + 131072*128*2},
 	}
 	for _, tt := range tests {
@@ -388,6 +402,33 @@ func TestOrionSolarWeights(t *testing.T) {
 		}
 		if got := sumItems(Weights(a, Whole(a, 1, 2, a.Quant))); got != tt.want {
 			t.Errorf("%s: %d B, want %d (by hand)", tt.doc, got, tt.want)
+		}
+	}
+}
+
+// TestLengthKeysAsTheClassesSetThem: GPTJConfig maps
+// max_position_embeddings onto n_positions, so a config giving either has
+// one length; MptConfig's max_seq_len is its own key, always set (2048 by
+// default), beside any max_position_embeddings, and vLLM derives the
+// length from every key present.
+func TestLengthKeysAsTheClassesSetThem(t *testing.T) {
+	for _, tt := range []struct {
+		doc  string
+		want map[string]uint64
+	}{
+		{`{"model_type": "gptj", "max_position_embeddings": 4096}`, map[string]uint64{"max_position_embeddings": 4096, "n_positions": 4096}},
+		{`{"model_type": "gptj"}`, map[string]uint64{"max_position_embeddings": 2048, "n_positions": 2048}},
+		{`{"model_type": "mpt", "attn_config": {"alibi": true}, "max_position_embeddings": 4096}`,
+			map[string]uint64{"max_position_embeddings": 4096, "max_seq_len": 2048}},
+		{`{"model_type": "mpt", "attn_config": {"alibi": true}, "max_seq_len": 8192}`,
+			map[string]uint64{"max_position_embeddings": 8192, "max_seq_len": 8192}},
+	} {
+		a, err := ParseConfig("x.json", []byte(tt.doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(tt.want, a.MaxLenKeys); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.doc, diff)
 		}
 	}
 }
@@ -639,6 +680,27 @@ func graniteMoESharedFixture() (string, []safetensors.Tensor) {
 		ts = append(ts, bf16(p+"shared_mlp.input_linear.weight", 48, 32), bf16(p+"shared_mlp.output_linear.weight", 32, 24))
 	}
 	return config, ts
+}
+
+// gptJFixture: n_embd 32, 2 heads of 16, 2 layers, rotary_dim 8, n_inner
+// 64, vocabulary 64, 64 positions, named as EleutherAI/gpt-j-6b's
+// checkpoint names them, with its causal-mask buffers.
+func gptJFixture() (string, []safetensors.Tensor) {
+	config := `{"model_type":"gptj","n_embd":32,"n_head":2,"n_layer":2,"rotary_dim":8,"n_inner":64,"vocab_size":64,` +
+		`"n_positions":64,"tie_word_embeddings":false,"torch_dtype":"bfloat16"}`
+	ts := []safetensors.Tensor{bf16("transformer.wte.weight", 64, 32)}
+	for l := range 2 {
+		p := fmt.Sprintf("transformer.h.%d.", l)
+		ts = append(ts,
+			bf16(p+"ln_1.weight", 32), bf16(p+"ln_1.bias", 32),
+			typed("BOOL", p+"attn.bias", 1, 1, 64, 64), typed("F32", p+"attn.masked_bias"),
+			bf16(p+"attn.q_proj.weight", 32, 32), bf16(p+"attn.k_proj.weight", 32, 32),
+			bf16(p+"attn.v_proj.weight", 32, 32), bf16(p+"attn.out_proj.weight", 32, 32),
+			bf16(p+"mlp.fc_in.weight", 64, 32), bf16(p+"mlp.fc_in.bias", 64),
+			bf16(p+"mlp.fc_out.weight", 32, 64), bf16(p+"mlp.fc_out.bias", 32))
+	}
+	return config, append(ts, bf16("transformer.ln_f.weight", 32), bf16("transformer.ln_f.bias", 32),
+		bf16("lm_head.weight", 64, 32), bf16("lm_head.bias", 64))
 }
 
 // cohereFixture: hidden 64, 4 heads of 16, 2 KV heads, intermediate 128,

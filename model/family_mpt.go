@@ -17,13 +17,26 @@ func init() {
 // prefix_lm and a tied head (mpt.py:73-74, 319): other configs are
 // refused. The embedding (the head) and norm_f are built on every stage.
 func readMPT(o jsonObject, a *Arch) {
-	for _, k := range [][2]string{{"d_model", "hidden_size"}, {"n_heads", "num_attention_heads"}, {"n_layers", "num_hidden_layers"}, {"max_seq_len", "max_position_embeddings"}} {
-		if !o.has(k[1]) && o.has(k[0]) {
+	// MptConfig's attribute_map makes hidden_size, num_attention_heads and
+	// num_hidden_layers its d_model, n_heads and n_layers; max_seq_len is
+	// its own key, always set (default 2048), which vLLM derives the
+	// maximum length from beside any max_position_embeddings.
+	names := [][2]string{{"d_model", "hidden_size"}, {"n_heads", "num_attention_heads"}, {"n_layers", "num_hidden_layers"}}
+	for _, k := range names {
+		if !o.has(k[0]) && o.has(k[1]) {
+			o.m[k[0]] = o.m[k[1]]
+		}
+	}
+	withClassDefaults(o, classDefault{"d_model", 2048}, classDefault{"n_heads", 16}, classDefault{"n_layers", 24},
+		classDefault{"max_seq_len", 2048}, classDefault{"vocab_size", 50368})
+	for _, k := range names {
+		if o.has(k[0]) {
 			o.m[k[1]] = o.m[k[0]]
 		}
 	}
-	withClassDefaults(o, classDefault{"hidden_size", 2048}, classDefault{"num_attention_heads", 16}, classDefault{"num_hidden_layers", 24},
-		classDefault{"max_position_embeddings", 2048}, classDefault{"vocab_size", 50368})
+	if !o.has("max_position_embeddings") && o.has("max_seq_len") {
+		o.m["max_position_embeddings"] = o.m["max_seq_len"]
+	}
 	hidden := o.uintOr("hidden_size", 2048)
 	setDefault(o, "intermediate_size", o.uintOr("expansion_ratio", 4)*hidden)
 	attn, _ := o.object("attn_config")

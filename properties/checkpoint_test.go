@@ -277,7 +277,7 @@ func hfCheckpoint(a *model.Arch, cfg map[string]any, newNames, rotary bool) []sa
 		lm = "model.language_model."
 	case "gpt_neox":
 		lm, top = "gpt_neox.", "embed_out"
-	case "exaone", "mpt":
+	case "exaone", "mpt", "gptj":
 		lm = "transformer."
 	case "nemotron_h":
 		lm = "backbone."
@@ -295,7 +295,7 @@ func hfCheckpoint(a *model.Arch, cfg map[string]any, newNames, rotary bool) []sa
 		embed = lm + "embed_tokens.weight"
 	case "gpt_neox":
 		embed = lm + "embed_in.weight"
-	case "exaone", "mpt":
+	case "exaone", "mpt", "gptj":
 		embed = lm + "wte.weight"
 	case "internlm2":
 		embed = lm + "tok_embeddings.weight"
@@ -319,7 +319,7 @@ func hfCheckpoint(a *model.Arch, cfg map[string]any, newNames, rotary bool) []sa
 	}
 	for i := range layers + extra {
 		p := fmt.Sprintf("%slayers.%d.", lm, i)
-		if a.ModelType == "exaone" {
+		if a.ModelType == "exaone" || a.ModelType == "gptj" {
 			p = fmt.Sprintf("%sh.%d.", lm, i)
 		}
 		if a.ModelType == "mpt" {
@@ -351,6 +351,8 @@ func hfCheckpoint(a *model.Arch, cfg map[string]any, newNames, rotary bool) []sa
 		w.norm(lm+"ln_f", a.Hidden)
 	case "mpt":
 		w.mptNorm(lm+"norm_f", a.Hidden)
+	case "gptj":
+		w.layerNorm(lm+"ln_f", a.Hidden)
 	default:
 		w.norm(lm+"norm", a.Hidden)
 	}
@@ -362,7 +364,7 @@ func hfCheckpoint(a *model.Arch, cfg map[string]any, newNames, rotary bool) []sa
 		w.add("output.weight", w.dt, a.Vocab, embedDim)
 	default:
 		w.add(top+"lm_head.weight", w.dt, a.Vocab, embedDim)
-		if a.ModelType == "phi" || a.ModelType == "phimoe" {
+		if a.ModelType == "phi" || a.ModelType == "phimoe" || a.ModelType == "gptj" {
 			w.add(top+"lm_head.bias", w.dt, a.Vocab)
 		}
 		if b, _ := text["lm_head_bias"].(bool); b && a.ModelType == "arcee" {
@@ -407,6 +409,10 @@ func (w *ckptWriter) layer(p string, i uint64, rotary bool) {
 		// One query_key_value of every head's q, k and v (modeling_gpt_neox.py).
 		w.linear(p+"attention.query_key_value", a.Hidden, 3*a.Heads*hd, a.AttnBias, true)
 		w.linear(p+"attention.dense", a.Heads*hd, a.Hidden, a.OutBias, true)
+	case a.ModelType == "gptj":
+		for _, n := range []string{"q_proj", "k_proj", "v_proj", "out_proj"} {
+			w.linear(p+"attn."+n, a.Hidden, a.Hidden, false, true)
+		}
 	case a.ModelType == "mpt":
 		w.linear(p+"attn.Wqkv", a.Hidden, (a.Heads+2*kv)*hd, a.AttnBias, true)
 		if a.QKNorm {
@@ -491,6 +497,8 @@ func (w *ckptWriter) layer(p string, i uint64, rotary bool) {
 	case "gpt_neox":
 		w.layerNorm(p+"input_layernorm", a.Hidden)
 		w.layerNorm(p+"post_attention_layernorm", a.Hidden)
+	case "gptj":
+		w.layerNorm(p+"ln_1", a.Hidden)
 	case "mpt":
 		w.mptNorm(p+"norm_1", a.Hidden)
 		w.mptNorm(p+"norm_2", a.Hidden)
@@ -552,6 +560,9 @@ func (w *ckptWriter) feedForward(p string, l model.Layer) {
 		w.linear(p+"mlp.dense_4h_to_h", a.Intermediate, a.Hidden, true, true)
 	case a.ModelType == "exaone":
 		w.mlp(p+"mlp", a.Intermediate, "c_fc_0", "c_fc_1", "c_proj", a.MLPBias)
+	case a.ModelType == "gptj":
+		w.linear(p+"mlp.fc_in", a.Hidden, a.Intermediate, true, true)
+		w.linear(p+"mlp.fc_out", a.Intermediate, a.Hidden, true, true)
 	case a.ModelType == "mpt":
 		w.linear(p+"ffn.up_proj", a.Hidden, a.Intermediate, a.MLPBias, true)
 		w.linear(p+"ffn.down_proj", a.Intermediate, a.Hidden, a.MLPBias, true)

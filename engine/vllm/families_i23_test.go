@@ -338,3 +338,12 @@ func TestMiMoKVLayout(t *testing.T) {
  "num_key_value_heads": 8, "intermediate_size": 11008, "vocab_size": 151680, "max_position_embeddings": 32768,
  "num_nextn_predict_layers": 1, "torch_dtype": "bfloat16"}`, 36, map[uint64]uint64{1: 65536, 8: 8192})
 }
+
+// TestGPTJKVLayout: GPT-J-6B (28 layers, 16 heads of 4096 / 16 = 256,
+// multi-head, float16) under vLLM's gpt_j.py: GPTJAttention on every
+// layer, FullAttentionSpec; 16 x 16 x 512 x 2 B = 262,144 B a page at TP1,
+// 4 heads at TP4: 65,536 B.
+func TestGPTJKVLayout(t *testing.T) {
+	checkFullLayout(t, `{"model_type": "gptj", "n_embd": 4096, "n_head": 16, "n_layer": 28, "rotary_dim": 64, "n_inner": null,
+ "vocab_size": 50400, "n_positions": 2048, "torch_dtype": "float16"}`, 28, map[uint64]uint64{1: 262144, 4: 65536})
+}
