@@ -501,6 +501,7 @@ func TestNewFamilyDefaults(t *testing.T) {
 		{"hunyuan cla", `{"model_type": "hunyuan_v1_dense", "hidden_size": 64, "num_hidden_layers": 1, "num_attention_heads": 4,
  "intermediate_size": 128, "vocab_size": 128, "max_position_embeddings": 64, "use_cla": true}`, "x.json: use_cla: true: cross-layer attention"},
 		{"mpt without alibi", `{"model_type": "mpt", "attn_config": {"alibi": false}}`, "x.json: attn_config.alibi: false: vLLM's MPTForCausalLM asserts ALiBi"},
+		{"flex_olmo quantized", `{"model_type": "flex_olmo", "quantization_config": {"quant_method": "fp8"}}`, "x.json: quantization_config: FlexOlmo builds its experts unquantized"},
 		{"cohere2 pattern 0", `{"model_type": "cohere2", "sliding_window_pattern": 0}`, "x.json: sliding_window_pattern: must be above 0"},
 	}
 	for _, tt := range errs {
@@ -701,6 +702,17 @@ func gptJFixture() (string, []safetensors.Tensor) {
 	}
 	return config, append(ts, bf16("transformer.ln_f.weight", 32), bf16("transformer.ln_f.bias", 32),
 		bf16("lm_head.weight", 64, 32), bf16("lm_head.bias", 64))
+}
+
+// flexOlmoFixture: olmoeFixture's model as FlexOlmo, post-norms in place
+// of input_layernorm and post_attention_layernorm.
+func flexOlmoFixture() (string, []safetensors.Tensor) {
+	config, ts := olmoeFixture()
+	config = strings.Replace(config, `"model_type":"olmoe"`, `"model_type":"flex_olmo"`, 1)
+	for i := range ts {
+		ts[i].Name = strings.Replace(ts[i].Name, "input_layernorm", "post_feedforward_layernorm", 1)
+	}
+	return config, ts
 }
 
 // cohereFixture: hidden 64, 4 heads of 16, 2 KV heads, intermediate 128,

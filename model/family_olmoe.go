@@ -34,6 +34,12 @@ func readOlmoe(o jsonObject, a *Arch) {
 			setDefault(o, "num_experts", 64)
 		}
 	}
+	readOlmoeLayers(o, a)
+}
+
+// readOlmoeLayers reads OLMoE's layers and stages, the class's defaults
+// given (OLMoE's; FlexOlmo's config must give every key).
+func readOlmoeLayers(o jsonObject, a *Arch) {
 	readCommon(o, a)
 	a.derivedHeadDim(o)
 	a.RotaryDim = rotaryDim(o, a, a.HeadDim)

@@ -464,7 +464,7 @@ func (w *ckptWriter) layer(p string, i uint64, rotary bool) {
 			w.add(p+"self_attn.rotary_emb.inv_freq", "F32", a.RotaryDim/2)
 		}
 		switch {
-		case a.ModelType == "olmo3", a.ModelType == "minimax_m2", a.ModelType == "olmoe":
+		case a.ModelType == "olmo3", a.ModelType == "minimax_m2", a.ModelType == "olmoe", a.ModelType == "flex_olmo":
 			w.norm(p+"self_attn.q_norm", a.Heads*hd)
 			w.norm(p+"self_attn.k_norm", kv*hd)
 		case a.QKNorm && a.ModelType == "hunyuan_v1_dense":
@@ -491,7 +491,7 @@ func (w *ckptWriter) layer(p string, i uint64, rotary bool) {
 	case "opt":
 		w.layerNorm(p+"self_attn_layer_norm", a.Hidden)
 		w.layerNorm(p+"final_layer_norm", a.Hidden)
-	case "olmo3", "exaone4":
+	case "olmo3", "exaone4", "flex_olmo":
 		w.norm(p+"post_attention_layernorm", a.Hidden)
 		w.norm(p+"post_feedforward_layernorm", a.Hidden)
 	case "gpt_neox":

@@ -347,3 +347,13 @@ func TestGPTJKVLayout(t *testing.T) {
 	checkFullLayout(t, `{"model_type": "gptj", "n_embd": 4096, "n_head": 16, "n_layer": 28, "rotary_dim": 64, "n_inner": null,
  "vocab_size": 50400, "n_positions": 2048, "torch_dtype": "float16"}`, 28, map[uint64]uint64{1: 262144, 4: 65536})
 }
+
+// TestFlexOlmoKVLayout: a FlexOlmo of 32 layers and 32 heads of 4096 / 32
+// = 128 (multi-head, bf16) under vLLM's flex_olmo.py: OLMoE's attention on
+// every layer, FullAttentionSpec; 16 x 32 x 256 x 2 B = 262,144 B a page
+// at TP1, 8 heads at TP4: 65,536 B.
+func TestFlexOlmoKVLayout(t *testing.T) {
+	checkFullLayout(t, `{"model_type": "flex_olmo", "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,
+ "intermediate_size": 11008, "num_experts": 7, "num_experts_per_tok": 7, "vocab_size": 100352, "max_position_embeddings": 4096,
+ "torch_dtype": "bfloat16"}`, 32, map[uint64]uint64{1: 262144, 4: 65536})
+}
