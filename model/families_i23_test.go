@@ -389,6 +389,9 @@ func TestOrionSolarWeights(t *testing.T) {
 		// Hunyuan dense with use_qk_norm: Llama's 73,728 and two norms 256,
 		// query_layernorm and key_layernorm 16 x 2 each; final norm 128.
 		{`{"model_type": "hunyuan_v1_dense", "use_qk_norm": true, ` + keys + `}`, 73728 + 256 + 64 + 2*16384 + 128 + 2048},
+		// Jais 2: q/k/v and o_proj 24,576, up_proj and down_proj 32,768
+		// (ungated), two LayerNorms 512, the final one 256.
+		{`{"model_type": "jais2", ` + keys + `}`, 24576 + 32768 + 512 + 2*16384 + 256 + 2048},
 		// Orion: two LayerNorms of weight and bias 512, the final one 256.
 		{`{"model_type": "orion", ` + keys + `}`, 73728 + 512 + 2*16384 + 256 + 2048},
 		// Solar: two RMSNorms 256, the final one 128; bias: q/k/v's 128 x
@@ -460,6 +463,14 @@ func TestNewFamilyDefaults(t *testing.T) {
 		// sliding_window_pattern 2: every 2nd layer full.
 		{"cohere2 pattern 2", `{"model_type": "cohere2", "num_hidden_layers": 4, "sliding_window_pattern": 2}`,
 			got{4, 8192, 64, 64, 128, 22528, 256000, 8192, true}, "SFSF"},
+		// Jais 2: an integer window slides every layer; a list slides
+		// layer i by entry i % len, null entries full.
+		{"jais2 window", `{"model_type": "jais2", "hidden_size": 64, "num_hidden_layers": 4, "num_attention_heads": 4,
+ "intermediate_size": 128, "vocab_size": 128, "max_position_embeddings": 64, "interleaved_sliding_window": 32}`,
+			got{4, 64, 4, 4, 16, 128, 128, 64, false}, "SSSS"},
+		{"jais2 windows", `{"model_type": "jais2", "hidden_size": 64, "num_hidden_layers": 4, "num_attention_heads": 4,
+ "intermediate_size": 128, "vocab_size": 128, "max_position_embeddings": 64, "interleaved_sliding_window": [32, 32, null]}`,
+			got{4, 64, 4, 4, 16, 128, 128, 64, false}, "SSFS"},
 		// layer_types as given; cohere (v1) never slides whatever it lists.
 		{"cohere2 layer_types", `{"model_type": "cohere2", "num_hidden_layers": 2, "layer_types": ["full_attention", "sliding_attention"]}`,
 			got{2, 8192, 64, 64, 128, 22528, 256000, 8192, true}, "FS"},
@@ -502,6 +513,12 @@ func TestNewFamilyDefaults(t *testing.T) {
  "intermediate_size": 128, "vocab_size": 128, "max_position_embeddings": 64, "use_cla": true}`, "x.json: use_cla: true: cross-layer attention"},
 		{"mpt without alibi", `{"model_type": "mpt", "attn_config": {"alibi": false}}`, "x.json: attn_config.alibi: false: vLLM's MPTForCausalLM asserts ALiBi"},
 		{"flex_olmo quantized", `{"model_type": "flex_olmo", "quantization_config": {"quant_method": "fp8"}}`, "x.json: quantization_config: FlexOlmo builds its experts unquantized"},
+		{"jais2 window null", `{"model_type": "jais2", "hidden_size": 64, "num_hidden_layers": 1, "num_attention_heads": 4,
+ "intermediate_size": 128, "vocab_size": 128, "max_position_embeddings": 64, "interleaved_sliding_window": null}`,
+			"x.json: interleaved_sliding_window: null: vLLM's Jais2Attention raises"},
+		{"jais2 two windows", `{"model_type": "jais2", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+ "intermediate_size": 128, "vocab_size": 128, "max_position_embeddings": 64, "interleaved_sliding_window": [32, 64]}`,
+			"x.json: interleaved_sliding_window: windows 32 and 64"},
 		{"cohere2 pattern 0", `{"model_type": "cohere2", "sliding_window_pattern": 0}`, "x.json: sliding_window_pattern: must be above 0"},
 	}
 	for _, tt := range errs {

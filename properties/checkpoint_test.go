@@ -341,7 +341,7 @@ func hfCheckpoint(a *model.Arch, cfg map[string]any, newNames, rotary bool) []sa
 		w.norm(lm+"norm_f", a.Hidden)
 	case "phi":
 		w.layerNorm(lm+"final_layernorm", a.Hidden)
-	case "phimoe", "stablelm", "orion", "nemotron":
+	case "phimoe", "stablelm", "orion", "nemotron", "jais2":
 		w.layerNorm(lm+"norm", a.Hidden)
 	case "opt":
 		w.layerNorm(lm+"final_layer_norm", a.Hidden)
@@ -485,7 +485,7 @@ func (w *ckptWriter) layer(p string, i uint64, rotary bool) {
 		w.norm(p+"norm", a.Hidden)
 	case "phi":
 		w.layerNorm(p+"input_layernorm", a.Hidden)
-	case "phimoe", "stablelm", "orion", "nemotron":
+	case "phimoe", "stablelm", "orion", "nemotron", "jais2":
 		w.layerNorm(p+"input_layernorm", a.Hidden)
 		w.layerNorm(p+"post_attention_layernorm", a.Hidden)
 	case "opt":
@@ -568,7 +568,7 @@ func (w *ckptWriter) feedForward(p string, l model.Layer) {
 		w.linear(p+"ffn.down_proj", a.Intermediate, a.Hidden, a.MLPBias, true)
 	case a.ModelType == "internlm2":
 		w.mlp(p+"feed_forward", a.Intermediate, "w1", "w3", "w2", false)
-	case a.ModelType == "arcee", a.ModelType == "nemotron":
+	case a.ModelType == "arcee", a.ModelType == "nemotron", a.ModelType == "jais2":
 		w.linear(p+"mlp.up_proj", a.Hidden, a.Intermediate, a.MLPBias, true)
 		w.linear(p+"mlp.down_proj", a.Intermediate, a.Hidden, a.MLPBias, true)
 	case strings.HasPrefix(a.ModelType, "granitemoe"):

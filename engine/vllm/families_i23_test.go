@@ -357,3 +357,30 @@ func TestFlexOlmoKVLayout(t *testing.T) {
  "intermediate_size": 11008, "num_experts": 7, "num_experts_per_tok": 7, "vocab_size": 100352, "max_position_embeddings": 4096,
  "torch_dtype": "bfloat16"}`, 32, map[uint64]uint64{1: 262144, 4: 65536})
 }
+
+// TestJais2KVLayout: a Jais 2 of 8 layers, 16 heads and 4 KV heads of 2048
+// / 16 = 128 (bf16), interleaved_sliding_window [4096, null], under vLLM's
+// jais2.py: layers 0, 2, 4, 6 slide over 4096 (SlidingWindowSpec), 1, 3,
+// 5, 7 attend fully; both pages 16 x 4 x 256 x 2 B = 32,768 B: one group
+// of each, 4 layers a group, the sliding first (layer 0). A sliding
+// group keeps cdiv(4095 + 2 x 8192 in flight, 16) + 1 blocks.
+func TestJais2KVLayout(t *testing.T) {
+	a, err := model.ParseConfig("jais2.json", []byte(`{"model_type": "jais2", "hidden_size": 2048, "num_hidden_layers": 8,
+ "num_attention_heads": 16, "num_key_value_heads": 4, "intermediate_size": 8192, "vocab_size": 150272,
+ "max_position_embeddings": 8192, "interleaved_sliding_window": [4096, null], "torch_dtype": "bfloat16"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := ref(t, a, Serve{MaxModelLen: 8192, MaxNumBatchedTokens: 8192, AsyncScheduling: engine.On, KVCacheMemoryBytes: gib40}, testClass(false))
+	got := struct {
+		Names string
+		Pool  budget.PagedPool
+	}{groupNames(a, r.groups), r.Plan().Stages[0].Pool}
+	want := got
+	want.Names = "SlidingWindowx1 FullAttentionx1"
+	want.Pool = budget.PagedPool{Tensors: 4, PageBytes: 32768, Groups: []budget.PageGroup{
+		{Count: 1, PageTokens: 16, CapTokens: 4095 + 16384, ExtraPages: 1}, {Count: 1, PageTokens: 16, CapTokens: budget.NoCap}}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
