@@ -384,3 +384,13 @@ func TestJais2KVLayout(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
+
+// TestInternLM3KVLayout: InternLM3-8B's shape (48 layers, 32 heads and 2
+// KV heads of head_dim 128, bf16) under vLLM's llama.py: full attention on
+// every layer; 16 x 2 x 256 x 2 B = 16,384 B a page at TP1, 1 head at TP2
+// and, replicated, at TP4: 8192 B.
+func TestInternLM3KVLayout(t *testing.T) {
+	checkFullLayout(t, `{"model_type": "internlm3", "hidden_size": 4096, "num_hidden_layers": 48, "num_attention_heads": 32,
+ "num_key_value_heads": 2, "head_dim": 128, "intermediate_size": 10240, "vocab_size": 128512, "max_position_embeddings": 32768,
+ "bias": false, "qkv_bias": false, "torch_dtype": "bfloat16"}`, 48, map[uint64]uint64{1: 16384, 2: 8192, 4: 8192})
+}
