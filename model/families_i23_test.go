@@ -395,6 +395,9 @@ func TestOrionSolarWeights(t *testing.T) {
 		// InternLM3 (llama.py): bias true and qkv_bias false bias o_proj
 		// alone (64 x 2); two RMSNorms 256, the final one 128.
 		{`{"model_type": "internlm3", "bias": true, "qkv_bias": false, ` + keys + `}`, 73728 + 128 + 256 + 2*16384 + 128 + 2048},
+		// HyperCLOVA X with use_post_norm: Llama's 73,728, four norms 512,
+		// the final one 128.
+		{`{"model_type": "hyperclovax", "use_post_norm": true, "attention_multiplier": 0.0625, ` + keys + `}`, 73728 + 512 + 2*16384 + 128 + 2048},
 		// Orion: two LayerNorms of weight and bias 512, the final one 256.
 		{`{"model_type": "orion", ` + keys + `}`, 73728 + 512 + 2*16384 + 256 + 2048},
 		// Solar: two RMSNorms 256, the final one 128; bias: q/k/v's 128 x

@@ -512,6 +512,11 @@ func (w *ckptWriter) layer(p string, i uint64, rotary bool) {
 		for _, n := range []string{"input_layernorm", "post_attention_layernorm", "post_self_attn_layernorm", "post_mlp_layernorm"} {
 			w.norm(p+n, a.Hidden)
 		}
+	case "hyperclovax":
+		names := []string{"input_layernorm", "post_attention_layernorm", "post_norm1", "post_norm2"}
+		for _, n := range names[:a.NormsPerLayer] {
+			w.norm(p+n, a.Hidden)
+		}
 	default:
 		names := []string{"input_layernorm", "post_attention_layernorm", "pre_feedforward_layernorm", "post_feedforward_layernorm"}
 		for _, n := range names[:a.NormsPerLayer] {

@@ -394,3 +394,13 @@ func TestInternLM3KVLayout(t *testing.T) {
  "num_key_value_heads": 2, "head_dim": 128, "intermediate_size": 10240, "vocab_size": 128512, "max_position_embeddings": 32768,
  "bias": false, "qkv_bias": false, "torch_dtype": "bfloat16"}`, 48, map[uint64]uint64{1: 16384, 2: 8192, 4: 8192})
 }
+
+// TestHyperCLOVAXKVLayout: a HyperCLOVA X of 32 layers, 32 heads and 8 KV
+// heads of 128 (bf16) under vLLM's hyperclovax.py: full attention on every
+// layer; 16 x 8 x 256 x 2 B = 65,536 B a page at TP1, 2 heads at TP4:
+// 16,384 B.
+func TestHyperCLOVAXKVLayout(t *testing.T) {
+	checkFullLayout(t, `{"model_type": "hyperclovax", "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,
+ "num_key_value_heads": 8, "intermediate_size": 12288, "vocab_size": 110592, "max_position_embeddings": 32768,
+ "use_post_norm": true, "torch_dtype": "bfloat16"}`, 32, map[uint64]uint64{1: 65536, 4: 16384})
+}
