@@ -398,6 +398,9 @@ func TestOrionSolarWeights(t *testing.T) {
 		// HyperCLOVA X with use_post_norm: Llama's 73,728, four norms 512,
 		// the final one 128.
 		{`{"model_type": "hyperclovax", "use_post_norm": true, "attention_multiplier": 0.0625, ` + keys + `}`, 73728 + 512 + 2*16384 + 128 + 2048},
+		// Tele-FLM (llama.py): attention_bias biases q/k/v (128 x 2) and
+		// o_proj (64 x 2); two norms 256, the final one 128.
+		{`{"model_type": "teleflm", "attention_bias": true, "use_mup": true, "input_mult": 1.0, ` + keys + `}`, 73728 + 384 + 256 + 2*16384 + 128 + 2048},
 		// Orion: two LayerNorms of weight and bias 512, the final one 256.
 		{`{"model_type": "orion", ` + keys + `}`, 73728 + 512 + 2*16384 + 256 + 2048},
 		// Solar: two RMSNorms 256, the final one 128; bias: q/k/v's 128 x

@@ -404,3 +404,13 @@ func TestHyperCLOVAXKVLayout(t *testing.T) {
  "num_key_value_heads": 8, "intermediate_size": 12288, "vocab_size": 110592, "max_position_embeddings": 32768,
  "use_post_norm": true, "torch_dtype": "bfloat16"}`, 32, map[uint64]uint64{1: 65536, 4: 16384})
 }
+
+// TestTeleFLMKVLayout: a Tele-FLM of 64 layers, 64 heads and 8 KV heads
+// of 128 (bf16) under vLLM's teleflm.py (Llama's layers): full attention
+// on every layer; 16 x 8 x 256 x 2 B = 65,536 B a page at TP1, 1 head at
+// TP8: 8192 B.
+func TestTeleFLMKVLayout(t *testing.T) {
+	checkFullLayout(t, `{"model_type": "teleflm", "hidden_size": 8192, "num_hidden_layers": 64, "num_attention_heads": 64,
+ "num_key_value_heads": 8, "intermediate_size": 21824, "vocab_size": 80000, "max_position_embeddings": 4096,
+ "use_mup": true, "torch_dtype": "bfloat16"}`, 64, map[uint64]uint64{1: 65536, 8: 8192})
+}
