@@ -401,6 +401,12 @@ func TestOrionSolarWeights(t *testing.T) {
 		// Tele-FLM (llama.py): attention_bias biases q/k/v (128 x 2) and
 		// o_proj (64 x 2); two norms 256, the final one 128.
 		{`{"model_type": "teleflm", "attention_bias": true, "use_mup": true, "input_mult": 1.0, ` + keys + `}`, 73728 + 384 + 256 + 2*16384 + 128 + 2048},
+		// Step 1: num_attention_groups 1 (q/k/v 64 x (4 + 1 + 1) x 16 x 2
+		// = 12,288, o_proj 8192), the MLP 49,152, norms 256; tied by
+		// default: the embedding 16,384 alone; final norm 128; ALiBi, no
+		// rotary table.
+		{`{"model_type": "step1", "num_attention_groups": 1, ` + strings.Replace(keys, `"num_key_value_heads": 2, `, "", 1) + `}`,
+			12288 + 8192 + 49152 + 256 + 16384 + 128},
 		// Orion: two LayerNorms of weight and bias 512, the final one 256.
 		{`{"model_type": "orion", ` + keys + `}`, 73728 + 512 + 2*16384 + 256 + 2048},
 		// Solar: two RMSNorms 256, the final one 128; bias: q/k/v's 128 x

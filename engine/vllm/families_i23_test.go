@@ -414,3 +414,13 @@ func TestTeleFLMKVLayout(t *testing.T) {
  "num_key_value_heads": 8, "intermediate_size": 21824, "vocab_size": 80000, "max_position_embeddings": 4096,
  "use_mup": true, "torch_dtype": "bfloat16"}`, 64, map[uint64]uint64{1: 65536, 8: 8192})
 }
+
+// TestStep1KVLayout: a Step 1 of 48 layers, 64 heads of 8192 / 64 = 128
+// and 8 attention groups (bf16) under vLLM's step1.py: ALiBi full
+// attention on every layer; 16 x 8 x 256 x 2 B = 65,536 B a page at TP1,
+// 1 group at TP8: 8192 B.
+func TestStep1KVLayout(t *testing.T) {
+	checkFullLayout(t, `{"model_type": "step1", "hidden_size": 8192, "num_hidden_layers": 48, "num_attention_heads": 64,
+ "num_attention_groups": 8, "intermediate_size": 22528, "vocab_size": 65536, "max_position_embeddings": 4096,
+ "torch_dtype": "bfloat16"}`, 48, map[uint64]uint64{1: 65536, 8: 8192})
+}
