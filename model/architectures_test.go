@@ -62,15 +62,19 @@ var sectionTitles = []struct{ key, title string }{
 	{"token-classification", "Token classification, pooling runner (_TOKEN_CLASSIFICATION_MODELS)"},
 	{"sequence-classification", "Sequence classification, pooling runner (_SEQUENCE_CLASSIFICATION_MODELS)"},
 	{"sequence-classification/multimodal", "Multimodal sequence classification, pooling runner (_SEQUENCE_CLASSIFICATION_MODELS, [Multimodal])"},
+	{"transformers-backend", "Served through vLLM's Transformers backend (_TRANSFORMERS_SUPPORTED_MODELS)"},
+	{"transformers-backend/multimodal", "Multimodal, served through vLLM's Transformers backend (_TRANSFORMERS_SUPPORTED_MODELS)"},
 }
 
 // coverage is what the model says of one registry entry: the model_types
 // that size it, or why it is refused.
 func coverage(e registryEntry) (modelTypes []string, refusal string) {
-	if mts := Architectures()[e.Arch]; len(mts) > 0 && !isPooling(e.Section) && e.Section != "multimodal/encoder-decoder" {
+	if mts := Architectures()[e.Arch]; len(mts) > 0 && isGeneration(e.Section) && e.Section != "multimodal/encoder-decoder" {
 		return mts, ""
 	}
 	switch {
+	case isTransformersBackend(e.Section):
+		return nil, "vLLM serves it only through its Transformers backend (" + e.Class + "), whose memory is not modelled"
 	case isPooling(e.Section):
 		return nil, "a pooling model (vLLM's pooling runner): not sized yet"
 	case e.Section == "multimodal/encoder-decoder":
@@ -81,9 +85,21 @@ func coverage(e registryEntry) (modelTypes []string, refusal string) {
 	return nil, "no family reads its model_type yet"
 }
 
-func isPooling(section string) bool {
+// isGeneration reports whether a section is vLLM's text-generation or
+// multimodal registry, whose architectures vLLM implements natively.
+func isGeneration(section string) bool {
 	s, _, _ := strings.Cut(section, "/")
-	return s != "text-generation" && s != "multimodal"
+	return s == "text-generation" || s == "multimodal"
+}
+
+func isTransformersBackend(section string) bool {
+	s, _, _ := strings.Cut(section, "/")
+	return s == "transformers-backend"
+}
+
+// isPooling reports whether a section is one of the pooling runner's.
+func isPooling(section string) bool {
+	return !isGeneration(section) && !isTransformersBackend(section)
 }
 
 // architecturesTable writes docs/architectures.md from the registry and
@@ -121,7 +137,7 @@ naming it. A refused architecture says why.
 		}
 		fmt.Fprintf(&b, "| %s | %d | %d |\n", s.title, n, len(bySection[s.key]))
 		sized, total = sized+n, total+len(bySection[s.key])
-		if !isPooling(s.key) {
+		if isGeneration(s.key) {
 			genSized, genTotal = genSized+n, genTotal+len(bySection[s.key])
 		}
 	}
@@ -169,7 +185,7 @@ func TestArchitecturesAreVLLMs(t *testing.T) {
 	gen := map[string]bool{}
 	modules := map[string]bool{}
 	for _, e := range reg {
-		if !isPooling(e.Section) {
+		if isGeneration(e.Section) {
 			gen[e.Arch] = true
 			modules[e.Module] = true
 		}
@@ -207,13 +223,15 @@ func TestArchitecturesAreVLLMs(t *testing.T) {
 // registry.py at d18bb7b has them: 130 text-generation and 118 multimodal
 // architectures (3 of them encoder-decoder), 34 embedding (9 multimodal),
 // 11 late-interaction (6 multimodal), 3 reward, 6 token-classification
-// and 10 sequence-classification (2 multimodal) models: counted with
-// grep over each dict of the source, not from this file.
+// and 10 sequence-classification (2 multimodal) models, and 8 served
+// through the Transformers backend (2 multimodal): counted with grep over
+// each dict of the source, not from this file.
 func TestRegistryCounts(t *testing.T) {
 	want := map[string]int{
 		"text-generation": 130, "multimodal": 115, "multimodal/encoder-decoder": 3,
 		"embedding": 25, "embedding/multimodal": 9, "late-interaction": 5, "late-interaction/multimodal": 6,
 		"reward": 3, "token-classification": 6, "sequence-classification": 8, "sequence-classification/multimodal": 2,
+		"transformers-backend": 6, "transformers-backend/multimodal": 2,
 	}
 	got := map[string]int{}
 	seen := map[string]bool{}

@@ -203,8 +203,10 @@ func TestEveryClassDefaultFills(t *testing.T) {
 		// Gemma4TextConfig's own per-layer inputs (256) are refused.
 		"gemma4_text": {"hidden_size_per_layer_input": 0},
 		// NemotronHConfig counts its layers by its pattern.
-		"nemotron_h":          {"num_hidden_layers": 4, "hybrid_override_pattern": "M-*E"},
-		"gemma3":              {"text_config": map[string]any{}},
+		"nemotron_h": {"num_hidden_layers": 4, "hybrid_override_pattern": "M-*E"},
+		"gemma3":     {"text_config": map[string]any{}},
+		// vLLM asserts MPT's ALiBi, which MptAttentionConfig's default lacks.
+		"mpt":                 {"attn_config": map[string]any{"alibi": true}},
 		"siglip_vision_model": nil, // a sub-config only
 	}
 	for _, mt := range ConfigClasses() {

@@ -132,8 +132,8 @@ func shardOutputs(a *model.Arch, tp uint64, ep bool) []uint64 {
 			out = append(out, a.SharedIntermediate/tp)
 		}
 	}
-	if a.ModelType == "qwen3_moe" && a.Quant.Method != "fp8" {
-		out = append(out, a.Experts) // Qwen3-MoE's router is quantized
+	if (a.ModelType == "qwen3_moe" || strings.HasPrefix(a.ModelType, "qwen3_vl_moe")) && a.Quant.Method != "fp8" {
+		out = append(out, a.Experts) // Qwen3-MoE's router is quantized (Qwen3-VL-MoE's too)
 	}
 	if d := a.DeltaNet; d != nil {
 		out = append(out, d.NumKeyHeads*d.KeyHeadDim/tp, d.NumValueHeads*d.ValueHeadDim/tp, d.NumValueHeads/tp)
@@ -234,6 +234,15 @@ func (w *ckptWriter) layerNorm(m string, size uint64) {
 	w.add(m+".bias", w.dt, size)
 }
 
+// mptNorm is MPT's LayerNorm: with its bias unless no_bias dropped it.
+func (w *ckptWriter) mptNorm(m string, size uint64) {
+	if w.a.AttnBias {
+		w.layerNorm(m, size)
+		return
+	}
+	w.norm(m, size)
+}
+
 // mlp writes a gated MLP of inter at p in the language model.
 func (w *ckptWriter) mlp(p string, inter uint64, gate, up, down string, bias bool) {
 	w.gatedMLP(p, w.a.Hidden, inter, gate, up, down, bias)
@@ -264,8 +273,12 @@ func hfCheckpoint(a *model.Arch, cfg map[string]any, newNames, rotary bool) []sa
 		if newNames {
 			lm = "model.language_model."
 		}
-	case "qwen3_vl", "qwen3_5", "qwen3_5_moe", "gemma4", "gemma4_text":
+	case "qwen3_vl", "qwen3_5", "qwen3_5_moe", "gemma4", "gemma4_text", "qwen3_vl_moe":
 		lm = "model.language_model."
+	case "gpt_neox":
+		lm, top = "gpt_neox.", "embed_out"
+	case "exaone", "mpt", "gptj":
+		lm = "transformer."
 	case "nemotron_h":
 		lm = "backbone."
 	case "opt":
@@ -280,6 +293,12 @@ func hfCheckpoint(a *model.Arch, cfg map[string]any, newNames, rotary bool) []sa
 		embed = lm + "embeddings.weight"
 	case "opt":
 		embed = lm + "embed_tokens.weight"
+	case "gpt_neox":
+		embed = lm + "embed_in.weight"
+	case "exaone", "mpt", "gptj":
+		embed = lm + "wte.weight"
+	case "internlm2":
+		embed = lm + "tok_embeddings.weight"
 	}
 	embedDim := a.Hidden
 	if d, ok := text["word_embed_proj_dim"].(uint64); ok && a.ModelType == "opt" {
@@ -300,6 +319,12 @@ func hfCheckpoint(a *model.Arch, cfg map[string]any, newNames, rotary bool) []sa
 	}
 	for i := range layers + extra {
 		p := fmt.Sprintf("%slayers.%d.", lm, i)
+		if a.ModelType == "exaone" || a.ModelType == "gptj" {
+			p = fmt.Sprintf("%sh.%d.", lm, i)
+		}
+		if a.ModelType == "mpt" {
+			p = fmt.Sprintf("%sblocks.%d.", lm, i)
+		}
 		if i >= layers {
 			// DeepSeek's, GLM's and MiniMax's MTP layers: past
 			// num_hidden_layers.
@@ -316,14 +341,33 @@ func hfCheckpoint(a *model.Arch, cfg map[string]any, newNames, rotary bool) []sa
 		w.norm(lm+"norm_f", a.Hidden)
 	case "phi":
 		w.layerNorm(lm+"final_layernorm", a.Hidden)
+	case "phimoe", "stablelm", "orion", "nemotron", "jais2":
+		w.layerNorm(lm+"norm", a.Hidden)
 	case "opt":
 		w.layerNorm(lm+"final_layer_norm", a.Hidden)
+	case "gpt_neox":
+		w.layerNorm(lm+"final_layer_norm", a.Hidden)
+	case "exaone":
+		w.norm(lm+"ln_f", a.Hidden)
+	case "mpt":
+		w.mptNorm(lm+"norm_f", a.Hidden)
+	case "gptj":
+		w.layerNorm(lm+"ln_f", a.Hidden)
 	default:
 		w.norm(lm+"norm", a.Hidden)
 	}
-	if !a.TiedEmbeddings {
+	switch {
+	case a.TiedEmbeddings:
+	case a.ModelType == "gpt_neox":
+		w.add("embed_out.weight", w.dt, a.Vocab, embedDim)
+	case a.ModelType == "internlm2":
+		w.add("output.weight", w.dt, a.Vocab, embedDim)
+	default:
 		w.add(top+"lm_head.weight", w.dt, a.Vocab, embedDim)
-		if a.ModelType == "phi" {
+		if a.ModelType == "phi" || a.ModelType == "phimoe" || a.ModelType == "gptj" {
+			w.add(top+"lm_head.bias", w.dt, a.Vocab)
+		}
+		if b, _ := text["lm_head_bias"].(bool); b && a.ModelType == "arcee" {
 			w.add(top+"lm_head.bias", w.dt, a.Vocab)
 		}
 	}
@@ -361,6 +405,34 @@ func (w *ckptWriter) layer(p string, i uint64, rotary bool) {
 		w.deltaNet(p + "linear_attn.")
 	case a.MLA:
 		w.mla(p)
+	case a.ModelType == "gpt_neox":
+		// One query_key_value of every head's q, k and v (modeling_gpt_neox.py).
+		w.linear(p+"attention.query_key_value", a.Hidden, 3*a.Heads*hd, a.AttnBias, true)
+		w.linear(p+"attention.dense", a.Heads*hd, a.Hidden, a.OutBias, true)
+	case a.ModelType == "gptj":
+		for _, n := range []string{"q_proj", "k_proj", "v_proj", "out_proj"} {
+			w.linear(p+"attn."+n, a.Hidden, a.Hidden, false, true)
+		}
+	case a.ModelType == "mpt":
+		w.linear(p+"attn.Wqkv", a.Hidden, (a.Heads+2*kv)*hd, a.AttnBias, true)
+		if a.QKNorm {
+			w.mptNorm(p+"attn.q_ln", a.Hidden)
+			w.mptNorm(p+"attn.k_ln", a.Hidden)
+		}
+		w.linear(p+"attn.out_proj", a.Heads*hd, a.Hidden, a.OutBias, true)
+	case a.ModelType == "internlm2":
+		// wqkv holds each KV group's q heads, k and v (modeling_internlm2.py).
+		w.linear(p+"attention.wqkv", a.Hidden, (a.Heads+2*kv)*hd, false, true)
+		w.linear(p+"attention.wo", a.Heads*hd, a.Hidden, false, true)
+	case a.ModelType == "exaone":
+		for _, n := range []string{"q_proj", "k_proj", "v_proj"} {
+			out := kv * hd
+			if n == "q_proj" {
+				out = a.Heads * hd
+			}
+			w.linear(p+"attn.attention."+n, a.Hidden, out, a.AttnBias, true)
+		}
+		w.linear(p+"attn.attention.out_proj", a.Heads*hd, a.Hidden, a.OutBias, true)
 	case a.FusedQKV:
 		w.linear(p+"self_attn.qkv_proj", a.Hidden, (a.Heads+2*kv)*hd, a.AttnBias, true)
 		w.linear(p+"self_attn.o_proj", a.Heads*hd, a.Hidden, false, true)
@@ -392,9 +464,16 @@ func (w *ckptWriter) layer(p string, i uint64, rotary bool) {
 			w.add(p+"self_attn.rotary_emb.inv_freq", "F32", a.RotaryDim/2)
 		}
 		switch {
-		case a.ModelType == "olmo3", a.ModelType == "minimax_m2":
+		case a.ModelType == "olmo3", a.ModelType == "minimax_m2", a.ModelType == "olmoe", a.ModelType == "flex_olmo":
 			w.norm(p+"self_attn.q_norm", a.Heads*hd)
 			w.norm(p+"self_attn.k_norm", kv*hd)
+		case a.QKNorm && a.ModelType == "hunyuan_v1_dense":
+			w.norm(p+"self_attn.query_layernorm", hd)
+			w.norm(p+"self_attn.key_layernorm", hd)
+		case a.QKNorm && strings.HasPrefix(a.ModelType, "cohere"):
+			// Command R+'s q_norm [heads, head_dim] and k_norm [KV heads, head_dim].
+			w.add(p+"self_attn.q_norm.weight", w.dt, a.Heads, hd)
+			w.add(p+"self_attn.k_norm.weight", w.dt, kv, hd)
 		case a.QKNorm:
 			w.norm(p+"self_attn.q_norm", hd)
 			w.norm(p+"self_attn.k_norm", hd)
@@ -406,12 +485,38 @@ func (w *ckptWriter) layer(p string, i uint64, rotary bool) {
 		w.norm(p+"norm", a.Hidden)
 	case "phi":
 		w.layerNorm(p+"input_layernorm", a.Hidden)
+	case "phimoe", "stablelm", "orion", "nemotron", "jais2":
+		w.layerNorm(p+"input_layernorm", a.Hidden)
+		w.layerNorm(p+"post_attention_layernorm", a.Hidden)
 	case "opt":
 		w.layerNorm(p+"self_attn_layer_norm", a.Hidden)
 		w.layerNorm(p+"final_layer_norm", a.Hidden)
-	case "olmo3", "exaone4":
+	case "olmo3", "exaone4", "flex_olmo":
 		w.norm(p+"post_attention_layernorm", a.Hidden)
 		w.norm(p+"post_feedforward_layernorm", a.Hidden)
+	case "gpt_neox":
+		w.layerNorm(p+"input_layernorm", a.Hidden)
+		w.layerNorm(p+"post_attention_layernorm", a.Hidden)
+	case "gptj":
+		w.layerNorm(p+"ln_1", a.Hidden)
+	case "mpt":
+		w.mptNorm(p+"norm_1", a.Hidden)
+		w.mptNorm(p+"norm_2", a.Hidden)
+	case "internlm2":
+		w.norm(p+"attention_norm", a.Hidden)
+		w.norm(p+"ffn_norm", a.Hidden)
+	case "exaone":
+		w.norm(p+"ln_1", a.Hidden)
+		w.norm(p+"ln_2", a.Hidden)
+	case "glm4":
+		for _, n := range []string{"input_layernorm", "post_attention_layernorm", "post_self_attn_layernorm", "post_mlp_layernorm"} {
+			w.norm(p+n, a.Hidden)
+		}
+	case "hyperclovax":
+		names := []string{"input_layernorm", "post_attention_layernorm", "post_norm1", "post_norm2"}
+		for _, n := range names[:a.NormsPerLayer] {
+			w.norm(p+n, a.Hidden)
+		}
 	default:
 		names := []string{"input_layernorm", "post_attention_layernorm", "pre_feedforward_layernorm", "post_feedforward_layernorm"}
 		for _, n := range names[:a.NormsPerLayer] {
@@ -455,6 +560,32 @@ func (w *ckptWriter) feedForward(p string, l model.Layer) {
 	case a.ModelType == "opt":
 		w.linear(p+"fc1", a.Hidden, a.Intermediate, a.MLPBias, true)
 		w.linear(p+"fc2", a.Intermediate, a.Hidden, a.MLPBias, true)
+	case a.ModelType == "gpt_neox":
+		w.linear(p+"mlp.dense_h_to_4h", a.Hidden, a.Intermediate, true, true)
+		w.linear(p+"mlp.dense_4h_to_h", a.Intermediate, a.Hidden, true, true)
+	case a.ModelType == "exaone":
+		w.mlp(p+"mlp", a.Intermediate, "c_fc_0", "c_fc_1", "c_proj", a.MLPBias)
+	case a.ModelType == "gptj":
+		w.linear(p+"mlp.fc_in", a.Hidden, a.Intermediate, true, true)
+		w.linear(p+"mlp.fc_out", a.Intermediate, a.Hidden, true, true)
+	case a.ModelType == "mpt":
+		w.linear(p+"ffn.up_proj", a.Hidden, a.Intermediate, a.MLPBias, true)
+		w.linear(p+"ffn.down_proj", a.Intermediate, a.Hidden, a.MLPBias, true)
+	case a.ModelType == "internlm2":
+		w.mlp(p+"feed_forward", a.Intermediate, "w1", "w3", "w2", false)
+	case a.ModelType == "arcee", a.ModelType == "nemotron", a.ModelType == "jais2":
+		w.linear(p+"mlp.up_proj", a.Hidden, a.Intermediate, a.MLPBias, true)
+		w.linear(p+"mlp.down_proj", a.Intermediate, a.Hidden, a.MLPBias, true)
+	case strings.HasPrefix(a.ModelType, "granitemoe"):
+		// ibm-granite's stacked experts and router.layer, and
+		// GraniteMoeShared's shared_mlp (gate and up fused).
+		w.add(p+"block_sparse_moe.router.layer.weight", w.dt, a.Experts, a.Hidden)
+		w.add(p+"block_sparse_moe.input_linear.weight", w.dt, a.Experts, 2*a.MoEIntermediate, a.Hidden)
+		w.add(p+"block_sparse_moe.output_linear.weight", w.dt, a.Experts, a.Hidden, a.MoEIntermediate)
+		if a.SharedIntermediate > 0 {
+			w.linear(p+"shared_mlp.input_linear", a.Hidden, 2*a.SharedIntermediate, false, true)
+			w.linear(p+"shared_mlp.output_linear", a.SharedIntermediate, a.Hidden, false, true)
+		}
 	case a.ModelType == "gpt_oss":
 		w.add(p+"mlp.router.weight", w.dt, a.Experts, a.Hidden)
 		w.add(p+"mlp.router.bias", w.dt, a.Experts)
@@ -500,7 +631,7 @@ func (w *ckptWriter) feedForward(p string, l model.Layer) {
 			w.add(p+"experts.gate_up_proj", w.dt, a.Experts, 2*a.MoEIntermediate, a.Hidden)
 			w.add(p+"experts.down_proj", w.dt, a.Experts, a.Hidden, a.MoEIntermediate)
 		}
-	case l.MoE && a.ModelType == "mixtral":
+	case l.MoE && (a.ModelType == "mixtral" || a.ModelType == "phimoe"):
 		w.linear(p+"block_sparse_moe.gate", a.Hidden, a.Experts, false, false)
 		for e := range a.Experts {
 			w.mlp(fmt.Sprintf("%sblock_sparse_moe.experts.%d", p, e), a.MoEIntermediate, "w1", "w3", "w2", false)
@@ -516,15 +647,20 @@ func (w *ckptWriter) feedForward(p string, l model.Layer) {
 	case l.MoE:
 		// Qwen3-MoE's router takes the quantization config
 		// (qwen3_moe.py:167-173); the others' never do.
-		w.linear(p+"mlp.gate", a.Hidden, a.Experts, false, a.ModelType == "qwen3_moe")
+		w.linear(p+"mlp.gate", a.Hidden, a.Experts, false, a.ModelType == "qwen3_moe" || strings.HasPrefix(a.ModelType, "qwen3_vl_moe"))
 		if a.ScoreCorrectionBias {
 			w.add(p+"mlp.gate.e_score_correction_bias", "F32", a.Experts)
 		}
-		if strings.HasPrefix(a.ModelType, "qwen3_5") && !quantized {
+		switch {
+		case strings.HasPrefix(a.ModelType, "qwen3_5") && !quantized:
 			// transformers 5 saves Qwen3.5-MoE's experts stacked.
 			w.add(p+"mlp.experts.gate_up_proj", w.dt, a.Experts, 2*a.MoEIntermediate, a.Hidden)
 			w.add(p+"mlp.experts.down_proj", w.dt, a.Experts, a.Hidden, a.MoEIntermediate)
-		} else {
+		case strings.HasPrefix(a.ModelType, "qwen3_vl_moe") && !quantized:
+			// Qwen3-VL-MoE's stacked experts, transposed.
+			w.add(p+"mlp.experts.gate_up_proj", w.dt, a.Experts, a.Hidden, 2*a.MoEIntermediate)
+			w.add(p+"mlp.experts.down_proj", w.dt, a.Experts, a.MoEIntermediate, a.Hidden)
+		default:
 			for e := range a.Experts {
 				w.mlp(fmt.Sprintf("%smlp.experts.%d", p, e), a.MoEIntermediate, "gate_proj", "up_proj", "down_proj", false)
 			}

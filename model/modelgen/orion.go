@@ -1,0 +1,15 @@
+package modelgen
+
+import "pgregory.net/rapid"
+
+// Orion draws model_type orion (Orion): head_dim derived from
+// hidden_size, unbiased layers, LayerNorms.
+func Orion() *rapid.Generator[map[string]any] { return orion.generator() }
+
+var orion = family{types: []string{"orion"}, draw: drawOrion}
+
+func drawOrion(t *rapid.T, modelType string) map[string]any {
+	c, _ := decoder(t, modelType, false)
+	quantize(t, c, quantDense)
+	return c
+}
