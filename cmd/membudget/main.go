@@ -161,7 +161,7 @@ func parseFlags(fs *flag.FlagSet, args []string, rest bool) (status int, ok bool
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintf(fs.Output(), "usage of %s:\n", fs.Name())
-			fs.PrintDefaults()
+			engine.PrintDefaults(fs)
 			return exitOK, false
 		}
 		fmt.Fprintf(fs.Output(), "Run 'membudget help %s' for its flags.\n", strings.TrimPrefix(fs.Name(), "membudget "))

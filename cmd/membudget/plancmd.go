@@ -22,6 +22,7 @@ func (a *app) plan(stdout, stderr io.Writer, args []string) int {
 	if !ok {
 		return fail(stderr, "plan", exitBadArgs, fmt.Errorf("--engine %s: membudget has no planner for %s", eng.Name(), eng.Title()))
 	}
+	args = a.engines.Respell(eng, args)
 	modelArg := fs.String("model", "", "the model: a config.json `path`, a directory, or a model id")
 	length := fs.Uint64("length", 0, "tokens each sequence must hold (required)")
 	concurrency := fs.Uint64("concurrency", 0, "sequences to serve at once, across the deployment's replicas (required)")

@@ -43,6 +43,7 @@ func (a *app) serveFlags(fs *flag.FlagSet, args []string, own func(e engine.Engi
 	if err != nil {
 		return nil, err
 	}
+	args = a.engines.Respell(eng, args)
 	sa := &serveArgs{eng: eng, serve: eng.NewServe()}
 	fs.StringVar(&sa.model, "model", "", "a config.json `path` (or a directory holding one), a shipped model (org/name or org__name, any case), or a Hugging Face model id org/name[@revision], from the local cache or the Hub (see 'membudget models')")
 	fs.StringVar(&sa.class, "class", "", "device `class` (see 'membudget classes'); case does not matter")
@@ -65,6 +66,7 @@ func (a *app) serveFlags(fs *flag.FlagSet, args []string, own func(e engine.Engi
 // model, its --revision, the flags that do not change memory.
 func (a *app) parseServe(fs *flag.FlagSet, sa *serveArgs, args []string) (status int, ok bool) {
 	cmd := strings.TrimPrefix(fs.Name(), "membudget ")
+	args = a.engines.Respell(sa.eng, args)
 	if status, ok := parseFlags(fs, args, true); !ok {
 		return status, false
 	}

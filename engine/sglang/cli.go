@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -54,6 +55,9 @@ type flagServe struct {
 	engine.Pasted
 	// given is the flags given, by the names given, once parsed.
 	given map[string]bool
+	// listed are the flags given that do not change memory, as given,
+	// each with its value (see registerIgnored).
+	listed []string
 }
 
 func (f *flagServe) Register(fs *flag.FlagSet, model *string) {
@@ -82,6 +86,7 @@ func (f *flagServe) Register(fs *flag.FlagSet, model *string) {
 	fs.StringVar(&f.s.AttentionBackend, "attention-backend", "", "SGLang's --attention-backend: fa3, flashinfer, triton, flashmla, cutlass_mla, aiter, torch_native, and from v0.5.6.post2 trtllm_mha, trtllm_mla (default: SGLang's for the device)")
 	fs.BoolVar(&f.s.DisableCudaGraph, "disable-cuda-graph", false, "SGLang's --disable-cuda-graph: no CUDA graphs")
 	fs.Var(&countFlag{v: &f.s.CudaGraphMaxBS, name: "cuda-graph-max-bs"}, "cuda-graph-max-bs", "SGLang's --cuda-graph-max-bs: the largest decode batch captured in a CUDA graph (default: SGLang's for the device)")
+	f.registerIgnored(fs)
 }
 
 // concepts are what SGLang's flags stand for, for the messages that refuse
@@ -213,6 +218,7 @@ func (f *flagServe) Size(m *hub.Loaded, c budget.Class) (engine.Sizing, error) {
 		return nil, err
 	}
 	sz.pasted = f.Pasted
+	sz.pasted.Ignored = append(slices.Clip(f.listed), f.Pasted.Ignored...)
 	return sz, nil
 }
 
