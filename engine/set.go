@@ -125,8 +125,8 @@ func (s *Set) Check(e Engine, args []string, own func(name string) bool) error {
 		if f := s.LineOf(args[i:]); f != nil && f.Name() != e.Name() {
 			return s.foreignLine(e, f)
 		}
-		if IsPython(a) && i+1 < len(args) && args[i+1] == "-m" && e.LaunchLine(args[i:]) {
-			i++ // python -m MODULE: -m is the interpreter's
+		if _, n := PythonModule(args[i:]); n > 0 && e.LaunchLine(args[i:]) {
+			i += n - 1 // python -u -m MODULE: the interpreter's words
 			continue
 		}
 		if !strings.HasPrefix(a, "-") || a == "-" || isNumber(a) {

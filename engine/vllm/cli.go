@@ -42,7 +42,8 @@ const apiServerModule = "vllm.entrypoints.openai.api_server"
 // isAPIServer reports whether args begin `python -m
 // vllm.entrypoints.openai.api_server`.
 func isAPIServer(args []string) bool {
-	return len(args) >= 3 && engine.IsPython(args[0]) && args[1] == "-m" && args[2] == apiServerModule
+	module, _ := engine.PythonModule(args)
+	return module == apiServerModule
 }
 
 // LineUsage returns "vllm serve MODEL [flags]".
@@ -156,8 +157,8 @@ func (f *flagServe) Unmodelled() map[string]string { return nil }
 func (f *flagServe) ReadLine(args []string) (engine.Line, error) {
 	l := engine.Line{Name: "the vllm serve line"}
 	var rest []string
-	if isAPIServer(args) {
-		l.Name, rest = "the "+apiServerModule+" line", args[3:]
+	if _, n := engine.PythonModule(args); n > 0 && isAPIServer(args) {
+		l.Name, rest = "the "+apiServerModule+" line", args[n:]
 	} else {
 		rest = args[2:]
 		if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {

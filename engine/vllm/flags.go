@@ -156,7 +156,7 @@ func (f *flagServe) Judge(args []string, i int) error {
 		return notAFlag(p, asGiven, name, fl)
 	}
 	value, _ := engine.FlagValue(args, i, fl.arity == oneValue || fl.arity == manyValues)
-	if fl.json && !strings.Contains(name, ".") {
+	if fl.json && !strings.Contains(name, ".") && looksJSON(value) {
 		if err := checkJSON(value); err != nil {
 			return fmt.Errorf("%s: want JSON, as vLLM reads it: %v", asGiven, err)
 		}
@@ -229,6 +229,14 @@ func checkJSON(v string) error {
 	return nil
 }
 
+// looksJSON reports whether v is meant as a JSON object or array: vLLM's
+// dict flags also take key=value,... (--limit-mm-per-prompt image=5),
+// which is not checked here.
+func looksJSON(v string) bool {
+	v = strings.TrimSpace(v)
+	return strings.HasPrefix(v, "{") || strings.HasPrefix(v, "[")
+}
+
 // jsonMethod is the "method" of a speculative config (or "" for none), for
 // the refusal's words.
 func jsonMethod(v string) string {
@@ -258,7 +266,7 @@ func (v *tableValue) IsBoolFlag() bool {
 }
 
 func (v *tableValue) Set(s string) error {
-	if v.fl.json && !strings.Contains(v.name, ".") {
+	if v.fl.json && !strings.Contains(v.name, ".") && looksJSON(s) {
 		if err := checkJSON(s); err != nil {
 			return err
 		}
