@@ -53,8 +53,11 @@ type vflag struct {
 	name    string
 	aliases []string
 	arity   arity
-	// neg says argparse also takes --no-NAME (BooleanOptionalAction).
-	neg bool
+	// neg says argparse also takes --no-NAME (BooleanOptionalAction);
+	// negWhat, where the switch turned off changes memory in ways
+	// membudget does not model, what it would add.
+	neg     bool
+	negWhat string
 	// json says the value is JSON (a config dataclass or a dict).
 	json bool
 	kind flagKind
@@ -161,10 +164,13 @@ func (f *flagServe) Judge(args []string, i int) error {
 			return fmt.Errorf("%s: want JSON, as vLLM reads it: %v", asGiven, err)
 		}
 	}
+	off := neg || fl.arity == noValue && isFalse(value)
 	switch {
+	case off && fl.negWhat != "":
+		return refusal(p, asGiven, &vflag{what: fl.negWhat}, value)
 	case fl.kind != refused:
 		return nil
-	case neg, fl.arity == noValue && isFalse(value):
+	case off:
 		// A refused switch turned off is its default.
 		return nil
 	case slices.Contains(fl.neutral, strings.TrimSpace(value)):

@@ -10,6 +10,7 @@ const (
 	whatAttn         = "an attention backend other than the release's default for the device (its KV block size and workspace)"
 	whatAttndtype    = "an attention dtype other than the model's"
 	whatBlocks       = "a KV cache of a fixed block count instead of the one the budget leaves"
+	whatChunk        = "prefill without chunking (the batched tokens default to --max-model-len)"
 	whatConfig       = "a model config other than the checkpoint's config.json (membudget sizes config.json as given)"
 	whatCp           = "context parallelism (the KV cache and the attention workspaces divided among ranks)"
 	whatDbo          = "dual-batch overlap's second micro-batch and its communication buffers"
@@ -83,7 +84,7 @@ var flagTable = []vflag{
 	{name: "allowed-origins", arity: oneValue, json: true, kind: ignored},
 	{name: "api-key", arity: manyValues, kind: ignored},
 	{name: "api-server-count", aliases: []string{"asc"}, arity: oneValue, kind: ignored},
-	{name: "async-scheduling", arity: noValue, kind: modelled, since: Version{0, 10, 0}, added: "#19970 (2025-07-14)"},
+	{name: "async-scheduling", arity: noValue, neg: true, kind: modelled, since: Version{0, 10, 0}, added: "#19970 (2025-07-14)"},
 	{name: "attention-backend", arity: oneValue, kind: refused, what: whatAttn, since: Version{0, 11, 0}, added: "#26315 (2025-12-05)"},
 	{name: "attention-config", aliases: []string{"ac"}, arity: oneValue, json: true, kind: refused, what: whatAttn, since: Version{0, 11, 0}, added: "#26315 (2025-12-05)"},
 	{name: "block-size", arity: oneValue, kind: modelled},
@@ -151,7 +152,7 @@ var flagTable = []vflag{
 	{name: "ec-transfer-config", arity: oneValue, json: true, kind: refused, what: whatTransfer, since: Version{0, 11, 0}, added: "#25233 (2025-11-11)"},
 	{name: "enable-auto-tool-choice", arity: noValue, neg: true, kind: ignored},
 	{name: "enable-bf16x3-router-gemm", arity: noValue, neg: true, kind: ignored, since: Version{0, 25, 0}, added: "#47973 (2026-07-16)"},
-	{name: "enable-chunked-prefill", arity: noValue, kind: ignored},
+	{name: "enable-chunked-prefill", arity: noValue, neg: true, negWhat: whatChunk, kind: ignored},
 	{name: "enable-cumem-allocator", arity: noValue, neg: true, kind: ignored, since: Version{0, 22, 0}, added: "#33648 (2026-05-20)"},
 	{name: "enable-dbo", arity: noValue, neg: true, kind: refused, what: whatDbo, since: Version{0, 10, 2}, added: "#23693 (2025-09-16)"},
 	{name: "enable-elastic-ep", arity: noValue, neg: true, kind: refused, what: whatElastic, since: Version{0, 17, 0}, added: "#34861 (2026-02-28)"},
@@ -177,7 +178,7 @@ var flagTable = []vflag{
 	{name: "enable-multimodal-encoder-data-parallel", arity: noValue, kind: refused, what: whatEncoder, since: Version{0, 10, 0}, added: "#18368 (2025-06-02)", until: Version{0, 14, 0}, removed: "#30397 (2025-12-10)"},
 	{name: "enable-offline-docs", arity: noValue, neg: true, kind: ignored},
 	{name: "enable-per-request-metrics", arity: noValue, neg: true, kind: ignored},
-	{name: "enable-prefix-caching", arity: noValue, kind: modelled},
+	{name: "enable-prefix-caching", arity: noValue, neg: true, kind: modelled},
 	{name: "enable-prompt-adapter", arity: noValue, kind: refused, what: whatLora, until: Version{0, 10, 2}, removed: "#23284 (2025-08-20)"},
 	{name: "enable-prompt-embeds", arity: noValue, neg: true, kind: refused, what: whatPrompts, since: Version{0, 8, 0}, added: "#17607 (2025-05-04)"},
 	{name: "enable-prompt-tokens-details", arity: noValue, neg: true, kind: ignored, since: Version{0, 6, 4}, added: "in vLLM 0.6.4"},
