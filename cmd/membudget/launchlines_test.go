@@ -157,3 +157,22 @@ func TestProductionLaunchLines(t *testing.T) {
 	}
 	t.Logf("%d lines; exits %v", len(lines), answered)
 }
+
+// TestLaunchLineForms pins the layout of a report of production lines in
+// each form (testdata/launchlines.txt holds their sources): the
+// container's arguments, the API server's module with an environment
+// prefix and flags that do not change memory, and a refusal by name.
+func TestLaunchLineForms(t *testing.T) {
+	runGolden(t, []cliCase{
+		{"line-container-form", []string{"report", "--class", "h100-sxm-80g",
+			"--model", "Qwen/Qwen2.5-7B-Instruct", "--max_model_len", "1024", "--api-key", "test_api_key", "--gpu_memory_utilization", "0.7"}, 0},
+		{"line-api-server-env", []string{"report", "--class", "h100-sxm-80g",
+			"CUDA_VISIBLE_DEVICES=0,1", "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1", "python3", "-m", "vllm.entrypoints.openai.api_server",
+			"--model", "google/gemma-2-9b-it", "--gpu-memory-utilization", "0.9", "--tensor-parallel-size", "2",
+			"--host", "0.0.0.0", "--port", "8000", "--served-model-name", "a", "b", "--max-logprobs", "40", "-O2"}, 0},
+		{"line-lora-refused", []string{"report", "--class", "h100-sxm-80g",
+			"vllm", "serve", "meta-llama/Llama-2-7b-hf", "--enable-lora", "--max-loras", "4", "--max-lora-rank", "8"}, 2},
+		{"line-not-a-flag-of-release", []string{"report", "--class", "h100-sxm-80g", "--vllm-version", "0.19.0",
+			"vllm", "serve", "Qwen/Qwen3-8B", "--disable-log-requests"}, 2},
+	})
+}
