@@ -189,12 +189,16 @@ func (f *flagServe) ReadLine(args []string) (engine.Line, error) {
 
 func (f *flagServe) Env() []string { return []string{AllowLongEnv} }
 
-// Parsed refuses a --vllm-version membudget has no rules for, before
-// anything is loaded.
+// Parsed refuses a --vllm-version membudget has no rules for, and a
+// pasted line's environment that changes memory in ways membudget does
+// not model for that release (see checkEnv), before anything is loaded.
 func (f *flagServe) Parsed(given map[string]bool) ([]string, error) {
 	f.given = given
-	_, err := ProfileFor(f.version)
-	return nil, err
+	p, err := ProfileFor(f.version)
+	if err != nil {
+		return nil, err
+	}
+	return nil, f.checkEnv(p)
 }
 
 // Size sizes the serve for m on c under the --vllm-version's profile.

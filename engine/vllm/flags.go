@@ -389,3 +389,40 @@ func isNumber(s string) bool {
 	_, err = fmt.Sscanf(s, "%g", &f)
 	return err == nil && strings.TrimLeft(s, "-0123456789.eE+") == ""
 }
+
+// refusedEnv are the environment variables a pasted line may set that
+// change memory in ways membudget does not model, each over the releases
+// whose vllm/envs.py reads it (the change that removed it cited, dated to
+// a release as flagTable's are).
+var refusedEnv = []struct {
+	name, what string
+	until      Version
+	removed    string
+}{
+	{"VLLM_ATTENTION_BACKEND", whatAttn, Version{0, 17, 0}, "#32812 (2026-01-22)"},
+}
+
+// checkEnv refuses, for release profile p, the line's assignments that
+// change memory in ways membudget does not model: VLLM_USE_V1 naming the
+// engine era p does not size (vllm/envs.py: bool(int(value)), until
+// #28204 of 2025-11-11), and refusedEnv's.
+func (f *flagServe) checkEnv(p Profile) error {
+	for _, a := range f.IgnoredEnv {
+		name, value, _ := strings.Cut(a, "=")
+		if name == "VLLM_USE_V1" && p.Release.Less(v0_14_0) {
+			v1 := strings.TrimSpace(value) != "0"
+			switch {
+			case v1 && p.Era == V0:
+				return fmt.Errorf("%s in the launch line: the V1 engine, which %s does not size: give a --vllm-version without :v0 (0.8.0 or later)", a, p.Describes)
+			case !v1 && p.Era == V1:
+				return fmt.Errorf("%s in the launch line: the V0 engine, which %s does not size: give --vllm-version %s:v0 (0.8 to 0.10) or a release before 0.8.0", a, p.Describes, p.Release)
+			}
+		}
+		for _, e := range refusedEnv {
+			if name == e.name && p.Release.Less(e.until) {
+				return fmt.Errorf("%s in the launch line: %s: not modelled for %s; membudget refuses it rather than size a serve vLLM would contradict", a, e.what, p.Describes)
+			}
+		}
+	}
+	return nil
+}
