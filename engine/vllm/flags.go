@@ -342,9 +342,14 @@ func (Engine) Respell(args []string) []string {
 		}
 		key, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
 		head, dotted, isDotted := strings.Cut(key, ".")
-		key = strings.ReplaceAll(head, "_", "-")
+		// Dashes made of leading underscores ("--_x") are leading dashes.
+		key = strings.TrimLeft(strings.ReplaceAll(head, "_", "-"), "-")
 		if isDotted {
 			key += "." + dotted
+		}
+		if key == "" {
+			out = append(out, a) // "---", "-_": not a flag argparse reads
+			continue
 		}
 		if hasValue {
 			out = append(out, dashes+key+"="+value)

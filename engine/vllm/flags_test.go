@@ -217,3 +217,23 @@ func TestCheckEnv(t *testing.T) {
 		}
 	}
 }
+
+// FuzzRespellIsIdempotent: Respell never panics, and what it returns it
+// returns unchanged (a flag set parses its output, and the commands
+// respell arguments more than once).
+func FuzzRespellIsIdempotent(f *testing.F) {
+	for _, seed := range []string{
+		"-O3", "-O 2 --x", "--served-model-name a b --port 1", "--hf-token", "--cc.mode 3",
+		"--attention_config.use_fp4_indexer_cache True", "-O", "-O.level=3", "--max-model-len -1 -- --a_b",
+		"vllm serve M --lora-modules a=b c=d -tp 2",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		args := strings.Fields(line)
+		once := Engine{}.Respell(args)
+		if diff := cmp.Diff(once, Engine{}.Respell(once)); diff != "" {
+			t.Errorf("Respell(%q) changes on a second pass (-once +twice):\n%s", args, diff)
+		}
+	})
+}
