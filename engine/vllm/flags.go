@@ -113,6 +113,11 @@ func lookupFlag(name string) (f *vflag, neg bool, ok bool) {
 		if f, ok := idx[base]; ok && f.json {
 			return f, false, true
 		}
+		if base == "O" {
+			// -O.level=3: --compilation-config's dotted form, until PR
+			// #29991 (2025-12-05) removed it.
+			return idx["compilation-config"], false, true
+		}
 	}
 	return nil, false, false
 }
@@ -155,6 +160,9 @@ func (f *flagServe) Judge(args []string, i int) error {
 	if !ok {
 		return notAFlag(p, asGiven, name, nil)
 	}
+	if fl.name == "optimization-level" && !fl.in(p) {
+		return oldLevel(p, args, i)
+	}
 	if !fl.in(p) {
 		return notAFlag(p, asGiven, name, fl)
 	}
@@ -177,6 +185,20 @@ func (f *flagServe) Judge(args []string, i int) error {
 		return nil
 	}
 	return refusal(p, asGiven, fl, value)
+}
+
+// oldLevel judges -O (respelled --optimization-level) for a release
+// before --optimization-level, whose -O is --compilation-config's alias (an
+// integer is the compilation level; vllm/engine/arg_utils.py at v0.7.2,
+// until PR #29557 of 2025-11-28): the V1 engine compiles at level 3
+// (PIECEWISE) unless --enforce-eager, so -O3 there is the default; any
+// other level changes the graph term.
+func oldLevel(p Profile, args []string, i int) error {
+	value, _ := engine.FlagValue(args, i, true)
+	if p.Era == V1 && strings.TrimSpace(value) == "3" {
+		return nil
+	}
+	return refusal(p, "-O"+value, flagIndex()["compilation-config"], value)
 }
 
 // refusal is the error of refused flag fl given as asGiven (with value)
