@@ -167,6 +167,13 @@ func (f *flagServe) Judge(args []string, i int) error {
 		return notAFlag(p, asGiven, name, fl)
 	}
 	value, _ := engine.FlagValue(args, i, fl.arity == oneValue || fl.arity == manyValues)
+	if fl.name == "config" {
+		// Respell splices a file it can read in --config's place.
+		if _, err := loadConfigFile(value); err != nil {
+			return err
+		}
+		return fmt.Errorf("%s: vLLM takes one --config file", asGiven)
+	}
 	if fl.json && !strings.Contains(name, ".") && looksJSON(value) {
 		if err := checkJSON(value); err != nil {
 			return fmt.Errorf("%s: want JSON, as vLLM reads it: %v", asGiven, err)
@@ -333,9 +340,11 @@ func (f *flagServe) registerTable(fs *flag.FlagSet) {
 // package parses: underscores in a flag's name made dashes (up to a dot),
 // -O3, -O 3 and -O=3 as --optimization-level=3, a flag of several values
 // (--served-model-name a b) as one argument, a switch of an optional value
-// (--hf-token) with it or without, and a dotted JSON flag
-// (--compilation-config.mode 3) as one argument.
+// (--hf-token) with it or without, a dotted JSON flag
+// (--compilation-config.mode 3) as one argument, and a --config file's
+// flags in its place (see spliceConfig).
 func (Engine) Respell(args []string) []string {
+	args = spliceConfig(args)
 	out := make([]string, 0, len(args))
 	for i := 0; i < len(args); i++ {
 		a := args[i]

@@ -52,7 +52,7 @@ const (
 	whatTransfer     = "a KV or encoder-cache connector's device and host buffers (NIXL, LMCache, P2P)"
 	whatWindow       = "a full KV cache on the sliding-window layers"
 	whatWorker       = "a custom worker's allocations"
-	whatYaml         = "the flags of a YAML file, which membudget does not read (give them on the line)"
+	whatYaml         = "a --config file's flags, which membudget reads only in a line it respells"
 )
 
 // flagTable is every flag of `vllm serve` in the releases membudget has
