@@ -124,7 +124,7 @@ type yamlScalar struct {
 	quoted bool
 }
 
-// scalar reads one scalar: 'single' (” for a quote), "double" (without
+// scalar reads one scalar: 'single' (a quote doubled for one), "double" (without
 // escapes), or plain (a trailing " # comment" taken off), which must not
 // begin with one of YAML's indicators or hold ": ".
 func scalar(v string) (yamlScalar, error) {
