@@ -132,7 +132,7 @@ var flagTable = []vflag{
 	{name: "disable-chunked-mm-input", arity: noValue, neg: true, kind: ignored, since: Version{0, 8, 0}, added: "#15837 (2025-04-07)"},
 	{name: "disable-custom-all-reduce", arity: noValue, neg: true, kind: refused, what: whatAllreduce},
 	{name: "disable-fastapi-docs", arity: noValue, neg: true, kind: ignored, since: Version{0, 6, 2}, added: "in vLLM 0.6.2"},
-	{name: "disable-frontend-multiprocessing", arity: noValue, kind: ignored, until: Version{0, 28, 0}, removed: "before main of 2026-08-14"},
+	{name: "disable-frontend-multiprocessing", arity: noValue, kind: ignored, until: Version{0, 20, 0}, removed: "#37612 (2026-03-20)"},
 	{name: "disable-hybrid-kv-cache-manager", arity: noValue, neg: true, kind: refused, what: whatHybrid, since: Version{0, 10, 0}, added: "#17996 (2025-06-05)"},
 	{name: "disable-log-requests", arity: noValue, kind: ignored, until: Version{0, 18, 0}, removed: "#35723 (2026-03-02)"},
 	{name: "disable-log-stats", arity: noValue, kind: ignored},
