@@ -66,6 +66,9 @@ type vflag struct {
 	// neutral are the values of a refused flag that are the release's
 	// default, which change nothing: listed as ignored.
 	neutral []string
+	// neutralKeys are the keys of a refused JSON flag's object that change
+	// no memory: an object of only these is listed as ignored.
+	neutralKeys []string
 	// since is the first release profiled that has it (zero: every
 	// release from 0.6.0); until the first that does not (zero: main
 	// still has it).
@@ -188,7 +191,7 @@ func (f *flagServe) Judge(args []string, i int) error {
 	case off:
 		// A refused switch turned off is its default.
 		return nil
-	case slices.Contains(fl.neutral, strings.TrimSpace(value)):
+	case isNeutral(fl, name, value):
 		return nil
 	}
 	return refusal(p, asGiven, fl, value)
@@ -206,6 +209,32 @@ func oldLevel(p Profile, args []string, i int) error {
 		return nil
 	}
 	return refusal(p, "-O"+value, flagIndex()["compilation-config"], value)
+}
+
+// isNeutral reports whether refused flag fl, given as name (a dotted name
+// sets one key of its object) with value, is at the release's default or
+// sets only keys that change no memory (neutralKeys).
+func isNeutral(fl *vflag, name, value string) bool {
+	if slices.Contains(fl.neutral, strings.TrimSpace(value)) {
+		return true
+	}
+	if len(fl.neutralKeys) == 0 {
+		return false
+	}
+	if _, key, dotted := strings.Cut(name, "."); dotted {
+		top, _, _ := strings.Cut(key, ".")
+		return slices.Contains(fl.neutralKeys, top)
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal([]byte(value), &m) != nil || len(m) == 0 {
+		return false
+	}
+	for k := range m {
+		if !slices.Contains(fl.neutralKeys, k) {
+			return false
+		}
+	}
+	return true
 }
 
 // refusal is the error of refused flag fl given as asGiven (with value)
@@ -306,7 +335,7 @@ func (v *tableValue) Set(s string) error {
 			return err
 		}
 	}
-	if v.fl.kind == refused && !v.neg && !slices.Contains(v.fl.neutral, s) && !(v.IsBoolFlag() && isFalse(s)) {
+	if v.fl.kind == refused && !v.neg && !isNeutral(v.fl, v.name, s) && !(v.IsBoolFlag() && isFalse(s)) {
 		return fmt.Errorf("%s: not modelled; membudget refuses it", v.fl.what)
 	}
 	given := "--" + v.name
@@ -382,16 +411,20 @@ func (Engine) Respell(args []string) []string {
 			out = append(out, a) // "---", "-_": not a flag argparse reads
 			continue
 		}
+		fl, _, ok := lookupFlag(key)
 		if hasValue {
+			if ok && isDotted {
+				out = append(out, dottedArg(dashes, key, value, fl))
+				continue
+			}
 			out = append(out, dashes+key+"="+value)
 			continue
 		}
-		fl, _, ok := lookupFlag(key)
 		switch {
 		case !ok:
 			out = append(out, dashes+key)
 		case isDotted && i+1 < len(args):
-			out = append(out, dashes+key+"="+args[i+1])
+			out = append(out, dottedArg(dashes, key, args[i+1], fl))
 			i++
 		case fl.arity == manyValues && i+1 < len(args):
 			j := i + 1
@@ -412,6 +445,29 @@ func (Engine) Respell(args []string) []string {
 		}
 	}
 	return out
+}
+
+// dottedArg is a dotted JSON flag (--compilation-config.cache_dir x) as
+// one argument: its own spelling where it changes memory, for Judge to
+// refuse by that name; the flag with the object it sets where it changes
+// none, for the flag set to parse and list as ignored (vLLM reads the
+// value as JSON where it is, else as a string).
+func dottedArg(dashes, key, value string, fl *vflag) string {
+	if fl.kind != refused || !isNeutral(fl, key, value) {
+		return dashes + key + "=" + value
+	}
+	_, path, _ := strings.Cut(key, ".")
+	var v any = value
+	var parsed any
+	if json.Unmarshal([]byte(value), &parsed) == nil {
+		v = parsed
+	}
+	parts := strings.Split(path, ".")
+	for i := len(parts) - 1; i >= 0; i-- {
+		v = map[string]any{parts[i]: v}
+	}
+	b, _ := json.Marshal(v)
+	return "--" + fl.name + "=" + string(b)
 }
 
 // isNumber reports whether s reads as a number ("-1"): a value, as

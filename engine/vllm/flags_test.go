@@ -106,6 +106,10 @@ func TestJudge(t *testing.T) {
 		{"a refused switch =false", []string{"--enable-lora=false"}, ""},
 		{"a refused flag at its default", []string{"--mm-encoder-tp-mode", "weights"}, ""},
 		{"-O2 is main's default level", []string{"--optimization-level=2"}, ""},
+		// Where compiled artifacts go changes no memory
+		// (vllm/config/compilation.py:461-467 at main).
+		{"a compilation config of neutral keys", []string{`--compilation-config={"cache_dir": "/c", "debug_dump_path": "/d"}`}, ""},
+		{"a neutral key beside one that is not", []string{`-cc={"cache_dir": "/c", "cudagraph_mode": "FULL"}`}, "-cc: " + whatGraphs + ": not modelled for " + main + tail},
 		// Before --optimization-level, -O was --compilation-config's alias,
 		// and V1 compiled at level 3.
 		{"-O3 before --optimization-level, on V1", []string{"--vllm-version", "0.10.2", "--optimization-level=3"}, ""},
@@ -163,6 +167,11 @@ func TestRespell(t *testing.T) {
 		// to the dot.
 		{[]string{"--attention_config.use_fp4_indexer_cache", "True"}, []string{"--attention-config.use_fp4_indexer_cache=True"}},
 		{[]string{"--max-model-len", "-1", "--", "--max_model_len"}, []string{"--max-model-len", "-1", "--", "--max_model_len"}},
+		// A dotted key that changes no memory becomes the flag's object, for
+		// the flag set to parse; one that does keeps its name for Judge.
+		{[]string{"-cc.cache_dir", "/c", "--compilation-config.cudagraph_num_of_warmups=2"},
+			[]string{`--compilation-config={"cache_dir":"/c"}`, `--compilation-config={"cudagraph_num_of_warmups":2}`}},
+		{[]string{"--compilation-config.mode", "3"}, []string{"--compilation-config.mode=3"}},
 	}
 	for _, tc := range cases {
 		if diff := cmp.Diff(tc.want, Engine{}.Respell(tc.in)); diff != "" {

@@ -95,7 +95,7 @@ var flagTable = []vflag{
 	{name: "cohere-format", arity: oneValue, kind: ignored, since: Version{0, 25, 0}, added: "#47189 (2026-07-31)"},
 	{name: "cohere-is-reasoning-model", arity: noValue, neg: true, kind: ignored, since: Version{0, 25, 0}, added: "#47189 (2026-07-31)"},
 	{name: "collect-detailed-traces", arity: manyValues, kind: ignored},
-	{name: "compilation-config", aliases: []string{"cc"}, arity: oneValue, json: true, kind: refused, what: whatGraphs, since: Version{0, 6, 5}, added: "in vLLM 0.6.5"},
+	{name: "compilation-config", aliases: []string{"cc"}, arity: oneValue, json: true, kind: refused, what: whatGraphs, neutralKeys: []string{"cache_dir", "compile_cache_save_format", "cudagraph_num_of_warmups", "debug_dump_path"}, since: Version{0, 6, 5}, added: "in vLLM 0.6.5"}, // neutralKeys: vllm/config/compilation.py:461-467, 643 at main
 	{name: "config", arity: oneValue, kind: refused, what: whatYaml},
 	{name: "config-format", arity: oneValue, kind: ignored, since: Version{0, 6, 1}, added: "in vLLM 0.6.1"},
 	{name: "convert", arity: oneValue, kind: refused, what: whatRunner, neutral: []string{"auto", "none"}, since: Version{0, 10, 0}, added: "#21470 (2025-07-27)"},
