@@ -174,5 +174,10 @@ func TestLaunchLineForms(t *testing.T) {
 			"vllm", "serve", "meta-llama/Llama-2-7b-hf", "--enable-lora", "--max-loras", "4", "--max-lora-rank", "8"}, 2},
 		{"line-not-a-flag-of-release", []string{"report", "--class", "h100-sxm-80g", "--vllm-version", "0.19.0",
 			"vllm", "serve", "Qwen/Qwen3-8B", "--disable-log-requests"}, 2},
+		// vLLM's own --attention-backend (PR #26315), not SGLang's.
+		{"line-attention-backend-vllms-own", []string{"report", "--class", "h100-sxm-80g",
+			"vllm", "serve", "Qwen/Qwen3-8B", "--attention-backend", "FLASHINFER"}, 2},
+		{"line-config-file-unread", []string{"report", "--class", "h100-sxm-80g",
+			"vllm", "serve", "Qwen/Qwen3-8B", "--config", "testdata/no-such-config.yaml"}, 2},
 	})
 }
