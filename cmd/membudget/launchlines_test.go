@@ -177,6 +177,8 @@ func TestLaunchLineForms(t *testing.T) {
 		// vLLM's own --attention-backend (PR #26315), not SGLang's.
 		{"line-attention-backend-vllms-own", []string{"report", "--class", "h100-sxm-80g",
 			"vllm", "serve", "Qwen/Qwen3-8B", "--attention-backend", "FLASHINFER"}, 2},
+		// A flag of vLLM that budget does not take: named as budget's.
+		{"budget-vllm-flag-not-its-own", []string{"budget", "--class", "h100-sxm-80g", "--max-model-len", "8k"}, 2},
 		{"line-config-file-unread", []string{"report", "--class", "h100-sxm-80g",
 			"vllm", "serve", "Qwen/Qwen3-8B", "--config", "testdata/no-such-config.yaml"}, 2},
 	})
