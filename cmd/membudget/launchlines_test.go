@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"membudget/engine"
+	"membudget/engine/vllm"
 )
 
 // launchLine is one entry of testdata/launchlines.txt: a launch line as
@@ -110,13 +112,20 @@ func TestShellWords(t *testing.T) {
 // 0.19.0 has no --swap-space: ..."); the group is the flag.
 var refusedByName = regexp.MustCompile(`^membudget report: (-{1,2}[a-zA-Z0-9_.-]+)(?: \(method "[a-z0-9_]+"\))?(?:: .+: not modelled for vLLM .+; membudget refuses it rather than size a serve vLLM would contradict| is not a flag of vLLM .+: its nearest is --[a-z0-9-]+| \S+: vLLM .+ has no --[a-z0-9-]+: .+)\n$`)
 
+// refusedEnv matches the refusal of a line's environment assignment that
+// names the engine era or the memory it would add; the group is the
+// assignment.
+var refusedEnv = regexp.MustCompile(`^membudget report: ([A-Z0-9_]+=\S*) in the launch line: (?:the V[01] engine, which vLLM .+ does not size: give .+|.+: not modelled for vLLM .+)\n$`)
+
 // TestProductionLaunchLines reads every line of testdata/launchlines.txt,
-// public launch lines each with its source, under the vLLM profiles of
-// main, 0.19.0, 0.10.2 and the release the line was written for: each is
+// public launch lines each with its source, under every vLLM profile of
+// the README's table (vllm.Profiles) and the release the line was written
+// for: each is
 // answered (exit 0, fits, or 1, does not), or refused by naming one of the
 // line's own flags with the memory it would add, or as not a flag of the
 // profile's release; never the flag package's raw error, and never a flag
-// the line does not carry.
+// the line does not carry (an environment assignment of the line may be
+// refused the same way).
 func TestProductionLaunchLines(t *testing.T) {
 	lines := readLaunchLines(t)
 	if len(lines) < 30 {
@@ -128,7 +137,10 @@ func TestProductionLaunchLines(t *testing.T) {
 		if !strings.HasPrefix(l.source, "https://") {
 			t.Errorf("%q: source %q is not a URL", strings.Join(l.words, " "), l.source)
 		}
-		releases := []string{"main", "0.19.0", "0.10.2"}
+		var releases []string
+		for _, p := range vllm.Profiles() {
+			releases = append(releases, p.Name)
+		}
 		if l.release != "" {
 			releases = append(releases, l.release)
 		}
@@ -147,6 +159,9 @@ func TestProductionLaunchLines(t *testing.T) {
 			code := a.run(&stdout, &stderr, args)
 			answered[fmt.Sprint(code)]++
 			if code == 0 || code == 1 {
+				continue
+			}
+			if m := refusedEnv.FindStringSubmatch(stderr.String()); m != nil && slices.Contains(l.words, m[1]) {
 				continue
 			}
 			m := refusedByName.FindStringSubmatch(stderr.String())
