@@ -32,6 +32,24 @@ type Respeller interface {
 	Respell(args []string) []string
 }
 
+// ArgsRegisterer is the capability of a [Serve] that registers, beside the
+// flags it sizes by, only those of its server's other flags a command's
+// arguments name: registering them all costs more than a request's
+// sizing. [RegisterFor] asks for it.
+type ArgsRegisterer interface {
+	RegisterFor(fs *flag.FlagSet, model *string, args []string)
+}
+
+// RegisterFor registers s's flags on fs for a command whose arguments are
+// args: by [ArgsRegisterer] where s has it, else by [Serve.Register].
+func RegisterFor(s Serve, fs *flag.FlagSet, model *string, args []string) {
+	if r, ok := s.(ArgsRegisterer); ok {
+		r.RegisterFor(fs, model, args)
+		return
+	}
+	s.Register(fs, model)
+}
+
 // Hidden is the capability of a [flag.Value] that a command's -h leaves
 // out: the flags of a server that membudget only lists as ignored or
 // refuses, which would bury the flags it models (see [PrintDefaults]).

@@ -159,6 +159,10 @@ func (s *Set) Check(e Engine, args []string, own func(name string) bool) error {
 // isNumber reports whether s reads as a number ("-1", "-0.5"): a value,
 // not a flag.
 func isNumber(s string) bool {
+	t := strings.TrimPrefix(s, "-")
+	if t == "" || !(t[0] >= '0' && t[0] <= '9' || t[0] == '.') {
+		return false
+	}
 	_, err := strconv.ParseFloat(s, 64)
 	return err == nil
 }

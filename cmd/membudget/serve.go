@@ -56,7 +56,7 @@ func (a *app) serveFlags(fs *flag.FlagSet, args []string, own func(e engine.Engi
 	if err := a.engines.Check(eng, args, func(name string) bool { return fs.Lookup(name) != nil }); err != nil {
 		return nil, err
 	}
-	sa.serve.Register(fs, &sa.model)
+	engine.RegisterFor(sa.serve, fs, &sa.model, args)
 	return sa, nil
 }
 

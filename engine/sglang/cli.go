@@ -61,6 +61,12 @@ type flagServe struct {
 }
 
 func (f *flagServe) Register(fs *flag.FlagSet, model *string) {
+	f.register(fs, model)
+	f.registerIgnored(fs, nil)
+}
+
+// register registers the flags SGLang's servers are sized by.
+func (f *flagServe) register(fs *flag.FlagSet, model *string) {
 	fs.StringVar(model, "model-path", "", "SGLang's --model-path: the same as --model")
 	fs.StringVar(&f.version, "sglang-version", DefaultName, "the SGLang whose rules size the server: v0.5.6.post2 or v0.4.9.post2")
 	fs.Var(&fractionFlag{&f.s.MemFractionStatic}, "mem-fraction-static", "SGLang's --mem-fraction-static: the share of the memory free after distributed init that the weights and the KV pool take, in (0, 1) (default: SGLang's for the device)")
@@ -86,7 +92,6 @@ func (f *flagServe) Register(fs *flag.FlagSet, model *string) {
 	fs.StringVar(&f.s.AttentionBackend, "attention-backend", "", "SGLang's --attention-backend: fa3, flashinfer, triton, flashmla, cutlass_mla, aiter, torch_native, and from v0.5.6.post2 trtllm_mha, trtllm_mla (default: SGLang's for the device)")
 	fs.BoolVar(&f.s.DisableCudaGraph, "disable-cuda-graph", false, "SGLang's --disable-cuda-graph: no CUDA graphs")
 	fs.Var(&countFlag{v: &f.s.CudaGraphMaxBS, name: "cuda-graph-max-bs"}, "cuda-graph-max-bs", "SGLang's --cuda-graph-max-bs: the largest decode batch captured in a CUDA graph (default: SGLang's for the device)")
-	f.registerIgnored(fs)
 }
 
 // concepts are what SGLang's flags stand for, for the messages that refuse

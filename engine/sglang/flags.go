@@ -12,13 +12,27 @@ import (
 
 // registerIgnored registers, hidden from -h, the flags of SGLang's server
 // that do not change memory (ignoredFlags), so that they parse wherever
-// they are given, listed as ignored.
-func (f *flagServe) registerIgnored(fs *flag.FlagSet) {
+// they are given, listed as ignored: those named in given when it is not
+// nil (see RegisterFor), else every one.
+func (f *flagServe) registerIgnored(fs *flag.FlagSet, given map[string]bool) {
 	for _, name := range slices.Sorted(maps.Keys(ignoredFlags)) {
-		if fs.Lookup(name) == nil {
+		if (given == nil || given[name]) && fs.Lookup(name) == nil {
 			fs.Var(&engine.IgnoredFlag{List: &f.listed, Name: name, Switch: !ignoredFlags[name]}, name, "SGLang's --"+name)
 		}
 	}
+}
+
+// RegisterFor registers SGLang's flags, and of those that do not change
+// memory only the ones args name (see [engine.ArgsRegisterer]).
+func (f *flagServe) RegisterFor(fs *flag.FlagSet, model *string, args []string) {
+	given := map[string]bool{}
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") {
+			given[engine.FlagName(a)] = true
+		}
+	}
+	f.register(fs, model)
+	f.registerIgnored(fs, given)
 }
 
 // knownNames are every flag name membudget knows of SGLang's server:

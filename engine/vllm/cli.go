@@ -75,7 +75,7 @@ type flagServe struct {
 // read (flagtable.go), which a serve lists as ignored or refuses by name.
 func (f *flagServe) Register(fs *flag.FlagSet, model *string) {
 	f.registerModelled(fs)
-	f.registerTable(fs)
+	f.registerTable(fs, nil)
 }
 
 // registerModelled registers the flags vLLM's serves are sized by.

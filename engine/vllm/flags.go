@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -346,9 +347,20 @@ func (v *tableValue) Set(s string) error {
 	return nil
 }
 
-// registerTable registers every flag of the table that registerModelled
-// does not, hidden, each with its --no- form.
-func (f *flagServe) registerTable(fs *flag.FlagSet) {
+// registerTable registers the flags of the table that registerModelled
+// does not, hidden, each with its --no- form: those named in given when
+// it is not nil (a command registers only what its arguments hold, since
+// some 400 flags a request cost more than its sizing), else every one.
+func (f *flagServe) registerTable(fs *flag.FlagSet, given map[string]bool) {
+	if given != nil {
+		for n := range given {
+			fl, neg, ok := lookupFlag(n)
+			if ok && fl.kind != modelled && !strings.Contains(n, ".") && fs.Lookup(n) == nil {
+				fs.Var(&tableValue{s: f, fl: fl, neg: neg, name: n}, n, "vLLM's --"+n)
+			}
+		}
+		return
+	}
 	for i := range flagTable {
 		fl := &flagTable[i]
 		if fl.kind == modelled {
@@ -359,10 +371,23 @@ func (f *flagServe) registerTable(fs *flag.FlagSet) {
 				fs.Var(&tableValue{s: f, fl: fl, name: n}, n, "vLLM's --"+fl.name)
 			}
 		}
-		if fl.neg && fs.Lookup("no-"+fl.name) == nil {
-			fs.Var(&tableValue{s: f, fl: fl, neg: true, name: "no-" + fl.name}, "no-"+fl.name, "vLLM's --no-"+fl.name)
+		if n := "no-" + fl.name; fl.neg && fs.Lookup(n) == nil {
+			fs.Var(&tableValue{s: f, fl: fl, neg: true, name: n}, n, "vLLM's --"+n)
 		}
 	}
+}
+
+// RegisterFor registers the flags vLLM's serves are sized by, and those
+// of the table args name (see [engine.ArgsRegisterer]).
+func (f *flagServe) RegisterFor(fs *flag.FlagSet, model *string, args []string) {
+	f.registerModelled(fs)
+	given := map[string]bool{}
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") {
+			given[engine.FlagName(a)] = true
+		}
+	}
+	f.registerTable(fs, given)
 }
 
 // Respell returns args as vLLM's argparse reads them, in the forms the flag
@@ -470,16 +495,18 @@ func dottedArg(dashes, key, value string, fl *vflag) string {
 	return "--" + fl.name + "=" + string(b)
 }
 
-// isNumber reports whether s reads as a number ("-1"): a value, as
-// argparse reads it, not a flag.
+// isNumber reports whether s reads as a number ("-1", "-0.5", "-32k"): a
+// value, as argparse reads it, not a flag.
 func isNumber(s string) bool {
-	_, err := ParseHumanInt(s)
-	if err == nil {
+	t := strings.TrimPrefix(s, "-")
+	if t == "" || !(t[0] >= '0' && t[0] <= '9' || t[0] == '.') {
+		return false
+	}
+	if _, err := ParseHumanInt(s); err == nil {
 		return true
 	}
-	var f float64
-	_, err = fmt.Sscanf(s, "%g", &f)
-	return err == nil && strings.TrimLeft(s, "-0123456789.eE+") == ""
+	_, err := strconv.ParseFloat(s, 64)
+	return err == nil
 }
 
 // refusedEnv are the environment variables a pasted line may set that

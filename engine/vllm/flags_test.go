@@ -254,3 +254,18 @@ func FuzzRespellIsIdempotent(f *testing.F) {
 		}
 	})
 }
+
+// TestRegisterForRegistersOnlyTheFlagsGiven: a command registers, beside
+// the flags vLLM's serves are sized by, only the table's flags its
+// arguments name (a request's cost), each in the form given.
+func TestRegisterForRegistersOnlyTheFlagsGiven(t *testing.T) {
+	s := &flagServe{}
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	var model string
+	s.RegisterFor(fs, &model, []string{"--class", "x", "--host", "h", "--no-enable-lora", "-sc", "{}", "--max-model-len", "8k"})
+	for name, want := range map[string]bool{"host": true, "no-enable-lora": true, "sc": true, "max-model-len": true, "port": false, "enable-lora": false, "speculative-config": false} {
+		if got := fs.Lookup(name) != nil; got != want {
+			t.Errorf("--%s registered: %v, want %v", name, got, want)
+		}
+	}
+}
