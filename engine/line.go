@@ -39,6 +39,27 @@ func IsPython(s string) bool {
 	return base == "python" || base == "python3" || strings.HasPrefix(base, "python3.")
 }
 
+// PythonModule reports whether args begin `python [options] -m MODULE`
+// (see [IsPython]), with the interpreter's options that take no value
+// (-u, -B, -O, ...) between: it returns MODULE and how many of args the
+// words up to it take.
+func PythonModule(args []string) (module string, n int) {
+	if len(args) == 0 || !IsPython(args[0]) {
+		return "", 0
+	}
+	for i := 1; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "-m" && i+1 < len(args):
+			return args[i+1], i + 2
+		case len(a) >= 2 && a[0] == '-' && a[1] != '-' && !strings.ContainsAny(a[1:], "cmWX="):
+			continue // -u, -B, -O, -OO: the interpreter's switches
+		default:
+			return "", 0
+		}
+	}
+	return "", 0
+}
+
 // TakeRevision takes --revision (and --revision=R) out of the flags of a
 // pasted launch line, named line in messages, for the command to resolve
 // the model at it once the model is known; a --revision without a value,

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 )
 
@@ -20,6 +21,8 @@ type Set struct {
 	flags      []map[string]bool
 	concepts   [][]Concept
 	unmodelled []map[string]string
+	// serves holds a fresh serve of each engine, for its [Judge].
+	serves []Serve
 }
 
 // NewSet returns the set of engines, the first the default. Two engines
@@ -45,6 +48,7 @@ func NewSet(engines ...Engine) (*Set, error) {
 		s.flags = append(s.flags, names)
 		s.concepts = append(s.concepts, serve.Concepts())
 		s.unmodelled = append(s.unmodelled, serve.Unmodelled())
+		s.serves = append(s.serves, serve)
 	}
 	return s, nil
 }
@@ -101,40 +105,66 @@ func (s *Set) LineOf(args []string) Engine {
 // not take and is not the command's own: a flag e takes but does not
 // model (naming what it would add), another engine's flag (a *FlagError,
 // naming that engine and e's nearest flag), or another engine's launch
-// line. own
-// reports whether the command itself registers a flag name; a flag that
-// neither e nor any engine nor the command takes is left to the flag
-// package. Check stops at "--".
+// line. own reports whether the command itself registers a flag name.
+// Where e's serve is a [Judge], it judges every other flag given for e,
+// release by release: what its release does not have is "not a flag of"
+// it, with the nearest that is. Without a Judge, a flag that neither e
+// nor any engine nor the command takes is left to the flag package. A
+// negative number is a value, as argparse reads it. Check stops at "--".
 func (s *Set) Check(e Engine, args []string, own func(name string) bool) error {
 	at := s.index(e)
 	if at < 0 {
 		return fmt.Errorf("engine %q is not in the set", e.Name())
 	}
-	for i, a := range args {
+	judge, _ := s.serves[at].(Judge)
+	for i := 0; i < len(args); i++ {
+		a := args[i]
 		if a == "--" {
 			return nil
 		}
 		if f := s.LineOf(args[i:]); f != nil && f.Name() != e.Name() {
 			return s.foreignLine(e, f)
 		}
-		if !strings.HasPrefix(a, "-") || a == "-" {
+		if _, n := PythonModule(args[i:]); n > 0 && e.LaunchLine(args[i:]) {
+			i += n - 1 // python -u -m MODULE: the interpreter's words
+			continue
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" || isNumber(a) {
 			continue
 		}
 		asGiven, _, _ := strings.Cut(a, "=")
-		name := strings.ReplaceAll(strings.TrimLeft(asGiven, "-"), "_", "-")
+		name := FlagName(a)
 		if what, ok := s.unmodelled[at][name]; ok {
 			return fmt.Errorf("--%s: %s is not modelled for %s; membudget refuses it rather than size a server it would get wrong", name, what, e.Title())
 		}
-		if s.flags[at][name] || own(name) {
+		if own(name) && !s.flags[at][name] || name == "h" || name == "help" {
 			continue
 		}
-		for j := range s.engines {
-			if j != at && (s.flags[j][name] || s.unmodelled[j][name] != "") {
-				return s.foreign(at, j, asGiven, name)
+		if !s.flags[at][name] {
+			for j := range s.engines {
+				if j != at && (s.flags[j][name] || s.unmodelled[j][name] != "") {
+					return s.foreign(at, j, asGiven, name)
+				}
+			}
+		}
+		if judge != nil {
+			if err := judge.Judge(args, i); err != nil {
+				return err
 			}
 		}
 	}
 	return nil
+}
+
+// isNumber reports whether s reads as a number ("-1", "-0.5"): a value,
+// not a flag.
+func isNumber(s string) bool {
+	t := strings.TrimPrefix(s, "-")
+	if t == "" || !(t[0] >= '0' && t[0] <= '9' || t[0] == '.') {
+		return false
+	}
+	_, err := strconv.ParseFloat(s, 64)
+	return err == nil
 }
 
 // FlagError is a flag given for one engine that another engine takes:

@@ -24,6 +24,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -196,10 +197,10 @@ func (a *app) parseFlags(fs *flag.FlagSet, args []string, rest bool) (status int
 		fmt.Fprintf(fs.Output(), "%s: %v\n", fs.Name(), err)
 		return exitBadArgs, false
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseNamingFlags(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintf(fs.Output(), "usage of %s:\n", fs.Name())
-			fs.PrintDefaults()
+			engine.PrintDefaults(fs)
 			return exitOK, false
 		}
 		fmt.Fprintf(fs.Output(), "Run 'membudget help %s' for its flags.\n", strings.TrimPrefix(fs.Name(), "membudget "))
@@ -210,6 +211,29 @@ func (a *app) parseFlags(fs *flag.FlagSet, args []string, rest bool) (status int
 		return exitBadArgs, false
 	}
 	return 0, true
+}
+
+// parseNamingFlags parses args with fs, and words the flag package's
+// "flag provided but not defined" as the command's: the flag is not one
+// of the command's, with the nearest that is (of those -h lists).
+func parseNamingFlags(fs *flag.FlagSet, args []string) error {
+	out := fs.Output()
+	var buf bytes.Buffer
+	fs.SetOutput(&buf)
+	err := fs.Parse(args)
+	fs.SetOutput(out)
+	msg := buf.String()
+	if name, ok := strings.CutPrefix(strings.TrimSpace(msg), "flag provided but not defined: -"); ok && err != nil {
+		var names []string
+		fs.VisitAll(func(f *flag.Flag) {
+			if h, hidden := f.Value.(engine.Hidden); !hidden || !h.Hidden() {
+				names = append(names, f.Name)
+			}
+		})
+		msg = fs.Name() + ": " + engine.NotAFlag("--"+name, name, fs.Name(), names).Error() + "\n"
+	}
+	_, _ = io.WriteString(out, msg)
+	return err
 }
 
 // fail prints err on stderr with the command's name and returns status.

@@ -25,6 +25,7 @@ func (a *app) plan(stdout, stderr io.Writer, args []string) int {
 	if !ok {
 		return fail(stderr, "plan", exitBadArgs, fmt.Errorf("--engine %s: membudget has no planner for %s", eng.Name(), eng.Title()))
 	}
+	args = a.engines.Respell(eng, args)
 	modelArg := fs.String("model", "", "the model: a config.json `path`, a directory, or a model id")
 	length := fs.Uint64("length", 0, "tokens each sequence must hold (required)")
 	concurrency := fs.Uint64("concurrency", 0, "sequences to serve at once, across the deployment's replicas (required)")
@@ -43,10 +44,12 @@ func (a *app) plan(stdout, stderr io.Writer, args []string) int {
 	var k kernelsFlag
 	k.register(fs)
 	a.registerHubDeadline(fs)
+	// The planner's own flags (--pin-kv-cache) are registered first, so
+	// that the check takes them as the command's.
+	search := planner.NewPlan(fs)
 	if err := a.engines.Check(eng, args, func(name string) bool { return fs.Lookup(name) != nil }); err != nil {
 		return fail(stderr, "plan", exitBadArgs, err)
 	}
-	search := planner.NewPlan(fs)
 	if status, ok := a.parseFlags(fs, args, false); !ok {
 		return status
 	}

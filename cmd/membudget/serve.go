@@ -44,6 +44,7 @@ func (a *app) serveFlags(fs *flag.FlagSet, args []string, own func(e engine.Engi
 	if err != nil {
 		return nil, err
 	}
+	args = a.engines.Respell(eng, args)
 	sa := &serveArgs{eng: eng, serve: eng.NewServe()}
 	fs.StringVar(&sa.model, "model", "", "a config.json `path` (or a directory holding one), a shipped model (org/name or org__name, any case), or a Hugging Face model id org/name[@revision], from the local cache or the Hub (see 'membudget models')")
 	fs.StringVar(&sa.class, "class", "", "device `class` (see 'membudget classes'); case does not matter")
@@ -58,7 +59,7 @@ func (a *app) serveFlags(fs *flag.FlagSet, args []string, own func(e engine.Engi
 	if err := a.engines.Check(eng, args, func(name string) bool { return fs.Lookup(name) != nil }); err != nil {
 		return nil, err
 	}
-	sa.serve.Register(fs, &sa.model)
+	engine.RegisterFor(sa.serve, fs, &sa.model, args)
 	return sa, nil
 }
 
@@ -68,6 +69,7 @@ func (a *app) serveFlags(fs *flag.FlagSet, args []string, own func(e engine.Engi
 // model, its --revision, the flags that do not change memory.
 func (a *app) parseServe(fs *flag.FlagSet, sa *serveArgs, args []string) (status int, ok bool) {
 	cmd := strings.TrimPrefix(fs.Name(), "membudget ")
+	args = a.engines.Respell(sa.eng, args)
 	if status, ok := a.parseFlags(fs, args, true); !ok {
 		return status, false
 	}

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -55,9 +56,18 @@ type flagServe struct {
 	engine.Pasted
 	// given is the flags given, by the names given, once parsed.
 	given map[string]bool
+	// listed are the flags given that do not change memory, as given,
+	// each with its value (see registerIgnored).
+	listed []string
 }
 
 func (f *flagServe) Register(fs *flag.FlagSet, model *string) {
+	f.register(fs, model)
+	f.registerIgnored(fs, nil)
+}
+
+// register registers the flags SGLang's servers are sized by.
+func (f *flagServe) register(fs *flag.FlagSet, model *string) {
 	fs.StringVar(model, "model-path", "", "SGLang's --model-path: the same as --model")
 	fs.StringVar(&f.version, "sglang-version", DefaultName, "the SGLang whose rules size the server: v0.5.6.post2 or v0.4.9.post2")
 	fs.Var(&fractionFlag{&f.s.MemFractionStatic}, "mem-fraction-static", "SGLang's --mem-fraction-static: the share of the memory free after distributed init that the weights and the KV pool take, in (0, 1) (default: SGLang's for the device)")
@@ -214,6 +224,7 @@ func (f *flagServe) Size(m *hub.Loaded, c budget.Class) (engine.Sizing, error) {
 		return nil, err
 	}
 	sz.pasted = f.Pasted
+	sz.pasted.Ignored = append(slices.Clip(f.listed), f.Pasted.Ignored...)
 	return sz, nil
 }
 

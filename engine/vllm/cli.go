@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -28,9 +29,22 @@ func (Engine) Title() string { return "vLLM" }
 // NewServe returns a fresh serve at vLLM main's defaults.
 func (Engine) NewServe() engine.Serve { return &flagServe{version: "main"} }
 
-// LaunchLine reports whether args begin `vllm serve`.
+// LaunchLine reports whether args begin `vllm serve`, or `python -m
+// vllm.entrypoints.openai.api_server` (python3, python3.N, by path or
+// not), the API server's own entry point, which the vllm-openai image ran
+// before `vllm serve` (its Dockerfile's ENTRYPOINT).
 func (Engine) LaunchLine(args []string) bool {
-	return len(args) >= 2 && args[0] == "vllm" && args[1] == "serve"
+	return len(args) >= 2 && args[0] == "vllm" && args[1] == "serve" || isAPIServer(args)
+}
+
+// apiServerModule is the module of vLLM's OpenAI-compatible server.
+const apiServerModule = "vllm.entrypoints.openai.api_server"
+
+// isAPIServer reports whether args begin `python -m
+// vllm.entrypoints.openai.api_server`.
+func isAPIServer(args []string) bool {
+	module, _ := engine.PythonModule(args)
+	return module == apiServerModule
 }
 
 // LineUsage returns "vllm serve MODEL [flags]".
@@ -52,9 +66,21 @@ type flagServe struct {
 	engine.Pasted
 	// given is the flags given, by the names given, once parsed.
 	given map[string]bool
+	// listed are the flags given that do not change memory, as given,
+	// each with its value (see flags.go).
+	listed []string
 }
 
+// Register registers the flags vLLM's serves are sized by, and, hidden
+// from -h, every other flag of `vllm serve` in the releases membudget has
+// read (flagtable.go), which a serve lists as ignored or refuses by name.
 func (f *flagServe) Register(fs *flag.FlagSet, model *string) {
+	f.registerModelled(fs)
+	f.registerTable(fs, nil)
+}
+
+// registerModelled registers the flags vLLM's serves are sized by.
+func (f *flagServe) registerModelled(fs *flag.FlagSet) {
 	fs.StringVar(&f.version, "vllm-version", "main", "the vLLM whose rules size the serve: main ("+mainDescribes+") or a release such as 0.19.0")
 	fs.Var(&utilFlag{&f.s.GPUMemoryUtilization}, "gpu-memory-utilization", "vLLM's --gpu-memory-utilization, in (0, 1] (default: the vLLM version's, 0.92 on main)")
 	fs.Var(&sizeFlag{&f.s.KVCacheMemoryBytes, "kv-cache-memory-bytes"}, "kv-cache-memory-bytes", "vLLM's --kv-cache-memory-bytes: the KV cache per GPU, in bytes (10G = 10 GiB, 10g = 10^10); the util then does not size it")
@@ -118,56 +144,62 @@ var concepts = []engine.Concept{
 
 func (f *flagServe) Concepts() []engine.Concept { return concepts }
 
-// Unmodelled is the vLLM flags membudget refuses by name (see
-// unmodelledFlags); the rest of a pasted line is modelled, listed as
-// ignored, or refused by the flag package.
-func (f *flagServe) Unmodelled() map[string]string { return unmodelledFlags }
+// Unmodelled is empty: the flags of `vllm serve` that membudget refuses
+// are refused by [flagServe.Judge], release by release, naming what each
+// would add.
+func (f *flagServe) Unmodelled() map[string]string { return nil }
 
-// ignoredFlags are vLLM flags that do not change a serve's memory, with
-// whether each takes a value: a pasted `vllm serve` line may hold them.
-var ignoredFlags = map[string]bool{
-	"host": true, "port": true, "served-model-name": true, "api-key": true, "trust-remote-code": false,
-	"tokenizer": true, "download-dir": true, "seed": true, "disable-log-requests": false, "disable-log-stats": false,
-	"uvicorn-log-level": true, "chat-template": true, "tool-call-parser": true, "enable-auto-tool-choice": false,
-	"reasoning-parser": true, "tokenizer-revision": true, "code-revision": true,
-	"enable-chunked-prefill": false, "generation-config": true, "tokenizer-mode": true, "load-format": true,
-	"distributed-executor-backend": true, "root-path": true, "allowed-origins": true, "ssl-keyfile": true, "ssl-certfile": true,
-}
-
-// ReadLine reads `vllm serve [MODEL] [flags]` as vLLM's argument parser
-// does: the model positional, underscores or dashes in a flag's name,
-// --flag=value or --flag value; the flags that do not change memory are
-// taken out.
+// ReadLine reads `vllm serve [MODEL] [flags]`, or `python -m
+// vllm.entrypoints.openai.api_server --model MODEL [flags]`, as vLLM's
+// argument parser does: the model positional (or --model), underscores or
+// dashes in a flag's name, --flag=value or --flag value (see
+// [Engine.Respell]). The flags that do not change memory are parsed by
+// the flag set, which lists them as ignored.
 func (f *flagServe) ReadLine(args []string) (engine.Line, error) {
 	l := engine.Line{Name: "the vllm serve line"}
-	rest := args[2:]
-	if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
-		l.Model, l.From, rest = rest[0], "vllm serve "+rest[0], rest[1:]
-	}
-	canon := make([]string, 0, len(rest))
-	for _, a := range rest {
-		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		switch {
-		case !strings.HasPrefix(a, "-") || name == "" || engine.IsNegativeNumber(a):
-			canon = append(canon, a)
-		case hasValue:
-			canon = append(canon, "--"+strings.ReplaceAll(name, "_", "-")+"="+value)
-		default:
-			canon = append(canon, "--"+strings.ReplaceAll(name, "_", "-"))
+	var rest []string
+	if _, n := engine.PythonModule(args); n > 0 && isAPIServer(args) {
+		l.Name, rest = "the "+apiServerModule+" line", args[n:]
+	} else {
+		rest = args[2:]
+		if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
+			l.Model, l.From, rest = rest[0], "vllm serve "+rest[0], rest[1:]
 		}
 	}
-	l.Args, l.Ignored = engine.SplitIgnored(canon, ignoredFlags, func(s string) string { return s })
+	rest = Engine{}.Respell(rest)
+	for i := 0; i < len(rest); i++ {
+		name, value, hasValue := strings.Cut(rest[i], "=")
+		if name != "--model" {
+			l.Args = append(l.Args, rest[i])
+			continue
+		}
+		if !hasValue {
+			if i+1 == len(rest) {
+				return l, fmt.Errorf("--model in %s needs a value: the model", l.Name)
+			}
+			i++
+			value = rest[i]
+		}
+		if l.Model != "" && l.Model != value {
+			return l, fmt.Errorf("%s gives the model twice: %s and --model %s", l.Name, l.From, value)
+		}
+		l.Model, l.From = value, "--model "+value+" in "+l.Name
+	}
 	return l, nil
 }
 
 func (f *flagServe) Env() []string { return []string{AllowLongEnv} }
 
-// Parsed refuses a --vllm-version membudget has no rules for, before
-// anything is loaded.
+// Parsed refuses a --vllm-version membudget has no rules for, and a
+// pasted line's environment that changes memory in ways membudget does
+// not model for that release (see checkEnv), before anything is loaded.
 func (f *flagServe) Parsed(given map[string]bool) ([]string, error) {
 	f.given = given
-	_, err := ProfileFor(f.version)
-	return nil, err
+	p, err := ProfileFor(f.version)
+	if err != nil {
+		return nil, err
+	}
+	return nil, f.checkEnv(p)
 }
 
 // Size sizes the serve for m on c under the --vllm-version's profile.
@@ -185,6 +217,7 @@ func (f *flagServe) Size(m *hub.Loaded, c budget.Class) (engine.Sizing, error) {
 		return nil, err
 	}
 	sz.pasted = f.Pasted
+	sz.pasted.Ignored = append(slices.Clip(f.listed), f.Pasted.Ignored...)
 	return sz, nil
 }
 

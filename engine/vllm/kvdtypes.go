@@ -32,13 +32,3 @@ func kvDtypeRefusal(d string) string {
 	}
 	return "want " + sizedKVDtypes
 }
-
-// unmodelledFlags is the vLLM flags membudget refuses by name, with what
-// each does that it does not size: --kv-cache-dtype-skip-layers keeps the
-// named layers' KV cache unquantized, their pages padded to the quantized
-// page (CacheConfig.kv_cache_dtype_skip_layers and skip_page_size_padded,
-// vllm/config/cache.py at 002f10e; PR #60023), a layout membudget has not
-// read.
-var unmodelledFlags = map[string]string{
-	"kv-cache-dtype-skip-layers": "an unquantized KV cache for some layers beside the quantized one (vLLM PR #60023)",
-}

@@ -1,0 +1,200 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"membudget/engine"
+	"membudget/engine/vllm"
+)
+
+// launchLine is one entry of testdata/launchlines.txt: a launch line as
+// published, with its source and the vLLM release it was written for.
+type launchLine struct {
+	source, release string
+	words           []string
+}
+
+// readLaunchLines reads testdata/launchlines.txt (its format is described
+// at its top).
+func readLaunchLines(t *testing.T) []launchLine {
+	t.Helper()
+	f, err := os.Open("testdata/launchlines.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []launchLine
+	var cur launchLine
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		switch {
+		case line == "":
+		case strings.HasPrefix(line, "# source: "):
+			cur = launchLine{source: strings.TrimPrefix(line, "# source: ")}
+		case strings.HasPrefix(line, "# release: "):
+			cur.release = strings.TrimPrefix(line, "# release: ")
+		case strings.HasPrefix(line, "#"):
+		default:
+			words, err := shellWords(line)
+			if err != nil || cur.source == "" {
+				t.Fatalf("testdata/launchlines.txt: %q: want a line after its source (%v)", line, err)
+			}
+			cur.words = words
+			out = append(out, cur)
+			cur = launchLine{}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// shellWords splits a line as a POSIX shell does for the quoting the file
+// uses: words by spaces, '...' and "..." each one word's part.
+func shellWords(s string) ([]string, error) {
+	var words []string
+	var w strings.Builder
+	inWord := false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case ' ', '\t':
+			if inWord {
+				words, inWord = append(words, w.String()), false
+				w.Reset()
+			}
+		case '\'', '"':
+			j := strings.IndexByte(s[i+1:], c)
+			if j < 0 {
+				return nil, fmt.Errorf("unclosed %c", c)
+			}
+			w.WriteString(s[i+1 : i+1+j])
+			i += j + 1
+			inWord = true
+		default:
+			w.WriteByte(c)
+			inWord = true
+		}
+	}
+	if inWord {
+		words = append(words, w.String())
+	}
+	return words, nil
+}
+
+func TestShellWords(t *testing.T) {
+	got, err := shellWords(`A=1 vllm serve M --sc '{"method": "eagle3"}' --x="a b"`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"A=1", "vllm", "serve", "M", "--sc", `{"method": "eagle3"}`, "--x=a b"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("shellWords (-want +got):\n%s", diff)
+	}
+}
+
+// refusedByName matches the refusals a production line may meet: a flag
+// that changes memory in ways membudget does not model, refused naming
+// what it would add; or a flag the profile's release does not have, which
+// vLLM itself refuses ("not a flag of vLLM 0.19.0 (vLLM 0.18.0 removed
+// it, ...)", or as the resolved serve says it: "--swap-space 4: vLLM
+// 0.19.0 has no --swap-space: ..."); the group is the flag.
+var refusedByName = regexp.MustCompile(`^membudget report: (-{1,2}[a-zA-Z0-9_.-]+)(?: \(method "[a-z0-9_]+"\))?(?:: .+: not modelled for vLLM .+; membudget refuses it rather than size a serve vLLM would contradict| is not a flag of vLLM .+: its nearest is --[a-z0-9-]+| \S+: vLLM .+ has no --[a-z0-9-]+: .+)\n$`)
+
+// refusedEnv matches the refusal of a line's environment assignment that
+// names the engine era or the memory it would add; the group is the
+// assignment.
+var refusedEnv = regexp.MustCompile(`^membudget report: ([A-Z0-9_]+=\S*) in the launch line: (?:the V[01] engine, which vLLM .+ does not size: give .+|.+: not modelled for vLLM .+)\n$`)
+
+// TestProductionLaunchLines reads every line of testdata/launchlines.txt,
+// public launch lines each with its source, under every vLLM profile of
+// the README's table (vllm.Profiles) and the release the line was written
+// for: each is
+// answered (exit 0, fits, or 1, does not), or refused by naming one of the
+// line's own flags with the memory it would add, or as not a flag of the
+// profile's release; never the flag package's raw error, and never a flag
+// the line does not carry (an environment assignment of the line may be
+// refused the same way).
+func TestProductionLaunchLines(t *testing.T) {
+	lines := readLaunchLines(t)
+	if len(lines) < 30 {
+		t.Fatalf("testdata/launchlines.txt holds %d lines, want at least 30", len(lines))
+	}
+	a := testApp()
+	answered := map[string]int{}
+	for _, l := range lines {
+		if !strings.HasPrefix(l.source, "https://") {
+			t.Errorf("%q: source %q is not a URL", strings.Join(l.words, " "), l.source)
+		}
+		var releases []string
+		for _, p := range vllm.Profiles() {
+			releases = append(releases, p.Name)
+		}
+		if l.release != "" {
+			releases = append(releases, l.release)
+		}
+		flags := map[string]bool{}
+		for _, w := range l.words {
+			if strings.HasPrefix(w, "-") {
+				flags[engine.FlagName(w)] = true
+			}
+		}
+		if l.words[0] == "-O3" {
+			flags["optimization-level"] = true
+		}
+		for _, r := range releases {
+			args := append([]string{"report", "--class", "h100-sxm-80g", "--vllm-version", r}, l.words...)
+			var stdout, stderr bytes.Buffer
+			code := a.run(&stdout, &stderr, args)
+			answered[fmt.Sprint(code)]++
+			if code == 0 || code == 1 {
+				continue
+			}
+			if m := refusedEnv.FindStringSubmatch(stderr.String()); m != nil && slices.Contains(l.words, m[1]) {
+				continue
+			}
+			m := refusedByName.FindStringSubmatch(stderr.String())
+			if m == nil || !flags[engine.FlagName(m[1])] {
+				t.Errorf("membudget %s\n(source %s): exit %d, want 0, 1 or a refusal naming one of the line's flags; stderr:\n%s", strings.Join(args, " "), l.source, code, stderr.String())
+			}
+		}
+	}
+	t.Logf("%d lines; exits %v", len(lines), answered)
+}
+
+// TestLaunchLineForms pins the layout of a report of production lines in
+// each form (testdata/launchlines.txt holds their sources): the
+// container's arguments, the API server's module with an environment
+// prefix and flags that do not change memory, and a refusal by name.
+func TestLaunchLineForms(t *testing.T) {
+	runGolden(t, []cliCase{
+		{"line-container-form", []string{"report", "--class", "h100-sxm-80g",
+			"--model", "Qwen/Qwen2.5-7B-Instruct", "--max_model_len", "1024", "--api-key", "test_api_key", "--gpu_memory_utilization", "0.7"}, 0},
+		{"line-api-server-env", []string{"report", "--class", "h100-sxm-80g",
+			"CUDA_VISIBLE_DEVICES=0,1", "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1", "python3", "-m", "vllm.entrypoints.openai.api_server",
+			"--model", "google/gemma-2-9b-it", "--gpu-memory-utilization", "0.9", "--tensor-parallel-size", "2",
+			"--host", "0.0.0.0", "--port", "8000", "--served-model-name", "a", "b", "--max-logprobs", "40", "-O2"}, 0},
+		{"line-lora-refused", []string{"report", "--class", "h100-sxm-80g",
+			"vllm", "serve", "meta-llama/Llama-2-7b-hf", "--enable-lora", "--max-loras", "4", "--max-lora-rank", "8"}, 2},
+		{"line-not-a-flag-of-release", []string{"report", "--class", "h100-sxm-80g", "--vllm-version", "0.19.0",
+			"vllm", "serve", "Qwen/Qwen3-8B", "--disable-log-requests"}, 2},
+		// vLLM's own --attention-backend (PR #26315), not SGLang's.
+		{"line-attention-backend-vllms-own", []string{"report", "--class", "h100-sxm-80g",
+			"vllm", "serve", "Qwen/Qwen3-8B", "--attention-backend", "FLASHINFER"}, 2},
+		// A flag of vLLM that budget does not take: named as budget's.
+		{"budget-vllm-flag-not-its-own", []string{"budget", "--class", "h100-sxm-80g", "--max-model-len", "8k"}, 2},
+		{"line-config-file-unread", []string{"report", "--class", "h100-sxm-80g",
+			"vllm", "serve", "Qwen/Qwen3-8B", "--config", "testdata/no-such-config.yaml"}, 2},
+	})
+}

@@ -1,0 +1,208 @@
+package engine
+
+import (
+	"flag"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Judge is the capability of a [Serve] that knows its server's flags
+// release by release, beyond those it models: [Set.Check] asks it about
+// every flag given for the engine, so that a flag of the release that
+// changes memory in ways membudget does not model is refused naming what
+// it would add, and a flag the release does not have is "not a flag of"
+// it, with its nearest, never the flag package's raw error.
+type Judge interface {
+	// Judge returns nil when args[i], a flag as [Respeller] spelled it,
+	// is one the serve takes as given (modelled, or listed as ignored),
+	// and otherwise the refusal, naming the flag. args are the command's
+	// arguments, in which the engine finds its release flag (the last one
+	// given wins, as the flag package reads it); a flag's value is the
+	// text after "=" or the next argument.
+	Judge(args []string, i int) error
+}
+
+// Respeller is the capability of an [Engine] whose server reads its flags
+// in forms the flag package does not: argparse's underscores in a name,
+// flags that take several values (--served-model-name a b), -O3.
+// [Set.Respell] turns a command's arguments into the forms the flag
+// package parses before anything reads them.
+type Respeller interface {
+	Respell(args []string) []string
+}
+
+// ArgsRegisterer is the capability of a [Serve] that registers, beside the
+// flags it sizes by, only those of its server's other flags a command's
+// arguments name: registering them all costs more than a request's
+// sizing. [RegisterFor] asks for it.
+type ArgsRegisterer interface {
+	RegisterFor(fs *flag.FlagSet, model *string, args []string)
+}
+
+// RegisterFor registers s's flags on fs for a command whose arguments are
+// args: by [ArgsRegisterer] where s has it, else by [Serve.Register].
+func RegisterFor(s Serve, fs *flag.FlagSet, model *string, args []string) {
+	if r, ok := s.(ArgsRegisterer); ok {
+		r.RegisterFor(fs, model, args)
+		return
+	}
+	s.Register(fs, model)
+}
+
+// Hidden is the capability of a [flag.Value] that a command's -h leaves
+// out: the flags of a server that membudget only lists as ignored or
+// refuses, which would bury the flags it models (see [PrintDefaults]).
+type Hidden interface {
+	Hidden() bool
+}
+
+// Respell returns args as engine e's server would read them, in the forms
+// the flag package parses (see [Respeller]); args themselves when e has no
+// forms of its own.
+func (s *Set) Respell(e Engine, args []string) []string {
+	if r, ok := e.(Respeller); ok {
+		return r.Respell(args)
+	}
+	return args
+}
+
+// PrintDefaults prints fs's flags as [flag.FlagSet.PrintDefaults] does,
+// but for those whose value is [Hidden], which it counts in one line.
+func PrintDefaults(fs *flag.FlagSet) {
+	shown := flag.NewFlagSet(fs.Name(), flag.ContinueOnError)
+	shown.SetOutput(fs.Output())
+	hidden := 0
+	fs.VisitAll(func(f *flag.Flag) {
+		if h, ok := f.Value.(Hidden); ok && h.Hidden() {
+			hidden++
+			return
+		}
+		shown.Var(f.Value, f.Name, f.Usage)
+		shown.Lookup(f.Name).DefValue = f.DefValue
+	})
+	shown.PrintDefaults()
+	if hidden > 0 {
+		fmt.Fprintf(fs.Output(), "  ... and %d flags of the server that do not change memory (listed as ignored) or that membudget refuses by name\n", hidden)
+	}
+}
+
+// Nearest returns the name among names closest to name by edit distance
+// (insertions, deletions and substitutions of one byte each), the first
+// in sorted order among equals; "" when names is empty.
+func Nearest(name string, names []string) string {
+	sorted := slices.Clone(names)
+	slices.Sort(sorted)
+	best, bestD := "", -1
+	for _, n := range sorted {
+		if d := editDistance(name, n); bestD < 0 || d < bestD {
+			best, bestD = n, d
+		}
+	}
+	return best
+}
+
+// editDistance is Levenshtein's distance between a and b, over bytes
+// (flag names are ASCII).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// FlagValue returns the value of the flag args[i] as the flag package
+// reads it: the text after "=", or else the next argument when the flag
+// takes one; ok is false when it takes one and none follows.
+func FlagValue(args []string, i int, takesValue bool) (value string, ok bool) {
+	if _, v, has := strings.Cut(args[i], "="); has {
+		return v, true
+	}
+	if !takesValue {
+		return "", true
+	}
+	if i+1 >= len(args) {
+		return "", false
+	}
+	return args[i+1], true
+}
+
+// FlagName returns the name of the flag args[i] without its dashes and
+// value, with argparse's underscores made dashes.
+func FlagName(arg string) string {
+	asGiven, _, _ := strings.Cut(arg, "=")
+	return strings.ReplaceAll(strings.TrimLeft(asGiven, "-"), "_", "-")
+}
+
+// LastValue returns the value of the last --name (or -name) flag in args
+// before any "--", as the flag package would read it; "" when none.
+func LastValue(args []string, name string) string {
+	v := ""
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			break
+		}
+		if !strings.HasPrefix(a, "-") || FlagName(a) != name {
+			continue
+		}
+		if val, ok := FlagValue(args, i, true); ok {
+			v = val
+		}
+	}
+	return v
+}
+
+// IgnoredFlag is a server's flag that does not change memory, registered
+// hidden (see [Hidden]) so that the flag package parses it wherever it is
+// given: each use is appended to List as given, with its value, for the
+// report's list of what was ignored.
+type IgnoredFlag struct {
+	List *[]string
+	Name string
+	// Switch says it takes no value.
+	Switch bool
+}
+
+// String returns "".
+func (f *IgnoredFlag) String() string { return "" }
+
+// Hidden returns true.
+func (f *IgnoredFlag) Hidden() bool { return true }
+
+// IsBoolFlag reports whether the flag takes no value.
+func (f *IgnoredFlag) IsBoolFlag() bool { return f.Switch }
+
+// Set appends the flag as given to List.
+func (f *IgnoredFlag) Set(s string) error {
+	given := "--" + f.Name
+	if !f.Switch || s != "true" {
+		given += " " + s
+	}
+	*f.List = append(*f.List, given)
+	return nil
+}
+
+// NotAFlag is the refusal of a flag an engine does not take: "--foo is not
+// a flag of SGLang v0.5.6.post2: its nearest is --bar", of names the
+// engine's flags in the release.
+func NotAFlag(asGiven, name, release string, names []string) error {
+	msg := fmt.Sprintf("%s is not a flag of %s", asGiven, release)
+	if n := Nearest(name, names); n != "" {
+		msg += ": its nearest is --" + n
+	}
+	return fmt.Errorf("%s", msg)
+}

@@ -1,0 +1,271 @@
+package vllm
+
+import (
+	"flag"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"membudget/engine"
+)
+
+// TestFlagTableIsConsistent: every name and alias of the table once; a
+// modelled flag is one Register registers; only a refused flag says what
+// it adds or has neutral values; a flag's release range is not empty.
+func TestFlagTableIsConsistent(t *testing.T) {
+	seen := map[string]bool{}
+	registered := registeredNames()
+	for _, f := range flagTable {
+		for _, n := range append([]string{f.name}, f.aliases...) {
+			if seen[n] {
+				t.Errorf("%s: named twice in the table", n)
+			}
+			seen[n] = true
+		}
+		switch {
+		case f.kind == modelled && !registered[f.name] && f.name != "model" && f.name != "revision":
+			t.Errorf("--%s: modelled, but Register does not register it", f.name)
+		case f.kind == refused && f.what == "":
+			t.Errorf("--%s: refused without what it adds", f.name)
+		case f.kind != refused && (f.what != "" || f.neutral != nil):
+			t.Errorf("--%s: only a refused flag says what it adds", f.name)
+		case f.until != (Version{}) && !f.since.Less(f.until):
+			t.Errorf("--%s: since %s is not before until %s", f.name, f.since, f.until)
+		case f.until != (Version{}) && f.removed == "", f.since != (Version{}) && f.added == "":
+			t.Errorf("--%s: a release bound without its source", f.name)
+		}
+	}
+	// Every flag Register registers is the table's or membudget's own.
+	own := map[string]bool{"vllm-version": true, "allow-long-max-model-len": true}
+	for n := range registered {
+		if _, _, ok := lookupFlag(n); !ok && !own[n] {
+			t.Errorf("--%s: registered but not in the table", n)
+		}
+	}
+}
+
+// TestFlagsOfARelease: the release a flag has is read from the tags and
+// the changes cited; main has the flags of main's arg_utils.py.
+func TestFlagsOfARelease(t *testing.T) {
+	profile := func(spec string) Profile {
+		p, err := ProfileFor(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	cases := []struct {
+		flag, release string
+		want          bool
+	}{
+		// --swap-space: removed by PR #36216, in 0.18.0
+		// (engine/vllm/version.go).
+		{"swap-space", "0.17.0", true},
+		{"swap-space", "0.18.0", false},
+		// --engine-use-ray: in the tag v0.6.0, gone from v0.6.2.
+		{"engine-use-ray", "0.6.0", true},
+		{"engine-use-ray", "0.6.2", false},
+		// --enable-lora: in every release profiled.
+		{"enable-lora", "0.6.0", true},
+		{"enable-lora", "main", true},
+		// --attention-backend: added by PR #26315 (2025-12-05), after
+		// 0.11.0's changes and before 0.14.0's.
+		{"attention-backend", "0.10.2", false},
+		{"attention-backend", "0.14.0", true},
+	}
+	for _, tc := range cases {
+		f, _, ok := lookupFlag(tc.flag)
+		if !ok {
+			t.Fatalf("--%s: not in the table", tc.flag)
+		}
+		if got := f.in(profile(tc.release)); got != tc.want {
+			t.Errorf("--%s in vLLM %s: %v, want %v", tc.flag, tc.release, got, tc.want)
+		}
+	}
+}
+
+// TestJudge: each kind of flag, and each form, as Judge answers it.
+func TestJudge(t *testing.T) {
+	const main = "vLLM main at commit d18bb7b (2026-08-14)"
+	const tail = "; membudget refuses it rather than size a serve vLLM would contradict"
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"modelled", []string{"--max-model-len", "8k"}, ""},
+		{"membudget's own spelling", []string{"--allow-long-max-model-len"}, ""},
+		{"memory-neutral", []string{"--max-logprobs", "40"}, ""},
+		{"a refused switch turned off", []string{"--no-enable-lora"}, ""},
+		{"a neutral switch whose negation is refused", []string{"--no-enable-chunked-prefill"},
+			"--no-enable-chunked-prefill: " + whatChunk + ": not modelled for " + main + tail},
+		{"the same, =false", []string{"--enable-chunked-prefill=false"},
+			"--enable-chunked-prefill: " + whatChunk + ": not modelled for " + main + tail},
+		{"a refused switch =false", []string{"--enable-lora=false"}, ""},
+		{"a refused flag at its default", []string{"--mm-encoder-tp-mode", "weights"}, ""},
+		{"-O2 is main's default level", []string{"--optimization-level=2"}, ""},
+		// Where compiled artifacts go changes no memory
+		// (vllm/config/compilation.py:461-467 at main).
+		{"a compilation config of neutral keys", []string{`--compilation-config={"cache_dir": "/c", "debug_dump_path": "/d"}`}, ""},
+		{"a neutral key beside one that is not", []string{`-cc={"cache_dir": "/c", "cudagraph_mode": "FULL"}`}, "-cc: " + whatGraphs + ": not modelled for " + main + tail},
+		// Before --optimization-level, -O was --compilation-config's alias,
+		// and V1 compiled at level 3.
+		{"-O3 before --optimization-level, on V1", []string{"--vllm-version", "0.10.2", "--optimization-level=3"}, ""},
+		{"-O0 before --optimization-level", []string{"--vllm-version", "0.10.2", "--optimization-level=0"},
+			"-O0: " + whatGraphs + ": not modelled for vLLM 0.10.2" + tail},
+		{"-O3 on the V0 engine", []string{"--vllm-version", "0.8.5:v0", "--optimization-level=3"},
+			"-O3: " + whatGraphs + ": not modelled for vLLM 0.8.5 (V0 engine)" + tail},
+		{"-O.level", []string{"--vllm-version", "0.10.2", "-O.level=3"}, "-O.level: " + whatGraphs + ": not modelled for vLLM 0.10.2" + tail},
+		{"refused, with the release", []string{"--vllm-version", "0.19.0", "--enable-lora"},
+			"--enable-lora: " + whatLora + ": not modelled for vLLM 0.19.0" + tail},
+		{"a speculative method named", []string{`--speculative-config={"method": "eagle3", "num_speculative_tokens": 3}`},
+			`--speculative-config (method "eagle3"): ` + whatSpec + ": not modelled for " + main + tail},
+		{"an alias", []string{"-sc", `{"method":"mtp"}`}, `-sc (method "mtp"): ` + whatSpec + ": not modelled for " + main + tail},
+		{"a dotted JSON flag", []string{"--compilation-config.cudagraph_mode=FULL"}, "--compilation-config.cudagraph_mode: " + whatGraphs + ": not modelled for " + main + tail},
+		{"JSON checked", []string{"--compilation-config", "{bad"}, `--compilation-config: want JSON, as vLLM reads it: "{bad": invalid character 'b' looking for beginning of object key string`},
+		{"a flag of no release", []string{"--enable-lorra"}, "--enable-lorra is not a flag of " + main + ": its nearest is --enable-lora"},
+		{"a flag removed", []string{"--vllm-version", "0.19.0", "--disable-log-requests"},
+			"--disable-log-requests is not a flag of vLLM 0.19.0 (vLLM 0.18.0 removed it, #35723 (2026-03-02)): its nearest is --enable-log-requests"},
+		{"a flag not yet added", []string{"--vllm-version", "0.10.2", "--kv-offloading-size", "4"},
+			"--kv-offloading-size is not a flag of vLLM 0.10.2 (vLLM 0.11.0 added it, #27621 (2025-11-01)): its nearest is --cpu-offload-gb"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &flagServe{}
+			got := ""
+			for i, a := range tc.args {
+				if !strings.HasPrefix(a, "-") || engine.FlagName(a) == "vllm-version" {
+					continue
+				}
+				if err := s.Judge(tc.args, i); err != nil {
+					got = err.Error()
+					break
+				}
+			}
+			if got != tc.want {
+				t.Errorf("Judge(%q):\n got %q\nwant %q", tc.args, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestRespell(t *testing.T) {
+	cases := []struct{ in, want []string }{
+		{[]string{"-O3"}, []string{"--optimization-level=3"}},
+		{[]string{"-O", "2", "--x"}, []string{"--optimization-level=2", "--x"}},
+		{[]string{"-O=1"}, []string{"--optimization-level=1"}},
+		{[]string{"--max_model_len", "8192"}, []string{"--max-model-len", "8192"}},
+		// argparse's nargs="+": every word up to the next flag.
+		{[]string{"--served-model-name", "a", "b", "--port", "1"}, []string{"--served-model-name=a b", "--port", "1"}},
+		{[]string{"--cudagraph-capture-sizes", "1", "2", "4"}, []string{"--cudagraph-capture-sizes=1 2 4"}},
+		// nargs="?": --hf-token alone, or with its value.
+		{[]string{"--hf-token", "--port", "1"}, []string{"--hf-token=true", "--port", "1"}},
+		{[]string{"--hf-token", "hf_x"}, []string{"--hf-token=hf_x"}},
+		// A dotted JSON flag keeps its key; its name's underscores go only up
+		// to the dot.
+		{[]string{"--attention_config.use_fp4_indexer_cache", "True"}, []string{"--attention-config.use_fp4_indexer_cache=True"}},
+		{[]string{"--max-model-len", "-1", "--", "--max_model_len"}, []string{"--max-model-len", "-1", "--", "--max_model_len"}},
+		// A dotted key that changes no memory becomes the flag's object, for
+		// the flag set to parse; one that does keeps its name for Judge.
+		{[]string{"-cc.cache_dir", "/c", "--compilation-config.cudagraph_num_of_warmups=2"},
+			[]string{`--compilation-config={"cache_dir":"/c"}`, `--compilation-config={"cudagraph_num_of_warmups":2}`}},
+		{[]string{"--compilation-config.mode", "3"}, []string{"--compilation-config.mode=3"}},
+	}
+	for _, tc := range cases {
+		if diff := cmp.Diff(tc.want, Engine{}.Respell(tc.in)); diff != "" {
+			t.Errorf("Respell(%q) (-want +got):\n%s", tc.in, diff)
+		}
+	}
+}
+
+// TestReadLineForms: the API server's module with --model, and the
+// flags that do not change memory listed as given once parsed.
+func TestReadLineForms(t *testing.T) {
+	s := Engine{}.NewServe().(*flagServe)
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var model string
+	s.Register(fs, &model)
+	l, err := s.ReadLine([]string{"python3", "-u", "-m", "vllm.entrypoints.openai.api_server", "--model", "M", "--served-model-name", "a", "b", "--trust_remote_code", "-O2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Model != "M" || l.From != "--model M in the the vllm.entrypoints.openai.api_server line" && l.From != "--model M in the vllm.entrypoints.openai.api_server line" {
+		t.Errorf("model %q from %q", l.Model, l.From)
+	}
+	if err := fs.Parse(l.Args); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"--served-model-name a b", "--trust-remote-code", "--optimization-level 2"}
+	if diff := cmp.Diff(want, s.listed); diff != "" {
+		t.Errorf("listed as ignored (-want +got):\n%s", diff)
+	}
+}
+
+func TestCheckEnv(t *testing.T) {
+	cases := []struct {
+		release, env, want string
+	}{
+		{"0.10.2", "VLLM_USE_V1=1", ""},
+		{"0.10.2", "VLLM_USE_V1=0", "VLLM_USE_V1=0 in the launch line: the V0 engine, which vLLM 0.10.2 does not size: give --vllm-version 0.10.2:v0 (0.8 to 0.10) or a release before 0.8.0"},
+		{"0.8.5:v0", "VLLM_USE_V1=1", "VLLM_USE_V1=1 in the launch line: the V1 engine, which vLLM 0.8.5 (V0 engine) does not size: give a --vllm-version without :v0 (0.8.0 or later)"},
+		{"0.8.5:v0", "VLLM_USE_V1=0", ""},
+		// Gone from vllm/envs.py by main: listed as ignored.
+		{"main", "VLLM_USE_V1=0", ""},
+		{"0.15.0", "VLLM_ATTENTION_BACKEND=FLASHINFER", "VLLM_ATTENTION_BACKEND=FLASHINFER in the launch line: " + whatAttn + ": not modelled for vLLM 0.15.0; membudget refuses it rather than size a serve vLLM would contradict"},
+		{"0.17.0", "VLLM_ATTENTION_BACKEND=FLASHINFER", ""},
+		{"0.15.0", "NCCL_DEBUG=INFO", ""},
+	}
+	for _, tc := range cases {
+		p, err := ProfileFor(tc.release)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := &flagServe{}
+		s.Ignore([]string{tc.env}, nil)
+		got := ""
+		if err := s.checkEnv(p); err != nil {
+			got = err.Error()
+		}
+		if got != tc.want {
+			t.Errorf("checkEnv(%s, %s):\n got %q\nwant %q", tc.release, tc.env, got, tc.want)
+		}
+	}
+}
+
+// FuzzRespellIsIdempotent: Respell never panics, and what it returns it
+// returns unchanged (a flag set parses its output, and the commands
+// respell arguments more than once).
+func FuzzRespellIsIdempotent(f *testing.F) {
+	for _, seed := range []string{
+		"-O3", "-O 2 --x", "--served-model-name a b --port 1", "--hf-token", "--cc.mode 3",
+		"--attention_config.use_fp4_indexer_cache True", "-O", "-O.level=3", "--max-model-len -1 -- --a_b",
+		"vllm serve M --lora-modules a=b c=d -tp 2",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		args := strings.Fields(line)
+		once := Engine{}.Respell(args)
+		if diff := cmp.Diff(once, Engine{}.Respell(once)); diff != "" {
+			t.Errorf("Respell(%q) changes on a second pass (-once +twice):\n%s", args, diff)
+		}
+	})
+}
+
+// TestRegisterForRegistersOnlyTheFlagsGiven: a command registers, beside
+// the flags vLLM's serves are sized by, only the table's flags its
+// arguments name (a request's cost), each in the form given.
+func TestRegisterForRegistersOnlyTheFlagsGiven(t *testing.T) {
+	s := &flagServe{}
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	var model string
+	s.RegisterFor(fs, &model, []string{"--class", "x", "--host", "h", "--no-enable-lora", "-sc", "{}", "--max-model-len", "8k"})
+	for name, want := range map[string]bool{"host": true, "no-enable-lora": true, "sc": true, "max-model-len": true, "port": false, "enable-lora": false, "speculative-config": false} {
+		if got := fs.Lookup(name) != nil; got != want {
+			t.Errorf("--%s registered: %v, want %v", name, got, want)
+		}
+	}
+}
