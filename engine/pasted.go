@@ -19,6 +19,19 @@ type Pasted struct {
 	// not read; Ignored the line's flags that do not change memory, each
 	// with its value.
 	IgnoredEnv, Ignored []string
+	// Listed are the flags given on the command's own line that do not
+	// change memory, as given with their values (the engine registers
+	// them so that they parse, and lists them rather than refuse them).
+	Listed []string
+}
+
+// ForReport returns what a sizing keeps for its report: p with the
+// command's listed flags before the pasted line's ignored ones.
+func (p *Pasted) ForReport() Pasted {
+	r := *p
+	r.Ignored = append(slices.Clip(p.Listed), p.Ignored...)
+	r.Listed = nil
+	return r
 }
 
 // EnvSetting is one environment variable as a command read it.

@@ -60,3 +60,15 @@ func TestAliasesGiven(t *testing.T) {
 		}
 	}
 }
+
+func TestPastedForReport(t *testing.T) {
+	p := Pasted{Ignored: []string{"--port 8000"}, Listed: []string{"--seed 1"}}
+	r := p.ForReport()
+	// The command's own listed flags first, then the pasted line's.
+	if diff := cmp.Diff([]string{"--seed 1", "--port 8000"}, r.Ignored); diff != "" {
+		t.Errorf("ForReport().Ignored (-want +got):\n%s", diff)
+	}
+	if r.Listed != nil || len(p.Ignored) != 1 {
+		t.Errorf("ForReport changed its receiver or kept Listed: %+v, %+v", p, r)
+	}
+}

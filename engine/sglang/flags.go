@@ -17,7 +17,7 @@ import (
 func (f *flagServe) registerIgnored(fs *flag.FlagSet, given map[string]bool) {
 	for _, name := range slices.Sorted(maps.Keys(ignoredFlags)) {
 		if (given == nil || given[name]) && fs.Lookup(name) == nil {
-			fs.Var(&engine.IgnoredFlag{List: &f.listed, Name: name, Switch: !ignoredFlags[name]}, name, "SGLang's --"+name)
+			fs.Var(&engine.IgnoredFlag{List: &f.Listed, Name: name, Switch: !ignoredFlags[name]}, name, "SGLang's --"+name)
 		}
 	}
 }

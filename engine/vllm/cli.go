@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -66,9 +65,6 @@ type flagServe struct {
 	engine.Pasted
 	// given is the flags given, by the names given, once parsed.
 	given map[string]bool
-	// listed are the flags given that do not change memory, as given,
-	// each with its value (see flags.go).
-	listed []string
 }
 
 // Register registers the flags vLLM's serves are sized by, and, hidden
@@ -216,8 +212,7 @@ func (f *flagServe) Size(m *hub.Loaded, c budget.Class) (engine.Sizing, error) {
 	if err != nil {
 		return nil, err
 	}
-	sz.pasted = f.Pasted
-	sz.pasted.Ignored = append(slices.Clip(f.listed), f.Pasted.Ignored...)
+	sz.pasted = f.ForReport()
 	return sz, nil
 }
 

@@ -343,7 +343,7 @@ func (v *tableValue) Set(s string) error {
 	if !v.IsBoolFlag() || s != "true" {
 		given += " " + s
 	}
-	v.s.listed = append(v.s.listed, given)
+	v.s.Listed = append(v.s.Listed, given)
 	return nil
 }
 

@@ -199,7 +199,7 @@ func TestReadLineForms(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{"--served-model-name a b", "--trust-remote-code", "--optimization-level 2"}
-	if diff := cmp.Diff(want, s.listed); diff != "" {
+	if diff := cmp.Diff(want, s.Listed); diff != "" {
 		t.Errorf("listed as ignored (-want +got):\n%s", diff)
 	}
 }
