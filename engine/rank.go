@@ -179,11 +179,14 @@ type RankJSON struct {
 // (fewest GPUs, or the least USD per hour when priced), then the nodes
 // (one before several), then the keys of the space's [Prefer]; the
 // device's memory, least first, and the order given break what is left.
-// Each row's Nodes, Margin, Tight and USDPerHour are set, and its JSON's
+// Each row's Nodes, Margin, Tight and USDPerHour are set (in ds too), and its JSON's
 // [RankJSON] where the JSON embeds one (see [Deployment.Rank]).
 func (sp PlanSpace) Rank(ds []Deployment) []Deployment {
-	var out []Deployment
-	for _, d := range ds {
+	// A row is large: the rows within bounds are set in place and sorted
+	// by pointer, and copied once, in their rank.
+	var ptrs []*Deployment
+	for i := range ds {
+		d := &ds[i]
 		l := Layout{d.TP, d.PP, d.DP}
 		if !sp.allows(l) {
 			continue
@@ -196,7 +199,7 @@ func (sp PlanSpace) Rank(ds []Deployment) []Deployment {
 			cost := price * float64(d.GPUs)
 			d.USDPerHour = &cost
 		}
-		out = append(out, d)
+		ptrs = append(ptrs, d)
 	}
 	priced := len(sp.Prices) > 0
 	byCost := func(x, y *Deployment) int {
@@ -236,11 +239,6 @@ func (sp PlanSpace) Rank(ds []Deployment) []Deployment {
 		keys = []func(x, y *Deployment) int{byCost, nodes, margin, headroom, precision, pipeline}
 	default:
 		keys = []func(x, y *Deployment) int{byCost, nodes, pipeline, precision, margin, headroom}
-	}
-	// Pointers sorted, not the rows: a row is large to move.
-	ptrs := make([]*Deployment, len(out))
-	for i := range out {
-		ptrs[i] = &out[i]
 	}
 	slices.SortStableFunc(ptrs, func(x, y *Deployment) int {
 		for _, k := range keys {
