@@ -34,8 +34,7 @@ import (
 	"time"
 
 	"membudget/engine"
-	"membudget/engine/sglang"
-	"membudget/engine/vllm"
+	"membudget/engines"
 	"membudget/internal/untrusted"
 )
 
@@ -78,11 +77,7 @@ type app struct {
 
 // newApp returns the app of a process whose environment getenv reads.
 func newApp(getenv func(string) string, stdin io.Reader) *app {
-	set, err := engine.NewSet(vllm.Engine{}, sglang.Engine{})
-	if err != nil {
-		panic(err) // the registry above is the program's own
-	}
-	return &app{getenv: getenv, stdin: stdin, engines: set}
+	return &app{getenv: getenv, stdin: stdin, engines: engines.Set()}
 }
 
 type command struct {
