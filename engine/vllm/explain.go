@@ -309,7 +309,7 @@ func settingsOf(ls loggedServe, r Resolved) []explain.Setting {
 				continue
 			}
 		}
-		detail := r.Sources[sk.flag]
+		detail, _ := r.Sources.Get(sk.flag)
 		if sk.flag == "quantization" && detail == "" {
 			detail = "the checkpoint's config.json"
 		}

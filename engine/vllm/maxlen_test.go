@@ -81,8 +81,8 @@ func TestMaxModelLenAgainstDerivedLimit(t *testing.T) {
 	linear := scaled(map[string]uint64{"max_position_embeddings": 4096}, &model.RopeScaling{Type: "linear", Factor: 4})
 	r, err := Resolve(Serve{}, linear, testClass(false), current)
 	if err != nil || r.MaxModelLen != 16384 || r.MaxLenKey != "max_position_embeddings" ||
-		r.Sources["max-model-len"] != "the model's maximum as vLLM derives it: max_position_embeddings=4096 in the model's config.json, rope_scaling linear: 4096 x factor 4" {
-		t.Errorf("default %d (%s), %v; source %q", r.MaxModelLen, r.MaxLenKey, err, r.Sources["max-model-len"])
+		r.Sources.Map()["max-model-len"] != "the model's maximum as vLLM derives it: max_position_embeddings=4096 in the model's config.json, rope_scaling linear: 4096 x factor 4" {
+		t.Errorf("default %d (%s), %v; source %q", r.MaxModelLen, r.MaxLenKey, err, r.Sources.Map()["max-model-len"])
 	}
 	_, err = Resolve(Serve{MaxModelLen: 16385}, linear, testClass(false), current)
 	want := &engine.SettingError{Flag: "max-model-len", Value: "16385", Reason: "above the derived max_model_len 16384 (max_position_embeddings=4096 in the model's config.json, rope_scaling linear: 4096 x factor 4); set --allow-long-max-model-len, vLLM's VLLM_ALLOW_LONG_MAX_MODEL_LEN=1, to accept it"}

@@ -119,9 +119,9 @@ func (ref *Reference) autoFitMaxModelLen() error {
 		return settingErr("max-model-len", "auto", "vLLM cannot auto-fit max_model_len: not enough GPU memory available to serve even a single token")
 	}
 	if fit < r.MaxModelLen {
-		r.Sources["max-model-len"] = fmt.Sprintf("auto: reduced from %d to %d, the longest whose one request fits the KV cache (vLLM's _auto_fit_max_model_len)", r.MaxModelLen, fit)
+		r.Sources.Set("max-model-len", fmt.Sprintf("auto: reduced from %d to %d, the longest whose one request fits the KV cache (vLLM's _auto_fit_max_model_len)", r.MaxModelLen, fit))
 	} else {
-		r.Sources["max-model-len"] = fmt.Sprintf("auto: the model's full %d fits the KV cache", fit)
+		r.Sources.Set("max-model-len", fmt.Sprintf("auto: the model's full %d fits the KV cache", fit))
 	}
 	r.MaxModelLen = fit
 	return nil

@@ -102,15 +102,15 @@ type Resolved struct {
 	StatePageBytes, StatePagePadded uint64
 
 	// Sources says where each defaulted setting came from, by flag name.
-	Sources map[string]string
+	Sources Sources
 }
 
 // Resolve applies profile p's defaults for a on class c and checks the
 // settings against each other, the model and the device; every error is a
 // *[engine.SettingError] naming the flag.
 func Resolve(s Serve, a *model.Arch, c budget.Class, p Profile) (Resolved, error) {
-	r := Resolved{Serve: s, Profile: p, Sources: map[string]string{}}
-	def := func(flag, why string) { r.Sources[flag] = why }
+	r := Resolved{Serve: s, Profile: p, Sources: make(Sources, 0, 12)}
+	def := r.Sources.Set
 
 	if err := r.resolveMemory(c, def); err != nil {
 		return Resolved{}, err
@@ -317,7 +317,7 @@ func (r *Resolved) resolveLengths(a *model.Arch, c budget.Class, def func(string
 	if r.MaxNumBatchedTokens < r.MaxNumSeqs {
 		// vllm/config/scheduler.py: max_num_batched_tokens must be at least
 		// max_num_seqs. Name the flag the user gave.
-		if _, defaulted := r.Sources["max-num-batched-tokens"]; defaulted {
+		if _, defaulted := r.Sources.Get("max-num-batched-tokens"); defaulted {
 			return settingErr("max-num-seqs", r.MaxNumSeqs, "above --max-num-batched-tokens %d (vLLM's default here); pass --max-num-batched-tokens of at least %d", r.MaxNumBatchedTokens, r.MaxNumSeqs)
 		}
 		return settingErr("max-num-batched-tokens", r.MaxNumBatchedTokens, "below --max-num-seqs %d", r.MaxNumSeqs)
@@ -519,7 +519,7 @@ func (r *Resolved) checkSparseMLABackend(d budget.Device) error {
 		took = append(took, fmt.Sprintf("%s takes %s", b.name, strings.Join(b.kv, ", ")))
 	}
 	value, how := r.KVCacheDtypeString, ""
-	if r.Sources["kv-cache-dtype"] != "" {
+	if why, _ := r.Sources.Get("kv-cache-dtype"); why != "" {
 		// auto, resolved from the checkpoint.
 		value, how = "auto", fmt.Sprintf("auto resolves to the checkpoint's %q (vllm/utils/torch_utils.py resolve_kv_cache_dtype_string), and ", r.KVCacheDtypeString)
 	}
@@ -614,7 +614,9 @@ func checkQuantCapability(q model.Quant, flag, dtype string, d budget.Device) er
 func (r *Resolved) resolveBlockSize(a *model.Arch, c budget.Class, def func(string, string)) error {
 	r.BlockSize = r.Serve.BlockSize
 	if r.BlockSize == 0 {
-		r.BlockSize, r.Sources["block-size"] = defaultBlockSize(a, c.Device.Silicon, r.KVDtypeBytes, r.Profile)
+		var why string
+		r.BlockSize, why = defaultBlockSize(a, c.Device.Silicon, r.KVDtypeBytes, r.Profile)
+		r.Sources.Set("block-size", why)
 	} else if ch := r.Profile.BlockSizeChoices; ch != nil && !slices.Contains(ch, r.BlockSize) {
 		// argparse refuses it before anything loads ("invalid choice").
 		return settingErr("block-size", r.BlockSize, "%s's command line takes only %s (its BlockSize choices; any size from 0.18.0, PR #35122)",

@@ -62,8 +62,8 @@ func TestResolveDefaults(t *testing.T) {
 			if diff := cmp.Diff(tt.want, g); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
-			for flag := range r.Sources {
-				if r.Sources[flag] == "" {
+			for _, src := range r.Sources {
+				if flag := src.Flag; src.Why == "" {
 					t.Errorf("default %s has no source", flag)
 				}
 			}

@@ -13,28 +13,28 @@ type section struct{ sz *Sizing }
 
 // serveJSON is the resolved serve under vLLM's names: the report's "serve".
 type serveJSON struct {
-	VLLMVersion          string            `json:"vllm_version"`
-	VLLM                 string            `json:"vllm"`
-	GPUMemoryUtilization float64           `json:"gpu_memory_utilization"`
-	KVCacheMemoryBytes   uint64            `json:"kv_cache_memory_bytes"`
-	MaxModelLen          uint64            `json:"max_model_len"`
-	MaxNumSeqs           uint64            `json:"max_num_seqs"`
-	MaxNumBatchedTokens  uint64            `json:"max_num_batched_tokens"`
-	BlockSize            uint64            `json:"block_size"`
-	KVCacheDtype         string            `json:"kv_cache_dtype"`
-	TensorParallelSize   uint64            `json:"tensor_parallel_size"`
-	PipelineParallelSize uint64            `json:"pipeline_parallel_size"`
-	DataParallelSize     uint64            `json:"data_parallel_size"`
-	EnableExpertParallel bool              `json:"enable_expert_parallel"`
-	Dtype                string            `json:"dtype"`
-	Quantization         string            `json:"quantization"`
-	EnforceEager         bool              `json:"enforce_eager"`
-	AsyncScheduling      bool              `json:"async_scheduling"`
-	CPUOffloadGiB        float64           `json:"cpu_offload_gib"`
-	SwapSpaceGiB         float64           `json:"swap_space_gib"`
-	Defaults             map[string]string `json:"defaults"`
-	Ignored              []string          `json:"ignored,omitempty"`
-	Command              string            `json:"command"`
+	VLLMVersion          string   `json:"vllm_version"`
+	VLLM                 string   `json:"vllm"`
+	GPUMemoryUtilization float64  `json:"gpu_memory_utilization"`
+	KVCacheMemoryBytes   uint64   `json:"kv_cache_memory_bytes"`
+	MaxModelLen          uint64   `json:"max_model_len"`
+	MaxNumSeqs           uint64   `json:"max_num_seqs"`
+	MaxNumBatchedTokens  uint64   `json:"max_num_batched_tokens"`
+	BlockSize            uint64   `json:"block_size"`
+	KVCacheDtype         string   `json:"kv_cache_dtype"`
+	TensorParallelSize   uint64   `json:"tensor_parallel_size"`
+	PipelineParallelSize uint64   `json:"pipeline_parallel_size"`
+	DataParallelSize     uint64   `json:"data_parallel_size"`
+	EnableExpertParallel bool     `json:"enable_expert_parallel"`
+	Dtype                string   `json:"dtype"`
+	Quantization         string   `json:"quantization"`
+	EnforceEager         bool     `json:"enforce_eager"`
+	AsyncScheduling      bool     `json:"async_scheduling"`
+	CPUOffloadGiB        float64  `json:"cpu_offload_gib"`
+	SwapSpaceGiB         float64  `json:"swap_space_gib"`
+	Defaults             Sources  `json:"defaults"`
+	Ignored              []string `json:"ignored,omitempty"`
+	Command              string   `json:"command"`
 }
 
 // capacityJSON is the KV cache as vLLM's startup reports it: the report's
@@ -76,7 +76,7 @@ func (s section) Serve() any {
 	}
 }
 
-func (s section) Settings() []string { return s.sz.pasted.Settings(s.sz.Serve.Sources) }
+func (s section) Settings() []string { return s.sz.pasted.Settings(s.sz.Serve.Sources.Map()) }
 
 func (s section) GPUs() uint64 { return s.sz.gpus() }
 

@@ -289,8 +289,8 @@ func (r *Resolved) alignHybridBlock(a *model.Arch, def func(string, string)) {
 		k = max(k, r.BlockSize)
 	}
 	if block := budget.SatMul(k, budget.CeilDiv(r.StatePageBytes, budget.SatMul(k, a1))); r.BlockSize < block {
-		r.Sources["block-size"] = fmt.Sprintf("%d: raised from %d so that one attention page (%d B a token) holds a %d B state page (vLLM: \"Setting attention block size to %d tokens\", vllm/platforms/interface.py:907-913)",
-			block, r.BlockSize, a1, r.StatePageBytes, block)
+		r.Sources.Set("block-size", fmt.Sprintf("%d: raised from %d so that one attention page (%d B a token) holds a %d B state page (vLLM: \"Setting attention block size to %d tokens\", vllm/platforms/interface.py:907-913)",
+			block, r.BlockSize, a1, r.StatePageBytes, block))
 		r.BlockSize = block
 	}
 	if page := budget.SatMul(r.BlockSize, a1); page != r.StatePageBytes {
