@@ -22,7 +22,7 @@ func Nearest(name string, candidates []string, n int) []string {
 	var near []scored
 	for _, c := range candidates {
 		lc := strings.ToLower(c)
-		d := editDistance(lname, lc)
+		d := EditDistance(lname, lc)
 		if d <= max(1, len(lc)/3) || (len(lname) >= 3 && (strings.Contains(lc, lname) || strings.Contains(lname, lc))) {
 			near = append(near, scored{c, d, strings.HasPrefix(lc, lname)})
 		}
@@ -43,9 +43,9 @@ func Nearest(name string, candidates []string, n int) []string {
 	return out
 }
 
-// editDistance is the optimal-string-alignment distance between a and b:
+// EditDistance returns the optimal-string-alignment distance between a and b:
 // insertions, deletions, substitutions and swaps of neighbours, in bytes.
-func editDistance(a, b string) int {
+func EditDistance(a, b string) int {
 	prev2 := make([]int, len(b)+1)
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"membudget/budget"
 )
 
 // Judge is the capability of a [Serve] that knows its server's flags
@@ -95,33 +97,11 @@ func Nearest(name string, names []string) string {
 	slices.Sort(sorted)
 	best, bestD := "", -1
 	for _, n := range sorted {
-		if d := editDistance(name, n); bestD < 0 || d < bestD {
+		if d := budget.EditDistance(name, n); bestD < 0 || d < bestD {
 			best, bestD = n, d
 		}
 	}
 	return best
-}
-
-// editDistance is Levenshtein's distance between a and b, over bytes
-// (flag names are ASCII).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // FlagValue returns the value of the flag args[i] as the flag package

@@ -32,25 +32,6 @@ func TestNearestByEditDistance(t *testing.T) {
 	}
 }
 
-func TestEditDistance(t *testing.T) {
-	cases := []struct {
-		a, b string
-		want int
-	}{
-		{"", "", 0},
-		{"abc", "", 3},
-		{"", "ab", 2},
-		// kitten -> sitten -> sittin -> sitting.
-		{"kitten", "sitting", 3},
-		{"tp", "pp", 1},
-	}
-	for _, tc := range cases {
-		if got := editDistance(tc.a, tc.b); got != tc.want {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
-		}
-	}
-}
-
 func TestPythonModule(t *testing.T) {
 	cases := []struct {
 		args   []string
