@@ -2,26 +2,22 @@ package engine
 
 import "membudget/model"
 
-// Degree is one of a serve's parallel degrees under an engine's flag.
-type Degree struct {
-	// Flag is the engine's flag without its dashes ("tensor-parallel-size").
-	Flag string
-	// V is the degree as given; 0 when not given.
-	V *uint64
-}
-
-// ResolveDegrees sets each degree left at 0 to 1, the default of every
-// engine membudget sizes, and records it with def(flag, why); a degree
-// above most is a *[SettingError] naming its flag.
-func ResolveDegrees(ds []Degree, most uint64, def func(flag, why string), why string) error {
-	for _, d := range ds {
-		if *d.V == 0 {
-			*d.V = 1
-			def(d.Flag, why)
-		}
-		if *d.V > most {
-			return Refuse(d.Flag, *d.V, "at most %d", most)
-		}
+// ResolveDegree sets *v, one of a serve's parallel degrees under the
+// engine's flag, to 1 when it was not given (0), the default of every engine
+// membudget sizes, and records that with def(flag, why); a degree above most
+// is a *[SettingError] naming the flag.
+//
+// It takes one degree rather than a list of them: a list would hold
+// pointers into the caller's resolved serve beside the flag names handed to
+// def, and Go's escape analysis, which does not tell a list's fields apart,
+// would then move every resolved serve to the heap.
+func ResolveDegree(flag string, v *uint64, most uint64, def func(flag, why string), why string) error {
+	if *v == 0 {
+		*v = 1
+		def(flag, why)
+	}
+	if *v > most {
+		return Refuse(flag, *v, "at most %d", most)
 	}
 	return nil
 }

@@ -1,17 +1,18 @@
 package engine
 
 import (
+	"cmp"
 	"errors"
 	"testing"
 
 	"membudget/model"
 )
 
-func TestResolveDegrees(t *testing.T) {
+func TestResolveDegree(t *testing.T) {
 	tp, pp, dp := uint64(0), uint64(4), uint64(0)
 	var defaulted []string
 	def := func(flag, why string) { defaulted = append(defaulted, flag+": "+why) }
-	err := ResolveDegrees([]Degree{{"tp", &tp}, {"pp", &pp}, {"dp", &dp}}, 8, def, "the default 1")
+	err := cmp.Or(ResolveDegree("tp", &tp, 8, def, "the default 1"), ResolveDegree("pp", &pp, 8, def, "the default 1"), ResolveDegree("dp", &dp, 8, def, "the default 1"))
 	if err != nil || tp != 1 || pp != 4 || dp != 1 {
 		t.Fatalf("got tp %d pp %d dp %d, %v; want 1 4 1", tp, pp, dp, err)
 	}
@@ -19,7 +20,7 @@ func TestResolveDegrees(t *testing.T) {
 		t.Errorf("defaults recorded %q; want tp and dp only", defaulted)
 	}
 	big := uint64(9)
-	err = ResolveDegrees([]Degree{{"tp", &big}}, 8, def, "")
+	err = ResolveDegree("tp", &big, 8, def, "")
 	var se *SettingError
 	if !errors.As(err, &se) || se.Flag != "tp" || err.Error() != "--tp 9: at most 8" {
 		t.Errorf("above the bound: %v; want --tp 9: at most 8", err)

@@ -1,6 +1,7 @@
 package sglang
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -138,11 +139,13 @@ var shardCites = engine.ShardCites{
 }
 
 func (r *Resolved) resolveParallel(a *model.Arch, def func(string, string)) error {
-	if err := engine.ResolveDegrees([]engine.Degree{
-		{Flag: "tp-size", V: &r.TPSize},
-		{Flag: "pp-size", V: &r.PPSize},
-		{Flag: "dp-size", V: &r.DPSize},
-	}, maxParallel, def, "SGLang's default 1"); err != nil {
+	const why = "SGLang's default 1"
+	// cmp.Or returns the first refusal.
+	if err := cmp.Or(
+		engine.ResolveDegree("tp-size", &r.TPSize, maxParallel, def, why),
+		engine.ResolveDegree("pp-size", &r.PPSize, maxParallel, def, why),
+		engine.ResolveDegree("dp-size", &r.DPSize, maxParallel, def, why),
+	); err != nil {
 		return err
 	}
 	if r.EnableDPAttention {

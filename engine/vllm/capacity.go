@@ -204,7 +204,7 @@ func (k kvCheck) neededBytes(i int, pool budget.PagedPool, l uint64) uint64 {
 		first.Count = 1
 		return budget.SatMul(first.Pages(l), pool.BlockBytes())
 	}
-	return layersNeed(k.groups, k.r, k.shardings[i], l)
+	return layersNeed(k.groups, &k.r, k.shardings[i], l)
 }
 
 // estimateMaxModelLen is vLLM's estimate of the longest length whose one

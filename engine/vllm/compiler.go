@@ -102,7 +102,7 @@ func (cp *Compiler) compileInto(k *kvCheck, s Serve, c budget.Class, p Profile) 
 	if err := checkShardable(a, r); err != nil {
 		return nil, err
 	}
-	layout, err := cp.layout(*r)
+	layout, err := cp.layout(r)
 	if err != nil {
 		return nil, layoutRefusal(a, err)
 	}
@@ -135,10 +135,10 @@ func (cp *Compiler) compileInto(k *kvCheck, s Serve, c budget.Class, p Profile) 
 		pools[i] = w.pools
 		stage := &plan.Stages[i]
 		stage.Fixed[budget.TermWeights] = w.bytes
-		for _, it := range peakItems(a, *r, st) {
+		for _, it := range peakItems(a, r, st) {
 			stage.Fixed[it.Term] = budget.SatAdd(stage.Fixed[it.Term], it.Bytes)
 		}
-		stage.Pool = layout.pool(*r, st)
+		stage.Pool = layout.pool(r, st)
 		avail := r.KVCacheMemoryBytes
 		stage.Budget = requested
 		if r.KVCacheMemoryBytes > 0 {
@@ -189,7 +189,7 @@ func (cp *Compiler) weights(st model.Sharding, quantization string) stageWeights
 
 // layout is the KV cache groups of the serve's layer specs, grouped once
 // per key. The groups are shared: nothing that reads them writes them.
-func (cp *Compiler) layout(r Resolved) (kvLayout, error) {
+func (cp *Compiler) layout(r *Resolved) (kvLayout, error) {
 	key := layoutKey{tp: r.TensorParallelSize, block: r.BlockSize, kvDtypeBytes: r.KVDtypeBytes, mambaBlock: r.MambaBlockSize,
 		statePage: r.statePoolPage(), statePages: r.StatePages, fp8DSMLA: r.FP8DSMLA, slidingOwnBlock: r.Profile.Release.AtLeast(slidingOwnBlock)}
 	if u := r.unraisedStages(cp.arch); u != "" {

@@ -61,7 +61,7 @@ func groupNames(a *model.Arch, l kvLayout) string {
 // per slot of the group size, shared by one layer of each group, and each
 // sequence holds its blocks of every group in every tensor; with one
 // UniformType group, one tensor per layer holds that layer's blocks.
-func kvItems(l kvLayout, r Resolved, st model.Sharding, s, t uint64) []budget.Item {
+func kvItems(l kvLayout, r *Resolved, st model.Sharding, s, t uint64) []budget.Item {
 	if l.uniformType {
 		var items []budget.Item
 		for _, spec := range l.groups[0].layers {
@@ -121,7 +121,7 @@ func specLabel(s layerSpec) string {
 // layersNeed is what vLLM's startup check summed up to 0.13
 // (check_enough_kv_cache_memory: max_memory_usage_bytes over every layer
 // of the stage, each on its own, without the groups' padding).
-func layersNeed(l kvLayout, r Resolved, st model.Sharding, t uint64) uint64 {
+func layersNeed(l kvLayout, r *Resolved, st model.Sharding, t uint64) uint64 {
 	var need uint64
 	seen := map[layerKey]bool{}
 	for _, g := range l.groups {

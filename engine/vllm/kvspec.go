@@ -80,7 +80,7 @@ func (s layerSpec) same(o layerSpec) bool {
 // cdiv(min(chunk + in flight, t), block) for a chunk ("no +1"), the mode's
 // state blocks for a state layer (max_memory_usage_bytes, vllm/v1/
 // kv_cache_interface.py:291-296, 547-571, 618-654, 768-777).
-func (s layerSpec) pages(r Resolved) budget.PageGroup {
+func (s layerSpec) pages(r *Resolved) budget.PageGroup {
 	switch s.kind {
 	case slidingSpec:
 		return budget.PageGroup{Count: 1, PageTokens: s.block, CapTokens: slidingTokens(s.window, r), ExtraPages: 1}
@@ -100,7 +100,7 @@ func (s layerSpec) pages(r Resolved) budget.PageGroup {
 // max_concurrent_batches x max_num_batched_tokens from 0.25.0 (two batches
 // under async scheduling, vllm/config/vllm.py:547-568), one batch before
 // (see [Resolved].InFlightTokens). The V0 engine kept the window alone.
-func slidingTokens(window uint64, r Resolved) uint64 {
+func slidingTokens(window uint64, r *Resolved) uint64 {
 	if r.Profile.Era == V0 {
 		return window
 	}
@@ -127,7 +127,7 @@ func indexerTokenBytes(ix *model.IndexerShape) uint64 {
 // another layer's KV cache keep none; a DeepSeek V3.2 layer's indexer cache
 // comes before its latent, on the layers that build an indexer
 // (deepseek_v2.py:1110: none where IndexCache reuses an earlier top-k).
-func layerSpecs(a *model.Arch, r Resolved) []layerSpec {
+func layerSpecs(a *model.Arch, r *Resolved) []layerSpec {
 	tp := r.TensorParallelSize
 	specs := make([]layerSpec, 0, len(a.Layers))
 	for i, l := range a.Layers {
@@ -190,7 +190,7 @@ func layerSpecs(a *model.Arch, r Resolved) []layerSpec {
 // model's, where theirs is a spec of its own (Nemotron-3-Nano at -pp 8:
 // stages 2 and 8 hold Mamba and MoE layers only, and their 6 Mamba layers
 // form a group whose 3 layers a stage make the block 3 pages).
-func (r Resolved) noAttentionStage(a *model.Arch, i int) bool {
+func (r *Resolved) noAttentionStage(a *model.Arch, i int) bool {
 	if r.PipelineParallelSize <= 1 || r.MambaCacheMode != "align" || r.Profile.Era != V1 || r.Profile.Release.Less(stageHybridRaise) {
 		return false
 	}
@@ -213,7 +213,7 @@ func (r Resolved) noAttentionStage(a *model.Arch, i int) bool {
 // unraisedStages names the stages whose state layers keep an unraised
 // spec (see [Resolved.noAttentionStage]) by their layers ("6-12,46-52"),
 // "" when none: the layout depends on them.
-func (r Resolved) unraisedStages(a *model.Arch) string {
+func (r *Resolved) unraisedStages(a *model.Arch) string {
 	var b []byte
 	for _, st := range r.Stages {
 		if st.EndLayer > st.FirstLayer && r.noAttentionStage(a, st.FirstLayer) {
@@ -359,7 +359,7 @@ func onStage(s layerSpec, st model.Sharding) bool {
 // share of the stage's layers (vLLM projects the whole model's groups onto
 // each stage, empty ones kept, :2040-2079); with one UniformType group, a
 // tensor per layer, a block costing their pages' sum.
-func (l kvLayout) pool(r Resolved, st model.Sharding) budget.PagedPool {
+func (l kvLayout) pool(r *Resolved, st model.Sharding) budget.PagedPool {
 	var p budget.PagedPool
 	if len(l.groups) == 0 {
 		return p

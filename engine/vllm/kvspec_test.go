@@ -348,7 +348,7 @@ func TestStageTensorsCountsTheStagesLayers(t *testing.T) {
 			if err != nil {
 				continue // a serve vLLM refuses
 			}
-			l, err := kvLayoutOf(layerSpecs(a, r))
+			l, err := kvLayoutOf(layerSpecs(a, &r))
 			if err != nil {
 				continue
 			}

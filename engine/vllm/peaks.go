@@ -247,15 +247,18 @@ func stageHasMoE(a *model.Arch, st model.Sharding) bool {
 // whose sum is the peak (the forward pass with the residual, and what the
 // sampler adds above it on the last stage), the graph pool and the
 // non-torch growth.
-func peakItems(a *model.Arch, r Resolved, st model.Sharding) []budget.Item {
+func peakItems(a *model.Arch, r *Resolved, st model.Sharding) []budget.Item {
 	m := r.Profile.peaks
 	tp, d := r.TensorParallelSize, r.DtypeBytes
 	tokens := r.MaxNumBatchedTokens
 	forward := budget.SatMul(tokens, forwardBytesPerToken(a, tp, d))
-	items := []budget.Item{{
+	// At most four items (the peak, the sampler, the graph pool, the
+	// non-torch growth): one allocation.
+	items := make([]budget.Item, 1, 4)
+	items[0] = budget.Item{
 		Name: "activation_peak", Term: budget.TermActivation,
 		Bytes: budget.SatAdd(forward, m.residualBytes),
-	}}
+	}
 	if st.Last {
 		// The profile keeps the forward pass's hidden states (and the MoE
 		// workspace) while the sampler runs on min(max_num_seqs,
@@ -300,7 +303,7 @@ func peakItems(a *model.Arch, r Resolved, st model.Sharding) []budget.Item {
 // sizes up to max_num_seqs ("Profiling CUDA graph memory: PIECEWISE=51
 // (largest=512), FULL=51 (largest=512)", corpus/observed/vllm.csv row 112);
 // the first capture holds the largest batch's activations.
-func graphBytes(a *model.Arch, r Resolved, st model.Sharding) uint64 {
+func graphBytes(a *model.Arch, r *Resolved, st model.Sharding) uint64 {
 	m := r.Profile.peaks
 	largest := min(2*r.MaxNumSeqs, maxCaptureSize)
 	graphs := captureSizes(largest) - 1 + captureSizes(min(largest, r.MaxNumSeqs)) - 1

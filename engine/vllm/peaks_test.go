@@ -240,12 +240,12 @@ func TestGraphEstimateCounts(t *testing.T) {
 	r := ref(t, a, Serve{MaxNumSeqs: 1024, MaxNumBatchedTokens: 8192}, testClass(false))
 	st := r.Serve.Stages[0]
 	want := uint64(graphFixed + 512*118784 + 100*32*graphBytesPerLayerGraph)
-	if got := graphBytes(a, r.Serve, st); got != want {
+	if got := graphBytes(a, &r.Serve, st); got != want {
 		t.Errorf("1024 sequences: %d, want %d", got, want)
 	}
 	r = ref(t, a, Serve{MaxNumSeqs: 256, MaxNumBatchedTokens: 8192}, testClass(false))
 	want = uint64(graphFixed + 512*118784 + 84*32*graphBytesPerLayerGraph)
-	if got := graphBytes(a, r.Serve, r.Serve.Stages[0]); got != want {
+	if got := graphBytes(a, &r.Serve, r.Serve.Stages[0]); got != want {
 		t.Errorf("256 sequences: %d, want %d", got, want)
 	}
 }

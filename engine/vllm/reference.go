@@ -60,14 +60,14 @@ func newReference(a *model.Arch, s Serve, c budget.Class, p Profile, shard bool)
 			return nil, err
 		}
 	}
-	layout, err := kvLayoutOf(layerSpecs(a, r))
+	layout, err := kvLayoutOf(layerSpecs(a, &r))
 	if err != nil {
 		return nil, layoutRefusal(a, err)
 	}
 	ref := &Reference{Arch: a, Serve: r, Class: c, groups: layout}
 	for _, st := range r.Stages {
 		st.TP, st.ExpertRanks, st.DtypeBytes, st.Quant = r.TensorParallelSize, r.ExpertRanks, r.DtypeBytes, r.Quant
-		ref.stages = append(ref.stages, refStage{sharding: st, weights: weightItems(a, st), peaks: peakItems(a, r, st)})
+		ref.stages = append(ref.stages, refStage{sharding: st, weights: weightItems(a, st), peaks: peakItems(a, &r, st)})
 	}
 	if err := ref.offload(); err != nil {
 		return nil, err
@@ -109,7 +109,7 @@ func (ref *Reference) autoFitMaxModelLen() error {
 	fit := r.MaxModelLen
 	k := ref.check()
 	for i, st := range ref.stages {
-		pool := ref.groups.pool(*r, st.sharding)
+		pool := ref.groups.pool(r, st.sharding)
 		if pool.BlockBytes() == 0 {
 			continue // a stage without KV layers: vLLM skips workers without groups
 		}
@@ -156,7 +156,7 @@ func weightItems(a *model.Arch, st model.Sharding) []budget.Item {
 
 // hostBytes is what the serve keeps in host memory per GPU: the CPU swap
 // space (int(swap_space x GiB)) and the offloaded weights.
-func (r Resolved) hostBytes() uint64 {
+func (r *Resolved) hostBytes() uint64 {
 	return budget.SatAdd(uint64(r.SwapGiB*(1<<30)), uint64(r.CPUOffloadGiB*(1<<30)))
 }
 
@@ -238,7 +238,7 @@ func (ref *Reference) Blocks() uint64 {
 	var blocks uint64
 	have := false
 	for i, st := range ref.stages {
-		block := ref.groups.pool(ref.Serve, st.sharding).BlockBytes()
+		block := ref.groups.pool(&ref.Serve, st.sharding).BlockBytes()
 		if block == 0 {
 			continue
 		}
@@ -289,7 +289,7 @@ func (ref *Reference) EvaluateStage(i int, s, t uint64) Ledger {
 	st := ref.stages[i]
 	items := make([]budget.Item, 0, len(st.weights)+len(st.peaks)+len(ref.Arch.Layers))
 	items = append(items, st.weights...)
-	items = append(items, kvItems(ref.groups, ref.Serve, st.sharding, s, t)...)
+	items = append(items, kvItems(ref.groups, &ref.Serve, st.sharding, s, t)...)
 	items = append(items, st.peaks...)
 
 	f := budget.Footprint{Seqs: s, Tokens: t, Budget: st.budget, Device: ref.Class.Device.MemoryBytes,

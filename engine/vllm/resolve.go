@@ -1,6 +1,7 @@
 package vllm
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -172,11 +173,13 @@ func (r *Resolved) resolveMemory(c budget.Class, def func(string, string)) error
 }
 
 func (r *Resolved) resolveParallel(a *model.Arch, def func(string, string)) error {
-	if err := engine.ResolveDegrees([]engine.Degree{
-		{Flag: "tensor-parallel-size", V: &r.TensorParallelSize},
-		{Flag: "pipeline-parallel-size", V: &r.PipelineParallelSize},
-		{Flag: "data-parallel-size", V: &r.DataParallelSize},
-	}, maxParallel, def, "vLLM's default 1"); err != nil {
+	const why = "vLLM's default 1"
+	// cmp.Or returns the first refusal.
+	if err := cmp.Or(
+		engine.ResolveDegree("tensor-parallel-size", &r.TensorParallelSize, maxParallel, def, why),
+		engine.ResolveDegree("pipeline-parallel-size", &r.PipelineParallelSize, maxParallel, def, why),
+		engine.ResolveDegree("data-parallel-size", &r.DataParallelSize, maxParallel, def, why),
+	); err != nil {
 		return err
 	}
 	tp, pp := r.TensorParallelSize, r.PipelineParallelSize
@@ -545,6 +548,10 @@ type quantLimit struct {
 	dtypes []string // get_supported_act_dtypes, as --dtype names them
 }
 
+// halves is the dtypes most quantization methods take: a package value, so
+// that a compile does not build it again.
+var halves = []string{"bfloat16", "float16"}
+
 // quantLimitOf is q's limit, false for a method membudget knows none of:
 // fp8.py:139-145; auto_awq.py:225-231; auto_gptq.py:182-188;
 // compressed_tensors.py:111-117; mxfp4.py:60-72 (gpt-oss's
@@ -552,7 +559,6 @@ type quantLimit struct {
 // family 401-407, NVFP4 1037-1043, MXFP8 1685-1692, mixed precision
 // 2174-2187.
 func quantLimitOf(q model.Quant) (quantLimit, bool) {
-	halves := []string{"bfloat16", "float16"}
 	switch q.Method {
 	case "fp8":
 		return quantLimit{"Fp8Config", 75, halves}, true

@@ -221,7 +221,7 @@ func (sz *Sizing) shortfall(f budget.Footprint) string {
 }
 
 // stageOf is stage i's sharding under r, as NewReference completes it.
-func stageOf(r Resolved, i int) model.Sharding {
+func stageOf(r *Resolved, i int) model.Sharding {
 	st := r.Stages[i]
 	st.TP, st.ExpertRanks, st.DtypeBytes, st.Quant = r.TensorParallelSize, r.ExpertRanks, r.DtypeBytes, r.Quant
 	return st
@@ -233,7 +233,7 @@ func (sz *Sizing) stageWeights() []stageFigures {
 	sz.weightsOnce.Do(func() {
 		a := sz.Model.Arch
 		for i := range sz.Serve.Stages {
-			st := stageOf(sz.Serve, i)
+			st := stageOf(&sz.Serve, i)
 			sz.weights = append(sz.weights, stageFigures{checkpoint: budget.ItemBytes(model.RankWeights(a, st)), derived: budget.ItemBytes(model.Weights(a, st))})
 		}
 	})
@@ -255,7 +255,7 @@ func (sz *Sizing) weightsOf(binding int) engine.Weights {
 		w.Text = []string{"weights " + w.Description}
 		return w
 	}
-	if used, why := model.UsesCheckpoint(m.Arch, stageOf(r, 0)); !used {
+	if used, why := model.UsesCheckpoint(m.Arch, stageOf(&r, 0)); !used {
 		w.Description += " (checkpoint " + m.Checkpoint.String() + " not counted: " + why + ")"
 		w.Text = []string{"weights " + w.Description}
 		return w

@@ -71,22 +71,31 @@ var mambaDtypes = []string{"auto", "float32", "float16", "bfloat16"}
 // DEFAULT_MAMBA_SSM_CACHE_DTYPE).
 var nemotronHArchitectures = []string{"NemotronHForCausalLM", "NemotronHPuzzleForCausalLM", "NemotronH_Nano_VL_V2"}
 
+// mambaDtype returns the --mamba-cache-dtype or --mamba-ssm-cache-dtype
+// given, auto when not given. It takes and returns values, not a pointer
+// into the resolved serve, so that the serve stays off the heap.
+func mambaDtype(flag, v string) (string, error) {
+	if v == "" {
+		v = "auto"
+	}
+	if !slices.Contains(mambaDtypes, v) {
+		return "", settingErr(flag, fmt.Sprintf("%q", v), "want auto, float32, float16 or bfloat16")
+	}
+	return v, nil
+}
+
 // resolveState sizes the per-sequence state of a's Mamba and gated-delta-net
 // layers as vLLM does: the state dtypes, the Mamba cache mode that prefix
 // caching decides, the state page, and for a hybrid the attention block
 // raised until a page covers the state and the state page padded to it
 // (vllm/platforms/interface.py:762-938, _align_hybrid_block_size).
 func (r *Resolved) resolveState(a *model.Arch, def func(string, string)) error {
-	for _, f := range []struct {
-		flag string
-		v    *string
-	}{{"mamba-cache-dtype", &r.MambaCacheDtype}, {"mamba-ssm-cache-dtype", &r.MambaSSMCacheDtype}} {
-		if *f.v == "" {
-			*f.v = "auto"
-		}
-		if !slices.Contains(mambaDtypes, *f.v) {
-			return settingErr(f.flag, fmt.Sprintf("%q", *f.v), "want auto, float32, float16 or bfloat16")
-		}
+	var err error
+	if r.MambaCacheDtype, err = mambaDtype("mamba-cache-dtype", r.MambaCacheDtype); err != nil {
+		return err
+	}
+	if r.MambaSSMCacheDtype, err = mambaDtype("mamba-ssm-cache-dtype", r.MambaSSMCacheDtype); err != nil {
+		return err
 	}
 	state, attention := stateLayers(a)
 	if state == 0 {
@@ -130,7 +139,7 @@ func (r *Resolved) resolveState(a *model.Arch, def func(string, string)) error {
 	if err := r.resolveStateDtypes(a, def); err != nil {
 		return err
 	}
-	page, err := statePageBytes(a, *r)
+	page, err := statePageBytes(a, r)
 	if err != nil {
 		return err
 	}
@@ -196,7 +205,7 @@ func (r *Resolved) resolveStateDtypes(a *model.Arch, def func(string, string)) e
 // and intermediate / tp x state; a gated delta net (conv_kernel - 1) x
 // (2 x key heads x key dim + value heads x value dim) / tp and value heads /
 // tp x value dim x key dim. vLLM's divide() asserts every split is exact.
-func statePageBytes(a *model.Arch, r Resolved) (uint64, error) {
+func statePageBytes(a *model.Arch, r *Resolved) (uint64, error) {
 	tp := r.TensorParallelSize
 	var mamba, delta bool
 	for _, l := range a.Layers {
@@ -259,7 +268,7 @@ func statePageBytes(a *model.Arch, r Resolved) (uint64, error) {
 // on a rank, from the model-level head geometry: what vLLM's hybrid
 // alignment measures the state against (vllm/platforms/interface.py:
 // 797-849, a FullAttentionSpec or MLAAttentionSpec of block_size 1).
-func attentionTokenBytes(a *model.Arch, r Resolved) uint64 {
+func attentionTokenBytes(a *model.Arch, r *Resolved) uint64 {
 	if a.MLA {
 		return budget.SatMul(a.KVLoraRank+a.QKRopeHeadDim, r.KVDtypeBytes)
 	}
@@ -274,7 +283,7 @@ func attentionTokenBytes(a *model.Arch, r Resolved) uint64 {
 // that is larger, whatever --block-size said. Before 0.19.0 the alignment
 // was 16 (64 for MLA) and ignored --block-size (PR #37467).
 func (r *Resolved) alignHybridBlock(a *model.Arch, def func(string, string)) {
-	a1 := attentionTokenBytes(a, *r)
+	a1 := attentionTokenBytes(a, r)
 	if a1 == 0 || r.StatePageBytes == 0 {
 		return
 	}
@@ -300,7 +309,7 @@ func (r *Resolved) alignHybridBlock(a *model.Arch, def func(string, string)) {
 
 // statePoolPage is the state layers' page in the block pool: the state,
 // padded to the attention page in a hybrid.
-func (r Resolved) statePoolPage() uint64 {
+func (r *Resolved) statePoolPage() uint64 {
 	if r.StatePagePadded > 0 {
 		return r.StatePagePadded
 	}

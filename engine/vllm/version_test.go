@@ -278,7 +278,7 @@ func TestSlidingWindowByVersion(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := slidingTokens(a.SlidingWindow, r); got != tt.want {
+		if got := slidingTokens(a.SlidingWindow, &r); got != tt.want {
 			t.Errorf("%s: a sliding layer keeps %d tokens, want %d", tt.spec, got, tt.want)
 		}
 	}
