@@ -2,7 +2,9 @@ package bench
 
 import (
 	"fmt"
+	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	"membudget"
@@ -344,35 +346,63 @@ func TestQueryEvaluationsMedian(t *testing.T) {
 	}
 }
 
-// sweepClasses is every shipped class, loaded once.
-func sweepClasses(tb testing.TB) []budget.Class {
+// workload returns the models and classes of testdata/workload.txt, the
+// sweep's and the plan's pinned work: every shipped one would make the
+// benchmarks' work grow with each model or class shipped, and a benchstat
+// comparison across such commits compare different work.
+func workload(tb testing.TB) (models, classes []string) {
 	tb.Helper()
-	var out []budget.Class
-	names, err := membudget.Kernels().Names()
+	data, err := os.ReadFile("testdata/workload.txt")
 	if err != nil {
 		tb.Fatal(err)
 	}
+	var into *[]string
+	for _, line := range strings.Split(string(data), "\n") {
+		switch line = strings.TrimSpace(line); {
+		case line == "" || strings.HasPrefix(line, "#"):
+		case line == "[models]":
+			into = &models
+		case line == "[classes]":
+			into = &classes
+		case into == nil:
+			tb.Fatalf("testdata/workload.txt: %q before [models] or [classes]", line)
+		default:
+			*into = append(*into, line)
+		}
+	}
+	if len(models) == 0 || len(classes) == 0 {
+		tb.Fatalf("testdata/workload.txt: %d models and %d classes; want both", len(models), len(classes))
+	}
+	return models, classes
+}
+
+// sweepClasses is the workload's classes, loaded once.
+func sweepClasses(tb testing.TB) []budget.Class {
+	tb.Helper()
+	_, names := workload(tb)
+	out := make([]budget.Class, 0, len(names))
 	for _, name := range names {
 		c, err := membudget.Kernels().Load(name)
 		if err != nil {
-			tb.Fatal(err)
+			tb.Fatalf("testdata/workload.txt: %v", err)
 		}
 		out = append(out, c)
 	}
 	return out
 }
 
-// BenchmarkSweep is issue 13's in-process sweep: every shipped model on
-// every shipped class at tensor parallel 1, 2, 4 and 8, KV cache auto and
-// fp8, util 0.8, 0.9 and 0.95 (within the class's ceiling), each serve
+// BenchmarkSweep is issue 13's in-process sweep: every model on every class
+// of the pinned workload (see [workload]) at tensor parallel 1, 2, 4 and 8,
+// KV cache auto and fp8, util 0.8, 0.9 and 0.95 (within the class's ceiling), each serve
 // vLLM accepts compiled by the model's Compiler and asked the two verified
 // queries (most sequences at max_model_len, longest length at one
 // sequence). It reports verified answers a second; the configs are parsed
 // outside the timing, as a sweep's caller holds them.
 func BenchmarkSweep(b *testing.B) {
 	classes := sweepClasses(b)
+	names, _ := workload(b)
 	var archs []*model.Arch
-	for _, name := range membudget.ModelNames() {
+	for _, name := range names {
 		a, _ := arch(b, name)
 		archs = append(archs, a)
 	}
@@ -408,7 +438,7 @@ func BenchmarkSweep(b *testing.B) {
 	b.ReportMetric(float64(answers)/b.Elapsed().Seconds(), "answers/s")
 }
 
-// BenchmarkPlan is `membudget plan` in process over every shipped class:
+// BenchmarkPlan is `membudget plan` in process over the workload's classes:
 // Llama-3.1-70B serving 16 sequences of 32768 tokens on at most 8 GPUs,
 // every layout, quantization, KV dtype and util it tries compiled and the
 // deployments that hold the need verified.
