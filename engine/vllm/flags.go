@@ -442,12 +442,12 @@ func (Engine) Respell(args []string) []string {
 				out = append(out, dottedArg(dashes, key, value, fl))
 				continue
 			}
-			out = append(out, dashes+key+"="+value)
+			out = append(out, respelled(a, dashes, key, true, value))
 			continue
 		}
 		switch {
 		case !ok:
-			out = append(out, dashes+key)
+			out = append(out, respelled(a, dashes, key, false, ""))
 		case isDotted && i+1 < len(args):
 			out = append(out, dottedArg(dashes, key, args[i+1], fl))
 			i++
@@ -466,10 +466,27 @@ func (Engine) Respell(args []string) []string {
 				out = append(out, dashes+key+"=true")
 			}
 		default:
-			out = append(out, dashes+key)
+			out = append(out, respelled(a, dashes, key, false, ""))
 		}
 	}
 	return out
+}
+
+// respelled returns dashes+key, and "="+value after it when hasValue: a
+// itself when it is spelled so already, as nearly every argument is, so
+// that a batch of requests does not build each argument again.
+func respelled(a, dashes, key string, hasValue bool, value string) string {
+	rest, ok := strings.CutPrefix(a, dashes)
+	if ok {
+		rest, ok = strings.CutPrefix(rest, key)
+	}
+	if v, isValue := strings.CutPrefix(rest, "="); ok && (hasValue && isValue && v == value || !hasValue && rest == "") {
+		return a
+	}
+	if hasValue {
+		return dashes + key + "=" + value
+	}
+	return dashes + key
 }
 
 // dottedArg is a dotted JSON flag (--compilation-config.cache_dir x) as

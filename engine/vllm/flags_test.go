@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -266,6 +267,35 @@ func TestRegisterForRegistersOnlyTheFlagsGiven(t *testing.T) {
 	for name, want := range map[string]bool{"host": true, "no-enable-lora": true, "sc": true, "max-model-len": true, "port": false, "enable-lora": false, "speculative-config": false} {
 		if got := fs.Lookup(name) != nil; got != want {
 			t.Errorf("--%s registered: %v, want %v", name, got, want)
+		}
+	}
+}
+
+func TestRespelledKeepsTheArgument(t *testing.T) {
+	cases := []struct {
+		a, dashes, key string
+		hasValue       bool
+		value, want    string
+		same           bool // the argument itself comes back, not a copy
+	}{
+		{"--max-model-len", "--", "max-model-len", false, "", "--max-model-len", true},
+		{"--max-model-len=4096", "--", "max-model-len", true, "4096", "--max-model-len=4096", true},
+		{"-tp=2", "-", "tp", true, "2", "-tp=2", true},
+		// Respelled: underscores made dashes, a value given apart joined.
+		{"--max_model_len=4096", "--", "max-model-len", true, "4096", "--max-model-len=4096", false},
+		{"--hf-token", "--", "hf-token", true, "true", "--hf-token=true", false},
+		// A prefix of the spelling is not the spelling.
+		{"--max-model-len=40", "--", "max-model-len", true, "4096", "--max-model-len=4096", false},
+		{"--max-model-len", "--", "max-model-len", true, "", "--max-model-len=", false},
+		{"--max-model-len=", "--", "max-model-len", false, "", "--max-model-len", false},
+	}
+	for _, c := range cases {
+		got := respelled(c.a, c.dashes, c.key, c.hasValue, c.value)
+		if got != c.want {
+			t.Errorf("respelled(%q, %q, %q, %v, %q) = %q, want %q", c.a, c.dashes, c.key, c.hasValue, c.value, got, c.want)
+		}
+		if same := unsafe.StringData(got) == unsafe.StringData(c.a); same != c.same {
+			t.Errorf("respelled(%q): the argument itself came back: %v, want %v", c.a, same, c.same)
 		}
 	}
 }

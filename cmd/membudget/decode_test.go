@@ -1,0 +1,66 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestKeysDistinct(t *testing.T) {
+	cases := []struct {
+		line string
+		want bool
+	}{
+		{`{"a":1,"b":2}`, true},
+		{`{"a":1,"a":2}`, false},
+		// A key's name inside a nested object or a string value is not a key
+		// of the request.
+		{`{"a":{"a":1},"b":"a"}`, true},
+		{`{"a":[{"b":1},{"b":2}],"b":3}`, true}, // the nested objects' keys are their own
+		// A comma inside a string or a nested array does not start a key.
+		{`{"a":"x,\"a\"","b":[1,"a"]}`, true},
+		// An escaped key is left to the strict decoder, which unescapes it.
+		{`{"a":1,"\u0061":2}`, false},
+		{`{"\"":1}`, false},
+		{` { "a" : 1 , "b" : { } } `, true},
+		{`{}`, true},
+	}
+	for _, c := range cases {
+		if got := keysDistinct([]byte(c.line)); got != c.want {
+			t.Errorf("keysDistinct(%s) = %v, want %v", c.line, got, c.want)
+		}
+	}
+}
+
+// FuzzDecodeRequest checks that the fast decoding of a request line answers
+// exactly as the strict token-by-token one: the same request, or the same
+// error.
+func FuzzDecodeRequest(f *testing.F) {
+	for _, s := range []string{
+		`{"command":"max-seqs","model":"m","length":4096}`,
+		`{"a":1,"a":2}`,
+		`{"a":1,"\u0061":2}`,
+		`{"a":{"a":1},"b":[1,{"c":"}"}]}`,
+		`{"a":1} {"b":2}`,
+		`{"a":1}   `,
+		`[1,2]`,
+		`null`,
+		`{"a":1.5e3,"b":-0,"c":true,"d":null}`,
+		`{"a":"\ud800"}`,
+		"{\"a\":\"\xff\"}",
+		`{"a":1,}`,
+		``,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		got, gotErr := decodeRequest(line)
+		want, wantErr := decodeRequestStrictly(line)
+		if (gotErr == nil) != (wantErr == nil) || gotErr != nil && gotErr.Error() != wantErr.Error() {
+			t.Fatalf("%q: error %v, strictly %v", line, gotErr, wantErr)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%q: (-strictly +fast)\n%s", line, diff)
+		}
+	})
+}
