@@ -51,6 +51,7 @@ type serveJSON struct {
 	SwapSpaceGiB         float64           `json:"swap_space_gib"`
 	Defaults             map[string]string `json:"defaults"`
 	Ignored              []string          `json:"ignored,omitempty"`
+	RequiresPlugin       string            `json:"requires_plugin,omitempty"`
 	Command              string            `json:"command"`
 }
 

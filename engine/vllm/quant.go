@@ -34,3 +34,22 @@ func quantizationNames() string { return quantizations.Names() }
 func resolveQuant(a *model.Arch, flag string) (model.Quant, error) {
 	return quantizations.Resolve(a, flag)
 }
+
+// pluginName is the package outside vLLM the serve needs to start: the
+// vllm-bnb-plugin for a bitsandbytes checkpoint under a release that moved
+// bitsandbytes out of tree (see [Profile.BnBPlugin]); "" for none.
+func (r *Resolved) pluginName() string {
+	if r.Profile.BnBPlugin && r.Quant.Method == "bitsandbytes" {
+		return "vllm-bnb-plugin"
+	}
+	return ""
+}
+
+// plugin says which package outside vLLM the serve needs and why; "" for
+// none.
+func (r *Resolved) plugin() string {
+	if r.pluginName() == "" {
+		return ""
+	}
+	return "bitsandbytes is out of vLLM's tree since 0.28.0 (vLLM PR #43529): this serve starts only with the vllm-bnb-plugin package installed, which loads the weights as the in-tree method did."
+}

@@ -3,6 +3,7 @@ package vllm
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"membudget/budget"
 	"membudget/engine"
@@ -34,7 +35,10 @@ type serveJSON struct {
 	SwapSpaceGiB         float64  `json:"swap_space_gib"`
 	Defaults             Sources  `json:"defaults"`
 	Ignored              []string `json:"ignored,omitempty"`
-	Command              string   `json:"command"`
+	// RequiresPlugin names the package outside vLLM the serve needs to
+	// start ("" for none).
+	RequiresPlugin string `json:"requires_plugin,omitempty"`
+	Command        string `json:"command"`
 }
 
 // capacityJSON is the KV cache as vLLM's startup reports it: the report's
@@ -59,7 +63,12 @@ type capacityJSON struct {
 }
 
 func (s section) Rules() (string, string) {
-	return s.sz.Serve.Profile.Describes, s.sz.Serve.Profile.Note
+	r := &s.sz.Serve
+	note := r.Profile.Note
+	if plugin := r.plugin(); plugin != "" {
+		note = strings.TrimSpace(note + " " + plugin)
+	}
+	return r.Profile.Describes, note
 }
 
 func (s section) Serve() any {
@@ -71,7 +80,7 @@ func (s section) Serve() any {
 		BlockSize: r.BlockSize, KVCacheDtype: r.KVCacheDtype, TensorParallelSize: r.TensorParallelSize,
 		PipelineParallelSize: r.PipelineParallelSize, DataParallelSize: r.DataParallelSize, EnableExpertParallel: r.EnableExpertParallel,
 		Dtype: r.Dtype, Quantization: r.Quant.Method, EnforceEager: r.EnforceEager, AsyncScheduling: r.Async,
-		CPUOffloadGiB: r.CPUOffloadGiB, SwapSpaceGiB: r.SwapGiB, Defaults: r.Sources, Ignored: s.sz.pasted.AllIgnored(),
+		CPUOffloadGiB: r.CPUOffloadGiB, SwapSpaceGiB: r.SwapGiB, Defaults: r.Sources, Ignored: s.sz.pasted.AllIgnored(), RequiresPlugin: r.pluginName(),
 		Command: s.sz.Command(),
 	}
 }

@@ -166,6 +166,13 @@ type Profile struct {
 	// the V2 model runner (vllm/config/vllm.py:72-84 at d18bb7b): main and
 	// 0.28.0, whose branch was cut from main after 2026-08-14.
 	V2MoEList bool
+	// BnBPlugin says bitsandbytes is out of vLLM's tree: vLLM 0.28.0 moved it
+	// to the vllm-bnb-plugin package (PR #43529; main d18bb7b has no
+	// vllm/model_executor/layers/quantization/bitsandbytes.py, its tests
+	// live in tests/plugins_tests/bitsandbytes), which loads the weights as
+	// the in-tree method did. A bitsandbytes serve then starts only with the
+	// plugin installed.
+	BnBPlugin bool
 	// V2EveryModel says the V2 model runner is the default for every
 	// generative model, mixture-of-experts and hybrid included (PR #53183;
 	// "MRV2 is now the default runner for all models" in the v0.29.0
@@ -336,6 +343,7 @@ func profileAt(v Version, era Era) Profile {
 		AutoMaxModelLen:             era == V1 && v.AtLeast(v0_14_0),
 		BlockSizeChoices:            blockSizeChoices(v),
 		V2MoEList:                   era == V1 && v.AtLeast(v0_28_0),
+		BnBPlugin:                   v.AtLeast(v0_28_0),
 		V2EveryModel:                era == V1 && v.AtLeast(v0_29_0),
 		V2GraphsCharged:             era == V1 && v.AtLeast(v0_29_0),
 		ShardedSampling:             era == V1 && v.AtLeast(v0_29_0),

@@ -10,6 +10,7 @@ import (
 
 	"membudget/budget"
 	"membudget/engine"
+	"membudget/model"
 )
 
 func TestParseVersion(t *testing.T) {
@@ -374,4 +375,31 @@ func TestPropertyNoReleaseSizedWithAnothersRules(t *testing.T) {
 			t.Fatalf("%s: note %q", v, p.Note)
 		}
 	})
+}
+
+// TestBnBPluginByRelease: vLLM 0.28.0 moved bitsandbytes out of its tree
+// (PR #43529), so a bitsandbytes serve of 0.28.0, 0.29.x and main names the
+// plugin it needs; 0.27.1 and older load it themselves, and no other method
+// needs a plugin.
+func TestBnBPluginByRelease(t *testing.T) {
+	cases := []struct {
+		spec, method, want string
+	}{
+		{"0.27.1", "bitsandbytes", ""},
+		{"0.19.0", "bitsandbytes", ""},
+		{"0.28.0", "bitsandbytes", "vllm-bnb-plugin"},
+		{"0.29.0", "bitsandbytes", "vllm-bnb-plugin"},
+		{"main", "bitsandbytes", "vllm-bnb-plugin"},
+		{"main", "fp8", ""},
+		{"main", "", ""},
+	}
+	for _, c := range cases {
+		r := Resolved{Profile: mustProfile(c.spec), Quant: model.Quant{Method: c.method}}
+		if got := r.pluginName(); got != c.want {
+			t.Errorf("%s, %q: plugin %q, want %q", c.spec, c.method, got, c.want)
+		}
+		if (r.plugin() != "") != (c.want != "") {
+			t.Errorf("%s, %q: note %q beside plugin %q", c.spec, c.method, r.plugin(), c.want)
+		}
+	}
 }
