@@ -465,8 +465,13 @@ func keysDistinct(line []byte) bool {
 			}
 			if depth == 0 && key {
 				k := line[i+1 : j]
-				if escaped || slices.ContainsFunc(keys, func(seen []byte) bool { return bytes.Equal(seen, k) }) {
+				if escaped {
 					return false
+				}
+				for _, seen := range keys {
+					if string(seen) == string(k) {
+						return false
+					}
 				}
 				keys = append(keys, k)
 				key = false
