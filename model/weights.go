@@ -84,6 +84,10 @@ type MXFP4Kernel struct {
 	IntermediateMultiple, HiddenMultiple uint64
 	// BiasFloat32 says the expert biases are converted to float32.
 	BiasFloat32 bool
+	// HopperLayout says the weights and scales are swizzled into OpenAI's
+	// triton_kernels Hopper layouts, which pad each expert's matrices (see
+	// [MXFP4Kernel.MatrixBytes]).
+	HopperLayout bool
 }
 
 // Whole returns the sharding of a model held whole on one rank of tp: every
