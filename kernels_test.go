@@ -27,7 +27,7 @@ func TestShippedClasses(t *testing.T) {
 		"l20": false, "rtx-4080": false, "rtx-4090-48g": false, "jetson-agx-orin-32g": false,
 		// more classes people rent (issue 21)
 		"a10": false, "h100-nvl": false, "a40": false, "rtx-6000-ada": false, "rtx-3090-ti": false,
-		"rtx-5080": false, "rtx-5070-ti": false, "jetson-thor": false, "mi250": false,
+		"rtx-5080": false, "rtx-5070-ti": false, "jetson-thor": false, "mi250": false, "rtx-a6000": false,
 	}
 	// The integrated GPUs: vLLM reads their free memory from the host
 	// (vllm/platforms/cuda.py is_integrated_gpu).
@@ -101,6 +101,8 @@ func TestRentedClassMemory(t *testing.T) {
 		{"jetson-thor", "125771 MiB", 125771 << 20},
 		// rocminfo: a gfx90a pool of 67092480 KB.
 		{"mi250", "67092480 KB", 67092480 << 10},
+		// torch: 47.40 GiB = 50,895,362,457.6.
+		{"rtx-a6000", "47.40 GB", 50895362458},
 	}
 	for _, tt := range tests {
 		c, ok := byName[tt.class]
