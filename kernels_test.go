@@ -81,7 +81,7 @@ func TestRentedClassMemory(t *testing.T) {
 		class, quoted string
 		want          uint64
 	}{
-		// vLLM's total_gpu_memory (22.07GiB) on an OCI A10, row 38 of
+		// vLLM's total_gpu_memory (22.07GiB) on an OCI card of the A10 class, row 38 of
 		// corpus/observed/vllm.csv: 22.07 x 2^30 = 23,697,482,055.68.
 		{"a10", "22.07 GiB", 23697482056},
 		// PyTorch: 'total capacity of 93.00 GiB' (ali-vilab/VACE#56).
