@@ -936,6 +936,10 @@ func TestCheckpointFamiliesByHand(t *testing.T) {
 				{"TP1", whole(1), 2*39304 + 16384 + 128 + 16384 + 8192, ""},
 				{"TP2 Triton", with(2, func(sh *Sharding) { sh.MXFP4 = mxfp4Triton }), 2*31814 + 8192 + 128 + 8192 + 8192, ""},
 				{"TP2 Triton Hopper", with(2, func(sh *Sharding) { sh.MXFP4 = mxfp4Hopper }), 2*88390 + 8192 + 128 + 8192 + 8192, ""},
+				// The checkpoint's scales kept beside the swizzled ones:
+				// gate_up 128 x 2 and down 64 x 2 per expert, 2 x 384 = 768
+				// more a layer.
+				{"TP2 Triton Hopper, scales kept", with(2, func(sh *Sharding) { sh.MXFP4 = mxfp4Hopper; sh.MXFP4.KeepsScales = true }), 2*(88390+768) + 8192 + 128 + 8192 + 8192, ""},
 				{"PP2 stage 0", stage(0, 2), 39304 + 16384 + 128 + 16384 + 8192, ""},
 			},
 		},

@@ -39,12 +39,16 @@ const (
 // MatrixBytes returns what one expert's MXFP4 matrix of n output features
 // and k reduction features (both already rounded as the kernel asks) takes
 // under k: its e2m1 values two to a byte and its e8m0 scales one per 32
-// features, padded as the Hopper layouts pad them where HopperLayout is set.
+// features, padded as the Hopper layouts pad them where HopperLayout is set,
+// and the checkpoint's unpadded scales beside them where KeepsScales is.
 func (kn MXFP4Kernel) MatrixBytes(n, k uint64) (values, scales uint64) {
-	if !kn.HopperLayout {
-		return budget.SatMul(n, k/2), budget.SatMul(n, k/32)
+	values, scales = budget.SatMul(n, k/2), budget.SatMul(n, k/32)
+	if kn.HopperLayout {
+		values = budget.SatMul(budget.RoundUp(k/2, hopperValueRowBytes), budget.RoundUp(n, hopperValueCols))
+		scales = budget.SatMul(budget.RoundUp(n, hopperScaleRows), budget.RoundUp(k/32, hopperScaleGroups))
 	}
-	values = budget.SatMul(budget.RoundUp(k/2, hopperValueRowBytes), budget.RoundUp(n, hopperValueCols))
-	scales = budget.SatMul(budget.RoundUp(n, hopperScaleRows), budget.RoundUp(k/32, hopperScaleGroups))
+	if kn.KeepsScales {
+		scales = budget.SatAdd(scales, budget.SatMul(n, k/32))
+	}
 	return values, scales
 }

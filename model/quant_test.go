@@ -417,6 +417,14 @@ func TestMXFP4Experts(t *testing.T) {
 				"w2_weight_scale": 32 * 3072 * 92, "w13_bias": 32 * 5760 * 4, "w2_bias": 32 * 2880 * 4},
 		},
 		{
+			// Triton on Hopper before vLLM freed the checkpoint's scales:
+			// the swizzled scales above plus the checkpoint's [5760, 90]
+			// and [2880, 90] a expert.
+			name: "triton hopper, scales kept", kernel: MXFP4Kernel{IntermediateMultiple: 64, HiddenMultiple: 1, BiasFloat32: true, HopperLayout: true, KeepsScales: true},
+			want: map[string]uint64{"w13_weight": 32 * 1472 * 5888, "w13_weight_scale": 32 * (5888*92 + 5760*90), "w2_weight": 32 * 1472 * 3072,
+				"w2_weight_scale": 32 * (3072*92 + 2880*90), "w13_bias": 32 * 5760 * 4, "w2_bias": 32 * 2880 * 4},
+		},
+		{
 			// Marlin: intermediate to 2944 (23 x 128), hidden to 3072 (12 x
 			// 256), biases in bf16: 461,242,368 B of weights and scales.
 			name: "marlin", kernel: mxfp4Marlin,

@@ -88,6 +88,9 @@ type MXFP4Kernel struct {
 	// triton_kernels Hopper layouts, which pad each expert's matrices (see
 	// [MXFP4Kernel.MatrixBytes]).
 	HopperLayout bool
+	// KeepsScales says the checkpoint's e8m0 scales stay allocated beside
+	// the kernel's swizzled copy of them.
+	KeepsScales bool
 }
 
 // Whole returns the sharding of a model held whole on one rank of tp: every

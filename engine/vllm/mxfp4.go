@@ -31,6 +31,13 @@ var (
 	MXFP4ROCmTriton = model.MXFP4Kernel{IntermediateMultiple: 256, HiddenMultiple: 256, BiasFloat32: true}
 )
 
+// The releases at which Triton's layout of gpt-oss's experts on Hopper
+// changed (see [mxfp4Kernel]).
+var (
+	mxfp4HopperSwizzle = Version{0, 11, 1} // torch 2.9.0 (#24994): the Hopper layouts
+	mxfp4ScalesFreed   = Version{0, 24, 0} // the checkpoint's scales freed (#46549)
+)
+
 // mxfp4Kernel returns the kernel vLLM picks for gpt-oss's MXFP4 experts on
 // d. vLLM tries _get_priority_backends_for_gpt_oss
 // (oracle/mxfp4.py:314-334) in order and takes the first whose
@@ -49,7 +56,17 @@ var (
 //   - Marlin everywhere else from 7.5 (experts/marlin_moe.py:605-607):
 //     Ampere, Ada, Jetson Thor (SM110). vLLM refuses MXFP4 below 8.0
 //     before a kernel is picked (checkQuantCapability).
-func mxfp4Kernel(d budget.Device) model.MXFP4Kernel {
+//
+// Triton on Hopper changed twice before main, as p's release says:
+//   - _swizzle_mxfp4 keeps the strided layouts on Hopper under torch older
+//     than 2.8.1 (quantization/utils/mxfp4_utils.py since vLLM #22421), and
+//     vLLM pinned torch 2.8.0 until #24994 (2.9.0, merged 2025-10-21, after
+//     0.11.0): through 0.11.0 nothing is padded;
+//   - the checkpoint's scales stayed allocated beside the swizzled copy
+//     (quantization/mxfp4.py at 845adb3 deletes the weights only) until
+//     #46549 ("Free unused MXFP4 scales in OAI Triton Backend", merged
+//     2026-06-24, after 0.23.0 and a week before 0.24.0).
+func mxfp4Kernel(d budget.Device, p Profile) model.MXFP4Kernel {
 	si := d.Silicon
 	switch {
 	case si.Vendor == budget.AMD:
@@ -57,7 +74,10 @@ func mxfp4Kernel(d budget.Device) model.MXFP4Kernel {
 	case si.Major == 10:
 		return MXFP4TRTLLM
 	case si.AtLeast(9, 0) && !si.AtLeast(11, 0):
-		return MXFP4Triton
+		k := MXFP4Triton
+		k.HopperLayout = p.Release.AtLeast(mxfp4HopperSwizzle)
+		k.KeepsScales = p.Release.Less(mxfp4ScalesFreed)
+		return k
 	case si.Major == 12:
 		return MXFP4CUTLASS
 	}

@@ -34,8 +34,23 @@ func TestMXFP4KernelByDevice(t *testing.T) {
 		{"MI300X (gfx942)", budget.Silicon{Vendor: budget.AMD, Target: "gfx942"}, MXFP4ROCmTriton},
 	}
 	for _, tt := range tests {
-		if diff := cmp.Diff(tt.want, mxfp4Kernel(budget.Device{Silicon: tt.si})); diff != "" {
+		if diff := cmp.Diff(tt.want, mxfp4Kernel(budget.Device{Silicon: tt.si}, current)); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
+		}
+	}
+	// Triton on Hopper by release: strided (torch 2.8.0) with the
+	// checkpoint's scales kept through 0.11.0, the Hopper layouts from
+	// 0.11.1, the scales freed from 0.24.0.
+	strided := model.MXFP4Kernel{IntermediateMultiple: 64, HiddenMultiple: 1, BiasFloat32: true, KeepsScales: true}
+	swizzledKept := model.MXFP4Kernel{IntermediateMultiple: 64, HiddenMultiple: 1, BiasFloat32: true, HopperLayout: true, KeepsScales: true}
+	for _, tt := range []struct {
+		profile string
+		want    model.MXFP4Kernel
+	}{
+		{"0.11.0", strided}, {"0.11.1", swizzledKept}, {"0.23.0", swizzledKept}, {"0.24.0", MXFP4Triton}, {"main", MXFP4Triton},
+	} {
+		if diff := cmp.Diff(tt.want, mxfp4Kernel(budget.Device{Silicon: hopper}, mustProfile(tt.profile))); diff != "" {
+			t.Errorf("H100 under %s (-want +got):\n%s", tt.profile, diff)
 		}
 	}
 }
@@ -66,6 +81,12 @@ func TestMXFP4KernelByDevice(t *testing.T) {
 // vLLM's "Model loading took 13.47 GiB" and "64.38 GiB" (llm-d's table,
 // corpus/observed/vllm.csv rows 61, 62) show; on A100 (Marlin) 0.85 GiB, as
 // row 56's 13.72 GiB does.
+//
+// Under older releases on Hopper: 0.11.0 keeps the strided layout (nothing
+// padded) and the checkpoint's scales beside their copy, 777,600 B, with
+// the float32 biases +17,280: +794,880 an expert, gpt-oss-20b 13.42 GiB
+// where vLLM 0.11.0 logs 13.47 (row 61); 0.11.1 to 0.23 pad as main does
+// and keep the scales: +811,520 + 777,600 = +1,589,120.
 func TestMXFP4WeightsPerKernel(t *testing.T) {
 	archs := shipped(t)
 	perExpert := map[string]uint64{"hopper": 811520, "marlin": 1195264, "trtllm": 1213184, "cutlass": 594432, "rocm": 1840896}
@@ -83,6 +104,16 @@ func TestMXFP4WeightsPerKernel(t *testing.T) {
 			got := budget.ItemBytes(r.stages[0].weights) - base
 			if want := experts * perExpert[kernel]; got != want {
 				t.Errorf("%s on %s: %d B over the checkpoint's layout, want %d", name, kernel, got, want)
+			}
+		}
+		for profile, each := range map[string]uint64{"0.11.0": 794880, "0.23.0": 1589120} {
+			c := bigClass
+			r, err := NewReference(a, Serve{}, c, mustProfile(profile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := budget.ItemBytes(r.stages[0].weights)-base, experts*each; got != want {
+				t.Errorf("%s on Hopper under %s: %d B over the checkpoint's layout, want %d", name, profile, got, want)
 			}
 		}
 	}

@@ -604,7 +604,7 @@ var unmetGates = map[string]map[string]unmetGate{
 		"weights": {0.0075, "row 115 (Qwen2.5-VL-7B): the vision tower's weights come out 0.65% low (model/weights.go)"},
 	},
 	"0.11.0": {
-		"avail":      {0.15, "row 62 (gpt-oss-120b): llm-d's table says util 0.9, but its own figures (weights 64.38 + activation 7.38 + non-torch 0.13 + KV 3.33 GiB) add up to 75.22 GiB = 0.95 x 79.18, not the 71.26 GiB budget of 0.9; sized at 0.9 with its weights within 0.15% of the log (Triton's Hopper layout, mxfp4.go), no memory is left for the KV cache (-100%); row 68, its activation (below): 9.7% low"},
+		"avail":      {0.15, "row 62 (gpt-oss-120b): llm-d's table says util 0.9, but its own figures (weights 64.38 + activation 7.38 + non-torch 0.13 + KV 3.33 GiB) add up to 75.22 GiB = 0.95 x 79.18, not the 71.26 GiB budget of 0.9; sized at 0.9 with its weights within 0.3% of the log (0.11.0 keeps the checkpoint's scales beside Triton's copy, mxfp4.go), no memory is left for the KV cache (-100%); row 68, its activation (below): 9.7% low"},
 		"activation": {2.8, "row 68 (Mistral-Small-3.2, llm-d's table): 2.12 GiB logged, where the sampler's sort scratch at vLLM 0.11's default 1024 sequences over 131072 logits is 3.0 GiB alone; rows 64, 65 and 67 of the same benchmark log it (4.76-5.64 GiB in all) and the row states no max_num_seqs of its own"},
 		"tokens-p90": {0.1, "row 68, as above"},
 	},
