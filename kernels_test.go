@@ -1,6 +1,7 @@
 package membudget_test
 
 import (
+	"strings"
 	"testing"
 
 	"membudget"
@@ -24,10 +25,13 @@ func TestShippedClasses(t *testing.T) {
 		"b200": false, "b300": false, "gb200": false, "gb300": false, "h20": false, "h200-nvl": false,
 		"gh200": false, "mi325x": false, "mi355x": false, "rtx-5090": false, "rtx-pro-6000": false,
 		"l20": false, "rtx-4080": false, "rtx-4090-48g": false, "jetson-agx-orin-32g": false,
+		// more classes people rent (issue 21)
+		"a10": false, "h100-nvl": false, "a40": false, "rtx-6000-ada": false, "rtx-3090-ti": false,
+		"rtx-5080": false, "rtx-5070-ti": false, "jetson-thor": false, "mi250": false, "rtx-a6000": false,
 	}
 	// The integrated GPUs: vLLM reads their free memory from the host
 	// (vllm/platforms/cuda.py is_integrated_gpu).
-	unified := map[string]bool{"jetson-agx-orin-64g": true, "jetson-agx-orin-32g": true, "gb10": true}
+	unified := map[string]bool{"jetson-agx-orin-64g": true, "jetson-agx-orin-32g": true, "gb10": true, "jetson-thor": true}
 	for _, c := range classes {
 		if _, ok := required[c.Name]; ok {
 			required[c.Name] = true
@@ -57,5 +61,60 @@ func TestShippedClasses(t *testing.T) {
 	}
 	if len(classes) < len(required) {
 		t.Errorf("%d classes shipped, want at least %d", len(classes), len(required))
+	}
+}
+
+// TestRentedClassMemory pins the memory_bytes of the classes issue 21 added
+// to the public figure each provenance quotes, converted by hand (GiB x
+// 2^30, MiB x 2^20, KB x 2^10; a figure printed with two decimals rounded
+// to the nearest byte), and checks the provenance quotes it.
+func TestRentedClassMemory(t *testing.T) {
+	classes, err := membudget.Kernels().LoadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]budget.Class{}
+	for _, c := range classes {
+		byName[c.Name] = c
+	}
+	tests := []struct {
+		class, quoted string
+		want          uint64
+	}{
+		// vLLM's total_gpu_memory (22.07GiB) on an OCI card of the A10 class, row 38 of
+		// corpus/observed/vllm.csv: 22.07 x 2^30 = 23,697,482,055.68.
+		{"a10", "22.07 GiB", 23697482056},
+		// PyTorch: 'total capacity of 93.00 GiB' (ali-vilab/VACE#56).
+		{"h100-nvl", "93.00 GiB", 93 << 30},
+		// PyTorch: 'total capacity of 44.42 GiB' on an A40:
+		// 44.42 x 2^30 = 47,695,611,822.08.
+		{"a40", "44.42 GiB", 47695611822},
+		// torch: 47.50 GiB = 47.5 x 2^30.
+		{"rtx-6000-ada", "47.50 GiB", 47<<30 + 1<<29},
+		// torch: 23.55 GiB = 25,286,619,955.2.
+		{"rtx-3090-ti", "23.55 GB", 25286619955},
+		// PyTorch under vLLM: 15.48 GiB = 16,621,523,435.52 (vllm#14452).
+		{"rtx-5080", "15.48 GiB", 16621523436},
+		// torch: 15.47 GiB = 16,610,786,017.28.
+		{"rtx-5070-ti", "15.47 GiB", 16610786017},
+		// CUDA via llama.cpp: 125771 MiB.
+		{"jetson-thor", "125771 MiB", 125771 << 20},
+		// rocminfo: a gfx90a pool of 67092480 KB.
+		{"mi250", "67092480 KB", 67092480 << 10},
+		// torch: 47.40 GiB = 50,895,362,457.6.
+		{"rtx-a6000", "47.40 GB", 50895362458},
+	}
+	for _, tt := range tests {
+		c, ok := byName[tt.class]
+		if !ok {
+			t.Errorf("class %s is not shipped", tt.class)
+			continue
+		}
+		if c.Device.MemoryBytes != tt.want {
+			t.Errorf("%s: memory_bytes %d, want %d (%s)", tt.class, c.Device.MemoryBytes, tt.want, tt.quoted)
+		}
+		if !strings.Contains(c.Provenance.MemoryBytes, tt.quoted) {
+			t.Errorf("%s: the memory_bytes provenance does not quote %q: %s", tt.class, tt.quoted, c.Provenance.MemoryBytes)
+		}
 	}
 }

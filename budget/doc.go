@@ -22,5 +22,6 @@
 // unchecked (the driver's share, measured before the engine's snapshot, and
 // whatever the engine allocates after sizing its cache, must fit in what the
 // budget leaves); the third says a budget above the largest the class is
-// known to run at does not fit, though the engine would try it.
+// known to run at does not fit, though the engine would try it and the
+// second may hold (above the evidence, within the arithmetic).
 package budget

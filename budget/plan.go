@@ -56,7 +56,7 @@ func (c Condition) String() string {
 	case OverDriverSlice:
 		return "driver share exceeds what the budget leaves of device memory"
 	case OverUtilCeiling:
-		return "budget is above the class's util_ceiling: the driver share is not known to fit beside it"
+		return "budget is above the class's util_ceiling: the driver share fits beside it by the arithmetic, but no evidence shows the class running there"
 	}
 	return "unknown"
 }

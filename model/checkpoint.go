@@ -551,6 +551,9 @@ func (p *placed) stackedBytes(a *Arch, sh Sharding) uint64 {
 		unit := max(s.hiddenUnit, 1)
 		shape[s.hidden] = budget.RoundUp(budget.SatMul(shape[s.hidden], unit), k.HiddenMultiple) / unit
 	}
+	if (k.HopperLayout || k.KeepsScales) && !s.bias && at(s.inter) && at(s.hidden) && (s.inter == 1 || s.hidden == 1) {
+		return kernelStackedBytes(k, *s, shape)
+	}
 	elems := uint64(1)
 	for _, x := range shape {
 		elems = budget.SatMul(elems, x)
@@ -563,6 +566,23 @@ func (p *placed) stackedBytes(a *Arch, sh Sharding) uint64 {
 	default:
 		return budget.CeilDiv(budget.SatMul(elems, bits), 8)
 	}
+}
+
+// kernelStackedBytes is what an MXFP4 tensor of every expert takes as
+// kernel k lays it out (see [MXFP4Kernel.MatrixBytes]): dimension 1 holds
+// each expert's output features, the other of inter and hidden its
+// reduction features in units of a block; the blocks tensor has a fourth
+// dimension (the 16 bytes of a block), the scales tensor none.
+func kernelStackedBytes(k MXFP4Kernel, s stackedLayout, shape []uint64) uint64 {
+	red, unit := s.hidden, s.hiddenUnit
+	if s.hidden == 1 {
+		red, unit = s.inter, s.interUnit
+	}
+	values, scales := k.MatrixBytes(shape[1], budget.SatMul(shape[red], max(unit, 1)))
+	if len(shape) > 3 {
+		return budget.SatMul(shape[0], values)
+	}
+	return budget.SatMul(shape[0], scales)
 }
 
 // rows is what one of tp ranks holds of n output rows.

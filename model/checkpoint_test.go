@@ -922,12 +922,24 @@ func TestCheckpointFamiliesByHand(t *testing.T) {
 			// 2x64x(64/2) = 4096, scales 2x64x2 = 256, bias whole 2x64x4 =
 			// 512: 14592; norms 256: 31814. Embedding and head 64 rows
 			// 8192 each.
+			// TP2 with Triton on Hopper: the same rounding, but the Hopper
+			// layouts pad each expert's matrices: gate_up (N 128, K 64)
+			// values [round_up(32, 64), round_up(128, 256)] = 64 x 256 =
+			// 16384 and scales [256, round_up(2, 4)] = 1024 per expert;
+			// down (N 64, K 64) the same 16384 and 1024; with the float32
+			// biases 1024 + 512: 2 x 34816 + 1536 = 71168 of experts, a
+			// layer 31814 - 14592 + 71168 = 88390.
 			// PP2: gpt-oss builds the embedding, norm and head on every
 			// stage (gpt_oss.py GptOssModel, GptOssForCausalLM).
 			name: "gpt_oss mxfp4", fixture: gptOssFixture,
 			ranks: []byHandRank{
 				{"TP1", whole(1), 2*39304 + 16384 + 128 + 16384 + 8192, ""},
 				{"TP2 Triton", with(2, func(sh *Sharding) { sh.MXFP4 = mxfp4Triton }), 2*31814 + 8192 + 128 + 8192 + 8192, ""},
+				{"TP2 Triton Hopper", with(2, func(sh *Sharding) { sh.MXFP4 = mxfp4Hopper }), 2*88390 + 8192 + 128 + 8192 + 8192, ""},
+				// The checkpoint's scales kept beside the swizzled ones:
+				// gate_up 128 x 2 and down 64 x 2 per expert, 2 x 384 = 768
+				// more a layer.
+				{"TP2 Triton Hopper, scales kept", with(2, func(sh *Sharding) { sh.MXFP4 = mxfp4Hopper; sh.MXFP4.KeepsScales = true }), 2*(88390+768) + 8192 + 128 + 8192 + 8192, ""},
 				{"PP2 stage 0", stage(0, 2), 39304 + 16384 + 128 + 16384 + 8192, ""},
 			},
 		},

@@ -169,6 +169,7 @@ func (w *weights) packedInt(module string, k, n, fullK, count uint64, s Scheme) 
 //     w13 and w2;
 //   - MXFP4 (mxfp4.py:192-283): i and h rounded as the kernel asks
 //     (Sharding.MXFP4), weights two to a byte, e8m0 scales one per 32,
+//     padded where the kernel swizzles them (MXFP4Kernel.MatrixBytes),
 //     biases in float32 where the kernel converts them;
 //   - BnB4 (bitsandbytes.py:514-581): weights two to a byte and fp32
 //     absmax per 64.
@@ -225,10 +226,14 @@ func (w *weights) experts(module string, e, h, i uint64, s Scheme) {
 			hr = budget.RoundUp(h, k.HiddenMultiple)
 		}
 		i13 = budget.SatMul(gateShards, ir)
-		w.add(module+".w13_weight", each(budget.SatMul(i13, hr/2)))
-		w.add(module+".w13_weight_scale", each(budget.SatMul(i13, hr/32)))
-		w.add(module+".w2_weight", each(budget.SatMul(hr, ir/2)))
-		w.add(module+".w2_weight_scale", each(budget.SatMul(hr, ir/32)))
+		// w13 maps the hidden size to the gate and up rows, w2 the
+		// intermediate back to the hidden size.
+		v13, s13 := k.MatrixBytes(i13, hr)
+		v2, s2 := k.MatrixBytes(hr, ir)
+		w.add(module+".w13_weight", each(v13))
+		w.add(module+".w13_weight_scale", each(s13))
+		w.add(module+".w2_weight", each(v2))
+		w.add(module+".w2_weight_scale", each(s2))
 		h = hr
 		if k.BiasFloat32 {
 			biasBytes = 4

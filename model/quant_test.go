@@ -395,12 +395,34 @@ func TestMXFP4Experts(t *testing.T) {
 		want   map[string]uint64
 	}{
 		{
-			// Triton (Hopper): 2880 is a multiple of 64, nothing rounds;
+			// Triton without the Hopper layouts (ROCm's strided one with its
+			// own rounding aside): 2880 is a multiple of 64, nothing rounds;
 			// float32 biases. w13 32 x 5760 x 1440, scales 32 x 5760 x 90,
 			// w2 32 x 2880 x 1440, scales 32 x 2880 x 90: 423,014,400 B.
 			name: "triton", kernel: mxfp4Triton,
 			want: map[string]uint64{"w13_weight": 32 * 5760 * 1440, "w13_weight_scale": 32 * 5760 * 90, "w2_weight": 32 * 2880 * 1440,
 				"w2_weight_scale": 32 * 2880 * 90, "w13_bias": 32 * 5760 * 4, "w2_bias": 32 * 2880 * 4},
+		},
+		{
+			// Triton on Hopper: nothing rounds, but the Hopper layouts pad
+			// each expert's matrices. w13 (N 5760 gate and up rows, K 2880
+			// hidden): values [round_up(1440, 64) = 1472, round_up(5760,
+			// 256) = 5888] bytes, scales [5888, round_up(90, 4) = 92]; w2
+			// (N 2880 hidden, K 2880 intermediate): values [1472,
+			// round_up(2880, 256) = 3072], scales [3072, 92]. 32 experts:
+			// 448,430,080 B of weights and scales, 25,415,680 (6.0%) over the
+			// checkpoint's 423,014,400.
+			name: "triton hopper", kernel: mxfp4Hopper,
+			want: map[string]uint64{"w13_weight": 32 * 1472 * 5888, "w13_weight_scale": 32 * 5888 * 92, "w2_weight": 32 * 1472 * 3072,
+				"w2_weight_scale": 32 * 3072 * 92, "w13_bias": 32 * 5760 * 4, "w2_bias": 32 * 2880 * 4},
+		},
+		{
+			// Triton on Hopper before vLLM freed the checkpoint's scales:
+			// the swizzled scales above plus the checkpoint's [5760, 90]
+			// and [2880, 90] a expert.
+			name: "triton hopper, scales kept", kernel: MXFP4Kernel{IntermediateMultiple: 64, HiddenMultiple: 1, BiasFloat32: true, HopperLayout: true, KeepsScales: true},
+			want: map[string]uint64{"w13_weight": 32 * 1472 * 5888, "w13_weight_scale": 32 * (5888*92 + 5760*90), "w2_weight": 32 * 1472 * 3072,
+				"w2_weight_scale": 32 * (3072*92 + 2880*90), "w13_bias": 32 * 5760 * 4, "w2_bias": 32 * 2880 * 4},
 		},
 		{
 			// Marlin: intermediate to 2944 (23 x 128), hidden to 3072 (12 x
@@ -631,4 +653,5 @@ var (
 	mxfp4Triton = MXFP4Kernel{IntermediateMultiple: 64, HiddenMultiple: 1, BiasFloat32: true}
 	mxfp4Marlin = MXFP4Kernel{IntermediateMultiple: 128, HiddenMultiple: 256}
 	mxfp4TRTLLM = MXFP4Kernel{IntermediateMultiple: 128, HiddenMultiple: 256, BiasFloat32: true}
+	mxfp4Hopper = MXFP4Kernel{IntermediateMultiple: 64, HiddenMultiple: 1, BiasFloat32: true, HopperLayout: true}
 )

@@ -84,6 +84,13 @@ type MXFP4Kernel struct {
 	IntermediateMultiple, HiddenMultiple uint64
 	// BiasFloat32 says the expert biases are converted to float32.
 	BiasFloat32 bool
+	// HopperLayout says the weights and scales are swizzled into OpenAI's
+	// triton_kernels Hopper layouts, which pad each expert's matrices (see
+	// [MXFP4Kernel.MatrixBytes]).
+	HopperLayout bool
+	// KeepsScales says the checkpoint's e8m0 scales stay allocated beside
+	// the kernel's swizzled copy of them.
+	KeepsScales bool
 }
 
 // Whole returns the sharding of a model held whole on one rank of tp: every

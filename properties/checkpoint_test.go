@@ -892,8 +892,11 @@ func byName(items []budget.Item) map[string]uint64 {
 }
 
 // mxfp4Kernels are the MXFP4 MoE kernels a device may run gpt-oss's
-// experts with (vllm.MXFP4Triton, ...): each rounds the experts' sizes.
-var mxfp4Kernels = []model.MXFP4Kernel{vllm.MXFP4Triton, vllm.MXFP4Marlin, vllm.MXFP4TRTLLM}
+// experts with (vllm.MXFP4Triton, ...): each rounds the experts' sizes,
+// and Triton's of the releases before 0.24.0 keeps the checkpoint's scales
+// beside its copy.
+var mxfp4Kernels = []model.MXFP4Kernel{vllm.MXFP4Triton, vllm.MXFP4Marlin, vllm.MXFP4TRTLLM, vllm.MXFP4CUTLASS, vllm.MXFP4ROCmTriton,
+	{IntermediateMultiple: 64, HiddenMultiple: 1, BiasFloat32: true, HopperLayout: true, KeepsScales: true}}
 
 // propCheckpointEqualsConfig: a checkpoint shaped as its config.json says,
 // named as Hugging Face names it, gives every rank the weights derived from

@@ -238,7 +238,7 @@ var words = engine.Words{
 	BudgetHeadroom:  "  static pool: %s of headroom (msf x F0 - ledger)\n",
 	OutsideOver:     "  outside it: what SGLang allocates after the pool is %s over (1 - msf) x F0: out of memory at graph capture or at run time\n",
 	OutsideHeadroom: "  outside it: %s of headroom ((1 - msf) x F0 - what SGLang allocates after the pool)\n",
-	CeilingAbove:    "  ceiling: msf x F0 is %s above the class's util_ceiling (%s of device memory)\n",
+	CeilingAbove:    "  ceiling: msf x F0 is %s above the class's util_ceiling (%s of device memory): above the evidence, within the arithmetic (the driver line above)\n",
 }
 
 func (s section) Words() engine.Words { return words }
@@ -256,8 +256,10 @@ func (s section) Shortfall(fp budget.Footprint) string {
 		return fmt.Sprintf("%s over msf x F0: the pool holds %d tokens of running sequences, %d sequence(s) of %d tokens need %d", engine.GiB(fp.BudgetShortfall()),
 			held, fp.Seqs, fp.Tokens, budget.SatMul(fp.Seqs, budget.RoundUp(fp.Tokens, c.PageSize)))
 	case fp.Failed == budget.OverUtilCeiling:
-		return fmt.Sprintf("msf x F0, %s, is %s above the class's util_ceiling %.2f (%s of device memory %s, the largest budget %s is known to run at)",
-			engine.GiB(fp.Budget), engine.GiB(budget.SatSub(fp.Budget, fp.Ceiling)), s.sz.Class.Memory.UtilCeiling, engine.GiB(fp.Ceiling), engine.GiB(fp.Device), s.sz.Class.Name)
+		return fmt.Sprintf("msf x F0, %s, is %s above the class's util_ceiling %.2f (%s of device memory %s, the largest budget %s is known to run at); "+
+			"it is above the evidence, not the arithmetic: what stands beside the pool still leaves %s of the device, so SGLang may start it, but no public log shows %s running there",
+			engine.GiB(fp.Budget), engine.GiB(budget.SatSub(fp.Budget, fp.Ceiling)), s.sz.Class.Memory.UtilCeiling, engine.GiB(fp.Ceiling), engine.GiB(fp.Device), s.sz.Class.Name,
+			engine.GiB(fp.DriverHeadroom()), s.sz.Class.Name)
 	}
 	return engine.GiB(fp.DriverShortfall()) + " over (1 - msf) x F0 beside the pool"
 }

@@ -426,6 +426,12 @@ func (r *Resolved) resolveDtypes(a *model.Arch, c budget.Class, def func(string,
 		return settingErr("kv-cache-dtype", fmt.Sprintf("%q", r.KVCacheDtype), "%s", kvDtypeRefusal(r.KVCacheDtype))
 	}
 	r.Quant = q
+	if q.Method == "mxfp4" {
+		// The MoE kernel lays gpt-oss's experts out by device (mxfp4.go).
+		for i := range r.Stages {
+			r.Stages[i].MXFP4 = mxfp4Kernel(c.Device, r.Profile)
+		}
+	}
 	if (q.Method == "awq" || q.Method == "gptq") && q.GroupSize == 0 {
 		return settingErr("quantization", q.Method, "the checkpoint gives no group size")
 	}

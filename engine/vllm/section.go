@@ -183,7 +183,7 @@ var words = engine.Words{
 	BudgetHeadroom:  "  budget: %s of headroom (util budget - ledger)\n",
 	OutsideOver:     "  driver: util budget + what stands beside it is %s over device memory\n",
 	OutsideHeadroom: "  driver: %s of headroom (device - util budget - what stands beside it)\n",
-	CeilingAbove:    "  ceiling: the util budget is %s above the class's util_ceiling (%s of device memory)\n",
+	CeilingAbove:    "  ceiling: the util budget is %s above the class's util_ceiling (%s of device memory): above the evidence, within the arithmetic (the driver line above)\n",
 }
 
 func (s section) Words() engine.Words { return words }

@@ -214,8 +214,12 @@ func (sz *Sizing) shortfall(f budget.Footprint) string {
 			// The budget is the other terms plus the pinned KV cache.
 			lift = fmt.Sprintf("--kv-cache-memory-bytes %d or less", budget.SatSub(sz.Serve.KVCacheMemoryBytes, budget.SatSub(f.Budget, f.Ceiling)))
 		}
-		return fmt.Sprintf("the util budget %s is %s above the class's util_ceiling %.2f (%s of device memory %s, the largest budget %s is known to run at): %s",
-			engine.GiB(f.Budget), engine.GiB(budget.SatSub(f.Budget, f.Ceiling)), sz.Class.Memory.UtilCeiling, engine.GiB(f.Ceiling), engine.GiB(f.Device), sz.Class.Name, lift)
+		// Failing only the ceiling, the footprint passes the arithmetic
+		// (the driver's share fits beside the budget): say so plainly.
+		return fmt.Sprintf("the util budget %s is %s above the class's util_ceiling %.2f (%s of device memory %s, the largest budget %s is known to run at); "+
+			"it is above the evidence, not the arithmetic: the driver's share and what stands beside the budget still leave %s of the device, so vLLM may start it, but no public log shows %s running there: %s",
+			engine.GiB(f.Budget), engine.GiB(budget.SatSub(f.Budget, f.Ceiling)), sz.Class.Memory.UtilCeiling, engine.GiB(f.Ceiling), engine.GiB(f.Device), sz.Class.Name,
+			engine.GiB(f.DriverHeadroom()), sz.Class.Name, lift)
 	}
 	return engine.GiB(f.DriverShortfall()) + " over device memory beside the budget"
 }

@@ -56,6 +56,7 @@ func TestShortfallNamesTheFailedCondition(t *testing.T) {
 		tokens uint64
 		failed budget.Condition
 		want   string
+		also   string // a second part of the shortfall, when not ""
 	}{
 		{
 			// h100-sxm-80g: 85,018,542,080 B, util_ceiling 0.95.
@@ -64,7 +65,13 @@ func TestShortfallNamesTheFailedCondition(t *testing.T) {
 			// 850,185,421 B above it = 0.79 GiB.
 			name: "util 0.96 on an H100", model: "meta-llama/Llama-3.1-8B-Instruct", class: "h100-sxm-80g", args: []string{"--gpu-memory-utilization", "0.96", "--max-model-len", "8192"},
 			seqs: 1, tokens: 8192, failed: budget.OverUtilCeiling,
-			want: "the util budget 76.01 GiB is 0.79 GiB above the class's util_ceiling 0.95 (75.22 GiB of device memory 79.18 GiB, the largest budget h100-sxm-80g is known to run at): --gpu-memory-utilization 0.95 or less",
+			// Failing only the ceiling, the footprint passes the
+			// arithmetic, and the verdict says so: what the budget and
+			// what stands beside it leave of the device (below 79.18 -
+			// 76.01 = 3.17 GiB, checked apart) follows "still leave".
+			want: "the util budget 76.01 GiB is 0.79 GiB above the class's util_ceiling 0.95 (75.22 GiB of device memory 79.18 GiB, the largest budget h100-sxm-80g is known to run at); " +
+				"it is above the evidence, not the arithmetic: the driver's share and what stands beside the budget still leave ",
+			also: " of the device, so vLLM may start it, but no public log shows h100-sxm-80g running there: --gpu-memory-utilization 0.95 or less",
 		},
 		{
 			// 70B in bf16 on one 80 GB device: the weights alone exceed
@@ -86,6 +93,16 @@ func TestShortfallNamesTheFailedCondition(t *testing.T) {
 			got := sz.Section().Shortfall(fp)
 			if !strings.Contains(got, tt.want) {
 				t.Errorf("shortfall %q, want it to contain %q", got, tt.want)
+			}
+			if !strings.Contains(got, tt.also) {
+				t.Errorf("shortfall %q, want it to contain %q", got, tt.also)
+			}
+			if tt.failed == budget.OverUtilCeiling {
+				// The headroom it names is positive and under device -
+				// budget.
+				if h := fp.DriverHeadroom(); h == 0 || h >= fp.Device-fp.Budget || !strings.Contains(got, "still leave "+engine.GiB(h)+" of the device") {
+					t.Errorf("shortfall %q: headroom %d B (device - budget %d B)", got, h, fp.Device-fp.Budget)
+				}
 			}
 		})
 	}
