@@ -277,7 +277,7 @@ func hfCheckpoint(a *model.Arch, cfg map[string]any, newNames, rotary bool) []sa
 		lm = "model.language_model."
 	case "gpt_neox":
 		lm, top = "gpt_neox.", "embed_out"
-	case "exaone", "mpt", "gptj":
+	case "exaone", "mpt", "gptj", "falcon":
 		lm = "transformer."
 	case "nemotron_h":
 		lm = "backbone."
@@ -297,6 +297,8 @@ func hfCheckpoint(a *model.Arch, cfg map[string]any, newNames, rotary bool) []sa
 		embed = lm + "embed_in.weight"
 	case "exaone", "mpt", "gptj":
 		embed = lm + "wte.weight"
+	case "falcon":
+		embed = lm + "word_embeddings.weight"
 	case "internlm2":
 		embed = lm + "tok_embeddings.weight"
 	}
@@ -319,7 +321,7 @@ func hfCheckpoint(a *model.Arch, cfg map[string]any, newNames, rotary bool) []sa
 	}
 	for i := range layers + extra {
 		p := fmt.Sprintf("%slayers.%d.", lm, i)
-		if a.ModelType == "exaone" || a.ModelType == "gptj" {
+		if a.ModelType == "exaone" || a.ModelType == "gptj" || a.ModelType == "falcon" {
 			p = fmt.Sprintf("%sh.%d.", lm, i)
 		}
 		if a.ModelType == "mpt" {
@@ -351,7 +353,7 @@ func hfCheckpoint(a *model.Arch, cfg map[string]any, newNames, rotary bool) []sa
 		w.norm(lm+"ln_f", a.Hidden)
 	case "mpt":
 		w.mptNorm(lm+"norm_f", a.Hidden)
-	case "gptj":
+	case "gptj", "falcon":
 		w.layerNorm(lm+"ln_f", a.Hidden)
 	default:
 		w.norm(lm+"norm", a.Hidden)
@@ -409,6 +411,11 @@ func (w *ckptWriter) layer(p string, i uint64, rotary bool) {
 		// One query_key_value of every head's q, k and v (modeling_gpt_neox.py).
 		w.linear(p+"attention.query_key_value", a.Hidden, 3*a.Heads*hd, a.AttnBias, true)
 		w.linear(p+"attention.dense", a.Heads*hd, a.Hidden, a.OutBias, true)
+	case a.ModelType == "falcon":
+		// One query_key_value of each KV group's q heads, k and v
+		// (modeling_falcon.py).
+		w.linear(p+"self_attention.query_key_value", a.Hidden, (a.Heads+2*kv)*hd, a.AttnBias, true)
+		w.linear(p+"self_attention.dense", a.Heads*hd, a.Hidden, a.OutBias, true)
 	case a.ModelType == "gptj":
 		for _, n := range []string{"q_proj", "k_proj", "v_proj", "out_proj"} {
 			w.linear(p+"attn."+n, a.Hidden, a.Hidden, false, true)
@@ -499,6 +506,16 @@ func (w *ckptWriter) layer(p string, i uint64, rotary bool) {
 		w.layerNorm(p+"post_attention_layernorm", a.Hidden)
 	case "gptj":
 		w.layerNorm(p+"ln_1", a.Hidden)
+	case "falcon":
+		// falcon.py:284-304: two norms are ln_attn and ln_mlp in parallel
+		// attention, input_layernorm and post_attention_layernorm without.
+		names := []string{"input_layernorm", "post_attention_layernorm"}
+		if parallel, ok := w.text["parallel_attn"].(bool); (!ok || parallel) && a.NormsPerLayer == 2 {
+			names = []string{"ln_attn", "ln_mlp"}
+		}
+		for _, n := range names[:a.NormsPerLayer] {
+			w.layerNorm(p+n, a.Hidden)
+		}
 	case "mpt":
 		w.mptNorm(p+"norm_1", a.Hidden)
 		w.mptNorm(p+"norm_2", a.Hidden)
@@ -565,6 +582,9 @@ func (w *ckptWriter) feedForward(p string, l model.Layer) {
 		w.linear(p+"mlp.dense_4h_to_h", a.Intermediate, a.Hidden, true, true)
 	case a.ModelType == "exaone":
 		w.mlp(p+"mlp", a.Intermediate, "c_fc_0", "c_fc_1", "c_proj", a.MLPBias)
+	case a.ModelType == "falcon":
+		w.linear(p+"mlp.dense_h_to_4h", a.Hidden, a.Intermediate, a.MLPBias, true)
+		w.linear(p+"mlp.dense_4h_to_h", a.Intermediate, a.Hidden, a.MLPBias, true)
 	case a.ModelType == "gptj":
 		w.linear(p+"mlp.fc_in", a.Hidden, a.Intermediate, true, true)
 		w.linear(p+"mlp.fc_out", a.Intermediate, a.Hidden, true, true)

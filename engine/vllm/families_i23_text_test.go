@@ -1,0 +1,62 @@
+package vllm
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"membudget/budget"
+)
+
+// TestTextFamilyKVLayouts: the KV cache of each shipped config of the
+// text-generation families of issue 23, item 2, as vLLM's spec classes lay
+// it out, worked by hand from the config and the family's vLLM model file.
+func TestTextFamilyKVLayouts(t *testing.T) {
+	archs := shipped(t)
+	type layout struct {
+		Names string
+		Pool  budget.PagedPool
+	}
+	full := []budget.PageGroup{{Count: 1, PageTokens: 16, CapTokens: budget.NoCap}}
+	tests := []struct {
+		shipped string
+		tp      uint64
+		want    layout
+	}{
+		// falcon-7b-instruct: FalconAttention's Attention on all 32
+		// layers (falcon.py:166-207, rotary), FullAttentionSpec;
+		// multi_query: one KV head (falcon.py:118-119) of 4544 / 71 = 64,
+		// bf16: 16 x 1 x (64 + 64) x 2 B = 4096 B a page. 71 heads divide
+		// among no TP but 1 and 71.
+		{"pcuenq__falcon-7b-instruct-transformers", 1, layout{"FullAttentionx1", budget.PagedPool{Tensors: 32, PageBytes: 4096, Groups: full}}},
+	}
+	for _, tt := range tests {
+		a, ok := archs[tt.shipped]
+		if !ok {
+			t.Errorf("%s is not shipped", tt.shipped)
+			continue
+		}
+		r := ref(t, a, Serve{TensorParallelSize: tt.tp, MaxModelLen: 2048, KVCacheMemoryBytes: gib40}, testClass(false))
+		got := layout{groupNames(a, r.groups), r.Plan().Stages[0].Pool}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("%s at TP%d (-want +got):\n%s", tt.shipped, tt.tp, diff)
+		}
+	}
+}
+
+// TestFalconKVLayout: falcon-40b's shape (60 layers, 128 heads of 8192 /
+// 128 = 64, new_decoder_architecture with num_kv_heads 8, bf16) under
+// falcon.py: FalconAttention on every layer, FullAttentionSpec, 8 KV heads
+// (falcon.py:116-117): 16 x 8 x 128 x 2 B = 32,768 B a page at TP1, 2
+// heads at TP4: 8192 B. falcon-rw-1b's shape (24 layers, 32 heads of 2048
+// / 32 = 64, multi_query false, ALiBi): every head a KV head
+// (falcon.py:120-121): 16 x 32 x 128 x 2 B = 131,072 B a page at TP1,
+// 32,768 B at TP4.
+func TestFalconKVLayout(t *testing.T) {
+	checkFullLayout(t, `{"model_type": "falcon", "hidden_size": 8192, "num_hidden_layers": 60, "num_attention_heads": 128,
+ "num_kv_heads": 8, "new_decoder_architecture": true, "multi_query": true, "parallel_attn": true, "vocab_size": 65024,
+ "torch_dtype": "bfloat16"}`, 60, map[uint64]uint64{1: 32768, 4: 8192})
+	checkFullLayout(t, `{"model_type": "falcon", "hidden_size": 2048, "num_hidden_layers": 24, "num_attention_heads": 32,
+ "multi_query": false, "parallel_attn": false, "alibi": true, "bias": true, "vocab_size": 50304,
+ "torch_dtype": "bfloat16"}`, 24, map[uint64]uint64{1: 131072, 4: 32768})
+}

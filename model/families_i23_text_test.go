@@ -1,0 +1,204 @@
+package model
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"membudget/model/safetensors"
+)
+
+// The text-generation families of issue 23, item 2: the shapes of their
+// shipped configs, their weights by hand from a real config, their
+// checkpoints by hand, and what their config classes fill.
+
+func init() {
+	for name, s := range map[string]shape{
+		// falcon-7b-instruct: 4544 / 71 = 64 a head; multi_query without
+		// new_decoder_architecture is one KV head; no max_position_
+		// embeddings, FalconConfig's 2048; tied (no tie_word_embeddings:
+		// PretrainedConfig's true).
+		"pcuenq__falcon-7b-instruct-transformers": {ModelType: "falcon", Layers: 32, Hidden: 4544, Heads: 71, KVHeads: 1, HeadDim: 64,
+			Vocab: 65024, MaxPos: 2048, Tied: true, RotaryDim: 64, Dtype: "bfloat16"},
+	} {
+		shippedShapes[name] = s
+	}
+}
+
+// TestTextFamilyWeightsByHand: the weights of each shipped config, whole
+// on one rank in its dtype, counted by hand from its config.json as vLLM's
+// model file builds it.
+func TestTextFamilyWeightsByHand(t *testing.T) {
+	tests := []struct {
+		name string
+		want uint64
+	}{
+		// falcon-7b-instruct (falcon.py). A layer: query_key_value 4544 x
+		// (71 + 1 + 1) x 64 = 21,229,568; dense 4544 x 4544 = 20,647,936;
+		// dense_h_to_4h and dense_4h_to_h 4544 x 18,176 = 82,591,744 each:
+		// 207,060,992 in bf16, x 32 = 6,625,951,744. One input_layernorm
+		// (parallel_attn, no new_decoder_architecture) of weight and bias
+		// 9088 in float32 (vLLM's LayerNorm). word_embeddings 65,024 (a
+		// multiple of 64) x 4544 = 295,469,056, the head tied; ln_f 9088 in
+		// float32. 6,921,420,800 bf16 and 33 x 9088 = 299,904 float32
+		// parameters: 6,921,720,704. Rotary
+		// 2048 (FalconConfig's max_position_embeddings) x 64 x 2 B.
+		{"pcuenq__falcon-7b-instruct-transformers", 6921420800*2 + 299904*4 + 2048*64*2},
+	}
+	for _, tt := range tests {
+		a := shippedArch(t, tt.name)
+		if got := sumItems(Weights(a, Whole(a, 1, 2, a.Quant))); got != tt.want {
+			t.Errorf("%s: %d B, want %d (by hand)", tt.name, got, tt.want)
+		}
+	}
+}
+
+// falconFixture: a new_decoder_architecture Falcon (falcon-40b's layout):
+// hidden 64, 4 heads of 16, num_kv_heads 2, 2 layers, vocabulary 128, 64
+// positions, biased, untied, ln_attn and ln_mlp; named as transformers'
+// modeling_falcon.py names them.
+func falconFixture() (string, []safetensors.Tensor) {
+	config := `{"model_type":"falcon","hidden_size":64,"num_attention_heads":4,"num_kv_heads":2,"new_decoder_architecture":true,` +
+		`"num_hidden_layers":2,"vocab_size":128,"max_position_embeddings":64,"bias":true,"tie_word_embeddings":false,"torch_dtype":"bfloat16"}`
+	ts := []safetensors.Tensor{bf16("transformer.word_embeddings.weight", 128, 64)}
+	for l := range 2 {
+		p := fmt.Sprintf("transformer.h.%d.", l)
+		ts = append(ts,
+			bf16(p+"ln_attn.weight", 64), bf16(p+"ln_attn.bias", 64), bf16(p+"ln_mlp.weight", 64), bf16(p+"ln_mlp.bias", 64),
+			bf16(p+"self_attention.query_key_value.weight", 128, 64), bf16(p+"self_attention.query_key_value.bias", 128),
+			bf16(p+"self_attention.dense.weight", 64, 64), bf16(p+"self_attention.dense.bias", 64),
+			bf16(p+"mlp.dense_h_to_4h.weight", 256, 64), bf16(p+"mlp.dense_h_to_4h.bias", 256),
+			bf16(p+"mlp.dense_4h_to_h.weight", 64, 256), bf16(p+"mlp.dense_4h_to_h.bias", 64))
+	}
+	return config, append(ts, bf16("transformer.ln_f.weight", 64), bf16("transformer.ln_f.bias", 64), bf16("lm_head.weight", 128, 64))
+}
+
+// falcon7bFixture: falcon-7b's layout: hidden 64, 4 heads of 16,
+// multi_query (one KV head), parallel_attn with one input_layernorm, no
+// biases, tied (the checkpoint has no lm_head).
+func falcon7bFixture() (string, []safetensors.Tensor) {
+	config := `{"model_type":"falcon","hidden_size":64,"num_attention_heads":4,"multi_query":true,"parallel_attn":true,` +
+		`"num_hidden_layers":2,"vocab_size":128,"max_position_embeddings":64,"torch_dtype":"bfloat16"}`
+	ts := []safetensors.Tensor{bf16("transformer.word_embeddings.weight", 128, 64)}
+	for l := range 2 {
+		p := fmt.Sprintf("transformer.h.%d.", l)
+		ts = append(ts,
+			bf16(p+"input_layernorm.weight", 64), bf16(p+"input_layernorm.bias", 64),
+			bf16(p+"self_attention.query_key_value.weight", 96, 64), bf16(p+"self_attention.dense.weight", 64, 64),
+			bf16(p+"mlp.dense_h_to_4h.weight", 256, 64), bf16(p+"mlp.dense_4h_to_h.weight", 64, 256))
+	}
+	return config, append(ts, bf16("transformer.ln_f.weight", 64), bf16("transformer.ln_f.bias", 64))
+}
+
+// TestTextFamilyCheckpointsByHand: each family's checkpoint, named as its
+// published checkpoints name their tensors, read by its rules at TP1, TP2
+// and on each stage of PP2 in bf16, against sums by hand; the
+// config-derived weights agree.
+func TestTextFamilyCheckpointsByHand(t *testing.T) {
+	checkByHand(t, []byHandCase{
+		{
+			// falcon.py, new_decoder_architecture. TP1, a layer:
+			// query_key_value (4 + 2 + 2) x 16 = 128 rows x 64 x 2 =
+			// 16,384 and bias 256; dense 8192 and 128; dense_h_to_4h 256 x
+			// 64 x 2 = 32,768 and 512; dense_4h_to_h 32,768 and 128;
+			// ln_attn and ln_mlp, weight and bias in float32, 4 x 64 x 4 =
+			// 1024: 92,160. word_embeddings and lm_head 128 x 64 x 2 =
+			// 16,384 each, ln_f 2 x 64 x 4 = 512, rotary 64 x 16 x 2 = 2048.
+			// TP2, a layer: query_key_value 2 + 1 + 1 heads = 64 rows 8192
+			// and bias 128; dense 64 x 32 x 2 = 4096, its bias whole 128;
+			// dense_h_to_4h 128 rows 16,384 and 256; dense_4h_to_h 16,384,
+			// bias whole 128; norms 1024: 46,720. Embedding and head 64
+			// rows 8192 each.
+			// PP2: word_embeddings, ln_f and lm_head on both stages.
+			name: "falcon", fixture: falconFixture,
+			ranks: []byHandRank{
+				{"TP1", tpRanks(1, 0), 2*92160 + 2*16384 + 512 + 2048, ""},
+				{"TP2", tpRanks(2, 0), 2*46720 + 2*8192 + 512 + 2048, ""},
+				{"PP2 stage 0", ppStage(0, 2), 92160 + 2*16384 + 512 + 2048, ""},
+				{"PP2 stage 1", ppStage(1, 2), 92160 + 2*16384 + 512 + 2048, ""},
+			},
+		},
+		{
+			// falcon.py, multi_query. TP1, a layer: query_key_value (4 + 1
+			// + 1) x 16 = 96 rows x 64 x 2 = 12,288; dense 8192;
+			// dense_h_to_4h and dense_4h_to_h 32,768 each; input_layernorm
+			// 2 x 64 x 4 = 512: 86,528. The tied word_embeddings 16,384,
+			// ln_f 512, rotary 2048.
+			// TP2, a layer: 2 q heads and the one KV head replicated: 64
+			// rows 8192; dense 4096; the MLP 16,384 each; norm 512: 45,568.
+			// The embedding 64 rows 8192.
+			name: "falcon multi_query", fixture: falcon7bFixture,
+			ranks: []byHandRank{
+				{"TP1", tpRanks(1, 0), 2*86528 + 16384 + 512 + 2048, ""},
+				{"TP2", tpRanks(2, 0), 2*45568 + 8192 + 512 + 2048, ""},
+				{"PP2 stage 0", ppStage(0, 2), 86528 + 16384 + 512 + 2048, ""},
+				{"PP2 stage 1", ppStage(1, 2), 86528 + 16384 + 512 + 2048, ""},
+			},
+		},
+	})
+}
+
+// TestTextFamilyDefaults: a config that leaves out what the family's
+// transformers configuration class fills reads as the class fills it;
+// the keys that decide the layout read as vLLM's model file reads them;
+// a key vLLM cannot honour is an error naming it.
+func TestTextFamilyDefaults(t *testing.T) {
+	type got struct {
+		Layers, Hidden, Heads, KVHeads, HeadDim, Inter, Vocab, MaxPos uint64
+		Tied                                                          bool
+		Norms                                                         string
+		Rotary                                                        uint64
+	}
+	tests := []struct {
+		name, doc string
+		want      got
+	}{
+		// FalconConfig: falcon-7b's shape, 4544 / 71 = 64 a head, one KV
+		// head (multi_query), the MLP 4 x 4544, one input_layernorm
+		// (parallel_attn), rotary over the whole head.
+		{"falcon empty", `{"model_type": "falcon"}`, got{32, 4544, 71, 1, 64, 18176, 65024, 2048, true, "input_layernorm", 64}},
+		// new_decoder_architecture: num_kv_heads (None: the heads), and
+		// num_ln_in_parallel_attn None is 2: ln_attn and ln_mlp.
+		{"falcon new arch", `{"model_type": "falcon", "new_decoder_architecture": true, "num_kv_heads": 8, "hidden_size": 8192, "num_attention_heads": 128}`,
+			got{32, 8192, 128, 8, 64, 32768, 65024, 2048, true, "ln_attn ln_mlp", 64}},
+		{"falcon new arch no kv", `{"model_type": "falcon", "new_decoder_architecture": true, "num_ln_in_parallel_attn": 1}`,
+			got{32, 4544, 71, 71, 64, 18176, 65024, 2048, true, "input_layernorm", 64}},
+		// multi_query false without new_decoder_architecture: every head
+		// a KV head, whatever num_kv_heads says; falcon-rw's sequential
+		// layer with two norms; ALiBi: no rotary.
+		{"falcon rw", `{"model_type": "falcon", "multi_query": false, "num_kv_heads": 1, "parallel_attn": false, "alibi": true}`,
+			got{32, 4544, 71, 71, 64, 18176, 65024, 2048, true, "input_layernorm post_attention_layernorm", 0}},
+		// n_embed is hidden_size (FalconConfig's __init__ pops it); a
+		// head_dim key is ignored (falcon.py:110).
+		{"falcon n_embed", `{"model_type": "falcon", "n_embed": 64, "num_attention_heads": 4, "head_dim": 128, "tie_word_embeddings": false}`,
+			got{32, 64, 4, 1, 16, 256, 65024, 2048, false, "input_layernorm", 16}},
+	}
+	for _, tt := range tests {
+		a, err := ParseConfig("x.json", []byte(tt.doc))
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		g := got{uint64(len(a.Layers)), a.Hidden, a.Heads, a.KVHeads, a.HeadDim, a.Intermediate, a.Vocab, a.MaxPosition, a.TiedEmbeddings,
+			strings.Join(a.tree.norms, " "), a.RotaryDim}
+		if diff := cmp.Diff(tt.want, g); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
+		}
+	}
+	errs := []struct{ name, doc, want string }{
+		{"falcon ffn", `{"model_type": "falcon", "hidden_size": 64, "num_attention_heads": 4, "ffn_hidden_size": 128}`,
+			"x.json: ffn_hidden_size: 128: vLLM's FalconMLP builds 4 x hidden_size = 256"},
+		{"falcon rw names", `{"model_type": "falcon", "n_layer": 2}`, "x.json: n_layer: RWConfig's name"},
+		{"falcon sequential new arch", `{"model_type": "falcon", "new_decoder_architecture": true, "parallel_attn": false}`,
+			"x.json: parallel_attn: false under new_decoder_architecture"},
+		{"falcon heads", `{"model_type": "falcon", "hidden_size": 64, "num_attention_heads": 5}`,
+			"x.json: num_attention_heads: 5 does not divide hidden_size 64"},
+	}
+	for _, tt := range errs {
+		_, err := ParseConfig("x.json", []byte(tt.doc))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: error %v, want it to hold %q", tt.name, err, tt.want)
+		}
+	}
+}
