@@ -43,11 +43,13 @@ type tree struct {
 	norms    []string // each layer's norms
 	// layerNorm: norms are nn.LayerNorm with a bias (OPT, Phi), not RMSNorm.
 	layerNorm bool
+	qkNorm    qkNormKind
+
 	// normFP32: the norms keep their weight and bias in float32 whatever
 	// the model dtype: vLLM's own LayerNorm builds them so
 	// (vllm/model_executor/layers/layernorm.py:310-320; Falcon).
 	normFP32 bool
-	qkNorm   qkNormKind
+
 	// sinks: gpt-oss's per-head attention sinks (gpt_oss.py:111-113).
 	sinks bool
 	// router names the MoE router under the MLP module; routerBias gives it
