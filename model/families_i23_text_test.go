@@ -22,6 +22,11 @@ func init() {
 		// PretrainedConfig's true).
 		"pcuenq__falcon-7b-instruct-transformers": {ModelType: "falcon", Layers: 32, Hidden: 4544, Heads: 71, KVHeads: 1, HeadDim: 64,
 			Vocab: 65024, MaxPos: 2048, Tied: true, RotaryDim: 64, Dtype: "bfloat16"},
+		// A bloom-560m fine-tune: n_layer and n_head read as the layers
+		// and heads, 1024 / 16 = 64 a head, multi-head; no length key:
+		// vLLM's 2048; ALiBi, no rotary; tied (BloomConfig's default).
+		"vutruc__nlu-chat": {ModelType: "bloom", Layers: 24, Hidden: 1024, Heads: 16, KVHeads: 16, HeadDim: 64,
+			Vocab: 250880, MaxPos: 2048, Tied: true, Dtype: "float32"},
 	} {
 		shippedShapes[name] = s
 	}
@@ -46,6 +51,15 @@ func TestTextFamilyWeightsByHand(t *testing.T) {
 		// parameters: 6,921,720,704. Rotary
 		// 2048 (FalconConfig's max_position_embeddings) x 64 x 2 B.
 		{"pcuenq__falcon-7b-instruct-transformers", 6921420800*2 + 299904*4 + 2048*64*2},
+		// bloom-560m (bloom.py). A layer: query_key_value 1024 x 3072 =
+		// 3,145,728 and bias 3072; dense 1,048,576 and 1024;
+		// dense_h_to_4h 1024 x 4096 = 4,194,304 and 4096; dense_4h_to_h
+		// 4,194,304 and 1024; two LayerNorms of weight and bias 4096:
+		// 12,596,224, x 24 = 302,309,376. word_embeddings 250,880 (a
+		// multiple of 64) x 1024 = 256,901,120, the head tied; its
+		// LayerNorm and ln_f 2048 each. 559,214,592 parameters, served in
+		// bf16 here; ALiBi, no rotary table.
+		{"vutruc__nlu-chat", 559214592 * 2},
 	}
 	for _, tt := range tests {
 		a := shippedArch(t, tt.name)
@@ -90,6 +104,26 @@ func falcon7bFixture() (string, []safetensors.Tensor) {
 			bf16(p+"mlp.dense_h_to_4h.weight", 256, 64), bf16(p+"mlp.dense_4h_to_h.weight", 64, 256))
 	}
 	return config, append(ts, bf16("transformer.ln_f.weight", 64), bf16("transformer.ln_f.bias", 64))
+}
+
+// bloomFixture: hidden 64, 4 heads of 16, 2 layers, vocabulary 128, named
+// as bigscience's checkpoints name them (no transformer. prefix), with
+// the lm_head.weight some saves hold (vLLM skips it).
+func bloomFixture() (string, []safetensors.Tensor) {
+	config := `{"model_type":"bloom","hidden_size":64,"n_head":4,"n_layer":2,"vocab_size":128,"torch_dtype":"bfloat16"}`
+	ts := []safetensors.Tensor{bf16("word_embeddings.weight", 128, 64), bf16("word_embeddings_layernorm.weight", 64),
+		bf16("word_embeddings_layernorm.bias", 64)}
+	for l := range 2 {
+		p := fmt.Sprintf("h.%d.", l)
+		ts = append(ts,
+			bf16(p+"input_layernorm.weight", 64), bf16(p+"input_layernorm.bias", 64),
+			bf16(p+"self_attention.query_key_value.weight", 192, 64), bf16(p+"self_attention.query_key_value.bias", 192),
+			bf16(p+"self_attention.dense.weight", 64, 64), bf16(p+"self_attention.dense.bias", 64),
+			bf16(p+"post_attention_layernorm.weight", 64), bf16(p+"post_attention_layernorm.bias", 64),
+			bf16(p+"mlp.dense_h_to_4h.weight", 256, 64), bf16(p+"mlp.dense_h_to_4h.bias", 256),
+			bf16(p+"mlp.dense_4h_to_h.weight", 64, 256), bf16(p+"mlp.dense_4h_to_h.bias", 64))
+	}
+	return config, append(ts, bf16("ln_f.weight", 64), bf16("ln_f.bias", 64), bf16("lm_head.weight", 128, 64))
 }
 
 // TestTextFamilyCheckpointsByHand: each family's checkpoint, named as its
@@ -137,6 +171,26 @@ func TestTextFamilyCheckpointsByHand(t *testing.T) {
 				{"PP2 stage 1", ppStage(1, 2), 86528 + 16384 + 512 + 2048, ""},
 			},
 		},
+		{
+			// bloom.py. TP1, a layer: input_layernorm 2 x 64 x 2 = 256;
+			// query_key_value 192 x 64 x 2 = 24,576 and bias 384; dense
+			// 8192 and 128; post_attention_layernorm 256; dense_h_to_4h 256
+			// x 64 x 2 = 32,768 and 512; dense_4h_to_h 32,768 and 128:
+			// 99,968. word_embeddings (the head) 128 x 64 x 2 = 16,384, its
+			// LayerNorm and ln_f 256 each; lm_head.weight skipped.
+			// TP2, a layer: query_key_value 2 + 2 + 2 heads = 96 rows
+			// 12,288 and bias 192; dense 4096, bias whole 128;
+			// dense_h_to_4h 16,384 and 256; dense_4h_to_h 16,384 and 128;
+			// LayerNorms 512: 50,368. The embedding 64 rows 8192.
+			// PP2: the embedding, both LayerNorms on both stages.
+			name: "bloom", fixture: bloomFixture,
+			ranks: []byHandRank{
+				{"TP1", tpRanks(1, 0), 2*99968 + 16384 + 512, ""},
+				{"TP2", tpRanks(2, 0), 2*50368 + 8192 + 512, ""},
+				{"PP2 stage 0", ppStage(0, 2), 99968 + 16384 + 512, ""},
+				{"PP2 stage 1", ppStage(1, 2), 99968 + 16384 + 512, ""},
+			},
+		},
 	})
 }
 
@@ -174,6 +228,15 @@ func TestTextFamilyDefaults(t *testing.T) {
 		// head_dim key is ignored (falcon.py:110).
 		{"falcon n_embed", `{"model_type": "falcon", "n_embed": 64, "num_attention_heads": 4, "head_dim": 128, "tie_word_embeddings": false}`,
 			got{32, 64, 4, 1, 16, 256, 65024, 2048, false, "input_layernorm", 16}},
+		// BloomConfig: a tiny model, n_layer 2 and n_head 8 of 64 / 8 =
+		// 8, multi-head, the MLP 4 x 64, two LayerNorms; no length key:
+		// 2048; ALiBi.
+		{"bloom empty", `{"model_type": "bloom"}`, got{2, 64, 8, 8, 8, 256, 250880, 2048, true, "input_layernorm post_attention_layernorm", 0}},
+		// num_hidden_layers and num_attention_heads read as n_layer and
+		// n_head (attribute_map); a length key present is the length;
+		// n_inner ignored (bloom.py:158-171).
+		{"bloom standard names", `{"model_type": "bloom", "num_hidden_layers": 4, "num_attention_heads": 4, "seq_length": 4096, "n_inner": 64}`,
+			got{4, 64, 4, 4, 16, 256, 250880, 4096, true, "input_layernorm post_attention_layernorm", 0}},
 	}
 	for _, tt := range tests {
 		a, err := ParseConfig("x.json", []byte(tt.doc))
@@ -194,6 +257,8 @@ func TestTextFamilyDefaults(t *testing.T) {
 			"x.json: parallel_attn: false under new_decoder_architecture"},
 		{"falcon heads", `{"model_type": "falcon", "hidden_size": 64, "num_attention_heads": 5}`,
 			"x.json: num_attention_heads: 5 does not divide hidden_size 64"},
+		{"bloom untied", `{"model_type": "bloom", "tie_word_embeddings": false}`,
+			"x.json: tie_word_embeddings: false: vLLM's BloomForCausalLM never loads lm_head.weight"},
 	}
 	for _, tt := range errs {
 		_, err := ParseConfig("x.json", []byte(tt.doc))

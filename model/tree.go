@@ -50,6 +50,11 @@ type tree struct {
 	// (vllm/model_executor/layers/layernorm.py:310-320; Falcon).
 	normFP32 bool
 
+	// embedNorm is a LayerNorm right after the embedding, on the stages
+	// that hold it (BLOOM's word_embeddings_layernorm: bloom.py:253-255);
+	// "" when the model has none.
+	embedNorm string
+
 	// sinks: gpt-oss's per-head attention sinks (gpt_oss.py:111-113).
 	sinks bool
 	// router names the MoE router under the MLP module; routerBias gives it

@@ -128,6 +128,9 @@ func Weights(a *Arch, sh Sharding) []budget.Item {
 	}
 	if embedOn {
 		w.add(t.embed+".weight", bytesOf(budget.SatMul(vocabRank, embedDim), w.dt))
+		if t.embedNorm != "" {
+			w.norm(t.embedNorm, embedDim)
+		}
 		if t.positions > 0 {
 			// opt.py:59-68: replicated, max_position + 2 rows.
 			w.add("model.decoder.embed_positions.weight", bytesOf(budget.SatMul(t.positions, a.Hidden), w.dt))

@@ -279,6 +279,11 @@ func hfCheckpoint(a *model.Arch, cfg map[string]any, newNames, rotary bool) []sa
 		lm, top = "gpt_neox.", "embed_out"
 	case "exaone", "mpt", "gptj", "falcon":
 		lm = "transformer."
+	case "bloom":
+		lm = "" // bigscience's checkpoints, saved from BloomModel
+		if newNames {
+			lm = "transformer."
+		}
 	case "nemotron_h":
 		lm = "backbone."
 	case "opt":
@@ -297,7 +302,7 @@ func hfCheckpoint(a *model.Arch, cfg map[string]any, newNames, rotary bool) []sa
 		embed = lm + "embed_in.weight"
 	case "exaone", "mpt", "gptj":
 		embed = lm + "wte.weight"
-	case "falcon":
+	case "falcon", "bloom":
 		embed = lm + "word_embeddings.weight"
 	case "internlm2":
 		embed = lm + "tok_embeddings.weight"
@@ -307,6 +312,9 @@ func hfCheckpoint(a *model.Arch, cfg map[string]any, newNames, rotary bool) []sa
 		embedDim = d
 	}
 	w.add(embed, w.dt, a.Vocab, embedDim)
+	if a.ModelType == "bloom" {
+		w.layerNorm(lm+"word_embeddings_layernorm", a.Hidden)
+	}
 	if a.ModelType == "opt" {
 		w.add(lm+"embed_positions.weight", w.dt, a.MaxPosition+2, a.Hidden)
 		if embedDim != a.Hidden {
@@ -321,7 +329,7 @@ func hfCheckpoint(a *model.Arch, cfg map[string]any, newNames, rotary bool) []sa
 	}
 	for i := range layers + extra {
 		p := fmt.Sprintf("%slayers.%d.", lm, i)
-		if a.ModelType == "exaone" || a.ModelType == "gptj" || a.ModelType == "falcon" {
+		if a.ModelType == "exaone" || a.ModelType == "gptj" || a.ModelType == "falcon" || a.ModelType == "bloom" {
 			p = fmt.Sprintf("%sh.%d.", lm, i)
 		}
 		if a.ModelType == "mpt" {
@@ -353,7 +361,7 @@ func hfCheckpoint(a *model.Arch, cfg map[string]any, newNames, rotary bool) []sa
 		w.norm(lm+"ln_f", a.Hidden)
 	case "mpt":
 		w.mptNorm(lm+"norm_f", a.Hidden)
-	case "gptj", "falcon":
+	case "gptj", "falcon", "bloom":
 		w.layerNorm(lm+"ln_f", a.Hidden)
 	default:
 		w.norm(lm+"norm", a.Hidden)
@@ -411,9 +419,9 @@ func (w *ckptWriter) layer(p string, i uint64, rotary bool) {
 		// One query_key_value of every head's q, k and v (modeling_gpt_neox.py).
 		w.linear(p+"attention.query_key_value", a.Hidden, 3*a.Heads*hd, a.AttnBias, true)
 		w.linear(p+"attention.dense", a.Heads*hd, a.Hidden, a.OutBias, true)
-	case a.ModelType == "falcon":
+	case a.ModelType == "falcon" || a.ModelType == "bloom":
 		// One query_key_value of each KV group's q heads, k and v
-		// (modeling_falcon.py).
+		// (modeling_falcon.py, modeling_bloom.py).
 		w.linear(p+"self_attention.query_key_value", a.Hidden, (a.Heads+2*kv)*hd, a.AttnBias, true)
 		w.linear(p+"self_attention.dense", a.Heads*hd, a.Hidden, a.OutBias, true)
 	case a.ModelType == "gptj":
@@ -501,7 +509,7 @@ func (w *ckptWriter) layer(p string, i uint64, rotary bool) {
 	case "olmo3", "exaone4", "flex_olmo":
 		w.norm(p+"post_attention_layernorm", a.Hidden)
 		w.norm(p+"post_feedforward_layernorm", a.Hidden)
-	case "gpt_neox":
+	case "gpt_neox", "bloom":
 		w.layerNorm(p+"input_layernorm", a.Hidden)
 		w.layerNorm(p+"post_attention_layernorm", a.Hidden)
 	case "gptj":
@@ -582,7 +590,7 @@ func (w *ckptWriter) feedForward(p string, l model.Layer) {
 		w.linear(p+"mlp.dense_4h_to_h", a.Intermediate, a.Hidden, true, true)
 	case a.ModelType == "exaone":
 		w.mlp(p+"mlp", a.Intermediate, "c_fc_0", "c_fc_1", "c_proj", a.MLPBias)
-	case a.ModelType == "falcon":
+	case a.ModelType == "falcon" || a.ModelType == "bloom":
 		w.linear(p+"mlp.dense_h_to_4h", a.Hidden, a.Intermediate, a.MLPBias, true)
 		w.linear(p+"mlp.dense_4h_to_h", a.Intermediate, a.Hidden, a.MLPBias, true)
 	case a.ModelType == "gptj":

@@ -6,6 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"membudget/budget"
+	"membudget/model"
 )
 
 // TestTextFamilyKVLayouts: the KV cache of each shipped config of the
@@ -29,6 +30,12 @@ func TestTextFamilyKVLayouts(t *testing.T) {
 		// bf16: 16 x 1 x (64 + 64) x 2 B = 4096 B a page. 71 heads divide
 		// among no TP but 1 and 71.
 		{"pcuenq__falcon-7b-instruct-transformers", 1, layout{"FullAttentionx1", budget.PagedPool{Tensors: 32, PageBytes: 4096, Groups: full}}},
+		// bloom-560m: BloomAttention's Attention (ALiBi) on all 24 layers
+		// (bloom.py:119-135), FullAttentionSpec, multi-head: 16 KV heads of
+		// 1024 / 16 = 64; float32 served in 16 bits: 16 x 16 x 128 x 2 B =
+		// 65,536 B a page; at TP4 4 heads, 16,384 B.
+		{"vutruc__nlu-chat", 1, layout{"FullAttentionx1", budget.PagedPool{Tensors: 24, PageBytes: 65536, Groups: full}}},
+		{"vutruc__nlu-chat", 4, layout{"FullAttentionx1", budget.PagedPool{Tensors: 24, PageBytes: 16384, Groups: full}}},
 	}
 	for _, tt := range tests {
 		a, ok := archs[tt.shipped]
@@ -59,4 +66,34 @@ func TestFalconKVLayout(t *testing.T) {
 	checkFullLayout(t, `{"model_type": "falcon", "hidden_size": 2048, "num_hidden_layers": 24, "num_attention_heads": 32,
  "multi_query": false, "parallel_attn": false, "alibi": true, "bias": true, "vocab_size": 50304,
  "torch_dtype": "bfloat16"}`, 24, map[uint64]uint64{1: 131072, 4: 32768})
+}
+
+// TestBloomLengthWithoutKeys: BLOOM's configs have no length key; vLLM
+// then takes 2048 (vllm/config/model.py _get_and_verify_max_len), and the
+// derivation says so rather than naming a key the config lacks. A
+// seq_length present is the length.
+func TestBloomLengthWithoutKeys(t *testing.T) {
+	for _, tt := range []struct {
+		doc, key string
+		limit    uint64
+	}{
+		{`{"model_type": "bloom", "n_layer": 2, "n_head": 4, "hidden_size": 64, "vocab_size": 128}`, "(none: vLLM assumes 2048)", 2048},
+		{`{"model_type": "bloom", "n_layer": 2, "n_head": 4, "hidden_size": 64, "vocab_size": 128, "seq_length": 4096}`, "seq_length", 4096},
+	} {
+		a, err := model.ParseConfig("x.json", []byte(tt.doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := deriveMaxLen(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		type got struct {
+			Key   string
+			Limit uint64
+		}
+		if diff := cmp.Diff(got{tt.key, tt.limit}, got{d.key, d.limit}); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.doc, diff)
+		}
+	}
 }
