@@ -27,6 +27,11 @@ func init() {
 		// vLLM's 2048; ALiBi, no rotary; tied (BloomConfig's default).
 		"vutruc__nlu-chat": {ModelType: "bloom", Layers: 24, Hidden: 1024, Heads: 16, KVHeads: 16, HeadDim: 64,
 			Vocab: 250880, MaxPos: 2048, Tied: true, Dtype: "float32"},
+		// gpt2-large: GPT2Config's names, 1280 / 20 = 64 a head,
+		// multi-head; n_positions 1024 (n_ctx is no length key); no
+		// torch_dtype: float32; tied.
+		"openai-community__gpt2-large": {ModelType: "gpt2", Layers: 36, Hidden: 1280, Heads: 20, KVHeads: 20, HeadDim: 64,
+			Vocab: 50257, MaxPos: 1024, Tied: true, Dtype: "float32"},
 	} {
 		shippedShapes[name] = s
 	}
@@ -60,6 +65,15 @@ func TestTextFamilyWeightsByHand(t *testing.T) {
 		// LayerNorm and ln_f 2048 each. 559,214,592 parameters, served in
 		// bf16 here; ALiBi, no rotary table.
 		{"vutruc__nlu-chat", 559214592 * 2},
+		// gpt2-large (gpt2.py). A layer: ln_1 and ln_2 of weight and bias
+		// 5120; c_attn 1280 x 3840 = 4,915,200 and 3840; attn.c_proj
+		// 1,638,400 and 1280; c_fc 1280 x 5120 (n_inner null: 4 x 1280) =
+		// 6,553,600 and 5120; mlp.c_proj 6,553,600 and 1280: 19,677,440, x
+		// 36 = 708,387,840. wte 50,257 rows padded to 50,304 x 1280 =
+		// 64,389,120, the head tied; wpe 1024 x 1280 = 1,310,720; ln_f
+		// 2560. 774,090,240 elements (the checkpoint's 774,030,080 and
+		// the 47 padding rows' 60,160), served in bf16 here; no rotary.
+		{"openai-community__gpt2-large", 774090240 * 2},
 	}
 	for _, tt := range tests {
 		a := shippedArch(t, tt.name)
@@ -124,6 +138,27 @@ func bloomFixture() (string, []safetensors.Tensor) {
 			bf16(p+"mlp.dense_4h_to_h.weight", 64, 256), bf16(p+"mlp.dense_4h_to_h.bias", 64))
 	}
 	return config, append(ts, bf16("ln_f.weight", 64), bf16("ln_f.bias", 64), bf16("lm_head.weight", 128, 64))
+}
+
+// gpt2Fixture: n_embd 64, 4 heads of 16, 2 layers, n_positions 32,
+// vocabulary 128, n_inner null (256), tied; named as openai-community's
+// checkpoints name them (no transformer. prefix), Conv1D weights [in, out],
+// with the causal-mask buffers.
+func gpt2Fixture() (string, []safetensors.Tensor) {
+	config := `{"model_type":"gpt2","n_embd":64,"n_head":4,"n_layer":2,"n_positions":32,"vocab_size":128,"n_inner":null,"torch_dtype":"bfloat16"}`
+	ts := []safetensors.Tensor{bf16("wte.weight", 128, 64), bf16("wpe.weight", 32, 64)}
+	for l := range 2 {
+		p := fmt.Sprintf("h.%d.", l)
+		ts = append(ts,
+			bf16(p+"ln_1.weight", 64), bf16(p+"ln_1.bias", 64),
+			typed("F32", p+"attn.bias", 1, 1, 32, 32), typed("F32", p+"attn.masked_bias"),
+			bf16(p+"attn.c_attn.weight", 64, 192), bf16(p+"attn.c_attn.bias", 192),
+			bf16(p+"attn.c_proj.weight", 64, 64), bf16(p+"attn.c_proj.bias", 64),
+			bf16(p+"ln_2.weight", 64), bf16(p+"ln_2.bias", 64),
+			bf16(p+"mlp.c_fc.weight", 64, 256), bf16(p+"mlp.c_fc.bias", 256),
+			bf16(p+"mlp.c_proj.weight", 256, 64), bf16(p+"mlp.c_proj.bias", 64))
+	}
+	return config, append(ts, bf16("ln_f.weight", 64), bf16("ln_f.bias", 64))
 }
 
 // TestTextFamilyCheckpointsByHand: each family's checkpoint, named as its
@@ -191,6 +226,26 @@ func TestTextFamilyCheckpointsByHand(t *testing.T) {
 				{"PP2 stage 1", ppStage(1, 2), 99968 + 16384 + 512, ""},
 			},
 		},
+		{
+			// gpt2.py. TP1, a layer: ln_1 2 x 64 x 2 = 256; c_attn 64 x
+			// 192 x 2 = 24,576 and bias 384; attn.c_proj 8192 and 128;
+			// ln_2 256; c_fc 64 x 256 x 2 = 32,768 and 512; mlp.c_proj
+			// 32,768 and 128: 99,968; the mask buffers skipped. wte (the
+			// head) 128 x 64 x 2 = 16,384, wpe 32 x 64 x 2 = 4096, ln_f 256.
+			// TP2, a layer: c_attn a third of each of q, k and v: 64 of
+			// 192 outputs, 12,288 and bias 192; attn.c_proj half its
+			// inputs 4096, bias whole 128; c_fc 16,384 and 256; mlp.c_proj
+			// 16,384, bias whole 128; LayerNorms 512: 50,368. wte 64 rows
+			// 8192; wpe replicated 4096.
+			// PP2: wte, wpe, ln_f on both stages.
+			name: "gpt2", fixture: gpt2Fixture,
+			ranks: []byHandRank{
+				{"TP1", tpRanks(1, 0), 2*99968 + 16384 + 4096 + 256, ""},
+				{"TP2", tpRanks(2, 0), 2*50368 + 8192 + 4096 + 256, ""},
+				{"PP2 stage 0", ppStage(0, 2), 99968 + 16384 + 4096 + 256, ""},
+				{"PP2 stage 1", ppStage(1, 2), 99968 + 16384 + 4096 + 256, ""},
+			},
+		},
 	})
 }
 
@@ -237,6 +292,13 @@ func TestTextFamilyDefaults(t *testing.T) {
 		// n_inner ignored (bloom.py:158-171).
 		{"bloom standard names", `{"model_type": "bloom", "num_hidden_layers": 4, "num_attention_heads": 4, "seq_length": 4096, "n_inner": 64}`,
 			got{4, 64, 4, 4, 16, 256, 250880, 4096, true, "input_layernorm post_attention_layernorm", 0}},
+		// GPT2Config: GPT-2 small, 768 / 12 = 64 a head, n_inner None: 4
+		// x 768; ln_1 and ln_2.
+		{"gpt2 empty", `{"model_type": "gpt2"}`, got{12, 768, 12, 12, 64, 3072, 50257, 1024, true, "ln_1 ln_2", 0}},
+		// The standard names read as GPT2Config's (attribute_map); n_inner
+		// given.
+		{"gpt2 standard names", `{"model_type": "gpt2", "hidden_size": 128, "num_attention_heads": 4, "num_hidden_layers": 2,
+ "max_position_embeddings": 256, "n_inner": 64, "tie_word_embeddings": false}`, got{2, 128, 4, 4, 32, 64, 50257, 256, false, "ln_1 ln_2", 0}},
 	}
 	for _, tt := range tests {
 		a, err := ParseConfig("x.json", []byte(tt.doc))
@@ -259,6 +321,8 @@ func TestTextFamilyDefaults(t *testing.T) {
 			"x.json: num_attention_heads: 5 does not divide hidden_size 64"},
 		{"bloom untied", `{"model_type": "bloom", "tie_word_embeddings": false}`,
 			"x.json: tie_word_embeddings: false: vLLM's BloomForCausalLM never loads lm_head.weight"},
+		{"gpt2 layer-scaled attention", `{"model_type": "gpt2", "scale_attn_by_inverse_layer_idx": true}`,
+			"x.json: scale_attn_by_inverse_layer_idx: true: vLLM's GPT2Model asserts it false"},
 	}
 	for _, tt := range errs {
 		_, err := ParseConfig("x.json", []byte(tt.doc))

@@ -55,6 +55,10 @@ type tree struct {
 	// "" when the model has none.
 	embedNorm string
 
+	// positionsName names the learned position table (positions rows) when
+	// it is not OPT's model.decoder.embed_positions (GPT-2's wpe).
+	positionsName string
+
 	// sinks: gpt-oss's per-head attention sinks (gpt_oss.py:111-113).
 	sinks bool
 	// router names the MoE router under the MLP module; routerBias gives it

@@ -133,7 +133,11 @@ func Weights(a *Arch, sh Sharding) []budget.Item {
 		}
 		if t.positions > 0 {
 			// opt.py:59-68: replicated, max_position + 2 rows.
-			w.add("model.decoder.embed_positions.weight", bytesOf(budget.SatMul(t.positions, a.Hidden), w.dt))
+			name := "model.decoder.embed_positions"
+			if t.positionsName != "" {
+				name = t.positionsName
+			}
+			w.add(name+".weight", bytesOf(budget.SatMul(t.positions, a.Hidden), w.dt))
 		}
 		if t.embedDim > 0 {
 			w.linear("model.decoder.project_in", embedDim, a.Hidden, replicated, false, linearMod)

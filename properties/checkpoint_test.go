@@ -279,8 +279,8 @@ func hfCheckpoint(a *model.Arch, cfg map[string]any, newNames, rotary bool) []sa
 		lm, top = "gpt_neox.", "embed_out"
 	case "exaone", "mpt", "gptj", "falcon":
 		lm = "transformer."
-	case "bloom":
-		lm = "" // bigscience's checkpoints, saved from BloomModel
+	case "bloom", "gpt2":
+		lm = "" // bigscience's and openai-community's checkpoints, saved from the base model
 		if newNames {
 			lm = "transformer."
 		}
@@ -300,7 +300,7 @@ func hfCheckpoint(a *model.Arch, cfg map[string]any, newNames, rotary bool) []sa
 		embed = lm + "embed_tokens.weight"
 	case "gpt_neox":
 		embed = lm + "embed_in.weight"
-	case "exaone", "mpt", "gptj":
+	case "exaone", "mpt", "gptj", "gpt2":
 		embed = lm + "wte.weight"
 	case "falcon", "bloom":
 		embed = lm + "word_embeddings.weight"
@@ -314,6 +314,9 @@ func hfCheckpoint(a *model.Arch, cfg map[string]any, newNames, rotary bool) []sa
 	w.add(embed, w.dt, a.Vocab, embedDim)
 	if a.ModelType == "bloom" {
 		w.layerNorm(lm+"word_embeddings_layernorm", a.Hidden)
+	}
+	if a.ModelType == "gpt2" {
+		w.add(lm+"wpe.weight", w.dt, a.MaxPosition, a.Hidden)
 	}
 	if a.ModelType == "opt" {
 		w.add(lm+"embed_positions.weight", w.dt, a.MaxPosition+2, a.Hidden)
@@ -329,7 +332,7 @@ func hfCheckpoint(a *model.Arch, cfg map[string]any, newNames, rotary bool) []sa
 	}
 	for i := range layers + extra {
 		p := fmt.Sprintf("%slayers.%d.", lm, i)
-		if a.ModelType == "exaone" || a.ModelType == "gptj" || a.ModelType == "falcon" || a.ModelType == "bloom" {
+		if a.ModelType == "exaone" || a.ModelType == "gptj" || a.ModelType == "falcon" || a.ModelType == "bloom" || a.ModelType == "gpt2" {
 			p = fmt.Sprintf("%sh.%d.", lm, i)
 		}
 		if a.ModelType == "mpt" {
@@ -361,7 +364,7 @@ func hfCheckpoint(a *model.Arch, cfg map[string]any, newNames, rotary bool) []sa
 		w.norm(lm+"ln_f", a.Hidden)
 	case "mpt":
 		w.mptNorm(lm+"norm_f", a.Hidden)
-	case "gptj", "falcon", "bloom":
+	case "gptj", "falcon", "bloom", "gpt2":
 		w.layerNorm(lm+"ln_f", a.Hidden)
 	default:
 		w.norm(lm+"norm", a.Hidden)
@@ -424,6 +427,13 @@ func (w *ckptWriter) layer(p string, i uint64, rotary bool) {
 		// (modeling_falcon.py, modeling_bloom.py).
 		w.linear(p+"self_attention.query_key_value", a.Hidden, (a.Heads+2*kv)*hd, a.AttnBias, true)
 		w.linear(p+"self_attention.dense", a.Heads*hd, a.Hidden, a.OutBias, true)
+	case a.ModelType == "gpt2":
+		// Conv1D weights are [in, out] (modeling_gpt2.py); the generator
+		// draws no quantization for it.
+		w.add(p+"attn.c_attn.weight", w.dt, a.Hidden, 3*a.Heads*hd)
+		w.add(p+"attn.c_attn.bias", w.dt, 3*a.Heads*hd)
+		w.add(p+"attn.c_proj.weight", w.dt, a.Heads*hd, a.Hidden)
+		w.add(p+"attn.c_proj.bias", w.dt, a.Hidden)
 	case a.ModelType == "gptj":
 		for _, n := range []string{"q_proj", "k_proj", "v_proj", "out_proj"} {
 			w.linear(p+"attn."+n, a.Hidden, a.Hidden, false, true)
@@ -514,6 +524,9 @@ func (w *ckptWriter) layer(p string, i uint64, rotary bool) {
 		w.layerNorm(p+"post_attention_layernorm", a.Hidden)
 	case "gptj":
 		w.layerNorm(p+"ln_1", a.Hidden)
+	case "gpt2":
+		w.layerNorm(p+"ln_1", a.Hidden)
+		w.layerNorm(p+"ln_2", a.Hidden)
 	case "falcon":
 		// falcon.py:284-304: two norms are ln_attn and ln_mlp in parallel
 		// attention, input_layernorm and post_attention_layernorm without.
@@ -590,6 +603,11 @@ func (w *ckptWriter) feedForward(p string, l model.Layer) {
 		w.linear(p+"mlp.dense_4h_to_h", a.Intermediate, a.Hidden, true, true)
 	case a.ModelType == "exaone":
 		w.mlp(p+"mlp", a.Intermediate, "c_fc_0", "c_fc_1", "c_proj", a.MLPBias)
+	case a.ModelType == "gpt2":
+		w.add(p+"mlp.c_fc.weight", w.dt, a.Hidden, a.Intermediate)
+		w.add(p+"mlp.c_fc.bias", w.dt, a.Intermediate)
+		w.add(p+"mlp.c_proj.weight", w.dt, a.Intermediate, a.Hidden)
+		w.add(p+"mlp.c_proj.bias", w.dt, a.Hidden)
 	case a.ModelType == "falcon" || a.ModelType == "bloom":
 		w.linear(p+"mlp.dense_h_to_4h", a.Hidden, a.Intermediate, a.MLPBias, true)
 		w.linear(p+"mlp.dense_4h_to_h", a.Intermediate, a.Hidden, a.MLPBias, true)

@@ -36,6 +36,12 @@ func TestTextFamilyKVLayouts(t *testing.T) {
 		// 65,536 B a page; at TP4 4 heads, 16,384 B.
 		{"vutruc__nlu-chat", 1, layout{"FullAttentionx1", budget.PagedPool{Tensors: 24, PageBytes: 65536, Groups: full}}},
 		{"vutruc__nlu-chat", 4, layout{"FullAttentionx1", budget.PagedPool{Tensors: 24, PageBytes: 16384, Groups: full}}},
+		// gpt2-large: GPT2Attention's Attention on all 36 layers
+		// (gpt2.py:93-100), FullAttentionSpec, multi-head: 20 KV heads of
+		// 1280 / 20 = 64; float32 served in 16 bits: 16 x 20 x 128 x 2 B
+		// = 81,920 B a page; at TP4 5 heads, 20,480 B.
+		{"openai-community__gpt2-large", 1, layout{"FullAttentionx1", budget.PagedPool{Tensors: 36, PageBytes: 81920, Groups: full}}},
+		{"openai-community__gpt2-large", 4, layout{"FullAttentionx1", budget.PagedPool{Tensors: 36, PageBytes: 20480, Groups: full}}},
 	}
 	for _, tt := range tests {
 		a, ok := archs[tt.shipped]
@@ -43,7 +49,9 @@ func TestTextFamilyKVLayouts(t *testing.T) {
 			t.Errorf("%s is not shipped", tt.shipped)
 			continue
 		}
-		r := ref(t, a, Serve{TensorParallelSize: tt.tp, MaxModelLen: 2048, KVCacheMemoryBytes: gib40}, testClass(false))
+		// The page does not depend on the length: 1024, which every
+		// shipped config allows (gpt2-large's n_positions).
+		r := ref(t, a, Serve{TensorParallelSize: tt.tp, MaxModelLen: 1024, KVCacheMemoryBytes: gib40}, testClass(false))
 		got := layout{groupNames(a, r.groups), r.Plan().Stages[0].Pool}
 		if diff := cmp.Diff(tt.want, got); diff != "" {
 			t.Errorf("%s at TP%d (-want +got):\n%s", tt.shipped, tt.tp, diff)
