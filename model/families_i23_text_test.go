@@ -32,6 +32,10 @@ func init() {
 		// torch_dtype: float32; tied.
 		"openai-community__gpt2-large": {ModelType: "gpt2", Layers: 36, Hidden: 1280, Heads: 20, KVHeads: 20, HeadDim: 64,
 			Vocab: 50257, MaxPos: 1024, Tied: true, Dtype: "float32"},
+		// MiniCPM-2B: 2304 / 36 = 64 a head, 36 KV heads; no
+		// tie_word_embeddings: tied.
+		"mlx-community__MiniCPM-2B-dpo-bf16": {ModelType: "minicpm", Layers: 40, Hidden: 2304, Heads: 36, KVHeads: 36, HeadDim: 64,
+			Vocab: 122753, MaxPos: 4096, Tied: true, RotaryDim: 64, Dtype: "bfloat16"},
 	} {
 		shippedShapes[name] = s
 	}
@@ -74,6 +78,15 @@ func TestTextFamilyWeightsByHand(t *testing.T) {
 		// 2560. 774,090,240 elements (the checkpoint's 774,030,080 and
 		// the 47 padding rows' 60,160), served in bf16 here; no rotary.
 		{"openai-community__gpt2-large", 774090240 * 2},
+		// MiniCPM-2B (minicpm.py). A layer: q/k/v 2304 x (36 + 36 + 36) x
+		// 64 = 15,925,248; o_proj 2304 x 2304 = 5,308,416; gate_up 2304 x
+		// 11,520 = 26,542,080; down 5760 x 2304 = 13,271,040; two norms
+		// 4608: 61,051,392, x 40 = 2,442,055,680. embed_tokens 122,753
+		// rows padded to 122,816 x 2304 = 282,968,064, the head tied;
+		// norm 2304. 2,725,026,048 elements (the checkpoint's
+		// 2,724,880,896, MiniCPM-2B's 2.7B, and 63 padding rows) x 2 B;
+		// rotary 4096 x 64 x 2 B.
+		{"mlx-community__MiniCPM-2B-dpo-bf16", 2725026048*2 + 4096*64*2},
 	}
 	for _, tt := range tests {
 		a := shippedArch(t, tt.name)
@@ -161,6 +174,24 @@ func gpt2Fixture() (string, []safetensors.Tensor) {
 	return config, append(ts, bf16("ln_f.weight", 64), bf16("ln_f.bias", 64))
 }
 
+// miniCPMFixture: hidden 64, 4 heads of 16, 2 KV heads, intermediate
+// 128, 2 layers, vocabulary 128, 64 positions, tied (no lm_head), named as
+// openbmb's MiniCPM checkpoints name them (Llama's names).
+func miniCPMFixture() (string, []safetensors.Tensor) {
+	config := `{"model_type":"minicpm","hidden_size":64,"num_attention_heads":4,"num_key_value_heads":2,"intermediate_size":128,` +
+		`"num_hidden_layers":2,"vocab_size":128,"max_position_embeddings":64,"scale_emb":12,"dim_model_base":256,"scale_depth":1.4,"torch_dtype":"bfloat16"}`
+	ts := []safetensors.Tensor{bf16("model.embed_tokens.weight", 128, 64)}
+	for l := range 2 {
+		p := fmt.Sprintf("model.layers.%d.", l)
+		ts = append(ts,
+			bf16(p+"input_layernorm.weight", 64), bf16(p+"post_attention_layernorm.weight", 64),
+			bf16(p+"self_attn.q_proj.weight", 64, 64), bf16(p+"self_attn.k_proj.weight", 32, 64),
+			bf16(p+"self_attn.v_proj.weight", 32, 64), bf16(p+"self_attn.o_proj.weight", 64, 64),
+			bf16(p+"mlp.gate_proj.weight", 128, 64), bf16(p+"mlp.up_proj.weight", 128, 64), bf16(p+"mlp.down_proj.weight", 64, 128))
+	}
+	return config, append(ts, bf16("model.norm.weight", 64))
+}
+
 // TestTextFamilyCheckpointsByHand: each family's checkpoint, named as its
 // published checkpoints name their tensors, read by its rules at TP1, TP2
 // and on each stage of PP2 in bf16, against sums by hand; the
@@ -246,6 +277,24 @@ func TestTextFamilyCheckpointsByHand(t *testing.T) {
 				{"PP2 stage 1", ppStage(1, 2), 99968 + 16384 + 4096 + 256, ""},
 			},
 		},
+		{
+			// minicpm.py. TP1, a layer: q 64 x 64 x 2 = 8192, k and v 32 x
+			// 64 x 2 = 4096 each, o_proj 8192; gate, up and down 128 x 64 x
+			// 2 = 16,384 each; two norms 256: 73,984. embed_tokens (the
+			// head) 16,384, norm 128, rotary 64 x 16 x 2 = 2048.
+			// TP2, a layer: q/k/v 2 + 1 + 1 heads of 16 = 64 rows 8192,
+			// o_proj 64 x 32 x 2 = 4096, gate_up 128 rows 16,384, down
+			// 8192, norms 256: 37,120; the embedding 64 rows 8192.
+			// PP2: the embedding and norm on both stages (the tied head is
+			// the embedding there).
+			name: "minicpm", fixture: miniCPMFixture,
+			ranks: []byHandRank{
+				{"TP1", tpRanks(1, 0), 2*73984 + 16384 + 128 + 2048, ""},
+				{"TP2", tpRanks(2, 0), 2*37120 + 8192 + 128 + 2048, ""},
+				{"PP2 stage 0", ppStage(0, 2), 73984 + 16384 + 128 + 2048, ""},
+				{"PP2 stage 1", ppStage(1, 2), 73984 + 16384 + 128 + 2048, ""},
+			},
+		},
 	})
 }
 
@@ -323,6 +372,10 @@ func TestTextFamilyDefaults(t *testing.T) {
 			"x.json: tie_word_embeddings: false: vLLM's BloomForCausalLM never loads lm_head.weight"},
 		{"gpt2 layer-scaled attention", `{"model_type": "gpt2", "scale_attn_by_inverse_layer_idx": true}`,
 			"x.json: scale_attn_by_inverse_layer_idx: true: vLLM's GPT2Model asserts it false"},
+		// MiniCPM's class is remote: nothing fills a key the file omits.
+		{"minicpm no class", `{"model_type": "minicpm"}`, "x.json: hidden_size: missing"},
+		{"minicpm moe", `{"model_type": "minicpm", "num_experts": 8}`, "x.json: num_experts: 8: MiniCPM's MoE"},
+		{"minicpm act", `{"model_type": "minicpm", "hidden_act": "gelu"}`, "x.json: hidden_act: \"gelu\": vLLM's MiniCPMMLP raises"},
 	}
 	for _, tt := range errs {
 		_, err := ParseConfig("x.json", []byte(tt.doc))

@@ -42,6 +42,12 @@ func TestTextFamilyKVLayouts(t *testing.T) {
 		// = 81,920 B a page; at TP4 5 heads, 20,480 B.
 		{"openai-community__gpt2-large", 1, layout{"FullAttentionx1", budget.PagedPool{Tensors: 36, PageBytes: 81920, Groups: full}}},
 		{"openai-community__gpt2-large", 4, layout{"FullAttentionx1", budget.PagedPool{Tensors: 36, PageBytes: 20480, Groups: full}}},
+		// MiniCPM-2B: MiniCPMAttention's Attention on all 40 layers
+		// (minicpm.py:292-300), FullAttentionSpec, 36 KV heads of 2304 /
+		// 36 = 64, bf16: 16 x 36 x 128 x 2 B = 147,456 B a page; at TP4 9
+		// heads, 36,864 B.
+		{"mlx-community__MiniCPM-2B-dpo-bf16", 1, layout{"FullAttentionx1", budget.PagedPool{Tensors: 40, PageBytes: 147456, Groups: full}}},
+		{"mlx-community__MiniCPM-2B-dpo-bf16", 4, layout{"FullAttentionx1", budget.PagedPool{Tensors: 40, PageBytes: 36864, Groups: full}}},
 	}
 	for _, tt := range tests {
 		a, ok := archs[tt.shipped]
