@@ -36,6 +36,10 @@ func init() {
 		// tie_word_embeddings: tied.
 		"mlx-community__MiniCPM-2B-dpo-bf16": {ModelType: "minicpm", Layers: 40, Hidden: 2304, Heads: 36, KVHeads: 36, HeadDim: 64,
 			Vocab: 122753, MaxPos: 4096, Tied: true, RotaryDim: 64, Dtype: "bfloat16"},
+		// IQuest-Coder-V1-40B: model_type iquestcoder, read as llama by
+		// its architecture; head_dim 128 given (40 x 128 = 5120); untied.
+		"IQuestLab__IQuest-Coder-V1-40B-Base": {ModelType: "llama", Layers: 80, Hidden: 5120, Heads: 40, KVHeads: 8, HeadDim: 128,
+			Vocab: 76800, MaxPos: 131072, RotaryDim: 128, Dtype: "bfloat16"},
 	} {
 		shippedShapes[name] = s
 	}
@@ -87,6 +91,14 @@ func TestTextFamilyWeightsByHand(t *testing.T) {
 		// 2,724,880,896, MiniCPM-2B's 2.7B, and 63 padding rows) x 2 B;
 		// rotary 4096 x 64 x 2 B.
 		{"mlx-community__MiniCPM-2B-dpo-bf16", 2725026048*2 + 4096*64*2},
+		// IQuest-Coder-V1-40B (llama.py). A layer: q and o_proj 5120 x
+		// 5120 = 26,214,400 each; k and v 5120 x 1024 = 5,242,880 each;
+		// gate_up 5120 x 55,296 = 283,115,520; down 27,648 x 5120 =
+		// 141,557,760; two norms 10,240: 487,598,080, x 80 =
+		// 39,007,846,400. Embedding and untied head 76,800 (a multiple of
+		// 64) x 5120 = 393,216,000 each; norm 5120. 39,794,283,520
+		// parameters x 2 B; rotary 131,072 x 128 x 2 B.
+		{"IQuestLab__IQuest-Coder-V1-40B-Base", 39794283520*2 + 131072*128*2},
 	}
 	for _, tt := range tests {
 		a := shippedArch(t, tt.name)
@@ -382,5 +394,20 @@ func TestTextFamilyDefaults(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: error %v, want it to hold %q", tt.name, err, tt.want)
 		}
+	}
+}
+
+// TestIQuestCoderReadAsLlama: a config of the remote model_type
+// iquestcoder naming IQuestCoderForCausalLM is read by Llama's family,
+// as vLLM serves it (registry.py: llama.py's LlamaForCausalLM), and says
+// so; no class fills what it omits.
+func TestIQuestCoderReadAsLlama(t *testing.T) {
+	a := shippedArch(t, "IQuestLab__IQuest-Coder-V1-40B-Base")
+	if a.ModelType != "llama" || !strings.Contains(a.ReadAs, `model_type "iquestcoder"`) || !strings.Contains(a.ReadAs, "IQuestCoderForCausalLM") || len(a.Defaulted) != 0 {
+		t.Errorf("model_type %s, ReadAs %q, defaulted %v: want llama, read as the family of IQuestCoderForCausalLM, nothing defaulted", a.ModelType, a.ReadAs, a.Defaulted)
+	}
+	_, err := ParseConfig("x.json", []byte(`{"model_type": "iquestcoder", "architectures": ["IQuestCoderForCausalLM"], "hidden_size": 64}`))
+	if err == nil || !strings.Contains(err.Error(), "num_hidden_layers: missing") {
+		t.Errorf("an iquestcoder config without its layers: %v, want num_hidden_layers missing", err)
 	}
 }

@@ -48,6 +48,11 @@ func TestTextFamilyKVLayouts(t *testing.T) {
 		// heads, 36,864 B.
 		{"mlx-community__MiniCPM-2B-dpo-bf16", 1, layout{"FullAttentionx1", budget.PagedPool{Tensors: 40, PageBytes: 147456, Groups: full}}},
 		{"mlx-community__MiniCPM-2B-dpo-bf16", 4, layout{"FullAttentionx1", budget.PagedPool{Tensors: 40, PageBytes: 36864, Groups: full}}},
+		// IQuest-Coder-V1-40B: LlamaAttention on all 80 layers, full
+		// (no layer_types: llama.py:183-202), 8 KV heads of 128, bf16:
+		// 16 x 8 x 256 x 2 B = 65,536 B a page; at TP8 one head, 8192 B.
+		{"IQuestLab__IQuest-Coder-V1-40B-Base", 1, layout{"FullAttentionx1", budget.PagedPool{Tensors: 80, PageBytes: 65536, Groups: full}}},
+		{"IQuestLab__IQuest-Coder-V1-40B-Base", 8, layout{"FullAttentionx1", budget.PagedPool{Tensors: 80, PageBytes: 8192, Groups: full}}},
 	}
 	for _, tt := range tests {
 		a, ok := archs[tt.shipped]
