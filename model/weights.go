@@ -132,7 +132,8 @@ func Weights(a *Arch, sh Sharding) []budget.Item {
 			w.norm(t.embedNorm, embedDim)
 		}
 		if t.positions > 0 {
-			// opt.py:59-68: replicated, max_position + 2 rows.
+			// Replicated: OPT's max_position + 2 rows (opt.py:59-68),
+			// GPT-2's wpe of n_positions (gpt2.py:203).
 			name := "model.decoder.embed_positions"
 			if t.positionsName != "" {
 				name = t.positionsName
