@@ -47,11 +47,12 @@ var falconClass = configClass{
 // FalconForCausalLM have no PPMissingLayer, :365-513); the head is tied
 // unless tie_word_embeddings says false (:497-509).
 func readFalcon(o jsonObject, a *Arch) {
-	// RWConfig's names (vllm/transformers_utils/configs/falcon.py), which
-	// FalconConfig does not read: refused rather than guessed.
+	// RWConfig's names (vllm/transformers_utils/configs/falcon.py, the
+	// class vLLM reads model_type RefinedWeb and RefinedWebModel with),
+	// which FalconConfig does not read: refused rather than guessed.
 	for _, k := range []string{"n_layer", "n_head", "n_head_kv"} {
 		if o.has(k) {
-			o.fail(k, "RWConfig's name (model_type RefinedWeb), which transformers FalconConfig does not read as a shape; give num_hidden_layers, num_attention_heads or num_kv_heads")
+			o.fail(k, "RWConfig's name (vLLM's class for model_type RefinedWeb and RefinedWebModel), which membudget does not read yet and transformers FalconConfig does not read as a shape; give num_hidden_layers, num_attention_heads or num_kv_heads")
 		}
 	}
 	newArch := o.boolOr("new_decoder_architecture", false)
