@@ -40,6 +40,12 @@ func init() {
 		// its architecture; head_dim 128 given (40 x 128 = 5120); untied.
 		"IQuestLab__IQuest-Coder-V1-40B-Base": {ModelType: "llama", Layers: 80, Hidden: 5120, Heads: 40, KVHeads: 8, HeadDim: 128,
 			Vocab: 76800, MaxPos: 131072, RotaryDim: 128, Dtype: "bfloat16"},
+		// GLM-4-9B-chat: num_layers 40, 4096 / 32 = 128 a head,
+		// multi_query_group_num 2 KV heads; padded_vocab_size; seq_length
+		// as max_position_embeddings (ChatGLMConfig); half a head
+		// rotary; untied.
+		"THUDM__glm-4-9b-chat": {ModelType: "chatglm", Layers: 40, Hidden: 4096, Heads: 32, KVHeads: 2, HeadDim: 128,
+			Vocab: 151552, MaxPos: 131072, RotaryDim: 64, Dtype: "bfloat16"},
 	} {
 		shippedShapes[name] = s
 	}
@@ -99,6 +105,16 @@ func TestTextFamilyWeightsByHand(t *testing.T) {
 		// 64) x 5120 = 393,216,000 each; norm 5120. 39,794,283,520
 		// parameters x 2 B; rotary 131,072 x 128 x 2 B.
 		{"IQuestLab__IQuest-Coder-V1-40B-Base", 39794283520*2 + 131072*128*2},
+		// GLM-4-9B-chat (chatglm.py). A layer: query_key_value 4096 x (32
+		// + 2 + 2) x 128 = 18,874,368 and its bias 4608 (add_qkv_bias);
+		// dense 4096 x 4096 = 16,777,216; dense_h_to_4h 4096 x 2 x 13,696
+		// = 112,197,632; dense_4h_to_h 13,696 x 4096 = 56,098,816; two
+		// RMSNorms 8192: 203,960,832, x 40 = 8,158,433,280. The
+		// embedding and the untied output_layer 151,552 (a multiple of
+		// 64) x 4096 = 620,756,992 each; final_layernorm 4096.
+		// 9,399,951,360 parameters x 2 B; rotary 131,072 (seq_length) x
+		// 64 (half a head) x 2 B.
+		{"THUDM__glm-4-9b-chat", 9399951360*2 + 131072*64*2},
 	}
 	for _, tt := range tests {
 		a := shippedArch(t, tt.name)
@@ -204,6 +220,26 @@ func miniCPMFixture() (string, []safetensors.Tensor) {
 	return config, append(ts, bf16("model.norm.weight", 64))
 }
 
+// chatGLMFixture: hidden 64, 4 heads of 16, multi_query with 2 groups,
+// ffn 128, 2 layers, padded vocabulary 128, seq_length 64, add_qkv_bias,
+// untied; named as THUDM's checkpoints name them, with the rotary
+// inv_freq buffer (skipped).
+func chatGLMFixture() (string, []safetensors.Tensor) {
+	config := `{"model_type":"chatglm","hidden_size":64,"num_attention_heads":4,"kv_channels":16,"multi_query_attention":true,` +
+		`"multi_query_group_num":2,"ffn_hidden_size":128,"num_layers":2,"padded_vocab_size":128,"seq_length":64,"add_qkv_bias":true,` +
+		`"tie_word_embeddings":false,"torch_dtype":"bfloat16"}`
+	ts := []safetensors.Tensor{bf16("transformer.embedding.word_embeddings.weight", 128, 64), bf16("transformer.rotary_pos_emb.inv_freq", 4)}
+	for l := range 2 {
+		p := fmt.Sprintf("transformer.encoder.layers.%d.", l)
+		ts = append(ts,
+			bf16(p+"input_layernorm.weight", 64), bf16(p+"post_attention_layernorm.weight", 64),
+			bf16(p+"self_attention.query_key_value.weight", 128, 64), bf16(p+"self_attention.query_key_value.bias", 128),
+			bf16(p+"self_attention.dense.weight", 64, 64),
+			bf16(p+"mlp.dense_h_to_4h.weight", 256, 64), bf16(p+"mlp.dense_4h_to_h.weight", 64, 128))
+	}
+	return config, append(ts, bf16("transformer.encoder.final_layernorm.weight", 64), bf16("transformer.output_layer.weight", 128, 64))
+}
+
 // TestTextFamilyCheckpointsByHand: each family's checkpoint, named as its
 // published checkpoints name their tensors, read by its rules at TP1, TP2
 // and on each stage of PP2 in bf16, against sums by hand; the
@@ -307,6 +343,27 @@ func TestTextFamilyCheckpointsByHand(t *testing.T) {
 				{"PP2 stage 1", ppStage(1, 2), 73984 + 16384 + 128 + 2048, ""},
 			},
 		},
+		{
+			// chatglm.py. TP1, a layer: two RMSNorms 256;
+			// query_key_value (4 + 2 + 2) x 16 = 128 rows x 64 x 2 = 16,384
+			// and bias 256; dense 8192; dense_h_to_4h 256 x 64 x 2 =
+			// 32,768; dense_4h_to_h 64 x 128 x 2 = 16,384: 74,240. The
+			// embedding and output_layer 128 x 64 x 2 = 16,384 each,
+			// final_layernorm 128, rotary 64 positions x 8 (half a head) x
+			// 2 = 1024; inv_freq skipped.
+			// TP2, a layer: query_key_value 2 + 1 + 1 heads = 64 rows 8192
+			// and bias 128; dense 64 x 32 x 2 = 4096; dense_h_to_4h 128
+			// rows 16,384; dense_4h_to_h 64 x 64 x 2 = 8192; norms 256:
+			// 37,248. Embedding and output_layer 64 rows 8192 each.
+			// PP2: everything outside the layers on both stages.
+			name: "chatglm", fixture: chatGLMFixture,
+			ranks: []byHandRank{
+				{"TP1", tpRanks(1, 0), 2*74240 + 2*16384 + 128 + 1024, ""},
+				{"TP2", tpRanks(2, 0), 2*37248 + 2*8192 + 128 + 1024, ""},
+				{"PP2 stage 0", ppStage(0, 2), 74240 + 2*16384 + 128 + 1024, ""},
+				{"PP2 stage 1", ppStage(1, 2), 74240 + 2*16384 + 128 + 1024, ""},
+			},
+		},
 	})
 }
 
@@ -360,6 +417,15 @@ func TestTextFamilyDefaults(t *testing.T) {
 		// given.
 		{"gpt2 standard names", `{"model_type": "gpt2", "hidden_size": 128, "num_attention_heads": 4, "num_hidden_layers": 2,
  "max_position_embeddings": 256, "n_inner": 64, "tie_word_embeddings": false}`, got{2, 128, 4, 4, 32, 64, 50257, 256, false, "ln_1 ln_2", 0}},
+		// vLLM's ChatGLMConfig: ChatGLM2-6B's shape but 28 layers of
+		// multi-head attention (multi_query_attention false), 4096 / 32 =
+		// 128 a head, half of it rotary, seq_length 2048 as
+		// max_position_embeddings; tied (PretrainedConfig).
+		{"chatglm empty", `{"model_type": "chatglm"}`, got{28, 4096, 32, 32, 128, 13696, 65024, 2048, true, "input_layernorm post_attention_layernorm", 64}},
+		// num_hidden_layers wins over num_layers (the attribute_map sets it
+		// last); multi_query_group_num under multi_query_attention.
+		{"chatglm groups", `{"model_type": "chatglm", "num_layers": 28, "num_hidden_layers": 2, "multi_query_attention": true, "multi_query_group_num": 2}`,
+			got{2, 4096, 32, 2, 128, 13696, 65024, 2048, true, "input_layernorm post_attention_layernorm", 64}},
 	}
 	for _, tt := range tests {
 		a, err := ParseConfig("x.json", []byte(tt.doc))
@@ -388,6 +454,9 @@ func TestTextFamilyDefaults(t *testing.T) {
 			"x.json: tie_word_embeddings: false: vLLM's BloomForCausalLM never loads lm_head.weight"},
 		{"gpt2 layer-scaled attention", `{"model_type": "gpt2", "scale_attn_by_inverse_layer_idx": true}`,
 			"x.json: scale_attn_by_inverse_layer_idx: true: vLLM's GPT2Model asserts it false"},
+		{"chatglm layernorm", `{"model_type": "chatglm", "rmsnorm": false}`, "x.json: rmsnorm: false: vLLM's float32 LayerNorm"},
+		{"chatglm kv_channels", `{"model_type": "chatglm", "kv_channels": 64}`, "x.json: kv_channels: 64 differs from hidden_size / num_attention_heads = 128"},
+		{"chatglm vision", `{"model_type": "chatglm", "vision_config": {}}`, "x.json: vision_config: present: vLLM's ChatGLMForCausalLM refuses"},
 		// MiniCPM's class is remote: nothing fills a key the file omits.
 		{"minicpm no class", `{"model_type": "minicpm"}`, "x.json: hidden_size: missing"},
 		{"minicpm moe", `{"model_type": "minicpm", "num_experts": 8}`, "x.json: num_experts: 8: MiniCPM's MoE"},

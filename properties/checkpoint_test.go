@@ -279,6 +279,8 @@ func hfCheckpoint(a *model.Arch, cfg map[string]any, newNames, rotary bool) []sa
 		lm, top = "gpt_neox.", "embed_out"
 	case "exaone", "mpt", "gptj", "falcon":
 		lm = "transformer."
+	case "chatglm":
+		lm = "transformer.encoder."
 	case "bloom", "gpt2":
 		lm = "" // bigscience's and openai-community's checkpoints, saved from the base model
 		if newNames {
@@ -304,6 +306,8 @@ func hfCheckpoint(a *model.Arch, cfg map[string]any, newNames, rotary bool) []sa
 		embed = lm + "wte.weight"
 	case "falcon", "bloom":
 		embed = lm + "word_embeddings.weight"
+	case "chatglm":
+		embed = "transformer.embedding.word_embeddings.weight"
 	case "internlm2":
 		embed = lm + "tok_embeddings.weight"
 	}
@@ -366,6 +370,10 @@ func hfCheckpoint(a *model.Arch, cfg map[string]any, newNames, rotary bool) []sa
 		w.mptNorm(lm+"norm_f", a.Hidden)
 	case "gptj", "falcon", "bloom", "gpt2":
 		w.layerNorm(lm+"ln_f", a.Hidden)
+	case "chatglm":
+		if post, ok := text["post_layer_norm"].(bool); !ok || post {
+			w.norm(lm+"final_layernorm", a.Hidden)
+		}
 	default:
 		w.norm(lm+"norm", a.Hidden)
 	}
@@ -375,6 +383,8 @@ func hfCheckpoint(a *model.Arch, cfg map[string]any, newNames, rotary bool) []sa
 		w.add("embed_out.weight", w.dt, a.Vocab, embedDim)
 	case a.ModelType == "internlm2":
 		w.add("output.weight", w.dt, a.Vocab, embedDim)
+	case a.ModelType == "chatglm":
+		w.add("transformer.output_layer.weight", w.dt, a.Vocab, embedDim)
 	default:
 		w.add(top+"lm_head.weight", w.dt, a.Vocab, embedDim)
 		if a.ModelType == "phi" || a.ModelType == "phimoe" || a.ModelType == "gptj" {
@@ -422,9 +432,10 @@ func (w *ckptWriter) layer(p string, i uint64, rotary bool) {
 		// One query_key_value of every head's q, k and v (modeling_gpt_neox.py).
 		w.linear(p+"attention.query_key_value", a.Hidden, 3*a.Heads*hd, a.AttnBias, true)
 		w.linear(p+"attention.dense", a.Heads*hd, a.Hidden, a.OutBias, true)
-	case a.ModelType == "falcon" || a.ModelType == "bloom":
+	case a.ModelType == "falcon" || a.ModelType == "bloom" || a.ModelType == "chatglm":
 		// One query_key_value of each KV group's q heads, k and v
-		// (modeling_falcon.py, modeling_bloom.py).
+		// (modeling_falcon.py, modeling_bloom.py), or of every q, then
+		// every k and v (ChatGLM's modeling_chatglm.py).
 		w.linear(p+"self_attention.query_key_value", a.Hidden, (a.Heads+2*kv)*hd, a.AttnBias, true)
 		w.linear(p+"self_attention.dense", a.Heads*hd, a.Hidden, a.OutBias, true)
 	case a.ModelType == "gpt2":
@@ -603,6 +614,9 @@ func (w *ckptWriter) feedForward(p string, l model.Layer) {
 		w.linear(p+"mlp.dense_4h_to_h", a.Intermediate, a.Hidden, true, true)
 	case a.ModelType == "exaone":
 		w.mlp(p+"mlp", a.Intermediate, "c_fc_0", "c_fc_1", "c_proj", a.MLPBias)
+	case a.ModelType == "chatglm":
+		w.linear(p+"mlp.dense_h_to_4h", a.Hidden, 2*a.Intermediate, a.MLPBias, true)
+		w.linear(p+"mlp.dense_4h_to_h", a.Intermediate, a.Hidden, a.MLPBias, true)
 	case a.ModelType == "gpt2":
 		w.add(p+"mlp.c_fc.weight", w.dt, a.Hidden, a.Intermediate)
 		w.add(p+"mlp.c_fc.bias", w.dt, a.Intermediate)

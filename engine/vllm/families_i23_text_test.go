@@ -53,6 +53,13 @@ func TestTextFamilyKVLayouts(t *testing.T) {
 		// 16 x 8 x 256 x 2 B = 65,536 B a page; at TP8 one head, 8192 B.
 		{"IQuestLab__IQuest-Coder-V1-40B-Base", 1, layout{"FullAttentionx1", budget.PagedPool{Tensors: 80, PageBytes: 65536, Groups: full}}},
 		{"IQuestLab__IQuest-Coder-V1-40B-Base", 8, layout{"FullAttentionx1", budget.PagedPool{Tensors: 80, PageBytes: 8192, Groups: full}}},
+		// GLM-4-9B-chat: GLMAttention's Attention on all 40 layers
+		// (chatglm.py:114-122), FullAttentionSpec, multi_query_group_num
+		// 2 KV heads of 4096 / 32 = 128, bf16: 16 x 2 x 256 x 2 B =
+		// 16,384 B a page; at TP4 the 2 heads replicated to one a rank:
+		// 8192 B.
+		{"THUDM__glm-4-9b-chat", 1, layout{"FullAttentionx1", budget.PagedPool{Tensors: 40, PageBytes: 16384, Groups: full}}},
+		{"THUDM__glm-4-9b-chat", 4, layout{"FullAttentionx1", budget.PagedPool{Tensors: 40, PageBytes: 8192, Groups: full}}},
 	}
 	for _, tt := range tests {
 		a, ok := archs[tt.shipped]
