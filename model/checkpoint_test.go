@@ -598,7 +598,7 @@ func TestAttachCheckpointRefuses(t *testing.T) {
 	if a.Checkpoint != nil {
 		t.Error("a refused checkpoint is attached")
 	}
-	a.ModelType = "gpt2" // not a family the model reads
+	a.ModelType = "no_such_family" // not a family the model reads
 	if _, err := AttachCheckpoint(a, &Checkpoint{}); !errors.Is(err, ErrNoCheckpointRules) {
 		t.Errorf("a family without rules: %v, want ErrNoCheckpointRules", err)
 	}

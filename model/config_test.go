@@ -660,7 +660,7 @@ func TestConfigErrors(t *testing.T) {
 }
 
 func TestUnknownModelTypeIsTyped(t *testing.T) {
-	_, err := ParseConfig("x.json", []byte(`{"model_type": "falcon"}`))
+	_, err := ParseConfig("x.json", []byte(`{"model_type": "no_such_family"}`))
 	var ce *ConfigError
 	if !errors.Is(err, ErrUnknownModelType) || !errors.As(err, &ce) || ce.Key != "model_type" {
 		t.Errorf("error %v: want a ConfigError on model_type naming %v", err, ErrUnknownModelType)

@@ -44,6 +44,21 @@ type tree struct {
 	// layerNorm: norms are nn.LayerNorm with a bias (OPT, Phi), not RMSNorm.
 	layerNorm bool
 	qkNorm    qkNormKind
+
+	// normFP32: the norms keep their weight and bias in float32 whatever
+	// the model dtype: vLLM's own LayerNorm builds them so
+	// (vllm/model_executor/layers/layernorm.py:310-320; Falcon).
+	normFP32 bool
+
+	// embedNorm is a LayerNorm right after the embedding, on the stages
+	// that hold it (BLOOM's word_embeddings_layernorm: bloom.py:253-255);
+	// "" when the model has none.
+	embedNorm string
+
+	// positionsName names the learned position table (positions rows) when
+	// it is not OPT's model.decoder.embed_positions (GPT-2's wpe).
+	positionsName string
+
 	// sinks: gpt-oss's per-head attention sinks (gpt_oss.py:111-113).
 	sinks bool
 	// router names the MoE router under the MLP module; routerBias gives it

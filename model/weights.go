@@ -135,9 +135,17 @@ func Weights(a *Arch, sh Sharding) []budget.Item {
 	}
 	if embedOn {
 		w.add(t.embed+".weight", bytesOf(budget.SatMul(vocabRank, embedDim), w.dt))
+		if t.embedNorm != "" {
+			w.norm(t.embedNorm, embedDim)
+		}
 		if t.positions > 0 {
-			// opt.py:59-68: replicated, max_position + 2 rows.
-			w.add("model.decoder.embed_positions.weight", bytesOf(budget.SatMul(t.positions, a.Hidden), w.dt))
+			// Replicated: OPT's max_position + 2 rows (opt.py:59-68),
+			// GPT-2's wpe of n_positions (gpt2.py:203).
+			name := "model.decoder.embed_positions"
+			if t.positionsName != "" {
+				name = t.positionsName
+			}
+			w.add(name+".weight", bytesOf(budget.SatMul(t.positions, a.Hidden), w.dt))
 		}
 		if t.embedDim > 0 {
 			w.linear("model.decoder.project_in", embedDim, a.Hidden, replicated, false, linearMod)
@@ -283,9 +291,13 @@ func (w *weights) unquantized(module string, in, out uint64, s split, bias bool)
 }
 
 func (w *weights) norm(name string, size uint64) {
-	w.add(name+".weight", bytesOf(size, w.dt))
+	el := w.dt
+	if w.t.normFP32 {
+		el = 4
+	}
+	w.add(name+".weight", bytesOf(size, el))
 	if w.t.layerNorm {
-		w.add(name+".bias", bytesOf(size, w.dt))
+		w.add(name+".bias", bytesOf(size, el))
 	}
 }
 

@@ -277,8 +277,15 @@ func hfCheckpoint(a *model.Arch, cfg map[string]any, newNames, rotary bool) []sa
 		lm = "model.language_model."
 	case "gpt_neox":
 		lm, top = "gpt_neox.", "embed_out"
-	case "exaone", "mpt", "gptj":
+	case "exaone", "mpt", "gptj", "falcon":
 		lm = "transformer."
+	case "chatglm":
+		lm = "transformer.encoder."
+	case "bloom", "gpt2":
+		lm = "" // bigscience's and openai-community's checkpoints, saved from the base model
+		if newNames {
+			lm = "transformer."
+		}
 	case "nemotron_h":
 		lm = "backbone."
 	case "opt":
@@ -295,8 +302,12 @@ func hfCheckpoint(a *model.Arch, cfg map[string]any, newNames, rotary bool) []sa
 		embed = lm + "embed_tokens.weight"
 	case "gpt_neox":
 		embed = lm + "embed_in.weight"
-	case "exaone", "mpt", "gptj":
+	case "exaone", "mpt", "gptj", "gpt2":
 		embed = lm + "wte.weight"
+	case "falcon", "bloom":
+		embed = lm + "word_embeddings.weight"
+	case "chatglm":
+		embed = "transformer.embedding.word_embeddings.weight"
 	case "internlm2":
 		embed = lm + "tok_embeddings.weight"
 	}
@@ -305,6 +316,12 @@ func hfCheckpoint(a *model.Arch, cfg map[string]any, newNames, rotary bool) []sa
 		embedDim = d
 	}
 	w.add(embed, w.dt, a.Vocab, embedDim)
+	if a.ModelType == "bloom" {
+		w.layerNorm(lm+"word_embeddings_layernorm", a.Hidden)
+	}
+	if a.ModelType == "gpt2" {
+		w.add(lm+"wpe.weight", w.dt, a.MaxPosition, a.Hidden)
+	}
 	if a.ModelType == "opt" {
 		w.add(lm+"embed_positions.weight", w.dt, a.MaxPosition+2, a.Hidden)
 		if embedDim != a.Hidden {
@@ -319,7 +336,7 @@ func hfCheckpoint(a *model.Arch, cfg map[string]any, newNames, rotary bool) []sa
 	}
 	for i := range layers + extra {
 		p := fmt.Sprintf("%slayers.%d.", lm, i)
-		if a.ModelType == "exaone" || a.ModelType == "gptj" {
+		if a.ModelType == "exaone" || a.ModelType == "gptj" || a.ModelType == "falcon" || a.ModelType == "bloom" || a.ModelType == "gpt2" {
 			p = fmt.Sprintf("%sh.%d.", lm, i)
 		}
 		if a.ModelType == "mpt" {
@@ -351,8 +368,12 @@ func hfCheckpoint(a *model.Arch, cfg map[string]any, newNames, rotary bool) []sa
 		w.norm(lm+"ln_f", a.Hidden)
 	case "mpt":
 		w.mptNorm(lm+"norm_f", a.Hidden)
-	case "gptj":
+	case "gptj", "falcon", "bloom", "gpt2":
 		w.layerNorm(lm+"ln_f", a.Hidden)
+	case "chatglm":
+		if post, ok := text["post_layer_norm"].(bool); !ok || post {
+			w.norm(lm+"final_layernorm", a.Hidden)
+		}
 	default:
 		w.norm(lm+"norm", a.Hidden)
 	}
@@ -362,6 +383,8 @@ func hfCheckpoint(a *model.Arch, cfg map[string]any, newNames, rotary bool) []sa
 		w.add("embed_out.weight", w.dt, a.Vocab, embedDim)
 	case a.ModelType == "internlm2":
 		w.add("output.weight", w.dt, a.Vocab, embedDim)
+	case a.ModelType == "chatglm":
+		w.add("transformer.output_layer.weight", w.dt, a.Vocab, embedDim)
 	default:
 		w.add(top+"lm_head.weight", w.dt, a.Vocab, embedDim)
 		if a.ModelType == "phi" || a.ModelType == "phimoe" || a.ModelType == "gptj" {
@@ -409,6 +432,19 @@ func (w *ckptWriter) layer(p string, i uint64, rotary bool) {
 		// One query_key_value of every head's q, k and v (modeling_gpt_neox.py).
 		w.linear(p+"attention.query_key_value", a.Hidden, 3*a.Heads*hd, a.AttnBias, true)
 		w.linear(p+"attention.dense", a.Heads*hd, a.Hidden, a.OutBias, true)
+	case a.ModelType == "falcon" || a.ModelType == "bloom" || a.ModelType == "chatglm":
+		// One query_key_value of each KV group's q heads, k and v
+		// (modeling_falcon.py, modeling_bloom.py), or of every q, then
+		// every k and v (ChatGLM's modeling_chatglm.py).
+		w.linear(p+"self_attention.query_key_value", a.Hidden, (a.Heads+2*kv)*hd, a.AttnBias, true)
+		w.linear(p+"self_attention.dense", a.Heads*hd, a.Hidden, a.OutBias, true)
+	case a.ModelType == "gpt2":
+		// Conv1D weights are [in, out] (modeling_gpt2.py); the generator
+		// draws no quantization for it.
+		w.add(p+"attn.c_attn.weight", w.dt, a.Hidden, 3*a.Heads*hd)
+		w.add(p+"attn.c_attn.bias", w.dt, 3*a.Heads*hd)
+		w.add(p+"attn.c_proj.weight", w.dt, a.Heads*hd, a.Hidden)
+		w.add(p+"attn.c_proj.bias", w.dt, a.Hidden)
 	case a.ModelType == "gptj":
 		for _, n := range []string{"q_proj", "k_proj", "v_proj", "out_proj"} {
 			w.linear(p+"attn."+n, a.Hidden, a.Hidden, false, true)
@@ -494,11 +530,24 @@ func (w *ckptWriter) layer(p string, i uint64, rotary bool) {
 	case "olmo3", "exaone4", "flex_olmo":
 		w.norm(p+"post_attention_layernorm", a.Hidden)
 		w.norm(p+"post_feedforward_layernorm", a.Hidden)
-	case "gpt_neox":
+	case "gpt_neox", "bloom":
 		w.layerNorm(p+"input_layernorm", a.Hidden)
 		w.layerNorm(p+"post_attention_layernorm", a.Hidden)
 	case "gptj":
 		w.layerNorm(p+"ln_1", a.Hidden)
+	case "gpt2":
+		w.layerNorm(p+"ln_1", a.Hidden)
+		w.layerNorm(p+"ln_2", a.Hidden)
+	case "falcon":
+		// falcon.py:284-304: two norms are ln_attn and ln_mlp in parallel
+		// attention, input_layernorm and post_attention_layernorm without.
+		names := []string{"input_layernorm", "post_attention_layernorm"}
+		if parallel, ok := w.text["parallel_attn"].(bool); (!ok || parallel) && a.NormsPerLayer == 2 {
+			names = []string{"ln_attn", "ln_mlp"}
+		}
+		for _, n := range names[:a.NormsPerLayer] {
+			w.layerNorm(p+n, a.Hidden)
+		}
 	case "mpt":
 		w.mptNorm(p+"norm_1", a.Hidden)
 		w.mptNorm(p+"norm_2", a.Hidden)
@@ -565,6 +614,17 @@ func (w *ckptWriter) feedForward(p string, l model.Layer) {
 		w.linear(p+"mlp.dense_4h_to_h", a.Intermediate, a.Hidden, true, true)
 	case a.ModelType == "exaone":
 		w.mlp(p+"mlp", a.Intermediate, "c_fc_0", "c_fc_1", "c_proj", a.MLPBias)
+	case a.ModelType == "chatglm":
+		w.linear(p+"mlp.dense_h_to_4h", a.Hidden, 2*a.Intermediate, a.MLPBias, true)
+		w.linear(p+"mlp.dense_4h_to_h", a.Intermediate, a.Hidden, a.MLPBias, true)
+	case a.ModelType == "gpt2":
+		w.add(p+"mlp.c_fc.weight", w.dt, a.Hidden, a.Intermediate)
+		w.add(p+"mlp.c_fc.bias", w.dt, a.Intermediate)
+		w.add(p+"mlp.c_proj.weight", w.dt, a.Intermediate, a.Hidden)
+		w.add(p+"mlp.c_proj.bias", w.dt, a.Hidden)
+	case a.ModelType == "falcon" || a.ModelType == "bloom":
+		w.linear(p+"mlp.dense_h_to_4h", a.Hidden, a.Intermediate, a.MLPBias, true)
+		w.linear(p+"mlp.dense_4h_to_h", a.Intermediate, a.Hidden, a.MLPBias, true)
 	case a.ModelType == "gptj":
 		w.linear(p+"mlp.fc_in", a.Hidden, a.Intermediate, true, true)
 		w.linear(p+"mlp.fc_out", a.Intermediate, a.Hidden, true, true)

@@ -110,13 +110,16 @@ func TestQueryAnswersAreChecked(t *testing.T) {
 			serve := vllm.Serve{GPUMemoryUtilization: min(0.8, c.Memory.UtilCeiling), MaxModelLen: min(a.MaxPosition, 32768)}
 			ref, err := vllm.NewReference(a, serve, c, current)
 			maxLen := strconv.FormatUint(serve.MaxModelLen, 10)
+			// 2048 tokens, or the whole of a shorter model (gpt2-large's 1024).
+			length := min(2048, serve.MaxModelLen)
+			lengthArg := strconv.FormatUint(length, 10)
 			var se *engine.SettingError
 			if errors.As(err, &se) {
 				// vLLM refuses the serve on this device (DeepSeek V3.2 has
 				// no sparse-MLA backend below Hopper): the query says so,
 				// naming the flag, exit 2.
 				var stdout, stderr bytes.Buffer
-				code := run(&stdout, &stderr, []string{"max-seqs", "--model", name, "--class", class, "--gpu-memory-utilization", util, "--max-model-len", maxLen, "--length", "2048"})
+				code := run(&stdout, &stderr, []string{"max-seqs", "--model", name, "--class", class, "--gpu-memory-utilization", util, "--max-model-len", maxLen, "--length", lengthArg})
 				if code != exitBadArgs || !strings.Contains(stderr.String(), "--"+se.Flag) {
 					t.Errorf("%s on %s: exit %d, stderr %q; want exit %d naming --%s", name, class, code, stderr.String(), exitBadArgs, se.Flag)
 				}
@@ -132,7 +135,7 @@ func TestQueryAnswersAreChecked(t *testing.T) {
 				eval             func(x uint64) bool
 				cap              uint64
 			}{
-				{"max-seqs", "--length", "2048", func(x uint64) bool { return starts && ref.Evaluate(x, 2048).Footprint.Fits() }, ref.Serve.MaxNumSeqs},
+				{"max-seqs", "--length", lengthArg, func(x uint64) bool { return starts && ref.Evaluate(x, length).Footprint.Fits() }, ref.Serve.MaxNumSeqs},
 				{"max-len", "--seqs", "4", func(x uint64) bool { return starts && ref.Evaluate(4, x).Footprint.Fits() }, serve.MaxModelLen},
 			} {
 				var stdout, stderr bytes.Buffer

@@ -40,7 +40,9 @@ type maxLenDerivation struct {
 // config without any key is taken as 2048 long, as vLLM does with a warning.
 func deriveMaxLen(a *model.Arch) (maxLenDerivation, error) {
 	keys := a.MaxLenKeys
-	if len(keys) == 0 && a.MaxPosition > 0 {
+	// A config read from a file has its keys, none for BLOOM's; an Arch
+	// built by hand has nil, and its MaxPosition stands for them.
+	if keys == nil && a.MaxPosition > 0 {
 		keys = map[string]uint64{"max_position_embeddings": a.MaxPosition}
 	}
 	d := maxLenDerivation{limit: math.MaxUint64}
