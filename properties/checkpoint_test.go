@@ -264,7 +264,7 @@ func hfCheckpoint(a *model.Arch, cfg map[string]any, newNames, rotary bool) []sa
 	w := &ckptWriter{a: a, q: a.Quant, dt: map[string]string{"bfloat16": "BF16", "float16": "F16", "float32": "F32"}[a.Dtype], text: text}
 	lm, top := "model.", ""
 	switch a.ModelType {
-	case "gemma3", "mistral3", "llama4", "kimi_k25":
+	case "gemma3", "mistral3", "llama4", "kimi_k25", "llava":
 		lm, top = "language_model.model.", "language_model."
 		if newNames && a.ModelType != "llama4" && a.ModelType != "kimi_k25" {
 			lm, top = "model.language_model.", ""
@@ -847,6 +847,34 @@ func (w *ckptWriter) vision(v *model.VisionTower, newNames bool) {
 		w.norm(mp+"norm", h)
 		w.linear(mp+"patch_merger.merging_layer", merged, h, false, false)
 		w.linear(mp+"linear_1", h, v.OutHidden, v.ProjectorBias, true)
+		w.linear(mp+"linear_2", v.OutHidden, v.OutHidden, v.ProjectorBias, true)
+	case "clip":
+		// LLaVA's checkpoint holds the whole tower and post_layernorm; vLLM
+		// builds v.Layers of it and no post_layernorm.
+		vt, mp, nl := "vision_tower.vision_model.", "multi_modal_projector.", "image_newline"
+		if newNames {
+			vt, mp, nl = "model."+vt, "model."+mp, "model."+nl
+		}
+		side := v.ImageSize / v.PatchSize
+		w.add(vt+"embeddings.class_embedding", w.dt, h)
+		w.add(vt+"embeddings.patch_embedding.weight", w.dt, h, v.Channels, v.PatchSize, v.PatchSize)
+		w.add(vt+"embeddings.position_embedding.weight", w.dt, side*side+1, h)
+		w.layerNorm(vt+"pre_layrnorm", h)
+		for i := range v.Layers + 1 {
+			p := fmt.Sprintf("%sencoder.layers.%d.", vt, i)
+			for _, m := range []string{"q_proj", "k_proj", "v_proj", "out_proj"} {
+				w.linear(p+"self_attn."+m, h, h, true, true)
+			}
+			w.linear(p+"mlp.fc1", h, v.Intermediate, true, true)
+			w.linear(p+"mlp.fc2", v.Intermediate, h, true, true)
+			w.layerNorm(p+"layer_norm1", h)
+			w.layerNorm(p+"layer_norm2", h)
+		}
+		w.layerNorm(vt+"post_layernorm", h)
+		if v.ImageNewline {
+			w.add(nl, w.dt, v.OutHidden)
+		}
+		w.linear(mp+"linear_1", v.ProjectorIn, v.OutHidden, v.ProjectorBias, true)
 		w.linear(mp+"linear_2", v.OutHidden, v.OutHidden, v.ProjectorBias, true)
 	case "llama4":
 		vt := "vision_model."
