@@ -20,6 +20,11 @@ func init() {
 		// default to the heads), head_dim 4096 / 32; untied.
 		"llava-hf__llava-1.5-7b-hf": {ModelType: "llava", Layers: 32, Hidden: 4096, Heads: 32, KVHeads: 32, HeadDim: 128, Vocab: 32064,
 			MaxPos: 4096, RotaryDim: 128, Vision: "clip", Dtype: "float16"},
+		// text_config gives 8 KV heads, 14336, max_pos 32768 and
+		// sliding_window null (no sliding layer); MistralConfig's defaults
+		// give 4096 hidden, 32 layers and 32 heads.
+		"llava-hf__llava-v1.6-mistral-7b-hf": {ModelType: "llava_next", Layers: 32, Hidden: 4096, Heads: 32, KVHeads: 8, HeadDim: 128, Vocab: 32064,
+			MaxPos: 32768, RotaryDim: 128, Vision: "clip", Dtype: "float16"},
 	} {
 		shippedShapes[name] = s
 	}
@@ -48,6 +53,14 @@ const (
 	llava15Text      = 32*(4*4096*4096+3*4096*11008+2*4096) + 2*32064*4096 + 4096
 	llava15Projector = 1024*4096 + 4096 + 4096*4096 + 4096
 )
+
+// LLaVA-1.6-Mistral-7B's language model (Mistral 7B's shape, vocab
+// 32064): a layer's q and o 2 x 4096^2 = 33,554,432, k and v 2 x 1024 x
+// 4096 = 8,388,608, gate, up and down 3 x 4096 x 14,336 = 176,160,768, two
+// norms 8192: 218,112,000; 32 of them 6,979,584,000; embedding and head
+// 131,334,144 each; the norm 4096: 7,242,256,384. With the whole tower
+// (303,507,456), the projector and image_newline (4096): 7,566,747,648.
+const llava16MistralText = 32*(2*4096*4096+2*1024*4096+3*4096*14336+2*4096) + 2*32064*4096 + 4096
 
 // TestLlava15ParameterCount: the published checkpoint's parameters are the
 // text model, the whole tower (24 layers and post_layernorm) and the
@@ -86,6 +99,9 @@ func TestMultimodalWeightsByHand(t *testing.T) {
 		// (require_post_norm=False); the int64 position_ids buffer 577 x 8
 		// B; the Llama rotary table 4096 x 128 in float16.
 		{"llava-hf__llava-1.5-7b-hf", (llava15Text+clipL336Embeddings+2*1024+23*clipL336Layer+llava15Projector)*2 + 577*8 + 4096*128*2},
+		// llava-v1.6-mistral-7b-hf (llava_next.py): the same tower and
+		// projector, image_newline 4096, the rotary table 32,768 x 128.
+		{"llava-hf__llava-v1.6-mistral-7b-hf", (llava16MistralText+clipL336Embeddings+2*1024+23*clipL336Layer+llava15Projector+4096)*2 + 577*8 + 32768*128*2},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -103,7 +119,15 @@ func TestMultimodalWeightsByHand(t *testing.T) {
 // under language_model., the CLIP tower whole under
 // vision_tower.vision_model., the projector), with its config.json.
 func llava15Header() (string, []safetensors.Tensor) {
-	data, err := os.ReadFile("../corpus/models/llava-hf__llava-1.5-7b-hf.json")
+	return llavaHeader("llava-hf__llava-1.5-7b-hf", 4096, 11008, false)
+}
+
+// llavaHeader is the header of a LLaVA checkpoint in float16 with a
+// 32-layer, 4096-wide, vocab-32,064 Llama-style text model of kvRows K and
+// V rows and an MLP of inter, and CLIP ViT-L/14-336 whole; newline adds
+// LLaVA-NeXT's image_newline.
+func llavaHeader(name string, kvRows, inter uint64, newline bool) (string, []safetensors.Tensor) {
+	data, err := os.ReadFile("../corpus/models/" + name + ".json")
 	if err != nil {
 		panic(err)
 	}
@@ -113,9 +137,9 @@ func llava15Header() (string, []safetensors.Tensor) {
 	for l := range 32 {
 		p := fmt.Sprintf("language_model.model.layers.%d.", l)
 		ts = append(ts, f16(p+"input_layernorm.weight", 4096), f16(p+"post_attention_layernorm.weight", 4096),
-			f16(p+"self_attn.q_proj.weight", 4096, 4096), f16(p+"self_attn.k_proj.weight", 4096, 4096),
-			f16(p+"self_attn.v_proj.weight", 4096, 4096), f16(p+"self_attn.o_proj.weight", 4096, 4096),
-			f16(p+"mlp.gate_proj.weight", 11008, 4096), f16(p+"mlp.up_proj.weight", 11008, 4096), f16(p+"mlp.down_proj.weight", 4096, 11008))
+			f16(p+"self_attn.q_proj.weight", 4096, 4096), f16(p+"self_attn.k_proj.weight", kvRows, 4096),
+			f16(p+"self_attn.v_proj.weight", kvRows, 4096), f16(p+"self_attn.o_proj.weight", 4096, 4096),
+			f16(p+"mlp.gate_proj.weight", inter, 4096), f16(p+"mlp.up_proj.weight", inter, 4096), f16(p+"mlp.down_proj.weight", 4096, inter))
 	}
 	v := "vision_tower.vision_model."
 	ts = append(ts, f16(v+"embeddings.class_embedding", 1024), f16(v+"embeddings.patch_embedding.weight", 1024, 3, 14, 14),
@@ -131,7 +155,18 @@ func llava15Header() (string, []safetensors.Tensor) {
 	}
 	ts = append(ts, f16("multi_modal_projector.linear_1.weight", 4096, 1024), f16("multi_modal_projector.linear_1.bias", 4096),
 		f16("multi_modal_projector.linear_2.weight", 4096, 4096), f16("multi_modal_projector.linear_2.bias", 4096))
+	if newline {
+		ts = append(ts, f16("image_newline", 4096))
+	}
 	return string(data), ts
+}
+
+// llava16MistralHeader is llava-hf/llava-v1.6-mistral-7b-hf's header,
+// rebuilt from its config as transformers' LlavaNextForConditionalGeneration
+// names it (no published listing was found; see corpus/models/SOURCES.md):
+// 687 tensors, Mistral 7B's 8 KV heads (1024 rows) and 14,336-wide MLP.
+func llava16MistralHeader() (string, []safetensors.Tensor) {
+	return llavaHeader("llava-hf__llava-v1.6-mistral-7b-hf", 1024, 14336, true)
 }
 
 // TestLlava15Header: the checkpoint read by llava's rules is what the
@@ -168,6 +203,62 @@ func TestLlava15Header(t *testing.T) {
 	want := []SkippedTensors{{Reason: skipClipPostNorm, Count: 2}, {Reason: skipTowerLayer, Count: 16}}
 	if diff := cmp.Diff(want, notes.Skipped); diff != "" {
 		t.Errorf("skipped (-want +got):\n%s", diff)
+	}
+}
+
+// TestLlava16MistralHeader: LLaVA-NeXT's checkpoint read by llava_next's
+// rules is what the config gives, whole and at TP2 (Mistral's 8 KV heads
+// split 4 a rank; image_newline whole), with the same tower layer and
+// post_layernorm dropped.
+func TestLlava16MistralHeader(t *testing.T) {
+	_, ts := llava16MistralHeader()
+	if len(ts) != 687 {
+		t.Fatalf("%d tensors, want 686 + image_newline", len(ts))
+	}
+	var n uint64
+	for _, x := range ts {
+		e := uint64(1)
+		for _, d := range x.Shape {
+			e *= d
+		}
+		n += e
+	}
+	if want := uint64(llava16MistralText + clipL336Embeddings + 2*1024 + 24*clipL336Layer + 2*1024 + llava15Projector + 4096); n != want || n != 7566747648 {
+		t.Errorf("the fixture holds %d parameters, by hand %d", n, want)
+	}
+	text2 := uint64(32*((2*4096*4096+2*1024*4096+3*4096*14336)/2+2*4096) + 2*16032*4096 + 4096)
+	layer2 := uint64((3*(1024*1024+1024)+1024*4096+4096)/2 + (1024*1024+4096*1024)/2 + 2*1024 + 4*1024)
+	proj2 := uint64((1024*4096+4096)/2 + 4096*4096/2 + 4096)
+	checkByHand(t, []byHandCase{{
+		name: "llava-v1.6-mistral-7b-hf", fixture: llava16MistralHeader,
+		ranks: []byHandRank{
+			{"TP1", tpRanks(1, 0), (llava16MistralText+clipL336Embeddings+2*1024+23*clipL336Layer+llava15Projector+4096)*2 + 577*8 + 32768*128*2, ""},
+			{"TP2", tpRanks(2, 0), (text2+clipL336Embeddings+2*1024+23*layer2+proj2+4096)*2 + 577*8 + 32768*128*2, ""},
+		},
+	}})
+}
+
+// TestLlavaNextFeatureLayerList: LLaVA-NeXT concatenates the features of a
+// list of layers, so its projector's linear_1 takes hidden x their count
+// (llava_next.py:256-262); LLaVA's keeps the tower's width (llava.py:567-
+// 569). Both build the tower to the deepest.
+func TestLlavaNextFeatureLayerList(t *testing.T) {
+	for _, tc := range []struct {
+		modelType     string
+		built, projIn uint64
+	}{
+		{"llava", 23, 128},
+		{"llava_next", 23, 4 * 128},
+	} {
+		doc := strings.Replace(llavaDoc(`"vision_feature_layer": [-24, -20, -12, -2]`), `"llava"`, `"`+tc.modelType+`"`, 1)
+		a, err := ParseConfig("x.json", []byte(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := [3]any{a.Vision.Layers, a.Vision.ProjectorIn, a.Vision.ImageNewline}
+		if want := [3]any{tc.built, tc.projIn, tc.modelType == "llava_next"}; got != want {
+			t.Errorf("%s: layers, projector input, newline %v, want %v", tc.modelType, got, want)
+		}
 	}
 }
 

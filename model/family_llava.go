@@ -71,6 +71,13 @@ func readLlavaLike(o jsonObject, a *Arch, next bool) jsonObject {
 	if len(*o.errs) > 0 {
 		return text
 	}
+	if o.has("torch_dtype") || o.has("dtype") {
+		// vLLM serves the root's dtype before the text model's
+		// (transformers_utils/model_arch_config_convertor.py:228-234):
+		// llava-v1.6-mistral-7b-hf's root says float16, its text_config
+		// bfloat16.
+		a.Dtype = readDtype(o)
+	}
 	a.tree.rename = llavaRename
 	v, ok := o.object("vision_config")
 	if !ok {

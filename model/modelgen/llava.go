@@ -2,7 +2,8 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// Llava draws model_type llava: a Llama, Mistral or Qwen2 language model
+// Llava draws model_type llava or llava_next (LLaVA-NeXT: the same, with
+// image_newline and a projector as wide as the selected layers): a Llama, Mistral or Qwen2 language model
 // under text_config (its model_type sometimes left to LlavaConfig's
 // default, llama) with a CLIP tower built to vision_feature_layer (an
 // index from either end, a list, or LlavaConfig's -2 left out) and the
@@ -10,7 +11,7 @@ import "pgregory.net/rapid"
 // top, as the published configs keep it, or under text_config.
 func Llava() *rapid.Generator[map[string]any] { return llava.generator() }
 
-var llava = family{types: []string{"llava"}, draw: drawLlava}
+var llava = family{types: []string{"llava", "llava_next"}, draw: drawLlava}
 
 // llavaText are the text models a LLaVA wrapper holds and their
 // generators.
@@ -47,8 +48,11 @@ func drawLlava(t *rapid.T, modelType string) map[string]any {
 		delete(text, "quantization_config")
 		c["quantization_config"] = q
 	}
-	if rapid.IntRange(0, 3).Draw(t, "text_inherits_dtype") == 0 {
+	switch rapid.IntRange(0, 3).Draw(t, "dtype_form") {
+	case 0:
 		delete(text, "torch_dtype")
+	case 1: // the root's dtype is served (llava-v1.6-mistral-7b-hf: float16 over bfloat16)
+		c["torch_dtype"] = rapid.SampledFrom([]string{"bfloat16", "float16", "float32"}).Draw(t, "root_dtype")
 	}
 	if textType == "llama" && rapid.IntRange(0, 3).Draw(t, "text_model_type_left_out") == 0 {
 		delete(text, "model_type") // LlavaConfig's default text model
