@@ -25,6 +25,11 @@ func init() {
 		// give 4096 hidden, 32 layers and 32 heads.
 		"llava-hf__llava-v1.6-mistral-7b-hf": {ModelType: "llava_next", Layers: 32, Hidden: 4096, Heads: 32, KVHeads: 8, HeadDim: 128, Vocab: 32064,
 			MaxPos: 32768, RotaryDim: 128, Vision: "clip", Dtype: "float16"},
+		// The language model at the top (transformers 4.41's
+		// Qwen2VLConfig); rope_scaling type mrope; use_sliding_window
+		// false.
+		"Qwen__Qwen2-VL-7B-Instruct": {ModelType: "qwen2_vl", Layers: 28, Hidden: 3584, Heads: 28, KVHeads: 4, HeadDim: 128, Vocab: 152064,
+			MaxPos: 32768, RotaryDim: 128, Rope: "mrope", Vision: "qwen2_vl", Dtype: "bfloat16"},
 	} {
 		shippedShapes[name] = s
 	}
@@ -60,6 +65,23 @@ const (
 // norms 8192: 218,112,000; 32 of them 6,979,584,000; embedding and head
 // 131,334,144 each; the norm 4096: 7,242,256,384. With the whole tower
 // (303,507,456), the projector and image_newline (4096): 7,566,747,648.
+// Qwen2-VL-7B-Instruct, counted from qwen2_vl.py at d18bb7b. The text
+// model is Qwen2-7B's: a layer's q 3584 x 3584 + 3584, k and v 512 x 3584
+// + 512 each, o 3584 x 3584, gate, up and down 3 x 3584 x 18,944, two
+// norms 7168: 233,057,792; 28 of them; embedding and head 152,064 x 3584
+// each; the norm 3584: 7,615,616,512. The tower (embed_dim 1280, MLP 4 x
+// 1280 = 5120): patch_embed 1280 x 3 x 2 x 14 x 14 = 1,505,280; a block's
+// two LayerNorms 4 x 1280, qkv 3840 x 1280 + 3840, proj 1280 x 1280 +
+// 1280, fc1 5120 x 1280 + 5120, fc2 1280 x 5120 + 1280: 19,677,440; the
+// merger's ln_q 2 x 1280, mlp.0 5120 x 5120 + 5120, mlp.2 3584 x 5120 +
+// 3584: 44,575,744. 8,291,375,616 in all, the count the model card gives.
+const (
+	qwen2VL7BText   = 28*(3584*3584+3584+2*(512*3584+512)+3584*3584+3*3584*18944+2*3584) + 2*152064*3584 + 3584
+	qwen2VL7BBlock  = 4*1280 + 3840*1280 + 3840 + 1280*1280 + 1280 + 5120*1280 + 5120 + 1280*5120 + 1280
+	qwen2VL7BMerger = 2*1280 + 5120*5120 + 5120 + 3584*5120 + 3584
+	qwen2VL7BVision = 1280*3*2*14*14 + 32*qwen2VL7BBlock + qwen2VL7BMerger
+)
+
 const llava16MistralText = 32*(2*4096*4096+2*1024*4096+3*4096*14336+2*4096) + 2*32064*4096 + 4096
 
 // TestLlava15ParameterCount: the published checkpoint's parameters are the
@@ -102,6 +124,10 @@ func TestMultimodalWeightsByHand(t *testing.T) {
 		// llava-v1.6-mistral-7b-hf (llava_next.py): the same tower and
 		// projector, image_newline 4096, the rotary table 32,768 x 128.
 		{"llava-hf__llava-v1.6-mistral-7b-hf", (llava16MistralText+clipL336Embeddings+2*1024+23*clipL336Layer+llava15Projector+4096)*2 + 577*8 + 32768*128*2},
+		// Qwen2-VL-7B-Instruct (qwen2_vl.py): every tower block built; the
+		// mrope table 4 x 32,768 x 128 and the tower's 8192 x (1280/16)/2,
+		// in bfloat16.
+		{"Qwen__Qwen2-VL-7B-Instruct", (qwen2VL7BText+qwen2VL7BVision)*2 + 4*32768*128*2 + 8192*40*2},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -366,5 +392,132 @@ func TestLlavaRefuses(t *testing.T) {
 				t.Fatalf("error %v, want one holding %q", err, tc.err)
 			}
 		})
+	}
+}
+
+// qwen2VL7BHeader is Qwen/Qwen2-VL-7B-Instruct's safetensors header
+// rebuilt from its config in the names its checkpoint uses (the language
+// model under model., the tower under visual., q, k and v separate in the
+// text model and fused in the tower): 730 bfloat16 tensors, 8,291,375,616
+// parameters, the count its model card gives (no published listing was
+// found; see corpus/models/SOURCES.md).
+func qwen2VL7BHeader() (string, []safetensors.Tensor) {
+	data, err := os.ReadFile("../corpus/models/Qwen__Qwen2-VL-7B-Instruct.json")
+	if err != nil {
+		panic(err)
+	}
+	ts := []safetensors.Tensor{bf16("model.embed_tokens.weight", 152064, 3584), bf16("model.norm.weight", 3584), bf16("lm_head.weight", 152064, 3584)}
+	for l := range 28 {
+		p := fmt.Sprintf("model.layers.%d.", l)
+		ts = append(ts, bf16(p+"input_layernorm.weight", 3584), bf16(p+"post_attention_layernorm.weight", 3584),
+			bf16(p+"self_attn.q_proj.weight", 3584, 3584), bf16(p+"self_attn.q_proj.bias", 3584),
+			bf16(p+"self_attn.k_proj.weight", 512, 3584), bf16(p+"self_attn.k_proj.bias", 512),
+			bf16(p+"self_attn.v_proj.weight", 512, 3584), bf16(p+"self_attn.v_proj.bias", 512), bf16(p+"self_attn.o_proj.weight", 3584, 3584),
+			bf16(p+"mlp.gate_proj.weight", 18944, 3584), bf16(p+"mlp.up_proj.weight", 18944, 3584), bf16(p+"mlp.down_proj.weight", 3584, 18944))
+	}
+	ts = append(ts, bf16("visual.patch_embed.proj.weight", 1280, 3, 2, 14, 14))
+	for l := range 32 {
+		p := fmt.Sprintf("visual.blocks.%d.", l)
+		ts = append(ts, bf16(p+"norm1.weight", 1280), bf16(p+"norm1.bias", 1280), bf16(p+"norm2.weight", 1280), bf16(p+"norm2.bias", 1280),
+			bf16(p+"attn.qkv.weight", 3840, 1280), bf16(p+"attn.qkv.bias", 3840), bf16(p+"attn.proj.weight", 1280, 1280), bf16(p+"attn.proj.bias", 1280),
+			bf16(p+"mlp.fc1.weight", 5120, 1280), bf16(p+"mlp.fc1.bias", 5120), bf16(p+"mlp.fc2.weight", 1280, 5120), bf16(p+"mlp.fc2.bias", 1280))
+	}
+	ts = append(ts, bf16("visual.merger.ln_q.weight", 1280), bf16("visual.merger.ln_q.bias", 1280),
+		bf16("visual.merger.mlp.0.weight", 5120, 5120), bf16("visual.merger.mlp.0.bias", 5120),
+		bf16("visual.merger.mlp.2.weight", 3584, 5120), bf16("visual.merger.mlp.2.bias", 3584))
+	return string(data), ts
+}
+
+// TestQwen2VL7BHeader: Qwen2-VL's checkpoint read by qwen2_vl's rules is
+// what the config gives, whole and at TP2 (28 heads and 4 KV heads split
+// 14 and 2 a rank; the tower's 16 heads 8), in the published names and in
+// transformers 4.52's (model.language_model., model.visual.).
+func TestQwen2VL7BHeader(t *testing.T) {
+	_, ts := qwen2VL7BHeader()
+	if len(ts) != 730 {
+		t.Fatalf("%d tensors, want 3 + 28 x 12 + 1 + 32 x 12 + 6 = 730", len(ts))
+	}
+	var n uint64
+	for _, x := range ts {
+		e := uint64(1)
+		for _, d := range x.Shape {
+			e *= d
+		}
+		n += e
+	}
+	if want := uint64(qwen2VL7BText + qwen2VL7BVision); n != want || n != 8291375616 {
+		t.Errorf("the fixture holds %d parameters, by hand %d", n, want)
+	}
+	// TP2: the text model's q, k, v (and biases), o and MLP halve, its
+	// norms stay, the vocabulary is 76,032 rows a rank; the tower's patch
+	// embedding and LayerNorms stay, qkv and fc1 (weights and biases)
+	// halve, proj and fc2 halve their weights and keep their biases; the
+	// merger's mlp.0 halves, mlp.2 halves its weight and keeps its bias.
+	text2 := uint64(28*((3584*3584+3584+2*(512*3584+512)+3584*3584+3*3584*18944)/2+2*3584) + 2*76032*3584 + 3584)
+	block2 := uint64(4*1280 + (3840*1280+3840)/2 + 1280*1280/2 + 1280 + (5120*1280+5120)/2 + 1280*5120/2 + 1280)
+	merger2 := uint64(2*1280 + (5120*5120+5120)/2 + 3584*5120/2 + 3584)
+	tables := uint64(4*32768*128*2 + 8192*40*2)
+	checkByHand(t, []byHandCase{{
+		name: "Qwen2-VL-7B-Instruct", fixture: qwen2VL7BHeader,
+		ranks: []byHandRank{
+			{"TP1", tpRanks(1, 0), (qwen2VL7BText+qwen2VL7BVision)*2 + tables, ""},
+			{"TP2", tpRanks(2, 0), (text2+1280*3*2*14*14+32*block2+merger2)*2 + tables, ""},
+		},
+	}})
+	config, published := qwen2VL7BHeader()
+	var renamed []safetensors.Tensor
+	for _, x := range published {
+		switch {
+		case strings.HasPrefix(x.Name, "model."):
+			x.Name = "model.language_model." + strings.TrimPrefix(x.Name, "model.")
+		case strings.HasPrefix(x.Name, "visual."):
+			x.Name = "model." + x.Name
+		}
+		renamed = append(renamed, x)
+	}
+	a, _ := attachTensors(t, config, published)
+	b, notes := attachTensors(t, config, renamed)
+	if len(notes.Unknown) > 0 {
+		t.Errorf("4.52 names no rule names: %v", notes.Unknown)
+	}
+	for _, tp := range []uint64{1, 2, 4} {
+		if x, y := sum(CheckpointWeights(a, Whole(a, tp, 2, a.Quant))), sum(CheckpointWeights(b, Whole(b, tp, 2, b.Quant))); x != y {
+			t.Errorf("TP%d: published names %d B, 4.52 names %d B", tp, x, y)
+		}
+	}
+}
+
+// TestQwen2VLTextConfig: a Qwen2-VL config as later transformers save it,
+// the language model under text_config, reads as the flat one; a
+// vision_config without mlp_ratio takes Qwen2VLVisionConfig's 4, and a
+// bad one is an error naming it.
+func TestQwen2VLTextConfig(t *testing.T) {
+	body := `"hidden_size": 256, "intermediate_size": 512, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 1000`
+	vision := `"vision_config": {"depth": 2, "embed_dim": 64, "num_heads": 4, "hidden_size": 256%s}`
+	flat, err := ParseConfig("x.json", []byte(`{"model_type": "qwen2_vl", "torch_dtype": "bfloat16", `+body+`, `+fmt.Sprintf(vision, `, "mlp_ratio": 4`)+`}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	nested, err := ParseConfig("x.json", []byte(`{"model_type": "qwen2_vl", "torch_dtype": "bfloat16", "text_config": {`+body+`}, `+fmt.Sprintf(vision, "")+`}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(shapeOf(flat), shapeOf(nested)); diff != "" {
+		t.Errorf("(-flat +nested):\n%s", diff)
+	}
+	// 64 x 4 = 256.
+	if flat.Vision.Intermediate != 256 || nested.Vision.Intermediate != 256 {
+		t.Errorf("tower MLP %d and %d, want 256", flat.Vision.Intermediate, nested.Vision.Intermediate)
+	}
+	// 1.5 x 64 = 96; 2.7 x 64 = 172.8, truncated to 172 (qwen2_vl.py:409).
+	for ratio, want := range map[string]uint64{"1.5": 96, "2.7": 172} {
+		a, err := ParseConfig("x.json", []byte(`{"model_type": "qwen2_vl", `+body+`, `+fmt.Sprintf(vision, `, "mlp_ratio": `+ratio)+`}`))
+		if err != nil || a.Vision.Intermediate != want {
+			t.Errorf("mlp_ratio %s: %v, want a tower MLP of %d", ratio, err, want)
+		}
+	}
+	_, err = ParseConfig("x.json", []byte(`{"model_type": "qwen2_vl", `+body+`, `+fmt.Sprintf(vision, `, "mlp_ratio": -1`)+`}`))
+	if err == nil || !strings.Contains(err.Error(), "vision_config.mlp_ratio: must be a number in (0, 64]") {
+		t.Errorf("mlp_ratio -1: %v", err)
 	}
 }

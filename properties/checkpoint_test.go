@@ -269,7 +269,7 @@ func hfCheckpoint(a *model.Arch, cfg map[string]any, newNames, rotary bool) []sa
 		if newNames && a.ModelType != "llama4" && a.ModelType != "kimi_k25" {
 			lm, top = "model.language_model.", ""
 		}
-	case "qwen2_5_vl":
+	case "qwen2_5_vl", "qwen2_vl":
 		if newNames {
 			lm = "model.language_model."
 		}
@@ -803,6 +803,24 @@ func (w *ckptWriter) vision(v *model.VisionTower, newNames bool) {
 			w.gatedMLP(p+"mlp", h, v.Intermediate, "gate_proj", "up_proj", "down_proj", true)
 		}
 		w.norm(vt+"merger.ln_q", h)
+		w.linear(vt+"merger.mlp.0", merged, merged, true, true)
+		w.linear(vt+"merger.mlp.2", merged, v.OutHidden, true, true)
+	case "qwen2_vl":
+		vt := "visual."
+		if newNames {
+			vt = "model.visual."
+		}
+		w.add(vt+"patch_embed.proj.weight", w.dt, h, v.Channels, v.TemporalPatch, v.PatchSize, v.PatchSize)
+		for i := range v.Layers {
+			p := fmt.Sprintf("%sblocks.%d.", vt, i)
+			w.layerNorm(p+"norm1", h)
+			w.layerNorm(p+"norm2", h)
+			w.linear(p+"attn.qkv", h, 3*h, true, true)
+			w.linear(p+"attn.proj", h, h, true, true)
+			w.linear(p+"mlp.fc1", h, v.Intermediate, true, true)
+			w.linear(p+"mlp.fc2", v.Intermediate, h, true, true)
+		}
+		w.layerNorm(vt+"merger.ln_q", h)
 		w.linear(vt+"merger.mlp.0", merged, merged, true, true)
 		w.linear(vt+"merger.mlp.2", merged, v.OutHidden, true, true)
 	case "qwen3_vl":
