@@ -30,6 +30,11 @@ func init() {
 		// false.
 		"Qwen__Qwen2-VL-7B-Instruct": {ModelType: "qwen2_vl", Layers: 28, Hidden: 3584, Heads: 28, KVHeads: 4, HeadDim: 128, Vocab: 152064,
 			MaxPos: 32768, RotaryDim: 128, Rope: "mrope", Vision: "qwen2_vl", Dtype: "bfloat16"},
+		// llm_config is Qwen2.5-0.5B's shape (14 heads, 2 KV heads of 64,
+		// dynamic rope x2), tie_word_embeddings left to Qwen2Config
+		// (false); the InternViT-300M tower.
+		"OpenGVLab__InternVL3-1B-Pretrained": {ModelType: "internvl_chat", Layers: 24, Hidden: 896, Heads: 14, KVHeads: 2, HeadDim: 64, Vocab: 151674,
+			MaxPos: 32768, RotaryDim: 64, Rope: "dynamic", Vision: "intern_vit", Dtype: "bfloat16"},
 	} {
 		shippedShapes[name] = s
 	}
@@ -82,6 +87,25 @@ const (
 	qwen2VL7BVision = 1280*3*2*14*14 + 32*qwen2VL7BBlock + qwen2VL7BMerger
 )
 
+// InternVL3-1B, counted from internvl.py and intern_vit.py at d18bb7b.
+// The text model (Qwen2.5-0.5B's shape, untied): a layer's q 896 x 896 +
+// 896, k and v 128 x 896 + 128 each, o 896 x 896, gate, up and down 3 x
+// 896 x 4864, two norms 1792: 14,912,384; 24 of them; embedding and head
+// 151,674 rows (vLLM pads them to 151,680, a multiple of 64) x 896; the
+// norm 896. The tower (InternViT-300M): class_embedding 1024,
+// patch_embedding 1024 x 3 x 14 x 14 + 1024, position_embedding (448/14)^2
+// + 1 = 1025 rows x 1024; a layer's qkv 3072 x 1024 + 3072, proj 1024 x
+// 1024 + 1024, fc1 4096 x 1024 + 4096, fc2 1024 x 4096 + 1024, two
+// LayerNorms 4 x 1024, ls1 and ls2 2 x 1024: 12,598,272. mlp1 (a 0.5
+// downsample puts 4 patches side by side: 4096 wide): LayerNorm 2 x 4096,
+// 896 x 4096 + 896, 896 x 896 + 896.
+const (
+	internVL3Layer  = 896*896 + 896 + 2*(128*896+128) + 896*896 + 3*896*4864 + 2*896
+	internViTLayer  = 3072*1024 + 3072 + 1024*1024 + 1024 + 4096*1024 + 4096 + 1024*4096 + 1024 + 4*1024 + 2*1024
+	internViTEmbeds = 1024 + 1024*3*14*14 + 1024 + 1025*1024
+	internVL3MLP1   = 2*4096 + 896*4096 + 896 + 896*896 + 896
+)
+
 const llava16MistralText = 32*(2*4096*4096+2*1024*4096+3*4096*14336+2*4096) + 2*32064*4096 + 4096
 
 // TestLlava15ParameterCount: the published checkpoint's parameters are the
@@ -128,6 +152,10 @@ func TestMultimodalWeightsByHand(t *testing.T) {
 		// mrope table 4 x 32,768 x 128 and the tower's 8192 x (1280/16)/2,
 		// in bfloat16.
 		{"Qwen__Qwen2-VL-7B-Instruct", (qwen2VL7BText+qwen2VL7BVision)*2 + 4*32768*128*2 + 8192*40*2},
+		// InternVL3-1B-Pretrained (internvl.py): select_layer -1 builds
+		// all 24 tower layers; the padded vocabulary; the dynamic-NTK rope
+		// keeps max_position rows, 32,768 x 64.
+		{"OpenGVLab__InternVL3-1B-Pretrained", (24*internVL3Layer+2*151680*896+896+internViTEmbeds+24*internViTLayer+internVL3MLP1)*2 + 32768*64*2},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -519,5 +547,142 @@ func TestQwen2VLTextConfig(t *testing.T) {
 	_, err = ParseConfig("x.json", []byte(`{"model_type": "qwen2_vl", `+body+`, `+fmt.Sprintf(vision, `, "mlp_ratio": -1`)+`}`))
 	if err == nil || !strings.Contains(err.Error(), "vision_config.mlp_ratio: must be a number in (0, 64]") {
 		t.Errorf("mlp_ratio -1: %v", err)
+	}
+}
+
+// internVL3Header is OpenGVLab/InternVL3-1B-Pretrained's safetensors
+// header rebuilt from its config and the module tree transformers prints
+// for it (see corpus/models/SOURCES.md): the language model under
+// language_model., InternViT under vision_model. (its nn.Parameters
+// class_embedding, position_embedding [1, 1025, 1024], ls1 and ls2
+// beside the modules), mlp1's LayerNorm and Linears at 0, 1 and 3; 637
+// bfloat16 tensors.
+func internVL3Header() (string, []safetensors.Tensor) {
+	data, err := os.ReadFile("../corpus/models/OpenGVLab__InternVL3-1B-Pretrained.json")
+	if err != nil {
+		panic(err)
+	}
+	ts := []safetensors.Tensor{bf16("language_model.model.embed_tokens.weight", 151674, 896), bf16("language_model.model.norm.weight", 896),
+		bf16("language_model.lm_head.weight", 151674, 896)}
+	for l := range 24 {
+		p := fmt.Sprintf("language_model.model.layers.%d.", l)
+		ts = append(ts, bf16(p+"input_layernorm.weight", 896), bf16(p+"post_attention_layernorm.weight", 896),
+			bf16(p+"self_attn.q_proj.weight", 896, 896), bf16(p+"self_attn.q_proj.bias", 896),
+			bf16(p+"self_attn.k_proj.weight", 128, 896), bf16(p+"self_attn.k_proj.bias", 128),
+			bf16(p+"self_attn.v_proj.weight", 128, 896), bf16(p+"self_attn.v_proj.bias", 128), bf16(p+"self_attn.o_proj.weight", 896, 896),
+			bf16(p+"mlp.gate_proj.weight", 4864, 896), bf16(p+"mlp.up_proj.weight", 4864, 896), bf16(p+"mlp.down_proj.weight", 896, 4864))
+	}
+	v := "vision_model."
+	ts = append(ts, bf16(v+"embeddings.class_embedding", 1, 1, 1024), bf16(v+"embeddings.patch_embedding.weight", 1024, 3, 14, 14),
+		bf16(v+"embeddings.patch_embedding.bias", 1024), bf16(v+"embeddings.position_embedding", 1, 1025, 1024))
+	for l := range 24 {
+		p := fmt.Sprintf("%sencoder.layers.%d.", v, l)
+		ts = append(ts, bf16(p+"attn.qkv.weight", 3072, 1024), bf16(p+"attn.qkv.bias", 3072), bf16(p+"attn.proj.weight", 1024, 1024),
+			bf16(p+"attn.proj.bias", 1024), bf16(p+"mlp.fc1.weight", 4096, 1024), bf16(p+"mlp.fc1.bias", 4096),
+			bf16(p+"mlp.fc2.weight", 1024, 4096), bf16(p+"mlp.fc2.bias", 1024), bf16(p+"norm1.weight", 1024), bf16(p+"norm1.bias", 1024),
+			bf16(p+"norm2.weight", 1024), bf16(p+"norm2.bias", 1024), bf16(p+"ls1", 1024), bf16(p+"ls2", 1024))
+	}
+	ts = append(ts, bf16("mlp1.0.weight", 4096), bf16("mlp1.0.bias", 4096), bf16("mlp1.1.weight", 896, 4096), bf16("mlp1.1.bias", 896),
+		bf16("mlp1.3.weight", 896, 896), bf16("mlp1.3.bias", 896))
+	return string(data), ts
+}
+
+// TestInternVL3Header: InternVL's checkpoint read by internvl_chat's rules
+// is what the config gives, whole and at TP2: the text model's 14 heads
+// and 2 KV heads split 7 and 1 a rank, its vocabulary 151,680 / 2 =
+// 75,840 rows; the tower's qkv and fc1 halve with their biases, proj and
+// fc2 halve their weights and keep their biases, the embeddings, norms
+// and layer scales stay; mlp1 stays whole.
+func TestInternVL3Header(t *testing.T) {
+	_, ts := internVL3Header()
+	if len(ts) != 637 {
+		t.Fatalf("%d tensors, want 3 + 24 x 12 + 4 + 24 x 14 + 6 = 637", len(ts))
+	}
+	text2 := uint64(24*((896*896+896+2*(128*896+128)+896*896+3*896*4864)/2+2*896) + 2*75840*896 + 896)
+	layer2 := uint64((3072*1024+3072+4096*1024+4096)/2 + (1024*1024+1024*4096)/2 + 2*1024 + 4*1024 + 2*1024)
+	checkByHand(t, []byHandCase{{
+		name: "InternVL3-1B-Pretrained", fixture: internVL3Header,
+		ranks: []byHandRank{
+			{"TP1", tpRanks(1, 0), (24*internVL3Layer+2*151680*896+896+internViTEmbeds+24*internViTLayer+internVL3MLP1)*2 + 32768*64*2, ""},
+			{"TP2", tpRanks(2, 0), (text2+internViTEmbeds+24*layer2+internVL3MLP1)*2 + 32768*64*2, ""},
+		},
+	}})
+}
+
+// TestInternVLReads: select_layer builds the tower to it (-k: layers + 1 -
+// k; k >= 0: k + 1, internvl.py:628-634); InternViT-6B's towers, an
+// InternLM2 language model and keys the remote classes would give are
+// errors naming them.
+func TestInternVLReads(t *testing.T) {
+	data, err := os.ReadFile("../corpus/models/OpenGVLab__InternVL3-1B-Pretrained.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := string(data)
+	tests := []struct {
+		name, from, to string
+		layers         uint64
+		err            string
+	}{
+		{"select_layer -1", "", "", 24, ""},
+		{"select_layer -4", `"select_layer": -1`, `"select_layer": -4`, 21, ""},
+		{"select_layer 5", `"select_layer": -1`, `"select_layer": 5`, 6, ""},
+		{"select_layer -25", `"select_layer": -1`, `"select_layer": -25`, 0, "select_layer: -25 selects no layer of the 24 vision layers"},
+		{"select_layer 24", `"select_layer": -1`, `"select_layer": 24`, 0, "select_layer: 24 selects no layer"},
+		{"no select_layer", `"select_layer": -1,`, ``, 0, "select_layer: missing (required)"},
+		{"InternViT-6B", `"qk_normalization": false`, `"qk_normalization": true`, 0, "vision_config.qk_normalization: true: InternViT-6B"},
+		{"rms_norm", `"norm_type": "layer_norm"`, `"norm_type": "rms_norm"`, 0, `vision_config.norm_type: "rms_norm"`},
+		{"InternLM2", `"model_type": "qwen2"`, `"model_type": "internlm2"`, 0, `llm_config.model_type: "internlm2" is not a text model membudget sizes under internvl_chat`},
+		{"no downsample_ratio", `"downsample_ratio": 0.5,`, ``, 0, "downsample_ratio: missing (required)"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			doc := strings.Replace(base, tc.from, tc.to, 1)
+			a, err := ParseConfig("x.json", []byte(doc))
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("error %v, want one holding %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.Vision.Layers != tc.layers {
+				t.Errorf("%d tower layers, want %d", a.Vision.Layers, tc.layers)
+			}
+		})
+	}
+}
+
+// TestInternViTAttentionWholeWhenHeadsDoNotDivide: vLLM runs InternViT's
+// attention unsplit when its heads do not divide the ranks
+// (intern_vit.py:169-177) and splits its MLP as usual: with 8 heads at
+// TP16 a layer holds qkv and proj whole (3072 x 1024 + 3072 and 1024 x
+// 1024 + 1024) and a sixteenth of fc1 (4096 x 1024 / 16 and 4096 / 16).
+func TestInternViTAttentionWholeWhenHeadsDoNotDivide(t *testing.T) {
+	data, err := os.ReadFile("../corpus/models/OpenGVLab__InternVL3-1B-Pretrained.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := strings.Replace(string(data), `"num_attention_heads": 16`, `"num_attention_heads": 8`, 1)
+	a, err := ParseConfig("x.json", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]uint64{}
+	for _, it := range Weights(a, Whole(a, 16, 2, a.Quant)) {
+		if k, ok := strings.CutPrefix(it.Name, "vision_model.encoder.layers.0."); ok {
+			got[k] = it.Bytes
+		}
+	}
+	want := map[string]uint64{
+		"attn.qkv.weight": 3072 * 1024 * 2, "attn.qkv.bias": 3072 * 2, "attn.proj.weight": 1024 * 1024 * 2, "attn.proj.bias": 1024 * 2,
+		"mlp.fc1.weight": 4096 * 1024 / 16 * 2, "mlp.fc1.bias": 4096 / 16 * 2,
+	}
+	for k, w := range want {
+		if got[k] != w {
+			t.Errorf("%s: %d B, want %d", k, got[k], w)
+		}
 	}
 }

@@ -264,9 +264,9 @@ func hfCheckpoint(a *model.Arch, cfg map[string]any, newNames, rotary bool) []sa
 	w := &ckptWriter{a: a, q: a.Quant, dt: map[string]string{"bfloat16": "BF16", "float16": "F16", "float32": "F32"}[a.Dtype], text: text}
 	lm, top := "model.", ""
 	switch a.ModelType {
-	case "gemma3", "mistral3", "llama4", "kimi_k25", "llava":
+	case "gemma3", "mistral3", "llama4", "kimi_k25", "llava", "internvl_chat":
 		lm, top = "language_model.model.", "language_model."
-		if newNames && a.ModelType != "llama4" && a.ModelType != "kimi_k25" {
+		if newNames && a.ModelType != "llama4" && a.ModelType != "kimi_k25" && a.ModelType != "internvl_chat" {
 			lm, top = "model.language_model.", ""
 		}
 	case "qwen2_5_vl", "qwen2_vl":
@@ -894,6 +894,30 @@ func (w *ckptWriter) vision(v *model.VisionTower, newNames bool) {
 		}
 		w.linear(mp+"linear_1", v.ProjectorIn, v.OutHidden, v.ProjectorBias, true)
 		w.linear(mp+"linear_2", v.OutHidden, v.OutHidden, v.ProjectorBias, true)
+	case "intern_vit":
+		// InternVL's checkpoint holds the whole tower; vLLM builds
+		// v.Layers of it.
+		vt := "vision_model."
+		side := v.ImageSize / v.PatchSize
+		w.add(vt+"embeddings.class_embedding", w.dt, 1, 1, h)
+		w.add(vt+"embeddings.patch_embedding.weight", w.dt, h, v.Channels, v.PatchSize, v.PatchSize)
+		w.add(vt+"embeddings.patch_embedding.bias", w.dt, h)
+		w.add(vt+"embeddings.position_embedding", w.dt, 1, side*side+1, h)
+		for i := range v.Layers + 1 {
+			p := fmt.Sprintf("%sencoder.layers.%d.", vt, i)
+			w.linear(p+"attn.qkv", h, 3*h, v.ProjectorBias, true)
+			w.linear(p+"attn.proj", h, h, true, true)
+			w.linear(p+"mlp.fc1", h, v.Intermediate, true, true)
+			w.linear(p+"mlp.fc2", v.Intermediate, h, true, true)
+			w.layerNorm(p+"norm1", h)
+			w.layerNorm(p+"norm2", h)
+			w.add(p+"ls1", w.dt, h)
+			w.add(p+"ls2", w.dt, h)
+		}
+		in := h * v.SpatialMerge * v.SpatialMerge
+		w.layerNorm("mlp1.0", in)
+		w.linear("mlp1.1", in, v.OutHidden, true, false)
+		w.linear("mlp1.3", v.OutHidden, v.OutHidden, true, false)
 	case "llama4":
 		vt := "vision_model."
 		side := v.ImageSize / v.PatchSize
