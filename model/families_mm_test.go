@@ -405,8 +405,8 @@ func llavaDoc(extra string) string {
 // is an error naming its key, never a guess.
 func TestLlavaRefuses(t *testing.T) {
 	tests := []struct{ name, doc, err string }{
-		{"siglip tower", strings.Replace(llavaDoc(`"x": 1`), `"clip_vision_model"`, `"siglip_vision_model"`, 1),
-			`vision_config.model_type: "siglip_vision_model": only a CLIP tower`},
+		{"pixtral tower", strings.Replace(llavaDoc(`"x": 1`), `"clip_vision_model"`, `"pixtral"`, 1),
+			`vision_config.model_type: "pixtral": only a CLIP (clip_vision_model) or SigLIP (siglip_vision_model) tower`},
 		{"gemma text", strings.Replace(llavaDoc(`"x": 1`), `"model_type": "llama"`, `"model_type": "gemma"`, 1),
 			`text_config.model_type: "gemma" is not a text model membudget sizes under llava`},
 		{"no tower", `{"model_type": "llava", "text_config": {"hidden_size": 256, "intermediate_size": 512, "num_hidden_layers": 2, "num_attention_heads": 4}}`,
@@ -684,5 +684,52 @@ func TestInternViTAttentionWholeWhenHeadsDoNotDivide(t *testing.T) {
 		if got[k] != w {
 			t.Errorf("%s: %d B, want %d", k, got[k], w)
 		}
+	}
+}
+
+// TestLlavaSiglipTower: a LLaVA wrapper with SigLIP-so400m (1152 wide,
+// 4304 MLP, 27 layers, 384 px in 14 px patches: 27^2 = 729 positions),
+// every layer built (vision_feature_layer -1), counted from siglip.py at
+// d18bb7b: patch_embedding 1152 x 3 x 14 x 14 + 1152, position_embedding
+// 729 x 1152 and the int64 position_ids 729 x 8 B; a layer's q, k, v and
+// out_proj 4 x (1152 x 1152 + 1152), fc1 1152 x 4304 + 4304, fc2 4304 x
+// 1152 + 1152, two LayerNorms 4 x 1152: 15,239,504; no post_layernorm, no
+// head. Under fp8 its MLP stays in bf16 (4304 is no multiple of 64) while
+// its attention is fp8.
+func TestLlavaSiglipTower(t *testing.T) {
+	doc := `{"model_type": "llava", "torch_dtype": "bfloat16", "vision_feature_layer": -1,
+ "text_config": {"model_type": "qwen2", "hidden_size": 256, "intermediate_size": 512, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 1024},
+ "vision_config": {"model_type": "siglip_vision_model", "hidden_size": 1152, "intermediate_size": 4304, "num_hidden_layers": 27, "num_attention_heads": 16,
+  "image_size": 384, "patch_size": 14}%s}`
+	a, err := ParseConfig("x.json", []byte(fmt.Sprintf(doc, "")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Vision.Kind != "llava_siglip" || a.Vision.Layers != 27 {
+		t.Fatalf("tower %s of %d layers, want llava_siglip of 27", a.Vision.Kind, a.Vision.Layers)
+	}
+	items := Weights(a, Whole(a, 1, 2, a.Quant))
+	tower := uint64(1152*3*14*14+1152+729*1152+27*15239504)*2 + 729*8
+	if got := sumItems(items, "vision_tower."); got != tower {
+		t.Errorf("tower %d B, want %d", got, tower)
+	}
+	// The projector: 1152 x 256 + 256 and 256 x 256 + 256, biased
+	// (LlavaConfig's default).
+	if got, want := sumItems(items, "multi_modal_projector."), uint64(1152*256+256+256*256+256)*2; got != want {
+		t.Errorf("projector %d B, want %d", got, want)
+	}
+	q, err := ParseConfig("x.json", []byte(fmt.Sprintf(doc, `, "quantization_config": {"quant_method": "fp8", "activation_scheme": "dynamic"}`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]uint64{}
+	for _, it := range Weights(q, Whole(q, 1, 2, q.Quant)) {
+		if k, ok := strings.CutPrefix(it.Name, "vision_tower.vision_model.encoder.layers.0."); ok {
+			got[k] = it.Bytes
+		}
+	}
+	if got["mlp.fc1.weight"] != 1152*4304*2 || got["self_attn.qkv_proj.weight"] != 3*1152*1152 {
+		t.Errorf("under fp8: fc1 %d B (want bf16, %d), qkv_proj %d B (want fp8, %d)", got["mlp.fc1.weight"], 1152*4304*2,
+			got["self_attn.qkv_proj.weight"], 3*1152*1152)
 	}
 }

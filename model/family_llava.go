@@ -12,6 +12,7 @@ func init() {
 	registerMultimodal("llava", readLlava,
 		ckptFamily(llavaRename, [][]moduleRule{gqaAttention, gatedMLP, twoNorms}, clipTower, llavaProjector).skipping(clipSkips...))
 	registerVisionTower("clip", (*weights).clip)
+	registerVisionTower("llava_siglip", (*weights).llavaSiglip)
 	registerArchitectures("llava", "LlavaForConditionalGeneration")
 	declareClass("llava", llavaClass)
 	declareClass("clip_vision_model", clipVisionClass)
@@ -84,10 +85,15 @@ func readLlavaLike(o jsonObject, a *Arch, next bool) jsonObject {
 		o.fail("vision_config", "missing (required for model_type %s)", a.ModelType)
 		return text
 	}
-	if kind := v.str("model_type"); kind != "" && kind != "clip_vision_model" {
-		// llava.py init_vision_tower_for_llava also builds SigLIP and
-		// Pixtral towers; membudget sizes the CLIP one.
-		v.fail("model_type", "%q: only a CLIP tower (clip_vision_model) is sized under %s", kind, a.ModelType)
+	kind := "clip"
+	switch named := v.str("model_type"); named {
+	case "", "clip_vision_model":
+	case "siglip_vision_model":
+		kind = "llava_siglip"
+	default:
+		// llava.py init_vision_tower_for_llava also builds Pixtral's
+		// tower; membudget sizes the CLIP and SigLIP ones.
+		v.fail("model_type", "%q: only a CLIP (clip_vision_model) or SigLIP (siglip_vision_model) tower is sized under %s", named, a.ModelType)
 		return text
 	}
 	layers := v.uint("num_hidden_layers")
@@ -99,7 +105,7 @@ func readLlavaLike(o jsonObject, a *Arch, next bool) jsonObject {
 		projIn = budget.SatMul(hidden, features)
 	}
 	a.Vision = &VisionTower{
-		Kind:          "clip",
+		Kind:          kind,
 		Hidden:        hidden,
 		Intermediate:  v.uint("intermediate_size"),
 		Layers:        built,
@@ -177,6 +183,44 @@ func (w *weights) clip(v *VisionTower) {
 		w.layerNorm(lp+"layer_norm1", h)
 		w.layerNorm(lp+"layer_norm2", h)
 	}
+	w.llavaProjector(v)
+}
+
+// llavaSiglip adds a LLaVA SigLIP tower and its projector (siglip.py:
+// 281-520, 666-818; llava.py:126-158): a biased Conv2d patch embedding,
+// a learned table of (image/patch)^2 positions and its int64 position_ids
+// buffer, the encoder layers vLLM builds (fused qkv_proj and out_proj,
+// fc1 and fc2, all biased; two LayerNorms), no post_layernorm and no
+// pooling head (LLaVA passes require_post_norm=False; use_head defaults
+// to False), then the projector. SigLIP's MLP takes the quantization
+// config only where both its widths are multiples of 64, or under
+// bitsandbytes (siglip.py:442-450).
+func (w *weights) llavaSiglip(v *VisionTower) {
+	p := "vision_tower.vision_model."
+	h := v.Hidden
+	side := v.ImageSize / v.PatchSize
+	positions := budget.SatMul(side, side)
+	w.add(p+"embeddings.patch_embedding.weight", bytesOf(budget.SatMul(h*v.Channels, v.PatchSize*v.PatchSize), w.dt))
+	w.add(p+"embeddings.patch_embedding.bias", bytesOf(h, w.dt))
+	w.add(p+"embeddings.position_embedding.weight", bytesOf(budget.SatMul(positions, h), w.dt))
+	// torch.arange(dtype=torch.int64): 8 bytes a position (siglip.py:300-304).
+	w.add(p+"embeddings.position_ids", bytesOf(positions, 8))
+	quantMLP := h%64 == 0 && v.Intermediate%64 == 0 || w.sh.Quant.Method == "bitsandbytes"
+	for i := range v.Layers {
+		lp := fmt.Sprintf("%sencoder.layers.%d.", p, i)
+		w.towerLinear(lp+"self_attn.qkv_proj", h, 3*h, column, true, true)
+		w.towerLinear(lp+"self_attn.out_proj", h, h, row, true, true)
+		w.towerLinear(lp+"mlp.fc1", h, v.Intermediate, column, true, quantMLP)
+		w.towerLinear(lp+"mlp.fc2", v.Intermediate, h, row, true, quantMLP)
+		w.layerNorm(lp+"layer_norm1", h)
+		w.layerNorm(lp+"layer_norm2", h)
+	}
+	w.llavaProjector(v)
+}
+
+// llavaProjector adds LLaVA-NeXT's image_newline and the projector's
+// linear_1 (column) and linear_2 (row), quantized with the model.
+func (w *weights) llavaProjector(v *VisionTower) {
 	if v.ImageNewline {
 		w.add("image_newline", bytesOf(v.OutHidden, w.dt))
 	}
@@ -192,6 +236,9 @@ const (
 	// skipClipPositionIDs: a checkpoint saved before the buffer became
 	// non-persistent holds it; vLLM builds its own (clip.py:333-337).
 	skipClipPositionIDs = "CLIP's position_ids buffer, which vLLM builds itself"
+	// skipSiglipHead: siglip.py:729-737, 802-803: SiglipVisionModel
+	// builds no pooling head unless use_head, which LLaVA does not pass.
+	skipSiglipHead = "SigLIP's pooling head, which LLaVA does not build"
 )
 
 var (
@@ -224,6 +271,7 @@ var (
 	clipSkips = [][2]string{
 		{"vision_tower.vision_model.post_layernorm.", skipClipPostNorm},
 		{"vision_tower.vision_model.embeddings.position_ids", skipClipPositionIDs},
+		{"vision_tower.vision_model.head.", skipSiglipHead},
 	}
 	// llavaRename: llava.py's and llava_next.py's hf_to_vllm_mapper, in
 	// the rules' form: the language model's checkpoint names before

@@ -894,6 +894,35 @@ func (w *ckptWriter) vision(v *model.VisionTower, newNames bool) {
 		}
 		w.linear(mp+"linear_1", v.ProjectorIn, v.OutHidden, v.ProjectorBias, true)
 		w.linear(mp+"linear_2", v.OutHidden, v.OutHidden, v.ProjectorBias, true)
+	case "llava_siglip":
+		// LLaVA's SigLIP checkpoint holds the whole tower, post_layernorm
+		// and sometimes the pooling head; vLLM builds v.Layers and neither.
+		vt, mp, nl := "vision_tower.vision_model.", "multi_modal_projector.", "image_newline"
+		if newNames {
+			vt, mp, nl = "model."+vt, "model."+mp, "model."+nl
+		}
+		side := v.ImageSize / v.PatchSize
+		w.add(vt+"embeddings.patch_embedding.weight", w.dt, h, v.Channels, v.PatchSize, v.PatchSize)
+		w.add(vt+"embeddings.patch_embedding.bias", w.dt, h)
+		w.add(vt+"embeddings.position_embedding.weight", w.dt, side*side, h)
+		quantMLP := h%64 == 0 && v.Intermediate%64 == 0
+		for i := range v.Layers + 1 {
+			p := fmt.Sprintf("%sencoder.layers.%d.", vt, i)
+			for _, m := range []string{"q_proj", "k_proj", "v_proj", "out_proj"} {
+				w.linear(p+"self_attn."+m, h, h, true, true)
+			}
+			w.linear(p+"mlp.fc1", h, v.Intermediate, true, quantMLP)
+			w.linear(p+"mlp.fc2", v.Intermediate, h, true, quantMLP)
+			w.layerNorm(p+"layer_norm1", h)
+			w.layerNorm(p+"layer_norm2", h)
+		}
+		w.layerNorm(vt+"post_layernorm", h)
+		w.add(vt+"head.probe", w.dt, 1, 1, h)
+		if v.ImageNewline {
+			w.add(nl, w.dt, v.OutHidden)
+		}
+		w.linear(mp+"linear_1", v.ProjectorIn, v.OutHidden, v.ProjectorBias, true)
+		w.linear(mp+"linear_2", v.OutHidden, v.OutHidden, v.ProjectorBias, true)
 	case "intern_vit":
 		// InternVL's checkpoint holds the whole tower; vLLM builds
 		// v.Layers of it.
