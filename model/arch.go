@@ -72,10 +72,10 @@ func (l Layer) Sliding() bool { return l.Kind == SlidingAttention }
 // that feeds the language model, whose weights vLLM loads beside it.
 type VisionTower struct {
 	// Kind names the tower's architecture: "siglip" (Gemma 3), "qwen2_5_vl",
-	// "qwen3_vl" (also Qwen3.5's), "pixtral" (Mistral 3), "llama4", "clip"
-	// and "llava_siglip" (LLaVA's and LLaVA-NeXT's CLIP or SigLIP with their
-	// MLP projector), "qwen2_vl", "intern_vit" (InternVL's InternViT and
-	// mlp1).
+	// "qwen3_vl" (also Qwen3.5's), "pixtral" (Mistral 3), "llama4", "clip",
+	// "llava_siglip" and "llava_pixtral" (LLaVA's and LLaVA-NeXT's CLIP,
+	// SigLIP or Pixtral towers with their MLP projector), "qwen2_vl",
+	// "intern_vit" (InternVL's InternViT and mlp1).
 	Kind string
 	// Hidden, Intermediate, Layers and Heads are the encoder's width, MLP
 	// width, depth (the layers vLLM builds) and attention heads.

@@ -405,8 +405,8 @@ func llavaDoc(extra string) string {
 // is an error naming its key, never a guess.
 func TestLlavaRefuses(t *testing.T) {
 	tests := []struct{ name, doc, err string }{
-		{"pixtral tower", strings.Replace(llavaDoc(`"x": 1`), `"clip_vision_model"`, `"pixtral"`, 1),
-			`vision_config.model_type: "pixtral": only a CLIP (clip_vision_model) or SigLIP (siglip_vision_model) tower`},
+		{"idefics3 tower", strings.Replace(llavaDoc(`"x": 1`), `"clip_vision_model"`, `"idefics3_vision"`, 1),
+			`vision_config.model_type: "idefics3_vision": only a CLIP (clip_vision_model), SigLIP (siglip_vision_model) or Pixtral (pixtral) tower`},
 		{"gemma text", strings.Replace(llavaDoc(`"x": 1`), `"model_type": "llama"`, `"model_type": "gemma"`, 1),
 			`text_config.model_type: "gemma" is not a text model membudget sizes under llava`},
 		{"no tower", `{"model_type": "llava", "text_config": {"hidden_size": 256, "intermediate_size": 512, "num_hidden_layers": 2, "num_attention_heads": 4}}`,
@@ -731,5 +731,36 @@ func TestLlavaSiglipTower(t *testing.T) {
 	if got["mlp.fc1.weight"] != 1152*4304*2 || got["self_attn.qkv_proj.weight"] != 3*1152*1152 {
 		t.Errorf("under fp8: fc1 %d B (want bf16, %d), qkv_proj %d B (want fp8, %d)", got["mlp.fc1.weight"], 1152*4304*2,
 			got["self_attn.qkv_proj.weight"], 3*1152*1152)
+	}
+}
+
+// TestLlavaPixtralTower: mistral-community/pixtral-12b's shape, LLaVA
+// around Pixtral's tower (1024 wide, 4096 MLP, 16 heads, 24 layers, 1024
+// px in 16 px patches) with vision_feature_layer -1, counted from
+// pixtral.py at d18bb7b: patch_conv 1024 x 3 x 16 x 16 (no bias),
+// ln_pre 1024; a layer's q, k, v and o 4 x 1024 x 1024, gate, up and
+// down 3 x 1024 x 4096, two RMSNorms 2 x 1024: 16,779,264; the 2D rope's
+// float32 table (1024/16)^2 x 64 x 4 B; no patch merger. The projector,
+// LLaVA's: 1024 x 512 + 512 and 512 x 512 + 512.
+func TestLlavaPixtralTower(t *testing.T) {
+	doc := `{"model_type": "llava", "torch_dtype": "bfloat16", "vision_feature_layer": -1,
+ "text_config": {"model_type": "mistral", "hidden_size": 512, "intermediate_size": 1024, "num_hidden_layers": 2, "num_attention_heads": 4,
+  "num_key_value_heads": 2, "vocab_size": 1024, "sliding_window": null},
+ "vision_config": {"model_type": "pixtral", "hidden_size": 1024, "intermediate_size": 4096, "num_hidden_layers": 24, "num_attention_heads": 16,
+  "image_size": 1024, "patch_size": 16, "head_dim": 64}}`
+	a, err := ParseConfig("x.json", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	items := Weights(a, Whole(a, 1, 2, a.Quant))
+	layer := uint64(4*1024*1024 + 3*1024*4096 + 2*1024)
+	if got, want := sumItems(items, "vision_tower."), (1024*3*16*16+1024+24*layer)*2; got != want {
+		t.Errorf("tower %d B, want %d", got, want)
+	}
+	if got, want := sumItems(items, "rotary_emb.vision_tower."), uint64(64*64*64*4); got != want {
+		t.Errorf("2D rope table %d B, want %d", got, want)
+	}
+	if got, want := sumItems(items, "multi_modal_projector."), uint64(1024*512+512+512*512+512)*2; got != want {
+		t.Errorf("projector %d B, want %d (LLaVA's two layers, no patch merger)", got, want)
 	}
 }

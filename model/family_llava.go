@@ -10,8 +10,9 @@ import (
 
 func init() {
 	registerMultimodal("llava", readLlava,
-		ckptFamily(llavaRename, [][]moduleRule{gqaAttention, gatedMLP, twoNorms}, clipTower, llavaProjector).skipping(clipSkips...))
+		ckptFamily(llavaRename, [][]moduleRule{gqaAttention, gatedMLP, twoNorms}, clipTower, llavaPixtralTower, llavaProjector).skipping(clipSkips...))
 	registerVisionTower("clip", (*weights).clip)
+	registerVisionTower("llava_pixtral", (*weights).llavaPixtral)
 	registerVisionTower("llava_siglip", (*weights).llavaSiglip)
 	registerArchitectures("llava", "LlavaForConditionalGeneration")
 	declareClass("llava", llavaClass)
@@ -90,10 +91,12 @@ func readLlavaLike(o jsonObject, a *Arch, next bool) jsonObject {
 	case "", "clip_vision_model":
 	case "siglip_vision_model":
 		kind = "llava_siglip"
+	case "pixtral":
+		// mistral-community/pixtral-12b: LLaVA around Pixtral's tower
+		// (llava.py:482-489, PixtralHFVisionModel).
+		kind = "llava_pixtral"
 	default:
-		// llava.py init_vision_tower_for_llava also builds Pixtral's
-		// tower; membudget sizes the CLIP and SigLIP ones.
-		v.fail("model_type", "%q: only a CLIP (clip_vision_model) or SigLIP (siglip_vision_model) tower is sized under %s", named, a.ModelType)
+		v.fail("model_type", "%q: only a CLIP (clip_vision_model), SigLIP (siglip_vision_model) or Pixtral (pixtral) tower is sized under %s", named, a.ModelType)
 		return text
 	}
 	layers := v.uint("num_hidden_layers")
@@ -218,6 +221,14 @@ func (w *weights) llavaSiglip(v *VisionTower) {
 	w.llavaProjector(v)
 }
 
+// llavaPixtral adds a LLaVA Pixtral tower (pixtralTower: the layers vLLM
+// builds to vision_feature_layer, their 2D rope table) and LLaVA's
+// projector, without Mistral 3's patch merger.
+func (w *weights) llavaPixtral(v *VisionTower) {
+	w.pixtralTower(v)
+	w.llavaProjector(v)
+}
+
 // llavaProjector adds LLaVA-NeXT's image_newline and the projector's
 // linear_1 (column) and linear_2 (row), quantized with the model.
 func (w *weights) llavaProjector(v *VisionTower) {
@@ -261,6 +272,20 @@ var (
 		{module: "layer_norm1"},
 		{module: "layer_norm2"},
 	}))))
+	// llavaPixtralTower: the Pixtral tower in the transformers layout
+	// (models/pixtral/modeling_pixtral.py; pixtral.py:1147-1390), as
+	// Mistral 3's (pixtralVision) without its patch merger.
+	llavaPixtralTower = onFirstStage([]moduleRule{
+		{module: "vision_tower.patch_conv"},
+		{module: "vision_tower.ln_pre"},
+	}, towerLayers(under("vision_tower.transformer.layers.*.", []moduleRule{
+		{module: "attention.q_proj", vllm: "attention.qkv_proj", split: column},
+		{module: "attention.k_proj", vllm: "attention.qkv_proj", split: column, follower: true},
+		{module: "attention.v_proj", vllm: "attention.qkv_proj", split: column, follower: true},
+		{module: "attention.o_proj", split: row},
+		{module: "attention_norm"},
+		{module: "ffn_norm"},
+	}, gatedMLPAt("feed_forward"))))
 	// llavaProjector: LlavaMultiModalProjector (llava.py:126-158) and
 	// LLaVA-NeXT's image_newline.
 	llavaProjector = onFirstStage([]moduleRule{

@@ -2,7 +2,7 @@ package model
 
 func init() {
 	registerMultimodal("llava_next", readLlavaNext,
-		ckptFamily(llavaRename, [][]moduleRule{gqaAttention, gatedMLP, twoNorms}, clipTower, llavaProjector).skipping(clipSkips...))
+		ckptFamily(llavaRename, [][]moduleRule{gqaAttention, gatedMLP, twoNorms}, clipTower, llavaPixtralTower, llavaProjector).skipping(clipSkips...))
 	registerArchitectures("llava_next", "LlavaNextForConditionalGeneration")
 	declareClass("llava_next", llavaNextClass)
 }

@@ -923,6 +923,27 @@ func (w *ckptWriter) vision(v *model.VisionTower, newNames bool) {
 		}
 		w.linear(mp+"linear_1", v.ProjectorIn, v.OutHidden, v.ProjectorBias, true)
 		w.linear(mp+"linear_2", v.OutHidden, v.OutHidden, v.ProjectorBias, true)
+	case "llava_pixtral":
+		vt, mp, nl := "vision_tower.", "multi_modal_projector.", "image_newline"
+		if newNames {
+			vt, mp, nl = "model."+vt, "model."+mp, "model."+nl
+		}
+		w.add(vt+"patch_conv.weight", w.dt, h, v.Channels, v.PatchSize, v.PatchSize)
+		w.norm(vt+"ln_pre", h)
+		for i := range v.Layers + 1 {
+			p := fmt.Sprintf("%stransformer.layers.%d.", vt, i)
+			w.norm(p+"attention_norm", h)
+			w.norm(p+"ffn_norm", h)
+			for _, m := range []string{"q_proj", "k_proj", "v_proj", "o_proj"} {
+				w.linear(p+"attention."+m, h, h, false, true)
+			}
+			w.gatedMLP(p+"feed_forward", h, v.Intermediate, "gate_proj", "up_proj", "down_proj", false)
+		}
+		if v.ImageNewline {
+			w.add(nl, w.dt, v.OutHidden)
+		}
+		w.linear(mp+"linear_1", v.ProjectorIn, v.OutHidden, v.ProjectorBias, true)
+		w.linear(mp+"linear_2", v.OutHidden, v.OutHidden, v.ProjectorBias, true)
 	case "intern_vit":
 		// InternVL's checkpoint holds the whole tower; vLLM builds
 		// v.Layers of it.

@@ -5,7 +5,7 @@ import "pgregory.net/rapid"
 // Llava draws model_type llava or llava_next (LLaVA-NeXT: the same, with
 // image_newline and a projector as wide as the selected layers): a Llama, Mistral or Qwen2 language model
 // under text_config (its model_type sometimes left to LlavaConfig's
-// default, llama) with a CLIP or SigLIP tower built to vision_feature_layer (an
+// default, llama) with a CLIP, SigLIP or Pixtral tower built to vision_feature_layer (an
 // index from either end, a list, or LlavaConfig's -2 left out) and the
 // two-layer projector, biased or not. The quantization config is at the
 // top, as the published configs keep it, or under text_config.
@@ -25,11 +25,14 @@ func drawLlava(t *rapid.T, modelType string) map[string]any {
 	heads := rapid.SampledFrom([]uint64{1, 2, 4, 8, 16}).Draw(t, "clip_heads")
 	patch := rapid.SampledFrom([]uint64{14, 16}).Draw(t, "clip_patch")
 	layers := rapid.Uint64Range(1, 32).Draw(t, "clip_layers")
-	tower := rapid.SampledFrom([]string{"clip_vision_model", "siglip_vision_model"}).Draw(t, "tower")
+	tower := rapid.SampledFrom([]string{"clip_vision_model", "siglip_vision_model", "pixtral"}).Draw(t, "tower")
 	vision := map[string]any{
 		"model_type": tower, "hidden_size": heads * 16 * rapid.Uint64Range(1, 6).Draw(t, "clip_head_x16"),
 		"intermediate_size": 16 * rapid.Uint64Range(1, 256).Draw(t, "clip_inter_x16"), "num_hidden_layers": layers,
 		"num_attention_heads": heads, "patch_size": patch, "image_size": patch * rapid.Uint64Range(1, 48).Draw(t, "clip_patches_side"),
+	}
+	if tower == "pixtral" {
+		vision["num_channels"] = 3 // PixtralVisionConfig has no class here: every key given
 	}
 	c := map[string]any{"model_type": modelType, "text_config": text,
 		"vision_config": vision, "torch_dtype": text["torch_dtype"], "multimodal_projector_bias": rapid.Bool().Draw(t, "projector_bias")}
