@@ -72,7 +72,10 @@ func (l Layer) Sliding() bool { return l.Kind == SlidingAttention }
 // that feeds the language model, whose weights vLLM loads beside it.
 type VisionTower struct {
 	// Kind names the tower's architecture: "siglip" (Gemma 3), "qwen2_5_vl",
-	// "qwen3_vl" (also Qwen3.5's), "pixtral" (Mistral 3), "llama4".
+	// "qwen3_vl" (also Qwen3.5's), "pixtral" (Mistral 3), "llama4", "clip",
+	// "llava_siglip" and "llava_pixtral" (LLaVA's and LLaVA-NeXT's CLIP,
+	// SigLIP or Pixtral towers with their MLP projector), "qwen2_vl",
+	// "intern_vit" (InternVL's InternViT and mlp1).
 	Kind string
 	// Hidden, Intermediate, Layers and Heads are the encoder's width, MLP
 	// width, depth (the layers vLLM builds) and attention heads.
@@ -97,9 +100,13 @@ type VisionTower struct {
 	// its own merger.
 	Deepstack uint64
 	// ProjectorIn, ProjectorOut and ProjectorBias shape Llama 4's
-	// pixel-shuffle MLP and Mistral 3's projector bias.
+	// pixel-shuffle MLP, LLaVA's projector input and Mistral 3's and
+	// LLaVA's projector bias.
 	ProjectorIn, ProjectorOut uint64
 	ProjectorBias             bool
+	// ImageNewline is LLaVA-NeXT's learned newline embedding, one vector
+	// of OutHidden (llava_next.py:283-285).
+	ImageNewline bool
 	// TokensPerImage is the tokens one image becomes in the language model
 	// where the config fixes it (Gemma 3's mm_tokens_per_image); 0 where
 	// the processor decides it from the image's size.

@@ -205,6 +205,9 @@ func TestEveryClassDefaultFills(t *testing.T) {
 		// NemotronHConfig counts its layers by its pattern.
 		"nemotron_h": {"num_hidden_layers": 4, "hybrid_override_pattern": "M-*E"},
 		"gemma3":     {"text_config": map[string]any{}},
+		// LlavaConfig's own: Llama text and CLIPVisionConfig's ViT-B/32.
+		"llava":      {"text_config": map[string]any{}, "vision_config": map[string]any{}},
+		"llava_next": {"text_config": map[string]any{}, "vision_config": map[string]any{}},
 		// vLLM asserts MPT's ALiBi, which MptAttentionConfig's default lacks.
 		"mpt":                 {"attn_config": map[string]any{"alibi": true}},
 		"siglip_vision_model": nil, // a sub-config only

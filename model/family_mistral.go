@@ -70,6 +70,18 @@ func readPixtral(o jsonObject, a *Arch) {
 // [(image/patch)^2, head_dim]), the patch merger (an unquantized
 // nn.Linear) and the two projector layers.
 func (w *weights) pixtral(v *VisionTower) {
+	w.pixtralTower(v)
+	h := v.Hidden
+	m := v.SpatialMerge
+	w.add("multi_modal_projector.norm.weight", bytesOf(h, w.dt))
+	w.unquantized("multi_modal_projector.patch_merger.merging_layer", h*m*m, h, replicated, false)
+	w.towerLinear("multi_modal_projector.linear_1", h, v.OutHidden, column, v.ProjectorBias, true)
+	w.towerLinear("multi_modal_projector.linear_2", v.OutHidden, v.OutHidden, row, v.ProjectorBias, true)
+}
+
+// pixtralTower adds the Pixtral tower alone (PixtralHFVisionModel), which
+// Mistral 3 and LLaVA build alike.
+func (w *weights) pixtralTower(v *VisionTower) {
 	h := v.Hidden
 	w.add("vision_tower.patch_conv.weight", bytesOf(h*v.Channels*v.PatchSize*v.PatchSize, w.dt))
 	w.add("vision_tower.ln_pre.weight", bytesOf(h, w.dt))
@@ -84,11 +96,6 @@ func (w *weights) pixtral(v *VisionTower) {
 	}
 	side := v.ImageSize / v.PatchSize
 	w.add("rotary_emb.vision_tower.inv_freq", bytesOf(budget.SatMul(side*side, h/v.Heads), 4))
-	m := v.SpatialMerge
-	w.add("multi_modal_projector.norm.weight", bytesOf(h, w.dt))
-	w.unquantized("multi_modal_projector.patch_merger.merging_layer", h*m*m, h, replicated, false)
-	w.towerLinear("multi_modal_projector.linear_1", h, v.OutHidden, column, v.ProjectorBias, true)
-	w.towerLinear("multi_modal_projector.linear_2", v.OutHidden, v.OutHidden, row, v.ProjectorBias, true)
 }
 
 var (

@@ -264,12 +264,12 @@ func hfCheckpoint(a *model.Arch, cfg map[string]any, newNames, rotary bool) []sa
 	w := &ckptWriter{a: a, q: a.Quant, dt: map[string]string{"bfloat16": "BF16", "float16": "F16", "float32": "F32"}[a.Dtype], text: text}
 	lm, top := "model.", ""
 	switch a.ModelType {
-	case "gemma3", "mistral3", "llama4", "kimi_k25":
+	case "gemma3", "mistral3", "llama4", "kimi_k25", "llava", "internvl_chat":
 		lm, top = "language_model.model.", "language_model."
-		if newNames && a.ModelType != "llama4" && a.ModelType != "kimi_k25" {
+		if newNames && a.ModelType != "llama4" && a.ModelType != "kimi_k25" && a.ModelType != "internvl_chat" {
 			lm, top = "model.language_model.", ""
 		}
-	case "qwen2_5_vl":
+	case "qwen2_5_vl", "qwen2_vl":
 		if newNames {
 			lm = "model.language_model."
 		}
@@ -865,6 +865,24 @@ func (w *ckptWriter) vision(v *model.VisionTower, newNames bool) {
 		w.norm(vt+"merger.ln_q", h)
 		w.linear(vt+"merger.mlp.0", merged, merged, true, true)
 		w.linear(vt+"merger.mlp.2", merged, v.OutHidden, true, true)
+	case "qwen2_vl":
+		vt := "visual."
+		if newNames {
+			vt = "model.visual."
+		}
+		w.add(vt+"patch_embed.proj.weight", w.dt, h, v.Channels, v.TemporalPatch, v.PatchSize, v.PatchSize)
+		for i := range v.Layers {
+			p := fmt.Sprintf("%sblocks.%d.", vt, i)
+			w.layerNorm(p+"norm1", h)
+			w.layerNorm(p+"norm2", h)
+			w.linear(p+"attn.qkv", h, 3*h, true, true)
+			w.linear(p+"attn.proj", h, h, true, true)
+			w.linear(p+"mlp.fc1", h, v.Intermediate, true, true)
+			w.linear(p+"mlp.fc2", v.Intermediate, h, true, true)
+		}
+		w.layerNorm(vt+"merger.ln_q", h)
+		w.linear(vt+"merger.mlp.0", merged, merged, true, true)
+		w.linear(vt+"merger.mlp.2", merged, v.OutHidden, true, true)
 	case "qwen3_vl":
 		vt := "model.visual."
 		w.add(vt+"patch_embed.proj.weight", w.dt, h, v.Channels, v.TemporalPatch, v.PatchSize, v.PatchSize)
@@ -908,6 +926,108 @@ func (w *ckptWriter) vision(v *model.VisionTower, newNames bool) {
 		w.linear(mp+"patch_merger.merging_layer", merged, h, false, false)
 		w.linear(mp+"linear_1", h, v.OutHidden, v.ProjectorBias, true)
 		w.linear(mp+"linear_2", v.OutHidden, v.OutHidden, v.ProjectorBias, true)
+	case "clip":
+		// LLaVA's checkpoint holds the whole tower and post_layernorm; vLLM
+		// builds v.Layers of it and no post_layernorm.
+		vt, mp, nl := "vision_tower.vision_model.", "multi_modal_projector.", "image_newline"
+		if newNames {
+			vt, mp, nl = "model."+vt, "model."+mp, "model."+nl
+		}
+		side := v.ImageSize / v.PatchSize
+		w.add(vt+"embeddings.class_embedding", w.dt, h)
+		w.add(vt+"embeddings.patch_embedding.weight", w.dt, h, v.Channels, v.PatchSize, v.PatchSize)
+		w.add(vt+"embeddings.position_embedding.weight", w.dt, side*side+1, h)
+		w.layerNorm(vt+"pre_layrnorm", h)
+		for i := range v.Layers + 1 {
+			p := fmt.Sprintf("%sencoder.layers.%d.", vt, i)
+			for _, m := range []string{"q_proj", "k_proj", "v_proj", "out_proj"} {
+				w.linear(p+"self_attn."+m, h, h, true, true)
+			}
+			w.linear(p+"mlp.fc1", h, v.Intermediate, true, true)
+			w.linear(p+"mlp.fc2", v.Intermediate, h, true, true)
+			w.layerNorm(p+"layer_norm1", h)
+			w.layerNorm(p+"layer_norm2", h)
+		}
+		w.layerNorm(vt+"post_layernorm", h)
+		if v.ImageNewline {
+			w.add(nl, w.dt, v.OutHidden)
+		}
+		w.linear(mp+"linear_1", v.ProjectorIn, v.OutHidden, v.ProjectorBias, true)
+		w.linear(mp+"linear_2", v.OutHidden, v.OutHidden, v.ProjectorBias, true)
+	case "llava_siglip":
+		// LLaVA's SigLIP checkpoint holds the whole tower, post_layernorm
+		// and sometimes the pooling head; vLLM builds v.Layers and neither.
+		vt, mp, nl := "vision_tower.vision_model.", "multi_modal_projector.", "image_newline"
+		if newNames {
+			vt, mp, nl = "model."+vt, "model."+mp, "model."+nl
+		}
+		side := v.ImageSize / v.PatchSize
+		w.add(vt+"embeddings.patch_embedding.weight", w.dt, h, v.Channels, v.PatchSize, v.PatchSize)
+		w.add(vt+"embeddings.patch_embedding.bias", w.dt, h)
+		w.add(vt+"embeddings.position_embedding.weight", w.dt, side*side, h)
+		quantMLP := h%64 == 0 && v.Intermediate%64 == 0
+		for i := range v.Layers + 1 {
+			p := fmt.Sprintf("%sencoder.layers.%d.", vt, i)
+			for _, m := range []string{"q_proj", "k_proj", "v_proj", "out_proj"} {
+				w.linear(p+"self_attn."+m, h, h, true, true)
+			}
+			w.linear(p+"mlp.fc1", h, v.Intermediate, true, quantMLP)
+			w.linear(p+"mlp.fc2", v.Intermediate, h, true, quantMLP)
+			w.layerNorm(p+"layer_norm1", h)
+			w.layerNorm(p+"layer_norm2", h)
+		}
+		w.layerNorm(vt+"post_layernorm", h)
+		w.add(vt+"head.probe", w.dt, 1, 1, h)
+		if v.ImageNewline {
+			w.add(nl, w.dt, v.OutHidden)
+		}
+		w.linear(mp+"linear_1", v.ProjectorIn, v.OutHidden, v.ProjectorBias, true)
+		w.linear(mp+"linear_2", v.OutHidden, v.OutHidden, v.ProjectorBias, true)
+	case "llava_pixtral":
+		vt, mp, nl := "vision_tower.", "multi_modal_projector.", "image_newline"
+		if newNames {
+			vt, mp, nl = "model."+vt, "model."+mp, "model."+nl
+		}
+		w.add(vt+"patch_conv.weight", w.dt, h, v.Channels, v.PatchSize, v.PatchSize)
+		w.norm(vt+"ln_pre", h)
+		for i := range v.Layers + 1 {
+			p := fmt.Sprintf("%stransformer.layers.%d.", vt, i)
+			w.norm(p+"attention_norm", h)
+			w.norm(p+"ffn_norm", h)
+			for _, m := range []string{"q_proj", "k_proj", "v_proj", "o_proj"} {
+				w.linear(p+"attention."+m, h, h, false, true)
+			}
+			w.gatedMLP(p+"feed_forward", h, v.Intermediate, "gate_proj", "up_proj", "down_proj", false)
+		}
+		if v.ImageNewline {
+			w.add(nl, w.dt, v.OutHidden)
+		}
+		w.linear(mp+"linear_1", v.ProjectorIn, v.OutHidden, v.ProjectorBias, true)
+		w.linear(mp+"linear_2", v.OutHidden, v.OutHidden, v.ProjectorBias, true)
+	case "intern_vit":
+		// InternVL's checkpoint holds the whole tower; vLLM builds
+		// v.Layers of it.
+		vt := "vision_model."
+		side := v.ImageSize / v.PatchSize
+		w.add(vt+"embeddings.class_embedding", w.dt, 1, 1, h)
+		w.add(vt+"embeddings.patch_embedding.weight", w.dt, h, v.Channels, v.PatchSize, v.PatchSize)
+		w.add(vt+"embeddings.patch_embedding.bias", w.dt, h)
+		w.add(vt+"embeddings.position_embedding", w.dt, 1, side*side+1, h)
+		for i := range v.Layers + 1 {
+			p := fmt.Sprintf("%sencoder.layers.%d.", vt, i)
+			w.linear(p+"attn.qkv", h, 3*h, v.ProjectorBias, true)
+			w.linear(p+"attn.proj", h, h, true, true)
+			w.linear(p+"mlp.fc1", h, v.Intermediate, true, true)
+			w.linear(p+"mlp.fc2", v.Intermediate, h, true, true)
+			w.layerNorm(p+"norm1", h)
+			w.layerNorm(p+"norm2", h)
+			w.add(p+"ls1", w.dt, h)
+			w.add(p+"ls2", w.dt, h)
+		}
+		in := h * v.SpatialMerge * v.SpatialMerge
+		w.layerNorm("mlp1.0", in)
+		w.linear("mlp1.1", in, v.OutHidden, true, false)
+		w.linear("mlp1.3", v.OutHidden, v.OutHidden, true, false)
 	case "llama4":
 		vt := "vision_model."
 		side := v.ImageSize / v.PatchSize

@@ -114,12 +114,13 @@ var architectures = map[string]string{
 	"gemma3": "Gemma3ForConditionalGeneration", "gemma3_text": "Gemma3ForCausalLM",
 	"gemma4": "Gemma4ForConditionalGeneration", "gemma4_text": "Gemma4ForCausalLM", "gpt_neox": "GPTNeoXForCausalLM",
 	"glm": "GlmForCausalLM", "glm4": "Glm4ForCausalLM", "glm4_moe": "Glm4MoeForCausalLM", "glm4_moe_lite": "Glm4MoeLiteForCausalLM", "glm_moe_dsa": "GlmMoeDsaForCausalLM", "gpt_oss": "GptOssForCausalLM", "gpt2": "GPT2LMHeadModel", "gptj": "GPTJForCausalLM",
-	"granite": "GraniteForCausalLM", "hunyuan_v1_dense": "HunYuanDenseV1ForCausalLM", "hyperclovax": "HyperCLOVAXForCausalLM", "internlm2": "InternLM2ForCausalLM", "internlm3": "InternLM3ForCausalLM", "jais2": "Jais2ForCausalLM", "granitemoe": "GraniteMoeForCausalLM", "granitemoeshared": "GraniteMoeSharedForCausalLM", "kimi_k2": "DeepseekV3ForCausalLM", "kimi_k25": "KimiK25ForConditionalGeneration",
+	"granite": "GraniteForCausalLM", "hunyuan_v1_dense": "HunYuanDenseV1ForCausalLM", "hyperclovax": "HyperCLOVAXForCausalLM", "internlm2": "InternLM2ForCausalLM", "internlm3": "InternLM3ForCausalLM", "internvl_chat": "InternVLChatModel", "jais2": "Jais2ForCausalLM", "granitemoe": "GraniteMoeForCausalLM", "granitemoeshared": "GraniteMoeSharedForCausalLM", "kimi_k2": "DeepseekV3ForCausalLM", "kimi_k25": "KimiK25ForConditionalGeneration",
 	"llama": "LlamaForCausalLM", "llama4": "Llama4ForConditionalGeneration", "llama4_text": "Llama4ForCausalLM",
+	"llava": "LlavaForConditionalGeneration", "llava_next": "LlavaNextForConditionalGeneration",
 	"mimo": "MiMoForCausalLM", "minicpm": "MiniCPMForCausalLM", "minimax_m2": "MiniMaxM2ForCausalLM", "ministral3": "Ministral3ForCausalLM", "mistral": "MistralForCausalLM",
 	"mistral3": "Mistral3ForConditionalGeneration", "mixtral": "MixtralForCausalLM", "mpt": "MPTForCausalLM", "nemotron": "NemotronForCausalLM", "nemotron_h": "NemotronHForCausalLM",
 	"olmo3": "Olmo3ForCausalLM", "olmoe": "OlmoeForCausalLM", "opt": "OPTForCausalLM", "orion": "OrionForCausalLM", "phi": "PhiForCausalLM", "phi3": "Phi3ForCausalLM", "phimoe": "PhiMoEForCausalLM",
-	"qwen2": "Qwen2ForCausalLM", "qwen2_5_vl": "Qwen2_5_VLForConditionalGeneration", "qwen2_moe": "Qwen2MoeForCausalLM",
+	"qwen2": "Qwen2ForCausalLM", "qwen2_5_vl": "Qwen2_5_VLForConditionalGeneration", "qwen2_vl": "Qwen2VLForConditionalGeneration", "qwen2_moe": "Qwen2MoeForCausalLM",
 	"qwen3": "Qwen3ForCausalLM", "qwen3_5": "Qwen3_5ForConditionalGeneration", "qwen3_5_moe": "Qwen3_5MoeForConditionalGeneration",
 	"qwen3_5_text": "Qwen3_5ForCausalLM", "qwen3_5_moe_text": "Qwen3_5MoeForCausalLM", "qwen3_moe": "Qwen3MoeForCausalLM", "seed_oss": "SeedOssForCausalLM", "solar": "SolarForCausalLM", "stablelm": "StableLmForCausalLM", "step1": "Step1ForCausalLM", "teleflm": "TeleFLMForCausalLM",
 	"qwen3_next": "Qwen3NextForCausalLM", "qwen3_vl": "Qwen3VLForConditionalGeneration", "qwen3_vl_text": "Qwen3VLForConditionalGeneration",
@@ -142,7 +143,7 @@ var families = []family{
 	llama, mistral, qwen2, qwen3, gemma, granite, phi, phi3, opt, olmo3, exaone4, ernie45, gptNeoX, exaone, cohere, glm, seedOss, arcee, internLM2, stableLM, orion, solar, nemotron, hunyuanDense, mpt, mimo, gptJ, flexOlmo, jais2, internLM3, hyperCLOVAX, teleFLM, step1,
 	falcon, bloom, gpt2, miniCPM, chatGLM,
 	gemma2, gemma3Text, gemma4Text, mixtral, qwen3MoE, qwen2MoE, deepseek, glm4MoE, glm4MoELite, olmoe, graniteMoE, ernie45MoE, phiMoE, deepseekV1, graniteMoEShared, minimaxM2,
-	gptOss, llama4Text, qwen3Next, qwen35Text, nemotronH, wrappers, qwen3VLMoE,
+	gptOss, llama4Text, qwen3Next, qwen35Text, nemotronH, wrappers, qwen3VLMoE, llava, qwen2VL, internVL,
 }
 
 // Config draws a valid config.json of any model_type the package draws:
