@@ -13,28 +13,29 @@ type section struct{ sz *Sizing }
 
 // serveJSON is the resolved serve under vLLM's names: the report's "serve".
 type serveJSON struct {
-	VLLMVersion          string   `json:"vllm_version"`
-	VLLM                 string   `json:"vllm"`
-	GPUMemoryUtilization float64  `json:"gpu_memory_utilization"`
-	KVCacheMemoryBytes   uint64   `json:"kv_cache_memory_bytes"`
-	MaxModelLen          uint64   `json:"max_model_len"`
-	MaxNumSeqs           uint64   `json:"max_num_seqs"`
-	MaxNumBatchedTokens  uint64   `json:"max_num_batched_tokens"`
-	BlockSize            uint64   `json:"block_size"`
-	KVCacheDtype         string   `json:"kv_cache_dtype"`
-	TensorParallelSize   uint64   `json:"tensor_parallel_size"`
-	PipelineParallelSize uint64   `json:"pipeline_parallel_size"`
-	DataParallelSize     uint64   `json:"data_parallel_size"`
-	EnableExpertParallel bool     `json:"enable_expert_parallel"`
-	Dtype                string   `json:"dtype"`
-	Quantization         string   `json:"quantization"`
-	EnforceEager         bool     `json:"enforce_eager"`
-	AsyncScheduling      bool     `json:"async_scheduling"`
-	CPUOffloadGiB        float64  `json:"cpu_offload_gib"`
-	SwapSpaceGiB         float64  `json:"swap_space_gib"`
-	Defaults             Sources  `json:"defaults"`
-	Ignored              []string `json:"ignored,omitempty"`
-	Command              string   `json:"command"`
+	VLLMVersion          string    `json:"vllm_version"`
+	VLLM                 string    `json:"vllm"`
+	GPUMemoryUtilization float64   `json:"gpu_memory_utilization"`
+	KVCacheMemoryBytes   uint64    `json:"kv_cache_memory_bytes"`
+	MaxModelLen          uint64    `json:"max_model_len"`
+	MaxNumSeqs           uint64    `json:"max_num_seqs"`
+	MaxNumBatchedTokens  uint64    `json:"max_num_batched_tokens"`
+	BlockSize            uint64    `json:"block_size"`
+	KVCacheDtype         string    `json:"kv_cache_dtype"`
+	TensorParallelSize   uint64    `json:"tensor_parallel_size"`
+	PipelineParallelSize uint64    `json:"pipeline_parallel_size"`
+	DataParallelSize     uint64    `json:"data_parallel_size"`
+	EnableExpertParallel bool      `json:"enable_expert_parallel"`
+	Dtype                string    `json:"dtype"`
+	Quantization         string    `json:"quantization"`
+	EnforceEager         bool      `json:"enforce_eager"`
+	AsyncScheduling      bool      `json:"async_scheduling"`
+	CPUOffloadGiB        float64   `json:"cpu_offload_gib"`
+	SwapSpaceGiB         float64   `json:"swap_space_gib"`
+	LoRA                 *loraJSON `json:"lora,omitempty"`
+	Defaults             Sources   `json:"defaults"`
+	Ignored              []string  `json:"ignored,omitempty"`
+	Command              string    `json:"command"`
 }
 
 // capacityJSON is the KV cache as vLLM's startup reports it: the report's
@@ -71,7 +72,7 @@ func (s section) Serve() any {
 		BlockSize: r.BlockSize, KVCacheDtype: r.KVCacheDtype, TensorParallelSize: r.TensorParallelSize,
 		PipelineParallelSize: r.PipelineParallelSize, DataParallelSize: r.DataParallelSize, EnableExpertParallel: r.EnableExpertParallel,
 		Dtype: r.Dtype, Quantization: r.Quant.Method, EnforceEager: r.EnforceEager, AsyncScheduling: r.Async,
-		CPUOffloadGiB: r.CPUOffloadGiB, SwapSpaceGiB: r.SwapGiB, Defaults: r.Sources, Ignored: s.sz.pasted.AllIgnored(),
+		CPUOffloadGiB: r.CPUOffloadGiB, SwapSpaceGiB: r.SwapGiB, LoRA: s.sz.loraJSON(), Defaults: r.Sources, Ignored: s.sz.pasted.AllIgnored(),
 		Command: s.sz.Command(),
 	}
 }
@@ -154,6 +155,7 @@ func (s section) Lines(fp budget.Footprint) []engine.FootprintLine {
 			out = append(out, engine.FootprintLine{Label: termLabels[t], Bytes: fp.Terms[t]})
 		}
 	}
+	out = s.sz.splitLoRA(out, fp)
 	for t := range budget.NumTerms {
 		if beside.Has(t) {
 			out = append(out, engine.FootprintLine{Label: termLabels[t], Bytes: fp.Terms[t], Beside: true})
