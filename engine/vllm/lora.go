@@ -619,3 +619,22 @@ func (sz *Sizing) splitLoRA(lines []engine.FootprintLine, fp budget.Footprint) [
 	out = append(out, lines[0], engine.FootprintLine{Label: "LoRA slots", Bytes: n})
 	return append(out, lines[1:]...)
 }
+
+// loraSettings are the lines a report prints of the serve's LoRA beside
+// its settings: the host cache, and the adapters whose rank was not read.
+func (sz *Sizing) loraSettings() []string {
+	l := sz.Serve.LoRA
+	if !l.Enable {
+		return nil
+	}
+	where := "host memory, not the GPU's"
+	if sz.Class.Memory.Unified {
+		where = "on this unified device, the GPU's memory: counted"
+	}
+	out := []string{fmt.Sprintf("LoRA: %d slot(s) of rank %d on every GPU; up to %d adapter(s) cached per worker, at most %s (%s)",
+		l.MaxLoras, l.MaxRank, l.MaxCPULoras, engine.GiB(sz.Serve.LoRAHostBytes), where)}
+	if n := l.Adapters.NotRead; n > 0 {
+		out = append(out, fmt.Sprintf("--lora-modules: %d adapter(s) not in a local directory: their rank is not checked against --max-lora-rank %d (membudget does not download adapters)", n, l.MaxRank))
+	}
+	return out
+}

@@ -77,7 +77,9 @@ func (s section) Serve() any {
 	}
 }
 
-func (s section) Settings() []string { return s.sz.pasted.Settings(s.sz.Serve.Sources.Map()) }
+func (s section) Settings() []string {
+	return append(s.sz.pasted.Settings(s.sz.Serve.Sources.Map()), s.sz.loraSettings()...)
+}
 
 func (s section) GPUs() uint64 { return s.sz.gpus() }
 
