@@ -638,3 +638,13 @@ func (sz *Sizing) loraSettings() []string {
 	}
 	return out
 }
+
+// loraRefusal says a setting error refuses the serve's LoRA whatever its
+// layout: a refusal of --fully-sharded-loras depends on the TP size.
+func loraRefusal(se *engine.SettingError) bool {
+	switch se.Flag {
+	case "enable-lora", "max-loras", "max-lora-rank", "max-cpu-loras", "lora-dtype", "lora-modules":
+		return true
+	}
+	return false
+}
