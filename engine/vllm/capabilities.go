@@ -205,6 +205,9 @@ func (Engine) Explain(src *explain.Source, m explain.Model, c explain.ClassChoic
 	if err != nil {
 		return nil, err
 	}
+	if !f.given["enable-lora"] {
+		serve.dropUnsizedLoRA(m.Arch, version.Profile)
+	}
 	return explainLog(explainInput{Source: src, Model: m, Class: c, Version: version, Serve: serve})
 }
 

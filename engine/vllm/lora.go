@@ -119,12 +119,9 @@ func (r *Resolved) resolveLoRA(a *model.Arch, def func(string, string)) error {
 		return settingErr("enable-lora", "", "%s: not modelled for %s (membudget sizes LoRA from vLLM %s, whose layer shapes it has read); membudget refuses it rather than size a serve vLLM would contradict",
 			whatLora, p.Describes, loraSince)
 	}
-	arch := ""
-	if len(a.Architectures) > 0 {
-		arch = a.Architectures[0]
-	}
-	embed, ok := loraArchs[arch]
-	if !ok || a.Experts > 0 || a.MLA || a.Mamba != nil || a.DeltaNet != nil || a.Generic || a.FusedQKV || a.FusedGateUp || a.AttnOutputGate {
+	arch := firstArch(a)
+	embed := loraArchs[arch]
+	if !loraArch(a) {
 		return settingErr("enable-lora", "", "%s: not modelled for %s (%s); membudget sizes them for the dense decoders %s; it refuses this serve rather than size one vLLM would contradict",
 			whatLora, a.Source, archName(arch), strings.Join(loraArchNames(), ", "))
 	}
@@ -179,6 +176,28 @@ func (r *Resolved) resolveLoRA(a *model.Arch, def func(string, string)) error {
 	}
 	r.LoRAHostBytes = loraHostBytes(a, r)
 	return nil
+}
+
+// loraArch says membudget sizes LoRA for a: a dense decoder of loraArchs.
+func loraArch(a *model.Arch) bool {
+	_, ok := loraArchs[firstArch(a)]
+	return ok && a.Experts == 0 && !a.MLA && a.Mamba == nil && a.DeltaNet == nil && !a.Generic && !a.FusedQKV && !a.FusedGateUp && !a.AttnOutputGate
+}
+
+// dropUnsizedLoRA keeps a log's LoRA where membudget sizes it for a under
+// p; elsewhere it leaves LoRA out of the serve with a warning, as explain
+// did before LoRA was sized: the log is explained, short of the slots.
+func (ls *loggedServe) dropUnsizedLoRA(a *model.Arch, p Profile) {
+	if !ls.Serve.LoRA.Enable || a != nil && loraArch(a) && !p.Release.Less(loraSince) {
+		return
+	}
+	ls.Serve.LoRA = LoRA{}
+	for flag := range ls.From {
+		if strings.Contains(flag, "lora") {
+			delete(ls.From, flag)
+		}
+	}
+	ls.Warnings = append(ls.Warnings, fmt.Sprintf("the log's serve uses LoRA adapters, which membudget sizes for the dense decoders %s from vLLM %s only: its predictions leave their slots out", strings.Join(loraArchNames(), ", "), loraSince))
 }
 
 // archName is an architecture for a message.

@@ -319,3 +319,32 @@ func TestBuildServeReadsLoRA(t *testing.T) {
 		t.Errorf("max-loras from %+v, want line 1", got.From["max-loras"])
 	}
 }
+
+// TestDropUnsizedLoRA: a log's LoRA that membudget does not size (an
+// older release, a MoE model) is left out with a warning, so the log is
+// still explained; a sized one is kept.
+func TestDropUnsizedLoRA(t *testing.T) {
+	models := shipped(t)
+	log := "INFO non-default args: {'model': 'm', 'enable_lora': True, 'max_loras': 4}\n"
+	cases := []struct {
+		name, model, release string
+		keep                 bool
+	}{
+		{"sized", "meta-llama__Llama-3.1-8B-Instruct", "main", true},
+		{"an older release", "meta-llama__Llama-3.1-8B-Instruct", "0.14.0", false},
+		{"a MoE model", "Qwen__Qwen3-30B-A3B", "main", false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ls, err := buildServe(logSource(t, log).Log, Serve{}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ls.dropUnsizedLoRA(models[tc.model], mustProfile(tc.release))
+			_, from := ls.From["max-loras"]
+			if ls.Serve.LoRA.Enable != tc.keep || from != tc.keep || (len(ls.Warnings) == 0) == !tc.keep {
+				t.Errorf("LoRA kept %v (from %v), warnings %q; want kept %v", ls.Serve.LoRA.Enable, from, ls.Warnings, tc.keep)
+			}
+		})
+	}
+}
