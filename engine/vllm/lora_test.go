@@ -348,3 +348,38 @@ func TestDropUnsizedLoRA(t *testing.T) {
 		})
 	}
 }
+
+// TestLoRACompilerEqualsReference: with LoRA on, the compiled plan is the
+// reference's, field for field (the slots, the metadata and their
+// allocator slack counted alike), on discrete and unified classes.
+func TestLoRACompilerEqualsReference(t *testing.T) {
+	models := shipped(t)
+	names := []string{"meta-llama__Llama-3.1-8B-Instruct", "Qwen__Qwen2.5-7B-Instruct", "Qwen__Qwen3-8B", "google__gemma-2-9b-it", "meta-llama__Llama-3.2-1B-Instruct"}
+	profiles := []Profile{current, mustProfile("0.29.0"), mustProfile("0.19.0"), mustProfile("0.17.0")}
+	rapid.Check(t, func(t *rapid.T) {
+		a := models[rapid.SampledFrom(names).Draw(t, "model")]
+		p := rapid.SampledFrom(profiles).Draw(t, "profile")
+		c := testClass(rapid.Bool().Draw(t, "unified"))
+		s := Serve{
+			TensorParallelSize:   rapid.SampledFrom([]uint64{1, 2, 4}).Draw(t, "tp"),
+			PipelineParallelSize: rapid.SampledFrom([]uint64{1, 2}).Draw(t, "pp"),
+			MaxModelLen:          rapid.Uint64Range(256, 16384).Draw(t, "len"),
+			MaxNumSeqs:           rapid.Uint64Range(1, 512).Draw(t, "seqs"),
+			EnforceEager:         rapid.Bool().Draw(t, "eager"),
+			LoRA: LoRA{Enable: true, MaxLoras: rapid.Uint64Range(1, 16).Draw(t, "loras"),
+				MaxRank: rapid.SampledFrom(loraRanks).Draw(t, "rank"), FullySharded: rapid.Bool().Draw(t, "sharded"),
+				MaxCPULoras: rapid.Uint64Range(0, 32).Draw(t, "cpu_loras")},
+		}
+		ref, refErr := NewReference(a, s, c, p)
+		_, plan, err := NewCompiler(a).Compile(s, c, p)
+		if refErr != nil || err != nil {
+			if refErr == nil || err == nil || refErr.Error() != err.Error() {
+				t.Fatalf("reference error %v, compiler error %v", refErr, err)
+			}
+			return
+		}
+		if diff := cmp.Diff(ref.Plan(), plan); diff != "" {
+			t.Fatalf("Compiler != Reference (-reference +compiler):\n%s", diff)
+		}
+	})
+}
