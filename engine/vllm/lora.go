@@ -256,7 +256,8 @@ func (r *Resolved) loraDtypeBytes() uint64 {
 // embedding_modules, the first stage adds VocabParallelEmbeddingWithLoRA's
 // A vocab x r and B H x r (unsharded: vocal_parallel_embedding.py:52-70)
 // and the last LogitsProcessorWithLoRA's A r x H and B vocab x r
-// (config.vocab_size, unsharded: logits_processor.py:93-112).
+// (config.vocab_size, unsharded: logits_processor.py:93-112), with its
+// int64 map of the padded vocabulary under tensor parallelism.
 func loraTensors(a *model.Arch, r *Resolved, st model.Sharding, yield func(bytes, count uint64)) {
 	t, rank := r.TensorParallelSize, r.LoRA.MaxRank
 	per := budget.SatMul(r.LoRA.MaxLoras, r.loraDtypeBytes())
@@ -293,6 +294,12 @@ func loraTensors(a *model.Arch, r *Resolved, st model.Sharding, yield func(bytes
 	if st.Last {
 		tensor(rank, h, 1)
 		tensor(a.Vocab, rank, 1)
+		if t > 1 {
+			// The gathered logits' reindexing, one int64 per padded token
+			// (get_sharded_to_full_mapping, vocab_parallel_embedding.py:
+			// 380-392, None at TP 1; logits_processor.py:114-117).
+			yield(budget.SatMul(budget.RoundUp(a.Vocab, vocabPadding), 8), 1)
+		}
 	}
 }
 

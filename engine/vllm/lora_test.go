@@ -90,9 +90,10 @@ func TestLoRAItems(t *testing.T) {
 	// 3x64x4096 + (2048+1024)x64 = 983040; o 64x2048 + 4096x64 = 393216;
 	// gate_up 2x64x4096 + 2x7168x64 = 1441792; down 64x7168 + 4096x64 =
 	// 720896: 3538944 a layer, x32 = 113246208, with the unsharded
-	// embedding and LM head 16941056: 130187264 x 4 x 2 B.
+	// embedding and LM head 16941056: 130187264 x 4 x 2 B; and at TP 2 the
+	// LM head's map of the padded vocabulary, 128256 x 8 B.
 	want := []budget.Item{
-		{Name: "lora_slots", Term: budget.TermWeights, Bytes: 130187264 * 4 * 2},
+		{Name: "lora_slots", Term: budget.TermWeights, Bytes: 130187264*4*2 + 128256*8},
 		{Name: "lora_metadata", Term: budget.TermWeights, Bytes: 483456},
 		{Name: "lora_shrink_buffer", Term: budget.TermActivation, Bytes: 8192 * 64 * 4},
 	}
