@@ -112,6 +112,12 @@ var loraArchs = map[string]bool{
 func (r *Resolved) resolveLoRA(a *model.Arch, def func(string, string)) error {
 	l := &r.LoRA
 	if !l.Enable {
+		if l.Modules != "" {
+			// The API server loads them at startup (init_static_loras), and a
+			// worker without LoRA refuses them (vllm/v1/worker/
+			// lora_model_runner_mixin.py:84-87, 290-292).
+			return settingErr("lora-modules", l.Modules, "vLLM stops at startup: LoRA is not enabled. Use --enable-lora to enable LoRA.")
+		}
 		return nil
 	}
 	p := r.Profile
@@ -480,11 +486,32 @@ func registerLoRA(fs *flag.FlagSet, l *LoRA) {
 	fs.Var(offFlag{&l.Enable}, "no-enable-lora", "vLLM's --no-enable-lora")
 	fs.Var(&sizeFlag{&l.MaxLoras, "max-loras"}, "max-loras", "vLLM's --max-loras: adapters in one batch, each a GPU slot (default 1)")
 	fs.Var(&sizeFlag{&l.MaxRank, "max-lora-rank"}, "max-lora-rank", "vLLM's --max-lora-rank: 1, 8, 16, 32, 64, 128, 256, 320 or 512 (default 16)")
-	fs.Var(&sizeFlag{&l.MaxCPULoras, "max-cpu-loras"}, "max-cpu-loras", "vLLM's --max-cpu-loras: adapters cached in host memory (default --max-loras)")
+	fs.Var(cpuLorasFlag{&l.MaxCPULoras}, "max-cpu-loras", "vLLM's --max-cpu-loras: adapters cached in host memory (default, and 0 or less: --max-loras)")
 	fs.BoolVar(&l.FullySharded, "fully-sharded-loras", false, "vLLM's --fully-sharded-loras: the slots' rank and output sharded by TP too")
 	fs.Var(offFlag{&l.FullySharded}, "no-fully-sharded-loras", "vLLM's --no-fully-sharded-loras")
 	fs.StringVar(&l.Dtype, "lora-dtype", "auto", "vLLM's --lora-dtype: auto, float16, bfloat16")
 	fs.Var(&adaptersFlag{l}, "lora-modules", "vLLM's --lora-modules NAME=PATH ...: a local adapter's rank is checked against --max-lora-rank")
+}
+
+// cpuLorasFlag is --max-cpu-loras: argparse's int, where 0 or less is
+// vLLM's default, --max-loras (vllm/engine/arg_utils.py create_lora_config:
+// max_cpu_loras if max_cpu_loras and max_cpu_loras > 0 else None).
+type cpuLorasFlag struct{ v *uint64 }
+
+func (f cpuLorasFlag) String() string {
+	if f.v == nil || *f.v == 0 {
+		return ""
+	}
+	return strconv.FormatUint(*f.v, 10)
+}
+
+func (f cpuLorasFlag) Set(s string) error {
+	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+	if err != nil {
+		return fmt.Errorf("%q is not an integer", s)
+	}
+	*f.v = uint64(max(n, 0))
+	return nil
 }
 
 // offFlag is a switch's --no- form.

@@ -175,6 +175,21 @@ func TestResolveLoRA(t *testing.T) {
 			}
 		})
 	}
+	t.Run("adapters without --enable-lora", func(t *testing.T) {
+		_, err := Resolve(Serve{LoRA: LoRA{Modules: "a=b"}}, llama, bigClass, current)
+		var se *engine.SettingError
+		if !errors.As(err, &se) || se.Flag != "lora-modules" || !strings.Contains(err.Error(), "LoRA is not enabled") {
+			t.Errorf("got %v, want a refusal of --lora-modules", err)
+		}
+	})
+	t.Run("--max-cpu-loras 0 or less is the default", func(t *testing.T) {
+		for _, v := range []string{"0", "-3"} {
+			var n uint64 = 9
+			if err := (cpuLorasFlag{&n}).Set(v); err != nil || n != 0 {
+				t.Errorf("--max-cpu-loras %s: %d, %v; want 0 (the default)", v, n, err)
+			}
+		}
+	})
 	t.Run("fully sharded rank not divisible", func(t *testing.T) {
 		s := on(LoRA{MaxRank: 1, FullySharded: true})
 		s.TensorParallelSize = 2
