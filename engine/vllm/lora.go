@@ -73,6 +73,12 @@ type Adapters struct {
 // the first release surely after all four.
 var loraSince = v0_17_0
 
+// loraV2Since is the first release whose V2 model runner runs the profile
+// with dummy adapters and captures its graphs with and without them (PR
+// #35536, merged 2026-06-16, vllm/v1/worker/gpu/lora_utils.py): 0.25.0 is
+// the first surely after it (PR #44443 of 2026-07-02 dates it).
+var loraV2Since = v0_25_0
+
 // loraRanks are the ranks --max-lora-rank takes (vllm/config/lora.py:29,
 // MaxLoRARanks, unchanged since PR #26413 of 2025-10-09): argparse
 // refuses any other.
@@ -130,6 +136,10 @@ func (r *Resolved) resolveLoRA(a *model.Arch, def func(string, string)) error {
 	if !loraArch(a) {
 		return settingErr("enable-lora", "", "%s: not modelled for %s (%s); membudget sizes them for the dense decoders %s; it refuses this serve rather than size one vLLM would contradict",
 			whatLora, a.Source, archName(arch), strings.Join(loraArchNames(), ", "))
+	}
+	if p.V2Runner(a) && p.Release.Less(loraV2Since) {
+		return settingErr("enable-lora", "", "%s: not modelled for %s on the V2 model runner, which it runs %s on: membudget sizes the V2 runner's LoRA warmup and graph cases from vLLM %s (PR #35536, 2026-06-16); it refuses this serve rather than size one vLLM would contradict",
+			whatLora, p.Describes, a.Source, loraV2Since)
 	}
 	if l.MaxLoras == 0 {
 		l.MaxLoras = 1
@@ -194,7 +204,7 @@ func loraArch(a *model.Arch) bool {
 // p; elsewhere it leaves LoRA out of the serve with a warning, as explain
 // did before LoRA was sized: the log is explained, short of the slots.
 func (ls *loggedServe) dropUnsizedLoRA(a *model.Arch, p Profile) {
-	if !ls.Serve.LoRA.Enable || a != nil && loraArch(a) && !p.Release.Less(loraSince) {
+	if !ls.Serve.LoRA.Enable || a != nil && loraArch(a) && !p.Release.Less(loraSince) && !(p.V2Runner(a) && p.Release.Less(loraV2Since)) {
 		return
 	}
 	ls.Serve.LoRA = LoRA{}

@@ -153,6 +153,9 @@ func TestResolveLoRA(t *testing.T) {
 		flag, says           string
 	}{
 		{"before 0.17.0", "meta-llama__Llama-3.1-8B-Instruct", "0.14.0", on(LoRA{}), "enable-lora", "not modelled for vLLM 0.14.0"},
+		// Qwen3 runs the V2 runner from 0.22.0, whose LoRA warmup came in
+		// PR #35536 (2026-06-16).
+		{"the V2 runner before its LoRA warmup", "Qwen__Qwen3-8B", "0.22.0", on(LoRA{}), "enable-lora", "on the V2 model runner"},
 		{"a MoE model", "Qwen__Qwen3-30B-A3B", "main", on(LoRA{}), "enable-lora", "Qwen3MoeForCausalLM"},
 		{"an MLA model", "deepseek-ai__DeepSeek-V2-Lite", "main", on(LoRA{}), "enable-lora", "not modelled for"},
 		{"a rank argparse refuses", "meta-llama__Llama-3.1-8B-Instruct", "main", on(LoRA{MaxRank: 4}), "max-lora-rank", "takes only 1, 8, 16"},
