@@ -185,7 +185,16 @@ func TestLaunchLineForms(t *testing.T) {
 			"CUDA_VISIBLE_DEVICES=0,1", "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1", "python3", "-m", "vllm.entrypoints.openai.api_server",
 			"--model", "google/gemma-2-9b-it", "--gpu-memory-utilization", "0.9", "--tensor-parallel-size", "2",
 			"--host", "0.0.0.0", "--port", "8000", "--served-model-name", "a", "b", "--max-logprobs", "40", "-O2"}, 0},
-		{"line-lora-refused", []string{"report", "--class", "h100-sxm-80g",
+		// LoRA sized: the slots are a line of the footprint, the launch line
+		// carries the LoRA flags and the adapters as given.
+		{"line-lora", []string{"report", "--class", "h100-sxm-80g",
+			"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--enable-lora", "--max-loras", "4", "--max-lora-rank", "64",
+			"--lora-modules", "sql=testdata/adapter-r64", `{"name": "chat", "path": "org/chat-lora"}`}, 0},
+		// An adapter of rank 64 above --max-lora-rank 16: vLLM stops at startup.
+		{"line-lora-rank-above", []string{"report", "--class", "h100-sxm-80g",
+			"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--enable-lora", "--lora-modules", "sql=testdata/adapter-r64"}, 2},
+		// Before 0.17.0 LoRA is refused by name, with what it would add.
+		{"line-lora-refused", []string{"report", "--class", "h100-sxm-80g", "--vllm-version", "0.14.0",
 			"vllm", "serve", "meta-llama/Llama-2-7b-hf", "--enable-lora", "--max-loras", "4", "--max-lora-rank", "8"}, 2},
 		{"line-not-a-flag-of-release", []string{"report", "--class", "h100-sxm-80g", "--vllm-version", "0.19.0",
 			"vllm", "serve", "Qwen/Qwen3-8B", "--disable-log-requests"}, 2},

@@ -261,6 +261,10 @@ var planCases = []cliCase{
 	// (then each command sets the variable).
 	{"plan-beyond-the-model", []string{"plan", "--model", "Qwen/Qwen3-0.6B", "--length", "65536", "--concurrency", "1", "--classes", "l4"}, exitBadArgs},
 	{"plan-allow-long", []string{"plan", "--model", "Qwen/Qwen3-0.6B", "--length", "65536", "--concurrency", "1", "--classes", "l4", "--allow-long-max-model-len", "--top", "1"}, exitOK},
+	// LoRA kept fixed: every command carries it, its slots charged; on a
+	// MoE model it is refused by name before any search.
+	{"plan-lora", []string{"plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--length", "8192", "--concurrency", "64", "--classes", "l4,h100-sxm-80g", "--enable-lora", "--max-loras", "4", "--max-lora-rank", "64", "--top", "2"}, exitOK},
+	{"plan-lora-moe-refused", []string{"plan", "--model", "Qwen/Qwen3-30B-A3B", "--length", "8192", "--concurrency", "64", "--classes", "h100-sxm-80g", "--enable-lora"}, exitBadArgs},
 	// DeepSeek-V3 on H100s: TP 8 x PP 2 on two nodes, first of the 16-GPU
 	// rows (tensor ranks within a node before more pipeline stages).
 	{"plan-deepseek-h100-tp8-pp2", []string{"plan", "--model", "deepseek-ai/DeepSeek-V3", "--length", "32768", "--concurrency", "8", "--classes", "h100-sxm-80g", "--max-gpus", "16", "--top", "3"}, exitOK},

@@ -22,6 +22,7 @@ type planSearch struct {
 	version   string
 	allowLong bool
 	pinKV     bool
+	lora      LoRA
 }
 
 // NewPlan registers --vllm-version, --allow-long-max-model-len and
@@ -31,6 +32,7 @@ func (Engine) NewPlan(fs *flag.FlagSet) engine.PlanSearch {
 	fs.StringVar(&p.version, "vllm-version", "main", "the vLLM whose rules size each serve")
 	fs.BoolVar(&p.allowLong, "allow-long-max-model-len", false, "accept a --length above the model's maximum, as vLLM's VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 does (the commands then set it)")
 	fs.BoolVar(&p.pinKV, "pin-kv-cache", false, "print each command with --kv-cache-memory-bytes: the KV cache membudget sizes less the --margin share of the budget (default: size it by the util, so vLLM's profiling stays in charge)")
+	registerLoRA(fs, &p.lora)
 	return p
 }
 
@@ -69,7 +71,7 @@ func (p *planSearch) Search(m *hub.Loaded, need engine.Need, sp engine.PlanSpace
 		return engine.PlanResult{}, err
 	}
 	rows, err := Deployments(m.Arch, m.Name, Need{Length: need.Length, Concurrency: need.Concurrency},
-		Space{Plan: sp, Profile: profile, Revision: m.Revision(), AllowLongMaxModelLen: p.allowLong, PinKVCache: p.pinKV}, progress)
+		Space{Plan: sp, Profile: profile, Revision: m.Revision(), AllowLongMaxModelLen: p.allowLong, PinKVCache: p.pinKV, LoRA: p.lora}, progress)
 	if se := (*engine.SettingError)(nil); errors.As(err, &se) && se.Flag == "max-model-len" {
 		return engine.PlanResult{}, fmt.Errorf("--length %d: %s", need.Length, se.Reason)
 	}
@@ -79,6 +81,9 @@ func (p *planSearch) Search(m *hub.Loaded, need engine.Need, sp engine.PlanSpace
 	out := engine.PlanResult{Describes: profile.Describes, BudgetColumn: "UTIL",
 		Searched: fmt.Sprintf("%d classes x tensor, pipeline and data ranks %s x the checkpoint's weights (and online fp8 for an unquantized one) x KV auto and fp8 x util %v or the class's ceiling",
 			len(sp.Classes), sp.Bounds(), profile.DefaultUtil)}
+	if p.lora.Enable {
+		out.Notes = append(out.Notes, "each deployment keeps the LoRA given (--enable-lora and its flags): its slots are charged on every GPU")
+	}
 	if p.pinKV {
 		out.Notes = append(out.Notes, fmt.Sprintf("each command pins the KV cache with --kv-cache-memory-bytes: the cache the util sizes less %v %% of the budget, in whole blocks, as a safety margin; vLLM then no longer sizes it by profiling, so memory membudget misses beyond that margin runs the device out of memory", sp.MarginPercent))
 	} else {
@@ -199,6 +204,9 @@ func (Engine) Explain(src *explain.Source, m explain.Model, c explain.ClassChoic
 	serve, err := buildServe(src.Log, f.s, f.given)
 	if err != nil {
 		return nil, err
+	}
+	if !f.given["enable-lora"] {
+		serve.dropUnsizedLoRA(m.Arch, version.Profile)
 	}
 	return explainLog(explainInput{Source: src, Model: m, Class: c, Version: version, Serve: serve})
 }

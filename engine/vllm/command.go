@@ -130,6 +130,7 @@ func Command(model string, r Resolved) string {
 	if r.CPUOffloadGiB > 0 {
 		float("cpu-offload-gb", r.CPUOffloadGiB)
 	}
+	writeLoRAFlags(&b, r.LoRA)
 	if r.SwapSpaceGiB != nil {
 		float("swap-space", *r.SwapSpaceGiB)
 	}

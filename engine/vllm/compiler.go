@@ -132,7 +132,7 @@ func (cp *Compiler) compileInto(k *kvCheck, s Serve, c budget.Class, p Profile) 
 		st.TP, st.ExpertRanks, st.DtypeBytes, st.Quant = r.TensorParallelSize, r.ExpertRanks, r.DtypeBytes, r.Quant
 		shardings[i] = st
 		w := cp.weights(st, r.Quantization)
-		pools[i] = w.pools
+		pools[i] = addLoRAPools(w.pools, a, r, st)
 		stage := &plan.Stages[i]
 		stage.Fixed[budget.TermWeights] = w.bytes
 		for _, it := range peakItems(a, r, st) {

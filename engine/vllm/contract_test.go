@@ -27,6 +27,8 @@ func TestContractOnShippedModels(t *testing.T) {
 		{"--vllm-version", "0.19.0", "--gpu-memory-utilization", "0.8"},
 		{"--vllm-version", "0.8.5:v0", "--enforce-eager"},
 		{"--vllm-version", "0.29.0", "--tensor-parallel-size", "2"},
+		// LoRA: sized for the dense decoders, refused by name otherwise.
+		{"--enable-lora", "--max-loras", "2", "--max-lora-rank", "32", "--max-cpu-loras", "4"},
 	}
 	models := enginetest.Shipped(t)
 	names := slices.Sorted(func(yield func(string) bool) {
@@ -71,6 +73,13 @@ func TestContractOnGeneratedModels(t *testing.T) {
 		if rapid.Bool().Draw(t, "eager") {
 			args = append(args, "--enforce-eager")
 		}
+		if rapid.IntRange(0, 3).Draw(t, "lora") == 0 {
+			args = append(args, "--enable-lora", "--max-loras", strconv.Itoa(rapid.IntRange(1, 8).Draw(t, "max_loras")),
+				"--max-lora-rank", rapid.SampledFrom([]string{"8", "16", "64"}).Draw(t, "rank"))
+			if rapid.Bool().Draw(t, "fully_sharded") {
+				args = append(args, "--fully-sharded-loras")
+			}
+		}
 		if enginetest.Check(t, vllm.Engine{}, enginetest.Case{Model: m, Class: c, Args: args}) != nil {
 			sized.Add(1)
 		}
@@ -79,5 +88,30 @@ func TestContractOnGeneratedModels(t *testing.T) {
 	t.Logf("%d of %d draws sized and checked", sized.Load(), drawn.Load())
 	if sized.Load()*3 < drawn.Load() {
 		t.Errorf("%d of %d draws sized: the generators reach too few serves", sized.Load(), drawn.Load())
+	}
+}
+
+// TestContractWithLoRA runs the contract over LoRA serves of the dense
+// decoders membudget sizes LoRA for: each must size, and its printed line,
+// which carries the LoRA flags, must read back to the same plan.
+func TestContractWithLoRA(t *testing.T) {
+	t.Parallel()
+	models := enginetest.Shipped(t)
+	c, err := membudget.Kernels().Load("h100-sxm-80g")
+	if err != nil {
+		t.Fatal(err)
+	}
+	flags := [][]string{
+		{"--enable-lora"},
+		{"--enable-lora", "--max-loras", "8", "--max-lora-rank", "64", "--max-cpu-loras", "16", "--lora-dtype", "float16"},
+		{"--enable-lora", "--max-loras", "4", "--max-lora-rank", "32", "--fully-sharded-loras", "--tensor-parallel-size", "2"},
+		{"--enable-lora", "--max-lora-rank", "16", "--pipeline-parallel-size", "2", "--max-model-len", "8192"},
+	}
+	for _, name := range []string{"meta-llama__Llama-3.1-8B-Instruct", "Qwen__Qwen2.5-7B-Instruct", "Qwen__Qwen3-8B", "google__gemma-2-9b-it"} {
+		for _, args := range flags {
+			if enginetest.Check(t, vllm.Engine{}, enginetest.Case{Model: models[name], Class: c, Args: args}) == nil {
+				t.Errorf("%s %v: not sized", name, args)
+			}
+		}
 	}
 }

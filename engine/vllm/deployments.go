@@ -33,6 +33,9 @@ type Space struct {
 	// --kv-cache-memory-bytes (see [Deployment.PinnedKVBytes]) instead of
 	// leaving vLLM's profiling to size it from the util.
 	PinKVCache bool
+	// LoRA is the serve's LoRA (see [LoRA]), kept on every deployment: the
+	// search varies the rest. Its zero value is a serve without LoRA.
+	LoRA LoRA
 }
 
 // Deployment is one serve of the plan that holds the need, with its
@@ -100,10 +103,13 @@ func Deployments(a *model.Arch, name string, need Need, sp Space, progress func(
 	// error, not a search that finds nothing. The first class that takes
 	// the model's default serve (a T4 refuses bfloat16) says which.
 	for _, c := range sp.Plan.Classes {
-		_, _, err := compiler.Compile(Serve{MaxModelLen: need.Length, AllowLongMaxModelLen: sp.AllowLongMaxModelLen}, c, sp.Profile)
+		_, _, err := compiler.Compile(Serve{MaxModelLen: need.Length, AllowLongMaxModelLen: sp.AllowLongMaxModelLen, LoRA: sp.LoRA}, c, sp.Profile)
 		var se *engine.SettingError
 		if errors.As(err, &se) && se.Flag == "max-model-len" {
 			return nil, fmt.Errorf("length %d: %w", need.Length, se)
+		}
+		if errors.As(err, &se) && loraRefusal(se) {
+			return nil, err // the LoRA kept fixed is refused on every layout
 		}
 		if err == nil {
 			break
@@ -185,7 +191,7 @@ func (e *Search) deploy(name string, sp *Space, need Need, l engine.Layout, perE
 		// Compiled with one engine: the dp engines each run this serve.
 		s := Serve{GPUMemoryUtilization: u, MaxModelLen: need.Length, TensorParallelSize: l.TP,
 			PipelineParallelSize: l.PP, DataParallelSize: 1, Quantization: quant, KVCacheDtype: kv,
-			Revision: sp.Revision, AllowLongMaxModelLen: sp.AllowLongMaxModelLen}
+			Revision: sp.Revision, AllowLongMaxModelLen: sp.AllowLongMaxModelLen, LoRA: sp.LoRA}
 		r, plan, err := e.compile(s)
 		if err != nil {
 			return Deployment{}, false // a layout or dtype vLLM refuses for this model or device

@@ -48,6 +48,14 @@ var serveSettings = []struct{ key, flag string }{
 	{"enable_prefix_caching", "enable-prefix-caching"},
 	{"cpu_offload_gb", "cpu-offload-gb"},
 	{"swap_space", "swap-space"},
+	// LoRA (lora.go): the API server's args and the engine's non-default
+	// args name them as EngineArgs does.
+	{"enable_lora", "enable-lora"},
+	{"max_loras", "max-loras"},
+	{"max_lora_rank", "max-lora-rank"},
+	{"max_cpu_loras", "max-cpu-loras"},
+	{"fully_sharded_loras", "fully-sharded-loras"},
+	{"lora_dtype", "lora-dtype"},
 	{"mamba_cache_dtype", "mamba-cache-dtype"},
 	{"mamba_ssm_cache_dtype", "mamba-ssm-cache-dtype"},
 }
@@ -67,7 +75,6 @@ var flagAliases = engine.Aliases{
 // their presence makes a prediction an underestimate.
 var unmodelled = []struct{ key, what string }{
 	{"speculative_config", "speculative decoding (a draft model's weights, KV cache and graphs)"},
-	{"enable_lora", "LoRA adapters (their weights and the punica buffers)"},
 	{"kv_transfer_config", "a KV connector (its buffers)"},
 }
 
@@ -240,6 +247,19 @@ func applySetting(s *Serve, flag string, st logs.Setting) (string, error) {
 		}
 		s.CPUOffloadGiB = f
 		return st.Value, nil
+	case "enable-lora":
+		return boolean(&s.LoRA.Enable)
+	case "max-loras":
+		return count(&s.LoRA.MaxLoras)
+	case "max-lora-rank":
+		return count(&s.LoRA.MaxRank)
+	case "max-cpu-loras":
+		return count(&s.LoRA.MaxCPULoras)
+	case "fully-sharded-loras":
+		return boolean(&s.LoRA.FullySharded)
+	case "lora-dtype":
+		s.LoRA.Dtype = strings.TrimPrefix(st.Value, "torch.")
+		return s.LoRA.Dtype, nil
 	case "swap-space":
 		f, err := gibs()
 		if err != nil {
@@ -292,6 +312,12 @@ func settingsOf(ls loggedServe, r Resolved) []explain.Setting {
 		"swap-space":             strconv.FormatFloat(r.SwapGiB, 'f', -1, 64),
 		"mamba-cache-dtype":      r.MambaCacheDtype,
 		"mamba-ssm-cache-dtype":  r.MambaSSMCacheDtype,
+		"enable-lora":            b(r.LoRA.Enable),
+		"max-loras":              u(r.LoRA.MaxLoras),
+		"max-lora-rank":          u(r.LoRA.MaxRank),
+		"max-cpu-loras":          u(r.LoRA.MaxCPULoras),
+		"fully-sharded-loras":    b(r.LoRA.FullySharded),
+		"lora-dtype":             r.LoRA.Dtype,
 	}
 	var out []explain.Setting
 	for _, sk := range serveSettings {
@@ -305,7 +331,8 @@ func settingsOf(ls loggedServe, r Resolved) []explain.Setting {
 			case sk.flag == "kv-cache-memory-bytes" && r.KVCacheMemoryBytes == 0,
 				sk.flag == "swap-space" && r.SwapGiB == 0,
 				sk.flag == "cpu-offload-gb" && r.CPUOffloadGiB == 0,
-				(sk.flag == "mamba-cache-dtype" || sk.flag == "mamba-ssm-cache-dtype") && r.MambaCacheMode == "":
+				(sk.flag == "mamba-cache-dtype" || sk.flag == "mamba-ssm-cache-dtype") && r.MambaCacheMode == "",
+				strings.Contains(sk.flag, "lora") && !r.LoRA.Enable:
 				continue
 			}
 		}

@@ -99,12 +99,12 @@ func TestJudge(t *testing.T) {
 		{"modelled", []string{"--max-model-len", "8k"}, ""},
 		{"membudget's own spelling", []string{"--allow-long-max-model-len"}, ""},
 		{"memory-neutral", []string{"--max-logprobs", "40"}, ""},
-		{"a refused switch turned off", []string{"--no-enable-lora"}, ""},
+		{"a refused switch turned off", []string{"--no-disable-custom-all-reduce"}, ""},
 		{"a neutral switch whose negation is refused", []string{"--no-enable-chunked-prefill"},
 			"--no-enable-chunked-prefill: " + whatChunk + ": not modelled for " + main + tail},
 		{"the same, =false", []string{"--enable-chunked-prefill=false"},
 			"--enable-chunked-prefill: " + whatChunk + ": not modelled for " + main + tail},
-		{"a refused switch =false", []string{"--enable-lora=false"}, ""},
+		{"a refused switch =false", []string{"--disable-custom-all-reduce=false"}, ""},
 		{"a refused flag at its default", []string{"--mm-encoder-tp-mode", "weights"}, ""},
 		{"-O2 is main's default level", []string{"--optimization-level=2"}, ""},
 		// Where compiled artifacts go changes no memory
@@ -119,8 +119,10 @@ func TestJudge(t *testing.T) {
 		{"-O3 on the V0 engine", []string{"--vllm-version", "0.8.5:v0", "--optimization-level=3"},
 			"-O3: " + whatGraphs + ": not modelled for vLLM 0.8.5 (V0 engine)" + tail},
 		{"-O.level", []string{"--vllm-version", "0.10.2", "-O.level=3"}, "-O.level: " + whatGraphs + ": not modelled for vLLM 0.10.2" + tail},
-		{"refused, with the release", []string{"--vllm-version", "0.19.0", "--enable-lora"},
-			"--enable-lora: " + whatLora + ": not modelled for vLLM 0.19.0" + tail},
+		{"refused, with the release", []string{"--vllm-version", "0.19.0", "--enable-tower-connector-lora"},
+			"--enable-tower-connector-lora: " + whatLora + ": not modelled for vLLM 0.19.0" + tail},
+		// --enable-lora is sized (lora.go); Resolve refuses it before 0.17.0.
+		{"LoRA is modelled", []string{"--vllm-version", "0.19.0", "--enable-lora", "--max-loras", "4", "--no-fully-sharded-loras"}, ""},
 		{"a speculative method named", []string{`--speculative-config={"method": "eagle3", "num_speculative_tokens": 3}`},
 			`--speculative-config (method "eagle3"): ` + whatSpec + ": not modelled for " + main + tail},
 		{"an alias", []string{"-sc", `{"method":"mtp"}`}, `-sc (method "mtp"): ` + whatSpec + ": not modelled for " + main + tail},
@@ -263,8 +265,8 @@ func TestRegisterForRegistersOnlyTheFlagsGiven(t *testing.T) {
 	s := &flagServe{}
 	fs := flag.NewFlagSet("t", flag.ContinueOnError)
 	var model string
-	s.RegisterFor(fs, &model, []string{"--class", "x", "--host", "h", "--no-enable-lora", "-sc", "{}", "--max-model-len", "8k"})
-	for name, want := range map[string]bool{"host": true, "no-enable-lora": true, "sc": true, "max-model-len": true, "port": false, "enable-lora": false, "speculative-config": false} {
+	s.RegisterFor(fs, &model, []string{"--class", "x", "--host", "h", "--no-disable-custom-all-reduce", "-sc", "{}", "--max-model-len", "8k"})
+	for name, want := range map[string]bool{"host": true, "no-disable-custom-all-reduce": true, "sc": true, "max-model-len": true, "port": false, "disable-custom-all-reduce": false, "enable-lora": true, "speculative-config": false} {
 		if got := fs.Lookup(name) != nil; got != want {
 			t.Errorf("--%s registered: %v, want %v", name, got, want)
 		}

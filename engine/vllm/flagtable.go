@@ -168,7 +168,7 @@ var flagTable = []vflag{
 	{name: "enable-log-outputs", arity: noValue, neg: true, kind: ignored, since: Version{0, 10, 0}, added: "#20707 (2025-08-06)"},
 	{name: "enable-log-requests", arity: noValue, neg: true, kind: ignored, since: Version{0, 10, 0}, added: "#21739 (2025-08-01)"},
 	{name: "enable-logging-iteration-details", arity: noValue, neg: true, kind: ignored, since: Version{0, 14, 0}, added: "#31193 (2026-01-09)"},
-	{name: "enable-lora", arity: noValue, neg: true, kind: refused, what: whatLora},
+	{name: "enable-lora", arity: noValue, neg: true, kind: modelled}, // lora.go: sized from 0.17.0, refused by name before it
 	{name: "enable-lora-bias", arity: noValue, kind: refused, what: whatLora, since: Version{0, 6, 4}, added: "in vLLM 0.6.4", until: Version{0, 14, 0}, removed: "#25807 (2025-10-10)"},
 	{name: "enable-mamba-cache-stochastic-rounding", arity: noValue, neg: true, kind: ignored, since: Version{0, 19, 0}, added: "#35753 (2026-03-30)"},
 	{name: "enable-mfu-metrics", arity: noValue, neg: true, kind: ignored, since: Version{0, 11, 0}, added: "#30738 (2025-12-18)"},
@@ -203,7 +203,7 @@ var flagTable = []vflag{
 	{name: "fault-tolerance-config", arity: oneValue, json: true, kind: ignored, since: Version{0, 25, 0}, added: "#44428 (2026-07-25)"},
 	{name: "fingerprint-mode", arity: oneValue, kind: ignored, since: Version{0, 20, 0}, added: "#40537 (2026-04-27)"},
 	{name: "fingerprint-value", arity: oneValue, kind: ignored, since: Version{0, 20, 0}, added: "#40537 (2026-04-27)"},
-	{name: "fully-sharded-loras", arity: noValue, neg: true, kind: refused, what: whatLora},
+	{name: "fully-sharded-loras", arity: noValue, neg: true, kind: modelled}, // lora.go: sized from 0.17.0, refused by name before it
 	{name: "gdn-prefill-backend", arity: oneValue, kind: ignored, since: Version{0, 18, 0}, added: "#36647 (2026-03-16)"},
 	{name: "generation-config", arity: oneValue, kind: ignored, since: Version{0, 6, 6}, added: "in vLLM 0.6.6"},
 	{name: "gpu-memory-utilization", arity: oneValue, kind: modelled},
@@ -248,9 +248,9 @@ var flagTable = []vflag{
 	{name: "logprobs-mode", arity: oneValue, kind: ignored, since: Version{0, 10, 0}, added: "#21398 (2025-07-23)"},
 	{name: "long-lora-scaling-factors", arity: oneValue, kind: refused, what: whatLora, until: Version{0, 10, 2}, removed: "#21169 (2025-07-19)"},
 	{name: "long-prefill-token-threshold", arity: oneValue, kind: ignored, since: Version{0, 7, 3}, added: "#10235 (2025-02-14)"},
-	{name: "lora-dtype", arity: oneValue, kind: refused, what: whatLora},
+	{name: "lora-dtype", arity: oneValue, kind: modelled}, // lora.go: sized from 0.17.0, refused by name before it
 	{name: "lora-extra-vocab-size", arity: oneValue, kind: refused, what: whatLora, until: Version{0, 14, 0}, removed: "#28545 (2025-11-21)"},
-	{name: "lora-modules", arity: manyValues, kind: refused, what: whatLora},
+	{name: "lora-modules", arity: manyValues, kind: modelled}, // lora.go: sized from 0.17.0, refused by name before it
 	{name: "lora-target-modules", arity: manyValues, kind: refused, what: whatLora, since: Version{0, 19, 0}, added: "#34984 (2026-03-17)"},
 	{name: "mamba-backend", arity: oneValue, kind: ignored, since: Version{0, 19, 0}, added: "#36162 (2026-04-14)"},
 	{name: "mamba-block-size", arity: oneValue, kind: refused, what: whatState, since: Version{0, 11, 0}, added: "#27289 (2025-10-28)"},
@@ -262,13 +262,13 @@ var flagTable = []vflag{
 	{name: "master-addr", arity: oneValue, kind: ignored, since: Version{0, 11, 0}, added: "#23691 (2025-11-16)"},
 	{name: "master-port", arity: oneValue, kind: ignored, since: Version{0, 11, 0}, added: "#23691 (2025-11-16)"},
 	{name: "max-context-len-to-capture", arity: oneValue, kind: refused, what: whatGraphs, until: Version{0, 6, 4}, removed: "gone from the tag v0.6.4"},
-	{name: "max-cpu-loras", arity: oneValue, kind: refused, what: whatLora},
+	{name: "max-cpu-loras", arity: oneValue, kind: modelled}, // lora.go: sized from 0.17.0, refused by name before it
 	{name: "max-cudagraph-capture-size", arity: oneValue, kind: refused, what: whatGraphs, since: Version{0, 11, 0}, added: "#26016 (2025-10-24)"},
 	{name: "max-log-len", arity: oneValue, kind: ignored},
 	{name: "max-logprobs", arity: oneValue, kind: ignored},
 	{name: "max-long-partial-prefills", arity: oneValue, kind: ignored, since: Version{0, 7, 3}, added: "#10235 (2025-02-14)", until: Version{0, 28, 0}, removed: "#49244 (2026-07-21)"},
-	{name: "max-lora-rank", arity: oneValue, kind: refused, what: whatLora},
-	{name: "max-loras", arity: oneValue, kind: refused, what: whatLora},
+	{name: "max-lora-rank", arity: oneValue, kind: modelled}, // lora.go: sized from 0.17.0, refused by name before it
+	{name: "max-loras", arity: oneValue, kind: modelled},     // lora.go: sized from 0.17.0, refused by name before it
 	{name: "max-model-len", arity: oneValue, kind: modelled},
 	{name: "max-num-batched-tokens", arity: oneValue, kind: modelled},
 	{name: "max-num-partial-prefills", arity: oneValue, kind: ignored, since: Version{0, 7, 3}, added: "#10235 (2025-02-14)", until: Version{0, 28, 0}, removed: "#49244 (2026-07-21)"},

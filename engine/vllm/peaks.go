@@ -293,7 +293,7 @@ func peakItems(a *model.Arch, r *Resolved, st model.Sharding) []budget.Item {
 		nonTorch = budget.SatAdd(nonTorch, m.tpBytes)
 	}
 	items = append(items, budget.Item{Name: "non_torch_growth", Term: budget.TermNonTorch, Bytes: nonTorch})
-	return items
+	return appendLoRAItems(items, a, r, st)
 }
 
 // graphBytes is the CUDA-graph memory of one stage's GPU as vLLM's
@@ -306,7 +306,8 @@ func peakItems(a *model.Arch, r *Resolved, st model.Sharding) []budget.Item {
 func graphBytes(a *model.Arch, r *Resolved, st model.Sharding) uint64 {
 	m := r.Profile.peaks
 	largest := min(2*r.MaxNumSeqs, maxCaptureSize)
-	graphs := captureSizes(largest) - 1 + captureSizes(min(largest, r.MaxNumSeqs)) - 1
+	cases := loraGraphCases(r)
+	graphs := cases*captureSizes(largest) - 1 + cases*captureSizes(min(largest, r.MaxNumSeqs)) - 1
 	layers := uint64(st.EndLayer - st.FirstLayer)
 	first := budget.SatAdd(m.graphFixedBytes, budget.SatMul(largest, forwardBytesPerToken(a, r.TensorParallelSize, r.DtypeBytes)))
 	return budget.SatAdd(first, budget.SatMul(budget.SatMul(graphs, layers), m.graphBytesPerLayerGraph))

@@ -157,7 +157,7 @@ func weightItems(a *model.Arch, st model.Sharding) []budget.Item {
 // hostBytes is what the serve keeps in host memory per GPU: the CPU swap
 // space (int(swap_space x GiB)) and the offloaded weights.
 func (r *Resolved) hostBytes() uint64 {
-	return budget.SatAdd(uint64(r.SwapGiB*(1<<30)), uint64(r.CPUOffloadGiB*(1<<30)))
+	return budget.SatAdd(budget.SatAdd(uint64(r.SwapGiB*(1<<30)), uint64(r.CPUOffloadGiB*(1<<30))), r.LoRAHostBytes)
 }
 
 // offload moves --cpu-offload-gb of each stage's decoder-layer weights to
@@ -275,6 +275,7 @@ func (ref *Reference) slack(i int) uint64 {
 	for _, it := range ref.KVAllocation(i) {
 		pools = pools.Add(it.Bytes, 1)
 	}
+	pools = addLoRAPools(pools, ref.Arch, &ref.Serve, ref.stages[i].sharding)
 	return pools.Slack()
 }
 

@@ -102,6 +102,10 @@ type Resolved struct {
 	// pool once padded to the attention page, 0 when not padded.
 	StatePageBytes, StatePagePadded uint64
 
+	// LoRAHostBytes is the LoRA adapters each GPU's worker caches in host
+	// memory at most (see loraHostBytes).
+	LoRAHostBytes uint64
+
 	// Sources says where each defaulted setting came from, by flag name.
 	Sources Sources
 }
@@ -129,6 +133,9 @@ func Resolve(s Serve, a *model.Arch, c budget.Class, p Profile) (Resolved, error
 		return Resolved{}, err
 	}
 	if err := r.resolveState(a, def); err != nil {
+		return Resolved{}, err
+	}
+	if err := r.resolveLoRA(a, def); err != nil {
 		return Resolved{}, err
 	}
 	return r, nil

@@ -14,25 +14,26 @@ type section struct{ sz *Sizing }
 
 // serveJSON is the resolved serve under vLLM's names: the report's "serve".
 type serveJSON struct {
-	VLLMVersion          string  `json:"vllm_version"`
-	VLLM                 string  `json:"vllm"`
-	GPUMemoryUtilization float64 `json:"gpu_memory_utilization"`
-	KVCacheMemoryBytes   uint64  `json:"kv_cache_memory_bytes"`
-	MaxModelLen          uint64  `json:"max_model_len"`
-	MaxNumSeqs           uint64  `json:"max_num_seqs"`
-	MaxNumBatchedTokens  uint64  `json:"max_num_batched_tokens"`
-	BlockSize            uint64  `json:"block_size"`
-	KVCacheDtype         string  `json:"kv_cache_dtype"`
-	TensorParallelSize   uint64  `json:"tensor_parallel_size"`
-	PipelineParallelSize uint64  `json:"pipeline_parallel_size"`
-	DataParallelSize     uint64  `json:"data_parallel_size"`
-	EnableExpertParallel bool    `json:"enable_expert_parallel"`
-	Dtype                string  `json:"dtype"`
-	Quantization         string  `json:"quantization"`
-	EnforceEager         bool    `json:"enforce_eager"`
-	AsyncScheduling      bool    `json:"async_scheduling"`
-	CPUOffloadGiB        float64 `json:"cpu_offload_gib"`
-	SwapSpaceGiB         float64 `json:"swap_space_gib"`
+	VLLMVersion          string    `json:"vllm_version"`
+	VLLM                 string    `json:"vllm"`
+	GPUMemoryUtilization float64   `json:"gpu_memory_utilization"`
+	KVCacheMemoryBytes   uint64    `json:"kv_cache_memory_bytes"`
+	MaxModelLen          uint64    `json:"max_model_len"`
+	MaxNumSeqs           uint64    `json:"max_num_seqs"`
+	MaxNumBatchedTokens  uint64    `json:"max_num_batched_tokens"`
+	BlockSize            uint64    `json:"block_size"`
+	KVCacheDtype         string    `json:"kv_cache_dtype"`
+	TensorParallelSize   uint64    `json:"tensor_parallel_size"`
+	PipelineParallelSize uint64    `json:"pipeline_parallel_size"`
+	DataParallelSize     uint64    `json:"data_parallel_size"`
+	EnableExpertParallel bool      `json:"enable_expert_parallel"`
+	Dtype                string    `json:"dtype"`
+	Quantization         string    `json:"quantization"`
+	EnforceEager         bool      `json:"enforce_eager"`
+	AsyncScheduling      bool      `json:"async_scheduling"`
+	CPUOffloadGiB        float64   `json:"cpu_offload_gib"`
+	SwapSpaceGiB         float64   `json:"swap_space_gib"`
+	LoRA                 *loraJSON `json:"lora,omitempty"`
 	// Defaults is a map rather than [Sources]: encoding/json writes a map
 	// itself, where a Marshaler's output is scanned and compacted again
 	// (7 % of batch's instructions).
@@ -83,12 +84,14 @@ func (s section) Serve() any {
 		BlockSize: r.BlockSize, KVCacheDtype: r.KVCacheDtype, TensorParallelSize: r.TensorParallelSize,
 		PipelineParallelSize: r.PipelineParallelSize, DataParallelSize: r.DataParallelSize, EnableExpertParallel: r.EnableExpertParallel,
 		Dtype: r.Dtype, Quantization: r.Quant.Method, EnforceEager: r.EnforceEager, AsyncScheduling: r.Async,
-		CPUOffloadGiB: r.CPUOffloadGiB, SwapSpaceGiB: r.SwapGiB, Defaults: r.Sources.Map(), Ignored: s.sz.pasted.AllIgnored(), RequiresPlugin: r.pluginName(),
+		CPUOffloadGiB: r.CPUOffloadGiB, SwapSpaceGiB: r.SwapGiB, LoRA: s.sz.loraJSON(), Defaults: r.Sources.Map(), Ignored: s.sz.pasted.AllIgnored(), RequiresPlugin: r.pluginName(),
 		Command: s.sz.Command(),
 	}
 }
 
-func (s section) Settings() []string { return s.sz.pasted.Settings(s.sz.Serve.Sources.Map()) }
+func (s section) Settings() []string {
+	return append(s.sz.pasted.Settings(s.sz.Serve.Sources.Map()), s.sz.loraSettings()...)
+}
 
 func (s section) GPUs() uint64 { return s.sz.gpus() }
 
@@ -166,6 +169,7 @@ func (s section) Lines(fp budget.Footprint) []engine.FootprintLine {
 			out = append(out, engine.FootprintLine{Label: termLabels[t], Bytes: fp.Terms[t]})
 		}
 	}
+	out = s.sz.splitLoRA(out, fp)
 	for t := range budget.NumTerms {
 		if beside.Has(t) {
 			out = append(out, engine.FootprintLine{Label: termLabels[t], Bytes: fp.Terms[t], Beside: true})

@@ -55,6 +55,9 @@ type Serve struct {
 	// repository that vLLM loads ("" for vLLM's default, main). It names
 	// the checkpoint; it does not change memory.
 	Revision string
+	// LoRA is --enable-lora and the flags that size its adapter slots
+	// (see lora.go); its zero value is a serve without LoRA.
+	LoRA LoRA
 }
 
 // settingErr returns the *engine.SettingError of flag at value.
