@@ -72,6 +72,9 @@ func coverage(e registryEntry) (modelTypes []string, refusal string) {
 	if mts := Architectures()[e.Arch]; len(mts) > 0 && isGeneration(e.Section) && e.Section != "multimodal/encoder-decoder" {
 		return mts, ""
 	}
+	if mts := Architectures()[e.Arch]; len(mts) > 0 && isPooling(e.Section) && EncoderOnlyArchitecture(e.Arch) {
+		return mts, ""
+	}
 	switch {
 	case isTransformersBackend(e.Section):
 		return nil, "vLLM serves it only through its Transformers backend (" + e.Class + "), whose memory is not modelled"
@@ -184,14 +187,21 @@ func TestArchitecturesAreVLLMs(t *testing.T) {
 	reg := readRegistry(t)
 	gen := map[string]bool{}
 	modules := map[string]bool{}
+	pooling := map[string]bool{}
 	for _, e := range reg {
 		if isGeneration(e.Section) {
 			gen[e.Arch] = true
 			modules[e.Module] = true
 		}
+		if isPooling(e.Section) {
+			pooling[e.Arch] = true
+		}
 	}
 	for arch, mts := range Architectures() {
-		if !gen[arch] {
+		switch {
+		case EncoderOnlyArchitecture(arch) && !pooling[arch]:
+			t.Errorf("%s (model_types %v) is not a pooling architecture of vLLM's registry", arch, mts)
+		case !EncoderOnlyArchitecture(arch) && !gen[arch]:
 			t.Errorf("%s (model_types %v) is not a generation architecture of vLLM's registry", arch, mts)
 		}
 		for _, mt := range mts {

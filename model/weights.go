@@ -112,6 +112,9 @@ func bytesOf(n, b uint64) uint64 { return budget.SatMul(n, b) }
 // Weights lists every weight tensor and buffer one rank holds under sh.
 func Weights(a *Arch, sh Sharding) []budget.Item {
 	w := &weights{a: a, t: &a.tree, sh: sh, q: sh.Quant.compiled(a), tp: max(sh.TP, 1), dt: sh.DtypeBytes}
+	if a.Encoder != nil {
+		return encoderWeights(w)
+	}
 	t := w.t
 	if t.attn == "" {
 		// An Arch built by hand, not by ParseConfig: Llama's tree.
