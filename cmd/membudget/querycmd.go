@@ -126,12 +126,22 @@ func (a *app) query(stdout, stderr io.Writer, args []string, name string) int {
 			return fail(stderr, name, exitBadArgs, fmt.Errorf("--length %d: above %s %d", *given, lenCap.Flag, lenCap.Value))
 		}
 		capv = seqsCap.Value
+		if bb, ok := sz.(engine.BatchBounder); ok {
+			if b, bounded := bb.SeqsAt(*given); bounded {
+				seqsCap, capv = b, b.Value
+			}
+		}
 		ans, err = budget.MaxSequences(plan, *given, capv)
 	} else {
 		if *given == 0 || *given > seqsCap.Value {
 			return fail(stderr, name, exitBadArgs, fmt.Errorf("--seqs %d: want 1 to %s %d", *given, seqsCap.Label(), seqsCap.Value))
 		}
 		capv = lenCap.Value
+		if bb, ok := sz.(engine.BatchBounder); ok {
+			if b, bounded := bb.LenAt(*given); bounded {
+				lenCap, capv = b, b.Value
+			}
+		}
 		ans, err = budget.MaxLength(plan, *given, capv)
 	}
 	if err != nil {

@@ -110,6 +110,8 @@ func (f *flagServe) registerModelled(fs *flag.FlagSet) {
 	fs.Var(&engine.SwitchFlag{V: &f.s.EnablePrefixCaching, To: engine.Off}, "no-enable-prefix-caching", "vLLM's --no-enable-prefix-caching: a hybrid model's state keeps 1 page a sequence")
 	fs.StringVar(&f.s.MambaCacheDtype, "mamba-cache-dtype", "auto", "vLLM's --mamba-cache-dtype: auto, float32, float16, bfloat16 (a hybrid model's conv and SSM state)")
 	fs.StringVar(&f.s.MambaSSMCacheDtype, "mamba-ssm-cache-dtype", "auto", "vLLM's --mamba-ssm-cache-dtype: auto, float32, float16, bfloat16 (the SSM state alone)")
+	fs.StringVar(&f.s.Runner, "runner", "auto", "vLLM's --runner: auto, generate or pooling (auto: pooling for an encoder-only model such as BERT, RoBERTa, XLM-RoBERTa)")
+	fs.StringVar(&f.s.Convert, "convert", "auto", "vLLM's --convert: auto or none (converting a model for the pooling runner is not sized)")
 	fs.Var(&optGiBFlag{&f.s.SwapSpaceGiB}, "swap-space", "vLLM's --swap-space in GiB, for the versions that have it (host memory; counts on unified devices; default 4 on the V0 engine)")
 }
 
@@ -205,6 +207,7 @@ func (f *flagServe) Size(m *hub.Loaded, c budget.Class) (engine.Sizing, error) {
 		return nil, err
 	}
 	s := f.s
+	s.EnableChunkedPrefill = f.given["enable-chunked-prefill"]
 	if e, ok := f.Lookup(AllowLongEnv); ok && allowLongValue(e.Value) {
 		s.AllowLongMaxModelLen = true
 	}

@@ -98,7 +98,7 @@ var flagTable = []vflag{
 	{name: "compilation-config", aliases: []string{"cc"}, arity: oneValue, json: true, kind: refused, what: whatGraphs, neutralKeys: []string{"cache_dir", "compile_cache_save_format", "cudagraph_num_of_warmups", "debug_dump_path"}, since: Version{0, 6, 5}, added: "in vLLM 0.6.5"}, // neutralKeys: vllm/config/compilation.py:461-467, 643 at main
 	{name: "config", arity: oneValue, kind: refused, what: whatYaml},
 	{name: "config-format", arity: oneValue, kind: ignored, since: Version{0, 6, 1}, added: "in vLLM 0.6.1"},
-	{name: "convert", arity: oneValue, kind: refused, what: whatRunner, neutral: []string{"auto", "none"}, since: Version{0, 10, 0}, added: "#21470 (2025-07-27)"},
+	{name: "convert", arity: oneValue, kind: modelled, since: Version{0, 10, 0}, added: "#21470 (2025-07-27)"},
 	{name: "cp-kv-cache-interleave-size", arity: oneValue, kind: ignored, since: Version{0, 11, 0}, added: "#28718 (2025-11-19)"},
 	{name: "cpu-distributed-timeout-seconds", arity: oneValue, kind: ignored, since: Version{0, 22, 0}, added: "#42968 (2026-05-21)"},
 	{name: "cpu-offload-gb", arity: oneValue, kind: modelled},
@@ -355,7 +355,7 @@ var flagTable = []vflag{
 	{name: "root-path", arity: oneValue, kind: ignored},
 	{name: "rope-scaling", arity: oneValue, json: true, kind: refused, what: whatRope, until: Version{0, 14, 0}, removed: "#28006 (2025-11-04)"},
 	{name: "rope-theta", arity: oneValue, kind: refused, what: whatRope, until: Version{0, 14, 0}, removed: "#28006 (2025-11-04)"},
-	{name: "runner", arity: oneValue, kind: refused, what: whatRunner, neutral: []string{"auto", "generate"}, since: Version{0, 10, 0}, added: "#21470 (2025-07-27)"},
+	{name: "runner", arity: oneValue, kind: modelled, since: Version{0, 10, 0}, added: "#21470 (2025-07-27)"},
 	{name: "safetensors-load-strategy", arity: oneValue, kind: ignored, since: Version{0, 10, 0}, added: "#24469 (2025-09-10)"},
 	{name: "safetensors-prefetch-block-size", arity: oneValue, kind: ignored, since: Version{0, 21, 0}, added: "#41499 (2026-05-10)"},
 	{name: "safetensors-prefetch-num-threads", arity: oneValue, kind: ignored, since: Version{0, 21, 0}, added: "#41499 (2026-05-10)"},

@@ -248,6 +248,9 @@ func stageHasMoE(a *model.Arch, st model.Sharding) bool {
 // sampler adds above it on the last stage), the graph pool and the
 // non-torch growth.
 func peakItems(a *model.Arch, r Resolved, st model.Sharding) []budget.Item {
+	if a.Encoder != nil && r.Runner == runnerPooling {
+		return encoderPeakItems(a, r, st)
+	}
 	m := r.Profile.peaks
 	tp, d := r.TensorParallelSize, r.DtypeBytes
 	tokens := r.MaxNumBatchedTokens
