@@ -75,6 +75,11 @@ func coverage(e registryEntry) (modelTypes []string, refusal string) {
 	if mts := Architectures()[e.Arch]; len(mts) > 0 && isPooling(e.Section) && EncoderOnlyArchitecture(e.Arch) {
 		return mts, ""
 	}
+	if mts := Architectures()[e.Arch]; len(mts) > 0 && e.Section == "embedding" && strings.HasSuffix(e.Arch, "ForCausalLM") {
+		// A causal LM the pooling runner adapts to an embedding model
+		// (--runner pooling, --convert embed), whose family is read.
+		return mts, ""
+	}
 	switch {
 	case isTransformersBackend(e.Section):
 		return nil, "vLLM serves it only through its Transformers backend (" + e.Class + "), whose memory is not modelled"

@@ -125,6 +125,12 @@ func Command(model string, r Resolved) string {
 	if r.Runner == runnerPooling {
 		str("runner", runnerPooling)
 	}
+	if r.Convert == "embed" {
+		str("convert", "embed")
+	}
+	if r.PoolerConfig != "" {
+		str("pooler-config", shell.Quote(r.PoolerConfig))
+	}
 	// The pooling runner turns async scheduling off by default
 	// (vllm/config/vllm.py:1184-1195).
 	asyncDefault := r.Profile.AsyncByDefault && r.Runner != runnerPooling

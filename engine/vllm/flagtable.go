@@ -328,7 +328,7 @@ var flagTable = []vflag{
 	{name: "override-pooler-config", arity: oneValue, json: true, kind: ignored, since: Version{0, 6, 4}, added: "in vLLM 0.6.4", until: Version{0, 14, 0}, removed: "#29402 (2025-11-25)"},
 	{name: "performance-mode", arity: oneValue, kind: refused, what: whatPerf, neutral: []string{"balanced"}, since: Version{0, 17, 0}, added: "#34936 (2026-02-25)"},
 	{name: "pipeline-parallel-size", aliases: []string{"pp"}, arity: oneValue, kind: modelled},
-	{name: "pooler-config", arity: oneValue, json: true, kind: ignored, since: Version{0, 10, 2}, added: "#25181 (2025-09-19)"},
+	{name: "pooler-config", arity: oneValue, json: true, kind: modelled, since: Version{0, 10, 2}, added: "#25181 (2025-09-19)"},
 	{name: "port", arity: oneValue, kind: ignored},
 	{name: "preemption-mode", arity: oneValue, kind: ignored, until: Version{0, 14, 0}, removed: "#25334 (2025-09-21)"},
 	{name: "prefill-context-parallel-size", aliases: []string{"pcp"}, arity: oneValue, kind: refused, what: whatCp, neutral: []string{"1"}, since: Version{0, 11, 0}, added: "#28718 (2025-11-19)"},

@@ -259,7 +259,9 @@ func peakItems(a *model.Arch, r Resolved, st model.Sharding) []budget.Item {
 		Name: "activation_peak", Term: budget.TermActivation,
 		Bytes: budget.SatAdd(forward, m.residualBytes),
 	}}
-	if st.Last {
+	if st.Last && r.Runner != runnerPooling {
+		// The pooling runner has no sampler: its dummy pooler run reads
+		// the hidden states (gpu_worker.py compile_or_warm_up_model).
 		// The profile keeps the forward pass's hidden states (and the MoE
 		// workspace) while the sampler runs on min(max_num_seqs,
 		// max_num_batched_tokens) rows of the whole padded vocabulary,
@@ -307,6 +309,11 @@ func graphBytes(a *model.Arch, r Resolved, st model.Sharding) uint64 {
 	m := r.Profile.peaks
 	largest := min(2*r.MaxNumSeqs, maxCaptureSize)
 	graphs := captureSizes(largest) - 1 + captureSizes(min(largest, r.MaxNumSeqs)) - 1
+	if r.Runner == runnerPooling {
+		// "Pooling models do not support full cudagraphs. Overriding
+		// cudagraph_mode to PIECEWISE" (vllm/config/vllm.py:1477-1488).
+		graphs = captureSizes(largest) - 1
+	}
 	layers := uint64(st.EndLayer - st.FirstLayer)
 	first := budget.SatAdd(m.graphFixedBytes, budget.SatMul(largest, forwardBytesPerToken(a, r.TensorParallelSize, r.DtypeBytes)))
 	return budget.SatAdd(first, budget.SatMul(budget.SatMul(graphs, layers), m.graphBytesPerLayerGraph))

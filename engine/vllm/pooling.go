@@ -1,9 +1,13 @@
 package vllm
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
+	"strings"
 
 	"membudget/budget"
 	"membudget/engine"
@@ -37,9 +41,15 @@ func (r *Resolved) resolveRunner(a *model.Arch, def func(string, string)) error 
 	case "", "auto":
 		// Left as given for generation: the resolved serve is resolved
 		// again (NewReference), under releases without --runner too.
-		if encoder {
+		switch {
+		case encoder:
 			r.Runner = runnerPooling
 			def("runner", "auto: "+firstArch(a)+" is a pooling model of vLLM's registry (vllm/config/model.py _get_default_runner_type)")
+		case r.Convert == "embed":
+			// _get_runner_type: a --convert other than auto or none
+			// selects the pooling runner.
+			r.Runner = runnerPooling
+			def("runner", "auto: --convert embed selects the pooling runner (vllm/config/model.py _get_runner_type)")
 		}
 	case runnerGenerate:
 		if encoder {
@@ -47,9 +57,6 @@ func (r *Resolved) resolveRunner(a *model.Arch, def func(string, string)) error 
 			return settingErr("runner", r.Runner, "vLLM refuses it: %s is an encoder-only pooling model (\"This model does not support `--runner generate`\"); use --runner pooling or auto", firstArch(a))
 		}
 	case runnerPooling:
-		if !encoder {
-			return settingErr("runner", r.Runner, "a decoder served by vLLM's pooling runner (converted with --convert embed or classify: Qwen3-Embedding, gte-Qwen2, e5-mistral) is not sized yet: membudget sizes encoder-only pooling models (BERT, RoBERTa, XLM-RoBERTa) and generation")
-		}
 	case "draft":
 		return settingErr("runner", r.Runner, "the draft runner serves a speculative-decoding draft, which membudget does not size on its own")
 	default:
@@ -57,8 +64,15 @@ func (r *Resolved) resolveRunner(a *model.Arch, def func(string, string)) error 
 	}
 	switch r.Convert {
 	case "", "auto", "none":
+	case "embed":
+		if encoder {
+			return settingErr("convert", r.Convert, "%s is a pooling model already: vLLM converts only a model that is not (as_embedding_model returns it as it is)", firstArch(a))
+		}
+		if r.Runner != runnerPooling {
+			return settingErr("convert", r.Convert, "--convert embed adapts a model for the pooling runner, not --runner %s", r.Runner)
+		}
 	default:
-		return settingErr("convert", r.Convert, "converting a model for the pooling runner (vllm/model_executor/models/adapters.py) is not sized yet")
+		return settingErr("convert", r.Convert, "a converted %s model (vllm/model_executor/models/adapters.py: a score head of its own) is not sized; --convert embed is", r.Convert)
 	}
 	if r.Runner != runnerPooling {
 		return nil
@@ -66,7 +80,131 @@ func (r *Resolved) resolveRunner(a *model.Arch, def func(string, string)) error 
 	if r.Profile.Name != CurrentName {
 		return settingErr("runner", r.Runner, "the pooling runner's rules are read at %s only: size it with --vllm-version main (%s has its own, not read)", mainDescribes, r.Profile.Describes)
 	}
-	return r.resolveEncoderOnly(a, def)
+	if encoder {
+		return r.resolveEncoderOnly(a, def)
+	}
+	if r.Convert == "none" {
+		// config/model.py:667-675.
+		return settingErr("convert", r.Convert, "vLLM refuses it: %s is not a pooling model, and --runner pooling needs --convert embed (or auto) to adapt it", firstArch(a))
+	}
+	return r.resolveConvertedDecoder(a, def)
+}
+
+// The sequence pooling types of vLLM's PoolerConfig (vllm/config/pooler.py
+// at d18bb7b) under which a causal model keeps chunked prefill and prefix
+// caching, and those under which it does not (config/model.py
+// is_chunked_prefill_supported: "Pooling models with causal attn and
+// MEAN/CLS pooling do not support chunked prefill").
+var (
+	chunkingPoolingTypes = []string{"LAST", "ALL"}
+	wholePoolingTypes    = []string{"MEAN", "CLS"}
+)
+
+// resolveConvertedDecoder is a causal LM served by the pooling runner
+// through as_embedding_model (--convert embed; vllm/model_executor/models/
+// adapters.py): its layers and KV cache as for generation, no LM head
+// (Sharding.NoHead), no sampler, PIECEWISE CUDA graphs only, async
+// scheduling off by default. Its pooling type decides whether vLLM runs
+// chunked prefill: the checkpoint's sentence-transformers config
+// (1_Pooling/config.json) gives it, which membudget does not read, so it
+// must come from --pooler-config, unless --max-num-batched-tokens holds a
+// whole sequence, under which the footprint is the same either way.
+func (r *Resolved) resolveConvertedDecoder(a *model.Arch, def func(string, string)) error {
+	if r.Convert == "" || r.Convert == "auto" {
+		r.Convert = "embed"
+		def("convert", "auto: "+firstArch(a)+" is not a pooling model, so the pooling runner converts it to an embedding model (vllm/config/model.py _get_default_convert_type)")
+	}
+	pooling, err := poolingType(r.PoolerConfig)
+	if err != nil {
+		return settingErr("pooler-config", r.PoolerConfig, "%v", err)
+	}
+	_, batchDefaulted := r.Sources.Get("max-num-batched-tokens")
+	switch {
+	case slices.Contains(wholePoolingTypes, pooling):
+		if err := r.wholeSequenceBatch(a, "a causal model with "+pooling+" pooling"); err != nil {
+			return err
+		}
+	case slices.Contains(chunkingPoolingTypes, pooling):
+	case pooling == "" && !batchDefaulted && r.MaxNumBatchedTokens >= r.MaxModelLen:
+		// Chunked prefill or not, a batch of this size holds what it holds.
+	case pooling == "":
+		return settingErr("pooler-config", "", "the pooling type of a converted %s is its checkpoint's sentence-transformers config (modules.json, 1_Pooling/config.json), which membudget does not read; it decides whether vLLM runs chunked prefill, and with it the batch: give --pooler-config '{\"seq_pooling_type\": \"LAST\"}' (or MEAN, CLS) as the checkpoint has it, or --max-num-batched-tokens of at least max_model_len %d", firstArch(a), r.MaxModelLen)
+	default:
+		return settingErr("pooler-config", r.PoolerConfig, "seq_pooling_type %q is not one membudget sizes (want %v or %v)", pooling, chunkingPoolingTypes, wholePoolingTypes)
+	}
+	r.asyncOffByDefault(a)
+	for i := range r.Stages {
+		r.Stages[i].NoHead = true
+	}
+	return nil
+}
+
+// poolingType reads the sequence pooling type of --pooler-config (its
+// seq_pooling_type, or pooling_type, which PoolerConfig.__post_init__
+// copies to it); "" when it gives none.
+func poolingType(config string) (string, error) {
+	if strings.TrimSpace(config) == "" {
+		return "", nil
+	}
+	var c struct {
+		Seq     *string `json:"seq_pooling_type"`
+		Pooling *string `json:"pooling_type"`
+	}
+	if err := json.Unmarshal([]byte(config), &c); err != nil {
+		return "", fmt.Errorf("want a JSON object, as vLLM reads it: %v", err)
+	}
+	switch {
+	case c.Seq != nil && c.Pooling != nil:
+		// vllm/config/pooler.py:135-143.
+		return "", errors.New("vLLM refuses it: \"Cannot set both `pooling_type` and `seq_pooling_type`\"")
+	case c.Seq != nil:
+		return strings.ToUpper(*c.Seq), nil
+	case c.Pooling != nil:
+		return strings.ToUpper(*c.Pooling), nil
+	}
+	return "", nil
+}
+
+// asyncOffByDefault applies the pooling runner's async default: off unless
+// --async-scheduling is given (vllm/config/vllm.py:1184-1195).
+func (r *Resolved) asyncOffByDefault(a *model.Arch) {
+	if r.AsyncScheduling == engine.Default {
+		r.Async = false
+		r.Sources = r.Sources.without("async-scheduling")
+	}
+	// As resolveLengths counts the batches in flight.
+	pp := r.PipelineParallelSize
+	r.MaxConcurrentBatches = pp
+	if r.Async {
+		switch {
+		case r.Profile.V2Runner(a):
+			r.MaxConcurrentBatches = pp + 1
+		case pp <= 1:
+			r.MaxConcurrentBatches = 2
+		}
+	}
+	r.InFlightTokens = r.MaxNumBatchedTokens
+	if r.Profile.InFlightWindow {
+		r.InFlightTokens = r.MaxConcurrentBatches * r.MaxNumBatchedTokens
+	}
+}
+
+// wholeSequenceBatch applies a serve without chunked prefill: a default
+// max_num_batched_tokens is raised to max_model_len (engine/arg_utils.py
+// _set_default_max_num_seqs_and_batched_tokens_args) and a given one below
+// it is vLLM's error (config/scheduler.py verify_max_model_len). why names
+// the model, for messages.
+func (r *Resolved) wholeSequenceBatch(a *model.Arch, why string) error {
+	if _, defaulted := r.Sources.Get("max-num-batched-tokens"); defaulted {
+		r.MaxNumBatchedTokens = max(r.MaxNumBatchedTokens, r.MaxModelLen)
+		r.Sources.Set("max-num-batched-tokens", "max(max_model_len, vLLM's default for the device): "+why+" runs without chunked prefill, so a batch holds whole sequences (engine/arg_utils.py _set_default_max_num_seqs_and_batched_tokens_args)")
+	} else if r.MaxNumBatchedTokens < r.MaxModelLen {
+		return settingErr("max-num-batched-tokens", r.MaxNumBatchedTokens, "vLLM refuses it: smaller than max_model_len %d without chunked prefill, which %s runs without (config/scheduler.py verify_max_model_len)", r.MaxModelLen, why)
+	}
+	if r.MaxNumBatchedTokens > maxBatchedTokens {
+		return settingErr("max-num-batched-tokens", r.MaxNumBatchedTokens, "beyond any serve (at most %d)", maxBatchedTokens)
+	}
+	return nil
 }
 
 // firstArch names the config's architecture, for messages.
@@ -116,26 +254,10 @@ func (r *Resolved) resolveEncoderOnly(a *model.Arch, def func(string, string)) e
 	case r.MaxModelLen > limit:
 		return settingErr("max-model-len", r.MaxModelLen, "above the %d tokens the learned position table holds (%s): longer positions index past it", limit, positionLimitWhy(a))
 	}
-	if _, defaulted := r.Sources.Get("max-num-batched-tokens"); defaulted {
-		if r.MaxModelLen > r.MaxNumBatchedTokens {
-			r.MaxNumBatchedTokens = r.MaxModelLen
-		}
-		def("max-num-batched-tokens", "max(max_model_len, vLLM's default for the device): an encoder-only pooling model runs without chunked prefill, so a batch holds whole sequences (engine/arg_utils.py _set_default_max_num_seqs_and_batched_tokens_args)")
-	} else if r.MaxNumBatchedTokens < r.MaxModelLen {
-		return settingErr("max-num-batched-tokens", r.MaxNumBatchedTokens, "vLLM refuses it: smaller than max_model_len %d without chunked prefill, which an encoder-only model runs without (config/scheduler.py verify_max_model_len)", r.MaxModelLen)
+	if err := r.wholeSequenceBatch(a, "an encoder-only pooling model"); err != nil {
+		return err
 	}
-	if r.MaxNumBatchedTokens > maxBatchedTokens {
-		return settingErr("max-num-batched-tokens", r.MaxNumBatchedTokens, "beyond any serve (at most %d)", maxBatchedTokens)
-	}
-	if r.AsyncScheduling == engine.Default {
-		r.Async = false
-		r.Sources = r.Sources.without("async-scheduling")
-	}
-	r.MaxConcurrentBatches = max(r.PipelineParallelSize, 1)
-	if r.Async {
-		r.MaxConcurrentBatches = 2
-	}
-	r.InFlightTokens = r.MaxNumBatchedTokens
+	r.asyncOffByDefault(a)
 	return nil
 }
 

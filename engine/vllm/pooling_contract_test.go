@@ -50,3 +50,30 @@ func TestContractOnPoolingServes(t *testing.T) {
 		}
 	}
 }
+
+// TestContractOnConvertedDecoders runs the engine contract over causal
+// LMs served as embedding models (--runner pooling, --convert embed):
+// Qwen3-8B (its own LM head, not built) and Qwen3-0.6B (tied), under LAST
+// and MEAN pooling and a whole-sequence batch; each must size.
+func TestContractOnConvertedDecoders(t *testing.T) {
+	t.Parallel()
+	shipped := enginetest.Shipped(t)
+	flags := [][]string{
+		{"--runner", "pooling", "--pooler-config", `{"seq_pooling_type": "LAST"}`},
+		{"--convert", "embed", "--pooler-config", `{"pooling_type": "MEAN"}`, "--max-model-len", "8192"},
+		{"--runner", "pooling", "--max-model-len", "4096", "--max-num-batched-tokens", "4096", "--tensor-parallel-size", "2"},
+		{"--runner", "pooling", "--pooler-config", `{"seq_pooling_type": "LAST"}`, "--enforce-eager", "--async-scheduling"},
+	}
+	for _, name := range []string{"Qwen__Qwen3-8B", "Qwen__Qwen3-0.6B"} {
+		for i, args := range flags {
+			class := []string{"h100-sxm-80g", "l4"}[i%2]
+			c, err := membudget.Kernels().Load(class)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if enginetest.Check(t, vllm.Engine{}, enginetest.Case{Model: shipped[name], Class: c, Args: args}) == nil {
+				t.Errorf("%s on %s %v: refused; want it sized", name, class, args)
+			}
+		}
+	}
+}

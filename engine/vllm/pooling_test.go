@@ -95,8 +95,18 @@ func TestEncoderOnlyRefusals(t *testing.T) {
 		{"a KV cache size", a, Serve{KVCacheMemoryBytes: 1 << 30}, current, "kv-cache-memory-bytes"},
 		{"pipeline parallel", a, Serve{PipelineParallelSize: 2}, current, "pipeline-parallel-size"},
 		{"a release not read", a, Serve{}, old, "runner"},
-		{"a converted decoder", decoder, Serve{Runner: "pooling"}, current, "runner"},
-		{"convert embed", decoder, Serve{Convert: "embed"}, current, "convert"},
+		// The pooling type is the checkpoint's sentence-transformers
+		// config, which is not read: it must be given.
+		{"a converted decoder without its pooling type", decoder, Serve{Runner: "pooling"}, current, "pooler-config"},
+		{"convert embed without its pooling type", decoder, Serve{Convert: "embed"}, current, "pooler-config"},
+		{"both pooling types", decoder, Serve{Runner: "pooling", PoolerConfig: `{"pooling_type":"LAST","seq_pooling_type":"LAST"}`}, current, "pooler-config"},
+		{"a pooling type not sized", decoder, Serve{Runner: "pooling", PoolerConfig: `{"seq_pooling_type":"STEP"}`}, current, "pooler-config"},
+		{"convert none under pooling", decoder, Serve{Runner: "pooling", Convert: "none"}, current, "convert"},
+		{"convert classify", decoder, Serve{Runner: "pooling", Convert: "classify"}, current, "convert"},
+		{"convert embed for generation", decoder, Serve{Runner: "generate", Convert: "embed"}, current, "convert"},
+		{"convert an encoder", a, Serve{Convert: "embed"}, current, "convert"},
+		// MEAN pooling runs without chunked prefill: 2048 < 4096.
+		{"a MEAN batch below the length", decoder, Serve{Runner: "pooling", PoolerConfig: `{"seq_pooling_type":"MEAN"}`, MaxNumBatchedTokens: 2048}, current, "max-num-batched-tokens"},
 		{"an unknown runner", a, Serve{Runner: "pool"}, current, "runner"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -219,5 +229,80 @@ func TestEncoderBatchBounds(t *testing.T) {
 	sz.writePooling(&lines)
 	if !strings.Contains(lines.String(), "KV cache: none") {
 		t.Errorf("the report's KV lines %q do not say there is none", lines.String())
+	}
+}
+
+// qwen3Untied is a small Qwen3 with its own LM head: 64 hidden, 2 layers,
+// 4 heads and 2 KV heads of 16, 128 intermediate, 1000 tokens, 4096
+// positions.
+const qwen3Untied = `{"model_type":"qwen3","architectures":["Qwen3ForCausalLM"],"hidden_size":64,"num_hidden_layers":2,"num_attention_heads":4,` +
+	`"num_key_value_heads":2,"head_dim":16,"intermediate_size":128,"vocab_size":1000,"max_position_embeddings":4096,"torch_dtype":"bfloat16",` +
+	`"tie_word_embeddings":false}`
+
+// TestConvertedDecoderResolve: a causal LM under the pooling runner keeps
+// its KV cache and loses its LM head, sampler and FULL graphs; LAST pooling
+// keeps the device's batch (2048 on 24 GiB), MEAN raises it to
+// max_model_len 4096; a batch given at least max_model_len needs no
+// pooling type.
+func TestConvertedDecoderResolve(t *testing.T) {
+	a := parse(t, qwen3Untied)
+	small := testClass(false)
+	small.Device.MemoryBytes = 24 << 30
+	for _, c := range []struct {
+		name    string
+		s       Serve
+		batched uint64
+	}{
+		{"LAST", Serve{Runner: "pooling", PoolerConfig: `{"seq_pooling_type":"last"}`}, 2048},
+		{"MEAN by pooling_type", Serve{Convert: "embed", PoolerConfig: `{"pooling_type":"MEAN"}`}, 4096},
+		{"a whole-sequence batch", Serve{Runner: "pooling", MaxNumBatchedTokens: 4096}, 4096},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r, err := Resolve(c.s, a, small, current)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Runner != "pooling" || r.Convert != "embed" || r.MaxNumBatchedTokens != c.batched || r.Async || !r.Stages[0].NoHead {
+				t.Errorf("runner %q convert %q batched %d async %v no head %v; want pooling, embed, %d, false, true",
+					r.Runner, r.Convert, r.MaxNumBatchedTokens, r.Async, r.Stages[0].NoHead, c.batched)
+			}
+			if specs := layerSpecs(a, r); len(specs) != 2 {
+				t.Errorf("%d KV specs, want the 2 layers' own", len(specs))
+			}
+		})
+	}
+}
+
+// TestConvertedDecoderByHand: the pooling runner's terms beside the KV
+// cache, against the same serve generating. The LM head, 1000 rows
+// (padded to 1024) x 64 x 2 B = 131,072 B, is not built; the sampler term
+// is 0; the graphs are PIECEWISE only (51 sizes up to min(2 x 1024, 512)
+// = 512: 1, 2, 4, 8..248 by 8, 256..512 by 16), where generation also
+// captures FULL graphs of the decode sizes up to min(512, max_num_seqs
+// 1024): 51 more, all but the first at 2 layers x 153 KiB: 50 x 313,344 =
+// 15,667,200 B.
+func TestConvertedDecoderByHand(t *testing.T) {
+	a := parse(t, qwen3Untied)
+	gen, err := NewReference(a, Serve{MaxNumBatchedTokens: 4096, EnforceEager: false}, testClass(false), current)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool, err := NewReference(a, Serve{Runner: "pooling", MaxNumBatchedTokens: 4096, AsyncScheduling: engine.On}, testClass(false), current)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, p := gen.Evaluate(3, 100).Footprint, pool.Evaluate(3, 100).Footprint
+	if d := g.Terms[budget.TermWeights] - p.Terms[budget.TermWeights]; d != 1024*64*2 {
+		t.Errorf("weights differ by %d B, want the LM head's 131,072", d)
+	}
+	if p.Terms[budget.TermSampler] != 0 {
+		t.Errorf("sampler %d B under the pooling runner, want 0", p.Terms[budget.TermSampler])
+	}
+	if g.Terms[budget.TermKVCache] != p.Terms[budget.TermKVCache] || p.Terms[budget.TermKVCache] == 0 {
+		t.Errorf("KV %d B generating, %d pooling: want the same, above 0", g.Terms[budget.TermKVCache], p.Terms[budget.TermKVCache])
+	}
+	const full = 15_667_200
+	if d := g.Terms[budget.TermGraphPool] - p.Terms[budget.TermGraphPool]; d != full {
+		t.Errorf("graph pools differ by %d B, want the FULL graphs' %d", d, full)
 	}
 }

@@ -55,6 +55,10 @@ type Serve struct {
 	// Convert --convert (auto, none, ...; "" for auto): which of vLLM's
 	// model runners serves the model (vllm/config/model.py).
 	Runner, Convert string
+	// PoolerConfig is --pooler-config, a JSON object: its
+	// seq_pooling_type (or pooling_type) decides whether the pooling
+	// runner keeps chunked prefill for a converted decoder.
+	PoolerConfig string
 	// EnableChunkedPrefill says --enable-chunked-prefill was given, which
 	// vLLM's pooling runner warns against for an encoder-only model.
 	EnableChunkedPrefill bool
