@@ -86,7 +86,11 @@ func coverage(e registryEntry) (modelTypes []string, refusal string) {
 	case isPooling(e.Section):
 		return nil, "a pooling model (vLLM's pooling runner): not sized yet"
 	case e.Section == "multimodal/encoder-decoder":
-		return nil, "encoder-decoder: the encoder cache and the cross-attention KV are not sized yet"
+		// vllm/v1/kv_cache_interface.py:809-818 CrossAttentionSpec: a
+		// request keeps cdiv(max_num_encoder_input_tokens, block_size)
+		// cross-attention pages whatever its length, beside its decoder's
+		// own; the encoder cache is the multimodal budget's.
+		return nil, "encoder-decoder: the cross-attention KV (CrossAttentionSpec: cdiv(max_num_encoder_input_tokens, block_size) pages a request, whatever its length) and the encoder cache are not sized yet"
 	case ArchitectureRefusal(e.Module) != "":
 		return nil, ArchitectureRefusal(e.Module)
 	}
