@@ -70,3 +70,31 @@ func TestPoolingQueries(t *testing.T) {
 		t.Errorf("--runner generate: exit %d, stderr %q; want exit %d naming --runner", code, stderr.String(), exitBadArgs)
 	}
 }
+
+// TestPoolingFrontier: the frontier of an encoder-only model is its batch
+// at each length, min(max_num_seqs 256, 2048 / length) on an L4, every
+// point capped and fitting.
+func TestPoolingFrontier(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run(&stdout, &stderr, []string{"frontier", "--model", "BAAI/bge-base-en-v1.5", "--class", "l4", "--format", "json"})
+	if code != exitOK {
+		t.Fatalf("exit %d; stderr %s", code, stderr.String())
+	}
+	var points []struct {
+		Length  uint64 `json:"length"`
+		MaxSeqs uint64 `json:"max_seqs"`
+		Fits    bool   `json:"fits"`
+		Capped  bool   `json:"capped"`
+	}
+	if err := jsonUnmarshal(stdout.Bytes(), &points); err != nil {
+		t.Fatalf("%v\n%s", err, stdout.String())
+	}
+	if len(points) == 0 {
+		t.Fatal("no points")
+	}
+	for _, p := range points {
+		if want := min(256, 2048/p.Length); p.MaxSeqs != want || !p.Fits || !p.Capped {
+			t.Errorf("length %d: %d sequences (fits %v, capped %v), want %d, fitting, capped", p.Length, p.MaxSeqs, p.Fits, p.Capped, want)
+		}
+	}
+}

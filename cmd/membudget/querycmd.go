@@ -125,12 +125,8 @@ func (a *app) query(stdout, stderr io.Writer, args []string, name string) int {
 		if *given > lenCap.Value {
 			return fail(stderr, name, exitBadArgs, fmt.Errorf("--length %d: above %s %d", *given, lenCap.Flag, lenCap.Value))
 		}
+		seqsCap = seqsCapAt(sz, *given)
 		capv = seqsCap.Value
-		if bb, ok := sz.(engine.BatchBounder); ok {
-			if b, bounded := bb.SeqsAt(*given); bounded {
-				seqsCap, capv = b, b.Value
-			}
-		}
 		ans, err = budget.MaxSequences(plan, *given, capv)
 	} else {
 		if *given == 0 || *given > seqsCap.Value {
@@ -292,4 +288,16 @@ func zeroLength(sa *serveArgs, length uint64) error {
 		return errors.New("--length 0: want 1 token or more (leave --length out for the longest the serve takes)")
 	}
 	return nil
+}
+
+// seqsCapAt is the cap on sequences of t tokens: the serve's, or its
+// batch's where the serve is bounded by it ([engine.BatchBounder]: an
+// encoder-only pooling model, whose batch holds whole sequences).
+func seqsCapAt(sz engine.Sizing, t uint64) engine.Bound {
+	if bb, ok := sz.(engine.BatchBounder); ok {
+		if b, bounded := bb.SeqsAt(t); bounded {
+			return b
+		}
+	}
+	return sz.Seqs()
 }
