@@ -165,3 +165,36 @@ func TestBertClassDefaults(t *testing.T) {
 		t.Errorf("BertConfig's defaults (-want +got):\n%s", diff)
 	}
 }
+
+// TestBgeRerankerWeightsByHand: BAAI/bge-reranker-v2-m3 (corpus/models),
+// XLMRobertaForSequenceClassification of 1024 hidden, 24 layers of 16
+// heads x 64, 4096 intermediate, 250002 tokens, 8194 positions, one token
+// type and one label, at float16 on one GPU.
+func TestBgeRerankerWeightsByHand(t *testing.T) {
+	data, err := os.ReadFile("../corpus/models/BAAI__bge-reranker-v2-m3.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := ParseConfig("reranker.json", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Encoder.Head != HeadRobertaClassifier || a.Encoder.Labels != 1 || a.PositionLimit() != 8192 {
+		t.Fatalf("head %v, %d labels, %d positions: want RobertaClassificationHead, 1, 8194 - 2", a.Encoder.Head, a.Encoder.Labels, a.PositionLimit())
+	}
+	// Embeddings: words roundup(250002, 64) = 250048 rows x 1024 =
+	// 256,049,152; positions roundup(8194, 64) = 8256 x 1024 = 8,454,144;
+	// the token type padded to 64 rows x 1024 = 65,536; the LayerNorm
+	// 2,048: 264,570,880. A layer: qkv 1024 x 3072 + 3072, output 1024 x
+	// 1024 + 1024, LayerNorm 2048, intermediate 1024 x 4096 + 4096, output
+	// 4096 x 1024 + 1024, LayerNorm 2048: 12,596,224, x 24 = 302,309,376.
+	// 566,880,256 x 2 B = 1,133,760,512, plus position_ids 8194 x 8 =
+	// 65,552. The head in float32: dense 1024 x 1024 + 1024 and out_proj
+	// 1024 x 1 + 1: 1,050,625 x 4 = 4,202,500. In all 1,138,028,564.
+	// (567,930,881 elements less the 46 + 62 + 63 padded rows x 1024 =
+	// 175,104 are the checkpoint's 567,755,777 parameters.)
+	got := budget.ItemBytes(Weights(a, Whole(a, 1, 2, Quant{})))
+	if want := uint64(1_138_028_564); got != want {
+		t.Errorf("%d B, want %d", got, want)
+	}
+}
