@@ -22,15 +22,12 @@ const (
 	runnerPooling  = "pooling"
 )
 
-// resolveRunner applies --runner and --convert, and for an encoder-only
-// pooling model (an [model.EncoderShape], whose layers keep no KV cache)
-// the defaults and refusals vLLM's pooling runner has at main d18bb7b. It
-// runs once the lengths are resolved: an encoder-only model's batch
-// follows from max_model_len.
-//
-// Decoder-based embedders (a causal LM converted with --convert embed) are
-// refused by name: their KV cache under the pooling runner is not sized
-// yet.
+// resolveRunner applies --runner and --convert, and the defaults and
+// refusals vLLM's pooling runner has at main d18bb7b for an encoder-only
+// model (an [model.EncoderShape], whose layers keep no KV cache:
+// resolveEncoderOnly) and for a causal LM it converts to an embedding model
+// (resolveConvertedDecoder). It runs once the lengths are resolved: the
+// pooling runner's batch may follow from max_model_len.
 func (r *Resolved) resolveRunner(a *model.Arch, def func(string, string)) error {
 	encoder := a.Encoder != nil
 	if r.Runner != "" && r.Runner != "auto" && r.Profile.Release.Less(Version{0, 10, 0}) {
@@ -65,9 +62,8 @@ func (r *Resolved) resolveRunner(a *model.Arch, def func(string, string)) error 
 	switch r.Convert {
 	case "", "auto", "none":
 	case "embed":
-		if encoder {
-			return settingErr("convert", r.Convert, "%s is a pooling model already: vLLM converts only a model that is not (as_embedding_model returns it as it is)", firstArch(a))
-		}
+		// A pooling model is left as it is (as_embedding_model returns
+		// its class unchanged): nothing to convert.
 		if r.Runner != runnerPooling {
 			return settingErr("convert", r.Convert, "--convert embed adapts a model for the pooling runner, not --runner %s", r.Runner)
 		}

@@ -104,7 +104,6 @@ func TestEncoderOnlyRefusals(t *testing.T) {
 		{"convert none under pooling", decoder, Serve{Runner: "pooling", Convert: "none"}, current, "convert"},
 		{"convert classify", decoder, Serve{Runner: "pooling", Convert: "classify"}, current, "convert"},
 		{"convert embed for generation", decoder, Serve{Runner: "generate", Convert: "embed"}, current, "convert"},
-		{"convert an encoder", a, Serve{Convert: "embed"}, current, "convert"},
 		// MEAN pooling runs without chunked prefill: 2048 < 4096.
 		{"a MEAN batch below the length", decoder, Serve{Runner: "pooling", PoolerConfig: `{"seq_pooling_type":"MEAN"}`, MaxNumBatchedTokens: 2048}, current, "max-num-batched-tokens"},
 		{"an unknown runner", a, Serve{Runner: "pool"}, current, "runner"},
@@ -304,5 +303,23 @@ func TestConvertedDecoderByHand(t *testing.T) {
 	const full = 15_667_200
 	if d := g.Terms[budget.TermGraphPool] - p.Terms[budget.TermGraphPool]; d != full {
 		t.Errorf("graph pools differ by %d B, want the FULL graphs' %d", d, full)
+	}
+}
+
+// TestEncoderConvertEmbedIsNothing: --convert embed leaves a pooling model
+// as it is (as_embedding_model returns a pooling class unchanged): the
+// serve is the encoder's own.
+func TestEncoderConvertEmbedIsNothing(t *testing.T) {
+	a := parse(t, bgeM3Config)
+	plain, err := Resolve(Serve{}, a, testClass(false), current)
+	if err != nil {
+		t.Fatal(err)
+	}
+	converted, err := Resolve(Serve{Convert: "embed"}, a, testClass(false), current)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain.Runner != converted.Runner || plain.MaxNumBatchedTokens != converted.MaxNumBatchedTokens || converted.Stages[0].NoHead {
+		t.Errorf("converted: runner %q batched %d no head %v; plain: %q %d", converted.Runner, converted.MaxNumBatchedTokens, converted.Stages[0].NoHead, plain.Runner, plain.MaxNumBatchedTokens)
 	}
 }
