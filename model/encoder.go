@@ -46,6 +46,11 @@ const (
 	// HeadBgeM3: BgeM3EmbeddingModel's sparse_linear (hidden x 1) and
 	// colbert_linear (hidden x hidden).
 	HeadBgeM3
+	// HeadTokenClassifier: the token classifiers' hidden x num_labels
+	// classifier over every token (BertForTokenClassification,
+	// RobertaForTokenClassification, which XLMRobertaForTokenClassification
+	// is), without a pooler.
+	HeadTokenClassifier
 )
 
 // PositionLimit returns the longest sequence the position table of an
@@ -113,7 +118,7 @@ func readEncoder(o jsonObject, a *Arch, archs []encoderArch, offset bool) {
 		}
 	}
 	e.Head = encoderHeadOf(o, a, archs)
-	if e.Head == HeadBertClassifier || e.Head == HeadRobertaClassifier {
+	if e.Head == HeadBertClassifier || e.Head == HeadRobertaClassifier || e.Head == HeadTokenClassifier {
 		e.Labels = numLabels(o)
 	}
 	if e.TokenTypes > 1<<16 {
@@ -227,6 +232,10 @@ func encoderWeights(w *weights) []budget.Item {
 		// roberta.py BgeM3EmbeddingModel._build_pooler.
 		linear("sparse_linear", a.Hidden, 1)
 		linear("colbert_linear", a.Hidden, a.Hidden)
+	case HeadTokenClassifier:
+		// bert.py BertForTokenClassification.classifier, roberta.py
+		// RobertaForTokenClassification.classifier.
+		linear("classifier", a.Hidden, e.Labels)
 	}
 	return w.items
 }
@@ -240,6 +249,8 @@ func (h EncoderHead) String() string {
 		return "RobertaClassificationHead"
 	case HeadBgeM3:
 		return "BGE-M3 sparse and ColBERT heads"
+	case HeadTokenClassifier:
+		return "a classifier of every token"
 	case HeadNone:
 		return "no parameters"
 	}

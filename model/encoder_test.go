@@ -89,6 +89,9 @@ func TestEncoderHeadsByHand(t *testing.T) {
 			HeadBgeM3, 4225 * 4},
 		{"roberta embedding", `{"model_type":"roberta","architectures":["RobertaModel"],"pad_token_id":1,` + base + `}`,
 			HeadNone, 0},
+		// classifier 64 x 5 + 5 = 325 (num_labels 5).
+		{"bert token classifier", `{"model_type":"bert","architectures":["BertForTokenClassification"],"num_labels":5,` + base + `}`,
+			HeadTokenClassifier, 325 * 4},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			a, err := ParseConfig("x.json", []byte(c.config))

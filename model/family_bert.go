@@ -11,12 +11,13 @@ func init() {
 
 // bertArchs are the architectures of vLLM's registry that bert.py serves
 // with the head membudget sizes (vllm/model_executor/models/registry.py at
-// d18bb7b: BertModel is BertEmbeddingModel). BertForMaskedLM,
-// BertForTokenClassification and BertSpladeSparseEmbeddingModel build
-// heads that are not read.
+// d18bb7b: BertModel is BertEmbeddingModel). BertForMaskedLM and
+// BertSpladeSparseEmbeddingModel build heads that are not read (logits
+// over the vocabulary for every token).
 var bertArchs = []encoderArch{
 	{"BertModel", HeadNone},
 	{"BertForSequenceClassification", HeadBertClassifier},
+	{"BertForTokenClassification", HeadTokenClassifier},
 }
 
 // readBert reads BERT (vllm/model_executor/models/bert.py): an encoder of

@@ -16,18 +16,20 @@ func init() {
 // roberta.py serves with the head membudget sizes (registry.py at
 // d18bb7b): RobertaForMaskedLM is RobertaEmbeddingModel, which skips the
 // lm_head. BgeM3EmbeddingModel is what BGE-M3 is served as when its
-// architectures (or --hf-overrides) name it; the token-classification
-// models are not read.
+// architectures (or --hf-overrides) name it; XLMRobertaForTokenClassification
+// is RobertaForTokenClassification.
 var (
 	robertaArchs = []encoderArch{
 		{"RobertaModel", HeadNone},
 		{"RobertaForMaskedLM", HeadNone},
 		{"RobertaForSequenceClassification", HeadRobertaClassifier},
+		{"RobertaForTokenClassification", HeadTokenClassifier},
 	}
 	xlmRobertaArchs = []encoderArch{
 		{"XLMRobertaModel", HeadNone},
 		{"XLMRobertaForSequenceClassification", HeadRobertaClassifier},
 		{"BgeM3EmbeddingModel", HeadBgeM3},
+		{"XLMRobertaForTokenClassification", HeadTokenClassifier},
 	}
 )
 

@@ -307,6 +307,12 @@ func encoderPeakItems(a *model.Arch, r Resolved, st model.Sharding) []budget.Ite
 	m := r.Profile.peaks
 	tp, d := r.TensorParallelSize, r.DtypeBytes
 	per := encoderBytesPerToken(a, tp, d)
+	if e := a.Encoder; e.Head == model.HeadTokenClassifier {
+		// After the encoder a token classifier holds every token's hidden
+		// state, its float32 copy (hidden_states.to(head_dtype)) and its
+		// float32 logits (bert.py BertForTokenClassification.forward).
+		per = max(per, budget.SatAdd(budget.SatMul(a.Hidden, d+4), budget.SatMul(e.Labels, 4)))
+	}
 	items := []budget.Item{{Name: "activation_peak", Term: budget.TermActivation,
 		Bytes: budget.SatAdd(budget.SatMul(r.MaxNumBatchedTokens, per), m.residualBytes)}}
 	if !r.EnforceEager {

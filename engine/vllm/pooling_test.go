@@ -323,3 +323,25 @@ func TestEncoderConvertEmbedIsNothing(t *testing.T) {
 		t.Errorf("converted: runner %q batched %d no head %v; plain: %q %d", converted.Runner, converted.MaxNumBatchedTokens, converted.Stages[0].NoHead, plain.Runner, plain.MaxNumBatchedTokens)
 	}
 }
+
+// TestTokenClassifierPeakByHand: a token classifier of many labels holds
+// more a token after its encoder than inside it. Hidden 64, one head of
+// 64, intermediate 16, 200 labels, float16: inside a layer (4 x 64 +
+// max(4 x 64, 2 x 16)) x 2 = 1,024 B a token; after it, the hidden state
+// (64 x 2), its float32 copy (64 x 4) and the float32 logits (200 x 4):
+// 1,184 B. 2048 batched tokens x 1,184 = 2,424,832, plus the residual
+// 54,525,952: 56,950,784.
+func TestTokenClassifierPeakByHand(t *testing.T) {
+	a := parse(t, `{"model_type":"bert","architectures":["BertForTokenClassification"],"hidden_size":64,"num_hidden_layers":2,`+
+		`"num_attention_heads":1,"intermediate_size":16,"vocab_size":1000,"max_position_embeddings":512,"type_vocab_size":2,`+
+		`"num_labels":200,"torch_dtype":"float16"}`)
+	r, err := Resolve(Serve{MaxNumBatchedTokens: 2048}, a, testClass(false), current)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range peakItems(a, r, stageOf(r, 0)) {
+		if it.Name == "activation_peak" && it.Bytes != 56_950_784 {
+			t.Errorf("activation peak %d B, want 56,950,784", it.Bytes)
+		}
+	}
+}

@@ -18,9 +18,9 @@ var encoders = family{types: []string{"bert", "roberta", "xlm-roberta"}, draw: d
 
 // encoderArchitectures are the architectures drawn per model_type.
 var encoderArchitectures = map[string][]string{
-	"bert":        {"BertModel", "BertForSequenceClassification"},
-	"roberta":     {"RobertaModel", "RobertaForMaskedLM", "RobertaForSequenceClassification"},
-	"xlm-roberta": {"XLMRobertaModel", "XLMRobertaForSequenceClassification", "BgeM3EmbeddingModel"},
+	"bert":        {"BertModel", "BertForSequenceClassification", "BertForTokenClassification"},
+	"roberta":     {"RobertaModel", "RobertaForMaskedLM", "RobertaForSequenceClassification", "RobertaForTokenClassification"},
+	"xlm-roberta": {"XLMRobertaModel", "XLMRobertaForSequenceClassification", "BgeM3EmbeddingModel", "XLMRobertaForTokenClassification"},
 }
 
 func drawEncoder(t *rapid.T, modelType string) map[string]any {
@@ -46,7 +46,8 @@ func drawEncoder(t *rapid.T, modelType string) map[string]any {
 		c["pad_token_id"] = uint64(1)
 	}
 	switch arch {
-	case "BertForSequenceClassification", "RobertaForSequenceClassification", "XLMRobertaForSequenceClassification":
+	case "BertForSequenceClassification", "RobertaForSequenceClassification", "XLMRobertaForSequenceClassification",
+		"BertForTokenClassification", "RobertaForTokenClassification", "XLMRobertaForTokenClassification":
 		labels := rapid.Uint64Range(1, 8).Draw(t, "labels")
 		if rapid.Bool().Draw(t, "id2label") {
 			m := map[string]any{}
