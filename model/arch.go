@@ -23,6 +23,10 @@ const (
 	Mamba
 	// NoMixer is a layer with an MLP only: it keeps nothing per sequence.
 	NoMixer
+	// EncoderOnly is bidirectional attention over the whole sequence at
+	// once (BERT's): it keeps nothing between steps, vLLM's
+	// EncoderOnlyAttention having no KV cache spec (Arch.Encoder).
+	EncoderOnly
 )
 
 // String names the kind as layer_types spells it.
@@ -40,6 +44,8 @@ func (k LayerKind) String() string {
 		return "mamba"
 	case NoMixer:
 		return "mlp_only"
+	case EncoderOnly:
+		return "encoder_only"
 	}
 	return "unknown"
 }
@@ -215,7 +221,10 @@ type Arch struct {
 	MaxLenKeys map[string]uint64
 
 	Vision *VisionTower
-	Quant  Quant // from quantization_config; Method "" when none
+	// Encoder is an encoder-only model's embeddings and pooling head (nil
+	// for a decoder): its layers are EncoderOnly.
+	Encoder *EncoderShape
+	Quant   Quant // from quantization_config; Method "" when none
 	// Checkpoint is the model's safetensors checkpoint, when its headers
 	// were read (AttachCheckpoint sets it); RankWeights then counts its
 	// tensors instead of the shapes config.json gives.

@@ -72,13 +72,25 @@ func coverage(e registryEntry) (modelTypes []string, refusal string) {
 	if mts := Architectures()[e.Arch]; len(mts) > 0 && isGeneration(e.Section) && e.Section != "multimodal/encoder-decoder" {
 		return mts, ""
 	}
+	if mts := Architectures()[e.Arch]; len(mts) > 0 && isPooling(e.Section) && EncoderOnlyArchitecture(e.Arch) {
+		return mts, ""
+	}
+	if mts := Architectures()[e.Arch]; len(mts) > 0 && e.Section == "embedding" && strings.HasSuffix(e.Arch, "ForCausalLM") {
+		// A causal LM the pooling runner adapts to an embedding model
+		// (--runner pooling, --convert embed), whose family is read.
+		return mts, ""
+	}
 	switch {
 	case isTransformersBackend(e.Section):
 		return nil, "vLLM serves it only through its Transformers backend (" + e.Class + "), whose memory is not modelled"
 	case isPooling(e.Section):
 		return nil, "a pooling model (vLLM's pooling runner): not sized yet"
 	case e.Section == "multimodal/encoder-decoder":
-		return nil, "encoder-decoder: the encoder cache and the cross-attention KV are not sized yet"
+		// vllm/v1/kv_cache_interface.py:809-818 CrossAttentionSpec: a
+		// request keeps cdiv(max_num_encoder_input_tokens, block_size)
+		// cross-attention pages whatever its length, beside its decoder's
+		// own; the encoder cache is the multimodal budget's.
+		return nil, "encoder-decoder: the cross-attention KV (CrossAttentionSpec: cdiv(max_num_encoder_input_tokens, block_size) pages a request, whatever its length) and the encoder cache are not sized yet"
 	case ArchitectureRefusal(e.Module) != "":
 		return nil, ArchitectureRefusal(e.Module)
 	}
@@ -184,14 +196,21 @@ func TestArchitecturesAreVLLMs(t *testing.T) {
 	reg := readRegistry(t)
 	gen := map[string]bool{}
 	modules := map[string]bool{}
+	pooling := map[string]bool{}
 	for _, e := range reg {
 		if isGeneration(e.Section) {
 			gen[e.Arch] = true
 			modules[e.Module] = true
 		}
+		if isPooling(e.Section) {
+			pooling[e.Arch] = true
+		}
 	}
 	for arch, mts := range Architectures() {
-		if !gen[arch] {
+		switch {
+		case EncoderOnlyArchitecture(arch) && !pooling[arch]:
+			t.Errorf("%s (model_types %v) is not a pooling architecture of vLLM's registry", arch, mts)
+		case !EncoderOnlyArchitecture(arch) && !gen[arch]:
 			t.Errorf("%s (model_types %v) is not a generation architecture of vLLM's registry", arch, mts)
 		}
 		for _, mt := range mts {

@@ -127,6 +127,10 @@ func UsesCheckpoint(a *Arch, sh Sharding) (ok bool, why string) {
 	switch {
 	case a.Checkpoint == nil:
 		return false, "no checkpoint"
+	case sh.NoHead:
+		// The rules count the checkpoint's lm_head, which the pooling
+		// adapter does not build.
+		return false, "the pooling runner builds no LM head, whose tensors the checkpoint's rules count"
 	case sh.Quant.Method != a.Quant.Method:
 		// vLLM quantizes (or refuses) when it loads: the stored tensors
 		// are not what the GPU holds.

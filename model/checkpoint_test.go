@@ -1209,7 +1209,15 @@ func TestPublishedNamesAreKnown(t *testing.T) {
 // TestEveryModelTypeHasCheckpointRules: a family the model reads is read
 // from its checkpoint too.
 func TestEveryModelTypeHasCheckpointRules(t *testing.T) {
-	if diff := cmp.Diff(ModelTypes(), CheckpointModelTypes()); diff != "" {
+	// The encoder-only families (registerConfigOnly) derive their weights
+	// from config.json alone; each names why in its file.
+	var read []string
+	for _, mt := range ModelTypes() {
+		if !configOnly[mt] {
+			read = append(read, mt)
+		}
+	}
+	if diff := cmp.Diff(read, CheckpointModelTypes()); diff != "" {
 		t.Errorf("model_types without checkpoint rules (-read +with rules):\n%s", diff)
 	}
 }

@@ -50,7 +50,10 @@ var shippedShapes = map[string]shape{
 	"Qwen__Qwen2.5-7B-Instruct":           {ModelType: "qwen2", Layers: 28, Hidden: 3584, Heads: 28, KVHeads: 4, HeadDim: 128, Vocab: 152064, MaxPos: 32768, RotaryDim: 128, Dtype: "bfloat16"},
 	"Qwen__Qwen2.5-VL-7B-Instruct": {ModelType: "qwen2_5_vl", Layers: 28, Hidden: 3584, Heads: 28, KVHeads: 4, HeadDim: 128, Vocab: 152064, MaxPos: 128000,
 		RotaryDim: 128, Rope: "mrope", Vision: "qwen2_5_vl", Dtype: "bfloat16"},
-	"Qwen__Qwen3-0.6B": {ModelType: "qwen3", Layers: 28, Hidden: 1024, Heads: 16, KVHeads: 8, HeadDim: 128, Vocab: 151936, MaxPos: 40960, Tied: true, RotaryDim: 128, Dtype: "bfloat16"},
+	// An encoder: every head a KV head, no rotary table.
+	"BAAI__bge-reranker-v2-m3": {ModelType: "xlm-roberta", Layers: 24, Hidden: 1024, Heads: 16, KVHeads: 16, HeadDim: 64, Vocab: 250002, MaxPos: 8194, Dtype: "float32"},
+	"BAAI__bge-base-en-v1.5":   {ModelType: "bert", Layers: 12, Hidden: 768, Heads: 12, KVHeads: 12, HeadDim: 64, Vocab: 30522, MaxPos: 512, Dtype: "float32"},
+	"Qwen__Qwen3-0.6B":         {ModelType: "qwen3", Layers: 28, Hidden: 1024, Heads: 16, KVHeads: 8, HeadDim: 128, Vocab: 151936, MaxPos: 40960, Tied: true, RotaryDim: 128, Dtype: "bfloat16"},
 	"Qwen__Qwen3-235B-A22B-FP8": {ModelType: "qwen3_moe", Layers: 94, Hidden: 4096, Heads: 64, KVHeads: 4, HeadDim: 128, Vocab: 151936, MaxPos: 40960,
 		MoELayers: 94, Experts: 128, TopK: 8, MoEInter: 1536, RotaryDim: 128, Quant: "fp8", Dtype: "bfloat16"},
 	"Qwen__Qwen3-235B-A22B": {ModelType: "qwen3_moe", Layers: 94, Hidden: 4096, Heads: 64, KVHeads: 4, HeadDim: 128, Vocab: 151936, MaxPos: 40960,

@@ -211,6 +211,11 @@ func TestEveryClassDefaultFills(t *testing.T) {
 		// vLLM asserts MPT's ALiBi, which MptAttentionConfig's default lacks.
 		"mpt":                 {"attn_config": map[string]any{"alibi": true}},
 		"siglip_vision_model": nil, // a sub-config only
+		// vLLM picks an encoder-only model's head by its architecture;
+		// the RobertaConfig read gives no vocab_size.
+		"bert":        {"architectures": []string{"BertModel"}},
+		"roberta":     {"architectures": []string{"RobertaModel"}, "vocab_size": 50265},
+		"xlm-roberta": {"architectures": []string{"XLMRobertaModel"}},
 	}
 	for _, mt := range ConfigClasses() {
 		c := classes[mt]

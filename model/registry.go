@@ -41,6 +41,30 @@ func register(name string, read family, ckpt checkpointFamily) {
 	checkpointFamilies[name] = ckpt
 }
 
+// registerConfigOnly adds model_type name as register does, with no rules
+// for its checkpoint: its weights are derived from config.json, and a
+// checkpoint attached is reported as not counted (UsesCheckpoint).
+func registerConfigOnly(name string, read family) {
+	register(name, read, checkpointFamily{})
+	delete(checkpointFamilies, name)
+	configOnly[name] = true
+}
+
+// configOnly are the model_types registered without checkpoint rules.
+var configOnly = map[string]bool{}
+
+// ConfigOnlyModelTypes lists the model_types whose checkpoint is not read
+// (registered without checkpoint rules): their weights are derived from
+// config.json, sorted.
+func ConfigOnlyModelTypes() []string {
+	var out []string
+	for k := range configOnly {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
 // registerMultimodal adds model_type name as register does, as a wrapper
 // whose language model is its text_config (see wrappers).
 func registerMultimodal(name string, read family, ckpt checkpointFamily) {

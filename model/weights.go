@@ -58,6 +58,12 @@ type Sharding struct {
 	// elsewhere it is stored in float32
 	// (vllm/model_executor/layers/fused_moe/router/gate_linear.py:59-68).
 	RouterGEMM bool
+	// NoHead says the LM head is not built: vLLM's pooling adapter
+	// (as_embedding_model, vllm/model_executor/models/adapters.py
+	// _create_pooling_model_cls) replaces ParallelLMHead and the logits
+	// processor with StageMissingLayer, and a pooler reads the hidden
+	// states instead.
+	NoHead bool
 }
 
 // Stages returns the pipeline stages that hold parts[i] consecutive decoder
@@ -119,6 +125,9 @@ func bytesOf(n, b uint64) uint64 { return budget.SatMul(n, b) }
 // Weights lists every weight tensor and buffer one rank holds under sh.
 func Weights(a *Arch, sh Sharding) []budget.Item {
 	w := &weights{a: a, t: &a.tree, sh: sh, q: sh.Quant.compiled(a), tp: max(sh.TP, 1), dt: sh.DtypeBytes}
+	if a.Encoder != nil {
+		return encoderWeights(w)
+	}
 	t := w.t
 	if t.attn == "" {
 		// An Arch built by hand, not by ParseConfig: Llama's tree.
@@ -127,7 +136,7 @@ func Weights(a *Arch, sh Sharding) []budget.Item {
 		w.t = t
 	}
 	embedOn := sh.First || t.embedEveryStage
-	normOn, headOn := sh.Last || t.normEveryStage, sh.Last || t.headEveryStage
+	normOn, headOn := sh.Last || t.normEveryStage, (sh.Last || t.headEveryStage) && !sh.NoHead
 	vocabRank := budget.CeilDiv(budget.RoundUp(a.Vocab, vocabPadding), w.tp)
 	embedDim := a.Hidden
 	if t.embedDim > 0 {

@@ -2,6 +2,7 @@ package properties
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -24,6 +25,9 @@ var checkpointQuants = map[string]bool{"fp8": true, "awq": true, "gptq": true, "
 // IndexCache's layers among them) whose quantization hfCheckpoint writes.
 func genCheckpointConfig() *rapid.Generator[map[string]any] {
 	return modelgen.Config().Filter(func(c map[string]any) bool {
+		if mt, _ := c["model_type"].(string); slices.Contains(model.ConfigOnlyModelTypes(), mt) {
+			return false // the encoders' weights come from config.json alone
+		}
 		q, _ := c["quantization_config"].(map[string]any)
 		if q == nil {
 			q, _ = textConfig(c)["quantization_config"].(map[string]any)

@@ -73,6 +73,10 @@ var stateOnV1 = vllm.Version{Major: 0, Minor: 10, Patch: 2}
 // layers the V0 engine and the releases before stateOnV1, which membudget
 // refuses for it (main, first in profiles, always runs it).
 func genProfile(t *rapid.T, a *model.Arch) vllm.Profile {
+	if a.Encoder != nil {
+		// The pooling runner's rules are read at main only.
+		return profiles[0]
+	}
 	var ok []vllm.Profile
 	for _, p := range profiles {
 		if !hasState(a) || p.Era == vllm.V1 && p.Release.AtLeast(stateOnV1) {
@@ -170,11 +174,15 @@ func genServeCase(maxSeqsCap, maxLenCap uint64) *rapid.Generator[serveCase] {
 		}
 		ceiling := genUtilCeiling(t)
 		seqs := rapid.Uint64Range(1, maxSeqsCap).Draw(t, "max_num_seqs")
-		maxLen := rapid.Uint64Range(1, min(a.MaxPosition, maxLenCap)).Draw(t, "max_model_len")
+		maxPos := a.MaxPosition
+		if a.Encoder != nil {
+			maxPos = a.PositionLimit() // RoBERTa's positions start after the pad
+		}
+		maxLen := rapid.Uint64Range(1, min(maxPos, maxLenCap)).Draw(t, "max_model_len")
 		minBatched := seqs
-		if p.Era == vllm.V0 && !(maxLen > 32768 && a.SlidingLayers() == 0) {
+		if p.Era == vllm.V0 && !(maxLen > 32768 && a.SlidingLayers() == 0) || a.Encoder != nil {
 			// The V0 engine without chunked prefill batches a whole prompt
-			// (resolveV0Batch).
+			// (resolveV0Batch), as the pooling runner does an encoder's.
 			minBatched = max(seqs, maxLen)
 		}
 		asyncs := []engine.Switch{engine.Default, engine.Off}
@@ -204,14 +212,18 @@ func genServeCase(maxSeqsCap, maxLenCap uint64) *rapid.Generator[serveCase] {
 		if rapid.Bool().Draw(t, "default_block") {
 			s.BlockSize = 0 // the backend's, which for MLA depends on the silicon
 		}
-		if a.Quant.Method == "" && rapid.Bool().Draw(t, "online_fp8") {
+		if a.Encoder != nil {
+			// vLLM's BertModel is not SupportsPP, and an encoder keeps no
+			// KV cache to size; online quantization of it is not modelled.
+			s.PipelineParallelSize = 1
+		} else if a.Quant.Method == "" && rapid.Bool().Draw(t, "online_fp8") {
 			s.Quantization = "fp8"
 		}
 		si := runnableOn(a, rapid.SampledFrom(silicons).Draw(t, "silicon"))
 		if s.KVCacheDtype == "fp8" && si.Vendor == budget.NVIDIA && !si.AtLeast(8, 9) {
 			s.KVCacheDtype = "auto" // vLLM refuses fp8 KV there: a setting error, tested elsewhere
 		}
-		if p.KVCacheMemoryFlag && rapid.Bool().Draw(t, "kv_cache_memory") {
+		if p.KVCacheMemoryFlag && a.Encoder == nil && rapid.Bool().Draw(t, "kv_cache_memory") {
 			s.KVCacheMemoryBytes = rapid.Uint64Range(1<<20, 1<<34).Draw(t, "kv_cache_memory_bytes")
 		}
 		c := sizedClass(t, a, s, si, p, ceiling)

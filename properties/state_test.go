@@ -70,6 +70,9 @@ func genLayerMix(t *rapid.T, a *model.Arch) {
 func genStateCase() *rapid.Generator[serveCase] {
 	return rapid.Custom(func(t *rapid.T) serveCase {
 		data, a := genArch(t, "config")
+		if a.Encoder != nil {
+			t.Skip("an encoder-only model keeps no per-sequence state")
+		}
 		genLayerMix(t, a)
 		var tps []uint64
 		for _, tp := range []uint64{1, 2, 4, 8} {

@@ -269,7 +269,7 @@ func (a *app) checkServer(srv check.Server, k kernelsFlag, class string) checkRe
 	case !fp.Fits():
 		failed(srv.Line, "does not fit one sequence of %d tokens on %s: %s", t, c.Name, sec.Shortfall(fp))
 	default:
-		if most, err := budget.MaxSequences(plan, t, sz.Seqs().Value); err == nil {
+		if most, err := budget.MaxSequences(plan, t, seqsCapAt(sz, t).Value); err == nil {
 			r.MaxSeqs = &most.Value
 		}
 	}

@@ -19,6 +19,9 @@ type frontierPoint struct {
 	MaxSeqs uint64 `json:"max_seqs"`
 	Fits    bool   `json:"fits"`
 	Capped  bool   `json:"capped"`
+	// capBy names the cap of a capped point: the serve's, or the batch's
+	// for a serve bounded by it (engine.BatchBounder).
+	capBy string
 }
 
 // pointsPerDoubling sets the frontier's grid density: four lengths per
@@ -84,14 +87,15 @@ func (a *app) frontier(stdout, stderr io.Writer, args []string) int {
 	starts, why := sz.Starts()
 	var points []frontierPoint
 	for _, length := range grid {
-		ans, err := budget.MaxSequences(plan, length, seqsCap.Value)
+		capAt := seqsCapAt(sz, length)
+		ans, err := budget.MaxSequences(plan, length, capAt.Value)
 		if err != nil {
 			status, err := queryFailure(fmt.Sprintf("length %d", length), err)
 			return fail(stderr, "frontier", status, err)
 		}
 		// An engine that does not start serves nothing.
 		fits := ans.Fits && starts
-		points = append(points, frontierPoint{Length: length, MaxSeqs: ans.Value, Fits: fits, Capped: ans.Capped && fits})
+		points = append(points, frontierPoint{Length: length, MaxSeqs: ans.Value, Fits: fits, Capped: ans.Capped && fits, capBy: capAt.Label()})
 		if !fits {
 			points[len(points)-1].MaxSeqs = 0
 		}
@@ -129,7 +133,7 @@ func (a *app) frontier(stdout, stderr io.Writer, args []string) int {
 			note := ""
 			switch {
 			case p.Capped:
-				note = "capped by " + seqsCap.Label()
+				note = "capped by " + p.capBy
 			case !p.Fits:
 				note = "nothing fits"
 			}

@@ -125,6 +125,7 @@ func (a *app) query(stdout, stderr io.Writer, args []string, name string) int {
 		if *given > lenCap.Value {
 			return fail(stderr, name, exitBadArgs, fmt.Errorf("--length %d: above %s %d", *given, lenCap.Flag, lenCap.Value))
 		}
+		seqsCap = seqsCapAt(sz, *given)
 		capv = seqsCap.Value
 		ans, err = budget.MaxSequences(plan, *given, capv)
 	} else {
@@ -132,6 +133,11 @@ func (a *app) query(stdout, stderr io.Writer, args []string, name string) int {
 			return fail(stderr, name, exitBadArgs, fmt.Errorf("--seqs %d: want 1 to %s %d", *given, seqsCap.Label(), seqsCap.Value))
 		}
 		capv = lenCap.Value
+		if bb, ok := sz.(engine.BatchBounder); ok {
+			if b, bounded := bb.LenAt(*given); bounded {
+				lenCap, capv = b, b.Value
+			}
+		}
 		ans, err = budget.MaxLength(plan, *given, capv)
 	}
 	if err != nil {
@@ -282,4 +288,16 @@ func zeroLength(sa *serveArgs, length uint64) error {
 		return errors.New("--length 0: want 1 token or more (leave --length out for the longest the serve takes)")
 	}
 	return nil
+}
+
+// seqsCapAt is the cap on sequences of t tokens: the serve's, or its
+// batch's where the serve is bounded by it ([engine.BatchBounder]: an
+// encoder-only pooling model, whose batch holds whole sequences).
+func seqsCapAt(sz engine.Sizing, t uint64) engine.Bound {
+	if bb, ok := sz.(engine.BatchBounder); ok {
+		if b, bounded := bb.SeqsAt(t); bounded {
+			return b
+		}
+	}
+	return sz.Seqs()
 }

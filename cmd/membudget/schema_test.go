@@ -8,12 +8,15 @@ import "membudget/engine"
 
 // reportJSON is `membudget report --json`.
 type reportJSON struct {
-	Model      modelJSON            `json:"model"`
-	Engine     string               `json:"engine"`
-	Class      classJSON            `json:"class"`
-	Serve      serveJSON            `json:"serve"`
-	Footprint  engine.FootprintJSON `json:"footprint"`
-	KVCapacity capacityJSON         `json:"kv_capacity"`
+	Model     modelJSON            `json:"model"`
+	Engine    string               `json:"engine"`
+	Class     classJSON            `json:"class"`
+	Serve     serveJSON            `json:"serve"`
+	Footprint engine.FootprintJSON `json:"footprint"`
+	// KVCapacity is absent for an encoder-only pooling model, which keeps
+	// no KV cache: Pooling says what bounds it instead.
+	KVCapacity *capacityJSON `json:"kv_capacity,omitempty"`
+	Pooling    *poolingJSON  `json:"pooling,omitempty"`
 	// Preallocated is vLLM's whole KV pool and the device's total with
 	// it, when vLLM starts the serve.
 	Preallocated *preallocatedJSON `json:"preallocated,omitempty"`
@@ -30,29 +33,42 @@ type preallocatedJSON struct {
 }
 
 type serveJSON struct {
-	VLLMVersion          string            `json:"vllm_version"`
-	VLLM                 string            `json:"vllm"`
-	GPUMemoryUtilization float64           `json:"gpu_memory_utilization"`
-	KVCacheMemoryBytes   uint64            `json:"kv_cache_memory_bytes"`
-	MaxModelLen          uint64            `json:"max_model_len"`
-	MaxNumSeqs           uint64            `json:"max_num_seqs"`
-	MaxNumBatchedTokens  uint64            `json:"max_num_batched_tokens"`
-	BlockSize            uint64            `json:"block_size"`
-	KVCacheDtype         string            `json:"kv_cache_dtype"`
-	TensorParallelSize   uint64            `json:"tensor_parallel_size"`
-	PipelineParallelSize uint64            `json:"pipeline_parallel_size"`
-	DataParallelSize     uint64            `json:"data_parallel_size"`
-	EnableExpertParallel bool              `json:"enable_expert_parallel"`
-	Dtype                string            `json:"dtype"`
-	Quantization         string            `json:"quantization"`
-	EnforceEager         bool              `json:"enforce_eager"`
-	AsyncScheduling      bool              `json:"async_scheduling"`
-	CPUOffloadGiB        float64           `json:"cpu_offload_gib"`
-	SwapSpaceGiB         float64           `json:"swap_space_gib"`
-	Defaults             map[string]string `json:"defaults"`
-	Ignored              []string          `json:"ignored,omitempty"`
-	RequiresPlugin       string            `json:"requires_plugin,omitempty"`
-	Command              string            `json:"command"`
+	VLLMVersion          string  `json:"vllm_version"`
+	VLLM                 string  `json:"vllm"`
+	GPUMemoryUtilization float64 `json:"gpu_memory_utilization"`
+	KVCacheMemoryBytes   uint64  `json:"kv_cache_memory_bytes"`
+	MaxModelLen          uint64  `json:"max_model_len"`
+	MaxNumSeqs           uint64  `json:"max_num_seqs"`
+	MaxNumBatchedTokens  uint64  `json:"max_num_batched_tokens"`
+	BlockSize            uint64  `json:"block_size"`
+	KVCacheDtype         string  `json:"kv_cache_dtype"`
+	TensorParallelSize   uint64  `json:"tensor_parallel_size"`
+	PipelineParallelSize uint64  `json:"pipeline_parallel_size"`
+	DataParallelSize     uint64  `json:"data_parallel_size"`
+	EnableExpertParallel bool    `json:"enable_expert_parallel"`
+	Dtype                string  `json:"dtype"`
+	Quantization         string  `json:"quantization"`
+	EnforceEager         bool    `json:"enforce_eager"`
+	AsyncScheduling      bool    `json:"async_scheduling"`
+	// Runner is "pooling" for a serve of vLLM's pooling runner, absent
+	// for generation.
+	Runner         string            `json:"runner,omitempty"`
+	CPUOffloadGiB  float64           `json:"cpu_offload_gib"`
+	SwapSpaceGiB   float64           `json:"swap_space_gib"`
+	Defaults       map[string]string `json:"defaults"`
+	Ignored        []string          `json:"ignored,omitempty"`
+	RequiresPlugin string            `json:"requires_plugin,omitempty"`
+	Command        string            `json:"command"`
+}
+
+// poolingJSON is the report's "pooling": an encoder-only pooling model's
+// runner, batch and position table.
+type poolingJSON struct {
+	Runner        string `json:"runner"`
+	KVCache       bool   `json:"kv_cache"`
+	BatchTokens   uint64 `json:"batch_tokens"`
+	PositionLimit uint64 `json:"position_limit"`
+	Head          string `json:"head"`
 }
 
 type capacityJSON struct {

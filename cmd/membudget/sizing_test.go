@@ -130,13 +130,23 @@ func TestQueryAnswersAreChecked(t *testing.T) {
 			}
 			// vLLM that refuses to start serves nothing, whatever the ledger.
 			starts := ref.Capacity().Refusal(ref.Serve.MaxModelLen, ref.Serve.MaxNumSeqs) == ""
+			// An encoder-only model (BERT: 512 positions) is asked within
+			// its length, and its answers are capped by its batch of whole
+			// sequences: max_num_batched_tokens / length, / 4 sequences.
+			length = min(length, ref.Serve.MaxModelLen)
+			lengthArg = strconv.FormatUint(length, 10)
+			seqsCap, lenCap := ref.Serve.MaxNumSeqs, serve.MaxModelLen
+			if a.Encoder != nil {
+				seqsCap = min(seqsCap, ref.Serve.MaxNumBatchedTokens/length)
+				lenCap = min(ref.Serve.MaxModelLen, ref.Serve.MaxNumBatchedTokens/4)
+			}
 			for _, q := range []struct {
 				cmd, flag, value string
 				eval             func(x uint64) bool
 				cap              uint64
 			}{
-				{"max-seqs", "--length", lengthArg, func(x uint64) bool { return starts && ref.Evaluate(x, length).Footprint.Fits() }, ref.Serve.MaxNumSeqs},
-				{"max-len", "--seqs", "4", func(x uint64) bool { return starts && ref.Evaluate(4, x).Footprint.Fits() }, serve.MaxModelLen},
+				{"max-seqs", "--length", lengthArg, func(x uint64) bool { return starts && ref.Evaluate(x, length).Footprint.Fits() }, seqsCap},
+				{"max-len", "--seqs", "4", func(x uint64) bool { return starts && ref.Evaluate(4, x).Footprint.Fits() }, lenCap},
 			} {
 				var stdout, stderr bytes.Buffer
 				code := run(&stdout, &stderr, []string{q.cmd, "--model", name, "--class", class, "--gpu-memory-utilization", util, "--max-model-len", maxLen, q.flag, q.value, "--json"})

@@ -29,6 +29,7 @@ import (
 
 	"membudget/budget"
 	"membudget/engine"
+	"membudget/internal/shell"
 	"membudget/model/hub"
 )
 
@@ -190,7 +191,11 @@ func checkRoundTrip(t T, e engine.Engine, c Case, sz engine.Sizing) {
 // no flag of the line), and sizes the serve it gives for c's model and
 // class. Its error says what of the line was not read back as printed.
 func ReadBack(e engine.Engine, c Case, line string) (engine.Sizing, error) {
-	env, rest := engine.SplitEnv(strings.Fields(line))
+	words, err := shell.Split(line)
+	if err != nil {
+		return nil, fmt.Errorf("%s's printed line is not one shell line: %v: %s", e.Name(), err, line)
+	}
+	env, rest := engine.SplitEnv(words)
 	if !e.LaunchLine(rest) {
 		return nil, fmt.Errorf("%s's printed line is not its launch line: %s", e.Name(), line)
 	}

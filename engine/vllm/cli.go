@@ -111,6 +111,9 @@ func (f *flagServe) registerModelled(fs *flag.FlagSet) {
 	fs.StringVar(&f.s.MambaCacheDtype, "mamba-cache-dtype", "auto", "vLLM's --mamba-cache-dtype: auto, float32, float16, bfloat16 (a hybrid model's conv and SSM state)")
 	fs.StringVar(&f.s.MambaSSMCacheDtype, "mamba-ssm-cache-dtype", "auto", "vLLM's --mamba-ssm-cache-dtype: auto, float32, float16, bfloat16 (the SSM state alone)")
 	registerLoRA(fs, &f.s.LoRA)
+	fs.StringVar(&f.s.Runner, "runner", "auto", "vLLM's --runner: auto, generate or pooling (auto: pooling for an encoder-only model such as BERT, RoBERTa, XLM-RoBERTa)")
+	fs.StringVar(&f.s.Convert, "convert", "auto", "vLLM's --convert: auto, none or embed (a causal LM adapted to an embedding model under --runner pooling)")
+	fs.StringVar(&f.s.PoolerConfig, "pooler-config", "", "vLLM's --pooler-config, JSON: its seq_pooling_type (LAST, ALL, MEAN, CLS) says whether the pooling runner keeps chunked prefill for a converted model")
 	fs.Var(&optGiBFlag{&f.s.SwapSpaceGiB}, "swap-space", "vLLM's --swap-space in GiB, for the versions that have it (host memory; counts on unified devices; default 4 on the V0 engine)")
 }
 
@@ -206,6 +209,7 @@ func (f *flagServe) Size(m *hub.Loaded, c budget.Class) (engine.Sizing, error) {
 		return nil, err
 	}
 	s := f.s
+	s.EnableChunkedPrefill = f.given["enable-chunked-prefill"]
 	if e, ok := f.Lookup(AllowLongEnv); ok && allowLongValue(e.Value) {
 		s.AllowLongMaxModelLen = true
 	}

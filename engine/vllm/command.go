@@ -122,9 +122,21 @@ func Command(model string, r Resolved) string {
 	if r.EnforceEager {
 		flag("enforce-eager")
 	}
-	if r.Profile.AsyncByDefault && !r.Async {
+	if r.Runner == runnerPooling {
+		str("runner", runnerPooling)
+	}
+	if r.Convert == "embed" {
+		str("convert", "embed")
+	}
+	if r.PoolerConfig != "" {
+		str("pooler-config", shell.Quote(r.PoolerConfig))
+	}
+	// The pooling runner turns async scheduling off by default
+	// (vllm/config/vllm.py:1184-1195).
+	asyncDefault := r.Profile.AsyncByDefault && r.Runner != runnerPooling
+	if asyncDefault && !r.Async {
 		flag("no-async-scheduling")
-	} else if !r.Profile.AsyncByDefault && r.Async {
+	} else if !asyncDefault && r.Async {
 		flag("async-scheduling")
 	}
 	if r.CPUOffloadGiB > 0 {

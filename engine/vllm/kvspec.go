@@ -144,7 +144,9 @@ func layerSpecs(a *model.Arch, r *Resolved) []layerSpec {
 		attn := layerSpec{layer: i, kind: fullSpec, block: r.BlockSize, heads: heads, headDim: dim,
 			page: budget.SatMul(budget.SatMul(r.BlockSize, 2*heads*dim), r.KVDtypeBytes)}
 		switch l.Kind {
-		case model.NoMixer:
+		case model.NoMixer, model.EncoderOnly:
+			// EncoderOnlyAttention.get_kv_cache_spec returns None
+			// (vllm/model_executor/layers/attention/encoder_only_attention.py).
 			continue
 		case model.Mamba, model.LinearAttention:
 			st := layerSpec{layer: i, kind: mambaSpec, block: r.MambaBlockSize, page: r.statePoolPage(), statePages: r.StatePages}

@@ -248,6 +248,9 @@ func stageHasMoE(a *model.Arch, st model.Sharding) bool {
 // sampler adds above it on the last stage), the graph pool and the
 // non-torch growth.
 func peakItems(a *model.Arch, r *Resolved, st model.Sharding) []budget.Item {
+	if a.Encoder != nil && r.Runner == runnerPooling {
+		return encoderPeakItems(a, r, st)
+	}
 	m := r.Profile.peaks
 	tp, d := r.TensorParallelSize, r.DtypeBytes
 	tokens := r.MaxNumBatchedTokens
@@ -259,7 +262,9 @@ func peakItems(a *model.Arch, r *Resolved, st model.Sharding) []budget.Item {
 		Name: "activation_peak", Term: budget.TermActivation,
 		Bytes: budget.SatAdd(forward, m.residualBytes),
 	}
-	if st.Last {
+	if st.Last && r.Runner != runnerPooling {
+		// The pooling runner has no sampler: its dummy pooler run reads
+		// the hidden states (gpu_worker.py compile_or_warm_up_model).
 		// The profile keeps the forward pass's hidden states (and the MoE
 		// workspace) while the sampler runs on min(max_num_seqs,
 		// max_num_batched_tokens) rows of the whole padded vocabulary,
@@ -308,6 +313,11 @@ func graphBytes(a *model.Arch, r *Resolved, st model.Sharding) uint64 {
 	largest := min(2*r.MaxNumSeqs, maxCaptureSize)
 	cases := loraGraphCases(r)
 	graphs := cases*captureSizes(largest) - 1 + cases*captureSizes(min(largest, r.MaxNumSeqs)) - 1
+	if r.Runner == runnerPooling {
+		// "Pooling models do not support full cudagraphs. Overriding
+		// cudagraph_mode to PIECEWISE" (vllm/config/vllm.py:1477-1488).
+		graphs = cases*captureSizes(largest) - 1
+	}
 	layers := uint64(st.EndLayer - st.FirstLayer)
 	first := budget.SatAdd(m.graphFixedBytes, budget.SatMul(largest, forwardBytesPerToken(a, r.TensorParallelSize, r.DtypeBytes)))
 	return budget.SatAdd(first, budget.SatMul(budget.SatMul(graphs, layers), m.graphBytesPerLayerGraph))

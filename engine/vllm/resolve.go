@@ -126,6 +126,9 @@ func Resolve(s Serve, a *model.Arch, c budget.Class, p Profile) (Resolved, error
 	if err := r.resolveLengths(a, c, def); err != nil {
 		return Resolved{}, err
 	}
+	if err := r.resolveRunner(a, def); err != nil {
+		return Resolved{}, err
+	}
 	if err := r.resolveDtypes(a, c, def); err != nil {
 		return Resolved{}, err
 	}
@@ -375,7 +378,8 @@ func (r *Resolved) resolveDtypes(a *model.Arch, c budget.Class, def func(string,
 			// are served in bfloat16 where the device supports it, else
 			// float16.
 			r.Dtype = "float16"
-			if r.Profile.Float32AsBF16 && (c.Device.Silicon.Vendor == budget.AMD || c.Device.Silicon.AtLeast(8, 0)) {
+			// A pooling model prefers float16 (is_pooling_model, at main).
+			if r.Profile.Float32AsBF16 && r.Runner != runnerPooling && (c.Device.Silicon.Vendor == budget.AMD || c.Device.Silicon.AtLeast(8, 0)) {
 				r.Dtype = "bfloat16"
 			}
 		}

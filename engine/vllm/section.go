@@ -31,6 +31,7 @@ type serveJSON struct {
 	Quantization         string    `json:"quantization"`
 	EnforceEager         bool      `json:"enforce_eager"`
 	AsyncScheduling      bool      `json:"async_scheduling"`
+	Runner               string    `json:"runner,omitempty"`
 	CPUOffloadGiB        float64   `json:"cpu_offload_gib"`
 	SwapSpaceGiB         float64   `json:"swap_space_gib"`
 	LoRA                 *loraJSON `json:"lora,omitempty"`
@@ -83,7 +84,7 @@ func (s section) Serve() any {
 		MaxModelLen: r.MaxModelLen, MaxNumSeqs: r.MaxNumSeqs, MaxNumBatchedTokens: r.MaxNumBatchedTokens,
 		BlockSize: r.BlockSize, KVCacheDtype: r.KVCacheDtype, TensorParallelSize: r.TensorParallelSize,
 		PipelineParallelSize: r.PipelineParallelSize, DataParallelSize: r.DataParallelSize, EnableExpertParallel: r.EnableExpertParallel,
-		Dtype: r.Dtype, Quantization: r.Quant.Method, EnforceEager: r.EnforceEager, AsyncScheduling: r.Async,
+		Dtype: r.Dtype, Quantization: r.Quant.Method, EnforceEager: r.EnforceEager, AsyncScheduling: r.Async, Runner: s.sz.runnerJSON(),
 		CPUOffloadGiB: r.CPUOffloadGiB, SwapSpaceGiB: r.SwapGiB, LoRA: s.sz.loraJSON(), Defaults: r.Sources.Map(), Ignored: s.sz.pasted.AllIgnored(), RequiresPlugin: r.pluginName(),
 		Command: s.sz.Command(),
 	}
@@ -107,6 +108,9 @@ func (s section) Warnings(i int) []string {
 }
 
 func (s section) Fields(fp budget.Footprint) []engine.Field {
+	if s.sz.encoderOnly() {
+		return s.sz.poolingFields()
+	}
 	c := s.sz.capacity
 	return append([]engine.Field{{Key: "kv_capacity", Value: capacityJSON{AvailableBytes: c.AvailableBytes, BlockBytes: c.BlockBytes, Blocks: c.Blocks, Tokens: c.Tokens,
 		LoggedTokens: c.LoggedTokens, PagesPerSeq: c.PagesPerSeq, MaxConcurrency: c.Concurrency, NeededBytes: c.NeededBytes,
@@ -119,6 +123,10 @@ func (s section) WriteBefore(io.Writer, budget.Footprint) {}
 // WriteAfter writes the KV cache as vLLM's startup logs report it, and
 // whether vLLM starts.
 func (s section) WriteAfter(w io.Writer, fp budget.Footprint) {
+	if s.sz.encoderOnly() {
+		s.sz.writePooling(w)
+		return
+	}
 	c, r, groups := s.sz.capacity, s.sz.Serve, s.sz.groups()
 	fmt.Fprintf(w, "\nKV cache: %s available: %d blocks of %d B, %d tokens (blocks / groups x block size)\n",
 		engine.GiB(c.AvailableBytes), c.Blocks, c.BlockBytes, c.Tokens)
@@ -154,7 +162,12 @@ func (s section) WriteAfter(w io.Writer, fp budget.Footprint) {
 	fmt.Fprintf(w, "  vLLM refuses to start: %s\n", c.Refusal(r.MaxModelLen, r.MaxNumSeqs))
 }
 
-func (s section) QueryLines() []string { return nil }
+func (s section) QueryLines() []string {
+	if s.sz.encoderOnly() {
+		return s.sz.poolingQueryLines()
+	}
+	return nil
+}
 
 // termLabels are the footprint's terms as a vLLM report names them.
 var termLabels = [budget.NumTerms]string{"weights", "KV cache", "activation peak", "CUDA graph pool", "sampler", "non-torch growth"}

@@ -51,6 +51,17 @@ type Serve struct {
 	// MambaSSMCacheDtype is --mamba-ssm-cache-dtype: the SSM (recurrent)
 	// state's dtype.
 	MambaSSMCacheDtype string
+	// Runner is --runner (auto, generate, pooling, draft; "" for auto) and
+	// Convert --convert (auto, none, ...; "" for auto): which of vLLM's
+	// model runners serves the model (vllm/config/model.py).
+	Runner, Convert string
+	// PoolerConfig is --pooler-config, a JSON object: its
+	// seq_pooling_type (or pooling_type) decides whether the pooling
+	// runner keeps chunked prefill for a converted decoder.
+	PoolerConfig string
+	// EnableChunkedPrefill says --enable-chunked-prefill was given, which
+	// vLLM's pooling runner warns against for an encoder-only model.
+	EnableChunkedPrefill bool
 	// Revision is --revision: the branch, tag or commit of the model's Hub
 	// repository that vLLM loads ("" for vLLM's default, main). It names
 	// the checkpoint; it does not change memory.
