@@ -115,7 +115,6 @@ var refusedModules = map[string]string{
 	"mamba2":             stateRefusal + "MambaMixer2, attention-free",
 	"jamba":              stateRefusal + "MambaMixer layers beside attention",
 	"falcon_h1":          stateRefusal + "MambaMixer2 beside attention in every layer",
-	"granitemoehybrid":   stateRefusal + "MambaMixer2 layers beside attention",
 	"zamba2":             stateRefusal + "MambaMixer2 layers and a shared attention block",
 	"lfm2":               stateRefusal + "ShortConv layers beside attention",
 	"lfm2_moe":           stateRefusal + "ShortConv layers beside attention",

@@ -208,6 +208,9 @@ func TestEveryClassDefaultFills(t *testing.T) {
 		// vLLM asserts MPT's ALiBi, which MptAttentionConfig's default lacks.
 		"mpt":                 {"attn_config": map[string]any{"alibi": true}},
 		"siglip_vision_model": nil, // a sub-config only
+		// vLLM's GraniteMoeHybridModel indexes layer_types, which
+		// GraniteMoeHybridConfig leaves None.
+		"granitemoehybrid": {"num_hidden_layers": 2, "layer_types": []string{"mamba", "attention"}},
 	}
 	for _, mt := range ConfigClasses() {
 		c := classes[mt]

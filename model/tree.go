@@ -82,6 +82,9 @@ type tree struct {
 	baWholeUnderPackedInt bool
 	// mambaConvBias, mambaProjBias: Mamba2's use_conv_bias and use_bias.
 	mambaConvBias, mambaProjBias bool
+	// mamba names the Mamba mixer under a layer: "" for mixer (Nemotron-H,
+	// Falcon-H1, Jamba), mamba (Granite 4.0-H).
+	mamba string
 	// fusedQKVA: DeepSeek's q_a_proj and kv_a_proj_with_mqa fused into one
 	// replicated fused_qkv_a_proj (deepseek_v2.py:901-916).
 	fusedQKVA bool
@@ -113,6 +116,14 @@ func llamaTree() tree {
 		embed: "model.embed_tokens", norm: "model.norm", norms: []string{"input_layernorm", "post_attention_layernorm"},
 		router: "gate", shared: "shared_experts", packed: llamaPacked,
 	}
+}
+
+// mambaAt is the Mamba mixer's module under a layer.
+func (t tree) mambaAt() string {
+	if t.mamba == "" {
+		return "mixer"
+	}
+	return t.mamba
 }
 
 // onEveryStage builds the embedding, the final norm and the head on every

@@ -202,7 +202,7 @@ func (w *weights) layer(i int) {
 		case LinearAttention:
 			w.gdn(p + "linear_attn")
 		case Mamba:
-			w.mamba2(p + "mixer")
+			w.mamba2(p + t.mambaAt())
 		case NoMixer:
 		default:
 			w.attention(p+t.attn, l)

@@ -124,6 +124,8 @@ var architectures = map[string]string{
 	"qwen3_5_text": "Qwen3_5ForCausalLM", "qwen3_5_moe_text": "Qwen3_5MoeForCausalLM", "qwen3_moe": "Qwen3MoeForCausalLM", "seed_oss": "SeedOssForCausalLM", "solar": "SolarForCausalLM", "stablelm": "StableLmForCausalLM", "step1": "Step1ForCausalLM", "teleflm": "TeleFLMForCausalLM",
 	"qwen3_next": "Qwen3NextForCausalLM", "qwen3_vl": "Qwen3VLForConditionalGeneration", "qwen3_vl_text": "Qwen3VLForConditionalGeneration",
 	"qwen3_vl_moe": "Qwen3VLMoeForConditionalGeneration", "qwen3_vl_moe_text": "Qwen3VLMoeForConditionalGeneration",
+	// The Mamba hybrids and state-space families of issue 23.
+	"granitemoehybrid": "GraniteMoeHybridForCausalLM",
 }
 
 // withArchitecture names c's architecture, as every published config does.
@@ -142,6 +144,7 @@ var families = []family{
 	llama, mistral, qwen2, qwen3, gemma, granite, phi, phi3, opt, olmo3, exaone4, ernie45, gptNeoX, exaone, cohere, glm, seedOss, arcee, internLM2, stableLM, orion, solar, nemotron, hunyuanDense, mpt, mimo, gptJ, flexOlmo, jais2, internLM3, hyperCLOVAX, teleFLM, step1,
 	gemma2, gemma3Text, gemma4Text, mixtral, qwen3MoE, qwen2MoE, deepseek, glm4MoE, glm4MoELite, olmoe, graniteMoE, ernie45MoE, phiMoE, deepseekV1, graniteMoEShared, minimaxM2,
 	gptOss, llama4Text, qwen3Next, qwen35Text, nemotronH, wrappers, qwen3VLMoE,
+	graniteMoEHybrid,
 }
 
 // Config draws a valid config.json of any model_type the package draws:

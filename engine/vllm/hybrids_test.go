@@ -1,0 +1,80 @@
+package vllm
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"membudget/budget"
+	"membudget/model"
+)
+
+// graniteTiny is ibm-granite/granite-4.0-h-tiny's shape (the published
+// config's numbers, as model's tests enter them): 40 layers, attention
+// at 5, 15, 25 and 35 (12 heads, 4 KV heads of 1536 / 12 = 128, no
+// rotary), Mamba2 elsewhere (48 heads of 64, state 128, 1 group, conv 4,
+// 3072 channels), 64 experts and a shared MLP on every layer.
+const graniteTiny = `{"architectures": ["GraniteMoeHybridForCausalLM"], "model_type": "granitemoehybrid", "hidden_size": 1536,
+ "num_hidden_layers": 40, "num_attention_heads": 12, "num_key_value_heads": 4, "intermediate_size": 512,
+ "shared_intermediate_size": 1024, "num_local_experts": 64, "num_experts_per_tok": 6, "vocab_size": 100352,
+ "max_position_embeddings": 131072, "tie_word_embeddings": true, "position_embedding_type": "nope",
+ "mamba_n_heads": 48, "mamba_d_head": 64, "mamba_d_state": 128, "mamba_n_groups": 1, "mamba_d_conv": 4, "mamba_expand": 2,
+ "mamba_chunk_size": 256, "torch_dtype": "bfloat16",
+ "layer_types": ["mamba", "mamba", "mamba", "mamba", "mamba", "attention", "mamba", "mamba", "mamba", "mamba",
+  "mamba", "mamba", "mamba", "mamba", "mamba", "attention", "mamba", "mamba", "mamba", "mamba",
+  "mamba", "mamba", "mamba", "mamba", "mamba", "attention", "mamba", "mamba", "mamba", "mamba",
+  "mamba", "mamba", "mamba", "mamba", "mamba", "attention", "mamba", "mamba", "mamba", "mamba"]}`
+
+// TestHybridFamilyLayouts: the KV cache and state of the hybrid and
+// state-space families as vLLM lays them out, worked by hand from the
+// config and the family's vLLM model file at 131,072 tokens and 40 GiB.
+func TestHybridFamilyLayouts(t *testing.T) {
+	type want struct {
+		Block, StatePage, Padded, MambaBlock uint64
+		Mode                                 string
+		Pool                                 budget.PagedPool
+		Names                                string
+	}
+	tests := []struct {
+		name, config string
+		serve        Serve
+		want         want
+	}{
+		// granite-4.0-h-tiny at TP1: MambaMixer2's state
+		// (granitemoehybrid.py:611-638, mamba2_state_shape) in the model's
+		// bf16 (no hook: mamba2_state_dtype, :600-609): conv (4 - 1) x
+		// (3072 + 2 x 128) x 2 B = 19,968; SSM 48 x 64 x 128 x 2 B =
+		// 786,432; M = 806,400. An attention token is 4 x (128 + 128) x 2
+		// B = 2048 B (Attention of 4 KV heads, :283-291): the block is 16 x
+		// cdiv(M, 16 x 2048) = 16 x 25 = 400, the page 819,200 (M padded by
+		// 12,800 B). 36 Mamba layers (layer 0 first), 4 attention: group
+		// size 4, nine state groups, one full.
+		{"granite-4.0-h-tiny", graniteTiny, Serve{}, want{400, 806400, 400 * 2048, 400, "align",
+			budget.PagedPool{Tensors: 4, PageBytes: 400 * 2048, Groups: []budget.PageGroup{
+				{Count: 9, PageTokens: 400, CapTokens: 0, ExtraPages: 2}, {Count: 1, PageTokens: 400, CapTokens: budget.NoCap}}},
+			"Mambax9 FullAttentionx1"}},
+		// At TP4 the group is repeated to 4 (extra_groups_for_head_shards):
+		// conv 3 x (3072 + 2 x 4 x 128) / 4 x 2 B = 6144, SSM 12 x 64 x 128
+		// x 2 B = 196,608, M = 202,752; one KV head a rank, 512 B a token:
+		// 16 x cdiv(M, 8192) = 16 x 25 = 400 again, page 204,800.
+		{"granite-4.0-h-tiny tp4", graniteTiny, Serve{TensorParallelSize: 4}, want{400, 202752, 400 * 512, 400, "align",
+			budget.PagedPool{Tensors: 4, PageBytes: 400 * 512, Groups: []budget.PageGroup{
+				{Count: 9, PageTokens: 400, CapTokens: 0, ExtraPages: 2}, {Count: 1, PageTokens: 400, CapTokens: budget.NoCap}}},
+			"Mambax9 FullAttentionx1"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, err := model.ParseConfig(tt.name+".json", []byte(tt.config))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.serve.MaxModelLen, tt.serve.KVCacheMemoryBytes = 131072, gib40
+			r := ref(t, a, tt.serve, testClass(false))
+			got := want{r.Serve.BlockSize, r.Serve.StatePageBytes, r.Serve.StatePagePadded, r.Serve.MambaBlockSize, r.Serve.MambaCacheMode,
+				r.Plan().Stages[0].Pool, groupNames(a, r.groups)}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}

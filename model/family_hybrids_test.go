@@ -1,0 +1,227 @@
+package model
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"membudget/model/safetensors"
+)
+
+// hybridShapes are config.json files of the Mamba hybrids and state-space
+// families, written by hand from the numbers their published configs give
+// (their real config.json files were not found; corpus/models/SOURCES.md
+// says where each number was read).
+var hybridShapes = map[string]string{
+	// ibm-granite/granite-4.0-h-tiny: 1536 hidden, 40 layers of which
+	// 5, 15, 25 and 35 attention (12 heads, 4 KV heads, no rotary), the
+	// others Mamba2 (48 heads of 64, state 128, 1 group, conv 4, expand
+	// 2), every layer 64 experts top-6 of 512 and a shared MLP of 1024,
+	// vocabulary 100,352, 131,072 positions, tied, bfloat16.
+	"granite-4.0-h-tiny": `{"architectures": ["GraniteMoeHybridForCausalLM"], "model_type": "granitemoehybrid", "hidden_size": 1536,
+ "num_hidden_layers": 40, "num_attention_heads": 12, "num_key_value_heads": 4, "intermediate_size": 512,
+ "shared_intermediate_size": 1024, "num_local_experts": 64, "num_experts_per_tok": 6, "vocab_size": 100352,
+ "max_position_embeddings": 131072, "tie_word_embeddings": true, "position_embedding_type": "nope",
+ "mamba_n_heads": 48, "mamba_d_head": 64, "mamba_d_state": 128, "mamba_n_groups": 1, "mamba_d_conv": 4, "mamba_expand": 2,
+ "mamba_chunk_size": 256, "mamba_conv_bias": true, "mamba_proj_bias": false, "torch_dtype": "bfloat16",
+ "embedding_multiplier": 12, "residual_multiplier": 0.22, "attention_multiplier": 0.0078125, "logits_scaling": 6,
+ "layer_types": ["mamba", "mamba", "mamba", "mamba", "mamba", "attention", "mamba", "mamba", "mamba", "mamba",
+  "mamba", "mamba", "mamba", "mamba", "mamba", "attention", "mamba", "mamba", "mamba", "mamba",
+  "mamba", "mamba", "mamba", "mamba", "mamba", "attention", "mamba", "mamba", "mamba", "mamba",
+  "mamba", "mamba", "mamba", "mamba", "mamba", "attention", "mamba", "mamba", "mamba", "mamba"]}`,
+	// ibm-granite/granite-4.0-h-1b: granite-4.0-h-tiny's layout without
+	// experts, a shared MLP of 4096 on every layer.
+	"granite-4.0-h-1b": `{"architectures": ["GraniteMoeHybridForCausalLM"], "model_type": "granitemoehybrid", "hidden_size": 1536,
+ "num_hidden_layers": 40, "num_attention_heads": 12, "num_key_value_heads": 4, "intermediate_size": 4096,
+ "shared_intermediate_size": 4096, "num_local_experts": 0, "num_experts_per_tok": 0, "vocab_size": 100352,
+ "max_position_embeddings": 131072, "tie_word_embeddings": true, "position_embedding_type": "nope",
+ "mamba_n_heads": 48, "mamba_d_head": 64, "mamba_d_state": 128, "mamba_n_groups": 1, "mamba_d_conv": 4, "mamba_expand": 2,
+ "mamba_chunk_size": 256, "torch_dtype": "bfloat16",
+ "layer_types": ["mamba", "mamba", "mamba", "mamba", "mamba", "attention", "mamba", "mamba", "mamba", "mamba",
+  "mamba", "mamba", "mamba", "mamba", "mamba", "attention", "mamba", "mamba", "mamba", "mamba",
+  "mamba", "mamba", "mamba", "mamba", "mamba", "attention", "mamba", "mamba", "mamba", "mamba",
+  "mamba", "mamba", "mamba", "mamba", "mamba", "attention", "mamba", "mamba", "mamba", "mamba"]}`,
+}
+
+// TestHybridWeightsByHand: the weights of each hybridShapes model, whole
+// on one rank in bf16, counted by hand as vLLM's model file builds it.
+func TestHybridWeightsByHand(t *testing.T) {
+	tests := []struct {
+		name, kinds string
+		want        uint64
+	}{
+		// granite-4.0-h-tiny (granitemoehybrid.py). A Mamba layer
+		// (MambaMixer2 of 2 x 1536 = 3072 channels): in_proj 1536 x (2 x
+		// 3072 + 2 x 128 + 48) = 9,904,128; conv1d (3072 + 256) x 4 =
+		// 13,312 and its bias 3328; D, dt_bias 48 each; the gated norm
+		// 3072; out_proj 3072 x 1536 = 4,718,592: 14,642,528, and A 48 in
+		// float32. An attention layer: qkv 1536 x (1536 + 2 x 512) =
+		// 3,932,160, o_proj 2,359,296: 6,291,456. Every layer: the router
+		// 64 x 1536 = 98,304, 64 experts of 3 x 512 x 1536 =
+		// 150,994,944, the shared MLP 3 x 1024 x 1536 = 4,718,592, two
+		// norms 3072: 155,814,912. 36 x 14,642,528 + 4 x 6,291,456 + 40 x
+		// 155,814,912 = 6,784,893,312; the tied embedding 100,352 (a
+		// multiple of 64) x 1536 = 154,140,672, norm 1536:
+		// 6,939,035,520 bf16 parameters and 36 x 48 = 1728 float32 ones
+		// (Granite-4.0-H-Tiny's 6.94B); no rotary (nope).
+		{"granite-4.0-h-tiny", granitePattern("e"), 6939035520*2 + 1728*4},
+		// granite-4.0-h-1b: the Mamba and attention layers as above; every
+		// layer a shared MLP of 3 x 4096 x 1536 = 18,874,368 and two norms
+		// 3072. 36 x 14,642,528 + 4 x 6,291,456 + 40 x 18,877,440 =
+		// 1,307,394,432; embedding 154,140,672, norm 1536: 1,461,536,640
+		// bf16 parameters and 1728 float32 ones (Granite-4.0-H-1B's 1.5B).
+		{"granite-4.0-h-1b", granitePattern(""), 1461536640*2 + 1728*4},
+	}
+	for _, tt := range tests {
+		a, err := ParseConfig(tt.name+".json", []byte(hybridShapes[tt.name]))
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if diff := cmp.Diff(tt.kinds, kinds(a.Layers)); diff != "" {
+			t.Errorf("%s layers (-want +got):\n%s", tt.name, diff)
+		}
+		if got := sumItems(Weights(a, Whole(a, 1, 2, a.Quant))); got != tt.want {
+			t.Errorf("%s: %d B, want %d (by hand)", tt.name, got, tt.want)
+		}
+	}
+}
+
+// granitePattern is Granite 4.0-H's 40 layers as kinds writes them, the
+// attention at layers 5, 15, 25 and 35, each layer's kind followed by moe.
+func granitePattern(moe string) string {
+	var b strings.Builder
+	for i := range 40 {
+		k := "M"
+		if i%10 == 5 {
+			k = "F"
+		}
+		b.WriteString(k + moe)
+	}
+	return b.String()
+}
+
+// graniteHybridFixture: Granite 4.0-H as its checkpoints name it
+// (model.layers.N.mamba.*, block_sparse_moe, shared_mlp): hidden 64;
+// layer 0 Mamba2 of expand 1 (64 channels) in 4 heads of 16, 1 group of
+// state 16, conv 4 with its bias; layer 1 attention of 4 heads of 16, 2 KV
+// heads, no rotary; every layer 2 experts of 32 stacked and a shared MLP
+// of 32; vocabulary 128, tied.
+func graniteHybridFixture() (string, []safetensors.Tensor) {
+	config := `{"model_type":"granitemoehybrid","hidden_size":64,"num_attention_heads":4,"num_key_value_heads":2,` +
+		`"num_hidden_layers":2,"layer_types":["mamba","attention"],"mamba_n_heads":4,"mamba_d_state":16,"mamba_n_groups":1,` +
+		`"mamba_d_conv":4,"mamba_expand":1,"num_local_experts":2,"num_experts_per_tok":1,"intermediate_size":32,` +
+		`"shared_intermediate_size":32,"vocab_size":128,"max_position_embeddings":64,"tie_word_embeddings":true,` +
+		`"position_embedding_type":"nope","torch_dtype":"bfloat16"}`
+	ts := []safetensors.Tensor{bf16("model.embed_tokens.weight", 128, 64)}
+	for l := range 2 {
+		p := fmt.Sprintf("model.layers.%d.", l)
+		ts = append(ts, bf16(p+"input_layernorm.weight", 64), bf16(p+"post_attention_layernorm.weight", 64),
+			bf16(p+"block_sparse_moe.router.layer.weight", 2, 64),
+			bf16(p+"block_sparse_moe.input_linear.weight", 2, 64, 64), bf16(p+"block_sparse_moe.output_linear.weight", 2, 64, 32),
+			bf16(p+"shared_mlp.input_linear.weight", 64, 64), bf16(p+"shared_mlp.output_linear.weight", 64, 32))
+	}
+	p := "model.layers.0.mamba."
+	ts = append(ts,
+		bf16(p+"in_proj.weight", 2*64+2*16+4, 64), bf16(p+"conv1d.weight", 64+2*16, 1, 4), bf16(p+"conv1d.bias", 64+2*16),
+		typed("F32", p+"A_log", 4), bf16(p+"D", 4), bf16(p+"dt_bias", 4), bf16(p+"norm.weight", 64),
+		bf16(p+"out_proj.weight", 64, 64))
+	p = "model.layers.1.self_attn."
+	ts = append(ts, bf16(p+"q_proj.weight", 64, 64), bf16(p+"k_proj.weight", 32, 64), bf16(p+"v_proj.weight", 32, 64),
+		bf16(p+"o_proj.weight", 64, 64))
+	return config, append(ts, bf16("model.norm.weight", 64))
+}
+
+// TestHybridCheckpointsByHand checks the weights one rank holds of the
+// hybrid fixtures, from the checkpoint and from config.json, against sums
+// by hand.
+func TestHybridCheckpointsByHand(t *testing.T) {
+	whole := func(tp uint64) func(a *Arch) Sharding { return tpRanks(tp, 0) }
+	checkByHand(t, []byHandCase{
+		{
+			// TP1. Layer 0, Mamba2: in_proj 164 x 64 x 2 = 20,992, conv1d
+			// 96 x 4 x 2 = 768 and its bias 192, A (float32) 16, D 8,
+			// dt_bias 8, norm 128, out_proj 8192: 30,304. Layer 1: q 8192,
+			// k and v 4096 each, o 8192: 24,576. Each layer: the router 2 x
+			// 64 x 2 = 256, the experts' input_linear 2 x 64 x 64 x 2 =
+			// 16,384 and output_linear 2 x 64 x 32 x 2 = 8192, the shared
+			// MLP 64 x 64 x 2 = 8192 and 64 x 32 x 2 = 4096, two norms 256:
+			// 37,376. The tied embedding 16,384, norm 128.
+			// TP2: the group is repeated to 2 (32 more rows of B and C).
+			// Layer 0: in_proj (164 + 32) / 2 = 98 rows 12,544, conv1d 64
+			// rows 512 and bias 128, A 8, D 4, dt_bias 4, norm 64, out_proj
+			// 64 x 32 x 2 = 4096: 17,360. Layer 1: q 2 heads 4096, k and v
+			// one head 2048 each, o 4096: 12,288. Each layer: router 256,
+			// experts 8192 + 4096, shared 4096 + 2048, norms 256: 18,944.
+			// Embedding 64 rows 8192.
+			name: "granitemoehybrid", fixture: graniteHybridFixture,
+			ranks: []byHandRank{
+				{"TP1", whole(1), 30304 + 24576 + 2*37376 + 16384 + 128, ""},
+				{"TP2", whole(2), 17360 + 12288 + 2*18944 + 8192 + 128, ""},
+			},
+		},
+	})
+}
+
+// TestHybridConfigErrors: what vLLM cannot build from a hybrid's config is
+// an error naming the key.
+func TestHybridConfigErrors(t *testing.T) {
+	const granite = `"model_type": "granitemoehybrid", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+ "mamba_n_heads": 4, "mamba_d_state": 16, "vocab_size": 128, "max_position_embeddings": 64`
+	for _, tt := range []struct{ name, doc, want string }{
+		{"granite without layer_types", `{` + granite + `}`, "x.json: layer_types: missing"},
+		{"granite layer type", `{` + granite + `, "layer_types": ["mamba", "mlp"]}`, `x.json: layer_types: layer 1: "mlp" is not`},
+		{"granite layer count", `{` + granite + `, "layer_types": ["mamba"]}`, "x.json: layer_types: has 1 entries for 2 layers"},
+		{"granite no MLP", `{` + granite + `, "layer_types": ["mamba", "attention"], "num_local_experts": 0, "shared_intermediate_size": 0}`,
+			"x.json: shared_intermediate_size: 0 with no experts"},
+		{"granite heads", `{` + strings.Replace(granite, `"mamba_n_heads": 4`, `"mamba_n_heads": 3`, 1) + `, "layer_types": ["mamba", "attention"]}`,
+			"x.json: mamba_n_heads: 3 does not divide mamba_expand x hidden_size 128"},
+		{"granite head dim", `{` + granite + `, "layer_types": ["mamba", "attention"], "mamba_d_head": 16}`,
+			"x.json: mamba_d_head: 16 x mamba_n_heads 4 is not mamba_expand x hidden_size 128"},
+		{"granite rope type", `{` + granite + `, "layer_types": ["mamba", "attention"], "position_embedding_type": "alibi"}`,
+			`x.json: position_embedding_type: "alibi"`},
+	} {
+		_, err := ParseConfig("x.json", []byte(tt.doc))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: error %v, want it to hold %q", tt.name, err, tt.want)
+		}
+	}
+}
+
+// TestHybridDefaults: what a hybrid's config leaves out reads as its
+// transformers class fills it.
+func TestHybridDefaults(t *testing.T) {
+	type got struct {
+		Hidden, Heads, KVHeads, HeadDim, Vocab, MaxPos uint64
+		Mamba                                          MambaShape
+		Rotary                                         int
+	}
+	for _, tt := range []struct {
+		name, doc string
+		want      got
+	}{
+		// GraniteMoeHybridConfig: 4096 hidden, 32 heads (KV heads as
+		// many), 4096 / 32 = 128 a head; Mamba 128 heads of 2 x 4096 / 128
+		// = 64 ("auto"), state 256, 1 group, conv 4, chunk 256; 32,000
+		// tokens, 2048 positions; position_embedding_type None: no rotary.
+		// layers_block_type is layer_types.
+		{"granitemoehybrid", `{"model_type": "granitemoehybrid", "num_hidden_layers": 2, "layers_block_type": ["mamba", "attention"]}`,
+			got{4096, 32, 32, 128, 32000, 2048, MambaShape{Version: 2, NumHeads: 128, HeadDim: 64, StateSize: 256, NGroups: 1, ConvKernel: 4,
+				Intermediate: 8192, ChunkSize: 256}, 0}},
+		// "rope" gives the attention a rotary table of a whole head.
+		{"granitemoehybrid rope", `{"model_type": "granitemoehybrid", "num_hidden_layers": 1, "layer_types": ["mamba"], "mamba_d_head": "auto",
+ "position_embedding_type": "rope"}`,
+			got{4096, 32, 32, 128, 32000, 2048, MambaShape{Version: 2, NumHeads: 128, HeadDim: 64, StateSize: 256, NGroups: 1, ConvKernel: 4,
+				Intermediate: 8192, ChunkSize: 256}, 1}},
+	} {
+		a, err := ParseConfig("x.json", []byte(tt.doc))
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		g := got{a.Hidden, a.Heads, a.KVHeads, a.HeadDim, a.Vocab, a.MaxPosition, *a.Mamba, len(a.Rotary)}
+		if diff := cmp.Diff(tt.want, g); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
+		}
+	}
+}
