@@ -63,6 +63,11 @@ type Layer struct {
 	// IndexCache, by index_topk_freq or index_topk_pattern
 	// (vllm/model_executor/models/deepseek_v2.py:1084-1110).
 	SharesTopK bool
+	// MambaBeside says the layer runs a Mamba mixer (Arch.Mamba) beside its
+	// attention on the same input, keeping a state as well as its KV
+	// (Falcon-H1's parallel hybrid: vllm/model_executor/models/
+	// falcon_h1.py:315-411).
+	MambaBeside bool
 }
 
 // Sliding reports whether the layer attends within a sliding window.

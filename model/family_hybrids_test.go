@@ -43,6 +43,23 @@ var hybridShapes = map[string]string{
   "mamba", "mamba", "mamba", "mamba", "mamba", "attention", "mamba", "mamba", "mamba", "mamba",
   "mamba", "mamba", "mamba", "mamba", "mamba", "attention", "mamba", "mamba", "mamba", "mamba",
   "mamba", "mamba", "mamba", "mamba", "mamba", "attention", "mamba", "mamba", "mamba", "mamba"]}`,
+	// tiiuae/Falcon-H1-0.5B-Instruct: 1024 hidden, 36 layers each of
+	// attention (8 heads of 64, 2 KV heads) beside a Mamba2 mixer (24
+	// heads of 64, state 128, 1 group, conv 4, no norm weight), MLP 2048,
+	// vocabulary 32,784, 16,384 positions, untied, bfloat16.
+	// mamba_d_ssm, which the copy this was read from leaves out, is 24 x
+	// 64 = 1536, the only value FalconH1Config accepts beside those heads.
+	"falcon-h1-0.5b": `{"architectures": ["FalconH1ForCausalLM"], "model_type": "falcon_h1", "attention_bias": false,
+ "attention_in_multiplier": 1.0, "attention_out_multiplier": 0.9375, "embedding_multiplier": 5.656854249492381, "head_dim": 64,
+ "hidden_act": "silu", "hidden_size": 1024, "intermediate_size": 2048, "key_multiplier": 0.39062499999999994,
+ "lm_head_multiplier": 0.0390625, "mamba_chunk_size": 128, "mamba_conv_bias": true, "mamba_d_conv": 4, "mamba_d_head": 64,
+ "mamba_d_ssm": 1536, "mamba_d_state": 128, "mamba_expand": 2, "mamba_n_groups": 1, "mamba_n_heads": 24,
+ "mamba_norm_before_gate": false, "mamba_proj_bias": false, "mamba_rms_norm": false, "mamba_use_mlp": true,
+ "max_position_embeddings": 16384, "mlp_bias": false, "mlp_multipliers": [0.8838834764831844, 0.5859375],
+ "num_attention_heads": 8, "num_hidden_layers": 36, "num_key_value_heads": 2, "projectors_bias": false, "rms_norm_eps": 1e-5,
+ "rope_scaling": null, "rope_theta": 100000000000.0, "ssm_in_multiplier": 1.25,
+ "ssm_multipliers": [0.3535533905932738, 0.25, 0.3535533905932738, 0.5, 0.3535533905932738],
+ "ssm_out_multiplier": 0.23570226039551587, "tie_word_embeddings": false, "torch_dtype": "bfloat16", "vocab_size": 32784}`,
 }
 
 // TestHybridWeightsByHand: the weights of each hybridShapes model, whole
@@ -73,6 +90,21 @@ func TestHybridWeightsByHand(t *testing.T) {
 		// 1,307,394,432; embedding 154,140,672, norm 1536: 1,461,536,640
 		// bf16 parameters and 1728 float32 ones (Granite-4.0-H-1B's 1.5B).
 		{"granite-4.0-h-1b", granitePattern(""), 1461536640*2 + 1728*4},
+		// Falcon-H1-0.5B (falcon_h1.py). A layer: attention qkv 1024 x
+		// (512 + 2 x 128) = 786,432, o_proj 512 x 1024 = 524,288; the
+		// Mamba2 mixer beside it: in_proj 1024 x (2 x 1536 + 2 x 128 + 24)
+		// = 3,432,448, conv1d (1536 + 256) x 4 = 7168 and its bias 1792,
+		// D and dt_bias 24 each, no norm weight (mamba_rms_norm false),
+		// out_proj 1536 x 1024 = 1,572,864, and the mup_vector buffer of
+		// the 3352 in_proj outputs; A 24 in float32; the MLP's gate_up
+		// 1024 x 4096 = 4,194,304 and down 2,097,152; two norms 2048:
+		// 12,621,896, x 36 = 454,388,256. The embedding and the untied
+		// head 32,832 rows (32,784 padded to a multiple of 64) x 1024 =
+		// 33,619,968 each, final_layernorm 1024, the rotary table 16,384 x
+		// 64: 522,677,792 bf16 elements and 36 x 24 = 864 float32 ones.
+		// Without the buffers and the padding rows, 521,410,240 + 864
+		// parameters (Falcon-H1-0.5B's 0.52B).
+		{"falcon-h1-0.5b", strings.Repeat("F", 36), 522677792*2 + 864*4},
 	}
 	for _, tt := range tests {
 		a, err := ParseConfig(tt.name+".json", []byte(hybridShapes[tt.name]))
@@ -133,6 +165,32 @@ func graniteHybridFixture() (string, []safetensors.Tensor) {
 	return config, append(ts, bf16("model.norm.weight", 64))
 }
 
+// falconH1Fixture: Falcon-H1 as its checkpoints name it (model.layers.N.
+// self_attn, mamba, feed_forward, input_layernorm, pre_ff_layernorm;
+// model.final_layernorm): hidden 64, 1 layer of attention (4 heads of 16,
+// 2 KV heads) beside a Mamba2 mixer of 64 channels in 4 heads of 16, 1
+// group of state 16, conv 4 with its bias and the gated norm's weight
+// (mamba_rms_norm), MLP 128, vocabulary 128, 64 positions, untied.
+func falconH1Fixture() (string, []safetensors.Tensor) {
+	config := `{"model_type":"falcon_h1","hidden_size":64,"num_attention_heads":4,"num_key_value_heads":2,"head_dim":16,` +
+		`"num_hidden_layers":1,"intermediate_size":128,"mamba_d_ssm":64,"mamba_n_heads":4,"mamba_d_head":"auto","mamba_d_state":16,` +
+		`"mamba_n_groups":1,"mamba_d_conv":4,"mamba_rms_norm":true,"vocab_size":128,"max_position_embeddings":64,` +
+		`"tie_word_embeddings":false,"torch_dtype":"bfloat16"}`
+	p := "model.layers.0."
+	return config, []safetensors.Tensor{
+		bf16("model.embed_tokens.weight", 128, 64),
+		bf16(p+"input_layernorm.weight", 64), bf16(p+"pre_ff_layernorm.weight", 64),
+		bf16(p+"self_attn.q_proj.weight", 64, 64), bf16(p+"self_attn.k_proj.weight", 32, 64),
+		bf16(p+"self_attn.v_proj.weight", 32, 64), bf16(p+"self_attn.o_proj.weight", 64, 64),
+		bf16(p+"mamba.in_proj.weight", 2*64+2*16+4, 64), bf16(p+"mamba.conv1d.weight", 64+2*16, 1, 4), bf16(p+"mamba.conv1d.bias", 64+2*16),
+		typed("F32", p+"mamba.A_log", 4), bf16(p+"mamba.D", 4), bf16(p+"mamba.dt_bias", 4), bf16(p+"mamba.norm.weight", 64),
+		bf16(p+"mamba.out_proj.weight", 64, 64),
+		bf16(p+"feed_forward.gate_proj.weight", 128, 64), bf16(p+"feed_forward.up_proj.weight", 128, 64),
+		bf16(p+"feed_forward.down_proj.weight", 64, 128),
+		bf16("model.final_layernorm.weight", 64), bf16("lm_head.weight", 128, 64),
+	}
+}
+
 // TestHybridCheckpointsByHand checks the weights one rank holds of the
 // hybrid fixtures, from the checkpoint and from config.json, against sums
 // by hand.
@@ -161,6 +219,26 @@ func TestHybridCheckpointsByHand(t *testing.T) {
 				{"TP2", whole(2), 17360 + 12288 + 2*18944 + 8192 + 128, ""},
 			},
 		},
+		{
+			// TP1. Attention: q 8192, k and v 4096 each, o 8192: 24,576.
+			// The mixer: in_proj 164 x 64 x 2 = 20,992, conv1d 96 x 4 x 2 =
+			// 768 and bias 192, A (float32) 16, D 8, dt_bias 8, norm 128,
+			// out_proj 8192: 30,304; the mup_vector buffer 164 x 2 = 328.
+			// The MLP: gate and up 128 x 64 x 2 = 16,384 each, down 16,384:
+			// 49,152. Two norms 256. Embedding and head 16,384 each,
+			// final_layernorm 128, rotary 64 x 16 x 2 = 2048.
+			// TP2: attention q 2 heads 4096, k and v one head 2048 each, o
+			// 64 x 32 x 2 = 4096: 12,288. The mixer with its group repeated
+			// to 2: in_proj 98 rows 12,544, conv1d 64 rows 512 and bias 128,
+			// A 8, D 4, dt_bias 4, norm 64, out_proj 4096: 17,360; mup 98
+			// x 2 = 196. MLP 8192 x 3 = 24,576; norms 256. Embedding and
+			// head 64 rows 8192 each.
+			name: "falcon_h1", fixture: falconH1Fixture,
+			ranks: []byHandRank{
+				{"TP1", whole(1), 24576 + 30304 + 328 + 49152 + 256 + 16384 + 16384 + 128 + 2048, ""},
+				{"TP2", whole(2), 12288 + 17360 + 196 + 24576 + 256 + 8192 + 8192 + 128 + 2048, ""},
+			},
+		},
 	})
 }
 
@@ -181,6 +259,10 @@ func TestHybridConfigErrors(t *testing.T) {
 			"x.json: mamba_d_head: 16 x mamba_n_heads 4 is not mamba_expand x hidden_size 128"},
 		{"granite rope type", `{` + granite + `, "layer_types": ["mamba", "attention"], "position_embedding_type": "alibi"}`,
 			`x.json: position_embedding_type: "alibi"`},
+		{"falcon activation", `{"model_type": "falcon_h1", "hidden_act": "gelu"}`, `x.json: hidden_act: "gelu": vLLM's FalconH1MLP raises`},
+		{"falcon bias", `{"model_type": "falcon_h1", "projectors_bias": true}`, "x.json: projectors_bias: true: vLLM's FalconH1 builds"},
+		{"falcon rotary", `{"model_type": "falcon_h1", "head_dim": 64, "attn_rotary_emb": 128}`, "x.json: attn_rotary_emb: 128: want a rotary size in [1, head_dim 64]"},
+		{"falcon heads", `{"model_type": "falcon_h1", "mamba_d_ssm": 1000, "mamba_n_heads": 24}`, "x.json: mamba_n_heads: 24 does not divide the Mamba channels 1000"},
 	} {
 		_, err := ParseConfig("x.json", []byte(tt.doc))
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
@@ -213,6 +295,18 @@ func TestHybridDefaults(t *testing.T) {
 		{"granitemoehybrid rope", `{"model_type": "granitemoehybrid", "num_hidden_layers": 1, "layer_types": ["mamba"], "mamba_d_head": "auto",
  "position_embedding_type": "rope"}`,
 			got{4096, 32, 32, 128, 32000, 2048, MambaShape{Version: 2, NumHeads: 128, HeadDim: 64, StateSize: 256, NGroups: 1, ConvKernel: 4,
+				Intermediate: 8192, ChunkSize: 256}, 1}},
+		// FalconH1Config: 4096 hidden, 32 heads, 8 KV heads of 128; the
+		// mixer mamba_d_ssm 1024 in 128 heads of 8 ("auto"), state 256,
+		// 1 group, conv 4; 128,000 tokens, 8192 positions; a whole-head
+		// rotary table.
+		{"falcon_h1", `{"model_type": "falcon_h1", "num_hidden_layers": 2}`,
+			got{4096, 32, 8, 128, 128000, 8192, MambaShape{Version: 2, NumHeads: 128, HeadDim: 8, StateSize: 256, NGroups: 1, ConvKernel: 4,
+				Intermediate: 1024, ChunkSize: 256}, 1}},
+		// mamba_d_ssm null is mamba_expand x hidden_size: 2 x 4096 / 128
+		// heads = 64 a head.
+		{"falcon_h1 d_ssm null", `{"model_type": "falcon_h1", "num_hidden_layers": 2, "mamba_d_ssm": null}`,
+			got{4096, 32, 8, 128, 128000, 8192, MambaShape{Version: 2, NumHeads: 128, HeadDim: 64, StateSize: 256, NGroups: 1, ConvKernel: 4,
 				Intermediate: 8192, ChunkSize: 256}, 1}},
 	} {
 		a, err := ParseConfig("x.json", []byte(tt.doc))

@@ -85,6 +85,9 @@ type tree struct {
 	// mamba names the Mamba mixer under a layer: "" for mixer (Nemotron-H,
 	// Falcon-H1, Jamba), mamba (Granite 4.0-H).
 	mamba string
+	// mambaNoNorm: the Mamba2 mixer's gated norm has no weight
+	// (MambaMixer2's use_rms_norm false: Falcon-H1's mamba_rms_norm).
+	mambaNoNorm bool
 	// fusedQKVA: DeepSeek's q_a_proj and kv_a_proj_with_mqa fused into one
 	// replicated fused_qkv_a_proj (deepseek_v2.py:901-916).
 	fusedQKVA bool

@@ -206,6 +206,9 @@ func (w *weights) layer(i int) {
 		case NoMixer:
 		default:
 			w.attention(p+t.attn, l)
+			if l.MambaBeside {
+				w.mambaBeside(p)
+			}
 		}
 		switch {
 		case l.MoE && t.moeBesideMLP:

@@ -6,6 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"membudget/budget"
+	"membudget/engine"
 	"membudget/model"
 )
 
@@ -25,9 +26,20 @@ const graniteTiny = `{"architectures": ["GraniteMoeHybridForCausalLM"], "model_t
   "mamba", "mamba", "mamba", "mamba", "mamba", "attention", "mamba", "mamba", "mamba", "mamba",
   "mamba", "mamba", "mamba", "mamba", "mamba", "attention", "mamba", "mamba", "mamba", "mamba"]}`
 
+// falconH1 is tiiuae/Falcon-H1-0.5B-Instruct's shape (as model's tests
+// enter it): 36 layers, each attention of 8 heads and 2 KV heads of 64
+// beside a Mamba2 mixer of 1536 channels in 24 heads of 64, state 128, 1
+// group, conv 4.
+const falconH1 = `{"architectures": ["FalconH1ForCausalLM"], "model_type": "falcon_h1", "head_dim": 64, "hidden_size": 1024,
+ "intermediate_size": 2048, "mamba_chunk_size": 128, "mamba_conv_bias": true, "mamba_d_conv": 4, "mamba_d_head": 64,
+ "mamba_d_ssm": 1536, "mamba_d_state": 128, "mamba_expand": 2, "mamba_n_groups": 1, "mamba_n_heads": 24, "mamba_rms_norm": false,
+ "max_position_embeddings": 16384, "num_attention_heads": 8, "num_hidden_layers": 36, "num_key_value_heads": 2,
+ "tie_word_embeddings": false, "torch_dtype": "bfloat16", "vocab_size": 32784}`
+
 // TestHybridFamilyLayouts: the KV cache and state of the hybrid and
 // state-space families as vLLM lays them out, worked by hand from the
-// config and the family's vLLM model file at 131,072 tokens and 40 GiB.
+// config and the family's vLLM model file at 131,072 tokens (or the
+// config's fewer) and 40 GiB.
 func TestHybridFamilyLayouts(t *testing.T) {
 	type want struct {
 		Block, StatePage, Padded, MambaBlock uint64
@@ -61,6 +73,24 @@ func TestHybridFamilyLayouts(t *testing.T) {
 			budget.PagedPool{Tensors: 4, PageBytes: 400 * 512, Groups: []budget.PageGroup{
 				{Count: 9, PageTokens: 400, CapTokens: 0, ExtraPages: 2}, {Count: 1, PageTokens: 400, CapTokens: budget.NoCap}}},
 			"Mambax9 FullAttentionx1"}},
+		// Falcon-H1-0.5B: each layer registers its attention, then its
+		// mixer as a layer of its own (falcon_h1.py:337-357), so 36 of
+		// each. The state (mamba2_state_shape in bf16, :528-571): conv 3
+		// x (1536 + 2 x 128) x 2 B = 10,752, SSM 24 x 64 x 128 x 2 B =
+		// 393,216, M = 403,968. A token is 2 x 128 x 2 B = 512 B: the
+		// block 16 x cdiv(M, 8192) = 16 x 50 = 800, the page 409,600.
+		// Attention comes first; 36 and 36 make one group of each.
+		{"falcon-h1-0.5b", falconH1, Serve{}, want{800, 403968, 800 * 512, 800, "align",
+			budget.PagedPool{Tensors: 36, PageBytes: 800 * 512, Groups: []budget.PageGroup{
+				{Count: 1, PageTokens: 800, CapTokens: budget.NoCap}, {Count: 1, PageTokens: 800, CapTokens: 0, ExtraPages: 2}}},
+			"FullAttentionx1 Mambax1"}},
+		// Without prefix caching the state block stands for the whole
+		// max_model_len (16,384 here: the config's length) and a sequence
+		// keeps one.
+		{"falcon-h1-0.5b none", falconH1, Serve{EnablePrefixCaching: engine.Off}, want{800, 403968, 800 * 512, 16384, "none",
+			budget.PagedPool{Tensors: 36, PageBytes: 800 * 512, Groups: []budget.PageGroup{
+				{Count: 1, PageTokens: 800, CapTokens: budget.NoCap}, {Count: 1, PageTokens: 16384, CapTokens: 0, ExtraPages: 1}}},
+			"FullAttentionx1 Mambax1"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -68,7 +98,7 @@ func TestHybridFamilyLayouts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tt.serve.MaxModelLen, tt.serve.KVCacheMemoryBytes = 131072, gib40
+			tt.serve.MaxModelLen, tt.serve.KVCacheMemoryBytes = min(a.MaxPosition, 131072), gib40
 			r := ref(t, a, tt.serve, testClass(false))
 			got := want{r.Serve.BlockSize, r.Serve.StatePageBytes, r.Serve.StatePagePadded, r.Serve.MambaBlockSize, r.Serve.MambaCacheMode,
 				r.Plan().Stages[0].Pool, groupNames(a, r.groups)}

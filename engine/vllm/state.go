@@ -48,7 +48,9 @@ var (
 const swKernelBlock = 16
 
 // stateLayers counts a's layers that keep per-sequence state (Mamba and
-// gated-delta-net layers) and those that keep attention KV.
+// gated-delta-net layers, and the Mamba mixers beside Falcon-H1's
+// attention, which vLLM registers as layers of their own:
+// falcon_h1.py:345-357) and those that keep attention KV.
 func stateLayers(a *model.Arch) (state, attention uint64) {
 	for _, l := range a.Layers {
 		switch l.Kind {
@@ -56,6 +58,9 @@ func stateLayers(a *model.Arch) (state, attention uint64) {
 			state++
 		case model.FullAttention, model.SlidingAttention, model.ChunkedAttention:
 			attention++
+		}
+		if l.MambaBeside {
+			state++
 		}
 	}
 	return state, attention
@@ -200,7 +205,7 @@ func statePageBytes(a *model.Arch, r Resolved) (uint64, error) {
 	tp := r.TensorParallelSize
 	var mamba, delta bool
 	for _, l := range a.Layers {
-		mamba = mamba || l.Kind == model.Mamba
+		mamba = mamba || l.Kind == model.Mamba || l.MambaBeside
 		delta = delta || l.Kind == model.LinearAttention
 	}
 	split := func(what string, n uint64) (uint64, error) {
