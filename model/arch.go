@@ -228,12 +228,13 @@ type Arch struct {
 // MambaShape is what a Mamba layer keeps per sequence, as the config gives
 // it: Mamba2 (Version 2: NumHeads heads of HeadDim, StateSize states per
 // head in NGroups groups) or Mamba1 (Version 1: Intermediate channels of
-// StateSize states), and a causal convolution of ConvKernel taps over
-// Intermediate channels.
+// StateSize states, a time-step projection of rank TimeStepRank), and a
+// causal convolution of ConvKernel taps over Intermediate channels.
 type MambaShape struct {
 	Version                               int
 	NumHeads, HeadDim, StateSize, NGroups uint64
 	ConvKernel, Intermediate, ChunkSize   uint64
+	TimeStepRank                          uint64
 }
 
 // DeltaNetShape is what a gated-delta-net (linear attention) layer keeps

@@ -60,6 +60,16 @@ var hybridShapes = map[string]string{
  "rope_scaling": null, "rope_theta": 100000000000.0, "ssm_in_multiplier": 1.25,
  "ssm_multipliers": [0.3535533905932738, 0.25, 0.3535533905932738, 0.5, 0.3535533905932738],
  "ssm_out_multiplier": 0.23570226039551587, "tie_word_embeddings": false, "torch_dtype": "bfloat16", "vocab_size": 32784}`,
+	// ai21labs/Jamba-v0.1: 4096 hidden, 32 layers, attention every 8th
+	// from layer 4 (32 heads, 8 KV heads), Mamba1 elsewhere (expand 2,
+	// state 16, conv 4, dt rank 256), 16 experts top-2 of 14,336 on the
+	// odd layers, vocabulary 65,536, 262,144 positions, untied, bfloat16.
+	"jamba-v0.1": `{"architectures": ["JambaForCausalLM"], "model_type": "jamba", "hidden_size": 4096, "intermediate_size": 14336,
+ "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8, "num_experts": 16, "num_experts_per_tok": 2,
+ "expert_layer_period": 2, "expert_layer_offset": 1, "attn_layer_period": 8, "attn_layer_offset": 4, "mamba_d_state": 16,
+ "mamba_d_conv": 4, "mamba_expand": 2, "mamba_dt_rank": 256, "mamba_conv_bias": true, "mamba_proj_bias": false,
+ "vocab_size": 65536, "max_position_embeddings": 262144, "sliding_window": null, "tie_word_embeddings": false,
+ "torch_dtype": "bfloat16", "use_mamba_kernels": true}`,
 }
 
 // TestHybridWeightsByHand: the weights of each hybridShapes model, whole
@@ -105,6 +115,23 @@ func TestHybridWeightsByHand(t *testing.T) {
 		// Without the buffers and the padding rows, 521,410,240 + 864
 		// parameters (Falcon-H1-0.5B's 0.52B).
 		{"falcon-h1-0.5b", strings.Repeat("F", 36), 522677792*2 + 864*4},
+		// Jamba-v0.1 (jamba.py). A Mamba layer (MambaMixer of 8192
+		// channels, unquantized): in_proj 4096 x 16,384 = 67,108,864,
+		// conv1d 8192 x 4 = 32,768 and its bias 8192, x_proj 8192 x (256 +
+		// 32) = 2,359,296, dt_proj 256 x 8192 = 2,097,152 and its bias
+		// 8192, D 8192, out_proj 33,554,432, the dt, B and C norms 256 +
+		// 16 + 16: 105,177,376, and A 8192 x 16 = 131,072 in float32. An
+		// attention layer: qkv 4096 x (4096 + 2 x 1024) = 25,165,824,
+		// o_proj 16,777,216: 41,943,040. A dense MLP 3 x 4096 x 14,336 =
+		// 176,160,768; a MoE one the router 16 x 4096 = 65,536 and 16
+		// such experts 2,818,572,288. Two norms 8192 a layer. 28 Mamba
+		// and 4 attention layers (4, 12, 20, 28, all even: dense), 16 MoE
+		// (the odd ones) and 16 dense MLPs: 2,944,966,528 + 167,772,160 +
+		// 2,818,572,288 + 45,098,205,184 + 262,144; the embedding and
+		// head 65,536 x 4096 = 268,435,456 each, final_layernorm 4096:
+		// 51,566,653,312 bf16 parameters and 28 x 131,072 = 3,670,016
+		// float32 ones (Jamba's 51.6B); no rotary.
+		{"jamba-v0.1", jambaPattern(), 51566653312*2 + 3670016*4},
 	}
 	for _, tt := range tests {
 		a, err := ParseConfig(tt.name+".json", []byte(hybridShapes[tt.name]))
@@ -118,6 +145,23 @@ func TestHybridWeightsByHand(t *testing.T) {
 			t.Errorf("%s: %d B, want %d (by hand)", tt.name, got, tt.want)
 		}
 	}
+}
+
+// jambaPattern is Jamba-v0.1's 32 layers as kinds writes them: attention
+// at 4, 12, 20 and 28, MoE on the odd layers.
+func jambaPattern() string {
+	var b strings.Builder
+	for i := range 32 {
+		k := "M"
+		if i%8 == 4 {
+			k = "F"
+		}
+		if i%2 == 1 {
+			k += "e"
+		}
+		b.WriteString(k)
+	}
+	return b.String()
 }
 
 // granitePattern is Granite 4.0-H's 40 layers as kinds writes them, the
@@ -191,6 +235,39 @@ func falconH1Fixture() (string, []safetensors.Tensor) {
 	}
 }
 
+// jambaFixture: Jamba as ai21labs' checkpoints name it: hidden 64; layer 0
+// a Mamba1 mixer of 64 channels (expand 1), state 8, conv 4 with its bias,
+// dt rank 4, and a dense MLP of 32; layer 1 attention of 4 heads of 16, 2
+// KV heads, and 2 experts of 32 with their router; vocabulary 128, untied.
+func jambaFixture() (string, []safetensors.Tensor) {
+	config := `{"model_type":"jamba","hidden_size":64,"num_attention_heads":4,"num_key_value_heads":2,"num_hidden_layers":2,` +
+		`"attn_layer_period":2,"attn_layer_offset":1,"expert_layer_period":2,"expert_layer_offset":1,"num_experts":2,` +
+		`"num_experts_per_tok":1,"intermediate_size":32,"mamba_expand":1,"mamba_d_state":8,"mamba_d_conv":4,"mamba_dt_rank":4,` +
+		`"vocab_size":128,"max_position_embeddings":64,"tie_word_embeddings":false,"torch_dtype":"bfloat16"}`
+	ts := []safetensors.Tensor{bf16("model.embed_tokens.weight", 128, 64)}
+	for l := range 2 {
+		p := fmt.Sprintf("model.layers.%d.", l)
+		ts = append(ts, bf16(p+"input_layernorm.weight", 64), bf16(p+"pre_ff_layernorm.weight", 64))
+	}
+	p := "model.layers.0."
+	ts = append(ts,
+		bf16(p+"mamba.in_proj.weight", 128, 64), bf16(p+"mamba.conv1d.weight", 64, 1, 4), bf16(p+"mamba.conv1d.bias", 64),
+		bf16(p+"mamba.x_proj.weight", 20, 64), bf16(p+"mamba.dt_proj.weight", 64, 4), bf16(p+"mamba.dt_proj.bias", 64),
+		typed("F32", p+"mamba.A_log", 64, 8), bf16(p+"mamba.D", 64), bf16(p+"mamba.out_proj.weight", 64, 64),
+		bf16(p+"mamba.dt_layernorm.weight", 4), bf16(p+"mamba.b_layernorm.weight", 8), bf16(p+"mamba.c_layernorm.weight", 8),
+		bf16(p+"feed_forward.gate_proj.weight", 32, 64), bf16(p+"feed_forward.up_proj.weight", 32, 64),
+		bf16(p+"feed_forward.down_proj.weight", 64, 32))
+	p = "model.layers.1."
+	ts = append(ts, bf16(p+"self_attn.q_proj.weight", 64, 64), bf16(p+"self_attn.k_proj.weight", 32, 64),
+		bf16(p+"self_attn.v_proj.weight", 32, 64), bf16(p+"self_attn.o_proj.weight", 64, 64),
+		bf16(p+"feed_forward.router.weight", 2, 64))
+	for e := range 2 {
+		q := fmt.Sprintf("%sfeed_forward.experts.%d.", p, e)
+		ts = append(ts, bf16(q+"gate_proj.weight", 32, 64), bf16(q+"up_proj.weight", 32, 64), bf16(q+"down_proj.weight", 64, 32))
+	}
+	return config, append(ts, bf16("model.final_layernorm.weight", 64), bf16("lm_head.weight", 128, 64))
+}
+
 // TestHybridCheckpointsByHand checks the weights one rank holds of the
 // hybrid fixtures, from the checkpoint and from config.json, against sums
 // by hand.
@@ -237,6 +314,31 @@ func TestHybridCheckpointsByHand(t *testing.T) {
 			ranks: []byHandRank{
 				{"TP1", whole(1), 24576 + 30304 + 328 + 49152 + 256 + 16384 + 16384 + 128 + 2048, ""},
 				{"TP2", whole(2), 12288 + 17360 + 196 + 24576 + 256 + 8192 + 8192 + 128 + 2048, ""},
+			},
+		},
+		{
+			// TP1. Layer 0's mixer: in_proj 128 x 64 x 2 = 16,384, conv1d
+			// 64 x 4 x 2 = 512 and bias 128, x_proj 20 x 64 x 2 = 2560,
+			// dt_proj 64 x 4 x 2 = 512 and bias 128, A (float32) 64 x 8 x
+			// 4 = 2048, D 128, out_proj 8192, the three norms (4 + 8 + 8) x
+			// 2 = 40: 30,632; its MLP 3 x 32 x 64 x 2 = 12,288. Layer 1:
+			// attention 8192 + 4096 + 4096 + 8192 = 24,576; the router 2 x
+			// 64 x 2 = 256 and 2 experts of 12,288: 24,832. Norms 2 x 256.
+			// Embedding and head 16,384 each, final_layernorm 128.
+			// TP2. The mixer: in_proj 64 rows 8192, conv1d 32 rows 256 and
+			// bias 64, x_proj 20 x 32 x 2 = 1280, dt_proj 32 rows 256 and
+			// bias 64, A 1024, D 64, out_proj 64 x 32 x 2 = 4096, norms 40
+			// whole: 15,336; MLP 4096 + 2048. Attention q 4096, k and v
+			// 2048 each, o 4096: 12,288; router 256 whole, experts halved
+			// 12,288. Embedding and head 64 rows 8192 each.
+			// PP2: Jamba builds the embedding, final_layernorm and head on
+			// every stage (jamba.py:316-343, 428-432).
+			name: "jamba", fixture: jambaFixture,
+			ranks: []byHandRank{
+				{"TP1", whole(1), 30632 + 12288 + 24576 + 24832 + 512 + 16384 + 128 + 16384, ""},
+				{"TP2", whole(2), 15336 + 6144 + 12288 + 12544 + 512 + 8192 + 128 + 8192, ""},
+				{"PP2 stage 0", ppStage(0, 2), 30632 + 12288 + 256 + 16384 + 128 + 16384, ""},
+				{"PP2 stage 1", ppStage(1, 2), 24576 + 24832 + 256 + 16384 + 128 + 16384, ""},
 			},
 		},
 	})

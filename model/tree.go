@@ -88,6 +88,9 @@ type tree struct {
 	// mambaNoNorm: the Mamba2 mixer's gated norm has no weight
 	// (MambaMixer2's use_rms_norm false: Falcon-H1's mamba_rms_norm).
 	mambaNoNorm bool
+	// mamba1Norms: the Mamba1 mixer's dt, B and C RMSNorms with weights
+	// (Jamba's use_rms_norm).
+	mamba1Norms bool
 	// fusedQKVA: DeepSeek's q_a_proj and kv_a_proj_with_mqa fused into one
 	// replicated fused_qkv_a_proj (deepseek_v2.py:901-916).
 	fusedQKVA bool

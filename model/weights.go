@@ -202,7 +202,11 @@ func (w *weights) layer(i int) {
 		case LinearAttention:
 			w.gdn(p + "linear_attn")
 		case Mamba:
-			w.mamba2(p + t.mambaAt())
+			if a.Mamba != nil && a.Mamba.Version == 1 {
+				w.mamba1(p + t.mambaAt())
+			} else {
+				w.mamba2(p + t.mambaAt())
+			}
 		case NoMixer:
 		default:
 			w.attention(p+t.attn, l)

@@ -36,6 +36,13 @@ const falconH1 = `{"architectures": ["FalconH1ForCausalLM"], "model_type": "falc
  "max_position_embeddings": 16384, "num_attention_heads": 8, "num_hidden_layers": 36, "num_key_value_heads": 2,
  "tie_word_embeddings": false, "torch_dtype": "bfloat16", "vocab_size": 32784}`
 
+// jambaV01 is ai21labs/Jamba-v0.1's shape (as model's tests enter it).
+const jambaV01 = `{"architectures": ["JambaForCausalLM"], "model_type": "jamba", "hidden_size": 4096, "intermediate_size": 14336,
+ "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8, "num_experts": 16, "num_experts_per_tok": 2,
+ "expert_layer_period": 2, "expert_layer_offset": 1, "attn_layer_period": 8, "attn_layer_offset": 4, "mamba_d_state": 16,
+ "mamba_d_conv": 4, "mamba_expand": 2, "mamba_dt_rank": 256, "vocab_size": 65536, "max_position_embeddings": 262144,
+ "tie_word_embeddings": false, "torch_dtype": "bfloat16"}`
+
 // TestHybridFamilyLayouts: the KV cache and state of the hybrid and
 // state-space families as vLLM lays them out, worked by hand from the
 // config and the family's vLLM model file at 131,072 tokens (or the
@@ -91,6 +98,16 @@ func TestHybridFamilyLayouts(t *testing.T) {
 			budget.PagedPool{Tensors: 36, PageBytes: 800 * 512, Groups: []budget.PageGroup{
 				{Count: 1, PageTokens: 800, CapTokens: budget.NoCap}, {Count: 1, PageTokens: 16384, CapTokens: 0, ExtraPages: 1}}},
 			"FullAttentionx1 Mambax1"}},
+		// Jamba-v0.1 as its config reads: the Mamba1 state of
+		// TestStateLayout's hand-built Jamba (mamba1_state_shape and
+		// mamba1_state_dtype in bf16, jamba.py:462-485): conv 3 x 8192 x 2
+		// B = 49,152, SSM 8192 x 16 x 2 B = 262,144, M = 311,296; a token
+		// 8 x 256 x 2 = 4096 B: the block 16 x cdiv(M, 65,536) = 80. 28
+		// Mamba layers, 4 attention: seven state groups of 4.
+		{"jamba-v0.1", jambaV01, Serve{}, want{80, 311296, 80 * 4096, 80, "align",
+			budget.PagedPool{Tensors: 4, PageBytes: 80 * 4096, Groups: []budget.PageGroup{
+				{Count: 7, PageTokens: 80, CapTokens: 0, ExtraPages: 2}, {Count: 1, PageTokens: 80, CapTokens: budget.NoCap}}},
+			"Mambax7 FullAttentionx1"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
