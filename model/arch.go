@@ -1,6 +1,9 @@
 package model
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // LayerKind is what a decoder layer's token mixer keeps of a sequence: the
 // engine's KV cache spec follows from it.
@@ -285,6 +288,12 @@ func (a *Arch) SlidingLayers() uint64 {
 	return n
 }
 
+// attends reports whether some layer has attention: an attention-free
+// model (Mamba's) has no heads, head size or position table to check.
+func (a *Arch) attends() bool {
+	return len(a.Layers) == 0 || slices.ContainsFunc(a.Layers, func(l Layer) bool { return l.Kind != Mamba && l.Kind != LinearAttention && l.Kind != NoMixer })
+}
+
 // needsDense reports whether some layer has a dense MLP, whose
 // intermediate size the config must then give (every layer of Qwen3.5-MoE
 // and Nemotron-H MoE-only patterns is MoE).
@@ -314,9 +323,14 @@ func (a *Arch) check(o, root jsonObject) {
 		key string
 		v   uint64
 	}{
-		{"hidden_size", a.Hidden}, {"num_hidden_layers", a.NumLayers}, {"num_attention_heads", a.Heads},
-		{"num_key_value_heads", a.KVHeads}, {"vocab_size", a.Vocab},
-		{"max_position_embeddings", a.MaxPosition}, {"head_dim", a.HeadDim},
+		{"hidden_size", a.Hidden}, {"num_hidden_layers", a.NumLayers}, {"vocab_size", a.Vocab},
+	}
+	if a.attends() {
+		positive = append(positive, []struct {
+			key string
+			v   uint64
+		}{{"num_attention_heads", a.Heads}, {"num_key_value_heads", a.KVHeads},
+			{"max_position_embeddings", a.MaxPosition}, {"head_dim", a.HeadDim}}...)
 	}
 	if a.needsDense() && a.Intermediate == 0 && !o.has(interKey) {
 		o.fail(interKey, "missing (required)")
@@ -396,6 +410,9 @@ func (a *Arch) String() string {
 	attn := fmt.Sprintf("GQA %d/%d heads x %d", a.Heads, a.KVHeads, a.HeadDim)
 	if a.MLA {
 		attn = fmt.Sprintf("MLA latent %d+%d", a.KVLoraRank, a.QKRopeHeadDim)
+	}
+	if !a.attends() {
+		attn = "attention-free"
 	}
 	return fmt.Sprintf("%s: %d layers, hidden %d, %s, %s", a.ModelType, a.NumLayers, a.Hidden, attn, kind)
 }

@@ -10,6 +10,15 @@ import (
 	"membudget/model/safetensors"
 )
 
+// The shapes of the configs corpus/models ships for the state-space
+// families, entered by hand from the files (see TestShippedConfigsParse).
+func init() {
+	// mamba-2.8b-hf: 64 Mamba layers of 2560, no attention, no length key
+	// (MaxPos 0), tied (PretrainedConfig's default), float32.
+	shippedShapes["state-spaces__mamba-2.8b-hf"] = shape{ModelType: "mamba", Layers: 64, Hidden: 2560, Vocab: 50280, Tied: true,
+		Mamba: 64, Dtype: "float32"}
+}
+
 // hybridShapes are config.json files of the Mamba hybrids and state-space
 // families, written by hand from the numbers their published configs give
 // (their real config.json files were not found; corpus/models/SOURCES.md
@@ -268,6 +277,48 @@ func jambaFixture() (string, []safetensors.Tensor) {
 	return config, append(ts, bf16("model.final_layernorm.weight", 64), bf16("lm_head.weight", 128, 64))
 }
 
+// TestMambaWeightsByHand: mamba-2.8b-hf, shipped, whole on one rank in
+// bf16, counted by hand as mamba.py builds it. A layer (MambaMixer of 5120
+// channels without its norms, use_bias false): in_proj 2560 x 10,240 =
+// 26,214,400, conv1d 5120 x 4 = 20,480 and its bias 5120, x_proj 5120 x
+// (160 + 32) = 983,040, dt_proj 160 x 5120 = 819,200 and its bias 5120, D
+// 5120, out_proj 13,107,200, the layer's norm 2560: 41,162,240, and A 5120
+// x 16 = 81,920 in float32. 64 layers: 2,634,383,360; the tied embeddings
+// 50,304 rows (50,280 padded to 64) x 2560 = 128,778,240, norm_f 2560:
+// 2,763,164,160 bf16 elements and 5,242,880 float32 ones; without the 24
+// padding rows 2,768,345,600 parameters (mamba-2.8b's 2.8B). No rotary.
+func TestMambaWeightsByHand(t *testing.T) {
+	a := shippedArch(t, "state-spaces__mamba-2.8b-hf")
+	if got, want := sumItems(Weights(a, Whole(a, 1, 2, a.Quant))), uint64(2763164160*2+5242880*4); got != want {
+		t.Errorf("%d B, want %d (by hand)", got, want)
+	}
+	if diff := cmp.Diff(MambaShape{Version: 1, StateSize: 16, ConvKernel: 4, Intermediate: 5120, TimeStepRank: 160}, *a.Mamba); diff != "" {
+		t.Errorf("shape (-want +got):\n%s", diff)
+	}
+	// No heads to name: the one-line summary says attention-free.
+	if got, want := a.String(), "mamba: 64 layers, hidden 2560, attention-free, dense"; got != want {
+		t.Errorf("String: %q, want %q", got, want)
+	}
+}
+
+// mambaFixture: Mamba as state-spaces' -hf checkpoints name it
+// (backbone.embeddings, backbone.layers.N.mixer and norm, backbone.norm_f):
+// hidden 64, 1 layer of 128 channels (expand 2), state 8, conv 4 with its
+// bias, time_step_rank 4, no in_proj or out_proj bias, vocabulary 128,
+// untied.
+func mambaFixture() (string, []safetensors.Tensor) {
+	config := `{"model_type":"mamba","hidden_size":64,"num_hidden_layers":1,"expand":2,"state_size":8,"conv_kernel":4,` +
+		`"time_step_rank":4,"use_bias":false,"use_conv_bias":true,"vocab_size":128,"tie_word_embeddings":false,"torch_dtype":"bfloat16"}`
+	p := "backbone.layers.0."
+	return config, []safetensors.Tensor{
+		bf16("backbone.embeddings.weight", 128, 64), bf16(p+"norm.weight", 64),
+		bf16(p+"mixer.in_proj.weight", 256, 64), bf16(p+"mixer.conv1d.weight", 128, 1, 4), bf16(p+"mixer.conv1d.bias", 128),
+		bf16(p+"mixer.x_proj.weight", 20, 128), bf16(p+"mixer.dt_proj.weight", 128, 4), bf16(p+"mixer.dt_proj.bias", 128),
+		typed("F32", p+"mixer.A_log", 128, 8), bf16(p+"mixer.D", 128), bf16(p+"mixer.out_proj.weight", 64, 128),
+		bf16("backbone.norm_f.weight", 64), bf16("lm_head.weight", 128, 64),
+	}
+}
+
 // TestHybridCheckpointsByHand checks the weights one rank holds of the
 // hybrid fixtures, from the checkpoint and from config.json, against sums
 // by hand.
@@ -339,6 +390,23 @@ func TestHybridCheckpointsByHand(t *testing.T) {
 				{"TP2", whole(2), 15336 + 6144 + 12288 + 12544 + 512 + 8192 + 128 + 8192, ""},
 				{"PP2 stage 0", ppStage(0, 2), 30632 + 12288 + 256 + 16384 + 128 + 16384, ""},
 				{"PP2 stage 1", ppStage(1, 2), 24576 + 24832 + 256 + 16384 + 128 + 16384, ""},
+			},
+		},
+		{
+			// TP1: the embeddings 128 x 64 x 2 = 16,384, the layer's norm
+			// 128; the mixer: in_proj 256 x 64 x 2 = 32,768, conv1d 128 x 4
+			// x 2 = 1024 and bias 256, x_proj 20 x 128 x 2 = 5120, dt_proj
+			// 128 x 4 x 2 = 1024 and bias 256, A (float32) 128 x 8 x 4 =
+			// 4096, D 256, out_proj 64 x 128 x 2 = 16,384; norm_f 128, the
+			// head 16,384.
+			// TP2: embeddings and head 64 rows 8192 each, norms 128 each;
+			// in_proj 128 rows 16,384, conv1d 64 rows 512 and bias 128,
+			// x_proj 20 x 64 x 2 = 2560, dt_proj 64 rows 512 and bias 128,
+			// A 2048, D 128, out_proj 64 x 64 x 2 = 8192.
+			name: "mamba", fixture: mambaFixture,
+			ranks: []byHandRank{
+				{"TP1", whole(1), 16384 + 128 + 32768 + 1024 + 256 + 5120 + 1024 + 256 + 4096 + 256 + 16384 + 128 + 16384, ""},
+				{"TP2", whole(2), 8192 + 128 + 16384 + 512 + 128 + 2560 + 512 + 128 + 2048 + 128 + 8192 + 128 + 8192, ""},
 			},
 		},
 	})

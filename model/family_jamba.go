@@ -77,7 +77,7 @@ func readJamba(o jsonObject, a *Arch) {
 
 // readMamba1 reads a Mamba1 mixer's shape from the keys with prefix p
 // (Jamba's mamba_*, Mamba's bare ones): expand x hidden_size channels
-// (or intermediate_size where the family gives it: hidden 0), state
+// (Mamba's intermediate_size where the config gives it: hidden 0), state
 // p+d_state, conv p+d_conv, and the time-step rank p+dt_rank, "auto" for
 // ceil(hidden_size / 16) (transformers JambaConfig, MambaConfig).
 func readMamba1(o jsonObject, p string, hidden uint64) *MambaShape {
@@ -86,8 +86,11 @@ func readMamba1(o jsonObject, p string, hidden uint64) *MambaShape {
 		state, conv = "state_size", "conv_kernel"
 	}
 	m := &MambaShape{Version: 1, StateSize: o.uint(state), ConvKernel: o.uint(conv)}
-	if hidden > 0 {
-		m.Intermediate = o.uint(p+"expand") * hidden
+	if hidden > 0 || !o.has("intermediate_size") {
+		// MambaConfig sets intermediate_size to expand x hidden_size, a
+		// config's own key overriding it (PretrainedConfig sets the
+		// remaining keys after).
+		m.Intermediate = o.uint(p+"expand") * o.uint("hidden_size")
 	} else {
 		m.Intermediate = o.uint("intermediate_size")
 	}

@@ -188,6 +188,8 @@ func (w *weights) layer(i int) {
 	if t.mixerOnly {
 		// Nemotron-H: one block per layer (nemotron_h.py:526-529).
 		switch {
+		case l.Kind == Mamba && a.Mamba != nil && a.Mamba.Version == 1:
+			w.mamba1(p + "mixer")
 		case l.Kind == Mamba:
 			w.mamba2(p + "mixer")
 		case l.Kind != NoMixer:

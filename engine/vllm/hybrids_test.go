@@ -125,3 +125,35 @@ func TestHybridFamilyLayouts(t *testing.T) {
 		})
 	}
 }
+
+// TestAttentionFreeMamba: mamba-2.8b-hf (shipped) as vLLM serves an
+// attention-free model. Its 64 MambaMixer layers keep only state
+// (mamba1_state_shape in the served bf16, mamba.py:222-246): conv 3 x 5120
+// x 2 B = 30,720 and SSM 5120 x 16 x 2 B = 163,840 a layer, 194,560 B. No
+// attention: no hybrid raise, prefix caching off by default
+// (is_prefix_caching_supported is false for attention_free,
+// vllm/config/model.py:2085-2090), so mode none and a state block stands
+// for the whole max_model_len, 2048 for a config without a length key.
+// One group of the 64 identical specs: a block is 64 x 194,560 =
+// 12,451,840 B, 40 GiB of them 3449 (3449 x 12,451,840 = 42,946,396,160),
+// one a sequence, enough for the 1024 sequences the startup check asks
+// (vllm/config/compilation.py:1492-1513).
+func TestAttentionFreeMamba(t *testing.T) {
+	a := shipped(t)["state-spaces__mamba-2.8b-hf"]
+	r := ref(t, a, Serve{KVCacheMemoryBytes: gib40}, testClass(false))
+	c := r.Capacity()
+	type got struct {
+		Pool                             budget.PagedPool
+		Names, Mode                      string
+		MaxLen, MambaBlock, State        uint64
+		Blocks, PagesPerSeq, StateBlocks uint64
+		Over                             bool
+	}
+	want := got{budget.PagedPool{Tensors: 64, PageBytes: 194560, Groups: []budget.PageGroup{{Count: 1, PageTokens: 2048, CapTokens: 0, ExtraPages: 1}}},
+		"Mambax1", "none", 2048, 2048, 194560, 3449, 1, 3449, false}
+	g := got{r.Plan().Stages[0].Pool, groupNames(a, r.groups), r.Serve.MambaCacheMode, r.Serve.MaxModelLen, r.Serve.MambaBlockSize,
+		r.Serve.StatePageBytes, c.Blocks, c.PagesPerSeq, c.StateBlocks, c.SeqsOverStateBlocks}
+	if diff := cmp.Diff(want, g); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
