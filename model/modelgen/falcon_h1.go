@@ -26,7 +26,13 @@ func drawFalconH1(t *rapid.T, modelType string) map[string]any {
 		c["mamba_d_ssm"] = nil
 		c["mamba_expand"] = 2
 	}
-	d := rapid.SampledFrom([]uint64{16, 32, 64}).Draw(t, "mamba_d_head")
+	var dims []uint64 // head sizes that divide the channels, as FalconH1Config requires
+	for _, d := range []uint64{16, 32, 64} {
+		if inter%d == 0 {
+			dims = append(dims, d)
+		}
+	}
+	d := rapid.SampledFrom(dims).Draw(t, "mamba_d_head")
 	heads := inter / d
 	c["mamba_n_heads"] = heads
 	if rapid.Bool().Draw(t, "explicit_d_head") {
