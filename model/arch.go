@@ -197,6 +197,10 @@ type Arch struct {
 	// Indexer is DeepSeek V3.2's lightning indexer, which keeps a key per
 	// token and layer beside the MLA latent (nil when none).
 	Indexer *IndexerShape
+	// NoPipeline says vLLM's class for the model does not implement
+	// SupportsPP, so that it refuses --pipeline-parallel-size above 1
+	// (vllm/config/model.py:1387-1394): Mamba2.
+	NoPipeline bool
 	// MTPLayers counts the multi-token-prediction layers the checkpoint
 	// holds beyond NumLayers (num_nextn_predict_layers, mtp_num_hidden_layers);
 	// engines load them only for speculative decoding.

@@ -79,6 +79,13 @@ var hybridShapes = map[string]string{
  "mamba_d_conv": 4, "mamba_expand": 2, "mamba_dt_rank": 256, "mamba_conv_bias": true, "mamba_proj_bias": false,
  "vocab_size": 65536, "max_position_embeddings": 262144, "sliding_window": null, "tie_word_embeddings": false,
  "torch_dtype": "bfloat16", "use_mamba_kernels": true}`,
+	// mistralai/Mamba-Codestral-7B-v0.1: 4096 hidden, 64 Mamba2 layers of
+	// 128 heads of 64 in 8 groups, state 128, conv 4, expand 2,
+	// vocabulary 32,768, untied, no length key, bfloat16.
+	"mamba-codestral-7b": `{"architectures": ["Mamba2ForCausalLM"], "model_type": "mamba2", "hidden_size": 4096,
+ "num_hidden_layers": 64, "num_heads": 128, "head_dim": 64, "n_groups": 8, "state_size": 128, "conv_kernel": 4, "expand": 2,
+ "chunk_size": 256, "use_bias": false, "use_conv_bias": true, "vocab_size": 32768, "tie_word_embeddings": false,
+ "torch_dtype": "bfloat16"}`,
 }
 
 // TestHybridWeightsByHand: the weights of each hybridShapes model, whole
@@ -141,6 +148,16 @@ func TestHybridWeightsByHand(t *testing.T) {
 		// 51,566,653,312 bf16 parameters and 28 x 131,072 = 3,670,016
 		// float32 ones (Jamba's 51.6B); no rotary.
 		{"jamba-v0.1", jambaPattern(), 51566653312*2 + 3670016*4},
+		// Mamba-Codestral-7B (mamba2.py). A layer (MambaMixer2 of 8192
+		// channels): in_proj 4096 x (2 x 8192 + 2 x 8 x 128 + 128) =
+		// 76,021,760, conv1d (8192 + 2048) x 4 = 40,960 and its bias
+		// 10,240, D and dt_bias 128 each, the gated norm 8192, out_proj
+		// 33,554,432, the layer's norm 4096: 109,639,936, and A 128 in
+		// float32. 64 layers: 7,016,955,904; the embeddings and untied
+		// head 32,768 x 4096 = 134,217,728 each, norm_f 4096:
+		// 7,285,395,456 bf16 parameters and 8192 float32 ones (Codestral
+		// Mamba's 7.3B).
+		{"mamba-codestral-7b", strings.Repeat("M", 64), 7285395456*2 + 8192*4},
 	}
 	for _, tt := range tests {
 		a, err := ParseConfig(tt.name+".json", []byte(hybridShapes[tt.name]))
@@ -319,6 +336,23 @@ func mambaFixture() (string, []safetensors.Tensor) {
 	}
 }
 
+// mamba2Fixture: Mamba2 as its checkpoints name it (backbone.embeddings,
+// backbone.layers.N.mixer and norm, backbone.norm_f): hidden 32, 1 layer
+// of 64 channels in 4 heads of 16, 2 groups of state 8, conv 4 with its
+// bias, vocabulary 64, untied.
+func mamba2Fixture() (string, []safetensors.Tensor) {
+	config := `{"model_type":"mamba2","hidden_size":32,"num_hidden_layers":1,"expand":2,"num_heads":4,"head_dim":16,` +
+		`"n_groups":2,"state_size":8,"conv_kernel":4,"vocab_size":64,"tie_word_embeddings":false,"torch_dtype":"bfloat16"}`
+	p := "backbone.layers.0."
+	return config, []safetensors.Tensor{
+		bf16("backbone.embeddings.weight", 64, 32), bf16(p+"norm.weight", 32),
+		bf16(p+"mixer.in_proj.weight", 2*64+2*2*8+4, 32), bf16(p+"mixer.conv1d.weight", 64+2*2*8, 1, 4), bf16(p+"mixer.conv1d.bias", 64+2*2*8),
+		typed("F32", p+"mixer.A_log", 4), bf16(p+"mixer.D", 4), bf16(p+"mixer.dt_bias", 4), bf16(p+"mixer.norm.weight", 64),
+		bf16(p+"mixer.out_proj.weight", 32, 64),
+		bf16("backbone.norm_f.weight", 32), bf16("lm_head.weight", 64, 32),
+	}
+}
+
 // TestHybridCheckpointsByHand checks the weights one rank holds of the
 // hybrid fixtures, from the checkpoint and from config.json, against sums
 // by hand.
@@ -409,6 +443,20 @@ func TestHybridCheckpointsByHand(t *testing.T) {
 				{"TP2", whole(2), 8192 + 128 + 16384 + 512 + 128 + 2560 + 512 + 128 + 2048 + 128 + 8192 + 128 + 8192, ""},
 			},
 		},
+		{
+			// TP1: embeddings and head 64 x 32 x 2 = 4096 each, norms 64
+			// each; in_proj (128 + 32 + 4 = 164 rows) x 32 x 2 = 10,496,
+			// conv1d 96 x 4 x 2 = 768 and bias 192, A (float32) 16, D 8,
+			// dt_bias 8, norm 128, out_proj 32 x 64 x 2 = 4096.
+			// TP2 (the 2 groups divide): embeddings and head 32 rows 2048
+			// each; in_proj 82 rows 5248, conv1d 48 rows 384 and bias 96,
+			// A 8, D 4, dt_bias 4, norm 64, out_proj 32 x 32 x 2 = 2048.
+			name: "mamba2", fixture: mamba2Fixture,
+			ranks: []byHandRank{
+				{"TP1", whole(1), 4096 + 64 + 10496 + 768 + 192 + 16 + 8 + 8 + 128 + 4096 + 64 + 4096, ""},
+				{"TP2", whole(2), 2048 + 64 + 5248 + 384 + 96 + 8 + 4 + 4 + 64 + 2048 + 64 + 2048, ""},
+			},
+		},
 	})
 }
 
@@ -432,6 +480,10 @@ func TestHybridConfigErrors(t *testing.T) {
 		{"falcon activation", `{"model_type": "falcon_h1", "hidden_act": "gelu"}`, `x.json: hidden_act: "gelu": vLLM's FalconH1MLP raises`},
 		{"falcon bias", `{"model_type": "falcon_h1", "projectors_bias": true}`, "x.json: projectors_bias: true: vLLM's FalconH1 builds"},
 		{"falcon rotary", `{"model_type": "falcon_h1", "head_dim": 64, "attn_rotary_emb": 128}`, "x.json: attn_rotary_emb: 128: want a rotary size in [1, head_dim 64]"},
+		{"mamba2 intermediate", `{"model_type": "mamba2", "hidden_size": 64, "num_heads": 2, "head_dim": 64, "n_groups": 1, "intermediate_size": 256}`,
+			"x.json: intermediate_size: 256 is not expand x hidden_size 128"},
+		{"mamba2 heads", `{"model_type": "mamba2", "hidden_size": 64, "num_heads": 4, "head_dim": 64, "n_groups": 1}`,
+			"x.json: num_heads: 4 heads of head_dim 64 are not expand x hidden_size 128"},
 		{"falcon heads", `{"model_type": "falcon_h1", "mamba_d_ssm": 1000, "mamba_n_heads": 24}`, "x.json: mamba_n_heads: 24 does not divide the Mamba channels 1000"},
 	} {
 		_, err := ParseConfig("x.json", []byte(tt.doc))

@@ -26,6 +26,7 @@ var notWritten = map[string]string{
 	"falcon_h1":        "falconH1Fixture, model/family_hybrids_test.go",
 	"jamba":            "jambaFixture, model/family_hybrids_test.go",
 	"mamba":            "mambaFixture, model/family_hybrids_test.go",
+	"mamba2":           "mamba2Fixture, model/family_hybrids_test.go",
 }
 
 // genCheckpointConfig draws a config of every model_type modelgen draws

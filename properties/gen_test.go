@@ -193,7 +193,7 @@ func genServeCase(maxSeqsCap, maxLenCap uint64) *rapid.Generator[serveCase] {
 			BlockSize:            drawBlockSize(t, p, []uint64{16, 32, 64, 128, 256}, "block_size"),
 			KVCacheDtype:         rapid.SampledFrom([]string{"auto", "fp8", "bfloat16"}).Draw(t, "kv_cache_dtype"),
 			TensorParallelSize:   rapid.SampledFrom(tps).Draw(t, "tp"),
-			PipelineParallelSize: rapid.Uint64Range(1, min(4, uint64(len(a.Layers)))).Draw(t, "pp"),
+			PipelineParallelSize: rapid.Uint64Range(1, maxStages(a, 4)).Draw(t, "pp"),
 			DataParallelSize:     rapid.SampledFrom([]uint64{1, 2}).Draw(t, "dp"),
 			EnableExpertParallel: ep,
 			EnforceEager:         rapid.Bool().Draw(t, "enforce_eager"),

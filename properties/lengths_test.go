@@ -11,3 +11,13 @@ func lengthOf(a *model.Arch) uint64 {
 	}
 	return a.MaxPosition
 }
+
+// maxStages is the most pipeline stages a test draws for a: at most most,
+// no more than its layers, one where vLLM's class has no SupportsPP
+// (Mamba2's).
+func maxStages(a *model.Arch, most uint64) uint64 {
+	if a.NoPipeline {
+		return 1
+	}
+	return min(most, uint64(len(a.Layers)))
+}

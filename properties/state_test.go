@@ -91,7 +91,7 @@ func genStateCase() *rapid.Generator[serveCase] {
 			BlockSize:            64 * rapid.SampledFrom([]uint64{0, 1, 2, 4}).Draw(t, "block_size_x64"),
 			KVCacheDtype:         rapid.SampledFrom([]string{"auto", "fp8"}).Draw(t, "kv_cache_dtype"),
 			TensorParallelSize:   rapid.SampledFrom(tps).Draw(t, "tp"),
-			PipelineParallelSize: rapid.Uint64Range(1, min(3, uint64(len(a.Layers)))).Draw(t, "pp"),
+			PipelineParallelSize: rapid.Uint64Range(1, maxStages(a, 3)).Draw(t, "pp"),
 			EnforceEager:         rapid.Bool().Draw(t, "enforce_eager"),
 			EnablePrefixCaching:  rapid.SampledFrom([]engine.Switch{engine.Default, engine.On, engine.Off}).Draw(t, "prefix_caching"),
 			MambaCacheDtype:      rapid.SampledFrom([]string{"", "auto", "float32", "bfloat16"}).Draw(t, "mamba_cache_dtype"),

@@ -1,6 +1,8 @@
 package vllm
 
 import (
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -155,5 +157,52 @@ func TestAttentionFreeMamba(t *testing.T) {
 		r.Serve.StatePageBytes, c.Blocks, c.PagesPerSeq, c.StateBlocks, c.SeqsOverStateBlocks}
 	if diff := cmp.Diff(want, g); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// mambaCodestral is mistralai/Mamba-Codestral-7B-v0.1's shape (as model's
+// tests enter it): 64 Mamba2 layers of 128 heads of 64 in 8 groups, state
+// 128, conv 4, no length key.
+const mambaCodestral = `{"architectures": ["Mamba2ForCausalLM"], "model_type": "mamba2", "hidden_size": 4096,
+ "num_hidden_layers": 64, "num_heads": 128, "head_dim": 64, "n_groups": 8, "state_size": 128, "conv_kernel": 4, "expand": 2,
+ "vocab_size": 32768, "tie_word_embeddings": false, "torch_dtype": "bfloat16"}`
+
+// TestAttentionFreeMamba2: Mamba-Codestral-7B as vLLM serves it. A layer's
+// state (mamba2_state_shape in bf16, mamba2.py:176-214): conv 3 x (8192 +
+// 2 x 8 x 128) x 2 B = 61,440 and SSM 128 x 64 x 128 x 2 B = 2,097,152:
+// 2,158,592 B; a block of the 64 layers 138,149,888 B, 40 GiB of them 310
+// (310 x 138,149,888 = 42,826,465,280). Fewer than 1024 sequences: with
+// CUDA graphs captured in full vLLM refuses to start ("max_num_seqs (1024)
+// exceeds available Mamba cache blocks (310)", vllm/config/
+// compilation.py:1492-1513); under --enforce-eager it starts. And
+// Mamba2ForCausalLM has no SupportsPP: --pipeline-parallel-size 2 is
+// refused (vllm/config/model.py:1387-1394).
+func TestAttentionFreeMamba2(t *testing.T) {
+	a, err := model.ParseConfig("mamba-codestral.json", []byte(mambaCodestral))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type got struct {
+		State, Blocks, StateBlocks uint64
+		Over                       bool
+	}
+	for _, tt := range []struct {
+		eager bool
+		want  got
+	}{
+		{false, got{2158592, 310, 310, true}},
+		// No full graphs, no check: the state blocks are not counted.
+		{true, got{2158592, 310, 0, false}},
+	} {
+		r := ref(t, a, Serve{KVCacheMemoryBytes: gib40, MaxNumSeqs: 1024, EnforceEager: tt.eager}, testClass(false))
+		c := r.Capacity()
+		if diff := cmp.Diff(tt.want, got{r.Serve.StatePageBytes, c.Blocks, c.StateBlocks, c.SeqsOverStateBlocks}); diff != "" {
+			t.Errorf("eager %v (-want +got):\n%s", tt.eager, diff)
+		}
+	}
+	_, err = NewReference(a, Serve{KVCacheMemoryBytes: gib40, PipelineParallelSize: 2}, testClass(false), current)
+	var se *engine.SettingError
+	if !errors.As(err, &se) || se.Flag != "pipeline-parallel-size" || !strings.Contains(err.Error(), "SupportsPP") {
+		t.Errorf("pp 2: %v, want a --pipeline-parallel-size refusal naming SupportsPP", err)
 	}
 }

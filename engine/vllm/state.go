@@ -80,8 +80,13 @@ var nemotronHArchitectures = []string{"NemotronHForCausalLM", "NemotronHPuzzleFo
 // layers as vLLM does: the state dtypes, the Mamba cache mode that prefix
 // caching decides, the state page, and for a hybrid the attention block
 // raised until a page covers the state and the state page padded to it
-// (vllm/platforms/interface.py:762-938, _align_hybrid_block_size).
+// (vllm/platforms/interface.py:762-938, _align_hybrid_block_size); and it
+// refuses pipeline parallelism for a model whose vLLM class has none
+// (Mamba2's, the one state model membudget reads without SupportsPP).
 func (r *Resolved) resolveState(a *model.Arch, def func(string, string)) error {
+	if a.NoPipeline && r.PipelineParallelSize > 1 {
+		return settingErr("pipeline-parallel-size", r.PipelineParallelSize, "vLLM raises \"Pipeline parallelism is not supported for this model\" for %s (%v does not implement SupportsPP; vllm/config/model.py:1387-1394)", a.Source, a.Architectures)
+	}
 	for _, f := range []struct {
 		flag string
 		v    *string

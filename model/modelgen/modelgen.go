@@ -125,7 +125,7 @@ var architectures = map[string]string{
 	"qwen3_next": "Qwen3NextForCausalLM", "qwen3_vl": "Qwen3VLForConditionalGeneration", "qwen3_vl_text": "Qwen3VLForConditionalGeneration",
 	"qwen3_vl_moe": "Qwen3VLMoeForConditionalGeneration", "qwen3_vl_moe_text": "Qwen3VLMoeForConditionalGeneration",
 	// The Mamba hybrids and state-space families of issue 23.
-	"granitemoehybrid": "GraniteMoeHybridForCausalLM", "falcon_h1": "FalconH1ForCausalLM", "jamba": "JambaForCausalLM", "mamba": "MambaForCausalLM",
+	"granitemoehybrid": "GraniteMoeHybridForCausalLM", "falcon_h1": "FalconH1ForCausalLM", "jamba": "JambaForCausalLM", "mamba": "MambaForCausalLM", "mamba2": "Mamba2ForCausalLM",
 }
 
 // withArchitecture names c's architecture, as every published config does.
@@ -144,7 +144,7 @@ var families = []family{
 	llama, mistral, qwen2, qwen3, gemma, granite, phi, phi3, opt, olmo3, exaone4, ernie45, gptNeoX, exaone, cohere, glm, seedOss, arcee, internLM2, stableLM, orion, solar, nemotron, hunyuanDense, mpt, mimo, gptJ, flexOlmo, jais2, internLM3, hyperCLOVAX, teleFLM, step1,
 	gemma2, gemma3Text, gemma4Text, mixtral, qwen3MoE, qwen2MoE, deepseek, glm4MoE, glm4MoELite, olmoe, graniteMoE, ernie45MoE, phiMoE, deepseekV1, graniteMoEShared, minimaxM2,
 	gptOss, llama4Text, qwen3Next, qwen35Text, nemotronH, wrappers, qwen3VLMoE,
-	graniteMoEHybrid, falconH1, jamba, mamba,
+	graniteMoEHybrid, falconH1, jamba, mamba, mamba2,
 }
 
 // Config draws a valid config.json of any model_type the package draws:
