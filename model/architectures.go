@@ -108,8 +108,8 @@ func ArchitectureRefusal(module string) string {
 
 // refusedModules are the vLLM modules whose layers keep a per-sequence
 // state of a kind no family reads (Nemotron-H's, Granite 4.0-H's and
-// Falcon-H1's and Mamba2's Mamba2, Jamba's and Mamba's Mamba1 and the Qwen
-// gated delta net are read): each imports
+// Falcon-H1's and Mamba2's Mamba2, Jamba's, Mamba's and Falcon Mamba's
+// Mamba1 and the Qwen gated delta net are read): each imports
 // vllm/model_executor/layers/mamba/ for the layer named
 // (vllm/model_executor/models/<module>.py at d18bb7b).
 var refusedModules = map[string]string{

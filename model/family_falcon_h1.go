@@ -53,18 +53,18 @@ func readFalconH1(o jsonObject, a *Arch) {
 	for i := range a.Layers {
 		a.Layers[i].MambaBeside = true
 	}
-	a.Mamba = readFalconMamba(o, a.Hidden)
+	a.Mamba = readFalconH1Mamba(o, a.Hidden)
 	t := &a.tree
 	t.mlp, t.norms, t.norm = "feed_forward", []string{"input_layernorm", "pre_ff_layernorm"}, "model.final_layernorm"
 	t.mambaConvBias, t.mambaProjBias = o.boolOr("mamba_conv_bias", true), o.boolOr("mamba_proj_bias", false)
 	t.mambaNoNorm = !o.boolOr("mamba_rms_norm", false)
 }
 
-// readFalconMamba reads Falcon-H1's Mamba2 shape: mamba_d_ssm channels
+// readFalconH1Mamba reads Falcon-H1's Mamba2 shape: mamba_d_ssm channels
 // (mamba_expand x hidden_size when null) in mamba_n_heads heads of
 // mamba_d_head ("auto": the channels / heads), which FalconH1Config
 // requires to multiply to the channels.
-func readFalconMamba(o jsonObject, hidden uint64) *MambaShape {
+func readFalconH1Mamba(o jsonObject, hidden uint64) *MambaShape {
 	inter := o.uintOr("mamba_expand", 2) * hidden
 	if raw := strings.TrimSpace(string(o.m["mamba_d_ssm"])); o.has("mamba_d_ssm") && raw != "null" {
 		inter = o.uint("mamba_d_ssm")
@@ -148,7 +148,7 @@ var (
 // falconH1Class is transformers FalconH1Config, read at
 // huggingface/transformers@020a37d226. num_key_value_heads None is
 // num_attention_heads (readCommon); mamba_d_head "auto" is the channels /
-// mamba_n_heads (readFalconMamba). vLLM's model reads a missing
+// mamba_n_heads (readFalconH1Mamba). vLLM's model reads a missing
 // max_position_embeddings as 8192, the class's default too
 // (falcon_h1.py:221).
 var falconH1Class = configClass{

@@ -86,6 +86,13 @@ var hybridShapes = map[string]string{
  "num_hidden_layers": 64, "num_heads": 128, "head_dim": 64, "n_groups": 8, "state_size": 128, "conv_kernel": 4, "expand": 2,
  "chunk_size": 256, "use_bias": false, "use_conv_bias": true, "vocab_size": 32768, "tie_word_embeddings": false,
  "torch_dtype": "bfloat16"}`,
+	// tiiuae/falcon-mamba-7b: 4096 hidden, 64 Mamba1 layers of
+	// intermediate_size 8192 (given beside expand 16), state 16, conv 4,
+	// time_step_rank 256, vocabulary 65,024, untied, bfloat16.
+	"falcon-mamba-7b": `{"architectures": ["FalconMambaForCausalLM"], "model_type": "falcon_mamba", "hidden_size": 4096,
+ "num_hidden_layers": 64, "intermediate_size": 8192, "expand": 16, "state_size": 16, "conv_kernel": 4, "time_step_rank": 256,
+ "use_bias": false, "use_conv_bias": true, "mixer_rms_eps": 1e-06, "vocab_size": 65024, "tie_word_embeddings": false,
+ "torch_dtype": "bfloat16"}`,
 }
 
 // TestHybridWeightsByHand: the weights of each hybridShapes model, whole
@@ -158,6 +165,17 @@ func TestHybridWeightsByHand(t *testing.T) {
 		// 7,285,395,456 bf16 parameters and 8192 float32 ones (Codestral
 		// Mamba's 7.3B).
 		{"mamba-codestral-7b", strings.Repeat("M", 64), 7285395456*2 + 8192*4},
+		// falcon-mamba-7b (mamba.py as FalconMamba). A layer (MambaMixer of
+		// 8192 channels, use_bias false): in_proj 4096 x 16,384 =
+		// 67,108,864, conv1d 32,768 and its bias 8192, x_proj 8192 x 288 =
+		// 2,359,296, dt_proj 2,097,152 and its bias 8192, D 8192, out_proj
+		// 33,554,432, the weightless dt, B and C norms' ones 256 + 16 + 16,
+		// the layer's norm 4096: 105,181,472, and A 131,072 in float32. 64
+		// layers: 6,731,614,208; the embeddings and untied head 65,024 x
+		// 4096 = 266,338,304 each, norm_f 4096: 7,264,294,912 bf16
+		// elements and 8,388,608 float32 ones; without the ones,
+		// 7,272,665,088 parameters (Falcon Mamba 7B's 7.27B).
+		{"falcon-mamba-7b", strings.Repeat("M", 64), 7264294912*2 + 8388608*4},
 	}
 	for _, tt := range tests {
 		a, err := ParseConfig(tt.name+".json", []byte(hybridShapes[tt.name]))
@@ -353,6 +371,22 @@ func mamba2Fixture() (string, []safetensors.Tensor) {
 	}
 }
 
+// falconMambaFixture: Falcon Mamba as tiiuae's checkpoint names it (Mamba's
+// names, no norms in the mixer): hidden 64, 1 layer of 128 channels,
+// state 8, conv 4 with its bias, time_step_rank 4, vocabulary 128, tied.
+func falconMambaFixture() (string, []safetensors.Tensor) {
+	config := `{"model_type":"falcon_mamba","hidden_size":64,"num_hidden_layers":1,"expand":2,"state_size":8,"conv_kernel":4,` +
+		`"time_step_rank":4,"vocab_size":128,"torch_dtype":"bfloat16"}`
+	p := "backbone.layers.0."
+	return config, []safetensors.Tensor{
+		bf16("backbone.embeddings.weight", 128, 64), bf16(p+"norm.weight", 64),
+		bf16(p+"mixer.in_proj.weight", 256, 64), bf16(p+"mixer.conv1d.weight", 128, 1, 4), bf16(p+"mixer.conv1d.bias", 128),
+		bf16(p+"mixer.x_proj.weight", 20, 128), bf16(p+"mixer.dt_proj.weight", 128, 4), bf16(p+"mixer.dt_proj.bias", 128),
+		typed("F32", p+"mixer.A_log", 128, 8), bf16(p+"mixer.D", 128), bf16(p+"mixer.out_proj.weight", 64, 128),
+		bf16("backbone.norm_f.weight", 64),
+	}
+}
+
 // TestHybridCheckpointsByHand checks the weights one rank holds of the
 // hybrid fixtures, from the checkpoint and from config.json, against sums
 // by hand.
@@ -455,6 +489,15 @@ func TestHybridCheckpointsByHand(t *testing.T) {
 			ranks: []byHandRank{
 				{"TP1", whole(1), 4096 + 64 + 10496 + 768 + 192 + 16 + 8 + 8 + 128 + 4096 + 64 + 4096, ""},
 				{"TP2", whole(2), 2048 + 64 + 5248 + 384 + 96 + 8 + 4 + 4 + 64 + 2048 + 64 + 2048, ""},
+			},
+		},
+		{
+			// mambaFixture's TP1 sum, tied (no head: 16,384 less), and the
+			// weightless dt, B and C norms' ones built beside the checkpoint
+			// (4 + 8 + 8) x 2 = 40.
+			name: "falcon_mamba", fixture: falconMambaFixture,
+			ranks: []byHandRank{
+				{"TP1", whole(1), 16384 + 128 + 32768 + 1024 + 256 + 5120 + 1024 + 256 + 4096 + 256 + 16384 + 128 + 40, ""},
 			},
 		},
 	})

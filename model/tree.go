@@ -91,6 +91,9 @@ type tree struct {
 	// mamba1Norms: the Mamba1 mixer's dt, B and C RMSNorms with weights
 	// (Jamba's use_rms_norm).
 	mamba1Norms bool
+	// mamba1OnesNorms: those norms have no weights and keep a ones tensor
+	// each instead, built on the device, never loaded (Falcon Mamba).
+	mamba1OnesNorms bool
 	// fusedQKVA: DeepSeek's q_a_proj and kv_a_proj_with_mqa fused into one
 	// replicated fused_qkv_a_proj (deepseek_v2.py:901-916).
 	fusedQKVA bool

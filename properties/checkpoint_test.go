@@ -27,6 +27,7 @@ var notWritten = map[string]string{
 	"jamba":            "jambaFixture, model/family_hybrids_test.go",
 	"mamba":            "mambaFixture, model/family_hybrids_test.go",
 	"mamba2":           "mamba2Fixture, model/family_hybrids_test.go",
+	"falcon_mamba":     "falconMambaFixture, model/family_hybrids_test.go",
 }
 
 // genCheckpointConfig draws a config of every model_type modelgen draws

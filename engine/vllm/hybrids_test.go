@@ -206,3 +206,22 @@ func TestAttentionFreeMamba2(t *testing.T) {
 		t.Errorf("pp 2: %v, want a --pipeline-parallel-size refusal naming SupportsPP", err)
 	}
 }
+
+// TestFalconMambaState: falcon-mamba-7b's state as vLLM sizes it with
+// Mamba's model (mamba1_state_shape of intermediate_size 8192 in bf16,
+// mamba.py:222-246): conv 3 x 8192 x 2 B = 49,152 and SSM 8192 x 16 x 2 B
+// = 262,144, 311,296 B a layer; at TP2 half of each, 155,648.
+func TestFalconMambaState(t *testing.T) {
+	a, err := model.ParseConfig("falcon-mamba-7b.json", []byte(`{"architectures": ["FalconMambaForCausalLM"], "model_type": "falcon_mamba",
+ "hidden_size": 4096, "num_hidden_layers": 64, "intermediate_size": 8192, "expand": 16, "state_size": 16, "conv_kernel": 4,
+ "time_step_rank": 256, "vocab_size": 65024, "tie_word_embeddings": false, "torch_dtype": "bfloat16"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ tp, want uint64 }{{1, 311296}, {2, 155648}} {
+		r := ref(t, a, Serve{KVCacheMemoryBytes: gib40, TensorParallelSize: tt.tp}, testClass(false))
+		if r.Serve.StatePageBytes != tt.want {
+			t.Errorf("TP%d: state page %d B, want %d", tt.tp, r.Serve.StatePageBytes, tt.want)
+		}
+	}
+}
