@@ -1,6 +1,9 @@
 package model
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // LayerKind is what a decoder layer's token mixer keeps of a sequence: the
 // engine's KV cache spec follows from it.
@@ -69,6 +72,11 @@ type Layer struct {
 	// IndexCache, by index_topk_freq or index_topk_pattern
 	// (vllm/model_executor/models/deepseek_v2.py:1084-1110).
 	SharesTopK bool
+	// MambaBeside says the layer runs a Mamba mixer (Arch.Mamba) beside its
+	// attention on the same input, keeping a state as well as its KV
+	// (Falcon-H1's parallel hybrid: vllm/model_executor/models/
+	// falcon_h1.py:315-411).
+	MambaBeside bool
 }
 
 // Sliding reports whether the layer attends within a sliding window.
@@ -202,6 +210,10 @@ type Arch struct {
 	// Indexer is DeepSeek V3.2's lightning indexer, which keeps a key per
 	// token and layer beside the MLA latent (nil when none).
 	Indexer *IndexerShape
+	// NoPipeline says vLLM's class for the model does not implement
+	// SupportsPP, so that it refuses --pipeline-parallel-size above 1
+	// (vllm/config/model.py:1387-1394): Mamba2.
+	NoPipeline bool
 	// MTPLayers counts the multi-token-prediction layers the checkpoint
 	// holds beyond NumLayers (num_nextn_predict_layers, mtp_num_hidden_layers);
 	// engines load them only for speculative decoding.
@@ -239,12 +251,13 @@ type Arch struct {
 // MambaShape is what a Mamba layer keeps per sequence, as the config gives
 // it: Mamba2 (Version 2: NumHeads heads of HeadDim, StateSize states per
 // head in NGroups groups) or Mamba1 (Version 1: Intermediate channels of
-// StateSize states), and a causal convolution of ConvKernel taps over
-// Intermediate channels.
+// StateSize states, a time-step projection of rank TimeStepRank), and a
+// causal convolution of ConvKernel taps over Intermediate channels.
 type MambaShape struct {
 	Version                               int
 	NumHeads, HeadDim, StateSize, NGroups uint64
 	ConvKernel, Intermediate, ChunkSize   uint64
+	TimeStepRank                          uint64
 }
 
 // DeltaNetShape is what a gated-delta-net (linear attention) layer keeps
@@ -295,6 +308,12 @@ func (a *Arch) SlidingLayers() uint64 {
 	return n
 }
 
+// attends reports whether some layer has attention: an attention-free
+// model (Mamba's) has no heads, head size or position table to check.
+func (a *Arch) attends() bool {
+	return len(a.Layers) == 0 || slices.ContainsFunc(a.Layers, func(l Layer) bool { return l.Kind != Mamba && l.Kind != LinearAttention && l.Kind != NoMixer })
+}
+
 // needsDense reports whether some layer has a dense MLP, whose
 // intermediate size the config must then give (every layer of Qwen3.5-MoE
 // and Nemotron-H MoE-only patterns is MoE).
@@ -324,9 +343,14 @@ func (a *Arch) check(o, root jsonObject) {
 		key string
 		v   uint64
 	}{
-		{"hidden_size", a.Hidden}, {"num_hidden_layers", a.NumLayers}, {"num_attention_heads", a.Heads},
-		{"num_key_value_heads", a.KVHeads}, {"vocab_size", a.Vocab},
-		{"max_position_embeddings", a.MaxPosition}, {"head_dim", a.HeadDim},
+		{"hidden_size", a.Hidden}, {"num_hidden_layers", a.NumLayers}, {"vocab_size", a.Vocab},
+	}
+	if a.attends() {
+		positive = append(positive, []struct {
+			key string
+			v   uint64
+		}{{"num_attention_heads", a.Heads}, {"num_key_value_heads", a.KVHeads},
+			{"max_position_embeddings", a.MaxPosition}, {"head_dim", a.HeadDim}}...)
 	}
 	if a.needsDense() && a.Intermediate == 0 && !o.has(interKey) {
 		o.fail(interKey, "missing (required)")
@@ -406,6 +430,9 @@ func (a *Arch) String() string {
 	attn := fmt.Sprintf("GQA %d/%d heads x %d", a.Heads, a.KVHeads, a.HeadDim)
 	if a.MLA {
 		attn = fmt.Sprintf("MLA latent %d+%d", a.KVLoraRank, a.QKRopeHeadDim)
+	}
+	if !a.attends() {
+		attn = "attention-free"
 	}
 	return fmt.Sprintf("%s: %d layers, hidden %d, %s, %s", a.ModelType, a.NumLayers, a.Hidden, attn, kind)
 }

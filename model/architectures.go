@@ -107,15 +107,12 @@ func ArchitectureRefusal(module string) string {
 }
 
 // refusedModules are the vLLM modules whose layers keep a per-sequence
-// state of a kind no family reads (Nemotron-H's Mamba2 and the Qwen gated
-// delta net are read): each imports vllm/model_executor/layers/mamba/ for
-// the layer named (vllm/model_executor/models/<module>.py at d18bb7b).
+// state of a kind no family reads (Nemotron-H's, Granite 4.0-H's and
+// Falcon-H1's and Mamba2's Mamba2, Jamba's, Mamba's and Falcon Mamba's
+// Mamba1 and the Qwen gated delta net are read): each imports
+// vllm/model_executor/layers/mamba/ for the layer named
+// (vllm/model_executor/models/<module>.py at d18bb7b).
 var refusedModules = map[string]string{
-	"mamba":              stateRefusal + "MambaMixer, attention-free",
-	"mamba2":             stateRefusal + "MambaMixer2, attention-free",
-	"jamba":              stateRefusal + "MambaMixer layers beside attention",
-	"falcon_h1":          stateRefusal + "MambaMixer2 beside attention in every layer",
-	"granitemoehybrid":   stateRefusal + "MambaMixer2 layers beside attention",
 	"zamba2":             stateRefusal + "MambaMixer2 layers and a shared attention block",
 	"lfm2":               stateRefusal + "ShortConv layers beside attention",
 	"lfm2_moe":           stateRefusal + "ShortConv layers beside attention",

@@ -216,6 +216,9 @@ func TestEveryClassDefaultFills(t *testing.T) {
 		"bert":        {"architectures": []string{"BertModel"}},
 		"roberta":     {"architectures": []string{"RobertaModel"}, "vocab_size": 50265},
 		"xlm-roberta": {"architectures": []string{"XLMRobertaModel"}},
+		// vLLM's GraniteMoeHybridModel indexes layer_types, which
+		// GraniteMoeHybridConfig leaves None.
+		"granitemoehybrid": {"num_hidden_layers": 2, "layer_types": []string{"mamba", "attention"}},
 	}
 	for _, mt := range ConfigClasses() {
 		c := classes[mt]

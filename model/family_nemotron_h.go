@@ -123,7 +123,9 @@ func (w *weights) mamba2(p string) {
 	w.add(p+".A", bytesOf(heads, 4))
 	w.add(p+".D", bytesOf(heads, w.dt))
 	w.add(p+".dt_bias", bytesOf(heads, w.dt))
-	w.add(p+".norm.weight", bytesOf(budget.CeilDiv(m.Intermediate, w.tp), w.dt))
+	if !w.t.mambaNoNorm {
+		w.add(p+".norm.weight", bytesOf(budget.CeilDiv(m.Intermediate, w.tp), w.dt))
+	}
 	w.linear(p+".out_proj", m.Intermediate, a.Hidden, row, w.t.mambaProjBias, linearMod)
 }
 

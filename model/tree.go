@@ -97,6 +97,18 @@ type tree struct {
 	baWholeUnderPackedInt bool
 	// mambaConvBias, mambaProjBias: Mamba2's use_conv_bias and use_bias.
 	mambaConvBias, mambaProjBias bool
+	// mamba names the Mamba mixer under a layer: "" for mixer (Nemotron-H,
+	// Falcon-H1, Jamba), mamba (Granite 4.0-H).
+	mamba string
+	// mambaNoNorm: the Mamba2 mixer's gated norm has no weight
+	// (MambaMixer2's use_rms_norm false: Falcon-H1's mamba_rms_norm).
+	mambaNoNorm bool
+	// mamba1Norms: the Mamba1 mixer's dt, B and C RMSNorms with weights
+	// (Jamba's use_rms_norm).
+	mamba1Norms bool
+	// mamba1OnesNorms: those norms have no weights and keep a ones tensor
+	// each instead, built on the device, never loaded (Falcon Mamba).
+	mamba1OnesNorms bool
 	// fusedQKVA: DeepSeek's q_a_proj and kv_a_proj_with_mqa fused into one
 	// replicated fused_qkv_a_proj (deepseek_v2.py:901-916).
 	fusedQKVA bool
@@ -128,6 +140,14 @@ func llamaTree() tree {
 		embed: "model.embed_tokens", norm: "model.norm", norms: []string{"input_layernorm", "post_attention_layernorm"},
 		router: "gate", shared: "shared_experts", packed: llamaPacked,
 	}
+}
+
+// mambaAt is the Mamba mixer's module under a layer.
+func (t tree) mambaAt() string {
+	if t.mamba == "" {
+		return "mixer"
+	}
+	return t.mamba
 }
 
 // onEveryStage builds the embedding, the final norm and the head on every

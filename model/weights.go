@@ -212,6 +212,8 @@ func (w *weights) layer(i int) {
 	if t.mixerOnly {
 		// Nemotron-H: one block per layer (nemotron_h.py:526-529).
 		switch {
+		case l.Kind == Mamba && a.Mamba != nil && a.Mamba.Version == 1:
+			w.mamba1(p + "mixer")
 		case l.Kind == Mamba:
 			w.mamba2(p + "mixer")
 		case l.Kind != NoMixer:
@@ -226,10 +228,17 @@ func (w *weights) layer(i int) {
 		case LinearAttention:
 			w.gdn(p + "linear_attn")
 		case Mamba:
-			w.mamba2(p + "mixer")
+			if a.Mamba != nil && a.Mamba.Version == 1 {
+				w.mamba1(p + t.mambaAt())
+			} else {
+				w.mamba2(p + t.mambaAt())
+			}
 		case NoMixer:
 		default:
 			w.attention(p+t.attn, l)
+			if l.MambaBeside {
+				w.mambaBeside(p)
+			}
 		}
 		switch {
 		case l.MoE && t.moeBesideMLP:

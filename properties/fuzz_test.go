@@ -134,7 +134,7 @@ func checkServe(t *testing.T, util float64, maxLen, seqs, batched, block, tp, pp
 		return
 	}
 	r := ref.Serve
-	if r.GPUMemoryUtilization <= 0 || r.GPUMemoryUtilization > 1 || r.MaxModelLen > a.MaxPosition ||
+	if r.GPUMemoryUtilization <= 0 || r.GPUMemoryUtilization > 1 || r.MaxModelLen > lengthOf(a) ||
 		r.MaxNumBatchedTokens < r.MaxNumSeqs || r.BlockSize == 0 || r.BlockSize%16 != 0 || r.TensorParallelSize == 0 ||
 		r.PipelineParallelSize == 0 || r.KVCacheMemoryBytes > c.Device.MemoryBytes {
 		t.Fatalf("accepted an invalid serve: %+v", r)

@@ -18,7 +18,7 @@ import (
 // layerShapesDivide reports whether tp divides what the family's layers
 // split among ranks beyond the heads and intermediate sizes: per-layer KV
 // heads (Gemma 4's global layers), the delta net's and Mamba's heads and
-// groups.
+// groups, Mamba1's channels.
 func layerShapesDivide(a *model.Arch, tp uint64) bool {
 	for _, l := range a.Layers {
 		if l.KVHeads > 0 && l.KVHeads%tp != 0 && tp%l.KVHeads != 0 {
@@ -29,6 +29,10 @@ func layerShapesDivide(a *model.Arch, tp uint64) bool {
 		return false
 	}
 	if m := a.Mamba; m != nil && (m.NumHeads%tp != 0 || (m.NGroups%tp != 0 && m.NGroups != 1)) {
+		return false
+	}
+	// Mamba1 divides its channels (mamba_mixer.py:91-159).
+	if m := a.Mamba; m != nil && m.Version == 1 && m.Intermediate%tp != 0 {
 		return false
 	}
 	return true
@@ -50,10 +54,10 @@ func genArch(t *rapid.T, label string) (string, *model.Arch) {
 }
 
 // hasState reports whether a has layers that keep per-sequence state
-// (Mamba, gated delta nets).
+// (Mamba, gated delta nets, Falcon-H1's Mamba beside attention).
 func hasState(a *model.Arch) bool {
 	for _, l := range a.Layers {
-		if l.Kind == model.Mamba || l.Kind == model.LinearAttention {
+		if l.Kind == model.Mamba || l.Kind == model.LinearAttention || l.MambaBeside {
 			return true
 		}
 	}
@@ -174,7 +178,7 @@ func genServeCase(maxSeqsCap, maxLenCap uint64) *rapid.Generator[serveCase] {
 		}
 		ceiling := genUtilCeiling(t)
 		seqs := rapid.Uint64Range(1, maxSeqsCap).Draw(t, "max_num_seqs")
-		maxPos := a.MaxPosition
+		maxPos := lengthOf(a)
 		if a.Encoder != nil {
 			maxPos = a.PositionLimit() // RoBERTa's positions start after the pad
 		}
@@ -197,7 +201,7 @@ func genServeCase(maxSeqsCap, maxLenCap uint64) *rapid.Generator[serveCase] {
 			BlockSize:            drawBlockSize(t, p, []uint64{16, 32, 64, 128, 256}, "block_size"),
 			KVCacheDtype:         rapid.SampledFrom([]string{"auto", "fp8", "bfloat16"}).Draw(t, "kv_cache_dtype"),
 			TensorParallelSize:   rapid.SampledFrom(tps).Draw(t, "tp"),
-			PipelineParallelSize: rapid.Uint64Range(1, min(4, uint64(len(a.Layers)))).Draw(t, "pp"),
+			PipelineParallelSize: rapid.Uint64Range(1, maxStages(a, 4)).Draw(t, "pp"),
 			DataParallelSize:     rapid.SampledFrom([]uint64{1, 2}).Draw(t, "dp"),
 			EnableExpertParallel: ep,
 			EnforceEager:         rapid.Bool().Draw(t, "enforce_eager"),

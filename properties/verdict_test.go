@@ -36,7 +36,7 @@ func propFitsMeansVLLMStarts(t *rapid.T) {
 		"--gpu-memory-utilization", rapid.SampledFrom([]string{"0.5", "0.8", "0.92", "0.97"}).Draw(t, "util"))
 	gaveLen := rapid.Bool().Draw(t, "gave_max_model_len")
 	if gaveLen {
-		args = append(args, "--max-model-len", strconv.FormatUint(rapid.Uint64Range(1, min(m.Arch.MaxPosition, 1<<20)).Draw(t, "max_model_len"), 10))
+		args = append(args, "--max-model-len", strconv.FormatUint(rapid.Uint64Range(1, min(lengthOf(m.Arch), 1<<20)).Draw(t, "max_model_len"), 10))
 	}
 	if rapid.Bool().Draw(t, "eager") {
 		args = append(args, "--enforce-eager")

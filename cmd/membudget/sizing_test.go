@@ -107,7 +107,13 @@ func TestQueryAnswersAreChecked(t *testing.T) {
 				t.Fatal(err)
 			}
 			util := strconv.FormatFloat(min(0.8, c.Memory.UtilCeiling), 'f', -1, 64)
-			serve := vllm.Serve{GPUMemoryUtilization: min(0.8, c.Memory.UtilCeiling), MaxModelLen: min(a.MaxPosition, 32768)}
+			// 2048: vLLM's length for a config without a length key
+			// (mamba-2.8b-hf's).
+			maxPos := a.MaxPosition
+			if maxPos == 0 {
+				maxPos = 2048
+			}
+			serve := vllm.Serve{GPUMemoryUtilization: min(0.8, c.Memory.UtilCeiling), MaxModelLen: min(maxPos, 32768)}
 			ref, err := vllm.NewReference(a, serve, c, current)
 			maxLen := strconv.FormatUint(serve.MaxModelLen, 10)
 			// 2048 tokens, or the whole of a shorter model (gpt2-large's 1024).

@@ -266,6 +266,12 @@ func DerivedContextLength(a *model.Arch) uint64 {
 			break
 		}
 	}
+	if val == 0 && len(a.MaxLenKeys) == 0 {
+		// get_context_length returns 2048 for a config without any of the
+		// keys (an attention-free Mamba's; hf_transformers_utils.py at
+		// v0.5.6.post2).
+		return 2048
+	}
 	factor := 1.0
 	if rs := a.RopeScaling; rs != nil && rs.Factor > 0 && rs.OriginalMaxPosition == 0 && rs.Type != "llama3" {
 		factor = rs.Factor

@@ -112,6 +112,8 @@ func TestDerivedContextLength(t *testing.T) {
 		{"yarn without it: scaled, truncated", model.Arch{MaxPosition: 32768, RopeScaling: &model.RopeScaling{Type: "yarn", Factor: 2.5}}, 81920},
 		{"seq_length comes before max_position_embeddings", model.Arch{MaxPosition: 8192, MaxLenKeys: map[string]uint64{"seq_length": 4096, "max_position_embeddings": 8192}}, 4096},
 		{"max_sequence_length first of all", model.Arch{MaxPosition: 8192, MaxLenKeys: map[string]uint64{"max_sequence_length": 2048, "seq_length": 4096}}, 2048},
+		// An attention-free Mamba's config has no length key: get_context_length's 2048.
+		{"no key at all", model.Arch{}, 2048},
 	}
 	for _, tt := range tests {
 		if got := DerivedContextLength(&tt.a); got != tt.want {

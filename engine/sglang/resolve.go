@@ -98,8 +98,9 @@ func (r *Resolved) checkModel(a *model.Arch) error {
 	}
 	for i, l := range a.Layers {
 		switch {
-		case l.Kind == model.LinearAttention || l.Kind == model.Mamba:
-			return settingErr("model", a.Source, "layer %d is %s: SGLang's Mamba state pool and its share of the rest (handle_max_mamba_cache, model_runner.py:1446-1493 at v0.5.6.post2) are not modelled", i, l.Kind)
+		case l.Kind == model.LinearAttention || l.Kind == model.Mamba || l.MambaBeside:
+			// Falcon-H1's layers keep a Mamba state beside their attention.
+			return settingErr("model", a.Source, "layer %d is %s or keeps a Mamba state beside it: SGLang's Mamba state pool and its share of the rest (handle_max_mamba_cache, model_runner.py:1446-1493 at v0.5.6.post2) are not modelled", i, l.Kind)
 		case l.Kind == model.ChunkedAttention:
 			return settingErr("model", a.Source, "layer %d is %s: Llama 4's split of the pool by attention_chunk_size (model_runner.py:1523-1550 at v0.5.6.post2) is not modelled", i, l.Kind)
 		case l.Kind != model.FullAttention && l.Kind != model.SlidingAttention:

@@ -110,6 +110,13 @@ func shape(arch string, kind model.LayerKind) *model.Arch {
 	return &model.Arch{Source: arch + ".json", Architectures: []string{arch}, Layers: []model.Layer{{Kind: kind}}}
 }
 
+// mambaBeside gives a's layer a Mamba mixer beside its attention, as
+// Falcon-H1's are.
+func mambaBeside(a *model.Arch) *model.Arch {
+	a.Layers[0].MambaBeside = true
+	return a
+}
+
 func withIndexer(a *model.Arch) *model.Arch {
 	a.Indexer = &model.IndexerShape{HeadDim: 128, NumHeads: 64, TopK: 2048}
 	return a
@@ -163,6 +170,7 @@ func TestSettingErrors(t *testing.T) {
 		{"gpt-oss predates v0.4.9.post2's models", shape("GptOssForCausalLM", model.FullAttention), Serve{}, "h100-sxm-80g", r049, "model", "Transformers backend"},
 		{"Mamba layers", shape("NemotronHForCausalLM", model.Mamba), Serve{}, "h100-sxm-80g", current, "model", "Mamba state pool"},
 		{"gated delta net layers", shape("Qwen3NextForCausalLM", model.LinearAttention), Serve{}, "h100-sxm-80g", current, "model", "Mamba state pool"},
+		{"Falcon-H1's Mamba beside attention", mambaBeside(shape("FalconH1ForCausalLM", model.FullAttention)), Serve{}, "h100-sxm-80g", current, "model", "Mamba state pool"},
 		{"Llama 4's chunked attention", shape("Llama4ForConditionalGeneration", model.ChunkedAttention), Serve{}, "h100-sxm-80g", current, "model", "attention_chunk_size"},
 		{"NSA indexer", withIndexer(shape("DeepseekV32ForCausalLM", model.FullAttention)), Serve{}, "h200", current, "model", "indexer"},
 		{"max-total-tokens beyond any serve", llama, Serve{MaxTotalTokens: 1 << 40}, "h100-sxm-80g", current, "max-total-tokens", "beyond"},

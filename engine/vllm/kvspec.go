@@ -126,7 +126,9 @@ func indexerTokenBytes(ix *model.IndexerShape) uint64 {
 // gpu_model_runner.py:7883-7920): MLP-only layers and layers that read
 // another layer's KV cache keep none; a DeepSeek V3.2 layer's indexer cache
 // comes before its latent, on the layers that build an indexer
-// (deepseek_v2.py:1110: none where IndexCache reuses an earlier top-k).
+// (deepseek_v2.py:1110: none where IndexCache reuses an earlier top-k); a
+// Falcon-H1 layer's Mamba mixer comes after its attention, as the layer
+// builds them (falcon_h1.py:337-357).
 func layerSpecs(a *model.Arch, r *Resolved) []layerSpec {
 	tp := r.TensorParallelSize
 	specs := make([]layerSpec, 0, len(a.Layers))
@@ -179,6 +181,9 @@ func layerSpecs(a *model.Arch, r *Resolved) []layerSpec {
 			}
 		}
 		specs = append(specs, attn)
+		if l.MambaBeside {
+			specs = append(specs, layerSpec{layer: i, kind: mambaSpec, block: r.MambaBlockSize, page: r.statePoolPage(), statePages: r.StatePages})
+		}
 	}
 	return specs
 }

@@ -48,7 +48,9 @@ var (
 const swKernelBlock = 16
 
 // stateLayers counts a's layers that keep per-sequence state (Mamba and
-// gated-delta-net layers) and those that keep attention KV.
+// gated-delta-net layers, and the Mamba mixers beside Falcon-H1's
+// attention, which vLLM registers as layers of their own:
+// falcon_h1.py:345-357) and those that keep attention KV.
 func stateLayers(a *model.Arch) (state, attention uint64) {
 	for _, l := range a.Layers {
 		switch l.Kind {
@@ -56,6 +58,9 @@ func stateLayers(a *model.Arch) (state, attention uint64) {
 			state++
 		case model.FullAttention, model.SlidingAttention, model.ChunkedAttention:
 			attention++
+		}
+		if l.MambaBeside {
+			state++
 		}
 	}
 	return state, attention
@@ -88,8 +93,13 @@ func mambaDtype(flag, v string) (string, error) {
 // layers as vLLM does: the state dtypes, the Mamba cache mode that prefix
 // caching decides, the state page, and for a hybrid the attention block
 // raised until a page covers the state and the state page padded to it
-// (vllm/platforms/interface.py:762-938, _align_hybrid_block_size).
+// (vllm/platforms/interface.py:762-938, _align_hybrid_block_size); and it
+// refuses pipeline parallelism for a model whose vLLM class has none
+// (Mamba2's, the one state model membudget reads without SupportsPP).
 func (r *Resolved) resolveState(a *model.Arch, def func(string, string)) error {
+	if a.NoPipeline && r.PipelineParallelSize > 1 {
+		return settingErr("pipeline-parallel-size", r.PipelineParallelSize, "vLLM raises \"Pipeline parallelism is not supported for this model\" for %s (%v does not implement SupportsPP; vllm/config/model.py:1387-1394)", a.Source, a.Architectures)
+	}
 	var err error
 	if r.MambaCacheDtype, err = mambaDtype("mamba-cache-dtype", r.MambaCacheDtype); err != nil {
 		return err
@@ -209,7 +219,7 @@ func statePageBytes(a *model.Arch, r *Resolved) (uint64, error) {
 	tp := r.TensorParallelSize
 	var mamba, delta bool
 	for _, l := range a.Layers {
-		mamba = mamba || l.Kind == model.Mamba
+		mamba = mamba || l.Kind == model.Mamba || l.MambaBeside
 		delta = delta || l.Kind == model.LinearAttention
 	}
 	split := func(what string, n uint64) (uint64, error) {
