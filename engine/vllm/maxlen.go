@@ -56,7 +56,7 @@ func deriveMaxLen(a *model.Arch) (maxLenDerivation, error) {
 		d.limit, d.key = v, "model_max_length"
 	}
 	if d.key == "" {
-		d.limit, d.key = 2048, "(none: vLLM assumes 2048)"
+		d.limit, d.key = defaultMaxLen, noLengthKey
 	}
 	d.keyed = d.limit
 	rs := a.RopeScaling
@@ -107,10 +107,21 @@ func scaleLen(n uint64, factor float64) uint64 {
 	return uint64(v)
 }
 
+// defaultMaxLen is the max_model_len vLLM assumes for a config with none of
+// the length keys, with a warning (vllm/config/model.py:2382-2388 at
+// d18bb7b); noLengthKey is the key a derivation then names.
+const (
+	defaultMaxLen = 2048
+	noLengthKey   = "(none: vLLM assumes 2048)"
+)
+
 // explain names the limit as vLLM's error does: the key and its value, and
 // the rope scaling that moved it.
 func (d maxLenDerivation) explain() string {
 	s := fmt.Sprintf("%s=%d in the model's config.json", d.key, d.keyed)
+	if d.key == noLengthKey {
+		s = fmt.Sprintf("the model's config.json has none of the length keys, and vLLM assumes %d (vllm/config/model.py:2382-2388 at d18bb7b)", d.keyed)
+	}
 	if d.how != "" {
 		s += ", " + d.how
 	}

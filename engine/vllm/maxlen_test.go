@@ -106,3 +106,13 @@ func TestMaxModelLenAgainstDerivedLimit(t *testing.T) {
 		t.Errorf("longrope: default %d of %d, %v; want 4096 of 131,072", r.MaxModelLen, r.MaxLenLimit, err)
 	}
 }
+
+// TestMaxLenWithoutKeyExplained: a config with none of the length keys is
+// explained as vLLM's warning puts it, not as a key of the file.
+func TestMaxLenWithoutKeyExplained(t *testing.T) {
+	d := maxLenDerivation{limit: defaultMaxLen, key: noLengthKey, keyed: defaultMaxLen}
+	want := "the model's config.json has none of the length keys, and vLLM assumes 2048 (vllm/config/model.py:2382-2388 at d18bb7b)"
+	if got := d.explain(); got != want {
+		t.Errorf("explain() = %q, want %q", got, want)
+	}
+}
