@@ -1,6 +1,7 @@
 package membudget_test
 
 import (
+	"strings"
 	"testing"
 
 	"membudget"
@@ -28,6 +29,22 @@ func TestShippedClasses(t *testing.T) {
 	// The integrated GPUs: vLLM reads their free memory from the host
 	// (vllm/platforms/cuda.py is_integrated_gpu).
 	unified := map[string]bool{"jetson-agx-orin-64g": true, "jetson-agx-orin-32g": true, "gb10": true}
+	// How each class's GPUs reach each other in one node: the SXM boards
+	// and NVL racks by NVLink, AMD's platforms by Infinity Fabric, the
+	// data-centre PCIe cards with peer access, GeForce cards without it,
+	// single-GPU devices with no peer (each reason is the file's
+	// provenance). A class added without an entry here still must name one
+	// and open its provenance with it.
+	interconnect := map[string]budget.Interconnect{
+		"a100-40g": budget.NVLink, "a100-80g": budget.NVLink, "b200": budget.NVLink, "b300": budget.NVLink,
+		"gb200": budget.NVLink, "gb300": budget.NVLink, "gh200": budget.NVLink, "h100-sxm-80g": budget.NVLink,
+		"h20": budget.NVLink, "h200": budget.NVLink, "h200-nvl": budget.NVLink, "v100-32g": budget.NVLink,
+		"mi300x": budget.XGMI, "mi325x": budget.XGMI, "mi355x": budget.XGMI,
+		"a10g": budget.PCIeP2P, "h100-pcie-80g": budget.PCIeP2P, "l20": budget.PCIeP2P, "l4": budget.PCIeP2P,
+		"l40": budget.PCIeP2P, "l40s": budget.PCIeP2P, "rtx-pro-6000": budget.PCIeP2P, "tesla-t4": budget.PCIeP2P,
+		"rtx-3090": budget.PCIe, "rtx-4080": budget.PCIe, "rtx-4090": budget.PCIe, "rtx-4090-48g": budget.PCIe, "rtx-5090": budget.PCIe,
+		"gb10": budget.NoPeer, "jetson-agx-orin-32g": budget.NoPeer, "jetson-agx-orin-64g": budget.NoPeer,
+	}
 	for _, c := range classes {
 		if _, ok := required[c.Name]; ok {
 			required[c.Name] = true
@@ -45,6 +62,12 @@ func TestShippedClasses(t *testing.T) {
 		}
 		if c.Memory.Unified != unified[c.Name] {
 			t.Errorf("%s: unified = %v, want %v", c.Name, c.Memory.Unified, unified[c.Name])
+		}
+		if want, ok := interconnect[c.Name]; ok && c.Device.Interconnect != want {
+			t.Errorf("%s: interconnect = %q, want %q", c.Name, c.Device.Interconnect, want)
+		}
+		if !strings.HasPrefix(c.Provenance.Interconnect, string(c.Device.Interconnect)+": ") {
+			t.Errorf("%s: the interconnect's provenance does not open with its value %q: %q", c.Name, c.Device.Interconnect, c.Provenance.Interconnect)
 		}
 		if c.Device.MemoryBytes < 8<<30 || c.Device.MemoryBytes > 1<<40 {
 			t.Errorf("%s: memory_bytes %d is not a plausible accelerator size", c.Name, c.Device.MemoryBytes)

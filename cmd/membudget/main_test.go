@@ -116,8 +116,8 @@ func TestKernelsFlagReadsAnotherTree(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(dir, "mine"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	doc := "[device]\nname = \"Mine\"\nvendor = \"nvidia\"\ncompute_capability = \"9.0\"\nmemory_bytes = 17179869184\n[memory]\ndriver_fixed_bytes = 0\ndriver_budget_per_mille = 0\nunified = false\nutil_ceiling = 1.0\n" +
-		"[provenance]\nmemory_bytes = \"a\"\ncompute_capability = \"f\"\ndriver_fixed_bytes = \"b\"\ndriver_budget_per_mille = \"c\"\nunified = \"d\"\nutil_ceiling = \"e\"\n"
+	doc := "[device]\nname = \"Mine\"\nvendor = \"nvidia\"\ncompute_capability = \"9.0\"\nmemory_bytes = 17179869184\ninterconnect = \"pcie\"\n[memory]\ndriver_fixed_bytes = 0\ndriver_budget_per_mille = 0\nunified = false\nutil_ceiling = 1.0\n" +
+		"[provenance]\nmemory_bytes = \"a\"\ncompute_capability = \"f\"\ndriver_fixed_bytes = \"b\"\ndriver_budget_per_mille = \"c\"\nunified = \"d\"\nutil_ceiling = \"e\"\ninterconnect = \"g\"\n"
 	if err := os.WriteFile(filepath.Join(dir, "mine", "HARDWARE.toml"), []byte(doc), 0o644); err != nil {
 		t.Fatal(err)
 	}
