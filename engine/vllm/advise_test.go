@@ -95,22 +95,26 @@ func TestSeventyBOnTwoH100s(t *testing.T) {
 }
 
 // TestNothingFitsNamesTheSpace: a model no setting of one small device
-// holds gets no suggestion, and the advice names the levers it tried.
+// holds gets no suggestion, and the advice names the levers it tried. The
+// device is the 16 GB RTX 4080: DeepSeek-V3's 671 GB of fp8 weights over
+// the search's largest 32 ranks (TP 8 x PP 4) are 19.5 GiB a rank, above
+// its 15.55 GiB. (On 32 RTX 4090s, 23.55 GiB, they fit once tensor
+// parallelism over PCIe is charged NCCL's PCIe growth rather than NVLink's.)
 func TestNothingFitsNamesTheSpace(t *testing.T) {
-	e := searchOn(t, "deepseek-ai__DeepSeek-V3", "rtx-4090")
+	e := searchOn(t, "deepseek-ai__DeepSeek-V3", "rtx-4080")
 	adv, err := e.Advise(Serve{MaxModelLen: 4096}, engine.Target{Seqs: 1, Tokens: 4096})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(adv.Suggestions) != 0 {
-		t.Errorf("DeepSeek-V3 fits on RTX 4090s: %v", flagsOf(adv))
+		t.Errorf("DeepSeek-V3 fits on RTX 4080s: %v", flagsOf(adv))
 	}
-	// The 4090's defaults: 256 sequences, so the batch ladder runs 128 to
-	// 1; util 0.92 below the class's ceiling 0.98.
+	// The 4080's defaults: 256 sequences, so the batch ladder runs 128 to
+	// 1; util 0.92 below the class's ceiling 0.95.
 	// DeepSeek-V3's checkpoint is fp8 already: no online quantization.
 	want := []string{"--max-num-seqs 1..128 as the batch's size", "--max-model-len 1..4096 at 1 sequence(s)", "--max-num-seqs 1..1 at 4096 tokens",
 		"--tensor-parallel-size 2, 4, 8", "--pipeline-parallel-size 2, 4", "--kv-cache-dtype fp8",
-		"--gpu-memory-utilization up to the class's ceiling 0.98", "each combination of those, in full and with the two bounds"}
+		"--gpu-memory-utilization up to the class's ceiling 0.95", "each combination of those, in full and with the two bounds"}
 	if got := strings.Join(adv.Searched, "; "); got != strings.Join(want, "; ") {
 		t.Errorf("searched:\n got %s\nwant %s", got, strings.Join(want, "; "))
 	}

@@ -103,6 +103,7 @@ func (f *flagServe) registerModelled(fs *flag.FlagSet) {
 		fs.StringVar(&f.s.Quantization, name, "", "vLLM's --quantization (-q): fp8, awq, gptq, ... (default: the checkpoint's)")
 	}
 	fs.BoolVar(&f.s.EnforceEager, "enforce-eager", false, "vLLM's --enforce-eager: no CUDA graphs")
+	fs.BoolVar(&f.s.DisableCustomAllReduce, "disable-custom-all-reduce", false, "vLLM's --disable-custom-all-reduce: NCCL alone reduces under tensor parallelism (no custom all-reduce buffers)")
 	fs.Var(&engine.SwitchFlag{V: &f.s.AsyncScheduling, To: engine.On}, "async-scheduling", "vLLM's --async-scheduling (on by default on main)")
 	fs.Var(&engine.SwitchFlag{V: &f.s.AsyncScheduling, To: engine.Off}, "no-async-scheduling", "vLLM's --no-async-scheduling: one batch in flight")
 	fs.Var(&gibFlag{&f.s.CPUOffloadGiB}, "cpu-offload-gb", "vLLM's --cpu-offload-gb: GiB of each GPU's weights kept in host memory")

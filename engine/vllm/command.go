@@ -122,6 +122,9 @@ func Command(model string, r Resolved) string {
 	if r.EnforceEager {
 		flag("enforce-eager")
 	}
+	if r.DisableCustomAllReduce {
+		flag("disable-custom-all-reduce")
+	}
 	if r.Profile.AsyncByDefault && !r.Async {
 		flag("no-async-scheduling")
 	} else if !r.Profile.AsyncByDefault && r.Async {

@@ -101,6 +101,10 @@ type Resolved struct {
 	// pool once padded to the attention page, 0 when not padded.
 	StatePageBytes, StatePagePadded uint64
 
+	// Collectives is what tensor parallelism sets up for its all-reduces
+	// on the class's interconnect (see [Resolved.resolveCollectives]).
+	Collectives Collectives
+
 	// Sources says where each defaulted setting came from, by flag name.
 	Sources Sources
 }
@@ -130,6 +134,7 @@ func Resolve(s Serve, a *model.Arch, c budget.Class, p Profile) (Resolved, error
 	if err := r.resolveState(a, def); err != nil {
 		return Resolved{}, err
 	}
+	r.resolveCollectives(c)
 	return r, nil
 }
 

@@ -29,6 +29,10 @@ type Serve struct {
 	Dtype                string // --dtype
 	Quantization         string // --quantization
 	EnforceEager         bool   // --enforce-eager
+	// DisableCustomAllReduce is --disable-custom-all-reduce: tensor
+	// parallelism reduces through NCCL alone, without the custom
+	// all-reduce's IPC buffers.
+	DisableCustomAllReduce bool
 	// AsyncScheduling is --async-scheduling ([engine.On]) or --no-async-scheduling
 	// ([engine.Off]); [engine.Default] leaves it to the profile.
 	AsyncScheduling engine.Switch
