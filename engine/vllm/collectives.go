@@ -37,13 +37,19 @@ var customARWorldSizes = []uint64{2, 4, 6, 8, 16}
 // Tensor parallelism across nodes (a class with no peer) has no same-node
 // group, and the custom all-reduce is disabled there without multi-node
 // NVLink (custom_all_reduce.py:245-263).
-func (r *Resolved) resolveCollectives(c budget.Class) {
+func (r *Resolved) resolveCollectives(c budget.Class) error {
 	link := c.Device.Interconnect
 	r.Collectives = Collectives{Interconnect: link}
 	tp := r.TensorParallelSize
+	if tp <= 1 {
+		return nil
+	}
+	if _, err := budget.ParseInterconnect(string(link)); err != nil {
+		// A class built in code rather than read from a file may leave it
+		// unset: the collectives' buffers would be guessed.
+		return settingErr("tensor-parallel-size", tp, "class %s names no interconnect (%v): the collectives' buffers depend on it", c.Name, err)
+	}
 	switch {
-	case tp <= 1:
-		return
 	case r.DisableCustomAllReduce:
 		r.Collectives.Why = "--disable-custom-all-reduce"
 	case !containsSize(customARWorldSizes, tp):
@@ -57,6 +63,7 @@ func (r *Resolved) resolveCollectives(c budget.Class) {
 	default:
 		r.Collectives.CustomAllReduce = true
 	}
+	return nil
 }
 
 func containsSize(s []uint64, v uint64) bool {

@@ -96,6 +96,7 @@ func TestJudge(t *testing.T) {
 		want string
 	}{
 		{"modelled", []string{"--max-model-len", "8k"}, ""},
+		{"the custom all-reduce off is modelled", []string{"--disable-custom-all-reduce"}, ""},
 		{"membudget's own spelling", []string{"--allow-long-max-model-len"}, ""},
 		{"memory-neutral", []string{"--max-logprobs", "40"}, ""},
 		{"a refused switch turned off", []string{"--no-enable-lora"}, ""},

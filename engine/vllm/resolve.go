@@ -134,7 +134,9 @@ func Resolve(s Serve, a *model.Arch, c budget.Class, p Profile) (Resolved, error
 	if err := r.resolveState(a, def); err != nil {
 		return Resolved{}, err
 	}
-	r.resolveCollectives(c)
+	if err := r.resolveCollectives(c); err != nil {
+		return Resolved{}, err
+	}
 	return r, nil
 }
 
