@@ -57,6 +57,12 @@ func TestShippedClasses(t *testing.T) {
 		if b >= c.Device.MemoryBytes {
 			t.Errorf("%s: budget %d at ceiling %v is not below memory_bytes %d", c.Name, b, c.Memory.UtilCeiling, c.Device.MemoryBytes)
 		}
+		// vLLM's startup check at TP 1 (request_memory): the request at the
+		// ceiling is within what the snapshot reads free, the device less
+		// what is held before it.
+		if free := c.Device.MemoryBytes - c.Memory.DriverFixedBytes; b > free {
+			t.Errorf("%s: vLLM refuses its own ceiling %v: it requests %d B of %d B free at startup", c.Name, c.Memory.UtilCeiling, b, free)
+		}
 		if need := b + c.Memory.Bytes(b, 0); need > c.Device.MemoryBytes {
 			t.Errorf("%s: budget + driver = %d > memory_bytes %d at the ceiling", c.Name, need, c.Device.MemoryBytes)
 		}

@@ -279,7 +279,7 @@ func ParseClass(name, path, hardwareTOML string) (Class, error) {
 	}
 	if c.Memory.DriverFixedBytes > MaxDriverFixedBytes {
 		errs = append(errs, &FileError{Path: path, Table: "memory", Key: "driver_fixed_bytes",
-			Detail: fmt.Sprintf("%d bytes is beyond any driver's share (at most %d: 16 GiB)", c.Memory.DriverFixedBytes, uint64(MaxDriverFixedBytes))})
+			Detail: fmt.Sprintf("%d bytes is beyond any driver's share (at most %d: 32 GiB)", c.Memory.DriverFixedBytes, uint64(MaxDriverFixedBytes))})
 	}
 	for _, p := range []struct{ key, v string }{
 		{"memory_bytes", c.Provenance.MemoryBytes},
@@ -317,9 +317,10 @@ func (c Class) UtilBudget(util float64, r Rounding) (uint64, error) {
 func (c Class) CeilingBytes() uint64 { return c.Memory.CeilingBytes(c.Device.MemoryBytes) }
 
 // MaxDriverFixedBytes bounds a class's driver_fixed_bytes: the largest base
-// share measured or estimated (a unified SoC's operating system and CUDA
-// context, 3 GiB on Jetson AGX Orin) is far below it.
-const MaxDriverFixedBytes = 16 << 30
+// share measured (a unified pool's operating system and services, 19.5 GiB
+// of a DGX Spark's 121.69 GiB at vLLM's startup snapshot on stock images,
+// MiaAI-Lab/GLM-5.3-Flash-EXL3-2x-DGX-Sparks#47) is well below it.
+const MaxDriverFixedBytes = 32 << 30
 
 // decode checks doc's shape (see [checkShape]) and decodes it; errors name
 // path.

@@ -2,6 +2,7 @@ package vllm
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -184,6 +185,75 @@ func TestTPTermsInThePlan(t *testing.T) {
 		}
 		if got := ref.Evaluate(1, 1).Footprint.DriverFixed; got != tt.fixed {
 			t.Errorf("%s TP %d: the reference's driver fixed %d, want %d", tt.class, tt.tp, got, tt.fixed)
+		}
+	}
+}
+
+// TestStartupFreeCheck: vLLM's request_memory check by hand. GB10 (121.69
+// GiB, 130664103936 B; the host holds 19.5 GiB, 20937965568 B) reads
+// 109726138368 B (102.19 GiB) free: util 0.87 asks ceil(130664103936 x
+// 0.87) = 113677770425 B (105.87 GiB), refused as
+// MiaAI-Lab/GLM-5.3-Flash-EXL3-2x-DGX-Sparks#47 reports; 0.84 asks
+// 109757847307 B, 31708939 B too many; 0.83 asks 108451206267 B and passes.
+// An H100 SXM at TP 2 holds 576 MiB + 1063 MiB = 1718616064 B before the
+// snapshot: 0.95 asks 80767614976 B of the 83299926016 B free, and passes.
+// The V0 engine has no such check.
+func TestStartupFreeCheck(t *testing.T) {
+	a := shipped(t)["Qwen__Qwen3-8B"]
+	for _, tt := range []struct {
+		class     string
+		profile   string
+		util      float64
+		tp        uint64
+		requested uint64
+		free      uint64
+		over      bool
+		says      string
+	}{
+		{"gb10", "main", 0.87, 1, 113677770425, 109726138368, true, "--gpu-memory-utilization 0.83 or less passes it"},
+		{"gb10", "main", 0.84, 1, 109757847307, 109726138368, true, "MemAvailable"},
+		{"gb10", "main", 0.83, 1, 108451206267, 109726138368, false, ""},
+		{"h100-sxm-80g", "main", 0.95, 2, 80767614976, 83299926016, false, ""},
+		{"gb10", "0.8.5:v0", 0.87, 1, 0, 0, false, ""},
+	} {
+		c, err := membudget.Kernels().Load(tt.class)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k, plan, err := NewCompiler(a).compile(Serve{GPUMemoryUtilization: tt.util, TensorParallelSize: tt.tp, MaxModelLen: 4096}, c, mustProfile(tt.profile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		capy := k.capacity(plan)
+		name := fmt.Sprintf("%s %s util %v TP %d", tt.class, tt.profile, tt.util, tt.tp)
+		if capy.Requested != tt.requested || capy.FreeAtStartup != tt.free || capy.OverFree != tt.over {
+			t.Errorf("%s: requested %d free %d over %v, want %d %d %v", name, capy.Requested, capy.FreeAtStartup, capy.OverFree, tt.requested, tt.free, tt.over)
+		}
+		why := capy.Refusal(k.r.MaxModelLen, k.r.MaxNumSeqs)
+		if tt.over && (capy.Starts || !strings.Contains(why, tt.says) || !strings.Contains(why, "Free memory on device (102.19/121.69 GiB)")) {
+			t.Errorf("%s: starts %v, refusal %q, want one saying %q", name, capy.Starts, why, tt.says)
+		}
+		if !tt.over && why != "" {
+			t.Errorf("%s: refused: %s", name, why)
+		}
+	}
+}
+
+// TestGrantedUtil: the largest util to the hundredth whose request fits
+// the free memory: 102.19 of 121.69 GiB grants 0.83 (0.84 asks 102.22);
+// all of it grants 1; none grants nothing.
+func TestGrantedUtil(t *testing.T) {
+	for _, tt := range []struct {
+		total, free uint64
+		want        float64
+	}{
+		{130664103936, 109726138368, 0.83},
+		{80 << 30, 80 << 30, 1},
+		{80 << 30, 0, 0},
+		{0, 0, 0},
+	} {
+		if got := grantedUtil(tt.total, tt.free); got != tt.want {
+			t.Errorf("grantedUtil(%d, %d) = %v, want %v", tt.total, tt.free, got, tt.want)
 		}
 	}
 }
