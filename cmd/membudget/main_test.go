@@ -104,6 +104,8 @@ func TestBudgetFiguresAddUp(t *testing.T) {
 		GPUMemoryUtilization: 0.9, UtilCeiling: 0.95, UtilBudgetBytes: 76516687872,
 		DriverFixedBytes: 603979776, DriverPerMilleBytes: 76516687 * 2, DriverBytes: 603979776 + 76516687*2,
 		OutsideBudgetBytes: 85018542080 - 76516687872, DriverHeadroomBytes: 85018542080 - 76516687872 - 603979776 - 76516687*2,
+		// vLLM's startup check reads the device less the fixed share free.
+		StartupFreeBytes: 85018542080 - 603979776,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
