@@ -103,6 +103,7 @@ func (f *flagServe) registerModelled(fs *flag.FlagSet) {
 		fs.StringVar(&f.s.Quantization, name, "", "vLLM's --quantization (-q): fp8, awq, gptq, ... (default: the checkpoint's)")
 	}
 	fs.BoolVar(&f.s.EnforceEager, "enforce-eager", false, "vLLM's --enforce-eager: no CUDA graphs")
+	fs.Var(&interconnectFlag{&f.s.Interconnect}, "interconnect", "how the serve's GPUs reach each other, when not as the class says: nvlink, xgmi, pcie-p2p, pcie (no peer access) or none (one GPU a node); it decides the custom all-reduce and NCCL's buffers under tensor parallelism")
 	fs.BoolVar(&f.s.DisableCustomAllReduce, "disable-custom-all-reduce", false, "vLLM's --disable-custom-all-reduce: NCCL alone reduces under tensor parallelism (no custom all-reduce buffers)")
 	fs.Var(&engine.SwitchFlag{V: &f.s.AsyncScheduling, To: engine.On}, "async-scheduling", "vLLM's --async-scheduling (on by default on main)")
 	fs.Var(&engine.SwitchFlag{V: &f.s.AsyncScheduling, To: engine.Off}, "no-async-scheduling", "vLLM's --no-async-scheduling: one batch in flight")
@@ -349,3 +350,22 @@ var (
 	_ engine.Sizing  = (*Sizing)(nil)
 	_ engine.Advisor = (*Sizing)(nil)
 )
+
+// interconnectFlag is --interconnect: one of [budget.Interconnects].
+type interconnectFlag struct{ v *budget.Interconnect }
+
+func (f *interconnectFlag) String() string {
+	if f.v == nil {
+		return ""
+	}
+	return string(*f.v)
+}
+
+func (f *interconnectFlag) Set(s string) error {
+	i, err := budget.ParseInterconnect(s)
+	if err != nil {
+		return err
+	}
+	*f.v = i
+	return nil
+}

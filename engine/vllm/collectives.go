@@ -18,6 +18,13 @@ type Collectives struct {
 	// Why says why the custom all-reduce is not set up; "" when it is or
 	// when the serve runs on one GPU.
 	Why string
+	// NVSwitchSetup says NCCL's NVLink setup before the snapshot is charged
+	// (see ncclSetupNVLinkV019): NVLink on Hopper or later, where NCCL's
+	// NVLink SHARP and torch's multicast symmetric memory exist (NVLS needs
+	// third-generation NVSwitch, NCCL's NCCL_NVLS_ENABLE documentation);
+	// an Ampere or Volta NVLink board, or an NVLink-bridged pair of
+	// GeForce cards, has neither.
+	NVSwitchSetup bool
 }
 
 // customARWorldSizes are the world sizes vLLM's custom all-reduce supports
@@ -38,8 +45,13 @@ var customARWorldSizes = []uint64{2, 4, 6, 8, 16}
 // group, and the custom all-reduce is disabled there without multi-node
 // NVLink (custom_all_reduce.py:245-263).
 func (r *Resolved) resolveCollectives(c budget.Class) error {
-	link := c.Device.Interconnect
-	r.Collectives = Collectives{Interconnect: link}
+	link, whose := c.Device.Interconnect, "class "+c.Name+"'s GPUs"
+	if r.Interconnect != "" {
+		// --interconnect: the serve's GPUs are joined otherwise than the
+		// class's usual ones.
+		link, whose = r.Interconnect, "the serve's GPUs (--interconnect)"
+	}
+	r.Collectives = Collectives{Interconnect: link, NVSwitchSetup: link == budget.NVLink && c.Device.Silicon.AtLeast(9, 0)}
 	tp := r.TensorParallelSize
 	if tp <= 1 {
 		return nil
@@ -55,11 +67,11 @@ func (r *Resolved) resolveCollectives(c budget.Class) error {
 	case !containsSize(customARWorldSizes, tp):
 		r.Collectives.Why = fmt.Sprintf("vLLM's custom all-reduce supports world sizes 2, 4, 6, 8 and 16, not %d (custom_all_reduce.py:132-140)", tp)
 	case link == budget.NoPeer:
-		r.Collectives.Why = fmt.Sprintf("class %s has one GPU a node: tensor parallelism crosses nodes, where vLLM's custom all-reduce is not set up (custom_all_reduce.py:245-263)", c.Name)
+		r.Collectives.Why = fmt.Sprintf("%s are one a node: tensor parallelism crosses nodes, where vLLM's custom all-reduce is not set up (custom_all_reduce.py:245-263)", whose)
 	case tp > 2 && !link.FullyConnected():
-		r.Collectives.Why = fmt.Sprintf("class %s's GPUs are PCIe-only (%s): vLLM sets up its custom all-reduce on more than two only when NVLink joins them all (custom_all_reduce.py:179-185)", c.Name, link)
+		r.Collectives.Why = fmt.Sprintf("%s are PCIe-only (%s): vLLM sets up its custom all-reduce on more than two only when NVLink joins them all (custom_all_reduce.py:179-185)", whose, link)
 	case !link.PeerAccess():
-		r.Collectives.Why = fmt.Sprintf("class %s's GPUs have no peer-to-peer access (%s): vLLM's P2P test fails and it disables its custom all-reduce (custom_all_reduce.py:189-200)", c.Name, link)
+		r.Collectives.Why = fmt.Sprintf("%s have no peer-to-peer access (%s): vLLM's P2P test fails and it disables its custom all-reduce (custom_all_reduce.py:189-200)", whose, link)
 	default:
 		r.Collectives.CustomAllReduce = true
 	}
@@ -165,7 +177,8 @@ func (r Resolved) tpNonTorch() uint64 {
 
 // tpSetupBytes is what tensor parallelism holds on one rank before vLLM's
 // startup snapshot, beside the util budget: the custom all-reduce's
-// buffers where it runs, and NCCL's setup over NVLink from 0.19.
+// buffers where it runs, and NCCL's setup over NVLink on Hopper or later
+// from 0.19.
 func (r Resolved) tpSetupBytes() uint64 {
 	if r.TensorParallelSize <= 1 {
 		return 0
@@ -174,7 +187,7 @@ func (r Resolved) tpSetupBytes() uint64 {
 	if r.Collectives.CustomAllReduce {
 		b = customAllReduceBytes(r.Profile)
 	}
-	if r.Collectives.Interconnect == budget.NVLink && r.Profile.Release.AtLeast(ncclSetupFrom) && r.Profile.Era != V0 {
+	if r.Collectives.NVSwitchSetup && r.Profile.Release.AtLeast(ncclSetupFrom) && r.Profile.Era != V0 {
 		b = budget.SatAdd(b, ncclSetupNVLinkV019)
 	}
 	return b

@@ -47,6 +47,28 @@ func TestResolveCollectives(t *testing.T) {
 		{budget.PCIe, 4, false, false, "PCIe-only"},
 		{budget.NoPeer, 2, false, false, "crosses nodes"},
 	}
+	// --interconnect nvlink on a GeForce class (an NVLink-bridged pair of
+	// RTX 3090s, Ampere 8.6): the custom all-reduce runs at TP 2 and the
+	// NVLink growth applies; no NVLink SHARP setup (no NVSwitch, no
+	// Hopper): before the snapshot the custom all-reduce's 32 MiB alone.
+	ampere := linkClass("rtx-3090", budget.PCIe)
+	ampere.Device.Silicon = budget.Silicon{Vendor: budget.NVIDIA, Major: 8, Minor: 6}
+	r := Resolved{Serve: Serve{TensorParallelSize: 2, Interconnect: budget.NVLink}, Profile: current}
+	if err := r.resolveCollectives(ampere); err != nil {
+		t.Fatal(err)
+	}
+	if want := (Collectives{Interconnect: budget.NVLink, CustomAllReduce: true}); r.Collectives != want || r.tpSetupBytes() != 32<<20 {
+		t.Errorf("--interconnect nvlink on a pcie class: %+v, setup %d, want %+v and 32 MiB", r.Collectives, r.tpSetupBytes(), want)
+	}
+	// --interconnect pcie on an NVLink class: no peer access, no custom
+	// all-reduce, and the reason names the flag.
+	r = Resolved{Serve: Serve{TensorParallelSize: 2, Interconnect: budget.PCIe}, Profile: current}
+	if err := r.resolveCollectives(linkClass("h100-sxm-80g", budget.NVLink)); err != nil {
+		t.Fatal(err)
+	}
+	if r.Collectives.CustomAllReduce || !strings.Contains(r.Collectives.Why, "the serve's GPUs (--interconnect)") || r.tpNonTorch() != tpNonTorchPCIe {
+		t.Errorf("--interconnect pcie on an nvlink class: %+v", r.Collectives)
+	}
 	for _, tt := range tests {
 		r := Resolved{Serve: Serve{TensorParallelSize: tt.tp, DisableCustomAllReduce: tt.disable}, Profile: current}
 		if err := r.resolveCollectives(linkClass("c", tt.link)); err != nil {
