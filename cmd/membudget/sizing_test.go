@@ -65,6 +65,11 @@ var sizingCases = []cliCase{
 	{"bad-model", []string{"report", "--model", "nope/nothing", "--class", "h100-sxm-80g"}, exitBadArgs},
 	{"bad-class", []string{"report", "--model", "Qwen/Qwen3-8B", "--class", "A/B"}, exitBadArgs},
 	{"bad-flag-value", []string{"report", "--model", "Qwen/Qwen3-8B", "--class", "l4", "--max-model-len", "-5"}, exitBadArgs},
+	// An interconnect is spelled exactly, as a class file spells it.
+	{"bad-interconnect", []string{"report", "--model", "Qwen/Qwen3-8B", "--class", "rtx-3090", "--tensor-parallel-size", "2", "--interconnect", "NVLink"}, exitBadArgs},
+	// Two RTX 3090s joined by an NVLink bridge: the custom all-reduce runs,
+	// and NCCL grows as over NVLink; no NVSwitch setup on Ampere.
+	{"report-3090-pair-nvlink", []string{"report", "--model", "Qwen/Qwen3-8B", "--class", "rtx-3090", "--tensor-parallel-size", "2", "--interconnect", "nvlink", "--max-model-len", "8192"}, exitOK},
 	{"bad-tp", []string{"max-seqs", "--model", "Qwen/Qwen3-8B", "--class", "l4", "--tensor-parallel-size", "3"}, exitBadArgs},
 	{"bad-length", []string{"max-seqs", "--model", "Qwen/Qwen3-8B", "--class", "l4", "--length", "999999"}, exitBadArgs},
 	{"bad-format", []string{"frontier", "--model", "Qwen/Qwen3-8B", "--class", "l4", "--format", "xml"}, exitBadArgs},
