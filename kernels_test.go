@@ -32,6 +32,29 @@ func TestShippedClasses(t *testing.T) {
 	// The integrated GPUs: vLLM reads their free memory from the host
 	// (vllm/platforms/cuda.py is_integrated_gpu).
 	unified := map[string]bool{"jetson-agx-orin-64g": true, "jetson-agx-orin-32g": true, "gb10": true, "jetson-thor": true}
+	// How each class's GPUs reach each other in one node: the SXM boards
+	// and NVL racks by NVLink, AMD's platforms by Infinity Fabric, the
+	// data-centre PCIe cards with peer access, GeForce cards without it,
+	// single-GPU devices with no peer (each reason is the file's
+	// provenance). A class added without an entry here still must name one
+	// and open its provenance with it.
+	interconnect := map[string]budget.Interconnect{
+		"a100-40g": budget.NVLink, "a100-80g": budget.NVLink, "b200": budget.NVLink, "b300": budget.NVLink,
+		"gb200": budget.NVLink, "gb300": budget.NVLink, "gh200": budget.NVLink, "h100-sxm-80g": budget.NVLink,
+		"h20": budget.NVLink, "h200": budget.NVLink, "h200-nvl": budget.NVLink, "v100-32g": budget.NVLink,
+		"mi300x": budget.XGMI, "mi325x": budget.XGMI, "mi355x": budget.XGMI,
+		"a10g": budget.PCIeP2P, "h100-pcie-80g": budget.PCIeP2P, "l20": budget.PCIeP2P, "l4": budget.PCIeP2P,
+		"l40": budget.PCIeP2P, "l40s": budget.PCIeP2P, "rtx-pro-6000": budget.PCIeP2P, "tesla-t4": budget.PCIeP2P,
+		"rtx-3090": budget.PCIe, "rtx-4080": budget.PCIe, "rtx-4090": budget.PCIe, "rtx-4090-48g": budget.PCIe, "rtx-5090": budget.PCIe,
+		"gb10": budget.NoPeer, "jetson-agx-orin-32g": budget.NoPeer, "jetson-agx-orin-64g": budget.NoPeer,
+		// The rented classes of issue 21: H100 NVL's bridged pairs charge
+		// the NVLink terms; A40 and RTX A6000 default to PCIe without a
+		// bridge.
+		"h100-nvl": budget.NVLink, "mi250": budget.XGMI,
+		"a10": budget.PCIeP2P, "a40": budget.PCIeP2P, "rtx-6000-ada": budget.PCIeP2P, "rtx-a6000": budget.PCIeP2P,
+		"rtx-3090-ti": budget.PCIe, "rtx-5080": budget.PCIe, "rtx-5070-ti": budget.PCIe,
+		"jetson-thor": budget.NoPeer,
+	}
 	for _, c := range classes {
 		if _, ok := required[c.Name]; ok {
 			required[c.Name] = true
@@ -44,11 +67,23 @@ func TestShippedClasses(t *testing.T) {
 		if b >= c.Device.MemoryBytes {
 			t.Errorf("%s: budget %d at ceiling %v is not below memory_bytes %d", c.Name, b, c.Memory.UtilCeiling, c.Device.MemoryBytes)
 		}
+		// vLLM's startup check at TP 1 (request_memory): the request at the
+		// ceiling is within what the snapshot reads free, the device less
+		// what is held before it.
+		if free := c.Device.MemoryBytes - c.Memory.DriverFixedBytes; b > free {
+			t.Errorf("%s: vLLM refuses its own ceiling %v: it requests %d B of %d B free at startup", c.Name, c.Memory.UtilCeiling, b, free)
+		}
 		if need := b + c.Memory.Bytes(b, 0); need > c.Device.MemoryBytes {
 			t.Errorf("%s: budget + driver = %d > memory_bytes %d at the ceiling", c.Name, need, c.Device.MemoryBytes)
 		}
 		if c.Memory.Unified != unified[c.Name] {
 			t.Errorf("%s: unified = %v, want %v", c.Name, c.Memory.Unified, unified[c.Name])
+		}
+		if want, ok := interconnect[c.Name]; ok && c.Device.Interconnect != want {
+			t.Errorf("%s: interconnect = %q, want %q", c.Name, c.Device.Interconnect, want)
+		}
+		if !strings.HasPrefix(c.Provenance.Interconnect, string(c.Device.Interconnect)+": ") {
+			t.Errorf("%s: the interconnect's provenance does not open with its value %q: %q", c.Name, c.Device.Interconnect, c.Provenance.Interconnect)
 		}
 		if c.Device.MemoryBytes < 8<<30 || c.Device.MemoryBytes > 1<<40 {
 			t.Errorf("%s: memory_bytes %d is not a plausible accelerator size", c.Name, c.Device.MemoryBytes)

@@ -22,6 +22,9 @@ type Device struct {
 	// MemoryBytes is the total the driver reports (torch.cuda.mem_get_info's
 	// total; vLLM logs it as total_gpu_memory), in bytes.
 	MemoryBytes uint64
+	// Interconnect is how the GPUs of one node reach each other: it decides
+	// the collectives' buffers under tensor parallelism.
+	Interconnect Interconnect
 }
 
 // Plausible bounds of a device's memory_bytes: no accelerator an engine
@@ -41,6 +44,7 @@ type Provenance struct {
 	DriverBudgetPerMille string
 	Unified              string
 	UtilCeiling          string
+	Interconnect         string
 }
 
 // Class is one device class: its name and the three tables of its
@@ -163,6 +167,7 @@ type deviceTable struct {
 	Vendor            text      `toml:"vendor"`
 	ComputeCapability text      `toml:"compute_capability"`
 	MemoryBytes       byteCount `toml:"memory_bytes"`
+	Interconnect      text      `toml:"interconnect"`
 }
 
 type memoryTable struct {
@@ -179,6 +184,7 @@ type provenanceTable struct {
 	DriverBudgetPerMille text `toml:"driver_budget_per_mille"`
 	Unified              text `toml:"unified"`
 	UtilCeiling          text `toml:"util_ceiling"`
+	Interconnect         text `toml:"interconnect"`
 }
 
 type hardwareFile struct {
@@ -191,9 +197,9 @@ type hardwareFile struct {
 // required. Keys are compared case-sensitively because the decoder matches
 // struct tags case-insensitively.
 var schema = map[string][]string{
-	"device":     {"name", "vendor", "compute_capability", "memory_bytes"},
+	"device":     {"name", "vendor", "compute_capability", "memory_bytes", "interconnect"},
 	"memory":     {"driver_fixed_bytes", "driver_budget_per_mille", "unified", "util_ceiling"},
-	"provenance": {"memory_bytes", "compute_capability", "driver_fixed_bytes", "driver_budget_per_mille", "unified", "util_ceiling"},
+	"provenance": {"memory_bytes", "compute_capability", "driver_fixed_bytes", "driver_budget_per_mille", "unified", "util_ceiling", "interconnect"},
 }
 
 var tableOrder = []string{"device", "memory", "provenance"}
@@ -246,9 +252,13 @@ func ParseClass(name, path, hardwareTOML string) (Class, error) {
 	if err != nil {
 		errs = append(errs, &FileError{Path: path, Table: "device", Key: err.(*SiliconError).Key, Detail: err.Error()})
 	}
+	link, err := ParseInterconnect(string(f.Device.Interconnect))
+	if err != nil {
+		errs = append(errs, &FileError{Path: path, Table: "device", Key: "interconnect", Detail: err.Error()})
+	}
 	c := Class{
 		Name:   name,
-		Device: Device{Name: string(f.Device.Name), Silicon: silicon, MemoryBytes: uint64(f.Device.MemoryBytes)},
+		Device: Device{Name: string(f.Device.Name), Silicon: silicon, MemoryBytes: uint64(f.Device.MemoryBytes), Interconnect: link},
 		Memory: terms,
 		Provenance: Provenance{
 			MemoryBytes:          string(f.Provenance.MemoryBytes),
@@ -257,6 +267,7 @@ func ParseClass(name, path, hardwareTOML string) (Class, error) {
 			DriverBudgetPerMille: string(f.Provenance.DriverBudgetPerMille),
 			Unified:              string(f.Provenance.Unified),
 			UtilCeiling:          string(f.Provenance.UtilCeiling),
+			Interconnect:         string(f.Provenance.Interconnect),
 		},
 	}
 	if strings.TrimSpace(c.Device.Name) == "" {
@@ -268,7 +279,7 @@ func ParseClass(name, path, hardwareTOML string) (Class, error) {
 	}
 	if c.Memory.DriverFixedBytes > MaxDriverFixedBytes {
 		errs = append(errs, &FileError{Path: path, Table: "memory", Key: "driver_fixed_bytes",
-			Detail: fmt.Sprintf("%d bytes is beyond any driver's share (at most %d: 16 GiB)", c.Memory.DriverFixedBytes, uint64(MaxDriverFixedBytes))})
+			Detail: fmt.Sprintf("%d bytes is beyond any driver's share (at most %d: 32 GiB)", c.Memory.DriverFixedBytes, uint64(MaxDriverFixedBytes))})
 	}
 	for _, p := range []struct{ key, v string }{
 		{"memory_bytes", c.Provenance.MemoryBytes},
@@ -277,6 +288,7 @@ func ParseClass(name, path, hardwareTOML string) (Class, error) {
 		{"driver_budget_per_mille", c.Provenance.DriverBudgetPerMille},
 		{"unified", c.Provenance.Unified},
 		{"util_ceiling", c.Provenance.UtilCeiling},
+		{"interconnect", c.Provenance.Interconnect},
 	} {
 		if strings.TrimSpace(p.v) == "" {
 			errs = append(errs, &FileError{Path: path, Table: "provenance", Key: p.key, Detail: "must say where the number comes from"})
@@ -305,9 +317,10 @@ func (c Class) UtilBudget(util float64, r Rounding) (uint64, error) {
 func (c Class) CeilingBytes() uint64 { return c.Memory.CeilingBytes(c.Device.MemoryBytes) }
 
 // MaxDriverFixedBytes bounds a class's driver_fixed_bytes: the largest base
-// share measured or estimated (a unified SoC's operating system and CUDA
-// context, 3 GiB on Jetson AGX Orin) is far below it.
-const MaxDriverFixedBytes = 16 << 30
+// share measured (a unified pool's operating system and services, 19.5 GiB
+// of a DGX Spark's 121.69 GiB at vLLM's startup snapshot on stock images,
+// MiaAI-Lab/GLM-5.3-Flash-EXL3-2x-DGX-Sparks#47) is well below it.
+const MaxDriverFixedBytes = 32 << 30
 
 // decode checks doc's shape (see [checkShape]) and decodes it; errors name
 // path.

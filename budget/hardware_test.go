@@ -13,6 +13,7 @@ name = "Test GPU"
 vendor = "nvidia"
 compute_capability = "9.0"
 memory_bytes = 85899345920
+interconnect = "nvlink"
 
 [memory]
 driver_fixed_bytes = 536870912
@@ -27,6 +28,7 @@ driver_fixed_bytes = "b"
 driver_budget_per_mille = "c"
 unified = "d"
 util_ceiling = "e"
+interconnect = "f"
 `
 
 // edit returns validFile with one line replaced (old must occur once).
@@ -45,9 +47,9 @@ func TestParseClassValid(t *testing.T) {
 	}
 	want := Class{
 		Name:       "test",
-		Device:     Device{Name: "Test GPU", Silicon: Silicon{Vendor: NVIDIA, Major: 9, Minor: 0}, MemoryBytes: 80 << 30},
+		Device:     Device{Name: "Test GPU", Silicon: Silicon{Vendor: NVIDIA, Major: 9, Minor: 0}, MemoryBytes: 80 << 30, Interconnect: NVLink},
 		Memory:     DriverTerms{DriverFixedBytes: 512 << 20, DriverBudgetPerMille: 2, Unified: false, UtilCeiling: 0.95},
-		Provenance: Provenance{MemoryBytes: "a", ComputeCapability: "cc", DriverFixedBytes: "b", DriverBudgetPerMille: "c", Unified: "d", UtilCeiling: "e"},
+		Provenance: Provenance{MemoryBytes: "a", ComputeCapability: "cc", DriverFixedBytes: "b", DriverBudgetPerMille: "c", Unified: "d", UtilCeiling: "e", Interconnect: "f"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("ParseClass (-want +got):\n%s", diff)
@@ -91,9 +93,9 @@ func TestParseClassErrors(t *testing.T) {
 		{"unknown memory key", edit(t, "unified = false\n", "unified = false\nswap_bytes = 1\n"), "",
 			p + " [memory]: swap_bytes: unknown key; [memory] holds exactly driver_fixed_bytes, driver_budget_per_mille, unified, util_ceiling"},
 		{"unknown device key", edit(t, "name = \"Test GPU\"\n", "name = \"Test GPU\"\nsm = 90\n"), "",
-			p + " [device]: sm: unknown key; [device] holds exactly name, vendor, compute_capability, memory_bytes"},
+			p + " [device]: sm: unknown key; [device] holds exactly name, vendor, compute_capability, memory_bytes, interconnect"},
 		{"unknown provenance key", edit(t, "unified = \"d\"\n", "unified = \"d\"\nnote = \"x\"\n"), "",
-			p + " [provenance]: note: unknown key; [provenance] holds exactly memory_bytes, compute_capability, driver_fixed_bytes, driver_budget_per_mille, unified, util_ceiling"},
+			p + " [provenance]: note: unknown key; [provenance] holds exactly memory_bytes, compute_capability, driver_fixed_bytes, driver_budget_per_mille, unified, util_ceiling, interconnect"},
 		{"unknown table", validFile + "[extra]\nx = 1\n", "",
 			p + ": extra: unknown key or table; the file holds [device], [memory] and [provenance]"},
 		{"upper-case key", edit(t, "driver_fixed_bytes = 536870912", "DRIVER_FIXED_BYTES = 536870912"),
@@ -114,22 +116,22 @@ func TestParseClassErrors(t *testing.T) {
 			p + " [memory]: util_ceiling: must be in (0, 1], got -0.5"},
 		{"negative bytes", edit(t, "driver_fixed_bytes = 536870912", "driver_fixed_bytes = -1"),
 			"the decoder would wrap -1 into MaxUint64",
-			p + " [memory]: driver_fixed_bytes: must be a non-negative integer, got -1 (line 8, column 22)"},
+			p + " [memory]: driver_fixed_bytes: must be a non-negative integer, got -1 (line 9, column 22)"},
 		{"fractional bytes", edit(t, "driver_fixed_bytes = 536870912", "driver_fixed_bytes = 1.5"), "",
-			p + " [memory]: driver_fixed_bytes: must be a non-negative integer, got 1.5 (line 8, column 22)"},
+			p + " [memory]: driver_fixed_bytes: must be a non-negative integer, got 1.5 (line 9, column 22)"},
 		{"string bytes", edit(t, "memory_bytes = 85899345920", `memory_bytes = "80GiB"`), "",
 			p + ` [device]: memory_bytes: must be a non-negative integer, got the string "80GiB" (line 5, column 17)`},
 		{"string bool", edit(t, "unified = false", `unified = "no"`), "",
-			p + ` [memory]: unified: must be true or false, got the string "no" (line 10, column 12)`},
+			p + ` [memory]: unified: must be true or false, got the string "no" (line 11, column 12)`},
 		{"string fraction", edit(t, "util_ceiling = 0.95", `util_ceiling = "0.95"`), "",
-			p + ` [memory]: util_ceiling: must be a number, got the string "0.95" (line 11, column 17)`},
+			p + ` [memory]: util_ceiling: must be a number, got the string "0.95" (line 12, column 17)`},
 		{"number as name", edit(t, `name = "Test GPU"`, `name = 3`), "",
 			p + ` [device]: name: must be a string, got 3 (line 2, column 8)`},
 		{"table as value", "memory = 3\n" + strings.Split(validFile, "[memory]")[0] + "[provenance]" + strings.Split(validFile, "[provenance]")[1],
 			"a plain decode error, still named",
 			p + `: line 1 (last key "memory"): type mismatch for budget.memoryTable: expected table but found int64`},
 		{"malformed toml", edit(t, "unified = false", "unified = "), "",
-			p + " [memory]: unified: expected value but found '\\n' instead (line 10, column 11)"},
+			p + " [memory]: unified: expected value but found '\\n' instead (line 11, column 11)"},
 		{"empty name", edit(t, `name = "Test GPU"`, `name = " "`), "",
 			p + " [device]: name: must not be empty"},
 		{"zero memory", edit(t, "memory_bytes = 85899345920", "memory_bytes = 0"), "",
@@ -138,8 +140,8 @@ func TestParseClassErrors(t *testing.T) {
 			p + " [device]: memory_bytes: 9223372036854775807 bytes is not an accelerator's memory (want 1073741824 to 2199023255552: 1 GiB to 2 TiB)"},
 		{"memory just under 1 GiB", edit(t, "memory_bytes = 85899345920", "memory_bytes = 1073741823"), "",
 			p + " [device]: memory_bytes: 1073741823 bytes is not an accelerator's memory (want 1073741824 to 2199023255552: 1 GiB to 2 TiB)"},
-		{"driver share no driver has", edit(t, "driver_fixed_bytes = 536870912", "driver_fixed_bytes = 17179869185"), "16 GiB + 1",
-			p + " [memory]: driver_fixed_bytes: 17179869185 bytes is beyond any driver's share (at most 17179869184: 16 GiB)"},
+		{"driver share no driver has", edit(t, "driver_fixed_bytes = 536870912", "driver_fixed_bytes = 34359738369"), "32 GiB + 1",
+			p + " [memory]: driver_fixed_bytes: 34359738369 bytes is beyond any driver's share (at most 34359738368: 32 GiB)"},
 		{"unknown vendor", edit(t, `vendor = "nvidia"`, `vendor = "NVIDIA"`), "vendors are lower case, like class names",
 			p + ` [device]: vendor: "NVIDIA": want nvidia or amd`},
 		{"capability not a version", edit(t, `compute_capability = "9.0"`, `compute_capability = "sm90"`), "",
@@ -150,6 +152,14 @@ func TestParseClassErrors(t *testing.T) {
 			p + ` [device]: compute_capability: "9.4": want AMD's gfx target, such as gfx942`},
 		{"missing compute capability", edit(t, "compute_capability = \"9.0\"\n", ""), "",
 			p + " [device]: compute_capability: missing (every key is required; there is no default)"},
+		{"missing interconnect", edit(t, "interconnect = \"nvlink\"\n", ""), "a class that exists as SXM and PCIe must say which",
+			p + " [device]: interconnect: missing (every key is required; there is no default)"},
+		{"unknown interconnect", edit(t, `interconnect = "nvlink"`, `interconnect = "NVLink"`), "spelled exactly, like vendors",
+			p + ` [device]: interconnect: want one of nvlink, xgmi, pcie-p2p, pcie or none, got "NVLink"`},
+		{"interconnect as a bool", edit(t, `interconnect = "nvlink"`, `interconnect = true`), "",
+			p + ` [device]: interconnect: must be a string, got true (line 6, column 16)`},
+		{"missing interconnect provenance", edit(t, "interconnect = \"f\"\n", ""), "",
+			p + " [provenance]: interconnect: missing (every key is required; there is no default)"},
 		{"empty provenance", edit(t, `util_ceiling = "e"`, `util_ceiling = ""`), "",
 			p + " [provenance]: util_ceiling: must say where the number comes from"},
 		{"ceiling leaves no room", edit(t, "util_ceiling = 0.95", "util_ceiling = 1.0"), "the class must run at its own ceiling: 536870912 + 85899345920/1000*2 = 708669602",

@@ -38,12 +38,12 @@ func TestClassFileBoundedBeforeTheDecoder(t *testing.T) {
 			&FileError{Path: p, Line: 1, Col: 9, Detail: "brackets nested deeper than 4; a class file's tables are flat"}},
 		{"one long line in a comment", fill("#", "y", "\n"),
 			&FileError{Path: p, Line: 1, Col: MaxClassLineBytes + 1, Detail: "line longer than 4096 bytes; a class file's lines are short"}},
-		// validFile's 19 lines, then [z] on line 20 and the string on 21.
+		// validFile's 21 lines, then [z] on line 22 and the string on 23.
 		{"one long line in a string", fill(validFile+"[z]\n"+`s = "`, "y", "\"\n"),
-			&FileError{Path: p, Line: 21, Col: MaxClassLineBytes + 1, Detail: "line longer than 4096 bytes; a class file's lines are short"}},
-		// validFile's 351 bytes and 65,536 newlines: 65,887 bytes.
+			&FileError{Path: p, Line: 23, Col: MaxClassLineBytes + 1, Detail: "line longer than 4096 bytes; a class file's lines are short"}},
+		// validFile's 394 bytes and 65,536 newlines: 65,930 bytes.
 		{"over the file limit", validFile + strings.Repeat("\n", MaxClassFileBytes),
-			&FileError{Path: p, Detail: "65887 bytes, over the 65536-byte limit for a class file"}},
+			&FileError{Path: p, Detail: "65930 bytes, over the 65536-byte limit for a class file"}},
 	} {
 		if len(c.doc) > MaxClassFileBytes && c.name != "over the file limit" {
 			t.Fatalf("%s: fixture of %d bytes, over the limit", c.name, len(c.doc))

@@ -26,7 +26,7 @@ func TestAdviceFindsUtilAboveAFailedDriverSlice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := budget.Class{Name: "gen", Device: budget.Device{Name: "Generated GPU", Silicon: budget.Silicon{Vendor: budget.NVIDIA, Major: 9}, MemoryBytes: 0x14336df8},
+	c := budget.Class{Name: "gen", Device: budget.Device{Name: "Generated GPU", Silicon: budget.Silicon{Vendor: budget.NVIDIA, Major: 9}, MemoryBytes: 0x14336df8, Interconnect: budget.NVLink},
 		Memory: budget.DriverTerms{UtilCeiling: 1}}
 	p, _ := vllm.ProfileFor("main")
 	s := vllm.Serve{GPUMemoryUtilization: 0.953125, MaxModelLen: 1, MaxNumSeqs: 1, MaxNumBatchedTokens: 1, BlockSize: 16,

@@ -68,7 +68,7 @@ func readAll(f *testing.F, glob string) [][]byte {
 	return out
 }
 
-var bigClass = budget.Class{Name: "big", Device: budget.Device{Name: "Big GPU", Silicon: budget.Silicon{Vendor: budget.NVIDIA, Major: 9}, MemoryBytes: 1 << 40},
+var bigClass = budget.Class{Name: "big", Device: budget.Device{Name: "Big GPU", Silicon: budget.Silicon{Vendor: budget.NVIDIA, Major: 9}, MemoryBytes: 1 << 40, Interconnect: budget.NVLink},
 	Memory: budget.DriverTerms{DriverFixedBytes: 1 << 29, DriverBudgetPerMille: 2, UtilCeiling: 1}}
 
 func checkConfig(t *testing.T, data []byte) {

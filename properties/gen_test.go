@@ -102,7 +102,8 @@ func genUtilCeiling(t *rapid.T) float64 {
 // sequence cap), the driver's fixed bytes around what the util leaves
 // beside it; its util_ceiling is ceiling.
 func sizedClass(t *rapid.T, a *model.Arch, s vllm.Serve, si budget.Silicon, p vllm.Profile, ceiling float64) budget.Class {
-	probe := budget.Class{Name: "probe", Device: budget.Device{Name: "probe", Silicon: si, MemoryBytes: 1 << 50}, Memory: budget.DriverTerms{UtilCeiling: 1}}
+	link := rapid.SampledFrom(budget.Interconnects).Draw(t, "interconnect")
+	probe := budget.Class{Name: "probe", Device: budget.Device{Name: "probe", Silicon: si, MemoryBytes: 1 << 50, Interconnect: link}, Memory: budget.DriverTerms{UtilCeiling: 1}}
 	ref, err := vllm.NewReference(a, s, probe, p)
 	if err != nil {
 		t.Fatalf("a valid serve is refused under %s: %v", p.Name, err)
@@ -116,7 +117,7 @@ func sizedClass(t *rapid.T, a *model.Arch, s vllm.Serve, si budget.Silicon, p vl
 	beside := memory - uint64(float64(memory)*s.GPUMemoryUtilization)
 	return budget.Class{
 		Name:   "gen",
-		Device: budget.Device{Name: "Generated GPU", Silicon: si, MemoryBytes: memory},
+		Device: budget.Device{Name: "Generated GPU", Silicon: si, MemoryBytes: memory, Interconnect: link},
 		Memory: budget.DriverTerms{
 			DriverFixedBytes:     rapid.Uint64Range(0, beside+beside/4).Draw(t, "fixed"),
 			DriverBudgetPerMille: rapid.Uint64Range(0, 20).Draw(t, "per_mille"),

@@ -23,7 +23,7 @@ func TestQueriesWhereSlackOnceShrank(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := vllm.Serve{GPUMemoryUtilization: 0.608154296875, MaxModelLen: 1, MaxNumSeqs: 15, MaxNumBatchedTokens: 15, BlockSize: 128, TensorParallelSize: 2, EnforceEager: true}
-	c := budget.Class{Name: "gen", Device: budget.Device{Name: "Generated GPU", MemoryBytes: 0x3fa92f12},
+	c := budget.Class{Name: "gen", Device: budget.Device{Name: "Generated GPU", MemoryBytes: 0x3fa92f12, Interconnect: budget.NVLink},
 		Memory: budget.DriverTerms{DriverFixedBytes: 0x18687adf, DriverBudgetPerMille: 13, UtilCeiling: 1}}
 	ref, err := vllm.NewReference(a, s, c, current)
 	if err != nil {

@@ -109,7 +109,7 @@ func genStateCase() *rapid.Generator[serveCase] {
 			// (vLLM from 0.19.0): their page may not unify with a local
 			// attention layer's own, which vLLM refuses as membudget does
 			// (TestNoAttentionStage); such a mix is drawn at one stage.
-			probe := budget.Class{Name: "probe", Device: budget.Device{Name: "probe", Silicon: si, MemoryBytes: 1 << 50}, Memory: budget.DriverTerms{UtilCeiling: 1}}
+			probe := budget.Class{Name: "probe", Device: budget.Device{Name: "probe", Silicon: si, MemoryBytes: 1 << 50, Interconnect: budget.NVLink}, Memory: budget.DriverTerms{UtilCeiling: 1}}
 			if _, err := vllm.NewReference(a, s, probe, current); err != nil && strings.Contains(err.Error(), "cannot unify them") {
 				s.PipelineParallelSize = 1
 			}

@@ -19,6 +19,7 @@ type classJSON struct {
 	Unified              bool    `json:"unified"`
 	DriverFixedBytes     uint64  `json:"driver_fixed_bytes"`
 	DriverBudgetPerMille uint64  `json:"driver_budget_per_mille"`
+	Interconnect         string  `json:"interconnect"`
 }
 
 func (a *app) classes(stdout, stderr io.Writer, args []string) int {
@@ -47,9 +48,9 @@ func (a *app) classes(stdout, stderr io.Writer, args []string) int {
 		return status
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "CLASS\tDEVICE\tSILICON\tMEMORY\tUTIL CEILING\tUNIFIED")
+	fmt.Fprintln(tw, "CLASS\tDEVICE\tSILICON\tMEMORY\tUTIL CEILING\tUNIFIED\tINTERCONNECT")
 	for _, c := range classes {
-		fmt.Fprintf(tw, "%s\t%s\t%s %s\t%s\t%.2f\t%v\n", c.Name, c.Device.Name, c.Device.Silicon.Vendor, c.Device.Silicon, gibString(c.Device.MemoryBytes), c.Memory.UtilCeiling, c.Memory.Unified)
+		fmt.Fprintf(tw, "%s\t%s\t%s %s\t%s\t%.2f\t%v\t%s\n", c.Name, c.Device.Name, c.Device.Silicon.Vendor, c.Device.Silicon, gibString(c.Device.MemoryBytes), c.Memory.UtilCeiling, c.Memory.Unified, c.Device.Interconnect)
 	}
 	if err := tw.Flush(); err != nil {
 		return fail(stderr, "classes", exitBadArgs, err)
@@ -60,5 +61,5 @@ func (a *app) classes(stdout, stderr io.Writer, args []string) int {
 func classOf(c budget.Class) classJSON {
 	return classJSON{Name: c.Name, Device: c.Device.Name, Vendor: string(c.Device.Silicon.Vendor), ComputeCapability: c.Device.Silicon.String(),
 		MemoryBytes: c.Device.MemoryBytes, UtilCeiling: c.Memory.UtilCeiling, Unified: c.Memory.Unified,
-		DriverFixedBytes: c.Memory.DriverFixedBytes, DriverBudgetPerMille: c.Memory.DriverBudgetPerMille}
+		DriverFixedBytes: c.Memory.DriverFixedBytes, DriverBudgetPerMille: c.Memory.DriverBudgetPerMille, Interconnect: string(c.Device.Interconnect)}
 }

@@ -104,6 +104,8 @@ func TestBudgetFiguresAddUp(t *testing.T) {
 		GPUMemoryUtilization: 0.9, UtilCeiling: 0.95, UtilBudgetBytes: 76516687872,
 		DriverFixedBytes: 603979776, DriverPerMilleBytes: 76516687 * 2, DriverBytes: 603979776 + 76516687*2,
 		OutsideBudgetBytes: 85018542080 - 76516687872, DriverHeadroomBytes: 85018542080 - 76516687872 - 603979776 - 76516687*2,
+		// vLLM's startup check reads the device less the fixed share free.
+		StartupFreeBytes: 85018542080 - 603979776,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
@@ -116,8 +118,8 @@ func TestKernelsFlagReadsAnotherTree(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(dir, "mine"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	doc := "[device]\nname = \"Mine\"\nvendor = \"nvidia\"\ncompute_capability = \"9.0\"\nmemory_bytes = 17179869184\n[memory]\ndriver_fixed_bytes = 0\ndriver_budget_per_mille = 0\nunified = false\nutil_ceiling = 1.0\n" +
-		"[provenance]\nmemory_bytes = \"a\"\ncompute_capability = \"f\"\ndriver_fixed_bytes = \"b\"\ndriver_budget_per_mille = \"c\"\nunified = \"d\"\nutil_ceiling = \"e\"\n"
+	doc := "[device]\nname = \"Mine\"\nvendor = \"nvidia\"\ncompute_capability = \"9.0\"\nmemory_bytes = 17179869184\ninterconnect = \"pcie\"\n[memory]\ndriver_fixed_bytes = 0\ndriver_budget_per_mille = 0\nunified = false\nutil_ceiling = 1.0\n" +
+		"[provenance]\nmemory_bytes = \"a\"\ncompute_capability = \"f\"\ndriver_fixed_bytes = \"b\"\ndriver_budget_per_mille = \"c\"\nunified = \"d\"\nutil_ceiling = \"e\"\ninterconnect = \"g\"\n"
 	if err := os.WriteFile(filepath.Join(dir, "mine", "HARDWARE.toml"), []byte(doc), 0o644); err != nil {
 		t.Fatal(err)
 	}

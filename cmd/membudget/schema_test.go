@@ -210,6 +210,8 @@ type budgetJSON struct {
 	OutsideBudgetBytes   uint64  `json:"outside_budget_bytes"`
 	DriverHeadroomBytes  uint64  `json:"driver_headroom_bytes"`
 	Unified              bool    `json:"unified"`
+	StartupFreeBytes     uint64  `json:"startup_free_bytes"`
+	RefusedAtStartup     bool    `json:"refused_at_startup"`
 }
 
 // planRowJSON is one deployment of `membudget plan --json`.

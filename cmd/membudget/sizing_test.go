@@ -47,7 +47,10 @@ var sizingCases = []cliCase{
 	{"report-qwen35-state-blocks", []string{"report", "--model", "Qwen/Qwen3.5-27B", "--class", "h100-sxm-80g", "--max-model-len", "32768"}, exitNoFit},
 	{"report-qwen35-state-blocks-fixed", []string{"report", "--model", "Qwen/Qwen3.5-27B", "--class", "h100-sxm-80g", "--max-model-len", "32768", "--max-num-seqs", "256", "--no-enable-prefix-caching"}, exitOK},
 	{"report-util-suggestion", []string{"report", "--model", "Qwen/Qwen3-8B", "--class", "a100-40g", "--gpu-memory-utilization", "0.45", "--max-model-len", "16384"}, exitNoFit},
-	{"report-gb10-unified", []string{"report", "--model", "Qwen/Qwen3-32B-FP8", "--class", "gb10", "--gpu-memory-utilization", "0.8", "--cpu-offload-gb", "4"}, exitOK},
+	// The 4 GiB of offloaded weights come out of the unified pool beside
+	// the budget: at 0.78 (94.92 GiB) they and the 19.5 GiB the host holds
+	// fit in 121.69 GiB; at 0.8 they would not.
+	{"report-gb10-unified", []string{"report", "--model", "Qwen/Qwen3-32B-FP8", "--class", "gb10", "--gpu-memory-utilization", "0.78", "--cpu-offload-gb", "4"}, exitOK},
 	{"report-deepseek-tp8-h200", []string{"report", "--model", "deepseek-ai/DeepSeek-V3", "--class", "h200", "--tensor-parallel-size", "8", "--max-model-len", "32768"}, exitOK},
 	{"max-seqs-llama8b-h100", []string{"max-seqs", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "h100-sxm-80g", "--length", "8192"}, exitOK},
 	// Issue 20: a sliding-window model's max-seqs names vLLM's guarantee
@@ -62,6 +65,11 @@ var sizingCases = []cliCase{
 	{"bad-model", []string{"report", "--model", "nope/nothing", "--class", "h100-sxm-80g"}, exitBadArgs},
 	{"bad-class", []string{"report", "--model", "Qwen/Qwen3-8B", "--class", "A/B"}, exitBadArgs},
 	{"bad-flag-value", []string{"report", "--model", "Qwen/Qwen3-8B", "--class", "l4", "--max-model-len", "-5"}, exitBadArgs},
+	// An interconnect is spelled exactly, as a class file spells it.
+	{"bad-interconnect", []string{"report", "--model", "Qwen/Qwen3-8B", "--class", "rtx-3090", "--tensor-parallel-size", "2", "--interconnect", "NVLink"}, exitBadArgs},
+	// Two RTX 3090s joined by an NVLink bridge: the custom all-reduce runs,
+	// and NCCL grows as over NVLink; no NVSwitch setup on Ampere.
+	{"report-3090-pair-nvlink", []string{"report", "--model", "Qwen/Qwen3-8B", "--class", "rtx-3090", "--tensor-parallel-size", "2", "--interconnect", "nvlink", "--max-model-len", "8192"}, exitOK},
 	{"bad-tp", []string{"max-seqs", "--model", "Qwen/Qwen3-8B", "--class", "l4", "--tensor-parallel-size", "3"}, exitBadArgs},
 	{"bad-length", []string{"max-seqs", "--model", "Qwen/Qwen3-8B", "--class", "l4", "--length", "999999"}, exitBadArgs},
 	{"bad-format", []string{"frontier", "--model", "Qwen/Qwen3-8B", "--class", "l4", "--format", "xml"}, exitBadArgs},

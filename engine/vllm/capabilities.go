@@ -143,6 +143,12 @@ type budgetJSON struct {
 	OutsideBudgetBytes   uint64  `json:"outside_budget_bytes"`
 	DriverHeadroomBytes  uint64  `json:"driver_headroom_bytes"`
 	Unified              bool    `json:"unified"`
+	// StartupFreeBytes is the free memory vLLM's startup check reads at
+	// TP 1 (the device less the class's fixed share; the host's
+	// MemAvailable on unified memory); RefusedAtStartup says the util
+	// budget exceeds it (0 and false for the V0 engine, which has no check).
+	StartupFreeBytes uint64 `json:"startup_free_bytes"`
+	RefusedAtStartup bool   `json:"refused_at_startup"`
 }
 
 // Budget is vLLM's requested memory on c at the util, and the driver's
@@ -169,7 +175,12 @@ func (q *budgetQuery) Budget(c budget.Class) (engine.BudgetResult, error) {
 		DriverBytes: driver, OutsideBudgetBytes: outside,
 		DriverHeadroomBytes: budget.SatSub(outside, driver), Unified: c.Memory.Unified,
 	}
-	res := engine.BudgetResult{JSON: out, Fits: !out.AboveCeiling && driver <= outside}
+	if profile.Era != V0 {
+		// vLLM's request_memory check (see startupCheck) at TP 1.
+		out.StartupFreeBytes = budget.SatSub(c.Device.MemoryBytes, c.Memory.DriverFixedBytes)
+		out.RefusedAtStartup = b > out.StartupFreeBytes
+	}
+	res := engine.BudgetResult{JSON: out, Fits: !out.AboveCeiling && driver <= outside && !out.RefusedAtStartup}
 	res.Text = append(res.Text, fmt.Sprintf("class %s (%s), %s, gpu_memory_utilization %v (%s)", c.Name, c.Device.Name, engine.GiB(c.Device.MemoryBytes), util, profile.Describes))
 	row := func(label string, v uint64) {
 		res.Text = append(res.Text, fmt.Sprintf("  %-38s %12s  %d B", label, engine.GiB(v), v))
@@ -183,7 +194,16 @@ func (q *budgetQuery) Budget(c budget.Class) (engine.BudgetResult, error) {
 	if c.Memory.Unified {
 		res.Text = append(res.Text, "  unified memory: host caches come out of the same pool, outside the util budget")
 	}
-	if out.AboveCeiling {
+	if profile.Era != V0 {
+		row("free at vLLM's startup check (TP 1)", out.StartupFreeBytes)
+		if c.Memory.Unified {
+			res.Text = append(res.Text, "  (on unified memory vLLM reads the host's MemAvailable: the pool less what the host holds)")
+		}
+	}
+	if out.RefusedAtStartup {
+		res.Text = append(res.Text, fmt.Sprintf("  vLLM refuses at startup: the util budget %s exceeds the %s free (\"Free memory on device ... is less than desired GPU memory utilization\"): --gpu-memory-utilization %.2f or less passes it",
+			engine.GiB(b), engine.GiB(out.StartupFreeBytes), grantedUtil(c.Device.MemoryBytes, out.StartupFreeBytes)))
+	} else if out.AboveCeiling {
 		res.Text = append(res.Text, fmt.Sprintf("  does not fit: util %v is above the class's util_ceiling %v; the driver's share is not known to fit beside the budget", util, c.Memory.UtilCeiling))
 	} else if driver > outside {
 		res.Text = append(res.Text, fmt.Sprintf("  does not fit: the driver's share is %s over what the budget leaves of device memory", engine.GiB(driver-outside)))

@@ -63,6 +63,21 @@ type Capacity struct {
 	// StatePadding is the bytes each state page is padded by to the
 	// attention page (vLLM: "Padding mamba page size by x%").
 	StatePadding uint64
+	// Requested is the memory vLLM requests at startup, total x util
+	// rounded as the profile rounds it; FreeAtStartup the free memory its
+	// startup snapshot reads: the device less what is held before it (the
+	// class's driver_fixed_bytes and tensor parallelism's setup). On a
+	// unified-memory device that is the host's MemAvailable. Both are 0 for
+	// the V0 engine, which has no such check.
+	Requested, FreeAtStartup uint64
+	// DeviceBytes is the device total the check reads (0 for V0).
+	DeviceBytes uint64
+	// OverFree says vLLM refuses at startup, before any profile, because
+	// Requested exceeds FreeAtStartup (see [startupCheck]).
+	OverFree bool
+	// Unified says the device is a unified-memory one, where the refusal
+	// reads the host's available memory.
+	Unified bool
 }
 
 // Refusal is why the profile's vLLM refuses to start a serve of this
@@ -72,6 +87,8 @@ type Capacity struct {
 // Mamba cache blocks. vLLM checks the length first.
 func (c Capacity) Refusal(maxModelLen, maxNumSeqs uint64) string {
 	switch {
+	case c.OverFree:
+		return c.freeRefusal()
 	case !c.Starts && c.AvailableBytes == 0:
 		// _check_enough_kv_cache_memory: "No available memory for the cache
 		// blocks" when the rest of the ledger takes the whole budget.
@@ -153,6 +170,7 @@ func (k kvCheck) capacity(p *budget.Plan) Capacity {
 			c.LongestStarting = min(c.LongestStarting, k.estimateMaxModelLen(i, pool, avail, maxLen))
 		}
 	}
+	startupCheck(&c, r, p)
 	if r.StateBlockCheck() {
 		c.StateBlocks = c.Blocks
 		c.SeqsOverStateBlocks = r.MaxNumSeqs > c.Blocks
@@ -236,4 +254,68 @@ func groupCount(pool budget.PagedPool) (groups, blockSize uint64) {
 		}
 	}
 	return groups, blockSize
+}
+
+// startupCheck is vLLM's first check of memory, at worker start before it
+// loads anything: the memory it requests, ceil(total x util) on main, must
+// not exceed the free memory of its startup snapshot, or it raises "Free
+// memory on device ... on startup is less than desired GPU memory
+// utilization" (request_memory, vllm/v1/worker/utils.py:444-463 at commit
+// d18bb7b, called from init_device, vllm/v1/worker/gpu_worker.py:391-396,
+// after NCCL is set up). The snapshot's free memory is the driver's
+// (cudaMemGetInfo) on a discrete device, and on an integrated one the
+// host's available memory, psutil's virtual_memory().available, which is
+// /proc/meminfo's MemAvailable: free pages and the reclaimable page cache,
+// less the kernel's low watermarks that min_free_kbytes sets
+// (vllm/utils/mem_utils.py:147-155, MemorySnapshot.measure). Either way it
+// is the device less what is held before the snapshot: the class's
+// driver_fixed_bytes (on a unified class, what the operating system and
+// services hold, caches dropped) and tensor parallelism's setup, which
+// the plan's driver terms carry. The V0 engine has no such check.
+func startupCheck(c *Capacity, r Resolved, p *budget.Plan) {
+	if r.Profile.Era == V0 {
+		return
+	}
+	req, err := budget.UtilBudget(p.Device, r.GPUMemoryUtilization, r.Profile.Rounding)
+	if err != nil {
+		return // Resolve refuses such a util first
+	}
+	c.Requested, c.FreeAtStartup, c.DeviceBytes, c.Unified = req, budget.SatSub(p.Device, p.Driver.DriverFixedBytes), p.Device, p.Driver.Unified
+	if c.Requested > c.FreeAtStartup {
+		c.OverFree, c.Starts, c.LongestStarting = true, false, 0
+	}
+}
+
+// freeRefusal says why vLLM refuses a util its startup snapshot cannot
+// grant, in its own words, with the largest util (to the hundredth) that
+// it grants.
+func (c Capacity) freeRefusal() string {
+	gib := func(b uint64) float64 { return float64(b) / (1 << 30) }
+	held := budget.SatSub(c.DeviceBytes, c.FreeAtStartup)
+	where := "held before vLLM's snapshot (the driver's context, and NCCL's setup under tensor parallelism)"
+	if c.Unified {
+		where = "held by the host in the same unified pool before vLLM starts (the operating system, its services and the kernel's min_free_kbytes reserve: vLLM reads the host's MemAvailable there, where the page cache counts as free)"
+	}
+	msg := fmt.Sprintf("the util asks for %.2f GiB but the device has %.2f of %.2f GiB free when vLLM starts, %.2f GiB being %s (vLLM: \"Free memory on device (%.2f/%.2f GiB) on startup is less than desired GPU memory utilization\")",
+		gib(c.Requested), gib(c.FreeAtStartup), gib(c.DeviceBytes), gib(held), where, gib(c.FreeAtStartup), gib(c.DeviceBytes))
+	if u := grantedUtil(c.DeviceBytes, c.FreeAtStartup); u > 0 {
+		msg += fmt.Sprintf(": --gpu-memory-utilization %.2f or less passes it", u)
+	}
+	return msg
+}
+
+// grantedUtil is the largest util, to the hundredth, whose request (either
+// rounding) is within free of total: floor(100 x free / total) / 100,
+// lowered while ceil(total x u) exceeds free.
+func grantedUtil(total, free uint64) float64 {
+	if total == 0 {
+		return 0
+	}
+	for h := min(100, free*100/total); h > 0; h-- {
+		u := float64(h) / 100
+		if b, err := budget.UtilBudget(total, u, budget.Ceil); err == nil && b <= free {
+			return u
+		}
+	}
+	return 0
 }

@@ -103,6 +103,8 @@ func (f *flagServe) registerModelled(fs *flag.FlagSet) {
 		fs.StringVar(&f.s.Quantization, name, "", "vLLM's --quantization (-q): fp8, awq, gptq, ... (default: the checkpoint's)")
 	}
 	fs.BoolVar(&f.s.EnforceEager, "enforce-eager", false, "vLLM's --enforce-eager: no CUDA graphs")
+	fs.Var(&interconnectFlag{&f.s.Interconnect}, "interconnect", "how the serve's GPUs reach each other, when not as the class says: nvlink, xgmi, pcie-p2p, pcie (no peer access) or none (one GPU a node); it decides the custom all-reduce and NCCL's buffers under tensor parallelism")
+	fs.BoolVar(&f.s.DisableCustomAllReduce, "disable-custom-all-reduce", false, "vLLM's --disable-custom-all-reduce: NCCL alone reduces under tensor parallelism (no custom all-reduce buffers)")
 	fs.Var(&engine.SwitchFlag{V: &f.s.AsyncScheduling, To: engine.On}, "async-scheduling", "vLLM's --async-scheduling (on by default on main)")
 	fs.Var(&engine.SwitchFlag{V: &f.s.AsyncScheduling, To: engine.Off}, "no-async-scheduling", "vLLM's --no-async-scheduling: one batch in flight")
 	fs.Var(&gibFlag{&f.s.CPUOffloadGiB}, "cpu-offload-gb", "vLLM's --cpu-offload-gb: GiB of each GPU's weights kept in host memory")
@@ -115,6 +117,39 @@ func (f *flagServe) registerModelled(fs *flag.FlagSet) {
 	fs.StringVar(&f.s.Convert, "convert", "auto", "vLLM's --convert: auto, none or embed (a causal LM adapted to an embedding model under --runner pooling)")
 	fs.StringVar(&f.s.PoolerConfig, "pooler-config", "", "vLLM's --pooler-config, JSON: its seq_pooling_type (LAST, ALL, MEAN, CLS) says whether the pooling runner keeps chunked prefill for a converted model")
 	fs.Var(&optGiBFlag{&f.s.SwapSpaceGiB}, "swap-space", "vLLM's --swap-space in GiB, for the versions that have it (host memory; counts on unified devices; default 4 on the V0 engine)")
+	registerNegations(fs)
+}
+
+// registerNegations registers the --no- form of every modelled switch the
+// table says argparse builds with BooleanOptionalAction (--no-enforce-eager,
+// --no-disable-custom-all-reduce), where registerModelled has not: it sets
+// the switch off.
+func registerNegations(fs *flag.FlagSet) {
+	for i := range flagTable {
+		fl := &flagTable[i]
+		n := "no-" + fl.name
+		if fl.kind != modelled || !fl.neg || fs.Lookup(n) != nil {
+			continue
+		}
+		if pos := fs.Lookup(fl.name); pos != nil {
+			if b, ok := pos.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+				fs.Var(negation{pos.Value}, n, "vLLM's --"+n)
+			}
+		}
+	}
+}
+
+// negation is a switch's --no- form: given, it sets the switch off.
+type negation struct{ of flag.Value }
+
+func (n negation) String() string   { return "" }
+func (n negation) IsBoolFlag() bool { return true }
+func (n negation) Set(s string) error {
+	on, err := strconv.ParseBool(s)
+	if err != nil {
+		return err
+	}
+	return n.of.Set(strconv.FormatBool(!on))
 }
 
 // concepts are what vLLM's flags stand for, for the messages that refuse
@@ -353,3 +388,22 @@ var (
 	_ engine.Sizing  = (*Sizing)(nil)
 	_ engine.Advisor = (*Sizing)(nil)
 )
+
+// interconnectFlag is --interconnect: one of [budget.Interconnects].
+type interconnectFlag struct{ v *budget.Interconnect }
+
+func (f *interconnectFlag) String() string {
+	if f.v == nil {
+		return ""
+	}
+	return string(*f.v)
+}
+
+func (f *interconnectFlag) Set(s string) error {
+	i, err := budget.ParseInterconnect(s)
+	if err != nil {
+		return err
+	}
+	*f.v = i
+	return nil
+}

@@ -131,6 +131,9 @@ func Command(model string, r Resolved) string {
 	if r.PoolerConfig != "" {
 		str("pooler-config", shell.Quote(r.PoolerConfig))
 	}
+	if r.DisableCustomAllReduce {
+		flag("disable-custom-all-reduce")
+	}
 	// The pooling runner turns async scheduling off by default
 	// (vllm/config/vllm.py:1184-1195).
 	asyncDefault := r.Profile.AsyncByDefault && r.Runner != runnerPooling

@@ -19,7 +19,7 @@ func (ref *Reference) Plan() *budget.Plan {
 	r := ref.Serve
 	p := &budget.Plan{
 		Device:  ref.Class.Device.MemoryBytes,
-		Driver:  ref.Class.Memory,
+		Driver:  r.driverTerms(ref.Class),
 		Ceiling: ref.Class.CeilingBytes(),
 		Beside:  ref.beside(),
 		Host:    ref.host,

@@ -113,7 +113,7 @@ func (cp *Compiler) compileInto(k *kvCheck, s Serve, c budget.Class, p Profile) 
 	}
 	plan := &budget.Plan{
 		Device:  c.Device.MemoryBytes,
-		Driver:  c.Memory,
+		Driver:  r.driverTerms(c),
 		Ceiling: c.CeilingBytes(),
 		Beside:  besideTerms(p, a),
 		MaxSeqs: r.MaxNumSeqs,

@@ -44,6 +44,7 @@ var serveSettings = []struct{ key, flag string }{
 	{"data_parallel_size", "data-parallel-size"},
 	{"enable_expert_parallel", "enable-expert-parallel"},
 	{"enforce_eager", "enforce-eager"},
+	{"disable_custom_all_reduce", "disable-custom-all-reduce"},
 	{"async_scheduling", "async-scheduling"},
 	{"enable_prefix_caching", "enable-prefix-caching"},
 	{"cpu_offload_gb", "cpu-offload-gb"},
@@ -236,6 +237,8 @@ func applySetting(s *Serve, flag string, st logs.Setting) (string, error) {
 		return boolean(&s.EnableExpertParallel)
 	case "enforce-eager":
 		return boolean(&s.EnforceEager)
+	case "disable-custom-all-reduce":
+		return boolean(&s.DisableCustomAllReduce)
 	case "async-scheduling":
 		return switch2(&s.AsyncScheduling)
 	case "enable-prefix-caching":
@@ -292,32 +295,33 @@ func settingsOf(ls loggedServe, r Resolved) []explain.Setting {
 		quant = "none"
 	}
 	values := map[string]string{
-		"gpu-memory-utilization": strconv.FormatFloat(r.GPUMemoryUtilization, 'f', -1, 64),
-		"kv-cache-memory-bytes":  u(r.KVCacheMemoryBytes),
-		"max-model-len":          u(r.MaxModelLen),
-		"max-num-seqs":           u(r.MaxNumSeqs),
-		"max-num-batched-tokens": u(r.MaxNumBatchedTokens),
-		"block-size":             u(r.BlockSize),
-		"kv-cache-dtype":         r.KVCacheDtype,
-		"dtype":                  r.Dtype,
-		"quantization":           quant,
-		"tensor-parallel-size":   u(r.TensorParallelSize),
-		"pipeline-parallel-size": u(r.PipelineParallelSize),
-		"data-parallel-size":     u(r.DataParallelSize),
-		"enable-expert-parallel": b(r.EnableExpertParallel),
-		"enforce-eager":          b(r.EnforceEager),
-		"async-scheduling":       b(r.Async),
-		"enable-prefix-caching":  b(r.PrefixCaching),
-		"cpu-offload-gb":         strconv.FormatFloat(r.CPUOffloadGiB, 'f', -1, 64),
-		"swap-space":             strconv.FormatFloat(r.SwapGiB, 'f', -1, 64),
-		"mamba-cache-dtype":      r.MambaCacheDtype,
-		"mamba-ssm-cache-dtype":  r.MambaSSMCacheDtype,
-		"enable-lora":            b(r.LoRA.Enable),
-		"max-loras":              u(r.LoRA.MaxLoras),
-		"max-lora-rank":          u(r.LoRA.MaxRank),
-		"max-cpu-loras":          u(r.LoRA.MaxCPULoras),
-		"fully-sharded-loras":    b(r.LoRA.FullySharded),
-		"lora-dtype":             r.LoRA.Dtype,
+		"gpu-memory-utilization":    strconv.FormatFloat(r.GPUMemoryUtilization, 'f', -1, 64),
+		"kv-cache-memory-bytes":     u(r.KVCacheMemoryBytes),
+		"max-model-len":             u(r.MaxModelLen),
+		"max-num-seqs":              u(r.MaxNumSeqs),
+		"max-num-batched-tokens":    u(r.MaxNumBatchedTokens),
+		"block-size":                u(r.BlockSize),
+		"kv-cache-dtype":            r.KVCacheDtype,
+		"dtype":                     r.Dtype,
+		"quantization":              quant,
+		"tensor-parallel-size":      u(r.TensorParallelSize),
+		"pipeline-parallel-size":    u(r.PipelineParallelSize),
+		"data-parallel-size":        u(r.DataParallelSize),
+		"enable-expert-parallel":    b(r.EnableExpertParallel),
+		"enforce-eager":             b(r.EnforceEager),
+		"disable-custom-all-reduce": b(r.DisableCustomAllReduce),
+		"async-scheduling":          b(r.Async),
+		"enable-prefix-caching":     b(r.PrefixCaching),
+		"cpu-offload-gb":            strconv.FormatFloat(r.CPUOffloadGiB, 'f', -1, 64),
+		"swap-space":                strconv.FormatFloat(r.SwapGiB, 'f', -1, 64),
+		"mamba-cache-dtype":         r.MambaCacheDtype,
+		"mamba-ssm-cache-dtype":     r.MambaSSMCacheDtype,
+		"enable-lora":               b(r.LoRA.Enable),
+		"max-loras":                 u(r.LoRA.MaxLoras),
+		"max-lora-rank":             u(r.LoRA.MaxRank),
+		"max-cpu-loras":             u(r.LoRA.MaxCPULoras),
+		"fully-sharded-loras":       b(r.LoRA.FullySharded),
+		"lora-dtype":                r.LoRA.Dtype,
 	}
 	var out []explain.Setting
 	for _, sk := range serveSettings {

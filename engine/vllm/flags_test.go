@@ -39,7 +39,7 @@ func TestFlagTableIsConsistent(t *testing.T) {
 		}
 	}
 	// Every flag Register registers is the table's or membudget's own.
-	own := map[string]bool{"vllm-version": true, "allow-long-max-model-len": true}
+	own := map[string]bool{"vllm-version": true, "allow-long-max-model-len": true, "interconnect": true}
 	for n := range registered {
 		if _, _, ok := lookupFlag(n); !ok && !own[n] {
 			t.Errorf("--%s: registered but not in the table", n)
@@ -97,6 +97,7 @@ func TestJudge(t *testing.T) {
 		want string
 	}{
 		{"modelled", []string{"--max-model-len", "8k"}, ""},
+		{"the custom all-reduce off is modelled", []string{"--disable-custom-all-reduce"}, ""},
 		{"membudget's own spelling", []string{"--allow-long-max-model-len"}, ""},
 		{"memory-neutral", []string{"--max-logprobs", "40"}, ""},
 		{"a refused switch turned off", []string{"--no-disable-custom-all-reduce"}, ""},
@@ -265,8 +266,12 @@ func TestRegisterForRegistersOnlyTheFlagsGiven(t *testing.T) {
 	s := &flagServe{}
 	fs := flag.NewFlagSet("t", flag.ContinueOnError)
 	var model string
-	s.RegisterFor(fs, &model, []string{"--class", "x", "--host", "h", "--no-disable-custom-all-reduce", "-sc", "{}", "--max-model-len", "8k"})
-	for name, want := range map[string]bool{"host": true, "no-disable-custom-all-reduce": true, "sc": true, "max-model-len": true, "port": false, "disable-custom-all-reduce": false, "enable-lora": true, "speculative-config": false} {
+	s.RegisterFor(fs, &model, []string{"--class", "x", "--host", "h", "--no-allow-credentials", "-sc", "{}", "--max-model-len", "8k"})
+	// The modelled switches and their --no- forms are always registered
+	// (--disable-custom-all-reduce since it is sized); a table flag only
+	// in the form given.
+	for name, want := range map[string]bool{"host": true, "no-allow-credentials": true, "sc": true, "max-model-len": true, "port": false, "allow-credentials": false,
+		"enable-lora": true, "speculative-config": false, "disable-custom-all-reduce": true, "no-disable-custom-all-reduce": true, "no-enforce-eager": true} {
 		if got := fs.Lookup(name) != nil; got != want {
 			t.Errorf("--%s registered: %v, want %v", name, got, want)
 		}

@@ -6,7 +6,6 @@ package vllm
 // What each refused flag would add, as a refusal names it.
 const (
 	whatA2a          = "the expert-parallel all-to-all backend's buffers (DeepEP, pplx)"
-	whatAllreduce    = "the custom all-reduce's IPC buffers, which the default serve allocates"
 	whatAttn         = "an attention backend other than the release's default for the device (its KV block size and workspace)"
 	whatAttndtype    = "an attention dtype other than the model's"
 	whatBlocks       = "a KV cache of a fixed block count instead of the one the budget leaves"
@@ -130,7 +129,7 @@ var flagTable = []vflag{
 	{name: "disable-async-output-proc", arity: noValue, kind: ignored, until: Version{0, 14, 0}, removed: "#25334 (2025-09-21)"},
 	{name: "disable-cascade-attn", arity: noValue, neg: true, kind: ignored, since: Version{0, 8, 0}, added: "#15243 (2025-03-20)"},
 	{name: "disable-chunked-mm-input", arity: noValue, neg: true, kind: ignored, since: Version{0, 8, 0}, added: "#15837 (2025-04-07)"},
-	{name: "disable-custom-all-reduce", arity: noValue, neg: true, kind: refused, what: whatAllreduce},
+	{name: "disable-custom-all-reduce", arity: noValue, neg: true, kind: modelled},
 	{name: "disable-fastapi-docs", arity: noValue, neg: true, kind: ignored, since: Version{0, 6, 2}, added: "in vLLM 0.6.2"},
 	{name: "disable-frontend-multiprocessing", arity: noValue, kind: ignored, until: Version{0, 20, 0}, removed: "#37612 (2026-03-20)"},
 	{name: "disable-hybrid-kv-cache-manager", arity: noValue, neg: true, kind: refused, what: whatHybrid, since: Version{0, 10, 0}, added: "#17996 (2025-06-05)"},

@@ -41,13 +41,13 @@ var hopper = budget.Silicon{Vendor: budget.NVIDIA, Major: 9}
 func testClass(unified bool) budget.Class {
 	return budget.Class{
 		Name:   "test-80g",
-		Device: budget.Device{Name: "Test 80GB", Silicon: hopper, MemoryBytes: 80 << 30},
+		Device: budget.Device{Name: "Test 80GB", Silicon: hopper, MemoryBytes: 80 << 30, Interconnect: budget.NVLink},
 		Memory: budget.DriverTerms{DriverFixedBytes: 512 << 20, DriverBudgetPerMille: 2, Unified: unified, UtilCeiling: 0.95},
 	}
 }
 
 // bigClass is a 1 TiB Hopper class whose every budget fits.
-var bigClass = budget.Class{Name: "big", Device: budget.Device{Name: "Big", Silicon: hopper, MemoryBytes: 1 << 40},
+var bigClass = budget.Class{Name: "big", Device: budget.Device{Name: "Big", Silicon: hopper, MemoryBytes: 1 << 40, Interconnect: budget.NVLink},
 	Memory: budget.DriverTerms{UtilCeiling: 1}}
 
 // ref builds a reference under the current profile or fails the test.

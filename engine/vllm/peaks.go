@@ -24,7 +24,8 @@ type peakModel struct {
 	residualBytes uint64
 	// nonTorchBytes is the non-torch growth of a stage that runs the
 	// sampler, on one GPU; nonTorchNotLastBytes of a pipeline stage that
-	// does not; tpBytes is added under tensor parallelism.
+	// does not; tpBytes is added under tensor parallelism over fully
+	// connected GPUs (NVLink; PCIe takes tpNonTorchPCIe, collectives.go).
 	nonTorchBytes, nonTorchNotLastBytes, tpBytes uint64
 	// graphFixedBytes and graphBytesPerLayerGraph are the CUDA-graph
 	// memory: the first capture's fixed part, and what each further
@@ -98,7 +99,8 @@ const (
 	// logged 0.54 GiB at TP 2 (row 67) and no log of 0.12-0.18 at TP 2 or
 	// more is in the table, so the release that changed it is not known:
 	// the first with evidence is used. Both are H100 SXM (NVLink) logs; PCIe
-	// parts grow far less (row 58, L40S at TP 8 on 0.10.2: 0.21 GiB in all).
+	// parts grow far less (row 58, L40S at TP 8 on 0.10.2: 0.21 GiB in all),
+	// which tpNonTorchPCIe charges them instead (collectives.go).
 	tpNonTorchV1From019 = 1935 << 20
 	// nonTorchV0 is the V0 engine's non-torch growth: rows 25, 32, 40 and
 	// 47 (0.6.6-0.8.5 at TP 1) log 0.01, 0.08, 0.10 and 0.09 GiB; 0.085 is
@@ -294,9 +296,7 @@ func peakItems(a *model.Arch, r *Resolved, st model.Sharding) []budget.Item {
 	if st.Last {
 		nonTorch = m.nonTorchBytes
 	}
-	if r.TensorParallelSize > 1 {
-		nonTorch = budget.SatAdd(nonTorch, m.tpBytes)
-	}
+	nonTorch = budget.SatAdd(nonTorch, r.tpNonTorch())
 	items = append(items, budget.Item{Name: "non_torch_growth", Term: budget.TermNonTorch, Bytes: nonTorch})
 	return appendLoRAItems(items, a, r, st)
 }

@@ -14,7 +14,7 @@ import (
 func TestPlanEqualsReferenceOnShippedConfigs(t *testing.T) {
 	archs := shipped(t)
 	classes := []budget.Class{testClass(false), testClass(true),
-		{Name: "small", Device: budget.Device{Name: "Small A100", Silicon: budget.Silicon{Vendor: budget.NVIDIA, Major: 8}, MemoryBytes: 24 << 30},
+		{Name: "small", Device: budget.Device{Name: "Small A100", Silicon: budget.Silicon{Vendor: budget.NVIDIA, Major: 8}, MemoryBytes: 24 << 30, Interconnect: budget.NVLink},
 			Memory: budget.DriverTerms{DriverFixedBytes: 1 << 30, DriverBudgetPerMille: 50, Unified: true, UtilCeiling: 0.9}}}
 	serves := []Serve{
 		{GPUMemoryUtilization: 0.9},

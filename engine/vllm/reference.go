@@ -305,7 +305,7 @@ func (ref *Reference) EvaluateStage(i int, s, t uint64) Ledger {
 		}
 	}
 	f.Slack = st.slack
-	d := ref.Class.Memory
+	d := ref.Serve.driverTerms(ref.Class)
 	f.DriverFixed = d.DriverFixedBytes
 	f.DriverPerMille = d.PerMilleBytes(st.budget)
 	f.Host = ref.host

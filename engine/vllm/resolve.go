@@ -106,6 +106,10 @@ type Resolved struct {
 	// memory at most (see loraHostBytes).
 	LoRAHostBytes uint64
 
+	// Collectives is what tensor parallelism sets up for its all-reduces
+	// on the class's interconnect (see [Resolved.resolveCollectives]).
+	Collectives Collectives
+
 	// Sources says where each defaulted setting came from, by flag name.
 	Sources Sources
 }
@@ -139,6 +143,9 @@ func Resolve(s Serve, a *model.Arch, c budget.Class, p Profile) (Resolved, error
 		return Resolved{}, err
 	}
 	if err := r.resolveLoRA(a, def); err != nil {
+		return Resolved{}, err
+	}
+	if err := r.resolveCollectives(c); err != nil {
 		return Resolved{}, err
 	}
 	return r, nil

@@ -17,7 +17,7 @@ func TestResolveDefaults(t *testing.T) {
 	ampere := budget.Silicon{Vendor: budget.NVIDIA, Major: 8}
 	turing := budget.Silicon{Vendor: budget.NVIDIA, Major: 7, Minor: 5}
 	class := func(name string, si budget.Silicon, gib uint64) budget.Class {
-		return budget.Class{Name: "c", Device: budget.Device{Name: name, Silicon: si, MemoryBytes: gib << 30}, Memory: budget.DriverTerms{UtilCeiling: 1}}
+		return budget.Class{Name: "c", Device: budget.Device{Name: name, Silicon: si, MemoryBytes: gib << 30, Interconnect: budget.NVLink}, Memory: budget.DriverTerms{UtilCeiling: 1}}
 	}
 	h100 := class("NVIDIA H100 80GB HBM3", hopper, 79)
 	a100 := class("NVIDIA A100-SXM4-80GB", ampere, 79)

@@ -118,7 +118,23 @@ func (s section) Fields(fp budget.Footprint) []engine.Field {
 		Groups: s.sz.groups()}}}, s.sz.preallocatedField(fp)...)
 }
 
-func (s section) WriteBefore(io.Writer, budget.Footprint) {}
+// WriteBefore writes, under tensor parallelism, what the interconnect
+// decides: whether vLLM's custom all-reduce runs, what stands beside the
+// budget before vLLM's snapshot and NCCL's growth in the profile run.
+func (s section) WriteBefore(w io.Writer, _ budget.Footprint) {
+	r := s.sz.Serve
+	if r.TensorParallelSize <= 1 {
+		return
+	}
+	col := r.Collectives
+	ar := fmt.Sprintf("vLLM's custom all-reduce on (%s a rank)", engine.GiB(customAllReduceBytes(r.Profile)))
+	if !col.CustomAllReduce {
+		ar = "vLLM's custom all-reduce off: " + col.Why
+	}
+	fmt.Fprintf(w, "\ntensor parallel %d over %s: %s\n", r.TensorParallelSize, col.Interconnect, ar)
+	fmt.Fprintf(w, "  held before vLLM's snapshot, in driver fixed: %s; NCCL's growth in the profile run, in non-torch growth: %s\n",
+		engine.GiB(r.tpSetupBytes()), engine.GiB(r.tpNonTorch()))
+}
 
 // WriteAfter writes the KV cache as vLLM's startup logs report it, and
 // whether vLLM starts.

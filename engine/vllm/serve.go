@@ -1,6 +1,9 @@
 package vllm
 
-import "membudget/engine"
+import (
+	"membudget/budget"
+	"membudget/engine"
+)
 
 // Serve is a vLLM serve's settings under vLLM's flag names. A zero field
 // takes the default of the profile's vLLM (see [Resolve]); settings vLLM
@@ -29,6 +32,15 @@ type Serve struct {
 	Dtype                string // --dtype
 	Quantization         string // --quantization
 	EnforceEager         bool   // --enforce-eager
+	// DisableCustomAllReduce is --disable-custom-all-reduce: tensor
+	// parallelism reduces through NCCL alone, without the custom
+	// all-reduce's IPC buffers.
+	DisableCustomAllReduce bool
+	// Interconnect is membudget's --interconnect: how the serve's GPUs
+	// reach each other when it differs from the class's (a pair of RTX
+	// 3090s joined by an NVLink bridge, GeForce cards on a driver patched
+	// for peer access); "" takes the class's.
+	Interconnect budget.Interconnect
 	// AsyncScheduling is --async-scheduling ([engine.On]) or --no-async-scheduling
 	// ([engine.Off]); [engine.Default] leaves it to the profile.
 	AsyncScheduling engine.Switch

@@ -162,7 +162,7 @@ var _ engine.LongestStarter = (*Sizing)(nil)
 // for the KV cache at all.
 func (sz *Sizing) LongestStart() (uint64, bool) {
 	c := sz.capacity
-	if c.Starts || c.AvailableBytes == 0 || c.LongestStarting == 0 {
+	if c.Starts || c.OverFree || c.AvailableBytes == 0 || c.LongestStarting == 0 {
 		return 0, false
 	}
 	return c.LongestStarting, true

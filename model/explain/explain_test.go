@@ -26,7 +26,7 @@ func class(t *testing.T, name, device, vendor, cc string, mem uint64) budget.Cla
 	if err != nil {
 		t.Fatal(err)
 	}
-	return budget.Class{Name: name, Device: budget.Device{Name: device, Silicon: si, MemoryBytes: mem},
+	return budget.Class{Name: name, Device: budget.Device{Name: device, Silicon: si, MemoryBytes: mem, Interconnect: budget.NVLink},
 		Memory: budget.DriverTerms{DriverFixedBytes: 512 << 20, DriverBudgetPerMille: 2, UtilCeiling: 0.95}}
 }
 
@@ -135,7 +135,7 @@ func TestRead(t *testing.T) {
 // at one rank from a free figure that is not a refusal's.
 func TestCalibrate(t *testing.T) {
 	base := class(t, "h100", "NVIDIA H100 80GB HBM3", "nvidia", "9.0", 85018542080)
-	base.Provenance = budget.Provenance{MemoryBytes: "a", ComputeCapability: "b", DriverFixedBytes: "c", DriverBudgetPerMille: "d", Unified: "e", UtilCeiling: "f"}
+	base.Provenance = budget.Provenance{MemoryBytes: "a", ComputeCapability: "b", DriverFixedBytes: "c", DriverBudgetPerMille: "d", Unified: "e", UtilCeiling: "f", Interconnect: "g"}
 	started := "INFO non-default args: {'model': 'm', 'gpu_memory_utilization': 0.97}\n" +
 		"INFO Free memory on device (78.68/79.19 GiB) on startup. Desired GPU memory utilization is (0.97, 76.81 GiB).\n" +
 		"INFO GPU KV cache size: 100,000 tokens\n"
