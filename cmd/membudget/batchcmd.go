@@ -308,8 +308,6 @@ func (a *app) answerRequest(buffers *sync.Pool, line int, text []byte) (*answerB
 		return nil, exitOK
 	}
 	o := buffers.Get().(*answerBuffer)
-	o.Reset()
-	o.values = 0
 	encode := func(e batchError) (*answerBuffer, int) {
 		o.Reset()
 		b, _ := json.Marshal(e)
@@ -321,17 +319,33 @@ func (a *app) answerRequest(buffers *sync.Pool, line int, text []byte) (*answerB
 	if err != nil {
 		return encode(batchError{Line: line, Command: cmd, Exit: exitBadArgs, Error: err.Error()})
 	}
+	code, msg, ok := a.runRequest(o, cmd, args, fields)
+	if ok {
+		return o, code
+	}
+	return encode(batchError{Line: line, Command: cmd, Exit: code, Error: msg})
+}
+
+// runRequest runs command cmd of a request (batch's line, or an HTTP
+// request of serve's) with args, its fields checked against the command's
+// flags, writing into o. ok is true when the command answered: o holds its
+// JSON on one line and nothing else, and code is its exit status. Else o
+// holds nothing of use, and msg is what the command said on stderr.
+func (a *app) runRequest(o *answerBuffer, cmd string, args []string, fields []requestField) (code int, msg string, ok bool) {
+	o.Reset()
+	o.values = 0
 	var e bytes.Buffer
 	ra := *a
+	ra.compact = true
 	ra.written = &o.values
 	ra.inBatch, ra.request = true, fields
-	code := ra.run(o, untrusted.Writer(&e), append([]string{cmd}, args...))
+	code = ra.run(o, untrusted.Writer(&e), append([]string{cmd}, args...))
 	// The commands write their JSON on one line here (writeJSON), which
 	// counts it: an answer is stdout holding that one line and nothing else.
 	if b := o.Bytes(); code != exitBadArgs && o.values == 1 && bytes.IndexByte(b, '\n') == len(b)-1 {
-		return o, code
+		return code, "", true
 	}
-	return encode(batchError{Line: line, Command: cmd, Exit: code, Error: strings.TrimSpace(e.String())})
+	return code, strings.TrimSpace(e.String()), false
 }
 
 // batchCommands are the commands a batch may run: every command that has
@@ -368,22 +382,30 @@ func requestArgs(line []byte) (string, []string, []requestField, error) {
 	if !slices.Contains(batchCommands(), cmd) {
 		return untrusted.Text(cmd), nil, nil, fmt.Errorf(`"command": want one of %s, got %s`, strings.Join(batchCommands(), ", "), untrusted.Text(jsonText(raw)))
 	}
+	args, fields, err := requestFlags(req)
+	return cmd, args, fields, err
+}
+
+// requestFlags turns a decoded request, its command known, into the
+// command's arguments and the fields they came from, as [requestArgs]
+// describes; the key "command" is skipped.
+func requestFlags(req map[string]any) ([]string, []requestField, error) {
 	var list []string
 	if raw, ok := req["args"]; ok {
 		items, ok := raw.([]any)
 		if !ok {
-			return cmd, nil, nil, fmt.Errorf(`"args": want a list of strings, got %s`, untrusted.Text(jsonText(raw)))
+			return nil, nil, fmt.Errorf(`"args": want a list of strings, got %s`, untrusted.Text(jsonText(raw)))
 		}
 		for _, a := range items {
 			s, ok := a.(string)
 			if !ok {
-				return cmd, nil, nil, fmt.Errorf(`"args": want a list of strings, got %s`, untrusted.Text(jsonText(raw)))
+				return nil, nil, fmt.Errorf(`"args": want a list of strings, got %s`, untrusted.Text(jsonText(raw)))
 			}
 			list = append(list, s)
 		}
 	}
 	if v, ok := req["json"]; ok && v != true {
-		return cmd, nil, nil, fmt.Errorf(`"json": batch always answers in JSON; give true or leave it out, got %s`, untrusted.Text(jsonText(v)))
+		return nil, nil, fmt.Errorf(`"json": batch always answers in JSON; give true or leave it out, got %s`, untrusted.Text(jsonText(v)))
 	}
 	args := []string{"--json"}
 	keys := make([]string, 0, len(req))
@@ -396,10 +418,10 @@ func requestArgs(line []byte) (string, []string, []requestField, error) {
 	var fields []requestField
 	for _, k := range keys {
 		if !flagName(k) {
-			return cmd, nil, nil, fmt.Errorf("%s: not a flag name (want lower-case letters, digits and dashes)", untrusted.Quote(k))
+			return nil, nil, fmt.Errorf("%s: not a flag name (want lower-case letters, digits and dashes)", untrusted.Quote(k))
 		}
 		if givenIn(list, k) {
-			return cmd, nil, nil, fmt.Errorf(`%q: given twice, as a field and in "args"`, k)
+			return nil, nil, fmt.Errorf(`%q: given twice, as a field and in "args"`, k)
 		}
 		flag := "--" + k
 		switch v := req[k].(type) {
@@ -414,17 +436,17 @@ func requestArgs(line []byte) (string, []string, []requestField, error) {
 			args = append(args, flag+"="+v)
 		case json.Number:
 			if _, err := strconv.ParseFloat(v.String(), 64); err != nil {
-				return cmd, nil, nil, fmt.Errorf("%q: want a string, a number or true/false, got %s", k, untrusted.Text(v.String()))
+				return nil, nil, fmt.Errorf("%q: want a string, a number or true/false, got %s", k, untrusted.Text(v.String()))
 			}
 			args = append(args, flag+"="+v.String())
 		default:
-			return cmd, nil, nil, fmt.Errorf("%q: want a string, a number or true/false, got %s", k, untrusted.Text(jsonText(v)))
+			return nil, nil, fmt.Errorf("%q: want a string, a number or true/false, got %s", k, untrusted.Text(jsonText(v)))
 		}
 		fields = append(fields, requestField{name: k, value: req[k]})
 	}
 	// Flags come before a trailing `vllm serve` line, where --json would be
 	// read as one of vLLM's.
-	return cmd, append(args, list...), fields, nil
+	return append(args, list...), fields, nil
 }
 
 // decodeRequest decodes a request line: one JSON object and nothing after
