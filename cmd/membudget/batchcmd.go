@@ -558,8 +558,12 @@ type answerBuffer struct {
 // the command line path is the user's; a batch request's path is a local
 // path under batch's --out-dir, written through an [os.Root] so that
 // neither "..", an absolute path nor a symbolic link leads out of it, and
-// without --out-dir a request writes nothing.
+// without --out-dir a request writes nothing; serve's requests write
+// nothing ever.
 func (a *app) writeFile(path string, data []byte) error {
+	if a.serving {
+		return fmt.Errorf("%s: serve writes no file; the answer's points are the plot's data (the page draws them)", untrusted.Quote(path))
+	}
 	if !a.inBatch {
 		return os.WriteFile(path, data, 0o644)
 	}

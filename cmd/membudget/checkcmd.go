@@ -89,6 +89,11 @@ func (a *app) check(stdout, stderr io.Writer, args []string) int {
 		}
 		paths, args = append(paths, fs.Arg(0)), fs.Args()[1:]
 	}
+	if a.serving {
+		if err := a.paths.checkFlags(fs); err != nil {
+			return fail(stderr, checkCommand, exitBadArgs, err)
+		}
+	}
 	if !slices.Contains([]string{"text", "json", "github", "junit"}, *format) {
 		return fail(stderr, checkCommand, exitBadArgs, fmt.Errorf("--format %q: want %s", *format, checkFormats))
 	}

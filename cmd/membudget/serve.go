@@ -212,6 +212,11 @@ func (a *app) resolver() (hub.Resolver, error) { return membudget.Resolver(a.get
 // load resolves and loads --model spec (see [hub.Resolver.Load]), from the
 // batch's loads when there are.
 func (a *app) load(spec string) (*hub.Loaded, error) {
+	if a.serving {
+		if err := a.paths.checkModel(spec); err != nil {
+			return nil, err
+		}
+	}
 	if a.loads != nil {
 		return a.loads.model(a, spec)
 	}
