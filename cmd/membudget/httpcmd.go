@@ -249,10 +249,8 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		b, _ := json.Marshal(out)
 		writeAnswer(w, http.StatusOK, append(b, '\n'))
-	case path == "/api/classes" || path == "/api/models":
-		if !h.method(w, r, http.MethodGet) {
-			return
-		}
+	case (path == "/api/classes" || path == "/api/models") && (r.Method == http.MethodGet || r.Method == http.MethodHead):
+		// The page's menus; POST /api/classes takes batch's request.
 		h.answer(w, r, strings.TrimPrefix(path, "/api/"), []string{"--json"}, nil, nil)
 	case strings.HasPrefix(path, "/api/") && slices.Contains(serveCommands(), strings.TrimPrefix(path, "/api/")):
 		if !h.method(w, r, http.MethodPost) {
