@@ -319,8 +319,8 @@ func (a *app) answerRequest(buffers *sync.Pool, line int, text []byte) (*answerB
 	if err != nil {
 		return encode(batchError{Line: line, Command: cmd, Exit: exitBadArgs, Error: err.Error()})
 	}
-	code, msg, ok := a.runRequest(o, cmd, args, fields)
-	if ok {
+	code, msg, answered := a.runRequest(o, cmd, args, fields)
+	if answered && code != exitBadArgs {
 		return o, code
 	}
 	return encode(batchError{Line: line, Command: cmd, Exit: code, Error: msg})
@@ -328,10 +328,12 @@ func (a *app) answerRequest(buffers *sync.Pool, line int, text []byte) (*answerB
 
 // runRequest runs command cmd of a request (batch's line, or an HTTP
 // request of serve's) with args, its fields checked against the command's
-// flags, writing into o. ok is true when the command answered: o holds its
-// JSON on one line and nothing else, and code is its exit status. Else o
-// holds nothing of use, and msg is what the command said on stderr.
-func (a *app) runRequest(o *answerBuffer, cmd string, args []string, fields []requestField) (code int, msg string, ok bool) {
+// flags, writing into o; code is its exit status and msg what it said on
+// stderr. answered is true when o holds its JSON on one line and nothing
+// else. A command may answer with exit 2 (classes listing the classes
+// that parse beside one that does not): batch and serve answer that with
+// the message.
+func (a *app) runRequest(o *answerBuffer, cmd string, args []string, fields []requestField) (code int, msg string, answered bool) {
 	o.Reset()
 	o.values = 0
 	var e bytes.Buffer
@@ -342,10 +344,8 @@ func (a *app) runRequest(o *answerBuffer, cmd string, args []string, fields []re
 	code = ra.run(o, untrusted.Writer(&e), append([]string{cmd}, args...))
 	// The commands write their JSON on one line here (writeJSON), which
 	// counts it: an answer is stdout holding that one line and nothing else.
-	if b := o.Bytes(); code != exitBadArgs && o.values == 1 && bytes.IndexByte(b, '\n') == len(b)-1 {
-		return code, "", true
-	}
-	return code, strings.TrimSpace(e.String()), false
+	b := o.Bytes()
+	return code, strings.TrimSpace(e.String()), o.values == 1 && bytes.IndexByte(b, '\n') == len(b)-1
 }
 
 // batchCommands are the commands a batch may run: every command that has

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -121,6 +122,11 @@ func (a *app) serveHTTP(stdout, stderr io.Writer, args []string) int {
 	policy, err := newPathPolicy(dirs)
 	if err != nil {
 		return fail(stderr, "serve", exitBadArgs, err)
+	}
+	// As batch's (see batchGCPercent): the live heap is the loaded models,
+	// and each answer's garbage dies with it. A user's GOGC is kept.
+	if _, set := os.LookupEnv("GOGC"); !set {
+		defer debug.SetGCPercent(debug.SetGCPercent(batchGCPercent))
 	}
 	h := a.newHandler(serveOptions{timeout: *timeout, jobs: *jobs, hub: *hubOn, paths: policy})
 	ln, err := net.Listen("tcp", *addr)
@@ -423,7 +429,9 @@ func (h *handler) answer(w http.ResponseWriter, r *http.Request, cmd string, arg
 		return
 	}
 	switch {
-	case res.ok && res.code != exitInternal:
+	case res.ok && (res.code == exitOK || res.code == exitNoFit || cmd == "check" && res.code == exitBadArgs):
+		// check answers a server it cannot read (exit 2) in its JSON,
+		// beside the others.
 		w.Header().Set(exitHeader, strconv.Itoa(res.code))
 		writeAnswer(w, http.StatusOK, res.o.Bytes())
 	case res.code == exitBadArgs:

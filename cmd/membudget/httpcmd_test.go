@@ -138,10 +138,15 @@ func TestServeExplainAndCheck(t *testing.T) {
 		{"explain", logsDir + "sglang.log", map[string]any{"class": "h100-sxm-80g"}, []string{"explain", "--json", "--class", "h100-sxm-80g", "-"}},
 		{"check", "../../check/testdata/two-servers.yaml", nil, []string{"check", "--format", "json", "-"}},
 		{"check", "testdata/check-advice/serve.sh", map[string]any{"class": "l4"}, []string{"check", "--format", "json", "--class", "l4", "-"}},
+		// A server check cannot read: exit 2, and its JSON says why.
+		{"check", "", map[string]any{"class": "l4"}, []string{"check", "--format", "json", "--class", "l4", "-"}},
 	} {
-		text, err := os.ReadFile(tc.file)
-		if err != nil {
-			t.Fatal(err)
+		text := []byte("#!/bin/sh\nvllm serve acme/not-cached --max-model-len 4096\n")
+		if tc.file != "" {
+			var err error
+			if text, err = os.ReadFile(tc.file); err != nil {
+				t.Fatal(err)
+			}
 		}
 		a := testApp()
 		a.stdin = bytes.NewReader(text)
@@ -152,6 +157,9 @@ func TestServeExplainAndCheck(t *testing.T) {
 			t.Fatalf("%v: exit %d, %v; stderr %s", tc.cli, code, err, stderr.String())
 		}
 		want.WriteByte('\n')
+		if tc.cmd == "check" && !strings.Contains(want.String(), `"servers":[{`) {
+			t.Errorf("%s: the CLI found no server: %s", tc.file, want.String())
+		}
 		req := map[string]any{textField(tc.cmd): string(text)}
 		for k, v := range tc.fields {
 			req[k] = v
