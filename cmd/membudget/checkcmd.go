@@ -206,6 +206,12 @@ func (a *app) checkServer(srv check.Server, k kernelsFlag, class string) checkRe
 	sa := &serveArgs{eng: eng, serve: eng.NewServe(), kernels: k}
 	fs.StringVar(&sa.model, "model", "", "")
 	env, line := engine.SplitEnv(srv.Args)
+	if a.serving {
+		// A manifest sent to serve names no file of the host's either.
+		if err := refuseConfigFile(line); err != nil {
+			return unread(srv.Line, "%v", err)
+		}
+	}
 	if err := a.engines.Check(eng, line, func(name string) bool { return name == "model" }); err != nil {
 		return unread(srv.Line, "%v", err)
 	}

@@ -229,6 +229,7 @@ func TestServeRefusesLocalPaths(t *testing.T) {
 		{"config file", closed, "report", map[string]any{"model": "Qwen/Qwen3-8B", "class": "l4", "config": yaml}, `"--config=` + yaml + `": serve reads no file a request names; give the file's flags in the request`},
 		{"config file in args", open, "report", map[string]any{"model": "Qwen/Qwen3-8B", "class": "l4", "args": []string{"--config", yaml}}, `"--config": serve reads no file a request names; give the file's flags in the request`},
 		{"config file, underscores", closed, "report", map[string]any{"model": "Qwen/Qwen3-8B", "class": "l4", "args": []string{"-_config=" + yaml}}, `"-_config=` + yaml + `": serve reads no file a request names; give the file's flags in the request`},
+		{"config file in a manifest", closed, "check", map[string]any{"class": "l4", "manifest": "#!/bin/sh\nvllm serve Qwen/Qwen3-8B --config " + yaml + "\n"}, ""},
 		{"svg", closed, "frontier", map[string]any{"model": "Qwen/Qwen3-8B", "class": "l4", "svg": "plot.svg"}, `membudget frontier: --svg: "plot.svg": serve writes no file; the answer's points are the plot's data (the page draws them)`},
 		{"calibrate", open, "explain", map[string]any{"log": string(log), "class": "a100-40g", "calibrate": models}, "membudget explain: --calibrate: serve writes no file; run membudget explain --calibrate on the command line"},
 		{"explain's args", closed, "explain", map[string]any{"log": "x", "args": []string{"/etc/passwd"}}, `"args": explain takes its flags as fields and its text as "log"`},
@@ -248,6 +249,9 @@ func TestServeRefusesLocalPaths(t *testing.T) {
 		if tc.want == "" {
 			if status != http.StatusOK {
 				t.Errorf("%s: status %d: %s", tc.name, status, got)
+			}
+			if tc.cmd == "check" && !strings.Contains(got, `"status":"unreadable"`) || !strings.Contains(got, `serve reads no file a request names`) && tc.cmd == "check" {
+				t.Errorf("%s: the server is not refused: %s", tc.name, got)
 			}
 			continue
 		}
