@@ -163,6 +163,46 @@ func TestPageInChromium(t *testing.T) {
 		t.Errorf("the plan table against the CLI's (-cli +page):\n%s", diff)
 	}
 
+	// The explain box: a pasted log's figures, as many as the CLI's, and
+	// its largest gap.
+	log, err := os.ReadFile(logsDir + "vllm-0.19-v1-tp2-debug.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var explained struct {
+		Figures    []json.RawMessage `json:"figures"`
+		LargestGap struct {
+			Sentence string `json:"sentence"`
+		} `json:"largest_gap"`
+	}
+	a := testApp()
+	a.stdin = bytes.NewReader(log)
+	var out bytes.Buffer
+	a.run(&out, &bytes.Buffer{}, []string{"explain", "--json", "-"})
+	if err := json.Unmarshal(out.Bytes(), &explained); err != nil {
+		t.Fatal(err)
+	}
+	err = chromedp.Do(ctx,
+		fill(map[string]string{"log": string(log), "model": "", "class": ""}),
+		chromedp.Click(chromedp.ID("explain")),
+		chromedp.WaitVisible(chromedp.ID("explain-result")),
+	)
+	if err != nil {
+		t.Fatalf("explain: %v", err)
+	}
+	type explainShown struct {
+		Rows int    `json:"rows"`
+		Gap  string `json:"gap"`
+	}
+	shownExplain, err := chromedp.Run(ctx, chromedp.Evaluate[explainShown](`({rows: document.querySelectorAll("#explain-table tbody tr").length, gap: document.getElementById("explain-gap").textContent})`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantExplain := explainShown{Rows: len(explained.Figures), Gap: "Largest gap: " + explained.LargestGap.Sentence}
+	if diff := cmp.Diff(wantExplain, shownExplain); diff != "" || wantExplain.Rows == 0 {
+		t.Errorf("explain: the page against the CLI's JSON (-cli +page):\n%s", diff)
+	}
+
 	// A bad input: the page shows the CLI's message.
 	var stderr bytes.Buffer
 	testApp().run(&bytes.Buffer{}, &stderr, []string{"report", "--json", "--model", "Qwen/Qwen3-8B", "--class", "tpu-v9"})
