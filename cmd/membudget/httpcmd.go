@@ -138,8 +138,11 @@ func (a *app) serveHTTP(stdout, stderr io.Writer, args []string) int {
 		ReadHeaderTimeout: serveHeaderTimeout,
 		// The body and the answer are bounded per request (see
 		// [handler.ServeHTTP]); this is the backstop.
-		WriteTimeout:   *timeout + serveHeaderTimeout,
-		IdleTimeout:    2 * time.Minute,
+		WriteTimeout: *timeout + serveHeaderTimeout,
+		// A page's connection kept between its requests, not forever.
+		IdleTimeout: 2 * time.Minute,
+		// A request's header is a few hundred bytes; net/http's default
+		// (1 MiB) is room for a client to waste.
 		MaxHeaderBytes: 64 << 10,
 	}
 	if !isLoopback(ln.Addr()) {
@@ -257,7 +260,9 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeAnswer(w, http.StatusOK, append(b, '\n'))
 	case (path == "/api/classes" || path == "/api/models") && (r.Method == http.MethodGet || r.Method == http.MethodHead):
 		// The page's menus; POST /api/classes takes batch's request.
-		h.answer(w, r, strings.TrimPrefix(path, "/api/"), []string{"--json"}, nil, nil)
+		ctx, cancel := context.WithTimeout(r.Context(), h.opts.timeout)
+		defer cancel()
+		h.answer(w, r.WithContext(ctx), strings.TrimPrefix(path, "/api/"), []string{"--json"}, nil, nil)
 	case strings.HasPrefix(path, "/api/") && slices.Contains(serveCommands(), strings.TrimPrefix(path, "/api/")):
 		if !h.method(w, r, http.MethodPost) {
 			return
