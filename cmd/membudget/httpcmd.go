@@ -196,6 +196,9 @@ type handler struct {
 	opts serveOptions
 	// slots holds one token per request being sized: at most opts.jobs.
 	slots chan struct{}
+	// run answers a request: (*app).runRequest, or a test's stand-in for
+	// a command that fails as no input should make it.
+	run func(a *app, o *answerBuffer, cmd string, args []string, fields []requestField) (int, string, bool)
 }
 
 // newHandler returns serve's HTTP handler.
@@ -221,7 +224,7 @@ func (a *app) newHandler(opts serveOptions) http.Handler {
 		// grow it, so each request then resolves its own.
 		shared.loads = &loads{classes: map[classKey]budget.Class{}}
 	}
-	return &handler{app: &shared, opts: opts, slots: make(chan struct{}, max(opts.jobs, 1))}
+	return &handler{app: &shared, opts: opts, slots: make(chan struct{}, max(opts.jobs, 1)), run: (*app).runRequest}
 }
 
 // ServeHTTP routes a request: the page at GET /, the health check, the
@@ -424,7 +427,7 @@ func (h *handler) answer(w http.ResponseWriter, r *http.Request, cmd string, arg
 		} else {
 			ra.stdin = strings.NewReader("")
 		}
-		res.code, res.msg, res.ok = ra.runRequest(res.o, cmd, args, fields)
+		res.code, res.msg, res.ok = h.run(&ra, res.o, cmd, args, fields)
 	}()
 	var res result
 	select {

@@ -504,3 +504,44 @@ func startServe(t testing.TB, a *app, args ...string) (string, func() int) {
 	t.Cleanup(func() { stop() })
 	return url, stop
 }
+
+// TestServeOwnFault: membudget's own fault is a 500 naming it, never a
+// dropped connection or a 400: a command that panics, one that exits 3
+// (an evaluator found not monotone), one that stops with neither an
+// answer nor a message. The server goes on answering.
+func TestServeOwnFault(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		run  func(*app, *answerBuffer, string, []string, []requestField) (int, string, bool)
+		want httpError
+	}{
+		{"panic", func(*app, *answerBuffer, string, []string, []requestField) (int, string, bool) { panic("a bug") },
+			httpError{Status: 500, Command: "report", Exit: exitInternal, Error: "internal error: a bug"}},
+		{"exit 3", func(*app, *answerBuffer, string, []string, []requestField) (int, string, bool) {
+			return exitInternal, "membudget max-seqs: the evaluator is not monotone", false
+		}, httpError{Status: 500, Command: "report", Exit: exitInternal, Error: "membudget max-seqs: the evaluator is not monotone"}},
+		{"exit 1, no answer", func(*app, *answerBuffer, string, []string, []requestField) (int, string, bool) {
+			return exitNoFit, "", false
+		},
+			httpError{Status: 500, Command: "report", Exit: exitNoFit, Error: "membudget report exited 1 without an answer"}},
+	} {
+		h := testApp().newHandler(serveOptions{timeout: time.Minute, jobs: 1}).(*handler)
+		h.run = tc.run
+		srv := httptest.NewServer(h)
+		status, _, got := post(t, srv, "/api/report", `{"model":"Qwen/Qwen3-8B","class":"l4"}`)
+		var he httpError
+		if err := json.Unmarshal([]byte(got), &he); err != nil {
+			t.Fatalf("%s: %v in %q", tc.name, err, got)
+		}
+		if diff := cmp.Diff(tc.want, he); diff != "" || status != 500 {
+			t.Errorf("%s: status %d (-want +got):\n%s", tc.name, status, diff)
+		}
+		// The slot was given back: the next request is answered.
+		h.run = (*app).runRequest
+		if status, _, got := post(t, srv, "/api/report", `{"model":"Qwen/Qwen3-8B","class":"l4"}`); status != 200 {
+			t.Errorf("%s: the next request: status %d, %s", tc.name, status, got)
+		}
+		srv.Close()
+	}
+}
