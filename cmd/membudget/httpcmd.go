@@ -460,12 +460,15 @@ func (h *handler) late(cmd string) httpError {
 	return httpError{Status: http.StatusGatewayTimeout, Command: cmd, Error: fmt.Sprintf("no answer within --timeout %v", h.opts.timeout)}
 }
 
-// writeAnswer writes a JSON answer with its status.
+// writeAnswer writes a JSON answer with its status, escaped as the
+// command line's stdout is (see [untrusted.Writer]): what came from
+// outside reaches a client as it reaches a terminal, the JSON unchanged
+// once read, and an answer is byte for byte `membudget batch`'s.
 func writeAnswer(w http.ResponseWriter, status int, body []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
-	_, _ = w.Write(body)
+	_, _ = untrusted.Writer(w).Write(body)
 }
 
 // writeError writes e as the answer, with its status.

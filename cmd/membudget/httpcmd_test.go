@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"membudget/internal/untrusted"
 )
 
 // newTestServer starts serve's handler for a on the loopback, under opts
@@ -52,11 +54,12 @@ func post(t testing.TB, srv *httptest.Server, path, body string) (int, string, s
 	return resp.StatusCode, resp.Header.Get(exitHeader), string(b)
 }
 
-// batchOf is batch's answer to one request line and its exit status.
+// batchOf is batch's answer to one request line and its exit status, as
+// `membudget batch` prints it (main's escaping included).
 func batchOf(t testing.TB, a *app, line string) (string, int) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	code := a.serveBatch(&out, &errOut, strings.NewReader(line+"\n"), 1)
+	code := a.serveBatch(untrusted.Writer(&out), &errOut, strings.NewReader(line+"\n"), 1)
 	return out.String(), code
 }
 
@@ -79,6 +82,9 @@ var serveRequests = []string{
 	`{"command":"max-seqs","model":"Qwen/Qwen3-8B","class":"l4","length":4096,"enforce-eager":"yes"}`,
 	`{"command":"report","model":"Qwen/Qwen3-8B","class":"l4","no-such-flag":1}`,
 	`{"command":"report","class":"l4"}`,
+	// A model id with a C1 control and a bidi override: escaped as the
+	// command line escapes it.
+	`{"command":"report","model":"acme/evil\u009b31m\u202e","class":"l4"}`,
 }
 
 // TestServeAgreesWithBatch: each endpoint answers a request with batch's
