@@ -442,7 +442,9 @@ func (h *handler) answer(w http.ResponseWriter, r *http.Request, cmd string, arg
 		// beside the others.
 		w.Header().Set(exitHeader, strconv.Itoa(res.code))
 		writeAnswer(w, http.StatusOK, res.o.Bytes())
-	case res.code == exitBadArgs:
+	case res.code == exitBadArgs || !res.ok && res.code == exitOK:
+		// Exit 0 without an answer is a request for the command's help
+		// ("h": true, "-help" in "args"): its flags, as batch gives them.
 		writeError(w, httpError{Status: http.StatusBadRequest, Command: cmd, Exit: res.code, Error: res.msg})
 	default:
 		// Exit 3 (an evaluator found not monotone), or a command that

@@ -82,6 +82,9 @@ var serveRequests = []string{
 	`{"command":"max-seqs","model":"Qwen/Qwen3-8B","class":"l4","length":4096,"enforce-eager":"yes"}`,
 	`{"command":"report","model":"Qwen/Qwen3-8B","class":"l4","no-such-flag":1}`,
 	`{"command":"report","class":"l4"}`,
+	// Help is no answer (FuzzServeBody found a 500 here).
+	`{"command":"budget","h":0}`,
+	`{"command":"max-len","args":["-help"]}`,
 	// A model id with a C1 control and a bidi override: escaped as the
 	// command line escapes it.
 	`{"command":"report","model":"acme/evil\u009b31m\u202e","class":"l4"}`,
@@ -550,4 +553,46 @@ func TestServeOwnFault(t *testing.T) {
 		}
 		srv.Close()
 	}
+}
+
+// FuzzServeBody: whatever a body holds, every endpoint answers with valid
+// JSON and 200, 400 or 413, an error's status in its body; never 500
+// (membudget's own fault) and never a panic.
+func FuzzServeBody(f *testing.F) {
+	for _, line := range serveRequests {
+		f.Add(uint8(0), line)
+	}
+	f.Add(uint8(7), `{"log":"INFO 01-01 vllm version 0.19.0","class":"l4"}`)
+	f.Add(uint8(8), `{"manifest":"#!/bin/sh\nvllm serve Qwen/Qwen3-8B --config x.yaml\n"}`)
+	f.Add(uint8(1), `{"model":"../../corpus/models/Qwen__Qwen3-8B.json","class":"l4"}`)
+	f.Add(uint8(2), `{"args":["vllm","serve","/etc","--_config","a.yaml"]}`)
+	f.Add(uint8(3), `{"command":"plan","model":"Qwen/Qwen3-8B","length":-1}`)
+	h := testApp().newHandler(serveOptions{timeout: time.Minute, jobs: 2})
+	cmds := serveCommands()
+	f.Fuzz(func(t *testing.T, which uint8, body string) {
+		cmd := cmds[int(which)%len(cmds)]
+		if which == 0 {
+			// A batch line: the endpoint its "command" names.
+			var req struct{ Command string }
+			if json.Unmarshal([]byte(body), &req) == nil && slices.Contains(cmds, req.Command) {
+				cmd = req.Command
+			}
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/api/"+cmd, strings.NewReader(body)))
+		got := rec.Body.Bytes()
+		if !json.Valid(got) {
+			t.Fatalf("%s %q: the answer is not JSON: %q", cmd, body, got)
+		}
+		switch rec.Code {
+		case http.StatusOK:
+		case http.StatusBadRequest, http.StatusRequestEntityTooLarge:
+			var he httpError
+			if err := json.Unmarshal(got, &he); err != nil || he.Status != rec.Code || he.Error == "" {
+				t.Fatalf("%s %q: status %d, answer %s", cmd, body, rec.Code, got)
+			}
+		default:
+			t.Fatalf("%s %q: status %d, answer %s", cmd, body, rec.Code, got)
+		}
+	})
 }
