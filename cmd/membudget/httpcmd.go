@@ -49,6 +49,13 @@ const defaultRequestTimeout = time.Minute
 // that opens connections and sends nothing holds none for long.
 const serveHeaderTimeout = 10 * time.Second
 
+// maxServeModels bounds the model specs (and the class names) serve keeps
+// loaded: room for the shipped corpus (83 models in corpus/models today)
+// and a cache's worth beside it. A shipped id or a class matches in any
+// case, so the names a client can send are not bounded by what is on
+// disk; one beyond the bound is loaded for its request only.
+const maxServeModels = 512
+
 // exitHeader carries the answering command's exit status (0: it fits, 1:
 // it does not), so that the body stays batch's answer byte for byte.
 const exitHeader = "Membudget-Exit"
@@ -222,7 +229,7 @@ func (a *app) newHandler(opts serveOptions) http.Handler {
 		// Every model a request may name is shipped or cached, so the
 		// memo is bounded by what is on disk; with --hub any Hub id could
 		// grow it, so each request then resolves its own.
-		shared.loads = &loads{classes: map[classKey]budget.Class{}}
+		shared.loads = &loads{classes: map[classKey]budget.Class{}, limit: maxServeModels, kept: map[string]bool{}}
 	}
 	return &handler{app: &shared, opts: opts, slots: make(chan struct{}, max(opts.jobs, 1)), run: (*app).runRequest}
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"membudget/budget"
 	"membudget/internal/untrusted"
 )
 
@@ -595,4 +596,34 @@ func FuzzServeBody(f *testing.F) {
 			t.Fatalf("%s %q: status %d, answer %s", cmd, body, rec.Code, got)
 		}
 	})
+}
+
+// TestServeMemoIsBounded: serve keeps at most its limit of model specs and
+// classes; one beyond it is still answered, loaded for its request only.
+func TestServeMemoIsBounded(t *testing.T) {
+	t.Parallel()
+	a := testApp()
+	a.loads = &loads{classes: map[classKey]budget.Class{}, limit: 1, kept: map[string]bool{}}
+	first, err := a.load("Qwen/Qwen3-8B")
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _ := a.load("Qwen/Qwen3-8B")
+	// The same shipped model in another case: beyond the limit of one.
+	other, err := a.load("qwen/qwen3-8b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	otherAgain, _ := a.load("qwen/qwen3-8b")
+	if first != again || other == otherAgain || len(a.loads.kept) != 1 {
+		t.Errorf("kept %v: the first spec loaded once (%v), the second each time (%v)", a.loads.kept, first == again, other != otherAgain)
+	}
+	for _, name := range []string{"l4", "L4", "l40s"} {
+		if _, err := a.class(kernelsFlag{}, name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(a.loads.classes) != 1 {
+		t.Errorf("%d classes kept; want the limit, 1", len(a.loads.classes))
+	}
 }

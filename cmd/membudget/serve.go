@@ -255,6 +255,13 @@ type loads struct {
 	err     error
 	mu      sync.Mutex
 	classes map[classKey]budget.Class
+	// limit, when above 0, bounds the model specs and the classes kept
+	// (serve's, whose clients may spell one shipped model or class in
+	// many cases); one beyond it is loaded afresh for its request (a
+	// model by fresh), and dropped.
+	limit int
+	kept  map[string]bool
+	fresh *hub.Loader
 }
 
 // classKey names a class: the --kernels directory ("" for the shipped
@@ -267,13 +274,24 @@ func (l *loads) model(a *app, spec string) (*hub.Loaded, error) {
 		// Each request bounds its own resolution (hubContext); the
 		// shared resolver's deadline is the flag's longest.
 		r.Deadline = maxHubDeadline
-		l.loader, l.err = hub.NewLoader(r, true), err
+		l.loader, l.fresh, l.err = hub.NewLoader(r, true), hub.NewLoader(r, false), err
 	})
 	if l.err != nil {
 		return nil, fmt.Errorf("--model: %w", l.err)
 	}
 	ctx, cancel, _ := a.hubContext()
 	defer cancel()
+	if l.limit > 0 {
+		l.mu.Lock()
+		keep := l.kept[spec] || len(l.kept) < l.limit
+		if keep && l.kept != nil {
+			l.kept[spec] = true
+		}
+		l.mu.Unlock()
+		if !keep {
+			return l.fresh.Load(ctx, spec)
+		}
+	}
 	return l.loader.Load(ctx, spec)
 }
 
@@ -290,7 +308,9 @@ func (l *loads) class(k kernelsFlag, name string) (budget.Class, error) {
 		return c, err
 	}
 	l.mu.Lock()
-	l.classes[key] = c
+	if l.limit == 0 || len(l.classes) < l.limit {
+		l.classes[key] = c
+	}
 	l.mu.Unlock()
 	return c, nil
 }
