@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net"
 	"net/http"
 	"os"
@@ -135,11 +136,11 @@ func (a *app) serveHTTP(stdout, stderr io.Writer, args []string) int {
 	if _, set := os.LookupEnv("GOGC"); !set {
 		defer debug.SetGCPercent(debug.SetGCPercent(batchGCPercent))
 	}
-	h := a.newHandler(serveOptions{timeout: *timeout, jobs: *jobs, hub: *hubOn, paths: policy})
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fail(stderr, "serve", exitBadArgs, fmt.Errorf("--addr: %w", err))
 	}
+	h := a.newHandler(serveOptions{timeout: *timeout, jobs: *jobs, hub: *hubOn, paths: policy, loopback: isLoopback(ln.Addr())})
 	srv := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: serveHeaderTimeout,
@@ -182,6 +183,20 @@ func (a *app) context() context.Context {
 	return context.Background()
 }
 
+// loopbackHost reports whether a request's Host names the loopback:
+// localhost, or a loopback address, with or without a port.
+func loopbackHost(host string) bool {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
 // isLoopback reports whether addr is a loopback address.
 func isLoopback(addr net.Addr) bool {
 	ta, ok := addr.(*net.TCPAddr)
@@ -194,6 +209,10 @@ type serveOptions struct {
 	jobs    int
 	hub     bool
 	paths   *pathPolicy
+	// loopback is set when serve listens on the loopback: it then answers
+	// only requests that name the loopback as their Host (see
+	// [loopbackHost]).
+	loopback bool
 }
 
 // handler answers serve's requests. Nothing of one request stays for the
@@ -239,6 +258,12 @@ func (a *app) newHandler(opts serveOptions) http.Handler {
 // Every answer but the page's is JSON, errors included.
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	path := r.URL.Path
+	if h.opts.loopback && !loopbackHost(r.Host) {
+		// A page of another site whose name resolves to 127.0.0.1 (DNS
+		// rebinding) would read the answers as its own.
+		writeError(w, httpError{Status: http.StatusMisdirectedRequest, Error: fmt.Sprintf("Host %s: serve on the loopback answers requests to localhost, 127.0.0.1 or [::1] only", untrusted.Quote(r.Host))})
+		return
+	}
 	switch {
 	case path == "/":
 		if !h.method(w, r, http.MethodGet) {
@@ -275,6 +300,12 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.answer(w, r.WithContext(ctx), strings.TrimPrefix(path, "/api/"), []string{"--json"}, nil, nil)
 	case strings.HasPrefix(path, "/api/") && slices.Contains(serveCommands(), strings.TrimPrefix(path, "/api/")):
 		if !h.method(w, r, http.MethodPost) {
+			return
+		}
+		// JSON only: a form or a text/plain body, which a page of another
+		// site may send to the loopback without asking, is refused.
+		if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+			writeError(w, httpError{Status: http.StatusUnsupportedMediaType, Command: strings.TrimPrefix(path, "/api/"), Error: fmt.Sprintf("Content-Type %s: want application/json", untrusted.Quote(r.Header.Get("Content-Type")))})
 			return
 		}
 		h.command(w, r, strings.TrimPrefix(path, "/api/"))

@@ -313,26 +313,37 @@ func TestServeReachesTheHubOnlyWithHub(t *testing.T) {
 // bounded in size and in time, the answer in time.
 func TestServeBadRequests(t *testing.T) {
 	t.Parallel()
-	srv := newTestServer(t, testApp(), serveOptions{})
+	srv := newTestServer(t, testApp(), serveOptions{loopback: true})
 	big := `{"command":"report","model":"` + strings.Repeat("x", maxSizingBody) + `"}`
 	for _, tc := range []struct {
 		name, method, path, body string
+		contentType, host        string
 		want                     httpError
 	}{
-		{"not JSON", "POST", "/api/report", "not json", httpError{Status: 400, Command: "report", Exit: 2, Error: "not a JSON object: invalid character 'o' in literal null (expecting 'u')"}},
-		{"two values", "POST", "/api/report", `{} {}`, httpError{Status: 400, Command: "report", Exit: 2, Error: "more than one JSON value on the line"}},
-		{"another command", "POST", "/api/report", `{"command":"plan"}`, httpError{Status: 400, Command: "report", Exit: 2, Error: `"command": "plan", but the endpoint is /api/report; give the same or leave it out`}},
-		{"a duplicate key", "POST", "/api/report", `{"class":"l4","class":"l40s"}`, httpError{Status: 400, Command: "report", Exit: 2, Error: `"class": the key is given twice`}},
-		{"json false", "POST", "/api/report", `{"json":false}`, httpError{Status: 400, Command: "report", Exit: 2, Error: `"json": batch always answers in JSON; give true or leave it out, got false`}},
-		{"check's format", "POST", "/api/check", `{"manifest":"","format":"junit"}`, httpError{Status: 400, Command: "check", Exit: 2, Error: `"format": serve answers in JSON; give "json" or leave it out, got "junit"`}},
-		{"too large", "POST", "/api/report", big, httpError{Status: 413, Command: "report", Error: fmt.Sprintf("the request's body is larger than %d bytes", maxSizingBody)}},
-		{"GET a command", "GET", "/api/report", "", httpError{Status: 405, Error: `GET "/api/report": want POST`}},
-		{"POST the page", "POST", "/", "", httpError{Status: 405, Error: `POST "/": want GET`}},
-		{"serve is no endpoint", "POST", "/api/serve", "{}", httpError{Status: 404, Error: `"/api/serve": no such endpoint; the commands are POST /api/<command>, one of budget, classes, frontier, max-len, max-seqs, plan, report, explain, check`}},
+		{"not JSON", "POST", "/api/report", "not json", "", "", httpError{Status: 400, Command: "report", Exit: 2, Error: "not a JSON object: invalid character 'o' in literal null (expecting 'u')"}},
+		{"two values", "POST", "/api/report", `{} {}`, "", "", httpError{Status: 400, Command: "report", Exit: 2, Error: "more than one JSON value on the line"}},
+		{"another command", "POST", "/api/report", `{"command":"plan"}`, "", "", httpError{Status: 400, Command: "report", Exit: 2, Error: `"command": "plan", but the endpoint is /api/report; give the same or leave it out`}},
+		{"a duplicate key", "POST", "/api/report", `{"class":"l4","class":"l40s"}`, "", "", httpError{Status: 400, Command: "report", Exit: 2, Error: `"class": the key is given twice`}},
+		{"json false", "POST", "/api/report", `{"json":false}`, "", "", httpError{Status: 400, Command: "report", Exit: 2, Error: `"json": batch always answers in JSON; give true or leave it out, got false`}},
+		{"check's format", "POST", "/api/check", `{"manifest":"","format":"junit"}`, "", "", httpError{Status: 400, Command: "check", Exit: 2, Error: `"format": serve answers in JSON; give "json" or leave it out, got "junit"`}},
+		{"too large", "POST", "/api/report", big, "", "", httpError{Status: 413, Command: "report", Error: fmt.Sprintf("the request's body is larger than %d bytes", maxSizingBody)}},
+		{"GET a command", "GET", "/api/report", "", "", "", httpError{Status: 405, Error: `GET "/api/report": want POST`}},
+		{"POST the page", "POST", "/", "", "", "", httpError{Status: 405, Error: `POST "/": want GET`}},
+		{"serve is no endpoint", "POST", "/api/serve", "{}", "", "", httpError{Status: 404, Error: `"/api/serve": no such endpoint; the commands are POST /api/<command>, one of budget, classes, frontier, max-len, max-seqs, plan, report, explain, check`}},
+		{"a form", "POST", "/api/report", "model=x", "application/x-www-form-urlencoded", "", httpError{Status: 415, Command: "report", Error: `Content-Type "application/x-www-form-urlencoded": want application/json`}},
+		{"text/plain", "POST", "/api/report", `{"model":"x"}`, "text/plain;charset=UTF-8", "", httpError{Status: 415, Command: "report", Error: `Content-Type "text/plain;charset=UTF-8": want application/json`}},
+		{"another site's host", "GET", "/healthz", "", "", "rebound.example:8080", httpError{Status: 421, Error: `Host "rebound.example:8080": serve on the loopback answers requests to localhost, 127.0.0.1 or [::1] only`}},
 	} {
 		req, err := http.NewRequest(tc.method, srv.URL+tc.path, strings.NewReader(tc.body))
 		if err != nil {
 			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		if tc.contentType != "" {
+			req.Header.Set("Content-Type", tc.contentType)
+		}
+		if tc.host != "" {
+			req.Host = tc.host
 		}
 		resp, err := srv.Client().Do(req)
 		if err != nil {
@@ -580,7 +591,9 @@ func FuzzServeBody(f *testing.F) {
 			}
 		}
 		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/api/"+cmd, strings.NewReader(body)))
+		req := httptest.NewRequest(http.MethodPost, "/api/"+cmd, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		h.ServeHTTP(rec, req)
 		got := rec.Body.Bytes()
 		if !json.Valid(got) {
 			t.Fatalf("%s %q: the answer is not JSON: %q", cmd, body, got)
