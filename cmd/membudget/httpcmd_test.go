@@ -400,12 +400,12 @@ func TestServeSlowBody(t *testing.T) {
 // every job slot held) is answered 504, naming the flag.
 func TestServeTimeout(t *testing.T) {
 	t.Parallel()
-	h := testApp().newHandler(serveOptions{timeout: 200 * time.Millisecond, jobs: 1}).(*handler)
+	h := testApp().newHandler(serveOptions{timeout: 2 * time.Second, jobs: 1}).(*handler)
 	h.slots <- struct{}{} // the one slot, busy
 	srv := httptest.NewServer(h)
 	defer srv.Close()
 	status, _, got := post(t, srv, "/api/max-seqs", `{"model":"Qwen/Qwen3-8B","class":"l4","length":4096}`)
-	want := httpError{Status: http.StatusGatewayTimeout, Command: "max-seqs", Error: "no answer within --timeout 200ms"}
+	want := httpError{Status: http.StatusGatewayTimeout, Command: "max-seqs", Error: "no answer within --timeout 2s"}
 	var he httpError
 	if err := json.Unmarshal([]byte(got), &he); err != nil {
 		t.Fatal(err)
