@@ -214,7 +214,7 @@ func TestServeRefusesLocalPaths(t *testing.T) {
 		t.Fatal(err)
 	}
 	noDir := "serve reads no local path unless it was started with --models-dir DIR, and was not (shipped and cached models and shipped classes need none)"
-	notUnder := "serve reads local paths under its --models-dir directories only, and this is not under one"
+	notUnder := "serve reads existing paths under its --models-dir directories only, and this is not one"
 	in := func(p string) string { return filepath.Join(models, p) }
 	policy, err := newPathPolicy([]string{models})
 	if err != nil {

@@ -57,9 +57,10 @@ func (p *pathPolicy) allow(flagName, path string) error {
 			}
 		}
 	}
-	// Whether the path exists is not said: a request learns nothing of
+	// Whether the path exists is not said (a missing path has no links
+	// to resolve, and is refused the same): a request learns nothing of
 	// the host's files outside the directories.
-	return fmt.Errorf("--%s %s: serve reads local paths under its --models-dir directories only, and this is not under one", flagName, untrusted.Text(path))
+	return fmt.Errorf("--%s %s: serve reads existing paths under its --models-dir directories only, and this is not one", flagName, untrusted.Text(path))
 }
 
 // checkModel refuses a --model that is a local path outside the policy's
