@@ -308,8 +308,6 @@ func (a *app) answerRequest(buffers *sync.Pool, line int, text []byte) (*answerB
 		return nil, exitOK
 	}
 	o := buffers.Get().(*answerBuffer)
-	o.Reset()
-	o.values = 0
 	encode := func(e batchError) (*answerBuffer, int) {
 		o.Reset()
 		b, _ := json.Marshal(e)
@@ -321,17 +319,33 @@ func (a *app) answerRequest(buffers *sync.Pool, line int, text []byte) (*answerB
 	if err != nil {
 		return encode(batchError{Line: line, Command: cmd, Exit: exitBadArgs, Error: err.Error()})
 	}
-	var e bytes.Buffer
-	ra := *a
-	ra.written = &o.values
-	ra.inBatch, ra.request = true, fields
-	code := ra.run(o, untrusted.Writer(&e), append([]string{cmd}, args...))
-	// The commands write their JSON on one line here (writeJSON), which
-	// counts it: an answer is stdout holding that one line and nothing else.
-	if b := o.Bytes(); code != exitBadArgs && o.values == 1 && bytes.IndexByte(b, '\n') == len(b)-1 {
+	code, msg, answered := a.runRequest(o, cmd, args, fields)
+	if answered && code != exitBadArgs {
 		return o, code
 	}
-	return encode(batchError{Line: line, Command: cmd, Exit: code, Error: strings.TrimSpace(e.String())})
+	return encode(batchError{Line: line, Command: cmd, Exit: code, Error: msg})
+}
+
+// runRequest runs command cmd of a request (batch's line, or an HTTP
+// request of serve's) with args, its fields checked against the command's
+// flags, writing into o; code is its exit status and msg what it said on
+// stderr. answered is true when o holds its JSON on one line and nothing
+// else. A command may answer with exit 2 (classes listing the classes
+// that parse beside one that does not): batch and serve answer that with
+// the message.
+func (a *app) runRequest(o *answerBuffer, cmd string, args []string, fields []requestField) (code int, msg string, answered bool) {
+	o.Reset()
+	o.values = 0
+	var e bytes.Buffer
+	ra := *a
+	ra.compact = true
+	ra.written = &o.values
+	ra.inBatch, ra.request = true, fields
+	code = ra.run(o, untrusted.Writer(&e), append([]string{cmd}, args...))
+	// The commands write their JSON on one line here (writeJSON), which
+	// counts it: an answer is stdout holding that one line and nothing else.
+	b := o.Bytes()
+	return code, strings.TrimSpace(e.String()), o.values == 1 && bytes.IndexByte(b, '\n') == len(b)-1
 }
 
 // batchCommands are the commands a batch may run: every command that has
@@ -368,22 +382,30 @@ func requestArgs(line []byte) (string, []string, []requestField, error) {
 	if !slices.Contains(batchCommands(), cmd) {
 		return untrusted.Text(cmd), nil, nil, fmt.Errorf(`"command": want one of %s, got %s`, strings.Join(batchCommands(), ", "), untrusted.Text(jsonText(raw)))
 	}
+	args, fields, err := requestFlags(req)
+	return cmd, args, fields, err
+}
+
+// requestFlags turns a decoded request, its command known, into the
+// command's arguments and the fields they came from, as [requestArgs]
+// describes; the key "command" is skipped.
+func requestFlags(req map[string]any) ([]string, []requestField, error) {
 	var list []string
 	if raw, ok := req["args"]; ok {
 		items, ok := raw.([]any)
 		if !ok {
-			return cmd, nil, nil, fmt.Errorf(`"args": want a list of strings, got %s`, untrusted.Text(jsonText(raw)))
+			return nil, nil, fmt.Errorf(`"args": want a list of strings, got %s`, untrusted.Text(jsonText(raw)))
 		}
 		for _, a := range items {
 			s, ok := a.(string)
 			if !ok {
-				return cmd, nil, nil, fmt.Errorf(`"args": want a list of strings, got %s`, untrusted.Text(jsonText(raw)))
+				return nil, nil, fmt.Errorf(`"args": want a list of strings, got %s`, untrusted.Text(jsonText(raw)))
 			}
 			list = append(list, s)
 		}
 	}
 	if v, ok := req["json"]; ok && v != true {
-		return cmd, nil, nil, fmt.Errorf(`"json": batch always answers in JSON; give true or leave it out, got %s`, untrusted.Text(jsonText(v)))
+		return nil, nil, fmt.Errorf(`"json": batch always answers in JSON; give true or leave it out, got %s`, untrusted.Text(jsonText(v)))
 	}
 	args := []string{"--json"}
 	keys := make([]string, 0, len(req))
@@ -396,10 +418,10 @@ func requestArgs(line []byte) (string, []string, []requestField, error) {
 	var fields []requestField
 	for _, k := range keys {
 		if !flagName(k) {
-			return cmd, nil, nil, fmt.Errorf("%s: not a flag name (want lower-case letters, digits and dashes)", untrusted.Quote(k))
+			return nil, nil, fmt.Errorf("%s: not a flag name (want lower-case letters, digits and dashes)", untrusted.Quote(k))
 		}
 		if givenIn(list, k) {
-			return cmd, nil, nil, fmt.Errorf(`%q: given twice, as a field and in "args"`, k)
+			return nil, nil, fmt.Errorf(`%q: given twice, as a field and in "args"`, k)
 		}
 		flag := "--" + k
 		switch v := req[k].(type) {
@@ -414,17 +436,17 @@ func requestArgs(line []byte) (string, []string, []requestField, error) {
 			args = append(args, flag+"="+v)
 		case json.Number:
 			if _, err := strconv.ParseFloat(v.String(), 64); err != nil {
-				return cmd, nil, nil, fmt.Errorf("%q: want a string, a number or true/false, got %s", k, untrusted.Text(v.String()))
+				return nil, nil, fmt.Errorf("%q: want a string, a number or true/false, got %s", k, untrusted.Text(v.String()))
 			}
 			args = append(args, flag+"="+v.String())
 		default:
-			return cmd, nil, nil, fmt.Errorf("%q: want a string, a number or true/false, got %s", k, untrusted.Text(jsonText(v)))
+			return nil, nil, fmt.Errorf("%q: want a string, a number or true/false, got %s", k, untrusted.Text(jsonText(v)))
 		}
 		fields = append(fields, requestField{name: k, value: req[k]})
 	}
 	// Flags come before a trailing `vllm serve` line, where --json would be
 	// read as one of vLLM's.
-	return cmd, append(args, list...), fields, nil
+	return append(args, list...), fields, nil
 }
 
 // decodeRequest decodes a request line: one JSON object and nothing after
@@ -597,8 +619,12 @@ type answerBuffer struct {
 // the command line path is the user's; a batch request's path is a local
 // path under batch's --out-dir, written through an [os.Root] so that
 // neither "..", an absolute path nor a symbolic link leads out of it, and
-// without --out-dir a request writes nothing.
+// without --out-dir a request writes nothing; serve's requests write
+// nothing ever.
 func (a *app) writeFile(path string, data []byte) error {
+	if a.serving {
+		return fmt.Errorf("%s: serve writes no file; the answer's points are the plot's data (the page draws them)", untrusted.Quote(path))
+	}
 	if !a.inBatch {
 		return os.WriteFile(path, data, 0o644)
 	}

@@ -89,6 +89,11 @@ func (a *app) check(stdout, stderr io.Writer, args []string) int {
 		}
 		paths, args = append(paths, fs.Arg(0)), fs.Args()[1:]
 	}
+	if a.serving {
+		if err := a.paths.checkFlags(fs); err != nil {
+			return fail(stderr, checkCommand, exitBadArgs, err)
+		}
+	}
 	if !slices.Contains([]string{"text", "json", "github", "junit"}, *format) {
 		return fail(stderr, checkCommand, exitBadArgs, fmt.Errorf("--format %q: want %s", *format, checkFormats))
 	}
@@ -201,6 +206,12 @@ func (a *app) checkServer(srv check.Server, k kernelsFlag, class string) checkRe
 	sa := &serveArgs{eng: eng, serve: eng.NewServe(), kernels: k}
 	fs.StringVar(&sa.model, "model", "", "")
 	env, line := engine.SplitEnv(srv.Args)
+	if a.serving {
+		// A manifest sent to serve names no file of the host's either.
+		if err := refuseConfigFile(line); err != nil {
+			return unread(srv.Line, "%v", err)
+		}
+	}
 	if err := a.engines.Check(eng, line, func(name string) bool { return name == "model" }); err != nil {
 		return unread(srv.Line, "%v", err)
 	}

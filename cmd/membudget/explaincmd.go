@@ -102,6 +102,13 @@ func (a *app) explain(stdout, stderr io.Writer, args []string) int {
 			fmt.Fprintf(stderr, "membudget explain: unexpected argument %q; give one log (a file, or - for standard input)\n", fs.Arg(0))
 			return exitBadArgs
 		}
+		if a.serving {
+			// The flags after the log, checked as parseFlags checks those
+			// before it.
+			if err := a.paths.checkFlags(fs); err != nil {
+				return fail(stderr, "explain", exitBadArgs, err)
+			}
+		}
 	}
 	given := map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { given[fl.Name] = true })

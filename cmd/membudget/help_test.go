@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -39,9 +41,18 @@ func TestHelpDescribesEveryCommand(t *testing.T) {
 				fields[len(fields)-1] = "../../model/logs/testdata/vllm-0.19-v1-tp2-debug.log"
 				wantCode = exitNoFit
 			}
+			a := testApp()
+			if c.name == "serve" {
+				// A server runs until it is stopped: the example runs on a
+				// free port of the loopback, stopped as it starts.
+				ctx, cancel := context.WithCancel(context.Background())
+				cancel()
+				a.ctx = ctx
+				fields = append(slices.Clone(fields), "--addr", "127.0.0.1:0")
+			}
 			stdout.Reset()
 			stderr.Reset()
-			if code := run(&stdout, &stderr, fields[1:]); code != wantCode && code != exitOK {
+			if code := a.run(&stdout, &stderr, fields[1:]); code != wantCode && code != exitOK {
 				t.Errorf("the example %q exits %d: %s", c.example, code, stderr.String())
 			}
 		})

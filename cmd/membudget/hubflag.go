@@ -44,12 +44,12 @@ func (a *app) registerHubDeadline(fs *flag.FlagSet) {
 
 // hubContext is the context a --model resolution runs under: bounded by
 // --hub-deadline (hub.DefaultDeadline for a command without the flag), its
-// cause naming the flag.
+// cause naming the flag, and by the app's context (a serve request's).
 func (a *app) hubContext() (context.Context, context.CancelFunc, time.Duration) {
 	d := a.hubDeadline
 	if d == 0 {
 		d = hub.DefaultDeadline
 	}
-	ctx, cancel := context.WithTimeoutCause(context.Background(), d, fmt.Errorf("no whole answer within --hub-deadline %v: %w", d, hub.ErrDeadline))
+	ctx, cancel := context.WithTimeoutCause(a.context(), d, fmt.Errorf("no whole answer within --hub-deadline %v: %w", d, hub.ErrDeadline))
 	return ctx, cancel, d
 }

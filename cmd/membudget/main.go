@@ -14,6 +14,7 @@
 //	membudget frontier --model M --class C [--engine vllm|sglang] [serve flags] [--format text|csv|json] [--svg FILE]
 //	membudget plan --model M --length L --concurrency N [--engine vllm|sglang] [--classes a,b|all] [--max-gpus G] [--top K] [--json]
 //	membudget batch [--input FILE] [--jobs N] [--out-dir DIR]
+//	membudget serve [--addr 127.0.0.1:8080] [--timeout D] [--jobs N] [--hub] [--models-dir DIR]...
 //	membudget explain [LOG|-] [--model M] [--class C] [--json] [--calibrate DIR]
 //	membudget help COMMAND
 //
@@ -25,6 +26,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -73,6 +75,13 @@ type app struct {
 	outDir  string
 	// hubDeadline is --hub-deadline, where the command has it.
 	hubDeadline time.Duration
+	// serving is set for a request of serve's: it writes no file, and
+	// names local paths only as paths allows.
+	serving bool
+	paths   *pathPolicy
+	// ctx, when not nil, bounds the app's work (an HTTP request's
+	// deadline, which a --model resolution from the Hub keeps to).
+	ctx context.Context
 }
 
 // newApp returns the app of a process whose environment getenv reads.
@@ -107,6 +116,8 @@ func commands() []command {
 			"membudget frontier --model microsoft/phi-4 --class l40s --max-model-len 16384 --format csv"},
 		{"plan", "the deployments that serve a length at a concurrency: classes, ranks, dtypes, each verified, with its launch line", (*app).plan,
 			"membudget plan --model meta-llama/Llama-3.1-70B-Instruct --length 8192 --concurrency 32 --classes h100-sxm-80g,h200"},
+		{"serve", "an HTTP API with batch's requests and answers, one endpoint per command, and a web page over it", (*app).serveHTTP,
+			"membudget serve --addr 127.0.0.1:8080"},
 		{"batch", "answer JSON-lines requests, one JSON answer a line, as the commands' --json", (*app).batch,
 			`echo '{"command": "max-seqs", "model": "Qwen/Qwen3-8B", "class": "l4", "length": 4096}' | membudget batch`},
 		{name: "check", summary: "find the inference servers in Kubernetes manifests, compose files and scripts, and check each fits: exit 1 when one does not", run: (*app).check,
@@ -204,6 +215,12 @@ func (a *app) parseFlags(fs *flag.FlagSet, args []string, rest bool) (status int
 	if fs.NArg() > 0 && !rest {
 		fmt.Fprintf(fs.Output(), "%s: unexpected argument %q; every input is a flag\n", fs.Name(), fs.Arg(0))
 		return exitBadArgs, false
+	}
+	if a.serving {
+		if err := a.paths.checkFlags(fs); err != nil {
+			fmt.Fprintf(fs.Output(), "%s: %v\n", fs.Name(), err)
+			return exitBadArgs, false
+		}
 	}
 	return 0, true
 }

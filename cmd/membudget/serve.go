@@ -44,6 +44,12 @@ func (a *app) serveFlags(fs *flag.FlagSet, args []string, own func(e engine.Engi
 	if err != nil {
 		return nil, err
 	}
+	if a.serving {
+		// Respell reads a --config file: a request of serve's names none.
+		if err := refuseConfigFile(args); err != nil {
+			return nil, err
+		}
+	}
 	args = a.engines.Respell(eng, args)
 	sa := &serveArgs{eng: eng, serve: eng.NewServe()}
 	fs.StringVar(&sa.model, "model", "", "a config.json `path` (or a directory holding one), a shipped model (org/name or org__name, any case), or a Hugging Face model id org/name[@revision], from the local cache or the Hub (see 'membudget models')")
@@ -212,6 +218,11 @@ func (a *app) resolver() (hub.Resolver, error) { return membudget.Resolver(a.get
 // load resolves and loads --model spec (see [hub.Resolver.Load]), from the
 // batch's loads when there are.
 func (a *app) load(spec string) (*hub.Loaded, error) {
+	if a.serving {
+		if err := a.paths.checkModel(spec); err != nil {
+			return nil, err
+		}
+	}
 	if a.loads != nil {
 		return a.loads.model(a, spec)
 	}
@@ -244,6 +255,13 @@ type loads struct {
 	err     error
 	mu      sync.Mutex
 	classes map[classKey]budget.Class
+	// limit, when above 0, bounds the model specs and the classes kept
+	// (serve's, whose clients may spell one shipped model or class in
+	// many cases); one beyond it is loaded afresh for its request (a
+	// model by fresh), and dropped.
+	limit int
+	kept  map[string]bool
+	fresh *hub.Loader
 }
 
 // classKey names a class: the --kernels directory ("" for the shipped
@@ -256,13 +274,24 @@ func (l *loads) model(a *app, spec string) (*hub.Loaded, error) {
 		// Each request bounds its own resolution (hubContext); the
 		// shared resolver's deadline is the flag's longest.
 		r.Deadline = maxHubDeadline
-		l.loader, l.err = hub.NewLoader(r, true), err
+		l.loader, l.fresh, l.err = hub.NewLoader(r, true), hub.NewLoader(r, false), err
 	})
 	if l.err != nil {
 		return nil, fmt.Errorf("--model: %w", l.err)
 	}
 	ctx, cancel, _ := a.hubContext()
 	defer cancel()
+	if l.limit > 0 {
+		l.mu.Lock()
+		keep := l.kept[spec] || len(l.kept) < l.limit
+		if keep && l.kept != nil {
+			l.kept[spec] = true
+		}
+		l.mu.Unlock()
+		if !keep {
+			return l.fresh.Load(ctx, spec)
+		}
+	}
 	return l.loader.Load(ctx, spec)
 }
 
@@ -279,7 +308,9 @@ func (l *loads) class(k kernelsFlag, name string) (budget.Class, error) {
 		return c, err
 	}
 	l.mu.Lock()
-	l.classes[key] = c
+	if l.limit == 0 || len(l.classes) < l.limit {
+		l.classes[key] = c
+	}
 	l.mu.Unlock()
 	return c, nil
 }
