@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 
 	"membudget/budget"
 	"membudget/engine"
@@ -125,19 +126,31 @@ func (f *flagServe) registerModelled(fs *flag.FlagSet) {
 // --no-disable-custom-all-reduce), where registerModelled has not: it sets
 // the switch off.
 func registerNegations(fs *flag.FlagSet) {
-	for i := range flagTable {
-		fl := &flagTable[i]
-		n := "no-" + fl.name
-		if fl.kind != modelled || !fl.neg || fs.Lookup(n) != nil {
+	for _, sw := range modelledSwitches() {
+		name, n := sw[0], sw[1]
+		if fs.Lookup(n) != nil {
 			continue
 		}
-		if pos := fs.Lookup(fl.name); pos != nil {
+		if pos := fs.Lookup(name); pos != nil {
 			if b, ok := pos.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
 				fs.Var(negation{pos.Value}, n, "vLLM's --"+n)
 			}
 		}
 	}
 }
+
+// modelledSwitches is the modelled flags of the table with a --no- form,
+// each beside that form, listed once: a request registers them, and the
+// table has some 350 rows.
+var modelledSwitches = sync.OnceValue(func() [][2]string {
+	var names [][2]string
+	for i := range flagTable {
+		if fl := &flagTable[i]; fl.kind == modelled && fl.neg {
+			names = append(names, [2]string{fl.name, "no-" + fl.name})
+		}
+	}
+	return names
+})
 
 // negation is a switch's --no- form: given, it sets the switch off.
 type negation struct{ of flag.Value }

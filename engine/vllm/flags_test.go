@@ -306,3 +306,28 @@ func TestRespelledKeepsTheArgument(t *testing.T) {
 		}
 	}
 }
+
+// TestNegationsSetTheSwitchOff: every modelled switch's --no- form parses,
+// and, given after the switch, turns it off as argparse's last word does.
+func TestNegationsSetTheSwitchOff(t *testing.T) {
+	for _, sw := range modelledSwitches() {
+		s := &flagServe{}
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		var model string
+		s.Register(fs, &model)
+		if err := fs.Parse([]string{"--" + sw[1]}); err != nil {
+			t.Errorf("--%s: %v", sw[1], err)
+		}
+	}
+	s := &flagServe{}
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	var model string
+	s.Register(fs, &model)
+	if err := fs.Parse([]string{"--enforce-eager", "--no-enforce-eager", "--disable-custom-all-reduce", "--no-disable-custom-all-reduce"}); err != nil {
+		t.Fatal(err)
+	}
+	if s.s.EnforceEager || s.s.DisableCustomAllReduce {
+		t.Errorf("after the --no- forms: enforce eager %v, custom all-reduce disabled %v; want both off", s.s.EnforceEager, s.s.DisableCustomAllReduce)
+	}
+}
