@@ -151,6 +151,21 @@ func peaksFor(v Version, era Era) peakModel {
 // min(2 x max_num_seqs, 512) (vllm/config/vllm.py _set_cudagraph_sizes).
 const maxCaptureSize = 512
 
+// blackwellCaptureSize is the default largest capture size on data-centre
+// Blackwell from PR #49390 (vllm/config/vllm.py:1936-1943 at d18bb7b).
+const blackwellCaptureSize = 1024
+
+// largestCapture is the largest CUDA-graph batch vLLM captures by default:
+// min(2 x max_num_seqs, the device's ceiling) (vllm/config/vllm.py
+// _set_cudagraph_sizes).
+func largestCapture(r *Resolved) uint64 {
+	ceiling := r.CaptureCeiling
+	if ceiling == 0 {
+		ceiling = maxCaptureSize
+	}
+	return min(2*r.MaxNumSeqs, ceiling)
+}
+
 // vocabPadding is vLLM's DEFAULT_VOCAB_PADDING_SIZE: the logits span the
 // padded vocabulary (vllm/model_executor/layers/vocab_parallel_embedding.py).
 const vocabPadding = 64
@@ -310,7 +325,7 @@ func peakItems(a *model.Arch, r *Resolved, st model.Sharding) []budget.Item {
 // the first capture holds the largest batch's activations.
 func graphBytes(a *model.Arch, r *Resolved, st model.Sharding) uint64 {
 	m := r.Profile.peaks
-	largest := min(2*r.MaxNumSeqs, maxCaptureSize)
+	largest := largestCapture(r)
 	cases := loraGraphCases(r)
 	graphs := cases*captureSizes(largest) - 1 + cases*captureSizes(min(largest, r.MaxNumSeqs)) - 1
 	if r.Runner == runnerPooling {

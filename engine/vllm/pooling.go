@@ -317,7 +317,7 @@ func encoderPeakItems(a *model.Arch, r *Resolved, st model.Sharding) []budget.It
 	items := []budget.Item{{Name: "activation_peak", Term: budget.TermActivation,
 		Bytes: budget.SatAdd(budget.SatMul(r.MaxNumBatchedTokens, per), m.residualBytes)}}
 	if !r.EnforceEager {
-		largest := min(2*r.MaxNumSeqs, maxCaptureSize)
+		largest := largestCapture(r)
 		graphs := captureSizes(largest) - 1
 		layers := uint64(st.EndLayer - st.FirstLayer)
 		first := budget.SatAdd(m.graphFixedBytes, budget.SatMul(largest, per))

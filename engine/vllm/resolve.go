@@ -106,6 +106,11 @@ type Resolved struct {
 	// memory at most (see loraHostBytes).
 	LoRAHostBytes uint64
 
+	// CaptureCeiling is the largest CUDA-graph capture size vLLM takes by
+	// default on the device: 512, or 1024 on data-centre Blackwell under
+	// [Profile.BlackwellCapture1024]; 0 reads as 512.
+	CaptureCeiling uint64
+
 	// Collectives is what tensor parallelism sets up for its all-reduces
 	// on the class's interconnect (see [Resolved.resolveCollectives]).
 	Collectives Collectives
@@ -153,6 +158,11 @@ func Resolve(s Serve, a *model.Arch, c budget.Class, p Profile) (Resolved, error
 
 func (r *Resolved) resolveMemory(c budget.Class, def func(string, string)) error {
 	p := r.Profile
+	r.CaptureCeiling = maxCaptureSize
+	if p.BlackwellCapture1024 && c.Device.Silicon.Vendor == budget.NVIDIA && c.Device.Silicon.Major == 10 {
+		// current_platform.is_device_capability_family(100).
+		r.CaptureCeiling = blackwellCaptureSize
+	}
 	switch u := r.GPUMemoryUtilization; {
 	case u == 0:
 		r.GPUMemoryUtilization = p.DefaultUtil

@@ -166,6 +166,13 @@ type Profile struct {
 	// the V2 model runner (vllm/config/vllm.py:72-84 at d18bb7b): main and
 	// 0.28.0, whose branch was cut from main after 2026-08-14.
 	V2MoEList bool
+	// BlackwellCapture1024 says the default largest CUDA-graph capture size
+	// is 1024 on data-centre Blackwell (compute capability 10.x) rather
+	// than 512 (PR #49390, "Raise Blackwell CUDA graph capture default to
+	// 1024", opened 2026-07-22; vllm/config/vllm.py:1936-1943 at d18bb7b).
+	// Set for main and 0.28.0 on, whose branch was cut after 2026-08-14;
+	// whether 0.27.x has it was not read, and it keeps 512.
+	BlackwellCapture1024 bool
 	// BnBPlugin says bitsandbytes is out of vLLM's tree: vLLM 0.28.0 moved it
 	// to the vllm-bnb-plugin package (PR #43529; main d18bb7b has no
 	// vllm/model_executor/layers/quantization/bitsandbytes.py, its tests
@@ -344,6 +351,7 @@ func profileAt(v Version, era Era) Profile {
 		BlockSizeChoices:            blockSizeChoices(v),
 		V2MoEList:                   era == V1 && v.AtLeast(v0_28_0),
 		BnBPlugin:                   v.AtLeast(v0_28_0),
+		BlackwellCapture1024:        era == V1 && v.AtLeast(v0_28_0),
 		V2EveryModel:                era == V1 && v.AtLeast(v0_29_0),
 		V2GraphsCharged:             era == V1 && v.AtLeast(v0_29_0),
 		ShardedSampling:             era == V1 && v.AtLeast(v0_29_0),
