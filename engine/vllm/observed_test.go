@@ -264,8 +264,10 @@ func loggedCounts(r observedRow, l *logs.Log) (blocks, tokens uint64) {
 // observation is one row as the test sees it.
 type observation struct {
 	id, model, class, group string
-	stated, v1              bool
-	notes                   []string
+	// kind is the device kind the issue's gates are per (see deviceKind).
+	kind       string
+	stated, v1 bool
+	notes      []string
 	// why says the row's available KV memory is not predicted from its
 	// settings, and why.
 	why string
@@ -305,6 +307,7 @@ func observe(t *testing.T, tables *observed.Tables, r observedRow, archs map[str
 		t.Fatal(err)
 	}
 	o.class = class.Name
+	o.kind = deviceKind(class, known)
 	if classNote != "" {
 		o.notes = append(o.notes, classNote)
 	}
@@ -616,19 +619,79 @@ var unmetGates = map[string]map[string]unmetGate{
 	},
 }
 
+// deviceKind is the kind of device a row ran on, as the issue's gates are
+// split: unified memory, NVLink (or Infinity Fabric) data-centre boards
+// ("NVLink DC"), data-centre PCIe cards with peer access ("PCIe DC"), and
+// consumer cards without it; "unknown GPU" where the row's GPU is no class.
+func deviceKind(c budget.Class, known bool) string {
+	switch {
+	case !known:
+		return "unknown GPU"
+	case c.Memory.Unified:
+		return "unified"
+	case c.Device.Interconnect == budget.NVLink || c.Device.Interconnect == budget.XGMI:
+		return "NVLink DC"
+	case c.Device.Interconnect == budget.PCIeP2P:
+		return "PCIe DC"
+	default:
+		return "consumer"
+	}
+}
+
+// kindOf is o's device kind, "not predicted" for a row set aside before its
+// class was read.
+func kindOf(o observation) string {
+	if o.kind == "" {
+		return "not predicted"
+	}
+	return o.kind
+}
+
+// logKindCounts prints how many rows of vLLM 0.20 and later each device
+// kind has, against the issue's 30 rows in all and 5 of each kind.
+func logKindCounts(t *testing.T, obs []observation) {
+	counts := map[string]int{}
+	total := 0
+	for _, o := range obs {
+		v, err := ParseVersion(strings.TrimSuffix(o.group, ":v0"))
+		if err != nil || !o.stated || !v.AtLeast(Version{0, 20, 0}) {
+			continue
+		}
+		counts[kindOf(o)]++
+		total++
+	}
+	var parts []string
+	for _, k := range []string{"NVLink DC", "PCIe DC", "consumer", "unified", "unknown GPU", "not predicted"} {
+		parts = append(parts, fmt.Sprintf("%s %d", k, counts[k]))
+	}
+	t.Logf("rows of vLLM 0.20 and later: %d (the issue asks for 30, and 5 of each kind): %s", total, strings.Join(parts, ", "))
+}
+
 // profileSummary is the errors of a set of observations, by group.
 func profileSummary(obs []observation, keep func(observation) bool) (map[string]*groupStats, []string) {
+	return profileSummaryBy(obs, func(o observation) string {
+		if keep(o) {
+			return o.group
+		}
+		return ""
+	})
+}
+
+// profileSummaryBy is the errors of a set of observations, by the group
+// key gives them ("" leaves a row out).
+func profileSummaryBy(obs []observation, key func(observation) string) (map[string]*groupStats, []string) {
 	groups := map[string]*groupStats{}
 	var order []string
 	for _, o := range obs {
-		if !keep(o) {
+		name := key(o)
+		if name == "" {
 			continue
 		}
-		g, ok := groups[o.group]
+		g, ok := groups[name]
 		if !ok {
 			g = &groupStats{}
-			groups[o.group] = g
-			order = append(order, o.group)
+			groups[name] = g
+			order = append(order, name)
 		}
 		g.add(o)
 	}
@@ -639,6 +702,7 @@ func profileSummary(obs []observation, keep func(observation) bool) (map[string]
 // groupRank orders the summary: the V0 profiles, then V1's, by release,
 // then the groups of rows that state no release.
 func groupRank(name string) int {
+	name, _, _ = strings.Cut(name, " on ")
 	rel, v0 := strings.CutSuffix(name, ":v0")
 	v, err := ParseVersion(rel)
 	if err != nil {
@@ -751,6 +815,12 @@ func TestObserved(t *testing.T) {
 	t.Logf("held out (rows not in calibrationRows):")
 	logSummary(t, held, heldOrder)
 
+	byKind, kindOrder := profileSummaryBy(obs, func(o observation) string { return o.group + " on " + kindOf(o) })
+	t.Logf("")
+	t.Logf("by profile and device kind (reported, not gated: the issue's gates per kind need more rows):")
+	logSummary(t, byKind, kindOrder)
+	logKindCounts(t, obs)
+
 	if g := all["0.19.0"]; g != nil {
 		t.Logf("")
 		t.Logf("vLLM 0.19 on H100: available KV memory MAE %.2f%% over %d rows (held out: %.2f%% over %d); llm-d's planner: 7.8%% over 49 runs",
@@ -837,7 +907,7 @@ func logRows(t *testing.T, obs []observation) {
 // settings, weights and available-KV MAE, tokens median and p90, and for
 // each term the largest error and the rows within 0.1 GiB.
 func logSummary(t *testing.T, groups map[string]*groupStats, order []string) {
-	t.Logf("%-40s %4s %4s | %7s %7s | %7s %7s | %-14s %-14s %-14s | %s", "profile", "rows", "pred", "W MAE", "KV MAE", "tok med", "tok p90", "act", "non-torch", "graph est", "blocks")
+	t.Logf("%-54s %4s %4s | %7s %7s | %7s %7s | %-14s %-14s %-14s | %s", "profile", "rows", "pred", "W MAE", "KV MAE", "tok med", "tok p90", "act", "non-torch", "graph est", "blocks")
 	for _, name := range order {
 		g := groups[name]
 		term := func(k string) string {
@@ -857,7 +927,7 @@ func logSummary(t *testing.T, groups map[string]*groupStats, order []string) {
 		if g.blocksChecked > 0 {
 			blocks = fmt.Sprintf("%d/%d", g.blocksChecked-g.blocksMismatched, g.blocksChecked)
 		}
-		t.Logf("%-40.40s %4d %4d | %7s %7s | %7s %7s | %-14s %-14s %-14s | %s", name, g.rows, g.predicted,
+		t.Logf("%-54.54s %4d %4d | %7s %7s | %7s %7s | %-14s %-14s %-14s | %s", name, g.rows, g.predicted,
 			absPct(mean(g.weights)), absPct(mean(g.avail)), absPct(quantile(g.tokens, 0.5)), absPct(quantile(g.tokens, 0.9)),
 			term("activation"), term("non_torch"), term("graph_estimate"), blocks)
 	}
