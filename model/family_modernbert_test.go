@@ -1,6 +1,7 @@
 package model
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -8,6 +9,50 @@ import (
 
 	"membudget/budget"
 )
+
+// The shape of the ModernBERT config corpus/models ships, entered by hand
+// from the file (see TestShippedConfigsParse): 28 layers of 1024, 16
+// heads of 64, every head a KV head, rotary over the whole head, no
+// rope_scaling, bfloat16.
+func init() {
+	shippedShapes["MoritzLaurer__ModernBERT-large-zeroshot-v2.0"] = shape{ModelType: "modernbert", Layers: 28, Hidden: 1024, Heads: 16, KVHeads: 16,
+		HeadDim: 64, Vocab: 50368, MaxPos: 8192, RotaryDim: 64, Dtype: "bfloat16"}
+}
+
+// TestModernBertLargeZeroshotWeightsByHand: MoritzLaurer/
+// ModernBERT-large-zeroshot-v2.0 (corpus/models), a
+// ModernBertForSequenceClassification of ModernBERT-large (1024 hidden, 28
+// layers of 16 heads x 64, 2624 intermediate, 50368 tokens, 8192
+// positions) with two labels, at bfloat16 on one GPU.
+func TestModernBertLargeZeroshotWeightsByHand(t *testing.T) {
+	data, err := os.ReadFile("../corpus/models/MoritzLaurer__ModernBERT-large-zeroshot-v2.0.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := ParseConfig("zeroshot.json", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Encoder.Head != HeadModernBertClassifier || a.Encoder.Labels != 2 || a.PositionLimit() != 8192 || len(a.Rotary) != 2 {
+		t.Fatalf("head %v, %d labels, %d positions, %d rotary tables: want ModernBertPooler and classifier, 2, 8192, 2",
+			a.Encoder.Head, a.Encoder.Labels, a.PositionLimit(), len(a.Rotary))
+	}
+	// Elements: tok_embeddings 50368 x 1024 = 51,576,832; its norm 1,024.
+	// A layer: Wqkv 1024 x 3072 = 3,145,728; attn.Wo 1,048,576; mlp_norm
+	// 1,024; mlp.Wi 1024 x 5248 = 5,373,952; mlp.Wo 2624 x 1024 =
+	// 2,686,976: 12,256,256, x 28 = 343,175,168; 27 attn_norms 27,648;
+	// final_norm 1,024: 394,781,696 (ModernBERT-large; its masked-LM
+	// checkpoint adds head.dense 1,048,576, head.norm 1,024 and
+	// decoder.bias 50,368: 395,881,664, the model card's 395M). Two
+	// cos/sin caches of 8192 x 64 = 1,048,576. 395,830,272 x 2 B =
+	// 791,660,544. The head in float32: pooling.dense 1024 x 1024 =
+	// 1,048,576 (no bias), pooling.norm 1,024, classifier 1024 x 2 + 2 =
+	// 2,050: 1,051,650 x 4 = 4,206,600. In all 795,867,144.
+	got := budget.ItemBytes(Weights(a, Whole(a, 1, 2, Quant{})))
+	if want := uint64(795_867_144); got != want {
+		t.Errorf("%d B, want %d", got, want)
+	}
+}
 
 // modernBertBase is ModernBERT-base's numbers (answerdotai/ModernBERT-base,
 // which transformers ModernBertConfig's defaults also are) served as

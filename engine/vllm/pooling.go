@@ -423,8 +423,8 @@ func (sz *Sizing) poolingFields() []engine.Field {
 func (sz *Sizing) writePooling(w io.Writer) {
 	r, a := sz.Serve, sz.Model.Arch
 	fmt.Fprintf(w, "\nKV cache: none: %s is an encoder-only model under vLLM's pooling runner (EncoderOnlyAttention has no KV cache spec); vLLM neither profiles it nor sizes a KV cache\n", configArch(a))
-	fmt.Fprintf(w, "  a forward batch holds whole sequences of up to %d tokens in all (max_num_batched_tokens; no chunked prefill), at most %d of them (max_num_seqs); the position table holds %d tokens\n",
-		r.MaxNumBatchedTokens, r.MaxNumSeqs, a.PositionLimit())
+	fmt.Fprintf(w, "  a forward batch holds whole sequences of up to %d tokens in all (max_num_batched_tokens; no chunked prefill), at most %d of them (max_num_seqs); %s holds %d tokens\n",
+		r.MaxNumBatchedTokens, r.MaxNumSeqs, positionsNoun(a), a.PositionLimit())
 	fmt.Fprintf(w, "  pooling head: %s\n", a.Encoder.Head)
 }
 
@@ -432,8 +432,18 @@ func (sz *Sizing) writePooling(w io.Writer) {
 // serve: what bounds its answers.
 func (sz *Sizing) poolingQueryLines() []string {
 	r := sz.Serve
-	return []string{fmt.Sprintf("an encoder-only pooling model keeps no KV cache: its memory does not grow with sequences or length; what bounds them is the batch (%d tokens of whole sequences, at most %d sequences) and the position table (%d tokens)",
-		r.MaxNumBatchedTokens, r.MaxNumSeqs, sz.Model.Arch.PositionLimit())}
+	return []string{fmt.Sprintf("an encoder-only pooling model keeps no KV cache: its memory does not grow with sequences or length; what bounds them is the batch (%d tokens of whole sequences, at most %d sequences) and %s (%d tokens)",
+		r.MaxNumBatchedTokens, r.MaxNumSeqs, positionsNoun(sz.Model.Arch), sz.Model.Arch.PositionLimit())}
+}
+
+// positionsNoun names what bounds an encoder's length: BERT's learned
+// position table, or ModernBERT's max_position_embeddings, which vLLM
+// derives max_model_len from for its rotary positions.
+func positionsNoun(a *model.Arch) string {
+	if a.Encoder.Layout == model.LayoutModernBert {
+		return "max_position_embeddings (rotary positions)"
+	}
+	return "the position table"
 }
 
 // runnerJSON is the serve's runner as the report's serve gives it: only
