@@ -216,6 +216,7 @@ func TestEveryClassDefaultFills(t *testing.T) {
 		"bert":        {"architectures": []string{"BertModel"}},
 		"roberta":     {"architectures": []string{"RobertaModel"}, "vocab_size": 50265},
 		"xlm-roberta": {"architectures": []string{"XLMRobertaModel"}},
+		"modernbert":  {"architectures": []string{"ModernBertModel"}},
 		// vLLM's GraniteMoeHybridModel indexes layer_types, which
 		// GraniteMoeHybridConfig leaves None.
 		"granitemoehybrid": {"num_hidden_layers": 2, "layer_types": []string{"mamba", "attention"}},

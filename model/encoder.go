@@ -24,7 +24,36 @@ type EncoderShape struct {
 	Head EncoderHead
 	// Labels is num_labels: the outputs of a classification head.
 	Labels uint64
+	// Layout is the module vLLM builds the encoder with: BERT's (bert.py)
+	// or ModernBERT's (modernbert.py).
+	Layout EncoderLayout
+	// NormBias is whether the LayerNorms keep a bias (ModernBERT's
+	// norm_bias; BERT's always do).
+	NormBias bool
+	// ClassifierBias is ModernBERT's classifier_bias: the bias of its
+	// pooling and prediction heads' dense layer.
+	ClassifierBias bool
+	// GatedMLP says the MLP's input projection gives 2 x intermediate, a
+	// half of which gates the activation of the other (ModernBERT's GeGLU,
+	// modernbert.py ModernBertMLP), where BERT's gives intermediate.
+	GatedMLP bool
+	// SingleRank, when not "", says why vLLM's module fails under tensor
+	// parallelism, which the engine refuses with it.
+	SingleRank string
 }
+
+// EncoderLayout is the vLLM module an encoder-only model is built with.
+type EncoderLayout int
+
+// The encoder layouts membudget sizes.
+const (
+	// LayoutBert: vllm/model_executor/models/bert.py (BERT, RoBERTa,
+	// XLM-RoBERTa): learned absolute positions, biased linears, post-norm.
+	LayoutBert EncoderLayout = iota
+	// LayoutModernBert: vllm/model_executor/models/modernbert.py: rotary
+	// positions, GeGLU, pre-norm, a final norm, no position table.
+	LayoutModernBert
+)
 
 // EncoderHead is the pooling head of an encoder-only architecture, as
 // vLLM's module builds it.
@@ -51,7 +80,21 @@ const (
 	// RobertaForTokenClassification, which XLMRobertaForTokenClassification
 	// is), without a pooler.
 	HeadTokenClassifier
+	// HeadModernBertClassifier: ModernBertForSequenceClassification's
+	// ModernBertPooler (dense hidden x hidden and a LayerNorm) and its
+	// hidden x num_labels classifier, all in the head dtype.
+	HeadModernBertClassifier
+	// HeadModernBertTokenClassifier: ModernBertForTokenClassification's
+	// ModernBertPredictionHead (dense and LayerNorm, in the model dtype)
+	// and its hidden x num_labels classifier (head dtype) over every token.
+	HeadModernBertTokenClassifier
 )
+
+// TokenWise reports whether the head classifies every token, so that the
+// pooling runner holds every token's logits (the token classifiers).
+func (h EncoderHead) TokenWise() bool {
+	return h == HeadTokenClassifier || h == HeadModernBertTokenClassifier
+}
 
 // PositionLimit returns the longest sequence the position table of an
 // encoder-only model holds: max_position_embeddings less RoBERTa's offset.
@@ -178,6 +221,9 @@ func numLabels(o jsonObject) uint64 {
 // pooling runner: vllm/config/model.py _get_head_dtype).
 func encoderWeights(w *weights) []budget.Item {
 	a, e := w.a, w.a.Encoder
+	if e.Layout == LayoutModernBert {
+		return modernBertWeights(w)
+	}
 	table := func(rows uint64) uint64 {
 		return bytesOf(budget.SatMul(budget.CeilDiv(budget.RoundUp(rows, vocabPadding), w.tp), a.Hidden), w.dt)
 	}
@@ -251,6 +297,10 @@ func (h EncoderHead) String() string {
 		return "BGE-M3 sparse and ColBERT heads"
 	case HeadTokenClassifier:
 		return "a classifier of every token"
+	case HeadModernBertClassifier:
+		return "ModernBertPooler and classifier"
+	case HeadModernBertTokenClassifier:
+		return "ModernBertPredictionHead and a classifier of every token"
 	case HeadNone:
 		return "no parameters"
 	}

@@ -177,6 +177,11 @@ func genServeCase(maxSeqsCap, maxLenCap uint64) *rapid.Generator[serveCase] {
 				tps = append(tps, tp)
 			}
 		}
+		if a.Encoder != nil && a.Encoder.SingleRank != "" {
+			// vLLM's ModernBERT fails under tensor parallelism (refused,
+			// tested in engine/vllm).
+			tps = []uint64{1}
+		}
 		ceiling := genUtilCeiling(t)
 		seqs := rapid.Uint64Range(1, maxSeqsCap).Draw(t, "max_num_seqs")
 		maxPos := lengthOf(a)

@@ -228,6 +228,9 @@ func (r *Resolved) resolveEncoderOnly(a *model.Arch, def func(string, string)) e
 		// pipeline parallelism for them (config/model.py verify_with_parallel_config).
 		return settingErr("pipeline-parallel-size", r.PipelineParallelSize, "vLLM refuses it: %s does not support pipeline parallelism", configArch(a))
 	}
+	if why := a.Encoder.SingleRank; why != "" && r.TensorParallelSize > 1 {
+		return settingErr("tensor-parallel-size", r.TensorParallelSize, "%s: serve %s on one GPU (data parallelism for more)", why, configArch(a))
+	}
 	if r.Quantization != "" {
 		return settingErr("quantization", r.Quantization, "quantizing an encoder-only model as vLLM loads it is not modelled")
 	}
@@ -249,6 +252,11 @@ func (r *Resolved) resolveEncoderOnly(a *model.Arch, def func(string, string)) e
 	case lenDefaulted:
 		def("max-model-len", r.Sources.Map()["max-model-len"]+"; vLLM also caps it by tokenizer_config.json's model_max_length and sentence_bert_config.json's max_seq_length, which membudget does not read: pass --max-model-len where they are shorter")
 	case r.MaxModelLen > limit:
+		if a.Encoder.Layout == model.LayoutModernBert {
+			// config/model.py _get_and_verify_max_len: longer than the
+			// derived length is refused (unless VLLM_ALLOW_LONG_MAX_MODEL_LEN).
+			return settingErr("max-model-len", r.MaxModelLen, "above the %d tokens vLLM derives from the config (%s); past them positions index beyond the rotary cos/sin caches of that many rows, even where VLLM_ALLOW_LONG_MAX_MODEL_LEN lets vLLM start", limit, positionLimitWhy(a))
+		}
 		return settingErr("max-model-len", r.MaxModelLen, "above the %d tokens the learned position table holds (%s): longer positions index past it", limit, positionLimitWhy(a))
 	}
 	if err := r.wholeSequenceBatch(a, "an encoder-only pooling model"); err != nil {
@@ -261,6 +269,12 @@ func (r *Resolved) resolveEncoderOnly(a *model.Arch, def func(string, string)) e
 // positionLimitWhy says where an encoder's longest length comes from.
 func positionLimitWhy(a *model.Arch) string {
 	why := "the learned position table: max_position_embeddings " + strconv.FormatUint(a.MaxPosition, 10)
+	if a.Encoder.Layout == model.LayoutModernBert {
+		// Rotary positions: no table to index past, but vLLM derives
+		// max_model_len from max_position_embeddings (config/model.py
+		// _get_and_verify_max_len), the rows of the cos/sin caches.
+		why = "max_position_embeddings " + strconv.FormatUint(a.MaxPosition, 10) + ", which vLLM derives max_model_len from (rotary positions)"
+	}
 	if off := a.Encoder.PositionOffset; off > 0 {
 		why += fmt.Sprintf(" less the %d positions before RoBERTa's first (pad_token_id + 1, roberta.py RobertaEmbedding)", off)
 	}
@@ -290,6 +304,12 @@ func encoderBytesPerToken(a *model.Arch, tp, dtypeBytes uint64) uint64 {
 	tp = max(tp, 1)
 	attn := 4 * budget.CeilDiv(a.Heads, tp) * a.HeadDim
 	mlp := 2 * budget.CeilDiv(a.Intermediate, tp)
+	if a.Encoder != nil && a.Encoder.GatedMLP {
+		// ModernBERT's GeGLU: Wi's whole 2 x intermediate output (a plain
+		// nn.Linear) and act(input) * gate beside it, one fused result
+		// under torch.compile (modernbert.py ModernBertMLP).
+		mlp = budget.SatAdd(budget.SatMul(2, a.Intermediate), budget.CeilDiv(a.Intermediate, tp))
+	}
 	return budget.SatMul(4*a.Hidden+max(attn, mlp), dtypeBytes)
 }
 
@@ -308,7 +328,7 @@ func encoderPeakItems(a *model.Arch, r *Resolved, st model.Sharding) []budget.It
 	m := r.Profile.peaks
 	tp, d := r.TensorParallelSize, r.DtypeBytes
 	per := encoderBytesPerToken(a, tp, d)
-	if e := a.Encoder; e.Head == model.HeadTokenClassifier {
+	if e := a.Encoder; e.Head.TokenWise() {
 		// After the encoder a token classifier holds every token's hidden
 		// state, its float32 copy (hidden_states.to(head_dtype)) and its
 		// float32 logits (bert.py BertForTokenClassification.forward).
@@ -403,8 +423,8 @@ func (sz *Sizing) poolingFields() []engine.Field {
 func (sz *Sizing) writePooling(w io.Writer) {
 	r, a := sz.Serve, sz.Model.Arch
 	fmt.Fprintf(w, "\nKV cache: none: %s is an encoder-only model under vLLM's pooling runner (EncoderOnlyAttention has no KV cache spec); vLLM neither profiles it nor sizes a KV cache\n", configArch(a))
-	fmt.Fprintf(w, "  a forward batch holds whole sequences of up to %d tokens in all (max_num_batched_tokens; no chunked prefill), at most %d of them (max_num_seqs); the position table holds %d tokens\n",
-		r.MaxNumBatchedTokens, r.MaxNumSeqs, a.PositionLimit())
+	fmt.Fprintf(w, "  a forward batch holds whole sequences of up to %d tokens in all (max_num_batched_tokens; no chunked prefill), at most %d of them (max_num_seqs); %s holds %d tokens\n",
+		r.MaxNumBatchedTokens, r.MaxNumSeqs, positionsNoun(a), a.PositionLimit())
 	fmt.Fprintf(w, "  pooling head: %s\n", a.Encoder.Head)
 }
 
@@ -412,8 +432,18 @@ func (sz *Sizing) writePooling(w io.Writer) {
 // serve: what bounds its answers.
 func (sz *Sizing) poolingQueryLines() []string {
 	r := sz.Serve
-	return []string{fmt.Sprintf("an encoder-only pooling model keeps no KV cache: its memory does not grow with sequences or length; what bounds them is the batch (%d tokens of whole sequences, at most %d sequences) and the position table (%d tokens)",
-		r.MaxNumBatchedTokens, r.MaxNumSeqs, sz.Model.Arch.PositionLimit())}
+	return []string{fmt.Sprintf("an encoder-only pooling model keeps no KV cache: its memory does not grow with sequences or length; what bounds them is the batch (%d tokens of whole sequences, at most %d sequences) and %s (%d tokens)",
+		r.MaxNumBatchedTokens, r.MaxNumSeqs, positionsNoun(sz.Model.Arch), sz.Model.Arch.PositionLimit())}
+}
+
+// positionsNoun names what bounds an encoder's length: BERT's learned
+// position table, or ModernBERT's max_position_embeddings, which vLLM
+// derives max_model_len from for its rotary positions.
+func positionsNoun(a *model.Arch) string {
+	if a.Encoder.Layout == model.LayoutModernBert {
+		return "max_position_embeddings (rotary positions)"
+	}
+	return "the position table"
 }
 
 // runnerJSON is the serve's runner as the report's serve gives it: only

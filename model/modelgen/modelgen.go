@@ -126,7 +126,7 @@ var architectures = map[string]string{
 	"qwen3_next": "Qwen3NextForCausalLM", "qwen3_vl": "Qwen3VLForConditionalGeneration", "qwen3_vl_text": "Qwen3VLForConditionalGeneration",
 	"qwen3_vl_moe": "Qwen3VLMoeForConditionalGeneration", "qwen3_vl_moe_text": "Qwen3VLMoeForConditionalGeneration",
 	// The encoders' embedding models; drawEncoder names one of its heads.
-	"bert": "BertModel", "roberta": "RobertaModel", "xlm-roberta": "XLMRobertaModel",
+	"bert": "BertModel", "roberta": "RobertaModel", "xlm-roberta": "XLMRobertaModel", "modernbert": "ModernBertModel",
 	// The Mamba hybrids and state-space families of issue 23.
 	"granitemoehybrid": "GraniteMoeHybridForCausalLM", "falcon_h1": "FalconH1ForCausalLM", "jamba": "JambaForCausalLM", "mamba": "MambaForCausalLM", "mamba2": "Mamba2ForCausalLM", "falcon_mamba": "FalconMambaForCausalLM",
 }
