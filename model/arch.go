@@ -125,6 +125,13 @@ type VisionTower struct {
 	// where the config fixes it (Gemma 3's mm_tokens_per_image); 0 where
 	// the processor decides it from the image's size.
 	TokensPerImage uint64
+	// ConfigLayers and ConfigHidden are what transformers' vision config
+	// object holds as num_hidden_layers and hidden_size, as written or by
+	// its class's default: an engine may read them rather than the tower
+	// built (SGLang's default mem_fraction_static does). 0 where the class
+	// has no such attribute: Qwen's vision configs count their blocks in
+	// depth, and Qwen2-VL's hidden_size is the language model's width.
+	ConfigLayers, ConfigHidden uint64
 }
 
 // RotaryTable is one cos/sin cache of vLLM's rotary embeddings: Positions

@@ -75,6 +75,8 @@ func readGemma3(o jsonObject, a *Arch) jsonObject {
 			PatchSize:    v.uint("patch_size"),
 			ImageSize:    v.uint("image_size"),
 			Channels:     v.uintOr("num_channels", 3),
+			ConfigLayers: v.uint("num_hidden_layers"),
+			ConfigHidden: v.uint("hidden_size"),
 		}
 		a.Vision.TokensPerImage = o.uintOr("mm_tokens_per_image", 256)
 	}

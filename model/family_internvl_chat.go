@@ -117,6 +117,8 @@ func readInternVL(o jsonObject, a *Arch) jsonObject {
 		SpatialMerge:  scale,
 		OutHidden:     a.Hidden,
 		ProjectorBias: v.boolOr("qkv_bias", false),
+		ConfigLayers:  v.uint("num_hidden_layers"),
+		ConfigHidden:  hidden,
 	}
 	return text
 }

@@ -79,6 +79,8 @@ func readLlama4Vision(o jsonObject, a *Arch) {
 		ProjectorIn:   v.uint("projector_input_dim"),
 		ProjectorOut:  v.uint("projector_output_dim"),
 		ProjectorBias: v.boolOr("multi_modal_projector_bias", false),
+		ConfigLayers:  v.uint("num_hidden_layers"),
+		ConfigHidden:  v.uint("hidden_size"),
 	}
 }
 

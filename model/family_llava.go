@@ -120,6 +120,8 @@ func readLlavaLike(o jsonObject, a *Arch, next bool) jsonObject {
 		ProjectorIn:   projIn,
 		ProjectorBias: o.boolOr("multimodal_projector_bias", true),
 		ImageNewline:  next,
+		ConfigLayers:  v.uint("num_hidden_layers"),
+		ConfigHidden:  hidden,
 	}
 	return text
 }

@@ -60,6 +60,8 @@ func readPixtral(o jsonObject, a *Arch) {
 		SpatialMerge:  o.uintOr("spatial_merge_size", 2),
 		OutHidden:     a.Hidden,
 		ProjectorBias: o.boolOr("multimodal_projector_bias", true),
+		ConfigLayers:  v.uint("num_hidden_layers"),
+		ConfigHidden:  v.uint("hidden_size"),
 	}
 }
 

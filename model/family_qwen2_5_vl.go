@@ -38,6 +38,7 @@ func readQwen25VL(o jsonObject, a *Arch) jsonObject {
 		TemporalPatch: v.uintOr("temporal_patch_size", 2),
 		SpatialMerge:  v.uintOr("spatial_merge_size", 2),
 		OutHidden:     v.uintOr("out_hidden_size", a.Hidden),
+		ConfigHidden:  v.uint("hidden_size"),
 	}
 	return text
 }

@@ -89,6 +89,7 @@ func readQwen2VL(o jsonObject, a *Arch) jsonObject {
 		TemporalPatch: v.uintOr("temporal_patch_size", 2),
 		SpatialMerge:  v.uintOr("spatial_merge_size", 2),
 		OutHidden:     v.uint("hidden_size"),
+		ConfigHidden:  v.uint("hidden_size"),
 	}
 	return text
 }

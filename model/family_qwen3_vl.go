@@ -41,6 +41,7 @@ func readQwen3VLVision(o jsonObject, a *Arch) {
 		OutHidden:          v.uintOr("out_hidden_size", a.Hidden),
 		PositionEmbeddings: v.uint("num_position_embeddings"),
 		Deepstack:          uint64(len(deepstack)),
+		ConfigHidden:       v.uint("hidden_size"),
 	}
 }
 

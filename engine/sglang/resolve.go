@@ -486,7 +486,11 @@ const (
 // (configs/model_config.py:137-150), so only other models with a vision
 // tower are adjusted: by 0.90 (v0.4.9.post2, server_args.py:328-331) or by
 // 0.95 x clamp(1 - 0.1 x (layers x hidden^2 / (24 x 1024^2) - 1), 0.8, 1.05)
-// (v0.5.6.post2, server_args.py:4402-4438).
+// (v0.5.6.post2, server_args.py:4402-4438). The layers and hidden size
+// are the vision config object's num_hidden_layers and hidden_size, read
+// with getattr's defaults 24 and 1024, not the tower vLLM or SGLang builds:
+// Qwen's vision configs have no num_hidden_layers (24 stands in), and
+// Qwen2-VL's hidden_size is the language model's 3584.
 func vlmFactor(a *model.Arch, p Profile) float64 {
 	if a.Vision == nil || slices.Contains(a.Architectures, "Gemma3ForConditionalGeneration") || strings.HasPrefix(a.ModelType, "gemma3") {
 		return 1
@@ -494,7 +498,8 @@ func vlmFactor(a *model.Arch, p Profile) float64 {
 	if p.VLMFlat {
 		return 0.90
 	}
-	ratio := float64(a.Vision.Layers) * float64(a.Vision.Hidden) * float64(a.Vision.Hidden) / (24 * 1024 * 1024)
+	layers, hidden := cmp.Or(a.Vision.ConfigLayers, 24), cmp.Or(a.Vision.ConfigHidden, 1024)
+	ratio := float64(layers) * float64(hidden) * float64(hidden) / (24 * 1024 * 1024)
 	return 0.95 * max(0.8, min(1.05, 1-0.1*(ratio-1)))
 }
 

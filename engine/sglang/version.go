@@ -53,8 +53,8 @@ type Profile struct {
 	MSF MSFRule
 	// VLMFlat says the default msf of a multimodal model is multiplied by
 	// 0.90 (v0.4.9.post2, server_args.py:328-331); false scales it by the
-	// vision tower's size (v0.5.6.post2, server_args.py:892-896,
-	// 4402-4438).
+	// vision config's num_hidden_layers x hidden_size^2 (v0.5.6.post2,
+	// server_args.py:892-896, 4402-4438; see vlmFactor).
 	VLMFlat bool
 	// GraphTiers says the default --cuda-graph-max-bs follows the device
 	// tier and TP (v0.5.6.post2, server_args.py:752-835); before, only
