@@ -43,3 +43,33 @@ func TestMiniCPM3KVLayout(t *testing.T) {
 		}
 	}
 }
+
+// TestStableLMEpochKVLayout: stable-code-3b (stablelm_epoch, served by
+// stablelm.py): StablelmAttention's Attention on all 32 layers
+// (stablelm.py:153-161), FullAttentionSpec, 32 KV heads of 2560 / 32 = 80,
+// bf16: 16 x 32 x (80 + 80) x 2 B = 163,840 B a page; at TP4 8 heads,
+// 40,960 B.
+func TestStableLMEpochKVLayout(t *testing.T) {
+	a, ok := shipped(t)["stabilityai__stable-code-3b"]
+	if !ok {
+		t.Fatal("stabilityai__stable-code-3b is not shipped")
+	}
+	type layout struct {
+		Names string
+		Pool  budget.PagedPool
+	}
+	full := []budget.PageGroup{{Count: 1, PageTokens: 16, CapTokens: budget.NoCap}}
+	for _, tt := range []struct {
+		tp   uint64
+		want layout
+	}{
+		{1, layout{"FullAttentionx1", budget.PagedPool{Tensors: 32, PageBytes: 163840, Groups: full}}},
+		{4, layout{"FullAttentionx1", budget.PagedPool{Tensors: 32, PageBytes: 40960, Groups: full}}},
+	} {
+		r := ref(t, a, Serve{TensorParallelSize: tt.tp, MaxModelLen: 4096, KVCacheMemoryBytes: gib40}, testClass(false))
+		got := layout{groupNames(a, r.groups), r.Plan().Stages[0].Pool}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("stable-code-3b at TP%d (-want +got):\n%s", tt.tp, diff)
+		}
+	}
+}
