@@ -15,7 +15,7 @@ func init() {
 // (trust_remote_code), so no class fills a key the file omits. Its rope_pct
 // is none of the names vLLM's patch_rope_parameters takes for the partial
 // rotary factor (partial_rotary_factor, rotary_pct, rotary_emb_fraction:
-// vllm/transformers_utils/config.py:539-549), so get_rope rotates the
+// vllm/transformers_utils/config.py:535-545), so get_rope rotates the
 // whole head (layers/rotary_embedding/__init__.py:68-72): the cos/sin table
 // is max_position_embeddings x head_dim whatever rope_pct says. A file
 // transformers saved leaves tie_word_embeddings out only when it is both
