@@ -4,7 +4,7 @@ func init() {
 	// Stability's remote-code StableLM checkpoints (stablelm-3b-4e1t before
 	// its transformers port, stable-code-3b, stablelm-zephyr-3b) name their
 	// tensors as StableLM's; vLLM serves StableLMEpochForCausalLM with
-	// stablelm.py's StablelmForCausalLM (registry.py:212).
+	// stablelm.py's StablelmForCausalLM (registry.py:211).
 	register("stablelm_epoch", flat(readStableLMEpoch), ckptFamily(nil, [][]moduleRule{gqaAttention, gatedMLP, twoNorms}, everyStageTop))
 	registerArchitectures("stablelm_epoch", "StableLMEpochForCausalLM")
 }
