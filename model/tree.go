@@ -112,6 +112,9 @@ type tree struct {
 	// fusedQKVA: DeepSeek's q_a_proj and kv_a_proj_with_mqa fused into one
 	// replicated fused_qkv_a_proj (deepseek_v2.py:901-916).
 	fusedQKVA bool
+	// latentWeights: DeepSeek's latent projections without MLA's cache
+	// (MiniCPM3 decompresses them into a per-head KV: minicpm3.py:126-134).
+	latentWeights bool
 	// gemma4: Gemma 4's layer scalar and weightless v_norm on every layer,
 	// and its MoE block (the router's weightless norm, root_size and scale,
 	// the per-expert scale, three more norms) on the MoE layers.

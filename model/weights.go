@@ -335,7 +335,7 @@ func KVHeadsPerRank(a *Arch, tp uint64) uint64 {
 // family's norms and sinks; or MLA.
 func (w *weights) attention(p string, l Layer) {
 	a, t := w.a, w.t
-	if a.MLA {
+	if a.MLA || t.latentWeights {
 		w.mla(p, l)
 		return
 	}

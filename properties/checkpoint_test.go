@@ -29,6 +29,9 @@ var notWritten = map[string]string{
 	"mamba":            "mambaFixture, model/family_hybrids_test.go",
 	"mamba2":           "mamba2Fixture, model/family_hybrids_test.go",
 	"falcon_mamba":     "falconMambaFixture, model/family_hybrids_test.go",
+	// MiniCPM3's latent projections (q_a_proj, kv_a_proj_with_mqa, ...),
+	// which hfCheckpoint does not name.
+	"minicpm3": "TestMiniCPM3CheckpointByHand, model/family_minicpm3_test.go",
 }
 
 // genCheckpointConfig draws a config of every model_type modelgen draws
@@ -377,7 +380,7 @@ func hfCheckpoint(a *model.Arch, cfg map[string]any, newNames, rotary bool) []sa
 		w.norm(lm+"norm_f", a.Hidden)
 	case "phi":
 		w.layerNorm(lm+"final_layernorm", a.Hidden)
-	case "phimoe", "stablelm", "orion", "nemotron", "jais2":
+	case "phimoe", "stablelm", "stablelm_epoch", "orion", "nemotron", "jais2":
 		w.layerNorm(lm+"norm", a.Hidden)
 	case "opt":
 		w.layerNorm(lm+"final_layer_norm", a.Hidden)
@@ -540,7 +543,7 @@ func (w *ckptWriter) layer(p string, i uint64, rotary bool) {
 		w.norm(p+"norm", a.Hidden)
 	case "phi":
 		w.layerNorm(p+"input_layernorm", a.Hidden)
-	case "phimoe", "stablelm", "orion", "nemotron", "jais2":
+	case "phimoe", "stablelm", "stablelm_epoch", "orion", "nemotron", "jais2":
 		w.layerNorm(p+"input_layernorm", a.Hidden)
 		w.layerNorm(p+"post_attention_layernorm", a.Hidden)
 	case "opt":

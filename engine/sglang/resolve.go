@@ -111,6 +111,12 @@ func (r *Resolved) checkModel(a *model.Arch) error {
 			return settingErr("model", a.Source, "layer %d has its own attention shape; SGLang's pool takes one head_dim and head count for every layer, and such models are not modelled", i)
 		}
 	}
+	if slices.Contains(a.Architectures, "MiniCPM3ForCausalLM") {
+		// vLLM decompresses MiniCPM3's latent into a per-head KV; SGLang
+		// keeps the latent (configs/model_config.py sets attention_arch MLA
+		// for MiniCPM3ForCausalLM, head_dim 128).
+		return settingErr("model", a.Source, "SGLang keeps MiniCPM3's KV as an MLA latent (configs/model_config.py, attention_arch MLA for MiniCPM3ForCausalLM), which is not modelled for it; membudget sizes vLLM's per-head cache")
+	}
 	if a.Indexer != nil {
 		return settingErr("model", a.Source, "DeepSeek V3.2's sparse-attention indexer (NSA pool, page size 64) is not modelled for SGLang")
 	}

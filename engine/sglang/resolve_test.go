@@ -172,6 +172,7 @@ func TestSettingErrors(t *testing.T) {
 		{"gated delta net layers", shape("Qwen3NextForCausalLM", model.LinearAttention), Serve{}, "h100-sxm-80g", current, "model", "Mamba state pool"},
 		{"Falcon-H1's Mamba beside attention", mambaBeside(shape("FalconH1ForCausalLM", model.FullAttention)), Serve{}, "h100-sxm-80g", current, "model", "Mamba state pool"},
 		{"Llama 4's chunked attention", shape("Llama4ForConditionalGeneration", model.ChunkedAttention), Serve{}, "h100-sxm-80g", current, "model", "attention_chunk_size"},
+		{"MiniCPM3's latent pool", shape("MiniCPM3ForCausalLM", model.FullAttention), Serve{}, "h100-sxm-80g", current, "model", "MLA latent"},
 		{"NSA indexer", withIndexer(shape("DeepseekV32ForCausalLM", model.FullAttention)), Serve{}, "h200", current, "model", "indexer"},
 		{"max-total-tokens beyond any serve", llama, Serve{MaxTotalTokens: 1 << 40}, "h100-sxm-80g", current, "max-total-tokens", "beyond"},
 	}
