@@ -72,63 +72,153 @@ type flagServe struct {
 // from -h, every other flag of `vllm serve` in the releases membudget has
 // read (flagtable.go), which a serve lists as ignored or refuses by name.
 func (f *flagServe) Register(fs *flag.FlagSet, model *string) {
-	f.registerModelled(fs)
+	f.registerModelled(fs, nil)
 	f.registerTable(fs, nil)
 }
 
-// registerModelled registers the flags vLLM's serves are sized by.
-func (f *flagServe) registerModelled(fs *flag.FlagSet) {
-	fs.StringVar(&f.version, "vllm-version", "main", "the vLLM whose rules size the serve: main ("+mainDescribes+") or a release such as 0.19.0")
-	fs.Var(&utilFlag{&f.s.GPUMemoryUtilization}, "gpu-memory-utilization", "vLLM's --gpu-memory-utilization, in (0, 1] (default: the vLLM version's, 0.92 on main)")
-	fs.Var(&sizeFlag{&f.s.KVCacheMemoryBytes, "kv-cache-memory-bytes"}, "kv-cache-memory-bytes", "vLLM's --kv-cache-memory-bytes: the KV cache per GPU, in bytes (10G = 10 GiB, 10g = 10^10); the util then does not size it")
+// registerModelled registers the flags vLLM's serves are sized by: every
+// one when given is nil, else only those given (see RegisterFor), a string
+// flag's default then set as registering it would have. A request names a
+// handful of some 60 flags, and each registration costs an allocation and
+// a map insert: registering all made batch 40 % slower than with the 40
+// of 079568e.
+func (f *flagServe) registerModelled(fs *flag.FlagSet, given map[string]bool) {
+	on := func(names ...string) bool {
+		if given == nil {
+			return true
+		}
+		for _, n := range names {
+			if given[n] {
+				return true
+			}
+		}
+		return false
+	}
+	if on("vllm-version") {
+		fs.StringVar(&f.version, "vllm-version", "main", "the vLLM whose rules size the serve: main ("+mainDescribes+") or a release such as 0.19.0")
+	} else {
+		f.version = "main"
+	}
+	if on("gpu-memory-utilization") {
+		fs.Var(&utilFlag{&f.s.GPUMemoryUtilization}, "gpu-memory-utilization", "vLLM's --gpu-memory-utilization, in (0, 1] (default: the vLLM version's, 0.92 on main)")
+	}
+	if on("kv-cache-memory-bytes") {
+		fs.Var(&sizeFlag{&f.s.KVCacheMemoryBytes, "kv-cache-memory-bytes"}, "kv-cache-memory-bytes", "vLLM's --kv-cache-memory-bytes: the KV cache per GPU, in bytes (10G = 10 GiB, 10g = 10^10); the util then does not size it")
+	}
+	// Registered always: a command sets the length a serve starts at after
+	// sizing it (see [engine.LongestStarter]).
 	fs.Var(&maxLenFlag{&f.s}, "max-model-len", "vLLM's --max-model-len: tokens (32768, 32k, 32K) or auto (default: the model's derived maximum)")
-	fs.BoolVar(&f.s.AllowLongMaxModelLen, "allow-long-max-model-len", false, "accept a --max-model-len above the model's maximum, as vLLM's VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 does")
-	fs.Var(&sizeFlag{&f.s.MaxNumSeqs, "max-num-seqs"}, "max-num-seqs", "vLLM's --max-num-seqs (default: vLLM's for the device, 256 or 1024)")
-	fs.Var(&sizeFlag{&f.s.MaxNumBatchedTokens, "max-num-batched-tokens"}, "max-num-batched-tokens", "vLLM's --max-num-batched-tokens (default: vLLM's for the device, 2048, 8192 or 16384)")
-	fs.Var(&sizeFlag{&f.s.BlockSize, "block-size"}, "block-size", "vLLM's --block-size (default: the attention backend's, 16 for most)")
-	fs.StringVar(&f.s.KVCacheDtype, "kv-cache-dtype", "auto", "vLLM's --kv-cache-dtype: auto, fp8, fp8_e4m3, fp8_e5m2, bfloat16, float16")
+	if on("allow-long-max-model-len") {
+		fs.BoolVar(&f.s.AllowLongMaxModelLen, "allow-long-max-model-len", false, "accept a --max-model-len above the model's maximum, as vLLM's VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 does")
+	}
+	if on("max-num-seqs") {
+		fs.Var(&sizeFlag{&f.s.MaxNumSeqs, "max-num-seqs"}, "max-num-seqs", "vLLM's --max-num-seqs (default: vLLM's for the device, 256 or 1024)")
+	}
+	if on("max-num-batched-tokens") {
+		fs.Var(&sizeFlag{&f.s.MaxNumBatchedTokens, "max-num-batched-tokens"}, "max-num-batched-tokens", "vLLM's --max-num-batched-tokens (default: vLLM's for the device, 2048, 8192 or 16384)")
+	}
+	if on("block-size") {
+		fs.Var(&sizeFlag{&f.s.BlockSize, "block-size"}, "block-size", "vLLM's --block-size (default: the attention backend's, 16 for most)")
+	}
+	if on("kv-cache-dtype") {
+		fs.StringVar(&f.s.KVCacheDtype, "kv-cache-dtype", "auto", "vLLM's --kv-cache-dtype: auto, fp8, fp8_e4m3, fp8_e5m2, bfloat16, float16")
+	} else {
+		f.s.KVCacheDtype = "auto"
+	}
 	for _, name := range []string{"tensor-parallel-size", "tp"} {
-		fs.Var(&sizeFlag{&f.s.TensorParallelSize, "tensor-parallel-size"}, name, "vLLM's --tensor-parallel-size (-tp) (default 1)")
+		if on(name) {
+			fs.Var(&sizeFlag{&f.s.TensorParallelSize, "tensor-parallel-size"}, name, "vLLM's --tensor-parallel-size (-tp) (default 1)")
+		}
 	}
 	for _, name := range []string{"pipeline-parallel-size", "pp"} {
-		fs.Var(&sizeFlag{&f.s.PipelineParallelSize, "pipeline-parallel-size"}, name, "vLLM's --pipeline-parallel-size (-pp) (default 1)")
+		if on(name) {
+			fs.Var(&sizeFlag{&f.s.PipelineParallelSize, "pipeline-parallel-size"}, name, "vLLM's --pipeline-parallel-size (-pp) (default 1)")
+		}
 	}
 	for _, name := range []string{"data-parallel-size", "dp"} {
-		fs.Var(&sizeFlag{&f.s.DataParallelSize, "data-parallel-size"}, name, "vLLM's --data-parallel-size (-dp): engines, each with its own KV cache (default 1)")
+		if on(name) {
+			fs.Var(&sizeFlag{&f.s.DataParallelSize, "data-parallel-size"}, name, "vLLM's --data-parallel-size (-dp): engines, each with its own KV cache (default 1)")
+		}
 	}
 	for _, name := range []string{"enable-expert-parallel", "ep"} {
-		fs.BoolVar(&f.s.EnableExpertParallel, name, false, "vLLM's --enable-expert-parallel (-ep): experts divided whole among the TP x DP ranks")
+		if on(name) {
+			fs.BoolVar(&f.s.EnableExpertParallel, name, false, "vLLM's --enable-expert-parallel (-ep): experts divided whole among the TP x DP ranks")
+		}
 	}
-	fs.StringVar(&f.s.Dtype, "dtype", "auto", "vLLM's --dtype: auto, bfloat16, float16 (half), float32 (float)")
+	if on("dtype") {
+		fs.StringVar(&f.s.Dtype, "dtype", "auto", "vLLM's --dtype: auto, bfloat16, float16 (half), float32 (float)")
+	} else {
+		f.s.Dtype = "auto"
+	}
 	for _, name := range []string{"quantization", "q"} {
-		fs.StringVar(&f.s.Quantization, name, "", "vLLM's --quantization (-q): fp8, awq, gptq, ... (default: the checkpoint's)")
+		if on(name) {
+			fs.StringVar(&f.s.Quantization, name, "", "vLLM's --quantization (-q): fp8, awq, gptq, ... (default: the checkpoint's)")
+		}
 	}
-	fs.BoolVar(&f.s.EnforceEager, "enforce-eager", false, "vLLM's --enforce-eager: no CUDA graphs")
-	fs.Var(&interconnectFlag{&f.s.Interconnect}, "interconnect", "how the serve's GPUs reach each other, when not as the class says: nvlink, xgmi, pcie-p2p, pcie (no peer access) or none (one GPU a node); it decides the custom all-reduce and NCCL's buffers under tensor parallelism")
-	fs.BoolVar(&f.s.DisableCustomAllReduce, "disable-custom-all-reduce", false, "vLLM's --disable-custom-all-reduce: NCCL alone reduces under tensor parallelism (no custom all-reduce buffers)")
-	fs.Var(&engine.SwitchFlag{V: &f.s.AsyncScheduling, To: engine.On}, "async-scheduling", "vLLM's --async-scheduling (on by default on main)")
-	fs.Var(&engine.SwitchFlag{V: &f.s.AsyncScheduling, To: engine.Off}, "no-async-scheduling", "vLLM's --no-async-scheduling: one batch in flight")
-	fs.Var(&gibFlag{&f.s.CPUOffloadGiB}, "cpu-offload-gb", "vLLM's --cpu-offload-gb: GiB of each GPU's weights kept in host memory")
-	fs.Var(&engine.SwitchFlag{V: &f.s.EnablePrefixCaching, To: engine.On}, "enable-prefix-caching", "vLLM's --enable-prefix-caching: a hybrid model's state keeps 2 pages a sequence (mamba_cache_mode align; on by default for hybrids)")
-	fs.Var(&engine.SwitchFlag{V: &f.s.EnablePrefixCaching, To: engine.Off}, "no-enable-prefix-caching", "vLLM's --no-enable-prefix-caching: a hybrid model's state keeps 1 page a sequence")
-	fs.StringVar(&f.s.MambaCacheDtype, "mamba-cache-dtype", "auto", "vLLM's --mamba-cache-dtype: auto, float32, float16, bfloat16 (a hybrid model's conv and SSM state)")
-	fs.StringVar(&f.s.MambaSSMCacheDtype, "mamba-ssm-cache-dtype", "auto", "vLLM's --mamba-ssm-cache-dtype: auto, float32, float16, bfloat16 (the SSM state alone)")
-	registerLoRA(fs, &f.s.LoRA)
-	fs.StringVar(&f.s.Runner, "runner", "auto", "vLLM's --runner: auto, generate or pooling (auto: pooling for an encoder-only model such as BERT, RoBERTa, XLM-RoBERTa)")
-	fs.StringVar(&f.s.Convert, "convert", "auto", "vLLM's --convert: auto, none or embed (a causal LM adapted to an embedding model under --runner pooling)")
-	fs.StringVar(&f.s.PoolerConfig, "pooler-config", "", "vLLM's --pooler-config, JSON: its seq_pooling_type (LAST, ALL, MEAN, CLS) says whether the pooling runner keeps chunked prefill for a converted model")
-	fs.Var(&optGiBFlag{&f.s.SwapSpaceGiB}, "swap-space", "vLLM's --swap-space in GiB, for the versions that have it (host memory; counts on unified devices; default 4 on the V0 engine)")
-	registerNegations(fs)
+	if on("enforce-eager") {
+		fs.BoolVar(&f.s.EnforceEager, "enforce-eager", false, "vLLM's --enforce-eager: no CUDA graphs")
+	}
+	if on("interconnect") {
+		fs.Var(&interconnectFlag{&f.s.Interconnect}, "interconnect", "how the serve's GPUs reach each other, when not as the class says: nvlink, xgmi, pcie-p2p, pcie (no peer access) or none (one GPU a node); it decides the custom all-reduce and NCCL's buffers under tensor parallelism")
+	}
+	if on("disable-custom-all-reduce") {
+		fs.BoolVar(&f.s.DisableCustomAllReduce, "disable-custom-all-reduce", false, "vLLM's --disable-custom-all-reduce: NCCL alone reduces under tensor parallelism (no custom all-reduce buffers)")
+	}
+	if on("async-scheduling") {
+		fs.Var(&engine.SwitchFlag{V: &f.s.AsyncScheduling, To: engine.On}, "async-scheduling", "vLLM's --async-scheduling (on by default on main)")
+	}
+	if on("no-async-scheduling") {
+		fs.Var(&engine.SwitchFlag{V: &f.s.AsyncScheduling, To: engine.Off}, "no-async-scheduling", "vLLM's --no-async-scheduling: one batch in flight")
+	}
+	if on("cpu-offload-gb") {
+		fs.Var(&gibFlag{&f.s.CPUOffloadGiB}, "cpu-offload-gb", "vLLM's --cpu-offload-gb: GiB of each GPU's weights kept in host memory")
+	}
+	if on("enable-prefix-caching") {
+		fs.Var(&engine.SwitchFlag{V: &f.s.EnablePrefixCaching, To: engine.On}, "enable-prefix-caching", "vLLM's --enable-prefix-caching: a hybrid model's state keeps 2 pages a sequence (mamba_cache_mode align; on by default for hybrids)")
+	}
+	if on("no-enable-prefix-caching") {
+		fs.Var(&engine.SwitchFlag{V: &f.s.EnablePrefixCaching, To: engine.Off}, "no-enable-prefix-caching", "vLLM's --no-enable-prefix-caching: a hybrid model's state keeps 1 page a sequence")
+	}
+	if on("mamba-cache-dtype") {
+		fs.StringVar(&f.s.MambaCacheDtype, "mamba-cache-dtype", "auto", "vLLM's --mamba-cache-dtype: auto, float32, float16, bfloat16 (a hybrid model's conv and SSM state)")
+	} else {
+		f.s.MambaCacheDtype = "auto"
+	}
+	if on("mamba-ssm-cache-dtype") {
+		fs.StringVar(&f.s.MambaSSMCacheDtype, "mamba-ssm-cache-dtype", "auto", "vLLM's --mamba-ssm-cache-dtype: auto, float32, float16, bfloat16 (the SSM state alone)")
+	} else {
+		f.s.MambaSSMCacheDtype = "auto"
+	}
+	if on(loraFlags...) {
+		registerLoRA(fs, &f.s.LoRA)
+	}
+	if on("runner") {
+		fs.StringVar(&f.s.Runner, "runner", "auto", "vLLM's --runner: auto, generate or pooling (auto: pooling for an encoder-only model such as BERT, RoBERTa, XLM-RoBERTa)")
+	} else {
+		f.s.Runner = "auto"
+	}
+	if on("convert") {
+		fs.StringVar(&f.s.Convert, "convert", "auto", "vLLM's --convert: auto, none or embed (a causal LM adapted to an embedding model under --runner pooling)")
+	} else {
+		f.s.Convert = "auto"
+	}
+	if on("pooler-config") {
+		fs.StringVar(&f.s.PoolerConfig, "pooler-config", "", "vLLM's --pooler-config, JSON: its seq_pooling_type (LAST, ALL, MEAN, CLS) says whether the pooling runner keeps chunked prefill for a converted model")
+	}
+	if on("swap-space") {
+		fs.Var(&optGiBFlag{&f.s.SwapSpaceGiB}, "swap-space", "vLLM's --swap-space in GiB, for the versions that have it (host memory; counts on unified devices; default 4 on the V0 engine)")
+	}
+	registerNegations(fs, given)
 }
 
 // registerNegations registers the --no- form of every modelled switch the
 // table says argparse builds with BooleanOptionalAction (--no-enforce-eager,
 // --no-disable-custom-all-reduce), where registerModelled has not: it sets
-// the switch off.
-func registerNegations(fs *flag.FlagSet) {
+// the switch off; only the forms given, when given is not nil.
+func registerNegations(fs *flag.FlagSet, given map[string]bool) {
 	for _, sw := range modelledSwitches() {
 		name, n := sw[0], sw[1]
-		if fs.Lookup(n) != nil {
+		if given != nil && !given[n] || fs.Lookup(n) != nil {
 			continue
 		}
 		if pos := fs.Lookup(name); pos != nil {

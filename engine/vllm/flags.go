@@ -131,7 +131,7 @@ func lookupFlag(name string) (f *vflag, neg bool, ok bool) {
 // the modelled flags' --no- forms) among them.
 var registeredNames = sync.OnceValue(func() map[string]bool {
 	fs := flag.NewFlagSet("vllm", flag.ContinueOnError)
-	(&flagServe{}).registerModelled(fs)
+	(&flagServe{}).registerModelled(fs, nil)
 	m := map[string]bool{}
 	fs.VisitAll(func(f *flag.Flag) { m[f.Name] = true })
 	return m
@@ -380,13 +380,19 @@ func (f *flagServe) registerTable(fs *flag.FlagSet, given map[string]bool) {
 // RegisterFor registers the flags vLLM's serves are sized by, and those
 // of the table args name (see [engine.ArgsRegisterer]).
 func (f *flagServe) RegisterFor(fs *flag.FlagSet, model *string, args []string) {
-	f.registerModelled(fs)
 	given := map[string]bool{}
 	for _, a := range args {
 		if strings.HasPrefix(a, "-") {
-			given[engine.FlagName(a)] = true
+			name := engine.FlagName(a)
+			given[name] = true
+			if on, ok := strings.CutPrefix(name, "no-"); ok {
+				// A switch given as --no-X needs X registered beside it
+				// (see registerNegations).
+				given[on] = true
+			}
 		}
 	}
+	f.registerModelled(fs, given)
 	f.registerTable(fs, given)
 }
 

@@ -267,13 +267,26 @@ func TestRegisterForRegistersOnlyTheFlagsGiven(t *testing.T) {
 	fs := flag.NewFlagSet("t", flag.ContinueOnError)
 	var model string
 	s.RegisterFor(fs, &model, []string{"--class", "x", "--host", "h", "--no-allow-credentials", "-sc", "{}", "--max-model-len", "8k"})
-	// The modelled switches and their --no- forms are always registered
-	// (--disable-custom-all-reduce since it is sized); a table flag only
-	// in the form given.
-	for name, want := range map[string]bool{"host": true, "no-allow-credentials": true, "sc": true, "max-model-len": true, "port": false, "allow-credentials": false,
-		"enable-lora": true, "speculative-config": false, "disable-custom-all-reduce": true, "no-disable-custom-all-reduce": true, "no-enforce-eager": true} {
+	// A flag of the table or a modelled one only in the form given, but
+	// --max-model-len, which a command sets after sizing; a string flag
+	// not given keeps its default.
+	for name, want := range map[string]bool{"host": true, "no-allow-credentials": true, "sc": true, "max-model-len": true, "port": false, "allow-credentials": true, // a --no- form given registers the switch beside it
+		"enable-lora": false, "speculative-config": false, "disable-custom-all-reduce": false, "no-disable-custom-all-reduce": false, "no-enforce-eager": false,
+		"gpu-memory-utilization": false, "kv-cache-dtype": false} {
 		if got := fs.Lookup(name) != nil; got != want {
 			t.Errorf("--%s registered: %v, want %v", name, got, want)
+		}
+	}
+	if s.version != "main" || s.s.KVCacheDtype != "auto" || s.s.Dtype != "auto" || s.s.MambaCacheDtype != "auto" {
+		t.Errorf("defaults of the string flags not given: version %q, kv-cache-dtype %q, dtype %q, mamba-cache-dtype %q; want main and auto",
+			s.version, s.s.KVCacheDtype, s.s.Dtype, s.s.MambaCacheDtype)
+	}
+	fs = flag.NewFlagSet("t", flag.ContinueOnError)
+	s = &flagServe{}
+	s.RegisterFor(fs, &model, []string{"--max-loras", "4", "--no-enforce-eager"})
+	for _, name := range []string{"enable-lora", "lora-dtype", "no-enforce-eager"} {
+		if fs.Lookup(name) == nil {
+			t.Errorf("--%s not registered beside --max-loras and --no-enforce-eager", name)
 		}
 	}
 }
