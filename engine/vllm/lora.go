@@ -491,6 +491,10 @@ func ReadAdapter(v string) (Adapter, error) {
 }
 
 // registerLoRA registers the LoRA flags that size a serve into l.
+// loraFlags are the flags registerLoRA registers: a request that names one
+// registers them all, so that their defaults hold together.
+var loraFlags = []string{"enable-lora", "no-enable-lora", "max-loras", "max-lora-rank", "max-cpu-loras", "fully-sharded-loras", "no-fully-sharded-loras", "lora-dtype", "lora-modules"}
+
 func registerLoRA(fs *flag.FlagSet, l *LoRA) {
 	fs.BoolVar(&l.Enable, "enable-lora", false, "vLLM's --enable-lora: adapter slots on every GPU (sized for dense Llama, Mistral, Qwen2/3, Gemma 1-3 and Granite decoders, vLLM 0.17.0 on)")
 	fs.Var(offFlag{&l.Enable}, "no-enable-lora", "vLLM's --no-enable-lora")
