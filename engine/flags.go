@@ -43,13 +43,28 @@ type ArgsRegisterer interface {
 }
 
 // RegisterFor registers s's flags on fs for a command whose arguments are
-// args: by [ArgsRegisterer] where s has it, else by [Serve.Register].
+// args: by [ArgsRegisterer] where s has it, else by [Serve.Register]; every
+// flag where args ask for help (-h, -help, in any dashes), which lists them.
 func RegisterFor(s Serve, fs *flag.FlagSet, model *string, args []string) {
-	if r, ok := s.(ArgsRegisterer); ok {
+	if r, ok := s.(ArgsRegisterer); ok && !asksHelp(args) {
 		r.RegisterFor(fs, model, args)
 		return
 	}
 	s.Register(fs, model)
+}
+
+// asksHelp reports whether args hold a request for a command's help, as the
+// flag package reads one: -h or -help, with one dash or two, before "--".
+func asksHelp(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-h", "--h", "-help", "--help":
+			return true
+		}
+	}
+	return false
 }
 
 // Hidden is the capability of a [flag.Value] that a command's -h leaves

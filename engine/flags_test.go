@@ -174,3 +174,23 @@ func TestCheckAsksTheJudge(t *testing.T) {
 		t.Errorf("judged (-want +got), the command's own --seqs left out:\n%s", diff)
 	}
 }
+
+func TestAsksHelp(t *testing.T) {
+	cases := []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"-h"}, true},
+		{[]string{"--model", "m", "--help"}, true},
+		{[]string{"-help"}, true},
+		{[]string{"--h"}, true},
+		{[]string{"--model", "m", "--", "-h"}, false}, // after "--", an argument
+		{[]string{"--hf-token", "x"}, false},
+		{nil, false},
+	}
+	for _, c := range cases {
+		if got := asksHelp(c.args); got != c.want {
+			t.Errorf("asksHelp(%q) = %v, want %v", c.args, got, c.want)
+		}
+	}
+}

@@ -83,3 +83,27 @@ func TestVersion(t *testing.T) {
 		t.Errorf("version now: exit %d, want %d", code, exitBadArgs)
 	}
 }
+
+// TestHelpListsTheEngineFlags: a sizing command's help lists the flags its
+// engine sizes by, however help is asked for, though a request registers
+// only the flags it names (a request's cost).
+func TestHelpListsTheEngineFlags(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{
+		{"help", "report"}, {"report", "-h"}, {"max-seqs", "--help"}, {"max-len", "-help"},
+	} {
+		var stdout, stderr bytes.Buffer
+		run(&stdout, &stderr, args)
+		out := stdout.String() + stderr.String()
+		for _, flag := range []string{"-gpu-memory-utilization", "-kv-cache-dtype", "-enable-lora", "-tensor-parallel-size", "-disable-custom-all-reduce"} {
+			if !strings.Contains(out, flag) {
+				t.Errorf("membudget %s: the help does not list %s", strings.Join(args, " "), flag)
+			}
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	run(&stdout, &stderr, []string{"report", "--engine", "sglang", "-h"})
+	if out := stdout.String() + stderr.String(); !strings.Contains(out, "-mem-fraction-static") {
+		t.Errorf("membudget report --engine sglang -h does not list -mem-fraction-static")
+	}
+}
