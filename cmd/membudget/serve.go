@@ -279,6 +279,11 @@ func (l *loads) model(a *app, spec string) (*hub.Loaded, error) {
 	if l.err != nil {
 		return nil, fmt.Errorf("--model: %w", l.err)
 	}
+	if m, ok := l.loader.Kept(spec); ok {
+		// A model loaded already needs no deadline of its own (a
+		// context and its timer a request).
+		return m, nil
+	}
 	ctx, cancel, _ := a.hubContext()
 	defer cancel()
 	if l.limit > 0 {

@@ -214,6 +214,18 @@ func NewLoader(r Resolver, keep bool) *Loader {
 	return &Loader{resolver: r, keep: keep, models: map[string]*Loaded{}}
 }
 
+// Kept returns the model the loader keeps for spec, and whether it keeps
+// one: what a later [Loader.Load] of spec returns without loading.
+func (ld *Loader) Kept(spec string) (*Loaded, bool) {
+	if !ld.keep {
+		return nil, false
+	}
+	ld.mu.Lock()
+	defer ld.mu.Unlock()
+	l, ok := ld.models[spec]
+	return l, ok
+}
+
 // Load loads spec (see [Resolver.Load]), from what the loader keeps when
 // it keeps its loads.
 func (ld *Loader) Load(ctx context.Context, spec string) (*Loaded, error) {

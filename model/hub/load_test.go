@@ -68,4 +68,15 @@ func TestLoaderKeepsWhatItLoads(t *testing.T) {
 	if _, err := keep.Load(ctx, "acme/none"); err == nil {
 		t.Error("an unknown model loaded")
 	}
+	// Kept: what a keeping loader holds, and nothing for a failure or a
+	// fresh loader.
+	if k, ok := keep.Kept("acme/tiny"); !ok || k != a {
+		t.Errorf("Kept(acme/tiny) = %p, %v; want the model loaded, true", k, ok)
+	}
+	if _, ok := keep.Kept("acme/none"); ok {
+		t.Error("a failed load is kept")
+	}
+	if _, ok := fresh.Kept("acme/tiny"); ok {
+		t.Error("a fresh loader keeps a load")
+	}
 }
