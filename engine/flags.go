@@ -34,10 +34,14 @@ type Respeller interface {
 	Respell(args []string) []string
 }
 
-// ArgsRegisterer is the capability of a [Serve] that registers, beside the
-// flags it sizes by, only those of its server's other flags a command's
-// arguments name: registering them all costs more than a request's
-// sizing. [RegisterFor] asks for it.
+// ArgsRegisterer is the capability of a [Serve] that registers only the
+// flags a command's arguments name: registering them all costs more than a
+// request's sizing. Every implementation must keep what [Serve.Register]
+// would give the flags it leaves out (their defaults hold without
+// registration), and must always register the flag of its Len bound,
+// which a command sets after sizing (see [LongestStarter]). [RegisterFor]
+// asks for it, and registers every flag instead where the arguments ask
+// for help.
 type ArgsRegisterer interface {
 	RegisterFor(fs *flag.FlagSet, model *string, args []string)
 }
