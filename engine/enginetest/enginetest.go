@@ -103,8 +103,44 @@ func Check(t T, e engine.Engine, c Case) engine.Sizing {
 	checkPlanIsLedger(t, sz, points)
 	checkMonotone(t, sz, points)
 	checkRoundTrip(t, e, c, sz)
+	checkArgsRegisterer(t, e, c, sz)
 	checkConcurrent(t, sz)
 	return sz
+}
+
+// checkArgsRegisterer: where e's serve registers only the flags named
+// ([engine.ArgsRegisterer]), the case's flags so registered size the same
+// plan and print the same line as all of them registered, and the length
+// flag is registered even when no flag is named.
+func checkArgsRegisterer(t T, e engine.Engine, c Case, sz engine.Sizing) {
+	t.Helper()
+	s := e.NewServe()
+	ar, ok := s.(engine.ArgsRegisterer)
+	if !ok {
+		return
+	}
+	fs := flag.NewFlagSet(e.Name(), flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var model string
+	ar.RegisterFor(fs, &model, c.Args)
+	if err := fs.Parse(c.Args); err != nil {
+		t.Fatalf("%s's flags %q, registered as named: %v", e.Name(), c.Args, err)
+	}
+	if _, err := s.Parsed(given(fs)); err != nil {
+		t.Fatalf("%s's flags %q, registered as named: %v", e.Name(), c.Args, err)
+	}
+	got, err := s.Size(c.Model, c.Class)
+	if err != nil {
+		t.Fatalf("%s's flags %q, registered as named, are refused: %v", e.Name(), c.Args, err)
+	}
+	if diff := cmp.Diff(sz.Plan(), got.Plan()); diff != "" || got.Command() != sz.Command() {
+		t.Fatalf("the flags registered as named size another serve (-all +named):\n%s\n%s\n%s", diff, sz.Command(), got.Command())
+	}
+	none := flag.NewFlagSet(e.Name(), flag.ContinueOnError)
+	ar.RegisterFor(none, &model, nil)
+	if name := strings.TrimPrefix(sz.Len().Flag, "--"); none.Lookup(name) == nil {
+		t.Fatalf("%s does not register %s, its length flag, when no flag is named", e.Name(), sz.Len().Flag)
+	}
 }
 
 // checkRefusal: a refusal is a *engine.SettingError naming a flag e
