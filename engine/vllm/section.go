@@ -35,9 +35,7 @@ type serveJSON struct {
 	CPUOffloadGiB        float64   `json:"cpu_offload_gib"`
 	SwapSpaceGiB         float64   `json:"swap_space_gib"`
 	LoRA                 *loraJSON `json:"lora,omitempty"`
-	// Defaults is a map rather than [Sources]: encoding/json writes a map
-	// itself, where a Marshaler's output is scanned and compacted again
-	// (7 % of batch's instructions).
+	// Defaults is the serve's [Sources] as an object by flag.
 	Defaults map[string]string `json:"defaults"`
 	Ignored  []string          `json:"ignored,omitempty"`
 	// RequiresPlugin names the package outside vLLM the serve needs to

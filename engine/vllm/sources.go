@@ -1,11 +1,5 @@
 package vllm
 
-import (
-	"encoding/json"
-	"maps"
-	"slices"
-)
-
 // Sources says where each defaulted setting of a resolved serve came from,
 // by flag name without its dashes. It is a short list rather than a map:
 // a serve has a dozen defaults, and Resolve, on the path of every compile
@@ -44,10 +38,3 @@ func (s Sources) Map() map[string]string {
 	}
 	return m
 }
-
-// Flags returns the defaulted flags, sorted.
-func (s Sources) Flags() []string { return slices.Sorted(maps.Keys(s.Map())) }
-
-// MarshalJSON writes the sources as a JSON object by flag, keys sorted, as
-// a map of them would be written.
-func (s Sources) MarshalJSON() ([]byte, error) { return json.Marshal(s.Map()) }
