@@ -126,7 +126,8 @@ func TestLoRAGraphs(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := stageOf(&plain, 0)
-	got := graphBytes(a, &lora, st) - graphBytes(a, &plain, st)
+	per := forwardBytesPerToken(a, plain.TensorParallelSize, plain.DtypeBytes)
+	got := graphBytes(&lora, st, per) - graphBytes(&plain, st, per)
 	if want := uint64(102 * 32 * graphBytesPerLayerGraph); got != want {
 		t.Errorf("LoRA adds %d B of graphs, want %d", got, want)
 	}

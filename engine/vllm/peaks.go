@@ -271,7 +271,8 @@ func peakItems(a *model.Arch, r *Resolved, st model.Sharding) []budget.Item {
 	m := r.Profile.peaks
 	tp, d := r.TensorParallelSize, r.DtypeBytes
 	tokens := r.MaxNumBatchedTokens
-	forward := budget.SatMul(tokens, forwardBytesPerToken(a, tp, d))
+	perToken := forwardBytesPerToken(a, tp, d)
+	forward := budget.SatMul(tokens, perToken)
 	// At most four items (the peak, the sampler, the graph pool, the
 	// non-torch growth): one allocation.
 	items := make([]budget.Item, 1, 4)
@@ -305,7 +306,7 @@ func peakItems(a *model.Arch, r *Resolved, st model.Sharding) []budget.Item {
 			Bytes: budget.SatSub(sampler, forward)})
 	}
 	if !r.EnforceEager {
-		items = append(items, budget.Item{Name: "cuda_graph_pool", Term: budget.TermGraphPool, Bytes: graphBytes(a, r, st)})
+		items = append(items, budget.Item{Name: "cuda_graph_pool", Term: budget.TermGraphPool, Bytes: graphBytes(r, st, perToken)})
 	}
 	nonTorch := m.nonTorchNotLastBytes
 	if st.Last {
@@ -322,8 +323,9 @@ func peakItems(a *model.Arch, r *Resolved, st model.Sharding) []budget.Item {
 // are captured, PIECEWISE for every capture size and FULL for the decode
 // sizes up to max_num_seqs ("Profiling CUDA graph memory: PIECEWISE=51
 // (largest=512), FULL=51 (largest=512)", corpus/observed/vllm.csv row 112);
-// the first capture holds the largest batch's activations.
-func graphBytes(a *model.Arch, r *Resolved, st model.Sharding) uint64 {
+// the first capture holds the largest batch's activations, perToken bytes
+// a token (the forward pass's, forwardBytesPerToken, or an encoder's).
+func graphBytes(r *Resolved, st model.Sharding, perToken uint64) uint64 {
 	m := r.Profile.peaks
 	largest := largestCapture(r)
 	cases := loraGraphCases(r)
@@ -334,6 +336,6 @@ func graphBytes(a *model.Arch, r *Resolved, st model.Sharding) uint64 {
 		graphs = cases*captureSizes(largest) - 1
 	}
 	layers := uint64(st.EndLayer - st.FirstLayer)
-	first := budget.SatAdd(m.graphFixedBytes, budget.SatMul(largest, forwardBytesPerToken(a, r.TensorParallelSize, r.DtypeBytes)))
+	first := budget.SatAdd(m.graphFixedBytes, budget.SatMul(largest, perToken))
 	return budget.SatAdd(first, budget.SatMul(budget.SatMul(graphs, layers), m.graphBytesPerLayerGraph))
 }

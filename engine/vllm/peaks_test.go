@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"membudget/budget"
 )
 
 // mib is the rounding of the calibrated byte constants.
@@ -239,13 +241,30 @@ func TestGraphEstimateCounts(t *testing.T) {
 	a := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
 	r := ref(t, a, Serve{MaxNumSeqs: 1024, MaxNumBatchedTokens: 8192}, testClass(false))
 	st := r.Serve.Stages[0]
+	// The largest capture's forward pass: (4 x 4096 + 3 x 14336) x 2 B.
+	if got := forwardBytesPerToken(a, 1, 2); got != 118784 {
+		t.Fatalf("Llama-3.1-8B's forward pass: %d B a token, want 118784", got)
+	}
 	want := uint64(graphFixed + 512*118784 + 100*32*graphBytesPerLayerGraph)
-	if got := graphBytes(a, &r.Serve, st); got != want {
+	if got := graphBytes(&r.Serve, st, 118784); got != want {
 		t.Errorf("1024 sequences: %d, want %d", got, want)
+	}
+	// peakItems charges the same pool, once.
+	pools := 0
+	for _, it := range peakItems(a, &r.Serve, st) {
+		if it.Term == budget.TermGraphPool {
+			pools++
+			if it.Bytes != want {
+				t.Errorf("peakItems' graph pool: %d, want %d", it.Bytes, want)
+			}
+		}
+	}
+	if pools != 1 {
+		t.Errorf("peakItems lists %d graph pools, want 1", pools)
 	}
 	r = ref(t, a, Serve{MaxNumSeqs: 256, MaxNumBatchedTokens: 8192}, testClass(false))
 	want = uint64(graphFixed + 512*118784 + 84*32*graphBytesPerLayerGraph)
-	if got := graphBytes(a, &r.Serve, r.Serve.Stages[0]); got != want {
+	if got := graphBytes(&r.Serve, r.Serve.Stages[0], 118784); got != want {
 		t.Errorf("256 sequences: %d, want %d", got, want)
 	}
 }

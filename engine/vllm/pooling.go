@@ -250,7 +250,8 @@ func (r *Resolved) resolveEncoderOnly(a *model.Arch, def func(string, string)) e
 		r.MaxModelLen = limit
 		def("max-model-len", positionLimitWhy(a))
 	case lenDefaulted:
-		def("max-model-len", r.Sources.Map()["max-model-len"]+"; vLLM also caps it by tokenizer_config.json's model_max_length and sentence_bert_config.json's max_seq_length, which membudget does not read: pass --max-model-len where they are shorter")
+		why, _ := r.Sources.Get("max-model-len")
+		def("max-model-len", why+"; vLLM also caps it by tokenizer_config.json's model_max_length and sentence_bert_config.json's max_seq_length, which membudget does not read: pass --max-model-len where they are shorter")
 	case r.MaxModelLen > limit:
 		if a.Encoder.Layout == model.LayoutModernBert {
 			// config/model.py _get_and_verify_max_len: longer than the
@@ -337,12 +338,8 @@ func encoderPeakItems(a *model.Arch, r *Resolved, st model.Sharding) []budget.It
 	items := []budget.Item{{Name: "activation_peak", Term: budget.TermActivation,
 		Bytes: budget.SatAdd(budget.SatMul(r.MaxNumBatchedTokens, per), m.residualBytes)}}
 	if !r.EnforceEager {
-		largest := largestCapture(r)
-		graphs := captureSizes(largest) - 1
-		layers := uint64(st.EndLayer - st.FirstLayer)
-		first := budget.SatAdd(m.graphFixedBytes, budget.SatMul(largest, per))
-		items = append(items, budget.Item{Name: "cuda_graph_pool", Term: budget.TermGraphPool,
-			Bytes: budget.SatAdd(first, budget.SatMul(budget.SatMul(graphs, layers), m.graphBytesPerLayerGraph))})
+		// graphBytes captures PIECEWISE alone under the pooling runner.
+		items = append(items, budget.Item{Name: "cuda_graph_pool", Term: budget.TermGraphPool, Bytes: graphBytes(r, st, per)})
 	}
 	nonTorch := m.nonTorchBytes
 	if tp > 1 {
