@@ -493,16 +493,16 @@ func ReadAdapter(v string) (Adapter, error) {
 // registerLoRA registers the LoRA flags that size a serve into l.
 // loraFlags are the flags registerLoRA registers: a request that names one
 // registers them all, so that their defaults hold together.
-var loraFlags = []string{"enable-lora", "no-enable-lora", "max-loras", "max-lora-rank", "max-cpu-loras", "fully-sharded-loras", "no-fully-sharded-loras", "lora-dtype", "lora-modules"}
+// (Their --no- forms are registerNegations', and a --no- form given counts
+// as its switch given.)
+var loraFlags = []string{"enable-lora", "max-loras", "max-lora-rank", "max-cpu-loras", "fully-sharded-loras", "lora-dtype", "lora-modules"}
 
 func registerLoRA(fs *flag.FlagSet, l *LoRA) {
 	fs.BoolVar(&l.Enable, "enable-lora", false, "vLLM's --enable-lora: adapter slots on every GPU (sized for dense Llama, Mistral, Qwen2/3, Gemma 1-3 and Granite decoders, vLLM 0.17.0 on)")
-	fs.Var(offFlag{&l.Enable}, "no-enable-lora", "vLLM's --no-enable-lora")
 	fs.Var(&sizeFlag{&l.MaxLoras, "max-loras"}, "max-loras", "vLLM's --max-loras: adapters in one batch, each a GPU slot (default 1)")
 	fs.Var(&sizeFlag{&l.MaxRank, "max-lora-rank"}, "max-lora-rank", "vLLM's --max-lora-rank: 1, 8, 16, 32, 64, 128, 256, 320 or 512 (default 16)")
 	fs.Var(cpuLorasFlag{&l.MaxCPULoras}, "max-cpu-loras", "vLLM's --max-cpu-loras: adapters cached in host memory (default, and 0 or less: --max-loras)")
 	fs.BoolVar(&l.FullySharded, "fully-sharded-loras", false, "vLLM's --fully-sharded-loras: the slots' rank and output sharded by TP too")
-	fs.Var(offFlag{&l.FullySharded}, "no-fully-sharded-loras", "vLLM's --no-fully-sharded-loras")
 	fs.StringVar(&l.Dtype, "lora-dtype", "auto", "vLLM's --lora-dtype: auto, float16, bfloat16")
 	fs.Var(&adaptersFlag{l}, "lora-modules", "vLLM's --lora-modules NAME=PATH ...: a local adapter's rank is checked against --max-lora-rank")
 }
@@ -525,22 +525,6 @@ func (f cpuLorasFlag) Set(s string) error {
 		return fmt.Errorf("%q is not an integer", s)
 	}
 	*f.v = uint64(max(n, 0))
-	return nil
-}
-
-// offFlag is a switch's --no- form.
-type offFlag struct{ v *bool }
-
-func (f offFlag) String() string   { return "" }
-func (f offFlag) IsBoolFlag() bool { return true }
-func (f offFlag) Set(s string) error {
-	on, err := strconv.ParseBool(s)
-	if err != nil {
-		return err
-	}
-	if on {
-		*f.v = false
-	}
 	return nil
 }
 
