@@ -612,6 +612,10 @@ var unmetGates = map[string]map[string]unmetGate{
 		"activation": {2.8, "row 68 (Mistral-Small-3.2, llm-d's table): 2.12 GiB logged, where the sampler's sort scratch at vLLM 0.11's default 1024 sequences over 131072 logits is 3.0 GiB alone; rows 64, 65 and 67 of the same benchmark log it (4.76-5.64 GiB in all) and the row states no max_num_seqs of its own"},
 		"tokens-p90": {0.1, "row 68, as above"},
 	},
+	"0.27.1": {
+		"avail":         {0.03, "row 205 (GB10, unified memory, Qwen3-0.6B at util 0.6): vLLM logs 3.35 GiB of weights + non-torch memory where the bf16 weights are about 1.1 GiB (0.6B parameters); on unified memory vLLM reads free memory from the host, and the non-KV memory it logs holds 1.9 GiB more than the profile's terms, as row 110's on 0.13.0, so the KV memory comes out 2.7% high"},
+		"tokens-median": {0.03, "row 205, as above"},
+	},
 	"0.13.0": {
 		"avail":         {0.5, "row 110 (GB10, unified memory, util 0.3): vLLM reads free memory from the host there, and the non-KV memory it logs (3.4 GiB beyond the weights) holds 1.9 GiB more than the profile's terms"},
 		"tokens-median": {0.5, "row 110, as above"},
