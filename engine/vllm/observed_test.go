@@ -615,6 +615,9 @@ var unmetGates = map[string]map[string]unmetGate{
 	"0.20.2": {
 		"blocks": {1, "row 209 (GB10, Qwen3.6-35B-A3B NVFP4, MTP speculative decoding): vLLM logs 5,747,892 tokens, 21.93 x its 262,144 max_model_len (concurrency x max_model_len), where the 0.20.2 profile reports the physical tokens 66.58 GiB holds (1,743,872), as row 103 logs them on 0.20.0 without a drafter; these rows do not settle whether 0.20.2 or the drafter changed the report, and speculative decoding is not modelled"},
 	},
+	"0.22.0": {
+		"blocks": {1, "row 210 (2x RTX 3090, Qwen3.6-27B int4, MTP speculative decoding): 10.85 GiB holds 682,478 tokens (concurrency x max_model_len) over the model's 16 attention layers, vLLM logs 612,157 (10% fewer): the MTP drafter adds an attention layer with its own KV, and speculative decoding is not modelled (row 208 on 0.22.1 likewise)"},
+	},
 	"0.22.1": {
 		"blocks": {1, "row 208 (GB10, Qwen3.6-35B-A3B NVFP4, MTP speculative decoding): 74.76 GiB holds 7,425,427-7,427,413 tokens (concurrency x max_model_len) over the model's 10 attention layers, vLLM logs 6,455,296 (13% fewer): the MTP drafter adds an attention layer with its own KV (mtp_num_hidden_layers 1), and speculative decoding is not modelled"},
 	},
