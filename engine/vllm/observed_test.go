@@ -621,6 +621,9 @@ var unmetGates = map[string]map[string]unmetGate{
 	"0.22.1": {
 		"blocks": {1, "row 208 (GB10, Qwen3.6-35B-A3B NVFP4, MTP speculative decoding): 74.76 GiB holds 7,425,427-7,427,413 tokens (concurrency x max_model_len) over the model's 10 attention layers, vLLM logs 6,455,296 (13% fewer): the MTP drafter adds an attention layer with its own KV (mtp_num_hidden_layers 1), and speculative decoding is not modelled"},
 	},
+	"0.24.0": {
+		"blocks": {1, "row 193 (2x RTX 3090, Qwen3.6-27B int4, MTP speculative decoding): 11.05 GiB holds 706,715-708,248 tokens (concurrency x max_model_len) over the model's 16 attention layers, vLLM logs 623,873 (12% fewer): the MTP drafter's attention layer and KV are not modelled, as rows 208 and 210"},
+	},
 	"0.27.1": {
 		"avail":         {0.03, "row 205 (GB10, unified memory, Qwen3-0.6B at util 0.6): vLLM logs 3.35 GiB of weights + non-torch memory where the bf16 weights are about 1.1 GiB (0.6B parameters); on unified memory vLLM reads free memory from the host, and the non-KV memory it logs holds 1.9 GiB more than the profile's terms, as row 110's on 0.13.0, so the KV memory comes out 2.7% high"},
 		"tokens-median": {0.03, "row 205, as above"},
