@@ -612,6 +612,9 @@ var unmetGates = map[string]map[string]unmetGate{
 		"activation": {2.8, "row 68 (Mistral-Small-3.2, llm-d's table): 2.12 GiB logged, where the sampler's sort scratch at vLLM 0.11's default 1024 sequences over 131072 logits is 3.0 GiB alone; rows 64, 65 and 67 of the same benchmark log it (4.76-5.64 GiB in all) and the row states no max_num_seqs of its own"},
 		"tokens-p90": {0.1, "row 68, as above"},
 	},
+	"0.20.1": {
+		"blocks": {1, "row 201 (GB10, Qwen3.6-35B-A3B FP8, MTP speculative decoding): 52.66 GiB holds 1,379,168 tokens over the model's 10 attention layers, vLLM logs 1,253,392, which is 10/11 of it (1,253,789 within a block): the MTP drafter's one attention layer shares the KV pages, and speculative decoding is not modelled"},
+	},
 	"0.20.2": {
 		"blocks": {1, "row 209 (GB10, Qwen3.6-35B-A3B NVFP4, MTP speculative decoding): vLLM logs 5,747,892 tokens, 21.93 x its 262,144 max_model_len (concurrency x max_model_len), where the 0.20.2 profile reports the physical tokens 66.58 GiB holds (1,743,872), as row 103 logs them on 0.20.0 without a drafter; these rows do not settle whether 0.20.2 or the drafter changed the report, and speculative decoding is not modelled"},
 	},
