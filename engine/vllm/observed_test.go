@@ -613,7 +613,7 @@ var unmetGates = map[string]map[string]unmetGate{
 		"tokens-p90": {0.1, "row 68, as above"},
 	},
 	"0.20.1": {
-		"blocks": {1, "row 201 (GB10, Qwen3.6-35B-A3B FP8, MTP speculative decoding): 52.66 GiB holds 1,379,168 tokens over the model's 10 attention layers, vLLM logs 1,253,392, which is 10/11 of it (1,253,789 within a block): the MTP drafter's one attention layer shares the KV pages, and speculative decoding is not modelled"},
+		"blocks": {2, "row 201 (GB10, Qwen3.6-35B-A3B FP8, MTP speculative decoding): 52.66 GiB holds 1,379,168 tokens over the model's 10 attention layers, vLLM logs 1,253,392, which is 10/11 of it (1,253,789 within a block): the MTP drafter's one attention layer shares the KV pages; row 189 (2x RTX 4090, Qwen3.6-27B int4, DFlash drafting): 9.74 GiB holds 79,184 tokens over 16 attention layers, vLLM logs 67,728 (14% fewer), the DFlash drafter's own attention layers sharing the pages; speculative decoding is not modelled"},
 	},
 	"0.20.2": {
 		"blocks": {1, "row 209 (GB10, Qwen3.6-35B-A3B NVFP4, MTP speculative decoding): vLLM logs 5,747,892 tokens, 21.93 x its 262,144 max_model_len (concurrency x max_model_len), where the 0.20.2 profile reports the physical tokens 66.58 GiB holds (1,743,872), as row 103 logs them on 0.20.0 without a drafter; these rows do not settle whether 0.20.2 or the drafter changed the report, and speculative decoding is not modelled"},
