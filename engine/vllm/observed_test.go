@@ -612,6 +612,26 @@ var unmetGates = map[string]map[string]unmetGate{
 		"activation": {2.8, "row 68 (Mistral-Small-3.2, llm-d's table): 2.12 GiB logged, where the sampler's sort scratch at vLLM 0.11's default 1024 sequences over 131072 logits is 3.0 GiB alone; rows 64, 65 and 67 of the same benchmark log it (4.76-5.64 GiB in all) and the row states no max_num_seqs of its own"},
 		"tokens-p90": {0.1, "row 68, as above"},
 	},
+	"0.20.1": {
+		"blocks": {2, "row 201 (GB10, Qwen3.6-35B-A3B FP8, MTP speculative decoding): 52.66 GiB holds 1,379,168 tokens over the model's 10 attention layers, vLLM logs 1,253,392, which is 10/11 of it (1,253,789 within a block): the MTP drafter's one attention layer shares the KV pages; row 189 (2x RTX 4090, Qwen3.6-27B int4, DFlash drafting): 9.74 GiB holds 79,184 tokens over 16 attention layers, vLLM logs 67,728 (14% fewer), the DFlash drafter's own attention layers sharing the pages; speculative decoding is not modelled"},
+	},
+	"0.20.2": {
+		"blocks": {1, "row 209 (GB10, Qwen3.6-35B-A3B NVFP4, MTP speculative decoding): vLLM logs 5,747,892 tokens, 21.93 x its 262,144 max_model_len (concurrency x max_model_len), where the 0.20.2 profile reports the physical tokens 66.58 GiB holds (1,743,872), as row 103 logs them on 0.20.0 without a drafter; these rows do not settle whether 0.20.2 or the drafter changed the report, and speculative decoding is not modelled"},
+	},
+	"0.22.0": {
+		"blocks": {1, "row 210 (2x RTX 3090, Qwen3.6-27B int4, MTP speculative decoding): 10.85 GiB holds 682,478 tokens (concurrency x max_model_len) over the model's 16 attention layers, vLLM logs 612,157 (10% fewer): the MTP drafter adds an attention layer with its own KV, and speculative decoding is not modelled (row 208 on 0.22.1 likewise)"},
+	},
+	"0.22.1": {
+		"blocks": {1, "row 208 (GB10, Qwen3.6-35B-A3B NVFP4, MTP speculative decoding): 74.76 GiB holds 7,425,427-7,427,413 tokens (concurrency x max_model_len) over the model's 10 attention layers, vLLM logs 6,455,296 (13% fewer): the MTP drafter adds an attention layer with its own KV (mtp_num_hidden_layers 1), and speculative decoding is not modelled"},
+	},
+	"0.24.0": {
+		"blocks": {1, "row 193 (2x RTX 3090, Qwen3.6-27B int4, MTP speculative decoding): 11.05 GiB holds 706,715-708,248 tokens (concurrency x max_model_len) over the model's 16 attention layers, vLLM logs 623,873 (12% fewer): the MTP drafter's attention layer and KV are not modelled, as rows 208 and 210"},
+	},
+	"0.27.1": {
+		"avail":         {0.07, "row 205 (GB10, unified memory, Qwen3-0.6B at util 0.6): vLLM logs 3.35 GiB of weights + non-torch memory where the bf16 weights are about 1.1 GiB (0.6B parameters); on unified memory vLLM reads free memory from the host, and the non-KV memory it logs holds 1.9 GiB more than the profile's terms, as row 110's on 0.13.0, so the KV memory comes out 2.7% high; row 212 (RTX 4090, Qwen3-8B, weights within 0.02%): 10.3% high on a cold torch.compile, whose profiling run its notes put at 1.18 GiB of peak activation against 0.19 GiB on the warm-cache runs that followed (43,040 tokens, 9% above the modelled 39,488): the compile cache's state moves the profiled peak by 1 GiB and the model charges neither extreme"},
+		"tokens-median": {0.03, "row 205, as above"},
+		"tokens-p90":    {0.11, "row 212, as above"},
+	},
 	"0.13.0": {
 		"avail":         {0.5, "row 110 (GB10, unified memory, util 0.3): vLLM reads free memory from the host there, and the non-KV memory it logs (3.4 GiB beyond the weights) holds 1.9 GiB more than the profile's terms"},
 		"tokens-median": {0.5, "row 110, as above"},
