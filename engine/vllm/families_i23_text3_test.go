@@ -1,0 +1,20 @@
+package vllm
+
+import (
+	"testing"
+
+	"membudget"
+)
+
+// TestDbrxKVLayout: dbrx-instruct (corpus/models) under dbrx.py:
+// DbrxAttention's Attention on all 40 layers (:250-258, rotary, no
+// window), FullAttentionSpec; attn_config.kv_n_heads 8 KV heads
+// (model_arch_config_convertor.py:555-561) of 6144 / 48 = 128, bf16: 16 x
+// 8 x 256 x 2 B = 65,536 B a page; at TP8 one head a rank, 8192 B.
+func TestDbrxKVLayout(t *testing.T) {
+	data, _, ok := membudget.ModelConfig("databricks__dbrx-instruct")
+	if !ok {
+		t.Fatal("databricks__dbrx-instruct is not shipped")
+	}
+	checkFullLayout(t, string(data), 40, map[uint64]uint64{1: 65536, 8: 8192})
+}
