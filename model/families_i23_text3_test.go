@@ -197,6 +197,10 @@ func TestText3Defaults(t *testing.T) {
 		// classes.
 		{"dbrx partial", `{"model_type": "dbrx", "attn_config": {"kv_n_heads": 4}, "ffn_config": {"moe_top_k": 2}}`,
 			got{24, 2048, 16, 4, 128, 32000, 2048, 4, 2, 3584, 0, false}},
+		// A null attn_config or ffn_config is its class's defaults
+		// (DbrxConfig.__init__ treats None as left out).
+		{"dbrx null sub-configs", `{"model_type": "dbrx", "attn_config": null, "ffn_config": null}`,
+			got{24, 2048, 16, 1, 128, 32000, 2048, 4, 1, 3584, 0, false}},
 		// The standard names read as DbrxConfig's (attribute_map); a
 		// head_dim key is not read (dbrx.py:201).
 		{"dbrx standard names", `{"model_type": "dbrx", "hidden_size": 256, "num_attention_heads": 4, "num_hidden_layers": 2,

@@ -1,5 +1,7 @@
 package model
 
+import "encoding/json"
+
 func init() {
 	declareClass("dbrx", dbrxClass)
 	declareClass("dbrx_attn_config", dbrxAttnClass)
@@ -70,6 +72,16 @@ func readDbrx(o jsonObject, a *Arch) {
 	}
 	delete(o.m, "head_dim")
 	delete(o.m, "num_key_value_heads")
+	// DbrxConfig.__init__ makes a None attn_config or ffn_config its
+	// class's defaults, as it does one left out.
+	for _, k := range [][2]string{{"attn_config", "dbrx_attn_config"}, {"ffn_config", "dbrx_ffn_config"}} {
+		if _, present := o.m[k[0]]; present && !o.has(k[0]) {
+			o.m[k[0]] = json.RawMessage("{}")
+			if sub, ok := o.object(k[0]); ok {
+				o.m[k[0]] = appendMembers(sub.raw, fillClass(k[1], sub, a))
+			}
+		}
+	}
 	attn, ok := o.object("attn_config")
 	if !ok {
 		o.fail("attn_config", "missing (required: DbrxAttentionConfig's kv_n_heads)")
