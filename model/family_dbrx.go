@@ -56,6 +56,8 @@ var (
 // max_seq_len positions (:204-232). wte, norm_f and lm_head are built on
 // every pipeline stage (DbrxModel and DbrxForCausalLM have no
 // PPMissingLayer, :336-450); the head is never tied (:434-435 raises).
+// Its expert loader knows no expert map, so expert parallelism over more
+// than one rank fails to load (Arch.NoExpertParallel).
 func readDbrx(o jsonObject, a *Arch) {
 	// DbrxConfig's attribute_map: the standard names read its own.
 	names := [][2]string{{"d_model", "hidden_size"}, {"n_heads", "num_attention_heads"}, {"n_layers", "num_hidden_layers"},
@@ -119,6 +121,7 @@ func readDbrx(o jsonObject, a *Arch) {
 	if a.MoEIntermediate == 0 {
 		ffn.fail("ffn_hidden_size", "must be above 0")
 	}
+	a.NoExpertParallel = "vLLM's DbrxExperts.weight_loader copies every expert's rows of the stacked w1, v1 and w2 into a rank's share of the experts and slices them by the tensor-parallel rank, whatever the expert map (dbrx.py:92-141): loading fails with the experts divided among ranks"
 	t := &a.tree
 	t.attn, t.attnOut, t.mlp, t.router = "norm_attn_norm.attn", "out_proj", "ffn", "router.layer"
 	t.embed, t.norm, t.norms = "transformer.wte", "transformer.norm_f", []string{"norm_attn_norm.norm_1", "norm_attn_norm.norm_2"}
