@@ -221,6 +221,11 @@ type Arch struct {
 	// SupportsPP, so that it refuses --pipeline-parallel-size above 1
 	// (vllm/config/model.py:1387-1394): Mamba2.
 	NoPipeline bool
+	// NoExpertParallel, when not "", is why vLLM cannot load the model
+	// with its experts divided among ranks (DBRX's own expert loader
+	// ignores the expert map): the engine refuses expert parallelism over
+	// more than one rank with this reason.
+	NoExpertParallel string
 	// MTPLayers counts the multi-token-prediction layers the checkpoint
 	// holds beyond NumLayers (num_nextn_predict_layers, mtp_num_hidden_layers);
 	// engines load them only for speculative decoding.

@@ -16,22 +16,29 @@ func init() {
 // earlier layer's KV) and a MoE config (num_experts above 1) are other
 // families' keys: they are refused rather than sized as dense.
 func readHunyuanDense(o jsonObject, a *Arch) {
+	readHunyuanAttention(o, a)
+	a.MLPBias = o.boolOr("mlp_bias", false)
+	if o.has("num_experts") && o.uintOr("num_experts", 0) > 1 {
+		o.fail("num_experts", "above 1: a MoE config (HunYuanMoEV1ForCausalLM, model_type hunyuan_v1_moe) is not sized as the dense family")
+	}
+	a.layerTypes = nil
+	a.uniformLayers(o, 0)
+}
+
+// readHunyuanAttention reads what Hunyuan's dense and MoE models share:
+// the common keys, head_dim, the attention's biases and q and k norms,
+// and the refusal of cross-layer attention.
+func readHunyuanAttention(o jsonObject, a *Arch) {
 	if !o.has("head_dim") && o.has("attention_head_dim") {
 		o.m["head_dim"] = o.m["attention_head_dim"]
 	}
 	readCommon(o, a)
 	a.AttnBias = o.boolOr("attention_bias", false) || o.boolOr("bias", false)
 	a.OutBias = a.AttnBias
-	a.MLPBias = o.boolOr("mlp_bias", false)
 	a.QKNorm = o.boolOr("use_qk_norm", false)
 	if o.boolOr("use_cla", false) {
 		o.fail("use_cla", "true: cross-layer attention (layers sharing an earlier layer's KV, hunyuan_v1.py:101-104) is not sized")
 	}
-	if o.has("num_experts") && o.uintOr("num_experts", 0) > 1 {
-		o.fail("num_experts", "above 1: a MoE config (HunYuanMoEV1ForCausalLM, model_type hunyuan_v1_moe) is not sized as the dense family")
-	}
-	a.layerTypes = nil
-	a.uniformLayers(o, 0)
 }
 
 // hunyuanQKNorms: use_qk_norm's per-head norms, whole on every rank.

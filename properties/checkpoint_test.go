@@ -32,6 +32,12 @@ var notWritten = map[string]string{
 	// MiniCPM3's latent projections (q_a_proj, kv_a_proj_with_mqa, ...),
 	// which hfCheckpoint does not name.
 	"minicpm3": "TestMiniCPM3CheckpointByHand, model/family_minicpm3_test.go",
+	// DBRX's flat stacked experts (ffn.experts.mlp.w1, v1, w2), which
+	// hfCheckpoint does not name.
+	"dbrx": "dbrxFixture, model/families_i23_text3_test.go",
+	// Hunyuan MoE's router (mlp.gate.wg) and shared expert (shared_mlp),
+	// which hfCheckpoint does not name.
+	"hunyuan_v1_moe": "hunyuanMoEFixture, model/families_i23_text3_test.go",
 }
 
 // genCheckpointConfig draws a config of every model_type modelgen draws

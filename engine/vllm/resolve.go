@@ -222,6 +222,9 @@ func (r *Resolved) resolveParallel(a *model.Arch, def func(string, string)) erro
 		// vllm/config/parallel.py: the expert-parallel group is the
 		// tensor-parallel ranks of every data-parallel rank.
 		r.ExpertRanks = tp * r.DataParallelSize
+		if a.NoExpertParallel != "" && r.ExpertRanks > 1 {
+			return settingErr("enable-expert-parallel", "", "%s", a.NoExpertParallel)
+		}
 	}
 	r.Stages = pipelineStages(len(a.Layers), int(pp))
 	return nil

@@ -109,12 +109,12 @@ func sameJSON(v any, def string) bool {
 // corpus/models, and transformers' causal-LM class of the text-only
 // types): an engine picks its implementation by it.
 var architectures = map[string]string{
-	"chatglm": "ChatGLMModel", "cohere": "CohereForCausalLM", "cohere2": "Cohere2ForCausalLM", "arcee": "ArceeForCausalLM", "bloom": "BloomForCausalLM", "deepseek": "DeepseekForCausalLM", "deepseek_v2": "DeepseekV2ForCausalLM", "deepseek_v3": "DeepseekV3ForCausalLM", "deepseek_v32": "DeepseekV32ForCausalLM",
+	"chatglm": "ChatGLMModel", "cohere": "CohereForCausalLM", "cohere2": "Cohere2ForCausalLM", "dbrx": "DbrxForCausalLM", "arcee": "ArceeForCausalLM", "bloom": "BloomForCausalLM", "deepseek": "DeepseekForCausalLM", "deepseek_v2": "DeepseekV2ForCausalLM", "deepseek_v3": "DeepseekV3ForCausalLM", "deepseek_v32": "DeepseekV32ForCausalLM",
 	"ernie4_5": "Ernie4_5ForCausalLM", "ernie4_5_moe": "Ernie4_5_MoeForCausalLM", "exaone": "ExaoneForCausalLM", "falcon": "FalconForCausalLM", "flex_olmo": "FlexOlmoForCausalLM", "exaone4": "Exaone4ForCausalLM", "gemma": "GemmaForCausalLM", "gemma2": "Gemma2ForCausalLM",
 	"gemma3": "Gemma3ForConditionalGeneration", "gemma3_text": "Gemma3ForCausalLM",
 	"gemma4": "Gemma4ForConditionalGeneration", "gemma4_text": "Gemma4ForCausalLM", "gpt_neox": "GPTNeoXForCausalLM",
 	"glm": "GlmForCausalLM", "glm4": "Glm4ForCausalLM", "glm4_moe": "Glm4MoeForCausalLM", "glm4_moe_lite": "Glm4MoeLiteForCausalLM", "glm_moe_dsa": "GlmMoeDsaForCausalLM", "gpt_oss": "GptOssForCausalLM", "gpt2": "GPT2LMHeadModel", "gptj": "GPTJForCausalLM",
-	"granite": "GraniteForCausalLM", "hunyuan_v1_dense": "HunYuanDenseV1ForCausalLM", "hyperclovax": "HyperCLOVAXForCausalLM", "internlm2": "InternLM2ForCausalLM", "internlm3": "InternLM3ForCausalLM", "internvl_chat": "InternVLChatModel", "jais2": "Jais2ForCausalLM", "granitemoe": "GraniteMoeForCausalLM", "granitemoeshared": "GraniteMoeSharedForCausalLM", "kimi_k2": "DeepseekV3ForCausalLM", "kimi_k25": "KimiK25ForConditionalGeneration",
+	"granite": "GraniteForCausalLM", "hunyuan_v1_dense": "HunYuanDenseV1ForCausalLM", "hunyuan_v1_moe": "HunYuanMoEV1ForCausalLM", "hyperclovax": "HyperCLOVAXForCausalLM", "internlm2": "InternLM2ForCausalLM", "internlm3": "InternLM3ForCausalLM", "internvl_chat": "InternVLChatModel", "jais2": "Jais2ForCausalLM", "granitemoe": "GraniteMoeForCausalLM", "granitemoeshared": "GraniteMoeSharedForCausalLM", "kimi_k2": "DeepseekV3ForCausalLM", "kimi_k25": "KimiK25ForConditionalGeneration",
 	"llama": "LlamaForCausalLM", "llama4": "Llama4ForConditionalGeneration", "llama4_text": "Llama4ForCausalLM",
 	"llava": "LlavaForConditionalGeneration", "llava_next": "LlavaNextForConditionalGeneration",
 	"mimo": "MiMoForCausalLM", "minicpm": "MiniCPMForCausalLM", "minicpm3": "MiniCPM3ForCausalLM", "minimax_m2": "MiniMaxM2ForCausalLM", "ministral3": "Ministral3ForCausalLM", "mistral": "MistralForCausalLM",
@@ -147,7 +147,7 @@ var families = []family{
 	llama, mistral, qwen2, qwen3, gemma, granite, phi, phi3, opt, olmo3, exaone4, ernie45, gptNeoX, exaone, cohere, glm, seedOss, arcee, internLM2, stableLM, orion, solar, nemotron, hunyuanDense, mpt, mimo, gptJ, flexOlmo, jais2, internLM3, hyperCLOVAX, teleFLM, step1,
 	falcon, bloom, gpt2, miniCPM, chatGLM,
 	miniCPM3, stableLMEpoch,
-	gemma2, gemma3Text, gemma4Text, mixtral, qwen3MoE, qwen2MoE, deepseek, glm4MoE, glm4MoELite, olmoe, graniteMoE, ernie45MoE, phiMoE, deepseekV1, graniteMoEShared, minimaxM2,
+	gemma2, gemma3Text, gemma4Text, mixtral, qwen3MoE, qwen2MoE, deepseek, glm4MoE, glm4MoELite, olmoe, graniteMoE, ernie45MoE, phiMoE, deepseekV1, graniteMoEShared, minimaxM2, dbrx, hunyuanMoE,
 	gptOss, llama4Text, qwen3Next, qwen35Text, nemotronH, wrappers, qwen3VLMoE, llava, qwen2VL, internVL, encoders,
 	graniteMoEHybrid, falconH1, jamba, mamba, mamba2,
 }
