@@ -59,6 +59,10 @@ var serveSettings = []struct{ key, flag string }{
 	{"lora_dtype", "lora-dtype"},
 	{"mamba_cache_dtype", "mamba-cache-dtype"},
 	{"mamba_ssm_cache_dtype", "mamba-ssm-cache-dtype"},
+	// The engine config's compilation_config (compilation.go): its
+	// resolved cudagraph_mode and capture sizes.
+	{"compilation_config", "compilation-config"},
+	{"num_gpu_blocks_override", "num-gpu-blocks-override"},
 }
 
 // flagAliases are the other names the CLI registers a flag under.
@@ -263,6 +267,10 @@ func applySetting(s *Serve, flag string, st logs.Setting) (string, error) {
 	case "lora-dtype":
 		s.LoRA.Dtype = strings.TrimPrefix(st.Value, "torch.")
 		return s.LoRA.Dtype, nil
+	case "compilation-config":
+		return applyLoggedCompilation(&s.Compilation, st.Value)
+	case "num-gpu-blocks-override":
+		return count(&s.NumGPUBlocksOverride)
 	case "swap-space":
 		f, err := gibs()
 		if err != nil {
@@ -322,6 +330,8 @@ func settingsOf(ls loggedServe, r Resolved) []explain.Setting {
 		"max-cpu-loras":             u(r.LoRA.MaxCPULoras),
 		"fully-sharded-loras":       b(r.LoRA.FullySharded),
 		"lora-dtype":                r.LoRA.Dtype,
+		"compilation-config":        r.Graphs.String(),
+		"num-gpu-blocks-override":   u(r.NumGPUBlocksOverride),
 	}
 	var out []explain.Setting
 	for _, sk := range serveSettings {
@@ -336,7 +346,9 @@ func settingsOf(ls loggedServe, r Resolved) []explain.Setting {
 				sk.flag == "swap-space" && r.SwapGiB == 0,
 				sk.flag == "cpu-offload-gb" && r.CPUOffloadGiB == 0,
 				(sk.flag == "mamba-cache-dtype" || sk.flag == "mamba-ssm-cache-dtype") && r.MambaCacheMode == "",
-				strings.Contains(sk.flag, "lora") && !r.LoRA.Enable:
+				strings.Contains(sk.flag, "lora") && !r.LoRA.Enable,
+				sk.flag == "compilation-config" && !r.Compilation.Given(),
+				sk.flag == "num-gpu-blocks-override" && r.NumGPUBlocksOverride == 0:
 				continue
 			}
 		}
