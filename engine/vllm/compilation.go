@@ -111,23 +111,23 @@ var neutralCompilationKeys = []string{"cache_dir", "compile_cache_save_format", 
 // refusedCompilationKeys are --compilation-config's other keys, each with
 // the memory it would change (vllm/config/compilation.py:447-717).
 var refusedCompilationKeys = map[string]string{
-	"backend":                 "a compilation backend other than Inductor (which graphs can be split and captured)",
-	"custom_ops":              "custom ops switched on or off (the forward pass's kernels and their activations)",
-	"ir_enable_torch_wrap":    "the IR ops' torch wrapping (the forward pass's kernels)",
-	"splitting_ops":           "the ops the graph splits at (which CUDA-graph modes can be captured)",
-	"compile_mm_encoder":      "the multimodal encoder compiled (its activations)",
-	"cudagraph_mm_encoder":    "the multimodal encoder's CUDA graphs",
-	"compile_sizes":           "Inductor kernels compiled for fixed sizes",
-	"compile_ranges_endpoints": "Inductor kernels compiled for ranges of sizes",
-	"inductor_compile_config": "Inductor's own settings (its kernels' workspaces)",
-	"inductor_passes":         "custom Inductor passes",
-	"cudagraph_copy_inputs":   "copies of the CUDA graphs' inputs",
-	"cudagraph_specialize_lora": "the CUDA graphs captured with and without LoRA adapters",
-	"use_inductor_graph_partition": "Inductor's graph partition (which graphs are captured)",
-	"pass_config":             "fusion passes (sequence parallelism drops the capture sizes not a multiple of the TP size)",
-	"dynamic_shapes_config":   "dynamic shapes' guards",
-	"fast_moe_cold_start":     "the MoE layers' cold start",
-	"encoder_cudagraph_token_budgets":             "the encoder's CUDA graphs",
+	"backend":                                      "a compilation backend other than Inductor (which graphs can be split and captured)",
+	"custom_ops":                                   "custom ops switched on or off (the forward pass's kernels and their activations)",
+	"ir_enable_torch_wrap":                         "the IR ops' torch wrapping (the forward pass's kernels)",
+	"splitting_ops":                                "the ops the graph splits at (which CUDA-graph modes can be captured)",
+	"compile_mm_encoder":                           "the multimodal encoder compiled (its activations)",
+	"cudagraph_mm_encoder":                         "the multimodal encoder's CUDA graphs",
+	"compile_sizes":                                "Inductor kernels compiled for fixed sizes",
+	"compile_ranges_endpoints":                     "Inductor kernels compiled for ranges of sizes",
+	"inductor_compile_config":                      "Inductor's own settings (its kernels' workspaces)",
+	"inductor_passes":                              "custom Inductor passes",
+	"cudagraph_copy_inputs":                        "copies of the CUDA graphs' inputs",
+	"cudagraph_specialize_lora":                    "the CUDA graphs captured with and without LoRA adapters",
+	"use_inductor_graph_partition":                 "Inductor's graph partition (which graphs are captured)",
+	"pass_config":                                  "fusion passes (sequence parallelism drops the capture sizes not a multiple of the TP size)",
+	"dynamic_shapes_config":                        "dynamic shapes' guards",
+	"fast_moe_cold_start":                          "the MoE layers' cold start",
+	"encoder_cudagraph_token_budgets":              "the encoder's CUDA graphs",
 	"encoder_cudagraph_max_vision_items_per_batch": "the encoder's CUDA graphs",
 	"encoder_cudagraph_max_frames_per_batch":       "the encoder's CUDA graphs",
 }
@@ -582,6 +582,7 @@ func (r *Resolved) resolveGraphs(a *model.Arch) error {
 		g.FullAsBoth = true
 	}
 	if g.Mode == graphsNone {
+		r.Graphs = g
 		return nil
 	}
 	sizes := c.SizesKey
@@ -647,7 +648,8 @@ func (r *Resolved) defaultCompilationOnly() error {
 		def = "2"
 	}
 	switch {
-	case c.Level != "" && c.Level != def:
+	case c.Level != "" && (c.Level != def || p.Era == V0):
+		// The V0 engine compiles nothing by default: any level changes it.
 		return why("optimization-level", c.Level)
 	case c.GraphMode != "":
 		return why("compilation-config", "cudagraph_mode")
