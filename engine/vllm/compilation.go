@@ -832,6 +832,16 @@ func compilationRefusal(se *engine.SettingError) bool {
 // warning, as explain did before they were sized. Flags given are kept:
 // Resolve refuses them by name.
 func (ls *loggedServe) dropUnsizedCompilation(p Profile, given map[string]bool) {
+	if c := &ls.Serve.Compilation; given["cudagraph-capture-sizes"] || given["max-cudagraph-capture-size"] {
+		// The flags given stand for the log's sizes (vLLM takes one form).
+		c.SizesKey, c.MaxKey = "", 0
+	}
+	if c := &ls.Serve.Compilation; c.SizesKey != "" && c.MaxKey != 0 && !given["max-cudagraph-capture-size"] {
+		// A log states the resolved sizes: their largest is the largest
+		// captured (a largest given is lowered to it, "Truncating").
+		c.MaxKey = 0
+		delete(ls.From, "max-cudagraph-capture-size")
+	}
 	if c := ls.Serve.Compilation; c.Given() && !given["compilation-config"] && (p.Release.Less(compilationSince) || p.Era == V0) {
 		ls.Serve.Compilation = Compilation{}
 		delete(ls.From, "compilation-config")

@@ -432,3 +432,35 @@ func TestCapturingMoreSizesNeverShrinksFootprint(t *testing.T) {
 		}
 	})
 }
+
+// TestBuildServeReadsCompilation: a log's non-default args (-O, the
+// capture-size flags) and its engine config's compilation_config fill the
+// serve; the resolved sizes stand for a largest size given, and before
+// 0.14.0 the log's compilation is left to the release's default.
+func TestBuildServeReadsCompilation(t *testing.T) {
+	log := "INFO non-default args: {'model': 'm', 'optimization_level': 1, 'max_cudagraph_capture_size': 500, 'num_gpu_blocks_override': 2048}\n" +
+		"INFO Initializing a V1 LLM engine (v0.22.0) with config: model='m', compilation_config={'mode': <CompilationMode.VLLM_COMPILE: 3>, 'cudagraph_mode': <CUDAGraphMode.PIECEWISE: 1>, 'cudagraph_capture_sizes': [1, 2, 4, 496]}\n"
+	got, err := buildServe(logSource(t, log).Log, Serve{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got.dropUnsizedCompilation(mustProfile("0.22.0"), nil)
+	want := Compilation{Level: "1", GraphMode: graphsPiecewise, SizesKey: "1 2 4 496"}
+	if diff := cmp.Diff(want, got.Serve.Compilation); diff != "" {
+		t.Errorf("compilation (-want +got):\n%s", diff)
+	}
+	if got.Serve.NumGPUBlocksOverride != 2048 || got.From["num-gpu-blocks-override"].Line != 1 || got.From["compilation-config"].Line != 2 {
+		t.Errorf("override %d, sources %+v", got.Serve.NumGPUBlocksOverride, got.From)
+	}
+	old, err := buildServe(logSource(t, log).Log, Serve{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old.dropUnsizedCompilation(mustProfile("0.13.0"), nil)
+	if old.Serve.Compilation.Given() || old.Serve.NumGPUBlocksOverride != 0 {
+		t.Errorf("0.13.0 kept %+v, override %d", old.Serve.Compilation, old.Serve.NumGPUBlocksOverride)
+	}
+	if len(old.Warnings) != 1 || !strings.Contains(old.Warnings[0], "num_gpu_blocks_override") {
+		t.Errorf("warnings %q, want the override's (PIECEWISE is a default mode)", old.Warnings)
+	}
+}
