@@ -12,7 +12,6 @@ import (
 
 	"membudget/budget"
 	"membudget/engine"
-	"membudget/model"
 )
 
 // This file sizes the compilation and CUDA-graph settings of a serve: -O
@@ -501,17 +500,7 @@ func (r *Resolved) graphSizes(sizes []uint64, maxGiven uint64, flag string) ([]u
 		}
 		return out, nil
 	}
-	for _, s := range []uint64{1, 2, 4} {
-		if s <= largest {
-			out = append(out, s)
-		}
-	}
-	for s := uint64(8); s <= largest && s < 256; s += 8 {
-		out = append(out, s)
-	}
-	for s := uint64(256); s <= largest; s += 16 {
-		out = append(out, s)
-	}
+	out = defaultSizes(largest)
 	if r.Profile.Release.AtLeast(batchedTokensCaptured) && tokens <= largest && !slices.Contains(out, tokens) {
 		out = append(out, tokens)
 		slices.Sort(out)
@@ -522,7 +511,7 @@ func (r *Resolved) graphSizes(sizes []uint64, maxGiven uint64, flag string) ([]u
 // resolveGraphs resolves the serve's compilation settings into the graphs
 // vLLM captures, refusing what vLLM refuses and, before compilationSince,
 // any setting other than the release's default.
-func (r *Resolved) resolveGraphs(a *model.Arch) error {
+func (r *Resolved) resolveGraphs() error {
 	c := r.Compilation
 	p := r.Profile
 	if c.SizesKey != "" && c.SizesFlag != "" {
@@ -606,6 +595,24 @@ func (r *Resolved) resolveGraphs(a *model.Arch) error {
 	return nil
 }
 
+// defaultSizes is vLLM's default capture sizes up to largest: 1, 2, 4,
+// every 8 below 256, every 16 from 256 (vllm/config/vllm.py:1966-1981).
+func defaultSizes(largest uint64) []uint64 {
+	var out []uint64
+	for _, s := range []uint64{1, 2, 4} {
+		if s <= largest {
+			out = append(out, s)
+		}
+	}
+	for s := uint64(8); s <= largest && s < 256; s += 8 {
+		out = append(out, s)
+	}
+	for s := uint64(256); s <= largest; s += 16 {
+		out = append(out, s)
+	}
+	return out
+}
+
 // defaultGraphs is the graphs of a release before compilationSince:
 // FULL_AND_PIECEWISE over the default sizes up to largestCapture (the
 // pooling runner PIECEWISE alone), none under --enforce-eager.
@@ -617,19 +624,7 @@ func (r *Resolved) defaultGraphs() Graphs {
 	if r.Runner == runnerPooling {
 		mode = graphsPiecewise
 	}
-	largest := largestCapture(r)
-	var sizes []uint64
-	for _, s := range []uint64{1, 2, 4} {
-		if s <= largest {
-			sizes = append(sizes, s)
-		}
-	}
-	for s := uint64(8); s <= largest && s < 256; s += 8 {
-		sizes = append(sizes, s)
-	}
-	for s := uint64(256); s <= largest; s += 16 {
-		sizes = append(sizes, s)
-	}
+	sizes := defaultSizes(largestCapture(r))
 	return Graphs{Mode: mode, Sizes: sizes, MaxNumSeqs: r.MaxNumSeqs}
 }
 

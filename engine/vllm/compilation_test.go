@@ -464,3 +464,34 @@ func TestBuildServeReadsCompilation(t *testing.T) {
 		t.Errorf("warnings %q, want the override's (PIECEWISE is a default mode)", old.Warnings)
 	}
 }
+
+// TestCompilationReport: the report's JSON and the ledger's graph line
+// name the mode and the sizes when a setting was given, and say nothing
+// new otherwise.
+func TestCompilationReport(t *testing.T) {
+	a := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
+	size := func(c Compilation) *Sizing {
+		r, err := Resolve(Serve{MaxNumSeqs: 1024, MaxNumBatchedTokens: 8192, Compilation: c}, a, bigClass, current)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &Sizing{Serve: r}
+	}
+	line := []engine.FootprintLine{{Label: "weights"}, {Label: "CUDA graph pool", Beside: true}}
+	sz := size(Compilation{GraphMode: graphsFull, SizesFlag: "1 2 4 8"})
+	want := &compilationJSON{CUDAGraphMode: graphsFull, ChargedAs: graphsFullAndPiecewise, CaptureSizes: []uint64{1, 2, 4, 8}, MaxCaptureSize: 8}
+	if diff := cmp.Diff(want, sz.compilationJSON()); diff != "" {
+		t.Errorf("JSON (-want +got):\n%s", diff)
+	}
+	got := sz.labelGraphs(slices.Clone(line))
+	if want := "CUDA graph pool (FULL, charged as FULL_AND_PIECEWISE: 4 sizes up to 8, 4 decode up to 8)"; got[1].Label != want {
+		t.Errorf("graph line %q, want %q", got[1].Label, want)
+	}
+	sz = size(Compilation{Level: "0"})
+	if want := (&compilationJSON{OptimizationLevel: "0", CUDAGraphMode: graphsNone, CaptureSizes: []uint64{}}); !cmp.Equal(want, sz.compilationJSON()) {
+		t.Errorf("-O0 JSON %+v, want %+v", sz.compilationJSON(), want)
+	}
+	if sz := size(Compilation{}); sz.compilationJSON() != nil || sz.labelGraphs(slices.Clone(line))[1].Label != "CUDA graph pool" {
+		t.Errorf("the default serve: JSON %+v, graph line %q; want none and the plain label", sz.compilationJSON(), sz.labelGraphs(slices.Clone(line))[1].Label)
+	}
+}

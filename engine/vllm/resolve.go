@@ -153,7 +153,7 @@ func Resolve(s Serve, a *model.Arch, c budget.Class, p Profile) (Resolved, error
 	if err := r.resolveLoRA(a, def); err != nil {
 		return Resolved{}, err
 	}
-	if err := r.resolveGraphs(a); err != nil {
+	if err := r.resolveGraphs(); err != nil {
 		return Resolved{}, err
 	}
 	if err := r.resolveOverride(); err != nil {
