@@ -495,3 +495,31 @@ func TestCompilationReport(t *testing.T) {
 		t.Errorf("the default serve: JSON %+v, graph line %q; want none and the plain label", sz.compilationJSON(), sz.labelGraphs(slices.Clone(line))[1].Label)
 	}
 }
+
+// FuzzCompilationConfig: any --compilation-config value is read or refused
+// with an error, never a panic, and what is read resolves or is refused
+// naming a flag.
+func FuzzCompilationConfig(f *testing.F) {
+	for _, seed := range []string{
+		`{"cudagraph_mode":"FULL","cudagraph_capture_sizes":[1,2,4],"max_cudagraph_capture_size":4}`,
+		`{"mode":0,"cudagraph_mode":2}`, `{"cache_dir":"/c"}`, `{"cudagraph_capture_sizes":[0]}`,
+		`{"cudagraph_capture_sizes":[99999999999999999999]}`, `{"level":3}`, `[]`, `{`,
+	} {
+		f.Add(seed)
+	}
+	a := shipped(f)["meta-llama__Llama-3.1-8B-Instruct"]
+	f.Fuzz(func(t *testing.T, value string) {
+		if len(value) > 1<<12 {
+			return
+		}
+		var c Compilation
+		if (&compilationConfigFlag{c: &c, listed: new([]string)}).Set(value) != nil {
+			return
+		}
+		_, err := Resolve(Serve{MaxNumSeqs: 64, MaxNumBatchedTokens: 2048, Compilation: c}, a, bigClass, current)
+		var se *engine.SettingError
+		if err != nil && !errors.As(err, &se) {
+			t.Fatalf("%s: %v is not a setting error", value, err)
+		}
+	})
+}
