@@ -146,6 +146,10 @@ func Command(model string, r Resolved) string {
 		float("cpu-offload-gb", r.CPUOffloadGiB)
 	}
 	writeLoRAFlags(&b, r.LoRA)
+	writeCompilationFlags(&b, r.Compilation)
+	if r.NumGPUBlocksOverride > 0 {
+		num("num-gpu-blocks-override", r.NumGPUBlocksOverride)
+	}
 	if r.SwapSpaceGiB != nil {
 		float("swap-space", *r.SwapSpaceGiB)
 	}

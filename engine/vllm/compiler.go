@@ -147,6 +147,9 @@ func (cp *Compiler) compileInto(k *kvCheck, s Serve, c budget.Class, p Profile) 
 		} else {
 			avail = budget.SatSub(stage.Budget, stage.FixedLedger(plan.Beside))
 		}
+		if kv, ok := r.blocksOverride(stage.Pool.BlockBytes()); ok {
+			avail, stage.Budget = kv, budget.SatAdd(stage.FixedLedger(plan.Beside), kv)
+		}
 		if block := stage.Pool.BlockBytes(); block > 0 {
 			if b := avail / block; !haveBlocks || b < blocks {
 				blocks, haveBlocks = b, true

@@ -30,6 +30,9 @@ func TestContractOnShippedModels(t *testing.T) {
 		{"--vllm-version", "0.29.0", "--tensor-parallel-size", "2"},
 		// LoRA: sized for the dense decoders, refused by name otherwise.
 		{"--enable-lora", "--max-loras", "2", "--max-lora-rank", "32", "--max-cpu-loras", "4"},
+		// Compilation (compilation.go): printed as given, read back the same.
+		{"--optimization-level=1", "--cudagraph-capture-sizes=1 2 4 8"},
+		{"--compilation-config", `{"cudagraph_mode":"FULL_DECODE_ONLY","max_cudagraph_capture_size":64}`, "--num-gpu-blocks-override", "2000", "--max-model-len", "4096"},
 	}
 	models := enginetest.Shipped(t)
 	names := slices.Sorted(func(yield func(string) bool) {

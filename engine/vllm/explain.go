@@ -59,6 +59,13 @@ var serveSettings = []struct{ key, flag string }{
 	{"lora_dtype", "lora-dtype"},
 	{"mamba_cache_dtype", "mamba-cache-dtype"},
 	{"mamba_ssm_cache_dtype", "mamba-ssm-cache-dtype"},
+	// The engine config's compilation_config (compilation.go): its
+	// resolved cudagraph_mode and capture sizes.
+	{"compilation_config", "compilation-config"},
+	{"cudagraph_capture_sizes", "cudagraph-capture-sizes"},
+	{"max_cudagraph_capture_size", "max-cudagraph-capture-size"},
+	{"optimization_level", "optimization-level"},
+	{"num_gpu_blocks_override", "num-gpu-blocks-override"},
 }
 
 // flagAliases are the other names the CLI registers a flag under.
@@ -70,6 +77,7 @@ var flagAliases = engine.Aliases{
 	"quantization":           {"q"},
 	"async-scheduling":       {"no-async-scheduling"},
 	"enable-prefix-caching":  {"no-enable-prefix-caching"},
+	"compilation-config":     {"cc"},
 }
 
 // unmodelled are logged settings whose memory membudget does not model:
@@ -263,6 +271,22 @@ func applySetting(s *Serve, flag string, st logs.Setting) (string, error) {
 	case "lora-dtype":
 		s.LoRA.Dtype = strings.TrimPrefix(st.Value, "torch.")
 		return s.LoRA.Dtype, nil
+	case "compilation-config":
+		return applyLoggedCompilation(&s.Compilation, st.Value)
+	case "cudagraph-capture-sizes":
+		return applyLoggedCompilation(&s.Compilation, "cudagraph_capture_sizes="+st.Value)
+	case "max-cudagraph-capture-size":
+		return count(&s.Compilation.MaxKey)
+	case "optimization-level":
+		// 3, or <OptimizationLevel.O3: 3>: the level is the last digit.
+		v := strings.TrimRight(st.Value, ">) ")
+		if v == "" || v[len(v)-1] < '0' || v[len(v)-1] > '3' {
+			return "", fmt.Errorf("is not an optimization level 0 to 3")
+		}
+		s.Compilation.Level = v[len(v)-1:]
+		return s.Compilation.Level, nil
+	case "num-gpu-blocks-override":
+		return count(&s.NumGPUBlocksOverride)
 	case "swap-space":
 		f, err := gibs()
 		if err != nil {
@@ -295,33 +319,38 @@ func settingsOf(ls loggedServe, r Resolved) []explain.Setting {
 		quant = "none"
 	}
 	values := map[string]string{
-		"gpu-memory-utilization":    strconv.FormatFloat(r.GPUMemoryUtilization, 'f', -1, 64),
-		"kv-cache-memory-bytes":     u(r.KVCacheMemoryBytes),
-		"max-model-len":             u(r.MaxModelLen),
-		"max-num-seqs":              u(r.MaxNumSeqs),
-		"max-num-batched-tokens":    u(r.MaxNumBatchedTokens),
-		"block-size":                u(r.BlockSize),
-		"kv-cache-dtype":            r.KVCacheDtype,
-		"dtype":                     r.Dtype,
-		"quantization":              quant,
-		"tensor-parallel-size":      u(r.TensorParallelSize),
-		"pipeline-parallel-size":    u(r.PipelineParallelSize),
-		"data-parallel-size":        u(r.DataParallelSize),
-		"enable-expert-parallel":    b(r.EnableExpertParallel),
-		"enforce-eager":             b(r.EnforceEager),
-		"disable-custom-all-reduce": b(r.DisableCustomAllReduce),
-		"async-scheduling":          b(r.Async),
-		"enable-prefix-caching":     b(r.PrefixCaching),
-		"cpu-offload-gb":            strconv.FormatFloat(r.CPUOffloadGiB, 'f', -1, 64),
-		"swap-space":                strconv.FormatFloat(r.SwapGiB, 'f', -1, 64),
-		"mamba-cache-dtype":         r.MambaCacheDtype,
-		"mamba-ssm-cache-dtype":     r.MambaSSMCacheDtype,
-		"enable-lora":               b(r.LoRA.Enable),
-		"max-loras":                 u(r.LoRA.MaxLoras),
-		"max-lora-rank":             u(r.LoRA.MaxRank),
-		"max-cpu-loras":             u(r.LoRA.MaxCPULoras),
-		"fully-sharded-loras":       b(r.LoRA.FullySharded),
-		"lora-dtype":                r.LoRA.Dtype,
+		"gpu-memory-utilization":     strconv.FormatFloat(r.GPUMemoryUtilization, 'f', -1, 64),
+		"kv-cache-memory-bytes":      u(r.KVCacheMemoryBytes),
+		"max-model-len":              u(r.MaxModelLen),
+		"max-num-seqs":               u(r.MaxNumSeqs),
+		"max-num-batched-tokens":     u(r.MaxNumBatchedTokens),
+		"block-size":                 u(r.BlockSize),
+		"kv-cache-dtype":             r.KVCacheDtype,
+		"dtype":                      r.Dtype,
+		"quantization":               quant,
+		"tensor-parallel-size":       u(r.TensorParallelSize),
+		"pipeline-parallel-size":     u(r.PipelineParallelSize),
+		"data-parallel-size":         u(r.DataParallelSize),
+		"enable-expert-parallel":     b(r.EnableExpertParallel),
+		"enforce-eager":              b(r.EnforceEager),
+		"disable-custom-all-reduce":  b(r.DisableCustomAllReduce),
+		"async-scheduling":           b(r.Async),
+		"enable-prefix-caching":      b(r.PrefixCaching),
+		"cpu-offload-gb":             strconv.FormatFloat(r.CPUOffloadGiB, 'f', -1, 64),
+		"swap-space":                 strconv.FormatFloat(r.SwapGiB, 'f', -1, 64),
+		"mamba-cache-dtype":          r.MambaCacheDtype,
+		"mamba-ssm-cache-dtype":      r.MambaSSMCacheDtype,
+		"enable-lora":                b(r.LoRA.Enable),
+		"max-loras":                  u(r.LoRA.MaxLoras),
+		"max-lora-rank":              u(r.LoRA.MaxRank),
+		"max-cpu-loras":              u(r.LoRA.MaxCPULoras),
+		"fully-sharded-loras":        b(r.LoRA.FullySharded),
+		"lora-dtype":                 r.LoRA.Dtype,
+		"compilation-config":         r.Graphs.String(),
+		"cudagraph-capture-sizes":    r.Compilation.SizesKey,
+		"max-cudagraph-capture-size": u(r.Compilation.MaxKey),
+		"optimization-level":         r.Compilation.Level,
+		"num-gpu-blocks-override":    u(r.NumGPUBlocksOverride),
 	}
 	var out []explain.Setting
 	for _, sk := range serveSettings {
@@ -336,7 +365,12 @@ func settingsOf(ls loggedServe, r Resolved) []explain.Setting {
 				sk.flag == "swap-space" && r.SwapGiB == 0,
 				sk.flag == "cpu-offload-gb" && r.CPUOffloadGiB == 0,
 				(sk.flag == "mamba-cache-dtype" || sk.flag == "mamba-ssm-cache-dtype") && r.MambaCacheMode == "",
-				strings.Contains(sk.flag, "lora") && !r.LoRA.Enable:
+				strings.Contains(sk.flag, "lora") && !r.LoRA.Enable,
+				sk.flag == "compilation-config" && !r.Compilation.Given(),
+				// The capture flags and -O are listed where a flag or the
+				// log gave them: compilation-config lists the graphs.
+				sk.flag == "cudagraph-capture-sizes", sk.flag == "max-cudagraph-capture-size", sk.flag == "optimization-level",
+				sk.flag == "num-gpu-blocks-override" && r.NumGPUBlocksOverride == 0:
 				continue
 			}
 		}

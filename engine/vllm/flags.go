@@ -62,6 +62,10 @@ type vflag struct {
 	// json says the value is JSON (a config dataclass or a dict).
 	json bool
 	kind flagKind
+	// from is, for a modelled flag, the first release membudget sizes it
+	// for: before it the flag is judged as a refused one (zero: every
+	// release).
+	from Version
 	// what says, for a refused flag, what memory it would add.
 	what string
 	// neutral are the values of a refused flag that are the release's
@@ -155,7 +159,12 @@ func releaseOf(args []string) Profile {
 // flag of" it, with its nearest.
 func (f *flagServe) Judge(args []string, i int) error {
 	name := engine.FlagName(args[i])
-	if registeredNames()[name] {
+	if registeredNames()[name] && !modelledLater(name, args) {
+		if fl, _, ok := lookupFlag(name); ok && slices.Contains(compilationFlags, fl.name) {
+			value, _ := engine.FlagValue(args, i, true)
+			asGiven, _, _ := strings.Cut(args[i], "=")
+			return judgeCompilation(releaseOf(args), fl.name, asGiven, value)
+		}
 		return nil
 	}
 	p := releaseOf(args)
@@ -187,7 +196,7 @@ func (f *flagServe) Judge(args []string, i int) error {
 	switch {
 	case off && fl.negWhat != "":
 		return refusal(p, asGiven, &vflag{what: fl.negWhat}, value)
-	case fl.kind != refused:
+	case fl.kind != refused && !p.Release.Less(fl.from):
 		return nil
 	case off:
 		// A refused switch turned off is its default.
@@ -196,6 +205,13 @@ func (f *flagServe) Judge(args []string, i int) error {
 		return nil
 	}
 	return refusal(p, asGiven, fl, value)
+}
+
+// modelledLater reports whether name is a modelled flag that the release
+// args name precedes (see vflag.from): it is judged as a refused one.
+func modelledLater(name string, args []string) bool {
+	fl, _, ok := lookupFlag(name)
+	return ok && fl.from != (Version{}) && releaseOf(args).Release.Less(fl.from)
 }
 
 // oldLevel judges -O (respelled --optimization-level) for a release
@@ -445,7 +461,7 @@ func (Engine) Respell(args []string) []string {
 		fl, _, ok := lookupFlag(key)
 		if hasValue {
 			if ok && isDotted {
-				out = append(out, dottedArg(dashes, key, value, fl))
+				out = append(out, dottedArg(dashes, key, value, fl, args))
 				continue
 			}
 			out = append(out, respelled(a, dashes, key, true, value))
@@ -455,7 +471,7 @@ func (Engine) Respell(args []string) []string {
 		case !ok:
 			out = append(out, respelled(a, dashes, key, false, ""))
 		case isDotted && i+1 < len(args):
-			out = append(out, dottedArg(dashes, key, args[i+1], fl))
+			out = append(out, dottedArg(dashes, key, args[i+1], fl, args))
 			i++
 		case fl.arity == manyValues && i+1 < len(args):
 			j := i + 1
@@ -500,8 +516,12 @@ func respelled(a, dashes, key string, hasValue bool, value string) string {
 // refuse by that name; the flag with the object it sets where it changes
 // none, for the flag set to parse and list as ignored (vLLM reads the
 // value as JSON where it is, else as a string).
-func dottedArg(dashes, key, value string, fl *vflag) string {
-	if fl.kind != refused || !isNeutral(fl, key, value) {
+func dottedArg(dashes, key, value string, fl *vflag, args []string) string {
+	// A modelled JSON flag (--compilation-config from compilationSince)
+	// parses the object itself, key by key.
+	modelledNow := fl.kind == modelled && !modelledLater(fl.name, args)
+	refusedNow := fl.kind == refused || fl.kind == modelled && !modelledNow
+	if !modelledNow && (!refusedNow || !isNeutral(fl, key, value)) {
 		return dashes + key + "=" + value
 	}
 	_, path, _ := strings.Cut(key, ".")

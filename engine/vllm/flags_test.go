@@ -30,7 +30,9 @@ func TestFlagTableIsConsistent(t *testing.T) {
 			t.Errorf("--%s: modelled, but Register does not register it", f.name)
 		case f.kind == refused && f.what == "":
 			t.Errorf("--%s: refused without what it adds", f.name)
-		case f.kind != refused && (f.what != "" || f.neutral != nil):
+		case f.kind == modelled && f.from != (Version{}) && f.what == "":
+			t.Errorf("--%s: modelled from %s, without what it adds before", f.name, f.from)
+		case f.kind != refused && f.from == (Version{}) && (f.what != "" || f.neutral != nil):
 			t.Errorf("--%s: only a refused flag says what it adds", f.name)
 		case f.until != (Version{}) && !f.since.Less(f.until):
 			t.Errorf("--%s: since %s is not before until %s", f.name, f.since, f.until)
@@ -111,7 +113,19 @@ func TestJudge(t *testing.T) {
 		// Where compiled artifacts go changes no memory
 		// (vllm/config/compilation.py:461-467 at main).
 		{"a compilation config of neutral keys", []string{`--compilation-config={"cache_dir": "/c", "debug_dump_path": "/d"}`}, ""},
-		{"a neutral key beside one that is not", []string{`-cc={"cache_dir": "/c", "cudagraph_mode": "FULL"}`}, "-cc: " + whatGraphs + ": not modelled for " + main + tail},
+		// cudagraph_mode is sized from 0.14.0 (compilation.go), refused before.
+		{"a neutral key beside a modelled one", []string{`-cc={"cache_dir": "/c", "cudagraph_mode": "FULL"}`}, ""},
+		{"a neutral key beside one refused before 0.14.0", []string{"--vllm-version", "0.13.0", `-cc={"cache_dir": "/c", "cudagraph_mode": "FULL"}`}, "-cc: " + whatGraphs + ": not modelled for vLLM 0.13.0" + tail},
+		{"a key refused by name", []string{`-cc={"pass_config": {"enable_sp": true}}`}, `-cc: key "pass_config": ` + refusedCompilationKeys["pass_config"] + ": not modelled for " + main + tail},
+		{"a key of no compilation config", []string{`-cc={"cudagraph_size": 4}`}, `-cc: key "cudagraph_size" is not a key of vLLM's CompilationConfig membudget knows (vllm/config/compilation.py)`},
+		{"a capture size refused", []string{"--cudagraph-capture-sizes=1 0"}, "--cudagraph-capture-sizes: 0 is not a batch size from 1 to 16777216"},
+		{"a level refused", []string{"--optimization-level=4"}, `--optimization-level: "4" is not an optimization level 0, 1, 2 or 3`},
+		{"-O0 sized from 0.14.0", []string{"--vllm-version", "0.14.0", "--optimization-level=0"}, ""},
+		{"-O0 on 0.13.0, whose --optimization-level is not sized", []string{"--vllm-version", "0.13.0", "--optimization-level=0"},
+			"--optimization-level: " + whatGraphs + ": not modelled for vLLM 0.13.0" + tail},
+		{"the block override from 0.21.0", []string{"--vllm-version", "0.21.0", "--num-gpu-blocks-override", "100"}, ""},
+		{"the block override before 0.21.0", []string{"--vllm-version", "0.20.0", "--num-gpu-blocks-override", "100"},
+			"--num-gpu-blocks-override: " + whatBlocks + ": not modelled for vLLM 0.20.0" + tail},
 		// Before --optimization-level, -O was --compilation-config's alias,
 		// and V1 compiled at level 3.
 		{"-O3 before --optimization-level, on V1", []string{"--vllm-version", "0.10.2", "--optimization-level=3"}, ""},
@@ -127,7 +141,7 @@ func TestJudge(t *testing.T) {
 		{"a speculative method named", []string{`--speculative-config={"method": "eagle3", "num_speculative_tokens": 3}`},
 			`--speculative-config (method "eagle3"): ` + whatSpec + ": not modelled for " + main + tail},
 		{"an alias", []string{"-sc", `{"method":"mtp"}`}, `-sc (method "mtp"): ` + whatSpec + ": not modelled for " + main + tail},
-		{"a dotted JSON flag", []string{"--compilation-config.cudagraph_mode=FULL"}, "--compilation-config.cudagraph_mode: " + whatGraphs + ": not modelled for " + main + tail},
+		{"a dotted JSON flag", []string{"--vllm-version", "0.13.0", "--compilation-config.cudagraph_mode=FULL"}, "--compilation-config.cudagraph_mode: " + whatGraphs + ": not modelled for vLLM 0.13.0" + tail},
 		{"JSON checked", []string{"--compilation-config", "{bad"}, `--compilation-config: want JSON, as vLLM reads it: "{bad": invalid character 'b' looking for beginning of object key string`},
 		{"a flag of no release", []string{"--enable-lorra"}, "--enable-lorra is not a flag of " + main + ": its nearest is --enable-lora"},
 		{"a flag removed", []string{"--vllm-version", "0.19.0", "--disable-log-requests"},
@@ -175,7 +189,10 @@ func TestRespell(t *testing.T) {
 		// the flag set to parse; one that does keeps its name for Judge.
 		{[]string{"-cc.cache_dir", "/c", "--compilation-config.cudagraph_num_of_warmups=2"},
 			[]string{`--compilation-config={"cache_dir":"/c"}`, `--compilation-config={"cudagraph_num_of_warmups":2}`}},
-		{[]string{"--compilation-config.mode", "3"}, []string{"--compilation-config.mode=3"}},
+		// --compilation-config is modelled on main: its dotted forms become
+		// the objects they set, which its flag merges key by key.
+		{[]string{"--compilation-config.mode", "3"}, []string{`--compilation-config={"mode":3}`}},
+		{[]string{"--vllm-version", "0.13.0", "--compilation-config.mode", "3"}, []string{"--vllm-version", "0.13.0", "--compilation-config.mode=3"}},
 	}
 	for _, tc := range cases {
 		if diff := cmp.Diff(tc.want, Engine{}.Respell(tc.in)); diff != "" {
@@ -202,7 +219,8 @@ func TestReadLineForms(t *testing.T) {
 	if err := fs.Parse(l.Args); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"--served-model-name a b", "--trust-remote-code", "--optimization-level 2"}
+	// -O2 is modelled (compilation.go): not listed.
+	want := []string{"--served-model-name a b", "--trust-remote-code"}
 	if diff := cmp.Diff(want, s.Listed); diff != "" {
 		t.Errorf("listed as ignored (-want +got):\n%s", diff)
 	}

@@ -305,7 +305,7 @@ func peakItems(a *model.Arch, r *Resolved, st model.Sharding) []budget.Item {
 		items = append(items, budget.Item{Name: "sampler_logits", Term: budget.TermSampler,
 			Bytes: budget.SatSub(sampler, forward)})
 	}
-	if !r.EnforceEager {
+	if !r.Graphs.None() {
 		items = append(items, budget.Item{Name: "cuda_graph_pool", Term: budget.TermGraphPool, Bytes: graphBytes(r, st, perToken)})
 	}
 	nonTorch := m.nonTorchNotLastBytes
@@ -319,23 +319,29 @@ func peakItems(a *model.Arch, r *Resolved, st model.Sharding) []budget.Item {
 
 // graphBytes is the CUDA-graph memory of one stage's GPU as vLLM's
 // profile_cudagraph_memory estimates it (vllm/v1/worker/gpu_model_runner.py):
-// per mode, the first capture plus (graphs - 1) times the second. Two modes
-// are captured, PIECEWISE for every capture size and FULL for the decode
-// sizes up to max_num_seqs ("Profiling CUDA graph memory: PIECEWISE=51
-// (largest=512), FULL=51 (largest=512)", corpus/observed/vllm.csv row 112);
-// the first capture holds the largest batch's activations, perToken bytes
-// a token (the forward pass's, forwardBytesPerToken, or an encoder's).
+// per mode, the first capture plus (graphs - 1) times the second. Under
+// FULL_AND_PIECEWISE two modes are captured, PIECEWISE for every capture
+// size and FULL for the decode sizes up to max_num_seqs ("Profiling CUDA
+// graph memory: PIECEWISE=51 (largest=512), FULL=51 (largest=512)",
+// corpus/observed/vllm.csv row 112); the serve's [Graphs] says which (see
+// compilation.go). The first capture holds the largest batch's
+// activations, perToken bytes a token (the forward pass's,
+// forwardBytesPerToken, or an encoder's). No graph captured costs nothing
+// (profile_cudagraph_memory returns 0).
 func graphBytes(r *Resolved, st model.Sharding, perToken uint64) uint64 {
 	m := r.Profile.peaks
-	largest := largestCapture(r)
+	mixed, decode := r.Graphs.counts()
+	if mixed+decode == 0 {
+		return 0
+	}
 	cases := loraGraphCases(r)
-	graphs := cases*captureSizes(largest) - 1 + cases*captureSizes(min(largest, r.MaxNumSeqs)) - 1
-	if r.Runner == runnerPooling {
-		// "Pooling models do not support full cudagraphs. Overriding
-		// cudagraph_mode to PIECEWISE" (vllm/config/vllm.py:1477-1488).
-		graphs = cases*captureSizes(largest) - 1
+	var graphs uint64
+	for _, n := range []uint64{mixed, decode} {
+		if n > 0 {
+			graphs += cases*n - 1
+		}
 	}
 	layers := uint64(st.EndLayer - st.FirstLayer)
-	first := budget.SatAdd(m.graphFixedBytes, budget.SatMul(largest, perToken))
+	first := budget.SatAdd(m.graphFixedBytes, budget.SatMul(r.Graphs.Largest(), perToken))
 	return budget.SatAdd(first, budget.SatMul(budget.SatMul(graphs, layers), m.graphBytesPerLayerGraph))
 }

@@ -337,8 +337,8 @@ func encoderPeakItems(a *model.Arch, r *Resolved, st model.Sharding) []budget.It
 	}
 	items := []budget.Item{{Name: "activation_peak", Term: budget.TermActivation,
 		Bytes: budget.SatAdd(budget.SatMul(r.MaxNumBatchedTokens, per), m.residualBytes)}}
-	if !r.EnforceEager {
-		// graphBytes captures PIECEWISE alone under the pooling runner.
+	if !r.Graphs.None() {
+		// resolveGraphs captures PIECEWISE alone under the pooling runner.
 		items = append(items, budget.Item{Name: "cuda_graph_pool", Term: budget.TermGraphPool, Bytes: graphBytes(r, st, per)})
 	}
 	nonTorch := m.nonTorchBytes

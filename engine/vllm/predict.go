@@ -40,6 +40,19 @@ type Predicted struct {
 // Predict returns what the profile's vLLM would log for ref's serve.
 func (ref *Reference) Predict() Predicted {
 	l := ref.EvaluateStage(0, 0, 0)
+	if _, ok := ref.overrideKV(0); ok {
+		// vLLM profiles against the util budget and logs what it leaves;
+		// the override sets the blocks after (kv_cache_utils.py:2162-2182).
+		p := ref.predict(l)
+		p.RequestedBytes = ref.requested
+		p.AvailableKVBytes = budget.SatSub(ref.requested, ref.fixedLedger(0))
+		return p
+	}
+	return ref.predict(l)
+}
+
+// predict is Predict's figures from stage 0's ledger l.
+func (ref *Reference) predict(l Ledger) Predicted {
 	t := l.Footprint.Terms
 	return Predicted{
 		RequestedBytes:      ref.Budget(0),

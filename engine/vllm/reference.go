@@ -20,6 +20,9 @@ type Reference struct {
 	// groups is vLLM's KV cache groups of the whole model.
 	groups kvLayout
 	host   uint64
+	// requested is the util budget vLLM profiles against, which
+	// --num-gpu-blocks-override does not change.
+	requested uint64
 }
 
 // refStage is what the reference keeps per pipeline stage.
@@ -84,7 +87,13 @@ func newReference(a *model.Arch, s Serve, c budget.Class, p Profile, shard bool)
 			// allocates is the rest of the ledger plus that many bytes.
 			ref.stages[i].budget = budget.SatAdd(ref.fixedLedger(i), r.KVCacheMemoryBytes)
 		}
+		if kv, ok := ref.overrideKV(i); ok {
+			// The override's blocks are allocated whatever the budget
+			// leaves (compilation.go blocksOverride).
+			ref.stages[i].budget = budget.SatAdd(ref.fixedLedger(i), kv)
+		}
 	}
+	ref.requested = requested
 	if c.Memory.Unified {
 		ref.host = r.hostBytes()
 	}
@@ -222,10 +231,18 @@ func besideTerms(p Profile, a *model.Arch) budget.TermSet {
 // rest of its ledger (vLLM's "Available KV cache memory"), 0 when the rest
 // is over.
 func (ref *Reference) AvailableKV(i int) uint64 {
+	if kv, ok := ref.overrideKV(i); ok {
+		return kv
+	}
 	if ref.Serve.KVCacheMemoryBytes > 0 {
 		return ref.Serve.KVCacheMemoryBytes
 	}
 	return budget.SatSub(ref.stages[i].budget, ref.fixedLedger(i))
+}
+
+// overrideKV is stage i's KV cache under --num-gpu-blocks-override.
+func (ref *Reference) overrideKV(i int) (uint64, bool) {
+	return ref.Serve.blocksOverride(ref.groups.pool(&ref.Serve, ref.stages[i].sharding).BlockBytes())
 }
 
 // Budget is what vLLM may allocate on each GPU of stage i.

@@ -111,6 +111,9 @@ type Resolved struct {
 	// [Profile.BlackwellCapture1024]; 0 reads as 512.
 	CaptureCeiling uint64
 
+	// Graphs is the CUDA graphs vLLM captures (see [Resolved.resolveGraphs]).
+	Graphs Graphs
+
 	// Collectives is what tensor parallelism sets up for its all-reduces
 	// on the class's interconnect (see [Resolved.resolveCollectives]).
 	Collectives Collectives
@@ -148,6 +151,12 @@ func Resolve(s Serve, a *model.Arch, c budget.Class, p Profile) (Resolved, error
 		return Resolved{}, err
 	}
 	if err := r.resolveLoRA(a, def); err != nil {
+		return Resolved{}, err
+	}
+	if err := r.resolveGraphs(); err != nil {
+		return Resolved{}, err
+	}
+	if err := r.resolveOverride(); err != nil {
 		return Resolved{}, err
 	}
 	if err := r.resolveCollectives(c); err != nil {

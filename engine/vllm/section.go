@@ -35,6 +35,10 @@ type serveJSON struct {
 	CPUOffloadGiB        float64   `json:"cpu_offload_gib"`
 	SwapSpaceGiB         float64   `json:"swap_space_gib"`
 	LoRA                 *loraJSON `json:"lora,omitempty"`
+	// Compilation is the serve's compilation and graphs, when given.
+	Compilation *compilationJSON `json:"compilation,omitempty"`
+	// NumGPUBlocksOverride is --num-gpu-blocks-override, 0 when not given.
+	NumGPUBlocksOverride uint64 `json:"num_gpu_blocks_override,omitempty"`
 	// Defaults is the serve's [Sources] as an object by flag.
 	Defaults map[string]string `json:"defaults"`
 	Ignored  []string          `json:"ignored,omitempty"`
@@ -83,7 +87,7 @@ func (s section) Serve() any {
 		BlockSize: r.BlockSize, KVCacheDtype: r.KVCacheDtype, TensorParallelSize: r.TensorParallelSize,
 		PipelineParallelSize: r.PipelineParallelSize, DataParallelSize: r.DataParallelSize, EnableExpertParallel: r.EnableExpertParallel,
 		Dtype: r.Dtype, Quantization: r.Quant.Method, EnforceEager: r.EnforceEager, AsyncScheduling: r.Async, Runner: s.sz.runnerJSON(),
-		CPUOffloadGiB: r.CPUOffloadGiB, SwapSpaceGiB: r.SwapGiB, LoRA: s.sz.loraJSON(), Defaults: r.Sources.Map(), Ignored: s.sz.pasted.AllIgnored(), RequiresPlugin: r.pluginName(),
+		CPUOffloadGiB: r.CPUOffloadGiB, SwapSpaceGiB: r.SwapGiB, LoRA: s.sz.loraJSON(), Compilation: s.sz.compilationJSON(), NumGPUBlocksOverride: r.NumGPUBlocksOverride, Defaults: r.Sources.Map(), Ignored: s.sz.pasted.AllIgnored(), RequiresPlugin: r.pluginName(),
 		Command: s.sz.Command(),
 	}
 }
@@ -202,7 +206,7 @@ func (s section) Lines(fp budget.Footprint) []engine.FootprintLine {
 			out = append(out, engine.FootprintLine{Label: termLabels[t], Bytes: fp.Terms[t], Beside: true})
 		}
 	}
-	return out
+	return s.sz.labelGraphs(out)
 }
 
 // words name vLLM's util budget and the driver's side.

@@ -81,6 +81,12 @@ type Serve struct {
 	// LoRA is --enable-lora and the flags that size its adapter slots
 	// (see lora.go); its zero value is a serve without LoRA.
 	LoRA LoRA
+	// Compilation is -O, --compilation-config and the capture-size flags
+	// (see compilation.go); its zero value is vLLM's default.
+	Compilation Compilation
+	// NumGPUBlocksOverride is --num-gpu-blocks-override: the KV cache holds
+	// exactly that many blocks, whatever the budget leaves (0: not given).
+	NumGPUBlocksOverride uint64
 }
 
 // settingErr returns the *engine.SettingError of flag at value.

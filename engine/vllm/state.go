@@ -331,9 +331,10 @@ func (r *Resolved) statePoolPage() uint64 {
 // CUDA graphs, whose decode batches need one state block per sequence
 // (vllm/config/compilation.py:1491-1513, from 0.19.0, PR #38270). The
 // default compilation mode captures full and piecewise graphs;
-// --enforce-eager captures none.
+// --enforce-eager, PIECEWISE and NONE capture no full decode graph
+// (cudagraph_mode.decode_mode() == FULL, vllm/config/compilation.py:1484).
 func (r Resolved) StateBlockCheck() bool {
-	return r.MambaCacheMode != "" && !r.EnforceEager && r.Profile.Release.AtLeast(stateBlockRefusal)
+	return r.MambaCacheMode != "" && r.Graphs.FullDecode() && !r.Graphs.None() && r.Profile.Release.AtLeast(stateBlockRefusal)
 }
 
 // StateBlocksMessage is vLLM's error when max_num_seqs exceeds the blocks
