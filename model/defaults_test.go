@@ -208,6 +208,8 @@ func TestEveryClassDefaultFills(t *testing.T) {
 		// LlavaConfig's own: Llama text and CLIPVisionConfig's ViT-B/32.
 		"llava":      {"text_config": map[string]any{}, "vision_config": map[string]any{}},
 		"llava_next": {"text_config": map[string]any{}, "vision_config": map[string]any{}},
+		// LlavaOnevisionConfig's own: Qwen2 text and SiglipVisionConfig's.
+		"llava_onevision": {"text_config": map[string]any{}, "vision_config": map[string]any{}},
 		// vLLM asserts MPT's ALiBi, which MptAttentionConfig's default lacks.
 		"mpt":                 {"attn_config": map[string]any{"alibi": true}},
 		"siglip_vision_model": nil, // a sub-config only

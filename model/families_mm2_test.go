@@ -1,0 +1,226 @@
+package model
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"membudget/model/safetensors"
+)
+
+// The shapes of the multimodal configs of issue 23's second batch, entered
+// by hand from the files (see TestShippedConfigsParse).
+func init() {
+	for name, s := range map[string]shape{
+		// text_config is Qwen2-7B-Instruct's (28 layers of 28 heads and 4
+		// KV heads of 3584 / 28 = 128, max_pos 32768, no sliding layer:
+		// use_sliding_window false), its vocabulary resized to 152,128 by
+		// the conversion; untied; the root's float16 is served. The KV
+		// layout is vLLM's FullAttentionSpec on every layer: 2 x 4 x 128
+		// values a token a layer.
+		"llava-hf__llava-onevision-qwen2-7b-ov-hf": {ModelType: "llava_onevision", Layers: 28, Hidden: 3584, Heads: 28, KVHeads: 4, HeadDim: 128,
+			Vocab: 152128, MaxPos: 32768, RotaryDim: 128, Vision: "llava_onevision", Dtype: "float16"},
+	} {
+		shippedShapes[name] = s
+	}
+}
+
+// LLaVA-OneVision-7B, counted by hand from llava_onevision.py, siglip.py
+// and qwen2.py at d18bb7b. The text model is Qwen2-7B's with 152,128
+// vocabulary rows (a multiple of 64): a layer's q 3584 x 3584 + 3584, k
+// and v 512 x 3584 + 512 each, o 3584 x 3584, gate, up and down 3 x 3584
+// x 18,944, two norms 7168: 233,057,792; the embedding and the untied head
+// 152,128 x 3584 each; the norm 3584. The SigLIP-so400m tower (1152 wide,
+// 4304 MLP, 384 px in 14 px patches: 27^2 = 729 positions):
+// patch_embedding 1152 x 3 x 14 x 14 + 1152, position_embedding 729 x
+// 1152; a layer's q, k, v and out_proj 4 x (1152 x 1152 + 1152), fc1 1152
+// x 4304 + 4304, fc2 4304 x 1152 + 1152, two LayerNorms 4 x 1152:
+// 15,239,504. The projector: linear_1 1152 x 3584 + 3584, linear_2 3584 x
+// 3584 + 3584; image_newline 3584.
+const (
+	ov7BLayer     = 3584*3584 + 3584 + 2*(512*3584+512) + 3584*3584 + 3*3584*18944 + 2*3584
+	ov7BText      = 28*ov7BLayer + 2*152128*3584 + 3584
+	ov7BEmbeds    = 1152*3*14*14 + 1152 + 729*1152
+	so400mLayer   = 4*(1152*1152+1152) + 1152*4304 + 4304 + 4304*1152 + 1152 + 4*1152
+	ov7BProjector = 1152*3584 + 3584 + 3584*3584 + 3584
+)
+
+// TestSo400mLayerByHand pins the SigLIP layer's sum the constants above
+// spell out: 5,313,024 + 4,962,512 + 4,959,360 + 4608.
+func TestSo400mLayerByHand(t *testing.T) {
+	if so400mLayer != 15239504 {
+		t.Errorf("a SigLIP-so400m layer holds %d parameters, want 15,239,504", so400mLayer)
+	}
+	if ov7BLayer != 233057792 {
+		t.Errorf("a Qwen2-7B layer holds %d parameters, want 233,057,792", ov7BLayer)
+	}
+}
+
+// llavaOnevision7BHeader is llava-hf/llava-onevision-qwen2-7b-ov-hf's
+// safetensors header rebuilt from its config in the names transformers
+// 4.45's LlavaOnevisionForConditionalGeneration saves (the language model
+// under language_model., the SigLIP tower whole with its post_layernorm
+// under vision_tower.vision_model., no pooling head: vision_use_head
+// false), float16 as the conversion script casts every tensor: 765
+// tensors. No published listing was found (see corpus/models/SOURCES.md).
+func llavaOnevision7BHeader() (string, []safetensors.Tensor) {
+	data, err := os.ReadFile("../corpus/models/llava-hf__llava-onevision-qwen2-7b-ov-hf.json")
+	if err != nil {
+		panic(err)
+	}
+	f16 := func(name string, shape ...uint64) safetensors.Tensor { return typed("F16", name, shape...) }
+	ts := []safetensors.Tensor{f16("language_model.model.embed_tokens.weight", 152128, 3584), f16("language_model.model.norm.weight", 3584),
+		f16("language_model.lm_head.weight", 152128, 3584)}
+	for l := range 28 {
+		p := fmt.Sprintf("language_model.model.layers.%d.", l)
+		ts = append(ts, f16(p+"input_layernorm.weight", 3584), f16(p+"post_attention_layernorm.weight", 3584),
+			f16(p+"self_attn.q_proj.weight", 3584, 3584), f16(p+"self_attn.q_proj.bias", 3584),
+			f16(p+"self_attn.k_proj.weight", 512, 3584), f16(p+"self_attn.k_proj.bias", 512),
+			f16(p+"self_attn.v_proj.weight", 512, 3584), f16(p+"self_attn.v_proj.bias", 512), f16(p+"self_attn.o_proj.weight", 3584, 3584),
+			f16(p+"mlp.gate_proj.weight", 18944, 3584), f16(p+"mlp.up_proj.weight", 18944, 3584), f16(p+"mlp.down_proj.weight", 3584, 18944))
+	}
+	v := "vision_tower.vision_model."
+	ts = append(ts, f16(v+"embeddings.patch_embedding.weight", 1152, 3, 14, 14), f16(v+"embeddings.patch_embedding.bias", 1152),
+		f16(v+"embeddings.position_embedding.weight", 729, 1152))
+	for l := range 26 {
+		p := fmt.Sprintf("%sencoder.layers.%d.", v, l)
+		for _, m := range []string{"self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.out_proj"} {
+			ts = append(ts, f16(p+m+".weight", 1152, 1152), f16(p+m+".bias", 1152))
+		}
+		ts = append(ts, f16(p+"mlp.fc1.weight", 4304, 1152), f16(p+"mlp.fc1.bias", 4304), f16(p+"mlp.fc2.weight", 1152, 4304), f16(p+"mlp.fc2.bias", 1152),
+			f16(p+"layer_norm1.weight", 1152), f16(p+"layer_norm1.bias", 1152), f16(p+"layer_norm2.weight", 1152), f16(p+"layer_norm2.bias", 1152))
+	}
+	ts = append(ts, f16(v+"post_layernorm.weight", 1152), f16(v+"post_layernorm.bias", 1152),
+		f16("multi_modal_projector.linear_1.weight", 3584, 1152), f16("multi_modal_projector.linear_1.bias", 3584),
+		f16("multi_modal_projector.linear_2.weight", 3584, 3584), f16("multi_modal_projector.linear_2.bias", 3584),
+		f16("image_newline", 3584))
+	return string(data), ts
+}
+
+// TestLlavaOnevision7BHeader: LLaVA-OneVision's checkpoint read by
+// llava_onevision's rules is what the config gives, whole and at TP2, with
+// the tower's post_layernorm dropped (require_post_norm=False). At TP2 the
+// text model's attention and MLP halve (their biases column-parallel), its
+// norms stay, the vocabulary is 76,064 rows a rank; the tower's qkv and
+// fc1 halve with their biases, out_proj and fc2 halve their weights and
+// keep their biases, the embeddings and LayerNorms stay; the projector and
+// image_newline stay whole (nn.Linear, an nn.Parameter). Both add the
+// SigLIP position_ids buffer (729 int64) and Qwen2's rotary table, 32,768
+// x 128 in float16.
+func TestLlavaOnevision7BHeader(t *testing.T) {
+	_, ts := llavaOnevision7BHeader()
+	if len(ts) != 765 {
+		t.Fatalf("%d tensors, want 3 + 28 x 12 + 3 + 26 x 16 + 2 + 4 + 1 = 765", len(ts))
+	}
+	buffers := uint64(729*8 + 32768*128*2)
+	text2 := uint64(28*((ov7BLayer-2*3584)/2+2*3584) + 2*76064*3584 + 3584)
+	layer2 := uint64((3*(1152*1152+1152)+1152*4304+4304)/2 + (1152*1152+4304*1152)/2 + 2*1152 + 4*1152)
+	checkByHand(t, []byHandCase{{
+		name: "llava-onevision-qwen2-7b-ov-hf", fixture: llavaOnevision7BHeader,
+		ranks: []byHandRank{
+			{"TP1", tpRanks(1, 0), (ov7BText+ov7BEmbeds+26*so400mLayer+ov7BProjector+3584)*2 + buffers, ""},
+			{"TP2", tpRanks(2, 0), (text2+ov7BEmbeds+26*layer2+ov7BProjector+3584)*2 + buffers, ""},
+		},
+	}})
+	_, notes := attach(t, llavaOnevision7BHeader)
+	want := []SkippedTensors{{Reason: skipClipPostNorm, Count: 2}}
+	if diff := cmp.Diff(want, notes.Skipped); diff != "" {
+		t.Errorf("skipped (-want +got):\n%s", diff)
+	}
+}
+
+// TestLlavaOnevisionProjectorWholeAndUnquantized: under fp8 and at TP4
+// the projector keeps linear_1 (1152 x 3584 + 3584) and linear_2 (3584 x
+// 3584 + 3584) whole in float16, where LLaVA-NeXT's column- and
+// row-parallel projector takes the quantization config; the text model's
+// q_proj is fp8 (one byte) and a quarter of 3584 x 3584.
+func TestLlavaOnevisionProjectorWholeAndUnquantized(t *testing.T) {
+	a := shippedArch(t, "llava-hf__llava-onevision-qwen2-7b-ov-hf")
+	doc, err := os.ReadFile("../corpus/models/llava-hf__llava-onevision-qwen2-7b-ov-hf.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := ParseConfig("x.json", []byte(strings.Replace(string(doc), `"projector_hidden_act"`,
+		`"quantization_config": {"quant_method": "fp8", "activation_scheme": "dynamic"}, "projector_hidden_act"`, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		a    *Arch
+	}{{"float16", a}, {"fp8", q}} {
+		got := map[string]uint64{}
+		for _, it := range Weights(tc.a, Whole(tc.a, 4, 2, tc.a.Quant)) {
+			got[it.Name] = it.Bytes
+		}
+		want := map[string]uint64{
+			"multi_modal_projector.linear_1.weight": 1152 * 3584 * 2, "multi_modal_projector.linear_1.bias": 3584 * 2,
+			"multi_modal_projector.linear_2.weight": 3584 * 3584 * 2, "multi_modal_projector.linear_2.bias": 3584 * 2,
+			"image_newline": 3584 * 2,
+		}
+		for k, w := range want {
+			if got[k] != w {
+				t.Errorf("%s: %s %d B, want %d", tc.name, k, got[k], w)
+			}
+		}
+		qp := uint64(3584 * 3584 / 4 * 2)
+		if tc.name == "fp8" {
+			qp = 3584 * 3584 / 4
+		}
+		if k := "model.layers.0.self_attn.qkv_proj.weight"; got[k] < qp {
+			t.Errorf("%s: %s %d B, want at least q's %d", tc.name, k, got[k], qp)
+		}
+	}
+}
+
+// TestLlavaOnevisionReads: the class's defaults fill what a config omits
+// (a text_config without model_type is Qwen2's, with q, k and v biases;
+// vision_feature_layer -1 builds every tower layer); a list of feature
+// layers builds the tower to the deepest and keeps linear_1 at the tower's
+// width (llava_onevision.py:610-620 takes the last built layer); a CLIP
+// tower is refused by name.
+func TestLlavaOnevisionReads(t *testing.T) {
+	data, err := os.ReadFile("../corpus/models/llava-hf__llava-onevision-qwen2-7b-ov-hf.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := string(data)
+	tests := []struct {
+		name, from, to string
+		layers, projIn uint64
+		err            string
+	}{
+		{"published", "", "", 26, 1152, ""},
+		{"no vision_feature_layer", `"vision_feature_layer": -1,`, ``, 26, 1152, ""},
+		{"no text model_type", `"model_type": "qwen2",`, ``, 26, 1152, ""},
+		{"layer -2", `"vision_feature_layer": -1`, `"vision_feature_layer": -2`, 25, 1152, ""},
+		{"a list", `"vision_feature_layer": -1`, `"vision_feature_layer": [-1, -5]`, 26, 1152, ""},
+		{"CLIP", `"model_type": "siglip_vision_model"`, `"model_type": "clip_vision_model"`, 0, 0,
+			`vision_config.model_type: "clip_vision_model": only a SigLIP (siglip_vision_model) tower`},
+		{"gemma text", `"model_type": "qwen2"`, `"model_type": "gemma"`, 0, 0, `text_config.model_type: "gemma" is not a text model membudget sizes under llava_onevision`},
+	}
+	published := shippedArch(t, "llava-hf__llava-onevision-qwen2-7b-ov-hf")
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			a, err := ParseConfig("x.json", []byte(strings.Replace(base, tc.from, tc.to, 1)))
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("error %v, want one holding %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := [2]uint64{a.Vision.Layers, a.Vision.ProjectorIn}, [2]uint64{tc.layers, tc.projIn}; got != want {
+				t.Errorf("tower layers and projector input %v, want %v", got, want)
+			}
+			if diff := cmp.Diff(shapeOf(published), shapeOf(a)); diff != "" && tc.layers == 26 {
+				t.Errorf("(-published +read):\n%s", diff)
+			}
+		})
+	}
+}
