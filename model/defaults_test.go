@@ -210,6 +210,9 @@ func TestEveryClassDefaultFills(t *testing.T) {
 		"llava_next": {"text_config": map[string]any{}, "vision_config": map[string]any{}},
 		// LlavaOnevisionConfig's own: Qwen2 text and SiglipVisionConfig's.
 		"llava_onevision": {"text_config": map[string]any{}, "vision_config": map[string]any{}},
+		// PaliGemmaConfig's own text model is 2048 wide, as its
+		// projection_dim (GemmaConfig's default is 3072).
+		"paligemma": {"text_config": map[string]any{"hidden_size": 2048}, "vision_config": map[string]any{}},
 		// vLLM asserts MPT's ALiBi, which MptAttentionConfig's default lacks.
 		"mpt":                 {"attn_config": map[string]any{"alibi": true}},
 		"siglip_vision_model": nil, // a sub-config only

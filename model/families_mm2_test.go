@@ -23,6 +23,12 @@ func init() {
 		// values a token a layer.
 		"llava-hf__llava-onevision-qwen2-7b-ov-hf": {ModelType: "llava_onevision", Layers: 28, Hidden: 3584, Heads: 28, KVHeads: 4, HeadDim: 128,
 			Vocab: 152128, MaxPos: 32768, RotaryDim: 128, Vision: "llava_onevision", Dtype: "float16"},
+		// text_config is Gemma 2B's (18 layers of 8 heads and one KV head,
+		// head_dim GemmaConfig's 256, max_pos its 8192, tied), vocabulary
+		// 257,216; the root's bfloat16 is served. Every layer full
+		// attention: 2 x 1 x 256 values a token a layer.
+		"google__paligemma-3b-pt-448": {ModelType: "paligemma", Layers: 18, Hidden: 2048, Heads: 8, KVHeads: 1, HeadDim: 256,
+			Vocab: 257216, MaxPos: 8192, Tied: true, RotaryDim: 256, Vision: "paligemma", Dtype: "bfloat16"},
 	} {
 		shippedShapes[name] = s
 	}
@@ -220,6 +226,157 @@ func TestLlavaOnevisionReads(t *testing.T) {
 			}
 			if diff := cmp.Diff(shapeOf(published), shapeOf(a)); diff != "" && tc.layers == 26 {
 				t.Errorf("(-published +read):\n%s", diff)
+			}
+		})
+	}
+}
+
+// PaliGemma-3B-pt-448, counted by hand from paligemma.py, siglip.py and
+// gemma.py at d18bb7b. The text model is Gemma 2B's: a layer's q 2048 x
+// 2048 (8 heads of 256), k and v 256 x 2048 each, o 2048 x 2048, gate, up
+// and down 3 x 2048 x 16,384, two norms 4096: 110,104,576; 18 of them; the
+// tied embedding 257,216 (a multiple of 64) x 2048; the norm 2048:
+// 2,508,662,784. The whole SigLIP-so400m tower at 448 px (32^2 = 1024
+// positions): patch_embedding 1152 x 3 x 14 x 14 + 1152, position_embedding
+// 1024 x 1152, 27 layers, post_layernorm 2 x 1152: 413,327,088. The
+// projector: 1152 x 2048 + 2048.
+const (
+	pgLayer     = 2*2048*2048 + 2*256*2048 + 3*2048*16384 + 2*2048
+	pgText      = 18*pgLayer + 257216*2048 + 2048
+	pgTower448  = 1152*3*14*14 + 1152 + 1024*1152 + 27*so400mLayer + 2*1152
+	pgProjector = 1152*2048 + 2048
+)
+
+// paliGemma448Header is google/paligemma-3b-pt-448's safetensors header
+// rebuilt from its config in the names transformers 4.44's
+// PaliGemmaForConditionalGeneration saves (the language model under
+// language_model.model., no lm_head: Gemma ties it; the SigLIP tower with
+// its post_layernorm; multi_modal_projector.linear), bfloat16: 2 + 18 x 9
+// + 3 + 27 x 16 + 2 + 2 = 603 tensors. No published listing was found
+// (see corpus/models/SOURCES.md).
+func paliGemma448Header() (string, []safetensors.Tensor) {
+	data, err := os.ReadFile("../corpus/models/google__paligemma-3b-pt-448.json")
+	if err != nil {
+		panic(err)
+	}
+	ts := []safetensors.Tensor{bf16("language_model.model.embed_tokens.weight", 257216, 2048), bf16("language_model.model.norm.weight", 2048)}
+	for l := range 18 {
+		p := fmt.Sprintf("language_model.model.layers.%d.", l)
+		ts = append(ts, bf16(p+"input_layernorm.weight", 2048), bf16(p+"post_attention_layernorm.weight", 2048),
+			bf16(p+"self_attn.q_proj.weight", 2048, 2048), bf16(p+"self_attn.k_proj.weight", 256, 2048),
+			bf16(p+"self_attn.v_proj.weight", 256, 2048), bf16(p+"self_attn.o_proj.weight", 2048, 2048),
+			bf16(p+"mlp.gate_proj.weight", 16384, 2048), bf16(p+"mlp.up_proj.weight", 16384, 2048), bf16(p+"mlp.down_proj.weight", 2048, 16384))
+	}
+	v := "vision_tower.vision_model."
+	ts = append(ts, bf16(v+"embeddings.patch_embedding.weight", 1152, 3, 14, 14), bf16(v+"embeddings.patch_embedding.bias", 1152),
+		bf16(v+"embeddings.position_embedding.weight", 1024, 1152))
+	for l := range 27 {
+		p := fmt.Sprintf("%sencoder.layers.%d.", v, l)
+		for _, m := range []string{"self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.out_proj"} {
+			ts = append(ts, bf16(p+m+".weight", 1152, 1152), bf16(p+m+".bias", 1152))
+		}
+		ts = append(ts, bf16(p+"mlp.fc1.weight", 4304, 1152), bf16(p+"mlp.fc1.bias", 4304), bf16(p+"mlp.fc2.weight", 1152, 4304), bf16(p+"mlp.fc2.bias", 1152),
+			bf16(p+"layer_norm1.weight", 1152), bf16(p+"layer_norm1.bias", 1152), bf16(p+"layer_norm2.weight", 1152), bf16(p+"layer_norm2.bias", 1152))
+	}
+	ts = append(ts, bf16(v+"post_layernorm.weight", 1152), bf16(v+"post_layernorm.bias", 1152),
+		bf16("multi_modal_projector.linear.weight", 2048, 1152), bf16("multi_modal_projector.linear.bias", 2048))
+	return string(data), ts
+}
+
+// TestPaliGemma448Header: PaliGemma's checkpoint read by paligemma's rules
+// is what the config gives, whole and at TP2, nothing skipped. At TP2 the
+// text model's q, o and MLP halve; its one KV head is replicated on both
+// ranks (k and v whole); norms stay; the vocabulary is 128,608 rows a
+// rank. The tower halves as LLaVA-OneVision's does, its post_layernorm
+// stays; the projector stays whole. Both add the SigLIP position_ids
+// buffer (1024 int64) and Gemma's rotary table, 8192 x 256 in bfloat16.
+func TestPaliGemma448Header(t *testing.T) {
+	_, ts := paliGemma448Header()
+	if len(ts) != 603 {
+		t.Fatalf("%d tensors, want 603", len(ts))
+	}
+	var n uint64
+	for _, x := range ts {
+		e := uint64(1)
+		for _, d := range x.Shape {
+			e *= d
+		}
+		n += e
+	}
+	if want := uint64(pgText + pgTower448 + pgProjector); n != want || n != 2924351216 {
+		t.Errorf("the fixture holds %d parameters, by hand %d", n, want)
+	}
+	buffers := uint64(1024*8 + 8192*256*2)
+	text2 := uint64(18*((2*2048*2048+3*2048*16384)/2+2*256*2048+2*2048) + 128608*2048 + 2048)
+	layer2 := uint64((3*(1152*1152+1152)+1152*4304+4304)/2 + (1152*1152+4304*1152)/2 + 2*1152 + 4*1152)
+	tower2 := uint64(1152*3*14*14 + 1152 + 1024*1152 + 27*layer2 + 2*1152)
+	checkByHand(t, []byHandCase{{
+		name: "paligemma-3b-pt-448", fixture: paliGemma448Header,
+		ranks: []byHandRank{
+			{"TP1", tpRanks(1, 0), (pgText+pgTower448+pgProjector)*2 + buffers, ""},
+			{"TP2", tpRanks(2, 0), (text2+tower2+pgProjector)*2 + buffers, ""},
+		},
+	}})
+	_, notes := attach(t, paliGemma448Header)
+	if len(notes.Skipped) > 0 {
+		t.Errorf("skipped %+v, want nothing", notes.Skipped)
+	}
+}
+
+// TestPaliGemmaReads: PaliGemmaConfig's projection_dim (2048) fills a
+// config that omits it; Gemma 2 text is read as Gemma 2; a projection_dim
+// other than the text width, another tower or another text model is an
+// error naming its key.
+func TestPaliGemmaReads(t *testing.T) {
+	data, err := os.ReadFile("../corpus/models/google__paligemma-3b-pt-448.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := string(data)
+	gemma2 := `"model_type": "gemma2", "head_dim": 256, "sliding_window": 4096, "query_pre_attn_scalar": 256,`
+	tests := []struct {
+		name, from, to string
+		text           string
+		err            string
+	}{
+		{"published", "", "", "gemma", ""},
+		{"no projection_dim", `"projection_dim": 2048,
+  "text_config"`, `"text_config"`, "gemma", ""},
+		{"gemma2 text", `"model_type": "gemma",`, gemma2, "gemma2", ""},
+		{"projection_dim 1024", `"projection_dim": 2048,
+  "text_config"`, `"projection_dim": 1024,
+  "text_config"`, "", "projection_dim: 1024 is not the text model's hidden_size 2048"},
+		{"llama text", `"model_type": "gemma",`, `"model_type": "llama",`, "", `text_config.model_type: "llama" is not a text model membudget sizes under paligemma`},
+		{"clip tower", `"model_type": "siglip_vision_model"`, `"model_type": "clip_vision_model"`, "", `vision_config.model_type: "clip_vision_model": PaliGemma builds a SigLIP tower`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			doc := strings.Replace(base, tc.from, tc.to, 1)
+			if doc == base && tc.from != "" {
+				t.Fatalf("%q is not in the config", tc.from)
+			}
+			a, err := ParseConfig("x.json", []byte(doc))
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("error %v, want one holding %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.Vision.OutHidden != 2048 || a.Vision.Layers != 27 || a.Vision.TokensPerImage != 1024 {
+				t.Errorf("projector out %d, tower layers %d, tokens %d; want 2048, 27, 32^2 = 1024", a.Vision.OutHidden, a.Vision.Layers, a.Vision.TokensPerImage)
+			}
+			sliding := 0
+			for _, l := range a.Layers {
+				if l.Sliding() {
+					sliding++
+				}
+			}
+			// Gemma 2 slides every other layer (layer 0 first): 9 of 18.
+			if want := map[string]int{"gemma": 0, "gemma2": 9}[tc.text]; sliding != want {
+				t.Errorf("%d sliding layers, want %d (%s)", sliding, want, tc.text)
 			}
 		})
 	}

@@ -286,7 +286,7 @@ func hfCheckpoint(a *model.Arch, cfg map[string]any, newNames, rotary bool) []sa
 	w := &ckptWriter{a: a, q: a.Quant, dt: map[string]string{"bfloat16": "BF16", "float16": "F16", "float32": "F32"}[a.Dtype], text: text}
 	lm, top := "model.", ""
 	switch a.ModelType {
-	case "gemma3", "mistral3", "llama4", "kimi_k25", "llava", "internvl_chat", "llava_onevision":
+	case "gemma3", "mistral3", "llama4", "kimi_k25", "llava", "internvl_chat", "llava_onevision", "paligemma":
 		lm, top = "language_model.model.", "language_model."
 		if newNames && a.ModelType != "llama4" && a.ModelType != "kimi_k25" && a.ModelType != "internvl_chat" {
 			lm, top = "model.language_model.", ""
@@ -1006,6 +1006,30 @@ func (w *ckptWriter) vision(v *model.VisionTower, newNames bool) {
 		}
 		w.linear(mp+"linear_1", v.ProjectorIn, v.OutHidden, v.ProjectorBias, v.Kind == "llava_siglip")
 		w.linear(mp+"linear_2", v.OutHidden, v.OutHidden, v.ProjectorBias, v.Kind == "llava_siglip")
+	case "paligemma":
+		// PaliGemma's checkpoint holds the whole tower and post_layernorm,
+		// which vLLM builds, and a one-layer nn.Linear projector.
+		vt, mp := "vision_tower.vision_model.", "multi_modal_projector."
+		if newNames {
+			vt, mp = "model."+vt, "model."+mp
+		}
+		side := v.ImageSize / v.PatchSize
+		w.add(vt+"embeddings.patch_embedding.weight", w.dt, h, v.Channels, v.PatchSize, v.PatchSize)
+		w.add(vt+"embeddings.patch_embedding.bias", w.dt, h)
+		w.add(vt+"embeddings.position_embedding.weight", w.dt, side*side, h)
+		quantMLP := h%64 == 0 && v.Intermediate%64 == 0
+		for i := range v.Layers {
+			p := fmt.Sprintf("%sencoder.layers.%d.", vt, i)
+			for _, m := range []string{"q_proj", "k_proj", "v_proj", "out_proj"} {
+				w.linear(p+"self_attn."+m, h, h, true, true)
+			}
+			w.linear(p+"mlp.fc1", h, v.Intermediate, true, quantMLP)
+			w.linear(p+"mlp.fc2", v.Intermediate, h, true, quantMLP)
+			w.layerNorm(p+"layer_norm1", h)
+			w.layerNorm(p+"layer_norm2", h)
+		}
+		w.layerNorm(vt+"post_layernorm", h)
+		w.linear(mp+"linear", v.ProjectorIn, v.OutHidden, true, false)
 	case "llava_pixtral":
 		vt, mp, nl := "vision_tower.", "multi_modal_projector.", "image_newline"
 		if newNames {
