@@ -29,6 +29,13 @@ func init() {
 		// attention: 2 x 1 x 256 values a token a layer.
 		"google__paligemma-3b-pt-448": {ModelType: "paligemma", Layers: 18, Hidden: 2048, Heads: 8, KVHeads: 1, HeadDim: 256,
 			Vocab: 257216, MaxPos: 8192, Tied: true, RotaryDim: 256, Vision: "paligemma", Dtype: "bfloat16"},
+		// text_config is SmolLM2-360M's shape (32 layers of 15 heads and 5
+		// KV heads of 64, max_pos 8192), vocabulary 49,280, untied (the
+		// root's false, LlamaConfig's default); the root's float32 is the
+		// dtype vLLM reads. Every layer full attention: 2 x 5 x 64 values
+		// a token a layer.
+		"HuggingFaceTB__SmolVLM2-500M-Video-Instruct": {ModelType: "smolvlm", Layers: 32, Hidden: 960, Heads: 15, KVHeads: 5, HeadDim: 64,
+			Vocab: 49280, MaxPos: 8192, RotaryDim: 64, Vision: "idefics3", Dtype: "float32"},
 	} {
 		shippedShapes[name] = s
 	}
@@ -377,6 +384,183 @@ func TestPaliGemmaReads(t *testing.T) {
 			// Gemma 2 slides every other layer (layer 0 first): 9 of 18.
 			if want := map[string]int{"gemma": 0, "gemma2": 9}[tc.text]; sliding != want {
 				t.Errorf("%d sliding layers, want %d (%s)", sliding, want, tc.text)
+			}
+		})
+	}
+}
+
+// SmolVLM2-500M-Video-Instruct, counted by hand from idefics3.py,
+// idefics2_vision_model.py and llama.py at d18bb7b. The text model: a
+// layer's q 960 x 960, k and v 320 x 960 each, o 960 x 960, gate, up and
+// down 3 x 960 x 2560, two norms 1920: 9,832,320; 32 of them; the
+// embedding and the untied head 49,280 (a multiple of 64) x 960 each; the
+// norm 960: 409,252,800. The tower (768 wide, SmolVLMVisionConfig's 3072
+// MLP and 12 layers, 512 px in 16 px patches: 32^2 = 1024 positions):
+// patch_embedding 768 x 3 x 16 x 16 + 768, position_embedding 1024 x 768;
+// a layer's q, k, v and out_proj 4 x (768 x 768 + 768), fc1 768 x 3072 +
+// 3072, fc2 3072 x 768 + 768, two LayerNorms 4 x 768: 7,087,872;
+// post_layernorm 2 x 768: 86,433,024. The connector: 768 x 4^2 = 12,288
+// wide in, 960 out, no bias. 507,482,304 parameters in all.
+const (
+	smolLayer     = 2*960*960 + 2*320*960 + 3*960*2560 + 2*960
+	smolText      = 32*smolLayer + 2*49280*960 + 960
+	smolVitLayer  = 4*(768*768+768) + 768*3072 + 3072 + 3072*768 + 768 + 4*768
+	smolTower     = 768*3*16*16 + 768 + 1024*768 + 12*smolVitLayer + 2*768
+	smolConnector = 768 * 16 * 960
+)
+
+// smolVLM2Header is HuggingFaceTB/SmolVLM2-500M-Video-Instruct's
+// safetensors header rebuilt from its config in the names transformers'
+// SmolVLMForConditionalGeneration saves (model.text_model.,
+// model.vision_model. with q, k and v apart, model.connector.,
+// lm_head.), bfloat16: 3 + 32 x 9 + 3 + 12 x 16 + 2 + 1 = 489 tensors. No
+// published listing was found (see corpus/models/SOURCES.md).
+func smolVLM2Header() (string, []safetensors.Tensor) {
+	data, err := os.ReadFile("../corpus/models/HuggingFaceTB__SmolVLM2-500M-Video-Instruct.json")
+	if err != nil {
+		panic(err)
+	}
+	ts := []safetensors.Tensor{bf16("model.text_model.embed_tokens.weight", 49280, 960), bf16("model.text_model.norm.weight", 960),
+		bf16("lm_head.weight", 49280, 960)}
+	for l := range 32 {
+		p := fmt.Sprintf("model.text_model.layers.%d.", l)
+		ts = append(ts, bf16(p+"input_layernorm.weight", 960), bf16(p+"post_attention_layernorm.weight", 960),
+			bf16(p+"self_attn.q_proj.weight", 960, 960), bf16(p+"self_attn.k_proj.weight", 320, 960),
+			bf16(p+"self_attn.v_proj.weight", 320, 960), bf16(p+"self_attn.o_proj.weight", 960, 960),
+			bf16(p+"mlp.gate_proj.weight", 2560, 960), bf16(p+"mlp.up_proj.weight", 2560, 960), bf16(p+"mlp.down_proj.weight", 960, 2560))
+	}
+	v := "model.vision_model."
+	ts = append(ts, bf16(v+"embeddings.patch_embedding.weight", 768, 3, 16, 16), bf16(v+"embeddings.patch_embedding.bias", 768),
+		bf16(v+"embeddings.position_embedding.weight", 1024, 768))
+	for l := range 12 {
+		p := fmt.Sprintf("%sencoder.layers.%d.", v, l)
+		for _, m := range []string{"self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.out_proj"} {
+			ts = append(ts, bf16(p+m+".weight", 768, 768), bf16(p+m+".bias", 768))
+		}
+		ts = append(ts, bf16(p+"mlp.fc1.weight", 3072, 768), bf16(p+"mlp.fc1.bias", 3072), bf16(p+"mlp.fc2.weight", 768, 3072), bf16(p+"mlp.fc2.bias", 768),
+			bf16(p+"layer_norm1.weight", 768), bf16(p+"layer_norm1.bias", 768), bf16(p+"layer_norm2.weight", 768), bf16(p+"layer_norm2.bias", 768))
+	}
+	ts = append(ts, bf16(v+"post_layernorm.weight", 768), bf16(v+"post_layernorm.bias", 768),
+		bf16("model.connector.modality_projection.proj.weight", 960, 12288))
+	return string(data), ts
+}
+
+// TestSmolVLM2Header: SmolVLM's checkpoint read by smolvlm's rules is what
+// the config gives, whole, nothing skipped, with Llama's rotary table
+// 8192 x 64 served in two bytes. vLLM runs this model at TP1 only: its
+// 15 heads and the tower's 12 share no divisor above 1 but 3, which its 5
+// KV heads do not divide (QKVParallelLinear).
+func TestSmolVLM2Header(t *testing.T) {
+	_, ts := smolVLM2Header()
+	if len(ts) != 489 {
+		t.Fatalf("%d tensors, want 489", len(ts))
+	}
+	var n uint64
+	for _, x := range ts {
+		e := uint64(1)
+		for _, d := range x.Shape {
+			e *= d
+		}
+		n += e
+	}
+	if want := uint64(smolText + smolTower + smolConnector); n != want || n != 507482304 {
+		t.Errorf("the fixture holds %d parameters, by hand %d", n, want)
+	}
+	checkByHand(t, []byHandCase{{
+		name: "SmolVLM2-500M-Video-Instruct", fixture: smolVLM2Header,
+		ranks: []byHandRank{
+			{"TP1", tpRanks(1, 0), (smolText+smolTower+smolConnector)*2 + 8192*64*2, ""},
+		},
+	}})
+	_, notes := attach(t, smolVLM2Header)
+	if len(notes.Skipped) > 0 {
+		t.Errorf("skipped %+v, want nothing", notes.Skipped)
+	}
+}
+
+// TestIdefics3SplitsAndQuantizes: at TP4 (a config of 16 heads and 4 KV
+// heads) the tower's qkv_proj and fc1 are a quarter a rank with their
+// biases, out_proj and fc2 a quarter with their biases whole, and the
+// connector's proj whole; under fp8 the tower's layers and the connector
+// take one byte a weight (ReplicatedLinear and the tower's parallel layers
+// are built with the quantization config).
+func TestIdefics3SplitsAndQuantizes(t *testing.T) {
+	doc := `{"model_type": "idefics3", "torch_dtype": "bfloat16", "scale_factor": 2%s,
+ "text_config": {"model_type": "llama", "hidden_size": 256, "intermediate_size": 512, "num_hidden_layers": 2, "num_attention_heads": 16, "num_key_value_heads": 4, "vocab_size": 1024},
+ "vision_config": {"hidden_size": 128, "intermediate_size": 512, "num_hidden_layers": 2, "num_attention_heads": 4, "image_size": 64, "patch_size": 16}}`
+	for _, tc := range []struct {
+		name, quant string
+		el          uint64
+	}{
+		{"bf16", "", 2},
+		{"fp8", `, "quantization_config": {"quant_method": "fp8", "activation_scheme": "dynamic"}`, 1},
+	} {
+		a, err := ParseConfig("x.json", []byte(fmt.Sprintf(doc, tc.quant)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]uint64{}
+		for _, it := range Weights(a, Whole(a, 4, 2, a.Quant)) {
+			got[it.Name] = it.Bytes
+		}
+		l := "model.vision_model.encoder.layers.0."
+		want := map[string]uint64{
+			l + "self_attn.qkv_proj.weight": 3 * 128 * 128 / 4 * tc.el, l + "self_attn.qkv_proj.bias": 3 * 128 / 4 * 2,
+			l + "self_attn.out_proj.weight": 128 * 128 / 4 * tc.el, l + "self_attn.out_proj.bias": 128 * 2,
+			l + "mlp.fc1.weight": 128 * 512 / 4 * tc.el, l + "mlp.fc2.bias": 128 * 2,
+			// 128 x 2^2 = 512 in, the text's 256 out.
+			"model.connector.modality_projection.proj.weight": 512 * 256 * tc.el,
+			"model.vision_model.post_layernorm.weight":        128 * 2,
+		}
+		for k, w := range want {
+			if got[k] != w {
+				t.Errorf("%s: %s %d B, want %d", tc.name, k, got[k], w)
+			}
+		}
+	}
+}
+
+// TestIdefics3Reads: the classes' defaults fill a vision_config that
+// gives only its width, heads, patch and image (SmolVLMVisionConfig's 12
+// layers and 3072 MLP) and a root without scale_factor (2); a text model
+// vLLM would build as LlamaModel though it is not one, and a scale_factor
+// that does not divide the patches a side, are errors naming the key.
+func TestIdefics3Reads(t *testing.T) {
+	data, err := os.ReadFile("../corpus/models/HuggingFaceTB__SmolVLM2-500M-Video-Instruct.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := string(data)
+	tests := []struct {
+		name, from, to string
+		merge          uint64
+		err            string
+	}{
+		{"published", "", "", 4, ""},
+		{"no scale_factor", `"scale_factor": 4,`, ``, 2, ""},
+		{"idefics3", `"model_type": "smolvlm",`, `"model_type": "idefics3",`, 4, ""},
+		{"scale_factor 3", `"scale_factor": 4,`, `"scale_factor": 3,`, 0, "scale_factor: 3 does not divide the tower's 32 patches a side"},
+		{"mistral text", `"model_type": "llama",`, `"model_type": "mistral",`, 0, `text_config.model_type: "mistral": vLLM builds smolvlm's language model as LlamaModel`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			doc := strings.Replace(base, tc.from, tc.to, 1)
+			if doc == base && tc.from != "" {
+				t.Fatalf("%q is not in the config", tc.from)
+			}
+			a, err := ParseConfig("x.json", []byte(doc))
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("error %v, want one holding %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := a.Vision
+			if got, want := [4]uint64{v.Layers, v.Intermediate, v.SpatialMerge, v.OutHidden}, [4]uint64{12, 3072, tc.merge, 960}; got != want {
+				t.Errorf("tower layers, MLP, scale factor, output %v, want %v", got, want)
 			}
 		})
 	}

@@ -295,6 +295,8 @@ func hfCheckpoint(a *model.Arch, cfg map[string]any, newNames, rotary bool) []sa
 		if newNames {
 			lm = "model.language_model."
 		}
+	case "idefics3", "smolvlm":
+		lm = "model.text_model." // Idefics3Model.text_model
 	case "qwen3_vl", "qwen3_5", "qwen3_5_moe", "gemma4", "gemma4_text", "qwen3_vl_moe":
 		lm = "model.language_model."
 	case "gpt_neox":
@@ -1030,6 +1032,26 @@ func (w *ckptWriter) vision(v *model.VisionTower, newNames bool) {
 		}
 		w.layerNorm(vt+"post_layernorm", h)
 		w.linear(mp+"linear", v.ProjectorIn, v.OutHidden, true, false)
+	case "idefics3":
+		// Idefics3's checkpoint holds the whole tower, which vLLM builds,
+		// and the connector's one linear layer without bias.
+		vt := "model.vision_model."
+		side := v.ImageSize / v.PatchSize
+		w.add(vt+"embeddings.patch_embedding.weight", w.dt, h, v.Channels, v.PatchSize, v.PatchSize)
+		w.add(vt+"embeddings.patch_embedding.bias", w.dt, h)
+		w.add(vt+"embeddings.position_embedding.weight", w.dt, side*side, h)
+		for i := range v.Layers {
+			p := fmt.Sprintf("%sencoder.layers.%d.", vt, i)
+			for _, m := range []string{"q_proj", "k_proj", "v_proj", "out_proj"} {
+				w.linear(p+"self_attn."+m, h, h, true, true)
+			}
+			w.linear(p+"mlp.fc1", h, v.Intermediate, true, true)
+			w.linear(p+"mlp.fc2", v.Intermediate, h, true, true)
+			w.layerNorm(p+"layer_norm1", h)
+			w.layerNorm(p+"layer_norm2", h)
+		}
+		w.layerNorm(vt+"post_layernorm", h)
+		w.linear("model.connector.modality_projection.proj", merged, v.OutHidden, false, true)
 	case "llava_pixtral":
 		vt, mp, nl := "vision_tower.", "multi_modal_projector.", "image_newline"
 		if newNames {
