@@ -206,8 +206,9 @@ func TestEveryClassDefaultFills(t *testing.T) {
 		"nemotron_h": {"num_hidden_layers": 4, "hybrid_override_pattern": "M-*E"},
 		"gemma3":     {"text_config": map[string]any{}},
 		// LlavaConfig's own: Llama text and CLIPVisionConfig's ViT-B/32.
-		"llava":      {"text_config": map[string]any{}, "vision_config": map[string]any{}},
-		"llava_next": {"text_config": map[string]any{}, "vision_config": map[string]any{}},
+		"llava":            {"text_config": map[string]any{}, "vision_config": map[string]any{}},
+		"llava_next":       {"text_config": map[string]any{}, "vision_config": map[string]any{}},
+		"llava_next_video": {"text_config": map[string]any{}, "vision_config": map[string]any{}},
 		// LlavaOnevisionConfig's own: Qwen2 text and SiglipVisionConfig's.
 		"llava_onevision": {"text_config": map[string]any{}, "vision_config": map[string]any{}},
 		// PaliGemmaConfig's own text model is 2048 wide, as its

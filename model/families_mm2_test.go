@@ -36,6 +36,12 @@ func init() {
 		// a token a layer.
 		"HuggingFaceTB__SmolVLM2-500M-Video-Instruct": {ModelType: "smolvlm", Layers: 32, Hidden: 960, Heads: 15, KVHeads: 5, HeadDim: 64,
 			Vocab: 49280, MaxPos: 8192, RotaryDim: 64, Vision: "idefics3", Dtype: "float32"},
+		// text_config is Vicuna-7B-v1.5's (Llama 2 7B's shape, vocab
+		// 32,064, untied) with linear rope x2.5; the root's "dtype"
+		// bfloat16 is served. Every layer full attention: 2 x 32 x 128
+		// values a token a layer.
+		"llava-hf__LLaVA-NeXT-Video-7B-hf": {ModelType: "llava_next_video", Layers: 32, Hidden: 4096, Heads: 32, KVHeads: 32, HeadDim: 128,
+			Vocab: 32064, MaxPos: 4096, RotaryDim: 128, Rope: "linear", Vision: "llava_next_video", Dtype: "bfloat16"},
 	} {
 		shippedShapes[name] = s
 	}
@@ -561,6 +567,86 @@ func TestIdefics3Reads(t *testing.T) {
 			v := a.Vision
 			if got, want := [4]uint64{v.Layers, v.Intermediate, v.SpatialMerge, v.OutHidden}, [4]uint64{12, 3072, tc.merge, 960}; got != want {
 				t.Errorf("tower layers, MLP, scale factor, output %v, want %v", got, want)
+			}
+		})
+	}
+}
+
+// llavaNextVideo7BHeader is llava-hf/LLaVA-NeXT-Video-7B-hf's safetensors
+// header rebuilt from its config in transformers' LLaVA names: LLaVA-1.5's
+// layout (a 32-layer, 4096-wide Llama of 32 KV heads and an 11,008 MLP,
+// vocabulary 32,064; CLIP ViT-L/14-336 whole) with the image_newline its
+// use_image_newline_parameter saves, 687 tensors. No published listing was
+// found (see corpus/models/SOURCES.md).
+func llavaNextVideo7BHeader() (string, []safetensors.Tensor) {
+	return llavaHeader("llava-hf__LLaVA-NeXT-Video-7B-hf", 4096, 11008, true)
+}
+
+// TestLlavaNextVideo7BHeader: LLaVA-NeXT-Video's checkpoint read by
+// llava_next_video's rules is what the config gives, whole and at TP2:
+// LLaVA-1.5's text model and tower to vision_feature_layer -2 (23 of 24
+// layers, no post_layernorm), the projector whole on every rank (nn.Linear)
+// where LLaVA's splits, image_newline skipped (vLLM does not build it);
+// CLIP's position_ids buffer 577 x 8 B and the linear rope's table 4096 x
+// 2.5 = 10,240 rows x 128 in two bytes.
+func TestLlavaNextVideo7BHeader(t *testing.T) {
+	buffers := uint64(577*8 + 10240*128*2)
+	text2 := uint64(32*((4*4096*4096+3*4096*11008)/2+2*4096) + 2*16032*4096 + 4096)
+	layer2 := uint64((3*(1024*1024+1024)+1024*4096+4096)/2 + (1024*1024+4096*1024)/2 + 2*1024 + 4*1024)
+	checkByHand(t, []byHandCase{{
+		name: "LLaVA-NeXT-Video-7B-hf", fixture: llavaNextVideo7BHeader,
+		ranks: []byHandRank{
+			{"TP1", tpRanks(1, 0), (llava15Text+clipL336Embeddings+2*1024+23*clipL336Layer+llava15Projector)*2 + buffers, ""},
+			{"TP2", tpRanks(2, 0), (text2+clipL336Embeddings+2*1024+23*layer2+llava15Projector)*2 + buffers, ""},
+		},
+	}})
+	_, notes := attach(t, llavaNextVideo7BHeader)
+	want := []SkippedTensors{{Reason: skipClipPostNorm, Count: 2}, {Reason: skipTowerLayer, Count: 16}, {Reason: skipVideoNewline, Count: 1}}
+	if diff := cmp.Diff(want, notes.Skipped); diff != "" {
+		t.Errorf("skipped (-want +got):\n%s", diff)
+	}
+}
+
+// TestLlavaNextVideoReads: LlavaNextVideoConfig's -2 fills a config
+// without vision_feature_layer; a list builds the tower to its deepest
+// and keeps linear_1 at the tower's width; a SigLIP tower is refused by
+// name.
+func TestLlavaNextVideoReads(t *testing.T) {
+	data, err := os.ReadFile("../corpus/models/llava-hf__LLaVA-NeXT-Video-7B-hf.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := string(data)
+	tests := []struct {
+		name, from, to string
+		layers, projIn uint64
+		err            string
+	}{
+		{"published", "", "", 23, 1024, ""},
+		{"no vision_feature_layer", `,
+  "vision_feature_layer": -2`, ``, 23, 1024, ""},
+		{"a list", `"vision_feature_layer": -2`, `"vision_feature_layer": [-1, -5]`, 24, 1024, ""},
+		{"SigLIP", `"model_type": "clip_vision_model"`, `"model_type": "siglip_vision_model"`, 0, 0,
+			`vision_config.model_type: "siglip_vision_model": only a CLIP (clip_vision_model) tower`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			doc := strings.Replace(base, tc.from, tc.to, 1)
+			if doc == base && tc.from != "" {
+				t.Fatalf("%q is not in the config", tc.from)
+			}
+			a, err := ParseConfig("x.json", []byte(doc))
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("error %v, want one holding %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := [2]uint64{a.Vision.Layers, a.Vision.ProjectorIn}, [2]uint64{tc.layers, tc.projIn}; got != want {
+				t.Errorf("tower layers and projector input %v, want %v", got, want)
 			}
 		})
 	}

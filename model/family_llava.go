@@ -170,6 +170,12 @@ func llavaFeatureLayers(o jsonObject, layers uint64) (built, selected uint64) {
 // (column) and linear_2 (row). vLLM hands the tower and the projector the
 // model's quantization config.
 func (w *weights) clip(v *VisionTower) {
+	w.clipEncoder(v)
+	w.llavaProjector(v)
+}
+
+// clipEncoder adds a LLaVA-style CLIP tower without its projector (clip).
+func (w *weights) clipEncoder(v *VisionTower) {
 	p := "vision_tower.vision_model."
 	h := v.Hidden
 	side := v.ImageSize / v.PatchSize
@@ -189,7 +195,6 @@ func (w *weights) clip(v *VisionTower) {
 		w.layerNorm(lp+"layer_norm1", h)
 		w.layerNorm(lp+"layer_norm2", h)
 	}
-	w.llavaProjector(v)
 }
 
 // llavaSiglip adds a LLaVA SigLIP tower (siglipEncoder) and its

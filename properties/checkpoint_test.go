@@ -286,7 +286,7 @@ func hfCheckpoint(a *model.Arch, cfg map[string]any, newNames, rotary bool) []sa
 	w := &ckptWriter{a: a, q: a.Quant, dt: map[string]string{"bfloat16": "BF16", "float16": "F16", "float32": "F32"}[a.Dtype], text: text}
 	lm, top := "model.", ""
 	switch a.ModelType {
-	case "gemma3", "mistral3", "llama4", "kimi_k25", "llava", "internvl_chat", "llava_onevision", "paligemma":
+	case "gemma3", "mistral3", "llama4", "kimi_k25", "llava", "internvl_chat", "llava_onevision", "paligemma", "llava_next_video":
 		lm, top = "language_model.model.", "language_model."
 		if newNames && a.ModelType != "llama4" && a.ModelType != "kimi_k25" && a.ModelType != "internvl_chat" {
 			lm, top = "model.language_model.", ""
@@ -950,9 +950,10 @@ func (w *ckptWriter) vision(v *model.VisionTower, newNames bool) {
 		w.linear(mp+"patch_merger.merging_layer", merged, h, false, false)
 		w.linear(mp+"linear_1", h, v.OutHidden, v.ProjectorBias, true)
 		w.linear(mp+"linear_2", v.OutHidden, v.OutHidden, v.ProjectorBias, true)
-	case "clip":
+	case "clip", "llava_next_video":
 		// LLaVA's checkpoint holds the whole tower and post_layernorm; vLLM
-		// builds v.Layers of it and no post_layernorm.
+		// builds v.Layers of it and no post_layernorm. LLaVA-NeXT-Video's
+		// projector is nn.Linear: never quantized.
 		vt, mp, nl := "vision_tower.vision_model.", "multi_modal_projector.", "image_newline"
 		if newNames {
 			vt, mp, nl = "model."+vt, "model."+mp, "model."+nl
@@ -976,8 +977,8 @@ func (w *ckptWriter) vision(v *model.VisionTower, newNames bool) {
 		if v.ImageNewline {
 			w.add(nl, w.dt, v.OutHidden)
 		}
-		w.linear(mp+"linear_1", v.ProjectorIn, v.OutHidden, v.ProjectorBias, true)
-		w.linear(mp+"linear_2", v.OutHidden, v.OutHidden, v.ProjectorBias, true)
+		w.linear(mp+"linear_1", v.ProjectorIn, v.OutHidden, v.ProjectorBias, v.Kind == "clip")
+		w.linear(mp+"linear_2", v.OutHidden, v.OutHidden, v.ProjectorBias, v.Kind == "clip")
 	case "llava_siglip", "llava_onevision":
 		// LLaVA's SigLIP checkpoint holds the whole tower, post_layernorm
 		// and sometimes the pooling head; vLLM builds v.Layers and neither.
