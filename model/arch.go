@@ -90,7 +90,8 @@ type VisionTower struct {
 	// "llava_siglip" and "llava_pixtral" (LLaVA's and LLaVA-NeXT's CLIP,
 	// SigLIP or Pixtral towers with their MLP projector), "qwen2_vl",
 	// "intern_vit" (InternVL's InternViT and mlp1), "llava_onevision"
-	// (SigLIP with LLaVA-OneVision's unsplit projector), "paligemma"
+	// (SigLIP with LLaVA-OneVision's unsplit projector), "llava_next_video"
+	// (CLIP with LLaVA-NeXT-Video's unsplit projector), "paligemma"
 	// (SigLIP with post_layernorm and one linear), "idefics3" (Idefics3's
 	// and SmolVLM's tower and pixel-shuffle connector).
 	Kind string
