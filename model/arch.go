@@ -89,7 +89,11 @@ type VisionTower struct {
 	// "qwen3_vl" (also Qwen3.5's), "pixtral" (Mistral 3), "llama4", "clip",
 	// "llava_siglip" and "llava_pixtral" (LLaVA's and LLaVA-NeXT's CLIP,
 	// SigLIP or Pixtral towers with their MLP projector), "qwen2_vl",
-	// "intern_vit" (InternVL's InternViT and mlp1).
+	// "intern_vit" (InternVL's InternViT and mlp1), "llava_onevision"
+	// (SigLIP with LLaVA-OneVision's unsplit projector), "llava_next_video"
+	// (CLIP with LLaVA-NeXT-Video's unsplit projector), "paligemma"
+	// (SigLIP with post_layernorm and one linear), "idefics3" (Idefics3's
+	// and SmolVLM's tower and pixel-shuffle connector).
 	Kind string
 	// Hidden, Intermediate, Layers and Heads are the encoder's width, MLP
 	// width, depth (the layers vLLM builds) and attention heads.

@@ -206,8 +206,21 @@ func TestEveryClassDefaultFills(t *testing.T) {
 		"nemotron_h": {"num_hidden_layers": 4, "hybrid_override_pattern": "M-*E"},
 		"gemma3":     {"text_config": map[string]any{}},
 		// LlavaConfig's own: Llama text and CLIPVisionConfig's ViT-B/32.
-		"llava":      {"text_config": map[string]any{}, "vision_config": map[string]any{}},
-		"llava_next": {"text_config": map[string]any{}, "vision_config": map[string]any{}},
+		"llava":            {"text_config": map[string]any{}, "vision_config": map[string]any{}},
+		"llava_next":       {"text_config": map[string]any{}, "vision_config": map[string]any{}},
+		"llava_next_video": {"text_config": map[string]any{}, "vision_config": map[string]any{}},
+		// LlavaOnevisionConfig's own: Qwen2 text and SiglipVisionConfig's.
+		"llava_onevision": {"text_config": map[string]any{}, "vision_config": map[string]any{}},
+		// PaliGemmaConfig's own text model is 2048 wide, as its
+		// projection_dim (GemmaConfig's default is 3072).
+		"paligemma": {"text_config": map[string]any{"hidden_size": 2048}, "vision_config": map[string]any{}},
+		// Idefics3Config's and SmolVLMConfig's own Llama text; their vision
+		// configs' 224 px in 32 px patches (7 a side) would not fold by
+		// scale_factor 2, which vLLM's pixel shuffle needs: 16 px patches.
+		"idefics3":        {"text_config": map[string]any{}, "vision_config": map[string]any{"patch_size": 16}},
+		"smolvlm":         {"text_config": map[string]any{}, "vision_config": map[string]any{"patch_size": 16}},
+		"idefics3_vision": nil, // a sub-config only
+		"smolvlm_vision":  nil, // a sub-config only
 		// vLLM asserts MPT's ALiBi, which MptAttentionConfig's default lacks.
 		"mpt":                 {"attn_config": map[string]any{"alibi": true}},
 		"siglip_vision_model": nil, // a sub-config only

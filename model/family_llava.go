@@ -56,20 +56,21 @@ var llavaTextTypes = []string{"llama", "mistral", "qwen2"}
 // (vllm/model_executor/models/llava.py at d18bb7b): the language model of
 // text_config and the CLIP tower and two-layer projector of vision_config.
 func readLlava(o jsonObject, a *Arch) jsonObject {
-	return readLlavaLike(o, a, false)
+	return readLlavaLike(o, a, "llama", false)
 }
 
 // readLlavaLike reads LLaVA and LLaVA-NeXT, which differ in the projector's
 // input width under a list of feature layers and in LLaVA-NeXT's
-// image_newline (llava_next.py:251-292).
-func readLlavaLike(o jsonObject, a *Arch, next bool) jsonObject {
+// image_newline (llava_next.py:251-292); textType is the text model of a
+// text_config that names none (the wrapper class's default).
+func readLlavaLike(o jsonObject, a *Arch, textType string, next bool) jsonObject {
 	if text, ok := o.object("text_config"); ok {
 		if named := text.str("model_type"); named != "" && !slices.Contains(llavaTextTypes, named) {
 			text.fail("model_type", "%q is not a text model membudget sizes under %s (sized: %v)", named, a.ModelType, llavaTextTypes)
 			return text
 		}
 	}
-	text := wrapper("llama", nil)(o, a)
+	text := wrapper(textType, nil)(o, a)
 	if len(*o.errs) > 0 {
 		return text
 	}
@@ -169,6 +170,12 @@ func llavaFeatureLayers(o jsonObject, layers uint64) (built, selected uint64) {
 // (column) and linear_2 (row). vLLM hands the tower and the projector the
 // model's quantization config.
 func (w *weights) clip(v *VisionTower) {
+	w.clipEncoder(v)
+	w.llavaProjector(v)
+}
+
+// clipEncoder adds a LLaVA-style CLIP tower without its projector (clip).
+func (w *weights) clipEncoder(v *VisionTower) {
 	p := "vision_tower.vision_model."
 	h := v.Hidden
 	side := v.ImageSize / v.PatchSize
@@ -188,19 +195,25 @@ func (w *weights) clip(v *VisionTower) {
 		w.layerNorm(lp+"layer_norm1", h)
 		w.layerNorm(lp+"layer_norm2", h)
 	}
+}
+
+// llavaSiglip adds a LLaVA SigLIP tower (siglipEncoder) and its
+// projector (llava.py:126-158).
+func (w *weights) llavaSiglip(v *VisionTower) {
+	w.siglipEncoder(v)
 	w.llavaProjector(v)
 }
 
-// llavaSiglip adds a LLaVA SigLIP tower and its projector (siglip.py:
-// 281-520, 666-818; llava.py:126-158): a biased Conv2d patch embedding,
+// siglipEncoder adds a LLaVA-style SigLIP tower (siglip.py:281-520,
+// 666-818): a biased Conv2d patch embedding,
 // a learned table of (image/patch)^2 positions and its int64 position_ids
 // buffer, the encoder layers vLLM builds (fused qkv_proj and out_proj,
 // fc1 and fc2, all biased; two LayerNorms), no post_layernorm and no
 // pooling head (LLaVA passes require_post_norm=False; use_head defaults
-// to False), then the projector. SigLIP's MLP takes the quantization
-// config only where both its widths are multiples of 64, or under
-// bitsandbytes (siglip.py:442-450).
-func (w *weights) llavaSiglip(v *VisionTower) {
+// to False). SigLIP's MLP takes the quantization config only where both
+// its widths are multiples of 64, or under bitsandbytes
+// (siglip.py:442-450).
+func (w *weights) siglipEncoder(v *VisionTower) {
 	p := "vision_tower.vision_model."
 	h := v.Hidden
 	side := v.ImageSize / v.PatchSize
@@ -220,7 +233,6 @@ func (w *weights) llavaSiglip(v *VisionTower) {
 		w.layerNorm(lp+"layer_norm1", h)
 		w.layerNorm(lp+"layer_norm2", h)
 	}
-	w.llavaProjector(v)
 }
 
 // llavaPixtral adds a LLaVA Pixtral tower (pixtralTower: the layers vLLM

@@ -29,5 +29,5 @@ var llavaNextClass = configClass{
 // a list (:251-262), and the image_newline vector (:283-285). Its
 // any-resolution tiling changes an image's tokens, not the weights.
 func readLlavaNext(o jsonObject, a *Arch) jsonObject {
-	return readLlavaLike(o, a, true)
+	return readLlavaLike(o, a, "llama", true)
 }

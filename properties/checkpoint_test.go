@@ -292,7 +292,7 @@ func hfCheckpoint(a *model.Arch, cfg map[string]any, newNames, rotary bool) []sa
 	w := &ckptWriter{a: a, q: a.Quant, dt: map[string]string{"bfloat16": "BF16", "float16": "F16", "float32": "F32"}[a.Dtype], text: text}
 	lm, top := "model.", ""
 	switch a.ModelType {
-	case "gemma3", "mistral3", "llama4", "kimi_k25", "llava", "internvl_chat":
+	case "gemma3", "mistral3", "llama4", "kimi_k25", "llava", "internvl_chat", "llava_onevision", "paligemma", "llava_next_video":
 		lm, top = "language_model.model.", "language_model."
 		if newNames && a.ModelType != "llama4" && a.ModelType != "kimi_k25" && a.ModelType != "internvl_chat" {
 			lm, top = "model.language_model.", ""
@@ -301,6 +301,8 @@ func hfCheckpoint(a *model.Arch, cfg map[string]any, newNames, rotary bool) []sa
 		if newNames {
 			lm = "model.language_model."
 		}
+	case "idefics3", "smolvlm":
+		lm = "model.text_model." // Idefics3Model.text_model
 	case "qwen3_vl", "qwen3_5", "qwen3_5_moe", "gemma4", "gemma4_text", "qwen3_vl_moe":
 		lm = "model.language_model."
 	case "gpt_neox":
@@ -954,9 +956,10 @@ func (w *ckptWriter) vision(v *model.VisionTower, newNames bool) {
 		w.linear(mp+"patch_merger.merging_layer", merged, h, false, false)
 		w.linear(mp+"linear_1", h, v.OutHidden, v.ProjectorBias, true)
 		w.linear(mp+"linear_2", v.OutHidden, v.OutHidden, v.ProjectorBias, true)
-	case "clip":
+	case "clip", "llava_next_video":
 		// LLaVA's checkpoint holds the whole tower and post_layernorm; vLLM
-		// builds v.Layers of it and no post_layernorm.
+		// builds v.Layers of it and no post_layernorm. LLaVA-NeXT-Video's
+		// projector is nn.Linear: never quantized.
 		vt, mp, nl := "vision_tower.vision_model.", "multi_modal_projector.", "image_newline"
 		if newNames {
 			vt, mp, nl = "model."+vt, "model."+mp, "model."+nl
@@ -980,11 +983,12 @@ func (w *ckptWriter) vision(v *model.VisionTower, newNames bool) {
 		if v.ImageNewline {
 			w.add(nl, w.dt, v.OutHidden)
 		}
-		w.linear(mp+"linear_1", v.ProjectorIn, v.OutHidden, v.ProjectorBias, true)
-		w.linear(mp+"linear_2", v.OutHidden, v.OutHidden, v.ProjectorBias, true)
-	case "llava_siglip":
+		w.linear(mp+"linear_1", v.ProjectorIn, v.OutHidden, v.ProjectorBias, v.Kind == "clip")
+		w.linear(mp+"linear_2", v.OutHidden, v.OutHidden, v.ProjectorBias, v.Kind == "clip")
+	case "llava_siglip", "llava_onevision":
 		// LLaVA's SigLIP checkpoint holds the whole tower, post_layernorm
 		// and sometimes the pooling head; vLLM builds v.Layers and neither.
+		// LLaVA-OneVision's projector is nn.Linear: never quantized.
 		vt, mp, nl := "vision_tower.vision_model.", "multi_modal_projector.", "image_newline"
 		if newNames {
 			vt, mp, nl = "model."+vt, "model."+mp, "model."+nl
@@ -1009,8 +1013,52 @@ func (w *ckptWriter) vision(v *model.VisionTower, newNames bool) {
 		if v.ImageNewline {
 			w.add(nl, w.dt, v.OutHidden)
 		}
-		w.linear(mp+"linear_1", v.ProjectorIn, v.OutHidden, v.ProjectorBias, true)
-		w.linear(mp+"linear_2", v.OutHidden, v.OutHidden, v.ProjectorBias, true)
+		w.linear(mp+"linear_1", v.ProjectorIn, v.OutHidden, v.ProjectorBias, v.Kind == "llava_siglip")
+		w.linear(mp+"linear_2", v.OutHidden, v.OutHidden, v.ProjectorBias, v.Kind == "llava_siglip")
+	case "paligemma":
+		// PaliGemma's checkpoint holds the whole tower and post_layernorm,
+		// which vLLM builds, and a one-layer nn.Linear projector.
+		vt, mp := "vision_tower.vision_model.", "multi_modal_projector."
+		if newNames {
+			vt, mp = "model."+vt, "model."+mp
+		}
+		side := v.ImageSize / v.PatchSize
+		w.add(vt+"embeddings.patch_embedding.weight", w.dt, h, v.Channels, v.PatchSize, v.PatchSize)
+		w.add(vt+"embeddings.patch_embedding.bias", w.dt, h)
+		w.add(vt+"embeddings.position_embedding.weight", w.dt, side*side, h)
+		quantMLP := h%64 == 0 && v.Intermediate%64 == 0
+		for i := range v.Layers {
+			p := fmt.Sprintf("%sencoder.layers.%d.", vt, i)
+			for _, m := range []string{"q_proj", "k_proj", "v_proj", "out_proj"} {
+				w.linear(p+"self_attn."+m, h, h, true, true)
+			}
+			w.linear(p+"mlp.fc1", h, v.Intermediate, true, quantMLP)
+			w.linear(p+"mlp.fc2", v.Intermediate, h, true, quantMLP)
+			w.layerNorm(p+"layer_norm1", h)
+			w.layerNorm(p+"layer_norm2", h)
+		}
+		w.layerNorm(vt+"post_layernorm", h)
+		w.linear(mp+"linear", v.ProjectorIn, v.OutHidden, true, false)
+	case "idefics3":
+		// Idefics3's checkpoint holds the whole tower, which vLLM builds,
+		// and the connector's one linear layer without bias.
+		vt := "model.vision_model."
+		side := v.ImageSize / v.PatchSize
+		w.add(vt+"embeddings.patch_embedding.weight", w.dt, h, v.Channels, v.PatchSize, v.PatchSize)
+		w.add(vt+"embeddings.patch_embedding.bias", w.dt, h)
+		w.add(vt+"embeddings.position_embedding.weight", w.dt, side*side, h)
+		for i := range v.Layers {
+			p := fmt.Sprintf("%sencoder.layers.%d.", vt, i)
+			for _, m := range []string{"q_proj", "k_proj", "v_proj", "out_proj"} {
+				w.linear(p+"self_attn."+m, h, h, true, true)
+			}
+			w.linear(p+"mlp.fc1", h, v.Intermediate, true, true)
+			w.linear(p+"mlp.fc2", v.Intermediate, h, true, true)
+			w.layerNorm(p+"layer_norm1", h)
+			w.layerNorm(p+"layer_norm2", h)
+		}
+		w.layerNorm(vt+"post_layernorm", h)
+		w.linear("model.connector.modality_projection.proj", merged, v.OutHidden, false, true)
 	case "llava_pixtral":
 		vt, mp, nl := "vision_tower.", "multi_modal_projector.", "image_newline"
 		if newNames {

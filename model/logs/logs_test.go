@@ -231,7 +231,7 @@ var logCases = []logCase{
 			"enable_prefix_caching":  engineSetting("enable_prefix_caching", "enable_prefix_caching", "False", LiteralBool, 3),
 			"max_num_batched_tokens": {Key: "max_num_batched_tokens", LoggedKey: "max_num_batched_tokens", Value: "8192", Literal: LiteralNumber, Source: SourceStatement, Line: 2},
 			"compilation_config": engineSetting("compilation_config", "compilation_config",
-				"{'mode': <CompilationMode.VLLM_COMPILE: 3>, 'cudagraph_mode': <CUDAGraphMode.FULL_AND_PIECEWISE: (2, 1)>, 'cudagraph_capture_sizes': [1, 2, 4, 8]}", LiteralOther, 3),
+				"{'mode': <CompilationMode.VLLM_COMPILE: 3>, 'cudagraph_mode': <CUDAGraphMode.FULL_AND_PIECEWISE: (2, 1)>, 'cudagraph_capture_sizes': [1, 2, 4, 8, 16, 24, 32, 40, 48, 56, 64, 72, 80, 88, 96, 104, 112, 120, 128, 136, 144, 152, 160, 168, 176, 184, 192, 200, 208, 216, 224, 232, 240, 248, 256, 272, 288, 304, 320, 336, 352, 368, 384, 400, 416, 432, 448, 464, 480, 496, 512]}", LiteralOther, 3),
 		},
 		// 6 non-default args + 1 statement + 28 engine config fields.
 		settingCount: 35,
