@@ -118,3 +118,30 @@ func TestContractWithLoRA(t *testing.T) {
 		}
 	}
 }
+
+// TestContractWithOffload runs the contract over serves with KV offloading
+// (offload.go) on a discrete and a unified class: each must size, and its
+// printed line, which carries --kv-offloading-size, must read back to the
+// same plan.
+func TestContractWithOffload(t *testing.T) {
+	t.Parallel()
+	models := enginetest.Shipped(t)
+	flags := [][]string{
+		{"--kv-offloading-size", "16"},
+		{"--kv-offloading-size", "7.5", "--kv-offloading-backend", "native", "--tensor-parallel-size", "2"},
+		{"--kv-offloading-size", "4", "--pipeline-parallel-size", "2", "--max-model-len", "8192"},
+	}
+	for _, class := range []string{"h100-sxm-80g", "gb10"} {
+		c, err := membudget.Kernels().Load(class)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range []string{"meta-llama__Llama-3.1-8B-Instruct", "Qwen__Qwen3-30B-A3B"} {
+			for _, args := range flags {
+				if enginetest.Check(t, vllm.Engine{}, enginetest.Case{Model: models[name], Class: c, Args: args}) == nil {
+					t.Errorf("%s on %s %v: not sized", name, class, args)
+				}
+			}
+		}
+	}
+}

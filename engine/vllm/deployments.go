@@ -36,6 +36,9 @@ type Space struct {
 	// LoRA is the serve's LoRA (see [LoRA]), kept on every deployment: the
 	// search varies the rest. Its zero value is a serve without LoRA.
 	LoRA LoRA
+	// Offload is the serve's KV offload (see [KVOffload]), kept on every
+	// deployment likewise.
+	Offload KVOffload
 }
 
 // Deployment is one serve of the plan that holds the need, with its
@@ -103,13 +106,13 @@ func Deployments(a *model.Arch, name string, need Need, sp Space, progress func(
 	// error, not a search that finds nothing. The first class that takes
 	// the model's default serve (a T4 refuses bfloat16) says which.
 	for _, c := range sp.Plan.Classes {
-		_, _, err := compiler.Compile(Serve{MaxModelLen: need.Length, AllowLongMaxModelLen: sp.AllowLongMaxModelLen, LoRA: sp.LoRA}, c, sp.Profile)
+		_, _, err := compiler.Compile(Serve{MaxModelLen: need.Length, AllowLongMaxModelLen: sp.AllowLongMaxModelLen, LoRA: sp.LoRA, Offload: sp.Offload}, c, sp.Profile)
 		var se *engine.SettingError
 		if errors.As(err, &se) && se.Flag == "max-model-len" {
 			return nil, fmt.Errorf("length %d: %w", need.Length, se)
 		}
-		if errors.As(err, &se) && loraRefusal(se) {
-			return nil, err // the LoRA kept fixed is refused on every layout
+		if errors.As(err, &se) && (loraRefusal(se) || offloadRefusal(se)) {
+			return nil, err // the LoRA or offload kept fixed is refused on every layout
 		}
 		if err == nil {
 			break
@@ -191,7 +194,7 @@ func (e *Search) deploy(name string, sp *Space, need Need, l engine.Layout, perE
 		// Compiled with one engine: the dp engines each run this serve.
 		s := Serve{GPUMemoryUtilization: u, MaxModelLen: need.Length, TensorParallelSize: l.TP,
 			PipelineParallelSize: l.PP, DataParallelSize: 1, Quantization: quant, KVCacheDtype: kv,
-			Revision: sp.Revision, AllowLongMaxModelLen: sp.AllowLongMaxModelLen, LoRA: sp.LoRA}
+			Revision: sp.Revision, AllowLongMaxModelLen: sp.AllowLongMaxModelLen, LoRA: sp.LoRA, Offload: sp.Offload}
 		r, plan, err := e.compile(s)
 		if err != nil {
 			return Deployment{}, false // a layout or dtype vLLM refuses for this model or device

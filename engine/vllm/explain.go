@@ -59,6 +59,9 @@ var serveSettings = []struct{ key, flag string }{
 	{"lora_dtype", "lora-dtype"},
 	{"mamba_cache_dtype", "mamba-cache-dtype"},
 	{"mamba_ssm_cache_dtype", "mamba-ssm-cache-dtype"},
+	// KV offloading (offload.go), as EngineArgs names it.
+	{"kv_offloading_size", "kv-offloading-size"},
+	{"kv_offloading_backend", "kv-offloading-backend"},
 }
 
 // flagAliases are the other names the CLI registers a flag under.
@@ -138,6 +141,9 @@ func buildServe(l *logs.Log, flags Serve, given map[string]bool) (loggedServe, e
 	}
 	for _, u := range unmodelled {
 		if st, ok := l.Setting(u.key); ok && st.Literal != logs.LiteralNone && !(st.Literal == logs.LiteralBool && st.Value == "False") {
+			if u.key == "kv_transfer_config" && offloadConnector(ls.Serve.Offload, st.Value) {
+				continue // the connector --kv-offloading-size sets, which offload.go sizes
+			}
 			ls.Warnings = append(ls.Warnings, fmt.Sprintf("the log's %s (line %d) uses %s, which membudget does not model: its predictions leave that memory out", st.LoggedKey, st.Line, u.what))
 		}
 	}
@@ -263,6 +269,16 @@ func applySetting(s *Serve, flag string, st logs.Setting) (string, error) {
 	case "lora-dtype":
 		s.LoRA.Dtype = strings.TrimPrefix(st.Value, "torch.")
 		return s.LoRA.Dtype, nil
+	case "kv-offloading-size":
+		f, err := gibs()
+		if err != nil {
+			return "", err
+		}
+		s.Offload.SizeGiB = &f
+		return st.Value, nil
+	case "kv-offloading-backend":
+		s.Offload.Backend = st.Value
+		return st.Value, nil
 	case "swap-space":
 		f, err := gibs()
 		if err != nil {
@@ -322,6 +338,8 @@ func settingsOf(ls loggedServe, r Resolved) []explain.Setting {
 		"max-cpu-loras":             u(r.LoRA.MaxCPULoras),
 		"fully-sharded-loras":       b(r.LoRA.FullySharded),
 		"lora-dtype":                r.LoRA.Dtype,
+		"kv-offloading-size":        offloadSize(r.Offload),
+		"kv-offloading-backend":     r.Offload.Backend,
 	}
 	var out []explain.Setting
 	for _, sk := range serveSettings {
@@ -336,7 +354,8 @@ func settingsOf(ls loggedServe, r Resolved) []explain.Setting {
 				sk.flag == "swap-space" && r.SwapGiB == 0,
 				sk.flag == "cpu-offload-gb" && r.CPUOffloadGiB == 0,
 				(sk.flag == "mamba-cache-dtype" || sk.flag == "mamba-ssm-cache-dtype") && r.MambaCacheMode == "",
-				strings.Contains(sk.flag, "lora") && !r.LoRA.Enable:
+				strings.Contains(sk.flag, "lora") && !r.LoRA.Enable,
+				strings.HasPrefix(sk.flag, "kv-offloading") && r.Offload.SizeGiB == nil:
 				continue
 			}
 		}

@@ -155,12 +155,17 @@ func releaseOf(args []string) Profile {
 // flag of" it, with its nearest.
 func (f *flagServe) Judge(args []string, i int) error {
 	name := engine.FlagName(args[i])
-	if registeredNames()[name] {
-		return nil
-	}
 	p := releaseOf(args)
 	asGiven, _, _ := strings.Cut(args[i], "=")
 	fl, neg, ok := lookupFlag(name)
+	if registeredNames()[name] {
+		if ok && !fl.in(p) {
+			// A modelled flag that came in a later release
+			// (--kv-offloading-size before 0.11.0).
+			return notAFlag(p, asGiven, name, fl)
+		}
+		return nil
+	}
 	if !ok {
 		return notAFlag(p, asGiven, name, nil)
 	}

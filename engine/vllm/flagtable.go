@@ -232,8 +232,8 @@ var flagTable = []vflag{
 	{name: "kv-cache-metrics", arity: noValue, neg: true, kind: ignored, since: Version{0, 11, 0}, added: "#27793 (2025-12-01)"},
 	{name: "kv-cache-metrics-sample", arity: oneValue, kind: ignored, since: Version{0, 11, 0}, added: "#27793 (2025-12-01)"},
 	{name: "kv-events-config", arity: oneValue, json: true, kind: ignored, since: Version{0, 8, 0}, added: "#16750 (2025-04-30)"},
-	{name: "kv-offloading-backend", arity: oneValue, kind: refused, what: whatOffload, since: Version{0, 11, 0}, added: "#27621 (2025-11-01)"},
-	{name: "kv-offloading-size", arity: oneValue, kind: refused, what: whatOffload, since: Version{0, 11, 0}, added: "#27621 (2025-11-01)"},
+	{name: "kv-offloading-backend", arity: oneValue, kind: modelled, since: Version{0, 11, 0}, added: "#27621 (2025-11-01)"}, // offload.go: native sized from 0.28.0, refused by name before it; lmcache refused
+	{name: "kv-offloading-size", arity: oneValue, kind: modelled, since: Version{0, 11, 0}, added: "#27621 (2025-11-01)"},    // offload.go: native sized from 0.28.0, refused by name before it
 	{name: "kv-sharing-fast-prefill", arity: noValue, neg: true, kind: refused, what: whatHybrid, since: Version{0, 10, 0}, added: "#21590 (2025-07-30)"},
 	{name: "kv-transfer-config", arity: oneValue, json: true, kind: refused, what: whatTransfer, since: Version{0, 6, 5}, added: "in vLLM 0.6.5"},
 	{name: "language-model-only", arity: noValue, neg: true, kind: refused, what: whatLangonly, since: Version{0, 15, 0}, added: "#34120 (2026-02-09)"},

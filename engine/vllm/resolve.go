@@ -105,6 +105,9 @@ type Resolved struct {
 	// LoRAHostBytes is the LoRA adapters each GPU's worker caches in host
 	// memory at most (see loraHostBytes).
 	LoRAHostBytes uint64
+	// OffloadHostBytes is the pinned host memory of one GPU's worker for
+	// --kv-offloading-size at most (see resolveOffload).
+	OffloadHostBytes uint64
 
 	// CaptureCeiling is the largest CUDA-graph capture size vLLM takes by
 	// default on the device: 512, or 1024 on data-centre Blackwell under
@@ -148,6 +151,9 @@ func Resolve(s Serve, a *model.Arch, c budget.Class, p Profile) (Resolved, error
 		return Resolved{}, err
 	}
 	if err := r.resolveLoRA(a, def); err != nil {
+		return Resolved{}, err
+	}
+	if err := r.resolveOffload(def); err != nil {
 		return Resolved{}, err
 	}
 	if err := r.resolveCollectives(c); err != nil {

@@ -35,6 +35,8 @@ type serveJSON struct {
 	CPUOffloadGiB        float64   `json:"cpu_offload_gib"`
 	SwapSpaceGiB         float64   `json:"swap_space_gib"`
 	LoRA                 *loraJSON `json:"lora,omitempty"`
+	// KVOffload is --kv-offloading-size and what it pins (offload.go).
+	KVOffload *offloadJSON `json:"kv_offload,omitempty"`
 	// Defaults is the serve's [Sources] as an object by flag.
 	Defaults map[string]string `json:"defaults"`
 	Ignored  []string          `json:"ignored,omitempty"`
@@ -83,13 +85,14 @@ func (s section) Serve() any {
 		BlockSize: r.BlockSize, KVCacheDtype: r.KVCacheDtype, TensorParallelSize: r.TensorParallelSize,
 		PipelineParallelSize: r.PipelineParallelSize, DataParallelSize: r.DataParallelSize, EnableExpertParallel: r.EnableExpertParallel,
 		Dtype: r.Dtype, Quantization: r.Quant.Method, EnforceEager: r.EnforceEager, AsyncScheduling: r.Async, Runner: s.sz.runnerJSON(),
-		CPUOffloadGiB: r.CPUOffloadGiB, SwapSpaceGiB: r.SwapGiB, LoRA: s.sz.loraJSON(), Defaults: r.Sources.Map(), Ignored: s.sz.pasted.AllIgnored(), RequiresPlugin: r.pluginName(),
+		CPUOffloadGiB: r.CPUOffloadGiB, SwapSpaceGiB: r.SwapGiB, LoRA: s.sz.loraJSON(), KVOffload: s.sz.offloadJSON(), Defaults: r.Sources.Map(), Ignored: s.sz.pasted.AllIgnored(), RequiresPlugin: r.pluginName(),
 		Command: s.sz.Command(),
 	}
 }
 
 func (s section) Settings() []string {
-	return append(s.sz.pasted.Settings(s.sz.Serve.Sources.Map()), s.sz.loraSettings()...)
+	out := append(s.sz.pasted.Settings(s.sz.Serve.Sources.Map()), s.sz.loraSettings()...)
+	return append(out, s.sz.offloadSettings()...)
 }
 
 func (s section) GPUs() uint64 { return s.sz.gpus() }

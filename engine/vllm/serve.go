@@ -81,6 +81,9 @@ type Serve struct {
 	// LoRA is --enable-lora and the flags that size its adapter slots
 	// (see lora.go); its zero value is a serve without LoRA.
 	LoRA LoRA
+	// Offload is --kv-offloading-size and --kv-offloading-backend (see
+	// offload.go); its zero value is a serve without KV offloading.
+	Offload KVOffload
 }
 
 // settingErr returns the *engine.SettingError of flag at value.

@@ -1,0 +1,169 @@
+package vllm
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"membudget/budget"
+	"membudget/engine"
+)
+
+// This file sizes --kv-offloading-size with --kv-offloading-backend native:
+// the KV blocks vLLM's OffloadingConnector keeps in pinned host memory.
+// Every rule is vLLM main's at commit d18bb7b (2026-08-14).
+//
+// The flag becomes a KV connector (vllm/config/vllm.py:947-980,
+// _post_init_kv_transfer_config): backend native sets OffloadingConnector
+// with kv_connector_extra_config cpu_bytes_to_use = size x 2^30, the
+// bytes of the whole engine, summed over its TP x PP workers
+// (vllm/config/cache.py:189-198). CPUOffloadingSpec (vllm/v1/kv_offload/
+// cpu/spec.py:79-109) divides them into chunks of every worker's KV bytes
+// of a block, each rounded up to the page size, and keeps
+// floor(cpu_bytes_to_use / chunk) of them: at most the size given. Since
+// PR #50094 (2026-07-29) the chunks are one MAP_SHARED file in /dev/shm
+// of exactly num_blocks x chunk bytes (vllm/v1/kv_offload/cpu/
+// shared_offload_region.py:85-133), each worker populating its own slot
+// of every row (:140-160) and registering the mapping with
+// cudaHostRegister (vllm/v1/kv_offload/cpu/gpu_worker.py:193-220), which
+// rounds nothing. Before it, each worker pinned one tensor per KV tensor
+// through PyTorch's caching host allocator, which rounds every pinned
+// allocation up to the next power of two: the "1.92x" of vllm issue
+// #53042 (measured on 0.26.0; its correction of 2026-08-20 gives the
+// sawtooth next_pow2(cpu_bytes_to_use / (world_size x KV tensors))), which
+// membudget does not size.
+
+// KVOffload is a serve's --kv-offloading-size and --kv-offloading-backend.
+// SizeGiB nil is a serve without KV offloading: vLLM activates it only
+// when the size is set (vllm/config/cache.py:195-198).
+type KVOffload struct {
+	SizeGiB *float64 // --kv-offloading-size, GiB over the engine's workers
+	Backend string   // --kv-offloading-backend: native (default) or lmcache
+}
+
+// offloadSince is the first release whose native offload membudget sizes:
+// 0.28.0, whose branch was cut from main after 2026-08-14, surely after
+// PR #50094 (2026-07-29) moved the CPU blocks into the shared /dev/shm
+// region; the flag itself came with PR #27621 in 0.11.0.
+var offloadSince = v0_28_0
+
+// offloadFlags are the flags registerOffload registers: a request that
+// names one registers both, so that their defaults hold together.
+var offloadFlags = []string{"kv-offloading-size", "kv-offloading-backend"}
+
+// registerOffload registers the KV offloading flags into o.
+func registerOffload(fs *flag.FlagSet, o *KVOffload) {
+	fs.Var(&optGiBFlag{&o.SizeGiB}, "kv-offloading-size", "vLLM's --kv-offloading-size: GiB of KV blocks in pinned host memory, the engine's whole (split among its TP x PP workers); on unified devices out of the GPU's pool")
+	fs.StringVar(&o.Backend, "kv-offloading-backend", "native", "vLLM's --kv-offloading-backend: native (sized) or lmcache (refused: its server's memory is its own)")
+}
+
+// resolveOffload checks the KV offload settings as vLLM does and sizes the
+// host memory each GPU's worker pins for them.
+func (r *Resolved) resolveOffload(def func(string, string)) error {
+	o := &r.Offload
+	switch o.Backend {
+	case "":
+		o.Backend = "native"
+	case "native", "lmcache":
+	default:
+		// argparse's choices, KVOffloadingBackend (vllm/config/cache.py:
+		// 195, Literal["native", "lmcache"]).
+		return settingErr("kv-offloading-backend", o.Backend, "vLLM takes native or lmcache")
+	}
+	if o.SizeGiB == nil {
+		return nil
+	}
+	v := *o.SizeGiB
+	if math.IsNaN(v) || v < 0 || v > maxGiBSetting {
+		return settingErr("kv-offloading-size", v, "want a size in GiB, more than 0")
+	}
+	if r.Profile.Release.Less(offloadSince) {
+		return settingErr("kv-offloading-size", v, "%s: not modelled for %s, whose native offload pins one host tensor per KV tensor through PyTorch's caching host allocator, rounded up to the next power of two (up to 2x the size given, vllm issue #53042); membudget sizes it from vLLM %s, whose shared /dev/shm region (PR #50094) holds at most the size given",
+			whatOffload, r.Profile.Describes, offloadSince)
+	}
+	if o.Backend == "lmcache" {
+		// vllm/config/vllm.py:972-976: LMCacheMPConnector, the size not
+		// passed on; the LMCache server process holds the blocks.
+		return settingErr("kv-offloading-backend", "lmcache", "%s: not modelled: vLLM hands the blocks to LMCacheMPConnector and a separate LMCache server whose host and device buffers membudget cannot read (the size is not passed to it, vllm/config/vllm.py:972-976)", whatTransfer)
+	}
+	bytes := uint64(v * (1 << 30))
+	if bytes == 0 {
+		// `if not cpu_bytes_to_use: raise` (vllm/v1/kv_offload/cpu/spec.py:
+		// 80-84), in the engine's first worker.
+		return settingErr("kv-offloading-size", v, "vLLM stops at startup: cpu_bytes_to_use must be specified in kv_connector_extra_config (a size of 0 is none)")
+	}
+	world := budget.SatMul(r.TensorParallelSize, r.PipelineParallelSize)
+	r.OffloadHostBytes = budget.CeilDiv(bytes, max(world, 1))
+	return nil
+}
+
+// writeOffloadFlags writes the KV offload flags of a resolved serve to a
+// launch line, as given.
+func writeOffloadFlags(b *strings.Builder, o KVOffload) {
+	if o.SizeGiB == nil {
+		return
+	}
+	b.WriteString(" --kv-offloading-size ")
+	b.WriteString(strconv.FormatFloat(*o.SizeGiB, 'f', -1, 64))
+	if o.Backend != "" && o.Backend != "native" {
+		b.WriteString(" --kv-offloading-backend ")
+		b.WriteString(o.Backend)
+	}
+}
+
+// offloadJSON is the serve's KV offload: the report's "serve"."kv_offload".
+type offloadJSON struct {
+	SizeGiB float64 `json:"kv_offloading_size_gib"`
+	Backend string  `json:"kv_offloading_backend"`
+	// HostBytes is the pinned host memory of one GPU's worker at most;
+	// EngineBytes the /dev/shm region of one engine (one DP rank).
+	HostBytes   uint64 `json:"host_bytes"`
+	EngineBytes uint64 `json:"engine_bytes"`
+}
+
+// offloadJSON is the sizing's KV offload for the report, nil without one.
+func (sz *Sizing) offloadJSON() *offloadJSON {
+	o := sz.Serve.Offload
+	if o.SizeGiB == nil {
+		return nil
+	}
+	return &offloadJSON{SizeGiB: *o.SizeGiB, Backend: o.Backend, HostBytes: sz.Serve.OffloadHostBytes, EngineBytes: uint64(*o.SizeGiB * (1 << 30))}
+}
+
+// offloadSettings is the line a report prints of the serve's KV offload.
+func (sz *Sizing) offloadSettings() []string {
+	o := sz.Serve.Offload
+	if o.SizeGiB == nil {
+		return nil
+	}
+	where := "host memory, not the GPU's"
+	if sz.Class.Memory.Unified {
+		where = "on this unified device, the GPU's memory: counted beside the util budget"
+	}
+	engineBytes := uint64(*o.SizeGiB * (1 << 30))
+	return []string{fmt.Sprintf("KV offload: offload buffer of at most %s pinned host memory per GPU (%s); one /dev/shm region of at most %s per engine, which vLLM refuses at startup when /dev/shm has less free (a container's --shm-size)",
+		engine.GiB(sz.Serve.OffloadHostBytes), where, engine.GiB(engineBytes))}
+}
+
+// offloadSize is --kv-offloading-size as a setting's value, "" when unset.
+func offloadSize(o KVOffload) string {
+	if o.SizeGiB == nil {
+		return ""
+	}
+	return strconv.FormatFloat(*o.SizeGiB, 'f', -1, 64)
+}
+
+// offloadConnector says a logged kv_transfer_config is the one
+// --kv-offloading-size native sets (vllm/config/vllm.py:963-971), which
+// the serve's KVOffload sizes: not a connector of its own.
+func offloadConnector(o KVOffload, logged string) bool {
+	return o.SizeGiB != nil && o.Backend == "native" && strings.Contains(logged, "OffloadingConnector")
+}
+
+// offloadRefusal says a setting error refuses the serve's KV offload
+// whatever its layout.
+func offloadRefusal(se *engine.SettingError) bool {
+	return strings.HasPrefix(se.Flag, "kv-offloading-")
+}
