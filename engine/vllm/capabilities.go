@@ -233,6 +233,12 @@ func (Engine) Explain(src *explain.Source, m explain.Model, c explain.ClassChoic
 	if !f.given["enable-lora"] {
 		serve.dropUnsizedLoRA(m.Arch, version.Profile)
 	}
+	if !f.given["enable-eplb"] {
+		serve.dropUnsizedEPLB(m.Arch, version.Profile)
+	}
+	if !f.given["kv-offloading-size"] {
+		serve.dropUnsizedOffload(version.Profile)
+	}
 	return explainLog(explainInput{Source: src, Model: m, Class: c, Version: version, Serve: serve})
 }
 

@@ -195,6 +195,9 @@ func (f *flagServe) registerModelled(fs *flag.FlagSet, given map[string]bool) {
 	if on(offloadFlags...) {
 		registerOffload(fs, &f.s.Offload)
 	}
+	if on(eplbFlags...) {
+		registerEPLB(fs, &f.s.EPLB)
+	}
 	if on("runner") {
 		fs.StringVar(&f.s.Runner, "runner", "auto", "vLLM's --runner: auto, generate or pooling (auto: pooling for an encoder-only model such as BERT, RoBERTa, XLM-RoBERTa)")
 	} else {

@@ -147,6 +147,7 @@ func Command(model string, r Resolved) string {
 	}
 	writeLoRAFlags(&b, r.LoRA)
 	writeOffloadFlags(&b, r.Offload)
+	writeEPLBFlags(&b, r.EPLB)
 	if r.SwapSpaceGiB != nil {
 		float("swap-space", *r.SwapSpaceGiB)
 	}

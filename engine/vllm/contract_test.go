@@ -145,3 +145,29 @@ func TestContractWithOffload(t *testing.T) {
 		}
 	}
 }
+
+// TestContractWithEPLB runs the contract over expert-parallel serves with
+// load balancing (eplb.go): each must size, and its printed line, which
+// carries --enable-eplb and --eplb-config, must read back to the same plan.
+func TestContractWithEPLB(t *testing.T) {
+	t.Parallel()
+	models := enginetest.Shipped(t)
+	cases := []struct {
+		model, class string
+		args         []string
+	}{
+		{"Qwen__Qwen3-30B-A3B", "h100-sxm-80g", []string{"--tensor-parallel-size", "4", "--enable-expert-parallel", "--enable-eplb"}},
+		{"Qwen__Qwen3-30B-A3B", "h100-sxm-80g", []string{"--tensor-parallel-size", "4", "--enable-expert-parallel", "--enable-eplb", "--eplb-config", `{"num_redundant_experts": 32, "window_size": 100}`}},
+		{"Qwen__Qwen3-30B-A3B", "gb10", []string{"--data-parallel-size", "2", "--enable-expert-parallel", "--enable-eplb", "--eplb-config", `{"num_redundant_experts": 2, "communicator": "nixl"}`, "--kv-offloading-size", "8"}},
+		{"deepseek-ai__DeepSeek-V3", "b200", []string{"--tensor-parallel-size", "8", "--enable-expert-parallel", "--enable-eplb", "--eplb-config", `{"num_redundant_experts": 32}`}},
+	}
+	for _, tc := range cases {
+		c, err := membudget.Kernels().Load(tc.class)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if enginetest.Check(t, vllm.Engine{}, enginetest.Case{Model: models[tc.model], Class: c, Args: tc.args}) == nil {
+			t.Errorf("%s on %s %v: not sized", tc.model, tc.class, tc.args)
+		}
+	}
+}

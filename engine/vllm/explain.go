@@ -62,6 +62,9 @@ var serveSettings = []struct{ key, flag string }{
 	// KV offloading (offload.go), as EngineArgs names it.
 	{"kv_offloading_size", "kv-offloading-size"},
 	{"kv_offloading_backend", "kv-offloading-backend"},
+	// Expert-parallel load balancing (eplb.go).
+	{"enable_eplb", "enable-eplb"},
+	{"eplb_config", "eplb-config"},
 }
 
 // flagAliases are the other names the CLI registers a flag under.
@@ -276,6 +279,15 @@ func applySetting(s *Serve, flag string, st logs.Setting) (string, error) {
 		}
 		s.Offload.SizeGiB = &f
 		return st.Value, nil
+	case "enable-eplb":
+		return boolean(&s.EPLB.Enable)
+	case "eplb-config":
+		cfg, ok := loggedEPLBConfig(st.Value)
+		if !ok {
+			return "", fmt.Errorf("is not an EPLB config membudget reads")
+		}
+		s.EPLB.Config = cfg
+		return cfg, nil
 	case "kv-offloading-backend":
 		s.Offload.Backend = st.Value
 		return st.Value, nil
@@ -340,6 +352,8 @@ func settingsOf(ls loggedServe, r Resolved) []explain.Setting {
 		"lora-dtype":                r.LoRA.Dtype,
 		"kv-offloading-size":        offloadSize(r.Offload),
 		"kv-offloading-backend":     r.Offload.Backend,
+		"enable-eplb":               b(r.EPLB.Enable),
+		"eplb-config":               r.EPLB.Config,
 	}
 	var out []explain.Setting
 	for _, sk := range serveSettings {
@@ -355,7 +369,8 @@ func settingsOf(ls loggedServe, r Resolved) []explain.Setting {
 				sk.flag == "cpu-offload-gb" && r.CPUOffloadGiB == 0,
 				(sk.flag == "mamba-cache-dtype" || sk.flag == "mamba-ssm-cache-dtype") && r.MambaCacheMode == "",
 				strings.Contains(sk.flag, "lora") && !r.LoRA.Enable,
-				strings.HasPrefix(sk.flag, "kv-offloading") && r.Offload.SizeGiB == nil:
+				strings.HasPrefix(sk.flag, "kv-offloading") && r.Offload.SizeGiB == nil,
+				strings.Contains(sk.flag, "eplb") && !r.EPLB.Enable:
 				continue
 			}
 		}

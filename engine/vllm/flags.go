@@ -188,6 +188,11 @@ func (f *flagServe) Judge(args []string, i int) error {
 			return fmt.Errorf("%s: want JSON, as vLLM reads it: %v", asGiven, err)
 		}
 	}
+	if fl.kind == modelled && strings.Contains(name, ".") {
+		// A dotted key of a modelled JSON flag (--eplb-config.window_size):
+		// membudget reads the flag's object whole.
+		return fmt.Errorf("%s: membudget reads --%s as one JSON object; give --%s '{...}' with that key", asGiven, fl.name, fl.name)
+	}
 	off := neg || fl.arity == noValue && isFalse(value)
 	switch {
 	case off && fl.negWhat != "":

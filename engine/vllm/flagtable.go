@@ -156,7 +156,7 @@ var flagTable = []vflag{
 	{name: "enable-dbo", arity: noValue, neg: true, kind: refused, what: whatDbo, since: Version{0, 10, 2}, added: "#23693 (2025-09-16)"},
 	{name: "enable-elastic-ep", arity: noValue, neg: true, kind: refused, what: whatElastic, since: Version{0, 17, 0}, added: "#34861 (2026-02-28)"},
 	{name: "enable-ep-weight-filter", arity: noValue, neg: true, kind: ignored, since: Version{0, 19, 0}, added: "#37351 (2026-03-18)"},
-	{name: "enable-eplb", arity: noValue, neg: true, kind: refused, what: whatEplb, since: Version{0, 10, 0}, added: "#18343 (2025-06-26)"},
+	{name: "enable-eplb", arity: noValue, neg: true, kind: modelled, since: Version{0, 10, 0}, added: "#18343 (2025-06-26)"}, // eplb.go: sized from 0.28.0, refused by name before it
 	{name: "enable-expert-parallel", aliases: []string{"ep"}, arity: noValue, neg: true, kind: modelled, since: Version{0, 7, 3}, added: "#14305 (2025-03-06)"},
 	{name: "enable-fault-tolerance", arity: noValue, neg: true, kind: ignored, since: Version{0, 25, 0}, added: "#44428 (2026-07-25)"},
 	{name: "enable-flash-late-interaction", arity: noValue, neg: true, kind: ignored, since: Version{0, 19, 0}, added: "#38620 (2026-04-03)"},
@@ -191,7 +191,7 @@ var flagTable = []vflag{
 	{name: "enable-tower-connector-lora", arity: noValue, neg: true, kind: refused, what: whatLora, since: Version{0, 14, 0}, added: "#26674 (2025-12-26)"},
 	{name: "enforce-eager", arity: noValue, neg: true, kind: modelled},
 	{name: "engine-use-ray", arity: noValue, kind: ignored, until: Version{0, 6, 2}, removed: "gone from the tag v0.6.2"},
-	{name: "eplb-config", arity: oneValue, json: true, kind: refused, what: whatEplb, since: Version{0, 10, 0}, added: "#20562 (2025-08-20)"},
+	{name: "eplb-config", arity: oneValue, json: true, kind: modelled, since: Version{0, 10, 0}, added: "#20562 (2025-08-20)"}, // eplb.go: sized from 0.28.0, refused by name before it
 	{name: "eplb-log-balancedness", arity: noValue, kind: ignored, since: Version{0, 10, 0}, added: "#18343 (2025-06-26)", until: Version{0, 14, 0}, removed: "#29324 (2025-11-25)"},
 	{name: "eplb-step-interval", arity: oneValue, kind: ignored, since: Version{0, 10, 0}, added: "#18343 (2025-06-26)", until: Version{0, 14, 0}, removed: "#29324 (2025-11-25)"},
 	{name: "eplb-window-size", arity: oneValue, kind: ignored, since: Version{0, 10, 0}, added: "#18343 (2025-06-26)", until: Version{0, 14, 0}, removed: "#29324 (2025-11-25)"},

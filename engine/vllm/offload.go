@@ -167,3 +167,17 @@ func offloadConnector(o KVOffload, logged string) bool {
 func offloadRefusal(se *engine.SettingError) bool {
 	return strings.HasPrefix(se.Flag, "kv-offloading-")
 }
+
+// dropUnsizedOffload keeps a log's KV offload where membudget sizes it
+// under p; elsewhere it leaves it out of the serve with a warning: the
+// log is explained, short of the pinned host memory.
+func (ls *loggedServe) dropUnsizedOffload(p Profile) {
+	o := ls.Serve.Offload
+	if o.SizeGiB == nil || !p.Release.Less(offloadSince) && (o.Backend == "" || o.Backend == "native") {
+		return
+	}
+	ls.Serve.Offload = KVOffload{}
+	delete(ls.From, "kv-offloading-size")
+	delete(ls.From, "kv-offloading-backend")
+	ls.Warnings = append(ls.Warnings, fmt.Sprintf("the log's serve offloads KV blocks to host memory, which membudget sizes for the native backend from vLLM %s only: its predictions leave that host memory out", offloadSince))
+}

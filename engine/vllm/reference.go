@@ -277,6 +277,7 @@ func (ref *Reference) slack(i int) uint64 {
 		pools = pools.Add(it.Bytes, 1)
 	}
 	pools = addLoRAPools(pools, ref.Arch, &ref.Serve, ref.stages[i].sharding)
+	pools = addEPLBPools(pools, ref.Arch, &ref.Serve, ref.stages[i].sharding)
 	return pools.Slack()
 }
 

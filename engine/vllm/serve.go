@@ -84,6 +84,9 @@ type Serve struct {
 	// Offload is --kv-offloading-size and --kv-offloading-backend (see
 	// offload.go); its zero value is a serve without KV offloading.
 	Offload KVOffload
+	// EPLB is --enable-eplb and --eplb-config (see eplb.go); its zero
+	// value is a serve without expert-parallel load balancing.
+	EPLB EPLB
 }
 
 // settingErr returns the *engine.SettingError of flag at value.
