@@ -5,7 +5,7 @@ package vllm
 
 // What each refused flag would add, as a refusal names it.
 const (
-	whatA2a          = "the expert-parallel all-to-all backend's buffers (DeepEP, pplx)"
+	whatA2a          = "the expert-parallel all-to-all backend's buffers (DeepEP's NVLink buffer of VLLM_DEEPEP_BUFFER_SIZE_MB, 1024 MiB a rank, and as much RDMA buffer across nodes; low-latency's RDMA buffer for its dispatch tokens; pplx, MoRI, NIXL EP and FlashInfer's workspaces: vllm/distributed/device_communicators/all2all.py)"
 	whatAttn         = "an attention backend other than the release's default for the device (its KV block size and workspace)"
 	whatAttndtype    = "an attention dtype other than the model's"
 	whatBlocks       = "a KV cache of a fixed block count instead of the one the budget leaves"

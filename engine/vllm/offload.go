@@ -181,3 +181,18 @@ func (ls *loggedServe) dropUnsizedOffload(p Profile) {
 	delete(ls.From, "kv-offloading-backend")
 	ls.Warnings = append(ls.Warnings, fmt.Sprintf("the log's serve offloads KV blocks to host memory, which membudget sizes for the native backend from vLLM %s only: its predictions leave that host memory out", offloadSince))
 }
+
+// simpleOffloadEnv refuses VLLM_USE_SIMPLE_KV_OFFLOAD on (vllm/envs.py:
+// 2092-2094, bool(int(value)), PR #37160 of 2026-03-31) in a line with
+// --kv-offloading-size native: it picks SimpleCPUOffloadConnector instead
+// of the OffloadingConnector offload.go sizes (vllm/config/vllm.py:
+// 963-967). assignment is the line's NAME=value.
+func simpleOffloadEnv(name, value, assignment string, o KVOffload) error {
+	if name != "VLLM_USE_SIMPLE_KV_OFFLOAD" || o.SizeGiB == nil || o.Backend != "" && o.Backend != "native" {
+		return nil
+	}
+	if n, err := strconv.Atoi(strings.TrimSpace(value)); err != nil || n == 0 {
+		return nil // 0 is the default; a non-integer stops vLLM, not a sizing
+	}
+	return fmt.Errorf("%s in the launch line: %s: vLLM's SimpleCPUOffloadConnector, whose pinned buffers membudget has not read (it sizes --kv-offloading-size for the OffloadingConnector); membudget refuses it rather than size a serve vLLM would contradict", assignment, whatOffload)
+}

@@ -192,3 +192,29 @@ func TestBuildServeReadsOffload(t *testing.T) {
 		t.Errorf("warnings %q, want none", got.Warnings)
 	}
 }
+
+// TestSimpleOffloadEnv: VLLM_USE_SIMPLE_KV_OFFLOAD on is refused with a
+// native offload (another connector), and passes without one or at 0.
+func TestSimpleOffloadEnv(t *testing.T) {
+	native := KVOffload{SizeGiB: offGiB(8)}
+	cases := []struct {
+		name, value string
+		o           KVOffload
+		refused     bool
+	}{
+		{"on, native", "1", native, true},
+		{"on, native named", " 1 ", KVOffload{SizeGiB: offGiB(8), Backend: "native"}, true},
+		{"off", "0", native, false},
+		{"on, no offload", "1", KVOffload{}, false},
+		{"on, lmcache", "1", KVOffload{SizeGiB: offGiB(8), Backend: "lmcache"}, false},
+	}
+	for _, tc := range cases {
+		err := simpleOffloadEnv("VLLM_USE_SIMPLE_KV_OFFLOAD", tc.value, "VLLM_USE_SIMPLE_KV_OFFLOAD="+tc.value, tc.o)
+		if (err != nil) != tc.refused {
+			t.Errorf("%s: error %v, want refused %v", tc.name, err, tc.refused)
+		}
+	}
+	if err := simpleOffloadEnv("VLLM_OTHER", "1", "VLLM_OTHER=1", native); err != nil {
+		t.Errorf("another variable: %v", err)
+	}
+}
