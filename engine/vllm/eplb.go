@@ -174,7 +174,7 @@ func (r *Resolved) resolveEPLB(a *model.Arch) error {
 	}
 	arch := firstArch(a)
 	if !slices.Contains(eplbArchs, arch) || a.Experts == 0 {
-		return settingErr("enable-eplb", "", "%s: not modelled for %s (%s); membudget sizes them for %s", whatEplb, a.Source, archName(arch), strings.Join(eplbArchs, ", "))
+		return settingErr("enable-eplb", "", "%s: not modelled for %s on %s (%s; membudget sizes them for %s); membudget refuses it rather than size a serve vLLM would contradict", whatEplb, p.Describes, a.Source, archName(arch), strings.Join(eplbArchs, ", "))
 	}
 	if phys := budget.SatAdd(a.Experts, n); phys%r.ExpertRanks != 0 {
 		flag := "eplb-config"

@@ -570,7 +570,7 @@ func (f *flagServe) checkEnv(p Profile) error {
 				return fmt.Errorf("%s in the launch line: the V0 engine, which %s does not size: give --vllm-version %s:v0 (0.8 to 0.10) or a release before 0.8.0", a, p.Describes, p.Release)
 			}
 		}
-		if err := simpleOffloadEnv(name, value, a, f.s.Offload); err != nil {
+		if err := simpleOffloadEnv(name, value, a, f.s.Offload, p); err != nil {
 			return err
 		}
 		for _, e := range refusedEnv {

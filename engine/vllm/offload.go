@@ -80,13 +80,15 @@ func (r *Resolved) resolveOffload(def func(string, string)) error {
 		return settingErr("kv-offloading-size", v, "want a size in GiB, more than 0")
 	}
 	if r.Profile.Release.Less(offloadSince) {
-		return settingErr("kv-offloading-size", v, "%s: not modelled for %s, whose native offload pins one host tensor per KV tensor through PyTorch's caching host allocator, rounded up to the next power of two (up to 2x the size given, vllm issue #53042); membudget sizes it from vLLM %s, whose shared /dev/shm region (PR #50094) holds at most the size given",
+		// No value in the refusal: "--flag: what: not modelled for ...", as
+		// the table's refusals read.
+		return settingErr("kv-offloading-size", "", "%s: not modelled for %s (its native offload pins one host tensor per KV tensor through PyTorch's caching host allocator, rounded up to the next power of two: up to 2x the size given, vllm issue #53042; membudget sizes it from vLLM %s, whose shared /dev/shm region, PR #50094, holds at most the size given); membudget refuses it rather than size a serve vLLM would contradict",
 			whatOffload, r.Profile.Describes, offloadSince)
 	}
 	if o.Backend == "lmcache" {
 		// vllm/config/vllm.py:972-976: LMCacheMPConnector, the size not
 		// passed on; the LMCache server process holds the blocks.
-		return settingErr("kv-offloading-backend", "lmcache", "%s: not modelled: vLLM hands the blocks to LMCacheMPConnector and a separate LMCache server whose host and device buffers membudget cannot read (the size is not passed to it, vllm/config/vllm.py:972-976)", whatTransfer)
+		return settingErr("kv-offloading-backend", "", "lmcache, %s: not modelled for %s (vLLM hands the blocks to LMCacheMPConnector and a separate LMCache server whose host and device buffers membudget cannot read; the size is not passed to it, vllm/config/vllm.py:972-976); membudget refuses it rather than size a serve vLLM would contradict", whatTransfer, r.Profile.Describes)
 	}
 	bytes := uint64(v * (1 << 30))
 	if bytes == 0 {
@@ -187,12 +189,12 @@ func (ls *loggedServe) dropUnsizedOffload(p Profile) {
 // --kv-offloading-size native: it picks SimpleCPUOffloadConnector instead
 // of the OffloadingConnector offload.go sizes (vllm/config/vllm.py:
 // 963-967). assignment is the line's NAME=value.
-func simpleOffloadEnv(name, value, assignment string, o KVOffload) error {
+func simpleOffloadEnv(name, value, assignment string, o KVOffload, p Profile) error {
 	if name != "VLLM_USE_SIMPLE_KV_OFFLOAD" || o.SizeGiB == nil || o.Backend != "" && o.Backend != "native" {
 		return nil
 	}
 	if n, err := strconv.Atoi(strings.TrimSpace(value)); err != nil || n == 0 {
 		return nil // 0 is the default; a non-integer stops vLLM, not a sizing
 	}
-	return fmt.Errorf("%s in the launch line: %s: vLLM's SimpleCPUOffloadConnector, whose pinned buffers membudget has not read (it sizes --kv-offloading-size for the OffloadingConnector); membudget refuses it rather than size a serve vLLM would contradict", assignment, whatOffload)
+	return fmt.Errorf("%s in the launch line: %s: not modelled for %s (vLLM's SimpleCPUOffloadConnector, whose pinned buffers membudget has not read; it sizes --kv-offloading-size for the OffloadingConnector); membudget refuses it rather than size a serve vLLM would contradict", assignment, whatOffload, p.Describes)
 }

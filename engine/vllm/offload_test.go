@@ -209,12 +209,12 @@ func TestSimpleOffloadEnv(t *testing.T) {
 		{"on, lmcache", "1", KVOffload{SizeGiB: offGiB(8), Backend: "lmcache"}, false},
 	}
 	for _, tc := range cases {
-		err := simpleOffloadEnv("VLLM_USE_SIMPLE_KV_OFFLOAD", tc.value, "VLLM_USE_SIMPLE_KV_OFFLOAD="+tc.value, tc.o)
+		err := simpleOffloadEnv("VLLM_USE_SIMPLE_KV_OFFLOAD", tc.value, "VLLM_USE_SIMPLE_KV_OFFLOAD="+tc.value, tc.o, current)
 		if (err != nil) != tc.refused {
 			t.Errorf("%s: error %v, want refused %v", tc.name, err, tc.refused)
 		}
 	}
-	if err := simpleOffloadEnv("VLLM_OTHER", "1", "VLLM_OTHER=1", native); err != nil {
+	if err := simpleOffloadEnv("VLLM_OTHER", "1", "VLLM_OTHER=1", native, current); err != nil {
 		t.Errorf("another variable: %v", err)
 	}
 }
