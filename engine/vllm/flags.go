@@ -251,12 +251,18 @@ func isNeutral(fl *vflag, name, value string) bool {
 // refusal is the error of refused flag fl given as asGiven (with value)
 // to release p's vLLM.
 func refusal(p Profile, asGiven string, fl *vflag, value string) error {
+	what := fl.what
 	if fl.json {
 		if method := jsonMethod(value); method != "" {
 			asGiven += fmt.Sprintf(" (method %q)", method)
 		}
 	}
-	return fmt.Errorf("%s: %s: not modelled for %s; membudget refuses it rather than size a serve vLLM would contradict", asGiven, fl.what, p.Describes)
+	if fl.name == "kv-transfer-config" {
+		if c, w := transferConnector(value); c != "" {
+			asGiven, what = asGiven+fmt.Sprintf(" (connector %q)", c), w
+		}
+	}
+	return fmt.Errorf("%s: %s: not modelled for %s; membudget refuses it rather than size a serve vLLM would contradict", asGiven, what, p.Describes)
 }
 
 // notAFlag is the error of a flag release p's vLLM does not have: fl is

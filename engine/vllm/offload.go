@@ -1,6 +1,7 @@
 package vllm
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"math"
@@ -197,4 +198,47 @@ func simpleOffloadEnv(name, value, assignment string, o KVOffload, p Profile) er
 		return nil // 0 is the default; a non-integer stops vLLM, not a sizing
 	}
 	return fmt.Errorf("%s in the launch line: %s: not modelled for %s (vLLM's SimpleCPUOffloadConnector, whose pinned buffers membudget has not read; it sizes --kv-offloading-size for the OffloadingConnector); membudget refuses it rather than size a serve vLLM would contradict", assignment, whatOffload, p.Describes)
+}
+
+// transferConnectors are what a --kv-transfer-config connector holds, by
+// its kv_connector (the names vllm/distributed/kv_transfer/kv_connector/
+// factory.py registers at main d18bb7b), for its refusal.
+var transferConnectors = map[string]string{
+	"NixlConnector":             "NIXL's registration of the KV cache for transfers (no copy with kv_buffer_device cuda; with cpu a host copy of every layer's KV cache, vllm/distributed/kv_transfer/kv_connector/v1/nixl/base_worker.py:747-790) and UCX's own buffers",
+	"LMCacheConnectorV1":        "LMCache's host and disk cache, sized by its own configuration (max_local_cpu_size), and its GPU staging buffers",
+	"LMCacheMPConnector":        "a separate LMCache server's cache and the connector's GPU staging buffers",
+	"SimpleCPUOffloadConnector": "the simple CPU offload's pinned host blocks",
+	"MooncakeConnector":         "Mooncake's transfer engine buffers and its registration of the KV cache",
+	"MooncakeStoreConnector":    "Mooncake store's host cache and transfer buffers",
+	"MultiConnector":            "every connector it chains",
+}
+
+func init() {
+	for _, n := range []string{"NixlPullConnector", "NixlPushConnector"} {
+		transferConnectors[n] = transferConnectors["NixlConnector"]
+	}
+}
+
+// transferConnector is a --kv-transfer-config's kv_connector and what it
+// would add, "" when the value names none. The OffloadingConnector's
+// refusal says how to give it as --kv-offloading-size, which sizes it.
+func transferConnector(v string) (connector, what string) {
+	var c struct {
+		Connector string         `json:"kv_connector"`
+		Extra     map[string]any `json:"kv_connector_extra_config"`
+	}
+	if json.Unmarshal([]byte(v), &c) != nil || c.Connector == "" {
+		return "", ""
+	}
+	if c.Connector == "OffloadingConnector" {
+		size := "GiB"
+		if b, ok := c.Extra["cpu_bytes_to_use"].(float64); ok && b > 0 {
+			size = strconv.FormatFloat(b/(1<<30), 'f', -1, 64)
+		}
+		return c.Connector, "the OffloadingConnector's pinned host region of cpu_bytes_to_use, which membudget sizes given as --kv-offloading-size " + size + " instead (the same connector, vllm/config/vllm.py:963-971)"
+	}
+	if w, ok := transferConnectors[c.Connector]; ok {
+		return c.Connector, w
+	}
+	return c.Connector, whatTransfer
 }

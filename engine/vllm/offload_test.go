@@ -218,3 +218,34 @@ func TestSimpleOffloadEnv(t *testing.T) {
 		t.Errorf("another variable: %v", err)
 	}
 }
+
+// TestTransferConnectorRefusal: --kv-transfer-config is refused naming its
+// connector and what that connector holds; an OffloadingConnector's
+// refusal gives the --kv-offloading-size that sizes it (20 GiB =
+// 21474836480 B).
+func TestTransferConnectorRefusal(t *testing.T) {
+	cases := []struct {
+		value, connector, says string
+	}{
+		{`{"kv_connector":"OffloadingConnector","kv_role":"kv_both","kv_connector_extra_config":{"cpu_bytes_to_use": 21474836480}}`, "OffloadingConnector", "--kv-offloading-size 20 instead"},
+		{`{"kv_connector":"OffloadingConnector"}`, "OffloadingConnector", "--kv-offloading-size GiB instead"},
+		{`{"kv_connector":"NixlConnector","kv_role":"kv_both"}`, "NixlConnector", "kv_buffer_device"},
+		{`{"kv_connector":"NixlPushConnector"}`, "NixlPushConnector", "UCX"},
+		{`{"kv_connector":"LMCacheConnectorV1","kv_role":"kv_both"}`, "LMCacheConnectorV1", "max_local_cpu_size"},
+		{`{"kv_connector":"SomeOtherConnector"}`, "SomeOtherConnector", whatTransfer},
+		{`{"kv_role":"kv_both"}`, "", ""},
+		{`not json`, "", ""},
+	}
+	for _, tc := range cases {
+		c, what := transferConnector(tc.value)
+		if c != tc.connector || !strings.Contains(what, tc.says) {
+			t.Errorf("%s: connector %q, %q; want %q saying %q", tc.value, c, what, tc.connector, tc.says)
+		}
+	}
+	f := &flagServe{}
+	args := []string{"--kv-transfer-config", `{"kv_connector":"NixlConnector"}`}
+	err := f.Judge(args, 0)
+	if err == nil || !strings.HasPrefix(err.Error(), `--kv-transfer-config (connector "NixlConnector"): NIXL's`) {
+		t.Errorf("Judge: %v, want a refusal naming the NIXL connector", err)
+	}
+}
