@@ -423,3 +423,20 @@ func (ls *loggedServe) dropUnsizedEPLB(a *model.Arch, p Profile) {
 	delete(ls.From, "eplb-config")
 	ls.Warnings = append(ls.Warnings, fmt.Sprintf("the log's serve uses expert-parallel load balancing, which membudget sizes for %s from vLLM %s only: its predictions leave its state and redundant experts out", strings.Join(eplbArchs, ", "), eplbSince))
 }
+
+// all2allEnvUntil is the first release without VLLM_ALL2ALL_BACKEND, the
+// environment variable --all2all-backend replaced (added by PR #18077 of
+// 2025-05-14, removed by PR #33535 of 2026-02-03, placed as flagTable
+// places a removal).
+var all2allEnvUntil = v0_17_0
+
+// all2allEnv refuses VLLM_ALL2ALL_BACKEND naming a backend with buffers of
+// its own in the releases that read it; naive and allgather_reducescatter,
+// its defaults over time, hold none beyond the collectives.
+func all2allEnv(name, value, assignment string, p Profile) error {
+	v := strings.TrimSpace(value)
+	if name != "VLLM_ALL2ALL_BACKEND" || !p.Release.Less(all2allEnvUntil) || v == "" || v == "naive" || v == "allgather_reducescatter" {
+		return nil
+	}
+	return fmt.Errorf("%s in the launch line: %s: not modelled for %s; membudget refuses it rather than size a serve vLLM would contradict", assignment, whatA2a, p.Describes)
+}

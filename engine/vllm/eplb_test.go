@@ -238,3 +238,26 @@ func TestDropUnsizedEPLB(t *testing.T) {
 		})
 	}
 }
+
+// TestAll2AllEnv: VLLM_ALL2ALL_BACKEND naming DeepEP is refused in the
+// releases that read it, and passes at its defaults or after 0.17.0
+// (where vLLM no longer reads it).
+func TestAll2AllEnv(t *testing.T) {
+	cases := []struct {
+		value, release string
+		refused        bool
+	}{
+		{"deepep_high_throughput", "0.14.0", true},
+		{"pplx", "0.10.0", true},
+		{"naive", "0.10.0", false},
+		{"allgather_reducescatter", "0.14.0", false},
+		{"deepep_low_latency", "0.17.0", false},
+		{"deepep_low_latency", "main", false},
+	}
+	for _, tc := range cases {
+		err := all2allEnv("VLLM_ALL2ALL_BACKEND", tc.value, "VLLM_ALL2ALL_BACKEND="+tc.value, mustProfile(tc.release))
+		if (err != nil) != tc.refused {
+			t.Errorf("%s on %s: error %v, want refused %v", tc.value, tc.release, err, tc.refused)
+		}
+	}
+}
