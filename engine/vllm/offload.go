@@ -35,6 +35,12 @@ import (
 // #53042 (measured on 0.26.0; its correction of 2026-08-20 gives the
 // sawtooth next_pow2(cpu_bytes_to_use / (world_size x KV tensors))), which
 // membudget does not size.
+//
+// The worker side of the spec takes the KV cache tensors (spec.py:177-190,
+// get_worker), so the region is built after the KV cache is allocated:
+// vLLM's startup check and KV budget never see it, and on a unified
+// device it is host memory beside the util budget, which the device must
+// hold (the footprint's host term).
 
 // KVOffload is a serve's --kv-offloading-size and --kv-offloading-backend.
 // SizeGiB nil is a serve without KV offloading: vLLM activates it only
