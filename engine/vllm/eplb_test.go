@@ -261,3 +261,38 @@ func TestAll2AllEnv(t *testing.T) {
 		}
 	}
 }
+
+// TestOffloadEPLBFlagRows: the rows moved from refused to modelled pass
+// Judge in the releases that have them (the sizing then refuses, by name,
+// a release before 0.28.0), are "not a flag" before, and a dotted key of
+// --eplb-config is refused naming the flag.
+func TestOffloadEPLBFlagRows(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string // a prefix of the error, "" for none
+	}{
+		{[]string{"--kv-offloading-size", "8"}, ""},
+		{[]string{"--vllm-version", "0.26.0", "--kv-offloading-size", "8"}, ""},
+		{[]string{"--vllm-version", "0.10.2", "--kv-offloading-size", "8"}, "--kv-offloading-size is not a flag of vLLM 0.10.2 (vLLM 0.11.0 added it"},
+		{[]string{"--kv-offloading-backend", "native"}, ""},
+		{[]string{"--enable-eplb"}, ""},
+		{[]string{"--no-enable-eplb"}, ""},
+		{[]string{"--eplb-config", `{"num_redundant_experts": 32}`}, ""},
+		{[]string{"--vllm-version", "0.9.2", "--enable-eplb"}, "--enable-eplb is not a flag of vLLM 0.9.2 (vLLM 0.10.0 added it"},
+		{[]string{"--eplb-config.num_redundant_experts", "32"}, "--eplb-config.num_redundant_experts: membudget reads --eplb-config as one JSON object"},
+	}
+	for _, tc := range cases {
+		f := &flagServe{}
+		i := len(tc.args) - 1
+		if !strings.HasPrefix(tc.args[i], "--") {
+			i--
+		}
+		err := f.Judge(tc.args, i)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("Judge(%q): %v, want none", tc.args, err)
+		case tc.want != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.want)):
+			t.Errorf("Judge(%q): %v, want %q...", tc.args, err, tc.want)
+		}
+	}
+}
