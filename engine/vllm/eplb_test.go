@@ -170,6 +170,15 @@ func TestEPLBNeverShrinksFootprint(t *testing.T) {
 		if before, after := p.Total()-p.Slack, e.Total()-e.Slack; after < before {
 			t.Fatalf("the footprint before slack shrinks with EPLB: %d -> %d", before, after)
 		}
+		// tp more redundant experts: one more a rank on every MoE layer.
+		s.EPLB.Config = `{"num_redundant_experts": ` + strconv.FormatUint(n+tp, 10) + `}`
+		more, err := Compile(a, s, c, current)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m := more.Evaluate(seqs, tokens); m.Terms[budget.TermWeights] <= e.Terms[budget.TermWeights] {
+			t.Fatalf("the weights do not grow with %d more redundant experts: %d -> %d", tp, e.Terms[budget.TermWeights], m.Terms[budget.TermWeights])
+		}
 	})
 }
 
