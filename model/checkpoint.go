@@ -482,19 +482,25 @@ func (p *placed) bytes(a *Arch, sh Sharding) uint64 {
 	tp := max(sh.TP, 1)
 	at := func(dim int) bool { return dim >= 0 && dim < len(shape) }
 	whole := false
+	// held is how many copies of the tensor rank 0 holds: one, or for an
+	// expert's own tensor the physical experts that copy it.
+	held := uint64(1)
 	if sh.ExpertRanks > 1 {
 		// Expert parallelism: each rank holds its share of the experts
 		// whole; the first ranks one more when they do not divide (vLLM's
 		// determine_expert_map): rank 0's share is counted.
 		switch r.expert {
 		case oneExpert:
-			if a.Experts > 0 && uint64(p.expert) >= budget.CeilDiv(a.Experts, sh.ExpertRanks) {
-				return 0
+			if a.Experts > 0 {
+				held = rankZeroCopies(a.Experts, budget.CeilDiv(budget.SatAdd(a.Experts, sh.RedundantExperts), sh.ExpertRanks), uint64(p.expert))
+				if held == 0 {
+					return 0
+				}
 			}
 			whole = true
 		case stackedExperts:
 			if len(shape) > 0 {
-				shape[0] = budget.CeilDiv(shape[0], sh.ExpertRanks)
+				shape[0] = budget.CeilDiv(budget.SatAdd(shape[0], sh.RedundantExperts), sh.ExpertRanks)
 			}
 			whole = true
 		}
@@ -514,7 +520,7 @@ func (p *placed) bytes(a *Arch, sh Sharding) uint64 {
 	case r.split == row && at(d.in) && !p.whole:
 		shape[d.in] = budget.CeilDiv(shape[d.in], tp)
 	}
-	elems := max(p.copies, 1)
+	elems := budget.SatMul(max(p.copies, 1), held)
 	for _, x := range shape {
 		elems = budget.SatMul(elems, x)
 	}
@@ -538,7 +544,7 @@ func (p *placed) stackedBytes(a *Arch, sh Sharding) uint64 {
 	at := func(dim int) bool { return dim > 0 && dim < len(shape) }
 	ep := sh.ExpertRanks > 1
 	if ep && len(shape) > 0 {
-		shape[0] = budget.CeilDiv(shape[0], sh.ExpertRanks)
+		shape[0] = budget.CeilDiv(budget.SatAdd(shape[0], sh.RedundantExperts), sh.ExpertRanks)
 	}
 	var k MXFP4Kernel
 	if a.Quant.Method == "mxfp4" {
@@ -900,4 +906,21 @@ func ckptFamily(rename [][2]string, layer [][]moduleRule, top ...[]moduleRule) c
 func (f checkpointFamily) skipping(prefixReasons ...[2]string) checkpointFamily {
 	f.skip = append(slices.Clone(f.skip), prefixReasons...)
 	return f
+}
+
+// rankZeroCopies is how many of rank 0's k physical experts are copies of
+// routed expert e of n: vLLM places physical expert j on rank j / k and
+// makes it a copy of expert j mod n (the routed experts, then the
+// redundant ones round-robin: EplbState.build_initial_global_physical_
+// to_logical_map, vllm/distributed/eplb/eplb_state.py:305-322 at main
+// d18bb7b), so rank 0 holds experts 0..k-1 mod n.
+func rankZeroCopies(n, k, e uint64) uint64 {
+	if n == 0 || e >= n {
+		return 0
+	}
+	c := k / n
+	if e < k%n {
+		c++
+	}
+	return c
 }

@@ -314,11 +314,17 @@ func TestCheckpointWeightsByHand(t *testing.T) {
 			// router 256 whole, each expert's intermediate halved: 4 x 3 x
 			// 512 = 6144. Embedding and head 32 rows: 2048 each.
 			// EP4 (TP2 x DP2): each rank holds 1 expert whole, 3072.
+			// EP4 with 4 redundant experts (EPLB): (4 + 4) / 4 = 2 experts
+			// a rank, 6144. EP2 with 6 redundant: (4 + 6) / 2 = 5 physical
+			// experts on rank 0, experts 0-3 and a second copy of expert 0
+			// (physical 4 copies 4 mod 4 = 0): 5 x 3072 = 15360.
 			name: "qwen3_moe", fixture: qwen3MoEFixture,
 			ranks: []byHandRank{
 				{"TP1", whole(1, 0), (6336 + 12288) + (6336 + 256 + 12288) + 4096 + 4096 + 64 + 2048, ""},
 				{"TP2", whole(2, 0), (4288 + 6144) + (4288 + 256 + 6144) + 2048 + 2048 + 64 + 2048, ""},
 				{"TP2 EP4", whole(2, 4), (4288 + 6144) + (4288 + 256 + 3072) + 2048 + 2048 + 64 + 2048, ""},
+				{"TP2 EP4, 4 redundant", withSharding(2, func(sh *Sharding) { sh.ExpertRanks, sh.RedundantExperts = 4, 4 }), (4288 + 6144) + (4288 + 256 + 6144) + 2048 + 2048 + 64 + 2048, ""},
+				{"TP2 EP2, 6 redundant", withSharding(2, func(sh *Sharding) { sh.ExpertRanks, sh.RedundantExperts = 2, 6 }), (4288 + 6144) + (4288 + 256 + 15360) + 2048 + 2048 + 64 + 2048, ""},
 				{"PP2 stage 0", stage(0, 2), 4096 + 6336 + 12288 + 2048, ""},
 				{"PP2 stage 1", stage(1, 2), 6336 + 256 + 12288 + 64 + 4096 + 2048, ""},
 			},

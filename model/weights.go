@@ -39,6 +39,12 @@ type Sharding struct {
 	// (expert parallelism); 0 or 1 keeps every expert on every rank with
 	// its intermediate divided by TP.
 	ExpertRanks uint64
+	// RedundantExperts is the physical experts beyond the routed ones
+	// that the engine places among the ExpertRanks with them (vLLM's EPLB
+	// num_redundant_experts): each rank holds (Experts + RedundantExperts)
+	// / ExpertRanks experts, the redundant ones copies of routed ones.
+	// Zero without expert parallelism.
+	RedundantExperts uint64
 	// DtypeBytes is the served dtype's size.
 	DtypeBytes uint64
 	// Quant is the weight quantization served.
@@ -437,7 +443,7 @@ func (w *weights) moe(p string) {
 	experts := a.Experts
 	if w.sh.ExpertRanks > 1 {
 		inter = a.MoEIntermediate
-		experts = budget.CeilDiv(a.Experts, w.sh.ExpertRanks)
+		experts = budget.CeilDiv(budget.SatAdd(a.Experts, w.sh.RedundantExperts), w.sh.ExpertRanks)
 	}
 	w.experts(p+".experts", experts, a.Hidden, inter, w.q.schemeFor(p+".experts", expertsMod))
 	if a.SharedIntermediate > 0 {

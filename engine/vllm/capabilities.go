@@ -28,6 +28,7 @@ type planSearch struct {
 	// change no memory.
 	compilation Compilation
 	listed      []string
+	offload     KVOffload
 }
 
 // NewPlan registers --vllm-version, --allow-long-max-model-len and
@@ -39,6 +40,7 @@ func (Engine) NewPlan(fs *flag.FlagSet) engine.PlanSearch {
 	fs.BoolVar(&p.pinKV, "pin-kv-cache", false, "print each command with --kv-cache-memory-bytes: the KV cache membudget sizes less the --margin share of the budget (default: size it by the util, so vLLM's profiling stays in charge)")
 	registerLoRA(fs, &p.lora)
 	registerCompilation(fs, &p.compilation, &p.listed)
+	registerOffload(fs, &p.offload)
 	return p
 }
 
@@ -77,7 +79,7 @@ func (p *planSearch) Search(m *hub.Loaded, need engine.Need, sp engine.PlanSpace
 		return engine.PlanResult{}, err
 	}
 	rows, err := Deployments(m.Arch, m.Name, Need{Length: need.Length, Concurrency: need.Concurrency},
-		Space{Plan: sp, Profile: profile, Revision: m.Revision(), AllowLongMaxModelLen: p.allowLong, PinKVCache: p.pinKV, LoRA: p.lora, Compilation: p.compilation}, progress)
+		Space{Plan: sp, Profile: profile, Revision: m.Revision(), AllowLongMaxModelLen: p.allowLong, PinKVCache: p.pinKV, LoRA: p.lora, Compilation: p.compilation, Offload: p.offload}, progress)
 	if se := (*engine.SettingError)(nil); errors.As(err, &se) && se.Flag == "max-model-len" {
 		return engine.PlanResult{}, fmt.Errorf("--length %d: %s", need.Length, se.Reason)
 	}
@@ -92,6 +94,9 @@ func (p *planSearch) Search(m *hub.Loaded, need engine.Need, sp engine.PlanSpace
 	}
 	if p.compilation.Given() {
 		out.Notes = append(out.Notes, "each deployment keeps the compilation given (-O, --compilation-config and the capture-size flags): its CUDA graphs are charged as vLLM captures them")
+	}
+	if p.offload.SizeGiB != nil {
+		out.Notes = append(out.Notes, "each deployment keeps the KV offload given (--kv-offloading-size): its pinned host memory is split among each engine's GPUs, and counted beside the util budget on unified devices")
 	}
 	if p.pinKV {
 		out.Notes = append(out.Notes, fmt.Sprintf("each command pins the KV cache with --kv-cache-memory-bytes: the cache the util sizes less %v %% of the budget, in whole blocks, as a safety margin; vLLM then no longer sizes it by profiling, so memory membudget misses beyond that margin runs the device out of memory", sp.MarginPercent))
@@ -238,6 +243,12 @@ func (Engine) Explain(src *explain.Source, m explain.Model, c explain.ClassChoic
 		serve.dropUnsizedLoRA(m.Arch, version.Profile)
 	}
 	serve.dropUnsizedCompilation(version.Profile, f.given)
+	if !f.given["enable-eplb"] {
+		serve.dropUnsizedEPLB(m.Arch, version.Profile)
+	}
+	if !f.given["kv-offloading-size"] {
+		serve.dropUnsizedOffload(version.Profile)
+	}
 	return explainLog(explainInput{Source: src, Model: m, Class: c, Version: version, Serve: serve})
 }
 

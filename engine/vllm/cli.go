@@ -198,6 +198,12 @@ func (f *flagServe) registerModelled(fs *flag.FlagSet, given map[string]bool) {
 	if on("num-gpu-blocks-override") {
 		fs.Var(&sizeFlag{&f.s.NumGPUBlocksOverride, "num-gpu-blocks-override"}, "num-gpu-blocks-override", "vLLM's --num-gpu-blocks-override: the KV cache holds exactly this many blocks, whatever the budget leaves (vLLM 0.21.0 on)")
 	}
+	if on(offloadFlags...) {
+		registerOffload(fs, &f.s.Offload)
+	}
+	if on(eplbFlags...) {
+		registerEPLB(fs, &f.s.EPLB)
+	}
 	if on("runner") {
 		fs.StringVar(&f.s.Runner, "runner", "auto", "vLLM's --runner: auto, generate or pooling (auto: pooling for an encoder-only model such as BERT, RoBERTa, XLM-RoBERTa)")
 	} else {

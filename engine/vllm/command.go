@@ -150,6 +150,8 @@ func Command(model string, r Resolved) string {
 	if r.NumGPUBlocksOverride > 0 {
 		num("num-gpu-blocks-override", r.NumGPUBlocksOverride)
 	}
+	writeOffloadFlags(&b, r.Offload)
+	writeEPLBFlags(&b, r.EPLB)
 	if r.SwapSpaceGiB != nil {
 		float("swap-space", *r.SwapSpaceGiB)
 	}

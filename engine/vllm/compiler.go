@@ -43,6 +43,7 @@ type layoutOrErr struct {
 // (resolveQuant derives it from the architecture and that flag alone).
 type stageKey struct {
 	tp, expertRanks, dtypeBytes uint64
+	redundantExperts            uint64
 	firstLayer, endLayer        int
 	first, last                 bool
 	quantization                string
@@ -133,7 +134,7 @@ func (cp *Compiler) compileInto(k *kvCheck, s Serve, c budget.Class, p Profile) 
 		st.TP, st.ExpertRanks, st.DtypeBytes, st.Quant = r.TensorParallelSize, r.ExpertRanks, r.DtypeBytes, r.Quant
 		shardings[i] = st
 		w := cp.weights(st, r.Quantization)
-		pools[i] = addLoRAPools(w.pools, a, r, st)
+		pools[i] = addEPLBPools(addLoRAPools(w.pools, a, r, st), a, r, st)
 		stage := &plan.Stages[i]
 		stage.Fixed[budget.TermWeights] = w.bytes
 		for _, it := range peakItems(a, r, st) {
@@ -173,7 +174,7 @@ func (cp *Compiler) compileInto(k *kvCheck, s Serve, c budget.Class, p Profile) 
 
 // weights is the stage's weights, computed once per sharding.
 func (cp *Compiler) weights(st model.Sharding, quantization string) stageWeights {
-	key := stageKey{tp: st.TP, expertRanks: st.ExpertRanks, dtypeBytes: st.DtypeBytes, firstLayer: st.FirstLayer, endLayer: st.EndLayer,
+	key := stageKey{tp: st.TP, expertRanks: st.ExpertRanks, redundantExperts: st.RedundantExperts, dtypeBytes: st.DtypeBytes, firstLayer: st.FirstLayer, endLayer: st.EndLayer,
 		first: st.First, last: st.Last, quantization: quantization, mxfp4: st.MXFP4, nvfp4ScalePad: st.NVFP4ScalePad, routerGEMM: st.RouterGEMM, noHead: st.NoHead}
 	cp.mu.Lock()
 	w, ok := cp.stages[key]

@@ -121,3 +121,56 @@ func TestContractWithLoRA(t *testing.T) {
 		}
 	}
 }
+
+// TestContractWithOffload runs the contract over serves with KV offloading
+// (offload.go) on a discrete and a unified class: each must size, and its
+// printed line, which carries --kv-offloading-size, must read back to the
+// same plan.
+func TestContractWithOffload(t *testing.T) {
+	t.Parallel()
+	models := enginetest.Shipped(t)
+	flags := [][]string{
+		{"--kv-offloading-size", "16"},
+		{"--kv-offloading-size", "7.5", "--kv-offloading-backend", "native", "--tensor-parallel-size", "2"},
+		{"--kv-offloading-size", "4", "--pipeline-parallel-size", "2", "--max-model-len", "8192"},
+	}
+	for _, class := range []string{"h100-sxm-80g", "gb10"} {
+		c, err := membudget.Kernels().Load(class)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range []string{"meta-llama__Llama-3.1-8B-Instruct", "Qwen__Qwen3-30B-A3B"} {
+			for _, args := range flags {
+				if enginetest.Check(t, vllm.Engine{}, enginetest.Case{Model: models[name], Class: c, Args: args}) == nil {
+					t.Errorf("%s on %s %v: not sized", name, class, args)
+				}
+			}
+		}
+	}
+}
+
+// TestContractWithEPLB runs the contract over expert-parallel serves with
+// load balancing (eplb.go): each must size, and its printed line, which
+// carries --enable-eplb and --eplb-config, must read back to the same plan.
+func TestContractWithEPLB(t *testing.T) {
+	t.Parallel()
+	models := enginetest.Shipped(t)
+	cases := []struct {
+		model, class string
+		args         []string
+	}{
+		{"Qwen__Qwen3-30B-A3B", "h100-sxm-80g", []string{"--tensor-parallel-size", "4", "--enable-expert-parallel", "--enable-eplb"}},
+		{"Qwen__Qwen3-30B-A3B", "h100-sxm-80g", []string{"--tensor-parallel-size", "4", "--enable-expert-parallel", "--enable-eplb", "--eplb-config", `{"num_redundant_experts": 32, "window_size": 100}`}},
+		{"Qwen__Qwen3-30B-A3B", "gb10", []string{"--data-parallel-size", "2", "--enable-expert-parallel", "--enable-eplb", "--eplb-config", `{"num_redundant_experts": 2, "communicator": "nixl"}`, "--kv-offloading-size", "8"}},
+		{"deepseek-ai__DeepSeek-V3", "b200", []string{"--tensor-parallel-size", "8", "--enable-expert-parallel", "--enable-eplb", "--eplb-config", `{"num_redundant_experts": 32}`}},
+	}
+	for _, tc := range cases {
+		c, err := membudget.Kernels().Load(tc.class)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if enginetest.Check(t, vllm.Engine{}, enginetest.Case{Model: models[tc.model], Class: c, Args: tc.args}) == nil {
+			t.Errorf("%s on %s %v: not sized", tc.model, tc.class, tc.args)
+		}
+	}
+}

@@ -39,6 +39,9 @@ type Space struct {
 	// Compilation is the serve's compilation (see [Compilation]), kept on
 	// every deployment; its zero value is vLLM's default.
 	Compilation Compilation
+	// Offload is the serve's KV offload (see [KVOffload]), kept on every
+	// deployment likewise.
+	Offload KVOffload
 }
 
 // Deployment is one serve of the plan that holds the need, with its
@@ -106,13 +109,13 @@ func Deployments(a *model.Arch, name string, need Need, sp Space, progress func(
 	// error, not a search that finds nothing. The first class that takes
 	// the model's default serve (a T4 refuses bfloat16) says which.
 	for _, c := range sp.Plan.Classes {
-		_, _, err := compiler.Compile(Serve{MaxModelLen: need.Length, AllowLongMaxModelLen: sp.AllowLongMaxModelLen, LoRA: sp.LoRA, Compilation: sp.Compilation}, c, sp.Profile)
+		_, _, err := compiler.Compile(Serve{MaxModelLen: need.Length, AllowLongMaxModelLen: sp.AllowLongMaxModelLen, LoRA: sp.LoRA, Compilation: sp.Compilation, Offload: sp.Offload}, c, sp.Profile)
 		var se *engine.SettingError
 		if errors.As(err, &se) && se.Flag == "max-model-len" {
 			return nil, fmt.Errorf("length %d: %w", need.Length, se)
 		}
-		if errors.As(err, &se) && (loraRefusal(se) || compilationRefusal(se)) {
-			return nil, err // the LoRA or compilation kept fixed is refused on every layout
+		if errors.As(err, &se) && (loraRefusal(se) || compilationRefusal(se) || offloadRefusal(se)) {
+			return nil, err // the LoRA, compilation or offload kept fixed is refused on every layout
 		}
 		if err == nil {
 			break
@@ -194,7 +197,7 @@ func (e *Search) deploy(name string, sp *Space, need Need, l engine.Layout, perE
 		// Compiled with one engine: the dp engines each run this serve.
 		s := Serve{GPUMemoryUtilization: u, MaxModelLen: need.Length, TensorParallelSize: l.TP,
 			PipelineParallelSize: l.PP, DataParallelSize: 1, Quantization: quant, KVCacheDtype: kv,
-			Revision: sp.Revision, AllowLongMaxModelLen: sp.AllowLongMaxModelLen, LoRA: sp.LoRA, Compilation: sp.Compilation}
+			Revision: sp.Revision, AllowLongMaxModelLen: sp.AllowLongMaxModelLen, LoRA: sp.LoRA, Compilation: sp.Compilation, Offload: sp.Offload}
 		r, plan, err := e.compile(s)
 		if err != nil {
 			return Deployment{}, false // a layout or dtype vLLM refuses for this model or device

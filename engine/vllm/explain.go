@@ -66,6 +66,12 @@ var serveSettings = []struct{ key, flag string }{
 	{"max_cudagraph_capture_size", "max-cudagraph-capture-size"},
 	{"optimization_level", "optimization-level"},
 	{"num_gpu_blocks_override", "num-gpu-blocks-override"},
+	// KV offloading (offload.go), as EngineArgs names it.
+	{"kv_offloading_size", "kv-offloading-size"},
+	{"kv_offloading_backend", "kv-offloading-backend"},
+	// Expert-parallel load balancing (eplb.go).
+	{"enable_eplb", "enable-eplb"},
+	{"eplb_config", "eplb-config"},
 }
 
 // flagAliases are the other names the CLI registers a flag under.
@@ -146,6 +152,9 @@ func buildServe(l *logs.Log, flags Serve, given map[string]bool) (loggedServe, e
 	}
 	for _, u := range unmodelled {
 		if st, ok := l.Setting(u.key); ok && st.Literal != logs.LiteralNone && !(st.Literal == logs.LiteralBool && st.Value == "False") {
+			if u.key == "kv_transfer_config" && offloadConnector(ls.Serve.Offload, st.Value) {
+				continue // the connector --kv-offloading-size sets, which offload.go sizes
+			}
 			ls.Warnings = append(ls.Warnings, fmt.Sprintf("the log's %s (line %d) uses %s, which membudget does not model: its predictions leave that memory out", st.LoggedKey, st.Line, u.what))
 		}
 	}
@@ -287,6 +296,25 @@ func applySetting(s *Serve, flag string, st logs.Setting) (string, error) {
 		return s.Compilation.Level, nil
 	case "num-gpu-blocks-override":
 		return count(&s.NumGPUBlocksOverride)
+	case "kv-offloading-size":
+		f, err := gibs()
+		if err != nil {
+			return "", err
+		}
+		s.Offload.SizeGiB = &f
+		return st.Value, nil
+	case "enable-eplb":
+		return boolean(&s.EPLB.Enable)
+	case "eplb-config":
+		cfg, ok := loggedEPLBConfig(st.Value)
+		if !ok {
+			return "", fmt.Errorf("is not an EPLB config membudget reads")
+		}
+		s.EPLB.Config = cfg
+		return cfg, nil
+	case "kv-offloading-backend":
+		s.Offload.Backend = st.Value
+		return st.Value, nil
 	case "swap-space":
 		f, err := gibs()
 		if err != nil {
@@ -351,6 +379,10 @@ func settingsOf(ls loggedServe, r Resolved) []explain.Setting {
 		"max-cudagraph-capture-size": u(r.Compilation.MaxKey),
 		"optimization-level":         r.Compilation.Level,
 		"num-gpu-blocks-override":    u(r.NumGPUBlocksOverride),
+		"kv-offloading-size":         offloadSize(r.Offload),
+		"kv-offloading-backend":      r.Offload.Backend,
+		"enable-eplb":                b(r.EPLB.Enable),
+		"eplb-config":                r.EPLB.Config,
 	}
 	var out []explain.Setting
 	for _, sk := range serveSettings {
@@ -370,7 +402,9 @@ func settingsOf(ls loggedServe, r Resolved) []explain.Setting {
 				// The capture flags and -O are listed where a flag or the
 				// log gave them: compilation-config lists the graphs.
 				sk.flag == "cudagraph-capture-sizes", sk.flag == "max-cudagraph-capture-size", sk.flag == "optimization-level",
-				sk.flag == "num-gpu-blocks-override" && r.NumGPUBlocksOverride == 0:
+				sk.flag == "num-gpu-blocks-override" && r.NumGPUBlocksOverride == 0,
+				strings.HasPrefix(sk.flag, "kv-offloading") && r.Offload.SizeGiB == nil,
+				strings.Contains(sk.flag, "eplb") && !r.EPLB.Enable:
 				continue
 			}
 		}

@@ -84,6 +84,12 @@ type vflag struct {
 }
 
 // in reports whether release profile p's vLLM has the flag.
+// always reports whether f is a flag of every release, sized in each
+// (no since, until or from).
+func (f *vflag) always() bool {
+	return f.since == (Version{}) && f.until == (Version{}) && f.from == (Version{})
+}
+
 func (f *vflag) in(p Profile) bool {
 	if p.Release.Less(f.since) {
 		return false
@@ -159,17 +165,31 @@ func releaseOf(args []string) Profile {
 // flag of" it, with its nearest.
 func (f *flagServe) Judge(args []string, i int) error {
 	name := engine.FlagName(args[i])
-	if registeredNames()[name] && !modelledLater(name, args) {
-		if fl, _, ok := lookupFlag(name); ok && slices.Contains(compilationFlags, fl.name) {
-			value, _ := engine.FlagValue(args, i, true)
-			asGiven, _, _ := strings.Cut(args[i], "=")
-			return judgeCompilation(releaseOf(args), fl.name, asGiven, value)
-		}
-		return nil
+	fl, neg, ok := lookupFlag(name)
+	registered := registeredNames()[name]
+	if registered && (!ok || fl.always() && !slices.Contains(compilationFlags, fl.name)) {
+		return nil // the common case, judged without reading the release
 	}
 	p := releaseOf(args)
 	asGiven, _, _ := strings.Cut(args[i], "=")
-	fl, neg, ok := lookupFlag(name)
+	if registered {
+		switch {
+		case !fl.in(p) && fl.name == "optimization-level":
+			return oldLevel(p, args, i)
+		case !fl.in(p):
+			// A modelled flag that came in a later release
+			// (--kv-offloading-size before 0.11.0).
+			return notAFlag(p, asGiven, name, fl)
+		}
+		if !p.Release.Less(fl.from) {
+			if slices.Contains(compilationFlags, fl.name) {
+				value, _ := engine.FlagValue(args, i, true)
+				return judgeCompilation(p, fl.name, asGiven, value)
+			}
+			return nil
+		}
+		// Modelled from fl.from only: judged below as a refused flag is.
+	}
 	if !ok {
 		return notAFlag(p, asGiven, name, nil)
 	}
@@ -191,6 +211,12 @@ func (f *flagServe) Judge(args []string, i int) error {
 		if err := checkJSON(value); err != nil {
 			return fmt.Errorf("%s: want JSON, as vLLM reads it: %v", asGiven, err)
 		}
+	}
+	if fl.kind == modelled && strings.Contains(name, ".") && !slices.Contains(compilationFlags, fl.name) {
+		// A dotted key of a modelled JSON flag (--eplb-config.window_size):
+		// membudget reads the flag's object whole (--compilation-config's
+		// dotted keys it merges, see compilation.go).
+		return fmt.Errorf("%s: membudget reads --%s as one JSON object; give --%s '{...}' with that key", asGiven, fl.name, fl.name)
 	}
 	off := neg || fl.arity == noValue && isFalse(value)
 	switch {
@@ -257,12 +283,18 @@ func isNeutral(fl *vflag, name, value string) bool {
 // refusal is the error of refused flag fl given as asGiven (with value)
 // to release p's vLLM.
 func refusal(p Profile, asGiven string, fl *vflag, value string) error {
+	what := fl.what
 	if fl.json {
 		if method := jsonMethod(value); method != "" {
 			asGiven += fmt.Sprintf(" (method %q)", method)
 		}
 	}
-	return fmt.Errorf("%s: %s: not modelled for %s; membudget refuses it rather than size a serve vLLM would contradict", asGiven, fl.what, p.Describes)
+	if fl.name == "kv-transfer-config" {
+		if c, w := transferConnector(value); c != "" {
+			asGiven, what = asGiven+fmt.Sprintf(" (connector %q)", c), w
+		}
+	}
+	return fmt.Errorf("%s: %s: not modelled for %s; membudget refuses it rather than size a serve vLLM would contradict", asGiven, what, p.Describes)
 }
 
 // notAFlag is the error of a flag release p's vLLM does not have: fl is
@@ -579,6 +611,12 @@ func (f *flagServe) checkEnv(p Profile) error {
 			case !v1 && p.Era == V1:
 				return fmt.Errorf("%s in the launch line: the V0 engine, which %s does not size: give --vllm-version %s:v0 (0.8 to 0.10) or a release before 0.8.0", a, p.Describes, p.Release)
 			}
+		}
+		if err := simpleOffloadEnv(name, value, a, f.s.Offload, p); err != nil {
+			return err
+		}
+		if err := all2allEnv(name, value, a, p); err != nil {
+			return err
 		}
 		for _, e := range refusedEnv {
 			if name == e.name && p.Release.Less(e.until) {

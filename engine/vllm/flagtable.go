@@ -5,7 +5,7 @@ package vllm
 
 // What each refused flag would add, as a refusal names it.
 const (
-	whatA2a          = "the expert-parallel all-to-all backend's buffers (DeepEP, pplx)"
+	whatA2a          = "the expert-parallel all-to-all backend's buffers (DeepEP's NVLink buffer of VLLM_DEEPEP_BUFFER_SIZE_MB, 1024 MiB a rank, and as much RDMA buffer across nodes; low-latency's RDMA buffer for its dispatch tokens; pplx, MoRI, NIXL EP and FlashInfer's workspaces: vllm/distributed/device_communicators/all2all.py)"
 	whatAttn         = "an attention backend other than the release's default for the device (its KV block size and workspace)"
 	whatAttndtype    = "an attention dtype other than the model's"
 	whatBlocks       = "a KV cache of a fixed block count instead of the one the budget leaves"
@@ -156,7 +156,7 @@ var flagTable = []vflag{
 	{name: "enable-dbo", arity: noValue, neg: true, kind: refused, what: whatDbo, since: Version{0, 10, 2}, added: "#23693 (2025-09-16)"},
 	{name: "enable-elastic-ep", arity: noValue, neg: true, kind: refused, what: whatElastic, since: Version{0, 17, 0}, added: "#34861 (2026-02-28)"},
 	{name: "enable-ep-weight-filter", arity: noValue, neg: true, kind: ignored, since: Version{0, 19, 0}, added: "#37351 (2026-03-18)"},
-	{name: "enable-eplb", arity: noValue, neg: true, kind: refused, what: whatEplb, since: Version{0, 10, 0}, added: "#18343 (2025-06-26)"},
+	{name: "enable-eplb", arity: noValue, neg: true, kind: modelled, since: Version{0, 10, 0}, added: "#18343 (2025-06-26)"}, // eplb.go: sized from 0.28.0, refused by name before it
 	{name: "enable-expert-parallel", aliases: []string{"ep"}, arity: noValue, neg: true, kind: modelled, since: Version{0, 7, 3}, added: "#14305 (2025-03-06)"},
 	{name: "enable-fault-tolerance", arity: noValue, neg: true, kind: ignored, since: Version{0, 25, 0}, added: "#44428 (2026-07-25)"},
 	{name: "enable-flash-late-interaction", arity: noValue, neg: true, kind: ignored, since: Version{0, 19, 0}, added: "#38620 (2026-04-03)"},
@@ -191,7 +191,7 @@ var flagTable = []vflag{
 	{name: "enable-tower-connector-lora", arity: noValue, neg: true, kind: refused, what: whatLora, since: Version{0, 14, 0}, added: "#26674 (2025-12-26)"},
 	{name: "enforce-eager", arity: noValue, neg: true, kind: modelled},
 	{name: "engine-use-ray", arity: noValue, kind: ignored, until: Version{0, 6, 2}, removed: "gone from the tag v0.6.2"},
-	{name: "eplb-config", arity: oneValue, json: true, kind: refused, what: whatEplb, since: Version{0, 10, 0}, added: "#20562 (2025-08-20)"},
+	{name: "eplb-config", arity: oneValue, json: true, kind: modelled, since: Version{0, 10, 0}, added: "#20562 (2025-08-20)"}, // eplb.go: sized from 0.28.0, refused by name before it
 	{name: "eplb-log-balancedness", arity: noValue, kind: ignored, since: Version{0, 10, 0}, added: "#18343 (2025-06-26)", until: Version{0, 14, 0}, removed: "#29324 (2025-11-25)"},
 	{name: "eplb-step-interval", arity: oneValue, kind: ignored, since: Version{0, 10, 0}, added: "#18343 (2025-06-26)", until: Version{0, 14, 0}, removed: "#29324 (2025-11-25)"},
 	{name: "eplb-window-size", arity: oneValue, kind: ignored, since: Version{0, 10, 0}, added: "#18343 (2025-06-26)", until: Version{0, 14, 0}, removed: "#29324 (2025-11-25)"},
@@ -232,8 +232,8 @@ var flagTable = []vflag{
 	{name: "kv-cache-metrics", arity: noValue, neg: true, kind: ignored, since: Version{0, 11, 0}, added: "#27793 (2025-12-01)"},
 	{name: "kv-cache-metrics-sample", arity: oneValue, kind: ignored, since: Version{0, 11, 0}, added: "#27793 (2025-12-01)"},
 	{name: "kv-events-config", arity: oneValue, json: true, kind: ignored, since: Version{0, 8, 0}, added: "#16750 (2025-04-30)"},
-	{name: "kv-offloading-backend", arity: oneValue, kind: refused, what: whatOffload, since: Version{0, 11, 0}, added: "#27621 (2025-11-01)"},
-	{name: "kv-offloading-size", arity: oneValue, kind: refused, what: whatOffload, since: Version{0, 11, 0}, added: "#27621 (2025-11-01)"},
+	{name: "kv-offloading-backend", arity: oneValue, kind: modelled, since: Version{0, 11, 0}, added: "#27621 (2025-11-01)"}, // offload.go: native sized from 0.28.0, refused by name before it; lmcache refused
+	{name: "kv-offloading-size", arity: oneValue, kind: modelled, since: Version{0, 11, 0}, added: "#27621 (2025-11-01)"},    // offload.go: native sized from 0.28.0, refused by name before it
 	{name: "kv-sharing-fast-prefill", arity: noValue, neg: true, kind: refused, what: whatHybrid, since: Version{0, 10, 0}, added: "#21590 (2025-07-30)"},
 	{name: "kv-transfer-config", arity: oneValue, json: true, kind: refused, what: whatTransfer, since: Version{0, 6, 5}, added: "in vLLM 0.6.5"},
 	{name: "language-model-only", arity: noValue, neg: true, kind: refused, what: whatLangonly, since: Version{0, 15, 0}, added: "#34120 (2026-02-09)"},

@@ -164,9 +164,10 @@ func weightItems(a *model.Arch, st model.Sharding) []budget.Item {
 }
 
 // hostBytes is what the serve keeps in host memory per GPU: the CPU swap
-// space (int(swap_space x GiB)) and the offloaded weights.
+// space (int(swap_space x GiB)), the offloaded weights, the LoRA adapter
+// cache and the offloaded KV blocks.
 func (r *Resolved) hostBytes() uint64 {
-	return budget.SatAdd(budget.SatAdd(uint64(r.SwapGiB*(1<<30)), uint64(r.CPUOffloadGiB*(1<<30))), r.LoRAHostBytes)
+	return budget.SatAdd(budget.SatAdd(budget.SatAdd(uint64(r.SwapGiB*(1<<30)), uint64(r.CPUOffloadGiB*(1<<30))), r.LoRAHostBytes), r.OffloadHostBytes)
 }
 
 // offload moves --cpu-offload-gb of each stage's decoder-layer weights to
@@ -293,6 +294,7 @@ func (ref *Reference) slack(i int) uint64 {
 		pools = pools.Add(it.Bytes, 1)
 	}
 	pools = addLoRAPools(pools, ref.Arch, &ref.Serve, ref.stages[i].sharding)
+	pools = addEPLBPools(pools, ref.Arch, &ref.Serve, ref.stages[i].sharding)
 	return pools.Slack()
 }
 

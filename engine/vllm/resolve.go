@@ -105,6 +105,14 @@ type Resolved struct {
 	// LoRAHostBytes is the LoRA adapters each GPU's worker caches in host
 	// memory at most (see loraHostBytes).
 	LoRAHostBytes uint64
+	// OffloadHostBytes is the pinned host memory of one GPU's worker for
+	// --kv-offloading-size at most (see resolveOffload).
+	OffloadHostBytes uint64
+	// RedundantExperts is --eplb-config's num_redundant_experts under
+	// --enable-eplb, EPLBWindow its window_size, and EPLBReserves says
+	// the profile run reserves the communicator's buffers (see eplb.go).
+	RedundantExperts, EPLBWindow uint64
+	EPLBReserves                 bool
 
 	// CaptureCeiling is the largest CUDA-graph capture size vLLM takes by
 	// default on the device: 512, or 1024 on data-centre Blackwell under
@@ -157,6 +165,12 @@ func Resolve(s Serve, a *model.Arch, c budget.Class, p Profile) (Resolved, error
 		return Resolved{}, err
 	}
 	if err := r.resolveOverride(); err != nil {
+		return Resolved{}, err
+	}
+	if err := r.resolveOffload(def); err != nil {
+		return Resolved{}, err
+	}
+	if err := r.resolveEPLB(a); err != nil {
 		return Resolved{}, err
 	}
 	if err := r.resolveCollectives(c); err != nil {

@@ -39,6 +39,10 @@ type serveJSON struct {
 	Compilation *compilationJSON `json:"compilation,omitempty"`
 	// NumGPUBlocksOverride is --num-gpu-blocks-override, 0 when not given.
 	NumGPUBlocksOverride uint64 `json:"num_gpu_blocks_override,omitempty"`
+	// KVOffload is --kv-offloading-size and what it pins (offload.go).
+	KVOffload *offloadJSON `json:"kv_offload,omitempty"`
+	// EPLB is --enable-eplb and what it holds (eplb.go).
+	EPLB *eplbJSON `json:"eplb,omitempty"`
 	// Defaults is the serve's [Sources] as an object by flag.
 	Defaults map[string]string `json:"defaults"`
 	Ignored  []string          `json:"ignored,omitempty"`
@@ -87,13 +91,15 @@ func (s section) Serve() any {
 		BlockSize: r.BlockSize, KVCacheDtype: r.KVCacheDtype, TensorParallelSize: r.TensorParallelSize,
 		PipelineParallelSize: r.PipelineParallelSize, DataParallelSize: r.DataParallelSize, EnableExpertParallel: r.EnableExpertParallel,
 		Dtype: r.Dtype, Quantization: r.Quant.Method, EnforceEager: r.EnforceEager, AsyncScheduling: r.Async, Runner: s.sz.runnerJSON(),
-		CPUOffloadGiB: r.CPUOffloadGiB, SwapSpaceGiB: r.SwapGiB, LoRA: s.sz.loraJSON(), Compilation: s.sz.compilationJSON(), NumGPUBlocksOverride: r.NumGPUBlocksOverride, Defaults: r.Sources.Map(), Ignored: s.sz.pasted.AllIgnored(), RequiresPlugin: r.pluginName(),
+		CPUOffloadGiB: r.CPUOffloadGiB, SwapSpaceGiB: r.SwapGiB, LoRA: s.sz.loraJSON(), Compilation: s.sz.compilationJSON(), NumGPUBlocksOverride: r.NumGPUBlocksOverride, KVOffload: s.sz.offloadJSON(), EPLB: s.sz.eplbJSON(), Defaults: r.Sources.Map(), Ignored: s.sz.pasted.AllIgnored(), RequiresPlugin: r.pluginName(),
 		Command: s.sz.Command(),
 	}
 }
 
 func (s section) Settings() []string {
-	return append(s.sz.pasted.Settings(s.sz.Serve.Sources.Map()), s.sz.loraSettings()...)
+	out := append(s.sz.pasted.Settings(s.sz.Serve.Sources.Map()), s.sz.loraSettings()...)
+	out = append(out, s.sz.offloadSettings()...)
+	return append(out, s.sz.eplbSettings()...)
 }
 
 func (s section) GPUs() uint64 { return s.sz.gpus() }
@@ -201,6 +207,7 @@ func (s section) Lines(fp budget.Footprint) []engine.FootprintLine {
 		}
 	}
 	out = s.sz.splitLoRA(out, fp)
+	out = s.sz.splitEPLB(out, fp)
 	for t := range budget.NumTerms {
 		if beside.Has(t) {
 			out = append(out, engine.FootprintLine{Label: termLabels[t], Bytes: fp.Terms[t], Beside: true})

@@ -87,6 +87,12 @@ type Serve struct {
 	// NumGPUBlocksOverride is --num-gpu-blocks-override: the KV cache holds
 	// exactly that many blocks, whatever the budget leaves (0: not given).
 	NumGPUBlocksOverride uint64
+	// Offload is --kv-offloading-size and --kv-offloading-backend (see
+	// offload.go); its zero value is a serve without KV offloading.
+	Offload KVOffload
+	// EPLB is --enable-eplb and --eplb-config (see eplb.go); its zero
+	// value is a serve without expert-parallel load balancing.
+	EPLB EPLB
 }
 
 // settingErr returns the *engine.SettingError of flag at value.
