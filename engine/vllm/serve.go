@@ -81,6 +81,9 @@ type Serve struct {
 	// LoRA is --enable-lora and the flags that size its adapter slots
 	// (see lora.go); its zero value is a serve without LoRA.
 	LoRA LoRA
+	// MM is the multimodal flags (see multimodal.go); its zero value is
+	// vLLM's defaults.
+	MM MM
 }
 
 // settingErr returns the *engine.SettingError of flag at value.
