@@ -337,3 +337,78 @@ func TestImageLimitNeverShrinksFootprint(t *testing.T) {
 		}
 	})
 }
+
+// TestBuildServeReadsMM: the multimodal settings of a log's non-default
+// args fill the serve, its Python dicts read as JSON.
+func TestBuildServeReadsMM(t *testing.T) {
+	t.Parallel()
+	log := "INFO non-default args: {'model': 'm', 'limit_mm_per_prompt': {'image': 2, 'video': 0}, 'mm_processor_kwargs': {'max_pixels': 1003520}, 'skip_mm_profiling': True, 'mm_processor_cache_gb': 0.5}\n"
+	got, err := buildServe(logSource(t, log).Log, Serve{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := MM{LimitPerPrompt: `{"image": 2, "video": 0}`, ProcessorKwargs: `{"max_pixels": 1003520}`, SkipProfiling: true, ProcessorCacheGB: 0.5, ProcessorCacheSet: true}
+	if diff := cmp.Diff(want, got.Serve.MM); diff != "" {
+		t.Errorf("MM (-want +got):\n%s", diff)
+	}
+	if got.From["limit-mm-per-prompt"].Line != 1 {
+		t.Errorf("limit-mm-per-prompt from %+v, want line 1", got.From["limit-mm-per-prompt"])
+	}
+}
+
+// TestPyDictJSON: a log's Python dicts as JSON, and what is not one.
+func TestPyDictJSON(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		in, want string
+		ok       bool
+	}{
+		{"{'image': 2}", `{"image": 2}`, true},
+		{"{'do_pan_and_scan': True}", `{"do_pan_and_scan": true}`, true},
+		{"{'image': ImageDummyOptions(count=2)}", "", false},
+		{"{'size': \"it's\"}", "", false},
+		{"None", "", false},
+	}
+	for _, c := range cases {
+		got, ok := pyDictJSON(c.in)
+		if got != c.want || ok != c.ok {
+			t.Errorf("pyDictJSON(%q) = %q, %v; want %q, %v", c.in, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+// TestMMCompilerEqualsReference: with the encoder cache charged, the
+// compiled plan is the reference's, field for field, on discrete and
+// unified classes (the processor cache counted on the unified one).
+func TestMMCompilerEqualsReference(t *testing.T) {
+	t.Parallel()
+	models := shipped(t)
+	names := []string{"google__gemma-3-4b-it", "google__gemma-3-27b-it", "Qwen__Qwen2.5-VL-7B-Instruct", "Qwen__Qwen2-VL-7B-Instruct"}
+	profiles := []Profile{current, mustProfile("0.29.0"), mustProfile("0.19.0"), mustProfile("0.14.0")}
+	rapid.Check(t, func(t *rapid.T) {
+		a := models[rapid.SampledFrom(names).Draw(t, "model")]
+		p := rapid.SampledFrom(profiles).Draw(t, "profile")
+		c := testClass(rapid.Bool().Draw(t, "unified"))
+		s := Serve{
+			TensorParallelSize:   rapid.SampledFrom([]uint64{1, 2}).Draw(t, "tp"),
+			PipelineParallelSize: rapid.SampledFrom([]uint64{1, 2}).Draw(t, "pp"),
+			MaxModelLen:          rapid.Uint64Range(1024, 32768).Draw(t, "len"),
+			MaxNumSeqs:           rapid.Uint64Range(1, 512).Draw(t, "seqs"),
+			MM: MM{LimitPerPrompt: fmt.Sprintf(`{"image": %d}`, rapid.Uint64Range(0, 8).Draw(t, "images")),
+				ProcessorKwargs:  rapid.SampledFrom([]string{"", `{"max_pixels": 1003520}`}).Draw(t, "kwargs"),
+				ProcessorCacheGB: float64(rapid.Uint64Range(0, 8).Draw(t, "cache_gb")), ProcessorCacheSet: rapid.Bool().Draw(t, "cache_set"),
+				SkipProfiling: rapid.IntRange(0, 3).Draw(t, "skip") == 0},
+		}
+		ref, refErr := NewReference(a, s, c, p)
+		_, plan, err := NewCompiler(a).Compile(s, c, p)
+		if refErr != nil || err != nil {
+			if refErr == nil || err == nil || refErr.Error() != err.Error() {
+				t.Fatalf("reference error %v, compiler error %v", refErr, err)
+			}
+			return
+		}
+		if diff := cmp.Diff(ref.Plan(), plan); diff != "" {
+			t.Fatalf("Compiler != Reference (-reference +compiler):\n%s", diff)
+		}
+	})
+}
