@@ -15,6 +15,7 @@ import (
 	"membudget/internal/pyfloat"
 	"membudget/internal/shell"
 	"membudget/model"
+	"membudget/model/explain"
 )
 
 // This file sizes what a multimodal model's serve adds: the encoder cache
@@ -72,9 +73,13 @@ type EncoderProfile struct {
 	// feature size").
 	Modality                     string
 	TokensPerItem, Budget, Items uint64
-	// CacheBytes is the cached outputs on a GPU of the first stage: Items
-	// x TokensPerItem x the projector's width x the dtype.
+	// CacheBytes is the cached outputs on a GPU: Items x TokensPerItem x
+	// the projector's width x the dtype; EveryStage says every pipeline
+	// stage holds them (V1's profile_run runs the encoder on every rank,
+	// gpu_model_runner.py:6542-6545; the V2 runner on the first alone,
+	// gpu/model_runner.py:783), else the first stage alone.
 	CacheBytes uint64
+	EveryStage bool
 	// Why says why the profile does not run or is not sized.
 	Why string
 }
@@ -394,7 +399,7 @@ func (r *Resolved) resolveMM(a *model.Arch) error {
 		// sender keeps their metadata alone (:410-430).
 		r.MMHostBytes = uint64(gb * (1 << 30))
 	}
-	e := EncoderProfile{Runs: true}
+	e := EncoderProfile{Runs: true, EveryStage: !p.V2Runner(a)}
 	switch {
 	case m.SkipProfiling:
 		e = EncoderProfile{Why: "--skip-mm-profiling: the profile run leaves the encoder and its cache out (the encoder's memory at serving time is not charged, as vLLM does not)"}
@@ -484,10 +489,10 @@ func firstMMFlag(m MM) string {
 	return "mm-processor-kwargs"
 }
 
-// appendEncoderItems appends the encoder cache the profile run keeps on
-// the first stage to its activation peak.
+// appendEncoderItems appends the encoder cache the profile run keeps on a
+// stage to its activation peak.
 func appendEncoderItems(items []budget.Item, r *Resolved, st model.Sharding) []budget.Item {
-	if !st.First || !r.Encoder.Sized || r.Encoder.CacheBytes == 0 {
+	if !st.First && !r.Encoder.EveryStage || !r.Encoder.Sized || r.Encoder.CacheBytes == 0 {
 		return items
 	}
 	return append(items, budget.Item{Name: "encoder_cache", Term: budget.TermActivation, Bytes: r.Encoder.CacheBytes})
@@ -610,7 +615,7 @@ func (sz *Sizing) mmJSON() *mmJSON {
 // activation peak without it, then it.
 func (sz *Sizing) splitEncoderCache(lines []engine.FootprintLine, fp budget.Footprint) []engine.FootprintLine {
 	e := sz.Serve.Encoder
-	if !e.Sized || e.CacheBytes == 0 || fp.Stage != 0 {
+	if !e.Sized || e.CacheBytes == 0 || fp.Stage != 0 && !e.EveryStage {
 		return lines
 	}
 	for i, l := range lines {
@@ -634,8 +639,12 @@ func (sz *Sizing) mmSettings() []string {
 	var out []string
 	switch {
 	case e.Sized:
-		out = append(out, fmt.Sprintf("encoder cache: a budget of %d tokens, profiled with %d %s items of %d tokens (max_tokens_per_mm_item), whose outputs the profile keeps: %s on the first stage's GPUs",
-			e.Budget, e.Items, e.Modality, e.TokensPerItem, engine.GiB(e.CacheBytes)))
+		where := "the first stage's GPUs"
+		if e.EveryStage {
+			where = "every GPU"
+		}
+		out = append(out, fmt.Sprintf("encoder cache: a budget of %d tokens, profiled with %d %s items of %d tokens (max_tokens_per_mm_item), whose outputs the profile keeps: %s on %s",
+			e.Budget, e.Items, e.Modality, e.TokensPerItem, engine.GiB(e.CacheBytes), where))
 	case e.Runs:
 		out = append(out, "encoder cache: not sized ("+e.Why+"): vLLM's profile run charges it, and its KV cache comes out smaller than this report says")
 	default:
@@ -684,4 +693,40 @@ func pyDictJSON(s string) (string, bool) {
 		return "", false
 	}
 	return js, true
+}
+
+// dropUnsizedMM leaves a log's multimodal settings out of the serve where
+// membudget does not read them for a under p (a text model, a release
+// before mmSince), so that the log is still explained; for a multimodal
+// model with a warning that the encoder cache is left out. Flags given on
+// the command line stay, and are refused by name as a serve's are.
+func (ls *loggedServe) dropUnsizedMM(a *model.Arch, p Profile) {
+	vision := a != nil && a.Vision != nil
+	if vision && p.Era == V1 && !p.Release.Less(mmSince) {
+		return
+	}
+	var dropped []string
+	for _, flag := range mmFlags {
+		if from, ok := ls.From[flag]; !ok || from.Source != explain.FromLogged {
+			continue
+		}
+		delete(ls.From, flag)
+		dropped = append(dropped, "--"+flag)
+		m := &ls.Serve.MM
+		switch flag {
+		case "limit-mm-per-prompt":
+			m.LimitPerPrompt = ""
+		case "skip-mm-profiling":
+			m.SkipProfiling = false
+		case "mm-encoder-tp-mode":
+			m.EncoderTPMode = ""
+		case "mm-processor-cache-gb":
+			m.ProcessorCacheGB, m.ProcessorCacheSet = 0, false
+		case "mm-processor-kwargs":
+			m.ProcessorKwargs = ""
+		}
+	}
+	if vision && len(dropped) > 0 {
+		ls.Warnings = append(ls.Warnings, fmt.Sprintf("the log's multimodal settings (%s) are read from vLLM %s only: its predictions leave the encoder cache out", strings.Join(dropped, ", "), mmSince))
+	}
 }

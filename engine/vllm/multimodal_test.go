@@ -79,10 +79,10 @@ func TestEncoderCacheByHand(t *testing.T) {
 			// public 0.23.0 log of this serve says "Encoder cache will be
 			// initialized with a budget of 114688 tokens, and profiled
 			// with 1 video items of the maximum feature size". Width 3584:
-			// 114688 x 3584 x 2 = 822083584.
+			// 114688 x 3584 x 2 = 822083584, on every stage (V1).
 			name: "qwen2.5-vl-7b, one video", model: "Qwen__Qwen2.5-VL-7B-Instruct", spec: "0.23.0",
 			s:    Serve{MM: MM{ProcessorKwargs: qwen25VLPixels}},
-			want: EncoderProfile{Runs: true, Sized: true, Modality: "video", TokensPerItem: 114688, Budget: 114688, Items: 1, CacheBytes: 822083584},
+			want: EncoderProfile{Runs: true, Sized: true, Modality: "video", TokensPerItem: 114688, Budget: 114688, Items: 1, CacheBytes: 822083584, EveryStage: true},
 			host: 4 << 30,
 		},
 		{
@@ -411,4 +411,63 @@ func TestMMCompilerEqualsReference(t *testing.T) {
 			t.Fatalf("Compiler != Reference (-reference +compiler):\n%s", diff)
 		}
 	})
+}
+
+// TestEncoderCacheStages: under pipeline parallelism V1's profile_run runs
+// the encoder on every rank (gpu_model_runner.py:6542-6545, no first-rank
+// test), so every stage holds the cache; the V2 runner's runs it on the
+// first rank alone (gpu/model_runner.py:783).
+func TestEncoderCacheStages(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		spec string
+		want [2]uint64
+	}{
+		// 0.19.0 runs Gemma 3 on V1: 32 x 256 x 2560 x 2 = 41943040 a GPU.
+		{"0.19.0", [2]uint64{41943040, 41943040}},
+		{"main", [2]uint64{41943040, 0}},
+	} {
+		sz, err := sizeShippedAt(t, "google__gemma-3-4b-it", "h100-sxm-80g", c.spec, Serve{PipelineParallelSize: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got [2]uint64
+		for i := range 2 {
+			for _, it := range sz.Ledger(i, 1, 1024) {
+				if it.Name == "encoder_cache" {
+					got[i] = it.Bytes
+				}
+			}
+		}
+		if got != c.want {
+			t.Errorf("%s: encoder cache by stage %v, want %v", c.spec, got, c.want)
+		}
+	}
+}
+
+// TestDropUnsizedMM: a log's multimodal settings are left out where
+// membudget does not read them, with a warning for a multimodal model.
+func TestDropUnsizedMM(t *testing.T) {
+	t.Parallel()
+	models := shipped(t)
+	log := "INFO non-default args: {'model': 'm', 'limit_mm_per_prompt': {'image': 2}}\n"
+	cases := []struct {
+		name, model, release string
+		keep, warn           bool
+	}{
+		{"read", "google__gemma-3-27b-it", "main", true, false},
+		{"an older release", "google__gemma-3-27b-it", "0.11.0", false, true},
+		{"a text model", "Qwen__Qwen3-8B", "main", false, false},
+	}
+	for _, tc := range cases {
+		ls, err := buildServe(logSource(t, log).Log, Serve{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ls.dropUnsizedMM(models[tc.model], mustProfile(tc.release))
+		_, from := ls.From["limit-mm-per-prompt"]
+		if (ls.Serve.MM.LimitPerPrompt != "") != tc.keep || from != tc.keep || (len(ls.Warnings) > 0) != tc.warn {
+			t.Errorf("%s: limit %q (from %v), warnings %q; want kept %v, warned %v", tc.name, ls.Serve.MM.LimitPerPrompt, from, ls.Warnings, tc.keep, tc.warn)
+		}
+	}
 }
