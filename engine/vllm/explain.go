@@ -356,7 +356,7 @@ func settingsOf(ls loggedServe, r Resolved) []explain.Setting {
 		"limit-mm-per-prompt":       r.MM.LimitPerPrompt,
 		"skip-mm-profiling":         b(r.MM.SkipProfiling),
 		"mm-encoder-tp-mode":        r.MM.EncoderTPMode,
-		"mm-processor-cache-gb":     strconv.FormatFloat(float64(r.MMHostBytes)/(1<<30), 'f', -1, 64),
+		"mm-processor-cache-gb":     strconv.FormatFloat(r.MM.ProcessorCacheGB, 'f', -1, 64),
 		"mm-processor-kwargs":       r.MM.ProcessorKwargs,
 	}
 	var out []explain.Setting

@@ -321,10 +321,10 @@ func orNone(keys []string) string {
 	return strings.Join(keys, ", ")
 }
 
-// mmFlagsGiven says the serve sets a multimodal flag away from vLLM's
-// default.
+// given says the serve sets a multimodal flag; --mm-encoder-tp-mode
+// weights, vLLM's default, changes nothing in any release.
 func (m MM) given() bool {
-	return m.LimitPerPrompt != "" || m.SkipProfiling || m.EncoderTPMode != "" || m.ProcessorCacheSet || m.ProcessorKwargs != ""
+	return m.LimitPerPrompt != "" || m.SkipProfiling || m.EncoderTPMode != "" && m.EncoderTPMode != "weights" || m.ProcessorCacheSet || m.ProcessorKwargs != ""
 }
 
 // resolveMM applies the multimodal flags to a, refusing what vLLM refuses
@@ -481,7 +481,7 @@ func firstMMFlag(m MM) string {
 		return "limit-mm-per-prompt"
 	case m.SkipProfiling:
 		return "skip-mm-profiling"
-	case m.EncoderTPMode != "":
+	case m.EncoderTPMode != "" && m.EncoderTPMode != "weights":
 		return "mm-encoder-tp-mode"
 	case m.ProcessorCacheSet:
 		return "mm-processor-cache-gb"

@@ -218,6 +218,8 @@ func TestMMFlagsRefused(t *testing.T) {
 			"mm-encoder-tp-mode", "vLLM takes weights or data"},
 		{"a release before the rules", "google__gemma-3-27b-it", "0.10.2", Serve{MM: MM{SkipProfiling: true}},
 			"skip-mm-profiling", "not modelled for vLLM 0.10.2"},
+		{"data mode before the rules", "google__gemma-3-27b-it", "0.10.2", Serve{MM: MM{EncoderTPMode: "data"}},
+			"mm-encoder-tp-mode", "not modelled for vLLM 0.10.2"},
 	}
 	for _, c := range cases {
 		_, err := sizeShippedAt(t, c.model, "h100-sxm-80g", c.spec, c.s)
@@ -225,6 +227,15 @@ func TestMMFlagsRefused(t *testing.T) {
 		if !errors.As(err, &se) || se.Flag != c.flag || !strings.Contains(se.Reason, c.reason) {
 			t.Errorf("%s: %v; want a refusal of --%s saying %q", c.name, err, c.flag, c.reason)
 		}
+	}
+}
+
+// TestWeightsModeIsNeutral: --mm-encoder-tp-mode weights, vLLM's default,
+// is accepted in a release whose other multimodal flags are refused.
+func TestWeightsModeIsNeutral(t *testing.T) {
+	t.Parallel()
+	if _, err := sizeShippedAt(t, "google__gemma-3-27b-it", "h100-sxm-80g", "0.10.2", Serve{MM: MM{EncoderTPMode: "weights"}}); err != nil {
+		t.Errorf("weights mode on 0.10.2: %v", err)
 	}
 }
 
