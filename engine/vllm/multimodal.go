@@ -31,9 +31,11 @@ import (
 // items through the vision tower). vLLM's peak there depends on the
 // tower's attention backend, its window and merge reordering and the
 // processor's copies of the pixels; no public log of a known device
-// pins it, and one Qwen2.5-VL-7B log (0.23.0, one 114688-token video)
-// puts it at some 15 GiB. membudget keeps it out and says so in the
-// report rather than guess it.
+// pins it. One Qwen2.5-VL-7B log (0.23.0, one 114688-token video, util
+// 0.22, a device it does not name) ends its profile with -14.28 GiB of
+// KV memory: on an 80 GB device some 13 GiB beyond what membudget
+// charges. membudget keeps it out and says so in the report rather than
+// guess it.
 
 // MM is a serve's multimodal settings under vLLM's flag names
 // (vllm/config/multimodal.py MultiModalConfig). Its zero value is vLLM's
