@@ -110,7 +110,7 @@ func TestShellWords(t *testing.T) {
 // vLLM itself refuses ("not a flag of vLLM 0.19.0 (vLLM 0.18.0 removed
 // it, ...)", or as the resolved serve says it: "--swap-space 4: vLLM
 // 0.19.0 has no --swap-space: ..."); the group is the flag.
-var refusedByName = regexp.MustCompile(`^membudget report: (-{1,2}[a-zA-Z0-9_.-]+)(?: \((?:method|connector) "[A-Za-z0-9_]+"\))?(?:: .+: not modelled for vLLM .+; membudget refuses it rather than size a serve vLLM would contradict| is not a flag of vLLM .+: its nearest is --[a-z0-9-]+| \S+: vLLM .+ has no --[a-z0-9-]+: .+)\n$`)
+var refusedByName = regexp.MustCompile(`^membudget report: (-{1,2}[a-zA-Z0-9_.-]+)(?: \((?:method|connector) "[A-Za-z0-9_]+"\))?(?:: .+: not modelled for vLLM .+; membudget refuses it rather than size a serve vLLM would contradict| is not a flag of vLLM .+: its nearest is --[a-z0-9-]+| \S+: vLLM .+ has no --[a-z0-9-]+: .+| \S+: vLLM .+ refuses it: .+)\n$`)
 
 // refusedEnv matches the refusal of a line's environment assignment that
 // names the engine era or the memory it would add; the group is the

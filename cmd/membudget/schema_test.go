@@ -59,6 +59,24 @@ type serveJSON struct {
 	Ignored        []string          `json:"ignored,omitempty"`
 	RequiresPlugin string            `json:"requires_plugin,omitempty"`
 	Command        string            `json:"command"`
+	Multimodal     *multimodalJSON   `json:"multimodal,omitempty"`
+}
+
+// multimodalJSON is the serve's "multimodal": a multimodal model's
+// encoder cache as vLLM's profile run sizes it.
+type multimodalJSON struct {
+	LimitPerPrompt      string `json:"limit_mm_per_prompt,omitempty"`
+	SkipProfiling       bool   `json:"skip_mm_profiling"`
+	ProcessorKwargs     string `json:"mm_processor_kwargs,omitempty"`
+	Profiled            bool   `json:"encoder_profiled"`
+	Sized               bool   `json:"encoder_cache_sized"`
+	NotSized            string `json:"not_sized,omitempty"`
+	Modality            string `json:"modality,omitempty"`
+	TokensPerItem       uint64 `json:"max_tokens_per_mm_item,omitempty"`
+	BudgetTokens        uint64 `json:"encoder_cache_budget_tokens,omitempty"`
+	Items               uint64 `json:"profiled_items,omitempty"`
+	CacheBytes          uint64 `json:"encoder_cache_bytes"`
+	ProcessorCacheBytes uint64 `json:"processor_cache_bytes"`
 }
 
 // poolingJSON is the report's "pooling": an encoder-only pooling model's

@@ -29,6 +29,7 @@ type planSearch struct {
 	compilation Compilation
 	listed      []string
 	offload     KVOffload
+	mm          MM
 }
 
 // NewPlan registers --vllm-version, --allow-long-max-model-len and
@@ -41,6 +42,7 @@ func (Engine) NewPlan(fs *flag.FlagSet) engine.PlanSearch {
 	registerLoRA(fs, &p.lora)
 	registerCompilation(fs, &p.compilation, &p.listed)
 	registerOffload(fs, &p.offload)
+	registerMM(fs, &p.mm)
 	return p
 }
 
@@ -79,7 +81,7 @@ func (p *planSearch) Search(m *hub.Loaded, need engine.Need, sp engine.PlanSpace
 		return engine.PlanResult{}, err
 	}
 	rows, err := Deployments(m.Arch, m.Name, Need{Length: need.Length, Concurrency: need.Concurrency},
-		Space{Plan: sp, Profile: profile, Revision: m.Revision(), AllowLongMaxModelLen: p.allowLong, PinKVCache: p.pinKV, LoRA: p.lora, Compilation: p.compilation, Offload: p.offload}, progress)
+		Space{Plan: sp, Profile: profile, Revision: m.Revision(), AllowLongMaxModelLen: p.allowLong, PinKVCache: p.pinKV, LoRA: p.lora, Compilation: p.compilation, Offload: p.offload, MM: p.mm}, progress)
 	if se := (*engine.SettingError)(nil); errors.As(err, &se) && se.Flag == "max-model-len" {
 		return engine.PlanResult{}, fmt.Errorf("--length %d: %s", need.Length, se.Reason)
 	}
@@ -97,6 +99,9 @@ func (p *planSearch) Search(m *hub.Loaded, need engine.Need, sp engine.PlanSpace
 	}
 	if p.offload.SizeGiB != nil {
 		out.Notes = append(out.Notes, "each deployment keeps the KV offload given (--kv-offloading-size): its pinned host memory is split among each engine's GPUs, and counted beside the util budget on unified devices")
+	}
+	if p.mm.given() {
+		out.Notes = append(out.Notes, "each deployment keeps the multimodal flags given (--limit-mm-per-prompt and its kin)")
 	}
 	if p.pinKV {
 		out.Notes = append(out.Notes, fmt.Sprintf("each command pins the KV cache with --kv-cache-memory-bytes: the cache the util sizes less %v %% of the budget, in whole blocks, as a safety margin; vLLM then no longer sizes it by profiling, so memory membudget misses beyond that margin runs the device out of memory", sp.MarginPercent))
@@ -249,6 +254,7 @@ func (Engine) Explain(src *explain.Source, m explain.Model, c explain.ClassChoic
 	if !f.given["kv-offloading-size"] {
 		serve.dropUnsizedOffload(version.Profile)
 	}
+	serve.dropUnsizedMM(m.Arch, version.Profile)
 	return explainLog(explainInput{Source: src, Model: m, Class: c, Version: version, Serve: serve})
 }
 

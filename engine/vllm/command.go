@@ -152,6 +152,7 @@ func Command(model string, r Resolved) string {
 	}
 	writeOffloadFlags(&b, r.Offload)
 	writeEPLBFlags(&b, r.EPLB)
+	writeMMFlags(&b, r.MM)
 	if r.SwapSpaceGiB != nil {
 		float("swap-space", *r.SwapSpaceGiB)
 	}

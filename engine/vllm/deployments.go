@@ -42,6 +42,9 @@ type Space struct {
 	// Offload is the serve's KV offload (see [KVOffload]), kept on every
 	// deployment likewise.
 	Offload KVOffload
+	// MM is the serve's multimodal flags (see [MM]), kept on every
+	// deployment like LoRA.
+	MM MM
 }
 
 // Deployment is one serve of the plan that holds the need, with its
@@ -109,13 +112,13 @@ func Deployments(a *model.Arch, name string, need Need, sp Space, progress func(
 	// error, not a search that finds nothing. The first class that takes
 	// the model's default serve (a T4 refuses bfloat16) says which.
 	for _, c := range sp.Plan.Classes {
-		_, _, err := compiler.Compile(Serve{MaxModelLen: need.Length, AllowLongMaxModelLen: sp.AllowLongMaxModelLen, LoRA: sp.LoRA, Compilation: sp.Compilation, Offload: sp.Offload}, c, sp.Profile)
+		_, _, err := compiler.Compile(Serve{MaxModelLen: need.Length, AllowLongMaxModelLen: sp.AllowLongMaxModelLen, LoRA: sp.LoRA, Compilation: sp.Compilation, Offload: sp.Offload, MM: sp.MM}, c, sp.Profile)
 		var se *engine.SettingError
 		if errors.As(err, &se) && se.Flag == "max-model-len" {
 			return nil, fmt.Errorf("length %d: %w", need.Length, se)
 		}
-		if errors.As(err, &se) && (loraRefusal(se) || compilationRefusal(se) || offloadRefusal(se)) {
-			return nil, err // the LoRA, compilation or offload kept fixed is refused on every layout
+		if errors.As(err, &se) && (loraRefusal(se) || compilationRefusal(se) || offloadRefusal(se) || mmRefusal(se)) {
+			return nil, err // the LoRA, compilation, offload or multimodal flags kept fixed are refused on every layout
 		}
 		if err == nil {
 			break
@@ -197,7 +200,7 @@ func (e *Search) deploy(name string, sp *Space, need Need, l engine.Layout, perE
 		// Compiled with one engine: the dp engines each run this serve.
 		s := Serve{GPUMemoryUtilization: u, MaxModelLen: need.Length, TensorParallelSize: l.TP,
 			PipelineParallelSize: l.PP, DataParallelSize: 1, Quantization: quant, KVCacheDtype: kv,
-			Revision: sp.Revision, AllowLongMaxModelLen: sp.AllowLongMaxModelLen, LoRA: sp.LoRA, Compilation: sp.Compilation, Offload: sp.Offload}
+			Revision: sp.Revision, AllowLongMaxModelLen: sp.AllowLongMaxModelLen, LoRA: sp.LoRA, Compilation: sp.Compilation, Offload: sp.Offload, MM: sp.MM}
 		r, plan, err := e.compile(s)
 		if err != nil {
 			return Deployment{}, false // a layout or dtype vLLM refuses for this model or device

@@ -72,6 +72,12 @@ var serveSettings = []struct{ key, flag string }{
 	// Expert-parallel load balancing (eplb.go).
 	{"enable_eplb", "enable-eplb"},
 	{"eplb_config", "eplb-config"},
+	// The multimodal flags (multimodal.go).
+	{"limit_mm_per_prompt", "limit-mm-per-prompt"},
+	{"skip_mm_profiling", "skip-mm-profiling"},
+	{"mm_encoder_tp_mode", "mm-encoder-tp-mode"},
+	{"mm_processor_cache_gb", "mm-processor-cache-gb"},
+	{"mm_processor_kwargs", "mm-processor-kwargs"},
 }
 
 // flagAliases are the other names the CLI registers a flag under.
@@ -315,6 +321,31 @@ func applySetting(s *Serve, flag string, st logs.Setting) (string, error) {
 	case "kv-offloading-backend":
 		s.Offload.Backend = st.Value
 		return st.Value, nil
+	case "limit-mm-per-prompt", "mm-processor-kwargs":
+		// A Python dict as the log prints it; one that does not read as
+		// JSON (a dataclass's repr) is left to vLLM's default.
+		js, ok := pyDictJSON(st.Value)
+		if !ok {
+			return "", nil
+		}
+		if flag == "limit-mm-per-prompt" {
+			s.MM.LimitPerPrompt = js
+		} else {
+			s.MM.ProcessorKwargs = js
+		}
+		return js, nil
+	case "skip-mm-profiling":
+		return boolean(&s.MM.SkipProfiling)
+	case "mm-encoder-tp-mode":
+		s.MM.EncoderTPMode = st.Value
+		return st.Value, nil
+	case "mm-processor-cache-gb":
+		f, err := gibs()
+		if err != nil {
+			return "", err
+		}
+		s.MM.ProcessorCacheGB, s.MM.ProcessorCacheSet = f, true
+		return st.Value, nil
 	case "swap-space":
 		f, err := gibs()
 		if err != nil {
@@ -383,6 +414,11 @@ func settingsOf(ls loggedServe, r Resolved) []explain.Setting {
 		"kv-offloading-backend":      r.Offload.Backend,
 		"enable-eplb":                b(r.EPLB.Enable),
 		"eplb-config":                r.EPLB.Config,
+		"limit-mm-per-prompt":        r.MM.LimitPerPrompt,
+		"skip-mm-profiling":          b(r.MM.SkipProfiling),
+		"mm-encoder-tp-mode":         r.MM.EncoderTPMode,
+		"mm-processor-cache-gb":      strconv.FormatFloat(r.MM.ProcessorCacheGB, 'f', -1, 64),
+		"mm-processor-kwargs":        r.MM.ProcessorKwargs,
 	}
 	var out []explain.Setting
 	for _, sk := range serveSettings {
@@ -404,7 +440,8 @@ func settingsOf(ls loggedServe, r Resolved) []explain.Setting {
 				sk.flag == "cudagraph-capture-sizes", sk.flag == "max-cudagraph-capture-size", sk.flag == "optimization-level",
 				sk.flag == "num-gpu-blocks-override" && r.NumGPUBlocksOverride == 0,
 				strings.HasPrefix(sk.flag, "kv-offloading") && r.Offload.SizeGiB == nil,
-				strings.Contains(sk.flag, "eplb") && !r.EPLB.Enable:
+				strings.Contains(sk.flag, "eplb") && !r.EPLB.Enable,
+				mmFlag(sk.flag):
 				continue
 			}
 		}
@@ -581,6 +618,8 @@ var vllmSpecs = []explain.Spec{
 	{ID: "consumed", Label: "weights + non-torch", Kind: logs.KindConsumed, Unit: "bytes", Tol: explain.TolSum},
 	{ID: "torch_peak", Label: "torch peak (weights + activation)", Kind: logs.KindTorchPeak, Unit: "bytes", Tol: explain.TolSum},
 	{ID: "non_kv_total", Label: "non-KV total", Kind: logs.KindNonKVTotal, Unit: "bytes", Tol: explain.TolSum},
+	{ID: "encoder_cache_budget", Label: "encoder cache budget", Kind: logs.KindEncoderBudget, Unit: "tokens", Tol: explain.TolCount},
+	{ID: "encoder_profile_items", Label: "encoder profile's dummy items", Kind: logs.KindEncoderItems, Unit: "items", Tol: explain.TolCount},
 	{ID: "cuda_graph_estimate", Label: "the CUDA-graph estimate", Kind: logs.KindCUDAGraphEstimate, Unit: "bytes", Tol: explain.TolTerm},
 	{ID: "cuda_graph", Label: "CUDA-graph capture", Kind: logs.KindCUDAGraph, Unit: "bytes", Tol: explain.TolTerm},
 	{ID: "requested_memory", Label: "requested memory", Kind: logs.KindUtilBudget, Unit: "bytes", Tol: explain.TolTerm},
@@ -611,6 +650,14 @@ func vllmPredictions(p Predicted, r Resolved) map[string]explain.Predicted {
 		// vLLM prints the concurrency with "%.2fx".
 		"max_concurrency":         explain.PredictCount(math.Round(p.Capacity.Concurrency*100) / 100),
 		"estimated_max_model_len": explain.PredictCount(float64(p.Capacity.EstimatedMaxModelLen)),
+	}
+	if e := r.Encoder; e.Sized {
+		pr["encoder_cache_budget"] = explain.PredictCount(float64(e.Budget))
+		pr["encoder_profile_items"] = explain.PredictCount(float64(e.Items))
+	} else {
+		note := cmpOr(e.Why, "not a multimodal serve")
+		pr["encoder_cache_budget"] = explain.Predicted{Note: note}
+		pr["encoder_profile_items"] = explain.Predicted{Note: note}
 	}
 	if !r.Profile.GraphEstimateLogged {
 		g := pr["cuda_graph_estimate"]

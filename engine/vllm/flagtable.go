@@ -34,7 +34,6 @@ const (
 	whatMmhost       = "the multimodal processor cache in host memory (on unified devices out of the same pool)"
 	whatMmipc        = "GPU memory for multimodal tensors passed between processes"
 	whatMmproc       = "multimodal processor settings that change an item's tokens"
-	whatMmprof       = "the profile run without the encoder pass (the activation peak it sets)"
 	whatOffload      = "KV or weight offloading (pinned host memory for the offloaded blocks or weights, on unified devices out of the same pool)"
 	whatPerf         = "a performance mode's defaults (the sequences, batched tokens and graph sizes it sets)"
 	whatPlugin       = "a plugin's or a platform's own allocations, which membudget cannot read"
@@ -237,7 +236,7 @@ var flagTable = []vflag{
 	{name: "kv-sharing-fast-prefill", arity: noValue, neg: true, kind: refused, what: whatHybrid, since: Version{0, 10, 0}, added: "#21590 (2025-07-30)"},
 	{name: "kv-transfer-config", arity: oneValue, json: true, kind: refused, what: whatTransfer, since: Version{0, 6, 5}, added: "in vLLM 0.6.5"},
 	{name: "language-model-only", arity: noValue, neg: true, kind: refused, what: whatLangonly, since: Version{0, 15, 0}, added: "#34120 (2026-02-09)"},
-	{name: "limit-mm-per-prompt", arity: oneValue, json: true, kind: refused, what: whatMm},
+	{name: "limit-mm-per-prompt", arity: oneValue, json: true, kind: modelled},
 	{name: "linear-backend", arity: oneValue, kind: refused, what: whatKernels, neutral: []string{"auto"}, since: Version{0, 22, 0}, added: "#39538 (2026-05-15)"},
 	{name: "load-format", arity: oneValue, kind: ignored},
 	{name: "log-config-file", arity: oneValue, kind: ignored, since: Version{0, 10, 0}, added: "#18403 (2025-06-02)"},
@@ -286,14 +285,14 @@ var flagTable = []vflag{
 	{name: "mm-encoder-fp8-scale-save-margin", arity: oneValue, kind: ignored, since: Version{0, 20, 0}, added: "#38065 (2026-04-27)"},
 	{name: "mm-encoder-fp8-scale-save-path", arity: oneValue, kind: ignored, since: Version{0, 20, 0}, added: "#38065 (2026-04-27)"},
 	{name: "mm-encoder-only", arity: noValue, neg: true, kind: refused, what: whatMmenc, since: Version{0, 15, 0}, added: "#32605 (2026-01-20)"},
-	{name: "mm-encoder-tp-mode", arity: oneValue, kind: refused, what: whatMmenc, neutral: []string{"weights"}, since: Version{0, 10, 0}, added: "#23190 (2025-08-20)"},
+	{name: "mm-encoder-tp-mode", arity: oneValue, kind: modelled, since: Version{0, 10, 0}, added: "#23190 (2025-08-20)"},
 	{name: "mm-hasher-algorithm", arity: oneValue, kind: ignored, since: Version{0, 25, 0}, added: "#49686 (2026-07-31)"},
 	{name: "mm-ipc-gpu-memory-gb", arity: oneValue, kind: refused, what: whatMmipc, since: Version{0, 23, 0}, added: "#44465 (2026-06-26)"},
 	{name: "mm-placeholder-str-override", arity: oneValue, json: true, kind: ignored, since: Version{0, 10, 0}, added: "#20105 (2025-07-01)", until: Version{0, 10, 2}, removed: "#20355 (2025-07-03)"},
-	{name: "mm-processor-cache-gb", arity: oneValue, kind: refused, what: whatMmhost, since: Version{0, 10, 0}, added: "#22441 (2025-08-07)"},
+	{name: "mm-processor-cache-gb", arity: oneValue, kind: modelled, since: Version{0, 10, 0}, added: "#22441 (2025-08-07)"},
 	{name: "mm-processor-cache-type", arity: oneValue, kind: ignored, since: Version{0, 10, 2}, added: "#20452 (2025-09-12)"},
 	{name: "mm-processor-device", arity: oneValue, kind: refused, what: whatMm, neutral: []string{"auto", "cpu"}, since: Version{0, 25, 0}, added: "#50390 (2026-08-05)"},
-	{name: "mm-processor-kwargs", arity: oneValue, json: true, kind: refused, what: whatMmproc, since: Version{0, 6, 2}, added: "in vLLM 0.6.2"},
+	{name: "mm-processor-kwargs", arity: oneValue, json: true, kind: modelled, since: Version{0, 6, 2}, added: "in vLLM 0.6.2"},
 	{name: "mm-shm-cache-max-object-size-mb", arity: oneValue, kind: refused, what: whatMmhost, since: Version{0, 10, 2}, added: "#20452 (2025-09-12)"},
 	{name: "mm-tensor-ipc", arity: oneValue, kind: ignored, since: Version{0, 19, 0}, added: "#32104 (2026-03-21)"},
 	{name: "model", arity: oneValue, kind: modelled},
@@ -366,7 +365,7 @@ var flagTable = []vflag{
 	{name: "served-model-name", arity: manyValues, kind: ignored},
 	{name: "show-hidden-metrics-for-version", arity: oneValue, kind: ignored, since: Version{0, 7, 3}, added: "#13295 (2025-02-22)"},
 	{name: "shutdown-timeout", arity: oneValue, kind: ignored, since: Version{0, 17, 0}, added: "#34730 (2026-03-05)"},
-	{name: "skip-mm-profiling", arity: noValue, neg: true, kind: refused, what: whatMmprof, since: Version{0, 10, 0}, added: "#22950 (2025-08-15)"},
+	{name: "skip-mm-profiling", arity: noValue, neg: true, kind: modelled, since: Version{0, 10, 0}, added: "#22950 (2025-08-15)"},
 	{name: "skip-tokenizer-init", arity: noValue, neg: true, kind: ignored},
 	{name: "spec-decoding-acceptance-method", arity: oneValue, kind: refused, what: whatSpec, until: Version{0, 10, 0}, removed: "#15466 (2025-03-31)"},
 	{name: "spec-method", arity: oneValue, kind: refused, what: whatSpec, since: Version{0, 22, 0}, added: "#42476 (2026-05-18)"},

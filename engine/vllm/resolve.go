@@ -114,6 +114,12 @@ type Resolved struct {
 	RedundantExperts, EPLBWindow uint64
 	EPLBReserves                 bool
 
+	// Encoder is what the profile run does with a multimodal model's
+	// encoder; MMHostBytes the processor cache in host memory (see
+	// multimodal.go).
+	Encoder     EncoderProfile
+	MMHostBytes uint64
+
 	// CaptureCeiling is the largest CUDA-graph capture size vLLM takes by
 	// default on the device: 512, or 1024 on data-centre Blackwell under
 	// [Profile.BlackwellCapture1024]; 0 reads as 512.
@@ -171,6 +177,9 @@ func Resolve(s Serve, a *model.Arch, c budget.Class, p Profile) (Resolved, error
 		return Resolved{}, err
 	}
 	if err := r.resolveEPLB(a); err != nil {
+		return Resolved{}, err
+	}
+	if err := r.resolveMM(a); err != nil {
 		return Resolved{}, err
 	}
 	if err := r.resolveCollectives(c); err != nil {

@@ -43,6 +43,8 @@ type serveJSON struct {
 	KVOffload *offloadJSON `json:"kv_offload,omitempty"`
 	// EPLB is --enable-eplb and what it holds (eplb.go).
 	EPLB *eplbJSON `json:"eplb,omitempty"`
+	// Multimodal is the multimodal flags and the encoder cache they size.
+	Multimodal *mmJSON `json:"multimodal,omitempty"`
 	// Defaults is the serve's [Sources] as an object by flag.
 	Defaults map[string]string `json:"defaults"`
 	Ignored  []string          `json:"ignored,omitempty"`
@@ -91,7 +93,7 @@ func (s section) Serve() any {
 		BlockSize: r.BlockSize, KVCacheDtype: r.KVCacheDtype, TensorParallelSize: r.TensorParallelSize,
 		PipelineParallelSize: r.PipelineParallelSize, DataParallelSize: r.DataParallelSize, EnableExpertParallel: r.EnableExpertParallel,
 		Dtype: r.Dtype, Quantization: r.Quant.Method, EnforceEager: r.EnforceEager, AsyncScheduling: r.Async, Runner: s.sz.runnerJSON(),
-		CPUOffloadGiB: r.CPUOffloadGiB, SwapSpaceGiB: r.SwapGiB, LoRA: s.sz.loraJSON(), Compilation: s.sz.compilationJSON(), NumGPUBlocksOverride: r.NumGPUBlocksOverride, KVOffload: s.sz.offloadJSON(), EPLB: s.sz.eplbJSON(), Defaults: r.Sources.Map(), Ignored: s.sz.pasted.AllIgnored(), RequiresPlugin: r.pluginName(),
+		CPUOffloadGiB: r.CPUOffloadGiB, SwapSpaceGiB: r.SwapGiB, LoRA: s.sz.loraJSON(), Compilation: s.sz.compilationJSON(), NumGPUBlocksOverride: r.NumGPUBlocksOverride, KVOffload: s.sz.offloadJSON(), EPLB: s.sz.eplbJSON(), Multimodal: s.sz.mmJSON(), Defaults: r.Sources.Map(), Ignored: s.sz.pasted.AllIgnored(), RequiresPlugin: r.pluginName(),
 		Command: s.sz.Command(),
 	}
 }
@@ -99,7 +101,8 @@ func (s section) Serve() any {
 func (s section) Settings() []string {
 	out := append(s.sz.pasted.Settings(s.sz.Serve.Sources.Map()), s.sz.loraSettings()...)
 	out = append(out, s.sz.offloadSettings()...)
-	return append(out, s.sz.eplbSettings()...)
+	out = append(out, s.sz.eplbSettings()...)
+	return append(out, s.sz.mmSettings()...)
 }
 
 func (s section) GPUs() uint64 { return s.sz.gpus() }
@@ -208,6 +211,7 @@ func (s section) Lines(fp budget.Footprint) []engine.FootprintLine {
 	}
 	out = s.sz.splitLoRA(out, fp)
 	out = s.sz.splitEPLB(out, fp)
+	out = s.sz.splitEncoderCache(out, fp)
 	for t := range budget.NumTerms {
 		if beside.Has(t) {
 			out = append(out, engine.FootprintLine{Label: termLabels[t], Bytes: fp.Terms[t], Beside: true})

@@ -93,6 +93,9 @@ type Serve struct {
 	// EPLB is --enable-eplb and --eplb-config (see eplb.go); its zero
 	// value is a serve without expert-parallel load balancing.
 	EPLB EPLB
+	// MM is the multimodal flags (see multimodal.go); its zero value is
+	// vLLM's defaults.
+	MM MM
 }
 
 // settingErr returns the *engine.SettingError of flag at value.

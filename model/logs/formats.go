@@ -94,6 +94,12 @@ const (
 	// fully utilize gpu memory. Current kv cache memory in use is X GiB." V1
 	// only.
 	FormatActualUsage Format = "vllm V1: Actual usage is"
+	// FormatEncoderCache: "Encoder cache will be initialized with a budget
+	// of %s tokens, and profiled with %s %s items of the maximum feature
+	// size." (vllm/v1/worker/gpu_model_runner.py profile_run, :6574-6581 at
+	// main d18bb7b; the V2 runner's vllm/v1/worker/gpu/mm/encoder_runner.py
+	// :95-101, #47985). V1 only.
+	FormatEncoderCache Format = "vllm V1: Encoder cache will be initialized"
 	// FormatEstimatedGraph: "Estimated CUDA graph memory: %.2f GiB total"
 	// (vllm/v1/worker/gpu_model_runner.py, profile_cudagraph_memory, #30515,
 	// 2026-03). V1 only.
@@ -362,6 +368,9 @@ var formats = []lineFormat{
 	{format: FormatActualUsage, engine: EngineVLLM, era: EraV1, anchor: "Current kv cache memory in use is",
 		re: regexp.MustCompile(`Current kv cache memory in use is ` + signedNum + ` GiB`), figs: []fig{1: gib(KindKVCacheMemory)}},
 
+	{format: FormatEncoderCache, engine: EngineVLLM, era: EraV1, anchor: "Encoder cache will be initialized",
+		re:   regexp.MustCompile(`Encoder cache will be initialized with a budget of ` + count + ` tokens, and profiled with ` + count + ` [a-z_]+ items`),
+		figs: []fig{1: tokens(KindEncoderBudget), 2: {kind: KindEncoderItems, unit: UnitItems}}},
 	{format: FormatEstimatedGraph, engine: EngineVLLM, era: EraV1, anchor: "Estimated CUDA graph memory:",
 		re: regexp.MustCompile(`Estimated CUDA graph memory: ` + unsignedNum + ` GiB total`), figs: []fig{1: gib(KindCUDAGraphEstimate)}},
 	{format: FormatGraphPool, engine: EngineVLLM, era: EraV1, anchor: "CUDA graph pool memory:",

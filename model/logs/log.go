@@ -108,6 +108,11 @@ const (
 	KindEstimatedMaxModelLen Kind = "estimated_max_model_len"
 	// KindMaxConcurrency: "Maximum concurrency for L tokens per request: Rx".
 	KindMaxConcurrency Kind = "max_concurrency"
+	// KindEncoderBudget and KindEncoderItems: N and K of "Encoder cache
+	// will be initialized with a budget of N tokens, and profiled with K
+	// image items of the maximum feature size".
+	KindEncoderBudget Kind = "encoder_cache_budget"
+	KindEncoderItems  Kind = "encoder_profile_items"
 	// KindCUDAGraphEstimate: "Estimated CUDA graph memory: X GiB total" and
 	// the "(estimated)" figure of "CUDA graph pool memory".
 	KindCUDAGraphEstimate Kind = "cuda_graph_estimate"
@@ -180,6 +185,7 @@ const (
 	UnitBlocks Unit = "blocks"
 	UnitTimes  Unit = "x"
 	UnitRatio  Unit = "fraction"
+	UnitItems  Unit = "items"
 )
 
 // Bytes returns the bytes one unit stands for, and false for units that are

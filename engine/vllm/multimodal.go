@@ -1,0 +1,734 @@
+package vllm
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"membudget/budget"
+	"membudget/engine"
+	"membudget/internal/pyfloat"
+	"membudget/internal/shell"
+	"membudget/model"
+	"membudget/model/explain"
+)
+
+// This file sizes what a multimodal model's serve adds: the encoder cache
+// that V1's profile run fills with the outputs of a dummy batch of the
+// largest items and keeps through the decoder's dummy run, the budget
+// vLLM logs for it, the multimodal flags (--limit-mm-per-prompt,
+// --skip-mm-profiling, --mm-encoder-tp-mode, --mm-processor-cache-gb,
+// --mm-processor-kwargs) and the processor cache in host memory. Every
+// rule is vLLM main's at commit d18bb7b (2026-08-14) unless it says
+// otherwise.
+//
+// What it does not size: the encoder pass's own activations (the dummy
+// items through the vision tower). vLLM's peak there depends on the
+// tower's attention backend, its window and merge reordering and the
+// processor's copies of the pixels; no public log of a known device
+// pins it. One Qwen2.5-VL-7B log (0.23.0, one 114688-token video, util
+// 0.22, a device it does not name) ends its profile with -14.28 GiB of
+// KV memory: on an 80 GB device some 13 GiB beyond what membudget
+// charges. membudget keeps it out and says so in the report rather than
+// guess it.
+
+// MM is a serve's multimodal settings under vLLM's flag names
+// (vllm/config/multimodal.py MultiModalConfig). Its zero value is vLLM's
+// defaults. It is kept comparable: the JSON values are kept as given and
+// read when the serve is resolved.
+type MM struct {
+	// LimitPerPrompt is --limit-mm-per-prompt as given: a JSON object of
+	// modality to count, or to {"count": N}; "" leaves every modality at
+	// vLLM's 999 (get_limit_per_prompt, multimodal.py:487-501).
+	LimitPerPrompt string
+	// SkipProfiling is --skip-mm-profiling: the profile run without the
+	// encoder pass and its cache (gpu_model_runner.py:6545-6550).
+	SkipProfiling bool
+	// EncoderTPMode is --mm-encoder-tp-mode: weights (vLLM's default) or
+	// data; "" reads as weights.
+	EncoderTPMode string
+	// ProcessorCacheGB is --mm-processor-cache-gb where ProcessorCacheSet,
+	// else vLLM's default 4 (multimodal.py:152).
+	ProcessorCacheGB  float64
+	ProcessorCacheSet bool
+	// ProcessorKwargs is --mm-processor-kwargs as given, a JSON object.
+	ProcessorKwargs string
+}
+
+// EncoderProfile is what vLLM's profile run does with a multimodal
+// model's encoder, and what membudget charges of it.
+type EncoderProfile struct {
+	// Runs says the profile run passes a dummy batch through the encoder
+	// and caches its outputs; Sized says membudget knows the largest
+	// item, so that the cache below is charged.
+	Runs, Sized bool
+	// Modality is the dummy items' modality (the one of the most tokens
+	// an item), TokensPerItem their tokens ("max_tokens_per_mm_item"),
+	// Budget the encoder cache's budget in tokens and Items the dummy
+	// items, as vLLM logs them ("Encoder cache will be initialized with a
+	// budget of N tokens, and profiled with K image items of the maximum
+	// feature size").
+	Modality                     string
+	TokensPerItem, Budget, Items uint64
+	// CacheBytes is the cached outputs on a GPU: Items x TokensPerItem x
+	// the projector's width x the dtype; EveryStage says every pipeline
+	// stage holds them (V1's profile_run runs the encoder on every rank,
+	// gpu_model_runner.py:6542-6545; the V2 runner on the first alone,
+	// gpu/model_runner.py:783), else the first stage alone.
+	CacheBytes uint64
+	EveryStage bool
+	// Why says why the profile does not run or is not sized.
+	Why string
+}
+
+// mmSince is the first release whose encoder cache membudget sizes: PR
+// #30475 (merged 2025-12-16) made the cache count an item's embeddings
+// rather than its placeholder tokens (a Gemma 3 image: 256, not 262), and
+// 0.14.0 is the first release surely after it. The budget's rules
+// (vllm/multimodal/encoder_budget.py, vllm/v1/core/encoder_cache_manager.py
+// compute_mm_encoder_budget) are the same from then to main.
+var mmSince = v0_14_0
+
+// mmV2Since is the first release whose V2 model runner surely profiles the
+// encoder: PR #47985 ("[MRV2] Add encoder cache profiling
+// implementation", merged 2026-07-21) added it; 0.28.0 is the first
+// release surely after it. Before it a V2 serve's profile had no encoder
+// pass, and on the V2 releases before 0.28.0 whether it has one is not
+// known.
+var mmV2Since = v0_28_0
+
+// defaultMMLimit is an unspecified modality's limit
+// (vllm/config/multimodal.py:497-499).
+const defaultMMLimit = 999
+
+// maxMMLimit bounds a limit far above any serve, so that the products of
+// the budget stay far from 2^64.
+const maxMMLimit = 1 << 20
+
+// mmTower is how vLLM's processor sizes a tower kind's largest item.
+type mmTower struct {
+	// modalities are the modalities the model takes (its processing
+	// info's get_supported_mm_limits).
+	modalities []string
+	// kwargs are the --mm-processor-kwargs keys items reads; every other
+	// key is refused by name.
+	kwargs []string
+	// items returns the tokens of the largest item of each modality, as
+	// get_mm_max_tokens_per_item; why says why they are not sized when
+	// it is nil or returns none.
+	items func(v *model.VisionTower, r *Resolved, kw mmKwargs) ([]mmItem, error)
+	why   string
+}
+
+// mmItem is the largest item of a modality, in the language model's
+// tokens.
+type mmItem struct {
+	modality string
+	tokens   uint64
+}
+
+// mmKwargs are the integer --mm-processor-kwargs a tower reads.
+type mmKwargs map[string]uint64
+
+// notRead is the reason a tower's largest item is not sized: its
+// processor's own files.
+const notRead = "its largest item's tokens come from the checkpoint's processor files, which membudget does not read"
+
+// mmTowers are the rules by [model.VisionTower] Kind. A kind not listed
+// is a multimodal model whose encoder cache is not sized: the report says
+// so.
+var mmTowers = map[string]mmTower{
+	// Gemma 3: every image is mm_tokens_per_image embeddings (256) without
+	// pan-and-scan, which the processor leaves off (gemma3_mm.py:195-211,
+	// get_num_crops returns 0 when do_pan_and_scan is false).
+	"siglip": {modalities: []string{"image"}, items: gemma3Items},
+	// Qwen2-VL and Qwen2.5-VL (qwen2_vl.py:863-1088): the image of the
+	// most patches under the processor's max_pixels, and the video of the
+	// most frames that fit the length.
+	"qwen2_vl":   {modalities: []string{"image", "video"}, kwargs: []string{"max_pixels", "min_pixels"}, items: qwenVLItems},
+	"qwen2_5_vl": {modalities: []string{"image", "video"}, kwargs: []string{"max_pixels", "min_pixels"}, items: qwenVLItems},
+	// Qwen3-VL's video processor has its own size and frame rules
+	// (qwen3_vl.py), read from files membudget does not read.
+	"qwen3_vl": {modalities: []string{"image", "video"}, why: notRead},
+	"pixtral":  {modalities: []string{"image"}, why: notRead},
+	"llama4":   {modalities: []string{"image"}, why: notRead},
+	"clip":     {modalities: []string{"image"}, why: notRead},
+	// LLaVA-NeXT's tiles come from the processor's grid pinpoints.
+	"llava_siglip":  {modalities: []string{"image"}, why: notRead},
+	"llava_pixtral": {modalities: []string{"image"}, why: notRead},
+	"intern_vit":    {why: notRead},
+}
+
+// gemma3Items is Gemma 3's largest image: TokensPerImage embeddings.
+func gemma3Items(v *model.VisionTower, _ *Resolved, _ mmKwargs) ([]mmItem, error) {
+	if v.TokensPerImage == 0 {
+		return nil, nil
+	}
+	return []mmItem{{"image", v.TokensPerImage}}, nil
+}
+
+// qwenMaxFrames is _MAX_FRAMES_PER_VIDEO (qwen2_vl.py:115).
+const qwenMaxFrames = 14
+
+// qwenMaxRatio is the widest aspect ratio Qwen's processor takes, which
+// get_image_size_with_most_features keeps under (qwen2_vl.py:999-1009).
+const qwenMaxRatio = 200
+
+// qwenVLItems is Qwen2-VL's and Qwen2.5-VL's largest image and video
+// (qwen2_vl.py:866-873, 960-1088): the image is max_pixels / (patch x
+// merge)^2 merged patches, less where no factor pair of that count keeps
+// the aspect ratio within 200; the video is that image over the most
+// frames whose tokens fit --max-model-len, at most 14, counted in
+// temporal_patch_size groups. max_pixels is the processor's (Qwen2.5-VL's
+// preprocessor_config.json has 12845056), given by --mm-processor-kwargs.
+func qwenVLItems(v *model.VisionTower, r *Resolved, kw mmKwargs) ([]mmItem, error) {
+	maxPixels, ok := kw["max_pixels"]
+	if !ok {
+		return nil, nil
+	}
+	unit := v.PatchSize * max(v.SpatialMerge, 1)
+	if maxPixels < unit*unit {
+		return nil, settingErr("mm-processor-kwargs", "max_pixels", "%d is below one merged patch (%d x %d pixels): vLLM's processor has no image to profile", maxPixels, unit, unit)
+	}
+	n := qwenImageTokens(maxPixels / (unit * unit))
+	if minPixels, ok := kw["min_pixels"]; ok && budget.SatMul(n, unit*unit) < minPixels {
+		// smart_resize would scale the image up past max_pixels.
+		return nil, settingErr("mm-processor-kwargs", "min_pixels", "%d is above the largest image's %d pixels under max_pixels %d: not modelled (the processor scales it up)", minPixels, n*unit*unit, maxPixels)
+	}
+	tp := max(v.TemporalPatch, 1)
+	// _get_max_video_frames: the most frames whose tokens, ceil(frames /
+	// tp) x n, stay within the length, 1 at least; then at most 14
+	// (get_num_frames_with_most_features, one video a prompt).
+	frames := uint64(1)
+	if g := r.MaxModelLen / n; g > 0 {
+		frames = budget.SatMul(g, tp)
+	}
+	frames = min(frames, qwenMaxFrames)
+	video := budget.SatMul(budget.CeilDiv(frames, tp), n)
+	return []mmItem{{"image", n}, {"video", video}}, nil
+}
+
+// qwenImageTokens is the merged patches of Qwen's largest image:
+// get_image_size_with_most_features factors the most patches max into
+// height x width, the pair closest to square, and tries one fewer until
+// the ratio is at most 200.
+func qwenImageTokens(most uint64) uint64 {
+	for n := most; n > 0; n-- {
+		h := uint64(math.Sqrt(float64(n)))
+		for h*h > n {
+			h--
+		}
+		for (h+1)*(h+1) <= n {
+			h++
+		}
+		for ; h > 0; h-- {
+			if n%h == 0 {
+				break
+			}
+		}
+		if n/h <= qwenMaxRatio*h {
+			return n
+		}
+	}
+	return 0
+}
+
+// mmLimits reads --limit-mm-per-prompt: each modality's count, as vLLM's
+// _validate_limit_per_prompt does (multimodal.py:264-287). A modality's
+// dummy-data options (width, height, num_frames, length) shrink the
+// items the profile runs and are refused by key: membudget sizes the
+// largest item.
+func mmLimits(s string, p Profile) (map[string]uint64, error) {
+	limits := map[string]uint64{}
+	if strings.TrimSpace(s) == "" {
+		return limits, nil
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(s), &obj); err != nil || obj == nil {
+		// Its argparse type is json.loads (parse_type, vllm/engine/
+		// arg_utils.py:387): the key=value form of old releases fails.
+		return nil, settingErr("limit-mm-per-prompt", s, "%s refuses it: not a JSON object (vllm/engine/arg_utils.py:387 reads it with json.loads); give modality to count, such as {\"image\": 2, \"video\": 0}", p.Describes)
+	}
+	for modality, raw := range obj {
+		raw = bytes.TrimSpace(raw)
+		if len(raw) > 0 && raw[0] == '{' {
+			var opts map[string]json.RawMessage
+			if err := json.Unmarshal(raw, &opts); err != nil {
+				return nil, settingErr("limit-mm-per-prompt", s, "%q: %v", modality, err)
+			}
+			limits[modality] = defaultMMLimit
+			for key, v := range opts {
+				if key != "count" {
+					return nil, settingErr("limit-mm-per-prompt", modality+"."+key, "%s: not modelled (the option shrinks the dummy %s items the profile runs; membudget sizes the largest item)", whatMm, modality)
+				}
+				raw = v
+			}
+			if _, ok := opts["count"]; !ok {
+				continue
+			}
+		}
+		n, err := strconv.ParseUint(string(raw), 10, 64)
+		if err != nil {
+			return nil, settingErr("limit-mm-per-prompt", s, "%q: want a count, 0 or more (vLLM's count has ge=0, multimodal.py:26)", modality)
+		}
+		if n > maxMMLimit {
+			return nil, settingErr("limit-mm-per-prompt", s, "%q: %d is beyond any serve (at most %d)", modality, n, maxMMLimit)
+		}
+		limits[modality] = n
+	}
+	return limits, nil
+}
+
+// mmProcessorKwargs reads --mm-processor-kwargs for tower t: the integer
+// keys t reads; any other key is refused by name, since it may change an
+// item's tokens.
+func mmProcessorKwargs(s string, kind string, t mmTower, p Profile) (mmKwargs, error) {
+	kw := mmKwargs{}
+	if strings.TrimSpace(s) == "" || strings.TrimSpace(s) == "null" {
+		return kw, nil
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(s), &obj); err != nil || obj == nil {
+		return nil, settingErr("mm-processor-kwargs", s, "%s refuses it: not a JSON object (vllm/engine/arg_utils.py:387 reads it with json.loads), such as {\"max_pixels\": 1003520}", p.Describes)
+	}
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if !slices.Contains(t.kwargs, k) {
+			return nil, settingErr("mm-processor-kwargs", k, "%s: not modelled for the %s tower (membudget reads %s); it refuses the key rather than size an item vLLM's processor would size otherwise",
+				whatMmproc, kind, orNone(t.kwargs))
+		}
+		n, err := strconv.ParseUint(string(bytes.TrimSpace(obj[k])), 10, 64)
+		if err != nil || n == 0 || n > 1<<40 {
+			return nil, settingErr("mm-processor-kwargs", k, "want a positive number of pixels, got %s", obj[k])
+		}
+		kw[k] = n
+	}
+	return kw, nil
+}
+
+// orNone is keys joined, or "no key".
+func orNone(keys []string) string {
+	if len(keys) == 0 {
+		return "no key"
+	}
+	return strings.Join(keys, ", ")
+}
+
+// given says the serve sets a multimodal flag; --mm-encoder-tp-mode
+// weights, vLLM's default, changes nothing in any release.
+func (m MM) given() bool {
+	return m.LimitPerPrompt != "" || m.SkipProfiling || m.EncoderTPMode != "" && m.EncoderTPMode != "weights" || m.ProcessorCacheSet || m.ProcessorKwargs != ""
+}
+
+// resolveMM applies the multimodal flags to a, refusing what vLLM refuses
+// and what membudget does not size, naming the flag, and sizes the
+// encoder cache and the processor cache.
+func (r *Resolved) resolveMM(a *model.Arch) error {
+	m := r.MM
+	p := r.Profile
+	if a.Vision == nil {
+		if m.given() {
+			// vLLM builds no multimodal config for a text model and ignores
+			// them; so does membudget.
+			r.Encoder = EncoderProfile{Why: "a text model: the multimodal flags change nothing"}
+		}
+		return nil
+	}
+	if p.Era != V1 || p.Release.Less(mmSince) {
+		if m.given() {
+			return settingErr(firstMMFlag(m), "", "%s: not modelled for %s (membudget sizes the encoder cache from vLLM %s, whose cache counts an item's embeddings, PR #30475); membudget refuses it rather than size a serve vLLM would contradict",
+				whatMm, p.Describes, mmSince)
+		}
+		r.Encoder = EncoderProfile{Runs: true, Why: fmt.Sprintf("not modelled for %s (from vLLM %s)", p.Describes, mmSince)}
+		return nil
+	}
+	switch m.EncoderTPMode {
+	case "", "weights":
+	case "data":
+		if r.TensorParallelSize > 1 {
+			// The tower's weights whole on every rank (multimodal.py:179-191).
+			return settingErr("mm-encoder-tp-mode", "", "data: %s: not modelled for %s at --tensor-parallel-size %d (the vision tower's weights whole on every rank instead of sharded; at TP 1 it changes nothing); membudget refuses it rather than size a serve vLLM would contradict", whatEncoder, p.Describes, r.TensorParallelSize)
+		}
+	default:
+		return settingErr("mm-encoder-tp-mode", m.EncoderTPMode, "vLLM takes weights or data (vllm/config/multimodal.py MMEncoderTPMode)")
+	}
+	gb := 4.0
+	if m.ProcessorCacheSet {
+		gb = m.ProcessorCacheGB
+		if math.IsNaN(gb) || gb < 0 || gb > maxGiBSetting {
+			return settingErr("mm-processor-cache-gb", gb, "want a size in GiB, 0 or more (vLLM: ge=0)")
+		}
+	}
+	limits, err := mmLimits(m.LimitPerPrompt, p)
+	if err != nil {
+		return err
+	}
+	kind := a.Vision.Kind
+	tower, known := mmTowers[kind]
+	kw, err := mmProcessorKwargs(m.ProcessorKwargs, kind, tower, p)
+	if err != nil {
+		return err
+	}
+	limit := func(mod string) uint64 {
+		if n, ok := limits[mod]; ok {
+			return n
+		}
+		return defaultMMLimit
+	}
+	textOnly := known && len(tower.modalities) > 0
+	for _, mod := range tower.modalities {
+		textOnly = textOnly && limit(mod) == 0
+	}
+	if textOnly {
+		// "All limits of multimodal modalities supported by the model are
+		// set to 0, running in text-only mode" (vllm/multimodal/
+		// registry.py:131-145): no encoder profile, no processor cache.
+		r.Encoder = EncoderProfile{Why: "every modality's limit is 0: vLLM serves the model as text only"}
+		return nil
+	}
+	if gb > 0 {
+		// The engine process's receiver cache keeps the items' data up to
+		// the size (vllm/multimodal/cache.py:680-697); the API server's
+		// sender keeps their metadata alone (:410-430).
+		r.MMHostBytes = uint64(gb * (1 << 30))
+	}
+	e := EncoderProfile{Runs: true, EveryStage: !p.V2Runner(a)}
+	switch {
+	case m.SkipProfiling:
+		e = EncoderProfile{Why: "--skip-mm-profiling: the profile run leaves the encoder and its cache out (the encoder's memory at serving time is not charged, as vLLM does not)"}
+	case p.V2Runner(a) && p.Release.Less(mmV2Since):
+		e = EncoderProfile{Why: fmt.Sprintf("%s runs the model on its V2 runner, whose encoder profiling came with PR #47985 (2026-07-21): whether this release has it is not known, so its cache is not charged", p.Describes)}
+	case r.Runner == runnerPooling:
+		e.Why = "not sized under the pooling runner"
+	case !known || tower.items == nil:
+		e.Why = cmpOr(tower.why, "the "+kind+" tower's largest item is not sized")
+	default:
+		items, err := tower.items(a.Vision, r, kw)
+		if err != nil {
+			return err
+		}
+		if len(items) == 0 {
+			e.Why = "the largest image's tokens come from the checkpoint's preprocessor_config.json (max_pixels), which membudget does not read: --mm-processor-kwargs '{\"max_pixels\": N}' sizes them"
+			break
+		}
+		r.sizeEncoderCache(a, items, limit, &e)
+	}
+	r.Encoder = e
+	return nil
+}
+
+// cmpOr is s, or else when s is empty.
+func cmpOr(s, orElse string) string {
+	if s != "" {
+		return s
+	}
+	return orElse
+}
+
+// sizeEncoderCache sets e from the largest items of the modalities whose
+// limit is above 0, as MultiModalBudget does (vllm/multimodal/
+// encoder_budget.py:47-192): the budget is max(max_num_batched_tokens,
+// the largest item) (compute_mm_encoder_budget, encoder_cache_manager.py:
+// 280-325, with SchedulerConfig's encoder budgets at max_num_batched_tokens,
+// vllm/config/scheduler.py:238-239); the dummy items are of the modality
+// of the most tokens (ties to the later name, get_modality_with_max_tokens),
+// max(1, min(budget / T, max_num_seqs x max(1, min(limit, max_model_len /
+// T)))) of them (_get_max_items, chunked prefill on); their outputs stay
+// in the encoder cache through the decoder's dummy run
+// (gpu_model_runner.py:6582-6596).
+func (r *Resolved) sizeEncoderCache(a *model.Arch, items []mmItem, limit func(string) uint64, e *EncoderProfile) {
+	var best mmItem
+	for _, it := range items {
+		if limit(it.modality) == 0 || it.tokens == 0 {
+			continue
+		}
+		if it.tokens > best.tokens || it.tokens == best.tokens && it.modality > best.modality {
+			best = it
+		}
+	}
+	if best.tokens == 0 {
+		e.Runs, e.Why = false, "every modality the tower takes has limit 0"
+		return
+	}
+	t := best.tokens
+	e.Sized, e.Modality, e.TokensPerItem = true, best.modality, t
+	e.Budget = max(r.MaxNumBatchedTokens, t)
+	perPrompt := max(1, min(limit(best.modality), r.MaxModelLen/t))
+	e.Items = max(1, min(e.Budget/t, budget.SatMul(r.MaxNumSeqs, perPrompt)))
+	width := cmpOrU(a.Vision.OutHidden, a.Hidden)
+	e.CacheBytes = budget.SatMul(budget.SatMul(e.Items, t), budget.SatMul(width, r.DtypeBytes))
+}
+
+// cmpOrU is v, or else when v is 0.
+func cmpOrU(v, orElse uint64) uint64 {
+	if v != 0 {
+		return v
+	}
+	return orElse
+}
+
+// firstMMFlag is the first multimodal flag m sets, for a refusal.
+func firstMMFlag(m MM) string {
+	switch {
+	case m.LimitPerPrompt != "":
+		return "limit-mm-per-prompt"
+	case m.SkipProfiling:
+		return "skip-mm-profiling"
+	case m.EncoderTPMode != "" && m.EncoderTPMode != "weights":
+		return "mm-encoder-tp-mode"
+	case m.ProcessorCacheSet:
+		return "mm-processor-cache-gb"
+	}
+	return "mm-processor-kwargs"
+}
+
+// appendEncoderItems appends the encoder cache the profile run keeps on a
+// stage to its activation peak.
+func appendEncoderItems(items []budget.Item, r *Resolved, st model.Sharding) []budget.Item {
+	if !st.First && !r.Encoder.EveryStage || !r.Encoder.Sized || r.Encoder.CacheBytes == 0 {
+		return items
+	}
+	return append(items, budget.Item{Name: "encoder_cache", Term: budget.TermActivation, Bytes: r.Encoder.CacheBytes})
+}
+
+// mmFlags are the flags registerMM registers: a request that names one
+// registers them all.
+var mmFlags = []string{"limit-mm-per-prompt", "skip-mm-profiling", "mm-encoder-tp-mode", "mm-processor-cache-gb", "mm-processor-kwargs"}
+
+// registerMM registers the multimodal flags that size a serve into m.
+func registerMM(fs *flag.FlagSet, m *MM) {
+	fs.Var(&jsonFlag{&m.LimitPerPrompt, "limit-mm-per-prompt"}, "limit-mm-per-prompt", `vLLM's --limit-mm-per-prompt, JSON: items a prompt takes by modality ({"image": 0, "video": 0}: text only; default 999 each)`)
+	fs.BoolVar(&m.SkipProfiling, "skip-mm-profiling", false, "vLLM's --skip-mm-profiling: the profile run without the encoder pass and its cache")
+	fs.StringVar(&m.EncoderTPMode, "mm-encoder-tp-mode", "", "vLLM's --mm-encoder-tp-mode: weights (default) or data (sized at TP 1 only)")
+	fs.Var(&mmCacheFlag{m}, "mm-processor-cache-gb", "vLLM's --mm-processor-cache-gb: the processor cache in host memory, GiB (default 4; counted on unified devices)")
+	fs.Var(&jsonFlag{&m.ProcessorKwargs, "mm-processor-kwargs"}, "mm-processor-kwargs", `vLLM's --mm-processor-kwargs, JSON: Qwen2-VL's and Qwen2.5-VL's max_pixels and min_pixels size the largest item; other keys are refused`)
+}
+
+// jsonFlag is a flag whose value is a JSON object, kept as given: it is
+// read when the serve is resolved, so that a release that does not size
+// the flag refuses it by name before its value is judged.
+type jsonFlag struct {
+	v    *string
+	name string
+}
+
+func (f *jsonFlag) String() string {
+	if f.v == nil {
+		return ""
+	}
+	return *f.v
+}
+
+func (f *jsonFlag) Set(s string) error {
+	*f.v = strings.TrimSpace(s)
+	return nil
+}
+
+// mmCacheFlag is --mm-processor-cache-gb: argparse's float.
+type mmCacheFlag struct{ m *MM }
+
+func (f *mmCacheFlag) String() string {
+	if f.m == nil || !f.m.ProcessorCacheSet {
+		return ""
+	}
+	return strconv.FormatFloat(f.m.ProcessorCacheGB, 'f', -1, 64)
+}
+
+func (f *mmCacheFlag) Set(s string) error {
+	v, err := pyfloat.Parse(s)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+		return fmt.Errorf("want a size in GiB, 0 or more, got %q", s)
+	}
+	f.m.ProcessorCacheGB, f.m.ProcessorCacheSet = v, true
+	return nil
+}
+
+// writeMMFlags writes the multimodal flags of a serve to a launch line, as
+// given.
+func writeMMFlags(b *strings.Builder, m MM) {
+	str := func(name, v string) {
+		b.WriteString(" --")
+		b.WriteString(name)
+		b.WriteByte(' ')
+		b.WriteString(v)
+	}
+	if m.LimitPerPrompt != "" {
+		str("limit-mm-per-prompt", shell.Quote(m.LimitPerPrompt))
+	}
+	if m.SkipProfiling {
+		b.WriteString(" --skip-mm-profiling")
+	}
+	if m.EncoderTPMode != "" {
+		str("mm-encoder-tp-mode", shell.Quote(m.EncoderTPMode))
+	}
+	if m.ProcessorCacheSet {
+		str("mm-processor-cache-gb", strconv.FormatFloat(m.ProcessorCacheGB, 'f', -1, 64))
+	}
+	if m.ProcessorKwargs != "" {
+		str("mm-processor-kwargs", shell.Quote(m.ProcessorKwargs))
+	}
+}
+
+// mmJSON is the serve's encoder profile: the report's
+// "serve"."multimodal".
+type mmJSON struct {
+	LimitPerPrompt  string `json:"limit_mm_per_prompt,omitempty"`
+	SkipProfiling   bool   `json:"skip_mm_profiling"`
+	ProcessorKwargs string `json:"mm_processor_kwargs,omitempty"`
+	// Profiled says the profile run passes the encoder; Sized that its
+	// cache is charged; NotSized why not.
+	Profiled bool   `json:"encoder_profiled"`
+	Sized    bool   `json:"encoder_cache_sized"`
+	NotSized string `json:"not_sized,omitempty"`
+	Modality string `json:"modality,omitempty"`
+	// TokensPerItem, BudgetTokens and Items are what vLLM logs; CacheBytes
+	// the cached outputs on a GPU of the first stage.
+	TokensPerItem uint64 `json:"max_tokens_per_mm_item,omitempty"`
+	BudgetTokens  uint64 `json:"encoder_cache_budget_tokens,omitempty"`
+	Items         uint64 `json:"profiled_items,omitempty"`
+	CacheBytes    uint64 `json:"encoder_cache_bytes"`
+	// ProcessorCacheBytes is the processor cache in host memory.
+	ProcessorCacheBytes uint64 `json:"processor_cache_bytes"`
+}
+
+// mmJSON is the sizing's multimodal part for the report, nil for a
+// text model.
+func (sz *Sizing) mmJSON() *mmJSON {
+	r := &sz.Serve
+	if sz.Model.Arch == nil || sz.Model.Arch.Vision == nil {
+		return nil
+	}
+	e := r.Encoder
+	return &mmJSON{LimitPerPrompt: r.MM.LimitPerPrompt, SkipProfiling: r.MM.SkipProfiling, ProcessorKwargs: r.MM.ProcessorKwargs,
+		Profiled: e.Runs, Sized: e.Sized, NotSized: e.Why, Modality: e.Modality, TokensPerItem: e.TokensPerItem,
+		BudgetTokens: e.Budget, Items: e.Items, CacheBytes: e.CacheBytes, ProcessorCacheBytes: r.MMHostBytes}
+}
+
+// splitEncoderCache names the encoder cache in a footprint's lines: the
+// activation peak without it, then it.
+func (sz *Sizing) splitEncoderCache(lines []engine.FootprintLine, fp budget.Footprint) []engine.FootprintLine {
+	e := sz.Serve.Encoder
+	if !e.Sized || e.CacheBytes == 0 || fp.Stage != 0 && !e.EveryStage {
+		return lines
+	}
+	for i, l := range lines {
+		if l.Label == termLabels[budget.TermActivation] && !l.Beside {
+			lines[i].Bytes = budget.SatSub(l.Bytes, e.CacheBytes)
+			return slices.Insert(lines, i+1, engine.FootprintLine{Label: "encoder cache", Bytes: e.CacheBytes})
+		}
+	}
+	return lines
+}
+
+// mmSettings are the lines a report prints of a multimodal serve: the
+// encoder profile as vLLM logs it, what is not sized, and the processor
+// cache.
+func (sz *Sizing) mmSettings() []string {
+	if sz.Model.Arch == nil || sz.Model.Arch.Vision == nil {
+		return nil
+	}
+	r := &sz.Serve
+	e := r.Encoder
+	var out []string
+	switch {
+	case e.Sized:
+		where := "the first stage's GPUs"
+		if e.EveryStage {
+			where = "every GPU"
+		}
+		out = append(out, fmt.Sprintf("encoder cache: a budget of %d tokens, profiled with %d %s items of %d tokens (max_tokens_per_mm_item), whose outputs the profile keeps: %s on %s",
+			e.Budget, e.Items, e.Modality, e.TokensPerItem, engine.GiB(e.CacheBytes), where))
+	case e.Runs:
+		out = append(out, "encoder cache: not sized ("+e.Why+"): vLLM's profile run charges it, and its KV cache comes out smaller than this report says")
+	default:
+		out = append(out, "encoder: "+e.Why)
+	}
+	if e.Runs {
+		out = append(out, "encoder pass: the profile run's pass of the dummy items through the vision tower is not sized (its activations are not charged): vLLM's KV cache comes out smaller by it, several GiB for a large item")
+	}
+	if r.MMHostBytes > 0 {
+		where := "host memory, not the GPU's"
+		if sz.Class.Memory.Unified {
+			where = "on this unified device, the GPU's memory: counted"
+		}
+		out = append(out, fmt.Sprintf("multimodal processor cache: up to %s in the engine process (%s)", engine.GiB(r.MMHostBytes), where))
+	}
+	return out
+}
+
+// mmRefusal says a setting error refuses the serve's multimodal flags
+// whatever its layout: a refusal of --mm-encoder-tp-mode data depends on
+// the TP size.
+func mmRefusal(se *engine.SettingError) bool {
+	switch se.Flag {
+	case "limit-mm-per-prompt", "skip-mm-profiling", "mm-processor-cache-gb", "mm-processor-kwargs":
+		return true
+	}
+	return false
+}
+
+// mmFlag says flag is one of the multimodal flags.
+func mmFlag(flag string) bool { return slices.Contains(mmFlags, flag) }
+
+// pyDictJSON reads a Python dict as a log prints it ({'image': 2,
+// 'video': 0}) as JSON: quotes made double, True, False and None made
+// JSON's; false when the result is not a JSON object (a dataclass's repr,
+// a string holding a quote).
+func pyDictJSON(s string) (string, bool) {
+	s = strings.TrimSpace(s)
+	if !strings.HasPrefix(s, "{") || strings.Contains(s, `"`) {
+		return "", false
+	}
+	r := strings.NewReplacer("'", `"`, "True", "true", "False", "false", "None", "null")
+	js := r.Replace(s)
+	var obj map[string]json.RawMessage
+	if json.Unmarshal([]byte(js), &obj) != nil || obj == nil {
+		return "", false
+	}
+	return js, true
+}
+
+// dropUnsizedMM leaves a log's multimodal settings out of the serve where
+// membudget does not read them for a under p (a text model, a release
+// before mmSince), so that the log is still explained; for a multimodal
+// model with a warning that the encoder cache is left out. Flags given on
+// the command line stay, and are refused by name as a serve's are.
+func (ls *loggedServe) dropUnsizedMM(a *model.Arch, p Profile) {
+	vision := a != nil && a.Vision != nil
+	if vision && p.Era == V1 && !p.Release.Less(mmSince) {
+		return
+	}
+	var dropped []string
+	for _, flag := range mmFlags {
+		if from, ok := ls.From[flag]; !ok || from.Source != explain.FromLogged {
+			continue
+		}
+		delete(ls.From, flag)
+		dropped = append(dropped, "--"+flag)
+		m := &ls.Serve.MM
+		switch flag {
+		case "limit-mm-per-prompt":
+			m.LimitPerPrompt = ""
+		case "skip-mm-profiling":
+			m.SkipProfiling = false
+		case "mm-encoder-tp-mode":
+			m.EncoderTPMode = ""
+		case "mm-processor-cache-gb":
+			m.ProcessorCacheGB, m.ProcessorCacheSet = 0, false
+		case "mm-processor-kwargs":
+			m.ProcessorKwargs = ""
+		}
+	}
+	if vision && len(dropped) > 0 {
+		ls.Warnings = append(ls.Warnings, fmt.Sprintf("the log's multimodal settings (%s) are read from vLLM %s only: its predictions leave the encoder cache out", strings.Join(dropped, ", "), mmSince))
+	}
+}
