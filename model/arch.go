@@ -143,6 +143,10 @@ type RotaryTable struct {
 	Name           string
 	Positions, Dim uint64
 	Dtype          string
+	// Served says vLLM sizes the table by the served max_model_len, not by
+	// Positions (Nomic BERT's: vllm/model_executor/models/config.py:728-731
+	// passes max_position=max_model_len); Sharding.RotaryRows gives it.
+	Served bool
 }
 
 // Arch is a model architecture as the footprint needs it, read from a

@@ -64,6 +64,10 @@ type Sharding struct {
 	// processor with StageMissingLayer, and a pooler reads the hidden
 	// states instead.
 	NoHead bool
+	// RotaryRows, when above 0, is the served max_model_len: the rows of a
+	// rotary table vLLM sizes by it (RotaryTable.Served); 0 keeps the
+	// table's Positions, the max_model_len vLLM derives by default.
+	RotaryRows uint64
 }
 
 // Stages returns the pipeline stages that hold parts[i] consecutive decoder

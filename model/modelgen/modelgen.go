@@ -127,6 +127,7 @@ var architectures = map[string]string{
 	"qwen3_vl_moe": "Qwen3VLMoeForConditionalGeneration", "qwen3_vl_moe_text": "Qwen3VLMoeForConditionalGeneration",
 	// The encoders' embedding models; drawEncoder names one of its heads.
 	"bert": "BertModel", "roberta": "RobertaModel", "xlm-roberta": "XLMRobertaModel", "modernbert": "ModernBertModel",
+	"nomic_bert": "NomicBertModel", "new": "GteNewModel", "gte": "GteModel",
 	// The Mamba hybrids and state-space families of issue 23.
 	"granitemoehybrid": "GraniteMoeHybridForCausalLM", "falcon_h1": "FalconH1ForCausalLM", "jamba": "JambaForCausalLM", "mamba": "MambaForCausalLM", "mamba2": "Mamba2ForCausalLM", "falcon_mamba": "FalconMambaForCausalLM",
 }
