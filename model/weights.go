@@ -132,6 +132,9 @@ func Weights(a *Arch, sh Sharding) []budget.Item {
 	if a.Encoder != nil {
 		return encoderWeights(w)
 	}
+	if a.Audio != nil {
+		return whisperWeights(w)
+	}
 	t := w.t
 	if t.attn == "" {
 		// An Arch built by hand, not by ParseConfig: Llama's tree.
