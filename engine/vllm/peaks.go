@@ -305,6 +305,9 @@ func peakItems(a *model.Arch, r *Resolved, st model.Sharding) []budget.Item {
 		items = append(items, budget.Item{Name: "sampler_logits", Term: budget.TermSampler,
 			Bytes: budget.SatSub(sampler, forward)})
 	}
+	if a.EncoderDecoder() {
+		items = append(items, encDecPeakItems(a, r, st, forward)...)
+	}
 	if !r.EnforceEager {
 		items = append(items, budget.Item{Name: "cuda_graph_pool", Term: budget.TermGraphPool, Bytes: graphBytes(r, st, perToken)})
 	}
@@ -334,6 +337,9 @@ func graphBytes(r *Resolved, st model.Sharding, perToken uint64) uint64 {
 		// "Pooling models do not support full cudagraphs. Overriding
 		// cudagraph_mode to PIECEWISE" (vllm/config/vllm.py:1477-1488).
 		graphs = cases*captureSizes(largest) - 1
+	}
+	if r.EncoderTokens > 0 {
+		graphs, largest = encDecGraphs(r, cases)
 	}
 	layers := uint64(st.EndLayer - st.FirstLayer)
 	first := budget.SatAdd(m.graphFixedBytes, budget.SatMul(largest, perToken))

@@ -29,6 +29,9 @@ const (
 // (resolveConvertedDecoder). It runs once the lengths are resolved: the
 // pooling runner's batch may follow from max_model_len.
 func (r *Resolved) resolveRunner(a *model.Arch, def func(string, string)) error {
+	if a.EncoderDecoder() {
+		return r.resolveEncoderDecoder(a, def)
+	}
 	encoder := a.Encoder != nil
 	if r.Runner != "" && r.Runner != "auto" && r.Profile.Release.Less(Version{0, 10, 0}) {
 		// --runner came with PR #21470 (2025-07-27; flagtable.go).
