@@ -45,6 +45,11 @@ func (r *Resolved) resolveEncoderDecoder(a *model.Arch, def func(string, string)
 	if r.PipelineParallelSize > 1 {
 		return settingErr("pipeline-parallel-size", r.PipelineParallelSize, "vLLM refuses it: %s does not support pipeline parallelism (not SupportsPP)", configArch(a))
 	}
+	if tp := r.TensorParallelSize; tp > 1 && a.Audio.Heads%tp != 0 {
+		// whisper.py WhisperAttention asserts it for the encoder's
+		// attention as for the decoder's (checked with the model's heads).
+		return settingErr("tensor-parallel-size", tp, "vLLM asserts it: it does not divide the encoder's %d attention heads (whisper.py WhisperAttention)", a.Audio.Heads)
+	}
 	if r.Quantization != "" {
 		return settingErr("quantization", r.Quantization, "quantizing an encoder-decoder model as vLLM loads it is not modelled")
 	}

@@ -57,6 +57,7 @@ func TestWhisperRefusals(t *testing.T) {
 		{"a batch below one encoder input", Serve{MaxNumBatchedTokens: 1024}, "max-num-batched-tokens"},
 		{"a batch below max_model_len", Serve{MaxNumBatchedTokens: 256}, "max-num-batched-tokens"},
 		{"quantized", Serve{Quantization: "fp8"}, "quantization"},
+		{"lora", Serve{LoRA: LoRA{Enable: true}}, "enable-lora"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Resolve(c.s, a, testClass(false), current)
@@ -68,6 +69,22 @@ func TestWhisperRefusals(t *testing.T) {
 				t.Errorf("names --%s, want --%s: %v", se.Flag, c.flag, err)
 			}
 		})
+	}
+}
+
+// TestWhisperEncoderHeadsDivide: a tensor-parallel degree that divides
+// the decoder's heads but not the encoder's is refused (WhisperAttention
+// asserts it for both).
+func TestWhisperEncoderHeadsDivide(t *testing.T) {
+	a := parse(t, `{"model_type":"whisper","architectures":["WhisperForConditionalGeneration"],"d_model":384,`+
+		`"encoder_attention_heads":6,"decoder_attention_heads":4,"encoder_ffn_dim":1536,"decoder_ffn_dim":1536}`)
+	_, err := Resolve(Serve{TensorParallelSize: 4}, a, testClass(false), current)
+	var se *engine.SettingError
+	if !errors.As(err, &se) || se.Flag != "tensor-parallel-size" {
+		t.Errorf("err %v, want a refusal naming --tensor-parallel-size", err)
+	}
+	if _, err := Resolve(Serve{TensorParallelSize: 2}, a, testClass(false), current); err != nil {
+		t.Errorf("TP 2 divides both: %v", err)
 	}
 }
 
