@@ -7,9 +7,12 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
 
+	"membudget/budget"
 	"membudget/engine"
 	"membudget/model"
+	"membudget/model/modelgen"
 )
 
 // whisperArch reads the shipped openai/whisper-large-v3 config.
@@ -189,4 +192,40 @@ func TestWhisperPeakByHand(t *testing.T) {
 	if got := encoderItems(a, &r); got != 2 {
 		t.Errorf("profile inputs at 2 sequences: %d, want 2", got)
 	}
+}
+
+// TestCrossPagesIgnoreTheLength: for any Whisper-shaped config, length and
+// batch, a request counts cdiv(max_model_len, block) self-attention pages
+// and cdiv(max_num_batched_tokens, block) cross-attention pages at startup
+// (CrossAttentionSpec.max_memory_usage_bytes), the tokens are half the
+// blocks' (two groups), and the blocks fill the available memory.
+func TestCrossPagesIgnoreTheLength(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		c := modelgen.ConfigOf("whisper").Draw(t, "config")
+		data, err := modelgen.JSON(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := model.ParseConfig("config.json", data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		maxLen := rapid.Uint64Range(1, a.MaxPosition).Draw(t, "max_model_len")
+		batch := rapid.Uint64Range(max(maxLen, a.Audio.SourcePositions), 16384).Draw(t, "max_num_batched_tokens")
+		ref, err := NewReference(a, Serve{MaxModelLen: maxLen, MaxNumBatchedTokens: batch, MaxNumSeqs: 16}, testClass(false), current)
+		if err != nil {
+			t.Fatal(err)
+		}
+		block := ref.Serve.BlockSize
+		capa := ref.Capacity()
+		if want := budget.CeilDiv(maxLen, block) + budget.CeilDiv(batch, block); capa.PagesPerSeq != want {
+			t.Fatalf("%d pages a request at %d tokens, batch %d, block %d; want %d", capa.PagesPerSeq, maxLen, batch, block, want)
+		}
+		if capa.Tokens != capa.Blocks/2*block {
+			t.Fatalf("%d tokens, want blocks %d / 2 x %d", capa.Tokens, capa.Blocks, block)
+		}
+		if capa.BlockBytes == 0 || capa.Blocks != capa.AvailableBytes/capa.BlockBytes {
+			t.Fatalf("%d blocks of %d B for %d B available", capa.Blocks, capa.BlockBytes, capa.AvailableBytes)
+		}
+	})
 }
