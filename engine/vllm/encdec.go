@@ -78,6 +78,29 @@ func (r *Resolved) resolveEncoderDecoder(a *model.Arch, def func(string, string)
 	return nil
 }
 
+// requestCrossPages is the blocks the scheduler gives a running request
+// in a cross-attention group: one static allocation for its encoder tokens,
+// cdiv(max_source_positions, block_size) (vllm/v1/core/
+// kv_cache_coordinator.py:195-207, CrossAttentionManager with
+// num_encoder_tokens; scheduler.py:1014-1023). The footprint of sequences,
+// and with it max-seqs and max-len, counts these.
+func requestCrossPages(r *Resolved, block uint64) uint64 {
+	return budget.CeilDiv(r.EncoderTokens, max(block, 1))
+}
+
+// startupCrossPages is what vLLM's startup check and logged concurrency
+// count a request beyond what it is given once running: crossPages
+// rather than requestCrossPages in each cross-attention group.
+func (k kvCheck) startupCrossPages() uint64 {
+	var n uint64
+	for _, g := range k.groups.groups {
+		if g.spec.kind == crossSpec {
+			n = budget.SatAdd(n, budget.SatSub(crossPages(&k.r, g.spec.block), requestCrossPages(&k.r, g.spec.block)))
+		}
+	}
+	return n
+}
+
 // crossPages is the blocks a request keeps in a cross-attention layer as
 // vLLM's startup check and concurrency count them:
 // CrossAttentionSpec.max_memory_usage_bytes takes
@@ -154,14 +177,14 @@ func encDecGraphs(r *Resolved, cases uint64) (graphs, largest uint64) {
 // encoder budget.
 func (sz *Sizing) writeEncoderDecoder(w io.Writer) {
 	r, a := sz.Serve, sz.Model.Arch
-	fmt.Fprintf(w, "  encoder-decoder: every decoder layer also keeps a cross-attention cache of the encoder's %d tokens a request (CrossAttentionSpec); vLLM counts %d pages of it a request at startup (max_num_encoder_input_tokens %d = max_num_batched_tokens), and %d inputs of %d tokens pass the encoder in its profile run\n",
-		a.Audio.SourcePositions, crossPages(&r, r.BlockSize), r.MaxNumBatchedTokens, encoderItems(a, &r), a.Audio.SourcePositions)
+	fmt.Fprintf(w, "  encoder-decoder: every decoder layer also keeps a cross-attention cache of the encoder's %d tokens a request (CrossAttentionSpec): a running request holds %d pages of it, which the sequences' footprint counts; vLLM's startup check and logged concurrency count %d (max_num_encoder_input_tokens %d = max_num_batched_tokens); %d inputs of %d tokens pass the encoder in its profile run\n",
+		a.Audio.SourcePositions, requestCrossPages(&r, r.BlockSize), crossPages(&r, r.BlockSize), r.MaxNumBatchedTokens, encoderItems(a, &r), a.Audio.SourcePositions)
 }
 
 // encDecFields are the report's fields of an encoder-decoder serve.
 func (sz *Sizing) encDecFields() []engine.Field {
 	r, a := sz.Serve, sz.Model.Arch
-	return []engine.Field{{Key: "encoder_decoder", Value: encDecJSON{EncoderTokens: a.Audio.SourcePositions,
+	return []engine.Field{{Key: "encoder_decoder", Value: encDecJSON{EncoderTokens: a.Audio.SourcePositions, RunningCrossPages: requestCrossPages(&r, r.BlockSize),
 		CrossPagesPerRequest: crossPages(&r, r.BlockSize), EncoderInputTokens: r.MaxNumBatchedTokens, ProfileInputs: encoderItems(a, &r)}}}
 }
 
@@ -170,6 +193,9 @@ type encDecJSON struct {
 	// EncoderTokens is max_source_positions: the encoder tokens a request
 	// cross-attends to.
 	EncoderTokens uint64 `json:"encoder_tokens"`
+	// RunningCrossPages is the pages a running request holds in each
+	// cross-attention group.
+	RunningCrossPages uint64 `json:"running_cross_pages"`
 	// CrossPagesPerRequest is the pages vLLM counts a request in each
 	// cross-attention layer at startup; EncoderInputTokens the
 	// max_num_encoder_input_tokens they follow from.

@@ -127,6 +127,12 @@ func TestWhisperKVCapacityByHand(t *testing.T) {
 	if c.NeededBytes != 540*2_621_440 {
 		t.Errorf("needs %d B, want 540 x 2,621,440 = %d", c.NeededBytes, 540*2_621_440)
 	}
+	// A running request holds cdiv(1500, 16) = 94 cross pages: the
+	// footprint of one sequence of 448 tokens is 28 + 94 = 122 pages of
+	// every tensor, 122 x 2,621,440 = 319,815,680 B.
+	if got := ref.Plan().Stages[0].Pool.Bytes(1, 448); got != 122*2_621_440 {
+		t.Errorf("one running request: %d B, want 122 pages, %d", got, 122*2_621_440)
+	}
 	// --max-num-batched-tokens 2048: 128 cross pages, 156 a request.
 	ref, err = NewReference(a, Serve{MaxNumBatchedTokens: 2048}, testClass(false), current)
 	if err != nil {

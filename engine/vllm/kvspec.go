@@ -92,7 +92,7 @@ func (s layerSpec) pages(r *Resolved) budget.PageGroup {
 	case mambaSpec:
 		return budget.PageGroup{Count: 1, PageTokens: s.block, CapTokens: 0, ExtraPages: s.statePages}
 	case crossSpec:
-		return budget.PageGroup{Count: 1, PageTokens: s.block, CapTokens: 0, ExtraPages: crossPages(r, s.block)}
+		return budget.PageGroup{Count: 1, PageTokens: s.block, CapTokens: 0, ExtraPages: requestCrossPages(r, s.block)}
 	}
 	return budget.PageGroup{Count: 1, PageTokens: s.block, CapTokens: budget.NoCap}
 }
