@@ -77,6 +77,12 @@ type Layer struct {
 	// (Falcon-H1's parallel hybrid: vllm/model_executor/models/
 	// falcon_h1.py:315-411).
 	MambaBeside bool
+	// CrossAttention says the layer also attends to an encoder's output
+	// (Whisper's decoder: encoder_attn), whose keys and values it caches
+	// for the request's encoder tokens whatever its own length: vLLM's
+	// CrossAttentionSpec (vllm/v1/kv_cache_interface.py:809-818) beside
+	// the layer's own self-attention spec (Arch.Audio).
+	CrossAttention bool
 }
 
 // Sliding reports whether the layer attends within a sliding window.
@@ -147,6 +153,10 @@ type RotaryTable struct {
 	Name           string
 	Positions, Dim uint64
 	Dtype          string
+	// Served says vLLM sizes the table by the served max_model_len, not by
+	// Positions (Nomic BERT's: vllm/model_executor/models/config.py:728-731
+	// passes max_position=max_model_len); Sharding.RotaryRows gives it.
+	Served bool
 }
 
 // Arch is a model architecture as the footprint needs it, read from a
@@ -168,6 +178,10 @@ type Arch struct {
 	// config was read by ParseGeneric: KV from the standard keys, weights
 	// only from the checkpoint attached (Notice says so).
 	Generic bool
+
+	// Audio is an encoder-decoder model's audio encoder (Whisper's); nil
+	// for a decoder. Layers are then the decoder's.
+	Audio *AudioEncoder
 
 	Hidden, NumLayers, Heads, KVHeads, HeadDim uint64
 	Intermediate, Vocab, MaxPosition           uint64

@@ -69,7 +69,7 @@ var sectionTitles = []struct{ key, title string }{
 // coverage is what the model says of one registry entry: the model_types
 // that size it, or why it is refused.
 func coverage(e registryEntry) (modelTypes []string, refusal string) {
-	if mts := Architectures()[e.Arch]; len(mts) > 0 && isGeneration(e.Section) && e.Section != "multimodal/encoder-decoder" {
+	if mts := Architectures()[e.Arch]; len(mts) > 0 && isGeneration(e.Section) {
 		return mts, ""
 	}
 	if mts := Architectures()[e.Arch]; len(mts) > 0 && isPooling(e.Section) && EncoderOnlyArchitecture(e.Arch) {

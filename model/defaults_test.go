@@ -230,6 +230,10 @@ func TestEveryClassDefaultFills(t *testing.T) {
 		"roberta":     {"architectures": []string{"RobertaModel"}, "vocab_size": 50265},
 		"xlm-roberta": {"architectures": []string{"XLMRobertaModel"}},
 		"modernbert":  {"architectures": []string{"ModernBertModel"}},
+		// NomicBertConfig over GPT2Config leaves n_inner None, rotates
+		// nothing and has GPT-2's gelu_new, each of which vLLM refuses.
+		"nomic_bert": {"architectures": []string{"NomicBertModel"}, "n_inner": 3072, "rotary_emb_fraction": 1.0, "activation_function": "swiglu"},
+		"new":        {"architectures": []string{"GteNewModel"}},
 		// vLLM's GraniteMoeHybridModel indexes layer_types, which
 		// GraniteMoeHybridConfig leaves None.
 		"granitemoehybrid": {"num_hidden_layers": 2, "layer_types": []string{"mamba", "attention"}},

@@ -37,6 +37,9 @@ type EncoderShape struct {
 	// half of which gates the activation of the other (ModernBERT's GeGLU,
 	// modernbert.py ModernBertMLP), where BERT's gives intermediate.
 	GatedMLP bool
+	// GateUpBias says a bert_with_rope.py gated MLP's gate_up_proj keeps a
+	// bias (Nomic's, per qkv_proj_bias; GteNewModel drops it).
+	GateUpBias bool
 	// SingleRank, when not "", says why vLLM's module fails under tensor
 	// parallelism, which the engine refuses with it.
 	SingleRank string
@@ -53,7 +56,19 @@ const (
 	// LayoutModernBert: vllm/model_executor/models/modernbert.py: rotary
 	// positions, GeGLU, pre-norm, a final norm, no position table.
 	LayoutModernBert
+	// LayoutBertWithRope: vllm/model_executor/models/bert_with_rope.py
+	// (GTE v1.5 and mGTE, Nomic BERT, Arctic-Embed 2.0): BERT's post-norm
+	// layers over rotary positions, a GeGLU or SwiGLU MLP whose gate_up_proj
+	// is divided among the ranks, no position table.
+	LayoutBertWithRope
 )
+
+// RotaryPositions reports whether the encoder's positions are rotary, so
+// that its length is bounded by what vLLM derives from the config rather
+// than by a learned table it would index past.
+func (e *EncoderShape) RotaryPositions() bool {
+	return e.Layout == LayoutModernBert || e.Layout == LayoutBertWithRope
+}
 
 // EncoderHead is the pooling head of an encoder-only architecture, as
 // vLLM's module builds it.
@@ -221,8 +236,11 @@ func numLabels(o jsonObject) uint64 {
 // pooling runner: vllm/config/model.py _get_head_dtype).
 func encoderWeights(w *weights) []budget.Item {
 	a, e := w.a, w.a.Encoder
-	if e.Layout == LayoutModernBert {
+	switch e.Layout {
+	case LayoutModernBert:
 		return modernBertWeights(w)
+	case LayoutBertWithRope:
+		return bertWithRopeWeights(w)
 	}
 	table := func(rows uint64) uint64 {
 		return bytesOf(budget.SatMul(budget.CeilDiv(budget.RoundUp(rows, vocabPadding), w.tp), a.Hidden), w.dt)

@@ -70,6 +70,10 @@ type Sharding struct {
 	// processor with StageMissingLayer, and a pooler reads the hidden
 	// states instead.
 	NoHead bool
+	// RotaryRows, when above 0, is the served max_model_len: the rows of a
+	// rotary table vLLM sizes by it (RotaryTable.Served); 0 keeps the
+	// table's Positions, the max_model_len vLLM derives by default.
+	RotaryRows uint64
 }
 
 // Stages returns the pipeline stages that hold parts[i] consecutive decoder
@@ -133,6 +137,9 @@ func Weights(a *Arch, sh Sharding) []budget.Item {
 	w := &weights{a: a, t: &a.tree, sh: sh, q: sh.Quant.compiled(a), tp: max(sh.TP, 1), dt: sh.DtypeBytes}
 	if a.Encoder != nil {
 		return encoderWeights(w)
+	}
+	if a.Audio != nil {
+		return whisperWeights(w)
 	}
 	t := w.t
 	if t.attn == "" {

@@ -77,8 +77,9 @@ var stateOnV1 = vllm.Version{Major: 0, Minor: 10, Patch: 2}
 // layers the V0 engine and the releases before stateOnV1, which membudget
 // refuses for it (main, first in profiles, always runs it).
 func genProfile(t *rapid.T, a *model.Arch) vllm.Profile {
-	if a.Encoder != nil {
-		// The pooling runner's rules are read at main only.
+	if a.Encoder != nil || a.EncoderDecoder() {
+		// The pooling runner's and the encoder-decoder rules are read at
+		// main only.
 		return profiles[0]
 	}
 	var ok []vllm.Profile
@@ -197,6 +198,11 @@ func genServeCase(maxSeqsCap, maxLenCap uint64) *rapid.Generator[serveCase] {
 			// (resolveV0Batch), as the pooling runner does an encoder's.
 			minBatched = max(seqs, maxLen)
 		}
+		if a.EncoderDecoder() {
+			// No chunked prefill, and one encoder input must fit a batch
+			// (compute_mm_encoder_budget).
+			minBatched = max(seqs, maxLen, a.Audio.SourcePositions)
+		}
 		asyncs := []engine.Switch{engine.Default, engine.Off}
 		if p.Era == vllm.V1 && (p.AsyncByDefault || p.Release.AtLeast(vllm.Version{Major: 0, Minor: 10})) {
 			asyncs = append(asyncs, engine.On)
@@ -224,9 +230,9 @@ func genServeCase(maxSeqsCap, maxLenCap uint64) *rapid.Generator[serveCase] {
 		if rapid.Bool().Draw(t, "default_block") {
 			s.BlockSize = 0 // the backend's, which for MLA depends on the silicon
 		}
-		if a.Encoder != nil {
-			// vLLM's BertModel is not SupportsPP, and an encoder keeps no
-			// KV cache to size; online quantization of it is not modelled.
+		if a.Encoder != nil || a.EncoderDecoder() {
+			// vLLM's BertModel and Whisper are not SupportsPP; online
+			// quantization of them is not modelled.
 			s.PipelineParallelSize = 1
 		} else if a.Quant.Method == "" && rapid.Bool().Draw(t, "online_fp8") {
 			s.Quantization = "fp8"

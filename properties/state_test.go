@@ -73,6 +73,9 @@ func genStateCase() *rapid.Generator[serveCase] {
 		if a.Encoder != nil {
 			t.Skip("an encoder-only model keeps no per-sequence state")
 		}
+		if a.EncoderDecoder() {
+			t.Skip("an encoder-decoder model's layers are its decoder's, each with a cross-attention: no state layer mixes in")
+		}
 		if a.Heads == 0 {
 			// An attention-free Mamba: the mix adds attention layers,
 			// which it has no heads for.

@@ -107,6 +107,8 @@ func (r *Resolved) checkModel(a *model.Arch) error {
 			return settingErr("model", a.Source, "layer %d is %s, which SGLang's KV pool is not modelled for", i, l.Kind)
 		case l.SharesKV:
 			return settingErr("model", a.Source, "layer %d shares another layer's KV cache, which is not modelled for SGLang", i)
+		case l.CrossAttention:
+			return settingErr("model", a.Source, "layer %d cross-attends to an encoder's output (an encoder-decoder model), which SGLang's KV pool is not modelled for", i)
 		case l.HeadDim != 0 || l.KVHeads != 0:
 			return settingErr("model", a.Source, "layer %d has its own attention shape; SGLang's pool takes one head_dim and head count for every layer, and such models are not modelled", i)
 		}

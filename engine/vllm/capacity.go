@@ -182,7 +182,7 @@ func (k kvCheck) capacity(p *budget.Plan) Capacity {
 		return c
 	}
 	groups, blockSize := groupCount(p.Stages[0].Pool)
-	c.PagesPerSeq = p.Stages[0].Pool.PagesPerSeq(maxLen)
+	c.PagesPerSeq = budget.SatAdd(p.Stages[0].Pool.PagesPerSeq(maxLen), k.startupCrossPages())
 	if c.PagesPerSeq > 0 {
 		c.Concurrency = float64(c.Blocks) / float64(c.PagesPerSeq)
 	}
@@ -214,7 +214,7 @@ func (k kvCheck) capacity(p *budget.Plan) Capacity {
 func (k kvCheck) neededBytes(i int, pool budget.PagedPool, l uint64) uint64 {
 	switch k.r.Profile.Check {
 	case CheckGroups:
-		return pool.Bytes(1, l)
+		return budget.SatAdd(pool.Bytes(1, l), budget.SatMul(k.startupCrossPages(), pool.BlockBytes()))
 	case CheckFirstGroup:
 		// The pool's groups are in vLLM's order: the first is its first
 		// group's kind.

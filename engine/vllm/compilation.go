@@ -561,6 +561,10 @@ func (r *Resolved) resolveGraphs() error {
 		// "Pooling models do not support full cudagraphs. Overriding
 		// cudagraph_mode to PIECEWISE." (vllm/config/vllm.py:1477-1488).
 		g.Mode = graphsPiecewise
+	case r.EncoderTokens > 0 && mode != graphsNone && mode != graphsFullDecodeOnly:
+		// "Encoder-decoder models do not support %s. Overriding
+		// cudagraph_mode to FULL_DECODE_ONLY." (vllm/config/vllm.py:1489-1500).
+		g.Mode = graphsFullDecodeOnly
 	case mode == graphsFull:
 		// FULL captures mixed batches in full graphs only under an
 		// attention backend that supports them (AttentionCGSupport.ALWAYS:

@@ -50,6 +50,7 @@ type stageKey struct {
 	mxfp4                       model.MXFP4Kernel
 	nvfp4ScalePad, routerGEMM   bool
 	noHead                      bool
+	rotaryRows                  uint64
 }
 
 // stageWeights is a stage's weights without their names: the total, and
@@ -175,7 +176,7 @@ func (cp *Compiler) compileInto(k *kvCheck, s Serve, c budget.Class, p Profile) 
 // weights is the stage's weights, computed once per sharding.
 func (cp *Compiler) weights(st model.Sharding, quantization string) stageWeights {
 	key := stageKey{tp: st.TP, expertRanks: st.ExpertRanks, redundantExperts: st.RedundantExperts, dtypeBytes: st.DtypeBytes, firstLayer: st.FirstLayer, endLayer: st.EndLayer,
-		first: st.First, last: st.Last, quantization: quantization, mxfp4: st.MXFP4, nvfp4ScalePad: st.NVFP4ScalePad, routerGEMM: st.RouterGEMM, noHead: st.NoHead}
+		first: st.First, last: st.Last, quantization: quantization, mxfp4: st.MXFP4, nvfp4ScalePad: st.NVFP4ScalePad, routerGEMM: st.RouterGEMM, noHead: st.NoHead, rotaryRows: st.RotaryRows}
 	cp.mu.Lock()
 	w, ok := cp.stages[key]
 	cp.mu.Unlock()

@@ -19,6 +19,7 @@ const (
 	slidingSpec                 // SlidingWindowSpec (:583-663)
 	chunkedSpec                 // ChunkedLocalAttentionSpec (:543-580)
 	mambaSpec                   // MambaSpec (:748-798): Mamba and gated-delta-net state
+	crossSpec                   // CrossAttentionSpec (:809-818): the encoder's tokens (encdec.go)
 )
 
 // name is the spec class as vLLM's groups are written, without "Spec".
@@ -32,6 +33,8 @@ func (k specKind) name() string {
 		return "ChunkedLocalAttention"
 	case mambaSpec:
 		return "Mamba"
+	case crossSpec:
+		return "CrossAttention"
 	}
 	return "FullAttention"
 }
@@ -88,6 +91,8 @@ func (s layerSpec) pages(r *Resolved) budget.PageGroup {
 		return budget.PageGroup{Count: 1, PageTokens: s.block, CapTokens: budget.SatAdd(s.window, r.InFlightTokens)}
 	case mambaSpec:
 		return budget.PageGroup{Count: 1, PageTokens: s.block, CapTokens: 0, ExtraPages: s.statePages}
+	case crossSpec:
+		return budget.PageGroup{Count: 1, PageTokens: s.block, CapTokens: 0, ExtraPages: requestCrossPages(r, s.block)}
 	}
 	return budget.PageGroup{Count: 1, PageTokens: s.block, CapTokens: budget.NoCap}
 }
@@ -181,6 +186,14 @@ func layerSpecs(a *model.Arch, r *Resolved) []layerSpec {
 			}
 		}
 		specs = append(specs, attn)
+		if l.CrossAttention {
+			// The layer's encoder_attn comes after its self_attn
+			// (whisper.py WhisperDecoderLayer): a CrossAttentionSpec of
+			// the same heads and page (encdec.go crossPages).
+			cross := attn
+			cross.kind = crossSpec
+			specs = append(specs, cross)
+		}
 		if l.MambaBeside {
 			specs = append(specs, layerSpec{layer: i, kind: mambaSpec, block: r.MambaBlockSize, page: r.statePoolPage(), statePages: r.StatePages})
 		}

@@ -305,6 +305,9 @@ func peakItems(a *model.Arch, r *Resolved, st model.Sharding) []budget.Item {
 		items = append(items, budget.Item{Name: "sampler_logits", Term: budget.TermSampler,
 			Bytes: budget.SatSub(sampler, forward)})
 	}
+	if a.EncoderDecoder() {
+		items = append(items, encDecPeakItems(a, r, st, forward)...)
+	}
 	if !r.Graphs.None() {
 		items = append(items, budget.Item{Name: "cuda_graph_pool", Term: budget.TermGraphPool, Bytes: graphBytes(r, st, perToken)})
 	}

@@ -29,6 +29,9 @@ const (
 // (resolveConvertedDecoder). It runs once the lengths are resolved: the
 // pooling runner's batch may follow from max_model_len.
 func (r *Resolved) resolveRunner(a *model.Arch, def func(string, string)) error {
+	if a.EncoderDecoder() {
+		return r.resolveEncoderDecoder(a, def)
+	}
 	encoder := a.Encoder != nil
 	if r.Runner != "" && r.Runner != "auto" && r.Profile.Release.Less(Version{0, 10, 0}) {
 		// --runner came with PR #21470 (2025-07-27; flagtable.go).
@@ -252,8 +255,13 @@ func (r *Resolved) resolveEncoderOnly(a *model.Arch, def func(string, string)) e
 	case lenDefaulted:
 		why, _ := r.Sources.Get("max-model-len")
 		def("max-model-len", why+"; vLLM also caps it by tokenizer_config.json's model_max_length and sentence_bert_config.json's max_seq_length, which membudget does not read: pass --max-model-len where they are shorter")
+	case r.MaxModelLen > limit && servedRotary(a):
+		// Nomic BERT's cos/sin cache holds max_model_len rows
+		// (vllm/model_executor/models/config.py:728-731): past the derived
+		// length, which resolveLengths refuses without
+		// --allow-long-max-model-len, nothing indexes beyond it.
 	case r.MaxModelLen > limit:
-		if a.Encoder.Layout == model.LayoutModernBert {
+		if a.Encoder.RotaryPositions() {
 			// config/model.py _get_and_verify_max_len: longer than the
 			// derived length is refused (unless VLLM_ALLOW_LONG_MAX_MODEL_LEN).
 			return settingErr("max-model-len", r.MaxModelLen, "above the %d tokens vLLM derives from the config (%s); past them positions index beyond the rotary cos/sin caches of that many rows, even where VLLM_ALLOW_LONG_MAX_MODEL_LEN lets vLLM start", limit, positionLimitWhy(a))
@@ -264,13 +272,29 @@ func (r *Resolved) resolveEncoderOnly(a *model.Arch, def func(string, string)) e
 		return err
 	}
 	r.asyncOffByDefault(a)
+	if servedRotary(a) {
+		for i := range r.Stages {
+			r.Stages[i].RotaryRows = r.MaxModelLen
+		}
+	}
 	return nil
+}
+
+// servedRotary says a rotary table of the model holds the served
+// max_model_len's rows ([model.RotaryTable].Served: Nomic BERT's).
+func servedRotary(a *model.Arch) bool {
+	for _, t := range a.Rotary {
+		if t.Served {
+			return true
+		}
+	}
+	return false
 }
 
 // positionLimitWhy says where an encoder's longest length comes from.
 func positionLimitWhy(a *model.Arch) string {
 	why := "the learned position table: max_position_embeddings " + strconv.FormatUint(a.MaxPosition, 10)
-	if a.Encoder.Layout == model.LayoutModernBert {
+	if a.Encoder.RotaryPositions() {
 		// Rotary positions: no table to index past, but vLLM derives
 		// max_model_len from max_position_embeddings (config/model.py
 		// _get_and_verify_max_len), the rows of the cos/sin caches.
@@ -305,7 +329,14 @@ func encoderBytesPerToken(a *model.Arch, tp, dtypeBytes uint64) uint64 {
 	tp = max(tp, 1)
 	attn := 4 * budget.CeilDiv(a.Heads, tp) * a.HeadDim
 	mlp := 2 * budget.CeilDiv(a.Intermediate, tp)
-	if a.Encoder != nil && a.Encoder.GatedMLP {
+	switch e := a.Encoder; {
+	case e != nil && e.GatedMLP && e.Layout == model.LayoutBertWithRope:
+		// bert_with_rope.py BertWithRopeGatedMLP: the divided
+		// gate_up_proj's 2 x intermediate / tp output and act_and_mul's
+		// intermediate / tp result beside it.
+		inter := budget.CeilDiv(a.Intermediate, tp)
+		mlp = budget.SatAdd(budget.SatMul(2, inter), inter)
+	case e != nil && e.GatedMLP:
 		// ModernBERT's GeGLU: Wi's whole 2 x intermediate output (a plain
 		// nn.Linear) and act(input) * gate beside it, one fused result
 		// under torch.compile (modernbert.py ModernBertMLP).
@@ -437,7 +468,7 @@ func (sz *Sizing) poolingQueryLines() []string {
 // position table, or ModernBERT's max_position_embeddings, which vLLM
 // derives max_model_len from for its rotary positions.
 func positionsNoun(a *model.Arch) string {
-	if a.Encoder.Layout == model.LayoutModernBert {
+	if a.Encoder.RotaryPositions() {
 		return "max_position_embeddings (rotary positions)"
 	}
 	return "the position table"

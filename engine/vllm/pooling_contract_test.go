@@ -11,8 +11,9 @@ import (
 )
 
 // TestContractOnPoolingServes runs the engine contract over encoder-only
-// models under vLLM's pooling runner: the shipped BAAI/bge-base-en-v1.5
-// and BGE-M3's numbers (XLM-RoBERTa, 8194 positions), on several classes
+// models under vLLM's pooling runner: the shipped BAAI/bge-base-en-v1.5,
+// BGE-M3's numbers (XLM-RoBERTa, 8194 positions), nomic-embed-text-v1.5's
+// and gte-base-en-v1.5's, on several classes
 // and flag sets, each of which must size (plan equals ledger, monotone,
 // the launch line read back sizes the same serve).
 func TestContractOnPoolingServes(t *testing.T) {
@@ -28,6 +29,23 @@ func TestContractOnPoolingServes(t *testing.T) {
 		enginetest.Shipped(t)["BAAI__bge-base-en-v1.5"],
 		{Name: "BAAI/bge-m3", Model: &hub.Model{Spec: "BAAI/bge-m3", Config: bgeM3, Path: "bge-m3/config.json",
 			Source: hub.Source{Kind: hub.SourcePath, Description: "test"}}, Arch: a, NoCheckpoint: "test"},
+	}
+	// The bert_with_rope.py models: Nomic BERT, whose cos/sin cache
+	// follows the served max_model_len, and mGTE with an NTK rope.
+	for _, c := range []struct{ name, config string }{
+		{"nomic-ai/nomic-embed-text-v1.5", `{"model_type":"nomic_bert","architectures":["NomicBertModel"],"activation_function":"swiglu",` +
+			`"n_embd":768,"n_layer":12,"n_head":12,"n_inner":3072,"n_positions":8192,"vocab_size":30528,"type_vocab_size":2,` +
+			`"qkv_proj_bias":false,"mlp_fc1_bias":false,"mlp_fc2_bias":false,"rotary_emb_base":1000,"rotary_emb_fraction":1.0,"torch_dtype":"float32"}`},
+		{"Alibaba-NLP/gte-base-en-v1.5", `{"model_type":"new","architectures":["GteNewModel"],"hidden_act":"gelu","hidden_size":768,` +
+			`"num_hidden_layers":12,"num_attention_heads":12,"intermediate_size":3072,"max_position_embeddings":8192,"vocab_size":30528,` +
+			`"type_vocab_size":0,"rope_theta":500000,"rope_scaling":{"type":"ntk","factor":2.0},"torch_dtype":"float32"}`},
+	} {
+		arch, err := model.ParseConfig(c.name+"/config.json", []byte(c.config))
+		if err != nil {
+			t.Fatal(err)
+		}
+		models = append(models, &hub.Loaded{Name: c.name, Model: &hub.Model{Spec: c.name, Config: []byte(c.config), Path: c.name + "/config.json",
+			Source: hub.Source{Kind: hub.SourcePath, Description: "test"}}, Arch: arch, NoCheckpoint: "test"})
 	}
 	flags := [][]string{
 		nil,

@@ -132,6 +132,11 @@ type Resolved struct {
 	// on the class's interconnect (see [Resolved.resolveCollectives]).
 	Collectives Collectives
 
+	// EncoderTokens is an encoder-decoder model's max_source_positions:
+	// the encoder tokens a request cross-attends to (encdec.go); 0 for
+	// any other model.
+	EncoderTokens uint64
+
 	// Sources says where each defaulted setting came from, by flag name.
 	Sources Sources
 }

@@ -123,10 +123,14 @@ func (s section) Fields(fp budget.Footprint) []engine.Field {
 		return s.sz.poolingFields()
 	}
 	c := s.sz.capacity
-	return append([]engine.Field{{Key: "kv_capacity", Value: capacityJSON{AvailableBytes: c.AvailableBytes, BlockBytes: c.BlockBytes, Blocks: c.Blocks, Tokens: c.Tokens,
+	fields := append([]engine.Field{{Key: "kv_capacity", Value: capacityJSON{AvailableBytes: c.AvailableBytes, BlockBytes: c.BlockBytes, Blocks: c.Blocks, Tokens: c.Tokens,
 		LoggedTokens: c.LoggedTokens, PagesPerSeq: c.PagesPerSeq, MaxConcurrency: c.Concurrency, NeededBytes: c.NeededBytes,
 		Starts: c.Starts, EstimatedMaxModelLen: c.EstimatedMaxModelLen, StateBlocks: c.StateBlocks, SeqsOverStateBlocks: c.SeqsOverStateBlocks,
 		Groups: s.sz.groups()}}}, s.sz.preallocatedField(fp)...)
+	if s.sz.Model.Arch.EncoderDecoder() {
+		fields = append(fields, s.sz.encDecFields()...)
+	}
+	return fields
 }
 
 // WriteBefore writes, under tensor parallelism, what the interconnect
@@ -169,6 +173,9 @@ func (s section) WriteAfter(w io.Writer, fp budget.Footprint) {
 			}
 		}
 		fmt.Fprintln(w)
+	}
+	if s.sz.Model.Arch.EncoderDecoder() {
+		s.sz.writeEncoderDecoder(w)
 	}
 	fmt.Fprintf(w, "  vLLM logs: GPU KV cache size: %d tokens; maximum concurrency for %d tokens per request: %.2fx\n",
 		c.LoggedTokens, r.MaxModelLen, c.Concurrency)

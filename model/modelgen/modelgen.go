@@ -127,6 +127,7 @@ var architectures = map[string]string{
 	"qwen3_vl_moe": "Qwen3VLMoeForConditionalGeneration", "qwen3_vl_moe_text": "Qwen3VLMoeForConditionalGeneration",
 	// The encoders' embedding models; drawEncoder names one of its heads.
 	"bert": "BertModel", "roberta": "RobertaModel", "xlm-roberta": "XLMRobertaModel", "modernbert": "ModernBertModel",
+	"nomic_bert": "NomicBertModel", "new": "GteNewModel", "gte": "GteModel", "whisper": "WhisperForConditionalGeneration",
 	// The Mamba hybrids and state-space families of issue 23.
 	"granitemoehybrid": "GraniteMoeHybridForCausalLM", "falcon_h1": "FalconH1ForCausalLM", "jamba": "JambaForCausalLM", "mamba": "MambaForCausalLM", "mamba2": "Mamba2ForCausalLM", "falcon_mamba": "FalconMambaForCausalLM",
 }
@@ -149,7 +150,7 @@ var families = []family{
 	miniCPM3, stableLMEpoch,
 	gemma2, gemma3Text, gemma4Text, mixtral, qwen3MoE, qwen2MoE, deepseek, glm4MoE, glm4MoELite, olmoe, graniteMoE, ernie45MoE, phiMoE, deepseekV1, graniteMoEShared, minimaxM2, dbrx, hunyuanMoE,
 	gptOss, llama4Text, qwen3Next, qwen35Text, nemotronH, wrappers, qwen3VLMoE, llava, qwen2VL, internVL, encoders, llavaOnevision, paliGemma, idefics3, llavaNextVideo,
-	graniteMoEHybrid, falconH1, jamba, mamba, mamba2,
+	graniteMoEHybrid, falconH1, jamba, mamba, mamba2, whisper,
 }
 
 // Config draws a valid config.json of any model_type the package draws:
