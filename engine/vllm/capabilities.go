@@ -23,6 +23,7 @@ type planSearch struct {
 	allowLong bool
 	pinKV     bool
 	lora      LoRA
+	spec      string
 }
 
 // NewPlan registers --vllm-version, --allow-long-max-model-len and
@@ -33,6 +34,7 @@ func (Engine) NewPlan(fs *flag.FlagSet) engine.PlanSearch {
 	fs.BoolVar(&p.allowLong, "allow-long-max-model-len", false, "accept a --length above the model's maximum, as vLLM's VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 does (the commands then set it)")
 	fs.BoolVar(&p.pinKV, "pin-kv-cache", false, "print each command with --kv-cache-memory-bytes: the KV cache membudget sizes less the --margin share of the budget (default: size it by the util, so vLLM's profiling stays in charge)")
 	registerLoRA(fs, &p.lora)
+	registerSpec(fs, &p.spec, func(...string) bool { return true })
 	return p
 }
 
@@ -71,7 +73,7 @@ func (p *planSearch) Search(m *hub.Loaded, need engine.Need, sp engine.PlanSpace
 		return engine.PlanResult{}, err
 	}
 	rows, err := Deployments(m.Arch, m.Name, Need{Length: need.Length, Concurrency: need.Concurrency},
-		Space{Plan: sp, Profile: profile, Revision: m.Revision(), AllowLongMaxModelLen: p.allowLong, PinKVCache: p.pinKV, LoRA: p.lora}, progress)
+		Space{Plan: sp, Profile: profile, Revision: m.Revision(), AllowLongMaxModelLen: p.allowLong, PinKVCache: p.pinKV, LoRA: p.lora, SpeculativeConfig: p.spec}, progress)
 	if se := (*engine.SettingError)(nil); errors.As(err, &se) && se.Flag == "max-model-len" {
 		return engine.PlanResult{}, fmt.Errorf("--length %d: %s", need.Length, se.Reason)
 	}
@@ -83,6 +85,9 @@ func (p *planSearch) Search(m *hub.Loaded, need engine.Need, sp engine.PlanSpace
 			len(sp.Classes), sp.Bounds(), profile.DefaultUtil)}
 	if p.lora.Enable {
 		out.Notes = append(out.Notes, "each deployment keeps the LoRA given (--enable-lora and its flags): its slots are charged on every GPU")
+	}
+	if p.spec != "" {
+		out.Notes = append(out.Notes, "each deployment keeps the --speculative-config given: its rejection sampler and graph sizes are charged")
 	}
 	if p.pinKV {
 		out.Notes = append(out.Notes, fmt.Sprintf("each command pins the KV cache with --kv-cache-memory-bytes: the cache the util sizes less %v %% of the budget, in whole blocks, as a safety margin; vLLM then no longer sizes it by profiling, so memory membudget misses beyond that margin runs the device out of memory", sp.MarginPercent))

@@ -192,6 +192,7 @@ func (f *flagServe) registerModelled(fs *flag.FlagSet, given map[string]bool) {
 	if on(loraFlags...) {
 		registerLoRA(fs, &f.s.LoRA)
 	}
+	registerSpec(fs, &f.s.SpeculativeConfig, on)
 	if on("runner") {
 		fs.StringVar(&f.s.Runner, "runner", "auto", "vLLM's --runner: auto, generate or pooling (auto: pooling for an encoder-only model such as BERT, RoBERTa, XLM-RoBERTa)")
 	} else {

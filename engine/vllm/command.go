@@ -146,6 +146,7 @@ func Command(model string, r Resolved) string {
 		float("cpu-offload-gb", r.CPUOffloadGiB)
 	}
 	writeLoRAFlags(&b, r.LoRA)
+	writeSpecFlags(&b, r.SpeculativeConfig)
 	if r.SwapSpaceGiB != nil {
 		float("swap-space", *r.SwapSpaceGiB)
 	}

@@ -30,6 +30,8 @@ func TestContractOnShippedModels(t *testing.T) {
 		{"--vllm-version", "0.29.0", "--tensor-parallel-size", "2"},
 		// LoRA: sized for the dense decoders, refused by name otherwise.
 		{"--enable-lora", "--max-loras", "2", "--max-lora-rank", "32", "--max-cpu-loras", "4"},
+		// Speculative decoding: ngram sized, on any model that generates.
+		{"--speculative-config", `{"method": "ngram", "num_speculative_tokens": 3}`},
 	}
 	models := enginetest.Shipped(t)
 	names := slices.Sorted(func(yield func(string) bool) {
@@ -111,6 +113,32 @@ func TestContractWithLoRA(t *testing.T) {
 		{"--enable-lora", "--max-lora-rank", "16", "--pipeline-parallel-size", "2", "--max-model-len", "8192"},
 	}
 	for _, name := range []string{"meta-llama__Llama-3.1-8B-Instruct", "Qwen__Qwen2.5-7B-Instruct", "Qwen__Qwen3-8B", "google__gemma-2-9b-it"} {
+		for _, args := range flags {
+			if enginetest.Check(t, vllm.Engine{}, enginetest.Case{Model: models[name], Class: c, Args: args}) == nil {
+				t.Errorf("%s %v: not sized", name, args)
+			}
+		}
+	}
+}
+
+// TestContractWithSpeculativeDecoding runs the contract over ngram and
+// suffix serves: each must size, and its printed line, which carries the
+// JSON as given, must read back to the same plan; a method membudget does
+// not size is refused by name.
+func TestContractWithSpeculativeDecoding(t *testing.T) {
+	t.Parallel()
+	models := enginetest.Shipped(t)
+	c, err := membudget.Kernels().Load("h100-sxm-80g")
+	if err != nil {
+		t.Fatal(err)
+	}
+	flags := [][]string{
+		{"--speculative-config", `{"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 4}`},
+		{"-sc", `{"model": "[ngram]", "num_speculative_tokens": 5}`, "--max-num-seqs", "8"},
+		{"--speculative-config={\"method\": \"suffix\"}", "--tensor-parallel-size", "2"},
+		{"--speculative-config", `{"method": "ngram", "num_speculative_tokens": 2}`, "--vllm-version", "0.21.0", "--pipeline-parallel-size", "2"},
+	}
+	for _, name := range []string{"meta-llama__Llama-3.1-8B-Instruct", "Qwen__Qwen3-8B", "google__gemma-2-9b-it", "Qwen__Qwen3-30B-A3B"} {
 		for _, args := range flags {
 			if enginetest.Check(t, vllm.Engine{}, enginetest.Case{Model: models[name], Class: c, Args: args}) == nil {
 				t.Errorf("%s %v: not sized", name, args)

@@ -36,6 +36,9 @@ type Space struct {
 	// LoRA is the serve's LoRA (see [LoRA]), kept on every deployment: the
 	// search varies the rest. Its zero value is a serve without LoRA.
 	LoRA LoRA
+	// SpeculativeConfig is the serve's --speculative-config, kept on every
+	// deployment like LoRA; "" for none.
+	SpeculativeConfig string
 }
 
 // Deployment is one serve of the plan that holds the need, with its
@@ -103,12 +106,12 @@ func Deployments(a *model.Arch, name string, need Need, sp Space, progress func(
 	// error, not a search that finds nothing. The first class that takes
 	// the model's default serve (a T4 refuses bfloat16) says which.
 	for _, c := range sp.Plan.Classes {
-		_, _, err := compiler.Compile(Serve{MaxModelLen: need.Length, AllowLongMaxModelLen: sp.AllowLongMaxModelLen, LoRA: sp.LoRA}, c, sp.Profile)
+		_, _, err := compiler.Compile(Serve{MaxModelLen: need.Length, AllowLongMaxModelLen: sp.AllowLongMaxModelLen, LoRA: sp.LoRA, SpeculativeConfig: sp.SpeculativeConfig}, c, sp.Profile)
 		var se *engine.SettingError
 		if errors.As(err, &se) && se.Flag == "max-model-len" {
 			return nil, fmt.Errorf("length %d: %w", need.Length, se)
 		}
-		if errors.As(err, &se) && loraRefusal(se) {
+		if errors.As(err, &se) && (loraRefusal(se) || se.Flag == "speculative-config") {
 			return nil, err // the LoRA kept fixed is refused on every layout
 		}
 		if err == nil {
@@ -191,7 +194,7 @@ func (e *Search) deploy(name string, sp *Space, need Need, l engine.Layout, perE
 		// Compiled with one engine: the dp engines each run this serve.
 		s := Serve{GPUMemoryUtilization: u, MaxModelLen: need.Length, TensorParallelSize: l.TP,
 			PipelineParallelSize: l.PP, DataParallelSize: 1, Quantization: quant, KVCacheDtype: kv,
-			Revision: sp.Revision, AllowLongMaxModelLen: sp.AllowLongMaxModelLen, LoRA: sp.LoRA}
+			Revision: sp.Revision, AllowLongMaxModelLen: sp.AllowLongMaxModelLen, LoRA: sp.LoRA, SpeculativeConfig: sp.SpeculativeConfig}
 		r, plan, err := e.compile(s)
 		if err != nil {
 			return Deployment{}, false // a layout or dtype vLLM refuses for this model or device

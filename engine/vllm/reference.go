@@ -157,7 +157,7 @@ func weightItems(a *model.Arch, st model.Sharding) []budget.Item {
 // hostBytes is what the serve keeps in host memory per GPU: the CPU swap
 // space (int(swap_space x GiB)) and the offloaded weights.
 func (r *Resolved) hostBytes() uint64 {
-	return budget.SatAdd(budget.SatAdd(uint64(r.SwapGiB*(1<<30)), uint64(r.CPUOffloadGiB*(1<<30))), r.LoRAHostBytes)
+	return budget.SatAdd(budget.SatAdd(uint64(r.SwapGiB*(1<<30)), uint64(r.CPUOffloadGiB*(1<<30))), budget.SatAdd(r.LoRAHostBytes, r.Spec.HostBytes))
 }
 
 // offload moves --cpu-offload-gb of each stage's decoder-layer weights to

@@ -106,6 +106,10 @@ type Resolved struct {
 	// memory at most (see loraHostBytes).
 	LoRAHostBytes uint64
 
+	// Spec is the serve's speculative decoding as resolved (see
+	// [Resolved.resolveSpec]); its zero value is none.
+	Spec Speculative
+
 	// CaptureCeiling is the largest CUDA-graph capture size vLLM takes by
 	// default on the device: 512, or 1024 on data-centre Blackwell under
 	// [Profile.BlackwellCapture1024]; 0 reads as 512.
@@ -132,10 +136,16 @@ func Resolve(s Serve, a *model.Arch, c budget.Class, p Profile) (Resolved, error
 	if err := r.resolveParallel(a, def); err != nil {
 		return Resolved{}, err
 	}
+	if err := r.resolveSpec(a, c, def); err != nil {
+		return Resolved{}, err
+	}
 	if err := r.resolveLengths(a, c, def); err != nil {
 		return Resolved{}, err
 	}
 	if err := r.resolveRunner(a, def); err != nil {
+		return Resolved{}, err
+	}
+	if err := r.finishSpec(a); err != nil {
 		return Resolved{}, err
 	}
 	if err := r.resolveDtypes(a, c, def); err != nil {

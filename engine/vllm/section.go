@@ -35,6 +35,7 @@ type serveJSON struct {
 	CPUOffloadGiB        float64   `json:"cpu_offload_gib"`
 	SwapSpaceGiB         float64   `json:"swap_space_gib"`
 	LoRA                 *loraJSON `json:"lora,omitempty"`
+	Speculative          *specJSON `json:"speculative,omitempty"`
 	// Defaults is the serve's [Sources] as an object by flag.
 	Defaults map[string]string `json:"defaults"`
 	Ignored  []string          `json:"ignored,omitempty"`
@@ -83,13 +84,13 @@ func (s section) Serve() any {
 		BlockSize: r.BlockSize, KVCacheDtype: r.KVCacheDtype, TensorParallelSize: r.TensorParallelSize,
 		PipelineParallelSize: r.PipelineParallelSize, DataParallelSize: r.DataParallelSize, EnableExpertParallel: r.EnableExpertParallel,
 		Dtype: r.Dtype, Quantization: r.Quant.Method, EnforceEager: r.EnforceEager, AsyncScheduling: r.Async, Runner: s.sz.runnerJSON(),
-		CPUOffloadGiB: r.CPUOffloadGiB, SwapSpaceGiB: r.SwapGiB, LoRA: s.sz.loraJSON(), Defaults: r.Sources.Map(), Ignored: s.sz.pasted.AllIgnored(), RequiresPlugin: r.pluginName(),
+		CPUOffloadGiB: r.CPUOffloadGiB, SwapSpaceGiB: r.SwapGiB, LoRA: s.sz.loraJSON(), Speculative: s.sz.specJSON(), Defaults: r.Sources.Map(), Ignored: s.sz.pasted.AllIgnored(), RequiresPlugin: r.pluginName(),
 		Command: s.sz.Command(),
 	}
 }
 
 func (s section) Settings() []string {
-	return append(s.sz.pasted.Settings(s.sz.Serve.Sources.Map()), s.sz.loraSettings()...)
+	return append(append(s.sz.pasted.Settings(s.sz.Serve.Sources.Map()), s.sz.loraSettings()...), s.sz.specSettings()...)
 }
 
 func (s section) GPUs() uint64 { return s.sz.gpus() }
@@ -197,6 +198,7 @@ func (s section) Lines(fp budget.Footprint) []engine.FootprintLine {
 		}
 	}
 	out = s.sz.splitLoRA(out, fp)
+	out = s.sz.splitSpec(out, fp)
 	for t := range budget.NumTerms {
 		if beside.Has(t) {
 			out = append(out, engine.FootprintLine{Label: termLabels[t], Bytes: fp.Terms[t], Beside: true})

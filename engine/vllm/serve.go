@@ -81,6 +81,10 @@ type Serve struct {
 	// LoRA is --enable-lora and the flags that size its adapter slots
 	// (see lora.go); its zero value is a serve without LoRA.
 	LoRA LoRA
+	// SpeculativeConfig is --speculative-config (-sc), the JSON object as
+	// given (see specdecode.go); "" is a serve without speculative
+	// decoding.
+	SpeculativeConfig string
 }
 
 // settingErr returns the *engine.SettingError of flag at value.
