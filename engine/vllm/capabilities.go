@@ -233,6 +233,7 @@ func (Engine) Explain(src *explain.Source, m explain.Model, c explain.ClassChoic
 	if !f.given["enable-lora"] {
 		serve.dropUnsizedLoRA(m.Arch, version.Profile)
 	}
+	serve.dropUnsizedSpec(m.Arch, c.Class, version.Profile)
 	return explainLog(explainInput{Source: src, Model: m, Class: c, Version: version, Serve: serve})
 }
 

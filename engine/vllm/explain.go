@@ -137,6 +137,9 @@ func buildServe(l *logs.Log, flags Serve, given map[string]bool) (loggedServe, e
 		}
 	}
 	for _, u := range unmodelled {
+		if u.key == "speculative_config" && ls.readLoggedSpec(l, given) {
+			continue
+		}
 		if st, ok := l.Setting(u.key); ok && st.Literal != logs.LiteralNone && !(st.Literal == logs.LiteralBool && st.Value == "False") {
 			ls.Warnings = append(ls.Warnings, fmt.Sprintf("the log's %s (line %d) uses %s, which membudget does not model: its predictions leave that memory out", st.LoggedKey, st.Line, u.what))
 		}

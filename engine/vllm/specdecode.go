@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,6 +14,8 @@ import (
 	"membudget/engine"
 	"membudget/internal/shell"
 	"membudget/model"
+	"membudget/model/explain"
+	"membudget/model/logs"
 )
 
 // This file sizes --speculative-config (-sc) for the proposers that hold
@@ -265,6 +268,20 @@ func (r *Resolved) resolveSpec(a *model.Arch, c budget.Class, def func(string, s
 	}
 	if p.Era == V0 || p.Release.Less(specSince) {
 		return settingErr("speculative-config", method, "speculative decoding (the rejection sampler's profile run, the graph sizes at multiples of k+1): not modelled for %s (membudget sizes ngram and suffix from vLLM %s, whose spec-decode rules it has read); membudget refuses it rather than size a serve vLLM would contradict", p.Describes, specSince)
+	}
+	if state, _ := stateLayers(a); state > 0 {
+		return settingErr("speculative-config", method, "speculative decoding on %s, a model with state layers: vLLM keeps num_speculative_tokens more state blocks a sequence (MambaSpec.num_speculative_blocks, vllm/v1/kv_cache_interface.py:755-777): not modelled; membudget refuses it rather than size a serve vLLM would contradict", a.Source)
+	}
+	if si := c.Device.Silicon; !r.EnforceEager && si.Vendor == budget.NVIDIA && (si.Major == 10 && !a.MLA || si.Major == 12 && a.MLA) {
+		// vLLM captures FULL decode graphs at multiples of k+1 only where
+		// every attention backend takes a uniform batch of k+1 tokens a
+		// request; else it falls back to PIECEWISE graphs at the sizes
+		// unrounded (vllm/config/compilation.py:1440-1458). FlashInfer,
+		// the first backend on SM10x (vllm/platforms/cuda.py:144-155),
+		// takes them only where TRT-LLM attention serves the heads
+		// (flashinfer.py:960-1006); Triton MLA, the first MLA backend on
+		// SM12x (cuda.py:130-134), never (triton_mla.py:51-52).
+		return settingErr("speculative-config", method, "speculative decoding's CUDA graphs on %s (compute capability %s): vLLM's default attention backend there decides whether it captures FULL decode graphs at multiples of k+1 or PIECEWISE graphs alone, which membudget does not model; pass --enforce-eager to size the serve without graphs", c.Device.Name, si)
 	}
 	s := Speculative{Method: method, Tokens: sc.tokens}
 	switch method {
@@ -576,4 +593,114 @@ func (sz *Sizing) specSettings() []string {
 		out = append(out, "suffix decoding: its trees grow in host memory with the responses cached (suffix_decoding_max_cached_requests), not sized")
 	}
 	return out
+}
+
+// readLoggedSpec reads a log's speculative_config, which vLLM prints as a
+// Python dict ("non-default args: {..., 'speculative_config': {'method':
+// 'ngram', 'num_speculative_tokens': 3}}"), into the serve when it is an
+// object membudget sizes and --speculative-config was not given; it
+// reports whether it did, so that the setting is no longer a warning of
+// memory left out.
+func (ls *loggedServe) readLoggedSpec(l *logs.Log, given map[string]bool) bool {
+	if flagAliases.Given(given, "speculative-config") || given["sc"] {
+		return true // the flag's config is sized instead
+	}
+	// The arguments' dict has every key given; the engine config's
+	// SpeculativeConfig repr only the method, the draft and k
+	// (vllm/config/speculative.py:1505-1519): the dict first.
+	var st logs.Setting
+	var v string
+	for _, s := range l.Settings {
+		if s.Key != "speculative_config" || s.Literal == logs.LiteralNone {
+			continue
+		}
+		if j, ok := pyDictJSON(s.Value); ok {
+			st, v = s, j
+			break
+		}
+		if j, ok := specReprJSON(s.Value); ok && v == "" {
+			st, v = s, j
+		}
+	}
+	if v == "" {
+		return false
+	}
+	sc, err := parseSpecConfig(v)
+	if err != nil || specRefusal(v) != "" || !slices.Contains(specMethods, specMethod(sc)) {
+		return false
+	}
+	ls.Serve.SpeculativeConfig = v
+	ls.From["speculative-config"] = explain.SettingFrom{Source: explain.FromLogged, Value: v, Key: st.LoggedKey, Detail: string(st.Source), Line: st.Line}
+	return true
+}
+
+// dropUnsizedSpec leaves out of the serve a logged speculative config
+// that membudget does not size for a under p on c (an older release, a
+// model with state layers, a backend whose decode graphs it does not
+// model), with a warning, as explain did before: the log is explained,
+// short of it.
+func (ls *loggedServe) dropUnsizedSpec(a *model.Arch, c budget.Class, p Profile) {
+	if _, logged := ls.From["speculative-config"]; !logged || ls.From["speculative-config"].Source != explain.FromLogged || a == nil {
+		return
+	}
+	r := Resolved{Serve: ls.Serve, Profile: p}
+	err := r.resolveSpec(a, c, func(string, string) {})
+	if err == nil {
+		return
+	}
+	ls.Serve.SpeculativeConfig = ""
+	delete(ls.From, "speculative-config")
+	ls.Warnings = append(ls.Warnings, fmt.Sprintf("the log's speculative_config is not sized here (%v): its predictions leave that memory out", err))
+}
+
+// specRepr is SpeculativeConfig's repr in the engine config line:
+// SpeculativeConfig(method='ngram', model=None, num_spec_tokens=3).
+var specRepr = regexp.MustCompile(`^SpeculativeConfig\(method='([a-z0-9_]+)', model=(?:None|'[^']*'), num_spec_tokens=([0-9]+)\)$`)
+
+// specReprJSON is the JSON of the config a SpeculativeConfig repr states,
+// for the methods whose repr names no draft; false for any other.
+func specReprJSON(v string) (string, bool) {
+	m := specRepr.FindStringSubmatch(strings.TrimSpace(v))
+	if m == nil || !slices.Contains(specMethods, m[1]) {
+		return "", false
+	}
+	return `{"method": "` + m[1] + `", "num_speculative_tokens": ` + m[2] + `}`, true
+}
+
+// pyDictJSON turns a Python dict literal of strings, numbers, booleans
+// and None, as vLLM logs a config, into JSON; false when it holds
+// anything else (an escape, a nested quote).
+func pyDictJSON(v string) (string, bool) {
+	v = strings.TrimSpace(v)
+	if !strings.HasPrefix(v, "{") || strings.ContainsAny(v, "\\\"") {
+		return "", false
+	}
+	var b strings.Builder
+	for i := 0; i < len(v); {
+		switch c := v[i]; {
+		case c == '\'':
+			end := strings.IndexByte(v[i+1:], '\'')
+			if end < 0 {
+				return "", false
+			}
+			b.WriteByte('"')
+			b.WriteString(v[i+1 : i+1+end])
+			b.WriteByte('"')
+			i += end + 2
+		case strings.HasPrefix(v[i:], "True"):
+			b.WriteString("true")
+			i += 4
+		case strings.HasPrefix(v[i:], "False"):
+			b.WriteString("false")
+			i += 5
+		case strings.HasPrefix(v[i:], "None"):
+			b.WriteString("null")
+			i += 4
+		default:
+			b.WriteByte(c)
+			i++
+		}
+	}
+	out := b.String()
+	return out, json.Valid([]byte(out))
 }

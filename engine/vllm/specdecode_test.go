@@ -86,6 +86,10 @@ func TestResolveSpec(t *testing.T) {
 		// rounding (compilation.py:1553-1560).
 		{"k above every graph size", "meta-llama__Llama-3.1-8B-Instruct", "main", Serve{SpeculativeConfig: `{"method": "ngram", "num_speculative_tokens": 600}`}, false,
 			"speculative-config", "No valid cudagraph sizes"},
+		{"a hybrid model", "Qwen__Qwen3-Next-80B-A3B-Thinking", "main", Serve{SpeculativeConfig: ngram3}, false,
+			"speculative-config", "num_speculative_blocks"},
+		{"a dense model on Blackwell", "meta-llama__Llama-3.1-8B-Instruct", "main", Serve{SpeculativeConfig: ngram3}, false,
+			"speculative-config", "compute capability 10.0"},
 		{"a pooling runner", "meta-llama__Llama-3.1-8B-Instruct", "main", Serve{SpeculativeConfig: ngram3, Runner: "pooling", PoolerConfig: `{"seq_pooling_type": "LAST"}`}, false,
 			"speculative-config", "generating model"},
 	}
@@ -94,6 +98,9 @@ func TestResolveSpec(t *testing.T) {
 			c := bigClass
 			if tc.unified {
 				c = testClass(true)
+			}
+			if strings.Contains(tc.name, "Blackwell") {
+				c.Device.Silicon.Major = 10
 			}
 			_, err := Resolve(tc.s, models[tc.model], c, mustProfile(tc.release))
 			var se *engine.SettingError
@@ -105,6 +112,22 @@ func TestResolveSpec(t *testing.T) {
 			}
 		})
 	}
+	t.Run("an MLA model on Blackwell", func(t *testing.T) {
+		// FlashInfer-MLA, the first MLA backend on SM10x, takes a uniform
+		// batch (flashinfer_mla.py:116): sized.
+		c := bigClass
+		c.Device.Silicon.Major = 10
+		if _, err := Resolve(Serve{SpeculativeConfig: ngram3, MaxModelLen: 8192}, models["deepseek-ai__DeepSeek-V3"], c, current); err != nil {
+			t.Errorf("got %v, want it sized", err)
+		}
+	})
+	t.Run("a dense model on Blackwell, eager", func(t *testing.T) {
+		c := bigClass
+		c.Device.Silicon.Major = 10
+		if _, err := Resolve(Serve{SpeculativeConfig: ngram3, EnforceEager: true}, llama, c, current); err != nil {
+			t.Errorf("got %v, want it sized: without graphs the backend's decode graphs do not matter", err)
+		}
+	})
 	t.Run("k above every graph size, eager", func(t *testing.T) {
 		s := Serve{SpeculativeConfig: `{"method": "ngram", "num_speculative_tokens": 600}`, EnforceEager: true}
 		if _, err := Resolve(s, llama, bigClass, current); err != nil {
@@ -413,5 +436,72 @@ func TestWriteSpecFlags(t *testing.T) {
 	writeSpecFlags(&b, "")
 	if b.String() != "" {
 		t.Errorf("no config wrote %q", b.String())
+	}
+}
+
+// TestBuildServeReadsSpec: a log's ngram or suffix speculative_config, a
+// Python dict in its non-default args, fills the serve (and is no longer
+// a warning of memory left out); a method membudget does not size stays a
+// warning; a sized one the profile or model does not take is dropped with
+// a warning.
+func TestBuildServeReadsSpec(t *testing.T) {
+	models := shipped(t)
+	llama := models["meta-llama__Llama-3.1-8B-Instruct"]
+	line := func(spec string) string {
+		return "INFO non-default args: {'model': 'm', 'max_model_len': 8192, 'speculative_config': " + spec + "}\n"
+	}
+	cases := []struct {
+		name, log, release string
+		want               string
+		warned             bool
+	}{
+		{"ngram", line("{'method': 'ngram', 'num_speculative_tokens': 3, 'prompt_lookup_max': 4, 'prompt_lookup_min': None}"), "main",
+			`{"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 4, "prompt_lookup_min": null}`, false},
+		{"suffix", line("{'method': 'suffix'}"), "main", `{"method": "suffix"}`, false},
+		// The engine config's repr alone (a line of LLM(...), no args).
+		{"the engine config's repr", "INFO Initializing a V1 LLM engine (v0.19.0) with config: model='m', speculative_config=SpeculativeConfig(method='ngram', model=None, num_spec_tokens=3), tokenizer='m'\n", "main",
+			`{"method": "ngram", "num_speculative_tokens": 3}`, false},
+		{"the dict before the repr", line("{'method': 'ngram', 'num_speculative_tokens': 3, 'prompt_lookup_max': 2}") +
+			"INFO Initializing a V1 LLM engine (v0.19.0) with config: model='m', speculative_config=SpeculativeConfig(method='ngram', model=None, num_spec_tokens=3), tokenizer='m'\n", "main",
+			`{"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 2}`, false},
+		{"an EAGLE repr stays a warning", "INFO Initializing a V1 LLM engine (v0.19.0) with config: model='m', speculative_config=SpeculativeConfig(method='eagle3', model='yuhuili/EAGLE3-LLaMA3.1-Instruct-8B', num_spec_tokens=3), tokenizer='m'\n", "main", "", true},
+		{"mtp stays a warning", line("{'method': 'mtp', 'num_speculative_tokens': 1}"), "main", "", true},
+		{"an older release drops it", line("{'method': 'ngram', 'num_speculative_tokens': 3}"), "0.10.2", "", true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ls, err := buildServe(logSource(t, tc.log).Log, Serve{}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ls.dropUnsizedSpec(llama, bigClass, mustProfile(tc.release))
+			if ls.Serve.SpeculativeConfig != tc.want || (len(ls.Warnings) > 0) != tc.warned {
+				t.Errorf("config %q, warnings %q; want %q, warned %v", ls.Serve.SpeculativeConfig, ls.Warnings, tc.want, tc.warned)
+			}
+			if _, from := ls.From["speculative-config"]; from != (tc.want != "") {
+				t.Errorf("speculative-config from the log: %v, want %v", from, tc.want != "")
+			}
+		})
+	}
+}
+
+// TestPyDictJSON: the Python literals vLLM logs a config in, as JSON, and
+// what is left alone.
+func TestPyDictJSON(t *testing.T) {
+	for _, tc := range []struct {
+		in, want string
+		ok       bool
+	}{
+		{"{'a': 1, 'b': True, 'c': None, 'd': 'x y'}", `{"a": 1, "b": true, "c": null, "d": "x y"}`, true},
+		{"{'model': 'it\\'s'}", "", false},
+		{`{'model': "q"}`, "", false},
+		{"{'a': 'unterminated}", "", false},
+		{"[1, 2]", "", false},
+		{"{'a': Ellipsis}", "{\"a\": Ellipsis}", false},
+	} {
+		got, ok := pyDictJSON(tc.in)
+		if ok != tc.ok || ok && got != tc.want {
+			t.Errorf("pyDictJSON(%q) = %q, %v; want %q, %v", tc.in, got, ok, tc.want, tc.ok)
+		}
 	}
 }
