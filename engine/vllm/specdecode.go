@@ -192,7 +192,7 @@ func specMethod(sc specConfig) string {
 }
 
 // isModulePath is SpeculativeConfig._is_custom_proposer_path: a dotted
-// path of identifiers that is not a local path (speculative.py:721-731).
+// path of identifiers that is not a local path (speculative.py:720-730).
 func isModulePath(s string) bool {
 	if s == "" || strings.ContainsAny(s, "/\\") {
 		return false
@@ -437,7 +437,7 @@ func specGraphCounts(largest, q, maxSeqs uint64) (piecewise, full, top uint64) {
 // own bytes a logit) and keeps their raw logits as float32 logprobs
 // (logprobs_mode_override "raw_logits", vllm/v1/sample/sampler.py:87-93;
 // vllm/v1/sample/rejection_sampler.py:133-146; gpu_model_runner.py:
-// 6406-6451, PR #26060): reqs x vocab x (2 x dtype + 4) beyond the
+// 6407-6452, PR #26060): reqs x vocab x (2 x dtype + 4) beyond the
 // sampler's reqs x vocab x its bytes a logit, the first logits being
 // freed when the name is rebound. The later target phase (the float32
 // target logits, their clone and the probabilities) holds less. No public
