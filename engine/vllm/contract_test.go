@@ -85,6 +85,10 @@ func TestContractOnGeneratedModels(t *testing.T) {
 				args = append(args, "--fully-sharded-loras")
 			}
 		}
+		if rapid.IntRange(0, 3).Draw(t, "spec") == 0 {
+			args = append(args, "--speculative-config", `{"method": "`+rapid.SampledFrom([]string{"ngram", "suffix"}).Draw(t, "method")+
+				`", "num_speculative_tokens": `+strconv.Itoa(rapid.IntRange(1, 8).Draw(t, "k"))+`}`)
+		}
 		if enginetest.Check(t, vllm.Engine{}, enginetest.Case{Model: m, Class: c, Args: args}) != nil {
 			sized.Add(1)
 		}
