@@ -269,6 +269,14 @@ func (r *Resolved) resolveSpec(a *model.Arch, c budget.Class, def func(string, s
 	if p.Era == V0 || p.Release.Less(specSince) {
 		return settingErr("speculative-config", method, "speculative decoding (the rejection sampler's profile run, the graph sizes at multiples of k+1): not modelled for %s (membudget sizes ngram and suffix from vLLM %s, whose spec-decode rules it has read); membudget refuses it rather than size a serve vLLM would contradict", p.Describes, specSince)
 	}
+	if p.V2EveryModel {
+		// Main falls back to the V1 runner for these methods; the release
+		// that runs every model on the V2 runner (PR #53183) is sized from
+		// its release notes, not its source, which may refuse them instead
+		// ("Model Runner V2 does not yet support: ngram/ngram_gpu
+		// speculative decoding" where V2 is forced).
+		return settingErr("speculative-config", method, "speculative decoding on the V1 model runner: not modelled for %s, which runs every model on the V2 runner (PR #53183) and whose source membudget has not read; membudget refuses it rather than size a serve vLLM would contradict", p.Describes)
+	}
 	if state, _ := stateLayers(a); state > 0 {
 		return settingErr("speculative-config", method, "speculative decoding on %s, a model with state layers: vLLM keeps num_speculative_tokens more state blocks a sequence (MambaSpec.num_speculative_blocks, vllm/v1/kv_cache_interface.py:755-777): not modelled; membudget refuses it rather than size a serve vLLM would contradict", a.Source)
 	}

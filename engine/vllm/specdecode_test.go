@@ -77,6 +77,7 @@ func TestResolveSpec(t *testing.T) {
 			Serve{SpeculativeConfig: `{"method": "ngram", "num_speculative_tokens": 3, "max_model_len": 4096}`}, false, "speculative-config", `max_model_len`},
 		{"before 0.14.0", "meta-llama__Llama-3.1-8B-Instruct", "0.10.2", Serve{SpeculativeConfig: ngram3}, false, "speculative-config", "from vLLM 0.14.0"},
 		{"before the flag", "meta-llama__Llama-3.1-8B-Instruct", "0.6.6", Serve{SpeculativeConfig: ngram3}, false, "speculative-config", "vLLM 0.8.0 added it"},
+		{"the release of the V2 runner for every model", "meta-llama__Llama-3.1-8B-Instruct", "0.29.0", Serve{SpeculativeConfig: ngram3}, false, "speculative-config", "PR #53183"},
 		// vllm/config/vllm.py:1153-1173.
 		{"async scheduling asked for", "meta-llama__Llama-3.1-8B-Instruct", "main", Serve{SpeculativeConfig: ngram3, AsyncScheduling: engine.On}, false,
 			"async-scheduling", "only supported with EAGLE/MTP"},
@@ -350,7 +351,7 @@ func TestSpecHostBytes(t *testing.T) {
 func TestSpecNeverShrinksFootprint(t *testing.T) {
 	models := shipped(t)
 	names := []string{"meta-llama__Llama-3.1-8B-Instruct", "Qwen__Qwen2.5-7B-Instruct", "Qwen__Qwen3-8B", "google__gemma-2-9b-it", "Qwen__Qwen3-30B-A3B"}
-	profiles := []Profile{current, mustProfile("0.29.0"), mustProfile("0.21.0"), mustProfile("0.14.0")}
+	profiles := []Profile{current, mustProfile("0.28.0"), mustProfile("0.25.0"), mustProfile("0.21.0"), mustProfile("0.14.0")}
 	rapid.Check(t, func(t *rapid.T) {
 		a := models[rapid.SampledFrom(names).Draw(t, "model")]
 		p := rapid.SampledFrom(profiles).Draw(t, "profile")
