@@ -157,11 +157,16 @@ func (f *flagServe) Judge(args []string, i int) error {
 	name := engine.FlagName(args[i])
 	if slices.Contains(specFlags, name) {
 		// Modelled per method: a method membudget does not size is refused
-		// by name, as the flag was before (specdecode.go).
+		// by name, as the flag was before (specdecode.go); a release
+		// without the flag has not it.
+		p, fl := releaseOf(args), flagIndex()["speculative-config"]
+		asGiven, _, _ := strings.Cut(args[i], "=")
+		if !fl.in(p) {
+			return notAFlag(p, asGiven, name, fl)
+		}
 		value, _ := engine.FlagValue(args, i, true)
 		if what := specRefusal(value); what != "" {
-			asGiven, _, _ := strings.Cut(args[i], "=")
-			return refusal(releaseOf(args), asGiven, &vflag{what: what, json: true}, value)
+			return refusal(p, asGiven, &vflag{what: what, json: true}, value)
 		}
 	}
 	if registeredNames()[name] {

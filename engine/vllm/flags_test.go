@@ -131,6 +131,8 @@ func TestJudge(t *testing.T) {
 		// model without a method a draft model (vllm/config/speculative.py:
 		// 741-756).
 		{"ngram is modelled", []string{"--speculative-config", `{"method": "ngram", "num_speculative_tokens": 3}`}, ""},
+		{"before the flag", []string{"--vllm-version", "0.7.2", "--speculative-config", `{"method": "eagle3", "num_speculative_tokens": 3}`},
+			"--speculative-config is not a flag of vLLM 0.7.2 (V0 engine) (vLLM 0.8.0 added it, #14434 (2025-03-22)): its nearest is --speculative-model"},
 		{"an MTP alias", []string{"-sc", `{"method": "deepseek_mtp", "num_speculative_tokens": 1}`},
 			`-sc (method "deepseek_mtp"): ` + specUnsized["mtp"] + ": not modelled for " + main + tail},
 		{"a draft model by its model alone", []string{"--speculative-config", `{"model": "meta-llama/Llama-3.2-1B", "num_speculative_tokens": 4}`},
