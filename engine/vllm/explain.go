@@ -353,7 +353,7 @@ func settingsOf(ls loggedServe, r Resolved) []explain.Setting {
 		}
 		out = append(out, st)
 	}
-	return out
+	return append(out, specSettingOf(ls, r)...)
 }
 
 // versionChoice is the vLLM version whose rules size the log, and why.

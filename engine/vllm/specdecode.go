@@ -611,6 +611,7 @@ func (sz *Sizing) specSettings() []string {
 // memory left out.
 func (ls *loggedServe) readLoggedSpec(l *logs.Log, given map[string]bool) bool {
 	if flagAliases.Given(given, "speculative-config") || given["sc"] {
+		ls.From["speculative-config"] = explain.SettingFrom{Source: explain.FromFlag}
 		return true // the flag's config is sized instead
 	}
 	// The arguments' dict has every key given; the engine config's
@@ -638,8 +639,18 @@ func (ls *loggedServe) readLoggedSpec(l *logs.Log, given map[string]bool) bool {
 		return false
 	}
 	ls.Serve.SpeculativeConfig = v
-	ls.From["speculative-config"] = explain.SettingFrom{Source: explain.FromLogged, Value: v, Key: st.LoggedKey, Detail: string(st.Source), Line: st.Line}
+	ls.From["speculative-config"] = explain.SettingFrom{Source: explain.FromLogged, Value: st.Value, Key: st.LoggedKey, Detail: string(st.Source), Line: st.Line}
 	return true
+}
+
+// specSettingOf is the explanation's line of the serve's
+// --speculative-config, none without it.
+func specSettingOf(ls loggedServe, r Resolved) []explain.Setting {
+	if r.SpeculativeConfig == "" {
+		return nil
+	}
+	from, given := ls.From["speculative-config"]
+	return []explain.Setting{explain.SettingOf("speculative-config", r.SpeculativeConfig, from, given, explain.FromDefault, "")}
 }
 
 // dropUnsizedSpec leaves out of the serve a logged speculative config
