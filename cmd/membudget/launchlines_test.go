@@ -196,6 +196,15 @@ func TestLaunchLineForms(t *testing.T) {
 		// Before 0.17.0 LoRA is refused by name, with what it would add.
 		{"line-lora-refused", []string{"report", "--class", "h100-sxm-80g", "--vllm-version", "0.14.0",
 			"vllm", "serve", "meta-llama/Llama-2-7b-hf", "--enable-lora", "--max-loras", "4", "--max-lora-rank", "8"}, 2},
+		// ngram speculative decoding sized: the rejection sampler is a line
+		// of the footprint, the launch line carries the JSON as given, async
+		// scheduling is off; an EAGLE-3 draft is refused by name.
+		{"line-spec-ngram", []string{"report", "--class", "h100-sxm-80g",
+			"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "8192",
+			"--speculative-config", `{"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 4}`}, 0},
+		{"line-spec-eagle3-refused", []string{"report", "--class", "h100-sxm-80g",
+			"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct",
+			"--speculative-config", `{"method": "eagle3", "model": "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B", "num_speculative_tokens": 3}`}, 2},
 		{"line-not-a-flag-of-release", []string{"report", "--class", "h100-sxm-80g", "--vllm-version", "0.19.0",
 			"vllm", "serve", "Qwen/Qwen3-8B", "--disable-log-requests"}, 2},
 		// vLLM's own --attention-backend (PR #26315), not SGLang's.

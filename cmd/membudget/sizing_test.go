@@ -288,6 +288,10 @@ var planCases = []cliCase{
 	// LoRA kept fixed: every command carries it, its slots charged; on a
 	// MoE model it is refused by name before any search.
 	{"plan-lora", []string{"plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--length", "8192", "--concurrency", "64", "--classes", "l4,h100-sxm-80g", "--enable-lora", "--max-loras", "4", "--max-lora-rank", "64", "--top", "2"}, exitOK},
+	// Speculative decoding kept fixed: every command carries the JSON; a
+	// method with a draft is refused by name before any search.
+	{"plan-spec-ngram", []string{"plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--length", "8192", "--concurrency", "64", "--classes", "l4,h100-sxm-80g", "--speculative-config", `{"method": "ngram", "num_speculative_tokens": 3}`, "--top", "2"}, exitOK},
+	{"plan-spec-mtp-refused", []string{"plan", "--model", "deepseek-ai/DeepSeek-V3", "--length", "8192", "--concurrency", "8", "--classes", "h200", "--speculative-config", `{"method": "mtp", "num_speculative_tokens": 1}`}, exitBadArgs},
 	{"plan-lora-moe-refused", []string{"plan", "--model", "Qwen/Qwen3-30B-A3B", "--length", "8192", "--concurrency", "64", "--classes", "h100-sxm-80g", "--enable-lora"}, exitBadArgs},
 	// DeepSeek-V3 on H100s: TP 8 x PP 2 on two nodes, first of the 16-GPU
 	// rows (tensor ranks within a node before more pipeline stages).

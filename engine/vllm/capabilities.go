@@ -30,6 +30,7 @@ type planSearch struct {
 	listed      []string
 	offload     KVOffload
 	mm          MM
+	spec        string
 }
 
 // NewPlan registers --vllm-version, --allow-long-max-model-len and
@@ -43,6 +44,7 @@ func (Engine) NewPlan(fs *flag.FlagSet) engine.PlanSearch {
 	registerCompilation(fs, &p.compilation, &p.listed)
 	registerOffload(fs, &p.offload)
 	registerMM(fs, &p.mm)
+	registerSpec(fs, &p.spec, func(...string) bool { return true })
 	return p
 }
 
@@ -81,7 +83,7 @@ func (p *planSearch) Search(m *hub.Loaded, need engine.Need, sp engine.PlanSpace
 		return engine.PlanResult{}, err
 	}
 	rows, err := Deployments(m.Arch, m.Name, Need{Length: need.Length, Concurrency: need.Concurrency},
-		Space{Plan: sp, Profile: profile, Revision: m.Revision(), AllowLongMaxModelLen: p.allowLong, PinKVCache: p.pinKV, LoRA: p.lora, Compilation: p.compilation, Offload: p.offload, MM: p.mm}, progress)
+		Space{Plan: sp, Profile: profile, Revision: m.Revision(), AllowLongMaxModelLen: p.allowLong, PinKVCache: p.pinKV, LoRA: p.lora, Compilation: p.compilation, Offload: p.offload, MM: p.mm, SpeculativeConfig: p.spec}, progress)
 	if se := (*engine.SettingError)(nil); errors.As(err, &se) && se.Flag == "max-model-len" {
 		return engine.PlanResult{}, fmt.Errorf("--length %d: %s", need.Length, se.Reason)
 	}
@@ -102,6 +104,9 @@ func (p *planSearch) Search(m *hub.Loaded, need engine.Need, sp engine.PlanSpace
 	}
 	if p.mm.given() {
 		out.Notes = append(out.Notes, "each deployment keeps the multimodal flags given (--limit-mm-per-prompt and its kin)")
+	}
+	if p.spec != "" {
+		out.Notes = append(out.Notes, "each deployment keeps the --speculative-config given: its rejection sampler and graph sizes are charged")
 	}
 	if p.pinKV {
 		out.Notes = append(out.Notes, fmt.Sprintf("each command pins the KV cache with --kv-cache-memory-bytes: the cache the util sizes less %v %% of the budget, in whole blocks, as a safety margin; vLLM then no longer sizes it by profiling, so memory membudget misses beyond that margin runs the device out of memory", sp.MarginPercent))
@@ -255,6 +260,7 @@ func (Engine) Explain(src *explain.Source, m explain.Model, c explain.ClassChoic
 		serve.dropUnsizedOffload(version.Profile)
 	}
 	serve.dropUnsizedMM(m.Arch, version.Profile)
+	serve.dropUnsizedSpec(m.Arch, c.Class, version.Profile)
 	return explainLog(explainInput{Source: src, Model: m, Class: c, Version: version, Serve: serve})
 }
 

@@ -207,6 +207,7 @@ func (f *flagServe) registerModelled(fs *flag.FlagSet, given map[string]bool) {
 	if on(mmFlags...) {
 		registerMM(fs, &f.s.MM)
 	}
+	registerSpec(fs, &f.s.SpeculativeConfig, on)
 	if on("runner") {
 		fs.StringVar(&f.s.Runner, "runner", "auto", "vLLM's --runner: auto, generate or pooling (auto: pooling for an encoder-only model such as BERT, RoBERTa, XLM-RoBERTa)")
 	} else {

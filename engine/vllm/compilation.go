@@ -12,6 +12,7 @@ import (
 
 	"membudget/budget"
 	"membudget/engine"
+	"membudget/model"
 )
 
 // This file sizes the compilation and CUDA-graph settings of a serve: -O
@@ -393,6 +394,10 @@ type Graphs struct {
 	// FullAsBoth says a FULL mode is charged as FULL_AND_PIECEWISE (see
 	// [Resolved.resolveGraphs]).
 	FullAsBoth bool
+	// DecodeQuery is a decode step's tokens a request, 1 + k under
+	// speculative decoding (specQueryLen; 0 reads as 1): the FULL decode
+	// graphs are the sizes from it to it x MaxNumSeqs.
+	DecodeQuery uint64
 }
 
 // counts is the graphs captured per size list: the sizes of the mixed
@@ -400,9 +405,10 @@ type Graphs struct {
 // sizes up to max_num_seqs (vllm/v1/cudagraph_dispatcher.py:188-231).
 func (g Graphs) counts() (mixed, decode uint64) {
 	all := uint64(len(g.Sizes))
+	q := max(g.DecodeQuery, 1)
 	var dec uint64
 	for _, s := range g.Sizes {
-		if s <= g.MaxNumSeqs {
+		if s >= q && s <= budget.SatMul(q, g.MaxNumSeqs) {
 			dec++
 		}
 	}
@@ -432,6 +438,12 @@ func (g Graphs) Largest() uint64 {
 		return g.Sizes[decode-1]
 	}
 	return 0
+}
+
+// fullDecode says the mode captures FULL decode graphs
+// (CUDAGraphMode.decode_mode() == FULL).
+func (g Graphs) fullDecode() bool {
+	return g.Mode == graphsFull || g.Mode == graphsFullDecodeOnly || g.Mode == graphsFullAndPiecewise
 }
 
 // None says no graph is captured.
@@ -511,7 +523,7 @@ func (r *Resolved) graphSizes(sizes []uint64, maxGiven uint64, flag string) ([]u
 // resolveGraphs resolves the serve's compilation settings into the graphs
 // vLLM captures, refusing what vLLM refuses and, before compilationSince,
 // any setting other than the release's default.
-func (r *Resolved) resolveGraphs() error {
+func (r *Resolved) resolveGraphs(a *model.Arch) error {
 	c := r.Compilation
 	p := r.Profile
 	if c.SizesKey != "" && c.SizesFlag != "" {
@@ -593,6 +605,14 @@ func (r *Resolved) resolveGraphs() error {
 	out, err := r.graphSizes(given, maxGiven, maxFlag)
 	if err != nil {
 		return err
+	}
+	if q := specQueryLen(r); q > 1 && g.fullDecode() && !r.Profile.V2Runner(a) {
+		// Only the V1 runner rounds, and only with FULL decode graphs
+		// (vllm/config/compilation.py:1474-1489).
+		if out, err = specSizes(out, q); err != nil {
+			return err
+		}
+		g.DecodeQuery = q
 	}
 	g.Sizes = out
 	r.Graphs = g

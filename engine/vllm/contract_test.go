@@ -33,6 +33,8 @@ func TestContractOnShippedModels(t *testing.T) {
 		// Compilation (compilation.go): printed as given, read back the same.
 		{"--optimization-level=1", "--cudagraph-capture-sizes=1 2 4 8"},
 		{"--compilation-config", `{"cudagraph_mode":"FULL_DECODE_ONLY","max_cudagraph_capture_size":64}`, "--num-gpu-blocks-override", "2000", "--max-model-len", "4096"},
+		// Speculative decoding: ngram sized, on any model that generates.
+		{"--speculative-config", `{"method": "ngram", "num_speculative_tokens": 3}`},
 	}
 	models := enginetest.Shipped(t)
 	names := slices.Sorted(func(yield func(string) bool) {
@@ -85,6 +87,10 @@ func TestContractOnGeneratedModels(t *testing.T) {
 			if rapid.Bool().Draw(t, "fully_sharded") {
 				args = append(args, "--fully-sharded-loras")
 			}
+		}
+		if rapid.IntRange(0, 3).Draw(t, "spec") == 0 {
+			args = append(args, "--speculative-config", `{"method": "`+rapid.SampledFrom([]string{"ngram", "suffix"}).Draw(t, "method")+
+				`", "num_speculative_tokens": `+strconv.Itoa(rapid.IntRange(1, 8).Draw(t, "k"))+`}`)
 		}
 		if enginetest.Check(t, vllm.Engine{}, enginetest.Case{Model: m, Class: c, Args: args}) != nil {
 			sized.Add(1)
@@ -144,6 +150,32 @@ func TestContractWithOffload(t *testing.T) {
 				if enginetest.Check(t, vllm.Engine{}, enginetest.Case{Model: models[name], Class: c, Args: args}) == nil {
 					t.Errorf("%s on %s %v: not sized", name, class, args)
 				}
+			}
+		}
+	}
+}
+
+// TestContractWithSpeculativeDecoding runs the contract over ngram and
+// suffix serves: each must size, and its printed line, which carries the
+// JSON as given, must read back to the same plan; a method membudget does
+// not size is refused by name.
+func TestContractWithSpeculativeDecoding(t *testing.T) {
+	t.Parallel()
+	models := enginetest.Shipped(t)
+	c, err := membudget.Kernels().Load("h100-sxm-80g")
+	if err != nil {
+		t.Fatal(err)
+	}
+	flags := [][]string{
+		{"--speculative-config", `{"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 4}`},
+		{"-sc", `{"model": "[ngram]", "num_speculative_tokens": 5}`, "--max-num-seqs", "8"},
+		{"--speculative-config={\"method\": \"suffix\"}", "--tensor-parallel-size", "2"},
+		{"--speculative-config", `{"method": "ngram", "num_speculative_tokens": 2}`, "--vllm-version", "0.21.0", "--pipeline-parallel-size", "2"},
+	}
+	for _, name := range []string{"meta-llama__Llama-3.1-8B-Instruct", "Qwen__Qwen3-8B", "google__gemma-2-9b-it", "Qwen__Qwen3-30B-A3B"} {
+		for _, args := range flags {
+			if enginetest.Check(t, vllm.Engine{}, enginetest.Case{Model: models[name], Class: c, Args: args}) == nil {
+				t.Errorf("%s %v: not sized", name, args)
 			}
 		}
 	}

@@ -45,6 +45,9 @@ type Space struct {
 	// MM is the serve's multimodal flags (see [MM]), kept on every
 	// deployment like LoRA.
 	MM MM
+	// SpeculativeConfig is the serve's --speculative-config, kept on every
+	// deployment like LoRA; "" for none.
+	SpeculativeConfig string
 }
 
 // Deployment is one serve of the plan that holds the need, with its
@@ -112,13 +115,13 @@ func Deployments(a *model.Arch, name string, need Need, sp Space, progress func(
 	// error, not a search that finds nothing. The first class that takes
 	// the model's default serve (a T4 refuses bfloat16) says which.
 	for _, c := range sp.Plan.Classes {
-		_, _, err := compiler.Compile(Serve{MaxModelLen: need.Length, AllowLongMaxModelLen: sp.AllowLongMaxModelLen, LoRA: sp.LoRA, Compilation: sp.Compilation, Offload: sp.Offload, MM: sp.MM}, c, sp.Profile)
+		_, _, err := compiler.Compile(Serve{MaxModelLen: need.Length, AllowLongMaxModelLen: sp.AllowLongMaxModelLen, LoRA: sp.LoRA, Compilation: sp.Compilation, Offload: sp.Offload, MM: sp.MM, SpeculativeConfig: sp.SpeculativeConfig}, c, sp.Profile)
 		var se *engine.SettingError
 		if errors.As(err, &se) && se.Flag == "max-model-len" {
 			return nil, fmt.Errorf("length %d: %w", need.Length, se)
 		}
-		if errors.As(err, &se) && (loraRefusal(se) || compilationRefusal(se) || offloadRefusal(se) || mmRefusal(se)) {
-			return nil, err // the LoRA, compilation, offload or multimodal flags kept fixed are refused on every layout
+		if errors.As(err, &se) && (loraRefusal(se) || compilationRefusal(se) || offloadRefusal(se) || mmRefusal(se) || se.Flag == "speculative-config") {
+			return nil, err // the LoRA, compilation, offload, multimodal or speculative settings kept fixed are refused on every layout
 		}
 		if err == nil {
 			break
@@ -200,7 +203,7 @@ func (e *Search) deploy(name string, sp *Space, need Need, l engine.Layout, perE
 		// Compiled with one engine: the dp engines each run this serve.
 		s := Serve{GPUMemoryUtilization: u, MaxModelLen: need.Length, TensorParallelSize: l.TP,
 			PipelineParallelSize: l.PP, DataParallelSize: 1, Quantization: quant, KVCacheDtype: kv,
-			Revision: sp.Revision, AllowLongMaxModelLen: sp.AllowLongMaxModelLen, LoRA: sp.LoRA, Compilation: sp.Compilation, Offload: sp.Offload, MM: sp.MM}
+			Revision: sp.Revision, AllowLongMaxModelLen: sp.AllowLongMaxModelLen, LoRA: sp.LoRA, Compilation: sp.Compilation, Offload: sp.Offload, MM: sp.MM, SpeculativeConfig: sp.SpeculativeConfig}
 		r, plan, err := e.compile(s)
 		if err != nil {
 			return Deployment{}, false // a layout or dtype vLLM refuses for this model or device

@@ -157,6 +157,9 @@ func buildServe(l *logs.Log, flags Serve, given map[string]bool) (loggedServe, e
 		}
 	}
 	for _, u := range unmodelled {
+		if u.key == "speculative_config" && ls.readLoggedSpec(l, given) {
+			continue
+		}
 		if st, ok := l.Setting(u.key); ok && st.Literal != logs.LiteralNone && !(st.Literal == logs.LiteralBool && st.Value == "False") {
 			if u.key == "kv_transfer_config" && offloadConnector(ls.Serve.Offload, st.Value) {
 				continue // the connector --kv-offloading-size sets, which offload.go sizes
@@ -455,7 +458,7 @@ func settingsOf(ls loggedServe, r Resolved) []explain.Setting {
 		}
 		out = append(out, st)
 	}
-	return out
+	return append(out, specSettingOf(ls, r)...)
 }
 
 // versionChoice is the vLLM version whose rules size the log, and why.

@@ -165,6 +165,20 @@ func releaseOf(args []string) Profile {
 // flag of" it, with its nearest.
 func (f *flagServe) Judge(args []string, i int) error {
 	name := engine.FlagName(args[i])
+	if slices.Contains(specFlags, name) {
+		// Modelled per method: a method membudget does not size is refused
+		// by name, as the flag was before (specdecode.go); a release
+		// without the flag has not it.
+		p, fl := releaseOf(args), flagIndex()["speculative-config"]
+		asGiven, _, _ := strings.Cut(args[i], "=")
+		if !fl.in(p) {
+			return notAFlag(p, asGiven, name, fl)
+		}
+		value, _ := engine.FlagValue(args, i, true)
+		if what := specRefusal(value); what != "" {
+			return refusal(p, asGiven, &vflag{what: what, json: true}, value)
+		}
+	}
 	fl, neg, ok := lookupFlag(name)
 	registered := registeredNames()[name]
 	if registered && (!ok || fl.always() && !slices.Contains(compilationFlags, fl.name)) {
@@ -198,6 +212,11 @@ func (f *flagServe) Judge(args []string, i int) error {
 	}
 	if !fl.in(p) {
 		return notAFlag(p, asGiven, name, fl)
+	}
+	if fl.name == "speculative-config" {
+		// A dotted key (--speculative-config.method ngram) sets one key;
+		// membudget reads the object whole.
+		return fmt.Errorf("%s: speculative decoding set key by key: not modelled for %s; give --speculative-config one JSON object", asGiven, p.Describes)
 	}
 	value, _ := engine.FlagValue(args, i, fl.arity == oneValue || fl.arity == manyValues)
 	if fl.name == "config" {

@@ -139,8 +139,22 @@ func TestJudge(t *testing.T) {
 		// --enable-lora is sized (lora.go); Resolve refuses it before 0.17.0.
 		{"LoRA is modelled", []string{"--vllm-version", "0.19.0", "--enable-lora", "--max-loras", "4", "--no-fully-sharded-loras"}, ""},
 		{"a speculative method named", []string{`--speculative-config={"method": "eagle3", "num_speculative_tokens": 3}`},
-			`--speculative-config (method "eagle3"): ` + whatSpec + ": not modelled for " + main + tail},
-		{"an alias", []string{"-sc", `{"method":"mtp"}`}, `-sc (method "mtp"): ` + whatSpec + ": not modelled for " + main + tail},
+			`--speculative-config (method "eagle3"): ` + specUnsized["eagle3"] + ": not modelled for " + main + tail},
+		{"an alias", []string{"-sc", `{"method":"mtp"}`}, `-sc (method "mtp"): ` + specUnsized["mtp"] + ": not modelled for " + main + tail},
+		// specdecode.go sizes ngram and suffix; an MTP alias is mtp, a
+		// model without a method a draft model (vllm/config/speculative.py:
+		// 741-756).
+		{"ngram is modelled", []string{"--speculative-config", `{"method": "ngram", "num_speculative_tokens": 3}`}, ""},
+		{"before the flag", []string{"--vllm-version", "0.7.2", "--speculative-config", `{"method": "eagle3", "num_speculative_tokens": 3}`},
+			"--speculative-config is not a flag of vLLM 0.7.2 (V0 engine) (vLLM 0.8.0 added it, #14434 (2025-03-22)): its nearest is --speculative-model"},
+		{"an MTP alias", []string{"-sc", `{"method": "deepseek_mtp", "num_speculative_tokens": 1}`},
+			`-sc (method "deepseek_mtp"): ` + specUnsized["mtp"] + ": not modelled for " + main + tail},
+		{"a draft model by its model alone", []string{"--speculative-config", `{"model": "meta-llama/Llama-3.2-1B", "num_speculative_tokens": 4}`},
+			"--speculative-config: " + specUnsized["draft_model"] + ": not modelled for " + main + tail},
+		{"a key not read", []string{"--speculative-config", `{"method": "ngram", "num_speculative_tokens": 3, "enforce_eager": true}`},
+			`--speculative-config (method "ngram"): speculative decoding with the key "enforce_eager" (membudget reads ` + strings.Join(specKeys, ", ") + "): not modelled for " + main + tail},
+		{"a dotted key", []string{"--speculative-config.method", "ngram"},
+			"--speculative-config.method: speculative decoding set key by key: not modelled for " + main + "; give --speculative-config one JSON object"},
 		{"a dotted JSON flag", []string{"--vllm-version", "0.13.0", "--compilation-config.cudagraph_mode=FULL"}, "--compilation-config.cudagraph_mode: " + whatGraphs + ": not modelled for vLLM 0.13.0" + tail},
 		{"JSON checked", []string{"--compilation-config", "{bad"}, `--compilation-config: want JSON, as vLLM reads it: "{bad": invalid character 'b' looking for beginning of object key string`},
 		{"a flag of no release", []string{"--enable-lorra"}, "--enable-lorra is not a flag of " + main + ": its nearest is --enable-lora"},

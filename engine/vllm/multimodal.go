@@ -679,24 +679,6 @@ func mmRefusal(se *engine.SettingError) bool {
 // mmFlag says flag is one of the multimodal flags.
 func mmFlag(flag string) bool { return slices.Contains(mmFlags, flag) }
 
-// pyDictJSON reads a Python dict as a log prints it ({'image': 2,
-// 'video': 0}) as JSON: quotes made double, True, False and None made
-// JSON's; false when the result is not a JSON object (a dataclass's repr,
-// a string holding a quote).
-func pyDictJSON(s string) (string, bool) {
-	s = strings.TrimSpace(s)
-	if !strings.HasPrefix(s, "{") || strings.Contains(s, `"`) {
-		return "", false
-	}
-	r := strings.NewReplacer("'", `"`, "True", "true", "False", "false", "None", "null")
-	js := r.Replace(s)
-	var obj map[string]json.RawMessage
-	if json.Unmarshal([]byte(js), &obj) != nil || obj == nil {
-		return "", false
-	}
-	return js, true
-}
-
 // dropUnsizedMM leaves a log's multimodal settings out of the serve where
 // membudget does not read them for a under p (a text model, a release
 // before mmSince), so that the log is still explained; for a multimodal

@@ -368,7 +368,7 @@ func TestBuildServeReadsMM(t *testing.T) {
 }
 
 // TestPyDictJSON: a log's Python dicts as JSON, and what is not one.
-func TestPyDictJSON(t *testing.T) {
+func TestPyDictJSONReadsLoggedLimits(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		in, want string

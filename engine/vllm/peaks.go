@@ -156,14 +156,14 @@ const maxCaptureSize = 512
 const blackwellCaptureSize = 1024
 
 // largestCapture is the largest CUDA-graph batch vLLM captures by default:
-// min(2 x max_num_seqs, the device's ceiling) (vllm/config/vllm.py
-// _set_cudagraph_sizes).
+// min(2 x max_num_seqs x (1 + k), the device's ceiling), k the speculative
+// tokens (vllm/config/vllm.py _set_cudagraph_sizes, :1932-1943).
 func largestCapture(r *Resolved) uint64 {
 	ceiling := r.CaptureCeiling
 	if ceiling == 0 {
 		ceiling = maxCaptureSize
 	}
-	return min(2*r.MaxNumSeqs, ceiling)
+	return min(budget.SatMul(2*r.MaxNumSeqs, specQueryLen(r)), ceiling)
 }
 
 // vocabPadding is vLLM's DEFAULT_VOCAB_PADDING_SIZE: the logits span the
@@ -302,6 +302,7 @@ func peakItems(a *model.Arch, r *Resolved, st model.Sharding) []budget.Item {
 		if rule == tritonSampler {
 			sampler = budget.SatAdd(sampler, budget.SatMul(tritonBufferRows, budget.SatMul(vocab, 4)))
 		}
+		sampler = budget.SatAdd(sampler, specSamplerBytes(r, reqs, vocab))
 		items = append(items, budget.Item{Name: "sampler_logits", Term: budget.TermSampler,
 			Bytes: budget.SatSub(sampler, forward)})
 	}

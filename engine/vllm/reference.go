@@ -167,7 +167,7 @@ func weightItems(a *model.Arch, st model.Sharding) []budget.Item {
 // space (int(swap_space x GiB)), the offloaded weights, the LoRA adapter
 // cache and the offloaded KV blocks.
 func (r *Resolved) hostBytes() uint64 {
-	return budget.SatAdd(budget.SatAdd(budget.SatAdd(uint64(r.SwapGiB*(1<<30)), uint64(r.CPUOffloadGiB*(1<<30))), budget.SatAdd(r.LoRAHostBytes, r.MMHostBytes)), r.OffloadHostBytes)
+	return budget.SatAdd(budget.SatAdd(budget.SatAdd(uint64(r.SwapGiB*(1<<30)), uint64(r.CPUOffloadGiB*(1<<30))), budget.SatAdd(r.LoRAHostBytes, r.MMHostBytes)), budget.SatAdd(r.OffloadHostBytes, r.Spec.HostBytes))
 }
 
 // offload moves --cpu-offload-gb of each stage's decoder-layer weights to

@@ -120,6 +120,10 @@ type Resolved struct {
 	Encoder     EncoderProfile
 	MMHostBytes uint64
 
+	// Spec is the serve's speculative decoding as resolved (see
+	// [Resolved.resolveSpec]); its zero value is none.
+	Spec Speculative
+
 	// CaptureCeiling is the largest CUDA-graph capture size vLLM takes by
 	// default on the device: 512, or 1024 on data-centre Blackwell under
 	// [Profile.BlackwellCapture1024]; 0 reads as 512.
@@ -154,10 +158,16 @@ func Resolve(s Serve, a *model.Arch, c budget.Class, p Profile) (Resolved, error
 	if err := r.resolveParallel(a, def); err != nil {
 		return Resolved{}, err
 	}
+	if err := r.resolveSpec(a, c, def); err != nil {
+		return Resolved{}, err
+	}
 	if err := r.resolveLengths(a, c, def); err != nil {
 		return Resolved{}, err
 	}
 	if err := r.resolveRunner(a, def); err != nil {
+		return Resolved{}, err
+	}
+	if err := r.finishSpec(a); err != nil {
 		return Resolved{}, err
 	}
 	if err := r.resolveDtypes(a, c, def); err != nil {
@@ -172,7 +182,7 @@ func Resolve(s Serve, a *model.Arch, c budget.Class, p Profile) (Resolved, error
 	if err := r.resolveLoRA(a, def); err != nil {
 		return Resolved{}, err
 	}
-	if err := r.resolveGraphs(); err != nil {
+	if err := r.resolveGraphs(a); err != nil {
 		return Resolved{}, err
 	}
 	if err := r.resolveOverride(); err != nil {

@@ -45,6 +45,8 @@ type serveJSON struct {
 	EPLB *eplbJSON `json:"eplb,omitempty"`
 	// Multimodal is the multimodal flags and the encoder cache they size.
 	Multimodal *mmJSON `json:"multimodal,omitempty"`
+	// Speculative is --speculative-config and what it adds (specdecode.go).
+	Speculative *specJSON `json:"speculative,omitempty"`
 	// Defaults is the serve's [Sources] as an object by flag.
 	Defaults map[string]string `json:"defaults"`
 	Ignored  []string          `json:"ignored,omitempty"`
@@ -93,7 +95,7 @@ func (s section) Serve() any {
 		BlockSize: r.BlockSize, KVCacheDtype: r.KVCacheDtype, TensorParallelSize: r.TensorParallelSize,
 		PipelineParallelSize: r.PipelineParallelSize, DataParallelSize: r.DataParallelSize, EnableExpertParallel: r.EnableExpertParallel,
 		Dtype: r.Dtype, Quantization: r.Quant.Method, EnforceEager: r.EnforceEager, AsyncScheduling: r.Async, Runner: s.sz.runnerJSON(),
-		CPUOffloadGiB: r.CPUOffloadGiB, SwapSpaceGiB: r.SwapGiB, LoRA: s.sz.loraJSON(), Compilation: s.sz.compilationJSON(), NumGPUBlocksOverride: r.NumGPUBlocksOverride, KVOffload: s.sz.offloadJSON(), EPLB: s.sz.eplbJSON(), Multimodal: s.sz.mmJSON(), Defaults: r.Sources.Map(), Ignored: s.sz.pasted.AllIgnored(), RequiresPlugin: r.pluginName(),
+		CPUOffloadGiB: r.CPUOffloadGiB, SwapSpaceGiB: r.SwapGiB, LoRA: s.sz.loraJSON(), Compilation: s.sz.compilationJSON(), NumGPUBlocksOverride: r.NumGPUBlocksOverride, KVOffload: s.sz.offloadJSON(), EPLB: s.sz.eplbJSON(), Multimodal: s.sz.mmJSON(), Speculative: s.sz.specJSON(), Defaults: r.Sources.Map(), Ignored: s.sz.pasted.AllIgnored(), RequiresPlugin: r.pluginName(),
 		Command: s.sz.Command(),
 	}
 }
@@ -102,7 +104,8 @@ func (s section) Settings() []string {
 	out := append(s.sz.pasted.Settings(s.sz.Serve.Sources.Map()), s.sz.loraSettings()...)
 	out = append(out, s.sz.offloadSettings()...)
 	out = append(out, s.sz.eplbSettings()...)
-	return append(out, s.sz.mmSettings()...)
+	out = append(out, s.sz.mmSettings()...)
+	return append(out, s.sz.specSettings()...)
 }
 
 func (s section) GPUs() uint64 { return s.sz.gpus() }
@@ -219,6 +222,7 @@ func (s section) Lines(fp budget.Footprint) []engine.FootprintLine {
 	out = s.sz.splitLoRA(out, fp)
 	out = s.sz.splitEPLB(out, fp)
 	out = s.sz.splitEncoderCache(out, fp)
+	out = s.sz.splitSpec(out, fp)
 	for t := range budget.NumTerms {
 		if beside.Has(t) {
 			out = append(out, engine.FootprintLine{Label: termLabels[t], Bytes: fp.Terms[t], Beside: true})

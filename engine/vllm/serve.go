@@ -96,6 +96,10 @@ type Serve struct {
 	// MM is the multimodal flags (see multimodal.go); its zero value is
 	// vLLM's defaults.
 	MM MM
+	// SpeculativeConfig is --speculative-config (-sc), the JSON object as
+	// given (see specdecode.go); "" is a serve without speculative
+	// decoding.
+	SpeculativeConfig string
 }
 
 // settingErr returns the *engine.SettingError of flag at value.

@@ -193,6 +193,10 @@ type Profile struct {
 	// 2026-08-26 from a branch cut before it). The charge is V1's estimate
 	// (graphBytes): no 0.29 log has yet measured the V2 runner's own.
 	V2GraphsCharged bool
+	// v1Runner says a resolved serve runs on the V1 model runner whatever
+	// the architecture: a speculative method the V2 runner does not
+	// support (see [Resolved.resolveSpec]).
+	v1Runner bool
 	// ShardedSampling says the V2 runner samples batch-sharded under tensor
 	// parallelism: each rank computes its vocabulary slice of every row's
 	// logits and an all-to-all hands it the full vocabulary of 1/TP of the
@@ -378,7 +382,7 @@ func profileAt(v Version, era Era) Profile {
 // Mistral from 0.23.0, every dense model from 0.25.0, every model from
 // 0.29.0 (PR #53183).
 func (p Profile) V2Runner(a *model.Arch) bool {
-	if p.Era != V1 || p.Release.Less(v0_22_0) {
+	if p.Era != V1 || p.Release.Less(v0_22_0) || p.v1Runner {
 		return false
 	}
 	if p.V2EveryModel {
