@@ -53,7 +53,9 @@ type Engine interface {
 	// LaunchLine reports whether args begin the engine's launch line, as
 	// a user pastes it after membudget's flags ("vllm serve",
 	// "python -m sglang.launch_server"), once any leading NAME=value
-	// assignments are taken off (see [SplitEnv]).
+	// assignments are taken off (see [SplitEnv]). A launch line begins
+	// with a word: LaunchLine is false where args[0] begins with "-", which
+	// [Set.Check] relies on to look for a line only at words.
 	LaunchLine(args []string) bool
 	// LineUsage returns the launch line's form for messages:
 	// "vllm serve MODEL [flags]".

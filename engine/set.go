@@ -122,14 +122,17 @@ func (s *Set) Check(e Engine, args []string, own func(name string) bool) error {
 		if a == "--" {
 			return nil
 		}
-		if f := s.LineOf(args[i:]); f != nil && f.Name() != e.Name() {
-			return s.foreignLine(e, f)
-		}
-		if _, n := PythonModule(args[i:]); n > 0 && e.LaunchLine(args[i:]) {
-			i += n - 1 // python -u -m MODULE: the interpreter's words
+		if !strings.HasPrefix(a, "-") {
+			// Only a word can begin a launch line (see [Engine.LaunchLine]).
+			if f := s.LineOf(args[i:]); f != nil && f.Name() != e.Name() {
+				return s.foreignLine(e, f)
+			}
+			if _, n := PythonModule(args[i:]); n > 0 && e.LaunchLine(args[i:]) {
+				i += n - 1 // python -u -m MODULE: the interpreter's words
+			}
 			continue
 		}
-		if !strings.HasPrefix(a, "-") || a == "-" || isNumber(a) {
+		if a == "-" || isNumber(a) {
 			continue
 		}
 		asGiven, _, _ := strings.Cut(a, "=")
@@ -251,7 +254,7 @@ func (s *Set) EngineOf(args []string) (Engine, error) {
 	name := s.Default().Name()
 	for i := 0; i < len(args); i++ {
 		a := args[i]
-		if a == "--" || s.LineOf(args[i:]) != nil && !strings.HasPrefix(a, "-") {
+		if a == "--" || !strings.HasPrefix(a, "-") && s.LineOf(args[i:]) != nil {
 			break
 		}
 		if !strings.HasPrefix(a, "-") {

@@ -452,6 +452,9 @@ func requestFlags(req map[string]any) ([]string, []requestField, error) {
 // decodeRequest decodes a request line: one JSON object and nothing after
 // it, each key once.
 func decodeRequest(line []byte) (map[string]any, error) {
+	if req, ok := decodeFlat(line); ok {
+		return req, nil
+	}
 	// The common line, a well-formed object with distinct plain keys, is
 	// decoded whole: walking it token by token (as decodeRequestStrictly
 	// does, to name what is wrong) costs the json package a syntax error
@@ -460,7 +463,7 @@ func decodeRequest(line []byte) (map[string]any, error) {
 	dec.UseNumber()
 	var req map[string]any
 	if err := dec.Decode(&req); err == nil && req != nil &&
-		len(bytes.TrimSpace(line[dec.InputOffset():])) == 0 && keysDistinct(line) {
+		len(bytes.Trim(line[dec.InputOffset():], " \t\r\n")) == 0 && keysDistinct(line) {
 		return req, nil
 	}
 	return decodeRequestStrictly(line)

@@ -60,7 +60,7 @@ func (a *app) frontier(stdout, stderr io.Writer, args []string) int {
 	if err != nil {
 		return fail(stderr, "frontier", exitBadArgs, err)
 	}
-	if status, ok := a.parseServe(fs, sa, args); !ok {
+	if status, ok := a.parseServe(fs, sa); !ok {
 		return status
 	}
 	if *format != "text" && *format != "csv" && *format != "json" {

@@ -96,7 +96,7 @@ func (a *app) query(stdout, stderr io.Writer, args []string, name string) int {
 	if err != nil {
 		return fail(stderr, name, exitBadArgs, err)
 	}
-	if status, ok := a.parseServe(fs, sa, args); !ok {
+	if status, ok := a.parseServe(fs, sa); !ok {
 		return status
 	}
 	if name == "max-seqs" {

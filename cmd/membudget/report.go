@@ -91,7 +91,7 @@ func (a *app) report(stdout, stderr io.Writer, args []string) int {
 	if err != nil {
 		return fail(stderr, "report", exitBadArgs, err)
 	}
-	if status, ok := a.parseServe(fs, sa, args); !ok {
+	if status, ok := a.parseServe(fs, sa); !ok {
 		return status
 	}
 	if err := zeroLength(sa, *length); err != nil {

@@ -30,6 +30,9 @@ type serveArgs struct {
 	engineParsed string
 	// given records the flags given, by the names they were given under.
 	given map[string]bool
+	// args is the command's arguments as the engine respells them (see
+	// [engine.Set.Respell]), for parseServe to parse.
+	args []string
 }
 
 const engineUsage = "the inference server whose rules size the serve, with its own flags (--engine E -h lists them): "
@@ -51,7 +54,7 @@ func (a *app) serveFlags(fs *flag.FlagSet, args []string, own func(e engine.Engi
 		}
 	}
 	args = a.engines.Respell(eng, args)
-	sa := &serveArgs{eng: eng, serve: eng.NewServe()}
+	sa := &serveArgs{eng: eng, serve: eng.NewServe(), args: args}
 	fs.StringVar(&sa.model, "model", "", "a config.json `path` (or a directory holding one), a shipped model (org/name or org__name, any case), or a Hugging Face model id org/name[@revision], from the local cache or the Hub (see 'membudget models')")
 	fs.StringVar(&sa.class, "class", "", "device `class` (see 'membudget classes'); case does not matter")
 	sa.kernels.register(fs)
@@ -69,14 +72,14 @@ func (a *app) serveFlags(fs *flag.FlagSet, args []string, own func(e engine.Engi
 	return sa, nil
 }
 
-// parseServe parses args as the sizing commands take them: membudget's
-// flags, then optionally the engine's launch line as it is typed, so that a
-// command line can be pasted as it is: its NAME=value assignments, its
-// model, its --revision, the flags that do not change memory.
-func (a *app) parseServe(fs *flag.FlagSet, sa *serveArgs, args []string) (status int, ok bool) {
+// parseServe parses the arguments serveFlags registered fs for (sa.args)
+// as the sizing commands take them: membudget's flags, then optionally the
+// engine's launch line as it is typed, so that a command line can be
+// pasted as it is: its NAME=value assignments, its model, its --revision,
+// the flags that do not change memory.
+func (a *app) parseServe(fs *flag.FlagSet, sa *serveArgs) (status int, ok bool) {
 	cmd := strings.TrimPrefix(fs.Name(), "membudget ")
-	args = a.engines.Respell(sa.eng, args)
-	if status, ok := a.parseFlags(fs, args, true); !ok {
+	if status, ok := a.parseFlags(fs, sa.args, true); !ok {
 		return status, false
 	}
 	set := map[string]bool{}

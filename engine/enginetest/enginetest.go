@@ -235,6 +235,11 @@ func ReadBack(e engine.Engine, c Case, line string) (engine.Sizing, error) {
 	if !e.LaunchLine(rest) {
 		return nil, fmt.Errorf("%s's printed line is not its launch line: %s", e.Name(), line)
 	}
+	for _, dashed := range [][]string{append([]string{"-" + rest[0]}, rest[1:]...), append([]string{"--json"}, rest...)} {
+		if e.LaunchLine(dashed) {
+			return nil, fmt.Errorf("%s takes %q for its launch line: a line begins with a word, never a flag", e.Name(), strings.Join(dashed, " "))
+		}
+	}
 	s, fs, _ := newServe(e)
 	if err := fs.Parse(releaseArgs(s, c.Args)); err != nil {
 		return nil, fmt.Errorf("%s's release flag: %w", e.Name(), err)
