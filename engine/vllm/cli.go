@@ -83,12 +83,18 @@ func (f *flagServe) Register(fs *flag.FlagSet, model *string) {
 // a map insert: registering all made batch 40 % slower than with the 40
 // of 079568e.
 func (f *flagServe) registerModelled(fs *flag.FlagSet, given map[string]bool) {
+	// A request names a few flags and this asks after some sixty: seen
+	// spares most of the lookups of names not given.
+	var seen uint64
+	for n := range given {
+		seen |= nameBit(n)
+	}
 	on := func(names ...string) bool {
 		if given == nil {
 			return true
 		}
 		for _, n := range names {
-			if given[n] {
+			if seen&nameBit(n) != 0 && given[n] {
 				return true
 			}
 		}
@@ -225,6 +231,15 @@ func (f *flagServe) registerModelled(fs *flag.FlagSet, given map[string]bool) {
 		fs.Var(&optGiBFlag{&f.s.SwapSpaceGiB}, "swap-space", "vLLM's --swap-space in GiB, for the versions that have it (host memory; counts on unified devices; default 4 on the V0 engine)")
 	}
 	registerNegations(fs, given)
+}
+
+// nameBit is one of 64 bits for a flag name, from its length and its first
+// and last bytes: a set of names' bits says which names it cannot hold.
+func nameBit(n string) uint64 {
+	if n == "" {
+		return 1
+	}
+	return 1 << ((uint(len(n))*7 + uint(n[0]) + 3*uint(n[len(n)-1])) % 64)
 }
 
 // registerNegations registers the --no- form of every modelled switch the

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"sync"
 	"strconv"
 	"strings"
 
@@ -621,8 +622,28 @@ func (r *Resolved) resolveGraphs(a *model.Arch) error {
 
 // defaultSizes is vLLM's default capture sizes up to largest: 1, 2, 4,
 // every 8 below 256, every 16 from 256 (vllm/config/vllm.py:1966-1981).
+// Up to maxDefaultSizes it is a prefix of one shared list, capped so that
+// an append copies it: callers must not write its elements.
 func defaultSizes(largest uint64) []uint64 {
-	var out []uint64
+	if largest <= maxDefaultSizes {
+		all := defaultSizeList()
+		n, _ := slices.BinarySearch(all, largest+1)
+		return all[:n:n]
+	}
+	return appendDefaultSizes(nil, largest)
+}
+
+// maxDefaultSizes bounds the shared list defaultSizes cuts: the largest
+// default capture (blackwellCaptureSize).
+const maxDefaultSizes = blackwellCaptureSize
+
+// defaultSizeList is the default sizes up to maxDefaultSizes, built once.
+var defaultSizeList = sync.OnceValue(func() []uint64 {
+	return appendDefaultSizes(nil, maxDefaultSizes)
+})
+
+// appendDefaultSizes appends the default sizes up to largest to out.
+func appendDefaultSizes(out []uint64, largest uint64) []uint64 {
 	for _, s := range []uint64{1, 2, 4} {
 		if s <= largest {
 			out = append(out, s)

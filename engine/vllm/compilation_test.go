@@ -523,3 +523,26 @@ func FuzzCompilationConfig(f *testing.F) {
 		}
 	})
 }
+
+// TestDefaultSizesShareNoWrites: defaultSizes cuts one shared list, capped
+// so that a caller's append (graphSizes adds max_num_batched_tokens) copies
+// it rather than writing the next size; above the shared list's end it
+// builds its own. 51 sizes up to 512: 1, 2, 4, 31 multiples of 8 below 256
+// and 17 multiples of 16 from 256 to 512.
+func TestDefaultSizesShareNoWrites(t *testing.T) {
+	short := defaultSizes(8)
+	_ = append(short, 9)
+	if got := defaultSizes(16); got[4] != 16 {
+		t.Fatalf("defaultSizes(16)[4] = %d after an append to defaultSizes(8); want 16", got[4])
+	}
+	if got := defaultSizes(512); len(got) != 51 || got[50] != 512 {
+		t.Errorf("defaultSizes(512): %d sizes up to %d; want 51 up to 512", len(got), got[len(got)-1])
+	}
+	if got := defaultSizes(2048); got[len(got)-1] != 2048 || len(got) != 51+96 {
+		// 1024 adds 32 multiples of 16 above 512, 2048 64 more: 51 + 96.
+		t.Errorf("defaultSizes(2048): %d sizes up to %d; want %d up to 2048", len(got), got[len(got)-1], 51+96)
+	}
+	if got := defaultSizes(0); len(got) != 0 {
+		t.Errorf("defaultSizes(0) = %v; want none", got)
+	}
+}
