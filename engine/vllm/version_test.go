@@ -159,11 +159,11 @@ func TestUnreadReleasesNamed(t *testing.T) {
 		spec, release string
 		marks         []string
 	}{
-		{"0.30.0", "0.30.0", []string{"release notes (2026-09-22) only as a digest", "#56446", "--load-format ipc_cache, #54921", "nvfp4_fp8_ds_mla", "g_idx", "#53138"}},
+		{"0.30.0", "0.30.0", []string{"0.30.0's release notes (2026-09-22) only as a digest", "#56446", "--load-format ipc_cache, #54921", "nvfp4_fp8_ds_mla", "g_idx", "#53138"}},
 		{"0.30.1", "0.30.1", []string{"#56446"}},
 		{"0.30.0:v0", "0.30.0", []string{"#56446"}},
-		{"0.31.0", "0.31.0", []string{"release notes (2026-10-05)", "#60023", "#60140", "#59160", "0.30.0's unread changes"}},
-		{"0.32.0", "0.32.0", []string{"removal of the V1 model runner", "for 0.32"}},
+		{"0.31.0", "0.31.0", []string{"0.31.0's release notes (2026-10-05)", "#60023", "#60140", "#59160", "0.30.0's unread changes"}},
+		{"0.32.0", "0.32.0", []string{"target for 0.32 the removal of the V1 model runner"}},
 		{"0.33.0", "0.33.0", []string{"vllm.v1.core.kv_cache_planning", "is_draft"}},
 		{"v0.33.1rc2", "0.33.1", []string{"kv_cache_planning"}},
 		{"0.34.0", "0.34.0", []string{"no vLLM release after 0.33.0"}},
