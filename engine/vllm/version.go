@@ -222,7 +222,7 @@ var (
 	v0_25_0 = Version{0, 25, 0} // V2 runner default for every dense model (#44443); in-flight sliding window (#47728)
 	v0_28_0 = Version{0, 28, 0} // the 160 GiB batch tier (#51726), main of 2026-08-14's V2 MoE list
 	v0_29_0 = Version{0, 29, 0} // V2 runner for every model (#53183), its graphs charged (#53306), batch-sharded sampling (#50465)
-	v0_30_0 = Version{0, 30, 0} // the first release whose source membudget has not read
+	v0_30_0 = Version{0, 30, 0} // the first release whose rules membudget has not read (see unreadReleases)
 	v0_8_0  = Version{0, 8, 0}  // V1 the default engine (#13726)
 	v0_6_0  = Version{0, 6, 0}  // the oldest release profiled
 	v0_6_5  = Version{0, 6, 5}  // V0: chunked prefill batches 2048 tokens (#10544)
@@ -269,8 +269,9 @@ const mainDescribes = "vLLM main at commit d18bb7b (2026-08-14)"
 // (see [ReleaseNote] for how 0.28 and 0.29 were read); a release with ":v0"
 // for the V0 engine, which 0.8 to 0.10 still ran when asked
 // (VLLM_USE_V1=0); or "v0" for the last release whose default was V0,
-// 0.7.3. A release from 0.30.0 on is a *[engine.SettingError] naming the
-// newest modelled release: its rules are not read, so they are not guessed.
+// 0.7.3. A release from 0.30.0 on is a *[engine.SettingError] naming what
+// of its rules could not be read and the newest modelled release: its rules
+// are not guessed.
 func ProfileFor(spec string) (Profile, error) {
 	s := strings.ToLower(strings.TrimSpace(spec))
 	switch s {
@@ -328,10 +329,48 @@ func ReleaseNote(v Version) string {
 	return ""
 }
 
-// unreadRelease is why release v, from 0.30.0 on, is refused.
+// unreadRelease is why release v, from 0.30.0 on, is refused: what of its
+// memory rules could not be read (see [unreadReleases]), then the newest
+// release membudget models.
 func unreadRelease(v Version) string {
-	return fmt.Sprintf("vLLM %s's memory rules are not read (neither its source nor its pull requests: new KV cache dtypes such as nvfp4, --kv-cache-dtype-skip-layers (#60023), fp8 KV by default for quantized GLM (#53138, #60140), sleep mode releasing the graph pool (#59160)); the newest release membudget models is %s (--vllm-version %s)", v, newestModelled, newestModelled)
+	why := unreadLater
+	for _, u := range unreadReleases {
+		if v.Minor == u.minor {
+			why = u.why
+		}
+	}
+	return fmt.Sprintf("vLLM %s's memory rules are not read: %s; the newest release membudget models is %s (--vllm-version %s)", v, why, newestModelled, newestModelled)
 }
+
+// unreadReleases says, for each vLLM minor release after the newest
+// modelled, what could not be read of the memory rules it changed. None of
+// their sources could be read: the files of vllm-project/vllm stored after
+// August 2026 are single versions of unknown date, no one of them tied to a
+// release tag, and the mirror of main (jsboige/vllm) holds no upstream
+// commit after 6adad08 (2026-08-14), five commits past d18bb7b that touch no
+// rule membudget reads. Their release notes were read where found: 0.30.0's
+// as a third-party digest of its highlights (vllm "releases" summary,
+// last updated 2026-10-01), the later ones not at all. docs/vllm.md lists
+// each release's memory-relevant changes.
+var unreadReleases = []struct {
+	minor int
+	why   string
+}{
+	{30, "no 0.30 source could be read, and 0.30.0's release notes (2026-09-22) only as a digest of their highlights, whose memory changes membudget has not read: " +
+		"YaRN's derived max_model_len no longer multiplied by the factor (#56446, read from its description only), " +
+		"NVFP4 W4A16 weights on Marlin by default on SM100/103, W4A16 DSA with an nvfp4_fp8_ds_mla KV cache, " +
+		"the HiSparse host-resident KV tier (#53781), the Fast Start weight daemon (--load-format ipc_cache, #54921), " +
+		"GPTQ's g_idx activation ordering removed; nor is it known whether fp8 KV by default for quantized GLM-5 (#53138, opened 2026-08-20) shipped in 0.29, 0.30 or later"},
+	{31, "neither a 0.31 source nor 0.31.0's release notes (2026-10-05) could be read, beyond a summary naming a weight-cache daemon CLI and changes to prefix caching; " +
+		"0.30.0's unread changes carry into it, and the release of --kv-cache-dtype-skip-layers (#60023), fp8 KV for quantized GLM (#60140) and sleep mode releasing the graph pool (#59160) is not known"},
+	{32, "neither a 0.32 source nor 0.32.0's release notes could be read; the v0.29.0 notes target for 0.32 the removal of the V1 model runner, on whose graph estimate and sampler membudget sizes the serves the V2 runner does not run; " +
+		"0.30 and 0.31's unread changes carry into it"},
+	{33, "neither a 0.33 source nor 0.33.0's release notes (2026-11) could be read; vllm-torchtpu's v0.33.0 notes (2026-11-17) say 0.33.0 moved KV cache planning to vllm.v1.core.kv_cache_planning and tags draft KV specs is_draft; " +
+		"0.30 to 0.32's unread changes carry into it"},
+}
+
+// unreadLater is why a release after 0.33 is refused.
+const unreadLater = "no vLLM release after 0.33.0 (2026-11, the newest on the package index when membudget's profiles were written) is known to membudget"
 
 // profileAt builds the rules of release v's engine era.
 func profileAt(v Version, era Era) Profile {

@@ -132,23 +132,73 @@ func TestProfileForNames(t *testing.T) {
 		}
 	}
 	bad := "want main, a release from 0.6.0 to 0.29.0 such as 0.19.0, a release with :v0 for the V0 engine (0.8.5:v0), or v0"
-	unread := func(v string) string {
-		return "vLLM " + v + "'s memory rules are not read (neither its source nor its pull requests: new KV cache dtypes such as nvfp4, --kv-cache-dtype-skip-layers (#60023), fp8 KV by default for quantized GLM (#53138, #60140), sleep mode releasing the graph pool (#59160)); the newest release membudget models is 0.29.0 (--vllm-version 0.29.0)"
-	}
 	for spec, reason := range map[string]string{
 		"0.5.4":     bad,
 		"nightly":   bad,
 		"0.12.0:v0": "vLLM 0.11.0 removed the V0 engine (PR #25321)",
-		// Every release after 0.29 is refused by name, not sized with
-		// older rules: 0.33.0 (2026-11) is the newest on the package index.
-		"0.30.0": unread("0.30.0"), "0.31.0": unread("0.31.0"), "0.32.0": unread("0.32.0"),
-		"0.33.0": unread("0.33.0"), "v0.33.1rc2": unread("0.33.1"), "0.30.0:v0": unread("0.30.0"),
 	} {
 		_, err := ProfileFor(spec)
 		var se *engine.SettingError
 		if !errors.As(err, &se) || se.Flag != "vllm-version" || se.Reason != reason {
 			t.Errorf("ProfileFor(%q) = %v; want a --vllm-version error %q", spec, err, reason)
 		}
+	}
+}
+
+// TestUnreadReleasesNamed: every release after 0.29 is refused by name, not
+// sized with older rules, and the refusal says what of that release could
+// not be read: 0.30's reason names the memory changes of its release notes
+// (the YaRN length of #56446, the Fast Start daemon of #54921), 0.31's the
+// date of its unread notes and the PRs of unknown release, 0.32's the V1
+// runner's announced removal, 0.33's the move of KV cache planning, and a
+// release after 0.33.0 (the newest on the package index, 2026-11) that
+// none is known. Patch releases and suffixes share their minor's reason.
+func TestUnreadReleasesNamed(t *testing.T) {
+	const newest = "; the newest release membudget models is 0.29.0 (--vllm-version 0.29.0)"
+	tests := []struct {
+		spec, release string
+		marks         []string
+	}{
+		{"0.30.0", "0.30.0", []string{"0.30.0's release notes (2026-09-22) only as a digest", "#56446", "--load-format ipc_cache, #54921", "nvfp4_fp8_ds_mla", "g_idx", "#53138"}},
+		{"0.30.1", "0.30.1", []string{"#56446"}},
+		{"0.30.0:v0", "0.30.0", []string{"#56446"}},
+		{"0.31.0", "0.31.0", []string{"0.31.0's release notes (2026-10-05)", "#60023", "#60140", "#59160", "0.30.0's unread changes"}},
+		{"0.32.0", "0.32.0", []string{"target for 0.32 the removal of the V1 model runner"}},
+		{"0.33.0", "0.33.0", []string{"vllm.v1.core.kv_cache_planning", "is_draft"}},
+		{"v0.33.1rc2", "0.33.1", []string{"kv_cache_planning"}},
+		{"0.34.0", "0.34.0", []string{"no vLLM release after 0.33.0"}},
+		{"0.60.2", "0.60.2", []string{"no vLLM release after 0.33.0"}},
+	}
+	for _, tt := range tests {
+		_, err := ProfileFor(tt.spec)
+		var se *engine.SettingError
+		if !errors.As(err, &se) || se.Flag != "vllm-version" {
+			t.Errorf("ProfileFor(%q) = %v; want a --vllm-version error", tt.spec, err)
+			continue
+		}
+		prefix := "vLLM " + tt.release + "'s memory rules are not read: "
+		if !strings.HasPrefix(se.Reason, prefix) || !strings.HasSuffix(se.Reason, newest) {
+			t.Errorf("ProfileFor(%q): %q; want it to open %q and close %q", tt.spec, se.Reason, prefix, newest)
+		}
+		for _, m := range tt.marks {
+			if !strings.Contains(se.Reason, m) {
+				t.Errorf("ProfileFor(%q): %q does not name %q", tt.spec, se.Reason, m)
+			}
+		}
+	}
+	// Each minor release has its own reason: none borrows another's.
+	seen := map[string]string{}
+	for _, v := range []string{"0.30.0", "0.31.0", "0.32.0", "0.33.0", "0.34.0"} {
+		_, err := ProfileFor(v)
+		var se *engine.SettingError
+		if !errors.As(err, &se) {
+			t.Fatalf("ProfileFor(%q) = %v; want a --vllm-version error", v, err)
+		}
+		why := strings.TrimPrefix(se.Reason, "vLLM "+v+"'s memory rules are not read: ")
+		if other, ok := seen[why]; ok {
+			t.Errorf("%s and %s are refused for the same reason %q", other, v, why)
+		}
+		seen[why] = v
 	}
 }
 
