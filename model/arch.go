@@ -244,6 +244,13 @@ type Arch struct {
 	// ignores the expert map): the engine refuses expert parallelism over
 	// more than one rank with this reason.
 	NoExpertParallel string
+	// TPWithinExperts, when not "", cites where the model's vLLM MoE block
+	// raises "Tensor parallel size N is greater than the number of experts
+	// E." as it builds a MoE layer (hunyuan_v1.py:378-382, qwen3_moe.py:
+	// 151-155, ...): it compares the tensor-parallel world size itself
+	// with Experts, so the engine refuses a tensor-parallel size above
+	// Experts, with expert parallelism or without.
+	TPWithinExperts string
 	// MTPLayers counts the multi-token-prediction layers the checkpoint
 	// holds beyond NumLayers (num_nextn_predict_layers, mtp_num_hidden_layers);
 	// engines load them only for speculative decoding.

@@ -44,6 +44,7 @@ func readErnie45MoE(o jsonObject, a *Arch) {
 		o.fail("use_bias", "true: the dense MLP would be biased and the shared expert not, which membudget does not size")
 	}
 	a.Experts = o.uint("moe_num_experts")
+	a.TPWithinExperts = "ernie45_moe.py:147-151"
 	a.ExpertsPerToken = o.uint("moe_k")
 	a.MoEIntermediate = o.uint("moe_intermediate_size")
 	a.SharedExperts = o.uint("moe_num_shared_experts")

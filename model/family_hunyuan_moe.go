@@ -65,6 +65,7 @@ func readHunyuanMoE(o jsonObject, a *Arch) {
 	}
 	layers := a.NumLayers
 	a.Experts = experts
+	a.TPWithinExperts = "hunyuan_v1.py:378-382"
 	a.ExpertsPerToken = hunyuanPerLayer(o, "moe_topk", layers)
 	if !o.has("moe_intermediate_size") {
 		if _, present := o.m["moe_intermediate_size"]; !present {

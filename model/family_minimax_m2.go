@@ -21,6 +21,7 @@ func readMiniMaxM2(o jsonObject, a *Arch) {
 	a.QKNorm = o.boolOr("use_qk_norm", false)
 	a.tree.qkNorm = qkNormSharded
 	a.Experts = o.uint("num_local_experts")
+	a.TPWithinExperts = "minimax_m2.py:80-84"
 	a.ExpertsPerToken = o.uint("num_experts_per_tok")
 	a.MoEIntermediate = a.Intermediate
 	a.ScoreCorrectionBias = o.boolOr("use_routing_bias", false)

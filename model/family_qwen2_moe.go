@@ -20,6 +20,7 @@ func readQwen2MoE(o jsonObject, a *Arch) {
 	readCommon(o, a)
 	a.AttnBias = true
 	a.Experts = o.uint("num_experts")
+	a.TPWithinExperts = "qwen2_moe.py:131-135"
 	a.ExpertsPerToken = o.uint("num_experts_per_tok")
 	a.MoEIntermediate = o.uint("moe_intermediate_size")
 	a.SharedIntermediate = o.uint("shared_expert_intermediate_size")

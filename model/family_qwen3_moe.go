@@ -9,6 +9,8 @@ func init() {
 func readQwen3MoE(o jsonObject, a *Arch) {
 	readQwen3(o, a)
 	a.Experts = o.uint("num_experts")
+	// Qwen3-VL-MoE's text model builds the same block (qwen3_vl_moe.py:68-74).
+	a.TPWithinExperts = "qwen3_moe.py:151-155"
 	a.ExpertsPerToken = o.uint("num_experts_per_tok")
 	a.MoEIntermediate = o.uint("moe_intermediate_size")
 	// qwen3_moe.py:167-173: the router takes the quantization config.

@@ -70,6 +70,8 @@ func (a *Arch) qwenMoE(experts, topK, inter, shared uint64) {
 		a.SharedExperts = 1
 	}
 	a.tree.shared, a.tree.sharedGate = "shared_expert", true
+	// Qwen3.5-MoE builds the same block (qwen3_5.py:164-169).
+	a.TPWithinExperts = "qwen3_next.py:117-121"
 }
 
 // readDeltaNet reads the gated delta net's shape (linear_* keys).

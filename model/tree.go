@@ -38,9 +38,13 @@ type tree struct {
 	// or the two of an ungated MLP (fc1/fc2, up_proj/down_proj).
 	mlpNames [2]string
 	ungated  bool // the MLP has no gate: one up projection (OPT, Phi, Nemotron-H's relu2)
-	embed    string
-	norm     string   // the final norm; "" when the model has none
-	norms    []string // each layer's norms
+	// downBiasOnly: of the dense MLP's projections only down_proj keeps
+	// the bias Arch.MLPBias gives (TeleChat2 builds gate_up_proj biased,
+	// then drops its bias: telechat2.py:57-70).
+	downBiasOnly bool
+	embed        string
+	norm         string   // the final norm; "" when the model has none
+	norms        []string // each layer's norms
 	// layerNorm: norms are nn.LayerNorm with a bias (OPT, Phi), not RMSNorm.
 	layerNorm bool
 	qkNorm    qkNormKind

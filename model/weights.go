@@ -404,7 +404,7 @@ func (w *weights) denseMLP(p string, inter uint64) {
 	if t.ungated {
 		up = inter
 	}
-	w.linear(p+"."+t.mlpNames[0], a.Hidden, up, column, a.MLPBias, linearMod)
+	w.linear(p+"."+t.mlpNames[0], a.Hidden, up, column, a.MLPBias && !t.downBiasOnly, linearMod)
 	w.linear(p+"."+t.mlpNames[1], inter, a.Hidden, row, a.MLPBias, linearMod)
 }
 

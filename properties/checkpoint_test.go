@@ -38,6 +38,9 @@ var notWritten = map[string]string{
 	// Hunyuan MoE's router (mlp.gate.wg) and shared expert (shared_mlp),
 	// which hfCheckpoint does not name.
 	"hunyuan_v1_moe": "hunyuanMoEFixture, model/families_i23_text3_test.go",
+	// TeleChat2's query, key_value and dense under transformer.h, which
+	// hfCheckpoint does not name.
+	"telechat": "teleChat2Fixture, model/family_telechat2_test.go",
 }
 
 // genCheckpointConfig draws a config of every model_type modelgen draws

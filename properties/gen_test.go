@@ -155,7 +155,9 @@ var validTPs = []uint64{1, 2, 3, 4, 6, 8}
 // divide among the ranks.
 func shardable(a *model.Arch, tp uint64, ep bool) bool {
 	return a.Heads%tp == 0 && (a.MLA || a.KVHeads%tp == 0 || tp%a.KVHeads == 0) && a.Intermediate%tp == 0 && (ep || a.MoEIntermediate%tp == 0) &&
-		a.SharedIntermediate%tp == 0 && layerShapesDivide(a, tp)
+		a.SharedIntermediate%tp == 0 && layerShapesDivide(a, tp) &&
+		// vLLM's MoE block raises for a TP above the experts (Arch.TPWithinExperts).
+		(a.TPWithinExperts == "" || tp <= a.Experts)
 }
 
 // genServeCase draws a config of any family modelgen draws, parses it

@@ -325,6 +325,9 @@ func (r *Resolved) resolveV0Batch(a *model.Arch, def func(string, string)) error
 // ranks or replicates them when there are fewer heads than ranks, and the
 // column- and row-parallel MLPs divide their intermediate size.
 func checkShardable(a *model.Arch, r *Resolved) error {
+	if err := checkExpertsTP(a, r.TensorParallelSize); err != nil {
+		return err
+	}
 	return engine.CheckShards(a, r.TensorParallelSize, "tensor-parallel-size", r.EnableExpertParallel, engine.ShardCites{})
 }
 
