@@ -121,7 +121,7 @@ type mmTower struct {
 	// items returns the tokens of the largest item of each modality, as
 	// get_mm_max_tokens_per_item; why says why they are not sized when
 	// it is nil or returns none.
-	items func(v *model.VisionTower, r *Resolved, kw mmKwargs) ([]mmItem, error)
+	items func(v *model.VisionTower, maxModelLen uint64, kw mmKwargs) ([]mmItem, error)
 	why   string
 }
 
@@ -165,7 +165,7 @@ var mmTowers = map[string]mmTower{
 }
 
 // gemma3Items is Gemma 3's largest image: TokensPerImage embeddings.
-func gemma3Items(v *model.VisionTower, _ *Resolved, _ mmKwargs) ([]mmItem, error) {
+func gemma3Items(v *model.VisionTower, _ uint64, _ mmKwargs) ([]mmItem, error) {
 	if v.TokensPerImage == 0 {
 		return nil, nil
 	}
@@ -186,7 +186,7 @@ const qwenMaxRatio = 200
 // frames whose tokens fit --max-model-len, at most 14, counted in
 // temporal_patch_size groups. max_pixels is the processor's (Qwen2.5-VL's
 // preprocessor_config.json has 12845056), given by --mm-processor-kwargs.
-func qwenVLItems(v *model.VisionTower, r *Resolved, kw mmKwargs) ([]mmItem, error) {
+func qwenVLItems(v *model.VisionTower, maxModelLen uint64, kw mmKwargs) ([]mmItem, error) {
 	maxPixels, ok := kw["max_pixels"]
 	if !ok {
 		return nil, nil
@@ -205,7 +205,7 @@ func qwenVLItems(v *model.VisionTower, r *Resolved, kw mmKwargs) ([]mmItem, erro
 	// tp) x n, stay within the length, 1 at least; then at most 14
 	// (get_num_frames_with_most_features, one video a prompt).
 	frames := uint64(1)
-	if g := r.MaxModelLen / n; g > 0 {
+	if g := maxModelLen / n; g > 0 {
 		frames = budget.SatMul(g, tp)
 	}
 	frames = min(frames, qwenMaxFrames)
@@ -412,7 +412,7 @@ func (r *Resolved) resolveMM(a *model.Arch) error {
 	case !known || tower.items == nil:
 		e.Why = cmpOr(tower.why, "the "+kind+" tower's largest item is not sized")
 	default:
-		items, err := tower.items(a.Vision, r, kw)
+		items, err := tower.items(a.Vision, r.MaxModelLen, kw)
 		if err != nil {
 			return err
 		}
