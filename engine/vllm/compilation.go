@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
-	"sync"
 	"strconv"
 	"strings"
+	"sync"
 
 	"membudget/budget"
 	"membudget/engine"
