@@ -96,9 +96,13 @@ func TestContractOnGeneratedModels(t *testing.T) {
 			sized.Add(1)
 		}
 	})
-	// The refusals are checked too, but most draws must size.
+	// The refusals are checked too, but many draws must size: with LoRA,
+	// speculative decoding and releases drawn, 30 to 43 of 101 draws sized
+	// over seven runs (mean 37, a standard deviation near 5), so a fifth
+	// is some 3.5 deviations below the mean: a generator that stops
+	// reaching serves fails, a run of refusals by chance does not.
 	t.Logf("%d of %d draws sized and checked", sized.Load(), drawn.Load())
-	if sized.Load()*3 < drawn.Load() {
+	if sized.Load()*5 < drawn.Load() {
 		t.Errorf("%d of %d draws sized: the generators reach too few serves", sized.Load(), drawn.Load())
 	}
 }
