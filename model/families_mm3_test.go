@@ -1,6 +1,7 @@
 package model
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -242,5 +243,22 @@ func TestGlm4vReads(t *testing.T) {
 				t.Errorf("norms a layer %d, q/k/v bias %v; want 4 and true", a.NormsPerLayer, a.AttnBias)
 			}
 		})
+	}
+}
+
+// TestPixtralRefusedByName: a config of model_type pixtral, the form
+// vLLM gives a Mistral-format Pixtral's params.json, is refused naming
+// model_type and the Hugging Face conversion that is sized, not as an
+// unknown model_type (which a checkpoint could turn into a generic
+// decoder); the architectures table gives the same reason.
+func TestPixtralRefusedByName(t *testing.T) {
+	_, err := ParseConfig("x.json", []byte(`{"model_type": "pixtral", "architectures": ["PixtralForConditionalGeneration"],
+ "text_config": {"hidden_size": 5120}, "vision_config": {"hidden_size": 1024}}`))
+	var ce *ConfigError
+	if !errors.As(err, &ce) || ce.Key != "model_type" || errors.Is(err, ErrUnknownModelType) || !strings.Contains(ce.Detail, "Mistral-format Pixtral (params.json") {
+		t.Errorf("error %v; want a model_type refusal naming the Mistral format", err)
+	}
+	if got := ArchitectureRefusal("pixtral"); got != pixtralRefusal {
+		t.Errorf("the table's reason %q, want the parser's", got)
 	}
 }
