@@ -1,6 +1,7 @@
 package model
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -260,5 +261,109 @@ func TestPixtralRefusedByName(t *testing.T) {
 	}
 	if got := ArchitectureRefusal("pixtral"); got != pixtralRefusal {
 		t.Errorf("the table's reason %q, want the parser's", got)
+	}
+}
+
+// Kimi-K2.5's MoonViT and projector, counted by hand from kimi_k25_vit.py
+// and kimi_k25.py at d18bb7b with KimiK25VisionConfig's shape (1152 wide,
+// 16 heads of 72, 27 blocks of MLP 4304, 14 px patches, a 64 x 64
+// position table, 4 time rows, a 2 x 2 merge): patch_embed 1152 x 3 x 14
+// x 14 + 1152; pos_emb 4096 x 1152; a block: two LayerNorms 4 x 1152,
+// wqkv 3456 x 1152 + 3456, wo 1152 x 1152 + 1152, fc0 4304 x 1152 + 4304,
+// fc1 1152 x 4304 + 1152 (SigLIP-so400m's layer, so400mLayer);
+// final_layernorm 2 x 1152; the projector: pre_norm 2 x 1152, linear_1
+// 4608 x 4608 + 4608, linear_2 4608 x 7168 + 7168 (mm_hidden_size, 1152
+// as written, is the text width). Buffers: time_weight 4 x 1152 in the
+// model dtype (compressed-tensors leaves the tower unquantized and cast),
+// freqs_cis 512 x 512 x 36 complex64.
+const (
+	moonViTParams  = 1152*3*14*14 + 1152 + 4096*1152 + 27*so400mLayer + 2*1152 + 2*1152 + 4608*4608 + 4608 + 4608*7168 + 7168
+	moonViTFreqs   = 512 * 512 * 36 * 8
+	moonViTBlockTP = (3456*1152+3456)/4 + 1152*1152/4 + 1152 + (4304*1152+4304)/4 + 1152*4304/4 + 1152 + 4*1152
+)
+
+// TestMoonViTByHand: Kimi-K2.5's tower and projector from its published
+// config, whole and at TP4 (wqkv and fc0 split with their biases, wo and
+// fc1 their weights; the rest whole), are the sums by hand; under fp8 the
+// tower takes the quantization config and keeps time_weight in float32;
+// a config without vision_config builds the class's tower, the same.
+func TestMoonViTByHand(t *testing.T) {
+	tower := func(a *Arch, tp uint64) uint64 {
+		var n uint64
+		for _, it := range Weights(a, Whole(a, tp, 2, a.Quant)) {
+			if strings.HasPrefix(it.Name, "vision_tower.") || strings.HasPrefix(it.Name, "mm_projector.") || it.Name == "rotary_emb.vision_tower.freqs_cis" {
+				n += it.Bytes
+			}
+		}
+		return n
+	}
+	a := shippedArch(t, "moonshotai__Kimi-K2.5")
+	if got, want := tower(a, 1), uint64(moonViTParams*2+4*1152*2+moonViTFreqs); got != want {
+		t.Errorf("TP1: %d B, want %d (by hand)", got, want)
+	}
+	rest := uint64(moonViTParams - 27*so400mLayer)
+	if got, want := tower(a, 4), (rest+27*moonViTBlockTP)*2+4*1152*2+moonViTFreqs; got != want {
+		t.Errorf("TP4: %d B, want %d (by hand)", got, want)
+	}
+	doc, err := os.ReadFile("../corpus/models/moonshotai__Kimi-K2.5.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(doc, &m); err != nil {
+		t.Fatal(err)
+	}
+	delete(m, "vision_config")
+	bare, _ := json.Marshal(m)
+	b, err := ParseConfig("x.json", bare)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(*a.Vision, *b.Vision); diff != "" {
+		t.Errorf("without vision_config (-published +class):\n%s", diff)
+	}
+	text := m["text_config"].(map[string]any)
+	text["quantization_config"] = map[string]any{"quant_method": "fp8", "activation_scheme": "dynamic"}
+	fp8doc, _ := json.Marshal(m)
+	q, err := ParseConfig("x.json", fp8doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]uint64{}
+	for _, it := range Weights(q, Whole(q, 1, 2, q.Quant)) {
+		got[it.Name] = it.Bytes
+	}
+	for k, want := range map[string]uint64{
+		"vision_tower.patch_embed.pos_emb.time_weight": 4 * 1152 * 4, // float32: the tower is not cast
+		"vision_tower.encoder.blocks.0.wqkv.weight":    3456 * 1152,  // fp8, one byte
+		"mm_projector.linear_1.weight":                 4608 * 4608,
+	} {
+		if got[k] != want {
+			t.Errorf("fp8: %s %d B, want %d", k, got[k], want)
+		}
+	}
+}
+
+// TestMoonViTReads: what vLLM would build otherwise, or fail on, is
+// refused naming the key.
+func TestMoonViTReads(t *testing.T) {
+	doc, err := os.ReadFile("../corpus/models/moonshotai__Kimi-K2.5.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ from, to, err string }{
+		{`"vt_hidden_size": 1152`, `"vt_hidden_size": 1280`, "vision_config.vt_hidden_size: 1280 is not the hidden_size 1152 vLLM builds"},
+		{`"mm_projector_type": "patchmerger"`, `"mm_projector_type": "patchmergerv2"`, `vision_config.mm_projector_type: "patchmergerv2": membudget sizes MoonViT`},
+		{`"pos_emb_type": "divided_fixed"`, `"pos_emb_type": "learned"`, `vision_config.pos_emb_type: "learned"`},
+		{`"merge_kernel_size": [`, `"merge_kernel_size": [2, `, "vision_config.merge_kernel_size: want two sides"},
+	} {
+		s := string(doc)
+		if !strings.Contains(s, tc.from) {
+			t.Fatalf("%q is not in the published config", tc.from)
+		}
+		_, err := ParseConfig("x.json", []byte(strings.Replace(s, tc.from, tc.to, 1)))
+		if err == nil || !strings.Contains(err.Error(), tc.err) {
+			t.Errorf("%s: error %v, want one holding %q", tc.to, err, tc.err)
+		}
 	}
 }

@@ -1039,6 +1039,28 @@ func (w *ckptWriter) vision(v *model.VisionTower, newNames bool) {
 		}
 		w.layerNorm(vt+"post_layernorm", h)
 		w.linear(mp+"linear", v.ProjectorIn, v.OutHidden, true, false)
+	case "moonvit":
+		// Kimi-K2.5's MoonViT and patch-merger projector as its
+		// checkpoint names them (torchtitan's kimi_k2_7 adapter): the
+		// tower unquantized under compressed-tensors, as vLLM builds it.
+		vt := "vision_tower."
+		q := a.Quant.Method != "compressed-tensors"
+		w.add(vt+"patch_embed.proj.weight", w.dt, h, v.Channels, v.PatchSize, v.PatchSize)
+		w.add(vt+"patch_embed.proj.bias", w.dt, h)
+		w.add(vt+"patch_embed.pos_emb.weight", w.dt, v.PositionEmbeddings, h)
+		for i := range v.Layers {
+			p := fmt.Sprintf("%sencoder.blocks.%d.", vt, i)
+			w.layerNorm(p+"norm0", h)
+			w.layerNorm(p+"norm1", h)
+			w.linear(p+"wqkv", h, 3*h, true, q)
+			w.linear(p+"wo", h, h, true, q)
+			w.linear(p+"mlp.fc0", h, v.Intermediate, true, q)
+			w.linear(p+"mlp.fc1", v.Intermediate, h, true, q)
+		}
+		w.layerNorm(vt+"encoder.final_layernorm", h)
+		w.layerNorm("mm_projector.pre_norm", h)
+		w.linear("mm_projector.proj.0", v.ProjectorIn, v.ProjectorIn, true, q)
+		w.linear("mm_projector.proj.2", v.ProjectorIn, v.OutHidden, true, q)
 	case "glm4v":
 		// GLM-4.1V's and GLM-4.5V's tower as transformers saves it
 		// (modeling_glm4v.py): qkv fused, no linear bias, RMSNorms, a
