@@ -222,9 +222,18 @@ func TestGlm4vReads(t *testing.T) {
 		{"no vision_config", `,
  "vision_config": {"model_type": "glm4v"}`, ``, "vision_config: missing (required for model_type glm4v)"},
 		{"a llama text model", `"model_type": "glm4v_text"`, `"model_type": "llama"`, `text_config.model_type: "llama": vLLM builds glm4v's language model`},
+		// The flat form: the text model's keys at the root, which
+		// Glm4vConfig builds its text config from.
+		{"flat", `"text_config": {"model_type": "glm4v_text", "attention_bias": true, "max_position_embeddings": 65536,
+  "rope_parameters": {"rope_type": "default", "rope_theta": 10000, "mrope_section": [8, 12, 12], "partial_rotary_factor": 0.5}},`,
+			`"attention_bias": true, "max_position_embeddings": 65536,
+  "rope_parameters": {"rope_type": "default", "rope_theta": 10000, "mrope_section": [8, 12, 12], "partial_rotary_factor": 0.5},`, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			if !strings.Contains(glm41VConfig, tc.from) {
+				t.Fatalf("%q is not in the test config", tc.from)
+			}
 			a, err := ParseConfig("x.json", []byte(strings.Replace(glm41VConfig, tc.from, tc.to, 1)))
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
@@ -242,6 +251,9 @@ func TestGlm4vReads(t *testing.T) {
 			}
 			if a.NormsPerLayer != 4 || !a.AttnBias {
 				t.Errorf("norms a layer %d, q/k/v bias %v; want 4 and true", a.NormsPerLayer, a.AttnBias)
+			}
+			if got, want := sum(Weights(a, Whole(a, 1, 2, a.Quant))), uint64((glm41VText+glm41VTower)*2+4*65536*64*2+8192*64*2+576*8); got != want {
+				t.Errorf("weights %d B, want %d (TestGLM41VWeights' sum)", got, want)
 			}
 		})
 	}

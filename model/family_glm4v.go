@@ -39,9 +39,25 @@ func init() {
 // textType's whatever model_type it names, since vLLM builds
 // Glm4ForCausalLM for glm4v and Glm4MoeForCausalLM for glm4v_moe
 // (glm4_1v.py:1814-1819); membudget sizes only a text_config of that type.
+//
+// A config without text_config is read flat: Glm4vConfig and
+// Glm4vMoeConfig build their text config from the root's own keys then
+// (text_config None: sub_configs["text_config"](**kwargs),
+// configuration_glm4v.py, configuration_glm4v_moe.py), the form the
+// early versions of transformers' conversion script wrote
+// (models/glm4v/convert_glm4v_mgt_weights_to_hf.py: the text keys in
+// hf_config itself; later versions nest them under text_config).
 func readGlm4v(textType string) family {
 	read := wrapper(textType, readGlm4vVision)
 	return func(o jsonObject, a *Arch) jsonObject {
+		if !o.has("text_config") {
+			fillClass(textType, o, a)
+			families[textType](o, a)
+			if len(*o.errs) == 0 {
+				readGlm4vVision(o, a)
+			}
+			return o
+		}
 		if text, ok := o.object("text_config"); ok {
 			if named := text.str("model_type"); named != "" && named != textType {
 				text.fail("model_type", "%q: vLLM builds %s's language model from text_config as %s's whatever it names (glm4_1v.py:1814-1819); membudget sizes only a %s one", named, a.ModelType, textType, textType)

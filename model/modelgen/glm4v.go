@@ -5,7 +5,8 @@ import "pgregory.net/rapid"
 // Glm4v draws model_types glm4v (GLM-4.1V: GLM-4-0414 text under
 // text_config) and glm4v_moe (GLM-4.5V: GLM-4.5 text), each with its
 // vision tower, and their text models glm4v_text and glm4v_moe_text at the
-// top. The tower's out_hidden_size is the text model's width, as vLLM's
+// top, the wrappers sometimes flat (the text keys at the root). The
+// tower's out_hidden_size is the text model's width, as vLLM's
 // merger needs (glm4_1v.py:688-694); its other keys are sometimes left to
 // the classes' defaults where those fit (in_channels 3, temporal and
 // spatial merge 2).
@@ -46,6 +47,13 @@ func drawGlm4v(t *rapid.T, modelType string) map[string]any {
 	}
 	if rapid.Bool().Draw(t, "vision_model_type") {
 		vision["model_type"] = modelType
+	}
+	if rapid.IntRange(0, 3).Draw(t, "glm4v_flat") == 0 {
+		// The flat form: the text model's keys at the root (Glm4vConfig
+		// builds its text config from them).
+		text["model_type"] = modelType
+		text["vision_config"] = vision
+		return text
 	}
 	c := map[string]any{"model_type": modelType, "text_config": text, "vision_config": vision, "torch_dtype": text["torch_dtype"]}
 	if q, ok := text["quantization_config"]; ok && rapid.IntRange(0, 3).Draw(t, "quant_in_text") > 0 {
