@@ -99,7 +99,8 @@ type VisionTower struct {
 	// (SigLIP with LLaVA-OneVision's unsplit projector), "llava_next_video"
 	// (CLIP with LLaVA-NeXT-Video's unsplit projector), "paligemma"
 	// (SigLIP with post_layernorm and one linear), "idefics3" (Idefics3's
-	// and SmolVLM's tower and pixel-shuffle connector).
+	// and SmolVLM's tower and pixel-shuffle connector), "glm4v" (GLM-4.1V's
+	// and GLM-4.5V's), "moonvit" (Kimi-K2.5's MoonViT and patch merger).
 	Kind string
 	// Hidden, Intermediate, Layers and Heads are the encoder's width, MLP
 	// width, depth (the layers vLLM builds) and attention heads.
@@ -119,6 +120,9 @@ type VisionTower struct {
 	// num_position_embeddings; 0 when the positions are rotary or derived
 	// from ImageSize).
 	PositionEmbeddings uint64
+	// PositionFrames is the rows of a tower's table of frame positions
+	// (MoonViT's time_weight buffer, init_pos_emb_time); 0 when none.
+	PositionFrames uint64
 	// Deepstack is the layers whose features Qwen3-VL merges into the
 	// language model's first layers (deepstack_visual_indexes), each with
 	// its own merger.

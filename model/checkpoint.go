@@ -205,7 +205,8 @@ func CheckpointWeights(a *Arch, sh Sharding) []budget.Item {
 // weightless RMSNorms (Llama 4's qk norm: llama4.py:213-221; Gemma 4's
 // v_norm and router norm: gemma4.py:436, 279) and Gemma 4's router
 // root_size buffer (gemma4.py:283-287), CLIP's position_ids buffer
-// (clip.py:333-337), Falcon-H1's mup_vector (falcon_h1.py:162-196), Falcon
+// (clip.py:333-337), MoonViT's time_weight (kimi_k25_vit.py:145-151),
+// Falcon-H1's mup_vector (falcon_h1.py:162-196), Falcon
 // Mamba's weightless dt, B and C norms' ones (mamba.py:60-74), and the bias
 // of a tied head, which
 // vLLM builds and does not load (Arcee's lm_head_bias: arcee.py:311-320,
@@ -213,7 +214,7 @@ func CheckpointWeights(a *Arch, sh Sharding) []budget.Item {
 func configBuffers(a *Arch, sh Sharding) []budget.Item {
 	var out []budget.Item
 	for _, it := range Weights(a, sh) {
-		if strings.HasPrefix(it.Name, "rotary_emb.") || hasAnySuffix(it.Name, ".qk_norm.weight", ".v_norm.weight", ".router.norm.weight", ".router.root_size", ".embeddings.position_ids", ".mup_vector") ||
+		if strings.HasPrefix(it.Name, "rotary_emb.") || hasAnySuffix(it.Name, ".qk_norm.weight", ".v_norm.weight", ".router.norm.weight", ".router.root_size", ".embeddings.position_ids", ".mup_vector", ".pos_emb.time_weight") ||
 			it.Name == "lm_head.bias" && a.TiedEmbeddings ||
 			a.tree.mamba1OnesNorms && hasAnySuffix(it.Name, ".dt_layernorm.weight", ".b_layernorm.weight", ".c_layernorm.weight") {
 			out = append(out, it)

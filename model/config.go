@@ -293,6 +293,8 @@ func ParseConfig(file string, data []byte, opts ...Option) (*Arch, error) {
 		a.ModelType = known
 		a.ReadAs = fmt.Sprintf("model_type %q is not one membudget knows; read as %s, the family of %s that the config names (trust_remote_code: the remote config class's defaults are not known, so none is filled)", mt, known, arch)
 		text = families[known](o, a)
+	} else if why := refusedModelTypes[mt]; why != "" {
+		return nil, &ConfigError{File: file, Key: "model_type", Detail: fmt.Sprintf("%q: %s", mt, why)}
 	} else {
 		return nil, &ConfigError{File: file, Key: "model_type", Err: ErrUnknownModelType,
 			Detail: fmt.Sprintf("%q: %v; known: %s", mt, ErrUnknownModelType, strings.Join(ModelTypes(), ", "))}

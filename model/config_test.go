@@ -142,7 +142,7 @@ var shippedShapes = map[string]shape{
 	"moonshotai__Kimi-K2-Instruct": {ModelType: "kimi_k2", Layers: 61, Hidden: 7168, Heads: 64, KVHeads: 64, HeadDim: 192, Vocab: 163840, MaxPos: 131072,
 		MoELayers: 60, Experts: 384, TopK: 8, MoEInter: 2048, SharedInter: 2048, MLA: true, KVLatent: 576, RotaryDim: 64, Rope: yarn, Quant: "fp8", Dtype: "bfloat16"},
 	"moonshotai__Kimi-K2.5": {ModelType: "kimi_k25", Layers: 61, Hidden: 7168, Heads: 64, KVHeads: 64, HeadDim: 192, Vocab: 163840, MaxPos: 262144,
-		MoELayers: 60, Experts: 384, TopK: 8, MoEInter: 2048, SharedInter: 2048, MLA: true, KVLatent: 576, RotaryDim: 64, Rope: yarn, Quant: "compressed-tensors", Dtype: "bfloat16"},
+		MoELayers: 60, Experts: 384, TopK: 8, MoEInter: 2048, SharedInter: 2048, MLA: true, KVLatent: 576, RotaryDim: 64, Rope: yarn, Vision: "moonvit", Quant: "compressed-tensors", Dtype: "bfloat16"},
 	// Read without its hf_quant_config.json: no quantization_config.
 	"nvidia__Llama-3.1-70B-Instruct-FP8": {ModelType: "llama", Layers: 80, Hidden: 8192, Heads: 64, KVHeads: 8, HeadDim: 128, Vocab: 128256, MaxPos: 131072, RotaryDim: 128, Rope: llama3, Dtype: "bfloat16"},
 	// MEMEM*EMEMEM*...: 23 Mamba2, 6 attention, 23 MoE blocks.

@@ -237,6 +237,10 @@ func TestEveryClassDefaultFills(t *testing.T) {
 		// vLLM's GraniteMoeHybridModel indexes layer_types, which
 		// GraniteMoeHybridConfig leaves None.
 		"granitemoehybrid": {"num_hidden_layers": 2, "layer_types": []string{"mamba", "attention"}},
+		// Glm4vMoeTextConfig, as Glm4MoeConfig, gives 96 heads of a 4096
+		// width and no head_dim: GLM-4.5V's config writes 128.
+		"glm4v_moe_text": {"head_dim": 128},
+		"glm4v_moe":      {"text_config": map[string]any{"head_dim": 128}, "vision_config": map[string]any{}},
 	}
 	for _, mt := range ConfigClasses() {
 		c := classes[mt]

@@ -13,9 +13,8 @@ func init() {
 	register("deepseek_v32", flat(readDeepSeek), ckptFamily(nil, [][]moduleRule{mlaAttention, dsaIndexer, gatedMLP, deepseekMoE, twoNorms}))
 	register("glm_moe_dsa", flat(readDeepSeek), ckptFamily(nil, [][]moduleRule{mlaAttention, dsaIndexer, gatedMLP, deepseekMoE, twoNorms}))
 	register("kimi_k2", flat(readDeepSeek), ckptFamily(kimiRename, [][]moduleRule{mlaAttention, gatedMLP, deepseekMoE, twoNorms}))
-	// Kimi-K2.5's vision tower (a transformers module vLLM loads whole) is
-	// not counted.
-	registerMultimodal("kimi_k25", wrapper("kimi_k2", nil),
+	// Kimi-K2.5's MoonViT tower and projector: family_kimi_k25_vision.go.
+	registerMultimodal("kimi_k25", wrapper("kimi_k2", readMoonViT),
 		ckptFamily(kimiRename, [][]moduleRule{mlaAttention, gatedMLP, deepseekMoE, twoNorms}, moonViT))
 }
 

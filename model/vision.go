@@ -7,8 +7,8 @@ func (v *VisionTower) check(o jsonObject) {
 	bad := v.Hidden == 0 || v.Layers == 0 || v.PatchSize == 0 || v.Heads == 0 || v.Hidden%v.Heads != 0 ||
 		v.Hidden > 1<<16 || v.Intermediate > 1<<18 || v.Layers > 1<<10 || v.PatchSize > 1<<10 || v.Channels > 16 ||
 		v.TemporalPatch > 16 || v.SpatialMerge > 16 || v.OutHidden > 1<<20 || v.PositionEmbeddings > 1<<20 ||
-		v.Deepstack > v.Layers || v.ProjectorIn > 1<<20 || v.ProjectorOut > 1<<20
-	if (v.Kind == "siglip" || v.Kind == "pixtral" || v.Kind == "llama4" || v.Kind == "clip" || v.Kind == "llava_siglip" || v.Kind == "llava_pixtral" || v.Kind == "intern_vit" || v.Kind == "llava_onevision" || v.Kind == "paligemma" || v.Kind == "idefics3" || v.Kind == "llava_next_video") && (v.ImageSize < v.PatchSize || v.ImageSize > 1<<14) {
+		v.Deepstack > v.Layers || v.PositionFrames > 1<<10 || v.ProjectorIn > 1<<20 || v.ProjectorOut > 1<<20
+	if (v.Kind == "siglip" || v.Kind == "pixtral" || v.Kind == "llama4" || v.Kind == "clip" || v.Kind == "llava_siglip" || v.Kind == "llava_pixtral" || v.Kind == "intern_vit" || v.Kind == "llava_onevision" || v.Kind == "paligemma" || v.Kind == "idefics3" || v.Kind == "llava_next_video" || v.Kind == "glm4v") && (v.ImageSize < v.PatchSize || v.ImageSize > 1<<14) {
 		bad = true
 	}
 	if bad {

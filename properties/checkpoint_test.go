@@ -306,7 +306,7 @@ func hfCheckpoint(a *model.Arch, cfg map[string]any, newNames, rotary bool) []sa
 		}
 	case "idefics3", "smolvlm":
 		lm = "model.text_model." // Idefics3Model.text_model
-	case "qwen3_vl", "qwen3_5", "qwen3_5_moe", "gemma4", "gemma4_text", "qwen3_vl_moe":
+	case "qwen3_vl", "qwen3_5", "qwen3_5_moe", "gemma4", "gemma4_text", "qwen3_vl_moe", "glm4v", "glm4v_moe":
 		lm = "model.language_model."
 	case "gpt_neox":
 		lm, top = "gpt_neox.", "embed_out"
@@ -590,7 +590,7 @@ func (w *ckptWriter) layer(p string, i uint64, rotary bool) {
 	case "exaone":
 		w.norm(p+"ln_1", a.Hidden)
 		w.norm(p+"ln_2", a.Hidden)
-	case "glm4":
+	case "glm4", "glm4v", "glm4v_text":
 		for _, n := range []string{"input_layernorm", "post_attention_layernorm", "post_self_attn_layernorm", "post_mlp_layernorm"} {
 			w.norm(p+n, a.Hidden)
 		}
@@ -1042,6 +1042,52 @@ func (w *ckptWriter) vision(v *model.VisionTower, newNames bool) {
 		}
 		w.layerNorm(vt+"post_layernorm", h)
 		w.linear(mp+"linear", v.ProjectorIn, v.OutHidden, true, false)
+	case "moonvit":
+		// Kimi-K2.5's MoonViT and patch-merger projector as its
+		// checkpoint names them (torchtitan's kimi_k2_7 adapter): the
+		// tower unquantized under compressed-tensors, as vLLM builds it.
+		vt := "vision_tower."
+		q := a.Quant.Method != "compressed-tensors"
+		w.add(vt+"patch_embed.proj.weight", w.dt, h, v.Channels, v.PatchSize, v.PatchSize)
+		w.add(vt+"patch_embed.proj.bias", w.dt, h)
+		w.add(vt+"patch_embed.pos_emb.weight", w.dt, v.PositionEmbeddings, h)
+		for i := range v.Layers {
+			p := fmt.Sprintf("%sencoder.blocks.%d.", vt, i)
+			w.layerNorm(p+"norm0", h)
+			w.layerNorm(p+"norm1", h)
+			w.linear(p+"wqkv", h, 3*h, true, q)
+			w.linear(p+"wo", h, h, true, q)
+			w.linear(p+"mlp.fc0", h, v.Intermediate, true, q)
+			w.linear(p+"mlp.fc1", v.Intermediate, h, true, q)
+		}
+		w.layerNorm(vt+"encoder.final_layernorm", h)
+		w.layerNorm("mm_projector.pre_norm", h)
+		w.linear("mm_projector.proj.0", v.ProjectorIn, v.ProjectorIn, true, q)
+		w.linear("mm_projector.proj.2", v.ProjectorIn, v.OutHidden, true, q)
+	case "glm4v":
+		// GLM-4.1V's and GLM-4.5V's tower as transformers saves it
+		// (modeling_glm4v.py): qkv fused, no linear bias, RMSNorms, a
+		// biased Conv2d downsample, the merger's gated MLP.
+		vt := "model.visual."
+		side := v.ImageSize / v.PatchSize
+		w.add(vt+"patch_embed.proj.weight", w.dt, h, v.Channels, v.TemporalPatch, v.PatchSize, v.PatchSize)
+		w.add(vt+"patch_embed.proj.bias", w.dt, h)
+		w.add(vt+"embeddings.position_embedding.weight", w.dt, side*side, h)
+		for i := range v.Layers {
+			p := fmt.Sprintf("%sblocks.%d.", vt, i)
+			w.norm(p+"norm1", h)
+			w.norm(p+"norm2", h)
+			w.linear(p+"attn.qkv", h, 3*h, false, true)
+			w.linear(p+"attn.proj", h, h, false, true)
+			w.gatedMLP(p+"mlp", h, v.OutHidden, "gate_proj", "up_proj", "down_proj", false)
+		}
+		w.norm(vt+"post_conv_layernorm", h)
+		w.add(vt+"downsample.weight", w.dt, v.OutHidden, h, v.SpatialMerge, v.SpatialMerge)
+		w.add(vt+"downsample.bias", w.dt, v.OutHidden)
+		w.norm(vt+"post_layernorm", h)
+		w.linear(vt+"merger.proj", v.OutHidden, v.OutHidden, false, true)
+		w.layerNorm(vt+"merger.post_projection_norm", v.OutHidden)
+		w.gatedMLP(vt+"merger", v.OutHidden, v.Intermediate, "gate_proj", "up_proj", "down_proj", false)
 	case "idefics3":
 		// Idefics3's checkpoint holds the whole tower, which vLLM builds,
 		// and the connector's one linear layer without bias.

@@ -155,9 +155,16 @@ var validTPs = []uint64{1, 2, 3, 4, 6, 8}
 // divide among the ranks.
 func shardable(a *model.Arch, tp uint64, ep bool) bool {
 	return a.Heads%tp == 0 && (a.MLA || a.KVHeads%tp == 0 || tp%a.KVHeads == 0) && a.Intermediate%tp == 0 && (ep || a.MoEIntermediate%tp == 0) &&
-		a.SharedIntermediate%tp == 0 && layerShapesDivide(a, tp) &&
+		a.SharedIntermediate%tp == 0 && layerShapesDivide(a, tp) && towerDivides(a, tp) &&
 		// vLLM's MoE block raises for a TP above the experts (Arch.TPWithinExperts).
 		(a.TPWithinExperts == "" || tp <= a.Experts)
+}
+
+// towerDivides reports whether a's vision tower loads at tensor
+// parallelism tp where vLLM asserts it: GLM-4.1V's and GLM-4.5V's tower
+// divides its heads among the ranks (glm4_1v.py:284-296).
+func towerDivides(a *model.Arch, tp uint64) bool {
+	return a.Vision == nil || a.Vision.Kind != "glm4v" || a.Vision.Heads%tp == 0
 }
 
 // genServeCase draws a config of any family modelgen draws, parses it

@@ -84,7 +84,7 @@ func genStateCase() *rapid.Generator[serveCase] {
 		genLayerMix(t, a)
 		var tps []uint64
 		for _, tp := range []uint64{1, 2, 4, 8} {
-			if a.Heads%tp == 0 && (a.MLA || a.KVHeads%tp == 0 || tp%a.KVHeads == 0) && a.Intermediate%tp == 0 && a.MoEIntermediate%tp == 0 &&
+			if a.Heads%tp == 0 && (a.MLA || a.KVHeads%tp == 0 || tp%a.KVHeads == 0) && a.Intermediate%tp == 0 && a.MoEIntermediate%tp == 0 && towerDivides(a, tp) &&
 				(a.TPWithinExperts == "" || tp <= a.Experts) {
 				tps = append(tps, tp)
 			}

@@ -343,6 +343,12 @@ func (r *Resolved) resolveMM(a *model.Arch) error {
 		}
 		return nil
 	}
+	if tp := r.TensorParallelSize; a.Vision.Kind == "glm4v" && m.EncoderTPMode != "data" && tp > 1 && a.Vision.Heads%tp != 0 {
+		// GLM-4.1V's and GLM-4.5V's tower divides its heads among the
+		// ranks with no fallback at d18bb7b (glm4_1v.py:284-296,
+		// dist_utils.divide asserts; vllm #24004, #49368).
+		return settingErr("tensor-parallel-size", tp, "vLLM asserts it: it does not divide the %d attention heads of %s's vision tower (glm4_1v.py:284-296; vllm #24004)", a.Vision.Heads, configArch(a))
+	}
 	if p.Era != V1 || p.Release.Less(mmSince) {
 		if m.given() {
 			return settingErr(firstMMFlag(m), "", "%s: not modelled for %s (membudget sizes the encoder cache from vLLM %s, whose cache counts an item's embeddings, PR #30475); membudget refuses it rather than size a serve vLLM would contradict",

@@ -10,7 +10,8 @@ import "pgregory.net/rapid"
 // qwen3_vl, qwen3_5 and qwen3_5_moe (Qwen3, Qwen3.5 and Qwen3.5-MoE text
 // with Qwen3-VL's tower, or text-only), mistral3 (Mistral or Ministral 3
 // text with a Pixtral tower built to its vision_feature_layer) and
-// kimi_k25 (Kimi-K2 text; its tower is not counted). The quantization
+// kimi_k25 (Kimi-K2 text with a MoonViT tower, or KimiK25VisionConfig's
+// own when vision_config is left out). The quantization
 // config is at the top, as the published configs keep it, or sometimes
 // under text_config; the text config sometimes inherits the wrapper's
 // dtype.
@@ -114,6 +115,21 @@ func drawVision(t *rapid.T, wrapper string, hidden any) map[string]any {
 			"patch_size": patch, "image_size": patch * rapid.Uint64Range(1, 24).Draw(t, "patches_side"), "num_channels": 3,
 			"vision_output_dim": 16 * rapid.Uint64Range(1, 256).Draw(t, "vision_out_x16"), "projector_input_dim": 16 * rapid.Uint64Range(1, 256).Draw(t, "proj_in_x16"),
 			"projector_output_dim": 16 * rapid.Uint64Range(1, 256).Draw(t, "proj_out_x16"), "pixel_shuffle_ratio": 0.5}
+	case "kimi_k25":
+		if rapid.Bool().Draw(t, "moonvit_class_tower") {
+			return nil // KimiK25Config builds KimiK25VisionConfig's own
+		}
+		merge := rapid.Uint64Range(1, 2).Draw(t, "moonvit_merge")
+		v := map[string]any{"hidden_size": vh, "intermediate_size": vinter, "num_hidden_layers": vlayers, "num_attention_heads": heads,
+			"patch_size": patch, "init_pos_emb_height": rapid.Uint64Range(1, 64).Draw(t, "moonvit_pos_h"),
+			"init_pos_emb_width": rapid.Uint64Range(1, 64).Draw(t, "moonvit_pos_w"), "init_pos_emb_time": rapid.Uint64Range(1, 4).Draw(t, "moonvit_time"),
+			"merge_kernel_size": []uint64{merge, merge}, "mm_hidden_size": rapid.SampledFrom([]any{vh, hidden}).Draw(t, "mm_hidden_size")}
+		if rapid.Bool().Draw(t, "moonvit_vt_keys") {
+			// The published config's spelling, kept beside the keys vLLM
+			// builds from.
+			v["vt_hidden_size"], v["vt_num_attention_heads"] = vh, heads
+		}
+		return v
 	}
-	return nil // gemma4, kimi_k25
+	return nil // gemma4
 }
