@@ -27,7 +27,10 @@ func (l kvLayout) stageTensors(st model.Sharding) uint64 {
 		}
 		layers := g.layers[:real]
 		from := sort.Search(len(layers), func(i int) bool { return layers[i].layer >= st.FirstLayer })
-		to := sort.Search(len(layers), func(i int) bool { return layers[i].layer >= st.EndLayer })
+		to := len(layers) // the last stage's run ends with a draft's layers (onStage)
+		if !st.Last {
+			to = sort.Search(len(layers), func(i int) bool { return layers[i].layer >= st.EndLayer })
+		}
 		most = max(most, uint64(to-from))
 	}
 	return most

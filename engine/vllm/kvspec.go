@@ -198,7 +198,7 @@ func layerSpecs(a *model.Arch, r *Resolved) []layerSpec {
 			specs = append(specs, layerSpec{layer: i, kind: mambaSpec, block: r.MambaBlockSize, page: r.statePoolPage(), statePages: r.StatePages})
 		}
 	}
-	return specs
+	return append(specs, draftSpecs(r, len(a.Layers))...)
 }
 
 // noAttentionStage says layer i is on a pipeline stage without an
@@ -367,9 +367,10 @@ func uniformPageGroups(specs []layerSpec) []kvGroup {
 	return groups
 }
 
-// onStage reports whether a group slot holds a layer of stage st.
+// onStage reports whether a group slot holds a layer of stage st; a
+// draft's layers, numbered after the target's, are the last stage's.
 func onStage(s layerSpec, st model.Sharding) bool {
-	return s.layer >= st.FirstLayer && s.layer < st.EndLayer
+	return s.layer >= st.FirstLayer && (s.layer < st.EndLayer || st.Last)
 }
 
 // pool is the block pool a pipeline stage allocates, in closed form: its
