@@ -283,24 +283,24 @@ func (r *Resolved) resolveDraft(sc specConfig, a *model.Arch) (*Draft, error) {
 		// SpeculativeConfig.__post_init__ (speculative.py:758-797).
 		return nil, settingErr("speculative-config", "eagle3", "vLLM refuses it: num_speculative_tokens was provided but without speculative model (an eagle3 config needs the draft's \"model\")")
 	}
-	if fi, err := os.Stat(sc.model); err != nil || !fi.IsDir() {
-		return nil, settingErr("speculative-config", sc.model, "the EAGLE-3 draft must be a local directory holding its config.json and safetensors checkpoint: membudget does not download drafts")
+	if what := specDraftRefusal(r.SpeculativeConfig, p); what != "" {
+		return nil, settingErr("speculative-config", "eagle3", "%s: not modelled for %s; membudget refuses it rather than size a serve vLLM would contradict", what, p.Describes)
 	}
 	if !slices.Contains(eagle3Targets, firstArch(a)) {
-		return nil, settingErr("speculative-config", "eagle3", "an EAGLE-3 draft on %s (%s): not modelled (membudget sizes it on %s, whose vLLM classes return the auxiliary hidden states EAGLE-3 reads); membudget refuses it rather than size a serve vLLM would contradict", a.Source, firstArch(a), strings.Join(eagle3Targets, ", "))
+		return nil, settingErr("speculative-config", "eagle3", "an EAGLE-3 draft on %s (%s; membudget sizes it on %s, whose vLLM classes return the auxiliary hidden states EAGLE-3 reads): not modelled for %s; membudget refuses it rather than size a serve vLLM would contradict", a.Source, firstArch(a), strings.Join(eagle3Targets, ", "), p.Describes)
 	}
 	if r.PipelineParallelSize > 1 {
-		return nil, settingErr("pipeline-parallel-size", r.PipelineParallelSize, "an EAGLE-3 draft under pipeline parallelism (the drafter on the last stage, its own embedding, llm_base_proposer.py:1436-1520): not modelled; membudget refuses it rather than size a serve vLLM would contradict")
+		return nil, settingErr("pipeline-parallel-size", r.PipelineParallelSize, "an EAGLE-3 draft under pipeline parallelism (the drafter on the last stage, its own embedding, llm_base_proposer.py:1436-1520): not modelled for %s; membudget refuses it rather than size a serve vLLM would contradict", p.Describes)
 	}
 	if !r.EnforceEager {
-		return nil, settingErr("speculative-config", "eagle3", "the EAGLE-3 drafter's own CUDA graphs (captured beside the target's by its cudagraph dispatcher): not modelled; pass --enforce-eager to size the serve without graphs")
+		return nil, settingErr("speculative-config", "eagle3", "the EAGLE-3 drafter's own CUDA graphs (captured beside the target's by its cudagraph dispatcher; pass --enforce-eager to size the serve without graphs): not modelled for %s; membudget refuses it rather than size a serve vLLM would contradict", p.Describes)
 	}
 	if p.V2Runner(a) {
-		return nil, settingErr("speculative-config", "eagle3", "an EAGLE-3 draft on the V2 model runner, which %s uses for %s (vllm/config/vllm.py:2397-2408 keeps eagle3 on it): its speculator's profile run is not modelled; membudget sizes EAGLE-3 on the V1 model runner only and refuses it rather than size a serve vLLM would contradict", p.Describes, a.Source)
+		return nil, settingErr("speculative-config", "eagle3", "an EAGLE-3 draft on the V2 model runner, which runs %s there (vllm/config/vllm.py:2397-2408 keeps eagle3 on it; membudget sizes EAGLE-3 on the V1 model runner only): not modelled for %s; membudget refuses it rather than size a serve vLLM would contradict", a.Source, p.Describes)
 	}
 	d, err := loadDraft(sc.model, a)
 	if err != nil {
-		return nil, settingErr("speculative-config", sc.model, "%v", err)
+		return nil, settingErr("speculative-config", "eagle3", "the draft %v", err)
 	}
 	tp := r.TensorParallelSize
 	if d.Heads%tp != 0 || (d.KVHeads >= tp && d.KVHeads%tp != 0) || (d.KVHeads < tp && tp%d.KVHeads != 0) || d.Intermediate%tp != 0 {
@@ -469,4 +469,24 @@ func (sz *Sizing) draftSettings() string {
 	}
 	return fmt.Sprintf("EAGLE-3 draft %s: %d layer(s), %s of weights on the last stage (%s embedding, %s LM head); its %d attention layer(s) add %s to the KV cache beside the target's %d; the scheduler reserves %d lookahead slot(s) a running request within its blocks (scheduler.py num_lookahead_tokens), not counted by vLLM's startup check",
 		d.Path, d.Layers, engine.GiB(sz.draftWeightItem(len(r.Stages)-1)), shared(d.OwnEmbed), shared(d.OwnHead), d.Layers, engine.GiB(sz.draftKVBytes()), len(sz.Model.Arch.Layers), r.Spec.Tokens)
+}
+
+// specDraftRefusal is what refuses an eagle3 --speculative-config under
+// profile p before any model is read, as the flag was refused before:
+// a release whose speculative decoding membudget has not read, or a
+// draft that is not a local directory (a Hub id: membudget does not
+// download drafts). "" when the object is no such eagle3 config.
+func specDraftRefusal(v string, p Profile) string {
+	sc, err := parseSpecConfig(v)
+	if err != nil || specMethod(sc) != "eagle3" {
+		return ""
+	}
+	const what = "an EAGLE-3 draft (its weights from its config.json and checkpoint, the target's embedding and LM head shared or not as its checkpoint says, its attention layers added to the KV cache groups, k lookahead KV slots a request)"
+	if p.Era == V0 || p.Release.Less(specSince) {
+		return what
+	}
+	if fi, err := os.Stat(sc.model); sc.model != "" && (err != nil || !fi.IsDir()) {
+		return what + " from a draft that is not a local directory (membudget reads the draft's config.json and safetensors headers from disk and does not download drafts; give its local directory)"
+	}
+	return ""
 }
