@@ -137,7 +137,7 @@ func (cp *Compiler) compileInto(k *kvCheck, s Serve, c budget.Class, p Profile) 
 		st.TP, st.ExpertRanks, st.DtypeBytes, st.Quant = r.TensorParallelSize, r.ExpertRanks, r.DtypeBytes, r.Quant
 		shardings[i] = st
 		w := cp.weights(st, r.Quantization)
-		pools[i] = addDraftPools(addEPLBPools(addLoRAPools(w.pools, a, r, st), a, r, st), r, st)
+		pools[i] = addDraftPools(addEPLBPools(addLoRAPools(w.pools, a, r, st), a, r, st), a, r, st)
 		stage := &plan.Stages[i]
 		stage.Fixed[budget.TermWeights] = w.bytes
 		for _, it := range peakItems(a, r, st) {

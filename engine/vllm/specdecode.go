@@ -48,6 +48,9 @@ type Speculative struct {
 	// Draft is an eagle3 serve's draft (specdraft.go), nil for the
 	// proposers without one.
 	Draft *Draft
+	// MTPLayers is the model's own MTP layers an mtp serve loads as the
+	// draft (specmtp.go), 0 for any other method.
+	MTPLayers uint64
 }
 
 // specSince is the first release whose speculative decoding membudget
@@ -67,7 +70,7 @@ var specSince = v0_14_0
 var specV1Since = v0_22_0
 
 // specMethods are the methods membudget sizes.
-var specMethods = []string{"ngram", "suffix", "eagle3"}
+var specMethods = []string{"ngram", "suffix", "eagle3", "mtp"}
 
 // mtpAliases are the method names vLLM maps to "mtp" with a deprecation
 // warning (MTPModelTypes, vllm/config/speculative.py:37-62, 752-756).
@@ -81,7 +84,6 @@ var mtpAliases = []string{"deepseek_mtp", "dots3_note_mtp", "mimo_mtp", "mimo_v2
 // speculative.py:69-78; the proposers of vllm/v1/spec_decode/).
 var specUnsized = map[string]string{
 	"eagle":                 "an EAGLE draft (its weights from its config.json and checkpoint, its attention layers added to the KV cache groups, its own CUDA graphs, k lookahead KV slots a request)",
-	"mtp":                   "the model's own MTP layers as the draft (their weights, their attention layers added to the KV cache groups, the drafter's CUDA graphs, k lookahead KV slots a request)",
 	"draft_model":           "a whole draft model (its weights at its own tensor parallel size, its KV cache group, its CUDA graphs, one more scheduler slot and k lookahead KV slots a request)",
 	"medusa":                "the Medusa heads (their weights and their logits)",
 	"mlp_speculator":        "the MLP speculator's weights",
@@ -272,7 +274,7 @@ func (r *Resolved) resolveSpec(a *model.Arch, c budget.Class, def func(string, s
 	if p.Era == V0 || p.Release.Less(specSince) {
 		return settingErr("speculative-config", method, "speculative decoding (the rejection sampler's profile run, the graph sizes at multiples of k+1): not modelled for %s (membudget sizes ngram and suffix from vLLM %s, whose spec-decode rules it has read); membudget refuses it rather than size a serve vLLM would contradict", p.Describes, specSince)
 	}
-	if p.V2EveryModel && method != "eagle3" {
+	if p.V2EveryModel && method != "eagle3" && method != "mtp" {
 		// Main falls back to the V1 runner for these methods; the release
 		// that runs every model on the V2 runner (PR #53183) is sized from
 		// its release notes, not its source, which may refuse them instead
@@ -324,6 +326,12 @@ func (r *Resolved) resolveSpec(a *model.Arch, c budget.Class, def func(string, s
 			return err
 		}
 		s.Draft = d
+	case "mtp":
+		n, err := r.resolveMTP(sc, a)
+		if err != nil {
+			return err
+		}
+		s.MTPLayers = n
 	case "suffix":
 		if c.Memory.Unified {
 			return settingErr("speculative-config", method, "suffix decoding's trees (up to suffix_decoding_max_cached_requests responses, in host memory): not modelled for a unified device, where host memory is the GPU's; membudget refuses it rather than size a serve vLLM would contradict")
@@ -344,11 +352,11 @@ func (r *Resolved) resolveSpec(a *model.Arch, c budget.Class, def func(string, s
 		// compilation.py:1553-1560) finds no size to capture.
 		return settingErr("speculative-config", s.Tokens, "vLLM refuses it: No valid cudagraph sizes after rounding to multiple of %d (num_speculative_tokens + 1); lower num_speculative_tokens or pass --enforce-eager", q)
 	}
-	if r.AsyncScheduling == engine.On && p.AsyncByDefault && method != "eagle3" {
+	if r.AsyncScheduling == engine.On && p.AsyncByDefault && method != "eagle3" && method != "mtp" {
 		// vllm/config/vllm.py:1153-1173.
 		return settingErr("async-scheduling", "", "vLLM refuses it: Currently, async scheduling is only supported with EAGLE/MTP/Draft Model/NGram GPU/DSpark kind of speculative decoding (--speculative-config method %q)", method)
 	}
-	if !p.Release.Less(specV1Since) && method != "eagle3" {
+	if !p.Release.Less(specV1Since) && method != "eagle3" && method != "mtp" {
 		r.Profile.v1Runner = true
 	}
 	r.Spec = s
@@ -397,7 +405,7 @@ func (r *Resolved) finishSpec(a *model.Arch) error {
 		// generating runner's).
 		return settingErr("speculative-config", r.Spec.Method, "speculative decoding needs a generating model, and --runner pooling serves %s without a sampler", a.Source)
 	}
-	if r.AsyncScheduling == engine.Default && r.Async && r.Spec.Draft == nil {
+	if r.AsyncScheduling == engine.Default && r.Async && r.Spec.Draft == nil && r.Spec.MTPLayers == 0 {
 		// EAGLE keeps it (EagleModelTypes, vllm.py:1196-1207).
 		r.asyncOffByDefault(a)
 		r.Sources.Set("async-scheduling", "off: vLLM disables it for "+r.Spec.Method+"-based speculative decoding (vllm/config/vllm.py:1196-1207)")
@@ -611,7 +619,7 @@ func (sz *Sizing) specSettings() []string {
 	if r.Spec.Method == "" {
 		return nil
 	}
-	if r.Spec.Draft != nil {
+	if r.Spec.Draft != nil || r.Spec.MTPLayers > 0 {
 		return []string{fmt.Sprintf("speculative decoding: %s, %d token(s) a step (k+1 = %d verified a request); the V1 model runner, eager", r.Spec.Method, r.Spec.Tokens, specQueryLen(r)), sz.draftSettings()}
 	}
 	out := []string{fmt.Sprintf("speculative decoding: %s, %d token(s) a step (k+1 = %d verified a request); no draft weights or draft KV; the V1 model runner, CUDA graphs at multiples of %d",
@@ -661,8 +669,8 @@ func (ls *loggedServe) readLoggedSpec(l *logs.Log, given map[string]bool) bool {
 		return false
 	}
 	sc, err := parseSpecConfig(v)
-	if err != nil || specRefusal(v) != "" || !slices.Contains(specMethods, specMethod(sc)) {
-		return false
+	if m := specMethod(sc); err != nil || specRefusal(v) != "" || m != "ngram" && m != "suffix" {
+		return false // a draft's (eagle3, mtp) stays a warning: explain does not size it
 	}
 	ls.Serve.SpeculativeConfig = v
 	ls.From["speculative-config"] = explain.SettingFrom{Source: explain.FromLogged, Value: st.Value, Key: st.LoggedKey, Detail: string(st.Source), Line: st.Line}

@@ -359,32 +359,38 @@ func draftTensors(d *Draft, tp, el uint64, yield func(uint64)) {
 	yield(mul(d.DraftVocab, 8))
 }
 
-// draftWeightBytes is the draft's weights on a GPU of stage st: on the
+// eachDraftTensor yields the bytes of each tensor of the serve's draft
+// (an EAGLE-3 draft's, or the MTP layers') on a GPU of stage st: on the
 // last stage only, where the drafter runs.
-func draftWeightBytes(r *Resolved, st model.Sharding) uint64 {
-	d := r.Spec.Draft
-	if d == nil || !st.Last {
-		return 0
+func eachDraftTensor(a *model.Arch, r *Resolved, st model.Sharding, yield func(uint64)) {
+	if !st.Last {
+		return
 	}
+	if d := r.Spec.Draft; d != nil {
+		draftTensors(d, r.TensorParallelSize, r.DtypeBytes, yield)
+	}
+	if r.Spec.MTPLayers > 0 {
+		mtpTensors(a, r, st, yield)
+	}
+}
+
+// draftWeightBytes is the draft's weights on a GPU of stage st.
+func draftWeightBytes(a *model.Arch, r *Resolved, st model.Sharding) uint64 {
 	var n uint64
-	draftTensors(d, r.TensorParallelSize, r.DtypeBytes, func(b uint64) { n = budget.SatAdd(n, b) })
+	eachDraftTensor(a, r, st, func(b uint64) { n = budget.SatAdd(n, b) })
 	return n
 }
 
 // addDraftPools adds the draft's tensors to the stage's caching-allocator
 // pools, whose slack they share.
-func addDraftPools(p torchalloc.Pools, r *Resolved, st model.Sharding) torchalloc.Pools {
-	d := r.Spec.Draft
-	if d == nil || !st.Last {
-		return p
-	}
-	draftTensors(d, r.TensorParallelSize, r.DtypeBytes, func(b uint64) { p = p.Add(b, 1) })
+func addDraftPools(p torchalloc.Pools, a *model.Arch, r *Resolved, st model.Sharding) torchalloc.Pools {
+	eachDraftTensor(a, r, st, func(b uint64) { p = p.Add(b, 1) })
 	return p
 }
 
 // appendDraftItems appends the draft's weights to a stage's items.
-func appendDraftItems(items []budget.Item, r *Resolved, st model.Sharding) []budget.Item {
-	if n := draftWeightBytes(r, st); n > 0 {
+func appendDraftItems(items []budget.Item, a *model.Arch, r *Resolved, st model.Sharding) []budget.Item {
+	if n := draftWeightBytes(a, r, st); n > 0 {
 		items = append(items, budget.Item{Name: "draft_weights", Term: budget.TermWeights, Bytes: n})
 	}
 	return items
@@ -396,7 +402,10 @@ func appendDraftItems(items []budget.Item, r *Resolved, st model.Sharding) []bud
 // dtype, as its Attention layers report them (kv_cache_interface.py:
 // 259-375). Where they equal the target's the layers join its group (the
 // same page, more layers); else they are layers of their own spec.
-func draftSpecs(r *Resolved, first int) []layerSpec {
+func draftSpecs(r *Resolved, specs []layerSpec, first int) []layerSpec {
+	if r.Spec.MTPLayers > 0 {
+		return mtpSpecs(r, specs, first)
+	}
 	d := r.Spec.Draft
 	if d == nil {
 		return nil
@@ -404,7 +413,7 @@ func draftSpecs(r *Resolved, first int) []layerSpec {
 	heads := max(1, d.KVHeads/r.TensorParallelSize)
 	out := make([]layerSpec, 0, d.Layers)
 	for j := range int(d.Layers) {
-		out = append(out, layerSpec{layer: first + j, kind: fullSpec, block: r.BlockSize, heads: heads, headDim: d.HeadDim,
+		out = append(out, layerSpec{layer: first + j, draft: true, kind: fullSpec, block: r.BlockSize, heads: heads, headDim: d.HeadDim,
 			page: budget.SatMul(budget.SatMul(r.BlockSize, 2*heads*d.HeadDim), r.KVDtypeBytes)})
 	}
 	return out
@@ -415,6 +424,9 @@ func draftSpecs(r *Resolved, first int) []layerSpec {
 func draftKey(r *Resolved) string {
 	d := r.Spec.Draft
 	if d == nil {
+		if r.Spec.MTPLayers > 0 {
+			return fmt.Sprintf("mtp/%d", r.Spec.MTPLayers)
+		}
 		return ""
 	}
 	return fmt.Sprintf("%d/%d/%d", d.Layers, d.KVHeads, d.HeadDim)
@@ -424,12 +436,14 @@ func draftKey(r *Resolved) string {
 // the last stage: the blocks allocated times each draft layer's page.
 func (sz *Sizing) draftKVBytes() uint64 {
 	r := &sz.Serve
-	if r.Spec.Draft == nil {
+	if r.Spec.Draft == nil && r.Spec.MTPLayers == 0 {
 		return 0
 	}
 	var n uint64
-	for _, s := range draftSpecs(r, len(sz.Model.Arch.Layers)) {
-		n = budget.SatAdd(n, s.page)
+	for _, s := range layerSpecs(sz.Model.Arch, r) {
+		if s.draft {
+			n = budget.SatAdd(n, s.page)
+		}
 	}
 	return budget.SatMul(sz.capacity.Blocks, n)
 }
@@ -437,10 +451,10 @@ func (sz *Sizing) draftKVBytes() uint64 {
 // draftWeightItem is the draft's weights on a GPU of stage i.
 func (sz *Sizing) draftWeightItem(i int) uint64 {
 	r := &sz.Serve
-	if r.Spec.Draft == nil || i >= len(r.Stages) {
+	if i >= len(r.Stages) {
 		return 0
 	}
-	return draftWeightBytes(r, stageOf(r, i))
+	return draftWeightBytes(sz.Model.Arch, r, stageOf(r, i))
 }
 
 // splitDraft names the draft's weights in a footprint's lines: the
@@ -460,6 +474,10 @@ func (sz *Sizing) splitDraft(lines []engine.FootprintLine, fp budget.Footprint) 
 // what the scheduler reserves for it.
 func (sz *Sizing) draftSettings() string {
 	r := &sz.Serve
+	if r.Spec.MTPLayers > 0 {
+		return fmt.Sprintf("MTP: the model's %d MTP layer(s) loaded as the draft, %s of weights on the last stage (the target's embedding and LM head shared); their attention layer(s) add %s to the KV cache beside the target's %d; the scheduler reserves %d lookahead slot(s) a running request within its blocks, not counted by vLLM's startup check",
+			r.Spec.MTPLayers, engine.GiB(sz.draftWeightItem(len(r.Stages)-1)), engine.GiB(sz.draftKVBytes()), len(sz.Model.Arch.Layers), r.Spec.Tokens)
+	}
 	d := r.Spec.Draft
 	shared := func(own bool) string {
 		if own {
@@ -478,11 +496,16 @@ func (sz *Sizing) draftSettings() string {
 // download drafts). "" when the object is no such eagle3 config.
 func specDraftRefusal(v string, p Profile) string {
 	sc, err := parseSpecConfig(v)
-	if err != nil || specMethod(sc) != "eagle3" {
+	if err != nil {
 		return ""
 	}
 	const what = "an EAGLE-3 draft (its weights from its config.json and checkpoint, the target's embedding and LM head shared or not as its checkpoint says, its attention layers added to the KV cache groups, k lookahead KV slots a request)"
-	if p.Era == V0 || p.Release.Less(specSince) {
+	switch m := specMethod(sc); {
+	case m == "mtp" && (p.Era == V0 || p.Release.Less(specSince)):
+		return "the model's own MTP layers as the draft (their weights, their attention layers added to the KV cache groups, k lookahead KV slots a request)"
+	case m != "eagle3":
+		return ""
+	case p.Era == V0 || p.Release.Less(specSince):
 		return what
 	}
 	if fi, err := os.Stat(sc.model); sc.model != "" && (err != nil || !fi.IsDir()) {

@@ -30,3 +30,23 @@ func TestContractWithEAGLE3(t *testing.T) {
 		}
 	}
 }
+
+// TestContractWithMTP runs the contract over DeepSeek-V3 serves with its
+// MTP layer as the draft: each must size, and its printed line must read
+// back to the same plan.
+func TestContractWithMTP(t *testing.T) {
+	t.Parallel()
+	models := enginetest.Shipped(t)
+	c, err := membudget.Kernels().Load("h200")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"--speculative-config", `{"method": "deepseek_mtp", "num_speculative_tokens": 1}`, "--enforce-eager", "--tensor-parallel-size", "8"},
+		{"-sc", `{"method": "mtp", "num_speculative_tokens": 3}`, "--enforce-eager", "--tensor-parallel-size", "8", "--max-num-seqs", "16", "--vllm-version", "0.21.0"},
+	} {
+		if enginetest.Check(t, vllm.Engine{}, enginetest.Case{Model: models["deepseek-ai__DeepSeek-V3"], Class: c, Args: args}) == nil {
+			t.Errorf("%v: not sized", args)
+		}
+	}
+}

@@ -67,7 +67,7 @@ func TestDraftWeightsByHand(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := draftWeightBytes(&r, stageOf(&r, 0)); got != tc.want {
+		if got := draftWeightBytes(a, &r, stageOf(&r, 0)); got != tc.want {
 			t.Errorf("TP %d: draft weights %d B, want %d", tc.tp, got, tc.want)
 		}
 		var item uint64
