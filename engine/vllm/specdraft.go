@@ -508,8 +508,27 @@ func specDraftRefusal(v string, p Profile) string {
 	case p.Era == V0 || p.Release.Less(specSince):
 		return what
 	}
-	if fi, err := os.Stat(sc.model); sc.model != "" && (err != nil || !fi.IsDir()) {
-		return what + " from a draft that is not a local directory (membudget reads the draft's config.json and safetensors headers from disk and does not download drafts; give its local directory)"
+	if sc.model != "" && !DraftPath(sc.model) {
+		return what + " from the Hugging Face Hub (membudget reads the draft's config.json and safetensors headers from a local directory and does not download drafts; give the directory as a path, /abs or ./rel)"
 	}
 	return ""
+}
+
+// DraftPath says a --speculative-config "model" names a local directory
+// rather than a Hub id: it is written as a path (absolute, or from . or
+// ~). The judgement reads nothing on disk, so that a flag refused before
+// any path policy is applied tells nothing of the host's files.
+func DraftPath(model string) bool {
+	return filepath.IsAbs(model) || strings.HasPrefix(model, ".") || strings.HasPrefix(model, "~")
+}
+
+// SpecDraftModel is the draft directory or id an eagle3 or mtp
+// --speculative-config value names, "" when none: what a server's path
+// policy checks before the draft is read.
+func SpecDraftModel(v string) string {
+	sc, err := parseSpecConfig(v)
+	if err != nil {
+		return ""
+	}
+	return sc.model
 }

@@ -144,7 +144,7 @@ func TestResolveDraftRefusals(t *testing.T) {
 	}{
 		{"a Hub draft", "meta-llama__Llama-3.1-8B-Instruct", v1Llama,
 			Serve{EnforceEager: true, SpeculativeConfig: `{"method": "eagle3", "model": "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B", "num_speculative_tokens": 3}`},
-			"speculative-config", "not a local directory"},
+			"speculative-config", "from the Hugging Face Hub"},
 		{"no draft", "meta-llama__Llama-3.1-8B-Instruct", v1Llama,
 			Serve{EnforceEager: true, SpeculativeConfig: `{"method": "eagle3", "num_speculative_tokens": 3}`}, "speculative-config", "without speculative model"},
 		{"no tokens", "meta-llama__Llama-3.1-8B-Instruct", v1Llama,
