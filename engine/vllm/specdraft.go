@@ -14,6 +14,7 @@ import (
 	"membudget/budget"
 	"membudget/engine"
 	"membudget/engine/torchalloc"
+	"membudget/internal/untrusted"
 	"membudget/model"
 	"membudget/model/safetensors"
 )
@@ -300,7 +301,7 @@ func (r *Resolved) resolveDraft(sc specConfig, a *model.Arch) (*Draft, error) {
 	}
 	d, err := loadDraft(sc.model, a)
 	if err != nil {
-		return nil, settingErr("speculative-config", "eagle3", "the draft %v", err)
+		return nil, settingErr("speculative-config", "eagle3", "the draft %s", untrusted.Text(err.Error()))
 	}
 	tp := r.TensorParallelSize
 	if d.Heads%tp != 0 || (d.KVHeads >= tp && d.KVHeads%tp != 0) || (d.KVHeads < tp && tp%d.KVHeads != 0) || d.Intermediate%tp != 0 {
@@ -486,7 +487,7 @@ func (sz *Sizing) draftSettings() string {
 		return "the target's"
 	}
 	return fmt.Sprintf("EAGLE-3 draft %s: %d layer(s), %s of weights on the last stage (%s embedding, %s LM head); its %d attention layer(s) add %s to the KV cache beside the target's %d; the scheduler reserves %d lookahead slot(s) a running request within its blocks (scheduler.py num_lookahead_tokens), not counted by vLLM's startup check",
-		d.Path, d.Layers, engine.GiB(sz.draftWeightItem(len(r.Stages)-1)), shared(d.OwnEmbed), shared(d.OwnHead), d.Layers, engine.GiB(sz.draftKVBytes()), len(sz.Model.Arch.Layers), r.Spec.Tokens)
+		untrusted.Text(d.Path), d.Layers, engine.GiB(sz.draftWeightItem(len(r.Stages)-1)), shared(d.OwnEmbed), shared(d.OwnHead), d.Layers, engine.GiB(sz.draftKVBytes()), len(sz.Model.Arch.Layers), r.Spec.Tokens)
 }
 
 // specDraftRefusal is what refuses an eagle3 --speculative-config under
