@@ -321,7 +321,7 @@ func (r *Resolved) resolveDraft(sc specConfig, a *model.Arch) (*Draft, error) {
 // norm; the embedding and the LM head divided among the ranks where the
 // draft keeps its own (padded to 64 rows, VocabParallelEmbedding); and
 // draft_id_to_target_id, draft_vocab int64 (:304-307), replicated. The
-// draft is served in the target's dtype (speculative.py:908,
+// draft is served in the target's dtype (speculative.py:909,
 // dtype=self.target_model_config.dtype). An embedding vLLM shares is built
 // and deleted while the model loads (llm_base_proposer.py:1513-1516): the
 // caching allocator's cache holds it until vLLM empties it before the KV
