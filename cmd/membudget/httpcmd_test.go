@@ -253,6 +253,12 @@ func TestServeRefusesLocalPaths(t *testing.T) {
 		{"dot-dot out of --models-dir", open, "report", map[string]any{"model": in("../outside/tiny"), "class": "l4"}, "membudget report: --model " + in("../outside/tiny") + ": " + notUnder},
 		{"a link out of --models-dir", open, "report", map[string]any{"model": in("escape"), "class": "l4"}, "membudget report: --model " + in("escape") + ": " + notUnder},
 		{"a missing path", open, "report", map[string]any{"model": in("../nothing/config.json"), "class": "l4"}, "membudget report: --model " + in("../nothing/config.json") + ": " + notUnder},
+		// An EAGLE-3 draft's directory, in a launch line: refused before
+		// it is read.
+		{"a draft directory", closed, "report", map[string]any{"class": "l4", "args": []string{"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--enforce-eager",
+			"--speculative-config", `{"method": "eagle3", "model": "` + in("tiny") + `", "num_speculative_tokens": 3}`}}, "membudget report: --speculative-config " + in("tiny") + ": " + noDir},
+		{"a draft outside --models-dir", open, "report", map[string]any{"class": "l4", "args": []string{"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--enforce-eager",
+			"-sc", `{"method": "eagle3", "model": "` + filepath.Join(outside, "tiny") + `", "num_speculative_tokens": 3}`}}, "membudget report: --sc " + filepath.Join(outside, "tiny") + ": " + notUnder},
 	} {
 		body, _ := json.Marshal(tc.req)
 		status, _, got := post(t, tc.srv, "/api/"+tc.cmd, string(body))

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"membudget/engine/vllm"
 	"membudget/internal/untrusted"
 	"membudget/model/hub"
 )
@@ -73,7 +74,8 @@ func (p *pathPolicy) checkModel(spec string) error {
 }
 
 // checkFlags refuses, in a request's parsed flags, a --kernels directory
-// outside the policy's directories and any flag that writes a file
+// or a --speculative-config draft directory outside the policy's
+// directories and any flag that writes a file
 // (explain's --calibrate): a request of serve's writes nothing.
 func (p *pathPolicy) checkFlags(fs *flag.FlagSet) error {
 	var err error
@@ -88,6 +90,12 @@ func (p *pathPolicy) checkFlags(fs *flag.FlagSet) error {
 			}
 		case "calibrate":
 			err = errors.New("--calibrate: serve writes no file; run membudget explain --calibrate on the command line")
+		case "speculative-config", "sc":
+			// An eagle3 draft is read from its directory (vLLM's
+			// specdraft.go).
+			if m := vllm.SpecDraftModel(f.Value.String()); m != "" && vllm.DraftPath(m) {
+				err = p.allow(f.Name, m)
+			}
 		}
 	})
 	return err

@@ -129,6 +129,11 @@ func (a *app) readLine(fs *flag.FlagSet, sa *serveArgs, env, line []string, set 
 		}
 		return bad(err)
 	}
+	if a.serving {
+		if err := a.paths.checkFlags(fs); err != nil { // the line's flags: a draft's directory
+			return bad(err)
+		}
+	}
 	switch {
 	case l.Model != "" && sa.model != "" && l.Model != sa.model:
 		return bad(fmt.Errorf("the model is given twice: --model %s and %s", sa.model, l.From))

@@ -30,6 +30,8 @@ type layoutKey struct {
 	// (see Resolved.noAttentionStage), with that spec's block and page.
 	unraised                     string
 	unraisedBlock, unpaddedState uint64
+	// draft is an EAGLE-3 draft's layers (see draftKey), "" without one.
+	draft string
 }
 
 // layoutOrErr is a grouping of the specs, or why vLLM cannot group them.
@@ -135,7 +137,7 @@ func (cp *Compiler) compileInto(k *kvCheck, s Serve, c budget.Class, p Profile) 
 		st.TP, st.ExpertRanks, st.DtypeBytes, st.Quant = r.TensorParallelSize, r.ExpertRanks, r.DtypeBytes, r.Quant
 		shardings[i] = st
 		w := cp.weights(st, r.Quantization)
-		pools[i] = addEPLBPools(addLoRAPools(w.pools, a, r, st), a, r, st)
+		pools[i] = addDraftPools(addEPLBPools(addLoRAPools(w.pools, a, r, st), a, r, st), a, r, st)
 		stage := &plan.Stages[i]
 		stage.Fixed[budget.TermWeights] = w.bytes
 		for _, it := range peakItems(a, r, st) {
@@ -197,7 +199,7 @@ func (cp *Compiler) weights(st model.Sharding, quantization string) stageWeights
 // per key. The groups are shared: nothing that reads them writes them.
 func (cp *Compiler) layout(r *Resolved) (kvLayout, error) {
 	key := layoutKey{tp: r.TensorParallelSize, block: r.BlockSize, kvDtypeBytes: r.KVDtypeBytes, mambaBlock: r.MambaBlockSize,
-		statePage: r.statePoolPage(), statePages: r.StatePages, fp8DSMLA: r.FP8DSMLA, slidingOwnBlock: r.Profile.Release.AtLeast(slidingOwnBlock)}
+		statePage: r.statePoolPage(), statePages: r.StatePages, fp8DSMLA: r.FP8DSMLA, slidingOwnBlock: r.Profile.Release.AtLeast(slidingOwnBlock), draft: draftKey(r)}
 	if u := r.unraisedStages(cp.arch); u != "" {
 		key.unraised, key.unraisedBlock, key.unpaddedState = u, r.UnraisedMambaBlock, r.StatePageBytes
 	}

@@ -175,7 +175,11 @@ func (f *flagServe) Judge(args []string, i int) error {
 			return notAFlag(p, asGiven, name, fl)
 		}
 		value, _ := engine.FlagValue(args, i, true)
-		if what := specRefusal(value); what != "" {
+		what := specRefusal(value)
+		if what == "" {
+			what = specDraftRefusal(value, p)
+		}
+		if what != "" {
 			return refusal(p, asGiven, &vflag{what: what, json: true}, value)
 		}
 	}

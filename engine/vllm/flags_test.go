@@ -138,17 +138,23 @@ func TestJudge(t *testing.T) {
 			"--enable-tower-connector-lora: " + whatLora + ": not modelled for vLLM 0.19.0" + tail},
 		// --enable-lora is sized (lora.go); Resolve refuses it before 0.17.0.
 		{"LoRA is modelled", []string{"--vllm-version", "0.19.0", "--enable-lora", "--max-loras", "4", "--no-fully-sharded-loras"}, ""},
-		{"a speculative method named", []string{`--speculative-config={"method": "eagle3", "num_speculative_tokens": 3}`},
-			`--speculative-config (method "eagle3"): ` + specUnsized["eagle3"] + ": not modelled for " + main + tail},
-		{"an alias", []string{"-sc", `{"method":"mtp"}`}, `-sc (method "mtp"): ` + specUnsized["mtp"] + ": not modelled for " + main + tail},
+		{"a speculative method named", []string{`--speculative-config={"method": "eagle", "num_speculative_tokens": 3}`},
+			`--speculative-config (method "eagle"): ` + specUnsized["eagle"] + ": not modelled for " + main + tail},
+		// eagle3 is sized (specdraft.go): its refusals come when the serve
+		// is resolved, with the model read.
+		{"eagle3 sized", []string{`--speculative-config={"method": "eagle3", "num_speculative_tokens": 3}`}, ""},
+		// mtp is sized for DeepSeek-V3 (specmtp.go): refused, where it is,
+		// when the serve is resolved with the model read.
+		{"an alias", []string{"-sc", `{"method":"mtp"}`}, ""},
+		{"mtp before 0.14.0", []string{"--vllm-version", "0.10.2", "-sc", `{"method":"mtp"}`},
+			`-sc (method "mtp"): the model's own MTP layers as the draft (their weights, their attention layers added to the KV cache groups, k lookahead KV slots a request): not modelled for vLLM 0.10.2` + tail},
 		// specdecode.go sizes ngram and suffix; an MTP alias is mtp, a
 		// model without a method a draft model (vllm/config/speculative.py:
 		// 741-756).
 		{"ngram is modelled", []string{"--speculative-config", `{"method": "ngram", "num_speculative_tokens": 3}`}, ""},
 		{"before the flag", []string{"--vllm-version", "0.7.2", "--speculative-config", `{"method": "eagle3", "num_speculative_tokens": 3}`},
 			"--speculative-config is not a flag of vLLM 0.7.2 (V0 engine) (vLLM 0.8.0 added it, #14434 (2025-03-22)): its nearest is --speculative-model"},
-		{"an MTP alias", []string{"-sc", `{"method": "deepseek_mtp", "num_speculative_tokens": 1}`},
-			`-sc (method "deepseek_mtp"): ` + specUnsized["mtp"] + ": not modelled for " + main + tail},
+		{"an MTP alias", []string{"-sc", `{"method": "deepseek_mtp", "num_speculative_tokens": 1}`}, ""},
 		{"a draft model by its model alone", []string{"--speculative-config", `{"model": "meta-llama/Llama-3.2-1B", "num_speculative_tokens": 4}`},
 			"--speculative-config: " + specUnsized["draft_model"] + ": not modelled for " + main + tail},
 		{"a key not read", []string{"--speculative-config", `{"method": "ngram", "num_speculative_tokens": 3, "enforce_eager": true}`},

@@ -28,7 +28,13 @@ func (l kvLayout) stageTensors(st model.Sharding) uint64 {
 		layers := g.layers[:real]
 		from := sort.Search(len(layers), func(i int) bool { return layers[i].layer >= st.FirstLayer })
 		to := sort.Search(len(layers), func(i int) bool { return layers[i].layer >= st.EndLayer })
-		most = max(most, uint64(to-from))
+		n := uint64(to - from)
+		for _, l := range layers[to:] {
+			if l.draft && st.Last {
+				n++ // a draft's layers are the last stage's (onStage)
+			}
+		}
+		most = max(most, n)
 	}
 	return most
 }

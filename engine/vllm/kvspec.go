@@ -68,12 +68,17 @@ type layerSpec struct {
 	// statePages is the blocks a sequence keeps in a state layer: 1 in
 	// mamba_cache_mode none, 2 in align.
 	statePages uint64
+	// draft says the layer is a draft's (specdraft.go, specmtp.go),
+	// numbered after the target's and held by the last stage; vLLM groups
+	// it by its spec alone.
+	draft bool
 }
 
 // same reports whether two layers have the same spec: vLLM groups layers
 // by spec equality (the layer index aside).
 func (s layerSpec) same(o layerSpec) bool {
 	s.layer, o.layer = 0, 0
+	s.draft, o.draft = false, false
 	return s == o
 }
 
@@ -198,7 +203,7 @@ func layerSpecs(a *model.Arch, r *Resolved) []layerSpec {
 			specs = append(specs, layerSpec{layer: i, kind: mambaSpec, block: r.MambaBlockSize, page: r.statePoolPage(), statePages: r.StatePages})
 		}
 	}
-	return specs
+	return append(specs, draftSpecs(r, specs, len(a.Layers))...)
 }
 
 // noAttentionStage says layer i is on a pipeline stage without an
@@ -367,9 +372,10 @@ func uniformPageGroups(specs []layerSpec) []kvGroup {
 	return groups
 }
 
-// onStage reports whether a group slot holds a layer of stage st.
+// onStage reports whether a group slot holds a layer of stage st; a
+// draft's layers are the last stage's.
 func onStage(s layerSpec, st model.Sharding) bool {
-	return s.layer >= st.FirstLayer && s.layer < st.EndLayer
+	return s.draft && st.Last || !s.draft && s.layer >= st.FirstLayer && s.layer < st.EndLayer
 }
 
 // pool is the block pool a pipeline stage allocates, in closed form: its

@@ -295,6 +295,7 @@ func (ref *Reference) slack(i int) uint64 {
 	}
 	pools = addLoRAPools(pools, ref.Arch, &ref.Serve, ref.stages[i].sharding)
 	pools = addEPLBPools(pools, ref.Arch, &ref.Serve, ref.stages[i].sharding)
+	pools = addDraftPools(pools, ref.Arch, &ref.Serve, ref.stages[i].sharding)
 	return pools.Slack()
 }
 

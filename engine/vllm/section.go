@@ -221,6 +221,7 @@ func (s section) Lines(fp budget.Footprint) []engine.FootprintLine {
 	}
 	out = s.sz.splitLoRA(out, fp)
 	out = s.sz.splitEPLB(out, fp)
+	out = s.sz.splitDraft(out, fp)
 	out = s.sz.splitEncoderCache(out, fp)
 	out = s.sz.splitSpec(out, fp)
 	for t := range budget.NumTerms {

@@ -22,9 +22,10 @@ import (
 // nothing on the GPU: ngram and suffix. Their serve runs the V1 model
 // runner, verifies k+1 tokens a request with the rejection sampler,
 // captures its CUDA graphs at multiples of k+1, and keeps async
-// scheduling off. The proposers with weights (eagle, eagle3, mtp,
-// draft_model, medusa, ...) stay refused by name with the memory each
-// would add. Every rule is vLLM main's at commit d18bb7b (2026-08-14).
+// scheduling off. An EAGLE-3 draft (eagle3) is sized in specdraft.go; the
+// other proposers with weights (eagle, mtp, draft_model, medusa, ...) stay
+// refused by name with the memory each would add. Every rule is vLLM
+// main's at commit d18bb7b (2026-08-14).
 
 // Speculative is a resolved --speculative-config: the JSON object as
 // given and what membudget reads of it. Its zero value is a serve without
@@ -44,6 +45,12 @@ type Speculative struct {
 	// HostBytes is what the proposer holds in host memory on each worker
 	// of the last pipeline stage at startup (see [specHostBytes]).
 	HostBytes uint64
+	// Draft is an eagle3 serve's draft (specdraft.go), nil for the
+	// proposers without one.
+	Draft *Draft
+	// MTPLayers is the model's own MTP layers an mtp serve loads as the
+	// draft (specmtp.go), 0 for any other method.
+	MTPLayers uint64
 }
 
 // specSince is the first release whose speculative decoding membudget
@@ -63,7 +70,7 @@ var specSince = v0_14_0
 var specV1Since = v0_22_0
 
 // specMethods are the methods membudget sizes.
-var specMethods = []string{"ngram", "suffix"}
+var specMethods = []string{"ngram", "suffix", "eagle3", "mtp"}
 
 // mtpAliases are the method names vLLM maps to "mtp" with a deprecation
 // warning (MTPModelTypes, vllm/config/speculative.py:37-62, 752-756).
@@ -77,8 +84,6 @@ var mtpAliases = []string{"deepseek_mtp", "dots3_note_mtp", "mimo_mtp", "mimo_v2
 // speculative.py:69-78; the proposers of vllm/v1/spec_decode/).
 var specUnsized = map[string]string{
 	"eagle":                 "an EAGLE draft (its weights from its config.json and checkpoint, its attention layers added to the KV cache groups, its own CUDA graphs, k lookahead KV slots a request)",
-	"eagle3":                "an EAGLE-3 draft (its weights from its config.json and checkpoint, the target's embedding and LM head shared or not as its config says, its attention layers added to the KV cache groups, the auxiliary hidden states, its own CUDA graphs, k lookahead KV slots a request)",
-	"mtp":                   "the model's own MTP layers as the draft (their weights, their attention layers added to the KV cache groups, the drafter's CUDA graphs, k lookahead KV slots a request)",
 	"draft_model":           "a whole draft model (its weights at its own tensor parallel size, its KV cache group, its CUDA graphs, one more scheduler slot and k lookahead KV slots a request)",
 	"medusa":                "the Medusa heads (their weights and their logits)",
 	"mlp_speculator":        "the MLP speculator's weights",
@@ -261,7 +266,7 @@ func (r *Resolved) resolveSpec(a *model.Arch, c budget.Class, def func(string, s
 	}
 	if !slices.Contains(specMethods, method) {
 		// pydantic's Literal check of SpeculativeMethod (speculative.py:69-78).
-		return settingErr("speculative-config", method, "vLLM refuses the method: it takes ngram, suffix, %s", strings.Join(sortedKeys(specUnsized), ", "))
+		return settingErr("speculative-config", method, "vLLM refuses the method: it takes %s, %s", strings.Join(specMethods, ", "), strings.Join(sortedKeys(specUnsized), ", "))
 	}
 	if sc.other != "" {
 		return settingErr("speculative-config", sc.other, "speculative decoding with this key: not modelled for %s (membudget reads %s); membudget refuses it rather than size a serve vLLM would contradict", p.Describes, strings.Join(specKeys, ", "))
@@ -269,7 +274,7 @@ func (r *Resolved) resolveSpec(a *model.Arch, c budget.Class, def func(string, s
 	if p.Era == V0 || p.Release.Less(specSince) {
 		return settingErr("speculative-config", method, "speculative decoding (the rejection sampler's profile run, the graph sizes at multiples of k+1): not modelled for %s (membudget sizes ngram and suffix from vLLM %s, whose spec-decode rules it has read); membudget refuses it rather than size a serve vLLM would contradict", p.Describes, specSince)
 	}
-	if p.V2EveryModel {
+	if p.V2EveryModel && method != "eagle3" && method != "mtp" {
 		// Main falls back to the V1 runner for these methods; the release
 		// that runs every model on the V2 runner (PR #53183) is sized from
 		// its release notes, not its source, which may refuse them instead
@@ -310,6 +315,23 @@ func (r *Resolved) resolveSpec(a *model.Arch, c budget.Class, def func(string, s
 		if s.LookupMin > s.LookupMax {
 			return settingErr("speculative-config", v, "vLLM refuses it: prompt_lookup_min=%d must be <= prompt_lookup_max=%d (vllm/config/speculative.py:825-829)", s.LookupMin, s.LookupMax)
 		}
+	case "eagle3":
+		if s.Tokens == 0 {
+			// An EAGLE-3 config.json has no n_predict (speculative.py:
+			// 1348-1353).
+			return settingErr("speculative-config", v, "vLLM refuses it: num_speculative_tokens must be provided with speculative model unless the draft model config contains an n_predict parameter")
+		}
+		d, err := r.resolveDraft(sc, a)
+		if err != nil {
+			return err
+		}
+		s.Draft = d
+	case "mtp":
+		n, err := r.resolveMTP(sc, a)
+		if err != nil {
+			return err
+		}
+		s.MTPLayers = n
 	case "suffix":
 		if c.Memory.Unified {
 			return settingErr("speculative-config", method, "suffix decoding's trees (up to suffix_decoding_max_cached_requests responses, in host memory): not modelled for a unified device, where host memory is the GPU's; membudget refuses it rather than size a serve vLLM would contradict")
@@ -330,11 +352,11 @@ func (r *Resolved) resolveSpec(a *model.Arch, c budget.Class, def func(string, s
 		// compilation.py:1553-1560) finds no size to capture.
 		return settingErr("speculative-config", s.Tokens, "vLLM refuses it: No valid cudagraph sizes after rounding to multiple of %d (num_speculative_tokens + 1); lower num_speculative_tokens or pass --enforce-eager", q)
 	}
-	if r.AsyncScheduling == engine.On && p.AsyncByDefault {
+	if r.AsyncScheduling == engine.On && p.AsyncByDefault && method != "eagle3" && method != "mtp" {
 		// vllm/config/vllm.py:1153-1173.
 		return settingErr("async-scheduling", "", "vLLM refuses it: Currently, async scheduling is only supported with EAGLE/MTP/Draft Model/NGram GPU/DSpark kind of speculative decoding (--speculative-config method %q)", method)
 	}
-	if !p.Release.Less(specV1Since) {
+	if !p.Release.Less(specV1Since) && method != "eagle3" && method != "mtp" {
 		r.Profile.v1Runner = true
 	}
 	r.Spec = s
@@ -383,7 +405,8 @@ func (r *Resolved) finishSpec(a *model.Arch) error {
 		// generating runner's).
 		return settingErr("speculative-config", r.Spec.Method, "speculative decoding needs a generating model, and --runner pooling serves %s without a sampler", a.Source)
 	}
-	if r.AsyncScheduling == engine.Default && r.Async {
+	if r.AsyncScheduling == engine.Default && r.Async && r.Spec.Draft == nil && r.Spec.MTPLayers == 0 {
+		// EAGLE keeps it (EagleModelTypes, vllm.py:1196-1207).
 		r.asyncOffByDefault(a)
 		r.Sources.Set("async-scheduling", "off: vLLM disables it for "+r.Spec.Method+"-based speculative decoding (vllm/config/vllm.py:1196-1207)")
 	}
@@ -490,7 +513,7 @@ var specFlags = []string{"speculative-config", "sc"}
 func registerSpec(fs *flag.FlagSet, v *string, on func(...string) bool) {
 	for _, name := range specFlags {
 		if on(name) {
-			fs.Var(specFlag{v}, name, "vLLM's --speculative-config (-sc), JSON: ngram and suffix sized (the rejection sampler, graphs at multiples of k+1, async scheduling off); drafts with weights refused by name")
+			fs.Var(specFlag{v}, name, "vLLM's --speculative-config (-sc), JSON: ngram and suffix sized (the rejection sampler, graphs at multiples of k+1, async scheduling off), eagle3 with a local draft directory (its weights and KV layers); other drafts refused by name")
 		}
 	}
 }
@@ -538,8 +561,9 @@ type specJSON struct {
 	// of the last stage.
 	SamplerBytes uint64 `json:"rejection_sampler_bytes"`
 	HostBytes    uint64 `json:"host_bytes"`
-	// DraftWeightBytes and DraftKVBytes are 0 for the proposers membudget
-	// sizes, which have no draft model.
+	// DraftWeightBytes and DraftKVBytes are an EAGLE-3 draft's weights and
+	// its layers' share of the KV cache on a GPU of the last stage; 0 for
+	// ngram and suffix, which have no draft model.
 	DraftWeightBytes uint64 `json:"draft_weight_bytes"`
 	DraftKVBytes     uint64 `json:"draft_kv_bytes"`
 }
@@ -553,7 +577,8 @@ func (sz *Sizing) specJSON() *specJSON {
 	}
 	return &specJSON{Config: r.SpeculativeConfig, Method: r.Spec.Method, NumSpeculativeTokens: r.Spec.Tokens,
 		PromptLookupMin: r.Spec.LookupMin, PromptLookupMax: r.Spec.LookupMax,
-		SamplerBytes: sz.specSamplerItem(), HostBytes: r.Spec.HostBytes}
+		SamplerBytes: sz.specSamplerItem(), HostBytes: r.Spec.HostBytes,
+		DraftWeightBytes: sz.draftWeightItem(len(r.Stages) - 1), DraftKVBytes: sz.draftKVBytes()}
 }
 
 // specSamplerItem is the rejection sampler's bytes on the last stage.
@@ -593,6 +618,9 @@ func (sz *Sizing) specSettings() []string {
 	r := &sz.Serve
 	if r.Spec.Method == "" {
 		return nil
+	}
+	if r.Spec.Draft != nil || r.Spec.MTPLayers > 0 {
+		return []string{fmt.Sprintf("speculative decoding: %s, %d token(s) a step (k+1 = %d verified a request); the V1 model runner, eager", r.Spec.Method, r.Spec.Tokens, specQueryLen(r)), sz.draftSettings()}
 	}
 	out := []string{fmt.Sprintf("speculative decoding: %s, %d token(s) a step (k+1 = %d verified a request); no draft weights or draft KV; the V1 model runner, CUDA graphs at multiples of %d",
 		r.Spec.Method, r.Spec.Tokens, specQueryLen(r), specQueryLen(r))}
@@ -641,8 +669,8 @@ func (ls *loggedServe) readLoggedSpec(l *logs.Log, given map[string]bool) bool {
 		return false
 	}
 	sc, err := parseSpecConfig(v)
-	if err != nil || specRefusal(v) != "" || !slices.Contains(specMethods, specMethod(sc)) {
-		return false
+	if m := specMethod(sc); err != nil || specRefusal(v) != "" || m != "ngram" && m != "suffix" {
+		return false // a draft's (eagle3, mtp) stays a warning: explain does not size it
 	}
 	ls.Serve.SpeculativeConfig = v
 	ls.From["speculative-config"] = explain.SettingFrom{Source: explain.FromLogged, Value: st.Value, Key: st.LoggedKey, Detail: string(st.Source), Line: st.Line}
@@ -686,8 +714,8 @@ var specRepr = regexp.MustCompile(`^SpeculativeConfig\(method='([a-z0-9_]+)', mo
 // for the methods whose repr names no draft; false for any other.
 func specReprJSON(v string) (string, bool) {
 	m := specRepr.FindStringSubmatch(strings.TrimSpace(v))
-	if m == nil || !slices.Contains(specMethods, m[1]) {
-		return "", false
+	if m == nil || m[1] != "ngram" && m[1] != "suffix" {
+		return "", false // a draft's repr names no more than its path
 	}
 	return `{"method": "` + m[1] + `", "num_speculative_tokens": ` + m[2] + `}`, true
 }

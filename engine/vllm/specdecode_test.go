@@ -58,9 +58,9 @@ func TestResolveSpec(t *testing.T) {
 	}{
 		{"an EAGLE-3 draft", "meta-llama__Llama-3.1-8B-Instruct", "main",
 			Serve{SpeculativeConfig: `{"method": "eagle3", "model": "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B", "num_speculative_tokens": 3}`}, false,
-			"speculative-config", "an EAGLE-3 draft"},
+			"speculative-config", "from the Hugging Face Hub"},
 		{"DeepSeek's MTP alias", "deepseek-ai__DeepSeek-V3", "main", Serve{SpeculativeConfig: `{"method": "deepseek_mtp", "num_speculative_tokens": 1}`}, false,
-			"speculative-config", "the model's own MTP layers"},
+			"speculative-config", "the MTP drafter's own CUDA graphs"},
 		{"medusa", "meta-llama__Llama-3.1-8B-Instruct", "main", Serve{SpeculativeConfig: `{"method": "medusa", "model": "m", "num_speculative_tokens": 3}`}, false,
 			"speculative-config", "the Medusa heads"},
 		{"a method vLLM has not", "meta-llama__Llama-3.1-8B-Instruct", "main", Serve{SpeculativeConfig: `{"method": "lookahead", "num_speculative_tokens": 3}`}, false,

@@ -1,0 +1,535 @@
+package vllm
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"membudget/budget"
+	"membudget/engine"
+	"membudget/engine/torchalloc"
+	"membudget/internal/untrusted"
+	"membudget/model"
+	"membudget/model/safetensors"
+)
+
+// This file sizes --speculative-config's EAGLE-3 drafts: the draft's
+// weights, its attention layers as KV cache specs beside the target's, the
+// lookahead slots the scheduler reserves. Every rule is vLLM main's at
+// commit d18bb7b (2026-08-14): the draft is Eagle3LlamaForCausalLM
+// (vllm/model_executor/models/llama_eagle3.py), loaded by the proposer's
+// load_model (vllm/v1/spec_decode/llm_base_proposer.py:1338-1570), whose
+// attention layers join the target's in get_kv_cache_spec
+// (vllm/v1/worker/gpu_model_runner.py:7883-7920: it walks every Attention
+// layer of the forward context, the drafter's included, which the drafter
+// registers under layer indices after the target's, start_layer_id =
+// the target's layer count, llama_eagle3.py:168, 291).
+
+// Draft is an EAGLE-3 draft as membudget reads it from its directory: its
+// config.json and the names and shapes of its checkpoint's tensors.
+type Draft struct {
+	// Path is the draft's local directory, as --speculative-config's
+	// "model" gives it.
+	Path string
+	// Hidden, Heads, KVHeads, HeadDim, Intermediate and Layers are the
+	// draft decoder's shape (config.json's hidden_size,
+	// num_attention_heads, num_key_value_heads, head_dim or hidden_size /
+	// num_attention_heads, intermediate_size, num_hidden_layers).
+	Hidden, Heads, KVHeads, HeadDim, Intermediate, Layers uint64
+	// Vocab is the draft's vocab_size (its embedding's rows) and
+	// DraftVocab its draft_vocab_size (its LM head's rows and the d2t
+	// map's entries; vocab_size where absent, llama_eagle3.py:278-281).
+	Vocab, DraftVocab uint64
+	// FCInput is the fc layer's input features: target_hidden_size (or
+	// hidden_size) x the auxiliary hidden states (3 by default,
+	// llama_eagle3.py:176-186); 0 without auxiliary hidden states.
+	FCInput uint64
+	// AttentionBias is config.json's attention_bias: qkv_proj has a bias.
+	AttentionBias bool
+	// OwnEmbed and OwnHead say the checkpoint carries an embed_tokens or
+	// lm_head tensor that vLLM keeps apart from the target's (see
+	// [readDraft]).
+	OwnEmbed, OwnHead bool
+}
+
+// maxDraftConfig bounds the draft's config.json and index read.
+const maxDraftConfig = 1 << 20
+
+// maxDraftShards bounds the checkpoint files whose headers are read.
+const maxDraftShards = 64
+
+// eagle3Archs are the draft architectures membudget sizes: the EAGLE-3
+// Llama draft, which vLLM builds as Eagle3LlamaForCausalLM
+// (vllm/model_executor/models/registry.py maps both names to it).
+var eagle3Archs = []string{"LlamaForCausalLMEagle3", "Eagle3LlamaForCausalLM"}
+
+// eagle3Targets are the target architectures whose vLLM class returns the
+// auxiliary hidden states EAGLE-3 reads (SupportsEagle3: llama.py,
+// qwen2.py, qwen3.py, qwen3_moe.py at d18bb7b) and whose layers membudget
+// sizes; gpu_model_runner.py:5578 refuses a target without it.
+var eagle3Targets = []string{"LlamaForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCausalLM", "Qwen3MoeForCausalLM"}
+
+// draftCache keeps each draft directory's reading: a plan's search
+// resolves the serve many times.
+var draftCache sync.Map // string -> draftOrErr
+
+type draftOrErr struct {
+	d   Draft
+	err error
+}
+
+// loadDraft is readDraft, once per directory and target.
+func loadDraft(dir string, a *model.Arch) (Draft, error) {
+	key := dir + "\x00" + strconv.FormatUint(a.Vocab, 10) + "\x00" + strconv.FormatUint(a.Hidden, 10)
+	if v, ok := draftCache.Load(key); ok {
+		r := v.(draftOrErr)
+		return r.d, r.err
+	}
+	d, err := readDraft(dir, a)
+	draftCache.Store(key, draftOrErr{d, err})
+	return d, err
+}
+
+// readFileLimited reads file, refusing one larger than limit.
+func readFileLimited(file string, limit int64) ([]byte, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", file, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s: larger than %d bytes", file, limit)
+	}
+	return data, nil
+}
+
+// readDraft reads an EAGLE-3 draft's directory: its config.json, and its
+// checkpoint's tensor names and shapes (model.safetensors, or the shards
+// model.safetensors.index.json lists). The checkpoint decides what vLLM
+// shares with the target (_maybe_share_embeddings and _maybe_share_lm_head,
+// llm_base_proposer.py:1430-1570, from the has_own_embed_tokens and
+// has_own_lm_head flags the loader sets from the tensor names,
+// vllm/model_executor/models/utils.py:1016-1035): a draft without the
+// tensor uses the target's, and one with it keeps its own where the shapes
+// differ; where they are equal vLLM compares the values, which no header
+// tells, and the draft is refused.
+func readDraft(dir string, a *model.Arch) (Draft, error) {
+	d := Draft{Path: dir}
+	file := filepath.Join(dir, "config.json")
+	data, err := readFileLimited(file, maxDraftConfig)
+	if err != nil {
+		return d, err
+	}
+	var cfg map[string]json.RawMessage
+	if err := json.Unmarshal(data, &cfg); err != nil || cfg == nil {
+		return d, fmt.Errorf("%s: want a JSON object: %v", file, err)
+	}
+	var archs []string
+	if raw, ok := cfg["architectures"]; ok {
+		if err := json.Unmarshal(raw, &archs); err != nil {
+			return d, fmt.Errorf("%s: key \"architectures\" is %s; want a list of strings", file, raw)
+		}
+	}
+	if len(archs) == 0 || !slices.Contains(eagle3Archs, archs[0]) {
+		return d, fmt.Errorf("%s: architectures %q: membudget sizes the EAGLE-3 Llama draft (%s) only", file, archs, strings.Join(eagle3Archs, ", "))
+	}
+	for _, k := range []string{"quantization_config", "speculators_config", "eagle_config", "fc_norm", "norm_before_fc", "mlp_bias", "num_aux_hidden_states", "target_hidden_size"} {
+		// Each changes the draft's tensors or their dtype
+		// (llama_eagle3.py:140-216; get_draft_quant_config); membudget
+		// reads the plain draft only. false and null change nothing.
+		if raw, ok := cfg[k]; ok && string(raw) != "false" && string(raw) != "null" {
+			return d, fmt.Errorf("%s: key %q: not modelled for an EAGLE-3 draft; membudget refuses it rather than size a serve vLLM would contradict", file, k)
+		}
+	}
+	count := func(key string, to *uint64, required bool) error {
+		raw, ok := cfg[key]
+		if !ok || string(raw) == "null" {
+			if required {
+				return fmt.Errorf("%s: no key %q", file, key)
+			}
+			return nil
+		}
+		n, err := strconv.ParseUint(strings.TrimSpace(string(raw)), 10, 32)
+		if err != nil || n == 0 {
+			return fmt.Errorf("%s: key %q is %s; want a positive integer", file, key, raw)
+		}
+		*to = n
+		return nil
+	}
+	if err := cmpErr(count("hidden_size", &d.Hidden, true), count("num_attention_heads", &d.Heads, true),
+		count("num_key_value_heads", &d.KVHeads, false), count("head_dim", &d.HeadDim, false),
+		count("intermediate_size", &d.Intermediate, true), count("num_hidden_layers", &d.Layers, true),
+		count("vocab_size", &d.Vocab, true), count("draft_vocab_size", &d.DraftVocab, false)); err != nil {
+		return d, err
+	}
+	if d.KVHeads == 0 {
+		d.KVHeads = d.Heads // LlamaConfig's default (transformers configuration_llama.py)
+	}
+	if d.HeadDim == 0 {
+		if d.Hidden%d.Heads != 0 {
+			return d, fmt.Errorf("%s: hidden_size %d is not a multiple of num_attention_heads %d", file, d.Hidden, d.Heads)
+		}
+		d.HeadDim = d.Hidden / d.Heads // LlamaConfig's head_dim default
+	}
+	if d.DraftVocab == 0 {
+		d.DraftVocab = d.Vocab
+	}
+	if raw, ok := cfg["attention_bias"]; ok {
+		if err := json.Unmarshal(raw, &d.AttentionBias); err != nil {
+			return d, fmt.Errorf("%s: key \"attention_bias\" is %s; want a boolean", file, raw)
+		}
+	}
+	if d.Hidden != a.Hidden {
+		// torch.cat of the embeddings and the hidden states needs one
+		// width (llama_eagle3.py:103, 236-239).
+		return d, fmt.Errorf("%s: hidden_size %d differs from the target's %d: not modelled", file, d.Hidden, a.Hidden)
+	}
+	// The auxiliary hidden states: three of the target's width
+	// (num_aux_hidden_states and target_hidden_size absent, refused above).
+	d.FCInput = 3 * d.Hidden
+	tensors, err := draftTensorShapes(dir)
+	if err != nil {
+		return d, err
+	}
+	for name, shape := range tensors {
+		switch {
+		case strings.Contains(name, "embed_tokens"):
+			if slices.Equal(shape, []uint64{a.Vocab, a.Hidden}) {
+				return d, fmt.Errorf("%s: the checkpoint's %s has the target's shape: vLLM shares it only when its values equal the target's (llm_base_proposer.py:1450-1480), which membudget cannot read; not modelled", dir, name)
+			}
+			d.OwnEmbed = true
+		case strings.Contains(name, "lm_head"):
+			if slices.Equal(shape, []uint64{a.Vocab, a.Hidden}) {
+				return d, fmt.Errorf("%s: the checkpoint's %s has the target's shape: vLLM shares it only when its values equal the target's (llm_base_proposer.py:1529-1560), which membudget cannot read; not modelled", dir, name)
+			}
+			d.OwnHead = true
+		}
+	}
+	return d, nil
+}
+
+// draftTensorShapes is the shape of every tensor of the draft's
+// safetensors checkpoint, by name, read from the headers alone.
+func draftTensorShapes(dir string) (map[string][]uint64, error) {
+	files := []string{"model.safetensors"}
+	index := filepath.Join(dir, "model.safetensors.index.json")
+	if data, err := readFileLimited(index, maxDraftConfig); err == nil {
+		var idx struct {
+			WeightMap map[string]string `json:"weight_map"`
+		}
+		if err := json.Unmarshal(data, &idx); err != nil || len(idx.WeightMap) == 0 {
+			return nil, fmt.Errorf("%s: want an object with a weight_map", index)
+		}
+		files = files[:0]
+		for _, f := range idx.WeightMap {
+			if filepath.Base(f) != f || !strings.HasSuffix(f, ".safetensors") {
+				return nil, fmt.Errorf("%s: shard %q is not a safetensors file of the directory", index, f)
+			}
+			if !slices.Contains(files, f) {
+				files = append(files, f)
+			}
+		}
+		if len(files) > maxDraftShards {
+			return nil, fmt.Errorf("%s: more than %d shards", index, maxDraftShards)
+		}
+		slices.Sort(files)
+	} else if !os.IsNotExist(err) {
+		return nil, err
+	}
+	out := map[string][]uint64{}
+	for _, name := range files {
+		file := filepath.Join(dir, name)
+		f, err := os.Open(file)
+		if err != nil {
+			if os.IsNotExist(err) {
+				return nil, fmt.Errorf("%s: no safetensors checkpoint: membudget reads its tensor names to tell what vLLM shares with the target (a pytorch_model.bin is not read)", dir)
+			}
+			return nil, err
+		}
+		fi, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+		h, err := safetensors.ReadHeader(file, f, fi.Size())
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range h.Tensors {
+			out[t.Name] = t.Shape
+		}
+	}
+	return out, nil
+}
+
+// resolveDraft reads the draft of an eagle3 --speculative-config and
+// refuses, naming the flag, what vLLM refuses and what membudget does not
+// size: a draft that is not a local directory, a target without EAGLE-3's
+// auxiliary hidden states, pipeline parallelism, CUDA graphs (the
+// drafter's own), the V2 model runner.
+func (r *Resolved) resolveDraft(sc specConfig, a *model.Arch) (*Draft, error) {
+	p := r.Profile
+	if sc.model == "" {
+		// SpeculativeConfig.__post_init__ (speculative.py:758-797).
+		return nil, settingErr("speculative-config", "eagle3", "vLLM refuses it: num_speculative_tokens was provided but without speculative model (an eagle3 config needs the draft's \"model\")")
+	}
+	if what := specDraftRefusal(r.SpeculativeConfig, p); what != "" {
+		return nil, settingErr("speculative-config", "eagle3", "%s: not modelled for %s; membudget refuses it rather than size a serve vLLM would contradict", what, p.Describes)
+	}
+	if !slices.Contains(eagle3Targets, firstArch(a)) {
+		return nil, settingErr("speculative-config", "eagle3", "an EAGLE-3 draft on %s (%s; membudget sizes it on %s, whose vLLM classes return the auxiliary hidden states EAGLE-3 reads): not modelled for %s; membudget refuses it rather than size a serve vLLM would contradict", a.Source, firstArch(a), strings.Join(eagle3Targets, ", "), p.Describes)
+	}
+	if r.PipelineParallelSize > 1 {
+		return nil, settingErr("pipeline-parallel-size", r.PipelineParallelSize, "an EAGLE-3 draft under pipeline parallelism (the drafter on the last stage, its own embedding, llm_base_proposer.py:1436-1520): not modelled for %s; membudget refuses it rather than size a serve vLLM would contradict", p.Describes)
+	}
+	if !r.EnforceEager {
+		return nil, settingErr("speculative-config", "eagle3", "the EAGLE-3 drafter's own CUDA graphs (captured beside the target's by its cudagraph dispatcher; pass --enforce-eager to size the serve without graphs): not modelled for %s; membudget refuses it rather than size a serve vLLM would contradict", p.Describes)
+	}
+	if p.V2Runner(a) {
+		return nil, settingErr("speculative-config", "eagle3", "an EAGLE-3 draft on the V2 model runner, which runs %s there (vllm/config/vllm.py:2397-2408 keeps eagle3 on it; membudget sizes EAGLE-3 on the V1 model runner only): not modelled for %s; membudget refuses it rather than size a serve vLLM would contradict", a.Source, p.Describes)
+	}
+	d, err := loadDraft(sc.model, a)
+	if err != nil {
+		return nil, settingErr("speculative-config", "eagle3", "the draft %s", untrusted.Text(err.Error()))
+	}
+	tp := r.TensorParallelSize
+	if d.Heads%tp != 0 || (d.KVHeads >= tp && d.KVHeads%tp != 0) || (d.KVHeads < tp && tp%d.KVHeads != 0) || d.Intermediate%tp != 0 {
+		// QKVParallelLinear and MergedColumnParallelLinear divide them
+		// (vllm/model_executor/layers/linear.py).
+		return nil, settingErr("tensor-parallel-size", tp, "vLLM cannot shard the EAGLE-3 draft (%d heads, %d KV heads, intermediate %d) over %d ranks", d.Heads, d.KVHeads, d.Intermediate, tp)
+	}
+	return &d, nil
+}
+
+// draftTensors yields the bytes of each tensor of the draft on one GPU of
+// the last stage at tensor-parallel size tp and dtype bytes el, as
+// Eagle3LlamaForCausalLM builds them (llama_eagle3.py): per decoder layer,
+// qkv_proj (2 x hidden inputs on layer 0, :46-57), o_proj, gate_up_proj
+// and down_proj divided among the ranks, and three norms (input,
+// post-attention, hidden_norm, :66); fc, replicated (:208-216); the final
+// norm; the embedding and the LM head divided among the ranks where the
+// draft keeps its own (padded to 64 rows, VocabParallelEmbedding); and
+// draft_id_to_target_id, draft_vocab int64 (:304-307), replicated. The
+// draft is served in the target's dtype (speculative.py:909,
+// dtype=self.target_model_config.dtype). An embedding vLLM shares is built
+// and deleted while the model loads (llm_base_proposer.py:1513-1516): the
+// caching allocator's cache holds it until vLLM empties it before the KV
+// cache is allocated, so it is no steady term.
+func draftTensors(d *Draft, tp, el uint64, yield func(uint64)) {
+	kv := max(1, d.KVHeads/tp)
+	heads := d.Heads / tp
+	qkvOut := (heads + 2*kv) * d.HeadDim
+	mul := budget.SatMul
+	for j := range d.Layers {
+		in := d.Hidden
+		if j == 0 {
+			in = 2 * d.Hidden
+		}
+		yield(mul(mul(in, qkvOut), el))
+		if d.AttentionBias {
+			yield(mul(qkvOut, el))
+		}
+		yield(mul(mul(heads*d.HeadDim, d.Hidden), el))
+		yield(mul(mul(2*(d.Intermediate/tp), d.Hidden), el))
+		yield(mul(mul(d.Intermediate/tp, d.Hidden), el))
+		for range 3 {
+			yield(mul(d.Hidden, el))
+		}
+	}
+	if d.FCInput > 0 {
+		yield(mul(mul(d.FCInput, d.Hidden), el))
+	}
+	yield(mul(d.Hidden, el))
+	if d.OwnEmbed {
+		yield(mul(mul(budget.CeilDiv(budget.RoundUp(d.Vocab, vocabPadding), tp), d.Hidden), el))
+	}
+	if d.OwnHead {
+		yield(mul(mul(budget.CeilDiv(budget.RoundUp(d.DraftVocab, vocabPadding), tp), d.Hidden), el))
+	}
+	yield(mul(d.DraftVocab, 8))
+}
+
+// eachDraftTensor yields the bytes of each tensor of the serve's draft
+// (an EAGLE-3 draft's, or the MTP layers') on a GPU of stage st: on the
+// last stage only, where the drafter runs.
+func eachDraftTensor(a *model.Arch, r *Resolved, st model.Sharding, yield func(uint64)) {
+	if !st.Last {
+		return
+	}
+	if d := r.Spec.Draft; d != nil {
+		draftTensors(d, r.TensorParallelSize, r.DtypeBytes, yield)
+	}
+	if r.Spec.MTPLayers > 0 {
+		mtpTensors(a, r, st, yield)
+	}
+}
+
+// draftWeightBytes is the draft's weights on a GPU of stage st.
+func draftWeightBytes(a *model.Arch, r *Resolved, st model.Sharding) uint64 {
+	var n uint64
+	eachDraftTensor(a, r, st, func(b uint64) { n = budget.SatAdd(n, b) })
+	return n
+}
+
+// addDraftPools adds the draft's tensors to the stage's caching-allocator
+// pools, whose slack they share.
+func addDraftPools(p torchalloc.Pools, a *model.Arch, r *Resolved, st model.Sharding) torchalloc.Pools {
+	eachDraftTensor(a, r, st, func(b uint64) { p = p.Add(b, 1) })
+	return p
+}
+
+// appendDraftItems appends the draft's weights to a stage's items.
+func appendDraftItems(items []budget.Item, a *model.Arch, r *Resolved, st model.Sharding) []budget.Item {
+	if n := draftWeightBytes(a, r, st); n > 0 {
+		items = append(items, budget.Item{Name: "draft_weights", Term: budget.TermWeights, Bytes: n})
+	}
+	return items
+}
+
+// draftSpecs is the KV cache spec of each of the draft's attention layers,
+// numbered after the target's first layers: full attention of the draft's
+// KV heads on a rank and head size, in the serve's block size and KV
+// dtype, as its Attention layers report them (kv_cache_interface.py:
+// 259-375). Where they equal the target's the layers join its group (the
+// same page, more layers); else they are layers of their own spec.
+func draftSpecs(r *Resolved, specs []layerSpec, first int) []layerSpec {
+	if r.Spec.MTPLayers > 0 {
+		return mtpSpecs(r, specs, first)
+	}
+	d := r.Spec.Draft
+	if d == nil {
+		return nil
+	}
+	heads := max(1, d.KVHeads/r.TensorParallelSize)
+	out := make([]layerSpec, 0, d.Layers)
+	for j := range int(d.Layers) {
+		out = append(out, layerSpec{layer: first + j, draft: true, kind: fullSpec, block: r.BlockSize, heads: heads, headDim: d.HeadDim,
+			page: budget.SatMul(budget.SatMul(r.BlockSize, 2*heads*d.HeadDim), r.KVDtypeBytes)})
+	}
+	return out
+}
+
+// draftKey is what the draft's KV specs depend on beyond the serve's
+// block and dtype, for the compiler's memo of layouts.
+func draftKey(r *Resolved) string {
+	d := r.Spec.Draft
+	if d == nil {
+		if r.Spec.MTPLayers > 0 {
+			return fmt.Sprintf("mtp/%d", r.Spec.MTPLayers)
+		}
+		return ""
+	}
+	return fmt.Sprintf("%d/%d/%d", d.Layers, d.KVHeads, d.HeadDim)
+}
+
+// draftKVBytes is the draft layers' share of the KV cache on a GPU of
+// the last stage: the blocks allocated times each draft layer's page.
+func (sz *Sizing) draftKVBytes() uint64 {
+	r := &sz.Serve
+	if r.Spec.Draft == nil && r.Spec.MTPLayers == 0 {
+		return 0
+	}
+	var n uint64
+	for _, s := range layerSpecs(sz.Model.Arch, r) {
+		if s.draft {
+			n = budget.SatAdd(n, s.page)
+		}
+	}
+	return budget.SatMul(sz.capacity.Blocks, n)
+}
+
+// draftWeightItem is the draft's weights on a GPU of stage i.
+func (sz *Sizing) draftWeightItem(i int) uint64 {
+	r := &sz.Serve
+	if i >= len(r.Stages) {
+		return 0
+	}
+	return draftWeightBytes(sz.Model.Arch, r, stageOf(r, i))
+}
+
+// splitDraft names the draft's weights in a footprint's lines: the
+// weights line without them, then theirs (the sum is the weights term).
+func (sz *Sizing) splitDraft(lines []engine.FootprintLine, fp budget.Footprint) []engine.FootprintLine {
+	n := sz.draftWeightItem(fp.Stage)
+	if n == 0 || len(lines) == 0 || lines[0].Label != termLabels[budget.TermWeights] {
+		return lines
+	}
+	lines[0].Bytes = budget.SatSub(lines[0].Bytes, n)
+	out := make([]engine.FootprintLine, 0, len(lines)+1)
+	out = append(out, lines[0], engine.FootprintLine{Label: "draft weights", Bytes: n})
+	return append(out, lines[1:]...)
+}
+
+// draftSettings is the report's line of the draft: what it holds and
+// what the scheduler reserves for it.
+func (sz *Sizing) draftSettings() string {
+	r := &sz.Serve
+	if r.Spec.MTPLayers > 0 {
+		return fmt.Sprintf("MTP: the model's %d MTP layer(s) loaded as the draft, %s of weights on the last stage (the target's embedding and LM head shared); their attention layer(s) add %s to the KV cache beside the target's %d; the scheduler reserves %d lookahead slot(s) a running request within its blocks, not counted by vLLM's startup check",
+			r.Spec.MTPLayers, engine.GiB(sz.draftWeightItem(len(r.Stages)-1)), engine.GiB(sz.draftKVBytes()), len(sz.Model.Arch.Layers), r.Spec.Tokens)
+	}
+	d := r.Spec.Draft
+	shared := func(own bool) string {
+		if own {
+			return "its own"
+		}
+		return "the target's"
+	}
+	return fmt.Sprintf("EAGLE-3 draft %s: %d layer(s), %s of weights on the last stage (%s embedding, %s LM head); its %d attention layer(s) add %s to the KV cache beside the target's %d; the scheduler reserves %d lookahead slot(s) a running request within its blocks (scheduler.py num_lookahead_tokens), not counted by vLLM's startup check",
+		untrusted.Text(d.Path), d.Layers, engine.GiB(sz.draftWeightItem(len(r.Stages)-1)), shared(d.OwnEmbed), shared(d.OwnHead), d.Layers, engine.GiB(sz.draftKVBytes()), len(sz.Model.Arch.Layers), r.Spec.Tokens)
+}
+
+// specDraftRefusal is what refuses an eagle3 --speculative-config under
+// profile p before any model is read, as the flag was refused before:
+// a release whose speculative decoding membudget has not read, or a
+// draft that is not a local directory (a Hub id: membudget does not
+// download drafts). "" when the object is no such eagle3 config.
+func specDraftRefusal(v string, p Profile) string {
+	sc, err := parseSpecConfig(v)
+	if err != nil {
+		return ""
+	}
+	const what = "an EAGLE-3 draft (its weights from its config.json and checkpoint, the target's embedding and LM head shared or not as its checkpoint says, its attention layers added to the KV cache groups, k lookahead KV slots a request)"
+	switch m := specMethod(sc); {
+	case m == "mtp" && (p.Era == V0 || p.Release.Less(specSince)):
+		return "the model's own MTP layers as the draft (their weights, their attention layers added to the KV cache groups, k lookahead KV slots a request)"
+	case m != "eagle3":
+		return ""
+	case p.Era == V0 || p.Release.Less(specSince):
+		return what
+	}
+	if sc.model != "" && !DraftPath(sc.model) {
+		return what + " from the Hugging Face Hub (membudget reads the draft's config.json and safetensors headers from a local directory and does not download drafts; give the directory as a path, /abs or ./rel)"
+	}
+	return ""
+}
+
+// DraftPath says a --speculative-config "model" names a local directory
+// rather than a Hub id: it is written as a path (absolute, or from . or
+// ~). The judgement reads nothing on disk, so that a flag refused before
+// any path policy is applied tells nothing of the host's files.
+func DraftPath(model string) bool {
+	return filepath.IsAbs(model) || strings.HasPrefix(model, ".") || strings.HasPrefix(model, "~")
+}
+
+// SpecDraftModel is the draft directory or id an eagle3 or mtp
+// --speculative-config value names, "" when none: what a server's path
+// policy checks before the draft is read.
+func SpecDraftModel(v string) string {
+	sc, err := parseSpecConfig(v)
+	if err != nil {
+		return ""
+	}
+	return sc.model
+}

@@ -1,0 +1,52 @@
+package vllm_test
+
+import (
+	"testing"
+
+	"membudget"
+	"membudget/engine/enginetest"
+	"membudget/engine/vllm"
+)
+
+// TestContractWithEAGLE3 runs the contract over EAGLE-3 serves: each must
+// size, and its printed line, which carries the JSON with the draft's
+// directory as given, must read back to the same plan.
+func TestContractWithEAGLE3(t *testing.T) {
+	t.Parallel()
+	models := enginetest.Shipped(t)
+	dir := vllm.WriteEagle3Draft(t)
+	spec := `{"method": "eagle3", "model": "` + dir + `", "num_speculative_tokens": 3}`
+	c, err := membudget.Kernels().Load("h100-sxm-80g")
+	if err != nil {
+		t.Fatal(err)
+	}
+	flags := [][]string{
+		{"--speculative-config", spec, "--enforce-eager", "--vllm-version", "0.21.0"},
+		{"-sc", spec, "--enforce-eager", "--vllm-version", "0.14.0", "--tensor-parallel-size", "2", "--max-num-seqs", "8"},
+	}
+	for _, args := range flags {
+		if enginetest.Check(t, vllm.Engine{}, enginetest.Case{Model: models["meta-llama__Llama-3.1-8B-Instruct"], Class: c, Args: args}) == nil {
+			t.Errorf("%v: not sized", args)
+		}
+	}
+}
+
+// TestContractWithMTP runs the contract over DeepSeek-V3 serves with its
+// MTP layer as the draft: each must size, and its printed line must read
+// back to the same plan.
+func TestContractWithMTP(t *testing.T) {
+	t.Parallel()
+	models := enginetest.Shipped(t)
+	c, err := membudget.Kernels().Load("h200")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"--speculative-config", `{"method": "deepseek_mtp", "num_speculative_tokens": 1}`, "--enforce-eager", "--tensor-parallel-size", "8"},
+		{"-sc", `{"method": "mtp", "num_speculative_tokens": 3}`, "--enforce-eager", "--tensor-parallel-size", "8", "--max-num-seqs", "16", "--vllm-version", "0.21.0"},
+	} {
+		if enginetest.Check(t, vllm.Engine{}, enginetest.Case{Model: models["deepseek-ai__DeepSeek-V3"], Class: c, Args: args}) == nil {
+			t.Errorf("%v: not sized", args)
+		}
+	}
+}
