@@ -211,6 +211,9 @@ func (a *app) checkServer(srv check.Server, k kernelsFlag, class string) checkRe
 		if err := refuseConfigFile(line); err != nil {
 			return unread(srv.Line, "%v", err)
 		}
+		if err := a.paths.checkAdapters(a.engines.Respell(eng, line)); err != nil {
+			return unread(srv.Line, "%v", err)
+		}
 	}
 	if err := a.engines.Check(eng, line, func(name string) bool { return name == "model" }); err != nil {
 		return unread(srv.Line, "%v", err)

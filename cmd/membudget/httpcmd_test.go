@@ -259,6 +259,17 @@ func TestServeRefusesLocalPaths(t *testing.T) {
 			"--speculative-config", `{"method": "eagle3", "model": "` + in("tiny") + `", "num_speculative_tokens": 3}`}}, "membudget report: --speculative-config " + in("tiny") + ": " + noDir},
 		{"a draft outside --models-dir", open, "report", map[string]any{"class": "l4", "args": []string{"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--enforce-eager",
 			"-sc", `{"method": "eagle3", "model": "` + filepath.Join(outside, "tiny") + `", "num_speculative_tokens": 3}`}}, "membudget report: --sc " + filepath.Join(outside, "tiny") + ": " + notUnder},
+		// A LoRA adapter's directory (--lora-modules reads its
+		// adapter_config.json as it is parsed): refused before it is read,
+		// in each form the flag takes.
+		{"an adapter directory", closed, "report", map[string]any{"model": "meta-llama/Llama-3.1-8B-Instruct", "class": "l4", "enable-lora": true, "lora-modules": "sql=" + in("tiny")},
+			"membudget report: --lora-modules " + in("tiny") + ": " + noDir},
+		{"a JSON adapter in args", closed, "max-seqs", map[string]any{"model": "meta-llama/Llama-3.1-8B-Instruct", "class": "l4", "args": []string{"--enable-lora", "--lora_modules", `{"name": "a", "path": "/etc"}`}},
+			"membudget max-seqs: --lora-modules /etc: " + noDir},
+		{"plan's adapter", closed, "plan", map[string]any{"model": "meta-llama/Llama-3.1-8B-Instruct", "length": 1024, "concurrency": 1, "enable-lora": true, "lora-modules": "a=/etc"},
+			"membudget plan: --lora-modules /etc: " + noDir},
+		{"an adapter outside --models-dir", open, "report", map[string]any{"model": "meta-llama/Llama-3.1-8B-Instruct", "class": "l4", "args": []string{"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--enable-lora", "--lora-modules", "a=" + in("tiny"), "b=" + filepath.Join(outside, "tiny")}},
+			"membudget report: --lora-modules " + filepath.Join(outside, "tiny") + ": " + notUnder},
 	} {
 		body, _ := json.Marshal(tc.req)
 		status, _, got := post(t, tc.srv, "/api/"+tc.cmd, string(body))
@@ -278,6 +289,12 @@ func TestServeRefusesLocalPaths(t *testing.T) {
 		if diff := cmp.Diff(tc.want, he.Error); diff != "" || status != http.StatusBadRequest {
 			t.Errorf("%s: status %d, error (-want +got):\n%s", tc.name, status, diff)
 		}
+	}
+	// A manifest's launch line with an adapter: that server is unreadable,
+	// naming the flag and the path.
+	body, _ := json.Marshal(map[string]any{"class": "l4", "manifest": "#!/bin/sh\nvllm serve meta-llama/Llama-3.1-8B-Instruct --enable-lora --lora-modules a=/etc\n"})
+	if status, _, got := post(t, closed, "/api/check", string(body)); status != http.StatusOK || !strings.Contains(got, `"status":"unreadable"`) || !strings.Contains(got, "--lora-modules /etc: "+noDir) {
+		t.Errorf("an adapter in a manifest: status %d, %s; want the server unreadable, naming --lora-modules /etc", status, got)
 	}
 	if entries, err := os.ReadDir("."); err == nil && slices.ContainsFunc(entries, func(e os.DirEntry) bool { return e.Name() == "plot.svg" }) {
 		t.Error("a request wrote plot.svg")

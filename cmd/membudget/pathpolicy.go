@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"membudget/engine/vllm"
 	"membudget/internal/untrusted"
@@ -71,6 +72,31 @@ func (p *pathPolicy) checkModel(spec string) error {
 		return nil
 	}
 	return p.allow("model", spec)
+}
+
+// checkAdapters refuses, in a request's arguments as the engine respells
+// them (one --lora-modules=VALUE a flag), a LoRA adapter at a local path
+// outside the policy's directories: parsing --lora-modules reads each
+// adapter's adapter_config.json (vLLM's ReadAdapter), so it is checked
+// before the flags are parsed. A Hub id passes.
+func (p *pathPolicy) checkAdapters(args []string) error {
+	for _, a := range args {
+		if a == "--" {
+			return nil
+		}
+		v, ok := strings.CutPrefix(a, "--lora-modules=")
+		if !ok {
+			continue
+		}
+		for _, path := range vllm.AdapterPaths(v) {
+			if hub.IsPath(path) {
+				if err := p.allow("lora-modules", path); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // checkFlags refuses, in a request's parsed flags, a --kernels directory

@@ -31,6 +31,11 @@ func (a *app) plan(stdout, stderr io.Writer, args []string) int {
 		}
 	}
 	args = a.engines.Respell(eng, args)
+	if a.serving {
+		if err := a.paths.checkAdapters(args); err != nil {
+			return fail(stderr, "plan", exitBadArgs, err)
+		}
+	}
 	modelArg := fs.String("model", "", "the model: a config.json `path`, a directory, or a model id")
 	length := fs.Uint64("length", 0, "tokens each sequence must hold (required)")
 	concurrency := fs.Uint64("concurrency", 0, "sequences to serve at once, across the deployment's replicas (required)")

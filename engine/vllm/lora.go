@@ -567,6 +567,38 @@ func (f *adaptersFlag) Set(s string) error {
 	return nil
 }
 
+// AdapterPaths returns the paths of --lora-modules' value v that parsing
+// the flag would read (each adapter's adapter_config.json), up to the first
+// adapter it cannot parse, where the flag stops with an error: for a
+// caller that allows local paths only under some directories to check
+// them before the flag is parsed.
+func AdapterPaths(v string) []string {
+	items, err := splitModules(v)
+	if err != nil {
+		return nil
+	}
+	var paths []string
+	for _, item := range items {
+		item = strings.TrimSpace(item)
+		if strings.HasPrefix(item, "{") {
+			var obj struct {
+				Path *string `json:"path"`
+			}
+			if json.Unmarshal([]byte(item), &obj) != nil || obj.Path == nil {
+				return paths
+			}
+			paths = append(paths, *obj.Path)
+			continue
+		}
+		name, path, ok := strings.Cut(item, "=")
+		if !ok || name == "" || path == "" {
+			return paths
+		}
+		paths = append(paths, path)
+	}
+	return paths
+}
+
 // splitModules splits --lora-modules' value into its adapters: NAME=PATH
 // words and JSON objects, separated by spaces.
 func splitModules(s string) ([]string, error) {
