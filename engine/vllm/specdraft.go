@@ -382,17 +382,67 @@ func draftWeightBytes(a *model.Arch, r *Resolved, st model.Sharding) uint64 {
 	return n
 }
 
-// addDraftPools adds the draft's tensors to the stage's caching-allocator
-// pools, whose slack they share.
+// eachProposerBuffer yields the bytes of each persistent buffer the
+// drafter's proposer allocates on a GPU of stage st (the last, where it
+// runs) when the runner is built, before the profile run measures its
+// peak (vllm/v1/spec_decode/llm_base_proposer.py:142-262 at d18bb7b):
+// with T = max_num_batched_tokens and B = max_num_seqs, input_ids T int32,
+// positions T int64, hidden_states and inputs_embeds T x the draft's
+// hidden size in the model dtype, arange max(B+1, T) int32, the slot
+// mapping T int64 and backup_next_token_ids B int32. EAGLE-3 and MTP need
+// no extra input slots, so the rejected and masked token masks are not
+// allocated (:224-237).
+func eachProposerBuffer(a *model.Arch, r *Resolved, st model.Sharding, yield func(uint64)) {
+	if !st.Last {
+		return
+	}
+	var hidden uint64
+	switch {
+	case r.Spec.Draft != nil:
+		hidden = r.Spec.Draft.Hidden
+	case r.Spec.MTPLayers > 0:
+		hidden = a.Hidden
+	default:
+		return
+	}
+	t, b := r.MaxNumBatchedTokens, r.MaxNumSeqs
+	mul := budget.SatMul
+	yield(mul(t, 4))
+	yield(mul(t, 8))
+	yield(mul(mul(t, hidden), r.DtypeBytes))
+	yield(mul(max(budget.SatAdd(b, 1), t), 4))
+	yield(mul(mul(t, hidden), r.DtypeBytes))
+	yield(mul(t, 8))
+	yield(mul(b, 4))
+}
+
+// proposerBufferBytes is the proposer's persistent buffers on a GPU of
+// stage st (see eachProposerBuffer).
+func proposerBufferBytes(a *model.Arch, r *Resolved, st model.Sharding) uint64 {
+	var n uint64
+	eachProposerBuffer(a, r, st, func(b uint64) { n = budget.SatAdd(n, b) })
+	return n
+}
+
+// addDraftPools adds the draft's tensors and its proposer's buffers to the
+// stage's caching-allocator pools, whose slack they share.
 func addDraftPools(p torchalloc.Pools, a *model.Arch, r *Resolved, st model.Sharding) torchalloc.Pools {
 	eachDraftTensor(a, r, st, func(b uint64) { p = p.Add(b, 1) })
+	eachProposerBuffer(a, r, st, func(b uint64) { p = p.Add(b, 1) })
 	return p
 }
 
-// appendDraftItems appends the draft's weights to a stage's items.
+// appendDraftItems appends the draft's weights and its proposer's buffers
+// to a stage's items. The buffers are allocated when the runner is built,
+// not while the model loads, so vLLM counts them in its profile's peak
+// rather than in "Model loading took": they are charged with the
+// activations.
 func appendDraftItems(items []budget.Item, a *model.Arch, r *Resolved, st model.Sharding) []budget.Item {
 	if n := draftWeightBytes(a, r, st); n > 0 {
 		items = append(items, budget.Item{Name: "draft_weights", Term: budget.TermWeights, Bytes: n})
+	}
+	if n := proposerBufferBytes(a, r, st); n > 0 {
+		items = append(items, budget.Item{Name: "draft_buffers", Term: budget.TermActivation, Bytes: n})
 	}
 	return items
 }

@@ -80,6 +80,29 @@ func TestDraftWeightsByHand(t *testing.T) {
 			t.Errorf("TP %d: the draft_weights item is %d B, want %d", tc.tp, item, tc.want)
 		}
 	}
+	// The proposer's persistent buffers, with T = 8192 batched tokens, B =
+	// 256 sequences and the draft's hidden 4096 in bf16: input_ids 8192 x
+	// 4 = 32768, positions 8192 x 8 = 65536, hidden_states and
+	// inputs_embeds 8192 x 4096 x 2 = 67108864 each, arange max(257, 8192)
+	// x 4 = 32768, the slot mapping 65536, backup_next_token_ids 256 x 4 =
+	// 1024: 134414336 B, whatever the TP (they are not sharded).
+	for _, tp := range []uint64{1, 2} {
+		s := Serve{TensorParallelSize: tp, MaxModelLen: 8192, MaxNumSeqs: 256, MaxNumBatchedTokens: 8192, EnforceEager: true, SpeculativeConfig: eagle3Spec(dir)}
+		r, err := Resolve(s, a, bigClass, v1Llama)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const want = 32768 + 65536 + 2*67108864 + 32768 + 65536 + 1024
+		var item uint64
+		for _, it := range peakItems(a, &r, stageOf(&r, 0)) {
+			if it.Name == "draft_buffers" {
+				item = it.Bytes
+			}
+		}
+		if item != want {
+			t.Errorf("TP %d: the draft_buffers item is %d B, want %d", tp, item, want)
+		}
+	}
 	// A checkpoint with its own embed_tokens of another shape keeps it:
 	// 128256 rows (2004 x 64) x 4096 x 2 = 1050673152 B more at TP 1.
 	own := append([]draftTensor{{"embed_tokens.weight", "F16", []uint64{128256, 2048}}}, eagle3Checkpoint...)
