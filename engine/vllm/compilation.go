@@ -407,12 +407,13 @@ type Graphs struct {
 func (g Graphs) counts() (mixed, decode uint64) {
 	all := uint64(len(g.Sizes))
 	q := max(g.DecodeQuery, 1)
-	var dec uint64
-	for _, s := range g.Sizes {
-		if s >= q && s <= budget.SatMul(q, g.MaxNumSeqs) {
-			dec++
-		}
+	// Sizes ascend: the decode sizes are those from q to q x MaxNumSeqs.
+	lo, _ := slices.BinarySearch(g.Sizes, q)
+	hi, found := slices.BinarySearch(g.Sizes, budget.SatMul(q, g.MaxNumSeqs))
+	if found {
+		hi++
 	}
+	dec := uint64(max(hi-lo, 0))
 	switch g.Mode {
 	case graphsPiecewise:
 		return all, 0
@@ -607,7 +608,7 @@ func (r *Resolved) resolveGraphs(a *model.Arch) error {
 	if err != nil {
 		return err
 	}
-	if q := specQueryLen(r); q > 1 && g.fullDecode() && !r.Profile.V2Runner(a) {
+	if q := specQueryLen(r); q > 1 && g.fullDecode() && !r.onV2Runner(a) {
 		// Only the V1 runner rounds, and only with FULL decode graphs
 		// (vllm/config/compilation.py:1474-1489).
 		if out, err = specSizes(out, q); err != nil {

@@ -147,6 +147,9 @@ func registerEPLB(fs *flag.FlagSet, e *EPLB) {
 // redundant experts on every stage's ranks.
 func (r *Resolved) resolveEPLB(a *model.Arch) error {
 	e := r.EPLB
+	if !e.Enable && e.Config == "" {
+		return nil // the common serve: nothing to read
+	}
 	c, err := parseEPLBConfig(e.Config)
 	if err != nil {
 		return settingErr("eplb-config", e.Config, "%v", err)

@@ -137,7 +137,7 @@ func (r *Resolved) resolveLoRA(a *model.Arch, def func(string, string)) error {
 		return settingErr("enable-lora", "", "%s: not modelled for %s (%s); membudget sizes them for the dense decoders %s; it refuses this serve rather than size one vLLM would contradict",
 			whatLora, a.Source, archName(arch), strings.Join(loraArchNames(), ", "))
 	}
-	if p.V2Runner(a) && p.Release.Less(loraV2Since) {
+	if r.onV2Runner(a) && p.Release.Less(loraV2Since) {
 		return settingErr("enable-lora", "", "%s: not modelled for %s on the V2 model runner, which it runs %s on: membudget sizes the V2 runner's LoRA warmup and graph cases from vLLM %s (PR #35536, 2026-06-16); it refuses this serve rather than size one vLLM would contradict",
 			whatLora, p.Describes, a.Source, loraV2Since)
 	}

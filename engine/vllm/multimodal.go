@@ -407,11 +407,11 @@ func (r *Resolved) resolveMM(a *model.Arch) error {
 		// sender keeps their metadata alone (:410-430).
 		r.MMHostBytes = uint64(gb * (1 << 30))
 	}
-	e := EncoderProfile{Runs: true, EveryStage: !p.V2Runner(a)}
+	e := EncoderProfile{Runs: true, EveryStage: !r.onV2Runner(a)}
 	switch {
 	case m.SkipProfiling:
 		e = EncoderProfile{Why: "--skip-mm-profiling: the profile run leaves the encoder and its cache out (the encoder's memory at serving time is not charged, as vLLM does not)"}
-	case p.V2Runner(a) && p.Release.Less(mmV2Since):
+	case r.onV2Runner(a) && p.Release.Less(mmV2Since):
 		e = EncoderProfile{Why: fmt.Sprintf("%s runs the model on its V2 runner, whose encoder profiling came with PR #47985 (2026-07-21): whether this release has it is not known, so its cache is not charged", p.Describes)}
 	case r.Runner == runnerPooling:
 		e.Why = "not sized under the pooling runner"

@@ -289,7 +289,7 @@ func peakItems(a *model.Arch, r *Resolved, st model.Sharding) []budget.Item {
 		// gathered on every rank (vllm/v1/worker/gpu_model_runner.py
 		// profile_run, _dummy_sampler_run).
 		rule := m.sampler
-		if r.Profile.V2Runner(a) {
+		if r.onV2Runner(a) {
 			rule = v2Sampler
 		}
 		reqs := min(r.MaxNumSeqs, tokens)

@@ -176,7 +176,7 @@ func (r *Resolved) asyncOffByDefault(a *model.Arch) {
 	r.MaxConcurrentBatches = pp
 	if r.Async {
 		switch {
-		case r.Profile.V2Runner(a):
+		case r.onV2Runner(a):
 			r.MaxConcurrentBatches = pp + 1
 		case pp <= 1:
 			r.MaxConcurrentBatches = 2

@@ -143,6 +143,9 @@ type Resolved struct {
 
 	// Sources says where each defaulted setting came from, by flag name.
 	Sources Sources
+	// stateLayersPlus1 is the model's state layers (stateLayers) plus one,
+	// as Resolve counted them; 0 for a Resolved it did not make.
+	stateLayersPlus1 uint64
 }
 
 // Resolve applies profile p's defaults for a on class c and checks the
@@ -151,6 +154,8 @@ type Resolved struct {
 func Resolve(s Serve, a *model.Arch, c budget.Class, p Profile) (Resolved, error) {
 	r := Resolved{Serve: s, Profile: p, Sources: make(Sources, 0, 12)}
 	def := r.Sources.Set
+	states, _ := stateLayers(a)
+	r.stateLayersPlus1 = states + 1
 
 	if err := r.resolveMemory(c, def); err != nil {
 		return Resolved{}, err
@@ -426,7 +431,7 @@ func (r *Resolved) resolveLengths(a *model.Arch, c budget.Class, def func(string
 	r.MaxConcurrentBatches = pp
 	if r.Async {
 		switch {
-		case p.V2Runner(a):
+		case r.onV2Runner(a):
 			r.MaxConcurrentBatches = pp + 1
 		case pp <= 1:
 			r.MaxConcurrentBatches = 2

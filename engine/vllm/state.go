@@ -343,3 +343,16 @@ func StateBlocksMessage(maxNumSeqs, blocks uint64) string {
 	return fmt.Sprintf("max_num_seqs (%d) exceeds available Mamba cache blocks (%d). Each decode sequence requires one Mamba cache block, so CUDA graph capture cannot proceed. Please lower max_num_seqs to at most %d or increase gpu_memory_utilization.",
 		maxNumSeqs, blocks, blocks)
 }
+
+// onV2Runner is [Profile.V2Runner] for the resolved serve: its profile (which
+// speculative decoding may have moved to the V1 runner) with a's state
+// layers as Resolve counted them once, since every stage's items ask.
+func (r *Resolved) onV2Runner(a *model.Arch) bool {
+	return r.Profile.v2Runner(a, func() uint64 {
+		if r.stateLayersPlus1 > 0 {
+			return r.stateLayersPlus1 - 1
+		}
+		s, _ := stateLayers(a) // a Resolved not made by Resolve
+		return s
+	})
+}

@@ -421,6 +421,12 @@ func profileAt(v Version, era Era) Profile {
 // Mistral from 0.23.0, every dense model from 0.25.0, every model from
 // 0.29.0 (PR #53183).
 func (p Profile) V2Runner(a *model.Arch) bool {
+	return p.v2Runner(a, func() uint64 { s, _ := stateLayers(a); return s })
+}
+
+// v2Runner is [Profile.V2Runner] with a's state layers counted by states,
+// called only where the decision needs them.
+func (p Profile) v2Runner(a *model.Arch, states func() uint64) bool {
 	if p.Era != V1 || p.Release.Less(v0_22_0) || p.v1Runner {
 		return false
 	}
@@ -438,7 +444,7 @@ func (p Profile) V2Runner(a *model.Arch) bool {
 	if a.Experts > 0 {
 		return false
 	}
-	if state, _ := stateLayers(a); state > 0 {
+	if states() > 0 {
 		// Hybrid and attention-free models stay on V1 unless their
 		// architecture is listed (vllm/config/vllm.py:671-692).
 		return false
