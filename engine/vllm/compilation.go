@@ -442,12 +442,6 @@ func (g Graphs) Largest() uint64 {
 	return 0
 }
 
-// fullDecode says the mode captures FULL decode graphs
-// (CUDAGraphMode.decode_mode() == FULL).
-func (g Graphs) fullDecode() bool {
-	return g.Mode == graphsFull || g.Mode == graphsFullDecodeOnly || g.Mode == graphsFullAndPiecewise
-}
-
 // None says no graph is captured.
 func (g Graphs) None() bool {
 	mixed, decode := g.counts()
@@ -608,7 +602,7 @@ func (r *Resolved) resolveGraphs(a *model.Arch) error {
 	if err != nil {
 		return err
 	}
-	if q := specQueryLen(r); q > 1 && g.fullDecode() && !r.onV2Runner(a) {
+	if q := specQueryLen(r); q > 1 && g.FullDecode() && !r.onV2Runner(a) {
 		// Only the V1 runner rounds, and only with FULL decode graphs
 		// (vllm/config/compilation.py:1474-1489).
 		if out, err = specSizes(out, q); err != nil {
