@@ -2,6 +2,7 @@ package vllm
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -148,7 +149,8 @@ func parseSpecConfig(v string) (specConfig, error) {
 		*to = n
 		return nil
 	}
-	if err := cmpErr(str("method", &sc.method), str("model", &sc.model), count("num_speculative_tokens", &sc.tokens),
+	// cmp.Or returns the first refusal.
+	if err := cmp.Or(str("method", &sc.method), str("model", &sc.model), count("num_speculative_tokens", &sc.tokens),
 		count("prompt_lookup_min", &sc.lookMin), count("prompt_lookup_max", &sc.lookMax),
 		count("suffix_decoding_max_tree_depth", &sc.treeDepth)); err != nil {
 		return sc, err
@@ -164,16 +166,6 @@ func parseSpecConfig(v string) (specConfig, error) {
 		sc.other = keys[0]
 	}
 	return sc, nil
-}
-
-// cmpErr returns the first non-nil error.
-func cmpErr(errs ...error) error {
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // specMethod is the method vLLM infers from sc (vllm/config/
