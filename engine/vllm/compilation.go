@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -153,13 +154,7 @@ func (f *compilationConfigFlag) Set(s string) error {
 	if err := json.Unmarshal([]byte(s), &m); err != nil {
 		return fmt.Errorf("want a JSON object, as vLLM reads it: %v", err)
 	}
-	keys := slices.Sorted(func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	})
+	keys := slices.Sorted(maps.Keys(m))
 	for _, k := range keys {
 		if slices.Contains(neutralCompilationKeys, k) {
 			*f.listed = append(*f.listed, fmt.Sprintf("--compilation-config.%s %s", k, m[k]))

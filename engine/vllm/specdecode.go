@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -258,7 +259,7 @@ func (r *Resolved) resolveSpec(a *model.Arch, c budget.Class, def func(string, s
 	}
 	if !slices.Contains(specMethods, method) {
 		// pydantic's Literal check of SpeculativeMethod (speculative.py:69-78).
-		return settingErr("speculative-config", method, "vLLM refuses the method: it takes %s, %s", strings.Join(specMethods, ", "), strings.Join(sortedKeys(specUnsized), ", "))
+		return settingErr("speculative-config", method, "vLLM refuses the method: it takes %s, %s", strings.Join(specMethods, ", "), strings.Join(slices.Sorted(maps.Keys(specUnsized)), ", "))
 	}
 	if sc.other != "" {
 		return settingErr("speculative-config", sc.other, "speculative decoding with this key: not modelled for %s (membudget reads %s); membudget refuses it rather than size a serve vLLM would contradict", p.Describes, strings.Join(specKeys, ", "))
@@ -362,24 +363,6 @@ const suffixTreeDepth = 24
 // maxSpecTokens bounds num_speculative_tokens far above any serve, so
 // that the graph sizes' products stay far from 2^64.
 const maxSpecTokens = 1 << 10
-
-// boolU is 1 for true.
-func boolU(b bool) uint64 {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-// sortedKeys is m's keys, sorted.
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
 
 // finishSpec completes the speculative decoding of a serve whose lengths
 // and runner are resolved: async scheduling is off by default for a
