@@ -427,21 +427,6 @@ func specSizes(sizes []uint64, q uint64) ([]uint64, error) {
 	return out, nil
 }
 
-// specGraphCounts is the CUDA graphs of the default FULL_AND_PIECEWISE
-// mode under speculative decoding, for the default sizes up to largest
-// (see [specSizes]): PIECEWISE for every rounded size, FULL for those from
-// q to q x maxSeqs; top is the largest rounded size, the first capture's
-// batch.
-func specGraphCounts(largest, q, maxSeqs uint64) (piecewise, full, top uint64) {
-	sizes, err := specSizes(defaultSizes(largest), q)
-	if err != nil {
-		return 0, 0, 0
-	}
-	g := Graphs{Mode: graphsFullAndPiecewise, Sizes: sizes, MaxNumSeqs: maxSeqs, DecodeQuery: q}
-	piecewise, full = g.counts()
-	return piecewise, full, g.Largest()
-}
-
 // specSamplerBytes is what the profile run's dummy rejection sampler
 // holds above the dummy sampler's peak: it draws fresh logits for the
 // draft and bonus positions, 2 x reqs rows in the model dtype, while it
