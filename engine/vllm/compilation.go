@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -153,13 +154,7 @@ func (f *compilationConfigFlag) Set(s string) error {
 	if err := json.Unmarshal([]byte(s), &m); err != nil {
 		return fmt.Errorf("want a JSON object, as vLLM reads it: %v", err)
 	}
-	keys := slices.Sorted(func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	})
+	keys := slices.Sorted(maps.Keys(m))
 	for _, k := range keys {
 		if slices.Contains(neutralCompilationKeys, k) {
 			*f.listed = append(*f.listed, fmt.Sprintf("--compilation-config.%s %s", k, m[k]))
@@ -407,13 +402,15 @@ type Graphs struct {
 func (g Graphs) counts() (mixed, decode uint64) {
 	all := uint64(len(g.Sizes))
 	q := max(g.DecodeQuery, 1)
-	// Sizes ascend: the decode sizes are those from q to q x MaxNumSeqs.
-	lo, _ := slices.BinarySearch(g.Sizes, q)
-	hi, found := slices.BinarySearch(g.Sizes, budget.SatMul(q, g.MaxNumSeqs))
+	// The decode sizes are those from q to q x MaxNumSeqs: every size is
+	// q or more (a size is 1 or more, and specSizes rounds each to a
+	// multiple of q where DecodeQuery is set), so they are the ascending
+	// sizes' prefix up to q x MaxNumSeqs, as Largest and String read them.
+	n, found := slices.BinarySearch(g.Sizes, budget.SatMul(q, g.MaxNumSeqs))
 	if found {
-		hi++
+		n++
 	}
-	dec := uint64(max(hi-lo, 0))
+	dec := uint64(n)
 	switch g.Mode {
 	case graphsPiecewise:
 		return all, 0
@@ -432,12 +429,15 @@ func (g Graphs) counts() (mixed, decode uint64) {
 
 // Largest is the largest batch captured, 0 for none.
 func (g Graphs) Largest() uint64 {
-	mixed, decode := g.counts()
-	switch {
-	case mixed > 0:
-		return g.Sizes[len(g.Sizes)-1]
-	case decode > 0:
-		return g.Sizes[decode-1]
+	return g.largest(g.counts())
+}
+
+// largest is Largest from counts' figures: the last of the sizes when any
+// mixed graph is captured (mixed is then all of them), else the last
+// decode size (the sizes' prefix, see counts).
+func (g Graphs) largest(mixed, decode uint64) uint64 {
+	if n := max(mixed, decode); n > 0 {
+		return g.Sizes[n-1]
 	}
 	return 0
 }

@@ -83,13 +83,13 @@ type vflag struct {
 	added, removed string
 }
 
-// in reports whether release profile p's vLLM has the flag.
 // always reports whether f is a flag of every release, sized in each
 // (no since, until or from).
 func (f *vflag) always() bool {
 	return f.since == (Version{}) && f.until == (Version{}) && f.from == (Version{})
 }
 
+// in reports whether release profile p's vLLM has the flag.
 func (f *vflag) in(p Profile) bool {
 	if p.Release.Less(f.since) {
 		return false

@@ -346,6 +346,6 @@ func graphBytes(r *Resolved, st model.Sharding, perToken uint64) uint64 {
 		}
 	}
 	layers := uint64(st.EndLayer - st.FirstLayer)
-	first := budget.SatAdd(m.graphFixedBytes, budget.SatMul(r.Graphs.Largest(), perToken))
+	first := budget.SatAdd(m.graphFixedBytes, budget.SatMul(r.Graphs.largest(mixed, decode), perToken))
 	return budget.SatAdd(first, budget.SatMul(budget.SatMul(graphs, layers), m.graphBytesPerLayerGraph))
 }

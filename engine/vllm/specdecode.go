@@ -2,9 +2,11 @@ package vllm
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"flag"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -148,7 +150,8 @@ func parseSpecConfig(v string) (specConfig, error) {
 		*to = n
 		return nil
 	}
-	if err := cmpErr(str("method", &sc.method), str("model", &sc.model), count("num_speculative_tokens", &sc.tokens),
+	// cmp.Or returns the first refusal.
+	if err := cmp.Or(str("method", &sc.method), str("model", &sc.model), count("num_speculative_tokens", &sc.tokens),
 		count("prompt_lookup_min", &sc.lookMin), count("prompt_lookup_max", &sc.lookMax),
 		count("suffix_decoding_max_tree_depth", &sc.treeDepth)); err != nil {
 		return sc, err
@@ -164,16 +167,6 @@ func parseSpecConfig(v string) (specConfig, error) {
 		sc.other = keys[0]
 	}
 	return sc, nil
-}
-
-// cmpErr returns the first non-nil error.
-func cmpErr(errs ...error) error {
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // specMethod is the method vLLM infers from sc (vllm/config/
@@ -266,7 +259,7 @@ func (r *Resolved) resolveSpec(a *model.Arch, c budget.Class, def func(string, s
 	}
 	if !slices.Contains(specMethods, method) {
 		// pydantic's Literal check of SpeculativeMethod (speculative.py:69-78).
-		return settingErr("speculative-config", method, "vLLM refuses the method: it takes %s, %s", strings.Join(specMethods, ", "), strings.Join(sortedKeys(specUnsized), ", "))
+		return settingErr("speculative-config", method, "vLLM refuses the method: it takes %s, %s", strings.Join(specMethods, ", "), strings.Join(slices.Sorted(maps.Keys(specUnsized)), ", "))
 	}
 	if sc.other != "" {
 		return settingErr("speculative-config", sc.other, "speculative decoding with this key: not modelled for %s (membudget reads %s); membudget refuses it rather than size a serve vLLM would contradict", p.Describes, strings.Join(specKeys, ", "))
@@ -371,24 +364,6 @@ const suffixTreeDepth = 24
 // that the graph sizes' products stay far from 2^64.
 const maxSpecTokens = 1 << 10
 
-// boolU is 1 for true.
-func boolU(b bool) uint64 {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-// sortedKeys is m's keys, sorted.
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
 // finishSpec completes the speculative decoding of a serve whose lengths
 // and runner are resolved: async scheduling is off by default for a
 // proposer without a drafter ("Async scheduling not supported with
@@ -450,21 +425,6 @@ func specSizes(sizes []uint64, q uint64) ([]uint64, error) {
 		out = []uint64{q} // "if one valid but would be round_down use that" (:1549-1551)
 	}
 	return out, nil
-}
-
-// specGraphCounts is the CUDA graphs of the default FULL_AND_PIECEWISE
-// mode under speculative decoding, for the default sizes up to largest
-// (see [specSizes]): PIECEWISE for every rounded size, FULL for those from
-// q to q x maxSeqs; top is the largest rounded size, the first capture's
-// batch.
-func specGraphCounts(largest, q, maxSeqs uint64) (piecewise, full, top uint64) {
-	sizes, err := specSizes(defaultSizes(largest), q)
-	if err != nil {
-		return 0, 0, 0
-	}
-	g := Graphs{Mode: graphsFullAndPiecewise, Sizes: sizes, MaxNumSeqs: maxSeqs, DecodeQuery: q}
-	piecewise, full = g.counts()
-	return piecewise, full, g.Largest()
 }
 
 // specSamplerBytes is what the profile run's dummy rejection sampler

@@ -203,8 +203,8 @@ func TestSpecGraphCounts(t *testing.T) {
 	}
 }
 
-// TestSpecGraphCountsAreVLLMs: specGraphCounts, which walks the default
-// sizes once without a list, counts what vLLM's list code keeps: the
+// TestSpecGraphCountsAreVLLMs: specGraphCounts, through specSizes and
+// Graphs.counts, counts what vLLM's list code keeps: the
 // default sizes (_set_cudagraph_sizes), each rounded up to a multiple of
 // q, de-duplicated, those above the largest dropped, or q alone when none
 // is left (adjust_cudagraph_sizes_for_spec_decode), and the FULL decode
@@ -510,4 +510,19 @@ func TestPyDictJSON(t *testing.T) {
 			t.Errorf("pyDictJSON(%q) = %q, %v; want %q, %v", tc.in, got, ok, tc.want, tc.ok)
 		}
 	}
+}
+
+// specGraphCounts (the tests' helper) is the CUDA graphs of the default FULL_AND_PIECEWISE
+// mode under speculative decoding, for the default sizes up to largest
+// (see [specSizes]): PIECEWISE for every rounded size, FULL for those from
+// q to q x maxSeqs; top is the largest rounded size, the first capture's
+// batch.
+func specGraphCounts(largest, q, maxSeqs uint64) (piecewise, full, top uint64) {
+	sizes, err := specSizes(defaultSizes(largest), q)
+	if err != nil {
+		return 0, 0, 0
+	}
+	g := Graphs{Mode: graphsFullAndPiecewise, Sizes: sizes, MaxNumSeqs: maxSeqs, DecodeQuery: q}
+	piecewise, full = g.counts()
+	return piecewise, full, g.Largest()
 }

@@ -1,6 +1,7 @@
 package vllm
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -166,7 +167,7 @@ func readDraft(dir string, a *model.Arch) (Draft, error) {
 		*to = n
 		return nil
 	}
-	if err := cmpErr(count("hidden_size", &d.Hidden, true), count("num_attention_heads", &d.Heads, true),
+	if err := cmp.Or(count("hidden_size", &d.Hidden, true), count("num_attention_heads", &d.Heads, true),
 		count("num_key_value_heads", &d.KVHeads, false), count("head_dim", &d.HeadDim, false),
 		count("intermediate_size", &d.Intermediate, true), count("num_hidden_layers", &d.Layers, true),
 		count("vocab_size", &d.Vocab, true), count("draft_vocab_size", &d.DraftVocab, false)); err != nil {
