@@ -50,16 +50,16 @@ type ArgsRegisterer interface {
 // args: by [ArgsRegisterer] where s has it, else by [Serve.Register]; every
 // flag where args ask for help (-h, -help, in any dashes), which lists them.
 func RegisterFor(s Serve, fs *flag.FlagSet, model *string, args []string) {
-	if r, ok := s.(ArgsRegisterer); ok && !asksHelp(args) {
+	if r, ok := s.(ArgsRegisterer); ok && !AsksHelp(args) {
 		r.RegisterFor(fs, model, args)
 		return
 	}
 	s.Register(fs, model)
 }
 
-// asksHelp reports whether args hold a request for a command's help, as the
+// AsksHelp reports whether args hold a request for a command's help, as the
 // flag package reads one: -h or -help, with one dash or two, before "--".
-func asksHelp(args []string) bool {
+func AsksHelp(args []string) bool {
 	for _, a := range args {
 		switch a {
 		case "--":

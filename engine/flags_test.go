@@ -189,8 +189,8 @@ func TestAsksHelp(t *testing.T) {
 		{nil, false},
 	}
 	for _, c := range cases {
-		if got := asksHelp(c.args); got != c.want {
-			t.Errorf("asksHelp(%q) = %v, want %v", c.args, got, c.want)
+		if got := AsksHelp(c.args); got != c.want {
+			t.Errorf("AsksHelp(%q) = %v, want %v", c.args, got, c.want)
 		}
 	}
 }

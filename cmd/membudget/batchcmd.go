@@ -450,67 +450,13 @@ func requestFlags(req map[string]any) ([]string, []requestField, error) {
 }
 
 // decodeRequest decodes a request line: one JSON object and nothing after
-// it, each key once.
+// it, each key once. A line in the common form is decoded by decodeFlat;
+// any other line token by token, which names what is wrong with it.
 func decodeRequest(line []byte) (map[string]any, error) {
 	if req, ok := decodeFlat(line); ok {
 		return req, nil
 	}
-	// The common line, a well-formed object with distinct plain keys, is
-	// decoded whole: walking it token by token (as decodeRequestStrictly
-	// does, to name what is wrong) costs the json package a syntax error
-	// value at every comma, a third of batch's allocations.
-	dec := json.NewDecoder(bytes.NewReader(line))
-	dec.UseNumber()
-	var req map[string]any
-	if err := dec.Decode(&req); err == nil && req != nil &&
-		len(bytes.Trim(line[dec.InputOffset():], " \t\r\n")) == 0 && keysDistinct(line) {
-		return req, nil
-	}
 	return decodeRequestStrictly(line)
-}
-
-// keysDistinct reports whether the top-level object of line, which is
-// well-formed JSON, names no key twice. It says false too for a key with an
-// escape, which only the json package can compare; the caller then decodes
-// strictly.
-func keysDistinct(line []byte) bool {
-	var buf [24][]byte
-	keys := buf[:0]
-	depth := 0 // of brackets inside the top-level object
-	key := true
-	for i := bytes.IndexByte(line, '{') + 1; i < len(line); i++ {
-		switch c := line[i]; c {
-		case '"':
-			j, escaped := i+1, false
-			for ; line[j] != '"'; j++ {
-				if line[j] == '\\' {
-					escaped = true
-					j++
-				}
-			}
-			if depth == 0 && key {
-				k := line[i+1 : j]
-				if escaped {
-					return false
-				}
-				for _, seen := range keys {
-					if string(seen) == string(k) {
-						return false
-					}
-				}
-				keys = append(keys, k)
-				key = false
-			}
-			i = j
-		case '{', '[':
-			depth++
-		case '}', ']':
-			depth--
-		case ',':
-			key = key || depth == 0
-		}
-	}
-	return true
 }
 
 // decodeRequestStrictly decodes a request line token by token, so that a

@@ -208,10 +208,7 @@ func (a *app) checkServer(srv check.Server, k kernelsFlag, class string) checkRe
 	env, line := engine.SplitEnv(srv.Args)
 	if a.serving {
 		// A manifest sent to serve names no file of the host's either.
-		if err := refuseConfigFile(line); err != nil {
-			return unread(srv.Line, "%v", err)
-		}
-		if err := a.paths.checkAdapters(a.engines.Respell(eng, line)); err != nil {
+		if _, err := a.respell(eng, line); err != nil {
 			return unread(srv.Line, "%v", err)
 		}
 	}

@@ -6,32 +6,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func TestKeysDistinct(t *testing.T) {
-	cases := []struct {
-		line string
-		want bool
-	}{
-		{`{"a":1,"b":2}`, true},
-		{`{"a":1,"a":2}`, false},
-		// A key's name inside a nested object or a string value is not a key
-		// of the request.
-		{`{"a":{"a":1},"b":"a"}`, true},
-		{`{"a":[{"b":1},{"b":2}],"b":3}`, true}, // the nested objects' keys are their own
-		// A comma inside a string or a nested array does not start a key.
-		{`{"a":"x,\"a\"","b":[1,"a"]}`, true},
-		// An escaped key is left to the strict decoder, which unescapes it.
-		{`{"a":1,"\u0061":2}`, false},
-		{`{"\"":1}`, false},
-		{` { "a" : 1 , "b" : { } } `, true},
-		{`{}`, true},
-	}
-	for _, c := range cases {
-		if got := keysDistinct([]byte(c.line)); got != c.want {
-			t.Errorf("keysDistinct(%s) = %v, want %v", c.line, got, c.want)
-		}
-	}
-}
-
 // FuzzDecodeRequest checks that the fast decoding of a request line answers
 // exactly as the strict token-by-token one: the same request, or the same
 // error.

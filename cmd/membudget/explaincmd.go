@@ -63,7 +63,7 @@ func (a *app) explain(stdout, stderr io.Writer, args []string) int {
 	logArg, named, quote := a.scanExplain(args)
 	eng := a.engines.Default()
 	var src *explain.Source
-	if !helpAsked(args) {
+	if !engine.AsksHelp(args) {
 		var err error
 		if src, err = openLog(a.stdin, logArg, named, quote); err != nil {
 			return fail(stderr, "explain", exitBadArgs, err)
@@ -179,19 +179,6 @@ func (a *app) explain(stdout, stderr io.Writer, args []string) int {
 		printCalibration(stdout, cal)
 	}
 	return status
-}
-
-// helpAsked reports whether args ask for the command's flags.
-func helpAsked(args []string) bool {
-	for _, a := range args {
-		if a == "--" {
-			return false
-		}
-		if a == "-h" || a == "-help" || a == "--help" || a == "--h" {
-			return true
-		}
-	}
-	return false
 }
 
 // scanExplain finds in explain's arguments the log (the first argument

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"membudget/budget"
+	"membudget/engine"
 	"membudget/internal/untrusted"
 )
 
@@ -419,9 +420,9 @@ func refuseConfigFile(args []string) error {
 		if !strings.HasPrefix(a, "-") {
 			continue
 		}
-		key, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		key, _, _ = strings.Cut(key, ".")
-		if strings.TrimLeft(strings.ReplaceAll(key, "_", "-"), "-") == "config" {
+		// FlagName leaves the dash of a leading underscore (-_config).
+		key, _, _ := strings.Cut(engine.FlagName(a), ".")
+		if strings.TrimLeft(key, "-") == "config" {
 			return fmt.Errorf("%s: serve reads no file a request names; give the file's flags in the request", untrusted.Quote(a))
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"membudget/engine"
 	"membudget/engine/vllm"
 	"membudget/internal/untrusted"
 	"membudget/model/hub"
@@ -97,6 +98,26 @@ func (p *pathPolicy) checkAdapters(args []string) error {
 		}
 	}
 	return nil
+}
+
+// respell returns args as engine eng's server reads them (see
+// [engine.Set.Respell]); for a request of serve's it first refuses a
+// --config file (see [refuseConfigFile]), which respelling reads, and then
+// an adapter outside --models-dir (see [pathPolicy.checkAdapters]), which
+// parsing the flags reads.
+func (a *app) respell(eng engine.Engine, args []string) ([]string, error) {
+	if a.serving {
+		if err := refuseConfigFile(args); err != nil {
+			return nil, err
+		}
+	}
+	args = a.engines.Respell(eng, args)
+	if a.serving {
+		if err := a.paths.checkAdapters(args); err != nil {
+			return nil, err
+		}
+	}
+	return args, nil
 }
 
 // checkFlags refuses, in a request's parsed flags, a --kernels directory

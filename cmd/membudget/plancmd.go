@@ -25,16 +25,8 @@ func (a *app) plan(stdout, stderr io.Writer, args []string) int {
 	if !ok {
 		return fail(stderr, "plan", exitBadArgs, fmt.Errorf("--engine %s: membudget has no planner for %s", eng.Name(), eng.Title()))
 	}
-	if a.serving {
-		if err := refuseConfigFile(args); err != nil {
-			return fail(stderr, "plan", exitBadArgs, err)
-		}
-	}
-	args = a.engines.Respell(eng, args)
-	if a.serving {
-		if err := a.paths.checkAdapters(args); err != nil {
-			return fail(stderr, "plan", exitBadArgs, err)
-		}
+	if args, err = a.respell(eng, args); err != nil {
+		return fail(stderr, "plan", exitBadArgs, err)
 	}
 	modelArg := fs.String("model", "", "the model: a config.json `path`, a directory, or a model id")
 	length := fs.Uint64("length", 0, "tokens each sequence must hold (required)")

@@ -47,17 +47,8 @@ func (a *app) serveFlags(fs *flag.FlagSet, args []string, own func(e engine.Engi
 	if err != nil {
 		return nil, err
 	}
-	if a.serving {
-		// Respell reads a --config file: a request of serve's names none.
-		if err := refuseConfigFile(args); err != nil {
-			return nil, err
-		}
-	}
-	args = a.engines.Respell(eng, args)
-	if a.serving {
-		if err := a.paths.checkAdapters(args); err != nil {
-			return nil, err
-		}
+	if args, err = a.respell(eng, args); err != nil {
+		return nil, err
 	}
 	sa := &serveArgs{eng: eng, serve: eng.NewServe(), args: args}
 	fs.StringVar(&sa.model, "model", "", "a config.json `path` (or a directory holding one), a shipped model (org/name or org__name, any case), or a Hugging Face model id org/name[@revision], from the local cache or the Hub (see 'membudget models')")
