@@ -881,39 +881,32 @@ func (w *ckptWriter) vision(v *model.VisionTower, newNames bool) {
 		w.layerNorm(vt+"post_layernorm", h)
 		w.add(mp+"mm_input_projection_weight", w.dt, h, a.Hidden)
 		w.add(mp+"mm_soft_emb_norm.weight", w.dt, h)
-	case "qwen2_5_vl":
+	case "qwen2_5_vl", "qwen2_vl":
+		// Qwen2.5-VL's norms are RMSNorms and its MLP gated; Qwen2-VL's
+		// are LayerNorms and fc1/fc2.
 		vt := "visual."
 		if newNames {
 			vt = "model.visual."
 		}
-		w.add(vt+"patch_embed.proj.weight", w.dt, h, v.Channels, v.TemporalPatch, v.PatchSize, v.PatchSize)
-		for i := range v.Layers {
-			p := fmt.Sprintf("%sblocks.%d.", vt, i)
-			w.norm(p+"norm1", h)
-			w.norm(p+"norm2", h)
-			w.linear(p+"attn.qkv", h, 3*h, true, true)
-			w.linear(p+"attn.proj", h, h, true, true)
-			w.gatedMLP(p+"mlp", h, v.Intermediate, "gate_proj", "up_proj", "down_proj", true)
-		}
-		w.norm(vt+"merger.ln_q", h)
-		w.linear(vt+"merger.mlp.0", merged, merged, true, true)
-		w.linear(vt+"merger.mlp.2", merged, v.OutHidden, true, true)
-	case "qwen2_vl":
-		vt := "visual."
-		if newNames {
-			vt = "model.visual."
+		norm := w.norm
+		if v.Kind == "qwen2_vl" {
+			norm = w.layerNorm
 		}
 		w.add(vt+"patch_embed.proj.weight", w.dt, h, v.Channels, v.TemporalPatch, v.PatchSize, v.PatchSize)
 		for i := range v.Layers {
 			p := fmt.Sprintf("%sblocks.%d.", vt, i)
-			w.layerNorm(p+"norm1", h)
-			w.layerNorm(p+"norm2", h)
+			norm(p+"norm1", h)
+			norm(p+"norm2", h)
 			w.linear(p+"attn.qkv", h, 3*h, true, true)
 			w.linear(p+"attn.proj", h, h, true, true)
-			w.linear(p+"mlp.fc1", h, v.Intermediate, true, true)
-			w.linear(p+"mlp.fc2", v.Intermediate, h, true, true)
+			if v.Kind == "qwen2_vl" {
+				w.linear(p+"mlp.fc1", h, v.Intermediate, true, true)
+				w.linear(p+"mlp.fc2", v.Intermediate, h, true, true)
+			} else {
+				w.gatedMLP(p+"mlp", h, v.Intermediate, "gate_proj", "up_proj", "down_proj", true)
+			}
 		}
-		w.layerNorm(vt+"merger.ln_q", h)
+		norm(vt+"merger.ln_q", h)
 		w.linear(vt+"merger.mlp.0", merged, merged, true, true)
 		w.linear(vt+"merger.mlp.2", merged, v.OutHidden, true, true)
 	case "qwen3_vl":
