@@ -851,6 +851,23 @@ func (w *ckptWriter) mamba(p string) {
 	w.linear(p+"out_proj", m.Intermediate, a.Hidden, projBias, true)
 }
 
+// clipLayers writes n CLIP or SigLIP encoder layers under vt as
+// transformers names them: q_proj, k_proj, v_proj and out_proj of h x h,
+// fc1 and fc2 through inter, all biased, attention quantized as qAttn and
+// the MLP as qMLP; layer_norm1 and layer_norm2.
+func (w *ckptWriter) clipLayers(vt string, n, h, inter uint64, qAttn, qMLP bool) {
+	for i := range n {
+		p := fmt.Sprintf("%sencoder.layers.%d.", vt, i)
+		for _, m := range []string{"q_proj", "k_proj", "v_proj", "out_proj"} {
+			w.linear(p+"self_attn."+m, h, h, true, qAttn)
+		}
+		w.linear(p+"mlp.fc1", h, inter, true, qMLP)
+		w.linear(p+"mlp.fc2", inter, h, true, qMLP)
+		w.layerNorm(p+"layer_norm1", h)
+		w.layerNorm(p+"layer_norm2", h)
+	}
+}
+
 // vision writes a's vision tower and projector: tower linears quantized
 // where the family builds them with the quantization config (Qwen's and
 // Pixtral's: qwen2_5_vl.py:1362-1367, qwen3_vl.py:1803-1809,
@@ -868,16 +885,7 @@ func (w *ckptWriter) vision(v *model.VisionTower, newNames bool) {
 		w.add(vt+"embeddings.patch_embedding.weight", w.dt, h, 3, v.PatchSize, v.PatchSize)
 		w.add(vt+"embeddings.patch_embedding.bias", w.dt, h)
 		w.add(vt+"embeddings.position_embedding.weight", w.dt, (v.ImageSize/v.PatchSize)*(v.ImageSize/v.PatchSize), h)
-		for i := range v.Layers {
-			p := fmt.Sprintf("%sencoder.layers.%d.", vt, i)
-			for _, m := range []string{"q_proj", "k_proj", "v_proj", "out_proj"} {
-				w.linear(p+"self_attn."+m, h, h, true, false)
-			}
-			w.linear(p+"mlp.fc1", h, v.Intermediate, true, false)
-			w.linear(p+"mlp.fc2", v.Intermediate, h, true, false)
-			w.layerNorm(p+"layer_norm1", h)
-			w.layerNorm(p+"layer_norm2", h)
-		}
+		w.clipLayers(vt, v.Layers, h, v.Intermediate, false, false)
 		w.layerNorm(vt+"post_layernorm", h)
 		w.add(mp+"mm_input_projection_weight", w.dt, h, a.Hidden)
 		w.add(mp+"mm_soft_emb_norm.weight", w.dt, h)
@@ -965,16 +973,7 @@ func (w *ckptWriter) vision(v *model.VisionTower, newNames bool) {
 		w.add(vt+"embeddings.patch_embedding.weight", w.dt, h, v.Channels, v.PatchSize, v.PatchSize)
 		w.add(vt+"embeddings.position_embedding.weight", w.dt, side*side+1, h)
 		w.layerNorm(vt+"pre_layrnorm", h)
-		for i := range v.Layers + 1 {
-			p := fmt.Sprintf("%sencoder.layers.%d.", vt, i)
-			for _, m := range []string{"q_proj", "k_proj", "v_proj", "out_proj"} {
-				w.linear(p+"self_attn."+m, h, h, true, true)
-			}
-			w.linear(p+"mlp.fc1", h, v.Intermediate, true, true)
-			w.linear(p+"mlp.fc2", v.Intermediate, h, true, true)
-			w.layerNorm(p+"layer_norm1", h)
-			w.layerNorm(p+"layer_norm2", h)
-		}
+		w.clipLayers(vt, v.Layers+1, h, v.Intermediate, true, true)
 		w.layerNorm(vt+"post_layernorm", h)
 		if v.ImageNewline {
 			w.add(nl, w.dt, v.OutHidden)
@@ -994,16 +993,7 @@ func (w *ckptWriter) vision(v *model.VisionTower, newNames bool) {
 		w.add(vt+"embeddings.patch_embedding.bias", w.dt, h)
 		w.add(vt+"embeddings.position_embedding.weight", w.dt, side*side, h)
 		quantMLP := h%64 == 0 && v.Intermediate%64 == 0
-		for i := range v.Layers + 1 {
-			p := fmt.Sprintf("%sencoder.layers.%d.", vt, i)
-			for _, m := range []string{"q_proj", "k_proj", "v_proj", "out_proj"} {
-				w.linear(p+"self_attn."+m, h, h, true, true)
-			}
-			w.linear(p+"mlp.fc1", h, v.Intermediate, true, quantMLP)
-			w.linear(p+"mlp.fc2", v.Intermediate, h, true, quantMLP)
-			w.layerNorm(p+"layer_norm1", h)
-			w.layerNorm(p+"layer_norm2", h)
-		}
+		w.clipLayers(vt, v.Layers+1, h, v.Intermediate, true, quantMLP)
 		w.layerNorm(vt+"post_layernorm", h)
 		w.add(vt+"head.probe", w.dt, 1, 1, h)
 		if v.ImageNewline {
@@ -1023,16 +1013,7 @@ func (w *ckptWriter) vision(v *model.VisionTower, newNames bool) {
 		w.add(vt+"embeddings.patch_embedding.bias", w.dt, h)
 		w.add(vt+"embeddings.position_embedding.weight", w.dt, side*side, h)
 		quantMLP := h%64 == 0 && v.Intermediate%64 == 0
-		for i := range v.Layers {
-			p := fmt.Sprintf("%sencoder.layers.%d.", vt, i)
-			for _, m := range []string{"q_proj", "k_proj", "v_proj", "out_proj"} {
-				w.linear(p+"self_attn."+m, h, h, true, true)
-			}
-			w.linear(p+"mlp.fc1", h, v.Intermediate, true, quantMLP)
-			w.linear(p+"mlp.fc2", v.Intermediate, h, true, quantMLP)
-			w.layerNorm(p+"layer_norm1", h)
-			w.layerNorm(p+"layer_norm2", h)
-		}
+		w.clipLayers(vt, v.Layers, h, v.Intermediate, true, quantMLP)
 		w.layerNorm(vt+"post_layernorm", h)
 		w.linear(mp+"linear", v.ProjectorIn, v.OutHidden, true, false)
 	case "moonvit":
@@ -1089,16 +1070,7 @@ func (w *ckptWriter) vision(v *model.VisionTower, newNames bool) {
 		w.add(vt+"embeddings.patch_embedding.weight", w.dt, h, v.Channels, v.PatchSize, v.PatchSize)
 		w.add(vt+"embeddings.patch_embedding.bias", w.dt, h)
 		w.add(vt+"embeddings.position_embedding.weight", w.dt, side*side, h)
-		for i := range v.Layers {
-			p := fmt.Sprintf("%sencoder.layers.%d.", vt, i)
-			for _, m := range []string{"q_proj", "k_proj", "v_proj", "out_proj"} {
-				w.linear(p+"self_attn."+m, h, h, true, true)
-			}
-			w.linear(p+"mlp.fc1", h, v.Intermediate, true, true)
-			w.linear(p+"mlp.fc2", v.Intermediate, h, true, true)
-			w.layerNorm(p+"layer_norm1", h)
-			w.layerNorm(p+"layer_norm2", h)
-		}
+		w.clipLayers(vt, v.Layers, h, v.Intermediate, true, true)
 		w.layerNorm(vt+"post_layernorm", h)
 		w.linear("model.connector.modality_projection.proj", merged, v.OutHidden, false, true)
 	case "llava_pixtral":
