@@ -245,15 +245,11 @@ func encoderWeights(w *weights) []budget.Item {
 	table := func(rows uint64) uint64 {
 		return bytesOf(budget.SatMul(budget.CeilDiv(budget.RoundUp(rows, vocabPadding), w.tp), a.Hidden), w.dt)
 	}
-	layerNorm := func(name string) {
-		w.add(name+".weight", bytesOf(a.Hidden, w.dt))
-		w.add(name+".bias", bytesOf(a.Hidden, w.dt))
-	}
 	if w.sh.First {
 		w.add("embeddings.word_embeddings.weight", table(a.Vocab))
 		w.add("embeddings.position_embeddings.weight", table(a.MaxPosition))
 		w.add("embeddings.token_type_embeddings.weight", table(e.TokenTypes))
-		layerNorm("embeddings.LayerNorm")
+		w.layerNorm("embeddings.LayerNorm", a.Hidden)
 		// register_buffer("position_ids", torch.arange(max_position)):
 		// int64, on the device with the module.
 		w.add("embeddings.position_ids", bytesOf(a.MaxPosition, 8))
@@ -267,13 +263,13 @@ func encoderWeights(w *weights) []budget.Item {
 		// RowParallelLinear: its input divided, its bias whole (linear.py).
 		w.add(p+"attention.output.dense.weight", bytesOf(budget.SatMul(budget.CeilDiv(a.Hidden, w.tp), a.Hidden), w.dt))
 		w.add(p+"attention.output.dense.bias", bytesOf(a.Hidden, w.dt))
-		layerNorm(p + "attention.output.LayerNorm")
+		w.layerNorm(p+"attention.output.LayerNorm", a.Hidden)
 		inter := budget.CeilDiv(a.Intermediate, w.tp)
 		w.add(p+"intermediate.dense.weight", bytesOf(budget.SatMul(a.Hidden, inter), w.dt))
 		w.add(p+"intermediate.dense.bias", bytesOf(inter, w.dt))
 		w.add(p+"output.dense.weight", bytesOf(budget.SatMul(inter, a.Hidden), w.dt))
 		w.add(p+"output.dense.bias", bytesOf(a.Hidden, w.dt))
-		layerNorm(p + "output.LayerNorm")
+		w.layerNorm(p+"output.LayerNorm", a.Hidden)
 	}
 	if !w.sh.Last {
 		return w.items

@@ -308,14 +308,7 @@ func TestPaliGemma448Header(t *testing.T) {
 	if len(ts) != 603 {
 		t.Fatalf("%d tensors, want 603", len(ts))
 	}
-	var n uint64
-	for _, x := range ts {
-		e := uint64(1)
-		for _, d := range x.Shape {
-			e *= d
-		}
-		n += e
-	}
+	n := fixtureParams(ts)
 	if want := uint64(pgText + pgTower448 + pgProjector); n != want || n != 2924351216 {
 		t.Errorf("the fixture holds %d parameters, by hand %d", n, want)
 	}
@@ -461,14 +454,7 @@ func TestSmolVLM2Header(t *testing.T) {
 	if len(ts) != 489 {
 		t.Fatalf("%d tensors, want 489", len(ts))
 	}
-	var n uint64
-	for _, x := range ts {
-		e := uint64(1)
-		for _, d := range x.Shape {
-			e *= d
-		}
-		n += e
-	}
+	n := fixtureParams(ts)
 	if want := uint64(smolText + smolTower + smolConnector); n != want || n != 507482304 {
 		t.Errorf("the fixture holds %d parameters, by hand %d", n, want)
 	}

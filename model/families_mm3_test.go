@@ -124,14 +124,7 @@ func TestGLM45VHeader(t *testing.T) {
 	if want := 3 + 46*9 + 3 + 45*(128*3+5) + 24*7 + 13; want != 18106 || len(ts) != want {
 		t.Fatalf("%d tensors, the listing counts 18,106", len(ts))
 	}
-	var n uint64
-	for _, x := range ts {
-		e := uint64(1)
-		for _, d := range x.Shape {
-			e *= d
-		}
-		n += e
-	}
+	n := fixtureParams(ts)
 	if n != glm45VParams {
 		t.Errorf("the fixture holds %d parameters, the listing %d", n, uint64(glm45VParams))
 	}

@@ -119,14 +119,7 @@ func TestLlava15ParameterCount(t *testing.T) {
 		t.Fatalf("by hand %d parameters, the log %d", got, want)
 	}
 	_, ts := llava15Header()
-	var n uint64
-	for _, x := range ts {
-		e := uint64(1)
-		for _, d := range x.Shape {
-			e *= d
-		}
-		n += e
-	}
+	n := fixtureParams(ts)
 	if n != 7063427072 {
 		t.Errorf("the fixture holds %d parameters, want 7,063,427,072", n)
 	}
@@ -269,14 +262,7 @@ func TestLlava16MistralHeader(t *testing.T) {
 	if len(ts) != 687 {
 		t.Fatalf("%d tensors, want 686 + image_newline", len(ts))
 	}
-	var n uint64
-	for _, x := range ts {
-		e := uint64(1)
-		for _, d := range x.Shape {
-			e *= d
-		}
-		n += e
-	}
+	n := fixtureParams(ts)
 	if want := uint64(llava16MistralText + clipL336Embeddings + 2*1024 + 24*clipL336Layer + 2*1024 + llava15Projector + 4096); n != want || n != 7566747648 {
 		t.Errorf("the fixture holds %d parameters, by hand %d", n, want)
 	}
@@ -465,14 +451,7 @@ func TestQwen2VL7BHeader(t *testing.T) {
 	if len(ts) != 730 {
 		t.Fatalf("%d tensors, want 3 + 28 x 12 + 1 + 32 x 12 + 6 = 730", len(ts))
 	}
-	var n uint64
-	for _, x := range ts {
-		e := uint64(1)
-		for _, d := range x.Shape {
-			e *= d
-		}
-		n += e
-	}
+	n := fixtureParams(ts)
 	if want := uint64(qwen2VL7BText + qwen2VL7BVision); n != want || n != 8291375616 {
 		t.Errorf("the fixture holds %d parameters, by hand %d", n, want)
 	}
@@ -763,4 +742,18 @@ func TestLlavaPixtralTower(t *testing.T) {
 	if got, want := sumItems(items, "multi_modal_projector."), uint64(1024*512+512+512*512+512)*2; got != want {
 		t.Errorf("projector %d B, want %d (LLaVA's two layers, no patch merger)", got, want)
 	}
+}
+
+// fixtureParams is the number of parameters a fixture's tensors hold: the
+// product of each shape, summed.
+func fixtureParams(ts []safetensors.Tensor) uint64 {
+	var n uint64
+	for _, x := range ts {
+		e := uint64(1)
+		for _, d := range x.Shape {
+			e *= d
+		}
+		n += e
+	}
+	return n
 }

@@ -226,10 +226,6 @@ func bertWithRopeWeights(w *weights) []budget.Item {
 	table := func(rows uint64) uint64 {
 		return bytesOf(budget.SatMul(budget.CeilDiv(budget.RoundUp(rows, vocabPadding), w.tp), a.Hidden), w.dt)
 	}
-	layerNorm := func(name string) {
-		w.add(name+".weight", bytesOf(a.Hidden, w.dt))
-		w.add(name+".bias", bytesOf(a.Hidden, w.dt))
-	}
 	linear := func(name string, in, out uint64, bias bool, biasOut uint64) {
 		w.add(name+".weight", bytesOf(budget.SatMul(in, out), w.dt))
 		if bias {
@@ -241,7 +237,7 @@ func bertWithRopeWeights(w *weights) []budget.Item {
 		if e.TokenTypes > 0 {
 			w.add("embeddings.token_type_embeddings.weight", table(e.TokenTypes))
 		}
-		layerNorm("embeddings.LayerNorm")
+		w.layerNorm("embeddings.LayerNorm", a.Hidden)
 	}
 	headsRank := budget.CeilDiv(a.Heads, w.tp)
 	inter := budget.CeilDiv(a.Intermediate, w.tp)
@@ -258,8 +254,8 @@ func bertWithRopeWeights(w *weights) []budget.Item {
 			linear(p+"mlp.up_proj", a.Hidden, inter, a.MLPBias, inter)
 		}
 		linear(p+"mlp.down_proj", inter, a.Hidden, a.MLPBias, a.Hidden)
-		layerNorm(p + "attn_ln")
-		layerNorm(p + "mlp_ln")
+		w.layerNorm(p+"attn_ln", a.Hidden)
+		w.layerNorm(p+"mlp_ln", a.Hidden)
 	}
 	for _, r := range a.Rotary {
 		rows := r.Positions

@@ -142,14 +142,7 @@ var (
 	idefics3Tower = onFirstStage(under("model.vision_model.", []moduleRule{
 		{module: "embeddings.patch_embedding"},
 		{module: "embeddings.position_embedding"},
-		{module: "encoder.layers.*.self_attn.q_proj", vllm: "encoder.layers.*.self_attn.qkv_proj", split: column},
-		{module: "encoder.layers.*.self_attn.k_proj", vllm: "encoder.layers.*.self_attn.qkv_proj", split: column, follower: true},
-		{module: "encoder.layers.*.self_attn.v_proj", vllm: "encoder.layers.*.self_attn.qkv_proj", split: column, follower: true},
-		{module: "encoder.layers.*.self_attn.out_proj", split: row},
-		{module: "encoder.layers.*.mlp.fc1", split: column},
-		{module: "encoder.layers.*.mlp.fc2", split: row},
-		{module: "encoder.layers.*.layer_norm1"},
-		{module: "encoder.layers.*.layer_norm2"},
+	}, under("encoder.layers.*.", clipLayer), []moduleRule{
 		{module: "post_layernorm"},
 	}), []moduleRule{
 		{module: "model.connector.modality_projection.proj"},

@@ -276,7 +276,13 @@ var (
 		{module: "embeddings.patch_embedding"},
 		{module: "embeddings.position_embedding"},
 		{module: "pre_layrnorm"},
-	}, towerLayers(under("encoder.layers.*.", []moduleRule{
+	}, towerLayers(under("encoder.layers.*.", clipLayer))))
+	// clipLayer: a CLIP or SigLIP encoder layer in the transformers
+	// layout (clip.py, siglip.py), the tower of LLaVA's CLIP, Gemma 3's
+	// SigLIP and Idefics3's SigLIP alike: q, k and v fused column-parallel
+	// into qkv_proj, out_proj and fc2 row-parallel, fc1 column-parallel,
+	// two LayerNorms.
+	clipLayer = []moduleRule{
 		{module: "self_attn.q_proj", vllm: "self_attn.qkv_proj", split: column},
 		{module: "self_attn.k_proj", vllm: "self_attn.qkv_proj", split: column, follower: true},
 		{module: "self_attn.v_proj", vllm: "self_attn.qkv_proj", split: column, follower: true},
@@ -285,7 +291,7 @@ var (
 		{module: "mlp.fc2", split: row},
 		{module: "layer_norm1"},
 		{module: "layer_norm2"},
-	}))))
+	}
 	// llavaPixtralTower: the Pixtral tower in the transformers layout
 	// (models/pixtral/modeling_pixtral.py; pixtral.py:1147-1390), as
 	// Mistral 3's (pixtralVision) without its patch merger.

@@ -69,17 +69,7 @@ func (w *weights) qwen25Vision(v *VisionTower) {
 // qwen2_5_vl/modeling_qwen2_5_vl.py; qwen2_5_vl.py:300-712): fused
 // qkv and gate/up column-parallel, proj and down row-parallel, the
 // merger's mlp.0 column- and mlp.2 row-parallel.
-var qwen25Vision = onFirstStage([]moduleRule{
-	{module: "visual.patch_embed.proj"},
-	{module: "visual.merger.ln_q"},
-	{module: "visual.merger.mlp.0", split: column},
-	{module: "visual.merger.mlp.2", split: row},
-}, under("visual.blocks.*.", []moduleRule{
-	{module: "norm1"},
-	{module: "norm2"},
-	{module: "attn.qkv", split: column},
-	{module: "attn.proj", split: row},
-}, gatedMLPAt("mlp")))
+var qwen25Vision = onFirstStage(qwenVisionOuter, under("visual.blocks.*.", qwenVisionAttention, gatedMLPAt("mlp")))
 
 // The classes of Qwen2.5-VL's configs: transformers Qwen2_5_VLConfig,
 // Qwen2_5_VLTextConfig and Qwen2_5_VLVisionConfig, read at

@@ -124,16 +124,26 @@ func (w *weights) qwen2Vision(v *VisionTower) {
 // modeling_qwen2_vl.py; qwen2_vl.py:243-600): qkv fused in the checkpoint
 // and column-parallel, proj and fc2 row-parallel, fc1 column-parallel,
 // the merger's mlp.0 column- and mlp.2 row-parallel.
-var qwen2Vision = onFirstStage([]moduleRule{
-	{module: "visual.patch_embed.proj"},
-	{module: "visual.merger.ln_q"},
-	{module: "visual.merger.mlp.0", split: column},
-	{module: "visual.merger.mlp.2", split: row},
-}, under("visual.blocks.*.", []moduleRule{
-	{module: "norm1"},
-	{module: "norm2"},
-	{module: "attn.qkv", split: column},
-	{module: "attn.proj", split: row},
+var qwen2Vision = onFirstStage(qwenVisionOuter, under("visual.blocks.*.", qwenVisionAttention, []moduleRule{
 	{module: "mlp.fc1", split: column},
 	{module: "mlp.fc2", split: row},
 }))
+
+// qwenVisionOuter and qwenVisionAttention are the rules Qwen2-VL's and
+// Qwen2.5-VL's vision towers share: the patch embedding and the merger
+// (ln_q, mlp.0 column- and mlp.2 row-parallel), and each block's norms,
+// fused column-parallel qkv and row-parallel proj.
+var (
+	qwenVisionOuter = []moduleRule{
+		{module: "visual.patch_embed.proj"},
+		{module: "visual.merger.ln_q"},
+		{module: "visual.merger.mlp.0", split: column},
+		{module: "visual.merger.mlp.2", split: row},
+	}
+	qwenVisionAttention = []moduleRule{
+		{module: "norm1"},
+		{module: "norm2"},
+		{module: "attn.qkv", split: column},
+		{module: "attn.proj", split: row},
+	}
+)

@@ -130,10 +130,6 @@ func whisperWeights(w *weights) []budget.Item {
 	a, au := w.a, w.a.Audio
 	d := a.Hidden
 	dRank := budget.CeilDiv(d, w.tp)
-	layerNorm := func(name string) {
-		w.add(name+".weight", bytesOf(d, w.dt))
-		w.add(name+".bias", bytesOf(d, w.dt))
-	}
 	linear := func(name string, in, out uint64) {
 		w.add(name+".weight", bytesOf(budget.SatMul(in, out), w.dt))
 		w.add(name+".bias", bytesOf(out, w.dt))
@@ -160,27 +156,27 @@ func whisperWeights(w *weights) []budget.Item {
 		for i := range au.Layers {
 			p := e + "layers." + strconv.FormatUint(i, 10) + "."
 			selfAttention(p+"self_attn.", au.Heads)
-			layerNorm(p + "self_attn_layer_norm")
+			w.layerNorm(p+"self_attn_layer_norm", d)
 			mlp(p+"mlp.", au.FFN)
-			layerNorm(p + "final_layer_norm")
+			w.layerNorm(p+"final_layer_norm", d)
 		}
-		layerNorm(e + "layer_norm")
+		w.layerNorm(e+"layer_norm", d)
 		w.add("model.decoder.embed_tokens.weight", bytesOf(budget.SatMul(a.Vocab, d), w.dt))
 		w.add("model.decoder.embed_positions.weight", bytesOf(budget.SatMul(a.MaxPosition, d), w.dt))
 	}
 	for i := max(w.sh.FirstLayer, 0); i < min(w.sh.EndLayer, len(a.Layers)); i++ {
 		p := "model.decoder.layers." + strconv.Itoa(i) + "."
 		selfAttention(p+"self_attn.", a.Heads)
-		layerNorm(p + "self_attn_layer_norm")
+		w.layerNorm(p+"self_attn_layer_norm", d)
 		linear(p+"encoder_attn.q_proj", d, dRank)
 		linear(p+"encoder_attn.kv_proj", d, budget.SatMul(2, dRank))
 		row(p+"encoder_attn.out_proj", d)
-		layerNorm(p + "encoder_attn_layer_norm")
+		w.layerNorm(p+"encoder_attn_layer_norm", d)
 		mlp(p+"mlp.", a.Intermediate)
-		layerNorm(p + "final_layer_norm")
+		w.layerNorm(p+"final_layer_norm", d)
 	}
 	if w.sh.Last {
-		layerNorm("model.decoder.layer_norm")
+		w.layerNorm("model.decoder.layer_norm", d)
 	}
 	return w.items
 }

@@ -851,6 +851,23 @@ func (w *ckptWriter) mamba(p string) {
 	w.linear(p+"out_proj", m.Intermediate, a.Hidden, projBias, true)
 }
 
+// clipLayers writes n CLIP or SigLIP encoder layers under vt as
+// transformers names them: q_proj, k_proj, v_proj and out_proj of h x h,
+// fc1 and fc2 through inter, all biased, attention quantized as qAttn and
+// the MLP as qMLP; layer_norm1 and layer_norm2.
+func (w *ckptWriter) clipLayers(vt string, n, h, inter uint64, qAttn, qMLP bool) {
+	for i := range n {
+		p := fmt.Sprintf("%sencoder.layers.%d.", vt, i)
+		for _, m := range []string{"q_proj", "k_proj", "v_proj", "out_proj"} {
+			w.linear(p+"self_attn."+m, h, h, true, qAttn)
+		}
+		w.linear(p+"mlp.fc1", h, inter, true, qMLP)
+		w.linear(p+"mlp.fc2", inter, h, true, qMLP)
+		w.layerNorm(p+"layer_norm1", h)
+		w.layerNorm(p+"layer_norm2", h)
+	}
+}
+
 // vision writes a's vision tower and projector: tower linears quantized
 // where the family builds them with the quantization config (Qwen's and
 // Pixtral's: qwen2_5_vl.py:1362-1367, qwen3_vl.py:1803-1809,
@@ -868,52 +885,36 @@ func (w *ckptWriter) vision(v *model.VisionTower, newNames bool) {
 		w.add(vt+"embeddings.patch_embedding.weight", w.dt, h, 3, v.PatchSize, v.PatchSize)
 		w.add(vt+"embeddings.patch_embedding.bias", w.dt, h)
 		w.add(vt+"embeddings.position_embedding.weight", w.dt, (v.ImageSize/v.PatchSize)*(v.ImageSize/v.PatchSize), h)
-		for i := range v.Layers {
-			p := fmt.Sprintf("%sencoder.layers.%d.", vt, i)
-			for _, m := range []string{"q_proj", "k_proj", "v_proj", "out_proj"} {
-				w.linear(p+"self_attn."+m, h, h, true, false)
-			}
-			w.linear(p+"mlp.fc1", h, v.Intermediate, true, false)
-			w.linear(p+"mlp.fc2", v.Intermediate, h, true, false)
-			w.layerNorm(p+"layer_norm1", h)
-			w.layerNorm(p+"layer_norm2", h)
-		}
+		w.clipLayers(vt, v.Layers, h, v.Intermediate, false, false)
 		w.layerNorm(vt+"post_layernorm", h)
 		w.add(mp+"mm_input_projection_weight", w.dt, h, a.Hidden)
 		w.add(mp+"mm_soft_emb_norm.weight", w.dt, h)
-	case "qwen2_5_vl":
+	case "qwen2_5_vl", "qwen2_vl":
+		// Qwen2.5-VL's norms are RMSNorms and its MLP gated; Qwen2-VL's
+		// are LayerNorms and fc1/fc2.
 		vt := "visual."
 		if newNames {
 			vt = "model.visual."
 		}
-		w.add(vt+"patch_embed.proj.weight", w.dt, h, v.Channels, v.TemporalPatch, v.PatchSize, v.PatchSize)
-		for i := range v.Layers {
-			p := fmt.Sprintf("%sblocks.%d.", vt, i)
-			w.norm(p+"norm1", h)
-			w.norm(p+"norm2", h)
-			w.linear(p+"attn.qkv", h, 3*h, true, true)
-			w.linear(p+"attn.proj", h, h, true, true)
-			w.gatedMLP(p+"mlp", h, v.Intermediate, "gate_proj", "up_proj", "down_proj", true)
-		}
-		w.norm(vt+"merger.ln_q", h)
-		w.linear(vt+"merger.mlp.0", merged, merged, true, true)
-		w.linear(vt+"merger.mlp.2", merged, v.OutHidden, true, true)
-	case "qwen2_vl":
-		vt := "visual."
-		if newNames {
-			vt = "model.visual."
+		norm := w.norm
+		if v.Kind == "qwen2_vl" {
+			norm = w.layerNorm
 		}
 		w.add(vt+"patch_embed.proj.weight", w.dt, h, v.Channels, v.TemporalPatch, v.PatchSize, v.PatchSize)
 		for i := range v.Layers {
 			p := fmt.Sprintf("%sblocks.%d.", vt, i)
-			w.layerNorm(p+"norm1", h)
-			w.layerNorm(p+"norm2", h)
+			norm(p+"norm1", h)
+			norm(p+"norm2", h)
 			w.linear(p+"attn.qkv", h, 3*h, true, true)
 			w.linear(p+"attn.proj", h, h, true, true)
-			w.linear(p+"mlp.fc1", h, v.Intermediate, true, true)
-			w.linear(p+"mlp.fc2", v.Intermediate, h, true, true)
+			if v.Kind == "qwen2_vl" {
+				w.linear(p+"mlp.fc1", h, v.Intermediate, true, true)
+				w.linear(p+"mlp.fc2", v.Intermediate, h, true, true)
+			} else {
+				w.gatedMLP(p+"mlp", h, v.Intermediate, "gate_proj", "up_proj", "down_proj", true)
+			}
 		}
-		w.layerNorm(vt+"merger.ln_q", h)
+		norm(vt+"merger.ln_q", h)
 		w.linear(vt+"merger.mlp.0", merged, merged, true, true)
 		w.linear(vt+"merger.mlp.2", merged, v.OutHidden, true, true)
 	case "qwen3_vl":
@@ -972,16 +973,7 @@ func (w *ckptWriter) vision(v *model.VisionTower, newNames bool) {
 		w.add(vt+"embeddings.patch_embedding.weight", w.dt, h, v.Channels, v.PatchSize, v.PatchSize)
 		w.add(vt+"embeddings.position_embedding.weight", w.dt, side*side+1, h)
 		w.layerNorm(vt+"pre_layrnorm", h)
-		for i := range v.Layers + 1 {
-			p := fmt.Sprintf("%sencoder.layers.%d.", vt, i)
-			for _, m := range []string{"q_proj", "k_proj", "v_proj", "out_proj"} {
-				w.linear(p+"self_attn."+m, h, h, true, true)
-			}
-			w.linear(p+"mlp.fc1", h, v.Intermediate, true, true)
-			w.linear(p+"mlp.fc2", v.Intermediate, h, true, true)
-			w.layerNorm(p+"layer_norm1", h)
-			w.layerNorm(p+"layer_norm2", h)
-		}
+		w.clipLayers(vt, v.Layers+1, h, v.Intermediate, true, true)
 		w.layerNorm(vt+"post_layernorm", h)
 		if v.ImageNewline {
 			w.add(nl, w.dt, v.OutHidden)
@@ -1001,16 +993,7 @@ func (w *ckptWriter) vision(v *model.VisionTower, newNames bool) {
 		w.add(vt+"embeddings.patch_embedding.bias", w.dt, h)
 		w.add(vt+"embeddings.position_embedding.weight", w.dt, side*side, h)
 		quantMLP := h%64 == 0 && v.Intermediate%64 == 0
-		for i := range v.Layers + 1 {
-			p := fmt.Sprintf("%sencoder.layers.%d.", vt, i)
-			for _, m := range []string{"q_proj", "k_proj", "v_proj", "out_proj"} {
-				w.linear(p+"self_attn."+m, h, h, true, true)
-			}
-			w.linear(p+"mlp.fc1", h, v.Intermediate, true, quantMLP)
-			w.linear(p+"mlp.fc2", v.Intermediate, h, true, quantMLP)
-			w.layerNorm(p+"layer_norm1", h)
-			w.layerNorm(p+"layer_norm2", h)
-		}
+		w.clipLayers(vt, v.Layers+1, h, v.Intermediate, true, quantMLP)
 		w.layerNorm(vt+"post_layernorm", h)
 		w.add(vt+"head.probe", w.dt, 1, 1, h)
 		if v.ImageNewline {
@@ -1030,16 +1013,7 @@ func (w *ckptWriter) vision(v *model.VisionTower, newNames bool) {
 		w.add(vt+"embeddings.patch_embedding.bias", w.dt, h)
 		w.add(vt+"embeddings.position_embedding.weight", w.dt, side*side, h)
 		quantMLP := h%64 == 0 && v.Intermediate%64 == 0
-		for i := range v.Layers {
-			p := fmt.Sprintf("%sencoder.layers.%d.", vt, i)
-			for _, m := range []string{"q_proj", "k_proj", "v_proj", "out_proj"} {
-				w.linear(p+"self_attn."+m, h, h, true, true)
-			}
-			w.linear(p+"mlp.fc1", h, v.Intermediate, true, quantMLP)
-			w.linear(p+"mlp.fc2", v.Intermediate, h, true, quantMLP)
-			w.layerNorm(p+"layer_norm1", h)
-			w.layerNorm(p+"layer_norm2", h)
-		}
+		w.clipLayers(vt, v.Layers, h, v.Intermediate, true, quantMLP)
 		w.layerNorm(vt+"post_layernorm", h)
 		w.linear(mp+"linear", v.ProjectorIn, v.OutHidden, true, false)
 	case "moonvit":
@@ -1096,16 +1070,7 @@ func (w *ckptWriter) vision(v *model.VisionTower, newNames bool) {
 		w.add(vt+"embeddings.patch_embedding.weight", w.dt, h, v.Channels, v.PatchSize, v.PatchSize)
 		w.add(vt+"embeddings.patch_embedding.bias", w.dt, h)
 		w.add(vt+"embeddings.position_embedding.weight", w.dt, side*side, h)
-		for i := range v.Layers {
-			p := fmt.Sprintf("%sencoder.layers.%d.", vt, i)
-			for _, m := range []string{"q_proj", "k_proj", "v_proj", "out_proj"} {
-				w.linear(p+"self_attn."+m, h, h, true, true)
-			}
-			w.linear(p+"mlp.fc1", h, v.Intermediate, true, true)
-			w.linear(p+"mlp.fc2", v.Intermediate, h, true, true)
-			w.layerNorm(p+"layer_norm1", h)
-			w.layerNorm(p+"layer_norm2", h)
-		}
+		w.clipLayers(vt, v.Layers, h, v.Intermediate, true, true)
 		w.layerNorm(vt+"post_layernorm", h)
 		w.linear("model.connector.modality_projection.proj", merged, v.OutHidden, false, true)
 	case "llava_pixtral":
