@@ -2,6 +2,7 @@ package vllm
 
 import (
 	"fmt"
+	"slices"
 
 	"membudget/budget"
 )
@@ -64,7 +65,7 @@ func (r *Resolved) resolveCollectives(c budget.Class) error {
 	switch {
 	case r.DisableCustomAllReduce:
 		r.Collectives.Why = "--disable-custom-all-reduce"
-	case !containsSize(customARWorldSizes, tp):
+	case !slices.Contains(customARWorldSizes, tp):
 		r.Collectives.Why = fmt.Sprintf("vLLM's custom all-reduce supports world sizes 2, 4, 6, 8 and 16, not %d (custom_all_reduce.py:132-140)", tp)
 	case link == budget.NoPeer:
 		r.Collectives.Why = fmt.Sprintf("%s are one a node: tensor parallelism crosses nodes, where vLLM's custom all-reduce is not set up (custom_all_reduce.py:245-263)", whose)
@@ -76,15 +77,6 @@ func (r *Resolved) resolveCollectives(c budget.Class) error {
 		r.Collectives.CustomAllReduce = true
 	}
 	return nil
-}
-
-func containsSize(s []uint64, v uint64) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // The custom all-reduce's buffers on each rank, from
