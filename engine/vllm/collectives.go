@@ -157,7 +157,7 @@ const tpNonTorchPCIe = 82 << 20
 // parallelism adds on one rank: the peak model's calibrated NVLink growth
 // where the GPUs are fully connected (NVLink, and XGMI, for which no log
 // is in the table), NCCL's PCIe growth otherwise.
-func (r Resolved) tpNonTorch() uint64 {
+func (r *Resolved) tpNonTorch() uint64 {
 	if r.TensorParallelSize <= 1 {
 		return 0
 	}
@@ -171,7 +171,7 @@ func (r Resolved) tpNonTorch() uint64 {
 // startup snapshot, beside the util budget: the custom all-reduce's
 // buffers where it runs, and NCCL's setup over NVLink on Hopper or later
 // from 0.19.
-func (r Resolved) tpSetupBytes() uint64 {
+func (r *Resolved) tpSetupBytes() uint64 {
 	if r.TensorParallelSize <= 1 {
 		return 0
 	}
@@ -189,7 +189,7 @@ func (r Resolved) tpSetupBytes() uint64 {
 // holds before vLLM's startup snapshot added to the fixed share: like the
 // CUDA context, it is on the device when vLLM measures its free memory and
 // outside the util budget (see [Resolved.tpSetupBytes]).
-func (r Resolved) driverTerms(c budget.Class) budget.DriverTerms {
+func (r *Resolved) driverTerms(c budget.Class) budget.DriverTerms {
 	d := c.Memory
 	d.DriverFixedBytes = budget.SatAdd(d.DriverFixedBytes, r.tpSetupBytes())
 	return d
