@@ -138,7 +138,7 @@ func (ref *Reference) check() kvCheck {
 
 // capacity is the capacity of the serve whose plan is p.
 func (k kvCheck) capacity(p *budget.Plan) Capacity {
-	r := k.r
+	r := &k.r
 	prof := r.Profile
 	maxLen := r.MaxModelLen
 	c := Capacity{Starts: true, EstimatedMaxModelLen: maxLen}
@@ -211,7 +211,7 @@ func (k kvCheck) capacity(p *budget.Plan) Capacity {
 // times the group size (0.19 and later), the first group's alone (0.14 to
 // 0.18), or each layer's own (V1 up to 0.13, and V0's blocks x block size
 // over every layer).
-func (k kvCheck) neededBytes(i int, pool budget.PagedPool, l uint64) uint64 {
+func (k *kvCheck) neededBytes(i int, pool budget.PagedPool, l uint64) uint64 {
 	switch k.r.Profile.Check {
 	case CheckGroups:
 		return budget.SatAdd(pool.Bytes(1, l), budget.SatMul(k.startupCrossPages(), pool.BlockBytes()))
@@ -229,7 +229,7 @@ func (k kvCheck) neededBytes(i int, pool budget.PagedPool, l uint64) uint64 {
 // request fits avail bytes on stage i (_estimate_max_model_len_from_groups:
 // a bisection in [1, maxLen] over the check's formula); 0 when not even one
 // token fits.
-func (k kvCheck) estimateMaxModelLen(i int, pool budget.PagedPool, avail, maxLen uint64) uint64 {
+func (k *kvCheck) estimateMaxModelLen(i int, pool budget.PagedPool, avail, maxLen uint64) uint64 {
 	if maxLen == 0 {
 		return 0
 	}
@@ -272,7 +272,7 @@ func groupCount(pool budget.PagedPool) (groups, blockSize uint64) {
 // driver_fixed_bytes (on a unified class, what the operating system and
 // services hold, caches dropped) and tensor parallelism's setup, which
 // the plan's driver terms carry. The V0 engine has no such check.
-func startupCheck(c *Capacity, r Resolved, p *budget.Plan) {
+func startupCheck(c *Capacity, r *Resolved, p *budget.Plan) {
 	if r.Profile.Era == V0 {
 		return
 	}

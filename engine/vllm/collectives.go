@@ -2,6 +2,7 @@ package vllm
 
 import (
 	"fmt"
+	"slices"
 
 	"membudget/budget"
 )
@@ -64,7 +65,7 @@ func (r *Resolved) resolveCollectives(c budget.Class) error {
 	switch {
 	case r.DisableCustomAllReduce:
 		r.Collectives.Why = "--disable-custom-all-reduce"
-	case !containsSize(customARWorldSizes, tp):
+	case !slices.Contains(customARWorldSizes, tp):
 		r.Collectives.Why = fmt.Sprintf("vLLM's custom all-reduce supports world sizes 2, 4, 6, 8 and 16, not %d (custom_all_reduce.py:132-140)", tp)
 	case link == budget.NoPeer:
 		r.Collectives.Why = fmt.Sprintf("%s are one a node: tensor parallelism crosses nodes, where vLLM's custom all-reduce is not set up (custom_all_reduce.py:245-263)", whose)
@@ -76,15 +77,6 @@ func (r *Resolved) resolveCollectives(c budget.Class) error {
 		r.Collectives.CustomAllReduce = true
 	}
 	return nil
-}
-
-func containsSize(s []uint64, v uint64) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // The custom all-reduce's buffers on each rank, from
@@ -165,7 +157,7 @@ const tpNonTorchPCIe = 82 << 20
 // parallelism adds on one rank: the peak model's calibrated NVLink growth
 // where the GPUs are fully connected (NVLink, and XGMI, for which no log
 // is in the table), NCCL's PCIe growth otherwise.
-func (r Resolved) tpNonTorch() uint64 {
+func (r *Resolved) tpNonTorch() uint64 {
 	if r.TensorParallelSize <= 1 {
 		return 0
 	}
@@ -179,7 +171,7 @@ func (r Resolved) tpNonTorch() uint64 {
 // startup snapshot, beside the util budget: the custom all-reduce's
 // buffers where it runs, and NCCL's setup over NVLink on Hopper or later
 // from 0.19.
-func (r Resolved) tpSetupBytes() uint64 {
+func (r *Resolved) tpSetupBytes() uint64 {
 	if r.TensorParallelSize <= 1 {
 		return 0
 	}
@@ -197,7 +189,7 @@ func (r Resolved) tpSetupBytes() uint64 {
 // holds before vLLM's startup snapshot added to the fixed share: like the
 // CUDA context, it is on the device when vLLM measures its free memory and
 // outside the util budget (see [Resolved.tpSetupBytes]).
-func (r Resolved) driverTerms(c budget.Class) budget.DriverTerms {
+func (r *Resolved) driverTerms(c budget.Class) budget.DriverTerms {
 	d := c.Memory
 	d.DriverFixedBytes = budget.SatAdd(d.DriverFixedBytes, r.tpSetupBytes())
 	return d

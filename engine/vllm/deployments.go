@@ -50,6 +50,15 @@ type Space struct {
 	SpeculativeConfig string
 }
 
+// kept is s with the settings the search keeps on every deployment:
+// the long-length override, LoRA, compilation, KV offload, multimodal
+// flags and speculative config.
+func (sp *Space) kept(s Serve) Serve {
+	s.AllowLongMaxModelLen, s.LoRA, s.Compilation, s.Offload, s.MM, s.SpeculativeConfig =
+		sp.AllowLongMaxModelLen, sp.LoRA, sp.Compilation, sp.Offload, sp.MM, sp.SpeculativeConfig
+	return s
+}
+
 // Deployment is one serve of the plan that holds the need, with its
 // verified bounds and the command that runs it.
 type Deployment struct {
@@ -115,7 +124,7 @@ func Deployments(a *model.Arch, name string, need Need, sp Space, progress func(
 	// error, not a search that finds nothing. The first class that takes
 	// the model's default serve (a T4 refuses bfloat16) says which.
 	for _, c := range sp.Plan.Classes {
-		_, _, err := compiler.Compile(Serve{MaxModelLen: need.Length, AllowLongMaxModelLen: sp.AllowLongMaxModelLen, LoRA: sp.LoRA, Compilation: sp.Compilation, Offload: sp.Offload, MM: sp.MM, SpeculativeConfig: sp.SpeculativeConfig}, c, sp.Profile)
+		_, _, err := compiler.Compile(sp.kept(Serve{MaxModelLen: need.Length}), c, sp.Profile)
 		var se *engine.SettingError
 		if errors.As(err, &se) && se.Flag == "max-model-len" {
 			return nil, fmt.Errorf("length %d: %w", need.Length, se)
@@ -201,9 +210,9 @@ func (e *Search) deploy(name string, sp *Space, need Need, l engine.Layout, perE
 			continue
 		}
 		// Compiled with one engine: the dp engines each run this serve.
-		s := Serve{GPUMemoryUtilization: u, MaxModelLen: need.Length, TensorParallelSize: l.TP,
+		s := sp.kept(Serve{GPUMemoryUtilization: u, MaxModelLen: need.Length, TensorParallelSize: l.TP,
 			PipelineParallelSize: l.PP, DataParallelSize: 1, Quantization: quant, KVCacheDtype: kv,
-			Revision: sp.Revision, AllowLongMaxModelLen: sp.AllowLongMaxModelLen, LoRA: sp.LoRA, Compilation: sp.Compilation, Offload: sp.Offload, MM: sp.MM, SpeculativeConfig: sp.SpeculativeConfig}
+			Revision: sp.Revision})
 		r, plan, err := e.compile(s)
 		if err != nil {
 			return Deployment{}, false // a layout or dtype vLLM refuses for this model or device

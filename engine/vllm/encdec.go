@@ -91,7 +91,7 @@ func requestCrossPages(r *Resolved, block uint64) uint64 {
 // startupCrossPages is what vLLM's startup check and logged concurrency
 // count a request beyond what it is given once running: crossPages
 // rather than requestCrossPages in each cross-attention group.
-func (k kvCheck) startupCrossPages() uint64 {
+func (k *kvCheck) startupCrossPages() uint64 {
 	var n uint64
 	for _, g := range k.groups.groups {
 		if g.spec.kind == crossSpec {

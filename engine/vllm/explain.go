@@ -1,6 +1,7 @@
 package vllm
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"regexp"
@@ -658,7 +659,7 @@ func vllmPredictions(p Predicted, r Resolved) map[string]explain.Predicted {
 		pr["encoder_cache_budget"] = explain.PredictCount(float64(e.Budget))
 		pr["encoder_profile_items"] = explain.PredictCount(float64(e.Items))
 	} else {
-		note := cmpOr(e.Why, "not a multimodal serve")
+		note := cmp.Or(e.Why, "not a multimodal serve")
 		pr["encoder_cache_budget"] = explain.Predicted{Note: note}
 		pr["encoder_profile_items"] = explain.Predicted{Note: note}
 	}

@@ -2,6 +2,7 @@ package vllm
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -416,7 +417,7 @@ func (r *Resolved) resolveMM(a *model.Arch) error {
 	case r.Runner == runnerPooling:
 		e.Why = "not sized under the pooling runner"
 	case !known || tower.items == nil:
-		e.Why = cmpOr(tower.why, "the "+kind+" tower's largest item is not sized")
+		e.Why = cmp.Or(tower.why, "the "+kind+" tower's largest item is not sized")
 	default:
 		items, err := tower.items(a.Vision, r.MaxModelLen, kw)
 		if err != nil {
@@ -430,14 +431,6 @@ func (r *Resolved) resolveMM(a *model.Arch) error {
 	}
 	r.Encoder = e
 	return nil
-}
-
-// cmpOr is s, or else when s is empty.
-func cmpOr(s, orElse string) string {
-	if s != "" {
-		return s
-	}
-	return orElse
 }
 
 // sizeEncoderCache sets e from the largest items of the modalities whose
@@ -470,16 +463,8 @@ func (r *Resolved) sizeEncoderCache(a *model.Arch, items []mmItem, limit func(st
 	e.Budget = max(r.MaxNumBatchedTokens, t)
 	perPrompt := max(1, min(limit(best.modality), r.MaxModelLen/t))
 	e.Items = max(1, min(e.Budget/t, budget.SatMul(r.MaxNumSeqs, perPrompt)))
-	width := cmpOrU(a.Vision.OutHidden, a.Hidden)
+	width := cmp.Or(a.Vision.OutHidden, a.Hidden)
 	e.CacheBytes = budget.SatMul(budget.SatMul(e.Items, t), budget.SatMul(width, r.DtypeBytes))
-}
-
-// cmpOrU is v, or else when v is 0.
-func cmpOrU(v, orElse uint64) uint64 {
-	if v != 0 {
-		return v
-	}
-	return orElse
 }
 
 // firstMMFlag is the first multimodal flag m sets, for a refusal.
