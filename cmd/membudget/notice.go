@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"membudget/internal/jsonw"
 	"membudget/model/hub"
 )
 
@@ -40,7 +41,7 @@ func (a *app) writeNoticed(w io.Writer, n, key string, v any) error {
 	if n == "" {
 		return a.writeJSON(w, v)
 	}
-	body, err := json.Marshal(v)
+	body, err := jsonw.Any(nil, v)
 	if err != nil {
 		return err
 	}
