@@ -67,7 +67,7 @@ func errNotInt(s string) error {
 // version) and membudget read it alike. Settings left at a value vLLM has
 // no flag for are omitted (no quantization, no offload). A Serve.Revision
 // is given as --revision, so that the line loads the checkpoint sized.
-func Command(model string, r Resolved) string {
+func Command(model string, r *Resolved) string {
 	var b strings.Builder
 	b.Grow(320)
 	if r.AllowLongMaxModelLen && r.MaxModelLen > r.MaxLenLimit {

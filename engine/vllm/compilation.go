@@ -749,7 +749,7 @@ type compilationJSON struct {
 // compilationJSON is the sizing's compilation for the report, nil when
 // no compilation setting was given.
 func (sz *Sizing) compilationJSON() *compilationJSON {
-	r := &sz.Serve
+	r := sz.Serve
 	if !r.Compilation.Given() {
 		return nil
 	}

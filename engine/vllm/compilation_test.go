@@ -475,7 +475,7 @@ func TestCompilationReport(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return &Sizing{Serve: r}
+		return &Sizing{Serve: &r}
 	}
 	line := []engine.FootprintLine{{Label: "weights"}, {Label: "CUDA graph pool", Beside: true}}
 	sz := size(Compilation{GraphMode: graphsFull, SizesFlag: "1 2 4 8"})

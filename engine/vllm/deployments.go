@@ -251,7 +251,7 @@ func (e *Search) deploy(name string, sp *Space, need Need, l engine.Layout, perE
 		if sp.PinKVCache {
 			line.KVCacheMemoryBytes = d.PinnedKVBytes
 		}
-		d.Command = Command(name, line)
+		d.Command = Command(name, &line)
 		return d, true
 	}
 	return Deployment{}, false

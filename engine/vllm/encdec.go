@@ -168,14 +168,14 @@ func encDecPeakItems(a *model.Arch, r *Resolved, st model.Sharding, forward uint
 func (sz *Sizing) writeEncoderDecoder(w io.Writer) {
 	r, a := sz.Serve, sz.Model.Arch
 	fmt.Fprintf(w, "  encoder-decoder: every decoder layer also keeps a cross-attention cache of the encoder's %d tokens a request (CrossAttentionSpec): a running request holds %d pages of it, which the sequences' footprint counts; vLLM's startup check and logged concurrency count %d (max_num_encoder_input_tokens %d = max_num_batched_tokens); %d inputs of %d tokens pass the encoder in its profile run\n",
-		a.Audio.SourcePositions, requestCrossPages(&r, r.BlockSize), crossPages(&r, r.BlockSize), r.MaxNumBatchedTokens, encoderItems(a, &r), a.Audio.SourcePositions)
+		a.Audio.SourcePositions, requestCrossPages(r, r.BlockSize), crossPages(r, r.BlockSize), r.MaxNumBatchedTokens, encoderItems(a, r), a.Audio.SourcePositions)
 }
 
 // encDecFields are the report's fields of an encoder-decoder serve.
 func (sz *Sizing) encDecFields() []engine.Field {
 	r, a := sz.Serve, sz.Model.Arch
-	return []engine.Field{{Key: "encoder_decoder", Value: encDecJSON{EncoderTokens: a.Audio.SourcePositions, RunningCrossPages: requestCrossPages(&r, r.BlockSize),
-		CrossPagesPerRequest: crossPages(&r, r.BlockSize), EncoderInputTokens: r.MaxNumBatchedTokens, ProfileInputs: encoderItems(a, &r)}}}
+	return []engine.Field{{Key: "encoder_decoder", Value: encDecJSON{EncoderTokens: a.Audio.SourcePositions, RunningCrossPages: requestCrossPages(r, r.BlockSize),
+		CrossPagesPerRequest: crossPages(r, r.BlockSize), EncoderInputTokens: r.MaxNumBatchedTokens, ProfileInputs: encoderItems(a, r)}}}
 }
 
 // encDecJSON is the report's "encoder_decoder".

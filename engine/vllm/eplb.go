@@ -307,7 +307,7 @@ func appendEPLBItems(items []budget.Item, a *model.Arch, r *Resolved, st model.S
 // eplbLines is what EPLB adds to a GPU of stage i: the redundant experts,
 // and the state with the expert buffer.
 func (sz *Sizing) eplbLines(i int) (redundant, buffers uint64) {
-	r := &sz.Serve
+	r := sz.Serve
 	if !r.EPLB.Enable || i >= len(r.Stages) {
 		return 0, 0
 	}

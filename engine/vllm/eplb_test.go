@@ -190,7 +190,7 @@ func TestEPLBCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	line := Command("Qwen/Qwen3-30B-A3B", r)
+	line := Command("Qwen/Qwen3-30B-A3B", &r)
 	if want := ` --enable-expert-parallel`; !strings.Contains(line, want) {
 		t.Errorf("line %q: want %q", line, want)
 	}

@@ -585,7 +585,7 @@ func explainLog(in explainInput) (*explain.Explanation, error) {
 		Class:    explain.ClassInfoOf(in.Class),
 		Rules:    explain.VersionInfo{Engine: "vllm", Profile: r.Profile.Name, Describes: r.Profile.Describes, Source: in.Version.Source, Logged: in.Version.Logged, Note: explain.JoinNote(in.Version.Note, r.Profile.Note)},
 		Settings: settingsOf(in.Serve, r),
-		Command:  Command(in.Model.Name, r),
+		Command:  Command(in.Model.Name, &r),
 		Warnings: slices.Clone(in.Serve.Warnings),
 	}
 	preds := vllmPredictions(p, r)

@@ -683,7 +683,7 @@ func (sz *Sizing) loraJSON() *loraJSON {
 
 // loraBytes is the LoRA slots and metadata on a GPU of stage i.
 func (sz *Sizing) loraBytes(i int) uint64 {
-	r := &sz.Serve
+	r := sz.Serve
 	if !r.LoRA.Enable || i >= len(r.Stages) {
 		return 0
 	}

@@ -594,7 +594,7 @@ type mmJSON struct {
 // mmJSON is the sizing's multimodal part for the report, nil for a
 // text model.
 func (sz *Sizing) mmJSON() *mmJSON {
-	r := &sz.Serve
+	r := sz.Serve
 	if sz.Model.Arch == nil || sz.Model.Arch.Vision == nil {
 		return nil
 	}
@@ -627,7 +627,7 @@ func (sz *Sizing) mmSettings() []string {
 	if sz.Model.Arch == nil || sz.Model.Arch.Vision == nil {
 		return nil
 	}
-	r := &sz.Serve
+	r := sz.Serve
 	e := r.Encoder
 	var out []string
 	switch {

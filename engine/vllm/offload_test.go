@@ -156,7 +156,7 @@ func TestOffloadCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	line := Command("meta-llama/Llama-3.1-8B-Instruct", r)
+	line := Command("meta-llama/Llama-3.1-8B-Instruct", &r)
 	if !strings.Contains(line, " --kv-offloading-size 12.5") || strings.Contains(line, "--kv-offloading-backend") {
 		t.Errorf("line %q: want --kv-offloading-size 12.5 and the default backend left out", line)
 	}

@@ -199,7 +199,8 @@ func TestEncoderBatchBounds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sz := &Sizing{Model: &hub.Loaded{Name: "BAAI/bge-m3", Arch: a}, Serve: k.r, plan: plan, check: k}
+	sz := &Sizing{Model: &hub.Loaded{Name: "BAAI/bge-m3", Arch: a}, plan: plan, check: k}
+	sz.Serve = &sz.check.r
 	for _, c := range []struct {
 		seqs, length, want uint64
 		flag               string

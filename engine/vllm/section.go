@@ -78,7 +78,7 @@ type capacityJSON struct {
 }
 
 func (s section) Rules() (string, string) {
-	r := &s.sz.Serve
+	r := s.sz.Serve
 	note := r.Profile.Note
 	if plugin := r.plugin(); plugin != "" {
 		note = strings.TrimSpace(note + " " + plugin)

@@ -19,7 +19,7 @@ type Sizing struct {
 	Model *hub.Loaded
 	Class budget.Class
 	// Serve is the serve with every default of its profile applied.
-	Serve Resolved
+	Serve *Resolved
 
 	plan     *budget.Plan
 	check    kvCheck
@@ -59,15 +59,19 @@ func Size(m *hub.Loaded, c budget.Class, s Serve, p Profile) (*Sizing, error) {
 func size(m *hub.Loaded, c budget.Class, s Serve, p Profile) (*Sizing, error) {
 	s.Revision = m.Revision()
 	cp := compilerOf(m)
-	k, plan, err := cp.compile(s, c, p)
+	// One allocation holds the sizing and its resolved serve, which the
+	// check and Serve share.
+	sz := &Sizing{Model: m, Class: c}
+	plan, err := cp.compileInto(&sz.check, s, c, p)
 	if err != nil {
 		return nil, err
 	}
-	capy := k.capacity(plan)
-	if !capy.Starts && capy.LongestStarting > 0 {
-		capy.LongestStarting = longestStarting(cp, k.r.Serve, c, p, capy.LongestStarting)
+	sz.Serve, sz.plan = &sz.check.r, plan
+	sz.capacity = sz.check.capacity(plan)
+	if !sz.capacity.Starts && sz.capacity.LongestStarting > 0 {
+		sz.capacity.LongestStarting = longestStarting(cp, sz.Serve.Serve, c, p, sz.capacity.LongestStarting)
 	}
-	return &Sizing{Model: m, Class: c, Serve: k.r, plan: plan, check: k, capacity: capy}, nil
+	return sz, nil
 }
 
 // longestStarting checks est, the longest max_model_len vLLM's check
@@ -237,7 +241,7 @@ func (sz *Sizing) stageWeights() []stageFigures {
 	sz.weightsOnce.Do(func() {
 		a := sz.Model.Arch
 		for i := range sz.Serve.Stages {
-			st := stageOf(&sz.Serve, i)
+			st := stageOf(sz.Serve, i)
 			sz.weights = append(sz.weights, stageFigures{checkpoint: budget.ItemBytes(model.RankWeights(a, st)), derived: budget.ItemBytes(model.Weights(a, st))})
 		}
 	})
@@ -259,7 +263,7 @@ func (sz *Sizing) weightsOf(binding int) engine.Weights {
 		w.Text = []string{"weights " + w.Description}
 		return w
 	}
-	if used, why := model.UsesCheckpoint(m.Arch, stageOf(&r, 0)); !used {
+	if used, why := model.UsesCheckpoint(m.Arch, stageOf(r, 0)); !used {
 		w.Description += " (checkpoint " + m.Checkpoint.String() + " not counted: " + why + ")"
 		w.Text = []string{"weights " + w.Description}
 		return w

@@ -531,7 +531,7 @@ type specJSON struct {
 // specJSON is the sizing's speculative decoding for the report, nil
 // without it.
 func (sz *Sizing) specJSON() *specJSON {
-	r := &sz.Serve
+	r := sz.Serve
 	if r.Spec.Method == "" {
 		return nil
 	}
@@ -543,7 +543,7 @@ func (sz *Sizing) specJSON() *specJSON {
 
 // specSamplerItem is the rejection sampler's bytes on the last stage.
 func (sz *Sizing) specSamplerItem() uint64 {
-	r := &sz.Serve
+	r := sz.Serve
 	reqs := min(r.MaxNumSeqs, r.MaxNumBatchedTokens)
 	return specSamplerBytes(r, reqs, budget.RoundUp(sz.Model.Arch.Vocab, vocabPadding))
 }
@@ -554,7 +554,7 @@ func (sz *Sizing) specSamplerItem() uint64 {
 // pass's, so the rejection sampler's share of it is its bytes, or the
 // whole term where the sampler alone stays under the forward pass.
 func (sz *Sizing) splitSpec(lines []engine.FootprintLine, fp budget.Footprint) []engine.FootprintLine {
-	r := &sz.Serve
+	r := sz.Serve
 	if r.Spec.Method == "" || fp.Stage != len(r.Stages)-1 {
 		return lines
 	}
@@ -575,7 +575,7 @@ func (sz *Sizing) splitSpec(lines []engine.FootprintLine, fp budget.Footprint) [
 // specSettings are the lines a report prints of the serve's speculative
 // decoding beside its settings.
 func (sz *Sizing) specSettings() []string {
-	r := &sz.Serve
+	r := sz.Serve
 	if r.Spec.Method == "" {
 		return nil
 	}

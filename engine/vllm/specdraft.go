@@ -487,7 +487,7 @@ func draftKey(r *Resolved) string {
 // draftKVBytes is the draft layers' share of the KV cache on a GPU of
 // the last stage: the blocks allocated times each draft layer's page.
 func (sz *Sizing) draftKVBytes() uint64 {
-	r := &sz.Serve
+	r := sz.Serve
 	if r.Spec.Draft == nil && r.Spec.MTPLayers == 0 {
 		return 0
 	}
@@ -502,7 +502,7 @@ func (sz *Sizing) draftKVBytes() uint64 {
 
 // draftWeightItem is the draft's weights on a GPU of stage i.
 func (sz *Sizing) draftWeightItem(i int) uint64 {
-	r := &sz.Serve
+	r := sz.Serve
 	if i >= len(r.Stages) {
 		return 0
 	}
@@ -525,7 +525,7 @@ func (sz *Sizing) splitDraft(lines []engine.FootprintLine, fp budget.Footprint) 
 // draftSettings is the report's line of the draft: what it holds and
 // what the scheduler reserves for it.
 func (sz *Sizing) draftSettings() string {
-	r := &sz.Serve
+	r := sz.Serve
 	if r.Spec.MTPLayers > 0 {
 		return fmt.Sprintf("MTP: the model's %d MTP layer(s) loaded as the draft, %s of weights on the last stage (the target's embedding and LM head shared); their attention layer(s) add %s to the KV cache beside the target's %d; the scheduler reserves %d lookahead slot(s) a running request within its blocks, not counted by vLLM's startup check",
 			r.Spec.MTPLayers, engine.GiB(sz.draftWeightItem(len(r.Stages)-1)), engine.GiB(sz.draftKVBytes()), len(sz.Model.Arch.Layers), r.Spec.Tokens)

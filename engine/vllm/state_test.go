@@ -418,7 +418,7 @@ func TestStateCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	line := Command("Qwen/Qwen3.5-35B-A3B", r)
+	line := Command("Qwen/Qwen3.5-35B-A3B", &r)
 	for _, part := range []string{"--enable-prefix-caching", "--mamba-ssm-cache-dtype float32"} {
 		if !strings.Contains(line, part) {
 			t.Errorf("%s: no %s", line, part)
