@@ -50,6 +50,9 @@ var sglangCases = []cliCase{
 	{"sglang-unknown-engine", []string{"report", "--engine", "tensorrt-llm", "--model", "Qwen/Qwen3-8B", "--class", "h100-sxm-80g"}, exitBadArgs},
 	{"sglang-msf-out-of-range", []string{"report", "--engine", "sglang", "--model", "Qwen/Qwen3-8B", "--class", "h100-sxm-80g", "--mem-fraction-static", "1"}, exitBadArgs},
 	{"sglang-unknown-version", []string{"max-len", "--engine", "sglang", "--model", "Qwen/Qwen3-8B", "--class", "h100-sxm-80g", "--sglang-version", "v0.4.6"}, exitBadArgs},
+	// A release after the newest read: refused by name, with what of it
+	// could not be read.
+	{"sglang-unread-version", []string{"report", "--engine", "sglang", "--model", "Qwen/Qwen3-8B", "--class", "h100-sxm-80g", "--sglang-version", "v0.5.20"}, exitBadArgs},
 	// SGLang's plan and budget: the same commands, SGLang's settings.
 	{"sglang-plan-70b", []string{"plan", "--engine", "sglang", "--model", "meta-llama/Llama-3.1-70B-Instruct", "--length", "32768", "--concurrency", "16", "--classes", "h100-sxm-80g,h200", "--top", "3"}, exitOK},
 	{"sglang-plan-json", []string{"plan", "--engine", "sglang", "--model", "Qwen/Qwen3-8B", "--length", "8192", "--concurrency", "4", "--classes", "l4", "--max-gpus", "2", "--top", "1", "--json"}, exitOK},
