@@ -26,18 +26,18 @@ func unreadRelease(r release) string {
 
 // unreadReleases says, for each SGLang release from v0.5.7 to v0.5.23 (a
 // post release shares its release's entry), what could not be read of the
-// memory rules it may have changed. No tag among them could be read:
-// sgl-project/sglang is over the fetch limit, and its files are stored one
-// version each at commits tied to no release (server_args.py at 001067f
-// already names DeepSeek-V4 and Kimi-K3); the one tag commit found,
-// v0.5.20's 94602c9, holds none of them. From v0.5.13 at the latest SGLang
+// memory rules it may have changed. No tag among them could be read: the
+// copies of sgl-project/sglang at hand hold its files one version each, at
+// commits tied to no release (server_args.py at 001067f already names
+// DeepSeek-V4 and Kimi-K3), and none at the one tag commit found, v0.5.20's
+// 94602c9. From v0.5.13 at the latest SGLang
 // releases from branches (release/v0.5.13 ... release/v0.5.21) that take
 // cherry-picks, so main at a release's date is not its tag either. What is
 // known is when each memory change reached main, from sgl-project/sglang's
 // pull requests and third-party digests of its commits: the first release
 // known to follow that date is named, never assumed to carry it.
 //
-// Of the changes issue 21 names: the disaggregation-aware reserve is PR
+// Of the changes membudget's issue 21 names: the disaggregation-aware reserve is PR
 // #29615 (main 2026-07-05) and the Mamba pool per pipeline stage #33666
 // (main 2026-08-06); #28620 is "Add SM89 FP8 indexer fallback for DeepSeek
 // V4 Flash" (merged 2026-06-17 to 21), not a draft pool, and the draft
