@@ -64,7 +64,8 @@ var unreadReleases = []struct {
 		"and whether it has the draft model's weights counted in --mem-fraction-static (#28855, main 2026-06-22) is not known; " +
 		"the disaggregation-aware reserve of --mem-fraction-static's default (#29615) reached main on 2026-07-05, after that branch existed"},
 	{15, "v0.5.15 (and v0.5.15.post1) could not be read; its branch release/v0.5.15 took cherry-picks on 2026-07-14 (#31083), " +
-		"and whether it has #28855's draft weights (main 2026-06-22) and #29615's disaggregation-aware reserve (main 2026-07-05) is not known; " +
+		"and whether it has #28855's draft weights (main 2026-06-22) and #29615's disaggregation-aware reserve (main 2026-07-05) is not known: " +
+		"that reserve is readable in server_args.py at 001067f, a commit of no known date or release, beside a piecewise prefill graph term v0.5.6.post2 lacks; " +
 		"KV pool sizing after CUDA graph capture (SGLANG_ENABLE_POST_CAPTURE_KV_SIZING, off by default, #30157, opened 2026-07-05) " +
 		"and the pool's sizing moved into KVCacheConfigurator (#31162, #31163, opened 2026-07-14) are of unknown release"},
 	{16, "v0.5.16 (out before 2026-08-20) could not be read; v0.5.15's unread changes carry into it, " +
