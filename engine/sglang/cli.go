@@ -136,6 +136,7 @@ var unmodelled = map[string]string{
 	"disable-hybrid-swa-memory":    "the sliding-window models' single pool",
 	"hybrid-kvcache-ratio":         "the hybrid KV cache ratio",
 	"quantization-param-path":      "KV scales from a file",
+	"disaggregation-mode":          "a prefill or decode node of disaggregated serving (its KV transfer and request pools; from sgl-project/sglang PR #29615 its own --mem-fraction-static reserve)",
 }
 
 func (f *flagServe) Unmodelled() map[string]string { return unmodelled }
