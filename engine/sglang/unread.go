@@ -72,7 +72,8 @@ var unreadReleases = []struct {
 		"and the Mamba pool sized per pipeline stage, not per model (#33666), reached main on 2026-08-06, after v0.5.17's branch, and so its own, was cut"},
 	{17, "v0.5.17 (the newest release on 2026-08-20) could not be read; its branch release/v0.5.17 took the Mamba pool sized per pipeline stage, not per model " +
 		"(#33666, cherry-picked by #34035 on 2026-08-07), whether before its tag is not known, and v0.5.16's unread changes carry into it"},
-	{18, "v0.5.18 (out before 2026-09-07) could not be read; #33666's Mamba pool per pipeline stage and v0.5.17's unread changes carry into it"},
+	{18, "v0.5.18 (out after 2026-08-20 and before 2026-09-07) could not be read; whether its branch has #33666's Mamba pool per pipeline stage (main 2026-08-06) is not known, " +
+		"and v0.5.17's unread changes carry into it"},
 	{19, "v0.5.19 (the newest release on 2026-09-07) could not be read; " +
 		"the KV-canary workspace taken off the post-capture pool (#38596, opened 2026-09-09) came after it, and v0.5.18's unread changes carry into it"},
 	{20, "v0.5.20 (tag 94602c9 on release/v0.5.20, committed 2026-09-18) could not be read: no file of SGLang's is stored at that commit; " +
