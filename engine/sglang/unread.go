@@ -30,18 +30,19 @@ func unreadRelease(r release) string {
 // copies of sgl-project/sglang at hand hold its files one version each, at
 // commits tied to no release (server_args.py at 001067f already names
 // DeepSeek-V4 and Kimi-K3), and none at the one tag commit found, v0.5.20's
-// 94602c9. From v0.5.13 at the latest SGLang
-// releases from branches (release/v0.5.13 ... release/v0.5.21) that take
-// cherry-picks, so main at a release's date is not its tag either. What is
-// known is when each memory change reached main, from sgl-project/sglang's
-// pull requests and third-party digests of its commits: the first release
-// known to follow that date is named, never assumed to carry it.
+// 94602c9. From v0.5.13 at the latest SGLang releases from branches
+// (release/v0.5.13 ... release/v0.5.21) that take cherry-picks, so main at
+// a release's date is not its tag either. What is known is when each
+// memory change reached main, from sgl-project/sglang's pull requests and
+// third-party digests of its commits, and when each release was out, from
+// the projects that pinned it (docs/sglang.md cites each): a change is
+// said to reach a release only where those dates prove it.
 //
-// Of the changes membudget's issue 21 names: the disaggregation-aware reserve is PR
-// #29615 (main 2026-07-05) and the Mamba pool per pipeline stage #33666
-// (main 2026-08-06); #28620 is "Add SM89 FP8 indexer fallback for DeepSeek
-// V4 Flash" (merged 2026-06-17 to 21), not a draft pool, and the draft
-// change found is #28855, the draft weights counted in
+// Of the changes membudget's issue 21 names: the disaggregation-aware
+// reserve is PR #29615 (main 2026-07-05) and the Mamba pool per pipeline
+// stage #33666 (main 2026-08-06); #28620 is "Add SM89 FP8 indexer fallback
+// for DeepSeek V4 Flash" (merged 2026-06-17 to 21), not a draft pool, and
+// the draft change found is #28855, the draft weights counted in
 // --mem-fraction-static (main 2026-06-22); --max-total-tokens clamped to
 // the profiled pool is v0.5.6.post2's rule already (model_runner.py:
 // 1716-1723), which membudget applies.
