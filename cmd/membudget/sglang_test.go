@@ -50,6 +50,9 @@ var sglangCases = []cliCase{
 	{"sglang-unknown-engine", []string{"report", "--engine", "tensorrt-llm", "--model", "Qwen/Qwen3-8B", "--class", "h100-sxm-80g"}, exitBadArgs},
 	{"sglang-msf-out-of-range", []string{"report", "--engine", "sglang", "--model", "Qwen/Qwen3-8B", "--class", "h100-sxm-80g", "--mem-fraction-static", "1"}, exitBadArgs},
 	{"sglang-unknown-version", []string{"max-len", "--engine", "sglang", "--model", "Qwen/Qwen3-8B", "--class", "h100-sxm-80g", "--sglang-version", "v0.4.6"}, exitBadArgs},
+	// A release after the newest read: refused by name, with what of it
+	// could not be read.
+	{"sglang-unread-version", []string{"report", "--engine", "sglang", "--model", "Qwen/Qwen3-8B", "--class", "h100-sxm-80g", "--sglang-version", "v0.5.20"}, exitBadArgs},
 	// SGLang's plan and budget: the same commands, SGLang's settings.
 	{"sglang-plan-70b", []string{"plan", "--engine", "sglang", "--model", "meta-llama/Llama-3.1-70B-Instruct", "--length", "32768", "--concurrency", "16", "--classes", "h100-sxm-80g,h200", "--top", "3"}, exitOK},
 	{"sglang-plan-json", []string{"plan", "--engine", "sglang", "--model", "Qwen/Qwen3-8B", "--length", "8192", "--concurrency", "4", "--classes", "l4", "--max-gpus", "2", "--top", "1", "--json"}, exitOK},
@@ -276,6 +279,7 @@ func TestSGLangFlags(t *testing.T) {
 		{[]string{"report", "python", "-m", "sglang.launch_server", "--tp", "2"}, "a launch line of SGLang (`python -m sglang.launch_server [flags]`) needs --engine sglang (--engine vllm is the default)"},
 		{[]string{"report", "--engine", "sglang", "python", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen3-0.6B"}, "the model is given twice: --model Qwen/Qwen3-8B and --model-path Qwen/Qwen3-0.6B in the launch line"},
 		{[]string{"report", "--engine", "sglang", "python", "-m", "sglang.launch_server", "--speculative-algorithm", "EAGLE"}, "--speculative-algorithm: speculative decoding"},
+		{[]string{"report", "--engine", "sglang", "python", "-m", "sglang.launch_server", "--disaggregation-mode", "decode"}, "--disaggregation-mode: a prefill or decode node of disaggregated serving"},
 		{[]string{"report", "--engine", "sglang", "python", "-m", "sglang.launch_server", "--not-a-flag"}, "--not-a-flag is not a flag of SGLang v0.5.6.post2"},
 		{[]string{"report", "vllm", "serve", "--engine", "sglang"}, "--engine sglang in the server line: give --engine before it"},
 		{[]string{"report", "--engine", "sglang", "python", "-m", "sglang.launch_server", "--engine", "vllm"}, "--engine vllm in the server line"},

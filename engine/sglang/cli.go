@@ -65,7 +65,7 @@ func (f *flagServe) Register(fs *flag.FlagSet, model *string) {
 // register registers the flags SGLang's servers are sized by.
 func (f *flagServe) register(fs *flag.FlagSet, model *string) {
 	fs.StringVar(model, "model-path", "", "SGLang's --model-path: the same as --model")
-	fs.StringVar(&f.version, "sglang-version", DefaultName, "the SGLang whose rules size the server: v0.5.6.post2 or v0.4.9.post2")
+	fs.StringVar(&f.version, "sglang-version", DefaultName, "the SGLang whose rules size the server: "+VersionHelp)
 	fs.Var(&fractionFlag{&f.s.MemFractionStatic}, "mem-fraction-static", "SGLang's --mem-fraction-static: the share of the memory free after distributed init that the weights and the KV pool take, in (0, 1) (default: SGLang's for the device)")
 	fs.Var(&countFlag{v: &f.s.ContextLength, name: "context-length"}, "context-length", "SGLang's --context-length in tokens (default: derived from config.json; above it needs SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 in the environment from v0.5.6.post2)")
 	fs.Var(&countFlag{v: &f.s.MaxRunningRequests, name: "max-running-requests"}, "max-running-requests", "SGLang's --max-running-requests; it also sizes the req_to_token table (default: derived from the pool)")
@@ -136,6 +136,7 @@ var unmodelled = map[string]string{
 	"disable-hybrid-swa-memory":    "the sliding-window models' single pool",
 	"hybrid-kvcache-ratio":         "the hybrid KV cache ratio",
 	"quantization-param-path":      "KV scales from a file",
+	"disaggregation-mode":          "a prefill or decode node of disaggregated serving (its KV transfer and request pools; from sgl-project/sglang PR #29615 its own --mem-fraction-static reserve)",
 }
 
 func (f *flagServe) Unmodelled() map[string]string { return unmodelled }

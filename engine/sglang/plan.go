@@ -26,7 +26,7 @@ type planSearch struct {
 // NewPlan registers --sglang-version and --allow-long-context.
 func (Engine) NewPlan(fs *flag.FlagSet) engine.PlanSearch {
 	p := &planSearch{}
-	fs.StringVar(&p.version, "sglang-version", DefaultName, "the SGLang whose rules size each server: v0.5.6.post2 or v0.4.9.post2")
+	fs.StringVar(&p.version, "sglang-version", DefaultName, "the SGLang whose rules size each server: "+VersionHelp)
 	fs.BoolVar(&p.allowLong, "allow-long-context", false, "accept a --length above the model's derived context length, as SGLang's "+AllowLongEnv+"=1 does (the launch lines then set it)")
 	return p
 }
@@ -168,7 +168,7 @@ type budgetQuery struct {
 // and --pp-size.
 func (Engine) NewBudget(fs *flag.FlagSet) engine.BudgetQuery {
 	q := &budgetQuery{}
-	fs.StringVar(&q.version, "sglang-version", DefaultName, "the SGLang whose default fraction applies: v0.5.6.post2 or v0.4.9.post2")
+	fs.StringVar(&q.version, "sglang-version", DefaultName, "the SGLang whose default fraction applies: "+VersionHelp)
 	fs.Var(&fractionFlag{&q.fraction}, "mem-fraction-static", "SGLang's --mem-fraction-static, in (0, 1) (default: SGLang's for the device at these ranks)")
 	for _, name := range []string{"tp-size", "tensor-parallel-size", "tp"} {
 		fs.Var(&countFlag{v: &q.tp, name: "tp-size"}, name, "SGLang's --tp-size: the ranks distributed init sets up (default 1)")

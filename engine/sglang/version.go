@@ -142,8 +142,9 @@ var profiles = []Profile{
 // (also "", "default" or "latest") or "v0.4.9.post2", with or without the
 // leading v. Any other release is a *[engine.SettingError]: the rules of
 // releases membudget has not read are not guessed, and one newer than the
-// newest read (v0.5.7 to v0.5.23, 2026-10, and on) is refused naming it and
-// the memory changes known to have come since (see [Unread]).
+// newest read (v0.5.7 to v0.5.23, 2026-10, and on) is refused naming what
+// of its rules could not be read and the newest release modelled (see
+// [unreadReleases]).
 func ProfileFor(spec string) (Profile, error) {
 	s := strings.ToLower(strings.TrimSpace(spec))
 	switch s {
@@ -159,21 +160,19 @@ func ProfileFor(spec string) (Profile, error) {
 		}
 	}
 	if r, ok := parseRelease(s); ok && newestRead.less(r) {
-		return Profile{}, &engine.SettingError{Flag: "sglang-version", Value: spec, Reason: Unread(r.String())}
+		return Profile{}, &engine.SettingError{Flag: "sglang-version", Value: spec, Reason: unreadRelease(r)}
 	}
 	return Profile{}, &engine.SettingError{Flag: "sglang-version", Value: spec,
-		Reason: "want v0.5.6.post2 (the default) or v0.4.9.post2: the releases whose memory rules membudget has read"}
+		Reason: "want v0.5.6.post2 (the default) or v0.4.9.post2, the releases whose memory rules membudget has read; " + refusedByName}
 }
 
-// Unread is why SGLang release name, newer than v0.5.6.post2, is refused:
-// its memory rules have not been read at its tag, and the changes known to
-// have come after v0.5.6.post2 would make the newest read rules misstate
-// it: the reserve of disaggregated prefill and decode (sgl-project/sglang
-// PR #29615), the Mamba pool per pipeline stage (#33666), the MTP / EAGLE
-// draft KV pools (#28620) and --max-total-tokens clamped to the pool.
-func Unread(name string) string {
-	return "SGLang " + name + "'s memory rules are not read at its tag, and the changes since v0.5.6.post2 (the disaggregation reserve #29615, the Mamba pool per pipeline stage #33666, the MTP/EAGLE draft pools #28620, --max-total-tokens clamped) change its pool; the newest release membudget models is " + DefaultName + " (--sglang-version " + DefaultName + ")"
-}
+// refusedByName says which later releases --sglang-version names and
+// refuses (see [unreadReleases]).
+const refusedByName = "v0.5.7 to v0.5.23 are refused by name, each saying what of its rules could not be read"
+
+// VersionHelp is --sglang-version's help: the releases it takes and those
+// it refuses by name.
+const VersionHelp = "v0.5.6.post2 or v0.4.9.post2 (" + refusedByName + ")"
 
 // release is an SGLang release number: v0.5.6.post2 is {0, 5, 6, 2}; a
 // release candidate counts as its release.

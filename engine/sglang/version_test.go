@@ -13,37 +13,97 @@ import (
 )
 
 // TestUnreadReleasesRefusedByName: every release after v0.5.6.post2, the
-// newest read, up to v0.5.23 (2026-10) and beyond, is refused naming itself
-// and v0.5.6.post2; a release between or before the two read ones keeps
-// the plain list. None is sized with another's rules.
+// newest read, up to v0.5.23 (2026-10) and beyond, is refused naming itself,
+// what of its rules could not be read and v0.5.6.post2; a release between
+// or before the two read ones gets the plain list. None is sized with
+// another's rules.
 func TestUnreadReleasesRefusedByName(t *testing.T) {
-	unread := func(name string) string {
-		return "SGLang " + name + "'s memory rules are not read at its tag, and the changes since v0.5.6.post2 (the disaggregation reserve #29615, the Mamba pool per pipeline stage #33666, the MTP/EAGLE draft pools #28620, --max-total-tokens clamped) change its pool; the newest release membudget models is v0.5.6.post2 (--sglang-version v0.5.6.post2)"
+	const newest = "; the newest release membudget models is v0.5.6.post2 (--sglang-version v0.5.6.post2)"
+	// v0.5.7's whole text, by hand: its PyPI date, the one change known
+	// to follow v0.5.6.post2's bump (#14842) and what is not known.
+	v057 := "SGLang v0.5.7's memory rules are not read: v0.5.7 (on PyPI 2026-01-01) is the first release after v0.5.6.post2 and its tag could not be read; " +
+		"the one memory change known to follow v0.5.6.post2's bump, trtllm_mha no longer the default attention on SM12x (#14842, opened 2025-12-10), " +
+		"is of unknown release, and what else its three weeks changed in server_args.py, model_runner.py and mem_cache/ is not known" + newest
+	_, err := ProfileFor("v0.5.7")
+	var se *engine.SettingError
+	if !errors.As(err, &se) {
+		t.Fatalf("ProfileFor(v0.5.7) = %v, want a setting error", err)
 	}
-	plain := "want v0.5.6.post2 (the default) or v0.4.9.post2: the releases whose memory rules membudget has read"
-	tests := map[string]string{
-		"v0.5.6.post3": unread("v0.5.6.post3"), // a later post release of the read one
-		"0.5.10rc0":    unread("v0.5.10"),      // a candidate counts as its release
-		"V0.6.0":       unread("v0.6.0"),
-		"1.0.0":        unread("v1.0.0"),
-		"v0.5.6":       plain, // before .post2
-		"v0.5.6.post1": plain,
-		"0.5.0":        plain, // between the two read releases
-		"v0.4.6":       plain,
-		"main":         plain,
-		"v0.5":         plain, // not a release SGLang tags
+	if diff := cmp.Diff(engine.SettingError{Flag: "sglang-version", Value: "v0.5.7", Reason: v057}, *se); diff != "" {
+		t.Errorf("ProfileFor(v0.5.7) (-want +got):\n%s", diff)
 	}
-	for minor := 7; minor <= 23; minor++ {
-		name := fmt.Sprintf("v0.5.%d", minor)
-		tests[name] = unread(name)
+	// Each release's marks: its date or its lack, and the pull requests of
+	// the memory changes that reached main before it or after its branch.
+	tests := []struct {
+		spec, release string
+		marks         []string
+	}{
+		{"v0.5.7", "v0.5.7", []string{"2026-01-01", "#14842"}},
+		{"0.5.8", "v0.5.8", []string{"out by 2026-01-29", "v0.5.7's unread changes"}},
+		{"v0.5.9", "v0.5.9", []string{"nor its date", "#16331", "#19030", "2026-03-02"}},
+		{"v0.5.10.post1", "v0.5.10.post1", []string{"v0.5.10.post1's", "#19030"}},
+		{"v0.5.11", "v0.5.11", []string{"#16331"}},
+		{"v0.5.12", "v0.5.12", []string{"v0.5.12.post1's", "#19030"}},
+		{"v0.5.13", "v0.5.13", []string{"out by 2026-06-17", "release/v0.5.13", "#27756", "#28855", "2026-06-22"}},
+		{"v0.5.14", "v0.5.14", []string{"release/v0.5.14", "2026-06-25", "#28855", "#29615", "2026-07-05"}},
+		{"v0.5.15rc0", "v0.5.15", []string{"#31083", "#29615", "001067f", "#30157", "SGLANG_ENABLE_POST_CAPTURE_KV_SIZING", "#31162"}},
+		{"v0.5.16", "v0.5.16", []string{"2026-08-20", "#33666", "2026-08-06"}},
+		{"v0.5.17", "v0.5.17", []string{"#33666", "#34035", "2026-08-07"}},
+		{"v0.5.18", "v0.5.18", []string{"2026-09-07", "#33666"}},
+		{"v0.5.19", "v0.5.19", []string{"2026-09-07", "#38596"}},
+		{"v0.5.20", "v0.5.20", []string{"94602c9", "2026-09-18", "#38596"}},
+		{"v0.5.21", "v0.5.21", []string{"e00930c", "date unknown"}},
+		{"v0.5.22", "v0.5.22", []string{"nor its date"}},
+		{"V0.5.23", "v0.5.23", []string{"2026-10", "v0.5.22's unread changes"}},
+		{"v0.5.24", "v0.5.24", []string{"no SGLang release after v0.5.23"}},
+		{"0.6.0", "v0.6.0", []string{"no SGLang release after v0.5.23"}},
+		{"1.0.0", "v1.0.0", []string{"no SGLang release after v0.5.23"}},
+		{"v0.5.6.post3", "v0.5.6.post3", []string{"in the 0.5.6 line"}},
 	}
-	for spec, reason := range tests {
+	for _, tt := range tests {
+		_, err := ProfileFor(tt.spec)
+		var se *engine.SettingError
+		if !errors.As(err, &se) || se.Flag != "sglang-version" || se.Value != tt.spec {
+			t.Errorf("ProfileFor(%q) = %v; want a --sglang-version error", tt.spec, err)
+			continue
+		}
+		prefix := "SGLang " + tt.release + "'s memory rules are not read: "
+		if !strings.HasPrefix(se.Reason, prefix) || !strings.HasSuffix(se.Reason, newest) {
+			t.Errorf("ProfileFor(%q): %q; want it to open %q and close %q", tt.spec, se.Reason, prefix, newest)
+		}
+		for _, m := range tt.marks {
+			if !strings.Contains(se.Reason, m) {
+				t.Errorf("ProfileFor(%q): %q does not name %q", tt.spec, se.Reason, m)
+			}
+		}
+	}
+	// Every release from v0.5.7 to v0.5.23 has its own reason, naming
+	// itself: none borrows another's, nor the one for releases after.
+	seen := map[string]string{}
+	for patch := 7; patch <= 24; patch++ {
+		name := fmt.Sprintf("v0.5.%d", patch)
+		_, err := ProfileFor(name)
+		var se *engine.SettingError
+		if !errors.As(err, &se) {
+			t.Fatalf("ProfileFor(%q) = %v; want a --sglang-version error", name, err)
+		}
+		why := strings.TrimPrefix(se.Reason, "SGLang "+name+"'s memory rules are not read: ")
+		if other, ok := seen[why]; ok {
+			t.Errorf("%s and %s are refused for the same reason %q", other, name, why)
+		}
+		seen[why] = name
+		if patch <= 23 && !strings.Contains(why, name) {
+			t.Errorf("%s's reason %q does not name it", name, why)
+		}
+	}
+	plain := "want v0.5.6.post2 (the default) or v0.4.9.post2, the releases whose memory rules membudget has read; v0.5.7 to v0.5.23 are refused by name, each saying what of its rules could not be read"
+	for _, spec := range []string{"v0.5.6", "v0.5.6.post1", "0.5.0", "v0.4.6", "main", "v0.5"} {
 		_, err := ProfileFor(spec)
 		var se *engine.SettingError
 		if !errors.As(err, &se) {
 			t.Fatalf("ProfileFor(%q) = %v, want a setting error", spec, err)
 		}
-		want := engine.SettingError{Flag: "sglang-version", Value: spec, Reason: reason}
+		want := engine.SettingError{Flag: "sglang-version", Value: spec, Reason: plain}
 		if diff := cmp.Diff(want, *se); diff != "" {
 			t.Errorf("ProfileFor(%q) (-want +got):\n%s", spec, diff)
 		}
