@@ -629,8 +629,9 @@ var unmetGates = map[string]map[string]unmetGate{
 	},
 	"0.27.1": {
 		"avail":         {0.07, "row 205 (GB10, unified memory, Qwen3-0.6B at util 0.6): vLLM logs 3.35 GiB of weights + non-torch memory where the bf16 weights are about 1.1 GiB (0.6B parameters); on unified memory vLLM reads free memory from the host, and the non-KV memory it logs holds 1.9 GiB more than the profile's terms, as row 110's on 0.13.0, so the KV memory comes out 2.7% high; row 212 (RTX 4090, Qwen3-8B, weights within 0.02%): 10.3% high on a cold torch.compile, whose profiling run its notes put at 1.18 GiB of peak activation against 0.19 GiB on the warm-cache runs that followed (43,040 tokens, 9% above the modelled 39,488): the compile cache's state moves the profiled peak by 1 GiB and the model charges neither extreme"},
-		"tokens-median": {0.03, "row 205, as above"},
-		"tokens-p90":    {0.11, "row 212, as above"},
+		"tokens-median": {0.11, "rows 205 and 212, as above, and row 214 (below)"},
+		"tokens-p90":    {0.16, "row 214 (H100, Qwen3.8-27B-FP8, a Qwen3.5 GDN hybrid, TP 1, util 0.90, 256 sequences): vLLM logs 59.21x at 8192 tokens, where the model sizes 850 blocks of 784 tokens (51380224 B, Mamba align mode) at 17 a request, 50.00x (-15.6%); 59.21x at 17 a request would be about 1007 blocks (48.2 GiB), more than the 42.7 GiB the budget leaves beside the logged 28.54 GiB of weights, so vLLM asks fewer blocks a request than the modelled layout (its Mamba 'none' mode, 14 a request, would be 829 blocks); the quote has no block or available-memory line to tell which, and the gap is not established"},
+		"weights":       {0.011, "row 214 (Qwen/Qwen3.8-27B-FP8 sized with Qwen3.5-27B's config and fp8): 28.54 GiB logged, 27.98 modelled (-2.0%); row 19 (Qwen3.6-27B-FP8, TP 4, release not stated) is 4.0% low the same way: the FP8 checkpoint keeps more of the GDN hybrid in bf16 than the config-level fp8 rule counts, and no safetensors header of it was read"},
 	},
 	"0.13.0": {
 		"avail":         {0.5, "row 110 (GB10, unified memory, util 0.3): vLLM reads free memory from the host there, and the non-KV memory it logs (3.4 GiB beyond the weights) holds 1.9 GiB more than the profile's terms"},
