@@ -53,11 +53,29 @@ func (a *app) serveFlags(fs *flag.FlagSet, args []string, own func(e engine.Engi
 	sa := &serveArgs{eng: eng, serve: eng.NewServe(), args: args}
 	fs.StringVar(&sa.model, "model", "", "a config.json `path` (or a directory holding one), a shipped model (org/name or org__name, any case), or a Hugging Face model id org/name[@revision], from the local cache or the Hub (see 'membudget models')")
 	fs.StringVar(&sa.class, "class", "", "device `class` (see 'membudget classes'); case does not matter")
-	sa.kernels.register(fs)
-	fs.BoolVar(&sa.json, "json", false, "print JSON for scripts (schema in the README)")
-	fs.BoolVar(&sa.strict, "strict", false, strictFlag)
-	fs.StringVar(&sa.engineParsed, "engine", a.engines.Default().Name(), engineUsage+a.engines.Names())
-	a.registerHubDeadline(fs)
+	// The flags a command seldom takes are registered where args name them
+	// or ask for help (which lists them), as the engine's are (see
+	// [engine.ArgsRegisterer]): a batch makes a flag set a request, and
+	// from nine flags its map outgrows the small form, the costliest step
+	// of a request's parse. Left out, each keeps its default.
+	named := namedFlags(args)
+	if named.has("kernels") {
+		sa.kernels.register(fs)
+	}
+	if named.has("json") {
+		fs.BoolVar(&sa.json, "json", false, "print JSON for scripts (schema in the README)")
+	}
+	if named.has("strict") {
+		fs.BoolVar(&sa.strict, "strict", false, strictFlag)
+	}
+	sa.engineParsed = a.engines.Default().Name()
+	if named.has("engine") {
+		fs.StringVar(&sa.engineParsed, "engine", a.engines.Default().Name(), engineUsage+a.engines.Names())
+	}
+	a.hubDeadline = hub.DefaultDeadline
+	if named.has("hub-deadline") {
+		a.registerHubDeadline(fs)
+	}
 	if own != nil {
 		own(eng)
 	}
@@ -330,3 +348,25 @@ func writeWarnings(w io.Writer, cmd string, warnings []string) {
 		fmt.Fprintf(w, "membudget %s: warning: %s\n", cmd, s)
 	}
 }
+
+// flagNames is the flag names arguments give (a word after "--" that
+// looks like one included, which only registers a flag more), nil for
+// every flag: help asked for.
+type flagNames map[string]bool
+
+// namedFlags returns the names of the flags args give (see [flagNames]).
+func namedFlags(args []string) flagNames {
+	if engine.AsksHelp(args) {
+		return nil
+	}
+	named := flagNames{}
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") && a != "-" {
+			named[engine.FlagName(a)] = true
+		}
+	}
+	return named
+}
+
+// has reports whether name is given, or every flag is wanted.
+func (n flagNames) has(name string) bool { return n == nil || n[name] }
