@@ -103,7 +103,7 @@ func (d Deployment) Headroom() uint64 { return min(d.At.BudgetHeadroom(), d.At.D
 // class with the classes done. A length vLLM refuses for the model (beyond
 // its derived maximum, unless the space allows it) is an error wrapping
 // the [engine.SettingError] for max-model-len.
-func Deployments(a *model.Arch, name string, need Need, sp Space, progress func(done, total int)) ([]Deployment, error) {
+func Deployments(a *model.Arch, name string, need Need, sp Space, progress func(done, total int)) ([]*Deployment, error) {
 	if need.Length == 0 || need.Concurrency == 0 {
 		return nil, fmt.Errorf("a plan needs a length and a concurrency of at least 1, got %d and %d", need.Length, need.Concurrency)
 	}
@@ -160,7 +160,10 @@ func Deployments(a *model.Arch, name string, need Need, sp Space, progress func(
 						m := layouts[j]
 						perEngine := (need.Concurrency + m.DP - 1) / m.DP
 						if d, ok := e.deploy(name, &sp, need, m, perEngine, q, kv); ok {
-							byLayout[j] = append(byLayout[j], &d)
+							// A copy, so that only a deployment found moves
+							// to the heap, not every one tried.
+							kept := d
+							byLayout[j] = append(byLayout[j], &kept)
 						}
 					}
 				}
@@ -182,9 +185,11 @@ func Deployments(a *model.Arch, name string, need Need, sp Space, progress func(
 		rows[i] = d.row(i)
 	}
 	ranked := sp.Plan.Rank(rows)
-	sorted := make([]Deployment, len(ranked))
+	// By pointer: a deployment is some 2.5 KiB and a search finds
+	// hundreds.
+	sorted := make([]*Deployment, len(ranked))
 	for i, r := range ranked {
-		sorted[i] = *found[r.JSON.(int)]
+		sorted[i] = found[r.JSON.(int)]
 	}
 	return sorted, nil
 }
