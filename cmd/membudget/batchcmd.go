@@ -278,8 +278,20 @@ const chunkLines = 32
 // models fetched from the Hub) still run side by side, from 1 to
 // chunkLines. A chunk never waits for input to fill it.
 func chunkSize(r *bufio.Reader, jobs int) int {
+	jobs = max(jobs, 1)
 	b, _ := r.Peek(r.Buffered())
-	return min(chunkLines, max(1, bytes.Count(b, []byte{'\n'})/max(jobs, 1)))
+	// Counted only as far as a full chunk for every job: the buffer holds
+	// some 64 KiB, and a chunk is read every 32 lines.
+	lines := 0
+	for lines < chunkLines*jobs {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			break
+		}
+		lines++
+		b = b[i+1:]
+	}
+	return min(chunkLines, max(1, lines/jobs))
 }
 
 // lineBuffered reports whether r holds a whole line already read, so that

@@ -89,6 +89,15 @@ func Float(b []byte, f float64) ([]byte, error) {
 
 const hex = "0123456789abcdef"
 
+// plain is the ASCII bytes a string holds as they are: printable, and
+// neither a quote, a backslash nor one of HTML's '<', '>' and '&'.
+var plain = func() (t [utf8.RuneSelf]bool) {
+	for c := byte(0x20); c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
+
 // String appends s quoted: '"' and '\\' escaped, the control characters
 // as \b \f \n \r \t or \u00XX, '<' '>' '&' as \u003c \u003e \u0026 (the
 // Encoder's default HTML escaping), U+2028 and U+2029 escaped, and each
@@ -98,7 +107,7 @@ func String(b []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+			if plain[c] {
 				i++
 				continue
 			}
