@@ -46,11 +46,14 @@ var customARWorldSizes = []uint64{2, 4, 6, 8, 16}
 // group, and the custom all-reduce is disabled there without multi-node
 // NVLink (custom_all_reduce.py:245-263).
 func (r *Resolved) resolveCollectives(c budget.Class) error {
-	link, whose := c.Device.Interconnect, "class "+c.Name+"'s GPUs"
+	link := c.Device.Interconnect
+	// whose names the GPUs in a reason, written only where there is one:
+	// every serve a plan tries is resolved.
+	whose := func() string { return "class " + c.Name + "'s GPUs" }
 	if r.Interconnect != "" {
 		// --interconnect: the serve's GPUs are joined otherwise than the
 		// class's usual ones.
-		link, whose = r.Interconnect, "the serve's GPUs (--interconnect)"
+		link, whose = r.Interconnect, func() string { return "the serve's GPUs (--interconnect)" }
 	}
 	r.Collectives = Collectives{Interconnect: link, NVSwitchSetup: link == budget.NVLink && c.Device.Silicon.AtLeast(9, 0)}
 	tp := r.TensorParallelSize
@@ -68,11 +71,11 @@ func (r *Resolved) resolveCollectives(c budget.Class) error {
 	case !slices.Contains(customARWorldSizes, tp):
 		r.Collectives.Why = fmt.Sprintf("vLLM's custom all-reduce supports world sizes 2, 4, 6, 8 and 16, not %d (custom_all_reduce.py:132-140)", tp)
 	case link == budget.NoPeer:
-		r.Collectives.Why = fmt.Sprintf("%s are one a node: tensor parallelism crosses nodes, where vLLM's custom all-reduce is not set up (custom_all_reduce.py:245-263)", whose)
+		r.Collectives.Why = fmt.Sprintf("%s are one a node: tensor parallelism crosses nodes, where vLLM's custom all-reduce is not set up (custom_all_reduce.py:245-263)", whose())
 	case tp > 2 && !link.FullyConnected():
-		r.Collectives.Why = fmt.Sprintf("%s are PCIe-only (%s): vLLM sets up its custom all-reduce on more than two only when NVLink joins them all (custom_all_reduce.py:179-185)", whose, link)
+		r.Collectives.Why = fmt.Sprintf("%s are PCIe-only (%s): vLLM sets up its custom all-reduce on more than two only when NVLink joins them all (custom_all_reduce.py:179-185)", whose(), link)
 	case !link.PeerAccess():
-		r.Collectives.Why = fmt.Sprintf("%s have no peer-to-peer access (%s): vLLM's P2P test fails and it disables its custom all-reduce (custom_all_reduce.py:189-200)", whose, link)
+		r.Collectives.Why = fmt.Sprintf("%s have no peer-to-peer access (%s): vLLM's P2P test fails and it disables its custom all-reduce (custom_all_reduce.py:189-200)", whose(), link)
 	default:
 		r.Collectives.CustomAllReduce = true
 	}

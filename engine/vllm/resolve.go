@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"membudget/budget"
 	"membudget/engine"
@@ -144,8 +145,19 @@ type Resolved struct {
 	// Sources says where each defaulted setting came from, by flag name.
 	Sources Sources
 	// stateLayersPlus1 is the model's state layers (stateLayers) plus one,
-	// as Resolve counted them; 0 for a Resolved it did not make.
-	stateLayersPlus1 uint64
+	// as Resolve counted them, and attentionLayers its attention layers;
+	// 0 for a Resolved it did not make (see layerCounts).
+	stateLayersPlus1, attentionLayers uint64
+}
+
+// layerCounts returns a's state and attention layers (see stateLayers),
+// counted once by Resolve: every resolve step asks, and a plan resolves
+// thousands of serves of one model.
+func (r *Resolved) layerCounts(a *model.Arch) (state, attention uint64) {
+	if r.stateLayersPlus1 == 0 {
+		return stateLayers(a) // a Resolved not made by Resolve
+	}
+	return r.stateLayersPlus1 - 1, r.attentionLayers
 }
 
 // Resolve applies profile p's defaults for a on class c and checks the
@@ -154,8 +166,8 @@ type Resolved struct {
 func Resolve(s Serve, a *model.Arch, c budget.Class, p Profile) (Resolved, error) {
 	r := Resolved{Serve: s, Profile: p, Sources: make(Sources, 0, 12)}
 	def := r.Sources.Set
-	states, _ := stateLayers(a)
-	r.stateLayersPlus1 = states + 1
+	states, attention := stateLayers(a)
+	r.stateLayersPlus1, r.attentionLayers = states+1, attention
 
 	if err := r.resolveMemory(c, def); err != nil {
 		return Resolved{}, err
@@ -375,7 +387,7 @@ func (r *Resolved) resolveLengths(a *model.Arch, c budget.Class, def func(string
 	} else {
 		// engine/arg_utils.py get_batch_defaults (API server): >= 160 GiB
 		// (on main), >= 70 GiB and not an A100 (by name), else.
-		big := c.Device.MemoryBytes >= 70<<30 && !strings.Contains(strings.ToLower(c.Device.Name), "a100")
+		big := c.Device.MemoryBytes >= 70<<30 && !containsFold(c.Device.Name, "a100")
 		huge := p.LargeBatchTier && c.Device.MemoryBytes >= 160<<30
 		if r.MaxNumBatchedTokens == 0 {
 			switch {
@@ -386,14 +398,14 @@ func (r *Resolved) resolveLengths(a *model.Arch, c budget.Class, def func(string
 			default:
 				r.MaxNumBatchedTokens = 2048
 			}
-			def("max-num-batched-tokens", "vLLM's API-server default for "+c.Device.Name+" (engine/arg_utils.py get_batch_defaults)")
+			def("max-num-batched-tokens", batchDefaultsWhy(c.Device.Name).tokens)
 		}
 		if r.MaxNumSeqs == 0 {
 			r.MaxNumSeqs = 256
 			if big || huge {
 				r.MaxNumSeqs = 1024
 			}
-			def("max-num-seqs", "vLLM's default for "+c.Device.Name+" (engine/arg_utils.py get_batch_defaults)")
+			def("max-num-seqs", batchDefaultsWhy(c.Device.Name).seqs)
 		}
 	}
 	if r.MaxNumBatchedTokens > maxBatchedTokens {
@@ -800,4 +812,36 @@ func defaultBlockSize(a *model.Arch, si budget.Silicon, kvBytes uint64, p Profil
 		return 64, "64: FlashMLA, Hopper's MLA backend for an fp8 KV cache (vllm/v1/attention/backends/mla/flashmla.py:57-59)"
 	}
 	return 16, "16: Triton-MLA, the MLA backend of this device (vllm/v1/attention/backends/mla/triton_mla.py:114-122)"
+}
+
+// batchWhy is the sources of vLLM's batch defaults on one device.
+type batchWhy struct{ tokens, seqs string }
+
+// batchWhys holds a batchWhy by device name: Resolve runs for every
+// serve a plan tries and every request of a batch, on a few devices.
+var batchWhys sync.Map
+
+// batchDefaultsWhy returns the sources of the batch defaults on the
+// device named name.
+func batchDefaultsWhy(name string) batchWhy {
+	if w, ok := batchWhys.Load(name); ok {
+		return w.(batchWhy)
+	}
+	w := batchWhy{
+		tokens: "vLLM's API-server default for " + name + " (engine/arg_utils.py get_batch_defaults)",
+		seqs:   "vLLM's default for " + name + " (engine/arg_utils.py get_batch_defaults)",
+	}
+	batchWhys.Store(name, w)
+	return w
+}
+
+// containsFold reports whether sub, in lower-case ASCII, is within s in
+// any case, without the copy strings.ToLower makes.
+func containsFold(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if strings.EqualFold(s[i:i+len(sub)], sub) {
+			return true
+		}
+	}
+	return false
 }

@@ -107,7 +107,7 @@ func (r *Resolved) resolveState(a *model.Arch, def func(string, string)) error {
 	if r.MambaSSMCacheDtype, err = mambaDtype("mamba-ssm-cache-dtype", r.MambaSSMCacheDtype); err != nil {
 		return err
 	}
-	state, attention := stateLayers(a)
+	state, attention := r.layerCounts(a)
 	if state == 0 {
 		r.PrefixCaching = r.EnablePrefixCaching != engine.Off
 		return nil
@@ -349,10 +349,7 @@ func StateBlocksMessage(maxNumSeqs, blocks uint64) string {
 // layers as Resolve counted them once, since every stage's items ask.
 func (r *Resolved) onV2Runner(a *model.Arch) bool {
 	return r.Profile.v2Runner(a, func() uint64 {
-		if r.stateLayersPlus1 > 0 {
-			return r.stateLayersPlus1 - 1
-		}
-		s, _ := stateLayers(a) // a Resolved not made by Resolve
+		s, _ := r.layerCounts(a)
 		return s
 	})
 }
