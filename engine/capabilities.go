@@ -42,6 +42,11 @@ type PlanResult struct {
 	// Notes say how the printed launch lines size what they size (vLLM's
 	// KV cache by the util, or pinned), a line each.
 	Notes []string
+	// Ignored are the flags (or keys of a JSON flag) given that do not
+	// change memory, as given with their values: the search keeps none of
+	// them and the commands leave them out, so the plan lists them as a
+	// report does rather than drop them unsaid.
+	Ignored []string
 	// BudgetColumn heads the table's column of the budget setting
 	// ("UTIL").
 	BudgetColumn string

@@ -64,9 +64,10 @@ func batchOf(t testing.TB, a *app, line string) (string, int) {
 	return out.String(), code
 }
 
-// serveRequests are requests of each batch command, answered (exit 0 and
-// 1) and refused (exit 2), for the API's agreement with batch.
-var serveRequests = []string{
+// serveAnswered are requests of each batch command that batch answers
+// (exit 0 and 1); serveRefused requests it refuses (exit 2), with its
+// message; serveRequests both, for the API's agreement with batch.
+var serveAnswered = []string{
 	`{"command":"report","model":"Qwen/Qwen3-8B","class":"l4","max-model-len":4096,"seqs":4}`,
 	`{"command":"report","model":"meta-llama/Llama-3.1-70B-Instruct","class":"l4"}`,
 	`{"command":"report","engine":"sglang","model":"Qwen/Qwen3-8B","class":"h100-sxm-80g","context-length":8192}`,
@@ -77,9 +78,15 @@ var serveRequests = []string{
 	`{"command":"plan","model":"Qwen/Qwen3-8B","length":8192,"concurrency":16,"classes":"l4,a100-80g","top":3}`,
 	`{"command":"budget","class":"h100-sxm-80g","gpu-memory-utilization":0.9}`,
 	`{"command":"classes"}`,
-	// Refused: the message is batch's.
-	`{"command":"report","model":"Qwen/Qwen3-8B","class":"tpu-v9"}`,
+	// A string in vLLM's human-readable form is a length vLLM takes (4k is
+	// 4000 tokens; TestBatchReadsHumanReadableLength checks the figure).
 	`{"command":"report","model":"Qwen/Qwen3-8B","class":"l4","max-model-len":"4k"}`,
+}
+
+var serveRefused = []string{
+	`{"command":"report","model":"Qwen/Qwen3-8B","class":"tpu-v9"}`,
+	// Not an integer, nor one in vLLM's human-readable form.
+	`{"command":"report","model":"Qwen/Qwen3-8B","class":"l4","max-model-len":"4x"}`,
 	`{"command":"max-seqs","model":"Qwen/Qwen3-8B","class":"l4","length":4096,"enforce-eager":"yes"}`,
 	`{"command":"report","model":"Qwen/Qwen3-8B","class":"l4","no-such-flag":1}`,
 	`{"command":"report","class":"l4"}`,
@@ -91,15 +98,17 @@ var serveRequests = []string{
 	`{"command":"report","model":"acme/evil\u009b31m\u202e","class":"l4"}`,
 }
 
+var serveRequests = slices.Concat(serveAnswered, serveRefused)
+
 // TestServeAgreesWithBatch: each endpoint answers a request with batch's
 // answer to the same request, byte for byte, the exit status in its
 // header; a refused request with 400 and batch's exit status and message.
+// Each request is first checked to be answered or refused as it is listed:
+// were batch to refuse an answered one, serve agreeing with it would prove
+// nothing, and a refused one answered would leave the refusal unchecked.
 func TestServeAgreesWithBatch(t *testing.T) {
 	t.Parallel()
 	srv := newTestServer(t, testApp(), serveOptions{})
-	// The requests before the first refused one are answered: were batch
-	// to refuse them too, serve agreeing with it would prove nothing.
-	answered := slices.Index(serveRequests, `{"command":"report","model":"Qwen/Qwen3-8B","class":"tpu-v9"}`)
 	for i, line := range serveRequests {
 		var req map[string]any
 		if err := json.Unmarshal([]byte(line), &req); err != nil {
@@ -107,16 +116,17 @@ func TestServeAgreesWithBatch(t *testing.T) {
 		}
 		cmd := req["command"].(string)
 		want, code := batchOf(t, testApp(), line)
-		if i < answered && strings.Contains(want, `"error":`) {
-			t.Errorf("%s: batch refused it: %s", line, want)
+		var be batchError
+		refused := json.Unmarshal([]byte(want), &be) == nil && be.Error != ""
+		if listed := i >= len(serveAnswered); refused != listed {
+			t.Errorf("%s: listed as refused %v, but batch refused it %v (exit %d): %s", line, listed, refused, code, want)
 		}
 		// The body may name the command or leave it out.
 		delete(req, "command")
 		body, _ := json.Marshal(req)
 		for _, b := range []string{line, string(body)} {
 			status, exit, got := post(t, srv, "/api/"+cmd, b)
-			var be batchError
-			if err := json.Unmarshal([]byte(want), &be); err == nil && be.Error != "" {
+			if refused {
 				// batch printed no answer: serve's error carries the same.
 				var he httpError
 				if err := json.Unmarshal([]byte(got), &he); err != nil {
@@ -134,6 +144,40 @@ func TestServeAgreesWithBatch(t *testing.T) {
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("%s: (-batch +serve):\n%s", b, diff)
 			}
+		}
+	}
+}
+
+// TestBatchReadsHumanReadableLength: a request's "max-model-len" given as
+// a string is read as vLLM reads its flag (vllm/engine/arg_utils.py
+// human_readable_int): 4k is 4 x 1000 tokens, 4K 4 x 1024; a suffix vLLM
+// does not know is refused naming the flag.
+func TestBatchReadsHumanReadableLength(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		value string
+		want  uint64
+		err   string
+	}{
+		{"4k", 4 * 1000, ""},
+		{"4K", 4 * 1024, ""},
+		{"4x", 0, `invalid value "4x" for flag -max-model-len: "4x" is not an integer`},
+	} {
+		line := `{"command":"report","model":"Qwen/Qwen3-8B","class":"l4","max-model-len":"` + tc.value + `"}`
+		got, code := batchOf(t, testApp(), line)
+		if tc.err != "" {
+			var be batchError
+			if err := json.Unmarshal([]byte(got), &be); err != nil || code != exitBadArgs || !strings.Contains(be.Error, tc.err) {
+				t.Errorf("%s: exit %d, %s; want exit %d and an error with %q", tc.value, code, got, exitBadArgs, tc.err)
+			}
+			continue
+		}
+		var r reportJSON
+		if err := json.Unmarshal([]byte(got), &r); err != nil {
+			t.Fatalf("%s: %v in %s", tc.value, err, got)
+		}
+		if r.Serve.MaxModelLen != tc.want {
+			t.Errorf("%s: max_model_len %d, want %d", tc.value, r.Serve.MaxModelLen, tc.want)
 		}
 	}
 }
@@ -458,7 +502,7 @@ func TestServeConcurrentRequests(t *testing.T) {
 		cmd, body, answer string
 	}
 	var wants []want
-	for _, line := range serveRequests[:8] {
+	for _, line := range serveAnswered[:8] {
 		var req map[string]any
 		_ = json.Unmarshal([]byte(line), &req)
 		ans, _ := batchOf(t, testApp(), line)

@@ -13,6 +13,7 @@ import (
 
 	"membudget/budget"
 	"membudget/engine"
+	"membudget/internal/untrusted"
 )
 
 func (a *app) plan(stdout, stderr io.Writer, args []string) int {
@@ -129,7 +130,8 @@ func (a *app) plan(stdout, stderr io.Writer, args []string) int {
 			{Key: eng.Name(), Value: res.Describes}, {Key: "classes", Value: names}, {Key: "max_gpus", Value: *maxGPUs},
 			{Key: "gpus_per_node", Value: *gpusPerNode}, {Key: "max_nodes", Value: *maxNodes}, {Key: "prefer", Value: cmp.Or(string(order), "default")},
 			{Key: "margin_percent", Value: *margin}, {Key: "prices", Value: prices.orEmpty()}, {Key: "ranked", Value: sp.Order()},
-			{Key: "searched", Value: res.Searched}, {Key: "notes", Value: append([]string{}, res.Notes...)}, {Key: "deployments", Value: deployments}}
+			{Key: "searched", Value: res.Searched}, {Key: "notes", Value: append([]string{}, res.Notes...)},
+			{Key: "ignored", Value: append([]string{}, res.Ignored...)}, {Key: "deployments", Value: deployments}}
 		if err := a.writeNoticed(stdout, m.Arch.Notice(), "plan", out); err != nil {
 			return fail(stderr, "plan", exitBadArgs, err)
 		}
@@ -179,6 +181,13 @@ func (a *app) plan(stdout, stderr io.Writer, args []string) int {
 	}
 	if slices.ContainsFunc(shown, func(d engine.Deployment) bool { return d.Tight }) {
 		fmt.Fprintf(stdout, "(tight): the need leaves less than the %v %% margin of the budget unused (--margin)\n", *margin)
+	}
+	if len(res.Ignored) > 0 {
+		fmt.Fprintln(stdout)
+		for _, ig := range res.Ignored {
+			// Worded as a report's settings word it (engine.Pasted.Settings).
+			fmt.Fprintf(stdout, "ignored %s: it does not change memory\n", untrusted.Text(ig))
+		}
 	}
 	for _, n := range res.Notes {
 		fmt.Fprintf(stdout, "\n%s\n", n)

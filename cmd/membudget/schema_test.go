@@ -279,6 +279,7 @@ type planJSON struct {
 	Ranked      string             `json:"ranked"`
 	Searched    string             `json:"searched"`
 	Notes       []string           `json:"notes"`
+	Ignored     []string           `json:"ignored"`
 	Rows        []planRowJSON      `json:"deployments"`
 }
 

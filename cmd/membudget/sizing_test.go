@@ -292,6 +292,9 @@ var planCases = []cliCase{
 	// method with a draft is refused by name before any search.
 	{"plan-spec-ngram", []string{"plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--length", "8192", "--concurrency", "64", "--classes", "l4,h100-sxm-80g", "--speculative-config", `{"method": "ngram", "num_speculative_tokens": 3}`, "--top", "2"}, exitOK},
 	{"plan-spec-mtp-refused", []string{"plan", "--model", "deepseek-ai/DeepSeek-V3", "--length", "8192", "--concurrency", "8", "--classes", "h200", "--speculative-config", `{"method": "mtp", "num_speculative_tokens": 1}`}, exitBadArgs},
+	// --compilation-config's keys that change no memory: listed as
+	// ignored, left out of every command.
+	{"plan-compilation-ignored", []string{"plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--length", "8192", "--concurrency", "8", "--classes", "h100-sxm-80g", "--max-gpus", "1", "--top", "1", "--compilation-config", `{"cache_dir": "/c", "cudagraph_mode": "FULL_DECODE_ONLY"}`}, exitOK},
 	{"plan-lora-moe-refused", []string{"plan", "--model", "Qwen/Qwen3-30B-A3B", "--length", "8192", "--concurrency", "64", "--classes", "h100-sxm-80g", "--enable-lora"}, exitBadArgs},
 	// DeepSeek-V3 on H100s: TP 8 x PP 2 on two nodes, first of the 16-GPU
 	// rows (tensor ranks within a node before more pipeline stages).

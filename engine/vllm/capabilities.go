@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"slices"
 
 	"membudget/budget"
 	"membudget/engine"
@@ -96,6 +97,7 @@ func (p *planSearch) Search(m *hub.Loaded, need engine.Need, sp engine.PlanSpace
 	if p.lora.Enable {
 		out.Notes = append(out.Notes, "each deployment keeps the LoRA given (--enable-lora and its flags): its slots are charged on every GPU")
 	}
+	out.Ignored = slices.Clone(p.listed)
 	if p.compilation.Given() {
 		out.Notes = append(out.Notes, "each deployment keeps the compilation given (-O, --compilation-config and the capture-size flags): its CUDA graphs are charged as vLLM captures them")
 	}

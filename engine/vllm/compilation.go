@@ -394,23 +394,19 @@ type Graphs struct {
 	// speculative decoding (specQueryLen; 0 reads as 1): the FULL decode
 	// graphs are the sizes from it to it x MaxNumSeqs.
 	DecodeQuery uint64
+	// DecodeRounded says the FULL decode graphs are each size rounded up
+	// to a multiple of DecodeQuery, the sizes themselves unrounded (the
+	// mixed graphs keep them): the V2 model runner's way, where the V1
+	// runner rounds the sizes (specSizes). See [Graphs.decodeGraphs].
+	DecodeRounded bool
 }
 
 // counts is the graphs captured per size list: the sizes of the mixed
-// batches (PIECEWISE or FULL) and of the FULL decode graphs, which are the
-// sizes up to max_num_seqs (vllm/v1/cudagraph_dispatcher.py:188-231).
+// batches (PIECEWISE or FULL) and the FULL decode graphs (see
+// [Graphs.decodeGraphs]).
 func (g Graphs) counts() (mixed, decode uint64) {
 	all := uint64(len(g.Sizes))
-	q := max(g.DecodeQuery, 1)
-	// The decode sizes are those from q to q x MaxNumSeqs: every size is
-	// q or more (a size is 1 or more, and specSizes rounds each to a
-	// multiple of q where DecodeQuery is set), so they are the ascending
-	// sizes' prefix up to q x MaxNumSeqs, as Largest and String read them.
-	n, found := slices.BinarySearch(g.Sizes, budget.SatMul(q, g.MaxNumSeqs))
-	if found {
-		n++
-	}
-	dec := uint64(n)
+	dec, _ := g.decodeGraphs()
 	switch g.Mode {
 	case graphsPiecewise:
 		return all, 0
@@ -427,17 +423,66 @@ func (g Graphs) counts() (mixed, decode uint64) {
 	return 0, 0
 }
 
+// decodeGraphs is the FULL decode graphs a mode with a decode routine
+// captures, and the tokens of the largest. On the V1 runner they are the
+// sizes up to q x MaxNumSeqs, q = DecodeQuery (vllm/v1/cudagraph_dispatcher.py:
+// 188-231): every size is q or more (a size is 1 or more, and specSizes
+// rounds each to a multiple of q where DecodeQuery is set), so they are the
+// ascending sizes' prefix. On the V2 runner (DecodeRounded) each size s
+// gives a graph of round_up(s, q) tokens, kept when that is at most
+// q x MaxNumSeqs and max_cudagraph_capture_size (the largest size), once
+// each (CudaGraphManager._init_candidates, vllm/v1/worker/gpu/
+// cudagraph_utils.py:173-283 at d18bb7b: its uniform-decode branch; the
+// varlen branch serves adaptive verification and the per-batch-size query
+// lengths dynamic speculative decoding, keys of --speculative-config
+// membudget refuses). Without speculative decoding (q = 1) both are the
+// sizes up to MaxNumSeqs.
+func (g Graphs) decodeGraphs() (n, largest uint64) {
+	if len(g.Sizes) == 0 {
+		return 0, 0
+	}
+	q := max(g.DecodeQuery, 1)
+	limit := budget.SatMul(q, g.MaxNumSeqs)
+	if !g.DecodeRounded || q == 1 {
+		k, found := slices.BinarySearch(g.Sizes, limit)
+		if found {
+			k++
+		}
+		if k == 0 {
+			return 0, 0
+		}
+		return uint64(k), g.Sizes[k-1]
+	}
+	limit = min(limit, g.Sizes[len(g.Sizes)-1])
+	for _, s := range g.Sizes {
+		// round_up is monotone over the ascending sizes: the graphs are
+		// the distinct values up to the first above the limit.
+		t := budget.RoundUp(s, q)
+		if t > limit {
+			break
+		}
+		if t != largest {
+			n, largest = n+1, t
+		}
+	}
+	return n, largest
+}
+
 // Largest is the largest batch captured, 0 for none.
 func (g Graphs) Largest() uint64 {
 	return g.largest(g.counts())
 }
 
 // largest is Largest from counts' figures: the last of the sizes when any
-// mixed graph is captured (mixed is then all of them), else the last
-// decode size (the sizes' prefix, see counts).
+// mixed graph is captured (mixed is then all of them, and no decode graph
+// is larger than the largest size), else the largest decode graph.
 func (g Graphs) largest(mixed, decode uint64) uint64 {
-	if n := max(mixed, decode); n > 0 {
-		return g.Sizes[n-1]
+	if mixed > 0 {
+		return g.Sizes[mixed-1]
+	}
+	if decode > 0 {
+		_, top := g.decodeGraphs()
+		return top
 	}
 	return 0
 }
@@ -469,7 +514,8 @@ func (g Graphs) String() string {
 		parts = append(parts, fmt.Sprintf("%d sizes up to %d", mixed, g.Sizes[mixed-1]))
 	}
 	if decode > 0 {
-		parts = append(parts, fmt.Sprintf("%d decode up to %d", decode, g.Sizes[decode-1]))
+		_, top := g.decodeGraphs()
+		parts = append(parts, fmt.Sprintf("%d decode up to %d", decode, top))
 	}
 	return mode + ": " + strings.Join(parts, ", ")
 }
@@ -602,10 +648,14 @@ func (r *Resolved) resolveGraphs(a *model.Arch) error {
 	if err != nil {
 		return err
 	}
-	if q := specQueryLen(r); q > 1 && g.FullDecode() && !r.onV2Runner(a) {
-		// Only the V1 runner rounds, and only with FULL decode graphs
-		// (vllm/config/compilation.py:1474-1489).
-		if out, err = specSizes(out, q); err != nil {
+	if q := specQueryLen(r); q > 1 && g.FullDecode() {
+		// Only the V1 runner rounds the sizes, and only with FULL decode
+		// graphs (vllm/config/compilation.py:1474-1489); the V2 runner
+		// rounds each decode graph instead ("MRV2 handles cudagraph
+		// capture sizing in cudagraph_utils.py", :1479 at d18bb7b).
+		if r.onV2Runner(a) {
+			g.DecodeRounded = true
+		} else if out, err = specSizes(out, q); err != nil {
 			return err
 		}
 		g.DecodeQuery = q

@@ -73,6 +73,11 @@ func deriveMaxLen(a *model.Arch) (maxLenDerivation, error) {
 		case "llama3", "longrope", "su":
 			factor = 1
 		case "yarn":
+			// Only "yarn": deepseek_yarn, which DeepSeek-V4's config names
+			// (DeepSeek-V3's says yarn; vLLM renames it in the model, after
+			// this), multiplies the length key like the generic types, at
+			// every release sized (vllm/config/model.py:2406-2423 at
+			// d18bb7b; the rule unchanged since #1264, 2023).
 			if rs.OriginalMaxPosition == 0 {
 				return d, settingErr("max-model-len", "", "the config's rope_scaling of type yarn has no original_max_position_embeddings, which vLLM derives the maximum length from")
 			}

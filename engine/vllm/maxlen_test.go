@@ -37,6 +37,20 @@ func TestDeriveMaxLen(t *testing.T) {
 		// Qwen's 32,768 x 4 over a max_position_embeddings of 32,768.
 		{"yarn gpt-oss", "gpt_oss", mpe(131072), &model.RopeScaling{Type: "yarn", Factor: 32, OriginalMaxPosition: 4096}, want{131072, 131072, "max_position_embeddings"}, ""},
 		{"yarn qwen", "qwen3", mpe(32768), &model.RopeScaling{Type: "yarn", Factor: 4, OriginalMaxPosition: 32768}, want{131072, 131072, "max_position_embeddings"}, ""},
+		// DeepSeek-V3's config names its rope "yarn" (type, as transformers
+		// reads it): 4096 x 40 = 163,840, its max_position_embeddings; vLLM
+		// renames it deepseek_yarn only in the model's attention, after the
+		// length is derived (vllm/model_executor/models/deepseek_v2.py:524-529
+		// at d18bb7b).
+		{"yarn deepseek-v3", "deepseek_v3", mpe(163840), &model.RopeScaling{Type: "yarn", Factor: 40, OriginalMaxPosition: 4096}, want{163840, 163840, "max_position_embeddings"}, ""},
+		// A config that names deepseek_yarn itself (DeepSeek-V4's
+		// rope_parameters) takes the generic rule at every release sized:
+		// only "yarn" starts from original_max_position_embeddings
+		// (vllm/config/model.py:2406-2423 at d18bb7b, unchanged since #1264,
+		// 2023), so 163,840 x 40 = 6,553,600, not 4096 x 40.
+		{"deepseek_yarn multiplies the key", "deepseek_v4", mpe(163840), &model.RopeScaling{Type: "deepseek_yarn", Factor: 40, OriginalMaxPosition: 4096}, want{6553600, 6553600, "max_position_embeddings"}, ""},
+		// Without a factor, it is 1: DeepSeek-V4's 1,048,576.
+		{"deepseek_yarn without a factor", "deepseek_v4", mpe(1048576), &model.RopeScaling{Type: "deepseek_yarn"}, want{1048576, 1048576, "max_position_embeddings"}, ""},
 		// llama3 and longrope do not multiply; LongRoPE defaults to its
 		// original length (Phi-3-mini-128k: 4096 of 131,072).
 		{"llama3", "llama", mpe(131072), &model.RopeScaling{Type: "llama3", Factor: 8, OriginalMaxPosition: 8192}, want{131072, 131072, "max_position_embeddings"}, ""},
