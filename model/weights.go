@@ -280,6 +280,11 @@ func (w *weights) layer(i int) {
 			w.norm(p+n, a.Hidden)
 		}
 	}
+	if t.xielu && !l.NoMLP {
+		for _, n := range []string{"alpha_p", "alpha_n", "beta", "eps"} {
+			w.add(p+t.mlp+".act_fn."+n, 2)
+		}
+	}
 	if t.gemma4 {
 		// gemma4.py:686-687: a one-element layer scalar buffer on every
 		// layer, MoE or not.

@@ -109,7 +109,7 @@ func sameJSON(v any, def string) bool {
 // corpus/models, and transformers' causal-LM class of the text-only
 // types): an engine picks its implementation by it.
 var architectures = map[string]string{
-	"chatglm": "ChatGLMModel", "cohere": "CohereForCausalLM", "cohere2": "Cohere2ForCausalLM", "dbrx": "DbrxForCausalLM", "arcee": "ArceeForCausalLM", "bloom": "BloomForCausalLM", "deepseek": "DeepseekForCausalLM", "deepseek_v2": "DeepseekV2ForCausalLM", "deepseek_v3": "DeepseekV3ForCausalLM", "deepseek_v32": "DeepseekV32ForCausalLM",
+	"chatglm": "ChatGLMModel", "cohere": "CohereForCausalLM", "cohere2": "Cohere2ForCausalLM", "dbrx": "DbrxForCausalLM", "arcee": "ArceeForCausalLM", "apertus": "ApertusForCausalLM", "bloom": "BloomForCausalLM", "deepseek": "DeepseekForCausalLM", "deepseek_v2": "DeepseekV2ForCausalLM", "deepseek_v3": "DeepseekV3ForCausalLM", "deepseek_v32": "DeepseekV32ForCausalLM",
 	"ernie4_5": "Ernie4_5ForCausalLM", "ernie4_5_moe": "Ernie4_5_MoeForCausalLM", "exaone": "ExaoneForCausalLM", "falcon": "FalconForCausalLM", "flex_olmo": "FlexOlmoForCausalLM", "exaone4": "Exaone4ForCausalLM", "gemma": "GemmaForCausalLM", "gemma2": "Gemma2ForCausalLM",
 	"gemma3": "Gemma3ForConditionalGeneration", "gemma3_text": "Gemma3ForCausalLM",
 	"gemma4": "Gemma4ForConditionalGeneration", "gemma4_text": "Gemma4ForCausalLM", "gpt_neox": "GPTNeoXForCausalLM",
@@ -146,7 +146,7 @@ func withArchitecture(c map[string]any, modelType string) map[string]any {
 // families are every family's generator, simplest first (rapid.OneOf
 // shrinks towards the first).
 var families = []family{
-	llama, mistral, qwen2, qwen3, gemma, granite, phi, phi3, opt, olmo3, exaone4, ernie45, gptNeoX, exaone, cohere, glm, seedOss, arcee, internLM2, stableLM, orion, solar, nemotron, hunyuanDense, mpt, mimo, gptJ, flexOlmo, jais2, internLM3, hyperCLOVAX, teleFLM, step1, teleChat2, nemotronNAS,
+	llama, mistral, qwen2, qwen3, gemma, granite, phi, phi3, opt, olmo3, exaone4, ernie45, gptNeoX, exaone, cohere, glm, seedOss, arcee, internLM2, stableLM, orion, solar, nemotron, hunyuanDense, mpt, mimo, gptJ, flexOlmo, jais2, internLM3, hyperCLOVAX, teleFLM, step1, teleChat2, nemotronNAS, apertus,
 	falcon, bloom, gpt2, miniCPM, chatGLM,
 	miniCPM3, stableLMEpoch,
 	gemma2, gemma3Text, gemma4Text, mixtral, qwen3MoE, qwen2MoE, deepseek, glm4MoE, glm4MoELite, olmoe, graniteMoE, ernie45MoE, phiMoE, deepseekV1, graniteMoEShared, minimaxM2, dbrx, hunyuanMoE,
