@@ -35,7 +35,10 @@ var apertusClass = configClass{
 // first and last stages (:334-356, 440-455). is_causal false builds
 // encoder-only attention (:257-263), a pooling model's, which is refused.
 func readApertus(o jsonObject, a *Arch) {
-	if act := o.str("hidden_act"); act != "xielu" {
+	switch act := o.str("hidden_act"); {
+	case !o.has("hidden_act"):
+		o.fail("hidden_act", "missing (required: vLLM's ApertusMLP builds xielu only, apertus.py:104-108)")
+	case act != "xielu":
 		o.fail("hidden_act", "%q: vLLM's ApertusMLP raises for anything but xielu (apertus.py:104-108)", act)
 	}
 	if !o.boolOr("is_causal", true) {

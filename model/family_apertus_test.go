@@ -66,6 +66,7 @@ func TestApertusRefused(t *testing.T) {
 	for _, tc := range []struct{ name, config, key, detail string }{
 		{"silu", `{"model_type":"apertus","hidden_act":"silu"}`, "hidden_act", "raises for anything but xielu"},
 		{"bidirectional", `{"model_type":"apertus","is_causal":false}`, "is_causal", "encoder-only attention"},
+		{"null activation", `{"model_type":"apertus","hidden_act":null}`, "hidden_act", "missing"},
 	} {
 		_, err := ParseConfig("x.json", []byte(tc.config))
 		if err == nil || !strings.Contains(err.Error(), tc.key+": ") || !strings.Contains(err.Error(), tc.detail) {
