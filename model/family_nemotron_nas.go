@@ -33,9 +33,10 @@ func init() {
 //
 // The config class is the checkpoint's remote DeciLMConfig, which
 // membudget has not read: a key the file omits stays an error naming it.
-// vLLM builds every attending block as full attention, whatever its
-// window_length or sink tokens say (DeciLMAttention takes no window,
-// :73-120), and so does membudget. What vLLM cannot build is refused: a
+// vLLM ignores a block's window_length and sink tokens: DeciLMAttention
+// is LlamaAttention (:73-120), which slides only the layers the config's
+// layer_types names sliding_attention (llama.py:183-202; NVIDIA's configs
+// have none), and so does membudget. What vLLM cannot build is refused: a
 // sub-block replace_with_linear (block_config.py nulls n_heads_in_group
 // and ffn_mult, which nemotron_nas.py:150 and :169 then divide or
 // multiply), fewer block_configs than layers (:133 indexes them by
@@ -51,7 +52,6 @@ func readNemotronNAS(o jsonObject, a *Arch) {
 		a.AttnBias = o.boolOr("qkv_bias", false)
 	}
 	a.MLPBias = o.boolOr("mlp_bias", false)
-	a.layerTypes = nil // DeciLMAttention takes no window
 	a.uniformLayers(o, 0)
 	a.tree.sublayerNorms = true
 	if !o.has("block_configs") {

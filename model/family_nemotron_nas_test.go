@@ -161,6 +161,26 @@ func TestNemotronNASCheckpointByHand(t *testing.T) {
 	}})
 }
 
+// TestNemotronNASLayerTypes: LlamaAttention slides the layers layer_types
+// names sliding_attention (llama.py:183-202), whatever a block's
+// window_length says; a no-op block attends nowhere whatever layer_types
+// says of it.
+func TestNemotronNASLayerTypes(t *testing.T) {
+	config := strings.Replace(nemotronNASConfig(decilmBlock(2, 12), decilmBlock(2, 12), decilmBlock(0, 12)),
+		`"block_configs"`, `"layer_types":["sliding_attention","full_attention","sliding_attention"],"sliding_window":16,"block_configs"`, 1)
+	a, err := ParseConfig("x.json", []byte(config))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []LayerKind
+	for _, l := range a.Layers {
+		got = append(got, l.Kind)
+	}
+	if diff := cmp.Diff([]LayerKind{SlidingAttention, FullAttention, NoMixer}, got); diff != "" || a.SlidingWindow != 16 {
+		t.Errorf("layer kinds (-want +got):\n%s; window %d, want 16", diff, a.SlidingWindow)
+	}
+}
+
 // TestNemotronNASRefused: what vLLM's DeciLM cannot build, or membudget
 // does not size, is refused naming the key.
 func TestNemotronNASRefused(t *testing.T) {
