@@ -27,7 +27,7 @@ func refuseCachelessStage(a *model.Arch, stages []model.Sharding, pp uint64) err
 	}
 	for i, st := range stages {
 		if st.EndLayer > st.FirstLayer && !slices.ContainsFunc(a.Layers[st.FirstLayer:st.EndLayer], keeps) {
-			return settingErr("pipeline-parallel-size", pp, "vLLM fails at startup: stage %d of %d holds layers %d-%d of %s, none of which keeps a KV cache, and vLLM asserts each stage's KV cache groups hold a layer (\"group_size must be greater than 0\", vllm/v1/core/kv_cache_utils.py:1386-1388)",
+			return settingErr("pipeline-parallel-size", pp, "vLLM fails at startup: stage %d of %d holds layers %d-%d of %s, none of which keeps a KV cache, and vLLM asserts each stage's KV cache groups hold a layer (\"group_size must be greater than 0\", vllm/v1/core/kv_cache_utils.py:1386-1388 at main d18bb7b; releases before PR #23974 not read)",
 				i+1, len(stages), st.FirstLayer, st.EndLayer-1, a.Source)
 		}
 	}
