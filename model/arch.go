@@ -83,6 +83,12 @@ type Layer struct {
 	// CrossAttentionSpec (vllm/v1/kv_cache_interface.py:809-818) beside
 	// the layer's own self-attention spec (Arch.Audio).
 	CrossAttention bool
+	// Intermediate is the layer's dense MLP width when it differs from the
+	// model's (DeciLM's per-block ffn_mult); 0 means Arch.Intermediate.
+	Intermediate uint64
+	// NoMLP says the layer has no MLP and no norm before it (DeciLM's
+	// no-op FFN blocks: vllm/model_executor/models/nemotron_nas.py:166-190).
+	NoMLP bool
 }
 
 // Sliding reports whether the layer attends within a sliding window.
@@ -365,6 +371,7 @@ func (a *Arch) needsDense() bool {
 			if l.Kind == NoMixer && !l.MoE {
 				return true
 			}
+		case l.NoMLP:
 		case !l.MoE || a.tree.moeBesideMLP:
 			return true
 		}

@@ -315,6 +315,9 @@ type moduleRule struct {
 	// specialized router GEMMs (Sharding.RouterGEMM): GateLinear's
 	// force_fp32_compute (layers/fused_moe/router/gate_linear.py:59-68).
 	fp32NoRouterGEMM bool
+	// bf16 is kept in bfloat16 whatever the model dtype (vLLM's XIELU
+	// builds its parameters and buffers so: layers/activation.py:681-702).
+	bf16 bool
 	// dequant is loaded into the model dtype whatever the checkpoint
 	// stores, its scales consumed at load (DeepSeek V3.2's fp8 indexer wk,
 	// upcast into the unquantized wk_weights_proj: deepseek_v2.py:811-860).
@@ -528,6 +531,8 @@ func (p *placed) bytes(a *Arch, sh Sharding) uint64 {
 	switch bits, float := storedBits(p.t.Dtype); {
 	case r.fp32, r.fp32NoRouterGEMM && !sh.RouterGEMM:
 		return budget.SatMul(elems, 4)
+	case r.bf16:
+		return budget.SatMul(elems, 2)
 	case (float || r.dequant) && !d.aux && sh.DtypeBytes > 0:
 		return budget.SatMul(elems, sh.DtypeBytes)
 	default:

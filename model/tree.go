@@ -126,6 +126,14 @@ type tree struct {
 	// llama4QKNorm: Llama 4's weightless float32 qk norm on its rope
 	// layers.
 	llama4QKNorm bool
+	// sublayerNorms: norms[0] belongs to the attention and norms[1] to the
+	// MLP, and a layer without one has no norm of it (DeciLM's no-op
+	// blocks: nemotron_nas.py:148-190).
+	sublayerNorms bool
+	// xielu: the MLP's activation is vLLM's XIELU, whose alpha_p and
+	// alpha_n (one element each) and beta and eps buffers every layer
+	// keeps in bfloat16 (Apertus: layers/activation.py:681-702).
+	xielu bool
 	// rename maps the checkpoint's module prefixes to these names, as the
 	// model's hf_to_vllm_mapper does, for the quantization's module lists.
 	rename [][2]string

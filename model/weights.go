@@ -222,6 +222,10 @@ func (w *weights) layer(i int) {
 	a, t := w.a, w.t
 	l := a.Layers[i]
 	p := fmt.Sprintf("model.layers.%d.", i)
+	inter := a.Intermediate
+	if l.Intermediate > 0 {
+		inter = l.Intermediate
+	}
 	if t.mixerOnly {
 		// Nemotron-H: one block per layer (nemotron_h.py:526-529).
 		switch {
@@ -254,22 +258,31 @@ func (w *weights) layer(i int) {
 			}
 		}
 		switch {
+		case l.NoMLP:
 		case l.MoE && t.moeBesideMLP:
-			w.denseMLP(p+"mlp", a.Intermediate)
+			w.denseMLP(p+"mlp", inter)
 			w.moe(p + t.mlp)
 		case l.MoE:
 			w.moe(p + t.mlp)
 		default:
-			w.denseMLP(p+t.mlp, a.Intermediate)
+			w.denseMLP(p+t.mlp, inter)
 		}
 	}
-	for _, n := range t.norms {
+	for j, n := range t.norms {
+		if t.sublayerNorms && (j == 0 && l.Kind == NoMixer || j == 1 && l.NoMLP) {
+			continue
+		}
 		w.norm(p+n, a.Hidden)
 	}
 	if t.gemma4 && l.MoE {
 		// gemma4.py:624-647: the MoE block's three norms.
 		for _, n := range []string{"post_feedforward_layernorm_1", "post_feedforward_layernorm_2", "pre_feedforward_layernorm_2"} {
 			w.norm(p+n, a.Hidden)
+		}
+	}
+	if t.xielu && !l.NoMLP {
+		for _, n := range []string{"alpha_p", "alpha_n", "beta", "eps"} {
+			w.add(p+t.mlp+".act_fn."+n, 2)
 		}
 	}
 	if t.gemma4 {

@@ -41,6 +41,13 @@ var notWritten = map[string]string{
 	// TeleChat2's query, key_value and dense under transformer.h, which
 	// hfCheckpoint does not name.
 	"telechat": "teleChat2Fixture, model/family_telechat2_test.go",
+	// DeciLM's blocks without attention or FFN, and FFNs of their own
+	// widths, which hfCheckpoint does not write.
+	"nemotron-nas": "nemotronNASFixture, model/family_nemotron_nas_test.go",
+	// Apertus's ungated up_proj, XIELU's act_fn scalars and its
+	// attention_layernorm and feedforward_layernorm, which hfCheckpoint
+	// does not name.
+	"apertus": "apertusFixture, model/family_apertus_test.go",
 }
 
 // genCheckpointConfig draws a config of every model_type modelgen draws

@@ -231,6 +231,7 @@ func genServeCase(maxSeqsCap, maxLenCap uint64) *rapid.Generator[serveCase] {
 			AsyncScheduling:      rapid.SampledFrom(asyncs).Draw(t, "async"),
 			CPUOffloadGiB:        float64(rapid.Uint64Range(0, 2).Draw(t, "cpu_offload_gib")) / 4,
 		}
+		s.PipelineParallelSize = cachedStages(a, s.PipelineParallelSize)
 		if a.Indexer != nil {
 			// DeepSeek V3.2's indexer takes blocks of 64 tokens only
 			// (vllm/v1/attention/backends/mla/indexer.py:126-143).

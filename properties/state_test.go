@@ -104,6 +104,7 @@ func genStateCase() *rapid.Generator[serveCase] {
 			MambaCacheDtype:      rapid.SampledFrom([]string{"", "auto", "float32", "bfloat16"}).Draw(t, "mamba_cache_dtype"),
 			MambaSSMCacheDtype:   rapid.SampledFrom([]string{"", "auto", "float32", "float16"}).Draw(t, "mamba_ssm_cache_dtype"),
 		}
+		s.PipelineParallelSize = cachedStages(a, s.PipelineParallelSize)
 		si := rapid.SampledFrom([]budget.Silicon{{Vendor: budget.NVIDIA, Major: 9}, {Vendor: budget.NVIDIA, Major: 10}}).Draw(t, "silicon")
 		if rapid.Bool().Draw(t, "kv_cache_memory") {
 			s.KVCacheMemoryBytes = rapid.Uint64Range(1<<20, 1<<34).Draw(t, "kv_cache_memory_bytes")

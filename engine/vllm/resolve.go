@@ -291,7 +291,7 @@ func (r *Resolved) resolveParallel(a *model.Arch, def func(string, string)) erro
 		}
 	}
 	r.Stages = pipelineStages(len(a.Layers), int(pp))
-	return nil
+	return refuseCachelessStage(a, r.Stages, pp)
 }
 
 // pipelineStages splits n layers among pp stages as vLLM's get_pp_indices

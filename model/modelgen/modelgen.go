@@ -109,7 +109,7 @@ func sameJSON(v any, def string) bool {
 // corpus/models, and transformers' causal-LM class of the text-only
 // types): an engine picks its implementation by it.
 var architectures = map[string]string{
-	"chatglm": "ChatGLMModel", "cohere": "CohereForCausalLM", "cohere2": "Cohere2ForCausalLM", "dbrx": "DbrxForCausalLM", "arcee": "ArceeForCausalLM", "bloom": "BloomForCausalLM", "deepseek": "DeepseekForCausalLM", "deepseek_v2": "DeepseekV2ForCausalLM", "deepseek_v3": "DeepseekV3ForCausalLM", "deepseek_v32": "DeepseekV32ForCausalLM",
+	"chatglm": "ChatGLMModel", "cohere": "CohereForCausalLM", "cohere2": "Cohere2ForCausalLM", "dbrx": "DbrxForCausalLM", "arcee": "ArceeForCausalLM", "apertus": "ApertusForCausalLM", "bloom": "BloomForCausalLM", "deepseek": "DeepseekForCausalLM", "deepseek_v2": "DeepseekV2ForCausalLM", "deepseek_v3": "DeepseekV3ForCausalLM", "deepseek_v32": "DeepseekV32ForCausalLM",
 	"ernie4_5": "Ernie4_5ForCausalLM", "ernie4_5_moe": "Ernie4_5_MoeForCausalLM", "exaone": "ExaoneForCausalLM", "falcon": "FalconForCausalLM", "flex_olmo": "FlexOlmoForCausalLM", "exaone4": "Exaone4ForCausalLM", "gemma": "GemmaForCausalLM", "gemma2": "Gemma2ForCausalLM",
 	"gemma3": "Gemma3ForConditionalGeneration", "gemma3_text": "Gemma3ForCausalLM",
 	"gemma4": "Gemma4ForConditionalGeneration", "gemma4_text": "Gemma4ForCausalLM", "gpt_neox": "GPTNeoXForCausalLM",
@@ -119,7 +119,7 @@ var architectures = map[string]string{
 	"llava": "LlavaForConditionalGeneration", "llava_next": "LlavaNextForConditionalGeneration", "llava_onevision": "LlavaOnevisionForConditionalGeneration", "llava_next_video": "LlavaNextVideoForConditionalGeneration", "paligemma": "PaliGemmaForConditionalGeneration", "idefics3": "Idefics3ForConditionalGeneration", "smolvlm": "SmolVLMForConditionalGeneration",
 	"glm4v": "Glm4vForConditionalGeneration", "glm4v_text": "Glm4vForConditionalGeneration", "glm4v_moe": "Glm4vMoeForConditionalGeneration", "glm4v_moe_text": "Glm4vMoeForConditionalGeneration",
 	"mimo": "MiMoForCausalLM", "minicpm": "MiniCPMForCausalLM", "minicpm3": "MiniCPM3ForCausalLM", "minimax_m2": "MiniMaxM2ForCausalLM", "ministral3": "Ministral3ForCausalLM", "mistral": "MistralForCausalLM",
-	"mistral3": "Mistral3ForConditionalGeneration", "mixtral": "MixtralForCausalLM", "mpt": "MPTForCausalLM", "nemotron": "NemotronForCausalLM", "nemotron_h": "NemotronHForCausalLM",
+	"mistral3": "Mistral3ForConditionalGeneration", "mixtral": "MixtralForCausalLM", "mpt": "MPTForCausalLM", "nemotron": "NemotronForCausalLM", "nemotron_h": "NemotronHForCausalLM", "nemotron-nas": "DeciLMForCausalLM",
 	"olmo3": "Olmo3ForCausalLM", "olmoe": "OlmoeForCausalLM", "opt": "OPTForCausalLM", "orion": "OrionForCausalLM", "phi": "PhiForCausalLM", "phi3": "Phi3ForCausalLM", "phimoe": "PhiMoEForCausalLM",
 	"qwen2": "Qwen2ForCausalLM", "qwen2_5_vl": "Qwen2_5_VLForConditionalGeneration", "qwen2_vl": "Qwen2VLForConditionalGeneration", "qwen2_moe": "Qwen2MoeForCausalLM",
 	"qwen3": "Qwen3ForCausalLM", "qwen3_5": "Qwen3_5ForConditionalGeneration", "qwen3_5_moe": "Qwen3_5MoeForConditionalGeneration",
@@ -146,7 +146,7 @@ func withArchitecture(c map[string]any, modelType string) map[string]any {
 // families are every family's generator, simplest first (rapid.OneOf
 // shrinks towards the first).
 var families = []family{
-	llama, mistral, qwen2, qwen3, gemma, granite, phi, phi3, opt, olmo3, exaone4, ernie45, gptNeoX, exaone, cohere, glm, seedOss, arcee, internLM2, stableLM, orion, solar, nemotron, hunyuanDense, mpt, mimo, gptJ, flexOlmo, jais2, internLM3, hyperCLOVAX, teleFLM, step1, teleChat2,
+	llama, mistral, qwen2, qwen3, gemma, granite, phi, phi3, opt, olmo3, exaone4, ernie45, gptNeoX, exaone, cohere, glm, seedOss, arcee, internLM2, stableLM, orion, solar, nemotron, hunyuanDense, mpt, mimo, gptJ, flexOlmo, jais2, internLM3, hyperCLOVAX, teleFLM, step1, teleChat2, nemotronNAS, apertus,
 	falcon, bloom, gpt2, miniCPM, chatGLM,
 	miniCPM3, stableLMEpoch,
 	gemma2, gemma3Text, gemma4Text, mixtral, qwen3MoE, qwen2MoE, deepseek, glm4MoE, glm4MoELite, olmoe, graniteMoE, ernie45MoE, phiMoE, deepseekV1, graniteMoEShared, minimaxM2, dbrx, hunyuanMoE,
