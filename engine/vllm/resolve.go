@@ -202,6 +202,7 @@ func Resolve(s Serve, a *model.Arch, c budget.Class, p Profile) (Resolved, error
 	if err := r.resolveMM(a); err != nil {
 		return Resolved{}, err
 	}
+	r.resolveModelBuffers(a)
 	if err := r.resolveCollectives(c); err != nil {
 		return Resolved{}, err
 	}
