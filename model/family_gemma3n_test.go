@@ -304,3 +304,14 @@ func unwrapAll(err error) []error {
 	}
 	return []error{err}
 }
+
+// TestGemma3nActivations: a token's live activations add the three other
+// AltUp streams (3 x 2048) and the per-layer inputs (35 x 256) to a
+// decoder's: 2 x 2048 + max(attention 2 x 8 x 256 + 2 x 2 x 256 = 5120,
+// MLP 3 x 16,384 = 49,152) + 6144 + 8960 = 68,352 values, x 2 B = 136,704
+// B on one rank of E4B.
+func TestGemma3nActivations(t *testing.T) {
+	if got := ActivationBytesPerToken(gemma3nCorpus(t, "E4B"), 1, 2); got != 136_704 {
+		t.Errorf("E4B activations a token: %d B, want 136,704", got)
+	}
+}
