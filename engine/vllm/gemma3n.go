@@ -2,19 +2,28 @@ package vllm
 
 import "membudget/model"
 
-// resolveModelBuffers gives every stage the served max_num_batched_tokens
-// where the model allocates a buffer by it as vLLM builds it: Gemma 3n's
+// resolveGemma3n refuses what membudget does not size of Gemma 3n and
+// gives every stage the served max_num_batched_tokens where the model
+// allocates a buffer by it as vLLM builds it: Gemma 3n's
 // per_layer_embeddings, max_num_batched_tokens x layers x
 // hidden_size_per_layer_input in the model dtype, allocated in
 // Gemma3nForConditionalGeneration.__init__ (gemma3n_mm.py:580-588) and so
 // charged with the weights.
-func (r *Resolved) resolveModelBuffers(a *model.Arch) {
-	if !a.SizedByBatchedTokens() {
-		return
+func (r *Resolved) resolveGemma3n(a *model.Arch) error {
+	if a.ModelType != "gemma3n" && a.ModelType != "gemma3n_text" {
+		return nil
 	}
-	for i := range r.Stages {
-		r.Stages[i].BatchedTokens = r.MaxNumBatchedTokens
+	if r.Quantization != "" {
+		// Its checkpoints' quantization_config is refused likewise
+		// (model/family_gemma3n.go).
+		return settingErr("quantization", r.Quantization, "quantizing Gemma 3n as vLLM loads it is not modelled: which of AltUp's coefficient matrices and the per-layer projections each method takes is not verified")
 	}
+	if a.SizedByBatchedTokens() {
+		for i := range r.Stages {
+			r.Stages[i].BatchedTokens = r.MaxNumBatchedTokens
+		}
+	}
+	return nil
 }
 
 // gemma3nItems is Gemma 3n's largest image and audio clip: vLLM's

@@ -126,12 +126,24 @@ func TestGemma3nBuffersAndItems(t *testing.T) {
 	}
 }
 
-// TestGemma3nNoPipeline: neither Gemma 3n class implements SupportsPP, so
-// vLLM refuses --pipeline-parallel-size 2 (vllm/config/model.py).
-func TestGemma3nNoPipeline(t *testing.T) {
-	_, err := Resolve(Serve{PipelineParallelSize: 2, MaxModelLen: 4096}, gemma3nArch(t, "E2B"), testClass(false), current)
-	var se *engine.SettingError
-	if !errors.As(err, &se) || se.Flag != "pipeline-parallel-size" {
-		t.Fatalf("PP 2: %v, want a refusal naming --pipeline-parallel-size", err)
+// TestGemma3nRefusals: neither Gemma 3n class implements SupportsPP, so
+// vLLM refuses --pipeline-parallel-size 2 (vllm/config/model.py); online
+// quantization and LoRA (neither class is SupportsLoRA) are refused by
+// name.
+func TestGemma3nRefusals(t *testing.T) {
+	for _, tt := range []struct {
+		flag  string
+		serve Serve
+	}{
+		{"pipeline-parallel-size", Serve{PipelineParallelSize: 2}},
+		{"quantization", Serve{Quantization: "fp8"}},
+		{"enable-lora", Serve{LoRA: LoRA{Enable: true}}},
+	} {
+		tt.serve.MaxModelLen = 4096
+		_, err := Resolve(tt.serve, gemma3nArch(t, "E2B"), testClass(false), current)
+		var se *engine.SettingError
+		if !errors.As(err, &se) || se.Flag != tt.flag {
+			t.Errorf("%+v: %v, want a refusal naming --%s", tt.serve, err, tt.flag)
+		}
 	}
 }
