@@ -114,8 +114,12 @@ type gemma3nAudio struct {
 // architecture Gemma3nVisionConfig names): keras-hub's
 // keras_hub/src/models/mobilenetv5/mobilenetv5_presets.py@b93373ada9
 // (mobilenetv5_300m_enc_gemma3n, "params": 294_284_096). The tower is timm
-// code that config.json does not describe; its count is not derived from
-// the config, and another architecture is refused by name.
+// code that config.json does not describe (huggingface/pytorch-image-models
+// timm/models/mobilenetv5.py@7452176180 _gen_mobilenet_v5: 84 blocks and
+// the fusion adapter); its count is not derived from the config, and
+// another architecture is refused by name. Its norms are RmsNorm2d
+// (norm_layer, same file), which keeps no running statistics: its
+// parameters are all it holds.
 const mobileNetV5Params = 294_284_096
 
 // mobileNetV5Channels is the channels mobilenetv5_300m_enc's multi-scale
