@@ -154,7 +154,7 @@ func readGemma3n(o jsonObject, a *Arch) jsonObject {
 	text := gemma3nSub(o, "text_config", "gemma3n_text", a)
 	inheritDtype(o, text)
 	if o.has("quantization_config") {
-		o.fail("quantization_config", "a quantized Gemma 3n is not sized: which of AltUp's coefficient matrices, the per-layer embeddings and projections and the towers vLLM's quantization methods take is not verified")
+		o.fail("quantization_config", "a quantized Gemma 3n is not sized: %s", gemma3nUnquantized)
 		return text
 	}
 	readGemma3nText(text, a)
@@ -303,7 +303,7 @@ func readGemma3nText(o jsonObject, a *Arch) {
 		o.fail("num_attention_heads", "%d does not divide hidden_size %d (transformers refuses the config)", a.Heads, a.Hidden)
 	}
 	if o.has("quantization_config") {
-		o.fail("quantization_config", "a quantized Gemma 3n is not sized: which of AltUp's coefficient matrices, the per-layer embeddings and projections vLLM's quantization methods take is not verified")
+		o.fail("quantization_config", "a quantized Gemma 3n is not sized: %s", gemma3nUnquantized)
 	}
 	if !o.boolOr("altup_correct_scale", true) {
 		o.fail("altup_correct_scale", "false: vLLM asserts it (gemma3n.py:437)")
@@ -393,6 +393,19 @@ func gemma3nIntermediates(o jsonObject, layers uint64) []uint64 {
 var gemma3nRename = [][2]string{
 	{"model.language_model.", "model."}, {"model.vision_tower.", "vision_tower."}, {"model.audio_tower.", "audio_tower."},
 	{"model.embed_vision.", "embed_vision."}, {"model.embed_audio.", "embed_audio."},
+}
+
+// gemma3nUnquantized is why a quantized Gemma 3n is not sized.
+const gemma3nUnquantized = "which of AltUp's coefficient matrices, the per-layer embeddings and projections and the towers vLLM's quantization methods take is not verified"
+
+// QuantizationRefused returns why quantizing the model's weights (a
+// checkpoint's quantization_config or an engine's online quantization) is
+// not sized, or "" where it is: Gemma 3n's.
+func (a *Arch) QuantizationRefused() string {
+	if a.gemma3n != nil {
+		return gemma3nUnquantized
+	}
+	return ""
 }
 
 // SizedByBatchedTokens reports whether the model's weights include a

@@ -2,21 +2,17 @@ package vllm
 
 import "membudget/model"
 
-// resolveGemma3n refuses what membudget does not size of Gemma 3n and
-// gives every stage the served max_num_batched_tokens where the model
-// allocates a buffer by it as vLLM builds it: Gemma 3n's
-// per_layer_embeddings, max_num_batched_tokens x layers x
-// hidden_size_per_layer_input in the model dtype, allocated in
-// Gemma3nForConditionalGeneration.__init__ (gemma3n_mm.py:580-588) and so
-// charged with the weights.
+// resolveGemma3n refuses an online quantization membudget does not size
+// for the model ([model.Arch.QuantizationRefused]: Gemma 3n's) and gives
+// every stage the served max_num_batched_tokens where the model allocates
+// a buffer by it as vLLM builds it: Gemma 3n's per_layer_embeddings,
+// max_num_batched_tokens x layers x hidden_size_per_layer_input in the
+// model dtype, allocated in Gemma3nForConditionalGeneration.__init__
+// (gemma3n_mm.py:580-588) and so charged with the weights.
 func (r *Resolved) resolveGemma3n(a *model.Arch) error {
-	if a.ModelType != "gemma3n" && a.ModelType != "gemma3n_text" {
-		return nil
-	}
-	if r.Quantization != "" {
-		// Its checkpoints' quantization_config is refused likewise
-		// (model/family_gemma3n.go).
-		return settingErr("quantization", r.Quantization, "quantizing Gemma 3n as vLLM loads it is not modelled: which of AltUp's coefficient matrices and the per-layer projections each method takes is not verified")
+	if why := a.QuantizationRefused(); why != "" && r.Quantization != "" {
+		// Its checkpoints' quantization_config is refused likewise.
+		return settingErr("quantization", r.Quantization, "quantizing %s as vLLM loads it is not modelled: %s", configArch(a), why)
 	}
 	if a.SizedByBatchedTokens() {
 		for i := range r.Stages {
