@@ -408,6 +408,18 @@ func (a *Arch) QuantizationRefused() string {
 	return ""
 }
 
+// Modalities is a set of the input modalities a multimodal model's towers
+// serve.
+type Modalities uint8
+
+// The modalities a tower may serve.
+const (
+	// ImageInput is the image modality.
+	ImageInput Modalities = 1 << iota
+	// AudioInput is the audio modality.
+	AudioInput
+)
+
 // SizedByBatchedTokens reports whether the model's weights include a
 // buffer vLLM allocates by max_num_batched_tokens as it builds the model
 // (Gemma 3n's per_layer_embeddings): the engine sets
@@ -496,12 +508,22 @@ func (w *weights) gemma3nLayer(i int) {
 // the model dtype, unquantized; their embedders; and per_layer_embeddings,
 // a buffer of max_num_batched_tokens x layers x hidden_size_per_layer_input
 // allocated with the model (Sharding.BatchedTokens).
+//
+// A tower whose modality the engine serves none of (Sharding.TowersOff)
+// is not built, nor is its embedder: each is built within
+// _mark_tower_model for its modality (gemma3n_mm.py:560-570), which
+// replaces it with StageMissingLayer when the modality's limit is 0
+// (interfaces.py:296-333).
 func (w *weights) gemma3nTowers() {
 	a, g := w.a, w.a.gemma3n
-	w.add("vision_tower.timm_model", bytesOf(mobileNetV5Params, w.dt))
-	w.gemma3nEmbedder("embed_vision.", g.visionVocab, g.visionHidden)
-	w.gemma3nAudio()
-	w.gemma3nEmbedder("embed_audio.", g.audio.vocab, g.audio.hidden)
+	if w.sh.TowersOff&ImageInput == 0 {
+		w.add("vision_tower.timm_model", bytesOf(mobileNetV5Params, w.dt))
+		w.gemma3nEmbedder("embed_vision.", g.visionVocab, g.visionHidden)
+	}
+	if w.sh.TowersOff&AudioInput == 0 {
+		w.gemma3nAudio()
+		w.gemma3nEmbedder("embed_audio.", g.audio.vocab, g.audio.hidden)
+	}
 	if w.sh.BatchedTokens > 0 {
 		w.add("per_layer_embeddings", bytesOf(budget.SatMul(w.sh.BatchedTokens, budget.SatMul(a.NumLayers, g.pleHidden)), w.dt))
 	}

@@ -3,6 +3,7 @@ package model
 import (
 	"encoding/json"
 	"errors"
+	"maps"
 	"os"
 	"strconv"
 	"strings"
@@ -123,6 +124,22 @@ func TestGemma3nWeightsByHand(t *testing.T) {
 			sh.BatchedTokens = 8192
 			if got, want := gemma3nGroups(a, sh)["per_layer_embeddings"], 8192*tt.layers*256*2; got != want {
 				t.Errorf("per_layer_embeddings at 8192 tokens: %d B, want %d", got, want)
+			}
+			// A modality the engine serves none of: neither its tower nor
+			// its embedder.
+			for _, off := range []struct {
+				bit  Modalities
+				gone []string
+			}{{ImageInput, []string{"vision_tower", "embed_vision"}}, {AudioInput, []string{"audio_tower", "embed_audio"}}} {
+				sh := Whole(a, 1, 2, a.Quant)
+				sh.TowersOff = off.bit
+				want := maps.Clone(tt.want)
+				for _, g := range off.gone {
+					delete(want, g)
+				}
+				if diff := cmp.Diff(want, gemma3nGroups(a, sh)); diff != "" {
+					t.Errorf("towers off %b (-want +got):\n%s", off.bit, diff)
+				}
 			}
 			if !a.SizedByBatchedTokens() {
 				t.Error("SizedByBatchedTokens false for Gemma3nForConditionalGeneration")

@@ -147,3 +147,43 @@ func TestGemma3nRefusals(t *testing.T) {
 		}
 	}
 }
+
+// TestGemma3nTowersOff: a modality limited to 0 items builds neither its
+// tower nor its embedder (gemma3n_mm.py:560-570, _mark_tower_model): E4B's
+// MobileNetV5 2 x 294,284,096 B and embed_vision 2 x 4,460,544 + 4096 B
+// (its weightless norm's ones) leave with images; the conformer 2 x
+// 681,348,640 + 40,560 B (its buffers) and embed_audio 2 x 3,345,408 +
+// 4096 B with audio. Before 0.15.0 (PR #32757) whether the tower is built
+// is not known: refused naming the flag.
+func TestGemma3nTowersOff(t *testing.T) {
+	a := gemma3nArch(t, "E4B")
+	cp := NewCompiler(a)
+	weights := func(limits string) uint64 {
+		t.Helper()
+		_, plan, err := cp.Compile(Serve{MaxModelLen: 32768, MM: MM{LimitPerPrompt: limits}}, testClass(false), current)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return plan.Stages[0].Fixed[budget.TermWeights]
+	}
+	const vision, audio = 2*294_284_096 + 2*4_460_544 + 4096, 2*681_348_640 + 40_560 + 2*3_345_408 + 4096
+	all := weights("")
+	for _, tt := range []struct {
+		limits string
+		less   uint64
+	}{
+		{`{"image": 0}`, vision},
+		{`{"audio": 0}`, audio},
+		{`{"image": 0, "audio": 0}`, vision + audio},
+		{`{"image": 2, "audio": 1}`, 0},
+	} {
+		if got := all - weights(tt.limits); got != tt.less {
+			t.Errorf("%s: weights %d B less, want %d", tt.limits, got, tt.less)
+		}
+	}
+	_, err := Resolve(Serve{MaxModelLen: 32768, MM: MM{LimitPerPrompt: `{"audio": 0}`}}, a, testClass(false), mustProfile("0.14.0"))
+	var se *engine.SettingError
+	if !errors.As(err, &se) || se.Flag != "limit-mm-per-prompt" {
+		t.Errorf("0.14.0 with audio 0: %v, want a refusal naming --limit-mm-per-prompt", err)
+	}
+}
