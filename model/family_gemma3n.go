@@ -208,7 +208,7 @@ func readGemma3nAudio(o jsonObject) gemma3nAudio {
 		kernel: o.uint("conf_conv_kernel_size"), vocab: o.uint("vocab_size"), featSize: o.uint("input_feat_size"),
 		chunk: o.uint("conf_attention_chunk_size"),
 	}
-	left, right := o.uintOr("conf_attention_context_left", 13), o.uintOr("conf_attention_context_right", 0)
+	left, right := o.uint("conf_attention_context_left"), o.uint("conf_attention_context_right")
 	au.context = au.chunk + max(left, 1) - 1 + right
 	ch := o.uints("sscp_conv_channel_size")
 	var kernels, strides [][]uint64
@@ -318,8 +318,8 @@ func readGemma3nText(o jsonObject, a *Arch) {
 	if g.pleHidden == 0 || g.pleHidden > 1<<14 || g.pleVocab == 0 || g.pleVocab > 1<<24 {
 		o.fail("hidden_size_per_layer_input", "per-layer inputs of %d x %d rows: want 1 to %d wide and 1 to %d rows", g.pleHidden, g.pleVocab, 1<<14, 1<<24)
 	}
-	if g.altup == 0 || g.altup > 64 || o.uintOr("altup_active_idx", 0) >= g.altup {
-		o.fail("altup_num_inputs", "%d AltUp inputs (active %d): want 1 to 64, the active one among them", g.altup, o.uintOr("altup_active_idx", 0))
+	if active := o.uint("altup_active_idx"); g.altup == 0 || g.altup > 64 || active >= g.altup {
+		o.fail("altup_num_inputs", "%d AltUp inputs (active %d): want 1 to 64, the active one among them", g.altup, active)
 	}
 	if g.laurel == 0 || g.laurel > 1<<16 {
 		o.fail("laurel_rank", "%d: want 1 to %d", g.laurel, 1<<16)
