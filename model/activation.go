@@ -25,5 +25,13 @@ func ActivationBytesPerToken(a *Arch, tp, dtypeBytes uint64) uint64 {
 		}
 		mlp = max(mlp, w)
 	}
-	return budget.SatMul(2*a.Hidden+max(attn, mlp), dtypeBytes)
+	live := 2*a.Hidden + max(attn, mlp)
+	if g := a.gemma3n; g != nil {
+		// Gemma 3n carries its other AltUp streams ([altup_num_inputs,
+		// tokens, hidden]) and the per-layer inputs ([tokens, layers,
+		// hidden_size_per_layer_input]) through every layer
+		// (gemma3n.py:714-735).
+		live = budget.SatAdd(live, budget.SatAdd(budget.SatMul(g.altup-1, a.Hidden), budget.SatMul(a.NumLayers, g.pleHidden)))
+	}
+	return budget.SatMul(live, dtypeBytes)
 }

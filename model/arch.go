@@ -290,6 +290,9 @@ type Arch struct {
 	Checkpoint *Checkpoint
 
 	layerTypes []string
+	// gemma3n is Gemma 3n's per-layer embeddings, AltUp, LAuReL, per-layer
+	// MLP widths and towers (nil for any other model).
+	gemma3n *gemma3nShape
 	// tree is how the family's modules are laid out and named, which only
 	// the weights need.
 	tree tree

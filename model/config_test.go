@@ -104,6 +104,14 @@ var shippedShapes = map[string]shape{
 		Sliding: 29, Window: 1024, RotaryDim: 256, Rope: "linear", Vision: "siglip", Dtype: "bfloat16"},
 	"google__gemma-3-27b-it": {ModelType: "gemma3", Layers: 62, Hidden: 5376, Heads: 32, KVHeads: 16, HeadDim: 128, Vocab: 262208, MaxPos: 131072, Tied: true,
 		Sliding: 52, Window: 1024, RotaryDim: 128, Rope: "linear", Vision: "siglip", Dtype: "bfloat16"},
+	// Gemma 3n (rebuilt from Gemma3nTextConfig's E4B defaults and E2B's
+	// shape): every 5th layer full, window 512, 8 heads and 2 KV heads of
+	// 256, the head always the embedding; E4B 35 layers (28 slide), E2B 30
+	// (24 slide). The layers' KV sharing is TestGemma3nLayers'.
+	"google__gemma-3n-E4B-it": {ModelType: "gemma3n", Layers: 35, Hidden: 2048, Heads: 8, KVHeads: 2, HeadDim: 256, Vocab: 262400, MaxPos: 32768, Tied: true,
+		Sliding: 28, Window: 512, RotaryDim: 256, Vision: "mobilenetv5", Dtype: "bfloat16"},
+	"google__gemma-3n-E2B-it": {ModelType: "gemma3n", Layers: 30, Hidden: 2048, Heads: 8, KVHeads: 2, HeadDim: 256, Vocab: 262400, MaxPos: 32768, Tied: true,
+		Sliding: 24, Window: 512, RotaryDim: 256, Vision: "mobilenetv5", Dtype: "bfloat16"},
 	// Every layer has the dense MLP and the MoE block; rope nested by layer
 	// type, so no single RopeScaling.
 	"google__gemma-4-26B-A4B": {ModelType: "gemma4", Layers: 30, Hidden: 2816, Heads: 16, KVHeads: 8, HeadDim: 256, Vocab: 262144, MaxPos: 262144, Tied: true,
@@ -295,7 +303,7 @@ func TestShippedConfigsParse(t *testing.T) {
 	for _, f := range []string{"llama", "mistral", "qwen2", "qwen3", "phi", "phi3", "mixtral", "qwen3_moe", "deepseek_v2", "deepseek_v3",
 		"gemma2", "gemma3", "opt", "gpt_oss", "llama4", "qwen3_next", "qwen3_5", "qwen3_5_moe", "nemotron_h", "qwen2_5_vl", "qwen3_vl",
 		"mistral3", "glm4_moe", "deepseek_v32", "kimi_k2", "gemma4", "minimax_m2", "olmo3", "glm_moe_dsa", "kimi_k25", "exaone4",
-		"gemma", "granite", "qwen2_moe"} {
+		"gemma", "granite", "qwen2_moe", "gemma3n"} {
 		if !families[f] {
 			t.Errorf("family %s has no shipped config", f)
 		}

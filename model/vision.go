@@ -11,6 +11,11 @@ func (v *VisionTower) check(o jsonObject) {
 	if (v.Kind == "siglip" || v.Kind == "pixtral" || v.Kind == "llama4" || v.Kind == "clip" || v.Kind == "llava_siglip" || v.Kind == "llava_pixtral" || v.Kind == "intern_vit" || v.Kind == "llava_onevision" || v.Kind == "paligemma" || v.Kind == "idefics3" || v.Kind == "llava_next_video" || v.Kind == "glm4v") && (v.ImageSize < v.PatchSize || v.ImageSize > 1<<14) {
 		bad = true
 	}
+	if v.Kind == "mobilenetv5" {
+		// Gemma 3n's timm tower has no layers, heads or patches of a ViT:
+		// its width is all the config gives.
+		bad = v.Hidden == 0 || v.Hidden > 1<<16
+	}
 	if bad {
 		o.fail("vision_config", "implausible vision tower %+v", *v)
 	}

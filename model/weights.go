@@ -74,6 +74,14 @@ type Sharding struct {
 	// rotary table vLLM sizes by it (RotaryTable.Served); 0 keeps the
 	// table's Positions, the max_model_len vLLM derives by default.
 	RotaryRows uint64
+	// BatchedTokens is the served max_num_batched_tokens, for a buffer
+	// vLLM allocates by it as it builds the model
+	// ([Arch.SizedByBatchedTokens]); 0 leaves such a buffer out.
+	BatchedTokens uint64
+	// TowersOff are the modalities whose towers the engine does not build
+	// (vLLM: every modality a tower serves limited to 0 items), for the
+	// families that honour it (Gemma 3n's).
+	TowersOff Modalities
 }
 
 // Stages returns the pipeline stages that hold parts[i] consecutive decoder
@@ -140,6 +148,9 @@ func Weights(a *Arch, sh Sharding) []budget.Item {
 	}
 	if a.Audio != nil {
 		return whisperWeights(w)
+	}
+	if a.gemma3n != nil {
+		return gemma3nWeights(w)
 	}
 	t := w.t
 	if t.attn == "" {

@@ -244,7 +244,7 @@ func genServeCase(maxSeqsCap, maxLenCap uint64) *rapid.Generator[serveCase] {
 			// vLLM's BertModel and Whisper are not SupportsPP; online
 			// quantization of them is not modelled.
 			s.PipelineParallelSize = 1
-		} else if a.Quant.Method == "" && rapid.Bool().Draw(t, "online_fp8") {
+		} else if a.Quant.Method == "" && a.QuantizationRefused() == "" && rapid.Bool().Draw(t, "online_fp8") {
 			s.Quantization = "fp8"
 		}
 		si := runnableOn(a, rapid.SampledFrom(silicons).Draw(t, "silicon"))

@@ -53,6 +53,8 @@ type stageKey struct {
 	nvfp4ScalePad, routerGEMM   bool
 	noHead                      bool
 	rotaryRows                  uint64
+	batchedTokens               uint64
+	towersOff                   model.Modalities
 }
 
 // stageWeights is a stage's weights without their names: the total, and
@@ -178,7 +180,7 @@ func (cp *Compiler) compileInto(k *kvCheck, s Serve, c budget.Class, p Profile) 
 // weights is the stage's weights, computed once per sharding.
 func (cp *Compiler) weights(st model.Sharding, quantization string) stageWeights {
 	key := stageKey{tp: st.TP, expertRanks: st.ExpertRanks, redundantExperts: st.RedundantExperts, dtypeBytes: st.DtypeBytes, firstLayer: st.FirstLayer, endLayer: st.EndLayer,
-		first: st.First, last: st.Last, quantization: quantization, mxfp4: st.MXFP4, nvfp4ScalePad: st.NVFP4ScalePad, routerGEMM: st.RouterGEMM, noHead: st.NoHead, rotaryRows: st.RotaryRows}
+		first: st.First, last: st.Last, quantization: quantization, mxfp4: st.MXFP4, nvfp4ScalePad: st.NVFP4ScalePad, routerGEMM: st.RouterGEMM, noHead: st.NoHead, rotaryRows: st.RotaryRows, batchedTokens: st.BatchedTokens, towersOff: st.TowersOff}
 	cp.mu.Lock()
 	w, ok := cp.stages[key]
 	cp.mu.Unlock()

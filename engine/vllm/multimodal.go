@@ -163,6 +163,8 @@ var mmTowers = map[string]mmTower{
 	"llava_siglip":  {modalities: []string{"image"}, why: notRead},
 	"llava_pixtral": {modalities: []string{"image"}, why: notRead},
 	"intern_vit":    {why: notRead},
+	// Gemma 3n: every image and audio clip a fixed count.
+	"mobilenetv5": {modalities: []string{"image", "audio"}, items: gemma3nItems},
 }
 
 // gemma3Items is Gemma 3's largest image: TokensPerImage embeddings.

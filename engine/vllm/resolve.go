@@ -214,6 +214,9 @@ func Resolve(s Serve, a *model.Arch, c budget.Class, p Profile) (Resolved, error
 	if err := r.resolveMM(a); err != nil {
 		return Resolved{}, err
 	}
+	if err := r.resolveGemma3n(a); err != nil {
+		return Resolved{}, err
+	}
 	if err := r.resolveCollectives(c); err != nil {
 		return Resolved{}, err
 	}

@@ -67,6 +67,13 @@ func TestDefaultsReadAsWritten(t *testing.T) {
 			obj, key := written, d.Key
 			if sub, rest, ok := strings.Cut(key, "."); ok {
 				obj, _ = written[sub].(map[string]any)
+				if _, present := written[sub]; !present {
+					// A sub-config the file leaves out is its class's
+					// (Gemma3nConfig builds it): written out, it holds
+					// the keys the class gave.
+					obj = map[string]any{}
+					written[sub] = obj
+				}
 				key = rest
 			}
 			var v any
