@@ -163,6 +163,9 @@ var mmTowers = map[string]mmTower{
 	"llava_siglip":  {modalities: []string{"image"}, why: notRead},
 	"llava_pixtral": {modalities: []string{"image"}, why: notRead},
 	"intern_vit":    {why: notRead},
+	// Phi-4-multimodal's largest image follows the processor's dynamic_hd
+	// crops; it takes images and audio (phi4mm.py:584-585).
+	"phi4mm": {modalities: []string{"image", "audio"}, why: notRead},
 }
 
 // gemma3Items is Gemma 3's largest image: TokensPerImage embeddings.
