@@ -1,6 +1,7 @@
 package model
 
 import (
+	"errors"
 	"os"
 	"strings"
 	"testing"
@@ -276,5 +277,21 @@ func TestConformerShapes(t *testing.T) {
 		if got, want := sum(w.items), tt.want*2+5000*64*2+2; got != want {
 			t.Errorf("%s: %d B, by hand %d B", tt.name, got, want)
 		}
+	}
+}
+
+// TestPhi3VRefusedByName: a Phi-3-vision config is refused naming the
+// table vLLM keeps or drops by the checkpoint, not as an unknown
+// model_type (which a checkpoint could turn into a generic decoder); the
+// architectures table gives the same reason.
+func TestPhi3VRefusedByName(t *testing.T) {
+	_, err := ParseConfig("x.json", []byte(`{"model_type": "phi3_v", "architectures": ["Phi3VForCausalLM"], "hidden_size": 3072,
+ "num_hidden_layers": 32, "num_attention_heads": 32, "vocab_size": 32064, "img_processor": {"image_dim_out": 1024}}`))
+	var ce *ConfigError
+	if !errors.As(err, &ce) || ce.Key != "model_type" || errors.Is(err, ErrUnknownModelType) || !strings.Contains(ce.Detail, "model.vision_embed_tokens.wte.weight") {
+		t.Errorf("error %v; want a model_type refusal naming the second table", err)
+	}
+	if got := ArchitectureRefusal("phi3v"); got != phi3vRefusal {
+		t.Errorf("the table's reason %q, want the parser's", got)
 	}
 }
