@@ -353,6 +353,11 @@ func (r *Resolved) resolveMM(a *model.Arch) error {
 		// dist_utils.divide asserts; vllm #24004, #49368).
 		return settingErr("tensor-parallel-size", tp, "vLLM asserts it: it does not divide the %d attention heads of %s's vision tower (glm4_1v.py:284-296; vllm #24004)", a.Vision.Heads, configArch(a))
 	}
+	if tp := r.TensorParallelSize; a.Vision.Kind == "phi4mm" && m.EncoderTPMode != "data" && tp > 1 && a.Vision.Heads%tp != 0 {
+		// Phi-4-multimodal's SigLIP tower divides its 16 heads among the
+		// ranks (idefics2_vision_model.py:146-148 asserts it).
+		return settingErr("tensor-parallel-size", tp, "vLLM asserts it: it does not divide the %d attention heads of %s's SigLIP tower (idefics2_vision_model.py:146-148)", a.Vision.Heads, configArch(a))
+	}
 	if p.Era != V1 || p.Release.Less(mmSince) {
 		if m.given() {
 			return settingErr(firstMMFlag(m), "", "%s: not modelled for %s (membudget sizes the encoder cache from vLLM %s, whose cache counts an item's embeddings, PR #30475); membudget refuses it rather than size a serve vLLM would contradict",
