@@ -164,8 +164,10 @@ var mmTowers = map[string]mmTower{
 	"llava_pixtral": {modalities: []string{"image"}, why: notRead},
 	"intern_vit":    {why: notRead},
 	// Phi-4-multimodal's largest image follows the processor's dynamic_hd
-	// crops; it takes images and audio (phi4mm.py:584-585).
-	"phi4mm": {modalities: []string{"image", "audio"}, why: notRead},
+	// crops (phi4mm.py:733-756), whose default is the checkpoint's
+	// processor file; vLLM's docs launch it with {"dynamic_hd": 16}. It
+	// takes images and audio (:584-585).
+	"phi4mm": {modalities: []string{"image", "audio"}, kwargs: []string{"dynamic_hd"}, why: notRead},
 }
 
 // gemma3Items is Gemma 3's largest image: TokensPerImage embeddings.
@@ -312,7 +314,7 @@ func mmProcessorKwargs(s string, kind string, t mmTower, p Profile) (mmKwargs, e
 		}
 		n, err := strconv.ParseUint(string(bytes.TrimSpace(obj[k])), 10, 64)
 		if err != nil || n == 0 || n > 1<<40 {
-			return nil, settingErr("mm-processor-kwargs", k, "want a positive number of pixels, got %s", obj[k])
+			return nil, settingErr("mm-processor-kwargs", k, "want a positive integer, got %s", obj[k])
 		}
 		kw[k] = n
 	}

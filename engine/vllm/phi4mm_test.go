@@ -36,3 +36,23 @@ func TestPhi4MMTowerHeads(t *testing.T) {
 		t.Errorf("TP 2: %v", err)
 	}
 }
+
+// TestPhi4MMProcessorKwargs: vLLM's docs launch Phi-4-multimodal with
+// --mm-processor-kwargs '{"dynamic_hd": 16}', which is taken (the encoder
+// cache it shapes is reported as not sized either way); a key the tower
+// does not read is refused by name.
+func TestPhi4MMProcessorKwargs(t *testing.T) {
+	a := shipped(t)["microsoft__Phi-4-multimodal-instruct"]
+	r, err := Resolve(Serve{MM: MM{ProcessorKwargs: `{"dynamic_hd": 16}`}}, a, bigClass, current)
+	if err != nil {
+		t.Fatalf("dynamic_hd: %v", err)
+	}
+	if r.Encoder.Sized || !strings.Contains(r.Encoder.Why, "processor files") {
+		t.Errorf("encoder profile %+v, want it not sized, saying why", r.Encoder)
+	}
+	_, err = Resolve(Serve{MM: MM{ProcessorKwargs: `{"max_pixels": 1003520}`}}, a, bigClass, current)
+	var se *engine.SettingError
+	if !errors.As(err, &se) || se.Flag != "mm-processor-kwargs" || !strings.Contains(err.Error(), "max_pixels") {
+		t.Errorf("max_pixels: got %v, want a refusal of --mm-processor-kwargs naming the key", err)
+	}
+}
