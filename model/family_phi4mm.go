@@ -1,6 +1,7 @@
 package model
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/bits"
 	"slices"
@@ -37,9 +38,9 @@ const (
 	phi4mmVitHeads        = 16
 	phi4mmVitPatch        = 14
 	phi4mmVitImage        = 448
-	// phi4mmVitLayerIdx is Phi4MMImageEncoder's layer_idx when the config
-	// has no img_processor dict (phi4mm.py:133-138): the tower is built to
-	// its second-to-last layer (get_navit_vision_model, :103-106).
+	// phi4mmVitLayerIdx is Phi4MMImageEncoder's layer_idx when img_processor
+	// is not a dict (phi4mm.py:133-138): the tower is built to its
+	// second-to-last layer (get_navit_vision_model, :103-106).
 	phi4mmVitLayerIdx = -2
 )
 
@@ -91,7 +92,7 @@ type Conformer struct {
 // sliding_window is set, since vLLM's cache config takes the model-level
 // window (vllm/config/model.py:1443-1445; attention.py:259-267); the head
 // is ParallelLMHead, tied when tie_word_embeddings (:1065-1072). The image
-// tower is SigLIP-so400m built to layer_idx, the audio encoder the
+// tower is SigLIP-so400m built to its 26th layer, the audio encoder the
 // conformer of audio_processor. Phi4MMForCausalLM does not implement
 // SupportsPP and asserts a single pipeline stage (:990, 1036-1037).
 func readPhi4MM(o jsonObject, a *Arch) jsonObject {
@@ -114,31 +115,26 @@ func readPhi4MM(o jsonObject, a *Arch) jsonObject {
 	return o
 }
 
+// phi4mmSiglipName is the one vision encoder name vLLM's processor looks
+// up (SIGLIP_NAME, VISION_ENCODER_TO_PROCESSING_CONFIG, phi4mm.py:66-73).
+const phi4mmSiglipName = "siglip-so400m-patch14-448"
+
 // phi4mmImageLayers is the tower layers vLLM builds: 27 + layer_idx + 1
-// for a negative img_processor.layer_idx, layer_idx + 1 otherwise
-// (phi4mm.py:103-106). The published config has no img_processor; its
-// config class gives the attribute, which vLLM reads as not a dict
-// (layer_idx -2, type_feature patch, :133-138).
+// (phi4mm.py:103-106) with layer_idx -2, since img_processor is not a
+// dict (:133-138). The published config has no img_processor; its config
+// class gives the attribute, None, as vLLM loads that checkpoint. vLLM's
+// processor looks img_processor up by name, None reading as
+// siglip-so400m-patch14-448 (:725-728, 750-753): any other value, a dict
+// whose layer_idx the encoder would read among them, raises as the
+// profile run processes its dummy image, and is refused by name.
 func phi4mmImageLayers(o jsonObject) uint64 {
-	idx := int64(phi4mmVitLayerIdx)
-	if p, ok := o.object("img_processor"); ok {
-		idx = p.intOr("layer_idx", phi4mmVitLayerIdx)
-		if t := p.str("type_feature"); t != "" && t != "patch" {
-			// get_img_features raises NotImplementedError for any other
-			// (phi4mm.py:209-238), in the profile run.
-			p.fail("type_feature", "%q: vLLM's Phi4MMImageEncoder takes patch features only (phi4mm.py:209-238)", t)
+	if o.has("img_processor") {
+		var name string
+		if err := json.Unmarshal(o.m["img_processor"], &name); err != nil || name != phi4mmSiglipName {
+			o.fail("img_processor", "%s: vLLM's Phi-4-multimodal processor takes null or %q only, which it looks up in VISION_ENCODER_TO_PROCESSING_CONFIG (phi4mm.py:66-73, 725-728, 750-753); any other value raises", short(o.m["img_processor"]), phi4mmSiglipName)
 		}
-		n := idx + 1
-		if idx < 0 {
-			n = phi4mmVitLayers + idx + 1
-		}
-		if n <= 0 || n > phi4mmVitLayers {
-			p.fail("layer_idx", "%d selects no layer of the %d of vLLM's SigLIP tower (phi4mm.py:91-114)", idx, phi4mmVitLayers)
-			return 1
-		}
-		return uint64(n)
 	}
-	return uint64(phi4mmVitLayers + idx + 1)
+	return uint64(phi4mmVitLayers + phi4mmVitLayerIdx + 1)
 }
 
 // conformerKeys are ConformerEncoder's parameters (phi4mm_audio.py:804-841).

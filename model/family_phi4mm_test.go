@@ -186,10 +186,10 @@ func TestPhi4MMReads(t *testing.T) {
 		layers         uint64 // the tower's layers when it reads
 		err            string // a substring of the refusal
 	}{
-		{"layer_idx -1 builds all 27", `"bos_token_id"`, `"img_processor": {"layer_idx": -1}, "bos_token_id"`, 27, ""},
-		{"layer_idx 3 builds 4", `"bos_token_id"`, `"img_processor": {"layer_idx": 3}, "bos_token_id"`, 4, ""},
-		{"layer_idx past the tower", `"bos_token_id"`, `"img_processor": {"layer_idx": 27}, "bos_token_id"`, 0, "img_processor.layer_idx: 27 selects no layer"},
-		{"cls features", `"bos_token_id"`, `"img_processor": {"type_feature": "cls"}, "bos_token_id"`, 0, "img_processor.type_feature"},
+		{"the processor's name", `"bos_token_id"`, `"img_processor": "siglip-so400m-patch14-448", "bos_token_id"`, 26, ""},
+		{"null", `"bos_token_id"`, `"img_processor": null, "bos_token_id"`, 26, ""},
+		{"another name", `"bos_token_id"`, `"img_processor": "clip-vit-large", "bos_token_id"`, 0, "img_processor: \"clip-vit-large\": vLLM's Phi-4-multimodal processor takes null"},
+		{"a dict", `"bos_token_id"`, `"img_processor": {"layer_idx": -1}, "bos_token_id"`, 0, "img_processor: {"},
 		{"a Q-Former", `"use_qformer": false`, `"use_qformer": true`, 0, "embd_layer.audio_embd_layer.use_qformer: true"},
 		{"a conv downsampler", `"use_conv_downsample": false`, `"use_conv_downsample": true`, 0, "use_conv_downsample: true"},
 		{"batch norm", `"batch_norm": false`, `"batch_norm": true`, 0, "audio_processor.config.batch_norm: true"},

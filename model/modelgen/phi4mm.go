@@ -4,8 +4,8 @@ import "pgregory.net/rapid"
 
 // Phi4MM draws model_type phi4mm: Phi-3's flat text config (fused q/k/v
 // and gate/up, an optional model-level sliding window, partial rotary)
-// with the image tower vLLM fixes (sometimes an img_processor choosing its
-// depth) and a cascades conformer whose optional layers (grouped keys,
+// with the image tower vLLM fixes (img_processor absent, null or the one
+// name vLLM's processor takes) and a cascades conformer whose optional layers (grouped keys,
 // the pointwise GLU and its projection back, the depthwise multiplier and
 // pointwise width, the GLU biases, a causal subsampler, symmetric T5
 // buckets) and projection (mlp or linear, downsample_rate) are drawn.
@@ -15,9 +15,12 @@ var phi4mm = family{types: []string{"phi4mm"}, draw: drawPhi4MM}
 
 func drawPhi4MM(t *rapid.T, modelType string) map[string]any {
 	c := drawPhi3(t, modelType)
-	if rapid.Bool().Draw(t, "img_processor") {
-		// phi4mm.py:103-106: -27..-1 or 0..26 of the 27-layer tower.
-		c["img_processor"] = map[string]any{"layer_idx": rapid.IntRange(-27, 26).Draw(t, "layer_idx"), "type_feature": "patch"}
+	switch rapid.IntRange(0, 2).Draw(t, "img_processor") {
+	case 1:
+		c["img_processor"] = nil // the config class's None
+	case 2:
+		// The one name vLLM's processor looks up (phi4mm.py:66-73).
+		c["img_processor"] = "siglip-so400m-patch14-448"
 	}
 	heads := rapid.SampledFrom([]uint64{1, 2, 4, 8, 16}).Draw(t, "audio_heads")
 	dim := heads * 8 * rapid.Uint64Range(1, 16).Draw(t, "audio_head_x8")
