@@ -88,13 +88,14 @@ type Conformer struct {
 
 // readPhi4MM reads Phi4MMForCausalLM: the language model is LlamaModel of
 // the root config (phi4mm.py:1060-1063), whose checkpoint fuses qkv_proj
-// and gate_up_proj as Phi-3's does and whose every layer slides where
-// sliding_window is set, since vLLM's cache config takes the model-level
-// window (vllm/config/model.py:1443-1445; attention.py:259-267); the head
-// is ParallelLMHead, tied when tie_word_embeddings (:1065-1072). The image
-// tower is SigLIP-so400m built to its 26th layer, the audio encoder the
-// conformer of audio_processor. Phi4MMForCausalLM does not implement
-// SupportsPP and asserts a single pipeline stage (:990, 1036-1037).
+// and gate_up_proj as Phi-3's does; the head is ParallelLMHead, tied when
+// tie_word_embeddings (phi4mm.py:1065-1072). Every layer slides where
+// sliding_window is set: without layer_types vLLM's cache config takes the
+// model-level window (vllm/engine/arg_utils.py:1982-1988), which every
+// Attention without its own takes (attention/attention.py:259-267). The
+// image tower is SigLIP-so400m built to its 26th layer, the audio encoder
+// the conformer of audio_processor. Phi4MMForCausalLM does not implement
+// SupportsPP and asserts a single pipeline stage (phi4mm.py:990, 1036-1037).
 func readPhi4MM(o jsonObject, a *Arch) jsonObject {
 	readPhi3(o, a)
 	a.NoPipeline = true

@@ -13,10 +13,11 @@ import (
 // its config (see TestShippedConfigsParse): Phi-4-mini's language model,
 // 32 layers of 24 heads and 8 KV heads of 3072 / 24 = 128, vocabulary
 // 200,064, tied; partial_rotary_factor 0.75 turns 96 of a head's 128;
-// longrope over 131,072 positions. The KV layout is vLLM's: the
-// model-level sliding_window 262,144 reaches every layer through the cache
-// config (vllm/config/model.py:1443-1445; attention.py:259-267), so every
-// layer is a SlidingWindowSpec of 2 x 8 x 128 values a token.
+// longrope over 131,072 positions. The KV layout is vLLM's: without
+// layer_types the model-level sliding_window 262,144 reaches every layer
+// through the cache config (vllm/engine/arg_utils.py:1982-1988;
+// attention/attention.py:259-267), so every layer is a SlidingWindowSpec
+// of 2 x 8 x 128 values a token.
 func init() {
 	shippedShapes["microsoft__Phi-4-multimodal-instruct"] = shape{ModelType: "phi4mm", Layers: 32, Hidden: 3072, Heads: 24, KVHeads: 8,
 		HeadDim: 128, Vocab: 200064, MaxPos: 131072, Tied: true, Sliding: 32, Window: 262144, RotaryDim: 96, Rope: "longrope",
