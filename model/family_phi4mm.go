@@ -79,6 +79,10 @@ type Conformer struct {
 	// BiasBuckets is the T5 relative bias table's rows: t5_bias_max_distance,
 	// twice unless t5_bias_symmetric (phi4mm_utils.py:676-696).
 	BiasBuckets uint64
+	// Compression is embd_layer.audio_embd_layer.compression_rate: the
+	// audio frames one token stands for, which vLLM's processor indexes
+	// (phi4mm.py:794-814).
+	Compression uint64
 	// MLP says projection_cls is mlp: audio_projection and
 	// audio_projection_for_vision, each two layers; else one linear
 	// audio_projection. ProjectorIn is the projection's input width.
@@ -259,6 +263,10 @@ func readConformer(o jsonObject) *Conformer {
 	default:
 		audio.fail("projection_cls", "%q: vLLM raises NotImplementedError for any projection but linear and mlp (phi4mm_audio.py:1188-1212)", p)
 	}
+	cv.Compression = audio.uint("compression_rate")
+	if cv.Compression == 0 && len(*o.errs) == 0 {
+		audio.fail("compression_rate", "0: vLLM's processor divides the audio frames by it (phi4mm.py:794-814)")
+	}
 	cv.ProjectorIn = cv.Dim
 	if cv.MLP {
 		// linear_downsample_rate is downsample_rate without a Q-Former or
@@ -334,7 +342,7 @@ func checkConformer(c jsonObject, cv *Conformer) {
 	case cv.FFN == 0 || cv.FFN > 1<<18 || cv.Blocks == 0 || cv.Blocks > 1<<10 || cv.Mels == 0 || cv.Mels > 1<<12 ||
 		cv.NormSize > 1<<12 || cv.ConvChannels == 0 || cv.ConvChannels > 1<<14 || cv.ExtPW > 1<<16 || cv.ExtPWKernel == 0 ||
 		cv.ExtPWKernel > 64 || cv.DWOut > 1<<16 || cv.DWMult == 0 || cv.DWMult > 16 || cv.Kernel == 0 || cv.Kernel > 64 ||
-		cv.BiasBuckets > 1<<16 || cv.ProjectorIn > 1<<20:
+		cv.BiasBuckets > 1<<16 || cv.ProjectorIn > 1<<20 || cv.Compression > 1<<16:
 		c.fail("attention_dim", "implausible audio encoder %+v", *cv)
 	}
 }

@@ -177,7 +177,7 @@ func TestPhi4MMReads(t *testing.T) {
 	want.Layers, want.Hidden, want.Heads, want.Image, want.ProjIn, want.Out = 26, 1152, 16, 448, 1152, 3072
 	want.Conformer = Conformer{Dim: 1024, Heads: 16, Group: 1, FFN: 1536, Blocks: 24, Mels: 80, NormSize: 80, ConvChannels: 1024,
 		Subsamplings: 3, SubsampledMels: 10, ExtPW: 1024, ExtPWKernel: 1, DWOut: 1024, DWMult: 1, Kernel: 3, BiasInGLU: true,
-		BiasBuckets: 1000, MLP: true, ProjectorIn: 1024}
+		BiasBuckets: 1000, Compression: 8, MLP: true, ProjectorIn: 1024}
 	want.NoPipeline = true
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("shipped (-want +got):\n%s", diff)

@@ -120,10 +120,12 @@ type mmTower struct {
 	// key is refused by name.
 	kwargs []string
 	// items returns the tokens of the largest item of each modality, as
-	// get_mm_max_tokens_per_item; why says why they are not sized when
-	// it is nil or returns none.
-	items func(v *model.VisionTower, maxModelLen uint64, kw mmKwargs) ([]mmItem, error)
-	why   string
+	// get_mm_max_tokens_per_item, under the serve's limit per modality;
+	// why says why they are not sized when it is nil, unsized when it
+	// returns none (the Qwen reason where "").
+	items   func(v *model.VisionTower, maxModelLen uint64, kw mmKwargs, limit func(string) uint64) ([]mmItem, error)
+	why     string
+	unsized string
 }
 
 // mmItem is the largest item of a modality, in the language model's
@@ -167,11 +169,11 @@ var mmTowers = map[string]mmTower{
 	// crops (phi4mm.py:733-756), whose default is the checkpoint's
 	// processor file; vLLM's docs launch it with {"dynamic_hd": 16}. It
 	// takes images and audio (:584-585).
-	"phi4mm": {modalities: []string{"image", "audio"}, kwargs: []string{"dynamic_hd"}, why: notRead},
+	"phi4mm": {modalities: []string{"image", "audio"}, kwargs: []string{"dynamic_hd"}, items: phi4mmItems, unsized: phi4mmUnsized},
 }
 
 // gemma3Items is Gemma 3's largest image: TokensPerImage embeddings.
-func gemma3Items(v *model.VisionTower, _ uint64, _ mmKwargs) ([]mmItem, error) {
+func gemma3Items(v *model.VisionTower, _ uint64, _ mmKwargs, _ func(string) uint64) ([]mmItem, error) {
 	if v.TokensPerImage == 0 {
 		return nil, nil
 	}
@@ -192,7 +194,7 @@ const qwenMaxRatio = 200
 // frames whose tokens fit --max-model-len, at most 14, counted in
 // temporal_patch_size groups. max_pixels is the processor's (Qwen2.5-VL's
 // preprocessor_config.json has 12845056), given by --mm-processor-kwargs.
-func qwenVLItems(v *model.VisionTower, maxModelLen uint64, kw mmKwargs) ([]mmItem, error) {
+func qwenVLItems(v *model.VisionTower, maxModelLen uint64, kw mmKwargs, _ func(string) uint64) ([]mmItem, error) {
 	maxPixels, ok := kw["max_pixels"]
 	if !ok {
 		return nil, nil
@@ -429,12 +431,12 @@ func (r *Resolved) resolveMM(a *model.Arch) error {
 	case !known || tower.items == nil:
 		e.Why = cmp.Or(tower.why, "the "+kind+" tower's largest item is not sized")
 	default:
-		items, err := tower.items(a.Vision, r.MaxModelLen, kw)
+		items, err := tower.items(a.Vision, r.MaxModelLen, kw, limit)
 		if err != nil {
 			return err
 		}
 		if len(items) == 0 {
-			e.Why = "the largest image's tokens come from the checkpoint's preprocessor_config.json (max_pixels), which membudget does not read: --mm-processor-kwargs '{\"max_pixels\": N}' sizes them"
+			e.Why = cmp.Or(tower.unsized, "the largest image's tokens come from the checkpoint's preprocessor_config.json (max_pixels), which membudget does not read: --mm-processor-kwargs '{\"max_pixels\": N}' sizes them")
 			break
 		}
 		r.sizeEncoderCache(a, items, limit, &e)
@@ -511,7 +513,7 @@ func registerMM(fs *flag.FlagSet, m *MM) {
 	fs.BoolVar(&m.SkipProfiling, "skip-mm-profiling", false, "vLLM's --skip-mm-profiling: the profile run without the encoder pass and its cache")
 	fs.StringVar(&m.EncoderTPMode, "mm-encoder-tp-mode", "", "vLLM's --mm-encoder-tp-mode: weights (default) or data (sized at TP 1 only)")
 	fs.Var(&mmCacheFlag{m}, "mm-processor-cache-gb", "vLLM's --mm-processor-cache-gb: the processor cache in host memory, GiB (default 4; counted on unified devices)")
-	fs.Var(&jsonFlag{&m.ProcessorKwargs, "mm-processor-kwargs"}, "mm-processor-kwargs", `vLLM's --mm-processor-kwargs, JSON: Qwen2-VL's and Qwen2.5-VL's max_pixels and min_pixels size the largest item; other keys are refused`)
+	fs.Var(&jsonFlag{&m.ProcessorKwargs, "mm-processor-kwargs"}, "mm-processor-kwargs", `vLLM's --mm-processor-kwargs, JSON: Qwen2-VL's and Qwen2.5-VL's max_pixels and min_pixels, and Phi-4-multimodal's dynamic_hd, size the largest item; other keys are refused`)
 }
 
 // jsonFlag is a flag whose value is a JSON object, kept as given: it is

@@ -46,8 +46,9 @@ func drawPhi4MM(t *rapid.T, modelType string) map[string]any {
 		"causal": true, "batch_norm": false, "activation": "swish",
 	}
 	audio := map[string]any{"embedding_cls": "audio", "use_qformer": false, "use_conv_downsample": false,
-		"projection_cls":  rapid.SampledFrom([]string{"mlp", "linear"}).Draw(t, "projection_cls"),
-		"downsample_rate": rapid.Uint64Range(1, 2).Draw(t, "downsample_rate")}
+		"projection_cls":   rapid.SampledFrom([]string{"mlp", "linear"}).Draw(t, "projection_cls"),
+		"downsample_rate":  rapid.Uint64Range(1, 2).Draw(t, "downsample_rate"),
+		"compression_rate": rapid.SampledFrom([]uint64{1, 4, 8, 16}).Draw(t, "compression_rate")}
 	c["embd_layer"] = map[string]any{"embedding_cls": "image_audio", "audio_embd_layer": audio,
 		"image_embd_layer": map[string]any{"crop_size": 448, "embedding_cls": "tune_image"}}
 	c["audio_processor"] = map[string]any{"name": "cascades", "config": conformer}
