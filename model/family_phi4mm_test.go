@@ -200,6 +200,8 @@ func TestPhi4MMReads(t *testing.T) {
 		{"no chunk_size", `"chunk_size": -1,`, ``, 0, "audio_processor.config.chunk_size: missing"},
 		{"an unknown conformer key", `"kernel_size": 3,`, `"kernel_size": 3, "dropout": 0.1,`, 0, "audio_processor.config.dropout: not a ConformerEncoder argument"},
 		{"an unknown subsampler key", `"conv_channels": 1024`, `"conv_channels": 1024, "subsampling_factor": 4`, 0, "nemo_conv_settings.subsampling_factor"},
+		{"no compression rate", `"compression_rate": 8,`, ``, 0, "embd_layer.audio_embd_layer.compression_rate: missing"},
+		{"compression rate 0", `"compression_rate": 8,`, `"compression_rate": 0,`, 0, "compression_rate: 0"},
 		{"no audio processor", `"audio_processor"`, `"audio_processor_"`, 0, "audio_processor: missing"},
 	}
 	for _, tt := range tests {
