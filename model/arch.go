@@ -106,7 +106,8 @@ type VisionTower struct {
 	// (CLIP with LLaVA-NeXT-Video's unsplit projector), "paligemma"
 	// (SigLIP with post_layernorm and one linear), "idefics3" (Idefics3's
 	// and SmolVLM's tower and pixel-shuffle connector), "glm4v" (GLM-4.1V's
-	// and GLM-4.5V's), "moonvit" (Kimi-K2.5's MoonViT and patch merger).
+	// and GLM-4.5V's), "moonvit" (Kimi-K2.5's MoonViT and patch merger),
+	// "phi4mm" (Phi-4-multimodal's SigLIP tower, projector and Conformer).
 	Kind string
 	// Hidden, Intermediate, Layers and Heads are the encoder's width, MLP
 	// width, depth (the layers vLLM builds) and attention heads.
@@ -152,6 +153,9 @@ type VisionTower struct {
 	// has no such attribute: Qwen's vision configs count their blocks in
 	// depth, and Qwen2-VL's hidden_size is the language model's width.
 	ConfigLayers, ConfigHidden uint64
+	// Conformer is Phi-4-multimodal's audio encoder and projector, built
+	// with its image tower (kind "phi4mm"); nil for every other tower.
+	Conformer *Conformer
 }
 
 // RotaryTable is one cos/sin cache of vLLM's rotary embeddings: Positions

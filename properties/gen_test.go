@@ -162,9 +162,10 @@ func shardable(a *model.Arch, tp uint64, ep bool) bool {
 
 // towerDivides reports whether a's vision tower loads at tensor
 // parallelism tp where vLLM asserts it: GLM-4.1V's and GLM-4.5V's tower
-// divides its heads among the ranks (glm4_1v.py:284-296).
+// divides its heads among the ranks (glm4_1v.py:284-296), and so does
+// Phi-4-multimodal's SigLIP (idefics2_vision_model.py:146-148).
 func towerDivides(a *model.Arch, tp uint64) bool {
-	return a.Vision == nil || a.Vision.Kind != "glm4v" || a.Vision.Heads%tp == 0
+	return a.Vision == nil || a.Vision.Kind != "glm4v" && a.Vision.Kind != "phi4mm" || a.Vision.Heads%tp == 0
 }
 
 // genServeCase draws a config of any family modelgen draws, parses it

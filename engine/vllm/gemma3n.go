@@ -62,7 +62,7 @@ func (r *Resolved) towersOff() (model.Modalities, error) {
 // processing info gives every image 256 embeddings and every clip 188,
 // whatever the config says (TOKENS_PER_IMAGE, TOKENS_PER_AUDIO,
 // gemma3n_mm.py:69-71, 174-177).
-func gemma3nItems(*model.VisionTower, uint64, mmKwargs) ([]mmItem, error) {
+func gemma3nItems(*model.VisionTower, uint64, mmKwargs, func(string) uint64) ([]mmItem, error) {
 	image, audio := model.Gemma3nItemTokens()
 	return []mmItem{{"audio", audio}, {"image", image}}, nil
 }

@@ -110,7 +110,21 @@ var loraArchs = map[string]bool{
 	"GemmaForCausalLM":   false,
 	"Gemma2ForCausalLM":  false,
 	"Gemma3ForCausalLM":  false,
+	// Phi-4-multimodal lists no embedding_modules, and its LM head lies
+	// outside the language model's prefix "model." (get_mm_mapping,
+	// phi4mm.py:1252-1260), which alone gets a punica wrapper without
+	// tower LoRA, so vLLM leaves the head, the towers and the projections
+	// unwrapped (vllm/lora/model_manager.py:179-200, 726-740).
+	"Phi4MMForCausalLM": false,
 }
+
+// loraOneSlice are the architectures whose packed_modules_mapping packs
+// qkv_proj and gate_up_proj as one module each over a checkpoint that
+// fuses them (phi4mm.py:995-1002): vLLM wraps each as a single-slice LoRA
+// layer, QKVParallelLinearWithLoRA and ColumnParallelLinearWithLoRA
+// (vllm/lora/layers/column_parallel_linear.py:85-183, 371-435), one A and
+// one B over the rank's whole output.
+var loraOneSlice = map[string]bool{"Phi4MMForCausalLM": true}
 
 // resolveLoRA applies LoRA's defaults (vllm/config/lora.py:35-47 and
 // _validate_lora_config, :117-124) and refuses what vLLM refuses and what
@@ -196,8 +210,10 @@ func (r *Resolved) resolveLoRA(a *model.Arch, def func(string, string)) error {
 
 // loraArch says membudget sizes LoRA for a: a dense decoder of loraArchs.
 func loraArch(a *model.Arch) bool {
-	_, ok := loraArchs[firstArch(a)]
-	return ok && a.Experts == 0 && !a.MLA && a.Mamba == nil && a.DeltaNet == nil && !a.Generic && !a.FusedQKV && !a.FusedGateUp && !a.AttnOutputGate
+	arch := firstArch(a)
+	_, ok := loraArchs[arch]
+	fusedAsVLLMPacks := !a.FusedQKV && !a.FusedGateUp || loraOneSlice[arch] && a.FusedQKV && a.FusedGateUp
+	return ok && a.Experts == 0 && !a.MLA && a.Mamba == nil && a.DeltaNet == nil && !a.Generic && fusedAsVLLMPacks && !a.AttnOutputGate
 }
 
 // dropUnsizedLoRA keeps a log's LoRA where membudget sizes it for a under
@@ -267,6 +283,9 @@ func (r *Resolved) loraDtypeBytes() uint64 {
 //     linear.py:184-246): A 2 slices of rA x H, B 2 slices of I/t x r;
 //   - down_proj, row-parallel: A r x I/t, B H' x r;
 //
+// or, for loraOneSlice's architectures, qkv_proj's one A of rA x H and one
+// B of (Q/t + 2K) x r, and gate_up_proj's one A of rA x H and one B of
+// 2I/t x r (ColumnParallelLinearWithLoRA's output_size_per_partition);
 // where rA is r, or r/t with --fully-sharded-loras, and H' is H, or H/t
 // with it (base_linear.py:110-127). Where the architecture lists them in
 // embedding_modules, the first stage adds VocabParallelEmbeddingWithLoRA's
@@ -293,13 +312,23 @@ func loraTensors(a *model.Arch, r *Resolved, st model.Sharding, yield func(bytes
 	kv := max(a.KVHeads/t, 1) * a.HeadDim
 	inter := budget.CeilDiv(a.Intermediate, t)
 	layers := uint64(st.EndLayer - st.FirstLayer)
-	tensor(rankA, h, 5*layers) // qkv's 3 A slices, gate_up's 2
-	tensor(q, rank, layers)    // qkv's q B slice
-	tensor(kv, rank, 2*layers) // qkv's k and v B slices
-	tensor(rank, q, layers)    // o's A
+	one := loraOneSlice[firstArch(a)]
+	if one {
+		tensor(rankA, h, 2*layers)   // qkv's and gate_up's one A each
+		tensor(q+2*kv, rank, layers) // qkv's one B
+	} else {
+		tensor(rankA, h, 5*layers) // qkv's 3 A slices, gate_up's 2
+		tensor(q, rank, layers)    // qkv's q B slice
+		tensor(kv, rank, 2*layers) // qkv's k and v B slices
+	}
+	tensor(rank, q, layers) // o's A
 	tensor(outRow, rank, 2*layers)
-	tensor(inter, rank, 2*layers) // gate_up's B slices
-	tensor(rank, inter, layers)   // down's A
+	if one {
+		tensor(2*inter, rank, layers) // gate_up's one B
+	} else {
+		tensor(inter, rank, 2*layers) // gate_up's B slices
+	}
+	tensor(rank, inter, layers) // down's A
 	if !loraArchs[firstArch(a)] {
 		return
 	}

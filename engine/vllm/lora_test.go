@@ -48,12 +48,26 @@ func TestLoRASlotBytes(t *testing.T) {
 		{"qwen2.5 7B, TP 4, fully sharded", "qwen2", Serve{TensorParallelSize: 4, LoRA: LoRA{Enable: true, MaxLoras: 2, MaxRank: 16, FullySharded: true}}, 360448 * 28 * 2 * 2},
 		// --lora-dtype float16 on a float32 serve: 2 B, not 4.
 		{"llama 8B, float32 serve, float16 LoRA", "llama", Serve{Dtype: "float32", MaxNumBatchedTokens: 8192, LoRA: LoRA{Enable: true, MaxLoras: 4, MaxRank: 64, Dtype: "float16"}}, 184713216 * 4 * 2},
+		// Phi-4-multimodal (H 3072, 24 x 128 q, 8 KV heads, I 8192, 32
+		// layers) as vLLM's docs launch it, --max-lora-rank 320 and one
+		// slot: qkv_proj and gate_up_proj are one slice each, so one A
+		// 320x3072 each and B (3072+2x1024)x320 and 16384x320; o 320x3072
+		// + 3072x320; down 320x8192 + 3072x320: 14417920 a layer (320 x
+		// 45056, an adapter of the checkpoint's shape), x32 x2 B. No head.
+		{"phi4mm, TP 1, 1 x r320", "phi4mm", Serve{LoRA: LoRA{Enable: true, MaxRank: 320}}, 14417920 * 32 * 2},
+		// TP 2, 2 slots of rank 256: q 1536, 4 KV heads 512, I/2 4096:
+		// qkv 256x3072 + 2560x256; o 256x1536 + 3072x256; gate_up
+		// 256x3072 + 8192x256; down 256x4096 + 3072x256: 7340032.
+		{"phi4mm, TP 2, 2 x r256", "phi4mm", Serve{TensorParallelSize: 2, LoRA: LoRA{Enable: true, MaxLoras: 2, MaxRank: 256}}, 7340032 * 32 * 2 * 2},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			a := llama
-			if tc.arch == "qwen2" {
+			switch tc.arch {
+			case "qwen2":
 				a = qwen2
+			case "phi4mm":
+				a = models["microsoft__Phi-4-multimodal-instruct"]
 			}
 			r, err := Resolve(tc.s, a, bigClass, current)
 			if err != nil {

@@ -120,10 +120,12 @@ type mmTower struct {
 	// key is refused by name.
 	kwargs []string
 	// items returns the tokens of the largest item of each modality, as
-	// get_mm_max_tokens_per_item; why says why they are not sized when
-	// it is nil or returns none.
-	items func(v *model.VisionTower, maxModelLen uint64, kw mmKwargs) ([]mmItem, error)
-	why   string
+	// get_mm_max_tokens_per_item, under the serve's limit per modality;
+	// why says why they are not sized when it is nil, unsized when it
+	// returns none (the Qwen reason where "").
+	items   func(v *model.VisionTower, maxModelLen uint64, kw mmKwargs, limit func(string) uint64) ([]mmItem, error)
+	why     string
+	unsized string
 }
 
 // mmItem is the largest item of a modality, in the language model's
@@ -165,10 +167,15 @@ var mmTowers = map[string]mmTower{
 	"intern_vit":    {why: notRead},
 	// Gemma 3n: every image and audio clip a fixed count.
 	"mobilenetv5": {modalities: []string{"image", "audio"}, items: gemma3nItems},
+	// Phi-4-multimodal's largest image follows the processor's dynamic_hd
+	// crops (phi4mm.py:733-756), whose default is the checkpoint's
+	// processor file; vLLM's docs launch it with {"dynamic_hd": 16}. It
+	// takes images and audio (:584-585).
+	"phi4mm": {modalities: []string{"image", "audio"}, kwargs: []string{"dynamic_hd"}, items: phi4mmItems, unsized: phi4mmUnsized},
 }
 
 // gemma3Items is Gemma 3's largest image: TokensPerImage embeddings.
-func gemma3Items(v *model.VisionTower, _ uint64, _ mmKwargs) ([]mmItem, error) {
+func gemma3Items(v *model.VisionTower, _ uint64, _ mmKwargs, _ func(string) uint64) ([]mmItem, error) {
 	if v.TokensPerImage == 0 {
 		return nil, nil
 	}
@@ -189,7 +196,7 @@ const qwenMaxRatio = 200
 // frames whose tokens fit --max-model-len, at most 14, counted in
 // temporal_patch_size groups. max_pixels is the processor's (Qwen2.5-VL's
 // preprocessor_config.json has 12845056), given by --mm-processor-kwargs.
-func qwenVLItems(v *model.VisionTower, maxModelLen uint64, kw mmKwargs) ([]mmItem, error) {
+func qwenVLItems(v *model.VisionTower, maxModelLen uint64, kw mmKwargs, _ func(string) uint64) ([]mmItem, error) {
 	maxPixels, ok := kw["max_pixels"]
 	if !ok {
 		return nil, nil
@@ -311,7 +318,7 @@ func mmProcessorKwargs(s string, kind string, t mmTower, p Profile) (mmKwargs, e
 		}
 		n, err := strconv.ParseUint(string(bytes.TrimSpace(obj[k])), 10, 64)
 		if err != nil || n == 0 || n > 1<<40 {
-			return nil, settingErr("mm-processor-kwargs", k, "want a positive number of pixels, got %s", obj[k])
+			return nil, settingErr("mm-processor-kwargs", k, "want a positive integer, got %s", obj[k])
 		}
 		kw[k] = n
 	}
@@ -351,6 +358,11 @@ func (r *Resolved) resolveMM(a *model.Arch) error {
 		// ranks with no fallback at d18bb7b (glm4_1v.py:284-296,
 		// dist_utils.divide asserts; vllm #24004, #49368).
 		return settingErr("tensor-parallel-size", tp, "vLLM asserts it: it does not divide the %d attention heads of %s's vision tower (glm4_1v.py:284-296; vllm #24004)", a.Vision.Heads, configArch(a))
+	}
+	if tp := r.TensorParallelSize; a.Vision.Kind == "phi4mm" && m.EncoderTPMode != "data" && tp > 1 && a.Vision.Heads%tp != 0 {
+		// Phi-4-multimodal's SigLIP tower divides its 16 heads among the
+		// ranks (idefics2_vision_model.py:146-148 asserts it).
+		return settingErr("tensor-parallel-size", tp, "vLLM asserts it: it does not divide the %d attention heads of %s's SigLIP tower (idefics2_vision_model.py:146-148)", a.Vision.Heads, configArch(a))
 	}
 	if p.Era != V1 || p.Release.Less(mmSince) {
 		if m.given() {
@@ -421,12 +433,12 @@ func (r *Resolved) resolveMM(a *model.Arch) error {
 	case !known || tower.items == nil:
 		e.Why = cmp.Or(tower.why, "the "+kind+" tower's largest item is not sized")
 	default:
-		items, err := tower.items(a.Vision, r.MaxModelLen, kw)
+		items, err := tower.items(a.Vision, r.MaxModelLen, kw, limit)
 		if err != nil {
 			return err
 		}
 		if len(items) == 0 {
-			e.Why = "the largest image's tokens come from the checkpoint's preprocessor_config.json (max_pixels), which membudget does not read: --mm-processor-kwargs '{\"max_pixels\": N}' sizes them"
+			e.Why = cmp.Or(tower.unsized, "the largest image's tokens come from the checkpoint's preprocessor_config.json (max_pixels), which membudget does not read: --mm-processor-kwargs '{\"max_pixels\": N}' sizes them")
 			break
 		}
 		r.sizeEncoderCache(a, items, limit, &e)
@@ -503,7 +515,7 @@ func registerMM(fs *flag.FlagSet, m *MM) {
 	fs.BoolVar(&m.SkipProfiling, "skip-mm-profiling", false, "vLLM's --skip-mm-profiling: the profile run without the encoder pass and its cache")
 	fs.StringVar(&m.EncoderTPMode, "mm-encoder-tp-mode", "", "vLLM's --mm-encoder-tp-mode: weights (default) or data (sized at TP 1 only)")
 	fs.Var(&mmCacheFlag{m}, "mm-processor-cache-gb", "vLLM's --mm-processor-cache-gb: the processor cache in host memory, GiB (default 4; counted on unified devices)")
-	fs.Var(&jsonFlag{&m.ProcessorKwargs, "mm-processor-kwargs"}, "mm-processor-kwargs", `vLLM's --mm-processor-kwargs, JSON: Qwen2-VL's and Qwen2.5-VL's max_pixels and min_pixels size the largest item; other keys are refused`)
+	fs.Var(&jsonFlag{&m.ProcessorKwargs, "mm-processor-kwargs"}, "mm-processor-kwargs", `vLLM's --mm-processor-kwargs, JSON: Qwen2-VL's and Qwen2.5-VL's max_pixels and min_pixels, and Phi-4-multimodal's dynamic_hd, size the largest item; other keys are refused`)
 }
 
 // jsonFlag is a flag whose value is a JSON object, kept as given: it is

@@ -117,7 +117,7 @@ var architectures = map[string]string{
 	"glm": "GlmForCausalLM", "glm4": "Glm4ForCausalLM", "glm4_moe": "Glm4MoeForCausalLM", "glm4_moe_lite": "Glm4MoeLiteForCausalLM", "glm_moe_dsa": "GlmMoeDsaForCausalLM", "gpt_oss": "GptOssForCausalLM", "gpt2": "GPT2LMHeadModel", "gptj": "GPTJForCausalLM",
 	"granite": "GraniteForCausalLM", "hunyuan_v1_dense": "HunYuanDenseV1ForCausalLM", "hunyuan_v1_moe": "HunYuanMoEV1ForCausalLM", "hyperclovax": "HyperCLOVAXForCausalLM", "internlm2": "InternLM2ForCausalLM", "internlm3": "InternLM3ForCausalLM", "internvl_chat": "InternVLChatModel", "jais2": "Jais2ForCausalLM", "granitemoe": "GraniteMoeForCausalLM", "granitemoeshared": "GraniteMoeSharedForCausalLM", "kimi_k2": "DeepseekV3ForCausalLM", "kimi_k25": "KimiK25ForConditionalGeneration",
 	"llama": "LlamaForCausalLM", "llama4": "Llama4ForConditionalGeneration", "llama4_text": "Llama4ForCausalLM",
-	"llava": "LlavaForConditionalGeneration", "llava_next": "LlavaNextForConditionalGeneration", "llava_onevision": "LlavaOnevisionForConditionalGeneration", "llava_next_video": "LlavaNextVideoForConditionalGeneration", "paligemma": "PaliGemmaForConditionalGeneration", "idefics3": "Idefics3ForConditionalGeneration", "smolvlm": "SmolVLMForConditionalGeneration",
+	"llava": "LlavaForConditionalGeneration", "llava_next": "LlavaNextForConditionalGeneration", "llava_onevision": "LlavaOnevisionForConditionalGeneration", "llava_next_video": "LlavaNextVideoForConditionalGeneration", "paligemma": "PaliGemmaForConditionalGeneration", "idefics3": "Idefics3ForConditionalGeneration", "smolvlm": "SmolVLMForConditionalGeneration", "phi4mm": "Phi4MMForCausalLM",
 	"glm4v": "Glm4vForConditionalGeneration", "glm4v_text": "Glm4vForConditionalGeneration", "glm4v_moe": "Glm4vMoeForConditionalGeneration", "glm4v_moe_text": "Glm4vMoeForConditionalGeneration",
 	"mimo": "MiMoForCausalLM", "minicpm": "MiniCPMForCausalLM", "minicpm3": "MiniCPM3ForCausalLM", "minimax_m2": "MiniMaxM2ForCausalLM", "ministral3": "Ministral3ForCausalLM", "mistral": "MistralForCausalLM",
 	"mistral3": "Mistral3ForConditionalGeneration", "mixtral": "MixtralForCausalLM", "mpt": "MPTForCausalLM", "nemotron": "NemotronForCausalLM", "nemotron_h": "NemotronHForCausalLM", "nemotron-nas": "DeciLMForCausalLM",
@@ -151,7 +151,7 @@ var families = []family{
 	falcon, bloom, gpt2, miniCPM, chatGLM,
 	miniCPM3, stableLMEpoch,
 	gemma2, gemma3Text, gemma4Text, mixtral, qwen3MoE, qwen2MoE, deepseek, glm4MoE, glm4MoELite, olmoe, graniteMoE, ernie45MoE, phiMoE, deepseekV1, graniteMoEShared, minimaxM2, dbrx, hunyuanMoE,
-	gptOss, llama4Text, qwen3Next, qwen35Text, nemotronH, wrappers, qwen3VLMoE, llava, qwen2VL, internVL, encoders, llavaOnevision, paliGemma, idefics3, llavaNextVideo, glm4v,
+	gptOss, llama4Text, qwen3Next, qwen35Text, nemotronH, wrappers, qwen3VLMoE, llava, qwen2VL, internVL, encoders, llavaOnevision, paliGemma, idefics3, llavaNextVideo, glm4v, phi4mm,
 	graniteMoEHybrid, falconH1, jamba, mamba, mamba2, whisper, gemma3n,
 }
 
