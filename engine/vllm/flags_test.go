@@ -138,8 +138,10 @@ func TestJudge(t *testing.T) {
 			"--enable-tower-connector-lora: " + whatLora + ": not modelled for vLLM 0.19.0" + tail},
 		// --enable-lora is sized (lora.go); Resolve refuses it before 0.17.0.
 		{"LoRA is modelled", []string{"--vllm-version", "0.19.0", "--enable-lora", "--max-loras", "4", "--no-fully-sharded-loras"}, ""},
-		{"a speculative method named", []string{`--speculative-config={"method": "eagle", "num_speculative_tokens": 3}`},
-			`--speculative-config (method "eagle"): ` + specUnsized["eagle"] + ": not modelled for " + main + tail},
+		{"a speculative method named", []string{`--speculative-config={"method": "medusa", "num_speculative_tokens": 3}`},
+			`--speculative-config (method "medusa"): ` + specUnsized["medusa"] + ": not modelled for " + main + tail},
+		// eagle is sized (specdraft_eagle.go), as eagle3.
+		{"eagle sized", []string{`--speculative-config={"method": "eagle", "num_speculative_tokens": 3}`}, ""},
 		// eagle3 is sized (specdraft.go): its refusals come when the serve
 		// is resolved, with the model read.
 		{"eagle3 sized", []string{`--speculative-config={"method": "eagle3", "num_speculative_tokens": 3}`}, ""},

@@ -24,9 +24,10 @@ import (
 // nothing on the GPU: ngram and suffix. Their serve runs the V1 model
 // runner, verifies k+1 tokens a request with the rejection sampler,
 // captures its CUDA graphs at multiples of k+1, and keeps async
-// scheduling off. An EAGLE-3 draft (eagle3) is sized in specdraft.go; the
-// other proposers with weights (eagle, mtp, draft_model, medusa, ...) stay
-// refused by name with the memory each would add. Every rule is vLLM
+// scheduling off. EAGLE-3 and EAGLE drafts (eagle3, eagle) are sized in
+// specdraft.go and specdraft_eagle.go, DeepSeek-V3's MTP layers in
+// specmtp.go; the other proposers with weights (draft_model, medusa, ...)
+// stay refused by name with the memory each would add. Every rule is vLLM
 // main's at commit d18bb7b (2026-08-14).
 
 // Speculative is a resolved --speculative-config: the JSON object as
@@ -47,7 +48,7 @@ type Speculative struct {
 	// HostBytes is what the proposer holds in host memory on each worker
 	// of the last pipeline stage at startup (see [specHostBytes]).
 	HostBytes uint64
-	// Draft is an eagle3 serve's draft (specdraft.go), nil for the
+	// Draft is an eagle3 or eagle serve's draft (specdraft.go), nil for the
 	// proposers without one.
 	Draft *Draft
 	// MTPLayers is the model's own MTP layers an mtp serve loads as the
@@ -72,7 +73,7 @@ var specSince = v0_14_0
 var specV1Since = v0_22_0
 
 // specMethods are the methods membudget sizes.
-var specMethods = []string{"ngram", "suffix", "eagle3", "mtp"}
+var specMethods = []string{"ngram", "suffix", "eagle3", "eagle", "mtp"}
 
 // mtpAliases are the method names vLLM maps to "mtp" with a deprecation
 // warning (MTPModelTypes, vllm/config/speculative.py:37-62, 752-756).
@@ -85,7 +86,6 @@ var mtpAliases = []string{"deepseek_mtp", "dots3_note_mtp", "mimo_mtp", "mimo_v2
 // size, what memory it would add (SpeculativeMethod, vllm/config/
 // speculative.py:69-78; the proposers of vllm/v1/spec_decode/).
 var specUnsized = map[string]string{
-	"eagle":                 "an EAGLE draft (its weights from its config.json and checkpoint, its attention layers added to the KV cache groups, its own CUDA graphs, k lookahead KV slots a request)",
 	"draft_model":           "a whole draft model (its weights at its own tensor parallel size, its KV cache group, its CUDA graphs, one more scheduler slot and k lookahead KV slots a request)",
 	"medusa":                "the Medusa heads (their weights and their logits)",
 	"mlp_speculator":        "the MLP speculator's weights",
@@ -267,7 +267,7 @@ func (r *Resolved) resolveSpec(a *model.Arch, c budget.Class, def func(string, s
 	if p.Era == V0 || p.Release.Less(specSince) {
 		return settingErr("speculative-config", method, "speculative decoding (the rejection sampler's profile run, the graph sizes at multiples of k+1): not modelled for %s (membudget sizes ngram and suffix from vLLM %s, whose spec-decode rules it has read); membudget refuses it rather than size a serve vLLM would contradict", p.Describes, specSince)
 	}
-	if p.V2EveryModel && method != "eagle3" && method != "mtp" {
+	if p.V2EveryModel && !drafted(method) {
 		// Main falls back to the V1 runner for these methods; the release
 		// that runs every model on the V2 runner (PR #53183) is sized from
 		// its release notes, not its source, which may refuse them instead
@@ -308,7 +308,7 @@ func (r *Resolved) resolveSpec(a *model.Arch, c budget.Class, def func(string, s
 		if s.LookupMin > s.LookupMax {
 			return settingErr("speculative-config", v, "vLLM refuses it: prompt_lookup_min=%d must be <= prompt_lookup_max=%d (vllm/config/speculative.py:825-829)", s.LookupMin, s.LookupMax)
 		}
-	case "eagle3":
+	case "eagle3", "eagle":
 		if s.Tokens == 0 {
 			// An EAGLE-3 config.json has no n_predict (speculative.py:
 			// 1348-1353).
@@ -345,15 +345,22 @@ func (r *Resolved) resolveSpec(a *model.Arch, c budget.Class, def func(string, s
 		// compilation.py:1553-1560) finds no size to capture.
 		return settingErr("speculative-config", s.Tokens, "vLLM refuses it: No valid cudagraph sizes after rounding to multiple of %d (num_speculative_tokens + 1); lower num_speculative_tokens or pass --enforce-eager", q)
 	}
-	if r.AsyncScheduling == engine.On && p.AsyncByDefault && method != "eagle3" && method != "mtp" {
+	if r.AsyncScheduling == engine.On && p.AsyncByDefault && !drafted(method) {
 		// vllm/config/vllm.py:1153-1173.
 		return settingErr("async-scheduling", "", "vLLM refuses it: Currently, async scheduling is only supported with EAGLE/MTP/Draft Model/NGram GPU/DSpark kind of speculative decoding (--speculative-config method %q)", method)
 	}
-	if !p.Release.Less(specV1Since) && method != "eagle3" && method != "mtp" {
+	if !p.Release.Less(specV1Since) && !drafted(method) {
 		r.Profile.v1Runner = true
 	}
 	r.Spec = s
 	return nil
+}
+
+// drafted says a method runs a drafter model (EagleModelTypes, vllm/
+// config/speculative.py:66-68): vLLM keeps its async scheduling and its
+// V2 model runner, which it gives up for ngram and suffix.
+func drafted(method string) bool {
+	return method == "eagle3" || method == "eagle" || method == "mtp"
 }
 
 // suffixTreeDepth is suffix_decoding_max_tree_depth's default
@@ -473,7 +480,7 @@ var specFlags = []string{"speculative-config", "sc"}
 func registerSpec(fs *flag.FlagSet, v *string, on func(...string) bool) {
 	for _, name := range specFlags {
 		if on(name) {
-			fs.Var(specFlag{v}, name, "vLLM's --speculative-config (-sc), JSON: ngram and suffix sized (the rejection sampler, graphs at multiples of k+1, async scheduling off), eagle3 with a local draft directory (its weights and KV layers); other drafts refused by name")
+			fs.Var(specFlag{v}, name, "vLLM's --speculative-config (-sc), JSON: ngram and suffix sized (the rejection sampler, graphs at multiples of k+1, async scheduling off), eagle3 and eagle with a local draft directory (its weights and KV layers); other drafts refused by name")
 		}
 	}
 }
@@ -521,7 +528,7 @@ type specJSON struct {
 	// of the last stage.
 	SamplerBytes uint64 `json:"rejection_sampler_bytes"`
 	HostBytes    uint64 `json:"host_bytes"`
-	// DraftWeightBytes and DraftKVBytes are an EAGLE-3 draft's weights and
+	// DraftWeightBytes and DraftKVBytes are an EAGLE draft's weights and
 	// its layers' share of the KV cache on a GPU of the last stage; 0 for
 	// ngram and suffix, which have no draft model.
 	DraftWeightBytes uint64 `json:"draft_weight_bytes"`
@@ -630,7 +637,7 @@ func (ls *loggedServe) readLoggedSpec(l *logs.Log, given map[string]bool) bool {
 	}
 	sc, err := parseSpecConfig(v)
 	if m := specMethod(sc); err != nil || specRefusal(v) != "" || m != "ngram" && m != "suffix" {
-		return false // a draft's (eagle3, mtp) stays a warning: explain does not size it
+		return false // a draft's (eagle3, eagle, mtp) stays a warning: explain does not size it
 	}
 	ls.Serve.SpeculativeConfig = v
 	ls.From["speculative-config"] = explain.SettingFrom{Source: explain.FromLogged, Value: st.Value, Key: st.LoggedKey, Detail: string(st.Source), Line: st.Line}

@@ -8,7 +8,7 @@ import (
 	"membudget/engine/vllm"
 )
 
-// TestContractWithEAGLE3 runs the contract over EAGLE-3 serves: each must
+// TestContractWithEAGLE3 runs the contract over EAGLE-3 and EAGLE serves: each must
 // size, and its printed line, which carries the JSON with the draft's
 // directory as given, must read back to the same plan.
 func TestContractWithEAGLE3(t *testing.T) {
@@ -24,6 +24,8 @@ func TestContractWithEAGLE3(t *testing.T) {
 		{"--speculative-config", spec, "--enforce-eager", "--vllm-version", "0.21.0"},
 		{"-sc", spec, "--enforce-eager", "--vllm-version", "0.14.0", "--tensor-parallel-size", "2", "--max-num-seqs", "8"},
 	}
+	eagle := `{"method": "eagle", "model": "` + vllm.WriteEagleDraft(t) + `", "num_speculative_tokens": 2}`
+	flags = append(flags, []string{"--speculative-config", eagle, "--enforce-eager", "--vllm-version", "0.21.0", "--tensor-parallel-size", "2"})
 	for _, args := range flags {
 		if enginetest.Check(t, vllm.Engine{}, enginetest.Case{Model: models["meta-llama__Llama-3.1-8B-Instruct"], Class: c, Args: args}) == nil {
 			t.Errorf("%v: not sized", args)
