@@ -60,6 +60,13 @@ func size(m *hub.Loaded, c budget.Class, s Serve, p Profile) (*Sizing, error) {
 	s.Revision = m.Revision()
 	cp := compilerOf(m)
 	k, plan, err := cp.compile(s, c, p)
+	if hubDraftUnread(err) {
+		// Read only once every other check has passed.
+		if err := preloadHubDraft(m, s); err != nil {
+			return nil, err
+		}
+		k, plan, err = cp.compile(s, c, p)
+	}
 	if err != nil {
 		return nil, err
 	}

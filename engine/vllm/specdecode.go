@@ -25,8 +25,9 @@ import (
 // runner, verifies k+1 tokens a request with the rejection sampler,
 // captures its CUDA graphs at multiples of k+1, and keeps async
 // scheduling off. EAGLE-3 and EAGLE drafts (eagle3, eagle) are sized in
-// specdraft.go and specdraft_eagle.go, DeepSeek-V3's MTP layers in
-// specmtp.go; the other proposers with weights (draft_model, medusa, ...)
+// specdraft.go and specdraft_eagle.go, whole draft models (draft_model)
+// in specdraftmodel.go, DeepSeek-V3's MTP layers in specmtp.go; the other
+// proposers with weights (medusa, ...)
 // stay refused by name with the memory each would add. Every rule is vLLM
 // main's at commit d18bb7b (2026-08-14).
 
@@ -48,7 +49,7 @@ type Speculative struct {
 	// HostBytes is what the proposer holds in host memory on each worker
 	// of the last pipeline stage at startup (see [specHostBytes]).
 	HostBytes uint64
-	// Draft is an eagle3 or eagle serve's draft (specdraft.go), nil for the
+	// Draft is an eagle3, eagle or draft_model serve's draft (specdraft.go), nil for the
 	// proposers without one.
 	Draft *Draft
 	// MTPLayers is the model's own MTP layers an mtp serve loads as the
@@ -73,7 +74,7 @@ var specSince = v0_14_0
 var specV1Since = v0_22_0
 
 // specMethods are the methods membudget sizes.
-var specMethods = []string{"ngram", "suffix", "eagle3", "eagle", "mtp"}
+var specMethods = []string{"ngram", "suffix", "eagle3", "eagle", "mtp", "draft_model"}
 
 // mtpAliases are the method names vLLM maps to "mtp" with a deprecation
 // warning (MTPModelTypes, vllm/config/speculative.py:37-62, 752-756).
@@ -86,7 +87,6 @@ var mtpAliases = []string{"deepseek_mtp", "dots3_note_mtp", "mimo_mtp", "mimo_v2
 // size, what memory it would add (SpeculativeMethod, vllm/config/
 // speculative.py:69-78; the proposers of vllm/v1/spec_decode/).
 var specUnsized = map[string]string{
-	"draft_model":           "a whole draft model (its weights at its own tensor parallel size, its KV cache group, its CUDA graphs, one more scheduler slot and k lookahead KV slots a request)",
 	"medusa":                "the Medusa heads (their weights and their logits)",
 	"mlp_speculator":        "the MLP speculator's weights",
 	"ngram_gpu":             "the GPU n-gram proposer's device buffers",
@@ -104,13 +104,20 @@ var specKeys = []string{"method", "model", "num_speculative_tokens", "prompt_loo
 	// package (vllm/v1/spec_decode/suffix_decoding.py), not the GPU's.
 	"suffix_decoding_max_tree_depth", "suffix_decoding_max_cached_requests", "suffix_decoding_max_spec_factor", "suffix_decoding_min_token_prob",
 	// vllm/config/speculative.py:132-136: the draft's checkpoint revision.
-	"revision", "code_revision"}
+	"revision", "code_revision",
+	// speculative.py:105, 1116-1121: the draft model's TP (specdraftmodel.go).
+	"draft_tensor_parallel_size"}
 
 // specConfig is the object of --speculative-config as membudget reads it.
 type specConfig struct {
-	method, model     string
+	method, model string
+	// revision is the draft's revision (speculative.py:132-136), "" for
+	// its default branch.
+	revision          string
 	tokens, treeDepth uint64
 	lookMin, lookMax  uint64
+	// draftTP is draft_tensor_parallel_size, 0 when not given.
+	draftTP uint64
 	// other is the first key outside specKeys, sorted, "" when none.
 	other string
 }
@@ -151,9 +158,9 @@ func parseSpecConfig(v string) (specConfig, error) {
 		return nil
 	}
 	// cmp.Or returns the first refusal.
-	if err := cmp.Or(str("method", &sc.method), str("model", &sc.model), count("num_speculative_tokens", &sc.tokens),
+	if err := cmp.Or(str("method", &sc.method), str("model", &sc.model), str("revision", &sc.revision), count("num_speculative_tokens", &sc.tokens),
 		count("prompt_lookup_min", &sc.lookMin), count("prompt_lookup_max", &sc.lookMax),
-		count("suffix_decoding_max_tree_depth", &sc.treeDepth)); err != nil {
+		count("suffix_decoding_max_tree_depth", &sc.treeDepth), count("draft_tensor_parallel_size", &sc.draftTP)); err != nil {
 		return sc, err
 	}
 	keys := make([]string, 0, len(m))
@@ -319,6 +326,16 @@ func (r *Resolved) resolveSpec(a *model.Arch, c budget.Class, def func(string, s
 			return err
 		}
 		s.Draft = d
+	case "draft_model":
+		if s.Tokens == 0 {
+			// The draft's n_predict (speculative.py:1348-1353) is not read.
+			return settingErr("speculative-config", v, "a draft model without num_speculative_tokens (vLLM would take its config's n_predict, which membudget does not read): not modelled for %s; membudget refuses it rather than size a serve vLLM would contradict", p.Describes)
+		}
+		d, err := r.resolveDraftModel(sc, a)
+		if err != nil {
+			return err
+		}
+		s.Draft = d
 	case "mtp":
 		n, err := r.resolveMTP(sc, a)
 		if err != nil {
@@ -345,7 +362,7 @@ func (r *Resolved) resolveSpec(a *model.Arch, c budget.Class, def func(string, s
 		// compilation.py:1553-1560) finds no size to capture.
 		return settingErr("speculative-config", s.Tokens, "vLLM refuses it: No valid cudagraph sizes after rounding to multiple of %d (num_speculative_tokens + 1); lower num_speculative_tokens or pass --enforce-eager", q)
 	}
-	if r.AsyncScheduling == engine.On && p.AsyncByDefault && !drafted(method) {
+	if r.AsyncScheduling == engine.On && p.AsyncByDefault && !drafted(method) && method != "draft_model" {
 		// vllm/config/vllm.py:1153-1173.
 		return settingErr("async-scheduling", "", "vLLM refuses it: Currently, async scheduling is only supported with EAGLE/MTP/Draft Model/NGram GPU/DSpark kind of speculative decoding (--speculative-config method %q)", method)
 	}
@@ -480,7 +497,7 @@ var specFlags = []string{"speculative-config", "sc"}
 func registerSpec(fs *flag.FlagSet, v *string, on func(...string) bool) {
 	for _, name := range specFlags {
 		if on(name) {
-			fs.Var(specFlag{v}, name, "vLLM's --speculative-config (-sc), JSON: ngram and suffix sized (the rejection sampler, graphs at multiples of k+1, async scheduling off), eagle3 and eagle with a local draft directory (its weights and KV layers); other drafts refused by name")
+			fs.Var(specFlag{v}, name, "vLLM's --speculative-config (-sc), JSON: ngram and suffix sized (the rejection sampler, graphs at multiples of k+1, async scheduling off), eagle3, eagle and draft_model with a local draft directory (its weights and KV layers); other drafts refused by name")
 		}
 	}
 }

@@ -62,8 +62,12 @@ type Draft struct {
 	AttentionBias, OBias bool
 	// OwnEmbed and OwnHead say the checkpoint carries an embed_tokens or
 	// lm_head tensor that vLLM keeps apart from the target's (see
-	// [readDraft]).
+	// [readDraft]); a draft model has both, its head tied to its
+	// embedding where its config ties them.
 	OwnEmbed, OwnHead bool
+	// Model is a draft_model's architecture, read as a target's is
+	// (specdraftmodel.go); nil for the EAGLE drafts.
+	Model *model.Arch
 }
 
 // maxDraftConfig bounds the draft's config.json and index read.
@@ -138,12 +142,19 @@ func readFileLimited(file string, limit int64) ([]byte, error) {
 // differ; where they are equal vLLM compares the values, which no header
 // tells, and the draft is refused.
 func readDraft(dir, method string, a *model.Arch) (Draft, error) {
-	d := Draft{Path: dir, Method: method}
 	file := filepath.Join(dir, "config.json")
 	data, err := readFileLimited(file, maxDraftConfig)
 	if err != nil {
-		return d, err
+		return Draft{Path: dir, Method: method}, err
 	}
+	return readDraftFrom(dir, file, data, func() (map[string][]uint64, error) { return draftTensorShapes(dir) }, method, a)
+}
+
+// readDraftFrom reads a draft from its config.json (data, read from file)
+// and, once the config is judged, its checkpoint's tensor shapes; dir
+// names the draft in messages.
+func readDraftFrom(dir, file string, data []byte, shapes func() (map[string][]uint64, error), method string, a *model.Arch) (Draft, error) {
+	d := Draft{Path: dir, Method: method}
 	var cfg map[string]json.RawMessage
 	if err := json.Unmarshal(data, &cfg); err != nil || cfg == nil {
 		return d, fmt.Errorf("%s: want a JSON object: %v", file, err)
@@ -227,7 +238,7 @@ func readDraft(dir, method string, a *model.Arch) (Draft, error) {
 	if method == "eagle" {
 		d.FCInput = 2 * d.Hidden
 	}
-	tensors, err := draftTensorShapes(dir)
+	tensors, err := shapes()
 	if err != nil {
 		return d, err
 	}
@@ -335,7 +346,7 @@ func (r *Resolved) resolveDraft(sc specConfig, a *model.Arch) (*Draft, error) {
 	if p.V2Runner(a) {
 		return nil, settingErr("speculative-config", sc.method, "an %s draft on the V2 model runner, which runs %s there (vllm/config/vllm.py:2397-2408 keeps eagle and eagle3 on it; membudget sizes EAGLE drafts on the V1 model runner only): not modelled for %s; membudget refuses it rather than size a serve vLLM would contradict", name, a.Source, p.Describes)
 	}
-	d, err := loadDraft(sc.model, sc.method, a)
+	d, err := loadDraftOf(sc, a)
 	if err != nil {
 		return nil, settingErr("speculative-config", sc.method, "the draft %s", untrusted.Text(err.Error()))
 	}
@@ -363,8 +374,12 @@ func (r *Resolved) resolveDraft(sc specConfig, a *model.Arch) (*Draft, error) {
 // caching allocator's cache holds it until vLLM empties it before the KV
 // cache is allocated, so it is no steady term.
 func draftTensors(d *Draft, tp, el uint64, yield func(uint64)) {
-	if d.Method == "eagle" {
+	switch d.Method {
+	case "eagle":
 		eagleTensors(d, tp, el, yield)
+		return
+	case "draft_model":
+		draftModelTensors(d, tp, el, yield)
 		return
 	}
 	kv := max(1, d.KVHeads/tp)
@@ -450,6 +465,9 @@ func eachProposerBuffer(a *model.Arch, r *Resolved, st model.Sharding, yield fun
 	}
 	t, b := r.MaxNumBatchedTokens, r.MaxNumSeqs
 	mul := budget.SatMul
+	if d := r.Spec.Draft; d != nil && d.Method == "draft_model" {
+		yield(draftModelMasks(r))
+	}
 	yield(mul(t, 4))
 	yield(mul(t, 8))
 	yield(mul(mul(t, hidden), r.DtypeBytes))
@@ -504,6 +522,9 @@ func draftSpecs(r *Resolved, specs []layerSpec, first int) []layerSpec {
 	if d == nil {
 		return nil
 	}
+	if d.Method == "draft_model" {
+		return draftModelSpecs(r, first)
+	}
 	heads := max(1, d.KVHeads/r.TensorParallelSize)
 	out := make([]layerSpec, 0, d.Layers)
 	for j := range int(d.Layers) {
@@ -523,7 +544,7 @@ func draftKey(r *Resolved) string {
 		}
 		return ""
 	}
-	return fmt.Sprintf("%d/%d/%d", d.Layers, d.KVHeads, d.HeadDim)
+	return fmt.Sprintf("%s/%d/%d/%d", d.Method, d.Layers, d.KVHeads, d.HeadDim)
 }
 
 // draftKVBytes is the draft layers' share of the KV cache on a GPU of
@@ -573,6 +594,10 @@ func (sz *Sizing) draftSettings() string {
 			r.Spec.MTPLayers, engine.GiB(sz.draftWeightItem(len(r.Stages)-1)), engine.GiB(sz.draftKVBytes()), len(sz.Model.Arch.Layers), r.Spec.Tokens)
 	}
 	d := r.Spec.Draft
+	if d.Method == "draft_model" {
+		return fmt.Sprintf("draft model %s: %d layer(s), %s of weights on the last stage at the target's tensor parallel size (its own embedding and LM head); its %d attention layer(s) add %s to the KV cache beside the target's %d; the scheduler reserves one more slot and %d lookahead slot(s) a running request within its blocks (scheduler.py num_lookahead_tokens), not counted by vLLM's startup check",
+			untrusted.Text(d.Path), d.Layers, engine.GiB(sz.draftWeightItem(len(r.Stages)-1)), d.Layers, engine.GiB(sz.draftKVBytes()), len(sz.Model.Arch.Layers), r.Spec.Tokens)
+	}
 	shared := func(own bool) string {
 		if own {
 			return "its own"
@@ -595,19 +620,23 @@ func specDraftRefusal(v string, p Profile) string {
 	}
 	m := specMethod(sc)
 	what := "an " + draftName(m) + " draft (its weights from its config.json and checkpoint, the target's embedding and LM head shared or not as its checkpoint says, its attention layers added to the KV cache groups, k lookahead KV slots a request)"
+	if m == "draft_model" {
+		what = draftModelWhat
+	}
 	switch {
 	case m == "mtp" && (p.Era == V0 || p.Release.Less(specSince)):
 		return "the model's own MTP layers as the draft (their weights, their attention layers added to the KV cache groups, k lookahead KV slots a request)"
-	case m != "eagle3" && m != "eagle":
+	case m != "eagle3" && m != "eagle" && m != "draft_model":
 		return ""
 	case p.Era == V0 || p.Release.Less(specSince):
 		return what
 	}
-	if sc.model != "" && !DraftPath(sc.model) {
-		return what + " from the Hugging Face Hub (membudget reads the draft's config.json and safetensors headers from a local directory and does not download drafts; give the directory as a path, /abs or ./rel)"
-	}
 	return ""
 }
+
+// specHubDraft is what a refusal of a draft named by a Hub id that was
+// not read adds (see [preloadHubDraft]).
+const specHubDraft = " from the Hugging Face Hub, not read: membudget reads a draft named by its Hub id as it reads --model, when it sizes the serve of a loaded model"
 
 // DraftPath says a --speculative-config "model" names a local directory
 // rather than a Hub id: it is written as a path (absolute, or from . or

@@ -33,6 +33,28 @@ func TestContractWithEAGLE3(t *testing.T) {
 	}
 }
 
+// TestContractWithDraftModel runs the contract over serves with
+// Llama-3.2-1B-Instruct as the draft model of Llama-3.1-8B-Instruct. (The
+// test's name, in its temporary directories, must not hold "eagle3":
+// vLLM would infer that method from the draft's path.)
+func TestContractWithDraftModel(t *testing.T) {
+	t.Parallel()
+	models := enginetest.Shipped(t)
+	c, err := membudget.Kernels().Load("h100-sxm-80g")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := vllm.WriteDraftModel(t)
+	for _, args := range [][]string{
+		{"-sc", `{"method": "draft_model", "model": "` + dir + `", "num_speculative_tokens": 4, "draft_tensor_parallel_size": 2}`, "--enforce-eager", "--tensor-parallel-size", "2", "--vllm-version", "0.22.0"},
+		{"--speculative-config", `{"model": "` + dir + `", "num_speculative_tokens": 2}`, "--enforce-eager", "--max-num-seqs", "32"},
+	} {
+		if enginetest.Check(t, vllm.Engine{}, enginetest.Case{Model: models["meta-llama__Llama-3.1-8B-Instruct"], Class: c, Args: args}) == nil {
+			t.Errorf("%v: not sized", args)
+		}
+	}
+}
+
 // TestContractWithMTP runs the contract over DeepSeek-V3 serves with its
 // MTP layer as the draft: each must size, and its printed line must read
 // back to the same plan.

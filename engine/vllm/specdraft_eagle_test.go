@@ -151,7 +151,7 @@ func TestEagleDraftRefusals(t *testing.T) {
 		{"the target's embedding", eagleSpec(writeDraftDir(t, eagleConfig, sameEmbed)), "values equal the target's"},
 		{"an EAGLE-3 draft", eagleSpec(WriteEagle3Draft(t)), "EAGLE Llama draft"},
 		{"mlp_bias", eagleSpec(writeDraftDir(t, `{"architectures": ["LlamaForCausalLM"], "mlp_bias": true}`, eagleCheckpoint)), `"mlp_bias"`},
-		{"a Hub id", `{"method": "eagle", "model": "yuhuili/EAGLE-LLaMA3.1-Instruct-8B", "num_speculative_tokens": 3}`, "an EAGLE draft"},
+		{"a Hub id", `{"method": "eagle", "model": "yuhuili/EAGLE-LLaMA3.1-Instruct-8B", "num_speculative_tokens": 3}`, "from the Hugging Face Hub, not read"},
 		{"no tokens", `{"method": "eagle", "model": "` + WriteEagleDraft(t) + `"}`, "num_speculative_tokens must be provided"},
 	} {
 		_, err := Resolve(Serve{MaxModelLen: 8192, EnforceEager: true, SpeculativeConfig: tc.spec}, a, bigClass, v1Llama)

@@ -206,13 +206,13 @@ func TestResolveDraftRefusals(t *testing.T) {
 	}
 }
 
-// TestDraftNeverShrinksFootprint: adding an EAGLE-3 or EAGLE draft to a serve
+// TestDraftNeverShrinksFootprint: adding an EAGLE-3, EAGLE or draft model to a serve
 // never shrinks a term, and grows the weights by the draft's and the KV
 // block by its layer.
 func TestDraftNeverShrinksFootprint(t *testing.T) {
 	models := shipped(t)
 	a := models["meta-llama__Llama-3.1-8B-Instruct"]
-	dirs := map[string]string{"eagle3": WriteEagle3Draft(t), "eagle": WriteEagleDraft(t)}
+	dirs := map[string]string{"eagle3": WriteEagle3Draft(t), "eagle": WriteEagleDraft(t), "draft_model": WriteDraftModel(t)}
 	profiles := []Profile{v1Llama, mustProfile("0.14.0"), mustProfile("0.22.0")}
 	rapid.Check(t, func(t *rapid.T) {
 		p := rapid.SampledFrom(profiles).Draw(t, "profile")
@@ -228,7 +228,7 @@ func TestDraftNeverShrinksFootprint(t *testing.T) {
 		if err != nil {
 			t.Skip(err)
 		}
-		method := rapid.SampledFrom([]string{"eagle3", "eagle"}).Draw(t, "method")
+		method := rapid.SampledFrom([]string{"eagle3", "eagle", "draft_model"}).Draw(t, "method")
 		s.SpeculativeConfig = `{"method": "` + method + `", "model": "` + dirs[method] + `", "num_speculative_tokens": ` + itoa(rapid.Uint64Range(1, 8).Draw(t, "k")) + `}`
 		spec, err := Compile(a, s, bigClass, p)
 		if err != nil {
@@ -250,11 +250,11 @@ func TestDraftNeverShrinksFootprint(t *testing.T) {
 	})
 }
 
-// TestDraftCompilerEqualsReference: with an EAGLE-3 or EAGLE draft the compiled
+// TestDraftCompilerEqualsReference: with an EAGLE-3, EAGLE or draft model the compiled
 // plan is the reference's, field for field.
 func TestDraftCompilerEqualsReference(t *testing.T) {
 	models := shipped(t)
-	specs := []string{eagle3Spec(WriteEagle3Draft(t)), eagleSpec(WriteEagleDraft(t))}
+	specs := []string{eagle3Spec(WriteEagle3Draft(t)), eagleSpec(WriteEagleDraft(t)), draftModelSpec(WriteDraftModel(t))}
 	names := []string{"meta-llama__Llama-3.1-8B-Instruct", "Qwen__Qwen3-8B"}
 	profiles := []Profile{v1Llama, mustProfile("0.14.0")}
 	rapid.Check(t, func(t *rapid.T) {

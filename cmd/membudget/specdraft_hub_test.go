@@ -1,0 +1,107 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// tinyDraftConfig is a Llama smaller than the tiny Llama, of its
+// vocabulary, for a draft model: hidden 32, 4 heads of 8 (not the
+// target's 16, so its rotary table is its own), 2 KV heads, intermediate
+// 64, one layer, 128 positions, bf16, untied.
+const tinyDraftConfig = `{"architectures":["LlamaForCausalLM"],"model_type":"llama","hidden_size":32,"num_attention_heads":4,` +
+	`"num_key_value_heads":2,"intermediate_size":64,"num_hidden_layers":1,"vocab_size":256,"max_position_embeddings":128,"torch_dtype":"bfloat16"}`
+
+// tinyDraftBytes is the tiny draft's weights at TP 1 in bf16, by hand (no
+// checkpoint: derived from its config.json): qkv_proj 32 x (4 + 2 x 2) x
+// 8 x 2 = 4096; o_proj 32 x 32 x 2 = 2048; gate_up 2 x 64 x 32 x 2 =
+// 8192; down 64 x 32 x 2 = 4096; two norms 2 x 32 x 2 = 128; the
+// embedding and the untied head 256 x 32 x 2 = 16384 each; the final norm
+// 64; its rotary table 128 x 8 x 2 = 2048.
+const tinyDraftBytes = 4096 + 2048 + 8192 + 4096 + 128 + 2*16384 + 64 + 2048
+
+// specReport is what the draft tests read of a report.
+type specReport struct {
+	Serve struct {
+		Speculative struct {
+			Method           string `json:"method"`
+			DraftWeightBytes uint64 `json:"draft_weight_bytes"`
+		} `json:"speculative"`
+	} `json:"serve"`
+}
+
+// TestDraftModelFromTheHub: a draft model named by its Hub id is read as
+// --model is, through the same resolver, from the Hub (a local stand-in);
+// its weights are the report's draft weights. A later run offline is
+// answered too (the target from the cache the first run wrote, the draft
+// as this process read it).
+func TestDraftModelFromTheHub(t *testing.T) {
+	t.Parallel()
+	h := newFakeHub(t, "")
+	h.repos["acme/tiny-llama"] = tinyLlamaFiles(t)
+	h.repos["acme/tiny-draft"] = map[string][]byte{"config.json": []byte(tinyDraftConfig)}
+	home := t.TempDir()
+	args := []string{"report", "--json", "--class", "h100-sxm-80g", "vllm", "serve", "acme/tiny-llama", "--enforce-eager",
+		"--speculative-config", `{"model": "acme/tiny-draft", "num_speculative_tokens": 2}`}
+	for _, env := range []map[string]string{
+		{"HOME": home, "HF_ENDPOINT": h.srv.URL},
+		{"HOME": home, "HF_HUB_OFFLINE": "1"},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := envApp(env).run(&stdout, &stderr, args); code != 0 {
+			t.Fatalf("%v: exit %d: %s", env, code, stderr.String())
+		}
+		var got specReport
+		if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+			t.Fatal(err)
+		}
+		if sp := got.Serve.Speculative; sp.Method != "draft_model" || sp.DraftWeightBytes != tinyDraftBytes {
+			t.Errorf("%v: %+v, want draft_model of %d B", env, sp, tinyDraftBytes)
+		}
+	}
+	fetched := false
+	for _, l := range h.log {
+		fetched = fetched || strings.HasPrefix(l, "GET /acme/tiny-draft/resolve/main/config.json")
+	}
+	if !fetched {
+		t.Errorf("the draft's config.json was not fetched from the Hub:\n%s", strings.Join(h.log, "\n"))
+	}
+	// A draft that is on no Hub: refused naming the flag, exit 2.
+	var stdout, stderr bytes.Buffer
+	bad := append(append([]string{}, args[:len(args)-1]...), `{"model": "acme/no-such-draft", "num_speculative_tokens": 2}`)
+	if code := envApp(map[string]string{"HOME": home, "HF_ENDPOINT": h.srv.URL}).run(&stdout, &stderr, bad); code != 2 || !strings.Contains(stderr.String(), "--speculative-config draft_model: the draft") {
+		t.Errorf("a draft on no Hub: exit %d, %s", code, stderr.String())
+	}
+}
+
+// TestDraftModelRelativeDirectory: a draft named as a relative path that
+// is there is read from the directory, as vLLM reads it, not from the Hub.
+func TestDraftModelRelativeDirectory(t *testing.T) {
+	dir, err := os.MkdirTemp(".", "draft-rel-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.WriteFile(filepath.Join(dir, "config.json"), []byte(tinyDraftConfig), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := newFakeHub(t, "")
+	h.repos["acme/tiny-llama"] = tinyLlamaFiles(t)
+	var stdout, stderr bytes.Buffer
+	args := []string{"report", "--json", "--class", "h100-sxm-80g", "vllm", "serve", "acme/tiny-llama", "--enforce-eager",
+		"--speculative-config", `{"model": "` + filepath.Base(dir) + `", "num_speculative_tokens": 2}`}
+	if code := envApp(map[string]string{"HOME": t.TempDir(), "HF_ENDPOINT": h.srv.URL}).run(&stdout, &stderr, args); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var got specReport
+	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Serve.Speculative.DraftWeightBytes != tinyDraftBytes {
+		t.Errorf("draft weights %d B, want %d", got.Serve.Speculative.DraftWeightBytes, tinyDraftBytes)
+	}
+}
