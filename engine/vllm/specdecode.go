@@ -653,8 +653,8 @@ func (ls *loggedServe) readLoggedSpec(l *logs.Log, given map[string]bool) bool {
 		return false
 	}
 	sc, err := parseSpecConfig(v)
-	if m := specMethod(sc); err != nil || specRefusal(v) != "" || m != "ngram" && m != "suffix" {
-		return false // a draft's (eagle3, eagle, mtp) stays a warning: explain does not size it
+	if err != nil || specRefusal(v) != "" || !slices.Contains(loggedSpecMethods, specMethod(sc)) {
+		return false // mtp stays a warning: explain does not size it
 	}
 	ls.Serve.SpeculativeConfig = v
 	ls.From["speculative-config"] = explain.SettingFrom{Source: explain.FromLogged, Value: st.Value, Key: st.LoggedKey, Detail: string(st.Source), Line: st.Line}

@@ -350,7 +350,7 @@ func (r *Resolved) resolveDraft(sc specConfig, a *model.Arch) (*Draft, error) {
 	if err != nil {
 		return nil, settingErr("speculative-config", sc.method, "the draft %s", untrusted.Text(err.Error()))
 	}
-	tp := r.TensorParallelSize
+	tp := max(r.TensorParallelSize, 1) // 0 before the serve's defaults (explain's dropUnsizedSpec): vLLM's 1
 	if d.Heads%tp != 0 || (d.KVHeads >= tp && d.KVHeads%tp != 0) || (d.KVHeads < tp && tp%d.KVHeads != 0) || d.Intermediate%tp != 0 {
 		// QKVParallelLinear and MergedColumnParallelLinear divide them
 		// (vllm/model_executor/layers/linear.py).

@@ -89,7 +89,7 @@ func (r *Resolved) resolveDraftModel(sc specConfig, a *model.Arch) (*Draft, erro
 			return nil, refuse("speculative-config", "draft_model", fmt.Sprintf("a draft whose path contains %q, from which vLLM infers another method than draft_model (vllm/config/speculative.py:936-947)", s))
 		}
 	}
-	tp := r.TensorParallelSize
+	tp := max(r.TensorParallelSize, 1) // 0 before the serve's defaults (explain's dropUnsizedSpec): vLLM's 1
 	if sc.draftTP != 0 && sc.draftTP != tp {
 		// _verify_and_get_draft_tp takes 1 or the target's TP
 		// (speculative.py:1258-1290), and DraftModelProposer then
