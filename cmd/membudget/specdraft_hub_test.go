@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"membudget/model/safetensors"
 )
 
 // tinyDraftConfig is a Llama smaller than the tiny Llama, of its
@@ -103,5 +105,52 @@ func TestDraftModelRelativeDirectory(t *testing.T) {
 	}
 	if got.Serve.Speculative.DraftWeightBytes != tinyDraftBytes {
 		t.Errorf("draft weights %d B, want %d", got.Serve.Speculative.DraftWeightBytes, tinyDraftBytes)
+	}
+}
+
+// TestEagleDraftFromTheHub: an EAGLE draft named by its Hub id is read as
+// --model is, its config.json and its safetensors header (range requests,
+// the data never read) from the Hub; its weights are the report's draft
+// weights. The draft of the tiny Llama (hidden 64, 4 heads of 16, 2 KV
+// heads, intermediate 128), one EAGLE-1 layer without the target's
+// embedding or head: qkv_proj 64 x (4 + 2 x 2) x 16 x 2 = 16384; o_proj 64
+// x 64 x 2 = 8192; gate_up 2 x 128 x 64 x 2 = 32768; down 128 x 64 x 2 =
+// 16384; the post-attention norm 64 x 2 = 128 (the first layer has no
+// input norm); fc 128 x 64 x 2 = 16384: 90240 B.
+func TestEagleDraftFromTheHub(t *testing.T) {
+	t.Parallel()
+	h := newFakeHub(t, "")
+	h.repos["acme/tiny-llama"] = tinyLlamaFiles(t)
+	head, data, err := safetensors.Encode([]safetensors.Tensor{
+		bf16("fc.weight", 64, 128),
+		bf16("layers.0.self_attn.q_proj.weight", 64, 64), bf16("layers.0.self_attn.k_proj.weight", 32, 64),
+		bf16("layers.0.self_attn.v_proj.weight", 32, 64), bf16("layers.0.self_attn.o_proj.weight", 64, 64),
+		bf16("layers.0.mlp.gate_proj.weight", 128, 64), bf16("layers.0.mlp.up_proj.weight", 128, 64),
+		bf16("layers.0.mlp.down_proj.weight", 64, 128), bf16("layers.0.post_attention_layernorm.weight", 64),
+	}, map[string]string{"format": "pt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.repos["acme/tiny-eagle"] = map[string][]byte{
+		"config.json":       []byte(strings.Replace(tinyLlamaConfig, `"num_hidden_layers":2`, `"num_hidden_layers":1`, 1)),
+		"model.safetensors": append(head, make([]byte, data)...),
+	}
+	var stdout, stderr bytes.Buffer
+	args := []string{"report", "--json", "--class", "h100-sxm-80g", "--vllm-version", "0.21.0", "vllm", "serve", "acme/tiny-llama", "--enforce-eager",
+		"--speculative-config", `{"method": "eagle", "model": "acme/tiny-eagle", "num_speculative_tokens": 2}`}
+	if code := envApp(map[string]string{"HOME": t.TempDir(), "HF_ENDPOINT": h.srv.URL}).run(&stdout, &stderr, args); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var got specReport
+	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if sp := got.Serve.Speculative; sp.Method != "eagle" || sp.DraftWeightBytes != 90240 {
+		t.Errorf("%+v, want eagle of 90240 B", sp)
+	}
+	for _, l := range h.log {
+		if strings.Contains(l, "tiny-eagle/resolve/main/model.safetensors") && strings.HasSuffix(l, " ") {
+			t.Errorf("the draft's shard was read whole: %s", l)
+		}
 	}
 }

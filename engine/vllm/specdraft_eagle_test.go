@@ -161,3 +161,31 @@ func TestEagleDraftRefusals(t *testing.T) {
 		}
 	}
 }
+
+// TestEagle3AttentionBias: an EAGLE-3 draft with attention_bias has a
+// qkv_proj bias (Eagle3's rebuilt qkv_proj, llama_eagle3.py:53-64) and an
+// o_proj bias (the base LlamaDecoderLayer's bias_o_proj, llama.py:
+// 265-269): (32 + 2 x 8) x 128 x 2 = 12288 and 4096 x 2 = 8192 B beyond
+// the shipped draft's 849635008 B at TP 1 (TestDraftWeightsByHand); "bias"
+// alone gives the o_proj bias only.
+func TestEagle3AttentionBias(t *testing.T) {
+	a := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
+	base := `{"architectures": ["LlamaForCausalLMEagle3"], "hidden_size": 4096, "intermediate_size": 14336, "num_attention_heads": 32, "num_key_value_heads": 8, "num_hidden_layers": 1, "vocab_size": 128256, "draft_vocab_size": 31960`
+	for _, tc := range []struct {
+		name, extra string
+		want        uint64
+	}{
+		{"attention_bias", `, "attention_bias": true}`, 849635008 + 12288 + 8192},
+		{"bias", `, "bias": true}`, 849635008 + 8192},
+	} {
+		d, err := readDraft(writeDraftDir(t, base+tc.extra, eagle3Checkpoint), "eagle3", a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n uint64
+		draftTensors(&d, 1, 2, func(b uint64) { n += b })
+		if n != tc.want {
+			t.Errorf("%s: %d B, want %d", tc.name, n, tc.want)
+		}
+	}
+}
