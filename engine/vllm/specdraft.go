@@ -319,11 +319,12 @@ func draftTensorShapes(dir string) (map[string][]uint64, error) {
 	return out, nil
 }
 
-// resolveDraft reads the draft of an eagle3 --speculative-config and
+// resolveDraft reads the draft of an eagle3 or eagle --speculative-config
+// (from its directory, or as preloadHubDraft read it by its Hub id) and
 // refuses, naming the flag, what vLLM refuses and what membudget does not
-// size: a draft that is not a local directory, a target without EAGLE-3's
-// auxiliary hidden states, pipeline parallelism, CUDA graphs (the
-// drafter's own), the V2 model runner.
+// size: a target whose classes membudget has not read for EAGLE drafts,
+// pipeline parallelism, CUDA graphs (the drafter's own), the V2 model
+// runner.
 func (r *Resolved) resolveDraft(sc specConfig, a *model.Arch) (*Draft, error) {
 	p := r.Profile
 	name := draftName(sc.method)
@@ -608,11 +609,11 @@ func (sz *Sizing) draftSettings() string {
 		draftName(d.Method), untrusted.Text(d.Path), d.Layers, engine.GiB(sz.draftWeightItem(len(r.Stages)-1)), shared(d.OwnEmbed), shared(d.OwnHead), d.Layers, engine.GiB(sz.draftKVBytes()), len(sz.Model.Arch.Layers), r.Spec.Tokens)
 }
 
-// specDraftRefusal is what refuses an eagle3 --speculative-config under
-// profile p before any model is read, as the flag was refused before:
-// a release whose speculative decoding membudget has not read, or a
-// draft that is not a local directory (a Hub id: membudget does not
-// download drafts). "" when the object is no such eagle3 config.
+// specDraftRefusal is what refuses an eagle3, eagle, draft_model or mtp
+// --speculative-config under profile p before any model is read: a
+// release whose speculative decoding membudget has not read. "" when the
+// object is no such config. (A draft named by its Hub id is read as
+// --model is, specdrafthub.go.)
 func specDraftRefusal(v string, p Profile) string {
 	sc, err := parseSpecConfig(v)
 	if err != nil {
@@ -646,9 +647,9 @@ func DraftPath(model string) bool {
 	return filepath.IsAbs(model) || strings.HasPrefix(model, ".") || strings.HasPrefix(model, "~")
 }
 
-// SpecDraftModel is the draft directory or id an eagle3 or mtp
-// --speculative-config value names, "" when none: what a server's path
-// policy checks before the draft is read.
+// SpecDraftModel is the draft directory or id a --speculative-config
+// value names, "" when none: what a server's path policy checks before
+// the draft is read.
 func SpecDraftModel(v string) string {
 	sc, err := parseSpecConfig(v)
 	if err != nil {
