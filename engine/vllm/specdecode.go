@@ -409,6 +409,10 @@ func (r *Resolved) finishSpec(a *model.Arch) error {
 		r.asyncOffByDefault(a)
 		r.Sources.Set("async-scheduling", "off: vLLM disables it for "+r.Spec.Method+"-based speculative decoding (vllm/config/vllm.py:1196-1207)")
 	}
+	if d := r.Spec.Draft; d != nil && d.Method == "draft_model" && r.MaxNumBatchedTokens <= draftModelSlots {
+		// _set_max_num_scheduled_tokens (vllm/config/vllm.py:1840-1881).
+		return settingErr("max-num-batched-tokens", r.MaxNumBatchedTokens, "vLLM refuses it: VllmConfig does not have enough slots to schedule a token and support the speculative decoding settings. Got max_num_batched_tokens=%d and scheduled_token_delta=%d", r.MaxNumBatchedTokens, draftModelSlots)
+	}
 	r.Spec.HostBytes = specHostBytes(r)
 	return nil
 }

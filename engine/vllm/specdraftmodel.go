@@ -33,6 +33,11 @@ import (
 // draftModelWhat is what a draft_model serve adds, for its refusals.
 const draftModelWhat = "a whole draft model (its weights from its config.json and checkpoint at the target's tensor parallel size, its attention layers added to the KV cache groups, one more scheduler slot and k lookahead KV slots a request)"
 
+// draftModelSlots is the new slots a draft model's request takes beyond
+// its query slot (max_num_new_slots_for_drafting, vllm/config/
+// speculative.py:1417-1455: "Draft model ... 1").
+const draftModelSlots = 1
+
 // draftModelArchs are the draft architectures membudget sizes: dense
 // decoders of full attention whose weights model/ reads.
 var draftModelArchs = []string{"LlamaForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCausalLM"}
