@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -152,5 +153,48 @@ func TestEagleDraftFromTheHub(t *testing.T) {
 		if strings.Contains(l, "tiny-eagle/resolve/main/model.safetensors") && strings.HasSuffix(l, " ") {
 			t.Errorf("the draft's shard was read whole: %s", l)
 		}
+	}
+}
+
+// TestServeReadsADraftAsItsModel: serve reads a draft named by its Hub id
+// as it reads a request's model: offline without --hub (the Hub sees no
+// request, the refusal names the flag and HF_HUB_OFFLINE=1), from the Hub
+// with it. The draft is Llama-3.2-1B-Instruct's config (corpus/models),
+// the target's vocabulary.
+func TestServeReadsADraftAsItsModel(t *testing.T) {
+	t.Parallel()
+	cfg, err := os.ReadFile("../../corpus/models/meta-llama__Llama-3.2-1B-Instruct.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newFakeHub(t, "")
+	h.repos["acme/small-llama"] = map[string][]byte{"config.json": cfg}
+	env := map[string]string{"HOME": t.TempDir(), "HF_ENDPOINT": h.srv.URL}
+	body, err := json.Marshal(map[string]any{"class": "h100-sxm-80g", "args": []string{"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--enforce-eager",
+		"--speculative-config", `{"method": "draft_model", "model": "acme/small-llama", "num_speculative_tokens": 3}`}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	status, _, got := post(t, newTestServer(t, envApp(env), serveOptions{}), "/api/report", string(body))
+	if status != http.StatusBadRequest || !strings.Contains(got, "--speculative-config draft_model: the draft") || !strings.Contains(got, "HF_HUB_OFFLINE=1") {
+		t.Errorf("without --hub: status %d, %s; want 400 naming the flag and HF_HUB_OFFLINE=1", status, got)
+	}
+	h.mu.Lock()
+	if len(h.log) != 0 {
+		t.Errorf("without --hub the Hub saw %q", h.log)
+	}
+	h.mu.Unlock()
+	status, exit, got := post(t, newTestServer(t, envApp(env), serveOptions{hub: true}), "/api/report", string(body))
+	if status != http.StatusOK || exit != "0" {
+		t.Fatalf("with --hub: status %d, exit %q: %s", status, exit, got)
+	}
+	var rep specReport
+	if err := json.Unmarshal([]byte(got), &rep); err != nil {
+		t.Fatal(err)
+	}
+	// Llama-3.2-1B's weights in bf16 at TP 1: 2488406016 B
+	// (engine/vllm TestDraftModelByHand).
+	if sp := rep.Serve.Speculative; sp.Method != "draft_model" || sp.DraftWeightBytes != 2488406016 {
+		t.Errorf("with --hub: %+v, want draft_model of 2488406016 B", sp)
 	}
 }
