@@ -109,8 +109,10 @@ func TestShellWords(t *testing.T) {
 // what it would add; or a flag the profile's release does not have, which
 // vLLM itself refuses ("not a flag of vLLM 0.19.0 (vLLM 0.18.0 removed
 // it, ...)", or as the resolved serve says it: "--swap-space 4: vLLM
-// 0.19.0 has no --swap-space: ..."); the group is the flag.
-var refusedByName = regexp.MustCompile(`^membudget report: (-{1,2}[a-zA-Z0-9_.-]+)(?: \((?:method|connector) "[A-Za-z0-9_]+"\))?(?:: .+: not modelled for vLLM .+; membudget refuses it rather than size a serve vLLM would contradict| is not a flag of vLLM .+: its nearest is --[a-z0-9-]+| \S+: vLLM .+ has no --[a-z0-9-]+: .+| \S+: vLLM .+ refuses it: .+)\n$`)
+// 0.19.0 has no --swap-space: ...", "--speculative-config eagle3: the
+// EAGLE-3 drafter's own CUDA graphs ...: not modelled ..."); the group is
+// the flag.
+var refusedByName = regexp.MustCompile(`^membudget report: (-{1,2}[a-zA-Z0-9_.-]+)(?: \((?:method|connector) "[A-Za-z0-9_]+"\)| [A-Za-z0-9_.]+)?(?:: .+: not modelled for vLLM .+; membudget refuses it rather than size a serve vLLM would contradict| is not a flag of vLLM .+: its nearest is --[a-z0-9-]+| \S+: vLLM .+ has no --[a-z0-9-]+: .+| \S+: vLLM .+ refuses it: .+)\n$`)
 
 // refusedEnv matches the refusal of a line's environment assignment that
 // names the engine era or the memory it would add; the group is the
@@ -198,7 +200,8 @@ func TestLaunchLineForms(t *testing.T) {
 			"vllm", "serve", "meta-llama/Llama-2-7b-hf", "--enable-lora", "--max-loras", "4", "--max-lora-rank", "8"}, 2},
 		// ngram speculative decoding sized: the rejection sampler is a line
 		// of the footprint, the launch line carries the JSON as given, async
-		// scheduling is off; an EAGLE-3 draft is refused by name.
+		// scheduling is off; an EAGLE-3 draft by its Hub id with graphs:
+		// the drafter's graphs are refused by name before the draft is read.
 		{"line-spec-ngram", []string{"report", "--class", "h100-sxm-80g",
 			"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "8192",
 			"--speculative-config", `{"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 4}`}, 0},

@@ -138,9 +138,10 @@ func (p *pathPolicy) checkFlags(fs *flag.FlagSet) error {
 		case "calibrate":
 			err = errors.New("--calibrate: serve writes no file; run membudget explain --calibrate on the command line")
 		case "speculative-config", "sc":
-			// An eagle3 draft is read from its directory (vLLM's
-			// specdraft.go).
-			if m := vllm.SpecDraftModel(f.Value.String()); m != "" && vllm.DraftPath(m) {
+			// A draft is read from its directory (vLLM's specdraft.go)
+			// where the value is a path or names one that is there; a Hub
+			// id passes, read as --model is.
+			if m := vllm.SpecDraftModel(f.Value.String()); m != "" && (vllm.DraftPath(m) || hub.IsPath(m)) {
 				err = p.allow(f.Name, m)
 			}
 		}

@@ -609,7 +609,7 @@ func explainLog(in explainInput) (*explain.Explanation, error) {
 	if err := ex.Tally(beside); err != nil {
 		return nil, err
 	}
-	ex.Notes = notes(l, p, r)
+	ex.Notes = append(notes(l, p, r), drafterNotes(l, in.Model.Arch, r)...)
 	return ex, nil
 }
 

@@ -138,8 +138,10 @@ func TestJudge(t *testing.T) {
 			"--enable-tower-connector-lora: " + whatLora + ": not modelled for vLLM 0.19.0" + tail},
 		// --enable-lora is sized (lora.go); Resolve refuses it before 0.17.0.
 		{"LoRA is modelled", []string{"--vllm-version", "0.19.0", "--enable-lora", "--max-loras", "4", "--no-fully-sharded-loras"}, ""},
-		{"a speculative method named", []string{`--speculative-config={"method": "eagle", "num_speculative_tokens": 3}`},
-			`--speculative-config (method "eagle"): ` + specUnsized["eagle"] + ": not modelled for " + main + tail},
+		{"a speculative method named", []string{`--speculative-config={"method": "medusa", "num_speculative_tokens": 3}`},
+			`--speculative-config (method "medusa"): ` + specUnsized["medusa"] + ": not modelled for " + main + tail},
+		// eagle is sized (specdraft_eagle.go), as eagle3.
+		{"eagle sized", []string{`--speculative-config={"method": "eagle", "num_speculative_tokens": 3}`}, ""},
 		// eagle3 is sized (specdraft.go): its refusals come when the serve
 		// is resolved, with the model read.
 		{"eagle3 sized", []string{`--speculative-config={"method": "eagle3", "num_speculative_tokens": 3}`}, ""},
@@ -155,8 +157,9 @@ func TestJudge(t *testing.T) {
 		{"before the flag", []string{"--vllm-version", "0.7.2", "--speculative-config", `{"method": "eagle3", "num_speculative_tokens": 3}`},
 			"--speculative-config is not a flag of vLLM 0.7.2 (V0 engine) (vLLM 0.8.0 added it, #14434 (2025-03-22)): its nearest is --speculative-model"},
 		{"an MTP alias", []string{"-sc", `{"method": "deepseek_mtp", "num_speculative_tokens": 1}`}, ""},
-		{"a draft model by its model alone", []string{"--speculative-config", `{"model": "meta-llama/Llama-3.2-1B", "num_speculative_tokens": 4}`},
-			"--speculative-config: " + specUnsized["draft_model"] + ": not modelled for " + main + tail},
+		// A draft model is sized (specdraftmodel.go), one named by its Hub
+		// id read as --model is (specdrafthub.go).
+		{"a draft model by its model alone", []string{"--speculative-config", `{"model": "meta-llama/Llama-3.2-1B", "num_speculative_tokens": 4}`}, ""},
 		{"a key not read", []string{"--speculative-config", `{"method": "ngram", "num_speculative_tokens": 3, "enforce_eager": true}`},
 			`--speculative-config (method "ngram"): speculative decoding with the key "enforce_eager" (membudget reads ` + strings.Join(specKeys, ", ") + "): not modelled for " + main + tail},
 		{"a dotted key", []string{"--speculative-config.method", "ngram"},

@@ -63,6 +63,13 @@ func size(m *hub.Loaded, c budget.Class, s Serve, p Profile) (*Sizing, error) {
 	// check and Serve share.
 	sz := &Sizing{Model: m, Class: c}
 	plan, err := cp.compileInto(&sz.check, s, c, p)
+	if hubDraftUnread(err) {
+		// Read only once every other check has passed.
+		if err := preloadHubDraft(m, s); err != nil {
+			return nil, err
+		}
+		plan, err = cp.compileInto(&sz.check, s, c, p)
+	}
 	if err != nil {
 		return nil, err
 	}

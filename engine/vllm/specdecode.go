@@ -24,9 +24,11 @@ import (
 // nothing on the GPU: ngram and suffix. Their serve runs the V1 model
 // runner, verifies k+1 tokens a request with the rejection sampler,
 // captures its CUDA graphs at multiples of k+1, and keeps async
-// scheduling off. An EAGLE-3 draft (eagle3) is sized in specdraft.go; the
-// other proposers with weights (eagle, mtp, draft_model, medusa, ...) stay
-// refused by name with the memory each would add. Every rule is vLLM
+// scheduling off. EAGLE-3 and EAGLE drafts (eagle3, eagle) are sized in
+// specdraft.go and specdraft_eagle.go, whole draft models (draft_model)
+// in specdraftmodel.go, DeepSeek-V3's MTP layers in specmtp.go; the other
+// proposers with weights (medusa, ...)
+// stay refused by name with the memory each would add. Every rule is vLLM
 // main's at commit d18bb7b (2026-08-14).
 
 // Speculative is a resolved --speculative-config: the JSON object as
@@ -47,7 +49,7 @@ type Speculative struct {
 	// HostBytes is what the proposer holds in host memory on each worker
 	// of the last pipeline stage at startup (see [specHostBytes]).
 	HostBytes uint64
-	// Draft is an eagle3 serve's draft (specdraft.go), nil for the
+	// Draft is an eagle3, eagle or draft_model serve's draft (specdraft.go), nil for the
 	// proposers without one.
 	Draft *Draft
 	// MTPLayers is the model's own MTP layers an mtp serve loads as the
@@ -72,7 +74,7 @@ var specSince = v0_14_0
 var specV1Since = v0_22_0
 
 // specMethods are the methods membudget sizes.
-var specMethods = []string{"ngram", "suffix", "eagle3", "mtp"}
+var specMethods = []string{"ngram", "suffix", "eagle3", "eagle", "mtp", "draft_model"}
 
 // mtpAliases are the method names vLLM maps to "mtp" with a deprecation
 // warning (MTPModelTypes, vllm/config/speculative.py:37-62, 752-756).
@@ -85,8 +87,6 @@ var mtpAliases = []string{"deepseek_mtp", "dots3_note_mtp", "mimo_mtp", "mimo_v2
 // size, what memory it would add (SpeculativeMethod, vllm/config/
 // speculative.py:69-78; the proposers of vllm/v1/spec_decode/).
 var specUnsized = map[string]string{
-	"eagle":                 "an EAGLE draft (its weights from its config.json and checkpoint, its attention layers added to the KV cache groups, its own CUDA graphs, k lookahead KV slots a request)",
-	"draft_model":           "a whole draft model (its weights at its own tensor parallel size, its KV cache group, its CUDA graphs, one more scheduler slot and k lookahead KV slots a request)",
 	"medusa":                "the Medusa heads (their weights and their logits)",
 	"mlp_speculator":        "the MLP speculator's weights",
 	"ngram_gpu":             "the GPU n-gram proposer's device buffers",
@@ -104,13 +104,20 @@ var specKeys = []string{"method", "model", "num_speculative_tokens", "prompt_loo
 	// package (vllm/v1/spec_decode/suffix_decoding.py), not the GPU's.
 	"suffix_decoding_max_tree_depth", "suffix_decoding_max_cached_requests", "suffix_decoding_max_spec_factor", "suffix_decoding_min_token_prob",
 	// vllm/config/speculative.py:132-136: the draft's checkpoint revision.
-	"revision", "code_revision"}
+	"revision", "code_revision",
+	// speculative.py:105, 1116-1121: the draft model's TP (specdraftmodel.go).
+	"draft_tensor_parallel_size"}
 
 // specConfig is the object of --speculative-config as membudget reads it.
 type specConfig struct {
-	method, model     string
+	method, model string
+	// revision is the draft's revision (speculative.py:132-136), "" for
+	// its default branch.
+	revision          string
 	tokens, treeDepth uint64
 	lookMin, lookMax  uint64
+	// draftTP is draft_tensor_parallel_size, 0 when not given.
+	draftTP uint64
 	// other is the first key outside specKeys, sorted, "" when none.
 	other string
 }
@@ -151,9 +158,9 @@ func parseSpecConfig(v string) (specConfig, error) {
 		return nil
 	}
 	// cmp.Or returns the first refusal.
-	if err := cmp.Or(str("method", &sc.method), str("model", &sc.model), count("num_speculative_tokens", &sc.tokens),
+	if err := cmp.Or(str("method", &sc.method), str("model", &sc.model), str("revision", &sc.revision), count("num_speculative_tokens", &sc.tokens),
 		count("prompt_lookup_min", &sc.lookMin), count("prompt_lookup_max", &sc.lookMax),
-		count("suffix_decoding_max_tree_depth", &sc.treeDepth)); err != nil {
+		count("suffix_decoding_max_tree_depth", &sc.treeDepth), count("draft_tensor_parallel_size", &sc.draftTP)); err != nil {
 		return sc, err
 	}
 	keys := make([]string, 0, len(m))
@@ -267,7 +274,7 @@ func (r *Resolved) resolveSpec(a *model.Arch, c budget.Class, def func(string, s
 	if p.Era == V0 || p.Release.Less(specSince) {
 		return settingErr("speculative-config", method, "speculative decoding (the rejection sampler's profile run, the graph sizes at multiples of k+1): not modelled for %s (membudget sizes ngram and suffix from vLLM %s, whose spec-decode rules it has read); membudget refuses it rather than size a serve vLLM would contradict", p.Describes, specSince)
 	}
-	if p.V2EveryModel && method != "eagle3" && method != "mtp" {
+	if p.V2EveryModel && !drafted(method) {
 		// Main falls back to the V1 runner for these methods; the release
 		// that runs every model on the V2 runner (PR #53183) is sized from
 		// its release notes, not its source, which may refuse them instead
@@ -308,13 +315,23 @@ func (r *Resolved) resolveSpec(a *model.Arch, c budget.Class, def func(string, s
 		if s.LookupMin > s.LookupMax {
 			return settingErr("speculative-config", v, "vLLM refuses it: prompt_lookup_min=%d must be <= prompt_lookup_max=%d (vllm/config/speculative.py:825-829)", s.LookupMin, s.LookupMax)
 		}
-	case "eagle3":
+	case "eagle3", "eagle":
 		if s.Tokens == 0 {
 			// An EAGLE-3 config.json has no n_predict (speculative.py:
 			// 1348-1353).
 			return settingErr("speculative-config", v, "vLLM refuses it: num_speculative_tokens must be provided with speculative model unless the draft model config contains an n_predict parameter")
 		}
 		d, err := r.resolveDraft(sc, a)
+		if err != nil {
+			return err
+		}
+		s.Draft = d
+	case "draft_model":
+		if s.Tokens == 0 {
+			// The draft's n_predict (speculative.py:1348-1353) is not read.
+			return settingErr("speculative-config", v, "a draft model without num_speculative_tokens (vLLM would take its config's n_predict, which membudget does not read): not modelled for %s; membudget refuses it rather than size a serve vLLM would contradict", p.Describes)
+		}
+		d, err := r.resolveDraftModel(sc, a)
 		if err != nil {
 			return err
 		}
@@ -345,15 +362,22 @@ func (r *Resolved) resolveSpec(a *model.Arch, c budget.Class, def func(string, s
 		// compilation.py:1553-1560) finds no size to capture.
 		return settingErr("speculative-config", s.Tokens, "vLLM refuses it: No valid cudagraph sizes after rounding to multiple of %d (num_speculative_tokens + 1); lower num_speculative_tokens or pass --enforce-eager", q)
 	}
-	if r.AsyncScheduling == engine.On && p.AsyncByDefault && method != "eagle3" && method != "mtp" {
+	if r.AsyncScheduling == engine.On && p.AsyncByDefault && !drafted(method) && method != "draft_model" {
 		// vllm/config/vllm.py:1153-1173.
 		return settingErr("async-scheduling", "", "vLLM refuses it: Currently, async scheduling is only supported with EAGLE/MTP/Draft Model/NGram GPU/DSpark kind of speculative decoding (--speculative-config method %q)", method)
 	}
-	if !p.Release.Less(specV1Since) && method != "eagle3" && method != "mtp" {
+	if !p.Release.Less(specV1Since) && !drafted(method) {
 		r.Profile.v1Runner = true
 	}
 	r.Spec = s
 	return nil
+}
+
+// drafted says a method runs a drafter model (EagleModelTypes, vllm/
+// config/speculative.py:66-68): vLLM keeps its async scheduling and its
+// V2 model runner, which it gives up for ngram and suffix.
+func drafted(method string) bool {
+	return method == "eagle3" || method == "eagle" || method == "mtp"
 }
 
 // suffixTreeDepth is suffix_decoding_max_tree_depth's default
@@ -384,6 +408,10 @@ func (r *Resolved) finishSpec(a *model.Arch) error {
 		// EAGLE keeps it (EagleModelTypes, vllm.py:1196-1207).
 		r.asyncOffByDefault(a)
 		r.Sources.Set("async-scheduling", "off: vLLM disables it for "+r.Spec.Method+"-based speculative decoding (vllm/config/vllm.py:1196-1207)")
+	}
+	if d := r.Spec.Draft; d != nil && d.Method == "draft_model" && r.MaxNumBatchedTokens <= draftModelSlots {
+		// _set_max_num_scheduled_tokens (vllm/config/vllm.py:1840-1881).
+		return settingErr("max-num-batched-tokens", r.MaxNumBatchedTokens, "vLLM refuses it: VllmConfig does not have enough slots to schedule a token and support the speculative decoding settings. Got max_num_batched_tokens=%d and scheduled_token_delta=%d", r.MaxNumBatchedTokens, draftModelSlots)
 	}
 	r.Spec.HostBytes = specHostBytes(r)
 	return nil
@@ -473,7 +501,7 @@ var specFlags = []string{"speculative-config", "sc"}
 func registerSpec(fs *flag.FlagSet, v *string, on func(...string) bool) {
 	for _, name := range specFlags {
 		if on(name) {
-			fs.Var(specFlag{v}, name, "vLLM's --speculative-config (-sc), JSON: ngram and suffix sized (the rejection sampler, graphs at multiples of k+1, async scheduling off), eagle3 with a local draft directory (its weights and KV layers); other drafts refused by name")
+			fs.Var(specFlag{v}, name, "vLLM's --speculative-config (-sc), JSON: ngram and suffix sized (the rejection sampler, graphs at multiples of k+1, async scheduling off), eagle3, eagle and draft_model with a local draft directory (its weights and KV layers); other drafts refused by name")
 		}
 	}
 }
@@ -521,7 +549,7 @@ type specJSON struct {
 	// of the last stage.
 	SamplerBytes uint64 `json:"rejection_sampler_bytes"`
 	HostBytes    uint64 `json:"host_bytes"`
-	// DraftWeightBytes and DraftKVBytes are an EAGLE-3 draft's weights and
+	// DraftWeightBytes and DraftKVBytes are an EAGLE draft's weights and
 	// its layers' share of the KV cache on a GPU of the last stage; 0 for
 	// ngram and suffix, which have no draft model.
 	DraftWeightBytes uint64 `json:"draft_weight_bytes"`
@@ -629,8 +657,8 @@ func (ls *loggedServe) readLoggedSpec(l *logs.Log, given map[string]bool) bool {
 		return false
 	}
 	sc, err := parseSpecConfig(v)
-	if m := specMethod(sc); err != nil || specRefusal(v) != "" || m != "ngram" && m != "suffix" {
-		return false // a draft's (eagle3, mtp) stays a warning: explain does not size it
+	if err != nil || specRefusal(v) != "" || !slices.Contains(loggedSpecMethods, specMethod(sc)) {
+		return false // mtp stays a warning: explain does not size it
 	}
 	ls.Serve.SpeculativeConfig = v
 	ls.From["speculative-config"] = explain.SettingFrom{Source: explain.FromLogged, Value: st.Value, Key: st.LoggedKey, Detail: string(st.Source), Line: st.Line}

@@ -35,6 +35,9 @@ import (
 // Draft is an EAGLE-3 draft as membudget reads it from its directory: its
 // config.json and the names and shapes of its checkpoint's tensors.
 type Draft struct {
+	// Method is "eagle3" (Eagle3LlamaForCausalLM) or "eagle" (EAGLE-1,
+	// EagleLlamaForCausalLM, specdraft_eagle.go): the class vLLM builds.
+	Method string
 	// Path is the draft's local directory, as --speculative-config's
 	// "model" gives it.
 	Path string
@@ -51,12 +54,20 @@ type Draft struct {
 	// hidden_size) x the auxiliary hidden states (3 by default,
 	// llama_eagle3.py:176-186); 0 without auxiliary hidden states.
 	FCInput uint64
-	// AttentionBias is config.json's attention_bias: qkv_proj has a bias.
-	AttentionBias bool
+	// AttentionBias says qkv_proj has a bias and OBias that o_proj has
+	// one: LlamaDecoderLayer gives o_proj a bias where attention_bias or
+	// bias is true (vllm/model_executor/models/llama.py:265-269), and
+	// Eagle3's layer rebuilds qkv_proj with attention_bias alone
+	// (llama_eagle3.py:53-64); EAGLE-1 keeps the base layer's qkv_proj.
+	AttentionBias, OBias bool
 	// OwnEmbed and OwnHead say the checkpoint carries an embed_tokens or
 	// lm_head tensor that vLLM keeps apart from the target's (see
-	// [readDraft]).
+	// [readDraft]); a draft model has both, its head tied to its
+	// embedding where its config ties them.
 	OwnEmbed, OwnHead bool
+	// Model is a draft_model's architecture, read as a target's is
+	// (specdraftmodel.go); nil for the EAGLE drafts.
+	Model *model.Arch
 }
 
 // maxDraftConfig bounds the draft's config.json and index read.
@@ -69,6 +80,12 @@ const maxDraftShards = 64
 // Llama draft, which vLLM builds as Eagle3LlamaForCausalLM
 // (vllm/model_executor/models/registry.py maps both names to it).
 var eagle3Archs = []string{"LlamaForCausalLMEagle3", "Eagle3LlamaForCausalLM"}
+
+// eagle3Refused are the config.json keys of an EAGLE-3 draft that change
+// its tensors or their dtype (llama_eagle3.py:140-216;
+// get_draft_quant_config): membudget reads the plain draft only, and
+// false and null change nothing.
+var eagle3Refused = []string{"quantization_config", "speculators_config", "eagle_config", "fc_norm", "norm_before_fc", "mlp_bias", "num_aux_hidden_states", "target_hidden_size", "qkv_bias"}
 
 // eagle3Targets are the target architectures whose vLLM class returns the
 // auxiliary hidden states EAGLE-3 reads (SupportsEagle3: llama.py,
@@ -85,14 +102,14 @@ type draftOrErr struct {
 	err error
 }
 
-// loadDraft is readDraft, once per directory and target.
-func loadDraft(dir string, a *model.Arch) (Draft, error) {
-	key := dir + "\x00" + strconv.FormatUint(a.Vocab, 10) + "\x00" + strconv.FormatUint(a.Hidden, 10)
+// loadDraft is readDraft, once per directory, method and target.
+func loadDraft(dir, method string, a *model.Arch) (Draft, error) {
+	key := dir + "\x00" + method + "\x00" + strconv.FormatUint(a.Vocab, 10) + "\x00" + strconv.FormatUint(a.Hidden, 10)
 	if v, ok := draftCache.Load(key); ok {
 		r := v.(draftOrErr)
 		return r.d, r.err
 	}
-	d, err := readDraft(dir, a)
+	d, err := readDraft(dir, method, a)
 	draftCache.Store(key, draftOrErr{d, err})
 	return d, err
 }
@@ -124,13 +141,20 @@ func readFileLimited(file string, limit int64) ([]byte, error) {
 // tensor uses the target's, and one with it keeps its own where the shapes
 // differ; where they are equal vLLM compares the values, which no header
 // tells, and the draft is refused.
-func readDraft(dir string, a *model.Arch) (Draft, error) {
-	d := Draft{Path: dir}
+func readDraft(dir, method string, a *model.Arch) (Draft, error) {
 	file := filepath.Join(dir, "config.json")
 	data, err := readFileLimited(file, maxDraftConfig)
 	if err != nil {
-		return d, err
+		return Draft{Path: dir, Method: method}, err
 	}
+	return readDraftFrom(dir, file, data, func() (map[string][]uint64, error) { return draftTensorShapes(dir) }, method, a)
+}
+
+// readDraftFrom reads a draft from its config.json (data, read from file)
+// and, once the config is judged, its checkpoint's tensor shapes; dir
+// names the draft in messages.
+func readDraftFrom(dir, file string, data []byte, shapes func() (map[string][]uint64, error), method string, a *model.Arch) (Draft, error) {
+	d := Draft{Path: dir, Method: method}
 	var cfg map[string]json.RawMessage
 	if err := json.Unmarshal(data, &cfg); err != nil || cfg == nil {
 		return d, fmt.Errorf("%s: want a JSON object: %v", file, err)
@@ -141,15 +165,16 @@ func readDraft(dir string, a *model.Arch) (Draft, error) {
 			return d, fmt.Errorf("%s: key \"architectures\" is %s; want a list of strings", file, raw)
 		}
 	}
-	if len(archs) == 0 || !slices.Contains(eagle3Archs, archs[0]) {
-		return d, fmt.Errorf("%s: architectures %q: membudget sizes the EAGLE-3 Llama draft (%s) only", file, archs, strings.Join(eagle3Archs, ", "))
+	archList, refused := eagle3Archs, eagle3Refused
+	if method == "eagle" {
+		archList, refused = eagleArchs, eagleRefused
 	}
-	for _, k := range []string{"quantization_config", "speculators_config", "eagle_config", "fc_norm", "norm_before_fc", "mlp_bias", "num_aux_hidden_states", "target_hidden_size"} {
-		// Each changes the draft's tensors or their dtype
-		// (llama_eagle3.py:140-216; get_draft_quant_config); membudget
-		// reads the plain draft only. false and null change nothing.
+	if len(archs) == 0 || !slices.Contains(archList, archs[0]) {
+		return d, fmt.Errorf("%s: architectures %q: membudget sizes the %s Llama draft (%s) only", file, archs, draftName(method), strings.Join(archList, ", "))
+	}
+	for _, k := range refused {
 		if raw, ok := cfg[k]; ok && string(raw) != "false" && string(raw) != "null" {
-			return d, fmt.Errorf("%s: key %q: not modelled for an EAGLE-3 draft; membudget refuses it rather than size a serve vLLM would contradict", file, k)
+			return d, fmt.Errorf("%s: key %q: not modelled for an %s draft; membudget refuses it rather than size a serve vLLM would contradict", file, k, draftName(method))
 		}
 	}
 	count := func(key string, to *uint64, required bool) error {
@@ -185,10 +210,20 @@ func readDraft(dir string, a *model.Arch) (Draft, error) {
 	if d.DraftVocab == 0 {
 		d.DraftVocab = d.Vocab
 	}
-	if raw, ok := cfg["attention_bias"]; ok {
-		if err := json.Unmarshal(raw, &d.AttentionBias); err != nil {
-			return d, fmt.Errorf("%s: key \"attention_bias\" is %s; want a boolean", file, raw)
+	var attnBias, bias bool
+	for _, b := range []struct {
+		key string
+		to  *bool
+	}{{"attention_bias", &attnBias}, {"bias", &bias}} {
+		if raw, ok := cfg[b.key]; ok && string(raw) != "null" {
+			if err := json.Unmarshal(raw, b.to); err != nil {
+				return d, fmt.Errorf("%s: key %q is %s; want a boolean", file, b.key, raw)
+			}
 		}
+	}
+	d.AttentionBias, d.OBias = attnBias, attnBias || bias
+	if method == "eagle" {
+		d.AttentionBias = d.OBias
 	}
 	if d.Hidden != a.Hidden {
 		// torch.cat of the embeddings and the hidden states needs one
@@ -196,9 +231,14 @@ func readDraft(dir string, a *model.Arch) (Draft, error) {
 		return d, fmt.Errorf("%s: hidden_size %d differs from the target's %d: not modelled", file, d.Hidden, a.Hidden)
 	}
 	// The auxiliary hidden states: three of the target's width
-	// (num_aux_hidden_states and target_hidden_size absent, refused above).
+	// (num_aux_hidden_states and target_hidden_size absent, refused
+	// above); EAGLE-1's fc takes the embedding and the target's last
+	// hidden state (llama_eagle.py:95-103).
 	d.FCInput = 3 * d.Hidden
-	tensors, err := draftTensorShapes(dir)
+	if method == "eagle" {
+		d.FCInput = 2 * d.Hidden
+	}
+	tensors, err := shapes()
 	if err != nil {
 		return d, err
 	}
@@ -209,6 +249,11 @@ func readDraft(dir string, a *model.Arch) (Draft, error) {
 				return d, fmt.Errorf("%s: the checkpoint's %s has the target's shape: vLLM shares it only when its values equal the target's (llm_base_proposer.py:1450-1480), which membudget cannot read; not modelled", dir, name)
 			}
 			d.OwnEmbed = true
+		case strings.Contains(name, "lm_head") && method == "eagle":
+			// EagleLlamaForCausalLM builds no lm_head (it skips
+			// LlamaForCausalLM.__init__, llama_eagle.py:131-153), so its
+			// loader has nowhere to put one.
+			return d, fmt.Errorf("%s: the checkpoint's %s: EagleLlamaForCausalLM has no lm_head to load it into (llama_eagle.py:131-184); not modelled", dir, name)
 		case strings.Contains(name, "lm_head"):
 			if slices.Equal(shape, []uint64{a.Vocab, a.Hidden}) {
 				return d, fmt.Errorf("%s: the checkpoint's %s has the target's shape: vLLM shares it only when its values equal the target's (llm_base_proposer.py:1529-1560), which membudget cannot read; not modelled", dir, name)
@@ -274,41 +319,43 @@ func draftTensorShapes(dir string) (map[string][]uint64, error) {
 	return out, nil
 }
 
-// resolveDraft reads the draft of an eagle3 --speculative-config and
+// resolveDraft reads the draft of an eagle3 or eagle --speculative-config
+// (from its directory, or as preloadHubDraft read it by its Hub id) and
 // refuses, naming the flag, what vLLM refuses and what membudget does not
-// size: a draft that is not a local directory, a target without EAGLE-3's
-// auxiliary hidden states, pipeline parallelism, CUDA graphs (the
-// drafter's own), the V2 model runner.
+// size: a target whose classes membudget has not read for EAGLE drafts,
+// pipeline parallelism, CUDA graphs (the drafter's own), the V2 model
+// runner.
 func (r *Resolved) resolveDraft(sc specConfig, a *model.Arch) (*Draft, error) {
 	p := r.Profile
+	name := draftName(sc.method)
 	if sc.model == "" {
 		// SpeculativeConfig.__post_init__ (speculative.py:758-797).
-		return nil, settingErr("speculative-config", "eagle3", "vLLM refuses it: num_speculative_tokens was provided but without speculative model (an eagle3 config needs the draft's \"model\")")
+		return nil, settingErr("speculative-config", sc.method, "vLLM refuses it: num_speculative_tokens was provided but without speculative model (an %s config needs the draft's \"model\")", sc.method)
 	}
 	if what := specDraftRefusal(r.SpeculativeConfig, p); what != "" {
-		return nil, settingErr("speculative-config", "eagle3", "%s: not modelled for %s; membudget refuses it rather than size a serve vLLM would contradict", what, p.Describes)
+		return nil, settingErr("speculative-config", sc.method, "%s: not modelled for %s; membudget refuses it rather than size a serve vLLM would contradict", what, p.Describes)
 	}
 	if !slices.Contains(eagle3Targets, firstArch(a)) {
-		return nil, settingErr("speculative-config", "eagle3", "an EAGLE-3 draft on %s (%s; membudget sizes it on %s, whose vLLM classes return the auxiliary hidden states EAGLE-3 reads): not modelled for %s; membudget refuses it rather than size a serve vLLM would contradict", a.Source, firstArch(a), strings.Join(eagle3Targets, ", "), p.Describes)
+		return nil, settingErr("speculative-config", sc.method, "an %s draft on %s (%s; membudget sizes it on %s, whose vLLM classes return the auxiliary hidden states EAGLE-3 reads and whose embedding and LM head an EAGLE draft shares): not modelled for %s; membudget refuses it rather than size a serve vLLM would contradict", name, a.Source, firstArch(a), strings.Join(eagle3Targets, ", "), p.Describes)
 	}
 	if r.PipelineParallelSize > 1 {
-		return nil, settingErr("pipeline-parallel-size", r.PipelineParallelSize, "an EAGLE-3 draft under pipeline parallelism (the drafter on the last stage, its own embedding, llm_base_proposer.py:1436-1520): not modelled for %s; membudget refuses it rather than size a serve vLLM would contradict", p.Describes)
+		return nil, settingErr("pipeline-parallel-size", r.PipelineParallelSize, "an %s draft under pipeline parallelism (the drafter on the last stage, its own embedding, llm_base_proposer.py:1436-1520): not modelled for %s; membudget refuses it rather than size a serve vLLM would contradict", name, p.Describes)
 	}
 	if !r.EnforceEager {
-		return nil, settingErr("speculative-config", "eagle3", "the EAGLE-3 drafter's own CUDA graphs (captured beside the target's by its cudagraph dispatcher; pass --enforce-eager to size the serve without graphs): not modelled for %s; membudget refuses it rather than size a serve vLLM would contradict", p.Describes)
+		return nil, settingErr("speculative-config", sc.method, "the %s drafter's own CUDA graphs (captured beside the target's by its cudagraph dispatcher; pass --enforce-eager to size the serve without graphs): not modelled for %s; membudget refuses it rather than size a serve vLLM would contradict", name, p.Describes)
 	}
 	if p.V2Runner(a) {
-		return nil, settingErr("speculative-config", "eagle3", "an EAGLE-3 draft on the V2 model runner, which runs %s there (vllm/config/vllm.py:2397-2408 keeps eagle3 on it; membudget sizes EAGLE-3 on the V1 model runner only): not modelled for %s; membudget refuses it rather than size a serve vLLM would contradict", a.Source, p.Describes)
+		return nil, settingErr("speculative-config", sc.method, "an %s draft on the V2 model runner, which runs %s there (vllm/config/vllm.py:2397-2408 keeps eagle and eagle3 on it; membudget sizes EAGLE drafts on the V1 model runner only): not modelled for %s; membudget refuses it rather than size a serve vLLM would contradict", name, a.Source, p.Describes)
 	}
-	d, err := loadDraft(sc.model, a)
+	d, err := loadDraftOf(sc, a)
 	if err != nil {
-		return nil, settingErr("speculative-config", "eagle3", "the draft %s", untrusted.Text(err.Error()))
+		return nil, settingErr("speculative-config", sc.method, "the draft %s", untrusted.Text(err.Error()))
 	}
-	tp := r.TensorParallelSize
+	tp := max(r.TensorParallelSize, 1) // 0 before the serve's defaults (explain's dropUnsizedSpec): vLLM's 1
 	if d.Heads%tp != 0 || (d.KVHeads >= tp && d.KVHeads%tp != 0) || (d.KVHeads < tp && tp%d.KVHeads != 0) || d.Intermediate%tp != 0 {
 		// QKVParallelLinear and MergedColumnParallelLinear divide them
 		// (vllm/model_executor/layers/linear.py).
-		return nil, settingErr("tensor-parallel-size", tp, "vLLM cannot shard the EAGLE-3 draft (%d heads, %d KV heads, intermediate %d) over %d ranks", d.Heads, d.KVHeads, d.Intermediate, tp)
+		return nil, settingErr("tensor-parallel-size", tp, "vLLM cannot shard the %s draft (%d heads, %d KV heads, intermediate %d) over %d ranks", name, d.Heads, d.KVHeads, d.Intermediate, tp)
 	}
 	return &d, nil
 }
@@ -328,6 +375,14 @@ func (r *Resolved) resolveDraft(sc specConfig, a *model.Arch) (*Draft, error) {
 // caching allocator's cache holds it until vLLM empties it before the KV
 // cache is allocated, so it is no steady term.
 func draftTensors(d *Draft, tp, el uint64, yield func(uint64)) {
+	switch d.Method {
+	case "eagle":
+		eagleTensors(d, tp, el, yield)
+		return
+	case "draft_model":
+		draftModelTensors(d, tp, el, yield)
+		return
+	}
 	kv := max(1, d.KVHeads/tp)
 	heads := d.Heads / tp
 	qkvOut := (heads + 2*kv) * d.HeadDim
@@ -342,6 +397,9 @@ func draftTensors(d *Draft, tp, el uint64, yield func(uint64)) {
 			yield(mul(qkvOut, el))
 		}
 		yield(mul(mul(heads*d.HeadDim, d.Hidden), el))
+		if d.OBias {
+			yield(mul(d.Hidden, el)) // RowParallelLinear's bias is whole on each rank
+		}
 		yield(mul(mul(2*(d.Intermediate/tp), d.Hidden), el))
 		yield(mul(mul(d.Intermediate/tp, d.Hidden), el))
 		for range 3 {
@@ -408,6 +466,9 @@ func eachProposerBuffer(a *model.Arch, r *Resolved, st model.Sharding, yield fun
 	}
 	t, b := r.MaxNumBatchedTokens, r.MaxNumSeqs
 	mul := budget.SatMul
+	if d := r.Spec.Draft; d != nil && d.Method == "draft_model" {
+		yield(draftModelMasks(r))
+	}
 	yield(mul(t, 4))
 	yield(mul(t, 8))
 	yield(mul(mul(t, hidden), r.DtypeBytes))
@@ -462,6 +523,9 @@ func draftSpecs(r *Resolved, specs []layerSpec, first int) []layerSpec {
 	if d == nil {
 		return nil
 	}
+	if d.Method == "draft_model" {
+		return draftModelSpecs(r, first)
+	}
 	heads := max(1, d.KVHeads/r.TensorParallelSize)
 	out := make([]layerSpec, 0, d.Layers)
 	for j := range int(d.Layers) {
@@ -481,7 +545,7 @@ func draftKey(r *Resolved) string {
 		}
 		return ""
 	}
-	return fmt.Sprintf("%d/%d/%d", d.Layers, d.KVHeads, d.HeadDim)
+	return fmt.Sprintf("%s/%d/%d/%d", d.Method, d.Layers, d.KVHeads, d.HeadDim)
 }
 
 // draftKVBytes is the draft layers' share of the KV cache on a GPU of
@@ -531,40 +595,49 @@ func (sz *Sizing) draftSettings() string {
 			r.Spec.MTPLayers, engine.GiB(sz.draftWeightItem(len(r.Stages)-1)), engine.GiB(sz.draftKVBytes()), len(sz.Model.Arch.Layers), r.Spec.Tokens)
 	}
 	d := r.Spec.Draft
+	if d.Method == "draft_model" {
+		return fmt.Sprintf("draft model %s: %d layer(s), %s of weights on the last stage at the target's tensor parallel size (its own embedding and LM head); its %d attention layer(s) add %s to the KV cache beside the target's %d; the scheduler reserves one more slot and %d lookahead slot(s) a running request within its blocks (scheduler.py num_lookahead_tokens), not counted by vLLM's startup check",
+			untrusted.Text(d.Path), d.Layers, engine.GiB(sz.draftWeightItem(len(r.Stages)-1)), d.Layers, engine.GiB(sz.draftKVBytes()), len(sz.Model.Arch.Layers), r.Spec.Tokens)
+	}
 	shared := func(own bool) string {
 		if own {
 			return "its own"
 		}
 		return "the target's"
 	}
-	return fmt.Sprintf("EAGLE-3 draft %s: %d layer(s), %s of weights on the last stage (%s embedding, %s LM head); its %d attention layer(s) add %s to the KV cache beside the target's %d; the scheduler reserves %d lookahead slot(s) a running request within its blocks (scheduler.py num_lookahead_tokens), not counted by vLLM's startup check",
-		untrusted.Text(d.Path), d.Layers, engine.GiB(sz.draftWeightItem(len(r.Stages)-1)), shared(d.OwnEmbed), shared(d.OwnHead), d.Layers, engine.GiB(sz.draftKVBytes()), len(sz.Model.Arch.Layers), r.Spec.Tokens)
+	return fmt.Sprintf("%s draft %s: %d layer(s), %s of weights on the last stage (%s embedding, %s LM head); its %d attention layer(s) add %s to the KV cache beside the target's %d; the scheduler reserves %d lookahead slot(s) a running request within its blocks (scheduler.py num_lookahead_tokens), not counted by vLLM's startup check",
+		draftName(d.Method), untrusted.Text(d.Path), d.Layers, engine.GiB(sz.draftWeightItem(len(r.Stages)-1)), shared(d.OwnEmbed), shared(d.OwnHead), d.Layers, engine.GiB(sz.draftKVBytes()), len(sz.Model.Arch.Layers), r.Spec.Tokens)
 }
 
-// specDraftRefusal is what refuses an eagle3 --speculative-config under
-// profile p before any model is read, as the flag was refused before:
-// a release whose speculative decoding membudget has not read, or a
-// draft that is not a local directory (a Hub id: membudget does not
-// download drafts). "" when the object is no such eagle3 config.
+// specDraftRefusal is what refuses an eagle3, eagle, draft_model or mtp
+// --speculative-config under profile p before any model is read: a
+// release whose speculative decoding membudget has not read. "" when the
+// object is no such config. (A draft named by its Hub id is read as
+// --model is, specdrafthub.go.)
 func specDraftRefusal(v string, p Profile) string {
 	sc, err := parseSpecConfig(v)
 	if err != nil {
 		return ""
 	}
-	const what = "an EAGLE-3 draft (its weights from its config.json and checkpoint, the target's embedding and LM head shared or not as its checkpoint says, its attention layers added to the KV cache groups, k lookahead KV slots a request)"
-	switch m := specMethod(sc); {
+	m := specMethod(sc)
+	what := "an " + draftName(m) + " draft (its weights from its config.json and checkpoint, the target's embedding and LM head shared or not as its checkpoint says, its attention layers added to the KV cache groups, k lookahead KV slots a request)"
+	if m == "draft_model" {
+		what = draftModelWhat
+	}
+	switch {
 	case m == "mtp" && (p.Era == V0 || p.Release.Less(specSince)):
 		return "the model's own MTP layers as the draft (their weights, their attention layers added to the KV cache groups, k lookahead KV slots a request)"
-	case m != "eagle3":
+	case m != "eagle3" && m != "eagle" && m != "draft_model":
 		return ""
 	case p.Era == V0 || p.Release.Less(specSince):
 		return what
 	}
-	if sc.model != "" && !DraftPath(sc.model) {
-		return what + " from the Hugging Face Hub (membudget reads the draft's config.json and safetensors headers from a local directory and does not download drafts; give the directory as a path, /abs or ./rel)"
-	}
 	return ""
 }
+
+// specHubDraft is what a refusal of a draft named by a Hub id that was
+// not read adds (see [preloadHubDraft]).
+const specHubDraft = " from the Hugging Face Hub, not read: membudget reads a draft named by its Hub id as it reads --model, when it sizes the serve of a loaded model"
 
 // DraftPath says a --speculative-config "model" names a local directory
 // rather than a Hub id: it is written as a path (absolute, or from . or
@@ -574,9 +647,9 @@ func DraftPath(model string) bool {
 	return filepath.IsAbs(model) || strings.HasPrefix(model, ".") || strings.HasPrefix(model, "~")
 }
 
-// SpecDraftModel is the draft directory or id an eagle3 or mtp
-// --speculative-config value names, "" when none: what a server's path
-// policy checks before the draft is read.
+// SpecDraftModel is the draft directory or id a --speculative-config
+// value names, "" when none: what a server's path policy checks before
+// the draft is read.
 func SpecDraftModel(v string) string {
 	sc, err := parseSpecConfig(v)
 	if err != nil {

@@ -8,7 +8,7 @@ import (
 	"membudget/engine/vllm"
 )
 
-// TestContractWithEAGLE3 runs the contract over EAGLE-3 serves: each must
+// TestContractWithEAGLE3 runs the contract over EAGLE-3 and EAGLE serves: each must
 // size, and its printed line, which carries the JSON with the draft's
 // directory as given, must read back to the same plan.
 func TestContractWithEAGLE3(t *testing.T) {
@@ -24,7 +24,31 @@ func TestContractWithEAGLE3(t *testing.T) {
 		{"--speculative-config", spec, "--enforce-eager", "--vllm-version", "0.21.0"},
 		{"-sc", spec, "--enforce-eager", "--vllm-version", "0.14.0", "--tensor-parallel-size", "2", "--max-num-seqs", "8"},
 	}
+	eagle := `{"method": "eagle", "model": "` + vllm.WriteEagleDraft(t) + `", "num_speculative_tokens": 2}`
+	flags = append(flags, []string{"--speculative-config", eagle, "--enforce-eager", "--vllm-version", "0.21.0", "--tensor-parallel-size", "2"})
 	for _, args := range flags {
+		if enginetest.Check(t, vllm.Engine{}, enginetest.Case{Model: models["meta-llama__Llama-3.1-8B-Instruct"], Class: c, Args: args}) == nil {
+			t.Errorf("%v: not sized", args)
+		}
+	}
+}
+
+// TestContractWithDraftModel runs the contract over serves with
+// Llama-3.2-1B-Instruct as the draft model of Llama-3.1-8B-Instruct. (The
+// test's name, in its temporary directories, must not hold "eagle3":
+// vLLM would infer that method from the draft's path.)
+func TestContractWithDraftModel(t *testing.T) {
+	t.Parallel()
+	models := enginetest.Shipped(t)
+	c, err := membudget.Kernels().Load("h100-sxm-80g")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := vllm.WriteDraftModel(t)
+	for _, args := range [][]string{
+		{"-sc", `{"method": "draft_model", "model": "` + dir + `", "num_speculative_tokens": 4, "draft_tensor_parallel_size": 2}`, "--enforce-eager", "--tensor-parallel-size", "2", "--vllm-version", "0.22.0"},
+		{"--speculative-config", `{"model": "` + dir + `", "num_speculative_tokens": 2}`, "--enforce-eager", "--max-num-seqs", "32"},
+	} {
 		if enginetest.Check(t, vllm.Engine{}, enginetest.Case{Model: models["meta-llama__Llama-3.1-8B-Instruct"], Class: c, Args: args}) == nil {
 			t.Errorf("%v: not sized", args)
 		}

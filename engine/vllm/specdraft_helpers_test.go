@@ -45,6 +45,21 @@ const eagle3Config = "../../corpus/models/drafts/sgl-project__SpecForge__llama3-
 func writeDraftDir(t testing.TB, config string, tensors []draftTensor) string {
 	t.Helper()
 	dir := t.TempDir()
+	writeDraftAt(t, dir, config)
+	if tensors == nil {
+		return dir
+	}
+	writeCheckpoint(t, dir, tensors)
+	return dir
+}
+
+// writeDraftAt writes config (a file's path, or the JSON itself when it
+// begins with '{') as dir/config.json, making dir.
+func writeDraftAt(t testing.TB, dir, config string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	data := []byte(config)
 	if config == "" || config[0] != '{' {
 		var err error
@@ -55,9 +70,12 @@ func writeDraftDir(t testing.TB, config string, tensors []draftTensor) string {
 	if err := os.WriteFile(filepath.Join(dir, "config.json"), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if tensors == nil {
-		return dir
-	}
+}
+
+// writeCheckpoint writes dir/model.safetensors of the tensors, its data a
+// sparse hole of the right size (only the header is read).
+func writeCheckpoint(t testing.TB, dir string, tensors []draftTensor) {
+	t.Helper()
 	width := map[string]uint64{"F16": 2, "BF16": 2, "F32": 4, "I64": 8, "BOOL": 1}
 	head := map[string]any{}
 	var off uint64
@@ -84,7 +102,6 @@ func writeDraftDir(t testing.TB, config string, tensors []draftTensor) string {
 	if err := os.Truncate(file, int64(8+len(hj))+int64(off)); err != nil {
 		t.Fatal(err)
 	}
-	return dir
 }
 
 // WriteEagle3Draft writes the shipped EAGLE-3 draft with its checkpoint's

@@ -29,12 +29,12 @@ var v1Llama = mustProfile("0.21.0")
 func TestReadDraft(t *testing.T) {
 	a := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
 	dir := WriteEagle3Draft(t)
-	got, err := readDraft(dir, a)
+	got, err := readDraft(dir, "eagle3", a)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// head_dim: 4096 / 32 = 128 (LlamaConfig's default); fc: 3 x 4096.
-	want := Draft{Path: dir, Hidden: 4096, Heads: 32, KVHeads: 8, HeadDim: 128, Intermediate: 14336, Layers: 1,
+	want := Draft{Method: "eagle3", Path: dir, Hidden: 4096, Heads: 32, KVHeads: 8, HeadDim: 128, Intermediate: 14336, Layers: 1,
 		Vocab: 128256, DraftVocab: 31960, FCInput: 12288, OwnHead: true}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("draft (-want +got):\n%s", diff)
@@ -106,7 +106,7 @@ func TestDraftWeightsByHand(t *testing.T) {
 	// A checkpoint with its own embed_tokens of another shape keeps it:
 	// 128256 rows (2004 x 64) x 4096 x 2 = 1050673152 B more at TP 1.
 	own := append([]draftTensor{{"embed_tokens.weight", "F16", []uint64{128256, 2048}}}, eagle3Checkpoint...)
-	d, err := readDraft(writeDraftDir(t, eagle3Config, own), a)
+	d, err := readDraft(writeDraftDir(t, eagle3Config, own), "eagle3", a)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,8 +185,8 @@ func TestResolveDraftRefusals(t *testing.T) {
 			Serve{EnforceEager: true, SpeculativeConfig: eagle3Spec(writeDraftDir(t, `{"architectures": ["LlamaForCausalLMEagle3"], "hidden_size": 4096, "fc_norm": true}`, eagle3Checkpoint))}, "speculative-config", `"fc_norm"`},
 		{"another draft architecture", "meta-llama__Llama-3.1-8B-Instruct", v1Llama,
 			Serve{EnforceEager: true, SpeculativeConfig: eagle3Spec(writeDraftDir(t, `{"architectures": ["Eagle3DeepseekV2ForCausalLM"]}`, eagle3Checkpoint))}, "speculative-config", "EAGLE-3 Llama draft"},
-		{"EAGLE (1)", "meta-llama__Llama-3.1-8B-Instruct", v1Llama,
-			Serve{EnforceEager: true, SpeculativeConfig: `{"method": "eagle", "model": "` + dir + `", "num_speculative_tokens": 3}`}, "speculative-config", "an EAGLE draft"},
+		{"EAGLE (1) on an EAGLE-3 draft", "meta-llama__Llama-3.1-8B-Instruct", v1Llama,
+			Serve{EnforceEager: true, SpeculativeConfig: `{"method": "eagle", "model": "` + dir + `", "num_speculative_tokens": 3}`}, "speculative-config", "EAGLE Llama draft"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -206,13 +206,13 @@ func TestResolveDraftRefusals(t *testing.T) {
 	}
 }
 
-// TestDraftNeverShrinksFootprint: adding an EAGLE-3 draft to a serve
+// TestDraftNeverShrinksFootprint: adding an EAGLE-3, EAGLE or draft model to a serve
 // never shrinks a term, and grows the weights by the draft's and the KV
 // block by its layer.
 func TestDraftNeverShrinksFootprint(t *testing.T) {
 	models := shipped(t)
 	a := models["meta-llama__Llama-3.1-8B-Instruct"]
-	dir := WriteEagle3Draft(t)
+	dirs := map[string]string{"eagle3": WriteEagle3Draft(t), "eagle": WriteEagleDraft(t), "draft_model": WriteDraftModel(t)}
 	profiles := []Profile{v1Llama, mustProfile("0.14.0"), mustProfile("0.22.0")}
 	rapid.Check(t, func(t *rapid.T) {
 		p := rapid.SampledFrom(profiles).Draw(t, "profile")
@@ -228,16 +228,17 @@ func TestDraftNeverShrinksFootprint(t *testing.T) {
 		if err != nil {
 			t.Skip(err)
 		}
-		s.SpeculativeConfig = `{"method": "eagle3", "model": "` + dir + `", "num_speculative_tokens": ` + itoa(rapid.Uint64Range(1, 8).Draw(t, "k")) + `}`
+		method := rapid.SampledFrom([]string{"eagle3", "eagle", "draft_model"}).Draw(t, "method")
+		s.SpeculativeConfig = `{"method": "` + method + `", "model": "` + dirs[method] + `", "num_speculative_tokens": ` + itoa(rapid.Uint64Range(1, 8).Draw(t, "k")) + `}`
 		spec, err := Compile(a, s, bigClass, p)
 		if err != nil {
-			t.Fatalf("eagle3 refused where the plain serve sizes: %v", err)
+			t.Fatalf("%s refused where the plain serve sizes: %v", method, err)
 		}
 		seqs, tokens := rapid.Uint64Range(1, s.MaxNumSeqs).Draw(t, "at seqs"), rapid.Uint64Range(1, s.MaxModelLen).Draw(t, "at tokens")
 		pf, sf := plain.Evaluate(seqs, tokens), spec.Evaluate(seqs, tokens)
 		for term := range budget.NumTerms {
 			if sf.Terms[term] < pf.Terms[term] {
-				t.Fatalf("%s shrinks with an EAGLE-3 draft: %d -> %d", budget.Term(term), pf.Terms[term], sf.Terms[term])
+				t.Fatalf("%s shrinks with an %s draft: %d -> %d", budget.Term(term), method, pf.Terms[term], sf.Terms[term])
 			}
 		}
 		if sf.Terms[budget.TermWeights] <= pf.Terms[budget.TermWeights] {
@@ -249,11 +250,11 @@ func TestDraftNeverShrinksFootprint(t *testing.T) {
 	})
 }
 
-// TestDraftCompilerEqualsReference: with an EAGLE-3 draft the compiled
+// TestDraftCompilerEqualsReference: with an EAGLE-3, EAGLE or draft model the compiled
 // plan is the reference's, field for field.
 func TestDraftCompilerEqualsReference(t *testing.T) {
 	models := shipped(t)
-	dir := WriteEagle3Draft(t)
+	specs := []string{eagle3Spec(WriteEagle3Draft(t)), eagleSpec(WriteEagleDraft(t)), draftModelSpec(WriteDraftModel(t))}
 	names := []string{"meta-llama__Llama-3.1-8B-Instruct", "Qwen__Qwen3-8B"}
 	profiles := []Profile{v1Llama, mustProfile("0.14.0")}
 	rapid.Check(t, func(t *rapid.T) {
@@ -265,7 +266,7 @@ func TestDraftCompilerEqualsReference(t *testing.T) {
 			MaxModelLen:        rapid.Uint64Range(256, 16384).Draw(t, "len"),
 			MaxNumSeqs:         rapid.Uint64Range(1, 512).Draw(t, "seqs"),
 			EnforceEager:       true,
-			SpeculativeConfig:  eagle3Spec(dir),
+			SpeculativeConfig:  rapid.SampledFrom(specs).Draw(t, "spec"),
 		}
 		ref, refErr := NewReference(a, s, c, p)
 		_, plan, err := NewCompiler(a).Compile(s, c, p)

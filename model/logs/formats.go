@@ -177,6 +177,18 @@ const (
 	// %d tokens ..." (vllm/platforms/interface.py, #20840; "[XPU]Setting" in
 	// vllm/platforms/xpu.py).
 	FormatSettingStatement Format = "vllm: setting statement"
+	// FormatDrafterStatement: the speculative-decoding drafter's load lines
+	// (vllm/v1/worker/gpu_model_runner.py load_model, "Loading drafter
+	// model..."; vllm/v1/spec_decode/llm_base_proposer.py
+	// _maybe_share_embeddings and _maybe_share_lm_head, "Detected EAGLE
+	// model without its own embed_tokens in the checkpoint. Sharing target
+	// model embedding weights with the draft model.", "... with embed_tokens
+	// identical to the target model. ...", "... with distinct embed_tokens
+	// weights. Keeping separate ...", the same of lm_head; vLLM main
+	// d18bb7b), read as the settings "drafter" ("loaded") and
+	// "draft_embed_tokens" and "draft_lm_head" ("not in the checkpoint",
+	// "identical", "distinct").
+	FormatDrafterStatement Format = "vllm: drafter statement"
 
 	// FormatSGLangLoadWeightBegin: "Load weight begin. avail mem=%.2f GB"
 	// (python/sglang/srt/model_executor/model_runner.py, load_model).
@@ -430,6 +442,18 @@ var formats = []lineFormat{
 	{format: FormatSettingStatement, engine: EngineVLLM, anchor: "Chunked prefill is enabled with",
 		re:   regexp.MustCompile(`Chunked prefill is enabled with max_num_batched_tokens=([0-9]+)`),
 		then: statement("max_num_batched_tokens")},
+	{format: FormatDrafterStatement, engine: EngineVLLM, anchor: "Loading drafter model",
+		re:   regexp.MustCompile(`Loading drafter model\.\.\.`),
+		then: drafterStatement("drafter", "loaded")},
+	{format: FormatDrafterStatement, engine: EngineVLLM, anchor: "Detected EAGLE model",
+		re:   regexp.MustCompile(`Detected EAGLE model without its own (embed_tokens|lm_head) in the checkpoint`),
+		then: drafterStatement("", "not in the checkpoint")},
+	{format: FormatDrafterStatement, engine: EngineVLLM, anchor: "Detected EAGLE model",
+		re:   regexp.MustCompile(`Detected EAGLE model with (embed_tokens|lm_head) identical to the target model`),
+		then: drafterStatement("", "identical")},
+	{format: FormatDrafterStatement, engine: EngineVLLM, anchor: "Detected EAGLE model",
+		re:   regexp.MustCompile(`Detected EAGLE model with distinct (embed_tokens|lm_head) weights`),
+		then: drafterStatement("", "distinct")},
 	{format: FormatSettingStatement, engine: EngineVLLM, anchor: "Using max model len",
 		re:   regexp.MustCompile(`Using max model len ([0-9]+)`),
 		then: statement("max_model_len")},
@@ -606,6 +630,18 @@ func sglangLimits(b *builder, line string, m []int) {
 func statement(key string) func(b *builder, line string, m []int) {
 	return func(b *builder, line string, m []int) {
 		b.setting(key, key, line[m[2]:m[3]], LiteralNumber, SourceStatement)
+	}
+}
+
+// drafterStatement records a drafter line as a setting: key, or
+// "draft_" and the tensor the line names (its first submatch), at value.
+func drafterStatement(key, value string) func(b *builder, line string, m []int) {
+	return func(b *builder, line string, m []int) {
+		k := key
+		if k == "" {
+			k = "draft_" + line[m[2]:m[3]]
+		}
+		b.setting(k, k, value, LiteralString, SourceStatement)
 	}
 }
 
