@@ -20,6 +20,17 @@ import (
 // (vllm/v1/core/kv_cache_utils.py:1545-1707) and packed into one block
 // slab (_get_kv_cache_config_packed, :1249-1324, #51041, #54703).
 
+// DeepSeek-V4's spec classes, after kvspec.go's.
+const (
+	// dsv4MLASpec: the MLAAttentionSpec of a compressed latent.
+	dsv4MLASpec specKind = crossSpec + 1 + iota
+	// dsv4IndexerSpec: the MLAAttentionSpec of a 4x layer's indexer keys.
+	dsv4IndexerSpec
+	// dsv4SWASpec: a SlidingWindowMLASpec (kv_cache_interface.py:666-745),
+	// an SWA cache or a compressor's state.
+	dsv4SWASpec
+)
+
 // The sizes vLLM fixes for DeepSeek-V4's caches.
 const (
 	// dsv4Block is the block size vLLM picks: the first attention layer

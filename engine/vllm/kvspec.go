@@ -14,16 +14,13 @@ type specKind int
 
 // The spec classes of the layers membudget reads.
 const (
-	fullSpec        specKind = iota // FullAttentionSpec (:259-375)
-	mlaSpec                         // MLAAttentionSpec (:413-493): one latent per token
-	indexerSpec                     // MLAAttentionSpec of DeepSeek V3.2's indexer key cache
-	slidingSpec                     // SlidingWindowSpec (:583-663)
-	chunkedSpec                     // ChunkedLocalAttentionSpec (:543-580)
-	mambaSpec                       // MambaSpec (:748-798): Mamba and gated-delta-net state
-	crossSpec                       // CrossAttentionSpec (:809-818): the encoder's tokens (encdec.go)
-	dsv4MLASpec                     // MLAAttentionSpec of a DeepSeek-V4 compressed latent (kvdsv4.go)
-	dsv4IndexerSpec                 // MLAAttentionSpec of a DeepSeek-V4 indexer's keys
-	dsv4SWASpec                     // SlidingWindowMLASpec (:666-745): DeepSeek-V4's SWA caches and compressor states
+	fullSpec    specKind = iota // FullAttentionSpec (:259-375)
+	mlaSpec                     // MLAAttentionSpec (:413-493): one latent per token
+	indexerSpec                 // MLAAttentionSpec of DeepSeek V3.2's indexer key cache
+	slidingSpec                 // SlidingWindowSpec (:583-663)
+	chunkedSpec                 // ChunkedLocalAttentionSpec (:543-580)
+	mambaSpec                   // MambaSpec (:748-798): Mamba and gated-delta-net state
+	crossSpec                   // CrossAttentionSpec (:809-818): the encoder's tokens (encdec.go)
 )
 
 // name is the spec class as vLLM's groups are written, without "Spec".
