@@ -247,7 +247,8 @@ func TestEveryClassDefaultFills(t *testing.T) {
 			"vocab_size": 1000, "q_lora_rank": 32, "o_lora_rank": 32, "o_groups": 2, "qk_rope_head_dim": 64, "index_n_heads": 4,
 			"index_head_dim": 128, "index_topk": 16, "hc_mult": 2, "n_routed_experts": 4, "num_experts_per_tok": 2,
 			"moe_intermediate_size": 256, "sliding_window": 128, "compress_ratios": []int{4, 128},
-			"quantization_config": map[string]any{"quant_method": "fp8", "weight_block_size": []int{128, 128}}},
+			"quantization_config": map[string]any{"quant_method": "fp8", "weight_block_size": []int{128, 128}},
+			"rope_scaling":        map[string]any{"type": "yarn", "factor": 4, "original_max_position_embeddings": 1024}},
 	}
 	for _, mt := range ConfigClasses() {
 		c := classes[mt]

@@ -127,6 +127,24 @@ func readDeepSeekV4(o jsonObject, a *Arch) {
 		// 434-438; sparse_swa.py:125-127).
 		o.fail("head_dim", "%d: vLLM's DeepSeek-V4 cache and SWA backend take 512", a.HeadDim)
 	}
+	if v.RopeDim != 64 {
+		// The fp8_ds_mla token holds 448 fp8 NoPE values and 64 bf16 RoPE
+		// ones (kv_cache_interface.py:434-438; compressor.py:308-314).
+		o.fail("qk_rope_head_dim", "%d: vLLM's DeepSeek-V4 cache token holds 448 NoPE and 64 RoPE values", v.RopeDim)
+	}
+	if v.IndexHeadDim != 128 {
+		// compressor.py:308-327: the fused quant-and-cache takes heads of
+		// 512 (the latent) or 128 (the indexer) only.
+		o.fail("index_head_dim", "%d: vLLM's DeepSeek-V4 compressor takes an indexer of 128", v.IndexHeadDim)
+	}
+	if a.MoEIntermediate%dsv4FP8Block != 0 {
+		// nvidia/model.py:110-116 counts the shared expert's whole
+		// 128-blocks (intermediate_size // 128).
+		o.fail("moe_intermediate_size", "%d: not whole 128-blocks, which vLLM's DeepSeek-V4 shared expert counts", a.MoEIntermediate)
+	}
+	if a.RopeScaling == nil || a.RopeScaling.Type != "yarn" {
+		o.fail("rope_scaling", "membudget sizes DeepSeek-V4's YaRN tables (DeepseekV4ScalingRotaryEmbedding, deepseek_scaling_rope.py:231-261); a config without YaRN scaling is not modelled")
+	}
 	if a.KVHeads != 1 {
 		o.fail("num_key_value_heads", "%d: DeepSeek-V4 keeps one latent a token (num_kv_heads=1, attention.py:663-673)", a.KVHeads)
 	}

@@ -166,6 +166,10 @@ func TestDeepSeekV4ConfigErrors(t *testing.T) {
 		{"odd ratio", with(`"compress_ratios": [0, 0, 4,`, `"compress_ratios": [0, 8, 4,`), "compress_ratios: layer 1: ratio 8"},
 		{"head dim", with(`"head_dim": 512`, `"head_dim": 256`), "head_dim: 256: vLLM's DeepSeek-V4 cache and SWA backend take 512"},
 		{"no o_groups", with(`"o_groups": 8,`, ``), "o_groups: missing (required)"},
+		{"rope dim", with(`"qk_rope_head_dim": 64`, `"qk_rope_head_dim": 32`), "qk_rope_head_dim: 32: vLLM's DeepSeek-V4 cache token holds 448 NoPE and 64 RoPE values"},
+		{"index dim", with(`"index_head_dim": 128`, `"index_head_dim": 64`), "index_head_dim: 64: vLLM's DeepSeek-V4 compressor takes an indexer of 128"},
+		{"moe blocks", with(`"moe_intermediate_size": 2048`, `"moe_intermediate_size": 2000`), "moe_intermediate_size: 2000: not whole 128-blocks"},
+		{"no yarn", with(`"type": "yarn"`, `"type": "linear"`), "rope_scaling: membudget sizes DeepSeek-V4's YaRN tables"},
 		{"block", with(`      128,
       128
     ]`, `      64,

@@ -254,13 +254,26 @@ func (l kvLayout) packedItems(r *Resolved, s, t uint64) []budget.Item {
 // refuses what membudget has not modelled of it, by name: the block size
 // of 256, FlashMLA's fp8_ds_mla cache (its only cache on Hopper and
 // Blackwell: an fp8 KV cache dtype), one pipeline stage.
-func (r *Resolved) resolveDeepSeekV4(c budget.Class) error {
+func (r *Resolved) resolveDeepSeekV4(a *model.Arch, c budget.Class) error {
 	si := c.Device.Silicon
 	switch {
 	case !r.Profile.Main:
 		return settingErr("vllm-version", r.Profile.Name, "membudget has read DeepSeek-V4's KV cache planner at vLLM main d18bb7b only (vllm/models/deepseek_v4, #51041, #54703); pass --vllm-version main")
 	case si.Vendor != budget.NVIDIA || si.Major != 9 && si.Major != 10:
 		return settingErr("model", "deepseek_v4", "membudget models DeepSeek-V4's FlashMLA path, which vLLM takes on CUDA compute capability 9.x and 10.x (nvidia/model.py:770-801); %s is %s %d.%d, where vLLM runs another attention class whose cache is not modelled", c.Device.Name, si.Vendor, si.Major, si.Minor)
+	case a.Heads%r.TensorParallelSize != 0:
+		return settingErr("tensor-parallel-size", r.TensorParallelSize, "vLLM asserts that it divides DeepSeek-V4's %d attention heads (attention.py:198-200)", a.Heads)
+	case a.Heads/r.TensorParallelSize > 128:
+		return settingErr("tensor-parallel-size", r.TensorParallelSize, "DeepSeek-V4's FlashMLA decode kernel takes at most 128 heads a rank, and %d / %d is %d (flashmla.py:78-85)", a.Heads, r.TensorParallelSize, a.Heads/r.TensorParallelSize)
+	case a.DeepSeekV4.OGroups%r.TensorParallelSize != 0:
+		return settingErr("tensor-parallel-size", r.TensorParallelSize, "DeepSeek-V4's output projection runs o_groups / tp groups a rank (attention.py:206-207, 255-256): %d does not divide its %d groups", r.TensorParallelSize, a.DeepSeekV4.OGroups)
+	case a.Experts%r.TensorParallelSize != 0:
+		return settingErr("tensor-parallel-size", r.TensorParallelSize, "vLLM asserts that it divides DeepSeek-V4's %d experts (nvidia/model.py:609-612)", a.Experts)
+	case r.ExpertRanks <= 1 && a.DeepSeekV4.ExpertFP4 && (a.MoEIntermediate/r.TensorParallelSize)%256 != 0:
+		// The MXFP4 kernels round a rank's intermediate up to 64 to 256
+		// (fused_moe/oracle/mxfp4.py:640-694); membudget counts the
+		// experts as stored, exact where nothing rounds.
+		return settingErr("tensor-parallel-size", r.TensorParallelSize, "DeepSeek-V4's MXFP4 experts at %d / %d = %d intermediate a rank would be rounded up by vLLM's MXFP4 kernels, which membudget has not modelled for it (want a multiple of 256 a rank, or --enable-expert-parallel)", a.MoEIntermediate, r.TensorParallelSize, a.MoEIntermediate/r.TensorParallelSize)
 	case !strings.HasPrefix(r.KVCacheDtype, "fp8"):
 		// attention.py:103-108: the fp8_ds_mla layout asserts an fp8 cache.
 		return settingErr("kv-cache-dtype", r.KVCacheDtype, "vLLM's DeepSeek-V4 FlashMLA layout takes an fp8 KV cache only (\"DeepseekV4 fp8_ds_mla layout only supports fp8 kv-cache\", vllm/models/deepseek_v4/attention.py:103-108): pass --kv-cache-dtype fp8")

@@ -9,6 +9,7 @@ import (
 
 	"membudget/budget"
 	"membudget/engine"
+	"membudget/model"
 )
 
 // TestDeepSeekV4Layout lays DeepSeek-V4-Flash's KV cache out by hand, as
@@ -129,25 +130,47 @@ func TestApproximateGCD(t *testing.T) {
 // membudget has not modelled of it, each by its flag.
 func TestDeepSeekV4Refusals(t *testing.T) {
 	a := shipped(t)["deepseek-ai__DeepSeek-V4-Flash"]
+	halfInter := *a
+	halfInter.MoEIntermediate = 1024 // 128 a rank of 8
+	odd := *a
+	odd.Experts = 255
 	sm120 := testClass(false)
 	sm120.Device.Silicon = budget.Silicon{Vendor: budget.NVIDIA, Major: 12}
 	tests := []struct {
 		name  string
+		a     *model.Arch
 		s     Serve
 		c     budget.Class
 		p     Profile
 		flag  string
 		words string
 	}{
-		{"auto cache", Serve{TensorParallelSize: 8}, bigClass, current, "kv-cache-dtype", "fp8_ds_mla layout only supports fp8 kv-cache"},
-		{"block 64", Serve{TensorParallelSize: 8, KVCacheDtype: "fp8", BlockSize: 64}, bigClass, current, "block-size", "256"},
-		{"pipeline", Serve{TensorParallelSize: 4, PipelineParallelSize: 2, KVCacheDtype: "fp8"}, bigClass, current, "pipeline-parallel-size", "not modelled"},
-		{"sequence parallel", Serve{TensorParallelSize: 4, DataParallelSize: 2, EnableExpertParallel: true, KVCacheDtype: "fp8"}, bigClass, current, "data-parallel-size", "sequence-parallel"},
-		{"sm120", Serve{TensorParallelSize: 8, KVCacheDtype: "fp8"}, sm120, current, "model", "FlashMLA"},
-		{"release", Serve{TensorParallelSize: 8, KVCacheDtype: "fp8"}, bigClass, mustProfile("0.19.0"), "vllm-version", "main d18bb7b only"},
+		{"auto cache", nil, Serve{TensorParallelSize: 8}, bigClass, current, "kv-cache-dtype", "fp8_ds_mla layout only supports fp8 kv-cache"},
+		{"block 64", nil, Serve{TensorParallelSize: 8, KVCacheDtype: "fp8", BlockSize: 64}, bigClass, current, "block-size", "256"},
+		{"pipeline", nil, Serve{TensorParallelSize: 4, PipelineParallelSize: 2, KVCacheDtype: "fp8"}, bigClass, current, "pipeline-parallel-size", "not modelled"},
+		{"sequence parallel", nil, Serve{TensorParallelSize: 4, DataParallelSize: 2, EnableExpertParallel: true, KVCacheDtype: "fp8"}, bigClass, current, "data-parallel-size", "sequence-parallel"},
+		{"sm120", nil, Serve{TensorParallelSize: 8, KVCacheDtype: "fp8"}, sm120, current, "model", "FlashMLA"},
+		{"release", nil, Serve{TensorParallelSize: 8, KVCacheDtype: "fp8"}, bigClass, mustProfile("0.19.0"), "vllm-version", "main d18bb7b only"},
 	}
+	tests = append(tests, []struct {
+		name  string
+		a     *model.Arch
+		s     Serve
+		c     budget.Class
+		p     Profile
+		flag  string
+		words string
+	}{
+		{"groups", a, Serve{TensorParallelSize: 16, KVCacheDtype: "fp8"}, bigClass, current, "tensor-parallel-size", "does not divide its 8 groups"},
+		{"experts", &odd, Serve{TensorParallelSize: 8, KVCacheDtype: "fp8"}, bigClass, current, "tensor-parallel-size", "255 experts"},
+		{"mxfp4 rounding", &halfInter, Serve{TensorParallelSize: 8, KVCacheDtype: "fp8"}, bigClass, current, "tensor-parallel-size", "1024 / 8 = 128"},
+	}...)
 	for _, tt := range tests {
-		_, err := NewReference(a, tt.s, tt.c, tt.p)
+		arch := a
+		if tt.a != nil {
+			arch = tt.a
+		}
+		_, err := NewReference(arch, tt.s, tt.c, tt.p)
 		var se *engine.SettingError
 		if !errors.As(err, &se) || se.Flag != tt.flag || !strings.Contains(err.Error(), tt.words) {
 			t.Errorf("%s: %v, want a setting error on %s saying %q", tt.name, err, tt.flag, tt.words)

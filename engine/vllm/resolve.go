@@ -711,7 +711,7 @@ func checkQuantCapability(q model.Quant, flag, dtype string, d budget.Device) er
 // MLA the attention backend's (vllm/platforms/cuda.py and the MLA backends).
 func (r *Resolved) resolveBlockSize(a *model.Arch, c budget.Class, def func(string, string)) error {
 	if a.DeepSeekV4 != nil {
-		return r.resolveDeepSeekV4(c)
+		return r.resolveDeepSeekV4(a, c)
 	}
 	r.BlockSize = r.Serve.BlockSize
 	if r.BlockSize == 0 {
