@@ -177,3 +177,33 @@ func TestDeepSeekV4Refusals(t *testing.T) {
 		}
 	}
 }
+
+// TestDeepSeekV4Buffers: DeepSeek-V4-Flash's load-time buffers at TP 8
+// and 8192 batched tokens, by hand: the top-k buffer 8192 x 512 x 4 =
+// 16,777,216 B; the scratch query 8192 x 64 padded heads x 512 x 2 =
+// 536,870,912; the shared storage the largest of the MXFP4 indexer query
+// (8192 x 64 x 64 = 33,554,432, its e8m0 scales one a 32 of 128,
+// 8192 x 64 x 4 = 2,097,152, and weights 8192 x 64 x 4 = 2,097,152:
+// 37,748,736, every offset already a multiple of 256), the global mapping
+// (8192 x 512 x 4 + 8192 x 4 = 16,809,984) and the compressor's 8192 x
+// 512 x 4 = 16,777,216; the first layer's summed mix 24 x 4096 x 4 =
+// 393,216.
+func TestDeepSeekV4Buffers(t *testing.T) {
+	a := shipped(t)["deepseek-ai__DeepSeek-V4-Flash"]
+	r := ref(t, a, Serve{TensorParallelSize: 8, KVCacheDtype: "fp8", MaxNumBatchedTokens: 8192, KVCacheMemoryBytes: gib40}, testClass(false))
+	got := map[string]uint64{}
+	for _, it := range r.stages[0].peaks {
+		if it.Term == budget.TermWeights {
+			got[it.Name] = it.Bytes
+		}
+	}
+	want := map[string]uint64{
+		"model.topk_indices_buffer":           16_777_216,
+		"model.eager_scratch_pool._q":         536_870_912,
+		"model.eager_scratch_pool._storage":   37_748_736,
+		"model.layers.0.hc_attn_fn_broadcast": 393_216,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
