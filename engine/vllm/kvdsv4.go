@@ -281,6 +281,15 @@ func (r *Resolved) resolveDeepSeekV4(a *model.Arch, c budget.Class) error {
 		// _use_sequence_parallel (nvidia/model.py:803-811): the shared
 		// experts replicated and the hidden states sharded per rank.
 		return settingErr("data-parallel-size", r.DataParallelSize, "DeepSeek-V4 with expert parallelism over tensor-parallel ranks and more than one data-parallel engine runs its MoE sequence-parallel (shared experts whole on every rank, vllm/models/deepseek_v4/nvidia/model.py:803-811), which membudget has not modelled")
+	case r.Runner == runnerPooling:
+		return settingErr("runner", "pooling", "DeepSeek-V4 under vLLM's pooling adapter is not modelled")
+	case r.Spec.Method != "":
+		// A drafter's KV joins DeepSeek-V4's packed groups
+		// (_annotate_eagle_groups_deepseek_v4, kv_cache_utils.py:1710-1731),
+		// and a proposer without one moves it to the V1 runner, whose
+		// piecewise graphs vLLM does not run for it (vllm/config/vllm.py:
+		// 69-71).
+		return settingErr("speculative-config", r.Spec.Method, "speculative decoding of DeepSeek-V4 (its draft's cache in the packed groups, or the V1 runner a proposer moves it to) is not modelled")
 	case r.PipelineParallelSize > 1:
 		return settingErr("pipeline-parallel-size", r.PipelineParallelSize, "DeepSeek-V4's packed KV layout projected onto pipeline stages (_project_kv_cache_groups_to_worker and the per-stage block stride) is not modelled")
 	}

@@ -161,6 +161,8 @@ func TestDeepSeekV4Refusals(t *testing.T) {
 		flag  string
 		words string
 	}{
+		{"ngram", a, Serve{TensorParallelSize: 8, KVCacheDtype: "fp8", SpeculativeConfig: `{"method": "ngram", "num_speculative_tokens": 2}`}, bigClass, current, "speculative-config", "not modelled"},
+		{"pooling", a, Serve{TensorParallelSize: 8, KVCacheDtype: "fp8", Runner: "pooling", PoolerConfig: `{"seq_pooling_type": "LAST"}`}, bigClass, current, "runner", "not modelled"},
 		{"groups", a, Serve{TensorParallelSize: 16, KVCacheDtype: "fp8"}, bigClass, current, "tensor-parallel-size", "does not divide its 8 groups"},
 		{"experts", &odd, Serve{TensorParallelSize: 8, KVCacheDtype: "fp8"}, bigClass, current, "tensor-parallel-size", "255 experts"},
 		{"mxfp4 rounding", &halfInter, Serve{TensorParallelSize: 8, KVCacheDtype: "fp8"}, bigClass, current, "tensor-parallel-size", "1024 / 8 = 128"},
