@@ -209,3 +209,31 @@ func TestDeepSeekV4Buffers(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
+
+// TestDeepSeekV4StartupRefusalAsLogged replays a refusal a user posted
+// (vllm-project/vllm issue #44376, 2026-06-03: DeepSeek-V4-Flash on two
+// GH200, tensor_parallel_size 2 with expert parallelism, max_model_len
+// 30,000, kv_cache_dtype fp8, block_size 256): "6.66 GiB KV cache is
+// needed, which is larger than the available KV cache memory (5.44 GiB).
+// Based on the available memory, the estimated maximum model length is
+// 13528." By hand, with 2 x 8192 tokens in flight: one request of 30,000
+// tokens holds cdiv(30,000, 256) = 118 latent blocks, 2 x 259 SWA, 4099
+// 4x-state and 2065 128x-state blocks, 6800 at the check's 1,051,776 B:
+// 7,152,076,800 B = 6.66 GiB. At 13,528 tokens: 53 + 2 x (cdiv(13,528,
+// 64) + 1 = 213) + (3382 + 1) + (1691 + 1) = 5554 blocks, 5,841,563,904 B
+// (5.44 GiB); at 13,529 the 4x states take one block more, 5555 blocks,
+// 5,842,615,680 B. Any memory between the two, which "5.44 GiB" is,
+// estimates 13,528.
+func TestDeepSeekV4StartupRefusalAsLogged(t *testing.T) {
+	a := shipped(t)["deepseek-ai__DeepSeek-V4-Flash"]
+	r := ref(t, a, Serve{TensorParallelSize: 2, EnableExpertParallel: true, MaxModelLen: 30000, KVCacheDtype: "fp8", BlockSize: 256,
+		MaxNumBatchedTokens: 8192, KVCacheMemoryBytes: 5_842_000_000}, bigClass)
+	c := r.Capacity()
+	type check struct {
+		NeededBytes, EstimatedMaxModelLen uint64
+		Starts                            bool
+	}
+	if diff := cmp.Diff(check{7_152_076_800, 13528, false}, check{c.NeededBytes, c.EstimatedMaxModelLen, c.Starts}); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
