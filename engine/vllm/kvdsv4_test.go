@@ -237,3 +237,27 @@ func TestDeepSeekV4StartupRefusalAsLogged(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
+
+// TestDeepSeekV4SteadyState: DeepSeek-V4's SWA caches and compressor
+// states are SlidingWindowMLASpecs, which vLLM's SlidingWindowManager
+// frees past their window (single_type_kv_cache_manager.py:1911-1915), so
+// a decoding sequence of 131,072 tokens holds, with no batch in flight,
+// cdiv(131,072, 256) = 512 latent blocks, cdiv(127, 64) + 1 = 3 in each of
+// the two SWA groups, cdiv(7, 4) + 1 = 3 of 4x state and cdiv(127, 8) + 1
+// = 17 of 128x state: 538, where the guarantee charges 512 + 2 x 259 +
+// 4099 + 2065 = 7194 (TestDeepSeekV4Layout's in-flight tokens). 40 GiB
+// is 42,853 blocks: 79 sequences at steady state (79 x 538 = 42,502), 5
+// guaranteed.
+func TestDeepSeekV4SteadyState(t *testing.T) {
+	a := shipped(t)["deepseek-ai__DeepSeek-V4-Flash"]
+	r := ref(t, a, Serve{TensorParallelSize: 8, KVCacheDtype: "fp8", MaxNumBatchedTokens: 8192, KVCacheMemoryBytes: gib40}, testClass(false))
+	var steady, worst uint64
+	for _, g := range r.groups.groups {
+		steady += g.spec.steadyPages(131072)
+	}
+	worst = r.Plan().Stages[0].Pool.PagesPerSeq(131072)
+	if steady != 538 || worst != 7194 || r.Capacity().Blocks/steady != 79 || r.Capacity().Blocks/worst != 5 {
+		t.Errorf("steady %d, guaranteed %d blocks a sequence (%d and %d sequences); want 538 and 7194 (79 and 5)",
+			steady, worst, r.Capacity().Blocks/max(steady, 1), r.Capacity().Blocks/max(worst, 1))
+	}
+}
