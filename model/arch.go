@@ -89,6 +89,12 @@ type Layer struct {
 	// NoMLP says the layer has no MLP and no norm before it (DeciLM's
 	// no-op FFN blocks: vllm/model_executor/models/nemotron_nas.py:166-190).
 	NoMLP bool
+	// CompressRatio is a DeepSeek-V4 layer's compression of its history
+	// (Arch.DeepSeekV4): 1 keeps only the sliding window, 4 adds a
+	// compressed latent every 4 tokens with the indexer, 128 one every 128
+	// (compress_ratios; vllm/models/deepseek_v4/attention.py:212-215); 0
+	// for any other model.
+	CompressRatio uint64
 }
 
 // Sliding reports whether the layer attends within a sliding window.
@@ -249,6 +255,9 @@ type Arch struct {
 	// Indexer is DeepSeek V3.2's lightning indexer, which keeps a key per
 	// token and layer beside the MLA latent (nil when none).
 	Indexer *IndexerShape
+	// DeepSeekV4 is DeepSeek-V4's compressed attention, indexer and
+	// hyper-connection shape (nil for any other model).
+	DeepSeekV4 *DeepSeekV4Shape
 	// NoPipeline says vLLM's class for the model does not implement
 	// SupportsPP, so that it refuses --pipeline-parallel-size above 1
 	// (vllm/config/model.py:1387-1394): Mamba2.

@@ -200,6 +200,15 @@ var shippedShapes = map[string]shape{
 	// text_config mistral, rope_theta 1e9 without scaling; Pixtral tower.
 	"mistralai__Mistral-Small-3.1-24B-Instruct-2503": {ModelType: "mistral3", Layers: 40, Hidden: 5120, Heads: 32, KVHeads: 8, HeadDim: 128, Vocab: 131072, MaxPos: 131072,
 		RotaryDim: 128, Vision: "pixtral", Dtype: "bfloat16"},
+	// 43 layers, every one MoE (256 experts top-6, one shared of 2048),
+	// a single 512-wide latent (num_key_value_heads 1) and a 128-token
+	// window on each; the fp8 quantization_config, MXFP4 experts.
+	"deepseek-ai__DeepSeek-V4-Flash": {ModelType: "deepseek_v4", Layers: 43, Hidden: 4096, Heads: 64, KVHeads: 1, HeadDim: 512, Vocab: 129280,
+		MaxPos: 1048576, Window: 128, MoELayers: 43, Experts: 256, TopK: 6, MoEInter: 2048, SharedInter: 2048, RotaryDim: 64, Rope: yarn,
+		MTP: 1, Quant: "fp8", Dtype: "bfloat16"},
+	"deepseek-ai__DeepSeek-V4-Flash-0731": {ModelType: "deepseek_v4", Layers: 43, Hidden: 4096, Heads: 64, KVHeads: 1, HeadDim: 512, Vocab: 129280,
+		MaxPos: 1048576, Window: 128, MoELayers: 43, Experts: 256, TopK: 6, MoEInter: 2048, SharedInter: 2048, RotaryDim: 64, Rope: yarn,
+		MTP: 1, Quant: "fp8", Dtype: "bfloat16"},
 	"zai-org__GLM-5": {ModelType: "glm_moe_dsa", Layers: 78, Hidden: 6144, Heads: 64, KVHeads: 64, HeadDim: 256, Vocab: 154880, MaxPos: 202752,
 		MoELayers: 75, Experts: 256, TopK: 8, MoEInter: 2048, SharedInter: 2048, MLA: true, KVLatent: 576, RotaryDim: 64, Rope: "default", MTP: 1, Dtype: "bfloat16"},
 }
@@ -553,8 +562,8 @@ func TestConfigErrors(t *testing.T) {
 		doc  string
 		want string
 	}{
-		{"real unsupported family", string(unsupported),
-			`x.json: model_type: "deepseek_v4": unknown model_type; known: ` + strings.Join(ModelTypes(), ", ")},
+		{"real unsupported family", strings.NewReplacer(`"deepseek_v4"`, `"deepseek_v9"`, `"DeepseekV4ForCausalLM"`, `"DeepseekV9ForCausalLM"`).Replace(string(unsupported)),
+			`x.json: model_type: "deepseek_v9": unknown model_type; known: ` + strings.Join(ModelTypes(), ", ")},
 		{"no model_type", `{"hidden_size": 4}`, "x.json: model_type: missing (required)"},
 		{"not json", `{"model_type": `, "x.json: not a JSON object: unexpected end of JSON input"},
 		{"array", `[1]`, "x.json: not a JSON object: json: cannot unmarshal array into Go value of type map[string]json.RawMessage"},

@@ -241,6 +241,14 @@ func TestEveryClassDefaultFills(t *testing.T) {
 		// width and no head_dim: GLM-4.5V's config writes 128.
 		"glm4v_moe_text": {"head_dim": 128},
 		"glm4v_moe":      {"text_config": map[string]any{"head_dim": 128}, "vision_config": map[string]any{}},
+		// DeepseekV4Config defaults only max_position_embeddings and
+		// rope_theta: every other key comes from the file.
+		"deepseek_v4": {"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 1, "head_dim": 512,
+			"vocab_size": 1000, "q_lora_rank": 32, "o_lora_rank": 32, "o_groups": 2, "qk_rope_head_dim": 64, "index_n_heads": 4,
+			"index_head_dim": 128, "index_topk": 16, "hc_mult": 2, "n_routed_experts": 4, "num_experts_per_tok": 2,
+			"moe_intermediate_size": 256, "sliding_window": 128, "compress_ratios": []int{4, 128},
+			"quantization_config": map[string]any{"quant_method": "fp8", "weight_block_size": []int{128, 128}},
+			"rope_scaling":        map[string]any{"type": "yarn", "factor": 4, "original_max_position_embeddings": 1024}},
 	}
 	for _, mt := range ConfigClasses() {
 		c := classes[mt]

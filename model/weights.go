@@ -152,6 +152,9 @@ func Weights(a *Arch, sh Sharding) []budget.Item {
 	if a.gemma3n != nil {
 		return gemma3nWeights(w)
 	}
+	if a.DeepSeekV4 != nil {
+		return deepseekV4Weights(w)
+	}
 	t := w.t
 	if t.attn == "" {
 		// An Arch built by hand, not by ParseConfig: Llama's tree.

@@ -77,9 +77,9 @@ var stateOnV1 = vllm.Version{Major: 0, Minor: 10, Patch: 2}
 // layers the V0 engine and the releases before stateOnV1, which membudget
 // refuses for it (main, first in profiles, always runs it).
 func genProfile(t *rapid.T, a *model.Arch) vllm.Profile {
-	if a.Encoder != nil || a.EncoderDecoder() {
-		// The pooling runner's and the encoder-decoder rules are read at
-		// main only.
+	if a.Encoder != nil || a.EncoderDecoder() || a.DeepSeekV4 != nil {
+		// The pooling runner's, the encoder-decoder and DeepSeek-V4's
+		// rules are read at main only.
 		return profiles[0]
 	}
 	var ok []vllm.Profile
@@ -157,7 +157,7 @@ func shardable(a *model.Arch, tp uint64, ep bool) bool {
 	return a.Heads%tp == 0 && (a.MLA || a.KVHeads%tp == 0 || tp%a.KVHeads == 0) && a.Intermediate%tp == 0 && (ep || a.MoEIntermediate%tp == 0) &&
 		a.SharedIntermediate%tp == 0 && layerShapesDivide(a, tp) && towerDivides(a, tp) &&
 		// vLLM's MoE block raises for a TP above the experts (Arch.TPWithinExperts).
-		(a.TPWithinExperts == "" || tp <= a.Experts)
+		(a.TPWithinExperts == "" || tp <= a.Experts) && dsv4Divides(a, tp, ep)
 }
 
 // towerDivides reports whether a's vision tower loads at tensor
@@ -248,7 +248,8 @@ func genServeCase(maxSeqsCap, maxLenCap uint64) *rapid.Generator[serveCase] {
 		} else if a.Quant.Method == "" && a.QuantizationRefused() == "" && rapid.Bool().Draw(t, "online_fp8") {
 			s.Quantization = "fp8"
 		}
-		si := runnableOn(a, rapid.SampledFrom(silicons).Draw(t, "silicon"))
+		dsv4Serve(a, &s)
+		si := dsv4Silicon(a, runnableOn(a, rapid.SampledFrom(silicons).Draw(t, "silicon")))
 		if s.KVCacheDtype == "fp8" && si.Vendor == budget.NVIDIA && !si.AtLeast(8, 9) {
 			s.KVCacheDtype = "auto" // vLLM refuses fp8 KV there: a setting error, tested elsewhere
 		}

@@ -76,6 +76,9 @@ func genStateCase() *rapid.Generator[serveCase] {
 		if a.EncoderDecoder() {
 			t.Skip("an encoder-decoder model's layers are its decoder's, each with a cross-attention: no state layer mixes in")
 		}
+		if a.DeepSeekV4 != nil {
+			t.Skip("DeepSeek-V4's layers are its compressed attention: no state layer mixes in")
+		}
 		if a.Heads == 0 {
 			// An attention-free Mamba: the mix adds attention layers,
 			// which it has no heads for.

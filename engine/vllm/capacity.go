@@ -212,6 +212,10 @@ func (k kvCheck) capacity(p *budget.Plan) Capacity {
 // 0.18), or each layer's own (V1 up to 0.13, and V0's blocks x block size
 // over every layer).
 func (k *kvCheck) neededBytes(i int, pool budget.PagedPool, l uint64) uint64 {
+	if k.groups.packed {
+		// DeepSeek-V4 (kvdsv4.go): every group's pages at the check's block.
+		return budget.SatMul(pool.PagesPerSeq(l), k.groups.checkBlock)
+	}
 	switch k.r.Profile.Check {
 	case CheckGroups:
 		return budget.SatAdd(pool.Bytes(1, l), budget.SatMul(k.startupCrossPages(), pool.BlockBytes()))

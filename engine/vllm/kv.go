@@ -43,6 +43,9 @@ func (l kvLayout) stageTensors(st model.Sharding) uint64 {
 // "SlidingWindowx6 FullAttentionx1"; one UniformTypeKVCacheSpecs group is
 // "UniformTypeKVCacheSpecsx1".
 func groupNames(a *model.Arch, l kvLayout) string {
+	if l.packed {
+		return dsv4GroupNames(l)
+	}
 	if l.uniformType {
 		return "UniformTypeKVCacheSpecsx1"
 	}
@@ -68,6 +71,9 @@ func groupNames(a *model.Arch, l kvLayout) string {
 // sequence holds its blocks of every group in every tensor; with one
 // UniformType group, one tensor per layer holds that layer's blocks.
 func kvItems(l kvLayout, r *Resolved, st model.Sharding, s, t uint64) []budget.Item {
+	if l.packed {
+		return l.packedItems(r, s, t)
+	}
 	if l.uniformType {
 		var items []budget.Item
 		for _, spec := range l.groups[0].layers {

@@ -2,6 +2,7 @@ package vllm
 
 import (
 	"fmt"
+	"slices"
 
 	"membudget/budget"
 	"membudget/model"
@@ -25,8 +26,10 @@ const (
 // name is the spec class as vLLM's groups are written, without "Spec".
 func (k specKind) name() string {
 	switch k {
-	case mlaSpec, indexerSpec:
+	case mlaSpec, indexerSpec, dsv4MLASpec, dsv4IndexerSpec:
 		return "MLAAttention"
+	case dsv4SWASpec:
+		return "SlidingWindowMLA"
 	case slidingSpec:
 		return "SlidingWindow"
 	case chunkedSpec:
@@ -68,6 +71,9 @@ type layerSpec struct {
 	// statePages is the blocks a sequence keeps in a state layer: 1 in
 	// mamba_cache_mode none, 2 in align.
 	statePages uint64
+	// compress is a DeepSeek-V4 latent's compress_ratio: its page holds
+	// block / compress tokens.
+	compress uint64
 	// draft says the layer is a draft's (specdraft.go, specmtp.go),
 	// numbered after the target's and held by the last stage; vLLM groups
 	// it by its spec alone.
@@ -90,7 +96,7 @@ func (s layerSpec) same(o layerSpec) bool {
 // kv_cache_interface.py:291-296, 547-571, 618-654, 768-777).
 func (s layerSpec) pages(r *Resolved) budget.PageGroup {
 	switch s.kind {
-	case slidingSpec:
+	case slidingSpec, dsv4SWASpec:
 		return budget.PageGroup{Count: 1, PageTokens: s.block, CapTokens: slidingTokens(s.window, r), ExtraPages: 1}
 	case chunkedSpec:
 		return budget.PageGroup{Count: 1, PageTokens: s.block, CapTokens: budget.SatAdd(s.window, r.InFlightTokens)}
@@ -140,6 +146,9 @@ func indexerTokenBytes(ix *model.IndexerShape) uint64 {
 // Falcon-H1 layer's Mamba mixer comes after its attention, as the layer
 // builds them (falcon_h1.py:337-357).
 func layerSpecs(a *model.Arch, r *Resolved) []layerSpec {
+	if a.DeepSeekV4 != nil {
+		return dsv4Specs(a, r)
+	}
 	tp := r.TensorParallelSize
 	specs := make([]layerSpec, 0, len(a.Layers))
 	for i, l := range a.Layers {
@@ -262,6 +271,11 @@ type kvLayout struct {
 	// each layer has a tensor of its own page size, and a block costs their
 	// sum (get_kv_cache_config_from_groups, :1353-1370).
 	uniformType bool
+	// packed says the groups are DeepSeek-V4's UniformTypeKVCacheSpecs
+	// groups in one packed slab of stride bytes a block; checkBlock is
+	// what the startup check charges a block instead (kvdsv4.go).
+	packed             bool
+	stride, checkBlock uint64
 }
 
 // kvGroup is one KV cache group: a spec and its layers, one per tensor
@@ -288,6 +302,12 @@ func kvLayoutOf(specs []layerSpec) (kvLayout, error) {
 	}
 	if uniform || sameType {
 		return kvLayout{groups: []kvGroup{{spec: specs[0], layers: specs}}, uniformType: !uniform}, nil
+	}
+	if slices.ContainsFunc(specs, func(s layerSpec) bool { return s.kind == dsv4SWASpec }) &&
+		slices.ContainsFunc(specs, func(s layerSpec) bool { return s.page != specs[0].page }) {
+		// group_and_unify_kv_cache_specs (kv_cache_utils.py:1545-1585):
+		// SlidingWindowMLASpecs of more than one page size.
+		return dsv4Layout(specs), nil
 	}
 	specs, err := unifyPageSize(specs)
 	if err != nil {
@@ -386,6 +406,9 @@ func onStage(s layerSpec, st model.Sharding) bool {
 // each stage, empty ones kept, :2040-2079); with one UniformType group, a
 // tensor per layer, a block costing their pages' sum.
 func (l kvLayout) pool(r *Resolved, st model.Sharding) budget.PagedPool {
+	if l.packed {
+		return l.packedPool(r)
+	}
 	var p budget.PagedPool
 	if len(l.groups) == 0 {
 		return p
@@ -423,6 +446,9 @@ func (l kvLayout) pool(r *Resolved, st model.Sharding) budget.PagedPool {
 func (l kvLayout) tensorPages(st model.Sharding) []uint64 {
 	if len(l.groups) == 0 {
 		return nil
+	}
+	if l.packed {
+		return []uint64{l.stride}
 	}
 	if l.uniformType {
 		var pages []uint64

@@ -725,6 +725,9 @@ func checkQuantCapability(q model.Quant, flag, dtype string, d budget.Device) er
 // resolveBlockSize applies the platform's default block size: 16, or for
 // MLA the attention backend's (vllm/platforms/cuda.py and the MLA backends).
 func (r *Resolved) resolveBlockSize(a *model.Arch, c budget.Class, def func(string, string)) error {
+	if a.DeepSeekV4 != nil {
+		return r.resolveDeepSeekV4(a, c)
+	}
 	r.BlockSize = r.Serve.BlockSize
 	if r.BlockSize == 0 {
 		var why string

@@ -32,7 +32,7 @@ var _ engine.SteadyStater = (*Sizing)(nil)
 // layer's state blocks.
 func (s layerSpec) steadyPages(t uint64) uint64 {
 	switch s.kind {
-	case slidingSpec:
+	case slidingSpec, dsv4SWASpec:
 		if s.window == 0 {
 			return budget.CeilDiv(t, s.block)
 		}
@@ -58,7 +58,7 @@ func (sz *Sizing) SteadyState(t uint64) (engine.Steady, bool) {
 	windowed := false
 	var pages uint64
 	for _, g := range sz.check.groups.groups {
-		if g.spec.kind == slidingSpec || g.spec.kind == chunkedSpec {
+		if g.spec.kind == slidingSpec || g.spec.kind == chunkedSpec || g.spec.kind == dsv4SWASpec {
 			windowed = true
 		}
 		pages = budget.SatAdd(pages, g.spec.steadyPages(t))

@@ -109,7 +109,7 @@ func sameJSON(v any, def string) bool {
 // corpus/models, and transformers' causal-LM class of the text-only
 // types): an engine picks its implementation by it.
 var architectures = map[string]string{
-	"chatglm": "ChatGLMModel", "cohere": "CohereForCausalLM", "cohere2": "Cohere2ForCausalLM", "dbrx": "DbrxForCausalLM", "arcee": "ArceeForCausalLM", "apertus": "ApertusForCausalLM", "bloom": "BloomForCausalLM", "deepseek": "DeepseekForCausalLM", "deepseek_v2": "DeepseekV2ForCausalLM", "deepseek_v3": "DeepseekV3ForCausalLM", "deepseek_v32": "DeepseekV32ForCausalLM",
+	"chatglm": "ChatGLMModel", "cohere": "CohereForCausalLM", "cohere2": "Cohere2ForCausalLM", "dbrx": "DbrxForCausalLM", "arcee": "ArceeForCausalLM", "apertus": "ApertusForCausalLM", "bloom": "BloomForCausalLM", "deepseek": "DeepseekForCausalLM", "deepseek_v2": "DeepseekV2ForCausalLM", "deepseek_v3": "DeepseekV3ForCausalLM", "deepseek_v32": "DeepseekV32ForCausalLM", "deepseek_v4": "DeepseekV4ForCausalLM",
 	"ernie4_5": "Ernie4_5ForCausalLM", "ernie4_5_moe": "Ernie4_5_MoeForCausalLM", "exaone": "ExaoneForCausalLM", "falcon": "FalconForCausalLM", "flex_olmo": "FlexOlmoForCausalLM", "exaone4": "Exaone4ForCausalLM", "gemma": "GemmaForCausalLM", "gemma2": "Gemma2ForCausalLM",
 	"gemma3": "Gemma3ForConditionalGeneration", "gemma3_text": "Gemma3ForCausalLM",
 	"gemma3n": "Gemma3nForConditionalGeneration", "gemma3n_text": "Gemma3nForCausalLM",
@@ -152,7 +152,7 @@ var families = []family{
 	miniCPM3, stableLMEpoch,
 	gemma2, gemma3Text, gemma4Text, mixtral, qwen3MoE, qwen2MoE, deepseek, glm4MoE, glm4MoELite, olmoe, graniteMoE, ernie45MoE, phiMoE, deepseekV1, graniteMoEShared, minimaxM2, dbrx, hunyuanMoE,
 	gptOss, llama4Text, qwen3Next, qwen35Text, nemotronH, wrappers, qwen3VLMoE, llava, qwen2VL, internVL, encoders, llavaOnevision, paliGemma, idefics3, llavaNextVideo, glm4v, phi4mm,
-	graniteMoEHybrid, falconH1, jamba, mamba, mamba2, whisper, gemma3n,
+	graniteMoEHybrid, falconH1, jamba, mamba, mamba2, whisper, gemma3n, deepseekV4,
 }
 
 // Config draws a valid config.json of any model_type the package draws:
