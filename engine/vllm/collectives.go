@@ -243,12 +243,55 @@ func (r *Resolved) tpSetupBytes() uint64 {
 	return b
 }
 
-// driverTerms is the class's driver terms with what tensor parallelism
-// holds before vLLM's startup snapshot added to the fixed share: like the
-// CUDA context, it is on the device when vLLM measures its free memory and
-// outside the util budget (see [Resolved.tpSetupBytes]).
+// ncclSetupPipelineNVLinkV019 is what the pipeline group's NCCL
+// communicator holds on each rank before vLLM's startup snapshot over
+// NVLink on Hopper or later, from 0.19 as the TP group's: every group of
+// more than one rank builds its own communicator and warms it up with an
+// all-reduce (vllm/distributed/device_communicators/cuda_communicator.py
+// CudaCommunicator.__init__, pynccl.py PyNcclCommunicator.__init__, at
+// commit d18bb7b), in init_worker_distributed_environment, before the
+// snapshot. Rows 146 and 147 of corpus/observed/vllm.csv (0.19, H100 SXM,
+// Llama-3.1-8B at PP 2 and PP 4, TP 1) start with 1.43 and 1.48 GiB held
+// of 79.19, where TP 1 holds 0.51 (row 127): 0.92 and 0.97 GiB more, 0.945
+// on average. That is the TP group's 1031 MiB less the 64 MiB of torch's
+// symmetric-memory buffer, which only a TP group builds
+// (cuda_communicator.py: use_torch_symm_mem is False outside "tp").
+const ncclSetupPipelineNVLinkV019 = 968 << 20
+
+// ppSetupBytes is what the pipeline group's communicator holds on one rank
+// before vLLM's startup snapshot: NCCL's setup over NVLink on Hopper or
+// later from 0.19 (see ncclSetupPipelineNVLinkV019), over PCIe on
+// Blackwell RTX cards from 0.11 as the TP group's (see ncclSetupPCIeP2P:
+// no custom all-reduce or symmetric memory in either). A rank in both a TP
+// and a pipeline group holds both communicators; no log measures the two
+// together.
+func (r *Resolved) ppSetupBytes() uint64 {
+	if r.PipelineParallelSize <= 1 || r.Profile.Era == V0 {
+		return 0
+	}
+	var b uint64
+	if r.Collectives.NVSwitchSetup && r.Profile.Release.AtLeast(ncclSetupFrom) {
+		b = ncclSetupPipelineNVLinkV019
+	}
+	if r.Profile.Release.AtLeast(ncclSetupPCIeFrom) {
+		b = budget.SatAdd(b, r.Collectives.PCIeSetup)
+	}
+	return b
+}
+
+// setupBytes is what the collectives hold on one rank before vLLM's
+// startup snapshot: the TP group's and the pipeline group's.
+func (r *Resolved) setupBytes() uint64 {
+	return budget.SatAdd(r.tpSetupBytes(), r.ppSetupBytes())
+}
+
+// driverTerms is the class's driver terms with what the collectives hold
+// before vLLM's startup snapshot added to the fixed share: like the CUDA
+// context, it is on the device when vLLM measures its free memory and
+// outside the util budget (see [Resolved.tpSetupBytes] and
+// [Resolved.ppSetupBytes]).
 func (r *Resolved) driverTerms(c budget.Class) budget.DriverTerms {
 	d := c.Memory
-	d.DriverFixedBytes = budget.SatAdd(d.DriverFixedBytes, r.tpSetupBytes())
+	d.DriverFixedBytes = budget.SatAdd(d.DriverFixedBytes, r.setupBytes())
 	return d
 }

@@ -220,6 +220,47 @@ func TestPCIeSetupOnBlackwellRTX(t *testing.T) {
 	}
 }
 
+// TestPipelineGroupSetup: the pipeline group's communicator before the
+// snapshot, by hand: 968 MiB over NVLink on Hopper from 0.19 (rows 146 and
+// 147: 0.92 and 0.97 GiB, the TP group's 1031 MiB less torch's 64 MiB of
+// symmetric memory); over PCIe on a Blackwell RTX card the TP group's
+// figure, 420 MiB with peer access; added to the TP group's where a rank
+// is in both (H100 TP 2 x PP 2 on main: 32 + 1031 + 968 = 2031 MiB);
+// nothing at PP 1, before 0.19 on NVLink, or on V0.
+func TestPipelineGroupSetup(t *testing.T) {
+	const mib = 1 << 20
+	hopper := budget.Silicon{Vendor: budget.NVIDIA, Major: 9, Minor: 0}
+	blackwellRTX := budget.Silicon{Vendor: budget.NVIDIA, Major: 12, Minor: 0}
+	tests := []struct {
+		name    string
+		profile string
+		link    budget.Interconnect
+		silicon budget.Silicon
+		tp, pp  uint64
+		want    uint64
+	}{
+		{"nvlink pp2 0.19", "0.19.0", budget.NVLink, hopper, 1, 2, 968 * mib},
+		{"nvlink pp4 main", "main", budget.NVLink, hopper, 1, 4, 968 * mib},
+		{"nvlink tp2 pp2 main", "main", budget.NVLink, hopper, 2, 2, (32 + 1031 + 968) * mib},
+		{"nvlink pp2 0.18", "0.18.0", budget.NVLink, hopper, 1, 2, 0},
+		{"nvlink pp1", "main", budget.NVLink, hopper, 1, 1, 0},
+		{"pcie-p2p pp2 0.27.1", "0.27.1", budget.PCIeP2P, blackwellRTX, 1, 2, 420 * mib},
+		{"pcie-p2p pp2 hopper", "main", budget.PCIeP2P, hopper, 1, 2, 0},
+		{"nvlink pp2 v0", "0.8.5:v0", budget.NVLink, hopper, 1, 2, 0},
+	}
+	for _, tt := range tests {
+		c := linkClass("c", tt.link)
+		c.Device.Silicon = tt.silicon
+		r := Resolved{Serve: Serve{TensorParallelSize: tt.tp, PipelineParallelSize: tt.pp}, Profile: mustProfile(tt.profile)}
+		if err := r.resolveCollectives(c); err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if got := r.setupBytes(); got != tt.want {
+			t.Errorf("%s: setup %d B (%d MiB), want %d MiB", tt.name, got, got/mib, tt.want/mib)
+		}
+	}
+}
+
 // TestRow240StartupFree: the shipped rtx-pro-6000 class at row 240's TP 4
 // holds its 640 MiB context and NCCL's 420 MiB before the snapshot: 1060
 // MiB, 1.04 GiB, where row 240 logs 0.96 GiB held (94.05 of 95.01 GiB
