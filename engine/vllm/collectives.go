@@ -155,11 +155,12 @@ var ncclSetupFrom = v0_19_0
 //     (kernels/rtx-5090): 0.62 GiB, 635 MiB.
 //
 // Each is one log against a TP 1 log of another box (its total differs in
-// the second decimal), so within a few tens of MiB. Ampere's rows show
-// none to speak of (row 204, 2x RTX 3090 at TP 2: 0.41 GiB held, about
-// the card's context), and no log of an Ada, Hopper or earlier PCIe card
-// at TP 2 or more states its startup free memory on a release that takes
-// the snapshot after NCCL's setup, so nothing is charged there.
+// the second decimal), so within a few tens of MiB. The one Ampere row
+// shows none to speak of (row 204, a 24 GB GeForce pair, club-3090's 2x
+// RTX 3090 compose, at TP 2: 0.41 GiB held, about the card's context), and
+// no log of an Ada, Hopper or earlier PCIe card at TP 2 or more states its
+// startup free memory on a release that takes the snapshot after NCCL's
+// setup, so nothing is charged there.
 const (
 	ncclSetupPCIeP2P = 420 << 20
 	ncclSetupPCIeSHM = 635 << 20
