@@ -138,14 +138,16 @@ var _ = budget.Fit
 // did not fit, said nothing fits.
 //
 // head_dim and mamba_ssm_cache_dtype are written out: NemotronHConfig's
-// defaults (128, float32) would move the case off its counterexample.
+// defaults (128, float32) would move the case off its counterexample. The
+// device is a PCIe one: the pipeline group's NCCL setup over NVLink (968
+// MiB before the snapshot, collectives.go) would not fit its 680 MB.
 func TestUtilFitsBetweenTwoThatDoNot(t *testing.T) {
 	cfg := `{"chunk_size":128,"conv_kernel":2,"head_dim":256,"mamba_ssm_cache_dtype":"bfloat16","hidden_size":16384,"hybrid_override_pattern":"**","intermediate_size":128,"mamba_head_dim":8,"mamba_num_heads":8,"max_position_embeddings":256,"model_type":"nemotron_h","moe_intermediate_size":128,"moe_shared_expert_intermediate_size":128,"n_groups":1,"n_routed_experts":2,"n_shared_experts":1,"num_attention_heads":64,"num_experts_per_tok":1,"num_hidden_layers":2,"num_key_value_heads":2,"quantization_config":{"config_groups":{"group_0":{"input_activations":{"group_size":16,"num_bits":4,"strategy":"tensor_group","symmetric":true,"type":"float"},"targets":["Linear"],"weights":{"group_size":16,"num_bits":4,"strategy":"tensor_group","symmetric":true,"type":"float"}}},"format":"nvfp4-pack-quantized","ignore":["lm_head","re:.*mlp\\.gate$"],"quant_method":"compressed-tensors"},"ssm_state_size":8,"tie_word_embeddings":false,"time_step_limit":[0,Infinity],"torch_dtype":"bfloat16","vocab_size":256}`
 	a, err := model.ParseConfig("nemotron.json", []byte(cfg))
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := budget.Class{Name: "gen", Device: budget.Device{Name: "G", Silicon: budget.Silicon{Vendor: budget.NVIDIA, Major: 9}, MemoryBytes: 0x28cb0e5f, Interconnect: budget.NVLink},
+	c := budget.Class{Name: "gen", Device: budget.Device{Name: "G", Silicon: budget.Silicon{Vendor: budget.NVIDIA, Major: 9}, MemoryBytes: 0x28cb0e5f, Interconnect: budget.PCIeP2P},
 		Memory: budget.DriverTerms{DriverBudgetPerMille: 8, UtilCeiling: 1}}
 	p, _ := ProfileFor("main")
 	s := Serve{GPUMemoryUtilization: 0.669921875, MaxModelLen: 1, MaxNumSeqs: 1, MaxNumBatchedTokens: 1, BlockSize: 16,

@@ -26,6 +26,10 @@ type Collectives struct {
 	// an Ampere or Volta NVLink board, or an NVLink-bridged pair of
 	// GeForce cards, has neither.
 	NVSwitchSetup bool
+	// PCIeSetup is what NCCL's setup holds before the snapshot on each rank
+	// of a Blackwell RTX card joined over PCIe (see ncclSetupPCIeP2P); 0
+	// on every other link and silicon, where no log measures it.
+	PCIeSetup uint64
 }
 
 // customARWorldSizes are the world sizes vLLM's custom all-reduce supports
@@ -55,7 +59,7 @@ func (r *Resolved) resolveCollectives(c budget.Class) error {
 		// class's usual ones.
 		link, whose = r.Interconnect, func() string { return "the serve's GPUs (--interconnect)" }
 	}
-	r.Collectives = Collectives{Interconnect: link, NVSwitchSetup: link == budget.NVLink && c.Device.Silicon.AtLeast(9, 0)}
+	r.Collectives = Collectives{Interconnect: link, NVSwitchSetup: link == budget.NVLink && c.Device.Silicon.AtLeast(9, 0), PCIeSetup: pcieSetupBytes(link, c.Device.Silicon)}
 	tp := r.TensorParallelSize
 	if tp <= 1 {
 		return nil
@@ -137,6 +141,58 @@ const ncclSetupNVLinkV019 = 1031 << 20
 // startup beside a TP 1 log of the same stack.
 var ncclSetupFrom = v0_19_0
 
+// What NCCL's setup holds on each rank before vLLM's startup snapshot when
+// tensor parallelism joins Blackwell RTX cards (compute capability 12.x:
+// RTX PRO 6000, RTX 5090) over PCIe, measured as the startup free memory
+// of a TP log less that of a TP 1 log of the same card:
+//   - with peer access: row 240 of corpus/observed/vllm.csv (0.27.1, 4x
+//     RTX PRO 6000 Server Edition, TP 4, so no custom all-reduce) starts
+//     with 94.05 of 95.01 GiB free, 0.96 GiB held, where one such card
+//     holds 0.54 and 0.56 GiB at TP 1 (kernels/rtx-pro-6000, its
+//     driver_fixed_bytes): 0.41 GiB, 420 MiB. SGLang's distributed init
+//     holds 0.39 GB on four of them (sgl-project/sglang#40558, as
+//     docs/sglang.md cites it).
+//   - without it: row 196 (2x RTX 5090, TP 2; the consumed-memory line
+//     dates it 0.26.1 or later) starts with 30.27 of 31.40 GiB free, 1.13
+//     GiB held, where an exclusive RTX 5090 holds 0.51 GiB at TP 1
+//     (kernels/rtx-5090): 0.62 GiB, 635 MiB.
+//
+// Each is one log against a TP 1 log of another box (its total differs in
+// the second decimal), so within a few tens of MiB. The one Ampere row
+// shows none to speak of (row 204, a 24 GB GeForce pair, club-3090's 2x
+// RTX 3090 compose, at TP 2: 0.41 GiB held, about the card's context), and
+// no log of an Ada, Hopper or earlier PCIe card at TP 2 or more states its
+// startup free memory on a release that takes the snapshot after NCCL's
+// setup, so nothing is charged there.
+const (
+	ncclSetupPCIeP2P = 420 << 20
+	ncclSetupPCIeSHM = 635 << 20
+)
+
+// ncclSetupPCIeFrom is the first release whose workers set up NCCL before
+// the startup snapshot: PR #25359 (merged 2025-09-23, "ensuring consistent
+// NCCL memory accounting") moved init_worker_distributed_environment
+// ahead of it (vllm/v1/worker/gpu_worker.py init_device). Before it the
+// setup was measured in the profile run's non-torch growth (row 58:
+// 0.10.2's L40S at TP 8 starts with as much free memory as TP 1).
+var ncclSetupPCIeFrom = Version{0, 11, 0}
+
+// pcieSetupBytes is NCCL's setup before the snapshot on a rank of silicon
+// s joined to its peers by link, where a log measures it (see
+// ncclSetupPCIeP2P), else 0.
+func pcieSetupBytes(link budget.Interconnect, s budget.Silicon) uint64 {
+	if s.Vendor != budget.NVIDIA || s.Major != 12 {
+		return 0
+	}
+	switch link {
+	case budget.PCIeP2P:
+		return ncclSetupPCIeP2P
+	case budget.PCIe:
+		return ncclSetupPCIeSHM
+	}
+	return 0
+}
+
 // tpNonTorchPCIe is the non-torch growth tensor parallelism adds over PCIe
 // (the classes pcie-p2p, pcie and none): NCCL's ring buffers, which it
 // connects lazily at the first collective of the profile run. Over PCIe
@@ -172,8 +228,8 @@ func (r *Resolved) tpNonTorch() uint64 {
 
 // tpSetupBytes is what tensor parallelism holds on one rank before vLLM's
 // startup snapshot, beside the util budget: the custom all-reduce's
-// buffers where it runs, and NCCL's setup over NVLink on Hopper or later
-// from 0.19.
+// buffers where it runs, NCCL's setup over NVLink on Hopper or later from
+// 0.19, and over PCIe on Blackwell RTX cards from 0.11 (V1).
 func (r *Resolved) tpSetupBytes() uint64 {
 	if r.TensorParallelSize <= 1 {
 		return 0
@@ -185,15 +241,61 @@ func (r *Resolved) tpSetupBytes() uint64 {
 	if r.Collectives.NVSwitchSetup && r.Profile.Release.AtLeast(ncclSetupFrom) && r.Profile.Era != V0 {
 		b = budget.SatAdd(b, ncclSetupNVLinkV019)
 	}
+	if r.Profile.Era != V0 && r.Profile.Release.AtLeast(ncclSetupPCIeFrom) {
+		b = budget.SatAdd(b, r.Collectives.PCIeSetup)
+	}
 	return b
 }
 
-// driverTerms is the class's driver terms with what tensor parallelism
-// holds before vLLM's startup snapshot added to the fixed share: like the
-// CUDA context, it is on the device when vLLM measures its free memory and
-// outside the util budget (see [Resolved.tpSetupBytes]).
+// ncclSetupPipelineNVLinkV019 is what the pipeline group's NCCL
+// communicator holds on each rank before vLLM's startup snapshot over
+// NVLink on Hopper or later, from 0.19 as the TP group's: every group of
+// more than one rank builds its own communicator and warms it up with an
+// all-reduce (vllm/distributed/device_communicators/cuda_communicator.py
+// CudaCommunicator.__init__, pynccl.py PyNcclCommunicator.__init__, at
+// commit d18bb7b), in init_worker_distributed_environment, before the
+// snapshot. Rows 146 and 147 of corpus/observed/vllm.csv (0.19, H100 SXM,
+// Llama-3.1-8B at PP 2 and PP 4, TP 1) start with 1.43 and 1.48 GiB held
+// of 79.19, where TP 1 holds 0.51 (row 127): 0.92 and 0.97 GiB more, 0.945
+// on average. That is the TP group's 1031 MiB less the 64 MiB of torch's
+// symmetric-memory buffer, which only a TP group builds
+// (cuda_communicator.py: use_torch_symm_mem is False outside "tp").
+const ncclSetupPipelineNVLinkV019 = 968 << 20
+
+// ppSetupBytes is what the pipeline group's communicator holds on one rank
+// before vLLM's startup snapshot: NCCL's setup over NVLink on Hopper or
+// later from 0.19 (see ncclSetupPipelineNVLinkV019), over PCIe on
+// Blackwell RTX cards from 0.11 as the TP group's (see ncclSetupPCIeP2P:
+// no custom all-reduce or symmetric memory in either). A rank in both a TP
+// and a pipeline group holds both communicators; no log measures the two
+// together.
+func (r *Resolved) ppSetupBytes() uint64 {
+	if r.PipelineParallelSize <= 1 || r.Profile.Era == V0 {
+		return 0
+	}
+	var b uint64
+	if r.Collectives.NVSwitchSetup && r.Profile.Release.AtLeast(ncclSetupFrom) {
+		b = ncclSetupPipelineNVLinkV019
+	}
+	if r.Profile.Release.AtLeast(ncclSetupPCIeFrom) {
+		b = budget.SatAdd(b, r.Collectives.PCIeSetup)
+	}
+	return b
+}
+
+// setupBytes is what the collectives hold on one rank before vLLM's
+// startup snapshot: the TP group's and the pipeline group's.
+func (r *Resolved) setupBytes() uint64 {
+	return budget.SatAdd(r.tpSetupBytes(), r.ppSetupBytes())
+}
+
+// driverTerms is the class's driver terms with what the collectives hold
+// before vLLM's startup snapshot added to the fixed share: like the CUDA
+// context, it is on the device when vLLM measures its free memory and
+// outside the util budget (see [Resolved.tpSetupBytes] and
+// [Resolved.ppSetupBytes]).
 func (r *Resolved) driverTerms(c budget.Class) budget.DriverTerms {
 	d := c.Memory
-	d.DriverFixedBytes = budget.SatAdd(d.DriverFixedBytes, r.tpSetupBytes())
+	d.DriverFixedBytes = budget.SatAdd(d.DriverFixedBytes, r.setupBytes())
 	return d
 }

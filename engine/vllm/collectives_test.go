@@ -167,6 +167,119 @@ func TestTPTermsByInterconnect(t *testing.T) {
 	}
 }
 
+// TestPCIeSetupOnBlackwellRTX: NCCL's setup before the snapshot over PCIe
+// is charged on compute capability 12.x from 0.11 (PR #25359) on V1, by
+// hand: 420 MiB with peer access (row 240), 635 MiB without (row 196), the
+// custom all-reduce's buffers added at TP 2 with peer access; nothing on
+// NVLink, across nodes, on Hopper or Ampere PCIe, at TP 1 or before 0.11.
+func TestPCIeSetupOnBlackwellRTX(t *testing.T) {
+	const mib = 1 << 20
+	blackwellRTX := budget.Silicon{Vendor: budget.NVIDIA, Major: 12, Minor: 0}
+	hopper := budget.Silicon{Vendor: budget.NVIDIA, Major: 9, Minor: 0}
+	ampere := budget.Silicon{Vendor: budget.NVIDIA, Major: 8, Minor: 6}
+	tests := []struct {
+		name    string
+		profile string
+		link    budget.Interconnect
+		silicon budget.Silicon
+		tp      uint64
+		disable bool
+		want    uint64
+	}{
+		// Row 240's serve: TP 4 refuses the custom all-reduce (PCIe-only,
+		// more than two), NCCL's 420 MiB alone.
+		{"pcie-p2p tp4 0.27.1", "0.27.1", budget.PCIeP2P, blackwellRTX, 4, false, 420 * mib},
+		// TP 2 runs the custom all-reduce: 8 + 8 + 8 MiB on 0.27.1, 8 + 16
+		// + 8 on main (PR #50000): 420 + 24 = 444 and 420 + 32 = 452 MiB.
+		{"pcie-p2p tp2 0.27.1", "0.27.1", budget.PCIeP2P, blackwellRTX, 2, false, 444 * mib},
+		{"pcie-p2p tp2 main", "main", budget.PCIeP2P, blackwellRTX, 2, false, 452 * mib},
+		{"pcie-p2p tp2 disabled", "main", budget.PCIeP2P, blackwellRTX, 2, true, 420 * mib},
+		// Without peer access (RTX 5090): NCCL's 635 MiB, no custom
+		// all-reduce.
+		{"pcie tp2 main", "main", budget.PCIe, blackwellRTX, 2, false, 635 * mib},
+		// 0.11.0 is the first release with NCCL set up before the
+		// snapshot; 0.10.2 measured it in the profile run.
+		{"pcie-p2p tp4 0.11.0", "0.11.0", budget.PCIeP2P, blackwellRTX, 4, false, 420 * mib},
+		{"pcie-p2p tp4 0.10.2", "0.10.2", budget.PCIeP2P, blackwellRTX, 4, false, 0},
+		{"pcie-p2p tp1", "main", budget.PCIeP2P, blackwellRTX, 1, false, 0},
+		// No log measures it elsewhere.
+		{"pcie-p2p tp4 hopper", "main", budget.PCIeP2P, hopper, 4, false, 0},
+		{"pcie tp2 ampere", "main", budget.PCIe, ampere, 2, false, 0},
+		{"none tp2", "main", budget.NoPeer, blackwellRTX, 2, false, 0},
+	}
+	for _, tt := range tests {
+		c := linkClass("c", tt.link)
+		c.Device.Silicon = tt.silicon
+		r := Resolved{Serve: Serve{TensorParallelSize: tt.tp, DisableCustomAllReduce: tt.disable}, Profile: mustProfile(tt.profile)}
+		if err := r.resolveCollectives(c); err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if got := r.tpSetupBytes(); got != tt.want {
+			t.Errorf("%s: setup %d B (%d MiB), want %d MiB", tt.name, got, got/mib, tt.want/mib)
+		}
+	}
+}
+
+// TestPipelineGroupSetup: the pipeline group's communicator before the
+// snapshot, by hand: 968 MiB over NVLink on Hopper from 0.19 (rows 146 and
+// 147: 0.92 and 0.97 GiB, the TP group's 1031 MiB less torch's 64 MiB of
+// symmetric memory); over PCIe on a Blackwell RTX card the TP group's
+// figure, 420 MiB with peer access; added to the TP group's where a rank
+// is in both (H100 TP 2 x PP 2 on main: 32 + 1031 + 968 = 2031 MiB);
+// nothing at PP 1, before 0.19 on NVLink, or on V0.
+func TestPipelineGroupSetup(t *testing.T) {
+	const mib = 1 << 20
+	hopper := budget.Silicon{Vendor: budget.NVIDIA, Major: 9, Minor: 0}
+	blackwellRTX := budget.Silicon{Vendor: budget.NVIDIA, Major: 12, Minor: 0}
+	tests := []struct {
+		name    string
+		profile string
+		link    budget.Interconnect
+		silicon budget.Silicon
+		tp, pp  uint64
+		want    uint64
+	}{
+		{"nvlink pp2 0.19", "0.19.0", budget.NVLink, hopper, 1, 2, 968 * mib},
+		{"nvlink pp4 main", "main", budget.NVLink, hopper, 1, 4, 968 * mib},
+		{"nvlink tp2 pp2 main", "main", budget.NVLink, hopper, 2, 2, (32 + 1031 + 968) * mib},
+		{"nvlink pp2 0.18", "0.18.0", budget.NVLink, hopper, 1, 2, 0},
+		{"nvlink pp1", "main", budget.NVLink, hopper, 1, 1, 0},
+		{"pcie-p2p pp2 0.27.1", "0.27.1", budget.PCIeP2P, blackwellRTX, 1, 2, 420 * mib},
+		{"pcie-p2p pp2 hopper", "main", budget.PCIeP2P, hopper, 1, 2, 0},
+		{"nvlink pp2 v0", "0.8.5:v0", budget.NVLink, hopper, 1, 2, 0},
+	}
+	for _, tt := range tests {
+		c := linkClass("c", tt.link)
+		c.Device.Silicon = tt.silicon
+		r := Resolved{Serve: Serve{TensorParallelSize: tt.tp, PipelineParallelSize: tt.pp}, Profile: mustProfile(tt.profile)}
+		if err := r.resolveCollectives(c); err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if got := r.setupBytes(); got != tt.want {
+			t.Errorf("%s: setup %d B (%d MiB), want %d MiB", tt.name, got, got/mib, tt.want/mib)
+		}
+	}
+}
+
+// TestRow240StartupFree: the shipped rtx-pro-6000 class at row 240's TP 4
+// holds its 640 MiB context and NCCL's 420 MiB before the snapshot: 1060
+// MiB, 1.04 GiB, where row 240 logs 0.96 GiB held (94.05 of 95.01 GiB
+// free); the class rounds its context up to the next 64 MiB.
+func TestRow240StartupFree(t *testing.T) {
+	a := shipped(t)["Qwen__Qwen3-8B"]
+	c, err := membudget.Kernels().Load("rtx-pro-6000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, plan, err := NewCompiler(a).Compile(Serve{TensorParallelSize: 4, MaxModelLen: 8192}, c, mustProfile("0.27.1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := uint64(640+420) << 20; plan.Driver.DriverFixedBytes != want {
+		t.Errorf("driver fixed %d, want %d", plan.Driver.DriverFixedBytes, want)
+	}
+}
+
 // TestTPTermsInThePlan: the shipped classes carry the terms into the plan:
 // Llama-3.1-8B at TP 2 on an H100 SXM holds the class's 576 MiB and 1063
 // MiB of setup beside the budget (1639 MiB = 1718616064 B), and its

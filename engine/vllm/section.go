@@ -136,12 +136,17 @@ func (s section) Fields(fp budget.Footprint) []engine.Field {
 	return fields
 }
 
-// WriteBefore writes, under tensor parallelism, what the interconnect
-// decides: whether vLLM's custom all-reduce runs, what stands beside the
-// budget before vLLM's snapshot and NCCL's growth in the profile run.
+// WriteBefore writes, under tensor or pipeline parallelism, what the
+// interconnect decides: whether vLLM's custom all-reduce runs, what stands
+// beside the budget before vLLM's snapshot and NCCL's growth in the
+// profile run.
 func (s section) WriteBefore(w io.Writer, _ budget.Footprint) {
 	r := s.sz.Serve
 	if r.TensorParallelSize <= 1 {
+		if pp := r.ppSetupBytes(); pp > 0 {
+			fmt.Fprintf(w, "\npipeline parallel %d over %s: its NCCL communicator holds %s before vLLM's snapshot, in driver fixed\n",
+				r.PipelineParallelSize, r.Collectives.Interconnect, engine.GiB(pp))
+		}
 		return
 	}
 	col := r.Collectives
@@ -150,8 +155,12 @@ func (s section) WriteBefore(w io.Writer, _ budget.Footprint) {
 		ar = "vLLM's custom all-reduce off: " + col.Why
 	}
 	fmt.Fprintf(w, "\ntensor parallel %d over %s: %s\n", r.TensorParallelSize, col.Interconnect, ar)
-	fmt.Fprintf(w, "  held before vLLM's snapshot, in driver fixed: %s; NCCL's growth in the profile run, in non-torch growth: %s\n",
-		engine.GiB(r.tpSetupBytes()), engine.GiB(r.tpNonTorch()))
+	pp := ""
+	if b := r.ppSetupBytes(); b > 0 {
+		pp = fmt.Sprintf(" (the pipeline group's communicator's %s included)", engine.GiB(b))
+	}
+	fmt.Fprintf(w, "  held before vLLM's snapshot, in driver fixed: %s%s; NCCL's growth in the profile run, in non-torch growth: %s\n",
+		engine.GiB(r.setupBytes()), pp, engine.GiB(r.tpNonTorch()))
 }
 
 // WriteAfter writes the KV cache as vLLM's startup logs report it, and
