@@ -17,13 +17,22 @@ func ActivationBytesPerToken(a *Arch, tp, dtypeBytes uint64) uint64 {
 	} else {
 		attn = 2*(a.Heads/tp)*a.HeadDim + 2*KVHeadsPerRank(a, tp)*a.HeadDim
 	}
+	// The widest layer's MLP: a layer of its own width (DeciLM's ffn_mult)
+	// counts at that width. The shared widths are divided once, not a
+	// layer at a time: a plan asks this of every serve it tries.
+	dense := 3 * budget.CeilDiv(a.Intermediate, tp)
+	moe := a.ExpertsPerToken*(3*budget.CeilDiv(a.MoEIntermediate, tp)+a.Hidden) + 3*budget.CeilDiv(a.SharedIntermediate, tp)
 	var mlp uint64
 	for _, l := range a.Layers {
-		w := 3 * budget.CeilDiv(a.Intermediate, tp)
-		if l.MoE {
-			w = a.ExpertsPerToken*(3*budget.CeilDiv(a.MoEIntermediate, tp)+a.Hidden) + 3*budget.CeilDiv(a.SharedIntermediate, tp)
+		switch {
+		case l.MoE:
+			mlp = max(mlp, moe)
+		case l.NoMLP:
+		case l.Intermediate != 0:
+			mlp = max(mlp, 3*budget.CeilDiv(l.Intermediate, tp))
+		default:
+			mlp = max(mlp, dense)
 		}
-		mlp = max(mlp, w)
 	}
 	live := 2*a.Hidden + max(attn, mlp)
 	if g := a.gemma3n; g != nil {
