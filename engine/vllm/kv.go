@@ -43,10 +43,9 @@ func (l kvLayout) stageTensors(st model.Sharding) uint64 {
 // "SlidingWindowx6 FullAttentionx1"; one UniformTypeKVCacheSpecs group is
 // "UniformTypeKVCacheSpecsx1".
 func groupNames(a *model.Arch, l kvLayout) string {
-	if l.packed {
-		return dsv4GroupNames(l)
-	}
-	if l.uniformType {
+	// A packed layout (DeepSeek-V4) is named by its groups' classes, as
+	// vLLM's get_kv_cache_spec_kind names them, like any other.
+	if l.uniformType && !l.packed {
 		return "UniformTypeKVCacheSpecsx1"
 	}
 	counts := map[string]int{}

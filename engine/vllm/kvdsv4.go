@@ -224,14 +224,7 @@ func approximateGCD(values []uint64, lower uint64) uint64 {
 // kv_cache_utils.py:917-939).
 func (l kvLayout) packedPool(r *Resolved) budget.PagedPool {
 	p := budget.PagedPool{PageBytes: l.stride, Tensors: 1}
-	for _, g := range l.groups {
-		pg := g.spec.pages(r)
-		if n := len(p.Groups); n > 0 && p.Groups[n-1].PageTokens == pg.PageTokens && p.Groups[n-1].CapTokens == pg.CapTokens && p.Groups[n-1].ExtraPages == pg.ExtraPages {
-			p.Groups[n-1].Count++
-		} else {
-			p.Groups = append(p.Groups, pg)
-		}
-	}
+	l.addGroupPages(&p, r)
 	return p
 }
 
@@ -302,24 +295,4 @@ func (r *Resolved) resolveDeepSeekV4(a *model.Arch, c budget.Class) error {
 		r.BlockSize = dsv4Block
 	}
 	return nil
-}
-
-// dsv4GroupNames names a packed layout's groups by their spec classes as
-// vLLM's get_kv_cache_spec_kind does: "MLAAttentionx1
-// SlidingWindowMLAx4".
-func dsv4GroupNames(l kvLayout) string {
-	counts := map[string]int{}
-	var order []string
-	for _, g := range l.groups {
-		name := g.spec.kind.name()
-		if counts[name] == 0 {
-			order = append(order, name)
-		}
-		counts[name]++
-	}
-	var parts []string
-	for _, n := range order {
-		parts = append(parts, fmt.Sprintf("%sx%d", n, counts[n]))
-	}
-	return strings.Join(parts, " ")
 }

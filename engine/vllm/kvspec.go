@@ -413,14 +413,7 @@ func (l kvLayout) pool(r *Resolved, st model.Sharding) budget.PagedPool {
 	if len(l.groups) == 0 {
 		return p
 	}
-	for _, g := range l.groups {
-		pg := g.spec.pages(r)
-		if n := len(p.Groups); n > 0 && p.Groups[n-1].PageTokens == pg.PageTokens && p.Groups[n-1].CapTokens == pg.CapTokens && p.Groups[n-1].ExtraPages == pg.ExtraPages {
-			p.Groups[n-1].Count++
-		} else {
-			p.Groups = append(p.Groups, pg)
-		}
-	}
+	l.addGroupPages(&p, r)
 	if l.uniformType {
 		var sum, n uint64
 		equal := true
@@ -464,4 +457,17 @@ func (l kvLayout) tensorPages(st model.Sharding) []uint64 {
 		pages[i] = l.groups[0].spec.page
 	}
 	return pages
+}
+
+// addGroupPages adds the layout's groups' pages to p, groups of the same
+// pages counted together, in their order.
+func (l kvLayout) addGroupPages(p *budget.PagedPool, r *Resolved) {
+	for _, g := range l.groups {
+		pg := g.spec.pages(r)
+		if n := len(p.Groups); n > 0 && p.Groups[n-1].PageTokens == pg.PageTokens && p.Groups[n-1].CapTokens == pg.CapTokens && p.Groups[n-1].ExtraPages == pg.ExtraPages {
+			p.Groups[n-1].Count++
+		} else {
+			p.Groups = append(p.Groups, pg)
+		}
+	}
 }
