@@ -82,11 +82,14 @@ type app struct {
 	// ctx, when not nil, bounds the app's work (an HTTP request's
 	// deadline, which a --model resolution from the Hub keeps to).
 	ctx context.Context
+	// cmds is the commands, made once for the app rather than for each
+	// of a batch's requests (nil: made when asked).
+	cmds []command
 }
 
 // newApp returns the app of a process whose environment getenv reads.
 func newApp(getenv func(string) string, stdin io.Reader) *app {
-	return &app{getenv: getenv, stdin: stdin, engines: engines.Set()}
+	return &app{getenv: getenv, stdin: stdin, engines: engines.Set(), cmds: commands()}
 }
 
 type command struct {
@@ -157,7 +160,11 @@ func (a *app) run(stdout, stderr io.Writer, args []string) int {
 		usage(stdout)
 		return exitOK
 	}
-	for _, c := range commands() {
+	cmds := a.cmds
+	if cmds == nil {
+		cmds = commands()
+	}
+	for _, c := range cmds {
 		if c.name == args[0] {
 			return c.run(a, stdout, stderr, args[1:])
 		}
