@@ -15,10 +15,13 @@ import (
 // the weights once per sharding rather than once per serve. A Compiler is
 // safe for concurrent use; its Arch must not change while it is in use.
 type Compiler struct {
-	arch    *model.Arch
-	mu      sync.Mutex
-	stages  map[stageKey]stageWeights
-	layouts map[layoutKey]layoutOrErr
+	arch *model.Arch
+	// states and attention are the architecture's state and attention
+	// layers (stateLayers), counted once for every serve resolved.
+	states, attention uint64
+	mu                sync.Mutex
+	stages            map[stageKey]stageWeights
+	layouts           map[layoutKey]layoutOrErr
 }
 
 // layoutKey is what the layers' KV cache specs depend on beyond the
@@ -66,7 +69,9 @@ type stageWeights struct {
 
 // NewCompiler returns a Compiler for the serves of a.
 func NewCompiler(a *model.Arch) *Compiler {
-	return &Compiler{arch: a, stages: map[stageKey]stageWeights{}, layouts: map[layoutKey]layoutOrErr{}}
+	cp := &Compiler{arch: a, stages: map[stageKey]stageWeights{}, layouts: map[layoutKey]layoutOrErr{}}
+	cp.states, cp.attention = stateLayers(a)
+	return cp
 }
 
 // Compile returns the resolved serve s of the compiler's architecture on
@@ -101,7 +106,7 @@ func (cp *Compiler) compileInto(k *kvCheck, s Serve, c budget.Class, p Profile) 
 		return ref.Plan(), nil
 	}
 	var err error
-	k.r, err = Resolve(s, a, c, p)
+	k.r, err = resolveCounted(s, a, c, p, cp.states, cp.attention)
 	if err != nil {
 		return nil, err
 	}
@@ -135,6 +140,7 @@ func (cp *Compiler) compileInto(k *kvCheck, s Serve, c budget.Class, p Profile) 
 	// (Reference.Blocks).
 	var blocks uint64
 	haveBlocks := false
+	perToken := forwardBytesPerToken(a, r.TensorParallelSize, r.DtypeBytes)
 	for i, st := range r.Stages {
 		st.TP, st.ExpertRanks, st.DtypeBytes, st.Quant = r.TensorParallelSize, r.ExpertRanks, r.DtypeBytes, r.Quant
 		shardings[i] = st
@@ -142,7 +148,7 @@ func (cp *Compiler) compileInto(k *kvCheck, s Serve, c budget.Class, p Profile) 
 		pools[i] = addDraftPools(addEPLBPools(addLoRAPools(w.pools, a, r, st), a, r, st), a, r, st)
 		stage := &plan.Stages[i]
 		stage.Fixed[budget.TermWeights] = w.bytes
-		for _, it := range peakItems(a, r, st) {
+		for _, it := range peakItemsAt(a, r, st, perToken) {
 			stage.Fixed[it.Term] = budget.SatAdd(stage.Fixed[it.Term], it.Bytes)
 		}
 		stage.Pool = layout.pool(r, st)

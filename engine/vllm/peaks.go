@@ -265,13 +265,19 @@ func stageHasMoE(a *model.Arch, st model.Sharding) bool {
 // sampler adds above it on the last stage), the graph pool and the
 // non-torch growth.
 func peakItems(a *model.Arch, r *Resolved, st model.Sharding) []budget.Item {
+	return peakItemsAt(a, r, st, forwardBytesPerToken(a, r.TensorParallelSize, r.DtypeBytes))
+}
+
+// peakItemsAt is peakItems with the forward pass's bytes a token
+// (forwardBytesPerToken) given: the same on every stage of a serve, which
+// a compile works out once.
+func peakItemsAt(a *model.Arch, r *Resolved, st model.Sharding, perToken uint64) []budget.Item {
 	if a.Encoder != nil && r.Runner == runnerPooling {
 		return encoderPeakItems(a, r, st)
 	}
 	m := r.Profile.peaks
 	tp, d := r.TensorParallelSize, r.DtypeBytes
 	tokens := r.MaxNumBatchedTokens
-	perToken := forwardBytesPerToken(a, tp, d)
 	forward := budget.SatMul(tokens, perToken)
 	// At most four items (the peak, the sampler, the graph pool, the
 	// non-torch growth): one allocation.

@@ -164,9 +164,16 @@ func (r *Resolved) layerCounts(a *model.Arch) (state, attention uint64) {
 // settings against each other, the model and the device; every error is a
 // *[engine.SettingError] naming the flag.
 func Resolve(s Serve, a *model.Arch, c budget.Class, p Profile) (Resolved, error) {
+	states, attention := stateLayers(a)
+	return resolveCounted(s, a, c, p, states, attention)
+}
+
+// resolveCounted is Resolve with a's state and attention layers counted
+// (see stateLayers): a [Compiler] counts them once for every serve it
+// resolves.
+func resolveCounted(s Serve, a *model.Arch, c budget.Class, p Profile, states, attention uint64) (Resolved, error) {
 	r := Resolved{Serve: s, Profile: p, Sources: make(Sources, 0, 12)}
 	def := r.Sources.Set
-	states, attention := stateLayers(a)
 	r.stateLayersPlus1, r.attentionLayers = states+1, attention
 
 	if err := r.resolveMemory(c, def); err != nil {
