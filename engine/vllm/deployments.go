@@ -159,11 +159,8 @@ func Deployments(a *model.Arch, name string, need Need, sp Space, progress func(
 					for _, j := range same {
 						m := layouts[j]
 						perEngine := (need.Concurrency + m.DP - 1) / m.DP
-						if d, ok := e.deploy(name, &sp, need, m, perEngine, q, kv); ok {
-							// A copy, so that only a deployment found moves
-							// to the heap, not every one tried.
-							kept := d
-							byLayout[j] = append(byLayout[j], &kept)
+						if d := e.deploy(name, &sp, need, m, perEngine, q, kv); d != nil {
+							byLayout[j] = append(byLayout[j], d)
 						}
 					}
 				}
@@ -204,8 +201,9 @@ func (d *Deployment) row(i int) engine.Deployment {
 
 // deploy tries one layout, weight quantization and KV dtype at vLLM's
 // default util and, when that does not hold the need, at the class's
-// ceiling; ok when one holds it.
-func (e *Search) deploy(name string, sp *Space, need Need, l engine.Layout, perEngine uint64, quant, kv string) (Deployment, bool) {
+// ceiling; nil when none holds it. Only a deployment found is allocated:
+// a plan tries thousands.
+func (e *Search) deploy(name string, sp *Space, need Need, l engine.Layout, perEngine uint64, quant, kv string) *Deployment {
 	utils := []float64{e.Profile.DefaultUtil}
 	if ceiling := e.Class.Memory.UtilCeiling; ceiling != e.Profile.DefaultUtil {
 		utils = append(utils, ceiling)
@@ -218,19 +216,21 @@ func (e *Search) deploy(name string, sp *Space, need Need, l engine.Layout, perE
 		s := sp.kept(Serve{GPUMemoryUtilization: u, MaxModelLen: need.Length, TensorParallelSize: l.TP,
 			PipelineParallelSize: l.PP, DataParallelSize: 1, Quantization: quant, KVCacheDtype: kv,
 			Revision: sp.Revision})
-		r, plan, err := e.compile(s)
-		if err != nil {
-			return Deployment{}, false // a layout or dtype vLLM refuses for this model or device
+		// c is the memo's entry, read in place until the next compile.
+		c := e.compiled(s)
+		if c.err != nil {
+			return nil // a layout or dtype vLLM refuses for this model or device
 		}
-		if perEngine > r.MaxNumSeqs {
+		if r := &c.k.r; perEngine > r.MaxNumSeqs {
 			// Raise the cap to the need: --max-num-seqs (and the batch, which
 			// must be at least as large).
 			s.MaxNumSeqs = perEngine
 			s.MaxNumBatchedTokens = max(r.MaxNumBatchedTokens, perEngine)
-			if r, plan, err = e.compile(s); err != nil {
-				return Deployment{}, false
+			if c = e.compiled(s); c.err != nil {
+				return nil
 			}
 		}
+		plan := c.plan
 		f := plan.Evaluate(perEngine, need.Length)
 		if !f.Fits() {
 			continue
@@ -241,25 +241,27 @@ func (e *Search) deploy(name string, sp *Space, need Need, l engine.Layout, perE
 		most, err := budget.MaxSequences(plan, need.Length, 0)
 		if err != nil {
 			e.fault(err)
-			return Deployment{}, false
+			return nil
 		}
 		longest, err := budget.MaxLength(plan, perEngine, 0)
 		if err != nil {
 			e.fault(err)
-			return Deployment{}, false
+			return nil
 		}
-		r.DataParallelSize = l.DP
-		d := Deployment{Class: e.Class, Serve: r, GPUs: l.GPUs(), PerEngine: perEngine, At: f, Beside: plan.Beside,
+		d := &Deployment{Class: e.Class, Serve: c.k.r, GPUs: l.GPUs(), PerEngine: perEngine, At: f, Beside: plan.Beside,
 			MostSeqs: most, LongestLen: longest, KVCacheBytes: kvCacheBytes(plan), Online: quant != "", KVQuantized: kv != "auto"}
+		d.Serve.DataParallelSize = l.DP
 		d.PinnedKVBytes = pinnedKVBytes(plan, f, sp.Plan.MarginPercent)
-		line := r
 		if sp.PinKVCache {
+			line := d.Serve
 			line.KVCacheMemoryBytes = d.PinnedKVBytes
+			d.Command = Command(name, &line)
+		} else {
+			d.Command = Command(name, &d.Serve)
 		}
-		d.Command = Command(name, &line)
-		return d, true
+		return d
 	}
-	return Deployment{}, false
+	return nil
 }
 
 // kvCacheBytes is the KV cache per GPU a plan allocates: the blocks every
