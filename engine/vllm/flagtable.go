@@ -72,7 +72,7 @@ const (
 var flagTable = []vflag{
 	{name: "additional-config", arity: oneValue, json: true, kind: refused, what: whatPlugin, since: Version{0, 7, 3}, added: "#12432 (2025-02-11)"},
 	{name: "aggregate-engine-logging", arity: noValue, kind: ignored, since: Version{0, 11, 0}, added: "#24354 (2025-10-13)"},
-	{name: "all2all-backend", arity: oneValue, kind: refused, what: whatA2a, neutral: []string{"allgather_reducescatter"}, since: Version{0, 11, 0}, added: "#26732 (2025-10-13)"},
+	{name: "all2all-backend", arity: oneValue, kind: modelled, since: Version{0, 11, 0}, added: "#26732 (2025-10-13)"}, // all2all.go: sized from 0.28.0 (deepep_high_throughput within a node), refused by name before it and for the backends whose packages size their buffers
 	{name: "allow-credentials", arity: noValue, neg: true, kind: ignored},
 	{name: "allow-deprecated-quantization", arity: noValue, neg: true, kind: ignored, since: Version{0, 14, 0}, added: "#31688 (2026-01-08)"},
 	{name: "allowed-headers", arity: oneValue, json: true, kind: ignored},

@@ -318,7 +318,7 @@ func peakItems(a *model.Arch, r *Resolved, st model.Sharding) []budget.Item {
 	}
 	nonTorch = budget.SatAdd(nonTorch, r.tpNonTorch())
 	items = append(items, budget.Item{Name: "non_torch_growth", Term: budget.TermNonTorch, Bytes: nonTorch})
-	return appendDraftItems(appendEncoderItems(appendEPLBItems(appendLoRAItems(items, a, r, st), a, r, st), r, st), a, r, st)
+	return appendA2AItems(appendDraftItems(appendEncoderItems(appendEPLBItems(appendLoRAItems(items, a, r, st), a, r, st), r, st), a, r, st), r)
 }
 
 // graphBytes is the CUDA-graph memory of one stage's GPU as vLLM's

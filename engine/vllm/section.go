@@ -104,6 +104,7 @@ func (s section) Settings() []string {
 	out := append(s.sz.pasted.Settings(s.sz.Serve.Sources.Map()), s.sz.loraSettings()...)
 	out = append(out, s.sz.offloadSettings()...)
 	out = append(out, s.sz.eplbSettings()...)
+	out = append(out, s.sz.a2aSettings()...)
 	out = append(out, s.sz.mmSettings()...)
 	return append(out, s.sz.specSettings()...)
 }
@@ -224,6 +225,7 @@ func (s section) Lines(fp budget.Footprint) []engine.FootprintLine {
 	out = s.sz.splitDraft(out, fp)
 	out = s.sz.splitEncoderCache(out, fp)
 	out = s.sz.splitSpec(out, fp)
+	out = s.sz.splitA2A(out)
 	for t := range budget.NumTerms {
 		if beside.Has(t) {
 			out = append(out, engine.FootprintLine{Label: termLabels[t], Bytes: fp.Terms[t], Beside: true})
