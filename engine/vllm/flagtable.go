@@ -234,7 +234,7 @@ var flagTable = []vflag{
 	{name: "kv-offloading-backend", arity: oneValue, kind: modelled, since: Version{0, 11, 0}, added: "#27621 (2025-11-01)"}, // offload.go: native sized from 0.28.0, refused by name before it; lmcache refused
 	{name: "kv-offloading-size", arity: oneValue, kind: modelled, since: Version{0, 11, 0}, added: "#27621 (2025-11-01)"},    // offload.go: native sized from 0.28.0, refused by name before it
 	{name: "kv-sharing-fast-prefill", arity: noValue, neg: true, kind: refused, what: whatHybrid, since: Version{0, 10, 0}, added: "#21590 (2025-07-30)"},
-	{name: "kv-transfer-config", arity: oneValue, json: true, kind: refused, what: whatTransfer, since: Version{0, 6, 5}, added: "in vLLM 0.6.5"},
+	{name: "kv-transfer-config", arity: oneValue, json: true, kind: modelled, since: Version{0, 6, 5}, added: "in vLLM 0.6.5"}, // kvtransfer.go: NIXL on the GPU from 0.28.0; other connectors and older releases refused by name
 	{name: "language-model-only", arity: noValue, neg: true, kind: refused, what: whatLangonly, since: Version{0, 15, 0}, added: "#34120 (2026-02-09)"},
 	{name: "limit-mm-per-prompt", arity: oneValue, json: true, kind: modelled},
 	{name: "linear-backend", arity: oneValue, kind: refused, what: whatKernels, neutral: []string{"auto"}, since: Version{0, 22, 0}, added: "#39538 (2026-05-15)"},

@@ -223,6 +223,9 @@ func Resolve(s Serve, a *model.Arch, c budget.Class, p Profile) (Resolved, error
 	if err := r.resolveAll2All(a); err != nil {
 		return Resolved{}, err
 	}
+	if err := r.resolveKVTransfer(); err != nil {
+		return Resolved{}, err
+	}
 	return r, nil
 }
 

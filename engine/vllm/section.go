@@ -105,6 +105,7 @@ func (s section) Settings() []string {
 	out = append(out, s.sz.offloadSettings()...)
 	out = append(out, s.sz.eplbSettings()...)
 	out = append(out, s.sz.a2aSettings()...)
+	out = append(out, s.sz.kvTransferSettings()...)
 	out = append(out, s.sz.mmSettings()...)
 	return append(out, s.sz.specSettings()...)
 }
