@@ -10,6 +10,7 @@ import (
 
 	"membudget/budget"
 	"membudget/engine"
+	"membudget/model/hub"
 )
 
 // deepepHTGPU is DeepEP's high-throughput buffers on one GPU within a
@@ -183,5 +184,48 @@ func TestA2AEnv(t *testing.T) {
 		if (err != nil) != tc.refused {
 			t.Errorf("%s with %q on %s: error %v, want refused %v", tc.value, tc.backend, tc.release, err, tc.refused)
 		}
+	}
+}
+
+// TestAll2AllLedgerLine: the report's footprint names the buffers on a
+// line of their own under the non-torch growth, whose line then holds the
+// rest: the lines sum to the ledger as without the split, and the
+// non-torch line is what it is without DeepEP.
+func TestAll2AllLedgerLine(t *testing.T) {
+	a := shipped(t)["Qwen__Qwen3-30B-A3B"]
+	s := Serve{DataParallelSize: 2, EnableExpertParallel: true, MaxModelLen: 4096}
+	lines := func(s Serve) ([]engine.FootprintLine, budget.Footprint) {
+		sz, err := Size(&hub.Loaded{Name: "Qwen/Qwen3-30B-A3B", Arch: a}, bigClass, s, current)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fp := sz.Plan().Evaluate(1, 4096)
+		return sz.Section().Lines(fp), fp
+	}
+	plain, _ := lines(s)
+	s.All2AllBackend = "deepep_high_throughput"
+	got, fp := lines(s)
+	byLabel := func(ls []engine.FootprintLine) map[string]uint64 {
+		m := map[string]uint64{}
+		for _, l := range ls {
+			m[l.Label] = l.Bytes
+		}
+		return m
+	}
+	p, g := byLabel(plain), byLabel(got)
+	if g["all-to-all buffers"] != deepepHTGPU {
+		t.Errorf("all-to-all buffers %d B, want %d", g["all-to-all buffers"], deepepHTGPU)
+	}
+	if g["non-torch growth"] != p["non-torch growth"] {
+		t.Errorf("non-torch growth %d B with DeepEP, %d without: want the same", g["non-torch growth"], p["non-torch growth"])
+	}
+	var sum uint64
+	for _, l := range got {
+		if !l.Beside {
+			sum += l.Bytes
+		}
+	}
+	if sum != fp.Ledger {
+		t.Errorf("the lines sum to %d B, the ledger is %d", sum, fp.Ledger)
 	}
 }
