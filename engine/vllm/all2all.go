@@ -9,6 +9,7 @@ import (
 
 	"membudget/budget"
 	"membudget/engine"
+	"membudget/internal/untrusted"
 	"membudget/model"
 )
 
@@ -216,4 +217,33 @@ func (sz *Sizing) splitA2A(lines []engine.FootprintLine) []engine.FootprintLine 
 		return append(out, lines[i+1:]...)
 	}
 	return lines
+}
+
+// dropUnsizedA2A keeps a log's all-to-all backend where membudget sizes
+// it for the log's serve under p; elsewhere (a release before a2aSince, a
+// backend its package sizes, a group across nodes) it leaves it out of
+// the serve with a warning: the log is explained, short of its buffers.
+func (ls *loggedServe) dropUnsizedA2A(a *model.Arch, c budget.Class, p Profile) {
+	if ls.Serve.All2AllBackend == "" {
+		return
+	}
+	r := Resolved{Serve: ls.Serve, Profile: p}
+	r.TensorParallelSize, r.DataParallelSize = max(r.TensorParallelSize, 1), max(r.DataParallelSize, 1)
+	if r.EnableExpertParallel && a != nil && a.Experts > 0 {
+		r.ExpertRanks = r.TensorParallelSize * r.DataParallelSize
+	}
+	r.Collectives.Interconnect = c.Device.Interconnect
+	if r.Interconnect != "" {
+		r.Collectives.Interconnect = r.Interconnect
+	}
+	err := r.resolveAll2All(a)
+	if err == nil {
+		return
+	}
+	b := ls.Serve.All2AllBackend
+	ls.Serve.All2AllBackend = ""
+	delete(ls.From, "all2all-backend")
+	// err repeats the logged value: the refusal's first clause alone.
+	why, _, _ := strings.Cut(err.Error(), ": not modelled")
+	ls.Warnings = append(ls.Warnings, fmt.Sprintf("the log's serve uses the all-to-all backend %s, whose buffers membudget does not size for it (%s): its predictions leave them out", untrusted.Text(b), untrusted.Text(why)))
 }

@@ -229,3 +229,36 @@ func TestAll2AllLedgerLine(t *testing.T) {
 		t.Errorf("the lines sum to %d B, the ledger is %d", sum, fp.Ledger)
 	}
 }
+
+// TestExplainReadsAll2All: a log's all2all_backend fills the serve where
+// membudget sizes it, and is left out with a warning elsewhere.
+func TestExplainReadsAll2All(t *testing.T) {
+	models := shipped(t)
+	cases := []struct {
+		name, backend, args, release string
+		keep                         bool
+	}{
+		{"DeepEP HT sized", "deepep_high_throughput", "'data_parallel_size': 2, 'enable_expert_parallel': True", "main", true},
+		{"DeepEP HT on 0.27.0", "deepep_high_throughput", "'data_parallel_size': 2, 'enable_expert_parallel': True", "0.27.0", false},
+		{"DeepEP LL", "deepep_low_latency", "'data_parallel_size': 2, 'enable_expert_parallel': True", "main", false},
+		{"across nodes", "deepep_high_throughput", "'tensor_parallel_size': 8, 'data_parallel_size': 2, 'enable_expert_parallel': True", "main", false},
+		// No buffer without EP: nothing to leave out.
+		{"DeepEP LL without EP", "deepep_low_latency", "'data_parallel_size': 2", "main", true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			log := "INFO non-default args: {'model': 'm', " + tc.args + ", 'all2all_backend': '" + tc.backend + "'}\n"
+			ls, err := buildServe(logSource(t, log).Log, Serve{}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ls.Serve.All2AllBackend != tc.backend {
+				t.Fatalf("read %q, want %q", ls.Serve.All2AllBackend, tc.backend)
+			}
+			ls.dropUnsizedA2A(models["Qwen__Qwen3-30B-A3B"], bigClass, mustProfile(tc.release))
+			if kept := ls.Serve.All2AllBackend != ""; kept != tc.keep || (len(ls.Warnings) == 0) != tc.keep {
+				t.Errorf("kept %v, warnings %q; want kept %v", kept, ls.Warnings, tc.keep)
+			}
+		})
+	}
+}

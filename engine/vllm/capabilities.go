@@ -261,6 +261,9 @@ func (Engine) Explain(src *explain.Source, m explain.Model, c explain.ClassChoic
 	if !f.given["kv-offloading-size"] {
 		serve.dropUnsizedOffload(version.Profile)
 	}
+	if !f.given["all2all-backend"] {
+		serve.dropUnsizedA2A(m.Arch, c.Class, version.Profile)
+	}
 	serve.dropUnsizedMM(m.Arch, version.Profile)
 	serve.dropUnsizedSpec(m.Arch, c.Class, version.Profile)
 	return explainLog(explainInput{Source: src, Model: m, Class: c, Version: version, Serve: serve})
