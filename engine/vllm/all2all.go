@@ -247,3 +247,21 @@ func (ls *loggedServe) dropUnsizedA2A(a *model.Arch, c budget.Class, p Profile) 
 	why, _, _ := strings.Cut(err.Error(), ": not modelled")
 	ls.Warnings = append(ls.Warnings, fmt.Sprintf("the log's serve uses the all-to-all backend %s, whose buffers membudget does not size for it (%s): its predictions leave them out", untrusted.Text(b), untrusted.Text(why)))
 }
+
+// a2aJSON is the serve's all-to-all backend: the report's
+// "serve"."all2all".
+type a2aJSON struct {
+	Backend string `json:"all2all_backend"`
+	// BufferBytes is the backend's buffers on each GPU, non-torch memory
+	// the util budget pays; 0 where the serve asks for none.
+	BufferBytes uint64 `json:"buffer_bytes"`
+}
+
+// a2aJSON is the sizing's all-to-all backend for the report, nil when the
+// serve names none.
+func (sz *Sizing) a2aJSON() *a2aJSON {
+	if sz.Serve.All2AllBackend == "" {
+		return nil
+	}
+	return &a2aJSON{Backend: sz.Serve.All2AllBackend, BufferBytes: sz.Serve.All2AllBytes}
+}
