@@ -118,3 +118,40 @@ func TestKVTransferCommand(t *testing.T) {
 		t.Errorf("settings %q: want the NIXL line", got)
 	}
 }
+
+// TestPlanKeepsKVTransfer: plan keeps a NIXL --kv-transfer-config on every
+// deployment, each command carrying it, with the deployments and their
+// figures of the plan without it (it adds no memory); a connector
+// membudget does not size fails the plan naming the flag.
+func TestPlanKeepsKVTransfer(t *testing.T) {
+	e := searchOn(t, "Qwen__Qwen3-0.6B", "l4")
+	need := Need{Length: 4096, Concurrency: 8}
+	sp := Space{Plan: engine.PlanSpace{Classes: []budget.Class{e.Class}}, Profile: e.Profile}
+	plain, err := Deployments(e.Arch, "Qwen/Qwen3-0.6B", need, sp, nil)
+	if err != nil || len(plain) == 0 {
+		t.Fatalf("plan without a connector: %d rows, %v", len(plain), err)
+	}
+	cfg := `{"kv_connector":"NixlConnector","kv_role":"kv_both"}`
+	sp.KVTransferConfig = cfg
+	rows, err := Deployments(e.Arch, "Qwen/Qwen3-0.6B", need, sp, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != len(plain) {
+		t.Fatalf("%d deployments with NIXL, %d without", len(rows), len(plain))
+	}
+	for i, d := range rows {
+		if !strings.Contains(d.Command, ` --kv-transfer-config '`+cfg+`'`) {
+			t.Errorf("row %d: command %q lacks the connector", i, d.Command)
+		}
+		if d.KVCacheBytes != plain[i].KVCacheBytes || d.MostSeqs != plain[i].MostSeqs {
+			t.Errorf("row %d: KV %d B, %v seqs with NIXL; %d B, %v without", i, d.KVCacheBytes, d.MostSeqs, plain[i].KVCacheBytes, plain[i].MostSeqs)
+		}
+	}
+	sp.KVTransferConfig = `{"kv_connector":"LMCacheConnectorV1","kv_role":"kv_both"}`
+	_, err = Deployments(e.Arch, "Qwen/Qwen3-0.6B", need, sp, nil)
+	var se *engine.SettingError
+	if !errors.As(err, &se) || se.Flag != "kv-transfer-config" {
+		t.Errorf("plan with LMCache: %v, want a refusal of --kv-transfer-config", err)
+	}
+}
