@@ -32,6 +32,7 @@ type planSearch struct {
 	offload     KVOffload
 	mm          MM
 	spec        string
+	kvTransfer  string
 }
 
 // NewPlan registers --vllm-version, --allow-long-max-model-len and
@@ -44,6 +45,7 @@ func (Engine) NewPlan(fs *flag.FlagSet) engine.PlanSearch {
 	registerLoRA(fs, &p.lora)
 	registerCompilation(fs, &p.compilation, &p.listed)
 	registerOffload(fs, &p.offload)
+	registerKVTransfer(fs, &p.kvTransfer)
 	registerMM(fs, &p.mm)
 	registerSpec(fs, &p.spec, func(...string) bool { return true })
 	return p
@@ -84,7 +86,7 @@ func (p *planSearch) Search(m *hub.Loaded, need engine.Need, sp engine.PlanSpace
 		return engine.PlanResult{}, err
 	}
 	rows, err := Deployments(m.Arch, m.Name, Need{Length: need.Length, Concurrency: need.Concurrency},
-		Space{Plan: sp, Profile: profile, Revision: m.Revision(), AllowLongMaxModelLen: p.allowLong, PinKVCache: p.pinKV, LoRA: p.lora, Compilation: p.compilation, Offload: p.offload, MM: p.mm, SpeculativeConfig: p.spec}, progress)
+		Space{Plan: sp, Profile: profile, Revision: m.Revision(), AllowLongMaxModelLen: p.allowLong, PinKVCache: p.pinKV, LoRA: p.lora, Compilation: p.compilation, Offload: p.offload, MM: p.mm, SpeculativeConfig: p.spec, KVTransferConfig: p.kvTransfer}, progress)
 	if se := (*engine.SettingError)(nil); errors.As(err, &se) && se.Flag == "max-model-len" {
 		return engine.PlanResult{}, fmt.Errorf("--length %d: %s", need.Length, se.Reason)
 	}
@@ -103,6 +105,9 @@ func (p *planSearch) Search(m *hub.Loaded, need engine.Need, sp engine.PlanSpace
 	}
 	if p.offload.SizeGiB != nil {
 		out.Notes = append(out.Notes, "each deployment keeps the KV offload given (--kv-offloading-size): its pinned host memory is split among each engine's GPUs, and counted beside the util budget on unified devices")
+	}
+	if p.kvTransfer != "" {
+		out.Notes = append(out.Notes, "each deployment keeps the --kv-transfer-config given: its NIXL connector registers the KV cache vLLM allocates and adds no buffer of vLLM's")
 	}
 	if p.mm.given() {
 		out.Notes = append(out.Notes, "each deployment keeps the multimodal flags given (--limit-mm-per-prompt and its kin)")
@@ -260,6 +265,9 @@ func (Engine) Explain(src *explain.Source, m explain.Model, c explain.ClassChoic
 	}
 	if !f.given["kv-offloading-size"] {
 		serve.dropUnsizedOffload(version.Profile)
+	}
+	if !f.given["all2all-backend"] {
+		serve.dropUnsizedA2A(m.Arch, c.Class, version.Profile)
 	}
 	serve.dropUnsizedMM(m.Arch, version.Profile)
 	serve.dropUnsizedSpec(m.Arch, c.Class, version.Profile)

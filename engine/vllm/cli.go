@@ -210,6 +210,12 @@ func (f *flagServe) registerModelled(fs *flag.FlagSet, given map[string]bool) {
 	if on(eplbFlags...) {
 		registerEPLB(fs, &f.s.EPLB)
 	}
+	if on("kv-transfer-config") {
+		registerKVTransfer(fs, &f.s.KVTransferConfig)
+	}
+	if on("all2all-backend") {
+		registerAll2All(fs, &f.s.All2AllBackend)
+	}
 	if on(mmFlags...) {
 		registerMM(fs, &f.s.MM)
 	}

@@ -152,6 +152,8 @@ func Command(model string, r *Resolved) string {
 	}
 	writeOffloadFlags(&b, r.Offload)
 	writeEPLBFlags(&b, r.EPLB)
+	writeAll2AllFlags(&b, r.All2AllBackend)
+	writeKVTransferFlags(&b, r.KVTransferConfig)
 	writeMMFlags(&b, r.MM)
 	writeSpecFlags(&b, r.SpeculativeConfig)
 	if r.SwapSpaceGiB != nil {

@@ -48,14 +48,18 @@ type Space struct {
 	// SpeculativeConfig is the serve's --speculative-config, kept on every
 	// deployment like LoRA; "" for none.
 	SpeculativeConfig string
+	// KVTransferConfig is the serve's --kv-transfer-config, kept on every
+	// deployment like LoRA; "" for none (see kvtransfer.go).
+	KVTransferConfig string
 }
 
 // kept is s with the settings the search keeps on every deployment:
 // the long-length override, LoRA, compilation, KV offload, multimodal
-// flags and speculative config.
+// flags, speculative config and KV connector.
 func (sp *Space) kept(s Serve) Serve {
 	s.AllowLongMaxModelLen, s.LoRA, s.Compilation, s.Offload, s.MM, s.SpeculativeConfig =
 		sp.AllowLongMaxModelLen, sp.LoRA, sp.Compilation, sp.Offload, sp.MM, sp.SpeculativeConfig
+	s.KVTransferConfig = sp.KVTransferConfig
 	return s
 }
 
@@ -129,8 +133,8 @@ func Deployments(a *model.Arch, name string, need Need, sp Space, progress func(
 		if errors.As(err, &se) && se.Flag == "max-model-len" {
 			return nil, fmt.Errorf("length %d: %w", need.Length, se)
 		}
-		if errors.As(err, &se) && (loraRefusal(se) || compilationRefusal(se) || offloadRefusal(se) || mmRefusal(se) || se.Flag == "speculative-config") {
-			return nil, err // the LoRA, compilation, offload, multimodal or speculative settings kept fixed are refused on every layout
+		if errors.As(err, &se) && (loraRefusal(se) || compilationRefusal(se) || offloadRefusal(se) || mmRefusal(se) || se.Flag == "speculative-config" || se.Flag == "kv-transfer-config") {
+			return nil, err // the LoRA, compilation, offload, multimodal, speculative or KV connector settings kept fixed are refused on every layout
 		}
 		if err == nil {
 			break

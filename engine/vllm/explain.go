@@ -73,6 +73,8 @@ var serveSettings = []struct{ key, flag string }{
 	// Expert-parallel load balancing (eplb.go).
 	{"enable_eplb", "enable-eplb"},
 	{"eplb_config", "eplb-config"},
+	// The all-to-all backend (all2all.go).
+	{"all2all_backend", "all2all-backend"},
 	// The multimodal flags (multimodal.go).
 	{"limit_mm_per_prompt", "limit-mm-per-prompt"},
 	{"skip_mm_profiling", "skip-mm-profiling"},
@@ -325,6 +327,9 @@ func applySetting(s *Serve, flag string, st logs.Setting) (string, error) {
 	case "kv-offloading-backend":
 		s.Offload.Backend = st.Value
 		return st.Value, nil
+	case "all2all-backend":
+		s.All2AllBackend = st.Value
+		return st.Value, nil
 	case "limit-mm-per-prompt", "mm-processor-kwargs":
 		// A Python dict as the log prints it; one that does not read as
 		// JSON (a dataclass's repr) is left to vLLM's default.
@@ -418,6 +423,7 @@ func settingsOf(ls loggedServe, r Resolved) []explain.Setting {
 		"kv-offloading-backend":      r.Offload.Backend,
 		"enable-eplb":                b(r.EPLB.Enable),
 		"eplb-config":                r.EPLB.Config,
+		"all2all-backend":            r.All2AllBackend,
 		"limit-mm-per-prompt":        r.MM.LimitPerPrompt,
 		"skip-mm-profiling":          b(r.MM.SkipProfiling),
 		"mm-encoder-tp-mode":         r.MM.EncoderTPMode,
@@ -445,6 +451,7 @@ func settingsOf(ls loggedServe, r Resolved) []explain.Setting {
 				sk.flag == "num-gpu-blocks-override" && r.NumGPUBlocksOverride == 0,
 				strings.HasPrefix(sk.flag, "kv-offloading") && r.Offload.SizeGiB == nil,
 				strings.Contains(sk.flag, "eplb") && !r.EPLB.Enable,
+				sk.flag == "all2all-backend" && r.All2AllBackend == "",
 				mmFlag(sk.flag):
 				continue
 			}

@@ -641,6 +641,9 @@ func (f *flagServe) checkEnv(p Profile) error {
 		if err := all2allEnv(name, value, a, p); err != nil {
 			return err
 		}
+		if err := a2aEnv(name, value, a, f.s.All2AllBackend, p); err != nil {
+			return err
+		}
 		for _, e := range refusedEnv {
 			if name == e.name && p.Release.Less(e.until) {
 				return fmt.Errorf("%s in the launch line: %s: not modelled for %s; membudget refuses it rather than size a serve vLLM would contradict", a, e.what, p.Describes)

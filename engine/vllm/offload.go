@@ -211,7 +211,7 @@ func simpleOffloadEnv(name, value, assignment string, o KVOffload, p Profile) er
 // factory.py registers at main d18bb7b), for its refusal.
 var transferConnectors = map[string]string{
 	"NixlConnector":             "NIXL's registration of the KV cache for transfers (no copy with kv_buffer_device cuda; with cpu a host copy of every layer's KV cache, vllm/distributed/kv_transfer/kv_connector/v1/nixl/base_worker.py:747-790) and UCX's own buffers",
-	"LMCacheConnectorV1":        "LMCache's host and disk cache, sized by its own configuration (max_local_cpu_size), and its GPU staging buffers",
+	"LMCacheConnectorV1":        "LMCache's host and disk cache and its GPU staging buffers, sized by the lmcache package's own configuration (max_local_cpu_size, from LMCACHE_CONFIG_FILE or LMCACHE_* variables), not by vLLM",
 	"LMCacheMPConnector":        "a separate LMCache server's cache and the connector's GPU staging buffers",
 	"SimpleCPUOffloadConnector": "the simple CPU offload's pinned host blocks",
 	"MooncakeConnector":         "Mooncake's transfer engine buffers and its registration of the KV cache",

@@ -242,10 +242,12 @@ func TestTransferConnectorRefusal(t *testing.T) {
 			t.Errorf("%s: connector %q, %q; want %q saying %q", tc.value, c, what, tc.connector, tc.says)
 		}
 	}
+	// The flag is read since kvtransfer.go: Judge passes it, and
+	// resolveKVTransfer refuses the connectors it does not size, with the
+	// texts above (TestResolveKVTransfer).
 	f := &flagServe{}
 	args := []string{"--kv-transfer-config", `{"kv_connector":"NixlConnector"}`}
-	err := f.Judge(args, 0)
-	if err == nil || !strings.HasPrefix(err.Error(), `--kv-transfer-config (connector "NixlConnector"): NIXL's`) {
-		t.Errorf("Judge: %v, want a refusal naming the NIXL connector", err)
+	if err := f.Judge(args, 0); err != nil {
+		t.Errorf("Judge: %v, want the flag read", err)
 	}
 }

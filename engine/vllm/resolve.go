@@ -109,6 +109,9 @@ type Resolved struct {
 	// OffloadHostBytes is the pinned host memory of one GPU's worker for
 	// --kv-offloading-size at most (see resolveOffload).
 	OffloadHostBytes uint64
+	// All2AllBytes is the all-to-all backend's buffers on each GPU (see
+	// resolveAll2All).
+	All2AllBytes uint64
 	// RedundantExperts is --eplb-config's num_redundant_experts under
 	// --enable-eplb, EPLBWindow its window_size, and EPLBReserves says
 	// the profile run reserves the communicator's buffers (see eplb.go).
@@ -225,6 +228,12 @@ func resolveCounted(s Serve, a *model.Arch, c budget.Class, p Profile, states, a
 		return Resolved{}, err
 	}
 	if err := r.resolveCollectives(c); err != nil {
+		return Resolved{}, err
+	}
+	if err := r.resolveAll2All(a); err != nil {
+		return Resolved{}, err
+	}
+	if err := r.resolveKVTransfer(); err != nil {
 		return Resolved{}, err
 	}
 	return r, nil

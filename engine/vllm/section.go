@@ -43,6 +43,8 @@ type serveJSON struct {
 	KVOffload *offloadJSON `json:"kv_offload,omitempty"`
 	// EPLB is --enable-eplb and what it holds (eplb.go).
 	EPLB *eplbJSON `json:"eplb,omitempty"`
+	// All2All is --all2all-backend and its buffers (all2all.go).
+	All2All *a2aJSON `json:"all2all,omitempty"`
 	// Multimodal is the multimodal flags and the encoder cache they size.
 	Multimodal *mmJSON `json:"multimodal,omitempty"`
 	// Speculative is --speculative-config and what it adds (specdecode.go).
@@ -95,7 +97,7 @@ func (s section) Serve() any {
 		BlockSize: r.BlockSize, KVCacheDtype: r.KVCacheDtype, TensorParallelSize: r.TensorParallelSize,
 		PipelineParallelSize: r.PipelineParallelSize, DataParallelSize: r.DataParallelSize, EnableExpertParallel: r.EnableExpertParallel,
 		Dtype: r.Dtype, Quantization: r.Quant.Method, EnforceEager: r.EnforceEager, AsyncScheduling: r.Async, Runner: s.sz.runnerJSON(),
-		CPUOffloadGiB: r.CPUOffloadGiB, SwapSpaceGiB: r.SwapGiB, LoRA: s.sz.loraJSON(), Compilation: s.sz.compilationJSON(), NumGPUBlocksOverride: r.NumGPUBlocksOverride, KVOffload: s.sz.offloadJSON(), EPLB: s.sz.eplbJSON(), Multimodal: s.sz.mmJSON(), Speculative: s.sz.specJSON(), Defaults: r.Sources.Map(), Ignored: s.sz.pasted.AllIgnored(), RequiresPlugin: r.pluginName(),
+		CPUOffloadGiB: r.CPUOffloadGiB, SwapSpaceGiB: r.SwapGiB, LoRA: s.sz.loraJSON(), Compilation: s.sz.compilationJSON(), NumGPUBlocksOverride: r.NumGPUBlocksOverride, KVOffload: s.sz.offloadJSON(), EPLB: s.sz.eplbJSON(), All2All: s.sz.a2aJSON(), Multimodal: s.sz.mmJSON(), Speculative: s.sz.specJSON(), Defaults: r.Sources.Map(), Ignored: s.sz.pasted.AllIgnored(), RequiresPlugin: r.pluginName(),
 		Command: s.sz.Command(),
 	}
 }
@@ -104,6 +106,8 @@ func (s section) Settings() []string {
 	out := append(s.sz.pasted.Settings(s.sz.Serve.Sources.Map()), s.sz.loraSettings()...)
 	out = append(out, s.sz.offloadSettings()...)
 	out = append(out, s.sz.eplbSettings()...)
+	out = append(out, s.sz.a2aSettings()...)
+	out = append(out, s.sz.kvTransferSettings()...)
 	out = append(out, s.sz.mmSettings()...)
 	return append(out, s.sz.specSettings()...)
 }
@@ -233,6 +237,7 @@ func (s section) Lines(fp budget.Footprint) []engine.FootprintLine {
 	out = s.sz.splitDraft(out, fp)
 	out = s.sz.splitEncoderCache(out, fp)
 	out = s.sz.splitSpec(out, fp)
+	out = s.sz.splitA2A(out)
 	for t := range budget.NumTerms {
 		if beside.Has(t) {
 			out = append(out, engine.FootprintLine{Label: termLabels[t], Bytes: fp.Terms[t], Beside: true})

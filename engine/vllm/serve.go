@@ -93,6 +93,12 @@ type Serve struct {
 	// EPLB is --enable-eplb and --eplb-config (see eplb.go); its zero
 	// value is a serve without expert-parallel load balancing.
 	EPLB EPLB
+	// All2AllBackend is --all2all-backend as given (see all2all.go); ""
+	// is vLLM's default.
+	All2AllBackend string
+	// KVTransferConfig is --kv-transfer-config, the JSON object as given
+	// (see kvtransfer.go); "" is a serve without a KV connector.
+	KVTransferConfig string
 	// MM is the multimodal flags (see multimodal.go); its zero value is
 	// vLLM's defaults.
 	MM MM
