@@ -124,6 +124,9 @@ type mmTower struct {
 	// it is nil or returns none.
 	items func(v *model.VisionTower, maxModelLen uint64, kw mmKwargs) ([]mmItem, error)
 	why   string
+	// unsized are the modalities whose largest item is not sized, with
+	// why: a serve whose limit for one is above 0 is not sized.
+	unsized map[string]string
 }
 
 // mmItem is the largest item of a modality, in the language model's
@@ -423,8 +426,12 @@ func (r *Resolved) resolveMM(a *model.Arch) error {
 		if err != nil {
 			return err
 		}
+		if why := tower.unsizedWhy(limit); why != "" {
+			e.Why = why
+			break
+		}
 		if len(items) == 0 {
-			e.Why = "the largest image's tokens come from the checkpoint's preprocessor_config.json (max_pixels), which membudget does not read: --mm-processor-kwargs '{\"max_pixels\": N}' sizes them"
+			e.Why = notSizedWhy(kind)
 			break
 		}
 		r.sizeEncoderCache(a, items, limit, &e)
@@ -501,7 +508,7 @@ func registerMM(fs *flag.FlagSet, m *MM) {
 	fs.BoolVar(&m.SkipProfiling, "skip-mm-profiling", false, "vLLM's --skip-mm-profiling: the profile run without the encoder pass and its cache")
 	fs.StringVar(&m.EncoderTPMode, "mm-encoder-tp-mode", "", "vLLM's --mm-encoder-tp-mode: weights (default) or data (sized at TP 1 only)")
 	fs.Var(&mmCacheFlag{m}, "mm-processor-cache-gb", "vLLM's --mm-processor-cache-gb: the processor cache in host memory, GiB (default 4; counted on unified devices)")
-	fs.Var(&jsonFlag{&m.ProcessorKwargs, "mm-processor-kwargs"}, "mm-processor-kwargs", `vLLM's --mm-processor-kwargs, JSON: Qwen2-VL's and Qwen2.5-VL's max_pixels and min_pixels size the largest item; other keys are refused`)
+	fs.Var(&jsonFlag{&m.ProcessorKwargs, "mm-processor-kwargs"}, "mm-processor-kwargs", `vLLM's --mm-processor-kwargs, JSON: Qwen2-VL's and Qwen2.5-VL's max_pixels and min_pixels, GLM-4.1V's and GLM-4.5V's max_pixels size the largest item; other keys are refused`)
 }
 
 // jsonFlag is a flag whose value is a JSON object, kept as given: it is

@@ -1,0 +1,165 @@
+package vllm
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"membudget/model"
+)
+
+// This file sizes the largest item of GLM-4.1V's and GLM-4.5V's tower
+// (glm4v) and of Kimi-K2.5's MoonViT (moonvit), as vLLM main d18bb7b's
+// profile finds it (vllm/multimodal/encoder_budget.py
+// get_mm_max_toks_per_item: the processing info's
+// get_mm_max_tokens_per_item, else the embeddings of a dummy item of
+// each modality run through the checkpoint's processor).
+
+func init() {
+	mmTowers["glm4v"] = mmTower{
+		modalities: []string{"image", "video"}, kwargs: []string{"max_pixels"}, items: glm4vItems,
+		unsized: map[string]string{"video": glm4vVideoWhy},
+	}
+	mmTowers["moonvit"] = mmTower{modalities: []string{"vision_chunk"}, items: moonViTItems}
+}
+
+// glm4vVideoWhy is why GLM-4.1V's and GLM-4.5V's largest video is not
+// sized.
+const glm4vVideoWhy = "the largest video's tokens come from the frames vLLM's profile picks (glm4_1v.py:1180-1212) and from the checkpoint's video_preprocessor_config.json (size.longest_edge), which resizes them and which membudget does not read: --limit-mm-per-prompt '{\"video\": 0}' leaves the image, which is sized"
+
+// glm4vDummySide is the side of the image vLLM's profile asks
+// smart_resize to fit under max_pixels (get_image_size_with_most_features,
+// glm4_1v.py:1143-1156: 9999999 x 9999999).
+const glm4vDummySide = 9999999
+
+// glm4vMinPixels is the fewest pixels (temporal_patch_size frames of
+// height x width) the processor keeps: a smaller image is scaled up.
+// smart_resize's min_pixels default is 112 x 112
+// (transformers models/glm4v/image_processing_glm4v.py), as is
+// Glm4vImageProcessor's size.shortest_edge there and in GLM-OCR's
+// published preprocessor_config.json (12544).
+const glm4vMinPixels = 112 * 112
+
+// glm4vItems is GLM-4.1V's and GLM-4.5V's largest image: the side
+// smart_resize gives the 9999999-pixel square under max_pixels
+// (image_processing_glm4v.py smart_resize at temporal_patch_size frames:
+// beta = sqrt(2 x 9999999^2 / max_pixels), side = floor(9999999 / beta /
+// 28) x 28), (side / 28)^2 merged patches (_get_vision_info,
+// glm4_1v.py:1063-1102). max_pixels is vLLM's override of the processor's
+// size.longest_edge (_get_image_max_pixels, :1104-1126): the dummy image
+// is that side, and the checkpoint's processor keeps it whenever
+// max_pixels is at most its own longest_edge (9633792 in GLM-OCR's
+// published preprocessor_config.json, smart_resize's default). The video
+// is not sized (unsized above).
+func glm4vItems(v *model.VisionTower, _ uint64, kw mmKwargs) ([]mmItem, error) {
+	maxPixels, ok := kw["max_pixels"]
+	if !ok {
+		return nil, nil
+	}
+	if v.TemporalPatch != 2 {
+		// vLLM passes the frames as temporal_patch_size to a smart_resize
+		// whose temporal_factor stays 2 (glm4_1v.py:1077-1086).
+		return nil, settingErr("mm-processor-kwargs", "max_pixels", "not sized for a GLM-4.xV tower of temporal_patch_size %d (the published towers have 2, which smart_resize's temporal factor assumes)", v.TemporalPatch)
+	}
+	factor := v.PatchSize * max(v.SpatialMerge, 1)
+	side := glm4vImageSide(maxPixels, factor)
+	if 2*side*side < glm4vMinPixels {
+		return nil, settingErr("mm-processor-kwargs", "max_pixels", "%d leaves the largest image %d x %d pixels, below the processor's %d (two frames): not modelled (the processor scales it up)", maxPixels, side, side, glm4vMinPixels)
+	}
+	n := side / factor
+	return []mmItem{{"image", n * n}}, nil
+}
+
+// glm4vImageSide is the side smart_resize gives the 9999999-pixel square
+// of two frames under maxPixels, in factor steps and factor at least; it
+// follows the float operations of transformers' smart_resize so that a
+// side on a step's edge rounds as it does there.
+func glm4vImageSide(maxPixels, factor uint64) uint64 {
+	const s = glm4vDummySide
+	beta := math.Sqrt(float64(2*s*s) / float64(maxPixels))
+	side := uint64(math.Floor(float64(s)/beta/float64(factor))) * factor
+	return max(factor, side)
+}
+
+// The processor Kimi-K2.5 is published with: media_proc_cfg in its
+// preprocessor_config.json. The file itself is not in the material
+// membudget was built from; these values are quoted alike, as the
+// published checkpoint's, by several independent readers of it (an
+// RTP-LLM wrapper's _DEFAULT_MEDIA_PROC_CFG "matching the ckpt-side
+// outputs", prime-rl's KIMI_K25_DEFAULTS, a model table that notes
+// Kimi-K2.6's file is byte-identical): in_patch_limit 16384,
+// patch_limit_on_one_side 512, in_patch_limit_each_frame 4096,
+// in_patch_limit_video and fixed_output_tokens null, patch_size 14,
+// merge_kernel_size 2. vLLM builds the processor from the checkpoint alone
+// (kimi_k25.py:119-168): --mm-processor-kwargs does not change them.
+const (
+	kimiK25InPatchLimit = 16384
+	kimiK25SideLimit    = 512
+	kimiK25FrameLimit   = 4096
+	kimiK25Patch        = 14
+	kimiK25Merge        = 2
+)
+
+// kimiK25DummySide is the side of the dummy image and of each frame of
+// the dummy video chunk (MaxImageTokenMeta, kimi_k25.py:85-89).
+const kimiK25DummySide = 3000
+
+// moonViTItems is Kimi-K2.5's largest vision chunk (the one modality it
+// takes, get_supported_mm_limits, kimi_k25.py:176-178): the dummy builder
+// keeps the larger of a 3000 x 3000 image and a chunk of such frames
+// (get_dummy_mm_items, :188-215), each counted by the processor's
+// navit_resize (transformers_utils/processors/kimi_k25_vision_fused.py:
+// 63-130): the image under in_patch_limit patches, the chunk's frames
+// under in_patch_limit_each_frame, one frame's tokens for the chunk
+// (its frames pooled in time). Every token of the placeholder is an
+// embedding (_get_prompt_updates, :272-290).
+func moonViTItems(v *model.VisionTower, _ uint64, _ mmKwargs) ([]mmItem, error) {
+	if v.PatchSize != kimiK25Patch || v.SpatialMerge != kimiK25Merge {
+		return nil, nil
+	}
+	image := navitTokens(kimiK25DummySide, kimiK25InPatchLimit)
+	chunk := navitTokens(kimiK25DummySide, kimiK25FrameLimit)
+	return []mmItem{{"vision_chunk", max(image, chunk)}}, nil
+}
+
+// navitTokens is navit_resize_image's tokens for a side x side image
+// under limit patches: the scale min(1, sqrt(limit / (side / 14)^2),
+// 512 x 14 / side), the scaled side truncated, padded up to the merged
+// patch (28), then counted in merged patches.
+func navitTokens(side, limit uint64) uint64 {
+	patches := float64(side / kimiK25Patch)
+	s1 := math.Sqrt(float64(limit) / (patches * patches))
+	s2 := float64(kimiK25SideLimit*kimiK25Patch) / float64(side)
+	scale := min(1.0, s1, s2)
+	n := min(max(1, uint64(float64(side)*scale)), kimiK25SideLimit*kimiK25Patch)
+	factor := uint64(kimiK25Merge * kimiK25Patch)
+	tokens := (n + (factor-n%factor)%factor) / factor
+	return tokens * tokens
+}
+
+// moonViTWhy is why a MoonViT tower's largest item is not sized.
+const moonViTWhy = "its largest item's tokens come from the checkpoint's preprocessor_config.json (media_proc_cfg), which membudget does not read; it sizes the published Kimi-K2.5's processor (14-pixel patches, a 2 x 2 merge), which this tower's patch and merge are not"
+
+// unsizedWhy is why the largest item of a modality whose limit is above
+// 0 is not sized, "" when every such modality's is.
+func (t mmTower) unsizedWhy(limit func(string) uint64) string {
+	mods := make([]string, 0, len(t.unsized))
+	for mod := range t.unsized {
+		mods = append(mods, mod)
+	}
+	slices.Sort(mods)
+	for _, mod := range mods {
+		if limit(mod) > 0 {
+			return t.unsized[mod]
+		}
+	}
+	return ""
+}
+
+// notSizedWhy is why tower kind's items came back empty.
+func notSizedWhy(kind string) string {
+	if kind == "moonvit" {
+		return moonViTWhy
+	}
+	return fmt.Sprintf("the largest image's tokens come from the checkpoint's preprocessor_config.json (max_pixels), which membudget does not read: --mm-processor-kwargs '{%q: N}' sizes them", "max_pixels")
+}

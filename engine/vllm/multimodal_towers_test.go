@@ -1,0 +1,166 @@
+package vllm
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"membudget/engine"
+	"membudget/model"
+)
+
+// glmPixels is GLM's processor's size.longest_edge: GLM-OCR's published
+// preprocessor_config.json and transformers' smart_resize default, 9633792
+// = 14 x 14 x 2 x 2 x 2 x 6144.
+const glmPixels = `{"max_pixels": 9633792}`
+
+// TestGLM4VAndMoonViTEncoderCacheByHand: the encoder profile of GLM-4.5V's
+// and Kimi-K2.5's serves at main, by hand from vLLM's rules (budget =
+// max(max_num_batched_tokens, T); items = max(1, min(budget / T,
+// max_num_seqs x max(1, min(limit, max_model_len / T)))); cache = items x
+// T x the text width x 2 B in bfloat16).
+//
+// GLM-4.5V's largest image under max_pixels 9633792: smart_resize fits
+// the 9999999-pixel square of two frames to sqrt(9633792 / 2) = 2194.74
+// pixels a side, floored to 28: 78 x 28 = 2184; 78 x 78 = 6084 merged
+// patches. Its width is 4096, its length 65536.
+//
+// Kimi-K2.5's largest vision chunk: the 3000-pixel image is 214 patches a
+// side; sqrt(16384 / 214^2) = 0.5981 scales it to 1794 pixels (under 512
+// x 14 = 7168), padded to 1820 = 65 x 28: 4225 tokens; a chunk's frame
+// under 4096 patches, sqrt(4096 / 214^2) = 0.2991: 897, padded to 924 =
+// 33 x 28: 1089 tokens; the image is larger. Its width is 7168, its
+// length 262144.
+func TestGLM4VAndMoonViTEncoderCacheByHand(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, model string
+		s           Serve
+		want        EncoderProfile
+	}{
+		{
+			// 8192 / 6084 = 1 item; 6084 x 4096 x 2 = 49840128.
+			name: "glm-4.5v, images only", model: "zai-org__GLM-4.5V",
+			s:    Serve{MaxNumBatchedTokens: 8192, MaxNumSeqs: 256, MM: MM{LimitPerPrompt: `{"video": 0}`, ProcessorKwargs: glmPixels}},
+			want: EncoderProfile{Runs: true, Sized: true, Modality: "image", TokensPerItem: 6084, Budget: 8192, Items: 1, CacheBytes: 49840128},
+		},
+		{
+			// 32768 / 6084 = 5 items, under 256 x min(4, 65536 / 6084 =
+			// 10) = 1024; 5 x 6084 x 4096 x 2 = 249200640.
+			name: "glm-4.5v, four images a prompt, 32768 batched tokens", model: "zai-org__GLM-4.5V",
+			s:    Serve{MaxNumBatchedTokens: 32768, MaxNumSeqs: 256, MM: MM{LimitPerPrompt: `{"image": 4, "video": 0}`, ProcessorKwargs: glmPixels}},
+			want: EncoderProfile{Runs: true, Sized: true, Modality: "image", TokensPerItem: 6084, Budget: 32768, Items: 5, CacheBytes: 249200640},
+		},
+		{
+			// One sequence: the decoder takes 1 x min(999, 65536 / 6084 =
+			// 10) = 10 items, the encoder 32768 / 6084 = 5: 5 items.
+			name: "glm-4.5v, one sequence", model: "zai-org__GLM-4.5V",
+			s:    Serve{MaxNumBatchedTokens: 32768, MaxNumSeqs: 1, MM: MM{LimitPerPrompt: `{"video": 0}`, ProcessorKwargs: glmPixels}},
+			want: EncoderProfile{Runs: true, Sized: true, Modality: "image", TokensPerItem: 6084, Budget: 32768, Items: 5, CacheBytes: 249200640},
+		},
+		{
+			name: "glm-4.5v, video on", model: "zai-org__GLM-4.5V",
+			s:    Serve{MaxNumBatchedTokens: 8192, MaxNumSeqs: 256, MM: MM{ProcessorKwargs: glmPixels}},
+			want: EncoderProfile{Runs: true, Why: glm4vVideoWhy},
+		},
+		{
+			name: "glm-4.5v, max_pixels not given", model: "zai-org__GLM-4.5V",
+			s:    Serve{MaxNumBatchedTokens: 8192, MaxNumSeqs: 256, MM: MM{LimitPerPrompt: `{"video": 0}`}},
+			want: EncoderProfile{Runs: true, Why: notSizedWhy("glm4v")},
+		},
+		{
+			// 8192 / 4225 = 1 item; 4225 x 7168 x 2 = 60569600.
+			name: "kimi-k2.5", model: "moonshotai__Kimi-K2.5",
+			s:    Serve{MaxNumBatchedTokens: 8192, MaxNumSeqs: 256},
+			want: EncoderProfile{Runs: true, Sized: true, Modality: "vision_chunk", TokensPerItem: 4225, Budget: 8192, Items: 1, CacheBytes: 60569600},
+		},
+		{
+			// 32768 / 4225 = 7 items, under 256 x min(2, 262144 / 4225 =
+			// 62) = 512; 7 x 4225 x 7168 x 2 = 423987200.
+			name: "kimi-k2.5, two chunks a prompt, 32768 batched tokens", model: "moonshotai__Kimi-K2.5",
+			s:    Serve{MaxNumBatchedTokens: 32768, MaxNumSeqs: 256, MM: MM{LimitPerPrompt: `{"vision_chunk": 2}`}},
+			want: EncoderProfile{Runs: true, Sized: true, Modality: "vision_chunk", TokensPerItem: 4225, Budget: 32768, Items: 7, CacheBytes: 423987200},
+		},
+		{
+			name: "kimi-k2.5, text only", model: "moonshotai__Kimi-K2.5",
+			s:    Serve{MaxNumBatchedTokens: 8192, MaxNumSeqs: 256, MM: MM{LimitPerPrompt: `{"vision_chunk": 0}`}},
+			want: EncoderProfile{Why: "every modality's limit is 0: vLLM serves the model as text only"},
+		},
+	}
+	for _, c := range cases {
+		sz, err := sizeShippedAt(t, c.model, "h200", "main", c.s)
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		want := c.want
+		// EveryStage is the runner's (V1 or V2), not this file's.
+		want.EveryStage = sz.Serve.Encoder.EveryStage
+		if diff := cmp.Diff(want, sz.Serve.Encoder); diff != "" {
+			t.Errorf("%s: encoder profile (-want +got):\n%s", c.name, diff)
+		}
+	}
+}
+
+// TestGLM4VImageSide: smart_resize's side on and off a 28-pixel step,
+// by hand: 2 x 1120^2 = 2508800 pixels are exactly 40 steps a side (the
+// float division must not fall to 39.999); one pixel fewer is 39 steps;
+// 12845056 (Qwen2.5-VL's figure): sqrt(6422528) = 2534.26, 90 steps;
+// 1000 pixels floor to 0 steps, kept at one.
+func TestGLM4VImageSide(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ pixels, want uint64 }{
+		{2508800, 1120}, {2508799, 1092}, {9633792, 2184}, {12845056, 2520}, {1000, 28},
+	} {
+		if got := glm4vImageSide(c.pixels, 28); got != c.want {
+			t.Errorf("max_pixels %d: side %d, want %d", c.pixels, got, c.want)
+		}
+	}
+}
+
+// TestNavitTokens: Kimi-K2.5's processor on square images, by hand: a
+// 3000-pixel image 4225 tokens and a chunk's frame 1089 (see above); a
+// 280-pixel image is 20 patches a side, under every limit: 10 x 10 = 100;
+// a 7200-pixel one at 16384 patches: 514 patches a side, scaled by
+// sqrt(16384 / 514^2) = 128 / 514 (under 7168 / 7200): 7200 x 128 / 514
+// = 1792.996, truncated to 1792 = 64 x 28, no padding: 4096.
+func TestNavitTokens(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ side, limit, want uint64 }{
+		{3000, 16384, 4225}, {3000, 4096, 1089}, {280, 16384, 100}, {7200, 16384, 4096},
+	} {
+		if got := navitTokens(c.side, c.limit); got != c.want {
+			t.Errorf("side %d under %d patches: %d tokens, want %d", c.side, c.limit, got, c.want)
+		}
+	}
+}
+
+// TestGLM4VAndMoonViTRefusals: what membudget does not size is refused
+// by flag and key, or left unsized with why.
+func TestGLM4VAndMoonViTRefusals(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name, model, flag, in string
+		s                     Serve
+	}{
+		{"glm max_pixels too small", "zai-org__GLM-4.5V", "mm-processor-kwargs", "below the processor's 12544",
+			Serve{MM: MM{LimitPerPrompt: `{"video": 0}`, ProcessorKwargs: `{"max_pixels": 1000}`}}},
+		{"glm min_pixels", "zai-org__GLM-4.5V", "mm-processor-kwargs", "not modelled for the glm4v tower (membudget reads max_pixels)",
+			Serve{MM: MM{ProcessorKwargs: `{"min_pixels": 1000}`}}},
+		{"kimi takes no processor kwargs", "moonshotai__Kimi-K2.5", "mm-processor-kwargs", "not modelled for the moonvit tower (membudget reads no key)",
+			Serve{MM: MM{ProcessorKwargs: `{"max_pixels": 1000}`}}},
+	} {
+		_, err := sizeShippedAt(t, c.model, "h200", "main", c.s)
+		var se *engine.SettingError
+		if !errors.As(err, &se) || se.Flag != c.flag || !strings.Contains(err.Error(), c.in) {
+			t.Errorf("%s: got %v, want a --%s error saying %q", c.name, err, c.flag, c.in)
+		}
+	}
+	// A MoonViT of another patch is not the published processor's.
+	items, err := moonViTItems(&model.VisionTower{PatchSize: 16, SpatialMerge: 2}, 0, nil)
+	if err != nil || len(items) != 0 {
+		t.Errorf("a 16-pixel MoonViT: %v, %v; want no item", items, err)
+	}
+}
