@@ -32,6 +32,7 @@ var (
 		Source: "src/transformers/models/llava/configuration_llava.py@053f59efe4",
 		Defaults: []classDefault{
 			{"vision_feature_layer", "-2"}, {"multimodal_projector_bias", "true"},
+			{"vision_feature_select_strategy", `"default"`},
 		},
 		Nested: map[string]string{"text_config": "llama", "vision_config": "clip_vision_model"},
 	}
@@ -124,7 +125,35 @@ func readLlavaLike(o jsonObject, a *Arch, textType string, next bool) jsonObject
 		ConfigLayers:  v.uint("num_hidden_layers"),
 		ConfigHidden:  hidden,
 	}
+	if !next {
+		a.Vision.TokensPerImage = llavaImageTokens(a.Vision, o.str("vision_feature_select_strategy"))
+	}
 	return text
+}
+
+// llavaImageTokens is the embeddings one image becomes under LLaVA's
+// CLIP or SigLIP tower (llava.py:186-213 at d18bb7b: the encoder's tokens
+// of an image_size square, (image_size / patch_size)^2 and CLIP's class
+// token (clip.py:83-100, siglip.py:261-277), less the first under the
+// "default" strategy, all under "full", vision.py:191-209); 0 where
+// another tower or strategy decides it (Pixtral's tower counts rows and
+// breaks; "class" or a callable).
+func llavaImageTokens(v *VisionTower, strategy string) uint64 {
+	if v.Kind != "clip" && v.Kind != "llava_siglip" || v.PatchSize == 0 {
+		return 0
+	}
+	side := v.ImageSize / v.PatchSize
+	n := side * side
+	if v.Kind == "clip" {
+		n++
+	}
+	switch strategy {
+	case "default":
+		return n - 1
+	case "full":
+		return n
+	}
+	return 0
 }
 
 // llavaFeatureLayers reads vision_feature_layer, an index or a list of

@@ -85,6 +85,9 @@ type EncoderProfile struct {
 	EveryStage bool
 	// Why says why the profile does not run or is not sized.
 	Why string
+	// Basis is what a sized item's tokens rest on that the serve and the
+	// config do not give ("" when nothing): the report says it.
+	Basis string
 }
 
 // mmSince is the first release whose encoder cache membudget sizes: PR
@@ -127,6 +130,12 @@ type mmTower struct {
 	// unsized are the modalities whose largest item is not sized, with
 	// why: a serve whose limit for one is above 0 is not sized.
 	unsized map[string]string
+	// basis is what the items rest on beyond the config and the serve
+	// (EncoderProfile.Basis).
+	basis string
+	// supported are the modalities the model takes at most some items of
+	// a prompt (get_supported_mm_limits; the others take any number).
+	supported map[string]uint64
 }
 
 // mmItem is the largest item of a modality, in the language model's
@@ -161,9 +170,12 @@ var mmTowers = map[string]mmTower{
 	"qwen3_vl": {modalities: []string{"image", "video"}, why: notRead},
 	"pixtral":  {modalities: []string{"image"}, why: notRead},
 	"llama4":   {modalities: []string{"image"}, why: notRead},
-	"clip":     {modalities: []string{"image"}, why: notRead},
+	// LLaVA's CLIP or SigLIP tower: a fixed count an image (model's
+	// llavaImageTokens); LLaVA-NeXT's tiles come from the processor's grid
+	// pinpoints (no count: why).
+	"clip": {modalities: []string{"image"}, items: gemma3Items, why: notRead},
 	// LLaVA-NeXT's tiles come from the processor's grid pinpoints.
-	"llava_siglip":  {modalities: []string{"image"}, why: notRead},
+	"llava_siglip":  {modalities: []string{"image"}, items: gemma3Items, why: notRead},
 	"llava_pixtral": {modalities: []string{"image"}, why: notRead},
 	"intern_vit":    {why: notRead},
 }
@@ -389,10 +401,16 @@ func (r *Resolved) resolveMM(a *model.Arch) error {
 		return err
 	}
 	limit := func(mod string) uint64 {
-		if n, ok := limits[mod]; ok {
-			return n
+		n := uint64(defaultMMLimit)
+		if given, ok := limits[mod]; ok {
+			n = given
 		}
-		return defaultMMLimit
+		if most, ok := tower.supported[mod]; ok {
+			// allowed_mm_limits: the model's own limit caps the user's
+			// (vllm/multimodal/processing/context.py:420-434).
+			n = min(n, most)
+		}
+		return n
 	}
 	textOnly := known && len(tower.modalities) > 0
 	for _, mod := range tower.modalities {
@@ -431,10 +449,13 @@ func (r *Resolved) resolveMM(a *model.Arch) error {
 			break
 		}
 		if len(items) == 0 {
-			e.Why = notSizedWhy(kind)
+			e.Why = notSizedWhy(kind, tower)
 			break
 		}
 		r.sizeEncoderCache(a, items, limit, &e)
+		if e.Sized {
+			e.Basis = tower.basis
+		}
 	}
 	r.Encoder = e
 	return nil
@@ -588,6 +609,8 @@ type mmJSON struct {
 	Sized    bool   `json:"encoder_cache_sized"`
 	NotSized string `json:"not_sized,omitempty"`
 	Modality string `json:"modality,omitempty"`
+	// Basis is what the item's tokens rest on beyond the config.
+	Basis string `json:"basis,omitempty"`
 	// TokensPerItem, BudgetTokens and Items are what vLLM logs; CacheBytes
 	// the cached outputs on a GPU of the first stage.
 	TokensPerItem uint64 `json:"max_tokens_per_mm_item,omitempty"`
@@ -607,7 +630,7 @@ func (sz *Sizing) mmJSON() *mmJSON {
 	}
 	e := r.Encoder
 	return &mmJSON{LimitPerPrompt: r.MM.LimitPerPrompt, SkipProfiling: r.MM.SkipProfiling, ProcessorKwargs: r.MM.ProcessorKwargs,
-		Profiled: e.Runs, Sized: e.Sized, NotSized: e.Why, Modality: e.Modality, TokensPerItem: e.TokensPerItem,
+		Profiled: e.Runs, Sized: e.Sized, NotSized: e.Why, Modality: e.Modality, Basis: e.Basis, TokensPerItem: e.TokensPerItem,
 		BudgetTokens: e.Budget, Items: e.Items, CacheBytes: e.CacheBytes, ProcessorCacheBytes: r.MMHostBytes}
 }
 
@@ -645,6 +668,9 @@ func (sz *Sizing) mmSettings() []string {
 		}
 		out = append(out, fmt.Sprintf("encoder cache: a budget of %d tokens, profiled with %d %s items of %d tokens (max_tokens_per_mm_item), whose outputs the profile keeps: %s on %s",
 			e.Budget, e.Items, e.Modality, e.TokensPerItem, engine.GiB(e.CacheBytes), where))
+		if e.Basis != "" {
+			out = append(out, "encoder cache: "+e.Basis)
+		}
 	case e.Runs:
 		out = append(out, "encoder cache: not sized ("+e.Why+"): vLLM's profile run charges it, and its KV cache comes out smaller than this report says")
 	default:

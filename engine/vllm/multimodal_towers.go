@@ -18,14 +18,27 @@ import (
 func init() {
 	mmTowers["glm4v"] = mmTower{
 		modalities: []string{"image", "video"}, kwargs: []string{"max_pixels"}, items: glm4vItems,
-		unsized: map[string]string{"video": glm4vVideoWhy},
+		unsized: map[string]string{"video": glm4vVideoWhy}, basis: glm4vBasis,
+		// One video a prompt at most (get_supported_mm_limits,
+		// glm4_1v.py:986-987).
+		supported: map[string]uint64{"video": 1},
 	}
-	mmTowers["moonvit"] = mmTower{modalities: []string{"vision_chunk"}, items: moonViTItems}
+	mmTowers["moonvit"] = mmTower{modalities: []string{"vision_chunk"}, items: moonViTItems, basis: moonViTBasis}
+	// PaliGemma: SigLIP's (image_size / patch_size)^2 embeddings an
+	// image (paligemma.py:90-103, siglip.py:261-277; the inserted bos is
+	// not an embedding, :209-214), one image a prompt at most
+	// (get_supported_mm_limits, :86-87).
+	mmTowers["paligemma"] = mmTower{modalities: []string{"image"}, items: gemma3Items, supported: map[string]uint64{"image": 1}}
 }
 
 // glm4vVideoWhy is why GLM-4.1V's and GLM-4.5V's largest video is not
 // sized.
 const glm4vVideoWhy = "the largest video's tokens come from the frames vLLM's profile picks (glm4_1v.py:1180-1212) and from the checkpoint's video_preprocessor_config.json (size.longest_edge), which resizes them and which membudget does not read: --limit-mm-per-prompt '{\"video\": 0}' leaves the image, which is sized"
+
+// glm4vBasis is what GLM's image rests on: the checkpoint's own
+// longest_edge, which the processor resizes the dummy image to when it is
+// below max_pixels.
+const glm4vBasis = "the image's tokens are max_pixels' as given: the checkpoint's processor keeps that image while max_pixels is at most its size.longest_edge (GLM-OCR's published preprocessor_config.json: 9633792), and shrinks it to that above"
 
 // glm4vDummySide is the side of the image vLLM's profile asks
 // smart_resize to fit under max_pixels (get_image_size_with_most_features,
@@ -137,6 +150,10 @@ func navitTokens(side, limit uint64) uint64 {
 	return tokens * tokens
 }
 
+// moonViTBasis is what Kimi-K2.5's item rests on: the published
+// processor's limits, not in config.json.
+const moonViTBasis = "the item's tokens are the published Kimi-K2.5 processor's (preprocessor_config.json media_proc_cfg: in_patch_limit 16384, patch_limit_on_one_side 512, in_patch_limit_each_frame 4096), which membudget does not read from the checkpoint: a checkpoint with other limits profiles another item"
+
 // moonViTWhy is why a MoonViT tower's largest item is not sized.
 const moonViTWhy = "its largest item's tokens come from the checkpoint's preprocessor_config.json (media_proc_cfg), which membudget does not read; it sizes the published Kimi-K2.5's processor (14-pixel patches, a 2 x 2 merge), which this tower's patch and merge are not"
 
@@ -156,8 +173,11 @@ func (t mmTower) unsizedWhy(limit func(string) uint64) string {
 	return ""
 }
 
-// notSizedWhy is why tower kind's items came back empty.
-func notSizedWhy(kind string) string {
+// notSizedWhy is why tower t of kind's items came back empty.
+func notSizedWhy(kind string, t mmTower) string {
+	if t.why != "" {
+		return t.why
+	}
 	if kind == "moonvit" {
 		return moonViTWhy
 	}

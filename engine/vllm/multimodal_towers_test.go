@@ -16,8 +16,8 @@ import (
 // = 14 x 14 x 2 x 2 x 2 x 6144.
 const glmPixels = `{"max_pixels": 9633792}`
 
-// TestGLM4VAndMoonViTEncoderCacheByHand: the encoder profile of GLM-4.5V's
-// and Kimi-K2.5's serves at main, by hand from vLLM's rules (budget =
+// TestEncoderCacheTowersByHand: the encoder profile of GLM-4.5V's,
+// Kimi-K2.5's, LLaVA-1.5's and PaliGemma's serves at main, by hand from vLLM's rules (budget =
 // max(max_num_batched_tokens, T); items = max(1, min(budget / T,
 // max_num_seqs x max(1, min(limit, max_model_len / T)))); cache = items x
 // T x the text width x 2 B in bfloat16).
@@ -33,7 +33,7 @@ const glmPixels = `{"max_pixels": 9633792}`
 // under 4096 patches, sqrt(4096 / 214^2) = 0.2991: 897, padded to 924 =
 // 33 x 28: 1089 tokens; the image is larger. Its width is 7168, its
 // length 262144.
-func TestGLM4VAndMoonViTEncoderCacheByHand(t *testing.T) {
+func TestEncoderCacheTowersByHand(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		name, model string
@@ -44,21 +44,21 @@ func TestGLM4VAndMoonViTEncoderCacheByHand(t *testing.T) {
 			// 8192 / 6084 = 1 item; 6084 x 4096 x 2 = 49840128.
 			name: "glm-4.5v, images only", model: "zai-org__GLM-4.5V",
 			s:    Serve{MaxNumBatchedTokens: 8192, MaxNumSeqs: 256, MM: MM{LimitPerPrompt: `{"video": 0}`, ProcessorKwargs: glmPixels}},
-			want: EncoderProfile{Runs: true, Sized: true, Modality: "image", TokensPerItem: 6084, Budget: 8192, Items: 1, CacheBytes: 49840128},
+			want: EncoderProfile{Runs: true, Sized: true, Modality: "image", TokensPerItem: 6084, Budget: 8192, Items: 1, CacheBytes: 49840128, Basis: glm4vBasis},
 		},
 		{
 			// 32768 / 6084 = 5 items, under 256 x min(4, 65536 / 6084 =
 			// 10) = 1024; 5 x 6084 x 4096 x 2 = 249200640.
 			name: "glm-4.5v, four images a prompt, 32768 batched tokens", model: "zai-org__GLM-4.5V",
 			s:    Serve{MaxNumBatchedTokens: 32768, MaxNumSeqs: 256, MM: MM{LimitPerPrompt: `{"image": 4, "video": 0}`, ProcessorKwargs: glmPixels}},
-			want: EncoderProfile{Runs: true, Sized: true, Modality: "image", TokensPerItem: 6084, Budget: 32768, Items: 5, CacheBytes: 249200640},
+			want: EncoderProfile{Runs: true, Sized: true, Modality: "image", TokensPerItem: 6084, Budget: 32768, Items: 5, CacheBytes: 249200640, Basis: glm4vBasis},
 		},
 		{
 			// One sequence: the decoder takes 1 x min(999, 65536 / 6084 =
 			// 10) = 10 items, the encoder 32768 / 6084 = 5: 5 items.
 			name: "glm-4.5v, one sequence", model: "zai-org__GLM-4.5V",
 			s:    Serve{MaxNumBatchedTokens: 32768, MaxNumSeqs: 1, MM: MM{LimitPerPrompt: `{"video": 0}`, ProcessorKwargs: glmPixels}},
-			want: EncoderProfile{Runs: true, Sized: true, Modality: "image", TokensPerItem: 6084, Budget: 32768, Items: 5, CacheBytes: 249200640},
+			want: EncoderProfile{Runs: true, Sized: true, Modality: "image", TokensPerItem: 6084, Budget: 32768, Items: 5, CacheBytes: 249200640, Basis: glm4vBasis},
 		},
 		{
 			name: "glm-4.5v, video on", model: "zai-org__GLM-4.5V",
@@ -68,20 +68,20 @@ func TestGLM4VAndMoonViTEncoderCacheByHand(t *testing.T) {
 		{
 			name: "glm-4.5v, max_pixels not given", model: "zai-org__GLM-4.5V",
 			s:    Serve{MaxNumBatchedTokens: 8192, MaxNumSeqs: 256, MM: MM{LimitPerPrompt: `{"video": 0}`}},
-			want: EncoderProfile{Runs: true, Why: notSizedWhy("glm4v")},
+			want: EncoderProfile{Runs: true, Why: notSizedWhy("glm4v", mmTowers["glm4v"])},
 		},
 		{
 			// 8192 / 4225 = 1 item; 4225 x 7168 x 2 = 60569600.
 			name: "kimi-k2.5", model: "moonshotai__Kimi-K2.5",
 			s:    Serve{MaxNumBatchedTokens: 8192, MaxNumSeqs: 256},
-			want: EncoderProfile{Runs: true, Sized: true, Modality: "vision_chunk", TokensPerItem: 4225, Budget: 8192, Items: 1, CacheBytes: 60569600},
+			want: EncoderProfile{Runs: true, Sized: true, Modality: "vision_chunk", TokensPerItem: 4225, Budget: 8192, Items: 1, CacheBytes: 60569600, Basis: moonViTBasis},
 		},
 		{
 			// 32768 / 4225 = 7 items, under 256 x min(2, 262144 / 4225 =
 			// 62) = 512; 7 x 4225 x 7168 x 2 = 423987200.
 			name: "kimi-k2.5, two chunks a prompt, 32768 batched tokens", model: "moonshotai__Kimi-K2.5",
 			s:    Serve{MaxNumBatchedTokens: 32768, MaxNumSeqs: 256, MM: MM{LimitPerPrompt: `{"vision_chunk": 2}`}},
-			want: EncoderProfile{Runs: true, Sized: true, Modality: "vision_chunk", TokensPerItem: 4225, Budget: 32768, Items: 7, CacheBytes: 423987200},
+			want: EncoderProfile{Runs: true, Sized: true, Modality: "vision_chunk", TokensPerItem: 4225, Budget: 32768, Items: 7, CacheBytes: 423987200, Basis: moonViTBasis},
 		},
 		{
 			name: "kimi-k2.5, text only", model: "moonshotai__Kimi-K2.5",
@@ -89,6 +89,48 @@ func TestGLM4VAndMoonViTEncoderCacheByHand(t *testing.T) {
 			want: EncoderProfile{Why: "every modality's limit is 0: vLLM serves the model as text only"},
 		},
 	}
+	cases = append(cases, []struct {
+		name, model string
+		s           Serve
+		want        EncoderProfile
+	}{
+		{
+			// LLaVA-1.5-7B: CLIP's (336 / 14)^2 = 576 patches and its class
+			// token, less the first under "default": 576 an image;
+			// 8192 / 576 = 14 items, under 256 x min(999, 4096 / 576 = 7);
+			// 14 x 576 x 4096 x 2 = 66060288.
+			name: "llava-1.5-7b", model: "llava-hf__llava-1.5-7b-hf",
+			s:    Serve{MaxNumBatchedTokens: 8192, MaxNumSeqs: 256},
+			want: EncoderProfile{Runs: true, Sized: true, Modality: "image", TokensPerItem: 576, Budget: 8192, Items: 14, CacheBytes: 66060288},
+		},
+		{
+			// One sequence of one image: 1 x 576 x 4096 x 2 = 4718592.
+			name: "llava-1.5-7b, one sequence, one image", model: "llava-hf__llava-1.5-7b-hf",
+			s:    Serve{MaxNumBatchedTokens: 8192, MaxNumSeqs: 1, MM: MM{LimitPerPrompt: `{"image": 1}`}},
+			want: EncoderProfile{Runs: true, Sized: true, Modality: "image", TokensPerItem: 576, Budget: 8192, Items: 1, CacheBytes: 4718592},
+		},
+		{
+			// PaliGemma-3B-448: SigLIP's (448 / 14)^2 = 1024 an image;
+			// 8192 / 1024 = 8 items; width 2048: 8 x 1024 x 2048 x 2 =
+			// 33554432.
+			name: "paligemma-3b-448", model: "google__paligemma-3b-pt-448",
+			s:    Serve{MaxNumBatchedTokens: 8192, MaxNumSeqs: 256},
+			want: EncoderProfile{Runs: true, Sized: true, Modality: "image", TokensPerItem: 1024, Budget: 8192, Items: 8, CacheBytes: 33554432},
+		},
+		{
+			// Four sequences: PaliGemma takes one image a prompt whatever
+			// the limit says (999 by default), so 4 x 1 = 4 items, not
+			// min(8, 4 x 8192 / 1024); 4 x 1024 x 2048 x 2 = 16777216.
+			name: "paligemma-3b-448, four sequences", model: "google__paligemma-3b-pt-448",
+			s:    Serve{MaxNumBatchedTokens: 8192, MaxNumSeqs: 4},
+			want: EncoderProfile{Runs: true, Sized: true, Modality: "image", TokensPerItem: 1024, Budget: 8192, Items: 4, CacheBytes: 16777216},
+		},
+		{
+			name: "llava-v1.6-mistral-7b: tiles", model: "llava-hf__llava-v1.6-mistral-7b-hf",
+			s:    Serve{MaxNumBatchedTokens: 8192, MaxNumSeqs: 256},
+			want: EncoderProfile{Runs: true, Why: notRead},
+		},
+	}...)
 	for _, c := range cases {
 		sz, err := sizeShippedAt(t, c.model, "h200", "main", c.s)
 		if err != nil {
