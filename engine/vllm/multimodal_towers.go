@@ -29,7 +29,19 @@ func init() {
 	// not an embedding, :209-214), one image a prompt at most
 	// (get_supported_mm_limits, :86-87).
 	mmTowers["paligemma"] = mmTower{modalities: []string{"image"}, items: gemma3Items, supported: map[string]uint64{"image": 1}}
+	// The towers whose largest item is not sized, each with why.
+	mmTowers["llava_onevision"] = mmTower{modalities: []string{"image", "video"}, why: llavaOneVisionWhy}
+	mmTowers["llava_next_video"] = mmTower{modalities: []string{"video"}, supported: map[string]uint64{"video": 1}, why: llavaNextVideoWhy}
+	mmTowers["idefics3"] = mmTower{modalities: []string{"image"}, why: idefics3Why}
 }
+
+// Why the largest item of LLaVA-OneVision, LLaVA-NeXT-Video and
+// Idefics3/SmolVLM is not sized.
+const (
+	llavaOneVisionWhy = "its largest image is the anyres_max tiling of image_grid_pinpoints with unpadding and its video the most frames that fit --max-model-len (llava_onevision.py get_image_size_with_most_features, get_num_frames_with_most_features), which membudget does not count yet"
+	llavaNextVideoWhy = "its video is the most frames that fit --max-model-len, each pooled by spatial_pool_stride (llava_next_video.py get_num_frames_with_most_features), which membudget does not count yet"
+	idefics3Why       = "its image splits into tiles of the processor's size.longest_edge and max_image_size (preprocessor_config.json), which membudget does not read"
+)
 
 // glm4vVideoWhy is why GLM-4.1V's and GLM-4.5V's largest video is not
 // sized.

@@ -130,6 +130,22 @@ func TestEncoderCacheTowersByHand(t *testing.T) {
 			s:    Serve{MaxNumBatchedTokens: 8192, MaxNumSeqs: 256},
 			want: EncoderProfile{Runs: true, Why: notRead},
 		},
+		{
+			name: "llava-onevision", model: "llava-hf__llava-onevision-qwen2-7b-ov-hf",
+			s:    Serve{MaxNumBatchedTokens: 8192, MaxNumSeqs: 256},
+			want: EncoderProfile{Runs: true, Why: llavaOneVisionWhy},
+		},
+		{
+			// LLaVA-NeXT-Video takes video alone: its limit 0 is text only.
+			name: "llava-next-video, text only", model: "llava-hf__LLaVA-NeXT-Video-7B-hf",
+			s:    Serve{MaxNumBatchedTokens: 8192, MaxNumSeqs: 256, MM: MM{LimitPerPrompt: `{"video": 0}`}},
+			want: EncoderProfile{Why: "every modality's limit is 0: vLLM serves the model as text only"},
+		},
+		{
+			name: "smolvlm2", model: "HuggingFaceTB__SmolVLM2-500M-Video-Instruct",
+			s:    Serve{MaxNumBatchedTokens: 8192, MaxNumSeqs: 256},
+			want: EncoderProfile{Runs: true, Why: idefics3Why},
+		},
 	}...)
 	for _, c := range cases {
 		sz, err := sizeShippedAt(t, c.model, "h200", "main", c.s)
