@@ -27,3 +27,31 @@ func TestLlavaImageTokens(t *testing.T) {
 		}
 	}
 }
+
+// TestLlavaNextImageTokens: LLaVA-NeXT's largest image, by hand. CLIP at
+// 336 px in 14 px patches, "default": a base of 576; the class's
+// pinpoints' largest is 672 x 672, 2 x 2 tiles of 24 patches: 48 x 48 +
+// 48 newlines + 576 = 2928. One pinpoint 336 x 1008: 24 x 72 + 24 + 576 =
+// 2328. SigLIP at 384 px in 14 px patches, "default" (728), pinpoint 768
+// x 768: 54 x 54 + 54 + 728 = 3698. A pinpoint not of whole tiles (500 x
+// 672) and an empty list are not counted: 0.
+func TestLlavaNextImageTokens(t *testing.T) {
+	clip := &VisionTower{Kind: "clip", ImageSize: 336, PatchSize: 14}
+	siglip := &VisionTower{Kind: "llava_siglip", ImageSize: 384, PatchSize: 14}
+	for _, c := range []struct {
+		name string
+		v    *VisionTower
+		pins [][]uint64
+		want uint64
+	}{
+		{"class pinpoints", clip, [][]uint64{{336, 672}, {672, 336}, {672, 672}, {1008, 336}, {336, 1008}}, 2928},
+		{"one wide pinpoint", clip, [][]uint64{{336, 1008}}, 2328},
+		{"siglip", siglip, [][]uint64{{768, 768}}, 3698},
+		{"not whole tiles", clip, [][]uint64{{672, 672}, {500, 672}}, 0},
+		{"no pinpoints", clip, nil, 0},
+	} {
+		if got := llavaNextImageTokens(c.v, llavaImageTokens(c.v, "default"), c.pins); got != c.want {
+			t.Errorf("%s: %d tokens, want %d", c.name, got, c.want)
+		}
+	}
+}

@@ -170,11 +170,11 @@ var mmTowers = map[string]mmTower{
 	"qwen3_vl": {modalities: []string{"image", "video"}, why: notRead},
 	"pixtral":  {modalities: []string{"image"}, why: notRead},
 	"llama4":   {modalities: []string{"image"}, why: notRead},
-	// LLaVA's CLIP or SigLIP tower: a fixed count an image (model's
-	// llavaImageTokens); LLaVA-NeXT's tiles come from the processor's grid
-	// pinpoints (no count: why).
-	"clip": {modalities: []string{"image"}, items: gemma3Items, why: notRead},
-	// LLaVA-NeXT's tiles come from the processor's grid pinpoints.
+	// LLaVA's and LLaVA-NeXT's CLIP or SigLIP tower: the model's count an
+	// image (llavaImageTokens, llavaNextImageTokens: the base image and,
+	// for LLaVA-NeXT, the tiles of the largest grid pinpoint); why where
+	// the model has none.
+	"clip":          {modalities: []string{"image"}, items: gemma3Items, why: notRead},
 	"llava_siglip":  {modalities: []string{"image"}, items: gemma3Items, why: notRead},
 	"llava_pixtral": {modalities: []string{"image"}, why: notRead},
 	"intern_vit":    {why: notRead},

@@ -126,9 +126,14 @@ func TestEncoderCacheTowersByHand(t *testing.T) {
 			want: EncoderProfile{Runs: true, Sized: true, Modality: "image", TokensPerItem: 1024, Budget: 8192, Items: 4, CacheBytes: 16777216},
 		},
 		{
-			name: "llava-v1.6-mistral-7b: tiles", model: "llava-hf__llava-v1.6-mistral-7b-hf",
+			// LLaVA-v1.6-Mistral-7B: its pinpoint 672 x 672 is 2 x 2 tiles
+			// of 24 patches, 48 x 48 = 2304, 48 newlines and the base
+			// image's 576: 2928 (1008 x 336: 72 x 24 + 72 + 576 = 2376;
+			// 336 x 1008: 2328; 336 x 672: 1152 + 24 + 576 = 1752);
+			// 8192 / 2928 = 2 items; 2 x 2928 x 4096 x 2 = 47972352.
+			name: "llava-v1.6-mistral-7b", model: "llava-hf__llava-v1.6-mistral-7b-hf",
 			s:    Serve{MaxNumBatchedTokens: 8192, MaxNumSeqs: 256},
-			want: EncoderProfile{Runs: true, Why: notRead},
+			want: EncoderProfile{Runs: true, Sized: true, Modality: "image", TokensPerItem: 2928, Budget: 8192, Items: 2, CacheBytes: 47972352},
 		},
 		{
 			name: "llava-onevision", model: "llava-hf__llava-onevision-qwen2-7b-ov-hf",
