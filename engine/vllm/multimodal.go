@@ -168,7 +168,7 @@ var mmTowers = map[string]mmTower{
 	// Qwen3-VL's video processor has its own size and frame rules
 	// (qwen3_vl.py), read from files membudget does not read.
 	"qwen3_vl": {modalities: []string{"image", "video"}, why: notRead},
-	"pixtral":  {modalities: []string{"image"}, why: notRead},
+	"pixtral":  {modalities: []string{"image"}, items: pixtralItems},
 	"llama4":   {modalities: []string{"image"}, why: notRead},
 	// LLaVA's and LLaVA-NeXT's CLIP or SigLIP tower: the model's count an
 	// image (llavaImageTokens, llavaNextImageTokens: the base image and,

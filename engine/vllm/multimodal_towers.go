@@ -169,6 +169,22 @@ const moonViTBasis = "the item's tokens are the published Kimi-K2.5 processor's 
 // moonViTWhy is why a MoonViT tower's largest item is not sized.
 const moonViTWhy = "its largest item's tokens come from the checkpoint's preprocessor_config.json (media_proc_cfg), which membudget does not read; it sizes the published Kimi-K2.5's processor (14-pixel patches, a 2 x 2 merge), which this tower's patch and merge are not"
 
+// pixtralItems is Mistral 3's largest image: vision_config's image_size
+// square (get_image_size_with_most_features, mistral3.py), in cells of
+// patch_size x spatial_merge_size, ceil'd as transformers'
+// _num_image_tokens does ((side - 1) / cell + 1 a side,
+// image_processing_pixtral.py; PixtralHFEncoderInfo.get_patch_grid_size,
+// pixtral.py:1110-1145); its break and end tokens are not embeddings
+// (select_token_id, mistral3.py:284-303).
+func pixtralItems(v *model.VisionTower, _ uint64, _ mmKwargs) ([]mmItem, error) {
+	cell := v.PatchSize * max(v.SpatialMerge, 1)
+	if cell == 0 || v.ImageSize == 0 {
+		return nil, nil
+	}
+	n := (v.ImageSize-1)/cell + 1
+	return []mmItem{{"image", n * n}}, nil
+}
+
 // unsizedWhy is why the largest item of a modality whose limit is above
 // 0 is not sized, "" when every such modality's is.
 func (t mmTower) unsizedWhy(limit func(string) uint64) string {

@@ -136,6 +136,15 @@ func TestEncoderCacheTowersByHand(t *testing.T) {
 			want: EncoderProfile{Runs: true, Sized: true, Modality: "image", TokensPerItem: 2928, Budget: 8192, Items: 2, CacheBytes: 47972352},
 		},
 		{
+			// Mistral-Small-3.1-24B: a 1540-pixel square in 14 x 2 = 28
+			// pixel cells, 1539 / 28 + 1 = 55 a side: 3025 embeddings;
+			// 8192 / 3025 = 2 items; width 5120: 2 x 3025 x 5120 x 2 =
+			// 61952000.
+			name: "mistral-small-3.1", model: "mistralai__Mistral-Small-3.1-24B-Instruct-2503",
+			s:    Serve{MaxNumBatchedTokens: 8192, MaxNumSeqs: 256},
+			want: EncoderProfile{Runs: true, Sized: true, Modality: "image", TokensPerItem: 3025, Budget: 8192, Items: 2, CacheBytes: 61952000},
+		},
+		{
 			name: "llava-onevision", model: "llava-hf__llava-onevision-qwen2-7b-ov-hf",
 			s:    Serve{MaxNumBatchedTokens: 8192, MaxNumSeqs: 256},
 			want: EncoderProfile{Runs: true, Why: llavaOneVisionWhy},
