@@ -177,7 +177,7 @@ var mmTowers = map[string]mmTower{
 	"clip":          {modalities: []string{"image"}, items: gemma3Items, why: notRead},
 	"llava_siglip":  {modalities: []string{"image"}, items: gemma3Items, why: notRead},
 	"llava_pixtral": {modalities: []string{"image"}, why: notRead},
-	"intern_vit":    {why: notRead},
+	"intern_vit":    {why: internVLWhy},
 }
 
 // gemma3Items is Gemma 3's largest image: TokensPerImage embeddings.

@@ -43,6 +43,9 @@ const (
 	idefics3Why       = "its image splits into tiles of the processor's size.longest_edge and max_image_size (preprocessor_config.json), which membudget does not read"
 )
 
+// internVLWhy is why InternVL's largest item is not sized.
+const internVLWhy = "whether it takes video, whose frames would be its largest item, depends on the tokenizer holding the context video token (internvl.py:348-390), which membudget does not read; its image's tiles (max_dynamic_patch, use_thumbnail) are not counted yet"
+
 // glm4vVideoWhy is why GLM-4.1V's and GLM-4.5V's largest video is not
 // sized.
 const glm4vVideoWhy = "the largest video's tokens come from the frames vLLM's profile picks (glm4_1v.py:1180-1212) and from the checkpoint's video_preprocessor_config.json (size.longest_edge), which resizes them and which membudget does not read: --limit-mm-per-prompt '{\"video\": 0}' leaves the image, which is sized"
