@@ -123,19 +123,12 @@ type mmTower struct {
 	// key is refused by name.
 	kwargs []string
 	// items returns the tokens of the largest item of each modality, as
-	// get_mm_max_tokens_per_item; why says why they are not sized when
-	// it is nil or returns none.
-	items func(v *model.VisionTower, maxModelLen uint64, kw mmKwargs) ([]mmItem, error)
-	why   string
-	// unsized are the modalities whose largest item is not sized, with
-	// why: a serve whose limit for one is above 0 is not sized.
-	unsized map[string]string
-	// basis is what the items rest on beyond the config and the serve
-	// (EncoderProfile.Basis).
-	basis string
-	// supported are the modalities the model takes at most some items of
-	// a prompt (get_supported_mm_limits; the others take any number).
-	supported map[string]uint64
+	// get_mm_max_tokens_per_item, under the serve's limit per modality;
+	// why says why they are not sized when it is nil, unsized when it
+	// returns none (the Qwen reason where "").
+	items   func(v *model.VisionTower, maxModelLen uint64, kw mmKwargs, limit func(string) uint64) ([]mmItem, error)
+	why     string
+	unsized string
 }
 
 // mmItem is the largest item of a modality, in the language model's
@@ -152,9 +145,9 @@ type mmKwargs map[string]uint64
 // processor's own files.
 const notRead = "its largest item's tokens come from the checkpoint's processor files, which membudget does not read"
 
-// mmTowers are the rules by [model.VisionTower] Kind. A kind not listed
-// is a multimodal model whose encoder cache is not sized: the report says
-// so.
+// mmTowers are the rules by [model.VisionTower] Kind (more in
+// multimodal_towers.go). A kind not listed is a multimodal model whose
+// encoder cache is not sized: the report says so.
 var mmTowers = map[string]mmTower{
 	// Gemma 3: every image is mm_tokens_per_image embeddings (256) without
 	// pan-and-scan, which the processor leaves off (gemma3_mm.py:195-211,
@@ -168,20 +161,14 @@ var mmTowers = map[string]mmTower{
 	// Qwen3-VL's video processor has its own size and frame rules
 	// (qwen3_vl.py), read from files membudget does not read.
 	"qwen3_vl": {modalities: []string{"image", "video"}, why: notRead},
-	"pixtral":  {modalities: []string{"image"}, items: pixtralItems},
 	"llama4":   {modalities: []string{"image"}, why: notRead},
-	// LLaVA's and LLaVA-NeXT's CLIP or SigLIP tower: the model's count an
-	// image (llavaImageTokens, llavaNextImageTokens: the base image and,
-	// for LLaVA-NeXT, the tiles of the largest grid pinpoint); why where
-	// the model has none.
-	"clip":          {modalities: []string{"image"}, items: gemma3Items, why: notRead},
-	"llava_siglip":  {modalities: []string{"image"}, items: gemma3Items, why: notRead},
+	// LLaVA around Pixtral's tower counts rows and breaks by its processor.
 	"llava_pixtral": {modalities: []string{"image"}, why: notRead},
-	"intern_vit":    {why: internVLWhy},
+	"intern_vit":    {why: notRead},
 }
 
 // gemma3Items is Gemma 3's largest image: TokensPerImage embeddings.
-func gemma3Items(v *model.VisionTower, _ uint64, _ mmKwargs) ([]mmItem, error) {
+func gemma3Items(v *model.VisionTower, _ uint64, _ mmKwargs, _ func(string) uint64) ([]mmItem, error) {
 	if v.TokensPerImage == 0 {
 		return nil, nil
 	}
@@ -202,7 +189,7 @@ const qwenMaxRatio = 200
 // frames whose tokens fit --max-model-len, at most 14, counted in
 // temporal_patch_size groups. max_pixels is the processor's (Qwen2.5-VL's
 // preprocessor_config.json has 12845056), given by --mm-processor-kwargs.
-func qwenVLItems(v *model.VisionTower, maxModelLen uint64, kw mmKwargs) ([]mmItem, error) {
+func qwenVLItems(v *model.VisionTower, maxModelLen uint64, kw mmKwargs, _ func(string) uint64) ([]mmItem, error) {
 	maxPixels, ok := kw["max_pixels"]
 	if !ok {
 		return nil, nil
@@ -405,7 +392,7 @@ func (r *Resolved) resolveMM(a *model.Arch) error {
 		if given, ok := limits[mod]; ok {
 			n = given
 		}
-		if most, ok := tower.supported[mod]; ok {
+		if most, ok := mmSupported[kind][mod]; ok {
 			// allowed_mm_limits: the model's own limit caps the user's
 			// (vllm/multimodal/processing/context.py:420-434).
 			n = min(n, most)
@@ -440,21 +427,17 @@ func (r *Resolved) resolveMM(a *model.Arch) error {
 	case !known || tower.items == nil:
 		e.Why = cmp.Or(tower.why, "the "+kind+" tower's largest item is not sized")
 	default:
-		items, err := tower.items(a.Vision, r.MaxModelLen, kw)
+		items, err := tower.items(a.Vision, r.MaxModelLen, kw, limit)
 		if err != nil {
 			return err
 		}
-		if why := tower.unsizedWhy(limit); why != "" {
-			e.Why = why
-			break
-		}
 		if len(items) == 0 {
-			e.Why = notSizedWhy(kind, tower)
+			e.Why = cmp.Or(tower.unsized, "the largest image's tokens come from the checkpoint's preprocessor_config.json (max_pixels), which membudget does not read: --mm-processor-kwargs '{\"max_pixels\": N}' sizes them")
 			break
 		}
 		r.sizeEncoderCache(a, items, limit, &e)
 		if e.Sized {
-			e.Basis = tower.basis
+			e.Basis = mmBases[kind]
 		}
 	}
 	r.Encoder = e
@@ -529,7 +512,7 @@ func registerMM(fs *flag.FlagSet, m *MM) {
 	fs.BoolVar(&m.SkipProfiling, "skip-mm-profiling", false, "vLLM's --skip-mm-profiling: the profile run without the encoder pass and its cache")
 	fs.StringVar(&m.EncoderTPMode, "mm-encoder-tp-mode", "", "vLLM's --mm-encoder-tp-mode: weights (default) or data (sized at TP 1 only)")
 	fs.Var(&mmCacheFlag{m}, "mm-processor-cache-gb", "vLLM's --mm-processor-cache-gb: the processor cache in host memory, GiB (default 4; counted on unified devices)")
-	fs.Var(&jsonFlag{&m.ProcessorKwargs, "mm-processor-kwargs"}, "mm-processor-kwargs", `vLLM's --mm-processor-kwargs, JSON: Qwen2-VL's and Qwen2.5-VL's max_pixels and min_pixels, GLM-4.1V's and GLM-4.5V's max_pixels size the largest item; other keys are refused`)
+	fs.Var(&jsonFlag{&m.ProcessorKwargs, "mm-processor-kwargs"}, "mm-processor-kwargs", `vLLM's --mm-processor-kwargs, JSON: Qwen2-VL's and Qwen2.5-VL's max_pixels and min_pixels size the largest item; other keys are refused`)
 }
 
 // jsonFlag is a flag whose value is a JSON object, kept as given: it is

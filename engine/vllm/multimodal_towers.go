@@ -1,9 +1,7 @@
 package vllm
 
 import (
-	"fmt"
 	"math"
-	"slices"
 
 	"membudget/model"
 )
@@ -16,24 +14,40 @@ import (
 // each modality run through the checkpoint's processor).
 
 func init() {
-	mmTowers["glm4v"] = mmTower{
-		modalities: []string{"image", "video"}, kwargs: []string{"max_pixels"}, items: glm4vItems,
-		unsized: map[string]string{"video": glm4vVideoWhy}, basis: glm4vBasis,
-		// One video a prompt at most (get_supported_mm_limits,
-		// glm4_1v.py:986-987).
-		supported: map[string]uint64{"video": 1},
-	}
-	mmTowers["moonvit"] = mmTower{modalities: []string{"vision_chunk"}, items: moonViTItems, basis: moonViTBasis}
+	mmTowers["glm4v"] = mmTower{modalities: []string{"image", "video"}, kwargs: []string{"max_pixels"}, items: glm4vItems, unsized: glm4vUnsized}
+	mmTowers["moonvit"] = mmTower{modalities: []string{"vision_chunk"}, items: moonViTItems, unsized: moonViTWhy}
 	// PaliGemma: SigLIP's (image_size / patch_size)^2 embeddings an
 	// image (paligemma.py:90-103, siglip.py:261-277; the inserted bos is
-	// not an embedding, :209-214), one image a prompt at most
-	// (get_supported_mm_limits, :86-87).
-	mmTowers["paligemma"] = mmTower{modalities: []string{"image"}, items: gemma3Items, supported: map[string]uint64{"image": 1}}
+	// not an embedding, :209-214).
+	mmTowers["paligemma"] = mmTower{modalities: []string{"image"}, items: gemma3Items}
+	// LLaVA's and LLaVA-NeXT's CLIP or SigLIP tower: the model's count an
+	// image (llavaImageTokens, llavaNextImageTokens: the base image and,
+	// for LLaVA-NeXT, the tiles of the largest grid pinpoint); notRead
+	// where the model has none.
+	mmTowers["clip"] = mmTower{modalities: []string{"image"}, items: gemma3Items, unsized: notRead}
+	mmTowers["llava_siglip"] = mmTower{modalities: []string{"image"}, items: gemma3Items, unsized: notRead}
+	mmTowers["pixtral"] = mmTower{modalities: []string{"image"}, items: pixtralItems}
 	// The towers whose largest item is not sized, each with why.
 	mmTowers["llava_onevision"] = mmTower{modalities: []string{"image", "video"}, why: llavaOneVisionWhy}
-	mmTowers["llava_next_video"] = mmTower{modalities: []string{"video"}, supported: map[string]uint64{"video": 1}, why: llavaNextVideoWhy}
+	mmTowers["llava_next_video"] = mmTower{modalities: []string{"video"}, why: llavaNextVideoWhy}
 	mmTowers["idefics3"] = mmTower{modalities: []string{"image"}, why: idefics3Why}
+	mmTowers["intern_vit"] = mmTower{why: internVLWhy}
 }
+
+// mmSupported are the modalities a tower's model takes at most some items
+// of in a prompt (get_supported_mm_limits; the others take any number):
+// PaliGemma one image (paligemma.py:86-87), GLM-4.xV one video
+// (glm4_1v.py:986-987), LLaVA-NeXT-Video one video
+// (llava_next_video.py:90-91).
+var mmSupported = map[string]map[string]uint64{
+	"paligemma":        {"image": 1},
+	"glm4v":            {"video": 1},
+	"llava_next_video": {"video": 1},
+}
+
+// mmBases are what a tower's sized item rests on beyond the config and
+// the serve (EncoderProfile.Basis).
+var mmBases = map[string]string{"glm4v": glm4vBasis, "moonvit": moonViTBasis}
 
 // Why the largest item of LLaVA-OneVision, LLaVA-NeXT-Video and
 // Idefics3/SmolVLM is not sized.
@@ -46,9 +60,9 @@ const (
 // internVLWhy is why InternVL's largest item is not sized.
 const internVLWhy = "whether it takes video, whose frames would be its largest item, depends on the tokenizer holding the context video token (internvl.py:348-390), which membudget does not read; its image's tiles (max_dynamic_patch, use_thumbnail) are not counted yet"
 
-// glm4vVideoWhy is why GLM-4.1V's and GLM-4.5V's largest video is not
-// sized.
-const glm4vVideoWhy = "the largest video's tokens come from the frames vLLM's profile picks (glm4_1v.py:1180-1212) and from the checkpoint's video_preprocessor_config.json (size.longest_edge), which resizes them and which membudget does not read: --limit-mm-per-prompt '{\"video\": 0}' leaves the image, which is sized"
+// glm4vUnsized is why GLM-4.1V's and GLM-4.5V's largest item is not
+// sized: a serve that takes video, or one without max_pixels.
+const glm4vUnsized = "the image alone is sized, from --mm-processor-kwargs '{\"max_pixels\": N}' (the checkpoint's preprocessor_config.json, which membudget does not read, has it otherwise); the largest video's tokens come from the frames vLLM's profile picks (glm4_1v.py:1180-1212) resized by the checkpoint's video_preprocessor_config.json: --limit-mm-per-prompt '{\"video\": 0}' with max_pixels sizes the image"
 
 // glm4vBasis is what GLM's image rests on: the checkpoint's own
 // longest_edge, which the processor resizes the dummy image to when it is
@@ -78,10 +92,10 @@ const glm4vMinPixels = 112 * 112
 // is that side, and the checkpoint's processor keeps it whenever
 // max_pixels is at most its own longest_edge (9633792 in GLM-OCR's
 // published preprocessor_config.json, smart_resize's default). The video
-// is not sized (unsized above).
-func glm4vItems(v *model.VisionTower, _ uint64, kw mmKwargs) ([]mmItem, error) {
+// is not sized: a serve that takes video has none (glm4vUnsized).
+func glm4vItems(v *model.VisionTower, _ uint64, kw mmKwargs, limit func(string) uint64) ([]mmItem, error) {
 	maxPixels, ok := kw["max_pixels"]
-	if !ok {
+	if !ok || limit("video") > 0 {
 		return nil, nil
 	}
 	if v.TemporalPatch != 2 {
@@ -141,7 +155,7 @@ const kimiK25DummySide = 3000
 // under in_patch_limit_each_frame, one frame's tokens for the chunk
 // (its frames pooled in time). Every token of the placeholder is an
 // embedding (_get_prompt_updates, :272-290).
-func moonViTItems(v *model.VisionTower, _ uint64, _ mmKwargs) ([]mmItem, error) {
+func moonViTItems(v *model.VisionTower, _ uint64, _ mmKwargs, _ func(string) uint64) ([]mmItem, error) {
 	if v.PatchSize != kimiK25Patch || v.SpatialMerge != kimiK25Merge {
 		return nil, nil
 	}
@@ -179,38 +193,11 @@ const moonViTWhy = "its largest item's tokens come from the checkpoint's preproc
 // image_processing_pixtral.py; PixtralHFEncoderInfo.get_patch_grid_size,
 // pixtral.py:1110-1145); its break and end tokens are not embeddings
 // (select_token_id, mistral3.py:284-303).
-func pixtralItems(v *model.VisionTower, _ uint64, _ mmKwargs) ([]mmItem, error) {
+func pixtralItems(v *model.VisionTower, _ uint64, _ mmKwargs, _ func(string) uint64) ([]mmItem, error) {
 	cell := v.PatchSize * max(v.SpatialMerge, 1)
 	if cell == 0 || v.ImageSize == 0 {
 		return nil, nil
 	}
 	n := (v.ImageSize-1)/cell + 1
 	return []mmItem{{"image", n * n}}, nil
-}
-
-// unsizedWhy is why the largest item of a modality whose limit is above
-// 0 is not sized, "" when every such modality's is.
-func (t mmTower) unsizedWhy(limit func(string) uint64) string {
-	mods := make([]string, 0, len(t.unsized))
-	for mod := range t.unsized {
-		mods = append(mods, mod)
-	}
-	slices.Sort(mods)
-	for _, mod := range mods {
-		if limit(mod) > 0 {
-			return t.unsized[mod]
-		}
-	}
-	return ""
-}
-
-// notSizedWhy is why tower t of kind's items came back empty.
-func notSizedWhy(kind string, t mmTower) string {
-	if t.why != "" {
-		return t.why
-	}
-	if kind == "moonvit" {
-		return moonViTWhy
-	}
-	return fmt.Sprintf("the largest image's tokens come from the checkpoint's preprocessor_config.json (max_pixels), which membudget does not read: --mm-processor-kwargs '{%q: N}' sizes them", "max_pixels")
 }

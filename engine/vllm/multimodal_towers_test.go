@@ -63,12 +63,12 @@ func TestEncoderCacheTowersByHand(t *testing.T) {
 		{
 			name: "glm-4.5v, video on", model: "zai-org__GLM-4.5V",
 			s:    Serve{MaxNumBatchedTokens: 8192, MaxNumSeqs: 256, MM: MM{ProcessorKwargs: glmPixels}},
-			want: EncoderProfile{Runs: true, Why: glm4vVideoWhy},
+			want: EncoderProfile{Runs: true, Why: glm4vUnsized},
 		},
 		{
 			name: "glm-4.5v, max_pixels not given", model: "zai-org__GLM-4.5V",
 			s:    Serve{MaxNumBatchedTokens: 8192, MaxNumSeqs: 256, MM: MM{LimitPerPrompt: `{"video": 0}`}},
-			want: EncoderProfile{Runs: true, Why: notSizedWhy("glm4v", mmTowers["glm4v"])},
+			want: EncoderProfile{Runs: true, Why: glm4vUnsized},
 		},
 		{
 			// 8192 / 4225 = 1 item; 4225 x 7168 x 2 = 60569600.
@@ -231,7 +231,7 @@ func TestGLM4VAndMoonViTRefusals(t *testing.T) {
 		}
 	}
 	// A MoonViT of another patch is not the published processor's.
-	items, err := moonViTItems(&model.VisionTower{PatchSize: 16, SpatialMerge: 2}, 0, nil)
+	items, err := moonViTItems(&model.VisionTower{PatchSize: 16, SpatialMerge: 2}, 0, nil, nil)
 	if err != nil || len(items) != 0 {
 		t.Errorf("a 16-pixel MoonViT: %v, %v; want no item", items, err)
 	}
