@@ -7,11 +7,13 @@ import (
 )
 
 // This file sizes the largest item of GLM-4.1V's and GLM-4.5V's tower
-// (glm4v) and of Kimi-K2.5's MoonViT (moonvit), as vLLM main d18bb7b's
-// profile finds it (vllm/multimodal/encoder_budget.py
+// (glm4v), Kimi-K2.5's MoonViT (moonvit), Mistral 3's Pixtral tower,
+// LLaVA's and LLaVA-NeXT's CLIP and SigLIP towers and PaliGemma's, as
+// vLLM main d18bb7b's profile finds it (vllm/multimodal/encoder_budget.py
 // get_mm_max_toks_per_item: the processing info's
-// get_mm_max_tokens_per_item, else the embeddings of a dummy item of
-// each modality run through the checkpoint's processor).
+// get_mm_max_tokens_per_item, else the embeddings of a dummy item of each
+// modality run through the checkpoint's processor), and says why the
+// other towers' is not sized.
 
 func init() {
 	mmTowers["glm4v"] = mmTower{modalities: []string{"image", "video"}, kwargs: []string{"max_pixels"}, items: glm4vItems, unsized: glm4vUnsized}
