@@ -158,10 +158,7 @@ var mmTowers = map[string]mmTower{
 	// most frames that fit the length.
 	"qwen2_vl":   {modalities: []string{"image", "video"}, kwargs: []string{"max_pixels", "min_pixels"}, items: qwenVLItems},
 	"qwen2_5_vl": {modalities: []string{"image", "video"}, kwargs: []string{"max_pixels", "min_pixels"}, items: qwenVLItems},
-	// Qwen3-VL's video processor has its own size and frame rules
-	// (qwen3_vl.py), read from files membudget does not read.
-	"qwen3_vl": {modalities: []string{"image", "video"}, why: notRead},
-	"llama4":   {modalities: []string{"image"}, why: notRead},
+	"llama4":     {modalities: []string{"image"}, why: notRead},
 	// LLaVA around Pixtral's tower counts rows and breaks by its processor.
 	"llava_pixtral": {modalities: []string{"image"}, why: notRead},
 	"intern_vit":    {why: notRead},
@@ -474,7 +471,9 @@ func (r *Resolved) sizeEncoderCache(a *model.Arch, items []mmItem, limit func(st
 	e.Budget = max(r.MaxNumBatchedTokens, t)
 	perPrompt := max(1, min(limit(best.modality), r.MaxModelLen/t))
 	e.Items = max(1, min(e.Budget/t, budget.SatMul(r.MaxNumSeqs, perPrompt)))
-	width := cmp.Or(a.Vision.OutHidden, a.Hidden)
+	// Qwen3-VL's tower returns each token's deepstack features beside it,
+	// and the cache keeps them (qwen3_vl.py:863-881, 1819-1820).
+	width := budget.SatMul(cmp.Or(a.Vision.OutHidden, a.Hidden), 1+a.Vision.Deepstack)
 	e.CacheBytes = budget.SatMul(budget.SatMul(e.Items, t), budget.SatMul(width, r.DtypeBytes))
 }
 

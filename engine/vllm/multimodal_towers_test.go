@@ -17,7 +17,8 @@ import (
 const glmPixels = `{"max_pixels": 9633792}`
 
 // TestEncoderCacheTowersByHand: the encoder profile of GLM-4.5V's,
-// Kimi-K2.5's, LLaVA-1.5's and PaliGemma's serves at main, by hand from vLLM's rules (budget =
+// Kimi-K2.5's, LLaVA's, PaliGemma's, Mistral 3's, Qwen3-VL's and Qwen3.5's
+// serves at main, by hand from vLLM's rules (budget =
 // max(max_num_batched_tokens, T); items = max(1, min(budget / T,
 // max_num_seqs x max(1, min(limit, max_model_len / T)))); cache = items x
 // T x the text width x 2 B in bfloat16).
@@ -143,6 +144,28 @@ func TestEncoderCacheTowersByHand(t *testing.T) {
 			name: "mistral-small-3.1", model: "mistralai__Mistral-Small-3.1-24B-Instruct-2503",
 			s:    Serve{MaxNumBatchedTokens: 8192, MaxNumSeqs: 256},
 			want: EncoderProfile{Runs: true, Sized: true, Modality: "image", TokensPerItem: 3025, Budget: 8192, Items: 2, CacheBytes: 61952000},
+		},
+		{
+			// Qwen3-VL-32B, images only, max_pixels 16777216 = 128^2 x 32^2
+			// (16 px patches merged 2 x 2): 16384 tokens a square image, the
+			// budget (above 8192), one item. Each token carries its three
+			// deepstack features beside it, 4 x 5120 wide: 16384 x 20480 x
+			// 2 = 671088640.
+			name: "qwen3-vl-32b, images only", model: "Qwen__Qwen3-VL-32B-Instruct",
+			s:    Serve{MaxNumBatchedTokens: 8192, MaxNumSeqs: 256, MM: MM{LimitPerPrompt: `{"video": 0}`, ProcessorKwargs: `{"max_pixels": 16777216}`}},
+			want: EncoderProfile{Runs: true, Sized: true, Modality: "image", TokensPerItem: 16384, Budget: 16384, Items: 1, CacheBytes: 671088640},
+		},
+		{
+			// Qwen3.5-27B: the same image, no deepstack: 16384 x 5120 x 2 =
+			// 167772160.
+			name: "qwen3.5-27b, images only", model: "Qwen__Qwen3.5-27B",
+			s:    Serve{MaxNumBatchedTokens: 8192, MaxNumSeqs: 256, MM: MM{LimitPerPrompt: `{"video": 0}`, ProcessorKwargs: `{"max_pixels": 16777216}`}},
+			want: EncoderProfile{Runs: true, Sized: true, Modality: "image", TokensPerItem: 16384, Budget: 16384, Items: 1, CacheBytes: 167772160},
+		},
+		{
+			name: "qwen3-vl-32b, video on", model: "Qwen__Qwen3-VL-32B-Instruct",
+			s:    Serve{MaxNumBatchedTokens: 8192, MaxNumSeqs: 256, MM: MM{ProcessorKwargs: `{"max_pixels": 16777216}`}},
+			want: EncoderProfile{Runs: true, Why: qwen3VLUnsized},
 		},
 		{
 			name: "llava-onevision", model: "llava-hf__llava-onevision-qwen2-7b-ov-hf",
