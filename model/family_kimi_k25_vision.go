@@ -118,6 +118,7 @@ func readMoonViT(o jsonObject, a *Arch) {
 		OutHidden:          out,
 		PositionEmbeddings: budget.SatMul(v.uint("init_pos_emb_height"), v.uint("init_pos_emb_width")),
 		PositionFrames:     v.uint("init_pos_emb_time"),
+		SpatialMerge:       squareMerge(merge),
 		ProjectorIn:        budget.SatMul(hidden, merge[0]*merge[1]),
 		ProjectorBias:      true,
 		ConfigLayers:       v.uint("num_hidden_layers"),
@@ -126,6 +127,15 @@ func readMoonViT(o jsonObject, a *Arch) {
 	if len(*o.errs) == 0 && out != a.Hidden {
 		v.fail("mm_hidden_size", "%d is not the text model's hidden_size %d: the projected image tokens would not fit its embedding", out, a.Hidden)
 	}
+}
+
+// squareMerge is the side of a square merge kernel, 0 for another shape:
+// an engine sizes the tokens of a square one alone.
+func squareMerge(merge []uint64) uint64 {
+	if merge[0] != merge[1] {
+		return 0
+	}
+	return merge[0]
 }
 
 // jsonEqual reports whether raw is the JSON value want.

@@ -32,6 +32,7 @@ var (
 		Source: "src/transformers/models/llava/configuration_llava.py@053f59efe4",
 		Defaults: []classDefault{
 			{"vision_feature_layer", "-2"}, {"multimodal_projector_bias", "true"},
+			{"vision_feature_select_strategy", `"default"`},
 		},
 		Nested: map[string]string{"text_config": "llama", "vision_config": "clip_vision_model"},
 	}
@@ -124,7 +125,65 @@ func readLlavaLike(o jsonObject, a *Arch, textType string, next bool) jsonObject
 		ConfigLayers:  v.uint("num_hidden_layers"),
 		ConfigHidden:  hidden,
 	}
+	a.Vision.TokensPerImage = llavaImageTokens(a.Vision, o.str("vision_feature_select_strategy"))
+	if next {
+		var pins [][]uint64
+		if json.Unmarshal(o.m["image_grid_pinpoints"], &pins) != nil {
+			pins = nil
+		}
+		a.Vision.TokensPerImage = llavaNextImageTokens(a.Vision, a.Vision.TokensPerImage, pins)
+	}
 	return text
+}
+
+// llavaNextImageTokens is the embeddings of LLaVA-NeXT's largest image
+// (llava_next.py:116-214 at d18bb7b): of each pinpoint (height, width), an
+// image of that size is tiled into (height / image_size) x (width /
+// image_size) tiles of image_size / patch_size patches a side, which
+// unpad to the whole grid (the image fills its pinpoint), one newline a
+// row of patches, and the base image's tokens; the most of them. 0 where
+// a pinpoint is not a whole number of tiles (the unpadding's rounding is
+// not modelled) or base is 0.
+func llavaNextImageTokens(v *VisionTower, base uint64, pins [][]uint64) uint64 {
+	tile := v.ImageSize
+	if base == 0 || tile == 0 || len(pins) == 0 {
+		return 0
+	}
+	side := tile / v.PatchSize
+	var most uint64
+	for _, p := range pins {
+		if len(p) != 2 || p[0] == 0 || p[1] == 0 || p[0] > 1<<14 || p[1] > 1<<14 || p[0]%tile != 0 || p[1]%tile != 0 {
+			return 0
+		}
+		h, w := side*(p[0]/tile), side*(p[1]/tile)
+		most = max(most, h*w+h+base)
+	}
+	return most
+}
+
+// llavaImageTokens is the embeddings one image becomes under LLaVA's
+// CLIP or SigLIP tower (llava.py:186-213 at d18bb7b: the encoder's tokens
+// of an image_size square, (image_size / patch_size)^2 and CLIP's class
+// token (clip.py:83-100, siglip.py:261-277), less the first under the
+// "default" strategy, all under "full", vision.py:191-209); 0 where
+// another tower or strategy decides it (Pixtral's tower counts rows and
+// breaks; "class" or a callable).
+func llavaImageTokens(v *VisionTower, strategy string) uint64 {
+	if v.Kind != "clip" && v.Kind != "llava_siglip" || v.PatchSize == 0 {
+		return 0
+	}
+	side := v.ImageSize / v.PatchSize
+	n := side * side
+	if v.Kind == "clip" {
+		n++
+	}
+	switch strategy {
+	case "default":
+		return n - 1
+	case "full":
+		return n
+	}
+	return 0
 }
 
 // llavaFeatureLayers reads vision_feature_layer, an index or a list of

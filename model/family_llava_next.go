@@ -18,6 +18,10 @@ var llavaNextClass = configClass{
 	Source: "src/transformers/models/llava_next/configuration_llava_next.py@28873fde8c",
 	Defaults: []classDefault{
 		{"vision_feature_layer", "-2"}, {"multimodal_projector_bias", "true"},
+		// vision_feature_select_strategy and image_grid_pinpoints: the
+		// class's defaults (read at 063b32f679).
+		{"vision_feature_select_strategy", `"default"`},
+		{"image_grid_pinpoints", "[[336, 672], [672, 336], [672, 672], [1008, 336], [336, 1008]]"},
 	},
 	Nested: map[string]string{"text_config": "llama", "vision_config": "clip_vision_model"},
 }

@@ -50,6 +50,7 @@ func readLlavaNextVideo(o jsonObject, a *Arch) jsonObject {
 	}
 	a.Vision.Kind = "llava_next_video"
 	a.Vision.ProjectorIn = a.Vision.Hidden
+	a.Vision.TokensPerImage = 0 // its processor counts an item otherwise
 	return text
 }
 

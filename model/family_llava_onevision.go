@@ -49,6 +49,7 @@ func readLlavaOnevision(o jsonObject, a *Arch) jsonObject {
 	}
 	a.Vision.Kind = "llava_onevision"
 	a.Vision.ProjectorIn = a.Vision.Hidden
+	a.Vision.TokensPerImage = 0 // its processor counts an item otherwise
 	return text
 }
 

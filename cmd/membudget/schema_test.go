@@ -72,6 +72,7 @@ type multimodalJSON struct {
 	Sized               bool   `json:"encoder_cache_sized"`
 	NotSized            string `json:"not_sized,omitempty"`
 	Modality            string `json:"modality,omitempty"`
+	Basis               string `json:"basis,omitempty"`
 	TokensPerItem       uint64 `json:"max_tokens_per_mm_item,omitempty"`
 	BudgetTokens        uint64 `json:"encoder_cache_budget_tokens,omitempty"`
 	Items               uint64 `json:"profiled_items,omitempty"`

@@ -85,6 +85,9 @@ type EncoderProfile struct {
 	EveryStage bool
 	// Why says why the profile does not run or is not sized.
 	Why string
+	// Basis is what a sized item's tokens rest on that the serve and the
+	// config do not give ("" when nothing): the report says it.
+	Basis string
 }
 
 // mmSince is the first release whose encoder cache membudget sizes: PR
@@ -142,9 +145,9 @@ type mmKwargs map[string]uint64
 // processor's own files.
 const notRead = "its largest item's tokens come from the checkpoint's processor files, which membudget does not read"
 
-// mmTowers are the rules by [model.VisionTower] Kind. A kind not listed
-// is a multimodal model whose encoder cache is not sized: the report says
-// so.
+// mmTowers are the rules by [model.VisionTower] Kind (more in
+// multimodal_towers.go). A kind not listed is a multimodal model whose
+// encoder cache is not sized: the report says so.
 var mmTowers = map[string]mmTower{
 	// Gemma 3: every image is mm_tokens_per_image embeddings (256) without
 	// pan-and-scan, which the processor leaves off (gemma3_mm.py:195-211,
@@ -155,14 +158,8 @@ var mmTowers = map[string]mmTower{
 	// most frames that fit the length.
 	"qwen2_vl":   {modalities: []string{"image", "video"}, kwargs: []string{"max_pixels", "min_pixels"}, items: qwenVLItems},
 	"qwen2_5_vl": {modalities: []string{"image", "video"}, kwargs: []string{"max_pixels", "min_pixels"}, items: qwenVLItems},
-	// Qwen3-VL's video processor has its own size and frame rules
-	// (qwen3_vl.py), read from files membudget does not read.
-	"qwen3_vl": {modalities: []string{"image", "video"}, why: notRead},
-	"pixtral":  {modalities: []string{"image"}, why: notRead},
-	"llama4":   {modalities: []string{"image"}, why: notRead},
-	"clip":     {modalities: []string{"image"}, why: notRead},
-	// LLaVA-NeXT's tiles come from the processor's grid pinpoints.
-	"llava_siglip":  {modalities: []string{"image"}, why: notRead},
+	"llama4":     {modalities: []string{"image"}, why: notRead},
+	// LLaVA around Pixtral's tower counts rows and breaks by its processor.
 	"llava_pixtral": {modalities: []string{"image"}, why: notRead},
 	"intern_vit":    {why: notRead},
 	// Gemma 3n: every image and audio clip a fixed count.
@@ -400,10 +397,16 @@ func (r *Resolved) resolveMM(a *model.Arch) error {
 		return err
 	}
 	limit := func(mod string) uint64 {
-		if n, ok := limits[mod]; ok {
-			return n
+		n := uint64(defaultMMLimit)
+		if given, ok := limits[mod]; ok {
+			n = given
 		}
-		return defaultMMLimit
+		if most, ok := mmSupported[kind][mod]; ok {
+			// allowed_mm_limits: the model's own limit caps the user's
+			// (vllm/multimodal/processing/context.py:420-434).
+			n = min(n, most)
+		}
+		return n
 	}
 	textOnly := known && len(tower.modalities) > 0
 	for _, mod := range tower.modalities {
@@ -442,6 +445,9 @@ func (r *Resolved) resolveMM(a *model.Arch) error {
 			break
 		}
 		r.sizeEncoderCache(a, items, limit, &e)
+		if e.Sized {
+			e.Basis = mmBases[kind]
+		}
 	}
 	r.Encoder = e
 	return nil
@@ -477,7 +483,9 @@ func (r *Resolved) sizeEncoderCache(a *model.Arch, items []mmItem, limit func(st
 	e.Budget = max(r.MaxNumBatchedTokens, t)
 	perPrompt := max(1, min(limit(best.modality), r.MaxModelLen/t))
 	e.Items = max(1, min(e.Budget/t, budget.SatMul(r.MaxNumSeqs, perPrompt)))
-	width := cmp.Or(a.Vision.OutHidden, a.Hidden)
+	// Qwen3-VL's tower returns each token's deepstack features beside it,
+	// and the cache keeps them (qwen3_vl.py:863-881, 1819-1820).
+	width := budget.SatMul(cmp.Or(a.Vision.OutHidden, a.Hidden), 1+a.Vision.Deepstack)
 	e.CacheBytes = budget.SatMul(budget.SatMul(e.Items, t), budget.SatMul(width, r.DtypeBytes))
 }
 
@@ -595,6 +603,8 @@ type mmJSON struct {
 	Sized    bool   `json:"encoder_cache_sized"`
 	NotSized string `json:"not_sized,omitempty"`
 	Modality string `json:"modality,omitempty"`
+	// Basis is what the item's tokens rest on beyond the config.
+	Basis string `json:"basis,omitempty"`
 	// TokensPerItem, BudgetTokens and Items are what vLLM logs; CacheBytes
 	// the cached outputs on a GPU of the first stage.
 	TokensPerItem uint64 `json:"max_tokens_per_mm_item,omitempty"`
@@ -614,7 +624,7 @@ func (sz *Sizing) mmJSON() *mmJSON {
 	}
 	e := r.Encoder
 	return &mmJSON{LimitPerPrompt: r.MM.LimitPerPrompt, SkipProfiling: r.MM.SkipProfiling, ProcessorKwargs: r.MM.ProcessorKwargs,
-		Profiled: e.Runs, Sized: e.Sized, NotSized: e.Why, Modality: e.Modality, TokensPerItem: e.TokensPerItem,
+		Profiled: e.Runs, Sized: e.Sized, NotSized: e.Why, Modality: e.Modality, Basis: e.Basis, TokensPerItem: e.TokensPerItem,
 		BudgetTokens: e.Budget, Items: e.Items, CacheBytes: e.CacheBytes, ProcessorCacheBytes: r.MMHostBytes}
 }
 
@@ -652,6 +662,9 @@ func (sz *Sizing) mmSettings() []string {
 		}
 		out = append(out, fmt.Sprintf("encoder cache: a budget of %d tokens, profiled with %d %s items of %d tokens (max_tokens_per_mm_item), whose outputs the profile keeps: %s on %s",
 			e.Budget, e.Items, e.Modality, e.TokensPerItem, engine.GiB(e.CacheBytes), where))
+		if e.Basis != "" {
+			out = append(out, "encoder cache: "+e.Basis)
+		}
 	case e.Runs:
 		out = append(out, "encoder cache: not sized ("+e.Why+"): vLLM's profile run charges it, and its KV cache comes out smaller than this report says")
 	default:
