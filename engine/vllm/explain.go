@@ -605,6 +605,22 @@ func explainLog(in explainInput) (*explain.Explanation, error) {
 			preds["requested_memory"] = explain.Predicted{Bytes: b, OK: true, Note: "total x util, which vLLM requests and logs though --kv-cache-memory-bytes sizes the cache"}
 		}
 	}
+	if graphsInLoggedActivation(l) {
+		// The line since vLLM PR #49208 ("… GiB for consumed memory (weights
+		// + non-torch), Y GiB for peak activation, …") logs the profile's
+		// transient peak with the CUDA-graph estimate it charges added
+		// (peak_activation_memory = transient_peak_headroom +
+		// cudagraph_memory_estimate_applied, vllm/v1/worker/gpu_worker.py at
+		// main d18bb7b): where it is the log's only activation figure, it is
+		// predicted as the activation peak plus the estimate charged.
+		pr := explain.PredictBytes(p.ActivationPeakBytes)
+		pr.Note = "logged with the CUDA-graph estimate added (PR #49208), which this release does not charge: predicted as the activation peak alone"
+		if p.GraphsCharged {
+			pr = explain.PredictBytes(budget.SatAdd(p.ActivationPeakBytes, p.GraphBytes))
+			pr.Note = "logged with the CUDA-graph estimate vLLM charges (PR #49208): predicted as the activation peak plus the estimate"
+		}
+		preds["activation_peak"] = pr
+	}
 	ex.Figures = explain.Rows(l, vllmSpecs, preds)
 	ex.NotPredicted = explain.NotPredicted(l, vllmSpecs, logs.KindDeviceTotal, logs.KindUtilization, logs.KindMaxModelLen)
 	ex.Starts = startsCheck(l, p)
@@ -769,4 +785,21 @@ func notes(l *logs.Log, p Predicted, r Resolved) []string {
 		out = append(out, "figures are per GPU; membudget predicts the first pipeline stage's rank")
 	}
 	return out
+}
+
+// graphsInLoggedActivation reports whether l's activation figure, as an
+// explanation picks it (the profile's own lines before "Actual usage is"),
+// is the one vLLM PR #49208's line logs: the log states the consumed
+// memory, and every activation figure it states is on that line.
+func graphsInLoggedActivation(l *logs.Log) bool {
+	if _, ok := l.First(logs.KindConsumed); !ok {
+		return false
+	}
+	figs := l.All(logs.KindActivationPeak)
+	for _, f := range figs {
+		if f.Format != logs.FormatActualUsage {
+			return false
+		}
+	}
+	return len(figs) > 0
 }
