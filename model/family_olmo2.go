@@ -48,7 +48,7 @@ func readOlmo2(o jsonObject, a *Arch) {
 	a.QKNorm = true
 	a.tree.qkNorm = qkNormFull
 	a.tree.norms = []string{"post_attention_layernorm", "post_feedforward_layernorm"}
-	a.Rotary = []RotaryTable{{Name: "inv_freq", Positions: 1, Dim: a.RotaryDim / 2, Dtype: "float32"}}
+	a.tree.hfRotary = true
 	a.uniformLayers(o, o.uintOr("sliding_window", 0))
 }
 
