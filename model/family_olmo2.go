@@ -39,7 +39,11 @@ func init() {
 // The rotary embedding is transformers' Olmo2RotaryEmbedding, which keeps
 // only inv_freq (head_dim / 2 float32, a buffer the meta-device init
 // leaves real; original_inv_freq is the same tensor) and computes cos and
-// sin each forward (modeling_olmo2.py@000c33fd): no cos/sin table.
+// sin each forward (modeling_olmo2.py@000c33fd): no cos/sin table. The
+// releases before PR #48100 built olmo2.py natively, with vLLM's rotary
+// cos/sin table of max_position_embeddings x head_dim in the model dtype
+// (1 MiB for OLMo-2-1124-13B in bf16), which is not counted for them:
+// the model reads one layout, main's.
 func readOlmo2(o jsonObject, a *Arch) {
 	readCommon(o, a)
 	// Olmo2Attention: q, k, v and o_proj take bias=config.attention_bias.

@@ -31,7 +31,11 @@ func init() {
 // when the config sets one, as StarCoder 2's 4096 does.
 //
 // The rotary embedding keeps only inv_freq (head_dim / 2 float32) and
-// computes cos and sin each forward: no cos/sin table.
+// computes cos and sin each forward: no cos/sin table. The releases
+// before PR #30966 built starcoder2.py natively, with vLLM's rotary cos/sin
+// table of max_position_embeddings x head_dim in the model dtype (4 MiB
+// for StarCoder 2's 16,384 positions in bf16), which is not counted for
+// them: the model reads one layout, main's.
 func readStarcoder2(o jsonObject, a *Arch) {
 	readCommon(o, a)
 	bias := o.boolOr("use_bias", true)
