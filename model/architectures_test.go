@@ -69,7 +69,9 @@ var sectionTitles = []struct{ key, title string }{
 // coverage is what the model says of one registry entry: the model_types
 // that size it, or why it is refused.
 func coverage(e registryEntry) (modelTypes []string, refusal string) {
-	if mts := Architectures()[e.Arch]; len(mts) > 0 && isGeneration(e.Section) {
+	if mts := Architectures()[e.Arch]; len(mts) > 0 && (isGeneration(e.Section) || isTransformersBackend(e.Section)) {
+		// A family sizes the modules the Transformers backend builds from
+		// transformers' own model as it sizes a native one.
 		return mts, ""
 	}
 	if mts := Architectures()[e.Arch]; len(mts) > 0 && isPooling(e.Section) && EncoderOnlyArchitecture(e.Arch) {
@@ -82,7 +84,7 @@ func coverage(e registryEntry) (modelTypes []string, refusal string) {
 	}
 	switch {
 	case isTransformersBackend(e.Section):
-		return nil, "vLLM serves it only through its Transformers backend (" + e.Class + "), whose memory is not modelled"
+		return nil, "vLLM serves it only through its Transformers backend (" + e.Class + "), which builds transformers' own modules for it: no family states that model's modules yet"
 	case isPooling(e.Section):
 		return nil, "a pooling model (vLLM's pooling runner): not sized yet"
 	case e.Section == "multimodal/encoder-decoder":
@@ -201,6 +203,9 @@ func TestArchitecturesAreVLLMs(t *testing.T) {
 		if isGeneration(e.Section) {
 			gen[e.Arch] = true
 			modules[e.Module] = true
+		}
+		if isTransformersBackend(e.Section) {
+			gen[e.Arch] = true
 		}
 		if isPooling(e.Section) {
 			pooling[e.Arch] = true

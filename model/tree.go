@@ -63,6 +63,12 @@ type tree struct {
 	// it is not OPT's model.decoder.embed_positions (GPT-2's wpe).
 	positionsName string
 
+	// hfRotary: the rotary embedding is transformers' own module, which
+	// vLLM's Transformers backend keeps (transformers/base.py): an inv_freq
+	// buffer of rotary_dim / 2 float32 a table, cos and sin computed each
+	// forward, no cos/sin cache.
+	hfRotary bool
+
 	// sinks: gpt-oss's per-head attention sinks (gpt_oss.py:111-113).
 	sinks bool
 	// router names the MoE router under the MLP module; routerBias gives it

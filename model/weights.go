@@ -209,6 +209,10 @@ func Weights(a *Arch, sh Sharding) []budget.Item {
 		}
 	}
 	for _, r := range a.Rotary {
+		if t.hfRotary {
+			w.add("rotary_emb.inv_freq", bytesOf(r.Dim/2, 4))
+			continue
+		}
 		// vLLM's RotaryEmbedding keeps one cos/sin table of positions x
 		// rotary_dim, shared by every layer of the same rope (get_rope
 		// caches instances).

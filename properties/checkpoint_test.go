@@ -398,7 +398,7 @@ func hfCheckpoint(a *model.Arch, cfg map[string]any, newNames, rotary bool) []sa
 		w.norm(lm+"norm_f", a.Hidden)
 	case "phi":
 		w.layerNorm(lm+"final_layernorm", a.Hidden)
-	case "phimoe", "stablelm", "stablelm_epoch", "orion", "nemotron", "jais2":
+	case "phimoe", "stablelm", "stablelm_epoch", "orion", "nemotron", "jais2", "starcoder2":
 		w.layerNorm(lm+"norm", a.Hidden)
 	case "opt":
 		w.layerNorm(lm+"final_layer_norm", a.Hidden)
@@ -540,7 +540,7 @@ func (w *ckptWriter) layer(p string, i uint64, rotary bool) {
 			w.add(p+"self_attn.rotary_emb.inv_freq", "F32", a.RotaryDim/2)
 		}
 		switch {
-		case a.ModelType == "olmo3", a.ModelType == "minimax_m2", a.ModelType == "olmoe", a.ModelType == "flex_olmo":
+		case a.ModelType == "olmo3", a.ModelType == "olmo2", a.ModelType == "minimax_m2", a.ModelType == "olmoe", a.ModelType == "flex_olmo":
 			w.norm(p+"self_attn.q_norm", a.Heads*hd)
 			w.norm(p+"self_attn.k_norm", kv*hd)
 		case a.QKNorm && a.ModelType == "hunyuan_v1_dense":
@@ -561,13 +561,13 @@ func (w *ckptWriter) layer(p string, i uint64, rotary bool) {
 		w.norm(p+"norm", a.Hidden)
 	case "phi":
 		w.layerNorm(p+"input_layernorm", a.Hidden)
-	case "phimoe", "stablelm", "stablelm_epoch", "orion", "nemotron", "jais2":
+	case "phimoe", "stablelm", "stablelm_epoch", "orion", "nemotron", "jais2", "starcoder2":
 		w.layerNorm(p+"input_layernorm", a.Hidden)
 		w.layerNorm(p+"post_attention_layernorm", a.Hidden)
 	case "opt":
 		w.layerNorm(p+"self_attn_layer_norm", a.Hidden)
 		w.layerNorm(p+"final_layer_norm", a.Hidden)
-	case "olmo3", "exaone4", "flex_olmo":
+	case "olmo3", "olmo2", "exaone4", "flex_olmo":
 		w.norm(p+"post_attention_layernorm", a.Hidden)
 		w.norm(p+"post_feedforward_layernorm", a.Hidden)
 	case "gpt_neox", "bloom":
@@ -646,6 +646,9 @@ func (w *ckptWriter) feedForward(p string, l model.Layer) {
 	case a.ModelType == "phi":
 		w.linear(p+"mlp.fc1", a.Hidden, a.Intermediate, true, true)
 		w.linear(p+"mlp.fc2", a.Intermediate, a.Hidden, true, true)
+	case a.ModelType == "starcoder2":
+		w.linear(p+"mlp.c_fc", a.Hidden, a.Intermediate, a.MLPBias, true)
+		w.linear(p+"mlp.c_proj", a.Intermediate, a.Hidden, a.MLPBias, true)
 	case a.ModelType == "opt":
 		w.linear(p+"fc1", a.Hidden, a.Intermediate, a.MLPBias, true)
 		w.linear(p+"fc2", a.Intermediate, a.Hidden, a.MLPBias, true)

@@ -121,10 +121,10 @@ var architectures = map[string]string{
 	"glm4v": "Glm4vForConditionalGeneration", "glm4v_text": "Glm4vForConditionalGeneration", "glm4v_moe": "Glm4vMoeForConditionalGeneration", "glm4v_moe_text": "Glm4vMoeForConditionalGeneration",
 	"mimo": "MiMoForCausalLM", "minicpm": "MiniCPMForCausalLM", "minicpm3": "MiniCPM3ForCausalLM", "minimax_m2": "MiniMaxM2ForCausalLM", "ministral3": "Ministral3ForCausalLM", "mistral": "MistralForCausalLM",
 	"mistral3": "Mistral3ForConditionalGeneration", "mixtral": "MixtralForCausalLM", "mpt": "MPTForCausalLM", "nemotron": "NemotronForCausalLM", "nemotron_h": "NemotronHForCausalLM", "nemotron-nas": "DeciLMForCausalLM",
-	"olmo3": "Olmo3ForCausalLM", "olmoe": "OlmoeForCausalLM", "opt": "OPTForCausalLM", "orion": "OrionForCausalLM", "phi": "PhiForCausalLM", "phi3": "Phi3ForCausalLM", "phimoe": "PhiMoEForCausalLM",
+	"olmo2": "Olmo2ForCausalLM", "olmo3": "Olmo3ForCausalLM", "olmoe": "OlmoeForCausalLM", "opt": "OPTForCausalLM", "orion": "OrionForCausalLM", "phi": "PhiForCausalLM", "phi3": "Phi3ForCausalLM", "phimoe": "PhiMoEForCausalLM",
 	"qwen2": "Qwen2ForCausalLM", "qwen2_5_vl": "Qwen2_5_VLForConditionalGeneration", "qwen2_vl": "Qwen2VLForConditionalGeneration", "qwen2_moe": "Qwen2MoeForCausalLM",
 	"qwen3": "Qwen3ForCausalLM", "qwen3_5": "Qwen3_5ForConditionalGeneration", "qwen3_5_moe": "Qwen3_5MoeForConditionalGeneration",
-	"qwen3_5_text": "Qwen3_5ForCausalLM", "qwen3_5_moe_text": "Qwen3_5MoeForCausalLM", "qwen3_moe": "Qwen3MoeForCausalLM", "seed_oss": "SeedOssForCausalLM", "solar": "SolarForCausalLM", "stablelm": "StableLmForCausalLM", "stablelm_epoch": "StableLMEpochForCausalLM", "step1": "Step1ForCausalLM", "telechat": "TeleChat2ForCausalLM", "teleflm": "TeleFLMForCausalLM",
+	"qwen3_5_text": "Qwen3_5ForCausalLM", "qwen3_5_moe_text": "Qwen3_5MoeForCausalLM", "qwen3_moe": "Qwen3MoeForCausalLM", "seed_oss": "SeedOssForCausalLM", "solar": "SolarForCausalLM", "stablelm": "StableLmForCausalLM", "stablelm_epoch": "StableLMEpochForCausalLM", "starcoder2": "Starcoder2ForCausalLM", "step1": "Step1ForCausalLM", "telechat": "TeleChat2ForCausalLM", "teleflm": "TeleFLMForCausalLM",
 	"qwen3_next": "Qwen3NextForCausalLM", "qwen3_vl": "Qwen3VLForConditionalGeneration", "qwen3_vl_text": "Qwen3VLForConditionalGeneration",
 	"qwen3_vl_moe": "Qwen3VLMoeForConditionalGeneration", "qwen3_vl_moe_text": "Qwen3VLMoeForConditionalGeneration",
 	// The encoders' embedding models; drawEncoder names one of its heads.
@@ -147,7 +147,7 @@ func withArchitecture(c map[string]any, modelType string) map[string]any {
 // families are every family's generator, simplest first (rapid.OneOf
 // shrinks towards the first).
 var families = []family{
-	llama, mistral, qwen2, qwen3, gemma, granite, phi, phi3, opt, olmo3, exaone4, ernie45, gptNeoX, exaone, cohere, glm, seedOss, arcee, internLM2, stableLM, orion, solar, nemotron, hunyuanDense, mpt, mimo, gptJ, flexOlmo, jais2, internLM3, hyperCLOVAX, teleFLM, step1, teleChat2, nemotronNAS, apertus,
+	llama, mistral, qwen2, qwen3, gemma, granite, phi, phi3, opt, olmo3, olmo2, starcoder2, exaone4, ernie45, gptNeoX, exaone, cohere, glm, seedOss, arcee, internLM2, stableLM, orion, solar, nemotron, hunyuanDense, mpt, mimo, gptJ, flexOlmo, jais2, internLM3, hyperCLOVAX, teleFLM, step1, teleChat2, nemotronNAS, apertus,
 	falcon, bloom, gpt2, miniCPM, chatGLM,
 	miniCPM3, stableLMEpoch,
 	gemma2, gemma3Text, gemma4Text, mixtral, qwen3MoE, qwen2MoE, deepseek, glm4MoE, glm4MoELite, olmoe, graniteMoE, ernie45MoE, phiMoE, deepseekV1, graniteMoEShared, minimaxM2, dbrx, hunyuanMoE,
