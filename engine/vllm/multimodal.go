@@ -251,10 +251,12 @@ func qwenImageTokens(most uint64) uint64 {
 // items the profile runs and are refused by key: membudget sizes the
 // largest item.
 func mmLimits(s string, p Profile) (map[string]uint64, error) {
-	limits := map[string]uint64{}
 	if strings.TrimSpace(s) == "" {
-		return limits, nil
+		// No map for the serves without the flag: every compile of a
+		// multimodal model reads the limits.
+		return nil, nil
 	}
+	limits := map[string]uint64{}
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(s), &obj); err != nil || obj == nil {
 		// Its argparse type is json.loads (parse_type, vllm/engine/
@@ -295,10 +297,10 @@ func mmLimits(s string, p Profile) (map[string]uint64, error) {
 // keys t reads; any other key is refused by name, since it may change an
 // item's tokens.
 func mmProcessorKwargs(s string, kind string, t mmTower, p Profile) (mmKwargs, error) {
-	kw := mmKwargs{}
 	if strings.TrimSpace(s) == "" || strings.TrimSpace(s) == "null" {
-		return kw, nil
+		return nil, nil // read only: no map for the serves without the flag
 	}
+	kw := mmKwargs{}
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(s), &obj); err != nil || obj == nil {
 		return nil, settingErr("mm-processor-kwargs", s, "%s refuses it: not a JSON object (vllm/engine/arg_utils.py:387 reads it with json.loads), such as {\"max_pixels\": 1003520}", p.Describes)
