@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"sync"
 
 	"membudget/engine"
 	"membudget/internal/jsonw"
@@ -34,30 +33,26 @@ func (a *app) writeJSON(w io.Writer, v any) error {
 	return nil
 }
 
-// compactBuffers holds the buffers answers are appended to: a batch
-// writes thousands a second.
-var compactBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
-
 // writeCompact writes v on one line as enc would, through v's
 // [jsonw.Appender] when it has one (a batch's answers: encoding/json's
 // reflection was a third of a batch request's time), else through enc;
-// an append that fails leaves the value, and its error, to enc.
+// an append that fails leaves the value, and its error, to enc. A writer
+// with spare room (a batch's answer buffer, a bytes.Buffer) is appended
+// to in place.
 func writeCompact(w io.Writer, enc *json.Encoder, v any) error {
 	a, ok := v.(jsonw.Appender)
 	if !ok {
 		return enc.Encode(v)
 	}
-	p := compactBuffers.Get().(*[]byte)
-	defer compactBuffers.Put(p)
-	b, err := a.AppendJSON((*p)[:0])
+	var b []byte
+	if spare, ok := w.(interface{ AvailableBuffer() []byte }); ok {
+		b = spare.AvailableBuffer()
+	}
+	b, err := a.AppendJSON(b)
 	if err != nil {
 		return enc.Encode(v)
 	}
-	b = append(b, '\n')
-	if cap(b) <= 64<<10 {
-		*p = b
-	}
-	_, err = w.Write(b)
+	_, err = w.Write(append(b, '\n'))
 	return err
 }
 
