@@ -19,9 +19,11 @@ type Compiler struct {
 	// states and attention are the architecture's state and attention
 	// layers (stateLayers), counted once for every serve resolved.
 	states, attention uint64
-	mu                sync.Mutex
-	stages            map[stageKey]stageWeights
-	layouts           map[layoutKey]layoutOrErr
+	// whys holds the sources of vLLM's batch defaults by device.
+	whys    batchWhys
+	mu      sync.Mutex
+	stages  map[stageKey]stageWeights
+	layouts map[layoutKey]layoutOrErr
 }
 
 // layoutKey is what the layers' KV cache specs depend on beyond the
@@ -106,7 +108,7 @@ func (cp *Compiler) compileInto(k *kvCheck, s Serve, c budget.Class, p Profile) 
 		return ref.Plan(), nil
 	}
 	var err error
-	k.r, err = resolveCounted(s, a, c, p, cp.states, cp.attention)
+	k.r, err = resolveCounted(s, a, c, p, cp.states, cp.attention, &cp.whys)
 	if err != nil {
 		return nil, err
 	}

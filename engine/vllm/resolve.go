@@ -168,13 +168,13 @@ func (r *Resolved) layerCounts(a *model.Arch) (state, attention uint64) {
 // *[engine.SettingError] naming the flag.
 func Resolve(s Serve, a *model.Arch, c budget.Class, p Profile) (Resolved, error) {
 	states, attention := stateLayers(a)
-	return resolveCounted(s, a, c, p, states, attention)
+	return resolveCounted(s, a, c, p, states, attention, nil)
 }
 
 // resolveCounted is Resolve with a's state and attention layers counted
 // (see stateLayers): a [Compiler] counts them once for every serve it
 // resolves.
-func resolveCounted(s Serve, a *model.Arch, c budget.Class, p Profile, states, attention uint64) (Resolved, error) {
+func resolveCounted(s Serve, a *model.Arch, c budget.Class, p Profile, states, attention uint64, whys *batchWhys) (Resolved, error) {
 	r := Resolved{Serve: s, Profile: p, Sources: make(Sources, 0, 12)}
 	def := r.Sources.Set
 	r.stateLayersPlus1, r.attentionLayers = states+1, attention
@@ -188,7 +188,7 @@ func resolveCounted(s Serve, a *model.Arch, c budget.Class, p Profile, states, a
 	if err := r.resolveSpec(a, c, def); err != nil {
 		return Resolved{}, err
 	}
-	if err := r.resolveLengths(a, c, def); err != nil {
+	if err := r.resolveLengths(a, c, def, whys); err != nil {
 		return Resolved{}, err
 	}
 	if err := r.resolveRunner(a, def); err != nil {
@@ -367,7 +367,7 @@ func checkShardable(a *model.Arch, r *Resolved) error {
 	return engine.CheckShards(a, r.TensorParallelSize, "tensor-parallel-size", r.EnableExpertParallel, engine.ShardCites{})
 }
 
-func (r *Resolved) resolveLengths(a *model.Arch, c budget.Class, def func(string, string)) error {
+func (r *Resolved) resolveLengths(a *model.Arch, c budget.Class, def func(string, string), whys *batchWhys) error {
 	p := r.Profile
 	d, err := deriveMaxLen(a)
 	if err != nil {
@@ -417,14 +417,14 @@ func (r *Resolved) resolveLengths(a *model.Arch, c budget.Class, def func(string
 			default:
 				r.MaxNumBatchedTokens = 2048
 			}
-			def("max-num-batched-tokens", batchDefaultsWhy(c.Device.Name).tokens)
+			def("max-num-batched-tokens", whys.of(c.Device.Name).tokens)
 		}
 		if r.MaxNumSeqs == 0 {
 			r.MaxNumSeqs = 256
 			if big || huge {
 				r.MaxNumSeqs = 1024
 			}
-			def("max-num-seqs", batchDefaultsWhy(c.Device.Name).seqs)
+			def("max-num-seqs", whys.of(c.Device.Name).seqs)
 		}
 	}
 	if r.MaxNumBatchedTokens > maxBatchedTokens {
@@ -839,22 +839,39 @@ func defaultBlockSize(a *model.Arch, si budget.Silicon, kvBytes uint64, p Profil
 // batchWhy is the sources of vLLM's batch defaults on one device.
 type batchWhy struct{ tokens, seqs string }
 
-// batchWhys holds a batchWhy by device name: Resolve runs for every
-// serve a plan tries and every request of a batch, on a few devices.
-var batchWhys sync.Map
+// batchWhys holds a batchWhy by device name, for one [Compiler]: it
+// resolves every serve a plan tries and every request of a batch, on a few
+// devices. A nil *batchWhys writes the sources afresh.
+type batchWhys struct {
+	mu sync.Mutex
+	m  map[string]batchWhy
+}
 
-// batchDefaultsWhy returns the sources of the batch defaults on the
-// device named name.
-func batchDefaultsWhy(name string) batchWhy {
-	if w, ok := batchWhys.Load(name); ok {
-		return w.(batchWhy)
+// of returns the sources of the batch defaults on the device named name.
+func (c *batchWhys) of(name string) batchWhy {
+	if c == nil {
+		return newBatchWhy(name)
 	}
-	w := batchWhy{
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	w, ok := c.m[name]
+	if !ok {
+		if c.m == nil {
+			c.m = map[string]batchWhy{}
+		}
+		w = newBatchWhy(name)
+		c.m[name] = w
+	}
+	return w
+}
+
+// newBatchWhy returns the sources of the batch defaults on the device
+// named name.
+func newBatchWhy(name string) batchWhy {
+	return batchWhy{
 		tokens: "vLLM's API-server default for " + name + " (engine/arg_utils.py get_batch_defaults)",
 		seqs:   "vLLM's default for " + name + " (engine/arg_utils.py get_batch_defaults)",
 	}
-	batchWhys.Store(name, w)
-	return w
 }
 
 // containsFold reports whether sub, in lower-case ASCII, is within s in
