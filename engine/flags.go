@@ -197,11 +197,30 @@ func (f *IgnoredFlag) Set(s string) error {
 
 // NotAFlag is the refusal of a flag an engine does not take: "--foo is not
 // a flag of SGLang v0.5.6.post2: its nearest is --bar", of names the
-// engine's flags in the release.
+// engine's flags in the release. It is an [*UnknownFlagError].
 func NotAFlag(asGiven, name, release string, names []string) error {
-	msg := fmt.Sprintf("%s is not a flag of %s", asGiven, release)
-	if n := Nearest(name, names); n != "" {
-		msg += ": its nearest is --" + n
+	return &UnknownFlagError{AsGiven: asGiven, Name: name, Of: release, Nearest: Nearest(name, names)}
+}
+
+// UnknownFlagError is the refusal of a flag that neither membudget's
+// command nor the engine takes, with the nearest flag that is taken: a
+// command may offer its own nearer flag (a mistyped --strict is not
+// "nearest --dtype").
+type UnknownFlagError struct {
+	// AsGiven is the flag as the arguments spell it, Name its name.
+	AsGiven, Name string
+	// Of names what does not take it ("vLLM 0.19.0"), Detail what follows
+	// that name ("" or " (vLLM 0.20.0 added it, ...)").
+	Of, Detail string
+	// Nearest is the nearest flag name that is taken, "" for none.
+	Nearest string
+}
+
+// Error returns "--foo is not a flag of X: its nearest is --bar".
+func (e *UnknownFlagError) Error() string {
+	msg := e.AsGiven + " is not a flag of " + e.Of + e.Detail
+	if e.Nearest != "" {
+		msg += ": its nearest is --" + e.Nearest
 	}
-	return fmt.Errorf("%s", msg)
+	return msg
 }

@@ -80,6 +80,9 @@ func (a *app) serveFlags(fs *flag.FlagSet, args []string, own func(e engine.Engi
 		own(eng)
 	}
 	if err := a.engines.Check(eng, args, func(name string) bool { return fs.Lookup(name) != nil }); err != nil {
+		if ue := (*engine.UnknownFlagError)(nil); errors.As(err, &ue) {
+			offerOwnFlag(fs, ue)
+		}
 		return nil, err
 	}
 	engine.RegisterFor(sa.serve, fs, &sa.model, args)
@@ -370,3 +373,18 @@ func namedFlags(args []string) flagNames {
 
 // has reports whether name is given, or every flag is wanted.
 func (n flagNames) has(name string) bool { return n == nil || n[name] }
+
+// offerOwnFlag makes e, a flag neither the command nor the engine takes,
+// name the command's own flag instead of the engine's where it is nearer
+// (--stict: --strict, not the engine's --dtype).
+func offerOwnFlag(fs *flag.FlagSet, e *engine.UnknownFlagError) {
+	// The flags serveFlags registers only where they are named, and those
+	// it has registered.
+	own := []string{"kernels", "json", "strict", "engine", "hub-deadline"}
+	fs.VisitAll(func(f *flag.Flag) { own = append(own, f.Name) })
+	n := engine.Nearest(e.Name, own)
+	if n == "" || e.Nearest != "" && budget.EditDistance(e.Name, n) >= budget.EditDistance(e.Name, e.Nearest) {
+		return
+	}
+	e.Of, e.Detail, e.Nearest = fs.Name()+" or "+e.Of, "", n
+}

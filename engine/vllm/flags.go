@@ -323,13 +323,13 @@ func refusal(p Profile, asGiven string, fl *vflag, value string) error {
 // notAFlag is the error of a flag release p's vLLM does not have: fl is
 // the table's flag of another release, nil for one no release has.
 func notAFlag(p Profile, asGiven, name string, fl *vflag) error {
-	msg := fmt.Sprintf("%s is not a flag of %s", asGiven, p.Describes)
+	e := &engine.UnknownFlagError{AsGiven: asGiven, Name: name, Of: p.Describes}
 	if fl != nil {
 		switch {
 		case p.Release.Less(fl.since):
-			msg += fmt.Sprintf(" (vLLM %s added it, %s)", fl.since, fl.added)
+			e.Detail = fmt.Sprintf(" (vLLM %s added it, %s)", fl.since, fl.added)
 		default:
-			msg += fmt.Sprintf(" (vLLM %s removed it, %s)", fl.until, fl.removed)
+			e.Detail = fmt.Sprintf(" (vLLM %s removed it, %s)", fl.until, fl.removed)
 		}
 	}
 	var names []string
@@ -338,10 +338,8 @@ func notAFlag(p Profile, asGiven, name string, fl *vflag) error {
 			names = append(names, g.name)
 		}
 	}
-	if n := engine.Nearest(name, names); n != "" {
-		msg += ": its nearest is --" + n
-	}
-	return fmt.Errorf("%s", msg)
+	e.Nearest = engine.Nearest(name, names)
+	return e
 }
 
 // isFalse reports whether v is a false boolean as a switch's =value gives
