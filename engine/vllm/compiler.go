@@ -147,7 +147,7 @@ func (cp *Compiler) compileInto(k *kvCheck, s Serve, c budget.Class, p Profile) 
 		st.TP, st.ExpertRanks, st.DtypeBytes, st.Quant = r.TensorParallelSize, r.ExpertRanks, r.DtypeBytes, r.Quant
 		shardings[i] = st
 		w := cp.weights(st, r.Quantization)
-		pools[i] = addDraftPools(addEPLBPools(addLoRAPools(w.pools, a, r, st), a, r, st), a, r, st)
+		pools[i] = featurePools(w.pools, a, r, st)
 		stage := &plan.Stages[i]
 		stage.Fixed[budget.TermWeights] = w.bytes
 		for _, it := range peakItemsAt(a, r, st, perToken) {
@@ -223,4 +223,12 @@ func (cp *Compiler) layout(r *Resolved) (kvLayout, error) {
 		cp.mu.Unlock()
 	}
 	return l.layout, l.err
+}
+
+// featurePools adds to a stage's caching-allocator pools the tensors of
+// the serve's features that hold their own (LoRA slots, EPLB's redundant
+// experts, a draft and its proposer): the one list the compiler and the
+// reference both charge.
+func featurePools(p torchalloc.Pools, a *model.Arch, r *Resolved, st model.Sharding) torchalloc.Pools {
+	return addDraftPools(addEPLBPools(addLoRAPools(p, a, r, st), a, r, st), a, r, st)
 }

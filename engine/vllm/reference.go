@@ -293,9 +293,7 @@ func (ref *Reference) slack(i int) uint64 {
 	for _, it := range ref.KVAllocation(i) {
 		pools = pools.Add(it.Bytes, 1)
 	}
-	pools = addLoRAPools(pools, ref.Arch, &ref.Serve, ref.stages[i].sharding)
-	pools = addEPLBPools(pools, ref.Arch, &ref.Serve, ref.stages[i].sharding)
-	pools = addDraftPools(pools, ref.Arch, &ref.Serve, ref.stages[i].sharding)
+	pools = featurePools(pools, ref.Arch, &ref.Serve, ref.stages[i].sharding)
 	return pools.Slack()
 }
 
