@@ -57,6 +57,20 @@ func RegisterFor(s Serve, fs *flag.FlagSet, model *string, args []string) {
 	s.Register(fs, model)
 }
 
+// NamedFlags returns the names of the flags args give: every word that
+// begins with a dash but "-" itself, named as [FlagName] reads it. A word
+// after "--" that looks like a flag is counted too, which only registers
+// one flag more.
+func NamedFlags(args []string) map[string]bool {
+	named := make(map[string]bool, len(args))
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") && a != "-" {
+			named[FlagName(a)] = true
+		}
+	}
+	return named
+}
+
 // AsksHelp reports whether args hold a request for a command's help, as the
 // flag package reads one: -h or -help, with one dash or two, before "--".
 func AsksHelp(args []string) bool {

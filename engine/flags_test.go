@@ -194,3 +194,15 @@ func TestAsksHelp(t *testing.T) {
 		}
 	}
 }
+
+// TestNamedFlags: every word that begins with a dash names a flag, in
+// any of the flag package's spellings, "-" (stdin) does not, and a value
+// never does.
+func TestNamedFlags(t *testing.T) {
+	t.Parallel()
+	got := NamedFlags([]string{"--model", "m", "-tp=2", "--no-enable-prefix-caching", "-", "--json", "x.log"})
+	want := map[string]bool{"model": true, "tp": true, "no-enable-prefix-caching": true, "json": true}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("NamedFlags (-want +got):\n%s", d)
+	}
+}

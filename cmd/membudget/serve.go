@@ -352,9 +352,8 @@ func writeWarnings(w io.Writer, cmd string, warnings []string) {
 	}
 }
 
-// flagNames is the flag names arguments give (a word after "--" that
-// looks like one included, which only registers a flag more), nil for
-// every flag: help asked for.
+// flagNames is the flag names arguments give (see [engine.NamedFlags]),
+// nil for every flag: help asked for.
 type flagNames map[string]bool
 
 // namedFlags returns the names of the flags args give (see [flagNames]).
@@ -362,13 +361,7 @@ func namedFlags(args []string) flagNames {
 	if engine.AsksHelp(args) {
 		return nil
 	}
-	named := flagNames{}
-	for _, a := range args {
-		if strings.HasPrefix(a, "-") && a != "-" {
-			named[engine.FlagName(a)] = true
-		}
-	}
-	return named
+	return engine.NamedFlags(args)
 }
 
 // has reports whether name is given, or every flag is wanted.

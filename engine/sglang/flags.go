@@ -25,12 +25,7 @@ func (f *flagServe) registerIgnored(fs *flag.FlagSet, given map[string]bool) {
 // RegisterFor registers SGLang's flags, and of those that do not change
 // memory only the ones args name (see [engine.ArgsRegisterer]).
 func (f *flagServe) RegisterFor(fs *flag.FlagSet, model *string, args []string) {
-	given := map[string]bool{}
-	for _, a := range args {
-		if strings.HasPrefix(a, "-") {
-			given[engine.FlagName(a)] = true
-		}
-	}
+	given := engine.NamedFlags(args)
 	f.register(fs, model)
 	f.registerIgnored(fs, given)
 }

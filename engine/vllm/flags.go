@@ -449,17 +449,17 @@ func (f *flagServe) registerTable(fs *flag.FlagSet, given map[string]bool) {
 // RegisterFor registers the flags vLLM's serves are sized by, and those
 // of the table args name (see [engine.ArgsRegisterer]).
 func (f *flagServe) RegisterFor(fs *flag.FlagSet, model *string, args []string) {
-	given := map[string]bool{}
-	for _, a := range args {
-		if strings.HasPrefix(a, "-") {
-			name := engine.FlagName(a)
-			given[name] = true
-			if on, ok := strings.CutPrefix(name, "no-"); ok {
-				// A switch given as --no-X needs X registered beside it
-				// (see registerNegations).
-				given[on] = true
-			}
+	given := engine.NamedFlags(args)
+	var negated []string
+	for name := range given {
+		if on, ok := strings.CutPrefix(name, "no-"); ok {
+			negated = append(negated, on)
 		}
+	}
+	for _, on := range negated {
+		// A switch given as --no-X needs X registered beside it (see
+		// registerNegations).
+		given[on] = true
 	}
 	f.registerModelled(fs, given)
 	f.registerTable(fs, given)
