@@ -13,9 +13,6 @@ import (
 // do.
 func gibString(b uint64) string { return engine.GiB(b) }
 
-// bytesString renders bytes as GiB and exactly.
-func bytesString(b uint64) string { return engine.GiBAndBytes(b) }
-
 // writeJSON writes v as JSON: indented for a person, or, in a batch, on
 // one line, counted so that batch knows its answer without parsing it.
 func (a *app) writeJSON(w io.Writer, v any) error {
