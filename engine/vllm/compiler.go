@@ -35,8 +35,8 @@ type layoutKey struct {
 	// (see Resolved.noAttentionStage), with that spec's block and page.
 	unraised                     string
 	unraisedBlock, unpaddedState uint64
-	// draft is an EAGLE-3 draft's layers (see draftKey), "" without one.
-	draft string
+	// draft is the draft's layers (see draftKey), zero without one.
+	draft draftShape
 }
 
 // layoutOrErr is a grouping of the specs, or why vLLM cannot group them.

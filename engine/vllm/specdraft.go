@@ -535,17 +535,20 @@ func draftSpecs(r *Resolved, specs []layerSpec, first int) []layerSpec {
 	return out
 }
 
-// draftKey is what the draft's KV specs depend on beyond the serve's
-// block and dtype, for the compiler's memo of layouts.
-func draftKey(r *Resolved) string {
-	d := r.Spec.Draft
-	if d == nil {
-		if r.Spec.MTPLayers > 0 {
-			return fmt.Sprintf("mtp/%d", r.Spec.MTPLayers)
-		}
-		return ""
+// draftShape is what the draft's KV specs depend on beyond the serve's
+// block and dtype, for the compiler's memo of layouts: the zero shape
+// without a draft.
+type draftShape struct {
+	method                              string
+	layers, kvHeads, headDim, mtpLayers uint64
+}
+
+// draftKey returns the serve's draftShape.
+func draftKey(r *Resolved) draftShape {
+	if d := r.Spec.Draft; d != nil {
+		return draftShape{method: d.Method, layers: d.Layers, kvHeads: d.KVHeads, headDim: d.HeadDim}
 	}
-	return fmt.Sprintf("%s/%d/%d/%d", d.Method, d.Layers, d.KVHeads, d.HeadDim)
+	return draftShape{mtpLayers: r.Spec.MTPLayers}
 }
 
 // draftKVBytes is the draft layers' share of the KV cache on a GPU of
