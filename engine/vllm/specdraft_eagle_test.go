@@ -76,21 +76,13 @@ func TestEagleWeightsByHand(t *testing.T) {
 		tp, want uint64
 	}{{1, 503324672}, {2, 285220864}} {
 		s := Serve{TensorParallelSize: tc.tp, MaxModelLen: 8192, MaxNumSeqs: 256, MaxNumBatchedTokens: 8192, EnforceEager: true, SpeculativeConfig: eagleSpec(dir)}
-		r, err := Resolve(s, a, bigClass, v1Llama)
-		if err != nil {
-			t.Fatal(err)
-		}
-		items := map[string]uint64{}
-		for _, it := range peakItems(a, &r, stageOf(&r, 0)) {
-			items[it.Name] = it.Bytes
-		}
+		_, got := draftItems(t, a, s)
 		// The proposer's buffers are EAGLE-3's (llm_base_proposer.py:
 		// 142-262, pass_hidden_states_to_model: no extra slots): 8192 x 4
 		// + 8192 x 8 + 2 x 8192 x 4096 x 2 + max(257, 8192) x 4 + 8192 x 8
 		// + 256 x 4 = 32768 + 65536 + 134217728 + 32768 + 65536 + 1024 =
 		// 134415360 B.
 		want := map[string]uint64{"draft_weights": tc.want, "draft_buffers": 134415360}
-		got := map[string]uint64{"draft_weights": items["draft_weights"], "draft_buffers": items["draft_buffers"]}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("TP %d (-want +got):\n%s", tc.tp, diff)
 		}
@@ -124,17 +116,9 @@ func TestEagleWeightsByHand(t *testing.T) {
 func TestEagleDraftKV(t *testing.T) {
 	a := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
 	s := Serve{MaxModelLen: 8192, MaxNumSeqs: 256, MaxNumBatchedTokens: 8192, EnforceEager: true, SpeculativeConfig: eagleSpec(WriteEagleDraft(t))}
-	r, err := Resolve(s, a, bigClass, v1Llama)
-	if err != nil {
-		t.Fatal(err)
-	}
-	layout, err := kvLayoutOf(layerSpecs(a, &r))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool := layout.pool(&r, stageOf(&r, 0))
-	if got := [3]uint64{uint64(len(layout.groups)), pool.PageBytes, pool.Tensors}; got != [3]uint64{1, 65536, 33} {
-		t.Errorf("groups, page, tensors = %v, want [1 65536 33]", got)
+	got := kvShapeOf(t, a, s)
+	if diff := cmp.Diff(kvShape{1, 33, false, 65536, 33}, got); diff != "" {
+		t.Errorf("layout (-want +got):\n%s", diff)
 	}
 }
 
