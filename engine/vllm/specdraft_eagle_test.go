@@ -98,13 +98,7 @@ func TestEagleWeightsByHand(t *testing.T) {
 		{"bias", `{"architectures": ["LlamaForCausalLM"], "hidden_size": 4096, "intermediate_size": 14336, "num_attention_heads": 32, "num_key_value_heads": 8, "num_hidden_layers": 1, "vocab_size": 128256, "bias": true}`, 503324672 + 20480},
 		{"two layers", `{"architectures": ["EagleLlamaForCausalLM"], "hidden_size": 4096, "intermediate_size": 14336, "num_attention_heads": 32, "num_key_value_heads": 8, "num_hidden_layers": 2, "vocab_size": 128256}`, 503324672 + 436224000},
 	} {
-		d, err := readDraft(writeDraftDir(t, tc.config, eagleCheckpoint), "eagle", a)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var n uint64
-		draftTensors(&d, 1, 2, func(b uint64) { n += b })
-		if n != tc.want {
+		if n := draftBytesTP1(t, a, "eagle", tc.config, eagleCheckpoint); n != tc.want {
 			t.Errorf("%s: %d B, want %d", tc.name, n, tc.want)
 		}
 	}
@@ -162,13 +156,7 @@ func TestEagle3AttentionBias(t *testing.T) {
 		{"attention_bias", `, "attention_bias": true}`, 849635008 + 12288 + 8192},
 		{"bias", `, "bias": true}`, 849635008 + 8192},
 	} {
-		d, err := readDraft(writeDraftDir(t, base+tc.extra, eagle3Checkpoint), "eagle3", a)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var n uint64
-		draftTensors(&d, 1, 2, func(b uint64) { n += b })
-		if n != tc.want {
+		if n := draftBytesTP1(t, a, "eagle3", base+tc.extra, eagle3Checkpoint); n != tc.want {
 			t.Errorf("%s: %d B, want %d", tc.name, n, tc.want)
 		}
 	}

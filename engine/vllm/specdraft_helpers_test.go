@@ -155,3 +155,17 @@ func kvShapeOf(t testing.TB, a *model.Arch, s Serve) kvShape {
 	pool := layout.pool(&r, stageOf(&r, 0))
 	return kvShape{len(layout.groups), len(layout.groups[0].layers), layout.uniformType, pool.PageBytes, pool.Tensors}
 }
+
+// draftBytesTP1 reads a draft of method from config and tensors for target
+// a and returns its tensors' bytes on one rank in bf16 (2 B an element),
+// as the by-hand weight tests count them.
+func draftBytesTP1(t testing.TB, a *model.Arch, method, config string, tensors []draftTensor) uint64 {
+	t.Helper()
+	d, err := readDraft(writeDraftDir(t, config, tensors), method, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n uint64
+	draftTensors(&d, 1, 2, func(b uint64) { n += b })
+	return n
+}

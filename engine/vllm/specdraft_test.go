@@ -106,12 +106,7 @@ func TestDraftWeightsByHand(t *testing.T) {
 	// A checkpoint with its own embed_tokens of another shape keeps it:
 	// 128256 rows (2004 x 64) x 4096 x 2 = 1050673152 B more at TP 1.
 	own := append([]draftTensor{{"embed_tokens.weight", "F16", []uint64{128256, 2048}}}, eagle3Checkpoint...)
-	d, err := readDraft(writeDraftDir(t, eagle3Config, own), "eagle3", a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var n uint64
-	draftTensors(&d, 1, 2, func(b uint64) { n += b })
+	n := draftBytesTP1(t, a, "eagle3", eagle3Config, own)
 	if want := uint64(849635008 + 1050673152); n != want {
 		t.Errorf("with its own embedding: %d B, want %d", n, want)
 	}
