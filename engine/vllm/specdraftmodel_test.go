@@ -144,8 +144,11 @@ func TestDraftModelRefusals(t *testing.T) {
 		}
 	}
 	// Without "method", a draft's path makes the method draft_model
-	// (speculative.py:741-750), sized as such.
-	if _, err := Resolve(Serve{MaxModelLen: 8192, EnforceEager: true, SpeculativeConfig: `{"model": "` + dir + `", "num_speculative_tokens": 3}`}, models["meta-llama__Llama-3.1-8B-Instruct"], bigClass, v1Llama); err != nil {
-		t.Errorf("a draft without method: %v, want it sized as draft_model", err)
+	// (speculative.py:741-750), sized as such: TestDraftModelByHand's
+	// weights and buffers at TP 1.
+	_, got := draftItems(t, models["meta-llama__Llama-3.1-8B-Instruct"], Serve{MaxModelLen: 8192, MaxNumSeqs: 256, MaxNumBatchedTokens: 8192, EnforceEager: true,
+		SpeculativeConfig: `{"model": "` + dir + `", "num_speculative_tokens": 3}`})
+	if diff := cmp.Diff(map[string]uint64{"draft_weights": 2488406016, "draft_buffers": 67322880}, got); diff != "" {
+		t.Errorf("a draft without method (-want +got):\n%s", diff)
 	}
 }
