@@ -146,24 +146,7 @@ func TestEPLBNeverShrinksFootprint(t *testing.T) {
 		if rapid.Bool().Draw(t, "nixl") {
 			s.EPLB.Config = `{"num_redundant_experts": ` + strconv.FormatUint(n, 10) + `, "communicator": "nixl"}`
 		}
-		eplb, err := Compile(a, s, c, current)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ref, err := NewReference(a, s, c, current)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff(ref.Plan(), eplb); diff != "" {
-			t.Fatalf("Compiler != Reference (-reference +compiler):\n%s", diff)
-		}
-		seqs, tokens := rapid.Uint64Range(1, s.MaxNumSeqs).Draw(t, "at seqs"), rapid.Uint64Range(1, s.MaxModelLen).Draw(t, "at tokens")
-		p, e := plain.Evaluate(seqs, tokens), eplb.Evaluate(seqs, tokens)
-		for term := range budget.NumTerms {
-			if e.Terms[term] < p.Terms[term] {
-				t.Fatalf("%s shrinks with EPLB: %d -> %d", budget.Term(term), p.Terms[term], e.Terms[term])
-			}
-		}
+		p, e, seqs, tokens := footprintsWith(t, "EPLB", a, s, c, plain)
 		if e.Ledger <= p.Ledger {
 			t.Fatalf("the ledger does not grow with EPLB: %d -> %d", p.Ledger, e.Ledger)
 		}

@@ -3,6 +3,9 @@ package vllm
 import (
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
+
 	"membudget"
 	"membudget/budget"
 	"membudget/model"
@@ -69,4 +72,31 @@ func mustProfile(spec string) Profile {
 		panic(err)
 	}
 	return p
+}
+
+// footprintsWith compiles s (plain's serve with one feature, named what,
+// turned on) for a on c, fails unless the compiled plan is the
+// reference's, and returns plain's footprint p and the feature's f at a
+// point (seqs, tokens) drawn within s's limits, failing if any term of f
+// is below p's.
+func footprintsWith(t *rapid.T, what string, a *model.Arch, s Serve, c budget.Class, plain *budget.Plan) (p, f budget.Footprint, seqs, tokens uint64) {
+	with, err := Compile(a, s, c, current)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := NewReference(a, s, c, current)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(ref.Plan(), with); diff != "" {
+		t.Fatalf("Compiler != Reference (-reference +compiler):\n%s", diff)
+	}
+	seqs, tokens = rapid.Uint64Range(1, s.MaxNumSeqs).Draw(t, "at seqs"), rapid.Uint64Range(1, s.MaxModelLen).Draw(t, "at tokens")
+	p, f = plain.Evaluate(seqs, tokens), with.Evaluate(seqs, tokens)
+	for term := range budget.NumTerms {
+		if f.Terms[term] < p.Terms[term] {
+			t.Fatalf("%s shrinks with %s: %d -> %d", budget.Term(term), what, p.Terms[term], f.Terms[term])
+		}
+	}
+	return p, f, seqs, tokens
 }

@@ -138,7 +138,7 @@ func TestDeepSeekV4Refusals(t *testing.T) {
 	sm120.Device.Silicon = budget.Silicon{Vendor: budget.NVIDIA, Major: 12}
 	tests := []struct {
 		name  string
-		a     *model.Arch
+		a     *model.Arch // DeepSeek-V4-Flash where nil
 		s     Serve
 		c     budget.Class
 		p     Profile
@@ -151,22 +151,12 @@ func TestDeepSeekV4Refusals(t *testing.T) {
 		{"sequence parallel", nil, Serve{TensorParallelSize: 4, DataParallelSize: 2, EnableExpertParallel: true, KVCacheDtype: "fp8"}, bigClass, current, "data-parallel-size", "sequence-parallel"},
 		{"sm120", nil, Serve{TensorParallelSize: 8, KVCacheDtype: "fp8"}, sm120, current, "model", "FlashMLA"},
 		{"release", nil, Serve{TensorParallelSize: 8, KVCacheDtype: "fp8"}, bigClass, mustProfile("0.19.0"), "vllm-version", "main d18bb7b only"},
-	}
-	tests = append(tests, []struct {
-		name  string
-		a     *model.Arch
-		s     Serve
-		c     budget.Class
-		p     Profile
-		flag  string
-		words string
-	}{
-		{"ngram", a, Serve{TensorParallelSize: 8, KVCacheDtype: "fp8", SpeculativeConfig: `{"method": "ngram", "num_speculative_tokens": 2}`}, bigClass, current, "speculative-config", "not modelled"},
-		{"pooling", a, Serve{TensorParallelSize: 8, KVCacheDtype: "fp8", Runner: "pooling", PoolerConfig: `{"seq_pooling_type": "LAST"}`}, bigClass, current, "runner", "not modelled"},
-		{"groups", a, Serve{TensorParallelSize: 16, KVCacheDtype: "fp8"}, bigClass, current, "tensor-parallel-size", "does not divide its 8 groups"},
+		{"ngram", nil, Serve{TensorParallelSize: 8, KVCacheDtype: "fp8", SpeculativeConfig: `{"method": "ngram", "num_speculative_tokens": 2}`}, bigClass, current, "speculative-config", "not modelled"},
+		{"pooling", nil, Serve{TensorParallelSize: 8, KVCacheDtype: "fp8", Runner: "pooling", PoolerConfig: `{"seq_pooling_type": "LAST"}`}, bigClass, current, "runner", "not modelled"},
+		{"groups", nil, Serve{TensorParallelSize: 16, KVCacheDtype: "fp8"}, bigClass, current, "tensor-parallel-size", "does not divide its 8 groups"},
 		{"experts", &odd, Serve{TensorParallelSize: 8, KVCacheDtype: "fp8"}, bigClass, current, "tensor-parallel-size", "255 experts"},
 		{"mxfp4 rounding", &halfInter, Serve{TensorParallelSize: 8, KVCacheDtype: "fp8"}, bigClass, current, "tensor-parallel-size", "1024 / 8 = 128"},
-	}...)
+	}
 	for _, tt := range tests {
 		arch := a
 		if tt.a != nil {

@@ -77,24 +77,7 @@ func TestKVTransferNeverShrinksFootprint(t *testing.T) {
 			t.Skip(err)
 		}
 		s.KVTransferConfig = `{"kv_connector": "` + rapid.SampledFrom(nixlConnectors).Draw(t, "connector") + `", "kv_role": "` + rapid.SampledFrom(kvRoles).Draw(t, "role") + `"}`
-		nixl, err := Compile(a, s, c, current)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ref, err := NewReference(a, s, c, current)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff(ref.Plan(), nixl); diff != "" {
-			t.Fatalf("Compiler != Reference (-reference +compiler):\n%s", diff)
-		}
-		seqs, tokens := rapid.Uint64Range(1, s.MaxNumSeqs).Draw(t, "at seqs"), rapid.Uint64Range(1, s.MaxModelLen).Draw(t, "at tokens")
-		p, n := plain.Evaluate(seqs, tokens), nixl.Evaluate(seqs, tokens)
-		for term := range budget.NumTerms {
-			if n.Terms[term] < p.Terms[term] {
-				t.Fatalf("%s shrinks with NIXL: %d -> %d", budget.Term(term), p.Terms[term], n.Terms[term])
-			}
-		}
+		p, n, _, _ := footprintsWith(t, "NIXL", a, s, c, plain)
 		if diff := cmp.Diff(p.Terms, n.Terms); diff != "" {
 			t.Fatalf("NIXL on the GPU changes the terms (-without +with):\n%s", diff)
 		}

@@ -6,10 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 
-	"membudget/budget"
 	"membudget/engine"
 )
 
@@ -124,24 +122,7 @@ func TestOffloadNeverShrinksFootprint(t *testing.T) {
 			t.Skip(err)
 		}
 		s.Offload = KVOffload{SizeGiB: offGiB(rapid.Float64Range(0.5, 64).Draw(t, "gib"))}
-		off, err := Compile(a, s, c, current)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ref, err := NewReference(a, s, c, current)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff(ref.Plan(), off); diff != "" {
-			t.Fatalf("Compiler != Reference (-reference +compiler):\n%s", diff)
-		}
-		seqs, tokens := rapid.Uint64Range(1, s.MaxNumSeqs).Draw(t, "at seqs"), rapid.Uint64Range(1, s.MaxModelLen).Draw(t, "at tokens")
-		p, o := plain.Evaluate(seqs, tokens), off.Evaluate(seqs, tokens)
-		for term := range budget.NumTerms {
-			if o.Terms[term] < p.Terms[term] {
-				t.Fatalf("%s shrinks with offload: %d -> %d", budget.Term(term), p.Terms[term], o.Terms[term])
-			}
-		}
+		p, o, _, _ := footprintsWith(t, "offload", a, s, c, plain)
 		if o.Ledger < p.Ledger || o.Total() < p.Total() {
 			t.Fatalf("the footprint shrinks with offload: ledger %d -> %d, total %d -> %d", p.Ledger, o.Ledger, p.Total(), o.Total())
 		}

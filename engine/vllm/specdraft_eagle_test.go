@@ -76,21 +76,13 @@ func TestEagleWeightsByHand(t *testing.T) {
 		tp, want uint64
 	}{{1, 503324672}, {2, 285220864}} {
 		s := Serve{TensorParallelSize: tc.tp, MaxModelLen: 8192, MaxNumSeqs: 256, MaxNumBatchedTokens: 8192, EnforceEager: true, SpeculativeConfig: eagleSpec(dir)}
-		r, err := Resolve(s, a, bigClass, v1Llama)
-		if err != nil {
-			t.Fatal(err)
-		}
-		items := map[string]uint64{}
-		for _, it := range peakItems(a, &r, stageOf(&r, 0)) {
-			items[it.Name] = it.Bytes
-		}
+		_, got := draftItems(t, a, s)
 		// The proposer's buffers are EAGLE-3's (llm_base_proposer.py:
 		// 142-262, pass_hidden_states_to_model: no extra slots): 8192 x 4
 		// + 8192 x 8 + 2 x 8192 x 4096 x 2 + max(257, 8192) x 4 + 8192 x 8
 		// + 256 x 4 = 32768 + 65536 + 134217728 + 32768 + 65536 + 1024 =
 		// 134415360 B.
 		want := map[string]uint64{"draft_weights": tc.want, "draft_buffers": 134415360}
-		got := map[string]uint64{"draft_weights": items["draft_weights"], "draft_buffers": items["draft_buffers"]}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("TP %d (-want +got):\n%s", tc.tp, diff)
 		}
@@ -106,13 +98,7 @@ func TestEagleWeightsByHand(t *testing.T) {
 		{"bias", `{"architectures": ["LlamaForCausalLM"], "hidden_size": 4096, "intermediate_size": 14336, "num_attention_heads": 32, "num_key_value_heads": 8, "num_hidden_layers": 1, "vocab_size": 128256, "bias": true}`, 503324672 + 20480},
 		{"two layers", `{"architectures": ["EagleLlamaForCausalLM"], "hidden_size": 4096, "intermediate_size": 14336, "num_attention_heads": 32, "num_key_value_heads": 8, "num_hidden_layers": 2, "vocab_size": 128256}`, 503324672 + 436224000},
 	} {
-		d, err := readDraft(writeDraftDir(t, tc.config, eagleCheckpoint), "eagle", a)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var n uint64
-		draftTensors(&d, 1, 2, func(b uint64) { n += b })
-		if n != tc.want {
+		if n := draftBytesTP1(t, a, "eagle", tc.config, eagleCheckpoint); n != tc.want {
 			t.Errorf("%s: %d B, want %d", tc.name, n, tc.want)
 		}
 	}
@@ -124,17 +110,9 @@ func TestEagleWeightsByHand(t *testing.T) {
 func TestEagleDraftKV(t *testing.T) {
 	a := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
 	s := Serve{MaxModelLen: 8192, MaxNumSeqs: 256, MaxNumBatchedTokens: 8192, EnforceEager: true, SpeculativeConfig: eagleSpec(WriteEagleDraft(t))}
-	r, err := Resolve(s, a, bigClass, v1Llama)
-	if err != nil {
-		t.Fatal(err)
-	}
-	layout, err := kvLayoutOf(layerSpecs(a, &r))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool := layout.pool(&r, stageOf(&r, 0))
-	if got := [3]uint64{uint64(len(layout.groups)), pool.PageBytes, pool.Tensors}; got != [3]uint64{1, 65536, 33} {
-		t.Errorf("groups, page, tensors = %v, want [1 65536 33]", got)
+	got := kvShapeOf(t, a, s)
+	if diff := cmp.Diff(kvShape{1, 33, false, 65536, 33}, got); diff != "" {
+		t.Errorf("layout (-want +got):\n%s", diff)
 	}
 }
 
@@ -178,13 +156,7 @@ func TestEagle3AttentionBias(t *testing.T) {
 		{"attention_bias", `, "attention_bias": true}`, 849635008 + 12288 + 8192},
 		{"bias", `, "bias": true}`, 849635008 + 8192},
 	} {
-		d, err := readDraft(writeDraftDir(t, base+tc.extra, eagle3Checkpoint), "eagle3", a)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var n uint64
-		draftTensors(&d, 1, 2, func(b uint64) { n += b })
-		if n != tc.want {
+		if n := draftBytesTP1(t, a, "eagle3", base+tc.extra, eagle3Checkpoint); n != tc.want {
 			t.Errorf("%s: %d B, want %d", tc.name, n, tc.want)
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"membudget/model"
 )
 
 // draftTensor is one tensor of a test draft's checkpoint.
@@ -108,4 +110,62 @@ func writeCheckpoint(t testing.TB, dir string, tensors []draftTensor) {
 // header into a temporary directory, for the contract tests.
 func WriteEagle3Draft(t testing.TB) string {
 	return writeDraftDir(t, eagle3Config, eagle3Checkpoint)
+}
+
+// draftItems resolves s for a on [bigClass] under vLLM v1 Llama's profile
+// and returns the resolution with the bytes of its draft_weights and
+// draft_buffers peak items at stage 0 (0 where an item is missing, so a
+// lost item fails the caller's comparison).
+func draftItems(t testing.TB, a *model.Arch, s Serve) (Resolved, map[string]uint64) {
+	t.Helper()
+	r, err := Resolve(s, a, bigClass, v1Llama)
+	if err != nil {
+		t.Fatal(err)
+	}
+	items := map[string]uint64{}
+	for _, it := range peakItems(a, &r, stageOf(&r, 0)) {
+		items[it.Name] = it.Bytes
+	}
+	return r, map[string]uint64{"draft_weights": items["draft_weights"], "draft_buffers": items["draft_buffers"]}
+}
+
+// kvShape is what a KV layout test pins: the groups, the layers of the
+// first, whether they are one uniform type, the page and its tensors.
+type kvShape struct {
+	Groups, Layers int
+	Uniform        bool
+	Page, Tensors  uint64
+}
+
+// kvShapeOf resolves s for a on [bigClass] under vLLM v1 Llama's profile
+// and returns the shape of its KV layout at stage 0.
+func kvShapeOf(t testing.TB, a *model.Arch, s Serve) kvShape {
+	t.Helper()
+	r, err := Resolve(s, a, bigClass, v1Llama)
+	if err != nil {
+		t.Fatal(err)
+	}
+	layout, err := kvLayoutOf(layerSpecs(a, &r))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(layout.groups) == 0 {
+		t.Fatal("no KV cache groups")
+	}
+	pool := layout.pool(&r, stageOf(&r, 0))
+	return kvShape{len(layout.groups), len(layout.groups[0].layers), layout.uniformType, pool.PageBytes, pool.Tensors}
+}
+
+// draftBytesTP1 reads a draft of method from config and tensors for target
+// a and returns its tensors' bytes on one rank in bf16 (2 B an element),
+// as the by-hand weight tests count them.
+func draftBytesTP1(t testing.TB, a *model.Arch, method, config string, tensors []draftTensor) uint64 {
+	t.Helper()
+	d, err := readDraft(writeDraftDir(t, config, tensors), method, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n uint64
+	draftTensors(&d, 1, 2, func(b uint64) { n += b })
+	return n
 }

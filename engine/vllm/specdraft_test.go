@@ -106,12 +106,7 @@ func TestDraftWeightsByHand(t *testing.T) {
 	// A checkpoint with its own embed_tokens of another shape keeps it:
 	// 128256 rows (2004 x 64) x 4096 x 2 = 1050673152 B more at TP 1.
 	own := append([]draftTensor{{"embed_tokens.weight", "F16", []uint64{128256, 2048}}}, eagle3Checkpoint...)
-	d, err := readDraft(writeDraftDir(t, eagle3Config, own), "eagle3", a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var n uint64
-	draftTensors(&d, 1, 2, func(b uint64) { n += b })
+	n := draftBytesTP1(t, a, "eagle3", eagle3Config, own)
 	if want := uint64(849635008 + 1050673152); n != want {
 		t.Errorf("with its own embedding: %d B, want %d", n, want)
 	}
@@ -125,22 +120,7 @@ func TestDraftWeightsByHand(t *testing.T) {
 func TestDraftKV(t *testing.T) {
 	a := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
 	s := Serve{MaxModelLen: 8192, MaxNumSeqs: 256, MaxNumBatchedTokens: 8192, EnforceEager: true, SpeculativeConfig: eagle3Spec(WriteEagle3Draft(t))}
-	r, err := Resolve(s, a, bigClass, v1Llama)
-	if err != nil {
-		t.Fatal(err)
-	}
-	layout, err := kvLayoutOf(layerSpecs(a, &r))
-	if err != nil {
-		t.Fatal(err)
-	}
-	type shape struct {
-		Groups, Layers int
-		Uniform        bool
-		Page, Tensors  uint64
-	}
-	pool := layout.pool(&r, stageOf(&r, 0))
-	got := shape{len(layout.groups), len(layout.groups[0].layers), layout.uniformType, pool.PageBytes, pool.Tensors}
-	if diff := cmp.Diff(shape{1, 33, false, 65536, 33}, got); diff != "" {
+	if diff := cmp.Diff(kvShape{1, 33, false, 65536, 33}, kvShapeOf(t, a, s)); diff != "" {
 		t.Errorf("layout (-want +got):\n%s", diff)
 	}
 	sz, err := Size(&hub.Loaded{Name: "meta-llama/Llama-3.1-8B-Instruct", Arch: a}, bigClass, s, v1Llama)

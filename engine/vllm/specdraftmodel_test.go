@@ -60,16 +60,8 @@ func TestDraftModelByHand(t *testing.T) {
 		tp, weights uint64
 	}{{1, 2488406016}, {2, 1252659200}} {
 		s := Serve{TensorParallelSize: tc.tp, MaxModelLen: 8192, MaxNumSeqs: 256, MaxNumBatchedTokens: 8192, EnforceEager: true, SpeculativeConfig: draftModelSpec(dir)}
-		r, err := Resolve(s, a, bigClass, v1Llama)
-		if err != nil {
-			t.Fatal(err)
-		}
-		items := map[string]uint64{}
-		for _, it := range peakItems(a, &r, stageOf(&r, 0)) {
-			items[it.Name] = it.Bytes
-		}
+		r, got := draftItems(t, a, s)
 		want := map[string]uint64{"draft_weights": tc.weights, "draft_buffers": 67322880}
-		got := map[string]uint64{"draft_weights": items["draft_weights"], "draft_buffers": items["draft_buffers"]}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("TP %d (-want +got):\n%s", tc.tp, diff)
 		}
@@ -113,22 +105,7 @@ func TestDraftModelByHand(t *testing.T) {
 func TestDraftModelKV(t *testing.T) {
 	a := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
 	s := Serve{MaxModelLen: 8192, MaxNumSeqs: 256, MaxNumBatchedTokens: 8192, EnforceEager: true, SpeculativeConfig: draftModelSpec(WriteDraftModel(t))}
-	r, err := Resolve(s, a, bigClass, v1Llama)
-	if err != nil {
-		t.Fatal(err)
-	}
-	layout, err := kvLayoutOf(layerSpecs(a, &r))
-	if err != nil {
-		t.Fatal(err)
-	}
-	type shape struct {
-		Groups, Layers int
-		Uniform        bool
-		Page, Tensors  uint64
-	}
-	pool := layout.pool(&r, stageOf(&r, 0))
-	got := shape{len(layout.groups), len(layout.groups[0].layers), layout.uniformType, pool.PageBytes, pool.Tensors}
-	if diff := cmp.Diff(shape{1, 48, true, 2621440, 1}, got); diff != "" {
+	if diff := cmp.Diff(kvShape{1, 48, true, 2621440, 1}, kvShapeOf(t, a, s)); diff != "" {
 		t.Errorf("layout (-want +got):\n%s", diff)
 	}
 }
@@ -167,8 +144,11 @@ func TestDraftModelRefusals(t *testing.T) {
 		}
 	}
 	// Without "method", a draft's path makes the method draft_model
-	// (speculative.py:741-750), sized as such.
-	if _, err := Resolve(Serve{MaxModelLen: 8192, EnforceEager: true, SpeculativeConfig: `{"model": "` + dir + `", "num_speculative_tokens": 3}`}, models["meta-llama__Llama-3.1-8B-Instruct"], bigClass, v1Llama); err != nil {
-		t.Errorf("a draft without method: %v, want it sized as draft_model", err)
+	// (speculative.py:741-750), sized as such: TestDraftModelByHand's
+	// weights and buffers at TP 1.
+	_, got := draftItems(t, models["meta-llama__Llama-3.1-8B-Instruct"], Serve{MaxModelLen: 8192, MaxNumSeqs: 256, MaxNumBatchedTokens: 8192, EnforceEager: true,
+		SpeculativeConfig: `{"model": "` + dir + `", "num_speculative_tokens": 3}`})
+	if diff := cmp.Diff(map[string]uint64{"draft_weights": 2488406016, "draft_buffers": 67322880}, got); diff != "" {
+		t.Errorf("a draft without method (-want +got):\n%s", diff)
 	}
 }
