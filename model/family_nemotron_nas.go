@@ -44,13 +44,9 @@ func init() {
 // one KV head count for every attending layer.
 func readNemotronNAS(o jsonObject, a *Arch) {
 	readCommon(o, a)
-	a.AttnBias = o.boolOr("attention_bias", false) || o.boolOr("bias", false)
 	// nemotron_nas.py:140-146: attention_bias (or bias) biases o_proj too,
 	// and qkv_bias, where the config has it, the q, k and v projections.
-	a.OutBias = a.AttnBias
-	if _, ok := o.m["qkv_bias"]; ok {
-		a.AttnBias = o.boolOr("qkv_bias", false)
-	}
+	readLlamaAttentionBias(o, a)
 	a.MLPBias = o.boolOr("mlp_bias", false)
 	a.uniformLayers(o, 0)
 	a.tree.sublayerNorms = true
