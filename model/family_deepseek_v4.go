@@ -207,7 +207,7 @@ const dsv4FP8Block = 128
 // hyper-connection mixes, sinks and rotary tables.
 func deepseekV4Weights(w *weights) []budget.Item {
 	a, v, sh := w.a, w.a.DeepSeekV4, w.sh
-	vocabRank := budget.CeilDiv(budget.RoundUp(a.Vocab, vocabPadding), w.tp)
+	vocabRank := w.vocabRows(a.Vocab)
 	hcDim := v.HCMult * a.Hidden
 	if sh.First {
 		w.add("model.embed_tokens.weight", bytesOf(budget.SatMul(vocabRank, a.Hidden), w.dt))
@@ -312,7 +312,7 @@ func (w *weights) deepseekV4Compressor(p string, r, hd uint64) {
 // padded to whole 128-blocks on every rank (:110-116); the routed experts
 // in MXFP4 (two values a byte, an e8m0 scale per 32) or FP8 blocks.
 func (w *weights) deepseekV4MoE(p string, hash bool) {
-	a, v, sh, tp := w.a, w.a.DeepSeekV4, w.sh, w.tp
+	a, v, tp := w.a, w.a.DeepSeekV4, w.tp
 	w.add(p+".gate.weight", bytesOf(budget.SatMul(a.Experts, a.Hidden), w.dt))
 	switch {
 	case hash:
@@ -325,12 +325,7 @@ func (w *weights) deepseekV4MoE(p string, hash bool) {
 		w.fp8Linear(p+".shared_experts.gate_up_proj", 2*inter, a.Hidden)
 		w.fp8Linear(p+".shared_experts.down_proj", a.Hidden, inter)
 	}
-	inter := budget.CeilDiv(a.MoEIntermediate, tp)
-	experts := a.Experts
-	if sh.ExpertRanks > 1 {
-		inter = a.MoEIntermediate
-		experts = budget.CeilDiv(budget.SatAdd(a.Experts, sh.RedundantExperts), sh.ExpertRanks)
-	}
+	experts, inter := w.expertShare()
 	if v.ExpertFP4 {
 		// FusedMoE under Mxfp4MoEMethod: w13 [E, 2I, H/2] and w2
 		// [E, H, I/2] uint8, scales [E, 2I, H/32] and [E, H, I/32].
