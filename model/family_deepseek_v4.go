@@ -226,9 +226,7 @@ func deepseekV4Weights(w *weights) []budget.Item {
 			w.add("lm_head.weight", bytesOf(budget.SatMul(vocabRank, a.Hidden), w.dt))
 		}
 	}
-	for _, r := range a.Rotary {
-		w.add("rotary_emb."+r.Name+".cos_sin_cache", bytesOf(budget.SatMul(r.Positions, r.Dim), w.elem(r.Dtype)))
-	}
+	w.rotaryTables()
 	return w.items
 }
 

@@ -163,7 +163,6 @@ func readGemma3n(o jsonObject, a *Arch) jsonObject {
 	}
 	g := a.gemma3n
 	g.multimodal = true
-	a.tree.rename = gemma3nRename
 	vision := gemma3nSub(o, "vision_config", "gemma3n_vision", a)
 	if arch := vision.str("architecture"); arch != "mobilenetv5_300m_enc" {
 		vision.fail("architecture", "%q: membudget knows the parameters of timm's mobilenetv5_300m_enc only (%d, keras-hub mobilenetv5_presets.py); another timm tower's are not in config.json", arch, mobileNetV5Params)
@@ -461,9 +460,7 @@ func gemma3nWeights(w *weights) []budget.Item {
 		}
 		w.norm("model.norm", h)
 	}
-	for _, r := range a.Rotary {
-		w.add("rotary_emb."+r.Name+".cos_sin_cache", bytesOf(budget.SatMul(r.Positions, r.Dim), w.dt))
-	}
+	w.rotaryTables()
 	if g.multimodal && sh.First {
 		w.gemma3nTowers()
 	}

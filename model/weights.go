@@ -208,20 +208,25 @@ func Weights(a *Arch, sh Sharding) []budget.Item {
 			w.add("lm_head.bias", bytesOf(vocabRank, w.dt))
 		}
 	}
-	for _, r := range a.Rotary {
-		if t.hfRotary {
-			w.add("rotary_emb.inv_freq", bytesOf(r.Dim/2, 4))
-			continue
-		}
-		// vLLM's RotaryEmbedding keeps one cos/sin table of positions x
-		// rotary_dim, shared by every layer of the same rope (get_rope
-		// caches instances).
-		w.add("rotary_emb."+r.Name+".cos_sin_cache", bytesOf(budget.SatMul(r.Positions, r.Dim), w.elem(r.Dtype)))
-	}
+	w.rotaryTables()
 	if a.Vision != nil && sh.First {
 		w.vision(a.Vision)
 	}
 	return w.items
+}
+
+// rotaryTables adds the model's rotary embeddings: vLLM's RotaryEmbedding
+// keeps one cos/sin table of positions x rotary_dim, shared by every layer
+// of the same rope (get_rope caches instances); transformers' own rotary
+// module (tree.hfRotary) only its float32 inv_freq.
+func (w *weights) rotaryTables() {
+	for _, r := range w.a.Rotary {
+		if w.t.hfRotary {
+			w.add("rotary_emb.inv_freq", bytesOf(r.Dim/2, 4))
+			continue
+		}
+		w.add("rotary_emb."+r.Name+".cos_sin_cache", bytesOf(budget.SatMul(r.Positions, r.Dim), w.elem(r.Dtype)))
+	}
 }
 
 // elem is the size of one element of dtype, the served dtype for "".
