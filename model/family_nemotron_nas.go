@@ -2,7 +2,6 @@ package model
 
 import (
 	"encoding/json"
-	"fmt"
 	"math"
 	"strconv"
 )
@@ -152,14 +151,4 @@ func decilmIntermediate(ffn jsonObject, hidden uint64) uint64 {
 		return 0
 	}
 	return (uint64(math.Trunc(n)) + 255) / 256 * 256
-}
-
-// element reads list key's entry i, raw, as an object named key[i].
-func (o jsonObject) element(key string, i int, raw json.RawMessage) (jsonObject, bool) {
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
-		o.fail(fmt.Sprintf("%s[%d]", key, i), "must be an object, got %s", short(raw))
-		return jsonObject{}, false
-	}
-	return jsonObject{file: o.file, prefix: fmt.Sprintf("%s%s[%d].", o.prefix, key, i), m: m, raw: raw, errs: o.errs}, true
 }
