@@ -183,6 +183,16 @@ func (o jsonObject) object(key string) (jsonObject, bool) {
 	return jsonObject{file: o.file, prefix: o.prefix + key + ".", m: m, raw: o.m[key], errs: o.errs}, true
 }
 
+// element reads list key's entry i, raw, as an object named key[i].
+func (o jsonObject) element(key string, i int, raw json.RawMessage) (jsonObject, bool) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
+		o.fail(fmt.Sprintf("%s[%d]", key, i), "must be an object, got %s", short(raw))
+		return jsonObject{}, false
+	}
+	return jsonObject{file: o.file, prefix: fmt.Sprintf("%s%s[%d].", o.prefix, key, i), m: m, raw: raw, errs: o.errs}, true
+}
+
 // keys lists the object's keys in the order the file gives them (which
 // compressed-tensors' config groups and nested rope parameters depend on).
 func (o jsonObject) keys() []string {

@@ -243,7 +243,7 @@ func encoderWeights(w *weights) []budget.Item {
 		return bertWithRopeWeights(w)
 	}
 	table := func(rows uint64) uint64 {
-		return bytesOf(budget.SatMul(budget.CeilDiv(budget.RoundUp(rows, vocabPadding), w.tp), a.Hidden), w.dt)
+		return bytesOf(budget.SatMul(w.vocabRows(rows), a.Hidden), w.dt)
 	}
 	if w.sh.First {
 		w.add("embeddings.word_embeddings.weight", table(a.Vocab))

@@ -45,11 +45,7 @@ func readApertus(o jsonObject, a *Arch) {
 		o.fail("is_causal", "false: vLLM builds Apertus with encoder-only attention (apertus.py:257-263), which membudget does not size")
 	}
 	readCommon(o, a)
-	a.AttnBias = o.boolOr("attention_bias", false) || o.boolOr("bias", false)
-	a.OutBias = a.AttnBias
-	if _, ok := o.m["qkv_bias"]; ok {
-		a.AttnBias = o.boolOr("qkv_bias", false)
-	}
+	readLlamaAttentionBias(o, a)
 	a.MLPBias = o.boolOr("mlp_bias", false)
 	a.QKNorm = true
 	t := &a.tree
@@ -64,11 +60,7 @@ var (
 	// modeling_apertus.py ApertusMLP) name the ungated MLP up_proj and
 	// down_proj, and keep XIELU's alpha_p, alpha_n, beta and eps under
 	// mlp.act_fn, which vLLM loads into its own bfloat16 ones.
-	apertusMLP = []moduleRule{
-		{module: "mlp.up_proj", split: column},
-		{module: "mlp.down_proj", split: row},
-		{module: "mlp.act_fn", bf16: true},
-	}
+	apertusMLP   = append(upDownMLP[:len(upDownMLP):len(upDownMLP)], moduleRule{module: "mlp.act_fn", bf16: true})
 	apertusNorms = []moduleRule{
 		{module: "attention_layernorm"},
 		{module: "feedforward_layernorm"},

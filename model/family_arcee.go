@@ -16,15 +16,24 @@ func init() {
 // biased by lm_head_bias (:307-320).
 func readArcee(o jsonObject, a *Arch) {
 	readLlama(o, a)
+	readLlamaAttentionBias(o, a)
+	t := &a.tree
+	t.ungated, t.mlpNames = true, [2]string{"up_proj", "down_proj"}
+	t.lmHeadBias = o.boolOr("lm_head_bias", false)
+}
+
+// readLlamaAttentionBias reads the biases of LlamaAttention as the
+// families that build it with a config's bias keys do (arcee.py:110-135,
+// apertus.py:248-254, nemotron_nas.py:140-146): attention_bias or bias
+// biases q, k, v and o_proj, and qkv_bias, where the config has the
+// attribute, q, k and v alone.
+func readLlamaAttentionBias(o jsonObject, a *Arch) {
 	a.AttnBias = o.boolOr("attention_bias", false) || o.boolOr("bias", false)
 	a.OutBias = a.AttnBias
 	if _, present := o.m["qkv_bias"]; present {
 		// hasattr(config, "qkv_bias"): a null is None, no bias.
 		a.AttnBias = o.boolOr("qkv_bias", false)
 	}
-	t := &a.tree
-	t.ungated, t.mlpNames = true, [2]string{"up_proj", "down_proj"}
-	t.lmHeadBias = o.boolOr("lm_head_bias", false)
 }
 
 // upDownMLP: an ungated MLP, up_proj column-parallel and down_proj

@@ -224,7 +224,7 @@ func readBertWithRope(o jsonObject, a *Arch, archs []encoderArch) {
 func bertWithRopeWeights(w *weights) []budget.Item {
 	a, e := w.a, w.a.Encoder
 	table := func(rows uint64) uint64 {
-		return bytesOf(budget.SatMul(budget.CeilDiv(budget.RoundUp(rows, vocabPadding), w.tp), a.Hidden), w.dt)
+		return bytesOf(budget.SatMul(w.vocabRows(rows), a.Hidden), w.dt)
 	}
 	linear := func(name string, in, out uint64, bias bool, biasOut uint64) {
 		w.add(name+".weight", bytesOf(budget.SatMul(in, out), w.dt))

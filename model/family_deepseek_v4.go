@@ -44,8 +44,6 @@ type DeepSeekV4Shape struct {
 	// QLoraRank is the query latent (q_lora_rank); ORank and OGroups the
 	// grouped low-rank output projection (o_lora_rank, o_groups).
 	QLoraRank, ORank, OGroups uint64
-	// RopeDim is the rotated part of each 512-wide head (qk_rope_head_dim).
-	RopeDim uint64
 	// IndexHeads, IndexHeadDim and IndexTopK are the indexer's
 	// (index_n_heads, index_head_dim, index_topk).
 	IndexHeads, IndexHeadDim, IndexTopK uint64
@@ -70,7 +68,7 @@ func readDeepSeekV4(o jsonObject, a *Arch) {
 	readCommon(o, a)
 	v := &DeepSeekV4Shape{
 		QLoraRank: o.uint("q_lora_rank"), ORank: o.uint("o_lora_rank"), OGroups: o.uint("o_groups"),
-		RopeDim: o.uint("qk_rope_head_dim"), IndexHeads: o.uint("index_n_heads"), IndexHeadDim: o.uint("index_head_dim"),
+		IndexHeads: o.uint("index_n_heads"), IndexHeadDim: o.uint("index_head_dim"),
 		IndexTopK: o.uint("index_topk"), HCMult: o.uint("hc_mult"), HashLayers: o.uintOr("num_hash_layers", 0),
 	}
 	a.DeepSeekV4 = v
@@ -82,7 +80,8 @@ func readDeepSeekV4(o jsonObject, a *Arch) {
 	a.ScoreCorrectionBias = o.str("topk_method") == "noaux_tc"
 	a.MTPLayers = o.uintOr("num_nextn_predict_layers", 0)
 	a.SlidingWindow = o.uint("sliding_window")
-	a.RotaryDim = v.RopeDim
+	// The rotated part of each 512-wide head.
+	a.RotaryDim = o.uint("qk_rope_head_dim")
 	switch d := o.str("expert_dtype"); d {
 	case "", "fp4":
 		// quant_config.py:56: a config without it is read as fp4.
@@ -114,7 +113,7 @@ func readDeepSeekV4(o jsonObject, a *Arch) {
 	for _, c := range []struct {
 		key string
 		v   uint64
-	}{{"q_lora_rank", v.QLoraRank}, {"o_lora_rank", v.ORank}, {"o_groups", v.OGroups}, {"qk_rope_head_dim", v.RopeDim},
+	}{{"q_lora_rank", v.QLoraRank}, {"o_lora_rank", v.ORank}, {"o_groups", v.OGroups}, {"qk_rope_head_dim", a.RotaryDim},
 		{"index_n_heads", v.IndexHeads}, {"index_head_dim", v.IndexHeadDim}, {"index_topk", v.IndexTopK}, {"hc_mult", v.HCMult},
 		{"n_routed_experts", a.Experts}, {"moe_intermediate_size", a.MoEIntermediate}, {"num_experts_per_tok", a.ExpertsPerToken}} {
 		if c.v == 0 || c.v > 1<<16 {
@@ -127,10 +126,10 @@ func readDeepSeekV4(o jsonObject, a *Arch) {
 		// 434-438; sparse_swa.py:125-127).
 		o.fail("head_dim", "%d: vLLM's DeepSeek-V4 cache and SWA backend take 512", a.HeadDim)
 	}
-	if v.RopeDim != 64 {
+	if a.RotaryDim != 64 {
 		// The fp8_ds_mla token holds 448 fp8 NoPE values and 64 bf16 RoPE
 		// ones (kv_cache_interface.py:434-438; compressor.py:308-314).
-		o.fail("qk_rope_head_dim", "%d: vLLM's DeepSeek-V4 cache token holds 448 NoPE and 64 RoPE values", v.RopeDim)
+		o.fail("qk_rope_head_dim", "%d: vLLM's DeepSeek-V4 cache token holds 448 NoPE and 64 RoPE values", a.RotaryDim)
 	}
 	if v.IndexHeadDim != 128 {
 		// compressor.py:308-327: the fused quant-and-cache takes heads of
@@ -163,10 +162,10 @@ func readDeepSeekV4(o jsonObject, a *Arch) {
 	if rs := a.RopeScaling; rs != nil && rs.OriginalMaxPosition > 0 && rs.Factor > 0 {
 		rows = uint64(float64(rs.OriginalMaxPosition) * rs.Factor)
 	}
-	a.Rotary = []RotaryTable{{Name: "rotary_emb", Positions: rows, Dim: v.RopeDim, Dtype: "float32"}}
+	a.Rotary = []RotaryTable{{Name: "rotary_emb", Positions: rows, Dim: a.RotaryDim, Dtype: "float32"}}
 	for _, l := range a.Layers {
 		if l.CompressRatio > 1 {
-			a.Rotary = append(a.Rotary, RotaryTable{Name: "rotary_emb_compress", Positions: rows, Dim: v.RopeDim, Dtype: "float32"})
+			a.Rotary = append(a.Rotary, RotaryTable{Name: "rotary_emb_compress", Positions: rows, Dim: a.RotaryDim, Dtype: "float32"})
 			break
 		}
 	}
@@ -207,7 +206,7 @@ const dsv4FP8Block = 128
 // hyper-connection mixes, sinks and rotary tables.
 func deepseekV4Weights(w *weights) []budget.Item {
 	a, v, sh := w.a, w.a.DeepSeekV4, w.sh
-	vocabRank := budget.CeilDiv(budget.RoundUp(a.Vocab, vocabPadding), w.tp)
+	vocabRank := w.vocabRows(a.Vocab)
 	hcDim := v.HCMult * a.Hidden
 	if sh.First {
 		w.add("model.embed_tokens.weight", bytesOf(budget.SatMul(vocabRank, a.Hidden), w.dt))
@@ -227,9 +226,7 @@ func deepseekV4Weights(w *weights) []budget.Item {
 			w.add("lm_head.weight", bytesOf(budget.SatMul(vocabRank, a.Hidden), w.dt))
 		}
 	}
-	for _, r := range a.Rotary {
-		w.add("rotary_emb."+r.Name+".cos_sin_cache", bytesOf(budget.SatMul(r.Positions, r.Dim), w.elem(r.Dtype)))
-	}
+	w.rotaryTables()
 	return w.items
 }
 
@@ -312,7 +309,7 @@ func (w *weights) deepseekV4Compressor(p string, r, hd uint64) {
 // padded to whole 128-blocks on every rank (:110-116); the routed experts
 // in MXFP4 (two values a byte, an e8m0 scale per 32) or FP8 blocks.
 func (w *weights) deepseekV4MoE(p string, hash bool) {
-	a, v, sh, tp := w.a, w.a.DeepSeekV4, w.sh, w.tp
+	a, v, tp := w.a, w.a.DeepSeekV4, w.tp
 	w.add(p+".gate.weight", bytesOf(budget.SatMul(a.Experts, a.Hidden), w.dt))
 	switch {
 	case hash:
@@ -325,12 +322,7 @@ func (w *weights) deepseekV4MoE(p string, hash bool) {
 		w.fp8Linear(p+".shared_experts.gate_up_proj", 2*inter, a.Hidden)
 		w.fp8Linear(p+".shared_experts.down_proj", a.Hidden, inter)
 	}
-	inter := budget.CeilDiv(a.MoEIntermediate, tp)
-	experts := a.Experts
-	if sh.ExpertRanks > 1 {
-		inter = a.MoEIntermediate
-		experts = budget.CeilDiv(budget.SatAdd(a.Experts, sh.RedundantExperts), sh.ExpertRanks)
-	}
+	experts, inter := w.expertShare()
 	if v.ExpertFP4 {
 		// FusedMoE under Mxfp4MoEMethod: w13 [E, 2I, H/2] and w2
 		// [E, H, I/2] uint8, scales [E, 2I, H/32] and [E, H, I/32].

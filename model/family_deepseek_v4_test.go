@@ -29,10 +29,13 @@ func readDeepSeekV4Corpus(t *testing.T, name string) *Arch {
 func TestDeepSeekV4Config(t *testing.T) {
 	for _, name := range []string{"deepseek-ai__DeepSeek-V4-Flash", "deepseek-ai__DeepSeek-V4-Flash-0731"} {
 		a := readDeepSeekV4Corpus(t, name)
-		want := &DeepSeekV4Shape{QLoraRank: 1024, ORank: 1024, OGroups: 8, RopeDim: 64, IndexHeads: 64, IndexHeadDim: 128,
+		want := &DeepSeekV4Shape{QLoraRank: 1024, ORank: 1024, OGroups: 8, IndexHeads: 64, IndexHeadDim: 128,
 			IndexTopK: 512, HCMult: 4, HashLayers: 3, ExpertFP4: true}
 		if diff := cmp.Diff(want, a.DeepSeekV4); diff != "" {
 			t.Errorf("%s shape (-want +got):\n%s", name, diff)
+		}
+		if a.RotaryDim != 64 { // qk_rope_head_dim
+			t.Errorf("%s RotaryDim = %d, want 64", name, a.RotaryDim)
 		}
 		counts := map[uint64]int{}
 		for _, l := range a.Layers {

@@ -163,7 +163,6 @@ func readGemma3n(o jsonObject, a *Arch) jsonObject {
 	}
 	g := a.gemma3n
 	g.multimodal = true
-	a.tree.rename = gemma3nRename
 	vision := gemma3nSub(o, "vision_config", "gemma3n_vision", a)
 	if arch := vision.str("architecture"); arch != "mobilenetv5_300m_enc" {
 		vision.fail("architecture", "%q: membudget knows the parameters of timm's mobilenetv5_300m_enc only (%d, keras-hub mobilenetv5_presets.py); another timm tower's are not in config.json", arch, mobileNetV5Params)
@@ -439,8 +438,8 @@ func gemma3nWeights(w *weights) []budget.Item {
 		// embeddings of num_hidden_layers x hidden_size_per_layer_input
 		// per token, their projection and norm, the AltUp projections,
 		// and four scalar tensors built on the device.
-		w.add("model.embed_tokens.weight", bytesOf(budget.SatMul(budget.CeilDiv(budget.RoundUp(a.Vocab, vocabPadding), w.tp), h), w.dt))
-		w.add("model.embed_tokens_per_layer.weight", bytesOf(budget.SatMul(budget.CeilDiv(budget.RoundUp(g.pleVocab, vocabPadding), w.tp), perLayer), w.dt))
+		w.add("model.embed_tokens.weight", bytesOf(budget.SatMul(w.vocabRows(a.Vocab), h), w.dt))
+		w.add("model.embed_tokens_per_layer.weight", bytesOf(budget.SatMul(w.vocabRows(g.pleVocab), perLayer), w.dt))
 		w.linear("model.per_layer_model_projection", h, perLayer, column, false, linearMod)
 		w.norm("model.per_layer_projection_norm", g.pleHidden)
 		for i := uint64(1); i < g.altup; i++ {
@@ -461,9 +460,7 @@ func gemma3nWeights(w *weights) []budget.Item {
 		}
 		w.norm("model.norm", h)
 	}
-	for _, r := range a.Rotary {
-		w.add("rotary_emb."+r.Name+".cos_sin_cache", bytesOf(budget.SatMul(r.Positions, r.Dim), w.dt))
-	}
+	w.rotaryTables()
 	if g.multimodal && sh.First {
 		w.gemma3nTowers()
 	}
@@ -534,7 +531,7 @@ func (w *weights) gemma3nTowers() {
 // tower's width, a row-parallel projection to the language model's width
 // and a weightless norm's ones tensor, all without the quantization config.
 func (w *weights) gemma3nEmbedder(p string, vocab, width uint64) {
-	rows := budget.CeilDiv(budget.RoundUp(vocab, vocabPadding), w.tp)
+	rows := w.vocabRows(vocab)
 	w.add(p+"embedding.weight", bytesOf(budget.SatMul(rows, width), w.dt))
 	w.norm(p+"hard_embedding_norm", width)
 	w.norm(p+"soft_embedding_norm", width)

@@ -195,7 +195,7 @@ func modernBertWeights(w *weights) []budget.Item {
 		}
 	}
 	if w.sh.First {
-		rows := budget.CeilDiv(budget.RoundUp(a.Vocab, vocabPadding), w.tp)
+		rows := w.vocabRows(a.Vocab)
 		w.add("embeddings.tok_embeddings.weight", bytesOf(budget.SatMul(rows, a.Hidden), w.dt))
 		norm("embeddings.norm", w.dt)
 	}

@@ -2,7 +2,6 @@ package model
 
 import (
 	"encoding/json"
-	"fmt"
 	"math"
 	"strconv"
 )
@@ -44,13 +43,9 @@ func init() {
 // one KV head count for every attending layer.
 func readNemotronNAS(o jsonObject, a *Arch) {
 	readCommon(o, a)
-	a.AttnBias = o.boolOr("attention_bias", false) || o.boolOr("bias", false)
 	// nemotron_nas.py:140-146: attention_bias (or bias) biases o_proj too,
 	// and qkv_bias, where the config has it, the q, k and v projections.
-	a.OutBias = a.AttnBias
-	if _, ok := o.m["qkv_bias"]; ok {
-		a.AttnBias = o.boolOr("qkv_bias", false)
-	}
+	readLlamaAttentionBias(o, a)
 	a.MLPBias = o.boolOr("mlp_bias", false)
 	a.uniformLayers(o, 0)
 	a.tree.sublayerNorms = true
@@ -156,14 +151,4 @@ func decilmIntermediate(ffn jsonObject, hidden uint64) uint64 {
 		return 0
 	}
 	return (uint64(math.Trunc(n)) + 255) / 256 * 256
-}
-
-// element reads list key's entry i, raw, as an object named key[i].
-func (o jsonObject) element(key string, i int, raw json.RawMessage) (jsonObject, bool) {
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
-		o.fail(fmt.Sprintf("%s[%d]", key, i), "must be an object, got %s", short(raw))
-		return jsonObject{}, false
-	}
-	return jsonObject{file: o.file, prefix: fmt.Sprintf("%s%s[%d].", o.prefix, key, i), m: m, raw: raw, errs: o.errs}, true
 }

@@ -425,20 +425,14 @@ func (w *weights) conformer(c *Conformer, text uint64) {
 	p := "embed_tokens_extend."
 	e := p + "encoder."
 	d, ch := c.Dim, c.ConvChannels
-	lin := func(name string, in, out uint64, bias bool) {
-		w.add(name+".weight", bytesOf(budget.SatMul(in, out), w.dt))
-		if bias {
-			w.add(name+".bias", bytesOf(out, w.dt))
-		}
-	}
 	w.add(e+"encoder_embedding.global_mean", bytesOf(c.NormSize, w.dt))
 	w.add(e+"encoder_embedding.global_invstd", bytesOf(c.NormSize, w.dt))
-	lin(e+"embed.conv.0", 9, ch, true)
+	w.unquantized(e+"embed.conv.0", 9, ch, replicated, true)
 	for s := range c.Subsamplings - 1 {
-		lin(fmt.Sprintf("%sembed.conv.%d", e, 2+3*s), 9, ch, true)
-		lin(fmt.Sprintf("%sembed.conv.%d", e, 3+3*s), ch, ch, true)
+		w.unquantized(fmt.Sprintf("%sembed.conv.%d", e, 2+3*s), 9, ch, replicated, true)
+		w.unquantized(fmt.Sprintf("%sembed.conv.%d", e, 3+3*s), ch, ch, replicated, true)
 	}
-	lin(e+"embed.out", budget.SatMul(ch, c.SubsampledMels), d, true)
+	w.unquantized(e+"embed.out", budget.SatMul(ch, c.SubsampledMels), d, replicated, true)
 	w.add(e+"pos_emb.pe", bytesOf(budget.SatMul(phi4mmPositions, d), w.dt))
 	w.add(e+"relative_attention_bias_layer.bias_values.weight", bytesOf(budget.SatMul(c.BiasBuckets, c.Heads/c.Group), w.dt))
 	w.add(e+"dev_type", bytesOf(1, w.dt))
@@ -447,47 +441,47 @@ func (w *weights) conformer(c *Conformer, text uint64) {
 		b := fmt.Sprintf("%sencoders.%d.", e, i)
 		for _, ff := range []string{"feed_forward_in", "feed_forward_out"} {
 			w.layerNorm(b+ff+".layer_norm", d)
-			lin(b+ff+".net.0.linear", d, 2*c.FFN, c.BiasInGLU)
-			lin(b+ff+".net.2", c.FFN, d, true)
+			w.unquantized(b+ff+".net.0.linear", d, 2*c.FFN, replicated, c.BiasInGLU)
+			w.unquantized(b+ff+".net.2", c.FFN, d, replicated, true)
 		}
-		lin(b+"self_attn.linear_q", d, d, true)
-		lin(b+"self_attn.linear_k", d, kv, true)
-		lin(b+"self_attn.linear_v", d, kv, true)
-		lin(b+"self_attn.linear_out", kv, d, true)
+		w.unquantized(b+"self_attn.linear_q", d, d, replicated, true)
+		w.unquantized(b+"self_attn.linear_k", d, kv, replicated, true)
+		w.unquantized(b+"self_attn.linear_v", d, kv, replicated, true)
+		w.unquantized(b+"self_attn.linear_out", kv, d, replicated, true)
 		cm := b + "conv."
 		w.layerNorm(cm+"layer_norm", d)
 		if c.ExtPW != 0 {
-			lin(cm+"ext_pw_conv_1d", d*c.ExtPWKernel, c.ExtPW, true)
-			lin(cm+"glu.ext_pw_conv_1d", d*c.ExtPWKernel, 2*c.ExtPW, true)
+			w.unquantized(cm+"ext_pw_conv_1d", d*c.ExtPWKernel, c.ExtPW, replicated, true)
+			w.unquantized(cm+"glu.ext_pw_conv_1d", d*c.ExtPWKernel, 2*c.ExtPW, replicated, true)
 			if c.BiasInGLU {
 				w.add(cm+"glu.b1", bytesOf(c.ExtPW, w.dt))
 				w.add(cm+"glu.b2", bytesOf(c.ExtPW, w.dt))
 			}
 			if c.ExtPW != d {
-				lin(cm+"ln1", c.ExtPW, d, true)
+				w.unquantized(cm+"ln1", c.ExtPW, d, replicated, true)
 			}
 		} else {
 			w.add(cm+"pw_conv_simplify_w", bytesOf(3, w.dt))
 			w.add(cm+"pw_conv_simplify_b", bytesOf(3, w.dt))
 		}
-		lin(cm+"dw_sep_conv_1d.dw_conv", c.Kernel, d*c.DWMult, true)
+		w.unquantized(cm+"dw_sep_conv_1d.dw_conv", c.Kernel, d*c.DWMult, replicated, true)
 		if c.DWOut != 0 {
-			lin(cm+"dw_sep_conv_1d.pw_conv", d*c.DWMult, c.DWOut, true)
+			w.unquantized(cm+"dw_sep_conv_1d.pw_conv", d*c.DWMult, c.DWOut, replicated, true)
 			if c.DWOut != d {
-				lin(cm+"ln2", c.DWOut, d, true)
+				w.unquantized(cm+"ln2", c.DWOut, d, replicated, true)
 			}
 		} else if c.DWMult != 1 {
-			lin(cm+"ln2", d*c.DWMult, d, true)
+			w.unquantized(cm+"ln2", d*c.DWMult, d, replicated, true)
 		}
 		w.layerNorm(b+"layer_norm_att", d)
 		w.layerNorm(b+"layer_norm", d)
 	}
 	if !c.MLP {
-		lin(p+"audio_projection", d, text, true)
+		w.unquantized(p+"audio_projection", d, text, replicated, true)
 		return
 	}
 	for _, proj := range []string{"audio_projection", "audio_projection_for_vision"} {
-		lin(p+proj+".0", c.ProjectorIn, text, true)
-		lin(p+proj+".2", text, text, true)
+		w.unquantized(p+proj+".0", c.ProjectorIn, text, replicated, true)
+		w.unquantized(p+proj+".2", text, text, replicated, true)
 	}
 }

@@ -43,7 +43,7 @@ func readStarcoder2(o jsonObject, a *Arch) {
 	t := &a.tree
 	t.mlpNames, t.ungated = [2]string{"c_fc", "c_proj"}, true
 	t.layerNorm = true
-	a.tree.hfRotary = true
+	t.hfRotary = true
 	a.uniformLayers(o, o.uintOr("sliding_window", 0))
 }
 

@@ -164,7 +164,7 @@ func Weights(a *Arch, sh Sharding) []budget.Item {
 	}
 	embedOn := sh.First || t.embedEveryStage
 	normOn, headOn := sh.Last || t.normEveryStage, (sh.Last || t.headEveryStage) && !sh.NoHead
-	vocabRank := budget.CeilDiv(budget.RoundUp(a.Vocab, vocabPadding), w.tp)
+	vocabRank := w.vocabRows(a.Vocab)
 	embedDim := a.Hidden
 	if t.embedDim > 0 {
 		embedDim = t.embedDim
@@ -208,20 +208,25 @@ func Weights(a *Arch, sh Sharding) []budget.Item {
 			w.add("lm_head.bias", bytesOf(vocabRank, w.dt))
 		}
 	}
-	for _, r := range a.Rotary {
-		if t.hfRotary {
-			w.add("rotary_emb.inv_freq", bytesOf(r.Dim/2, 4))
-			continue
-		}
-		// vLLM's RotaryEmbedding keeps one cos/sin table of positions x
-		// rotary_dim, shared by every layer of the same rope (get_rope
-		// caches instances).
-		w.add("rotary_emb."+r.Name+".cos_sin_cache", bytesOf(budget.SatMul(r.Positions, r.Dim), w.elem(r.Dtype)))
-	}
+	w.rotaryTables()
 	if a.Vision != nil && sh.First {
 		w.vision(a.Vision)
 	}
 	return w.items
+}
+
+// rotaryTables adds the model's rotary embeddings: vLLM's RotaryEmbedding
+// keeps one cos/sin table of positions x rotary_dim, shared by every layer
+// of the same rope (get_rope caches instances); transformers' own rotary
+// module (tree.hfRotary) only its float32 inv_freq.
+func (w *weights) rotaryTables() {
+	for _, r := range w.a.Rotary {
+		if w.t.hfRotary {
+			w.add("rotary_emb.inv_freq", bytesOf(r.Dim/2, 4))
+			continue
+		}
+		w.add("rotary_emb."+r.Name+".cos_sin_cache", bytesOf(budget.SatMul(r.Positions, r.Dim), w.elem(r.Dtype)))
+	}
 }
 
 // elem is the size of one element of dtype, the served dtype for "".
@@ -439,6 +444,27 @@ func (w *weights) denseMLP(p string, inter uint64) {
 	w.linear(p+"."+t.mlpNames[1], inter, a.Hidden, row, a.MLPBias, linearMod)
 }
 
+// expertShare is the routed experts one rank holds and each one's
+// intermediate width there. Under tensor parallelism each expert's
+// intermediate is divided among the ranks; under expert parallelism each
+// rank holds its share of the experts whole (vLLM's determine_expert_map
+// gives the first ranks one more when they do not divide evenly: the
+// largest share is counted).
+func (w *weights) expertShare() (experts, inter uint64) {
+	a, sh := w.a, w.sh
+	if sh.ExpertRanks > 1 {
+		return budget.CeilDiv(budget.SatAdd(a.Experts, sh.RedundantExperts), sh.ExpertRanks), a.MoEIntermediate
+	}
+	return a.Experts, budget.CeilDiv(a.MoEIntermediate, w.tp)
+}
+
+// vocabRows is the rows one rank holds of a vocabulary-parallel table of
+// vocab entries (an embedding, an LM head): padded to vocabPadding,
+// divided among the ranks.
+func (w *weights) vocabRows(vocab uint64) uint64 {
+	return budget.CeilDiv(budget.RoundUp(vocab, vocabPadding), w.tp)
+}
+
 // moe adds a MoE block at p: the router, its routing bias, the fused
 // experts and the shared experts.
 func (w *weights) moe(p string) {
@@ -472,17 +498,8 @@ func (w *weights) moe(p string) {
 		w.add(p+".router.scale", bytesOf(a.Hidden, w.dt))
 		w.add(p+".per_expert_scale", bytesOf(a.Experts, w.dt))
 	}
-	// FusedMoE stacks the experts: w13 (gate and up) and w2 (down). Under
-	// tensor parallelism each expert's intermediate is divided among the
-	// ranks; under expert parallelism each rank holds its share of the
-	// experts whole (vLLM's determine_expert_map gives the first ranks one
-	// more when they do not divide evenly: the largest share is counted).
-	inter := budget.CeilDiv(a.MoEIntermediate, w.tp)
-	experts := a.Experts
-	if w.sh.ExpertRanks > 1 {
-		inter = a.MoEIntermediate
-		experts = budget.CeilDiv(budget.SatAdd(a.Experts, w.sh.RedundantExperts), w.sh.ExpertRanks)
-	}
+	// FusedMoE stacks the experts: w13 (gate and up) and w2 (down).
+	experts, inter := w.expertShare()
 	w.experts(p+".experts", experts, a.Hidden, inter, w.q.schemeFor(p+".experts", expertsMod))
 	if a.SharedIntermediate > 0 {
 		w.denseMLP(p+"."+t.shared, a.SharedIntermediate)
