@@ -261,9 +261,9 @@ func Tighter(f, g Footprint) bool { return tighter(&f, &g) }
 
 func tighter(f, g *Footprint) bool {
 	switch {
-	case f.Fits() != g.Fits():
-		return !f.Fits()
-	case f.Fits():
+	case fitsAt(f) != fitsAt(g):
+		return !fitsAt(f)
+	case fitsAt(f):
 		return min(f.BudgetHeadroom(), f.DriverHeadroom()) < min(g.BudgetHeadroom(), g.DriverHeadroom())
 	}
 	return max(f.BudgetShortfall(), f.DriverShortfall()) > max(g.BudgetShortfall(), g.DriverShortfall())

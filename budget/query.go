@@ -48,14 +48,17 @@ type Evaluator func(x uint64) (Footprint, error)
 // that the evaluator is monotone, or the query is a *MonotonicityError.
 func Verified(lo, hi, guess uint64, eval Evaluator) (Answer, error) {
 	s := searcher{eval: eval, lo: lo, hi: hi}
-	return s.verified(guess)
+	if err := s.verified(guess); err != nil {
+		return Answer{}, err
+	}
+	return s.ans, nil
 }
 
-// verified runs the search s is set up for.
-func (s *searcher) verified(guess uint64) (Answer, error) {
+// verified runs the search s is set up for, its answer left in s.ans.
+func (s *searcher) verified(guess uint64) error {
 	lo, hi := s.lo, s.hi
 	if lo > hi {
-		return Answer{}, fmt.Errorf("%w: %d to %d", ErrEmptyRange, lo, hi)
+		return fmt.Errorf("%w: %d to %d", ErrEmptyRange, lo, hi)
 	}
 	guess = min(max(guess, lo), hi)
 	// Gallop away from the guess until the boundary is bracketed: good
@@ -63,12 +66,12 @@ func (s *searcher) verified(guess uint64) (Answer, error) {
 	var good, bad uint64
 	f, err := s.fits(guess)
 	if err != nil {
-		return Answer{}, err
+		return err
 	}
 	if f {
 		var capped bool
 		if good, bad, capped, err = s.gallopUp(guess); err != nil {
-			return Answer{}, err
+			return err
 		}
 		if capped {
 			return s.verify(s.hi)
@@ -76,7 +79,7 @@ func (s *searcher) verified(guess uint64) (Answer, error) {
 	} else {
 		var ok bool
 		if good, bad, ok, err = s.gallopDown(guess); err != nil {
-			return Answer{}, err
+			return err
 		}
 		if !ok {
 			return s.nothingFits()
@@ -87,7 +90,7 @@ func (s *searcher) verified(guess uint64) (Answer, error) {
 		mid := good + (bad-good)/2
 		f, err := s.fits(mid)
 		if err != nil {
-			return Answer{}, err
+			return err
 		}
 		if f {
 			good = mid
@@ -105,13 +108,9 @@ func (s *searcher) verified(guess uint64) (Answer, error) {
 // checked on the extremes of every evaluation (see consistent).
 const rememberedProbes = 16
 
-type probe struct {
-	x    uint64
-	fits bool
-}
-
 // searcher keeps what one search has evaluated in a small fixed array
-// rather than a map, so that a query allocates nothing.
+// rather than a map, so that a query allocates nothing; it is zeroed at
+// every query, so it is kept small.
 type searcher struct {
 	// The footprints come from the plan, along sequences (at other tokens)
 	// or along tokens (at other sequences), or else from eval. The plan's
@@ -122,26 +121,43 @@ type searcher struct {
 	other  uint64
 	eval   Evaluator
 	lo, hi uint64
-	seen   [rememberedProbes]probe
-	n      int
-	evals  int
-	// The footprints at the largest fitting and the smallest failing point
-	// evaluated: for a monotone evaluator, the answer's two witnesses.
-	good, bad         Footprint
+	// seen holds the first n points evaluated, bit i of seenFits whether
+	// seen[i] fits.
+	seen     [rememberedProbes]uint64
+	seenFits uint16
+	n        int
+	evals    int
+	// The largest fitting and the smallest failing point evaluated: for a
+	// monotone evaluator, the answer and the point after it. Their
+	// footprints are kept where the answer holds them, ans.At and
+	// ans.Next, so that the answer is not copied out of the search's own
+	// state: a verified answer's At is its value's footprint and its Next
+	// the footprint at value+1 (see verify).
 	goodX, badX       uint64
 	haveGood, haveBad bool
+	ans               Answer
 	// scratch holds an evaluation that is neither witness.
 	scratch Footprint
 }
 
-// at is the footprint at x: one of the two witnesses when x is one, else
-// evaluated (into scratch) and kept when it is a better witness.
-func (s *searcher) at(x uint64) (*Footprint, error) {
+// fitsAt is f.Fits() read through the pointer: Footprint's value
+// receiver copies the whole footprint at every call on the search's path.
+func fitsAt(f *Footprint) bool { return f.Failed == Fit }
+
+// fits reports whether x fits: remembered, or evaluated (into scratch),
+// remembered and kept as a witness when it is a better one.
+func (s *searcher) fits(x uint64) (bool, error) {
+	for i, p := range s.seen[:s.n] {
+		if p == x {
+			return s.seenFits&(1<<i) != 0, nil
+		}
+	}
+	// The witnesses are remembered even past the first rememberedProbes.
 	if s.haveGood && s.goodX == x {
-		return &s.good, nil
+		return true, nil
 	}
 	if s.haveBad && s.badX == x {
-		return &s.bad, nil
+		return false, nil
 	}
 	f := &s.scratch
 	var err error
@@ -155,44 +171,23 @@ func (s *searcher) at(x uint64) (*Footprint, error) {
 	}
 	s.evals++
 	if err != nil {
-		return nil, fmt.Errorf("evaluating %d: %w", x, err)
+		return false, fmt.Errorf("evaluating %d: %w", x, err)
 	}
-	fits := f.Fits()
-	if s.n < rememberedProbes && !s.probed(x) {
-		s.seen[s.n] = probe{x, fits}
+	fits := fitsAt(f)
+	if s.n < rememberedProbes {
+		s.seen[s.n] = x
+		if fits {
+			s.seenFits |= 1 << s.n
+		}
 		s.n++
 	}
-	if fits && (!s.haveGood || x > s.goodX) {
-		s.good, s.goodX, s.haveGood = *f, x, true
-		return &s.good, nil
+	switch {
+	case fits && (!s.haveGood || x > s.goodX):
+		s.ans.At, s.goodX, s.haveGood = *f, x, true
+	case !fits && (!s.haveBad || x < s.badX):
+		s.ans.Next, s.badX, s.haveBad = *f, x, true
 	}
-	if !fits && (!s.haveBad || x < s.badX) {
-		s.bad, s.badX, s.haveBad = *f, x, true
-		return &s.bad, nil
-	}
-	return f, nil
-}
-
-func (s *searcher) probed(x uint64) bool {
-	for _, p := range s.seen[:s.n] {
-		if p.x == x {
-			return true
-		}
-	}
-	return false
-}
-
-func (s *searcher) fits(x uint64) (bool, error) {
-	for _, p := range s.seen[:s.n] {
-		if p.x == x {
-			return p.fits, nil
-		}
-	}
-	f, err := s.at(x)
-	if err != nil {
-		return false, err
-	}
-	return f.Fits(), nil
+	return fits, nil
 }
 
 // gallopUp probes from+1, from+2, from+4, ... up to hi and returns the last
@@ -232,61 +227,66 @@ func (s *searcher) gallopDown(from uint64) (good, bad uint64, ok bool, err error
 	return 0, 0, false, nil
 }
 
-func (s *searcher) nothingFits() (Answer, error) {
-	atLo, err := s.at(s.lo)
-	if err != nil {
-		return Answer{}, err
+// nothingFits answers a search in which lo does not fit: Fits false, At
+// the footprint at lo.
+func (s *searcher) nothingFits() error {
+	if _, err := s.fits(s.lo); err != nil {
+		return err
 	}
-	at := *atLo // a copy: a later evaluation may reuse the scratch
 	if err := s.consistent(); err != nil {
-		return Answer{}, err
+		return err
 	}
 	if s.hi != s.lo {
 		f, err := s.fits(s.hi)
 		if err != nil {
-			return Answer{}, err
+			return err
 		}
 		if f {
-			return Answer{}, &MonotonicityError{Low: s.lo, High: s.hi}
+			return &MonotonicityError{Low: s.lo, High: s.hi}
 		}
 	}
-	return Answer{Value: 0, Fits: false, At: at, Evals: s.evals}, nil
+	// Nothing fits, so no point is the good witness, and lo, the smallest
+	// point there is, is the bad one.
+	if s.haveGood || !s.haveBad || s.badX != s.lo {
+		return fmt.Errorf("query found nothing fitting but kept %d as the smallest failing point, not %d", s.badX, s.lo)
+	}
+	s.ans = Answer{Value: 0, Fits: false, At: s.ans.Next, Evals: s.evals}
+	return nil
 }
 
-func (s *searcher) verify(x uint64) (Answer, error) {
-	ans := Answer{Value: x, Fits: true}
+// verify checks x as the answer and completes s.ans.
+func (s *searcher) verify(x uint64) error {
 	// The end points: lo must fit below a fitting answer, and hi must not
 	// fit above a non-fitting x+1.
 	if _, err := s.fits(s.lo); err != nil {
-		return Answer{}, err
+		return err
 	}
 	if _, err := s.fits(s.hi); err != nil {
-		return Answer{}, err
+		return err
 	}
-	if x == s.hi {
-		ans.Capped = true
-	} else {
-		next, err := s.at(x + 1)
-		if err != nil {
-			return Answer{}, err
+	capped := x == s.hi
+	if !capped {
+		if _, err := s.fits(x + 1); err != nil {
+			return err
 		}
-		ans.Next = *next
 	}
-	at, err := s.at(x)
-	if err != nil {
-		return Answer{}, err
+	if _, err := s.fits(x); err != nil {
+		return err
 	}
-	ans.At = *at
 	if err := s.consistent(); err != nil {
-		return Answer{}, err
+		return err
 	}
-	if !ans.At.Fits() || (!ans.Capped && ans.Next.Fits()) {
-		// Unreachable for a consistent evaluator; kept as the contract's
-		// last word rather than trusted to the search.
-		return Answer{}, fmt.Errorf("query answer %d failed verification", x)
+	// For a consistent evaluator the witnesses are x and x+1: x fits and
+	// x+1 does not, so goodX >= x and badX <= x+1, and goodX < badX leaves
+	// goodX = x and badX = x+1 (and no failing point at all when x is hi).
+	// Checked rather than trusted to the search: the contract's last word.
+	if !s.haveGood || s.goodX != x || !fitsAt(&s.ans.At) ||
+		(!capped && (!s.haveBad || s.badX != x+1 || fitsAt(&s.ans.Next))) ||
+		(capped && s.haveBad) {
+		return fmt.Errorf("query answer %d failed verification", x)
 	}
-	ans.Evals = s.evals
-	return ans, nil
+	s.ans.Value, s.ans.Fits, s.ans.Capped, s.ans.Evals = x, true, capped, s.evals
+	return nil
 }
 
 // consistent checks every pair of evaluations: no point that does not fit
@@ -311,7 +311,10 @@ func MaxSequences(p *Plan, length, cap uint64) (Answer, error) {
 		return Answer{}, fmt.Errorf("length %d: want 1 to the plan's longest length, %d tokens", length, p.MaxLen)
 	}
 	s := searcher{plan: p, bySeqs: true, other: length, lo: 1, hi: cap}
-	return s.verified(p.estimateSeqs(length))
+	if err := s.verified(p.estimateSeqs(length)); err != nil {
+		return Answer{}, err
+	}
+	return s.ans, nil
 }
 
 // MaxLength is the longest length in tokens at which seqs sequences fit, in
@@ -325,7 +328,10 @@ func MaxLength(p *Plan, seqs, cap uint64) (Answer, error) {
 		return Answer{}, fmt.Errorf("sequences %d: want 1 to the plan's most sequences, %d", seqs, p.MaxSeqs)
 	}
 	s := searcher{plan: p, other: seqs, lo: 1, hi: cap}
-	return s.verified(p.estimateLen(seqs))
+	if err := s.verified(p.estimateLen(seqs)); err != nil {
+		return Answer{}, err
+	}
+	return s.ans, nil
 }
 
 // estimateSeqs is the closed-form start of MaxSequences: on each stage,

@@ -61,6 +61,15 @@ func TestVerifiedSearch(t *testing.T) {
 			if ans.Fits && !ans.Capped && (ans.Next.Fits() || ans.Next.Seqs != ans.Value+1) {
 				t.Errorf("witness Next = %+v does not show answer+1 failing", ans.Next)
 			}
+			// A capped answer has no point after it, and an answer where
+			// nothing fits shows lo failing and nothing else: the search
+			// keeps its witnesses in the answer, so a stale one would show.
+			if (ans.Capped || !ans.Fits) && ans.Next != (Footprint{}) {
+				t.Errorf("Next = %+v, want the zero Footprint", ans.Next)
+			}
+			if !ans.Fits && (ans.At.Fits() || ans.At.Seqs != tt.lo) {
+				t.Errorf("At = %+v, want lo = %d failing", ans.At, tt.lo)
+			}
 		})
 	}
 }
