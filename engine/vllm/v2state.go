@@ -59,6 +59,13 @@ const (
 //     positions, T int64; is_padding, T bool; query_start_loc, N + 1 int32;
 //     seq_lens and dcp_local_seq_lens, N int32 each.
 //
+// A stage after the first (load_model, model_runner.py:433-438): the
+// intermediate tensors it receives, made once at T tokens
+// (make_empty_intermediate_tensors, vllm/model_executor/models/utils.py:
+// 854-867): hidden_states and residual, T x hidden each in the model dtype,
+// for the families whose source lists both (see [pipelineResidual]); not
+// charged for the others, whose lists were not read.
+//
 // The last stage of a generative serve (load_model, model_runner.py:
 // 391-431, after the weights are measured):
 //   - the Sampler's PenaltiesState (sample/penalties.py:32-41):
@@ -76,8 +83,7 @@ const (
 // a reasoning parser's token ids (thinking_budget.py:48-67, PR #46727,
 // 2026-08-07, in main alone); the rejection sampler's buffers under
 // speculative decoding; a multimodal model's inputs_embeds, T x hidden on
-// the first stage (mm/encoder_runner.py:52-54); the intermediate tensors of
-// a stage after the first (model_runner.py:433-438).
+// the first stage (mm/encoder_runner.py:52-54).
 func v2StateTensors(a *model.Arch, r *Resolved, st model.Sharding, add func(bytes, count uint64)) {
 	if !r.Profile.ConsumedSinceSnapshot || !r.onV2Runner(a) {
 		return
@@ -93,6 +99,9 @@ func v2StateTensors(a *model.Arch, r *Resolved, st model.Sharding, add func(byte
 	add(t, 1)                                     // is_padding
 	add(budget.SatMul(n+1, 4), 1)                 // query_start_loc
 	add(budget.SatMul(n, 4), 2)                   // seq_lens, dcp_local_seq_lens
+	if !st.First && pipelineResidual(a) {
+		add(budget.SatMul(budget.SatMul(t, a.Hidden), r.DtypeBytes), 2) // hidden_states, residual
+	}
 	if !st.Last || r.Runner == runnerPooling {
 		return
 	}
@@ -110,6 +119,23 @@ func v2StateTensors(a *model.Arch, r *Resolved, st model.Sharding, add func(byte
 	nq := budget.SatMul(n, q)
 	add(budget.SatMul(nq, 4), 1)                        // logits_indices
 	add(budget.SatMul(budget.SatMul(nq, packed), 4), 1) // grammar_bitmask
+}
+
+// pipelineResidual says a's model passes a pipeline stage its hidden
+// states and residual, the two intermediate tensors its vLLM model lists
+// (make_empty_intermediate_tensors_factory(["hidden_states", "residual"],
+// config.hidden_size) at d18bb7b): llama.py:394-396 (Llama, and Mistral,
+// which vLLM serves with it), qwen2.py:386-388 (Qwen2, and Qwen3, whose
+// Qwen3Model is a Qwen2Model), qwen2_moe.py:384-385, qwen3_moe.py:471-472,
+// gemma2.py:278-279 and gemma3.py:334-335. The other families are not
+// charged: 16 of vLLM's models list hidden_states alone (gpt2.py, opt.py,
+// falcon.py, ...) and the rest were not read.
+func pipelineResidual(a *model.Arch) bool {
+	switch a.ModelType {
+	case "llama", "mistral", "qwen2", "qwen3", "qwen2_moe", "qwen3_moe", "gemma2", "gemma3", "gemma3_text":
+		return true
+	}
+	return false
 }
 
 // v2StateBytes is the V2 runner's request state on a GPU of stage st (see

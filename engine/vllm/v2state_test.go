@@ -82,8 +82,10 @@ func TestV2StateTensorsByHand(t *testing.T) {
 	if diff := cmp.Diff(every, collect(pp, 0)); diff != "" {
 		t.Errorf("PP 2, the first stage: no sampler (-want +got):\n%s", diff)
 	}
-	if got := v2StateBytes(a, pp, stageOf(pp, 1)); got != 139268+679583744 {
-		t.Errorf("PP 2, the last stage: %d B, want 679,723,012", got)
+	// The last stage also holds the hidden states and residual it
+	// receives: T x hidden (5120) x 2 B each, 167,772,160 B in all.
+	if got := v2StateBytes(a, pp, stageOf(pp, 1)); got != 139268+679583744+8192*5120*2*2 {
+		t.Errorf("PP 2, the last stage: %d B, want 847,495,172", got)
 	}
 	// Speculative decoding's k widens the draft tokens (N x k int64) and
 	// the structured-output rows (q = 1 + k logits a request).
