@@ -85,8 +85,8 @@ func Example_report() {
 	// Output:
 	// meta-llama/Llama-3.1-8B-Instruct - llama
 	// vllm serve meta-llama/Llama-3.1-8B-Instruct --gpu-memory-utilization 0.9 --max-model-len 32768 --max-num-seqs 1024 --max-num-batched-tokens 8192 --kv-cache-dtype auto --dtype bfloat16 --tensor-parallel-size 1
-	// vLLM starts: true; fits: true; ledger 20.20 GiB of a 71.26 GiB budget
-	// vLLM logs: GPU KV cache size: 451088 tokens; maximum concurrency for 32768 tokens per request: 13.77x
+	// vLLM starts: true; fits: true; ledger 20.73 GiB of a 71.26 GiB budget
+	// vLLM logs: GPU KV cache size: 446688 tokens; maximum concurrency for 32768 tokens per request: 13.63x
 }
 
 // Example_queries are membudget max-seqs and max-len: each answer checked

@@ -57,6 +57,6 @@ func Example() {
 		fmt.Printf("%s starts: %v; %d sequences of 16384 tokens (cap %s %d)\n", e.Title(), starts, ans.Value, sz.Seqs().Label(), sz.Seqs().Value)
 	}
 	// Output:
-	// vLLM starts: true; 25 sequences of 16384 tokens (cap --max-num-seqs 1024)
+	// vLLM starts: true; 24 sequences of 16384 tokens (cap --max-num-seqs 1024)
 	// SGLang starts: true; 22 sequences of 16384 tokens (cap max_running_requests 4096)
 }

@@ -30,7 +30,7 @@ var sizingCases = []cliCase{
 	{"report-llama8b-h100-json", []string{"report", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "h100-sxm-80g", "--json"}, exitOK},
 	{"report-llama8b-3090-too-long", []string{"report", "--model", "meta-llama__Llama-3.1-8B-Instruct", "--class", "rtx-3090"}, exitNoFit},
 	// Issue 20: Llama-70B on one H100 is offered TP 2 with vLLM's
-	// estimated length (24624), TP 2 with online fp8, TP 4 (the file keeps
+	// estimated length (21104), TP 2 with online fp8, TP 4 (the file keeps
 	// its old name: it once said nothing fits).
 	{"report-llama70b-h100-nothing", []string{"report", "--model", "meta-llama/Llama-3.1-70B-Instruct", "--class", "h100-sxm-80g"}, exitNoFit},
 	// Issue 20: DeepSeek-V3 on H100s is offered TP 8 x PP 2.

@@ -284,7 +284,14 @@ func TestRow240StartupFree(t *testing.T) {
 // Llama-3.1-8B at TP 2 on an H100 SXM holds the class's 576 MiB and 1063
 // MiB of setup beside the budget (1639 MiB = 1718616064 B), and its
 // non-torch growth is 0.18's 256 MiB + 1935 MiB; on four L40S it holds the
-// class's 512 MiB alone, and grows 256 + 82 = 338 MiB.
+// class's 512 MiB alone, and grows 256 + 82 = 338 MiB. Beside the growth
+// the non-torch term holds the V2 runner's request state (v2state.go): at
+// the H100's 1024 sequences and 8192 batched tokens 576667652 B (by hand in
+// TestSeventyBTP2LengthByHand: the same vocabulary); at the L40S's 256 and
+// 2048, 144166916 B (output_bin_counts 256 x 128256 x 4 = 131334144,
+// prompt_bin_mask and grammar_bitmask 256 x 4008 x 4 = 4104192 each, the
+// logit-bias rows 3276800, bad words 1180672, logprob ids 131072,
+// logits_indices 1024, and 34820 B of input buffers and request state).
 func TestTPTermsInThePlan(t *testing.T) {
 	a := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
 	for _, tt := range []struct {
@@ -294,8 +301,8 @@ func TestTPTermsInThePlan(t *testing.T) {
 		customAllReduce    bool
 		interconnectWanted budget.Interconnect
 	}{
-		{"h100-sxm-80g", 2, 1718616064, (256 + 1935) << 20, true, budget.NVLink},
-		{"l40s", 4, 512 << 20, (256 + 82) << 20, false, budget.PCIeP2P},
+		{"h100-sxm-80g", 2, 1718616064, (256+1935)<<20 + 576667652, true, budget.NVLink},
+		{"l40s", 4, 512 << 20, (256+82)<<20 + 144166916, false, budget.PCIeP2P},
 	} {
 		c, err := membudget.Kernels().Load(tt.class)
 		if err != nil {

@@ -177,6 +177,17 @@ func TestWhisperPeakByHand(t *testing.T) {
 		"encoder_outputs":  19_200_000,
 		"cuda_graph_pool":  611_385_344,
 		"non_torch_growth": nonTorchV1From018,
+		// The V2 runner's request state (v2state.go) at 1024 sequences,
+		// 8192 batched tokens and Whisper's 51866-token vocabulary:
+		// output_bin_counts 1024 x 51866 x 4 = 212,443,136;
+		// prompt_bin_mask and grammar_bitmask 1024 x cdiv(51866, 32) =
+		// 1621 x 4 = 6,639,616 each; the logit-bias rows 1024 x (3 x 1024 +
+		// 128) x 4 = 13,107,200; bad words 1024 x (1024 + 129) x 4 =
+		// 4,722,688; logprob ids 1024 x 128 x 4 = 524,288; logits_indices
+		// 4096; the input buffers (8192 x 13 + 1025 x 4 + 2 x 4096) and
+		// request state (1024 x 20): 139,268. The encoder-decoder model
+		// state's encoder_seq_lens (1024 int32) is not charged.
+		"v2_request_state": 244_219_908,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("peak items (-want +got):\n%s", diff)

@@ -51,5 +51,5 @@ func Example() {
 	// Output:
 	// vllm serve meta-llama/Llama-3.1-8B-Instruct --gpu-memory-utilization 0.92 --max-model-len 32768 --max-num-seqs 1024 --max-num-batched-tokens 8192 --kv-cache-dtype auto --dtype bfloat16 --tensor-parallel-size 1
 	// at 8192 tokens: 56 sequences (capped false); the next does not fit: true
-	// at 64 sequences: 7248 tokens (capped false)
+	// at 64 sequences: 7168 tokens (capped false)
 }

@@ -324,7 +324,7 @@ func peakItemsAt(a *model.Arch, r *Resolved, st model.Sharding, perToken uint64)
 	}
 	nonTorch = budget.SatAdd(nonTorch, r.tpNonTorch())
 	items = append(items, budget.Item{Name: "non_torch_growth", Term: budget.TermNonTorch, Bytes: nonTorch})
-	items = appendDeepSeekV4Items(items, a, r, st)
+	items = appendV2StateItems(appendDeepSeekV4Items(items, a, r, st), a, r, st)
 	return appendA2AItems(appendDraftItems(appendEncoderItems(appendEPLBItems(appendLoRAItems(items, a, r, st), a, r, st), r, st), a, r, st), r)
 }
 

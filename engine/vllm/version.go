@@ -203,7 +203,16 @@ type Profile struct {
 	// rows, so the logits per rank fall by the TP size (PR #50465, merged
 	// for 0.29.0, "Batch-Sharded Sampling" in its release notes).
 	ShardedSampling bool
-	peaks           peakModel
+	// ConsumedSinceSnapshot says the worker takes off the KV budget the
+	// device's free memory consumed since its startup snapshot plus the
+	// profile run's transient peak, where it took the weights, the torch
+	// peak increase and the non-torch growth (vLLM PR #49208, merged
+	// 2026-07-20, vllm/utils/mem_utils.py memory_profiling; row 114 logs
+	// its form on 0.26.1rc0, row 112 the earlier one on 0.26.0): every
+	// persistent tensor made after the snapshot then comes off the KV
+	// cache, the V2 runner's request state among them (v2state.go).
+	ConsumedSinceSnapshot bool
+	peaks                 peakModel
 }
 
 // The releases at which the rules changed, with the vLLM change that did.
@@ -220,6 +229,7 @@ var (
 	v0_22_0 = Version{0, 22, 0} // V2 model runner default for dense Qwen3 (#39337)
 	v0_23_0 = Version{0, 23, 0} // V2 runner default for dense Llama and Mistral (#43458)
 	v0_25_0 = Version{0, 25, 0} // V2 runner default for every dense model (#44443); in-flight sliding window (#47728)
+	v0_26_1 = Version{0, 26, 1} // the free memory consumed since the startup snapshot charged (#49208)
 	v0_28_0 = Version{0, 28, 0} // the 160 GiB batch tier (#51726), main of 2026-08-14's V2 MoE list
 	v0_29_0 = Version{0, 29, 0} // V2 runner for every model (#53183), its graphs charged (#53306), batch-sharded sampling (#50465)
 	v0_30_0 = Version{0, 30, 0} // the first release whose rules membudget has not read (see unreadReleases)
@@ -398,6 +408,7 @@ func profileAt(v Version, era Era) Profile {
 		V2EveryModel:                era == V1 && v.AtLeast(v0_29_0),
 		V2GraphsCharged:             era == V1 && v.AtLeast(v0_29_0),
 		ShardedSampling:             era == V1 && v.AtLeast(v0_29_0),
+		ConsumedSinceSnapshot:       era == V1 && v.AtLeast(v0_26_1),
 		peaks:                       peaksFor(v, era),
 	}
 	if era == V1 && v.AtLeast(v0_20_0) {

@@ -366,10 +366,11 @@ func TestLoggedNewReleases(t *testing.T) {
 // 0.28.0 (graphs charged already) and runs on V2 in 0.29.0 (#53183): its
 // graph charge is the same, and what changes is the dummy sampler, V2's
 // holding the logits alone (peaks.go v2Sampler) where V1's Triton sampler
-// held 14 B a logit and its buffer.
+// held 14 B a logit and its buffer, and the V2 runner's request state
+// (v2state.go), which its V1 run did not hold, comes off the KV cache.
 func TestGraphChargeByRunner(t *testing.T) {
 	archs := shipped(t)
-	type terms struct{ avail, graphs, sampler uint64 }
+	type terms struct{ avail, graphs, sampler, state uint64 }
 	of := func(model, spec string) terms {
 		r, err := NewReference(archs[model], Serve{MaxModelLen: 8192}, testClass(false), mustProfile(spec))
 		if err != nil {
@@ -383,11 +384,14 @@ func TestGraphChargeByRunner(t *testing.T) {
 			case budget.TermSampler:
 				got.sampler += it.Bytes
 			}
+			if it.Name == "v2_request_state" {
+				got.state += it.Bytes
+			}
 		}
 		return got
 	}
 	l28, l29 := of("meta-llama__Llama-3.1-8B-Instruct", "0.28.0"), of("meta-llama__Llama-3.1-8B-Instruct", "0.29.0")
-	if l28.graphs == 0 || l28.graphs != l29.graphs || l28.sampler != l29.sampler || l28.avail-l29.avail != l29.graphs {
+	if l28.graphs == 0 || l28.graphs != l29.graphs || l28.sampler != l29.sampler || l28.state == 0 || l28.state != l29.state || l28.avail-l29.avail != l29.graphs {
 		t.Errorf("Llama TP 1: 0.28.0 %+v, 0.29.0 %+v; want 0.29's available = 0.28's - the graphs", l28, l29)
 	}
 	q := archs["Qwen__Qwen3-30B-A3B"]
@@ -395,8 +399,8 @@ func TestGraphChargeByRunner(t *testing.T) {
 		t.Error("Qwen3-30B-A3B: graphs not charged on both 0.28.0 (V1) and 0.29.0 (V2)")
 	}
 	q28, q29 := of("Qwen__Qwen3-30B-A3B", "0.28.0"), of("Qwen__Qwen3-30B-A3B", "0.29.0")
-	if q28.graphs != q29.graphs || q29.sampler >= q28.sampler || q29.avail-q28.avail != q28.sampler-q29.sampler {
-		t.Errorf("Qwen3-30B-A3B: 0.28.0 %+v, 0.29.0 %+v; want the same graphs and the sampler's difference in the available KV", q28, q29)
+	if q28.graphs != q29.graphs || q29.sampler >= q28.sampler || q28.state != 0 || q29.state == 0 || q29.avail+q29.state-q28.avail != q28.sampler-q29.sampler {
+		t.Errorf("Qwen3-30B-A3B: 0.28.0 %+v, 0.29.0 %+v; want the same graphs, and the sampler's difference less the V2 state in the available KV", q28, q29)
 	}
 }
 
