@@ -866,6 +866,55 @@ func TestNewFamilyCheckpointsByHand(t *testing.T) {
 			},
 		},
 		{
+			// granitemoeshared.py: granitemoe's sums above and, on every
+			// layer, shared_mlp.input_linear (gate and up fused) 48 x 32 x
+			// 2 = 3072 and output_linear 32 x 24 x 2 = 1536: 4608, a layer
+			// 25,472. TP2: input_linear column-parallel 24 rows 1536,
+			// output_linear row-parallel 32 x 12 x 2 = 768: 2304, a layer
+			// 10,624 + 2304 = 12,928.
+			name: "granitemoeshared", fixture: graniteMoESharedFixture,
+			ranks: []byHandRank{
+				{"TP1", tpRanks(1, 0), 2*25472 + 4096 + 64 + 2048, ""},
+				{"TP2", tpRanks(2, 0), 2*12928 + 2048 + 64 + 2048, ""},
+				{"PP2 stage 0", ppStage(0, 2), 25472 + 4096 + 64 + 2048, ""},
+				{"PP2 stage 1", ppStage(1, 2), 25472 + 4096 + 64 + 2048, ""},
+			},
+		},
+		{
+			// gpt_j.py. TP1, a layer: ln_1 weight and bias 2 x 32 x 2 =
+			// 128; q, k and v 32 x 32 x 2 = 2048 each, out_proj 2048
+			// (unbiased); fc_in 64 x 32 x 2 = 4096 and bias 128, fc_out
+			// 4096 and bias 64; the attn.bias and masked_bias buffers
+			// skipped: 16,704. wte and lm_head 64 x 32 x 2 = 4096 each,
+			// lm_head's bias 128, ln_f 128, rotary 64 positions x
+			// rotary_dim 8 x 2 = 1024.
+			// TP2: q, k and v one head of 16 rows 1024 each, out_proj 32
+			// x 16 x 2 = 1024, fc_in 32 rows 2048 and bias 64, fc_out
+			// 2048 and its bias whole 64, ln_1 128: 8448; wte and lm_head
+			// 32 rows 2048 each, lm_head's bias 64.
+			// PP2: wte, ln_f and the head on every stage (:200-209).
+			name: "gptj", fixture: gptJFixture,
+			ranks: []byHandRank{
+				{"TP1", tpRanks(1, 0), 2*16704 + 2*4096 + 128 + 128 + 1024, ""},
+				{"TP2", tpRanks(2, 0), 2*8448 + 2*2048 + 64 + 128 + 1024, ""},
+				{"PP2 stage 0", ppStage(0, 2), 16704 + 2*4096 + 128 + 128 + 1024, ""},
+				{"PP2 stage 1", ppStage(1, 2), 16704 + 2*4096 + 128 + 128 + 1024, ""},
+			},
+		},
+		{
+			// flex_olmo.py: olmoe's tensors with post_feedforward_layernorm
+			// in place of input_layernorm, of the same 64 B, so olmoe's
+			// sums below: a layer 20,992 at TP1 and 10,752 at TP2; the
+			// embedding, norm and head on every stage.
+			name: "flex_olmo", fixture: flexOlmoFixture,
+			ranks: []byHandRank{
+				{"TP1", tpRanks(1, 0), 2*20992 + 2*4096 + 64 + 2048, ""},
+				{"TP2", tpRanks(2, 0), 2*10752 + 2*2048 + 64 + 2048, ""},
+				{"PP2 stage 0", ppStage(0, 2), 20992 + 2*4096 + 64 + 2048, ""},
+				{"PP2 stage 1", ppStage(1, 2), 20992 + 2*4096 + 64 + 2048, ""},
+			},
+		},
+		{
 			// olmoe.py. TP1, a layer: q, k and v 32 x 32 x 2 = 2048 each,
 			// o_proj 2048, q_norm and k_norm 64 each, the router 4 x 32 x
 			// 2 = 256, 4 experts of gate, up and down 16 x 32 x 2 = 1024
