@@ -74,6 +74,23 @@ func mustProfile(spec string) Profile {
 	return p
 }
 
+// compilerIsReference fails unless the [Compiler] and the [Reference]
+// agree on s for a on c under p: the same refusal, or the same plan field
+// for field.
+func compilerIsReference(t *rapid.T, a *model.Arch, s Serve, c budget.Class, p Profile) {
+	ref, refErr := NewReference(a, s, c, p)
+	_, plan, err := NewCompiler(a).Compile(s, c, p)
+	if refErr != nil || err != nil {
+		if refErr == nil || err == nil || refErr.Error() != err.Error() {
+			t.Fatalf("reference error %v, compiler error %v", refErr, err)
+		}
+		return
+	}
+	if diff := cmp.Diff(ref.Plan(), plan); diff != "" {
+		t.Fatalf("Compiler != Reference (-reference +compiler):\n%s", diff)
+	}
+}
+
 // footprintsWith compiles s (plain's serve with one feature, named what,
 // turned on) for a on c, fails unless the compiled plan is the
 // reference's, and returns plain's footprint p and the feature's f at a

@@ -404,16 +404,6 @@ func TestLoRACompilerEqualsReference(t *testing.T) {
 				MaxRank: rapid.SampledFrom(loraRanks).Draw(t, "rank"), FullySharded: rapid.Bool().Draw(t, "sharded"),
 				MaxCPULoras: rapid.Uint64Range(0, 32).Draw(t, "cpu_loras")},
 		}
-		ref, refErr := NewReference(a, s, c, p)
-		_, plan, err := NewCompiler(a).Compile(s, c, p)
-		if refErr != nil || err != nil {
-			if refErr == nil || err == nil || refErr.Error() != err.Error() {
-				t.Fatalf("reference error %v, compiler error %v", refErr, err)
-			}
-			return
-		}
-		if diff := cmp.Diff(ref.Plan(), plan); diff != "" {
-			t.Fatalf("Compiler != Reference (-reference +compiler):\n%s", diff)
-		}
+		compilerIsReference(t, a, s, c, p)
 	})
 }

@@ -248,16 +248,6 @@ func TestDraftCompilerEqualsReference(t *testing.T) {
 			EnforceEager:       true,
 			SpeculativeConfig:  rapid.SampledFrom(specs).Draw(t, "spec"),
 		}
-		ref, refErr := NewReference(a, s, c, p)
-		_, plan, err := NewCompiler(a).Compile(s, c, p)
-		if refErr != nil || err != nil {
-			if refErr == nil || err == nil || refErr.Error() != err.Error() {
-				t.Fatalf("reference error %v, compiler error %v", refErr, err)
-			}
-			return
-		}
-		if diff := cmp.Diff(ref.Plan(), plan); diff != "" {
-			t.Fatalf("Compiler != Reference (-reference +compiler):\n%s", diff)
-		}
+		compilerIsReference(t, a, s, c, p)
 	})
 }
