@@ -43,13 +43,31 @@ func init() {
 	}
 }
 
-// shippedArch parses corpus/models/<name>.json.
-func shippedArch(t *testing.T, name string) *Arch {
+// corpusModel reads corpus/models/<name>.json, the config shipped for
+// name, or fails the test.
+func corpusModel(t testing.TB, name string) []byte {
 	t.Helper()
 	data, err := os.ReadFile("../corpus/models/" + name + ".json")
 	if err != nil {
 		t.Fatal(err)
 	}
+	return data
+}
+
+// mustCorpusModel is corpusModel for a checkpoint fixture, which has no
+// test to fail: a shipped config missing is a broken checkout.
+func mustCorpusModel(name string) []byte {
+	data, err := os.ReadFile("../corpus/models/" + name + ".json")
+	if err != nil {
+		panic(err)
+	}
+	return data
+}
+
+// shippedArch parses corpus/models/<name>.json.
+func shippedArch(t *testing.T, name string) *Arch {
+	t.Helper()
+	data := corpusModel(t, name)
 	a, err := ParseConfig(name+".json", data)
 	if err != nil {
 		t.Fatal(err)
@@ -1015,10 +1033,7 @@ func TestNewFamilyCheckpointsByHand(t *testing.T) {
 // header as its published listing gives it (882 tensors in 13 shards, all
 // bf16; see corpus/models/SOURCES.md), with its config.json.
 func qwen3VL30BA3BHeader() (string, []safetensors.Tensor) {
-	data, err := os.ReadFile("../corpus/models/Qwen__Qwen3-VL-30B-A3B-Instruct.json")
-	if err != nil {
-		panic(err)
-	}
+	data := mustCorpusModel("Qwen__Qwen3-VL-30B-A3B-Instruct")
 	ts := []safetensors.Tensor{
 		bf16("lm_head.weight", 151936, 2048),
 		bf16("model.language_model.embed_tokens.weight", 151936, 2048),
@@ -1093,10 +1108,7 @@ func TestQwen3VL30BA3BHeader(t *testing.T) {
 // float32 routing biases; see corpus/models/SOURCES.md), its MTP layer 47
 // included, with its config.json.
 func glm47FlashHeader() (string, []safetensors.Tensor) {
-	data, err := os.ReadFile("../corpus/models/zai-org__GLM-4.7-Flash.json")
-	if err != nil {
-		panic(err)
-	}
+	data := mustCorpusModel("zai-org__GLM-4.7-Flash")
 	ts := []safetensors.Tensor{bf16("lm_head.weight", 154880, 2048), bf16("model.embed_tokens.weight", 154880, 2048), bf16("model.norm.weight", 2048)}
 	for l := range 48 {
 		p := fmt.Sprintf("model.layers.%d.", l)

@@ -2,7 +2,6 @@ package model
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
@@ -86,10 +85,7 @@ func TestSo400mLayerByHand(t *testing.T) {
 // false), float16 as the conversion script casts every tensor: 765
 // tensors. No published listing was found (see corpus/models/SOURCES.md).
 func llavaOnevision7BHeader() (string, []safetensors.Tensor) {
-	data, err := os.ReadFile("../corpus/models/llava-hf__llava-onevision-qwen2-7b-ov-hf.json")
-	if err != nil {
-		panic(err)
-	}
+	data := mustCorpusModel("llava-hf__llava-onevision-qwen2-7b-ov-hf")
 	f16 := func(name string, shape ...uint64) safetensors.Tensor { return typed("F16", name, shape...) }
 	ts := []safetensors.Tensor{f16("language_model.model.embed_tokens.weight", 152128, 3584), f16("language_model.model.norm.weight", 3584),
 		f16("language_model.lm_head.weight", 152128, 3584)}
@@ -158,10 +154,7 @@ func TestLlavaOnevision7BHeader(t *testing.T) {
 // q_proj is fp8 (one byte) and a quarter of 3584 x 3584.
 func TestLlavaOnevisionProjectorWholeAndUnquantized(t *testing.T) {
 	a := shippedArch(t, "llava-hf__llava-onevision-qwen2-7b-ov-hf")
-	doc, err := os.ReadFile("../corpus/models/llava-hf__llava-onevision-qwen2-7b-ov-hf.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	doc := corpusModel(t, "llava-hf__llava-onevision-qwen2-7b-ov-hf")
 	q, err := ParseConfig("x.json", []byte(strings.Replace(string(doc), `"projector_hidden_act"`,
 		`"quantization_config": {"quant_method": "fp8", "activation_scheme": "dynamic"}, "projector_hidden_act"`, 1)))
 	if err != nil {
@@ -202,10 +195,7 @@ func TestLlavaOnevisionProjectorWholeAndUnquantized(t *testing.T) {
 // width (llava_onevision.py:610-620 takes the last built layer); a CLIP
 // tower is refused by name.
 func TestLlavaOnevisionReads(t *testing.T) {
-	data, err := os.ReadFile("../corpus/models/llava-hf__llava-onevision-qwen2-7b-ov-hf.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := corpusModel(t, "llava-hf__llava-onevision-qwen2-7b-ov-hf")
 	base := string(data)
 	tests := []struct {
 		name, from, to string
@@ -268,10 +258,7 @@ const (
 // + 3 + 27 x 16 + 2 + 2 = 603 tensors. No published listing was found
 // (see corpus/models/SOURCES.md).
 func paliGemma448Header() (string, []safetensors.Tensor) {
-	data, err := os.ReadFile("../corpus/models/google__paligemma-3b-pt-448.json")
-	if err != nil {
-		panic(err)
-	}
+	data := mustCorpusModel("google__paligemma-3b-pt-448")
 	ts := []safetensors.Tensor{bf16("language_model.model.embed_tokens.weight", 257216, 2048), bf16("language_model.model.norm.weight", 2048)}
 	for l := range 18 {
 		p := fmt.Sprintf("language_model.model.layers.%d.", l)
@@ -334,10 +321,7 @@ func TestPaliGemma448Header(t *testing.T) {
 // other than the text width, another tower or another text model is an
 // error naming its key.
 func TestPaliGemmaReads(t *testing.T) {
-	data, err := os.ReadFile("../corpus/models/google__paligemma-3b-pt-448.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := corpusModel(t, "google__paligemma-3b-pt-448")
 	base := string(data)
 	gemma2 := `"model_type": "gemma2", "head_dim": 256, "sliding_window": 4096, "query_pre_attn_scalar": 256,`
 	tests := []struct {
@@ -415,10 +399,7 @@ const (
 // lm_head.), bfloat16: 3 + 32 x 9 + 3 + 12 x 16 + 2 + 1 = 489 tensors. No
 // published listing was found (see corpus/models/SOURCES.md).
 func smolVLM2Header() (string, []safetensors.Tensor) {
-	data, err := os.ReadFile("../corpus/models/HuggingFaceTB__SmolVLM2-500M-Video-Instruct.json")
-	if err != nil {
-		panic(err)
-	}
+	data := mustCorpusModel("HuggingFaceTB__SmolVLM2-500M-Video-Instruct")
 	ts := []safetensors.Tensor{bf16("model.text_model.embed_tokens.weight", 49280, 960), bf16("model.text_model.norm.weight", 960),
 		bf16("lm_head.weight", 49280, 960)}
 	for l := range 32 {
@@ -518,10 +499,7 @@ func TestIdefics3SplitsAndQuantizes(t *testing.T) {
 // vLLM would build as LlamaModel though it is not one, and a scale_factor
 // that does not divide the patches a side, are errors naming the key.
 func TestIdefics3Reads(t *testing.T) {
-	data, err := os.ReadFile("../corpus/models/HuggingFaceTB__SmolVLM2-500M-Video-Instruct.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := corpusModel(t, "HuggingFaceTB__SmolVLM2-500M-Video-Instruct")
 	base := string(data)
 	tests := []struct {
 		name, from, to string
@@ -598,10 +576,7 @@ func TestLlavaNextVideo7BHeader(t *testing.T) {
 // and keeps linear_1 at the tower's width; a SigLIP tower is refused by
 // name.
 func TestLlavaNextVideoReads(t *testing.T) {
-	data, err := os.ReadFile("../corpus/models/llava-hf__LLaVA-NeXT-Video-7B-hf.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := corpusModel(t, "llava-hf__LLaVA-NeXT-Video-7B-hf")
 	base := string(data)
 	tests := []struct {
 		name, from, to string

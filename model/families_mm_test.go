@@ -2,7 +2,6 @@ package model
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
@@ -174,10 +173,7 @@ func llava15Header() (string, []safetensors.Tensor) {
 // V rows and an MLP of inter, and CLIP ViT-L/14-336 whole; newline adds
 // LLaVA-NeXT's image_newline.
 func llavaHeader(name string, kvRows, inter uint64, newline bool) (string, []safetensors.Tensor) {
-	data, err := os.ReadFile("../corpus/models/" + name + ".json")
-	if err != nil {
-		panic(err)
-	}
+	data := mustCorpusModel(name)
 	f16 := func(name string, shape ...uint64) safetensors.Tensor { return typed("F16", name, shape...) }
 	ts := []safetensors.Tensor{f16("language_model.model.embed_tokens.weight", 32064, 4096), f16("language_model.model.norm.weight", 4096),
 		f16("language_model.lm_head.weight", 32064, 4096)}
@@ -416,10 +412,7 @@ func TestLlavaRefuses(t *testing.T) {
 // parameters, the count its model card gives (no published listing was
 // found; see corpus/models/SOURCES.md).
 func qwen2VL7BHeader() (string, []safetensors.Tensor) {
-	data, err := os.ReadFile("../corpus/models/Qwen__Qwen2-VL-7B-Instruct.json")
-	if err != nil {
-		panic(err)
-	}
+	data := mustCorpusModel("Qwen__Qwen2-VL-7B-Instruct")
 	ts := []safetensors.Tensor{bf16("model.embed_tokens.weight", 152064, 3584), bf16("model.norm.weight", 3584), bf16("lm_head.weight", 152064, 3584)}
 	for l := range 28 {
 		p := fmt.Sprintf("model.layers.%d.", l)
@@ -537,10 +530,7 @@ func TestQwen2VLTextConfig(t *testing.T) {
 // beside the modules), mlp1's LayerNorm and Linears at 0, 1 and 3; 637
 // bfloat16 tensors.
 func internVL3Header() (string, []safetensors.Tensor) {
-	data, err := os.ReadFile("../corpus/models/OpenGVLab__InternVL3-1B-Pretrained.json")
-	if err != nil {
-		panic(err)
-	}
+	data := mustCorpusModel("OpenGVLab__InternVL3-1B-Pretrained")
 	ts := []safetensors.Tensor{bf16("language_model.model.embed_tokens.weight", 151674, 896), bf16("language_model.model.norm.weight", 896),
 		bf16("language_model.lm_head.weight", 151674, 896)}
 	for l := range 24 {
@@ -593,10 +583,7 @@ func TestInternVL3Header(t *testing.T) {
 // InternLM2 language model and keys the remote classes would give are
 // errors naming them.
 func TestInternVLReads(t *testing.T) {
-	data, err := os.ReadFile("../corpus/models/OpenGVLab__InternVL3-1B-Pretrained.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := corpusModel(t, "OpenGVLab__InternVL3-1B-Pretrained")
 	base := string(data)
 	tests := []struct {
 		name, from, to string
@@ -640,10 +627,7 @@ func TestInternVLReads(t *testing.T) {
 // TP16 a layer holds qkv and proj whole (3072 x 1024 + 3072 and 1024 x
 // 1024 + 1024) and a sixteenth of fc1 (4096 x 1024 / 16 and 4096 / 16).
 func TestInternViTAttentionWholeWhenHeadsDoNotDivide(t *testing.T) {
-	data, err := os.ReadFile("../corpus/models/OpenGVLab__InternVL3-1B-Pretrained.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := corpusModel(t, "OpenGVLab__InternVL3-1B-Pretrained")
 	doc := strings.Replace(string(data), `"num_attention_heads": 16`, `"num_attention_heads": 8`, 1)
 	a, err := ParseConfig("x.json", []byte(doc))
 	if err != nil {
