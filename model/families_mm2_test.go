@@ -100,14 +100,7 @@ func llavaOnevision7BHeader() (string, []safetensors.Tensor) {
 	v := "vision_tower.vision_model."
 	ts = append(ts, f16(v+"embeddings.patch_embedding.weight", 1152, 3, 14, 14), f16(v+"embeddings.patch_embedding.bias", 1152),
 		f16(v+"embeddings.position_embedding.weight", 729, 1152))
-	for l := range 26 {
-		p := fmt.Sprintf("%sencoder.layers.%d.", v, l)
-		for _, m := range []string{"self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.out_proj"} {
-			ts = append(ts, f16(p+m+".weight", 1152, 1152), f16(p+m+".bias", 1152))
-		}
-		ts = append(ts, f16(p+"mlp.fc1.weight", 4304, 1152), f16(p+"mlp.fc1.bias", 4304), f16(p+"mlp.fc2.weight", 1152, 4304), f16(p+"mlp.fc2.bias", 1152),
-			f16(p+"layer_norm1.weight", 1152), f16(p+"layer_norm1.bias", 1152), f16(p+"layer_norm2.weight", 1152), f16(p+"layer_norm2.bias", 1152))
-	}
+	ts = append(ts, clipEncoderLayers("F16", v, 26, 1152, 4304)...)
 	ts = append(ts, f16(v+"post_layernorm.weight", 1152), f16(v+"post_layernorm.bias", 1152),
 		f16("multi_modal_projector.linear_1.weight", 3584, 1152), f16("multi_modal_projector.linear_1.bias", 3584),
 		f16("multi_modal_projector.linear_2.weight", 3584, 3584), f16("multi_modal_projector.linear_2.bias", 3584),
@@ -270,14 +263,7 @@ func paliGemma448Header() (string, []safetensors.Tensor) {
 	v := "vision_tower.vision_model."
 	ts = append(ts, bf16(v+"embeddings.patch_embedding.weight", 1152, 3, 14, 14), bf16(v+"embeddings.patch_embedding.bias", 1152),
 		bf16(v+"embeddings.position_embedding.weight", 1024, 1152))
-	for l := range 27 {
-		p := fmt.Sprintf("%sencoder.layers.%d.", v, l)
-		for _, m := range []string{"self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.out_proj"} {
-			ts = append(ts, bf16(p+m+".weight", 1152, 1152), bf16(p+m+".bias", 1152))
-		}
-		ts = append(ts, bf16(p+"mlp.fc1.weight", 4304, 1152), bf16(p+"mlp.fc1.bias", 4304), bf16(p+"mlp.fc2.weight", 1152, 4304), bf16(p+"mlp.fc2.bias", 1152),
-			bf16(p+"layer_norm1.weight", 1152), bf16(p+"layer_norm1.bias", 1152), bf16(p+"layer_norm2.weight", 1152), bf16(p+"layer_norm2.bias", 1152))
-	}
+	ts = append(ts, clipEncoderLayers("BF16", v, 27, 1152, 4304)...)
 	ts = append(ts, bf16(v+"post_layernorm.weight", 1152), bf16(v+"post_layernorm.bias", 1152),
 		bf16("multi_modal_projector.linear.weight", 2048, 1152), bf16("multi_modal_projector.linear.bias", 2048))
 	return string(data), ts
@@ -412,14 +398,7 @@ func smolVLM2Header() (string, []safetensors.Tensor) {
 	v := "model.vision_model."
 	ts = append(ts, bf16(v+"embeddings.patch_embedding.weight", 768, 3, 16, 16), bf16(v+"embeddings.patch_embedding.bias", 768),
 		bf16(v+"embeddings.position_embedding.weight", 1024, 768))
-	for l := range 12 {
-		p := fmt.Sprintf("%sencoder.layers.%d.", v, l)
-		for _, m := range []string{"self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.out_proj"} {
-			ts = append(ts, bf16(p+m+".weight", 768, 768), bf16(p+m+".bias", 768))
-		}
-		ts = append(ts, bf16(p+"mlp.fc1.weight", 3072, 768), bf16(p+"mlp.fc1.bias", 3072), bf16(p+"mlp.fc2.weight", 768, 3072), bf16(p+"mlp.fc2.bias", 768),
-			bf16(p+"layer_norm1.weight", 768), bf16(p+"layer_norm1.bias", 768), bf16(p+"layer_norm2.weight", 768), bf16(p+"layer_norm2.bias", 768))
-	}
+	ts = append(ts, clipEncoderLayers("BF16", v, 12, 768, 3072)...)
 	ts = append(ts, bf16(v+"post_layernorm.weight", 768), bf16(v+"post_layernorm.bias", 768),
 		bf16("model.connector.modality_projection.proj.weight", 960, 12288))
 	return string(data), ts

@@ -168,6 +168,26 @@ func llava15Header() (string, []safetensors.Tensor) {
 	return llavaHeader("llava-hf__llava-1.5-7b-hf", 4096, 11008, false)
 }
 
+// clipEncoderLayers is the layers of a CLIP or SigLIP vision tower under
+// v (transformers' CLIPEncoderLayer and SiglipEncoderLayer name them
+// alike): for each of layers, q, k, v and out_proj of width x width and
+// fc1 and fc2 of width and mlp, each with its bias, and two LayerNorms of
+// weight and bias, in dtype.
+func clipEncoderLayers(dtype, v string, layers int, width, mlp uint64) []safetensors.Tensor {
+	var ts []safetensors.Tensor
+	for l := range layers {
+		p := fmt.Sprintf("%sencoder.layers.%d.", v, l)
+		for _, m := range []string{"self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.out_proj"} {
+			ts = append(ts, typed(dtype, p+m+".weight", width, width), typed(dtype, p+m+".bias", width))
+		}
+		ts = append(ts, typed(dtype, p+"mlp.fc1.weight", mlp, width), typed(dtype, p+"mlp.fc1.bias", mlp),
+			typed(dtype, p+"mlp.fc2.weight", width, mlp), typed(dtype, p+"mlp.fc2.bias", width),
+			typed(dtype, p+"layer_norm1.weight", width), typed(dtype, p+"layer_norm1.bias", width),
+			typed(dtype, p+"layer_norm2.weight", width), typed(dtype, p+"layer_norm2.bias", width))
+	}
+	return ts
+}
+
 // llavaHeader is the header of a LLaVA checkpoint in float16 with a
 // 32-layer, 4096-wide, vocab-32,064 Llama-style text model of kvRows K and
 // V rows and an MLP of inter, and CLIP ViT-L/14-336 whole; newline adds
@@ -188,14 +208,7 @@ func llavaHeader(name string, kvRows, inter uint64, newline bool) (string, []saf
 	ts = append(ts, f16(v+"embeddings.class_embedding", 1024), f16(v+"embeddings.patch_embedding.weight", 1024, 3, 14, 14),
 		f16(v+"embeddings.position_embedding.weight", 577, 1024), f16(v+"pre_layrnorm.weight", 1024), f16(v+"pre_layrnorm.bias", 1024),
 		f16(v+"post_layernorm.weight", 1024), f16(v+"post_layernorm.bias", 1024))
-	for l := range 24 {
-		p := fmt.Sprintf("%sencoder.layers.%d.", v, l)
-		for _, m := range []string{"self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.out_proj"} {
-			ts = append(ts, f16(p+m+".weight", 1024, 1024), f16(p+m+".bias", 1024))
-		}
-		ts = append(ts, f16(p+"mlp.fc1.weight", 4096, 1024), f16(p+"mlp.fc1.bias", 4096), f16(p+"mlp.fc2.weight", 1024, 4096), f16(p+"mlp.fc2.bias", 1024),
-			f16(p+"layer_norm1.weight", 1024), f16(p+"layer_norm1.bias", 1024), f16(p+"layer_norm2.weight", 1024), f16(p+"layer_norm2.bias", 1024))
-	}
+	ts = append(ts, clipEncoderLayers("F16", v, 24, 1024, 4096)...)
 	ts = append(ts, f16("multi_modal_projector.linear_1.weight", 4096, 1024), f16("multi_modal_projector.linear_1.bias", 4096),
 		f16("multi_modal_projector.linear_2.weight", 4096, 4096), f16("multi_modal_projector.linear_2.bias", 4096))
 	if newline {
