@@ -89,14 +89,7 @@ func llavaOnevision7BHeader() (string, []safetensors.Tensor) {
 	f16 := func(name string, shape ...uint64) safetensors.Tensor { return typed("F16", name, shape...) }
 	ts := []safetensors.Tensor{f16("language_model.model.embed_tokens.weight", 152128, 3584), f16("language_model.model.norm.weight", 3584),
 		f16("language_model.lm_head.weight", 152128, 3584)}
-	for l := range 28 {
-		p := fmt.Sprintf("language_model.model.layers.%d.", l)
-		ts = append(ts, f16(p+"input_layernorm.weight", 3584), f16(p+"post_attention_layernorm.weight", 3584),
-			f16(p+"self_attn.q_proj.weight", 3584, 3584), f16(p+"self_attn.q_proj.bias", 3584),
-			f16(p+"self_attn.k_proj.weight", 512, 3584), f16(p+"self_attn.k_proj.bias", 512),
-			f16(p+"self_attn.v_proj.weight", 512, 3584), f16(p+"self_attn.v_proj.bias", 512), f16(p+"self_attn.o_proj.weight", 3584, 3584),
-			f16(p+"mlp.gate_proj.weight", 18944, 3584), f16(p+"mlp.up_proj.weight", 18944, 3584), f16(p+"mlp.down_proj.weight", 3584, 18944))
-	}
+	ts = append(ts, llamaLayers("F16", "language_model.model.layers.", 28, 3584, 512, 18944, true)...)
 	v := "vision_tower.vision_model."
 	ts = append(ts, f16(v+"embeddings.patch_embedding.weight", 1152, 3, 14, 14), f16(v+"embeddings.patch_embedding.bias", 1152),
 		f16(v+"embeddings.position_embedding.weight", 729, 1152))
@@ -253,13 +246,7 @@ const (
 func paliGemma448Header() (string, []safetensors.Tensor) {
 	data := mustCorpusModel("google__paligemma-3b-pt-448")
 	ts := []safetensors.Tensor{bf16("language_model.model.embed_tokens.weight", 257216, 2048), bf16("language_model.model.norm.weight", 2048)}
-	for l := range 18 {
-		p := fmt.Sprintf("language_model.model.layers.%d.", l)
-		ts = append(ts, bf16(p+"input_layernorm.weight", 2048), bf16(p+"post_attention_layernorm.weight", 2048),
-			bf16(p+"self_attn.q_proj.weight", 2048, 2048), bf16(p+"self_attn.k_proj.weight", 256, 2048),
-			bf16(p+"self_attn.v_proj.weight", 256, 2048), bf16(p+"self_attn.o_proj.weight", 2048, 2048),
-			bf16(p+"mlp.gate_proj.weight", 16384, 2048), bf16(p+"mlp.up_proj.weight", 16384, 2048), bf16(p+"mlp.down_proj.weight", 2048, 16384))
-	}
+	ts = append(ts, llamaLayers("BF16", "language_model.model.layers.", 18, 2048, 256, 16384, false)...)
 	v := "vision_tower.vision_model."
 	ts = append(ts, bf16(v+"embeddings.patch_embedding.weight", 1152, 3, 14, 14), bf16(v+"embeddings.patch_embedding.bias", 1152),
 		bf16(v+"embeddings.position_embedding.weight", 1024, 1152))
@@ -388,13 +375,7 @@ func smolVLM2Header() (string, []safetensors.Tensor) {
 	data := mustCorpusModel("HuggingFaceTB__SmolVLM2-500M-Video-Instruct")
 	ts := []safetensors.Tensor{bf16("model.text_model.embed_tokens.weight", 49280, 960), bf16("model.text_model.norm.weight", 960),
 		bf16("lm_head.weight", 49280, 960)}
-	for l := range 32 {
-		p := fmt.Sprintf("model.text_model.layers.%d.", l)
-		ts = append(ts, bf16(p+"input_layernorm.weight", 960), bf16(p+"post_attention_layernorm.weight", 960),
-			bf16(p+"self_attn.q_proj.weight", 960, 960), bf16(p+"self_attn.k_proj.weight", 320, 960),
-			bf16(p+"self_attn.v_proj.weight", 320, 960), bf16(p+"self_attn.o_proj.weight", 960, 960),
-			bf16(p+"mlp.gate_proj.weight", 2560, 960), bf16(p+"mlp.up_proj.weight", 2560, 960), bf16(p+"mlp.down_proj.weight", 960, 2560))
-	}
+	ts = append(ts, llamaLayers("BF16", "model.text_model.layers.", 32, 960, 320, 2560, false)...)
 	v := "model.vision_model."
 	ts = append(ts, bf16(v+"embeddings.patch_embedding.weight", 768, 3, 16, 16), bf16(v+"embeddings.patch_embedding.bias", 768),
 		bf16(v+"embeddings.position_embedding.weight", 1024, 768))

@@ -168,6 +168,28 @@ func llava15Header() (string, []safetensors.Tensor) {
 	return llavaHeader("llava-hf__llava-1.5-7b-hf", 4096, 11008, false)
 }
 
+// llamaLayers is the layers of a Llama-style text model under prefix
+// (LlamaDecoderLayer's names, Qwen2's and Gemma's alike): for each of
+// layers, two norms of hidden, q_proj and o_proj of hidden x hidden, k_proj
+// and v_proj of kvRows, each of q, k and v with a bias where qkvBias, and
+// gate_proj, up_proj and down_proj of inter, in dtype.
+func llamaLayers(dtype, prefix string, layers int, hidden, kvRows, inter uint64, qkvBias bool) []safetensors.Tensor {
+	var ts []safetensors.Tensor
+	for l := range layers {
+		p := fmt.Sprintf("%s%d.", prefix, l)
+		ts = append(ts, typed(dtype, p+"input_layernorm.weight", hidden), typed(dtype, p+"post_attention_layernorm.weight", hidden),
+			typed(dtype, p+"self_attn.q_proj.weight", hidden, hidden), typed(dtype, p+"self_attn.k_proj.weight", kvRows, hidden),
+			typed(dtype, p+"self_attn.v_proj.weight", kvRows, hidden), typed(dtype, p+"self_attn.o_proj.weight", hidden, hidden),
+			typed(dtype, p+"mlp.gate_proj.weight", inter, hidden), typed(dtype, p+"mlp.up_proj.weight", inter, hidden),
+			typed(dtype, p+"mlp.down_proj.weight", hidden, inter))
+		if qkvBias {
+			ts = append(ts, typed(dtype, p+"self_attn.q_proj.bias", hidden), typed(dtype, p+"self_attn.k_proj.bias", kvRows),
+				typed(dtype, p+"self_attn.v_proj.bias", kvRows))
+		}
+	}
+	return ts
+}
+
 // clipEncoderLayers is the layers of a CLIP or SigLIP vision tower under
 // v (transformers' CLIPEncoderLayer and SiglipEncoderLayer name them
 // alike): for each of layers, q, k, v and out_proj of width x width and
@@ -197,13 +219,7 @@ func llavaHeader(name string, kvRows, inter uint64, newline bool) (string, []saf
 	f16 := func(name string, shape ...uint64) safetensors.Tensor { return typed("F16", name, shape...) }
 	ts := []safetensors.Tensor{f16("language_model.model.embed_tokens.weight", 32064, 4096), f16("language_model.model.norm.weight", 4096),
 		f16("language_model.lm_head.weight", 32064, 4096)}
-	for l := range 32 {
-		p := fmt.Sprintf("language_model.model.layers.%d.", l)
-		ts = append(ts, f16(p+"input_layernorm.weight", 4096), f16(p+"post_attention_layernorm.weight", 4096),
-			f16(p+"self_attn.q_proj.weight", 4096, 4096), f16(p+"self_attn.k_proj.weight", kvRows, 4096),
-			f16(p+"self_attn.v_proj.weight", kvRows, 4096), f16(p+"self_attn.o_proj.weight", 4096, 4096),
-			f16(p+"mlp.gate_proj.weight", inter, 4096), f16(p+"mlp.up_proj.weight", inter, 4096), f16(p+"mlp.down_proj.weight", 4096, inter))
-	}
+	ts = append(ts, llamaLayers("F16", "language_model.model.layers.", 32, 4096, kvRows, inter, false)...)
 	v := "vision_tower.vision_model."
 	ts = append(ts, f16(v+"embeddings.class_embedding", 1024), f16(v+"embeddings.patch_embedding.weight", 1024, 3, 14, 14),
 		f16(v+"embeddings.position_embedding.weight", 577, 1024), f16(v+"pre_layrnorm.weight", 1024), f16(v+"pre_layrnorm.bias", 1024),
@@ -427,14 +443,7 @@ func TestLlavaRefuses(t *testing.T) {
 func qwen2VL7BHeader() (string, []safetensors.Tensor) {
 	data := mustCorpusModel("Qwen__Qwen2-VL-7B-Instruct")
 	ts := []safetensors.Tensor{bf16("model.embed_tokens.weight", 152064, 3584), bf16("model.norm.weight", 3584), bf16("lm_head.weight", 152064, 3584)}
-	for l := range 28 {
-		p := fmt.Sprintf("model.layers.%d.", l)
-		ts = append(ts, bf16(p+"input_layernorm.weight", 3584), bf16(p+"post_attention_layernorm.weight", 3584),
-			bf16(p+"self_attn.q_proj.weight", 3584, 3584), bf16(p+"self_attn.q_proj.bias", 3584),
-			bf16(p+"self_attn.k_proj.weight", 512, 3584), bf16(p+"self_attn.k_proj.bias", 512),
-			bf16(p+"self_attn.v_proj.weight", 512, 3584), bf16(p+"self_attn.v_proj.bias", 512), bf16(p+"self_attn.o_proj.weight", 3584, 3584),
-			bf16(p+"mlp.gate_proj.weight", 18944, 3584), bf16(p+"mlp.up_proj.weight", 18944, 3584), bf16(p+"mlp.down_proj.weight", 3584, 18944))
-	}
+	ts = append(ts, llamaLayers("BF16", "model.layers.", 28, 3584, 512, 18944, true)...)
 	ts = append(ts, bf16("visual.patch_embed.proj.weight", 1280, 3, 2, 14, 14))
 	for l := range 32 {
 		p := fmt.Sprintf("visual.blocks.%d.", l)
@@ -546,14 +555,7 @@ func internVL3Header() (string, []safetensors.Tensor) {
 	data := mustCorpusModel("OpenGVLab__InternVL3-1B-Pretrained")
 	ts := []safetensors.Tensor{bf16("language_model.model.embed_tokens.weight", 151674, 896), bf16("language_model.model.norm.weight", 896),
 		bf16("language_model.lm_head.weight", 151674, 896)}
-	for l := range 24 {
-		p := fmt.Sprintf("language_model.model.layers.%d.", l)
-		ts = append(ts, bf16(p+"input_layernorm.weight", 896), bf16(p+"post_attention_layernorm.weight", 896),
-			bf16(p+"self_attn.q_proj.weight", 896, 896), bf16(p+"self_attn.q_proj.bias", 896),
-			bf16(p+"self_attn.k_proj.weight", 128, 896), bf16(p+"self_attn.k_proj.bias", 128),
-			bf16(p+"self_attn.v_proj.weight", 128, 896), bf16(p+"self_attn.v_proj.bias", 128), bf16(p+"self_attn.o_proj.weight", 896, 896),
-			bf16(p+"mlp.gate_proj.weight", 4864, 896), bf16(p+"mlp.up_proj.weight", 4864, 896), bf16(p+"mlp.down_proj.weight", 896, 4864))
-	}
+	ts = append(ts, llamaLayers("BF16", "language_model.model.layers.", 24, 896, 128, 4864, true)...)
 	v := "vision_model."
 	ts = append(ts, bf16(v+"embeddings.class_embedding", 1, 1, 1024), bf16(v+"embeddings.patch_embedding.weight", 1024, 3, 14, 14),
 		bf16(v+"embeddings.patch_embedding.bias", 1024), bf16(v+"embeddings.position_embedding", 1, 1025, 1024))
