@@ -1,6 +1,8 @@
 package vllm
 
 import (
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -8,6 +10,7 @@ import (
 
 	"membudget"
 	"membudget/budget"
+	"membudget/engine"
 	"membudget/model"
 )
 
@@ -72,6 +75,19 @@ func mustProfile(spec string) Profile {
 		panic(err)
 	}
 	return p
+}
+
+// wantRefusal fails the test unless err is the *engine.SettingError of
+// flag whose message holds says ("" for any).
+func wantRefusal(t testing.TB, err error, flag, says string) {
+	t.Helper()
+	var se *engine.SettingError
+	if !errors.As(err, &se) {
+		t.Fatalf("got %v, want a *engine.SettingError naming --%s", err, flag)
+	}
+	if se.Flag != flag || !strings.Contains(err.Error(), says) {
+		t.Errorf("got --%s: %v; want --%s saying %q", se.Flag, err, flag, says)
+	}
 }
 
 // compilerIsReference fails unless the [Compiler] and the [Reference]

@@ -184,13 +184,7 @@ func TestResolveLoRA(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Resolve(tc.s, models[tc.model], bigClass, mustProfile(tc.release))
-			var se *engine.SettingError
-			if !errors.As(err, &se) {
-				t.Fatalf("got %v, want a *engine.SettingError", err)
-			}
-			if se.Flag != tc.flag || !strings.Contains(err.Error(), tc.says) {
-				t.Errorf("got --%s: %v; want --%s saying %q", se.Flag, err, tc.flag, tc.says)
-			}
+			wantRefusal(t, err, tc.flag, tc.says)
 		})
 	}
 	t.Run("adapters without --enable-lora", func(t *testing.T) {

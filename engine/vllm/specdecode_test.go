@@ -1,7 +1,6 @@
 package vllm
 
 import (
-	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -105,13 +104,7 @@ func TestResolveSpec(t *testing.T) {
 				c.Device.Silicon.Major = 10
 			}
 			_, err := Resolve(tc.s, models[tc.model], c, mustProfile(tc.release))
-			var se *engine.SettingError
-			if !errors.As(err, &se) {
-				t.Fatalf("got %v, want a *engine.SettingError", err)
-			}
-			if se.Flag != tc.flag || !strings.Contains(err.Error(), tc.says) {
-				t.Errorf("got --%s: %v; want --%s saying %q", se.Flag, err, tc.flag, tc.says)
-			}
+			wantRefusal(t, err, tc.flag, tc.says)
 		})
 	}
 	t.Run("an MLA model on Blackwell", func(t *testing.T) {
