@@ -168,6 +168,24 @@ func llava15Header() (string, []safetensors.Tensor) {
 	return llavaHeader("llava-hf__llava-1.5-7b-hf", 4096, 11008, false)
 }
 
+// parseWanting parses doc as x.json. Where wantErr is "" it fails the
+// test on any error; otherwise it fails unless the parse fails with an
+// error holding wantErr, and returns false: the case is done.
+func parseWanting(t *testing.T, doc, wantErr string) (*Arch, bool) {
+	t.Helper()
+	a, err := ParseConfig("x.json", []byte(doc))
+	if wantErr != "" {
+		if err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Fatalf("error %v, want one holding %q", err, wantErr)
+		}
+		return nil, false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a, true
+}
+
 // llamaLayers is the layers of a Llama-style text model under prefix
 // (LlamaDecoderLayer's names, Qwen2's and Gemma's alike): for each of
 // layers, two norms of hidden, q_proj and o_proj of hidden x hidden, k_proj
@@ -387,15 +405,9 @@ func TestLlavaFeatureLayers(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.feature, func(t *testing.T) {
 			doc := llavaDoc(`"vision_feature_layer": ` + tc.feature)
-			a, err := ParseConfig("x.json", []byte(doc))
-			if tc.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.err) {
-					t.Fatalf("error %v, want one holding %q", err, tc.err)
-				}
+			a, ok := parseWanting(t, doc, tc.err)
+			if !ok {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if a.Vision.Layers != tc.layers {
 				t.Errorf("%d tower layers built, want %d", a.Vision.Layers, tc.layers)
@@ -619,15 +631,9 @@ func TestInternVLReads(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			doc := strings.Replace(base, tc.from, tc.to, 1)
-			a, err := ParseConfig("x.json", []byte(doc))
-			if tc.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.err) {
-					t.Fatalf("error %v, want one holding %q", err, tc.err)
-				}
+			a, ok := parseWanting(t, doc, tc.err)
+			if !ok {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if a.Vision.Layers != tc.layers {
 				t.Errorf("%d tower layers, want %d", a.Vision.Layers, tc.layers)
