@@ -371,6 +371,37 @@ func (a *Arch) SlidingLayers() uint64 {
 	return n
 }
 
+// QuantizationRefused returns why quantizing the model's weights (a
+// checkpoint's quantization_config or an engine's online quantization) is
+// not sized, or "" where it is. Only Gemma 3n refuses: which of its
+// tensors vLLM's quantization methods take is not verified.
+func (a *Arch) QuantizationRefused() string {
+	if a.gemma3n != nil {
+		return gemma3nUnquantized
+	}
+	return ""
+}
+
+// SizedByBatchedTokens returns whether the model's weights include a
+// buffer vLLM allocates by max_num_batched_tokens as it builds the model
+// (Gemma3nForConditionalGeneration's per_layer_embeddings): the engine
+// then sets [Sharding].BatchedTokens for it.
+func (a *Arch) SizedByBatchedTokens() bool {
+	return a.gemma3n != nil && a.gemma3n.multimodal
+}
+
+// Modalities is a set of the input modalities a multimodal model's towers
+// serve: [Sharding].TowersOff names the towers an engine does not build.
+type Modalities uint8
+
+// The modalities a tower may serve.
+const (
+	// ImageInput is the image modality.
+	ImageInput Modalities = 1 << iota
+	// AudioInput is the audio modality.
+	AudioInput
+)
+
 // attends reports whether some layer has attention: an attention-free
 // model (Mamba's) has no heads, head size or position table to check.
 func (a *Arch) attends() bool {

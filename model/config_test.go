@@ -272,10 +272,7 @@ func loadShipped(t testing.TB) map[string]*Arch {
 // from corpus/models/hf_quant_config/.
 func loadWithQuantFile(t testing.TB, name string) *Arch {
 	t.Helper()
-	data, err := os.ReadFile("../corpus/models/" + name + ".json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := corpusModel(t, name)
 	qf := "../corpus/models/hf_quant_config/" + name + ".json"
 	q, err := os.ReadFile(qf)
 	if err != nil {

@@ -1,7 +1,6 @@
 package model
 
 import (
-	"os"
 	"strings"
 	"testing"
 
@@ -16,10 +15,7 @@ import (
 // BertEmbeddingModel at float16 (the pooling runner's choice for a float32
 // checkpoint) on one GPU and on two.
 func TestBgeBaseWeightsByHand(t *testing.T) {
-	data, err := os.ReadFile("../corpus/models/BAAI__bge-base-en-v1.5.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := corpusModel(t, "BAAI__bge-base-en-v1.5")
 	a, err := ParseConfig("bge.json", data)
 	if err != nil {
 		t.Fatal(err)
@@ -174,10 +170,7 @@ func TestBertClassDefaults(t *testing.T) {
 // heads x 64, 4096 intermediate, 250002 tokens, 8194 positions, one token
 // type and one label, at float16 on one GPU.
 func TestBgeRerankerWeightsByHand(t *testing.T) {
-	data, err := os.ReadFile("../corpus/models/BAAI__bge-reranker-v2-m3.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := corpusModel(t, "BAAI__bge-reranker-v2-m3")
 	a, err := ParseConfig("reranker.json", data)
 	if err != nil {
 		t.Fatal(err)

@@ -43,13 +43,31 @@ func init() {
 	}
 }
 
-// shippedArch parses corpus/models/<name>.json.
-func shippedArch(t *testing.T, name string) *Arch {
+// corpusModel reads corpus/models/<name>.json, the config shipped for
+// name, or fails the test.
+func corpusModel(t testing.TB, name string) []byte {
 	t.Helper()
 	data, err := os.ReadFile("../corpus/models/" + name + ".json")
 	if err != nil {
 		t.Fatal(err)
 	}
+	return data
+}
+
+// mustCorpusModel is corpusModel for a checkpoint fixture, which has no
+// test to fail: a shipped config missing is a broken checkout.
+func mustCorpusModel(name string) []byte {
+	data, err := os.ReadFile("../corpus/models/" + name + ".json")
+	if err != nil {
+		panic(err)
+	}
+	return data
+}
+
+// shippedArch parses corpus/models/<name>.json.
+func shippedArch(t *testing.T, name string) *Arch {
+	t.Helper()
+	data := corpusModel(t, name)
 	a, err := ParseConfig(name+".json", data)
 	if err != nil {
 		t.Fatal(err)
@@ -866,6 +884,55 @@ func TestNewFamilyCheckpointsByHand(t *testing.T) {
 			},
 		},
 		{
+			// granitemoeshared.py: granitemoe's sums above and, on every
+			// layer, shared_mlp.input_linear (gate and up fused) 48 x 32 x
+			// 2 = 3072 and output_linear 32 x 24 x 2 = 1536: 4608, a layer
+			// 25,472. TP2: input_linear column-parallel 24 rows 1536,
+			// output_linear row-parallel 32 x 12 x 2 = 768: 2304, a layer
+			// 10,624 + 2304 = 12,928.
+			name: "granitemoeshared", fixture: graniteMoESharedFixture,
+			ranks: []byHandRank{
+				{"TP1", tpRanks(1, 0), 2*25472 + 4096 + 64 + 2048, ""},
+				{"TP2", tpRanks(2, 0), 2*12928 + 2048 + 64 + 2048, ""},
+				{"PP2 stage 0", ppStage(0, 2), 25472 + 4096 + 64 + 2048, ""},
+				{"PP2 stage 1", ppStage(1, 2), 25472 + 4096 + 64 + 2048, ""},
+			},
+		},
+		{
+			// gpt_j.py. TP1, a layer: ln_1 weight and bias 2 x 32 x 2 =
+			// 128; q, k and v 32 x 32 x 2 = 2048 each, out_proj 2048
+			// (unbiased); fc_in 64 x 32 x 2 = 4096 and bias 128, fc_out
+			// 4096 and bias 64; the attn.bias and masked_bias buffers
+			// skipped: 16,704. wte and lm_head 64 x 32 x 2 = 4096 each,
+			// lm_head's bias 128, ln_f 128, rotary 64 positions x
+			// rotary_dim 8 x 2 = 1024.
+			// TP2: q, k and v one head of 16 rows 1024 each, out_proj 32
+			// x 16 x 2 = 1024, fc_in 32 rows 2048 and bias 64, fc_out
+			// 2048 and its bias whole 64, ln_1 128: 8448; wte and lm_head
+			// 32 rows 2048 each, lm_head's bias 64.
+			// PP2: wte, ln_f and the head on every stage (:200-209).
+			name: "gptj", fixture: gptJFixture,
+			ranks: []byHandRank{
+				{"TP1", tpRanks(1, 0), 2*16704 + 2*4096 + 128 + 128 + 1024, ""},
+				{"TP2", tpRanks(2, 0), 2*8448 + 2*2048 + 64 + 128 + 1024, ""},
+				{"PP2 stage 0", ppStage(0, 2), 16704 + 2*4096 + 128 + 128 + 1024, ""},
+				{"PP2 stage 1", ppStage(1, 2), 16704 + 2*4096 + 128 + 128 + 1024, ""},
+			},
+		},
+		{
+			// flex_olmo.py: olmoe's tensors with post_feedforward_layernorm
+			// in place of input_layernorm, of the same 64 B, so olmoe's
+			// sums below: a layer 20,992 at TP1 and 10,752 at TP2; the
+			// embedding, norm and head on every stage.
+			name: "flex_olmo", fixture: flexOlmoFixture,
+			ranks: []byHandRank{
+				{"TP1", tpRanks(1, 0), 2*20992 + 2*4096 + 64 + 2048, ""},
+				{"TP2", tpRanks(2, 0), 2*10752 + 2*2048 + 64 + 2048, ""},
+				{"PP2 stage 0", ppStage(0, 2), 20992 + 2*4096 + 64 + 2048, ""},
+				{"PP2 stage 1", ppStage(1, 2), 20992 + 2*4096 + 64 + 2048, ""},
+			},
+		},
+		{
 			// olmoe.py. TP1, a layer: q, k and v 32 x 32 x 2 = 2048 each,
 			// o_proj 2048, q_norm and k_norm 64 each, the router 4 x 32 x
 			// 2 = 256, 4 experts of gate, up and down 16 x 32 x 2 = 1024
@@ -966,10 +1033,7 @@ func TestNewFamilyCheckpointsByHand(t *testing.T) {
 // header as its published listing gives it (882 tensors in 13 shards, all
 // bf16; see corpus/models/SOURCES.md), with its config.json.
 func qwen3VL30BA3BHeader() (string, []safetensors.Tensor) {
-	data, err := os.ReadFile("../corpus/models/Qwen__Qwen3-VL-30B-A3B-Instruct.json")
-	if err != nil {
-		panic(err)
-	}
+	data := mustCorpusModel("Qwen__Qwen3-VL-30B-A3B-Instruct")
 	ts := []safetensors.Tensor{
 		bf16("lm_head.weight", 151936, 2048),
 		bf16("model.language_model.embed_tokens.weight", 151936, 2048),
@@ -1044,10 +1108,7 @@ func TestQwen3VL30BA3BHeader(t *testing.T) {
 // float32 routing biases; see corpus/models/SOURCES.md), its MTP layer 47
 // included, with its config.json.
 func glm47FlashHeader() (string, []safetensors.Tensor) {
-	data, err := os.ReadFile("../corpus/models/zai-org__GLM-4.7-Flash.json")
-	if err != nil {
-		panic(err)
-	}
+	data := mustCorpusModel("zai-org__GLM-4.7-Flash")
 	ts := []safetensors.Tensor{bf16("lm_head.weight", 154880, 2048), bf16("model.embed_tokens.weight", 154880, 2048), bf16("model.norm.weight", 2048)}
 	for l := range 48 {
 		p := fmt.Sprintf("model.layers.%d.", l)

@@ -2,7 +2,6 @@ package model
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
@@ -169,37 +168,81 @@ func llava15Header() (string, []safetensors.Tensor) {
 	return llavaHeader("llava-hf__llava-1.5-7b-hf", 4096, 11008, false)
 }
 
+// parseWanting parses doc as x.json. Where wantErr is "" it fails the
+// test on any error; otherwise it fails unless the parse fails with an
+// error holding wantErr, and returns false: the case is done.
+func parseWanting(t *testing.T, doc, wantErr string) (*Arch, bool) {
+	t.Helper()
+	a, err := ParseConfig("x.json", []byte(doc))
+	if wantErr != "" {
+		if err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Fatalf("error %v, want one holding %q", err, wantErr)
+		}
+		return nil, false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a, true
+}
+
+// llamaLayers is the layers of a Llama-style text model under prefix
+// (LlamaDecoderLayer's names, Qwen2's and Gemma's alike): for each of
+// layers, two norms of hidden, q_proj and o_proj of hidden x hidden, k_proj
+// and v_proj of kvRows, each of q, k and v with a bias where qkvBias, and
+// gate_proj, up_proj and down_proj of inter, in dtype.
+func llamaLayers(dtype, prefix string, layers int, hidden, kvRows, inter uint64, qkvBias bool) []safetensors.Tensor {
+	var ts []safetensors.Tensor
+	for l := range layers {
+		p := fmt.Sprintf("%s%d.", prefix, l)
+		ts = append(ts, typed(dtype, p+"input_layernorm.weight", hidden), typed(dtype, p+"post_attention_layernorm.weight", hidden),
+			typed(dtype, p+"self_attn.q_proj.weight", hidden, hidden), typed(dtype, p+"self_attn.k_proj.weight", kvRows, hidden),
+			typed(dtype, p+"self_attn.v_proj.weight", kvRows, hidden), typed(dtype, p+"self_attn.o_proj.weight", hidden, hidden),
+			typed(dtype, p+"mlp.gate_proj.weight", inter, hidden), typed(dtype, p+"mlp.up_proj.weight", inter, hidden),
+			typed(dtype, p+"mlp.down_proj.weight", hidden, inter))
+		if qkvBias {
+			ts = append(ts, typed(dtype, p+"self_attn.q_proj.bias", hidden), typed(dtype, p+"self_attn.k_proj.bias", kvRows),
+				typed(dtype, p+"self_attn.v_proj.bias", kvRows))
+		}
+	}
+	return ts
+}
+
+// clipEncoderLayers is the layers of a CLIP or SigLIP vision tower under
+// v (transformers' CLIPEncoderLayer and SiglipEncoderLayer name them
+// alike): for each of layers, q, k, v and out_proj of width x width and
+// fc1 and fc2 of width and mlp, each with its bias, and two LayerNorms of
+// weight and bias, in dtype.
+func clipEncoderLayers(dtype, v string, layers int, width, mlp uint64) []safetensors.Tensor {
+	var ts []safetensors.Tensor
+	for l := range layers {
+		p := fmt.Sprintf("%sencoder.layers.%d.", v, l)
+		for _, m := range []string{"self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.out_proj"} {
+			ts = append(ts, typed(dtype, p+m+".weight", width, width), typed(dtype, p+m+".bias", width))
+		}
+		ts = append(ts, typed(dtype, p+"mlp.fc1.weight", mlp, width), typed(dtype, p+"mlp.fc1.bias", mlp),
+			typed(dtype, p+"mlp.fc2.weight", width, mlp), typed(dtype, p+"mlp.fc2.bias", width),
+			typed(dtype, p+"layer_norm1.weight", width), typed(dtype, p+"layer_norm1.bias", width),
+			typed(dtype, p+"layer_norm2.weight", width), typed(dtype, p+"layer_norm2.bias", width))
+	}
+	return ts
+}
+
 // llavaHeader is the header of a LLaVA checkpoint in float16 with a
 // 32-layer, 4096-wide, vocab-32,064 Llama-style text model of kvRows K and
 // V rows and an MLP of inter, and CLIP ViT-L/14-336 whole; newline adds
 // LLaVA-NeXT's image_newline.
 func llavaHeader(name string, kvRows, inter uint64, newline bool) (string, []safetensors.Tensor) {
-	data, err := os.ReadFile("../corpus/models/" + name + ".json")
-	if err != nil {
-		panic(err)
-	}
+	data := mustCorpusModel(name)
 	f16 := func(name string, shape ...uint64) safetensors.Tensor { return typed("F16", name, shape...) }
 	ts := []safetensors.Tensor{f16("language_model.model.embed_tokens.weight", 32064, 4096), f16("language_model.model.norm.weight", 4096),
 		f16("language_model.lm_head.weight", 32064, 4096)}
-	for l := range 32 {
-		p := fmt.Sprintf("language_model.model.layers.%d.", l)
-		ts = append(ts, f16(p+"input_layernorm.weight", 4096), f16(p+"post_attention_layernorm.weight", 4096),
-			f16(p+"self_attn.q_proj.weight", 4096, 4096), f16(p+"self_attn.k_proj.weight", kvRows, 4096),
-			f16(p+"self_attn.v_proj.weight", kvRows, 4096), f16(p+"self_attn.o_proj.weight", 4096, 4096),
-			f16(p+"mlp.gate_proj.weight", inter, 4096), f16(p+"mlp.up_proj.weight", inter, 4096), f16(p+"mlp.down_proj.weight", 4096, inter))
-	}
+	ts = append(ts, llamaLayers("F16", "language_model.model.layers.", 32, 4096, kvRows, inter, false)...)
 	v := "vision_tower.vision_model."
 	ts = append(ts, f16(v+"embeddings.class_embedding", 1024), f16(v+"embeddings.patch_embedding.weight", 1024, 3, 14, 14),
 		f16(v+"embeddings.position_embedding.weight", 577, 1024), f16(v+"pre_layrnorm.weight", 1024), f16(v+"pre_layrnorm.bias", 1024),
 		f16(v+"post_layernorm.weight", 1024), f16(v+"post_layernorm.bias", 1024))
-	for l := range 24 {
-		p := fmt.Sprintf("%sencoder.layers.%d.", v, l)
-		for _, m := range []string{"self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.out_proj"} {
-			ts = append(ts, f16(p+m+".weight", 1024, 1024), f16(p+m+".bias", 1024))
-		}
-		ts = append(ts, f16(p+"mlp.fc1.weight", 4096, 1024), f16(p+"mlp.fc1.bias", 4096), f16(p+"mlp.fc2.weight", 1024, 4096), f16(p+"mlp.fc2.bias", 1024),
-			f16(p+"layer_norm1.weight", 1024), f16(p+"layer_norm1.bias", 1024), f16(p+"layer_norm2.weight", 1024), f16(p+"layer_norm2.bias", 1024))
-	}
+	ts = append(ts, clipEncoderLayers("F16", v, 24, 1024, 4096)...)
 	ts = append(ts, f16("multi_modal_projector.linear_1.weight", 4096, 1024), f16("multi_modal_projector.linear_1.bias", 4096),
 		f16("multi_modal_projector.linear_2.weight", 4096, 4096), f16("multi_modal_projector.linear_2.bias", 4096))
 	if newline {
@@ -362,15 +405,9 @@ func TestLlavaFeatureLayers(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.feature, func(t *testing.T) {
 			doc := llavaDoc(`"vision_feature_layer": ` + tc.feature)
-			a, err := ParseConfig("x.json", []byte(doc))
-			if tc.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.err) {
-					t.Fatalf("error %v, want one holding %q", err, tc.err)
-				}
+			a, ok := parseWanting(t, doc, tc.err)
+			if !ok {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if a.Vision.Layers != tc.layers {
 				t.Errorf("%d tower layers built, want %d", a.Vision.Layers, tc.layers)
@@ -416,19 +453,9 @@ func TestLlavaRefuses(t *testing.T) {
 // parameters, the count its model card gives (no published listing was
 // found; see corpus/models/SOURCES.md).
 func qwen2VL7BHeader() (string, []safetensors.Tensor) {
-	data, err := os.ReadFile("../corpus/models/Qwen__Qwen2-VL-7B-Instruct.json")
-	if err != nil {
-		panic(err)
-	}
+	data := mustCorpusModel("Qwen__Qwen2-VL-7B-Instruct")
 	ts := []safetensors.Tensor{bf16("model.embed_tokens.weight", 152064, 3584), bf16("model.norm.weight", 3584), bf16("lm_head.weight", 152064, 3584)}
-	for l := range 28 {
-		p := fmt.Sprintf("model.layers.%d.", l)
-		ts = append(ts, bf16(p+"input_layernorm.weight", 3584), bf16(p+"post_attention_layernorm.weight", 3584),
-			bf16(p+"self_attn.q_proj.weight", 3584, 3584), bf16(p+"self_attn.q_proj.bias", 3584),
-			bf16(p+"self_attn.k_proj.weight", 512, 3584), bf16(p+"self_attn.k_proj.bias", 512),
-			bf16(p+"self_attn.v_proj.weight", 512, 3584), bf16(p+"self_attn.v_proj.bias", 512), bf16(p+"self_attn.o_proj.weight", 3584, 3584),
-			bf16(p+"mlp.gate_proj.weight", 18944, 3584), bf16(p+"mlp.up_proj.weight", 18944, 3584), bf16(p+"mlp.down_proj.weight", 3584, 18944))
-	}
+	ts = append(ts, llamaLayers("BF16", "model.layers.", 28, 3584, 512, 18944, true)...)
 	ts = append(ts, bf16("visual.patch_embed.proj.weight", 1280, 3, 2, 14, 14))
 	for l := range 32 {
 		p := fmt.Sprintf("visual.blocks.%d.", l)
@@ -537,20 +564,10 @@ func TestQwen2VLTextConfig(t *testing.T) {
 // beside the modules), mlp1's LayerNorm and Linears at 0, 1 and 3; 637
 // bfloat16 tensors.
 func internVL3Header() (string, []safetensors.Tensor) {
-	data, err := os.ReadFile("../corpus/models/OpenGVLab__InternVL3-1B-Pretrained.json")
-	if err != nil {
-		panic(err)
-	}
+	data := mustCorpusModel("OpenGVLab__InternVL3-1B-Pretrained")
 	ts := []safetensors.Tensor{bf16("language_model.model.embed_tokens.weight", 151674, 896), bf16("language_model.model.norm.weight", 896),
 		bf16("language_model.lm_head.weight", 151674, 896)}
-	for l := range 24 {
-		p := fmt.Sprintf("language_model.model.layers.%d.", l)
-		ts = append(ts, bf16(p+"input_layernorm.weight", 896), bf16(p+"post_attention_layernorm.weight", 896),
-			bf16(p+"self_attn.q_proj.weight", 896, 896), bf16(p+"self_attn.q_proj.bias", 896),
-			bf16(p+"self_attn.k_proj.weight", 128, 896), bf16(p+"self_attn.k_proj.bias", 128),
-			bf16(p+"self_attn.v_proj.weight", 128, 896), bf16(p+"self_attn.v_proj.bias", 128), bf16(p+"self_attn.o_proj.weight", 896, 896),
-			bf16(p+"mlp.gate_proj.weight", 4864, 896), bf16(p+"mlp.up_proj.weight", 4864, 896), bf16(p+"mlp.down_proj.weight", 896, 4864))
-	}
+	ts = append(ts, llamaLayers("BF16", "language_model.model.layers.", 24, 896, 128, 4864, true)...)
 	v := "vision_model."
 	ts = append(ts, bf16(v+"embeddings.class_embedding", 1, 1, 1024), bf16(v+"embeddings.patch_embedding.weight", 1024, 3, 14, 14),
 		bf16(v+"embeddings.patch_embedding.bias", 1024), bf16(v+"embeddings.position_embedding", 1, 1025, 1024))
@@ -593,10 +610,7 @@ func TestInternVL3Header(t *testing.T) {
 // InternLM2 language model and keys the remote classes would give are
 // errors naming them.
 func TestInternVLReads(t *testing.T) {
-	data, err := os.ReadFile("../corpus/models/OpenGVLab__InternVL3-1B-Pretrained.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := corpusModel(t, "OpenGVLab__InternVL3-1B-Pretrained")
 	base := string(data)
 	tests := []struct {
 		name, from, to string
@@ -617,15 +631,9 @@ func TestInternVLReads(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			doc := strings.Replace(base, tc.from, tc.to, 1)
-			a, err := ParseConfig("x.json", []byte(doc))
-			if tc.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.err) {
-					t.Fatalf("error %v, want one holding %q", err, tc.err)
-				}
+			a, ok := parseWanting(t, doc, tc.err)
+			if !ok {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if a.Vision.Layers != tc.layers {
 				t.Errorf("%d tower layers, want %d", a.Vision.Layers, tc.layers)
@@ -640,10 +648,7 @@ func TestInternVLReads(t *testing.T) {
 // TP16 a layer holds qkv and proj whole (3072 x 1024 + 3072 and 1024 x
 // 1024 + 1024) and a sixteenth of fc1 (4096 x 1024 / 16 and 4096 / 16).
 func TestInternViTAttentionWholeWhenHeadsDoNotDivide(t *testing.T) {
-	data, err := os.ReadFile("../corpus/models/OpenGVLab__InternVL3-1B-Pretrained.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := corpusModel(t, "OpenGVLab__InternVL3-1B-Pretrained")
 	doc := strings.Replace(string(data), `"num_attention_heads": 16`, `"num_attention_heads": 8`, 1)
 	a, err := ParseConfig("x.json", []byte(doc))
 	if err != nil {

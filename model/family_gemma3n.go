@@ -397,36 +397,6 @@ var gemma3nRename = [][2]string{
 // gemma3nUnquantized is why a quantized Gemma 3n is not sized.
 const gemma3nUnquantized = "which of AltUp's coefficient matrices, the per-layer embeddings and projections and the towers vLLM's quantization methods take is not verified"
 
-// QuantizationRefused returns why quantizing the model's weights (a
-// checkpoint's quantization_config or an engine's online quantization) is
-// not sized, or "" where it is: Gemma 3n's.
-func (a *Arch) QuantizationRefused() string {
-	if a.gemma3n != nil {
-		return gemma3nUnquantized
-	}
-	return ""
-}
-
-// Modalities is a set of the input modalities a multimodal model's towers
-// serve.
-type Modalities uint8
-
-// The modalities a tower may serve.
-const (
-	// ImageInput is the image modality.
-	ImageInput Modalities = 1 << iota
-	// AudioInput is the audio modality.
-	AudioInput
-)
-
-// SizedByBatchedTokens reports whether the model's weights include a
-// buffer vLLM allocates by max_num_batched_tokens as it builds the model
-// (Gemma 3n's per_layer_embeddings): the engine sets
-// [Sharding].BatchedTokens for it.
-func (a *Arch) SizedByBatchedTokens() bool {
-	return a.gemma3n != nil && a.gemma3n.multimodal
-}
-
 // gemma3nWeights lists Gemma 3n's tensors on one rank (gemma3n.py,
 // gemma3n_mm.py at d18bb7b). The model has one pipeline stage.
 func gemma3nWeights(w *weights) []budget.Item {

@@ -1,7 +1,6 @@
 package model
 
 import (
-	"os"
 	"strings"
 	"testing"
 
@@ -25,10 +24,7 @@ func init() {
 // layers of 16 heads x 64, 2624 intermediate, 50368 tokens, 8192
 // positions) with two labels, at bfloat16 on one GPU.
 func TestModernBertLargeZeroshotWeightsByHand(t *testing.T) {
-	data, err := os.ReadFile("../corpus/models/MoritzLaurer__ModernBERT-large-zeroshot-v2.0.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := corpusModel(t, "MoritzLaurer__ModernBERT-large-zeroshot-v2.0")
 	a, err := ParseConfig("zeroshot.json", data)
 	if err != nil {
 		t.Fatal(err)

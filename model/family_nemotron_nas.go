@@ -68,39 +68,15 @@ func readNemotronNAS(o jsonObject, a *Arch) {
 	a.Intermediate = 0
 	var kvHeads uint64
 	for i := range a.Layers {
-		b, ok := o.element("block_configs", i, blocks[i])
+		attn, ffn, ok := readDecilmBlock(o, i, blocks[i])
 		if !ok {
 			return
 		}
-		attn, hasAttn := b.object("attention")
-		ffn, hasFFN := b.object("ffn")
-		if !hasAttn || !hasFFN {
-			key := "attention"
-			if hasAttn {
-				key = "ffn"
-			}
-			b.fail(key, "missing (required: BlockConfig has no default for it)")
-			return
-		}
 		l := &a.Layers[i]
-		if refusedLinear(attn) || refusedLinear(ffn) {
-			return
-		}
 		if attn.boolOr("no_op", false) {
 			l.Kind = NoMixer
 		} else {
-			group := attn.uint("n_heads_in_group")
-			switch {
-			case group == 0 && attn.has("n_heads_in_group"):
-				attn.fail("n_heads_in_group", "must be above 0")
-			case group == 0:
-			case a.Heads%group != 0:
-				attn.fail("n_heads_in_group", "%d does not divide num_attention_heads %d", group, a.Heads)
-			case kvHeads == 0:
-				kvHeads = a.Heads / group
-			case a.Heads/group != kvHeads:
-				attn.fail("n_heads_in_group", "%d gives %d KV heads, another attending layer %d: membudget sizes one KV head count for every attending layer", group, a.Heads/group, kvHeads)
-			}
+			kvHeads = decilmKVHeads(attn, a.Heads, kvHeads)
 		}
 		if ffn.boolOr("no_op", false) {
 			l.NoMLP = true
@@ -117,6 +93,51 @@ func readNemotronNAS(o jsonObject, a *Arch) {
 	}
 	// Arch.Intermediate is the widest block's: the activation peak's.
 	a.KVHeads = kvHeads
+}
+
+// readDecilmBlock reads block_configs[i]'s attention and ffn sub-blocks, and
+// false where the block is refused: not an object, a sub-block missing
+// (BlockConfig has no default for either) or replaced with a linear layer.
+func readDecilmBlock(o jsonObject, i int, raw json.RawMessage) (attn, ffn jsonObject, ok bool) {
+	b, ok := o.element("block_configs", i, raw)
+	if !ok {
+		return attn, ffn, false
+	}
+	attn, hasAttn := b.object("attention")
+	ffn, hasFFN := b.object("ffn")
+	if !hasAttn || !hasFFN {
+		key := "attention"
+		if hasAttn {
+			key = "ffn"
+		}
+		b.fail(key, "missing (required: BlockConfig has no default for it)")
+		return attn, ffn, false
+	}
+	if refusedLinear(attn) || refusedLinear(ffn) {
+		return attn, ffn, false
+	}
+	return attn, ffn, true
+}
+
+// decilmKVHeads is the model's KV heads after an attending block's
+// n_heads_in_group (num_attention_heads // n_heads_in_group,
+// nemotron_nas.py:150): kvHeads, the attending blocks' before it, unless
+// it is the first; a group that does not divide heads, or gives another
+// count than the blocks before, is refused.
+func decilmKVHeads(attn jsonObject, heads, kvHeads uint64) uint64 {
+	group := attn.uint("n_heads_in_group")
+	switch {
+	case group == 0 && attn.has("n_heads_in_group"):
+		attn.fail("n_heads_in_group", "must be above 0")
+	case group == 0:
+	case heads%group != 0:
+		attn.fail("n_heads_in_group", "%d does not divide num_attention_heads %d", group, heads)
+	case kvHeads == 0:
+		return heads / group
+	case heads/group != kvHeads:
+		attn.fail("n_heads_in_group", "%d gives %d KV heads, another attending layer %d: membudget sizes one KV head count for every attending layer", group, heads/group, kvHeads)
+	}
+	return kvHeads
 }
 
 // refusedLinear refuses a sub-block replaced with a linear layer, which

@@ -1,7 +1,6 @@
 package model
 
 import (
-	"os"
 	"strings"
 	"testing"
 
@@ -64,10 +63,7 @@ func TestWhisperWeightsByHand(t *testing.T) {
 		{"openai__whisper-large-v3-turbo", 2, 1, 441_758_720},
 	}
 	for _, tt := range tests {
-		data, err := os.ReadFile("../corpus/models/" + tt.file + ".json")
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := corpusModel(t, tt.file)
 		a, err := ParseConfig(tt.file+".json", data)
 		if err != nil {
 			t.Fatal(err)
@@ -81,10 +77,7 @@ func TestWhisperWeightsByHand(t *testing.T) {
 // TestWhisperShape: the audio encoder, the cross-attending decoder layers
 // and the length keys vLLM derives max_model_len from.
 func TestWhisperShape(t *testing.T) {
-	data, err := os.ReadFile("../corpus/models/openai__whisper-large-v3-turbo.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := corpusModel(t, "openai__whisper-large-v3-turbo")
 	a, err := ParseConfig("turbo.json", data)
 	if err != nil {
 		t.Fatal(err)

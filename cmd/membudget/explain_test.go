@@ -418,6 +418,12 @@ func TestCalibrateWithoutModel(t *testing.T) {
 	}
 }
 
+// oldestProfiled is the oldest release [vllm.ProfileFor] sizes (v0_6_0 in
+// engine/vllm/version.go): a row of an older one is explained as a user
+// would pass it, under v0; a newer one that ProfileFor refuses, explain
+// must refuse too.
+var oldestProfiled = vllm.Version{Minor: 6}
+
 var rowRelease = regexp.MustCompile(`(?:^|[^0-9.])v?(0\.[0-9]+(?:\.[0-9]+)?)`)
 
 // TestExplainObservedRows explains every row of corpus/observed/vllm.csv
@@ -427,14 +433,16 @@ var rowRelease = regexp.MustCompile(`(?:^|[^0-9.])v?(0\.[0-9]+(?:\.[0-9]+)?)`)
 // as flags, as a user would pass them: the class (gpus.csv, when the quote
 // states no total), the version and the settings. Each row must predict
 // every figure it logs that membudget models and name a largest gap; a row
-// that cannot be sized says why.
+// that cannot be sized says why. A row of a release membudget refuses by
+// name (0.30 on) must be refused naming --vllm-version, never sized under
+// another release's rules.
 func TestExplainObservedRows(t *testing.T) {
 	t.Parallel()
 	tables, err := observed.Read("../../corpus/observed")
 	if err != nil {
 		t.Fatal(err)
 	}
-	explained, skipped, refused := 0, 0, 0
+	explained, skipped, refused, releaseRefused := 0, 0, 0, 0
 	t.Logf("%-4s %-38s %-22s %-10s %4s %4s  %s", "row", "model", "class", "vllm", "cmp", "over", "largest gap")
 	for _, row := range tables.Rows {
 		id, modelID, quote := row["id"], row["model_hf_id"], row["quote"]
@@ -470,6 +478,7 @@ func TestExplainObservedRows(t *testing.T) {
 			}
 			args = append(args, "--class", g.Class)
 		}
+		refusedSpec := "" // a release membudget refuses, which explain must refuse
 		if l.EngineVersion == "" {
 			v := row["vllm_version"]
 			if m := rowRelease.FindStringSubmatch(v); m != nil {
@@ -478,7 +487,13 @@ func TestExplainObservedRows(t *testing.T) {
 					spec += ":v0"
 				}
 				if _, err := vllm.ProfileFor(spec); err != nil {
-					spec = "v0" // older than any profile: V0 of 0.7.3, as a user would pass it
+					if rv, perr := vllm.ParseVersion(m[1]); perr == nil && rv.AtLeast(oldestProfiled) {
+						// Refused by name (0.30 on: rules not read, or V0
+						// after 0.11.0 removed it): never another's rules.
+						refusedSpec = spec
+					} else {
+						spec = "v0" // older than any profile: V0 of 0.7.3, as a user would pass it
+					}
 				}
 				args = append(args, "--vllm-version", spec)
 			} else if strings.Contains(v, "V0") {
@@ -515,6 +530,16 @@ func TestExplainObservedRows(t *testing.T) {
 		}
 		var out, errb bytes.Buffer
 		code := newApp(func(k string) string { return testEnv[k] }, strings.NewReader(quote)).explain(&out, &errb, append(args, "-"))
+		if refusedSpec != "" {
+			msg := strings.TrimSpace(errb.String())
+			if want := "--vllm-version " + refusedSpec + ": "; code != exitBadArgs || !strings.Contains(msg, want) {
+				t.Errorf("row %s: release %s: exit %d, %q; want exit %d refusing %q", id, refusedSpec, code, msg, exitBadArgs, want)
+				continue
+			}
+			releaseRefused++
+			t.Logf("%-4s %-38.38s refused as membudget refuses vLLM %s: %s", id, modelID, refusedSpec, msg)
+			continue
+		}
 		if code == exitBadArgs {
 			msg := strings.TrimSpace(errb.String())
 			if q, _ := l.Setting("quantization"); q.Value != "" && strings.Contains(msg, "needs a checkpoint quantized with") && !strings.EqualFold(m.Config, strings.ReplaceAll(modelID, "/", "__")) {
@@ -555,11 +580,15 @@ func TestExplainObservedRows(t *testing.T) {
 		}
 		t.Logf("%-4s %-38.38s %-22.22s %-10.10s %4d %4d  %s", id, modelID, got.Class.Name, got.Rules.Profile, got.Compared, got.Over, gap)
 	}
-	t.Logf("%d rows explained, %d not sized (reason above), %d skipped", explained, refused, skipped)
+	t.Logf("%d rows explained, %d not sized (reason above), %d of releases membudget refuses refused, %d skipped", explained, refused, releaseRefused, skipped)
 	// 59 rows have a vLLM quote, a shipped config that stands for the
 	// model and a known device (2026-12); every one must be sized.
 	if explained < 59 || refused > 0 {
 		t.Errorf("%d rows explained, %d not sized: want at least 59 and none refused", explained, refused)
+	}
+	// Row 218 logs vLLM 0.31.0 (2026-12).
+	if releaseRefused < 1 {
+		t.Errorf("%d rows of a release membudget refuses were refused, want at least 1", releaseRefused)
 	}
 }
 

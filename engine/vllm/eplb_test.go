@@ -122,8 +122,9 @@ func TestResolveEPLB(t *testing.T) {
 
 // TestEPLBNeverShrinksFootprint: turning EPLB on, with any number of
 // redundant experts vLLM takes, never shrinks a term, the ledger or the
-// total; more redundant experts never shrink the weights; and the
-// compiled plan stays the reference's.
+// total; more redundant experts, the rest of the drawn serve kept, never
+// shrink a term and grow the weights; and at each step the compiled plan
+// stays the reference's.
 func TestEPLBNeverShrinksFootprint(t *testing.T) {
 	a := shipped(t)["Qwen__Qwen3-30B-A3B"]
 	rapid.Check(t, func(t *rapid.T) {
@@ -142,27 +143,39 @@ func TestEPLBNeverShrinksFootprint(t *testing.T) {
 		}
 		// A multiple of the ranks, as vLLM requires of 128 + N.
 		n := tp * rapid.Uint64Range(0, 8).Draw(t, "redundant per rank")
-		s.EPLB = EPLB{Enable: true, Config: `{"num_redundant_experts": ` + strconv.FormatUint(n, 10) + `}`}
-		if rapid.Bool().Draw(t, "nixl") {
-			s.EPLB.Config = `{"num_redundant_experts": ` + strconv.FormatUint(n, 10) + `, "communicator": "nixl"}`
-		}
-		p, e, seqs, tokens := footprintsWith(t, "EPLB", a, s, c, plain)
+		// "" is the default communicator, which reserves its buffers in
+		// the profile run; NIXL does not (eplb.go).
+		comm := rapid.SampledFrom([]string{"", "nixl"}).Draw(t, "communicator")
+		s.EPLB = EPLB{Enable: true, Config: eplbConfigOf(n, comm)}
+		p, e, _, _ := footprintsWith(t, "EPLB", a, s, c, plain)
 		if e.Ledger <= p.Ledger {
 			t.Fatalf("the ledger does not grow with EPLB: %d -> %d", p.Ledger, e.Ledger)
 		}
 		if before, after := p.Total()-p.Slack, e.Total()-e.Slack; after < before {
 			t.Fatalf("the footprint before slack shrinks with EPLB: %d -> %d", before, after)
 		}
-		// tp more redundant experts: one more a rank on every MoE layer.
-		s.EPLB.Config = `{"num_redundant_experts": ` + strconv.FormatUint(n+tp, 10) + `}`
-		more, err := Compile(a, s, c, current)
+		// tp more redundant experts: one more a rank on every MoE layer,
+		// the communicator as drawn.
+		fewer, err := Compile(a, s, c, current)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if m := more.Evaluate(seqs, tokens); m.Terms[budget.TermWeights] <= e.Terms[budget.TermWeights] {
-			t.Fatalf("the weights do not grow with %d more redundant experts: %d -> %d", tp, e.Terms[budget.TermWeights], m.Terms[budget.TermWeights])
+		more := s
+		more.EPLB.Config = eplbConfigOf(n+tp, comm)
+		f, m, _, _ := footprintsWith(t, "more redundant experts", a, more, c, fewer)
+		if m.Terms[budget.TermWeights] <= f.Terms[budget.TermWeights] {
+			t.Fatalf("the weights do not grow with %d more redundant experts: %d -> %d", tp, f.Terms[budget.TermWeights], m.Terms[budget.TermWeights])
 		}
 	})
+}
+
+// eplbConfigOf is --eplb-config with n redundant experts and, unless
+// comm is "", the communicator comm.
+func eplbConfigOf(n uint64, comm string) string {
+	if comm == "" {
+		return `{"num_redundant_experts": ` + strconv.FormatUint(n, 10) + `}`
+	}
+	return `{"num_redundant_experts": ` + strconv.FormatUint(n, 10) + `, "communicator": "` + comm + `"}`
 }
 
 // TestEPLBCommand: the printed line carries the EPLB flags as given.

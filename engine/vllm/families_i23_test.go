@@ -17,28 +17,23 @@ import (
 // on one rank, and the groups.
 func TestNewFamilyKVLayouts(t *testing.T) {
 	archs := shipped(t)
-	type layout struct {
-		Names string
-		Pool  budget.PagedPool
-	}
-	full := []budget.PageGroup{{Count: 1, PageTokens: 16, CapTokens: budget.NoCap}}
 	tests := []struct {
 		shipped string
 		tp      uint64
-		want    layout
+		want    pagedLayout
 	}{
 		// ERNIE-4.5-0.3B: Llama's Attention on all 18 layers
 		// (ernie45.py subclasses llama.py), FullAttentionSpec; 2 KV heads
 		// of 128: 16 x 2 x (128 + 128) x 2 B = 16,384 B a page at TP1.
-		{"baidu__ERNIE-4.5-0.3B-PT", 1, layout{"FullAttentionx1", budget.PagedPool{Tensors: 18, PageBytes: 16384, Groups: full}}},
+		{"baidu__ERNIE-4.5-0.3B-PT", 1, pagedLayout{"FullAttentionx1", budget.PagedPool{Tensors: 18, PageBytes: 16384, Groups: oneFullGroup}}},
 		// At TP2 one KV head a rank: 8192 B.
-		{"baidu__ERNIE-4.5-0.3B-PT", 2, layout{"FullAttentionx1", budget.PagedPool{Tensors: 18, PageBytes: 8192, Groups: full}}},
+		{"baidu__ERNIE-4.5-0.3B-PT", 2, pagedLayout{"FullAttentionx1", budget.PagedPool{Tensors: 18, PageBytes: 8192, Groups: oneFullGroup}}},
 		// pythia-6.9b-deduped: GPTNeoXAttention's Attention on all 32
 		// layers (gpt_neox.py:95-102), multi-head: 32 KV heads of 4096 /
 		// 32 = 128, fp16: 16 x 32 x 256 x 2 B = 262,144 B a page; at TP4 8
 		// heads, 65,536 B.
-		{"EleutherAI__pythia-6.9b-deduped", 1, layout{"FullAttentionx1", budget.PagedPool{Tensors: 32, PageBytes: 262144, Groups: full}}},
-		{"EleutherAI__pythia-6.9b-deduped", 4, layout{"FullAttentionx1", budget.PagedPool{Tensors: 32, PageBytes: 65536, Groups: full}}},
+		{"EleutherAI__pythia-6.9b-deduped", 1, pagedLayout{"FullAttentionx1", budget.PagedPool{Tensors: 32, PageBytes: 262144, Groups: oneFullGroup}}},
+		{"EleutherAI__pythia-6.9b-deduped", 4, pagedLayout{"FullAttentionx1", budget.PagedPool{Tensors: 32, PageBytes: 65536, Groups: oneFullGroup}}},
 		// Qwen3-VL-30B-A3B: Qwen3MoeDecoderLayer's Attention on all 48
 		// layers (qwen3_vl_moe.py:68-74), 4 KV heads of 128, bf16: 16 x 4
 		// x 256 x 2 B = 32,768 B a page; at TP8 the 4 heads are
@@ -46,10 +41,10 @@ func TestNewFamilyKVLayouts(t *testing.T) {
 		// EXAONE-3.0-7.8B: ExaoneAttention's Attention on all 32 layers
 		// (exaone.py:167-175), 8 KV heads of 128, bf16: 16 x 8 x 256 x 2
 		// B = 65,536 B a page; at TP2 4 heads, 32,768 B.
-		{"LGAI-EXAONE__EXAONE-3.0-7.8B-Instruct", 1, layout{"FullAttentionx1", budget.PagedPool{Tensors: 32, PageBytes: 65536, Groups: full}}},
-		{"LGAI-EXAONE__EXAONE-3.0-7.8B-Instruct", 2, layout{"FullAttentionx1", budget.PagedPool{Tensors: 32, PageBytes: 32768, Groups: full}}},
-		{"Qwen__Qwen3-VL-30B-A3B-Instruct", 1, layout{"FullAttentionx1", budget.PagedPool{Tensors: 48, PageBytes: 32768, Groups: full}}},
-		{"Qwen__Qwen3-VL-30B-A3B-Instruct", 8, layout{"FullAttentionx1", budget.PagedPool{Tensors: 48, PageBytes: 8192, Groups: full}}},
+		{"LGAI-EXAONE__EXAONE-3.0-7.8B-Instruct", 1, pagedLayout{"FullAttentionx1", budget.PagedPool{Tensors: 32, PageBytes: 65536, Groups: oneFullGroup}}},
+		{"LGAI-EXAONE__EXAONE-3.0-7.8B-Instruct", 2, pagedLayout{"FullAttentionx1", budget.PagedPool{Tensors: 32, PageBytes: 32768, Groups: oneFullGroup}}},
+		{"Qwen__Qwen3-VL-30B-A3B-Instruct", 1, pagedLayout{"FullAttentionx1", budget.PagedPool{Tensors: 48, PageBytes: 32768, Groups: oneFullGroup}}},
+		{"Qwen__Qwen3-VL-30B-A3B-Instruct", 8, pagedLayout{"FullAttentionx1", budget.PagedPool{Tensors: 48, PageBytes: 8192, Groups: oneFullGroup}}},
 	}
 	// GLM-4.7-Flash: Glm4MoeLiteMLAAttention on all 47 layers
 	// (glm4_moe_lite.py:133-153), MLAAttentionSpec: one latent of
@@ -59,8 +54,8 @@ func TestNewFamilyKVLayouts(t *testing.T) {
 		tests = append(tests, struct {
 			shipped string
 			tp      uint64
-			want    layout
-		}{"zai-org__GLM-4.7-Flash", tp, layout{"MLAAttentionx1", budget.PagedPool{Tensors: 47, PageBytes: 18432, Groups: full}}})
+			want    pagedLayout
+		}{"zai-org__GLM-4.7-Flash", tp, pagedLayout{"MLAAttentionx1", budget.PagedPool{Tensors: 47, PageBytes: 18432, Groups: oneFullGroup}}})
 	}
 	for _, tt := range tests {
 		a, ok := archs[tt.shipped]
@@ -68,9 +63,7 @@ func TestNewFamilyKVLayouts(t *testing.T) {
 			t.Errorf("%s is not shipped", tt.shipped)
 			continue
 		}
-		r := ref(t, a, Serve{TensorParallelSize: tt.tp, MaxModelLen: 2048, KVCacheMemoryBytes: gib40}, testClass(false))
-		got := layout{groupNames(a, r.groups), r.Plan().Stages[0].Pool}
-		if diff := cmp.Diff(tt.want, got); diff != "" {
+		if diff := cmp.Diff(tt.want, pagedLayoutAt(t, a, tt.tp, 2048)); diff != "" {
 			t.Errorf("%s at TP%d (-want +got):\n%s", tt.shipped, tt.tp, diff)
 		}
 	}
@@ -92,10 +85,7 @@ func TestCohere2KVLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := ref(t, a, Serve{MaxModelLen: 8192, MaxNumBatchedTokens: 8192, AsyncScheduling: engine.On, KVCacheMemoryBytes: gib40}, testClass(false))
-	got := struct {
-		Names string
-		Pool  budget.PagedPool
-	}{groupNames(a, r.groups), r.Plan().Stages[0].Pool}
+	got := layoutOf(a, r)
 	want := got
 	want.Names = "SlidingWindowx3 FullAttentionx1"
 	want.Pool = budget.PagedPool{Tensors: 8, PageBytes: 65536, Groups: []budget.PageGroup{
@@ -115,10 +105,9 @@ func TestGlm4KVLayout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	full := []budget.PageGroup{{Count: 1, PageTokens: 16, CapTokens: budget.NoCap}}
 	for tp, page := range map[uint64]uint64{1: 16384, 2: 8192, 4: 8192} {
 		r := ref(t, a, Serve{TensorParallelSize: tp, MaxModelLen: 8192, KVCacheMemoryBytes: gib40}, testClass(false))
-		want := budget.PagedPool{Tensors: 40, PageBytes: page, Groups: full}
+		want := budget.PagedPool{Tensors: 40, PageBytes: page, Groups: oneFullGroup}
 		if diff := cmp.Diff(want, r.Plan().Stages[0].Pool); diff != "" {
 			t.Errorf("TP%d (-want +got):\n%s", tp, diff)
 		}
@@ -136,10 +125,9 @@ func TestSeedOssKVLayout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	full := []budget.PageGroup{{Count: 1, PageTokens: 16, CapTokens: budget.NoCap}}
 	for tp, page := range map[uint64]uint64{1: 65536, 8: 8192} {
 		r := ref(t, a, Serve{TensorParallelSize: tp, MaxModelLen: 8192, KVCacheMemoryBytes: gib40}, testClass(false))
-		want := budget.PagedPool{Tensors: 64, PageBytes: page, Groups: full}
+		want := budget.PagedPool{Tensors: 64, PageBytes: page, Groups: oneFullGroup}
 		if diff := cmp.Diff(want, r.Plan().Stages[0].Pool); diff != "" {
 			t.Errorf("TP%d (-want +got):\n%s", tp, diff)
 		}
@@ -157,10 +145,9 @@ func TestOlmoeKVLayout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	full := []budget.PageGroup{{Count: 1, PageTokens: 16, CapTokens: budget.NoCap}}
 	for tp, page := range map[uint64]uint64{1: 131072, 4: 32768} {
 		r := ref(t, a, Serve{TensorParallelSize: tp, MaxModelLen: 4096, KVCacheMemoryBytes: gib40}, testClass(false))
-		want := budget.PagedPool{Tensors: 16, PageBytes: page, Groups: full}
+		want := budget.PagedPool{Tensors: 16, PageBytes: page, Groups: oneFullGroup}
 		if diff := cmp.Diff(want, r.Plan().Stages[0].Pool); diff != "" {
 			t.Errorf("TP%d (-want +got):\n%s", tp, diff)
 		}
@@ -178,10 +165,9 @@ func TestGraniteMoEKVLayout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	full := []budget.PageGroup{{Count: 1, PageTokens: 16, CapTokens: budget.NoCap}}
 	for tp, page := range map[uint64]uint64{1: 32768, 4: 8192} {
 		r := ref(t, a, Serve{TensorParallelSize: tp, MaxModelLen: 4096, KVCacheMemoryBytes: gib40}, testClass(false))
-		want := budget.PagedPool{Tensors: 32, PageBytes: page, Groups: full}
+		want := budget.PagedPool{Tensors: 32, PageBytes: page, Groups: oneFullGroup}
 		if diff := cmp.Diff(want, r.Plan().Stages[0].Pool); diff != "" {
 			t.Errorf("TP%d (-want +got):\n%s", tp, diff)
 		}
@@ -198,19 +184,35 @@ func checkFullLayout(t *testing.T, doc string, layers uint64, pages map[uint64]u
 	if err != nil {
 		t.Fatal(err)
 	}
-	full := []budget.PageGroup{{Count: 1, PageTokens: 16, CapTokens: budget.NoCap}}
 	for tp, page := range pages {
-		r := ref(t, a, Serve{TensorParallelSize: tp, MaxModelLen: 2048, KVCacheMemoryBytes: gib40}, testClass(false))
-		want := struct {
-			Names string
-			Pool  budget.PagedPool
-		}{"FullAttentionx1", budget.PagedPool{Tensors: layers, PageBytes: page, Groups: full}}
-		got := want
-		got.Names, got.Pool = groupNames(a, r.groups), r.Plan().Stages[0].Pool
-		if diff := cmp.Diff(want, got); diff != "" {
+		want := pagedLayout{"FullAttentionx1", budget.PagedPool{Tensors: layers, PageBytes: page, Groups: oneFullGroup}}
+		if diff := cmp.Diff(want, pagedLayoutAt(t, a, tp, 2048)); diff != "" {
 			t.Errorf("%s TP%d (-want +got):\n%s", a.ModelType, tp, diff)
 		}
 	}
+}
+
+// pagedLayout is what a KV layout test compares: the spec of each KV cache
+// group, named, and the first stage's paged pool.
+type pagedLayout struct {
+	Names string
+	Pool  budget.PagedPool
+}
+
+// oneFullGroup is the pool's groups where every layer attends fully: one
+// group of blocks of 16 tokens, uncapped.
+var oneFullGroup = []budget.PageGroup{{Count: 1, PageTokens: 16, CapTokens: budget.NoCap}}
+
+// layoutOf is r's KV layout for a.
+func layoutOf(a *model.Arch, r *Reference) pagedLayout {
+	return pagedLayout{groupNames(a, r.groups), r.Plan().Stages[0].Pool}
+}
+
+// pagedLayoutAt is a's KV layout at TP tp and maxLen tokens, the KV cache
+// given as 40 GiB (the page does not depend on it).
+func pagedLayoutAt(t testing.TB, a *model.Arch, tp, maxLen uint64) pagedLayout {
+	t.Helper()
+	return layoutOf(a, ref(t, a, Serve{TensorParallelSize: tp, MaxModelLen: maxLen, KVCacheMemoryBytes: gib40}, testClass(false)))
 }
 
 // TestArceeKVLayout: AFM-4.5B's shape (36 layers, 20 heads and 4 KV heads
@@ -372,10 +374,7 @@ func TestJais2KVLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := ref(t, a, Serve{MaxModelLen: 8192, MaxNumBatchedTokens: 8192, AsyncScheduling: engine.On, KVCacheMemoryBytes: gib40}, testClass(false))
-	got := struct {
-		Names string
-		Pool  budget.PagedPool
-	}{groupNames(a, r.groups), r.Plan().Stages[0].Pool}
+	got := layoutOf(a, r)
 	want := got
 	want.Names = "SlidingWindowx1 FullAttentionx1"
 	want.Pool = budget.PagedPool{Tensors: 4, PageBytes: 32768, Groups: []budget.PageGroup{

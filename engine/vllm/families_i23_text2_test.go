@@ -23,22 +23,15 @@ func TestMiniCPM3KVLayout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	type layout struct {
-		Names string
-		Pool  budget.PagedPool
-	}
-	full := []budget.PageGroup{{Count: 1, PageTokens: 16, CapTokens: budget.NoCap}}
 	for _, tt := range []struct {
 		tp   uint64
-		want layout
+		want pagedLayout
 	}{
-		{1, layout{"FullAttentionx1", budget.PagedPool{Tensors: 62, PageBytes: 245760, Groups: full}}},
-		{4, layout{"FullAttentionx1", budget.PagedPool{Tensors: 62, PageBytes: 61440, Groups: full}}},
-		{8, layout{"FullAttentionx1", budget.PagedPool{Tensors: 62, PageBytes: 30720, Groups: full}}},
+		{1, pagedLayout{"FullAttentionx1", budget.PagedPool{Tensors: 62, PageBytes: 245760, Groups: oneFullGroup}}},
+		{4, pagedLayout{"FullAttentionx1", budget.PagedPool{Tensors: 62, PageBytes: 61440, Groups: oneFullGroup}}},
+		{8, pagedLayout{"FullAttentionx1", budget.PagedPool{Tensors: 62, PageBytes: 30720, Groups: oneFullGroup}}},
 	} {
-		r := ref(t, a, Serve{TensorParallelSize: tt.tp, MaxModelLen: 4096, KVCacheMemoryBytes: gib40}, testClass(false))
-		got := layout{groupNames(a, r.groups), r.Plan().Stages[0].Pool}
-		if diff := cmp.Diff(tt.want, got); diff != "" {
+		if diff := cmp.Diff(tt.want, pagedLayoutAt(t, a, tt.tp, 4096)); diff != "" {
 			t.Errorf("MiniCPM3-4B at TP%d (-want +got):\n%s", tt.tp, diff)
 		}
 	}
@@ -54,21 +47,14 @@ func TestStableLMEpochKVLayout(t *testing.T) {
 	if !ok {
 		t.Fatal("stabilityai__stable-code-3b is not shipped")
 	}
-	type layout struct {
-		Names string
-		Pool  budget.PagedPool
-	}
-	full := []budget.PageGroup{{Count: 1, PageTokens: 16, CapTokens: budget.NoCap}}
 	for _, tt := range []struct {
 		tp   uint64
-		want layout
+		want pagedLayout
 	}{
-		{1, layout{"FullAttentionx1", budget.PagedPool{Tensors: 32, PageBytes: 163840, Groups: full}}},
-		{4, layout{"FullAttentionx1", budget.PagedPool{Tensors: 32, PageBytes: 40960, Groups: full}}},
+		{1, pagedLayout{"FullAttentionx1", budget.PagedPool{Tensors: 32, PageBytes: 163840, Groups: oneFullGroup}}},
+		{4, pagedLayout{"FullAttentionx1", budget.PagedPool{Tensors: 32, PageBytes: 40960, Groups: oneFullGroup}}},
 	} {
-		r := ref(t, a, Serve{TensorParallelSize: tt.tp, MaxModelLen: 4096, KVCacheMemoryBytes: gib40}, testClass(false))
-		got := layout{groupNames(a, r.groups), r.Plan().Stages[0].Pool}
-		if diff := cmp.Diff(tt.want, got); diff != "" {
+		if diff := cmp.Diff(tt.want, pagedLayoutAt(t, a, tt.tp, 4096)); diff != "" {
 			t.Errorf("stable-code-3b at TP%d (-want +got):\n%s", tt.tp, diff)
 		}
 	}

@@ -14,52 +14,47 @@ import (
 // it out, worked by hand from the config and the family's vLLM model file.
 func TestTextFamilyKVLayouts(t *testing.T) {
 	archs := shipped(t)
-	type layout struct {
-		Names string
-		Pool  budget.PagedPool
-	}
-	full := []budget.PageGroup{{Count: 1, PageTokens: 16, CapTokens: budget.NoCap}}
 	tests := []struct {
 		shipped string
 		tp      uint64
-		want    layout
+		want    pagedLayout
 	}{
 		// falcon-7b-instruct: FalconAttention's Attention on all 32
 		// layers (falcon.py:166-207, rotary), FullAttentionSpec;
 		// multi_query: one KV head (falcon.py:118-119) of 4544 / 71 = 64,
 		// bf16: 16 x 1 x (64 + 64) x 2 B = 4096 B a page. 71 heads divide
 		// among no TP but 1 and 71.
-		{"pcuenq__falcon-7b-instruct-transformers", 1, layout{"FullAttentionx1", budget.PagedPool{Tensors: 32, PageBytes: 4096, Groups: full}}},
+		{"pcuenq__falcon-7b-instruct-transformers", 1, pagedLayout{"FullAttentionx1", budget.PagedPool{Tensors: 32, PageBytes: 4096, Groups: oneFullGroup}}},
 		// bloom-560m: BloomAttention's Attention (ALiBi) on all 24 layers
 		// (bloom.py:119-135), FullAttentionSpec, multi-head: 16 KV heads of
 		// 1024 / 16 = 64; float32 served in 16 bits: 16 x 16 x 128 x 2 B =
 		// 65,536 B a page; at TP4 4 heads, 16,384 B.
-		{"vutruc__nlu-chat", 1, layout{"FullAttentionx1", budget.PagedPool{Tensors: 24, PageBytes: 65536, Groups: full}}},
-		{"vutruc__nlu-chat", 4, layout{"FullAttentionx1", budget.PagedPool{Tensors: 24, PageBytes: 16384, Groups: full}}},
+		{"vutruc__nlu-chat", 1, pagedLayout{"FullAttentionx1", budget.PagedPool{Tensors: 24, PageBytes: 65536, Groups: oneFullGroup}}},
+		{"vutruc__nlu-chat", 4, pagedLayout{"FullAttentionx1", budget.PagedPool{Tensors: 24, PageBytes: 16384, Groups: oneFullGroup}}},
 		// gpt2-large: GPT2Attention's Attention on all 36 layers
 		// (gpt2.py:93-100), FullAttentionSpec, multi-head: 20 KV heads of
 		// 1280 / 20 = 64; float32 served in 16 bits: 16 x 20 x 128 x 2 B
 		// = 81,920 B a page; at TP4 5 heads, 20,480 B.
-		{"openai-community__gpt2-large", 1, layout{"FullAttentionx1", budget.PagedPool{Tensors: 36, PageBytes: 81920, Groups: full}}},
-		{"openai-community__gpt2-large", 4, layout{"FullAttentionx1", budget.PagedPool{Tensors: 36, PageBytes: 20480, Groups: full}}},
+		{"openai-community__gpt2-large", 1, pagedLayout{"FullAttentionx1", budget.PagedPool{Tensors: 36, PageBytes: 81920, Groups: oneFullGroup}}},
+		{"openai-community__gpt2-large", 4, pagedLayout{"FullAttentionx1", budget.PagedPool{Tensors: 36, PageBytes: 20480, Groups: oneFullGroup}}},
 		// MiniCPM-2B: MiniCPMAttention's Attention on all 40 layers
 		// (minicpm.py:292-300), FullAttentionSpec, 36 KV heads of 2304 /
 		// 36 = 64, bf16: 16 x 36 x 128 x 2 B = 147,456 B a page; at TP4 9
 		// heads, 36,864 B.
-		{"mlx-community__MiniCPM-2B-dpo-bf16", 1, layout{"FullAttentionx1", budget.PagedPool{Tensors: 40, PageBytes: 147456, Groups: full}}},
-		{"mlx-community__MiniCPM-2B-dpo-bf16", 4, layout{"FullAttentionx1", budget.PagedPool{Tensors: 40, PageBytes: 36864, Groups: full}}},
+		{"mlx-community__MiniCPM-2B-dpo-bf16", 1, pagedLayout{"FullAttentionx1", budget.PagedPool{Tensors: 40, PageBytes: 147456, Groups: oneFullGroup}}},
+		{"mlx-community__MiniCPM-2B-dpo-bf16", 4, pagedLayout{"FullAttentionx1", budget.PagedPool{Tensors: 40, PageBytes: 36864, Groups: oneFullGroup}}},
 		// IQuest-Coder-V1-40B: LlamaAttention on all 80 layers, full
 		// (no layer_types: llama.py:183-202), 8 KV heads of 128, bf16:
 		// 16 x 8 x 256 x 2 B = 65,536 B a page; at TP8 one head, 8192 B.
-		{"IQuestLab__IQuest-Coder-V1-40B-Base", 1, layout{"FullAttentionx1", budget.PagedPool{Tensors: 80, PageBytes: 65536, Groups: full}}},
-		{"IQuestLab__IQuest-Coder-V1-40B-Base", 8, layout{"FullAttentionx1", budget.PagedPool{Tensors: 80, PageBytes: 8192, Groups: full}}},
+		{"IQuestLab__IQuest-Coder-V1-40B-Base", 1, pagedLayout{"FullAttentionx1", budget.PagedPool{Tensors: 80, PageBytes: 65536, Groups: oneFullGroup}}},
+		{"IQuestLab__IQuest-Coder-V1-40B-Base", 8, pagedLayout{"FullAttentionx1", budget.PagedPool{Tensors: 80, PageBytes: 8192, Groups: oneFullGroup}}},
 		// GLM-4-9B-chat: GLMAttention's Attention on all 40 layers
 		// (chatglm.py:114-122), FullAttentionSpec, multi_query_group_num
 		// 2 KV heads of 4096 / 32 = 128, bf16: 16 x 2 x 256 x 2 B =
 		// 16,384 B a page; at TP4 the 2 heads replicated to one a rank:
 		// 8192 B.
-		{"THUDM__glm-4-9b-chat", 1, layout{"FullAttentionx1", budget.PagedPool{Tensors: 40, PageBytes: 16384, Groups: full}}},
-		{"THUDM__glm-4-9b-chat", 4, layout{"FullAttentionx1", budget.PagedPool{Tensors: 40, PageBytes: 8192, Groups: full}}},
+		{"THUDM__glm-4-9b-chat", 1, pagedLayout{"FullAttentionx1", budget.PagedPool{Tensors: 40, PageBytes: 16384, Groups: oneFullGroup}}},
+		{"THUDM__glm-4-9b-chat", 4, pagedLayout{"FullAttentionx1", budget.PagedPool{Tensors: 40, PageBytes: 8192, Groups: oneFullGroup}}},
 	}
 	for _, tt := range tests {
 		a, ok := archs[tt.shipped]
@@ -69,9 +64,7 @@ func TestTextFamilyKVLayouts(t *testing.T) {
 		}
 		// The page does not depend on the length: 1024, which every
 		// shipped config allows (gpt2-large's n_positions).
-		r := ref(t, a, Serve{TensorParallelSize: tt.tp, MaxModelLen: 1024, KVCacheMemoryBytes: gib40}, testClass(false))
-		got := layout{groupNames(a, r.groups), r.Plan().Stages[0].Pool}
-		if diff := cmp.Diff(tt.want, got); diff != "" {
+		if diff := cmp.Diff(tt.want, pagedLayoutAt(t, a, tt.tp, 1024)); diff != "" {
 			t.Errorf("%s at TP%d (-want +got):\n%s", tt.shipped, tt.tp, diff)
 		}
 	}

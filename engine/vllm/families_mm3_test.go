@@ -21,21 +21,14 @@ func TestGlm4vMoeKVLayout(t *testing.T) {
 	if !ok {
 		t.Fatal("zai-org__GLM-4.5V is not shipped")
 	}
-	type layout struct {
-		Names string
-		Pool  budget.PagedPool
-	}
-	full := []budget.PageGroup{{Count: 1, PageTokens: 16, CapTokens: budget.NoCap}}
 	for _, tc := range []struct {
 		tp   uint64
-		want layout
+		want pagedLayout
 	}{
-		{1, layout{"FullAttentionx1", budget.PagedPool{Tensors: 46, PageBytes: 65536, Groups: full}}},
-		{4, layout{"FullAttentionx1", budget.PagedPool{Tensors: 46, PageBytes: 16384, Groups: full}}},
+		{1, pagedLayout{"FullAttentionx1", budget.PagedPool{Tensors: 46, PageBytes: 65536, Groups: oneFullGroup}}},
+		{4, pagedLayout{"FullAttentionx1", budget.PagedPool{Tensors: 46, PageBytes: 16384, Groups: oneFullGroup}}},
 	} {
-		r := ref(t, a, Serve{TensorParallelSize: tc.tp, MaxModelLen: 2048, KVCacheMemoryBytes: gib40}, testClass(false))
-		got := layout{groupNames(a, r.groups), r.Plan().Stages[0].Pool}
-		if diff := cmp.Diff(tc.want, got); diff != "" {
+		if diff := cmp.Diff(tc.want, pagedLayoutAt(t, a, tc.tp, 2048)); diff != "" {
 			t.Errorf("TP%d (-want +got):\n%s", tc.tp, diff)
 		}
 	}

@@ -3,6 +3,7 @@ package vllm
 import (
 	"errors"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -129,21 +130,38 @@ func TestGemma3nBuffersAndItems(t *testing.T) {
 // TestGemma3nRefusals: neither Gemma 3n class implements SupportsPP, so
 // vLLM refuses --pipeline-parallel-size 2 (vllm/config/model.py); online
 // quantization and LoRA (neither class is SupportsLoRA) are refused by
-// name.
+// name. Each refusal names its flag, its value and why: state.go's
+// SupportsPP sentence with the config's file and architectures,
+// gemma3n.go's sentence with model/'s reason, and lora.go's up to the
+// list of the architectures it does size (which grows with them).
 func TestGemma3nRefusals(t *testing.T) {
+	const arch = "Gemma3nForConditionalGeneration"
 	for _, tt := range []struct {
-		flag  string
 		serve Serve
+		want  engine.SettingError
+		upTo  string // where set, the reason is compared up to it
 	}{
-		{"pipeline-parallel-size", Serve{PipelineParallelSize: 2}},
-		{"quantization", Serve{Quantization: "fp8"}},
-		{"enable-lora", Serve{LoRA: LoRA{Enable: true}}},
+		{Serve{PipelineParallelSize: 2}, engine.SettingError{Flag: "pipeline-parallel-size", Value: "2",
+			Reason: `vLLM raises "Pipeline parallelism is not supported for this model" for config.json ([` + arch + `] does not implement SupportsPP; vllm/config/model.py:1387-1394)`}, ""},
+		{Serve{Quantization: "fp8"}, engine.SettingError{Flag: "quantization", Value: "fp8",
+			Reason: "quantizing " + arch + " as vLLM loads it is not modelled: which of AltUp's coefficient matrices, the per-layer embeddings and projections and the towers vLLM's quantization methods take is not verified"}, ""},
+		{Serve{LoRA: LoRA{Enable: true}}, engine.SettingError{Flag: "enable-lora",
+			Reason: "LoRA adapter slots (each of --max-loras slots' A and B buffers per layer and module on every GPU, --max-cpu-loras adapters in host memory, and the profile run with dummy adapters): not modelled for config.json (" + arch + ")"},
+			"; membudget sizes them for"},
 	} {
 		tt.serve.MaxModelLen = 4096
 		_, err := Resolve(tt.serve, gemma3nArch(t, "E2B"), testClass(false), current)
 		var se *engine.SettingError
-		if !errors.As(err, &se) || se.Flag != tt.flag {
-			t.Errorf("%+v: %v, want a refusal naming --%s", tt.serve, err, tt.flag)
+		if !errors.As(err, &se) {
+			t.Errorf("%+v: %v, want a refusal naming --%s", tt.serve, err, tt.want.Flag)
+			continue
+		}
+		got := *se
+		if tt.upTo != "" {
+			got.Reason, _, _ = strings.Cut(got.Reason, tt.upTo)
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("%+v: refusal (-want +got):\n%s", tt.serve, diff)
 		}
 	}
 }

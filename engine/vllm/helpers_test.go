@@ -1,6 +1,8 @@
 package vllm
 
 import (
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -8,6 +10,7 @@ import (
 
 	"membudget"
 	"membudget/budget"
+	"membudget/engine"
 	"membudget/model"
 )
 
@@ -72,6 +75,36 @@ func mustProfile(spec string) Profile {
 		panic(err)
 	}
 	return p
+}
+
+// wantRefusal fails the test unless err is the *engine.SettingError of
+// flag whose message holds says ("" for any).
+func wantRefusal(t testing.TB, err error, flag, says string) {
+	t.Helper()
+	var se *engine.SettingError
+	if !errors.As(err, &se) {
+		t.Fatalf("got %v, want a *engine.SettingError naming --%s", err, flag)
+	}
+	if se.Flag != flag || !strings.Contains(err.Error(), says) {
+		t.Errorf("got --%s: %v; want --%s saying %q", se.Flag, err, flag, says)
+	}
+}
+
+// compilerIsReference fails unless the [Compiler] and the [Reference]
+// agree on s for a on c under p: the same refusal, or the same plan field
+// for field.
+func compilerIsReference(t *rapid.T, a *model.Arch, s Serve, c budget.Class, p Profile) {
+	ref, refErr := NewReference(a, s, c, p)
+	_, plan, err := NewCompiler(a).Compile(s, c, p)
+	if refErr != nil || err != nil {
+		if refErr == nil || err == nil || refErr.Error() != err.Error() {
+			t.Fatalf("reference error %v, compiler error %v", refErr, err)
+		}
+		return
+	}
+	if diff := cmp.Diff(ref.Plan(), plan); diff != "" {
+		t.Fatalf("Compiler != Reference (-reference +compiler):\n%s", diff)
+	}
 }
 
 // footprintsWith compiles s (plain's serve with one feature, named what,

@@ -184,13 +184,7 @@ func TestResolveLoRA(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Resolve(tc.s, models[tc.model], bigClass, mustProfile(tc.release))
-			var se *engine.SettingError
-			if !errors.As(err, &se) {
-				t.Fatalf("got %v, want a *engine.SettingError", err)
-			}
-			if se.Flag != tc.flag || !strings.Contains(err.Error(), tc.says) {
-				t.Errorf("got --%s: %v; want --%s saying %q", se.Flag, err, tc.flag, tc.says)
-			}
+			wantRefusal(t, err, tc.flag, tc.says)
 		})
 	}
 	t.Run("adapters without --enable-lora", func(t *testing.T) {
@@ -404,16 +398,6 @@ func TestLoRACompilerEqualsReference(t *testing.T) {
 				MaxRank: rapid.SampledFrom(loraRanks).Draw(t, "rank"), FullySharded: rapid.Bool().Draw(t, "sharded"),
 				MaxCPULoras: rapid.Uint64Range(0, 32).Draw(t, "cpu_loras")},
 		}
-		ref, refErr := NewReference(a, s, c, p)
-		_, plan, err := NewCompiler(a).Compile(s, c, p)
-		if refErr != nil || err != nil {
-			if refErr == nil || err == nil || refErr.Error() != err.Error() {
-				t.Fatalf("reference error %v, compiler error %v", refErr, err)
-			}
-			return
-		}
-		if diff := cmp.Diff(ref.Plan(), plan); diff != "" {
-			t.Fatalf("Compiler != Reference (-reference +compiler):\n%s", diff)
-		}
+		compilerIsReference(t, a, s, c, p)
 	})
 }

@@ -410,17 +410,7 @@ func TestMMCompilerEqualsReference(t *testing.T) {
 				ProcessorCacheGB: float64(rapid.Uint64Range(0, 8).Draw(t, "cache_gb")), ProcessorCacheSet: rapid.Bool().Draw(t, "cache_set"),
 				SkipProfiling: rapid.IntRange(0, 3).Draw(t, "skip") == 0},
 		}
-		ref, refErr := NewReference(a, s, c, p)
-		_, plan, err := NewCompiler(a).Compile(s, c, p)
-		if refErr != nil || err != nil {
-			if refErr == nil || err == nil || refErr.Error() != err.Error() {
-				t.Fatalf("reference error %v, compiler error %v", refErr, err)
-			}
-			return
-		}
-		if diff := cmp.Diff(ref.Plan(), plan); diff != "" {
-			t.Fatalf("Compiler != Reference (-reference +compiler):\n%s", diff)
-		}
+		compilerIsReference(t, a, s, c, p)
 	})
 }
 

@@ -1,13 +1,11 @@
 package vllm
 
 import (
-	"errors"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"membudget/budget"
-	"membudget/engine"
 )
 
 // nomicConfig is nomic-ai/nomic-embed-text-v1.5's numbers (768 wide, 12
@@ -90,13 +88,7 @@ func TestBertWithRopeRefusals(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Resolve(c.s, parse(t, c.config), testClass(false), current)
-			var se *engine.SettingError
-			if !errors.As(err, &se) {
-				t.Fatalf("err %v, want a *engine.SettingError naming --%s", err, c.flag)
-			}
-			if se.Flag != c.flag {
-				t.Errorf("names --%s, want --%s: %v", se.Flag, c.flag, err)
-			}
+			wantRefusal(t, err, c.flag, "")
 		})
 	}
 }

@@ -1,12 +1,9 @@
 package vllm
 
 import (
-	"errors"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"membudget/engine"
 )
 
 // modernBertConfig is ModernBERT-base's numbers served as ModernBertModel
@@ -50,13 +47,7 @@ func TestModernBertRefusals(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Resolve(c.s, a, testClass(false), current)
-			var se *engine.SettingError
-			if !errors.As(err, &se) {
-				t.Fatalf("err %v, want a *engine.SettingError naming --%s", err, c.flag)
-			}
-			if se.Flag != c.flag {
-				t.Errorf("names --%s, want --%s: %v", se.Flag, c.flag, err)
-			}
+			wantRefusal(t, err, c.flag, "")
 		})
 	}
 }

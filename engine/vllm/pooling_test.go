@@ -1,7 +1,6 @@
 package vllm
 
 import (
-	"errors"
 	"strings"
 	"testing"
 
@@ -110,13 +109,7 @@ func TestEncoderOnlyRefusals(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Resolve(c.s, c.a, testClass(false), c.p)
-			var se *engine.SettingError
-			if !errors.As(err, &se) {
-				t.Fatalf("err %v, want a *engine.SettingError naming --%s", err, c.flag)
-			}
-			if se.Flag != c.flag {
-				t.Errorf("names --%s, want --%s: %v", se.Flag, c.flag, err)
-			}
+			wantRefusal(t, err, c.flag, "")
 		})
 	}
 }

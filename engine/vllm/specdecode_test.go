@@ -1,7 +1,6 @@
 package vllm
 
 import (
-	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -106,13 +105,7 @@ func TestResolveSpec(t *testing.T) {
 				c.Device.Silicon.Major = 10
 			}
 			_, err := Resolve(tc.s, models[tc.model], c, mustProfile(tc.release))
-			var se *engine.SettingError
-			if !errors.As(err, &se) {
-				t.Fatalf("got %v, want a *engine.SettingError", err)
-			}
-			if se.Flag != tc.flag || !strings.Contains(err.Error(), tc.says) {
-				t.Errorf("got --%s: %v; want --%s saying %q", se.Flag, err, tc.flag, tc.says)
-			}
+			wantRefusal(t, err, tc.flag, tc.says)
 		})
 	}
 	t.Run("an MLA model on Blackwell", func(t *testing.T) {
@@ -433,17 +426,7 @@ func TestSpecCompilerEqualsReference(t *testing.T) {
 			EnforceEager:         rapid.Bool().Draw(t, "eager"),
 			SpeculativeConfig:    `{"method": "ngram", "num_speculative_tokens": ` + itoa(rapid.Uint64Range(1, 8).Draw(t, "k")) + `}`,
 		}
-		ref, refErr := NewReference(a, s, c, p)
-		_, plan, err := NewCompiler(a).Compile(s, c, p)
-		if refErr != nil || err != nil {
-			if refErr == nil || err == nil || refErr.Error() != err.Error() {
-				t.Fatalf("reference error %v, compiler error %v", refErr, err)
-			}
-			return
-		}
-		if diff := cmp.Diff(ref.Plan(), plan); diff != "" {
-			t.Fatalf("Compiler != Reference (-reference +compiler):\n%s", diff)
-		}
+		compilerIsReference(t, a, s, c, p)
 	})
 }
 

@@ -1,8 +1,6 @@
 package vllm
 
 import (
-	"errors"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -172,13 +170,7 @@ func TestResolveDraftRefusals(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.s.MaxModelLen = 8192
 			_, err := Resolve(tc.s, models[tc.model], bigClass, tc.p)
-			var se *engine.SettingError
-			if !errors.As(err, &se) {
-				t.Fatalf("got %v, want a *engine.SettingError", err)
-			}
-			if se.Flag != tc.flag || !strings.Contains(err.Error(), tc.says) {
-				t.Errorf("got --%s: %v; want --%s saying %q", se.Flag, err, tc.flag, tc.says)
-			}
+			wantRefusal(t, err, tc.flag, tc.says)
 		})
 	}
 	if _, err := Resolve(Serve{MaxModelLen: 8192, EnforceEager: true, SpeculativeConfig: eagle3Spec(dir)}, llama, bigClass, v1Llama); err != nil {
@@ -248,16 +240,6 @@ func TestDraftCompilerEqualsReference(t *testing.T) {
 			EnforceEager:       true,
 			SpeculativeConfig:  rapid.SampledFrom(specs).Draw(t, "spec"),
 		}
-		ref, refErr := NewReference(a, s, c, p)
-		_, plan, err := NewCompiler(a).Compile(s, c, p)
-		if refErr != nil || err != nil {
-			if refErr == nil || err == nil || refErr.Error() != err.Error() {
-				t.Fatalf("reference error %v, compiler error %v", refErr, err)
-			}
-			return
-		}
-		if diff := cmp.Diff(ref.Plan(), plan); diff != "" {
-			t.Fatalf("Compiler != Reference (-reference +compiler):\n%s", diff)
-		}
+		compilerIsReference(t, a, s, c, p)
 	})
 }

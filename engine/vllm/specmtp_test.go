@@ -154,16 +154,6 @@ func TestMTPCompilerEqualsReference(t *testing.T) {
 			EnforceEager:       true,
 			SpeculativeConfig:  mtp1,
 		}
-		ref, refErr := NewReference(a, s, c, current)
-		_, plan, err := NewCompiler(a).Compile(s, c, current)
-		if refErr != nil || err != nil {
-			if refErr == nil || err == nil || refErr.Error() != err.Error() {
-				t.Fatalf("reference error %v, compiler error %v", refErr, err)
-			}
-			return
-		}
-		if diff := cmp.Diff(ref.Plan(), plan); diff != "" {
-			t.Fatalf("Compiler != Reference (-reference +compiler):\n%s", diff)
-		}
+		compilerIsReference(t, a, s, c, current)
 	})
 }

@@ -1,16 +1,12 @@
 package vllm
 
 import (
-	"context"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
-	"membudget"
 	"membudget/budget"
 	"membudget/engine"
-	"membudget/model/hub"
 )
 
 // TestSteadyPages: the blocks a decoding sequence holds in one layer, by
@@ -111,20 +107,11 @@ func TestPreallocated(t *testing.T) {
 }
 
 // sizeShipped sizes serve s of a shipped model (its file name, as
-// ModelConfig takes it) on a shipped class under vLLM main, offline.
+// ModelConfig takes it) on a shipped class under vLLM main, offline, or
+// fails the test.
 func sizeShipped(t *testing.T, name, class string, s Serve) *Sizing {
 	t.Helper()
-	r := hub.Resolver{Offline: true, CacheDir: t.TempDir(), Shipped: membudget.ModelConfig, ShippedIDs: membudget.ModelNames(),
-		ShippedQuantConfig: membudget.ModelQuantConfig}
-	m, err := r.Load(context.Background(), strings.Replace(name, "__", "/", 1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := membudget.Kernels().Load(class)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sz, err := Size(m, c, s, current)
+	sz, err := sizeShippedAt(t, name, class, "main", s)
 	if err != nil {
 		t.Fatal(err)
 	}
