@@ -14,6 +14,7 @@ const (
 	whatDS            = "double sparsity's heavy-channel label cache beside the KV cache"
 	whatDeterministic = "deterministic inference's attention backend and batch-invariant kernels"
 	whatDevice        = "a device other than the GPU of the class sized"
+	whatDump          = "tensor dump mode (forward hooks that copy tensors out; v0.5.6.post2 also turns CUDA graphs off for it, server_args.py:2113-2118)"
 	whatDisagg        = "a prefill or decode node of disaggregated serving (its KV transfer and request pools; from sgl-project/sglang PR #29615 its own --mem-fraction-static reserve)"
 	whatDisaggOffload = "the decode node's KV cache offloaded to host memory (on unified devices out of the same pool)"
 	whatEP            = "expert parallelism (the experts divided among ranks, and its all-to-all buffers)"
@@ -33,6 +34,7 @@ const (
 	whatLora          = "LoRA adapters (each adapter slot's A and B buffers per layer and module, up to --max-loras-per-batch, at --max-lora-rank)"
 	whatMMDevice      = "multimodal features kept on the GPU"
 	whatMamba         = "the Mamba state pool (its size, dtype and share of the memory)"
+	whatMemSaver      = "the memory saver's allocator (torch_memory_saver's pool for the weights and the KV cache, whose segments the caching allocator's slack does not describe)"
 	whatMicro         = "pipeline micro-batches other than the default (their request pools)"
 	whatMultimodal    = "a multimodal Gemma 3 (its vision tower and default fraction)"
 	whatNSACP         = "context parallelism of the sparse-attention prefill"
@@ -88,7 +90,7 @@ var flagTable = []sflag{
 	{name: "debug-tensor-dump-inject", arity: oneValue, kind: ignored, at: lines{1600, 3847}},
 	{name: "debug-tensor-dump-input-file", arity: oneValue, kind: ignored, at: lines{1594, 3841}},
 	{name: "debug-tensor-dump-layers", arity: manyValues, kind: ignored, at: lines{0, 3835}},
-	{name: "debug-tensor-dump-output-folder", arity: oneValue, kind: ignored, at: lines{1588, 3829}},
+	{name: "debug-tensor-dump-output-folder", arity: oneValue, kind: refused, what: whatDump, at: lines{1588, 3829}},
 	{name: "debug-tensor-dump-prefill-only", arity: noValue, kind: ignored, at: lines{1606, 0}},
 	{name: "decode-attention-backend", arity: oneValue, kind: refused, what: whatAttn, at: lines{0, 2951}},
 	{name: "decode-log-interval", arity: oneValue, kind: ignored, at: lines{1010, 2695}},
@@ -100,7 +102,7 @@ var flagTable = []sflag{
 	{name: "device", arity: oneValue, kind: refused, what: whatDevice, neutral: []string{"cuda"}, at: lines{730, 2483}},
 	{name: "disable-chunked-prefix-cache", arity: noValue, kind: ignored, at: lines{1559, 3749}},
 	{name: "disable-cuda-graph", arity: noValue, kind: modelled, at: lines{1381, 3521}},
-	{name: "disable-cuda-graph-padding", arity: noValue, kind: ignored, at: lines{1386, 3526}},
+	{name: "disable-cuda-graph-padding", arity: noValue, kind: refused, what: whatGraphs, at: lines{1386, 3526}},
 	{name: "disable-custom-all-reduce", arity: noValue, kind: refused, what: whatComm, at: lines{1411, 3576}},
 	{name: "disable-fast-image-processor", arity: noValue, kind: ignored, at: lines{1564, 3754}},
 	{name: "disable-flashinfer-cutlass-moe-fp4-allgather", arity: noValue, kind: refused, what: whatKernels, at: lines{0, 3556}},
@@ -159,7 +161,7 @@ var flagTable = []sflag{
 	{name: "enable-layerwise-nvtx-marker", arity: noValue, kind: ignored, at: lines{0, 3541}},
 	{name: "enable-lmcache", arity: noValue, kind: refused, what: whatHiCache, at: lines{0, 3371}},
 	{name: "enable-lora", arity: noValue, kind: refused, what: whatLora, at: lines{0, 2872}},
-	{name: "enable-memory-saver", arity: noValue, kind: ignored, at: lines{1503, 3714}},
+	{name: "enable-memory-saver", arity: noValue, kind: refused, what: whatMemSaver, at: lines{1503, 3714}},
 	{name: "enable-metrics", arity: noValue, kind: ignored, at: lines{972, 2615}},
 	{name: "enable-metrics-for-all-schedulers", arity: noValue, kind: ignored, at: lines{0, 2620}},
 	{name: "enable-mixed-chunk", arity: noValue, kind: ignored, at: lines{1431, 3596}},
