@@ -82,6 +82,10 @@ type sflag struct {
 	// next is, for a flag a later release renamed, its new name, which
 	// the refusal of the old one offers as its nearest.
 	next string
+	// dest is the attribute argparse stores the flag in where the
+	// add_argument call names one other than the flag's (ServerArgs'
+	// field): given as a flag, it is refused naming this one.
+	dest string
 	at   lines
 }
 
@@ -129,6 +133,17 @@ var flagIndex = sync.OnceValue(func() map[string]*sflag {
 	return m
 })
 
+// destOf returns the row whose argparse dest, dashed, is name (see
+// sflag.dest); nil for none.
+func destOf(name string) *sflag {
+	for i := range flagTable {
+		if d := flagTable[i].dest; d != "" && strings.ReplaceAll(d, "_", "-") == name {
+			return &flagTable[i]
+		}
+	}
+	return nil
+}
+
 // ignoredNames are the table's memory-neutral flags, each with whether it
 // takes a value, for [engine.SplitIgnored].
 var ignoredNames = sync.OnceValue(func() map[string]bool {
@@ -165,6 +180,10 @@ func (f *flagServe) Judge(args []string, i int) error {
 	}
 	p := releaseOf(args)
 	asGiven, value, hasValue := strings.Cut(args[i], "=")
+	if fl := destOf(name); fl != nil && fl.in(p) {
+		return &engine.UnknownFlagError{AsGiven: asGiven, Name: name, Of: "SGLang " + p.Name,
+			Detail: fmt.Sprintf(" (%s is where argparse stores --%s, server_args.py:%d)", fl.dest, fl.name, fl.at.line(p)), Nearest: fl.name}
+	}
 	if strings.Contains(strings.TrimLeft(asGiven, "-"), "_") {
 		// argparse matches option strings as given: SGLang's have
 		// dashes only (FlagName made the underscores dashes).

@@ -205,7 +205,7 @@ var flagTable = []sflag{
 	{name: "flashinfer-mla-disable-ragged", arity: noValue, kind: ignored, at: lines{1549, 3739}},
 	{name: "flashinfer-mxfp4-moe-precision", arity: oneValue, kind: refused, what: whatKernels, neutral: []string{"default"}, at: lines{0, 3170}},
 	{name: "forward-hooks", arity: oneValue, kind: refused, what: whatPlugin, at: lines{0, 4018}},
-	{name: "fp8-gemm-backend", arity: oneValue, kind: ignored, at: lines{0, 2991}},
+	{name: "fp8-gemm-backend", arity: oneValue, kind: ignored, dest: "fp8_gemm_runner_backend", at: lines{0, 2991}},
 	{name: "gc-warning-threshold-secs", arity: oneValue, kind: ignored, at: lines{0, 2689}},
 	{name: "generation-tokens-buckets", arity: manyValues, kind: ignored, at: lines{0, 2682}},
 	{name: "gpu-id-step", arity: oneValue, kind: ignored, at: lines{924, 2561}},

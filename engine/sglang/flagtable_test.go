@@ -20,8 +20,8 @@ type fixtureFlag struct {
 	line  int
 	arity string
 	// first is the first option string of its add_argument, without
-	// dashes.
-	first string
+	// dashes; dest the attribute the call names, if any.
+	first, dest string
 }
 
 // readFixture reads testdata/server_args-TAG.txt for release p: its header
@@ -51,7 +51,11 @@ func readFixture(t *testing.T, p Profile) map[string]fixtureFlag {
 		if err != nil {
 			t.Fatalf("%s: %q: %v", path, text, err)
 		}
-		for _, o := range fields[2:] {
+		opts, dest := fields[2:], ""
+		if d, ok := strings.CutPrefix(opts[len(opts)-1], "dest="); ok {
+			opts, dest = opts[:len(opts)-1], d
+		}
+		for _, o := range opts {
 			name, ok := strings.CutPrefix(o, "--")
 			if !ok {
 				t.Fatalf("%s: %q: option string %q without --", path, text, o)
@@ -59,7 +63,7 @@ func readFixture(t *testing.T, p Profile) map[string]fixtureFlag {
 			if _, dup := got[name]; dup {
 				t.Fatalf("%s: --%s twice", path, name)
 			}
-			got[name] = fixtureFlag{line: n, arity: fields[1], first: strings.TrimPrefix(fields[2], "--")}
+			got[name] = fixtureFlag{line: n, arity: fields[1], first: strings.TrimPrefix(fields[2], "--"), dest: dest}
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -99,7 +103,7 @@ func TestFlagTableIsTheReleases(t *testing.T) {
 			if fl.of != "" {
 				first = fl.of
 			}
-			got[fl.name] = fixtureFlag{line: fl.at.line(p), arity: arityWord[fl.arity], first: first}
+			got[fl.name] = fixtureFlag{line: fl.at.line(p), arity: arityWord[fl.arity], first: first, dest: fl.dest}
 		}
 		if diff := cmp.Diff(fix, got, cmp.AllowUnexported(fixtureFlag{})); diff != "" {
 			t.Errorf("%s: the table against server_args.py (-want +got):\n%s", p.Name, diff)
@@ -203,6 +207,9 @@ func TestJudgeByRelease(t *testing.T) {
 		// v0.4.9.post2 has no --ep: argparse reads it as a prefix of its
 		// three --ep- flags and its three --eplb- ones.
 		{[]string{"v0.4.9.post2"}, []string{"--ep", "8"}, "--ep: {D} refuses it as ambiguous (argparse: --ep-dispatch-algorithm, --ep-num-redundant-experts, --ep-size, --eplb-algorithm, --eplb-rebalance-layers-per-chunk, --eplb-rebalance-num-iterations): give one in full"},
+		// The attribute argparse stores --fp8-gemm-backend in is no flag.
+		{[]string{"v0.5.6.post2"}, []string{"--fp8-gemm-runner-backend", "cutlass"}, "--fp8-gemm-runner-backend is not a flag of SGLang v0.5.6.post2 (fp8_gemm_runner_backend is where argparse stores --fp8-gemm-backend, server_args.py:2991): its nearest is --fp8-gemm-backend"},
+		{[]string{"v0.5.6.post2"}, []string{"--fp8_gemm_runner_backend", "cutlass"}, "--fp8_gemm_runner_backend is not a flag of SGLang v0.5.6.post2 (fp8_gemm_runner_backend is where argparse stores --fp8-gemm-backend, server_args.py:2991): its nearest is --fp8-gemm-backend"},
 		// A switch takes no value in argparse.
 		{both, []string{"--trust-remote-code=true"}, "--trust-remote-code=true: {D} takes --trust-remote-code as a switch (argparse's store_true), which takes no value"},
 	}
@@ -287,6 +294,9 @@ func flagDocs() string {
 		name := "`--" + fl.name + "`"
 		if fl.of != "" {
 			name += " (`--" + fl.of + "`)"
+		}
+		if fl.dest != "" {
+			name += " (stored in `" + fl.dest + "`)"
 		}
 		var does string
 		switch fl.kind {
