@@ -195,7 +195,7 @@ func (f *flagServe) Judge(args []string, i int) error {
 	if fl == nil || !fl.in(p) {
 		// argparse reads a prefix of the release's option strings as
 		// one of them (--ep in v0.4.9.post2, before it was a flag).
-		if err, prefix := abbreviation(p, asGiven, name); prefix {
+		if err, prefix := abbreviation(p, asGiven, name); prefix && name != "" {
 			return err
 		}
 		return notAFlag(p, asGiven, name, fl, "")

@@ -340,3 +340,59 @@ func TestFlagDocs(t *testing.T) {
 		t.Errorf("%s's flag table is not flagtable.go's; run go test ./engine/sglang -run TestFlagDocs -update (-want +got):\n%s", path, diff)
 	}
 }
+
+// TestEveryFlagJudged judges every row of the table under every release:
+// a modelled or ignored flag of the release passes (an ignored one parses,
+// listed as given), a refused one is refused naming itself and what it
+// would add, and one the release has not is refused naming itself.
+func TestEveryFlagJudged(t *testing.T) {
+	for _, p := range profiles {
+		for _, fl := range flagTable {
+			args := []string{"--sglang-version", p.Name, "--" + fl.name}
+			if fl.arity != noValue {
+				args = append(args, "x") // no flag's neutral value
+			}
+			err := (&flagServe{}).Judge(args, 2)
+			switch {
+			case !fl.in(p):
+				if err == nil || !strings.HasPrefix(err.Error(), "--"+fl.name+" ") && !strings.HasPrefix(err.Error(), "--"+fl.name+":") {
+					t.Errorf("%s: --%s, not its flag: %v", p.Name, fl.name, err)
+				}
+			case fl.kind == refused:
+				if want := "--" + fl.name + ": " + fl.what + ": not modelled for " + p.Describes; err == nil || !strings.HasPrefix(err.Error(), want) {
+					t.Errorf("%s: --%s: %v, want %q", p.Name, fl.name, err, want)
+				}
+			case err != nil:
+				t.Errorf("%s: --%s: %v, want it taken", p.Name, fl.name, err)
+			case fl.kind == ignored:
+				s := &flagServe{version: p.Name}
+				fs := flag.NewFlagSet("t", flag.ContinueOnError)
+				fs.SetOutput(io.Discard)
+				var model string
+				s.Register(fs, &model)
+				if err := fs.Parse(args); err != nil || len(s.Listed) != 1 {
+					t.Errorf("%s: --%s: parse %v, listed %q", p.Name, fl.name, err, s.Listed)
+				}
+			}
+		}
+	}
+}
+
+// FuzzJudge: any flag, under any release named, is judged without a
+// panic, and a refusal begins with the flag as given.
+func FuzzJudge(f *testing.F) {
+	for _, seed := range []string{"--tp", "--pp", "--ep", "--enable-lora", "--tp_size", "--mem-frac=0.8", "--trust-remote-code=1", "---", "--", "--=x", "-", "--fp8-gemm-runner-backend"} {
+		f.Add("v0.4.9.post2", seed, "x")
+		f.Add("v0.5.6.post2", seed, "")
+	}
+	f.Fuzz(func(t *testing.T, release, flagArg, value string) {
+		if !strings.HasPrefix(flagArg, "-") {
+			return
+		}
+		args := []string{"--sglang-version", release, flagArg, value}
+		err := (&flagServe{}).Judge(args, 2)
+		if asGiven, _, _ := strings.Cut(flagArg, "="); err != nil && !strings.HasPrefix(err.Error(), asGiven) {
+			t.Errorf("Judge(%q): %q does not begin with %q", args, err, asGiven)
+		}
+	})
+}
