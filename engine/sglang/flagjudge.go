@@ -350,16 +350,42 @@ func (v *refusedFlag) Set(s string) error {
 
 // Respell returns args as SGLang's argparse reads them, in the forms the
 // flag package parses: a flag of several values (--cuda-graph-bs 1 2 4,
-// nargs "+" or "*") as one argument, its values joined by spaces.
+// nargs "+" or "*") as one argument, its values joined by spaces; and in
+// a pasted launch line, whose flags are all SGLang's, an abbreviation the
+// release's argparse takes for one flag (--mem-frac) as that flag (see
+// [abbreviation]; --tp, --dp and --pp stay, registered as they are).
+// Outside the line an abbreviation is left for [flagServe.Judge] to refuse
+// naming the flag: there it may be membudget's own (--json).
 func (Engine) Respell(args []string) []string {
 	var out []string
+	line := len(args)
+	for k := range args {
+		if (Engine{}).LaunchLine(args[k:]) {
+			line = k + 3
+			break
+		}
+	}
+	var p *Profile
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--" {
 			return append(out, args[i:]...)
 		}
-		fl, ok := flagIndex()[strings.TrimPrefix(a, "--")]
-		if !strings.HasPrefix(a, "--") || !ok || fl.arity != manyValues {
+		name, value, hasValue := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+		fl, ok := flagIndex()[name]
+		if i >= line && strings.HasPrefix(a, "--") && !ok && name != "" && !registeredNames()[name] {
+			if p == nil {
+				r := releaseOf(args)
+				p = &r
+			}
+			if full := expand(*p, name); full != "" {
+				a, fl, ok = "--"+full, flagIndex()[full], true
+				if hasValue {
+					a += "=" + value
+				}
+			}
+		}
+		if !strings.HasPrefix(a, "--") || hasValue || !ok || fl.arity != manyValues {
 			out = append(out, a)
 			continue
 		}
@@ -375,4 +401,19 @@ func (Engine) Respell(args []string) []string {
 		i = j - 1
 	}
 	return out
+}
+
+// expand returns the one flag of release p that name abbreviates, "" when
+// it prefixes none or several.
+func expand(p Profile, name string) string {
+	full := ""
+	for i := range flagTable {
+		if g := &flagTable[i]; g.in(p) && strings.HasPrefix(g.name, name) {
+			if full != "" {
+				return ""
+			}
+			full = g.name
+		}
+	}
+	return full
 }

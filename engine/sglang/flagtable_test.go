@@ -245,6 +245,34 @@ func TestRespellJoinsValues(t *testing.T) {
 	}
 }
 
+// TestRespellExpandsTheLine: in a pasted launch line an abbreviation the
+// release's argparse takes for one flag is that flag (--mem-frac,
+// --trust-remote), with its value; --tp and --pp stay as registered, an
+// ambiguous prefix stays for Judge to refuse, and before the line nothing
+// is expanded (--json is membudget's, not --json-model-override-args).
+func TestRespellExpandsTheLine(t *testing.T) {
+	for _, tc := range []struct {
+		release string
+		in      []string
+		want    []string
+	}{
+		{"v0.4.9.post2",
+			[]string{"--json", "--mem-frac", "0.8", "python", "-m", "sglang.launch_server", "--mem-frac", "0.8", "--trust-remote", "--tp", "2", "--pp=2", "--mod", "x", "--cuda-graph-b", "1", "2"},
+			[]string{"--json", "--mem-frac", "0.8", "python", "-m", "sglang.launch_server", "--mem-fraction-static", "0.8", "--trust-remote-code", "--tp", "2", "--pp=2", "--mod", "x", "--cuda-graph-bs=1 2"}},
+		// v0.5.6.post2 has --enable-lora and --enable-lmcache: --enable-l
+		// is ambiguous there; --max-lora-r is --max-lora-rank.
+		{"v0.5.6.post2",
+			[]string{"python", "-m", "sglang.launch_server", "--enable-l", "--max-lora-r=8"},
+			[]string{"python", "-m", "sglang.launch_server", "--enable-l", "--max-lora-rank=8"}},
+	} {
+		in := append([]string{"--sglang-version", tc.release}, tc.in...)
+		want := append([]string{"--sglang-version", tc.release}, tc.want...)
+		if diff := cmp.Diff(want, Engine{}.Respell(in)); diff != "" {
+			t.Errorf("%s: Respell (-want +got):\n%s", tc.release, diff)
+		}
+	}
+}
+
 // TestTableFlagsParse: every flag of the table parses, those listed as
 // ignored and the refused ones at a neutral value listed as given; a
 // refused one at another value is refused by its Set where no Judge ran.
