@@ -178,8 +178,12 @@ func (f *flagServe) Judge(args []string, i int) error {
 	if name == "sglang-version" {
 		return nil // membudget's own
 	}
-	p := releaseOf(args)
 	asGiven, value, hasValue := strings.Cut(args[i], "=")
+	if fl := flagIndex()[name]; fl != nil && fl.at.v049 != 0 && fl.at.v056 != 0 && !strings.Contains(asGiven, "_") &&
+		(fl.kind == modelled || fl.kind == ignored && !(fl.arity == noValue && hasValue)) {
+		return nil // the common case, judged without reading the release: every release takes it
+	}
+	p := releaseOf(args)
 	if fl := destOf(name); fl != nil && fl.in(p) {
 		return &engine.UnknownFlagError{AsGiven: asGiven, Name: name, Of: "SGLang " + p.Name,
 			Detail: fmt.Sprintf(" (%s is where argparse stores --%s, server_args.py:%d)", fl.dest, fl.name, fl.at.line(p)), Nearest: fl.name}
