@@ -22,6 +22,9 @@ type fixtureFlag struct {
 	// first is the first option string of its add_argument, without
 	// dashes; dest the attribute the call names, if any.
 	first, dest string
+	// def is its default where the fixture gives one (a ServerArgs field
+	// of a plain string or number); not compared with the table's rows.
+	def string
 }
 
 // readFixture reads testdata/server_args-TAG.txt for release p: its header
@@ -51,9 +54,12 @@ func readFixture(t *testing.T, p Profile) map[string]fixtureFlag {
 		if err != nil {
 			t.Fatalf("%s: %q: %v", path, text, err)
 		}
-		opts, dest := fields[2:], ""
+		opts, dest, def := fields[2:], "", ""
 		if d, ok := strings.CutPrefix(opts[len(opts)-1], "dest="); ok {
 			opts, dest = opts[:len(opts)-1], d
+		}
+		if d, ok := strings.CutPrefix(opts[len(opts)-1], "default="); ok {
+			opts, def = opts[:len(opts)-1], d
 		}
 		for _, o := range opts {
 			name, ok := strings.CutPrefix(o, "--")
@@ -63,7 +69,7 @@ func readFixture(t *testing.T, p Profile) map[string]fixtureFlag {
 			if _, dup := got[name]; dup {
 				t.Fatalf("%s: --%s twice", path, name)
 			}
-			got[name] = fixtureFlag{line: n, arity: fields[1], first: strings.TrimPrefix(fields[2], "--"), dest: dest}
+			got[name] = fixtureFlag{line: n, arity: fields[1], first: strings.TrimPrefix(fields[2], "--"), dest: dest, def: def}
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -105,6 +111,10 @@ func TestFlagTableIsTheReleases(t *testing.T) {
 			}
 			got[fl.name] = fixtureFlag{line: fl.at.line(p), arity: arityWord[fl.arity], first: first, dest: fl.dest}
 		}
+		for name, f := range fix {
+			f.def = ""
+			fix[name] = f
+		}
 		if diff := cmp.Diff(fix, got, cmp.AllowUnexported(fixtureFlag{})); diff != "" {
 			t.Errorf("%s: the table against server_args.py (-want +got):\n%s", p.Name, diff)
 		}
@@ -127,6 +137,30 @@ func TestFlagTableIsTheReleases(t *testing.T) {
 	}
 	if len(idx) != len(flagTable) {
 		t.Errorf("%d rows under %d names: a name twice", len(flagTable), len(idx))
+	}
+}
+
+// TestNeutralIsTheDefault: a refused flag is listed as ignored only at
+// the default of every release that has it, as server_args.py gives it.
+// --device's default is None, which ServerArgs resolves to get_device(),
+// "cuda" on every GPU membudget sizes (NVIDIA's, and AMD's under ROCm's
+// torch) (server_args.py:722 at v0.5.6.post2, :271 at v0.4.9.post2).
+func TestNeutralIsTheDefault(t *testing.T) {
+	resolved := map[string]string{"device": "cuda"}
+	for _, p := range profiles {
+		fix := readFixture(t, p)
+		for _, fl := range flagTable {
+			if len(fl.neutral) == 0 || !fl.in(p) {
+				continue
+			}
+			def, ok := resolved[fl.name]
+			if !ok {
+				def = fix[fl.name].def
+			}
+			if diff := cmp.Diff([]string{def}, fl.neutral); diff != "" {
+				t.Errorf("%s: --%s's neutral values against its default (-want +got):\n%s", p.Name, fl.name, diff)
+			}
+		}
 	}
 }
 
