@@ -30,6 +30,8 @@ func TestSGLangFlagsByRelease(t *testing.T) {
 		{"v0.5.6.post2", []string{"--impl", "auto"}, exitBadArgs, "--impl is not a flag of SGLang v0.5.6.post2 (it is v0.4.9.post2's, server_args.py:773 there, and gone by v0.5.6.post2): its nearest is --model-impl"},
 		{"v0.5.6.post2", []string{"--tp_size", "2"}, exitBadArgs, "--tp_size is not a flag of SGLang v0.5.6.post2 (its argparse reads dashes, not underscores): its nearest is --tp-size"},
 		{"v0.4.9.post2", []string{"--mem-frac", "0.8"}, exitBadArgs, "--mem-frac: SGLang v0.4.9.post2 (commit eb118d8, 2025-07-11)'s argparse takes it for --mem-fraction-static"},
+		// In a pasted line a single dash is none of SGLang's flags.
+		{"v0.5.6.post2", append(line, "-tp", "2"), exitBadArgs, "-tp is not a flag of SGLang v0.5.6.post2 (its argparse reads two dashes): its nearest is --tp"},
 		// In a pasted line argparse's abbreviation is the flag it
 		// abbreviates, as SGLang reads it.
 		{"v0.5.6.post2", append(line, "--mem-frac", "0.8"), exitOK, "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --mem-fraction-static 0.8 "},

@@ -179,6 +179,19 @@ func (f *flagServe) Judge(args []string, i int) error {
 		return nil // membudget's own
 	}
 	asGiven, value, hasValue := strings.Cut(args[i], "=")
+	if !strings.HasPrefix(asGiven, "--") && i >= lineStart(args) {
+		// In a pasted launch line: argparse's option strings are all
+		// long ones, and it matches no single-dash word to them. Its
+		// nearest is the flag two dashes make of it, where there is one.
+		p := releaseOf(args)
+		e := notAFlag(p, asGiven, name, nil, " (its argparse reads two dashes)").(*engine.UnknownFlagError)
+		if fl := flagIndex()[name]; fl != nil && fl.in(p) {
+			e.Nearest = name
+		} else if full := expand(p, name); full != "" {
+			e.Nearest = full
+		}
+		return e
+	}
 	if fl := flagIndex()[name]; fl != nil && fl.at.v049 != 0 && fl.at.v056 != 0 && !strings.Contains(asGiven, "_") &&
 		(fl.kind == modelled || fl.kind == ignored && !(fl.arity == noValue && hasValue)) {
 		return nil // the common case, judged without reading the release: every release takes it
@@ -362,13 +375,7 @@ func (v *refusedFlag) Set(s string) error {
 // naming the flag: there it may be membudget's own (--json).
 func (Engine) Respell(args []string) []string {
 	var out []string
-	line := len(args)
-	for k := range args {
-		if (Engine{}).LaunchLine(args[k:]) {
-			line = k + 3
-			break
-		}
-	}
+	line := lineStart(args)
 	var p *Profile
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -405,6 +412,18 @@ func (Engine) Respell(args []string) []string {
 		i = j - 1
 	}
 	return out
+}
+
+// lineStart returns the index of the first flag of the pasted launch line
+// in args (after `python -m sglang.launch_server`), len(args) when args
+// hold none.
+func lineStart(args []string) int {
+	for k := range args {
+		if (Engine{}).LaunchLine(args[k:]) {
+			return k + 3
+		}
+	}
+	return len(args)
 }
 
 // expand returns the one flag of release p that name abbreviates, "" when

@@ -263,6 +263,23 @@ func TestJudgeByRelease(t *testing.T) {
 			}
 		}
 	}
+	// In a pasted launch line a single dash is no flag of SGLang's; on
+	// membudget's own line the flag package takes either.
+	line := []string{"--sglang-version", "v0.4.9.post2", "-tp", "2", "python", "-m", "sglang.launch_server", "-tp", "2"}
+	if err := (&flagServe{}).Judge(line, 2); err != nil {
+		t.Errorf("Judge(%q, 2): %v, want -tp taken on membudget's line", line, err)
+	}
+	// Its nearest is the flag two dashes make of it: --tp, which
+	// abbreviates --tp-size.
+	want := "-tp is not a flag of SGLang v0.4.9.post2 (its argparse reads two dashes): its nearest is --tp-size"
+	if err := (&flagServe{}).Judge(line, 7); err == nil || err.Error() != want {
+		t.Errorf("Judge(%q, 7): %v, want %q", line, err, want)
+	}
+	line[7] = "-page-size=16"
+	want = "-page-size is not a flag of SGLang v0.4.9.post2 (its argparse reads two dashes): its nearest is --page-size"
+	if err := (&flagServe{}).Judge(line, 7); err == nil || err.Error() != want {
+		t.Errorf("Judge(%q, 7): %v, want %q", line, err, want)
+	}
 	// Without --sglang-version the default release judges.
 	if err := (&flagServe{}).Judge([]string{"--enable-lora"}, 0); err == nil || !strings.Contains(err.Error(), d056) {
 		t.Errorf("Judge(--enable-lora) under the default: %v, want the refusal of %s", err, d056)
