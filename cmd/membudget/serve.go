@@ -369,8 +369,12 @@ func (n flagNames) has(name string) bool { return n == nil || n[name] }
 
 // offerOwnFlag makes e, a flag neither the command nor the engine takes,
 // name the command's own flag instead of the engine's where it is nearer
-// (--stict: --strict, not the engine's --dtype).
+// (--stict: --strict, not the engine's --dtype). A flag the engine has in
+// another release (e.Detail says which) is the engine's, not a typo.
 func offerOwnFlag(fs *flag.FlagSet, e *engine.UnknownFlagError) {
+	if e.Detail != "" {
+		return
+	}
 	// The flags serveFlags registers only where they are named, and those
 	// it has registered.
 	own := []string{"kernels", "json", "strict", "engine", "hub-deadline"}

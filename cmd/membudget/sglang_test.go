@@ -270,7 +270,7 @@ func TestSGLangFlags(t *testing.T) {
 		{[]string{"report", "--engine", "sglang", "--tp-size", "0"}, "--tp-size must be at least 1"},
 		{[]string{"report", "--engine", "sglang", "--sglang-version", "0.5.0"}, "--sglang-version 0.5.0: want v0.5.6.post2 (the default) or v0.4.9.post2"},
 		{[]string{"report", "--engine", "sglang", "--pp", "2"}, "--pp: SGLang v0.5.6.post2 (commit 5c8bd8b, 2025-12-11) refuses it as ambiguous"},
-		{[]string{"report", "--engine", "sglang", "--cpu-offload-gb", "4"}, "--cpu-offload-gb: SGLang's offload of weights to host memory is not modelled for SGLang"},
+		{[]string{"report", "--engine", "sglang", "--cpu-offload-gb", "4"}, "--cpu-offload-gb: weights offloaded to host memory (pinned, and on unified devices out of the same pool): not modelled for SGLang v0.5.6.post2 (commit 5c8bd8b, 2025-12-11)"},
 		{[]string{"report", "--engine", "sglang", "--enable-dp-attention"}, "--enable-dp-attention: not modelled"},
 		{[]string{"report", "--engine", "sglang", "--context-length", "65536"}, "--context-length 65536: above the context length 40960 derived from corpus/models/Qwen__Qwen3-8B.json: SGLang v0.5.6.post2 (commit 5c8bd8b, 2025-12-11) refuses it unless SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1"},
 		{[]string{"report", "--engine", "sglang", "--seqs", "5000"}, "--seqs 5000: want 1 to max_running_requests 4096"},

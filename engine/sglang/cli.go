@@ -59,7 +59,7 @@ type flagServe struct {
 
 func (f *flagServe) Register(fs *flag.FlagSet, model *string) {
 	f.register(fs, model)
-	f.registerIgnored(fs, nil)
+	f.registerTable(fs, nil)
 }
 
 // register registers the flags SGLang's servers are sized by.
@@ -118,41 +118,10 @@ var concepts = []engine.Concept{
 
 func (f *flagServe) Concepts() []engine.Concept { return concepts }
 
-// unmodelled are SGLang flags that change memory in ways this package does
-// not model: refused, naming why, rather than ignored.
-var unmodelled = map[string]string{
-	"cpu-offload-gb":               "SGLang's offload of weights to host memory",
-	"ep":                           "SGLang's expert parallelism (--ep-size)",
-	"ep-size":                      "SGLang's expert parallelism",
-	"expert-parallel-size":         "SGLang's expert parallelism",
-	"enable-ep-moe":                "SGLang's expert parallelism",
-	"enable-multimodal":            "a multimodal Gemma 3 (its vision tower and default fraction)",
-	"speculative-algorithm":        "speculative decoding (its draft model and pools)",
-	"speculative-draft-model-path": "speculative decoding (its draft model and pools)",
-	"enable-lora":                  "LoRA adapters",
-	"lora-paths":                   "LoRA adapters",
-	"enable-hierarchical-cache":    "the hierarchical (host) KV cache",
-	"swa-full-tokens-ratio":        "a sliding-window pool ratio other than SGLang's 0.8",
-	"disable-hybrid-swa-memory":    "the sliding-window models' single pool",
-	"hybrid-kvcache-ratio":         "the hybrid KV cache ratio",
-	"quantization-param-path":      "KV scales from a file",
-	"disaggregation-mode":          "a prefill or decode node of disaggregated serving (its KV transfer and request pools; from sgl-project/sglang PR #29615 its own --mem-fraction-static reserve)",
-}
-
-func (f *flagServe) Unmodelled() map[string]string { return unmodelled }
-
-// ignoredFlags are SGLang flags that do not change a server's memory, with
-// whether each takes a value (server_args.py add_cli_args, the same in
-// both modelled releases): a pasted launch line may hold them.
-var ignoredFlags = map[string]bool{
-	"host": true, "port": true, "served-model-name": true, "trust-remote-code": false, "tokenizer-path": true,
-	"tokenizer-mode": true, "log-level": true, "log-level-http": true, "log-requests": false, "api-key": true,
-	"chat-template": true, "tool-call-parser": true, "reasoning-parser": true, "enable-metrics": false,
-	"random-seed": true, "download-dir": true, "skip-server-warmup": false, "nccl-port": true, "dist-init-addr": true,
-	"nnodes": true, "node-rank": true, "watchdog-timeout": true, "dist-timeout": true, "show-time-cost": false,
-	"decode-log-interval": true, "enable-cache-report": false, "disable-radix-cache": false, "schedule-policy": true,
-	"stream-interval": true, "base-gpu-id": true,
-}
+// Unmodelled returns nil: [flagServe.Judge] refuses SGLang's flags that
+// change memory in ways membudget does not model, release by release, by
+// the table (flagtable.go).
+func (f *flagServe) Unmodelled() map[string]string { return nil }
 
 // ReadLine reads `python -m sglang.launch_server [flags]` as SGLang's
 // argparse does: dashes only, --flag value or --flag=value. The model is
@@ -160,7 +129,7 @@ var ignoredFlags = map[string]bool{
 // taken out.
 func (f *flagServe) ReadLine(args []string) (engine.Line, error) {
 	l := engine.Line{Name: "the launch line"}
-	kept, ignored := engine.SplitIgnored(args[3:], ignoredFlags, func(s string) string { return s })
+	kept, ignored := engine.SplitIgnored(args[3:], ignoredNames(), func(s string) string { return s })
 	l.Ignored = ignored
 	for i := 0; i < len(kept); i++ {
 		name, value, hasValue := strings.Cut(kept[i], "=")

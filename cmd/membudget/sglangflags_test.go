@@ -1,0 +1,52 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// TestSGLangFlagsByRelease: under each modelled SGLang release a flag of
+// each kind is read as that release has it: a refused one exits 2 naming
+// the flag and what it would add, one the release has not exits 2 as
+// "not a flag of" it, and one that does not change memory, given on the
+// command or in a pasted launch line, is answered and listed as ignored.
+func TestSGLangFlagsByRelease(t *testing.T) {
+	t.Parallel()
+	m := []string{"report", "--engine", "sglang", "--model", "Qwen/Qwen3-8B", "--class", "h100-sxm-80g"}
+	line := []string{"python", "-m", "sglang.launch_server"}
+	for _, tc := range []struct {
+		release string
+		args    []string
+		exit    int
+		want    string
+	}{
+		{"v0.5.6.post2", []string{"--enable-lora"}, exitBadArgs, "--enable-lora: LoRA adapters (each adapter slot's A and B buffers per layer and module, up to --max-loras-per-batch, at --max-lora-rank): not modelled for SGLang v0.5.6.post2 (commit 5c8bd8b, 2025-12-11)"},
+		{"v0.4.9.post2", []string{"--enable-lora"}, exitBadArgs, "--enable-lora is not a flag of SGLang v0.4.9.post2 (it came in v0.5.6.post2, server_args.py:2872 there): its nearest is --enable-eplb"},
+		{"v0.4.9.post2", append(line, "--lora-paths", "a=x", "b=y"), exitBadArgs, "--lora-paths: LoRA adapters"},
+		{"v0.5.6.post2", append(line, "--speculative-algorithm", "EAGLE3", "--speculative-num-steps", "3"), exitBadArgs, "--speculative-algorithm: speculative decoding (its draft model's weights and KV pool, and the draft tokens in the request pools): not modelled for SGLang v0.5.6.post2"},
+		{"v0.4.9.post2", []string{"--enable-hierarchical-cache"}, exitBadArgs, "--enable-hierarchical-cache: the hierarchical cache"},
+		{"v0.5.6.post2", append(line, "--cuda-graph-bs", "1", "2", "4"), exitBadArgs, "--cuda-graph-bs: CUDA graphs of a capture list other than the default's"},
+		{"v0.5.6.post2", []string{"--impl", "auto"}, exitBadArgs, "--impl is not a flag of SGLang v0.5.6.post2 (it is v0.4.9.post2's, server_args.py:773 there, and gone by v0.5.6.post2): its nearest is --model-impl"},
+		{"v0.5.6.post2", []string{"--tp_size", "2"}, exitBadArgs, "--tp_size is not a flag of SGLang v0.5.6.post2 (its argparse reads dashes, not underscores): its nearest is --tp-size"},
+		{"v0.4.9.post2", []string{"--mem-frac", "0.8"}, exitBadArgs, "--mem-frac: SGLang v0.4.9.post2 (commit eb118d8, 2025-07-11)'s argparse takes it for --mem-fraction-static"},
+		// In a pasted line a single dash is none of SGLang's flags.
+		{"v0.5.6.post2", append(line, "-tp", "2"), exitBadArgs, "-tp is not a flag of SGLang v0.5.6.post2 (its argparse reads two dashes): its nearest is --tp"},
+		// In a pasted line argparse's abbreviation is the flag it
+		// abbreviates, as SGLang reads it.
+		{"v0.5.6.post2", append(line, "--mem-frac", "0.8"), exitOK, "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --mem-fraction-static 0.8 "},
+		{"v0.5.6.post2", append(line, "--host", "0.0.0.0", "--numa-node", "0", "1", "--cpu-offload-gb", "0", "--enable-metrics"), exitOK, "ignored --numa-node=0 1: it does not change memory"},
+		{"v0.4.9.post2", []string{"--trust-remote-code", "--disaggregation-mode", "null", "--tp", "1"}, exitOK, "ignored --disaggregation-mode null: it does not change memory"},
+	} {
+		var stdout, stderr bytes.Buffer
+		args := append(append(append([]string{}, m...), "--sglang-version", tc.release), tc.args...)
+		code := run(&stdout, &stderr, args)
+		out := stderr.String()
+		if tc.exit == exitOK {
+			out = stdout.String()
+		}
+		if code != tc.exit || !strings.Contains(out, tc.want) {
+			t.Errorf("membudget %s: exit %d, stdout %q, stderr %q; want exit %d and %q", strings.Join(args, " "), code, stdout.String(), stderr.String(), tc.exit, tc.want)
+		}
+	}
+}

@@ -1,0 +1,477 @@
+package sglang
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// fixtureFlag is one option string of a release's server_args.py as
+// testdata/server_args-TAG.txt lists it.
+type fixtureFlag struct {
+	line  int
+	arity string
+	// first is the first option string of its add_argument, without
+	// dashes; dest the attribute the call names, if any.
+	first, dest string
+	// def is its default where the fixture gives one (a ServerArgs field
+	// of a plain string or number); not compared with the table's rows.
+	def string
+}
+
+// readFixture reads testdata/server_args-TAG.txt for release p: its header
+// must name p's tag and commit.
+func readFixture(t *testing.T, p Profile) map[string]fixtureFlag {
+	t.Helper()
+	path := "testdata/server_args-" + p.Name + ".txt"
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	got := map[string]fixtureFlag{}
+	header := ""
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		text := sc.Text()
+		if strings.HasPrefix(text, "#") {
+			header += text + "\n"
+			continue
+		}
+		fields := strings.Fields(text)
+		if len(fields) < 3 {
+			t.Fatalf("%s: %q: want a line, an arity and option strings", path, text)
+		}
+		n, err := strconv.Atoi(fields[0])
+		if err != nil {
+			t.Fatalf("%s: %q: %v", path, text, err)
+		}
+		opts, dest, def := fields[2:], "", ""
+		if d, ok := strings.CutPrefix(opts[len(opts)-1], "dest="); ok {
+			opts, dest = opts[:len(opts)-1], d
+		}
+		if d, ok := strings.CutPrefix(opts[len(opts)-1], "default="); ok {
+			opts, def = opts[:len(opts)-1], d
+		}
+		for _, o := range opts {
+			name, ok := strings.CutPrefix(o, "--")
+			if !ok {
+				t.Fatalf("%s: %q: option string %q without --", path, text, o)
+			}
+			if _, dup := got[name]; dup {
+				t.Fatalf("%s: --%s twice", path, name)
+			}
+			got[name] = fixtureFlag{line: n, arity: fields[1], first: strings.TrimPrefix(fields[2], "--"), dest: dest, def: def}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(header, "at tag "+p.Name+" ") || !strings.Contains(header, p.Commit) {
+		t.Fatalf("%s: its header names neither tag %s nor commit %s:\n%s", path, p.Name, p.Commit, header)
+	}
+	return got
+}
+
+// arityWord is the fixture's word for an arity.
+var arityWord = map[arity]string{noValue: "switch", oneValue: "one", manyValues: "many", optValue: "optional"}
+
+// TestFlagTableIsTheReleases: the table holds every option string of each
+// release's server_args.py (the fixtures extracted from it), at its line,
+// with its arity and the flag argparse names it by, and no option string a
+// release has not; a second option string is judged as its first is.
+func TestFlagTableIsTheReleases(t *testing.T) {
+	for _, p := range profiles {
+		fix := readFixture(t, p)
+		// v0.4.9.post2's add_cli_args adds 168 flags under 174 option
+		// strings, v0.5.6.post2's 292 under 300 (grep -c add_argument and
+		// the aliases: --model, --tp-size, --pp-size, --dp-size,
+		// --nccl-init-addr, --ep-size, and from v0.5.6.post2 --ep and
+		// --speculative-draft-model).
+		want := map[string]int{"v0.4.9.post2": 174, "v0.5.6.post2": 300}[p.Name]
+		if len(fix) != want {
+			t.Errorf("%s: the fixture has %d option strings, want %d", p.Name, len(fix), want)
+		}
+		got := map[string]fixtureFlag{}
+		for _, fl := range flagTable {
+			if !fl.in(p) {
+				continue
+			}
+			first := fl.name
+			if fl.of != "" {
+				first = fl.of
+			}
+			got[fl.name] = fixtureFlag{line: fl.at.line(p), arity: arityWord[fl.arity], first: first, dest: fl.dest}
+		}
+		for name, f := range fix {
+			f.def = ""
+			fix[name] = f
+		}
+		if diff := cmp.Diff(fix, got, cmp.AllowUnexported(fixtureFlag{})); diff != "" {
+			t.Errorf("%s: the table against server_args.py (-want +got):\n%s", p.Name, diff)
+		}
+	}
+	idx := flagIndex()
+	for _, fl := range flagTable {
+		if fl.since() == "" {
+			t.Errorf("--%s is in no release", fl.name)
+		}
+		if fl.kind == refused && fl.what == "" || fl.kind != refused && (fl.what != "" || fl.neutral != nil) {
+			t.Errorf("--%s: kind %d with what %q and neutral %q", fl.name, fl.kind, fl.what, fl.neutral)
+		}
+		if fl.of == "" {
+			continue
+		}
+		first, ok := idx[fl.of]
+		if !ok || first.kind != fl.kind || first.what != fl.what || !slices.Equal(first.neutral, fl.neutral) {
+			t.Errorf("--%s is judged otherwise than --%s, its first option string", fl.name, fl.of)
+		}
+	}
+	if len(idx) != len(flagTable) {
+		t.Errorf("%d rows under %d names: a name twice", len(flagTable), len(idx))
+	}
+}
+
+// TestNeutralIsTheDefault: a refused flag is listed as ignored only at
+// the default of every release that has it, as server_args.py gives it.
+// --device's default is None, which ServerArgs resolves to get_device(),
+// "cuda" on every GPU membudget sizes (NVIDIA's, and AMD's under ROCm's
+// torch) (server_args.py:722 at v0.5.6.post2, :271 at v0.4.9.post2).
+func TestNeutralIsTheDefault(t *testing.T) {
+	resolved := map[string]string{"device": "cuda"}
+	for _, p := range profiles {
+		fix := readFixture(t, p)
+		for _, fl := range flagTable {
+			if len(fl.neutral) == 0 || !fl.in(p) {
+				continue
+			}
+			def, ok := resolved[fl.name]
+			if !ok {
+				def = fix[fl.name].def
+			}
+			if diff := cmp.Diff([]string{def}, fl.neutral); diff != "" {
+				t.Errorf("%s: --%s's neutral values against its default (-want +got):\n%s", p.Name, fl.name, diff)
+			}
+		}
+	}
+}
+
+// TestSinceUntil: a flag's since and until follow from its lines.
+func TestSinceUntil(t *testing.T) {
+	for _, tc := range []struct{ name, since, until string }{
+		{"host", "v0.4.9.post2", ""},                 // lines 589 and 2238
+		{"enable-lora", "v0.5.6.post2", ""},          // v0.5.6.post2's line 2872 only
+		{"impl", "v0.4.9.post2", "v0.5.6.post2"},     // v0.4.9.post2's line 773 only
+		{"ep", "v0.5.6.post2", ""},                   // v0.5.6.post2's line 3148
+		{"ep-size", "v0.4.9.post2", ""},              // lines 1221 and 3148
+		{"pdlb-url", "v0.4.9.post2", "v0.5.6.post2"}, // v0.4.9.post2's line 1665 only
+	} {
+		fl := flagIndex()[tc.name]
+		if got := [2]string{fl.since(), fl.until()}; got != [2]string{tc.since, tc.until} {
+			t.Errorf("--%s: since, until %q, want %q", tc.name, got, [2]string{tc.since, tc.until})
+		}
+	}
+}
+
+// TestJudgeByRelease judges flags of each kind under each release, with
+// the exact words of each refusal.
+func TestJudgeByRelease(t *testing.T) {
+	const (
+		d056    = "SGLang v0.5.6.post2 (commit 5c8bd8b, 2025-12-11)"
+		d049    = "SGLang v0.4.9.post2 (commit eb118d8, 2025-07-11)"
+		refuses = ": not modelled for {D}; membudget refuses it rather than size a server SGLang would contradict"
+	)
+	both := []string{"v0.5.6.post2", "v0.4.9.post2"}
+	describe := map[string]string{"v0.5.6.post2": d056, "v0.4.9.post2": d049}
+	cases := []struct {
+		releases []string
+		args     []string
+		// want is the refusal, {D} standing for the release's description
+		// and {R} for its name.
+		want string
+	}{
+		// Modelled, and listed as ignored.
+		{both, []string{"--mem-fraction-static", "0.8"}, ""},
+		{both, []string{"--tensor-parallel-size", "2"}, ""},
+		{both, []string{"--revision", "main"}, ""},
+		{both, []string{"--host", "0.0.0.0"}, ""},
+		{both, []string{"--trust-remote-code"}, ""},
+		// --tp is the one option string it prefixes in both (--tp-size),
+		// which membudget registers.
+		{both, []string{"--tp", "2"}, ""},
+		// Refused, in every release that has it, and at its default not.
+		{both, []string{"--cpu-offload-gb", "4"}, "--cpu-offload-gb: " + whatOffload + refuses},
+		{both, []string{"--cpu-offload-gb=0"}, ""}, // ServerArgs.cpu_offload_gb = 0
+		{both, []string{"--disaggregation-mode", "decode"}, "--disaggregation-mode: " + whatDisagg + refuses},
+		{both, []string{"--disaggregation-mode", "null"}, ""},
+		{both, []string{"--lora-paths=a b"}, "--lora-paths: " + whatLora + refuses},
+		{both, []string{"--speculative-algorithm", "EAGLE"}, "--speculative-algorithm: " + whatSpec + refuses},
+		{both, []string{"--enable-hierarchical-cache"}, "--enable-hierarchical-cache: " + whatHiCache + refuses},
+		{both, []string{"--enable-eplb"}, "--enable-eplb: " + whatEplb + refuses},
+		{both, []string{"--cuda-graph-bs=1 2 4"}, "--cuda-graph-bs: " + whatGraphs + refuses},
+		{[]string{"v0.5.6.post2"}, []string{"--enable-lora"}, "--enable-lora: " + whatLora + refuses},
+		{[]string{"v0.5.6.post2"}, []string{"--ep", "8"}, "--ep: " + whatEP + refuses},
+		{[]string{"v0.5.6.post2"}, []string{"--config", "x.yaml"}, "--config: " + whatYaml + refuses},
+		{[]string{"v0.5.6.post2"}, []string{"--numa-node=0 1"}, ""},
+		{[]string{"v0.4.9.post2"}, []string{"--impl", "transformers"}, "--impl: " + whatImpl + refuses},
+		{[]string{"v0.4.9.post2"}, []string{"--impl", "auto"}, ""},
+		// Not a flag of the release: the other release's line, and the
+		// nearest. "lora" to "eplb" is four substitutions, and no flag of
+		// v0.4.9.post2 is nearer --enable-lora.
+		{[]string{"v0.4.9.post2"}, []string{"--enable-lora"}, "--enable-lora is not a flag of SGLang v0.4.9.post2 (it came in v0.5.6.post2, server_args.py:2872 there): its nearest is --enable-eplb"},
+		{[]string{"v0.5.6.post2"}, []string{"--impl", "auto"}, "--impl is not a flag of SGLang v0.5.6.post2 (it is v0.4.9.post2's, server_args.py:773 there, and gone by v0.5.6.post2): its nearest is --model-impl"},
+		{[]string{"v0.5.6.post2"}, []string{"--max-micro-batch-size=4"}, "--max-micro-batch-size is not a flag of SGLang v0.5.6.post2 (it is v0.4.9.post2's, server_args.py:871 there, and gone by v0.5.6.post2): its nearest is --pp-max-micro-batch-size"},
+		// A flag of no release: "hots" is two substitutions from "host".
+		{both, []string{"--hots"}, "--hots is not a flag of SGLang {R}: its nearest is --host"},
+		// argparse takes dashes only; the nearest is the dashed name, one
+		// substitution away.
+		{both, []string{"--tp_size", "2"}, "--tp_size is not a flag of SGLang {R} (its argparse reads dashes, not underscores): its nearest is --tp-size"},
+		// Abbreviations, as argparse reads them: one flag, or several.
+		{both, []string{"--mem-frac", "0.8"}, "--mem-frac: {D}'s argparse takes it for --mem-fraction-static, by abbreviation; membudget reads a flag by its full name: give --mem-fraction-static"},
+		{[]string{"v0.5.6.post2"}, []string{"--pp", "2"}, "--pp: {D} refuses it as ambiguous (argparse: --pp-max-micro-batch-size, --pp-size): give one in full"},
+		{[]string{"v0.4.9.post2"}, []string{"--pp", "2"}, ""},
+		// v0.4.9.post2 has no --ep: argparse reads it as a prefix of its
+		// three --ep- flags and its three --eplb- ones.
+		{[]string{"v0.4.9.post2"}, []string{"--ep", "8"}, "--ep: {D} refuses it as ambiguous (argparse: --ep-dispatch-algorithm, --ep-num-redundant-experts, --ep-size, --eplb-algorithm, --eplb-rebalance-layers-per-chunk, --eplb-rebalance-num-iterations): give one in full"},
+		// The attribute argparse stores --fp8-gemm-backend in is no flag.
+		{[]string{"v0.5.6.post2"}, []string{"--fp8-gemm-runner-backend", "cutlass"}, "--fp8-gemm-runner-backend is not a flag of SGLang v0.5.6.post2 (fp8_gemm_runner_backend is where argparse stores --fp8-gemm-backend, server_args.py:2991): its nearest is --fp8-gemm-backend"},
+		{[]string{"v0.5.6.post2"}, []string{"--fp8_gemm_runner_backend", "cutlass"}, "--fp8_gemm_runner_backend is not a flag of SGLang v0.5.6.post2 (fp8_gemm_runner_backend is where argparse stores --fp8-gemm-backend, server_args.py:2991): its nearest is --fp8-gemm-backend"},
+		// A switch takes no value in argparse.
+		{both, []string{"--trust-remote-code=true"}, "--trust-remote-code=true: {D} takes --trust-remote-code as a switch (argparse's store_true), which takes no value"},
+	}
+	for _, tc := range cases {
+		for _, r := range tc.releases {
+			args := append([]string{"--sglang-version", r}, tc.args...)
+			want := ""
+			if tc.want != "" {
+				want = strings.NewReplacer("{D}", describe[r], "{R}", r).Replace(tc.want)
+			}
+			got := ""
+			if err := (&flagServe{}).Judge(args, 2); err != nil {
+				got = err.Error()
+			}
+			if got != want {
+				t.Errorf("Judge(%q):\n got %q\nwant %q", args, got, want)
+			}
+		}
+	}
+	// In a pasted launch line a single dash is no flag of SGLang's; on
+	// membudget's own line the flag package takes either.
+	line := []string{"--sglang-version", "v0.4.9.post2", "-tp", "2", "python", "-m", "sglang.launch_server", "-tp", "2"}
+	if err := (&flagServe{}).Judge(line, 2); err != nil {
+		t.Errorf("Judge(%q, 2): %v, want -tp taken on membudget's line", line, err)
+	}
+	// Its nearest is the flag two dashes make of it: --tp, which
+	// abbreviates --tp-size.
+	want := "-tp is not a flag of SGLang v0.4.9.post2 (its argparse reads two dashes): its nearest is --tp-size"
+	if err := (&flagServe{}).Judge(line, 7); err == nil || err.Error() != want {
+		t.Errorf("Judge(%q, 7): %v, want %q", line, err, want)
+	}
+	line[7] = "-page-size=16"
+	want = "-page-size is not a flag of SGLang v0.4.9.post2 (its argparse reads two dashes): its nearest is --page-size"
+	if err := (&flagServe{}).Judge(line, 7); err == nil || err.Error() != want {
+		t.Errorf("Judge(%q, 7): %v, want %q", line, err, want)
+	}
+	// Without --sglang-version the default release judges.
+	if err := (&flagServe{}).Judge([]string{"--enable-lora"}, 0); err == nil || !strings.Contains(err.Error(), d056) {
+		t.Errorf("Judge(--enable-lora) under the default: %v, want the refusal of %s", err, d056)
+	}
+}
+
+// TestRespellJoinsValues: a flag of several values is one argument, as the
+// flag package parses it; nargs "*" with none stays as given.
+func TestRespellJoinsValues(t *testing.T) {
+	in := []string{"--cuda-graph-bs", "1", "2", "4", "--host", "x", "--numa-node", "0", "-1", "--lora-paths", "--tp", "2", "--", "--numa-node", "3", "4"}
+	want := []string{"--cuda-graph-bs=1 2 4", "--host", "x", "--numa-node=0 -1", "--lora-paths", "--tp", "2", "--", "--numa-node", "3", "4"}
+	if diff := cmp.Diff(want, Engine{}.Respell(in)); diff != "" {
+		t.Errorf("Respell (-want +got):\n%s", diff)
+	}
+}
+
+// TestRespellExpandsTheLine: in a pasted launch line an abbreviation the
+// release's argparse takes for one flag is that flag (--mem-frac,
+// --trust-remote), with its value; --tp and --pp stay as registered, an
+// ambiguous prefix stays for Judge to refuse, and before the line nothing
+// is expanded (--json is membudget's, not --json-model-override-args).
+func TestRespellExpandsTheLine(t *testing.T) {
+	for _, tc := range []struct {
+		release string
+		in      []string
+		want    []string
+	}{
+		{"v0.4.9.post2",
+			[]string{"--json", "--mem-frac", "0.8", "python", "-m", "sglang.launch_server", "--mem-frac", "0.8", "--trust-remote", "--tp", "2", "--pp=2", "--mod", "x", "--cuda-graph-b", "1", "2"},
+			[]string{"--json", "--mem-frac", "0.8", "python", "-m", "sglang.launch_server", "--mem-fraction-static", "0.8", "--trust-remote-code", "--tp", "2", "--pp=2", "--mod", "x", "--cuda-graph-bs=1 2"}},
+		// v0.5.6.post2 has --enable-lora and --enable-lmcache: --enable-l
+		// is ambiguous there; --max-lora-r is --max-lora-rank.
+		{"v0.5.6.post2",
+			[]string{"python", "-m", "sglang.launch_server", "--enable-l", "--max-lora-r=8"},
+			[]string{"python", "-m", "sglang.launch_server", "--enable-l", "--max-lora-rank=8"}},
+	} {
+		in := append([]string{"--sglang-version", tc.release}, tc.in...)
+		want := append([]string{"--sglang-version", tc.release}, tc.want...)
+		if diff := cmp.Diff(want, Engine{}.Respell(in)); diff != "" {
+			t.Errorf("%s: Respell (-want +got):\n%s", tc.release, diff)
+		}
+	}
+}
+
+// TestTableFlagsParse: every flag of the table parses, those listed as
+// ignored and the refused ones at a neutral value listed as given; a
+// refused one at another value is refused by its Set where no Judge ran.
+func TestTableFlagsParse(t *testing.T) {
+	s := Engine{}.NewServe().(*flagServe)
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var model string
+	s.Register(fs, &model)
+	for _, fl := range flagTable {
+		if fs.Lookup(fl.name) == nil && fl.name != "model" && fl.name != "revision" {
+			t.Errorf("--%s is not registered", fl.name)
+		}
+	}
+	if err := fs.Parse([]string{"--numa-node=0 1", "--cpu-offload-gb", "0", "--skip-server-warmup"}); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"--numa-node 0 1", "--cpu-offload-gb 0", "--skip-server-warmup"}, s.Listed); diff != "" {
+		t.Errorf("listed (-want +got):\n%s", diff)
+	}
+	err := fs.Parse([]string{"--cpu-offload-gb", "4"})
+	if want := "--cpu-offload-gb: " + whatOffload + ": not modelled for SGLang v0.5.6.post2 (commit 5c8bd8b, 2025-12-11)"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("--cpu-offload-gb 4: %v, want %q", err, want)
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite the flag table of docs/sglang.md from flagtable.go (review the diff before committing)")
+
+// Markers of the section of docs/sglang.md that flagDocs writes.
+const (
+	docsBegin = "<!-- The table below is generated from engine/sglang/flagtable.go by `go test ./engine/sglang -run TestFlagDocs -update`: do not edit it by hand. -->"
+	docsEnd   = "<!-- end of the generated flag table -->"
+)
+
+// flagDocs is the table of docs/sglang.md's section on flags: every row of
+// the table, with its line in each release and what membudget does.
+func flagDocs() string {
+	var b strings.Builder
+	b.WriteString("| flag | v0.4.9.post2 | v0.5.6.post2 | membudget |\n|---|---|---|---|\n")
+	cell := func(n int) string {
+		if n == 0 {
+			return "—"
+		}
+		return strconv.Itoa(n)
+	}
+	for _, fl := range flagTable {
+		name := "`--" + fl.name + "`"
+		if fl.of != "" {
+			name += " (`--" + fl.of + "`)"
+		}
+		if fl.dest != "" {
+			name += " (stored in `" + fl.dest + "`)"
+		}
+		var does string
+		switch fl.kind {
+		case modelled:
+			does = "modelled"
+		case ignored:
+			does = "ignored: does not change memory"
+		case refused:
+			does = "refused: " + fl.what
+			if len(fl.neutral) > 0 {
+				does += " (at its default `" + strings.Join(fl.neutral, "`, `") + "`: ignored)"
+			}
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", name, cell(fl.at.v049), cell(fl.at.v056), strings.ReplaceAll(does, "|", "\\|"))
+	}
+	return b.String()
+}
+
+// TestFlagDocs: docs/sglang.md's flag table is the table's, so that the
+// two cannot drift.
+func TestFlagDocs(t *testing.T) {
+	const path = "../../docs/sglang.md"
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(raw)
+	before, rest, ok1 := strings.Cut(doc, docsBegin+"\n")
+	got, after, ok2 := strings.Cut(rest, docsEnd)
+	if !ok1 || !ok2 {
+		t.Fatalf("%s: no section between %q and %q", path, docsBegin, docsEnd)
+	}
+	want := "\n" + flagDocs() + "\n"
+	if *update {
+		if err := os.WriteFile(path, []byte(before+docsBegin+"\n"+want+docsEnd+after), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("%s's flag table is not flagtable.go's; run go test ./engine/sglang -run TestFlagDocs -update (-want +got):\n%s", path, diff)
+	}
+}
+
+// TestEveryFlagJudged judges every row of the table under every release:
+// a modelled or ignored flag of the release passes (an ignored one parses,
+// listed as given), a refused one is refused naming itself and what it
+// would add, and one the release has not is refused naming itself.
+func TestEveryFlagJudged(t *testing.T) {
+	for _, p := range profiles {
+		for _, fl := range flagTable {
+			args := []string{"--sglang-version", p.Name, "--" + fl.name}
+			if fl.arity != noValue {
+				args = append(args, "x") // no flag's neutral value
+			}
+			err := (&flagServe{}).Judge(args, 2)
+			switch {
+			case !fl.in(p):
+				if err == nil || !strings.HasPrefix(err.Error(), "--"+fl.name+" ") && !strings.HasPrefix(err.Error(), "--"+fl.name+":") {
+					t.Errorf("%s: --%s, not its flag: %v", p.Name, fl.name, err)
+				}
+			case fl.kind == refused:
+				if want := "--" + fl.name + ": " + fl.what + ": not modelled for " + p.Describes; err == nil || !strings.HasPrefix(err.Error(), want) {
+					t.Errorf("%s: --%s: %v, want %q", p.Name, fl.name, err, want)
+				}
+			case err != nil:
+				t.Errorf("%s: --%s: %v, want it taken", p.Name, fl.name, err)
+			case fl.kind == ignored:
+				s := &flagServe{version: p.Name}
+				fs := flag.NewFlagSet("t", flag.ContinueOnError)
+				fs.SetOutput(io.Discard)
+				var model string
+				s.Register(fs, &model)
+				if err := fs.Parse(args); err != nil || len(s.Listed) != 1 {
+					t.Errorf("%s: --%s: parse %v, listed %q", p.Name, fl.name, err, s.Listed)
+				}
+			}
+		}
+	}
+}
+
+// FuzzJudge: any flag, under any release named, is judged without a
+// panic, and a refusal begins with the flag as given.
+func FuzzJudge(f *testing.F) {
+	for _, seed := range []string{"--tp", "--pp", "--ep", "--enable-lora", "--tp_size", "--mem-frac=0.8", "--trust-remote-code=1", "---", "--", "--=x", "-", "--fp8-gemm-runner-backend"} {
+		f.Add("v0.4.9.post2", seed, "x")
+		f.Add("v0.5.6.post2", seed, "")
+	}
+	f.Fuzz(func(t *testing.T, release, flagArg, value string) {
+		if !strings.HasPrefix(flagArg, "-") {
+			return
+		}
+		args := []string{"--sglang-version", release, flagArg, value}
+		err := (&flagServe{}).Judge(args, 2)
+		if asGiven, _, _ := strings.Cut(flagArg, "="); err != nil && !strings.HasPrefix(err.Error(), asGiven) {
+			t.Errorf("Judge(%q): %q does not begin with %q", args, err, asGiven)
+		}
+	})
+}
