@@ -112,6 +112,9 @@ type Resolved struct {
 	// All2AllBytes is the all-to-all backend's buffers on each GPU (see
 	// resolveAll2All).
 	All2AllBytes uint64
+	// Transfer is what --kv-transfer-config holds that membudget sizes
+	// (see kvhost.go).
+	Transfer KVTransfer
 	// RedundantExperts is --eplb-config's num_redundant_experts under
 	// --enable-eplb, EPLBWindow its window_size, and EPLBReserves says
 	// the profile run reserves the communicator's buffers (see eplb.go).
@@ -233,7 +236,7 @@ func resolveCounted(s Serve, a *model.Arch, c budget.Class, p Profile, states, a
 	if err := r.resolveAll2All(a); err != nil {
 		return Resolved{}, err
 	}
-	if err := r.resolveKVTransfer(); err != nil {
+	if err := r.resolveKVTransfer(a); err != nil {
 		return Resolved{}, err
 	}
 	return r, nil
