@@ -411,6 +411,10 @@ func (r *Resolved) resolveLengths(a *model.Arch, c budget.Class, def func(string
 		// (on main), >= 70 GiB and not an A100 (by name), else.
 		big := c.Device.MemoryBytes >= 70<<30 && !containsFold(c.Device.Name, "a100")
 		huge := p.LargeBatchTier && c.Device.MemoryBytes >= 160<<30
+		if r.MaxNumBatchedTokens == 0 && r.batchedDPMoE() {
+			r.MaxNumBatchedTokens = batchedDPTokens
+			def("max-num-batched-tokens", batchedDPWhy)
+		}
 		if r.MaxNumBatchedTokens == 0 {
 			switch {
 			case huge:
@@ -428,6 +432,10 @@ func (r *Resolved) resolveLengths(a *model.Arch, c budget.Class, def func(string
 				r.MaxNumSeqs = 1024
 			}
 			def("max-num-seqs", whys.of(c.Device.Name).seqs)
+			if r.batchedDPMoE() && r.MaxNumBatchedTokens < r.MaxNumSeqs {
+				r.MaxNumSeqs = r.MaxNumBatchedTokens
+				def("max-num-seqs", batchedDPSeqsWhy)
+			}
 		}
 	}
 	if r.MaxNumBatchedTokens > maxBatchedTokens {
