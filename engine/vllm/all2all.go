@@ -261,6 +261,9 @@ type a2aJSON struct {
 	// BufferBytes is the backend's buffers on each GPU, non-torch memory
 	// the util budget pays; 0 where the serve asks for none.
 	BufferBytes uint64 `json:"buffer_bytes"`
+	// RDMAHintBytes is deepep_low_latency's get_low_latency_rdma_size_hint,
+	// the RDMA buffer DeepEP asks of NVSHMEM (deepep_ll.go); 0 otherwise.
+	RDMAHintBytes uint64 `json:"rdma_hint_bytes,omitempty"`
 }
 
 // a2aJSON is the sizing's all-to-all backend for the report, nil when the
@@ -269,5 +272,10 @@ func (sz *Sizing) a2aJSON() *a2aJSON {
 	if sz.Serve.All2AllBackend == "" {
 		return nil
 	}
-	return &a2aJSON{Backend: sz.Serve.All2AllBackend, BufferBytes: sz.Serve.All2AllBytes}
+	j := &a2aJSON{Backend: sz.Serve.All2AllBackend, BufferBytes: sz.Serve.All2AllBytes}
+	if j.Backend == "deepep_low_latency" && j.BufferBytes > 0 {
+		args := sz.Serve.deepepLLArgsOf(sz.Model.Arch)
+		j.RDMAHintBytes = deepepLLRDMAHint(args.Tokens, args.Hidden, args.Experts)
+	}
+	return j
 }

@@ -2,6 +2,7 @@ package vllm
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -9,6 +10,7 @@ import (
 
 	"membudget/budget"
 	"membudget/engine"
+	"membudget/model/hub"
 )
 
 // deepepLLQwen3 is DeepEP low-latency's buffers on a GPU of Qwen3-30B-A3B
@@ -160,4 +162,40 @@ func TestDeepEPLLNeverShrinksFootprint(t *testing.T) {
 			t.Fatalf("the footprint before slack shrinks with DeepEP LL: %d -> %d", before, after)
 		}
 	})
+}
+
+// TestDeepEPLLReport: the report names DeepEP low-latency's buffers on a
+// line of their own, "all-to-all buffers", says what they hold, and the
+// serve's JSON carries the buffers and the hint (deepepLLQwen3GPU and
+// deepepLLQwen3Hint); the printed line carries the backend and the
+// batched tokens vLLM defaults to, so that it reads back the same.
+func TestDeepEPLLReport(t *testing.T) {
+	a := shipped(t)["Qwen__Qwen3-30B-A3B"]
+	s := Serve{DataParallelSize: 2, EnableExpertParallel: true, All2AllBackend: "deepep_low_latency", MaxModelLen: 4096}
+	sz, err := Size(&hub.Loaded{Name: "Qwen/Qwen3-30B-A3B", Arch: a}, testClass(false), s, current)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{" --max-num-seqs 256 --max-num-batched-tokens 256 ", " --all2all-backend deepep_low_latency"} {
+		if line := sz.Command(); !strings.Contains(line, want) {
+			t.Errorf("line %q: want %q", line, want)
+		}
+	}
+	// 2183135232 B is 2.03 GiB.
+	want := []string{"all-to-all: DeepEP low-latency buffers of 2.03 GiB a GPU: its 1024 MiB NVLink buffer and 32 MiB workspace, and its RDMA buffer of 545260672 B (get_low_latency_rdma_size_hint(256 tokens a rank, hidden 2048, 2 EP ranks, 128 experts)) in NVSHMEM's heap, charged in whole 512 MiB chunks; allocated while the model loads and counted in the util budget; NVSHMEM's own state beside its heap is not sized"}
+	if diff := cmp.Diff(want, sz.a2aSettings()); diff != "" {
+		t.Errorf("settings (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(&a2aJSON{Backend: "deepep_low_latency", BufferBytes: deepepLLQwen3GPU, RDMAHintBytes: deepepLLQwen3Hint}, sz.a2aJSON()); diff != "" {
+		t.Errorf("serve.all2all (-want +got):\n%s", diff)
+	}
+	var line uint64
+	for _, l := range sz.Section().Lines(sz.Plan().Evaluate(1, 4096)) {
+		if l.Label == "all-to-all buffers" {
+			line = l.Bytes
+		}
+	}
+	if line != deepepLLQwen3GPU {
+		t.Errorf("all-to-all buffers line %d B, want %d", line, deepepLLQwen3GPU)
+	}
 }
