@@ -28,8 +28,9 @@ import (
 // is what the copy takes, so a larger util costs twice on such a device.
 //
 // Where vLLM's kv_caches holds views (a hybrid model's groups share each
-// tensor among one layer of each group; layers sharing another's KV;
-// DeepSeek-V4's packed slab) the copy is per view, not per tensor, and
+// tensor among one layer of each group; layers sharing another's KV) the
+// copy is per view, not per tensor; DeepSeek-V4's packed slab is
+// registered whole before the host buffer is made (:1040-1052); and
 // Mamba state is a list of tensors per layer, not the one tensor the host
 // buffer copies (:754-760): membudget refuses those by name.
 
@@ -48,7 +49,7 @@ type KVTransfer struct {
 // a's KV cache, "" when it does (see the file comment).
 func kvHostRefusal(a *model.Arch, r *Resolved) string {
 	if a.DeepSeekV4 != nil {
-		return "DeepSeek-V4's KV cache is one packed slab whose per-layer views NIXL's host buffer copies one by one (nixl/base_worker.py:1041-1054)"
+		return "DeepSeek-V4's KV cache is one packed slab, which register_kv_caches registers whole and returns before it makes the host buffer (nixl/base_worker.py:1040-1052): what the cpu buffer device then holds or does is not read"
 	}
 	for _, l := range a.Layers {
 		if l.SharesKV {

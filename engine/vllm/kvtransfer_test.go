@@ -51,7 +51,7 @@ func TestResolveKVTransfer(t *testing.T) {
 		{"NIXL host buffer, shared KV", "google__gemma-3n-E2B-it", `{"kv_connector": "NixlConnector", "kv_role": "kv_both", "kv_buffer_device": "cpu"}`, current, nil, KVTransfer{},
 			refused(current, hostCopy+"a layer that shares another layer's KV cache is a view the host buffer copies again (nixl/base_worker.py:754-781)")},
 		{"NIXL host buffer, DeepSeek-V4", "deepseek-ai__DeepSeek-V4-Flash", `{"kv_connector": "NixlConnector", "kv_role": "kv_both", "kv_buffer_device": "cpu"}`, current, nil, KVTransfer{},
-			refused(current, hostCopy+"DeepSeek-V4's KV cache is one packed slab whose per-layer views NIXL's host buffer copies one by one (nixl/base_worker.py:1041-1054)")},
+			refused(current, hostCopy+"DeepSeek-V4's KV cache is one packed slab, which register_kv_caches registers whole and returns before it makes the host buffer (nixl/base_worker.py:1040-1052): what the cpu buffer device then holds or does is not read")},
 		{"NIXL on 0.27.0", "", `{"kv_connector": "NixlConnector", "kv_role": "kv_both"}`, mustProfile("0.27.0"), nil, KVTransfer{},
 			refused(mustProfile("0.27.0"), `connector "NixlConnector", `+transferConnectors["NixlConnector"]+" (membudget reads the NIXL connectors of vLLM 0.28.0 on)")},
 		{"NIXL on xpu", "", `{"kv_connector": "NixlConnector", "kv_role": "kv_both", "kv_buffer_device": "xpu"}`, current, nil, KVTransfer{},
