@@ -18,7 +18,9 @@ import (
 // initialize_host_xfer_buffer (:1072-1073): for every entry of the
 // runner's kv_caches, one host tensor of its shape and dtype
 // (torch.empty(kv_shape, device="cpu"), :747-790, permuted but not
-// resized for an NHD layout). With one KV cache group every attention
+// resized for an NHD layout), and registers them whole with NIXL as DRAM
+// (:1225-1227), which its RDMA backends pin: the pages are resident from
+// startup, not as transfers touch them. With one KV cache group every attention
 // layer has a tensor of its own, so the copy is the KV pool of the GPU,
 // byte for byte: num_gpu_blocks x every tensor's page. It is host memory,
 // allocated after vLLM's startup check and KV budget: on a discrete GPU
