@@ -124,8 +124,12 @@ func (r *Resolved) resolveDeepEPLL(a *model.Arch) error {
 	ep := r.ExpertRanks
 	args := r.deepepLLArgsOf(a)
 	if ep > deepepMaxNVLPeers || r.Collectives.Interconnect == budget.NoPeer {
-		return settingErr("all2all-backend", "", "deepep_low_latency over %d GPUs across nodes: DeepEP's RDMA buffer of %s a GPU over NVSHMEM's network transport and its queue pairs, set up by NVSHMEM's environment (vllm/distributed/device_communicators/all2all.py:305-327): not modelled for %s; membudget sizes it within one node of at most %d GPUs; membudget refuses it rather than size a serve vLLM would contradict",
-			ep, engine.GiB(deepepLLRDMAHint(args.Tokens, args.Hidden, args.Experts)), r.Profile.Describes, deepepMaxNVLPeers)
+		rdma := "DeepEP's RDMA buffer a GPU"
+		if args.Tokens > 0 { // a log's serve may leave the tokens unread
+			rdma = fmt.Sprintf("DeepEP's RDMA buffer of %s a GPU", engine.GiB(deepepLLRDMAHint(args.Tokens, args.Hidden, args.Experts)))
+		}
+		return settingErr("all2all-backend", "", "deepep_low_latency over %d GPUs across nodes: %s over NVSHMEM's network transport and its queue pairs, set up by NVSHMEM's environment (vllm/distributed/device_communicators/all2all.py:305-327): not modelled for %s; membudget sizes it within one node of at most %d GPUs; membudget refuses it rather than size a serve vLLM would contradict",
+			ep, rdma, r.Profile.Describes, deepepMaxNVLPeers)
 	}
 	if !slices.Contains(deepepLLHidden, a.Hidden) {
 		if a.Hidden > deepepLLHidden[len(deepepLLHidden)-1] {

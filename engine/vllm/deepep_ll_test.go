@@ -199,3 +199,23 @@ func TestDeepEPLLReport(t *testing.T) {
 		t.Errorf("all-to-all buffers line %d B, want %d", line, deepepLLQwen3GPU)
 	}
 }
+
+// TestExplainDropsDeepEPLLAcrossNodes: a log's deepep_low_latency serve
+// across nodes is explained without the backend, warning in exactly these
+// words; the log leaves the batched tokens unread, so the warning names no
+// RDMA size it cannot know.
+func TestExplainDropsDeepEPLLAcrossNodes(t *testing.T) {
+	log := "INFO non-default args: {'model': 'm', 'tensor_parallel_size': 8, 'data_parallel_size': 2, 'enable_expert_parallel': True, 'all2all_backend': 'deepep_low_latency'}\n"
+	ls, err := buildServe(logSource(t, log).Log, Serve{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ls.dropUnsizedA2A(shipped(t)["Qwen__Qwen3-30B-A3B"], bigClass, current)
+	want := []string{"the log's serve uses the all-to-all backend deepep_low_latency, whose buffers membudget does not size for it (--all2all-backend: deepep_low_latency over 16 GPUs across nodes: DeepEP's RDMA buffer a GPU over NVSHMEM's network transport and its queue pairs, set up by NVSHMEM's environment (vllm/distributed/device_communicators/all2all.py:305-327)): its predictions leave them out"}
+	if diff := cmp.Diff(want, ls.Warnings); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+	if ls.Serve.All2AllBackend != "" {
+		t.Errorf("backend %q kept, want it left out", ls.Serve.All2AllBackend)
+	}
+}
