@@ -90,7 +90,7 @@ const cudaMallocGranularity = 2 << 20
 
 // registerAll2All registers --all2all-backend into b.
 func registerAll2All(fs *flag.FlagSet, b *string) {
-	fs.StringVar(b, "all2all-backend", "", "vLLM's --all2all-backend: allgather_reducescatter (default), deepep_high_throughput (its buffers sized within a node); the others refused by name")
+	fs.StringVar(b, "all2all-backend", "", "vLLM's --all2all-backend: allgather_reducescatter (default), deepep_high_throughput and deepep_low_latency (their buffers sized within a node); the others refused by name")
 }
 
 // resolveAll2All checks --all2all-backend as vLLM does and sizes the
@@ -115,6 +115,9 @@ func (r *Resolved) resolveAll2All(a *model.Arch) error {
 		// No manager without data parallelism, no buffer without expert
 		// parallelism over it (see the file comment).
 		return nil
+	}
+	if b == "deepep_low_latency" {
+		return r.resolveDeepEPLL(a)
 	}
 	if b != "deepep_high_throughput" {
 		return settingErr("all2all-backend", "", "%s, %s: not modelled for %s (its buffers are sized by its own package, not by vLLM: vllm/distributed/device_communicators/all2all.py); membudget refuses it rather than size a serve vLLM would contradict", b, a2aWhat(b), r.Profile.Describes)
@@ -161,7 +164,7 @@ func a2aWhat(b string) string {
 // line whose DeepEP buffers membudget sizes: it sizes the default. name,
 // value and assignment are the line's NAME, value and NAME=value.
 func a2aEnv(name, value, assignment, backend string, p Profile) error {
-	if name != "VLLM_DEEPEP_BUFFER_SIZE_MB" || backend != "deepep_high_throughput" || p.Release.Less(a2aSince) {
+	if name != "VLLM_DEEPEP_BUFFER_SIZE_MB" || backend != "deepep_high_throughput" && backend != "deepep_low_latency" || p.Release.Less(a2aSince) {
 		return nil
 	}
 	if n, err := strconv.Atoi(strings.TrimSpace(value)); err == nil && n == deepepBufferMiB {
@@ -193,6 +196,9 @@ func appendA2AItems(items []budget.Item, r *Resolved) []budget.Item {
 func (sz *Sizing) a2aSettings() []string {
 	if sz.Serve.All2AllBytes == 0 {
 		return nil
+	}
+	if sz.Serve.All2AllBackend == "deepep_low_latency" {
+		return []string{sz.deepepLLSettings()}
 	}
 	return []string{fmt.Sprintf("all-to-all: DeepEP high-throughput buffers of %s a GPU (its %d MiB NVLink buffer and 32 MiB workspace), allocated while the model loads and counted in the util budget; sized for an expert-parallel group within one node (across nodes vLLM adds as much RDMA buffer, which membudget refuses)",
 		engine.GiB(sz.Serve.All2AllBytes), deepepBufferMiB)}
@@ -255,6 +261,9 @@ type a2aJSON struct {
 	// BufferBytes is the backend's buffers on each GPU, non-torch memory
 	// the util budget pays; 0 where the serve asks for none.
 	BufferBytes uint64 `json:"buffer_bytes"`
+	// RDMAHintBytes is deepep_low_latency's get_low_latency_rdma_size_hint,
+	// the RDMA buffer DeepEP asks of NVSHMEM (deepep_ll.go); 0 otherwise.
+	RDMAHintBytes uint64 `json:"rdma_hint_bytes,omitempty"`
 }
 
 // a2aJSON is the sizing's all-to-all backend for the report, nil when the
@@ -263,5 +272,10 @@ func (sz *Sizing) a2aJSON() *a2aJSON {
 	if sz.Serve.All2AllBackend == "" {
 		return nil
 	}
-	return &a2aJSON{Backend: sz.Serve.All2AllBackend, BufferBytes: sz.Serve.All2AllBytes}
+	j := &a2aJSON{Backend: sz.Serve.All2AllBackend, BufferBytes: sz.Serve.All2AllBytes}
+	if j.Backend == "deepep_low_latency" && j.BufferBytes > 0 {
+		args := sz.Serve.deepepLLArgsOf(sz.Model.Arch)
+		j.RDMAHintBytes = deepepLLRDMAHint(args.Tokens, args.Hidden, args.Experts)
+	}
+	return j
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 
 	"membudget/budget"
@@ -62,7 +63,10 @@ func TestResolveAll2All(t *testing.T) {
 		// No expert parallelism: the naive DP path, no buffer.
 		{"DeepEP HT without EP", "", Serve{DataParallelSize: 2, All2AllBackend: "deepep_high_throughput"}, current, 0, false},
 		{"DeepEP HT, a dense model", "meta-llama__Llama-3.1-8B-Instruct", ep(1, 2, "deepep_high_throughput"), current, 0, false},
-		{"DeepEP LL", "", ep(1, 2, "deepep_low_latency"), current, 0, true},
+		// deepep_low_latency at vLLM's default 256 tokens a rank
+		// (deepep_ll_test.go).
+		{"DeepEP LL", "", ep(1, 2, "deepep_low_latency"), current, deepepLLQwen3GPU, false},
+		{"DeepEP LL across nodes", "", ep(8, 2, "deepep_low_latency"), current, 0, true},
 		{"DeepEP LL, DP 1", "", ep(2, 1, "deepep_low_latency"), current, 0, false},
 		{"MoRI", "", ep(1, 2, "mori_high_throughput"), current, 0, true},
 		{"FlashInfer", "", ep(1, 2, "flashinfer_nvlink_one_sided"), current, 0, true},
@@ -148,23 +152,35 @@ func TestAll2AllCommand(t *testing.T) {
 	}
 }
 
-// TestA2AEnv: VLLM_DEEPEP_BUFFER_SIZE_MB other than 1024 is refused where
-// membudget sizes DeepEP's buffers, and passes elsewhere.
+// TestA2AEnv: VLLM_DEEPEP_BUFFER_SIZE_MB other than 1024 is refused, in
+// exactly these words, where membudget sizes DeepEP's buffers (either
+// mode), and passes elsewhere.
 func TestA2AEnv(t *testing.T) {
+	refusal := func(value string) string {
+		return "VLLM_DEEPEP_BUFFER_SIZE_MB=" + value + " in the launch line: DeepEP's NVLink buffer of that many MiB a GPU (vllm/distributed/device_communicators/all2all.py:220): not modelled for " + current.Describes + ", which sizes its default of 1024 MiB; membudget refuses it rather than size a serve vLLM would contradict"
+	}
 	cases := []struct {
 		value, backend, release string
-		refused                 bool
+		want                    string // the refusal, "" when it passes
 	}{
-		{"2048", "deepep_high_throughput", "main", true},
-		{"1024", "deepep_high_throughput", "main", false},
-		{"x", "deepep_high_throughput", "main", true},
-		{"2048", "", "main", false},
-		{"2048", "deepep_high_throughput", "0.27.0", false}, // the flag refuses it there
+		{"2048", "deepep_high_throughput", "main", refusal("2048")},
+		{"2048", "deepep_low_latency", "main", refusal("2048")},
+		{"1024", "deepep_high_throughput", "main", ""},
+		{" 1024", "deepep_low_latency", "main", ""},
+		// Not a number: vLLM's int() stops; membudget refuses it first.
+		{"x", "deepep_high_throughput", "main", refusal("x")},
+		{"2048", "", "main", ""},
+		{"2048", "mori_low_latency", "main", ""},         // the flag refuses MoRI
+		{"2048", "deepep_high_throughput", "0.27.0", ""}, // the flag refuses it there
 	}
 	for _, tc := range cases {
 		err := a2aEnv("VLLM_DEEPEP_BUFFER_SIZE_MB", tc.value, "VLLM_DEEPEP_BUFFER_SIZE_MB="+tc.value, tc.backend, mustProfile(tc.release))
-		if (err != nil) != tc.refused {
-			t.Errorf("%s with %q on %s: error %v, want refused %v", tc.value, tc.backend, tc.release, err, tc.refused)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("%q with %q on %s (-want +got):\n%s", tc.value, tc.backend, tc.release, diff)
 		}
 	}
 }
@@ -222,7 +238,9 @@ func TestExplainReadsAll2All(t *testing.T) {
 	}{
 		{"DeepEP HT sized", "deepep_high_throughput", "'data_parallel_size': 2, 'enable_expert_parallel': True", "main", true},
 		{"DeepEP HT on 0.27.0", "deepep_high_throughput", "'data_parallel_size': 2, 'enable_expert_parallel': True", "0.27.0", false},
-		{"DeepEP LL", "deepep_low_latency", "'data_parallel_size': 2, 'enable_expert_parallel': True", "main", false},
+		{"DeepEP LL", "deepep_low_latency", "'data_parallel_size': 2, 'enable_expert_parallel': True", "main", true},
+		{"DeepEP LL across nodes", "deepep_low_latency", "'tensor_parallel_size': 8, 'data_parallel_size': 2, 'enable_expert_parallel': True", "main", false},
+		{"MoRI", "mori_low_latency", "'data_parallel_size': 2, 'enable_expert_parallel': True", "main", false},
 		{"across nodes", "deepep_high_throughput", "'tensor_parallel_size': 8, 'data_parallel_size': 2, 'enable_expert_parallel': True", "main", false},
 		// No buffer without EP: nothing to leave out.
 		{"DeepEP LL without EP", "deepep_low_latency", "'data_parallel_size': 2", "main", true},

@@ -107,7 +107,7 @@ func (p *planSearch) Search(m *hub.Loaded, need engine.Need, sp engine.PlanSpace
 		out.Notes = append(out.Notes, "each deployment keeps the KV offload given (--kv-offloading-size): its pinned host memory is split among each engine's GPUs, and counted beside the util budget on unified devices")
 	}
 	if p.kvTransfer != "" {
-		out.Notes = append(out.Notes, "each deployment keeps the --kv-transfer-config given: its NIXL connector registers the KV cache vLLM allocates and adds no buffer of vLLM's")
+		out.Notes = append(out.Notes, "each deployment keeps the --kv-transfer-config given: its NIXL connector registers the KV cache vLLM allocates, and with kv_buffer_device cpu keeps a host copy of it (counted beside the util budget on unified devices)")
 	}
 	if p.mm.given() {
 		out.Notes = append(out.Notes, "each deployment keeps the multimodal flags given (--limit-mm-per-prompt and its kin)")

@@ -181,6 +181,9 @@ func (cp *Compiler) compileInto(k *kvCheck, s Serve, c budget.Class, p Profile) 
 		}
 		plan.Stages[i].Slack = pools[i].Slack()
 	}
+	if c.Memory.Unified {
+		plan.Host = budget.SatAdd(plan.Host, r.transferHost(layout, shardings, blocks))
+	}
 	k.groups, k.shardings = layout, shardings
 	return plan, nil
 }

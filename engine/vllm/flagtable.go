@@ -72,7 +72,7 @@ const (
 var flagTable = []vflag{
 	{name: "additional-config", arity: oneValue, json: true, kind: refused, what: whatPlugin, since: Version{0, 7, 3}, added: "#12432 (2025-02-11)"},
 	{name: "aggregate-engine-logging", arity: noValue, kind: ignored, since: Version{0, 11, 0}, added: "#24354 (2025-10-13)"},
-	{name: "all2all-backend", arity: oneValue, kind: modelled, since: Version{0, 11, 0}, added: "#26732 (2025-10-13)"}, // all2all.go: sized from 0.28.0 (deepep_high_throughput within a node), refused by name before it and for the backends whose packages size their buffers
+	{name: "all2all-backend", arity: oneValue, kind: modelled, since: Version{0, 11, 0}, added: "#26732 (2025-10-13)"}, // all2all.go, deepep_ll.go: sized from 0.28.0 (deepep_high_throughput and deepep_low_latency within a node), refused by name before it and for the backends whose packages size their buffers
 	{name: "allow-credentials", arity: noValue, neg: true, kind: ignored},
 	{name: "allow-deprecated-quantization", arity: noValue, neg: true, kind: ignored, since: Version{0, 14, 0}, added: "#31688 (2026-01-08)"},
 	{name: "allowed-headers", arity: oneValue, json: true, kind: ignored},
@@ -234,7 +234,7 @@ var flagTable = []vflag{
 	{name: "kv-offloading-backend", arity: oneValue, kind: modelled, since: Version{0, 11, 0}, added: "#27621 (2025-11-01)"}, // offload.go: native sized from 0.28.0, refused by name before it; lmcache refused
 	{name: "kv-offloading-size", arity: oneValue, kind: modelled, since: Version{0, 11, 0}, added: "#27621 (2025-11-01)"},    // offload.go: native sized from 0.28.0, refused by name before it
 	{name: "kv-sharing-fast-prefill", arity: noValue, neg: true, kind: refused, what: whatHybrid, since: Version{0, 10, 0}, added: "#21590 (2025-07-30)"},
-	{name: "kv-transfer-config", arity: oneValue, json: true, kind: modelled, since: Version{0, 6, 5}, added: "in vLLM 0.6.5"}, // kvtransfer.go: NIXL on the GPU from 0.28.0; other connectors and older releases refused by name
+	{name: "kv-transfer-config", arity: oneValue, json: true, kind: modelled, since: Version{0, 6, 5}, added: "in vLLM 0.6.5"}, // kvtransfer.go, kvhost.go: NIXL from 0.28.0, kv_buffer_device cuda or cpu (its host copy of the KV cache); LMCache (lmcache.go), other connectors and older releases refused by name
 	{name: "language-model-only", arity: noValue, neg: true, kind: refused, what: whatLangonly, since: Version{0, 15, 0}, added: "#34120 (2026-02-09)"},
 	{name: "limit-mm-per-prompt", arity: oneValue, json: true, kind: modelled},
 	{name: "linear-backend", arity: oneValue, kind: refused, what: whatKernels, neutral: []string{"auto"}, since: Version{0, 22, 0}, added: "#39538 (2026-05-15)"},

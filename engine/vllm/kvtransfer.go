@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"membudget/internal/shell"
+	"membudget/model"
 )
 
 // This file reads --kv-transfer-config: the KV connector of a
@@ -25,8 +26,7 @@ import (
 // allocates no tensor of its own: the only torch allocation under nixl/
 // is the host transfer buffer of kv_buffer_device cpu (base_worker.py:
 // 747-790), one host tensor the shape of every layer's KV cache, which
-// membudget refuses (its size is the KV pool the budget leaves, on the
-// host). The NIXL connectors implement SupportsHMA (nixl/connector.py:79),
+// kvhost.go sizes (the KV pool the budget leaves, on the host). The NIXL connectors implement SupportsHMA (nixl/connector.py:79),
 // so vLLM keeps its hybrid KV cache manager (vllm/config/vllm.py:
 // 1751-1774), and do not ask for piecewise CUDA graphs (the base's
 // requires_piecewise_for_cudagraph, kv_connector/v1/base.py:630): the KV
@@ -71,13 +71,13 @@ type kvTransferConfig struct {
 
 // registerKVTransfer registers --kv-transfer-config into v.
 func registerKVTransfer(fs *flag.FlagSet, v *string) {
-	fs.StringVar(v, "kv-transfer-config", "", "vLLM's --kv-transfer-config, JSON: the NIXL connectors with kv_buffer_device cuda (no buffer vLLM allocates); other connectors refused by name")
+	fs.StringVar(v, "kv-transfer-config", "", "vLLM's --kv-transfer-config, JSON: the NIXL connectors with kv_buffer_device cuda (no buffer vLLM allocates) or cpu (a host copy of the KV cache); other connectors refused by name")
 }
 
 // resolveKVTransfer checks --kv-transfer-config as vLLM does: a NIXL
 // connector on the GPU adds no memory vLLM allocates; anything else is
 // refused by name with what it would add.
-func (r *Resolved) resolveKVTransfer() error {
+func (r *Resolved) resolveKVTransfer(a *model.Arch) error {
 	v := strings.TrimSpace(r.KVTransferConfig)
 	if v == "" {
 		return nil
@@ -129,11 +129,14 @@ func (r *Resolved) resolveKVTransfer() error {
 	switch dev {
 	case "cuda":
 	case "cpu":
-		return refuse(fmt.Sprintf("connector %q with kv_buffer_device cpu: a host copy of every layer's KV cache, as large as the KV pool (nixl/base_worker.py:747-790)", conn))
+		if why := kvHostRefusal(a, r); why != "" {
+			return refuse(fmt.Sprintf("connector %q with kv_buffer_device cpu for this model: a host copy of every layer's KV cache (nixl/base_worker.py:747-790); %s", conn, why))
+		}
 	default:
 		// _NIXL_SUPPORTED_DEVICE["cuda"] (nixl/utils.py:18-29).
 		return settingErr("kv-transfer-config", dev, "kv_buffer_device: vLLM stops at startup: NIXL on cuda takes cuda or cpu (vllm/distributed/kv_transfer/kv_connector/v1/nixl/utils.py:18-22)")
 	}
+	r.Transfer = KVTransfer{Connector: conn, HostBuffer: dev == "cpu"}
 	return nil
 }
 
@@ -157,6 +160,9 @@ func (sz *Sizing) kvTransferSettings() []string {
 	c, _ := transferConnector(v)
 	if c == "" {
 		return nil
+	}
+	if sz.Serve.Transfer.HostBuffer {
+		return []string{sz.kvHostSettings()}
 	}
 	return []string{fmt.Sprintf("KV transfer: %s registers the KV cache vLLM allocated with NIXL (kv_buffer_device cuda) and allocates no buffer of its own in vLLM: the KV cache, graphs and profile are unchanged; NIXL's agent and UCX's own buffers are the nixl package's, not sized", c)}
 }

@@ -93,9 +93,8 @@ func (r *Resolved) resolveOffload(def func(string, string)) error {
 			whatOffload, r.Profile.Describes, offloadSince)
 	}
 	if o.Backend == "lmcache" {
-		// vllm/config/vllm.py:972-976: LMCacheMPConnector, the size not
-		// passed on; the LMCache server process holds the blocks.
-		return settingErr("kv-offloading-backend", "", "lmcache, %s: not modelled for %s (vLLM hands the blocks to LMCacheMPConnector and a separate LMCache server whose host and device buffers membudget cannot read; the size is not passed to it, vllm/config/vllm.py:972-976); membudget refuses it rather than size a serve vLLM would contradict", whatTransfer, r.Profile.Describes)
+		// The LMCache server process holds the blocks (lmcache.go).
+		return settingErr("kv-offloading-backend", "", "lmcache, %s: not modelled for %s (%s); membudget refuses it rather than size a serve vLLM would contradict", whatTransfer, r.Profile.Describes, lmcacheOffloadWhy)
 	}
 	bytes := uint64(v * (1 << 30))
 	if bytes == 0 {
@@ -211,8 +210,8 @@ func simpleOffloadEnv(name, value, assignment string, o KVOffload, p Profile) er
 // factory.py registers at main d18bb7b), for its refusal.
 var transferConnectors = map[string]string{
 	"NixlConnector":             "NIXL's registration of the KV cache for transfers (no copy with kv_buffer_device cuda; with cpu a host copy of every layer's KV cache, vllm/distributed/kv_transfer/kv_connector/v1/nixl/base_worker.py:747-790) and UCX's own buffers",
-	"LMCacheConnectorV1":        "LMCache's host and disk cache and its GPU staging buffers, sized by the lmcache package's own configuration (max_local_cpu_size, from LMCACHE_CONFIG_FILE or LMCACHE_* variables), not by vLLM",
-	"LMCacheMPConnector":        "a separate LMCache server's cache and the connector's GPU staging buffers",
+	"LMCacheConnectorV1":        lmcacheWhat, // lmcache.go
+	"LMCacheMPConnector":        lmcacheMPWhat,
 	"SimpleCPUOffloadConnector": "the simple CPU offload's pinned host blocks",
 	"MooncakeConnector":         "Mooncake's transfer engine buffers and its registration of the KV cache",
 	"MooncakeStoreConnector":    "Mooncake store's host cache and transfer buffers",

@@ -95,7 +95,7 @@ func newReference(a *model.Arch, s Serve, c budget.Class, p Profile, shard bool)
 	}
 	ref.requested = requested
 	if c.Memory.Unified {
-		ref.host = r.hostBytes()
+		ref.host = budget.SatAdd(r.hostBytes(), ref.transferHost())
 	}
 	if r.AutoMaxModelLen {
 		if err := ref.autoFitMaxModelLen(); err != nil {

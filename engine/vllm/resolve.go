@@ -112,6 +112,9 @@ type Resolved struct {
 	// All2AllBytes is the all-to-all backend's buffers on each GPU (see
 	// resolveAll2All).
 	All2AllBytes uint64
+	// Transfer is what --kv-transfer-config holds that membudget sizes
+	// (see kvhost.go).
+	Transfer KVTransfer
 	// RedundantExperts is --eplb-config's num_redundant_experts under
 	// --enable-eplb, EPLBWindow its window_size, and EPLBReserves says
 	// the profile run reserves the communicator's buffers (see eplb.go).
@@ -233,7 +236,7 @@ func resolveCounted(s Serve, a *model.Arch, c budget.Class, p Profile, states, a
 	if err := r.resolveAll2All(a); err != nil {
 		return Resolved{}, err
 	}
-	if err := r.resolveKVTransfer(); err != nil {
+	if err := r.resolveKVTransfer(a); err != nil {
 		return Resolved{}, err
 	}
 	return r, nil
@@ -408,6 +411,10 @@ func (r *Resolved) resolveLengths(a *model.Arch, c budget.Class, def func(string
 		// (on main), >= 70 GiB and not an A100 (by name), else.
 		big := c.Device.MemoryBytes >= 70<<30 && !containsFold(c.Device.Name, "a100")
 		huge := p.LargeBatchTier && c.Device.MemoryBytes >= 160<<30
+		if r.MaxNumBatchedTokens == 0 && r.batchedDPMoE() {
+			r.MaxNumBatchedTokens = batchedDPTokens
+			def("max-num-batched-tokens", batchedDPWhy)
+		}
 		if r.MaxNumBatchedTokens == 0 {
 			switch {
 			case huge:
@@ -425,6 +432,10 @@ func (r *Resolved) resolveLengths(a *model.Arch, c budget.Class, def func(string
 				r.MaxNumSeqs = 1024
 			}
 			def("max-num-seqs", whys.of(c.Device.Name).seqs)
+			if r.batchedDPMoE() && r.MaxNumBatchedTokens < r.MaxNumSeqs {
+				r.MaxNumSeqs = r.MaxNumBatchedTokens
+				def("max-num-seqs", batchedDPSeqsWhy)
+			}
 		}
 	}
 	if r.MaxNumBatchedTokens > maxBatchedTokens {

@@ -45,6 +45,9 @@ type serveJSON struct {
 	EPLB *eplbJSON `json:"eplb,omitempty"`
 	// All2All is --all2all-backend and its buffers (all2all.go).
 	All2All *a2aJSON `json:"all2all,omitempty"`
+	// KVTransfer is --kv-transfer-config's connector and its host buffer
+	// (kvhost.go).
+	KVTransfer *kvTransferJSON `json:"kv_transfer,omitempty"`
 	// Multimodal is the multimodal flags and the encoder cache they size.
 	Multimodal *mmJSON `json:"multimodal,omitempty"`
 	// Speculative is --speculative-config and what it adds (specdecode.go).
@@ -97,7 +100,7 @@ func (s section) Serve() any {
 		BlockSize: r.BlockSize, KVCacheDtype: r.KVCacheDtype, TensorParallelSize: r.TensorParallelSize,
 		PipelineParallelSize: r.PipelineParallelSize, DataParallelSize: r.DataParallelSize, EnableExpertParallel: r.EnableExpertParallel,
 		Dtype: r.Dtype, Quantization: r.Quant.Method, EnforceEager: r.EnforceEager, AsyncScheduling: r.Async, Runner: s.sz.runnerJSON(),
-		CPUOffloadGiB: r.CPUOffloadGiB, SwapSpaceGiB: r.SwapGiB, LoRA: s.sz.loraJSON(), Compilation: s.sz.compilationJSON(), NumGPUBlocksOverride: r.NumGPUBlocksOverride, KVOffload: s.sz.offloadJSON(), EPLB: s.sz.eplbJSON(), All2All: s.sz.a2aJSON(), Multimodal: s.sz.mmJSON(), Speculative: s.sz.specJSON(), Defaults: r.Sources.Map(), Ignored: s.sz.pasted.AllIgnored(), RequiresPlugin: r.pluginName(),
+		CPUOffloadGiB: r.CPUOffloadGiB, SwapSpaceGiB: r.SwapGiB, LoRA: s.sz.loraJSON(), Compilation: s.sz.compilationJSON(), NumGPUBlocksOverride: r.NumGPUBlocksOverride, KVOffload: s.sz.offloadJSON(), EPLB: s.sz.eplbJSON(), All2All: s.sz.a2aJSON(), KVTransfer: s.sz.kvTransferJSON(), Multimodal: s.sz.mmJSON(), Speculative: s.sz.specJSON(), Defaults: r.Sources.Map(), Ignored: s.sz.pasted.AllIgnored(), RequiresPlugin: r.pluginName(),
 		Command: s.sz.Command(),
 	}
 }

@@ -74,6 +74,9 @@ func (s serveJSON) AppendJSON(b []byte) ([]byte, error) {
 	if b, err = appendFeature(b, `,"all2all":`, s.All2All, s.All2All != nil); err != nil {
 		return b, err
 	}
+	if b, err = appendFeature(b, `,"kv_transfer":`, s.KVTransfer, s.KVTransfer != nil); err != nil {
+		return b, err
+	}
 	if b, err = appendFeature(b, `,"multimodal":`, s.Multimodal, s.Multimodal != nil); err != nil {
 		return b, err
 	}
