@@ -298,7 +298,7 @@ func draftTensorShapes(dir string) (map[string][]uint64, error) {
 		f, err := os.Open(file)
 		if err != nil {
 			if os.IsNotExist(err) {
-				return nil, fmt.Errorf("%s: no safetensors checkpoint: membudget reads its tensor names to tell what vLLM shares with the target (a pytorch_model.bin is not read)", dir)
+				return nil, fmt.Errorf("%s: %w: membudget reads its tensor names to tell what vLLM shares with the target (a pytorch_model.bin is not read)", dir, errNoSafetensors)
 			}
 			return nil, err
 		}
@@ -420,8 +420,8 @@ func draftTensors(d *Draft, tp, el uint64, yield func(uint64)) {
 }
 
 // eachDraftTensor yields the bytes of each tensor of the serve's draft
-// (an EAGLE-3 draft's, or the MTP layers') on a GPU of stage st: on the
-// last stage only, where the drafter runs.
+// (an EAGLE or draft model's, the MTP layers', or the Medusa heads') on a
+// GPU of stage st: on the last stage only, where the drafter runs.
 func eachDraftTensor(a *model.Arch, r *Resolved, st model.Sharding, yield func(uint64)) {
 	if !st.Last {
 		return
@@ -431,6 +431,9 @@ func eachDraftTensor(a *model.Arch, r *Resolved, st model.Sharding, yield func(u
 	}
 	if r.Spec.MTPLayers > 0 {
 		mtpTensors(a, r, st, yield)
+	}
+	if m := r.Spec.Medusa; m != nil {
+		medusaTensors(m, r.TensorParallelSize, r.DtypeBytes, yield)
 	}
 }
 
