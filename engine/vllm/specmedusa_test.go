@@ -364,3 +364,38 @@ func TestMedusaCompilerEqualsReference(t *testing.T) {
 		}
 	})
 }
+
+// TestBuildServeReadsMedusa: a logged medusa config whose heads' directory
+// is here is sized as --speculative-config would be (one of a release
+// that does not read the old format is left out with a warning), and the
+// drafter's "Loading drafter model..." line is then no note of weights
+// left out.
+func TestBuildServeReadsMedusa(t *testing.T) {
+	a := shipped(t)[medusaTarget]
+	dir := WriteMedusaDraft(t)
+	log := "INFO non-default args: {'model': 'm', 'max_model_len': 4096, 'speculative_config': {'method': 'medusa', 'model': '" + dir + "', 'num_speculative_tokens': 3}}\n"
+	for _, tc := range []struct {
+		p      Profile
+		want   string
+		warned bool
+	}{
+		{current, `{"method": "medusa", "model": "` + dir + `", "num_speculative_tokens": 3}`, false},
+		{mustProfile("0.24.0"), "", true},
+	} {
+		ls, err := buildServe(logSource(t, log).Log, Serve{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ls.dropUnsizedSpec(a, bigClass, tc.p)
+		if ls.Serve.SpeculativeConfig != tc.want || (len(ls.Warnings) > 0) != tc.warned {
+			t.Errorf("%s: config %q, warnings %q; want %q, warned %v", tc.p.Name, ls.Serve.SpeculativeConfig, ls.Warnings, tc.want, tc.warned)
+		}
+	}
+	r, err := Resolve(Serve{MaxModelLen: 4096, SpeculativeConfig: medusaSpec(dir, 3)}, a, bigClass, current)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := drafterNotes(logSource(t, drafterLog).Log, a, r); len(got) != 0 {
+		t.Errorf("notes %q, want none: the heads are the drafter vLLM loads", got)
+	}
+}
