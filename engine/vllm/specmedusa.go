@@ -1,12 +1,15 @@
 package vllm
 
 import (
+	"archive/zip"
 	"bytes"
 	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -295,9 +298,12 @@ func readMedusaFrom(dir, file string, data []byte, shapes func() (map[string][]u
 		return m, fmt.Errorf("%s: hidden_size %d differs from the target's %d (MedusaConfig's default is 4096): not modelled", file, m.Hidden, a.Hidden)
 	}
 	tensors, err := shapes()
+	if errors.Is(err, errNoSafetensors) && localDraft(m.Path) {
+		tensors, err = medusaPtTensors(m.Path, &m)
+	}
 	switch {
 	case errors.Is(err, errNoSafetensors):
-		return m, fmt.Errorf("%s: no safetensors checkpoint: membudget reads its tensor names to tell that it holds the %d head(s) vLLM builds, else vLLM stops loading it (a .pt or .bin checkpoint, as FasterDecoding's medusa_lm_head.pt, is not read); not modelled", dir, m.Heads)
+		return m, fmt.Errorf("%s: no safetensors or .pt checkpoint: membudget reads its tensor names to tell that it holds the %d head(s) vLLM builds, else vLLM stops loading it (a .bin checkpoint is not read); not modelled", dir, m.Heads)
 	case err != nil:
 		return m, errors.New(untrusted.Text(err.Error()))
 	}
@@ -429,4 +435,190 @@ func (sz *Sizing) medusaSettings() string {
 	return fmt.Sprintf("Medusa heads %s (%s): %d head(s), one per speculative token (its config declares %d), of %d residual block(s) of %d x %d and %s of %d rows: %s of weights on the last stage; no draft KV, no proposer buffer; the profile run does not run the heads, and each decode step's logits, up to %s at max_num_seqs, are drawn outside it (not charged, as vLLM does not)",
 		untrusted.Text(m.Path), format, m.Heads, m.ConfigHeads, m.Layers, m.Hidden, m.Hidden, head, m.Vocab,
 		engine.GiB(sz.draftWeightItem(len(r.Stages)-1)), engine.GiB(medusaLogitsBytes(r)))
+}
+
+// maxPickle bounds the data.pkl of a .pt checkpoint that is read: a state
+// dict's names and storage references, far below it.
+const maxPickle = 16 << 20
+
+// ptTensorNames reads the tensor names of a torch.save checkpoint (a zip
+// of data.pkl and one data/<key> entry per storage) without running its
+// pickle: every string the pickle holds, by walking its opcodes (an opcode
+// this walker does not know is refused), and the byte size of every
+// storage, which the caller matches against the shapes it expects.
+func ptTensorNames(file string) (strs []string, storages []uint64, err error) {
+	zr, err := zip.OpenReader(file)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: not a torch.save zip archive: %v", file, err)
+	}
+	defer zr.Close()
+	var pkl *zip.File
+	for _, f := range zr.File {
+		dir, base := path.Split(f.Name)
+		switch {
+		case base == "data.pkl" && strings.Count(f.Name, "/") == 1:
+			if pkl != nil {
+				return nil, nil, fmt.Errorf("%s: two data.pkl entries", file)
+			}
+			pkl = f
+		case strings.HasSuffix(dir, "/data/") && strings.Count(f.Name, "/") == 2:
+			if _, err := strconv.ParseUint(base, 10, 64); err == nil {
+				storages = append(storages, f.UncompressedSize64)
+			}
+		}
+	}
+	if pkl == nil || pkl.UncompressedSize64 > maxPickle {
+		return nil, nil, fmt.Errorf("%s: no data.pkl of at most %d bytes", file, maxPickle)
+	}
+	rc, err := pkl.Open()
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %v", file, err)
+	}
+	defer rc.Close()
+	data, err := io.ReadAll(io.LimitReader(rc, maxPickle+1))
+	if err != nil || len(data) > maxPickle {
+		return nil, nil, fmt.Errorf("%s: reading data.pkl: %v", file, err)
+	}
+	strs, err = pickleStrings(data)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: data.pkl: %v", file, err)
+	}
+	return strs, storages, nil
+}
+
+// pickleArg is the bytes of an opcode's fixed argument (Python's
+// pickletools, protocols 0-5); -1 reads a newline-terminated line, -2 two
+// of them.
+var pickleArg = map[byte]int{
+	0x80: 1, 0x95: 8, // PROTO, FRAME
+	'q': 1, 'r': 4, 'h': 1, 'j': 4, // BINPUT, LONG_BINPUT, BINGET, LONG_BINGET
+	'J': 4, 'K': 1, 'M': 2, 'G': 8, // BININT, BININT1, BININT2, BINFLOAT
+	'c': -2, 'I': -1, 'L': -1, 'F': -1, 'p': -1, 'g': -1, // GLOBAL, INT, LONG, FLOAT, PUT, GET
+	'}': 0, ')': 0, ']': 0, '(': 0, 't': 0, 0x85: 0, 0x86: 0, 0x87: 0, 0x88: 0, 0x89: 0, 'N': 0,
+	'u': 0, 's': 0, 'a': 0, 'e': 0, 'R': 0, 'Q': 0, 'b': 0, 0x81: 0, 0x94: 0, 0x93: 0, 0x8f: 0,
+	0x90: 0, 0x91: 0, '0': 0, '1': 0, '2': 0, 'l': 0, 'd': 0, 0x92: 0, // ... NEWOBJ_EX
+}
+
+// pickleStrings is every unicode string of a pickle, in order, read by
+// walking its opcodes to STOP.
+func pickleStrings(data []byte) ([]string, error) {
+	var out []string
+	take := func(i, n int) ([]byte, error) {
+		if n < 0 || i+n > len(data) || i+n < i {
+			return nil, fmt.Errorf("truncated at byte %d", i)
+		}
+		return data[i : i+n], nil
+	}
+	length := func(i, n int) (int, error) {
+		b, err := take(i, n)
+		if err != nil {
+			return 0, err
+		}
+		var v uint64
+		for j := n - 1; j >= 0; j-- {
+			v = v<<8 | uint64(b[j])
+		}
+		if v > uint64(len(data)) {
+			return 0, fmt.Errorf("a length of %d at byte %d", v, i)
+		}
+		return int(v), nil
+	}
+	for i := 0; i < len(data); {
+		op := data[i]
+		i++
+		switch op {
+		case '.': // STOP
+			return out, nil
+		case 'X', 0x8c, 0x8d, 'T', 'U', 'B', 'C', 0x8e, 0x8a, 0x8b: // BINUNICODE(8), SHORT_BINUNICODE, BINSTRING, SHORT_BINSTRING, BINBYTES(8), SHORT_BINBYTES, LONG1, LONG4
+			w := map[byte]int{'X': 4, 0x8c: 1, 0x8d: 8, 'T': 4, 'U': 1, 'B': 4, 'C': 1, 0x8e: 8, 0x8a: 1, 0x8b: 4}[op]
+			n, err := length(i, w)
+			if err != nil {
+				return nil, err
+			}
+			b, err := take(i+w, n)
+			if err != nil {
+				return nil, err
+			}
+			if op == 'X' || op == 0x8c || op == 0x8d {
+				out = append(out, string(b))
+			}
+			i += w + n
+		default:
+			w, ok := pickleArg[op]
+			if !ok {
+				return nil, fmt.Errorf("opcode 0x%02x at byte %d, which membudget does not read", op, i-1)
+			}
+			for ; w < 0; w++ {
+				end := bytes.IndexByte(data[i:], '\n')
+				if end < 0 {
+					return nil, fmt.Errorf("truncated at byte %d", i)
+				}
+				i += end + 1
+			}
+			if _, err := take(i, w); err != nil {
+				return nil, err
+			}
+			i += w
+		}
+	}
+	return nil, fmt.Errorf("no STOP")
+}
+
+// medusaPtTensors is the tensors of the draft's .pt checkpoints in dir
+// (the files vLLM loads when the directory has no safetensors or .bin,
+// default_loader.py:165-215), as the shapes m's parameters take: every
+// tensor name of their pickles that loads into a head's parameter, given
+// the shape vLLM builds for it, where the storages' byte sizes are
+// exactly those shapes' in one dtype of 2 or 4 bytes (so that an LM head
+// of another vocabulary, or a head of another width, is caught). Any
+// other checkpoint is refused.
+func medusaPtTensors(dir string, m *Medusa) (map[string][]uint64, error) {
+	bins, _ := filepath.Glob(filepath.Join(dir, "*.bin"))
+	files, _ := filepath.Glob(filepath.Join(dir, "*.pt"))
+	if len(bins) > 0 || len(files) == 0 || len(files) > maxDraftShards {
+		return nil, errNoSafetensors
+	}
+	shapeOf := func(n string) []uint64 {
+		switch {
+		case strings.HasPrefix(n, "blocks.") && strings.HasSuffix(n, ".weight"):
+			return []uint64{m.Hidden, m.Hidden}
+		case strings.HasPrefix(n, "blocks.") && strings.HasSuffix(n, ".bias"):
+			return []uint64{m.Hidden}
+		case strings.HasPrefix(n, "lm_heads.") && strings.HasSuffix(n, ".weight"), n == "lm_head.weight":
+			return []uint64{m.Vocab, m.Hidden}
+		}
+		return nil
+	}
+	out := map[string][]uint64{}
+	sizes := map[uint64]int{}
+	var total int
+	for _, f := range files {
+		strs, storages, err := ptTensorNames(f)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range strs {
+			if shape := shapeOf(medusaParamName(s)); shape != nil {
+				out[s] = shape
+			}
+		}
+		for _, n := range storages {
+			sizes[n]++
+		}
+		total += len(storages)
+	}
+	for _, el := range []uint64{2, 4} {
+		want := map[uint64]int{}
+		for _, shape := range out {
+			n := el
+			for _, d := range shape {
+				n = budget.SatMul(n, d)
+			}
+			want[n]++
+		}
+		if maps.Equal(want, sizes) {
+			return out, nil
+		}
+	}
+	return nil, fmt.Errorf("%s: the .pt checkpoint's %d storages are not the %d head tensors its names give, at %d x %d (hidden) and %d x %d (vocabulary x hidden) in one dtype: not read", untrusted.Text(dir), total, len(out), m.Hidden, m.Hidden, m.Vocab, m.Hidden)
 }

@@ -1,8 +1,13 @@
 package vllm
 
 import (
+	"archive/zip"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -247,8 +252,8 @@ func TestMedusaRefusals(t *testing.T) {
 			"--speculative-config medusa: vLLM refuses it: A speculative model was provided, but `num_speculative_tokens` was not provided"},
 		{"more heads than the checkpoint", Serve{SpeculativeConfig: medusaSpec(dir, 6)}, current, "speculative-config",
 			"--speculative-config medusa: the draft " + dir + ": vLLM builds 6 head(s) (num_speculative_tokens) and stops loading the checkpoint: Following weights were not initialized from checkpoint: blocks.5.layers.0.weight, lm_heads.5.weight"},
-		{"a .pt checkpoint", Serve{SpeculativeConfig: medusaSpec(ptOnly, 3)}, current, "speculative-config",
-			"--speculative-config medusa: the draft " + ptOnly + ": no safetensors checkpoint: membudget reads its tensor names to tell that it holds the 3 head(s) vLLM builds, else vLLM stops loading it (a .pt or .bin checkpoint, as FasterDecoding's medusa_lm_head.pt, is not read); not modelled"},
+		{"no checkpoint", Serve{SpeculativeConfig: medusaSpec(ptOnly, 3)}, current, "speculative-config",
+			"--speculative-config medusa: the draft " + ptOnly + ": no safetensors or .pt checkpoint: membudget reads its tensor names to tell that it holds the 3 head(s) vLLM builds, else vLLM stops loading it (a .bin checkpoint is not read); not modelled"},
 		{"an LM head of another vocabulary", Serve{SpeculativeConfig: medusaSpec(wrongVocab, 2)}, current, "speculative-config",
 			"--speculative-config medusa: the draft " + wrongVocab + ": the checkpoint's lm_heads.0.weight is [32001 4096] where vLLM builds [32000 4096]: vLLM cannot load it"},
 		{"the old format before 0.25.0", Serve{SpeculativeConfig: medusaSpec(dir, 3)}, mustProfile("0.24.0"), "speculative-config",
@@ -398,4 +403,145 @@ func TestBuildServeReadsMedusa(t *testing.T) {
 	if got := drafterNotes(logSource(t, drafterLog).Log, a, r); len(got) != 0 {
 		t.Errorf("notes %q, want none: the heads are the drafter vLLM loads", got)
 	}
+}
+
+// writePtCheckpoint writes dir/name, a torch.save zip of the tensors (F16
+// or F32): data.pkl, a protocol-2 pickle of the state dict as torch writes
+// one (each name, then _rebuild_tensor_v2 of its storage key and shape),
+// and an archive/data/<key> entry per tensor whose central-directory size
+// is the tensor's bytes, its data left out (only the directory is read).
+func writePtCheckpoint(t testing.TB, dir, name string, tensors []draftTensor) {
+	t.Helper()
+	var p []byte
+	str := func(s string) {
+		p = append(p, 'X')
+		p = binary.LittleEndian.AppendUint32(p, uint32(len(s)))
+		p = append(p, s...)
+	}
+	num := func(n uint64) {
+		p = append(p, 'J')
+		p = binary.LittleEndian.AppendUint32(p, uint32(n))
+	}
+	p = append(p, 0x80, 2, '}', 'q', 0, '(')
+	sizes := make([]uint64, len(tensors))
+	for i, tn := range tensors {
+		str(tn.name)
+		p = append(p, "ctorch._utils\n_rebuild_tensor_v2\n(("...)
+		str("storage")
+		storage, width := "HalfStorage", uint64(2)
+		if tn.dtype == "F32" {
+			storage, width = "FloatStorage", 4
+		}
+		p = append(p, "ctorch\n"+storage+"\n"...)
+		str(strconv.Itoa(i))
+		str("cpu")
+		numel := uint64(1)
+		for _, d := range tn.shape {
+			numel *= d
+		}
+		num(numel)
+		p = append(p, 't', 'Q', 'K', 0, '(')
+		for _, d := range tn.shape {
+			num(d)
+		}
+		p = append(p, 't', '(')
+		for range tn.shape {
+			num(1)
+		}
+		p = append(p, 't', 0x89)
+		p = append(p, "ccollections\nOrderedDict\n)R"...)
+		p = append(p, 't', 'R')
+		sizes[i] = numel * width
+	}
+	p = append(p, 'u', '.')
+	f, err := os.Create(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := zip.NewWriter(f)
+	w, err := zw.CreateHeader(&zip.FileHeader{Name: "archive/data.pkl", Method: zip.Store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write(p); err != nil {
+		t.Fatal(err)
+	}
+	for i, n := range sizes {
+		if _, err := zw.CreateRaw(&zip.FileHeader{Name: fmt.Sprintf("archive/data/%d", i), Method: zip.Store, CompressedSize64: 0, UncompressedSize64: n}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestMedusaPtCheckpoint: FasterDecoding's medusa_lm_head.pt, five heads
+// in its own names, read from its pickle and its storages' sizes: at k = 3
+// the serve sizes as with the safetensors copy (887095296 B of heads,
+// TestMedusaWeightsByHand); at k = 6 vLLM stops loading it, in vLLM's
+// words; a checkpoint whose LM heads have another vocabulary (32001 rows,
+// one storage of a size no expected tensor has) is refused.
+func TestMedusaPtCheckpoint(t *testing.T) {
+	a := shipped(t)[medusaTarget]
+	dir := writeDraftDir(t, medusaConfig, nil)
+	writePtCheckpoint(t, dir, "medusa_lm_head.pt", oldMedusaCheckpoint(5))
+	s := Serve{MaxModelLen: 4096, MaxNumSeqs: 256, MaxNumBatchedTokens: 8192, SpeculativeConfig: medusaSpec(dir, 3)}
+	if _, got := medusaItems(t, s, current); got["draft_weights"] != 887095296 {
+		t.Errorf("heads %d B, want 887095296", got["draft_weights"])
+	}
+	wrong := writeDraftDir(t, medusaConfig, nil)
+	ck := oldMedusaCheckpoint(5)
+	ck[2].shape = []uint64{32001, 4096}
+	writePtCheckpoint(t, wrong, "medusa_lm_head.pt", ck)
+	for _, tc := range []struct {
+		name, spec, says string
+	}{
+		{"six heads", medusaSpec(dir, 6), "vLLM builds 6 head(s) (num_speculative_tokens) and stops loading the checkpoint: Following weights were not initialized from checkpoint: blocks.5.layers.0.weight, lm_heads.5.weight"},
+		{"another vocabulary", medusaSpec(wrong, 3), "the .pt checkpoint's 15 storages are not the 15 head tensors its names give"},
+	} {
+		_, err := Resolve(Serve{MaxModelLen: 4096, SpeculativeConfig: tc.spec}, a, bigClass, current)
+		var se *engine.SettingError
+		if !errors.As(err, &se) || se.Flag != "speculative-config" || !strings.Contains(err.Error(), tc.says) {
+			t.Errorf("%s: got %v, want --speculative-config saying %q", tc.name, err, tc.says)
+		}
+	}
+}
+
+// TestPickleStrings: the walker reads a pickle's strings and refuses an
+// opcode it does not know or a length past the end.
+func TestPickleStrings(t *testing.T) {
+	got, err := pickleStrings([]byte("\x80\x02}q\x00(X\x03\x00\x00\x00abcK\x01\x8c\x02deu."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"abc", "de"}, got); diff != "" {
+		t.Errorf("strings (-want +got):\n%s", diff)
+	}
+	for _, bad := range []string{"\x80\x02\xff.", "X\xff\xff\x00\x00ab.", "\x80\x02}"} {
+		if _, err := pickleStrings([]byte(bad)); err == nil {
+			t.Errorf("%q: read, want an error", bad)
+		}
+	}
+}
+
+// FuzzPickleStrings: any bytes as a .pt's data.pkl end in strings or an
+// error, never a panic or a read past the end.
+func FuzzPickleStrings(f *testing.F) {
+	f.Add([]byte("\x80\x02}q\x00(X\x03\x00\x00\x00abcK\x01\x8c\x02deu."))
+	f.Add([]byte("ctorch\nHalfStorage\n."))
+	f.Add([]byte("\x8d\xff\xff\xff\xff\xff\xff\xff\xff"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		strs, err := pickleStrings(data)
+		if err == nil {
+			for _, s := range strs {
+				if len(s) > len(data) {
+					t.Fatalf("a string of %d bytes from %d", len(s), len(data))
+				}
+			}
+		}
+	})
 }
