@@ -302,6 +302,8 @@ func readMedusaFrom(dir, file string, data []byte, shapes func() (map[string][]u
 		tensors, err = medusaPtTensors(m.Path, &m)
 	}
 	switch {
+	case errors.Is(err, errNoSafetensors) && !localDraft(m.Path):
+		return m, fmt.Errorf("%s: no safetensors checkpoint on the Hub: membudget reads its tensor names to tell that it holds the %d head(s) vLLM builds, else vLLM stops loading it (a .pt or .bin checkpoint named by a Hub id is not fetched; a local copy of the directory's config.json and .pt is read); not modelled", dir, m.Heads)
 	case errors.Is(err, errNoSafetensors):
 		return m, fmt.Errorf("%s: no safetensors or .pt checkpoint: membudget reads its tensor names to tell that it holds the %d head(s) vLLM builds, else vLLM stops loading it (a .bin checkpoint is not read); not modelled", dir, m.Heads)
 	case err != nil:
