@@ -545,3 +545,24 @@ func FuzzPickleStrings(f *testing.F) {
 		}
 	})
 }
+
+// TestMedusaHeadsAgainstALog: the per-head bytes checked against a public
+// log. vllm-project/vllm#6768 (vLLM 0.5.2, V0, zephyr-7b-beta with
+// FasterDecoding/medusa-1.0-zephyr-7b-beta, fp16, TP 1) prints the heads'
+// load as "Loading model weights took 4.4062 GB" beside the target's
+// 13.4966. A head of hidden 4096 and vocabulary 32000 is 4096 x 4096 x 2
+// + 32000 x 4096 x 2 = 295698432 B; sixteen are 4731174912 B = 4.40625
+// GiB, printed 4.4062 (no other whole number of heads rounds to it: 15
+// are 4.1309). The log shows neither k nor the config, so this checks
+// the size of a head, not how many vLLM built.
+func TestMedusaHeadsAgainstALog(t *testing.T) {
+	m := Medusa{Heads: 16, Layers: 1, Hidden: 4096, Vocab: 32000}
+	var n uint64
+	medusaTensors(&m, 1, 2, func(b uint64) { n += b })
+	if n != 4731174912 {
+		t.Errorf("16 heads: %d B, want 4731174912", n)
+	}
+	if got := fmt.Sprintf("%.4f", float64(n)/(1<<30)); got != "4.4062" {
+		t.Errorf("printed %s GiB, want the log's 4.4062", got)
+	}
+}
