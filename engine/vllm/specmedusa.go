@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"membudget/budget"
 	"membudget/engine"
@@ -119,7 +120,8 @@ func (r *Resolved) resolveMedusa(sc specConfig, a *model.Arch) (*Medusa, error) 
 		return nil, settingErr("speculative-config", "medusa", "vLLM refuses it: A speculative model was provided, but `num_speculative_tokens` was not provided")
 	case sc.draftTP != 0 && sc.draftTP != max(r.TensorParallelSize, 1):
 		// MedusaProposer.load_model builds the heads under the target's
-		// parallel config (medusa.py:60-67), not the draft's.
+		// parallel config (vllm/v1/spec_decode/medusa.py:60-67), not the
+		// draft's.
 		return nil, refuse(fmt.Sprintf("Medusa heads with draft_tensor_parallel_size %d (vLLM builds them over the target's %d ranks whatever it says)", sc.draftTP, max(r.TensorParallelSize, 1)))
 	}
 	m, err := loadMedusaOf(sc, a, p)
@@ -130,17 +132,37 @@ func (r *Resolved) resolveMedusa(sc specConfig, a *model.Arch) (*Medusa, error) 
 	return &m, nil
 }
 
-// loadMedusaOf reads the Medusa draft sc names: from its directory, or as
-// preloadHubDraft read it by its Hub id. Its errors quote the draft's
-// names and files escaped (see [untrusted.Text]).
+// medusaCache keeps each local Medusa draft's reading for a target's
+// shape, k and release rules: a plan's search resolves the serve many
+// times, and a .pt checkpoint's directory and pickle are read once.
+var medusaCache sync.Map // medusaKey -> medusaOrErr
+
+// medusaKey is what a local draft's reading depends on: the directory,
+// k, the target's vocabulary and width, and the profile (its release's
+// rules, and its name in a refusal).
+type medusaKey struct {
+	dir, profile     string
+	k, vocab, hidden uint64
+}
+
+type medusaOrErr struct {
+	m   Medusa
+	err error
+}
+
+// loadMedusaOf reads the Medusa draft sc names: from its directory (once
+// per [medusaKey]), or as preloadHubDraft read it by its Hub id. Its
+// errors quote the draft's names and files escaped (see [untrusted.Text]).
 func loadMedusaOf(sc specConfig, a *model.Arch, p Profile) (Medusa, error) {
 	if localDraft(sc.model) {
-		file := filepath.Join(sc.model, "config.json")
-		data, err := readFileLimited(file, maxDraftConfig)
-		if err != nil {
-			return Medusa{}, errors.New(untrusted.Text(err.Error()))
+		key := medusaKey{dir: sc.model, profile: p.Describes, k: sc.tokens, vocab: a.Vocab, hidden: a.Hidden}
+		if v, ok := medusaCache.Load(key); ok {
+			r := v.(medusaOrErr)
+			return r.m, r.err
 		}
-		return readMedusaFrom(sc.model, file, data, func() (map[string][]uint64, error) { return draftTensorShapes(sc.model) }, sc.tokens, a, p)
+		m, err := readMedusaDir(sc, a, p)
+		medusaCache.Store(key, medusaOrErr{m, err})
+		return m, err
 	}
 	hd, err := hubDraftOf(a, sc)
 	if err != nil {
@@ -148,6 +170,16 @@ func loadMedusaOf(sc specConfig, a *model.Arch, p Profile) (Medusa, error) {
 		return Medusa{}, fmt.Errorf("%s%s", untrusted.Text(sc.model), specHubDraft)
 	}
 	return readMedusaFrom(sc.model, hd.path, hd.config, func() (map[string][]uint64, error) { return hd.shapes, hd.shapesErr }, sc.tokens, a, p)
+}
+
+// readMedusaDir reads the Medusa draft of sc's local directory.
+func readMedusaDir(sc specConfig, a *model.Arch, p Profile) (Medusa, error) {
+	file := filepath.Join(sc.model, "config.json")
+	data, err := readFileLimited(file, maxDraftConfig)
+	if err != nil {
+		return Medusa{}, errors.New(untrusted.Text(err.Error()))
+	}
+	return readMedusaFrom(sc.model, file, data, func() (map[string][]uint64, error) { return draftTensorShapes(sc.model) }, sc.tokens, a, p)
 }
 
 // orderedObject reads a JSON object's keys in their order (Python's dict
