@@ -138,8 +138,11 @@ func TestJudge(t *testing.T) {
 			"--enable-tower-connector-lora: " + whatLora + ": not modelled for vLLM 0.19.0" + tail},
 		// --enable-lora is sized (lora.go); Resolve refuses it before 0.17.0.
 		{"LoRA is modelled", []string{"--vllm-version", "0.19.0", "--enable-lora", "--max-loras", "4", "--no-fully-sharded-loras"}, ""},
-		{"a speculative method named", []string{`--speculative-config={"method": "medusa", "num_speculative_tokens": 3}`},
-			`--speculative-config (method "medusa"): ` + specUnsized["medusa"] + ": not modelled for " + main + tail},
+		{"a speculative method named", []string{`--speculative-config={"method": "mlp_speculator", "num_speculative_tokens": 3}`},
+			`--speculative-config (method "mlp_speculator"): ` + specUnsized["mlp_speculator"] + ": not modelled for " + main + tail},
+		// medusa is sized (specmedusa.go): its refusals come when the serve
+		// is resolved, with the draft read.
+		{"medusa sized", []string{`--speculative-config={"method": "medusa", "num_speculative_tokens": 3}`}, ""},
 		// eagle is sized (specdraft_eagle.go), as eagle3.
 		{"eagle sized", []string{`--speculative-config={"method": "eagle", "num_speculative_tokens": 3}`}, ""},
 		// eagle3 is sized (specdraft.go): its refusals come when the serve

@@ -372,7 +372,7 @@ var flagTable = []vflag{
 	{name: "spec-model", arity: oneValue, kind: refused, what: whatSpec, since: Version{0, 22, 0}, added: "#42476 (2026-05-18)"},
 	{name: "spec-tokens", arity: oneValue, kind: refused, what: whatSpec, since: Version{0, 22, 0}, added: "#42476 (2026-05-18)"},
 	{name: "specialize-active-lora", arity: noValue, neg: true, kind: refused, what: whatLora, since: Version{0, 15, 0}, added: "#32005 (2026-02-02)"},
-	{name: "speculative-config", aliases: []string{"sc"}, arity: oneValue, json: true, kind: modelled, since: Version{0, 8, 0}, added: "#14434 (2025-03-22)"}, // specdecode.go: ngram and suffix sized from 0.14.0, eagle3, eagle and draft_model with a local draft on the V1 runner (specdraft.go, specdraft_eagle.go, specdraftmodel.go); other methods refused by name
+	{name: "speculative-config", aliases: []string{"sc"}, arity: oneValue, json: true, kind: modelled, since: Version{0, 8, 0}, added: "#14434 (2025-03-22)"}, // specdecode.go: ngram and suffix sized from 0.14.0, eagle3, eagle and draft_model with a local draft on the V1 runner (specdraft.go, specdraft_eagle.go, specdraftmodel.go), medusa (specmedusa.go); other methods refused by name
 	{name: "speculative-disable-by-batch-size", arity: oneValue, kind: refused, what: whatSpec, until: Version{0, 10, 0}, removed: "#15466 (2025-03-31)"},
 	{name: "speculative-disable-mqa-scorer", arity: noValue, kind: refused, what: whatSpec, since: Version{0, 6, 3}, added: "in vLLM 0.6.3", until: Version{0, 10, 0}, removed: "#15466 (2025-03-31)"},
 	{name: "speculative-draft-tensor-parallel-size", arity: oneValue, kind: refused, what: whatSpec, until: Version{0, 10, 0}, removed: "#15466 (2025-03-31)"},

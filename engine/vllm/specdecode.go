@@ -26,9 +26,9 @@ import (
 // captures its CUDA graphs at multiples of k+1, and keeps async
 // scheduling off. EAGLE-3 and EAGLE drafts (eagle3, eagle) are sized in
 // specdraft.go and specdraft_eagle.go, whole draft models (draft_model)
-// in specdraftmodel.go, DeepSeek-V3's MTP layers in specmtp.go; the other
-// proposers with weights (medusa, ...)
-// stay refused by name with the memory each would add. Every rule is vLLM
+// in specdraftmodel.go, DeepSeek-V3's MTP layers in specmtp.go, Medusa
+// heads in specmedusa.go; the other proposers with weights
+// (mlp_speculator, ...) stay refused by name with the memory each would add. Every rule is vLLM
 // main's at commit d18bb7b (2026-08-14).
 
 // Speculative is a resolved --speculative-config: the JSON object as
@@ -55,6 +55,9 @@ type Speculative struct {
 	// MTPLayers is the model's own MTP layers an mtp serve loads as the
 	// draft (specmtp.go), 0 for any other method.
 	MTPLayers uint64
+	// Medusa is a medusa serve's heads (specmedusa.go), nil for any other
+	// method.
+	Medusa *Medusa
 }
 
 // specSince is the first release whose speculative decoding membudget
@@ -74,7 +77,7 @@ var specSince = v0_14_0
 var specV1Since = v0_22_0
 
 // specMethods are the methods membudget sizes.
-var specMethods = []string{"ngram", "suffix", "eagle3", "eagle", "mtp", "draft_model"}
+var specMethods = []string{"ngram", "suffix", "eagle3", "eagle", "mtp", "draft_model", "medusa"}
 
 // mtpAliases are the method names vLLM maps to "mtp" with a deprecation
 // warning (MTPModelTypes, vllm/config/speculative.py:37-62, 752-756).
@@ -87,7 +90,6 @@ var mtpAliases = []string{"deepseek_mtp", "dots3_note_mtp", "mimo_mtp", "mimo_v2
 // size, what memory it would add (SpeculativeMethod, vllm/config/
 // speculative.py:69-78; the proposers of vllm/v1/spec_decode/).
 var specUnsized = map[string]string{
-	"medusa":                "the Medusa heads (their weights and their logits)",
 	"mlp_speculator":        "the MLP speculator's weights",
 	"ngram_gpu":             "the GPU n-gram proposer's device buffers",
 	"dflash":                "a DFlash block-diffusion draft (its weights, KV cache group and graphs)",
@@ -336,6 +338,12 @@ func (r *Resolved) resolveSpec(a *model.Arch, c budget.Class, def func(string, s
 			return err
 		}
 		s.Draft = d
+	case "medusa":
+		m, err := r.resolveMedusa(sc, a)
+		if err != nil {
+			return err
+		}
+		s.Medusa = m
 	case "mtp":
 		n, err := r.resolveMTP(sc, a)
 		if err != nil {
@@ -501,7 +509,7 @@ var specFlags = []string{"speculative-config", "sc"}
 func registerSpec(fs *flag.FlagSet, v *string, on func(...string) bool) {
 	for _, name := range specFlags {
 		if on(name) {
-			fs.Var(specFlag{v}, name, "vLLM's --speculative-config (-sc), JSON: ngram and suffix sized (the rejection sampler, graphs at multiples of k+1, async scheduling off), eagle3, eagle and draft_model with a local draft directory (its weights and KV layers); other drafts refused by name")
+			fs.Var(specFlag{v}, name, "vLLM's --speculative-config (-sc), JSON: ngram and suffix sized (the rejection sampler, graphs at multiples of k+1, async scheduling off), eagle3, eagle and draft_model with a local draft directory (its weights and KV layers), medusa (its heads' weights); other drafts refused by name")
 		}
 	}
 }
@@ -554,6 +562,12 @@ type specJSON struct {
 	// ngram and suffix, which have no draft model.
 	DraftWeightBytes uint64 `json:"draft_weight_bytes"`
 	DraftKVBytes     uint64 `json:"draft_kv_bytes"`
+	// MedusaHeads is the Medusa heads vLLM builds (k) and
+	// MedusaStepLogitsBytes their logits of a decode step at max_num_seqs
+	// requests, drawn outside the profile run and not charged
+	// (specmedusa.go); 0 for the other methods.
+	MedusaHeads           uint64 `json:"medusa_heads,omitempty"`
+	MedusaStepLogitsBytes uint64 `json:"medusa_step_logits_bytes,omitempty"`
 }
 
 // specJSON is the sizing's speculative decoding for the report, nil
@@ -563,10 +577,14 @@ func (sz *Sizing) specJSON() *specJSON {
 	if r.Spec.Method == "" {
 		return nil
 	}
-	return &specJSON{Config: r.SpeculativeConfig, Method: r.Spec.Method, NumSpeculativeTokens: r.Spec.Tokens,
+	j := &specJSON{Config: r.SpeculativeConfig, Method: r.Spec.Method, NumSpeculativeTokens: r.Spec.Tokens,
 		PromptLookupMin: r.Spec.LookupMin, PromptLookupMax: r.Spec.LookupMax,
 		SamplerBytes: sz.specSamplerItem(), HostBytes: r.Spec.HostBytes,
-		DraftWeightBytes: sz.draftWeightItem(len(r.Stages) - 1), DraftKVBytes: sz.draftKVBytes()}
+		DraftWeightBytes: sz.draftWeightItem(len(r.Stages) - 1), DraftKVBytes: sz.draftKVBytes(), MedusaStepLogitsBytes: medusaLogitsBytes(r)}
+	if m := r.Spec.Medusa; m != nil {
+		j.MedusaHeads = m.Heads
+	}
+	return j
 }
 
 // specSamplerItem is the rejection sampler's bytes on the last stage.
@@ -609,6 +627,13 @@ func (sz *Sizing) specSettings() []string {
 	}
 	if r.Spec.Draft != nil || r.Spec.MTPLayers > 0 {
 		return []string{fmt.Sprintf("speculative decoding: %s, %d token(s) a step (k+1 = %d verified a request); the V1 model runner, eager", r.Spec.Method, r.Spec.Tokens, specQueryLen(r)), sz.draftSettings()}
+	}
+	graphs := fmt.Sprintf("CUDA graphs at multiples of %d", specQueryLen(r))
+	if r.EnforceEager {
+		graphs = "eager"
+	}
+	if r.Spec.Medusa != nil {
+		return []string{fmt.Sprintf("speculative decoding: %s, %d token(s) a step (k+1 = %d verified a request); the V1 model runner, %s", r.Spec.Method, r.Spec.Tokens, specQueryLen(r), graphs), sz.medusaSettings()}
 	}
 	out := []string{fmt.Sprintf("speculative decoding: %s, %d token(s) a step (k+1 = %d verified a request); no draft weights or draft KV; the V1 model runner, CUDA graphs at multiples of %d",
 		r.Spec.Method, r.Spec.Tokens, specQueryLen(r), specQueryLen(r))}

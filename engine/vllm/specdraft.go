@@ -298,7 +298,7 @@ func draftTensorShapes(dir string) (map[string][]uint64, error) {
 		f, err := os.Open(file)
 		if err != nil {
 			if os.IsNotExist(err) {
-				return nil, fmt.Errorf("%s: no safetensors checkpoint: membudget reads its tensor names to tell what vLLM shares with the target (a pytorch_model.bin is not read)", dir)
+				return nil, fmt.Errorf("%s: %w: membudget reads its tensor names to tell what vLLM shares with the target (a pytorch_model.bin is not read)", dir, errNoSafetensors)
 			}
 			return nil, err
 		}
@@ -342,10 +342,23 @@ func (r *Resolved) resolveDraft(sc specConfig, a *model.Arch) (*Draft, error) {
 		return nil, settingErr("pipeline-parallel-size", r.PipelineParallelSize, "an %s draft under pipeline parallelism (the drafter on the last stage, its own embedding, llm_base_proposer.py:1436-1520): not modelled for %s; membudget refuses it rather than size a serve vLLM would contradict", name, p.Describes)
 	}
 	if !r.EnforceEager {
+		// The V1 runner captures the drafter's PIECEWISE graphs at every
+		// size in the target's capture loop (gpu_model_runner.py:
+		// 6277-6306), into the samples of vLLM's graph estimate
+		// (profile_cudagraph_memory, :6764-6875); no public log measures
+		// a drafter's share of it.
 		return nil, settingErr("speculative-config", sc.method, "the %s drafter's own CUDA graphs (captured beside the target's by its cudagraph dispatcher; pass --enforce-eager to size the serve without graphs): not modelled for %s; membudget refuses it rather than size a serve vLLM would contradict", name, p.Describes)
 	}
 	if p.V2Runner(a) {
-		return nil, settingErr("speculative-config", sc.method, "an %s draft on the V2 model runner, which runs %s there (vllm/config/vllm.py:2397-2408 keeps eagle and eagle3 on it; membudget sizes EAGLE drafts on the V1 model runner only): not modelled for %s; membudget refuses it rather than size a serve vLLM would contradict", name, a.Source, p.Describes)
+		// The V2 runner's speculator (vllm/v1/worker/gpu/spec_decode/ at
+		// d18bb7b) holds buffers of its own (autoregressive/speculator.py:
+		// 33-39, speculator.py:110-141), runs a dummy propose over
+		// max_num_batched_tokens inside the profile run while the target's
+		// hidden states are alive (model_runner.py:712-755, 805-807), and
+		// captures prefill and decode graphs of its own after the target's
+		// (autoregressive/speculator.py:124-198, model_runner.py:872-873):
+		// the profile's peak with it is not placed.
+		return nil, settingErr("speculative-config", sc.method, "an %s draft on the V2 model runner, which runs %s there (vllm/config/vllm.py:2397-2408 keeps eagle and eagle3 on it; membudget sizes EAGLE drafts on the V1 model runner only): its speculator's buffers (max_num_batched_tokens x hidden of hidden states and the per-request inputs), the profile run's dummy propose over max_num_batched_tokens beside the target's hidden states and, with graphs, its prefill and decode CUDA graphs: not modelled for %s; membudget refuses it rather than size a serve vLLM would contradict", name, a.Source, p.Describes)
 	}
 	d, err := loadDraftOf(sc, a)
 	if err != nil {
@@ -420,8 +433,8 @@ func draftTensors(d *Draft, tp, el uint64, yield func(uint64)) {
 }
 
 // eachDraftTensor yields the bytes of each tensor of the serve's draft
-// (an EAGLE-3 draft's, or the MTP layers') on a GPU of stage st: on the
-// last stage only, where the drafter runs.
+// (an EAGLE or draft model's, the MTP layers', or the Medusa heads') on a
+// GPU of stage st: on the last stage only, where the drafter runs.
 func eachDraftTensor(a *model.Arch, r *Resolved, st model.Sharding, yield func(uint64)) {
 	if !st.Last {
 		return
@@ -431,6 +444,9 @@ func eachDraftTensor(a *model.Arch, r *Resolved, st model.Sharding, yield func(u
 	}
 	if r.Spec.MTPLayers > 0 {
 		mtpTensors(a, r, st, yield)
+	}
+	if m := r.Spec.Medusa; m != nil {
+		medusaTensors(m, r.TensorParallelSize, r.DtypeBytes, yield)
 	}
 }
 

@@ -74,3 +74,25 @@ func TestContractWithMTP(t *testing.T) {
 		}
 	}
 }
+
+// TestContractWithMedusa runs the contract over serves of Llama-2-7b with
+// the shipped Medusa heads (vicuna-7b-v1.3's base shape): each must size,
+// and its printed line, which carries the JSON with the draft's directory
+// as given, must read back to the same plan, with graphs and without.
+func TestContractWithMedusa(t *testing.T) {
+	t.Parallel()
+	models := enginetest.Shipped(t)
+	dir := vllm.WriteMedusaDraft(t)
+	c, err := membudget.Kernels().Load("h100-sxm-80g")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"--speculative-config", `{"method": "medusa", "model": "` + dir + `", "num_speculative_tokens": 3}`},
+		{"-sc", `{"method": "medusa", "model": "` + dir + `", "num_speculative_tokens": 2}`, "--enforce-eager", "--tensor-parallel-size", "2", "--max-num-seqs", "64", "--vllm-version", "0.25.0"},
+	} {
+		if enginetest.Check(t, vllm.Engine{}, enginetest.Case{Model: models["meta-llama__Llama-2-7b-hf"], Class: c, Args: args}) == nil {
+			t.Errorf("%v: not sized", args)
+		}
+	}
+}

@@ -83,7 +83,7 @@ func preloadHubDraft(m *hub.Loaded, s Serve) error {
 		return nil
 	}
 	method := specMethod(sc)
-	if method != "eagle" && method != "eagle3" && method != "draft_model" {
+	if method != "eagle" && method != "eagle3" && method != "draft_model" && method != "medusa" {
 		return nil
 	}
 	if m == nil || m.Arch == nil {
@@ -111,7 +111,7 @@ func preloadHubDraft(m *hub.Loaded, s Serve) error {
 		ck, err := dm.Tensors(ctx)
 		switch {
 		case errors.Is(err, hub.ErrNoCheckpoint):
-			d.shapesErr = fmt.Errorf("%s: no safetensors checkpoint: membudget reads its tensor names to tell what vLLM shares with the target (a pytorch_model.bin is not read)", spec)
+			d.shapesErr = fmt.Errorf("%s: %w: membudget reads its tensor names to tell what vLLM shares with the target (a pytorch_model.bin is not read)", spec, errNoSafetensors)
 		case err != nil:
 			return settingErr("speculative-config", method, "the draft %s: reading the checkpoint: %s", untrusted.Text(spec), untrusted.Text(err.Error()))
 		default:

@@ -24,7 +24,7 @@ import (
 // loggedSpecMethods are the methods of a logged speculative_config that
 // explain sizes (the draft read as --speculative-config reads it; one that
 // cannot be read here is left out with a warning, dropUnsizedSpec).
-var loggedSpecMethods = []string{"ngram", "suffix", "eagle", "eagle3", "draft_model"}
+var loggedSpecMethods = []string{"ngram", "suffix", "eagle", "eagle3", "draft_model", "medusa"}
 
 // drafterNotes compares the log's drafter lines with the serve sized: a
 // drafter loaded that the serve does not size (its weights are in the
@@ -34,7 +34,7 @@ var loggedSpecMethods = []string{"ngram", "suffix", "eagle", "eagle3", "draft_mo
 func drafterNotes(l *logs.Log, a *model.Arch, r Resolved) []string {
 	var out []string
 	d := r.Spec.Draft
-	if st, ok := l.Setting("drafter"); ok && d == nil && r.Spec.MTPLayers == 0 {
+	if st, ok := l.Setting("drafter"); ok && d == nil && r.Spec.MTPLayers == 0 && r.Spec.Medusa == nil {
 		out = append(out, fmt.Sprintf("line %d: vLLM loads a drafter (\"Loading drafter model...\"), whose weights are in its \"Model loading took\"; the serve sized here has no draft, so the predicted weights leave them out", st.Line))
 	}
 	if d == nil || d.Method == "draft_model" {
