@@ -49,7 +49,7 @@ func checkHeaderNames(t *testing.T, ts []safetensors.Tensor, want int) {
 		seen[x.Name] = true
 	}
 	if len(ts) != want {
-		t.Errorf("%d tensors, the listing counts %d", len(ts), want)
+		t.Errorf("%d tensors, want %d", len(ts), want)
 	}
 }
 
