@@ -1,0 +1,152 @@
+package model
+
+import (
+	"fmt"
+	"os"
+	"testing"
+
+	"membudget/model/safetensors"
+)
+
+// corpusConfig reads corpus/models/<name>.json.
+func corpusConfig(name string) string {
+	data, err := os.ReadFile("../corpus/models/" + name + ".json")
+	if err != nil {
+		panic(err)
+	}
+	return string(data)
+}
+
+// llama31_8BHeader is meta-llama/Llama-3.1-8B-Instruct's checkpoint: the
+// 291 names of Llama 3 8B's published model.safetensors.index.json (a
+// stored copy embedded whole in a zml example, index file id 42794433997:
+// embed_tokens, lm_head, the final norm and 32 layers of 9, no rotary
+// inv_freq) with shapes from the corpus config, bf16.
+func llama31_8BHeader() (string, []safetensors.Tensor) {
+	const H, I, V, KV = 4096, 14336, 128256, 1024
+	ts := []safetensors.Tensor{bf16("lm_head.weight", V, H), bf16("model.embed_tokens.weight", V, H), bf16("model.norm.weight", H)}
+	for l := range 32 {
+		p := fmt.Sprintf("model.layers.%d.", l)
+		ts = append(ts,
+			bf16(p+"input_layernorm.weight", H), bf16(p+"post_attention_layernorm.weight", H),
+			bf16(p+"mlp.gate_proj.weight", I, H), bf16(p+"mlp.up_proj.weight", I, H), bf16(p+"mlp.down_proj.weight", H, I),
+			bf16(p+"self_attn.q_proj.weight", H, H), bf16(p+"self_attn.k_proj.weight", KV, H),
+			bf16(p+"self_attn.v_proj.weight", KV, H), bf16(p+"self_attn.o_proj.weight", H, H))
+	}
+	return corpusConfig("meta-llama__Llama-3.1-8B-Instruct"), ts
+}
+
+// gemma3_4BHeader is google/gemma-3-4b-it's checkpoint in the names its
+// published files use (transformers 4.50's Gemma3ForConditionalGeneration:
+// language_model.model., vision_tower.vision_model.,
+// multi_modal_projector.; the head tied, so no lm_head), with shapes from
+// the corpus config and Gemma3Config's defaults: the text model 2560 wide,
+// 34 layers of 8 heads and 4 KV heads of 256, MLP 10,240, 262,208 tokens;
+// SigLIP-so400m whole (27 layers of 1152, MLP 4304, 896 px in 14 px
+// patches: 4096 positions, and its post_layernorm); the projector 1152 ->
+// 2560 with its soft-embedding norm. bf16.
+func gemma3_4BHeader() (string, []safetensors.Tensor) {
+	const (
+		H, I, V, Q, KV, HD = 2560, 10240, 262208, 2048, 1024, 256
+		VW, VI, VL, VP     = 1152, 4304, 27, 4096
+	)
+	t := "language_model.model."
+	ts := []safetensors.Tensor{bf16(t+"embed_tokens.weight", V, H), bf16(t+"norm.weight", H)}
+	for l := range 34 {
+		p := fmt.Sprintf("%slayers.%d.", t, l)
+		ts = append(ts,
+			bf16(p+"input_layernorm.weight", H), bf16(p+"post_attention_layernorm.weight", H),
+			bf16(p+"pre_feedforward_layernorm.weight", H), bf16(p+"post_feedforward_layernorm.weight", H),
+			bf16(p+"mlp.gate_proj.weight", I, H), bf16(p+"mlp.up_proj.weight", I, H), bf16(p+"mlp.down_proj.weight", H, I),
+			bf16(p+"self_attn.q_proj.weight", Q, H), bf16(p+"self_attn.k_proj.weight", KV, H),
+			bf16(p+"self_attn.v_proj.weight", KV, H), bf16(p+"self_attn.o_proj.weight", H, Q),
+			bf16(p+"self_attn.q_norm.weight", HD), bf16(p+"self_attn.k_norm.weight", HD))
+	}
+	v := "vision_tower.vision_model."
+	ts = append(ts, bf16(v+"embeddings.patch_embedding.weight", VW, 3, 14, 14), bf16(v+"embeddings.patch_embedding.bias", VW),
+		bf16(v+"embeddings.position_embedding.weight", VP, VW))
+	for l := range VL {
+		p := fmt.Sprintf("%sencoder.layers.%d.", v, l)
+		for _, n := range []string{"q_proj", "k_proj", "v_proj", "out_proj"} {
+			ts = append(ts, bf16(p+"self_attn."+n+".weight", VW, VW), bf16(p+"self_attn."+n+".bias", VW))
+		}
+		ts = append(ts, bf16(p+"layer_norm1.weight", VW), bf16(p+"layer_norm1.bias", VW),
+			bf16(p+"layer_norm2.weight", VW), bf16(p+"layer_norm2.bias", VW),
+			bf16(p+"mlp.fc1.weight", VI, VW), bf16(p+"mlp.fc1.bias", VI), bf16(p+"mlp.fc2.weight", VW, VI), bf16(p+"mlp.fc2.bias", VW))
+	}
+	ts = append(ts, bf16(v+"post_layernorm.weight", VW), bf16(v+"post_layernorm.bias", VW),
+		bf16("multi_modal_projector.mm_input_projection_weight", VW, H), bf16("multi_modal_projector.mm_soft_emb_norm.weight", VW))
+	return corpusConfig("google__gemma-3-4b-it"), ts
+}
+
+// TestLlama31_8BHeader: the published listing's 291 tensors sum to its
+// index's total_size, 16,060,522,496 B (8,030,261,248 parameters: the
+// embedding and the untied head 2 x 128,256 x 4096; a layer's q and o 2 x
+// 4096^2, k and v 2 x 1024 x 4096, the MLP 3 x 14,336 x 4096, two norms:
+// 218,112,000, x 32; the final norm 4096). Read by llama's rules they are
+// what the config gives at one rank, beside the llama3 rotary table of
+// 131,072 positions x 128 x 2 B; under tensor parallelism and on pipeline
+// stages the checkpoint and the config agree rank by rank.
+func TestLlama31_8BHeader(t *testing.T) {
+	_, ts := llama31_8BHeader()
+	checkHeaderNames(t, ts, 291)
+	if got := headerTotal(ts); got != 16_060_522_496 {
+		t.Errorf("header total %d B, the index's total_size is 16,060,522,496", got)
+	}
+	checkByHand(t, []byHandCase{{
+		name: "Llama-3.1-8B-Instruct", fixture: llama31_8BHeader,
+		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 16_060_522_496 + 131072*128*2, ""}},
+	}})
+	checkHeaderRanks(t, llama31_8BHeader)
+}
+
+// TestGemma3_4BHeader: gemma-3-4b-it's 883 tensors (34 layers of 13, 2
+// outside them; SigLIP's 3 embeddings, 27 layers of 16 and its 2-tensor
+// post_layernorm; the projector's 2) sum to 8,600,158,944 B, the
+// total_size of the published index as a stored MedGemma-4B test copies it
+// (index file id 67482288239; MedGemma 4B is Gemma 3 4B's architecture):
+// 4,300,079,472 parameters, the text model's 3,880,263,168 (embedding
+// 262,208 x 2560; a layer's q and o 2 x 2048 x 2560, k and v 2 x 1024 x
+// 2560, q and k norms 512, the MLP 3 x 10,240 x 2560, four norms:
+// 94,382,592, x 34; the final norm), SigLIP's 416,866,032 and the
+// projector's 2,950,272. Read by gemma3's rules they are what the config
+// gives at one rank: every tensor held (vLLM builds SigLIP's
+// post_layernorm because the tower keeps all its layers, siglip.py:708-711
+// at jsboige/vllm ffd91ee), beside the two rotary tables of 256 values a
+// position, the local one over 131,072 positions and the global one over
+// 131,072 x its linear factor 8; the checkpoint and the config agree rank
+// by rank.
+func TestGemma3_4BHeader(t *testing.T) {
+	_, ts := gemma3_4BHeader()
+	checkHeaderNames(t, ts, 883)
+	if got := headerTotal(ts); got != 8_600_158_944 {
+		t.Errorf("header total %d B, the index's total_size is 8,600,158,944", got)
+	}
+	checkByHand(t, []byHandCase{{
+		name: "gemma-3-4b-it", fixture: gemma3_4BHeader,
+		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 8_600_158_944 + 131072*256*2 + 8*131072*256*2, ""}},
+	}})
+	checkHeaderRanks(t, gemma3_4BHeader)
+}
+
+// checkHeaderRanks checks that a fixture read by its family's rules names
+// every tensor and agrees with the config's weights at TP1, TP2, TP4 and
+// on each stage of PP2.
+func checkHeaderRanks(t *testing.T, fixture func() (string, []safetensors.Tensor)) {
+	t.Helper()
+	a, notes := attach(t, fixture)
+	if len(notes.Unknown) > 0 {
+		t.Errorf("tensors no rule names: %v", notes.Unknown)
+	}
+	for _, sh := range []Sharding{Whole(a, 1, 2, a.Quant), Whole(a, 2, 2, a.Quant), Whole(a, 4, 2, a.Quant)} {
+		if c, w := sum(CheckpointWeights(a, sh)), sum(Weights(a, sh)); c != w {
+			t.Errorf("TP%d: checkpoint %d B, config %d B", sh.TP, c, w)
+		}
+	}
+	for i := range 2 {
+		sh := ppStage(i, 2)(a)
+		if c, w := sum(CheckpointWeights(a, sh)), sum(Weights(a, sh)); c != w {
+			t.Errorf("PP2 stage %d: checkpoint %d B, config %d B", i, c, w)
+		}
+	}
+}
