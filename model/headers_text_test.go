@@ -36,6 +36,26 @@ func llama31_8BHeader() (string, []safetensors.Tensor) {
 	return corpusConfig("meta-llama__Llama-3.1-8B-Instruct"), ts
 }
 
+// qwen25_7BHeader is Qwen/Qwen2.5-7B-Instruct's checkpoint in
+// transformers' Qwen2 names (q, k and v with biases, the head untied),
+// with shapes from the corpus config, bf16: 28 layers of 12 tensors and 3
+// outside them.
+func qwen25_7BHeader() (string, []safetensors.Tensor) {
+	const H, I, V, KV = 3584, 18944, 152064, 512
+	ts := []safetensors.Tensor{bf16("model.embed_tokens.weight", V, H), bf16("model.norm.weight", H), bf16("lm_head.weight", V, H)}
+	for l := range 28 {
+		p := fmt.Sprintf("model.layers.%d.", l)
+		ts = append(ts,
+			bf16(p+"input_layernorm.weight", H), bf16(p+"post_attention_layernorm.weight", H),
+			bf16(p+"self_attn.q_proj.weight", H, H), bf16(p+"self_attn.q_proj.bias", H),
+			bf16(p+"self_attn.k_proj.weight", KV, H), bf16(p+"self_attn.k_proj.bias", KV),
+			bf16(p+"self_attn.v_proj.weight", KV, H), bf16(p+"self_attn.v_proj.bias", KV),
+			bf16(p+"self_attn.o_proj.weight", H, H),
+			bf16(p+"mlp.gate_proj.weight", I, H), bf16(p+"mlp.up_proj.weight", I, H), bf16(p+"mlp.down_proj.weight", H, I))
+	}
+	return corpusConfig("Qwen__Qwen2.5-7B-Instruct"), ts
+}
+
 // gemma3_4BHeader is google/gemma-3-4b-it's checkpoint in the names its
 // published files use (transformers 4.50's Gemma3ForConditionalGeneration:
 // language_model.model., vision_tower.vision_model.,
@@ -98,6 +118,29 @@ func TestLlama31_8BHeader(t *testing.T) {
 		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 16_060_522_496 + 131072*128*2, ""}},
 	}})
 	checkHeaderRanks(t, llama31_8BHeader)
+}
+
+// TestQwen25_7BHeader: the checkpoint's 339 tensors sum to its index's
+// total_size, 15,231,233,024 B (a stored article quotes it with the link
+// to Qwen/Qwen2.5-7B-Instruct's model.safetensors.index.json, index file
+// id 71629836929): 7,615,616,512 parameters, the embedding and the untied
+// head 2 x 152,064 x 3584; a layer's q and o 2 x 3584^2 with q's bias
+// 3584, k and v 2 x (512 x 3584 + 512), the MLP 3 x 18,944 x 3584, two
+// norms: 233,057,792, x 28; the final norm. Read by qwen2's rules they are
+// what the config gives at one rank, beside the rotary table of 32,768
+// positions x 128 x 2 B; the checkpoint and the config agree rank by
+// rank.
+func TestQwen25_7BHeader(t *testing.T) {
+	_, ts := qwen25_7BHeader()
+	checkHeaderNames(t, ts, 339)
+	if got := headerTotal(ts); got != 15_231_233_024 {
+		t.Errorf("header total %d B, the index's total_size is 15,231,233,024", got)
+	}
+	checkByHand(t, []byHandCase{{
+		name: "Qwen2.5-7B-Instruct", fixture: qwen25_7BHeader,
+		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 15_231_233_024 + 32768*128*2, ""}},
+	}})
+	checkHeaderRanks(t, qwen25_7BHeader)
 }
 
 // TestGemma3_4BHeader: gemma-3-4b-it's 883 tensors (34 layers of 13, 2
