@@ -56,6 +56,29 @@ func qwen25_7BHeader() (string, []safetensors.Tensor) {
 	return corpusConfig("Qwen__Qwen2.5-7B-Instruct"), ts
 }
 
+// qwen3_30BA3BHeader is Qwen/Qwen3-30B-A3B's checkpoint in transformers'
+// Qwen3-MoE names (the experts one by one, q_norm and k_norm, the head
+// untied), with shapes from the corpus config, bf16: 48 layers of 9
+// tensors and 128 experts of 3, and 3 outside them.
+func qwen3_30BA3BHeader() (string, []safetensors.Tensor) {
+	const H, V, Q, KV, HD, E, EI = 2048, 151936, 4096, 512, 128, 128, 768
+	ts := []safetensors.Tensor{bf16("model.embed_tokens.weight", V, H), bf16("model.norm.weight", H), bf16("lm_head.weight", V, H)}
+	for l := range 48 {
+		p := fmt.Sprintf("model.layers.%d.", l)
+		ts = append(ts,
+			bf16(p+"input_layernorm.weight", H), bf16(p+"post_attention_layernorm.weight", H),
+			bf16(p+"self_attn.q_proj.weight", Q, H), bf16(p+"self_attn.k_proj.weight", KV, H),
+			bf16(p+"self_attn.v_proj.weight", KV, H), bf16(p+"self_attn.o_proj.weight", H, Q),
+			bf16(p+"self_attn.q_norm.weight", HD), bf16(p+"self_attn.k_norm.weight", HD),
+			bf16(p+"mlp.gate.weight", E, H))
+		for e := range E {
+			q := fmt.Sprintf("%smlp.experts.%d.", p, e)
+			ts = append(ts, bf16(q+"gate_proj.weight", EI, H), bf16(q+"up_proj.weight", EI, H), bf16(q+"down_proj.weight", H, EI))
+		}
+	}
+	return corpusConfig("Qwen__Qwen3-30B-A3B"), ts
+}
+
 // gemma3_4BHeader is google/gemma-3-4b-it's checkpoint in the names its
 // published files use (transformers 4.50's Gemma3ForConditionalGeneration:
 // language_model.model., vision_tower.vision_model.,
@@ -141,6 +164,36 @@ func TestQwen25_7BHeader(t *testing.T) {
 		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 15_231_233_024 + 32768*128*2, ""}},
 	}})
 	checkHeaderRanks(t, qwen25_7BHeader)
+}
+
+// TestQwen3_30BA3BHeader: the checkpoint's 18,867 tensors sum to its
+// index's total_size, 61,064,245,248 B (a stored note quotes the index of
+// Qwen3-30B-A3B, 16 shards, index file id 55662526280; other stored
+// material gives the same figure for the -Instruct-2507 revision):
+// 30,532,122,624 parameters, the embedding and the untied head 2 x 151,936
+// x 2048; a layer's q and o 2 x 4096 x 2048, k and v 2 x 512 x 2048, q and
+// k norms 256, the router 128 x 2048, 128 experts of 3 x 768 x 2048, two
+// norms: 623,120,640, x 48; the final norm. Read by qwen3_moe's rules they
+// are what the config gives at one rank, beside the rotary table of 40,960
+// positions x 128 x 2 B; the checkpoint and the config agree rank by rank,
+// and with the experts split over 8 ranks.
+func TestQwen3_30BA3BHeader(t *testing.T) {
+	_, ts := qwen3_30BA3BHeader()
+	checkHeaderNames(t, ts, 18867)
+	if got := headerTotal(ts); got != 61_064_245_248 {
+		t.Errorf("header total %d B, the index's total_size is 61,064,245,248", got)
+	}
+	checkByHand(t, []byHandCase{{
+		name: "Qwen3-30B-A3B", fixture: qwen3_30BA3BHeader,
+		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 61_064_245_248 + 40960*128*2, ""}},
+	}})
+	checkHeaderRanks(t, qwen3_30BA3BHeader)
+	a, _ := attach(t, qwen3_30BA3BHeader)
+	sh := Whole(a, 8, 2, a.Quant)
+	sh.ExpertRanks = 8
+	if c, w := sum(CheckpointWeights(a, sh)), sum(Weights(a, sh)); c != w {
+		t.Errorf("TP8 EP8: checkpoint %d B, config %d B", c, w)
+	}
 }
 
 // TestGemma3_4BHeader: gemma-3-4b-it's 883 tensors (34 layers of 13, 2
