@@ -79,6 +79,36 @@ func qwen3_30BA3BHeader() (string, []safetensors.Tensor) {
 	return corpusConfig("Qwen__Qwen3-30B-A3B"), ts
 }
 
+// gptOss20BHeader is openai/gpt-oss-20b's checkpoint: the 459 names of
+// its published model.safetensors.index.json (a stored copy beside the
+// model's config, index file id 31112482743: 24 layers of 19, the
+// embedding, the final norm and the untied head), with the shapes stored
+// header inventories give (index file id 54591583073: attention in bf16
+// with biases, sinks [64], the router [32, 2880] and [32], the MXFP4
+// experts' U8 blocks [32, 5760, 90, 16] and scales [32, 5760, 90], down
+// [32, 2880, 90, 16] and [32, 2880, 90]) and the bf16 expert biases [32,
+// 5760] and [32, 2880] the config implies.
+func gptOss20BHeader() (string, []safetensors.Tensor) {
+	const H, V, Q, KV, E, I = 2880, 201088, 4096, 512, 32, 2880
+	ts := []safetensors.Tensor{bf16("model.embed_tokens.weight", V, H), bf16("model.norm.weight", H), bf16("lm_head.weight", V, H)}
+	for l := range 24 {
+		p := fmt.Sprintf("model.layers.%d.", l)
+		ts = append(ts,
+			bf16(p+"input_layernorm.weight", H), bf16(p+"post_attention_layernorm.weight", H),
+			bf16(p+"self_attn.q_proj.weight", Q, H), bf16(p+"self_attn.q_proj.bias", Q),
+			bf16(p+"self_attn.k_proj.weight", KV, H), bf16(p+"self_attn.k_proj.bias", KV),
+			bf16(p+"self_attn.v_proj.weight", KV, H), bf16(p+"self_attn.v_proj.bias", KV),
+			bf16(p+"self_attn.o_proj.weight", H, Q), bf16(p+"self_attn.o_proj.bias", H),
+			bf16(p+"self_attn.sinks", 64),
+			bf16(p+"mlp.router.weight", E, H), bf16(p+"mlp.router.bias", E),
+			typed("U8", p+"mlp.experts.gate_up_proj_blocks", E, 2*I, H/32, 16), typed("U8", p+"mlp.experts.gate_up_proj_scales", E, 2*I, H/32),
+			bf16(p+"mlp.experts.gate_up_proj_bias", E, 2*I),
+			typed("U8", p+"mlp.experts.down_proj_blocks", E, H, I/32, 16), typed("U8", p+"mlp.experts.down_proj_scales", E, H, I/32),
+			bf16(p+"mlp.experts.down_proj_bias", E, H))
+	}
+	return corpusConfig("openai__gpt-oss-20b"), ts
+}
+
 // gemma3_4BHeader is google/gemma-3-4b-it's checkpoint in the names its
 // published files use (transformers 4.50's Gemma3ForConditionalGeneration:
 // language_model.model., vision_tower.vision_model.,
@@ -193,6 +223,44 @@ func TestQwen3_30BA3BHeader(t *testing.T) {
 	sh.ExpertRanks = 8
 	if c, w := sum(CheckpointWeights(a, sh)), sum(Weights(a, sh)); c != w {
 		t.Errorf("TP8 EP8: checkpoint %d B, config %d B", c, w)
+	}
+}
+
+// TestGptOss20BHeader: the listing's 459 tensors sum to its index's
+// total_size, 13,761,264,768 B: a layer's bf16 attention (q 4096 x 2880 +
+// 4096, k and v 512 x 2880 + 512 each, o 2880 x 4096 + 2880), sinks 64,
+// two norms 5760, router 32 x 2880 + 32 and expert biases 32 x 5760 + 32 x
+// 2880: 26,924,576 values, 53,849,152 B; its MXFP4 experts 32 x 5760 x 90
+// x 17 + 32 x 2880 x 90 x 17 B = 423,014,400 B; 476,863,552 B, x 24; the
+// embedding and the head 2 x 201,088 x 2880 x 2 B and the final norm. Read
+// by gpt_oss's rules they are what the config gives at one rank, beside the
+// YaRN table of 4096 x 32 positions x 64 in float32; under the MXFP4
+// kernels vLLM picks (Triton, its Hopper layout, Marlin: quant_test.go's
+// stand-ins for engine/vllm/mxfp4.go's) the checkpoint and the config agree
+// at TP1, TP2 and TP4, where each rank's 720 intermediate rows are rounded
+// up to the kernel's multiple.
+func TestGptOss20BHeader(t *testing.T) {
+	_, ts := gptOss20BHeader()
+	checkHeaderNames(t, ts, 459)
+	if got := headerTotal(ts); got != 13_761_264_768 {
+		t.Errorf("header total %d B, the index's total_size is 13,761,264,768", got)
+	}
+	checkByHand(t, []byHandCase{{
+		name: "gpt-oss-20b", fixture: gptOss20BHeader,
+		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 13_761_264_768 + 4096*32*64*4, ""}},
+	}})
+	a, notes := attach(t, gptOss20BHeader)
+	if len(notes.Unknown) > 0 {
+		t.Errorf("tensors no rule names: %v", notes.Unknown)
+	}
+	for _, k := range []MXFP4Kernel{mxfp4Triton, mxfp4Hopper, mxfp4Marlin} {
+		for _, tp := range []uint64{1, 2, 4} {
+			sh := Whole(a, tp, 2, a.Quant)
+			sh.MXFP4 = k
+			if c, w := sum(CheckpointWeights(a, sh)), sum(Weights(a, sh)); c != w {
+				t.Errorf("%+v TP%d: checkpoint %d B, config %d B", k, tp, c, w)
+			}
+		}
 	}
 }
 
