@@ -23,8 +23,23 @@ func corpusConfig(name string) string {
 // embed_tokens, lm_head, the final norm and 32 layers of 9, no rotary
 // inv_freq) with shapes from the corpus config, bf16.
 func llama31_8BHeader() (string, []safetensors.Tensor) {
-	const H, I, V, KV = 4096, 14336, 128256, 1024
-	ts := []safetensors.Tensor{bf16("lm_head.weight", V, H), bf16("model.embed_tokens.weight", V, H), bf16("model.norm.weight", H)}
+	return corpusConfig("meta-llama__Llama-3.1-8B-Instruct"), llamaLayout(128256)
+}
+
+// mistral7BHeader is mistralai/Mistral-7B-Instruct-v0.3's checkpoint in
+// the Hugging Face format: Llama's 291 names (a stored validator pins 291
+// BF16 tensors and the index's total_size for it, index file id
+// 62664830953) over a vocabulary of 32,768, shapes from the corpus config.
+func mistral7BHeader() (string, []safetensors.Tensor) {
+	return corpusConfig("mistralai__Mistral-7B-Instruct-v0.3"), llamaLayout(32768)
+}
+
+// llamaLayout is the 291 bf16 tensors of a Llama-3-8B-shaped checkpoint
+// (hidden 4096, 32 layers, 8 KV heads of 128, MLP 14,336, the head untied)
+// over a vocabulary of v.
+func llamaLayout(v uint64) []safetensors.Tensor {
+	const H, I, KV = 4096, 14336, 1024
+	ts := []safetensors.Tensor{bf16("lm_head.weight", v, H), bf16("model.embed_tokens.weight", v, H), bf16("model.norm.weight", H)}
 	for l := range 32 {
 		p := fmt.Sprintf("model.layers.%d.", l)
 		ts = append(ts,
@@ -33,7 +48,7 @@ func llama31_8BHeader() (string, []safetensors.Tensor) {
 			bf16(p+"self_attn.q_proj.weight", H, H), bf16(p+"self_attn.k_proj.weight", KV, H),
 			bf16(p+"self_attn.v_proj.weight", KV, H), bf16(p+"self_attn.o_proj.weight", H, H))
 	}
-	return corpusConfig("meta-llama__Llama-3.1-8B-Instruct"), ts
+	return ts
 }
 
 // qwen25_7BHeader is Qwen/Qwen2.5-7B-Instruct's checkpoint in
@@ -262,6 +277,27 @@ func TestGptOss20BHeader(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestMistral7BHeader: the 291 tensors sum to the index's total_size,
+// 14,496,047,104 B (the validator above; a stored index parser says its
+// format was "verified against Mistral 7B v0.3" with that total, index
+// file id 54862644868): 7,248,023,552 parameters, Llama 3 8B's layers
+// (218,112,000 x 32) and final norm with an embedding and head of 2 x
+// 32,768 x 4096. Read by mistral's rules they are what the config gives at
+// one rank, beside the rotary table of 32,768 positions x 128 x 2 B; the
+// checkpoint and the config agree rank by rank.
+func TestMistral7BHeader(t *testing.T) {
+	_, ts := mistral7BHeader()
+	checkHeaderNames(t, ts, 291)
+	if got := headerTotal(ts); got != 14_496_047_104 {
+		t.Errorf("header total %d B, the index's total_size is 14,496,047,104", got)
+	}
+	checkByHand(t, []byHandCase{{
+		name: "Mistral-7B-Instruct-v0.3", fixture: mistral7BHeader,
+		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 14_496_047_104 + 32768*128*2, ""}},
+	}})
+	checkHeaderRanks(t, mistral7BHeader)
 }
 
 // TestGemma3_4BHeader: gemma-3-4b-it's 883 tensors (34 layers of 13, 2
