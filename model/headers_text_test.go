@@ -124,6 +124,22 @@ func gptOss20BHeader() (string, []safetensors.Tensor) {
 	return corpusConfig("openai__gpt-oss-20b"), ts
 }
 
+// phi4Header is microsoft/phi-4's checkpoint in transformers' Phi3 names
+// (qkv_proj and gate_up_proj stored fused, the head untied), shapes from
+// the corpus config, bf16: 40 layers of 6 tensors and 3 outside them.
+func phi4Header() (string, []safetensors.Tensor) {
+	const H, I, V, QKV = 5120, 17920, 100352, 5120 + 2*1280
+	ts := []safetensors.Tensor{bf16("model.embed_tokens.weight", V, H), bf16("model.norm.weight", H), bf16("lm_head.weight", V, H)}
+	for l := range 40 {
+		p := fmt.Sprintf("model.layers.%d.", l)
+		ts = append(ts,
+			bf16(p+"input_layernorm.weight", H), bf16(p+"post_attention_layernorm.weight", H),
+			bf16(p+"self_attn.qkv_proj.weight", QKV, H), bf16(p+"self_attn.o_proj.weight", H, H),
+			bf16(p+"mlp.gate_up_proj.weight", 2*I, H), bf16(p+"mlp.down_proj.weight", H, I))
+	}
+	return corpusConfig("microsoft__phi-4"), ts
+}
+
 // gemma3_4BHeader is google/gemma-3-4b-it's checkpoint in the names its
 // published files use (transformers 4.50's Gemma3ForConditionalGeneration:
 // language_model.model., vision_tower.vision_model.,
@@ -298,6 +314,28 @@ func TestMistral7BHeader(t *testing.T) {
 		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 14_496_047_104 + 32768*128*2, ""}},
 	}})
 	checkHeaderRanks(t, mistral7BHeader)
+}
+
+// TestPhi4Header: the 243 tensors sum to the checkpoint's total,
+// 29,319,014,400 B (a stored model survey's safetensors_total_bytes for
+// microsoft/phi-4, index file id 69570358100): 14,659,507,200
+// parameters, the embedding and the untied head 2 x 100,352 x 5120; a
+// layer's qkv_proj (5120 + 2 x 1280) x 5120, o_proj 5120^2, gate_up_proj 2
+// x 17,920 x 5120, down_proj 5120 x 17,920, two norms: 340,797,440, x 40;
+// the final norm. Read by phi3's rules they are what the config gives at
+// one rank, beside the rotary table of 16,384 positions x 128 x 2 B; the
+// checkpoint and the config agree rank by rank.
+func TestPhi4Header(t *testing.T) {
+	_, ts := phi4Header()
+	checkHeaderNames(t, ts, 243)
+	if got := headerTotal(ts); got != 29_319_014_400 {
+		t.Errorf("header total %d B, the published total is 29,319,014,400", got)
+	}
+	checkByHand(t, []byHandCase{{
+		name: "phi-4", fixture: phi4Header,
+		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 29_319_014_400 + 16384*128*2, ""}},
+	}})
+	checkHeaderRanks(t, phi4Header)
 }
 
 // TestGemma3_4BHeader: gemma-3-4b-it's 883 tensors (34 layers of 13, 2
