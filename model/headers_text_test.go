@@ -140,6 +140,38 @@ func phi4Header() (string, []safetensors.Tensor) {
 	return corpusConfig("microsoft__phi-4"), ts
 }
 
+// qwen3Layout is the bf16 tensors of a dense Qwen3 checkpoint in
+// transformers' names (q_norm and k_norm, the head untied): layers of 11
+// tensors and 3 outside them, hidden h, q heads x 128 wide, 8 KV heads of
+// 128, MLP inter, 151,936 tokens.
+func qwen3Layout(layers, h, heads, inter uint64) []safetensors.Tensor {
+	const V, KV, HD = 151936, 1024, 128
+	q := heads * HD
+	ts := []safetensors.Tensor{bf16("model.embed_tokens.weight", V, h), bf16("model.norm.weight", h), bf16("lm_head.weight", V, h)}
+	for l := range layers {
+		p := fmt.Sprintf("model.layers.%d.", l)
+		ts = append(ts,
+			bf16(p+"input_layernorm.weight", h), bf16(p+"post_attention_layernorm.weight", h),
+			bf16(p+"self_attn.q_proj.weight", q, h), bf16(p+"self_attn.k_proj.weight", KV, h),
+			bf16(p+"self_attn.v_proj.weight", KV, h), bf16(p+"self_attn.o_proj.weight", h, q),
+			bf16(p+"self_attn.q_norm.weight", HD), bf16(p+"self_attn.k_norm.weight", HD),
+			bf16(p+"mlp.gate_proj.weight", inter, h), bf16(p+"mlp.up_proj.weight", inter, h), bf16(p+"mlp.down_proj.weight", h, inter))
+	}
+	return ts
+}
+
+// qwen3_8BHeader is Qwen/Qwen3-8B's checkpoint: 36 layers of 4096 wide,
+// 32 heads, MLP 12,288.
+func qwen3_8BHeader() (string, []safetensors.Tensor) {
+	return corpusConfig("Qwen__Qwen3-8B"), qwen3Layout(36, 4096, 32, 12288)
+}
+
+// qwen3_32BHeader is Qwen/Qwen3-32B's checkpoint: 64 layers of 5120 wide,
+// 64 heads, MLP 25,600.
+func qwen3_32BHeader() (string, []safetensors.Tensor) {
+	return corpusConfig("Qwen__Qwen3-32B"), qwen3Layout(64, 5120, 64, 25600)
+}
+
 // gemma3_4BHeader is google/gemma-3-4b-it's checkpoint in the names its
 // published files use (transformers 4.50's Gemma3ForConditionalGeneration:
 // language_model.model., vision_tower.vision_model.,
@@ -336,6 +368,44 @@ func TestPhi4Header(t *testing.T) {
 		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 29_319_014_400 + 16384*128*2, ""}},
 	}})
 	checkHeaderRanks(t, phi4Header)
+}
+
+// TestQwen3Headers: Qwen3-8B's 399 tensors (a stored loader plan's
+// "real Qwen/Qwen3-8B inventory covers 399 tensors and reconciles
+// expected_total_size_bytes=16381470720 with the safetensors index
+// total", index file id 63427097665) and Qwen3-32B's 707 sum to their
+// indexes' total_size, 16,381,470,720 and 65,524,246,528 B (the second as
+// several stored notes copy the index, e.g. index file id 36887862677).
+// By hand: the embedding and the untied head 2 x 151,936 x h; a layer's q
+// and o 2 x heads x 128 x h, k and v 2 x 1024 x h, q and k norms 256, the
+// MLP 3 x inter x h, two norms: 8B 192,946,432 x 36, 32B 487,598,336 x 64;
+// the final norm: 8,190,735,360 and 32,762,123,264 parameters. Read by
+// qwen3's rules they are what the config gives at one rank, beside the
+// rotary table of 40,960 positions x 128 x 2 B; the checkpoint and the
+// config agree rank by rank.
+func TestQwen3Headers(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		fixture func() (string, []safetensors.Tensor)
+		tensors int
+		total   uint64
+	}{
+		{"Qwen3-8B", qwen3_8BHeader, 399, 16_381_470_720},
+		{"Qwen3-32B", qwen3_32BHeader, 707, 65_524_246_528},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, ts := tt.fixture()
+			checkHeaderNames(t, ts, tt.tensors)
+			if got := headerTotal(ts); got != tt.total {
+				t.Errorf("header total %d B, the index's total_size is %d", got, tt.total)
+			}
+			checkByHand(t, []byHandCase{{
+				name: tt.name, fixture: tt.fixture,
+				ranks: []byHandRank{{"TP1", tpRanks(1, 0), tt.total + 40960*128*2, ""}},
+			}})
+			checkHeaderRanks(t, tt.fixture)
+		})
+	}
 }
 
 // TestGemma3_4BHeader: gemma-3-4b-it's 883 tensors (34 layers of 13, 2
