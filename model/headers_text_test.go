@@ -172,6 +172,28 @@ func qwen3_32BHeader() (string, []safetensors.Tensor) {
 	return corpusConfig("Qwen__Qwen3-32B"), qwen3Layout(64, 5120, 64, 25600)
 }
 
+// mixtral8x7BHeader is mistralai/Mixtral-8x7B-v0.1's checkpoint in
+// transformers' Mixtral names (block_sparse_moe's router and its 8 experts'
+// w1, w2, w3), shapes from the corpus config, bf16: 32 layers of 31
+// tensors and 3 outside them.
+func mixtral8x7BHeader() (string, []safetensors.Tensor) {
+	const H, I, V, KV, E = 4096, 14336, 32000, 1024, 8
+	ts := []safetensors.Tensor{bf16("model.embed_tokens.weight", V, H), bf16("model.norm.weight", H), bf16("lm_head.weight", V, H)}
+	for l := range 32 {
+		p := fmt.Sprintf("model.layers.%d.", l)
+		ts = append(ts,
+			bf16(p+"input_layernorm.weight", H), bf16(p+"post_attention_layernorm.weight", H),
+			bf16(p+"self_attn.q_proj.weight", H, H), bf16(p+"self_attn.k_proj.weight", KV, H),
+			bf16(p+"self_attn.v_proj.weight", KV, H), bf16(p+"self_attn.o_proj.weight", H, H),
+			bf16(p+"block_sparse_moe.gate.weight", E, H))
+		for e := range E {
+			q := fmt.Sprintf("%sblock_sparse_moe.experts.%d.", p, e)
+			ts = append(ts, bf16(q+"w1.weight", I, H), bf16(q+"w2.weight", H, I), bf16(q+"w3.weight", I, H))
+		}
+	}
+	return corpusConfig("mistralai__Mixtral-8x7B-v0.1"), ts
+}
+
 // gemma3_4BHeader is google/gemma-3-4b-it's checkpoint in the names its
 // published files use (transformers 4.50's Gemma3ForConditionalGeneration:
 // language_model.model., vision_tower.vision_model.,
@@ -405,6 +427,36 @@ func TestQwen3Headers(t *testing.T) {
 			}})
 			checkHeaderRanks(t, tt.fixture)
 		})
+	}
+}
+
+// TestMixtral8x7BHeader: the 995 tensors sum to the index's total_size,
+// 93,405,585,408 B (a stored expert-selection script writes the original
+// index's total back beside its weight_map, index file id 9876739501; a
+// stored survey derives the same bytes from the parameter count): the
+// embedding and the untied head 2 x 32,000 x 4096; a layer's attention
+// 41,943,040, the router 8 x 4096, 8 experts of 3 x 14,336 x 4096, two
+// norms: 1,451,270,144, x 32; the final norm: 46,702,792,704 parameters.
+// Read by mixtral's rules they are what the config gives at one rank,
+// beside the rotary table of 32,768 positions x 128 x 2 B; the checkpoint
+// and the config agree rank by rank, and with the experts split over 8
+// ranks.
+func TestMixtral8x7BHeader(t *testing.T) {
+	_, ts := mixtral8x7BHeader()
+	checkHeaderNames(t, ts, 995)
+	if got := headerTotal(ts); got != 93_405_585_408 {
+		t.Errorf("header total %d B, the index's total_size is 93,405,585,408", got)
+	}
+	checkByHand(t, []byHandCase{{
+		name: "Mixtral-8x7B-v0.1", fixture: mixtral8x7BHeader,
+		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 93_405_585_408 + 32768*128*2, ""}},
+	}})
+	checkHeaderRanks(t, mixtral8x7BHeader)
+	a, _ := attach(t, mixtral8x7BHeader)
+	sh := Whole(a, 8, 2, a.Quant)
+	sh.ExpertRanks = 8
+	if c, w := sum(CheckpointWeights(a, sh)), sum(Weights(a, sh)); c != w {
+		t.Errorf("TP8 EP8: checkpoint %d B, config %d B", c, w)
 	}
 }
 
