@@ -23,7 +23,7 @@ func corpusConfig(name string) string {
 // embed_tokens, lm_head, the final norm and 32 layers of 9, no rotary
 // inv_freq) with shapes from the corpus config, bf16.
 func llama31_8BHeader() (string, []safetensors.Tensor) {
-	return corpusConfig("meta-llama__Llama-3.1-8B-Instruct"), llamaLayout(128256)
+	return corpusConfig("meta-llama__Llama-3.1-8B-Instruct"), llamaLayout(32, 4096, 14336, 128256)
 }
 
 // mistral7BHeader is mistralai/Mistral-7B-Instruct-v0.3's checkpoint in
@@ -31,24 +31,31 @@ func llama31_8BHeader() (string, []safetensors.Tensor) {
 // BF16 tensors and the index's total_size for it, index file id
 // 62664830953) over a vocabulary of 32,768, shapes from the corpus config.
 func mistral7BHeader() (string, []safetensors.Tensor) {
-	return corpusConfig("mistralai__Mistral-7B-Instruct-v0.3"), llamaLayout(32768)
+	return corpusConfig("mistralai__Mistral-7B-Instruct-v0.3"), llamaLayout(32, 4096, 14336, 32768)
 }
 
-// llamaLayout is the 291 bf16 tensors of a Llama-3-8B-shaped checkpoint
-// (hidden 4096, 32 layers, 8 KV heads of 128, MLP 14,336, the head untied)
-// over a vocabulary of v.
-func llamaLayout(v uint64) []safetensors.Tensor {
-	const H, I, KV = 4096, 14336, 1024
-	ts := []safetensors.Tensor{bf16("lm_head.weight", v, H), bf16("model.embed_tokens.weight", v, H), bf16("model.norm.weight", H)}
-	for l := range 32 {
+// llamaLayout is the bf16 tensors of a Llama checkpoint with 8 KV heads of
+// 128 and the head untied: layers of 9 tensors (hidden h, MLP inter) and 3
+// outside them, over a vocabulary of v.
+func llamaLayout(layers, h, inter, v uint64) []safetensors.Tensor {
+	const KV = 1024
+	ts := []safetensors.Tensor{bf16("lm_head.weight", v, h), bf16("model.embed_tokens.weight", v, h), bf16("model.norm.weight", h)}
+	for l := range layers {
 		p := fmt.Sprintf("model.layers.%d.", l)
 		ts = append(ts,
-			bf16(p+"input_layernorm.weight", H), bf16(p+"post_attention_layernorm.weight", H),
-			bf16(p+"mlp.gate_proj.weight", I, H), bf16(p+"mlp.up_proj.weight", I, H), bf16(p+"mlp.down_proj.weight", H, I),
-			bf16(p+"self_attn.q_proj.weight", H, H), bf16(p+"self_attn.k_proj.weight", KV, H),
-			bf16(p+"self_attn.v_proj.weight", KV, H), bf16(p+"self_attn.o_proj.weight", H, H))
+			bf16(p+"input_layernorm.weight", h), bf16(p+"post_attention_layernorm.weight", h),
+			bf16(p+"mlp.gate_proj.weight", inter, h), bf16(p+"mlp.up_proj.weight", inter, h), bf16(p+"mlp.down_proj.weight", h, inter),
+			bf16(p+"self_attn.q_proj.weight", h, h), bf16(p+"self_attn.k_proj.weight", KV, h),
+			bf16(p+"self_attn.v_proj.weight", KV, h), bf16(p+"self_attn.o_proj.weight", h, h))
 	}
 	return ts
+}
+
+// llama31_70BHeader is meta-llama/Llama-3.1-70B-Instruct's checkpoint:
+// Llama's names over 80 layers of 8192 wide, MLP 28,672 (a stored training
+// record loads its 723 keys, index file id 66815719643).
+func llama31_70BHeader() (string, []safetensors.Tensor) {
+	return corpusConfig("meta-llama__Llama-3.1-70B-Instruct"), llamaLayout(80, 8192, 28672, 128256)
 }
 
 // qwen25_7BHeader is Qwen/Qwen2.5-7B-Instruct's checkpoint in
@@ -347,6 +354,29 @@ func TestGptOss20BHeader(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestLlama31_70BHeader: the 723 tensors sum to the index's total_size,
+// 141,107,412,992 B (stored copies of meta-llama/Llama-3.1-70B's index,
+// e.g. index file id 65976726305, and a training record pinning the
+// checkpoint's bytes and 723 keys, id 66815719643): the embedding and the
+// untied head 2 x 128,256 x 8192; a layer's q and o 2 x 8192^2, k and v 2 x
+// 1024 x 8192, the MLP 3 x 28,672 x 8192, two norms: 855,654,400, x 80; the
+// final norm: 70,553,706,496 parameters. Read by llama's rules they are
+// what the config gives at one rank, beside the llama3 rotary table of
+// 131,072 positions x 128 x 2 B; the checkpoint and the config agree rank
+// by rank.
+func TestLlama31_70BHeader(t *testing.T) {
+	_, ts := llama31_70BHeader()
+	checkHeaderNames(t, ts, 723)
+	if got := headerTotal(ts); got != 141_107_412_992 {
+		t.Errorf("header total %d B, the index's total_size is 141,107,412,992", got)
+	}
+	checkByHand(t, []byHandCase{{
+		name: "Llama-3.1-70B-Instruct", fixture: llama31_70BHeader,
+		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 141_107_412_992 + 131072*128*2, ""}},
+	}})
+	checkHeaderRanks(t, llama31_70BHeader)
 }
 
 // TestMistral7BHeader: the 291 tensors sum to the index's total_size,
