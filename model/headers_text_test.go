@@ -58,24 +58,37 @@ func llama31_70BHeader() (string, []safetensors.Tensor) {
 	return corpusConfig("meta-llama__Llama-3.1-70B-Instruct"), llamaLayout(80, 8192, 28672, 128256)
 }
 
-// qwen25_7BHeader is Qwen/Qwen2.5-7B-Instruct's checkpoint in
-// transformers' Qwen2 names (q, k and v with biases, the head untied),
-// with shapes from the corpus config, bf16: 28 layers of 12 tensors and 3
-// outside them.
-func qwen25_7BHeader() (string, []safetensors.Tensor) {
-	const H, I, V, KV = 3584, 18944, 152064, 512
-	ts := []safetensors.Tensor{bf16("model.embed_tokens.weight", V, H), bf16("model.norm.weight", H), bf16("lm_head.weight", V, H)}
-	for l := range 28 {
+// qwen2Layout is the bf16 tensors of a Qwen2 checkpoint in transformers'
+// names (q, k and v with biases, the head untied, KV heads of 128): layers
+// of 12 tensors (hidden h, kv KV heads, MLP inter) and 3 outside them, over
+// 152,064 tokens.
+func qwen2Layout(layers, h, inter, kv uint64) []safetensors.Tensor {
+	const V = 152064
+	k := kv * 128
+	ts := []safetensors.Tensor{bf16("model.embed_tokens.weight", V, h), bf16("model.norm.weight", h), bf16("lm_head.weight", V, h)}
+	for l := range layers {
 		p := fmt.Sprintf("model.layers.%d.", l)
 		ts = append(ts,
-			bf16(p+"input_layernorm.weight", H), bf16(p+"post_attention_layernorm.weight", H),
-			bf16(p+"self_attn.q_proj.weight", H, H), bf16(p+"self_attn.q_proj.bias", H),
-			bf16(p+"self_attn.k_proj.weight", KV, H), bf16(p+"self_attn.k_proj.bias", KV),
-			bf16(p+"self_attn.v_proj.weight", KV, H), bf16(p+"self_attn.v_proj.bias", KV),
-			bf16(p+"self_attn.o_proj.weight", H, H),
-			bf16(p+"mlp.gate_proj.weight", I, H), bf16(p+"mlp.up_proj.weight", I, H), bf16(p+"mlp.down_proj.weight", H, I))
+			bf16(p+"input_layernorm.weight", h), bf16(p+"post_attention_layernorm.weight", h),
+			bf16(p+"self_attn.q_proj.weight", h, h), bf16(p+"self_attn.q_proj.bias", h),
+			bf16(p+"self_attn.k_proj.weight", k, h), bf16(p+"self_attn.k_proj.bias", k),
+			bf16(p+"self_attn.v_proj.weight", k, h), bf16(p+"self_attn.v_proj.bias", k),
+			bf16(p+"self_attn.o_proj.weight", h, h),
+			bf16(p+"mlp.gate_proj.weight", inter, h), bf16(p+"mlp.up_proj.weight", inter, h), bf16(p+"mlp.down_proj.weight", h, inter))
 	}
-	return corpusConfig("Qwen__Qwen2.5-7B-Instruct"), ts
+	return ts
+}
+
+// qwen25_7BHeader is Qwen/Qwen2.5-7B-Instruct's checkpoint: 28 layers of
+// 3584 wide, 4 KV heads, MLP 18,944.
+func qwen25_7BHeader() (string, []safetensors.Tensor) {
+	return corpusConfig("Qwen__Qwen2.5-7B-Instruct"), qwen2Layout(28, 3584, 18944, 4)
+}
+
+// qwen25_72BHeader is Qwen/Qwen2.5-72B's checkpoint: 80 layers of 8192
+// wide, 8 KV heads, MLP 29,568.
+func qwen25_72BHeader() (string, []safetensors.Tensor) {
+	return corpusConfig("Qwen__Qwen2.5-72B"), qwen2Layout(80, 8192, 29568, 8)
 }
 
 // qwen3_30BA3BHeader is Qwen/Qwen3-30B-A3B's checkpoint in transformers'
@@ -488,6 +501,30 @@ func TestMixtral8x7BHeader(t *testing.T) {
 	if c, w := sum(CheckpointWeights(a, sh)), sum(Weights(a, sh)); c != w {
 		t.Errorf("TP8 EP8: checkpoint %d B, config %d B", c, w)
 	}
+}
+
+// TestQwen25_72BHeader: the 963 tensors sum to the index's total_size,
+// 145,412,407,296 B (a stored model catalog: "Its official Safetensors
+// index declares metadata.total_size = 145412407296", said of
+// Qwen2.5-72B-Instruct, whose architecture the corpus's base config
+// shares; index file id 69592811516): the embedding and the untied head 2
+// x 152,064 x 8192; a layer's q and o 2 x 8192^2 with q's bias 8192, k and
+// v 2 x (1024 x 8192 + 1024), the MLP 3 x 29,568 x 8192, two norms:
+// 877,684,736, x 80; the final norm: 72,706,203,648 parameters. Read by
+// qwen2's rules they are what the config gives at one rank, beside the
+// rotary table of 131,072 positions x 128 x 2 B; the checkpoint and the
+// config agree rank by rank.
+func TestQwen25_72BHeader(t *testing.T) {
+	_, ts := qwen25_72BHeader()
+	checkHeaderNames(t, ts, 963)
+	if got := headerTotal(ts); got != 145_412_407_296 {
+		t.Errorf("header total %d B, the index's total_size is 145,412,407,296", got)
+	}
+	checkByHand(t, []byHandCase{{
+		name: "Qwen2.5-72B", fixture: qwen25_72BHeader,
+		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 145_412_407_296 + 131072*128*2, ""}},
+	}})
+	checkHeaderRanks(t, qwen25_72BHeader)
 }
 
 // TestGemma3_4BHeader: gemma-3-4b-it's 883 tensors (34 layers of 13, 2
