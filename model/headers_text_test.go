@@ -144,20 +144,33 @@ func gptOss20BHeader() (string, []safetensors.Tensor) {
 	return corpusConfig("openai__gpt-oss-20b"), ts
 }
 
-// phi4Header is microsoft/phi-4's checkpoint in transformers' Phi3 names
-// (qkv_proj and gate_up_proj stored fused, the head untied), shapes from
-// the corpus config, bf16: 40 layers of 6 tensors and 3 outside them.
-func phi4Header() (string, []safetensors.Tensor) {
-	const H, I, V, QKV = 5120, 17920, 100352, 5120 + 2*1280
-	ts := []safetensors.Tensor{bf16("model.embed_tokens.weight", V, H), bf16("model.norm.weight", H), bf16("lm_head.weight", V, H)}
-	for l := range 40 {
+// phi3Layout is the bf16 tensors of a Phi-3 checkpoint in transformers'
+// names (qkv_proj and gate_up_proj stored fused, the head untied): layers
+// of 6 tensors (hidden h, fused qkv rows, MLP inter) and 3 outside them,
+// over a vocabulary of v.
+func phi3Layout(layers, h, qkv, inter, v uint64) []safetensors.Tensor {
+	ts := []safetensors.Tensor{bf16("model.embed_tokens.weight", v, h), bf16("model.norm.weight", h), bf16("lm_head.weight", v, h)}
+	for l := range layers {
 		p := fmt.Sprintf("model.layers.%d.", l)
 		ts = append(ts,
-			bf16(p+"input_layernorm.weight", H), bf16(p+"post_attention_layernorm.weight", H),
-			bf16(p+"self_attn.qkv_proj.weight", QKV, H), bf16(p+"self_attn.o_proj.weight", H, H),
-			bf16(p+"mlp.gate_up_proj.weight", 2*I, H), bf16(p+"mlp.down_proj.weight", H, I))
+			bf16(p+"input_layernorm.weight", h), bf16(p+"post_attention_layernorm.weight", h),
+			bf16(p+"self_attn.qkv_proj.weight", qkv, h), bf16(p+"self_attn.o_proj.weight", h, h),
+			bf16(p+"mlp.gate_up_proj.weight", 2*inter, h), bf16(p+"mlp.down_proj.weight", h, inter))
 	}
-	return corpusConfig("microsoft__phi-4"), ts
+	return ts
+}
+
+// phi4Header is microsoft/phi-4's checkpoint: 40 layers of 5120 wide, 40
+// heads and 10 KV heads of 128, MLP 17,920, 100,352 tokens.
+func phi4Header() (string, []safetensors.Tensor) {
+	return corpusConfig("microsoft__phi-4"), phi3Layout(40, 5120, 5120+2*1280, 17920, 100352)
+}
+
+// phi3MiniHeader is microsoft/Phi-3-mini-4k-instruct's checkpoint: 32
+// layers of 3072 wide, 32 heads and 32 KV heads of 96, MLP 8192, 32,064
+// tokens.
+func phi3MiniHeader() (string, []safetensors.Tensor) {
+	return corpusConfig("microsoft__Phi-3-mini-4k-instruct"), phi3Layout(32, 3072, 3*3072, 8192, 32064)
 }
 
 // qwen3Layout is the bf16 tensors of a dense Qwen3 checkpoint in
@@ -525,6 +538,28 @@ func TestQwen25_72BHeader(t *testing.T) {
 		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 145_412_407_296 + 131072*128*2, ""}},
 	}})
 	checkHeaderRanks(t, qwen25_72BHeader)
+}
+
+// TestPhi3MiniHeader: the 195 tensors (a stored header check of the two
+// shards: 128 and 67 tensors, "index 195 names", total size 7642159104
+// bytes "which is what the index says"; index file id 59792086451) sum to
+// 7,642,159,104 B: the embedding and the untied head 2 x 32,064 x 3072; a
+// layer's qkv_proj 9216 x 3072, o_proj 3072^2, gate_up_proj 16,384 x
+// 3072, down_proj 3072 x 8192, two norms: 113,252,352, x 32; the final
+// norm: 3,821,079,552 parameters. Read by phi3's rules they are what the
+// config gives at one rank, beside the rotary table of 4096 positions x
+// 96 x 2 B; the checkpoint and the config agree rank by rank.
+func TestPhi3MiniHeader(t *testing.T) {
+	_, ts := phi3MiniHeader()
+	checkHeaderNames(t, ts, 195)
+	if got := headerTotal(ts); got != 7_642_159_104 {
+		t.Errorf("header total %d B, the index's total_size is 7,642,159,104", got)
+	}
+	checkByHand(t, []byHandCase{{
+		name: "Phi-3-mini-4k-instruct", fixture: phi3MiniHeader,
+		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 7_642_159_104 + 4096*96*2, ""}},
+	}})
+	checkHeaderRanks(t, phi3MiniHeader)
 }
 
 // TestGemma3_4BHeader: gemma-3-4b-it's 883 tensors (34 layers of 13, 2
