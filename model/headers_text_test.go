@@ -227,6 +227,37 @@ func mixtral8x7BHeader() (string, []safetensors.Tensor) {
 	return corpusConfig("mistralai__Mixtral-8x7B-v0.1"), ts
 }
 
+// deepSeekV2LiteHeader is deepseek-ai/DeepSeek-V2-Lite's checkpoint in
+// its remote code's DeepSeek-V2 names (MLA without a query LoRA: q_proj,
+// kv_a_proj_with_mqa, kv_a_layernorm, kv_b_proj, o_proj; layer 0 dense,
+// layers 1-26 a router over 64 experts and a shared expert of 2 x 1408;
+// the head untied), shapes from the corpus config, bf16.
+func deepSeekV2LiteHeader() (string, []safetensors.Tensor) {
+	const H, V, NH, KVR, NOPE, ROPE, VD, I, EI, E = 2048, 102400, 16, 512, 128, 64, 128, 10944, 1408, 64
+	ts := []safetensors.Tensor{bf16("model.embed_tokens.weight", V, H), bf16("model.norm.weight", H), bf16("lm_head.weight", V, H)}
+	mlp := func(p string, inter uint64) []safetensors.Tensor {
+		return []safetensors.Tensor{bf16(p+"gate_proj.weight", inter, H), bf16(p+"up_proj.weight", inter, H), bf16(p+"down_proj.weight", H, inter)}
+	}
+	for l := range 27 {
+		p := fmt.Sprintf("model.layers.%d.", l)
+		ts = append(ts,
+			bf16(p+"input_layernorm.weight", H), bf16(p+"post_attention_layernorm.weight", H),
+			bf16(p+"self_attn.q_proj.weight", NH*(NOPE+ROPE), H),
+			bf16(p+"self_attn.kv_a_proj_with_mqa.weight", KVR+ROPE, H), bf16(p+"self_attn.kv_a_layernorm.weight", KVR),
+			bf16(p+"self_attn.kv_b_proj.weight", NH*(NOPE+VD), KVR), bf16(p+"self_attn.o_proj.weight", H, NH*VD))
+		if l == 0 {
+			ts = append(ts, mlp(p+"mlp.", I)...)
+			continue
+		}
+		ts = append(ts, bf16(p+"mlp.gate.weight", E, H))
+		for e := range E {
+			ts = append(ts, mlp(fmt.Sprintf("%smlp.experts.%d.", p, e), EI)...)
+		}
+		ts = append(ts, mlp(p+"mlp.shared_experts.", 2*EI)...)
+	}
+	return corpusConfig("deepseek-ai__DeepSeek-V2-Lite"), ts
+}
+
 // gemma3_4BHeader is google/gemma-3-4b-it's checkpoint in the names its
 // published files use (transformers 4.50's Gemma3ForConditionalGeneration:
 // language_model.model., vision_tower.vision_model.,
@@ -560,6 +591,37 @@ func TestPhi3MiniHeader(t *testing.T) {
 		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 7_642_159_104 + 4096*96*2, ""}},
 	}})
 	checkHeaderRanks(t, phi3MiniHeader)
+}
+
+// TestDeepSeekV2LiteHeader: the 5,291 tensors sum to the index's
+// total_size, 31,412,968,448 B (a stored analysis that counts the model
+// from its config and closes on "The index file reports total_size:
+// 31412968448", index file id 69506398894): 15,706,484,224 parameters,
+// the embedding and the untied head 2 x 102,400 x 2048; a layer's
+// attention 3072 x 2048 + 576 x 2048 + 4096 x 512 + 2048^2 = 13,762,560, x
+// 27; layer 0's MLP 3 x 10,944 x 2048; a MoE layer's router 64 x 2048, 64
+// experts of 3 x 1408 x 2048 and the shared 3 x 2816 x 2048:
+// 571,080,704, x 26; the norms 27 x (2 x 2048 + 512) + 2048. Read by
+// deepseek_v2's rules they are what the config gives at one rank, beside
+// the YaRN table of 4096 x 40 positions x 64 x 2 B; the checkpoint and the
+// config agree rank by rank and with the experts split over 8 ranks.
+func TestDeepSeekV2LiteHeader(t *testing.T) {
+	_, ts := deepSeekV2LiteHeader()
+	checkHeaderNames(t, ts, 5291)
+	if got := headerTotal(ts); got != 31_412_968_448 {
+		t.Errorf("header total %d B, the index's total_size is 31,412,968,448", got)
+	}
+	checkByHand(t, []byHandCase{{
+		name: "DeepSeek-V2-Lite", fixture: deepSeekV2LiteHeader,
+		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 31_412_968_448 + 4096*40*64*2, ""}},
+	}})
+	checkHeaderRanks(t, deepSeekV2LiteHeader)
+	a, _ := attach(t, deepSeekV2LiteHeader)
+	sh := Whole(a, 8, 2, a.Quant)
+	sh.ExpertRanks = 8
+	if c, w := sum(CheckpointWeights(a, sh)), sum(Weights(a, sh)); c != w {
+		t.Errorf("TP8 EP8: checkpoint %d B, config %d B", c, w)
+	}
 }
 
 // TestGemma3_4BHeader: gemma-3-4b-it's 883 tensors (34 layers of 13, 2
