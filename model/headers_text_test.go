@@ -91,27 +91,41 @@ func qwen25_72BHeader() (string, []safetensors.Tensor) {
 	return corpusConfig("Qwen__Qwen2.5-72B"), qwen2Layout(80, 8192, 29568, 8)
 }
 
-// qwen3_30BA3BHeader is Qwen/Qwen3-30B-A3B's checkpoint in transformers'
-// Qwen3-MoE names (the experts one by one, q_norm and k_norm, the head
-// untied), with shapes from the corpus config, bf16: 48 layers of 9
-// tensors and 128 experts of 3, and 3 outside them.
-func qwen3_30BA3BHeader() (string, []safetensors.Tensor) {
-	const H, V, Q, KV, HD, E, EI = 2048, 151936, 4096, 512, 128, 128, 768
-	ts := []safetensors.Tensor{bf16("model.embed_tokens.weight", V, H), bf16("model.norm.weight", H), bf16("lm_head.weight", V, H)}
-	for l := range 48 {
+// qwen3MoELayout is the bf16 tensors of a Qwen3-MoE checkpoint in
+// transformers' names (the experts one by one, q_norm and k_norm, the head
+// untied, 4 KV heads of 128, 128 experts): layers of 9 tensors and 128
+// experts of 3 (hidden h, q heads x 128 wide, experts of ei), and 3
+// outside them, over 151,936 tokens.
+func qwen3MoELayout(layers, h, heads, ei uint64) []safetensors.Tensor {
+	const V, KV, HD, E = 151936, 512, 128, 128
+	q := heads * HD
+	ts := []safetensors.Tensor{bf16("model.embed_tokens.weight", V, h), bf16("model.norm.weight", h), bf16("lm_head.weight", V, h)}
+	for l := range layers {
 		p := fmt.Sprintf("model.layers.%d.", l)
 		ts = append(ts,
-			bf16(p+"input_layernorm.weight", H), bf16(p+"post_attention_layernorm.weight", H),
-			bf16(p+"self_attn.q_proj.weight", Q, H), bf16(p+"self_attn.k_proj.weight", KV, H),
-			bf16(p+"self_attn.v_proj.weight", KV, H), bf16(p+"self_attn.o_proj.weight", H, Q),
+			bf16(p+"input_layernorm.weight", h), bf16(p+"post_attention_layernorm.weight", h),
+			bf16(p+"self_attn.q_proj.weight", q, h), bf16(p+"self_attn.k_proj.weight", KV, h),
+			bf16(p+"self_attn.v_proj.weight", KV, h), bf16(p+"self_attn.o_proj.weight", h, q),
 			bf16(p+"self_attn.q_norm.weight", HD), bf16(p+"self_attn.k_norm.weight", HD),
-			bf16(p+"mlp.gate.weight", E, H))
+			bf16(p+"mlp.gate.weight", E, h))
 		for e := range E {
-			q := fmt.Sprintf("%smlp.experts.%d.", p, e)
-			ts = append(ts, bf16(q+"gate_proj.weight", EI, H), bf16(q+"up_proj.weight", EI, H), bf16(q+"down_proj.weight", H, EI))
+			x := fmt.Sprintf("%smlp.experts.%d.", p, e)
+			ts = append(ts, bf16(x+"gate_proj.weight", ei, h), bf16(x+"up_proj.weight", ei, h), bf16(x+"down_proj.weight", h, ei))
 		}
 	}
-	return corpusConfig("Qwen__Qwen3-30B-A3B"), ts
+	return ts
+}
+
+// qwen3_30BA3BHeader is Qwen/Qwen3-30B-A3B's checkpoint: 48 layers of 2048
+// wide, 32 heads, experts of 768.
+func qwen3_30BA3BHeader() (string, []safetensors.Tensor) {
+	return corpusConfig("Qwen__Qwen3-30B-A3B"), qwen3MoELayout(48, 2048, 32, 768)
+}
+
+// qwen3_235BA22BHeader is Qwen/Qwen3-235B-A22B's checkpoint: 94 layers of
+// 4096 wide, 64 heads, experts of 1536.
+func qwen3_235BA22BHeader() (string, []safetensors.Tensor) {
+	return corpusConfig("Qwen__Qwen3-235B-A22B"), qwen3MoELayout(94, 4096, 64, 1536)
 }
 
 // gptOss20BHeader is openai/gpt-oss-20b's checkpoint: the 459 names of
@@ -617,6 +631,36 @@ func TestDeepSeekV2LiteHeader(t *testing.T) {
 	}})
 	checkHeaderRanks(t, deepSeekV2LiteHeader)
 	a, _ := attach(t, deepSeekV2LiteHeader)
+	sh := Whole(a, 8, 2, a.Quant)
+	sh.ExpertRanks = 8
+	if c, w := sum(CheckpointWeights(a, sh)), sum(Weights(a, sh)); c != w {
+		t.Errorf("TP8 EP8: checkpoint %d B, config %d B", c, w)
+	}
+}
+
+// TestQwen3_235BA22BHeader: the 36,945 tensors, the names a stored study
+// matched one by one against the official index (index file id
+// 69519760087: 36,945 names, 235,093,634,560 parameters, 470,187,269,120
+// B in bf16 as the index's metadata says), sum to that
+// total_size: the embedding and the untied head 2 x 151,936 x 4096; a
+// layer's q and o 2 x 8192 x 4096, k and v 2 x 512 x 4096, q and k norms
+// 256, the router 128 x 4096, 128 experts of 3 x 1536 x 4096, two norms:
+// 2,487,755,008, x 94; the final norm. Read by qwen3_moe's rules they are
+// what the config gives at one rank, beside the rotary table of 40,960
+// positions x 128 x 2 B; the checkpoint and the config agree rank by rank
+// and with the experts split over 8 ranks.
+func TestQwen3_235BA22BHeader(t *testing.T) {
+	_, ts := qwen3_235BA22BHeader()
+	checkHeaderNames(t, ts, 36945)
+	if got := headerTotal(ts); got != 470_187_269_120 {
+		t.Errorf("header total %d B, the index's total_size is 470,187,269,120", got)
+	}
+	checkByHand(t, []byHandCase{{
+		name: "Qwen3-235B-A22B", fixture: qwen3_235BA22BHeader,
+		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 470_187_269_120 + 40960*128*2, ""}},
+	}})
+	checkHeaderRanks(t, qwen3_235BA22BHeader)
+	a, _ := attach(t, qwen3_235BA22BHeader)
 	sh := Whole(a, 8, 2, a.Quant)
 	sh.ExpertRanks = 8
 	if c, w := sum(CheckpointWeights(a, sh)), sum(Weights(a, sh)); c != w {
