@@ -111,16 +111,22 @@ type gemma3nAudio struct {
 
 // mobileNetV5Params is the parameters of timm's mobilenetv5_300m_enc, the
 // one vision tower Gemma 3n's published checkpoints build (the
-// architecture Gemma3nVisionConfig names): keras-hub's
-// keras_hub/src/models/mobilenetv5/mobilenetv5_presets.py@b93373ada9
-// (mobilenetv5_300m_enc_gemma3n, "params": 294_284_096). The tower is timm
-// code that config.json does not describe (huggingface/pytorch-image-models
-// timm/models/mobilenetv5.py@7452176180 _gen_mobilenet_v5: 84 blocks and
-// the fusion adapter); its count is not derived from the config, and
-// another architecture is refused by name. Its norms are RmsNorm2d
-// (norm_layer, same file), which keeps no running statistics: its
-// parameters are all it holds.
-const mobileNetV5Params = 294_284_096
+// architecture Gemma3nVisionConfig names), as timm builds it:
+// huggingface/pytorch-image-models timm/models/mobilenetv5.py@aa4b5850c1
+// (_gen_mobilenet_v5: the stem, 84 blocks and the fusion adapter), whose
+// create_model("mobilenetv5_300m_enc") holds 548 tensors of 294,126,912
+// parameters (counted by building it; model/headers_gemma3n_test.go lists
+// them tensor by tensor, and they bring Gemma 3n E2B's checkpoint to the
+// 1,556 tensors its published index lists). vLLM builds the tower with
+// timm (gemma3n_mm.py: AutoModel.from_config), so that is what it holds.
+// keras-hub's preset (keras_hub/src/models/mobilenetv5/
+// mobilenetv5_presets.py@b93373ada9, "params": 294_284_096) counts its own
+// port, 157,184 more. The tower is timm code that config.json does not
+// describe: its count is not derived from the config, and another
+// architecture is refused by name. Its norms are RmsNorm2d (norm_layer,
+// same file), which keeps no running statistics: its parameters are all
+// it holds.
+const mobileNetV5Params = 294_126_912
 
 // mobileNetV5Channels is the channels mobilenetv5_300m_enc's multi-scale
 // fusion adapter emits: the width gemma3n_mm.py:650-662 reshapes the
@@ -165,7 +171,7 @@ func readGemma3n(o jsonObject, a *Arch) jsonObject {
 	g.multimodal = true
 	vision := gemma3nSub(o, "vision_config", "gemma3n_vision", a)
 	if arch := vision.str("architecture"); arch != "mobilenetv5_300m_enc" {
-		vision.fail("architecture", "%q: membudget knows the parameters of timm's mobilenetv5_300m_enc only (%d, keras-hub mobilenetv5_presets.py); another timm tower's are not in config.json", arch, mobileNetV5Params)
+		vision.fail("architecture", "%q: membudget knows the parameters of timm's mobilenetv5_300m_enc only (%d); another timm tower's are not in config.json", arch, mobileNetV5Params)
 	}
 	if vision.has("model_args") {
 		vision.fail("model_args", "timm create_model arguments change the MobileNetV5 tower, whose parameters membudget then does not know")

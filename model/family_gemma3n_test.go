@@ -45,9 +45,10 @@ func gemma3nGroups(a *Arch, sh Sharding) map[string]uint64 {
 
 // TestGemma3nWeightsByHand: Gemma 3n E4B and E2B as vLLM's gemma3n.py and
 // gemma3n_mm.py build them, in bfloat16 on one rank, counted by hand; the
-// parameters add up to keras-hub's published counts to the parameter
+// parameters add up to keras-hub's published counts
 // (keras_hub/src/models/gemma3n/gemma3n_presets.py@ccdd2c3935:
-// gemma3n_e4b_it 7,850,135,376, gemma3n_e2b_it 5,439,595,456).
+// gemma3n_e4b_it 7,850,135,376, gemma3n_e2b_it 5,439,595,456) less the
+// 157,184 by which keras-hub's MobileNetV5 port outcounts timm's tower.
 //
 // The language model, hidden 2048, 8 heads and 2 KV heads of 256, AltUp 4,
 // LAuReL rank 64, per-layer inputs 256 wide over 262,144 rows. Outside the
@@ -79,9 +80,10 @@ func gemma3nGroups(a *Arch, sh Sharding) map[string]uint64 {
 // + two norms = 7,088,640; its norm 1536: 56,644,800, x 12 = 679,737,600.
 // 681,348,640 in all. embed_audio: 128 x 1536 + 2 x 1536 + 1536 x 2048 =
 // 3,345,408. embed_vision: 128 x 2048 + 2 x 2048 + 2048^2 = 4,460,544.
-// MobileNetV5: 294,284,096. E4B: 6,866,696,688 + 681,348,640 + 294,284,096
-// + 4,460,544 + 3,345,408 = 7,850,135,376; E2B 4,456,156,768 + 983,438,688
-// = 5,439,595,456: keras-hub's counts.
+// MobileNetV5: 294,126,912, timm's build (mobileNetV5Params; keras-hub's
+// port counts 294,284,096). E4B: 6,866,696,688 + 681,348,640 + 294,126,912
+// + 4,460,544 + 3,345,408 = 7,849,978,192; E2B 4,456,156,768 + 983,281,504
+// = 5,439,438,272: keras-hub's counts less 157,184 each.
 //
 // In bytes, 2 a parameter, and what is not a parameter of 2 bytes:
 // correct_output_scale in float32 (2 more bytes x 2048 a layer); per layer
@@ -99,14 +101,14 @@ func TestGemma3nWeightsByHand(t *testing.T) {
 	}{
 		{"E4B", 35, map[string]uint64{
 			"text":         2*6_866_696_688 + 35*(2*2048+512+2) + 8 + 33_554_432,
-			"vision_tower": 2 * 294_284_096,
+			"vision_tower": 2 * 294_126_912,
 			"audio_tower":  2*681_348_640 + 40_560,
 			"embed_vision": 2*4_460_544 + 4096,
 			"embed_audio":  2*3_345_408 + 4096,
 		}},
 		{"E2B", 30, map[string]uint64{
 			"text":         2*4_456_156_768 + 30*(2*2048+512+2) + 8 + 33_554_432,
-			"vision_tower": 2 * 294_284_096,
+			"vision_tower": 2 * 294_126_912,
 			"audio_tower":  2*681_348_640 + 40_560,
 			"embed_vision": 2*4_460_544 + 4096,
 			"embed_audio":  2*3_345_408 + 4096,
@@ -172,7 +174,7 @@ func TestGemma3nWeightsTP2(t *testing.T) {
 		"model.layers.0.per_layer_input_gate.weight":   2048 * 256 * 2,
 		"model.layers.0.altup.prediction_coefs.weight": 16 * 4 * 2,
 		"model.layers.0.altup.correct_output_scale":    2048 * 4,
-		"vision_tower.timm_model":                      294_284_096 * 2,
+		"vision_tower.timm_model":                      294_126_912 * 2,
 		// 1536 / 2 inputs x 2048.
 		"embed_audio.embedding_projection.weight": 768 * 2048 * 2,
 		// 128 rows (a multiple of 64) / 2 x 1536.

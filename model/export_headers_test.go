@@ -1,0 +1,21 @@
+package model
+
+import "membudget/model/safetensors"
+
+// HeaderFixtures are the full-size header fixtures by checkpoint, for the
+// external test that loads them from a directory as `--model <dir>` does
+// (model/hub imports this package, so that test lives outside it).
+var HeaderFixtures = map[string]func() (string, []safetensors.Tensor){
+	"deepseek-ai/DeepSeek-V4-Flash":      deepSeekV4FlashHeader,
+	"google/gemma-3n-E2B-it":             gemma3nHeader("google__gemma-3n-E2B-it", 30, 8192),
+	"microsoft/Phi-4-multimodal":         phi4MMHeader,
+	"meta-llama/Llama-3.1-8B-Instruct":   llama31_8BHeader,
+	"google/gemma-3-4b-it":               gemma3_4BHeader,
+	"openai/gpt-oss-20b":                 gptOss20BHeader,
+	"Qwen/Qwen3-30B-A3B":                 qwen3_30BA3BHeader,
+	"Qwen/Qwen2.5-VL-7B-Instruct":        qwen25VL7BHeader,
+	"deepseek-ai/DeepSeek-V2-Lite":       deepSeekV2LiteHeader,
+	"mistralai/Mixtral-8x7B-v0.1":        mixtral8x7BHeader,
+	"microsoft/phi-4":                    phi4Header,
+	"mistralai/Mistral-7B-Instruct-v0.3": mistral7BHeader,
+}
