@@ -279,9 +279,10 @@ func peakItemsAt(a *model.Arch, r *Resolved, st model.Sharding, perToken uint64)
 	tp, d := r.TensorParallelSize, r.DtypeBytes
 	tokens := r.MaxNumBatchedTokens
 	forward := budget.SatMul(tokens, perToken)
-	// At most four items (the peak, the sampler, the graph pool, the
-	// non-torch growth): one allocation.
-	items := make([]budget.Item, 1, 4)
+	// At most five items without a serve feature (the peak, the sampler,
+	// the graph pool, the non-torch growth, the V2 runner's request
+	// state): one allocation.
+	items := make([]budget.Item, 1, 5)
 	items[0] = budget.Item{
 		Name: "activation_peak", Term: budget.TermActivation,
 		Bytes: budget.SatAdd(forward, m.residualBytes),

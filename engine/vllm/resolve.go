@@ -888,7 +888,19 @@ func newBatchWhy(name string) batchWhy {
 // containsFold reports whether sub, in lower-case ASCII, is within s in
 // any case, without the copy strings.ToLower makes.
 func containsFold(s, sub string) bool {
+	if sub == "" {
+		return true
+	}
+	// Only where the first byte matches is the rest compared: a compile
+	// asks this of the device's name every time.
+	lo, up := sub[0], sub[0]
+	if 'a' <= lo && lo <= 'z' {
+		up = lo - 'a' + 'A'
+	}
 	for i := 0; i+len(sub) <= len(s); i++ {
+		if s[i] != lo && s[i] != up {
+			continue
+		}
 		if strings.EqualFold(s[i:i+len(sub)], sub) {
 			return true
 		}

@@ -246,3 +246,26 @@ func TestCheckpointKVDtype(t *testing.T) {
 		}
 	}
 }
+
+// TestContainsFold: the device-name test behind the batch defaults' A100
+// exception matches in any case, anywhere, and only the whole substring.
+func TestContainsFold(t *testing.T) {
+	tests := []struct {
+		s, sub string
+		want   bool
+	}{
+		{"NVIDIA A100-SXM4-80GB", "a100", true},
+		{"nvidia a100 80gb pcie", "a100", true},
+		{"NVIDIA H100 80GB HBM3", "a100", false},
+		{"NVIDIA A10", "a100", false}, // shorter than the substring at the end
+		{"AAA100", "a100", true},      // a first-byte match that fails, then one that holds
+		{"NVIDIA H800 (A100 class)", "a100", true},
+		{"", "a100", false},
+		{"anything", "", true},
+	}
+	for _, tt := range tests {
+		if got := containsFold(tt.s, tt.sub); got != tt.want {
+			t.Errorf("containsFold(%q, %q) = %v, want %v", tt.s, tt.sub, got, tt.want)
+		}
+	}
+}
