@@ -68,6 +68,7 @@ type encoderPassRule struct {
 // live projections alone.
 var encoderPassRules = map[string]encoderPassRule{
 	"qwen2_5_vl": {patchesPerItem: qwenPatches, blockBytesPerPatch: qwen25BlockBytes, rotary: true, pixelCopy: true},
+	"qwen2_vl":   {patchesPerItem: qwenPatches, blockBytesPerPatch: qwen2BlockBytes, rotary: true, pixelCopy: true},
 	// Gemma 3 passes the pixels to the tower as they are
 	// (gemma3_mm.py:565-582); SiglipVisionEmbeddings' cast is freed once
 	// the patch embedding has run (siglip.py:337-351).
@@ -106,6 +107,26 @@ func qwen25BlockBytes(v *model.VisionTower, tp, d uint64) uint64 {
 	h, i := v.Hidden, v.Intermediate
 	attn := 3*h + 8*budget.CeilDiv(h, tp)
 	mlp := 3*h + 3*budget.CeilDiv(i, tp)
+	return budget.SatMul(max(attn, mlp), d)
+}
+
+// qwen2BlockBytes is a Qwen2-VL block's live activations a patch at their
+// widest (qwen2_vl.py:243-423), the larger of:
+//   - the attention (Qwen2VisionAttention.forward:354-391): as Qwen2.5-VL's,
+//     3H + 8H/tp, and above TP 1 the all-gathered qkv (3H), which split_qkv's
+//     views of q, k and v keep alive (:326-343);
+//   - the MLP (Qwen2VisionMLP.forward:271-275, the block's
+//     x + self.mlp(self.norm2(x)), :412-413): the stream and norm2's output
+//     (H each; LayerNorm, out of place), fc1's output and its activation
+//     (I/tp each, fc1's freed once the activation is named): 2H + 2I/tp,
+//     or at fc2 3H + I/tp.
+func qwen2BlockBytes(v *model.VisionTower, tp, d uint64) uint64 {
+	h, i := v.Hidden, v.Intermediate
+	attn := 3*h + 8*budget.CeilDiv(h, tp)
+	if tp > 1 {
+		attn += 3 * h
+	}
+	mlp := max(2*h+2*budget.CeilDiv(i, tp), 3*h+budget.CeilDiv(i, tp))
 	return budget.SatMul(max(attn, mlp), d)
 }
 
@@ -167,7 +188,8 @@ func sizeEncoderPass(a *model.Arch, r *Resolved, e EncoderProfile) EncoderPass {
 	p.PeakBytes = budget.SatAdd(p.PixelBytes, p.BlockBytes)
 	if rule.rotary && v.Heads > 0 {
 		// prepare_encoder_metadata's cos and sin, head_dim/2 values a patch
-		// each, in the model dtype (qwen2_5_vl.py:912-990, get_rope's cache).
+		// each, gathered from get_rope's cache in the model dtype
+		// (qwen2_5_vl.py:912-990, qwen2_vl.py:609-646).
 		p.PeakBytes = budget.SatAdd(p.PeakBytes, budget.SatMul(p.Patches, budget.SatMul(v.Hidden/v.Heads, d)))
 	}
 	return p

@@ -78,9 +78,29 @@ func TestEncoderPassByHand(t *testing.T) {
 			want: EncoderPass{Why: "its dummy items are not sized: see the encoder cache"},
 		},
 		{
-			name: "qwen2-vl-7b: its tower is not sized", model: "Qwen__Qwen2-VL-7B-Instruct", spec: "main",
-			s:    Serve{MM: MM{ProcessorKwargs: `{"max_pixels": 1003520}`}},
-			want: EncoderPass{Why: "the qwen2_vl tower's blocks, attention backend and projector are not modelled"},
+			// Qwen2-VL-7B at main, transformers' max_pixels, 8192 tokens:
+			// the same video of 7680 tokens, 30720 patches. Block (H 1280,
+			// I 4 x 1280 = 5120, TP 1): attention 3H + 8H = 14080; MLP
+			// max(2H + 2I, 3H + I) = max(12800, 8960); the attention, x 2
+			// B = 28160 B a patch, 865075200. Pixels 30720 x 7056 =
+			// 216760320; rotary 30720 x 160 = 4915200. Peak 1086750720.
+			name: "qwen2-vl-7b, 8192 tokens", model: "Qwen__Qwen2-VL-7B-Instruct", spec: "main",
+			s:    Serve{MaxModelLen: 8192, MM: MM{ProcessorKwargs: `{"max_pixels": 1003520}`}},
+			want: EncoderPass{Sized: true, Patches: 30720, PixelBytes: 216760320, BlockBytes: 865075200, PeakBytes: 1086750720},
+		},
+		{
+			// At TP 2 the gathered qkv: attention 3H + 8 x 640 + 3H =
+			// 12800; MLP max(2H + 2 x 2560, 3H + 2560) = 7680; x 2 B =
+			// 25600 B a patch, 786432000. Peak 216760320 + 786432000 +
+			// 4915200 = 1008107520.
+			name: "qwen2-vl-7b, TP 2", model: "Qwen__Qwen2-VL-7B-Instruct", spec: "main",
+			s:    Serve{TensorParallelSize: 2, MaxModelLen: 8192, MM: MM{ProcessorKwargs: `{"max_pixels": 1003520}`}},
+			want: EncoderPass{Sized: true, Patches: 30720, PixelBytes: 216760320, BlockBytes: 786432000, PeakBytes: 1008107520},
+		},
+		{
+			// Pixtral's tower (Mistral 3) is not modelled: it says so.
+			name: "mistral-small-3.1: its tower is not sized", model: "mistralai__Mistral-Small-3.1-24B-Instruct-2503", spec: "main",
+			want: EncoderPass{Why: "the pixtral tower's blocks, attention backend and projector are not modelled"},
 		},
 	}
 	for _, c := range cases {
@@ -262,7 +282,7 @@ func TestLargerMMLimitNeverShrinksFootprint(t *testing.T) {
 	t.Parallel()
 	r := hub.Resolver{Offline: true, CacheDir: t.TempDir(), Shipped: membudget.ModelConfig, ShippedIDs: membudget.ModelNames(),
 		ShippedQuantConfig: membudget.ModelQuantConfig}
-	names := []string{"google/gemma-3-4b-it", "google/gemma-3-27b-it", "Qwen/Qwen2.5-VL-7B-Instruct"}
+	names := []string{"google/gemma-3-4b-it", "google/gemma-3-27b-it", "Qwen/Qwen2.5-VL-7B-Instruct", "Qwen/Qwen2-VL-7B-Instruct"}
 	models := map[string]*hub.Loaded{}
 	for _, n := range names {
 		m, err := r.Load(context.Background(), n)
@@ -279,11 +299,11 @@ func TestLargerMMLimitNeverShrinksFootprint(t *testing.T) {
 		name := rapid.SampledFrom(names).Draw(rt, "model")
 		s := Serve{
 			TensorParallelSize:  rapid.SampledFrom([]uint64{1, 2}).Draw(rt, "tp"),
-			MaxModelLen:         rapid.Uint64Range(1024, 65536).Draw(rt, "max_model_len"),
+			MaxModelLen:         rapid.Uint64Range(1024, 32768).Draw(rt, "max_model_len"),
 			MaxNumSeqs:          rapid.Uint64Range(1, 64).Draw(rt, "max_num_seqs"),
 			MaxNumBatchedTokens: rapid.Uint64Range(2048, 65536).Draw(rt, "max_num_batched_tokens"),
 		}
-		if name == "Qwen/Qwen2.5-VL-7B-Instruct" {
+		if name != "google/gemma-3-4b-it" && name != "google/gemma-3-27b-it" {
 			s.MM.ProcessorKwargs = rapid.SampledFrom([]string{qwen25VLPixels, `{"max_pixels": 1003520}`}).Draw(rt, "kwargs")
 		}
 		images := rapid.Uint64Range(1, 16).Draw(rt, "images")
@@ -315,4 +335,37 @@ func TestLargerMMLimitNeverShrinksFootprint(t *testing.T) {
 			rt.Fatalf("%d KV blocks with %s, %d with %s", a, more.MM.LimitPerPrompt, b, s.MM.LimitPerPrompt)
 		}
 	})
+}
+
+// TestEncoderPassNote: explain's activation line says what of the predicted
+// peak is the encoder pass, and says nothing where it is not sized.
+func TestEncoderPassNote(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		model, spec string
+		s           Serve
+		want        string
+	}{
+		// 0.22 GiB util is irrelevant to the note: 15.13 GiB of pass,
+		// 12.25 over the decoder's run with the cache (the ledger's item).
+		{"Qwen__Qwen2.5-VL-7B-Instruct", "0.23.0", Serve{MaxModelLen: 128000, MaxNumBatchedTokens: 2048, MM: MM{ProcessorKwargs: qwen25VLPixels}},
+			"the profile's encoder pass (458752 patches, 15.13 GiB at its peak) is the larger and adds 12.25 GiB over the decoder's run with the encoder cache"},
+		{"google__gemma-3-27b-it", "0.19.0", Serve{},
+			"the profile's encoder pass (131072 patches, 3.51 GiB at its peak) stays under the decoder's run with the encoder cache"},
+		{"google__gemma-3-27b-it", "main", Serve{MM: MM{SkipProfiling: true}}, ""},
+	} {
+		sz, err := sizeShippedAt(t, c.model, "h100-sxm-80g", c.spec, c.s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref, err := NewReference(sz.Model.Arch, sz.Serve.Serve, sz.Class, sz.Serve.Profile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		preds := vllmPredictions(ref.Predict(), ref.Serve)
+		noteEncoderPass(preds, ref)
+		if got := preds["activation_peak"].Note; got != c.want {
+			t.Errorf("%s %s: note %q, want %q", c.model, c.spec, got, c.want)
+		}
+	}
 }
