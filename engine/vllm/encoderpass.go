@@ -52,26 +52,37 @@ type encoderPassRule struct {
 	// blocks.
 	patchesPerItem func(v *model.VisionTower, t uint64) uint64
 	// blockBytesPerPatch is the widest block's live activations a patch
-	// on one rank at TP tp (see the rules below).
-	blockBytesPerPatch func(v *model.VisionTower, tp, d uint64) uint64
+	// on one rank at TP tp under release rel (see the rules below).
+	blockBytesPerPatch func(v *model.VisionTower, rel Version, tp, d uint64) uint64
 	// rotary says the blocks read per-patch rotary cos and sin tables.
 	rotary bool
-	// pixelCopy says the model holds a model-dtype copy of the pixels
-	// beside the float32 ones through the pass.
-	pixelCopy bool
+	// deviceNorm says the model normalizes the pixels on the device and
+	// holds the normalized copy beside them through the pass.
+	deviceNorm bool
 }
+
+// deviceNormSince is the first release whose Qwen2-VL and Qwen2.5-VL
+// normalize the pixels on the device (FusedInputNorm, PR #50411, merged
+// 2026-08-06, at main d18bb7b, from which 0.28.0's branch was cut).
+var deviceNormSince = v0_28_0
 
 // encoderPassRules are the tower kinds whose pass membudget sizes. The
 // attention backends vLLM picks for them on CUDA (FlashAttention varlen, or
 // SDPA's fused kernels; vllm/model_executor/layers/attention/
 // mm_encoder_attention.py) hold no score matrix, so a block's peak is its
-// live projections alone.
+// live projections. The encoder is not compiled by default
+// (compile_mm_encoder false, vllm/config/compilation.py:535) and a
+// compiled serve turns custom ops off (custom_ops "none",
+// vllm/config/vllm.py:1391-1398), so activations run their eager
+// forward_native (vllm/model_executor/custom_op.py:185-194), whose
+// temporaries count: SiluAndMul's silu beside its product
+// (activation.py:134-137), QuickGELU's sigmoid (:628-630). An eager serve
+// (custom ops on) runs fused kernels without them: the larger is charged.
 var encoderPassRules = map[string]encoderPassRule{
-	"qwen2_5_vl": {patchesPerItem: qwenPatches, blockBytesPerPatch: qwen25BlockBytes, rotary: true, pixelCopy: true},
-	"qwen2_vl":   {patchesPerItem: qwenPatches, blockBytesPerPatch: qwen2BlockBytes, rotary: true, pixelCopy: true},
+	"qwen2_5_vl": {patchesPerItem: qwenPatches, blockBytesPerPatch: qwen25BlockBytes, rotary: true, deviceNorm: true},
+	"qwen2_vl":   {patchesPerItem: qwenPatches, blockBytesPerPatch: qwen2BlockBytes, rotary: true, deviceNorm: true},
 	// Gemma 3 passes the pixels to the tower as they are
-	// (gemma3_mm.py:565-582); SiglipVisionEmbeddings' cast is freed once
-	// the patch embedding has run (siglip.py:337-351).
+	// (gemma3_mm.py:565-582), already in the model dtype.
 	"siglip": {patchesPerItem: siglipPatches, blockBytesPerPatch: siglipBlockBytes},
 }
 
@@ -101,14 +112,28 @@ func siglipPatches(v *model.VisionTower, _ uint64) uint64 {
 //     attention's output, which norm2's fused add-norm overwrites in place
 //     (vllm/model_executor/layers/layernorm.py:88,
 //     ir.ops.fused_add_rms_norm.maybe_inplace), gate_up (2I/tp, still named
-//     while down_proj runs), its activation (I/tp) and down_proj's output
-//     (H): 3H + 3I/tp.
-func qwen25BlockBytes(v *model.VisionTower, tp, d uint64) uint64 {
+//     while down_proj runs), and SiluAndMul's silu and product (I/tp each):
+//     2H + 4I/tp; at down_proj the product and its output (H): 3H + 3I/tp.
+//     Before PR #36823 (merged 2026-05-01; 0.22.0 is the
+//     first release surely after it) a compiled serve's RMSNorm ran
+//     forward_native with custom ops off (vllm/config/vllm.py:1391-1398),
+//     which adds and norms out of place: the sum and the normed input beside
+//     the stream and the attention's output, 2H more. (An eager serve's
+//     custom op worked in place then too; the larger is charged.)
+func qwen25BlockBytes(v *model.VisionTower, rel Version, tp, d uint64) uint64 {
 	h, i := v.Hidden, v.Intermediate
 	attn := 3*h + 8*budget.CeilDiv(h, tp)
-	mlp := 3*h + 3*budget.CeilDiv(i, tp)
+	mlp := max(2*h+4*budget.CeilDiv(i, tp), 3*h+3*budget.CeilDiv(i, tp))
+	if rel.Less(fusedNormInPlaceSince) {
+		mlp += 2 * h
+	}
 	return budget.SatMul(max(attn, mlp), d)
 }
+
+// fusedNormInPlaceSince is the first release whose RMSNorm with a residual
+// adds and norms in place under torch.compile's defaults (PR #36823, vLLM
+// IR's fused_add_rms_norm.maybe_inplace, merged 2026-05-01).
+var fusedNormInPlaceSince = v0_22_0
 
 // qwen2BlockBytes is a Qwen2-VL block's live activations a patch at their
 // widest (qwen2_vl.py:243-423), the larger of:
@@ -117,16 +142,15 @@ func qwen25BlockBytes(v *model.VisionTower, tp, d uint64) uint64 {
 //     views of q, k and v keep alive (:326-343);
 //   - the MLP (Qwen2VisionMLP.forward:271-275, the block's
 //     x + self.mlp(self.norm2(x)), :412-413): the stream and norm2's output
-//     (H each; LayerNorm, out of place), fc1's output and its activation
-//     (I/tp each, fc1's freed once the activation is named): 2H + 2I/tp,
-//     or at fc2 3H + I/tp.
-func qwen2BlockBytes(v *model.VisionTower, tp, d uint64) uint64 {
+//     (H each; LayerNorm, out of place), fc1's output, QuickGELU's sigmoid
+//     and its product (I/tp each): 2H + 3I/tp, or at fc2 3H + I/tp.
+func qwen2BlockBytes(v *model.VisionTower, _ Version, tp, d uint64) uint64 {
 	h, i := v.Hidden, v.Intermediate
 	attn := 3*h + 8*budget.CeilDiv(h, tp)
 	if tp > 1 {
 		attn += 3 * h
 	}
-	mlp := max(2*h+2*budget.CeilDiv(i, tp), 3*h+budget.CeilDiv(i, tp))
+	mlp := max(2*h+3*budget.CeilDiv(i, tp), 3*h+budget.CeilDiv(i, tp))
 	return budget.SatMul(max(attn, mlp), d)
 }
 
@@ -137,8 +161,9 @@ func qwen2BlockBytes(v *model.VisionTower, tp, d uint64) uint64 {
 // (H), qkv (3H/tp), the attention's output (H/tp) and out_proj's (H),
 // which `+= residual` keeps: 4H + 4H/tp; its MLP the residual and norm2's
 // output (H each), fc1's output and its activation (I/tp each, fc1's freed
-// once the activation is named): 4H + 2I/tp, or at fc2 4H + I/tp + H.
-func siglipBlockBytes(v *model.VisionTower, tp, d uint64) uint64 {
+// once the activation is named; GELU-tanh is one torch kernel,
+// activation.py:803-820): 4H + 2I/tp, or at fc2 4H + I/tp + H.
+func siglipBlockBytes(v *model.VisionTower, _ Version, tp, d uint64) uint64 {
 	h, i := v.Hidden, v.Intermediate
 	attn := 4*h + 4*budget.CeilDiv(h, tp)
 	mlp := max(4*h+2*budget.CeilDiv(i, tp), 5*h+budget.CeilDiv(i, tp))
@@ -146,15 +171,16 @@ func siglipBlockBytes(v *model.VisionTower, tp, d uint64) uint64 {
 }
 
 // pixelBytesPerPatch is the pixels of a patch vLLM holds through the pass:
-// the processor's float32 values (channels x temporal_patch_size x
-// patch_size^2), kept in the dummy batch's kwargs until profile_run returns,
-// and, where the model casts them before the tower, their model-dtype copy
-// (qwen2_5_vl.py:1501-1510: input_norm's output, held while self.visual
-// runs).
-func pixelBytesPerPatch(v *model.VisionTower, rule encoderPassRule, d uint64) uint64 {
+// channels x temporal_patch_size x patch_size^2 values in the model dtype
+// (the processor's floating outputs are cast to it,
+// vllm/multimodal/processing/context.py:245-247), kept in the dummy batch's
+// kwargs until profile_run returns; where the model normalizes them on the
+// device, the normalized copy too (qwen2_5_vl.py:1501-1510, input_norm's
+// output, held while self.visual runs).
+func pixelBytesPerPatch(v *model.VisionTower, rule encoderPassRule, rel Version, d uint64) uint64 {
 	values := budget.SatMul(max(v.Channels, 1)*max(v.TemporalPatch, 1), v.PatchSize*v.PatchSize)
-	per := uint64(4)
-	if rule.pixelCopy && d != 4 {
+	per := d
+	if rule.deviceNorm && !rel.Less(deviceNormSince) {
 		per += d
 	}
 	return budget.SatMul(values, per)
@@ -183,8 +209,8 @@ func sizeEncoderPass(a *model.Arch, r *Resolved, e EncoderProfile) EncoderPass {
 	}
 	d := r.DtypeBytes
 	p := EncoderPass{Sized: true, Patches: budget.SatMul(e.Items, rule.patchesPerItem(v, e.TokensPerItem))}
-	p.PixelBytes = budget.SatMul(p.Patches, pixelBytesPerPatch(v, rule, d))
-	p.BlockBytes = budget.SatMul(p.Patches, rule.blockBytesPerPatch(v, tp, d))
+	p.PixelBytes = budget.SatMul(p.Patches, pixelBytesPerPatch(v, rule, r.Profile.Release, d))
+	p.BlockBytes = budget.SatMul(p.Patches, rule.blockBytesPerPatch(v, r.Profile.Release, tp, d))
 	p.PeakBytes = budget.SatAdd(p.PixelBytes, p.BlockBytes)
 	if rule.rotary && v.Heads > 0 {
 		// prepare_encoder_metadata's cos and sin, head_dim/2 values a patch
