@@ -19,9 +19,9 @@ import (
 // The order (vllm/v1/worker/gpu_model_runner.py profile_run:6542-6614): the
 // runner builds one batch of the items (_get_mm_dummy_batch:5894-5922,
 // group_and_batch_mm_kwargs batches equal items together), runs
-// embed_multimodal on it (:6584-6586), keeps the outputs in encoder_cache
-// (:6595-6596), then runs the decoder's dummy batch and sampler
-// (:6598-6606) and clears the cache (:6611). The encoder's activations are
+// embed_multimodal on it (:6590-6592), keeps the outputs in encoder_cache
+// (:6598-6599), then runs the decoder's dummy batch and sampler
+// (:6602-6611) and clears the cache (:6614). The encoder's activations are
 // freed before the decoder runs, so the torch peak is the larger of the
 // pass's peak and the decoder's with the cache beside it: the ledger's
 // "encoder pass" is what the pass's peak exceeds the latter by. The V2
@@ -136,12 +136,12 @@ func qwen25BlockBytes(v *model.VisionTower, rel Version, tp, d uint64) uint64 {
 var fusedNormInPlaceSince = v0_22_0
 
 // qwen2BlockBytes is a Qwen2-VL block's live activations a patch at their
-// widest (qwen2_vl.py:243-423), the larger of:
+// widest (qwen2_vl.py:243-443), the larger of:
 //   - the attention (Qwen2VisionAttention.forward:354-391): as Qwen2.5-VL's,
 //     3H + 8H/tp, and above TP 1 the all-gathered qkv (3H), which split_qkv's
 //     views of q, k and v keep alive (:326-343);
-//   - the MLP (Qwen2VisionMLP.forward:271-275, the block's
-//     x + self.mlp(self.norm2(x)), :412-413): the stream and norm2's output
+//   - the MLP (Qwen2VisionMLP.forward:270-274, the block's
+//     x + self.mlp(self.norm2(x)), :442): the stream and norm2's output
 //     (H each; LayerNorm, out of place), fc1's output, QuickGELU's sigmoid
 //     and its product (I/tp each): 2H + 3I/tp, or at fc2 3H + I/tp.
 func qwen2BlockBytes(v *model.VisionTower, _ Version, tp, d uint64) uint64 {
