@@ -84,6 +84,9 @@ var encoderPassRules = map[string]encoderPassRule{
 	// Gemma 3 passes the pixels to the tower as they are
 	// (gemma3_mm.py:565-582), already in the model dtype.
 	"siglip": {patchesPerItem: siglipPatches, blockBytesPerPatch: siglipBlockBytes},
+	// PaliGemma's SigLIP, the same layers; its cast to the tower's dtype
+	// (paligemma.py:351-359) finds the pixels already in it.
+	"paligemma": {patchesPerItem: siglipPatches, blockBytesPerPatch: siglipBlockBytes},
 }
 
 // qwenPatches is Qwen's patches of an item of t merged tokens: each token is

@@ -72,6 +72,15 @@ func TestEncoderPassByHand(t *testing.T) {
 			want: EncoderPass{Sized: true, Patches: 131072, PixelBytes: 154140672, BlockBytes: 3464495104, PeakBytes: 3618635776},
 		},
 		{
+			// PaliGemma 3B at 448 pixels, main: one image a prompt of
+			// (448 / 14)^2 = 1024 tokens, 8192 / 1024 = 8 items, 8192
+			// patches. The same SigLIP (H 1152, I 4304): 26432 B a patch,
+			// 216530944; pixels 588 x 2 B = 1176 B a patch, 9633792. Peak
+			// 226164736.
+			name: "paligemma-3b-448", model: "google__paligemma-3b-pt-448", spec: "main",
+			want: EncoderPass{Sized: true, Patches: 8192, PixelBytes: 9633792, BlockBytes: 216530944, PeakBytes: 226164736},
+		},
+		{
 			// --mm-encoder-tp-mode data at TP 1 is the default: the same.
 			name: "gemma-3-27b, data mode at TP 1", model: "google__gemma-3-27b-it", spec: "main",
 			s:    Serve{MM: MM{EncoderTPMode: "data"}},
