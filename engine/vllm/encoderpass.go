@@ -81,6 +81,8 @@ var deviceNormSince = v0_28_0
 var encoderPassRules = map[string]encoderPassRule{
 	"qwen2_5_vl": {patchesPerItem: qwenPatches, blockBytesPerPatch: qwen25BlockBytes, rotary: true, deviceNorm: true},
 	"qwen2_vl":   {patchesPerItem: qwenPatches, blockBytesPerPatch: qwen2BlockBytes, rotary: true, deviceNorm: true},
+	// Qwen3-VL and Qwen3.5 do not normalize on the device.
+	"qwen3_vl": {patchesPerItem: qwenPatches, blockBytesPerPatch: qwen3BlockBytes, rotary: true},
 	// Gemma 3 passes the pixels to the tower as they are
 	// (gemma3_mm.py:565-582), already in the model dtype.
 	"siglip": {patchesPerItem: siglipPatches, blockBytesPerPatch: siglipBlockBytes},
@@ -155,6 +157,30 @@ func qwen2BlockBytes(v *model.VisionTower, _ Version, tp, d uint64) uint64 {
 	}
 	mlp := max(2*h+3*budget.CeilDiv(i, tp), 3*h+budget.CeilDiv(i, tp))
 	return budget.SatMul(max(attn, mlp), d)
+}
+
+// qwen3BlockBytes is what Qwen3-VL's (and Qwen3.5's) tower holds a patch
+// at its widest (qwen3_vl.py:399-500, Qwen3_VisionTransformer.forward:
+// 842-883, the position embeddings added at :860): the position embeddings its metadata keeps through the pass
+// (H, fast_pos_embed_interpolate), and the larger of
+//   - a block (Qwen3_VisionBlock.forward:479-498: Qwen2.5-VL's attention,
+//     3H + 8H/tp; LayerNorms out of place and linear_fc2(act(linear_fc1(x)))
+//     with GELU-tanh, one torch kernel (_ACTIVATION_REGISTRY, activation.py:
+//     803-820): 2H + 2I/tp, or at fc2 3H + I/tp), with the deepstack
+//     features already merged beside it (Deepstack x OutHidden /
+//     merge^2: each deepstack layer's merger output, kept to the end);
+//   - the final torch.cat of the merger's output and the deepstack
+//     features (:880-882): both sides, 2 (1 + Deepstack) OutHidden /
+//     merge^2.
+func qwen3BlockBytes(v *model.VisionTower, _ Version, tp, d uint64) uint64 {
+	h, i := v.Hidden, v.Intermediate
+	m := max(v.SpatialMerge, 1)
+	out := budget.CeilDiv(cmp.Or(v.OutHidden, h), m*m)
+	attn := 3*h + 8*budget.CeilDiv(h, tp)
+	mlp := max(2*h+2*budget.CeilDiv(i, tp), 3*h+budget.CeilDiv(i, tp))
+	blocks := max(attn, mlp) + v.Deepstack*out
+	cat := 2 * (1 + v.Deepstack) * out
+	return budget.SatMul(h+max(blocks, cat), d)
 }
 
 // siglipBlockBytes is a SigLIP encoder layer's live activations a patch at

@@ -120,6 +120,21 @@ func TestEncoderPassByHand(t *testing.T) {
 			want: EncoderPass{Sized: true, Patches: 30720, PixelBytes: 144506880, BlockBytes: 786432000, PeakBytes: 935854080},
 		},
 		{
+			// Qwen3-VL-32B at main, images only, max_pixels 1003520: 1003520
+			// / 32^2 = 980 = 28 x 35 merged patches an image; 8192 / 980 =
+			// 8 items, 8 x 980 x 4 = 31360 patches. Pixels 3 x 2 x 16 x 16
+			// = 1536 values x 2 B = 3072 B a patch, 96337920 (no device
+			// normalization). Block (H 1152, I 4304, TP 1): attention 11H =
+			// 12672, MLP max(2H + 2I, 3H + I) = 10912: 12672, with the 3
+			// deepstack features of 5120 / 4 = 1280 each beside it: 16512;
+			// the final cat 2 x 4 x 1280 = 10240; with the position
+			// embeddings (H) 17664 x 2 B = 35328 B a patch, 1107886080.
+			// Rotary 72 x 2 B = 144 B a patch, 4515840. Peak 1208739840.
+			name: "qwen3-vl-32b, images", model: "Qwen__Qwen3-VL-32B-Instruct", spec: "main",
+			s:    Serve{MaxModelLen: 8192, MM: MM{LimitPerPrompt: `{"video": 0}`, ProcessorKwargs: `{"max_pixels": 1003520}`}},
+			want: EncoderPass{Sized: true, Patches: 31360, PixelBytes: 96337920, BlockBytes: 1107886080, PeakBytes: 1208739840},
+		},
+		{
 			// Pixtral's tower (Mistral 3) is not modelled: it says so.
 			name: "mistral-small-3.1: its tower is not sized", model: "mistralai__Mistral-Small-3.1-24B-Instruct-2503", spec: "main",
 			want: EncoderPass{Why: "the pixtral tower's blocks, attention backend and projector are not modelled"},
@@ -305,7 +320,7 @@ func TestLargerMMLimitNeverShrinksFootprint(t *testing.T) {
 	t.Parallel()
 	r := hub.Resolver{Offline: true, CacheDir: t.TempDir(), Shipped: membudget.ModelConfig, ShippedIDs: membudget.ModelNames(),
 		ShippedQuantConfig: membudget.ModelQuantConfig}
-	names := []string{"google/gemma-3-4b-it", "google/gemma-3-27b-it", "Qwen/Qwen2.5-VL-7B-Instruct", "Qwen/Qwen2-VL-7B-Instruct"}
+	names := []string{"google/gemma-3-4b-it", "google/gemma-3-27b-it", "Qwen/Qwen2.5-VL-7B-Instruct", "Qwen/Qwen2-VL-7B-Instruct", "Qwen/Qwen3-VL-32B-Instruct"}
 	models := map[string]*hub.Loaded{}
 	for _, n := range names {
 		m, err := r.Load(context.Background(), n)
