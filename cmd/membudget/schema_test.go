@@ -78,6 +78,11 @@ type multimodalJSON struct {
 	Items               uint64 `json:"profiled_items,omitempty"`
 	CacheBytes          uint64 `json:"encoder_cache_bytes"`
 	ProcessorCacheBytes uint64 `json:"processor_cache_bytes"`
+	PassSized           bool   `json:"encoder_pass_sized"`
+	PassNotSized        string `json:"encoder_pass_not_sized,omitempty"`
+	PassPatches         uint64 `json:"encoder_pass_patches,omitempty"`
+	PassPeakBytes       uint64 `json:"encoder_pass_peak_bytes"`
+	PassBytes           uint64 `json:"encoder_pass_bytes"`
 }
 
 // poolingJSON is the report's "pooling": an encoder-only pooling model's

@@ -621,6 +621,7 @@ func explainLog(in explainInput) (*explain.Explanation, error) {
 		}
 		preds["activation_peak"] = pr
 	}
+	noteEncoderPass(preds, ref)
 	ex.Figures = explain.Rows(l, vllmSpecs, preds)
 	ex.NotPredicted = explain.NotPredicted(l, vllmSpecs, logs.KindDeviceTotal, logs.KindUtilization, logs.KindMaxModelLen)
 	ex.Starts = startsCheck(l, p)

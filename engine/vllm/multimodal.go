@@ -28,15 +28,9 @@ import (
 // rule is vLLM main's at commit d18bb7b (2026-08-14) unless it says
 // otherwise.
 //
-// What it does not size: the encoder pass's own activations (the dummy
-// items through the vision tower). vLLM's peak there depends on the
-// tower's attention backend, its window and merge reordering and the
-// processor's copies of the pixels; no public log of a known device
-// pins it. One Qwen2.5-VL-7B log (0.23.0, one 114688-token video, util
-// 0.22, a device it does not name) ends its profile with -14.28 GiB of
-// KV memory: on an 80 GB device some 13 GiB beyond what membudget
-// charges. membudget keeps it out and says so in the report rather than
-// guess it.
+// The encoder pass's own activations (the dummy items through the vision
+// tower) are sized in encoderpass.go for the towers whose blocks it
+// models, and said to be left out for the others.
 
 // MM is a serve's multimodal settings under vLLM's flag names
 // (vllm/config/multimodal.py MultiModalConfig). Its zero value is vLLM's
@@ -342,6 +336,7 @@ func (m MM) given() bool {
 // and what membudget does not size, naming the flag, and sizes the
 // encoder cache and the processor cache.
 func (r *Resolved) resolveMM(a *model.Arch) error {
+	r.EncoderPass = EncoderPass{}
 	m := r.MM
 	p := r.Profile
 	if a.Vision == nil {
@@ -452,6 +447,7 @@ func (r *Resolved) resolveMM(a *model.Arch) error {
 		}
 	}
 	r.Encoder = e
+	r.EncoderPass = sizeEncoderPass(a, r, e)
 	return nil
 }
 
@@ -615,6 +611,16 @@ type mmJSON struct {
 	CacheBytes    uint64 `json:"encoder_cache_bytes"`
 	// ProcessorCacheBytes is the processor cache in host memory.
 	ProcessorCacheBytes uint64 `json:"processor_cache_bytes"`
+	// PassSized says the encoder pass is charged (PassNotSized why not);
+	// PassPatches and PassPeakBytes are the dummy batch's patches and the
+	// pass's torch peak on a GPU of the first stage, PassBytes what it
+	// adds to the activation peak there (0 where the decoder's run with
+	// the cache is the larger).
+	PassSized     bool   `json:"encoder_pass_sized"`
+	PassNotSized  string `json:"encoder_pass_not_sized,omitempty"`
+	PassPatches   uint64 `json:"encoder_pass_patches,omitempty"`
+	PassPeakBytes uint64 `json:"encoder_pass_peak_bytes"`
+	PassBytes     uint64 `json:"encoder_pass_bytes"`
 }
 
 // mmJSON is the sizing's multimodal part for the report, nil for a
@@ -625,9 +631,12 @@ func (sz *Sizing) mmJSON() *mmJSON {
 		return nil
 	}
 	e := r.Encoder
-	return &mmJSON{LimitPerPrompt: r.MM.LimitPerPrompt, SkipProfiling: r.MM.SkipProfiling, ProcessorKwargs: r.MM.ProcessorKwargs,
+	j := &mmJSON{LimitPerPrompt: r.MM.LimitPerPrompt, SkipProfiling: r.MM.SkipProfiling, ProcessorKwargs: r.MM.ProcessorKwargs,
 		Profiled: e.Runs, Sized: e.Sized, NotSized: e.Why, Modality: e.Modality, Basis: e.Basis, TokensPerItem: e.TokensPerItem,
-		BudgetTokens: e.Budget, Items: e.Items, CacheBytes: e.CacheBytes, ProcessorCacheBytes: r.MMHostBytes}
+		BudgetTokens: e.Budget, Items: e.Items, CacheBytes: e.CacheBytes, ProcessorCacheBytes: r.MMHostBytes,
+		PassSized: r.EncoderPass.Sized, PassNotSized: r.EncoderPass.Why, PassPatches: r.EncoderPass.Patches, PassPeakBytes: r.EncoderPass.PeakBytes}
+	j.PassBytes, _ = sz.encoderPassBytes(0)
+	return j
 }
 
 // splitEncoderCache names the encoder cache in a footprint's lines: the
@@ -673,7 +682,7 @@ func (sz *Sizing) mmSettings() []string {
 		out = append(out, "encoder: "+e.Why)
 	}
 	if e.Runs {
-		out = append(out, "encoder pass: the profile run's pass of the dummy items through the vision tower is not sized (its activations are not charged): vLLM's KV cache comes out smaller by it, several GiB for a large item")
+		out = append(out, sz.encoderPassLine())
 	}
 	if r.MMHostBytes > 0 {
 		where := "host memory, not the GPU's"

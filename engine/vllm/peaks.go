@@ -326,7 +326,10 @@ func peakItemsAt(a *model.Arch, r *Resolved, st model.Sharding, perToken uint64)
 	nonTorch = budget.SatAdd(nonTorch, r.tpNonTorch())
 	items = append(items, budget.Item{Name: "non_torch_growth", Term: budget.TermNonTorch, Bytes: nonTorch})
 	items = appendV2StateItems(appendDeepSeekV4Items(items, a, r, st), a, r, st)
-	return appendA2AItems(appendDraftItems(appendEncoderItems(appendEPLBItems(appendLoRAItems(items, a, r, st), a, r, st), r, st), a, r, st), r)
+	items = appendA2AItems(appendDraftItems(appendEncoderItems(appendEPLBItems(appendLoRAItems(items, a, r, st), a, r, st), r, st), a, r, st), r)
+	// Last: the encoder pass is weighed against every other item of the
+	// profile's torch peak.
+	return appendEncoderPass(items, r, st)
 }
 
 // graphBytes is the CUDA-graph memory of one stage's GPU as vLLM's

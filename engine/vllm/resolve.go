@@ -126,6 +126,9 @@ type Resolved struct {
 	// multimodal.go).
 	Encoder     EncoderProfile
 	MMHostBytes uint64
+	// EncoderPass is the profile run's pass of Encoder's dummy items
+	// through the vision tower (encoderpass.go).
+	EncoderPass EncoderPass
 
 	// Spec is the serve's speculative decoding as resolved (see
 	// [Resolved.resolveSpec]); its zero value is none.

@@ -239,6 +239,7 @@ func (s section) Lines(fp budget.Footprint) []engine.FootprintLine {
 	out = s.sz.splitEPLB(out, fp)
 	out = s.sz.splitDraft(out, fp)
 	out = s.sz.splitEncoderCache(out, fp)
+	out = s.sz.splitEncoderPass(out, fp)
 	out = s.sz.splitSpec(out, fp)
 	out = s.sz.splitA2A(out)
 	out = s.sz.splitV2State(out, fp)
