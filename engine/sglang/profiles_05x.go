@@ -81,3 +81,52 @@ var profile057 = func() Profile {
 // goes.
 var native057 = slices.Sorted(slices.Values(append(slices.Clone(native056),
 	"GlmAsrForConditionalGeneration", "MiDashengLMModel", "MiMoV2FlashForCausalLM")))
+
+// profile058 is v0.5.8 (tag 0189f41, 2026-01-23). Against v0.5.7:
+//   - gpt-oss gets the sliding-window split pool again, now paged
+//     (is_hybrid_swa_model, PR #17261; configs/model_config.py:314-332,
+//     1220-1229; mem_cache/swa_memory_pool.py), unless its attention is
+//     trtllm_mha, its default on SM100, or speculative decoding is on (PR
+//     #17429; server_args.py:1278-1293); membudget refuses that pool (see
+//     [Profile.GptOssSplit]). Gemma 2 and 3 keep one pool
+//     (server_args.py disable_hybrid_swa_memory, unchanged).
+//   - The piecewise CUDA graph reserve is 8 MiB per captured size, and its
+//     largest size 2048 tokens for MLA (server_args.py); piecewise graphs
+//     are still off unless --enable-piecewise-cuda-graph, which membudget
+//     does not take, so the default fraction is v0.5.7's.
+//   - Hopper's default attention is fa3 for every non-MLA model, not only
+//     the fa3-default architectures: page size 1, as flashinfer's.
+//   - profile_max_num_token no longer counts model_config's full-attention
+//     layers alone (MiMo-V2 and Llama 4, which membudget refuses); the
+//     KV cell, init_memory_pool's clamp, alignment and stage minimum, the
+//     MHA pool's tensors, the capture sizes (cuda_graph_runner.py
+//     get_batch_sizes_to_capture: num_tokens_per_bs is 1 without
+//     speculative decoding), the GPU tiers, the environment switches and
+//     the rotary reserve are v0.5.7's (read at the tag).
+var profile058 = func() Profile {
+	p := profile057
+	p.Name = "v0.5.8"
+	p.Commit = "0189f41c30ede088a040a711a384f3024b8d7af5"
+	p.Describes = "SGLang v0.5.8 (tag 0189f41, 2026-01-23)"
+	p.GptOssSplit = true
+	p.Native = native058
+	return p
+}()
+
+// profile058post1 is v0.5.8.post1 (tag c1f2241, 2026-02-05): against
+// v0.5.8 it changes DeepGEMM's compile utilities and one environment
+// variable for them, no file that sizes memory, so its rules are v0.5.8's.
+var profile058post1 = func() Profile {
+	p := profile058
+	p.Name = "v0.5.8.post1"
+	p.Commit = "c1f2241a32b69be69828288b61331887c5647a4b"
+	p.Describes = "SGLang v0.5.8.post1 (tag c1f2241, 2026-02-05; v0.5.8's memory rules)"
+	return p
+}()
+
+// native058 is v0.5.7's native architectures and those v0.5.8 adds (the
+// same grep at tag v0.5.8): AFMoE, GLM-4 MoE Lite and IQuest Coder (and its
+// loop variant); NemotronH's MTP draft class is a draft, as the other
+// NextN and MTP classes left out; none goes.
+var native058 = slices.Sorted(slices.Values(append(slices.Clone(native057),
+	"AfmoeForCausalLM", "Glm4MoeLiteForCausalLM", "IQuestCoderForCausalLM", "IQuestLoopCoderForCausalLM")))

@@ -159,3 +159,63 @@ func TestTRTLLMMLABF16(t *testing.T) {
 		t.Errorf("v0.5.7 bfloat16 trtllm_mla: %v; want refused", err)
 	}
 }
+
+// TestProfile058Rules: v0.5.8 is v0.5.7's rules but gpt-oss's split pool
+// (PRs #17261, #17429) and its new native architectures; v0.5.8.post1
+// changes no memory file.
+func TestProfile058Rules(t *testing.T) {
+	p := mustProfile("v0.5.8")
+	want := mustProfile("v0.5.7")
+	want.Name, want.Commit, want.Describes = "v0.5.8", "0189f41c30ede088a040a711a384f3024b8d7af5", p.Describes
+	want.GptOssSplit = true
+	want.Native = native058
+	if diff := cmp.Diff(want, p); diff != "" {
+		t.Errorf("v0.5.8 against v0.5.7's rules (-want +got):\n%s", diff)
+	}
+	if len(native058) != len(native057)+4 {
+		t.Errorf("v0.5.8 has %d native architectures, want v0.5.7's %d + 4", len(native058), len(native057))
+	}
+	post1 := mustProfile("v0.5.8.post1")
+	want = p
+	want.Name, want.Commit, want.Describes = "v0.5.8.post1", "c1f2241a32b69be69828288b61331887c5647a4b", post1.Describes
+	if diff := cmp.Diff(want, post1); diff != "" {
+		t.Errorf("v0.5.8.post1 against v0.5.8's rules (-want +got):\n%s", diff)
+	}
+}
+
+// TestGptOssPoolByRelease: gpt-oss-20b keeps one pool of every layer under
+// v0.5.6.post2 (server_args.py:1176 disables the split) and v0.5.7 (PR
+// #15877); v0.5.8 splits it unless its attention is trtllm_mha (PR
+// #17429), so on an H100 (fa3) it is refused, and on a B200, whose
+// default is trtllm_mha, it is one pool as before.
+func TestGptOssPoolByRelease(t *testing.T) {
+	oss := shipped(t)["openai__gpt-oss-20b"]
+	h100, b200 := class(t, "h100-sxm-80g"), class(t, "b200")
+	for _, p := range []Profile{current, mustProfile("v0.5.7")} {
+		c := ref(t, oss, Serve{}, h100, p).Capacity()
+		if c.HybridSWA || c.SWATokens != 0 || c.MaxTotalNumTokens != c.ProfiledTokens {
+			t.Errorf("%s gpt-oss on h100: split %v, tokens %d of %d profiled, swa %d; want one pool of the profiled tokens", p.Name, c.HybridSWA, c.MaxTotalNumTokens, c.ProfiledTokens, c.SWATokens)
+		}
+	}
+	for _, name := range []string{"v0.5.8", "v0.5.8.post1"} {
+		p := mustProfile(name)
+		if _, err := Resolve(Serve{}, oss, h100, p); err == nil || !strings.Contains(err.Error(), "#17261") {
+			t.Errorf("%s gpt-oss on h100: %v; want the split pool refused naming #17261", name, err)
+		}
+		if _, err := Resolve(Serve{AttentionBackend: "triton"}, oss, b200, p); err == nil || !strings.Contains(err.Error(), "#17261") {
+			t.Errorf("%s gpt-oss on b200 with triton: %v; want the split pool refused", name, err)
+		}
+		// page 64 under trtllm_mha: T is the profiled tokens rounded down
+		// to a page.
+		c := ref(t, oss, Serve{}, b200, p).Capacity()
+		if c.HybridSWA || c.PageSize != 64 || c.MaxTotalNumTokens != c.ProfiledTokens/64*64 {
+			t.Errorf("%s gpt-oss on b200: split %v, page %d, tokens %d of %d profiled; want one pool, page 64, %d", name, c.HybridSWA, c.PageSize, c.MaxTotalNumTokens, c.ProfiledTokens, c.ProfiledTokens/64*64)
+		}
+	}
+	// Llama 3.1 8B on an H100 is sized alike by v0.5.7 and v0.5.8.
+	llama := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
+	a, b := ref(t, llama, Serve{}, h100, mustProfile("v0.5.7")).Capacity(), ref(t, llama, Serve{}, h100, mustProfile("v0.5.8")).Capacity()
+	if a.MaxTotalNumTokens != b.MaxTotalNumTokens || a.MemFractionStatic != b.MemFractionStatic || a.MemFractionStatic != 0.834 {
+		t.Errorf("Llama on h100: v0.5.7 %d tokens at %v, v0.5.8 %d at %v; want the same, at 0.834", a.MaxTotalNumTokens, a.MemFractionStatic, b.MaxTotalNumTokens, b.MemFractionStatic)
+	}
+}

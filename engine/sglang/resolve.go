@@ -441,6 +441,9 @@ func (r *Resolved) resolveBackend(a *model.Arch, c budget.Class, def func(string
 		r.DisableCudaGraph = true // server_args.py:1410-1414
 		def("disable-cuda-graph", "the torch_native backend disables CUDA graphs")
 	}
+	if p.GptOssSplit && a.ModelType == "gpt_oss" && r.AttentionBackend != "trtllm_mha" {
+		return settingErr("model", a.Source, "%s gives gpt-oss a paged sliding-window pool unless its attention is trtllm_mha (sgl-project/sglang PRs #17261, #17429; configs/model_config.py:1220-1229, server_args.py:1278-1287), which is not modelled; on SM100 its default trtllm_mha keeps one pool", p.Describes)
+	}
 	if r.HybridSWA && r.PageSize != 1 {
 		// SWAKVPool allocates both of its pools with page size 1
 		// (mem_cache/memory_pool.py:1181-1183), whatever the server's.

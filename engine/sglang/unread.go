@@ -6,14 +6,14 @@ import "fmt"
 // v0.5.23 (2026-10, membudget issue 21).
 var newestKnown = release{0, 5, 23, 0}
 
-// unreadRelease is why release r, newer than v0.5.7, is refused: what of
+// unreadRelease is why release r, newer than v0.5.8.post1, is refused: what of
 // its memory rules is not read (see [unreadReleases]), then the newest
 // release membudget models.
 func unreadRelease(r release) string {
 	why := unreadLater
 	switch {
-	case r.major == 0 && r.minor == 5 && r.patch == 7:
-		why = unreadPost057
+	case r.major == 0 && r.minor == 5 && r.patch == 8:
+		why = unreadPost
 	case !newestKnown.less(r):
 		for _, u := range unreadReleases {
 			if u.patch == r.patch {
@@ -25,15 +25,15 @@ func unreadRelease(r release) string {
 	return fmt.Sprintf("SGLang %s's memory rules are not read: %s; the newest release membudget models is %s (--sglang-version %s)", r, why, newest, newest)
 }
 
-// unreadReleases says, for each SGLang release from v0.5.8 to v0.5.23 (a
+// unreadReleases says, for each SGLang release from v0.5.9 to v0.5.23 (a
 // post release shares its release's entry), what of the memory rules it
 // may have changed is not read.
 //
-// v0.5.8 to v0.5.13.post2 are tags of the git mirror of sgl-project/sglang
+// v0.5.9 to v0.5.13.post2 are tags of the git mirror of sgl-project/sglang
 // at GitHub charlesHsuGG/sglang, which holds every tag from v0.5.6 on to
 // v0.5.13.post2 (2026-06-16): they can be read, and are not yet; what is
 // named for each is what `git log -S` finds of the memory changes between
-// v0.5.7 and its tag, so a release is never sized with v0.5.7's rules.
+// v0.5.8.post1 and its tag, so a release is never sized with v0.5.8's rules.
 // v0.5.14 to v0.5.23 are in no mirror found: charlesHsuGG/sglang has the
 // branch release/v0.5.14 but no later tag, and nokiaMS/sglang (main of
 // 2026-08-11) has no tag after v0.5.13.post2; the sgl-project/sglang files
@@ -60,11 +60,8 @@ var unreadReleases = []struct {
 	patch int
 	why   string
 }{
-	{8, "v0.5.8 (tag 0189f41, 2026-01-23; v0.5.8.post1 changes no memory file) is readable and not yet read: " +
-		"it gives gpt-oss the sliding-window split pool again (is_hybrid_swa_model, #17261) except under trtllm_mha (#17429), " +
-		"removes --hybrid-kvcache-ratio (#16399) and charges the piecewise CUDA graphs 8 MiB per captured size, not max tokens / 8 " +
-		"(server_args.py); the rest of its 2637 changed lines in server_args.py, model_executor/, mem_cache/ and model_config.py is not read"},
-	{9, "v0.5.9 (tag bbe9c7e, 2026-02-23; v0.5.9.post1 changes no memory file) is readable and not yet read; v0.5.8's unread changes carry into it"},
+	{9, "v0.5.9 (tag bbe9c7e, 2026-02-23; v0.5.9.post1 changes no memory file) is readable and not yet read: " +
+		"its changes to server_args.py, model_executor/, mem_cache/ and model_config.py against v0.5.8.post1 (3442 lines added, 882 removed) are not read"},
 	{10, "v0.5.10 (tag 1519acf, 2026-04-05; v0.5.10.post1 changes no memory file) is readable and not yet read: " +
 		"piecewise CUDA graphs are on by default (#16331, main 2026-03-02), which moves every default --mem-fraction-static by their reserve " +
 		"(8 MiB per captured size, 1.5 GiB for MLA), and EAGLE's reserve is 4 GiB, not 2; v0.5.9's unread changes carry into it"},
@@ -101,6 +98,6 @@ var unreadReleases = []struct {
 // unreadLater is why a release after v0.5.23 is refused.
 const unreadLater = "no SGLang release after v0.5.23 (2026-10, the newest known when membudget's profiles were written) is known to membudget"
 
-// unreadPost057 is why a post release of v0.5.7 is refused: the mirror's
-// tags have none (v0.5.7 is followed by v0.5.8).
-const unreadPost057 = "no post release of v0.5.7 is tagged in sgl-project/sglang (its mirror charlesHsuGG/sglang goes from v0.5.7 to v0.5.8)"
+// unreadPost is why a post release of v0.5.8 after .post1 is refused: the
+// mirror's tags have none (v0.5.8.post1 is followed by v0.5.9).
+const unreadPost = "no such post release is tagged in sgl-project/sglang (its mirror charlesHsuGG/sglang has v0.5.8 and v0.5.8.post1, then v0.5.9)"

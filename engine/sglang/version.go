@@ -88,7 +88,8 @@ type Profile struct {
 	// v0.5.7 splits only what model_config.is_hybrid_swa names, MiMo-V2
 	// and Llama 4 (sgl-project/sglang PR #15877; configs/model_config.py:
 	// 304-319, 1147-1167); v0.4.9.post2 keeps every layer in one pool.
-	// v0.5.8 brings gpt-oss's split back (PR #17261), unread.
+	// v0.5.8 brings gpt-oss's split back (PR #17261), which membudget
+	// refuses (see GptOssSplit).
 	HybridSWA bool
 	// PPMin says every pipeline stage allocates the smallest stage's token
 	// count (v0.5.6.post2, model_runner.py:1730-1738); v0.4.9.post2 keeps
@@ -109,6 +110,11 @@ type Profile struct {
 	// TRTLLMMLABF16 says the TensorRT-LLM MLA backend also takes
 	// --kv-cache-dtype bf16 (PR #15986; v0.5.7, server_args.py:1619).
 	TRTLLMMLABF16 bool
+	// GptOssSplit says gpt-oss gets the sliding-window split pool (paged
+	// from this release) unless its attention is trtllm_mha (PRs #17261,
+	// #17429; v0.5.8 configs/model_config.py:1220-1229, server_args.py:
+	// 1278-1287); membudget does not model that pool and refuses it.
+	GptOssSplit bool
 	// AiterMSF says the aiter attention backend (AMD's default) multiplies
 	// --mem-fraction-static by 0.85 above 8192 tokens of context, given or
 	// not (v0.5.6.post2, server_args.py:1499-1501).
@@ -133,7 +139,7 @@ type Profile struct {
 // DefaultName is the name of the default profile.
 const DefaultName = "v0.5.6.post2"
 
-var profiles = []Profile{profile057, profile056post3, profile056post2, profile049post2}
+var profiles = []Profile{profile058post1, profile058, profile057, profile056post3, profile056post2, profile049post2}
 
 // profile056post2 is the default profile; the later ones start from it.
 var profile056post2 = Profile{
@@ -155,10 +161,11 @@ var profile049post2 = Profile{
 }
 
 // ProfileFor returns the profile of SGLang release spec: "v0.5.6.post2"
-// (also "" or "default"), "v0.5.7" (also "latest"), "v0.5.6.post3" or
-// "v0.4.9.post2", with or without the leading v. Any other release is a
-// *[engine.SettingError]: the rules of releases membudget has not read are
-// not guessed, and one newer than the newest read (v0.5.8 to v0.5.23,
+// (also "" or "default"), "v0.5.8.post1" (also "latest"), "v0.5.8",
+// "v0.5.7", "v0.5.6.post3" or "v0.4.9.post2", with or without the leading
+// v. Any other release is a *[engine.SettingError]: the rules of releases
+// membudget has not read are not guessed, and one newer than the newest
+// read (v0.5.9 to v0.5.23,
 // 2026-10, and on) is refused naming what of its rules is not read and the
 // newest release modelled (see [unreadReleases]).
 func ProfileFor(spec string) (Profile, error) {
@@ -181,23 +188,23 @@ func ProfileFor(spec string) (Profile, error) {
 		return Profile{}, &engine.SettingError{Flag: "sglang-version", Value: spec, Reason: unreadRelease(r)}
 	}
 	return Profile{}, &engine.SettingError{Flag: "sglang-version", Value: spec,
-		Reason: "want v0.5.7, v0.5.6.post3, v0.5.6.post2 (the default) or v0.4.9.post2, the releases whose memory rules membudget has read; " + refusedByName}
+		Reason: "want v0.5.8.post1, v0.5.8, v0.5.7, v0.5.6.post3, v0.5.6.post2 (the default) or v0.4.9.post2, the releases whose memory rules membudget has read; " + refusedByName}
 }
 
 // refusedByName says which later releases --sglang-version names and
 // refuses (see [unreadReleases]).
-const refusedByName = "v0.5.8 to v0.5.23 are refused by name, each saying what of its rules is not read"
+const refusedByName = "v0.5.9 to v0.5.23 are refused by name, each saying what of its rules is not read"
 
 // VersionHelp is --sglang-version's help: the releases it takes and those
 // it refuses by name.
-const VersionHelp = "v0.5.7, v0.5.6.post3, v0.5.6.post2 or v0.4.9.post2 (" + refusedByName + ")"
+const VersionHelp = "v0.5.8.post1, v0.5.8, v0.5.7, v0.5.6.post3, v0.5.6.post2 or v0.4.9.post2 (" + refusedByName + ")"
 
 // release is an SGLang release number: v0.5.6.post2 is {0, 5, 6, 2}; a
 // release candidate counts as its release.
 type release struct{ major, minor, patch, post int }
 
 // newestRead is the newest release whose rules membudget has read.
-var newestRead = release{0, 5, 7, 0}
+var newestRead = release{0, 5, 8, 1}
 
 // releasePattern reads a release as SGLang tags it: v0.5.23, v0.5.6.post2,
 // v0.5.10rc0, 0.5.9 (the v added by the caller).

@@ -13,25 +13,23 @@ import (
 	"membudget/engine"
 )
 
-// TestUnreadReleasesRefusedByName: every release after v0.5.7, the newest
-// read, up to v0.5.23 (2026-10) and beyond, is refused naming itself, what
-// of its rules is not read and v0.5.7; a release between or before the
+// TestUnreadReleasesRefusedByName: every release after v0.5.8.post1, the
+// newest read, up to v0.5.23 (2026-10) and beyond, is refused naming
+// itself, what of its rules is not read and v0.5.8.post1; a release between or before the
 // read ones gets the plain list. None is sized with another's rules.
 func TestUnreadReleasesRefusedByName(t *testing.T) {
-	const newest = "; the newest release membudget models is v0.5.7 (--sglang-version v0.5.7)"
-	// v0.5.8's whole text, by hand: its tag, its post release, the memory
-	// changes git log -S finds between v0.5.7 and it, and what is not read.
-	v058 := "SGLang v0.5.8's memory rules are not read: v0.5.8 (tag 0189f41, 2026-01-23; v0.5.8.post1 changes no memory file) is readable and not yet read: " +
-		"it gives gpt-oss the sliding-window split pool again (is_hybrid_swa_model, #17261) except under trtllm_mha (#17429), " +
-		"removes --hybrid-kvcache-ratio (#16399) and charges the piecewise CUDA graphs 8 MiB per captured size, not max tokens / 8 " +
-		"(server_args.py); the rest of its 2637 changed lines in server_args.py, model_executor/, mem_cache/ and model_config.py is not read" + newest
-	_, err := ProfileFor("v0.5.8")
+	const newest = "; the newest release membudget models is v0.5.8.post1 (--sglang-version v0.5.8.post1)"
+	// v0.5.9's whole text, by hand: its tag, its post release and what is
+	// not read.
+	v059 := "SGLang v0.5.9's memory rules are not read: v0.5.9 (tag bbe9c7e, 2026-02-23; v0.5.9.post1 changes no memory file) is readable and not yet read: " +
+		"its changes to server_args.py, model_executor/, mem_cache/ and model_config.py against v0.5.8.post1 (3442 lines added, 882 removed) are not read" + newest
+	_, err := ProfileFor("v0.5.9")
 	var se *engine.SettingError
 	if !errors.As(err, &se) {
-		t.Fatalf("ProfileFor(v0.5.8) = %v, want a setting error", err)
+		t.Fatalf("ProfileFor(v0.5.9) = %v, want a setting error", err)
 	}
-	if diff := cmp.Diff(engine.SettingError{Flag: "sglang-version", Value: "v0.5.8", Reason: v058}, *se); diff != "" {
-		t.Errorf("ProfileFor(v0.5.8) (-want +got):\n%s", diff)
+	if diff := cmp.Diff(engine.SettingError{Flag: "sglang-version", Value: "v0.5.9", Reason: v059}, *se); diff != "" {
+		t.Errorf("ProfileFor(v0.5.9) (-want +got):\n%s", diff)
 	}
 	// Each release's marks: its tag and date where a mirror has them, the
 	// pull requests of the memory changes known, or the mirrors' lack.
@@ -39,9 +37,8 @@ func TestUnreadReleasesRefusedByName(t *testing.T) {
 		spec, release string
 		marks         []string
 	}{
-		{"v0.5.7.post1", "v0.5.7.post1", []string{"no post release of v0.5.7"}},
-		{"0.5.8.post1", "v0.5.8.post1", []string{"0189f41", "#17261", "#17429"}},
-		{"v0.5.9", "v0.5.9", []string{"bbe9c7e", "2026-02-23", "v0.5.8's unread changes"}},
+		{"0.5.8.post2", "v0.5.8.post2", []string{"no such post release", "v0.5.8.post1, then v0.5.9"}},
+		{"v0.5.9.post1", "v0.5.9.post1", []string{"bbe9c7e", "2026-02-23", "v0.5.8.post1"}},
 		{"v0.5.10.post1", "v0.5.10.post1", []string{"1519acf", "#16331", "1.5 GiB for MLA", "4 GiB"}},
 		{"v0.5.11", "v0.5.11", []string{"612785f", "v0.5.10's unread changes"}},
 		{"v0.5.12.post1", "v0.5.12.post1", []string{"127b9e3", "#25889"}},
@@ -77,10 +74,10 @@ func TestUnreadReleasesRefusedByName(t *testing.T) {
 			}
 		}
 	}
-	// Every release from v0.5.8 to v0.5.23 has its own reason, naming
+	// Every release from v0.5.9 to v0.5.23 has its own reason, naming
 	// itself: none borrows another's, nor the one for releases after.
 	seen := map[string]string{}
-	for patch := 8; patch <= 24; patch++ {
+	for patch := 9; patch <= 24; patch++ {
 		name := fmt.Sprintf("v0.5.%d", patch)
 		_, err := ProfileFor(name)
 		var se *engine.SettingError
@@ -96,8 +93,8 @@ func TestUnreadReleasesRefusedByName(t *testing.T) {
 			t.Errorf("%s's reason %q does not name it", name, why)
 		}
 	}
-	plain := "want v0.5.7, v0.5.6.post3, v0.5.6.post2 (the default) or v0.4.9.post2, the releases whose memory rules membudget has read; v0.5.8 to v0.5.23 are refused by name, each saying what of its rules is not read"
-	for _, spec := range []string{"v0.5.6", "v0.5.6.post1", "v0.5.6.post4", "0.5.0", "v0.4.6", "main", "v0.5"} {
+	plain := "want v0.5.8.post1, v0.5.8, v0.5.7, v0.5.6.post3, v0.5.6.post2 (the default) or v0.4.9.post2, the releases whose memory rules membudget has read; v0.5.9 to v0.5.23 are refused by name, each saying what of its rules is not read"
+	for _, spec := range []string{"v0.5.6", "v0.5.6.post1", "v0.5.6.post4", "v0.5.7.post1", "0.5.0", "v0.4.6", "main", "v0.5"} {
 		_, err := ProfileFor(spec)
 		var se *engine.SettingError
 		if !errors.As(err, &se) {
@@ -127,19 +124,19 @@ func TestReleaseOrder(t *testing.T) {
 }
 
 // TestPropertyUnreadReleaseNeverSized: a release SGLang could tag is sized
-// only when it is one of the four read, and one after v0.5.7 is refused
-// naming itself and v0.5.7.
+// only when it is one of the six read, and one after v0.5.8.post1 is
+// refused naming itself and v0.5.8.post1.
 func TestPropertyUnreadReleaseNeverSized(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		r := release{0, rapid.IntRange(3, 7).Draw(t, "minor"), rapid.IntRange(0, 30).Draw(t, "patch"), rapid.IntRange(0, 3).Draw(t, "post")}
 		p, err := ProfileFor(r.String())
 		switch {
 		case err == nil:
-			if p.Name != r.String() || !slices.Contains([]string{"v0.5.7", "v0.5.6.post3", "v0.5.6.post2", "v0.4.9.post2"}, p.Name) {
+			if p.Name != r.String() || !slices.Contains([]string{"v0.5.8.post1", "v0.5.8", "v0.5.7", "v0.5.6.post3", "v0.5.6.post2", "v0.4.9.post2"}, p.Name) {
 				t.Fatalf("%s sized as %s", r, p.Name)
 			}
 		case newestRead.less(r):
-			if !strings.Contains(err.Error(), "SGLang "+r.String()+"'s memory rules are not read") || !strings.Contains(err.Error(), "(--sglang-version v0.5.7)") {
+			if !strings.Contains(err.Error(), "SGLang "+r.String()+"'s memory rules are not read") || !strings.Contains(err.Error(), "(--sglang-version v0.5.8.post1)") {
 				t.Fatalf("%s: %v", r, err)
 			}
 		}
