@@ -26,6 +26,7 @@ func TestContractOnShippedModels(t *testing.T) {
 		{"--context-length", "4096", "--kv-cache-dtype", "fp8_e4m3"},
 		{"--pp-size", "2", "--max-running-requests", "64"},
 		{"--sglang-version", "v0.4.9.post2", "--mem-fraction-static", "0.8"},
+		{"--sglang-version", "v0.5.7"},
 		{"--disable-cuda-graph", "--page-size", "16", "--chunked-prefill-size", "-1"},
 	}
 	models := enginetest.Shipped(t)
@@ -72,7 +73,7 @@ func TestContractOnGeneratedModels(t *testing.T) {
 		drawn.Add(1)
 		m, c := enginetest.Generated(t)
 		args := enginetest.ParallelArgs(t, "tp-size", "pp-size")
-		args = append(args, "--sglang-version", rapid.SampledFrom([]string{"v0.5.6.post2", "v0.4.9.post2"}).Draw(t, "version"),
+		args = append(args, "--sglang-version", rapid.SampledFrom(profileNames()).Draw(t, "version"),
 			"--context-length", strconv.FormatUint(rapid.Uint64Range(1, max(m.Arch.MaxPosition, 1)).Draw(t, "context_length"), 10),
 			"--kv-cache-dtype", rapid.SampledFrom([]string{"auto", "fp8_e4m3"}).Draw(t, "kv"))
 		if rapid.Bool().Draw(t, "fraction") {
@@ -90,4 +91,14 @@ func TestContractOnGeneratedModels(t *testing.T) {
 	if sized.Load()*10 < drawn.Load() {
 		t.Errorf("%d of %d draws sized: the generators reach too few serves", sized.Load(), drawn.Load())
 	}
+}
+
+// profileNames is every profile's --sglang-version, so the contract runs
+// over each release modelled.
+func profileNames() []string {
+	var names []string
+	for _, p := range sglang.Profiles() {
+		names = append(names, p.Name)
+	}
+	return names
 }

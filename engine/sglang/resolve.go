@@ -372,10 +372,11 @@ func (r *Resolved) resolveBackend(a *model.Arch, c budget.Class, def func(string
 		case a.MLA:
 			// fa3 on Hopper, flashinfer on SM100, triton elsewhere: page
 			// size 1 (server_args.py:1390-1403).
-		case nv && (si.Major == 10 || si.Major == 12):
+		case nv && (si.Major == 10 || si.Major == 12 && !p.TRTLLMSM100Only):
 			// Hopper takes fa3 or flashinfer (page size 1); is_blackwell() is
 			// SM10x and SM12x (utils/common.py:221-224), and takes trtllm_mha
-			// (server_args.py:1382-1383).
+			// (server_args.py:1382-1383); from v0.5.7 is_sm100_supported(),
+			// SM10x alone, does, and SM12x takes flashinfer (PR #14842).
 			r.AttentionBackend = "trtllm_mha"
 		case si.Vendor == budget.AMD:
 			r.AttentionBackend = "aiter"
@@ -416,12 +417,21 @@ func (r *Resolved) resolveBackend(a *model.Arch, c budget.Class, def func(string
 			r.PageSize = 64 // server_args.py:1454-1458
 			def("page-size", "64: TensorRT-LLM MLA takes 32 or 64")
 		}
-		if r.KVCacheDtype != "auto" && r.KVCacheDtype != "fp8_e4m3" {
-			return settingErr("kv-cache-dtype", r.KVCacheDtype, "SGLang refuses it with the TensorRT-LLM MLA backend, which takes fp8_e4m3 or auto (server_args.py:1460-1463)")
+		switch {
+		case p.TRTLLMMLABF16 && r.KVCacheDtype == "bf16":
+		case r.KVCacheDtype != "auto" && r.KVCacheDtype != "fp8_e4m3":
+			takes := "fp8_e4m3 or auto (server_args.py:1460-1463)"
+			if p.TRTLLMMLABF16 {
+				takes = "fp8_e4m3, bf16 or auto (v0.5.7 server_args.py:1619)"
+			}
+			return settingErr("kv-cache-dtype", r.KVCacheDtype, "SGLang refuses it with the TensorRT-LLM MLA backend, which takes %s", takes)
 		}
 	case "trtllm_mha":
 		if !(nv && si.Major == 10) {
-			return settingErr("attention-backend", r.AttentionBackend, "%s refuses it on %s (compute capability %s): TensorRT-LLM MHA needs SM100 (server_args.py:1470-1473); it is the default on every Blackwell in this release (server_args.py:1382-1383, sgl-project/sglang#14814, fixed after it by PR #14842): pass --attention-backend flashinfer or triton", p.Describes, c.Device.Name, si)
+			if p.TRTLLMSM100Only {
+				return settingErr("attention-backend", r.AttentionBackend, "%s refuses it on %s (compute capability %s): TensorRT-LLM MHA needs SM100 (v0.5.7 server_args.py:1629-1633): pass --attention-backend flashinfer or triton", p.Describes, c.Device.Name, si)
+			}
+			return settingErr("attention-backend", r.AttentionBackend, "%s refuses it on %s (compute capability %s): TensorRT-LLM MHA needs SM100 (server_args.py:1470-1473); it is the default on every Blackwell in this release (server_args.py:1382-1383, sgl-project/sglang#14814, fixed after it by PR #14842, v0.5.7): pass --attention-backend flashinfer or triton", p.Describes, c.Device.Name, si)
 		}
 		if r.PageSize != 16 && r.PageSize != 32 && r.PageSize != 64 {
 			r.PageSize = 64 // server_args.py:1475-1479
@@ -430,6 +440,9 @@ func (r *Resolved) resolveBackend(a *model.Arch, c budget.Class, def func(string
 	case "torch_native":
 		r.DisableCudaGraph = true // server_args.py:1410-1414
 		def("disable-cuda-graph", "the torch_native backend disables CUDA graphs")
+	}
+	if p.GptOssSplit && a.ModelType == "gpt_oss" && r.AttentionBackend != "trtllm_mha" {
+		return settingErr("model", a.Source, "%s gives gpt-oss a paged sliding-window pool unless its attention is trtllm_mha (sgl-project/sglang PRs #17261, #17429; configs/model_config.py:1220-1229, server_args.py:1278-1287), which is not modelled; on SM100 its default trtllm_mha keeps one pool", p.Describes)
 	}
 	if r.HybridSWA && r.PageSize != 1 {
 		// SWAKVPool allocates both of its pools with page size 1

@@ -11,13 +11,13 @@ import (
 )
 
 func TestProfileFor(t *testing.T) {
-	for spec, want := range map[string]string{"": DefaultName, "latest": DefaultName, "0.5.6.post2": "v0.5.6.post2", "V0.4.9.post2": "v0.4.9.post2"} {
+	for spec, want := range map[string]string{"": DefaultName, "default": DefaultName, "latest": "v0.5.8.post1", "0.5.6.post2": "v0.5.6.post2", "v0.5.6.post3": "v0.5.6.post3", "0.5.7": "v0.5.7", "v0.5.8": "v0.5.8", "0.5.8.post1": "v0.5.8.post1", "V0.4.9.post2": "v0.4.9.post2"} {
 		p, err := ProfileFor(spec)
 		if err != nil || p.Name != want {
 			t.Errorf("ProfileFor(%q) = %q, %v; want %q", spec, p.Name, err, want)
 		}
 	}
-	for _, spec := range []string{"0.5.7", "v0.4.9", "main", "0.5.6"} {
+	for _, spec := range []string{"0.5.9", "v0.5.8.post2", "v0.5.7.post1", "v0.5.6.post4", "v0.4.9", "main", "0.5.6"} {
 		var se *engine.SettingError
 		if _, err := ProfileFor(spec); !errors.As(err, &se) || se.Flag != "sglang-version" {
 			t.Errorf("ProfileFor(%q): %v, want a --sglang-version engine.SettingError", spec, err)
@@ -155,7 +155,7 @@ func TestSettingErrors(t *testing.T) {
 		{"tp not dividing the MoE intermediate", qwen, Serve{TPSize: 128}, "h100-sxm-80g", current, "tp-size", "does not divide"},
 		{"pp above the layers", llama, Serve{PPSize: 33}, "h100-sxm-80g", current, "pp-size", "32 layers"},
 		{"MLA with PP before v0.5", deepseek, Serve{PPSize: 2, TPSize: 8}, "h200", r049, "pp-size", "pp_size == 1"},
-		{"sliding-window split with PP", gemma, Serve{PPSize: 2}, "h100-sxm-80g", current, "pp-size", "not modelled"},
+		{"sliding-window split with PP", gemma, Serve{PPSize: 2}, "h100-sxm-80g", splitSWA, "pp-size", "not modelled"},
 		{"DP attention", llama, Serve{EnableDPAttention: true, DPSize: 2}, "h100-sxm-80g", current, "enable-dp-attention", "not modelled"},
 		{"trtllm_mha by default on SM12x", llama, Serve{}, "rtx-5090", current, "attention-backend", "#14814"},
 		{"trtllm_mla off Blackwell", deepseek, Serve{AttentionBackend: "trtllm_mla", TPSize: 8}, "h200", current, "attention-backend", "Blackwell"},

@@ -79,10 +79,17 @@ type Profile struct {
 	// margin after loading (PR #10788; v0.5.6.post2 model_runner.py:868-874,
 	// utils/common.py:3716-3753).
 	RopeReserve bool
-	// HybridSWA says models reporting a sliding window (Gemma 2 and 3) get
-	// a full-layer and a sliding-layer KV pool (v0.5.6.post2,
-	// model_runner.py:436-444, 1522-1602); v0.4.9.post2 keeps every layer
-	// in one pool.
+	// HybridSWA says models reporting a sliding window (Gemma 2 and 3,
+	// gpt-oss) get a full-layer and a sliding-layer KV pool
+	// (model_runner.py:436-444, 1522-1602 at v0.5.6.post2). No release
+	// read does so for a model membudget sizes: v0.5.6.post2 sets
+	// disable_hybrid_swa_memory for gpt-oss (server_args.py:1176) and
+	// Gemma 2, 3 and 3n (server_args.py:1207-1219) before that check;
+	// v0.5.7 splits only what model_config.is_hybrid_swa names, MiMo-V2
+	// and Llama 4 (sgl-project/sglang PR #15877; configs/model_config.py:
+	// 304-319, 1147-1167); v0.4.9.post2 keeps every layer in one pool.
+	// v0.5.8 brings gpt-oss's split back (PR #17261), which membudget
+	// refuses (see GptOssSplit).
 	HybridSWA bool
 	// PPMin says every pipeline stage allocates the smallest stage's token
 	// count (v0.5.6.post2, model_runner.py:1730-1738); v0.4.9.post2 keeps
@@ -96,6 +103,18 @@ type Profile struct {
 	// server_args.py:1382-1383, 1465-1479; fixed after the release by
 	// sgl-project/sglang PR #14842).
 	TRTLLMOnBlackwell bool
+	// TRTLLMSM100Only says the default attention backend is trtllm_mha on
+	// SM10x only; SM12x falls back to flashinfer (PR #14842; v0.5.7,
+	// server_args.py:1534-1542).
+	TRTLLMSM100Only bool
+	// TRTLLMMLABF16 says the TensorRT-LLM MLA backend also takes
+	// --kv-cache-dtype bf16 (PR #15986; v0.5.7, server_args.py:1619).
+	TRTLLMMLABF16 bool
+	// GptOssSplit says gpt-oss gets the sliding-window split pool (paged
+	// from this release) unless its attention is trtllm_mha (PRs #17261,
+	// #17429; v0.5.8 configs/model_config.py:1220-1229, server_args.py:
+	// 1278-1287); membudget does not model that pool and refuses it.
+	GptOssSplit bool
 	// AiterMSF says the aiter attention backend (AMD's default) multiplies
 	// --mem-fraction-static by 0.85 above 8192 tokens of context, given or
 	// not (v0.5.6.post2, server_args.py:1499-1501).
@@ -120,36 +139,42 @@ type Profile struct {
 // DefaultName is the name of the default profile.
 const DefaultName = "v0.5.6.post2"
 
-var profiles = []Profile{
-	{
-		Name:      "v0.5.6.post2",
-		Commit:    "5c8bd8b51b53b9b39eb1edec582ee43b21002106",
-		Describes: "SGLang v0.5.6.post2 (commit 5c8bd8b, 2025-12-11)",
-		MSF:       MSFReserve, GraphTiers: true,
-		AllowLongContextByDefault: false, BF16KVFlag: true, RopeReserve: true, CheckpointFP8KV: true,
-		HybridSWA: true, PPMin: true, PPSplit: PPLastOneExtra, TRTLLMOnBlackwell: true, AiterMSF: true, EnvBoolWords: true, Native: native056,
-	},
-	{
-		Name:      "v0.4.9.post2",
-		Commit:    "eb118d88c47d95f0006506ea7abeb0bd51a780b5",
-		Describes: "SGLang v0.4.9.post2 (commit eb118d8, 2025-07-11)",
-		MSF:       MSFTiers, VLMFlat: true,
-		AllowLongContextByDefault: true, PPSplit: PPLastTakesRest, MLANoPP: true, PPAbbreviation: true, Native: native049,
-	},
+var profiles = []Profile{profile058post1, profile058, profile057, profile056post3, profile056post2, profile049post2}
+
+// profile056post2 is the default profile; the later ones start from it.
+var profile056post2 = Profile{
+	Name:      "v0.5.6.post2",
+	Commit:    "5c8bd8b51b53b9b39eb1edec582ee43b21002106",
+	Describes: "SGLang v0.5.6.post2 (commit 5c8bd8b, 2025-12-11)",
+	MSF:       MSFReserve, GraphTiers: true,
+	AllowLongContextByDefault: false, BF16KVFlag: true, RopeReserve: true, CheckpointFP8KV: true,
+	PPMin: true, PPSplit: PPLastOneExtra, TRTLLMOnBlackwell: true, AiterMSF: true, EnvBoolWords: true, Native: native056,
+}
+
+// profile049post2 is v0.4.9.post2, the observed row's release.
+var profile049post2 = Profile{
+	Name:      "v0.4.9.post2",
+	Commit:    "eb118d88c47d95f0006506ea7abeb0bd51a780b5",
+	Describes: "SGLang v0.4.9.post2 (commit eb118d8, 2025-07-11)",
+	MSF:       MSFTiers, VLMFlat: true,
+	AllowLongContextByDefault: true, PPSplit: PPLastTakesRest, MLANoPP: true, PPAbbreviation: true, Native: native049,
 }
 
 // ProfileFor returns the profile of SGLang release spec: "v0.5.6.post2"
-// (also "", "default" or "latest") or "v0.4.9.post2", with or without the
-// leading v. Any other release is a *[engine.SettingError]: the rules of
-// releases membudget has not read are not guessed, and one newer than the
-// newest read (v0.5.7 to v0.5.23, 2026-10, and on) is refused naming what
-// of its rules could not be read and the newest release modelled (see
-// [unreadReleases]).
+// (also "" or "default"), "v0.5.8.post1" (also "latest"), "v0.5.8",
+// "v0.5.7", "v0.5.6.post3" or "v0.4.9.post2", with or without the leading
+// v. Any other release is a *[engine.SettingError]: the rules of releases
+// membudget has not read are not guessed, and one newer than the newest
+// read (v0.5.9 to v0.5.23,
+// 2026-10, and on) is refused naming what of its rules is not read and the
+// newest release modelled (see [unreadReleases]).
 func ProfileFor(spec string) (Profile, error) {
 	s := strings.ToLower(strings.TrimSpace(spec))
 	switch s {
-	case "", "default", "latest":
+	case "", "default":
 		s = DefaultName
+	case "latest":
+		s = profiles[0].Name
 	}
 	if !strings.HasPrefix(s, "v") {
 		s = "v" + s
@@ -163,23 +188,23 @@ func ProfileFor(spec string) (Profile, error) {
 		return Profile{}, &engine.SettingError{Flag: "sglang-version", Value: spec, Reason: unreadRelease(r)}
 	}
 	return Profile{}, &engine.SettingError{Flag: "sglang-version", Value: spec,
-		Reason: "want v0.5.6.post2 (the default) or v0.4.9.post2, the releases whose memory rules membudget has read; " + refusedByName}
+		Reason: "want v0.5.8.post1, v0.5.8, v0.5.7, v0.5.6.post3, v0.5.6.post2 (the default) or v0.4.9.post2, the releases whose memory rules membudget has read; " + refusedByName}
 }
 
 // refusedByName says which later releases --sglang-version names and
 // refuses (see [unreadReleases]).
-const refusedByName = "v0.5.7 to v0.5.23 are refused by name, each saying what of its rules could not be read"
+const refusedByName = "v0.5.9 to v0.5.23 are refused by name, each saying what of its rules is not read"
 
 // VersionHelp is --sglang-version's help: the releases it takes and those
 // it refuses by name.
-const VersionHelp = "v0.5.6.post2 or v0.4.9.post2 (" + refusedByName + ")"
+const VersionHelp = "v0.5.8.post1, v0.5.8, v0.5.7, v0.5.6.post3, v0.5.6.post2 or v0.4.9.post2 (" + refusedByName + ")"
 
 // release is an SGLang release number: v0.5.6.post2 is {0, 5, 6, 2}; a
 // release candidate counts as its release.
 type release struct{ major, minor, patch, post int }
 
 // newestRead is the newest release whose rules membudget has read.
-var newestRead = release{0, 5, 6, 2}
+var newestRead = release{0, 5, 8, 1}
 
 // releasePattern reads a release as SGLang tags it: v0.5.23, v0.5.6.post2,
 // v0.5.10rc0, 0.5.9 (the v added by the caller).

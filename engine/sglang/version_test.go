@@ -3,6 +3,7 @@ package sglang
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -12,40 +13,37 @@ import (
 	"membudget/engine"
 )
 
-// TestUnreadReleasesRefusedByName: every release after v0.5.6.post2, the
-// newest read, up to v0.5.23 (2026-10) and beyond, is refused naming itself,
-// what of its rules could not be read and v0.5.6.post2; a release between
-// or before the two read ones gets the plain list. None is sized with
-// another's rules.
+// TestUnreadReleasesRefusedByName: every release after v0.5.8.post1, the
+// newest read, up to v0.5.23 (2026-10) and beyond, is refused naming
+// itself, what of its rules is not read and v0.5.8.post1; a release between or before the
+// read ones gets the plain list. None is sized with another's rules.
 func TestUnreadReleasesRefusedByName(t *testing.T) {
-	const newest = "; the newest release membudget models is v0.5.6.post2 (--sglang-version v0.5.6.post2)"
-	// v0.5.7's whole text, by hand: its PyPI date, the one change known
-	// to follow v0.5.6.post2's bump (#14842) and what is not known.
-	v057 := "SGLang v0.5.7's memory rules are not read: v0.5.7 (on PyPI 2026-01-01) is the first release after v0.5.6.post2 and its tag could not be read; " +
-		"the one memory change known to follow v0.5.6.post2's bump, trtllm_mha no longer the default attention on SM12x (#14842, opened 2025-12-10), " +
-		"is of unknown release, and what else its three weeks changed in server_args.py, model_runner.py and mem_cache/ is not known" + newest
-	_, err := ProfileFor("v0.5.7")
+	const newest = "; the newest release membudget models is v0.5.8.post1 (--sglang-version v0.5.8.post1)"
+	// v0.5.9's whole text, by hand: its tag, its post release and what is
+	// not read.
+	v059 := "SGLang v0.5.9's memory rules are not read: v0.5.9 (tag bbe9c7e, 2026-02-23; v0.5.9.post1 changes no memory file) is readable and not yet read: " +
+		"its changes to server_args.py, model_executor/, mem_cache/ and model_config.py against v0.5.8.post1 (3442 lines added, 882 removed) are not read" + newest
+	_, err := ProfileFor("v0.5.9")
 	var se *engine.SettingError
 	if !errors.As(err, &se) {
-		t.Fatalf("ProfileFor(v0.5.7) = %v, want a setting error", err)
+		t.Fatalf("ProfileFor(v0.5.9) = %v, want a setting error", err)
 	}
-	if diff := cmp.Diff(engine.SettingError{Flag: "sglang-version", Value: "v0.5.7", Reason: v057}, *se); diff != "" {
-		t.Errorf("ProfileFor(v0.5.7) (-want +got):\n%s", diff)
+	if diff := cmp.Diff(engine.SettingError{Flag: "sglang-version", Value: "v0.5.9", Reason: v059}, *se); diff != "" {
+		t.Errorf("ProfileFor(v0.5.9) (-want +got):\n%s", diff)
 	}
-	// Each release's marks: its date or its lack, and the pull requests of
-	// the memory changes that reached main before it or after its branch.
+	// Each release's marks: its tag and date where a mirror has them, the
+	// pull requests of the memory changes known, or the mirrors' lack.
 	tests := []struct {
 		spec, release string
 		marks         []string
 	}{
-		{"v0.5.7", "v0.5.7", []string{"2026-01-01", "#14842"}},
-		{"0.5.8", "v0.5.8", []string{"out by 2026-01-29", "v0.5.7's unread changes"}},
-		{"v0.5.9", "v0.5.9", []string{"nor its date", "#16331", "#19030", "2026-03-02"}},
-		{"v0.5.10.post1", "v0.5.10.post1", []string{"v0.5.10.post1's", "#19030"}},
-		{"v0.5.11", "v0.5.11", []string{"#16331"}},
-		{"v0.5.12", "v0.5.12", []string{"v0.5.12.post1's", "#19030"}},
-		{"v0.5.13", "v0.5.13", []string{"out by 2026-06-17", "release/v0.5.13", "#27756", "#28855", "2026-06-22"}},
-		{"v0.5.14", "v0.5.14", []string{"release/v0.5.14", "2026-06-25", "#28855", "#29615", "2026-07-05"}},
+		{"0.5.8.post2", "v0.5.8.post2", []string{"no such post release", "v0.5.8.post1, then v0.5.9"}},
+		{"v0.5.9.post1", "v0.5.9.post1", []string{"bbe9c7e", "2026-02-23", "v0.5.8.post1"}},
+		{"v0.5.10.post1", "v0.5.10.post1", []string{"1519acf", "#16331", "1.5 GiB for MLA", "4 GiB"}},
+		{"v0.5.11", "v0.5.11", []string{"612785f", "v0.5.10's unread changes"}},
+		{"v0.5.12.post1", "v0.5.12.post1", []string{"127b9e3", "#25889"}},
+		{"v0.5.13.post2", "v0.5.13.post2", []string{"28b095c", "#21112", "#28855"}},
+		{"v0.5.14", "v0.5.14", []string{"no mirror", "release/v0.5.14", "2026-06-25", "#28855", "#29615", "2026-07-05"}},
 		{"v0.5.15rc0", "v0.5.15", []string{"#31083", "#29615", "001067f", "#30157", "SGLANG_ENABLE_POST_CAPTURE_KV_SIZING", "#31162"}},
 		{"v0.5.16", "v0.5.16", []string{"2026-08-20", "#33666", "2026-08-06"}},
 		{"v0.5.17", "v0.5.17", []string{"#33666", "#34035", "2026-08-07"}},
@@ -58,7 +56,6 @@ func TestUnreadReleasesRefusedByName(t *testing.T) {
 		{"v0.5.24", "v0.5.24", []string{"no SGLang release after v0.5.23"}},
 		{"0.6.0", "v0.6.0", []string{"no SGLang release after v0.5.23"}},
 		{"1.0.0", "v1.0.0", []string{"no SGLang release after v0.5.23"}},
-		{"v0.5.6.post3", "v0.5.6.post3", []string{"in the 0.5.6 line"}},
 	}
 	for _, tt := range tests {
 		_, err := ProfileFor(tt.spec)
@@ -77,10 +74,10 @@ func TestUnreadReleasesRefusedByName(t *testing.T) {
 			}
 		}
 	}
-	// Every release from v0.5.7 to v0.5.23 has its own reason, naming
+	// Every release from v0.5.9 to v0.5.23 has its own reason, naming
 	// itself: none borrows another's, nor the one for releases after.
 	seen := map[string]string{}
-	for patch := 7; patch <= 24; patch++ {
+	for patch := 9; patch <= 24; patch++ {
 		name := fmt.Sprintf("v0.5.%d", patch)
 		_, err := ProfileFor(name)
 		var se *engine.SettingError
@@ -96,8 +93,8 @@ func TestUnreadReleasesRefusedByName(t *testing.T) {
 			t.Errorf("%s's reason %q does not name it", name, why)
 		}
 	}
-	plain := "want v0.5.6.post2 (the default) or v0.4.9.post2, the releases whose memory rules membudget has read; v0.5.7 to v0.5.23 are refused by name, each saying what of its rules could not be read"
-	for _, spec := range []string{"v0.5.6", "v0.5.6.post1", "0.5.0", "v0.4.6", "main", "v0.5"} {
+	plain := "want v0.5.8.post1, v0.5.8, v0.5.7, v0.5.6.post3, v0.5.6.post2 (the default) or v0.4.9.post2, the releases whose memory rules membudget has read; v0.5.9 to v0.5.23 are refused by name, each saying what of its rules is not read"
+	for _, spec := range []string{"v0.5.6", "v0.5.6.post1", "v0.5.6.post4", "v0.5.7.post1", "0.5.0", "v0.4.6", "main", "v0.5"} {
 		_, err := ProfileFor(spec)
 		var se *engine.SettingError
 		if !errors.As(err, &se) {
@@ -127,19 +124,19 @@ func TestReleaseOrder(t *testing.T) {
 }
 
 // TestPropertyUnreadReleaseNeverSized: a release SGLang could tag is sized
-// only when it is one of the two read, and one after v0.5.6.post2 is
-// refused naming itself and v0.5.6.post2.
+// only when it is one of the six read, and one after v0.5.8.post1 is
+// refused naming itself and v0.5.8.post1.
 func TestPropertyUnreadReleaseNeverSized(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		r := release{0, rapid.IntRange(3, 7).Draw(t, "minor"), rapid.IntRange(0, 30).Draw(t, "patch"), rapid.IntRange(0, 3).Draw(t, "post")}
 		p, err := ProfileFor(r.String())
 		switch {
 		case err == nil:
-			if p.Name != r.String() || (p.Name != "v0.5.6.post2" && p.Name != "v0.4.9.post2") {
+			if p.Name != r.String() || !slices.Contains([]string{"v0.5.8.post1", "v0.5.8", "v0.5.7", "v0.5.6.post3", "v0.5.6.post2", "v0.4.9.post2"}, p.Name) {
 				t.Fatalf("%s sized as %s", r, p.Name)
 			}
 		case newestRead.less(r):
-			if !strings.Contains(err.Error(), "SGLang "+r.String()+"'s memory rules are not read") || !strings.Contains(err.Error(), "(--sglang-version v0.5.6.post2)") {
+			if !strings.Contains(err.Error(), "SGLang "+r.String()+"'s memory rules are not read") || !strings.Contains(err.Error(), "(--sglang-version v0.5.8.post1)") {
 				t.Fatalf("%s: %v", r, err)
 			}
 		}

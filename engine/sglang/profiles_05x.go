@@ -1,0 +1,132 @@
+package sglang
+
+import "slices"
+
+// The SGLang releases after v0.5.6.post2 whose tags membudget has read, from
+// a git mirror of sgl-project/sglang that holds every tag from v0.5.6 to
+// v0.5.13.post2 (GitHub charlesHsuGG/sglang). Each profile states the rules
+// of its tag; a rule is set from the release that changed it, and the
+// comment beside it names the file and line at that tag and the pull
+// request of the commit that changed it.
+
+// profile056post3 is v0.5.6.post3 (tag 112ddbc, 2026-06-18, the fallback
+// for CUDA 12 drivers on PyPI): against v0.5.6.post2 it changes the OpenAI
+// entrypoints, gpt-oss's function-call and reasoning parsers, the
+// tokenizer manager and one dependency (json_repair); server_args.py,
+// model_executor/, mem_cache/, configs/model_config.py, utils/, models/
+// and layers/ are as v0.5.6.post2 has them (git diff v0.5.6.post2
+// v0.5.6.post3 --stat), so its rules are v0.5.6.post2's.
+var profile056post3 = func() Profile {
+	p := profile056post2
+	p.Name = "v0.5.6.post3"
+	p.Commit = "112ddbce3102729bb12aaa0f304f48de37f46852"
+	p.Describes = "SGLang v0.5.6.post3 (tag 112ddbc, 2026-06-18; v0.5.6.post2's memory rules)"
+	return p
+}()
+
+// profile057 is v0.5.7 (tag 232982a, 2026-01-01). Against v0.5.6.post2:
+//   - The default attention backend of a non-MLA model is trtllm_mha on
+//     SM10x only (is_sm100_supported); SM12x (RTX 50, RTX PRO 6000, GB10)
+//     falls back to flashinfer, page size 1 (PR #14842, server_args.py:
+//     1534-1542; utils/common.py:232-236). Setting trtllm_mha on a device
+//     that is not SM10x is still refused (server_args.py:1624-1632).
+//   - TensorRT-LLM MLA also takes --kv-cache-dtype bf16 (PR #15986,
+//     server_args.py:1619).
+//   - The sliding-window split is read from model_config.is_hybrid_swa,
+//     which is set for MiMo-V2 and Llama 4 alone (PR #15877;
+//     configs/model_config.py:304-319, 1147-1167): Gemma 2 and 3 and
+//     gpt-oss keep every layer in one pool, as under v0.5.6.post2, which
+//     disables the split for them (see [Profile.HybridSWA]).
+//   - --mem-fraction-static's default: the piecewise CUDA graph reserve is
+//     piecewise_cuda_graph_max_tokens // 8 MiB, not // 4, and
+//     piecewise_cuda_graph_max_tokens defaults to the chunked prefill size
+//     (server_args.py:898-902, 943-945); piecewise graphs are off unless
+//     --enable-piecewise-cuda-graph (server_args.py:548), a flag membudget
+//     does not take, so the default is v0.5.6.post2's: 512 + 1.5 x
+//     max(chunked prefill, 2048) + 2 x cuda_graph_max_bs + TP x PP / 8 x
+//     1024 MiB, at least 10 GiB above 60 GiB (server_args.py:909-955).
+//   - Unchanged, read at the tag: the GPU tiers of chunked_prefill_size and
+//     cuda_graph_max_bs (server_args.py:803-895; only the Ascend NPU rows
+//     go), the capture sizes (server_args.py:959-987,
+//     cuda_graph_runner.py), the KV cell (profile_max_num_token and
+//     get_cell_size_per_token moved to model_executor/
+//     model_runner_kv_cache_mixin.py:2502-2596 of the joined file; a
+//     non-MLA cell is heads x (head_dim + v_head_dim) x layers x bytes, and
+//     v_head_dim is head_dim unless the config names it,
+//     configs/model_config.py:367-371), init_memory_pool's
+//     --max-total-tokens clamp, page alignment and the stages' minimum
+//     (mixin init_memory_pool), the pool's tensors of size + page_size rows
+//     (mem_cache/memory_pool.py:707-750), the "KV Cache is allocated" line
+//     (memory_pool.py:562-568), max_running_requests
+//     (model_runner.py:523-532), get_context_length, the long-context
+//     switch (environ.py:333), EnvBool, the rotary reserve (environ.py:
+//     357-359), the kv-cache-dtype choices and the checkpoint's fp8 KV
+//     (model_runner.py configure_kv_cache_dtype), the aiter x 0.85
+//     (server_args.py:1659-1660), the VLM factor and the PP split
+//     (distributed/utils.py, unchanged).
+var profile057 = func() Profile {
+	p := profile056post2
+	p.Name = "v0.5.7"
+	p.Commit = "232982a0dee4f0f9545189a7d9b6b9bb802e4910"
+	p.Describes = "SGLang v0.5.7 (tag 232982a, 2026-01-01)"
+	p.TRTLLMSM100Only = true
+	p.TRTLLMMLABF16 = true
+	p.Native = native057
+	return p
+}()
+
+// native057 is v0.5.6.post2's native architectures and those v0.5.7 adds in
+// python/sglang/srt/models/ (the same grep at tag v0.5.7): GLM-ASR (PR
+// #15772), MiDashengLM (PR #15219) and MiMo-V2-Flash (PR #15207); none
+// goes.
+var native057 = slices.Sorted(slices.Values(append(slices.Clone(native056),
+	"GlmAsrForConditionalGeneration", "MiDashengLMModel", "MiMoV2FlashForCausalLM")))
+
+// profile058 is v0.5.8 (tag 0189f41, 2026-01-23). Against v0.5.7:
+//   - gpt-oss gets the sliding-window split pool again, now paged
+//     (is_hybrid_swa_model, PR #17261; configs/model_config.py:314-332,
+//     1220-1229; mem_cache/swa_memory_pool.py), unless its attention is
+//     trtllm_mha, its default on SM100, or speculative decoding is on (PR
+//     #17429; server_args.py:1278-1293); membudget refuses that pool (see
+//     [Profile.GptOssSplit]). Gemma 2 and 3 keep one pool
+//     (server_args.py disable_hybrid_swa_memory, unchanged).
+//   - The piecewise CUDA graph reserve is 8 MiB per captured size, and its
+//     largest size 2048 tokens for MLA (server_args.py); piecewise graphs
+//     are still off unless --enable-piecewise-cuda-graph, which membudget
+//     does not take, so the default fraction is v0.5.7's.
+//   - Hopper's default attention is fa3 for every non-MLA model, not only
+//     the fa3-default architectures: page size 1, as flashinfer's.
+//   - profile_max_num_token no longer counts model_config's full-attention
+//     layers alone (MiMo-V2 and Llama 4, which membudget refuses); the
+//     KV cell, init_memory_pool's clamp, alignment and stage minimum, the
+//     MHA pool's tensors, the capture sizes (cuda_graph_runner.py
+//     get_batch_sizes_to_capture: num_tokens_per_bs is 1 without
+//     speculative decoding), the GPU tiers, the environment switches and
+//     the rotary reserve are v0.5.7's (read at the tag).
+var profile058 = func() Profile {
+	p := profile057
+	p.Name = "v0.5.8"
+	p.Commit = "0189f41c30ede088a040a711a384f3024b8d7af5"
+	p.Describes = "SGLang v0.5.8 (tag 0189f41, 2026-01-23)"
+	p.GptOssSplit = true
+	p.Native = native058
+	return p
+}()
+
+// profile058post1 is v0.5.8.post1 (tag c1f2241, 2026-02-05): against
+// v0.5.8 it changes DeepGEMM's compile utilities and one environment
+// variable for them, no file that sizes memory, so its rules are v0.5.8's.
+var profile058post1 = func() Profile {
+	p := profile058
+	p.Name = "v0.5.8.post1"
+	p.Commit = "c1f2241a32b69be69828288b61331887c5647a4b"
+	p.Describes = "SGLang v0.5.8.post1 (tag c1f2241, 2026-02-05; v0.5.8's memory rules)"
+	return p
+}()
+
+// native058 is v0.5.7's native architectures and those v0.5.8 adds (the
+// same grep at tag v0.5.8): AFMoE, GLM-4 MoE Lite and IQuest Coder (and its
+// loop variant); NemotronH's MTP draft class is a draft, as the other
+// NextN and MTP classes left out; none goes.
+var native058 = slices.Sorted(slices.Values(append(slices.Clone(native057),
+	"AfmoeForCausalLM", "Glm4MoeLiteForCausalLM", "IQuestCoderForCausalLM", "IQuestLoopCoderForCausalLM")))
