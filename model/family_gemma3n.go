@@ -407,15 +407,16 @@ func (a *Arch) QuantizationRefused() string {
 	return ""
 }
 
-// Modalities is a set of the input modalities a multimodal model's towers
-// serve.
+// Modalities is a set of a multimodal model's towers, each named by the
+// input it serves.
 type Modalities uint8
 
-// The modalities a tower may serve.
+// The towers a model may have.
 const (
-	// ImageInput is the image modality.
+	// ImageInput is the vision tower with its projector: images, and
+	// video where the model takes it.
 	ImageInput Modalities = 1 << iota
-	// AudioInput is the audio modality.
+	// AudioInput is the audio tower.
 	AudioInput
 )
 

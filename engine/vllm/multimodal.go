@@ -392,6 +392,13 @@ func (r *Resolved) resolveMM(a *model.Arch) error {
 	if err != nil {
 		return err
 	}
+	off, err := r.towersOff(a)
+	if err != nil {
+		return err
+	}
+	for i := range r.Stages {
+		r.Stages[i].TowersOff = off
+	}
 	kind := a.Vision.Kind
 	tower, known := mmTowers[kind]
 	kw, err := mmProcessorKwargs(m.ProcessorKwargs, kind, tower, p)
@@ -414,6 +421,8 @@ func (r *Resolved) resolveMM(a *model.Arch) error {
 	for _, mod := range tower.modalities {
 		textOnly = textOnly && limit(mod) == 0
 	}
+	// No tower built: nothing for the profile to run.
+	textOnly = textOnly || everyTowerOff(kind, off)
 	if textOnly {
 		// "All limits of multimodal modalities supported by the model are
 		// set to 0, running in text-only mode" (vllm/multimodal/
