@@ -194,6 +194,10 @@ type Arch struct {
 	// read as ModelType: its architectures or auto_map name an architecture
 	// of that family (a trust_remote_code model); "" otherwise.
 	ReadAs string
+	// Remote is set when transformers ships no class for the config's
+	// model_type: the checkpoint's own code reads it, which the engines
+	// run only when asked (trust_remote_code).
+	Remote *RemoteConfig
 	// Generic says the model_type is no family the model knows and the
 	// config was read by ParseGeneric: KV from the standard keys, weights
 	// only from the checkpoint attached (Notice says so).

@@ -46,6 +46,7 @@ var serveSettings = []struct{ key, flag string }{
 	{"enable_expert_parallel", "enable-expert-parallel"},
 	{"enforce_eager", "enforce-eager"},
 	{"disable_custom_all_reduce", "disable-custom-all-reduce"},
+	{"trust_remote_code", "trust-remote-code"},
 	{"async_scheduling", "async-scheduling"},
 	{"enable_prefix_caching", "enable-prefix-caching"},
 	{"cpu_offload_gb", "cpu-offload-gb"},
@@ -268,6 +269,8 @@ func applySetting(s *Serve, flag string, st logs.Setting) (string, error) {
 		return boolean(&s.EnforceEager)
 	case "disable-custom-all-reduce":
 		return boolean(&s.DisableCustomAllReduce)
+	case "trust-remote-code":
+		return boolean(&s.TrustRemoteCode)
 	case "async-scheduling":
 		return switch2(&s.AsyncScheduling)
 	case "enable-prefix-caching":
@@ -402,6 +405,7 @@ func settingsOf(ls loggedServe, r Resolved) []explain.Setting {
 		"enable-expert-parallel":     b(r.EnableExpertParallel),
 		"enforce-eager":              b(r.EnforceEager),
 		"disable-custom-all-reduce":  b(r.DisableCustomAllReduce),
+		"trust-remote-code":          b(r.TrustRemoteCode),
 		"async-scheduling":           b(r.Async),
 		"enable-prefix-caching":      b(r.PrefixCaching),
 		"cpu-offload-gb":             strconv.FormatFloat(r.CPUOffloadGiB, 'f', -1, 64),
@@ -434,6 +438,10 @@ func settingsOf(ls loggedServe, r Resolved) []explain.Setting {
 	for _, sk := range serveSettings {
 		v := values[sk.flag]
 		from, given := ls.From[sk.flag]
+		if sk.flag == "trust-remote-code" && !r.TrustRemoteCode {
+			// It changes no memory: listed where on, as the line carries it.
+			continue
+		}
 		if !given {
 			// Settings that do not apply and were not given are left out:
 			// the KV cache's bytes when the util sizes it, swap space where

@@ -68,7 +68,7 @@ func TestTowersLeftOutAtLimitZero(t *testing.T) {
 		cp := NewCompiler(a)
 		weights := func(limits string) (uint64, Resolved) {
 			t.Helper()
-			r, plan, err := cp.Compile(Serve{MaxModelLen: tt.maxLen, MM: MM{LimitPerPrompt: limits}}, c, mustProfile(tt.spec))
+			r, plan, err := cp.Compile(trusting(a, Serve{MaxModelLen: tt.maxLen, MM: MM{LimitPerPrompt: limits}}), c, mustProfile(tt.spec))
 			if err != nil {
 				t.Fatalf("%s: %v", tt.name, err)
 			}
