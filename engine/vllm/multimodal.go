@@ -665,6 +665,9 @@ func (sz *Sizing) mmSettings() []string {
 	r := sz.Serve
 	e := r.Encoder
 	var out []string
+	if l := r.towersLine(sz.Model.Arch); l != "" {
+		out = append(out, l)
+	}
 	switch {
 	case e.Sized:
 		where := "the first stage's GPUs"

@@ -2,6 +2,7 @@ package vllm
 
 import (
 	"slices"
+	"strings"
 
 	"membudget/model"
 )
@@ -149,4 +150,23 @@ func everyTowerOff(kind string, off model.Modalities) bool {
 		}
 	}
 	return len(ts) > 0
+}
+
+// towersLine is the report's line of the towers vLLM does not build for
+// the serve, "" when it builds them all.
+func (r *Resolved) towersLine(a *model.Arch) string {
+	if len(r.Stages) == 0 || r.Stages[0].TowersOff == 0 || a.Vision == nil {
+		return ""
+	}
+	var off []string
+	for _, t := range modelTowers[a.Vision.Kind] {
+		if r.Stages[0].TowersOff&t.bit != 0 {
+			name := "the vision tower and its projector"
+			if t.bit == model.AudioInput {
+				name = "the audio tower"
+			}
+			off = append(off, name+" ("+strings.Join(t.modalities, ", ")+" at 0)")
+		}
+	}
+	return "towers not built: " + strings.Join(off, "; ") + ": vLLM leaves out a tower whose every modality --limit-mm-per-prompt limits to 0 (_mark_tower_model from 0.15.0, the model file's own test before), and its weights are not charged"
 }

@@ -79,6 +79,9 @@ func TestTowersLeftOutAtLimitZero(t *testing.T) {
 		if got := all - some; tt.less == someTower && got == 0 || tt.less != someTower && got != tt.less {
 			t.Errorf("%s: weights %d B less, want %d", tt.name, got, tt.less)
 		}
+		if line := r.towersLine(a); (line != "") != (tt.less != 0) {
+			t.Errorf("%s: report line %q, want one where a tower leaves", tt.name, line)
+		}
 		if got := !r.Encoder.Runs; got != tt.textOnly {
 			t.Errorf("%s: encoder profile %+v, want text only %v", tt.name, r.Encoder, tt.textOnly)
 		}
