@@ -192,6 +192,8 @@ func BenchmarkCompile(b *testing.B) {
 			for _, tp := range []uint64{8, 4, 2, 1} {
 				for _, s := range compileServes {
 					s.TensorParallelSize = tp
+					// A config only the checkpoint's code reads is served with it.
+					s.TrustRemoteCode = a.Remote != nil
 					if _, _, err := cp.Compile(s, cl, current); err == nil {
 						serves = append(serves, s)
 					}
@@ -312,7 +314,7 @@ func TestQueryEvaluationsMedian(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, tp := range []uint64{1, 2, 4, 8} {
-				ref, err := vllm.NewReference(a, vllm.Serve{GPUMemoryUtilization: min(0.9, cl.Memory.UtilCeiling), TensorParallelSize: tp}, cl, current)
+				ref, err := vllm.NewReference(a, vllm.Serve{GPUMemoryUtilization: min(0.9, cl.Memory.UtilCeiling), TensorParallelSize: tp, TrustRemoteCode: a.Remote != nil}, cl, current)
 				if err != nil {
 					continue // a TP the model's shapes refuse
 				}
@@ -418,7 +420,7 @@ func BenchmarkSweep(b *testing.B) {
 							if u > c.Memory.UtilCeiling {
 								continue
 							}
-							r, plan, err := cp.Compile(vllm.Serve{GPUMemoryUtilization: u, TensorParallelSize: tp, KVCacheDtype: kv}, c, current)
+							r, plan, err := cp.Compile(vllm.Serve{GPUMemoryUtilization: u, TensorParallelSize: tp, KVCacheDtype: kv, TrustRemoteCode: a.Remote != nil}, c, current)
 							if err != nil {
 								continue // a serve vLLM refuses: no answer
 							}

@@ -194,6 +194,10 @@ type Arch struct {
 	// read as ModelType: its architectures or auto_map name an architecture
 	// of that family (a trust_remote_code model); "" otherwise.
 	ReadAs string
+	// Remote is set when transformers ships no class for the config's
+	// model_type: the checkpoint's own code reads it, which the engines
+	// run only when asked (trust_remote_code).
+	Remote *RemoteConfig
 	// Generic says the model_type is no family the model knows and the
 	// config was read by ParseGeneric: KV from the standard keys, weights
 	// only from the checkpoint attached (Notice says so).
@@ -390,15 +394,17 @@ func (a *Arch) SizedByBatchedTokens() bool {
 	return a.gemma3n != nil && a.gemma3n.multimodal
 }
 
-// Modalities is a set of the input modalities a multimodal model's towers
-// serve: [Sharding].TowersOff names the towers an engine does not build.
+// Modalities is a set of a multimodal model's towers, each named by the
+// input it serves: [Sharding].TowersOff names the towers an engine does
+// not build.
 type Modalities uint8
 
-// The modalities a tower may serve.
+// The towers a model may have.
 const (
-	// ImageInput is the image modality.
+	// ImageInput is the vision tower with its projector: images, and
+	// video where the model takes it.
 	ImageInput Modalities = 1 << iota
-	// AudioInput is the audio modality.
+	// AudioInput is the audio tower.
 	AudioInput
 )
 

@@ -268,6 +268,9 @@ const (
 	inLayer    stage = iota // the stage holding its decoder layer
 	firstStage              // the embedding, vision towers, projectors
 	lastStage               // the final norm and the LM head
+	// visionTower is the first stage's vision tower and projector, which
+	// the engine may not build (Sharding.TowersOff has ImageInput).
+	visionTower
 	// allStages is built on every stage: the families whose model does
 	// not replace the embedding, final norm or head with PPMissingLayer
 	// off their stage (gpt_oss.py, opt.py, phi.py, olmo3.py, ...).
@@ -470,6 +473,8 @@ func (p *placed) onRank(a *Arch, sh Sharding) bool {
 	switch p.rule.place {
 	case firstStage:
 		return sh.First
+	case visionTower:
+		return sh.First && sh.TowersOff&ImageInput == 0
 	case lastStage:
 		return sh.Last
 	}

@@ -116,9 +116,21 @@ func under(p string, rules ...[]moduleRule) []moduleRule {
 // onFirstStage places top rules on the first stage, with the vision
 // towers and projectors.
 func onFirstStage(rules ...[]moduleRule) []moduleRule {
+	return atStage(firstStage, rules)
+}
+
+// onVisionTower places the rules of a vision tower and its projector on
+// the first stage, unless the engine builds no vision tower
+// (Sharding.TowersOff).
+func onVisionTower(rules ...[]moduleRule) []moduleRule {
+	return atStage(visionTower, rules)
+}
+
+// atStage is rules placed on stage st.
+func atStage(st stage, rules [][]moduleRule) []moduleRule {
 	out := slices.Concat(rules...)
 	for i := range out {
-		out[i].place = firstStage
+		out[i].place = st
 	}
 	return out
 }

@@ -309,6 +309,7 @@ func ParseConfig(file string, data []byte, opts ...Option) (*Arch, error) {
 		return nil, &ConfigError{File: file, Key: "model_type", Err: ErrUnknownModelType,
 			Detail: fmt.Sprintf("%q: %v; known: %s", mt, ErrUnknownModelType, strings.Join(ModelTypes(), ", "))}
 	}
+	readRemoteConfig(o, mt, a)
 	if len(errs) == 0 {
 		a.Quant = readQuant(o, text, a, hf)
 	}

@@ -194,7 +194,7 @@ var (
 	// torchtitan/models/kimi_k2_7/state_dict_adapter.py maps them): wqkv
 	// and fc0 column-parallel, wo and fc1 row-parallel, the projector
 	// replicated.
-	moonViT = onFirstStage(under("vision_tower.", []moduleRule{
+	moonViT = onVisionTower(under("vision_tower.", []moduleRule{
 		{module: "patch_embed.proj"},
 		{module: "patch_embed.pos_emb"},
 		{module: "encoder.blocks.*.norm0"},

@@ -135,7 +135,7 @@ func (w *weights) siglip(v *VisionTower) {
 var (
 	// siglipTower: Gemma 3's SigLIP vision tower and projector, on the
 	// first stage (vllm/model_executor/models/siglip.py, gemma3_mm.py).
-	siglipTower = onFirstStage(under("vision_tower.vision_model.", []moduleRule{
+	siglipTower = onVisionTower(under("vision_tower.vision_model.", []moduleRule{
 		{module: "embeddings.patch_embedding"},
 		{module: "embeddings.position_embedding"},
 	}, under("encoder.layers.*.", clipLayer), []moduleRule{

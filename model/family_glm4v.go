@@ -171,7 +171,7 @@ func (w *weights) glm4vVision(v *VisionTower) {
 // models/glm4v/modeling_glm4v.py; GLM-4.5V's header listing in
 // corpus/models/SOURCES.md): qkv stored fused, gate_proj and up_proj into
 // gate_up_proj (glm4_1v.py:626-634 stacks them), the merger's likewise.
-var glm4vTower = onFirstStage([]moduleRule{
+var glm4vTower = onVisionTower([]moduleRule{
 	{module: "visual.patch_embed.proj"},
 	{module: "visual.embeddings.position_embedding"},
 	{module: "visual.post_conv_layernorm"},

@@ -139,7 +139,7 @@ var (
 	// idefics3.py:623-625): q, k and v fused column-parallel into
 	// qkv_proj, out_proj and fc2 row-parallel, fc1 column-parallel; the
 	// connector's proj whole.
-	idefics3Tower = onFirstStage(under("model.vision_model.", []moduleRule{
+	idefics3Tower = onVisionTower(under("model.vision_model.", []moduleRule{
 		{module: "embeddings.patch_embedding"},
 		{module: "embeddings.position_embedding"},
 	}, under("encoder.layers.*.", clipLayer), []moduleRule{

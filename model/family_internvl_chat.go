@@ -167,7 +167,7 @@ var (
 	// a mapper, internvl.py:867-884): qkv fused in the checkpoint and
 	// column-parallel, proj and fc2 row-parallel, fc1 column-parallel;
 	// vLLM builds the layers up to select_layer.
-	internViT = onFirstStage(under("vision_model.", []moduleRule{
+	internViT = onVisionTower(under("vision_model.", []moduleRule{
 		{module: "embeddings.class_embedding"},
 		{module: "embeddings.patch_embedding"},
 		{module: "embeddings.position_embedding"},

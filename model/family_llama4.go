@@ -133,7 +133,7 @@ var (
 	// llama4Vision: Llama 4's vision tower, pixel-shuffle adapter and
 	// projector (the same converter; mllama4.py:95-552), unquantized: q, k
 	// and v fused into one column-parallel qkv_proj.
-	llama4Vision = onFirstStage([]moduleRule{
+	llama4Vision = onVisionTower([]moduleRule{
 		{module: "vision_model.patch_embedding.linear", split: column},
 		{module: "vision_model.class_embedding"},
 		{module: "vision_model.positional_embedding_vlm"},

@@ -330,7 +330,7 @@ var (
 	// (models/clip/modeling_clip.py; clip.py:620-725): q, k and v fused
 	// column-parallel into qkv_proj, out_proj and fc2 row-parallel, fc1
 	// column-parallel; vLLM builds the layers up to vision_feature_layer.
-	clipTower = onFirstStage(under("vision_tower.vision_model.", []moduleRule{
+	clipTower = onVisionTower(under("vision_tower.vision_model.", []moduleRule{
 		{module: "embeddings.class_embedding"},
 		{module: "embeddings.patch_embedding"},
 		{module: "embeddings.position_embedding"},
@@ -354,7 +354,7 @@ var (
 	// llavaPixtralTower: the Pixtral tower in the transformers layout
 	// (models/pixtral/modeling_pixtral.py; pixtral.py:1147-1390), as
 	// Mistral 3's (pixtralVision) without its patch merger.
-	llavaPixtralTower = onFirstStage([]moduleRule{
+	llavaPixtralTower = onVisionTower([]moduleRule{
 		{module: "vision_tower.patch_conv"},
 		{module: "vision_tower.ln_pre"},
 	}, towerLayers(under("vision_tower.transformer.layers.*.", []moduleRule{
@@ -367,7 +367,7 @@ var (
 	}, gatedMLPAt("feed_forward"))))
 	// llavaProjector: LlavaMultiModalProjector (llava.py:126-158) and
 	// LLaVA-NeXT's image_newline.
-	llavaProjector = onFirstStage([]moduleRule{
+	llavaProjector = onVisionTower([]moduleRule{
 		{module: "multi_modal_projector.linear_1", split: column},
 		{module: "multi_modal_projector.linear_2", split: row},
 		{module: "image_newline"},

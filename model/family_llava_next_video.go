@@ -65,7 +65,7 @@ func (w *weights) llavaNextVideo(v *VisionTower) {
 
 // llavaNextVideoProjector: LlavaNextMultiModalProjector's two nn.Linear
 // layers of llava_next_video.py, whole on every rank.
-var llavaNextVideoProjector = onFirstStage([]moduleRule{
+var llavaNextVideoProjector = onVisionTower([]moduleRule{
 	{module: "multi_modal_projector.linear_1"},
 	{module: "multi_modal_projector.linear_2"},
 })

@@ -67,7 +67,7 @@ func (w *weights) llavaOnevision(v *VisionTower) {
 // llavaOnevisionProjector: LlavaOnevisionMultiModalProjector's two
 // nn.Linear layers and image_newline, whole on every rank
 // (llava_onevision.py:453-466, 519-522).
-var llavaOnevisionProjector = onFirstStage([]moduleRule{
+var llavaOnevisionProjector = onVisionTower([]moduleRule{
 	{module: "multi_modal_projector.linear_1"},
 	{module: "multi_modal_projector.linear_2"},
 	{module: "image_newline"},

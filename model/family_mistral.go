@@ -107,7 +107,7 @@ var (
 	// mistral3.py:75-170): q, k and v fused column-parallel, gate and up
 	// fused, o_proj and down row-parallel; vLLM builds the layers up to
 	// vision_feature_layer only.
-	pixtralVision = onFirstStage([]moduleRule{
+	pixtralVision = onVisionTower([]moduleRule{
 		{module: "vision_tower.patch_conv"},
 		{module: "vision_tower.ln_pre"},
 		{module: "multi_modal_projector.norm"},

@@ -107,7 +107,7 @@ func (w *weights) paliGemma(v *VisionTower) {
 
 // paliGemmaTop: the tower's post_layernorm and PaliGemmaMultiModalProjector's
 // nn.Linear, whole on every rank.
-var paliGemmaTop = onFirstStage([]moduleRule{
+var paliGemmaTop = onVisionTower([]moduleRule{
 	{module: "vision_tower.vision_model.post_layernorm"},
 	{module: "multi_modal_projector.linear"},
 })

@@ -353,8 +353,10 @@ func checkConformer(c jsonObject, cv *Conformer) {
 // are plain torch modules, whole on every rank (phi4mm.py:91-114, 186-195;
 // phi4mm_audio.py).
 func (w *weights) phi4mm(v *VisionTower) {
-	w.phi4mmImage(v)
-	if v.Conformer != nil {
+	if w.sh.TowersOff&ImageInput == 0 {
+		w.phi4mmImage(v)
+	}
+	if v.Conformer != nil && w.sh.TowersOff&AudioInput == 0 {
 		w.conformer(v.Conformer, v.OutHidden)
 	}
 }

@@ -69,7 +69,7 @@ func (w *weights) qwen25Vision(v *VisionTower) {
 // qwen2_5_vl/modeling_qwen2_5_vl.py; qwen2_5_vl.py:300-712): fused
 // qkv and gate/up column-parallel, proj and down row-parallel, the
 // merger's mlp.0 column- and mlp.2 row-parallel.
-var qwen25Vision = onFirstStage(qwenVisionOuter, under("visual.blocks.*.", qwenVisionAttention, gatedMLPAt("mlp")))
+var qwen25Vision = onVisionTower(qwenVisionOuter, under("visual.blocks.*.", qwenVisionAttention, gatedMLPAt("mlp")))
 
 // The classes of Qwen2.5-VL's configs: transformers Qwen2_5_VLConfig,
 // Qwen2_5_VLTextConfig and Qwen2_5_VLVisionConfig, read at

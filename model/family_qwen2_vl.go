@@ -124,7 +124,7 @@ func (w *weights) qwen2Vision(v *VisionTower) {
 // modeling_qwen2_vl.py; qwen2_vl.py:243-600): qkv fused in the checkpoint
 // and column-parallel, proj and fc2 row-parallel, fc1 column-parallel,
 // the merger's mlp.0 column- and mlp.2 row-parallel.
-var qwen2Vision = onFirstStage(qwenVisionOuter, under("visual.blocks.*.", qwenVisionAttention, []moduleRule{
+var qwen2Vision = onVisionTower(qwenVisionOuter, under("visual.blocks.*.", qwenVisionAttention, []moduleRule{
 	{module: "mlp.fc1", split: column},
 	{module: "mlp.fc2", split: row},
 }))

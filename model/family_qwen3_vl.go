@@ -82,7 +82,7 @@ var (
 	// pytorch/torchtitan torchtitan/models/qwen3_5/state_dict_adapter.py
 	// maps them; qwen3_vl.py:370-670): a learned position table, an
 	// ungated MLP, the merger and one deepstack merger per deepstack layer.
-	qwen3Vision = onFirstStage([]moduleRule{
+	qwen3Vision = onVisionTower([]moduleRule{
 		{module: "visual.patch_embed.proj"},
 		{module: "visual.pos_embed"},
 	}, under("visual.blocks.*.", []moduleRule{

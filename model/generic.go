@@ -82,6 +82,7 @@ func ParseGeneric(file string, data []byte, opts ...Option) (*Arch, error) {
 	// say: the sliding layers of a family not known are not known.
 	a.layerTypes = nil
 	a.uniformLayers(o, 0)
+	readRemoteConfig(o, mt, a)
 	if len(errs) == 0 {
 		a.Quant = readQuant(o, o, a, hf)
 	}

@@ -28,7 +28,14 @@ func (v *VisionTower) check(o jsonObject) {
 // config is the family's (Qwen's and Pixtral's do, qwen2_5_vl.py:1362-1367,
 // qwen3_vl.py:1803-1809, mistral3.py:420-436; SigLIP's and Llama 4's do
 // not).
+//
+// A tower the engine does not build (Sharding.TowersOff has ImageInput)
+// is left out with its projector; Phi-4-multimodal's builder leaves out
+// its image encoder and its audio encoder each by its own bit.
 func (w *weights) vision(v *VisionTower) {
+	if w.sh.TowersOff&ImageInput != 0 && v.Kind != "phi4mm" {
+		return
+	}
 	if build, ok := visionTowers[v.Kind]; ok {
 		build(w, v)
 	}

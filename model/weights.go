@@ -78,9 +78,10 @@ type Sharding struct {
 	// vLLM allocates by it as it builds the model
 	// ([Arch.SizedByBatchedTokens]); 0 leaves such a buffer out.
 	BatchedTokens uint64
-	// TowersOff are the modalities whose towers the engine does not build
-	// (vLLM: every modality a tower serves limited to 0 items), for the
-	// families that honour it (Gemma 3n's).
+	// TowersOff are the towers the engine does not build (vLLM: every
+	// modality a tower serves limited to 0 items): ImageInput the vision
+	// tower and its projector, AudioInput the audio tower (Gemma 3n's,
+	// Phi-4-multimodal's), each with its embedder.
 	TowersOff Modalities
 }
 

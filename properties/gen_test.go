@@ -231,6 +231,8 @@ func genServeCase(maxSeqsCap, maxLenCap uint64) *rapid.Generator[serveCase] {
 			EnforceEager:         rapid.Bool().Draw(t, "enforce_eager"),
 			AsyncScheduling:      rapid.SampledFrom(asyncs).Draw(t, "async"),
 			CPUOffloadGiB:        float64(rapid.Uint64Range(0, 2).Draw(t, "cpu_offload_gib")) / 4,
+			// A config only the checkpoint's code reads is served with it.
+			TrustRemoteCode: a.Remote != nil,
 		}
 		s.PipelineParallelSize = cachedStages(a, s.PipelineParallelSize)
 		if a.Indexer != nil {

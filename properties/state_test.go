@@ -106,6 +106,7 @@ func genStateCase() *rapid.Generator[serveCase] {
 			EnablePrefixCaching:  rapid.SampledFrom([]engine.Switch{engine.Default, engine.On, engine.Off}).Draw(t, "prefix_caching"),
 			MambaCacheDtype:      rapid.SampledFrom([]string{"", "auto", "float32", "bfloat16"}).Draw(t, "mamba_cache_dtype"),
 			MambaSSMCacheDtype:   rapid.SampledFrom([]string{"", "auto", "float32", "float16"}).Draw(t, "mamba_ssm_cache_dtype"),
+			TrustRemoteCode:      a.Remote != nil,
 		}
 		s.PipelineParallelSize = cachedStages(a, s.PipelineParallelSize)
 		si := rapid.SampledFrom([]budget.Silicon{{Vendor: budget.NVIDIA, Major: 9}, {Vendor: budget.NVIDIA, Major: 10}}).Draw(t, "silicon")

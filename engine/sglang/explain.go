@@ -29,6 +29,7 @@ var logSettings = []struct{ key, flag string }{
 	{"max_prefill_tokens", "max-prefill-tokens"},
 	{"cuda_graph_max_bs", "cuda-graph-max-bs"},
 	{"disable_cuda_graph", "disable-cuda-graph"},
+	{"trust_remote_code", "trust-remote-code"},
 	{"page_size", "page-size"},
 	{"kv_cache_dtype", "kv-cache-dtype"},
 	{"attention_backend", "attention-backend"},
@@ -114,6 +115,12 @@ func buildServe(l *logs.Log, flags Serve, given map[string]bool) (loggedServe, e
 				err = errors.New("is not True or False")
 			}
 			s.EnableDPAttention = b
+		case "trust-remote-code":
+			b, ok := st.Bool()
+			if !ok {
+				err = errors.New("is not True or False")
+			}
+			s.TrustRemoteCode = b
 		case "kv-cache-dtype":
 			s.KVCacheDtype = st.Value
 		case "attention-backend":
@@ -234,6 +241,7 @@ func settingsOf(ss loggedServe, r Resolved) []explain.Setting {
 		"max-prefill-tokens":   u(r.MaxPrefillTokens),
 		"cuda-graph-max-bs":    u(r.CudaGraphMaxBS),
 		"disable-cuda-graph":   strconv.FormatBool(r.DisableCudaGraph),
+		"trust-remote-code":    strconv.FormatBool(r.TrustRemoteCode),
 		"page-size":            u(r.PageSize),
 		"kv-cache-dtype":       r.KVCacheDtype,
 		"attention-backend":    r.AttentionBackend,
@@ -250,6 +258,9 @@ func settingsOf(ss loggedServe, r Resolved) []explain.Setting {
 		from, given := ss.From[sk.flag]
 		if !given && (v == "" || v == "0") {
 			continue // unset and not defaulted: SGLang sizes it from the pool
+		}
+		if sk.flag == "trust-remote-code" && !r.TrustRemoteCode {
+			continue // no memory: listed where on, as the line carries it
 		}
 		out = append(out, explain.SettingOf(sk.flag, v, from, given, "SGLang default", r.Sources[sk.flag]))
 	}
@@ -282,6 +293,8 @@ func overrideSetting(dst *Serve, flags Serve, flag string) {
 		dst.CudaGraphMaxBS = flags.CudaGraphMaxBS
 	case "disable-cuda-graph":
 		dst.DisableCudaGraph = flags.DisableCudaGraph
+	case "trust-remote-code":
+		dst.TrustRemoteCode = flags.TrustRemoteCode
 	case "page-size":
 		dst.PageSize = flags.PageSize
 	case "kv-cache-dtype":

@@ -19,7 +19,11 @@ func TestIgnoredFlagsParse(t *testing.T) {
 	if err := fs.Parse([]string{"--host", "0.0.0.0", "--trust-remote-code", "--log-level=info", "--tp-size", "2"}); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"--host 0.0.0.0", "--trust-remote-code", "--log-level info"}, s.Listed); diff != "" {
+	// --trust-remote-code is modelled (remotecode.go): set, not listed.
+	if diff := cmp.Diff([]string{"--host 0.0.0.0", "--log-level info"}, s.Listed); diff != "" {
 		t.Errorf("listed (-want +got):\n%s", diff)
+	}
+	if !s.s.TrustRemoteCode {
+		t.Error("--trust-remote-code given, not set")
 	}
 }

@@ -368,7 +368,7 @@ var flagTable = []sflag{
 	{name: "triton-attention-num-kv-splits", arity: oneValue, kind: ignored, at: lines{1484, 3689}},
 	{name: "triton-attention-reduce-in-fp32", arity: noValue, kind: ignored, at: lines{1478, 3683}},
 	{name: "triton-attention-split-tile-size", arity: oneValue, kind: ignored, at: lines{0, 3695}},
-	{name: "trust-remote-code", arity: noValue, kind: ignored, at: lines{666, 2193}},
+	{name: "trust-remote-code", arity: noValue, kind: modelled, at: lines{666, 2193}},
 	{name: "warmups", arity: oneValue, kind: ignored, at: lines{1579, 2266}},
 	{name: "watchdog-timeout", arity: oneValue, kind: ignored, at: lines{900, 2537}},
 	{name: "weight-loader-disable-mmap", arity: noValue, kind: ignored, at: lines{1678, 3927}},

@@ -74,6 +74,7 @@ func Resolve(s Serve, a *model.Arch, c budget.Class, p Profile) (Resolved, error
 	def := func(flag, why string) { r.Sources[flag] = why }
 	for _, step := range []func() error{
 		func() error { return r.checkModel(a) },
+		func() error { return r.resolveRemoteCode(a) },
 		func() error { return r.resolveParallel(a, def) },
 		func() error { return r.resolveDtypes(a, def) },
 		func() error { return r.resolveContext(a, def) },

@@ -33,6 +33,9 @@ type Serve struct {
 	CudaGraphMaxBS uint64
 	// DisableCudaGraph is --disable-cuda-graph.
 	DisableCudaGraph bool
+	// TrustRemoteCode is --trust-remote-code: the checkpoint's own code may
+	// read its config (see [Resolved.resolveRemoteCode]).
+	TrustRemoteCode bool
 	// PageSize is --page-size: tokens per KV page.
 	PageSize uint64
 	// KVCacheDtype is --kv-cache-dtype: auto, fp8_e4m3, fp8_e5m2, and from

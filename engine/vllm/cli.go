@@ -167,6 +167,9 @@ func (f *flagServe) registerModelled(fs *flag.FlagSet, given map[string]bool) {
 	if on("interconnect") {
 		fs.Var(&interconnectFlag{&f.s.Interconnect}, "interconnect", "how the serve's GPUs reach each other, when not as the class says: nvlink, xgmi, pcie-p2p, pcie (no peer access) or none (one GPU a node); it decides the custom all-reduce and NCCL's buffers under tensor parallelism")
 	}
+	if on("trust-remote-code") {
+		fs.BoolVar(&f.s.TrustRemoteCode, "trust-remote-code", false, "vLLM's --trust-remote-code: the checkpoint's own code reads a config transformers ships no class for (required for such a model)")
+	}
 	if on("disable-custom-all-reduce") {
 		fs.BoolVar(&f.s.DisableCustomAllReduce, "disable-custom-all-reduce", false, "vLLM's --disable-custom-all-reduce: NCCL alone reduces under tensor parallelism (no custom all-reduce buffers)")
 	}

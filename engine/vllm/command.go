@@ -134,6 +134,9 @@ func Command(model string, r *Resolved) string {
 	if r.DisableCustomAllReduce {
 		flag("disable-custom-all-reduce")
 	}
+	if r.TrustRemoteCode {
+		flag("trust-remote-code")
+	}
 	// The pooling runner turns async scheduling off by default
 	// (vllm/config/vllm.py:1184-1195).
 	asyncDefault := r.Profile.AsyncByDefault && r.Runner != runnerPooling

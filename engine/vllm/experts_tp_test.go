@@ -89,17 +89,17 @@ func TestExpertsTPRefusal(t *testing.T) {
 				t.Fatalf("read %d experts citing %q, want 4 citing %q", a.Experts, a.TPWithinExperts, tt.cite)
 			}
 			for _, ep := range []bool{false, true} {
-				_, err := NewReference(a, Serve{TensorParallelSize: 8, EnableExpertParallel: ep, MaxModelLen: 2048, KVCacheMemoryBytes: gib40}, testClass(false), current)
+				_, err := NewReference(a, trusting(a, Serve{TensorParallelSize: 8, EnableExpertParallel: ep, MaxModelLen: 2048, KVCacheMemoryBytes: gib40}), testClass(false), current)
 				var se *engine.SettingError
 				want := `"Tensor parallel size 8 is greater than the number of experts 4."`
 				if !errors.As(err, &se) || se.Flag != "tensor-parallel-size" || !strings.Contains(se.Reason, want) || !strings.Contains(se.Reason, tt.cite) {
 					t.Errorf("TP8 (expert parallel %v) over 4 experts: %v, want a refusal of --tensor-parallel-size quoting %s and citing %s", ep, err, want, tt.cite)
 				}
-				_, _, err = NewCompiler(a).Compile(Serve{TensorParallelSize: 8, EnableExpertParallel: ep, MaxModelLen: 2048, KVCacheMemoryBytes: gib40}, testClass(false), current)
+				_, _, err = NewCompiler(a).Compile(trusting(a, Serve{TensorParallelSize: 8, EnableExpertParallel: ep, MaxModelLen: 2048, KVCacheMemoryBytes: gib40}), testClass(false), current)
 				if !errors.As(err, &se) || se.Flag != "tensor-parallel-size" {
 					t.Errorf("compiled TP8 (expert parallel %v) over 4 experts: %v, want the same refusal", ep, err)
 				}
-				if _, err := NewReference(a, Serve{TensorParallelSize: 4, EnableExpertParallel: ep, MaxModelLen: 2048, KVCacheMemoryBytes: gib40}, testClass(false), current); err != nil {
+				if _, err := NewReference(a, trusting(a, Serve{TensorParallelSize: 4, EnableExpertParallel: ep, MaxModelLen: 2048, KVCacheMemoryBytes: gib40}), testClass(false), current); err != nil {
 					t.Errorf("TP4 (expert parallel %v) over 4 experts: %v, want it sized", ep, err)
 				}
 			}

@@ -46,6 +46,7 @@ var serveSettings = []struct{ key, flag string }{
 	{"enable_expert_parallel", "enable-expert-parallel"},
 	{"enforce_eager", "enforce-eager"},
 	{"disable_custom_all_reduce", "disable-custom-all-reduce"},
+	{"trust_remote_code", "trust-remote-code"},
 	{"async_scheduling", "async-scheduling"},
 	{"enable_prefix_caching", "enable-prefix-caching"},
 	{"cpu_offload_gb", "cpu-offload-gb"},
@@ -268,6 +269,8 @@ func applySetting(s *Serve, flag string, st logs.Setting) (string, error) {
 		return boolean(&s.EnforceEager)
 	case "disable-custom-all-reduce":
 		return boolean(&s.DisableCustomAllReduce)
+	case "trust-remote-code":
+		return boolean(&s.TrustRemoteCode)
 	case "async-scheduling":
 		return switch2(&s.AsyncScheduling)
 	case "enable-prefix-caching":
@@ -402,6 +405,7 @@ func settingsOf(ls loggedServe, r Resolved) []explain.Setting {
 		"enable-expert-parallel":     b(r.EnableExpertParallel),
 		"enforce-eager":              b(r.EnforceEager),
 		"disable-custom-all-reduce":  b(r.DisableCustomAllReduce),
+		"trust-remote-code":          b(r.TrustRemoteCode),
 		"async-scheduling":           b(r.Async),
 		"enable-prefix-caching":      b(r.PrefixCaching),
 		"cpu-offload-gb":             strconv.FormatFloat(r.CPUOffloadGiB, 'f', -1, 64),
@@ -434,6 +438,10 @@ func settingsOf(ls loggedServe, r Resolved) []explain.Setting {
 	for _, sk := range serveSettings {
 		v := values[sk.flag]
 		from, given := ls.From[sk.flag]
+		if sk.flag == "trust-remote-code" && !r.TrustRemoteCode {
+			// It changes no memory: listed where on, as the line carries it.
+			continue
+		}
 		if !given {
 			// Settings that do not apply and were not given are left out:
 			// the KV cache's bytes when the util sizes it, swap space where
@@ -605,22 +613,6 @@ func explainLog(in explainInput) (*explain.Explanation, error) {
 			preds["requested_memory"] = explain.Predicted{Bytes: b, OK: true, Note: "total x util, which vLLM requests and logs though --kv-cache-memory-bytes sizes the cache"}
 		}
 	}
-	if graphsInLoggedActivation(l) {
-		// The line since vLLM PR #49208 ("… GiB for consumed memory (weights
-		// + non-torch), Y GiB for peak activation, …") logs the profile's
-		// transient peak with the CUDA-graph estimate it charges added
-		// (peak_activation_memory = transient_peak_headroom +
-		// cudagraph_memory_estimate_applied, vllm/v1/worker/gpu_worker.py at
-		// main d18bb7b): where it is the log's only activation figure, it is
-		// predicted as the activation peak plus the estimate charged.
-		pr := explain.PredictBytes(p.ActivationPeakBytes)
-		pr.Note = "logged with the CUDA-graph estimate added (PR #49208), which this release does not charge: predicted as the activation peak alone"
-		if p.GraphsCharged {
-			pr = explain.PredictBytes(budget.SatAdd(p.ActivationPeakBytes, p.GraphBytes))
-			pr.Note = "logged with the CUDA-graph estimate vLLM charges (PR #49208): predicted as the activation peak plus the estimate"
-		}
-		preds["activation_peak"] = pr
-	}
 	noteEncoderPass(preds, ref)
 	ex.Figures = explain.Rows(l, vllmSpecs, preds)
 	ex.NotPredicted = explain.NotPredicted(l, vllmSpecs, logs.KindDeviceTotal, logs.KindUtilization, logs.KindMaxModelLen)
@@ -642,6 +634,7 @@ func explainLog(in explainInput) (*explain.Explanation, error) {
 var vllmSpecs = []explain.Spec{
 	{ID: "weights", Label: "weights", Kind: logs.KindWeights, Unit: "bytes", Tol: explain.TolWeights},
 	{ID: "activation_peak", Label: "activation peak", Kind: logs.KindActivationPeak, Unit: "bytes", Tol: explain.TolTerm},
+	{ID: "activation_with_graphs", Label: "activation + graph estimate", Kind: logs.KindActivationWithGraphs, Unit: "bytes", Tol: explain.TolTerm},
 	{ID: "non_torch", Label: "non-torch memory", Kind: logs.KindNonTorch, Unit: "bytes", Tol: explain.TolTerm},
 	{ID: "consumed", Label: "weights + non-torch", Kind: logs.KindConsumed, Unit: "bytes", Tol: explain.TolSum},
 	{ID: "torch_peak", Label: "torch peak (weights + activation)", Kind: logs.KindTorchPeak, Unit: "bytes", Tol: explain.TolSum},
@@ -662,19 +655,22 @@ var vllmSpecs = []explain.Spec{
 // vllmPredictions is membudget's value of each vLLM figure, by spec id.
 func vllmPredictions(p Predicted, r Resolved) map[string]explain.Predicted {
 	pr := map[string]explain.Predicted{
-		"weights":             explain.PredictBytes(p.WeightsBytes),
-		"activation_peak":     explain.PredictBytes(p.ActivationPeakBytes),
-		"non_torch":           explain.PredictBytes(p.NonTorchBytes),
-		"consumed":            explain.PredictBytes(budget.SatAdd(p.WeightsBytes, p.NonTorchBytes)),
-		"torch_peak":          explain.PredictBytes(budget.SatAdd(p.WeightsBytes, p.ActivationPeakBytes)),
-		"non_kv_total":        explain.PredictBytes(budget.SatAdd(p.WeightsBytes, budget.SatAdd(p.ActivationPeakBytes, p.NonTorchBytes))),
-		"cuda_graph_estimate": explain.PredictBytes(p.GraphBytes),
-		"cuda_graph":          explain.PredictBytes(p.GraphBytes),
-		"requested_memory":    explain.PredictBytes(p.RequestedBytes),
-		"available_kv_memory": explain.PredictBytes(p.Capacity.AvailableBytes),
-		"kv_cache_needed":     explain.PredictBytes(p.Capacity.NeededBytes),
-		"gpu_blocks":          explain.PredictCount(float64(p.Capacity.Blocks)),
-		"kv_cache_tokens":     explain.PredictCount(float64(p.Capacity.LoggedTokens)),
+		"weights":         explain.PredictBytes(p.WeightsBytes),
+		"activation_peak": explain.PredictBytes(p.ActivationPeakBytes),
+		// The #49208 line's "peak activation": the transient peak plus the
+		// CUDA-graph estimate the release charges (activationWithGraphs).
+		"activation_with_graphs": activationWithGraphs(p),
+		"non_torch":              explain.PredictBytes(p.NonTorchBytes),
+		"consumed":               explain.PredictBytes(budget.SatAdd(p.WeightsBytes, p.NonTorchBytes)),
+		"torch_peak":             explain.PredictBytes(budget.SatAdd(p.WeightsBytes, p.ActivationPeakBytes)),
+		"non_kv_total":           explain.PredictBytes(budget.SatAdd(p.WeightsBytes, budget.SatAdd(p.ActivationPeakBytes, p.NonTorchBytes))),
+		"cuda_graph_estimate":    explain.PredictBytes(p.GraphBytes),
+		"cuda_graph":             explain.PredictBytes(p.GraphBytes),
+		"requested_memory":       explain.PredictBytes(p.RequestedBytes),
+		"available_kv_memory":    explain.PredictBytes(p.Capacity.AvailableBytes),
+		"kv_cache_needed":        explain.PredictBytes(p.Capacity.NeededBytes),
+		"gpu_blocks":             explain.PredictCount(float64(p.Capacity.Blocks)),
+		"kv_cache_tokens":        explain.PredictCount(float64(p.Capacity.LoggedTokens)),
 		// vLLM prints the concurrency with "%.2fx".
 		"max_concurrency":         explain.PredictCount(math.Round(p.Capacity.Concurrency*100) / 100),
 		"estimated_max_model_len": explain.PredictCount(float64(p.Capacity.EstimatedMaxModelLen)),
@@ -788,19 +784,18 @@ func notes(l *logs.Log, p Predicted, r Resolved) []string {
 	return out
 }
 
-// graphsInLoggedActivation reports whether l's activation figure, as an
-// explanation picks it (the profile's own lines before "Actual usage is"),
-// is the one vLLM PR #49208's line logs: the log states the consumed
-// memory, and every activation figure it states is on that line.
-func graphsInLoggedActivation(l *logs.Log) bool {
-	if _, ok := l.First(logs.KindConsumed); !ok {
-		return false
+// activationWithGraphs predicts the "peak activation" of vLLM PR #49208's
+// line, term by term: the activation peak, plus the CUDA-graph estimate
+// where the release charges it (peak_activation_memory =
+// transient_peak_headroom + cudagraph_memory_estimate_applied,
+// vllm/v1/worker/gpu_worker.py at main d18bb7b).
+func activationWithGraphs(p Predicted) explain.Predicted {
+	if !p.GraphsCharged {
+		pr := explain.PredictBytes(p.ActivationPeakBytes)
+		pr.Note = fmt.Sprintf("the activation peak %s; no CUDA-graph estimate, which this release does not charge", engine.GiB(p.ActivationPeakBytes))
+		return pr
 	}
-	figs := l.All(logs.KindActivationPeak)
-	for _, f := range figs {
-		if f.Format != logs.FormatActualUsage {
-			return false
-		}
-	}
-	return len(figs) > 0
+	pr := explain.PredictBytes(budget.SatAdd(p.ActivationPeakBytes, p.GraphBytes))
+	pr.Note = fmt.Sprintf("the activation peak %s + the CUDA-graph estimate charged %s", engine.GiB(p.ActivationPeakBytes), engine.GiB(p.GraphBytes))
+	return pr
 }

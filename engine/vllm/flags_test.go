@@ -245,8 +245,9 @@ func TestReadLineForms(t *testing.T) {
 	if err := fs.Parse(l.Args); err != nil {
 		t.Fatal(err)
 	}
-	// -O2 is modelled (compilation.go): not listed.
-	want := []string{"--served-model-name a b", "--trust-remote-code"}
+	// -O2 and --trust-remote-code are modelled (compilation.go,
+	// remotecode.go): not listed.
+	want := []string{"--served-model-name a b"}
 	if diff := cmp.Diff(want, s.Listed); diff != "" {
 		t.Errorf("listed as ignored (-want +got):\n%s", diff)
 	}

@@ -399,7 +399,7 @@ var flagTable = []vflag{
 	{name: "tool-call-parser", arity: oneValue, kind: ignored},
 	{name: "tool-parser-plugin", arity: oneValue, kind: ignored, since: Version{0, 6, 3}, added: "in vLLM 0.6.3"},
 	{name: "tool-server", arity: oneValue, kind: ignored, since: Version{0, 10, 0}, added: "#22393 (2025-08-06)"},
-	{name: "trust-remote-code", arity: noValue, neg: true, kind: ignored},
+	{name: "trust-remote-code", arity: noValue, neg: true, kind: modelled},
 	{name: "trust-request-chat-template", arity: noValue, neg: true, kind: ignored, since: Version{0, 11, 0}, added: "#25794 (2025-09-27)"},
 	{name: "typical-acceptance-sampler-posterior-alpha", arity: oneValue, kind: refused, what: whatSpec, until: Version{0, 10, 0}, removed: "#15466 (2025-03-31)"},
 	{name: "typical-acceptance-sampler-posterior-threshold", arity: oneValue, kind: refused, what: whatSpec, until: Version{0, 10, 0}, removed: "#15466 (2025-03-31)"},

@@ -17,45 +17,10 @@ func (r *Resolved) resolveGemma3n(a *model.Arch) error {
 	if !a.SizedByBatchedTokens() {
 		return nil
 	}
-	off, err := r.towersOff()
-	if err != nil {
-		return err
-	}
 	for i := range r.Stages {
 		r.Stages[i].BatchedTokens = r.MaxNumBatchedTokens
-		r.Stages[i].TowersOff = off
 	}
 	return nil
-}
-
-// towersSkippedSince is the first release that builds no tower for a
-// modality limited to 0 items in every model, Gemma 3n's among them: PR
-// #32757 (merged 2026-01-21, after 0.14's branch: the flags of
-// 2026-01-20 on are 0.15.0's) extended _mark_tower_model to "the rest of
-// the models".
-var towersSkippedSince = Version{0, 15, 0}
-
-// towersOff is the modalities of Gemma 3n's towers that
-// --limit-mm-per-prompt limits to 0 items: vLLM builds neither that tower
-// nor its embedder (gemma3n_mm.py:560-570, interfaces.py:296-333).
-func (r *Resolved) towersOff() (model.Modalities, error) {
-	limits, err := mmLimits(r.MM.LimitPerPrompt, r.Profile)
-	if err != nil {
-		return 0, err
-	}
-	var off model.Modalities
-	for _, m := range []struct {
-		name string
-		bit  model.Modalities
-	}{{"image", model.ImageInput}, {"audio", model.AudioInput}} {
-		if n, ok := limits[m.name]; ok && n == 0 {
-			off |= m.bit
-		}
-	}
-	if off != 0 && r.Profile.Release.Less(towersSkippedSince) {
-		return 0, settingErr("limit-mm-per-prompt", r.MM.LimitPerPrompt, "a modality at 0: not modelled for %s, where whether Gemma 3n's tower for it is built is not known (from vLLM %s, PR #32757, it is not)", r.Profile.Describes, towersSkippedSince)
-	}
-	return off, nil
 }
 
 // gemma3nItems is Gemma 3n's largest image and audio clip: vLLM's

@@ -171,8 +171,8 @@ func TestGemma3nRefusals(t *testing.T) {
 // MobileNetV5 2 x 294,126,912 B (timm's build) and embed_vision 2 x 4,460,544 + 4096 B
 // (its weightless norm's ones) leave with images; the conformer 2 x
 // 681,348,640 + 40,560 B (its buffers) and embed_audio 2 x 3,345,408 +
-// 4096 B with audio. Before 0.15.0 (PR #32757) whether the tower is built
-// is not known: refused naming the flag.
+// 4096 B with audio. Before 0.15.0 (PR #32641) gemma3n_mm.py built both
+// towers whatever the limits: 0.14.0 charges them.
 func TestGemma3nTowersOff(t *testing.T) {
 	a := gemma3nArch(t, "E4B")
 	cp := NewCompiler(a)
@@ -199,9 +199,15 @@ func TestGemma3nTowersOff(t *testing.T) {
 			t.Errorf("%s: weights %d B less, want %d", tt.limits, got, tt.less)
 		}
 	}
-	_, err := Resolve(Serve{MaxModelLen: 32768, MM: MM{LimitPerPrompt: `{"audio": 0}`}}, a, testClass(false), mustProfile("0.14.0"))
-	var se *engine.SettingError
-	if !errors.As(err, &se) || se.Flag != "limit-mm-per-prompt" {
-		t.Errorf("0.14.0 with audio 0: %v, want a refusal naming --limit-mm-per-prompt", err)
+	at014 := func(limits string) uint64 {
+		t.Helper()
+		_, plan, err := cp.Compile(Serve{MaxModelLen: 32768, MM: MM{LimitPerPrompt: limits}}, testClass(false), mustProfile("0.14.0"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return plan.Stages[0].Fixed[budget.TermWeights]
+	}
+	if got, want := at014(`{"image": 0, "audio": 0}`), at014(""); got != want {
+		t.Errorf("0.14.0 with image and audio 0: weights %d B, want %d as with every tower", got, want)
 	}
 }

@@ -56,10 +56,19 @@ func testClass(unified bool) budget.Class {
 var bigClass = budget.Class{Name: "big", Device: budget.Device{Name: "Big", Silicon: hopper, MemoryBytes: 1 << 40, Interconnect: budget.NVLink},
 	Memory: budget.DriverTerms{UtilCeiling: 1}}
 
-// ref builds a reference under the current profile or fails the test.
+// trusting is s with --trust-remote-code where a's config needs it
+// (resolveRemoteCode): the tests that size such a model as its launch
+// lines serve it.
+func trusting(a *model.Arch, s Serve) Serve {
+	s.TrustRemoteCode = s.TrustRemoteCode || a.Remote != nil
+	return s
+}
+
+// ref builds a reference under the current profile or fails the test; a
+// model whose config needs --trust-remote-code is given it.
 func ref(t testing.TB, a *model.Arch, s Serve, c budget.Class) *Reference {
 	t.Helper()
-	r, err := NewReference(a, s, c, current)
+	r, err := NewReference(a, trusting(a, s), c, current)
 	if err != nil {
 		t.Fatal(err)
 	}

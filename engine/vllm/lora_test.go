@@ -69,7 +69,7 @@ func TestLoRASlotBytes(t *testing.T) {
 			case "phi4mm":
 				a = models["microsoft__Phi-4-multimodal-instruct"]
 			}
-			r, err := Resolve(tc.s, a, bigClass, current)
+			r, err := Resolve(trusting(a, tc.s), a, bigClass, current)
 			if err != nil {
 				t.Fatal(err)
 			}

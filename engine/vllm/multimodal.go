@@ -387,6 +387,13 @@ func (r *Resolved) resolveMM(a *model.Arch) error {
 	if err != nil {
 		return err
 	}
+	off, err := r.towersOff(a)
+	if err != nil {
+		return err
+	}
+	for i := range r.Stages {
+		r.Stages[i].TowersOff = off
+	}
 	kind := a.Vision.Kind
 	tower, known := mmTowers[kind]
 	kw, err := mmProcessorKwargs(m.ProcessorKwargs, kind, tower, p)
@@ -409,6 +416,8 @@ func (r *Resolved) resolveMM(a *model.Arch) error {
 	for _, mod := range tower.modalities {
 		textOnly = textOnly && limit(mod) == 0
 	}
+	// No tower built: nothing for the profile to run.
+	textOnly = textOnly || everyTowerOff(kind, off)
 	if textOnly {
 		// "All limits of multimodal modalities supported by the model are
 		// set to 0, running in text-only mode" (vllm/multimodal/
@@ -665,6 +674,9 @@ func (sz *Sizing) mmSettings() []string {
 	r := sz.Serve
 	e := r.Encoder
 	var out []string
+	if l := r.towersLine(sz.Model.Arch); l != "" {
+		out = append(out, l)
+	}
 	switch {
 	case e.Sized:
 		where := "the first stage's GPUs"

@@ -47,7 +47,7 @@ func TestCachelessStageRefused(t *testing.T) {
 	}{
 		{2, ""}, {4, ""}, {8, "stage 7 of 8 holds layers 60-69"},
 	} {
-		_, err := NewReference(a, Serve{PipelineParallelSize: tc.pp, MaxModelLen: 2048, KVCacheMemoryBytes: gib40}, testClass(false), current)
+		_, err := NewReference(a, trusting(a, Serve{PipelineParallelSize: tc.pp, MaxModelLen: 2048, KVCacheMemoryBytes: gib40}), testClass(false), current)
 		var se *engine.SettingError
 		switch {
 		case tc.refused == "" && err != nil:

@@ -265,6 +265,11 @@ func loggedFigures(r observedRow, l *logs.Log) map[string]loggedValue {
 		// accountings take off the budget beside the weights.
 		cb, _ := c.Bytes()
 		a, okA := out["activation"]
+		if f, ok := l.First(logs.KindActivationWithGraphs); ok {
+			// The line's own "peak activation" (its own kind in model/logs).
+			b, _ := f.Bytes()
+			a, okA = loggedValue{float64(b) / gib, float64(f.Tolerance()) / gib, "log"}, true
+		}
 		w, okW := out["weights"]
 		delete(out, "activation")
 		if okA && okW && a.from == "log" && w.from == "log" {
@@ -1085,6 +1090,8 @@ func TestObservedActualUsageForm(t *testing.T) {
 		_, consumed := l.First(logs.KindConsumed)
 		_, nonTorch := l.First(logs.KindNonTorch)
 		_, act := l.First(logs.KindActivationPeak)
+		_, actGraphs := l.First(logs.KindActivationWithGraphs)
+		act = act || actGraphs
 		if !act || (!consumed && !nonTorch) {
 			continue // no "Actual usage" line
 		}

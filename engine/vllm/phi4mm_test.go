@@ -29,12 +29,12 @@ func TestPhi4MMTowerHeads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Resolve(Serve{TensorParallelSize: 3}, a, bigClass, current)
+	_, err = Resolve(Serve{TensorParallelSize: 3, TrustRemoteCode: true}, a, bigClass, current)
 	var se *engine.SettingError
 	if !errors.As(err, &se) || se.Flag != "tensor-parallel-size" || !strings.Contains(err.Error(), "16 attention heads") {
 		t.Errorf("TP 3: got %v, want a refusal of --tensor-parallel-size naming the tower's 16 heads", err)
 	}
-	if _, err := Resolve(Serve{TensorParallelSize: 2}, a, bigClass, current); err != nil {
+	if _, err := Resolve(Serve{TensorParallelSize: 2, TrustRemoteCode: true}, a, bigClass, current); err != nil {
 		t.Errorf("TP 2: %v", err)
 	}
 }
@@ -67,7 +67,7 @@ func TestPhi4MMEncoderCache(t *testing.T) {
 	shipped := parse(string(data))
 	every := parse(strings.Replace(string(data), `"compression_rate": 8`, `"compression_rate": 1`, 1))
 	docs := func(mm MM) Serve {
-		return Serve{MaxModelLen: 5120, MaxNumSeqs: 2, MaxNumBatchedTokens: 12800, MM: mm}
+		return Serve{MaxModelLen: 5120, MaxNumSeqs: 2, MaxNumBatchedTokens: 12800, MM: mm, TrustRemoteCode: true}
 	}
 	tests := []struct {
 		name string

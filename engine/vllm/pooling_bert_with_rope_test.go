@@ -59,7 +59,7 @@ func TestBertWithRopeResolve(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			a := parse(t, tt.config)
-			r, err := Resolve(tt.s, a, testClass(false), current)
+			r, err := Resolve(trusting(a, tt.s), a, testClass(false), current)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -87,7 +87,8 @@ func TestBertWithRopeRefusals(t *testing.T) {
 		{"gte tp 5", gteConfig, Serve{TensorParallelSize: 5}, "tensor-parallel-size"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := Resolve(c.s, parse(t, c.config), testClass(false), current)
+			a := parse(t, c.config)
+			_, err := Resolve(trusting(a, c.s), a, testClass(false), current)
 			wantRefusal(t, err, c.flag, "")
 		})
 	}
@@ -105,7 +106,7 @@ func TestBertWithRopeRefusals(t *testing.T) {
 // B: 8192 x 15,360 = 125,829,120 + 54,525,952 = 180,355,072.
 func TestBertWithRopePeakByHand(t *testing.T) {
 	a := parse(t, gteConfig)
-	r, err := Resolve(Serve{}, a, testClass(false), current)
+	r, err := Resolve(Serve{TrustRemoteCode: true}, a, testClass(false), current)
 	if err != nil {
 		t.Fatal(err)
 	}

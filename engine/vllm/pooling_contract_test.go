@@ -1,6 +1,7 @@
 package vllm_test
 
 import (
+	"slices"
 	"testing"
 
 	"membudget"
@@ -61,6 +62,11 @@ func TestContractOnPoolingServes(t *testing.T) {
 			c, err := membudget.Kernels().Load(class)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if m.Arch.Remote != nil {
+				// The launch lines of such a model carry it (its config
+				// is the checkpoint's code).
+				args = append(slices.Clip(args), "--trust-remote-code")
 			}
 			if enginetest.Check(t, vllm.Engine{}, enginetest.Case{Model: m, Class: c, Args: args}) == nil {
 				t.Errorf("%s on %s %v: refused; want it sized", m.Name, class, args)

@@ -227,6 +227,9 @@ func resolveCounted(s Serve, a *model.Arch, c budget.Class, p Profile, states, a
 	if err := r.resolveEPLB(a); err != nil {
 		return Resolved{}, err
 	}
+	if err := r.resolveRemoteCode(a); err != nil {
+		return Resolved{}, err
+	}
 	if err := r.resolveMM(a); err != nil {
 		return Resolved{}, err
 	}

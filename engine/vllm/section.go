@@ -178,8 +178,7 @@ func (s section) WriteAfter(w io.Writer, fp budget.Footprint) {
 		return
 	}
 	c, r, groups := s.sz.capacity, s.sz.Serve, s.sz.groups()
-	fmt.Fprintf(w, "\nKV cache: %s available: %d blocks of %d B, %d tokens (blocks / groups x block size)\n",
-		engine.GiB(c.AvailableBytes), c.Blocks, c.BlockBytes, c.Tokens)
+	fmt.Fprintf(w, "\n%s\n", s.sz.tokensLine())
 	if groups != "" {
 		fmt.Fprintf(w, "  groups: %s", groups)
 		if r.StatePageBytes > 0 {

@@ -36,6 +36,9 @@ type Serve struct {
 	// parallelism reduces through NCCL alone, without the custom
 	// all-reduce's IPC buffers.
 	DisableCustomAllReduce bool
+	// TrustRemoteCode is --trust-remote-code: the checkpoint's own code
+	// may read its config (see [Resolved.resolveRemoteCode]).
+	TrustRemoteCode bool
 	// Interconnect is membudget's --interconnect: how the serve's GPUs
 	// reach each other when it differs from the class's (a pair of RTX
 	// 3090s joined by an NVLink bridge, GeForce cards on a driver patched

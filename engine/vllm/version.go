@@ -136,6 +136,10 @@ type Profile struct {
 	// block size (0.21.0 and later, PR #41069;
 	// vllm/v1/core/kv_cache_utils.py:1848-1875).
 	LoggedTokensFromConcurrency bool
+	// TowersSkipped says every multimodal model leaves out a tower whose
+	// every modality --limit-mm-per-prompt limits to 0 items
+	// (_mark_tower_model, 0.15.0 and later; see towersSkippedSince).
+	TowersSkipped bool
 	// Check is the formula of the startup check.
 	Check CheckRule
 	// LargeBatchTier says devices of 160 GiB or more get 16384 batched
@@ -393,6 +397,7 @@ func profileAt(v Version, era Era) Profile {
 		AsyncWithPP:                 era == V1 && v.AtLeast(v0_15_0),
 		InFlightWindow:              era == V1 && v.AtLeast(v0_25_0),
 		LoggedTokensFromConcurrency: era == V1 && v.AtLeast(v0_21_0),
+		TowersSkipped:               v.AtLeast(towersSkippedSince),
 		Check:                       CheckLayers,
 		LargeBatchTier:              v.AtLeast(v0_28_0),
 		MLABlockByBackend:           v.AtLeast(v0_18_0),

@@ -289,7 +289,7 @@ func gibOrGB(k Kind, g int) fig { return fig{kind: k, unitGroup: g, minPlaces: 2
 // startup error). Every other kind is a size, a count or a ratio, and its
 // patterns take no sign.
 var signedKinds = map[Kind]bool{
-	KindWeights: true, KindNonTorch: true, KindActivationPeak: true, KindTorchPeak: true,
+	KindWeights: true, KindNonTorch: true, KindActivationPeak: true, KindActivationWithGraphs: true, KindTorchPeak: true,
 	KindNonKVTotal: true, KindConsumed: true, KindKVCacheMemory: true, KindCUDAGraph: true,
 	KindSuggestedKVCacheMemory: true, KindSuggestedKVCacheMemoryDevice: true,
 }
@@ -370,7 +370,7 @@ var formats = []lineFormat{
 		figs: []fig{1: gib(KindWeights), 2: gib(KindActivationPeak), 3: gib(KindNonTorch), 4: gib(KindCUDAGraph)}},
 	{format: FormatActualUsage, engine: EngineVLLM, era: EraV1, anchor: "Actual usage is",
 		re:   regexp.MustCompile(`Actual usage is ` + signedNum + ` GiB for consumed memory \(weights \+ non-torch\), ` + signedNum + ` GiB for peak activation, and ` + signedNum + ` GiB for CUDAGraph memory`),
-		figs: []fig{1: gib(KindConsumed), 2: gib(KindActivationPeak), 3: gib(KindCUDAGraph)}},
+		figs: []fig{1: gib(KindConsumed), 2: gib(KindActivationWithGraphs), 3: gib(KindCUDAGraph)}},
 	{format: FormatActualUsage, engine: EngineVLLM, era: EraV1, anchor: "to fit into requested memory",
 		re:   regexp.MustCompile("`--kv-cache-memory=(-?[0-9]+)` \\(" + signedNum + " GiB\\) to fit into requested memory"),
 		figs: []fig{1: {kind: KindSuggestedKVCacheMemory, unit: UnitBytes}}},

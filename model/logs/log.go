@@ -69,6 +69,14 @@ const (
 	// KindActivationPeak: V0's "PyTorch activation peak memory takes", V1's
 	// "torch peak memory increase:" and "GiB for peak activation".
 	KindActivationPeak Kind = "activation_peak"
+	// KindActivationWithGraphs is the "GiB for peak activation" of the
+	// "Actual usage is ... GiB for consumed memory (weights + non-torch)"
+	// line (vLLM since #49208): the profile's transient peak plus the
+	// CUDA-graph estimate vLLM charges (peak_activation_memory =
+	// transient_peak_headroom + cudagraph_memory_estimate_applied,
+	// vllm/v1/worker/gpu_worker.py at main d18bb7b), not the activation
+	// peak alone.
+	KindActivationWithGraphs Kind = "activation_with_graphs"
 	// KindTorchPeak is the torch allocator's whole peak, weights included:
 	// V0 0.6.4's "peak_torch_memory=", early V1's "Peak torch memory:", XPU's
 	// "peak memory usage is".

@@ -269,7 +269,8 @@ var logCases = []logCase{
 			f(KindUtilization, "0.8", UnitRatio, 1, "EngineCore", 13),
 			f(KindUtilBudget, "12.74", UnitGiB, 2, "EngineCore", 13),
 			f(KindConsumed, "1.24", UnitGiB, 2, "EngineCore", 13),
-			f(KindActivationPeak, "1.42", UnitGiB, 2, "EngineCore", 13),
+			// 1.11 transient peak + 0.31 graph estimate = 1.42.
+			f(KindActivationWithGraphs, "1.42", UnitGiB, 2, "EngineCore", 13),
 			f(KindCUDAGraph, "0.29", UnitGiB, 2, "EngineCore", 13),
 			f(KindSuggestedKVCacheMemory, "10354646056", UnitBytes, 0, "EngineCore", 13),
 			f(KindSuggestedKVCacheMemoryDevice, "12298118758", UnitBytes, 0, "EngineCore", 13),

@@ -22,7 +22,9 @@ func observedPath() string {
 
 // observedColumns are the table's figure columns and the kinds of figure that
 // stand for each. The cudagraph column holds the capture where a log gives it
-// and the estimate where it gives only that (its notes say which).
+// and the estimate where it gives only that (its notes say which); the
+// activation column the profile's peak, or where the log's one activation
+// figure is the #49208 line's, that line's peak with the graph estimate.
 var observedColumns = []struct {
 	column string
 	kinds  []Kind
@@ -30,7 +32,7 @@ var observedColumns = []struct {
 }{
 	{"weights_gib", []Kind{KindWeights}, true},
 	{"non_torch_gib", []Kind{KindNonTorch}, true},
-	{"activation_peak_gib", []Kind{KindActivationPeak}, true},
+	{"activation_peak_gib", []Kind{KindActivationPeak, KindActivationWithGraphs}, true},
 	{"kv_cache_gib", []Kind{KindKVCacheMemory}, true},
 	{"kv_cache_tokens", []Kind{KindKVCacheTokens}, false},
 	{"gpu_blocks", []Kind{KindGPUBlocks}, false},
