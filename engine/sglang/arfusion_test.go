@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"membudget/budget"
 	"membudget/engine"
 )
 
@@ -43,27 +44,38 @@ func TestARFusionBytes(t *testing.T) {
 // gpt-oss on Blackwell, both under tensor parallelism), and nowhere else.
 func TestARFusionInLedger(t *testing.T) {
 	archs := shipped(t)
-	b200, h100 := class(t, "b200"), class(t, "h100-sxm-80g")
+	b200, h100, h20 := class(t, "b200"), class(t, "h100-sxm-80g"), class(t, "h20")
+	// v0.5.7's rule, on v0.5.6.post2's profile otherwise: the rule is read
+	// by release name.
+	v057 := current
+	v057.Name = "v0.5.7"
 	tests := []struct {
 		name  string
 		model string
 		s     Serve
 		on    string
 		want  uint64
+		p     *Profile
 	}{
-		{"DeepSeek-V3 TP 8 on B200", "deepseek-ai__DeepSeek-V3", Serve{TPSize: 8}, "b200", 234881024 + 2097152 + 704643072},
-		{"DeepSeek-V3 TP 8 on H100: SM90", "deepseek-ai__DeepSeek-V3", Serve{TPSize: 8}, "h100", 0},
-		{"gpt-oss TP 2 on B200", "openai__gpt-oss-120b", Serve{TPSize: 2}, "b200", 25165824 + 2097152 + 71303168},
-		{"gpt-oss TP 1: no world to reduce over", "openai__gpt-oss-120b", Serve{TPSize: 1}, "b200", 0},
-		{"Llama TP 2 on B200: not its architecture", "meta-llama__Llama-3.1-8B-Instruct", Serve{TPSize: 2}, "b200", 0},
+		{"DeepSeek-V3 TP 8 on B200", "deepseek-ai__DeepSeek-V3", Serve{TPSize: 8}, "b200", 234881024 + 2097152 + 704643072, nil},
+		{"DeepSeek-V3 TP 8 on H100: SM90", "deepseek-ai__DeepSeek-V3", Serve{TPSize: 8}, "h100", 0, nil},
+		{"gpt-oss TP 2 on B200", "openai__gpt-oss-120b", Serve{TPSize: 2}, "b200", 25165824 + 2097152 + 71303168, nil},
+		{"gpt-oss TP 1: no world to reduce over", "openai__gpt-oss-120b", Serve{TPSize: 1}, "b200", 0, nil},
+		{"Llama TP 2 on B200: not its architecture", "meta-llama__Llama-3.1-8B-Instruct", Serve{TPSize: 2}, "b200", 0, nil},
+		// v0.5.7 adds Qwen3-MoE on SM90: 2 x 2048 x 2048 x 2 = 16 MiB, 2
+		// MiB of flags, 3 x 16 MiB of lamport.
+		{"Qwen3-30B-A3B TP 2 on H100 under v0.5.7", "Qwen__Qwen3-30B-A3B", Serve{TPSize: 2}, "h100", 16777216 + 2097152 + 50331648, &v057},
+		{"Qwen3-30B-A3B TP 2 on H100 under v0.5.6.post2", "Qwen__Qwen3-30B-A3B", Serve{TPSize: 2}, "h100", 0, nil},
+		{"Qwen3-30B-A3B TP 2 on H20 under v0.5.7: excluded", "Qwen__Qwen3-30B-A3B", Serve{TPSize: 2}, "h20", 0, &v057},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := b200
-			if tt.on == "h100" {
-				c = h100
+			c := map[string]budget.Class{"b200": b200, "h100": h100, "h20": h20}[tt.on]
+			p := current
+			if tt.p != nil {
+				p = *tt.p
 			}
-			l := ref(t, archs[tt.model], tt.s, c, current).Evaluate(1, 1)
+			l := ref(t, archs[tt.model], tt.s, c, p).Evaluate(1, 1)
 			var got uint64
 			for _, it := range l.Items {
 				if it.Name == "flashinfer_allreduce_fusion_workspace" {
@@ -99,6 +111,11 @@ func TestARFusionRefusedUnread(t *testing.T) {
 		if err := r.checkARFusion(a, c); err != nil {
 			t.Errorf("%s: %v, want nil", p.Name, err)
 		}
+	}
+	// The union of the rules read: Qwen3-MoE on SM90 too.
+	r.Profile = unread
+	if err := r.checkARFusion(shipped(t)["Qwen__Qwen3-30B-A3B"], class(t, "h100-sxm-80g")); !errors.As(err, &se) || se.Flag != "enable-flashinfer-allreduce-fusion" {
+		t.Errorf("Qwen3-MoE on H100 under v0.5.9: %v, want a refusal", err)
 	}
 	if !strings.HasPrefix(r049.Name, "v0.4.") {
 		t.Errorf("r049 is %s", r049.Name)
