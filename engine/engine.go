@@ -82,10 +82,6 @@ type Serve interface {
 	// every engine shares, for the messages that refuse another engine's
 	// flag (see [Set.Foreign]).
 	Concepts() []Concept
-	// Unmodelled returns the engine's flags that change memory in ways
-	// membudget does not model, each with what it would add: a command
-	// refuses them by name rather than size a serve it would get wrong.
-	Unmodelled() map[string]string
 	// ReadLine splits a pasted launch line (args begin it: see
 	// [Engine.LaunchLine]; NAME=value assignments are already taken off)
 	// into what the flag set parses and what it does not: the model the

@@ -17,10 +17,9 @@ import (
 type Set struct {
 	engines []Engine
 	// flags holds each engine's flag names, by engine; concepts each
-	// engine's concepts; unmodelled each engine's refused flags.
-	flags      []map[string]bool
-	concepts   [][]Concept
-	unmodelled []map[string]string
+	// engine's concepts.
+	flags    []map[string]bool
+	concepts [][]Concept
 	// serves holds a fresh serve of each engine, for its [Judge].
 	serves []Serve
 }
@@ -47,7 +46,6 @@ func NewSet(engines ...Engine) (*Set, error) {
 		fs.VisitAll(func(f *flag.Flag) { names[f.Name] = true })
 		s.flags = append(s.flags, names)
 		s.concepts = append(s.concepts, serve.Concepts())
-		s.unmodelled = append(s.unmodelled, serve.Unmodelled())
 		s.serves = append(s.serves, serve)
 	}
 	return s, nil
@@ -102,13 +100,13 @@ func (s *Set) LineOf(args []string) Engine {
 }
 
 // Check refuses, for a command that sizes e, the first of args that e does
-// not take and is not the command's own: a flag e takes but does not
-// model (naming what it would add), another engine's flag (a *FlagError,
-// naming that engine and e's nearest flag), or another engine's launch
-// line. own reports whether the command itself registers a flag name.
-// Where e's serve is a [Judge], it judges every other flag given for e,
-// release by release: what its release does not have is "not a flag of"
-// it, with the nearest that is. Without a Judge, a flag that neither e
+// not take and is not the command's own: another engine's flag (a
+// *FlagError, naming that engine and e's nearest flag), or another
+// engine's launch line. own reports whether the command itself registers
+// a flag name. Where e's serve is a [Judge], it judges every other flag
+// given for e, release by release: a flag e takes but does not model is
+// refused naming what it would add, and what its release does not have is
+// "not a flag of" it, with the nearest that is. Without a Judge, a flag that neither e
 // nor any engine nor the command takes is left to the flag package. A
 // negative number is a value, as argparse reads it. Check stops at "--".
 func (s *Set) Check(e Engine, args []string, own func(name string) bool) error {
@@ -137,15 +135,12 @@ func (s *Set) Check(e Engine, args []string, own func(name string) bool) error {
 		}
 		asGiven, _, _ := strings.Cut(a, "=")
 		name := FlagName(a)
-		if what, ok := s.unmodelled[at][name]; ok {
-			return fmt.Errorf("--%s: %s is not modelled for %s; membudget refuses it rather than size a server it would get wrong", name, what, e.Title())
-		}
 		if own(name) && !s.flags[at][name] || name == "h" || name == "help" {
 			continue
 		}
 		if !s.flags[at][name] {
 			for j := range s.engines {
-				if j != at && (s.flags[j][name] || s.unmodelled[j][name] != "") {
+				if j != at && s.flags[j][name] {
 					return s.foreign(at, j, asGiven, name)
 				}
 			}

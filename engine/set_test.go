@@ -12,13 +12,12 @@ import (
 	"membudget/model/hub"
 )
 
-// fakeEngine is an engine of a test: its flags, concepts, refused flags and
+// fakeEngine is an engine of a test: its flags, concepts and
 // launch word are the table's, so that the set's messages are checked for
 // engines no package of membudget defines.
 type fakeEngine struct {
 	name, title, word string
 	flags             []Concept
-	unmodelled        map[string]string
 }
 
 func (e fakeEngine) Name() string  { return e.name }
@@ -46,8 +45,7 @@ func (s *fakeServe) Register(fs *flag.FlagSet, model *string) {
 		s.values[c.Flag] = fs.String(c.Flag, "", "")
 	}
 }
-func (s *fakeServe) Concepts() []Concept           { return s.e.flags }
-func (s *fakeServe) Unmodelled() map[string]string { return s.e.unmodelled }
+func (s *fakeServe) Concepts() []Concept { return s.e.flags }
 func (s *fakeServe) ReadLine(args []string) (Line, error) {
 	return Line{Name: "the " + s.e.word + " line", Args: args[1:]}, nil
 }
@@ -76,8 +74,7 @@ func threeEngines(t *testing.T) *Set {
 			{Flag: "longest", Idea: IdeaLongest}, {Flag: "shared", Idea: IdeaDtype}}}
 	beta := fakeEngine{name: "beta", title: "Beta", word: "beta-launch",
 		flags: []Concept{{Flag: "fraction", Idea: IdeaBudget, Gloss: "a share of what is free"}, {Flag: "context", Idea: IdeaLongest},
-			{Flag: "shared", Idea: IdeaDtype}, {Flag: "beta-only"}},
-		unmodelled: map[string]string{"lora": "LoRA adapters"}}
+			{Flag: "shared", Idea: IdeaDtype}, {Flag: "beta-only"}}}
 	gamma := fakeEngine{name: "gamma", title: "Gamma", word: "gamma-run",
 		flags: []Concept{{Flag: "util", Idea: IdeaBudget}, {Flag: "GAMMA_LONG=1", Idea: IdeaLongest}}}
 	set, err := NewSet(alpha, beta, gamma)
@@ -89,8 +86,8 @@ func threeEngines(t *testing.T) *Set {
 
 // TestSetDerivesWhoseFlagItIs: for any pair of engines, a flag of one given
 // for the other names its owner and the other's flag of the same idea
-// (with its gloss), in the default engine's words or another's; a flag
-// the engine refuses names what it would add; another engine's launch
+// (with its gloss), in the default engine's words or another's; another
+// engine's launch
 // line names that engine; the command's own flags and flags no engine
 // takes pass.
 func TestSetDerivesWhoseFlagItIs(t *testing.T) {
@@ -112,8 +109,6 @@ func TestSetDerivesWhoseFlagItIs(t *testing.T) {
 			"--context is Beta's flag, and --engine gamma takes Gamma's: its nearest is GAMMA_LONG=1 in the environment"},
 		{"no nearest", alpha, []string{"--beta-only"}, "--beta-only is Beta's flag: give --engine beta (--engine alpha is the default)"},
 		{"underscores read as dashes", alpha, []string{"--beta_only"}, "--beta_only is Beta's flag: give --engine beta (--engine alpha is the default)"},
-		{"refused by its engine", beta, []string{"--lora", "x"}, "--lora: LoRA adapters is not modelled for Beta; membudget refuses it rather than size a server it would get wrong"},
-		{"another's refused flag is foreign", alpha, []string{"--lora"}, "--lora is Beta's flag: give --engine beta (--engine alpha is the default)"},
 		{"another's launch line", alpha, []string{"beta-launch", "--fraction", "1"},
 			"a launch line of Beta (`beta-launch [flags]`) needs --engine beta (--engine alpha is the default)"},
 		{"another's launch line under a non-default engine", gamma, []string{"X=1", "alpha-serve"},

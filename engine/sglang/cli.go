@@ -119,11 +119,6 @@ var concepts = []engine.Concept{
 
 func (f *flagServe) Concepts() []engine.Concept { return concepts }
 
-// Unmodelled returns nil: [flagServe.Judge] refuses SGLang's flags that
-// change memory in ways membudget does not model, release by release, by
-// the table (flagtable.go).
-func (f *flagServe) Unmodelled() map[string]string { return nil }
-
 // ReadLine reads `python -m sglang.launch_server [flags]` as SGLang's
 // argparse does: dashes only, --flag value or --flag=value. The model is
 // its --model-path (or --model); the flags that do not change memory are

@@ -1,20 +1,6 @@
 package sglang
 
-import (
-	"membudget/budget"
-	"membudget/model"
-)
-
-// Compile turns an architecture, serve settings and a class into a
-// budget.Plan under profile p: plain coefficients whose Evaluate gives
-// exactly the Reference's footprint for every (seqs, tokens).
-func Compile(a *model.Arch, s Serve, c budget.Class, p Profile) (*budget.Plan, error) {
-	ref, err := NewReference(a, s, c, p)
-	if err != nil {
-		return nil, err
-	}
-	return ref.Plan(), nil
-}
+import "membudget/budget"
 
 // Plan compiles the reference's server into a budget.Plan: per stage the
 // budget msf x F0, the weights and the static share the pool leaves

@@ -300,6 +300,7 @@ func (ref *Reference) besideItems(i int) []budget.Item {
 		// mem_cache/memory_pool.py:73-96; v0.4.9.post2 :1085-1105).
 		budget.Item{Name: "req_to_token", Term: budget.TermNonTorch, Bytes: budget.SatMul(budget.SatMul(st.maxNumReqs, r.ContextLength+4), 4)},
 	)
+	items = append(items, ref.arFusionItem()...)
 	if st.tokens > 0 {
 		// Every KV tensor has page_size rows beyond the pool's tokens, a
 		// dummy slot for padded tokens (memory_pool.py:616-633, 1364-1372),

@@ -33,13 +33,6 @@ type Sizing struct {
 	pasted engine.Pasted
 }
 
-// Size sizes server s of model m on class c under profile p; a batch's
-// requests for the same server share its reference (see [hub.Loaded.Memo]).
-// A setting SGLang refuses is a *engine.SettingError naming SGLang's flag.
-func Size(m *hub.Loaded, c budget.Class, s Serve, p Profile) (*Sizing, error) {
-	return size(m, c, s, p)
-}
-
 // sized is one server's reference and plan, kept in the model's memo.
 type sized struct {
 	ref  *Reference
@@ -69,6 +62,9 @@ const memoServers = 256
 
 type memoKey struct{}
 
+// size sizes server s of model m on class c under profile p; a batch's
+// requests for the same server share its reference (see [hub.Loaded.Memo]).
+// A setting SGLang refuses is a *engine.SettingError naming SGLang's flag.
 func size(m *hub.Loaded, c budget.Class, s Serve, p Profile) (*Sizing, error) {
 	mm := m.Memo(memoKey{}, func() any { return &memo{servers: map[sizedKey]*sized{}} }).(*memo)
 	key := sizedKey{s, c, p.Name}

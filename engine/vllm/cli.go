@@ -322,11 +322,6 @@ var concepts = []engine.Concept{
 
 func (f *flagServe) Concepts() []engine.Concept { return concepts }
 
-// Unmodelled is empty: the flags of `vllm serve` that membudget refuses
-// are refused by [flagServe.Judge], release by release, naming what each
-// would add.
-func (f *flagServe) Unmodelled() map[string]string { return nil }
-
 // ReadLine reads `vllm serve [MODEL] [flags]`, or `python -m
 // vllm.entrypoints.openai.api_server --model MODEL [flags]`, as vLLM's
 // argument parser does: the model positional (or --model), underscores or

@@ -157,7 +157,7 @@ const batchedDPWhy = "vLLM's default for a batched DP MoE backend (deepep_low_la
 // batchedDPSeqsWhy is the source of max_num_seqs when vLLM lowers its
 // default to the batched tokens (vllm/engine/arg_utils.py:2842-2844,
 // min(max_num_seqs, max_num_batched_tokens) when max_num_seqs is not
-// given): membudget applies it where [Resolved.batchedDPMoE] sets the
-// tokens, the one serve whose default tokens are fewer than its default
-// sequences.
+// given) and [Resolved.batchedDPMoE] set those tokens, the one serve whose
+// default tokens are fewer than its default sequences; a line that gives
+// fewer tokens gets [Resolved.lowerDefaultSeqs]' general source.
 const batchedDPSeqsWhy = "vLLM's default lowered to max_num_batched_tokens (vllm/engine/arg_utils.py:2842-2844), which a batched DP MoE backend sets to 256"

@@ -438,10 +438,7 @@ func (r *Resolved) resolveLengths(a *model.Arch, c budget.Class, def func(string
 				r.MaxNumSeqs = 1024
 			}
 			def("max-num-seqs", whys.of(c.Device.Name).seqs)
-			if r.batchedDPMoE() && r.MaxNumBatchedTokens < r.MaxNumSeqs {
-				r.MaxNumSeqs = r.MaxNumBatchedTokens
-				def("max-num-seqs", batchedDPSeqsWhy)
-			}
+			r.lowerDefaultSeqs(def)
 		}
 	}
 	if r.MaxNumBatchedTokens > maxBatchedTokens {
@@ -455,6 +452,9 @@ func (r *Resolved) resolveLengths(a *model.Arch, c budget.Class, def func(string
 		// max_num_seqs. Name the flag the user gave.
 		if _, defaulted := r.Sources.Get("max-num-batched-tokens"); defaulted {
 			return settingErr("max-num-seqs", r.MaxNumSeqs, "above --max-num-batched-tokens %d (vLLM's default here); pass --max-num-batched-tokens of at least %d", r.MaxNumBatchedTokens, r.MaxNumSeqs)
+		}
+		if _, defaulted := r.Sources.Get("max-num-seqs"); defaulted {
+			return settingErr("max-num-batched-tokens", r.MaxNumBatchedTokens, "%s", r.seqsNotLoweredWhy())
 		}
 		return settingErr("max-num-batched-tokens", r.MaxNumBatchedTokens, "below --max-num-seqs %d", r.MaxNumSeqs)
 	}

@@ -2,13 +2,11 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// Apertus draws model_type apertus (ApertusForCausalLM): Llama's keys
+// apertus draws model_type apertus (ApertusForCausalLM): Llama's keys
 // with an explicit head_dim now and then, hidden_act xielu (the only
 // activation vLLM builds), qk_norm either way (vLLM builds the per-head
 // norms whatever it says), attention and MLP biases, and sometimes the
 // keys ApertusConfig fills left out.
-func Apertus() *rapid.Generator[map[string]any] { return apertus.generator() }
-
 var apertus = family{types: []string{"apertus"}, draw: drawApertus}
 
 func drawApertus(t *rapid.T, modelType string) map[string]any {

@@ -2,10 +2,8 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// Arcee draws model_type arcee (Arcee AFM): Llama's attention with its
+// arcee draws model_type arcee (Arcee AFM): Llama's attention with its
 // biases, an ungated MLP, sometimes a biased head.
-func Arcee() *rapid.Generator[map[string]any] { return arcee.generator() }
-
 var arcee = family{types: []string{"arcee"}, draw: drawArcee}
 
 func drawArcee(t *rapid.T, modelType string) map[string]any {

@@ -2,12 +2,10 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// Bloom draws model_type bloom (BLOOM): BloomConfig's names (n_layer,
+// bloom draws model_type bloom (BLOOM): BloomConfig's names (n_layer,
 // n_head) or the standard ones, multi-head ALiBi attention of hidden_size
 // / heads, the MLP 4 x hidden_size (n_inner null, as published), tied; no
 // length key (vLLM's 2048), or seq_length now and then.
-func Bloom() *rapid.Generator[map[string]any] { return bloom.generator() }
-
 var bloom = family{types: []string{"bloom"}, draw: drawBloom}
 
 func drawBloom(t *rapid.T, modelType string) map[string]any {

@@ -2,13 +2,11 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// ChatGLM draws model_type chatglm (ChatGLM 2/3, GLM-4): ChatGLMConfig's
+// chatGLM draws model_type chatglm (ChatGLM 2/3, GLM-4): ChatGLMConfig's
 // names (num_layers, padded_vocab_size, ffn_hidden_size, kv_channels,
 // seq_length), multi_query_attention with multi_query_group_num KV heads
 // or multi-head, add_qkv_bias and add_bias_linear, RMSNorms with or
 // without the final one, tied or not.
-func ChatGLM() *rapid.Generator[map[string]any] { return chatGLM.generator() }
-
 var chatGLM = family{types: []string{"chatglm"}, draw: drawChatGLM}
 
 func drawChatGLM(t *rapid.T, modelType string) map[string]any {

@@ -2,11 +2,9 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// Cohere draws model_types cohere (Command R, R+) and cohere2 (Command
+// cohere draws model_types cohere (Command R, R+) and cohere2 (Command
 // R7B, A): head_dim derived from hidden_size, tied, use_qk_norm; cohere2's
 // sliding layers by layer_types or sliding_window_pattern.
-func Cohere() *rapid.Generator[map[string]any] { return cohere.generator() }
-
 var cohere = family{types: []string{"cohere", "cohere2"}, draw: drawCohere}
 
 func drawCohere(t *rapid.T, modelType string) map[string]any {

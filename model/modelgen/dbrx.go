@@ -2,13 +2,11 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// Dbrx draws model_type dbrx (DBRX): DbrxConfig's names (d_model,
+// dbrx draws model_type dbrx (DBRX): DbrxConfig's names (d_model,
 // n_heads, n_layers, max_seq_len) or the standard ones, attn_config's
 // kv_n_heads (sometimes left to DbrxAttentionConfig's one head, or the
 // whole attn_config left out), ffn_config's experts, top-k and
 // ffn_hidden_size, untied, never quantized (a quantized DBRX is refused).
-func Dbrx() *rapid.Generator[map[string]any] { return dbrx.generator() }
-
 var dbrx = family{types: []string{"dbrx"}, draw: drawDbrx}
 
 func drawDbrx(t *rapid.T, modelType string) map[string]any {

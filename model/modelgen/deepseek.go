@@ -2,16 +2,14 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// DeepSeek draws the model_types read as DeepSeek's: deepseek_v2,
+// deepseek draws the model_types read as DeepSeek's: deepseek_v2,
 // deepseek_v3 and kimi_k2 (multi-head latent attention, with or without a
 // query latent, dense or MoE from first_k_dense_replace on every
 // moe_layer_freq-th layer with shared experts), and deepseek_v32 and
 // glm_moe_dsa, which add V3.2's lightning indexer and IndexCache's layers
 // that reuse an earlier top-k (index_topk_freq and its offset, or
 // index_topk_pattern); each with up to one MTP layer. The Kimi-K2.5
-// wrapper is drawn by [Wrappers].
-func DeepSeek() *rapid.Generator[map[string]any] { return deepseek.generator() }
-
+// wrapper is drawn by wrappers.
 var deepseek = family{types: []string{"deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2", "glm_moe_dsa"}, draw: drawDeepSeek}
 
 func drawDeepSeek(t *rapid.T, modelType string) map[string]any {

@@ -2,12 +2,10 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// DeepSeekV1 draws model_type deepseek (DeepSeek-MoE): head_dim derived
+// deepseekV1 draws model_type deepseek (DeepSeek-MoE): head_dim derived
 // from hidden_size, and sometimes DeepSeek's MoE from
 // first_k_dense_replace on every moe_layer_freq-th layer with shared
 // experts.
-func DeepSeekV1() *rapid.Generator[map[string]any] { return deepseekV1.generator() }
-
 var deepseekV1 = family{types: []string{"deepseek"}, draw: drawDeepSeekV1}
 
 func drawDeepSeekV1(t *rapid.T, modelType string) map[string]any {

@@ -2,7 +2,7 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// DeepSeekV4 draws model_type deepseek_v4 (DeepseekV4ForCausalLM): a
+// deepseekV4 draws model_type deepseek_v4 (DeepseekV4ForCausalLM): a
 // single 512-wide latent a token over a sliding window on every layer,
 // each layer uncompressed (0 or 1), compressed 4x with the indexer or
 // 128x (compress_ratios, sometimes longer than the layers as the
@@ -12,8 +12,6 @@ import "pgregory.net/rapid"
 // layer. The intermediate is whole 256s, which MXFP4 experts at one rank
 // need. The shapes the reader refuses (head_dim, rope and indexer widths
 // vLLM's kernels fix) are drawn as the published ones.
-func DeepSeekV4() *rapid.Generator[map[string]any] { return deepseekV4.generator() }
-
 var deepseekV4 = family{types: []string{"deepseek_v4"}, draw: drawDeepSeekV4}
 
 func drawDeepSeekV4(t *rapid.T, modelType string) map[string]any {

@@ -6,7 +6,7 @@ import (
 	"pgregory.net/rapid"
 )
 
-// Encoders draws the encoder-only model_types vLLM serves with its pooling
+// encoders draws the encoder-only model_types vLLM serves with its pooling
 // runner: bert, roberta, xlm-roberta and modernbert, each under one of the
 // architectures whose head the model sizes (an embedding model, a
 // sequence classifier of 1 to 8 labels, BGE-M3's heads), with learned
@@ -16,8 +16,6 @@ import (
 // 5's layer_types and rope_parameters; the bert_with_rope.py models (Nomic
 // BERT under its GPT-2 names, mGTE, Arctic-Embed 2.0) with rotary
 // positions over the whole head or a part, gated or not, biased or not.
-func Encoders() *rapid.Generator[map[string]any] { return encoders.generator() }
-
 var encoders = family{types: []string{"bert", "roberta", "xlm-roberta", "modernbert", "nomic_bert", "new", "gte"}, draw: drawEncoder}
 
 // encoderArchitectures are the architectures drawn per model_type.

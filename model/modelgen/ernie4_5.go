@@ -2,11 +2,9 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// Ernie45 draws model_type ernie4_5 (ERNIE 4.5 dense): Llama's layers,
+// ernie45 draws model_type ernie4_5 (ERNIE 4.5 dense): Llama's layers,
 // sometimes leaving out the keys Ernie4_5Config fills (vocabulary,
 // context, MLP width, head_dim 128, tied embeddings).
-func Ernie45() *rapid.Generator[map[string]any] { return ernie45.generator() }
-
 var ernie45 = family{types: []string{"ernie4_5"}, draw: drawErnie45}
 
 func drawErnie45(t *rapid.T, modelType string) map[string]any {

@@ -2,12 +2,10 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// Ernie45MoE draws model_type ernie4_5_moe (ERNIE 4.5 MoE): MoE layers by
+// ernie45MoE draws model_type ernie4_5_moe (ERNIE 4.5 MoE): MoE layers by
 // moe_layer_start_index, moe_layer_end_index (-1: the last) and
 // moe_layer_interval, shared experts, and sometimes the keys
 // Ernie4_5_MoeConfig fills left out.
-func Ernie45MoE() *rapid.Generator[map[string]any] { return ernie45MoE.generator() }
-
 var ernie45MoE = family{types: []string{"ernie4_5_moe"}, draw: drawErnie45MoE}
 
 func drawErnie45MoE(t *rapid.T, modelType string) map[string]any {

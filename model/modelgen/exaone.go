@@ -2,11 +2,9 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// Exaone draws model_type exaone (EXAONE 3 and 3.5): Llama's layers,
+// exaone draws model_type exaone (EXAONE 3 and 3.5): Llama's layers,
 // the layer count as num_layers (ExaoneConfig's name) or
 // num_hidden_layers.
-func Exaone() *rapid.Generator[map[string]any] { return exaone.generator() }
-
 var exaone = family{types: []string{"exaone"}, draw: drawExaone}
 
 func drawExaone(t *rapid.T, modelType string) map[string]any {

@@ -2,10 +2,8 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// Exaone4 draws model_type exaone4 (EXAONE 4): sliding and full layers by
+// exaone4 draws model_type exaone4 (EXAONE 4): sliding and full layers by
 // layer_types.
-func Exaone4() *rapid.Generator[map[string]any] { return exaone4.generator() }
-
 var exaone4 = family{types: []string{"exaone4"}, draw: drawExaone4}
 
 func drawExaone4(t *rapid.T, modelType string) map[string]any {

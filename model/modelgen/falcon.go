@@ -2,14 +2,12 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// Falcon draws model_type falcon (Falcon, Falcon-RW): head_dim derived
+// falcon draws model_type falcon (Falcon, Falcon-RW): head_dim derived
 // from hidden_size, KV heads by new_decoder_architecture (num_kv_heads,
 // sometimes left to the heads), multi_query or multi-head, parallel_attn
 // with one or two norms or falcon-rw's sequential layer (never under
 // new_decoder_architecture), ALiBi or rotary, bias either way; the MLP is
 // always 4 x hidden_size, ffn_hidden_size given now and then.
-func Falcon() *rapid.Generator[map[string]any] { return falcon.generator() }
-
 var falcon = family{types: []string{"falcon"}, draw: drawFalcon}
 
 func drawFalcon(t *rapid.T, modelType string) map[string]any {

@@ -2,13 +2,11 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// FalconH1 draws model_type falcon_h1 (TII Falcon-H1): attention beside a
+// falconH1 draws model_type falcon_h1 (TII Falcon-H1): attention beside a
 // Mamba2 mixer on every layer; the mixer's channels given by mamba_d_ssm
 // or, when it is null, mamba_expand x hidden_size, in heads that divide
 // them; head_dim explicit or derived, a partial or whole rotary; the
 // gated norm weighted or not; unquantized.
-func FalconH1() *rapid.Generator[map[string]any] { return falconH1.generator() }
-
 var falconH1 = family{types: []string{"falcon_h1"}, draw: drawFalconH1}
 
 func drawFalconH1(t *rapid.T, modelType string) map[string]any {

@@ -2,10 +2,8 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// FlexOlmo draws model_type flex_olmo (FlexOlmo): OLMoE's keys as [Olmoe]
+// flexOlmo draws model_type flex_olmo (FlexOlmo): OLMoE's keys as olmoe
 // draws them, unquantized.
-func FlexOlmo() *rapid.Generator[map[string]any] { return flexOlmo.generator() }
-
 var flexOlmo = family{types: []string{"flex_olmo"}, draw: drawFlexOlmo}
 
 func drawFlexOlmo(t *rapid.T, modelType string) map[string]any {

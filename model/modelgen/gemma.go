@@ -2,10 +2,8 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// Gemma draws model_type gemma (Gemma 1): the head tied to the embedding,
+// gemma draws model_type gemma (Gemma 1): the head tied to the embedding,
 // as vLLM asserts, and head_dim 256 where the config leaves it out.
-func Gemma() *rapid.Generator[map[string]any] { return gemma.generator() }
-
 var gemma = family{types: []string{"gemma"}, draw: drawGemma}
 
 func drawGemma(t *rapid.T, modelType string) map[string]any {

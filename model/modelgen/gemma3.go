@@ -2,12 +2,10 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// Gemma3Text draws model_type gemma3_text: layers sliding but every
+// gemma3Text draws model_type gemma3_text: layers sliding but every
 // sliding_window_pattern-th, and sometimes the vocabulary and context
 // left to Gemma3TextConfig's defaults. The gemma3 wrapper, with its
-// SigLIP tower, is drawn by [Wrappers].
-func Gemma3Text() *rapid.Generator[map[string]any] { return gemma3Text.generator() }
-
+// SigLIP tower, is drawn by wrappers.
 var gemma3Text = family{types: []string{"gemma3_text"}, draw: drawGemma3Text}
 
 func drawGemma3Text(t *rapid.T, modelType string) map[string]any {

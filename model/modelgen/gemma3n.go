@@ -2,7 +2,7 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// Gemma3n draws model_type gemma3n (Gemma3nForConditionalGeneration, its
+// gemma3n draws model_type gemma3n (Gemma3nForConditionalGeneration, its
 // language model in text_config with the MobileNetV5 tower and the audio
 // conformer) and gemma3n_text (Gemma3nForCausalLM): per-layer embeddings
 // of drawn width and rows, AltUp of 1 to 4 streams, a LAuReL rank, one MLP
@@ -10,8 +10,6 @@ import "pgregory.net/rapid"
 // layers, every 5th layer full or layer_types drawn; the wrapper's
 // sub-configs sometimes left to their classes' defaults (E4B's), the audio
 // conformer of drawn depth, width, kernel and chunk.
-func Gemma3n() *rapid.Generator[map[string]any] { return gemma3n.generator() }
-
 var gemma3n = family{types: []string{"gemma3n", "gemma3n_text"}, draw: drawGemma3n}
 
 func drawGemma3n(t *rapid.T, modelType string) map[string]any {

@@ -2,12 +2,10 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// Gemma4Text draws model_type gemma4_text: sliding and global layers by
+// gemma4Text draws model_type gemma4_text: sliding and global layers by
 // layer_types, the global ones of twice the head size and, under
 // attention_k_eq_v, of all or half the KV heads; sometimes a routed MoE
-// beside every layer's MLP. The gemma4 wrapper is drawn by [Wrappers].
-func Gemma4Text() *rapid.Generator[map[string]any] { return gemma4Text.generator() }
-
+// beside every layer's MLP. The gemma4 wrapper is drawn by wrappers.
 var gemma4Text = family{types: []string{"gemma4_text"}, draw: drawGemma4Text}
 
 func drawGemma4Text(t *rapid.T, modelType string) map[string]any {

@@ -2,12 +2,10 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// Glm draws model_types glm (GLM-4) and glm4 (GLM-4-0414): attention_bias,
+// glm draws model_types glm (GLM-4) and glm4 (GLM-4-0414): attention_bias,
 // sometimes a partial_rotary_factor (glm4 honours it, glm halves a head
 // whatever it says), and sometimes the keys GlmConfig and Glm4Config fill
 // left out.
-func Glm() *rapid.Generator[map[string]any] { return glm.generator() }
-
 var glm = family{types: []string{"glm", "glm4"}, draw: drawGlm}
 
 func drawGlm(t *rapid.T, modelType string) map[string]any {

@@ -2,11 +2,9 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// Glm4MoE draws model_type glm4_moe (GLM-4.5): MoE from
+// glm4MoE draws model_type glm4_moe (GLM-4.5): MoE from
 // first_k_dense_replace on with up to one shared expert, optional qk
 // norms, partial rotary by default, an MTP layer.
-func Glm4MoE() *rapid.Generator[map[string]any] { return glm4MoE.generator() }
-
 var glm4MoE = family{types: []string{"glm4_moe"}, draw: drawGlm4MoE}
 
 func drawGlm4MoE(t *rapid.T, modelType string) map[string]any {

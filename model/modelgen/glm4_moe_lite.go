@@ -1,10 +1,6 @@
 package modelgen
 
-import "pgregory.net/rapid"
-
-// Glm4MoELite draws model_type glm4_moe_lite (GLM-4.7-Flash): DeepSeek's
-// multi-head latent attention and MoE placement as [DeepSeek] draws them,
+// glm4MoELite draws model_type glm4_moe_lite (GLM-4.7-Flash): DeepSeek's
+// multi-head latent attention and MoE placement as deepseek draws them,
 // read with GLM-4.5's float32 router.
-func Glm4MoELite() *rapid.Generator[map[string]any] { return glm4MoELite.generator() }
-
 var glm4MoELite = family{types: []string{"glm4_moe_lite"}, draw: drawDeepSeek}

@@ -2,7 +2,7 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// Glm4v draws model_types glm4v (GLM-4.1V: GLM-4-0414 text under
+// glm4v draws model_types glm4v (GLM-4.1V: GLM-4-0414 text under
 // text_config) and glm4v_moe (GLM-4.5V: GLM-4.5 text), each with its
 // vision tower, and their text models glm4v_text and glm4v_moe_text at the
 // top, the wrappers sometimes flat (the text keys at the root). The
@@ -10,8 +10,6 @@ import "pgregory.net/rapid"
 // merger needs (glm4_1v.py:688-694); its other keys are sometimes left to
 // the classes' defaults where those fit (in_channels 3, temporal and
 // spatial merge 2).
-func Glm4v() *rapid.Generator[map[string]any] { return glm4v.generator() }
-
 var glm4v = family{types: []string{"glm4v", "glm4v_text", "glm4v_moe", "glm4v_moe_text"}, draw: drawGlm4v}
 
 func drawGlm4v(t *rapid.T, modelType string) map[string]any {

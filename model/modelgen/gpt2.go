@@ -2,14 +2,12 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// GPT2 draws model_type gpt2 (GPT-2): GPT2Config's names (n_embd, n_head,
+// gpt2 draws model_type gpt2 (GPT-2): GPT2Config's names (n_embd, n_head,
 // n_layer, n_positions) or the standard ones, multi-head attention of
 // hidden_size / heads, n_inner or its null (4 x n_embd), tied or not. It
 // draws no quantization: vLLM transposes every Conv1D .weight when it
 // loads (gpt2.py:242-253), which a block-scaled checkpoint's scales would
 // not follow.
-func GPT2() *rapid.Generator[map[string]any] { return gpt2.generator() }
-
 var gpt2 = family{types: []string{"gpt2"}, draw: drawGPT2}
 
 func drawGPT2(t *rapid.T, modelType string) map[string]any {

@@ -2,11 +2,9 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// GPTJ draws model_type gptj (GPT-J): GPTJConfig's names (n_embd, n_head,
+// gptJ draws model_type gptj (GPT-J): GPTJConfig's names (n_embd, n_head,
 // n_layer, n_positions) or the standard ones, multi-head, an even
 // rotary_dim of at most a head, n_inner or its null (4 x n_embd), untied.
-func GPTJ() *rapid.Generator[map[string]any] { return gptJ.generator() }
-
 var gptJ = family{types: []string{"gptj"}, draw: drawGPTJ}
 
 func drawGPTJ(t *rapid.T, modelType string) map[string]any {

@@ -2,12 +2,10 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// GPTNeoX draws model_type gpt_neox (Pythia, GPT-NeoX-20B): multi-head
+// gptNeoX draws model_type gpt_neox (Pythia, GPT-NeoX-20B): multi-head
 // attention of hidden_size / heads, a rotary_pct or partial_rotary_factor
 // of a head, attention_bias, and sometimes the keys GPTNeoXConfig fills
 // left out.
-func GPTNeoX() *rapid.Generator[map[string]any] { return gptNeoX.generator() }
-
 var gptNeoX = family{types: []string{"gpt_neox"}, draw: drawGPTNeoX}
 
 func drawGPTNeoX(t *rapid.T, modelType string) map[string]any {

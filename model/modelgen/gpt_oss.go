@@ -2,10 +2,8 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// GptOss draws model_type gpt_oss: every layer MoE with biased experts, the
+// gptOss draws model_type gpt_oss: every layer MoE with biased experts, the
 // even layers sliding, YaRN rope, bfloat16, MXFP4 experts or none.
-func GptOss() *rapid.Generator[map[string]any] { return gptOss.generator() }
-
 var gptOss = family{types: []string{"gpt_oss"}, draw: drawGptOss}
 
 func drawGptOss(t *rapid.T, modelType string) map[string]any {

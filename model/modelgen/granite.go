@@ -2,10 +2,8 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// Granite draws model_type granite (IBM Granite 3): Llama's layers with
+// granite draws model_type granite (IBM Granite 3): Llama's layers with
 // attention and MLP biases and the multipliers that take no memory.
-func Granite() *rapid.Generator[map[string]any] { return granite.generator() }
-
 var granite = family{types: []string{"granite"}, draw: drawGranite}
 
 func drawGranite(t *rapid.T, modelType string) map[string]any {

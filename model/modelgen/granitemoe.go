@@ -2,11 +2,9 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// GraniteMoE draws model_type granitemoe (IBM Granite 3 MoE): head_dim
+// graniteMoE draws model_type granitemoe (IBM Granite 3 MoE): head_dim
 // derived from hidden_size, MoE on every layer of num_local_experts
 // experts of intermediate_size, the multipliers; unquantized.
-func GraniteMoE() *rapid.Generator[map[string]any] { return graniteMoE.generator() }
-
 var graniteMoE = family{types: []string{"granitemoe"}, draw: drawGraniteMoE}
 
 func drawGraniteMoE(t *rapid.T, modelType string) map[string]any {

@@ -2,13 +2,11 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// GraniteMoEHybrid draws model_type granitemoehybrid (IBM Granite 4.0-H):
+// graniteMoEHybrid draws model_type granitemoehybrid (IBM Granite 4.0-H):
 // each layer Mamba2 or attention as layer_types says, in either spelling
 // transformers has written them; Mamba2 heads that divide mamba_expand x
 // hidden_size; on every layer experts with a shared MLP, or the shared MLP
 // alone; rotary or none; unquantized.
-func GraniteMoEHybrid() *rapid.Generator[map[string]any] { return graniteMoEHybrid.generator() }
-
 var graniteMoEHybrid = family{types: []string{"granitemoehybrid"}, draw: drawGraniteMoEHybrid}
 
 func drawGraniteMoEHybrid(t *rapid.T, modelType string) map[string]any {

@@ -2,11 +2,9 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// GraniteMoEShared draws model_type granitemoeshared: Granite MoE as
-// [GraniteMoE] draws it with a shared MLP of shared_intermediate_size (0:
+// graniteMoEShared draws model_type granitemoeshared: Granite MoE as
+// graniteMoE draws it with a shared MLP of shared_intermediate_size (0:
 // none); unquantized.
-func GraniteMoEShared() *rapid.Generator[map[string]any] { return graniteMoEShared.generator() }
-
 var graniteMoEShared = family{types: []string{"granitemoeshared"}, draw: drawGraniteMoEShared}
 
 func drawGraniteMoEShared(t *rapid.T, modelType string) map[string]any {

@@ -2,10 +2,8 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// HunyuanDense draws model_type hunyuan_v1_dense (Hunyuan dense): Llama's
+// hunyuanDense draws model_type hunyuan_v1_dense (Hunyuan dense): Llama's
 // layers, biases, and per-head q and k norms with use_qk_norm.
-func HunyuanDense() *rapid.Generator[map[string]any] { return hunyuanDense.generator() }
-
 var hunyuanDense = family{types: []string{"hunyuan_v1_dense"}, draw: drawHunyuanDense}
 
 func drawHunyuanDense(t *rapid.T, modelType string) map[string]any {

@@ -2,14 +2,12 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// HunyuanMoE draws model_type hunyuan_v1_moe (Hunyuan MoE): the dense
+// hunyuanMoE draws model_type hunyuan_v1_moe (Hunyuan MoE): the dense
 // family's attention, biases and q and k norms; experts top moe_topk of
 // moe_intermediate_size (null now and then: intermediate_size), each a
 // number or a list of one value a layer, with or without the shared
 // expert (use_mixed_mlp_moe, num_shared_expert); now and then no experts
 // at all (num_experts 1), which vLLM builds as the dense MLP.
-func HunyuanMoE() *rapid.Generator[map[string]any] { return hunyuanMoE.generator() }
-
 var hunyuanMoE = family{types: []string{"hunyuan_v1_moe"}, draw: drawHunyuanMoE}
 
 func drawHunyuanMoE(t *rapid.T, modelType string) map[string]any {

@@ -2,11 +2,9 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// HyperCLOVAX draws model_type hyperclovax (HyperCLOVA X): Llama's layers
+// hyperCLOVAX draws model_type hyperclovax (HyperCLOVA X): Llama's layers
 // with biases, the muP multipliers, and sometimes use_post_norm's two more
 // norms a layer.
-func HyperCLOVAX() *rapid.Generator[map[string]any] { return hyperCLOVAX.generator() }
-
 var hyperCLOVAX = family{types: []string{"hyperclovax"}, draw: drawHyperCLOVAX}
 
 func drawHyperCLOVAX(t *rapid.T, modelType string) map[string]any {

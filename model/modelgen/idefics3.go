@@ -2,13 +2,11 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// Idefics3 draws model_type idefics3 or smolvlm: a Llama text_config
+// idefics3 draws model_type idefics3 or smolvlm: a Llama text_config
 // (sometimes without its model_type, the classes' default) with a whole
 // SigLIP-style tower whose patches a side fold by scale_factor (sometimes
 // left to the classes' 2), and the connector's one linear layer. The
 // quantization config is at the top or under text_config.
-func Idefics3() *rapid.Generator[map[string]any] { return idefics3.generator() }
-
 var idefics3 = family{types: []string{"idefics3", "smolvlm"}, draw: drawIdefics3}
 
 func drawIdefics3(t *rapid.T, modelType string) map[string]any {

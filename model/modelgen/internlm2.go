@@ -2,10 +2,8 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// InternLM2 draws model_type internlm2 (InternLM2, 2.5): head_dim derived
+// internLM2 draws model_type internlm2 (InternLM2, 2.5): head_dim derived
 // from hidden_size, no biases.
-func InternLM2() *rapid.Generator[map[string]any] { return internLM2.generator() }
-
 var internLM2 = family{types: []string{"internlm2"}, draw: drawInternLM2}
 
 func drawInternLM2(t *rapid.T, modelType string) map[string]any {

@@ -2,10 +2,8 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// InternLM3 draws model_type internlm3 (InternLM3, Llama's layers): bias
+// internLM3 draws model_type internlm3 (InternLM3, Llama's layers): bias
 // and qkv_bias as its remote-code config spells them.
-func InternLM3() *rapid.Generator[map[string]any] { return internLM3.generator() }
-
 var internLM3 = family{types: []string{"internlm3"}, draw: drawInternLM3}
 
 func drawInternLM3(t *rapid.T, modelType string) map[string]any {

@@ -2,13 +2,11 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// InternVL draws model_type internvl_chat: a Qwen2, Llama or Qwen3
+// internVL draws model_type internvl_chat: a Qwen2, Llama or Qwen3
 // language model under llm_config, an InternViT-300M-style tower (layer
 // norms, qkv biased or not) built to select_layer, and mlp1 over 1, 4 or
 // 16 patches side by side (downsample_ratio 1, 0.5, 0.25). The
 // quantization config is at the top.
-func InternVL() *rapid.Generator[map[string]any] { return internVL.generator() }
-
 var internVL = family{types: []string{"internvl_chat"}, draw: drawInternVL}
 
 // internVLText are the language models an InternVL wrapper holds and

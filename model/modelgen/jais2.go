@@ -2,11 +2,9 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// Jais2 draws model_type jais2 (Jais 2): Llama's attention with biases, an
+// jais2 draws model_type jais2 (Jais 2): Llama's attention with biases, an
 // ungated MLP, LayerNorms, and sometimes interleaved_sliding_window as an
 // integer or a list of one window and nulls.
-func Jais2() *rapid.Generator[map[string]any] { return jais2.generator() }
-
 var jais2 = family{types: []string{"jais2"}, draw: drawJais2}
 
 func drawJais2(t *rapid.T, modelType string) map[string]any {

@@ -2,13 +2,11 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// Jamba draws model_type jamba (AI21 Jamba): attention every
+// jamba draws model_type jamba (AI21 Jamba): attention every
 // attn_layer_period-th layer from attn_layer_offset, Mamba1 elsewhere
 // (mamba_dt_rank given or "auto"), experts every expert_layer_period-th
 // layer from expert_layer_offset (num_experts 1: every MLP dense); head_dim
 // derived from hidden_size, untied, no sliding window; unquantized.
-func Jamba() *rapid.Generator[map[string]any] { return jamba.generator() }
-
 var jamba = family{types: []string{"jamba"}, draw: drawJamba}
 
 func drawJamba(t *rapid.T, modelType string) map[string]any {

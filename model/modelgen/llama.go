@@ -2,10 +2,8 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// Llama draws model_type llama: GQA, attention and MLP biases, and
+// llama draws model_type llama: GQA, attention and MLP biases, and
 // sometimes layer_types mixing full, sliding and chunked attention.
-func Llama() *rapid.Generator[map[string]any] { return llama.generator() }
-
 var llama = family{types: []string{"llama"}, draw: drawLlama}
 
 func drawLlama(t *rapid.T, modelType string) map[string]any {

@@ -2,12 +2,10 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// Llama4Text draws model_type llama4_text: MoE every
+// llama4Text draws model_type llama4_text: MoE every
 // interleave_moe_layer_step-th layer with a shared expert, dense layers of
 // intermediate_size_mlp, no-rope layers, and sometimes chunked attention on
-// the rope layers. The llama4 wrapper is drawn by [Wrappers].
-func Llama4Text() *rapid.Generator[map[string]any] { return llama4Text.generator() }
-
+// the rope layers. The llama4 wrapper is drawn by wrappers.
 var llama4Text = family{types: []string{"llama4_text"}, draw: drawLlama4Text}
 
 func drawLlama4Text(t *rapid.T, modelType string) map[string]any {

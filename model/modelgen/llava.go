@@ -2,15 +2,13 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// Llava draws model_type llava or llava_next (LLaVA-NeXT: the same, with
+// llava draws model_type llava or llava_next (LLaVA-NeXT: the same, with
 // image_newline and a projector as wide as the selected layers): a Llama, Mistral or Qwen2 language model
 // under text_config (its model_type sometimes left to LlavaConfig's
 // default, llama) with a CLIP, SigLIP or Pixtral tower built to vision_feature_layer (an
 // index from either end, a list, or LlavaConfig's -2 left out) and the
 // two-layer projector, biased or not. The quantization config is at the
 // top, as the published configs keep it, or under text_config.
-func Llava() *rapid.Generator[map[string]any] { return llava.generator() }
-
 var llava = family{types: []string{"llava", "llava_next"}, draw: drawLlava}
 
 // llavaText are the text models a LLaVA wrapper holds and their

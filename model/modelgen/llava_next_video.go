@@ -2,12 +2,10 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// LlavaNextVideo draws model_type llava_next_video: LLaVA's text models
+// llavaNextVideo draws model_type llava_next_video: LLaVA's text models
 // with a CLIP tower built to vision_feature_layer (an index, a list, or
 // LlavaNextVideoConfig's -2 left out) and the two-layer projector, biased
 // or not. The quantization config is at the top or under text_config.
-func LlavaNextVideo() *rapid.Generator[map[string]any] { return llavaNextVideo.generator() }
-
 var llavaNextVideo = family{types: []string{"llava_next_video"}, draw: drawLlavaNextVideo}
 
 func drawLlavaNextVideo(t *rapid.T, modelType string) map[string]any {

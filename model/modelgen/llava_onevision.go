@@ -2,14 +2,12 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// LlavaOnevision draws model_type llava_onevision: LLaVA's text models
+// llavaOnevision draws model_type llava_onevision: LLaVA's text models
 // (a Qwen2 text_config sometimes without its model_type, which
 // LlavaOnevisionConfig reads as Qwen2's) with a SigLIP tower built to
 // vision_feature_layer (an index, a list, or the class's -1 left out) and
 // the two-layer projector, biased or not. The quantization config is at
 // the top or under text_config.
-func LlavaOnevision() *rapid.Generator[map[string]any] { return llavaOnevision.generator() }
-
 var llavaOnevision = family{types: []string{"llava_onevision"}, draw: drawLlavaOnevision}
 
 func drawLlavaOnevision(t *rapid.T, modelType string) map[string]any {

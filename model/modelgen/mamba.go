@@ -2,14 +2,12 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// Mamba draws model_type mamba (state-spaces' Mamba) or falcon_mamba (TII
+// mamba draws model_type mamba (state-spaces' Mamba) or falcon_mamba (TII
 // Falcon Mamba, Mamba's layers with weightless mixer norms): attention-free,
 // every layer a Mamba1 mixer of intermediate_size (given, or expand x
 // hidden_size), time_step_rank given or "auto"; sometimes a
 // max_position_embeddings, mostly none as the published configs; tied or
 // not; unquantized.
-func Mamba() *rapid.Generator[map[string]any] { return mamba.generator() }
-
 var mamba = family{types: []string{"mamba", "falcon_mamba"}, draw: drawMamba}
 
 func drawMamba(t *rapid.T, modelType string) map[string]any {

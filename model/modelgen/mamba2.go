@@ -2,12 +2,10 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// Mamba2 draws model_type mamba2 (Mamba2, Codestral Mamba):
+// mamba2 draws model_type mamba2 (Mamba2, Codestral Mamba):
 // attention-free, every layer a Mamba2 mixer of expand x hidden_size
 // channels in heads of head_dim and n_groups dividing the heads; no length
 // key mostly, as the published configs; tied or not; unquantized.
-func Mamba2() *rapid.Generator[map[string]any] { return mamba2.generator() }
-
 var mamba2 = family{types: []string{"mamba2"}, draw: drawMamba2}
 
 func drawMamba2(t *rapid.T, modelType string) map[string]any {

@@ -2,10 +2,8 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// MiMo draws model_type mimo (MiMo): Qwen2's keys as [Qwen2] draws them,
+// mimo draws model_type mimo (MiMo): Qwen2's keys as qwen2 draws them,
 // and up to one MTP layer.
-func MiMo() *rapid.Generator[map[string]any] { return mimo.generator() }
-
 var mimo = family{types: []string{"mimo"}, draw: drawMiMo}
 
 func drawMiMo(t *rapid.T, modelType string) map[string]any {

@@ -2,12 +2,10 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// MiniCPM draws model_type minicpm (MiniCPM, dense): Llama's keys with
+// miniCPM draws model_type minicpm (MiniCPM, dense): Llama's keys with
 // head_dim derived from hidden_size, silu or fatrelu, the activation
 // scales (scale_emb, scale_depth, dim_model_base), tie_word_embeddings
 // given or left out (true).
-func MiniCPM() *rapid.Generator[map[string]any] { return miniCPM.generator() }
-
 var miniCPM = family{types: []string{"minicpm"}, draw: drawMiniCPM}
 
 func drawMiniCPM(t *rapid.T, modelType string) map[string]any {

@@ -2,13 +2,11 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// MiniCPM3 draws model_type minicpm3 (MiniCPM3): MiniCPM's keys with
+// miniCPM3 draws model_type minicpm3 (MiniCPM3): MiniCPM's keys with
 // DeepSeek V2's latent ranks (always a query latent: vLLM builds q_a_proj
 // whatever), v_head_dim given or left out (hidden_size / heads, drawn only
 // where it fits in the query-key head vLLM pads V to), silu or fatrelu,
 // tie_word_embeddings given or left out (true).
-func MiniCPM3() *rapid.Generator[map[string]any] { return miniCPM3.generator() }
-
 var miniCPM3 = family{types: []string{"minicpm3"}, draw: drawMiniCPM3}
 
 func drawMiniCPM3(t *rapid.T, modelType string) map[string]any {

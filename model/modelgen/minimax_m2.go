@@ -2,10 +2,8 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// MiniMaxM2 draws model_type minimax_m2: every layer MoE, whole-width q
+// minimaxM2 draws model_type minimax_m2: every layer MoE, whole-width q
 // and k norms, rotary over all or half the head, MTP modules.
-func MiniMaxM2() *rapid.Generator[map[string]any] { return minimaxM2.generator() }
-
 var minimaxM2 = family{types: []string{"minimax_m2"}, draw: drawMiniMaxM2}
 
 func drawMiniMaxM2(t *rapid.T, modelType string) map[string]any {

@@ -2,11 +2,9 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// Mistral draws model_type mistral or ministral3 (Mistral 3's language
+// mistral draws model_type mistral or ministral3 (Mistral 3's language
 // model, read as Mistral's): every layer sliding when sliding_window is
 // set.
-func Mistral() *rapid.Generator[map[string]any] { return mistral.generator() }
-
 var mistral = family{types: []string{"mistral", "ministral3"}, draw: drawMistral}
 
 func drawMistral(t *rapid.T, modelType string) map[string]any {

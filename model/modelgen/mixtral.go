@@ -2,10 +2,8 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// Mixtral draws model_type mixtral: every layer MoE (num_local_experts),
+// mixtral draws model_type mixtral: every layer MoE (num_local_experts),
 // sometimes every layer sliding.
-func Mixtral() *rapid.Generator[map[string]any] { return mixtral.generator() }
-
 var mixtral = family{types: []string{"mixtral"}, draw: drawMixtral}
 
 func drawMixtral(t *rapid.T, modelType string) map[string]any {

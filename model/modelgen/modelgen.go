@@ -1,6 +1,7 @@
 // Package modelgen holds rapid generators of valid Hugging Face
-// config.json objects, one per family the model reads, for the property
-// tests of membudget/properties and the engines' contract suite: every
+// config.json objects, [Config] of any family the model reads and
+// [ConfigOf] of one model_type, for the property tests of
+// membudget/properties and the engines' contract suite: every
 // model_type of [model.ModelTypes] is drawn, with shapes from the real
 // ranges (GQA ratios, head_dim, MLA and its indexer, MoE, sliding windows
 // of every kind, chunked attention, gated delta nets, Mamba2, partial

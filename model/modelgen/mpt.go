@@ -2,12 +2,10 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// MPT draws model_type mpt (MPT): MptConfig's names (d_model, n_heads,
+// mpt draws model_type mpt (MPT): MptConfig's names (d_model, n_heads,
 // n_layers) or the standard ones, max_seq_len, an expansion_ratio,
 // attn_config with ALiBi, sometimes kv_n_heads and (multi-head) qk_ln,
 // no_bias either way, tied.
-func MPT() *rapid.Generator[map[string]any] { return mpt.generator() }
-
 var mpt = family{types: []string{"mpt"}, draw: drawMPT}
 
 func drawMPT(t *rapid.T, modelType string) map[string]any {

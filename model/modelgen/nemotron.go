@@ -2,11 +2,9 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// Nemotron draws model_type nemotron (Nemotron-4, Minitron): an ungated
+// nemotron draws model_type nemotron (Nemotron-4, Minitron): an ungated
 // MLP, LayerNorms, biases by attention_bias and mlp_bias, and a
 // partial_rotary_factor or NemotronConfig's half of a head.
-func Nemotron() *rapid.Generator[map[string]any] { return nemotron.generator() }
-
 var nemotron = family{types: []string{"nemotron"}, draw: drawNemotron}
 
 func drawNemotron(t *rapid.T, modelType string) map[string]any {

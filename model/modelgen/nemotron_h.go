@@ -2,12 +2,10 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// NemotronH draws model_type nemotron_h: one block a layer as
+// nemotronH draws model_type nemotron_h: one block a layer as
 // hybrid_override_pattern says (M Mamba2, * attention without rotary, -
 // MLP, E MoE with a shared expert; dense hybrids without E), the SSM state
 // sometimes in float32, time_step_limit's Infinity as Python writes it.
-func NemotronH() *rapid.Generator[map[string]any] { return nemotronH.generator() }
-
 var nemotronH = family{types: []string{"nemotron_h"}, draw: drawNemotronH}
 
 func drawNemotronH(t *rapid.T, modelType string) map[string]any {

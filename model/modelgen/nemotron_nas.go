@@ -2,7 +2,7 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// NemotronNAS draws model_type nemotron-nas (DeciLMForCausalLM,
+// nemotronNAS draws model_type nemotron-nas (DeciLMForCausalLM,
 // Llama-Nemotron): Llama's keys with num_key_value_heads and
 // intermediate_size null, as NVIDIA's configs write them, and a
 // block_configs entry a layer: attention with the one heads group every
@@ -10,8 +10,6 @@ import "pgregory.net/rapid"
 // attends); an FFN of one of the ffn_mult values the published blocks use,
 // or a no-op now and then; window_length and sink keys null, as vLLM
 // builds every attending block full.
-func NemotronNAS() *rapid.Generator[map[string]any] { return nemotronNAS.generator() }
-
 var nemotronNAS = family{types: []string{"nemotron-nas"}, draw: drawNemotronNAS}
 
 // decilmMults are the ffn_mult values of Llama-3.3-Nemotron-Super-49B-v1's

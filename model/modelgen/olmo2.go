@@ -2,11 +2,9 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// Olmo2 draws model_type olmo2 (served through vLLM's Transformers
+// olmo2 draws model_type olmo2 (served through vLLM's Transformers
 // backend): a head_dim of its own or derived, every layer full unless a
 // sliding_window slides them all, attention biases or none.
-func Olmo2() *rapid.Generator[map[string]any] { return olmo2.generator() }
-
 var olmo2 = family{types: []string{"olmo2"}, draw: drawOlmo2}
 
 func drawOlmo2(t *rapid.T, modelType string) map[string]any {

@@ -2,10 +2,8 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// Olmo3 draws model_type olmo3: head_dim derived from hidden_size, sliding
+// olmo3 draws model_type olmo3: head_dim derived from hidden_size, sliding
 // and full layers by layer_types.
-func Olmo3() *rapid.Generator[map[string]any] { return olmo3.generator() }
-
 var olmo3 = family{types: []string{"olmo3"}, draw: drawOlmo3}
 
 func drawOlmo3(t *rapid.T, modelType string) map[string]any {

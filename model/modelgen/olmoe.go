@@ -2,12 +2,10 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// Olmoe draws model_type olmoe (OLMoE): head_dim derived from hidden_size,
+// olmoe draws model_type olmoe (OLMoE): head_dim derived from hidden_size,
 // MoE on every layer of intermediate_size experts, the expert count as
 // num_experts or num_local_experts (OlmoeConfig's attribute_map), and
 // sometimes multi-head attention by leaving num_key_value_heads out.
-func Olmoe() *rapid.Generator[map[string]any] { return olmoe.generator() }
-
 var olmoe = family{types: []string{"olmoe"}, draw: drawOlmoe}
 
 func drawOlmoe(t *rapid.T, modelType string) map[string]any {

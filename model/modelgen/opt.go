@@ -2,11 +2,9 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// OPT draws model_type opt: multi-head attention (no num_key_value_heads),
+// opt draws model_type opt: multi-head attention (no num_key_value_heads),
 // ffn_dim for the MLP, head_dim derived whatever the config says, and
 // sometimes embeddings of word_embed_proj_dim projected in and out.
-func OPT() *rapid.Generator[map[string]any] { return opt.generator() }
-
 var opt = family{types: []string{"opt"}, draw: drawOPT}
 
 func drawOPT(t *rapid.T, modelType string) map[string]any {

@@ -2,10 +2,8 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// Orion draws model_type orion (Orion): head_dim derived from
+// orion draws model_type orion (Orion): head_dim derived from
 // hidden_size, unbiased layers, LayerNorms.
-func Orion() *rapid.Generator[map[string]any] { return orion.generator() }
-
 var orion = family{types: []string{"orion"}, draw: drawOrion}
 
 func drawOrion(t *rapid.T, modelType string) map[string]any {

@@ -2,13 +2,11 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// PaliGemma draws model_type paligemma: a Gemma or Gemma 2 text_config
+// paliGemma draws model_type paligemma: a Gemma or Gemma 2 text_config
 // (Gemma's sometimes without its model_type, PaliGemmaConfig's default)
 // with a whole SigLIP tower and the one-layer projector to projection_dim,
 // the text model's width (sometimes left to PaliGemmaConfig's 2048 when
 // it is). The quantization config is at the top or under text_config.
-func PaliGemma() *rapid.Generator[map[string]any] { return paliGemma.generator() }
-
 var paliGemma = family{types: []string{"paligemma"}, draw: drawPaliGemma}
 
 func drawPaliGemma(t *rapid.T, modelType string) map[string]any {

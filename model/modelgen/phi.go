@@ -2,10 +2,8 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// Phi draws model_type phi (Phi-2): biased attention and MLP, partial
+// phi draws model_type phi (Phi-2): biased attention and MLP, partial
 // rotary (the default 0.5 where the config leaves it out).
-func Phi() *rapid.Generator[map[string]any] { return phi.generator() }
-
 var phi = family{types: []string{"phi"}, draw: drawPhi}
 
 func drawPhi(t *rapid.T, modelType string) map[string]any {

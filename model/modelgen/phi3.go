@@ -2,10 +2,8 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// Phi3 draws model_type phi3: fused q/k/v and gate/up projections, an
+// phi3 draws model_type phi3: fused q/k/v and gate/up projections, an
 // optional sliding window on every layer and partial rotary.
-func Phi3() *rapid.Generator[map[string]any] { return phi3.generator() }
-
 var phi3 = family{types: []string{"phi3"}, draw: drawPhi3}
 
 func drawPhi3(t *rapid.T, modelType string) map[string]any {

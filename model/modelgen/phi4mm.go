@@ -2,15 +2,13 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// Phi4MM draws model_type phi4mm: Phi-3's flat text config (fused q/k/v
+// phi4mm draws model_type phi4mm: Phi-3's flat text config (fused q/k/v
 // and gate/up, an optional model-level sliding window, partial rotary)
 // with the image tower vLLM fixes (img_processor absent, null or the one
 // name vLLM's processor takes) and a cascades conformer whose optional layers (grouped keys,
 // the pointwise GLU and its projection back, the depthwise multiplier and
 // pointwise width, the GLU biases, a causal subsampler, symmetric T5
 // buckets) and projection (mlp or linear, downsample_rate) are drawn.
-func Phi4MM() *rapid.Generator[map[string]any] { return phi4mm.generator() }
-
 var phi4mm = family{types: []string{"phi4mm"}, draw: drawPhi4MM}
 
 func drawPhi4MM(t *rapid.T, modelType string) map[string]any {

@@ -2,11 +2,9 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// PhiMoE draws model_type phimoe (Phi-3.5-MoE): biased attention,
+// phiMoE draws model_type phimoe (Phi-3.5-MoE): biased attention,
 // Mixtral's experts of intermediate_size on every layer, and sometimes a
 // cache-wide sliding_window.
-func PhiMoE() *rapid.Generator[map[string]any] { return phiMoE.generator() }
-
 var phiMoE = family{types: []string{"phimoe"}, draw: drawPhiMoE}
 
 func drawPhiMoE(t *rapid.T, modelType string) map[string]any {

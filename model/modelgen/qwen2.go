@@ -2,10 +2,8 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// Qwen2 draws model_type qwen2: q, k and v biases, and sometimes a
+// qwen2 draws model_type qwen2: q, k and v biases, and sometimes a
 // sliding window on every layer.
-func Qwen2() *rapid.Generator[map[string]any] { return qwen2.generator() }
-
 var qwen2 = family{types: []string{"qwen2"}, draw: drawQwen2}
 
 func drawQwen2(t *rapid.T, modelType string) map[string]any {

@@ -2,11 +2,9 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// Qwen2MoE draws model_type qwen2_moe: a gated shared expert (of 0 to 4
+// qwen2MoE draws model_type qwen2_moe: a gated shared expert (of 0 to 4
 // experts' size), MoE on the layers decoder_sparse_step and
 // mlp_only_layers select.
-func Qwen2MoE() *rapid.Generator[map[string]any] { return qwen2MoE.generator() }
-
 var qwen2MoE = family{types: []string{"qwen2_moe"}, draw: drawQwen2MoE}
 
 func drawQwen2MoE(t *rapid.T, modelType string) map[string]any {

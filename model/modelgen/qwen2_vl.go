@@ -2,12 +2,10 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// Qwen2VL draws model_type qwen2_vl: a Qwen2 language model at the top
+// qwen2VL draws model_type qwen2_vl: a Qwen2 language model at the top
 // (as transformers 4.4x saves it) or under text_config, and Qwen2-VL's
 // tower of embed_dim with an MLP of mlp_ratio (an integer or not) merged
 // into the language model's width.
-func Qwen2VL() *rapid.Generator[map[string]any] { return qwen2VL.generator() }
-
 var qwen2VL = family{types: []string{"qwen2_vl"}, draw: drawQwen2VL}
 
 func drawQwen2VL(t *rapid.T, modelType string) map[string]any {

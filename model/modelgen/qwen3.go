@@ -2,11 +2,9 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// Qwen3 draws model_type qwen3 or qwen3_vl_text (Qwen3-VL's language
+// qwen3 draws model_type qwen3 or qwen3_vl_text (Qwen3-VL's language
 // model, read as Qwen3's): per-head q and k norms, optional q, k and v
 // biases.
-func Qwen3() *rapid.Generator[map[string]any] { return qwen3.generator() }
-
 var qwen3 = family{types: []string{"qwen3", "qwen3_vl_text"}, draw: drawQwen3}
 
 func drawQwen3(t *rapid.T, modelType string) map[string]any {

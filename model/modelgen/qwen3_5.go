@@ -2,14 +2,12 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// Qwen35Text draws the language models of Qwen3.5: qwen3_5_text (Qwen3-Next's
+// qwen35Text draws the language models of Qwen3.5: qwen3_5_text (Qwen3-Next's
 // layers with a dense MLP on every layer, whatever MoE keys the config
 // holds) and qwen3_5_moe_text (MoE on every layer, its sizes sometimes
 // left to Qwen3_5MoeTextConfig's defaults); the recurrent state sometimes
 // in mamba_ssm_dtype. The qwen3_5 and qwen3_5_moe wrappers are drawn by
-// [Wrappers].
-func Qwen35Text() *rapid.Generator[map[string]any] { return qwen35Text.generator() }
-
+// wrappers.
 var qwen35Text = family{types: []string{"qwen3_5_text", "qwen3_5_moe_text"}, draw: drawQwen35Text}
 
 func drawQwen35Text(t *rapid.T, modelType string) map[string]any {

@@ -2,10 +2,8 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// Qwen3MoE draws model_type qwen3_moe: Qwen3's attention, MoE on the
+// qwen3MoE draws model_type qwen3_moe: Qwen3's attention, MoE on the
 // layers decoder_sparse_step and mlp_only_layers select.
-func Qwen3MoE() *rapid.Generator[map[string]any] { return qwen3MoE.generator() }
-
 var qwen3MoE = family{types: []string{"qwen3_moe"}, draw: drawQwen3MoE}
 
 func drawQwen3MoE(t *rapid.T, modelType string) map[string]any {

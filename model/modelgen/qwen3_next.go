@@ -2,12 +2,10 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// Qwen3Next draws model_type qwen3_next: gated-delta-net layers with full
+// qwen3Next draws model_type qwen3_next: gated-delta-net layers with full
 // attention every full_attention_interval, gated attention with partial
 // rotary (the default 0.25 where the config leaves it out), MoE with a
 // gated shared expert on every layer.
-func Qwen3Next() *rapid.Generator[map[string]any] { return qwen3Next.generator() }
-
 var qwen3Next = family{types: []string{"qwen3_next"}, draw: drawQwen3Next}
 
 func drawQwen3Next(t *rapid.T, modelType string) map[string]any {

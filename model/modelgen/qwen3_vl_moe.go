@@ -2,11 +2,9 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// Qwen3VLMoE draws model_type qwen3_vl_moe (Qwen3-MoE text under
+// qwen3VLMoE draws model_type qwen3_vl_moe (Qwen3-MoE text under
 // text_config, with Qwen3-VL's tower or text-only) and its text model
 // qwen3_vl_moe_text at the top.
-func Qwen3VLMoE() *rapid.Generator[map[string]any] { return qwen3VLMoE.generator() }
-
 var qwen3VLMoE = family{types: []string{"qwen3_vl_moe", "qwen3_vl_moe_text"}, draw: drawQwen3VLMoE}
 
 func init() {

@@ -2,11 +2,9 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// SeedOss draws model_type seed_oss (Seed-OSS): Llama's layers with q/k/v
+// seedOss draws model_type seed_oss (Seed-OSS): Llama's layers with q/k/v
 // biases, head_dim given or SeedOssConfig's 128, and sometimes a
 // cache-wide sliding_window, on or off by use_sliding_window.
-func SeedOss() *rapid.Generator[map[string]any] { return seedOss.generator() }
-
 var seedOss = family{types: []string{"seed_oss"}, draw: drawSeedOss}
 
 func drawSeedOss(t *rapid.T, modelType string) map[string]any {

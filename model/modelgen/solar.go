@@ -2,10 +2,8 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// Solar draws model_type solar (Solar): Llama's layers, biases by
+// solar draws model_type solar (Solar): Llama's layers, biases by
 // attention_bias or bias and mlp_bias.
-func Solar() *rapid.Generator[map[string]any] { return solar.generator() }
-
 var solar = family{types: []string{"solar"}, draw: drawSolar}
 
 func drawSolar(t *rapid.T, modelType string) map[string]any {

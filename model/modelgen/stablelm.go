@@ -2,11 +2,9 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// StableLM draws model_type stablelm (StableLM 2): head_dim derived from
+// stableLM draws model_type stablelm (StableLM 2): head_dim derived from
 // hidden_size, use_qkv_bias, a partial_rotary_factor or StableLmConfig's
 // quarter of a head.
-func StableLM() *rapid.Generator[map[string]any] { return stableLM.generator() }
-
 var stableLM = family{types: []string{"stablelm"}, draw: drawStableLM}
 
 func drawStableLM(t *rapid.T, modelType string) map[string]any {

@@ -2,13 +2,11 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// StableLMEpoch draws model_type stablelm_epoch (Stability's remote-code
+// stableLMEpoch draws model_type stablelm_epoch (Stability's remote-code
 // StableLM): StableLM's keys with the remote class's rope_pct, which vLLM
 // does not read, sometimes beside a partial_rotary_factor or rotary_pct it
 // does; use_qkv_bias given or not; tie_word_embeddings given or left out
 // (true).
-func StableLMEpoch() *rapid.Generator[map[string]any] { return stableLMEpoch.generator() }
-
 var stableLMEpoch = family{types: []string{"stablelm_epoch"}, draw: drawStableLMEpoch}
 
 func drawStableLMEpoch(t *rapid.T, modelType string) map[string]any {

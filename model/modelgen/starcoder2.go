@@ -2,11 +2,9 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// Starcoder2 draws model_type starcoder2 (served through vLLM's
+// starcoder2 draws model_type starcoder2 (served through vLLM's
 // Transformers backend): biased or unbiased attention and ungated MLP,
 // LayerNorms, every layer sliding when sliding_window is set.
-func Starcoder2() *rapid.Generator[map[string]any] { return starcoder2.generator() }
-
 var starcoder2 = family{types: []string{"starcoder2"}, draw: drawStarcoder2}
 
 func drawStarcoder2(t *rapid.T, modelType string) map[string]any {

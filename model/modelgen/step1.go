@@ -2,11 +2,9 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// Step1 draws model_type step1 (Step 1): Llama's layers with ALiBi, head_dim
+// step1 draws model_type step1 (Step 1): Llama's layers with ALiBi, head_dim
 // derived from hidden_size, the KV heads as num_attention_groups or
 // num_key_value_heads, biases.
-func Step1() *rapid.Generator[map[string]any] { return step1.generator() }
-
 var step1 = family{types: []string{"step1"}, draw: drawStep1}
 
 func drawStep1(t *rapid.T, modelType string) map[string]any {

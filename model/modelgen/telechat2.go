@@ -2,12 +2,10 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// TeleChat2 draws model_type telechat (TeleChat2ForCausalLM): its own
+// teleChat2 draws model_type telechat (TeleChat2ForCausalLM): its own
 // names n_layer, n_head and ffn_hidden_size or the standard ones, often no
 // max_position_embeddings (no TeleChat config writes one) but seq_length,
 // and sometimes the keys Telechat2Config fills left out.
-func TeleChat2() *rapid.Generator[map[string]any] { return teleChat2.generator() }
-
 var teleChat2 = family{types: []string{"telechat"}, draw: drawTeleChat2}
 
 func drawTeleChat2(t *rapid.T, modelType string) map[string]any {

@@ -2,10 +2,8 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// TeleFLM draws model_type teleflm (Tele-FLM, Llama's layers): biases as
+// teleFLM draws model_type teleflm (Tele-FLM, Llama's layers): biases as
 // llama.py reads them and the muP multipliers.
-func TeleFLM() *rapid.Generator[map[string]any] { return teleFLM.generator() }
-
 var teleFLM = family{types: []string{"teleflm"}, draw: drawTeleFLM}
 
 func drawTeleFLM(t *rapid.T, modelType string) map[string]any {

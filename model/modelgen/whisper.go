@@ -2,13 +2,11 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// Whisper draws model_type whisper: an encoder-decoder of one width
+// whisper draws model_type whisper: an encoder-decoder of one width
 // (d_model) whose encoder and decoder have their own depth, heads and FFN
 // (every head count dividing d_model), 80 or 128 mel bins, 1500 source and
 // 448 target positions or fewer, sometimes leaning on WhisperConfig's
 // defaults for its depths and lengths.
-func Whisper() *rapid.Generator[map[string]any] { return whisper.generator() }
-
 var whisper = family{types: []string{"whisper"}, draw: drawWhisper}
 
 func drawWhisper(t *rapid.T, modelType string) map[string]any {

@@ -2,7 +2,7 @@ package modelgen
 
 import "pgregory.net/rapid"
 
-// Wrappers draws the multimodal wrappers, whose language model is a text
+// wrappers draws the multimodal wrappers, whose language model is a text
 // model the other generators draw: gemma3 (Gemma 3 text with a SigLIP
 // tower), gemma4 (Gemma 4 text; its tower is not counted), llama4 (Llama 4
 // text with its pixel-shuffle tower), qwen2_5_vl (Qwen2 at the top, or
@@ -15,8 +15,6 @@ import "pgregory.net/rapid"
 // config is at the top, as the published configs keep it, or sometimes
 // under text_config; the text config sometimes inherits the wrapper's
 // dtype.
-func Wrappers() *rapid.Generator[map[string]any] { return wrappers.generator() }
-
 var wrappers = family{
 	types: []string{"gemma3", "gemma4", "llama4", "qwen2_5_vl", "qwen3_vl", "qwen3_5", "qwen3_5_moe", "mistral3", "kimi_k25"},
 	draw:  drawWrapper,

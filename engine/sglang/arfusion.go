@@ -1,0 +1,134 @@
+package sglang
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"membudget/budget"
+	"membudget/engine"
+	"membudget/model"
+)
+
+// FlashInfer's all-reduce fusion (residual add and RMSNorm fused into the
+// tensor-parallel all-reduce) is turned on by SGLang itself, without
+// --enable-flashinfer-allreduce-fusion, for DeepSeek-V3's architectures on
+// SM100 (v0.5.6.post2 server_args.py:1080-1087) and for gpt-oss on
+// Blackwell, SM100 or SM120 (:1138-1145), when DP attention is off and
+// --nnodes is 1 (v0.5.7 widened the rule: see [arFusionRules]). Its
+// workspace is made at the first fused forward (layers/
+// flashinfer_comm_fusion.py:98-124, 165-169, the CUDA-graph capture that
+// follows the KV pool), so it stands beside the pool in what the fraction
+// leaves, and only under tensor parallelism (a world size of 1 makes
+// none, :108-110).
+
+// arFusionRules is, by profile, the rule membudget has read: which
+// architectures (architectures[0], server_args.py's model_arch) on which
+// SM majors get the fusion. v0.5.6.post3 keeps v0.5.6.post2's rule and
+// files; v0.5.7 turns it on for DeepSeek-V3, gpt-oss, GLM-4.5 MoE and
+// Qwen3-MoE on SM90, SM100 and SM120 but not the H20 (v0.5.7
+// server_args.py:1470-1493, with flashinfer 0.5.3 and the same
+// flashinfer_comm_fusion.py). A profile not here but of the 0.4 line
+// (which never turns it on) refuses a serve [arFusionAny] matches.
+var arFusionRules = map[string]arFusionRule{
+	"v0.5.6.post2": arFusion056,
+	"v0.5.6.post3": arFusion056,
+	"v0.5.7":       arFusion057,
+}
+
+// arFusionRule says whether a release turns the fusion on for an
+// architecture on a device.
+type arFusionRule func(arch string, si budget.Silicon, device string) bool
+
+func arFusion056(arch string, si budget.Silicon, _ string) bool {
+	switch {
+	case slices.Contains([]string{"DeepseekV3ForCausalLM", "MistralLarge3ForCausalLM", "PixtralForConditionalGeneration"}, arch):
+		return si.Major == 10 // is_sm100_supported (utils/common.py:244-249)
+	case arch == "GptOssForCausalLM":
+		return si.Major == 10 || si.Major == 12 // is_blackwell_supported (:228-231)
+	}
+	return false
+}
+
+func arFusion057(arch string, si budget.Silicon, device string) bool {
+	h20 := strings.Contains(device, "H20") && !strings.Contains(device, "H200")
+	return slices.Contains([]string{"DeepseekV3ForCausalLM", "GptOssForCausalLM", "Glm4MoeForCausalLM", "Qwen3MoeForCausalLM"}, arch) &&
+		(si.Major == 9 || si.Major == 10 || si.Major == 12) && !h20
+}
+
+// arFusionAny is the union of the rules read, H20 included, which a
+// release not read is taken to possibly apply.
+func arFusionAny(arch string, si budget.Silicon, _ string) bool {
+	return slices.Contains([]string{"DeepseekV3ForCausalLM", "MistralLarge3ForCausalLM", "PixtralForConditionalGeneration", "GptOssForCausalLM", "Glm4MoeForCausalLM", "Qwen3MoeForCausalLM"}, arch) &&
+		(si.Major == 9 || si.Major == 10 || si.Major == 12)
+}
+
+// arFusionMaxTokens is the max_token_num SGLang creates the workspace
+// for: flashinfer_allreduce_residual_rmsnorm's default 2048
+// (flashinfer_comm_fusion.py:126-134), which layernorm.py:255-282 does not
+// pass.
+const arFusionMaxTokens = 2048
+
+// arFusionAlign is the alignment of each IPC buffer, 2 MiB
+// (flashinfer 0.5.3, pinned by v0.5.6.post2's pyproject.toml:30,
+// flashinfer/comm/trtllm_ar.py round_up(size, 1 << 21)).
+const arFusionAlign = 1 << 21
+
+// arFusionBarrierFlags is BarrierFlagCount (flashinfer 0.5.3,
+// comm/trtllm_ar.py:498).
+const arFusionBarrierFlags = 256
+
+// arFusionMaxComm is MAX_COMM_SIZE, the lamport buffer's cap: INT32_MAX
+// rounded down to 2 MiB (flashinfer 0.5.3, comm/trtllm_ar.py:500).
+const arFusionMaxComm = (1<<31 - 1) &^ (arFusionAlign - 1)
+
+// autoARFusion says the release of rule turns the fusion on by itself for
+// the serve and it allocates a workspace: the rule's architecture and
+// silicon, more than one tensor-parallel rank. DP attention, a MoE
+// all-to-all backend and --nnodes are not read here: membudget refuses the
+// first two and reads no other value than 1 of the last.
+func autoARFusion(rule arFusionRule, a *model.Arch, r *Resolved, c budget.Class) bool {
+	si := c.Device.Silicon
+	if si.Vendor != budget.NVIDIA || r.TPSize < 2 || len(a.Architectures) == 0 {
+		return false
+	}
+	return rule(a.Architectures[0], si, c.Device.Name)
+}
+
+// arFusionBytes is the workspace trtllm_create_ipc_workspace_for_all_reduce_fusion
+// makes on each GPU (flashinfer 0.5.3, comm/trtllm_ar.py:504-570): three
+// IPC buffers, each rounded up to 2 MiB: tp x T x hidden x 2 bytes, tp x
+// 256 int32 barrier flags, and three lamport buffers of tp x T x hidden x
+// the element (4 for a float32 model, else 2), capped at MAX_COMM_SIZE.
+// Its 20-byte flag block (cudaMalloc(5 * 4)) is not counted. The peers'
+// buffers it opens map their memory, not this GPU's.
+func arFusionBytes(tp, hidden, elem uint64) uint64 {
+	round := func(n uint64) uint64 { return budget.SatMul(budget.CeilDiv(n, arFusionAlign), arFusionAlign) }
+	rows := budget.SatMul(budget.SatMul(tp, arFusionMaxTokens), hidden)
+	buffer := round(budget.SatMul(rows, 2))
+	flags := round(budget.SatMul(tp, arFusionBarrierFlags*4))
+	lamport := round(budget.SatMul(min(budget.SatMul(rows, elem), arFusionMaxComm), 3))
+	return budget.SatAdd(budget.SatAdd(buffer, flags), lamport)
+}
+
+// checkARFusion refuses, by name, a serve whose release may turn the
+// fusion on by itself where membudget has not read that release's rule
+// and workspace.
+func (r *Resolved) checkARFusion(a *model.Arch, c budget.Class) error {
+	if _, read := arFusionRules[r.Profile.Name]; read || strings.HasPrefix(r.Profile.Name, "v0.4.") || !autoARFusion(arFusionAny, a, r, c) {
+		return nil
+	}
+	return &engine.SettingError{Flag: "enable-flashinfer-allreduce-fusion", Value: "",
+		Reason: fmt.Sprintf("%s may turn it on by itself for %s on %s, adding FlashInfer's all-reduce fusion workspace (%s a GPU as v0.5.6.post2 makes it): not modelled for %s; membudget refuses it rather than size a server it would get wrong",
+			r.Profile.Describes, a.Architectures[0], c.Device.Name, engine.GiB(arFusionBytes(r.TPSize, a.Hidden, r.DtypeBytes)), r.Profile.Describes)}
+}
+
+// arFusionItem is the workspace's ledger item, where the serve has one.
+func (ref *Reference) arFusionItem() []budget.Item {
+	r := &ref.Serve
+	rule, read := arFusionRules[r.Profile.Name]
+	if !read || !autoARFusion(rule, ref.Arch, r, ref.Class) {
+		return nil
+	}
+	return []budget.Item{{Name: "flashinfer_allreduce_fusion_workspace", Term: budget.TermNonTorch, Bytes: arFusionBytes(r.TPSize, ref.Arch.Hidden, r.DtypeBytes)}}
+}

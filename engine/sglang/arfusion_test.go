@@ -1,0 +1,123 @@
+package sglang
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"membudget/budget"
+	"membudget/engine"
+)
+
+// TestARFusionBytes pins flashinfer 0.5.3's workspace, by hand: the IPC
+// buffer tp x 2048 x hidden x 2, the flags tp x 256 x 4, three lamport
+// buffers of tp x 2048 x hidden x elem (at most MAX_COMM_SIZE), each
+// rounded up to 2 MiB.
+func TestARFusionBytes(t *testing.T) {
+	tests := []struct {
+		name             string
+		tp, hidden, elem uint64
+		want             uint64
+	}{
+		// 8 x 2048 x 7168 x 2 = 234881024 (224 MiB, already aligned);
+		// flags 8192 B -> 2 MiB; lamport 3 x 224 MiB = 704643072.
+		{"DeepSeek-V3 at TP 8", 8, 7168, 2, 234881024 + 2097152 + 704643072},
+		// 2 x 2048 x 2880 x 2 = 23592960 (22.5 MiB) -> 24 MiB 25165824;
+		// lamport 3 x 23592960 = 70778880 (67.5 MiB) -> 68 MiB 71303168.
+		{"gpt-oss at TP 2", 2, 2880, 2, 25165824 + 2097152 + 71303168},
+		// float32: 8 x 2048 x 32768 x 4 = 2^31, above MAX_COMM_SIZE
+		// 2^31 - 2 MiB = 2145386496, so lamport 3 x 2145386496; the IPC
+		// buffer stays x 2: 2^30.
+		{"lamport capped", 8, 32768, 4, 1073741824 + 2097152 + 6436159488},
+	}
+	for _, tt := range tests {
+		if got := arFusionBytes(tt.tp, tt.hidden, tt.elem); got != tt.want {
+			t.Errorf("%s: %d, want %d", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestARFusionInLedger: v0.5.6.post2 charges the workspace beside the pool
+// exactly where it turns the fusion on by itself (DeepSeek-V3 on SM100,
+// gpt-oss on Blackwell, both under tensor parallelism), and nowhere else.
+func TestARFusionInLedger(t *testing.T) {
+	archs := shipped(t)
+	b200, h100, h20 := class(t, "b200"), class(t, "h100-sxm-80g"), class(t, "h20")
+	// v0.5.7's rule, on v0.5.6.post2's profile otherwise: the rule is read
+	// by release name.
+	v057 := current
+	v057.Name = "v0.5.7"
+	tests := []struct {
+		name  string
+		model string
+		s     Serve
+		on    string
+		want  uint64
+		p     *Profile
+	}{
+		{"DeepSeek-V3 TP 8 on B200", "deepseek-ai__DeepSeek-V3", Serve{TPSize: 8}, "b200", 234881024 + 2097152 + 704643072, nil},
+		{"DeepSeek-V3 TP 8 on H100: SM90", "deepseek-ai__DeepSeek-V3", Serve{TPSize: 8}, "h100", 0, nil},
+		{"gpt-oss TP 2 on B200", "openai__gpt-oss-120b", Serve{TPSize: 2}, "b200", 25165824 + 2097152 + 71303168, nil},
+		{"gpt-oss TP 1: no world to reduce over", "openai__gpt-oss-120b", Serve{TPSize: 1}, "b200", 0, nil},
+		{"Llama TP 2 on B200: not its architecture", "meta-llama__Llama-3.1-8B-Instruct", Serve{TPSize: 2}, "b200", 0, nil},
+		// v0.5.7 adds Qwen3-MoE on SM90: 2 x 2048 x 2048 x 2 = 16 MiB, 2
+		// MiB of flags, 3 x 16 MiB of lamport.
+		{"Qwen3-30B-A3B TP 2 on H100 under v0.5.7", "Qwen__Qwen3-30B-A3B", Serve{TPSize: 2}, "h100", 16777216 + 2097152 + 50331648, &v057},
+		{"Qwen3-30B-A3B TP 2 on H100 under v0.5.6.post2", "Qwen__Qwen3-30B-A3B", Serve{TPSize: 2}, "h100", 0, nil},
+		{"Qwen3-30B-A3B TP 2 on H20 under v0.5.7: excluded", "Qwen__Qwen3-30B-A3B", Serve{TPSize: 2}, "h20", 0, &v057},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := map[string]budget.Class{"b200": b200, "h100": h100, "h20": h20}[tt.on]
+			p := current
+			if tt.p != nil {
+				p = *tt.p
+			}
+			l := ref(t, archs[tt.model], tt.s, c, p).Evaluate(1, 1)
+			var got uint64
+			for _, it := range l.Items {
+				if it.Name == "flashinfer_allreduce_fusion_workspace" {
+					got += it.Bytes
+				}
+			}
+			if got != tt.want {
+				t.Errorf("workspace %d B, want %d", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestARFusionRefusedUnread: a release whose rule membudget has not read
+// refuses the serve by name, with what the read release's workspace adds;
+// v0.4.9.post2, which never turns it on, sizes it.
+func TestARFusionRefusedUnread(t *testing.T) {
+	a := shipped(t)["deepseek-ai__DeepSeek-V3"]
+	c := class(t, "b200")
+	unread := current
+	unread.Name, unread.Describes = "v0.5.9", "SGLang v0.5.9"
+	r := Resolved{Serve: Serve{TPSize: 8}, Profile: unread, DtypeBytes: 2}
+	// 941621248 B is 0.88 GiB.
+	want := engine.SettingError{Flag: "enable-flashinfer-allreduce-fusion", Reason: "SGLang v0.5.9 may turn it on by itself for DeepseekV3ForCausalLM on " + c.Device.Name + ", adding FlashInfer's all-reduce fusion workspace (0.88 GiB a GPU as v0.5.6.post2 makes it): not modelled for SGLang v0.5.9; membudget refuses it rather than size a server it would get wrong"}
+	var se *engine.SettingError
+	if err := r.checkARFusion(a, c); !errors.As(err, &se) {
+		t.Fatalf("got %v, want a refusal", err)
+	} else if diff := cmp.Diff(want, *se); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	for _, p := range []Profile{current, r049} {
+		r.Profile = p
+		if err := r.checkARFusion(a, c); err != nil {
+			t.Errorf("%s: %v, want nil", p.Name, err)
+		}
+	}
+	// The union of the rules read: Qwen3-MoE on SM90 too.
+	r.Profile = unread
+	if err := r.checkARFusion(shipped(t)["Qwen__Qwen3-30B-A3B"], class(t, "h100-sxm-80g")); !errors.As(err, &se) || se.Flag != "enable-flashinfer-allreduce-fusion" {
+		t.Errorf("Qwen3-MoE on H100 under v0.5.9: %v, want a refusal", err)
+	}
+	if !strings.HasPrefix(r049.Name, "v0.4.") {
+		t.Errorf("r049 is %s", r049.Name)
+	}
+}
