@@ -49,9 +49,11 @@ const (
 )
 
 // lines is where ServerArgs.add_cli_args adds a flag in
-// python/sglang/srt/server_args.py at each release membudget models: the
-// line of its add_argument call, 0 where the release has it not.
-type lines struct{ v049, v056 int }
+// python/sglang/srt/server_args.py at each release membudget models, oldest
+// first (v0.4.9.post2, v0.5.6.post2, v0.5.6.post3, v0.5.7, v0.5.8,
+// v0.5.8.post1): the line of its add_argument call, 0 where the release has
+// it not.
+type lines struct{ v049, v056, v056p3, v057, v058, v058p1 int }
 
 // line returns the flag's line at release p, 0 where p has it not.
 func (l lines) line(p Profile) int {
@@ -60,8 +62,28 @@ func (l lines) line(p Profile) int {
 		return l.v049
 	case "v0.5.6.post2":
 		return l.v056
+	case "v0.5.6.post3":
+		return l.v056p3
+	case "v0.5.7":
+		return l.v057
+	case "v0.5.8":
+		return l.v058
+	case "v0.5.8.post1":
+		return l.v058p1
 	}
 	return 0
+}
+
+// everywhere reports whether every release membudget models has the flag.
+func (l lines) everywhere() bool {
+	return l.v049 != 0 && l.v056 != 0 && l.v056p3 != 0 && l.v057 != 0 && l.v058 != 0 && l.v058p1 != 0
+}
+
+// arityChange is a flag's arity from a later release on, where that
+// release's add_argument call reads it otherwise.
+type arityChange struct {
+	from  string
+	arity arity
 }
 
 // sflag is one option string of SGLang's server over the releases that
@@ -86,7 +108,19 @@ type sflag struct {
 	// add_argument call names one other than the flag's (ServerArgs'
 	// field): given as a flag, it is refused naming this one.
 	dest string
-	at   lines
+	// changed is, for a flag a later release reads with another arity,
+	// that release and the arity (see [sflag.arityAt]).
+	changed *arityChange
+	at      lines
+}
+
+// arityAt returns the flag's arity at release p: arity, or changed's from
+// its release on.
+func (f *sflag) arityAt(p Profile) arity {
+	if c := f.changed; c != nil && !older(p, Profile{Name: c.from}) {
+		return c.arity
+	}
+	return f.arity
 }
 
 // in reports whether release p's SGLang has the flag.
@@ -192,8 +226,8 @@ func (f *flagServe) Judge(args []string, i int) error {
 		}
 		return e
 	}
-	if fl := flagIndex()[name]; fl != nil && fl.at.v049 != 0 && fl.at.v056 != 0 && !strings.Contains(asGiven, "_") &&
-		(fl.kind == modelled || fl.kind == ignored && !(fl.arity == noValue && hasValue)) {
+	if fl := flagIndex()[name]; fl != nil && fl.at.everywhere() && fl.changed == nil && !strings.Contains(asGiven, "_") &&
+		(fl.kind == modelled || fl.kind == ignored) && !(fl.arity == noValue && hasValue) {
 		return nil // the common case, judged without reading the release: every release takes it
 	}
 	p := releaseOf(args)
@@ -217,16 +251,21 @@ func (f *flagServe) Judge(args []string, i int) error {
 		}
 		return notAFlag(p, asGiven, name, fl, "")
 	}
-	if fl.kind == modelled {
+	// A switch takes no value in argparse, modelled or not, where Go's
+	// flag package would read --disable-cuda-graph=true.
+	if fl.arityAt(p) == noValue && hasValue {
+		action := "argparse's store_true"
+		if fl.arity != noValue {
+			// A release made it a switch: SGLang's DeprecatedAction,
+			// nargs 0 (--hybrid-kvcache-ratio from v0.5.8).
+			action = "SGLang's DeprecatedAction, of no value"
+		}
+		return fmt.Errorf("%s=%s: %s takes %s as a switch (%s), which takes no value", asGiven, value, p.Describes, asGiven, action)
+	}
+	if fl.kind == modelled || fl.kind == ignored {
 		return nil
 	}
-	if fl.arity == noValue && hasValue {
-		return fmt.Errorf("%s=%s: %s takes %s as a switch (argparse's store_true), which takes no value", asGiven, value, p.Describes, asGiven)
-	}
-	if fl.kind == ignored {
-		return nil
-	}
-	if fl.arity != noValue {
+	if fl.arityAt(p) != noValue {
 		value, _ = engine.FlagValue(args, i, true)
 	}
 	if slices.Contains(fl.neutral, strings.TrimSpace(value)) {
@@ -247,12 +286,16 @@ func refusal(p Profile, asGiven string, fl *sflag) error {
 func notAFlag(p Profile, asGiven, name string, fl *sflag, detail string) error {
 	e := &engine.UnknownFlagError{AsGiven: asGiven, Name: name, Of: "SGLang " + p.Name, Detail: detail}
 	if fl != nil {
+		// The newest release before p that has it, unless one after p
+		// has it: then the first such, where it came in.
+	releases:
 		for _, o := range oldestFirst() {
 			n := fl.at.line(o)
 			switch {
 			case n == 0 || o.Name == p.Name:
 			case older(p, o):
 				e.Detail = fmt.Sprintf(" (it came in %s, server_args.py:%d there)", o.Name, n)
+				break releases
 			default:
 				e.Detail = fmt.Sprintf(" (it is %s's, server_args.py:%d there, and gone by %s)", o.Name, n, p.Name)
 			}
@@ -396,7 +439,20 @@ func (Engine) Respell(args []string) []string {
 				}
 			}
 		}
-		if !strings.HasPrefix(a, "--") || hasValue || !ok || fl.arity != manyValues {
+		var ar arity
+		if ok {
+			ar = fl.arity
+			if fl.changed != nil {
+				// The release reads it otherwise (--piecewise-cuda-graph-tokens
+				// takes one value before v0.5.8, several from it).
+				if p == nil {
+					r := releaseOf(args)
+					p = &r
+				}
+				ar = fl.arityAt(*p)
+			}
+		}
+		if !strings.HasPrefix(a, "--") || hasValue || !ok || ar != manyValues {
 			out = append(out, a)
 			continue
 		}

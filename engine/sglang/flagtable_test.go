@@ -92,11 +92,13 @@ func TestFlagTableIsTheReleases(t *testing.T) {
 	for _, p := range profiles {
 		fix := readFixture(t, p)
 		// v0.4.9.post2's add_cli_args adds 168 flags under 174 option
-		// strings, v0.5.6.post2's 292 under 300 (grep -c add_argument and
-		// the aliases: --model, --tp-size, --pp-size, --dp-size,
-		// --nccl-init-addr, --ep-size, and from v0.5.6.post2 --ep and
-		// --speculative-draft-model).
-		want := map[string]int{"v0.4.9.post2": 174, "v0.5.6.post2": 300}[p.Name]
+		// strings, v0.5.6.post2's (and v0.5.6.post3's) 292 under 300,
+		// v0.5.7's 313 under 321, v0.5.8's (and v0.5.8.post1's) 328 under
+		// 336 (grep -c add_argument and the aliases: --model, --tp-size,
+		// --pp-size, --dp-size, --nccl-init-addr, --ep-size, and from
+		// v0.5.6.post2 --ep and --speculative-draft-model).
+		want := map[string]int{"v0.4.9.post2": 174, "v0.5.6.post2": 300, "v0.5.6.post3": 300,
+			"v0.5.7": 321, "v0.5.8": 336, "v0.5.8.post1": 336}[p.Name]
 		if len(fix) != want {
 			t.Errorf("%s: the fixture has %d option strings, want %d", p.Name, len(fix), want)
 		}
@@ -109,7 +111,7 @@ func TestFlagTableIsTheReleases(t *testing.T) {
 			if fl.of != "" {
 				first = fl.of
 			}
-			got[fl.name] = fixtureFlag{line: fl.at.line(p), arity: arityWord[fl.arity], first: first, dest: fl.dest}
+			got[fl.name] = fixtureFlag{line: fl.at.line(p), arity: arityWord[fl.arityAt(p)], first: first, dest: fl.dest}
 		}
 		for name, f := range fix {
 			f.def = ""
@@ -167,12 +169,18 @@ func TestNeutralIsTheDefault(t *testing.T) {
 // TestSinceUntil: a flag's since and until follow from its lines.
 func TestSinceUntil(t *testing.T) {
 	for _, tc := range []struct{ name, since, until string }{
-		{"host", "v0.4.9.post2", ""},                 // lines 589 and 2238
-		{"enable-lora", "v0.5.6.post2", ""},          // v0.5.6.post2's line 2872 only
-		{"impl", "v0.4.9.post2", "v0.5.6.post2"},     // v0.4.9.post2's line 773 only
-		{"ep", "v0.5.6.post2", ""},                   // v0.5.6.post2's line 3148
-		{"ep-size", "v0.4.9.post2", ""},              // lines 1221 and 3148
-		{"pdlb-url", "v0.4.9.post2", "v0.5.6.post2"}, // v0.4.9.post2's line 1665 only
+		{"host", "v0.4.9.post2", ""},                             // lines 589 and 2238
+		{"enable-lora", "v0.5.6.post2", ""},                      // v0.5.6.post2's line 2872 only
+		{"impl", "v0.4.9.post2", "v0.5.6.post2"},                 // v0.4.9.post2's line 773 only
+		{"ep", "v0.5.6.post2", ""},                               // v0.5.6.post2's line 3148
+		{"ep-size", "v0.4.9.post2", ""},                          // lines 1221 and 3148
+		{"pdlb-url", "v0.4.9.post2", "v0.5.6.post2"},             // v0.4.9.post2's line 1665 only
+		{"enable-dynamic-chunking", "v0.5.7", ""},                // v0.5.7's 2732, v0.5.8's 2877
+		{"enable-flashinfer-autotune", "v0.5.6.post2", "v0.5.7"}, // v0.5.6.post2's and post3's 3007 only
+		{"load-watch-interval", "v0.5.6.post2", "v0.5.7"},        // v0.5.6.post2's and post3's 2831 only
+		{"fp4-gemm-backend", "v0.5.8", ""},                       // v0.5.8's and post1's 3580
+		{"prefill-delayer-max-delay-passes", "v0.5.8", ""},       // v0.5.8's and post1's 2969
+		{"hybrid-kvcache-ratio", "v0.4.9.post2", ""},             // every release, a switch from v0.5.8
 	} {
 		fl := flagIndex()[tc.name]
 		if got := [2]string{fl.since(), fl.until()}; got != [2]string{tc.since, tc.until} {
@@ -191,6 +199,11 @@ func TestJudgeByRelease(t *testing.T) {
 	)
 	both := []string{"v0.5.6.post2", "v0.4.9.post2"}
 	describe := map[string]string{"v0.5.6.post2": d056, "v0.4.9.post2": d049}
+	for _, p := range profiles {
+		if describe[p.Name] == "" {
+			describe[p.Name] = p.Describes
+		}
+	}
 	cases := []struct {
 		releases []string
 		args     []string
@@ -244,6 +257,30 @@ func TestJudgeByRelease(t *testing.T) {
 		// The attribute argparse stores --fp8-gemm-backend in is no flag.
 		{[]string{"v0.5.6.post2"}, []string{"--fp8-gemm-runner-backend", "cutlass"}, "--fp8-gemm-runner-backend is not a flag of SGLang v0.5.6.post2 (fp8_gemm_runner_backend is where argparse stores --fp8-gemm-backend, server_args.py:2991): its nearest is --fp8-gemm-backend"},
 		{[]string{"v0.5.6.post2"}, []string{"--fp8_gemm_runner_backend", "cutlass"}, "--fp8_gemm_runner_backend is not a flag of SGLang v0.5.6.post2 (fp8_gemm_runner_backend is where argparse stores --fp8-gemm-backend, server_args.py:2991): its nearest is --fp8-gemm-backend"},
+		// The releases after v0.5.6.post2: new flags refused by what
+		// they add, and at their default not (pp_async_batch_depth = 0,
+		// nsa_prefill_cp_mode = "in-seq-split" at v0.5.8).
+		{[]string{"v0.5.7", "v0.5.8", "v0.5.8.post1"}, []string{"--enable-return-routed-experts"}, "--enable-return-routed-experts: " + whatRouted + refuses},
+		{[]string{"v0.5.7", "v0.5.8"}, []string{"--language-only"}, "--language-only: " + whatEPD + refuses},
+		{[]string{"v0.5.7", "v0.5.8"}, []string{"--pp-async-batch-depth", "2"}, "--pp-async-batch-depth: " + whatMicro + refuses},
+		{[]string{"v0.5.7", "v0.5.8"}, []string{"--pp-async-batch-depth", "0"}, ""},
+		{[]string{"v0.5.7", "v0.5.8"}, []string{"--prefill-max-requests", "8"}, ""},
+		{[]string{"v0.5.8", "v0.5.8.post1"}, []string{"--nsa-prefill-cp-mode", "round-robin-split"}, "--nsa-prefill-cp-mode: " + whatNSACP + refuses},
+		{[]string{"v0.5.8", "v0.5.8.post1"}, []string{"--nsa-prefill-cp-mode", "in-seq-split"}, ""},
+		{[]string{"v0.5.8.post1"}, []string{"--enable-prefill-delayer"}, ""},
+		// v0.5.6.post3 has v0.5.6.post2's flags: v0.5.7's are not its.
+		// "en" to "dis" in front is three edits (two substitutions and an
+		// insertion), and no flag of v0.5.6.post3 is nearer.
+		{[]string{"v0.5.6.post2", "v0.5.6.post3"}, []string{"--disable-flashinfer-autotune"}, "--disable-flashinfer-autotune is not a flag of SGLang {R} (it came in v0.5.7, server_args.py:3356 there): its nearest is --enable-flashinfer-autotune"},
+		// Gone in v0.5.7: the newest release that had it is named.
+		{[]string{"v0.5.7", "v0.5.8"}, []string{"--enable-flashinfer-autotune"}, "--enable-flashinfer-autotune is not a flag of SGLang {R} (it is v0.5.6.post3's, server_args.py:3007 there, and gone by {R}): its nearest is --disable-flashinfer-autotune"},
+		// fp8 to fp4 is one substitution.
+		{[]string{"v0.5.7"}, []string{"--fp4-gemm-backend", "auto"}, "--fp4-gemm-backend is not a flag of SGLang v0.5.7 (it came in v0.5.8, server_args.py:3580 there): its nearest is --fp8-gemm-backend"},
+		{[]string{"v0.5.8"}, []string{"--fp4-gemm-runner-backend", "auto"}, "--fp4-gemm-runner-backend is not a flag of SGLang v0.5.8 (fp4_gemm_runner_backend is where argparse stores --fp4-gemm-backend, server_args.py:3580): its nearest is --fp4-gemm-backend"},
+		// --hybrid-kvcache-ratio takes an optional value up to v0.5.7 and
+		// none from v0.5.8 (a DeprecatedAction, server_args.py:2940).
+		{[]string{"v0.5.7"}, []string{"--hybrid-kvcache-ratio=0.5"}, "--hybrid-kvcache-ratio: " + whatHybridRatio + refuses},
+		{[]string{"v0.5.8", "v0.5.8.post1"}, []string{"--hybrid-kvcache-ratio=0.5"}, "--hybrid-kvcache-ratio=0.5: {D} takes --hybrid-kvcache-ratio as a switch (SGLang's DeprecatedAction, of no value), which takes no value"},
 		// A switch takes no value in argparse.
 		{both, []string{"--trust-remote-code=true"}, "--trust-remote-code=true: {D} takes --trust-remote-code as a switch (argparse's store_true), which takes no value"},
 	}
@@ -310,6 +347,14 @@ func TestRespellExpandsTheLine(t *testing.T) {
 		{"v0.4.9.post2",
 			[]string{"--json", "--mem-frac", "0.8", "python", "-m", "sglang.launch_server", "--mem-frac", "0.8", "--trust-remote", "--tp", "2", "--pp=2", "--mod", "x", "--cuda-graph-b", "1", "2"},
 			[]string{"--json", "--mem-frac", "0.8", "python", "-m", "sglang.launch_server", "--mem-fraction-static", "0.8", "--trust-remote-code", "--tp", "2", "--pp=2", "--mod", "x", "--cuda-graph-bs=1 2"}},
+		// --piecewise-cuda-graph-tokens takes one value up to v0.5.7 and
+		// several from v0.5.8 (nargs "+", server_args.py:4279).
+		{"v0.5.7",
+			[]string{"python", "-m", "sglang.launch_server", "--piecewise-cuda-graph-tokens", "1024", "2048"},
+			[]string{"python", "-m", "sglang.launch_server", "--piecewise-cuda-graph-tokens", "1024", "2048"}},
+		{"v0.5.8",
+			[]string{"python", "-m", "sglang.launch_server", "--piecewise-cuda-graph-tokens", "1024", "2048"},
+			[]string{"python", "-m", "sglang.launch_server", "--piecewise-cuda-graph-tokens=1024 2048"}},
 		// v0.5.6.post2 has --enable-lora and --enable-lmcache: --enable-l
 		// is ambiguous there; --max-lora-r is --max-lora-rank.
 		{"v0.5.6.post2",
@@ -362,7 +407,7 @@ const (
 // the table, with its line in each release and what membudget does.
 func flagDocs() string {
 	var b strings.Builder
-	b.WriteString("| flag | v0.4.9.post2 | v0.5.6.post2 | membudget |\n|---|---|---|---|\n")
+	b.WriteString("| flag | v0.4.9.post2 | v0.5.6.post2 | v0.5.6.post3 | v0.5.7 | v0.5.8 | v0.5.8.post1 | membudget |\n|---|---|---|---|---|---|---|---|\n")
 	cell := func(n int) string {
 		if n == 0 {
 			return "—"
@@ -389,10 +434,18 @@ func flagDocs() string {
 				does += " (at its default `" + strings.Join(fl.neutral, "`, `") + "`: ignored)"
 			}
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", name, cell(fl.at.v049), cell(fl.at.v056), strings.ReplaceAll(does, "|", "\\|"))
+		if c := fl.changed; c != nil {
+			does += " (from " + c.from + " " + arityDoc[c.arity] + ")"
+		}
+		a := fl.at
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", name, cell(a.v049), cell(a.v056), cell(a.v056p3), cell(a.v057), cell(a.v058), cell(a.v058p1), strings.ReplaceAll(does, "|", "\\|"))
 	}
 	return b.String()
 }
+
+// arityDoc says, in docs/sglang.md, how a flag whose arity a release
+// changed reads from it on.
+var arityDoc = map[arity]string{noValue: "a switch", oneValue: "one value", manyValues: "several values", optValue: "an optional value"}
 
 // TestFlagDocs: docs/sglang.md's flag table is the table's, so that the
 // two cannot drift.
