@@ -252,8 +252,11 @@ func (f *flagServe) Judge(args []string, i int) error {
 		return notAFlag(p, asGiven, name, fl, "")
 	}
 	// A switch takes no value in argparse, modelled or not, where Go's
-	// flag package would read --disable-cuda-graph=true.
-	if fl.arityAt(p) == noValue && hasValue {
+	// flag package would read --disable-cuda-graph=true: refused in a
+	// pasted launch line, which SGLang would refuse. On membudget's own
+	// command line (and a batch request's fields) a modelled switch is
+	// membudget's flag, and Go's =true and =false forms stand.
+	if fl.arityAt(p) == noValue && hasValue && (fl.kind != modelled || i >= lineStart(args)) {
 		action := "argparse's store_true"
 		if fl.arity != noValue {
 			// A release made it a switch: SGLang's DeprecatedAction,

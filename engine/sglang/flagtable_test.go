@@ -281,8 +281,12 @@ func TestJudgeByRelease(t *testing.T) {
 		// none from v0.5.8 (a DeprecatedAction, server_args.py:2940).
 		{[]string{"v0.5.7"}, []string{"--hybrid-kvcache-ratio=0.5"}, "--hybrid-kvcache-ratio: " + whatHybridRatio + refuses},
 		{[]string{"v0.5.8", "v0.5.8.post1"}, []string{"--hybrid-kvcache-ratio=0.5"}, "--hybrid-kvcache-ratio=0.5: {D} takes --hybrid-kvcache-ratio as a switch (SGLang's DeprecatedAction, of no value), which takes no value"},
-		// A switch takes no value in argparse.
-		{both, []string{"--trust-remote-code=true"}, "--trust-remote-code=true: {D} takes --trust-remote-code as a switch (argparse's store_true), which takes no value"},
+		// A switch takes no value in argparse: an ignored one is refused
+		// so given; a modelled one on membudget's own line is membudget's
+		// flag, Go's =true form standing (in a pasted line it is refused:
+		// TestSwitchValueInALine).
+		{both, []string{"--enable-metrics=true"}, "--enable-metrics=true: {D} takes --enable-metrics as a switch (argparse's store_true), which takes no value"},
+		{both, []string{"--trust-remote-code=true"}, ""},
 	}
 	for _, tc := range cases {
 		for _, r := range tc.releases {
@@ -527,4 +531,19 @@ func FuzzJudge(f *testing.F) {
 			t.Errorf("Judge(%q): %q does not begin with %q", args, err, asGiven)
 		}
 	})
+}
+
+// TestSwitchValueInALine: in a pasted launch line a modelled switch given
+// a value is refused, as SGLang's argparse refuses it (store_true takes no
+// value), though Go's flag package would read it.
+func TestSwitchValueInALine(t *testing.T) {
+	line := []string{"--sglang-version", "v0.5.6.post2", "python", "-m", "sglang.launch_server", "--model-path", "m", "--trust-remote-code=true"}
+	want := "--trust-remote-code=true: SGLang v0.5.6.post2 (commit 5c8bd8b, 2025-12-11) takes --trust-remote-code as a switch (argparse's store_true), which takes no value"
+	if err := (&flagServe{}).Judge(line, 7); err == nil || err.Error() != want {
+		t.Errorf("Judge(%q, 7): %v, want %q", line, err, want)
+	}
+	line[7] = "--trust-remote-code"
+	if err := (&flagServe{}).Judge(line, 7); err != nil {
+		t.Errorf("Judge(%q, 7): %v, want the switch taken", line, err)
+	}
 }
