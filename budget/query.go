@@ -108,6 +108,10 @@ func (s *searcher) verified(guess uint64) error {
 // checked on the extremes of every evaluation (see consistent).
 const rememberedProbes = 16
 
+// searcher.seenFits holds a bit for each remembered probe: this does not
+// compile when rememberedProbes outgrows it.
+const _ = uint16(1 << (rememberedProbes - 1))
+
 // searcher keeps what one search has evaluated in a small fixed array
 // rather than a map, so that a query allocates nothing; it is zeroed at
 // every query, so it is kept small.
