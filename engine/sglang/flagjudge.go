@@ -17,35 +17,22 @@ import (
 // with the memory it would add. A flag the release does not have is "not
 // a flag of" it, with the nearest that is.
 
-// arity is how many values one of SGLang's flags takes, as its argparse
-// reads them.
-type arity uint8
-
-const (
-	// noValue is a switch (action="store_true").
-	noValue arity = iota
-	// oneValue is one value.
-	oneValue
-	// manyValues is argparse's nargs="+" or "*": every argument up to the
-	// next flag.
-	manyValues
-	// optValue is argparse's nargs="?": a value when one follows.
-	optValue
+// arity and flagKind are [engine.Arity] and [engine.FlagKind], by the
+// short names the flag table's rows use.
+type (
+	arity    = engine.Arity
+	flagKind = engine.FlagKind
 )
 
-// flagKind is what membudget does with one of SGLang's flags.
-type flagKind uint8
-
 const (
-	// modelled flags are registered by [flagServe.Register] and sized
-	// (or, as --enable-dp-attention, refused by [Resolve] with a
-	// [*engine.SettingError]).
-	modelled flagKind = iota
-	// ignored flags do not change memory: they are listed as ignored.
-	ignored
-	// refused flags change memory in ways membudget does not model: they
-	// are refused by name, with what they would add.
-	refused
+	noValue    = engine.NoValue
+	oneValue   = engine.OneValue
+	manyValues = engine.ManyValues
+	optValue   = engine.OptValue
+
+	modelled = engine.Modelled
+	ignored  = engine.Ignored
+	refused  = engine.Refused
 )
 
 // lines is where ServerArgs.add_cli_args adds a flag in

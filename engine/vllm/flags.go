@@ -18,33 +18,22 @@ import (
 // memory it would add. A flag the release does not have is "not a flag of"
 // it, with the nearest that is.
 
-// arity is how many values one of vLLM's flags takes, as its argparse
-// reads them.
-type arity uint8
-
-const (
-	// noValue is a switch (store_true, or argparse.BooleanOptionalAction).
-	noValue arity = iota
-	// oneValue is one value.
-	oneValue
-	// manyValues is argparse's nargs="+": every argument up to the next
-	// flag.
-	manyValues
-	// optValue is argparse's nargs="?": a value when one follows.
-	optValue
+// arity and flagKind are [engine.Arity] and [engine.FlagKind], by the
+// short names the flag table's rows use.
+type (
+	arity    = engine.Arity
+	flagKind = engine.FlagKind
 )
 
-// flagKind is what membudget does with one of vLLM's flags.
-type flagKind uint8
-
 const (
-	// modelled flags are registered by [flagServe.Register] and sized.
-	modelled flagKind = iota
-	// ignored flags do not change memory: they are listed as ignored.
-	ignored
-	// refused flags change memory in ways membudget does not model: they
-	// are refused by name, with what they would add.
-	refused
+	noValue    = engine.NoValue
+	oneValue   = engine.OneValue
+	manyValues = engine.ManyValues
+	optValue   = engine.OptValue
+
+	modelled = engine.Modelled
+	ignored  = engine.Ignored
+	refused  = engine.Refused
 )
 
 // vflag is one flag of `vllm serve` over the releases that have it.
