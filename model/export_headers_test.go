@@ -18,4 +18,5 @@ var HeaderFixtures = map[string]func() (string, []safetensors.Tensor){
 	"mistralai/Mixtral-8x7B-v0.1":        mixtral8x7BHeader,
 	"microsoft/phi-4":                    phi4Header,
 	"mistralai/Mistral-7B-Instruct-v0.3": mistral7BHeader,
+	"google/gemma-2-9b-it":               gemma2_9BHeader,
 }
