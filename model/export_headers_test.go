@@ -18,6 +18,7 @@ var HeaderFixtures = map[string]func() (string, []safetensors.Tensor){
 	"mistralai/Mixtral-8x7B-v0.1":         mixtral8x7BHeader,
 	"microsoft/phi-4":                     phi4Header,
 	"mistralai/Mistral-7B-Instruct-v0.3":  mistral7BHeader,
+	"Qwen/Qwen3-VL-32B-Instruct":          qwen3VL32BHeader,
 	"google/gemma-2-9b-it":                gemma2_9BHeader,
 	"allenai/Olmo-3.1-32B-Instruct":       olmo3_32BHeader,
 	"LGAI-EXAONE/EXAONE-4.0-32B":          exaone4_32BHeader,

@@ -1,0 +1,85 @@
+package model
+
+import (
+	"fmt"
+	"testing"
+
+	"membudget/model/safetensors"
+)
+
+// qwen3VL32BHeader is Qwen/Qwen3-VL-32B-Instruct's checkpoint in the
+// names Qwen3-VL's published files use (model.language_model.,
+// model.visual., lm_head), with shapes from the corpus config, bf16:
+// Qwen3-32B's text model (64 layers of 11, the embedding, the final norm
+// and the untied head), the tower's patch embedding with its bias and
+// position table, 27 blocks of 12 (LayerNorms with biases, biased qkv,
+// proj, linear_fc1 and linear_fc2), the merger and 3 deepstack mergers of 6.
+func qwen3VL32BHeader() (string, []safetensors.Tensor) {
+	const W, I, M, O = 1152, 4304, 4 * 1152, 5120 // the tower's width, MLP, merged width, output
+	lm := "model.language_model."
+	ts := []safetensors.Tensor{bf16("lm_head.weight", 151936, O), bf16(lm+"embed_tokens.weight", 151936, O), bf16(lm+"norm.weight", O)}
+	for l := range 64 {
+		p := fmt.Sprintf("%slayers.%d.", lm, l)
+		ts = append(ts,
+			bf16(p+"input_layernorm.weight", O), bf16(p+"post_attention_layernorm.weight", O),
+			bf16(p+"self_attn.q_proj.weight", 8192, O), bf16(p+"self_attn.k_proj.weight", 1024, O),
+			bf16(p+"self_attn.v_proj.weight", 1024, O), bf16(p+"self_attn.o_proj.weight", O, 8192),
+			bf16(p+"self_attn.q_norm.weight", 128), bf16(p+"self_attn.k_norm.weight", 128),
+			bf16(p+"mlp.gate_proj.weight", 25600, O), bf16(p+"mlp.up_proj.weight", 25600, O), bf16(p+"mlp.down_proj.weight", O, 25600))
+	}
+	v := "model.visual."
+	ts = append(ts, bf16(v+"patch_embed.proj.weight", W, 3, 2, 16, 16), bf16(v+"patch_embed.proj.bias", W),
+		bf16(v+"pos_embed.weight", 2304, W))
+	for b := range 27 {
+		p := fmt.Sprintf("%sblocks.%d.", v, b)
+		ts = append(ts,
+			bf16(p+"norm1.weight", W), bf16(p+"norm1.bias", W), bf16(p+"norm2.weight", W), bf16(p+"norm2.bias", W),
+			bf16(p+"attn.qkv.weight", 3*W, W), bf16(p+"attn.qkv.bias", 3*W), bf16(p+"attn.proj.weight", W, W), bf16(p+"attn.proj.bias", W),
+			bf16(p+"mlp.linear_fc1.weight", I, W), bf16(p+"mlp.linear_fc1.bias", I),
+			bf16(p+"mlp.linear_fc2.weight", W, I), bf16(p+"mlp.linear_fc2.bias", W))
+	}
+	merger := func(p string, norm uint64) []safetensors.Tensor {
+		return []safetensors.Tensor{bf16(p+"norm.weight", norm), bf16(p+"norm.bias", norm),
+			bf16(p+"linear_fc1.weight", M, M), bf16(p+"linear_fc1.bias", M),
+			bf16(p+"linear_fc2.weight", O, M), bf16(p+"linear_fc2.bias", O)}
+	}
+	ts = append(ts, merger(v+"merger.", W)...)
+	for d := range 3 {
+		ts = append(ts, merger(fmt.Sprintf("%sdeepstack_merger_list.%d.", v, d), M)...)
+	}
+	return corpusConfig("Qwen__Qwen3-VL-32B-Instruct"), ts
+}
+
+// TestQwen3VL32BHeader: the checkpoint's 1,058 tensors (706 under
+// model.language_model., 351 under model.visual. and lm_head) sum to
+// 66,714,780,128 B, the count and the index's total_size a stored port of
+// MiniMax-H3 pins for its text encoder, a Qwen3-VL-32B checkpoint
+// (`MiniMaxH3TeConfig::qwen3_vl_32b`: 5120 hidden, 64 layers, 64 query and
+// 8 KV heads of 128, FFN 25,600; "metadata.total_size from the index
+// (66714780128 at snapshot 939557dc)"; index file id 57372990599), and the
+// same 33,357,390,064 elements and bytes a stored record loading it as
+// Qwen3VLForConditionalGeneration asserts (ids 60785799552, 68583294414).
+// By hand: the text model is Qwen3-32B's 32,762,123,264 parameters
+// (TestQwen3Headers); the tower's patch embedding 1152 x 3 x 2 x 16 x 16 +
+// 1152, positions 2304 x 1152: 4,424,832; a block's two LayerNorms 4 x
+// 1152, qkv 3456 x 1152 + 3456, proj 1152^2 + 1152, fc1 4304 x 1152 + 4304,
+// fc2 1152 x 4304 + 1152: 15,239,504, x 27 = 411,466,608; the merger's
+// norm 2 x 1152, fc1 4608^2 + 4608, fc2 5120 x 4608 + 5120: 44,838,656; a
+// deepstack merger the same with its norm over 4608: 44,845,568, x 3. Read
+// by qwen3_vl's rules they are what the config gives at one rank, beside
+// the buffers no checkpoint holds (the mrope table 4 x 262,144 x 128 x 2 B
+// and the tower's 8192 positions x 36 x 2 B, as TestQwen3VL30BA3BHeader
+// counts them); the checkpoint and the config agree rank by rank.
+func TestQwen3VL32BHeader(t *testing.T) {
+	_, ts := qwen3VL32BHeader()
+	checkHeaderNames(t, ts, 1058)
+	const tower = 4_424_832 + 27*15_239_504 + 44_838_656 + 3*44_845_568
+	if got, want := headerTotal(ts), uint64(2*(32_762_123_264+tower)); got != want || want != 66_714_780_128 {
+		t.Errorf("header total %d B, by hand %d, the index's total_size is 66,714,780,128", got, want)
+	}
+	checkByHand(t, []byHandCase{{
+		name: "Qwen3-VL-32B-Instruct", fixture: qwen3VL32BHeader,
+		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 66_714_780_128 + 4*262144*128*2 + 8192*36*2, ""}},
+	}})
+	checkHeaderRanks(t, qwen3VL32BHeader)
+}
