@@ -83,3 +83,71 @@ func TestQwen3VL32BHeader(t *testing.T) {
 	}})
 	checkHeaderRanks(t, qwen3VL32BHeader)
 }
+
+// mistralSmall31Header is mistralai/Mistral-Small-3.1-24B-Instruct-2503's
+// checkpoint in the names transformers 4.50's Mistral3ForConditionalGeneration
+// writes (language_model.model., language_model.lm_head, vision_tower.,
+// multi_modal_projector.), with shapes from the corpus config, bf16: the
+// Mistral text model (40 layers of 9, 32 heads and 8 KV heads of 128, MLP
+// 32,768, 131,072 tokens, the head untied), Pixtral's patch_conv (no
+// bias) and ln_pre, 24 layers of 9 (attention_norm, ffn_norm, q, k, v, o
+// and a gated MLP, no biases) and the projector's norm, patch merger and
+// two linears (multimodal_projector_bias false).
+func mistralSmall31Header() (string, []safetensors.Tensor) {
+	const H, V, VW, VI = 5120, 131072, 1024, 4096
+	t := "language_model.model."
+	ts := []safetensors.Tensor{bf16(t+"embed_tokens.weight", V, H), bf16(t+"norm.weight", H), bf16("language_model.lm_head.weight", V, H)}
+	for l := range 40 {
+		p := fmt.Sprintf("%slayers.%d.", t, l)
+		ts = append(ts,
+			bf16(p+"input_layernorm.weight", H), bf16(p+"post_attention_layernorm.weight", H),
+			bf16(p+"self_attn.q_proj.weight", 4096, H), bf16(p+"self_attn.k_proj.weight", 1024, H),
+			bf16(p+"self_attn.v_proj.weight", 1024, H), bf16(p+"self_attn.o_proj.weight", H, 4096),
+			bf16(p+"mlp.gate_proj.weight", 32768, H), bf16(p+"mlp.up_proj.weight", 32768, H), bf16(p+"mlp.down_proj.weight", H, 32768))
+	}
+	ts = append(ts, bf16("vision_tower.patch_conv.weight", VW, 3, 14, 14), bf16("vision_tower.ln_pre.weight", VW))
+	for l := range 24 {
+		p := fmt.Sprintf("vision_tower.transformer.layers.%d.", l)
+		ts = append(ts, bf16(p+"attention_norm.weight", VW), bf16(p+"ffn_norm.weight", VW),
+			bf16(p+"attention.q_proj.weight", VW, VW), bf16(p+"attention.k_proj.weight", VW, VW),
+			bf16(p+"attention.v_proj.weight", VW, VW), bf16(p+"attention.o_proj.weight", VW, VW),
+			bf16(p+"feed_forward.gate_proj.weight", VI, VW), bf16(p+"feed_forward.up_proj.weight", VI, VW),
+			bf16(p+"feed_forward.down_proj.weight", VW, VI))
+	}
+	ts = append(ts, bf16("multi_modal_projector.norm.weight", VW),
+		bf16("multi_modal_projector.patch_merger.merging_layer.weight", VW, 4*VW),
+		bf16("multi_modal_projector.linear_1.weight", H, VW), bf16("multi_modal_projector.linear_2.weight", H, H))
+	return corpusConfig("mistralai__Mistral-Small-3.1-24B-Instruct-2503"), ts
+}
+
+// TestMistralSmall31Header: the checkpoint's 585 tensors (the text
+// model's 363, Pixtral's 218, the projector's 4) sum to 48,022,722,560 B,
+// twice the 24,011,361,280 parameters keras-hub's Mistral 3 presets give
+// Mistral-Small-3.1-24B (index file id 61107991196) and stored evaluation
+// configs give as the published total of Mistral-Small-3.2-24B-Instruct-2506,
+// the same architecture (ids 67545458665, 70911651117); no stored index
+// was found. By hand: the embedding and the head 2 x 131,072 x 5120 =
+// 1,342,177,280; a layer's q and o 2 x 4096 x 5120, k and v 2 x 1024 x
+// 5120, the MLP 3 x 32,768 x 5120, two norms: 555,755,520, x 40; the final
+// norm 5120: 23,572,403,200. Pixtral's patch_conv 1024 x 3 x 14 x 14 and
+// ln_pre 1024; a layer's attention 4 x 1024^2, MLP 3 x 4096 x 1024, two
+// norms: 16,779,264, x 24: 403,305,472. The projector's norm 1024, patch
+// merger 1024 x 4096, linear_1 5120 x 1024 and linear_2 5120^2:
+// 35,652,608. Read by mistral3's rules they are what the config gives at
+// one rank, beside the rotary tables no checkpoint holds: the text
+// model's 131,072 positions x 128 x 2 B and Pixtral's 2-D table of (1540 /
+// 14)^2 patches x 64 x 4 B (pixtral.py's complex64 freqs_cis); the
+// checkpoint and the config agree rank by rank.
+func TestMistralSmall31Header(t *testing.T) {
+	_, ts := mistralSmall31Header()
+	checkHeaderNames(t, ts, 585)
+	const text, tower, projector = 23_572_403_200, 602_112 + 1024 + 24*16_779_264, 35_652_608
+	if got, want := headerTotal(ts), uint64(2*(text+tower+projector)); got != want || want != 2*24_011_361_280 {
+		t.Errorf("header total %d B, by hand %d, the published parameters are 24,011,361,280 x 2 B", got, want)
+	}
+	checkByHand(t, []byHandCase{{
+		name: "Mistral-Small-3.1-24B-Instruct-2503", fixture: mistralSmall31Header,
+		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 48_022_722_560 + 131072*128*2 + 110*110*64*4, ""}},
+	}})
+	checkHeaderRanks(t, mistralSmall31Header)
+}
