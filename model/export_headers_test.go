@@ -20,6 +20,7 @@ var HeaderFixtures = map[string]func() (string, []safetensors.Tensor){
 	"mistralai/Mistral-7B-Instruct-v0.3":            mistral7BHeader,
 	"Qwen/Qwen3-VL-32B-Instruct":                    qwen3VL32BHeader,
 	"mistralai/Mistral-Small-3.1-24B-Instruct-2503": mistralSmall31Header,
+	"zai-org/GLM-4.5":                               glm45Header,
 	"google/gemma-2-9b-it":                          gemma2_9BHeader,
 	"allenai/Olmo-3.1-32B-Instruct":                 olmo3_32BHeader,
 	"LGAI-EXAONE/EXAONE-4.0-32B":                    exaone4_32BHeader,
