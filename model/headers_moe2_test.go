@@ -102,3 +102,89 @@ func TestGLM45Header(t *testing.T) {
 		t.Errorf("TP8 EP8: checkpoint %d B, config %d B", c, w)
 	}
 }
+
+// llama4ScoutHeader is meta-llama/Llama-4-Scout-17B-16E-Instruct's
+// checkpoint in the names llama4Fixture gives at reduced size
+// (language_model., vision_model., multi_modal_projector.), with shapes
+// from the corpus config, bf16: 48 layers of 5120 wide (40 heads and 8 KV
+// heads of 128, the qk norms weightless), each a router over 16 experts
+// stacked as gate_up_proj [16, 5120, 16,384] and down_proj [16, 8192,
+// 5120] and a shared expert of 8192; the untied head. The tower: patches
+// of 14 of a 336-pixel image (576 and the class token), 34 layers of 1408
+// wide (16 heads, biased attention and MLP of 5632, LayerNorms with
+// biases), the pixel-shuffle adapter 5632 -> 4096 -> 4096 and the
+// projector 4096 -> 5120, no biases.
+func llama4ScoutHeader() (string, []safetensors.Tensor) {
+	const H, V, KV, EI, E, VW, VI = 5120, 202048, 1024, 8192, 16, 1408, 5632
+	lm := "language_model.model."
+	ts := []safetensors.Tensor{bf16(lm+"embed_tokens.weight", V, H), bf16(lm+"norm.weight", H), bf16("language_model.lm_head.weight", V, H)}
+	for l := range 48 {
+		p := fmt.Sprintf("%slayers.%d.", lm, l)
+		f := p + "feed_forward."
+		ts = append(ts,
+			bf16(p+"input_layernorm.weight", H), bf16(p+"post_attention_layernorm.weight", H),
+			bf16(p+"self_attn.q_proj.weight", H, H), bf16(p+"self_attn.k_proj.weight", KV, H),
+			bf16(p+"self_attn.v_proj.weight", KV, H), bf16(p+"self_attn.o_proj.weight", H, H),
+			bf16(f+"router.weight", E, H), bf16(f+"experts.gate_up_proj", E, H, 2*EI), bf16(f+"experts.down_proj", E, EI, H),
+			bf16(f+"shared_expert.gate_proj.weight", EI, H), bf16(f+"shared_expert.up_proj.weight", EI, H),
+			bf16(f+"shared_expert.down_proj.weight", H, EI))
+	}
+	v := "vision_model."
+	ts = append(ts, bf16(v+"patch_embedding.linear.weight", VW, 3*14*14), bf16(v+"class_embedding", VW),
+		bf16(v+"positional_embedding_vlm", 577, VW),
+		bf16(v+"layernorm_pre.weight", VW), bf16(v+"layernorm_pre.bias", VW),
+		bf16(v+"layernorm_post.weight", VW), bf16(v+"layernorm_post.bias", VW))
+	for l := range 34 {
+		p := fmt.Sprintf("%smodel.layers.%d.", v, l)
+		for _, m := range []string{"q_proj", "k_proj", "v_proj", "o_proj"} {
+			ts = append(ts, bf16(p+"self_attn."+m+".weight", VW, VW), bf16(p+"self_attn."+m+".bias", VW))
+		}
+		ts = append(ts, bf16(p+"mlp.fc1.weight", VI, VW), bf16(p+"mlp.fc1.bias", VI), bf16(p+"mlp.fc2.weight", VW, VI), bf16(p+"mlp.fc2.bias", VW),
+			bf16(p+"input_layernorm.weight", VW), bf16(p+"input_layernorm.bias", VW),
+			bf16(p+"post_attention_layernorm.weight", VW), bf16(p+"post_attention_layernorm.bias", VW))
+	}
+	ts = append(ts, bf16(v+"vision_adapter.mlp.fc1.weight", 4096, VI), bf16(v+"vision_adapter.mlp.fc2.weight", 4096, 4096),
+		bf16("multi_modal_projector.linear_1.weight", H, 4096))
+	return corpusConfig("meta-llama__Llama-4-Scout-17B-16E-Instruct"), ts
+}
+
+// TestLlama4ScoutHeader: the checkpoint's 1,133 tensors (the text model's
+// 579, the tower's 554) hold 108,641,793,536 parameters, 217,283,587,072
+// B, the count the Hub gives meta-llama/Llama-4-Scout-17B-16E-Instruct
+// (stored model tables, index file ids 71142266638, 71422969007,
+// 70911651117); no stored index was found. By hand: a layer's q and o 2 x
+// 5120^2, k and v 2 x 1024 x 5120, two norms, the router 16 x 5120, the
+// experts 16 x 5120 x 16,384 and 16 x 8192 x 5120, the shared expert 3 x
+// 8192 x 5120: 2,202,101,760, x 48; the embedding and the head 2 x
+// 202,048 x 5120 and the final norm: 107,769,861,120. The tower's patch
+// embedding 1408 x 588, class token 1408, positions 577 x 1408, pre and
+// post LayerNorms 4 x 1408: 1,647,360; a layer's q, k, v and o 4 x (1408^2
+// + 1408), fc1 5632 x 1408 + 5632, fc2 1408 x 5632 + 1408, two LayerNorms 4
+// x 1408: 23,807,872, x 34; the adapter 4096 x 5632 and 4096^2 and the
+// projector 5120 x 4096: 871,932,416 in all. Read by llama4's rules they
+// are what the config gives at one rank, beside what no checkpoint holds:
+// the llama3 rotary table of 10,485,760 positions x 128 x 2 B, the tower's
+// 2-D table of 577 positions x 44 complex64 values, and the weightless qk
+// norm's ones in float32 on each of the 36 rope layers (128 x 4 B,
+// llama4.py:213-221); the checkpoint and the config agree rank by rank and
+// with the experts split over 8 ranks.
+func TestLlama4ScoutHeader(t *testing.T) {
+	_, ts := llama4ScoutHeader()
+	checkHeaderNames(t, ts, 1133)
+	const text = 48*2_202_101_760 + 2*202048*5120 + 5120
+	const tower = 1_647_360 + 34*23_807_872 + 4096*5632 + 4096*4096 + 5120*4096
+	if got, want := headerTotal(ts), uint64(2*(text+tower)); got != want || want != 2*108_641_793_536 {
+		t.Errorf("header total %d B, by hand %d, the Hub counts 108,641,793,536 parameters", got, want)
+	}
+	checkByHand(t, []byHandCase{{
+		name: "Llama-4-Scout-17B-16E-Instruct", fixture: llama4ScoutHeader,
+		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 217_283_587_072 + 10485760*128*2 + 577*44*8 + 36*128*4, ""}},
+	}})
+	checkHeaderRanks(t, llama4ScoutHeader)
+	a, _ := attach(t, llama4ScoutHeader)
+	sh := Whole(a, 8, 2, a.Quant)
+	sh.ExpertRanks = 8
+	if c, w := sum(CheckpointWeights(a, sh)), sum(Weights(a, sh)); c != w {
+		t.Errorf("TP8 EP8: checkpoint %d B, config %d B", c, w)
+	}
+}
