@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -182,6 +183,99 @@ func TestLlama4ScoutHeader(t *testing.T) {
 	}})
 	checkHeaderRanks(t, llama4ScoutHeader)
 	a, _ := attach(t, llama4ScoutHeader)
+	sh := Whole(a, 8, 2, a.Quant)
+	sh.ExpertRanks = 8
+	if c, w := sum(CheckpointWeights(a, sh)), sum(Weights(a, sh)); c != w {
+		t.Errorf("TP8 EP8: checkpoint %d B, config %d B", c, w)
+	}
+}
+
+// deepSeekV3Header is deepseek-ai/DeepSeek-V3's checkpoint in its remote
+// code's names, with shapes from the corpus config: 61 layers of 7168
+// wide, MLA with a query LoRA of 1536 and 128 heads (q_a_proj,
+// q_a_layernorm, q_b_proj 128 x 192 rows, kv_a_proj_with_mqa 576 rows,
+// kv_a_layernorm, kv_b_proj 128 x 256 rows, o_proj), layers 0-2 a dense
+// MLP of 18,432, layers 3-60 a router over 256 experts of 2048 with its
+// float32 bias and one shared expert; every linear of a layer in fp8 with
+// float32 128 x 128 block scales, the rest bf16; the untied head; and the
+// MTP layer 61 (a MoE layer with its own embedding, enorm, hnorm, eh_proj
+// in bf16 and shared_head's norm and head).
+func deepSeekV3Header() (string, []safetensors.Tensor) {
+	const H, V, NH, QL, KVL, I, EI, E = 7168, 129280, 128, 1536, 512, 18432, 2048, 256
+	mlp := func(p string, inter uint64) []safetensors.Tensor {
+		return slices.Concat(fp8Block(p+"gate_proj", inter, H), fp8Block(p+"up_proj", inter, H), fp8Block(p+"down_proj", H, inter))
+	}
+	ts := []safetensors.Tensor{bf16("model.embed_tokens.weight", V, H), bf16("model.norm.weight", H), bf16("lm_head.weight", V, H)}
+	for l := range 62 {
+		p := fmt.Sprintf("model.layers.%d.", l)
+		a := p + "self_attn."
+		ts = append(ts, bf16(p+"input_layernorm.weight", H), bf16(p+"post_attention_layernorm.weight", H),
+			bf16(a+"q_a_layernorm.weight", QL), bf16(a+"kv_a_layernorm.weight", KVL))
+		ts = slices.Concat(ts, fp8Block(a+"q_a_proj", QL, H), fp8Block(a+"q_b_proj", NH*192, QL),
+			fp8Block(a+"kv_a_proj_with_mqa", KVL+64, H), fp8Block(a+"kv_b_proj", NH*256, KVL), fp8Block(a+"o_proj", H, NH*128))
+		if l < 3 {
+			ts = append(ts, mlp(p+"mlp.", I)...)
+			continue
+		}
+		ts = append(ts, bf16(p+"mlp.gate.weight", E, H), typed("F32", p+"mlp.gate.e_score_correction_bias", E))
+		for e := range E {
+			ts = append(ts, mlp(fmt.Sprintf("%smlp.experts.%d.", p, e), EI)...)
+		}
+		ts = append(ts, mlp(p+"mlp.shared_experts.", EI)...)
+	}
+	m := "model.layers.61."
+	ts = append(ts, bf16(m+"embed_tokens.weight", V, H), bf16(m+"enorm.weight", H), bf16(m+"hnorm.weight", H),
+		bf16(m+"eh_proj.weight", H, 2*H), bf16(m+"shared_head.norm.weight", H), bf16(m+"shared_head.head.weight", V, H))
+	return corpusConfig("deepseek-ai__DeepSeek-V3"), ts
+}
+
+// TestDeepSeekV3Header: the checkpoint's 91,991 tensors hold, by dtype,
+// the parameters the Hub's safetensors metadata gives
+// deepseek-ai/DeepSeek-V3 (BF16 3,918,786,560, F8_E4M3 680,571,043,840,
+// F32 41,555,600: 684,531,386,000; stored API answers, index file ids
+// 67469160833, 58758039937), which makes its tensors 688,574,839,360 B: the
+// index's total_size (the 688,586,727,753 B stored elsewhere, id
+// 59118868630, is the 163 files' size, their headers included). By hand,
+// an fp8 linear [o, i] is o x i B and ceil(o/128) x ceil(i/128) float32
+// scales: a layer's q_a_proj 11,012,736, q_b_proj 37,757,952,
+// kv_a_proj_with_mqa 4,129,888, kv_b_proj 16,781,312, o_proj 117,469,184,
+// its four bf16 norms 2 x (2 x 7168 + 1536 + 512): 187,183,840; a dense
+// MLP 396,458,496 (layers 0-2); an expert 44,050,944, so a MoE layer's
+// 256 and the shared one, the bf16 router 256 x 7168 and its float32 bias:
+// 11,324,763,648 (layers 3-60 and the MTP layer); the embedding and the
+// head 2 x 129,280 x 7168 x 2 B and the final norm; the MTP layer's own
+// embedding, head, eh_proj 7168 x 14,336 and three norms in bf16:
+// 15,424,227,552 with its MoE layer. Read by deepseek_v3's rules, vLLM
+// skips the MTP layer's 1,564 tensors and holds the YaRN table of 4096 x
+// 40 positions x 64 x 2 B; the checkpoint and the config agree rank by
+// rank and with the experts split over 8 ranks.
+func TestDeepSeekV3Header(t *testing.T) {
+	_, ts := deepSeekV3Header()
+	checkHeaderNames(t, ts, 91991)
+	byDtype := map[string]uint64{}
+	for _, x := range ts {
+		n := uint64(1)
+		for _, d := range x.Shape {
+			n *= d
+		}
+		byDtype[x.Dtype] += n
+	}
+	if diff := cmp.Diff(map[string]uint64{"BF16": 3_918_786_560, "F8_E4M3": 680_571_043_840, "F32": 41_555_600}, byDtype); diff != "" {
+		t.Errorf("parameters by dtype (-Hub +fixture):\n%s", diff)
+	}
+	const attn, dense, moe, mtp = 187_183_840, 396_458_496, 11_324_763_648, 15_424_227_552
+	if got, want := headerTotal(ts), uint64(3*(attn+dense)+58*(attn+moe)+2*129280*7168*2+2*7168+mtp); got != want || want != 688_574_839_360 {
+		t.Errorf("header total %d B, by hand %d, the Hub's dtypes give 688,574,839,360", got, want)
+	}
+	checkByHand(t, []byHandCase{{
+		name: "DeepSeek-V3", fixture: deepSeekV3Header,
+		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 688_574_839_360 - mtp + 4096*40*64*2, ""}},
+	}})
+	a, notes := attach(t, deepSeekV3Header)
+	if diff := cmp.Diff([]SkippedTensors{{Reason: skipMTP, Count: 1564}}, notes.Skipped); diff != "" {
+		t.Errorf("skipped (-want +got):\n%s", diff)
+	}
+	checkHeaderRanks(t, deepSeekV3Header)
 	sh := Whole(a, 8, 2, a.Quant)
 	sh.ExpertRanks = 8
 	if c, w := sum(CheckpointWeights(a, sh)), sum(Weights(a, sh)); c != w {
