@@ -17,7 +17,8 @@ import (
 // norms), layers 0-2 a dense MLP of 12,288, layers 3-91 a router over 160
 // experts of 1536 with its bias and one shared expert; the untied head;
 // and the MTP layer 92, a MoE layer with eh_proj, enorm, hnorm and
-// shared_head.norm (no copy of the embedding or the head).
+// shared_head's norm and head, and its own embedding (as GLM-4.7-Flash's
+// MTP layer holds them).
 func glm45Header() (string, []safetensors.Tensor) {
 	const H, V, Q, KV, I, EI, E = 5120, 151552, 96 * 128, 8 * 128, 12288, 1536, 160
 	ts := []safetensors.Tensor{bf16("lm_head.weight", V, H), bf16("model.embed_tokens.weight", V, H), bf16("model.norm.weight", H)}
@@ -43,35 +44,36 @@ func glm45Header() (string, []safetensors.Tensor) {
 		}
 		ts = append(ts, mlp(p+"mlp.shared_experts.", EI)...)
 	}
-	ts = append(ts, bf16("model.layers.92.eh_proj.weight", H, 2*H), bf16("model.layers.92.enorm.weight", H),
-		bf16("model.layers.92.hnorm.weight", H), bf16("model.layers.92.shared_head.norm.weight", H))
+	m := "model.layers.92."
+	ts = append(ts, bf16(m+"eh_proj.weight", H, 2*H), bf16(m+"embed_tokens.weight", V, H), bf16(m+"enorm.weight", H),
+		bf16(m+"hnorm.weight", H), bf16(m+"shared_head.head.weight", V, H), bf16(m+"shared_head.norm.weight", H))
 	return corpusConfig("zai-org__GLM-4.5"), ts
 }
 
-// TestGLM45Header: the checkpoint's 44,689 tensors hold 356,785,898,816
-// parameters, the count the Hub gives zai-org/GLM-4.6 (its architecture
-// is GLM-4.5's but for the context length; a stored recipe test, "356.8B
-// params on Hub", and a stored model survey, index file ids 68496176085,
-// 69468411049); no stored index or total_size was found. By hand: a
-// layer's attention q 12,288 x 5120 + 12,288, k and v 2 x (1024 x 5120 +
-// 1024), o 5120 x 12,288, q and k norms 256: 136,329,472, and two norms
-// 10,240; a dense MLP 3 x 12,288 x 5120 = 188,743,680 (layers 0-2); a MoE
-// layer's 160 experts of 3 x 1536 x 5120, the shared expert of the same,
-// the router 160 x 5120 and its bias 160: 3,799,285,920 (layers 3-91 and
-// the MTP layer); the MTP layer's eh_proj 5120 x 10,240 and three norms
-// 15,360; the embedding and the head 2 x 151,552 x 5120 and the final
-// norm. In bytes 713,571,826,432: twice the parameters and 2 B more for
-// each of the 90 routing biases' 160 float32 values. Read by glm4_moe's
-// rules, vLLM skips the MTP layer (496 tensors as a MoE layer, 4 of its
-// own: 3,988,069,792 parameters, its bias in float32: 7,976,139,904 B),
-// builds each of the 89 routers in float32 (glm4_moe.py's gate
-// params_dtype: 160 x 5120 x 2 B more a layer) and the rotary table of
-// 131,072 positions x 64 (partial_rotary_factor 0.5 of 128) x 2 B; the
-// checkpoint and the config agree rank by rank and with the experts split
-// over 8 ranks.
+// TestGLM45Header: the checkpoint's 44,691 tensors hold 358,337,791,296
+// parameters, the count the Hub gives zai-org/GLM-4.5 (a stored model
+// table, index file id 70911651117; GLM-4.6, whose MTP layer drops its
+// copies of the embedding and the head, 2 x 151,552 x 5120 fewer, counts
+// 356,785,898,816: ids 68496176085, 69468411049); no stored index or
+// total_size was found. By hand: a layer's attention q 12,288 x 5120 +
+// 12,288, k and v 2 x (1024 x 5120 + 1024), o 5120 x 12,288, q and k norms
+// 256: 136,329,472, and two norms 10,240; a dense MLP 3 x 12,288 x 5120 =
+// 188,743,680 (layers 0-2); a MoE layer's 160 experts of 3 x 1536 x 5120,
+// the shared expert of the same, the router 160 x 5120 and its bias 160:
+// 3,799,285,920 (layers 3-91 and the MTP layer); the MTP layer's eh_proj
+// 5120 x 10,240, three norms, embedding and head; the embedding and the
+// head 2 x 151,552 x 5120 and the final norm. In bytes twice the
+// parameters and 2 B more for each of the 90 routing biases' 160 float32
+// values. Read by glm4_moe's rules, vLLM skips the MTP layer (496 tensors
+// as a MoE layer, 6 of its own: 5,539,962,272 parameters, its bias in
+// float32: 11,079,924,864 B), builds each of the 89 routers in float32
+// (glm4_moe.py's gate params_dtype: 160 x 5120 x 2 B more a layer) and the
+// rotary table of 131,072 positions x 64 (partial_rotary_factor 0.5 of
+// 128) x 2 B; the checkpoint and the config agree rank by rank and with
+// the experts split over 8 ranks.
 func TestGLM45Header(t *testing.T) {
 	_, ts := glm45Header()
-	checkHeaderNames(t, ts, 44689)
+	checkHeaderNames(t, ts, 44691)
 	var params uint64
 	for _, x := range ts {
 		n := uint64(1)
@@ -80,20 +82,23 @@ func TestGLM45Header(t *testing.T) {
 		}
 		params += n
 	}
-	const attn, dense, moe = 136_329_472 + 10_240, 188_743_680, 3_799_285_920
-	const mtp = attn + moe + 5120*10240 + 3*5120
-	if want := uint64(3*(attn+dense) + 89*(attn+moe) + mtp + 2*151552*5120 + 5120); params != want || want != 356_785_898_816 {
-		t.Errorf("%d parameters, by hand %d, the Hub counts 356,785,898,816", params, want)
+	const attn, dense, moe, vh = 136_329_472 + 10_240, 188_743_680, 3_799_285_920, 2 * 151552 * 5120
+	const mtp = attn + moe + 5120*10240 + 3*5120 + vh
+	if want := uint64(3*(attn+dense) + 89*(attn+moe) + mtp + vh + 5120); params != want || want != 358_337_791_296 {
+		t.Errorf("%d parameters, by hand %d, the Hub counts 358,337,791,296", params, want)
 	}
-	if got := headerTotal(ts); got != 2*356_785_898_816+90*160*2 {
-		t.Errorf("header total %d B, want %d", got, uint64(2*356_785_898_816+90*160*2))
+	if got, want := headerTotal(ts), uint64(2*358_337_791_296+90*160*2); got != want {
+		t.Errorf("header total %d B, want %d", got, want)
+	}
+	if 2*mtp+160*2 != 11_079_924_864 {
+		t.Errorf("the MTP layer %d B, want 11,079,924,864", uint64(2*mtp+160*2))
 	}
 	checkByHand(t, []byHandCase{{
 		name: "GLM-4.5", fixture: glm45Header,
-		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 713_571_826_432 - 7_976_139_904 + 89*160*5120*2 + 131072*64*2, ""}},
+		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 2*358_337_791_296 + 90*160*2 - 11_079_924_864 + 89*160*5120*2 + 131072*64*2, ""}},
 	}})
 	a, notes := attach(t, glm45Header)
-	if diff := cmp.Diff([]SkippedTensors{{Reason: skipMTP, Count: 500}}, notes.Skipped); diff != "" {
+	if diff := cmp.Diff([]SkippedTensors{{Reason: skipMTP, Count: 502}}, notes.Skipped); diff != "" {
 		t.Errorf("skipped (-want +got):\n%s", diff)
 	}
 	checkHeaderRanks(t, glm45Header)
