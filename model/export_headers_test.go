@@ -23,6 +23,7 @@ var HeaderFixtures = map[string]func() (string, []safetensors.Tensor){
 	"zai-org/GLM-4.5":                               glm45Header,
 	"meta-llama/Llama-4-Scout-17B-16E-Instruct":     llama4ScoutHeader,
 	"deepseek-ai/DeepSeek-V3":                       deepSeekV3Header,
+	"MiniMaxAI/MiniMax-M2.5":                        miniMaxM2Header,
 	"google/gemma-2-9b-it":                          gemma2_9BHeader,
 	"allenai/Olmo-3.1-32B-Instruct":                 olmo3_32BHeader,
 	"LGAI-EXAONE/EXAONE-4.0-32B":                    exaone4_32BHeader,

@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -216,8 +217,8 @@ func deepSeekV3Header() (string, []safetensors.Tensor) {
 		a := p + "self_attn."
 		ts = append(ts, bf16(p+"input_layernorm.weight", H), bf16(p+"post_attention_layernorm.weight", H),
 			bf16(a+"q_a_layernorm.weight", QL), bf16(a+"kv_a_layernorm.weight", KVL))
-		ts = slices.Concat(ts, fp8Block(a+"q_a_proj", QL, H), fp8Block(a+"q_b_proj", NH*192, QL),
-			fp8Block(a+"kv_a_proj_with_mqa", KVL+64, H), fp8Block(a+"kv_b_proj", NH*256, KVL), fp8Block(a+"o_proj", H, NH*128))
+		ts = append(ts, slices.Concat(fp8Block(a+"q_a_proj", QL, H), fp8Block(a+"q_b_proj", NH*192, QL),
+			fp8Block(a+"kv_a_proj_with_mqa", KVL+64, H), fp8Block(a+"kv_b_proj", NH*256, KVL), fp8Block(a+"o_proj", H, NH*128))...)
 		if l < 3 {
 			ts = append(ts, mlp(p+"mlp.", I)...)
 			continue
@@ -281,6 +282,86 @@ func TestDeepSeekV3Header(t *testing.T) {
 		t.Errorf("skipped (-want +got):\n%s", diff)
 	}
 	checkHeaderRanks(t, deepSeekV3Header)
+	sh := Whole(a, 8, 2, a.Quant)
+	sh.ExpertRanks = 8
+	if c, w := sum(CheckpointWeights(a, sh)), sum(Weights(a, sh)); c != w {
+		t.Errorf("TP8 EP8: checkpoint %d B, config %d B", c, w)
+	}
+}
+
+// miniMaxM2Header is the checkpoint of MiniMaxAI/MiniMax-M2.5 in its
+// remote code's names, over the corpus's MiniMax-M2.7 config (the same
+// architecture; see TestMiniMaxM2Header): 62 layers of 3072 wide (48 heads
+// and 8 KV heads of 128, q_norm over 6144 and k_norm over 1024), each a
+// bf16 router over 256 experts of 1536 (w1, w3, w2) with its float32
+// routing bias; q, k, v, o and the experts in fp8 with float32 128 x 128
+// block scales, the rest bf16 (modules_to_not_convert: gate,
+// e_score_correction_bias, lm_head); the untied head; no MTP modules.
+func miniMaxM2Header() (string, []safetensors.Tensor) {
+	const H, V, Q, KV, EI, E = 3072, 200064, 48 * 128, 8 * 128, 1536, 256
+	ts := []safetensors.Tensor{bf16("model.embed_tokens.weight", V, H), bf16("model.norm.weight", H), bf16("lm_head.weight", V, H)}
+	for l := range 62 {
+		p := fmt.Sprintf("model.layers.%d.", l)
+		a := p + "self_attn."
+		ts = append(ts, bf16(p+"input_layernorm.weight", H), bf16(p+"post_attention_layernorm.weight", H),
+			bf16(a+"q_norm.weight", Q), bf16(a+"k_norm.weight", KV),
+			bf16(p+"block_sparse_moe.gate.weight", E, H), typed("F32", p+"block_sparse_moe.e_score_correction_bias", E))
+		ts = append(ts, slices.Concat(fp8Block(a+"q_proj", Q, H), fp8Block(a+"k_proj", KV, H), fp8Block(a+"v_proj", KV, H), fp8Block(a+"o_proj", H, Q))...)
+		for e := range E {
+			x := fmt.Sprintf("%sblock_sparse_moe.experts.%d.", p, e)
+			ts = append(ts, slices.Concat(fp8Block(x+"w1", EI, H), fp8Block(x+"w3", EI, H), fp8Block(x+"w2", H, EI))...)
+		}
+	}
+	return corpusConfig("MiniMaxAI__MiniMax-M2.7"), ts
+}
+
+// TestMiniMaxM2Header: the checkpoint's 96,103 tensors hold
+// 228,703,644,928 parameters, the count the Hub gives MiniMaxAI/MiniMax-M2.5
+// (a stored model survey, index file id 69468411049); the same survey
+// counts M2, M2.1 and M2.7 13,880,064 fewer, exactly this layout's float32
+// block scales (62 layers x (the attention's 2 x 1152 + 2 x 192 and the
+// experts' 256 x 3 x 288)): their published headers were not found, so the
+// fixture is M2.5's layout over M2.7's config, whose shapes it shares.
+// No stored index or total_size was found. By hand, an fp8 linear [o, i]
+// is o x i B and ceil(o/128) x ceil(i/128) float32 scales: a layer's q and
+// o 18,878,976 each, k and v 3,146,496 each; an expert's w1, w3 and w2
+// 4,719,744 each, x 256; its bf16 norms 2 x 3072, q_norm 6144, k_norm
+// 1024 and router 256 x 3072, its float32 bias 256: 3,670,414,848 B a
+// layer, x 62; the embedding and the head 2 x 200,064 x 3072 x 2 B and the
+// final norm: 230,024,113,152 B. Read by minimax_m2's rules they are what
+// the config gives at one rank, beside each router built in float32
+// (minimax_m2.py's gate params_dtype: 256 x 3072 x 2 B more a layer) and
+// the rotary table of 204,800 positions x rotary_dim 64 x 2 B; the
+// checkpoint and the config agree rank by rank and with the experts split
+// over 8 ranks.
+func TestMiniMaxM2Header(t *testing.T) {
+	_, ts := miniMaxM2Header()
+	checkHeaderNames(t, ts, 96103)
+	var params, scales uint64
+	for _, x := range ts {
+		n := uint64(1)
+		for _, d := range x.Shape {
+			n *= d
+		}
+		params += n
+		if strings.HasSuffix(x.Name, "weight_scale_inv") {
+			scales += n
+		}
+	}
+	if params != 228_703_644_928 || params-scales != 228_689_764_864 {
+		t.Errorf("%d parameters, %d without the block scales; the Hub counts M2.5 228,703,644,928 and M2.7 228,689,764,864", params, params-scales)
+	}
+	const attn, expert = 2*18_878_976 + 2*3_146_496, 3 * 4_719_744
+	const layer = attn + 256*expert + 2*(2*3072+6144+1024+256*3072) + 256*4
+	if got, want := headerTotal(ts), uint64(62*layer+2*200064*3072*2+3072*2); got != want || want != 230_024_113_152 {
+		t.Errorf("header total %d B, by hand %d", got, want)
+	}
+	checkByHand(t, []byHandCase{{
+		name: "MiniMax-M2", fixture: miniMaxM2Header,
+		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 230_024_113_152 + 62*256*3072*2 + 204800*64*2, ""}},
+	}})
+	checkHeaderRanks(t, miniMaxM2Header)
+	a, _ := attach(t, miniMaxM2Header)
 	sh := Whole(a, 8, 2, a.Quant)
 	sh.ExpertRanks = 8
 	if c, w := sum(CheckpointWeights(a, sh)), sum(Weights(a, sh)); c != w {
