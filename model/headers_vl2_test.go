@@ -151,3 +151,100 @@ func TestMistralSmall31Header(t *testing.T) {
 	}})
 	checkHeaderRanks(t, mistralSmall31Header)
 }
+
+// qwen35_27BHeader is Qwen/Qwen3.5-27B's checkpoint in the names its
+// published files use (model.language_model., model.visual., lm_head,
+// mtp.), with shapes from the corpus config, all bf16: 64 layers of 5120
+// wide, every 4th full attention (24 heads of 256 with the output gate, so
+// q_proj 2 x 6144 rows, 4 KV heads, q and k norms), the others a gated
+// delta net (16 key heads and 48 value heads of 128: in_proj_qkv 10,240
+// rows, in_proj_z 6144, in_proj_b and in_proj_a 48, conv1d [10,240, 1, 4],
+// dt_bias, A_log, norm 128, out_proj); a dense MLP of 17,408 on every
+// layer; the untied head; Qwen3-VL's tower without deepstack mergers; and
+// the MTP module (fc, its two input norms, one full-attention layer, norm).
+func qwen35_27BHeader() (string, []safetensors.Tensor) {
+	const H, V, I, W, VI, M = 5120, 248320, 17408, 1152, 4304, 4 * 1152
+	lm := "model.language_model."
+	ts := []safetensors.Tensor{bf16(lm+"embed_tokens.weight", V, H), bf16(lm+"norm.weight", H), bf16("lm_head.weight", V, H)}
+	full := func(p string) []safetensors.Tensor {
+		return []safetensors.Tensor{
+			bf16(p+"self_attn.q_proj.weight", 2*24*256, H), bf16(p+"self_attn.k_proj.weight", 1024, H),
+			bf16(p+"self_attn.v_proj.weight", 1024, H), bf16(p+"self_attn.o_proj.weight", H, 24*256),
+			bf16(p+"self_attn.q_norm.weight", 256), bf16(p+"self_attn.k_norm.weight", 256)}
+	}
+	dense := func(p string) []safetensors.Tensor {
+		return []safetensors.Tensor{bf16(p+"input_layernorm.weight", H), bf16(p+"post_attention_layernorm.weight", H),
+			bf16(p+"mlp.gate_proj.weight", I, H), bf16(p+"mlp.up_proj.weight", I, H), bf16(p+"mlp.down_proj.weight", H, I)}
+	}
+	for l := range 64 {
+		p := fmt.Sprintf("%slayers.%d.", lm, l)
+		ts = append(ts, dense(p)...)
+		if l%4 == 3 {
+			ts = append(ts, full(p)...)
+			continue
+		}
+		a := p + "linear_attn."
+		ts = append(ts,
+			bf16(a+"in_proj_qkv.weight", 2*2048+6144, H), bf16(a+"in_proj_z.weight", 6144, H),
+			bf16(a+"in_proj_b.weight", 48, H), bf16(a+"in_proj_a.weight", 48, H),
+			bf16(a+"conv1d.weight", 2*2048+6144, 1, 4), bf16(a+"dt_bias", 48), bf16(a+"A_log", 48),
+			bf16(a+"norm.weight", 128), bf16(a+"out_proj.weight", H, 6144))
+	}
+	v := "model.visual."
+	ts = append(ts, bf16(v+"patch_embed.proj.weight", W, 3, 2, 16, 16), bf16(v+"patch_embed.proj.bias", W),
+		bf16(v+"pos_embed.weight", 2304, W))
+	for b := range 27 {
+		p := fmt.Sprintf("%sblocks.%d.", v, b)
+		ts = append(ts,
+			bf16(p+"norm1.weight", W), bf16(p+"norm1.bias", W), bf16(p+"norm2.weight", W), bf16(p+"norm2.bias", W),
+			bf16(p+"attn.qkv.weight", 3*W, W), bf16(p+"attn.qkv.bias", 3*W), bf16(p+"attn.proj.weight", W, W), bf16(p+"attn.proj.bias", W),
+			bf16(p+"mlp.linear_fc1.weight", VI, W), bf16(p+"mlp.linear_fc1.bias", VI),
+			bf16(p+"mlp.linear_fc2.weight", W, VI), bf16(p+"mlp.linear_fc2.bias", W))
+	}
+	ts = append(ts, bf16(v+"merger.norm.weight", W), bf16(v+"merger.norm.bias", W),
+		bf16(v+"merger.linear_fc1.weight", M, M), bf16(v+"merger.linear_fc1.bias", M),
+		bf16(v+"merger.linear_fc2.weight", H, M), bf16(v+"merger.linear_fc2.bias", H))
+	ts = append(ts, bf16("mtp.fc.weight", H, 2*H), bf16("mtp.pre_fc_norm_embedding.weight", H),
+		bf16("mtp.pre_fc_norm_hidden.weight", H), bf16("mtp.norm.weight", H))
+	ts = append(ts, dense("mtp.layers.0.")...)
+	ts = append(ts, full("mtp.layers.0.")...)
+	return corpusConfig("Qwen__Qwen3.5-27B"), ts
+}
+
+// TestQwen35_27BHeader: the checkpoint's 1,199 tensors sum to
+// 55,562,855,904 B, 27,781,427,952 bf16 parameters: the count the Hub
+// gives Qwen/Qwen3.5-27B (stored model lists and API answers, index file
+// ids 55778153074, 65949693075), and the tensor count and index total_size
+// a stored inventory of a checkpoint of the same count and layout reports
+// ("n_tensors=1199", "index_metadata_total_size=55562855904", id
+// 68366820786); a stored loader pins the 424,699,392 MTP parameters it
+// excludes, leaving 27,356,728,560 (id 69680267530, keras-hub's qwen3_5_27b
+// preset the same, id 52490800823). By hand: a delta-net layer's
+// in_proj_qkv 10,240 x 5120, in_proj_z 6144 x 5120, in_proj_b and
+// in_proj_a 2 x 48 x 5120, conv1d 10,240 x 4, dt_bias and A_log 96, norm
+// 128, out_proj 5120 x 6144: 115,876,064 (48 layers); a full-attention
+// layer's q 12,288 x 5120, k and v 2 x 1024 x 5120, o 5120 x 6144, q and k
+// norms 512: 104,858,112 (16 layers); each layer's MLP 3 x 17,408 x 5120
+// and two norms: 267,397,120; the embedding and the head 2 x 248,320 x
+// 5120 and the final norm: 26,895,998,464. The tower is
+// TestQwen3VL32BHeader's without the deepstack mergers: 460,730,096. The
+// MTP module's fc 5120 x 10,240, three norms and one full-attention layer
+// with its MLP: 424,699,392. Read by qwen3_5's rules vLLM skips the MTP
+// module's 15 tensors, holds A_log in float32 (48 x 2 B more on each
+// delta-net layer) and the buffers no checkpoint holds (the mrope table 4
+// x 262,144 x 64 x 2 B, a quarter of each head rotary, and the tower's
+// 8192 x 36 x 2 B); the checkpoint and the config agree rank by rank.
+func TestQwen35_27BHeader(t *testing.T) {
+	_, ts := qwen35_27BHeader()
+	checkHeaderNames(t, ts, 1199)
+	const text = 48*(115_876_064+267_397_120) + 16*(104_858_112+267_397_120) + 2*248320*5120 + 5120
+	const tower, mtp = 460_730_096, 424_699_392
+	if got, want := headerTotal(ts), uint64(2*(text+tower+mtp)); got != want || want != 55_562_855_904 {
+		t.Errorf("header total %d B, by hand %d, the index's total_size is 55,562,855,904", got, want)
+	}
+	checkByHand(t, []byHandCase{{
+		name: "Qwen3.5-27B", fixture: qwen35_27BHeader,
+		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 55_562_855_904 - 2*mtp + 48*48*2 + 4*262144*64*2 + 8192*36*2, ""}},
+	}})
+	checkHeaderRanks(t, qwen35_27BHeader)
+}
