@@ -368,3 +368,97 @@ func TestMiniMaxM2Header(t *testing.T) {
 		t.Errorf("TP8 EP8: checkpoint %d B, config %d B", c, w)
 	}
 }
+
+// qwen3NextHeader is Qwen/Qwen3-Next-80B-A3B-Thinking's checkpoint in
+// transformers' Qwen3Next names, with shapes from the corpus config, all
+// bf16: 48 layers of 2048 wide, every 4th full attention (16 heads of 256
+// with the output gate, so q_proj 2 x 4096 rows, 2 KV heads, q and k
+// norms), the others a gated delta net stored fused (in_proj_qkvz 2 x
+// 2048 + 2 x 4096 rows, in_proj_ba 2 x 32, conv1d [8192, 1, 4], dt_bias,
+// A_log, norm 128, out_proj); every layer a router over 512 experts of 512
+// one by one, a shared expert of 512 and its gate; the untied head; and
+// the MTP module (fc, its two input norms, one full-attention MoE layer,
+// norm).
+func qwen3NextHeader() (string, []safetensors.Tensor) {
+	const H, V, EI, E = 2048, 151936, 512, 512
+	ts := []safetensors.Tensor{bf16("model.embed_tokens.weight", V, H), bf16("model.norm.weight", H), bf16("lm_head.weight", V, H)}
+	mlp := func(p string) []safetensors.Tensor {
+		return []safetensors.Tensor{bf16(p+"gate_proj.weight", EI, H), bf16(p+"up_proj.weight", EI, H), bf16(p+"down_proj.weight", H, EI)}
+	}
+	full := func(p string) []safetensors.Tensor {
+		return []safetensors.Tensor{
+			bf16(p+"self_attn.q_proj.weight", 2*16*256, H), bf16(p+"self_attn.k_proj.weight", 512, H),
+			bf16(p+"self_attn.v_proj.weight", 512, H), bf16(p+"self_attn.o_proj.weight", H, 16*256),
+			bf16(p+"self_attn.q_norm.weight", 256), bf16(p+"self_attn.k_norm.weight", 256)}
+	}
+	moe := func(p string) []safetensors.Tensor {
+		ts := []safetensors.Tensor{bf16(p+"input_layernorm.weight", H), bf16(p+"post_attention_layernorm.weight", H),
+			bf16(p+"mlp.gate.weight", E, H), bf16(p+"mlp.shared_expert_gate.weight", 1, H)}
+		for e := range E {
+			ts = append(ts, mlp(fmt.Sprintf("%smlp.experts.%d.", p, e))...)
+		}
+		return append(ts, mlp(p+"mlp.shared_expert.")...)
+	}
+	for l := range 48 {
+		p := fmt.Sprintf("model.layers.%d.", l)
+		ts = append(ts, moe(p)...)
+		if l%4 == 3 {
+			ts = append(ts, full(p)...)
+			continue
+		}
+		a := p + "linear_attn."
+		ts = append(ts,
+			bf16(a+"in_proj_qkvz.weight", 2*2048+2*4096, H), bf16(a+"in_proj_ba.weight", 2*32, H),
+			bf16(a+"conv1d.weight", 2*2048+4096, 1, 4), bf16(a+"dt_bias", 32), bf16(a+"A_log", 32),
+			bf16(a+"norm.weight", 128), bf16(a+"out_proj.weight", H, 4096))
+	}
+	ts = append(ts, bf16("mtp.fc.weight", H, 2*H), bf16("mtp.pre_fc_norm_embedding.weight", H),
+		bf16("mtp.pre_fc_norm_hidden.weight", H), bf16("mtp.norm.weight", H))
+	ts = append(ts, moe("mtp.layers.0.")...)
+	ts = append(ts, full("mtp.layers.0.")...)
+	return corpusConfig("Qwen__Qwen3-Next-80B-A3B-Thinking"), ts
+}
+
+// TestQwen3NextHeader: the checkpoint's 75,944 tensors hold
+// 81,324,862,720 bf16 parameters, the count the Hub gives
+// Qwen/Qwen3-Next-80B-A3B-Thinking and -Instruct (stored model tables,
+// index file ids 69468411049, 70911651117); Qwen3-Coder-Next, the same
+// model without the MTP module, counts 79,674,391,296 in 74,391 tensors, a
+// stored budget check pinning both and its bf16 bytes as twice the count
+// (id 59179990010). No stored index was found. By hand: a delta-net
+// layer's in_proj_qkvz 12,288 x 2048, in_proj_ba 64 x 2048, conv1d 8192 x
+// 4, dt_bias, A_log and norm 192, out_proj 2048 x 4096: 33,718,464 (36
+// layers); a full-attention layer's q 8192 x 2048, k and v 2 x 512 x
+// 2048, o 2048 x 4096, q and k norms 512: 27,263,488 (12 layers); each
+// layer's router 512 x 2048, 512 experts of 3 x 512 x 2048, the shared
+// expert the same and its gate 2048: 1,614,809,088, and two norms; the
+// embedding and the head 2 x 151,936 x 2048 and the final norm; the MTP
+// module's fc 2048 x 4096, three norms and one full-attention MoE layer:
+// 1,650,471,424 (1,553 tensors). Read by qwen3_next's rules vLLM skips the
+// MTP module, holds A_log in float32 (32 x 2 B more on each delta-net
+// layer) and the rotary table of 262,144 positions x 64 (a quarter of
+// 256) x 2 B; the checkpoint and the config agree rank by rank and with
+// the experts split over 8 ranks.
+func TestQwen3NextHeader(t *testing.T) {
+	_, ts := qwen3NextHeader()
+	checkHeaderNames(t, ts, 75944)
+	const lin, full, moe = 33_718_464, 27_263_488, 1_614_809_088 + 4096
+	const mtp = 2048*4096 + 3*2048 + full + moe
+	if got, want := headerTotal(ts), uint64(2*(36*(lin+moe)+12*(full+moe)+2*151936*2048+2048+mtp)); got != want || want != 2*81_324_862_720 || mtp != 1_650_471_424 {
+		t.Errorf("header total %d B, by hand %d, the Hub counts 81,324,862,720 parameters", got, want)
+	}
+	checkByHand(t, []byHandCase{{
+		name: "Qwen3-Next-80B-A3B-Thinking", fixture: qwen3NextHeader,
+		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 2*81_324_862_720 - 2*mtp + 36*32*2 + 262144*64*2, ""}},
+	}})
+	a, notes := attach(t, qwen3NextHeader)
+	if diff := cmp.Diff([]SkippedTensors{{Reason: skipMTPModule, Count: 1553}}, notes.Skipped); diff != "" {
+		t.Errorf("skipped (-want +got):\n%s", diff)
+	}
+	checkHeaderRanks(t, qwen3NextHeader)
+	sh := Whole(a, 8, 2, a.Quant)
+	sh.ExpertRanks = 8
+	if c, w := sum(CheckpointWeights(a, sh)), sum(Weights(a, sh)); c != w {
+		t.Errorf("TP8 EP8: checkpoint %d B, config %d B", c, w)
+	}
+}
