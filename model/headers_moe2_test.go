@@ -462,3 +462,83 @@ func TestQwen3NextHeader(t *testing.T) {
 		t.Errorf("TP8 EP8: checkpoint %d B, config %d B", c, w)
 	}
 }
+
+// nemotronNanoHeader is nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16's
+// checkpoint in the names model/checkpoint_test.go's nemotronFixture gives
+// at reduced size (backbone.layers.N.mixer.*), with shapes from the corpus
+// config, bf16 but A_log, D and the routing bias (float32): 52 layers of
+// 2688 wide by the pattern's letters, each with its norm: 23 Mamba-2 mixers
+// (64 heads of 64, 8 groups of state 128: in_proj 2 x 4096 + 2 x 1024 +
+// 64 rows, conv1d over 6144 channels with its bias, A_log, D, dt_bias, the
+// gated norm over 4096, out_proj), 6 attention mixers (32 heads and 2 KV
+// heads of 128, no rotary) and 23 MoE mixers (a router over 128 relu2
+// experts of 1856, up and down, with its bias, and a shared expert of
+// 3712); the final norm_f and the untied head.
+func nemotronNanoHeader() (string, []safetensors.Tensor) {
+	const H, V, I, EI, SI = 2688, 131072, 4096, 1856, 3712
+	const pattern = "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME"
+	ts := []safetensors.Tensor{bf16("backbone.embeddings.weight", V, H), bf16("backbone.norm_f.weight", H), bf16("lm_head.weight", V, H)}
+	for l, kind := range pattern {
+		p := fmt.Sprintf("backbone.layers.%d.", l)
+		m := p + "mixer."
+		ts = append(ts, bf16(p+"norm.weight", H))
+		switch kind {
+		case 'M':
+			ts = append(ts, bf16(m+"in_proj.weight", 2*I+2*8*128+64, H),
+				bf16(m+"conv1d.weight", I+2*8*128, 1, 4), bf16(m+"conv1d.bias", I+2*8*128),
+				typed("F32", m+"A_log", 64), typed("F32", m+"D", 64), bf16(m+"dt_bias", 64),
+				bf16(m+"norm.weight", I), bf16(m+"out_proj.weight", H, I))
+		case '*':
+			ts = append(ts, bf16(m+"q_proj.weight", 4096, H), bf16(m+"k_proj.weight", 256, H),
+				bf16(m+"v_proj.weight", 256, H), bf16(m+"o_proj.weight", H, 4096))
+		case 'E':
+			ts = append(ts, bf16(m+"gate.weight", 128, H), typed("F32", m+"gate.e_score_correction_bias", 128),
+				bf16(m+"shared_experts.up_proj.weight", SI, H), bf16(m+"shared_experts.down_proj.weight", H, SI))
+			for e := range 128 {
+				x := fmt.Sprintf("%sexperts.%d.", m, e)
+				ts = append(ts, bf16(x+"up_proj.weight", EI, H), bf16(x+"down_proj.weight", H, EI))
+			}
+		}
+	}
+	return corpusConfig("nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16"), ts
+}
+
+// TestNemotronNanoHeader: the checkpoint's 6,243 tensors hold
+// 31,577,940,288 parameters, the count llama.cpp reports for
+// Nemotron-3-Nano-30B-A3B's conversion (model_n_params, stored benchmark
+// notes and llama-server answers, index file ids 58091926432, 36988296767);
+// no stored index or Hub count was found. By hand: a Mamba-2 mixer's
+// in_proj 10,304 x 2688, conv1d 6144 x 4 and its bias 6144, A_log, D and
+// dt_bias 3 x 64, norm 4096, out_proj 2688 x 4096: 38,742,208 (23 layers);
+// an attention mixer's q and o 2 x 4096 x 2688, k and v 2 x 256 x 2688:
+// 23,396,352 (6 layers); a MoE mixer's router 128 x 2688 and its bias
+// 128, 128 experts of 2 x 1856 x 2688, the shared expert 2 x 3712 x 2688:
+// 1,297,465,472 (23 layers); a norm a layer; the embedding and the head 2
+// x 131,072 x 2688 and norm_f. In bytes twice that, and 2 B more for each
+// float32 value (A_log and D on each Mamba layer, the routing bias on each
+// MoE layer: 23 x (64 + 64 + 128)). Read by nemotron_h's rules they are what the config gives at
+// one rank, where vLLM builds each router in float32 (128 x 2688 x 2 B
+// more on a MoE layer) and D in the model's dtype (64 x 2 B fewer on a
+// Mamba layer); no rotary table (Nemotron-H's attention has none); the
+// checkpoint and the config agree rank by rank and with the experts split
+// over 8 ranks.
+func TestNemotronNanoHeader(t *testing.T) {
+	_, ts := nemotronNanoHeader()
+	checkHeaderNames(t, ts, 6243)
+	const mamba, attn, moe, H = 38_742_208, 23_396_352, 1_297_465_472, 2688
+	const params = 23*(mamba+H) + 6*(attn+H) + 23*(moe+H) + 2*131072*H + H
+	if got, want := headerTotal(ts), uint64(2*params+2*23*(64+64+128)); got != want || params != 31_577_940_288 {
+		t.Errorf("header total %d B, by hand %d (%d parameters, llama.cpp counts 31,577,940,288)", got, want, uint64(params))
+	}
+	checkByHand(t, []byHandCase{{
+		name: "NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", fixture: nemotronNanoHeader,
+		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 2*params + 2*23*(64+64+128) + 23*128*H*2 - 23*64*2, ""}},
+	}})
+	checkHeaderRanks(t, nemotronNanoHeader)
+	a, _ := attach(t, nemotronNanoHeader)
+	sh := Whole(a, 8, 2, a.Quant)
+	sh.ExpertRanks = 8
+	if c, w := sum(CheckpointWeights(a, sh)), sum(Weights(a, sh)); c != w {
+		t.Errorf("TP8 EP8: checkpoint %d B, config %d B", c, w)
+	}
+}
