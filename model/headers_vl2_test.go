@@ -248,3 +248,116 @@ func TestQwen35_27BHeader(t *testing.T) {
 	}})
 	checkHeaderRanks(t, qwen35_27BHeader)
 }
+
+// qwen35_35BA3BHeader is Qwen/Qwen3.5-35B-A3B's checkpoint in the names its
+// published files use (model.language_model., model.visual., lm_head,
+// mtp.), with shapes from the corpus config, all bf16: 40 layers of 2048
+// wide, every 4th full attention (16 heads of 256 with the output gate, 2
+// KV heads, q and k norms), the others a gated delta net (16 key heads and
+// 32 value heads of 128) split as qwen35_27BHeader's; every layer a router
+// over 256 experts of 512 one by one, a shared expert of 512 and its gate;
+// the untied head; Qwen3-VL's tower without deepstack mergers, merged into
+// 2048; and the MTP module (fc, its two input norms, one full-attention
+// MoE layer, norm).
+func qwen35_35BA3BHeader() (string, []safetensors.Tensor) {
+	const H, V, EI, E, W, VI, M = 2048, 248320, 512, 256, 1152, 4304, 4 * 1152
+	lm := "model.language_model."
+	ts := []safetensors.Tensor{bf16(lm+"embed_tokens.weight", V, H), bf16(lm+"norm.weight", H), bf16("lm_head.weight", V, H)}
+	mlp := func(p string) []safetensors.Tensor {
+		return []safetensors.Tensor{bf16(p+"gate_proj.weight", EI, H), bf16(p+"up_proj.weight", EI, H), bf16(p+"down_proj.weight", H, EI)}
+	}
+	full := func(p string) []safetensors.Tensor {
+		return []safetensors.Tensor{
+			bf16(p+"self_attn.q_proj.weight", 2*16*256, H), bf16(p+"self_attn.k_proj.weight", 512, H),
+			bf16(p+"self_attn.v_proj.weight", 512, H), bf16(p+"self_attn.o_proj.weight", H, 16*256),
+			bf16(p+"self_attn.q_norm.weight", 256), bf16(p+"self_attn.k_norm.weight", 256)}
+	}
+	moe := func(p string) []safetensors.Tensor {
+		ts := []safetensors.Tensor{bf16(p+"input_layernorm.weight", H), bf16(p+"post_attention_layernorm.weight", H),
+			bf16(p+"mlp.gate.weight", E, H), bf16(p+"mlp.shared_expert_gate.weight", 1, H)}
+		for e := range E {
+			ts = append(ts, mlp(fmt.Sprintf("%smlp.experts.%d.", p, e))...)
+		}
+		return append(ts, mlp(p+"mlp.shared_expert.")...)
+	}
+	for l := range 40 {
+		p := fmt.Sprintf("%slayers.%d.", lm, l)
+		ts = append(ts, moe(p)...)
+		if l%4 == 3 {
+			ts = append(ts, full(p)...)
+			continue
+		}
+		a := p + "linear_attn."
+		ts = append(ts,
+			bf16(a+"in_proj_qkv.weight", 2*2048+4096, H), bf16(a+"in_proj_z.weight", 4096, H),
+			bf16(a+"in_proj_b.weight", 32, H), bf16(a+"in_proj_a.weight", 32, H),
+			bf16(a+"conv1d.weight", 2*2048+4096, 1, 4), bf16(a+"dt_bias", 32), bf16(a+"A_log", 32),
+			bf16(a+"norm.weight", 128), bf16(a+"out_proj.weight", H, 4096))
+	}
+	v := "model.visual."
+	ts = append(ts, bf16(v+"patch_embed.proj.weight", W, 3, 2, 16, 16), bf16(v+"patch_embed.proj.bias", W),
+		bf16(v+"pos_embed.weight", 2304, W))
+	for b := range 27 {
+		p := fmt.Sprintf("%sblocks.%d.", v, b)
+		ts = append(ts,
+			bf16(p+"norm1.weight", W), bf16(p+"norm1.bias", W), bf16(p+"norm2.weight", W), bf16(p+"norm2.bias", W),
+			bf16(p+"attn.qkv.weight", 3*W, W), bf16(p+"attn.qkv.bias", 3*W), bf16(p+"attn.proj.weight", W, W), bf16(p+"attn.proj.bias", W),
+			bf16(p+"mlp.linear_fc1.weight", VI, W), bf16(p+"mlp.linear_fc1.bias", VI),
+			bf16(p+"mlp.linear_fc2.weight", W, VI), bf16(p+"mlp.linear_fc2.bias", W))
+	}
+	ts = append(ts, bf16(v+"merger.norm.weight", W), bf16(v+"merger.norm.bias", W),
+		bf16(v+"merger.linear_fc1.weight", M, M), bf16(v+"merger.linear_fc1.bias", M),
+		bf16(v+"merger.linear_fc2.weight", H, M), bf16(v+"merger.linear_fc2.bias", H))
+	ts = append(ts, bf16("mtp.fc.weight", H, 2*H), bf16("mtp.pre_fc_norm_embedding.weight", H),
+		bf16("mtp.pre_fc_norm_hidden.weight", H), bf16("mtp.norm.weight", H))
+	ts = append(ts, moe("mtp.layers.0.")...)
+	ts = append(ts, full("mtp.layers.0.")...)
+	return corpusConfig("Qwen__Qwen3.5-35B-A3B"), ts
+}
+
+// TestQwen35_35BA3BHeader: the checkpoint's 32,451 tensors hold
+// 35,951,822,704 bf16 parameters, the count the Hub gives
+// Qwen/Qwen3.5-35B-A3B and Qwen3.6-35B-A3B (stored model lists, index file
+// ids 55778153074, 52555998385, 71142266638); keras-hub's preset counts
+// 35,107,181,936 without the MTP module (id 55404578010), and a stored
+// re-save loaded as Qwen3_5MoeForConditionalGeneration holds those
+// parameters in 31,666 tensors (id 56218463526), the ones vLLM reads here.
+// No stored index was found. By hand: a delta-net layer's in_proj_qkv
+// 8192 x 2048, in_proj_z 4096 x 2048, in_proj_b and in_proj_a 2 x 32 x
+// 2048, conv1d 8192 x 4, dt_bias, A_log and norm 192, out_proj 2048 x
+// 4096: 33,718,464 (30 layers); a full-attention layer's q 8192 x 2048, k
+// and v 2 x 512 x 2048, o 2048 x 4096, q and k norms 512: 27,263,488 (10
+// layers); each layer's router 256 x 2048, 256 experts of 3 x 512 x 2048,
+// the shared expert the same and its gate 2048: 808,978,432, and two
+// norms; the embedding and the head 2 x 248,320 x 2048 and the final norm:
+// 34,660,610,688. The tower is qwen35_27BHeader's with the merger's
+// linear_fc2 2048 x 4608 + 2048: 446,571,248. The MTP module's fc 2048 x
+// 4096, three norms and one full-attention MoE layer: 844,640,768 (785
+// tensors). Read by qwen3_5_moe's rules vLLM skips the MTP module, holds
+// A_log in float32 (32 x 2 B more on each delta-net layer) and the
+// buffers TestQwen35_27BHeader counts; the checkpoint and the config agree
+// rank by rank and with the experts split over 8 ranks.
+func TestQwen35_35BA3BHeader(t *testing.T) {
+	_, ts := qwen35_35BA3BHeader()
+	checkHeaderNames(t, ts, 32451)
+	const lin, full, moe = 33_718_464, 27_263_488, 808_978_432 + 4096
+	const text = 30*(lin+moe) + 10*(full+moe) + 2*248320*2048 + 2048
+	const tower, mtp = 446_571_248, 2048*4096 + 3*2048 + full + moe
+	if got, want := headerTotal(ts), uint64(2*(text+tower+mtp)); got != want || want != 2*35_951_822_704 || text+tower != 35_107_181_936 {
+		t.Errorf("header total %d B, by hand %d, the Hub counts 35,951,822,704 parameters", got, want)
+	}
+	checkByHand(t, []byHandCase{{
+		name: "Qwen3.5-35B-A3B", fixture: qwen35_35BA3BHeader,
+		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 2*35_951_822_704 - 2*mtp + 30*32*2 + 4*262144*64*2 + 8192*36*2, ""}},
+	}})
+	a, notes := attach(t, qwen35_35BA3BHeader)
+	if notes.Counted != 31666 {
+		t.Errorf("%d tensors read, the re-save holds 31,666", notes.Counted)
+	}
+	checkHeaderRanks(t, qwen35_35BA3BHeader)
+	sh := Whole(a, 8, 2, a.Quant)
+	sh.ExpertRanks = 8
+	if c, w := sum(CheckpointWeights(a, sh)), sum(Weights(a, sh)); c != w {
+		t.Errorf("TP8 EP8: checkpoint %d B, config %d B", c, w)
+	}
+}
