@@ -279,10 +279,11 @@ func peakItemsAt(a *model.Arch, r *Resolved, st model.Sharding, perToken uint64)
 	tp, d := r.TensorParallelSize, r.DtypeBytes
 	tokens := r.MaxNumBatchedTokens
 	forward := budget.SatMul(tokens, perToken)
-	// At most five items without a serve feature (the peak, the sampler,
+	// One allocation for the items of most serves: the peak, the sampler,
 	// the graph pool, the non-torch growth, the V2 runner's request
-	// state): one allocation.
-	items := make([]budget.Item, 1, 5)
+	// state, a multimodal model's encoder cache items and its encoder
+	// pass.
+	items := make([]budget.Item, 1, 8)
 	items[0] = budget.Item{
 		Name: "activation_peak", Term: budget.TermActivation,
 		Bytes: budget.SatAdd(forward, m.residualBytes),

@@ -442,7 +442,7 @@ func (p Profile) V2Runner(a *model.Arch) bool {
 
 // v2Runner is [Profile.V2Runner] with a's state layers counted by states,
 // called only where the decision needs them.
-func (p Profile) v2Runner(a *model.Arch, states func() uint64) bool {
+func (p *Profile) v2Runner(a *model.Arch, states func() uint64) bool {
 	if p.Era != V1 || p.Release.Less(v0_22_0) || p.v1Runner {
 		return false
 	}
