@@ -57,9 +57,13 @@ func arFusion057(arch string, si budget.Silicon, device string) bool {
 }
 
 // arFusionAny is the union of the rules read, H20 included, which a
-// release not read is taken to possibly apply.
+// release not read is taken to possibly apply. GLM-4.7-Flash's
+// Glm4MoeLiteForCausalLM is v0.5.8's addition to v0.5.7's list, on SM90
+// and SM100 (v0.5.8 and v0.5.8.post1 server_args.py:1610-1626; utils/
+// common.py:247-256), and a serve of it must not be sized without the
+// workspace under a release whose workspace is not read.
 func arFusionAny(arch string, si budget.Silicon, _ string) bool {
-	return slices.Contains([]string{"DeepseekV3ForCausalLM", "MistralLarge3ForCausalLM", "PixtralForConditionalGeneration", "GptOssForCausalLM", "Glm4MoeForCausalLM", "Qwen3MoeForCausalLM"}, arch) &&
+	return slices.Contains([]string{"DeepseekV3ForCausalLM", "MistralLarge3ForCausalLM", "PixtralForConditionalGeneration", "GptOssForCausalLM", "Glm4MoeForCausalLM", "Glm4MoeLiteForCausalLM", "Qwen3MoeForCausalLM"}, arch) &&
 		(si.Major == 9 || si.Major == 10 || si.Major == 12)
 }
 

@@ -117,6 +117,22 @@ func TestARFusionRefusedUnread(t *testing.T) {
 	if err := r.checkARFusion(shipped(t)["Qwen__Qwen3-30B-A3B"], class(t, "h100-sxm-80g")); !errors.As(err, &se) || se.Flag != "enable-flashinfer-allreduce-fusion" {
 		t.Errorf("Qwen3-MoE on H100 under v0.5.9: %v, want a refusal", err)
 	}
+	// v0.5.8.post1, whose rule is not read, turns it on for GLM-4.7-Flash
+	// (Glm4MoeLiteForCausalLM) on SM90 and SM100 (server_args.py:
+	// 1610-1626 at the tag): refused on an H100 at TP 2, as on a B200; at
+	// TP 1 there is no workspace to refuse.
+	glmLite := *shipped(t)["Qwen__Qwen3-30B-A3B"]
+	glmLite.Architectures = []string{"Glm4MoeLiteForCausalLM"}
+	r.Profile = profile058post1
+	for _, on := range []string{"h100-sxm-80g", "b200"} {
+		if err := r.checkARFusion(&glmLite, class(t, on)); !errors.As(err, &se) || se.Flag != "enable-flashinfer-allreduce-fusion" {
+			t.Errorf("Glm4MoeLiteForCausalLM on %s under v0.5.8.post1: %v, want a refusal", on, err)
+		}
+	}
+	r.Serve.TPSize = 1
+	if err := r.checkARFusion(&glmLite, class(t, "h100-sxm-80g")); err != nil {
+		t.Errorf("Glm4MoeLiteForCausalLM at TP 1 under v0.5.8.post1: %v, want nil", err)
+	}
 	if !strings.HasPrefix(r049.Name, "v0.4.") {
 		t.Errorf("r049 is %s", r049.Name)
 	}

@@ -31,9 +31,11 @@ func unreadRelease(r release) string {
 //
 // v0.5.9 to v0.5.13.post2 are tags of the git mirror of sgl-project/sglang
 // at GitHub charlesHsuGG/sglang, which holds every tag from v0.5.6 on to
-// v0.5.13.post2 (2026-06-16): they can be read, and are not yet; what is
-// named for each is what `git log -S` finds of the memory changes between
-// v0.5.8.post1 and its tag, so a release is never sized with v0.5.8's rules.
+// v0.5.13.post2 (2026-06-16): they can be read, and are not yet, v0.5.9
+// in part (its entry says what of `git diff v0.5.8.post1 v0.5.9` was read
+// and what was not); what is named for the others is what `git log -S`
+// finds of the memory changes between v0.5.8.post1 and its tag, so a
+// release is never sized with v0.5.8's rules.
 // v0.5.14 to v0.5.23 are in no mirror found: charlesHsuGG/sglang has the
 // branch release/v0.5.14 but no later tag, and nokiaMS/sglang (main of
 // 2026-08-11) has no tag after v0.5.13.post2; the sgl-project/sglang files
@@ -60,8 +62,12 @@ var unreadReleases = []struct {
 	patch int
 	why   string
 }{
-	{9, "v0.5.9 (tag bbe9c7e, 2026-02-23; v0.5.9.post1 changes no memory file) is readable and not yet read: " +
-		"its changes to server_args.py, model_executor/, mem_cache/ and model_config.py against v0.5.8.post1 (3442 lines added, 882 removed) are not read"},
+	{9, "v0.5.9 (tag bbe9c7e, 2026-02-23; v0.5.9.post1 changes no memory file) is read in part and not modelled: " +
+		"--mem-fraction-static's default and the GPU tiers are v0.5.8.post1's (server_args.py:911-1078 differ only in --language-only, which skips the vision factor, " +
+		"and --enable-symm-mem, which now preallocates 4 GiB: both refused), as are the KV cell of a non-MLA model and of an MLA model without DeepSeek's sparse indexer, " +
+		"and the split pool now sized by bytes per token reaches only gpt-oss's split, which membudget refuses; not read are FlashInfer 0.6.3's all-reduce fusion workspace, " +
+		"which v0.5.9 also turns on for Kimi-K2.5 (server_args.py:1680-1697), and its changes to models/ (86 files, 16,367 lines added, among them llama.py, qwen2.py, qwen3.py, " +
+		"qwen3_moe.py, deepseek_v2.py, gemma2.py, gemma3_causal.py and gpt_oss.py) and layers/"},
 	{10, "v0.5.10 (tag 1519acf, 2026-04-05; v0.5.10.post1 changes no memory file) is readable and not yet read: " +
 		"piecewise CUDA graphs are on by default (#16331, main 2026-03-02), which moves every default --mem-fraction-static by their reserve " +
 		"(8 MiB per captured size, 1.5 GiB for MLA), and EAGLE's reserve is 4 GiB, not 2; v0.5.9's unread changes carry into it"},

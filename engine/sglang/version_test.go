@@ -21,8 +21,12 @@ func TestUnreadReleasesRefusedByName(t *testing.T) {
 	const newest = "; the newest release membudget models is v0.5.8.post1 (--sglang-version v0.5.8.post1)"
 	// v0.5.9's whole text, by hand: its tag, its post release and what is
 	// not read.
-	v059 := "SGLang v0.5.9's memory rules are not read: v0.5.9 (tag bbe9c7e, 2026-02-23; v0.5.9.post1 changes no memory file) is readable and not yet read: " +
-		"its changes to server_args.py, model_executor/, mem_cache/ and model_config.py against v0.5.8.post1 (3442 lines added, 882 removed) are not read" + newest
+	v059 := "SGLang v0.5.9's memory rules are not read: v0.5.9 (tag bbe9c7e, 2026-02-23; v0.5.9.post1 changes no memory file) is read in part and not modelled: " +
+		"--mem-fraction-static's default and the GPU tiers are v0.5.8.post1's (server_args.py:911-1078 differ only in --language-only, which skips the vision factor, " +
+		"and --enable-symm-mem, which now preallocates 4 GiB: both refused), as are the KV cell of a non-MLA model and of an MLA model without DeepSeek's sparse indexer, " +
+		"and the split pool now sized by bytes per token reaches only gpt-oss's split, which membudget refuses; not read are FlashInfer 0.6.3's all-reduce fusion workspace, " +
+		"which v0.5.9 also turns on for Kimi-K2.5 (server_args.py:1680-1697), and its changes to models/ (86 files, 16,367 lines added, among them llama.py, qwen2.py, qwen3.py, " +
+		"qwen3_moe.py, deepseek_v2.py, gemma2.py, gemma3_causal.py and gpt_oss.py) and layers/" + newest
 	_, err := ProfileFor("v0.5.9")
 	var se *engine.SettingError
 	if !errors.As(err, &se) {
