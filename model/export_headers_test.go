@@ -34,4 +34,5 @@ var HeaderFixtures = map[string]func() (string, []safetensors.Tensor){
 	"ibm-granite/granite-3.2-8b-instruct":           granite32_8BHeader,
 	"allenai/OLMo-2-1124-13B":                       olmo2_13BHeader,
 	"Qwen/Qwen1.5-MoE-A2.7B":                        qwen15MoEHeader,
+	"deepseek-ai/DeepSeek-V3.2-Exp":                 deepSeekV32ExpHeader,
 }
