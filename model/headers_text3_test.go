@@ -87,9 +87,10 @@ func qwen15MoEHeader() (string, []safetensors.Tensor) {
 
 // TestQwen15MoEHeader: the checkpoint's 4,659 tensors (24 layers of 194,
 // the embedding, the final norm and the head) sum to 28,631,568,384 B, the
-// total_size of Qwen1.5-MoE-A2.7B's model.safetensors.index.json as two
-// stored test files assert it with the same 4,659 names and 72 q/k/v
-// biases (index file ids 68290378793, 68566876972), 2 B each of the
+// total_size of Qwen1.5-MoE-A2.7B's model.safetensors.index.json as a
+// stored test asserts it beside its 72 q/k/v biases and a stored note
+// gives it with its 4,659 names (index file ids 68290378793,
+// 68566876972), 2 B each of the
 // 14,315,784,192 parameters a stored catalog and Keras' preset list give
 // (ids 69468411049, 583820047). By hand: the embedding and the head 2 x
 // 151,936 x 2048 = 622,329,856; a layer's q, k, v and o 4 x 2048^2, their
