@@ -32,4 +32,7 @@ var HeaderFixtures = map[string]func() (string, []safetensors.Tensor){
 	"allenai/Olmo-3.1-32B-Instruct":                 olmo3_32BHeader,
 	"LGAI-EXAONE/EXAONE-4.0-32B":                    exaone4_32BHeader,
 	"ibm-granite/granite-3.2-8b-instruct":           granite32_8BHeader,
+	"allenai/OLMo-2-1124-13B":                       olmo2_13BHeader,
+	"Qwen/Qwen1.5-MoE-A2.7B":                        qwen15MoEHeader,
+	"deepseek-ai/DeepSeek-V3.2-Exp":                 deepSeekV32ExpHeader,
 }
