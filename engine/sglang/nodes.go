@@ -71,7 +71,8 @@ func (r *Resolved) resolveNodes() error {
 // workspace it has not read, a node count above 1 (the releases read keep
 // the fusion to one node, flashinfer#2006 in their comments, and its IPC
 // workspace cannot span nodes), or an architecture and device other than
-// those [explicitARFusion] sizes.
+// those [explicitARFusion] sizes and the release's own rule turns it on
+// for (where the flag changes nothing).
 func (r *Resolved) checkExplicitARFusion(a *model.Arch, c budget.Class) error {
 	if !r.Nodes.EnableARFusion {
 		return nil
@@ -90,12 +91,12 @@ func (r *Resolved) checkExplicitARFusion(a *model.Arch, c budget.Class) error {
 	if r.Nodes.NNodes > 1 {
 		return settingErr(flag, "", "with --nnodes %d: %s turns the fusion on only on one node (flashinfer#2006), and its IPC workspace across nodes is not modelled", r.Nodes.NNodes, r.Profile.Describes)
 	}
-	if !explicitARFusion(r.Profile.Name, a, c) {
+	if rule := arFusionRules[r.Profile.Name]; !explicitARFusion(r.Profile.Name, a, c) && !autoARFusion(rule, a, r, c) {
 		arch := "no architecture"
 		if len(a.Architectures) > 0 {
 			arch = a.Architectures[0]
 		}
-		return settingErr(flag, "", "not modelled for %s on %s under %s: membudget sizes its workspace only for the architectures the release turns it on for by itself, on SM90 or SM100 (layers/communicator.py:770-776), and has not read whether this model's layers take the fused path", arch, c.Device.Name, r.Profile.Describes)
+		return settingErr(flag, "", "not modelled for %s on %s under %s: membudget sizes its workspace only for the architectures the release turns it on for by itself, on SM90 or SM100 (layers/communicator.py:770-777), and has not read whether this model's layers take the fused path", arch, c.Device.Name, r.Profile.Describes)
 	}
 	return nil
 }
@@ -104,8 +105,10 @@ func (r *Resolved) checkExplicitARFusion(a *model.Arch, c budget.Class) error {
 // membudget sizes: an architecture of the release's own rule (those models
 // build their layers' LayerCommunicator, models/deepseek_v2.py, gpt_oss.py,
 // glm4_moe.py, qwen3_moe.py) on an NVIDIA SM90 or SM100, where
-// layers/communicator.py:770-776 (v0.5.6.post2; :784-790 at v0.5.7) calls
-// forward_with_allreduce_fusion.
+// layers/communicator.py:770-777 (v0.5.6.post2; :784-791 at v0.5.7) calls
+// forward_with_allreduce_fusion. Its other call (:384-392, the next
+// layer's norm fused into a MoE layer's all-reduce) checks no SM, so
+// elsewhere the flag is refused rather than sized at nothing.
 func explicitARFusion(release string, a *model.Arch, c budget.Class) bool {
 	si := c.Device.Silicon
 	if si.Vendor != budget.NVIDIA || (si.Major != 9 && si.Major != 10) || len(a.Architectures) == 0 {

@@ -109,7 +109,7 @@ func TestNodesRefusals(t *testing.T) {
 		{"fusion given across nodes", Serve{TPSize: 8, Nodes: Nodes{NNodes: 2, EnableARFusion: true}}, "ds", b200, current,
 			engine.SettingError{Flag: "enable-flashinfer-allreduce-fusion", Reason: "with --nnodes 2: " + current.Describes + " turns the fusion on only on one node (flashinfer#2006), and its IPC workspace across nodes is not modelled"}},
 		{"fusion given for Llama", Serve{TPSize: 2, Nodes: Nodes{EnableARFusion: true}}, "llama", h100, current,
-			engine.SettingError{Flag: "enable-flashinfer-allreduce-fusion", Reason: "not modelled for LlamaForCausalLM on " + h100.Device.Name + " under " + current.Describes + ": membudget sizes its workspace only for the architectures the release turns it on for by itself, on SM90 or SM100 (layers/communicator.py:770-776), and has not read whether this model's layers take the fused path"}},
+			engine.SettingError{Flag: "enable-flashinfer-allreduce-fusion", Reason: "not modelled for LlamaForCausalLM on " + h100.Device.Name + " under " + current.Describes + ": membudget sizes its workspace only for the architectures the release turns it on for by itself, on SM90 or SM100 (layers/communicator.py:770-777), and has not read whether this model's layers take the fused path"}},
 		// 941621248 B is 0.88 GiB.
 		{"fusion given under v0.5.8, not read", Serve{TPSize: 8, Nodes: Nodes{NNodes: 2, EnableARFusion: true}}, "ds", h100, v058,
 			engine.SettingError{Flag: "enable-flashinfer-allreduce-fusion", Reason: "FlashInfer's all-reduce fusion (its workspace, 0.88 GiB a GPU here as v0.5.6.post2 makes it) is not modelled for " + v058.Describes + ", whose rule and FlashInfer membudget has not read; membudget refuses it rather than size a server it would get wrong"}},
@@ -205,5 +205,24 @@ func TestNodesFlagsParse(t *testing.T) {
 	}
 	if err := fs.Parse([]string{"--nnodes", "0"}); err == nil {
 		t.Error("--nnodes 0 parsed, want an error")
+	}
+}
+
+// TestNodesGivenWhereOnByItself: on SM120, where membudget does not size
+// the flag given, it passes where the release turns the fusion on by
+// itself (gpt-oss under v0.5.6.post2), one workspace: 2 x 2048 x 2880 x 2
+// = 23592960 B rounded up to 24 MiB, 2 MiB of flags, 3 x 23592960 =
+// 70778880 B rounded up to 68 MiB; and is refused for DeepSeek-V3, which
+// that rule holds to SM100.
+func TestNodesGivenWhereOnByItself(t *testing.T) {
+	archs := shipped(t)
+	pro := class(t, "rtx-pro-6000")
+	given := Serve{TPSize: 2, AttentionBackend: "triton", Nodes: Nodes{EnableARFusion: true}}
+	if got, want := workspace(ref(t, archs["openai__gpt-oss-120b"], given, pro, current)), uint64(25165824+2097152+71303168); got != want {
+		t.Errorf("gpt-oss: workspace %d B, want %d", got, want)
+	}
+	var se *engine.SettingError
+	if _, err := Resolve(Serve{TPSize: 8, AttentionBackend: "triton", Nodes: Nodes{EnableARFusion: true}}, archs["deepseek-ai__DeepSeek-V3"], pro, current); !errors.As(err, &se) || se.Flag != "enable-flashinfer-allreduce-fusion" {
+		t.Errorf("DeepSeek-V3: %v, want the flag's refusal", err)
 	}
 }
