@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
 
 	"membudget/budget"
 	"membudget/engine"
@@ -225,4 +226,32 @@ func TestNodesGivenWhereOnByItself(t *testing.T) {
 	if _, err := Resolve(Serve{TPSize: 8, AttentionBackend: "triton", Nodes: Nodes{EnableARFusion: true}}, archs["deepseek-ai__DeepSeek-V3"], pro, current); !errors.As(err, &se) || se.Flag != "enable-flashinfer-allreduce-fusion" {
 		t.Errorf("DeepSeek-V3: %v, want the flag's refusal", err)
 	}
+}
+
+// TestMoreNodesChangeOnlyTheFusionWorkspace: a drawn server spread over
+// tp x pp nodes has the ledger of the same server on one node less the
+// FlashInfer fusion workspace, where one node had it: nothing else a GPU
+// holds depends on --nnodes.
+func TestMoreNodesChangeOnlyTheFusionWorkspace(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		c := genCase(8192, 64, 1<<20).Draw(t, "case")
+		s := c.Ref.Serve.Serve
+		s.Nodes.NNodes = c.Ref.Serve.TPSize * c.Ref.Serve.PPSize
+		if s.Nodes.NNodes < 2 || s.DPSize > 1 {
+			t.Skip("one rank, or data parallel: one node only")
+		}
+		multi, err := NewReference(c.Arch, s, c.Class, c.Ref.Serve.Profile)
+		if err != nil {
+			t.Fatalf("one node sizes, %d nodes refused: %v", s.Nodes.NNodes, err)
+		}
+		var want []budget.Item
+		for _, it := range c.Ref.Evaluate(1, 1).Items {
+			if it.Name != "flashinfer_allreduce_fusion_workspace" {
+				want = append(want, it)
+			}
+		}
+		if diff := cmp.Diff(want, multi.Evaluate(1, 1).Items); diff != "" {
+			t.Errorf("ledger (-want +got):\n%s", diff)
+		}
+	})
 }
