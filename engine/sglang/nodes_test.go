@@ -12,6 +12,7 @@ import (
 
 	"membudget/budget"
 	"membudget/engine"
+	"membudget/model/logs"
 )
 
 // deepSeekV3TP8 is flashinfer 0.5.3's workspace for DeepSeek-V3 (hidden
@@ -254,4 +255,27 @@ func TestMoreNodesChangeOnlyTheFusionWorkspace(t *testing.T) {
 			t.Errorf("ledger (-want +got):\n%s", diff)
 		}
 	})
+}
+
+// TestNodesFromLog: explain reads server_args' nnodes=2 from a log, and a
+// --nnodes given on membudget's command line overrides it.
+func TestNodesFromLog(t *testing.T) {
+	l := &logs.Log{Settings: []logs.Setting{
+		{Key: "nnodes", Value: "2", Literal: logs.LiteralNumber, Source: logs.SourceServerArgs},
+		{Key: "tp_size", Value: "8", Literal: logs.LiteralNumber, Source: logs.SourceServerArgs},
+	}}
+	ss, err := buildServe(l, Serve{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ss.Serve.Nodes.NNodes != 2 || ss.Serve.TPSize != 8 {
+		t.Errorf("nnodes %d, tp %d: want 2, 8", ss.Serve.Nodes.NNodes, ss.Serve.TPSize)
+	}
+	ss, err = buildServe(l, Serve{Nodes: Nodes{NNodes: 4}}, map[string]bool{"nnodes": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ss.Serve.Nodes.NNodes != 4 {
+		t.Errorf("nnodes %d given 4", ss.Serve.Nodes.NNodes)
+	}
 }
