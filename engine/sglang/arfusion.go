@@ -40,9 +40,21 @@ var arFusionRules = map[string]arFusionRule{
 // architecture on a device.
 type arFusionRule func(arch string, si budget.Silicon, device string) bool
 
+// arFusion056Archs and arFusion057Archs are the architectures the rules
+// name.
+var (
+	arFusion056Archs = []string{"DeepseekV3ForCausalLM", "MistralLarge3ForCausalLM", "PixtralForConditionalGeneration", "GptOssForCausalLM"}
+	arFusion057Archs = []string{"DeepseekV3ForCausalLM", "GptOssForCausalLM", "Glm4MoeForCausalLM", "Qwen3MoeForCausalLM"}
+)
+
+// arFusionOneNode are the releases not read whose rule membudget has read
+// far enough to know it holds the fusion to one node (v0.5.8 and
+// v0.5.8.post1 server_args.py:1610-1626, "self.nnodes == 1" at :1622).
+var arFusionOneNode = []string{"v0.5.8", "v0.5.8.post1"}
+
 func arFusion056(arch string, si budget.Silicon, _ string) bool {
 	switch {
-	case slices.Contains([]string{"DeepseekV3ForCausalLM", "MistralLarge3ForCausalLM", "PixtralForConditionalGeneration"}, arch):
+	case slices.Contains(arFusion056Archs[:3], arch):
 		return si.Major == 10 // is_sm100_supported (utils/common.py:244-249)
 	case arch == "GptOssForCausalLM":
 		return si.Major == 10 || si.Major == 12 // is_blackwell_supported (:228-231)
@@ -52,7 +64,7 @@ func arFusion056(arch string, si budget.Silicon, _ string) bool {
 
 func arFusion057(arch string, si budget.Silicon, device string) bool {
 	h20 := strings.Contains(device, "H20") && !strings.Contains(device, "H200")
-	return slices.Contains([]string{"DeepseekV3ForCausalLM", "GptOssForCausalLM", "Glm4MoeForCausalLM", "Qwen3MoeForCausalLM"}, arch) &&
+	return slices.Contains(arFusion057Archs, arch) &&
 		(si.Major == 9 || si.Major == 10 || si.Major == 12) && !h20
 }
 
@@ -88,12 +100,13 @@ const arFusionMaxComm = (1<<31 - 1) &^ (arFusionAlign - 1)
 
 // autoARFusion says the release of rule turns the fusion on by itself for
 // the serve and it allocates a workspace: the rule's architecture and
-// silicon, more than one tensor-parallel rank. DP attention, a MoE
-// all-to-all backend and --nnodes are not read here: membudget refuses the
-// first two and reads no other value than 1 of the last.
+// silicon, more than one tensor-parallel rank, one node (every rule read
+// asks self.nnodes == 1: v0.5.6.post2 server_args.py:1083, 1141; v0.5.7
+// :1489). DP attention and a MoE all-to-all backend are not read here:
+// membudget refuses both.
 func autoARFusion(rule arFusionRule, a *model.Arch, r *Resolved, c budget.Class) bool {
 	si := c.Device.Silicon
-	if si.Vendor != budget.NVIDIA || r.TPSize < 2 || len(a.Architectures) == 0 {
+	if si.Vendor != budget.NVIDIA || r.TPSize < 2 || r.Nodes.NNodes > 1 || len(a.Architectures) == 0 {
 		return false
 	}
 	return rule(a.Architectures[0], si, c.Device.Name)
@@ -122,16 +135,22 @@ func (r *Resolved) checkARFusion(a *model.Arch, c budget.Class) error {
 	if _, read := arFusionRules[r.Profile.Name]; read || strings.HasPrefix(r.Profile.Name, "v0.4.") || !autoARFusion(arFusionAny, a, r, c) {
 		return nil
 	}
+	if r.Nodes.NNodes > 1 && slices.Contains(arFusionOneNode, r.Profile.Name) {
+		return nil
+	}
 	return &engine.SettingError{Flag: "enable-flashinfer-allreduce-fusion", Value: "",
 		Reason: fmt.Sprintf("%s may turn it on by itself for %s on %s, adding FlashInfer's all-reduce fusion workspace (%s a GPU as v0.5.6.post2 makes it): not modelled for %s; membudget refuses it rather than size a server it would get wrong",
 			r.Profile.Describes, a.Architectures[0], c.Device.Name, engine.GiB(arFusionBytes(r.TPSize, a.Hidden, r.DtypeBytes)), r.Profile.Describes)}
 }
 
-// arFusionItem is the workspace's ledger item, where the serve has one.
+// arFusionItem is the workspace's ledger item, where the serve has one:
+// the release turns the fusion on by itself, or it was given by name where
+// [Resolved.checkExplicitARFusion] let it pass.
 func (ref *Reference) arFusionItem() []budget.Item {
 	r := &ref.Serve
 	rule, read := arFusionRules[r.Profile.Name]
-	if !read || !autoARFusion(rule, ref.Arch, r, ref.Class) {
+	explicit := r.Nodes.EnableARFusion && r.TPSize > 1 && r.Nodes.NNodes <= 1 && explicitARFusion(r.Profile.Name, ref.Arch, ref.Class)
+	if !read || !explicit && !autoARFusion(rule, ref.Arch, r, ref.Class) {
 		return nil
 	}
 	return []budget.Item{{Name: "flashinfer_allreduce_fusion_workspace", Term: budget.TermNonTorch, Bytes: arFusionBytes(r.TPSize, ref.Arch.Hidden, r.DtypeBytes)}}

@@ -37,6 +37,7 @@ var logSettings = []struct{ key, flag string }{
 	{"pp_size", "pp-size"},
 	{"dp_size", "dp-size"},
 	{"enable_dp_attention", "enable-dp-attention"},
+	{"nnodes", "nnodes"},
 	{"dtype", "dtype"},
 	{"quantization", "quantization"},
 }
@@ -103,6 +104,8 @@ func buildServe(l *logs.Log, flags Serve, given map[string]bool) (loggedServe, e
 			err = count(&s.PPSize)
 		case "dp-size":
 			err = count(&s.DPSize)
+		case "nnodes":
+			err = count(&s.Nodes.NNodes)
 		case "disable-cuda-graph":
 			b, ok := st.Bool()
 			if !ok {
@@ -249,6 +252,7 @@ func settingsOf(ss loggedServe, r Resolved) []explain.Setting {
 		"pp-size":              u(r.PPSize),
 		"dp-size":              u(r.DPSize),
 		"enable-dp-attention":  strconv.FormatBool(r.EnableDPAttention),
+		"nnodes":               u(r.Nodes.NNodes),
 		"dtype":                r.Dtype,
 		"quantization":         r.Quant.Method,
 	}
@@ -309,6 +313,8 @@ func overrideSetting(dst *Serve, flags Serve, flag string) {
 		dst.DPSize = flags.DPSize
 	case "enable-dp-attention":
 		dst.EnableDPAttention = flags.EnableDPAttention
+	case "nnodes":
+		dst.Nodes.NNodes = flags.Nodes.NNodes
 	case "dtype":
 		dst.Dtype = flags.Dtype
 	case "quantization":

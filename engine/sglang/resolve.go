@@ -76,12 +76,14 @@ func Resolve(s Serve, a *model.Arch, c budget.Class, p Profile) (Resolved, error
 		func() error { return r.checkModel(a) },
 		func() error { return r.resolveRemoteCode(a) },
 		func() error { return r.resolveParallel(a, def) },
+		func() error { return r.resolveNodes() },
 		func() error { return r.resolveDtypes(a, def) },
 		func() error { return r.resolveContext(a, def) },
 		func() error { return r.resolveBatch(def) },
 		func() error { return r.resolveBackend(a, c, def) },
 		func() error { return r.resolveFraction(a, def) },
 		func() error { return r.checkARFusion(a, c) },
+		func() error { return r.checkExplicitARFusion(a, c) },
 	} {
 		if err := step(); err != nil {
 			return Resolved{}, err
@@ -543,7 +545,12 @@ func vlmFactor(a *model.Arch, p Profile) float64 {
 //     of an 8x H200 SGLang log (sgl-project/sglang PR #11716).
 //
 // PCIe cards without NVLink hold less (0.39 GB at TP4 on RTX PRO 6000,
-// sgl-project/sglang#40558): the estimate is high for them.
+// sgl-project/sglang#40558): the estimate is high for them. So it is for a
+// tensor-parallel group across nodes (--nnodes at least twice pp-size,
+// entrypoints/engine.py:812-820), which makes no custom all-reduce
+// (custom_all_reduce.py:83-89 at v0.5.6.post2): its two IPC buffers of
+// _MAX_CAR_SIZE, 8 MiB (16 MiB on ROCm, :46-49), its metadata and its rank
+// data of the same size are in the estimate.
 func DistInitBytes(world uint64) uint64 {
 	switch {
 	case world <= 1:

@@ -51,6 +51,9 @@ type Serve struct {
 	// attention weights are sharded over tp/dp ranks, which the weights
 	// model does not express.
 	EnableDPAttention bool
+	// Nodes is --nnodes and --enable-flashinfer-allreduce-fusion (see
+	// [Nodes]).
+	Nodes Nodes
 	// Dtype is --dtype: auto, half, float16, bfloat16, float, float32.
 	Dtype string
 	// Quantization is --quantization: fp8, awq, gptq or their marlin names.
