@@ -208,21 +208,7 @@ func (sz *Sizing) a2aSettings() []string {
 // non-torch line without them, then "all-to-all buffers" (the sum is the
 // non-torch term).
 func (sz *Sizing) splitA2A(lines []engine.FootprintLine) []engine.FootprintLine {
-	b := sz.Serve.All2AllBytes
-	if b == 0 {
-		return lines
-	}
-	for i, l := range lines {
-		if l.Label != termLabels[budget.TermNonTorch] || l.Beside {
-			continue
-		}
-		lines[i].Bytes = budget.SatSub(l.Bytes, b)
-		out := make([]engine.FootprintLine, 0, len(lines)+1)
-		out = append(out, lines[:i+1]...)
-		out = append(out, engine.FootprintLine{Label: "all-to-all buffers", Bytes: b})
-		return append(out, lines[i+1:]...)
-	}
-	return lines
+	return splitOut(lines, budget.TermNonTorch, "all-to-all buffers", sz.Serve.All2AllBytes)
 }
 
 // dropUnsizedA2A keeps a log's all-to-all backend where membudget sizes

@@ -722,14 +722,7 @@ func (sz *Sizing) loraBytes(i int) uint64 {
 // splitLoRA names the LoRA slots in a footprint's lines: the weights line
 // without them, then theirs (the sum is the weights term).
 func (sz *Sizing) splitLoRA(lines []engine.FootprintLine, fp budget.Footprint) []engine.FootprintLine {
-	n := sz.loraBytes(fp.Stage)
-	if n == 0 || len(lines) == 0 || lines[0].Label != termLabels[budget.TermWeights] {
-		return lines
-	}
-	lines[0].Bytes = budget.SatSub(lines[0].Bytes, n)
-	out := make([]engine.FootprintLine, 0, len(lines)+1)
-	out = append(out, lines[0], engine.FootprintLine{Label: "LoRA slots", Bytes: n})
-	return append(out, lines[1:]...)
+	return splitOut(lines, budget.TermWeights, "LoRA slots", sz.loraBytes(fp.Stage))
 }
 
 // loraSettings are the lines a report prints of the serve's LoRA beside

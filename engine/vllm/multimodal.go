@@ -652,16 +652,10 @@ func (sz *Sizing) mmJSON() *mmJSON {
 // activation peak without it, then it.
 func (sz *Sizing) splitEncoderCache(lines []engine.FootprintLine, fp budget.Footprint) []engine.FootprintLine {
 	e := sz.Serve.Encoder
-	if !e.Sized || e.CacheBytes == 0 || fp.Stage != 0 && !e.EveryStage {
+	if !e.Sized || fp.Stage != 0 && !e.EveryStage {
 		return lines
 	}
-	for i, l := range lines {
-		if l.Label == termLabels[budget.TermActivation] && !l.Beside {
-			lines[i].Bytes = budget.SatSub(l.Bytes, e.CacheBytes)
-			return slices.Insert(lines, i+1, engine.FootprintLine{Label: "encoder cache", Bytes: e.CacheBytes})
-		}
-	}
-	return lines
+	return splitOut(lines, budget.TermActivation, "encoder cache", e.CacheBytes)
 }
 
 // mmSettings are the lines a report prints of a multimodal serve: the

@@ -3,6 +3,7 @@ package vllm
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"membudget/budget"
@@ -223,6 +224,26 @@ func (s section) QueryLines() []string {
 
 // termLabels are the footprint's terms as a vLLM report names them.
 var termLabels = [budget.NumTerms]string{"weights", "KV cache", "activation peak", "CUDA graph pool", "sampler", "non-torch growth"}
+
+// splitOut names n bytes of term t's line as a line of their own, label,
+// placed right after it: the term's line keeps the rest, so that the two
+// sum to the term. A serve feature's split functions (splitLoRA,
+// splitV2State, ...) use it; n beyond the line's bytes is cut to them,
+// and nothing is split where n is 0 or the term has no line.
+func splitOut(lines []engine.FootprintLine, t budget.Term, label string, n uint64) []engine.FootprintLine {
+	if n == 0 {
+		return lines
+	}
+	for i, l := range lines {
+		if l.Label != termLabels[t] || l.Beside {
+			continue
+		}
+		n = min(n, l.Bytes)
+		lines[i].Bytes -= n
+		return slices.Insert(lines, i+1, engine.FootprintLine{Label: label, Bytes: n})
+	}
+	return lines
+}
 
 // Lines returns the footprint term by term: the terms charged to the util
 // budget, then those vLLM allocates beside it.

@@ -604,18 +604,7 @@ func (sz *Sizing) splitSpec(lines []engine.FootprintLine, fp budget.Footprint) [
 	if r.Spec.Method == "" || fp.Stage != len(r.Stages)-1 {
 		return lines
 	}
-	for i, l := range lines {
-		n := min(sz.specSamplerItem(), l.Bytes)
-		if l.Label != termLabels[budget.TermSampler] || n == 0 {
-			continue
-		}
-		lines[i].Bytes -= n
-		out := make([]engine.FootprintLine, 0, len(lines)+1)
-		out = append(out, lines[:i+1]...)
-		out = append(out, engine.FootprintLine{Label: "rejection sampler", Bytes: n})
-		return append(out, lines[i+1:]...)
-	}
-	return lines
+	return splitOut(lines, budget.TermSampler, "rejection sampler", sz.specSamplerItem())
 }
 
 // specSettings are the lines a report prints of the serve's speculative

@@ -595,14 +595,7 @@ func (sz *Sizing) draftWeightItem(i int) uint64 {
 // splitDraft names the draft's weights in a footprint's lines: the
 // weights line without them, then theirs (the sum is the weights term).
 func (sz *Sizing) splitDraft(lines []engine.FootprintLine, fp budget.Footprint) []engine.FootprintLine {
-	n := sz.draftWeightItem(fp.Stage)
-	if n == 0 || len(lines) == 0 || lines[0].Label != termLabels[budget.TermWeights] {
-		return lines
-	}
-	lines[0].Bytes = budget.SatSub(lines[0].Bytes, n)
-	out := make([]engine.FootprintLine, 0, len(lines)+1)
-	out = append(out, lines[0], engine.FootprintLine{Label: "draft weights", Bytes: n})
-	return append(out, lines[1:]...)
+	return splitOut(lines, budget.TermWeights, "draft weights", sz.draftWeightItem(fp.Stage))
 }
 
 // draftSettings is the report's line of the draft: what it holds and

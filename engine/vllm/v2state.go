@@ -167,19 +167,5 @@ func (sz *Sizing) splitV2State(lines []engine.FootprintLine, fp budget.Footprint
 	if fp.Stage >= len(r.Stages) {
 		return lines
 	}
-	b := v2StateBytes(sz.Model.Arch, r, stageOf(r, fp.Stage))
-	if b == 0 {
-		return lines
-	}
-	for i, l := range lines {
-		if l.Label != termLabels[budget.TermNonTorch] || l.Beside {
-			continue
-		}
-		lines[i].Bytes = budget.SatSub(l.Bytes, b)
-		out := make([]engine.FootprintLine, 0, len(lines)+1)
-		out = append(out, lines[:i+1]...)
-		out = append(out, engine.FootprintLine{Label: v2StateLabel, Bytes: b})
-		return append(out, lines[i+1:]...)
-	}
-	return lines
+	return splitOut(lines, budget.TermNonTorch, v2StateLabel, v2StateBytes(sz.Model.Arch, r, stageOf(r, fp.Stage)))
 }
