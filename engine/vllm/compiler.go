@@ -147,10 +147,11 @@ func (cp *Compiler) compileInto(k *kvCheck, s Serve, c budget.Class, p Profile) 
 		st.TP, st.ExpertRanks, st.DtypeBytes, st.Quant = r.TensorParallelSize, r.ExpertRanks, r.DtypeBytes, r.Quant
 		shardings[i] = st
 		w := cp.weights(st, r.Quantization)
-		pools[i] = featurePools(w.pools, a, r, st)
+		weigh := func(sh model.Sharding) uint64 { return cp.weights(sh, r.Quantization).bytes }
+		pools[i] = featurePools(w.pools, a, r, st, weigh)
 		stage := &plan.Stages[i]
 		stage.Fixed[budget.TermWeights] = w.bytes
-		for _, it := range peakItemsAt(a, r, st, perToken) {
+		for _, it := range peakItemsAt(a, r, st, perToken, weigh) {
 			stage.Fixed[it.Term] = budget.SatAdd(stage.Fixed[it.Term], it.Bytes)
 		}
 		stage.Pool = layout.pool(r, st)
@@ -231,7 +232,8 @@ func (cp *Compiler) layout(r *Resolved) (kvLayout, error) {
 // featurePools adds to a stage's caching-allocator pools the tensors of
 // the serve's features that hold their own (LoRA slots, EPLB's redundant
 // experts, a draft and its proposer): the one list the compiler and the
-// reference both charge.
-func featurePools(p torchalloc.Pools, a *model.Arch, r *Resolved, st model.Sharding) torchalloc.Pools {
-	return addDraftPools(addEPLBPools(addLoRAPools(p, a, r, st), a, r, st), a, r, st)
+// reference both charge. weigh weighs the stage's weights at another
+// sharding (EPLB's, with more or fewer experts).
+func featurePools(p torchalloc.Pools, a *model.Arch, r *Resolved, st model.Sharding, weigh weigher) torchalloc.Pools {
+	return addDraftPools(addEPLBPools(addLoRAPools(p, a, r, st), a, r, st, weigh), a, r, st)
 }

@@ -215,8 +215,9 @@ func moeLayers(a *model.Arch, st model.Sharding) uint64 {
 // MoE layer's physical experts on it (the expert_buffer): the weights of
 // the stage as placed, less those without redundant experts; and, from the
 // weights with one more physical expert on each rank, one expert of every
-// MoE layer, of which a layer holds (E + N) / EP.
-func eplbExperts(a *model.Arch, r *Resolved, st model.Sharding) (redundant, layerBuffer uint64) {
+// MoE layer, of which a layer holds (E + N) / EP. weigh is the stage's
+// weights at a sharding (the compiler's memo, or [weighWeights]).
+func eplbExperts(a *model.Arch, r *Resolved, st model.Sharding, weigh weigher) (redundant, layerBuffer uint64) {
 	if !r.EPLB.Enable || r.ExpertRanks <= 1 {
 		return 0, 0
 	}
@@ -225,21 +226,29 @@ func eplbExperts(a *model.Arch, r *Resolved, st model.Sharding) (redundant, laye
 		return 0, 0
 	}
 	st.TP, st.ExpertRanks, st.DtypeBytes, st.Quant = r.TensorParallelSize, r.ExpertRanks, r.DtypeBytes, r.Quant
-	sum := func(sh model.Sharding) uint64 {
+	placed := weigh(st)
+	plain := st
+	plain.RedundantExperts = 0
+	more := st
+	more.RedundantExperts = budget.SatAdd(st.RedundantExperts, st.ExpertRanks)
+	oneEach := budget.SatSub(weigh(more), placed)
+	local := budget.SatAdd(a.Experts, r.RedundantExperts) / r.ExpertRanks
+	return budget.SatSub(placed, weigh(plain)), budget.SatMul(oneEach/layers, local)
+}
+
+// weigher is a stage's weights in bytes at a sharding: the sum of
+// weightItems, which a Compiler keeps per sharding.
+type weigher func(model.Sharding) uint64
+
+// weighWeights is a's weigher that walks weightItems each call.
+func weighWeights(a *model.Arch) weigher {
+	return func(sh model.Sharding) uint64 {
 		var n uint64
 		for _, it := range weightItems(a, sh) {
 			n = budget.SatAdd(n, it.Bytes)
 		}
 		return n
 	}
-	placed := sum(st)
-	plain := st
-	plain.RedundantExperts = 0
-	more := st
-	more.RedundantExperts = budget.SatAdd(st.RedundantExperts, st.ExpertRanks)
-	oneEach := budget.SatSub(sum(more), placed)
-	local := budget.SatAdd(a.Experts, r.RedundantExperts) / r.ExpertRanks
-	return budget.SatSub(placed, sum(plain)), budget.SatMul(oneEach/layers, local)
 }
 
 // eplbStateTensors yields EplbState's tensors on a stage's GPU but the
@@ -269,12 +278,12 @@ func eplbStateBytes(a *model.Arch, r *Resolved, st model.Sharding) uint64 {
 // addEPLBPools adds the stage's EPLB tensors to its caching-allocator
 // pools: the state, and the expert buffer as one block (it is one tensor
 // a parameter of the layer's experts).
-func addEPLBPools(p torchalloc.Pools, a *model.Arch, r *Resolved, st model.Sharding) torchalloc.Pools {
+func addEPLBPools(p torchalloc.Pools, a *model.Arch, r *Resolved, st model.Sharding, weigh weigher) torchalloc.Pools {
 	if !r.EPLB.Enable {
 		return p
 	}
 	eplbStateTensors(a, r, st, func(b, c uint64) { p = p.Add(b, c) })
-	if _, buf := eplbExperts(a, r, st); buf > 0 {
+	if _, buf := eplbExperts(a, r, st, weigh); buf > 0 {
 		p = p.Add(buf, 1)
 	}
 	return p
@@ -284,11 +293,11 @@ func addEPLBPools(p torchalloc.Pools, a *model.Arch, r *Resolved, st model.Shard
 // expert buffer, allocated while the model loads; and the profile run's
 // reservation, which raises the activation peak to one layer's experts
 // where they are the larger.
-func appendEPLBItems(items []budget.Item, a *model.Arch, r *Resolved, st model.Sharding) []budget.Item {
+func appendEPLBItems(items []budget.Item, a *model.Arch, r *Resolved, st model.Sharding, weigh weigher) []budget.Item {
 	if !r.EPLB.Enable || moeLayers(a, st) == 0 {
 		return items
 	}
-	_, buf := eplbExperts(a, r, st)
+	_, buf := eplbExperts(a, r, st, weigh)
 	items = append(items,
 		budget.Item{Name: "eplb_state", Term: budget.TermWeights, Bytes: eplbStateBytes(a, r, st)},
 		budget.Item{Name: "eplb_expert_buffer", Term: budget.TermWeights, Bytes: buf})
@@ -312,7 +321,7 @@ func (sz *Sizing) eplbLines(i int) (redundant, buffers uint64) {
 		return 0, 0
 	}
 	st := stageOf(r, i)
-	red, buf := eplbExperts(sz.Model.Arch, r, st)
+	red, buf := eplbExperts(sz.Model.Arch, r, st, weighWeights(sz.Model.Arch))
 	return red, budget.SatAdd(buf, eplbStateBytes(sz.Model.Arch, r, st))
 }
 

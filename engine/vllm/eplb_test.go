@@ -64,7 +64,7 @@ func TestEPLBTermsByHand(t *testing.T) {
 				t.Fatal(err)
 			}
 			st := r.Stages[0]
-			red, buf := eplbExperts(a, &r, st)
+			red, buf := eplbExperts(a, &r, st, weighWeights(a))
 			got := [3]uint64{red, buf, eplbStateBytes(a, &r, st)}
 			if diff := cmp.Diff([3]uint64{tc.redundant, tc.buffer, tc.state}, got); diff != "" {
 				t.Errorf("[redundant, buffer, state] (-want +got):\n%s", diff)

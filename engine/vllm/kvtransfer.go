@@ -151,13 +151,9 @@ func writeKVTransferFlags(b *strings.Builder, v string) {
 }
 
 // kvTransferSettings is the line a report prints of the serve's KV
-// connector.
+// connector: the one resolveKVTransfer kept, none without one.
 func (sz *Sizing) kvTransferSettings() []string {
-	v := sz.Serve.KVTransferConfig
-	if v == "" {
-		return nil
-	}
-	c, _ := transferConnector(v)
+	c := sz.Serve.Transfer.Connector
 	if c == "" {
 		return nil
 	}

@@ -265,13 +265,14 @@ func stageHasMoE(a *model.Arch, st model.Sharding) bool {
 // sampler adds above it on the last stage), the graph pool and the
 // non-torch growth.
 func peakItems(a *model.Arch, r *Resolved, st model.Sharding) []budget.Item {
-	return peakItemsAt(a, r, st, forwardBytesPerToken(a, r.TensorParallelSize, r.DtypeBytes))
+	return peakItemsAt(a, r, st, forwardBytesPerToken(a, r.TensorParallelSize, r.DtypeBytes), weighWeights(a))
 }
 
 // peakItemsAt is peakItems with the forward pass's bytes a token
 // (forwardBytesPerToken) given: the same on every stage of a serve, which
-// a compile works out once.
-func peakItemsAt(a *model.Arch, r *Resolved, st model.Sharding, perToken uint64) []budget.Item {
+// a compile works out once) and the stage's weights weighed by weigh (a
+// compile's memo).
+func peakItemsAt(a *model.Arch, r *Resolved, st model.Sharding, perToken uint64, weigh weigher) []budget.Item {
 	if a.Encoder != nil && r.Runner == runnerPooling {
 		return encoderPeakItems(a, r, st)
 	}
@@ -327,7 +328,7 @@ func peakItemsAt(a *model.Arch, r *Resolved, st model.Sharding, perToken uint64)
 	nonTorch = budget.SatAdd(nonTorch, r.tpNonTorch())
 	items = append(items, budget.Item{Name: "non_torch_growth", Term: budget.TermNonTorch, Bytes: nonTorch})
 	items = appendV2StateItems(appendDeepSeekV4Items(items, a, r, st), a, r, st)
-	items = appendA2AItems(appendDraftItems(appendEncoderItems(appendEPLBItems(appendLoRAItems(items, a, r, st), a, r, st), r, st), a, r, st), r)
+	items = appendA2AItems(appendDraftItems(appendEncoderItems(appendEPLBItems(appendLoRAItems(items, a, r, st), a, r, st, weigh), r, st), a, r, st), r)
 	// Last: the encoder pass is weighed against every other item of the
 	// profile's torch peak.
 	return appendEncoderPass(items, r, st)

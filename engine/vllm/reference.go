@@ -293,7 +293,7 @@ func (ref *Reference) slack(i int) uint64 {
 	for _, it := range ref.KVAllocation(i) {
 		pools = pools.Add(it.Bytes, 1)
 	}
-	pools = featurePools(pools, ref.Arch, &ref.Serve, ref.stages[i].sharding)
+	pools = featurePools(pools, ref.Arch, &ref.Serve, ref.stages[i].sharding, weighWeights(ref.Arch))
 	return pools.Slack()
 }
 

@@ -49,14 +49,7 @@ func drafterNotes(l *logs.Log, a *model.Arch, r Resolved) []string {
 			continue
 		}
 		loggedOwn := st.Value == "distinct"
-		predicted := "shares the target's"
-		if t.own {
-			predicted = "keeps its own"
-		}
-		logged := "shares the target's"
-		if loggedOwn {
-			logged = "keeps its own"
-		}
+		predicted, logged := draftKeeps(t.own), draftKeeps(loggedOwn)
 		if loggedOwn == t.own {
 			out = append(out, fmt.Sprintf("line %d: vLLM's draft %s %s (the log: %s), as membudget read the draft's checkpoint", st.Line, logged, t.tensor, st.Value))
 			continue
@@ -64,4 +57,13 @@ func drafterNotes(l *logs.Log, a *model.Arch, r Resolved) []string {
 		out = append(out, fmt.Sprintf("line %d: vLLM's draft %s %s (the log: %s), but membudget, from the draft's checkpoint, predicts it %s: the predicted draft weights (%s) differ from vLLM's by that tensor", st.Line, logged, t.tensor, st.Value, predicted, engine.GiB(draftWeightBytes(a, &r, stageOf(&r, len(r.Stages)-1)))))
 	}
 	return out
+}
+
+// draftKeeps says whether a draft keeps its own copy of a tensor or
+// shares the target's, for drafterNotes.
+func draftKeeps(own bool) string {
+	if own {
+		return "keeps its own"
+	}
+	return "shares the target's"
 }
