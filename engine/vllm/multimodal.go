@@ -164,7 +164,6 @@ var mmTowers = map[string]mmTower{
 	"llama4":     {modalities: []string{"image"}, why: notRead},
 	// LLaVA around Pixtral's tower counts rows and breaks by its processor.
 	"llava_pixtral": {modalities: []string{"image"}, why: notRead},
-	"intern_vit":    {why: notRead},
 	// Gemma 3n: every image and audio clip a fixed count.
 	"mobilenetv5": {modalities: []string{"image", "audio"}, items: gemma3nItems},
 	// Phi-4-multimodal's largest image follows the processor's dynamic_hd
