@@ -344,7 +344,6 @@ func (m MM) given() bool {
 // and what membudget does not size, naming the flag, and sizes the
 // encoder cache and the processor cache.
 func (r *Resolved) resolveMM(a *model.Arch) error {
-	r.EncoderPass = EncoderPass{}
 	m := r.MM
 	p := r.Profile
 	if a.Vision == nil {
