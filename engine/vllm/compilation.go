@@ -405,22 +405,36 @@ type Graphs struct {
 // batches (PIECEWISE or FULL) and the FULL decode graphs (see
 // [Graphs.decodeGraphs]).
 func (g Graphs) counts() (mixed, decode uint64) {
+	mixed, decode, _ = g.captured()
+	return mixed, decode
+}
+
+// captured is counts with the largest batch captured (0 for none): the
+// last of the sizes when any mixed graph is captured (mixed is then all of
+// them, and no decode graph is larger than the largest size), else the
+// largest decode graph. The decode graphs are worked out only where the
+// mode captures them, once: every stage of every compile asks
+// (graphBytes).
+func (g Graphs) captured() (mixed, decode, largest uint64) {
 	all := uint64(len(g.Sizes))
-	dec, _ := g.decodeGraphs()
+	withDecode := false
 	switch g.Mode {
 	case graphsPiecewise:
-		return all, 0
+		mixed = all
 	case graphsFull:
-		if g.FullAsBoth {
-			return all, dec
-		}
-		return all, 0
+		mixed, withDecode = all, g.FullAsBoth
 	case graphsFullDecodeOnly:
-		return 0, dec
+		withDecode = true
 	case graphsFullAndPiecewise:
-		return all, dec
+		mixed, withDecode = all, true
 	}
-	return 0, 0
+	if withDecode {
+		decode, largest = g.decodeGraphs()
+	}
+	if mixed > 0 {
+		largest = g.Sizes[mixed-1]
+	}
+	return mixed, decode, largest
 }
 
 // decodeGraphs is the FULL decode graphs a mode with a decode routine
@@ -470,21 +484,8 @@ func (g Graphs) decodeGraphs() (n, largest uint64) {
 
 // Largest is the largest batch captured, 0 for none.
 func (g Graphs) Largest() uint64 {
-	return g.largest(g.counts())
-}
-
-// largest is Largest from counts' figures: the last of the sizes when any
-// mixed graph is captured (mixed is then all of them, and no decode graph
-// is larger than the largest size), else the largest decode graph.
-func (g Graphs) largest(mixed, decode uint64) uint64 {
-	if mixed > 0 {
-		return g.Sizes[mixed-1]
-	}
-	if decode > 0 {
-		_, top := g.decodeGraphs()
-		return top
-	}
-	return 0
+	_, _, largest := g.captured()
+	return largest
 }
 
 // None says no graph is captured.

@@ -306,6 +306,8 @@ func TestEncoderPassLines(t *testing.T) {
 	if sum != fp.Terms[budget.TermActivation] {
 		t.Errorf("activation lines sum to %d B, the term is %d B", sum, fp.Terms[budget.TermActivation])
 	}
+	// The peak is TestEncoderPassByHand's gemma-3-27b case: 131072
+	// patches x (1176 B of pixels + 26432 B of SigLIP block) = 3618635776.
 	j := sz.mmJSON()
 	if !j.PassSized || j.PassPeakBytes != 3618635776 || j.PassBytes == 0 {
 		t.Errorf("JSON: sized %v, peak %d B, adds %d B; want true, 3618635776, above 0", j.PassSized, j.PassPeakBytes, j.PassBytes)

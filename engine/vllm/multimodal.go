@@ -104,6 +104,15 @@ var mmV2Since = v0_28_0
 // (vllm/config/multimodal.py:497-499).
 const defaultMMLimit = 999
 
+// givenLimit is modality's limit in limits (mmLimits' parse of
+// --limit-mm-per-prompt), or an unnamed modality's.
+func givenLimit(limits map[string]uint64, modality string) uint64 {
+	if n, ok := limits[modality]; ok {
+		return n
+	}
+	return defaultMMLimit
+}
+
 // maxMMLimit bounds a limit far above any serve, so that the products of
 // the budget stay far from 2^64.
 const maxMMLimit = 1 << 20
@@ -155,7 +164,6 @@ var mmTowers = map[string]mmTower{
 	"llama4":     {modalities: []string{"image"}, why: notRead},
 	// LLaVA around Pixtral's tower counts rows and breaks by its processor.
 	"llava_pixtral": {modalities: []string{"image"}, why: notRead},
-	"intern_vit":    {why: notRead},
 	// Gemma 3n: every image and audio clip a fixed count.
 	"mobilenetv5": {modalities: []string{"image", "audio"}, items: gemma3nItems},
 	// Phi-4-multimodal's largest image follows the processor's dynamic_hd
@@ -336,7 +344,6 @@ func (m MM) given() bool {
 // and what membudget does not size, naming the flag, and sizes the
 // encoder cache and the processor cache.
 func (r *Resolved) resolveMM(a *model.Arch) error {
-	r.EncoderPass = EncoderPass{}
 	m := r.MM
 	p := r.Profile
 	if a.Vision == nil {
@@ -387,7 +394,7 @@ func (r *Resolved) resolveMM(a *model.Arch) error {
 	if err != nil {
 		return err
 	}
-	off, err := r.towersOff(a)
+	off, err := r.towersOff(a, limits)
 	if err != nil {
 		return err
 	}
@@ -401,10 +408,7 @@ func (r *Resolved) resolveMM(a *model.Arch) error {
 		return err
 	}
 	limit := func(mod string) uint64 {
-		n := uint64(defaultMMLimit)
-		if given, ok := limits[mod]; ok {
-			n = given
-		}
+		n := givenLimit(limits, mod)
 		if most, ok := mmSupported[kind][mod]; ok {
 			// allowed_mm_limits: the model's own limit caps the user's
 			// (vllm/multimodal/processing/context.py:420-434).

@@ -347,7 +347,7 @@ func peakItemsAt(a *model.Arch, r *Resolved, st model.Sharding, perToken uint64,
 // (profile_cudagraph_memory returns 0).
 func graphBytes(r *Resolved, st model.Sharding, perToken uint64) uint64 {
 	m := r.Profile.peaks
-	mixed, decode := r.Graphs.counts()
+	mixed, decode, largest := r.Graphs.captured()
 	if mixed+decode == 0 {
 		return 0
 	}
@@ -359,6 +359,6 @@ func graphBytes(r *Resolved, st model.Sharding, perToken uint64) uint64 {
 		}
 	}
 	layers := uint64(st.EndLayer - st.FirstLayer)
-	first := budget.SatAdd(m.graphFixedBytes, budget.SatMul(r.Graphs.largest(mixed, decode), perToken))
+	first := budget.SatAdd(m.graphFixedBytes, budget.SatMul(largest, perToken))
 	return budget.SatAdd(first, budget.SatMul(budget.SatMul(graphs, layers), m.graphBytesPerLayerGraph))
 }

@@ -412,10 +412,11 @@ func (r *Resolved) resolveLengths(a *model.Arch, c budget.Class, def func(string
 		if err := r.resolveV0Batch(a, def); err != nil {
 			return err
 		}
-	} else {
+	} else if r.MaxNumBatchedTokens == 0 || r.MaxNumSeqs == 0 {
 		// engine/arg_utils.py get_batch_defaults (API server): >= 160 GiB
 		// (on main), >= 70 GiB and not an A100 (by name), else.
-		big := c.Device.MemoryBytes >= 70<<30 && !containsFold(c.Device.Name, "a100")
+		w := whys.of(c.Device.Name)
+		big := c.Device.MemoryBytes >= 70<<30 && !w.a100
 		huge := p.LargeBatchTier && c.Device.MemoryBytes >= 160<<30
 		if r.MaxNumBatchedTokens == 0 && r.batchedDPMoE() {
 			r.MaxNumBatchedTokens = batchedDPTokens
@@ -430,14 +431,14 @@ func (r *Resolved) resolveLengths(a *model.Arch, c budget.Class, def func(string
 			default:
 				r.MaxNumBatchedTokens = 2048
 			}
-			def("max-num-batched-tokens", whys.of(c.Device.Name).tokens)
+			def("max-num-batched-tokens", w.tokens)
 		}
 		if r.MaxNumSeqs == 0 {
 			r.MaxNumSeqs = 256
 			if big || huge {
 				r.MaxNumSeqs = 1024
 			}
-			def("max-num-seqs", whys.of(c.Device.Name).seqs)
+			def("max-num-seqs", w.seqs)
 			r.lowerDefaultSeqs(def)
 		}
 	}
@@ -853,8 +854,13 @@ func defaultBlockSize(a *model.Arch, si budget.Silicon, kvBytes uint64, p Profil
 	return 16, "16: Triton-MLA, the MLA backend of this device (vllm/v1/attention/backends/mla/triton_mla.py:114-122)"
 }
 
-// batchWhy is the sources of vLLM's batch defaults on one device.
-type batchWhy struct{ tokens, seqs string }
+// batchWhy is the sources of vLLM's batch defaults on one device, and
+// whether its name makes it an A100, which get_batch_defaults tests by
+// name.
+type batchWhy struct {
+	tokens, seqs string
+	a100         bool
+}
 
 // batchWhys holds a batchWhy by device name, for one [Compiler]: it
 // resolves every serve a plan tries and every request of a batch, on a few
@@ -888,6 +894,7 @@ func newBatchWhy(name string) batchWhy {
 	return batchWhy{
 		tokens: "vLLM's API-server default for " + name + " (engine/arg_utils.py get_batch_defaults)",
 		seqs:   "vLLM's default for " + name + " (engine/arg_utils.py get_batch_defaults)",
+		a100:   containsFold(name, "a100"),
 	}
 }
 
@@ -897,8 +904,8 @@ func containsFold(s, sub string) bool {
 	if sub == "" {
 		return true
 	}
-	// Only where the first byte matches is the rest compared: a compile
-	// asks this of the device's name every time.
+	// Only where the first byte matches is the rest compared: a Resolve
+	// made without a [Compiler] asks this of the device's name every time.
 	lo, up := sub[0], sub[0]
 	if 'a' <= lo && lo <= 'z' {
 		up = lo - 'a' + 'A'

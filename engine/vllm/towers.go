@@ -96,29 +96,19 @@ var skippedBefore015 = []string{
 }
 
 // towersOff is the towers of a that vLLM does not build under the serve's
-// --limit-mm-per-prompt: those whose every modality is limited to 0, in
-// a release whose model file skips them. Where whether the release's
-// file skips them is not known, a serve that limits them so is refused
-// naming the flag.
-func (r *Resolved) towersOff(a *model.Arch) (model.Modalities, error) {
-	if a.Vision == nil {
+// --limit-mm-per-prompt, as mmLimits parsed it into limits: those whose
+// every modality is limited to 0, in a release whose model file skips
+// them. Where whether the release's file skips them is not known, a serve
+// that limits them so is refused naming the flag.
+func (r *Resolved) towersOff(a *model.Arch, limits map[string]uint64) (model.Modalities, error) {
+	if a.Vision == nil || len(limits) == 0 {
 		return 0, nil
-	}
-	limits, err := mmLimits(r.MM.LimitPerPrompt, r.Profile)
-	if err != nil || len(limits) == 0 {
-		return 0, err
-	}
-	limit := func(m string) uint64 {
-		if n, ok := limits[m]; ok {
-			return n
-		}
-		return defaultMMLimit
 	}
 	var off model.Modalities
 	for _, t := range modelTowers[a.Vision.Kind] {
 		zero := true
 		for _, m := range t.modalities {
-			zero = zero && limit(m) == 0
+			zero = zero && givenLimit(limits, m) == 0
 		}
 		if zero {
 			off |= t.bit
