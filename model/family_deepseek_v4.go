@@ -335,7 +335,7 @@ func (w *weights) deepseekV4MoE(p string, hash bool) {
 	// Fp8MoEMethod with blocks: fp8 values, float32 scales a 128 x 128
 	// block of each expert.
 	w.add(p+".experts.w13_weight", bytesOf(experts, budget.SatMul(2*inter, a.Hidden)))
-	w.add(p+".experts.w13_weight_scale_inv", bytesOf(experts, budget.SatMul(2*budget.CeilDiv(inter, dsv4FP8Block), budget.CeilDiv(a.Hidden, dsv4FP8Block))*4))
+	w.add(p+".experts.w13_weight_scale_inv", bytesOf(experts, bytesOf(budget.SatMul(2*budget.CeilDiv(inter, dsv4FP8Block), budget.CeilDiv(a.Hidden, dsv4FP8Block)), 4)))
 	w.add(p+".experts.w2_weight", bytesOf(experts, budget.SatMul(a.Hidden, inter)))
-	w.add(p+".experts.w2_weight_scale_inv", bytesOf(experts, budget.SatMul(budget.CeilDiv(a.Hidden, dsv4FP8Block), budget.CeilDiv(inter, dsv4FP8Block))*4))
+	w.add(p+".experts.w2_weight_scale_inv", bytesOf(experts, bytesOf(budget.SatMul(budget.CeilDiv(a.Hidden, dsv4FP8Block), budget.CeilDiv(inter, dsv4FP8Block)), 4)))
 }

@@ -1,7 +1,5 @@
 package model
 
-import "fmt"
-
 func init() {
 	ckpt := ckptFamily(idefics3Rename, [][]moduleRule{gqaAttention, gatedMLP, twoNorms}, idefics3Tower)
 	registerMultimodal("idefics3", readIdefics3, ckpt)
@@ -116,19 +114,7 @@ func readIdefics3(o jsonObject, a *Arch) jsonObject {
 func (w *weights) idefics3Vision(v *VisionTower) {
 	p := "model.vision_model."
 	h := v.Hidden
-	side := v.ImageSize / v.PatchSize
-	w.add(p+"embeddings.patch_embedding.weight", bytesOf(h*v.Channels*v.PatchSize*v.PatchSize, w.dt))
-	w.add(p+"embeddings.patch_embedding.bias", bytesOf(h, w.dt))
-	w.add(p+"embeddings.position_embedding.weight", bytesOf(side*side*h, w.dt))
-	for i := range v.Layers {
-		lp := fmt.Sprintf("%sencoder.layers.%d.", p, i)
-		w.towerLinear(lp+"self_attn.qkv_proj", h, 3*h, column, true, true)
-		w.towerLinear(lp+"self_attn.out_proj", h, h, row, true, true)
-		w.towerLinear(lp+"mlp.fc1", h, v.Intermediate, column, true, true)
-		w.towerLinear(lp+"mlp.fc2", v.Intermediate, h, row, true, true)
-		w.layerNorm(lp+"layer_norm1", h)
-		w.layerNorm(lp+"layer_norm2", h)
-	}
+	w.idefics2Encoder(p, v, true, true)
 	w.layerNorm(p+"post_layernorm", h)
 	w.towerLinear("model.connector.modality_projection.proj", h*v.SpatialMerge*v.SpatialMerge, v.OutHidden, replicated, false, true)
 }

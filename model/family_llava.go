@@ -273,25 +273,11 @@ func (w *weights) llavaSiglip(v *VisionTower) {
 // its widths are multiples of 64, or under bitsandbytes
 // (siglip.py:442-450).
 func (w *weights) siglipEncoder(v *VisionTower) {
-	p := "vision_tower.vision_model."
 	h := v.Hidden
-	side := v.ImageSize / v.PatchSize
-	positions := budget.SatMul(side, side)
-	w.add(p+"embeddings.patch_embedding.weight", bytesOf(budget.SatMul(h*v.Channels, v.PatchSize*v.PatchSize), w.dt))
-	w.add(p+"embeddings.patch_embedding.bias", bytesOf(h, w.dt))
-	w.add(p+"embeddings.position_embedding.weight", bytesOf(budget.SatMul(positions, h), w.dt))
-	// torch.arange(dtype=torch.int64): 8 bytes a position (siglip.py:300-304).
-	w.add(p+"embeddings.position_ids", bytesOf(positions, 8))
 	quantMLP := h%64 == 0 && v.Intermediate%64 == 0 || w.sh.Quant.Method == "bitsandbytes"
-	for i := range v.Layers {
-		lp := fmt.Sprintf("%sencoder.layers.%d.", p, i)
-		w.towerLinear(lp+"self_attn.qkv_proj", h, 3*h, column, true, true)
-		w.towerLinear(lp+"self_attn.out_proj", h, h, row, true, true)
-		w.towerLinear(lp+"mlp.fc1", h, v.Intermediate, column, true, quantMLP)
-		w.towerLinear(lp+"mlp.fc2", v.Intermediate, h, row, true, quantMLP)
-		w.layerNorm(lp+"layer_norm1", h)
-		w.layerNorm(lp+"layer_norm2", h)
-	}
+	positions := w.idefics2Encoder("vision_tower.vision_model.", v, true, quantMLP)
+	// torch.arange(dtype=torch.int64): 8 bytes a position (siglip.py:300-304).
+	w.add("vision_tower.vision_model.embeddings.position_ids", bytesOf(positions, 8))
 }
 
 // llavaPixtral adds a LLaVA Pixtral tower (pixtralTower: the layers vLLM

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"math"
 	"strconv"
+
+	"membudget/budget"
 )
 
 func init() {
@@ -171,5 +173,5 @@ func decilmIntermediate(ffn jsonObject, hidden uint64) uint64 {
 		ffn.fail("ffn_mult", "%v gives an FFN of %.0f for hidden_size %d, beyond any real model", m, n, hidden)
 		return 0
 	}
-	return (uint64(math.Trunc(n)) + 255) / 256 * 256
+	return budget.RoundUp(uint64(math.Trunc(n)), 256)
 }

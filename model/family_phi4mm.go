@@ -370,21 +370,8 @@ func (w *weights) phi4mm(v *VisionTower) {
 // tower's width each, and img_projection's two biased nn.Linear, tower
 // width to the text width and text to text.
 func (w *weights) phi4mmImage(v *VisionTower) {
-	p := "vision_encoder.img_processor."
+	w.idefics2Encoder("vision_encoder.img_processor.", v, false, false)
 	h := v.Hidden
-	side := v.ImageSize / v.PatchSize
-	w.add(p+"embeddings.patch_embedding.weight", bytesOf(budget.SatMul(h*v.Channels, v.PatchSize*v.PatchSize), w.dt))
-	w.add(p+"embeddings.patch_embedding.bias", bytesOf(h, w.dt))
-	w.add(p+"embeddings.position_embedding.weight", bytesOf(budget.SatMul(side*side, h), w.dt))
-	for i := range v.Layers {
-		lp := fmt.Sprintf("%sencoder.layers.%d.", p, i)
-		w.towerLinear(lp+"self_attn.qkv_proj", h, 3*h, column, true, false)
-		w.towerLinear(lp+"self_attn.out_proj", h, h, row, true, false)
-		w.towerLinear(lp+"mlp.fc1", h, v.Intermediate, column, true, false)
-		w.towerLinear(lp+"mlp.fc2", v.Intermediate, h, row, true, false)
-		w.layerNorm(lp+"layer_norm1", h)
-		w.layerNorm(lp+"layer_norm2", h)
-	}
 	w.add("vision_encoder.glb_GN", bytesOf(h, w.dt))
 	w.add("vision_encoder.sub_GN", bytesOf(h, w.dt))
 	w.towerLinear("vision_encoder.img_projection.0", v.ProjectorIn, v.OutHidden, replicated, true, false)

@@ -3,6 +3,7 @@ package model
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"regexp"
 	"strings"
@@ -73,6 +74,29 @@ func checkConfigOnlyHeader(t *testing.T, fixture func() (string, []safetensors.T
 		t.Errorf("RankWeights is not the config's (-config +rank):\n%s", diff)
 	}
 	return a
+}
+
+// checkLoadedHeader checks the fixture's checkpoint as vLLM loads it
+// against the family's weights from config, at one rank, name by name: each
+// tensor's bytes go to the parameter loaded maps it to (ok false for what
+// vLLM skips), beside buffers, what vLLM holds that no checkpoint does.
+func checkLoadedHeader(t *testing.T, fixture func() (string, []safetensors.Tensor), loaded func(safetensors.Tensor) (string, uint64, bool), buffers map[string]uint64) {
+	t.Helper()
+	a := checkConfigOnlyHeader(t, fixture)
+	_, ts := fixture()
+	got := maps.Clone(buffers)
+	for _, x := range ts {
+		if item, n, ok := loaded(x); ok {
+			got[item] += n
+		}
+	}
+	want := map[string]uint64{}
+	for _, it := range Weights(a, Whole(a, 1, 2, a.Quant)) {
+		want[it.Name] += it.Bytes
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-config +checkpoint as vLLM loads it):\n%s", diff)
+	}
 }
 
 // deepSeekV4FlashHeader is deepseek-ai/DeepSeek-V4-Flash's checkpoint as
@@ -255,21 +279,9 @@ func TestDeepSeekV4FlashHeader(t *testing.T) {
 	if got := headerTotal(ts); got != 159_609_485_896 {
 		t.Errorf("header total %d B, the index's total_size is 159,609,485,896", got)
 	}
-	a := checkConfigOnlyHeader(t, deepSeekV4FlashHeader)
-	loaded := map[string]uint64{}
-	for _, x := range ts {
-		if item, n, ok := dsv4Loaded(x); ok {
-			loaded[item] += n
-		}
-	}
 	const table = 65536 * 16 * 64 * 4
-	loaded["rotary_emb.rotary_emb.cos_sin_cache"] = table
-	loaded["rotary_emb.rotary_emb_compress.cos_sin_cache"] = table
-	config := map[string]uint64{}
-	for _, it := range Weights(a, Whole(a, 1, 2, a.Quant)) {
-		config[it.Name] += it.Bytes
-	}
-	if diff := cmp.Diff(loaded, config); diff != "" {
-		t.Errorf("(-checkpoint as vLLM loads it +config):\n%s", diff)
-	}
+	checkLoadedHeader(t, deepSeekV4FlashHeader, dsv4Loaded, map[string]uint64{
+		"rotary_emb.rotary_emb.cos_sin_cache":          table,
+		"rotary_emb.rotary_emb_compress.cos_sin_cache": table,
+	})
 }

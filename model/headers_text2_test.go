@@ -11,17 +11,17 @@ import (
 // hidden h with q heads x hd wide, kv KV rows, an MLP of inter, over v
 // tokens; norms names each layer's norms, qkNorm the width of its q_norm
 // and k_norm (0: none; hd: per head; q: every head), tied whether the head
-// is the embedding (no lm_head).
+// is the embedding (no lm_head), qkvBias whether q, k and v carry biases.
 type denseShape struct {
 	layers, h, q, kv, inter, v uint64
 	norms                      []string
 	qNorm, kNorm               uint64
-	tied                       bool
+	tied, qkvBias              bool
 }
 
 // tensors is the shape's bf16 tensors: the embedding, the final norm, the
-// head unless tied, and each layer's norms, q, k, v, o, q and k norms and
-// gated MLP.
+// head unless tied, and each layer's norms, q, k, v, o, their biases, q
+// and k norms and gated MLP.
 func (d denseShape) tensors() []safetensors.Tensor {
 	ts := []safetensors.Tensor{bf16("model.embed_tokens.weight", d.v, d.h), bf16("model.norm.weight", d.h)}
 	if !d.tied {
@@ -35,6 +35,10 @@ func (d denseShape) tensors() []safetensors.Tensor {
 		ts = append(ts,
 			bf16(p+"self_attn.q_proj.weight", d.q, d.h), bf16(p+"self_attn.k_proj.weight", d.kv, d.h),
 			bf16(p+"self_attn.v_proj.weight", d.kv, d.h), bf16(p+"self_attn.o_proj.weight", d.h, d.q))
+		if d.qkvBias {
+			ts = append(ts, bf16(p+"self_attn.q_proj.bias", d.q), bf16(p+"self_attn.k_proj.bias", d.kv),
+				bf16(p+"self_attn.v_proj.bias", d.kv))
+		}
 		if d.qNorm > 0 {
 			ts = append(ts, bf16(p+"self_attn.q_norm.weight", d.qNorm), bf16(p+"self_attn.k_norm.weight", d.kNorm))
 		}

@@ -38,17 +38,10 @@ func mistral7BHeader() (string, []safetensors.Tensor) {
 // 128 and the head untied: layers of 9 tensors (hidden h, MLP inter) and 3
 // outside them, over a vocabulary of v.
 func llamaLayout(layers, h, inter, v uint64) []safetensors.Tensor {
-	const KV = 1024
-	ts := []safetensors.Tensor{bf16("lm_head.weight", v, h), bf16("model.embed_tokens.weight", v, h), bf16("model.norm.weight", h)}
-	for l := range layers {
-		p := fmt.Sprintf("model.layers.%d.", l)
-		ts = append(ts,
-			bf16(p+"input_layernorm.weight", h), bf16(p+"post_attention_layernorm.weight", h),
-			bf16(p+"mlp.gate_proj.weight", inter, h), bf16(p+"mlp.up_proj.weight", inter, h), bf16(p+"mlp.down_proj.weight", h, inter),
-			bf16(p+"self_attn.q_proj.weight", h, h), bf16(p+"self_attn.k_proj.weight", KV, h),
-			bf16(p+"self_attn.v_proj.weight", KV, h), bf16(p+"self_attn.o_proj.weight", h, h))
-	}
-	return ts
+	return denseShape{
+		layers: layers, h: h, q: h, kv: 8 * 128, inter: inter, v: v,
+		norms: []string{"input_layernorm", "post_attention_layernorm"},
+	}.tensors()
 }
 
 // llama31_70BHeader is meta-llama/Llama-3.1-70B-Instruct's checkpoint:
@@ -63,20 +56,10 @@ func llama31_70BHeader() (string, []safetensors.Tensor) {
 // of 12 tensors (hidden h, kv KV heads, MLP inter) and 3 outside them, over
 // 152,064 tokens.
 func qwen2Layout(layers, h, inter, kv uint64) []safetensors.Tensor {
-	const V = 152064
-	k := kv * 128
-	ts := []safetensors.Tensor{bf16("model.embed_tokens.weight", V, h), bf16("model.norm.weight", h), bf16("lm_head.weight", V, h)}
-	for l := range layers {
-		p := fmt.Sprintf("model.layers.%d.", l)
-		ts = append(ts,
-			bf16(p+"input_layernorm.weight", h), bf16(p+"post_attention_layernorm.weight", h),
-			bf16(p+"self_attn.q_proj.weight", h, h), bf16(p+"self_attn.q_proj.bias", h),
-			bf16(p+"self_attn.k_proj.weight", k, h), bf16(p+"self_attn.k_proj.bias", k),
-			bf16(p+"self_attn.v_proj.weight", k, h), bf16(p+"self_attn.v_proj.bias", k),
-			bf16(p+"self_attn.o_proj.weight", h, h),
-			bf16(p+"mlp.gate_proj.weight", inter, h), bf16(p+"mlp.up_proj.weight", inter, h), bf16(p+"mlp.down_proj.weight", h, inter))
-	}
-	return ts
+	return denseShape{
+		layers: layers, h: h, q: h, kv: kv * 128, inter: inter, v: 152064, qkvBias: true,
+		norms: []string{"input_layernorm", "post_attention_layernorm"},
+	}.tensors()
 }
 
 // qwen25_7BHeader is Qwen/Qwen2.5-7B-Instruct's checkpoint: 28 layers of
@@ -192,19 +175,10 @@ func phi3MiniHeader() (string, []safetensors.Tensor) {
 // tensors and 3 outside them, hidden h, q heads x 128 wide, 8 KV heads of
 // 128, MLP inter, 151,936 tokens.
 func qwen3Layout(layers, h, heads, inter uint64) []safetensors.Tensor {
-	const V, KV, HD = 151936, 1024, 128
-	q := heads * HD
-	ts := []safetensors.Tensor{bf16("model.embed_tokens.weight", V, h), bf16("model.norm.weight", h), bf16("lm_head.weight", V, h)}
-	for l := range layers {
-		p := fmt.Sprintf("model.layers.%d.", l)
-		ts = append(ts,
-			bf16(p+"input_layernorm.weight", h), bf16(p+"post_attention_layernorm.weight", h),
-			bf16(p+"self_attn.q_proj.weight", q, h), bf16(p+"self_attn.k_proj.weight", KV, h),
-			bf16(p+"self_attn.v_proj.weight", KV, h), bf16(p+"self_attn.o_proj.weight", h, q),
-			bf16(p+"self_attn.q_norm.weight", HD), bf16(p+"self_attn.k_norm.weight", HD),
-			bf16(p+"mlp.gate_proj.weight", inter, h), bf16(p+"mlp.up_proj.weight", inter, h), bf16(p+"mlp.down_proj.weight", h, inter))
-	}
-	return ts
+	return denseShape{
+		layers: layers, h: h, q: heads * 128, kv: 8 * 128, inter: inter, v: 151936, qNorm: 128, kNorm: 128,
+		norms: []string{"input_layernorm", "post_attention_layernorm"},
+	}.tensors()
 }
 
 // qwen3_8BHeader is Qwen/Qwen3-8B's checkpoint: 36 layers of 4096 wide,

@@ -1,6 +1,10 @@
 package model
 
-import "membudget/budget"
+import (
+	"fmt"
+
+	"membudget/budget"
+)
 
 // check reports a tower no model has.
 func (v *VisionTower) check(o jsonObject) {
@@ -48,6 +52,32 @@ func (w *weights) towerLinear(module string, in, out uint64, s split, bias, quan
 		return
 	}
 	w.unquantized(module, in, out, s, bias)
+}
+
+// idefics2Encoder adds, under p, the embeddings and layers vLLM's
+// Idefics2 and SigLIP towers build alike (idefics2_vision_model.py:47-76,
+// 123-402; siglip.py:281-520): a biased Conv2d patch embedding, a learned
+// table of (image/patch)^2 positions, then each layer's fused qkv_proj and
+// fc1 divided by columns and out_proj and fc2 by rows, all biased, the
+// attention quantized where quantAttn is and the MLP where quantMLP is,
+// and two LayerNorms. It returns the positions.
+func (w *weights) idefics2Encoder(p string, v *VisionTower, quantAttn, quantMLP bool) (positions uint64) {
+	h := v.Hidden
+	side := v.ImageSize / v.PatchSize
+	positions = budget.SatMul(side, side)
+	w.add(p+"embeddings.patch_embedding.weight", bytesOf(budget.SatMul(h*v.Channels, v.PatchSize*v.PatchSize), w.dt))
+	w.add(p+"embeddings.patch_embedding.bias", bytesOf(h, w.dt))
+	w.add(p+"embeddings.position_embedding.weight", bytesOf(budget.SatMul(positions, h), w.dt))
+	for i := range v.Layers {
+		lp := fmt.Sprintf("%sencoder.layers.%d.", p, i)
+		w.towerLinear(lp+"self_attn.qkv_proj", h, 3*h, column, true, quantAttn)
+		w.towerLinear(lp+"self_attn.out_proj", h, h, row, true, quantAttn)
+		w.towerLinear(lp+"mlp.fc1", h, v.Intermediate, column, true, quantMLP)
+		w.towerLinear(lp+"mlp.fc2", v.Intermediate, h, row, true, quantMLP)
+		w.layerNorm(lp+"layer_norm1", h)
+		w.layerNorm(lp+"layer_norm2", h)
+	}
+	return positions
 }
 
 func (w *weights) layerNorm(name string, size uint64) {
