@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -337,13 +336,6 @@ func older(p, o Profile) bool {
 	return at(p) > at(o) // profiles lists the newest first
 }
 
-// isNumber reports whether s reads as a number ("-1", "-0.5"): a value,
-// as argparse reads it, not a flag.
-func isNumber(s string) bool {
-	_, err := strconv.ParseFloat(s, 64)
-	return err == nil
-}
-
 // registeredNames are the flags cli.go's register registers: the modelled
 // ones, under SGLang's names and argparse's abbreviations.
 var registeredNames = sync.OnceValue(func() map[string]bool {
@@ -447,7 +439,7 @@ func (Engine) Respell(args []string) []string {
 			continue
 		}
 		j := i + 1
-		for j < len(args) && (!strings.HasPrefix(args[j], "-") || isNumber(args[j])) {
+		for j < len(args) && (!strings.HasPrefix(args[j], "-") || engine.IsNumber(args[j])) {
 			j++
 		}
 		if j == i+1 {

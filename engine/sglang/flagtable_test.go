@@ -330,8 +330,11 @@ func TestJudgeByRelease(t *testing.T) {
 // TestRespellJoinsValues: a flag of several values is one argument, as the
 // flag package parses it; nargs "*" with none stays as given.
 func TestRespellJoinsValues(t *testing.T) {
-	in := []string{"--cuda-graph-bs", "1", "2", "4", "--host", "x", "--numa-node", "0", "-1", "--lora-paths", "--tp", "2", "--", "--numa-node", "3", "4"}
-	want := []string{"--cuda-graph-bs=1 2 4", "--host", "x", "--numa-node=0 -1", "--lora-paths", "--tp", "2", "--", "--numa-node", "3", "4"}
+	// "-inf" parses as a float but is no value to argparse, whose
+	// _negative_number_matcher ('^-\d+$|^-\d*\.\d+$', Python's argparse.py) wants a digit after
+	// the dash: it ends --cuda-graph-bs's values.
+	in := []string{"--cuda-graph-bs", "1", "2", "4", "--host", "x", "--numa-node", "0", "-1", "--lora-paths", "--tp", "2", "--cuda-graph-bs", "8", "-inf", "--", "--numa-node", "3", "4"}
+	want := []string{"--cuda-graph-bs=1 2 4", "--host", "x", "--numa-node=0 -1", "--lora-paths", "--tp", "2", "--cuda-graph-bs=8", "-inf", "--", "--numa-node", "3", "4"}
 	if diff := cmp.Diff(want, Engine{}.Respell(in)); diff != "" {
 		t.Errorf("Respell (-want +got):\n%s", diff)
 	}
