@@ -311,21 +311,28 @@ func notAFlag(p Profile, asGiven, name string, fl *sflag, detail string) error {
 // prefix (--tp, --dp, and --pp where it is not ambiguous) and otherwise
 // refuses naming the flag; the prefix of several is ambiguous.
 func abbreviation(p Profile, asGiven, name string) (err error, prefix bool) {
-	var matches []string
-	for i := range flagTable {
-		if g := &flagTable[i]; g.in(p) && strings.HasPrefix(g.name, name) {
-			matches = append(matches, "--"+g.name)
-		}
-	}
+	matches := prefixed(p, name)
 	switch {
 	case len(matches) == 1 && registeredNames()[name]:
 		return nil, true
 	case len(matches) == 1:
-		return fmt.Errorf("%s: %s's argparse takes it for %s, by abbreviation; membudget reads a flag by its full name: give %s", asGiven, p.Describes, matches[0], matches[0]), true
+		return fmt.Errorf("%s: %s's argparse takes it for --%s, by abbreviation; membudget reads a flag by its full name: give --%s", asGiven, p.Describes, matches[0], matches[0]), true
 	case len(matches) > 1:
-		return fmt.Errorf("%s: %s refuses it as ambiguous (argparse: %s): give one in full", asGiven, p.Describes, strings.Join(matches, ", ")), true
+		return fmt.Errorf("%s: %s refuses it as ambiguous (argparse: --%s): give one in full", asGiven, p.Describes, strings.Join(matches, ", --")), true
 	}
 	return nil, false
+}
+
+// prefixed returns the flags of release p that name prefixes, in the
+// table's order.
+func prefixed(p Profile, name string) []string {
+	var matches []string
+	for i := range flagTable {
+		if g := &flagTable[i]; g.in(p) && strings.HasPrefix(g.name, name) {
+			matches = append(matches, g.name)
+		}
+	}
+	return matches
 }
 
 // older reports whether release p is older than release o.
@@ -467,14 +474,8 @@ func lineStart(args []string) int {
 // expand returns the one flag of release p that name abbreviates, "" when
 // it prefixes none or several.
 func expand(p Profile, name string) string {
-	full := ""
-	for i := range flagTable {
-		if g := &flagTable[i]; g.in(p) && strings.HasPrefix(g.name, name) {
-			if full != "" {
-				return ""
-			}
-			full = g.name
-		}
+	if m := prefixed(p, name); len(m) == 1 {
+		return m[0]
 	}
-	return full
+	return ""
 }
