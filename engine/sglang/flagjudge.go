@@ -36,34 +36,23 @@ const (
 
 // lines is where ServerArgs.add_cli_args adds a flag in
 // python/sglang/srt/server_args.py at each release membudget models, oldest
-// first (v0.4.9.post2, v0.5.6.post2, v0.5.6.post3, v0.5.7, v0.5.8,
-// v0.5.8.post1): the line of its add_argument call, 0 where the release has
-// it not.
-type lines struct{ v049, v056, v056p3, v057, v058, v058p1 int }
+// first (profiles reversed: v0.4.9.post2, v0.5.6.post2, v0.5.6.post3,
+// v0.5.7, v0.5.8, v0.5.8.post1): the line of its add_argument call, 0
+// where the release has it not. TestLinesSpanEveryRelease ties its length
+// to profiles.
+type lines [6]int
 
 // line returns the flag's line at release p, 0 where p has it not.
 func (l lines) line(p Profile) int {
-	switch p.Name {
-	case "v0.4.9.post2":
-		return l.v049
-	case "v0.5.6.post2":
-		return l.v056
-	case "v0.5.6.post3":
-		return l.v056p3
-	case "v0.5.7":
-		return l.v057
-	case "v0.5.8":
-		return l.v058
-	case "v0.5.8.post1":
-		return l.v058p1
+	i := slices.IndexFunc(profiles, func(r Profile) bool { return r.Name == p.Name })
+	if i < 0 {
+		return 0
 	}
-	return 0
+	return l[len(profiles)-1-i]
 }
 
 // everywhere reports whether every release membudget models has the flag.
-func (l lines) everywhere() bool {
-	return l.v049 != 0 && l.v056 != 0 && l.v056p3 != 0 && l.v057 != 0 && l.v058 != 0 && l.v058p1 != 0
-}
+func (l lines) everywhere() bool { return !slices.Contains(l[:], 0) }
 
 // arityChange is a flag's arity from a later release on, where that
 // release's add_argument call reads it otherwise.
