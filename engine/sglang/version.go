@@ -203,8 +203,12 @@ const VersionHelp = "v0.5.8.post1, v0.5.8, v0.5.7, v0.5.6.post3, v0.5.6.post2 or
 // release candidate counts as its release.
 type release struct{ major, minor, patch, post int }
 
-// newestRead is the newest release whose rules membudget has read.
-var newestRead = release{0, 5, 8, 1}
+// newestRead is the newest release whose rules membudget has read:
+// profiles' first.
+var newestRead = func() release {
+	r, _ := parseRelease(profiles[0].Name)
+	return r
+}()
 
 // releasePattern reads a release as SGLang tags it: v0.5.23, v0.5.6.post2,
 // v0.5.10rc0, 0.5.9 (the v added by the caller).

@@ -146,3 +146,15 @@ func TestPropertyUnreadReleaseNeverSized(t *testing.T) {
 		}
 	})
 }
+
+// TestNewestReadIsTheNewestProfile: newestRead, above which a release is
+// refused as unread, is the release of profiles' first (newest) entry,
+// v0.5.8.post1 = {0, 5, 8, 1}, spelled back as its name.
+func TestNewestReadIsTheNewestProfile(t *testing.T) {
+	if diff := cmp.Diff(release{0, 5, 8, 1}, newestRead, cmp.AllowUnexported(release{})); diff != "" {
+		t.Errorf("newestRead (-want +got):\n%s", diff)
+	}
+	if got := newestRead.String(); got != profiles[0].Name {
+		t.Errorf("newestRead = %s, want %s", got, profiles[0].Name)
+	}
+}
