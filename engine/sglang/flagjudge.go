@@ -434,10 +434,7 @@ func (Engine) Respell(args []string) []string {
 			out = append(out, a)
 			continue
 		}
-		j := i + 1
-		for j < len(args) && (!strings.HasPrefix(args[j], "-") || engine.IsNumber(args[j])) {
-			j++
-		}
+		j := engine.ValuesEnd(args, i, engine.IsNumber)
 		if j == i+1 {
 			out = append(out, a) // nargs "*" with none
 			continue
