@@ -142,16 +142,22 @@ var flagIndex = sync.OnceValue(func() map[string]*sflag {
 	return m
 })
 
-// destOf returns the row whose argparse dest, dashed, is name (see
-// sflag.dest); nil for none.
-func destOf(name string) *sflag {
+// destIndex maps each argparse dest of the table (see sflag.dest),
+// dashed, to the first row that names it.
+var destIndex = sync.OnceValue(func() map[string]*sflag {
+	m := map[string]*sflag{}
 	for i := range flagTable {
-		if d := flagTable[i].dest; d != "" && strings.ReplaceAll(d, "_", "-") == name {
-			return &flagTable[i]
+		if d := strings.ReplaceAll(flagTable[i].dest, "_", "-"); d != "" && m[d] == nil {
+			m[d] = &flagTable[i]
 		}
 	}
-	return nil
-}
+	return m
+})
+
+// destOf returns the row whose argparse dest, dashed, is name (see
+// sflag.dest); nil for none. Judge asks it of every flag its common case
+// does not pass, so the table is indexed once rather than scanned.
+func destOf(name string) *sflag { return destIndex()[name] }
 
 // ignoredNames are the table's memory-neutral flags, each with whether it
 // takes a value, for [engine.SplitIgnored].
