@@ -153,6 +153,18 @@ func FlagValue(args []string, i int, takesValue bool) (value string, ok bool) {
 	return args[i+1], true
 }
 
+// ValuesEnd returns the index after the values argparse reads for a flag
+// of nargs "+" or "*" at args[i]: every argument after it up to the next
+// that begins with a dash and is not a number, as number reads one (both
+// engines' argparse read "-1" as a value; vLLM's also "-32k").
+func ValuesEnd(args []string, i int, number func(string) bool) int {
+	j := i + 1
+	for j < len(args) && (!strings.HasPrefix(args[j], "-") || number(args[j])) {
+		j++
+	}
+	return j
+}
+
 // FlagName returns the name of the flag args[i] without its dashes and
 // value, with argparse's underscores made dashes.
 func FlagName(arg string) string {

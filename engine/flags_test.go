@@ -206,3 +206,25 @@ func TestNamedFlags(t *testing.T) {
 		t.Errorf("NamedFlags (-want +got):\n%s", d)
 	}
 }
+
+// TestValuesEnd: a flag of several values at args[0] takes every argument
+// up to the next that begins with a dash, a number as number reads it
+// included; none follow where the next argument is a flag or there is
+// none.
+func TestValuesEnd(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args []string
+		want int
+	}{
+		{[]string{"--a", "1", "2", "--b", "3"}, 3},   // "--b" ends them
+		{[]string{"--a", "1", "-1", "-0.5", "x"}, 5}, // negative numbers are values, to the end
+		{[]string{"--a", "1", "-inf"}, 2},            // "-inf" begins with no digit: a flag
+		{[]string{"--a", "--b"}, 1},                  // nargs "*" with none
+		{[]string{"--a"}, 1},
+	} {
+		if got := ValuesEnd(tc.args, 0, IsNumber); got != tc.want {
+			t.Errorf("ValuesEnd(%q) = %d, want %d", tc.args, got, tc.want)
+		}
+	}
+}

@@ -130,7 +130,7 @@ func (s *Set) Check(e Engine, args []string, own func(name string) bool) error {
 			}
 			continue
 		}
-		if a == "-" || isNumber(a) {
+		if a == "-" || IsNumber(a) {
 			continue
 		}
 		asGiven, _, _ := strings.Cut(a, "=")
@@ -154,9 +154,10 @@ func (s *Set) Check(e Engine, args []string, own func(name string) bool) error {
 	return nil
 }
 
-// isNumber reports whether s reads as a number ("-1", "-0.5"): a value,
-// not a flag.
-func isNumber(s string) bool {
+// IsNumber reports whether s reads as a number ("-1", "-0.5"): a value,
+// not a flag, as argparse reads a word that begins with a dash and is a
+// number ("-inf" is not: it begins with no digit).
+func IsNumber(s string) bool {
 	t := strings.TrimPrefix(s, "-")
 	if t == "" || !(t[0] >= '0' && t[0] <= '9' || t[0] == '.') {
 		return false

@@ -2,8 +2,13 @@ package main
 
 import (
 	"bytes"
+	"flag"
+	"io"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestMistypedOwnFlagNamesIt: a flag neither membudget's command nor the
@@ -30,5 +35,37 @@ func TestMistypedOwnFlagNamesIt(t *testing.T) {
 		if !strings.Contains(errb.String(), c.want) {
 			t.Errorf("%s: stderr %q, want it to hold %q", c.args, errb.String(), c.want)
 		}
+	}
+}
+
+// TestSeldomFlagsAreTheLazyOnes: seldomFlags, which a mistyped flag is
+// offered from, are exactly the command's own flags that serveFlags
+// registers where help is asked and not where no flag is named (the
+// engine's own flags, registered by the engine, set aside).
+func TestSeldomFlagsAreTheLazyOnes(t *testing.T) {
+	t.Parallel()
+	a := newApp(func(string) string { return "" }, nil)
+	registered := func(args []string) map[string]bool {
+		fs := flag.NewFlagSet("max-seqs", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		if _, err := a.serveFlags(fs, args, nil); err != nil {
+			t.Fatalf("serveFlags(%q): %v", args, err)
+		}
+		m := map[string]bool{}
+		fs.VisitAll(func(f *flag.Flag) { m[f.Name] = true })
+		return m
+	}
+	fs := flag.NewFlagSet("engine", flag.ContinueOnError)
+	var model string
+	a.engines.Default().NewServe().Register(fs, &model)
+	var lazy []string
+	few := registered(nil)
+	for n := range registered([]string{"-h"}) {
+		if !few[n] && fs.Lookup(n) == nil {
+			lazy = append(lazy, n)
+		}
+	}
+	if d := cmp.Diff(slices.Sorted(slices.Values(seldomFlags)), slices.Sorted(slices.Values(lazy))); d != "" {
+		t.Errorf("seldomFlags (-want +got):\n%s", d)
 	}
 }

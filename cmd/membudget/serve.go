@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 
@@ -367,6 +368,12 @@ func namedFlags(args []string) flagNames {
 // has reports whether name is given, or every flag is wanted.
 func (n flagNames) has(name string) bool { return n == nil || n[name] }
 
+// seldomFlags are the sizing commands' own flags that serveFlags
+// registers only where args name them or ask for help, for offerOwnFlag
+// to offer where they are not registered (TestSeldomFlagsAreTheLazyOnes
+// pins the list to serveFlags).
+var seldomFlags = []string{"kernels", "json", "strict", "engine", "hub-deadline"}
+
 // offerOwnFlag makes e, a flag neither the command nor the engine takes,
 // name the command's own flag instead of the engine's where it is nearer
 // (--stict: --strict, not the engine's --dtype). A flag the engine has in
@@ -377,7 +384,7 @@ func offerOwnFlag(fs *flag.FlagSet, e *engine.UnknownFlagError) {
 	}
 	// The flags serveFlags registers only where they are named, and those
 	// it has registered.
-	own := []string{"kernels", "json", "strict", "engine", "hub-deadline"}
+	own := slices.Clone(seldomFlags)
 	fs.VisitAll(func(f *flag.Flag) { own = append(own, f.Name) })
 	n := engine.Nearest(e.Name, own)
 	if n == "" || e.Nearest != "" && budget.EditDistance(e.Name, n) >= budget.EditDistance(e.Name, e.Nearest) {

@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -37,34 +36,23 @@ const (
 
 // lines is where ServerArgs.add_cli_args adds a flag in
 // python/sglang/srt/server_args.py at each release membudget models, oldest
-// first (v0.4.9.post2, v0.5.6.post2, v0.5.6.post3, v0.5.7, v0.5.8,
-// v0.5.8.post1): the line of its add_argument call, 0 where the release has
-// it not.
-type lines struct{ v049, v056, v056p3, v057, v058, v058p1 int }
+// first (profiles reversed: v0.4.9.post2, v0.5.6.post2, v0.5.6.post3,
+// v0.5.7, v0.5.8, v0.5.8.post1): the line of its add_argument call, 0
+// where the release has it not. TestLinesSpanEveryRelease ties its length
+// to profiles.
+type lines [6]int
 
 // line returns the flag's line at release p, 0 where p has it not.
 func (l lines) line(p Profile) int {
-	switch p.Name {
-	case "v0.4.9.post2":
-		return l.v049
-	case "v0.5.6.post2":
-		return l.v056
-	case "v0.5.6.post3":
-		return l.v056p3
-	case "v0.5.7":
-		return l.v057
-	case "v0.5.8":
-		return l.v058
-	case "v0.5.8.post1":
-		return l.v058p1
+	i := slices.IndexFunc(profiles, func(r Profile) bool { return r.Name == p.Name })
+	if i < 0 {
+		return 0
 	}
-	return 0
+	return l[len(profiles)-1-i]
 }
 
 // everywhere reports whether every release membudget models has the flag.
-func (l lines) everywhere() bool {
-	return l.v049 != 0 && l.v056 != 0 && l.v056p3 != 0 && l.v057 != 0 && l.v058 != 0 && l.v058p1 != 0
-}
+func (l lines) everywhere() bool { return !slices.Contains(l[:], 0) }
 
 // arityChange is a flag's arity from a later release on, where that
 // release's add_argument call reads it otherwise.
@@ -154,16 +142,22 @@ var flagIndex = sync.OnceValue(func() map[string]*sflag {
 	return m
 })
 
-// destOf returns the row whose argparse dest, dashed, is name (see
-// sflag.dest); nil for none.
-func destOf(name string) *sflag {
+// destIndex maps each argparse dest of the table (see sflag.dest),
+// dashed, to the first row that names it.
+var destIndex = sync.OnceValue(func() map[string]*sflag {
+	m := map[string]*sflag{}
 	for i := range flagTable {
-		if d := flagTable[i].dest; d != "" && strings.ReplaceAll(d, "_", "-") == name {
-			return &flagTable[i]
+		if d := strings.ReplaceAll(flagTable[i].dest, "_", "-"); d != "" && m[d] == nil {
+			m[d] = &flagTable[i]
 		}
 	}
-	return nil
-}
+	return m
+})
+
+// destOf returns the row whose argparse dest, dashed, is name (see
+// sflag.dest); nil for none. Judge asks it of every flag its common case
+// does not pass, so the table is indexed once rather than scanned.
+func destOf(name string) *sflag { return destIndex()[name] }
 
 // ignoredNames are the table's memory-neutral flags, each with whether it
 // takes a value, for [engine.SplitIgnored].
@@ -312,21 +306,28 @@ func notAFlag(p Profile, asGiven, name string, fl *sflag, detail string) error {
 // prefix (--tp, --dp, and --pp where it is not ambiguous) and otherwise
 // refuses naming the flag; the prefix of several is ambiguous.
 func abbreviation(p Profile, asGiven, name string) (err error, prefix bool) {
-	var matches []string
-	for i := range flagTable {
-		if g := &flagTable[i]; g.in(p) && strings.HasPrefix(g.name, name) {
-			matches = append(matches, "--"+g.name)
-		}
-	}
+	matches := prefixed(p, name)
 	switch {
 	case len(matches) == 1 && registeredNames()[name]:
 		return nil, true
 	case len(matches) == 1:
-		return fmt.Errorf("%s: %s's argparse takes it for %s, by abbreviation; membudget reads a flag by its full name: give %s", asGiven, p.Describes, matches[0], matches[0]), true
+		return fmt.Errorf("%s: %s's argparse takes it for --%s, by abbreviation; membudget reads a flag by its full name: give --%s", asGiven, p.Describes, matches[0], matches[0]), true
 	case len(matches) > 1:
-		return fmt.Errorf("%s: %s refuses it as ambiguous (argparse: %s): give one in full", asGiven, p.Describes, strings.Join(matches, ", ")), true
+		return fmt.Errorf("%s: %s refuses it as ambiguous (argparse: --%s): give one in full", asGiven, p.Describes, strings.Join(matches, ", --")), true
 	}
 	return nil, false
+}
+
+// prefixed returns the flags of release p that name prefixes, in the
+// table's order.
+func prefixed(p Profile, name string) []string {
+	var matches []string
+	for i := range flagTable {
+		if g := &flagTable[i]; g.in(p) && strings.HasPrefix(g.name, name) {
+			matches = append(matches, g.name)
+		}
+	}
+	return matches
 }
 
 // older reports whether release p is older than release o.
@@ -335,13 +336,6 @@ func older(p, o Profile) bool {
 		return slices.IndexFunc(profiles, func(r Profile) bool { return r.Name == q.Name })
 	}
 	return at(p) > at(o) // profiles lists the newest first
-}
-
-// isNumber reports whether s reads as a number ("-1", "-0.5"): a value,
-// as argparse reads it, not a flag.
-func isNumber(s string) bool {
-	_, err := strconv.ParseFloat(s, 64)
-	return err == nil
 }
 
 // registeredNames are the flags cli.go's register registers: the modelled
@@ -446,10 +440,7 @@ func (Engine) Respell(args []string) []string {
 			out = append(out, a)
 			continue
 		}
-		j := i + 1
-		for j < len(args) && (!strings.HasPrefix(args[j], "-") || isNumber(args[j])) {
-			j++
-		}
+		j := engine.ValuesEnd(args, i, engine.IsNumber)
 		if j == i+1 {
 			out = append(out, a) // nargs "*" with none
 			continue
@@ -475,14 +466,8 @@ func lineStart(args []string) int {
 // expand returns the one flag of release p that name abbreviates, "" when
 // it prefixes none or several.
 func expand(p Profile, name string) string {
-	full := ""
-	for i := range flagTable {
-		if g := &flagTable[i]; g.in(p) && strings.HasPrefix(g.name, name) {
-			if full != "" {
-				return ""
-			}
-			full = g.name
-		}
+	if m := prefixed(p, name); len(m) == 1 {
+		return m[0]
 	}
-	return full
+	return ""
 }

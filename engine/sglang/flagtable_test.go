@@ -330,8 +330,11 @@ func TestJudgeByRelease(t *testing.T) {
 // TestRespellJoinsValues: a flag of several values is one argument, as the
 // flag package parses it; nargs "*" with none stays as given.
 func TestRespellJoinsValues(t *testing.T) {
-	in := []string{"--cuda-graph-bs", "1", "2", "4", "--host", "x", "--numa-node", "0", "-1", "--lora-paths", "--tp", "2", "--", "--numa-node", "3", "4"}
-	want := []string{"--cuda-graph-bs=1 2 4", "--host", "x", "--numa-node=0 -1", "--lora-paths", "--tp", "2", "--", "--numa-node", "3", "4"}
+	// "-inf" parses as a float but is no value to argparse, whose
+	// _negative_number_matcher ('^-\d+$|^-\d*\.\d+$', Python's argparse.py) wants a digit after
+	// the dash: it ends --cuda-graph-bs's values.
+	in := []string{"--cuda-graph-bs", "1", "2", "4", "--host", "x", "--numa-node", "0", "-1", "--lora-paths", "--tp", "2", "--cuda-graph-bs", "8", "-inf", "--", "--numa-node", "3", "4"}
+	want := []string{"--cuda-graph-bs=1 2 4", "--host", "x", "--numa-node=0 -1", "--lora-paths", "--tp", "2", "--cuda-graph-bs=8", "-inf", "--", "--numa-node", "3", "4"}
 	if diff := cmp.Diff(want, Engine{}.Respell(in)); diff != "" {
 		t.Errorf("Respell (-want +got):\n%s", diff)
 	}
@@ -441,8 +444,11 @@ func flagDocs() string {
 		if c := fl.changed; c != nil {
 			does += " (from " + c.from + " " + arityDoc[c.arity] + ")"
 		}
-		a := fl.at
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", name, cell(a.v049), cell(a.v056), cell(a.v056p3), cell(a.v057), cell(a.v058), cell(a.v058p1), strings.ReplaceAll(does, "|", "\\|"))
+		b.WriteString("| " + name + " |")
+		for _, n := range fl.at {
+			b.WriteString(" " + cell(n) + " |")
+		}
+		fmt.Fprintf(&b, " %s |\n", strings.ReplaceAll(does, "|", "\\|"))
 	}
 	return b.String()
 }
@@ -545,5 +551,23 @@ func TestSwitchValueInALine(t *testing.T) {
 	line[7] = "--trust-remote-code"
 	if err := (&flagServe{}).Judge(line, 7); err != nil {
 		t.Errorf("Judge(%q, 7): %v, want the switch taken", line, err)
+	}
+}
+
+// TestLinesSpanEveryRelease: a flag's lines hold one cell for each
+// release profiles lists, the oldest first, so that line(p) reads p's: the
+// first cell is v0.4.9.post2's (the oldest read) and the last the newest's.
+func TestLinesSpanEveryRelease(t *testing.T) {
+	if got, want := len(lines{}), len(profiles); got != want {
+		t.Fatalf("lines has %d cells, profiles %d releases", got, want)
+	}
+	l := lines{1, 2, 3, 4, 5, 6}
+	for _, tc := range []struct {
+		release string
+		want    int
+	}{{"v0.4.9.post2", 1}, {"v0.5.6.post2", 2}, {"v0.5.6.post3", 3}, {"v0.5.7", 4}, {"v0.5.8", 5}, {"v0.5.8.post1", 6}, {"v0.5.9", 0}} {
+		if got := l.line(Profile{Name: tc.release}); got != tc.want {
+			t.Errorf("line(%s) = %d, want %d", tc.release, got, tc.want)
+		}
 	}
 }

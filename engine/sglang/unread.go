@@ -12,7 +12,7 @@ var newestKnown = release{0, 5, 23, 0}
 func unreadRelease(r release) string {
 	why := unreadLater
 	switch {
-	case r.major == 0 && r.minor == 5 && r.patch == 8:
+	case r.major == newestRead.major && r.minor == newestRead.minor && r.patch == newestRead.patch:
 		why = unreadPost
 	case !newestKnown.less(r):
 		for _, u := range unreadReleases {
@@ -21,8 +21,7 @@ func unreadRelease(r release) string {
 			}
 		}
 	}
-	newest := profiles[0].Name
-	return fmt.Sprintf("SGLang %s's memory rules are not read: %s; the newest release membudget models is %s (--sglang-version %s)", r, why, newest, newest)
+	return fmt.Sprintf("SGLang %s's memory rules are not read: %s; the newest release membudget models is %s (--sglang-version %s)", r, why, newestRead, newestRead)
 }
 
 // unreadReleases says, for each SGLang release from v0.5.9 to v0.5.23 (a

@@ -188,7 +188,7 @@ func ProfileFor(spec string) (Profile, error) {
 		return Profile{}, &engine.SettingError{Flag: "sglang-version", Value: spec, Reason: unreadRelease(r)}
 	}
 	return Profile{}, &engine.SettingError{Flag: "sglang-version", Value: spec,
-		Reason: "want v0.5.8.post1, v0.5.8, v0.5.7, v0.5.6.post3, v0.5.6.post2 (the default) or v0.4.9.post2, the releases whose memory rules membudget has read; " + refusedByName}
+		Reason: "want " + releaseList(" (the default)") + ", the releases whose memory rules membudget has read; " + refusedByName}
 }
 
 // refusedByName says which later releases --sglang-version names and
@@ -197,14 +197,31 @@ const refusedByName = "v0.5.9 to v0.5.23 are refused by name, each saying what o
 
 // VersionHelp is --sglang-version's help: the releases it takes and those
 // it refuses by name.
-const VersionHelp = "v0.5.8.post1, v0.5.8, v0.5.7, v0.5.6.post3, v0.5.6.post2 or v0.4.9.post2 (" + refusedByName + ")"
+var VersionHelp = releaseList("") + " (" + refusedByName + ")"
+
+// releaseList returns the releases profiles models, newest first, as
+// "v0.5.8.post1, ... or v0.4.9.post2", with note after the default's name.
+func releaseList(note string) string {
+	names := make([]string, len(profiles))
+	for i, p := range profiles {
+		names[i] = p.Name
+		if p.Name == DefaultName {
+			names[i] += note
+		}
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
 
 // release is an SGLang release number: v0.5.6.post2 is {0, 5, 6, 2}; a
 // release candidate counts as its release.
 type release struct{ major, minor, patch, post int }
 
-// newestRead is the newest release whose rules membudget has read.
-var newestRead = release{0, 5, 8, 1}
+// newestRead is the newest release whose rules membudget has read:
+// profiles' first.
+var newestRead = func() release {
+	r, _ := parseRelease(profiles[0].Name)
+	return r
+}()
 
 // releasePattern reads a release as SGLang tags it: v0.5.23, v0.5.6.post2,
 // v0.5.10rc0, 0.5.9 (the v added by the caller).

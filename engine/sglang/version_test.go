@@ -146,3 +146,25 @@ func TestPropertyUnreadReleaseNeverSized(t *testing.T) {
 		}
 	})
 }
+
+// TestNewestReadIsTheNewestProfile: newestRead, above which a release is
+// refused as unread, is the release of profiles' first (newest) entry,
+// v0.5.8.post1 = {0, 5, 8, 1}, spelled back as its name.
+func TestNewestReadIsTheNewestProfile(t *testing.T) {
+	if diff := cmp.Diff(release{0, 5, 8, 1}, newestRead, cmp.AllowUnexported(release{})); diff != "" {
+		t.Errorf("newestRead (-want +got):\n%s", diff)
+	}
+	if got := newestRead.String(); got != profiles[0].Name {
+		t.Errorf("newestRead = %s, want %s", got, profiles[0].Name)
+	}
+}
+
+// TestVersionHelpListsTheProfiles: --sglang-version's help names every
+// modelled release, newest first, the last after "or", then the refused
+// range.
+func TestVersionHelpListsTheProfiles(t *testing.T) {
+	want := "v0.5.8.post1, v0.5.8, v0.5.7, v0.5.6.post3, v0.5.6.post2 or v0.4.9.post2 (v0.5.9 to v0.5.23 are refused by name, each saying what of its rules is not read)"
+	if VersionHelp != want {
+		t.Errorf("VersionHelp = %q, want %q", VersionHelp, want)
+	}
+}

@@ -516,10 +516,7 @@ func (Engine) Respell(args []string) []string {
 			out = append(out, dottedArg(dashes, key, args[i+1], fl, args))
 			i++
 		case fl.arity == manyValues && i+1 < len(args):
-			j := i + 1
-			for j < len(args) && (!strings.HasPrefix(args[j], "-") || isNumber(args[j])) {
-				j++
-			}
+			j := engine.ValuesEnd(args, i, isNumber)
 			out = append(out, dashes+key+"="+strings.Join(args[i+1:j], " "))
 			i = j - 1
 		case fl.arity == optValue:
