@@ -9,6 +9,7 @@ import (
 // tb is what the helpers need of a *testing.T or a *rapid.T.
 type tb interface {
 	Helper()
+	Errorf(format string, args ...any)
 	Fatal(args ...any)
 	Fatalf(format string, args ...any)
 }
