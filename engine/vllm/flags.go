@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -580,14 +579,16 @@ func dottedArg(dashes, key, value string, fl *vflag, args []string) string {
 // isNumber reports whether s reads as a number ("-1", "-0.5", "-32k"): a
 // value, as argparse reads it, not a flag.
 func isNumber(s string) bool {
+	if engine.IsNumber(s) {
+		return true
+	}
+	// A human-readable integer ("-32k") needs what engine.IsNumber asks
+	// of the text after the dash too.
 	t := strings.TrimPrefix(s, "-")
 	if t == "" || !(t[0] >= '0' && t[0] <= '9' || t[0] == '.') {
 		return false
 	}
-	if _, err := ParseHumanInt(s); err == nil {
-		return true
-	}
-	_, err := strconv.ParseFloat(s, 64)
+	_, err := ParseHumanInt(s)
 	return err == nil
 }
 
