@@ -102,6 +102,10 @@ var shippedShapes = map[string]shape{
 	// 34 layers, each 6th global: 6, 12, 18, 24, 30, so 29 slide.
 	"google__gemma-3-4b-it": {ModelType: "gemma3", Layers: 34, Hidden: 2560, Heads: 8, KVHeads: 4, HeadDim: 256, Vocab: 262208, MaxPos: 131072, Tied: true,
 		Sliding: 29, Window: 1024, RotaryDim: 256, Rope: "linear", Vision: "siglip", Dtype: "bfloat16"},
+	// Gemma 3 1B, text only: every 6th of 26 layers global (5, 11, 17,
+	// 23), so 22 slide over 512; one KV head of 256, no rope scaling.
+	"google__gemma-3-1b-it": {ModelType: "gemma3_text", Layers: 26, Hidden: 1152, Heads: 4, KVHeads: 1, HeadDim: 256, Vocab: 262144, MaxPos: 32768, Tied: true,
+		Sliding: 22, Window: 512, RotaryDim: 256, Dtype: "bfloat16"},
 	"google__gemma-3-27b-it": {ModelType: "gemma3", Layers: 62, Hidden: 5376, Heads: 32, KVHeads: 16, HeadDim: 128, Vocab: 262208, MaxPos: 131072, Tied: true,
 		Sliding: 52, Window: 1024, RotaryDim: 128, Rope: "linear", Vision: "siglip", Dtype: "bfloat16"},
 	// Gemma 3n (rebuilt from Gemma3nTextConfig's E4B defaults and E2B's
