@@ -56,4 +56,5 @@ var HeaderFixtures = map[string]func() (string, []safetensors.Tensor){
 	"Qwen/Qwen3-VL-30B-A3B-Instruct":                qwen3VL30BA3BHeader,
 	"google/gemma-3-1b-it":                          gemma3_1BHeader,
 	"google/gemma-7b":                               gemma7BHeader,
+	"zai-org/GLM-5":                                 glm5Header,
 }

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"testing"
 
 	"membudget/model/safetensors"
@@ -85,4 +86,109 @@ func TestGemma7BHeader(t *testing.T) {
 		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 17_075_361_792 + 8192*256*2, ""}},
 	}})
 	checkHeaderRanks(t, gemma7BHeader)
+}
+
+// glm5Header is zai-org/GLM-5's checkpoint in the names vLLM's
+// deepseek_v2.py loads for it (GlmMoeDsaForCausalLM: DeepSeek-V3's MLA with
+// q_a/q_b, the lightning indexer self_attn.indexer.wq_b, wk, weights_proj
+// and k_norm's weight and bias, the experts one by one, shared_experts),
+// shapes from the corpus config, bf16 but the routing biases in float32
+// (as GLM-4.7-Flash's published listing holds them): 78 layers of 6144
+// wide (64 heads, q_lora 2048, kv_lora 512, qk 192 + 64, v 256; an indexer
+// of 32 heads of 128), layers 0-2 a dense MLP of 12,288, layers 3-77 a
+// router over 256 experts of 2048 with its bias and one shared expert; the
+// untied head; and the MTP layer 78, a MoE layer with its indexer,
+// eh_proj, enorm, hnorm and shared_head's norm, without copies of the
+// embedding or the head.
+func glm5Header() (string, []safetensors.Tensor) {
+	const H, V, NH, QL, KVL, I, EI, E, IH, ID = 6144, 154880, 64, 2048, 512, 12288, 2048, 256, 32, 128
+	mlp := func(p string, inter uint64) []safetensors.Tensor {
+		return []safetensors.Tensor{bf16(p+"gate_proj.weight", inter, H), bf16(p+"up_proj.weight", inter, H), bf16(p+"down_proj.weight", H, inter)}
+	}
+	ts := []safetensors.Tensor{bf16("model.embed_tokens.weight", V, H), bf16("model.norm.weight", H), bf16("lm_head.weight", V, H)}
+	for l := range 79 {
+		p := fmt.Sprintf("model.layers.%d.", l)
+		a := p + "self_attn."
+		ts = append(ts, bf16(p+"input_layernorm.weight", H), bf16(p+"post_attention_layernorm.weight", H),
+			bf16(a+"q_a_proj.weight", QL, H), bf16(a+"q_a_layernorm.weight", QL), bf16(a+"q_b_proj.weight", NH*(192+64), QL),
+			bf16(a+"kv_a_proj_with_mqa.weight", KVL+64, H), bf16(a+"kv_a_layernorm.weight", KVL),
+			bf16(a+"kv_b_proj.weight", NH*(192+256), KVL), bf16(a+"o_proj.weight", H, NH*256),
+			bf16(a+"indexer.wq_b.weight", IH*ID, QL), bf16(a+"indexer.wk.weight", ID, H),
+			bf16(a+"indexer.weights_proj.weight", IH, H), bf16(a+"indexer.k_norm.weight", ID), bf16(a+"indexer.k_norm.bias", ID))
+		if l < 3 {
+			ts = append(ts, mlp(p+"mlp.", I)...)
+			continue
+		}
+		ts = append(ts, bf16(p+"mlp.gate.weight", E, H), typed("F32", p+"mlp.gate.e_score_correction_bias", E))
+		for e := range E {
+			ts = append(ts, mlp(fmt.Sprintf("%smlp.experts.%d.", p, e), EI)...)
+		}
+		ts = append(ts, mlp(p+"mlp.shared_experts.", EI)...)
+	}
+	m := "model.layers.78."
+	ts = append(ts, bf16(m+"eh_proj.weight", H, 2*H), bf16(m+"enorm.weight", H), bf16(m+"hnorm.weight", H), bf16(m+"shared_head.norm.weight", H))
+	return corpusConfig("zai-org__GLM-5"), ts
+}
+
+// TestGLM5Header: the checkpoint's 59,870 tensors (3 outside the layers;
+// layers 0-2 of 17: 9 of attention, 5 of the indexer, the MLP's 3; layers
+// 3-77 of 787: the router, its bias, 256 experts of 3 and the shared
+// expert's 3 in place of the MLP; the MTP layer 78 of 791, a MoE layer and
+// its 4 own tensors) hold 753,864,139,008 parameters, the Hub's count for
+// zai-org/GLM-5 and GLM-5.1 in a stored model survey (index file id
+// 69468411049; GLM-5-FP8 753,910,024,032 beside it; GLM-5.2, whose layers
+// share indexers, 753,329,940,480, 57 indexers fewer); no stored index or
+// total_size was found, so the tensor count is this layout's. By
+// hand: a layer's attention q_a_proj 2048 x 6144 = 12,582,912 and its norm
+// 2048, q_b_proj 16,384 x 2048 = 33,554,432, kv_a_proj_with_mqa 576 x 6144
+// = 3,538,944 and its norm 512, kv_b_proj 28,672 x 512 = 14,680,064,
+// o_proj 6144 x 16,384 = 100,663,296: 165,022,208, two norms 12,288; the
+// indexer's wq_b 4096 x 2048 = 8,388,608, wk 128 x 6144 = 786,432,
+// weights_proj 32 x 6144 = 196,608, k_norm 256: 9,371,904; a dense MLP 3 x
+// 12,288 x 6144 = 226,492,416; a MoE layer's router 256 x 6144 and its
+// bias 256, 257 experts of 3 x 2048 x 6144 = 37,748,736: 9,702,998,272;
+// the MTP layer's eh_proj 6144 x 12,288 and three norms. 78 layers and the
+// MTP layer, the embedding and the untied head 2 x 154,880 x 6144 and the
+// final norm make the count; in bytes 2 B each but the 76 routing biases'
+// 4, 1,507,728,316,928 B. Read by glm_moe_dsa's rules, a rank holds that
+// less the MTP layer (2 x 9,952,920,576 + 2 x 256 B, loaded only for
+// speculative decoding), each of the 78 indexers as vLLM builds it (wk
+// and weights_proj fused into one bf16 (128 + 32) x 6144, k_norm in
+// float32: 512 B more than stored, deepseek_v2.py:640-690), and the two
+// rotary tables (the attention's and the indexer's, deepseek_v2.py:
+// 1115-1120) of 202,752 positions x 64 x 2 B; 154,880 rows are a multiple
+// of 64, so the embedding is not padded. The checkpoint and the config
+// agree rank by rank and with the experts split over 8 ranks.
+func TestGLM5Header(t *testing.T) {
+	_, ts := glm5Header()
+	checkHeaderNames(t, ts, 3+3*17+75*787+791)
+	var params uint64
+	for _, x := range ts {
+		n := uint64(1)
+		for _, d := range x.Shape {
+			n *= d
+		}
+		params += n
+	}
+	const attn, norms, indexer, dense, moe = 165_022_208, 12_288, 9_371_904, 226_492_416, 9_702_998_272
+	const mtp = attn + norms + indexer + moe + 6144*12288 + 3*6144
+	if want := uint64(2*154880*6144 + 6144 + 78*(attn+norms+indexer) + 3*dense + 75*moe + mtp); params != want || want != 753_864_139_008 {
+		t.Errorf("%d parameters, by hand %d, the Hub counts zai-org/GLM-5 753,864,139,008", params, want)
+	}
+	const total = 2*753_864_139_008 + 2*256*76
+	if got := headerTotal(ts); got != total {
+		t.Errorf("header total %d B, by hand %d", got, uint64(total))
+	}
+	const mtpBytes, indexerMore, rotary = 2*mtp + 2*256, 2 * 128 * 2, 202752 * 64 * 2
+	checkByHand(t, []byHandCase{{
+		name: "GLM-5", fixture: glm5Header,
+		ranks: []byHandRank{{"TP1", tpRanks(1, 0), total - mtpBytes + 78*indexerMore + 2*rotary, ""}},
+	}})
+	checkHeaderRanks(t, glm5Header)
+	a, _ := attach(t, glm5Header)
+	sh := Whole(a, 8, 2, a.Quant)
+	sh.ExpertRanks = 8
+	if c, w := sum(CheckpointWeights(a, sh)), sum(Weights(a, sh)); c != w {
+		t.Errorf("TP8 EP8: checkpoint %d B, config %d B", c, w)
+	}
 }
