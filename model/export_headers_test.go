@@ -57,4 +57,6 @@ var HeaderFixtures = map[string]func() (string, []safetensors.Tensor){
 	"google/gemma-3-1b-it":                          gemma3_1BHeader,
 	"google/gemma-7b":                               gemma7BHeader,
 	"zai-org/GLM-5":                                 glm5Header,
+	"google/gemma-4-31B-it":                         gemma4_31BHeader,
+	"google/gemma-4-26B-A4B":                        gemma4_26BA4BHeader,
 }

@@ -192,3 +192,157 @@ func TestGLM5Header(t *testing.T) {
 		t.Errorf("TP8 EP8: checkpoint %d B, config %d B", c, w)
 	}
 }
+
+// gemma4Shape is what a Gemma 4 checkpoint's tensors depend on: the text
+// model's layers of h wide (heads q heads, kv KV heads of 256 on the
+// sliding layers, gkv of 512 on the global ones, every sixth layer from
+// the sixth, which store no v_proj: attention_k_eq_v), its MLP of inter
+// and, with experts > 0, the MoE block beside it (experts of ei).
+type gemma4Shape struct {
+	layers, h, heads, kv, gkv, inter, experts, ei uint64
+}
+
+// tensors is the checkpoint's bf16 tensors in the published names
+// (transformers' Gemma4ForConditionalGeneration: model.language_model.,
+// model.vision_tower., model.embed_vision.; the head tied, so no lm_head):
+// the text model as above, seven norms with the MoE block (four without)
+// and the layer scalar on every layer; the vision tower of
+// gemma-4-26B-A4B's and gemma-4-31B-it's vision_config, 27 layers of 1152
+// wide (16 heads of 72, MLP 4304) whose projections are
+// Gemma4ClippableLinear's bias-free `.linear` (no clipping buffers:
+// use_clipped_linears false), a patch embedder from 3 x 16 x 16 pixels, a
+// position table of 2 x 10,240 and standardize's std_bias and std_scale;
+// and embed_vision's projection to the text width.
+func (g gemma4Shape) tensors() []safetensors.Tensor {
+	const V, SD, GD, VW, VI, VHD = 262144, 256, 512, 1152, 4304, 72
+	h := g.h
+	t := "model.language_model."
+	ts := []safetensors.Tensor{bf16(t+"embed_tokens.weight", V, h), bf16(t+"norm.weight", h)}
+	for l := range g.layers {
+		p := fmt.Sprintf("%slayers.%d.", t, l)
+		hd, kv, global := uint64(SD), g.kv, l%6 == 5
+		if global {
+			hd, kv = GD, g.gkv
+		}
+		ts = append(ts, bf16(p+"input_layernorm.weight", h), bf16(p+"post_attention_layernorm.weight", h),
+			bf16(p+"pre_feedforward_layernorm.weight", h), bf16(p+"post_feedforward_layernorm.weight", h),
+			bf16(p+"layer_scalar", 1),
+			bf16(p+"self_attn.q_proj.weight", g.heads*hd, h), bf16(p+"self_attn.k_proj.weight", kv*hd, h),
+			bf16(p+"self_attn.o_proj.weight", h, g.heads*hd),
+			bf16(p+"self_attn.q_norm.weight", hd), bf16(p+"self_attn.k_norm.weight", hd),
+			bf16(p+"mlp.gate_proj.weight", g.inter, h), bf16(p+"mlp.up_proj.weight", g.inter, h), bf16(p+"mlp.down_proj.weight", h, g.inter))
+		if !global {
+			ts = append(ts, bf16(p+"self_attn.v_proj.weight", kv*hd, h))
+		}
+		if g.experts > 0 {
+			ts = append(ts, bf16(p+"router.proj.weight", g.experts, h), bf16(p+"router.scale", h), bf16(p+"router.per_expert_scale", g.experts),
+				bf16(p+"experts.gate_up_proj", g.experts, 2*g.ei, h), bf16(p+"experts.down_proj", g.experts, h, g.ei),
+				bf16(p+"post_feedforward_layernorm_1.weight", h), bf16(p+"pre_feedforward_layernorm_2.weight", h),
+				bf16(p+"post_feedforward_layernorm_2.weight", h))
+		}
+	}
+	v := "model.vision_tower."
+	ts = append(ts, bf16(v+"patch_embedder.input_proj.weight", VW, 3*16*16), bf16(v+"patch_embedder.position_embedding_table", 2, 10240, VW),
+		bf16(v+"std_bias", VW), bf16(v+"std_scale", VW))
+	for l := range 27 {
+		p := fmt.Sprintf("%sencoder.layers.%d.", v, l)
+		ts = append(ts, bf16(p+"input_layernorm.weight", VW), bf16(p+"post_attention_layernorm.weight", VW),
+			bf16(p+"pre_feedforward_layernorm.weight", VW), bf16(p+"post_feedforward_layernorm.weight", VW),
+			bf16(p+"self_attn.q_norm.weight", VHD), bf16(p+"self_attn.k_norm.weight", VHD))
+		for _, n := range []string{"q_proj", "k_proj", "v_proj", "o_proj"} {
+			ts = append(ts, bf16(p+"self_attn."+n+".linear.weight", VW, VW))
+		}
+		ts = append(ts, bf16(p+"mlp.gate_proj.linear.weight", VI, VW), bf16(p+"mlp.up_proj.linear.weight", VI, VW),
+			bf16(p+"mlp.down_proj.linear.weight", VW, VI))
+	}
+	return append(ts, bf16("model.embed_vision.embedding_projection.weight", h, VW))
+}
+
+// gemma4_31BHeader is google/gemma-4-31B-it's checkpoint: 60 layers of
+// 5376 wide, 32 heads, 16 KV heads on the sliding layers and 4 on the
+// global ones, MLP 21,504, no MoE block.
+func gemma4_31BHeader() (string, []safetensors.Tensor) {
+	return corpusConfig("google__gemma-4-31B-it"), gemma4Shape{layers: 60, h: 5376, heads: 32, kv: 16, gkv: 4, inter: 21504}.tensors()
+}
+
+// gemma4_26BA4BHeader is google/gemma-4-26B-A4B's checkpoint (the -it
+// model's index is the same file, by its published hash): 30 layers of
+// 2816 wide, 16 heads, 8 KV heads on the sliding layers and 2 on the
+// global ones, MLP 2112 and beside it a router over 128 experts of 704.
+func gemma4_26BA4BHeader() (string, []safetensors.Tensor) {
+	return corpusConfig("google__gemma-4-26B-A4B"), gemma4Shape{layers: 30, h: 2816, heads: 16, kv: 8, gkv: 2, inter: 2112, experts: 128, ei: 704}.tensors()
+}
+
+// TestGemma4Headers: gemma-4-31B-it's 1,188 tensors and
+// gemma-4-26B-A4B's 1,013 hold 31,273,088,876 and 25,805,936,206
+// parameters, the Hub's safetensors counts, all BF16, as stored API
+// answers copy them for google/gemma-4-31B-it and -26B-A4B-it (index file
+// ids 61762937035, 71402678005, 71269743439, 69417141348; the base and -it
+// repositories publish the same index, by its hash in dinoml/model-configs-rs
+// corpus/report-repositories.json); no listing of names was found. By
+// hand, the text model: the tied embedding 262,144 x h and the final norm;
+// a sliding layer's q 32 x 256 x 5376 (31B) or 16 x 256 x 2816 (26B), k
+// and v 16 x 256 x 5376 or 8 x 256 x 2816, o as q, q and k norms 2 x 256;
+// a global layer's q 32 x 512 x 5376 or 16 x 512 x 2816, k 4 x 512 x 5376
+// or 2 x 512 x 2816 and no v, o as q, norms 2 x 512; every layer's MLP 3
+// x 21,504 x 5376 or 3 x 2112 x 2816, four norms and the one-element layer
+// scalar; in the 26B every layer's router 128 x 2816, its scale 2816 and
+// per-expert scale 128, experts 128 x 1408 x 2816 and 128 x 2816 x 704,
+// three more norms: 30,697,345,340 and 25,233,141,790 parameters. The
+// vision tower: input_proj 1152 x 768, the position table 2 x 10,240 x
+// 1152, std_bias and std_scale 2 x 1152, 27 layers of q, k, v and o 4 x
+// 1152^2, the MLP 3 x 4304 x 1152, four norms 4 x 1152 and q and k norms
+// 2 x 72 (21,248,784 each), and the embedder's projection 1152 x h:
+// 575,743,536 and 572,794,416. At one rank vLLM holds all of it and
+// beside it: on each global layer a v_proj of k's shape, k loading into
+// both (qkv_proj, gemma4.py:1682-1691): 10 x 11,010,048 and 5 x
+// 2,883,584 elements of 2 B; v_norm's head_dim weight on every layer (gemma4.py:
+// 436): 50 x 256 + 10 x 512 and 25 x 256 + 5 x 512 elements; in the 26B
+// the router's norm, 2816, and root_size, 1, on every layer
+// (gemma4.py:279-287); the two rotary tables over 262,144 positions, 256
+// and 512 wide; and the tower's 2D rope inv_freq, 72 / 4 float32. The
+// checkpoint and the config agree rank by rank (the tower replicated,
+// whole on every rank).
+func TestGemma4Headers(t *testing.T) {
+	const rotary, invFreq = 262144*256*2 + 262144*512*2, 18 * 4
+	for _, tt := range []struct {
+		name          string
+		fixture       func() (string, []safetensors.Tensor)
+		tensors       int
+		text, vision  uint64
+		params, extra uint64
+	}{
+		// 2 + 60 layers of 14 (the 10 global without v_proj) + 4 + 27 x
+		// 13 + 1.
+		{"gemma-4-31B-it", gemma4_31BHeader, 2 + 60*14 - 10 + 4 + 27*13 + 1, 30_697_345_340, 575_743_536, 31_273_088_876,
+			2*10*11_010_048 + 2*(50*256+10*512)},
+		// 2 + 30 layers of 22 (the MoE block's 8 more; the 5 global
+		// without v_proj) + 4 + 27 x 13 + 1.
+		{"gemma-4-26B-A4B", gemma4_26BA4BHeader, 2 + 30*22 - 5 + 4 + 27*13 + 1, 25_233_141_790, 572_794_416, 25_805_936_206,
+			2*5*2_883_584 + 2*(25*256+5*512) + 30*(2816+1)*2},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, ts := tt.fixture()
+			checkHeaderNames(t, ts, tt.tensors)
+			var params uint64
+			for _, x := range ts {
+				n := uint64(1)
+				for _, d := range x.Shape {
+					n *= d
+				}
+				params += n
+			}
+			if params != tt.text+tt.vision || tt.text+tt.vision != tt.params {
+				t.Errorf("%d parameters, by hand %d + %d, the Hub counts %d", params, tt.text, tt.vision, tt.params)
+			}
+			if got := headerTotal(ts); got != 2*tt.params {
+				t.Errorf("header total %d B, want 2 x %d", got, tt.params)
+			}
+			checkByHand(t, []byHandCase{{
+				name: tt.name, fixture: tt.fixture,
+				ranks: []byHandRank{{"TP1", tpRanks(1, 0), 2*tt.params + tt.extra + rotary + invFreq, ""}},
+			}})
+			checkHeaderRanks(t, tt.fixture)
+		})
+	}
+}
