@@ -113,7 +113,8 @@ type VisionTower struct {
 	// (SigLIP with post_layernorm and one linear), "idefics3" (Idefics3's
 	// and SmolVLM's tower and pixel-shuffle connector), "glm4v" (GLM-4.1V's
 	// and GLM-4.5V's), "moonvit" (Kimi-K2.5's MoonViT and patch merger),
-	// "phi4mm" (Phi-4-multimodal's SigLIP tower, projector and Conformer).
+	// "phi4mm" (Phi-4-multimodal's SigLIP tower, projector and Conformer),
+	// "gemma4" (Gemma 4's tower and embedder).
 	Kind string
 	// Hidden, Intermediate, Layers and Heads are the encoder's width, MLP
 	// width, depth (the layers vLLM builds) and attention heads.
@@ -152,6 +153,9 @@ type VisionTower struct {
 	// where the config fixes it (Gemma 3's mm_tokens_per_image); 0 where
 	// the processor decides it from the image's size.
 	TokensPerImage uint64
+	// Standardize is Gemma 4's learned std_bias and std_scale, one vector
+	// of Hidden each (vision_config standardize).
+	Standardize bool
 	// ConfigLayers and ConfigHidden are what transformers' vision config
 	// object holds as num_hidden_layers and hidden_size, as written or by
 	// its class's default: an engine may read them rather than the tower

@@ -102,6 +102,10 @@ var shippedShapes = map[string]shape{
 	// 34 layers, each 6th global: 6, 12, 18, 24, 30, so 29 slide.
 	"google__gemma-3-4b-it": {ModelType: "gemma3", Layers: 34, Hidden: 2560, Heads: 8, KVHeads: 4, HeadDim: 256, Vocab: 262208, MaxPos: 131072, Tied: true,
 		Sliding: 29, Window: 1024, RotaryDim: 256, Rope: "linear", Vision: "siglip", Dtype: "bfloat16"},
+	// Gemma 3 1B, text only: every 6th of 26 layers global (5, 11, 17,
+	// 23), so 22 slide over 512; one KV head of 256, no rope scaling.
+	"google__gemma-3-1b-it": {ModelType: "gemma3_text", Layers: 26, Hidden: 1152, Heads: 4, KVHeads: 1, HeadDim: 256, Vocab: 262144, MaxPos: 32768, Tied: true,
+		Sliding: 22, Window: 512, RotaryDim: 256, Dtype: "bfloat16"},
 	"google__gemma-3-27b-it": {ModelType: "gemma3", Layers: 62, Hidden: 5376, Heads: 32, KVHeads: 16, HeadDim: 128, Vocab: 262208, MaxPos: 131072, Tied: true,
 		Sliding: 52, Window: 1024, RotaryDim: 128, Rope: "linear", Vision: "siglip", Dtype: "bfloat16"},
 	// Gemma 3n (rebuilt from Gemma3nTextConfig's E4B defaults and E2B's
@@ -113,9 +117,9 @@ var shippedShapes = map[string]shape{
 	"google__gemma-3n-E2B-it": {ModelType: "gemma3n", Layers: 30, Hidden: 2048, Heads: 8, KVHeads: 2, HeadDim: 256, Vocab: 262400, MaxPos: 32768, Tied: true,
 		Sliding: 24, Window: 512, RotaryDim: 256, Vision: "mobilenetv5", Dtype: "bfloat16"},
 	// Every layer has the dense MLP and the MoE block; rope nested by layer
-	// type, so no single RopeScaling.
+	// type, so no single RopeScaling; the vision tower of its vision_config.
 	"google__gemma-4-26B-A4B": {ModelType: "gemma4", Layers: 30, Hidden: 2816, Heads: 16, KVHeads: 8, HeadDim: 256, Vocab: 262144, MaxPos: 262144, Tied: true,
-		Sliding: 25, Window: 1024, MoELayers: 30, Experts: 128, TopK: 8, MoEInter: 704, RotaryDim: 256, Dtype: "bfloat16"},
+		Sliding: 25, Window: 1024, MoELayers: 30, Experts: 128, TopK: 8, MoEInter: 704, RotaryDim: 256, Vision: "gemma4", Dtype: "bfloat16"},
 	"meta-llama__Llama-2-70b-hf":         {ModelType: "llama", Layers: 80, Hidden: 8192, Heads: 64, KVHeads: 8, HeadDim: 128, Vocab: 32000, MaxPos: 4096, RotaryDim: 128, Dtype: "float16"},
 	"meta-llama__Llama-2-7b-hf":          {ModelType: "llama", Layers: 32, Hidden: 4096, Heads: 32, KVHeads: 32, HeadDim: 128, Vocab: 32000, MaxPos: 4096, RotaryDim: 128, Dtype: "float32"},
 	"meta-llama__Llama-3.1-70B-Instruct": {ModelType: "llama", Layers: 80, Hidden: 8192, Heads: 64, KVHeads: 8, HeadDim: 128, Vocab: 128256, MaxPos: 131072, RotaryDim: 128, Rope: llama3, Dtype: "bfloat16"},
@@ -194,9 +198,10 @@ var shippedShapes = map[string]shape{
 		MoELayers: 59, Experts: 160, TopK: 6, MoEInter: 1536, SharedInter: 3072, MLA: true, KVLatent: 576, RotaryDim: 64, Rope: yarn, Dtype: "bfloat16"},
 	"facebook__opt-125m": {ModelType: "opt", Layers: 12, Hidden: 768, Heads: 12, KVHeads: 12, HeadDim: 64, Vocab: 50272, MaxPos: 2048, Tied: true, Dtype: "float16"},
 	// layer_types: every 6th of 60 full (10), the full layers
-	// global_head_dim 512 with 4 global KV heads (attention_k_eq_v).
+	// global_head_dim 512 with 4 global KV heads (attention_k_eq_v); the
+	// vision tower of its vision_config.
 	"google__gemma-4-31B-it": {ModelType: "gemma4", Layers: 60, Hidden: 5376, Heads: 32, KVHeads: 16, HeadDim: 256, Vocab: 262144, MaxPos: 262144, Tied: true,
-		Sliding: 50, Window: 1024, RotaryDim: 256, Dtype: "bfloat16"},
+		Sliding: 50, Window: 1024, RotaryDim: 256, Vision: "gemma4", Dtype: "bfloat16"},
 	// text_config mistral, rope_theta 1e9 without scaling; Pixtral tower.
 	"mistralai__Mistral-Small-3.1-24B-Instruct-2503": {ModelType: "mistral3", Layers: 40, Hidden: 5120, Heads: 32, KVHeads: 8, HeadDim: 128, Vocab: 131072, MaxPos: 131072,
 		RotaryDim: 128, Vision: "pixtral", Dtype: "bfloat16"},
@@ -648,6 +653,19 @@ func TestConfigErrors(t *testing.T) {
 		{"gemma4 per-layer inputs", `{"model_type": "gemma4", "text_config": {"hidden_size": 64, "num_hidden_layers": 1, "num_attention_heads": 4,
  "intermediate_size": 8, "vocab_size": 100, "max_position_embeddings": 64, "hidden_size_per_layer_input": 256}}`,
 			"x.json: text_config.hidden_size_per_layer_input: 256: Gemma 4's per-layer inputs are not supported"},
+		// Gemma4ClippableLinear's clipping buffers (the E2B and E4B
+		// towers) are not sized; nor a tower whose heads do not fill its
+		// width one KV head a head.
+		{"gemma4 clipped tower", `{"model_type": "gemma4", "text_config": {"hidden_size": 64, "num_hidden_layers": 1, "num_attention_heads": 4,
+ "intermediate_size": 8, "vocab_size": 100, "max_position_embeddings": 64, "hidden_size_per_layer_input": 0},
+ "vision_config": {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1, "num_attention_heads": 2, "num_key_value_heads": 2,
+ "head_dim": 16, "patch_size": 4, "position_embedding_size": 8, "use_clipped_linears": true}}`,
+			"x.json: vision_config.use_clipped_linears: true: the clipping buffers of Gemma4ClippableLinear are not sized (the published 26B-A4B and 31B towers write false)"},
+		{"gemma4 tower heads", `{"model_type": "gemma4", "text_config": {"hidden_size": 64, "num_hidden_layers": 1, "num_attention_heads": 4,
+ "intermediate_size": 8, "vocab_size": 100, "max_position_embeddings": 64, "hidden_size_per_layer_input": 0},
+ "vision_config": {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1, "num_attention_heads": 2, "num_key_value_heads": 1,
+ "head_dim": 16, "patch_size": 4, "position_embedding_size": 8}}`,
+			"x.json: vision_config.num_key_value_heads: 1 KV heads and 2 heads of 16 over hidden_size 32: membudget sizes the tower whose heads fill its width, one KV head a head (the published Gemma 4 towers)"},
 		{"duplicate key", with(`"num_hidden_layers": 2`, `"num_hidden_layers": 32, "num_hidden_layers": 1`),
 			"x.json: num_hidden_layers: appears twice; which value is meant is not known"},
 		{"duplicate nested key", `{"model_type": "gemma3", "text_config": {"hidden_size": 8, "hidden_size": 16}}`,

@@ -54,4 +54,9 @@ var HeaderFixtures = map[string]func() (string, []safetensors.Tensor){
 	"Qwen/Qwen2-VL-7B-Instruct":                     qwen2VL7BHeader,
 	"zai-org/GLM-4.7-Flash":                         glm47FlashHeader,
 	"Qwen/Qwen3-VL-30B-A3B-Instruct":                qwen3VL30BA3BHeader,
+	"google/gemma-3-1b-it":                          gemma3_1BHeader,
+	"google/gemma-7b":                               gemma7BHeader,
+	"zai-org/GLM-5":                                 glm5Header,
+	"google/gemma-4-31B-it":                         gemma4_31BHeader,
+	"google/gemma-4-26B-A4B":                        gemma4_26BA4BHeader,
 }

@@ -1,13 +1,19 @@
 package model
 
-import "slices"
+import (
+	"fmt"
+	"slices"
+
+	"membudget/budget"
+)
 
 func init() {
-	// Gemma 4's vision tower (a transformers module vLLM loads whole) is
-	// not counted. Gemma 4 builds the embedding, final norm and head on
-	// every stage (gemma4.py:960-1045, Gemma4ForCausalLM).
-	registerMultimodal("gemma4", wrapper("gemma4_text", nil),
+	// Gemma 4 builds the embedding, final norm and head on every stage
+	// (gemma4.py:960-1045, Gemma4ForCausalLM); its vision tower and
+	// embedder on the first (readGemma4Vision).
+	registerMultimodal("gemma4", wrapper("gemma4_text", readGemma4Vision),
 		ckptFamily(gemma4Rename, [][]moduleRule{gemma4Layer}, gemma4Towers, everyStageTop).skipping(gemma4Vestigial...))
+	registerVisionTower("gemma4", (*weights).gemma4Vision)
 	register("gemma4_text", flat(readGemma4Text), ckptFamily(gemma4Rename, [][]moduleRule{gemma4Layer}, everyStageTop).skipping(gemma4TextOnly...))
 }
 
@@ -174,4 +180,86 @@ var gemma4Class = configClass{
 func init() {
 	declareClass("gemma4_text", gemma4TextClass)
 	declareClass("gemma4", gemma4Class)
+}
+
+// readGemma4Vision reads Gemma 4's vision_config as
+// Gemma4ForConditionalGeneration builds its tower (vLLM's gemma4_mm.py at
+// jsboige/vllm ffd91ee, :1065-1078: transformers' Gemma4VisionModel through
+// AutoModel.from_config, its nn.Linear layers replaced by ReplicatedLinear,
+// and the Gemma4MultimodalEmbedder). Without a vision_config transformers
+// builds no tower (configuration_gemma4.py, Gemma4Config.__post_init__):
+// none is counted. The published 26B-A4B and 31B towers are all this
+// reads; the clipped linears of the E2B and E4B checkpoints (whose
+// per-layer inputs are refused anyway) are refused by name.
+func readGemma4Vision(o jsonObject, a *Arch) {
+	v, ok := o.object("vision_config")
+	if !ok {
+		return
+	}
+	heads, kv, headDim, hidden := v.uint("num_attention_heads"), v.uint("num_key_value_heads"), v.uint("head_dim"), v.uint("hidden_size")
+	if len(*o.errs) > 0 {
+		return
+	}
+	switch {
+	case v.boolOr("use_clipped_linears", false):
+		v.fail("use_clipped_linears", "true: the clipping buffers of Gemma4ClippableLinear are not sized (the published 26B-A4B and 31B towers write false)")
+	case kv != heads || budget.SatMul(heads, headDim) != hidden:
+		v.fail("num_key_value_heads", "%d KV heads and %d heads of %d over hidden_size %d: membudget sizes the tower whose heads fill its width, one KV head a head (the published Gemma 4 towers)", kv, heads, headDim, hidden)
+	}
+	a.Vision = &VisionTower{
+		Kind:               "gemma4",
+		Hidden:             hidden,
+		Intermediate:       v.uint("intermediate_size"),
+		Layers:             v.uint("num_hidden_layers"),
+		Heads:              heads,
+		PatchSize:          v.uint("patch_size"),
+		Channels:           3, // Gemma4VisionPatchEmbedder's input_proj takes 3 x patch_size^2
+		OutHidden:          a.Hidden,
+		PositionEmbeddings: v.uint("position_embedding_size"),
+		Standardize:        v.boolOr("standardize", false),
+		ConfigLayers:       v.uint("num_hidden_layers"),
+		ConfigHidden:       hidden,
+	}
+}
+
+// gemma4Vision adds Gemma 4's vision tower and embedder, replicated on
+// every rank (transformers models/gemma4/modeling_gemma4.py, vLLM's
+// gemma4_mm.py:921-966, 1065-1078): the patch embedder's bias-free
+// input_proj from 3 x patch_size^2 pixels and its learned table of 2 x
+// position_embedding_size positions; with standardize, std_bias and
+// std_scale; per layer four RMSNorms, the bias-free q, k, v and o
+// projections and gated MLP (each a Gemma4ClippableLinear's .linear), q
+// and k norms of a head (v_norm has no weight); the 2D rope's inv_freq,
+// head_dim / 4 float32 (Gemma4VisionRotaryEmbedding); and the embedder's
+// bias-free projection to the text width (its norms have no weight). The
+// tower takes the quantization config only for bitsandbytes or
+// compressed-tensors, or when its width and MLP are multiples of 64
+// (gemma4_mm.py:1050-1063).
+func (w *weights) gemma4Vision(v *VisionTower) {
+	h, hd := v.Hidden, v.Hidden/v.Heads
+	m := w.a.Quant.Method
+	quantized := m != "" && (m == "bitsandbytes" || m == "compressed-tensors" || (h%64 == 0 && v.Intermediate%64 == 0))
+	p := "vision_tower."
+	w.towerLinear(p+"patch_embedder.input_proj", v.Channels*v.PatchSize*v.PatchSize, h, replicated, false, quantized)
+	w.add(p+"patch_embedder.position_embedding_table", bytesOf(budget.SatMul(2*v.PositionEmbeddings, h), w.dt))
+	if v.Standardize {
+		w.add(p+"std_bias", bytesOf(h, w.dt))
+		w.add(p+"std_scale", bytesOf(h, w.dt))
+	}
+	for i := range v.Layers {
+		lp := fmt.Sprintf("%sencoder.layers.%d.", p, i)
+		for _, n := range []string{"input_layernorm", "post_attention_layernorm", "pre_feedforward_layernorm", "post_feedforward_layernorm"} {
+			w.add(lp+n+".weight", bytesOf(h, w.dt))
+		}
+		for _, n := range []string{"q_proj", "k_proj", "v_proj", "o_proj"} {
+			w.towerLinear(lp+"self_attn."+n+".linear", h, h, replicated, false, quantized)
+		}
+		w.add(lp+"self_attn.q_norm.weight", bytesOf(hd, w.dt))
+		w.add(lp+"self_attn.k_norm.weight", bytesOf(hd, w.dt))
+		w.towerLinear(lp+"mlp.gate_proj.linear", h, v.Intermediate, replicated, false, quantized)
+		w.towerLinear(lp+"mlp.up_proj.linear", h, v.Intermediate, replicated, false, quantized)
+		w.towerLinear(lp+"mlp.down_proj.linear", v.Intermediate, h, replicated, false, quantized)
+	}
+	w.add("rotary_emb.vision_tower.inv_freq", bytesOf(hd/4, 4))
+	w.towerLinear("embed_vision.embedding_projection", h, v.OutHidden, replicated, false, quantized)
 }

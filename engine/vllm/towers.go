@@ -48,6 +48,7 @@ var modelTowers = map[string][]towerSet{
 	"idefics3":  visionOf("image"),          // idefics3.py:523-527 (SmolVLM's class is Idefics3's)
 	"moonvit":   visionOf("vision_chunk"),   // kimi_k25.py:357-378
 	"glm4v":     visionOf("image", "video"), // glm4_1v.py:1805-1812
+	"gemma4":    visionOf("image", "video"), // gemma4_mm.py:1065-1078 (its audio tower, E2B's and E4B's, is not sized)
 	// InternVL's tower takes video too, whether or not the tokenizer
 	// lets the model serve it (internvl.py:586-592).
 	"intern_vit": visionOf("image", "video"),

@@ -25,6 +25,13 @@ const (
 	// (model's TestTowersOffLeavesTheTowerOut): 311,888,896 x 2 B and the
 	// int64 position_ids 577 x 8 B.
 	llava15Tower = 311_888_896*2 + 577*8
+	// gemma4_31BTower is Gemma 4 31B's vision tower and embedder in
+	// bfloat16 (model's TestGemma4Headers): input_proj 1152 x 768, the
+	// position table 2 x 10,240 x 1152, std_bias and std_scale 2 x 1152,
+	// 27 layers of 4 x 1152^2 + 3 x 4304 x 1152 + 4 x 1152 + 2 x 72 =
+	// 21,248,784, the embedder 5376 x 1152: 575,743,536 x 2 B; and the 2D
+	// rope's inv_freq, 18 float32.
+	gemma4_31BTower = 575_743_536*2 + 18*4
 	// someTower is a tower not counted here by hand: any bytes above 0.
 	someTower = ^uint64(0)
 )
@@ -58,6 +65,9 @@ func TestTowersLeftOutAtLimitZero(t *testing.T) {
 		// InternVL's tower is marked for image and video: with both 0 no
 		// encoder runs, though its processor's modalities are not read.
 		{"internvl3, image and video 0", "OpenGVLab__InternVL3-1B-Pretrained", "main", `{"image": 0, "video": 0}`, 4096, someTower, true},
+		// Gemma 4's tower is marked for image and video (gemma4_mm.py:1065-1078).
+		{"gemma-4-31b, image and video 0", "google__gemma-4-31B-it", "main", `{"image": 0, "video": 0}`, 4096, gemma4_31BTower, true},
+		{"gemma-4-31b, image 0: video keeps the tower", "google__gemma-4-31B-it", "main", `{"image": 0}`, 4096, 0, false},
 	}
 	c := testClass(false)
 	for _, tt := range tests {

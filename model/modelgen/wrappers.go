@@ -4,7 +4,7 @@ import "pgregory.net/rapid"
 
 // wrappers draws the multimodal wrappers, whose language model is a text
 // model the other generators draw: gemma3 (Gemma 3 text with a SigLIP
-// tower), gemma4 (Gemma 4 text; its tower is not counted), llama4 (Llama 4
+// tower), gemma4 (Gemma 4 text without a vision_config, so no tower), llama4 (Llama 4
 // text with its pixel-shuffle tower), qwen2_5_vl (Qwen2 at the top, or
 // under text_config as transformers 4.5x re-saves it, with its tower),
 // qwen3_vl, qwen3_5 and qwen3_5_moe (Qwen3, Qwen3.5 and Qwen3.5-MoE text
