@@ -54,4 +54,8 @@ var HeaderFixtures = map[string]func() (string, []safetensors.Tensor){
 	"Qwen/Qwen2-VL-7B-Instruct":                     qwen2VL7BHeader,
 	"zai-org/GLM-4.7-Flash":                         glm47FlashHeader,
 	"Qwen/Qwen3-VL-30B-A3B-Instruct":                qwen3VL30BA3BHeader,
+	"openbmb/MiniCPM-2B-dpo-bf16":                   miniCPM2BHeader,
+	"LGAI-EXAONE/EXAONE-3.0-7.8B-Instruct":          exaone3_7BHeader,
+	"CohereForAI/c4ai-command-r-v01":                commandRHeader,
+	"CohereForAI/c4ai-command-r7b-12-2024":          commandR7BHeader,
 }

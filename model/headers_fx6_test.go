@@ -1,0 +1,213 @@
+package model
+
+import (
+	"fmt"
+	"testing"
+
+	"membudget/model/safetensors"
+)
+
+func init() {
+	for name, s := range map[string]shape{
+		// c4ai-command-r-v01: 40 layers of 8192, 64 heads and 64 KV heads
+		// of 8192 / 64 = 128, no head_dim key; 256,000 tokens, 8192
+		// positions (rope_theta 8e6, no rope_scaling), the head tied (the
+		// file leaves tie_word_embeddings to PretrainedConfig's true),
+		// float16.
+		"CohereForAI__c4ai-command-r-v01": {ModelType: "cohere", Layers: 40, Hidden: 8192, Heads: 64, KVHeads: 64, HeadDim: 128,
+			Vocab: 256000, MaxPos: 8192, Tied: true, RotaryDim: 128, Dtype: "float16"},
+		// c4ai-command-r7b-12-2024: 32 layers of 4096, 32 heads and 8 KV
+		// heads of head_dim 128; sliding_window_pattern 4 over
+		// sliding_window 4096: layers 3, 7, ... 31 full, the other 24
+		// sliding; 256,000 tokens, 8192 positions, tied
+		// (use_embedding_sharing; no tie_word_embeddings key), bf16.
+		"CohereForAI__c4ai-command-r7b-12-2024": {ModelType: "cohere2", Layers: 32, Hidden: 4096, Heads: 32, KVHeads: 8, HeadDim: 128,
+			Vocab: 256000, MaxPos: 8192, Tied: true, Sliding: 24, Window: 4096, RotaryDim: 128, Dtype: "bfloat16"},
+	} {
+		shippedShapes[name] = s
+	}
+}
+
+// miniCPM2BHeader is openbmb/MiniCPM-2B-dpo-bf16's checkpoint (the corpus
+// holds mlx-community's conversion of it, the same shapes) in Llama's
+// names, as openbmb's remote modeling_minicpm.py names its modules
+// (MiniCPMModel's embed_tokens, layers.N.self_attn.q/k/v/o_proj,
+// mlp.gate/up/down_proj, input_layernorm and post_attention_layernorm,
+// norm; the head tied, so no lm_head), shapes from the corpus config: 40
+// layers of 2304 wide, 36 heads and 36 KV heads of 64, MLP 5760, 122,753
+// tokens, bf16.
+func miniCPM2BHeader() (string, []safetensors.Tensor) {
+	return corpusConfig("mlx-community__MiniCPM-2B-dpo-bf16"), denseShape{
+		layers: 40, h: 2304, q: 2304, kv: 2304, inter: 5760, v: 122753, tied: true,
+		norms: []string{"input_layernorm", "post_attention_layernorm"},
+	}.tensors()
+}
+
+// TestMiniCPM2BHeader: the checkpoint's 362 tensors (40 layers of 9, the
+// embedding and the final norm) hold 2,724,880,896 parameters, the count
+// a stored chat front end prints for the MiniCPM-2B it serves ("with
+// 2724880896 (2.7B) parameters", index file id 41738685489) and stored
+// MTEB entries give for MiniCPM-2B based embedders of its 2304 width (ids
+// 3628189387, 15815799305). By hand: the embedding 122,753 x 2304 =
+// 282,822,912; a layer's q, k, v and o 4 x 2304^2 = 21,233,664 (36 KV
+// heads: MHA), the MLP 3 x 5760 x 2304 = 39,813,120, two norms 4608:
+// 61,051,392, x 40 = 2,442,055,680; the final norm 2304. bf16: 2 B each.
+// At one rank vLLM pads the 122,753 rows to 122,816, the next multiple of
+// 64 (VocabParallelEmbedding's padding): 63 x 2304 x 2 B more, and holds
+// the rotary table of 4096 positions x 64 x 2 B. The checkpoint and the
+// config agree rank by rank.
+func TestMiniCPM2BHeader(t *testing.T) {
+	_, ts := miniCPM2BHeader()
+	checkHeaderNames(t, ts, 362)
+	const params = 282_822_912 + 40*61_051_392 + 2304
+	if got, want := headerTotal(ts), uint64(2*params); got != want || params != 2_724_880_896 {
+		t.Errorf("header total %d B, by hand %d (%d parameters), the published count is 2,724,880,896", got, want, params)
+	}
+	checkByHand(t, []byHandCase{{
+		name: "MiniCPM-2B-dpo-bf16", fixture: miniCPM2BHeader,
+		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 2*params + 63*2304*2 + 4096*64*2, ""}},
+	}})
+	checkHeaderRanks(t, miniCPM2BHeader)
+}
+
+// exaone3_7BHeader is LGAI-EXAONE/EXAONE-3.0-7.8B-Instruct's checkpoint in
+// its remote modeling_exaone.py's names (transformer.wte, transformer.h.N
+// with ln_1, attn.attention.q/k/v_proj and out_proj, ln_2, mlp.c_fc_0,
+// c_fc_1 and c_proj, transformer.ln_f, and the untied lm_head), shapes
+// from the corpus config: 32 layers of 4096 wide, 32 heads and 8 KV heads
+// of 128, MLP 14,336, 102,400 tokens, bf16.
+func exaone3_7BHeader() (string, []safetensors.Tensor) {
+	const L, H, KV, I, V = 32, 4096, 1024, 14336, 102400
+	ts := []safetensors.Tensor{bf16("transformer.wte.weight", V, H)}
+	for l := range L {
+		p := fmt.Sprintf("transformer.h.%d.", l)
+		ts = append(ts,
+			bf16(p+"ln_1.weight", H), bf16(p+"ln_2.weight", H),
+			bf16(p+"attn.attention.q_proj.weight", H, H), bf16(p+"attn.attention.k_proj.weight", KV, H),
+			bf16(p+"attn.attention.v_proj.weight", KV, H), bf16(p+"attn.attention.out_proj.weight", H, H),
+			bf16(p+"mlp.c_fc_0.weight", I, H), bf16(p+"mlp.c_fc_1.weight", I, H), bf16(p+"mlp.c_proj.weight", H, I))
+	}
+	return corpusConfig("LGAI-EXAONE__EXAONE-3.0-7.8B-Instruct"), append(ts, bf16("transformer.ln_f.weight", H), bf16("lm_head.weight", V, H))
+}
+
+// TestExaone3_7BHeader: the checkpoint's 291 tensors (32 layers of 9, the
+// embedding, ln_f and the head) hold 7,818,448,896 parameters by hand; no
+// published total was found to hold them to (searched: that count, twice
+// it, "EXAONE-3.0-7.8B-Instruct total_size"), the model card says 7.8B.
+// By hand: wte and the untied head 2 x 102,400 x 4096 = 838,860,800; a
+// layer's q and out_proj 2 x 4096^2, k and v 2 x 1024 x 4096, c_fc_0,
+// c_fc_1 and c_proj 3 x 14,336 x 4096, ln_1 and ln_2 2 x 4096:
+// 218,112,000, x 32 = 6,979,584,000; ln_f 4096. At one rank vLLM holds
+// beside them the rotary table of 4096 positions x 128 x 2 B (102,400
+// rows are a multiple of 64: no padding); the checkpoint and the config
+// agree rank by rank.
+func TestExaone3_7BHeader(t *testing.T) {
+	_, ts := exaone3_7BHeader()
+	checkHeaderNames(t, ts, 291)
+	const params = 838_860_800 + 32*218_112_000 + 4096
+	if got, want := headerTotal(ts), uint64(2*params); got != want || params != 7_818_448_896 {
+		t.Errorf("header total %d B, by hand %d (%d parameters)", got, want, params)
+	}
+	checkByHand(t, []byHandCase{{
+		name: "EXAONE-3.0-7.8B-Instruct", fixture: exaone3_7BHeader,
+		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 2*params + 4096*128*2, ""}},
+	}})
+	checkHeaderRanks(t, exaone3_7BHeader)
+}
+
+// commandRHeader is CohereForAI/c4ai-command-r-v01's checkpoint in
+// transformers' modeling_cohere.py names (CohereModel's embed_tokens,
+// layers.N.input_layernorm, the one weight-only LayerNorm of a layer whose
+// attention and MLP run in parallel, self_attn.q/k/v/o_proj,
+// mlp.gate/up/down_proj, norm; the head tied, so no lm_head), shapes from
+// the corpus config: 40 layers of 8192 wide, 64 heads and 64 KV heads of
+// 128, MLP 22,528, 256,000 tokens, float16 (transformers'
+// docs/source/en/model_doc/cohere.md: "The checkpoints uploaded on the Hub
+// use torch_dtype = 'float16'").
+func commandRHeader() (string, []safetensors.Tensor) {
+	const L, H, I, V = 40, 8192, 22528, 256000
+	ts := []safetensors.Tensor{typed("F16", "model.embed_tokens.weight", V, H), typed("F16", "model.norm.weight", H)}
+	for l := range L {
+		p := fmt.Sprintf("model.layers.%d.", l)
+		ts = append(ts, typed("F16", p+"input_layernorm.weight", H))
+		for _, n := range []string{"q_proj", "k_proj", "v_proj", "o_proj"} {
+			ts = append(ts, typed("F16", p+"self_attn."+n+".weight", H, H))
+		}
+		ts = append(ts, typed("F16", p+"mlp.gate_proj.weight", I, H), typed("F16", p+"mlp.up_proj.weight", I, H),
+			typed("F16", p+"mlp.down_proj.weight", H, I))
+	}
+	return corpusConfig("CohereForAI__c4ai-command-r-v01"), ts
+}
+
+// TestCommandRHeader: the checkpoint's 322 tensors (40 layers of 8, the
+// embedding and the final norm) hold 34,980,831,232 parameters by hand,
+// 34.981 billion as the Hub counts the model's safetensors (the
+// "params": 34.981 of stored leaderboard requests for
+// CohereForAI/c4ai-command-r-v01 at main, e.g. OALL/requests and
+// open-llm-leaderboard/requests, which read the Hub's count; no exact
+// count or index total_size was found). By hand: the embedding 256,000 x
+// 8192 = 2,097,152,000; a layer's q, k, v and o 4 x 8192^2 (64 KV heads:
+// MHA) = 268,435,456, the MLP 3 x 22,528 x 8192 = 553,648,128, its norm
+// 8192: 822,091,776, x 40 = 32,883,671,040; the final norm 8192. 2 B
+// each. At one rank vLLM holds beside them the rotary table of 8192
+// positions x 128 x 2 B (256,000 rows are a multiple of 64: no padding);
+// the checkpoint and the config agree rank by rank.
+func TestCommandRHeader(t *testing.T) {
+	_, ts := commandRHeader()
+	checkHeaderNames(t, ts, 322)
+	const params = 2_097_152_000 + 40*822_091_776 + 8192
+	if got, want := headerTotal(ts), uint64(2*params); got != want || params != 34_980_831_232 || (params+500_000)/1_000_000 != 34_981 {
+		t.Errorf("header total %d B, by hand %d (%d parameters), the Hub counts 34.981B", got, want, params)
+	}
+	checkByHand(t, []byHandCase{{
+		name: "c4ai-command-r-v01", fixture: commandRHeader,
+		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 2*params + 8192*128*2, ""}},
+	}})
+	checkHeaderRanks(t, commandRHeader)
+}
+
+// commandR7BHeader is CohereForAI/c4ai-command-r7b-12-2024's checkpoint in
+// transformers' modeling_cohere2.py names (commandRHeader's: one
+// input_layernorm a layer, no q or k norms, the head tied), shapes from
+// the corpus config: 32 layers of 4096 wide, 32 heads and 8 KV heads of
+// 128, MLP 14,336, 256,000 tokens, bf16.
+func commandR7BHeader() (string, []safetensors.Tensor) {
+	const L, H, KV, I, V = 32, 4096, 1024, 14336, 256000
+	ts := []safetensors.Tensor{bf16("model.embed_tokens.weight", V, H), bf16("model.norm.weight", H)}
+	for l := range L {
+		p := fmt.Sprintf("model.layers.%d.", l)
+		ts = append(ts, bf16(p+"input_layernorm.weight", H),
+			bf16(p+"self_attn.q_proj.weight", H, H), bf16(p+"self_attn.k_proj.weight", KV, H),
+			bf16(p+"self_attn.v_proj.weight", KV, H), bf16(p+"self_attn.o_proj.weight", H, H),
+			bf16(p+"mlp.gate_proj.weight", I, H), bf16(p+"mlp.up_proj.weight", I, H), bf16(p+"mlp.down_proj.weight", H, I))
+	}
+	return corpusConfig("CohereForAI__c4ai-command-r7b-12-2024"), ts
+}
+
+// TestCommandR7BHeader: the checkpoint's 258 tensors (32 layers of 8, the
+// embedding and the final norm) hold 8,028,033,024 parameters: 8.028
+// billion as stored leaderboard requests give the Hub's count for
+// c4ai-command-r7b-12-2024 at revision a9650f3b
+// (open-llm-leaderboard/requests), and exactly the Hub's bf16 count a
+// stored evaluation suite lists for CohereForAI/aya-expanse-8b, a Cohere
+// model of the same widths ("computed via" HfApi's
+// get_safetensors_metadata, index file id 12439498600). By hand: the
+// embedding 256,000 x 4096 = 1,048,576,000; a layer's q and o 2 x 4096^2,
+// k and v 2 x 1024 x 4096, the MLP 3 x 14,336 x 4096, its norm 4096:
+// 218,107,904, x 32 = 6,979,452,928; the final norm 4096. bf16, 2 B each.
+// At one rank vLLM holds beside them the rotary table of 8192 positions
+// x 128 x 2 B (no padding: 256,000 rows are a multiple of 64); the
+// checkpoint and the config agree rank by rank.
+func TestCommandR7BHeader(t *testing.T) {
+	_, ts := commandR7BHeader()
+	checkHeaderNames(t, ts, 258)
+	const params = 1_048_576_000 + 32*218_107_904 + 4096
+	if got, want := headerTotal(ts), uint64(2*params); got != want || params != 8_028_033_024 {
+		t.Errorf("header total %d B, by hand %d (%d parameters), the Hub counts 8,028,033,024", got, want, params)
+	}
+	checkByHand(t, []byHandCase{{
+		name: "c4ai-command-r7b-12-2024", fixture: commandR7BHeader,
+		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 2*params + 8192*128*2, ""}},
+	}})
+	checkHeaderRanks(t, commandR7BHeader)
+}
