@@ -58,4 +58,6 @@ var HeaderFixtures = map[string]func() (string, []safetensors.Tensor){
 	"LGAI-EXAONE/EXAONE-3.0-7.8B-Instruct":          exaone3_7BHeader,
 	"CohereForAI/c4ai-command-r-v01":                commandRHeader,
 	"CohereForAI/c4ai-command-r7b-12-2024":          commandR7BHeader,
+	"internlm/internlm2_5-7b-chat":                  internLM25_7BHeader,
+	"ByteDance-Seed/Seed-OSS-36B-Instruct":          seedOSS36BHeader,
 }

@@ -23,6 +23,16 @@ func init() {
 		// (use_embedding_sharing; no tie_word_embeddings key), bf16.
 		"CohereForAI__c4ai-command-r7b-12-2024": {ModelType: "cohere2", Layers: 32, Hidden: 4096, Heads: 32, KVHeads: 8, HeadDim: 128,
 			Vocab: 256000, MaxPos: 8192, Tied: true, Sliding: 24, Window: 4096, RotaryDim: 128, Dtype: "bfloat16"},
+		// internlm2_5-7b-chat: 32 layers of 4096, 32 heads and 8 KV heads
+		// of 128, 92,544 tokens, 32,768 positions, dynamic rope x2, untied,
+		// bf16.
+		"internlm__internlm2_5-7b-chat": {ModelType: "internlm2", Layers: 32, Hidden: 4096, Heads: 32, KVHeads: 8, HeadDim: 128,
+			Vocab: 92544, MaxPos: 32768, RotaryDim: 128, Rope: "dynamic", Dtype: "bfloat16"},
+		// Seed-OSS-36B-Instruct: 64 layers of 5120, 80 heads and 8 KV heads
+		// of head_dim 128, 155,136 tokens, 524,288 positions (rope_type
+		// default, theta 1e7), untied, bf16.
+		"ByteDance-Seed__Seed-OSS-36B-Instruct": {ModelType: "seed_oss", Layers: 64, Hidden: 5120, Heads: 80, KVHeads: 8, HeadDim: 128,
+			Vocab: 155136, MaxPos: 524288, RotaryDim: 128, Rope: "default", Dtype: "bfloat16"},
 	} {
 		shippedShapes[name] = s
 	}
@@ -210,4 +220,90 @@ func TestCommandR7BHeader(t *testing.T) {
 		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 2*params + 8192*128*2, ""}},
 	}})
 	checkHeaderRanks(t, commandR7BHeader)
+}
+
+// internLM25_7BHeader is internlm/internlm2_5-7b-chat's checkpoint in its
+// remote modeling_internlm2.py's names (model.tok_embeddings, layers.N
+// with attention_norm, attention.wqkv, the q, k and v rows of each KV
+// group stored fused, attention.wo, ffn_norm, feed_forward.w1, w3 and w2;
+// model.norm and the untied output), shapes from the corpus config: 32
+// layers of 4096 wide, 32 heads and 8 KV heads of 128 (wqkv (32 + 2 x 8)
+// x 128 = 6144 rows), MLP 14,336, 92,544 tokens, bf16.
+func internLM25_7BHeader() (string, []safetensors.Tensor) {
+	const L, H, QKV, I, V = 32, 4096, 6144, 14336, 92544
+	ts := []safetensors.Tensor{bf16("model.tok_embeddings.weight", V, H)}
+	for l := range L {
+		p := fmt.Sprintf("model.layers.%d.", l)
+		ts = append(ts,
+			bf16(p+"attention_norm.weight", H), bf16(p+"ffn_norm.weight", H),
+			bf16(p+"attention.wqkv.weight", QKV, H), bf16(p+"attention.wo.weight", H, H),
+			bf16(p+"feed_forward.w1.weight", I, H), bf16(p+"feed_forward.w3.weight", I, H), bf16(p+"feed_forward.w2.weight", H, I))
+	}
+	return corpusConfig("internlm__internlm2_5-7b-chat"), append(ts, bf16("model.norm.weight", H), bf16("output.weight", V, H))
+}
+
+// TestInternLM25_7BHeader: the checkpoint's 227 tensors (32 layers of 7,
+// the embedding, the final norm and the head) hold 7,737,708,544
+// parameters, the Hub's bf16 count for internlm/internlm2_5-7b-chat as a
+// stored evaluation suite lists it ("computed via" HfApi's
+// get_safetensors_metadata, index file id 12439498600). By hand:
+// tok_embeddings and the untied output 2 x 92,544 x 4096 = 758,120,448; a
+// layer's wqkv 6144 x 4096 = 25,165,824, wo 4096^2 = 16,777,216, w1, w3
+// and w2 3 x 14,336 x 4096 = 176,160,768, two norms 8192: 218,112,000, x
+// 32 = 6,979,584,000; the final norm 4096. 2 B each. At one rank vLLM
+// holds beside them the dynamic-NTK rotary table, which keeps
+// max_position_embeddings rows (dynamic_ntk_scaling_rope.py at d18bb7b:
+// arange(max_position_embeddings) over the stretched base), 32,768 x 128
+// x 2 B; 92,544 rows are a multiple of 64 (no padding). The checkpoint and
+// the config agree rank by rank: wqkv is split by KV group.
+func TestInternLM25_7BHeader(t *testing.T) {
+	_, ts := internLM25_7BHeader()
+	checkHeaderNames(t, ts, 227)
+	const params = 758_120_448 + 32*218_112_000 + 4096
+	if got, want := headerTotal(ts), uint64(2*params); got != want || params != 7_737_708_544 {
+		t.Errorf("header total %d B, by hand %d (%d parameters), the Hub counts 7,737,708,544", got, want, params)
+	}
+	checkByHand(t, []byHandCase{{
+		name: "internlm2_5-7b-chat", fixture: internLM25_7BHeader,
+		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 2*params + 32768*128*2, ""}},
+	}})
+	checkHeaderRanks(t, internLM25_7BHeader)
+}
+
+// seedOSS36BHeader is ByteDance-Seed/Seed-OSS-36B-Instruct's checkpoint
+// in transformers' modeling_seed_oss.py names (Llama's with q, k and v
+// biased by attention_bias and o_proj not by attention_out_bias; the head
+// untied), shapes from the corpus config: 64 layers of 5120 wide, 80 heads
+// and 8 KV heads of 128, MLP 27,648, 155,136 tokens, bf16.
+func seedOSS36BHeader() (string, []safetensors.Tensor) {
+	return corpusConfig("ByteDance-Seed__Seed-OSS-36B-Instruct"), denseShape{
+		layers: 64, h: 5120, q: 80 * 128, kv: 8 * 128, inter: 27648, v: 155136, qkvBias: true,
+		norms: []string{"input_layernorm", "post_attention_layernorm"},
+	}.tensors()
+}
+
+// TestSeedOSS36BHeader: the checkpoint's 771 tensors (64 layers of 12,
+// the embedding, the final norm and the head) hold 36,151,104,512
+// parameters, the count a stored snapshot of the model's raw config.json
+// files gives for Seed-OSS-36B-Instruct and -Base from their index
+// ("params/index", index file id 57091266702). By hand: the embedding and
+// the untied head 2 x 155,136 x 5120 = 1,588,592,640; a layer's q 10,240
+// x 5120 and its bias 10,240, k and v 2 x (1024 x 5120 + 1024), o 5120 x
+// 10,240 unbiased, the MLP 3 x 27,648 x 5120, two norms 10,240:
+// 540,039,168, x 64 = 34,562,506,752; the final norm 5120. 2 B each. At
+// one rank vLLM holds beside them the rotary table of 524,288 positions x
+// 128 x 2 B (155,136 rows are a multiple of 64: no padding); the
+// checkpoint and the config agree rank by rank.
+func TestSeedOSS36BHeader(t *testing.T) {
+	_, ts := seedOSS36BHeader()
+	checkHeaderNames(t, ts, 771)
+	const params = 1_588_592_640 + 64*540_039_168 + 5120
+	if got, want := headerTotal(ts), uint64(2*params); got != want || params != 36_151_104_512 {
+		t.Errorf("header total %d B, by hand %d (%d parameters), the published count is 36,151,104,512", got, want, params)
+	}
+	checkByHand(t, []byHandCase{{
+		name: "Seed-OSS-36B-Instruct", fixture: seedOSS36BHeader,
+		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 2*params + 524288*128*2, ""}},
+	}})
+	checkHeaderRanks(t, seedOSS36BHeader)
 }
