@@ -60,4 +60,5 @@ var HeaderFixtures = map[string]func() (string, []safetensors.Tensor){
 	"CohereForAI/c4ai-command-r7b-12-2024":          commandR7BHeader,
 	"internlm/internlm2_5-7b-chat":                  internLM25_7BHeader,
 	"ByteDance-Seed/Seed-OSS-36B-Instruct":          seedOSS36BHeader,
+	"THUDM/glm-4-9b-chat-hf":                        glm4_9BChatHFHeader,
 }

@@ -33,6 +33,11 @@ func init() {
 		// default, theta 1e7), untied, bf16.
 		"ByteDance-Seed__Seed-OSS-36B-Instruct": {ModelType: "seed_oss", Layers: 64, Hidden: 5120, Heads: 80, KVHeads: 8, HeadDim: 128,
 			Vocab: 155136, MaxPos: 524288, RotaryDim: 128, Rope: "default", Dtype: "bfloat16"},
+		// glm-4-9b-chat-hf: 40 layers of 4096, 32 heads and 2 KV heads of
+		// head_dim 128, half of each head rotary (glm.py), 151,552 tokens,
+		// 131,072 positions, untied, bf16.
+		"THUDM__glm-4-9b-chat-hf": {ModelType: "glm", Layers: 40, Hidden: 4096, Heads: 32, KVHeads: 2, HeadDim: 128,
+			Vocab: 151552, MaxPos: 131072, RotaryDim: 64, Dtype: "bfloat16"},
 	} {
 		shippedShapes[name] = s
 	}
@@ -306,4 +311,61 @@ func TestSeedOSS36BHeader(t *testing.T) {
 		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 2*params + 524288*128*2, ""}},
 	}})
 	checkHeaderRanks(t, seedOSS36BHeader)
+}
+
+// glmLayout is the bf16 tensors of a GLM-4 9B checkpoint in transformers'
+// modeling_glm.py and modeling_glm4.py names (q, k and v biased, o_proj
+// not, the MLP's gate_up_proj stored fused, the head untied): 40 layers
+// of 4096 wide, 32 heads and 2 KV heads of 128, MLP 13,696, 151,552
+// tokens, each layer with the norms named.
+func glmLayout(norms []string) []safetensors.Tensor {
+	const L, H, KV, I, V = 40, 4096, 256, 13696, 151552
+	ts := []safetensors.Tensor{bf16("model.embed_tokens.weight", V, H), bf16("model.norm.weight", H), bf16("lm_head.weight", V, H)}
+	for l := range L {
+		p := fmt.Sprintf("model.layers.%d.", l)
+		for _, n := range norms {
+			ts = append(ts, bf16(p+n+".weight", H))
+		}
+		ts = append(ts,
+			bf16(p+"self_attn.q_proj.weight", H, H), bf16(p+"self_attn.q_proj.bias", H),
+			bf16(p+"self_attn.k_proj.weight", KV, H), bf16(p+"self_attn.k_proj.bias", KV),
+			bf16(p+"self_attn.v_proj.weight", KV, H), bf16(p+"self_attn.v_proj.bias", KV),
+			bf16(p+"self_attn.o_proj.weight", H, H),
+			bf16(p+"mlp.gate_up_proj.weight", 2*I, H), bf16(p+"mlp.down_proj.weight", H, I))
+	}
+	return ts
+}
+
+// glm4_9BChatHFHeader is THUDM/glm-4-9b-chat-hf's checkpoint: glmLayout
+// with two norms a layer.
+func glm4_9BChatHFHeader() (string, []safetensors.Tensor) {
+	return corpusConfig("THUDM__glm-4-9b-chat-hf"), glmLayout([]string{"input_layernorm", "post_attention_layernorm"})
+}
+
+// TestGLM4_9BChatHFHeader: the checkpoint's 443 tensors (40 layers of 11,
+// the embedding, the final norm and the head) hold 9,399,951,360
+// parameters, the trainable parameters stored runs of
+// THUDM/glm-4-9b-chat report (its ChatGLM form, the same weights: "has
+// 9399951392 parameters, 9399951360 (100.00%) are trainable", index file
+// id 29151670186; a stored chat front end: "with 9399951360 (9.4B)
+// parameters", id 42305816254). By hand: the embedding and the untied
+// head 2 x 151,552 x 4096 = 1,241,513,984; a layer's q 4096^2 and its
+// bias 4096, k and v 2 x (256 x 4096 + 256), o 4096^2, gate_up 2 x 13,696
+// x 4096, down 13,696 x 4096, two norms 8192: 203,960,832, x 40 =
+// 8,158,433,280; the final norm 4096. 2 B each. At one rank vLLM holds
+// beside them the rotary table of 131,072 positions x 64 (half of each
+// head, glm.py) x 2 B (151,552 rows are a multiple of 64: no padding); the
+// checkpoint and the config agree rank by rank.
+func TestGLM4_9BChatHFHeader(t *testing.T) {
+	_, ts := glm4_9BChatHFHeader()
+	checkHeaderNames(t, ts, 443)
+	const params = 1_241_513_984 + 40*203_960_832 + 4096
+	if got, want := headerTotal(ts), uint64(2*params); got != want || params != 9_399_951_360 {
+		t.Errorf("header total %d B, by hand %d (%d parameters), the published count is 9,399,951,360", got, want, params)
+	}
+	checkByHand(t, []byHandCase{{
+		name: "glm-4-9b-chat-hf", fixture: glm4_9BChatHFHeader,
+		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 2*params + 131072*64*2, ""}},
+	}})
+	checkHeaderRanks(t, glm4_9BChatHFHeader)
 }
