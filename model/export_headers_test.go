@@ -61,4 +61,5 @@ var HeaderFixtures = map[string]func() (string, []safetensors.Tensor){
 	"internlm/internlm2_5-7b-chat":                  internLM25_7BHeader,
 	"ByteDance-Seed/Seed-OSS-36B-Instruct":          seedOSS36BHeader,
 	"THUDM/glm-4-9b-chat-hf":                        glm4_9BChatHFHeader,
+	"XiaomiMiMo/MiMo-7B-Base":                       miMo7BHeader,
 }

@@ -38,6 +38,11 @@ func init() {
 		// 131,072 positions, untied, bf16.
 		"THUDM__glm-4-9b-chat-hf": {ModelType: "glm", Layers: 40, Hidden: 4096, Heads: 32, KVHeads: 2, HeadDim: 128,
 			Vocab: 151552, MaxPos: 131072, RotaryDim: 64, Dtype: "bfloat16"},
+		// MiMo-7B-Base: 36 layers of 4096, 32 heads and 8 KV heads of 128,
+		// 151,680 tokens, 32,768 positions, no sliding (use_sliding_window
+		// false), untied, one MTP layer, bf16.
+		"XiaomiMiMo__MiMo-7B-Base": {ModelType: "mimo", Layers: 36, Hidden: 4096, Heads: 32, KVHeads: 8, HeadDim: 128,
+			Vocab: 151680, MaxPos: 32768, RotaryDim: 128, MTP: 1, Dtype: "bfloat16"},
 	} {
 		shippedShapes[name] = s
 	}
@@ -368,4 +373,60 @@ func TestGLM4_9BChatHFHeader(t *testing.T) {
 		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 2*params + 131072*64*2, ""}},
 	}})
 	checkHeaderRanks(t, glm4_9BChatHFHeader)
+}
+
+// miMo7BHeader is XiaomiMiMo/MiMo-7B-Base's checkpoint (MiMo-7B-RL's
+// shares it): Qwen2's names and shapes (q, k and v biased, the head
+// untied; 36 layers of 4096 wide, 32 heads and 8 KV heads of 128, MLP
+// 11,008, 151,680 tokens) and its one MTP layer under model.mtp_layers.0
+// in the names a stored test lists as "the tensors MiMo-7B publishes for
+// its draft block" (index file id 69734089471: token_layernorm,
+// hidden_layernorm, input_proj over the two concatenated streams,
+// final_layernorm and a Qwen2 decoder layer), bf16.
+func miMo7BHeader() (string, []safetensors.Tensor) {
+	const H, KV, I = 4096, 1024, 11008
+	ts := denseShape{
+		layers: 36, h: H, q: H, kv: KV, inter: I, v: 151680, qkvBias: true,
+		norms: []string{"input_layernorm", "post_attention_layernorm"},
+	}.tensors()
+	p := "model.mtp_layers.0."
+	ts = append(ts,
+		bf16(p+"token_layernorm.weight", H), bf16(p+"hidden_layernorm.weight", H),
+		bf16(p+"input_proj.weight", H, 2*H), bf16(p+"final_layernorm.weight", H),
+		bf16(p+"input_layernorm.weight", H), bf16(p+"post_attention_layernorm.weight", H),
+		bf16(p+"self_attn.q_proj.weight", H, H), bf16(p+"self_attn.q_proj.bias", H),
+		bf16(p+"self_attn.k_proj.weight", KV, H), bf16(p+"self_attn.k_proj.bias", KV),
+		bf16(p+"self_attn.v_proj.weight", KV, H), bf16(p+"self_attn.v_proj.bias", KV),
+		bf16(p+"self_attn.o_proj.weight", H, H),
+		bf16(p+"mlp.gate_proj.weight", I, H), bf16(p+"mlp.up_proj.weight", I, H), bf16(p+"mlp.down_proj.weight", H, I))
+	return corpusConfig("XiaomiMiMo__MiMo-7B-Base"), ts
+}
+
+// TestMiMo7BHeader: the checkpoint's 451 tensors (36 layers of 12, the
+// embedding, the final norm, the head and the MTP layer's 16) hold
+// 7,833,409,536 parameters by hand; no published count or index total
+// was found to hold them to (searched: that count, the model without its
+// MTP layer, "MiMo-7B total_size"). By hand: the embedding and the untied
+// head 2 x 151,680 x 4096 = 1,242,562,560; a layer's q 4096^2 and its bias
+// 4096, k and v 2 x (1024 x 4096 + 1024), o 4096^2, the MLP 3 x 11,008 x
+// 4096, two norms 8192: 177,223,680, x 36 = 6,380,052,480; the final norm
+// 4096: 7,622,619,136 served. The MTP layer: a decoder layer 177,223,680,
+// input_proj 4096 x 8192 = 33,554,432 and three norms 12,288:
+// 210,790,400, which vLLM's MiMoForCausalLM does not load (mimo.py at
+// d18bb7b skips model.mtp_layers; MiMoMTP loads them as the draft model).
+// At one rank vLLM holds the 7,622,619,136 x 2 B and the rotary table of
+// 32,768 positions x 128 x 2 B (151,680 rows are a multiple of 64: no
+// padding); the checkpoint and the config agree rank by rank.
+func TestMiMo7BHeader(t *testing.T) {
+	_, ts := miMo7BHeader()
+	checkHeaderNames(t, ts, 451)
+	const served, mtp = 1_242_562_560 + 36*177_223_680 + 4096, 177_223_680 + 33_554_432 + 3*4096
+	if got, want := headerTotal(ts), uint64(2*(served+mtp)); got != want || served+mtp != 7_833_409_536 {
+		t.Errorf("header total %d B, by hand %d (%d parameters)", got, want, served+mtp)
+	}
+	checkByHand(t, []byHandCase{{
+		name: "MiMo-7B-Base", fixture: miMo7BHeader,
+		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 2*served + 32768*128*2, ""}},
+	}})
+	checkHeaderRanks(t, miMo7BHeader)
 }
