@@ -62,4 +62,5 @@ var HeaderFixtures = map[string]func() (string, []safetensors.Tensor){
 	"ByteDance-Seed/Seed-OSS-36B-Instruct":          seedOSS36BHeader,
 	"THUDM/glm-4-9b-chat-hf":                        glm4_9BChatHFHeader,
 	"XiaomiMiMo/MiMo-7B-Base":                       miMo7BHeader,
+	"tencent/Hunyuan-A13B-Instruct":                 hunyuanA13BHeader,
 }

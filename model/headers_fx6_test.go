@@ -430,3 +430,68 @@ func TestMiMo7BHeader(t *testing.T) {
 	}})
 	checkHeaderRanks(t, miMo7BHeader)
 }
+
+// hunyuanA13BHeader is tencent/Hunyuan-A13B-Instruct's checkpoint in its
+// remote modeling_hunyuan.py's names (the model's GitHub repository's
+// models/, stored as tianyu1412/Hunyuan-A13B@df832ebc: query_layernorm
+// and key_layernorm per head, mlp.gate.wg the router, built in float32
+// whatever the model's dtype, mlp.shared_mlp and mlp.experts.N; the head
+// tied, so no lm_head), shapes from the corpus config: 32 layers of 4096
+// wide, 32 heads and 8 KV heads of 128, 64 experts of 3072 and a shared
+// expert of 3072, 128,167 tokens, bf16 but the router.
+func hunyuanA13BHeader() (string, []safetensors.Tensor) {
+	const L, H, KV, HD, E, I, V = 32, 4096, 1024, 128, 64, 3072, 128167
+	ts := []safetensors.Tensor{bf16("model.embed_tokens.weight", V, H), bf16("model.norm.weight", H)}
+	for l := range L {
+		p := fmt.Sprintf("model.layers.%d.", l)
+		ts = append(ts,
+			bf16(p+"input_layernorm.weight", H), bf16(p+"post_attention_layernorm.weight", H),
+			bf16(p+"self_attn.q_proj.weight", H, H), bf16(p+"self_attn.k_proj.weight", KV, H),
+			bf16(p+"self_attn.v_proj.weight", KV, H), bf16(p+"self_attn.o_proj.weight", H, H),
+			bf16(p+"self_attn.query_layernorm.weight", HD), bf16(p+"self_attn.key_layernorm.weight", HD),
+			typed("F32", p+"mlp.gate.wg.weight", E, H),
+			bf16(p+"mlp.shared_mlp.gate_proj.weight", I, H), bf16(p+"mlp.shared_mlp.up_proj.weight", I, H),
+			bf16(p+"mlp.shared_mlp.down_proj.weight", H, I))
+		for e := range E {
+			x := fmt.Sprintf("%smlp.experts.%d.", p, e)
+			ts = append(ts, bf16(x+"gate_proj.weight", I, H), bf16(x+"up_proj.weight", I, H), bf16(x+"down_proj.weight", H, I))
+		}
+	}
+	return corpusConfig("tencent__Hunyuan-A13B-Instruct"), ts
+}
+
+// TestHunyuanA13BHeader: the checkpoint's 6,530 tensors (32 layers of 12
+// and 64 experts of 3, the embedding and the final norm) hold
+// 80,393,183,232 parameters by hand, the model card's "80B" total; no
+// exact published count or index total was found (searched: that count,
+// its bytes, "Hunyuan-A13B-Instruct total_size"), and the stored material
+// does not show whether the published files hold a tied lm_head copy or
+// the router in float32: by hand only. By hand: the embedding 128,167 x
+// 4096 = 524,972,032; a layer's q and o 2 x 4096^2, k and v 2 x 1024 x
+// 4096, query_layernorm and key_layernorm 2 x 128, two norms 8192, the
+// router 64 x 4096 = 262,144 (float32, 4 B each), the shared expert 3 x
+// 3072 x 4096 = 37,748,736, 64 experts of 3 x 3072 x 4096: 2,495,881,472,
+// x 32 = 79,868,207,104; the final norm 4096. At one rank vLLM
+// (hunyuan_v1.py at d18bb7b) holds the router in the model's dtype, pads
+// the 128,167 rows to 128,192 (25 x 4096 more) and keeps the dynamic-NTK
+// rotary table of 32,768 positions x 128 x 2 B; the checkpoint and the
+// config agree rank by rank and with the experts split over 8 ranks.
+func TestHunyuanA13BHeader(t *testing.T) {
+	_, ts := hunyuanA13BHeader()
+	checkHeaderNames(t, ts, 6530)
+	const params, router = 524_972_032 + 32*2_495_881_472 + 4096, 32 * 262_144
+	if got, want := headerTotal(ts), uint64(2*params+2*router); got != want || params != 80_393_183_232 {
+		t.Errorf("header total %d B, by hand %d (%d parameters)", got, want, params)
+	}
+	checkByHand(t, []byHandCase{{
+		name: "Hunyuan-A13B-Instruct", fixture: hunyuanA13BHeader,
+		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 2*(params+25*4096) + 32768*128*2, ""}},
+	}})
+	checkHeaderRanks(t, hunyuanA13BHeader)
+	a, _ := attach(t, hunyuanA13BHeader)
+	sh := Whole(a, 8, 2, a.Quant)
+	sh.ExpertRanks = 8
+	if c, w := sum(CheckpointWeights(a, sh)), sum(Weights(a, sh)); c != w {
+		t.Errorf("TP8 EP8: checkpoint %d B, config %d B", c, w)
+	}
+}
