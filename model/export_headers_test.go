@@ -63,4 +63,5 @@ var HeaderFixtures = map[string]func() (string, []safetensors.Tensor){
 	"THUDM/glm-4-9b-chat-hf":                        glm4_9BChatHFHeader,
 	"XiaomiMiMo/MiMo-7B-Base":                       miMo7BHeader,
 	"tencent/Hunyuan-A13B-Instruct":                 hunyuanA13BHeader,
+	"internlm/internlm3-8b-instruct":                internLM3_8BHeader,
 }

@@ -43,6 +43,11 @@ func init() {
 		// false), untied, one MTP layer, bf16.
 		"XiaomiMiMo__MiMo-7B-Base": {ModelType: "mimo", Layers: 36, Hidden: 4096, Heads: 32, KVHeads: 8, HeadDim: 128,
 			Vocab: 151680, MaxPos: 32768, RotaryDim: 128, MTP: 1, Dtype: "bfloat16"},
+		// internlm3-8b-instruct: 48 layers of 4096, 32 heads and 2 KV heads
+		// of head_dim 128, 128,512 tokens, 32,768 positions, dynamic rope
+		// x6, untied, bf16.
+		"internlm__internlm3-8b-instruct": {ModelType: "internlm3", Layers: 48, Hidden: 4096, Heads: 32, KVHeads: 2, HeadDim: 128,
+			Vocab: 128512, MaxPos: 32768, RotaryDim: 128, Rope: "dynamic", Dtype: "bfloat16"},
 	} {
 		shippedShapes[name] = s
 	}
@@ -494,4 +499,42 @@ func TestHunyuanA13BHeader(t *testing.T) {
 	if c, w := sum(CheckpointWeights(a, sh)), sum(Weights(a, sh)); c != w {
 		t.Errorf("TP8 EP8: checkpoint %d B, config %d B", c, w)
 	}
+}
+
+// internLM3_8BHeader is internlm/internlm3-8b-instruct's checkpoint in
+// Llama's names, as its remote modeling_internlm3.py names its modules
+// (no biases: bias and qkv_bias false; the head untied), shapes from the
+// corpus config: 48 layers of 4096 wide, 32 heads and 2 KV heads of 128,
+// MLP 10,240, 128,512 tokens, bf16.
+func internLM3_8BHeader() (string, []safetensors.Tensor) {
+	return corpusConfig("internlm__internlm3-8b-instruct"), denseShape{
+		layers: 48, h: 4096, q: 4096, kv: 256, inter: 10240, v: 128512,
+		norms: []string{"input_layernorm", "post_attention_layernorm"},
+	}.tensors()
+}
+
+// TestInternLM3_8BHeader: the checkpoint's 435 tensors (48 layers of 9,
+// the embedding, the final norm and the head) hold 8,804,241,408
+// parameters by hand; no published count or index total was found to hold
+// them to (searched: that count and its bytes, "internlm3-8b-instruct
+// total_size"), the model card says 8B. By hand: the embedding and the
+// untied head 2 x 128,512 x 4096 = 1,052,770,304; a layer's q and o 2 x
+// 4096^2, k and v 2 x 256 x 4096, the MLP 3 x 10,240 x 4096, two norms
+// 8192: 161,488,896, x 48 = 7,751,467,008; the final norm 4096. 2 B each.
+// At one rank vLLM (llama.py, as registry.py maps InternLM3ForCausalLM)
+// holds beside them the dynamic-NTK rotary table of 32,768 positions x 128
+// x 2 B (128,512 rows are a multiple of 64: no padding); the checkpoint and
+// the config agree rank by rank.
+func TestInternLM3_8BHeader(t *testing.T) {
+	_, ts := internLM3_8BHeader()
+	checkHeaderNames(t, ts, 435)
+	const params = 1_052_770_304 + 48*161_488_896 + 4096
+	if got, want := headerTotal(ts), uint64(2*params); got != want || params != 8_804_241_408 {
+		t.Errorf("header total %d B, by hand %d (%d parameters)", got, want, params)
+	}
+	checkByHand(t, []byHandCase{{
+		name: "internlm3-8b-instruct", fixture: internLM3_8BHeader,
+		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 2*params + 32768*128*2, ""}},
+	}})
+	checkHeaderRanks(t, internLM3_8BHeader)
 }
