@@ -1,0 +1,140 @@
+package model
+
+import (
+	"fmt"
+	"testing"
+
+	"membudget/model/safetensors"
+)
+
+// Full-size header fixtures, batch 7 (issue 23, item 6): the older
+// families vLLM still serves, each checked against its published listing.
+
+func init() {
+	for name, s := range map[string]shape{
+		// gpt2: GPT2Config's names, 768 / 12 = 64 a head, multi-head;
+		// n_positions 1024 (n_ctx is no length key); no torch_dtype:
+		// float32; tied.
+		"openai-community__gpt2": {ModelType: "gpt2", Layers: 12, Hidden: 768, Heads: 12, KVHeads: 12, HeadDim: 64,
+			Vocab: 50257, MaxPos: 1024, Tied: true, Dtype: "float32"},
+		// MPT-7B-Instruct: MptConfig's names, 4096 / 32 = 128 a head,
+		// multi-head; max_seq_len 2048; ALiBi, no rotary; tied.
+		"mosaicml__mpt-7b-instruct": {ModelType: "mpt", Layers: 32, Hidden: 4096, Heads: 32, KVHeads: 32, HeadDim: 128,
+			Vocab: 50432, MaxPos: 2048, Tied: true, Dtype: "float16"},
+	} {
+		shippedShapes[name] = s
+	}
+}
+
+// gpt2Layout is the float32 tensors of an openai-community GPT-2
+// checkpoint in the names its model.safetensors uses (saved from
+// GPT2Model: no transformer. prefix, no lm_head, the head being wte):
+// wte, wpe, ln_f, and layers of 13: ln_1, ln_2, the Conv1D weights
+// stored [in, out] (c_attn [h, 3h], attn.c_proj [h, h], mlp.c_fc [h, 4h],
+// mlp.c_proj [4h, h]) with their biases, and the attn.bias causal-mask
+// buffer [1, 1, positions, positions] (transformers
+// models/gpt2/modeling_gpt2.py GPT2Attention registers it; vLLM's gpt2.py
+// skips it).
+func gpt2Layout(layers, h, positions, vocab uint64) []safetensors.Tensor {
+	f32 := func(name string, shape ...uint64) safetensors.Tensor { return typed("F32", name, shape...) }
+	ts := []safetensors.Tensor{f32("wte.weight", vocab, h), f32("wpe.weight", positions, h)}
+	for l := range layers {
+		p := fmt.Sprintf("h.%d.", l)
+		ts = append(ts,
+			f32(p+"ln_1.weight", h), f32(p+"ln_1.bias", h),
+			f32(p+"attn.bias", 1, 1, positions, positions),
+			f32(p+"attn.c_attn.weight", h, 3*h), f32(p+"attn.c_attn.bias", 3*h),
+			f32(p+"attn.c_proj.weight", h, h), f32(p+"attn.c_proj.bias", h),
+			f32(p+"ln_2.weight", h), f32(p+"ln_2.bias", h),
+			f32(p+"mlp.c_fc.weight", h, 4*h), f32(p+"mlp.c_fc.bias", 4*h),
+			f32(p+"mlp.c_proj.weight", 4*h, h), f32(p+"mlp.c_proj.bias", h))
+	}
+	return append(ts, f32("ln_f.weight", h), f32("ln_f.bias", h))
+}
+
+// gpt2Header is openai-community/gpt2's model.safetensors (revision
+// 607a30d): 12 layers of 768, 1024 positions, 50,257 tokens. Its names
+// are the ones a stored GPT-2 loader lists from that file (index file id
+// 33023126: wte.weight, wpe.weight, h.0.attn.bias [1, 1, 1024, 1024],
+// h.0.attn.c_attn.weight [768, 2304], ..., ln_f.weight).
+func gpt2Header() (string, []safetensors.Tensor) {
+	return corpusConfig("openai-community__gpt2"), gpt2Layout(12, 768, 1024, 50257)
+}
+
+// TestGPT2Header: openai-community/gpt2's model.safetensors is 548,105,171
+// B (its Hub size and sha256 248dfc39..., pinned by several stored
+// records, e.g. index file ids 61172407306, 70317735574), and a stored
+// safetensors reader that read the file records its header: 14,283 B of
+// JSON, 160 tensors, every one F32, the data segment ending at
+// 548,090,880 with 8 + 14,283 + 548,090,880 the file size (index file id
+// 69229826019). By hand: 124,439,808 parameters (the count stored model
+// prints give, e.g. index file id 58641530465: wte 50,257 x 768 =
+// 38,597,376, wpe 1024 x 768 = 786,432, a layer's ln_1 and ln_2 4 x 768,
+// c_attn 768 x 2304 + 2304, attn.c_proj 768^2 + 768, c_fc 768 x 3072 +
+// 3072, mlp.c_proj 3072 x 768 + 768: 7,087,872, x 12 = 85,054,464; ln_f
+// 2 x 768) and 12 attn.bias buffers of 1024^2, 4 B each: 4 x
+// (124,439,808 + 12,582,912) = 548,090,880. vLLM skips the buffers
+// (gpt2.py:257-259 at d18bb7b) and serves the float32 checkpoint in 2 B
+// a parameter, its embedding padded to 50,304 rows (a multiple of 64):
+// 2 x (124,439,808 + 47 x 768), no rotary table; the checkpoint and the
+// config agree rank by rank.
+func TestGPT2Header(t *testing.T) {
+	_, ts := gpt2Header()
+	checkHeaderNames(t, ts, 12*13+4)
+	params := uint64(50257*768 + 1024*768 + 12*7_087_872 + 2*768)
+	if params != 124_439_808 {
+		t.Fatalf("by hand %d parameters, GPT-2's published count is 124,439,808", params)
+	}
+	if got, want := headerTotal(ts), 4*(params+12*1024*1024); got != want || want != 548_090_880 {
+		t.Errorf("header total %d B, by hand %d, the file's data segment is 548,090,880", got, want)
+	}
+	checkByHand(t, []byHandCase{{
+		name: "gpt2", fixture: gpt2Header,
+		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 2 * (params + 47*768), ""}},
+	}})
+	checkHeaderRanks(t, gpt2Header)
+}
+
+// mpt7BHeader is MPT-7B's checkpoint (mosaicml/mpt-7b-instruct's config):
+// the 194 names of a stored pytorch_model.bin.index.json for it (github
+// mikeybellissimo/LoRA-MPT pytorch_model.bin.index.json@500f7808, beside
+// the model's own modeling_mpt.py): transformer.wte (the head too),
+// transformer.norm_f, and 32 blocks of 6, attn.Wqkv [3 x 4096, 4096],
+// attn.out_proj, ffn.up_proj [16,384, 4096], ffn.down_proj, norm_1 and
+// norm_2, no biases (no_bias) and no position table (ALiBi), float16 as
+// the config says.
+func mpt7BHeader() (string, []safetensors.Tensor) {
+	const H, V, I = 4096, 50432, 4 * 4096
+	f16 := func(name string, shape ...uint64) safetensors.Tensor { return typed("F16", name, shape...) }
+	ts := []safetensors.Tensor{f16("transformer.wte.weight", V, H), f16("transformer.norm_f.weight", H)}
+	for l := range 32 {
+		p := fmt.Sprintf("transformer.blocks.%d.", l)
+		ts = append(ts,
+			f16(p+"attn.Wqkv.weight", 3*H, H), f16(p+"attn.out_proj.weight", H, H),
+			f16(p+"ffn.up_proj.weight", I, H), f16(p+"ffn.down_proj.weight", H, I),
+			f16(p+"norm_1.weight", H), f16(p+"norm_2.weight", H))
+	}
+	return corpusConfig("mosaicml__mpt-7b-instruct"), ts
+}
+
+// TestMPT7BHeader: the 194 tensors sum to the index's total_size,
+// 13,298,573,312 B, 2 B each of 6,649,286,656 parameters. By hand: wte
+// 50,432 x 4096 = 206,569,472; a block's Wqkv 12,288 x 4096, out_proj
+// 4096^2, up_proj and down_proj 2 x 16,384 x 4096, norm_1 and norm_2 2 x
+// 4096: 201,334,784, x 32 = 6,442,713,088; norm_f 4096. vLLM's mpt.py
+// holds the same (50,432 rows are a multiple of 64: no padding; ALiBi
+// keeps no table among the weights); the checkpoint and the config agree
+// rank by rank.
+func TestMPT7BHeader(t *testing.T) {
+	_, ts := mpt7BHeader()
+	checkHeaderNames(t, ts, 32*6+2)
+	params := uint64(206_569_472 + 32*201_334_784 + 4096)
+	if got, want := headerTotal(ts), 2*params; got != want || want != 13_298_573_312 {
+		t.Errorf("header total %d B, by hand %d, the index's total_size is 13,298,573,312", got, want)
+	}
+	checkByHand(t, []byHandCase{{
+		name: "mpt-7b", fixture: mpt7BHeader,
+		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 2 * params, ""}},
+	}})
+	checkHeaderRanks(t, mpt7BHeader)
+}
