@@ -55,4 +55,6 @@ var HeaderFixtures = map[string]func() (string, []safetensors.Tensor){
 	"zai-org/GLM-4.7-Flash":                         glm47FlashHeader,
 	"Qwen/Qwen3-VL-30B-A3B-Instruct":                qwen3VL30BA3BHeader,
 	"openai-community/gpt2":                         gpt2Header,
+	"mosaicml/mpt-7b-instruct":                      mpt7BHeader,
+	"bigscience/bloom":                              bloomHeader,
 }

@@ -21,6 +21,12 @@ func init() {
 		// multi-head; max_seq_len 2048; ALiBi, no rotary; tied.
 		"mosaicml__mpt-7b-instruct": {ModelType: "mpt", Layers: 32, Hidden: 4096, Heads: 32, KVHeads: 32, HeadDim: 128,
 			Vocab: 50432, MaxPos: 2048, Tied: true, Dtype: "float16"},
+		// BLOOM (176B): n_embed read as hidden_size (BloomConfig pops
+		// it), n_layer, num_attention_heads; 14,336 / 112 = 128 a head,
+		// multi-head; no length key: vLLM's 2048; ALiBi, no rotary; no
+		// torch_dtype: float32; tied.
+		"bigscience__bloom": {ModelType: "bloom", Layers: 70, Hidden: 14336, Heads: 112, KVHeads: 112, HeadDim: 128,
+			Vocab: 250880, MaxPos: 2048, Tied: true, Dtype: "float32"},
 	} {
 		shippedShapes[name] = s
 	}
@@ -137,4 +143,53 @@ func TestMPT7BHeader(t *testing.T) {
 		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 2 * params, ""}},
 	}})
 	checkHeaderRanks(t, mpt7BHeader)
+}
+
+// bloomHeader is bigscience/bloom's checkpoint: the 845 names of its
+// published model.safetensors.index.json (commit 4bf48c6 "Add safetensors
+// index (#142)" of the model's Hub history, as github amansingh61/bloom
+// mirrors it): word_embeddings and word_embeddings_layernorm, ln_f, and
+// 70 layers of 12 under h. (no transformer. prefix, no lm_head, no
+// buffers): input_layernorm, self_attention.query_key_value [3 x 14,336,
+// 14,336] and dense, post_attention_layernorm, mlp.dense_h_to_4h [57,344,
+// 14,336] and dense_4h_to_h, each with its bias; bf16.
+func bloomHeader() (string, []safetensors.Tensor) {
+	const H, V = 14336, 250880
+	ts := []safetensors.Tensor{bf16("word_embeddings.weight", V, H),
+		bf16("word_embeddings_layernorm.weight", H), bf16("word_embeddings_layernorm.bias", H)}
+	for l := range 70 {
+		p := fmt.Sprintf("h.%d.", l)
+		ts = append(ts,
+			bf16(p+"input_layernorm.weight", H), bf16(p+"input_layernorm.bias", H),
+			bf16(p+"self_attention.query_key_value.weight", 3*H, H), bf16(p+"self_attention.query_key_value.bias", 3*H),
+			bf16(p+"self_attention.dense.weight", H, H), bf16(p+"self_attention.dense.bias", H),
+			bf16(p+"post_attention_layernorm.weight", H), bf16(p+"post_attention_layernorm.bias", H),
+			bf16(p+"mlp.dense_h_to_4h.weight", 4*H, H), bf16(p+"mlp.dense_h_to_4h.bias", 4*H),
+			bf16(p+"mlp.dense_4h_to_h.weight", H, 4*H), bf16(p+"mlp.dense_4h_to_h.bias", H))
+	}
+	return corpusConfig("bigscience__bloom"), append(ts, bf16("ln_f.weight", H), bf16("ln_f.bias", H))
+}
+
+// TestBloomHeader: the 845 tensors sum to the index's total_size,
+// 352,494,542,848 B, 2 B each of BLOOM's 176,247,271,424 parameters. By
+// hand: the embedding 250,880 x 14,336 = 3,596,615,680 and its LayerNorm
+// 2 x 14,336; a layer's two LayerNorms 4 x 14,336, query_key_value
+// 43,008 x 14,336 + 43,008, dense 14,336^2 + 14,336, dense_h_to_4h 57,344
+// x 14,336 + 57,344, dense_4h_to_h 14,336 x 57,344 + 14,336:
+// 2,466,437,120, x 70 = 172,650,598,400; ln_f 2 x 14,336. vLLM's bloom.py
+// holds the same (250,880 rows are a multiple of 64: no padding; ALiBi
+// keeps no table among the weights); the checkpoint and the config agree
+// rank by rank.
+func TestBloomHeader(t *testing.T) {
+	_, ts := bloomHeader()
+	checkHeaderNames(t, ts, 70*12+5)
+	params := uint64(3_596_615_680 + 2*14336 + 70*2_466_437_120 + 2*14336)
+	if got, want := headerTotal(ts), 2*params; got != want || want != 352_494_542_848 {
+		t.Errorf("header total %d B, by hand %d, the index's total_size is 352,494,542,848", got, want)
+	}
+	checkByHand(t, []byHandCase{{
+		name: "bloom", fixture: bloomHeader,
+		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 2 * params, ""}},
+	}})
+	checkHeaderRanks(t, bloomHeader)
 }
