@@ -54,7 +54,10 @@ var HeaderFixtures = map[string]func() (string, []safetensors.Tensor){
 	"Qwen/Qwen2-VL-7B-Instruct":                     qwen2VL7BHeader,
 	"zai-org/GLM-4.7-Flash":                         glm47FlashHeader,
 	"Qwen/Qwen3-VL-30B-A3B-Instruct":                qwen3VL30BA3BHeader,
-	"openai-community/gpt2":                         gpt2Header,
-	"mosaicml/mpt-7b-instruct":                      mpt7BHeader,
-	"bigscience/bloom":                              bloomHeader,
+
+	// Batch 7 (model/headers_fx7_test.go).
+	"openai-community/gpt2":                          gpt2Header,
+	"mosaicml/mpt-7b-instruct":                       mpt7BHeader,
+	"bigscience/bloom":                               bloomHeader,
+	"togethercomputer/RedPajama-INCITE-Base-7B-v0.1": redPajama7BHeader,
 }

@@ -27,6 +27,10 @@ func init() {
 		// torch_dtype: float32; tied.
 		"bigscience__bloom": {ModelType: "bloom", Layers: 70, Hidden: 14336, Heads: 112, KVHeads: 112, HeadDim: 128,
 			Vocab: 250880, MaxPos: 2048, Tied: true, Dtype: "float32"},
+		// RedPajama-INCITE-Base-7B: GPT-NeoX, 4096 / 32 = 128 a head,
+		// multi-head; rotary_pct 1.0: the whole head rotary; untied.
+		"togethercomputer__RedPajama-INCITE-Base-7B-v0.1": {ModelType: "gpt_neox", Layers: 32, Hidden: 4096, Heads: 32, KVHeads: 32,
+			HeadDim: 128, Vocab: 50432, MaxPos: 2048, RotaryDim: 128, Dtype: "float16"},
 	} {
 		shippedShapes[name] = s
 	}
@@ -80,7 +84,7 @@ func gpt2Header() (string, []safetensors.Tensor) {
 // 3072, mlp.c_proj 3072 x 768 + 768: 7,087,872, x 12 = 85,054,464; ln_f
 // 2 x 768) and 12 attn.bias buffers of 1024^2, 4 B each: 4 x
 // (124,439,808 + 12,582,912) = 548,090,880. vLLM skips the buffers
-// (gpt2.py:257-259 at d18bb7b) and serves the float32 checkpoint in 2 B
+// (gpt2.py:256-258 at ffd91ee) and serves the float32 checkpoint in 2 B
 // a parameter, its embedding padded to 50,304 rows (a multiple of 64):
 // 2 x (124,439,808 + 47 x 768), no rotary table; the checkpoint and the
 // config agree rank by rank.
@@ -192,4 +196,78 @@ func TestBloomHeader(t *testing.T) {
 		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 2 * params, ""}},
 	}})
 	checkHeaderRanks(t, bloomHeader)
+}
+
+// redPajama7BHeader is togethercomputer/RedPajama-INCITE-Base-7B-v0.1's
+// checkpoint: the 484 names of its published pytorch_model.bin.index.json
+// (the model's first Hub commit 8e6f27e, "init", as github
+// drcege/RedPajama-INCITE-7B-Base mirrors the repository): embed_in,
+// final_layer_norm, embed_out, and 32 layers of 15 under gpt_neox.layers.:
+// the 12 parameters (input_layernorm and post_attention_layernorm,
+// attention.query_key_value [3 x 4096, 4096] and dense, mlp.dense_h_to_4h
+// [16,384, 4096] and dense_4h_to_h, each with its bias) in float16, and
+// the three buffers transformers 4.28's GPTNeoXAttention saved (vLLM's
+// gpt_neox.py skips them): attention.bias, the BOOL causal mask [1, 1,
+// 2048, 2048], attention.masked_bias, a float16 scalar, and
+// attention.rotary_emb.inv_freq, 64 float16 (rotary_pct 1.0: half of a
+// 128 head). The buffers' dtypes are the ones the index's total_size
+// leaves room for: see TestRedPajama7BHeader.
+func redPajama7BHeader() (string, []safetensors.Tensor) {
+	const H, V, I, P = 4096, 50432, 16384, 2048
+	f16 := func(name string, shape ...uint64) safetensors.Tensor { return typed("F16", name, shape...) }
+	ts := []safetensors.Tensor{f16("gpt_neox.embed_in.weight", V, H)}
+	for l := range 32 {
+		p := fmt.Sprintf("gpt_neox.layers.%d.", l)
+		ts = append(ts,
+			f16(p+"input_layernorm.weight", H), f16(p+"input_layernorm.bias", H),
+			f16(p+"post_attention_layernorm.weight", H), f16(p+"post_attention_layernorm.bias", H),
+			typed("BOOL", p+"attention.bias", 1, 1, P, P), f16(p+"attention.masked_bias"), f16(p+"attention.rotary_emb.inv_freq", 64),
+			f16(p+"attention.query_key_value.weight", 3*H, H), f16(p+"attention.query_key_value.bias", 3*H),
+			f16(p+"attention.dense.weight", H, H), f16(p+"attention.dense.bias", H),
+			f16(p+"mlp.dense_h_to_4h.weight", I, H), f16(p+"mlp.dense_h_to_4h.bias", I),
+			f16(p+"mlp.dense_4h_to_h.weight", H, I), f16(p+"mlp.dense_4h_to_h.bias", H))
+	}
+	ts = append(ts, f16("gpt_neox.final_layer_norm.weight", H), f16("gpt_neox.final_layer_norm.bias", H), f16("embed_out.weight", V, H))
+	return corpusConfig("togethercomputer__RedPajama-INCITE-Base-7B-v0.1"), ts
+}
+
+// TestRedPajama7BHeader: the index's total_size is 13,731,385,408, which
+// transformers wrote counting a bool as 1/8 B (modeling_utils.py
+// dtype_byte_size, e.g. the stored copy at index file id 3303666; the
+// config says transformers 4.28.1). By hand: 6,857,302,016 parameters
+// (the count Together's own client gives the 7B models, index file id
+// 4120541175, and Pythia-6.9B's, the same shape): embed_in and embed_out
+// 2 x 50,432 x 4096 = 413,138,944; a layer's two LayerNorms 4 x 4096,
+// query_key_value 12,288 x 4096 + 12,288, dense 4096^2 + 4096,
+// dense_h_to_4h 16,384 x 4096 + 16,384, dense_4h_to_h 4096 x 16,384 +
+// 4096: 201,379,840, x 32; final_layer_norm 2 x 4096; 2 B each, and a
+// layer's buffers 2048^2 / 8 (the mask, as transformers counts it) + 2
+// (masked_bias) + 64 x 2 (inv_freq) = 524,418, x 32: the total_size to
+// the byte, and no other dtypes fit it (a float32 masked_bias or inv_freq
+// would add 2 or 128 B a layer). The header itself holds the mask at 1 B
+// an element: 7/8 of 2048^2 more a layer. vLLM skips the buffers
+// (gpt_neox.py:264-267 at ffd91ee skips attention.bias and masked_bias,
+// AutoWeightsLoader rotary_emb.inv_freq: models/utils.py:190-214) and
+// holds the parameters beside the
+// rotary table of 2048 positions x 128 x 2 B (50,432 rows are a multiple
+// of 64: no padding); the checkpoint and the config agree rank by rank.
+func TestRedPajama7BHeader(t *testing.T) {
+	_, ts := redPajama7BHeader()
+	checkHeaderNames(t, ts, 32*15+4)
+	params := uint64(413_138_944 + 32*201_379_840 + 2*4096)
+	if params != 6_857_302_016 {
+		t.Fatalf("by hand %d parameters, the published count is 6,857,302,016", params)
+	}
+	indexTotal := 2*params + 32*(2048*2048/8+2+64*2)
+	if indexTotal != 13_731_385_408 {
+		t.Fatalf("by hand %d B as transformers counts it, the index's total_size is 13,731,385,408", indexTotal)
+	}
+	if got, want := headerTotal(ts), indexTotal+32*(2048*2048*7/8); got != want {
+		t.Errorf("header total %d B, want the index's total_size with every mask at 1 B an element, %d", got, want)
+	}
+	checkByHand(t, []byHandCase{{
+		name: "RedPajama-INCITE-Base-7B", fixture: redPajama7BHeader,
+		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 2*params + 2048*128*2, ""}},
+	}})
+	checkHeaderRanks(t, redPajama7BHeader)
 }
