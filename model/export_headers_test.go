@@ -60,4 +60,5 @@ var HeaderFixtures = map[string]func() (string, []safetensors.Tensor){
 	"mosaicml/mpt-7b-instruct":                       mpt7BHeader,
 	"bigscience/bloom":                               bloomHeader,
 	"togethercomputer/RedPajama-INCITE-Base-7B-v0.1": redPajama7BHeader,
+	"tiiuae/falcon-40b":                              falcon40BHeader,
 }

@@ -31,6 +31,11 @@ func init() {
 		// multi-head; rotary_pct 1.0: the whole head rotary; untied.
 		"togethercomputer__RedPajama-INCITE-Base-7B-v0.1": {ModelType: "gpt_neox", Layers: 32, Hidden: 4096, Heads: 32, KVHeads: 32,
 			HeadDim: 128, Vocab: 50432, MaxPos: 2048, RotaryDim: 128, Dtype: "float16"},
+		// Falcon-40B: the new decoder architecture, 8192 / 128 = 64 a
+		// head, num_kv_heads 8; no length key: FalconConfig's 2048;
+		// rotary over the whole head; no tie_word_embeddings: tied.
+		"tiiuae__falcon-40b": {ModelType: "falcon", Layers: 60, Hidden: 8192, Heads: 128, KVHeads: 8, HeadDim: 64,
+			Vocab: 65024, MaxPos: 2048, Tied: true, RotaryDim: 64, Dtype: "bfloat16"},
 	} {
 		shippedShapes[name] = s
 	}
@@ -270,4 +275,56 @@ func TestRedPajama7BHeader(t *testing.T) {
 		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 2*params + 2048*128*2, ""}},
 	}})
 	checkHeaderRanks(t, redPajama7BHeader)
+}
+
+// falcon40BHeader is tiiuae/falcon-40b's checkpoint: the 484 names of its
+// pytorch_model.bin.index.json as github Decentralised-AI/falcon-40b
+// mirrors the model's Hub history (56dde4b, "Upload RWForCausalLM", 9
+// shards; the safetensors the
+// repository now holds carry the same names and total_size, as a stored
+// note reads the model.safetensors.index.json, index file id
+// 51932210696): transformer.word_embeddings, transformer.ln_f (weight
+// and bias), lm_head, and 60 layers of 8 under transformer.h.: ln_attn
+// and ln_mlp (weight and bias), self_attention.query_key_value [(128 + 2
+// x 8) x 64, 8192], self_attention.dense, mlp.dense_h_to_4h [32,768,
+// 8192] and dense_4h_to_h, no biases; bf16.
+func falcon40BHeader() (string, []safetensors.Tensor) {
+	const H, V, QKV, I = 8192, 65024, (128 + 2*8) * 64, 4 * 8192
+	ts := []safetensors.Tensor{bf16("transformer.word_embeddings.weight", V, H)}
+	for l := range 60 {
+		p := fmt.Sprintf("transformer.h.%d.", l)
+		ts = append(ts,
+			bf16(p+"ln_attn.weight", H), bf16(p+"ln_attn.bias", H), bf16(p+"ln_mlp.weight", H), bf16(p+"ln_mlp.bias", H),
+			bf16(p+"self_attention.query_key_value.weight", QKV, H), bf16(p+"self_attention.dense.weight", H, H),
+			bf16(p+"mlp.dense_h_to_4h.weight", I, H), bf16(p+"mlp.dense_4h_to_h.weight", H, I))
+	}
+	ts = append(ts, bf16("transformer.ln_f.weight", H), bf16("transformer.ln_f.bias", H), bf16("lm_head.weight", V, H))
+	return corpusConfig("tiiuae__falcon-40b"), ts
+}
+
+// TestFalcon40BHeader: the 484 tensors sum to the index's total_size,
+// 83,671,941,120 B, 2 B each of 41,835,970,560 parameters. By hand: the
+// embedding and lm_head 2 x 65,024 x 8192 = 1,065,353,216; a layer's
+// query_key_value 9216 x 8192 = 75,497,472, dense 8192^2, the MLP 2 x
+// 32,768 x 8192, ln_attn and ln_mlp 4 x 8192: 679,510,016, x 60 =
+// 40,770,600,960; ln_f 2 x 8192. The config leaves the head tied, so vLLM
+// makes lm_head the embedding and skips the checkpoint's copy (falcon.py
+// FalconForCausalLM, tie_word_embeddings), and holds every LayerNorm in
+// float32 (the family's rules, family_falcon.go): at one rank the
+// embedding and the layers' linears 2 x (532,676,608 + 60 x 679,477,248),
+// the 60 x 32,768 + 16,384 norm values 4 B each, and the rotary table of
+// 2048 positions x 64 x 2 B (65,024 rows are a multiple of 64: no
+// padding); the checkpoint and the config agree rank by rank.
+func TestFalcon40BHeader(t *testing.T) {
+	_, ts := falcon40BHeader()
+	checkHeaderNames(t, ts, 60*8+4)
+	params := uint64(2*532_676_608 + 60*679_510_016 + 2*8192)
+	if got, want := headerTotal(ts), 2*params; got != want || want != 83_671_941_120 {
+		t.Errorf("header total %d B, by hand %d, the index's total_size is 83,671,941,120", got, want)
+	}
+	checkByHand(t, []byHandCase{{
+		name: "falcon-40b", fixture: falcon40BHeader,
+		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 2*(532_676_608+60*679_477_248) + 4*(60*32_768+16_384) + 2048*64*2, ""}},
+	}})
+	checkHeaderRanks(t, falcon40BHeader)
 }
