@@ -61,4 +61,5 @@ var HeaderFixtures = map[string]func() (string, []safetensors.Tensor){
 	"bigscience/bloom":                               bloomHeader,
 	"togethercomputer/RedPajama-INCITE-Base-7B-v0.1": redPajama7BHeader,
 	"tiiuae/falcon-40b":                              falcon40BHeader,
+	"microsoft/phi-2":                                phi2Header,
 }

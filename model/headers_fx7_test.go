@@ -328,3 +328,51 @@ func TestFalcon40BHeader(t *testing.T) {
 	}})
 	checkHeaderRanks(t, falcon40BHeader)
 }
+
+// phi2Header is microsoft/phi-2's checkpoint in transformers' Phi names,
+// as a stored book chapter copies its model.safetensors.index.json (index
+// file id 9232979876: lm_head.weight and lm_head.bias,
+// model.embed_tokens, model.final_layernorm, and each layer's 14,
+// input_layernorm, self_attn.q_proj, k_proj, v_proj and dense,
+// mlp.fc1 and fc2, every one with its bias; the copy elides the middle
+// layers, whose names repeat layer 0's and layer 9's): 32 layers of 2560,
+// MLP 10,240, 51,200 tokens, float16.
+func phi2Header() (string, []safetensors.Tensor) {
+	const H, I, V = 2560, 10240, 51200
+	f16 := func(name string, shape ...uint64) safetensors.Tensor { return typed("F16", name, shape...) }
+	ts := []safetensors.Tensor{f16("lm_head.weight", V, H), f16("lm_head.bias", V), f16("model.embed_tokens.weight", V, H),
+		f16("model.final_layernorm.weight", H), f16("model.final_layernorm.bias", H)}
+	for l := range 32 {
+		p := fmt.Sprintf("model.layers.%d.", l)
+		ts = append(ts, f16(p+"input_layernorm.weight", H), f16(p+"input_layernorm.bias", H))
+		for _, n := range []string{"q_proj", "k_proj", "v_proj", "dense"} {
+			ts = append(ts, f16(p+"self_attn."+n+".weight", H, H), f16(p+"self_attn."+n+".bias", H))
+		}
+		ts = append(ts, f16(p+"mlp.fc1.weight", I, H), f16(p+"mlp.fc1.bias", I), f16(p+"mlp.fc2.weight", H, I), f16(p+"mlp.fc2.bias", H))
+	}
+	return corpusConfig("microsoft__phi-2"), ts
+}
+
+// TestPhi2Header: the 453 tensors sum to the index's total_size,
+// 5,559,367,680 B, 2 B each of 2,779,683,840 parameters. By hand: the
+// embedding and lm_head 2 x 51,200 x 2560 = 262,144,000 and lm_head's
+// bias 51,200; a layer's LayerNorm 2 x 2560, q, k, v and dense 4 x (2560^2
+// + 2560), fc1 10,240 x 2560 + 10,240, fc2 2560 x 10,240 + 2560:
+// 78,671,360, x 32 = 2,517,483,520; final_layernorm 2 x 2560. vLLM's
+// phi.py holds the same, the head untied with its bias, beside the rotary
+// table of 2048 positions x 32 (partial_rotary_factor 0.4 of a head of
+// 80) x 2 B (51,200 rows are a multiple of 64: no padding); the
+// checkpoint and the config agree rank by rank.
+func TestPhi2Header(t *testing.T) {
+	_, ts := phi2Header()
+	checkHeaderNames(t, ts, 32*14+5)
+	params := uint64(262_144_000 + 51_200 + 32*78_671_360 + 2*2560)
+	if got, want := headerTotal(ts), 2*params; got != want || want != 5_559_367_680 {
+		t.Errorf("header total %d B, by hand %d, the index's total_size is 5,559,367,680", got, want)
+	}
+	checkByHand(t, []byHandCase{{
+		name: "phi-2", fixture: phi2Header,
+		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 2*params + 2048*32*2, ""}},
+	}})
+	checkHeaderRanks(t, phi2Header)
+}
