@@ -105,7 +105,16 @@ func TestGPT2Header(t *testing.T) {
 	}
 	checkByHand(t, []byHandCase{{
 		name: "gpt2", fixture: gpt2Header,
-		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 2 * (params + 47*768), ""}},
+		ranks: []byHandRank{
+			{"TP1", tpRanks(1, 0), 2 * (params + 47*768), ""},
+			// TP2, 2 B each: half the padded vocabulary, 25,152 x 768;
+			// wpe, the LayerNorms and the row-parallel biases whole; a
+			// layer's c_attn 6 heads of q, k and v, 1152 x 768 + 1152,
+			// attn.c_proj 768 x 384 + 768, c_fc 1536 x 768 + 1536,
+			// mlp.c_proj 768 x 1536 + 768, ln_1 and ln_2 4 x 768:
+			// 3,546,240, x 12; ln_f 2 x 768.
+			{"TP2", tpRanks(2, 0), 2 * (25152*768 + 1024*768 + 12*3_546_240 + 2*768), ""},
+		},
 	}})
 	checkHeaderRanks(t, gpt2Header)
 }
@@ -149,7 +158,14 @@ func TestMPT7BHeader(t *testing.T) {
 	}
 	checkByHand(t, []byHandCase{{
 		name: "mpt-7b", fixture: mpt7BHeader,
-		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 2 * params, ""}},
+		ranks: []byHandRank{
+			{"TP1", tpRanks(1, 0), 2 * params, ""},
+			// TP2, 2 B each: half of wte, 25,216 x 4096; a block's Wqkv
+			// 16 heads of q, k and v, 6144 x 4096, out_proj 4096 x 2048,
+			// up_proj and down_proj 2 x 8192 x 4096, norm_1 and norm_2
+			// whole: 100,671,488, x 32; norm_f.
+			{"TP2", tpRanks(2, 0), 2 * (25216*4096 + 32*100_671_488 + 4096), ""},
+		},
 	}})
 	checkHeaderRanks(t, mpt7BHeader)
 }
@@ -198,7 +214,17 @@ func TestBloomHeader(t *testing.T) {
 	}
 	checkByHand(t, []byHandCase{{
 		name: "bloom", fixture: bloomHeader,
-		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 2 * params, ""}},
+		ranks: []byHandRank{
+			{"TP1", tpRanks(1, 0), 2 * params, ""},
+			// TP2, 2 B each: half the embedding, 125,440 x 14,336, its
+			// LayerNorm and ln_f whole; a layer's query_key_value 56
+			// heads of q, k and v, 21,504 x 14,336 + 21,504, dense
+			// 14,336 x 7168 and its whole bias, dense_h_to_4h 28,672 x
+			// 14,336 + 28,672, dense_4h_to_h 14,336 x 28,672 and its
+			// whole bias, the two LayerNorms 4 x 14,336: 1,233,261,568,
+			// x 70.
+			{"TP2", tpRanks(2, 0), 2 * (125440*14336 + 2*14336 + 70*1_233_261_568 + 2*14336), ""},
+		},
 	}})
 	checkHeaderRanks(t, bloomHeader)
 }
@@ -272,7 +298,16 @@ func TestRedPajama7BHeader(t *testing.T) {
 	}
 	checkByHand(t, []byHandCase{{
 		name: "RedPajama-INCITE-Base-7B", fixture: redPajama7BHeader,
-		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 2*params + 2048*128*2, ""}},
+		ranks: []byHandRank{
+			{"TP1", tpRanks(1, 0), 2*params + 2048*128*2, ""},
+			// TP2, 2 B each: half of embed_in and embed_out, 2 x 25,216
+			// x 4096; a layer's query_key_value 16 heads of q, k and v,
+			// 6144 x 4096 + 6144, dense 4096 x 2048 and its whole bias,
+			// dense_h_to_4h 8192 x 4096 + 8192, dense_4h_to_h 4096 x 8192
+			// and its whole bias, the LayerNorms 4 x 4096: 100,702,208,
+			// x 32; final_layer_norm; the same rotary table.
+			{"TP2", tpRanks(2, 0), 2*(2*25216*4096+32*100_702_208+2*4096) + 2048*128*2, ""},
+		},
 	}})
 	checkHeaderRanks(t, redPajama7BHeader)
 }
@@ -324,7 +359,15 @@ func TestFalcon40BHeader(t *testing.T) {
 	}
 	checkByHand(t, []byHandCase{{
 		name: "falcon-40b", fixture: falcon40BHeader,
-		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 2*(532_676_608+60*679_477_248) + 4*(60*32_768+16_384) + 2048*64*2, ""}},
+		ranks: []byHandRank{
+			{"TP1", tpRanks(1, 0), 2*(532_676_608+60*679_477_248) + 4*(60*32_768+16_384) + 2048*64*2, ""},
+			// TP2: half the embedding, 32,512 x 8192; a layer's
+			// query_key_value 64 heads and 4 + 4 KV heads, 72 x 64 x 8192,
+			// dense 8192 x 4096, the MLP 2 x 16,384 x 8192: 339,738,624,
+			// 2 B each; the LayerNorms whole in float32, and the same
+			// rotary table.
+			{"TP2", tpRanks(2, 0), 2*(32512*8192+60*339_738_624) + 4*(60*32_768+16_384) + 2048*64*2, ""},
+		},
 	}})
 	checkHeaderRanks(t, falcon40BHeader)
 }
@@ -372,7 +415,16 @@ func TestPhi2Header(t *testing.T) {
 	}
 	checkByHand(t, []byHandCase{{
 		name: "phi-2", fixture: phi2Header,
-		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 2*params + 2048*32*2, ""}},
+		ranks: []byHandRank{
+			{"TP1", tpRanks(1, 0), 2*params + 2048*32*2, ""},
+			// TP2, 2 B each: half of the embedding and of lm_head with
+			// its bias, 2 x 25,600 x 2560 + 25,600; a layer's q, k and v
+			// 16 heads of 80, 3840 x 2560 + 3840, dense 2560 x 1280 and
+			// its whole bias, fc1 5120 x 2560 + 5120, fc2 2560 x 5120 and
+			// its whole bias, the LayerNorm 2 x 2560: 39,340,800, x 32;
+			// final_layernorm; the same rotary table.
+			{"TP2", tpRanks(2, 0), 2*(2*25600*2560+25600+32*39_340_800+2*2560) + 2048*32*2, ""},
+		},
 	}})
 	checkHeaderRanks(t, phi2Header)
 }
