@@ -69,4 +69,12 @@ var HeaderFixtures = map[string]func() (string, []safetensors.Tensor){
 	"XiaomiMiMo/MiMo-7B-Base":                       miMo7BHeader,
 	"tencent/Hunyuan-A13B-Instruct":                 hunyuanA13BHeader,
 	"internlm/internlm3-8b-instruct":                internLM3_8BHeader,
+
+	// Batch 7 (model/headers_fx7_test.go).
+	"openai-community/gpt2":                          gpt2Header,
+	"mosaicml/mpt-7b-instruct":                       mpt7BHeader,
+	"bigscience/bloom":                               bloomHeader,
+	"togethercomputer/RedPajama-INCITE-Base-7B-v0.1": redPajama7BHeader,
+	"tiiuae/falcon-40b":                              falcon40BHeader,
+	"microsoft/phi-2":                                phi2Header,
 }
