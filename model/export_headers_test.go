@@ -54,4 +54,7 @@ var HeaderFixtures = map[string]func() (string, []safetensors.Tensor){
 	"Qwen/Qwen2-VL-7B-Instruct":                     qwen2VL7BHeader,
 	"zai-org/GLM-4.7-Flash":                         glm47FlashHeader,
 	"Qwen/Qwen3-VL-30B-A3B-Instruct":                qwen3VL30BA3BHeader,
+	"deepseek-ai/deepseek-moe-16b-chat":             deepSeekMoE16BHeader,
+	"allenai/OLMoE-1B-7B-0924":                      olmoe1B7BHeader,
+	"ibm-granite/granite-3.0-3b-a800m-instruct":     graniteMoE3BHeader,
 }

@@ -1,0 +1,213 @@
+package model
+
+import (
+	"fmt"
+	"testing"
+
+	"membudget/model/safetensors"
+)
+
+// deepSeekMoE16BHeader is deepseek-ai/deepseek-moe-16b-chat's checkpoint
+// (the base model's architecture and count) in its remote code's names
+// (modeling_deepseek.py: Llama's q/k/v/o_proj and two norms; layer 0 a
+// dense mlp.gate_proj/up_proj/down_proj, layers 1-27 the router mlp.gate,
+// 64 experts one by one under mlp.experts.N and mlp.shared_experts of
+// 2 x 1408; the head untied), shapes from the corpus config: 28 layers of
+// 2048 wide, 16 heads and 16 KV heads of 128, MLP 10,944, 102,400
+// tokens, bf16.
+func deepSeekMoE16BHeader() (string, []safetensors.Tensor) {
+	const H, V, I, EI, E = 2048, 102400, 10944, 1408, 64
+	ts := []safetensors.Tensor{bf16("model.embed_tokens.weight", V, H), bf16("model.norm.weight", H), bf16("lm_head.weight", V, H)}
+	mlp := func(p string, inter uint64) []safetensors.Tensor {
+		return []safetensors.Tensor{bf16(p+"gate_proj.weight", inter, H), bf16(p+"up_proj.weight", inter, H), bf16(p+"down_proj.weight", H, inter)}
+	}
+	for l := range 28 {
+		p := fmt.Sprintf("model.layers.%d.", l)
+		ts = append(ts,
+			bf16(p+"input_layernorm.weight", H), bf16(p+"post_attention_layernorm.weight", H),
+			bf16(p+"self_attn.q_proj.weight", H, H), bf16(p+"self_attn.k_proj.weight", H, H),
+			bf16(p+"self_attn.v_proj.weight", H, H), bf16(p+"self_attn.o_proj.weight", H, H))
+		if l == 0 {
+			ts = append(ts, mlp(p+"mlp.", I)...)
+			continue
+		}
+		ts = append(ts, bf16(p+"mlp.gate.weight", E, H))
+		for e := range E {
+			ts = append(ts, mlp(fmt.Sprintf("%smlp.experts.%d.", p, e), EI)...)
+		}
+		ts = append(ts, mlp(p+"mlp.shared_experts.", 2*EI)...)
+	}
+	return corpusConfig("deepseek-ai__deepseek-moe-16b-chat"), ts
+}
+
+// TestDeepSeekMoE16BHeader: the checkpoint's 5,466 tensors (layer 0's 9,
+// 27 MoE layers of 202: four attention projections, two norms, the
+// router, 64 experts of 3 and the shared expert's 3; the embedding, the
+// final norm and the head) hold 16,375,728,128 parameters, the Hub's count
+// for deepseek-ai/deepseek-moe-16b-base and -chat alike (a stored model
+// survey, index file id 69468411049; the same figure as num_params in
+// stored benchmark records of the base model, ids 67345452968,
+// 67161653560), 2 B each in bf16. By hand: the embedding and the head 2 x
+// 102,400 x 2048 = 419,430,400 (the records' num_params_embedding); a
+// layer's q, k, v and o 4 x 2048^2 = 16,777,216 and two norms 4096; layer
+// 0's MLP 3 x 10,944 x 2048 = 67,239,936; a MoE layer's router 64 x 2048
+// = 131,072, its experts 64 x 3 x 1408 x 2048 = 553,648,128 and the
+// shared expert 3 x 2816 x 2048 = 17,301,504: 587,862,016 with the
+// attention and norms, x 27 = 15,872,274,432; the final norm 2048.
+// vLLM serves model_type deepseek with deepseek_v2.py (DeepseekAttention,
+// :1215-1232 at d18bb7b): at one rank every tensor, beside the rotary
+// table of 4096 positions x 128 x 2 B (102,400 rows are a multiple of 64:
+// no padding). At TP2 each rank holds half of every projection, expert
+// and shared expert, and of the embedding and head, the router and the
+// norms whole: the attention 4 x 2048 x 1024 = 8,388,608 a layer; layer
+// 0's MLP 3 x 5472 x 2048 = 33,619,968; a MoE layer's experts 64 x 3 x
+// 704 x 2048 = 276,824,064, its shared expert 3 x 1408 x 2048 =
+// 8,650,752 and the router 131,072; the embedding and head 2 x 51,200 x
+// 2048 = 209,715,200: 42,012,672 + 27 x 293,998,592 + 209,715,200 + 2048
+// = 8,189,691,904 parameters.
+func TestDeepSeekMoE16BHeader(t *testing.T) {
+	_, ts := deepSeekMoE16BHeader()
+	checkHeaderNames(t, ts, 9+27*202+3)
+	const params = 419_430_400 + (16_777_216 + 4096 + 67_239_936) + 27*587_862_016 + 2048
+	if got, want := headerTotal(ts), uint64(2*params); got != want || params != 16_375_728_128 {
+		t.Errorf("header total %d B, by hand %d (%d parameters), the Hub's count is 16,375,728,128", got, want, params)
+	}
+	const tp2 = 42_012_672 + 27*293_998_592 + 209_715_200 + 2048
+	if tp2 != 8_189_691_904 {
+		t.Errorf("TP2 by hand %d parameters, the sum above is 8,189,691,904", tp2)
+	}
+	checkByHand(t, []byHandCase{{
+		name: "deepseek-moe-16b", fixture: deepSeekMoE16BHeader,
+		ranks: []byHandRank{
+			{"TP1", tpRanks(1, 0), 2*params + 4096*128*2, ""},
+			{"TP2", tpRanks(2, 0), 2*tp2 + 4096*128*2, ""},
+		},
+	}})
+	checkHeaderRanks(t, deepSeekMoE16BHeader)
+}
+
+// olmoe1B7BHeader is allenai/OLMoE-1B-7B-0924's checkpoint in
+// transformers' Olmoe names (modeling_olmoe.py: q_norm and k_norm over
+// the whole width, the router mlp.gate, 64 experts one by one; the head
+// untied), shapes from the corpus config: 16 layers of 2048 wide, 16 heads
+// and 16 KV heads of 128, experts of 1024, 50,304 tokens, bf16.
+func olmoe1B7BHeader() (string, []safetensors.Tensor) {
+	const H, V, E, EI = 2048, 50304, 64, 1024
+	ts := []safetensors.Tensor{bf16("model.embed_tokens.weight", V, H), bf16("model.norm.weight", H), bf16("lm_head.weight", V, H)}
+	for l := range 16 {
+		p := fmt.Sprintf("model.layers.%d.", l)
+		ts = append(ts,
+			bf16(p+"input_layernorm.weight", H), bf16(p+"post_attention_layernorm.weight", H),
+			bf16(p+"self_attn.q_proj.weight", H, H), bf16(p+"self_attn.k_proj.weight", H, H),
+			bf16(p+"self_attn.v_proj.weight", H, H), bf16(p+"self_attn.o_proj.weight", H, H),
+			bf16(p+"self_attn.q_norm.weight", H), bf16(p+"self_attn.k_norm.weight", H),
+			bf16(p+"mlp.gate.weight", E, H))
+		for e := range E {
+			x := fmt.Sprintf("%smlp.experts.%d.", p, e)
+			ts = append(ts, bf16(x+"gate_proj.weight", EI, H), bf16(x+"up_proj.weight", EI, H), bf16(x+"down_proj.weight", H, EI))
+		}
+	}
+	return corpusConfig("allenai__OLMoE-1B-7B-0924"), ts
+}
+
+// TestOLMoE1B7BHeader: the checkpoint's 3,219 tensors hold 6,919,161,856
+// parameters, all BF16, as a stored check of the published checkpoint
+// (revision 6d84c485) reports from its three safetensors headers
+// ("tensorCount": 3219, "parameterCount": 6919161856, "dtype": "BF16";
+// index file id 65753564317; the same count in a stored run of the
+// Instruct model, id 71333551460, and as llama.cpp's model_n_params of
+// its conversion, id 66201517270). By hand: the embedding and the head 2
+// x 50,304 x 2048 = 206,045,184; a layer's q, k, v and o 4 x 2048^2 =
+// 16,777,216, q_norm and k_norm 2 x 2048, two norms 2 x 2048, the router
+// 64 x 2048 = 131,072 and 64 experts of 3 x 1024 x 2048 = 402,653,184:
+// 419,569,664, x 16 = 6,713,114,624; the final norm 2048. The count: 16
+// layers of 201 and 3. Read by olmoe's rules they are what the config
+// gives at one rank, beside the rotary table of 4096 positions x 128 x 2
+// B (50,304 rows are a multiple of 64). At TP2 each rank holds half of q,
+// k, v and o (4 x 2048 x 1024 = 8,388,608), of every expert (64 x 3 x 512
+// x 2048 = 201,326,592) and of the embedding and head (2 x 25,152 x 2048
+// = 103,022,592), and q_norm, k_norm, the norms and the router whole
+// (olmoe.py:87-93, 164-165): 209,854,464 a layer, 3,460,696,064 in all.
+func TestOLMoE1B7BHeader(t *testing.T) {
+	_, ts := olmoe1B7BHeader()
+	checkHeaderNames(t, ts, 3219)
+	const params = 206_045_184 + 16*419_569_664 + 2048
+	if got, want := headerTotal(ts), uint64(2*params); got != want || params != 6_919_161_856 {
+		t.Errorf("header total %d B, by hand %d (%d parameters), the published count is 6,919,161,856", got, want, params)
+	}
+	const tp2 = 103_022_592 + 16*(8_388_608+4*2048+131_072+201_326_592) + 2048
+	if tp2 != 3_460_696_064 {
+		t.Errorf("TP2 by hand %d parameters, the sum above is 3,460,696,064", tp2)
+	}
+	checkByHand(t, []byHandCase{{
+		name: "OLMoE-1B-7B-0924", fixture: olmoe1B7BHeader,
+		ranks: []byHandRank{
+			{"TP1", tpRanks(1, 0), 2*params + 4096*128*2, ""},
+			{"TP2", tpRanks(2, 0), 2*tp2 + 4096*128*2, ""},
+		},
+	}})
+	checkHeaderRanks(t, olmoe1B7BHeader)
+}
+
+// graniteMoE3BHeader is ibm-granite/granite-3.0-3b-a800m-instruct's
+// checkpoint in transformers' GraniteMoe names (modeling_granitemoe.py:
+// Llama's attention and two norms, the router at
+// block_sparse_moe.router.layer, every expert's gate and up stacked in
+// block_sparse_moe.input_linear [experts, 2 x intermediate, hidden] and
+// down in output_linear [experts, hidden, intermediate]; the head tied, so
+// no lm_head), shapes from the corpus config: 32 layers of 1536 wide, 24
+// heads and 8 KV heads of 64, 40 experts of 512, 49,155 tokens, bf16.
+func graniteMoE3BHeader() (string, []safetensors.Tensor) {
+	const H, V, Q, KV, E, EI = 1536, 49155, 1536, 512, 40, 512
+	ts := []safetensors.Tensor{bf16("model.embed_tokens.weight", V, H), bf16("model.norm.weight", H)}
+	for l := range 32 {
+		p := fmt.Sprintf("model.layers.%d.", l)
+		ts = append(ts,
+			bf16(p+"input_layernorm.weight", H), bf16(p+"post_attention_layernorm.weight", H),
+			bf16(p+"self_attn.q_proj.weight", Q, H), bf16(p+"self_attn.k_proj.weight", KV, H),
+			bf16(p+"self_attn.v_proj.weight", KV, H), bf16(p+"self_attn.o_proj.weight", H, Q),
+			bf16(p+"block_sparse_moe.router.layer.weight", E, H),
+			bf16(p+"block_sparse_moe.input_linear.weight", E, 2*EI, H), bf16(p+"block_sparse_moe.output_linear.weight", E, H, EI))
+	}
+	return corpusConfig("ibm-granite__granite-3.0-3b-a800m-instruct"), ts
+}
+
+// TestGraniteMoE3BHeader: the checkpoint's 290 tensors (32 layers of 9,
+// the embedding and the final norm) hold 3,298,793,472 parameters, the
+// count stored records give for Granite 3.1 3B-A800M, the same shape (a
+// llama.cpp gate of granite-3.1-3b-a800m-instruct reading "granitemoe, 40
+// experts (8 used), 3,298,793,472 params", index file id 71471098890;
+// transformers' count of "IBM Granite 3.1 3B Instruct", id 11827392230;
+// granite-guardian-3.2-3b-a800m's, ids 68597802404, 68688959620), 2 B
+// each in bf16. By hand: the embedding 49,155 x 1536 = 75,502,080; a
+// layer's q and o 2 x 1536^2, k and v 2 x 512 x 1536 (6,291,456), the
+// router 40 x 1536 = 61,440, input_linear 40 x 1024 x 1536 = 62,914,560,
+// output_linear 40 x 1536 x 512 = 31,457,280, two norms 3072:
+// 100,727,808, x 32 = 3,223,289,856; the final norm 1536. Read by
+// granitemoe's rules, at one rank vLLM holds beside them the embedding
+// padded to 49,216 rows (a multiple of 64: 61 x 1536 x 2 B) and the rotary
+// table of 4096 positions x 64 x 2 B. At TP2 a rank holds 12 heads and 4
+// KV heads (q and o 2 x 768 x 1536, k and v 2 x 256 x 1536: 3,145,728),
+// half of every expert (47,185,920), the router and norms whole: 50,396,160
+// a layer; and half the padded embedding, 24,608 x 1536 = 37,797,888:
+// 1,650,476,544 parameters with the final norm.
+func TestGraniteMoE3BHeader(t *testing.T) {
+	_, ts := graniteMoE3BHeader()
+	checkHeaderNames(t, ts, 32*9+2)
+	const params = 75_502_080 + 32*100_727_808 + 1536
+	if got, want := headerTotal(ts), uint64(2*params); got != want || params != 3_298_793_472 {
+		t.Errorf("header total %d B, by hand %d (%d parameters), the published count is 3,298,793,472", got, want, params)
+	}
+	const tp2 = 32*50_396_160 + 37_797_888 + 1536
+	if tp2 != 1_650_476_544 {
+		t.Errorf("TP2 by hand %d parameters, the sum above is 1,650,476,544", tp2)
+	}
+	checkByHand(t, []byHandCase{{
+		name: "granite-3.0-3b-a800m-instruct", fixture: graniteMoE3BHeader,
+		ranks: []byHandRank{
+			{"TP1", tpRanks(1, 0), 2*params + 61*1536*2 + 4096*64*2, ""},
+			{"TP2", tpRanks(2, 0), 2*tp2 + 4096*64*2, ""},
+		},
+	}})
+	checkHeaderRanks(t, graniteMoE3BHeader)
+}
