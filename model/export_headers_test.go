@@ -57,4 +57,6 @@ var HeaderFixtures = map[string]func() (string, []safetensors.Tensor){
 	"deepseek-ai/deepseek-moe-16b-chat":             deepSeekMoE16BHeader,
 	"allenai/OLMoE-1B-7B-0924":                      olmoe1B7BHeader,
 	"ibm-granite/granite-3.0-3b-a800m-instruct":     graniteMoE3BHeader,
+	"swiss-ai/Apertus-8B-Instruct-2509":             apertus8BHeader,
+	"nvidia/Llama-3_3-Nemotron-Super-49B-v1":        nemotronSuper49BHeader,
 }

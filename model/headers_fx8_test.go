@@ -1,6 +1,7 @@
 package model
 
 import (
+	"encoding/json"
 	"fmt"
 	"testing"
 
@@ -210,4 +211,144 @@ func TestGraniteMoE3BHeader(t *testing.T) {
 		},
 	}})
 	checkHeaderRanks(t, graniteMoE3BHeader)
+}
+
+// apertus8BHeader is swiss-ai/Apertus-8B-Instruct-2509's checkpoint in
+// transformers' Apertus names (modeling_apertus.py: attention_layernorm
+// and feedforward_layernorm, q/k/v/o_proj with per-head q_norm and
+// k_norm, the ungated mlp.up_proj and down_proj, XIELU's mlp.act_fn.
+// alpha_p and alpha_n of one element and its beta and eps scalars; the
+// head untied), shapes from the corpus config: 32 layers of 4096 wide, 32
+// heads and 8 KV heads of 128, MLP 21,504, 131,072 tokens, all bf16.
+func apertus8BHeader() (string, []safetensors.Tensor) {
+	const H, V, KV, I, HD = 4096, 131072, 1024, 21504, 128
+	ts := []safetensors.Tensor{bf16("model.embed_tokens.weight", V, H), bf16("model.norm.weight", H), bf16("lm_head.weight", V, H)}
+	for l := range 32 {
+		p := fmt.Sprintf("model.layers.%d.", l)
+		ts = append(ts,
+			bf16(p+"attention_layernorm.weight", H), bf16(p+"feedforward_layernorm.weight", H),
+			bf16(p+"self_attn.q_proj.weight", H, H), bf16(p+"self_attn.k_proj.weight", KV, H),
+			bf16(p+"self_attn.v_proj.weight", KV, H), bf16(p+"self_attn.o_proj.weight", H, H),
+			bf16(p+"self_attn.q_norm.weight", HD), bf16(p+"self_attn.k_norm.weight", HD),
+			bf16(p+"mlp.up_proj.weight", I, H), bf16(p+"mlp.down_proj.weight", H, I),
+			bf16(p+"mlp.act_fn.alpha_p", 1), bf16(p+"mlp.act_fn.alpha_n", 1), bf16(p+"mlp.act_fn.beta"), bf16(p+"mlp.act_fn.eps"))
+	}
+	return corpusConfig("swiss-ai__Apertus-8B-Instruct-2509"), ts
+}
+
+// TestApertus8BHeader: the checkpoint's 451 tensors (32 layers of 14, the
+// embedding, the final norm and the head) hold 8,053,338,240 parameters,
+// the "8,053,338,240 BF16 parameters" a stored integration record gives
+// for swiss-ai/Apertus-8B-Instruct-2509 at revision b946d404 (index file
+// id 66746681347). transformers' num_parameters() of the loaded model is
+// 8,053,338,176 (a stored analysis run, id 38713173064): 64 fewer, XIELU's
+// beta and eps, which the module keeps as buffers but the checkpoint
+// stores (llama.cpp's converter reads all four act_fn tensors). By hand:
+// the embedding and the head 2 x 131,072 x 4096 = 1,073,741,824; a
+// layer's q and o 2 x 4096^2, k and v 2 x 1024 x 4096 (41,943,040), q_norm
+// and k_norm 2 x 128, up and down 2 x 21,504 x 4096 = 176,160,768, two
+// norms 8192 and XIELU's 4: 218,112,260, x 32 = 6,979,592,320; the final
+// norm 4096. Read by apertus's rules they are what the config gives at
+// one rank, beside the rotary table of 65,536 positions x 128 x 2 B
+// (131,072 rows are a multiple of 64). At TP2 a rank holds 16 heads and 4
+// KV heads (q and o 2 x 2048 x 4096, k and v 2 x 512 x 4096: 20,971,520),
+// half the MLP (88,080,384), the per-head norms, the layer norms and XIELU
+// whole (8452): 109,060,356 a layer; half the embedding and head
+// (536,870,912) and the final norm: 4,026,806,400 parameters.
+func TestApertus8BHeader(t *testing.T) {
+	_, ts := apertus8BHeader()
+	checkHeaderNames(t, ts, 32*14+3)
+	const params = 1_073_741_824 + 32*218_112_260 + 4096
+	if got, want := headerTotal(ts), uint64(2*params); got != want || params != 8_053_338_240 {
+		t.Errorf("header total %d B, by hand %d (%d parameters), the published count is 8,053,338,240", got, want, params)
+	}
+	const tp2 = 32*109_060_356 + 536_870_912 + 4096
+	if tp2 != 4_026_806_400 {
+		t.Errorf("TP2 by hand %d parameters, the sum above is 4,026,806,400", tp2)
+	}
+	checkByHand(t, []byHandCase{{
+		name: "Apertus-8B-Instruct-2509", fixture: apertus8BHeader,
+		ranks: []byHandRank{
+			{"TP1", tpRanks(1, 0), 2*params + 65536*128*2, ""},
+			{"TP2", tpRanks(2, 0), 2*tp2 + 65536*128*2, ""},
+		},
+	}})
+	checkHeaderRanks(t, apertus8BHeader)
+}
+
+// nemotronSuper49BHeader is nvidia/Llama-3_3-Nemotron-Super-49B-v1's
+// checkpoint in Llama's names, a block's attention or FFN absent where its
+// block config says no_op (the checkpoint's modeling_decilm.py builds
+// neither the sub-block nor its norm; vLLM's nemotron_nas.py:123-190 at
+// d18bb7b does the same), shapes from the corpus config: 8192 wide, 64
+// heads of 128 and num_attention_heads / n_heads_in_group KV heads, an FFN
+// of int(2 x ffn_mult x 8192 / 3) rounded up to a multiple of 256
+// (nemotron_nas.py:60-70), 128,256 tokens, the head untied, bf16.
+func nemotronSuper49BHeader() (string, []safetensors.Tensor) {
+	const H, V, Q, HD = 8192, 128256, 8192, 128
+	config := corpusConfig("nvidia__Llama-3_3-Nemotron-Super-49B-v1")
+	var c struct {
+		Blocks []struct {
+			Attention struct {
+				NoOp         bool   `json:"no_op"`
+				HeadsInGroup uint64 `json:"n_heads_in_group"`
+			} `json:"attention"`
+			FFN struct {
+				NoOp bool    `json:"no_op"`
+				Mult float64 `json:"ffn_mult"`
+			} `json:"ffn"`
+		} `json:"block_configs"`
+	}
+	if err := json.Unmarshal([]byte(config), &c); err != nil {
+		panic(err)
+	}
+	ts := []safetensors.Tensor{bf16("model.embed_tokens.weight", V, H), bf16("model.norm.weight", H), bf16("lm_head.weight", V, H)}
+	for l, b := range c.Blocks {
+		p := fmt.Sprintf("model.layers.%d.", l)
+		if !b.Attention.NoOp {
+			kv := 64 / b.Attention.HeadsInGroup * HD
+			ts = append(ts, bf16(p+"input_layernorm.weight", H),
+				bf16(p+"self_attn.q_proj.weight", Q, H), bf16(p+"self_attn.k_proj.weight", kv, H),
+				bf16(p+"self_attn.v_proj.weight", kv, H), bf16(p+"self_attn.o_proj.weight", H, Q))
+		}
+		if !b.FFN.NoOp {
+			i := uint64(2 * b.FFN.Mult * H / 3)
+			i = (i + 255) / 256 * 256
+			ts = append(ts, bf16(p+"post_attention_layernorm.weight", H),
+				bf16(p+"mlp.gate_proj.weight", i, H), bf16(p+"mlp.up_proj.weight", i, H), bf16(p+"mlp.down_proj.weight", H, i))
+		}
+	}
+	return config, ts
+}
+
+// TestNemotronSuper49BHeader: the checkpoint's 568 tensors hold
+// 49,867,145,216 parameters, the size a stored research log confirms for
+// nvidia/Llama-3_3-Nemotron-Super-49B-v1 ("Confirmed size 49,867,145,216
+// bf16 params", index file id 63224824488), 2 B each. The 80 block
+// configs: 49 blocks attend with n_heads_in_group 8 (8 KV heads) and 31
+// are attention no_op; every FFN is there, of 28,672 (49 blocks), 14,336
+// (6), 7168 (10), 5632 (8), 2816 (6) or 17,920 (1). By hand: an attending
+// block's q and o 2 x 8192^2, k and v 2 x 1024 x 8192 and
+// input_layernorm: 151,003,136, x 49 = 7,399,153,664; an FFN of I is 3 x
+// I x 8192 and post_attention_layernorm: 704,651,264 x 49 +
+// 352,329,728 x 6 + 176,168,960 x 10 + 138,420,224 x 8 + 69,214,208 x 6 +
+// 440,410,112 = 40,366,637,056; the embedding and head 2 x 128,256 x 8192
+// = 2,101,346,304 and the final norm 8192. The count: 49 x 5 + 80 x 4 +
+// 3. Read by nemotron-nas's rules they are what the config gives at one
+// rank, beside the rotary table of 131,072 positions x 128 x 2 B (128,256
+// rows are a multiple of 64); the checkpoint and the config agree rank by
+// rank.
+func TestNemotronSuper49BHeader(t *testing.T) {
+	_, ts := nemotronSuper49BHeader()
+	checkHeaderNames(t, ts, 49*5+80*4+3)
+	const ffn = 704_651_264*49 + 352_329_728*6 + 176_168_960*10 + 138_420_224*8 + 69_214_208*6 + 440_410_112
+	const params = 49*151_003_136 + ffn + 2_101_346_304 + 8192
+	if got, want := headerTotal(ts), uint64(2*params); got != want || ffn != 40_366_637_056 || params != 49_867_145_216 {
+		t.Errorf("header total %d B, by hand %d (%d parameters, FFNs %d), the published count is 49,867,145,216", got, want, params, ffn)
+	}
+	checkByHand(t, []byHandCase{{
+		name: "Llama-3_3-Nemotron-Super-49B-v1", fixture: nemotronSuper49BHeader,
+		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 2*params + 131072*128*2, ""}},
+	}})
+	checkHeaderRanks(t, nemotronSuper49BHeader)
 }
