@@ -59,4 +59,5 @@ var HeaderFixtures = map[string]func() (string, []safetensors.Tensor){
 	"ibm-granite/granite-3.0-3b-a800m-instruct":     graniteMoE3BHeader,
 	"swiss-ai/Apertus-8B-Instruct-2509":             apertus8BHeader,
 	"nvidia/Llama-3_3-Nemotron-Super-49B-v1":        nemotronSuper49BHeader,
+	"databricks/dbrx-instruct":                      dbrxInstructHeader,
 }

@@ -352,3 +352,62 @@ func TestNemotronSuper49BHeader(t *testing.T) {
 	}})
 	checkHeaderRanks(t, nemotronSuper49BHeader)
 }
+
+// dbrxInstructHeader is databricks/dbrx-instruct's checkpoint in the names
+// transformers' DBRX loads it by (modeling_dbrx.py: transformer.wte,
+// transformer.blocks.N.norm_attn_norm.{norm_1, attn.Wqkv, attn.out_proj,
+// norm_2}, ffn.router.layer and the three stacked expert tensors
+// ffn.experts.mlp.w1, v1 and w2 of experts x ffn_hidden_size rows, named
+// without .weight; transformer.norm_f and the untied lm_head; the
+// LayerNorms without biases), shapes from the corpus config: 40 blocks of
+// 6144 wide, 48 heads of 128 and 8 KV heads fused in Wqkv, 16 experts of
+// 10,752, 100,352 tokens, bf16.
+func dbrxInstructHeader() (string, []safetensors.Tensor) {
+	const H, V, QKV, E, I = 6144, 100352, 6144 + 2*1024, 16, 10752
+	ts := []safetensors.Tensor{bf16("transformer.wte.weight", V, H), bf16("transformer.norm_f.weight", H), bf16("lm_head.weight", V, H)}
+	for l := range 40 {
+		p := fmt.Sprintf("transformer.blocks.%d.", l)
+		ts = append(ts,
+			bf16(p+"norm_attn_norm.norm_1.weight", H), bf16(p+"norm_attn_norm.norm_2.weight", H),
+			bf16(p+"norm_attn_norm.attn.Wqkv.weight", QKV, H), bf16(p+"norm_attn_norm.attn.out_proj.weight", H, H),
+			bf16(p+"ffn.router.layer.weight", E, H),
+			bf16(p+"ffn.experts.mlp.w1", E*I, H), bf16(p+"ffn.experts.mlp.v1", E*I, H), bf16(p+"ffn.experts.mlp.w2", E*I, H))
+	}
+	return corpusConfig("databricks__dbrx-instruct"), ts
+}
+
+// TestDbrxInstructHeader: the checkpoint's 323 tensors (40 blocks of 8,
+// wte, norm_f and lm_head) sum by hand to 263,193,047,040 B,
+// 131,596,523,520 parameters; no stored index or exact count was found
+// (the model card, stored catalogs and NVIDIA's page say 132B). By hand:
+// wte and lm_head 2 x 100,352 x 6144 = 1,233,125,376; a block's Wqkv
+// (6144 + 2 x 1024) x 6144 = 50,331,648, out_proj 6144^2 = 37,748,736,
+// the router 16 x 6144 = 98,304, w1, v1 and w2 3 x 16 x 10,752 x 6144 =
+// 3,170,893,824 and two norms 12,288: 3,259,084,800, x 40 =
+// 130,363,392,000; norm_f 6144. Read by dbrx's rules they are what the
+// config gives at one rank, beside the rotary table of 32,768 positions x
+// 128 x 2 B (100,352 rows are a multiple of 64). At TP2 a rank holds 24
+// heads and 4 KV heads of Wqkv (4096 rows, 25,165,824), half of out_proj
+// (18,874,368) and of every expert's rows (1,585,446,912), the router and
+// norms whole: 1,629,597,696 a block; wte and lm_head halved
+// (616,562,688) and norm_f: 65,800,476,672 parameters.
+func TestDbrxInstructHeader(t *testing.T) {
+	_, ts := dbrxInstructHeader()
+	checkHeaderNames(t, ts, 40*8+3)
+	const params = 1_233_125_376 + 40*3_259_084_800 + 6144
+	if got, want := headerTotal(ts), uint64(2*params); got != want || params != 131_596_523_520 {
+		t.Errorf("header total %d B, by hand %d (%d parameters)", got, want, params)
+	}
+	const tp2 = 40*1_629_597_696 + 616_562_688 + 6144
+	if tp2 != 65_800_476_672 {
+		t.Errorf("TP2 by hand %d parameters, the sum above is 65,800,476,672", tp2)
+	}
+	checkByHand(t, []byHandCase{{
+		name: "dbrx-instruct", fixture: dbrxInstructHeader,
+		ranks: []byHandRank{
+			{"TP1", tpRanks(1, 0), 2*params + 32768*128*2, ""},
+			{"TP2", tpRanks(2, 0), 2*tp2 + 32768*128*2, ""},
+		},
+	}})
+	checkHeaderRanks(t, dbrxInstructHeader)
+}
