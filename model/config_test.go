@@ -219,6 +219,9 @@ var shippedShapes = map[string]shape{
 	// Every layer MoE: 40 experts top-8 of intermediate_size 512; tied.
 	"ibm-granite__granite-3.0-3b-a800m-instruct": {ModelType: "granitemoe", Layers: 32, Hidden: 1536, Heads: 24, KVHeads: 8, HeadDim: 64, Vocab: 49155,
 		MaxPos: 4096, Tied: true, MoELayers: 32, Experts: 40, TopK: 8, MoEInter: 512, RotaryDim: 64, Dtype: "bfloat16"},
+	// arcee (AFM-4.5B's shape): an ungated ReLU² MLP; YaRN x20 over 4096.
+	"Delta-Vector__Austral-AFM-SFT": {ModelType: "arcee", Layers: 36, Hidden: 2560, Heads: 20, KVHeads: 4, HeadDim: 128, Vocab: 128005, MaxPos: 65536,
+		RotaryDim: 128, Rope: yarn, Dtype: "bfloat16"},
 	"zai-org__GLM-5": {ModelType: "glm_moe_dsa", Layers: 78, Hidden: 6144, Heads: 64, KVHeads: 64, HeadDim: 256, Vocab: 154880, MaxPos: 202752,
 		MoELayers: 75, Experts: 256, TopK: 8, MoEInter: 2048, SharedInter: 2048, MLA: true, KVLatent: 576, RotaryDim: 64, Rope: "default", MTP: 1, Dtype: "bfloat16"},
 }

@@ -60,4 +60,5 @@ var HeaderFixtures = map[string]func() (string, []safetensors.Tensor){
 	"swiss-ai/Apertus-8B-Instruct-2509":             apertus8BHeader,
 	"nvidia/Llama-3_3-Nemotron-Super-49B-v1":        nemotronSuper49BHeader,
 	"databricks/dbrx-instruct":                      dbrxInstructHeader,
+	"arcee-ai/AFM-4.5B":                             afm45BHeader,
 }

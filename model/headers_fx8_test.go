@@ -411,3 +411,48 @@ func TestDbrxInstructHeader(t *testing.T) {
 	}})
 	checkHeaderRanks(t, dbrxInstructHeader)
 }
+
+// afm45BHeader is arcee-ai/AFM-4.5B's checkpoint in transformers' Arcee
+// names (modeling_arcee.py: Llama's attention and two norms, the ungated
+// ReLU² mlp.up_proj and down_proj; the head untied), shapes from the
+// corpus config (a fine-tune's, the same shape): 36 layers of 2560 wide,
+// 20 heads and 4 KV heads of 128, MLP 18,432, 128,005 tokens, bf16.
+func afm45BHeader() (string, []safetensors.Tensor) {
+	const H, V, KV, I = 2560, 128005, 512, 18432
+	ts := []safetensors.Tensor{bf16("model.embed_tokens.weight", V, H), bf16("model.norm.weight", H), bf16("lm_head.weight", V, H)}
+	for l := range 36 {
+		p := fmt.Sprintf("model.layers.%d.", l)
+		ts = append(ts,
+			bf16(p+"input_layernorm.weight", H), bf16(p+"post_attention_layernorm.weight", H),
+			bf16(p+"self_attn.q_proj.weight", H, H), bf16(p+"self_attn.k_proj.weight", KV, H),
+			bf16(p+"self_attn.v_proj.weight", KV, H), bf16(p+"self_attn.o_proj.weight", H, H),
+			bf16(p+"mlp.up_proj.weight", I, H), bf16(p+"mlp.down_proj.weight", H, I))
+	}
+	return corpusConfig("Delta-Vector__Austral-AFM-SFT"), ts
+}
+
+// TestAFM45BHeader: the checkpoint's 291 tensors (36 layers of 8, the
+// embedding, the final norm and the head) hold 4,619,189,760 parameters,
+// the count a stored note gives for arcee-ai/AFM-4.5B beside its Hub
+// downloads and likes (index file id 61412880119; a stored viewer test
+// derives the same causal-LM count from the config, id 67646032649). By
+// hand: the embedding and the head 2 x 128,005 x 2560 = 655,385,600; a
+// layer's q and o 2 x 2560^2, k and v 2 x 512 x 2560 (15,728,640), up and
+// down 2 x 18,432 x 2560 = 94,371,840 and two norms 5120: 110,105,600, x
+// 36 = 3,963,801,600; the final norm 2560. Read by arcee's rules, at one
+// rank vLLM holds beside them the embedding and the head padded to
+// 128,064 rows (a multiple of 64: 2 x 59 x 2560 x 2 B) and YaRN's table
+// of 4096 original positions x its factor 20 x 128 x 2 B.
+func TestAFM45BHeader(t *testing.T) {
+	_, ts := afm45BHeader()
+	checkHeaderNames(t, ts, 36*8+3)
+	const params = 655_385_600 + 36*110_105_600 + 2560
+	if got, want := headerTotal(ts), uint64(2*params); got != want || params != 4_619_189_760 {
+		t.Errorf("header total %d B, by hand %d (%d parameters), the published count is 4,619,189,760", got, want, params)
+	}
+	checkByHand(t, []byHandCase{{
+		name: "AFM-4.5B", fixture: afm45BHeader,
+		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 2*params + 2*59*2560*2 + 4096*20*128*2, ""}},
+	}})
+	checkHeaderRanks(t, afm45BHeader)
+}
