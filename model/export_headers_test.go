@@ -61,4 +61,5 @@ var HeaderFixtures = map[string]func() (string, []safetensors.Tensor){
 	"nvidia/Llama-3_3-Nemotron-Super-49B-v1":        nemotronSuper49BHeader,
 	"databricks/dbrx-instruct":                      dbrxInstructHeader,
 	"arcee-ai/AFM-4.5B":                             afm45BHeader,
+	"Tele-AI/TeleChat2-115B":                        teleChat2115BHeader,
 }

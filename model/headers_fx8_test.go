@@ -3,6 +3,8 @@ package model
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"strings"
 	"testing"
 
 	"membudget/model/safetensors"
@@ -455,4 +457,74 @@ func TestAFM45BHeader(t *testing.T) {
 		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 2*params + 2*59*2560*2 + 4096*20*128*2, ""}},
 	}})
 	checkHeaderRanks(t, afm45BHeader)
+}
+
+// teleChat2115BHeader is Tele-AI/TeleChat2-115B's checkpoint: the 963
+// names of its published model.safetensors.index.json (Tele-AI/TeleChat2
+// model/115B at f2864e8: transformer.word_embeddings, 96 layers of 10 -
+// input_layernorm, post_attention_layernorm, self_attention.query,
+// key_value, dense and its bias, mlp.gate_proj, up_proj, down_proj and its
+// bias - transformer.ln_f and the untied lm_head), float32, with shapes
+// from the config stored beside it: 8192 wide, 64 heads and 8 KV heads of
+// 128 (key_value holds each KV head's k and v rows), an FFN of 40,960,
+// 131,072 tokens. The config is served with architectures
+// TeleChat2ForCausalLM, the rewrite Tele-AI's vLLM recipe makes (see
+// teleChat2115B); as stored it names TelechatForCausalLM, which vLLM does
+// not serve.
+func teleChat2115BHeader() (string, []safetensors.Tensor) {
+	const H, V, KV, I = 8192, 131072, 2 * 8 * 128, 40960
+	data, err := os.ReadFile("testdata/unsupported/Tele-AI__TeleChat2-115B.json")
+	if err != nil {
+		panic(err)
+	}
+	config := strings.Replace(string(data), `"TelechatForCausalLM"`, `"TeleChat2ForCausalLM"`, 1)
+	ts := []safetensors.Tensor{typed("F32", "transformer.word_embeddings.weight", V, H)}
+	for l := range 96 {
+		p := fmt.Sprintf("transformer.h.%d.", l)
+		ts = append(ts,
+			typed("F32", p+"input_layernorm.weight", H), typed("F32", p+"post_attention_layernorm.weight", H),
+			typed("F32", p+"self_attention.dense.weight", H, H), typed("F32", p+"self_attention.dense.bias", H),
+			typed("F32", p+"self_attention.query.weight", H, H), typed("F32", p+"self_attention.key_value.weight", KV, H),
+			typed("F32", p+"mlp.gate_proj.weight", I, H), typed("F32", p+"mlp.down_proj.weight", H, I),
+			typed("F32", p+"mlp.down_proj.bias", H), typed("F32", p+"mlp.up_proj.weight", I, H))
+	}
+	return config, append(ts, typed("F32", "transformer.ln_f.weight", H), typed("F32", "lm_head.weight", V, H))
+}
+
+// TestTeleChat2115BHeader: the checkpoint's 963 tensors sum to the
+// index's total_size, 453,131,665,408 B, 4 B each of 113,282,916,352
+// parameters (the index as stored above; json.dumps of the 963 names
+// with their shards, layer 0 in the first of 50 and layers 2k-1 and 2k in
+// shard k+1, is its 77,813 characters). By hand: word_embeddings and
+// lm_head 2 x 131,072 x 8192 = 2,147,483,648; a layer's query and dense 2
+// x 8192^2, key_value 2048 x 8192 = 16,777,216, dense's bias 8192, gate
+// and up 2 x 40,960 x 8192, down 335,544,320 and its bias 8192, two norms
+// 16,384: 1,157,660,672, x 96 = 111,135,424,512; ln_f 8192. vLLM serves a
+// float32 checkpoint whose dtype is "auto" in bfloat16 where the device
+// supports it (vllm/config/model.py _resolve_auto_dtype): read by
+// telechat's rules, at one rank 2 B a parameter beside the rotary table of
+// llama.py's 8192 positions x 128 x 2 B. At TP2 a rank holds 32 heads and
+// 4 KV heads (query 4096 x 8192, key_value 1024 x 8192), half of dense,
+// gate, up and down, their biases and the norms whole: 578,846,720 a
+// layer; half of word_embeddings and lm_head (1,073,741,824) and ln_f:
+// 56,643,035,136 parameters.
+func TestTeleChat2115BHeader(t *testing.T) {
+	_, ts := teleChat2115BHeader()
+	checkHeaderNames(t, ts, 96*10+3)
+	const params = 2_147_483_648 + 96*1_157_660_672 + 8192
+	if got, want := headerTotal(ts), uint64(4*params); got != want || want != 453_131_665_408 {
+		t.Errorf("header total %d B, by hand %d, the index's total_size is 453,131,665,408", got, want)
+	}
+	const tp2 = 96*578_846_720 + 1_073_741_824 + 8192
+	if tp2 != 56_643_035_136 {
+		t.Errorf("TP2 by hand %d parameters, the sum above is 56,643,035,136", tp2)
+	}
+	checkByHand(t, []byHandCase{{
+		name: "TeleChat2-115B", fixture: teleChat2115BHeader,
+		ranks: []byHandRank{
+			{"TP1", tpRanks(1, 0), 2*params + 8192*128*2, ""},
+			{"TP2", tpRanks(2, 0), 2*tp2 + 8192*128*2, ""},
+		},
+	}})
+	checkHeaderRanks(t, teleChat2115BHeader)
 }
