@@ -222,6 +222,9 @@ var shippedShapes = map[string]shape{
 	// arcee (AFM-4.5B's shape): an ungated ReLU² MLP; YaRN x20 over 4096.
 	"Delta-Vector__Austral-AFM-SFT": {ModelType: "arcee", Layers: 36, Hidden: 2560, Heads: 20, KVHeads: 4, HeadDim: 128, Vocab: 128005, MaxPos: 65536,
 		RotaryDim: 128, Rope: yarn, Dtype: "bfloat16"},
+	// Every layer MoE: 7 experts, every one active, of 11,008; float32.
+	"allenai__FlexOlmo-7x7B-1T": {ModelType: "flex_olmo", Layers: 32, Hidden: 4096, Heads: 32, KVHeads: 32, HeadDim: 128, Vocab: 100352,
+		MaxPos: 4096, MoELayers: 32, Experts: 7, TopK: 7, MoEInter: 11008, RotaryDim: 128, Dtype: "float32"},
 	"zai-org__GLM-5": {ModelType: "glm_moe_dsa", Layers: 78, Hidden: 6144, Heads: 64, KVHeads: 64, HeadDim: 256, Vocab: 154880, MaxPos: 202752,
 		MoELayers: 75, Experts: 256, TopK: 8, MoEInter: 2048, SharedInter: 2048, MLA: true, KVLatent: 576, RotaryDim: 64, Rope: "default", MTP: 1, Dtype: "bfloat16"},
 }

@@ -62,4 +62,5 @@ var HeaderFixtures = map[string]func() (string, []safetensors.Tensor){
 	"databricks/dbrx-instruct":                      dbrxInstructHeader,
 	"arcee-ai/AFM-4.5B":                             afm45BHeader,
 	"Tele-AI/TeleChat2-115B":                        teleChat2115BHeader,
+	"allenai/FlexOlmo-7x7B-1T":                      flexOlmo7x7BHeader,
 }

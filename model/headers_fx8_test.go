@@ -528,3 +528,74 @@ func TestTeleChat2115BHeader(t *testing.T) {
 	}})
 	checkHeaderRanks(t, teleChat2115BHeader)
 }
+
+// flexOlmo7x7BHeader is allenai/FlexOlmo-7x7B-1T's checkpoint in the names
+// its published files use (per expert, model.layers.N.mlp.experts.E.
+// gate_proj, up_proj and down_proj; OLMoE's whole-width q_norm and k_norm
+// and router mlp.gate; OLMo 2's post_attention_layernorm and
+// post_feedforward_layernorm in place of input_layernorm; the head
+// untied), float32, shapes from the corpus config: 32 layers of 4096 wide,
+// 32 heads and 32 KV heads of 128, 7 experts of 11,008, 100,352 tokens.
+func flexOlmo7x7BHeader() (string, []safetensors.Tensor) {
+	const H, V, E, EI = 4096, 100352, 7, 11008
+	ts := []safetensors.Tensor{typed("F32", "model.embed_tokens.weight", V, H), typed("F32", "model.norm.weight", H),
+		typed("F32", "lm_head.weight", V, H)}
+	for l := range 32 {
+		p := fmt.Sprintf("model.layers.%d.", l)
+		ts = append(ts,
+			typed("F32", p+"post_attention_layernorm.weight", H), typed("F32", p+"post_feedforward_layernorm.weight", H),
+			typed("F32", p+"self_attn.q_proj.weight", H, H), typed("F32", p+"self_attn.k_proj.weight", H, H),
+			typed("F32", p+"self_attn.v_proj.weight", H, H), typed("F32", p+"self_attn.o_proj.weight", H, H),
+			typed("F32", p+"self_attn.q_norm.weight", H), typed("F32", p+"self_attn.k_norm.weight", H),
+			typed("F32", p+"mlp.gate.weight", E, H))
+		for e := range E {
+			x := fmt.Sprintf("%smlp.experts.%d.", p, e)
+			ts = append(ts, typed("F32", x+"gate_proj.weight", EI, H), typed("F32", x+"up_proj.weight", EI, H),
+				typed("F32", x+"down_proj.weight", H, EI))
+		}
+	}
+	return corpusConfig("allenai__FlexOlmo-7x7B-1T"), ts
+}
+
+// TestFlexOlmo7x7BHeader: the checkpoint's 963 tensors (32 layers of 30,
+// the embedding, the final norm and the head) hold 33,270,665,216
+// parameters in 133,082,660,864 B, the total_parameters and total_size of
+// its published index with F32 parameters by the Hub's API (a stored
+// config sweep, index file id 56808988898; the same sweep gives
+// Flex-reddit-2x7B-1T's total_size, 46,509,604,864 B, which this layout
+// with 2 experts gives too: 4 x 11,627,401,216). By hand: the embedding
+// and the head 2 x 100,352 x 4096 = 822,083,584; a layer's q, k, v and o 4
+// x 4096^2 = 67,108,864, q_norm and k_norm 2 x 4096, the router 7 x 4096 =
+// 28,672, 7 experts of 3 x 11,008 x 4096 = 946,864,128 and two norms 2 x
+// 4096: 1,014,018,048, x 32 = 32,448,577,536; the final norm 4096. vLLM
+// serves a float32 checkpoint whose dtype is "auto" in bfloat16 where the
+// device supports it (vllm/config/model.py _resolve_auto_dtype): read by
+// flex_olmo's rules, at one rank 2 B a parameter beside the rotary table
+// of 4096 positions x 128 x 2 B (100,352 rows are a multiple of 64). At
+// TP2 a rank holds half of q, k, v and o (33,554,432), of every expert
+// (473,432,064) and of the embedding and head (411,041,792), and q_norm,
+// k_norm, the router and the norms whole (flex_olmo.py:34-46, 49-80):
+// 507,031,552 a layer, 16,636,055,552 in all.
+func TestFlexOlmo7x7BHeader(t *testing.T) {
+	_, ts := flexOlmo7x7BHeader()
+	checkHeaderNames(t, ts, 32*30+3)
+	const params = 822_083_584 + 32*1_014_018_048 + 4096
+	if got, want := headerTotal(ts), uint64(4*params); got != want || params != 33_270_665_216 || want != 133_082_660_864 {
+		t.Errorf("header total %d B, by hand %d (%d parameters), the index's total_size is 133,082,660,864", got, want, params)
+	}
+	if reddit := 4 * uint64(822_083_584+32*(67_108_864+2*4096+2*4096+2*3*11008*4096+2*4096)+4096); reddit != 46_509_604_864 {
+		t.Errorf("2 experts by hand %d B, Flex-reddit-2x7B-1T's total_size is 46,509,604,864", reddit)
+	}
+	const tp2 = 32*507_031_552 + 411_041_792 + 4096
+	if tp2 != 16_636_055_552 {
+		t.Errorf("TP2 by hand %d parameters, the sum above is 16,636,055,552", tp2)
+	}
+	checkByHand(t, []byHandCase{{
+		name: "FlexOlmo-7x7B-1T", fixture: flexOlmo7x7BHeader,
+		ranks: []byHandRank{
+			{"TP1", tpRanks(1, 0), 2*params + 4096*128*2, ""},
+			{"TP2", tpRanks(2, 0), 2*tp2 + 4096*128*2, ""},
+		},
+	}})
+	checkHeaderRanks(t, flexOlmo7x7BHeader)
+}
