@@ -214,6 +214,22 @@ var shippedShapes = map[string]shape{
 	"deepseek-ai__DeepSeek-V4-Flash-0731": {ModelType: "deepseek_v4", Layers: 43, Hidden: 4096, Heads: 64, KVHeads: 1, HeadDim: 512, Vocab: 129280,
 		MaxPos: 1048576, Window: 128, MoELayers: 43, Experts: 256, TopK: 6, MoEInter: 2048, SharedInter: 2048, RotaryDim: 64, Rope: yarn,
 		MTP: 1, Quant: "fp8", Dtype: "bfloat16"},
+	// model_type deepseek: layer 0 dense, 27 MoE layers of 64 experts
+	// top-6 of 1408 and 2 shared (2 x 1408), multi-head attention.
+	"deepseek-ai__deepseek-moe-16b-chat": {ModelType: "deepseek", Layers: 28, Hidden: 2048, Heads: 16, KVHeads: 16, HeadDim: 128, Vocab: 102400,
+		MaxPos: 4096, MoELayers: 27, Experts: 64, TopK: 6, MoEInter: 1408, SharedInter: 2816, RotaryDim: 128, Dtype: "bfloat16"},
+	// Every layer MoE: 64 experts top-8 of intermediate_size 1024.
+	"allenai__OLMoE-1B-7B-0924": {ModelType: "olmoe", Layers: 16, Hidden: 2048, Heads: 16, KVHeads: 16, HeadDim: 128, Vocab: 50304, MaxPos: 4096,
+		MoELayers: 16, Experts: 64, TopK: 8, MoEInter: 1024, RotaryDim: 128, Dtype: "bfloat16"},
+	// Every layer MoE: 40 experts top-8 of intermediate_size 512; tied.
+	"ibm-granite__granite-3.0-3b-a800m-instruct": {ModelType: "granitemoe", Layers: 32, Hidden: 1536, Heads: 24, KVHeads: 8, HeadDim: 64, Vocab: 49155,
+		MaxPos: 4096, Tied: true, MoELayers: 32, Experts: 40, TopK: 8, MoEInter: 512, RotaryDim: 64, Dtype: "bfloat16"},
+	// arcee (AFM-4.5B's shape): an ungated ReLU² MLP; YaRN x20 over 4096.
+	"Delta-Vector__Austral-AFM-SFT": {ModelType: "arcee", Layers: 36, Hidden: 2560, Heads: 20, KVHeads: 4, HeadDim: 128, Vocab: 128005, MaxPos: 65536,
+		RotaryDim: 128, Rope: yarn, Dtype: "bfloat16"},
+	// Every layer MoE: 7 experts, every one active, of 11,008; float32.
+	"allenai__FlexOlmo-7x7B-1T": {ModelType: "flex_olmo", Layers: 32, Hidden: 4096, Heads: 32, KVHeads: 32, HeadDim: 128, Vocab: 100352,
+		MaxPos: 4096, MoELayers: 32, Experts: 7, TopK: 7, MoEInter: 11008, RotaryDim: 128, Dtype: "float32"},
 	"zai-org__GLM-5": {ModelType: "glm_moe_dsa", Layers: 78, Hidden: 6144, Heads: 64, KVHeads: 64, HeadDim: 256, Vocab: 154880, MaxPos: 202752,
 		MoELayers: 75, Experts: 256, TopK: 8, MoEInter: 2048, SharedInter: 2048, MLA: true, KVLatent: 576, RotaryDim: 64, Rope: "default", MTP: 1, Dtype: "bfloat16"},
 }

@@ -77,4 +77,13 @@ var HeaderFixtures = map[string]func() (string, []safetensors.Tensor){
 	"togethercomputer/RedPajama-INCITE-Base-7B-v0.1": redPajama7BHeader,
 	"tiiuae/falcon-40b":                              falcon40BHeader,
 	"microsoft/phi-2":                                phi2Header,
+	"deepseek-ai/deepseek-moe-16b-chat":              deepSeekMoE16BHeader,
+	"allenai/OLMoE-1B-7B-0924":                       olmoe1B7BHeader,
+	"ibm-granite/granite-3.0-3b-a800m-instruct":      graniteMoE3BHeader,
+	"swiss-ai/Apertus-8B-Instruct-2509":              apertus8BHeader,
+	"nvidia/Llama-3_3-Nemotron-Super-49B-v1":         nemotronSuper49BHeader,
+	"databricks/dbrx-instruct":                       dbrxInstructHeader,
+	"arcee-ai/AFM-4.5B":                              afm45BHeader,
+	"Tele-AI/TeleChat2-115B":                         teleChat2115BHeader,
+	"allenai/FlexOlmo-7x7B-1T":                       flexOlmo7x7BHeader,
 }
