@@ -648,7 +648,7 @@ var unmetGates = map[string]map[string]unmetGate{
 	"0.26.0": {
 		"avail":          {0.03, "row 112: the activation 2.5 GiB low (below) leaves the KV memory 1.9% high"},
 		"tokens-median":  {0.03, "row 112, as above"},
-		"activation":     {2.6, "row 112 logs 3.9 GiB: vLLM profiles Gemma 4's encoder with 3 video items (budget 8192) even with image=0, audio=0 (notes): 32 frames of 70 soft tokens + 8 = 2496 tokens an item (gemma4_mm.py:253-280 at main d18bb7b), 3 x 32 x 70 x 3^2 = 60480 patches through the vision tower; the encoder pass is sized for towers whose blocks vLLM builds (encoderpass.go), and Gemma 4's is a transformers module (AutoModel.from_config, gemma4_mm.py:1067) whose config membudget does not read into a tower, so neither its cache nor its pass is charged"},
+		"activation":     {2.6, "row 112 logs 3.9 GiB: vLLM profiles Gemma 4's encoder with 3 video items (budget 8192) even with image=0, audio=0 (notes): 32 frames of 70 soft tokens + 8 = 2496 tokens an item (gemma4_mm.py:253-280 at main d18bb7b), 3 x 32 x 70 x 3^2 = 60480 patches through the vision tower; the encoder pass is sized for towers whose blocks vLLM builds (encoderpass.go), and Gemma 4's is a transformers module (AutoModel.from_config, gemma4_mm.py:1067) whose weights membudget reads from vision_config but whose blocks' activations it has not sized, so neither its encoder cache nor its pass is charged"},
 		"graph_estimate": {0.55, "row 112 (B300): 1.27 GiB estimated where vLLM estimates 0.76 (captures 0.70); the only graph estimate of a Blackwell part and of Gemma 4's mixed 256/512 head dims"},
 	},
 	"0.7.1:v0": {
