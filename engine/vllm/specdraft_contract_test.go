@@ -23,6 +23,11 @@ func TestContractWithEAGLE3(t *testing.T) {
 	flags := [][]string{
 		{"--speculative-config", spec, "--enforce-eager", "--vllm-version", "0.21.0"},
 		{"-sc", spec, "--enforce-eager", "--vllm-version", "0.14.0", "--tensor-parallel-size", "2", "--max-num-seqs", "8"},
+		// With the drafter's CUDA graphs: beside the budget in 0.19.0,
+		// charged from 0.20.0, under PIECEWISE alone.
+		{"--speculative-config", spec, "--gpu-memory-utilization", "0.9", "--vllm-version", "0.19.0"},
+		{"-sc", spec, "--vllm-version", "0.21.0", "--tensor-parallel-size", "2", "--max-num-seqs", "64"},
+		{"-sc", spec, "--vllm-version", "0.20.0", "--compilation-config", `{"cudagraph_mode": "PIECEWISE"}`},
 	}
 	eagle := `{"method": "eagle", "model": "` + vllm.WriteEagleDraft(t) + `", "num_speculative_tokens": 2}`
 	flags = append(flags, []string{"--speculative-config", eagle, "--enforce-eager", "--vllm-version", "0.21.0", "--tensor-parallel-size", "2"})
