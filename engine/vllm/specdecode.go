@@ -562,8 +562,9 @@ type specJSON struct {
 	// ngram and suffix, which have no draft model.
 	DraftWeightBytes uint64 `json:"draft_weight_bytes"`
 	DraftKVBytes     uint64 `json:"draft_kv_bytes"`
-	// DraftGraphBytes is an EAGLE drafter's share of the CUDA-graph term
-	// on a GPU of the last stage (specgraphs.go); absent when eager.
+	// DraftGraphBytes is an EAGLE or draft-model drafter's share of the
+	// CUDA-graph term on a GPU of the last stage (specgraphs.go); absent
+	// when eager.
 	DraftGraphBytes uint64 `json:"draft_graph_bytes,omitempty"`
 	// MedusaHeads is the Medusa heads vLLM builds (k) and
 	// MedusaStepLogitsBytes their logits of a decode step at max_num_seqs

@@ -10,9 +10,10 @@ import (
 )
 
 // This file sizes the CUDA graphs of an EAGLE or EAGLE-3 drafter on the V1
-// model runner. Every rule is vLLM main's at commit d18bb7b (2026-08-14),
-// and held from 0.14.0, the first release whose EAGLE drafts membudget
-// sizes (see [draftGraphsSince]):
+// model runner, and of a draft model where its release captures them
+// ([draftModelGraphsSince]). Every rule is vLLM main's at commit d18bb7b
+// (2026-08-14), and held from 0.14.0, the first release whose EAGLE drafts
+// membudget sizes (see [draftGraphsSince]):
 //
 //   - the drafter's graphs are captured inside the target's capture loop:
 //     the runner's _dummy_run calls the proposer's dummy_run with
@@ -53,11 +54,22 @@ import (
 // (specSince), differs.
 var draftGraphsSince = specSince
 
+// draftModelGraphsSince is the first release whose draft_model drafter
+// captures graphs by the same rule ([Profile.DraftModelGraphs]): PR
+// #47460 (merged 2026-07-15) added draft_model to the drafters whose
+// dispatcher keys the runner initializes (gpu_model_runner.py:7324-7338);
+// before it, from PR #30143, the dispatcher had no keys and sent every
+// batch eager (cudagraph_dispatcher.py dispatch: "not
+// self.keys_initialized"). 0.27.0 was out by 2026-08-11 (vllm-metal PR
+// #596 bumps to it), four weeks after the merge.
+var draftModelGraphsSince = Version{0, 27, 0}
+
 // draftGraphed says the serve's draft is one whose graphs this file sizes:
-// an EAGLE or EAGLE-3 draft.
+// an EAGLE or EAGLE-3 draft, or a draft model where the release captures
+// its graphs.
 func draftGraphed(r *Resolved) bool {
 	d := r.Spec.Draft
-	return d != nil && (d.Method == "eagle3" || d.Method == "eagle")
+	return d != nil && (d.Method == "eagle3" || d.Method == "eagle" || d.Method == "draft_model" && r.Profile.DraftModelGraphs)
 }
 
 // resolveDraftGraphs refuses, naming the flag, the EAGLE drafts with CUDA
@@ -70,6 +82,9 @@ func (r *Resolved) resolveDraftGraphs() error {
 	}
 	p := r.Profile
 	name := draftName(r.Spec.Draft.Method)
+	if r.Spec.Draft.Method == "draft_model" {
+		name = "draft-model"
+	}
 	switch {
 	case p.Release.Less(draftGraphsSince) || p.Era == V0:
 		// resolveSpec refuses these releases first; kept so that the rule
@@ -94,8 +109,8 @@ func (r *Resolved) resolveDraftGraphs() error {
 	return nil
 }
 
-// draftForwardBytesPerToken is the drafter's forward pass per token at its
-// peak, by the rule [forwardBytesPerToken] applies to a target's decoder
+// draftForwardBytesPerToken is an EAGLE drafter's forward pass per token
+// at its peak, by the rule [forwardBytesPerToken] applies to a target's decoder
 // layer, for the draft's one shape: the residual and the normed input, the
 // wider of the attention's (the query and its output, keys and values on
 // a rank) and the MLP's (gate, up and activated, intermediate / TP each),
@@ -134,8 +149,14 @@ func draftGraphBytes(r *Resolved, st model.Sharding) uint64 {
 		return 0
 	}
 	d := r.Spec.Draft
+	perToken := draftForwardBytesPerToken(d, r.TensorParallelSize, r.DtypeBytes)
+	if d.Model != nil {
+		// A draft model is a whole decoder at the target's TP
+		// (specdraftmodel.go): the target's rule, on its architecture.
+		perToken = forwardBytesPerToken(d.Model, r.TensorParallelSize, r.DtypeBytes)
+	}
 	graphs := budget.SatMul(budget.SatMul(mixed-1, d.Layers), r.Profile.peaks.graphBytesPerLayerGraph)
-	first := budget.SatMul(largest, draftForwardBytesPerToken(d, r.TensorParallelSize, r.DtypeBytes))
+	first := budget.SatMul(largest, perToken)
 	return budget.SatAdd(first, graphs)
 }
 

@@ -183,7 +183,7 @@ func TestDraftGraphRefusals(t *testing.T) {
 }
 
 // TestDraftNeverShrinksDraftlessSpec: with CUDA graphs, an EAGLE or
-// EAGLE-3 draft never shrinks a term of the same serve speculating as
+// EAGLE-3 draft (or a draft model, from 0.27.0) never shrinks a term of the same serve speculating as
 // many tokens without a draft (ngram: the same capture sizes, rounded to
 // multiples of k+1, and the same rejection sampler), and grows the graph
 // term whenever PIECEWISE graphs are captured. (Against a serve without
@@ -192,12 +192,25 @@ func TestDraftGraphRefusals(t *testing.T) {
 // draft's.)
 func TestDraftNeverShrinksDraftlessSpec(t *testing.T) {
 	models := shipped(t)
-	dirs := map[string]string{"eagle3": WriteEagle3Draft(t), "eagle": WriteEagleDraft(t)}
+	dirs := map[string]string{"eagle3": WriteEagle3Draft(t), "eagle": WriteEagleDraft(t), "draft_model": WriteDraftModel(t)}
 	names := []string{"meta-llama__Llama-3.1-8B-Instruct", "Qwen__Qwen3-8B"}
-	profiles := []Profile{mustProfile("0.14.0"), mustProfile("0.19.0"), mustProfile("0.20.0"), v1Llama}
+	profiles := []Profile{mustProfile("0.14.0"), mustProfile("0.19.0"), mustProfile("0.20.0"), v1Llama, mustProfile("0.28.0")}
 	rapid.Check(t, func(t *rapid.T) {
-		a := models[rapid.SampledFrom(names).Draw(t, "model")]
+		name := rapid.SampledFrom(names).Draw(t, "model")
+		a := models[name]
 		p := rapid.SampledFrom(profiles).Draw(t, "profile")
+		var methods []string
+		if !p.V2Runner(a) {
+			// The V2 runner's speculator stays refused.
+			methods = append(methods, "eagle3", "eagle")
+		}
+		if p.DraftModelGraphs && name == names[0] {
+			// The shipped draft model shares Llama's vocabulary only.
+			methods = append(methods, "draft_model")
+		}
+		if len(methods) == 0 {
+			t.Skip("no draft sized with graphs for this model and release")
+		}
 		k := rapid.Uint64Range(1, 8).Draw(t, "k")
 		s := Serve{
 			TensorParallelSize:  rapid.SampledFrom([]uint64{1, 2, 4}).Draw(t, "tp"),
@@ -212,7 +225,7 @@ func TestDraftNeverShrinksDraftlessSpec(t *testing.T) {
 		if err != nil {
 			t.Skip(err)
 		}
-		method := rapid.SampledFrom([]string{"eagle3", "eagle"}).Draw(t, "method")
+		method := rapid.SampledFrom(methods).Draw(t, "method")
 		s.SpeculativeConfig = `{"method": "` + method + `", "model": "` + dirs[method] + `", "num_speculative_tokens": ` + itoa(k) + `}`
 		r, err := Resolve(s, a, bigClass, p)
 		if err != nil {
@@ -239,9 +252,9 @@ func TestDraftNeverShrinksDraftlessSpec(t *testing.T) {
 // compiled plan is the reference's, field for field.
 func TestDraftGraphsCompilerEqualsReference(t *testing.T) {
 	models := shipped(t)
-	specs := []string{eagle3Spec(WriteEagle3Draft(t)), eagleSpec(WriteEagleDraft(t))}
+	specs := []string{eagle3Spec(WriteEagle3Draft(t)), eagleSpec(WriteEagleDraft(t)), draftModelSpec(WriteDraftModel(t))}
 	names := []string{"meta-llama__Llama-3.1-8B-Instruct", "Qwen__Qwen3-8B"}
-	profiles := []Profile{mustProfile("0.19.0"), v1Llama, mustProfile("0.14.0")}
+	profiles := []Profile{mustProfile("0.19.0"), v1Llama, mustProfile("0.14.0"), mustProfile("0.28.0")}
 	rapid.Check(t, func(t *rapid.T) {
 		a := models[rapid.SampledFrom(names).Draw(t, "model")]
 		p := rapid.SampledFrom(profiles).Draw(t, "profile")
@@ -255,4 +268,36 @@ func TestDraftGraphsCompilerEqualsReference(t *testing.T) {
 		}
 		compilerIsReference(t, a, s, c, p)
 	})
+}
+
+// TestDraftModelGraphsByHand: Llama-3.2-1B-Instruct as the draft model of
+// Llama-3.1-8B-Instruct, k = 3, 256 sequences, 8192 batched tokens, under
+// 0.28.0, which captures a draft model's graphs (PR #47460): the 49
+// PIECEWISE sizes of TestDraftGraphsByHand, 16 draft layers each after the
+// first: 48 x 16 x 156672 = 120324096 B. Its forward pass a token, the
+// target's rule on the draft (hidden 2048, intermediate 8192, 32 heads and
+// 8 KV heads of 64): attention 2 x 32 x 64 + 2 x 8 x 64 = 5120, MLP 3 x
+// 8192 = 24576, the wider; 2 x 2048 + 24576 = 28672, plus the layer's
+// input and the down output 2 x 2048: 32768 x 2 = 65536 B, at 512 tokens
+// 33554432 B. In all 153878528 B. Before 0.27.0 the graphs are refused by
+// name (the dispatcher had no keys until PR #47460); eager, they size.
+func TestDraftModelGraphsByHand(t *testing.T) {
+	a := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
+	s := Serve{MaxModelLen: 8192, MaxNumSeqs: 256, MaxNumBatchedTokens: 8192, SpeculativeConfig: draftModelSpec(WriteDraftModel(t))}
+	r, err := Resolve(s, a, bigClass, mustProfile("0.28.0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := draftGraphBytes(&r, stageOf(&r, 0)), uint64(153878528); got != want {
+		t.Errorf("the draft model's graphs: %d B, want %d", got, want)
+	}
+	for _, release := range []string{"0.26.1", "0.21.0"} {
+		_, err := Resolve(s, a, bigClass, mustProfile(release))
+		wantRefusal(t, err, "speculative-config", "the draft model's CUDA graphs before vLLM 0.27.0")
+		eager := s
+		eager.EnforceEager = true
+		if _, err := Resolve(eager, a, bigClass, mustProfile(release)); err != nil {
+			t.Errorf("%s with --enforce-eager: %v, want it sized", release, err)
+		}
+	}
 }
