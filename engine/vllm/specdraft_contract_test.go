@@ -53,6 +53,8 @@ func TestContractWithDraftModel(t *testing.T) {
 	for _, args := range [][]string{
 		{"-sc", `{"method": "draft_model", "model": "` + dir + `", "num_speculative_tokens": 4, "draft_tensor_parallel_size": 2}`, "--enforce-eager", "--tensor-parallel-size", "2", "--vllm-version", "0.22.0"},
 		{"--speculative-config", `{"model": "` + dir + `", "num_speculative_tokens": 2}`, "--enforce-eager", "--max-num-seqs", "32"},
+		// With the draft model's CUDA graphs (from 0.27.0).
+		{"-sc", `{"method": "draft_model", "model": "` + dir + `", "num_speculative_tokens": 3}`, "--vllm-version", "0.28.0"},
 	} {
 		if enginetest.Check(t, vllm.Engine{}, enginetest.Case{Model: models["meta-llama__Llama-3.1-8B-Instruct"], Class: c, Args: args}) == nil {
 			t.Errorf("%v: not sized", args)
