@@ -75,6 +75,8 @@ func TestContractWithMTP(t *testing.T) {
 	for _, args := range [][]string{
 		{"--speculative-config", `{"method": "deepseek_mtp", "num_speculative_tokens": 1}`, "--enforce-eager", "--tensor-parallel-size", "8"},
 		{"-sc", `{"method": "mtp", "num_speculative_tokens": 3}`, "--enforce-eager", "--tensor-parallel-size", "8", "--max-num-seqs", "16", "--vllm-version", "0.21.0"},
+		// With the MTP layer's CUDA graphs.
+		{"--speculative-config", `{"method": "mtp", "num_speculative_tokens": 1}`, "--tensor-parallel-size", "8", "--vllm-version", "0.21.0"},
 	} {
 		if enginetest.Check(t, vllm.Engine{}, enginetest.Case{Model: models["deepseek-ai__DeepSeek-V3"], Class: c, Args: args}) == nil {
 			t.Errorf("%v: not sized", args)

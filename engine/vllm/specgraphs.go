@@ -65,11 +65,28 @@ var draftGraphsSince = specSince
 var draftModelGraphsSince = Version{0, 27, 0}
 
 // draftGraphed says the serve's draft is one whose graphs this file sizes:
-// an EAGLE or EAGLE-3 draft, or a draft model where the release captures
-// its graphs.
+// an EAGLE or EAGLE-3 draft, the model's own MTP layers (an EAGLE proposer
+// too: use_eagle() takes mtp, gpu_model_runner.py:681-682, and
+// DeepSeekMTP is compiled as the EAGLE heads are since PR #25109,
+// deepseek_mtp.py:230), or a draft model where the release captures its
+// graphs.
 func draftGraphed(r *Resolved) bool {
+	if r.Spec.MTPLayers > 0 {
+		return true
+	}
 	d := r.Spec.Draft
 	return d != nil && (d.Method == "eagle3" || d.Method == "eagle" || d.Method == "draft_model" && r.Profile.DraftModelGraphs)
+}
+
+// drafterName names the serve's drafter in refusals.
+func drafterName(r *Resolved) string {
+	switch {
+	case r.Spec.MTPLayers > 0:
+		return "MTP"
+	case r.Spec.Draft.Method == "draft_model":
+		return "draft-model"
+	}
+	return draftName(r.Spec.Draft.Method)
 }
 
 // resolveDraftGraphs refuses, naming the flag, the EAGLE drafts with CUDA
@@ -81,15 +98,12 @@ func (r *Resolved) resolveDraftGraphs() error {
 		return nil
 	}
 	p := r.Profile
-	name := draftName(r.Spec.Draft.Method)
-	if r.Spec.Draft.Method == "draft_model" {
-		name = "draft-model"
-	}
+	name := drafterName(r)
 	switch {
 	case p.Release.Less(draftGraphsSince) || p.Era == V0:
 		// resolveSpec refuses these releases first; kept so that the rule
 		// stands on its own.
-		return settingErr("speculative-config", r.Spec.Draft.Method, "the %s drafter's CUDA graphs: not modelled for %s (membudget sizes them from vLLM %s); membudget refuses it rather than size a serve vLLM would contradict", name, p.Describes, draftGraphsSince)
+		return settingErr("speculative-config", r.Spec.Method, "the %s drafter's CUDA graphs: not modelled for %s (membudget sizes them from vLLM %s); membudget refuses it rather than size a serve vLLM would contradict", name, p.Describes, draftGraphsSince)
 	case r.Graphs.FullAsBoth:
 		// Under FULL, an attention backend that captures mixed batches in
 		// FULL graphs (AttentionCGSupport.ALWAYS) has the target's loop
@@ -140,7 +154,7 @@ func draftForwardBytesPerToken(d *Draft, tp, el uint64) uint64 {
 // size in the first capture. 0 without an EAGLE draft, without graphs, or
 // without PIECEWISE graphs (FULL_DECODE_ONLY: the drafter's dispatcher
 // keys none, llm_base_proposer.py:426-432).
-func draftGraphBytes(r *Resolved, st model.Sharding) uint64 {
+func draftGraphBytes(a *model.Arch, r *Resolved, st model.Sharding) uint64 {
 	if !draftGraphed(r) || !st.Last {
 		return 0
 	}
@@ -148,22 +162,29 @@ func draftGraphBytes(r *Resolved, st model.Sharding) uint64 {
 	if mixed == 0 {
 		return 0
 	}
-	d := r.Spec.Draft
-	perToken := draftForwardBytesPerToken(d, r.TensorParallelSize, r.DtypeBytes)
-	if d.Model != nil {
+	var layers, perToken uint64
+	switch d := r.Spec.Draft; {
+	case r.Spec.MTPLayers > 0:
+		// Each MTP layer is a decoder layer of the target's (specmtp.go),
+		// its eh_proj folding the embeddings in before it
+		// (deepseek_mtp.py:104-135): the target's rule.
+		layers, perToken = r.Spec.MTPLayers, forwardBytesPerToken(a, r.TensorParallelSize, r.DtypeBytes)
+	case d.Model != nil:
 		// A draft model is a whole decoder at the target's TP
 		// (specdraftmodel.go): the target's rule, on its architecture.
-		perToken = forwardBytesPerToken(d.Model, r.TensorParallelSize, r.DtypeBytes)
+		layers, perToken = d.Layers, forwardBytesPerToken(d.Model, r.TensorParallelSize, r.DtypeBytes)
+	default:
+		layers, perToken = d.Layers, draftForwardBytesPerToken(d, r.TensorParallelSize, r.DtypeBytes)
 	}
-	graphs := budget.SatMul(budget.SatMul(mixed-1, d.Layers), r.Profile.peaks.graphBytesPerLayerGraph)
+	graphs := budget.SatMul(budget.SatMul(mixed-1, layers), r.Profile.peaks.graphBytesPerLayerGraph)
 	first := budget.SatMul(largest, perToken)
 	return budget.SatAdd(first, graphs)
 }
 
 // appendDraftGraphItems appends the drafter's share of the CUDA-graph
 // term to a stage's items, where it has one.
-func appendDraftGraphItems(items []budget.Item, r *Resolved, st model.Sharding) []budget.Item {
-	if n := draftGraphBytes(r, st); n > 0 {
+func appendDraftGraphItems(items []budget.Item, a *model.Arch, r *Resolved, st model.Sharding) []budget.Item {
+	if n := draftGraphBytes(a, r, st); n > 0 {
 		items = append(items, budget.Item{Name: "draft_cuda_graphs", Term: budget.TermGraphPool, Bytes: n})
 	}
 	return items
@@ -180,7 +201,7 @@ func (sz *Sizing) splitDraftGraphs(lines []engine.FootprintLine, fp budget.Footp
 	if fp.Stage >= len(r.Stages) {
 		return lines
 	}
-	n := draftGraphBytes(r, stageOf(r, fp.Stage))
+	n := draftGraphBytes(sz.Model.Arch, r, stageOf(r, fp.Stage))
 	if n == 0 {
 		return lines
 	}
@@ -201,7 +222,7 @@ func (sz *Sizing) draftGraphItem() uint64 {
 	if len(r.Stages) == 0 {
 		return 0
 	}
-	return draftGraphBytes(r, stageOf(r, len(r.Stages)-1))
+	return draftGraphBytes(sz.Model.Arch, r, stageOf(r, len(r.Stages)-1))
 }
 
 // draftGraphsSetting is how the report's speculative-decoding line names

@@ -176,7 +176,7 @@ func TestDraftGraphRefusals(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%+v: %v", s.Compilation, err)
 		}
-		if n := draftGraphBytes(&r, stageOf(&r, 0)); n != 0 {
+		if n := draftGraphBytes(nil, &r, stageOf(&r, 0)); n != 0 {
 			t.Errorf("no graphs captured, yet the drafter's are %d B", n)
 		}
 	}
@@ -288,7 +288,7 @@ func TestDraftModelGraphsByHand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := draftGraphBytes(&r, stageOf(&r, 0)), uint64(153878528); got != want {
+	if got, want := draftGraphBytes(nil, &r, stageOf(&r, 0)), uint64(153878528); got != want {
 		t.Errorf("the draft model's graphs: %d B, want %d", got, want)
 	}
 	for _, release := range []string{"0.26.1", "0.21.0"} {
@@ -300,4 +300,77 @@ func TestDraftModelGraphsByHand(t *testing.T) {
 			t.Errorf("%s with --enforce-eager: %v, want it sized", release, err)
 		}
 	}
+}
+
+// TestMTPGraphsByHand: DeepSeek-V3 at TP 8 with its MTP layer as the draft
+// (k = 1), 64 sequences, 8192 batched tokens, on main. The largest size is
+// min(2 x 64 x 2, 512) = 256; the default sizes up to it (1, 2, 4, 8 ...
+// 248, 256: 35) rounded to multiples of 2 are 2, 4, 8 ... 256: 34
+// PIECEWISE graphs, the MTP layer in each after the first: 33 x 1 x
+// 156672 = 5170176 B. Its forward pass a token is the target's (the same
+// decoder layer): MLA attention on 16 heads a rank, 16 x (128 + 64) + 16 x
+// (128 + 128) + 16 x 128 + 512 + 64 = 9792; the MoE MLP, 8 experts x (3 x
+// 2048 / 8 + 7168) + 3 x 2048 / 8 for the shared expert = 64256, the
+// wider; 2 x 7168 + 64256 + 2 x 7168 = 92928, x 2 B = 185856 B; at 256
+// tokens 47579136 B. In all 52749312 B.
+func TestMTPGraphsByHand(t *testing.T) {
+	a := shipped(t)["deepseek-ai__DeepSeek-V3"]
+	if got, want := forwardBytesPerToken(a, 8, 2), uint64(185856); got != want {
+		t.Errorf("DeepSeek-V3's forward pass at TP 8: %d B a token, want %d", got, want)
+	}
+	s := Serve{TensorParallelSize: 8, MaxModelLen: 8192, MaxNumSeqs: 64, MaxNumBatchedTokens: 8192, SpeculativeConfig: mtp1}
+	r, err := Resolve(s, a, bigClass, current)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := draftGraphBytes(a, &r, stageOf(&r, 0)), uint64(52749312); got != want {
+		t.Errorf("the MTP layer's graphs: %d B, want %d", got, want)
+	}
+	s.Compilation.GraphMode = graphsFull
+	_, err = Resolve(s, a, bigClass, current)
+	wantRefusal(t, err, "compilation-config", "the MTP drafter's CUDA graphs under cudagraph_mode FULL")
+}
+
+// TestMTPNeverShrinksDraftlessSpec: with CUDA graphs, DeepSeek-V3's MTP
+// layer never shrinks a term of the same serve speculating as many tokens
+// with ngram (the same capture sizes), and grows the graph term whenever
+// PIECEWISE graphs are captured; the compiled plan is the reference's.
+func TestMTPNeverShrinksDraftlessSpec(t *testing.T) {
+	a := shipped(t)["deepseek-ai__DeepSeek-V3"]
+	rapid.Check(t, func(t *rapid.T) {
+		k := rapid.Uint64Range(1, 4).Draw(t, "k")
+		s := Serve{
+			TensorParallelSize:  rapid.SampledFrom([]uint64{8, 16}).Draw(t, "tp"),
+			MaxModelLen:         rapid.Uint64Range(256, 8192).Draw(t, "len"),
+			MaxNumSeqs:          rapid.Uint64Range(1, 256).Draw(t, "seqs"),
+			MaxNumBatchedTokens: 8192,
+			AsyncScheduling:     engine.Off,
+			Compilation:         Compilation{GraphMode: rapid.SampledFrom([]string{"", graphsPiecewise, graphsFullDecodeOnly}).Draw(t, "mode")},
+			SpeculativeConfig:   `{"method": "ngram", "num_speculative_tokens": ` + itoa(k) + `}`,
+		}
+		plain, err := Compile(a, s, bigClass, current)
+		if err != nil {
+			t.Skip(err)
+		}
+		s.SpeculativeConfig = `{"method": "mtp", "num_speculative_tokens": ` + itoa(k) + `}`
+		r, err := Resolve(s, a, bigClass, current)
+		if err != nil {
+			t.Fatalf("mtp refused where ngram sizes: %v", err)
+		}
+		compilerIsReference(t, a, s, bigClass, current)
+		spec, err := Compile(a, s, bigClass, current)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seqs, tokens := rapid.Uint64Range(1, s.MaxNumSeqs).Draw(t, "at seqs"), rapid.Uint64Range(1, s.MaxModelLen).Draw(t, "at tokens")
+		pf, sf := plain.Evaluate(seqs, tokens), spec.Evaluate(seqs, tokens)
+		for term := range budget.NumTerms {
+			if sf.Terms[term] < pf.Terms[term] {
+				t.Fatalf("%s shrinks with the MTP draft: %d -> %d", budget.Term(term), pf.Terms[term], sf.Terms[term])
+			}
+		}
+		if mixed, _ := r.Graphs.counts(); mixed > 0 && sf.Terms[budget.TermGraphPool] <= pf.Terms[budget.TermGraphPool] {
+			t.Fatalf("%d PIECEWISE graphs captured, yet the graph term does not grow with the MTP layer's: %d -> %d", mixed, pf.Terms[budget.TermGraphPool], sf.Terms[budget.TermGraphPool])
+		}
+	})
 }
