@@ -37,12 +37,14 @@ import (
 //
 // In membudget's graph term ([graphBytes]: a first capture of the largest
 // batch's activations over a fixed part, and each further graph a
-// calibrated constant a decoder layer) the drafter's layers are added to
-// every PIECEWISE graph after the first, and its forward pass at the
-// largest size to the first capture. The drafter's first-capture
-// activations are charged whole: the graph pool may hand it blocks the
-// target's capture freed, which no public log tells, so this is the
-// upper reading, never under vLLM's.
+// calibrated constant a decoder layer) the drafter's decoder layers are
+// added to every PIECEWISE graph after the first, at the target's
+// per-layer constant (its compiled graph splits at each attention as the
+// target's does), and its forward pass at the largest size to the first
+// capture. No public log measures a drafter's share, so the constant is
+// the target's calibration; the first-capture activations are charged
+// whole, the upper reading of that part, since the graph pool may hand
+// the drafter blocks the target's capture freed.
 
 // draftGraphsSince is the first release whose drafter graphs membudget
 // sizes: the proposer's dummy_run has captured one PIECEWISE graph a
@@ -89,7 +91,7 @@ func drafterName(r *Resolved) string {
 	return draftName(r.Spec.Draft.Method)
 }
 
-// resolveDraftGraphs refuses, naming the flag, the EAGLE drafts with CUDA
+// resolveDraftGraphs refuses, naming the flag, the drafts with CUDA
 // graphs whose capture membudget does not place: where the mixed batches
 // may be captured in FULL graphs, and with LoRA. It runs once the graphs
 // are resolved.
@@ -124,8 +126,8 @@ func (r *Resolved) resolveDraftGraphs() error {
 }
 
 // draftForwardBytesPerToken is an EAGLE drafter's forward pass per token
-// at its peak, by the rule [forwardBytesPerToken] applies to a target's decoder
-// layer, for the draft's one shape: the residual and the normed input, the
+// at its peak, by the rule [forwardBytesPerToken] applies to a target's
+// decoder layer, for the draft's one shape: the residual and the normed input, the
 // wider of the attention's (the query and its output, keys and values on
 // a rank) and the MLP's (gate, up and activated, intermediate / TP each),
 // the down projection's output and the layer's input. EAGLE-3's first
