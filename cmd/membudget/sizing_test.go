@@ -289,9 +289,11 @@ var planCases = []cliCase{
 	// MoE model it is refused by name before any search.
 	{"plan-lora", []string{"plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--length", "8192", "--concurrency", "64", "--classes", "l4,h100-sxm-80g", "--enable-lora", "--max-loras", "4", "--max-lora-rank", "64", "--top", "2"}, exitOK},
 	// Speculative decoding kept fixed: every command carries the JSON; a
-	// method with a draft is refused by name before any search.
+	// drafter's CUDA graphs under cudagraph_mode FULL (the attention
+	// backend decides whether they are captured) are refused by name
+	// before any search.
 	{"plan-spec-ngram", []string{"plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--length", "8192", "--concurrency", "64", "--classes", "l4,h100-sxm-80g", "--speculative-config", `{"method": "ngram", "num_speculative_tokens": 3}`, "--top", "2"}, exitOK},
-	{"plan-spec-mtp-refused", []string{"plan", "--model", "deepseek-ai/DeepSeek-V3", "--length", "8192", "--concurrency", "8", "--classes", "h200", "--speculative-config", `{"method": "mtp", "num_speculative_tokens": 1}`}, exitBadArgs},
+	{"plan-spec-mtp-refused", []string{"plan", "--model", "deepseek-ai/DeepSeek-V3", "--length", "8192", "--concurrency", "8", "--classes", "h200", "--speculative-config", `{"method": "mtp", "num_speculative_tokens": 1}`, "--compilation-config", `{"cudagraph_mode": "FULL"}`}, exitBadArgs},
 	// --compilation-config's keys that change no memory: listed as
 	// ignored, left out of every command.
 	{"plan-compilation-ignored", []string{"plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--length", "8192", "--concurrency", "8", "--classes", "h100-sxm-80g", "--max-gpus", "1", "--top", "1", "--compilation-config", `{"cache_dir": "/c", "cudagraph_mode": "FULL_DECODE_ONLY"}`}, exitOK},

@@ -320,6 +320,7 @@ func peakItemsAt(a *model.Arch, r *Resolved, st model.Sharding, perToken uint64,
 	}
 	if !r.Graphs.None() {
 		items = append(items, budget.Item{Name: "cuda_graph_pool", Term: budget.TermGraphPool, Bytes: graphBytes(r, st, perToken)})
+		items = appendDraftGraphItems(items, a, r, st)
 	}
 	nonTorch := m.nonTorchNotLastBytes
 	if st.Last {

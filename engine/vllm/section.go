@@ -268,7 +268,7 @@ func (s section) Lines(fp budget.Footprint) []engine.FootprintLine {
 			out = append(out, engine.FootprintLine{Label: termLabels[t], Bytes: fp.Terms[t], Beside: true})
 		}
 	}
-	return s.sz.labelGraphs(out)
+	return s.sz.labelGraphs(s.sz.splitDraftGraphs(out, fp))
 }
 
 // words name vLLM's util budget and the driver's side.

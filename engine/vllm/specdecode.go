@@ -562,6 +562,10 @@ type specJSON struct {
 	// ngram and suffix, which have no draft model.
 	DraftWeightBytes uint64 `json:"draft_weight_bytes"`
 	DraftKVBytes     uint64 `json:"draft_kv_bytes"`
+	// DraftGraphBytes is an EAGLE or draft-model drafter's share of the
+	// CUDA-graph term on a GPU of the last stage (specgraphs.go); absent
+	// when eager.
+	DraftGraphBytes uint64 `json:"draft_graph_bytes,omitempty"`
 	// MedusaHeads is the Medusa heads vLLM builds (k) and
 	// MedusaStepLogitsBytes their logits of a decode step at max_num_seqs
 	// requests, drawn outside the profile run and not charged
@@ -580,7 +584,8 @@ func (sz *Sizing) specJSON() *specJSON {
 	j := &specJSON{Config: r.SpeculativeConfig, Method: r.Spec.Method, NumSpeculativeTokens: r.Spec.Tokens,
 		PromptLookupMin: r.Spec.LookupMin, PromptLookupMax: r.Spec.LookupMax,
 		SamplerBytes: sz.specSamplerItem(), HostBytes: r.Spec.HostBytes,
-		DraftWeightBytes: sz.draftWeightItem(len(r.Stages) - 1), DraftKVBytes: sz.draftKVBytes(), MedusaStepLogitsBytes: medusaLogitsBytes(r)}
+		DraftWeightBytes: sz.draftWeightItem(len(r.Stages) - 1), DraftKVBytes: sz.draftKVBytes(), DraftGraphBytes: sz.draftGraphItem(),
+		MedusaStepLogitsBytes: medusaLogitsBytes(r)}
 	if m := r.Spec.Medusa; m != nil {
 		j.MedusaHeads = m.Heads
 	}
@@ -615,7 +620,7 @@ func (sz *Sizing) specSettings() []string {
 		return nil
 	}
 	if r.Spec.Draft != nil || r.Spec.MTPLayers > 0 {
-		return []string{fmt.Sprintf("speculative decoding: %s, %d token(s) a step (k+1 = %d verified a request); the V1 model runner, eager", r.Spec.Method, r.Spec.Tokens, specQueryLen(r)), sz.draftSettings()}
+		return []string{fmt.Sprintf("speculative decoding: %s, %d token(s) a step (k+1 = %d verified a request); the V1 model runner, %s", r.Spec.Method, r.Spec.Tokens, specQueryLen(r), sz.draftGraphsSetting()), sz.draftSettings()}
 	}
 	graphs := fmt.Sprintf("CUDA graphs at multiples of %d", specQueryLen(r))
 	if r.EnforceEager {

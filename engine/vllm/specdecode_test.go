@@ -58,9 +58,9 @@ func TestResolveSpec(t *testing.T) {
 	}{
 		{"an EAGLE-3 draft", "meta-llama__Llama-3.1-8B-Instruct", "main",
 			Serve{SpeculativeConfig: `{"method": "eagle3", "model": "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B", "num_speculative_tokens": 3}`}, false,
-			"speculative-config", "pass --enforce-eager"},
-		{"DeepSeek's MTP alias", "deepseek-ai__DeepSeek-V3", "main", Serve{SpeculativeConfig: `{"method": "deepseek_mtp", "num_speculative_tokens": 1}`}, false,
-			"speculative-config", "the MTP drafter's own CUDA graphs"},
+			"speculative-config", "on the V2 model runner"},
+		{"DeepSeek's MTP alias", "deepseek-ai__DeepSeek-V3", "main", Serve{Compilation: Compilation{GraphMode: graphsFull}, SpeculativeConfig: `{"method": "deepseek_mtp", "num_speculative_tokens": 1}`}, false,
+			"compilation-config", "the MTP drafter's CUDA graphs under cudagraph_mode FULL"},
 		{"medusa by a Hub id not read", "meta-llama__Llama-3.1-8B-Instruct", "main", Serve{SpeculativeConfig: `{"method": "medusa", "model": "m", "num_speculative_tokens": 3}`}, false,
 			"speculative-config", "from the Hugging Face Hub, not read"},
 		{"mlp_speculator", "meta-llama__Llama-3.1-8B-Instruct", "main", Serve{SpeculativeConfig: `{"method": "mlp_speculator", "model": "m", "num_speculative_tokens": 3}`}, false,

@@ -323,8 +323,8 @@ func draftTensorShapes(dir string) (map[string][]uint64, error) {
 // (from its directory, or as preloadHubDraft read it by its Hub id) and
 // refuses, naming the flag, what vLLM refuses and what membudget does not
 // size: a target whose classes membudget has not read for EAGLE drafts,
-// pipeline parallelism, CUDA graphs (the drafter's own), the V2 model
-// runner.
+// pipeline parallelism, the V2 model runner. The drafter's CUDA graphs on
+// the V1 runner are sized (specgraphs.go), once the graphs are resolved.
 func (r *Resolved) resolveDraft(sc specConfig, a *model.Arch) (*Draft, error) {
 	p := r.Profile
 	name := draftName(sc.method)
@@ -340,14 +340,6 @@ func (r *Resolved) resolveDraft(sc specConfig, a *model.Arch) (*Draft, error) {
 	}
 	if r.PipelineParallelSize > 1 {
 		return nil, settingErr("pipeline-parallel-size", r.PipelineParallelSize, "an %s draft under pipeline parallelism (the drafter on the last stage, its own embedding, llm_base_proposer.py:1436-1520): not modelled for %s; membudget refuses it rather than size a serve vLLM would contradict", name, p.Describes)
-	}
-	if !r.EnforceEager {
-		// The V1 runner captures the drafter's PIECEWISE graphs at every
-		// size in the target's capture loop (gpu_model_runner.py:
-		// 6277-6306), into the samples of vLLM's graph estimate
-		// (profile_cudagraph_memory, :6764-6875); no public log measures
-		// a drafter's share of it.
-		return nil, settingErr("speculative-config", sc.method, "the %s drafter's own CUDA graphs (captured beside the target's by its cudagraph dispatcher; pass --enforce-eager to size the serve without graphs): not modelled for %s; membudget refuses it rather than size a serve vLLM would contradict", name, p.Describes)
 	}
 	if p.V2Runner(a) {
 		// The V2 runner's speculator (vllm/v1/worker/gpu/spec_decode/ at

@@ -23,6 +23,11 @@ func TestContractWithEAGLE3(t *testing.T) {
 	flags := [][]string{
 		{"--speculative-config", spec, "--enforce-eager", "--vllm-version", "0.21.0"},
 		{"-sc", spec, "--enforce-eager", "--vllm-version", "0.14.0", "--tensor-parallel-size", "2", "--max-num-seqs", "8"},
+		// With the drafter's CUDA graphs: beside the budget in 0.19.0,
+		// charged from 0.20.0, under PIECEWISE alone.
+		{"--speculative-config", spec, "--gpu-memory-utilization", "0.9", "--vllm-version", "0.19.0"},
+		{"-sc", spec, "--vllm-version", "0.21.0", "--tensor-parallel-size", "2", "--max-num-seqs", "64"},
+		{"-sc", spec, "--vllm-version", "0.20.0", "--compilation-config", `{"cudagraph_mode": "PIECEWISE"}`},
 	}
 	eagle := `{"method": "eagle", "model": "` + vllm.WriteEagleDraft(t) + `", "num_speculative_tokens": 2}`
 	flags = append(flags, []string{"--speculative-config", eagle, "--enforce-eager", "--vllm-version", "0.21.0", "--tensor-parallel-size", "2"})
@@ -48,6 +53,8 @@ func TestContractWithDraftModel(t *testing.T) {
 	for _, args := range [][]string{
 		{"-sc", `{"method": "draft_model", "model": "` + dir + `", "num_speculative_tokens": 4, "draft_tensor_parallel_size": 2}`, "--enforce-eager", "--tensor-parallel-size", "2", "--vllm-version", "0.22.0"},
 		{"--speculative-config", `{"model": "` + dir + `", "num_speculative_tokens": 2}`, "--enforce-eager", "--max-num-seqs", "32"},
+		// With the draft model's CUDA graphs (from 0.27.0).
+		{"-sc", `{"method": "draft_model", "model": "` + dir + `", "num_speculative_tokens": 3}`, "--vllm-version", "0.28.0"},
 	} {
 		if enginetest.Check(t, vllm.Engine{}, enginetest.Case{Model: models["meta-llama__Llama-3.1-8B-Instruct"], Class: c, Args: args}) == nil {
 			t.Errorf("%v: not sized", args)
@@ -68,6 +75,8 @@ func TestContractWithMTP(t *testing.T) {
 	for _, args := range [][]string{
 		{"--speculative-config", `{"method": "deepseek_mtp", "num_speculative_tokens": 1}`, "--enforce-eager", "--tensor-parallel-size", "8"},
 		{"-sc", `{"method": "mtp", "num_speculative_tokens": 3}`, "--enforce-eager", "--tensor-parallel-size", "8", "--max-num-seqs", "16", "--vllm-version", "0.21.0"},
+		// With the MTP layer's CUDA graphs.
+		{"--speculative-config", `{"method": "mtp", "num_speculative_tokens": 1}`, "--tensor-parallel-size", "8", "--vllm-version", "0.21.0"},
 	} {
 		if enginetest.Check(t, vllm.Engine{}, enginetest.Case{Model: models["deepseek-ai__DeepSeek-V3"], Class: c, Args: args}) == nil {
 			t.Errorf("%v: not sized", args)

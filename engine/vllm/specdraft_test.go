@@ -150,7 +150,13 @@ func TestResolveDraftRefusals(t *testing.T) {
 			Serve{EnforceEager: true, SpeculativeConfig: `{"method": "eagle3", "num_speculative_tokens": 3}`}, "speculative-config", "without speculative model"},
 		{"no tokens", "meta-llama__Llama-3.1-8B-Instruct", v1Llama,
 			Serve{EnforceEager: true, SpeculativeConfig: `{"method": "eagle3", "model": "` + dir + `"}`}, "speculative-config", "num_speculative_tokens must be provided"},
-		{"graphs", "meta-llama__Llama-3.1-8B-Instruct", v1Llama, Serve{SpeculativeConfig: eagle3Spec(dir)}, "speculative-config", "pass --enforce-eager"},
+		// With graphs the V1 runner's drafter is sized (specgraphs.go) but
+		// under FULL, where the backend decides, and with LoRA.
+		{"graphs under FULL", "meta-llama__Llama-3.1-8B-Instruct", v1Llama,
+			Serve{Compilation: Compilation{GraphMode: graphsFull}, SpeculativeConfig: eagle3Spec(dir)}, "compilation-config", "which backend serves is not modelled"},
+		{"graphs with LoRA", "meta-llama__Llama-3.1-8B-Instruct", v1Llama,
+			Serve{LoRA: LoRA{Enable: true}, SpeculativeConfig: eagle3Spec(dir)}, "enable-lora", "lands in the per-graph sample"},
+		{"graphs on the V2 runner", "meta-llama__Llama-3.1-8B-Instruct", current, Serve{SpeculativeConfig: eagle3Spec(dir)}, "speculative-config", "with graphs, its prefill and decode CUDA graphs"},
 		// Llama runs the V2 runner on main.
 		{"the V2 runner", "meta-llama__Llama-3.1-8B-Instruct", current, Serve{EnforceEager: true, SpeculativeConfig: eagle3Spec(dir)}, "speculative-config", "V2 model runner"},
 		{"pipeline parallel", "meta-llama__Llama-3.1-8B-Instruct", v1Llama, Serve{EnforceEager: true, PipelineParallelSize: 2, SpeculativeConfig: eagle3Spec(dir)}, "pipeline-parallel-size", "EAGLE-3"},

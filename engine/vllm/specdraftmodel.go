@@ -107,8 +107,12 @@ func (r *Resolved) resolveDraftModel(sc specConfig, a *model.Arch) (*Draft, erro
 	if r.PipelineParallelSize > 1 {
 		return nil, refuse("pipeline-parallel-size", r.PipelineParallelSize, "a draft model under pipeline parallelism (the drafter on the last stage)")
 	}
-	if !r.EnforceEager {
-		return nil, refuse("speculative-config", "draft_model", "the draft model's own CUDA graphs (captured by the drafter's cudagraph dispatcher; pass --enforce-eager to size the serve without graphs)")
+	if !r.EnforceEager && !p.DraftModelGraphs {
+		// From PR #30143 (2026-01-20) the drafter dispatches through its
+		// own dispatcher, whose keys only PR #47460 (2026-07-15)
+		// initialized for draft_model (specgraphs.go): which of the two
+		// a release before 0.27.0 carries was not read.
+		return nil, refuse("speculative-config", "draft_model", fmt.Sprintf("the draft model's CUDA graphs before vLLM %s (until PR #47460, 2026-07-15, its dispatcher had no keys and ran it eager; which releases carry which was not read; pass --enforce-eager to size the serve without graphs)", draftModelGraphsSince))
 	}
 	da, err := loadDraftModelOf(sc, a)
 	if err != nil {

@@ -41,8 +41,6 @@ func (r *Resolved) resolveMTP(sc specConfig, a *model.Arch) (uint64, error) {
 		return 0, refuse("mtp without num_speculative_tokens (vLLM takes the draft config's n_predict, which membudget does not read)")
 	case r.PipelineParallelSize > 1:
 		return 0, refuse("the MTP draft under pipeline parallelism")
-	case !r.EnforceEager:
-		return 0, refuse("the MTP drafter's own CUDA graphs (pass --enforce-eager to size the serve without graphs)")
 	case r.EPLB.Enable:
 		return 0, refuse("the MTP layer's experts under EPLB (EplbState registers the drafter's MoE, gpu_model_runner.py maybe_register_speculator)")
 	case p.V2Runner(a):

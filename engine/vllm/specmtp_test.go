@@ -91,7 +91,6 @@ func TestMTPRefusals(t *testing.T) {
 		{"a model without MTP layers", "meta-llama__Llama-3.1-8B-Instruct", Serve{EnforceEager: true, SpeculativeConfig: `{"method": "mtp", "num_speculative_tokens": 1}`}, "MTP layers of"},
 		{"V3.2's indexer", "deepseek-ai__DeepSeek-V3.2", Serve{TensorParallelSize: 8, EnforceEager: true, SpeculativeConfig: mtp1}, "MTP layers of"},
 		{"no tokens", "deepseek-ai__DeepSeek-V3", Serve{TensorParallelSize: 8, EnforceEager: true, SpeculativeConfig: `{"method": "mtp"}`}, "n_predict"},
-		{"graphs", "deepseek-ai__DeepSeek-V3", Serve{TensorParallelSize: 8, SpeculativeConfig: mtp1}, "--enforce-eager"},
 		{"pipeline parallel", "deepseek-ai__DeepSeek-V3", Serve{TensorParallelSize: 8, PipelineParallelSize: 2, EnforceEager: true, SpeculativeConfig: mtp1}, "pipeline parallelism"},
 		{"another checkpoint", "deepseek-ai__DeepSeek-V3", Serve{TensorParallelSize: 8, EnforceEager: true, SpeculativeConfig: `{"method": "mtp", "model": "x/y", "num_speculative_tokens": 1}`}, "another checkpoint"},
 	} {

@@ -216,7 +216,13 @@ type Profile struct {
 	// persistent tensor made after the snapshot then comes off the KV
 	// cache, the V2 runner's request state among them (v2state.go).
 	ConsumedSinceSnapshot bool
-	peaks                 peakModel
+	// DraftModelGraphs says a draft_model drafter captures PIECEWISE CUDA
+	// graphs as an EAGLE drafter does (see specgraphs.go): PR #47460
+	// (merged 2026-07-15) initialized its dispatcher's keys, without which
+	// the dispatcher sends every batch eager. 0.27.0 is the first release
+	// surely after it.
+	DraftModelGraphs bool
+	peaks            peakModel
 }
 
 // The releases at which the rules changed, with the vLLM change that did.
@@ -414,6 +420,7 @@ func profileAt(v Version, era Era) Profile {
 		V2GraphsCharged:             era == V1 && v.AtLeast(v0_29_0),
 		ShardedSampling:             era == V1 && v.AtLeast(v0_29_0),
 		ConsumedSinceSnapshot:       era == V1 && v.AtLeast(v0_26_1),
+		DraftModelGraphs:            era == V1 && v.AtLeast(draftModelGraphsSince),
 		peaks:                       peaksFor(v, era),
 	}
 	if era == V1 && v.AtLeast(v0_20_0) {
