@@ -1,6 +1,7 @@
 package sglang
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"strconv"
@@ -245,6 +246,49 @@ func TestFP8IgnoreMayDiffer(t *testing.T) {
 	for _, tt := range tests {
 		if got := fp8IgnoreMayDiffer(tt.a, tt.m); got != tt.want {
 			t.Errorf("%s: %v, want %v (%s)", tt.m, got, tt.want, tt.why)
+		}
+	}
+}
+
+// TestProfile059CompressedTensors: a compressed-tensors checkpoint (here
+// Llama 3.1 8B's config with a W8A8 fp8 scheme, as RedHat's FP8-dynamic
+// checkpoints carry) is sized by v0.5.8.post1 and refused by v0.5.9, whose
+// scheme lookup was rewritten (PR #17503).
+func TestProfile059CompressedTensors(t *testing.T) {
+	data, path, ok := membudget.ModelConfig("meta-llama__Llama-3.1-8B-Instruct")
+	if !ok {
+		t.Fatal("Llama 3.1 8B is not shipped")
+	}
+	var cfg map[string]any
+	if err := json.Unmarshal(data, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	var q map[string]any
+	if err := json.Unmarshal([]byte(`{"quant_method": "compressed-tensors", "format": "float-quantized", "ignore": ["lm_head"],
+		"config_groups": {"group_0": {"targets": ["Linear"],
+		"weights": {"num_bits": 8, "type": "float", "strategy": "channel", "dynamic": false, "symmetric": true},
+		"input_activations": {"num_bits": 8, "type": "float", "strategy": "token", "dynamic": true, "symmetric": true}}}}`), &q); err != nil {
+		t.Fatal(err)
+	}
+	cfg["quantization_config"] = q
+	data, err := json.Marshal(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := model.ParseConfig(path, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Quant.Method != "compressed-tensors" {
+		t.Fatalf("quant method %q, want compressed-tensors", a.Quant.Method)
+	}
+	h100 := class(t, "h100-sxm-80g")
+	if _, err := Resolve(Serve{}, a, h100, mustProfile("v0.5.8.post1")); err != nil {
+		t.Errorf("v0.5.8.post1: %v; want it sized", err)
+	}
+	for _, name := range []string{"v0.5.9", "v0.5.9.post1"} {
+		if _, err := Resolve(Serve{}, a, h100, mustProfile(name)); err == nil || !strings.Contains(err.Error(), "#17503") {
+			t.Errorf("%s: %v; want it refused naming #17503", name, err)
 		}
 	}
 }

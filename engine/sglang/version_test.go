@@ -23,7 +23,8 @@ func TestUnreadReleasesRefusedByName(t *testing.T) {
 	// that moves every default fraction, and v0.5.9's refusals carried.
 	v0510 := "SGLang v0.5.10's memory rules are not read: v0.5.10 (tag 1519acf, 2026-04-05; v0.5.10.post1 changes no memory file) is readable and not yet read: " +
 		"piecewise CUDA graphs are on by default (#16331, main 2026-03-02), which moves every default --mem-fraction-static by their reserve " +
-		"(8 MiB per captured size, 1.5 GiB for MLA), and EAGLE's reserve is 4 GiB, not 2; what v0.5.9 refuses by name (its new native architectures, " +
+		"(8 MiB per captured size, 1.5 GiB for MLA; server_args.py:1304-1311 at the tag) unless one of the 17 cases of _handle_piecewise_cuda_graph " +
+		"(:1078-1139) turns them off, and EAGLE's reserve is 4 GiB, not 2; what v0.5.9 refuses by name (its new native architectures, " +
 		"compressed-tensors, ModelOpt and MXFP4 weights, fp8's ignore list kept with its model. prefix) carries into it" + newest
 	_, err := ProfileFor("v0.5.10")
 	var se *engine.SettingError
