@@ -2,8 +2,8 @@ package sglang
 
 // What each refused flag would add, as its refusal names it. The memory
 // terms are SGLang's own allocations at v0.5.6.post2 (and v0.4.9.post2
-// where it has the flag; for a flag new in v0.5.7 or v0.5.8, at that
-// release); membudget sizes none of them.
+// where it has the flag; for a flag new in v0.5.7, v0.5.8 or v0.5.9, at
+// that release); membudget sizes none of them.
 const (
 	whatA2a           = "the expert-parallel all-to-all backend's buffers (DeepEP's NVLink and RDMA buffers, sized by --deepep-config)"
 	whatAttn          = "a prefill or decode attention backend other than --attention-backend (its workspace and page size)"
@@ -70,7 +70,7 @@ const (
 // which TestFlagTableIsTheReleases checks against the option strings
 // extracted from those files (testdata/server_args-*.txt), so that a flag
 // missing from the table, or one a release has not, fails. A flag new in
-// v0.5.7 or v0.5.8 is ignored where its use at the tag touches no
+// v0.5.7, v0.5.8 or v0.5.9 is ignored where its use at the tag touches no
 // allocation (a scheduler limit, a log or HTTP option, a check), refused
 // otherwise; the --enable-prefix-mm-cache and --encoder-* options act on
 // the encoder server alone (v0.5.7 disaggregation/encode_server.py:204),

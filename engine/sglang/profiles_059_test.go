@@ -131,7 +131,8 @@ func TestProfile059PoolByHand(t *testing.T) {
 	if c.CellBytes != 131072 || c.MaxTotalNumTokens != wantT || wantT <= 0 {
 		t.Errorf("cell %d, tokens %d; want 131072 and %d", c.CellBytes, c.MaxTotalNumTokens, wantT)
 	}
-	// With about 62 GiB of rest T is near 490000, under 524288:
+	// F0 is 78.6 GiB, msf x F0 65.6 GiB, the weights about 15 GiB: the
+	// rest about 50.5 GiB, T about 50.5 x 8192 = 414000, under 524288:
 	// max_num_reqs = min(max(int(T / 131072 x 512), 2048), 4096) = 2048,
 	// and max_running_requests = min(T // 2, 2048) = 2048.
 	if wantT >= 524288 || c.MaxNumReqs != 2048 || c.MaxRunningRequests != 2048 {
