@@ -34,17 +34,21 @@ var arFusionRules = map[string]arFusionRule{
 	"v0.5.6.post2": arFusion056,
 	"v0.5.6.post3": arFusion056,
 	"v0.5.7":       arFusion057,
+	"v0.5.9":       arFusion059,
+	"v0.5.9.post1": arFusion059,
 }
 
 // arFusionRule says whether a release turns the fusion on for an
 // architecture on a device.
 type arFusionRule func(arch string, si budget.Silicon, device string) bool
 
-// arFusion056Archs and arFusion057Archs are the architectures the rules
-// name.
+// arFusion056Archs, arFusion057Archs and arFusion059Archs are the
+// architectures the rules name.
 var (
 	arFusion056Archs = []string{"DeepseekV3ForCausalLM", "MistralLarge3ForCausalLM", "PixtralForConditionalGeneration", "GptOssForCausalLM"}
 	arFusion057Archs = []string{"DeepseekV3ForCausalLM", "GptOssForCausalLM", "Glm4MoeForCausalLM", "Qwen3MoeForCausalLM"}
+	// v0.5.9 server_args.py:1683-1690 (Kimi-K2.5 by PR #17789).
+	arFusion059Archs = []string{"DeepseekV3ForCausalLM", "GptOssForCausalLM", "Glm4MoeForCausalLM", "Glm4MoeLiteForCausalLM", "Qwen3MoeForCausalLM", "KimiK25ForConditionalGeneration"}
 )
 
 // arFusionOneNode are the releases not read whose rule membudget has read
@@ -68,6 +72,22 @@ func arFusion057(arch string, si budget.Silicon, device string) bool {
 		(si.Major == 9 || si.Major == 10 || si.Major == 12) && !h20
 }
 
+// arFusion059 is v0.5.9's rule (server_args.py:1672-1697): its
+// architectures on is_sm90_supported() or is_sm100_supported(), SM9x and
+// SM10x alone at this tag (utils/common.py:258-267; SM12x no longer), not
+// the H20 (flashinfer#2204), with DP attention off, one node and no MoE
+// all-to-all backend. The workspace it makes is v0.5.6.post2's: SGLang's
+// flashinfer_comm_fusion.py creates it as before (max_token_num 2048,
+// :95-118, 147; layers/layernorm.py:300-327 passes none), and FlashInfer
+// 0.6.3 (pinned by pyproject.toml:31) sizes it as 0.5.3 does
+// (comm/trtllm_ar.py:570-598, 645, with BarrierFlagCount and
+// MAX_COMM_SIZE at :499-501; its new symmetric-memory path is taken only
+// under use_symm_dev_mem, which SGLang does not pass).
+func arFusion059(arch string, si budget.Silicon, device string) bool {
+	h20 := strings.Contains(device, "H20") && !strings.Contains(device, "H200")
+	return slices.Contains(arFusion059Archs, arch) && (si.Major == 9 || si.Major == 10) && !h20
+}
+
 // arFusionAny is the union of the rules read, H20 included, which a
 // release not read is taken to possibly apply. GLM-4.7-Flash's
 // Glm4MoeLiteForCausalLM is v0.5.8's addition to v0.5.7's list, on SM90
@@ -75,7 +95,7 @@ func arFusion057(arch string, si budget.Silicon, device string) bool {
 // common.py:247-256), and a serve of it must not be sized without the
 // workspace under a release whose workspace is not read.
 func arFusionAny(arch string, si budget.Silicon, _ string) bool {
-	return slices.Contains([]string{"DeepseekV3ForCausalLM", "MistralLarge3ForCausalLM", "PixtralForConditionalGeneration", "GptOssForCausalLM", "Glm4MoeForCausalLM", "Glm4MoeLiteForCausalLM", "Qwen3MoeForCausalLM"}, arch) &&
+	return slices.Contains([]string{"DeepseekV3ForCausalLM", "MistralLarge3ForCausalLM", "PixtralForConditionalGeneration", "GptOssForCausalLM", "Glm4MoeForCausalLM", "Glm4MoeLiteForCausalLM", "Qwen3MoeForCausalLM", "KimiK25ForConditionalGeneration"}, arch) &&
 		(si.Major == 9 || si.Major == 10 || si.Major == 12)
 }
 

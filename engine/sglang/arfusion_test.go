@@ -49,6 +49,7 @@ func TestARFusionInLedger(t *testing.T) {
 	// by release name.
 	v057 := current
 	v057.Name = "v0.5.7"
+	v059 := mustProfile("v0.5.9")
 	tests := []struct {
 		name  string
 		model string
@@ -67,10 +68,21 @@ func TestARFusionInLedger(t *testing.T) {
 		{"Qwen3-30B-A3B TP 2 on H100 under v0.5.7", "Qwen__Qwen3-30B-A3B", Serve{TPSize: 2}, "h100", 16777216 + 2097152 + 50331648, &v057},
 		{"Qwen3-30B-A3B TP 2 on H100 under v0.5.6.post2", "Qwen__Qwen3-30B-A3B", Serve{TPSize: 2}, "h100", 0, nil},
 		{"Qwen3-30B-A3B TP 2 on H20 under v0.5.7: excluded", "Qwen__Qwen3-30B-A3B", Serve{TPSize: 2}, "h20", 0, &v057},
+		// v0.5.9 (server_args.py:1672-1697): SM90 and SM100, DeepSeek-V3
+		// on the H100 too; GLM-4.7-Flash (hidden 2048) added: 2 x 2048 x
+		// 2048 x 2 = 16 MiB, 2 MiB of flags, 3 x 16 MiB of lamport; SM12x
+		// (is_sm100_supported is SM10x alone) and the H20 left out.
+		{"DeepSeek-V3 TP 8 on H100 under v0.5.9", "deepseek-ai__DeepSeek-V3", Serve{TPSize: 8}, "h100", 234881024 + 2097152 + 704643072, &v059},
+		{"DeepSeek-V3 TP 8 on B200 under v0.5.9", "deepseek-ai__DeepSeek-V3", Serve{TPSize: 8}, "b200", 234881024 + 2097152 + 704643072, &v059},
+		{"GLM-4.7-Flash TP 2 on H100 under v0.5.9", "zai-org__GLM-4.7-Flash", Serve{TPSize: 2}, "h100", 16777216 + 2097152 + 50331648, &v059},
+		{"Qwen3-30B-A3B TP 2 on RTX PRO 6000 under v0.5.7: is_blackwell_supported", "Qwen__Qwen3-30B-A3B", Serve{TPSize: 2, AttentionBackend: "flashinfer"}, "rtx-pro-6000", 16777216 + 2097152 + 50331648, &v057},
+		{"Qwen3-30B-A3B TP 2 on RTX PRO 6000 under v0.5.9: SM12x not is_sm100_supported", "Qwen__Qwen3-30B-A3B", Serve{TPSize: 2}, "rtx-pro-6000", 0, &v059},
+		{"Qwen3-30B-A3B TP 2 on H20 under v0.5.9: excluded", "Qwen__Qwen3-30B-A3B", Serve{TPSize: 2}, "h20", 0, &v059},
+		{"Llama TP 2 on H100 under v0.5.9: not its architecture", "meta-llama__Llama-3.1-8B-Instruct", Serve{TPSize: 2}, "h100", 0, &v059},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := map[string]budget.Class{"b200": b200, "h100": h100, "h20": h20}[tt.on]
+			c := map[string]budget.Class{"b200": b200, "h100": h100, "h20": h20, "rtx-pro-6000": class(t, "rtx-pro-6000")}[tt.on]
 			p := current
 			if tt.p != nil {
 				p = *tt.p
@@ -96,10 +108,10 @@ func TestARFusionRefusedUnread(t *testing.T) {
 	a := shipped(t)["deepseek-ai__DeepSeek-V3"]
 	c := class(t, "b200")
 	unread := current
-	unread.Name, unread.Describes = "v0.5.9", "SGLang v0.5.9"
+	unread.Name, unread.Describes = "v0.5.10", "SGLang v0.5.10"
 	r := Resolved{Serve: Serve{TPSize: 8}, Profile: unread, DtypeBytes: 2}
 	// 941621248 B is 0.88 GiB.
-	want := engine.SettingError{Flag: "enable-flashinfer-allreduce-fusion", Reason: "SGLang v0.5.9 may turn it on by itself for DeepseekV3ForCausalLM on " + c.Device.Name + ", adding FlashInfer's all-reduce fusion workspace (0.88 GiB a GPU as v0.5.6.post2 makes it): not modelled for SGLang v0.5.9; membudget refuses it rather than size a server it would get wrong"}
+	want := engine.SettingError{Flag: "enable-flashinfer-allreduce-fusion", Reason: "SGLang v0.5.10 may turn it on by itself for DeepseekV3ForCausalLM on " + c.Device.Name + ", adding FlashInfer's all-reduce fusion workspace (0.88 GiB a GPU as v0.5.6.post2 makes it): not modelled for SGLang v0.5.10; membudget refuses it rather than size a server it would get wrong"}
 	var se *engine.SettingError
 	if err := r.checkARFusion(a, c); !errors.As(err, &se) {
 		t.Fatalf("got %v, want a refusal", err)
@@ -115,7 +127,7 @@ func TestARFusionRefusedUnread(t *testing.T) {
 	// The union of the rules read: Qwen3-MoE on SM90 too.
 	r.Profile = unread
 	if err := r.checkARFusion(shipped(t)["Qwen__Qwen3-30B-A3B"], class(t, "h100-sxm-80g")); !errors.As(err, &se) || se.Flag != "enable-flashinfer-allreduce-fusion" {
-		t.Errorf("Qwen3-MoE on H100 under v0.5.9: %v, want a refusal", err)
+		t.Errorf("Qwen3-MoE on H100 under v0.5.10: %v, want a refusal", err)
 	}
 	// v0.5.8.post1, whose rule is not read, turns it on for GLM-4.7-Flash
 	// (Glm4MoeLiteForCausalLM) on SM90 and SM100 (server_args.py:

@@ -85,7 +85,7 @@ func (f *flagServe) register(fs *flag.FlagSet, model *string) {
 	}
 	fs.BoolVar(&f.s.EnableDPAttention, "enable-dp-attention", false, "SGLang's --enable-dp-attention (not modelled: refused)")
 	fs.Var(&countFlag{v: &f.s.Nodes.NNodes, name: "nnodes"}, "nnodes", "SGLang's --nnodes: the nodes the tp x pp ranks span (default 1); above 1 no release read turns FlashInfer's all-reduce fusion on by itself")
-	fs.BoolVar(&f.s.Nodes.EnableARFusion, "enable-flashinfer-allreduce-fusion", false, "SGLang's --enable-flashinfer-allreduce-fusion: FlashInfer's all-reduce fusion workspace on every GPU (sized for v0.5.6.post2 to v0.5.7, for the architectures those releases turn it on for, on SM90 or SM100)")
+	fs.BoolVar(&f.s.Nodes.EnableARFusion, "enable-flashinfer-allreduce-fusion", false, "SGLang's --enable-flashinfer-allreduce-fusion: FlashInfer's all-reduce fusion workspace on every GPU (sized for v0.5.6.post2 to v0.5.7 and v0.5.9, for the architectures those releases turn it on for, on SM90 or SM100)")
 	fs.StringVar(&f.s.Dtype, "dtype", "auto", "SGLang's --dtype: auto, half, float16, bfloat16, float, float32")
 	fs.StringVar(&f.s.Quantization, "quantization", "", "SGLang's --quantization: fp8, awq, gptq, ... (default: the checkpoint's)")
 	fs.StringVar(&f.s.AttentionBackend, "attention-backend", "", "SGLang's --attention-backend: fa3, flashinfer, triton, flashmla, cutlass_mla, aiter, torch_native, and from v0.5.6.post2 trtllm_mha, trtllm_mla (default: SGLang's for the device)")

@@ -37,10 +37,10 @@ const (
 // lines is where ServerArgs.add_cli_args adds a flag in
 // python/sglang/srt/server_args.py at each release membudget models, oldest
 // first (profiles reversed: v0.4.9.post2, v0.5.6.post2, v0.5.6.post3,
-// v0.5.7, v0.5.8, v0.5.8.post1): the line of its add_argument call, 0
-// where the release has it not. TestLinesSpanEveryRelease ties its length
-// to profiles.
-type lines [6]int
+// v0.5.7, v0.5.8, v0.5.8.post1, v0.5.9, v0.5.9.post1): the line of its
+// add_argument call, 0 where the release has it not.
+// TestLinesSpanEveryRelease ties its length to profiles.
+type lines [8]int
 
 // line returns the flag's line at release p, 0 where p has it not.
 func (l lines) line(p Profile) int {

@@ -96,9 +96,15 @@ func TestFlagTableIsTheReleases(t *testing.T) {
 		// v0.5.7's 313 under 321, v0.5.8's (and v0.5.8.post1's) 328 under
 		// 336 (grep -c add_argument and the aliases: --model, --tp-size,
 		// --pp-size, --dp-size, --nccl-init-addr, --ep-size, and from
-		// v0.5.6.post2 --ep and --speculative-draft-model).
+		// v0.5.6.post2 --ep and --speculative-draft-model), v0.5.9's (and
+		// v0.5.9.post1's) 331 under 341: v0.5.8.post1's 328, less
+		// --disaggregation-decode-enable-fake-auto, with
+		// --attention-context-parallel-size (alias --attn-cp-size),
+		// --moe-data-parallel-size (alias --moe-dp-size), --mamba-backend
+		// and --extra-metric-labels: 328 - 1 + 4 = 331 calls, 336 - 1 + 6 =
+		// 341 option strings.
 		want := map[string]int{"v0.4.9.post2": 174, "v0.5.6.post2": 300, "v0.5.6.post3": 300,
-			"v0.5.7": 321, "v0.5.8": 336, "v0.5.8.post1": 336}[p.Name]
+			"v0.5.7": 321, "v0.5.8": 336, "v0.5.8.post1": 336, "v0.5.9": 341, "v0.5.9.post1": 341}[p.Name]
 		if len(fix) != want {
 			t.Errorf("%s: the fixture has %d option strings, want %d", p.Name, len(fix), want)
 		}
@@ -169,18 +175,20 @@ func TestNeutralIsTheDefault(t *testing.T) {
 // TestSinceUntil: a flag's since and until follow from its lines.
 func TestSinceUntil(t *testing.T) {
 	for _, tc := range []struct{ name, since, until string }{
-		{"host", "v0.4.9.post2", ""},                             // lines 589 and 2238
-		{"enable-lora", "v0.5.6.post2", ""},                      // v0.5.6.post2's line 2872 only
-		{"impl", "v0.4.9.post2", "v0.5.6.post2"},                 // v0.4.9.post2's line 773 only
-		{"ep", "v0.5.6.post2", ""},                               // v0.5.6.post2's line 3148
-		{"ep-size", "v0.4.9.post2", ""},                          // lines 1221 and 3148
-		{"pdlb-url", "v0.4.9.post2", "v0.5.6.post2"},             // v0.4.9.post2's line 1665 only
-		{"enable-dynamic-chunking", "v0.5.7", ""},                // v0.5.7's 2732, v0.5.8's 2877
-		{"enable-flashinfer-autotune", "v0.5.6.post2", "v0.5.7"}, // v0.5.6.post2's and post3's 3007 only
-		{"load-watch-interval", "v0.5.6.post2", "v0.5.7"},        // v0.5.6.post2's and post3's 2831 only
-		{"fp4-gemm-backend", "v0.5.8", ""},                       // v0.5.8's and post1's 3580
-		{"prefill-delayer-max-delay-passes", "v0.5.8", ""},       // v0.5.8's and post1's 2969
-		{"hybrid-kvcache-ratio", "v0.4.9.post2", ""},             // every release, a switch from v0.5.8
+		{"host", "v0.4.9.post2", ""},                                   // lines 589 and 2238
+		{"enable-lora", "v0.5.6.post2", ""},                            // v0.5.6.post2's line 2872 only
+		{"impl", "v0.4.9.post2", "v0.5.6.post2"},                       // v0.4.9.post2's line 773 only
+		{"ep", "v0.5.6.post2", ""},                                     // v0.5.6.post2's line 3148
+		{"ep-size", "v0.4.9.post2", ""},                                // lines 1221 and 3148
+		{"pdlb-url", "v0.4.9.post2", "v0.5.6.post2"},                   // v0.4.9.post2's line 1665 only
+		{"enable-dynamic-chunking", "v0.5.7", ""},                      // v0.5.7's 2732, v0.5.8's 2877
+		{"enable-flashinfer-autotune", "v0.5.6.post2", "v0.5.7"},       // v0.5.6.post2's and post3's 3007 only
+		{"load-watch-interval", "v0.5.6.post2", "v0.5.7"},              // v0.5.6.post2's and post3's 2831 only
+		{"fp4-gemm-backend", "v0.5.8", ""},                             // v0.5.8's and post1's 3580
+		{"prefill-delayer-max-delay-passes", "v0.5.8", ""},             // v0.5.8's and post1's 2969
+		{"hybrid-kvcache-ratio", "v0.4.9.post2", ""},                   // every release, a switch from v0.5.8
+		{"attn-cp-size", "v0.5.9", ""},                                 // v0.5.9's and post1's 3308
+		{"disaggregation-decode-enable-fake-auto", "v0.5.7", "v0.5.9"}, // v0.5.7's 4298, v0.5.8's and post1's 4561
 	} {
 		fl := flagIndex()[tc.name]
 		if got := [2]string{fl.since(), fl.until()}; got != [2]string{tc.since, tc.until} {
@@ -258,16 +266,36 @@ func TestJudgeByRelease(t *testing.T) {
 		{[]string{"v0.5.6.post2"}, []string{"--fp8-gemm-runner-backend", "cutlass"}, "--fp8-gemm-runner-backend is not a flag of SGLang v0.5.6.post2 (fp8_gemm_runner_backend is where argparse stores --fp8-gemm-backend, server_args.py:2991): its nearest is --fp8-gemm-backend"},
 		{[]string{"v0.5.6.post2"}, []string{"--fp8_gemm_runner_backend", "cutlass"}, "--fp8_gemm_runner_backend is not a flag of SGLang v0.5.6.post2 (fp8_gemm_runner_backend is where argparse stores --fp8-gemm-backend, server_args.py:2991): its nearest is --fp8-gemm-backend"},
 		// The releases after v0.5.6.post2: new flags refused by what
-		// they add, and at their default not (pp_async_batch_depth = 0,
-		// nsa_prefill_cp_mode = "in-seq-split" at v0.5.8).
+		// they add, and at their default not (pp_async_batch_depth = 0;
+		// attn_cp_size = moe_dp_size = 1 and mamba_backend = "triton" at
+		// v0.5.9).
 		{[]string{"v0.5.7", "v0.5.8", "v0.5.8.post1"}, []string{"--enable-return-routed-experts"}, "--enable-return-routed-experts: " + whatRouted + refuses},
 		{[]string{"v0.5.7", "v0.5.8"}, []string{"--language-only"}, "--language-only: " + whatEPD + refuses},
 		{[]string{"v0.5.7", "v0.5.8"}, []string{"--pp-async-batch-depth", "2"}, "--pp-async-batch-depth: " + whatMicro + refuses},
 		{[]string{"v0.5.7", "v0.5.8"}, []string{"--pp-async-batch-depth", "0"}, ""},
 		{[]string{"v0.5.7", "v0.5.8"}, []string{"--prefill-max-requests", "8"}, ""},
-		{[]string{"v0.5.8", "v0.5.8.post1"}, []string{"--nsa-prefill-cp-mode", "round-robin-split"}, "--nsa-prefill-cp-mode: " + whatNSACP + refuses},
-		{[]string{"v0.5.8", "v0.5.8.post1"}, []string{"--nsa-prefill-cp-mode", "in-seq-split"}, ""},
+		// --nsa-prefill-cp-mode acts only under
+		// --enable-nsa-prefill-context-parallel, which is refused: either
+		// mode is ignored, whichever is the release's default (in-seq-split
+		// at v0.5.8, round-robin-split at v0.5.9).
+		{[]string{"v0.5.8", "v0.5.8.post1", "v0.5.9"}, []string{"--nsa-prefill-cp-mode", "round-robin-split"}, ""},
+		{[]string{"v0.5.8", "v0.5.8.post1", "v0.5.9"}, []string{"--nsa-prefill-cp-mode", "in-seq-split"}, ""},
+		{[]string{"v0.5.8", "v0.5.9.post1"}, []string{"--enable-nsa-prefill-context-parallel"}, "--enable-nsa-prefill-context-parallel: " + whatNSACP + refuses},
 		{[]string{"v0.5.8.post1"}, []string{"--enable-prefill-delayer"}, ""},
+		{[]string{"v0.5.9", "v0.5.9.post1"}, []string{"--attention-context-parallel-size", "2"}, "--attention-context-parallel-size: " + whatAttnCP + refuses},
+		{[]string{"v0.5.9", "v0.5.9.post1"}, []string{"--attn-cp-size=2"}, "--attn-cp-size: " + whatAttnCP + refuses},
+		{[]string{"v0.5.9"}, []string{"--attn-cp-size", "1"}, ""},
+		{[]string{"v0.5.9"}, []string{"--moe-dp-size", "2"}, "--moe-dp-size: " + whatMoEDP + refuses},
+		{[]string{"v0.5.9"}, []string{"--moe-data-parallel-size", "1"}, ""},
+		{[]string{"v0.5.9"}, []string{"--mamba-backend", "flashinfer"}, "--mamba-backend: " + whatMamba + refuses},
+		{[]string{"v0.5.9"}, []string{"--mamba-backend", "triton"}, ""},
+		{[]string{"v0.5.9", "v0.5.9.post1"}, []string{"--extra-metric-labels", `{"a": "b"}`}, ""},
+		// v0.5.9's flags are not v0.5.8.post1's ("moe-" dropped is four
+		// deletions to --dp-size; --moe-dense-tp-size is six insertions
+		// away); its dropped one is gone (the only other
+		// --disaggregation-decode-enable- flag is the nearest).
+		{[]string{"v0.5.8.post1"}, []string{"--moe-dp-size", "2"}, "--moe-dp-size is not a flag of SGLang v0.5.8.post1 (it came in v0.5.9, server_args.py:3315 there): its nearest is --dp-size"},
+		{[]string{"v0.5.9"}, []string{"--disaggregation-decode-enable-fake-auto"}, "--disaggregation-decode-enable-fake-auto is not a flag of SGLang v0.5.9 (it is v0.5.8.post1's, server_args.py:4561 there, and gone by v0.5.9): its nearest is --disaggregation-decode-enable-offload-kvcache"},
 		// v0.5.6.post3 has v0.5.6.post2's flags: v0.5.7's are not its.
 		// "en" to "dis" in front is three edits (two substitutions and an
 		// insertion), and no flag of v0.5.6.post3 is nearer.
@@ -414,7 +442,12 @@ const (
 // the table, with its line in each release and what membudget does.
 func flagDocs() string {
 	var b strings.Builder
-	b.WriteString("| flag | v0.4.9.post2 | v0.5.6.post2 | v0.5.6.post3 | v0.5.7 | v0.5.8 | v0.5.8.post1 | membudget |\n|---|---|---|---|---|---|---|---|\n")
+	// One column per release, oldest first, as lines holds them.
+	b.WriteString("| flag |")
+	for _, p := range oldestFirst() {
+		b.WriteString(" " + p.Name + " |")
+	}
+	b.WriteString(" membudget |\n|---|" + strings.Repeat("---|", len(profiles)) + "---|\n")
 	cell := func(n int) string {
 		if n == 0 {
 			return "—"
@@ -561,11 +594,11 @@ func TestLinesSpanEveryRelease(t *testing.T) {
 	if got, want := len(lines{}), len(profiles); got != want {
 		t.Fatalf("lines has %d cells, profiles %d releases", got, want)
 	}
-	l := lines{1, 2, 3, 4, 5, 6}
+	l := lines{1, 2, 3, 4, 5, 6, 7, 8}
 	for _, tc := range []struct {
 		release string
 		want    int
-	}{{"v0.4.9.post2", 1}, {"v0.5.6.post2", 2}, {"v0.5.6.post3", 3}, {"v0.5.7", 4}, {"v0.5.8", 5}, {"v0.5.8.post1", 6}, {"v0.5.9", 0}} {
+	}{{"v0.4.9.post2", 1}, {"v0.5.6.post2", 2}, {"v0.5.6.post3", 3}, {"v0.5.7", 4}, {"v0.5.8", 5}, {"v0.5.8.post1", 6}, {"v0.5.9", 7}, {"v0.5.9.post1", 8}, {"v0.5.10", 0}} {
 		if got := l.line(Profile{Name: tc.release}); got != tc.want {
 			t.Errorf("line(%s) = %d, want %d", tc.release, got, tc.want)
 		}

@@ -31,6 +31,8 @@ var nodesCites = map[string][2]string{
 	"v0.5.7":       {"server_args.py:4536-4538", "server_args.py:4547-4549"},
 	"v0.5.8":       {"server_args.py:4805-4807", "server_args.py:4816-4818"},
 	"v0.5.8.post1": {"server_args.py:4805-4807", "server_args.py:4816-4818"},
+	"v0.5.9":       {"server_args.py:5132-5134", "server_args.py:5143-5145"},
+	"v0.5.9.post1": {"server_args.py:5132-5134", "server_args.py:5143-5145"},
 }
 
 // resolveNodes applies --nnodes's default and SGLang's own checks of it.
@@ -118,6 +120,8 @@ func explicitARFusion(release string, a *model.Arch, c budget.Class) bool {
 		"v0.5.6.post2": arFusion056Archs,
 		"v0.5.6.post3": arFusion056Archs,
 		"v0.5.7":       arFusion057Archs,
+		"v0.5.9":       arFusion059Archs,
+		"v0.5.9.post1": arFusion059Archs,
 	}[release]
 	return slices.Contains(archs, a.Architectures[0])
 }

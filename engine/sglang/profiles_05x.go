@@ -130,3 +130,98 @@ var profile058post1 = func() Profile {
 // NextN and MTP classes left out; none goes.
 var native058 = slices.Sorted(slices.Values(append(slices.Clone(native057),
 	"AfmoeForCausalLM", "Glm4MoeLiteForCausalLM", "IQuestCoderForCausalLM", "IQuestLoopCoderForCausalLM")))
+
+// profile059 is v0.5.9 (tag bbe9c7e, 2026-02-23). Against v0.5.8.post1
+// (git diff v0.5.8.post1 v0.5.9 of server_args.py, model_executor/,
+// mem_cache/, configs/model_config.py, layers/, distributed/, utils/ and
+// models/, and of FlashInfer v0.5.3 to 0.6.3, which its pyproject.toml:31
+// pins):
+//   - is_blackwell_supported() counts SM11x (Jetson Thor) too (PR #18787;
+//     utils/common.py:246-252), so --attention-backend trtllm_mla is taken
+//     there (server_args.py:1874-1881); see [Profile.BlackwellSM11].
+//   - FlashInfer's all-reduce fusion is on by itself for DeepSeek-V3,
+//     gpt-oss, GLM-4.5 MoE, GLM-4.7-Flash, Qwen3-MoE and Kimi-K2.5 on SM90
+//     or SM100, not the H20, at one node (server_args.py:1672-1697); its
+//     workspace is v0.5.6.post2's, read in FlashInfer 0.6.3 (see
+//     arFusion059).
+//   - Native architectures: 23 new (see native059), whose model files are
+//     not read: each is refused by name (see [Profile.UnreadModels]).
+//   - Quantized weights: ModelOpt's NVFP4 linears are padded to 32 rows
+//     and columns (PR #17300), the compressed-tensors MoE schemes are
+//     rewritten (PR #17503), MXFP4's Blackwell loading keeps a permutation
+//     cache on the device (PR #18858), and fp8's ignored_layers keep their
+//     "model." prefix (PR #18926): each is refused by name for the
+//     checkpoints it touches (see [Profile.UnreadQuant],
+//     [Profile.FP8IgnoreUnstripped]).
+//   - Read and unchanged for every serve membudget takes: the default
+//     fraction and its GPU tiers (server_args.py:911-1078 differ in
+//     --language-only, which now skips the vision factor, PR #18011, and
+//     --enable-symm-mem, which now preallocates 4 GiB, PR #17089: both
+//     refused flags), the capture sizes (:1079-1107), the KV cell of a
+//     model without a sliding-window split or DeepSeek's sparse indexer
+//     (model_runner_kv_cache_mixin.py:47-115; calculate_mla_kv_cache_dim,
+//     :212-249, returns kv_lora_rank + qk_rope_head_dim for every MLA model
+//     without the indexer), init_memory_pool's clamp, alignment and stage
+//     minimum (the draft's size now set after them, speculative decoding
+//     being refused), the MHA and MLA pools' tensors (mem_cache/
+//     memory_pool.py), ReqToTokenPool, the rotary tables (layers/
+//     rotary_embedding.py: the new Fourier and YaRN-mrope tables are of
+//     configs membudget does not size, or of YaRN's size), the PP split,
+//     the environment defaults (environ.py), and the weights of every
+//     family engine/sglang sizes (docs/sglang.md lists each file's
+//     change). The KV-cache warmup and FlashInfer autotune move to a
+//     second stream (PR #18987), after the pool, where SGLang checks
+//     nothing; unified devices are found by is_integrated, not by SM (PR
+//     #17246), which reads the same host memory on every class membudget
+//     holds.
+var profile059 = func() Profile {
+	p := profile058post1
+	p.Name = "v0.5.9"
+	p.Commit = "bbe9c7eeb520b0a67e92d133dfc137a3688dc7f2"
+	p.Describes = "SGLang v0.5.9 (tag bbe9c7e, 2026-02-23)"
+	p.BlackwellSM11 = true
+	p.Native = native059
+	p.UnreadModels = new059
+	p.UnreadQuant = []string{"compressed-tensors", "modelopt", "mxfp4"}
+	p.FP8IgnoreUnstripped = true
+	return p
+}()
+
+// profile059post1 is v0.5.9.post1 (tag 92b4f9a): against v0.5.9 it
+// changes the OpenAI entrypoints, gpt-oss's function-call detector and the
+// harmony and reasoning parsers (git diff --stat v0.5.9 v0.5.9.post1), no
+// file that sizes memory, and its add_cli_args is v0.5.9's line for line,
+// so its rules are v0.5.9's.
+var profile059post1 = func() Profile {
+	p := profile059
+	p.Name = "v0.5.9.post1"
+	p.Commit = "92b4f9a33a71289037a302cc40e64b401e8eb4d0"
+	p.Describes = "SGLang v0.5.9.post1 (tag 92b4f9a, committed 2026-06-16; v0.5.9's memory rules)"
+	return p
+}()
+
+// new059 are the architectures v0.5.9 implements natively and v0.5.8.post1
+// did not (the same grep at tag v0.5.9; the drafts
+// ExaoneMoEForCausalLMMTP, GlmOcrForConditionalGenerationNextN,
+// Qwen3_5ForCausalLMMTP and Step3p5MTP left out, as the other MTP and
+// NextN classes).
+var new059 = []string{
+	"BailingMoELinearForCausalLM", "BailingMoeV2_5ForCausalLM", "Ernie4_5_VLMoeForConditionalGeneration",
+	"Exaone4ForCausalLM", "ExaoneMoEForCausalLM", "GPTJForCausalLM", "GlmMoeDsaForCausalLM",
+	"GlmOcrForConditionalGeneration", "GraniteMoeHybridForCausalLM", "InternS1ProForConditionalGeneration",
+	"KimiK25ForConditionalGeneration", "Lfm2ForCausalLM", "Lfm2MoeForCausalLM", "LightOnOCRForConditionalGeneration",
+	"Qwen3ForRewardModel", "Qwen3_5ForCausalLM", "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForCausalLM",
+	"Qwen3_5MoeForConditionalGeneration", "SDARForCausalLM", "SDARMoeForCausalLM", "Step3p5ForCausalLM",
+	"StepVLForConditionalGeneration",
+}
+
+// native059 is v0.5.8's native architectures and new059.
+var native059 = slices.Sorted(slices.Values(append(slices.Clone(native058), new059...)))
+
+// unreadQuantWhy says, for each method of [Profile.UnreadQuant], what
+// v0.5.9 changed in its weights and is not read.
+var unreadQuantWhy = map[string]string{
+	"compressed-tensors": "compressed-tensors' MoE methods are rewritten as per-scheme classes (PR #17503; layers/quantization/compressed_tensors/compressed_tensors.py:159-189, schemes/*_moe.py) and its linears' scheme lookup with them, which is not read",
+	"modelopt":           "ModelOpt's NVFP4 linears are padded to 32 rows and columns, 128 rows under --fp4-gemm-backend flashinfer_trtllm (PR #17300; layers/quantization/modelopt_quant.py:160-215, 1192-1249), and its FP8 and NVFP4 MoE weight processing is reworked (ModelOptFp8MoEMethod, :593-917; ModelOptNvFp4FusedMoEMethod, :1325 on), which is not read",
+	"mxfp4":              "MXFP4's Blackwell MoE loading keeps its shuffles' permutation indices on the device (PR #18858; layers/quantization/mxfp4.py:68-105), and pads for aiter on ROCm to 256 (:337-348), neither of which is modelled",
+}

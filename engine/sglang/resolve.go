@@ -100,6 +100,9 @@ func (r *Resolved) checkModel(a *model.Arch) error {
 	if !slices.ContainsFunc(a.Architectures, func(arch string) bool { return slices.Contains(r.Profile.Native, arch) }) {
 		return settingErr("model", a.Source, "%s has no native implementation of %v: it would fall back to its Transformers backend (model_loader/utils.py), whose memory is not modelled", r.Profile.Describes, a.Architectures)
 	}
+	if i := slices.IndexFunc(a.Architectures, func(arch string) bool { return slices.Contains(r.Profile.UnreadModels, arch) }); i >= 0 {
+		return settingErr("model", a.Source, "%s implements %s natively, new in this release, and its model file (python/sglang/srt/models/) is not read: how it lays out the weights and the KV cache is not modelled", r.Profile.Describes, a.Architectures[i])
+	}
 	for i, l := range a.Layers {
 		switch {
 		case l.Kind == model.LinearAttention || l.Kind == model.Mamba || l.MambaBeside:
@@ -259,7 +262,42 @@ func (r *Resolved) resolveDtypes(a *model.Arch, def func(string, string)) error 
 		return err
 	}
 	r.Quant = q
+	return r.checkUnreadQuant(a)
+}
+
+// checkUnreadQuant refuses, by name, a checkpoint whose quantization the
+// profile's release processes in ways membudget has not read (see
+// [Profile.UnreadQuant] and [Profile.FP8IgnoreUnstripped]).
+func (r *Resolved) checkUnreadQuant(a *model.Arch) error {
+	p := r.Profile
+	if slices.Contains(p.UnreadQuant, r.Quant.Method) {
+		return settingErr("model", a.Source, "%s: %s; membudget refuses it rather than size weights its SGLang lays out otherwise", p.Describes, unreadQuantWhy[r.Quant.Method])
+	}
+	if p.FP8IgnoreUnstripped && r.Quant.Method == "fp8" && slices.ContainsFunc(r.Quant.NotConvert, func(m string) bool { return fp8IgnoreMayDiffer(a, m) }) {
+		return settingErr("model", a.Source, "%s keeps the \"model.\" prefix of fp8's ignored_layers (PR #18926; layers/quantization/fp8.py:170-178) and matches them as substrings of its own layer prefixes (quantization/utils.py:46-91): which of this checkpoint's layers stay unquantized is not read", p.Describes)
+	}
 	return nil
+}
+
+// fp8IgnoreMayDiffer reports whether ignored_layers entry m may leave
+// other layers of a's SGLang model unquantized kept with its "model."
+// prefix than stripped of it, as v0.5.8 did (is_layer_skipped,
+// quantization/utils.py:46-91 at v0.5.9). A text model's linear layers
+// are prefixed "model.layers.<i>." and the rest, or lm_head (its
+// *ForCausalLM adds "model" in front of its decoder's, models/llama.py,
+// qwen2.py, qwen3.py, qwen3_moe.py, deepseek_v2.py), where "layers."
+// occurs once: an entry "model.layers.<rest>" with no other "model." is a
+// substring of such a prefix exactly where "layers.<rest>" is. Not so an
+// entry of a multimodal model (its towers and language model are
+// prefixed otherwise), one naming experts (matched the other way round,
+// the prefix inside the entry, :86-91) or a projection (gate_proj and
+// up_proj are also looked up whole, :81-85), nor any other.
+func fp8IgnoreMayDiffer(a *model.Arch, m string) bool {
+	if !strings.Contains(m, "model.") {
+		return false // nothing to strip
+	}
+	return a.Vision != nil || a.Audio != nil || !strings.HasPrefix(m, "model.layers.") || strings.Count(m, "model.") > 1 ||
+		strings.Contains(m, "experts") || strings.Contains(m, "_proj")
 }
 
 // QuantizationMethods maps the --quantization names SGLang takes whose
@@ -414,7 +452,7 @@ func (r *Resolved) resolveBackend(a *model.Arch, c budget.Class, def func(string
 		r.PageSize = 128 // server_args.py:1436-1443 (v0.4.9.post2 :366-370)
 		def("page-size", "128: CUTLASS MLA's only page size")
 	case "trtllm_mla":
-		if !(nv && (si.Major == 10 || si.Major == 12)) {
+		if !(nv && (si.Major == 10 || si.Major == 12 || si.Major == 11 && p.BlackwellSM11)) {
 			return settingErr("attention-backend", r.AttentionBackend, "SGLang refuses it on %s: TensorRT-LLM MLA needs Blackwell (server_args.py:1449-1452)", c.Device.Name)
 		}
 		if r.PageSize != 32 && r.PageSize != 64 {

@@ -129,6 +129,27 @@ type Profile struct {
 	// Native is the architectures the release implements natively (see
 	// native.go); another falls back to its Transformers backend.
 	Native []string
+	// BlackwellSM11 says is_blackwell_supported() counts SM11x (Jetson
+	// Thor) with SM10x and SM12x (PR #18787; v0.5.9 utils/common.py:
+	// 246-252), so the TensorRT-LLM MLA backend is taken there
+	// (server_args.py:1874-1881 at v0.5.9).
+	BlackwellSM11 bool
+	// UnreadModels are architectures the release implements natively whose
+	// model files membudget has not read (those new in it): a model of one
+	// is refused by name, not sized as another release's file would lay it
+	// out, nor as a Transformers fallback the release does not take.
+	UnreadModels []string
+	// UnreadQuant are the checkpoint quantization methods ([model.Quant]'s
+	// Method) whose weight processing the release changed in ways
+	// membudget has not read: refused by name (see [unreadQuantWhy]).
+	UnreadQuant []string
+	// FP8IgnoreUnstripped says fp8's ignored_layers keep their "model."
+	// prefix, stripped before only for Mistral 3 (PR #18926; v0.5.9
+	// layers/quantization/fp8.py:170-178), and match SGLang's layer
+	// prefixes as substrings (quantization/utils.py:46-91): which layers
+	// such a checkpoint leaves unquantized is not read, and one whose list
+	// names a "model." layer is refused.
+	FP8IgnoreUnstripped bool
 	// EnvBoolWords says an environment boolean also reads yes, y, no and
 	// n, and warns and keeps its default for anything else (v0.5.6.post2's
 	// EnvBool, environ.py:98-105, 23-38); v0.4.9.post2's get_bool_env_var
@@ -139,7 +160,7 @@ type Profile struct {
 // DefaultName is the name of the default profile.
 const DefaultName = "v0.5.6.post2"
 
-var profiles = []Profile{profile058post1, profile058, profile057, profile056post3, profile056post2, profile049post2}
+var profiles = []Profile{profile059post1, profile059, profile058post1, profile058, profile057, profile056post3, profile056post2, profile049post2}
 
 // profile056post2 is the default profile; the later ones start from it.
 var profile056post2 = Profile{
@@ -161,11 +182,11 @@ var profile049post2 = Profile{
 }
 
 // ProfileFor returns the profile of SGLang release spec: "v0.5.6.post2"
-// (also "" or "default"), "v0.5.8.post1" (also "latest"), "v0.5.8",
-// "v0.5.7", "v0.5.6.post3" or "v0.4.9.post2", with or without the leading
-// v. Any other release is a *[engine.SettingError]: the rules of releases
-// membudget has not read are not guessed, and one newer than the newest
-// read (v0.5.9 to v0.5.23,
+// (also "" or "default"), "v0.5.9.post1" (also "latest"), "v0.5.9",
+// "v0.5.8.post1", "v0.5.8", "v0.5.7", "v0.5.6.post3" or "v0.4.9.post2",
+// with or without the leading v. Any other release is a
+// *[engine.SettingError]: the rules of releases membudget has not read are
+// not guessed, and one newer than the newest read (v0.5.10 to v0.5.23,
 // 2026-10, and on) is refused naming what of its rules is not read and the
 // newest release modelled (see [unreadReleases]).
 func ProfileFor(spec string) (Profile, error) {
@@ -193,7 +214,7 @@ func ProfileFor(spec string) (Profile, error) {
 
 // refusedByName says which later releases --sglang-version names and
 // refuses (see [unreadReleases]).
-const refusedByName = "v0.5.9 to v0.5.23 are refused by name, each saying what of its rules is not read"
+const refusedByName = "v0.5.10 to v0.5.23 are refused by name, each saying what of its rules is not read"
 
 // VersionHelp is --sglang-version's help: the releases it takes and those
 // it refuses by name.

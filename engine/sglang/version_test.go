@@ -18,22 +18,21 @@ import (
 // itself, what of its rules is not read and v0.5.8.post1; a release between or before the
 // read ones gets the plain list. None is sized with another's rules.
 func TestUnreadReleasesRefusedByName(t *testing.T) {
-	const newest = "; the newest release membudget models is v0.5.8.post1 (--sglang-version v0.5.8.post1)"
-	// v0.5.9's whole text, by hand: its tag, its post release and what is
-	// not read.
-	v059 := "SGLang v0.5.9's memory rules are not read: v0.5.9 (tag bbe9c7e, 2026-02-23; v0.5.9.post1 changes no memory file) is read in part and not modelled: " +
-		"--mem-fraction-static's default and the GPU tiers are v0.5.8.post1's (server_args.py:911-1078 differ only in --language-only, which skips the vision factor, " +
-		"and --enable-symm-mem, which now preallocates 4 GiB: both refused), as are the KV cell of a non-MLA model and of an MLA model without DeepSeek's sparse indexer, " +
-		"and the split pool now sized by bytes per token reaches only gpt-oss's split, which membudget refuses; not read are FlashInfer 0.6.3's all-reduce fusion workspace, " +
-		"which v0.5.9 also turns on for Kimi-K2.5 (server_args.py:1680-1697), and its changes to models/ (86 files, 16,367 lines added, among them llama.py, qwen2.py, qwen3.py, " +
-		"qwen3_moe.py, deepseek_v2.py, gemma2.py, gemma3_causal.py and gpt_oss.py) and layers/" + newest
-	_, err := ProfileFor("v0.5.9")
+	const newest = "; the newest release membudget models is v0.5.9.post1 (--sglang-version v0.5.9.post1)"
+	// v0.5.10's whole text, by hand: its tag, its post release, the change
+	// that moves every default fraction, and v0.5.9's refusals carried.
+	v0510 := "SGLang v0.5.10's memory rules are not read: v0.5.10 (tag 1519acf, 2026-04-05; v0.5.10.post1 changes no memory file) is readable and not yet read: " +
+		"piecewise CUDA graphs are on by default (#16331, main 2026-03-02), which moves every default --mem-fraction-static by their reserve " +
+		"(8 MiB per captured size, 1.5 GiB for MLA; server_args.py:1304-1311 at the tag) unless one of the 17 cases of _handle_piecewise_cuda_graph " +
+		"(:1078-1139) turns them off, and EAGLE's reserve is 4 GiB, not 2; what v0.5.9 refuses by name (its new native architectures, " +
+		"compressed-tensors, ModelOpt and MXFP4 weights, fp8's ignore list kept with its model. prefix) carries into it" + newest
+	_, err := ProfileFor("v0.5.10")
 	var se *engine.SettingError
 	if !errors.As(err, &se) {
-		t.Fatalf("ProfileFor(v0.5.9) = %v, want a setting error", err)
+		t.Fatalf("ProfileFor(v0.5.10) = %v, want a setting error", err)
 	}
-	if diff := cmp.Diff(engine.SettingError{Flag: "sglang-version", Value: "v0.5.9", Reason: v059}, *se); diff != "" {
-		t.Errorf("ProfileFor(v0.5.9) (-want +got):\n%s", diff)
+	if diff := cmp.Diff(engine.SettingError{Flag: "sglang-version", Value: "v0.5.10", Reason: v0510}, *se); diff != "" {
+		t.Errorf("ProfileFor(v0.5.10) (-want +got):\n%s", diff)
 	}
 	// Each release's marks: its tag and date where a mirror has them, the
 	// pull requests of the memory changes known, or the mirrors' lack.
@@ -41,8 +40,7 @@ func TestUnreadReleasesRefusedByName(t *testing.T) {
 		spec, release string
 		marks         []string
 	}{
-		{"0.5.8.post2", "v0.5.8.post2", []string{"no such post release", "v0.5.8.post1, then v0.5.9"}},
-		{"v0.5.9.post1", "v0.5.9.post1", []string{"bbe9c7e", "2026-02-23", "v0.5.8.post1"}},
+		{"0.5.9.post2", "v0.5.9.post2", []string{"no such post release", "v0.5.9.post1, then v0.5.10rc0"}},
 		{"v0.5.10.post1", "v0.5.10.post1", []string{"1519acf", "#16331", "1.5 GiB for MLA", "4 GiB"}},
 		{"v0.5.11", "v0.5.11", []string{"612785f", "v0.5.10's unread changes"}},
 		{"v0.5.12.post1", "v0.5.12.post1", []string{"127b9e3", "#25889"}},
@@ -78,10 +76,10 @@ func TestUnreadReleasesRefusedByName(t *testing.T) {
 			}
 		}
 	}
-	// Every release from v0.5.9 to v0.5.23 has its own reason, naming
+	// Every release from v0.5.10 to v0.5.23 has its own reason, naming
 	// itself: none borrows another's, nor the one for releases after.
 	seen := map[string]string{}
-	for patch := 9; patch <= 24; patch++ {
+	for patch := 10; patch <= 24; patch++ {
 		name := fmt.Sprintf("v0.5.%d", patch)
 		_, err := ProfileFor(name)
 		var se *engine.SettingError
@@ -97,8 +95,8 @@ func TestUnreadReleasesRefusedByName(t *testing.T) {
 			t.Errorf("%s's reason %q does not name it", name, why)
 		}
 	}
-	plain := "want v0.5.8.post1, v0.5.8, v0.5.7, v0.5.6.post3, v0.5.6.post2 (the default) or v0.4.9.post2, the releases whose memory rules membudget has read; v0.5.9 to v0.5.23 are refused by name, each saying what of its rules is not read"
-	for _, spec := range []string{"v0.5.6", "v0.5.6.post1", "v0.5.6.post4", "v0.5.7.post1", "0.5.0", "v0.4.6", "main", "v0.5"} {
+	plain := "want v0.5.9.post1, v0.5.9, v0.5.8.post1, v0.5.8, v0.5.7, v0.5.6.post3, v0.5.6.post2 (the default) or v0.4.9.post2, the releases whose memory rules membudget has read; v0.5.10 to v0.5.23 are refused by name, each saying what of its rules is not read"
+	for _, spec := range []string{"v0.5.6", "v0.5.6.post1", "v0.5.6.post4", "v0.5.7.post1", "v0.5.8.post2", "0.5.0", "v0.4.6", "main", "v0.5"} {
 		_, err := ProfileFor(spec)
 		var se *engine.SettingError
 		if !errors.As(err, &se) {
@@ -128,19 +126,19 @@ func TestReleaseOrder(t *testing.T) {
 }
 
 // TestPropertyUnreadReleaseNeverSized: a release SGLang could tag is sized
-// only when it is one of the six read, and one after v0.5.8.post1 is
-// refused naming itself and v0.5.8.post1.
+// only when it is one of the eight read, and one after v0.5.9.post1 is
+// refused naming itself and v0.5.9.post1.
 func TestPropertyUnreadReleaseNeverSized(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		r := release{0, rapid.IntRange(3, 7).Draw(t, "minor"), rapid.IntRange(0, 30).Draw(t, "patch"), rapid.IntRange(0, 3).Draw(t, "post")}
 		p, err := ProfileFor(r.String())
 		switch {
 		case err == nil:
-			if p.Name != r.String() || !slices.Contains([]string{"v0.5.8.post1", "v0.5.8", "v0.5.7", "v0.5.6.post3", "v0.5.6.post2", "v0.4.9.post2"}, p.Name) {
+			if p.Name != r.String() || !slices.Contains([]string{"v0.5.9.post1", "v0.5.9", "v0.5.8.post1", "v0.5.8", "v0.5.7", "v0.5.6.post3", "v0.5.6.post2", "v0.4.9.post2"}, p.Name) {
 				t.Fatalf("%s sized as %s", r, p.Name)
 			}
 		case newestRead.less(r):
-			if !strings.Contains(err.Error(), "SGLang "+r.String()+"'s memory rules are not read") || !strings.Contains(err.Error(), "(--sglang-version v0.5.8.post1)") {
+			if !strings.Contains(err.Error(), "SGLang "+r.String()+"'s memory rules are not read") || !strings.Contains(err.Error(), "(--sglang-version v0.5.9.post1)") {
 				t.Fatalf("%s: %v", r, err)
 			}
 		}
@@ -149,9 +147,9 @@ func TestPropertyUnreadReleaseNeverSized(t *testing.T) {
 
 // TestNewestReadIsTheNewestProfile: newestRead, above which a release is
 // refused as unread, is the release of profiles' first (newest) entry,
-// v0.5.8.post1 = {0, 5, 8, 1}, spelled back as its name.
+// v0.5.9.post1 = {0, 5, 9, 1}, spelled back as its name.
 func TestNewestReadIsTheNewestProfile(t *testing.T) {
-	if diff := cmp.Diff(release{0, 5, 8, 1}, newestRead, cmp.AllowUnexported(release{})); diff != "" {
+	if diff := cmp.Diff(release{0, 5, 9, 1}, newestRead, cmp.AllowUnexported(release{})); diff != "" {
 		t.Errorf("newestRead (-want +got):\n%s", diff)
 	}
 	if got := newestRead.String(); got != profiles[0].Name {
@@ -163,7 +161,7 @@ func TestNewestReadIsTheNewestProfile(t *testing.T) {
 // modelled release, newest first, the last after "or", then the refused
 // range.
 func TestVersionHelpListsTheProfiles(t *testing.T) {
-	want := "v0.5.8.post1, v0.5.8, v0.5.7, v0.5.6.post3, v0.5.6.post2 or v0.4.9.post2 (v0.5.9 to v0.5.23 are refused by name, each saying what of its rules is not read)"
+	want := "v0.5.9.post1, v0.5.9, v0.5.8.post1, v0.5.8, v0.5.7, v0.5.6.post3, v0.5.6.post2 or v0.4.9.post2 (v0.5.10 to v0.5.23 are refused by name, each saying what of its rules is not read)"
 	if VersionHelp != want {
 		t.Errorf("VersionHelp = %q, want %q", VersionHelp, want)
 	}
