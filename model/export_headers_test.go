@@ -54,4 +54,5 @@ var HeaderFixtures = map[string]func() (string, []safetensors.Tensor){
 	"Qwen/Qwen2-VL-7B-Instruct":                     qwen2VL7BHeader,
 	"zai-org/GLM-4.7-Flash":                         glm47FlashHeader,
 	"Qwen/Qwen3-VL-30B-A3B-Instruct":                qwen3VL30BA3BHeader,
+	"openai/whisper-large-v3":                       whisperLargeV3Header,
 }
