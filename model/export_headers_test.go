@@ -55,4 +55,5 @@ var HeaderFixtures = map[string]func() (string, []safetensors.Tensor){
 	"zai-org/GLM-4.7-Flash":                         glm47FlashHeader,
 	"Qwen/Qwen3-VL-30B-A3B-Instruct":                qwen3VL30BA3BHeader,
 	"openai/whisper-large-v3":                       whisperLargeV3Header,
+	"state-spaces/mamba-2.8b-hf":                    mamba28BHeader,
 }

@@ -117,3 +117,57 @@ func TestWhisperLargeV3Header(t *testing.T) {
 		t.Errorf("TP1: weights from config %d B, by hand %d", got, want)
 	}
 }
+
+// mamba28BHeader is state-spaces/mamba-2.8b-hf's checkpoint in
+// transformers' Mamba names (modeling_mamba.py: backbone.embeddings,
+// backbone.layers.N.norm and mixer.{in_proj, conv1d, x_proj, dt_proj,
+// A_log, D, out_proj}, backbone.norm_f; the head tied, so not stored), with
+// shapes from the corpus config: 64 layers of 2560, 5120 channels, state
+// 16, conv 4 with its bias, time_step_rank 160, no in_proj or out_proj
+// bias, 50,280 tokens, float32 as its torch_dtype says.
+func mamba28BHeader() (string, []safetensors.Tensor) {
+	const H, I, N, K, R, V = 2560, 5120, 16, 4, 160, 50280
+	ts := []safetensors.Tensor{bf16("backbone.embeddings.weight", V, H), bf16("backbone.norm_f.weight", H)}
+	for l := range 64 {
+		p := fmt.Sprintf("backbone.layers.%d.", l)
+		ts = append(ts, bf16(p+"norm.weight", H),
+			bf16(p+"mixer.A_log", I, N), bf16(p+"mixer.D", I),
+			bf16(p+"mixer.conv1d.weight", I, 1, K), bf16(p+"mixer.conv1d.bias", I),
+			bf16(p+"mixer.in_proj.weight", 2*I, H), bf16(p+"mixer.x_proj.weight", R+2*N, I),
+			bf16(p+"mixer.dt_proj.weight", I, R), bf16(p+"mixer.dt_proj.bias", I),
+			bf16(p+"mixer.out_proj.weight", H, I))
+	}
+	return corpusConfig("state-spaces__mamba-2.8b-hf"), asF32(ts)
+}
+
+// TestMamba28BHeader: the checkpoint's 642 tensors (64 layers of 10, the
+// embeddings and norm_f) hold 2,768,345,600 float32 parameters: the count
+// a stored script gives for mamba-2_8b-hf beside the other -hf sizes
+// (index file id 49071488734) and a stored run prints loading
+// state-spaces/mamba-2.8b ("Number of parameters: 2768345600", id
+// 26211555743), 11,073,382,400 B, which the Hub's file listing of the
+// model's three shards (4.97, 4.95 and 1.15 GB, docs corpus
+// huggingface.co/state-spaces/mamba-2.8b-hf/tree/2f0a5455c2) agrees with.
+// By hand: a layer's in_proj 10,240 x 2560 = 26,214,400, conv1d 5120 x 4
+// and its bias 5120, x_proj 192 x 5120 = 983,040, dt_proj 5120 x 160 =
+// 819,200 and its bias 5120, A_log 5120 x 16 = 81,920, D 5120, out_proj
+// 2560 x 5120 = 13,107,200, the norm 2560: 41,244,160, x 64 =
+// 2,639,626,240; the embeddings 50,280 x 2560 = 128,716,800 and norm_f
+// 2560. vLLM serves the float32 checkpoint in bfloat16 (dtype auto) but
+// keeps A in float32 (mamba.py), and pads the embedding to 50,304 rows (a
+// multiple of 64): at one rank 2,763,164,160 bf16 and 5,242,880 float32
+// elements (TestMambaWeightsByHand); the checkpoint and the config agree
+// rank by rank.
+func TestMamba28BHeader(t *testing.T) {
+	_, ts := mamba28BHeader()
+	checkHeaderNames(t, ts, 642)
+	params := uint64(64*41_244_160 + 128_716_800 + 2560)
+	if got := headerTotal(ts); got != 4*params || params != 2_768_345_600 {
+		t.Errorf("header total %d B, by hand %d float32 parameters, the published count is 2,768,345,600", got, params)
+	}
+	checkByHand(t, []byHandCase{{
+		name: "mamba-2.8b-hf", fixture: mamba28BHeader,
+		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 2_763_164_160*2 + 5_242_880*4, ""}},
+	}})
+	checkHeaderRanks(t, mamba28BHeader)
+}
