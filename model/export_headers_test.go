@@ -56,4 +56,7 @@ var HeaderFixtures = map[string]func() (string, []safetensors.Tensor){
 	"Qwen/Qwen3-VL-30B-A3B-Instruct":                qwen3VL30BA3BHeader,
 	"openai/whisper-large-v3":                       whisperLargeV3Header,
 	"state-spaces/mamba-2.8b-hf":                    mamba28BHeader,
+	"mistralai/Mamba-Codestral-7B-v0.1":             mambaCodestralHeader,
+	"BAAI/bge-base-en-v1.5":                         bgeBaseHeader,
+	"BAAI/bge-reranker-v2-m3":                       bgeRerankerHeader,
 }

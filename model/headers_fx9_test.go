@@ -8,6 +8,16 @@ import (
 	"membudget/model/safetensors"
 )
 
+// The shape of the config corpus/models ships for Mamba-Codestral, entered
+// by hand from the file (see TestShippedConfigsParse).
+func init() {
+	// Mamba-Codestral-7B-v0.1: 64 Mamba2 layers of 4096 (128 heads of 64 in
+	// 8 groups, state 128), no attention, no length key (MaxPos 0), untied,
+	// bfloat16.
+	shippedShapes["mistralai__Mamba-Codestral-7B-v0.1"] = shape{ModelType: "mamba2", Layers: 64, Hidden: 4096, Vocab: 32768,
+		Mamba: 64, Dtype: "bfloat16"}
+}
+
 // whisperLargeV3Header is openai/whisper-large-v3's model.safetensors in
 // transformers' Whisper names (modeling_whisper.py@5c48f71a68:
 // WhisperEncoder's conv1, conv2, embed_positions, layers and layer_norm;
@@ -19,7 +29,9 @@ import (
 func whisperLargeV3Header() (string, []safetensors.Tensor) {
 	const D, F, M, S, T, V, L = 1280, 5120, 128, 1500, 448, 51866, 32
 	f16 := func(name string, shape ...uint64) safetensors.Tensor { return typed("F16", name, shape...) }
-	ln := func(p string) []safetensors.Tensor { return []safetensors.Tensor{f16(p+".weight", D), f16(p+".bias", D)} }
+	ln := func(p string) []safetensors.Tensor {
+		return []safetensors.Tensor{f16(p+".weight", D), f16(p+".bias", D)}
+	}
 	attn := func(p string) []safetensors.Tensor {
 		return []safetensors.Tensor{
 			f16(p+"k_proj.weight", D, D),
@@ -170,4 +182,244 @@ func TestMamba28BHeader(t *testing.T) {
 		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 2_763_164_160*2 + 5_242_880*4, ""}},
 	}})
 	checkHeaderRanks(t, mamba28BHeader)
+}
+
+// mambaCodestralHeader is mistralai/Mamba-Codestral-7B-v0.1's checkpoint in
+// transformers' Mamba2 names (modeling_mamba2.py: backbone.embeddings,
+// backbone.layers.N.norm and mixer.{in_proj, conv1d, A_log, D, dt_bias,
+// norm, out_proj}, backbone.norm_f, lm_head), the names a stored importer
+// pinned to the checkpoint classifies (index file id 60928701896), with
+// shapes from the corpus config: 64 layers of 4096, 128 heads of 64 in 8
+// groups, state 128, conv 4 with its bias, no in_proj or out_proj bias,
+// 32,768 tokens, the head untied, bf16.
+func mambaCodestralHeader() (string, []safetensors.Tensor) {
+	const H, I, NH, G, N, K, V = 4096, 8192, 128, 8, 128, 4, 32768
+	conv := uint64(I + 2*G*N)
+	ts := []safetensors.Tensor{bf16("backbone.embeddings.weight", V, H), bf16("backbone.norm_f.weight", H), bf16("lm_head.weight", V, H)}
+	for l := range 64 {
+		p := fmt.Sprintf("backbone.layers.%d.", l)
+		ts = append(ts, bf16(p+"norm.weight", H),
+			bf16(p+"mixer.in_proj.weight", 2*I+2*G*N+NH, H),
+			bf16(p+"mixer.conv1d.weight", conv, 1, K), bf16(p+"mixer.conv1d.bias", conv),
+			bf16(p+"mixer.A_log", NH), bf16(p+"mixer.D", NH), bf16(p+"mixer.dt_bias", NH),
+			bf16(p+"mixer.norm.weight", I), bf16(p+"mixer.out_proj.weight", H, I))
+	}
+	return corpusConfig("mistralai__Mamba-Codestral-7B-v0.1"), ts
+}
+
+// TestMambaCodestralHeader: the checkpoint's 579 bf16 tensors (64 layers of
+// 9, the embeddings, norm_f and the head) sum to 14,570,807,296 B, the
+// payload a stored importer pins for the model's published safetensors
+// (MAMBA_TENSOR_COUNT 579, every tensor BF16, payload_bytes
+// 14570807296ull; index file id 68827535932): 7,285,403,648 parameters.
+// By hand: a layer's in_proj 4096 x (2 x 8192 + 2 x 8 x 128 + 128) =
+// 76,021,760, conv1d (8192 + 2048) x 4 = 40,960 and its bias 10,240,
+// A_log, D and dt_bias 3 x 128, the gated norm 8192, out_proj 4096 x 8192
+// = 33,554,432, the layer's norm 4096: 109,640,064, x 64 =
+// 7,016,964,096; the embeddings and the untied head 2 x 32,768 x 4096 =
+// 268,435,456 and norm_f 4096. vLLM keeps A in float32 (mamba2.py); 32,768
+// rows are a multiple of 64, so nothing is padded: at one rank the
+// checkpoint less A's 64 x 128 bf16 elements plus them in float32. The
+// checkpoint and the config agree rank by rank (Mamba2ForCausalLM has no
+// pipeline stages: vLLM refuses PP for it, so the PP2 check sizes stages
+// vLLM would not build, and they still agree).
+func TestMambaCodestralHeader(t *testing.T) {
+	_, ts := mambaCodestralHeader()
+	checkHeaderNames(t, ts, 579)
+	params := uint64(64*109_640_064 + 268_435_456 + 4096)
+	if got := headerTotal(ts); got != 2*params || 2*params != 14_570_807_296 {
+		t.Errorf("header total %d B, by hand %d bf16 parameters, the pinned payload is 14,570,807,296 B", got, params)
+	}
+	checkByHand(t, []byHandCase{{
+		name: "Mamba-Codestral-7B-v0.1", fixture: mambaCodestralHeader,
+		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 14_570_807_296 + 64*128*(4-2), ""}},
+	}})
+	checkHeaderRanks(t, mambaCodestralHeader)
+}
+
+// bgeBaseHeader is BAAI/bge-base-en-v1.5's model.safetensors: a BertModel
+// saved by transformers 4.30 in its bare names (modeling_bert.py:
+// embeddings.*, encoder.layer.N.attention.self.{query, key, value},
+// attention.output.{dense, LayerNorm}, intermediate.dense,
+// output.{dense, LayerNorm}, pooler.dense) with the persistent
+// position_ids buffer transformers registered then (int64 [1, 512]; a
+// stored load report of a sentence-transformers BertModel names it
+// "embeddings.position_ids | UNEXPECTED" to today's transformers, index
+// file id 53298713138), shapes from the corpus config: 12 layers of 768,
+// FFN 3072, 30,522 tokens, 512 positions, 2 token types, float32.
+func bgeBaseHeader() (string, []safetensors.Tensor) {
+	const H, F, V, P, T = 768, 3072, 30522, 512, 2
+	f32 := func(name string, shape ...uint64) safetensors.Tensor { return typed("F32", name, shape...) }
+	linear := func(p string, out, in uint64) []safetensors.Tensor {
+		return []safetensors.Tensor{f32(p+".weight", out, in), f32(p+".bias", out)}
+	}
+	ln := func(p string) []safetensors.Tensor {
+		return []safetensors.Tensor{f32(p+".weight", H), f32(p+".bias", H)}
+	}
+	ts := []safetensors.Tensor{
+		f32("embeddings.word_embeddings.weight", V, H), f32("embeddings.position_embeddings.weight", P, H),
+		f32("embeddings.token_type_embeddings.weight", T, H), typed("I64", "embeddings.position_ids", 1, P),
+	}
+	ts = append(ts, ln("embeddings.LayerNorm")...)
+	for l := range 12 {
+		p := fmt.Sprintf("encoder.layer.%d.", l)
+		for _, n := range []string{"query", "key", "value"} {
+			ts = append(ts, linear(p+"attention.self."+n, H, H)...)
+		}
+		ts = append(ts, linear(p+"attention.output.dense", H, H)...)
+		ts = append(ts, ln(p+"attention.output.LayerNorm")...)
+		ts = append(ts, linear(p+"intermediate.dense", F, H)...)
+		ts = append(ts, linear(p+"output.dense", H, F)...)
+		ts = append(ts, ln(p+"output.LayerNorm")...)
+	}
+	ts = append(ts, linear("pooler.dense", H, H)...)
+	return corpusConfig("BAAI__bge-base-en-v1.5"), ts
+}
+
+// bertLoaded maps a BERT checkpoint tensor to the parameter vLLM's bert.py
+// (jsboige/vllm ffd91ee, BertModel) loads it into: query, key and value
+// stacked into qkv_proj (hf_to_vllm_mapper), the pooler skipped
+// (AutoWeightsLoader skip_prefixes "pooler."), position_ids into the
+// persistent buffer of the same name (AutoWeightsLoader loads registered
+// buffers, utils.py _add_loadable_non_param_tensors). Floating tensors
+// take 2 B an element, the width the sizing serves them in; the int64
+// position_ids keep 8.
+func bertLoaded(x safetensors.Tensor) (string, uint64, bool) {
+	if strings.HasPrefix(x.Name, "pooler.") {
+		return "", 0, false
+	}
+	n := uint64(1)
+	for _, d := range x.Shape {
+		n *= d
+	}
+	if x.Dtype == "I64" {
+		return x.Name, 8 * n, true
+	}
+	name := x.Name
+	for _, qkv := range []string{".self.query.", ".self.key.", ".self.value."} {
+		name = strings.Replace(name, qkv, ".self.qkv_proj.", 1)
+	}
+	return name, 2 * n, true
+}
+
+// TestBgeBaseHeader: the checkpoint's 200 tensors (3 tables, position_ids
+// and the LayerNorm's 2; 12 layers of 16; the pooler's 2) hold 109,482,752
+// elements, the Hub's safetensors total for BAAI/bge-base-en-v1.5 (a
+// stored table of Hub API answers, index file id 71142266638): 437,933,056
+// B. By hand: the tables (30,522 + 512 + 2) x 768 = 23,835,648 and their
+// LayerNorm 1536; a layer's q, k, v and output 4 x (768^2 + 768) =
+// 2,362,368, the FFN 2 x 3072 x 768 + 3072 + 768 = 4,722,432, two
+// LayerNorms 3072: 7,087,872, x 12 = 85,054,464; the pooler 768^2 + 768 =
+// 590,592: 109,482,240 float32 parameters (the model card's 109M) and the
+// 512 int64 position_ids. As vLLM loads it the checkpoint less the pooler
+// is the family's weights from config parameter by parameter, beside the
+// rows VocabParallelEmbedding pads the tables to (a multiple of 64: 6 of
+// the vocabulary's, 62 of the token types'; 68 x 768 x 2 B) — at one rank
+// 108,891,648 x 2 + 68 x 768 x 2 + 512 x 8 B.
+func TestBgeBaseHeader(t *testing.T) {
+	_, ts := bgeBaseHeader()
+	checkHeaderNames(t, ts, 200)
+	params := uint64(23_835_648 + 1536 + 12*7_087_872 + 590_592)
+	if got := headerTotal(ts); got != 4*params+512*8 || params+512 != 109_482_752 {
+		t.Errorf("header total %d B, by hand %d float32 parameters and 512 int64, the Hub's count is 109,482,752", got, params)
+	}
+	checkLoadedHeader(t, bgeBaseHeader, bertLoaded, map[string]uint64{
+		"embeddings.word_embeddings.weight":       6 * 768 * 2,
+		"embeddings.token_type_embeddings.weight": 62 * 768 * 2,
+	})
+	a := checkConfigOnlyHeader(t, bgeBaseHeader)
+	if got, want := sum(Weights(a, Whole(a, 1, 2, a.Quant))), uint64((params-590_592)*2+68*768*2+512*8); got != want {
+		t.Errorf("TP1: weights from config %d B, by hand %d", got, want)
+	}
+}
+
+// bgeRerankerHeader is BAAI/bge-reranker-v2-m3's model.safetensors: an
+// XLMRobertaForSequenceClassification saved in transformers' names
+// (modeling_xlm_roberta.py: roberta.embeddings.*, roberta.encoder.layer.N.*
+// as BERT's, no pooler (add_pooling_layer=False), the
+// classifier.{dense, out_proj} head; position_ids not persistent, so not
+// stored), shapes from the corpus config: 24 layers of 1024, FFN 4096,
+// 250,002 tokens, 8194 positions, 1 token type, 1 label, float32.
+func bgeRerankerHeader() (string, []safetensors.Tensor) {
+	const H, F, V, P, T, L = 1024, 4096, 250002, 8194, 1, 1
+	f32 := func(name string, shape ...uint64) safetensors.Tensor { return typed("F32", name, shape...) }
+	linear := func(p string, out, in uint64) []safetensors.Tensor {
+		return []safetensors.Tensor{f32(p+".weight", out, in), f32(p+".bias", out)}
+	}
+	ln := func(p string) []safetensors.Tensor {
+		return []safetensors.Tensor{f32(p+".weight", H), f32(p+".bias", H)}
+	}
+	r := "roberta."
+	ts := []safetensors.Tensor{
+		f32(r+"embeddings.word_embeddings.weight", V, H), f32(r+"embeddings.position_embeddings.weight", P, H),
+		f32(r+"embeddings.token_type_embeddings.weight", T, H),
+	}
+	ts = append(ts, ln(r+"embeddings.LayerNorm")...)
+	for l := range 24 {
+		p := fmt.Sprintf("%sencoder.layer.%d.", r, l)
+		for _, n := range []string{"query", "key", "value"} {
+			ts = append(ts, linear(p+"attention.self."+n, H, H)...)
+		}
+		ts = append(ts, linear(p+"attention.output.dense", H, H)...)
+		ts = append(ts, ln(p+"attention.output.LayerNorm")...)
+		ts = append(ts, linear(p+"intermediate.dense", F, H)...)
+		ts = append(ts, linear(p+"output.dense", H, F)...)
+		ts = append(ts, ln(p+"output.LayerNorm")...)
+	}
+	ts = append(ts, linear("classifier.dense", H, H)...)
+	ts = append(ts, linear("classifier.out_proj", L, H)...)
+	return corpusConfig("BAAI__bge-reranker-v2-m3"), ts
+}
+
+// robertaClassifierLoaded maps an XLM-RoBERTa classifier's tensor to the
+// parameter vLLM's roberta.py (jsboige/vllm ffd91ee,
+// RobertaForSequenceClassification: the roberta. prefix onto its BERT
+// encoder, whose own load_weights stacks query, key and value into
+// qkv_proj) loads it into: the
+// encoder's floats at 2 B an element, the width the sizing serves them in;
+// the classifier's at 4 B, as vLLM builds the head in float32
+// (RobertaClassificationHead, model_config.head_dtype).
+func robertaClassifierLoaded(x safetensors.Tensor) (string, uint64, bool) {
+	n := uint64(1)
+	for _, d := range x.Shape {
+		n *= d
+	}
+	if strings.HasPrefix(x.Name, "classifier.") {
+		return x.Name, 4 * n, true
+	}
+	name := strings.TrimPrefix(x.Name, "roberta.")
+	for _, qkv := range []string{".self.query.", ".self.key.", ".self.value."} {
+		name = strings.Replace(name, qkv, ".self.qkv_proj.", 1)
+	}
+	return name, 2 * n, true
+}
+
+// TestBgeRerankerHeader: the checkpoint's 393 tensors (the 3 tables and
+// the LayerNorm's 2, 24 layers of 16, the head's 4) hold 567,755,777
+// float32 parameters, the Hub's safetensors total for
+// BAAI/bge-reranker-v2-m3 (a stored table of Hub API answers, index file
+// id 71142266638): 2,271,023,108 B. By hand: the tables (250,002 + 8194 +
+// 1) x 1024 = 264,393,728 and their LayerNorm 2048; a layer's q, k, v and
+// output 4 x (1024^2 + 1024) = 4,198,400, the FFN 2 x 4096 x 1024 + 4096
+// + 1024 = 8,393,728, two LayerNorms 4096: 12,596,224, x 24 =
+// 302,309,376; the head's dense 1024^2 + 1024 and out_proj 1024 + 1:
+// 1,050,625. As vLLM loads it the checkpoint is the family's weights from
+// config parameter by parameter (TestBgeRerankerWeightsByHand sums them),
+// beside what no checkpoint holds: the rows VocabParallelEmbedding pads
+// the tables to (a multiple of 64: 46 of the vocabulary's, 62 of the
+// positions', 63 of the token type's, x 1024 x 2 B) and the int64
+// position_ids buffer of 8194 (roberta.py RobertaEmbedding).
+func TestBgeRerankerHeader(t *testing.T) {
+	_, ts := bgeRerankerHeader()
+	checkHeaderNames(t, ts, 393)
+	params := uint64(264_393_728 + 2048 + 24*12_596_224 + 1_050_625)
+	if got := headerTotal(ts); got != 4*params || params != 567_755_777 {
+		t.Errorf("header total %d B, by hand %d float32 parameters, the Hub's count is 567,755,777", got, params)
+	}
+	checkLoadedHeader(t, bgeRerankerHeader, robertaClassifierLoaded, map[string]uint64{
+		"embeddings.word_embeddings.weight":       46 * 1024 * 2,
+		"embeddings.position_embeddings.weight":   62 * 1024 * 2,
+		"embeddings.token_type_embeddings.weight": 63 * 1024 * 2,
+		"embeddings.position_ids":                 8194 * 8,
+	})
 }
