@@ -59,4 +59,6 @@ var HeaderFixtures = map[string]func() (string, []safetensors.Tensor){
 	"mistralai/Mamba-Codestral-7B-v0.1":             mambaCodestralHeader,
 	"BAAI/bge-base-en-v1.5":                         bgeBaseHeader,
 	"BAAI/bge-reranker-v2-m3":                       bgeRerankerHeader,
+	"ibm-granite/granite-4.0-micro":                 graniteMicroHeader,
+	"ai21labs/Jamba-v0.1":                           jambaV01Header,
 }

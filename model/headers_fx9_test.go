@@ -16,6 +16,17 @@ func init() {
 	// bfloat16.
 	shippedShapes["mistralai__Mamba-Codestral-7B-v0.1"] = shape{ModelType: "mamba2", Layers: 64, Hidden: 4096, Vocab: 32768,
 		Mamba: 64, Dtype: "bfloat16"}
+	// granite-4.0-micro: 40 attention layers of 2560 (40 heads, 8 KV heads
+	// of 64, rope over 131,072 positions), the shared MLP only, tied,
+	// bfloat16.
+	shippedShapes["ibm-granite__granite-4.0-micro"] = shape{ModelType: "granitemoehybrid", Layers: 40, Hidden: 2560, Heads: 40, KVHeads: 8,
+		HeadDim: 64, Vocab: 100352, MaxPos: 131072, Tied: true, RotaryDim: 64, Dtype: "bfloat16"}
+	// Jamba-v0.1: 32 layers of 4096, attention (32 heads, 8 KV heads of
+	// 128, no rotary) on layers 4, 12, 20 and 28, Mamba elsewhere, 16
+	// experts top-2 of 14,336 on the odd layers, 262,144 positions,
+	// untied, bfloat16.
+	shippedShapes["ai21labs__Jamba-v0.1"] = shape{ModelType: "jamba", Layers: 32, Hidden: 4096, Heads: 32, KVHeads: 8,
+		HeadDim: 128, Vocab: 65536, MaxPos: 262144, Mamba: 28, MoELayers: 16, Experts: 16, TopK: 2, MoEInter: 14336, Dtype: "bfloat16"}
 }
 
 // whisperLargeV3Header is openai/whisper-large-v3's model.safetensors in
@@ -422,4 +433,140 @@ func TestBgeRerankerHeader(t *testing.T) {
 		"embeddings.token_type_embeddings.weight": 63 * 1024 * 2,
 		"embeddings.position_ids":                 8194 * 8,
 	})
+}
+
+// graniteMicroHeader is ibm-granite/granite-4.0-micro's checkpoint: a
+// GraniteMoeHybridForCausalLM whose 40 layers are all attention, in
+// transformers' GraniteMoeHybrid names (modeling_granitemoehybrid.py:
+// self_attn.{q,k,v,o}_proj, the shared MLP's fused shared_mlp.input_linear
+// (gate and up) and output_linear, input_layernorm and
+// post_attention_layernorm; no experts, no Mamba mixer; the head tied, so
+// not stored), with shapes from the corpus config: 2560 wide, 40 heads and
+// 8 KV heads of 64, shared MLP 8192, 100,352 tokens, bf16.
+func graniteMicroHeader() (string, []safetensors.Tensor) {
+	const H, Q, KV, I, V = 2560, 2560, 512, 8192, 100352
+	ts := []safetensors.Tensor{bf16("model.embed_tokens.weight", V, H), bf16("model.norm.weight", H)}
+	for l := range 40 {
+		p := fmt.Sprintf("model.layers.%d.", l)
+		ts = append(ts,
+			bf16(p+"input_layernorm.weight", H), bf16(p+"post_attention_layernorm.weight", H),
+			bf16(p+"self_attn.q_proj.weight", Q, H), bf16(p+"self_attn.k_proj.weight", KV, H),
+			bf16(p+"self_attn.v_proj.weight", KV, H), bf16(p+"self_attn.o_proj.weight", H, Q),
+			bf16(p+"shared_mlp.input_linear.weight", 2*I, H), bf16(p+"shared_mlp.output_linear.weight", H, I))
+	}
+	return corpusConfig("ibm-granite__granite-4.0-micro"), ts
+}
+
+// TestGraniteMicroHeader: the checkpoint's 322 tensors (40 layers of 8, the
+// embedding and the final norm) hold 3,402,836,480 bf16 parameters, the
+// Hub's safetensors total for ibm-granite/granite-4.0-micro (stored tables
+// of Hub API answers, index file ids 71142266638 and 61762937035, the
+// latter with config.architectures GraniteMoeHybridForCausalLM; a stored
+// model registry pinning revision 56111ae135 with the same count, id
+// 68688959620): 6,805,672,960 B. By hand: a layer's q and o 2 x 2560^2, k
+// and v 2 x 512 x 2560, the shared MLP's input_linear 16,384 x 2560 and
+// output_linear 2560 x 8192, two norms 2 x 2560: 78,648,320, x 40 =
+// 3,145,932,800; the tied embedding 100,352 x 2560 = 256,901,120 (a
+// multiple of 64: not padded) and the final norm 2560. Read by
+// granitemoehybrid's rules they are what the config gives at one rank,
+// beside the rotary table of 131,072 positions x 64 x 2 B (rope, not the
+// H models' nope); the checkpoint and the config agree rank by rank.
+func TestGraniteMicroHeader(t *testing.T) {
+	_, ts := graniteMicroHeader()
+	checkHeaderNames(t, ts, 322)
+	params := uint64(40*78_648_320 + 256_901_120 + 2560)
+	if got := headerTotal(ts); got != 2*params || params != 3_402_836_480 {
+		t.Errorf("header total %d B, by hand %d bf16 parameters, the Hub's count is 3,402,836,480", got, params)
+	}
+	checkByHand(t, []byHandCase{{
+		name: "granite-4.0-micro", fixture: graniteMicroHeader,
+		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 2*3_402_836_480 + 131072*64*2, ""}},
+	}})
+	checkHeaderRanks(t, graniteMicroHeader)
+}
+
+// jambaV01Header is ai21labs/Jamba-v0.1's checkpoint in transformers'
+// Jamba names (modeling_jamba.py: per layer input_layernorm and
+// pre_ff_layernorm; self_attn.{q,k,v,o}_proj on the attention layers,
+// every 8th from layer 4; elsewhere the Mamba mixer mamba.{in_proj,
+// conv1d, x_proj, dt_proj, A_log, D, out_proj} with its dt, B and C
+// layernorms; feed_forward.{gate,up,down}_proj on even layers,
+// feed_forward.router and 16 experts on odd ones; model.embed_tokens,
+// model.final_layernorm, the untied lm_head), the names stored copies of
+// Jamba indexes list (docs corpus, e.g.
+// huggingface.co/neeleshg23/jamba-8-experts/blob/main/model.safetensors.index.json),
+// with shapes from the corpus config: 32 layers of 4096, 32 heads and 8 KV
+// heads of 128, Mamba expand 2 (8192 channels), state 16, conv 4 with its
+// bias, dt rank 256, experts of 14,336, 65,536 tokens, bf16.
+func jambaV01Header() (string, []safetensors.Tensor) {
+	const H, KV, I, E, M, N, R, V = 4096, 1024, 14336, 16, 8192, 16, 256, 65536
+	ts := []safetensors.Tensor{bf16("model.embed_tokens.weight", V, H), bf16("model.final_layernorm.weight", H), bf16("lm_head.weight", V, H)}
+	mlp := func(p string) []safetensors.Tensor {
+		return []safetensors.Tensor{bf16(p+"gate_proj.weight", I, H), bf16(p+"up_proj.weight", I, H), bf16(p+"down_proj.weight", H, I)}
+	}
+	for l := range 32 {
+		p := fmt.Sprintf("model.layers.%d.", l)
+		ts = append(ts, bf16(p+"input_layernorm.weight", H), bf16(p+"pre_ff_layernorm.weight", H))
+		if l%8 == 4 {
+			ts = append(ts, bf16(p+"self_attn.q_proj.weight", H, H), bf16(p+"self_attn.k_proj.weight", KV, H),
+				bf16(p+"self_attn.v_proj.weight", KV, H), bf16(p+"self_attn.o_proj.weight", H, H))
+		} else {
+			m := p + "mamba."
+			ts = append(ts, bf16(m+"in_proj.weight", 2*M, H),
+				bf16(m+"conv1d.weight", M, 1, 4), bf16(m+"conv1d.bias", M),
+				bf16(m+"x_proj.weight", R+2*N, M), bf16(m+"dt_proj.weight", M, R), bf16(m+"dt_proj.bias", M),
+				bf16(m+"A_log", M, N), bf16(m+"D", M), bf16(m+"out_proj.weight", H, M),
+				bf16(m+"dt_layernorm.weight", R), bf16(m+"b_layernorm.weight", N), bf16(m+"c_layernorm.weight", N))
+		}
+		if l%2 == 0 {
+			ts = append(ts, mlp(p+"feed_forward.")...)
+			continue
+		}
+		ts = append(ts, bf16(p+"feed_forward.router.weight", E, H))
+		for e := range E {
+			ts = append(ts, mlp(fmt.Sprintf("%sfeed_forward.experts.%d.", p, e))...)
+		}
+	}
+	return corpusConfig("ai21labs__Jamba-v0.1"), ts
+}
+
+// TestJambaV01Header: the checkpoint's 1,251 tensors (28 Mamba mixers of
+// 12, 4 attentions of 4, 16 dense MLPs of 3, 16 MoE blocks of 49, 2 norms
+// a layer, 3 outside them) sum to 103,140,646,656 B, the total_size of a
+// Jamba-v0.1-shaped checkpoint's model.safetensors.index.json as a stored
+// model report quotes it beside its config (32 layers, attention every 8
+// from 4, 16 experts top-2 on odd layers, 4096/14,336, 65,536 tokens,
+// 262,144 positions, bfloat16; index file id 54365071727): 51,570,323,328
+// parameters. By hand: a Mamba layer's in_proj 16,384 x 4096 =
+// 67,108,864, conv1d 8192 x 4 and its bias 8192, x_proj 288 x 8192 =
+// 2,359,296, dt_proj 8192 x 256 = 2,097,152 and its bias 8192, A_log 8192
+// x 16 = 131,072, D 8192, out_proj 33,554,432, the dt, B and C norms 256
+// + 16 + 16: 105,308,448, x 28 = 2,948,636,544; an attention 2 x 4096^2 +
+// 2 x 1024 x 4096 = 41,943,040, x 4 = 167,772,160; a dense MLP 3 x 14,336 x
+// 4096 = 176,160,768, x 16 = 2,818,572,288; a MoE block the router 16 x
+// 4096 and 16 such experts: 2,818,637,824, x 16 = 45,098,205,184; two
+// norms a layer 32 x 8192 = 262,144; the embedding and the untied head 2 x
+// 65,536 x 4096 = 536,870,912 and the final norm 4096. Read by jamba's
+// rules they are what the config gives at one rank, beside A in float32
+// (jamba.py: 28 x 8192 x 16 more bytes than the bf16 A_log; 65,536 rows
+// need no padding, and Jamba has no rotary table); the checkpoint and the
+// config agree rank by rank, and with the experts split over 8 ranks.
+func TestJambaV01Header(t *testing.T) {
+	_, ts := jambaV01Header()
+	checkHeaderNames(t, ts, 1251)
+	params := uint64(28*105_308_448 + 4*41_943_040 + 16*176_160_768 + 16*2_818_637_824 + 32*8192 + 536_870_912 + 4096)
+	if got := headerTotal(ts); got != 2*params || 2*params != 103_140_646_656 {
+		t.Errorf("header total %d B, by hand %d bf16 parameters, the index's total_size is 103,140,646,656", got, params)
+	}
+	checkByHand(t, []byHandCase{{
+		name: "Jamba-v0.1", fixture: jambaV01Header,
+		ranks: []byHandRank{{"TP1", tpRanks(1, 0), 103_140_646_656 + 28*8192*16*2, ""}},
+	}})
+	checkHeaderRanks(t, jambaV01Header)
+	a, _ := attach(t, jambaV01Header)
+	sh := Whole(a, 8, 2, a.Quant)
+	sh.ExpertRanks = 8
+	if c, w := sum(CheckpointWeights(a, sh)), sum(Weights(a, sh)); c != w {
+		t.Errorf("TP8 EP8: checkpoint %d B, config %d B", c, w)
+	}
 }
