@@ -61,4 +61,6 @@ var HeaderFixtures = map[string]func() (string, []safetensors.Tensor){
 	"BAAI/bge-reranker-v2-m3":                       bgeRerankerHeader,
 	"ibm-granite/granite-4.0-micro":                 graniteMicroHeader,
 	"ai21labs/Jamba-v0.1":                           jambaV01Header,
+	"FacebookAI/roberta-base":                       robertaBaseHeader,
+	"nomic-ai/nomic-embed-text-v1.5":                nomicEmbedHeader,
 }

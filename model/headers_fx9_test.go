@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -27,6 +28,10 @@ func init() {
 	// untied, bfloat16.
 	shippedShapes["ai21labs__Jamba-v0.1"] = shape{ModelType: "jamba", Layers: 32, Hidden: 4096, Heads: 32, KVHeads: 8,
 		HeadDim: 128, Vocab: 65536, MaxPos: 262144, Mamba: 28, MoELayers: 16, Experts: 16, TopK: 2, MoEInter: 14336, Dtype: "bfloat16"}
+	// roberta-base: 12 encoder layers of 768 (12 heads of 64), 50,265
+	// tokens, 514 positions, no torch_dtype (float32).
+	shippedShapes["FacebookAI__roberta-base"] = shape{ModelType: "roberta", Layers: 12, Hidden: 768, Heads: 12, KVHeads: 12,
+		HeadDim: 64, Vocab: 50265, MaxPos: 514, Dtype: "float32"}
 }
 
 // whisperLargeV3Header is openai/whisper-large-v3's model.safetensors in
@@ -568,5 +573,169 @@ func TestJambaV01Header(t *testing.T) {
 	sh.ExpertRanks = 8
 	if c, w := sum(CheckpointWeights(a, sh)), sum(Weights(a, sh)); c != w {
 		t.Errorf("TP8 EP8: checkpoint %d B, config %d B", c, w)
+	}
+}
+
+// robertaBaseHeader is FacebookAI/roberta-base's model.safetensors: a
+// RobertaForMaskedLM in transformers' names (modeling_roberta.py:
+// roberta.embeddings.* with the persistent int64 position_ids,
+// roberta.encoder.layer.N.* as BERT's, no pooler; lm_head.dense,
+// lm_head.layer_norm and lm_head.bias, the decoder tied to the word
+// embeddings and not stored), shapes from the corpus config: 12 layers of
+// 768, FFN 3072, 50,265 tokens, 514 positions, 1 token type, float32.
+func robertaBaseHeader() (string, []safetensors.Tensor) {
+	const H, F, V, P, T = 768, 3072, 50265, 514, 1
+	f32 := func(name string, shape ...uint64) safetensors.Tensor { return typed("F32", name, shape...) }
+	linear := func(p string, out, in uint64) []safetensors.Tensor {
+		return []safetensors.Tensor{f32(p+".weight", out, in), f32(p+".bias", out)}
+	}
+	ln := func(p string) []safetensors.Tensor {
+		return []safetensors.Tensor{f32(p+".weight", H), f32(p+".bias", H)}
+	}
+	r := "roberta."
+	ts := []safetensors.Tensor{
+		f32(r+"embeddings.word_embeddings.weight", V, H), f32(r+"embeddings.position_embeddings.weight", P, H),
+		f32(r+"embeddings.token_type_embeddings.weight", T, H), typed("I64", r+"embeddings.position_ids", 1, P),
+	}
+	ts = append(ts, ln(r+"embeddings.LayerNorm")...)
+	for l := range 12 {
+		p := fmt.Sprintf("%sencoder.layer.%d.", r, l)
+		for _, n := range []string{"query", "key", "value"} {
+			ts = append(ts, linear(p+"attention.self."+n, H, H)...)
+		}
+		ts = append(ts, linear(p+"attention.output.dense", H, H)...)
+		ts = append(ts, ln(p+"attention.output.LayerNorm")...)
+		ts = append(ts, linear(p+"intermediate.dense", F, H)...)
+		ts = append(ts, linear(p+"output.dense", H, F)...)
+		ts = append(ts, ln(p+"output.LayerNorm")...)
+	}
+	ts = append(ts, linear("lm_head.dense", H, H)...)
+	ts = append(ts, ln("lm_head.layer_norm")...)
+	ts = append(ts, f32("lm_head.bias", V))
+	return corpusConfig("FacebookAI__roberta-base"), ts
+}
+
+// robertaMLMLoaded maps a RoBERTa masked-LM checkpoint tensor to what
+// vLLM's roberta.py (jsboige/vllm ffd91ee, RobertaEmbeddingModel) loads
+// it into: the lm_head skipped (AutoWeightsLoader skip_prefixes
+// "lm_head."), the roberta. prefix onto its BERT encoder, whose
+// load_weights stacks query, key and value, as bertLoaded maps them.
+func robertaMLMLoaded(x safetensors.Tensor) (string, uint64, bool) {
+	if strings.HasPrefix(x.Name, "lm_head.") {
+		return "", 0, false
+	}
+	x.Name = strings.TrimPrefix(x.Name, "roberta.")
+	return bertLoaded(x)
+}
+
+// TestRobertaBaseHeader: the checkpoint's 203 tensors (3 tables,
+// position_ids and the LayerNorm's 2; 12 layers of 16; the MLM head's 5)
+// hold 124,697,433 float32 and 514 int64 elements, what huggingface.js's
+// own test reads from roberta-base's safetensors header
+// (computeNumOfParamsByDtype: { F32: 124697433, I64: 514 }; index file id
+// 6746602004; the same figures in its README's table, id 59317385783):
+// 498,793,844 B. By hand: the tables (50,265 + 514 + 1) x 768 =
+// 38,999,040 and their LayerNorm 1536; 12 layers of 7,087,872 (BERT's:
+// q, k, v and output 4 x (768^2 + 768), the FFN 2 x 3072 x 768 + 3072 +
+// 768, two LayerNorms) = 85,054,464; the head's dense 768^2 + 768, its
+// layer_norm 1536 and its bias 50,265: 642,393. vLLM serves it as
+// RobertaEmbeddingModel and skips the MLM head: what it loads is the
+// family's weights from config parameter by parameter, beside the rows
+// VocabParallelEmbedding pads the tables to (39 of the vocabulary's, 62
+// of the positions', 63 of the token type's, x 768 x 2 B).
+func TestRobertaBaseHeader(t *testing.T) {
+	_, ts := robertaBaseHeader()
+	checkHeaderNames(t, ts, 203)
+	params := uint64(38_999_040 + 1536 + 12*7_087_872 + 642_393)
+	if got := headerTotal(ts); got != 4*params+514*8 || params != 124_697_433 {
+		t.Errorf("header total %d B, by hand %d float32 parameters and 514 int64, the header holds 124,697,433 and 514", got, params)
+	}
+	checkLoadedHeader(t, robertaBaseHeader, robertaMLMLoaded, map[string]uint64{
+		"embeddings.word_embeddings.weight":       39 * 768 * 2,
+		"embeddings.position_embeddings.weight":   62 * 768 * 2,
+		"embeddings.token_type_embeddings.weight": 63 * 768 * 2,
+	})
+}
+
+// nomicEmbedHeader is nomic-ai/nomic-embed-text-v1.5's model.safetensors
+// in its remote code's names (modeling_hf_nomic_bert.py, as vLLM's
+// bert_with_rope.py NomicBertModel.hf_to_vllm_mapper reads them:
+// embeddings.word_embeddings and token_type_embeddings, emb_ln;
+// encoder.layers.N.attn.Wqkv and attn.out_proj, mlp.fc11, fc12 and fc2,
+// norm1 and norm2; no biases but the LayerNorms', no position table: the
+// positions are rotary), shapes from the corpus config: 12 layers of 768,
+// 12 heads of 64, SwiGLU of 3072, 30,528 tokens, 2 token types, float32.
+func nomicEmbedHeader() (string, []safetensors.Tensor) {
+	const H, F, V, T = 768, 3072, 30528, 2
+	f32 := func(name string, shape ...uint64) safetensors.Tensor { return typed("F32", name, shape...) }
+	ts := []safetensors.Tensor{
+		f32("embeddings.word_embeddings.weight", V, H), f32("embeddings.token_type_embeddings.weight", T, H),
+		f32("emb_ln.weight", H), f32("emb_ln.bias", H),
+	}
+	for l := range 12 {
+		p := fmt.Sprintf("encoder.layers.%d.", l)
+		ts = append(ts, f32(p+"attn.Wqkv.weight", 3*H, H), f32(p+"attn.out_proj.weight", H, H),
+			f32(p+"mlp.fc11.weight", F, H), f32(p+"mlp.fc12.weight", F, H), f32(p+"mlp.fc2.weight", H, F),
+			f32(p+"norm1.weight", H), f32(p+"norm1.bias", H), f32(p+"norm2.weight", H), f32(p+"norm2.bias", H))
+	}
+	// The config is kept in model/testdata, not corpus/models: SGLang
+	// refuses the encoder families, and the SGLang contract suite over the
+	// shipped models wants most of them sized (engine/sglang
+	// contract_test.go).
+	data, err := os.ReadFile("testdata/headers/nomic-ai__nomic-embed-text-v1.5.json")
+	if err != nil {
+		panic(err)
+	}
+	return string(data), ts
+}
+
+// nomicLoaded maps a Nomic BERT checkpoint tensor to the parameter vLLM's
+// bert_with_rope.py (jsboige/vllm ffd91ee) loads it into:
+// NomicBertModel.hf_to_vllm_mapper's renames (emb_ln, attn.Wqkv, norm1,
+// mlp.fc11 as up_proj and fc12 as gate_proj, fc2, norm2), then
+// BertWithRope.load_weights stacks gate and up into gate_up_proj (its
+// hidden_act is silu). Floats take 2 B an element, the width the sizing
+// serves them in.
+func nomicLoaded(x safetensors.Tensor) (string, uint64, bool) {
+	n := uint64(1)
+	for _, d := range x.Shape {
+		n *= d
+	}
+	name := strings.NewReplacer("emb_ln", "embeddings.LayerNorm", "attn.Wqkv", "attn.qkv_proj", "norm1", "attn_ln",
+		"mlp.fc11", "mlp.gate_up_proj", "mlp.fc12", "mlp.gate_up_proj", "mlp.fc2", "mlp.down_proj", "norm2", "mlp_ln").Replace(x.Name)
+	return name, 2 * n, true
+}
+
+// TestNomicEmbedHeader: the checkpoint's 112 tensors (2 tables and emb_ln's
+// 2; 12 layers of 9) hold 136,731,648 float32 parameters, the Hub's
+// safetensors total for nomic-ai/nomic-embed-text-v1.5 (a stored table of
+// Hub API answers, index file id 71142266638): 546,926,592 B. By hand: the
+// tables (30,528 + 2) x 768 = 23,447,040 and emb_ln 1536; a layer's Wqkv
+// 2304 x 768 = 1,769,472, out_proj 768^2 = 589,824, fc11, fc12 and fc2 3
+// x 3072 x 768 = 7,077,888, norm1 and norm2 3072: 9,440,256, x 12 =
+// 113,283,072. As vLLM loads it the checkpoint is the family's weights
+// from config parameter by parameter, beside what no checkpoint holds: the
+// 62 rows VocabParallelEmbedding pads the 2 token types to (x 768 x 2 B;
+// 30,528 is a multiple of 64) and the rotary cos/sin cache of the served
+// 8192 positions x 64 x 2 B (TestBertWithRopeWeightsByHand's 274,607,104
+// B at one rank).
+func TestNomicEmbedHeader(t *testing.T) {
+	_, ts := nomicEmbedHeader()
+	checkHeaderNames(t, ts, 112)
+	params := uint64(23_447_040 + 1536 + 12*9_440_256)
+	if got := headerTotal(ts); got != 4*params || params != 136_731_648 {
+		t.Errorf("header total %d B, by hand %d float32 parameters, the Hub's count is 136,731,648", got, params)
+	}
+	a := checkConfigOnlyHeader(t, nomicEmbedHeader)
+	rotary := map[string]uint64{"embeddings.token_type_embeddings.weight": 62 * 768 * 2}
+	for _, r := range a.Rotary {
+		rotary[r.Name+".cos_sin_cache"] = 8192 * 64 * 2
+	}
+	if len(a.Rotary) != 1 {
+		t.Errorf("%d rotary tables, want 1", len(a.Rotary))
+	}
+	checkLoadedHeader(t, nomicEmbedHeader, nomicLoaded, rotary)
+	if got, want := sum(Weights(a, Whole(a, 1, 2, a.Quant))), uint64(2*params+62*768*2+8192*64*2); got != want || want != 274_607_104 {
+		t.Errorf("TP1: weights from config %d B, by hand %d", got, want)
 	}
 }
