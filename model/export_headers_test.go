@@ -63,4 +63,5 @@ var HeaderFixtures = map[string]func() (string, []safetensors.Tensor){
 	"ai21labs/Jamba-v0.1":                           jambaV01Header,
 	"FacebookAI/roberta-base":                       robertaBaseHeader,
 	"nomic-ai/nomic-embed-text-v1.5":                nomicEmbedHeader,
+	"MoritzLaurer/ModernBERT-large-zeroshot-v2.0":   modernBertZeroshotHeader,
 }

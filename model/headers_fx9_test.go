@@ -739,3 +739,90 @@ func TestNomicEmbedHeader(t *testing.T) {
 		t.Errorf("TP1: weights from config %d B, by hand %d", got, want)
 	}
 }
+
+// modernBertZeroshotHeader is MoritzLaurer/ModernBERT-large-zeroshot-v2.0's
+// checkpoint: a ModernBertForSequenceClassification of ModernBERT-large in
+// transformers' names (modeling_modernbert.py, as vLLM's modernbert.py
+// loads them: model.embeddings.tok_embeddings and norm;
+// model.layers.N.attn_norm (none on layer 0, whose is an Identity),
+// attn.Wqkv, attn.Wo, mlp_norm, mlp.Wi, mlp.Wo; model.final_norm;
+// head.dense and head.norm, no biases (norm_bias, classifier_bias false);
+// classifier, biased), shapes from the corpus config: 28 layers of 1024,
+// 16 heads of 64, gated MLP of 2624, 50,368 tokens, 2 labels, bf16.
+func modernBertZeroshotHeader() (string, []safetensors.Tensor) {
+	const H, I, V = 1024, 2624, 50368
+	ts := []safetensors.Tensor{bf16("model.embeddings.tok_embeddings.weight", V, H), bf16("model.embeddings.norm.weight", H)}
+	for l := range 28 {
+		p := fmt.Sprintf("model.layers.%d.", l)
+		if l > 0 {
+			ts = append(ts, bf16(p+"attn_norm.weight", H))
+		}
+		ts = append(ts, bf16(p+"attn.Wqkv.weight", 3*H, H), bf16(p+"attn.Wo.weight", H, H), bf16(p+"mlp_norm.weight", H),
+			bf16(p+"mlp.Wi.weight", 2*I, H), bf16(p+"mlp.Wo.weight", H, I))
+	}
+	ts = append(ts, bf16("model.final_norm.weight", H), bf16("head.dense.weight", H, H), bf16("head.norm.weight", H),
+		bf16("classifier.weight", 2, H), bf16("classifier.bias", 2))
+	return corpusConfig("MoritzLaurer__ModernBERT-large-zeroshot-v2.0"), ts
+}
+
+// modernBertClassifierLoaded maps a ModernBERT classifier's tensor to the
+// parameter vLLM's modernbert.py (jsboige/vllm ffd91ee,
+// ModernBertForSequenceClassification.load_weights) loads it into: model.*
+// into its ModernBertModel (hf_to_vllm_mapper: layers. under
+// encoder_layer.), head.* into pooling.*, classifier as it is; the
+// encoder at 2 B an element, the pooler and classifier at 4, the float32
+// head dtype of the pooling runner.
+func modernBertClassifierLoaded(x safetensors.Tensor) (string, uint64, bool) {
+	n := uint64(1)
+	for _, d := range x.Shape {
+		n *= d
+	}
+	switch {
+	case strings.HasPrefix(x.Name, "head."):
+		return "pooling." + strings.TrimPrefix(x.Name, "head."), 4 * n, true
+	case strings.HasPrefix(x.Name, "classifier."):
+		return x.Name, 4 * n, true
+	}
+	name := strings.TrimPrefix(x.Name, "model.")
+	if strings.HasPrefix(name, "layers.") {
+		name = "encoder_layer." + name
+	}
+	return name, 2 * n, true
+}
+
+// TestModernBertZeroshotHeader: the checkpoint's 174 tensors (the
+// embeddings' 2; layer 0's 5 and 27 layers of 6; final_norm; the head's 2
+// and the classifier's 2) hold 395,833,346 bf16 parameters, by hand: no
+// published count of this checkpoint was found. The backbone is
+// ModernBERT-large's, whose masked-LM checkpoint the Hub counts at
+// 395,881,664 (a stored model registry pinning answerdotai/ModernBERT-large
+// at 45bb4654, index file id 68688959620): 394,781,696 (tok_embeddings
+// 50,368 x 1024, its norm, 28 layers of Wqkv 3072 x 1024, Wo 1024^2, Wi
+// 5248 x 1024, mlp.Wo 1024 x 2624 and mlp_norm, 27 attn_norms, final_norm)
+// and its head.dense 1024^2 and head.norm 1024 are the checkpoint's;
+// decoder.bias 50,368 is not, the classifier 2 x 1024 + 2 is. As vLLM
+// loads it the checkpoint is the family's weights from config parameter
+// by parameter (TestModernBertLargeZeroshotWeightsByHand's 795,867,144 B
+// at one rank), beside the two rotary cos/sin caches of 8192 positions x
+// 64 x 2 B (50,368 rows are a multiple of 64: not padded).
+func TestModernBertZeroshotHeader(t *testing.T) {
+	_, ts := modernBertZeroshotHeader()
+	checkHeaderNames(t, ts, 174)
+	backbone := uint64(50368*1024 + 1024 + 28*(3072*1024+1024*1024+5248*1024+1024*2624+1024) + 27*1024 + 1024)
+	params := backbone + 1024*1024 + 1024 + 2*1024 + 2
+	if got := headerTotal(ts); got != 2*params || backbone+1024*1024+1024+50368 != 395_881_664 {
+		t.Errorf("header total %d B, by hand %d bf16 parameters; backbone %d and ModernBERT-large's head should make its 395,881,664", got, params, backbone)
+	}
+	a := checkConfigOnlyHeader(t, modernBertZeroshotHeader)
+	buffers := map[string]uint64{}
+	for _, r := range a.Rotary {
+		buffers[r.Name+".cos_sin_cache"] = 8192 * 64 * 2
+	}
+	if len(buffers) != 2 {
+		t.Errorf("%d rotary caches, want the local and the global one", len(buffers))
+	}
+	checkLoadedHeader(t, modernBertZeroshotHeader, modernBertClassifierLoaded, buffers)
+	if got, want := sum(Weights(a, Whole(a, 1, 2, a.Quant))), 2*(backbone+2*8192*64)+4*(1024*1024+1024+2*1024+2); got != want || want != 795_867_144 {
+		t.Errorf("TP1: weights from config %d B, by hand %d", got, want)
+	}
+}
