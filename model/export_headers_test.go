@@ -64,4 +64,5 @@ var HeaderFixtures = map[string]func() (string, []safetensors.Tensor){
 	"FacebookAI/roberta-base":                       robertaBaseHeader,
 	"nomic-ai/nomic-embed-text-v1.5":                nomicEmbedHeader,
 	"MoritzLaurer/ModernBERT-large-zeroshot-v2.0":   modernBertZeroshotHeader,
+	"Snowflake/snowflake-arctic-embed-l-v2.0":       arcticEmbedLHeader,
 }

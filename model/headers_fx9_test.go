@@ -826,3 +826,70 @@ func TestModernBertZeroshotHeader(t *testing.T) {
 		t.Errorf("TP1: weights from config %d B, by hand %d", got, want)
 	}
 }
+
+// arcticEmbedLHeader is Snowflake/snowflake-arctic-embed-l-v2.0's
+// model.safetensors: an XLMRobertaModel saved in its bare names
+// (modeling_xlm_roberta.py: embeddings.*, encoder.layer.N.* as BERT's,
+// pooler.dense; position_ids not persistent, so not stored), shapes from
+// its config (kept in model/testdata/headers, as nomic's): 24 layers of
+// 1024, FFN 4096, 250,002 tokens, 8194 positions, 1 token type, float32:
+// BGE-M3's shape.
+func arcticEmbedLHeader() (string, []safetensors.Tensor) {
+	const H, F, V, P, T = 1024, 4096, 250002, 8194, 1
+	f32 := func(name string, shape ...uint64) safetensors.Tensor { return typed("F32", name, shape...) }
+	linear := func(p string, out, in uint64) []safetensors.Tensor {
+		return []safetensors.Tensor{f32(p+".weight", out, in), f32(p+".bias", out)}
+	}
+	ln := func(p string) []safetensors.Tensor {
+		return []safetensors.Tensor{f32(p+".weight", H), f32(p+".bias", H)}
+	}
+	ts := []safetensors.Tensor{
+		f32("embeddings.word_embeddings.weight", V, H), f32("embeddings.position_embeddings.weight", P, H),
+		f32("embeddings.token_type_embeddings.weight", T, H),
+	}
+	ts = append(ts, ln("embeddings.LayerNorm")...)
+	for l := range 24 {
+		p := fmt.Sprintf("encoder.layer.%d.", l)
+		for _, n := range []string{"query", "key", "value"} {
+			ts = append(ts, linear(p+"attention.self."+n, H, H)...)
+		}
+		ts = append(ts, linear(p+"attention.output.dense", H, H)...)
+		ts = append(ts, ln(p+"attention.output.LayerNorm")...)
+		ts = append(ts, linear(p+"intermediate.dense", F, H)...)
+		ts = append(ts, linear(p+"output.dense", H, F)...)
+		ts = append(ts, ln(p+"output.LayerNorm")...)
+	}
+	ts = append(ts, linear("pooler.dense", H, H)...)
+	data, err := os.ReadFile("testdata/headers/Snowflake__snowflake-arctic-embed-l-v2.0.json")
+	if err != nil {
+		panic(err)
+	}
+	return string(data), ts
+}
+
+// TestArcticEmbedLHeader: the checkpoint's 391 tensors (the 3 tables and
+// the LayerNorm's 2, 24 layers of 16, the pooler's 2) hold 567,754,752
+// float32 parameters, the Hub's safetensors total for
+// Snowflake/snowflake-arctic-embed-l-v2.0 (a stored table of Hub API
+// answers, index file id 71142266638): 2,271,019,008 B. By hand: the
+// tables (250,002 + 8194 + 1) x 1024 = 264,393,728 and their LayerNorm
+// 2048; 24 layers of 12,596,224 (TestBgeRerankerHeader's) = 302,309,376;
+// the pooler 1024^2 + 1024 = 1,049,600. vLLM serves XLMRobertaModel as
+// roberta.py's RobertaEmbeddingModel (BertModel's load_weights: q, k and
+// v stacked, the pooler skipped): what it loads is the family's weights
+// from config parameter by parameter, beside the padded table rows (46,
+// 62 and 63, x 1024 x 2 B) and the int64 position_ids buffer of 8194.
+func TestArcticEmbedLHeader(t *testing.T) {
+	_, ts := arcticEmbedLHeader()
+	checkHeaderNames(t, ts, 391)
+	params := uint64(264_393_728 + 2048 + 24*12_596_224 + 1_049_600)
+	if got := headerTotal(ts); got != 4*params || params != 567_754_752 {
+		t.Errorf("header total %d B, by hand %d float32 parameters, the Hub's count is 567,754,752", got, params)
+	}
+	checkLoadedHeader(t, arcticEmbedLHeader, bertLoaded, map[string]uint64{
+		"embeddings.word_embeddings.weight":       46 * 1024 * 2,
+		"embeddings.position_embeddings.weight":   62 * 1024 * 2,
+		"embeddings.token_type_embeddings.weight": 63 * 1024 * 2,
+		"embeddings.position_ids":                 8194 * 8,
+	})
+}
