@@ -497,10 +497,12 @@ func TestGraniteMicroHeader(t *testing.T) {
 // conv1d, x_proj, dt_proj, A_log, D, out_proj} with its dt, B and C
 // layernorms; feed_forward.{gate,up,down}_proj on even layers,
 // feed_forward.router and 16 experts on odd ones; model.embed_tokens,
-// model.final_layernorm, the untied lm_head), the names stored copies of
-// Jamba indexes list (docs corpus, e.g.
+// model.final_layernorm, the untied lm_head): the embedding,
+// input_layernorm, Mamba and dense MLP names as a stored copy of a Jamba
+// index lists them (docs corpus,
 // huggingface.co/neeleshg23/jamba-8-experts/blob/main/model.safetensors.index.json),
-// with shapes from the corpus config: 32 layers of 4096, 32 heads and 8 KV
+// pre_ff_layernorm, the router and experts as modeling_jamba.py names
+// them, with shapes from the corpus config: 32 layers of 4096, 32 heads and 8 KV
 // heads of 128, Mamba expand 2 (8192 channels), state 16, conv 4 with its
 // bias, dt rank 256, experts of 14,336, 65,536 tokens, bf16.
 func jambaV01Header() (string, []safetensors.Tensor) {
