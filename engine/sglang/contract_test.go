@@ -59,10 +59,13 @@ func TestContractOnShippedModels(t *testing.T) {
 			sized++
 		}
 	}
-	// Most cases must size, or the suite checks refusals alone (SGLang
-	// refuses the families whose pools it does not model).
-	if sized < len(names)/2 {
-		t.Errorf("%d of %d cases sized: the suite checks too few serves", sized, len(names))
+	// Enough cases must size, or the suite checks refusals alone. A floor,
+	// not a share: the corpus grows with families SGLang refuses (the
+	// encoders, Mamba, the pooling models vLLM serves), which must not fail
+	// this test; 60 is below the 71 of 137 sized when the floor was set.
+	const minSized = 60
+	if sized < minSized {
+		t.Errorf("%d of %d cases sized, under %d: the suite checks too few serves", sized, len(names), minSized)
 	}
 	t.Logf("%d of %d cases sized and checked", sized, len(names))
 }
