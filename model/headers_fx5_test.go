@@ -292,7 +292,7 @@ func gemma4_26BA4BHeader() (string, []safetensors.Tensor) {
 // vision tower: input_proj 1152 x 768, the position table 2 x 10,240 x
 // 1152, std_bias and std_scale 2 x 1152, 27 layers of q, k, v and o 4 x
 // 1152^2, the MLP 3 x 4304 x 1152, four norms 4 x 1152 and q and k norms
-// 2 x 72 (21,248,784 each), and the embedder's projection 1152 x h:
+// 2 x 72 (20,187,792 each), and the embedder's projection 1152 x h:
 // 575,743,536 and 572,794,416. At one rank vLLM holds all of it and
 // beside it: on each global layer a v_proj of k's shape, k loading into
 // both (qkv_proj, gemma4.py:1682-1691): 10 x 11,010,048 and 5 x
