@@ -26,11 +26,13 @@ func gemma3_1BHeader() (string, []safetensors.Tensor) {
 
 // TestGemma3_1BHeader: the checkpoint's 340 tensors (26 layers of 13, the
 // embedding and the final norm) hold 999,885,952 parameters, the Hub's
-// safetensors total for google/gemma-3-1b-it as stored API answers and
-// model tables copy it (index file ids 59172823075, 71142266638; Keras'
-// gemma3_instruct_1b preset counts the same, id 3173084990), and
-// 1,999,771,904 B in 2-byte weights, as a stored conversion record of the
-// checkpoint at revision dcc83ea8 gives its size (id 52787755097). By
+// safetensors total for google/gemma-3-1b-it as a stored test's mock of
+// the Hub API and a stored model table copy it (index file ids
+// 59172823075, 71142266638; Keras' gemma3_instruct_1b preset counts the
+// same, id 3173084990), and 1,999,771,904 B in 2-byte weights, the size a
+// stored test fixture records for an F16 conversion of the checkpoint at
+// source revision dcc83ea8 (id 52787755097: a conversion's size, not the
+// published file's, which is bf16 of the same width). By
 // hand: the embedding 262,144 x 1152 = 301,989,888; a layer's q and o 2 x
 // 1024 x 1152, k and v 2 x 256 x 1152, q and k norms 2 x 256, the MLP 3 x
 // 6912 x 1152, four norms 4 x 1152: 26,842,112, x 26 = 697,894,912; the
