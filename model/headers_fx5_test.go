@@ -152,7 +152,9 @@ func glm5Header() (string, []safetensors.Tensor) {
 // the MTP layer's eh_proj 6144 x 12,288 and three norms. 78 layers and the
 // MTP layer, the embedding and the untied head 2 x 154,880 x 6144 and the
 // final norm make the count; in bytes 2 B each but the 76 routing biases'
-// 4, 1,507,728,316,928 B. Read by glm_moe_dsa's rules, a rank holds that
+// 4, 1,507,728,316,928 B (the Hub's dtype breakdown for GLM-5.2, the same
+// layers with shared indexers, counts F32 19,456 = 76 x 256, index file
+// id 58123340717; GLM-5's own breakdown was not found). Read by glm_moe_dsa's rules, a rank holds that
 // less the MTP layer (2 x 9,952,920,576 + 2 x 256 B, loaded only for
 // speculative decoding), each of the 78 indexers as vLLM builds it (wk
 // and weights_proj fused into one bf16 (128 + 32) x 6144, k_norm in
