@@ -98,7 +98,9 @@ func TestMiniCPM2BHeader(t *testing.T) {
 // exaone3_7BHeader is LGAI-EXAONE/EXAONE-3.0-7.8B-Instruct's checkpoint in
 // its remote modeling_exaone.py's names (transformer.wte, transformer.h.N
 // with ln_1, attn.attention.q/k/v_proj and out_proj, ln_2, mlp.c_fc_0,
-// c_fc_1 and c_proj, transformer.ln_f, and the untied lm_head), shapes
+// c_fc_1 and c_proj, transformer.ln_f, and the untied lm_head, as a stored
+// test's expected EXAONE state_dict keys list them, index file id
+// 51848128018), shapes
 // from the corpus config: 32 layers of 4096 wide, 32 heads and 8 KV heads
 // of 128, MLP 14,336, 102,400 tokens, bf16.
 func exaone3_7BHeader() (string, []safetensors.Tensor) {
