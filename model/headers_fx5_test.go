@@ -26,11 +26,13 @@ func gemma3_1BHeader() (string, []safetensors.Tensor) {
 
 // TestGemma3_1BHeader: the checkpoint's 340 tensors (26 layers of 13, the
 // embedding and the final norm) hold 999,885,952 parameters, the Hub's
-// safetensors total for google/gemma-3-1b-it as stored API answers and
-// model tables copy it (index file ids 59172823075, 71142266638; Keras'
-// gemma3_instruct_1b preset counts the same, id 3173084990), and
-// 1,999,771,904 B in 2-byte weights, as a stored conversion record of the
-// checkpoint at revision dcc83ea8 gives its size (id 52787755097). By
+// safetensors total for google/gemma-3-1b-it as a stored test's mock of
+// the Hub API and a stored model table copy it (index file ids
+// 59172823075, 71142266638; Keras' gemma3_instruct_1b preset counts the
+// same, id 3173084990), and 1,999,771,904 B in 2-byte weights, the size a
+// stored test fixture records for an F16 conversion of the checkpoint at
+// source revision dcc83ea8 (id 52787755097: a conversion's size, not the
+// published file's, which is bf16 of the same width). By
 // hand: the embedding 262,144 x 1152 = 301,989,888; a layer's q and o 2 x
 // 1024 x 1152, k and v 2 x 256 x 1152, q and k norms 2 x 256, the MLP 3 x
 // 6912 x 1152, four norms 4 x 1152: 26,842,112, x 26 = 697,894,912; the
@@ -150,7 +152,9 @@ func glm5Header() (string, []safetensors.Tensor) {
 // the MTP layer's eh_proj 6144 x 12,288 and three norms. 78 layers and the
 // MTP layer, the embedding and the untied head 2 x 154,880 x 6144 and the
 // final norm make the count; in bytes 2 B each but the 76 routing biases'
-// 4, 1,507,728,316,928 B. Read by glm_moe_dsa's rules, a rank holds that
+// 4, 1,507,728,316,928 B (the Hub's dtype breakdown for GLM-5.2, the same
+// layers with shared indexers, counts F32 19,456 = 76 x 256, index file
+// id 58123340717; GLM-5's own breakdown was not found). Read by glm_moe_dsa's rules, a rank holds that
 // less the MTP layer (2 x 9,952,920,576 + 2 x 256 B, loaded only for
 // speculative decoding), each of the 78 indexers as vLLM builds it (wk
 // and weights_proj fused into one bf16 (128 + 32) x 6144, k_norm in
@@ -292,7 +296,7 @@ func gemma4_26BA4BHeader() (string, []safetensors.Tensor) {
 // vision tower: input_proj 1152 x 768, the position table 2 x 10,240 x
 // 1152, std_bias and std_scale 2 x 1152, 27 layers of q, k, v and o 4 x
 // 1152^2, the MLP 3 x 4304 x 1152, four norms 4 x 1152 and q and k norms
-// 2 x 72 (21,248,784 each), and the embedder's projection 1152 x h:
+// 2 x 72 (20,187,792 each), and the embedder's projection 1152 x h:
 // 575,743,536 and 572,794,416. At one rank vLLM holds all of it and
 // beside it: on each global layer a v_proj of k's shape, k loading into
 // both (qkv_proj, gemma4.py:1682-1691): 10 x 11,010,048 and 5 x

@@ -98,7 +98,9 @@ func TestMiniCPM2BHeader(t *testing.T) {
 // exaone3_7BHeader is LGAI-EXAONE/EXAONE-3.0-7.8B-Instruct's checkpoint in
 // its remote modeling_exaone.py's names (transformer.wte, transformer.h.N
 // with ln_1, attn.attention.q/k/v_proj and out_proj, ln_2, mlp.c_fc_0,
-// c_fc_1 and c_proj, transformer.ln_f, and the untied lm_head), shapes
+// c_fc_1 and c_proj, transformer.ln_f, and the untied lm_head, as a stored
+// test's expected EXAONE state_dict keys list them, index file id
+// 51848128018), shapes
 // from the corpus config: 32 layers of 4096 wide, 32 heads and 8 KV heads
 // of 128, MLP 14,336, 102,400 tokens, bf16.
 func exaone3_7BHeader() (string, []safetensors.Tensor) {
@@ -261,7 +263,10 @@ func internLM25_7BHeader() (string, []safetensors.Tensor) {
 // the embedding, the final norm and the head) hold 7,737,708,544
 // parameters, the Hub's bf16 count for internlm/internlm2_5-7b-chat as a
 // stored evaluation suite lists it ("computed via" HfApi's
-// get_safetensors_metadata, index file id 12439498600). By hand:
+// get_safetensors_metadata, index file id 12439498600); a stored audit
+// of a local InternLM2 checkpoint of this shape (its model id not given)
+// reads 227 tensors, 7,737,708,544 elements, all BF16, 15,475,417,088
+// data bytes and wqkv [6144, 4096] (id 66695423343). By hand:
 // tok_embeddings and the untied output 2 x 92,544 x 4096 = 758,120,448; a
 // layer's wqkv 6144 x 4096 = 25,165,824, wo 4096^2 = 16,777,216, w1, w3
 // and w2 3 x 14,336 x 4096 = 176,160,768, two norms 8192: 218,112,000, x

@@ -231,8 +231,9 @@ func TestBloomHeader(t *testing.T) {
 
 // redPajama7BHeader is togethercomputer/RedPajama-INCITE-Base-7B-v0.1's
 // checkpoint: the 484 names of its published pytorch_model.bin.index.json
-// (the model's first Hub commit 8e6f27e, "init", as github
-// drcege/RedPajama-INCITE-7B-Base mirrors the repository): embed_in,
+// (the model's Hub commit 8e6f27e, "init", the one after the empty
+// "initial commit", as github drcege/RedPajama-INCITE-7B-Base mirrors the
+// repository): embed_in,
 // final_layer_norm, embed_out, and 32 layers of 15 under gpt_neox.layers.:
 // the 12 parameters (input_layernorm and post_attention_layernorm,
 // attention.query_key_value [3 x 4096, 4096] and dense, mlp.dense_h_to_4h
