@@ -368,3 +368,22 @@ func TestPropertyDraftNeverGrowsTargetPool(t *testing.T) {
 		}
 	})
 }
+
+// TestSpecItemGroups: the report sums the MTP draft's decoder layer into
+// one line beside the budget, and none of it into the target's weights.
+func TestSpecItemGroups(t *testing.T) {
+	for _, tc := range []struct {
+		it   budget.Item
+		want string
+	}{
+		{budget.Item{Name: "spec_draft.decoder.self_attn.w_kc", Term: budget.TermNonTorch}, "spec_draft.decoder"},
+		{budget.Item{Name: "spec_draft.decoder.mlp.experts.w13_weight", Term: budget.TermNonTorch}, "spec_draft.decoder"},
+		{budget.Item{Name: "model.layers.60.self_attn.w_kc", Term: budget.TermWeights}, "weights.mla_w_kc_w_vc"},
+		{budget.Item{Name: "spec_draft.kv_cache", Term: budget.TermNonTorch}, "spec_draft.kv_cache"},
+		{budget.Item{Name: "spec_draft.rotary_emb.0.cos_sin_cache", Term: budget.TermNonTorch}, "spec_draft.rotary_emb.0.cos_sin_cache"},
+	} {
+		if got := itemGroup(tc.it); got != tc.want {
+			t.Errorf("itemGroup(%s) = %s, want %s", tc.it.Name, got, tc.want)
+		}
+	}
+}
