@@ -263,7 +263,7 @@ func firstArchOf(a *model.Arch) string {
 
 // resolveMTPDraft sizes DeepSeek-V3's multi-token-prediction layer as
 // SGLang's draft: DeepseekV3ForCausalLMNextN (models/deepseek_nextn.py
-// :40-100 at v0.5.6.post2) builds one DeepseekV2DecoderLayer (MLA and MoE,
+// :63-120 at v0.5.6.post2) builds one DeepseekV2DecoderLayer (MLA and MoE,
 // quantized as the target), enorm, hnorm and shared_head.norm (hidden
 // each), eh_proj (an nn.Linear of 2 x hidden inputs, replicated,
 // unquantized), and an embedding and LM head that eagle_worker.py:179-180
@@ -438,8 +438,8 @@ func parseEagle3Config(file string, data []byte) (eagle3Config, error) {
 		return c, err
 	}
 	if a.NumLayers != 1 {
-		// llama_eagle3.py:196-197.
-		return c, fmt.Errorf("%s: num_hidden_layers %d: SGLang's EAGLE-3 draft takes 1 layer (models/llama_eagle3.py:196-197)", file, a.NumLayers)
+		// llama_eagle3.py:198-199.
+		return c, fmt.Errorf("%s: num_hidden_layers %d: SGLang's EAGLE-3 draft takes 1 layer (models/llama_eagle3.py:198-199)", file, a.NumLayers)
 	}
 	c.arch = a
 	if c.dtype == "" {
@@ -453,7 +453,7 @@ func parseEagle3Config(file string, data []byte) (eagle3Config, error) {
 // v0.5.6.post2): fc, a replicated nn.Linear of 3 x hidden inputs
 // (:135-139); one midlayer, a LlamaDecoderLayer whose qkv_proj takes 2 x
 // hidden inputs (:54-62) with input_layernorm, post_attention_layernorm
-// and hidden_norm (:71); the final norm; an lm_head of draft_vocab_size
+// and hidden_norm (:73); the final norm; an lm_head of draft_vocab_size
 // rows, unless the config ties it to the embedding or has no
 // draft_vocab_size, when the target's head is used (:206-216,
 // eagle_worker.py:156-165). Its embedding is replaced by the target's
