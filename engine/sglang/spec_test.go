@@ -16,6 +16,7 @@ import (
 	"membudget/budget"
 	"membudget/engine"
 	"membudget/model"
+	"membudget/model/logs"
 )
 
 // eagle3Llama8B is yuhuili/EAGLE3-LLaMA3.1-Instruct-8B's config.json (the
@@ -384,6 +385,29 @@ func TestSpecItemGroups(t *testing.T) {
 	} {
 		if got := itemGroup(tc.it); got != tc.want {
 			t.Errorf("itemGroup(%s) = %s, want %s", tc.it.Name, got, tc.want)
+		}
+	}
+}
+
+// TestSpecLogRefused: explain refuses a log whose server_args name a
+// speculative algorithm, rather than read the draft's pool as the
+// target's; None is a serve without it.
+func TestSpecLogRefused(t *testing.T) {
+	for _, tc := range []struct {
+		value   string
+		literal logs.Literal
+		refused bool
+	}{
+		{"EAGLE3", logs.LiteralString, true},
+		{"EAGLE", logs.LiteralString, true},
+		{"None", logs.LiteralNone, false},
+	} {
+		l := &logs.Log{Settings: []logs.Setting{
+			{Key: "speculative_algorithm", LoggedKey: "speculative_algorithm", Value: tc.value, Literal: tc.literal, Source: logs.SourceServerArgs, Line: 3},
+		}}
+		_, err := buildServe(l, Serve{}, nil)
+		if got := err != nil && strings.Contains(err.Error(), "speculative_algorithm="+tc.value+" (line 3): a speculative-decoding serve's log is not explained"); got != tc.refused {
+			t.Errorf("speculative_algorithm=%s: %v, want refused %v", tc.value, err, tc.refused)
 		}
 	}
 }
