@@ -35,7 +35,15 @@ import (
 // req_to_token table and token allocator. So the draft's weights and its
 // KV pool come out of what (1 - msf) x F0 leaves, beside the budget, as
 // the default fraction's extra 2 GiB "for eagle draft models and cuda
-// graphs" expects (server_args.py:874-880).
+// graphs" expects (server_args.py:874-880). Each ModelRunner allocates
+// its pool in its own initialize (model_runner.py:502; :555 at
+// v0.5.8.post1), and the scheduler builds the target's worker before the
+// draft's (v0.5.8.post1 managers/scheduler.py:535-536). Later releases
+// build both models before the target's pool is sized (the scheduler's
+// init_memory_pools, EagleDraftWorker.alloc_memory_pool: sglang issue
+// #36452, PR #32468), so the draft's weights and its embedding and head,
+// held until shared, come out of the target's pool there: their rules
+// are not these, and they are refused.
 
 // Spec is SGLang's speculative decoding as its --speculative-* flags set
 // it; the zero Spec is speculative decoding off.
