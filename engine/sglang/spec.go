@@ -503,8 +503,15 @@ func (r *Resolved) resolveEagle3Draft(a *model.Arch, d *specDraft) error {
 		}
 	}
 	kvEl := el
-	if r.KVDtypeBytes == 1 {
+	switch r.KVCacheDtype {
+	case "fp8_e4m3", "fp8_e5m2":
 		kvEl = 1
+	case "auto":
+		// The draft's own quant_config decides (model_runner.py:1627-1639),
+		// and the draft has none (quantization_config is refused): its
+		// dtype, whatever a ModelOpt target's kv_cache_quant_algo says.
+	default:
+		kvEl = r.KVDtypeBytes
 	}
 	tp := r.TPSize
 	if da.Heads%tp != 0 {

@@ -411,3 +411,21 @@ func TestSpecLogRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestSpecDraftKVDtype: the EAGLE-3 draft's cell follows --kv-cache-dtype
+// when it is given, and the draft's own dtype under auto: 8 KV heads x
+// 128 x 2 (K and V) x the element.
+func TestSpecDraftKVDtype(t *testing.T) {
+	a := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
+	c := class(t, "h100-sxm-80g")
+	dir := draftDir(t, eagle3Llama8B)
+	for _, tc := range []struct {
+		kv   string
+		cell uint64
+	}{{"auto", 8 * 128 * 2 * 2}, {"fp8_e4m3", 8 * 128 * 2 * 1}, {"fp8_e5m2", 8 * 128 * 2 * 1}, {"bf16", 8 * 128 * 2 * 2}} {
+		r := ref(t, a, Serve{KVCacheDtype: tc.kv, DisableCudaGraph: true, Spec: Spec{Algorithm: "EAGLE3", DraftModelPath: dir}}, c, current)
+		if got := r.Serve.Draft.LayerCell; got != tc.cell {
+			t.Errorf("--kv-cache-dtype %s: the draft's cell %d B, want %d", tc.kv, got, tc.cell)
+		}
+	}
+}
