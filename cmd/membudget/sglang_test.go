@@ -278,7 +278,7 @@ func TestSGLangFlags(t *testing.T) {
 		{[]string{"report", "--engine", "sglang", "vllm", "serve", "--tp", "2"}, "a launch line of vLLM (`vllm serve MODEL [flags]`) with --engine sglang: give SGLang's (`python -m sglang.launch_server [flags]`), or --engine vllm"},
 		{[]string{"report", "python", "-m", "sglang.launch_server", "--tp", "2"}, "a launch line of SGLang (`python -m sglang.launch_server [flags]`) needs --engine sglang (--engine vllm is the default)"},
 		{[]string{"report", "--engine", "sglang", "python", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen3-0.6B"}, "the model is given twice: --model Qwen/Qwen3-8B and --model-path Qwen/Qwen3-0.6B in the launch line"},
-		{[]string{"report", "--engine", "sglang", "python", "-m", "sglang.launch_server", "--speculative-algorithm", "EAGLE"}, "--speculative-algorithm: speculative decoding"},
+		{[]string{"report", "--engine", "sglang", "python", "-m", "sglang.launch_server", "--speculative-algorithm", "EAGLE"}, "--speculative-algorithm EAGLE: the CUDA graphs of speculative decoding"},
 		{[]string{"report", "--engine", "sglang", "python", "-m", "sglang.launch_server", "--disaggregation-mode", "decode"}, "--disaggregation-mode: a prefill or decode node of disaggregated serving"},
 		{[]string{"report", "--engine", "sglang", "python", "-m", "sglang.launch_server", "--not-a-flag"}, "--not-a-flag is not a flag of SGLang v0.5.6.post2"},
 		{[]string{"report", "vllm", "serve", "--engine", "sglang"}, "--engine sglang in the server line: give --engine before it"},

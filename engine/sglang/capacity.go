@@ -40,6 +40,11 @@ type Capacity struct {
 	// latent tensors in KBytes, VBytes 0). Under the split SWAKBytes and
 	// SWAVBytes are the sliding-layer pool's.
 	KBytes, VBytes, SWAKBytes, SWAVBytes uint64
+	// DraftKBytes and DraftVBytes are the speculative draft's pool, as its
+	// worker logs it (MLA: the latent in DraftKBytes); Draft says there is
+	// one and DraftMLA that it holds latents.
+	DraftKBytes, DraftVBytes uint64
+	Draft, DraftMLA          bool
 	// PageSize is the pool's page in tokens.
 	PageSize uint64
 	// MaxNumReqs is the req_to_token pool's rows.
@@ -72,6 +77,10 @@ func (ref *Reference) Capacity() Capacity {
 	}
 	if r.HybridSWA {
 		c.SWATokens = st.swaTokens
+	}
+	if r.Draft != nil {
+		c.Draft, c.DraftMLA = true, r.Draft.MLA
+		c.DraftKBytes, c.DraftVBytes = ref.draftKV()
 	}
 	c.MaxReqLen = min(int64(r.ContextLength)-1, c.MaxTotalNumTokens-1)
 	c.MaxReqInputLen = c.MaxReqLen - 5
@@ -112,6 +121,15 @@ func (c Capacity) LogLines() []string {
 			fmt.Sprintf("KV Cache is allocated. #tokens: %d, K size: %.2f GB, V size: %.2f GB", c.MaxTotalNumTokens, gb(c.KBytes), gb(c.VBytes)))
 	default:
 		lines = append(lines, fmt.Sprintf("KV Cache is allocated. #tokens: %d, K size: %.2f GB, V size: %.2f GB", c.MaxTotalNumTokens, gb(c.KBytes), gb(c.VBytes)))
+	}
+	// The draft's worker allocates its pool of the same token count after
+	// the target's, and its pool logs the same line (speculative/
+	// eagle_worker.py:137-151).
+	switch {
+	case c.Draft && c.DraftMLA:
+		lines = append(lines, fmt.Sprintf("KV Cache is allocated. #tokens: %d, KV size: %.2f GB", c.MaxTotalNumTokens, gb(c.DraftKBytes)))
+	case c.Draft:
+		lines = append(lines, fmt.Sprintf("KV Cache is allocated. #tokens: %d, K size: %.2f GB, V size: %.2f GB", c.MaxTotalNumTokens, gb(c.DraftKBytes), gb(c.DraftVBytes)))
 	}
 	return append(lines, fmt.Sprintf("max_total_num_tokens=%d, chunked_prefill_size=%d, max_prefill_tokens=%d, max_running_requests=%d, context_len=%d",
 		c.MaxTotalNumTokens, c.ChunkedPrefillSize, c.MaxPrefillTokens, c.MaxRunningRequests, c.ContextLen))

@@ -91,6 +91,7 @@ func (f *flagServe) register(fs *flag.FlagSet, model *string) {
 	fs.StringVar(&f.s.AttentionBackend, "attention-backend", "", "SGLang's --attention-backend: fa3, flashinfer, triton, flashmla, cutlass_mla, aiter, torch_native, and from v0.5.6.post2 trtllm_mha, trtllm_mla (default: SGLang's for the device)")
 	fs.BoolVar(&f.s.DisableCudaGraph, "disable-cuda-graph", false, "SGLang's --disable-cuda-graph: no CUDA graphs")
 	fs.BoolVar(&f.s.TrustRemoteCode, "trust-remote-code", false, "SGLang's --trust-remote-code: the checkpoint's own code reads a config transformers ships no class for (required for such a model)")
+	f.registerSpec(fs)
 	fs.Var(&countFlag{v: &f.s.CudaGraphMaxBS, name: "cuda-graph-max-bs"}, "cuda-graph-max-bs", "SGLang's --cuda-graph-max-bs: the largest decode batch captured in a CUDA graph (default: SGLang's for the device)")
 }
 
@@ -272,6 +273,7 @@ func Command(model, revision string, r Resolved) string {
 	if r.TrustRemoteCode {
 		b.WriteString(" --trust-remote-code")
 	}
+	b.WriteString(r.specLine())
 	return b.String()
 }
 

@@ -37,6 +37,8 @@ type MSFInputs struct {
 	MaxPrefillTokens uint64
 	// CudaGraphMaxBS is the resolved --cuda-graph-max-bs (v0.5.6.post2).
 	CudaGraphMaxBS uint64
+	// Speculative says EAGLE, EAGLE3 or NEXTN speculative decoding is on.
+	Speculative bool
 }
 
 // DefaultMemFractionStatic is the --mem-fraction-static profile p's SGLang
@@ -47,7 +49,8 @@ type MSFInputs struct {
 // v0.5.6.post2 (python/sglang/srt/server_args.py:848-890): 512 MiB, plus 1.5
 // MiB per token of max(chunked_prefill_size, 2048) (of max_prefill_tokens
 // when chunked prefill is off), plus 2 MiB per CUDA-graph batch, plus 128
-// MiB per rank, at least 10 GiB on devices above 60 GiB.
+// MiB per rank, at least 10 GiB on devices above 60 GiB; then 2 GiB more
+// with EAGLE, EAGLE3 or NEXTN speculative decoding (:874-880).
 //
 // v0.4.9.post2 (server_args.py:294-321): (2.8 + ranks/10) GiB below 35 GiB,
 // (9.5 + ranks/2) GiB below 90 GiB, (12 + ranks/2) GiB below 160 GiB, 32 GiB
@@ -70,6 +73,9 @@ func DefaultMemFractionStatic(p Profile, in MSFInputs) (msf, reservedMiB float64
 		reservedMiB += ranks / 8 * 1024
 		if g > 60*1024 {
 			reservedMiB = max(reservedMiB, 10*1024)
+		}
+		if in.Speculative {
+			reservedMiB += specReserveMiB // after the floor (server_args.py:874-880)
 		}
 	default:
 		switch {

@@ -53,6 +53,12 @@ func buildServe(l *logs.Log, flags Serve, given map[string]bool) (loggedServe, e
 			last[st.Key] = st
 		}
 	}
+	if st, ok := last["speculative_algorithm"]; ok && st.Literal != logs.LiteralNone {
+		// The draft's worker logs a second pool and weight load, which
+		// the log reader does not tell from the target's (spec.go sizes
+		// such a serve from its flags).
+		return ss, fmt.Errorf("the log's server_args %s=%s (line %d): a speculative-decoding serve's log is not explained: its draft's pool and weights log lines of their own, which membudget does not tell apart from the target's; size the serve with report instead", st.LoggedKey, st.Value, st.Line)
+	}
 	s := &ss.Serve
 	for _, sk := range logSettings {
 		st, ok := last[sk.key]

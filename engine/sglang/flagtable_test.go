@@ -234,7 +234,8 @@ func TestJudgeByRelease(t *testing.T) {
 		{both, []string{"--disaggregation-mode", "decode"}, "--disaggregation-mode: " + whatDisagg + refuses},
 		{both, []string{"--disaggregation-mode", "null"}, ""},
 		{both, []string{"--lora-paths=a b"}, "--lora-paths: " + whatLora + refuses},
-		{both, []string{"--speculative-algorithm", "EAGLE"}, "--speculative-algorithm: " + whatSpec + refuses},
+		{both, []string{"--speculative-algorithm", "EAGLE"}, ""},
+		{both, []string{"--speculative-token-map", "m.txt"}, "--speculative-token-map: " + whatSpec + refuses},
 		{both, []string{"--enable-hierarchical-cache"}, "--enable-hierarchical-cache: " + whatHiCache + refuses},
 		{both, []string{"--enable-eplb"}, "--enable-eplb: " + whatEplb + refuses},
 		{both, []string{"--cuda-graph-bs=1 2 4"}, "--cuda-graph-bs: " + whatGraphs + refuses},
@@ -529,6 +530,11 @@ func TestEveryFlagJudged(t *testing.T) {
 			}
 			err := (&flagServe{}).Judge(args, 2)
 			switch {
+			case !fl.in(p) && err == nil && len(prefixed(p, fl.name)) == 1 && registeredNames()[fl.name]:
+				// argparse reads it as the abbreviation of the one flag
+				// it prefixes (--speculative-draft-model of
+				// --speculative-draft-model-path in v0.4.9.post2), which
+				// membudget registers.
 			case !fl.in(p):
 				if err == nil || !strings.HasPrefix(err.Error(), "--"+fl.name+" ") && !strings.HasPrefix(err.Error(), "--"+fl.name+":") {
 					t.Errorf("%s: --%s, not its flag: %v", p.Name, fl.name, err)

@@ -53,8 +53,11 @@ type refStage struct {
 	// or swaTokens under the split (every token of a running sequence is
 	// in both pools, and the scheduler admits by the smaller:
 	// managers/schedule_policy.py:381-401).
-	capacity    uint64
-	pageTokens  uint64 // the pool's page: --page-size, 1 for the split pools
+	capacity   uint64
+	pageTokens uint64 // the pool's page: --page-size, 1 for the split pools
+	// headroom is the pool's tokens beyond what the rest holds, which
+	// speculative decoding's headroom adds (see [specDraft.headroom]).
+	headroom    int64
 	unallocated uint64
 	kvNames     []string // the per-layer KV items' names
 	beside      []budget.Item
@@ -144,6 +147,16 @@ func (ref *Reference) sizePool() {
 			t = min(t, int64(r.MaxTotalTokens))
 		}
 		st.tokens = floorDiv(t, page) * page
+		if h := r.Draft.headroom(st.maxNumReqs); h > 0 {
+			// The headroom is added before --max-total-tokens and the page
+			// alignment (model_runner.py:1693-1728 at v0.5.6.post2).
+			t := st.profiled + h
+			if r.MaxTotalTokens > 0 {
+				t = min(t, int64(r.MaxTotalTokens))
+			}
+			grown := floorDiv(t, page) * page
+			st.headroom, st.tokens = grown-max(st.tokens, 0), grown
+		}
 		minTokens = min(minTokens, st.tokens)
 	}
 	for i := range ref.stages {
@@ -155,7 +168,9 @@ func (ref *Reference) sizePool() {
 		if r.HybridSWA {
 			ref.splitSWA(st)
 		}
-		st.capacity = uint64(max(st.tokens, 0))
+		// The headroom's tokens are the draft's and the verify's, beside
+		// the budget; the sequences' are what the rest holds.
+		st.capacity = uint64(max(st.tokens-st.headroom, 0))
 		if r.HybridSWA {
 			st.capacity = uint64(max(st.swaTokens, 0))
 		}
@@ -298,7 +313,9 @@ func (ref *Reference) besideItems(i int) []budget.Item {
 		budget.Item{Name: "dist_init_buffers", Term: budget.TermNonTorch, Bytes: r.DistInitBytes},
 		// (max_num_reqs, context_len + 4) int32 (model_runner.py:1750-1804,
 		// mem_cache/memory_pool.py:73-96; v0.4.9.post2 :1085-1105).
-		budget.Item{Name: "req_to_token", Term: budget.TermNonTorch, Bytes: budget.SatMul(budget.SatMul(st.maxNumReqs, r.ContextLength+4), 4)},
+		// Speculative decoding lengthens every row by the draft tokens
+		// (model_runner.py:1752-1755).
+		budget.Item{Name: "req_to_token", Term: budget.TermNonTorch, Bytes: budget.SatMul(budget.SatMul(st.maxNumReqs, r.ContextLength+4+r.Draft.reqExtra()), 4)},
 	)
 	items = append(items, ref.arFusionItem()...)
 	if st.tokens > 0 {
@@ -307,7 +324,7 @@ func (ref *Reference) besideItems(i int) []budget.Item {
 		// which the profile does not count.
 		items = append(items, budget.Item{Name: "kv_cache.padding_rows", Term: budget.TermNonTorch, Bytes: budget.SatMul(st.pageTokens, st.cell)})
 	}
-	return items
+	return append(items, ref.specItems(i)...)
 }
 
 // largestGraph is the largest decode batch captured in a CUDA graph on
@@ -377,7 +394,7 @@ func (ref *Reference) slackOf(i int) uint64 {
 			pools = pools.Add(it.Bytes, 1)
 		}
 	}
-	return pools.Slack()
+	return ref.addSpecPools(pools, i).Slack()
 }
 
 // Stages is the number of pipeline stages.

@@ -64,6 +64,9 @@ type Resolved struct {
 	F0Bytes uint64
 	// Sources says where each defaulted setting came from, by flag name.
 	Sources map[string]string
+	// Draft is the speculative draft, nil without speculative decoding
+	// (see [Resolved.resolveSpec]).
+	Draft *specDraft
 }
 
 // Resolve applies profile p's defaults for a on class c and checks the
@@ -81,6 +84,7 @@ func Resolve(s Serve, a *model.Arch, c budget.Class, p Profile) (Resolved, error
 		func() error { return r.resolveContext(a, def) },
 		func() error { return r.resolveBatch(def) },
 		func() error { return r.resolveBackend(a, c, def) },
+		func() error { return r.resolveSpec(a, def) },
 		func() error { return r.resolveFraction(a, def) },
 		func() error { return r.checkARFusion(a, c) },
 		func() error { return r.checkExplicitARFusion(a, c) },
@@ -507,6 +511,7 @@ func (r *Resolved) resolveFraction(a *model.Arch, def func(string, string)) erro
 		r.MemFractionStatic, r.ReservedMiB = DefaultMemFractionStatic(p, MSFInputs{
 			GPUMemMiB: r.GPUMemMiB, TPSize: r.TPSize, PPSize: r.PPSize,
 			ChunkedPrefillSize: r.ChunkedPrefillSize, MaxPrefillTokens: r.MaxPrefillTokens, CudaGraphMaxBS: r.CudaGraphMaxBS,
+			Speculative: r.Draft != nil,
 		})
 		why := fmt.Sprintf("SGLang's default: %.0f MiB reserved of %.0f MiB (server_args.py, %s)", r.ReservedMiB, r.GPUMemMiB, p.Describes)
 		if f := vlmFactor(a, p); f != 1 {

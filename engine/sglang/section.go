@@ -138,6 +138,10 @@ func (s section) Fields(fp budget.Footprint) []engine.Field {
 // into.
 func itemGroup(it budget.Item) string {
 	switch {
+	case strings.HasPrefix(it.Name, "spec_draft.decoder."):
+		// The MTP draft's decoder layer, beside the budget: one line,
+		// apart from the target's weights (its w_kc and w_vc too).
+		return "spec_draft.decoder"
 	case strings.HasPrefix(it.Name, "rotary_emb."):
 		return "weights.rotary_emb.cos_sin_cache"
 	case strings.HasSuffix(it.Name, ".w_kc") || strings.HasSuffix(it.Name, ".w_vc"):

@@ -58,6 +58,9 @@ type Serve struct {
 	Dtype string
 	// Quantization is --quantization: fp8, awq, gptq or their marlin names.
 	Quantization string
+	// Spec is speculative decoding: --speculative-algorithm and its draft
+	// (see [Spec]).
+	Spec Spec
 }
 
 // settingErr returns the *engine.SettingError of flag at value.

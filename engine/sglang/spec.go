@@ -1,0 +1,661 @@
+package sglang
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"membudget/budget"
+	"membudget/engine/torchalloc"
+	"membudget/internal/shell"
+	"membudget/model"
+)
+
+// This file sizes SGLang's speculative decoding with a draft model:
+// --speculative-algorithm EAGLE3 (a Llama EAGLE-3 draft read from its
+// directory) and NEXTN (DeepSeek-V3's own multi-token-prediction layer;
+// SGLang runs it as EAGLE, server_args.py:1729-1730 at v0.5.6.post2). The
+// rules were read at the tags v0.5.6.post2, v0.5.6.post3, v0.5.7, v0.5.8
+// and v0.5.8.post1; every other release refuses the flag by name.
+//
+// SGLang's order of allocation decides where each term falls. The target's
+// worker measures F0, loads the target, sizes its pool from msf x F0 less
+// its weights, and allocates it; only then does the draft's worker
+// (speculative/eagle_worker.py:137-151) load the draft, allocate the
+// draft's own KV pool of the target's token count, and share the target's
+// req_to_token table and token allocator. So the draft's weights and its
+// KV pool come out of what (1 - msf) x F0 leaves, beside the budget, as
+// the default fraction's extra 2 GiB "for eagle draft models and cuda
+// graphs" expects (server_args.py:874-880). Each ModelRunner allocates
+// its pool in its own initialize (model_runner.py:502; :555 at
+// v0.5.8.post1), and the scheduler builds the target's worker before the
+// draft's (v0.5.8.post1 managers/scheduler.py:535-536). Later releases
+// build both models before the target's pool is sized (the scheduler's
+// init_memory_pools, EagleDraftWorker.alloc_memory_pool: sglang issue
+// #36452, PR #32468), so the draft's weights and its embedding and head,
+// held until shared, come out of the target's pool there: their rules
+// are not these, and they are refused.
+
+// Spec is SGLang's speculative decoding as its --speculative-* flags set
+// it; the zero Spec is speculative decoding off.
+type Spec struct {
+	// Algorithm is --speculative-algorithm: EAGLE, EAGLE3 or NEXTN (the
+	// modelled ones), "" for none.
+	Algorithm string
+	// DraftModelPath is --speculative-draft-model-path: the EAGLE-3
+	// draft's local directory.
+	DraftModelPath string
+	// NumSteps, EagleTopK and NumDraftTokens are --speculative-num-steps,
+	// --speculative-eagle-topk and --speculative-num-draft-tokens; 0 takes
+	// SGLang's choice (auto_choose_speculative_params).
+	NumSteps, EagleTopK, NumDraftTokens uint64
+}
+
+// On reports whether speculative decoding is on.
+func (s Spec) On() bool { return s.Algorithm != "" }
+
+// specReleases are the releases whose speculative rules were read.
+var specReleases = []string{"v0.5.6.post2", "v0.5.6.post3", "v0.5.7", "v0.5.8", "v0.5.8.post1"}
+
+// specHeadroomUntil is the first release without the target pool's
+// headroom for draft and verify tokens: sgl-project/sglang PR #15748
+// ("Retry removing wrong logic about max total token in spec decoding")
+// removed it (v0.5.6.post2 model_runner.py:1693-1713 has it; v0.5.7
+// model_runner_kv_cache_mixin.py:306-312 has it not).
+const specHeadroomUntil = "v0.5.7"
+
+// specOtherDefaultUntil is the first release whose
+// auto_choose_speculative_params gives (3, 1, 4) rather than (5, 4, 8) to
+// an architecture it does not name (v0.5.8 server_args.py:5457-5459;
+// v0.5.6.post2 :4678-4680).
+const specOtherDefaultUntil = "v0.5.8"
+
+// maxSpecCount bounds --speculative-num-steps, --speculative-eagle-topk
+// and --speculative-num-draft-tokens far above any serve's.
+const maxSpecCount = 1 << 10
+
+// specDefaultMaxRunning is what SGLang sets --max-running-requests to
+// with EAGLE, EAGLE3 or NEXTN when it is not given (server_args.py:
+// 1738-1744 at v0.5.6.post2; :2134-2138 at v0.5.8.post1).
+const specDefaultMaxRunning = 48
+
+// specReserveMiB is what the default --mem-fraction-static reserves
+// beyond its other terms with EAGLE, EAGLE3 or NEXTN, after its 10 GiB
+// floor (server_args.py:874-880 at v0.5.6.post2, :1019-1025 at
+// v0.5.8.post1).
+const specReserveMiB = 2 * 1024
+
+// mtpArchs are the architectures SGLang gives the target's own path as
+// the draft's (server_args.py:1766-1774 at v0.5.6.post2); membudget sizes
+// DeepSeek-V3's alone.
+var mtpArchs = []string{"DeepseekV32ForCausalLM", "DeepseekV3ForCausalLM", "Glm4MoeForCausalLM", "Glm4MoeLiteForCausalLM",
+	"BailingMoeForCausalLM", "BailingMoeV2ForCausalLM", "MistralLarge3ForCausalLM", "PixtralForConditionalGeneration"}
+
+// eagle3Targets are the target architectures whose SGLang class captures
+// the auxiliary hidden states an EAGLE-3 draft reads
+// (set_eagle3_layers_to_capture: models/llama.py, qwen2.py, qwen3.py,
+// qwen3_moe.py at v0.5.6.post2) and whose layers membudget sizes.
+var eagle3Targets = []string{"LlamaForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCausalLM", "Qwen3MoeForCausalLM"}
+
+// specDraft is the draft as a serve resolves it.
+type specDraft struct {
+	// Kind is "mtp" or "eagle3".
+	Kind string
+	// Steps, TopK and DraftTokens are SGLang's after its adjustments.
+	Steps, TopK, DraftTokens uint64
+	// Headroom says the release grows the target's pool by the draft and
+	// verify tokens of every request (see [specHeadroomUntil]).
+	Headroom bool
+	// Layers is the draft pool's layers; LayerCell one layer's KV bytes
+	// per token on a rank; MLA says the pool holds a latent per layer.
+	Layers, LayerCell uint64
+	MLA               bool
+	// Weights are the draft's tensors that stay on every rank; Transient
+	// those it allocates and frees once it shares the target's
+	// embedding (and head), after its KV pool is allocated.
+	Weights, Transient []budget.Item
+}
+
+// resolveSpec applies SGLang's speculative rules to the serve: the
+// defaults of --speculative-num-steps, --speculative-eagle-topk,
+// --speculative-num-draft-tokens and --max-running-requests, SGLang's own
+// refusals, and the draft. What membudget cannot settle is refused by
+// name.
+func (r *Resolved) resolveSpec(a *model.Arch, def func(string, string)) error {
+	sp, p := r.Spec, r.Profile
+	if !sp.On() {
+		for _, f := range []struct {
+			flag string
+			set  bool
+		}{{"speculative-draft-model-path", sp.DraftModelPath != ""}, {"speculative-num-steps", sp.NumSteps != 0},
+			{"speculative-eagle-topk", sp.EagleTopK != 0}, {"speculative-num-draft-tokens", sp.NumDraftTokens != 0}} {
+			if f.set {
+				// --speculative-num-draft-tokens alone still lengthens every
+				// req_to_token row (model_runner.py:1752-1755).
+				return settingErr(f.flag, "", "given without --speculative-algorithm, which membudget does not size: give the algorithm (EAGLE, EAGLE3 or NEXTN) or drop it")
+			}
+		}
+		return nil
+	}
+	refuse := func(flag string, value any, format string, args ...any) error {
+		return settingErr(flag, value, format+"; membudget refuses it rather than size a serve SGLang would contradict", args...)
+	}
+	switch sp.Algorithm {
+	case "EAGLE", "EAGLE3", "NEXTN":
+	case "STANDALONE":
+		return refuse("speculative-algorithm", sp.Algorithm, "a standalone draft model (its own full weights, KV pool and graphs, and the default fraction's 6 GiB for them, server_args.py:875-877) is not modelled")
+	case "NGRAM":
+		return refuse("speculative-algorithm", sp.Algorithm, "n-gram speculation (its token cache of --speculative-ngram-capacity and the verify tokens in the request pools) is not modelled")
+	default:
+		return settingErr("speculative-algorithm", fmt.Sprintf("%q", sp.Algorithm), "SGLang's choices are EAGLE, EAGLE3, NEXTN, STANDALONE and NGRAM (server_args.py:3016-3020)")
+	}
+	switch {
+	case !slices.Contains(specReleases, p.Name):
+		return refuse("speculative-algorithm", sp.Algorithm, "speculative decoding is modelled for SGLang %s, whose rules were read; not for %s", strings.Join(specReleases, ", "), p.Describes)
+	case r.PPSize > 1:
+		return settingErr("pp-size", r.PPSize, "SGLang asserts pipeline parallelism is not compatible with speculative decoding (server_args.py:4087-4091 at v0.5.6.post2)")
+	case r.HybridSWA:
+		return refuse("speculative-algorithm", sp.Algorithm, "the draft beside %s's sliding-window pools (SGLang turns the split off for gpt-oss with speculative decoding, v0.5.8.post1 server_args.py:1288-1292) is not modelled", a.Source)
+	case r.Quantization != "":
+		return refuse("quantization", r.Quantization, "--quantization with speculative decoding quantizes the draft too (its ModelConfig reads the server's), which is not modelled")
+	case !r.DisableCudaGraph:
+		return refuse("speculative-algorithm", sp.Algorithm, "the CUDA graphs of speculative decoding (the target's verify graphs of --speculative-num-draft-tokens per request, and the draft's own decode and extend graphs, speculative/eagle_worker.py init_cuda_graphs) are not modelled: pass --disable-cuda-graph to size the serve without graphs")
+	}
+	if why, ok := r.Sources["attention-backend"]; ok && r.AttentionBackend != "" {
+		// From v0.5.7 the default backend depends on the speculative
+		// settings (is_no_spec_infer_or_topk_one, v0.5.8.post1
+		// server_args.py:1664-1672).
+		return refuse("attention-backend", r.AttentionBackend, "%s with speculative decoding is not modelled (SGLang's choice depends on --speculative-eagle-topk from v0.5.7): pass --attention-backend", why)
+	}
+	d := &specDraft{Headroom: older(p, Profile{Name: specHeadroomUntil})}
+	if err := r.resolveSpecCounts(a, d, def); err != nil {
+		return err
+	}
+	if r.MaxRunningRequests == 0 {
+		r.MaxRunningRequests = specDefaultMaxRunning
+		def("max-running-requests", "48: SGLang's default with speculative decoding (server_args.py:1738-1744)")
+	}
+	mtp := sp.Algorithm == "NEXTN" || sp.Algorithm == "EAGLE" && slices.Contains(mtpArchs, firstArchOf(a))
+	var err error
+	switch {
+	case mtp:
+		err = r.resolveMTPDraft(a, d)
+	case sp.Algorithm == "EAGLE":
+		err = refuse("speculative-algorithm", sp.Algorithm, "an EAGLE-1 draft (LlamaForCausalLMEagle, models/llama_eagle.py) is not modelled; EAGLE on DeepSeek-V3 (its MTP layer, as NEXTN) and EAGLE3 are")
+	default:
+		err = r.resolveEagle3Draft(a, d)
+	}
+	if err != nil {
+		return err
+	}
+	r.Draft = d
+	return nil
+}
+
+// resolveSpecCounts sets the draft's steps, top-k and draft tokens as
+// _handle_speculative_decoding does (server_args.py:1789-1826 at
+// v0.5.6.post2, :2193-2230 at v0.5.8.post1).
+func (r *Resolved) resolveSpecCounts(a *model.Arch, d *specDraft, def func(string, string)) error {
+	sp := r.Spec
+	for _, f := range []struct {
+		flag string
+		v    uint64
+	}{{"speculative-num-steps", sp.NumSteps}, {"speculative-eagle-topk", sp.EagleTopK}, {"speculative-num-draft-tokens", sp.NumDraftTokens}} {
+		if f.v > maxSpecCount {
+			return settingErr(f.flag, f.v, "beyond any serve (at most %d)", maxSpecCount)
+		}
+	}
+	d.Steps, d.TopK, d.DraftTokens = sp.NumSteps, sp.EagleTopK, sp.NumDraftTokens
+	switch {
+	case d.Steps == 0 && (d.TopK != 0 || d.DraftTokens != 0):
+		flag := "speculative-eagle-topk"
+		if d.TopK == 0 {
+			flag = "speculative-num-draft-tokens"
+		}
+		return settingErr(flag, "", "given without --speculative-num-steps: SGLang asserts the three are chosen together (server_args.py:1789-1793)")
+	case d.Steps == 0:
+		d.Steps, d.TopK, d.DraftTokens = autoSpecParams(r.Profile, a)
+		def("speculative-num-steps", fmt.Sprintf("%d, with --speculative-eagle-topk %d and --speculative-num-draft-tokens %d: SGLang's auto_choose_speculative_params for %s", d.Steps, d.TopK, d.DraftTokens, firstArchOf(a)))
+	case d.TopK == 0:
+		return settingErr("speculative-eagle-topk", "", "missing beside --speculative-num-steps: SGLang compares it with 1 while it is None and fails (server_args.py:1805, 1811)")
+	}
+	if r.AttentionBackend == "trtllm_mha" && d.TopK > 1 {
+		return settingErr("speculative-eagle-topk", d.TopK, "SGLang refuses it with the trtllm_mha attention backend, which takes top-k 1 (server_args.py:1800-1808)")
+	}
+	if d.TopK == 1 && d.DraftTokens != d.Steps+1 {
+		// server_args.py:1810-1817: SGLang adjusts it, with a warning.
+		d.DraftTokens = d.Steps + 1
+		def("speculative-num-draft-tokens", fmt.Sprintf("%d: --speculative-num-steps + 1 with top-k 1 (server_args.py:1810-1817)", d.DraftTokens))
+	}
+	if d.DraftTokens == 0 {
+		return settingErr("speculative-num-draft-tokens", "", "missing with --speculative-eagle-topk %d: SGLang multiplies it into the pools while it is None and fails (model_runner.py:1700-1710)", d.TopK)
+	}
+	if d.TopK > 1 && r.PageSize > 1 && r.AttentionBackend != "flashinfer" && r.AttentionBackend != "fa3" {
+		return settingErr("speculative-eagle-topk", d.TopK, "SGLang refuses top-k above 1 with --page-size %d unless --attention-backend is flashinfer or fa3 (server_args.py:1819-1826)", r.PageSize)
+	}
+	return nil
+}
+
+// autoSpecParams is auto_choose_speculative_params: (steps, top-k, draft
+// tokens) by the target's first architecture (server_args.py:4649-4680 at
+// v0.5.6.post2; the catch-all is (3, 1, 4) from v0.5.8, :5425-5459).
+func autoSpecParams(p Profile, a *model.Arch) (steps, topk, tokens uint64) {
+	arch := firstArchOf(a)
+	switch {
+	case arch == "LlamaForCausalLM" || arch == "Grok1ForCausalLM" || arch == "Grok1VForCausalLM":
+		return 5, 4, 8
+	case slices.Contains(mtpArchs, arch) || arch == "DeepseekV2ForCausalLM" || arch == "GptOssForCausalLM" || arch == "MiMoV2FlashForCausalLM":
+		return 3, 1, 4
+	case older(p, Profile{Name: specOtherDefaultUntil}):
+		return 5, 4, 8
+	}
+	return 3, 1, 4
+}
+
+// firstArchOf is architectures[0], which SGLang's choices read.
+func firstArchOf(a *model.Arch) string {
+	if len(a.Architectures) == 0 {
+		return ""
+	}
+	return a.Architectures[0]
+}
+
+// resolveMTPDraft sizes DeepSeek-V3's multi-token-prediction layer as
+// SGLang's draft: DeepseekV3ForCausalLMNextN (models/deepseek_nextn.py
+// :63-120 at v0.5.6.post2) builds one DeepseekV2DecoderLayer (MLA and MoE,
+// quantized as the target), enorm, hnorm and shared_head.norm (hidden
+// each), eh_proj (an nn.Linear of 2 x hidden inputs, replicated,
+// unquantized), and an embedding and LM head that eagle_worker.py:179-180
+// replaces with the target's (set_embed_and_head deletes its own,
+// models/deepseek_v2.py). Its pool holds num_nextn_predict_layers layers
+// (model_runner.py:1370-1375).
+func (r *Resolved) resolveMTPDraft(a *model.Arch, d *specDraft) error {
+	refuse := func(format string, args ...any) error {
+		return settingErr("speculative-algorithm", r.Spec.Algorithm, format+"; membudget refuses it rather than size a serve SGLang would contradict", args...)
+	}
+	switch {
+	case firstArchOf(a) != "DeepseekV3ForCausalLM" || !a.MLA || a.Indexer != nil:
+		return refuse("the MTP draft of %s (%s) is not modelled; membudget sizes DeepSeek-V3's (DeepseekV3ForCausalLM)", a.Source, firstArchOf(a))
+	case a.MTPLayers != 1:
+		return refuse("%s has num_nextn_predict_layers %d; SGLang's NextN draft builds one layer (models/deepseek_nextn.py), and membudget sizes that case", a.Source, a.MTPLayers)
+	case r.Spec.DraftModelPath != "":
+		return refuse("an MTP draft from its own checkpoint (--speculative-draft-model-path; SGLang loads it in place of the target's MTP layer) is not modelled: leave the flag out to use the target's")
+	case r.Quant.Method == "modelopt":
+		return refuse("DeepseekV3ForCausalLMNextN drops or recasts a ModelOpt checkpoint's quantization for its layer (models/deepseek_nextn.py:71-84), which is not modelled")
+	}
+	d.Kind, d.MLA, d.Layers = "mtp", true, a.MTPLayers
+	d.LayerCell = layerCell(a, *r)
+	st := stageOf(*r, 0)
+	last := len(a.Layers) - 1
+	one := st
+	one.FirstLayer, one.EndLayer, one.First, one.Last = last, last+1, false, false
+	prefix := fmt.Sprintf("model.layers.%d.", last)
+	for _, it := range weightItems(a, *r, one) {
+		if strings.HasPrefix(it.Name, prefix) {
+			it.Name = "spec_draft.decoder." + strings.TrimPrefix(it.Name, prefix)
+			d.Weights = append(d.Weights, it)
+		}
+	}
+	h, el := a.Hidden, r.DtypeBytes
+	d.Weights = append(d.Weights,
+		budget.Item{Name: "spec_draft.eh_proj", Bytes: budget.SatMul(budget.SatMul(2*h, h), el)},
+		budget.Item{Name: "spec_draft.enorm", Bytes: budget.SatMul(h, el)},
+		budget.Item{Name: "spec_draft.hnorm", Bytes: budget.SatMul(h, el)},
+		budget.Item{Name: "spec_draft.shared_head.norm", Bytes: budget.SatMul(h, el)})
+	rows := budget.SatMul(vocabRowsPerRank(a.Vocab, r.TPSize), h)
+	d.Transient = []budget.Item{
+		{Name: "spec_draft.embed_tokens.until_shared", Bytes: budget.SatMul(rows, el)},
+		{Name: "spec_draft.lm_head.until_shared", Bytes: budget.SatMul(rows, el)},
+	}
+	return nil
+}
+
+// vocabRowsPerRank is one rank's rows of a vocabulary-parallel table:
+// padded to DEFAULT_VOCAB_PADDING_SIZE, 64, then divided among the ranks
+// (layers/vocab_parallel_embedding.py:37 at v0.5.6.post2).
+func vocabRowsPerRank(vocab, tp uint64) uint64 {
+	return budget.CeilDiv(budget.RoundUp(vocab, 64), tp)
+}
+
+// eagle3Config is what an EAGLE-3 draft's config.json says beyond the
+// Llama shape model/ reads from it.
+type eagle3Config struct {
+	arch             *model.Arch
+	draftVocab       uint64 // 0: absent, the target's head is shared
+	tied             bool
+	targetHiddenSize uint64
+	dtype            string
+}
+
+// maxDraftConfigBytes bounds the draft's config.json.
+const maxDraftConfigBytes = 1 << 20
+
+// eagle3Archs are the draft architectures SGLang builds as
+// LlamaForCausalLMEagle3 (models/llama_eagle3.py EntryClass).
+var eagle3Archs = []string{"LlamaForCausalLMEagle3"}
+
+// eagle3Refused are the draft config keys that change its tensors in ways
+// membudget does not size; false and null change nothing.
+var eagle3Refused = []string{"quantization_config", "attention_bias", "bias", "mlp_bias", "eagle_config", "rope_scaling"}
+
+// draftConfigs keeps each draft directory's reading: a plan resolves a
+// serve many times.
+var draftConfigs sync.Map // string -> draftConfigOrErr
+
+type draftConfigOrErr struct {
+	c   eagle3Config
+	err error
+}
+
+// readEagle3Config reads dir/config.json once per directory.
+func readEagle3Config(dir string) (eagle3Config, error) {
+	if v, ok := draftConfigs.Load(dir); ok {
+		e := v.(draftConfigOrErr)
+		return e.c, e.err
+	}
+	c, err := readEagle3ConfigFile(dir)
+	draftConfigs.Store(dir, draftConfigOrErr{c, err})
+	return c, err
+}
+
+func readEagle3ConfigFile(dir string) (eagle3Config, error) {
+	file := filepath.Join(dir, "config.json")
+	f, err := os.Open(file)
+	if err != nil {
+		return eagle3Config{}, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxDraftConfigBytes+1))
+	if err != nil {
+		return eagle3Config{}, fmt.Errorf("%s: %w", file, err)
+	}
+	if len(data) > maxDraftConfigBytes {
+		return eagle3Config{}, fmt.Errorf("%s: larger than %d bytes", file, maxDraftConfigBytes)
+	}
+	return parseEagle3Config(file, data)
+}
+
+// parseEagle3Config reads an EAGLE-3 draft's config.json (data, from
+// file): its Llama shape through model/ (the architecture read as
+// LlamaForCausalLM, whose decoder layer the draft's midlayer is), and the
+// keys SGLang's draft reads beyond it.
+func parseEagle3Config(file string, data []byte) (eagle3Config, error) {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil || raw == nil {
+		return eagle3Config{}, fmt.Errorf("%s: want a JSON object: %v", file, err)
+	}
+	var archs []string
+	if v, ok := raw["architectures"]; ok {
+		if err := json.Unmarshal(v, &archs); err != nil {
+			return eagle3Config{}, fmt.Errorf("%s: key \"architectures\" is %s; want a list of strings", file, v)
+		}
+	}
+	if len(archs) == 0 || !slices.Contains(eagle3Archs, archs[0]) {
+		return eagle3Config{}, fmt.Errorf("%s: architectures %q: membudget sizes SGLang's EAGLE-3 Llama draft (%s) only", file, archs, strings.Join(eagle3Archs, ", "))
+	}
+	for _, k := range eagle3Refused {
+		if v, ok := raw[k]; ok && string(v) != "false" && string(v) != "null" {
+			return eagle3Config{}, fmt.Errorf("%s: key %q: not modelled for SGLang's EAGLE-3 draft; membudget refuses it rather than size a serve SGLang would contradict", file, k)
+		}
+	}
+	c := eagle3Config{}
+	count := func(key string, to *uint64) error {
+		v, ok := raw[key]
+		if !ok || string(v) == "null" {
+			return nil
+		}
+		n, err := strconv.ParseUint(strings.TrimSpace(string(v)), 10, 32)
+		if err != nil || n == 0 {
+			return fmt.Errorf("%s: key %q is %s; want a positive integer", file, key, v)
+		}
+		*to = n
+		return nil
+	}
+	if err := errors.Join(count("draft_vocab_size", &c.draftVocab), count("target_hidden_size", &c.targetHiddenSize)); err != nil {
+		return c, err
+	}
+	if v, ok := raw["tie_word_embeddings"]; ok && string(v) != "null" {
+		if err := json.Unmarshal(v, &c.tied); err != nil {
+			return c, fmt.Errorf("%s: key \"tie_word_embeddings\" is %s; want a boolean", file, v)
+		}
+	}
+	if v, ok := raw["torch_dtype"]; ok && string(v) != "null" {
+		if err := json.Unmarshal(v, &c.dtype); err != nil {
+			return c, fmt.Errorf("%s: key \"torch_dtype\" is %s; want a string", file, v)
+		}
+	}
+	// The midlayer is a LlamaDecoderLayer: model/ reads its shape as a
+	// Llama's, with transformers' LlamaConfig defaults.
+	raw["architectures"] = json.RawMessage(`["LlamaForCausalLM"]`)
+	raw["model_type"] = json.RawMessage(`"llama"`)
+	as, err := json.Marshal(raw)
+	if err != nil {
+		return c, fmt.Errorf("%s: %w", file, err)
+	}
+	a, err := model.ParseConfig(file, as)
+	if err != nil {
+		return c, err
+	}
+	if a.NumLayers != 1 {
+		// llama_eagle3.py:198-199.
+		return c, fmt.Errorf("%s: num_hidden_layers %d: SGLang's EAGLE-3 draft takes 1 layer (models/llama_eagle3.py:198-199)", file, a.NumLayers)
+	}
+	c.arch = a
+	if c.dtype == "" {
+		c.dtype = a.Dtype
+	}
+	return c, nil
+}
+
+// resolveEagle3Draft sizes an EAGLE-3 draft as SGLang's
+// LlamaForCausalLMEagle3 builds it (models/llama_eagle3.py at
+// v0.5.6.post2): fc, a replicated nn.Linear of 3 x hidden inputs
+// (:135-139); one midlayer, a LlamaDecoderLayer whose qkv_proj takes 2 x
+// hidden inputs (:54-62) with input_layernorm, post_attention_layernorm
+// and hidden_norm (:73); the final norm; an lm_head of draft_vocab_size
+// rows, unless the config ties it to the embedding or has no
+// draft_vocab_size, when the target's head is used (:206-216,
+// eagle_worker.py:156-165). Its embedding is replaced by the target's
+// (llama.py:720-731 set_embed).
+func (r *Resolved) resolveEagle3Draft(a *model.Arch, d *specDraft) error {
+	path := r.Spec.DraftModelPath
+	refuse := func(flag string, value any, format string, args ...any) error {
+		return settingErr(flag, value, format+"; membudget refuses it rather than size a serve SGLang would contradict", args...)
+	}
+	switch {
+	case path == "":
+		return settingErr("speculative-draft-model-path", "", "missing: SGLang's EAGLE3 loads its draft from it")
+	case !slices.Contains(eagle3Targets, firstArchOf(a)):
+		return refuse("speculative-algorithm", r.Spec.Algorithm, "an EAGLE-3 draft for %s is not modelled; membudget sizes it for %s", firstArchOf(a), strings.Join(eagle3Targets, ", "))
+	}
+	if st, err := os.Stat(path); err != nil || !st.IsDir() {
+		return settingErr("speculative-draft-model-path", path, "not a local directory: membudget reads the draft's config.json from a local directory only (a Hub id is not fetched for the draft)")
+	}
+	c, err := readEagle3Config(path)
+	if err != nil {
+		return settingErr("speculative-draft-model-path", path, "%v", err)
+	}
+	da := c.arch
+	switch {
+	case da.Hidden != a.Hidden:
+		return refuse("speculative-draft-model-path", path, "the draft's hidden_size %d differs from the target's %d: SGLang then keeps the draft's own embedding (llama.py:722-726), which is not modelled", da.Hidden, a.Hidden)
+	case c.targetHiddenSize != 0 && c.targetHiddenSize != a.Hidden:
+		return refuse("speculative-draft-model-path", path, "target_hidden_size %d differs from the target's hidden_size %d, which is not modelled", c.targetHiddenSize, a.Hidden)
+	}
+	el := r.DtypeBytes
+	if _, auto := r.Sources["dtype"]; auto {
+		// --dtype auto: the draft's ModelConfig takes its own torch_dtype
+		// (configs/model_config.py _get_and_verify_dtype).
+		switch c.dtype {
+		case "bfloat16", "float16":
+			el = 2
+		default:
+			return refuse("speculative-draft-model-path", path, "the draft's torch_dtype %q: with --dtype auto SGLang serves the draft in its own dtype, which membudget sizes for bfloat16 and float16; give --dtype", c.dtype)
+		}
+	}
+	kvEl := el
+	switch r.KVCacheDtype {
+	case "fp8_e4m3", "fp8_e5m2":
+		kvEl = 1
+	case "auto":
+		// The draft's own quant_config decides (model_runner.py:1627-1639),
+		// and the draft has none (quantization_config is refused): its
+		// dtype, whatever a ModelOpt target's kv_cache_quant_algo says.
+	default:
+		kvEl = r.KVDtypeBytes
+	}
+	tp := r.TPSize
+	if da.Heads%tp != 0 {
+		return settingErr("tp-size", tp, "does not divide the draft's %d attention heads (layers/linear.py:826)", da.Heads)
+	}
+	heads := da.Heads / tp
+	kv := model.KVHeadsPerRank(da, tp)
+	h, hd, inter := da.Hidden, da.HeadDim, budget.CeilDiv(da.Intermediate, tp)
+	d.Kind, d.Layers = "eagle3", 1
+	d.LayerCell = budget.SatMul(2*kv*hd, kvEl)
+	w := func(name string, n uint64) budget.Item {
+		return budget.Item{Name: "spec_draft." + name, Bytes: budget.SatMul(n, el)}
+	}
+	d.Weights = append(d.Weights,
+		w("fc", budget.SatMul(3*h, h)),
+		w("midlayer.self_attn.qkv_proj", budget.SatMul((heads+2*kv)*hd, 2*h)),
+		w("midlayer.self_attn.o_proj", budget.SatMul(heads*hd, h)),
+		w("midlayer.mlp.gate_up_proj", budget.SatMul(2*inter, h)),
+		w("midlayer.mlp.down_proj", budget.SatMul(inter, h)),
+		w("midlayer.input_layernorm", h), w("midlayer.post_attention_layernorm", h), w("midlayer.hidden_norm", h),
+		w("norm", h))
+	switch {
+	case c.tied || c.draftVocab == 0:
+		// The head is the embedding (tied) or the target's; without
+		// draft_vocab_size SGLang builds a head of vocab_size rows and
+		// replaces it (llama_eagle3.py:209-212).
+		if !c.tied {
+			d.Transient = append(d.Transient, w("lm_head.until_shared", budget.SatMul(vocabRowsPerRank(da.Vocab, tp), h)))
+		}
+	default:
+		d.Weights = append(d.Weights, w("lm_head", budget.SatMul(vocabRowsPerRank(c.draftVocab, tp), h)),
+			// d2t becomes hot_token_id, int64 on the device
+			// (llama_eagle3.py:240-244, eagle_worker.py:168-171).
+			budget.Item{Name: "spec_draft.hot_token_id", Bytes: budget.SatMul(c.draftVocab, 8)})
+	}
+	for i, t := range da.Rotary {
+		// get_rope shares a table whose key equals the target's;
+		// membudget does not read rope_theta to tell, and charges it.
+		rows := t.Positions
+		if r.Profile.RopeReserve {
+			rows = ropeReserveRows(rows, r.ContextLength)
+		}
+		d.Weights = append(d.Weights, budget.Item{Name: fmt.Sprintf("spec_draft.rotary_emb.%d.cos_sin_cache", i), Bytes: budget.SatMul(budget.SatMul(rows, t.Dim), 4)})
+	}
+	d.Transient = append(d.Transient, w("embed_tokens.until_shared", budget.SatMul(vocabRowsPerRank(da.Vocab, tp), h)))
+	return nil
+}
+
+// specHeadroom is the tokens v0.5.6.post2 adds to the target's pool for
+// the draft and verify tokens of every request: max_num_reqs x (steps x
+// top-k + draft tokens) + 100 (model_runner.py:1697-1713); 0 where the
+// release has it not.
+func (d *specDraft) headroom(maxNumReqs uint64) int64 {
+	if d == nil || !d.Headroom {
+		return 0
+	}
+	return int64(budget.SatAdd(budget.SatMul(maxNumReqs, budget.SatAdd(budget.SatMul(d.Steps, d.TopK), d.DraftTokens)), 100))
+}
+
+// reqExtra is what speculative decoding adds to every req_to_token row:
+// --speculative-num-draft-tokens (model_runner.py:1752-1755).
+func (d *specDraft) reqExtra() uint64 {
+	if d == nil {
+		return 0
+	}
+	return d.DraftTokens
+}
+
+// specItems is stage i's draft terms beside the budget: the draft's
+// weights, what it holds until it shares the target's embedding, its KV
+// pool of the target's token count plus the page of padding rows
+// (memory_pool.py:616-633), and in v0.5.6.x the target pool's headroom.
+func (ref *Reference) specItems(i int) []budget.Item {
+	d, st := ref.Serve.Draft, &ref.stages[i]
+	if d == nil || st.tokens <= 0 {
+		return nil
+	}
+	var items []budget.Item
+	for _, it := range slices.Concat(d.Weights, d.Transient) {
+		it.Term = budget.TermNonTorch
+		items = append(items, it)
+	}
+	items = append(items, budget.Item{Name: "spec_draft.kv_cache", Term: budget.TermNonTorch,
+		Bytes: budget.SatMul(budget.SatMul(uint64(st.tokens)+st.pageTokens, d.LayerCell), d.Layers)})
+	if st.headroom > 0 {
+		items = append(items, budget.Item{Name: "kv_cache.spec_headroom", Term: budget.TermNonTorch, Bytes: budget.SatMul(uint64(st.headroom), st.cell)})
+	}
+	return items
+}
+
+// addSpecPools adds the draft's tensors to the caching allocator's pools.
+func (ref *Reference) addSpecPools(p torchalloc.Pools, i int) torchalloc.Pools {
+	d, st := ref.Serve.Draft, &ref.stages[i]
+	if d == nil || st.tokens <= 0 {
+		return p
+	}
+	for _, it := range d.Weights {
+		p = p.Add(it.Bytes, 1)
+	}
+	per := budget.SatMul(uint64(st.tokens)+st.pageTokens, d.LayerCell)
+	if !d.MLA {
+		per /= 2 // a K and a V tensor per layer
+		p = p.Add(per, d.Layers)
+	}
+	return p.Add(per, d.Layers)
+}
+
+// draftKV is the K and V bytes of the draft's pool as SGLang
+// logs them (MLA: the latent in k, v 0); 0 without a draft.
+func (ref *Reference) draftKV() (k, v uint64) {
+	d, st := ref.Serve.Draft, &ref.stages[0]
+	if d == nil || st.tokens <= 0 {
+		return 0, 0
+	}
+	all := budget.SatMul(budget.SatMul(uint64(st.tokens)+st.pageTokens, d.LayerCell), d.Layers)
+	if d.MLA {
+		return all, 0
+	}
+	return all / 2, all / 2
+}
+
+// specLine is the launch line's speculative flags, as SGLang reads them
+// back.
+func (r Resolved) specLine() string {
+	if r.Draft == nil {
+		return ""
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, " --speculative-algorithm %s", r.Spec.Algorithm)
+	if r.Spec.DraftModelPath != "" {
+		fmt.Fprintf(&b, " --speculative-draft-model-path %s", shell.Quote(r.Spec.DraftModelPath))
+	}
+	fmt.Fprintf(&b, " --speculative-num-steps %d --speculative-eagle-topk %d --speculative-num-draft-tokens %d", r.Draft.Steps, r.Draft.TopK, r.Draft.DraftTokens)
+	return b.String()
+}
+
+// registerSpec registers the speculative flags membudget sizes, under
+// SGLang's names (server_args.py:3015-3061 at v0.5.6.post2).
+func (f *flagServe) registerSpec(fs *flag.FlagSet) {
+	fs.StringVar(&f.s.Spec.Algorithm, "speculative-algorithm", "", "SGLang's --speculative-algorithm: EAGLE3 (with --speculative-draft-model-path) or NEXTN (DeepSeek-V3's MTP layer; EAGLE on DeepSeek-V3 is the same); sized with --disable-cuda-graph")
+	for _, name := range []string{"speculative-draft-model-path", "speculative-draft-model"} {
+		fs.StringVar(&f.s.Spec.DraftModelPath, name, "", "SGLang's --speculative-draft-model-path (--speculative-draft-model): the EAGLE-3 draft's local directory")
+	}
+	fs.Var(&countFlag{v: &f.s.Spec.NumSteps, name: "speculative-num-steps"}, "speculative-num-steps", "SGLang's --speculative-num-steps (default: SGLang's choice for the architecture)")
+	fs.Var(&countFlag{v: &f.s.Spec.EagleTopK, name: "speculative-eagle-topk"}, "speculative-eagle-topk", "SGLang's --speculative-eagle-topk (default: SGLang's choice for the architecture)")
+	fs.Var(&countFlag{v: &f.s.Spec.NumDraftTokens, name: "speculative-num-draft-tokens"}, "speculative-num-draft-tokens", "SGLang's --speculative-num-draft-tokens (default: SGLang's choice; --speculative-num-steps + 1 at top-k 1)")
+}

@@ -1,0 +1,431 @@
+package sglang
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
+
+	"membudget/budget"
+	"membudget/engine"
+	"membudget/model"
+	"membudget/model/logs"
+)
+
+// eagle3Llama8B is yuhuili/EAGLE3-LLaMA3.1-Instruct-8B's config.json (the
+// Hub's, as published), the draft SGLang's docs pair with
+// Llama-3.1-8B-Instruct.
+const eagle3Llama8B = `{
+  "architectures": ["LlamaForCausalLMEagle3"],
+  "bos_token_id": 128000, "eos_token_id": 128001, "hidden_act": "silu",
+  "hidden_size": 4096, "initializer_range": 0.02, "intermediate_size": 14336,
+  "max_position_embeddings": 2048, "model_type": "llama",
+  "num_attention_heads": 32, "num_key_value_heads": 8, "num_hidden_layers": 1,
+  "pad_token_id": 0, "rms_norm_eps": 1e-05, "tie_word_embeddings": false,
+  "torch_dtype": "float16", "transformers_version": "4.28.1", "use_cache": true,
+  "vocab_size": 128256, "draft_vocab_size": 32000
+}`
+
+// draftDir writes config as a draft directory's config.json.
+func draftDir(t testing.TB, config string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "config.json"), []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// itemBytes is the bytes of the items named name in items.
+func itemBytes(items []budget.Item, name string) uint64 {
+	var n uint64
+	for _, it := range items {
+		if it.Name == name {
+			n += it.Bytes
+		}
+	}
+	return n
+}
+
+func TestSpecEagle3ByHand(t *testing.T) {
+	a := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
+	c := class(t, "h100-sxm-80g")
+	dir := draftDir(t, eagle3Llama8B)
+	s := Serve{Dtype: "bfloat16", DisableCudaGraph: true, Spec: Spec{Algorithm: "EAGLE3", DraftModelPath: dir}}
+	spec := ref(t, a, s, c, current)
+	r := spec.Serve
+
+	// The default fraction: 81080 MiB (floor of the class's bytes); 512 +
+	// 1.5 x 8192 (chunked prefill) + 2 x 256 (cuda_graph_max_bs) + 1024 /
+	// 8 (one rank) = 13440 MiB, above the 10 GiB floor; + 2048 for the
+	// draft = 15488; round((81080 - 15488) / 81080, 3) = round(0.80898) =
+	// 0.809.
+	if r.MemFractionStatic != 0.809 || r.ReservedMiB != 15488 {
+		t.Errorf("msf %v reserving %v MiB, want 0.809 reserving 15488", r.MemFractionStatic, r.ReservedMiB)
+	}
+	// LlamaForCausalLM: auto_choose_speculative_params' (5, 4, 8); 48
+	// requests.
+	if d := r.Draft; d.Steps != 5 || d.TopK != 4 || d.DraftTokens != 8 || r.MaxRunningRequests != 48 {
+		t.Errorf("steps %d top-k %d draft tokens %d, max-running-requests %d; want 5 4 8, 48", d.Steps, d.TopK, d.DraftTokens, r.MaxRunningRequests)
+	}
+
+	// The same serve without the draft at the same fraction holds what
+	// the rest holds; v0.5.6.post2 adds 48 x (5 x 4 + 8) + 100 = 1444
+	// tokens of headroom.
+	plain := ref(t, a, Serve{Dtype: "bfloat16", DisableCudaGraph: true, MemFractionStatic: 0.809}, c, current)
+	base := plain.Capacity().MaxTotalNumTokens
+	got := spec.Capacity()
+	if got.MaxTotalNumTokens != base+1444 {
+		t.Errorf("#tokens %d, want the plain pool's %d + 1444", got.MaxTotalNumTokens, base)
+	}
+	T := uint64(got.MaxTotalNumTokens)
+
+	// The draft's pool: one layer of 8 KV heads x 128 x 2 (K and V) x 2
+	// bytes = 4096 B a token, over T + 1 rows (the padding page).
+	wantKV := (T + 1) * 4096
+	// Its weights on the one rank, in bfloat16: fc 3 x 4096 x 4096;
+	// qkv_proj (32 + 2 x 8) x 128 outputs of 2 x 4096 inputs; o_proj 4096
+	// x 4096; gate_up 2 x 14336 x 4096; down 14336 x 4096; four norms of
+	// 4096; lm_head 32000 rows (a multiple of 64) x 4096; hot_token_id
+	// 32000 int64; the rotary table of 2048 positions grown to 131328
+	// rows (align128(131072 + 256)) x 128 x 4 bytes; the embedding,
+	// 128256 x 4096, until it is replaced by the target's.
+	items := spec.EvaluateStage(0, 1, 1).Items
+	for _, w := range []struct {
+		name  string
+		bytes uint64
+	}{
+		{"spec_draft.fc", 3 * 4096 * 4096 * 2},
+		{"spec_draft.midlayer.self_attn.qkv_proj", 48 * 128 * 8192 * 2},
+		{"spec_draft.midlayer.self_attn.o_proj", 4096 * 4096 * 2},
+		{"spec_draft.midlayer.mlp.gate_up_proj", 2 * 14336 * 4096 * 2},
+		{"spec_draft.midlayer.mlp.down_proj", 14336 * 4096 * 2},
+		{"spec_draft.midlayer.hidden_norm", 4096 * 2},
+		{"spec_draft.norm", 4096 * 2},
+		{"spec_draft.lm_head", 32000 * 4096 * 2},
+		{"spec_draft.hot_token_id", 32000 * 8},
+		{"spec_draft.rotary_emb.0.cos_sin_cache", 131328 * 128 * 4},
+		{"spec_draft.embed_tokens.until_shared", 128256 * 4096 * 2},
+		{"spec_draft.kv_cache", wantKV},
+		// 1444 tokens of the target's 32 layers x 4096 B.
+		{"kv_cache.spec_headroom", 1444 * 32 * 4096},
+		// 48 rows of 131072 + 4 + 8 int32.
+		{"req_to_token", 48 * (131072 + 4 + 8) * 4},
+	} {
+		if g := itemBytes(items, w.name); g != w.bytes {
+			t.Errorf("%s: %d B, want %d", w.name, g, w.bytes)
+		}
+	}
+	line := fmt.Sprintf("KV Cache is allocated. #tokens: %d, K size: %.2f GB, V size: %.2f GB", T, float64(wantKV/2)/(1<<30), float64(wantKV/2)/(1<<30))
+	if lines := got.LogLines(); len(lines) != 3 || lines[1] != line {
+		t.Errorf("log lines %q, want the draft's %q second", lines, line)
+	}
+	if !strings.Contains(got.LogLines()[2], "max_running_requests=48,") {
+		t.Errorf("scheduler line %q, want max_running_requests=48", got.LogLines()[2])
+	}
+}
+
+func TestSpecNextNByHand(t *testing.T) {
+	a := shipped(t)["deepseek-ai__DeepSeek-V3"]
+	c := class(t, "h200")
+	spec := ref(t, a, Serve{TPSize: 8, DisableCudaGraph: true, Spec: Spec{Algorithm: "NEXTN"}}, c, current)
+	r := spec.Serve
+	// 143165 MiB; 512 + 12288 + 2 x 512 (TP8's cuda_graph_max_bs) + 8 /
+	// 8 x 1024 = 14848; + 2048 = 16896; round(126269 / 143165, 3) = 0.882.
+	if r.MemFractionStatic != 0.882 {
+		t.Errorf("msf %v, want 0.882", r.MemFractionStatic)
+	}
+	// DeepseekV3ForCausalLM: (3, 1, 4), and 4 = 3 + 1 at top-k 1.
+	if d := r.Draft; d.Steps != 3 || d.TopK != 1 || d.DraftTokens != 4 || d.Kind != "mtp" || d.Layers != 1 {
+		t.Errorf("draft %+v, want mtp of 1 layer, 3 steps, top-k 1, 4 draft tokens", *d)
+	}
+	plain := ref(t, a, Serve{TPSize: 8, DisableCudaGraph: true, MemFractionStatic: 0.882}, c, current)
+	base := plain.Capacity().MaxTotalNumTokens
+	got := spec.Capacity()
+	// 48 x (3 x 1 + 4) + 100 = 436 tokens of headroom.
+	if got.MaxTotalNumTokens != base+436 {
+		t.Errorf("#tokens %d, want %d + 436", got.MaxTotalNumTokens, base)
+	}
+	T := uint64(got.MaxTotalNumTokens)
+	items := spec.EvaluateStage(0, 1, 1).Items
+	// The MTP layer's latent: (512 + 64) x 2 bytes over T + 1 rows; the
+	// layer's tensors as the target's last layer (60) holds them; eh_proj
+	// 2 x 7168 x 7168 x 2; the embedding and head, 129280 rows / 8 x 7168
+	// x 2 each, until shared.
+	var layer60 uint64
+	for _, it := range spec.stages[0].weights {
+		if strings.HasPrefix(it.Name, "model.layers.60.") {
+			layer60 += it.Bytes
+		}
+	}
+	var decoder uint64
+	for _, it := range items {
+		if strings.HasPrefix(it.Name, "spec_draft.decoder.") {
+			decoder += it.Bytes
+		}
+	}
+	if decoder != layer60 || decoder == 0 {
+		t.Errorf("the MTP decoder layer: %d B, want layer 60's %d", decoder, layer60)
+	}
+	for _, w := range []struct {
+		name  string
+		bytes uint64
+	}{
+		{"spec_draft.kv_cache", (T + 1) * 576 * 2},
+		{"spec_draft.eh_proj", 2 * 7168 * 7168 * 2},
+		{"spec_draft.embed_tokens.until_shared", 129280 / 8 * 7168 * 2},
+		{"spec_draft.lm_head.until_shared", 129280 / 8 * 7168 * 2},
+		{"kv_cache.spec_headroom", 436 * 61 * 576 * 2},
+	} {
+		if g := itemBytes(items, w.name); g != w.bytes {
+			t.Errorf("%s: %d B, want %d", w.name, g, w.bytes)
+		}
+	}
+	line := fmt.Sprintf("KV Cache is allocated. #tokens: %d, KV size: %.2f GB", T, float64((T+1)*1152)/(1<<30))
+	if lines := got.LogLines(); len(lines) != 3 || lines[1] != line {
+		t.Errorf("log lines %q, want the draft's %q second", lines, line)
+	}
+}
+
+// TestSpecReleases pins what changed between the releases read: the
+// headroom is gone from v0.5.7 (PR #15748), and from v0.5.8 a target
+// auto_choose_speculative_params does not name gets (3, 1, 4).
+func TestSpecReleases(t *testing.T) {
+	a := shipped(t)["Qwen__Qwen3-8B"]
+	c := class(t, "h100-sxm-80g")
+	dir := draftDir(t, eagle3Llama8B) // Qwen3-8B's hidden size is 4096 too
+	for _, tc := range []struct {
+		release          string
+		steps, topk, tok uint64
+		headroom         int64
+	}{
+		// 48 x (5 x 4 + 8) + 100.
+		{"v0.5.6.post2", 5, 4, 8, 1444},
+		{"v0.5.6.post3", 5, 4, 8, 1444},
+		{"v0.5.7", 5, 4, 8, 0},
+		{"v0.5.8", 3, 1, 4, 0},
+		{"v0.5.8.post1", 3, 1, 4, 0},
+	} {
+		p := mustProfile(tc.release)
+		spec := ref(t, a, Serve{Dtype: "bfloat16", DisableCudaGraph: true, MemFractionStatic: 0.8, Spec: Spec{Algorithm: "EAGLE3", DraftModelPath: dir}}, c, p)
+		plain := ref(t, a, Serve{Dtype: "bfloat16", DisableCudaGraph: true, MemFractionStatic: 0.8}, c, p)
+		d := spec.Serve.Draft
+		if d.Steps != tc.steps || d.TopK != tc.topk || d.DraftTokens != tc.tok {
+			t.Errorf("%s: (%d, %d, %d), want (%d, %d, %d)", tc.release, d.Steps, d.TopK, d.DraftTokens, tc.steps, tc.topk, tc.tok)
+		}
+		if g := spec.Capacity().MaxTotalNumTokens - plain.Capacity().MaxTotalNumTokens; g != tc.headroom {
+			t.Errorf("%s: the pool grew by %d tokens, want %d", tc.release, g, tc.headroom)
+		}
+	}
+}
+
+func TestSpecRefusals(t *testing.T) {
+	archs := shipped(t)
+	llama, dsv3 := archs["meta-llama__Llama-3.1-8B-Instruct"], archs["deepseek-ai__DeepSeek-V3"]
+	h100, b200 := class(t, "h100-sxm-80g"), class(t, "b200")
+	dir := draftDir(t, eagle3Llama8B)
+	biased := draftDir(t, strings.Replace(eagle3Llama8B, `"use_cache": true`, `"attention_bias": true`, 1))
+	wide := draftDir(t, strings.Replace(eagle3Llama8B, `"hidden_size": 4096`, `"hidden_size": 5120`, 1))
+	eagle3 := func(s Serve) Serve {
+		s.DisableCudaGraph, s.Spec.Algorithm = true, "EAGLE3"
+		if s.Spec.DraftModelPath == "" {
+			s.Spec.DraftModelPath = dir
+		}
+		return s
+	}
+	for _, tc := range []struct {
+		name      string
+		a         *model.Arch
+		c         budget.Class
+		p         Profile
+		s         Serve
+		flag      string
+		substring string
+	}{
+		{"graphs on", llama, h100, current, Serve{Spec: Spec{Algorithm: "EAGLE3", DraftModelPath: dir}}, "speculative-algorithm", "pass --disable-cuda-graph"},
+		{"standalone", llama, h100, current, Serve{DisableCudaGraph: true, Spec: Spec{Algorithm: "STANDALONE"}}, "speculative-algorithm", "standalone draft model"},
+		{"ngram", llama, h100, current, Serve{DisableCudaGraph: true, Spec: Spec{Algorithm: "NGRAM"}}, "speculative-algorithm", "n-gram"},
+		{"lower case", llama, h100, current, Serve{DisableCudaGraph: true, Spec: Spec{Algorithm: "eagle3"}}, "speculative-algorithm", "EAGLE, EAGLE3, NEXTN, STANDALONE and NGRAM"},
+		{"an unread release", llama, h100, r049, eagle3(Serve{}), "speculative-algorithm", "not for SGLang v0.4.9.post2"},
+		{"pipeline stages", llama, h100, current, eagle3(Serve{PPSize: 2}), "pp-size", "not compatible with speculative decoding"},
+		{"online quantization", llama, h100, current, eagle3(Serve{Quantization: "fp8"}), "quantization", "quantizes the draft too"},
+		{"steps without the algorithm", llama, h100, current, Serve{Spec: Spec{NumSteps: 3}}, "speculative-num-steps", "without --speculative-algorithm"},
+		{"top-k without steps", llama, h100, current, eagle3(Serve{Spec: Spec{EagleTopK: 2}}), "speculative-eagle-topk", "without --speculative-num-steps"},
+		{"steps without top-k", llama, h100, current, eagle3(Serve{Spec: Spec{NumSteps: 3}}), "speculative-eagle-topk", "while it is None"},
+		{"top-k 4 without draft tokens", llama, h100, current, eagle3(Serve{Spec: Spec{NumSteps: 3, EagleTopK: 4}}), "speculative-num-draft-tokens", "missing with --speculative-eagle-topk 4"},
+		{"top-k above 1 on pages of 16 with triton", llama, h100, current, eagle3(Serve{PageSize: 16, AttentionBackend: "triton"}), "speculative-eagle-topk", "unless --attention-backend is flashinfer or fa3"},
+		{"top-k above 1 with trtllm_mha", llama, b200, current, eagle3(Serve{AttentionBackend: "trtllm_mha"}), "speculative-eagle-topk", "takes top-k 1"},
+		{"the default backend on B200", llama, b200, current, eagle3(Serve{}), "attention-backend", "pass --attention-backend"},
+		{"EAGLE-1", llama, h100, current, Serve{DisableCudaGraph: true, Spec: Spec{Algorithm: "EAGLE", DraftModelPath: dir}}, "speculative-algorithm", "EAGLE-1 draft"},
+		{"NEXTN without MTP layers", llama, h100, current, Serve{DisableCudaGraph: true, Spec: Spec{Algorithm: "NEXTN"}}, "speculative-algorithm", "membudget sizes DeepSeek-V3's"},
+		{"NEXTN from another checkpoint", dsv3, class(t, "h200"), current, Serve{TPSize: 8, DisableCudaGraph: true, Spec: Spec{Algorithm: "NEXTN", DraftModelPath: dir}}, "speculative-algorithm", "its own checkpoint"},
+		{"EAGLE3 without a draft", llama, h100, current, Serve{DisableCudaGraph: true, Spec: Spec{Algorithm: "EAGLE3"}}, "speculative-draft-model-path", "missing"},
+		{"EAGLE3 on DeepSeek-V3", dsv3, class(t, "h200"), current, eagle3(Serve{TPSize: 8}), "speculative-algorithm", "EAGLE-3 draft for DeepseekV3ForCausalLM"},
+		{"a Hub id", llama, h100, current, eagle3(Serve{Spec: Spec{DraftModelPath: "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B"}}), "speculative-draft-model-path", "not a local directory"},
+		{"a biased draft", llama, h100, current, eagle3(Serve{Spec: Spec{DraftModelPath: biased}}), "speculative-draft-model-path", `key "attention_bias"`},
+		{"a wider draft", llama, h100, current, eagle3(Serve{Spec: Spec{DraftModelPath: wide}}), "speculative-draft-model-path", "hidden_size 5120 differs from the target's 4096"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := NewReference(tc.a, tc.s, tc.c, tc.p)
+			var se *engine.SettingError
+			if !errors.As(err, &se) {
+				t.Fatalf("err %v, want a *engine.SettingError", err)
+			}
+			if se.Flag != tc.flag || !strings.Contains(se.Error(), tc.substring) {
+				t.Errorf("%v, want --%s saying %q", err, tc.flag, tc.substring)
+			}
+		})
+	}
+}
+
+// TestSpecLaunchLineReadBack reads the printed launch line back and sizes
+// it again: the same pool, the same draft.
+func TestSpecLaunchLineReadBack(t *testing.T) {
+	a := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
+	c := class(t, "h100-sxm-80g")
+	dir := draftDir(t, eagle3Llama8B)
+	first := ref(t, a, Serve{Dtype: "bfloat16", DisableCudaGraph: true, Spec: Spec{Algorithm: "EAGLE3", DraftModelPath: dir, NumSteps: 3, EagleTopK: 1}}, c, current)
+	line := Command("meta-llama/Llama-3.1-8B-Instruct", "", first.Serve)
+	want := " --speculative-algorithm EAGLE3 --speculative-draft-model-path " + dir + " --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4"
+	if !strings.HasSuffix(line, want) {
+		t.Fatalf("launch line %q, want it to end %q", line, want)
+	}
+	f := Engine{}.NewServe().(*flagServe)
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var modelPath string
+	f.Register(fs, &modelPath)
+	args := strings.Fields(line)[3:] // past python -m sglang.launch_server
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	again := ref(t, a, f.s, c, current)
+	if diff := cmp.Diff(first.Capacity(), again.Capacity()); diff != "" {
+		t.Errorf("read back (-first +again):\n%s", diff)
+	}
+	if diff := cmp.Diff(first.EvaluateStage(0, 4, 1000).Items, again.EvaluateStage(0, 4, 1000).Items); diff != "" {
+		t.Errorf("read back items (-first +again):\n%s", diff)
+	}
+}
+
+// TestPropertyDraftNeverGrowsTargetPool: adding an EAGLE-3 or MTP draft
+// to a serve never grows the tokens the target's pool keeps for
+// sequences (at the same given fraction, or at SGLang's default, which
+// reserves 2 GiB more), and from v0.5.7 never grows the pool SGLang
+// logs; what the GPU holds never shrinks.
+func TestPropertyDraftNeverGrowsTargetPool(t *testing.T) {
+	archs := shipped(t)
+	dir := draftDir(t, eagle3Llama8B)
+	targets := []struct {
+		a    *model.Arch
+		spec Spec
+		tps  []uint64
+	}{
+		{archs["meta-llama__Llama-3.1-8B-Instruct"], Spec{Algorithm: "EAGLE3", DraftModelPath: dir}, []uint64{1, 2, 4, 8}},
+		{archs["Qwen__Qwen3-8B"], Spec{Algorithm: "EAGLE3", DraftModelPath: dir}, []uint64{1, 2, 4, 8}},
+		{archs["deepseek-ai__DeepSeek-V3"], Spec{Algorithm: "NEXTN"}, []uint64{8}},
+	}
+	classes := []budget.Class{class(t, "h100-sxm-80g"), class(t, "h200"), class(t, "a100-80g"), class(t, "rtx-4090")}
+	rapid.Check(t, func(t *rapid.T) {
+		tg := rapid.SampledFrom(targets).Draw(t, "target")
+		c := rapid.SampledFrom(classes).Draw(t, "class")
+		p := mustProfile(rapid.SampledFrom(specReleases).Draw(t, "release"))
+		// 48 requests, speculative decoding's default, in both: the
+		// plain serve's derived req_to_token rows are not the draft's.
+		s := Serve{DisableCudaGraph: true, Dtype: "bfloat16", MaxRunningRequests: 48, TPSize: rapid.SampledFrom(tg.tps).Draw(t, "tp")}
+		if rapid.Bool().Draw(t, "given fraction") {
+			s.MemFractionStatic = float64(rapid.IntRange(50, 95).Draw(t, "msf")) / 100
+		}
+		sp := tg.spec
+		if rapid.Bool().Draw(t, "given counts") {
+			sp.NumSteps = rapid.Uint64Range(1, 8).Draw(t, "steps")
+			sp.EagleTopK = rapid.Uint64Range(1, 8).Draw(t, "topk")
+			sp.NumDraftTokens = rapid.Uint64Range(2, 64).Draw(t, "draft tokens")
+		}
+		plain, err := NewReference(tg.a, s, c, p)
+		if err != nil {
+			t.Skip(err) // the target alone does not load here
+		}
+		s.Spec = sp
+		spec, err := NewReference(tg.a, s, c, p)
+		if err != nil {
+			t.Fatalf("the draft refused where the target is sized: %v", err)
+		}
+		if plain.Capacity().Starts && spec.stages[0].capacity > plain.stages[0].capacity {
+			t.Fatalf("the sequences' share grew from %d to %d tokens", plain.stages[0].capacity, spec.stages[0].capacity)
+		}
+		if !older(p, Profile{Name: specHeadroomUntil}) && spec.Capacity().MaxTotalNumTokens > plain.Capacity().MaxTotalNumTokens {
+			t.Fatalf("%s: the pool grew from %d to %d tokens", p.Name, plain.Capacity().MaxTotalNumTokens, spec.Capacity().MaxTotalNumTokens)
+		}
+		if pf, sf := plain.EvaluateStage(0, 1, 1).Footprint, spec.EvaluateStage(0, 1, 1).Footprint; spec.Capacity().Starts && sf.Beside < pf.Beside {
+			t.Fatalf("what stands beside the budget shrank from %d to %d", pf.Beside, sf.Beside)
+		}
+	})
+}
+
+// TestSpecItemGroups: the report sums the MTP draft's decoder layer into
+// one line beside the budget, and none of it into the target's weights.
+func TestSpecItemGroups(t *testing.T) {
+	for _, tc := range []struct {
+		it   budget.Item
+		want string
+	}{
+		{budget.Item{Name: "spec_draft.decoder.self_attn.w_kc", Term: budget.TermNonTorch}, "spec_draft.decoder"},
+		{budget.Item{Name: "spec_draft.decoder.mlp.experts.w13_weight", Term: budget.TermNonTorch}, "spec_draft.decoder"},
+		{budget.Item{Name: "model.layers.60.self_attn.w_kc", Term: budget.TermWeights}, "weights.mla_w_kc_w_vc"},
+		{budget.Item{Name: "spec_draft.kv_cache", Term: budget.TermNonTorch}, "spec_draft.kv_cache"},
+		{budget.Item{Name: "spec_draft.rotary_emb.0.cos_sin_cache", Term: budget.TermNonTorch}, "spec_draft.rotary_emb.0.cos_sin_cache"},
+	} {
+		if got := itemGroup(tc.it); got != tc.want {
+			t.Errorf("itemGroup(%s) = %s, want %s", tc.it.Name, got, tc.want)
+		}
+	}
+}
+
+// TestSpecLogRefused: explain refuses a log whose server_args name a
+// speculative algorithm, rather than read the draft's pool as the
+// target's; None is a serve without it.
+func TestSpecLogRefused(t *testing.T) {
+	for _, tc := range []struct {
+		value   string
+		literal logs.Literal
+		refused bool
+	}{
+		{"EAGLE3", logs.LiteralString, true},
+		{"EAGLE", logs.LiteralString, true},
+		{"None", logs.LiteralNone, false},
+	} {
+		l := &logs.Log{Settings: []logs.Setting{
+			{Key: "speculative_algorithm", LoggedKey: "speculative_algorithm", Value: tc.value, Literal: tc.literal, Source: logs.SourceServerArgs, Line: 3},
+		}}
+		_, err := buildServe(l, Serve{}, nil)
+		if got := err != nil && strings.Contains(err.Error(), "speculative_algorithm="+tc.value+" (line 3): a speculative-decoding serve's log is not explained"); got != tc.refused {
+			t.Errorf("speculative_algorithm=%s: %v, want refused %v", tc.value, err, tc.refused)
+		}
+	}
+}
+
+// TestSpecDraftKVDtype: the EAGLE-3 draft's cell follows --kv-cache-dtype
+// when it is given, and the draft's own dtype under auto: 8 KV heads x
+// 128 x 2 (K and V) x the element.
+func TestSpecDraftKVDtype(t *testing.T) {
+	a := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
+	c := class(t, "h100-sxm-80g")
+	dir := draftDir(t, eagle3Llama8B)
+	for _, tc := range []struct {
+		kv   string
+		cell uint64
+	}{{"auto", 8 * 128 * 2 * 2}, {"fp8_e4m3", 8 * 128 * 2 * 1}, {"fp8_e5m2", 8 * 128 * 2 * 1}, {"bf16", 8 * 128 * 2 * 2}} {
+		r := ref(t, a, Serve{KVCacheDtype: tc.kv, DisableCudaGraph: true, Spec: Spec{Algorithm: "EAGLE3", DraftModelPath: dir}}, c, current)
+		if got := r.Serve.Draft.LayerCell; got != tc.cell {
+			t.Errorf("--kv-cache-dtype %s: the draft's cell %d B, want %d", tc.kv, got, tc.cell)
+		}
+	}
+}
