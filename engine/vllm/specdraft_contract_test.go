@@ -35,6 +35,7 @@ func TestContractWithEAGLE3(t *testing.T) {
 	}
 	eagle := `{"method": "eagle", "model": "` + vllm.WriteEagleDraft(t) + `", "num_speculative_tokens": 2}`
 	flags = append(flags, []string{"--speculative-config", eagle, "--enforce-eager", "--vllm-version", "0.21.0", "--tensor-parallel-size", "2"})
+	flags = append(flags, []string{"--speculative-config", eagle, "--enforce-eager", "--tensor-parallel-size", "2"}) // the V2 speculator on main
 	for _, args := range flags {
 		if enginetest.Check(t, vllm.Engine{}, enginetest.Case{Model: models["meta-llama__Llama-3.1-8B-Instruct"], Class: c, Args: args}) == nil {
 			t.Errorf("%v: not sized", args)

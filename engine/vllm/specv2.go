@@ -8,10 +8,11 @@ import (
 	"membudget/model"
 )
 
-// This file sizes an EAGLE-3 draft on the V2 model runner, whose speculator
+// This file sizes an EAGLE-3 or EAGLE draft on the V2 model runner, whose speculator
 // (vllm/v1/worker/gpu/spec_decode/) replaces the V1 proposer there: the
 // draft's weights and KV cache layers are the V1 runner's (specdraft.go:
-// the speculator's load_model builds the same Eagle3LlamaForCausalLM and
+// the speculator's load_model builds the same Eagle3LlamaForCausalLM or
+// EagleLlamaForCausalLM and
 // shares the target's embedding and LM head by the same rule,
 // spec_decode/eagle/utils.py:12-26, 36-100, inside the target's measured
 // load, model_runner.py:345-378; get_kv_cache_spec walks the same
@@ -34,7 +35,7 @@ import (
 // the speculator's propose with dummy_run and is_profile (:712-755), eager
 // (need_eager=is_profile, autoregressive/speculator.py:282-290), while
 // _dummy_run still holds the target's hidden states and EAGLE-3's three
-// auxiliary hidden states (:702-707). The auxiliary states are new
+// auxiliary hidden states (:702-707; EAGLE-1 reads none, :240-242). The auxiliary states are new
 // tensors (hidden_states + residual, interfaces.py:1499-1509) taken after
 // layers 2, L/2 and L-3 (:1578-1600), so all three are alive through the
 // target's last layers (llama.py:420-430). What is alive at each point
@@ -54,7 +55,7 @@ func specV2Read(p Profile) bool {
 
 // specV2Refusal is the refusal of a draft of method on the V2 model runner
 // of profile p that membudget does not size, nil where it is sized: an
-// EAGLE-3 draft under a release whose speculator was read.
+// EAGLE or EAGLE-3 draft under a release whose speculator was read.
 func specV2Refusal(method string, p Profile, a *model.Arch) error {
 	name := draftName(method)
 	const tail = "; membudget refuses it rather than size a serve vLLM would contradict"
@@ -63,12 +64,6 @@ func specV2Refusal(method string, p Profile, a *model.Arch) error {
 		return settingErr("speculative-config", method, "an %s draft on the V2 model runner, which runs %s there: not modelled for %s, whose speculator and CUDA-graph reservation for it (PR #53306) membudget has not read (it sizes the V2 speculator of vLLM main d18bb7b and 0.28)%s", name, a.Source, p.Describes, tail)
 	case !specV2Read(p):
 		return settingErr("speculative-config", method, "an %s draft on the V2 model runner, which runs %s there (vllm/config/vllm.py:2397-2408 keeps eagle and eagle3 on it): not modelled for %s, whose V2 speculator (vllm/v1/worker/gpu/spec_decode/, running EAGLE from PR #29300) membudget has not read at that release (it sizes the V2 speculator of vLLM main d18bb7b and 0.28)%s", name, a.Source, p.Describes, tail)
-	case method == "eagle":
-		// EagleLlamaForCausalLM concatenates the embeddings and the
-		// target's last hidden state and runs its fc inside the forward
-		// pass (llama_eagle.py:95-115): what that holds beside the
-		// target's hidden states in the dummy propose was not placed.
-		return settingErr("speculative-config", method, "an EAGLE draft on the V2 model runner, which runs %s there: the profile run's dummy propose of an EAGLE-1 draft (its fc over the concatenated embeddings and target hidden states beside the target's hidden states, llama_eagle.py:95-115) is not placed for %s (membudget sizes EAGLE-3 drafts there)%s", a.Source, p.Describes, tail)
 	}
 	return nil
 }
@@ -146,7 +141,7 @@ const eagle3AuxStates = 3
 // (cuBLAS workspaces and the like, the same at every point): the largest
 // of what is alive at four points, with T tokens, R = min(max_num_seqs,
 // T) dummy requests, H the hidden size (the draft's equals the target's)
-// and h = T x H x dtype:
+// and h = T x H x dtype. For EAGLE-3:
 //  1. the target's forward pass (perToken bytes a token) in its last
 //     layers, with the three auxiliary states alive: T x perToken + 3h;
 //  2. combine_hidden_states: the target's output h, the auxiliary states
@@ -164,6 +159,18 @@ const eagle3AuxStates = 3
 //     (Eagle3LlamaForCausalLM.compute_logits, llama_eagle3.py:335-357,
 //     which always maps through draft_id_to_target_id).
 //
+// For EAGLE-1 (EagleLlamaForCausalLM, llama_eagle.py:107-121), propose
+// hands the draft the target's output itself:
+//  1. the target's forward pass alone: T x perToken;
+//  2. the draft's fc: the target's output h, the draft's input_embeds h,
+//     their torch.cat 2h and fc's output h: 5h;
+//  3. the draft's layers beside the target's output and input_embeds: 2h
+//     + T x the drafter's bytes a token;
+//  4. its logits through the target's LM head (LlamaForCausalLM.
+//     compute_logits, llama.py:529-534): beside the target's output and
+//     the draft's, R x H sampled rows and R x the target's vocabulary
+//     padded to 64.
+//
 // The draft's decode steps run R tokens each after its prefill's output is
 // freed, below point 4; the sampler runs once the auxiliary states are
 // freed, as without the draft ([peakItemsAt]).
@@ -174,11 +181,20 @@ func specV2ProfileBytes(a *model.Arch, r *Resolved, perToken uint64) uint64 {
 	mul, add := budget.SatMul, budget.SatAdd
 	h := mul(mul(t, a.Hidden), el)
 	reqs := min(r.MaxNumSeqs, t)
+	layers := mul(t, draftForwardBytesPerToken(d, r.TensorParallelSize, el))
+	rows := mul(mul(reqs, d.Hidden), el)
+	if d.Method == "eagle" {
+		forward := mul(t, perToken)
+		fc := mul(5, h)
+		draft := add(mul(2, h), layers)
+		logits := add(add(mul(2, h), rows), mul(mul(reqs, budget.RoundUp(a.Vocab, vocabPadding)), el))
+		return max(forward, fc, draft, logits)
+	}
 	forward := add(mul(t, perToken), mul(eagle3AuxStates, h))
 	combine := mul(2+2*eagle3AuxStates, h)
 	held := mul(2+eagle3AuxStates, h)
-	draft := add(held, mul(t, draftForwardBytesPerToken(d, r.TensorParallelSize, el)))
-	logits := add(add(held, h), mul(mul(reqs, d.Hidden), el))
+	draft := add(held, layers)
+	logits := add(add(held, h), rows)
 	logits = add(logits, mul(mul(reqs, budget.RoundUp(d.DraftVocab, vocabPadding)), el))
 	logits = add(logits, mul(2*8, d.DraftVocab))
 	logits = add(logits, mul(mul(reqs, d.Vocab), el))
@@ -257,6 +273,10 @@ func (sz *Sizing) specV2Settings() []string {
 	if !onV2Speculator(sz.Serve) {
 		return nil
 	}
-	return []string{fmt.Sprintf("V2 speculator: %s of buffers (the max_num_batched_tokens x hidden hidden states and the per-request inputs, off the KV cache as consumed memory); its dummy propose in the profile run, beside the target's hidden states and %d auxiliary ones, adds %s to the torch peak",
-		engine.GiB(sz.specV2Item("v2_draft_buffers")), eagle3AuxStates, engine.GiB(sz.specV2Item("draft_profile_run")))}
+	beside := fmt.Sprintf("the target's hidden states and %d auxiliary ones", eagle3AuxStates)
+	if sz.Serve.Spec.Draft.Method == "eagle" {
+		beside = "the target's hidden states"
+	}
+	return []string{fmt.Sprintf("V2 speculator: %s of buffers (the max_num_batched_tokens x hidden hidden states and the per-request inputs, off the KV cache as consumed memory); its dummy propose in the profile run, beside %s, adds %s to the torch peak",
+		engine.GiB(sz.specV2Item("v2_draft_buffers")), beside, engine.GiB(sz.specV2Item("draft_profile_run")))}
 }

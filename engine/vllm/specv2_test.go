@@ -92,6 +92,42 @@ func TestSpecV2ByHand(t *testing.T) {
 	}
 }
 
+// TestSpecV2EagleByHand: Llama-3.1-8B-Instruct with the shipped EAGLE-1
+// draft (EAGLE-LLaMA3-Instruct-8B: one layer, hidden 4096, 32/8 heads of
+// 128, intermediate 14336), k = 3, on vLLM main, eager, T = 8192, N =
+// 256, bf16, TP 1, h = 67108864 B:
+//
+// The buffers are EAGLE-3's (TestSpecV2ByHand): 67230732 B.
+//
+// The profile run: 1. the target's forward pass alone, 973078528 (no
+// auxiliary states: EAGLE-1 reads the last hidden state only); 2. the
+// draft's fc, 5h = 335544320; 3. the draft's layer, (4 x 4096 + max(2 x
+// 32 x 128 + 2 x 8 x 128, 3 x 14336)) x 2 = (16384 + 43008) x 2 = 118784
+// B a token, 973078528 over 8192 tokens, beside 2h: 1107296256; 4. the
+// logits: 2h + 256 x 4096 x 2 + 256 x 128256 x 2 = 134217728 + 2097152 +
+// 65667072 = 201981952. The largest is 3, 2h above the forward pass:
+// 134217728 B.
+func TestSpecV2EagleByHand(t *testing.T) {
+	a := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
+	s := Serve{MaxModelLen: 8192, MaxNumSeqs: 256, MaxNumBatchedTokens: 8192, EnforceEager: true, SpeculativeConfig: eagleSpec(WriteEagleDraft(t))}
+	r, err := Resolve(s, a, bigClass, current)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]uint64{}
+	for _, it := range peakItems(a, &r, stageOf(&r, 0)) {
+		got[it.Name] = it.Bytes
+	}
+	want := map[string]uint64{"v2_draft_buffers": 67230732, "draft_profile_run": 134217728, "activation_peak": 973078528 + profileResidualV1, "sampler_logits": 0, "draft_buffers": 0}
+	sub := map[string]uint64{}
+	for name := range want {
+		sub[name] = got[name]
+	}
+	if diff := cmp.Diff(want, sub); diff != "" {
+		t.Errorf("items (-want +got):\n%s", diff)
+	}
+}
+
 // kvShapeAt is kvShapeOf under profile p.
 func kvShapeAt(t testing.TB, a *model.Arch, s Serve, p Profile) kvShape {
 	t.Helper()
@@ -129,8 +165,8 @@ func TestSpecV2Refusals(t *testing.T) {
 			[]string{"not modelled for vLLM 0.27.1", "has not read at that release"}},
 		{"0.29", mustProfile("0.29.0"), Serve{EnforceEager: true, SpeculativeConfig: eagle3Spec(dir)}, "speculative-config",
 			[]string{"not modelled for vLLM 0.29.0", "PR #53306"}},
-		{"EAGLE-1 on main", current, Serve{EnforceEager: true, SpeculativeConfig: `{"method": "eagle", "model": "` + WriteEagleDraft(t) + `", "num_speculative_tokens": 2}`}, "speculative-config",
-			[]string{"EAGLE-1 draft", "llama_eagle.py:95-115", "membudget sizes EAGLE-3 drafts there"}},
+		{"EAGLE-1 with graphs on main", current, Serve{SpeculativeConfig: eagleSpec(WriteEagleDraft(t))}, "speculative-config",
+			[]string{"the EAGLE drafter's CUDA graphs on the V2 model runner", "pass --enforce-eager"}},
 		{"other auxiliary layers", current, Serve{EnforceEager: true, SpeculativeConfig: eagle3Spec(writeDraftDir(t, `{"architectures": ["LlamaForCausalLMEagle3"], "hidden_size": 4096, "eagle_aux_hidden_state_layer_ids": [1, 15, 28]}`, eagle3Checkpoint))}, "speculative-config",
 			[]string{`"eagle_aux_hidden_state_layer_ids"`}},
 	}
@@ -150,12 +186,12 @@ func TestSpecV2Refusals(t *testing.T) {
 	}
 }
 
-// TestV2DraftNeverShrinksFootprint: adding an EAGLE-3 draft to a serve on
+// TestV2DraftNeverShrinksFootprint: adding an EAGLE-3 or EAGLE draft to a serve on
 // the V2 runner never shrinks a term of the footprint, and grows the
 // ledger (the draft's weights at least).
 func TestV2DraftNeverShrinksFootprint(t *testing.T) {
 	models := shipped(t)
-	dir := WriteEagle3Draft(t)
+	dirs := map[string]string{"eagle3": WriteEagle3Draft(t), "eagle": WriteEagleDraft(t)}
 	names := []string{"meta-llama__Llama-3.1-8B-Instruct", "Qwen__Qwen3-8B"}
 	profiles := []Profile{current, mustProfile("0.28.0")}
 	rapid.Check(t, func(t *rapid.T) {
@@ -172,7 +208,8 @@ func TestV2DraftNeverShrinksFootprint(t *testing.T) {
 		if err != nil {
 			t.Skip(err)
 		}
-		s.SpeculativeConfig = `{"method": "eagle3", "model": "` + dir + `", "num_speculative_tokens": ` + rapid.SampledFrom([]string{"1", "3", "5"}).Draw(t, "k") + `}`
+		method := rapid.SampledFrom([]string{"eagle3", "eagle"}).Draw(t, "method")
+		s.SpeculativeConfig = `{"method": "` + method + `", "model": "` + dirs[method] + `", "num_speculative_tokens": ` + rapid.SampledFrom([]string{"1", "3", "5"}).Draw(t, "k") + `}`
 		spec, err := Compile(a, s, bigClass, p)
 		if err != nil {
 			t.Skip(err) // a draft of another hidden size (Qwen3-8B's 4096 matches; others refuse)
