@@ -263,6 +263,7 @@ func (s section) Lines(fp budget.Footprint) []engine.FootprintLine {
 	out = s.sz.splitSpec(out, fp)
 	out = s.sz.splitA2A(out)
 	out = s.sz.splitV2State(out, fp)
+	out = s.sz.splitSpecV2(out, fp)
 	for t := range budget.NumTerms {
 		if beside.Has(t) {
 			out = append(out, engine.FootprintLine{Label: termLabels[t], Bytes: fp.Terms[t], Beside: true})

@@ -477,7 +477,7 @@ func specSizes(sizes []uint64, q uint64) ([]uint64, error) {
 // log of vLLM 0.14+ with ngram prints its activation peak; this is the
 // code's arithmetic.
 func specSamplerBytes(r *Resolved, reqs, vocab uint64) uint64 {
-	if r.Spec.Method == "" {
+	if r.Spec.Method == "" || onV2Speculator(r) { // the V2 dummy sampler runs no rejection sampler (specv2.go)
 		return 0
 	}
 	return budget.SatMul(budget.SatMul(reqs, vocab), 2*r.DtypeBytes+4)
@@ -566,6 +566,11 @@ type specJSON struct {
 	// CUDA-graph term on a GPU of the last stage (specgraphs.go); absent
 	// when eager.
 	DraftGraphBytes uint64 `json:"draft_graph_bytes,omitempty"`
+	// V2BufferBytes and V2ProfileBytes are the V2 speculator's buffers and
+	// what its part of the profile run adds to the torch peak on a GPU of
+	// the last stage (specv2.go); absent on the V1 runner.
+	V2BufferBytes  uint64 `json:"v2_speculator_buffer_bytes,omitempty"`
+	V2ProfileBytes uint64 `json:"draft_profile_run_bytes,omitempty"`
 	// MedusaHeads is the Medusa heads vLLM builds (k) and
 	// MedusaStepLogitsBytes their logits of a decode step at max_num_seqs
 	// requests, drawn outside the profile run and not charged
@@ -585,7 +590,8 @@ func (sz *Sizing) specJSON() *specJSON {
 		PromptLookupMin: r.Spec.LookupMin, PromptLookupMax: r.Spec.LookupMax,
 		SamplerBytes: sz.specSamplerItem(), HostBytes: r.Spec.HostBytes,
 		DraftWeightBytes: sz.draftWeightItem(len(r.Stages) - 1), DraftKVBytes: sz.draftKVBytes(), DraftGraphBytes: sz.draftGraphItem(),
-		MedusaStepLogitsBytes: medusaLogitsBytes(r)}
+		MedusaStepLogitsBytes: medusaLogitsBytes(r),
+		V2BufferBytes:         sz.specV2Item("v2_draft_buffers"), V2ProfileBytes: sz.specV2Item("draft_profile_run")}
 	if m := r.Spec.Medusa; m != nil {
 		j.MedusaHeads = m.Heads
 	}
@@ -620,7 +626,7 @@ func (sz *Sizing) specSettings() []string {
 		return nil
 	}
 	if r.Spec.Draft != nil || r.Spec.MTPLayers > 0 {
-		return []string{fmt.Sprintf("speculative decoding: %s, %d token(s) a step (k+1 = %d verified a request); the V1 model runner, %s", r.Spec.Method, r.Spec.Tokens, specQueryLen(r), sz.draftGraphsSetting()), sz.draftSettings()}
+		return append([]string{fmt.Sprintf("speculative decoding: %s, %d token(s) a step (k+1 = %d verified a request); %s, %s", r.Spec.Method, r.Spec.Tokens, specQueryLen(r), specRunnerName(r), sz.draftGraphsSetting()), sz.draftSettings()}, sz.specV2Settings()...)
 	}
 	graphs := fmt.Sprintf("CUDA graphs at multiples of %d", specQueryLen(r))
 	if r.EnforceEager {

@@ -58,7 +58,7 @@ func TestResolveSpec(t *testing.T) {
 	}{
 		{"an EAGLE-3 draft", "meta-llama__Llama-3.1-8B-Instruct", "main",
 			Serve{SpeculativeConfig: `{"method": "eagle3", "model": "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B", "num_speculative_tokens": 3}`}, false,
-			"speculative-config", "on the V2 model runner"},
+			"speculative-config", "from the Hugging Face Hub, not read"},
 		{"DeepSeek's MTP alias", "deepseek-ai__DeepSeek-V3", "main", Serve{Compilation: Compilation{GraphMode: graphsFull}, SpeculativeConfig: `{"method": "deepseek_mtp", "num_speculative_tokens": 1}`}, false,
 			"compilation-config", "the MTP drafter's CUDA graphs under cudagraph_mode FULL"},
 		{"medusa by a Hub id not read", "meta-llama__Llama-3.1-8B-Instruct", "main", Serve{SpeculativeConfig: `{"method": "medusa", "model": "m", "num_speculative_tokens": 3}`}, false,

@@ -68,6 +68,9 @@ type Draft struct {
 	// Model is a draft_model's architecture, read as a target's is
 	// (specdraftmodel.go); nil for the EAGLE drafts.
 	Model *model.Arch
+	// V2 says the draft runs on the V2 model runner's speculator
+	// (specv2.go), not the V1 proposer.
+	V2 bool
 }
 
 // maxDraftConfig bounds the draft's config.json and index read.
@@ -83,9 +86,11 @@ var eagle3Archs = []string{"LlamaForCausalLMEagle3", "Eagle3LlamaForCausalLM"}
 
 // eagle3Refused are the config.json keys of an EAGLE-3 draft that change
 // its tensors or their dtype (llama_eagle3.py:140-216;
-// get_draft_quant_config): membudget reads the plain draft only, and
-// false and null change nothing.
-var eagle3Refused = []string{"quantization_config", "speculators_config", "eagle_config", "fc_norm", "norm_before_fc", "mlp_bias", "num_aux_hidden_states", "target_hidden_size", "qkv_bias"}
+// get_draft_quant_config), or the target's layers whose hidden states it
+// reads (eagle_aux_hidden_state_layer_ids, eagle3_utils.py: which of them
+// are alive through the profile's forward pass, specv2.go): membudget
+// reads the plain draft only, and false and null change nothing.
+var eagle3Refused = []string{"quantization_config", "speculators_config", "eagle_config", "fc_norm", "norm_before_fc", "mlp_bias", "num_aux_hidden_states", "target_hidden_size", "qkv_bias", "eagle_aux_hidden_state_layer_ids"}
 
 // eagle3Targets are the target architectures whose vLLM class returns the
 // auxiliary hidden states EAGLE-3 reads (SupportsEagle3: llama.py,
@@ -323,7 +328,8 @@ func draftTensorShapes(dir string) (map[string][]uint64, error) {
 // (from its directory, or as preloadHubDraft read it by its Hub id) and
 // refuses, naming the flag, what vLLM refuses and what membudget does not
 // size: a target whose classes membudget has not read for EAGLE drafts,
-// pipeline parallelism, the V2 model runner. The drafter's CUDA graphs on
+// pipeline parallelism, the V2 model runner where its speculator is not
+// sized (specv2.go). The drafter's CUDA graphs on
 // the V1 runner are sized (specgraphs.go), once the graphs are resolved.
 func (r *Resolved) resolveDraft(sc specConfig, a *model.Arch) (*Draft, error) {
 	p := r.Profile
@@ -342,15 +348,9 @@ func (r *Resolved) resolveDraft(sc specConfig, a *model.Arch) (*Draft, error) {
 		return nil, settingErr("pipeline-parallel-size", r.PipelineParallelSize, "an %s draft under pipeline parallelism (the drafter on the last stage, its own embedding, llm_base_proposer.py:1436-1520): not modelled for %s; membudget refuses it rather than size a serve vLLM would contradict", name, p.Describes)
 	}
 	if p.V2Runner(a) {
-		// The V2 runner's speculator (vllm/v1/worker/gpu/spec_decode/ at
-		// d18bb7b) holds buffers of its own (autoregressive/speculator.py:
-		// 33-39, speculator.py:110-141), runs a dummy propose over
-		// max_num_batched_tokens inside the profile run while the target's
-		// hidden states are alive (model_runner.py:712-755, 805-807), and
-		// captures prefill and decode graphs of its own after the target's
-		// (autoregressive/speculator.py:124-198, model_runner.py:872-873):
-		// the profile's peak with it is not placed.
-		return nil, settingErr("speculative-config", sc.method, "an %s draft on the V2 model runner, which runs %s there (vllm/config/vllm.py:2397-2408 keeps eagle and eagle3 on it; membudget sizes EAGLE drafts on the V1 model runner only): its speculator's buffers (max_num_batched_tokens x hidden of hidden states and the per-request inputs), the profile run's dummy propose over max_num_batched_tokens beside the target's hidden states and, with graphs, its prefill and decode CUDA graphs: not modelled for %s; membudget refuses it rather than size a serve vLLM would contradict", name, a.Source, p.Describes)
+		if err := specV2Refusal(sc.method, p, a); err != nil {
+			return nil, err
+		}
 	}
 	d, err := loadDraftOf(sc, a)
 	if err != nil {
@@ -362,6 +362,7 @@ func (r *Resolved) resolveDraft(sc specConfig, a *model.Arch) (*Draft, error) {
 		// (vllm/model_executor/layers/linear.py).
 		return nil, settingErr("tensor-parallel-size", tp, "vLLM cannot shard the %s draft (%d heads, %d KV heads, intermediate %d) over %d ranks", name, d.Heads, d.KVHeads, d.Intermediate, tp)
 	}
+	d.V2 = p.V2Runner(a)
 	return &d, nil
 }
 
@@ -460,7 +461,7 @@ func draftWeightBytes(a *model.Arch, r *Resolved, st model.Sharding) uint64 {
 // no extra input slots, so the rejected and masked token masks are not
 // allocated (:224-237).
 func eachProposerBuffer(a *model.Arch, r *Resolved, st model.Sharding, yield func(uint64)) {
-	if !st.Last {
+	if !st.Last || onV2Speculator(r) { // the V2 speculator's are specV2Buffers
 		return
 	}
 	var hidden uint64

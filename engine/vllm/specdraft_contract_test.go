@@ -28,9 +28,14 @@ func TestContractWithEAGLE3(t *testing.T) {
 		{"--speculative-config", spec, "--gpu-memory-utilization", "0.9", "--vllm-version", "0.19.0"},
 		{"-sc", spec, "--vllm-version", "0.21.0", "--tensor-parallel-size", "2", "--max-num-seqs", "64"},
 		{"-sc", spec, "--vllm-version", "0.20.0", "--compilation-config", `{"cudagraph_mode": "PIECEWISE"}`},
+		// On the V2 model runner's speculator (main and 0.28 run Llama
+		// there), eager.
+		{"--speculative-config", spec, "--enforce-eager"},
+		{"-sc", spec, "--enforce-eager", "--vllm-version", "0.28.0", "--tensor-parallel-size", "2", "--max-num-seqs", "64"},
 	}
 	eagle := `{"method": "eagle", "model": "` + vllm.WriteEagleDraft(t) + `", "num_speculative_tokens": 2}`
 	flags = append(flags, []string{"--speculative-config", eagle, "--enforce-eager", "--vllm-version", "0.21.0", "--tensor-parallel-size", "2"})
+	flags = append(flags, []string{"--speculative-config", eagle, "--enforce-eager", "--tensor-parallel-size", "2"}) // the V2 speculator on main
 	for _, args := range flags {
 		if enginetest.Check(t, vllm.Engine{}, enginetest.Case{Model: models["meta-llama__Llama-3.1-8B-Instruct"], Class: c, Args: args}) == nil {
 			t.Errorf("%v: not sized", args)

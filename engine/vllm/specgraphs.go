@@ -106,6 +106,8 @@ func (r *Resolved) resolveDraftGraphs() error {
 		// resolveSpec refuses these releases first; kept so that the rule
 		// stands on its own.
 		return settingErr("speculative-config", r.Spec.Method, "the %s drafter's CUDA graphs: not modelled for %s (membudget sizes them from vLLM %s); membudget refuses it rather than size a serve vLLM would contradict", name, p.Describes, draftGraphsSince)
+	case onV2Speculator(r):
+		return specV2GraphsRefusal(r)
 	case r.Graphs.FullAsBoth:
 		// Under FULL, an attention backend that captures mixed batches in
 		// FULL graphs (AttentionCGSupport.ALWAYS) has the target's loop

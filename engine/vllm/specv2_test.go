@@ -1,0 +1,231 @@
+package vllm
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
+
+	"membudget/budget"
+	"membudget/engine"
+	"membudget/model"
+	"membudget/model/hub"
+)
+
+// TestSpecV2ByHand: Llama-3.1-8B-Instruct with the shipped EAGLE-3 draft
+// (SpecForge's llama3-8B-eagle3 config, k = 3) on vLLM main, which runs
+// Llama on the V2 model runner, eager, T = 8192 batched tokens, N = 256
+// sequences, bf16, TP 1. Every figure by hand:
+//
+// The speculator's buffers: input_ids 8192 x 4 = 32768, positions 8192 x
+// 8 = 65536, is_padding 8192, query_start_loc 257 x 4 = 1028, seq_lens and
+// dcp_local_seq_lens 256 x 4 = 1024 each, idx_mapping 1024, temperature
+// 1024, seeds 256 x 8 = 2048, draft_tokens 256 x 3 x 8 = 6144,
+// hidden_states 8192 x 4096 x 2 = 67108864, current_draft_step 8,
+// last_token_indices 2048: 67230732 B.
+//
+// The profile run, h = 8192 x 4096 x 2 = 67108864 B:
+//  1. the target's forward pass: (4 x 4096 + 3 x 14336) x 2 = 118784 B a
+//     token, 973078528 B, and the three auxiliary states 3h = 201326592:
+//     1174405120;
+//  2. combine_hidden_states: 8h = 536870912;
+//  3. the draft's forward pass: its bytes a token are (5 x 4096 + max(2
+//     x 32 x 128 + 2 x 8 x 128 + 4096, 3 x 14336)) x 2 = (20480 + 43008)
+//     x 2 = 126976, 1040187392 B over 8192 tokens, beside 5h = 335544320:
+//     1375731712;
+//  4. the draft's logits: 6h = 402653184, the sampled rows 256 x 4096 x 2
+//     = 2097152, the draft vocabulary's logits 256 x 32000 x 2 = 16384000,
+//     its arange and targets 2 x 31960 x 8 = 511360, logits_new 256 x
+//     128256 x 2 = 65667072: 487312768.
+//
+// The largest is 3: 1375731712. Without the draft the peak is the forward
+// pass, 973078528 (the V2 sampler's h + 256 x 128256 x 2 = 132775936
+// stays below it), so the drafter adds 1375731712 - 973078528 =
+// 402653184 B (6h), and the V1 proposer's buffers and the V1 dummy
+// rejection sampler are gone.
+func TestSpecV2ByHand(t *testing.T) {
+	a := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
+	s := Serve{MaxModelLen: 8192, MaxNumSeqs: 256, MaxNumBatchedTokens: 8192, EnforceEager: true, SpeculativeConfig: eagle3Spec(WriteEagle3Draft(t))}
+	r, err := Resolve(s, a, bigClass, current)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !onV2Speculator(&r) {
+		t.Fatal("the draft is not on the V2 speculator")
+	}
+	got := map[string]uint64{}
+	for _, it := range peakItems(a, &r, stageOf(&r, 0)) {
+		got[it.Name] = it.Bytes
+	}
+	want := map[string]uint64{
+		"v2_draft_buffers":  67230732,
+		"draft_profile_run": 402653184,
+		"draft_weights":     849635008, // as on the V1 runner (TestDraftWeightsByHand)
+		"activation_peak":   973078528 + profileResidualV1,
+		"sampler_logits":    0,
+		"draft_buffers":     0, // the V1 proposer's
+	}
+	sub := map[string]uint64{}
+	for name := range want {
+		sub[name] = got[name] // 0 where the item is missing
+	}
+	if diff := cmp.Diff(want, sub); diff != "" {
+		t.Errorf("items (-want +got):\n%s", diff)
+	}
+	if n := specSamplerBytes(&r, 256, budget.RoundUp(a.Vocab, vocabPadding)); n != 0 {
+		t.Errorf("the V2 dummy sampler runs no rejection sampler, got %d B", n)
+	}
+	// The report's JSON names both.
+	sz, err := Size(&hub.Loaded{Name: "meta-llama/Llama-3.1-8B-Instruct", Arch: a}, bigClass, s, current)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j := sz.specJSON(); j == nil || j.V2BufferBytes != 67230732 || j.V2ProfileBytes != 402653184 {
+		t.Errorf("the report's speculative JSON is %+v, want v2_speculator_buffer_bytes 67230732 and draft_profile_run_bytes 402653184", j)
+	}
+	// The draft's one attention layer joins the target's group as on the
+	// V1 runner: 33 layers of a 65536 B page (TestDraftKV).
+	if diff := cmp.Diff(kvShape{1, 33, false, 65536, 33}, kvShapeAt(t, a, s, current)); diff != "" {
+		t.Errorf("layout (-want +got):\n%s", diff)
+	}
+}
+
+// TestSpecV2EagleByHand: Llama-3.1-8B-Instruct with the shipped EAGLE-1
+// draft (EAGLE-LLaMA3-Instruct-8B: one layer, hidden 4096, 32/8 heads of
+// 128, intermediate 14336), k = 3, on vLLM main, eager, T = 8192, N =
+// 256, bf16, TP 1, h = 67108864 B:
+//
+// The buffers are EAGLE-3's (TestSpecV2ByHand): 67230732 B.
+//
+// The profile run: 1. the target's forward pass alone, 973078528 (no
+// auxiliary states: EAGLE-1 reads the last hidden state only); 2. the
+// draft's fc, 5h = 335544320; 3. the draft's layer, (4 x 4096 + max(2 x
+// 32 x 128 + 2 x 8 x 128, 3 x 14336)) x 2 = (16384 + 43008) x 2 = 118784
+// B a token, 973078528 over 8192 tokens, beside 2h: 1107296256; 4. the
+// logits: 2h + 256 x 4096 x 2 + 256 x 128256 x 2 = 134217728 + 2097152 +
+// 65667072 = 201981952. The largest is 3, 2h above the forward pass:
+// 134217728 B.
+func TestSpecV2EagleByHand(t *testing.T) {
+	a := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
+	s := Serve{MaxModelLen: 8192, MaxNumSeqs: 256, MaxNumBatchedTokens: 8192, EnforceEager: true, SpeculativeConfig: eagleSpec(WriteEagleDraft(t))}
+	r, err := Resolve(s, a, bigClass, current)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]uint64{}
+	for _, it := range peakItems(a, &r, stageOf(&r, 0)) {
+		got[it.Name] = it.Bytes
+	}
+	want := map[string]uint64{"v2_draft_buffers": 67230732, "draft_profile_run": 134217728, "activation_peak": 973078528 + profileResidualV1, "sampler_logits": 0, "draft_buffers": 0}
+	sub := map[string]uint64{}
+	for name := range want {
+		sub[name] = got[name]
+	}
+	if diff := cmp.Diff(want, sub); diff != "" {
+		t.Errorf("items (-want +got):\n%s", diff)
+	}
+}
+
+// kvShapeAt is kvShapeOf under profile p.
+func kvShapeAt(t testing.TB, a *model.Arch, s Serve, p Profile) kvShape {
+	t.Helper()
+	r, err := Resolve(s, a, bigClass, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	layout, err := kvLayoutOf(layerSpecs(a, &r))
+	if err != nil || len(layout.groups) == 0 {
+		t.Fatalf("no KV cache groups: %v", err)
+	}
+	pool := layout.pool(&r, stageOf(&r, 0))
+	return kvShape{len(layout.groups), len(layout.groups[0].layers), layout.uniformType, pool.PageBytes, pool.Tensors}
+}
+
+// TestSpecV2Refusals: what stays refused on the V2 runner names the flag
+// and says what is missing.
+func TestSpecV2Refusals(t *testing.T) {
+	a := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
+	dir := WriteEagle3Draft(t)
+	cases := []struct {
+		name string
+		p    Profile
+		s    Serve
+		flag string
+		says []string
+	}{
+		{"graphs on main", current, Serve{SpeculativeConfig: eagle3Spec(dir)}, "speculative-config",
+			[]string{"CUDA graphs on the V2 model runner", "a prefill set at query k+1", "pass --enforce-eager"}},
+		{"graphs on 0.28", mustProfile("0.28.0"), Serve{SpeculativeConfig: eagle3Spec(dir)}, "speculative-config",
+			[]string{"CUDA graphs on the V2 model runner", "pass --enforce-eager"}},
+		{"0.23, the first release running Llama on V2", mustProfile("0.23.0"), Serve{EnforceEager: true, SpeculativeConfig: eagle3Spec(dir)}, "speculative-config",
+			[]string{"V2 speculator", "PR #29300", "has not read at that release", "main d18bb7b and 0.28"}},
+		{"0.27.1", mustProfile("0.27.1"), Serve{EnforceEager: true, SpeculativeConfig: eagle3Spec(dir)}, "speculative-config",
+			[]string{"not modelled for vLLM 0.27.1", "has not read at that release"}},
+		{"0.29", mustProfile("0.29.0"), Serve{EnforceEager: true, SpeculativeConfig: eagle3Spec(dir)}, "speculative-config",
+			[]string{"not modelled for vLLM 0.29.0", "PR #53306"}},
+		{"EAGLE-1 with graphs on main", current, Serve{SpeculativeConfig: eagleSpec(WriteEagleDraft(t))}, "speculative-config",
+			[]string{"the EAGLE drafter's CUDA graphs on the V2 model runner", "pass --enforce-eager"}},
+		{"other auxiliary layers", current, Serve{EnforceEager: true, SpeculativeConfig: eagle3Spec(writeDraftDir(t, `{"architectures": ["LlamaForCausalLMEagle3"], "hidden_size": 4096, "eagle_aux_hidden_state_layer_ids": [1, 15, 28]}`, eagle3Checkpoint))}, "speculative-config",
+			[]string{`"eagle_aux_hidden_state_layer_ids"`}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Resolve(tc.s, a, bigClass, tc.p)
+			var se *engine.SettingError
+			if !errors.As(err, &se) || se.Flag != tc.flag {
+				t.Fatalf("got %v, want a *engine.SettingError naming --%s", err, tc.flag)
+			}
+			for _, w := range tc.says {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("got %v; want it to say %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+// TestV2DraftNeverShrinksFootprint: adding an EAGLE-3 or EAGLE draft to a serve on
+// the V2 runner never shrinks a term of the footprint, and grows the
+// ledger (the draft's weights at least).
+func TestV2DraftNeverShrinksFootprint(t *testing.T) {
+	models := shipped(t)
+	dirs := map[string]string{"eagle3": WriteEagle3Draft(t), "eagle": WriteEagleDraft(t)}
+	names := []string{"meta-llama__Llama-3.1-8B-Instruct", "Qwen__Qwen3-8B"}
+	profiles := []Profile{current, mustProfile("0.28.0")}
+	rapid.Check(t, func(t *rapid.T) {
+		a := models[rapid.SampledFrom(names).Draw(t, "model")]
+		p := rapid.SampledFrom(profiles).Draw(t, "profile")
+		s := Serve{
+			TensorParallelSize:  rapid.SampledFrom([]uint64{1, 2, 4}).Draw(t, "tp"),
+			MaxModelLen:         rapid.Uint64Range(256, 8192).Draw(t, "len"),
+			MaxNumSeqs:          rapid.Uint64Range(1, 512).Draw(t, "seqs"),
+			MaxNumBatchedTokens: rapid.SampledFrom([]uint64{2048, 8192, 16384}).Draw(t, "batched"),
+			EnforceEager:        true,
+		}
+		plain, err := Compile(a, s, bigClass, p)
+		if err != nil {
+			t.Skip(err)
+		}
+		method := rapid.SampledFrom([]string{"eagle3", "eagle"}).Draw(t, "method")
+		s.SpeculativeConfig = `{"method": "` + method + `", "model": "` + dirs[method] + `", "num_speculative_tokens": ` + rapid.SampledFrom([]string{"1", "3", "5"}).Draw(t, "k") + `}`
+		spec, err := Compile(a, s, bigClass, p)
+		if err != nil {
+			t.Skip(err) // a draft of another hidden size (Qwen3-8B's 4096 matches; others refuse)
+		}
+		seqs, tokens := rapid.Uint64Range(1, s.MaxNumSeqs).Draw(t, "at seqs"), rapid.Uint64Range(1, s.MaxModelLen).Draw(t, "at tokens")
+		before, after := plain.Evaluate(seqs, tokens), spec.Evaluate(seqs, tokens)
+		for term := range budget.NumTerms {
+			if after.Terms[term] < before.Terms[term] {
+				t.Fatalf("%s shrinks with the draft: %d -> %d", budget.Term(term), before.Terms[term], after.Terms[term])
+			}
+		}
+		if after.Ledger <= before.Ledger {
+			t.Fatalf("the ledger does not grow with the draft: %d -> %d", before.Ledger, after.Ledger)
+		}
+		if b, a := before.Total()-before.Slack, after.Total()-after.Slack; a < b {
+			t.Fatalf("the footprint before slack shrinks with the draft: %d -> %d", b, a)
+		}
+	})
+}
