@@ -86,4 +86,7 @@ var HeaderFixtures = map[string]func() (string, []safetensors.Tensor){
 	"arcee-ai/AFM-4.5B":                              afm45BHeader,
 	"Tele-AI/TeleChat2-115B":                         teleChat2115BHeader,
 	"allenai/FlexOlmo-7x7B-1T":                       flexOlmo7x7BHeader,
+
+	// Batch 10 (model/headers_fx10_test.go).
+	"THUDM/glm-4-9b-chat": glm4_9BChatHeader,
 }
