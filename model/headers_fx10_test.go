@@ -7,6 +7,14 @@ import (
 	"membudget/model/safetensors"
 )
 
+func init() {
+	// starcoder2-15b: 6144 / 48 = 128 a head, 4 KV heads, untied; every
+	// layer slides over the model-level sliding_window of 4096 (no
+	// layer_types, family_starcoder2.go), the whole head rotary; float32.
+	shippedShapes["bigcode__starcoder2-15b"] = shape{ModelType: "starcoder2", Layers: 40, Hidden: 6144, Heads: 48, KVHeads: 4,
+		HeadDim: 128, Vocab: 49152, MaxPos: 16384, Sliding: 40, Window: 4096, RotaryDim: 128, Dtype: "float32"}
+}
+
 // glm4_9BChatHeader is THUDM/glm-4-9b-chat's checkpoint in the ChatGLM
 // form its remote modeling_chatglm.py saves (ChatGLMModel): the names a
 // stored dump of a ChatGLM state_dict lists (index file id 35532017862:
@@ -83,4 +91,144 @@ func TestGLM4_9BChatHeader(t *testing.T) {
 		},
 	}})
 	checkHeaderRanks(t, glm4_9BChatHeader)
+}
+
+// starcoder2_15BHeader is bigcode/starcoder2-15b's checkpoint in
+// transformers' Starcoder2 names (modeling_starcoder2.py: q, k, v and
+// o_proj each with its bias, the ungated mlp.c_fc and mlp.c_proj with
+// theirs, input_layernorm and post_attention_layernorm LayerNorms with
+// weight and bias, model.norm the same, the head untied; the rotary
+// inv_freq is not persistent), shapes from the corpus config: 40 layers
+// of 6144 wide, 48 heads and 4 KV heads of 128, MLP 24,576, 49,152
+// tokens, float32 as its torch_dtype says and the published metadata
+// reports.
+func starcoder2_15BHeader() (string, []safetensors.Tensor) {
+	const H, KV, I, V = 6144, 4 * 128, 24576, 49152
+	ts := []safetensors.Tensor{
+		bf16("model.embed_tokens.weight", V, H), bf16("model.norm.weight", H), bf16("model.norm.bias", H),
+		bf16("lm_head.weight", V, H),
+	}
+	for l := range 40 {
+		p := fmt.Sprintf("model.layers.%d.", l)
+		ts = append(ts,
+			bf16(p+"input_layernorm.weight", H), bf16(p+"input_layernorm.bias", H),
+			bf16(p+"self_attn.q_proj.weight", H, H), bf16(p+"self_attn.q_proj.bias", H),
+			bf16(p+"self_attn.k_proj.weight", KV, H), bf16(p+"self_attn.k_proj.bias", KV),
+			bf16(p+"self_attn.v_proj.weight", KV, H), bf16(p+"self_attn.v_proj.bias", KV),
+			bf16(p+"self_attn.o_proj.weight", H, H), bf16(p+"self_attn.o_proj.bias", H),
+			bf16(p+"post_attention_layernorm.weight", H), bf16(p+"post_attention_layernorm.bias", H),
+			bf16(p+"mlp.c_fc.weight", I, H), bf16(p+"mlp.c_fc.bias", I),
+			bf16(p+"mlp.c_proj.weight", H, I), bf16(p+"mlp.c_proj.bias", H))
+	}
+	return corpusConfig("bigcode__starcoder2-15b"), asF32(ts)
+}
+
+// TestStarcoder2_15BHeader: the checkpoint's 644 tensors (40 layers of
+// 16, the embedding, the final norm's weight and bias and the head) hold
+// 15,957,889,024 parameters, F32, the Hub's safetensors metadata for
+// bigcode/starcoder2-15b at revision 46d44742 as a stored model record
+// gives it ("15,957,889,024 parameters (safetensors metadata)", "F32",
+// 63,831,628,056 B of safetensors files: the 63,831,556,096 B of data and
+// 71,960 B of the 14 shards' headers; index file id 66184154424). By hand:
+// the embedding and the untied head 2 x 49,152 x 6144 = 603,979,776; a
+// layer's q and o 2 x 6144^2 and their biases 2 x 6144, k and v 2 x (512 x
+// 6144 + 512), c_fc 24,576 x 6144 and its bias 24,576, c_proj 6144 x
+// 24,576 and its bias 6144, two LayerNorms 4 x 6144: 383,847,424, x 40 =
+// 15,353,896,960; the final LayerNorm 2 x 6144. vLLM serves it through
+// the Transformers backend (family_starcoder2.go) in bfloat16, a float32
+// checkpoint's "auto" dtype (vllm/config/model.py _resolve_auto_dtype): 2 B
+// a parameter, and beside them Starcoder2RotaryEmbedding's inv_freq, 64
+// float32 (49,152 rows are a multiple of 64: no padding). At TP2 each
+// rank holds 24 heads and 2 KV heads: q 3072 x 6144 and its bias 3072, k
+// and v 2 x (256 x 6144 + 256), o 6144 x 3072 and its bias whole, c_fc
+// 12,288 x 6144 and its bias 12,288, c_proj 6144 x 12,288 and its bias
+// whole, the LayerNorms whole: 191,942,144 a layer; the embedding and
+// head 2 x 24,576 x 6144 = 301,989,888: 301,989,888 + 40 x 191,942,144 +
+// 2 x 6144 = 7,979,687,936 parameters.
+func TestStarcoder2_15BHeader(t *testing.T) {
+	_, ts := starcoder2_15BHeader()
+	checkHeaderNames(t, ts, 40*16+4)
+	const params = 603_979_776 + 40*383_847_424 + 2*6144
+	if got, want := headerTotal(ts), uint64(4*params); got != want || params != 15_957_889_024 {
+		t.Errorf("header total %d B, by hand %d (%d parameters), the Hub's metadata counts 15,957,889,024", got, want, params)
+	}
+	const tp2 = 301_989_888 + 40*191_942_144 + 2*6144
+	if tp2 != 7_979_687_936 {
+		t.Errorf("TP2 by hand %d parameters, the sum above is 7,979,687,936", tp2)
+	}
+	checkByHand(t, []byHandCase{{
+		name: "starcoder2-15b", fixture: starcoder2_15BHeader,
+		ranks: []byHandRank{
+			{"TP1", tpRanks(1, 0), 2*params + 64*4, ""},
+			{"TP2", tpRanks(2, 0), 2*tp2 + 64*4, ""},
+		},
+	}})
+	checkHeaderRanks(t, starcoder2_15BHeader)
+}
+
+// stableCode3BHeader is stabilityai/stable-code-3b's checkpoint in the
+// names its remote modeling_stablelm_epoch.py gives the modules, which
+// transformers' StableLm port keeps (q, k, v and o_proj without biases,
+// the gated mlp.gate_proj, up_proj and down_proj, input_layernorm and
+// post_attention_layernorm LayerNorms with weight and bias, model.norm
+// the same, the head untied), shapes from the corpus config: 32 layers of
+// 2560 wide, 32 heads and 32 KV heads of 80, MLP 6912, 50,304 tokens,
+// bf16.
+func stableCode3BHeader() (string, []safetensors.Tensor) {
+	const H, I, V = 2560, 6912, 50304
+	ts := []safetensors.Tensor{
+		bf16("model.embed_tokens.weight", V, H), bf16("model.norm.weight", H), bf16("model.norm.bias", H),
+		bf16("lm_head.weight", V, H),
+	}
+	for l := range 32 {
+		p := fmt.Sprintf("model.layers.%d.", l)
+		ts = append(ts,
+			bf16(p+"input_layernorm.weight", H), bf16(p+"input_layernorm.bias", H),
+			bf16(p+"self_attn.q_proj.weight", H, H), bf16(p+"self_attn.k_proj.weight", H, H),
+			bf16(p+"self_attn.v_proj.weight", H, H), bf16(p+"self_attn.o_proj.weight", H, H),
+			bf16(p+"post_attention_layernorm.weight", H), bf16(p+"post_attention_layernorm.bias", H),
+			bf16(p+"mlp.gate_proj.weight", I, H), bf16(p+"mlp.up_proj.weight", I, H), bf16(p+"mlp.down_proj.weight", H, I))
+	}
+	return corpusConfig("stabilityai__stable-code-3b"), ts
+}
+
+// TestStableCode3BHeader: the checkpoint's 356 tensors (32 layers of 11,
+// the embedding, the final norm's weight and bias and the head) hold
+// 2,795,443,200 parameters, the Hub's safetensors metadata for
+// stabilityai/stablelm-zephyr-3b at revision fe1fd5e3 as a stored model
+// record gives it ("2,795,443,200 parameters (safetensors metadata)",
+// BF16, 5,590,927,496 B of safetensors files: 2 B x the parameters and
+// 41,096 B of headers; index file id 65869676649): the same StableLM-3B
+// layout (stablelm-3b-4e1t, stable-code-3b and stablelm-zephyr-3b share
+// every width; stable-code-3b's own count was not found). By hand: the
+// embedding and the untied head 2 x 50,304 x 2560 = 257,556,480; a
+// layer's q, k, v and o 4 x 2560^2, the MLP 3 x 6912 x 2560, two
+// LayerNorms 4 x 2560: 79,308,800, x 32 = 2,537,881,600; the final
+// LayerNorm 2 x 2560. vLLM's stablelm.py loads every tensor and holds
+// beside them the rotary table of 16,384 positions x 80 (the whole head:
+// rope_pct is not a name vLLM reads, family_stablelm_epoch.go) x 2 B
+// (50,304 rows are a multiple of 64: no padding). At TP2 each rank holds
+// 16 heads: q, k, v and o 4 x 1280 x 2560, the MLP 3 x 3456 x 2560, the
+// LayerNorms whole: 39,659,520 a layer; the embedding and head 2 x 25,152
+// x 2560 = 128,778,240: 128,778,240 + 32 x 39,659,520 + 2 x 2560 =
+// 1,397,888,000 parameters.
+func TestStableCode3BHeader(t *testing.T) {
+	_, ts := stableCode3BHeader()
+	checkHeaderNames(t, ts, 32*11+4)
+	const params = 257_556_480 + 32*79_308_800 + 2*2560
+	if got, want := headerTotal(ts), uint64(2*params); got != want || params != 2_795_443_200 {
+		t.Errorf("header total %d B, by hand %d (%d parameters), the Hub's metadata counts 2,795,443,200", got, want, params)
+	}
+	const tp2 = 128_778_240 + 32*39_659_520 + 2*2560
+	if tp2 != 1_397_888_000 {
+		t.Errorf("TP2 by hand %d parameters, the sum above is 1,397,888,000", tp2)
+	}
+	checkByHand(t, []byHandCase{{
+		name: "stable-code-3b", fixture: stableCode3BHeader,
+		ranks: []byHandRank{
+			{"TP1", tpRanks(1, 0), 2*params + 16384*80*2, ""},
+			{"TP2", tpRanks(2, 0), 2*tp2 + 16384*80*2, ""},
+		},
+	}})
+	checkHeaderRanks(t, stableCode3BHeader)
 }
