@@ -88,7 +88,8 @@ var HeaderFixtures = map[string]func() (string, []safetensors.Tensor){
 	"allenai/FlexOlmo-7x7B-1T":                       flexOlmo7x7BHeader,
 
 	// Batch 10 (model/headers_fx10_test.go).
-	"THUDM/glm-4-9b-chat":        glm4_9BChatHeader,
-	"bigcode/starcoder2-15b":     starcoder2_15BHeader,
-	"stabilityai/stable-code-3b": stableCode3BHeader,
+	"THUDM/glm-4-9b-chat":              glm4_9BChatHeader,
+	"bigcode/starcoder2-15b":           starcoder2_15BHeader,
+	"stabilityai/stable-code-3b":       stableCode3BHeader,
+	"stabilityai/stablelm-2-1_6b-chat": stableLM2_1_6BChatHeader,
 }

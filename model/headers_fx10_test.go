@@ -13,6 +13,10 @@ func init() {
 	// layer_types, family_starcoder2.go), the whole head rotary; float32.
 	shippedShapes["bigcode__starcoder2-15b"] = shape{ModelType: "starcoder2", Layers: 40, Hidden: 6144, Heads: 48, KVHeads: 4,
 		HeadDim: 128, Vocab: 49152, MaxPos: 16384, Sliding: 40, Window: 4096, RotaryDim: 128, Dtype: "float32"}
+	// stablelm-2-1_6b-chat: 2048 / 32 = 64 a head, 32 KV heads, untied; a
+	// quarter of each head rotary (partial_rotary_factor 0.25); float32.
+	shippedShapes["stabilityai__stablelm-2-1_6b-chat"] = shape{ModelType: "stablelm", Layers: 24, Hidden: 2048, Heads: 32, KVHeads: 32,
+		HeadDim: 64, Vocab: 100352, MaxPos: 4096, RotaryDim: 16, Dtype: "float32"}
 }
 
 // glm4_9BChatHeader is THUDM/glm-4-9b-chat's checkpoint in the ChatGLM
@@ -231,4 +235,72 @@ func TestStableCode3BHeader(t *testing.T) {
 		},
 	}})
 	checkHeaderRanks(t, stableCode3BHeader)
+}
+
+// stableLM2_1_6BChatHeader is stabilityai/stablelm-2-1_6b-chat's
+// checkpoint in transformers' StableLm names (modeling_stablelm.py: q, k
+// and v biased by use_qkv_bias, o_proj not, the gated mlp.gate_proj,
+// up_proj and down_proj, input_layernorm and post_attention_layernorm
+// LayerNorms with weight and bias, model.norm the same, the head untied),
+// shapes from the corpus config: 24 layers of 2048 wide, 32 heads and 32
+// KV heads of 64, MLP 5632, 100,352 tokens, float32 as its torch_dtype
+// says and the published metadata reports.
+func stableLM2_1_6BChatHeader() (string, []safetensors.Tensor) {
+	const H, I, V = 2048, 5632, 100352
+	ts := []safetensors.Tensor{
+		bf16("model.embed_tokens.weight", V, H), bf16("model.norm.weight", H), bf16("model.norm.bias", H),
+		bf16("lm_head.weight", V, H),
+	}
+	for l := range 24 {
+		p := fmt.Sprintf("model.layers.%d.", l)
+		ts = append(ts,
+			bf16(p+"input_layernorm.weight", H), bf16(p+"input_layernorm.bias", H),
+			bf16(p+"self_attn.q_proj.weight", H, H), bf16(p+"self_attn.q_proj.bias", H),
+			bf16(p+"self_attn.k_proj.weight", H, H), bf16(p+"self_attn.k_proj.bias", H),
+			bf16(p+"self_attn.v_proj.weight", H, H), bf16(p+"self_attn.v_proj.bias", H),
+			bf16(p+"self_attn.o_proj.weight", H, H),
+			bf16(p+"post_attention_layernorm.weight", H), bf16(p+"post_attention_layernorm.bias", H),
+			bf16(p+"mlp.gate_proj.weight", I, H), bf16(p+"mlp.up_proj.weight", I, H), bf16(p+"mlp.down_proj.weight", H, I))
+	}
+	return corpusConfig("stabilityai__stablelm-2-1_6b-chat"), asF32(ts)
+}
+
+// TestStableLM2_1_6BChatHeader: the checkpoint's 340 tensors (24 layers
+// of 14, the embedding, the final norm's weight and bias and the head)
+// hold 1,644,515,328 parameters, F32, the Hub's safetensors metadata for
+// stabilityai/stablelm-2-1_6b-chat at revision f3fe6705 as a stored model
+// record gives it (6,578,099,872 B of safetensors files: 4 B x the
+// parameters and 38,560 B of headers; index file id 65755328185; the
+// record of the base stablelm-2-1_6b gives the same count in BF16, id
+// 65849527990). By hand: the embedding and the untied head 2 x 100,352 x
+// 2048 = 411,041,792; a layer's q, k, v and o 4 x 2048^2, the q, k and v
+// biases 3 x 2048, the MLP 3 x 5632 x 2048, two LayerNorms 4 x 2048:
+// 51,394,560, x 24 = 1,233,469,440; the final LayerNorm 2 x 2048. vLLM's
+// stablelm.py serves a float32 checkpoint in bfloat16 ("auto",
+// vllm/config/model.py _resolve_auto_dtype): 2 B a parameter, and beside
+// them the rotary table of 4096 positions x 16 (a quarter of a head of
+// 64) x 2 B (100,352 rows are a multiple of 64: no padding). At TP2 each
+// rank holds 16 heads: q, k, v and o 4 x 1024 x 2048, their three biases
+// 3 x 1024, the MLP 3 x 2816 x 2048, the LayerNorms whole: 25,701,376 a
+// layer; the embedding and head 2 x 50,176 x 2048 = 205,520,896:
+// 205,520,896 + 24 x 25,701,376 + 2 x 2048 = 822,358,016 parameters.
+func TestStableLM2_1_6BChatHeader(t *testing.T) {
+	_, ts := stableLM2_1_6BChatHeader()
+	checkHeaderNames(t, ts, 24*14+4)
+	const params = 411_041_792 + 24*51_394_560 + 2*2048
+	if got, want := headerTotal(ts), uint64(4*params); got != want || params != 1_644_515_328 {
+		t.Errorf("header total %d B, by hand %d (%d parameters), the Hub's metadata counts 1,644,515,328", got, want, params)
+	}
+	const tp2 = 205_520_896 + 24*25_701_376 + 2*2048
+	if tp2 != 822_358_016 {
+		t.Errorf("TP2 by hand %d parameters, the sum above is 822,358,016", tp2)
+	}
+	checkByHand(t, []byHandCase{{
+		name: "stablelm-2-1_6b-chat", fixture: stableLM2_1_6BChatHeader,
+		ranks: []byHandRank{
+			{"TP1", tpRanks(1, 0), 2*params + 4096*16*2, ""},
+			{"TP2", tpRanks(2, 0), 2*tp2 + 4096*16*2, ""},
+		},
+	}})
+	checkHeaderRanks(t, stableLM2_1_6BChatHeader)
 }
