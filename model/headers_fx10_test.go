@@ -56,11 +56,15 @@ func glm4_9BChatHeader() (string, []safetensors.Tensor) {
 
 // TestGLM4_9BChatHeader: the checkpoint's 284 tensors (40 layers of 7,
 // the embedding, the rotary buffer, the final norm and the output layer)
-// hold 9,399,951,392 values: the 9,399,951,360 trainable parameters and
-// the 32 more a stored run of THUDM/glm-4-9b-chat counts once the model
-// is loaded ("has 9399951392 parameters, 9399951360 (100.00%) are
-// trainable", index file id 29151670186; the same run gives chatglm3-6b
-// 32 more than its trainable ones too, the inv_freq of a head of 128).
+// hold 9,399,951,392 values, all BF16, the Hub's safetensors metadata for
+// THUDM/glm-4-9b-chat at revision bd8234fe as a stored model record gives
+// it ("9,399,951,392 parameters (safetensors metadata)", BF16,
+// 18,799,941,256 B of safetensors files: 2 B x the values and 38,472 B of
+// the ten shards' headers; index file id 65737683807): the 9,399,951,360
+// trainable parameters and the 32 more a stored run of the model counts
+// once it is loaded ("has 9399951392 parameters, 9399951360 (100.00%) are
+// trainable", id 29151670186; the same run gives chatglm3-6b 32 more than
+// its trainable ones too), the inv_freq of a head of 128.
 // By hand: the embedding and the untied output layer 2 x 151,552 x 4096 =
 // 1,241,513,984; a layer's query_key_value 4608 x 4096 and its bias 4608,
 // dense 4096^2, dense_h_to_4h 27,392 x 4096, dense_4h_to_h 4096 x 13,696,
@@ -81,7 +85,7 @@ func TestGLM4_9BChatHeader(t *testing.T) {
 	checkHeaderNames(t, ts, 40*7+4)
 	const params = 1_241_513_984 + 40*203_960_832 + 4096
 	if got, want := headerTotal(ts), uint64(2*(params+32)); got != want || params+32 != 9_399_951_392 {
-		t.Errorf("header total %d B, by hand %d (%d values), the loaded model's count is 9,399,951,392", got, want, params+32)
+		t.Errorf("header total %d B, by hand %d (%d values), the Hub's metadata counts 9,399,951,392", got, want, params+32)
 	}
 	const tp2 = 620_756_992 + 40*101_984_512 + 4096
 	if tp2 != 4_700_141_568 {
