@@ -92,4 +92,5 @@ var HeaderFixtures = map[string]func() (string, []safetensors.Tensor){
 	"bigcode/starcoder2-15b":           starcoder2_15BHeader,
 	"stabilityai/stable-code-3b":       stableCode3BHeader,
 	"stabilityai/stablelm-2-1_6b-chat": stableLM2_1_6BChatHeader,
+	"tiiuae/falcon-7b":                 falcon7BRWHeader,
 }

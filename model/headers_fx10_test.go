@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"membudget/model/safetensors"
 )
 
@@ -17,6 +19,11 @@ func init() {
 	// quarter of each head rotary (partial_rotary_factor 0.25); float32.
 	shippedShapes["stabilityai__stablelm-2-1_6b-chat"] = shape{ModelType: "stablelm", Layers: 24, Hidden: 2048, Heads: 32, KVHeads: 32,
 		HeadDim: 64, Vocab: 100352, MaxPos: 4096, RotaryDim: 16, Dtype: "float32"}
+	// falcon-7b's first config (RefinedWebModel, read with vLLM's
+	// RWConfig): 4544 / 71 = 64 a head, one KV head (multi_query), tied (no
+	// tie key); no length key, so vLLM's 2048; the whole head rotary.
+	shippedShapes["tiiuae__falcon-7b-RW"] = shape{ModelType: "falcon", Layers: 32, Hidden: 4544, Heads: 71, KVHeads: 1,
+		HeadDim: 64, Vocab: 65024, MaxPos: 2048, Tied: true, RotaryDim: 64, Dtype: "bfloat16"}
 }
 
 // glm4_9BChatHeader is THUDM/glm-4-9b-chat's checkpoint in the ChatGLM
@@ -307,4 +314,127 @@ func TestStableLM2_1_6BChatHeader(t *testing.T) {
 		},
 	}})
 	checkHeaderRanks(t, stableLM2_1_6BChatHeader)
+}
+
+// falcon7BRWHeader is tiiuae/falcon-7b's checkpoint over its first
+// config, the RefinedWebModel one (RWForCausalLM), in the names its
+// remote modelling_RW.py gives the modules and falcon-40b's published
+// index holds (transformer.word_embeddings, transformer.h.N.
+// self_attention.query_key_value, self_attention.dense, mlp.dense_h_to_4h,
+// mlp.dense_4h_to_h without biases, transformer.ln_f, lm_head), with
+// falcon-7b's one input_layernorm a layer (parallel attention and MLP
+// over one norm, weight and bias), shapes from the corpus config: 32
+// layers of 4544 wide, 71 heads of 64 and one KV head (query_key_value
+// 4544 + 2 x 64 rows, the [4672, 4544] a stored Falcon-7B analysis
+// unpacks, index file id 56749378863), MLP 4 x 4544, 65,024 tokens, bf16.
+func falcon7BRWHeader() (string, []safetensors.Tensor) {
+	const H, V, QKV, I = 4544, 65024, 4544 + 2*64, 4 * 4544
+	ts := []safetensors.Tensor{bf16("transformer.word_embeddings.weight", V, H)}
+	for l := range 32 {
+		p := fmt.Sprintf("transformer.h.%d.", l)
+		ts = append(ts,
+			bf16(p+"input_layernorm.weight", H), bf16(p+"input_layernorm.bias", H),
+			bf16(p+"self_attention.query_key_value.weight", QKV, H), bf16(p+"self_attention.dense.weight", H, H),
+			bf16(p+"mlp.dense_h_to_4h.weight", I, H), bf16(p+"mlp.dense_4h_to_h.weight", H, I))
+	}
+	ts = append(ts, bf16("transformer.ln_f.weight", H), bf16("transformer.ln_f.bias", H), bf16("lm_head.weight", V, H))
+	return corpusConfig("tiiuae__falcon-7b-RW"), ts
+}
+
+// TestFalcon7BRWHeader: the checkpoint's 196 tensors (32 layers of 6, the
+// embedding, ln_f's weight and bias and lm_head) hold 7,217,189,760
+// parameters, BF16, the Hub's safetensors metadata for tiiuae/falcon-7b
+// at revision ec89142b as a stored model record gives it (14,434,402,976
+// B of safetensors files: 2 B x the parameters and 23,456 B of headers;
+// index file id 66004594245; the weights the RW config was published
+// with, which the later FalconForCausalLM config kept). By hand: the
+// embedding 65,024 x 4544 = 295,469,056 and lm_head the same; a layer's
+// query_key_value 4672 x 4544 = 21,229,568, dense 4544^2 = 20,647,936, the
+// MLP 2 x 18,176 x 4544 = 165,183,488, input_layernorm 2 x 4544:
+// 207,070,080, x 32 = 6,626,242,560; ln_f 2 x 4544. vLLM reads the
+// RefinedWebModel config with its own RWConfig (family_falcon.go): tied
+// (no tie key), so falcon.py makes lm_head the embedding and skips the
+// checkpoint's copy, and holds every LayerNorm in float32: at one rank the
+// embedding and the layers' linears 2 x (295,469,056 + 32 x 207,060,992),
+// the 33 x 9088 norm values 4 B each, and the rotary table of 8192
+// positions (RWConfig has no max_position_embeddings: falcon.py:167's
+// default) x 64 x 2 B (65,024 rows are a multiple of 64: no padding). 71
+// heads divide no TP but 1 and 71.
+func TestFalcon7BRWHeader(t *testing.T) {
+	_, ts := falcon7BRWHeader()
+	checkHeaderNames(t, ts, 32*6+4)
+	const params = 2*295_469_056 + 32*207_070_080 + 2*4544
+	if got, want := headerTotal(ts), uint64(2*params); got != want || params != 7_217_189_760 {
+		t.Errorf("header total %d B, by hand %d (%d parameters), the Hub's metadata counts 7,217,189,760", got, want, params)
+	}
+	checkByHand(t, []byHandCase{{
+		name: "falcon-7b (RW)", fixture: falcon7BRWHeader,
+		ranks: []byHandRank{
+			{"TP1", tpRanks(1, 0), 2*(295_469_056+32*207_060_992) + 4*(33*9088) + 8192*64*2, ""},
+		},
+	}})
+	checkHeaderStages(t, falcon7BRWHeader)
+}
+
+// checkHeaderStages is checkHeaderRanks for a model whose heads no tensor
+// rank count but 1 divides (falcon-7b's 71): the engine refuses those
+// ranks (engine/parallel.go), so only TP1 and the stages of PP2 are
+// compared.
+func checkHeaderStages(t *testing.T, fixture func() (string, []safetensors.Tensor)) {
+	t.Helper()
+	a, notes := attach(t, fixture)
+	if len(notes.Unknown) > 0 {
+		t.Errorf("tensors no rule names: %v", notes.Unknown)
+	}
+	sh := Whole(a, 1, 2, a.Quant)
+	if c, w := sum(CheckpointWeights(a, sh)), sum(Weights(a, sh)); c != w {
+		t.Errorf("TP1: checkpoint %d B, config %d B", c, w)
+	}
+	for i := range 2 {
+		sh := ppStage(i, 2)(a)
+		if c, w := sum(CheckpointWeights(a, sh)), sum(Weights(a, sh)); c != w {
+			t.Errorf("PP2 stage %d: checkpoint %d B, config %d B", i, c, w)
+		}
+	}
+}
+
+// TestRWConfig: model_type RefinedWeb and RefinedWebModel are read with
+// vLLM's RWConfig (family_falcon.go). falcon-40b's first config (n_head
+// 128, n_head_kv 8, n_layer 60, width 8192, parallel_attn, no
+// new_decoder_architecture key): RWConfig's hack makes a width of 8192 the
+// new decoder architecture, so 8 KV heads and ln_attn and ln_mlp; with no
+// length key vLLM's 2048, the rotary table over falcon.py's 8192. A
+// RefinedWebModel config without multi_query, n_head_kv or parallel_attn
+// takes RWConfig's defaults: multi_query true (one KV head), sequential
+// attention (input_layernorm and post_attention_layernorm).
+func TestRWConfig(t *testing.T) {
+	type got struct {
+		ModelType               string
+		Layers, Heads, KVHeads  uint64
+		Norms, MaxPos, RotaryAt uint64
+	}
+	tests := []struct {
+		name, doc string
+		want      got
+	}{
+		{"falcon-40b RefinedWeb", `{"model_type": "RefinedWeb", "architectures": ["RWForCausalLM"], "hidden_size": 8192, "n_head": 128,
+ "n_head_kv": 8, "n_layer": 60, "parallel_attn": true, "vocab_size": 65024}`,
+			got{ModelType: "falcon", Layers: 60, Heads: 128, KVHeads: 8, Norms: 2, MaxPos: 2048, RotaryAt: 8192}},
+		{"RefinedWebModel defaults", `{"model_type": "RefinedWebModel", "architectures": ["RWForCausalLM"], "hidden_size": 64, "n_head": 4,
+ "n_layer": 2, "vocab_size": 128}`,
+			got{ModelType: "falcon", Layers: 2, Heads: 4, KVHeads: 1, Norms: 2, MaxPos: 2048, RotaryAt: 8192}},
+	}
+	for _, tt := range tests {
+		a, err := ParseConfig("x.json", []byte(tt.doc))
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		g := got{a.ModelType, uint64(len(a.Layers)), a.Heads, a.KVHeads, a.NormsPerLayer, a.MaxPosition, a.Rotary[0].Positions}
+		if diff := cmp.Diff(tt.want, g); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
+		}
+		if a.ReadAs != "" {
+			t.Errorf("%s: read as a remote-code config (%s); RWConfig is vLLM's own class", tt.name, a.ReadAs)
+		}
+	}
 }
