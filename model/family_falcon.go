@@ -88,13 +88,14 @@ var falconClass = configClass{
 // unless tie_word_embeddings says false (:497-509).
 func readFalcon(o jsonObject, a *Arch) {
 	// RWConfig's names (vllm/transformers_utils/configs/falcon.py, the
-	// class vLLM reads model_type RefinedWeb and RefinedWebModel with),
-	// which FalconConfig does not read: refused rather than guessed.
+	// class vLLM reads model_type RefinedWeb and RefinedWebModel with, and
+	// membudget with it: rwClass) in a model_type falcon config, which
+	// FalconConfig does not read: refused rather than guessed.
 	rw := vllmClassTypes[o.str("model_type")] == "falcon"
 	noLen := false
 	for _, k := range []string{"n_layer", "n_head", "n_head_kv"} {
 		if o.has(k) && !rw {
-			o.fail(k, "RWConfig's name (vLLM's class for model_type RefinedWeb and RefinedWebModel), which membudget does not read yet and transformers FalconConfig does not read as a shape; give num_hidden_layers, num_attention_heads or num_kv_heads")
+			o.fail(k, "RWConfig's name (vLLM's class for model_type RefinedWeb and RefinedWebModel, which reads it), which transformers FalconConfig, the class of model_type falcon, does not read as a shape; give num_hidden_layers, num_attention_heads or num_kv_heads")
 		}
 	}
 	if rw {
