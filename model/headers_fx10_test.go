@@ -22,7 +22,7 @@ func init() {
 	// falcon-7b's first config (RefinedWebModel, read with vLLM's
 	// RWConfig): 4544 / 71 = 64 a head, one KV head (multi_query), tied (no
 	// tie key); no length key, so vLLM's 2048; the whole head rotary.
-	shippedShapes["tiiuae__falcon-7b-RW"] = shape{ModelType: "falcon", Layers: 32, Hidden: 4544, Heads: 71, KVHeads: 1,
+	shippedShapes["tiiuae__falcon-7b"] = shape{ModelType: "falcon", Layers: 32, Hidden: 4544, Heads: 71, KVHeads: 1,
 		HeadDim: 64, Vocab: 65024, MaxPos: 2048, Tied: true, RotaryDim: 64, Dtype: "bfloat16"}
 }
 
@@ -338,7 +338,7 @@ func falcon7BRWHeader() (string, []safetensors.Tensor) {
 			bf16(p+"mlp.dense_h_to_4h.weight", I, H), bf16(p+"mlp.dense_4h_to_h.weight", H, I))
 	}
 	ts = append(ts, bf16("transformer.ln_f.weight", H), bf16("transformer.ln_f.bias", H), bf16("lm_head.weight", V, H))
-	return corpusConfig("tiiuae__falcon-7b-RW"), ts
+	return corpusConfig("tiiuae__falcon-7b"), ts
 }
 
 // TestFalcon7BRWHeader: the checkpoint's 196 tensors (32 layers of 6, the
