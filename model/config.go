@@ -295,6 +295,12 @@ func ParseConfig(file string, data []byte, opts ...Option) (*Arch, error) {
 	var text jsonObject
 	if _, ok := families[mt]; ok {
 		text = readFamily(mt, o, a)
+	} else if fam, ok := vllmClassTypes[mt]; ok {
+		// vLLM's own class reads it (Falcon's RWConfig for RefinedWeb):
+		// its defaults are known, and the family's reader sizes it.
+		a.ModelType = fam
+		fillClass(mt, o, a)
+		text = families[fam](o, a)
 	} else if known, arch, ok := remoteArchitecture(o); ok {
 		// vLLM picks the model by its architecture, not its model_type
 		// (vllm/model_executor/models/registry.py). The remote config

@@ -50,6 +50,20 @@ type classAlias struct{ From, To, IfTrue, Unless string }
 // classes are the config classes by the model_type they read.
 var classes = map[string]*configClass{}
 
+// vllmClassTypes are the model_types no family is named for that vLLM
+// reads with a config class of its own (vllm/transformers_utils/config.py
+// _CONFIG_REGISTRY), each by the family that sizes it: the class is
+// known, so its defaults fill what the file omits, as they do for a
+// family's own model_type.
+var vllmClassTypes = map[string]string{}
+
+// declareVLLMClass makes c, a class vLLM ships, the config class of
+// model_type name, whose configs the family of model_type family reads.
+func declareVLLMClass(name, family string, c configClass) {
+	declareClass(name, c)
+	vllmClassTypes[name] = family
+}
+
 // declareClass makes c the config class of model_type name. A model_type
 // declared twice, or an architecture claimed by two, is a programming error.
 func declareClass(name string, c configClass) {

@@ -97,4 +97,11 @@ var HeaderFixtures = map[string]func() (string, []safetensors.Tensor){
 	"nomic-ai/nomic-embed-text-v1.5":                 nomicEmbedHeader,
 	"MoritzLaurer/ModernBERT-large-zeroshot-v2.0":    modernBertZeroshotHeader,
 	"Snowflake/snowflake-arctic-embed-l-v2.0":        arcticEmbedLHeader,
+
+	// Batch 10 (model/headers_fx10_test.go).
+	"THUDM/glm-4-9b-chat":              glm4_9BChatHeader,
+	"bigcode/starcoder2-15b":           starcoder2_15BHeader,
+	"stabilityai/stable-code-3b":       stableCode3BHeader,
+	"stabilityai/stablelm-2-1_6b-chat": stableLM2_1_6BChatHeader,
+	"tiiuae/falcon-7b":                 falcon7BRWHeader,
 }

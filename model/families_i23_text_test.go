@@ -442,10 +442,11 @@ func TestTextFamilyDefaults(t *testing.T) {
 		{"falcon ffn", `{"model_type": "falcon", "hidden_size": 64, "num_attention_heads": 4, "ffn_hidden_size": 128}`,
 			"x.json: ffn_hidden_size: 128: vLLM's FalconMLP builds 4 x hidden_size = 256"},
 		{"falcon rw names", `{"model_type": "falcon", "n_layer": 2}`, "x.json: n_layer: RWConfig's name"},
-		// A RefinedWebModel config naming RWForCausalLM is read by the
-		// Falcon family (its architecture), and its RWConfig names refused.
-		{"falcon RefinedWebModel", `{"model_type": "RefinedWebModel", "architectures": ["RWForCausalLM"], "hidden_size": 4544, "n_head": 71,
- "n_layer": 32, "vocab_size": 65024}`, "x.json: n_head: RWConfig's name"},
+		// A RefinedWeb config is read with vLLM's RWConfig: a width of
+		// 8192 is the new decoder architecture, and RWConfig's
+		// parallel_attn default, false, cannot run it.
+		{"falcon RefinedWeb 8192 sequential", `{"model_type": "RefinedWeb", "architectures": ["RWForCausalLM"], "hidden_size": 8192, "n_head": 128,
+ "n_layer": 2, "vocab_size": 65024}`, "x.json: parallel_attn: false under new_decoder_architecture"},
 		{"falcon sequential new arch", `{"model_type": "falcon", "new_decoder_architecture": true, "parallel_attn": false}`,
 			"x.json: parallel_attn: false under new_decoder_architecture"},
 		{"falcon heads", `{"model_type": "falcon", "hidden_size": 64, "num_attention_heads": 5}`,

@@ -1,11 +1,51 @@
 package model
 
+import (
+	"encoding/json"
+	"math"
+)
+
 func init() {
 	declareClass("falcon", falconClass)
 	register("falcon", flat(readFalcon), ckptFamily(falconRename, [][]moduleRule{falconLayer}, falconTop))
 	// registry.py at d18bb7b maps both to falcon.py's FalconForCausalLM;
 	// RWForCausalLM is the name the first tiiuae checkpoints gave.
 	registerArchitectures("falcon", "FalconForCausalLM", "RWForCausalLM")
+	// vllm/transformers_utils/config.py:110-111 (jsboige/vllm ffd91ee, vLLM
+	// main of 2026-08-14): RWConfig reads the first tiiuae checkpoints'
+	// model_types, RefinedWeb (falcon-40b) and RefinedWebModel (falcon-7b).
+	declareVLLMClass("RefinedWeb", "falcon", rwClass)
+	declareVLLMClass("RefinedWebModel", "falcon", rwClass)
+}
+
+// rwDefaultLen is vLLM's max_model_len for a config with no length key
+// (vllm/config/model.py:2382-2388 at jsboige/vllm ffd91ee); rwRotaryPositions
+// the rows falcon.py:167 gives the rotary table when the config has no
+// max_position_embeddings, as RWConfig never does.
+const (
+	rwDefaultLen      = 2048
+	rwRotaryPositions = 8192
+)
+
+// rwClass is vLLM's RWConfig (vllm/transformers_utils/configs/falcon.py at
+// jsboige/vllm ffd91ee, adapted from tiiuae/falcon-7b's configuration_RW.py):
+// its attribute_map reads n_layer, n_head and n_head_kv as the standard
+// names, its __init__ pops n_embed as hidden_size, and its defaults are
+// not FalconConfig's: n_head_kv None is 1, parallel_attn false. It gives no
+// max_position_embeddings (falcon.py's rotary then spans 8192 positions,
+// and vLLM's max_model_len defaults to 2048: see [readFalcon]).
+var rwClass = configClass{
+	Name:   "RWConfig",
+	Source: "vllm/transformers_utils/configs/falcon.py@ffd91ee",
+	Defaults: []classDefault{
+		{"vocab_size", "250880"}, {"hidden_size", "64"}, {"num_hidden_layers", "2"}, {"num_attention_heads", "8"},
+		{"multi_query", "true"}, {"num_kv_heads", "1"}, {"alibi", "false"}, {"bias", "false"},
+		{"parallel_attn", "false"}, {"new_decoder_architecture", "false"},
+	},
+	Aliases: []classAlias{
+		{From: "n_layer", To: "num_hidden_layers"}, {From: "n_head", To: "num_attention_heads"},
+		{From: "n_head_kv", To: "num_kv_heads"}, {From: "n_embed", To: "hidden_size"},
+	},
 }
 
 // falconClass is transformers FalconConfig
@@ -48,11 +88,30 @@ var falconClass = configClass{
 // unless tie_word_embeddings says false (:497-509).
 func readFalcon(o jsonObject, a *Arch) {
 	// RWConfig's names (vllm/transformers_utils/configs/falcon.py, the
-	// class vLLM reads model_type RefinedWeb and RefinedWebModel with),
-	// which FalconConfig does not read: refused rather than guessed.
+	// class vLLM reads model_type RefinedWeb and RefinedWebModel with, and
+	// membudget with it: rwClass) in a model_type falcon config, which
+	// FalconConfig does not read: refused rather than guessed.
+	rw := vllmClassTypes[o.str("model_type")] == "falcon"
+	noLen := false
 	for _, k := range []string{"n_layer", "n_head", "n_head_kv"} {
-		if o.has(k) {
-			o.fail(k, "RWConfig's name (vLLM's class for model_type RefinedWeb and RefinedWebModel), which membudget does not read yet and transformers FalconConfig does not read as a shape; give num_hidden_layers, num_attention_heads or num_kv_heads")
+		if o.has(k) && !rw {
+			o.fail(k, "RWConfig's name (vLLM's class for model_type RefinedWeb and RefinedWebModel, which reads it), which transformers FalconConfig, the class of model_type falcon, does not read as a shape; give num_hidden_layers, num_attention_heads or num_kv_heads")
+		}
+	}
+	if rw {
+		// RWConfig.__init__: "Hack for falcon-40b", a width of 8192 is the
+		// new decoder architecture whatever the file says.
+		if o.uintOr("hidden_size", 0) == 8192 {
+			o.m["new_decoder_architecture"] = []byte("true")
+		}
+		// RWConfig has no max_position_embeddings: falcon.py:167 builds
+		// the rotary table over getattr(config, "max_position_embeddings",
+		// 8192), and vLLM's max_model_len, with no length key in the
+		// config, is its default_max_len 2048 (vllm/config/model.py
+		// _get_and_verify_max_len), as for BLOOM.
+		if !o.has("max_position_embeddings") {
+			noLen = true
+			o.m["max_position_embeddings"] = json.RawMessage("2048")
 		}
 	}
 	newArch := o.boolOr("new_decoder_architecture", false)
@@ -61,6 +120,19 @@ func readFalcon(o jsonObject, a *Arch) {
 	delete(o.m, "head_dim")
 	delete(o.m, "num_key_value_heads")
 	readCommon(o, a)
+	if noLen {
+		delete(o.m, "max_position_embeddings")
+		delete(a.MaxLenKeys, "max_position_embeddings")
+		// vLLM takes the least of the length keys present, 2048 when
+		// there is none.
+		a.MaxPosition = rwDefaultLen
+		if len(a.MaxLenKeys) > 0 {
+			a.MaxPosition = math.MaxUint64
+			for _, n := range a.MaxLenKeys {
+				a.MaxPosition = min(a.MaxPosition, n)
+			}
+		}
+	}
 	a.derivedHeadDim(o)
 	switch {
 	case newArch:
@@ -79,6 +151,9 @@ func readFalcon(o jsonObject, a *Arch) {
 	} else {
 		a.RotaryDim = rotaryDim(o, a, a.HeadDim)
 		a.Rotary[0].Dim = a.RotaryDim
+		if noLen {
+			a.Rotary[0].Positions = rwRotaryPositions
+		}
 	}
 	a.TiedEmbeddings = o.boolOr("tie_word_embeddings", true)
 	bias := o.boolOr("bias", false)
