@@ -259,9 +259,10 @@ func TestMambaCodestralHeader(t *testing.T) {
 // attention.output.{dense, LayerNorm}, intermediate.dense,
 // output.{dense, LayerNorm}, pooler.dense) with the persistent
 // position_ids buffer transformers registered then (int64 [1, 512]; a
-// stored load report of a sentence-transformers BertModel names it
-// "embeddings.position_ids | UNEXPECTED" to today's transformers, index
-// file id 53298713138), shapes from the corpus config: 12 layers of 768,
+// stored log of today's transformers loading this very checkpoint,
+// "BertModel LOAD REPORT from: BAAI/bge-base-en-v1.5", loads 199/199
+// weights and names "embeddings.position_ids | UNEXPECTED": 200 tensors,
+// index file id 60419829686), shapes from the corpus config: 12 layers of 768,
 // FFN 3072, 30,522 tokens, 512 positions, 2 token types, float32.
 func bgeBaseHeader() (string, []safetensors.Tensor) {
 	const H, F, V, P, T = 768, 3072, 30522, 512, 2
