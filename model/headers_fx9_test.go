@@ -544,8 +544,14 @@ func jambaV01Header() (string, []safetensors.Tensor) {
 // Jamba-v0.1-shaped checkpoint's model.safetensors.index.json as a stored
 // model report quotes it beside its config (32 layers, attention every 8
 // from 4, 16 experts top-2 on odd layers, 4096/14,336, 65,536 tokens,
-// 262,144 positions, bfloat16; index file id 54365071727): 51,570,323,328
-// parameters. By hand: a Mamba layer's in_proj 16,384 x 4096 =
+// 262,144 positions, bfloat16; index file id 54365071727). The report
+// does not name that checkpoint, and its transformers 4.40.2 and chat,
+// tool and document tokens make it an instruct model of Jamba-v0.1's
+// architecture, not the base model; it gives no Mamba dimensions, so those
+// are the corpus config's, tied to the figure by the sum to the byte. The
+// base model's own published count is rounded: 51.57 B in its Open LLM
+// Leaderboard requests at revision ce13f3fe. 51,570,323,328 parameters.
+// By hand: a Mamba layer's in_proj 16,384 x 4096 =
 // 67,108,864, conv1d 8192 x 4 and its bias 8192, x_proj 288 x 8192 =
 // 2,359,296, dt_proj 8192 x 256 = 2,097,152 and its bias 8192, A_log 8192
 // x 16 = 131,072, D 8192, out_proj 33,554,432, the dt, B and C norms 256
