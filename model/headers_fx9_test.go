@@ -225,9 +225,13 @@ func mambaCodestralHeader() (string, []safetensors.Tensor) {
 
 // TestMambaCodestralHeader: the checkpoint's 579 bf16 tensors (64 layers of
 // 9, the embeddings, norm_f and the head) sum to 14,570,807,296 B, the
-// payload a stored importer pins for the model's published safetensors
-// (MAMBA_TENSOR_COUNT 579, every tensor BF16, payload_bytes
-// 14570807296ull; index file id 68827535932): 7,285,403,648 parameters.
+// payload_bytes a stored importer pins for the artifact it builds from the
+// model's pinned checkpoint (index file id 68827535932: its catalog's
+// payload_bytes 14570807296ull beside file_bytes 14,574,491,136, and
+// MAMBA_TENSOR_COUNT 579 tensors each copied as it is, a "source-faithful"
+// direct recipe that takes BF16 only; its classifier, id 60928701896,
+// wants every tensor BF16 with data bytes of 2 an element): 7,285,403,648
+// parameters.
 // By hand: a layer's in_proj 4096 x (2 x 8192 + 2 x 8 x 128 + 128) =
 // 76,021,760, conv1d (8192 + 2048) x 4 = 40,960 and its bias 10,240,
 // A_log, D and dt_bias 3 x 128, the gated norm 8192, out_proj 4096 x 8192
