@@ -112,8 +112,10 @@ func whisperLoaded(x safetensors.Tensor) (string, uint64, bool) {
 // of 2; the decoder's 2 tables, 32 layers of 24 and final norm of 2: 487 +
 // 772) hold 1,543,490,560 float16 parameters, the Hub's safetensors total
 // for openai/whisper-large-v3 (a stored table of Hub API answers, index
-// file id 71142266638; the same count in stored identity checks, ids
-// 69559635743, 69457224706): 3,086,981,120 B. By hand: an encoder layer's
+// file id 71142266638; the same count in a stored decision record's Hub
+// check of openai/whisper-large-v3 at revision 06f233fe, id 69559635743,
+// and a stored VRAM checker's safetensors.total table, id 69457224706):
+// 3,086,981,120 B. By hand: an encoder layer's
 // q, k, v and out 4 x 1280^2 with 3 biases of 1280, fc1 and fc2 2 x 5120 x
 // 1280 + 5120 + 1280, two norms 4 x 1280: 19,676,160, x 32 = 629,637,120;
 // conv1 1280 x 128 x 3 + 1280 = 492,800, conv2 1280^2 x 3 + 1280 =
