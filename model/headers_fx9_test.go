@@ -421,7 +421,11 @@ func robertaClassifierLoaded(x safetensors.Tensor) (string, uint64, bool) {
 // the LayerNorm's 2, 24 layers of 16, the head's 4) hold 567,755,777
 // float32 parameters, the Hub's safetensors total for
 // BAAI/bge-reranker-v2-m3 (a stored table of Hub API answers, index file
-// id 71142266638): 2,271,023,108 B. By hand: the tables (250,002 + 8194 +
+// id 71142266638): 2,271,023,108 B. The 393 are attested too: a stored
+// reranker benchmark that asserts parameter_count 567755777 finds its
+// parameters on the device as {"cuda:0": 393} (index file id
+// 70336913444), and the Hub's total, holding no int64, says position_ids
+// is not stored. By hand: the tables (250,002 + 8194 +
 // 1) x 1024 = 264,393,728 and their LayerNorm 2048; a layer's q, k, v and
 // output 4 x (1024^2 + 1024) = 4,198,400, the FFN 2 x 4096 x 1024 + 4096
 // + 1024 = 8,393,728, two LayerNorms 4096: 12,596,224, x 24 =
