@@ -112,8 +112,10 @@ func whisperLoaded(x safetensors.Tensor) (string, uint64, bool) {
 // of 2; the decoder's 2 tables, 32 layers of 24 and final norm of 2: 487 +
 // 772) hold 1,543,490,560 float16 parameters, the Hub's safetensors total
 // for openai/whisper-large-v3 (a stored table of Hub API answers, index
-// file id 71142266638; the same count in stored identity checks, ids
-// 69559635743, 69457224706): 3,086,981,120 B. By hand: an encoder layer's
+// file id 71142266638; the same count in a stored decision record's Hub
+// check of openai/whisper-large-v3 at revision 06f233fe, id 69559635743,
+// and a stored VRAM checker's safetensors.total table, id 69457224706):
+// 3,086,981,120 B. By hand: an encoder layer's
 // q, k, v and out 4 x 1280^2 with 3 biases of 1280, fc1 and fc2 2 x 5120 x
 // 1280 + 5120 + 1280, two norms 4 x 1280: 19,676,160, x 32 = 629,637,120;
 // conv1 1280 x 128 x 3 + 1280 = 492,800, conv2 1280^2 x 3 + 1280 =
@@ -225,9 +227,13 @@ func mambaCodestralHeader() (string, []safetensors.Tensor) {
 
 // TestMambaCodestralHeader: the checkpoint's 579 bf16 tensors (64 layers of
 // 9, the embeddings, norm_f and the head) sum to 14,570,807,296 B, the
-// payload a stored importer pins for the model's published safetensors
-// (MAMBA_TENSOR_COUNT 579, every tensor BF16, payload_bytes
-// 14570807296ull; index file id 68827535932): 7,285,403,648 parameters.
+// payload_bytes a stored importer pins for the artifact it builds from the
+// model's pinned checkpoint (index file id 68827535932: its catalog's
+// payload_bytes 14570807296ull beside file_bytes 14,574,491,136, and
+// MAMBA_TENSOR_COUNT 579 tensors each copied as it is, a "source-faithful"
+// direct recipe that takes BF16 only; its classifier, id 60928701896,
+// wants every tensor BF16 with data bytes of 2 an element): 7,285,403,648
+// parameters.
 // By hand: a layer's in_proj 4096 x (2 x 8192 + 2 x 8 x 128 + 128) =
 // 76,021,760, conv1d (8192 + 2048) x 4 = 40,960 and its bias 10,240,
 // A_log, D and dt_bias 3 x 128, the gated norm 8192, out_proj 4096 x 8192
@@ -259,9 +265,10 @@ func TestMambaCodestralHeader(t *testing.T) {
 // attention.output.{dense, LayerNorm}, intermediate.dense,
 // output.{dense, LayerNorm}, pooler.dense) with the persistent
 // position_ids buffer transformers registered then (int64 [1, 512]; a
-// stored load report of a sentence-transformers BertModel names it
-// "embeddings.position_ids | UNEXPECTED" to today's transformers, index
-// file id 53298713138), shapes from the corpus config: 12 layers of 768,
+// stored log of today's transformers loading this very checkpoint,
+// "BertModel LOAD REPORT from: BAAI/bge-base-en-v1.5", loads 199/199
+// weights and names "embeddings.position_ids | UNEXPECTED": 200 tensors,
+// index file id 60419829686), shapes from the corpus config: 12 layers of 768,
 // FFN 3072, 30,522 tokens, 512 positions, 2 token types, float32.
 func bgeBaseHeader() (string, []safetensors.Tensor) {
 	const H, F, V, P, T = 768, 3072, 30522, 512, 2
@@ -414,7 +421,11 @@ func robertaClassifierLoaded(x safetensors.Tensor) (string, uint64, bool) {
 // the LayerNorm's 2, 24 layers of 16, the head's 4) hold 567,755,777
 // float32 parameters, the Hub's safetensors total for
 // BAAI/bge-reranker-v2-m3 (a stored table of Hub API answers, index file
-// id 71142266638): 2,271,023,108 B. By hand: the tables (250,002 + 8194 +
+// id 71142266638): 2,271,023,108 B. The 393 are attested too: a stored
+// reranker benchmark that asserts parameter_count 567755777 finds its
+// parameters on the device as {"cuda:0": 393} (index file id
+// 70336913444), and the Hub's total, holding no int64, says position_ids
+// is not stored. By hand: the tables (250,002 + 8194 +
 // 1) x 1024 = 264,393,728 and their LayerNorm 2048; a layer's q, k, v and
 // output 4 x (1024^2 + 1024) = 4,198,400, the FFN 2 x 4096 x 1024 + 4096
 // + 1024 = 8,393,728, two LayerNorms 4096: 12,596,224, x 24 =
@@ -543,8 +554,14 @@ func jambaV01Header() (string, []safetensors.Tensor) {
 // Jamba-v0.1-shaped checkpoint's model.safetensors.index.json as a stored
 // model report quotes it beside its config (32 layers, attention every 8
 // from 4, 16 experts top-2 on odd layers, 4096/14,336, 65,536 tokens,
-// 262,144 positions, bfloat16; index file id 54365071727): 51,570,323,328
-// parameters. By hand: a Mamba layer's in_proj 16,384 x 4096 =
+// 262,144 positions, bfloat16; index file id 54365071727). The report
+// does not name that checkpoint, and its transformers 4.40.2 and chat,
+// tool and document tokens make it an instruct model of Jamba-v0.1's
+// architecture, not the base model; it gives no Mamba dimensions, so those
+// are the corpus config's, tied to the figure by the sum to the byte. The
+// base model's own published count is rounded: 51.57 B in its Open LLM
+// Leaderboard requests at revision ce13f3fe. 51,570,323,328 parameters.
+// By hand: a Mamba layer's in_proj 16,384 x 4096 =
 // 67,108,864, conv1d 8192 x 4 and its bias 8192, x_proj 288 x 8192 =
 // 2,359,296, dt_proj 8192 x 256 = 2,097,152 and its bias 8192, A_log 8192
 // x 16 = 131,072, D 8192, out_proj 33,554,432, the dt, B and C norms 256
