@@ -75,7 +75,9 @@ func coverage(e registryEntry) (modelTypes []string, refusal string) {
 		// transformers' own model as it sizes a native one.
 		return mts, ""
 	}
-	if mts := Architectures()[e.Arch]; len(mts) > 0 && isPooling(e.Section) && EncoderOnlyArchitecture(e.Arch) {
+	if mts := Architectures()[e.Arch]; len(mts) > 0 && isPooling(e.Section) && (EncoderOnlyArchitecture(e.Arch) || PoolingDecoderArchitecture(e.Arch)) {
+		// An encoder-only model, or a decoder whose pooling head
+		// replaces its LM head (a reward model).
 		return mts, ""
 	}
 	if mts := Architectures()[e.Arch]; len(mts) > 0 && e.Section == "embedding" && strings.HasSuffix(e.Arch, "ForCausalLM") {
@@ -276,9 +278,9 @@ func TestArchitecturesAreVLLMs(t *testing.T) {
 	}
 	for arch, mts := range Architectures() {
 		switch {
-		case EncoderOnlyArchitecture(arch) && !pooling[arch]:
+		case (EncoderOnlyArchitecture(arch) || PoolingDecoderArchitecture(arch)) && !pooling[arch]:
 			t.Errorf("%s (model_types %v) is not a pooling architecture of vLLM's registry", arch, mts)
-		case !EncoderOnlyArchitecture(arch) && !gen[arch]:
+		case !EncoderOnlyArchitecture(arch) && !PoolingDecoderArchitecture(arch) && !gen[arch]:
 			t.Errorf("%s (model_types %v) is not a generation architecture of vLLM's registry", arch, mts)
 		}
 		for _, mt := range mts {
