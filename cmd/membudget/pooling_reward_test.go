@@ -1,0 +1,67 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// TestRewardReport: a reward model (Qwen/Qwen2.5-Math-PRM-7B, shipped) is
+// served by vLLM's pooling runner with its decoder's KV cache: the
+// report's JSON has a kv_capacity and no "pooling" (which is the
+// encoder-only models'), the runner in its serve and launch line, no
+// async scheduling, and a batch raised from the L4's 2048 to
+// max_model_len 4096 (STEP pooling runs without chunked prefill). Its
+// weights, by hand (model/pooling_decoder_test.go): the layers,
+// embedding and final norm 14,141,238,272 B, the float32 score head
+// 51,423,240 B and the rotary table 4096 x 128 x 2 = 1,048,576 B:
+// 14,193,710,088 B. A request of 4096 tokens takes 4096 / 16 = 256
+// pages, each 16 tokens x 28 layers x 2 x 4 KV heads x 128 x 2 B =
+// 917,504 B.
+func TestRewardReport(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run(&stdout, &stderr, []string{"report", "--model", "Qwen/Qwen2.5-Math-PRM-7B", "--class", "l4", "--json"})
+	if code != exitOK {
+		t.Fatalf("exit %d; stderr %s", code, stderr.String())
+	}
+	var got reportJSON
+	if err := jsonUnmarshal(stdout.Bytes(), &got); err != nil {
+		t.Fatalf("%v\n%s", err, stdout.String())
+	}
+	if got.KVCapacity == nil || got.Pooling != nil {
+		t.Fatalf("kv_capacity %+v, pooling %+v: want one and none", got.KVCapacity, got.Pooling)
+	}
+	s := got.Serve
+	if s.Runner != "pooling" || s.AsyncScheduling || s.MaxNumBatchedTokens != 4096 || s.MaxModelLen != 4096 || !strings.Contains(s.Command, "--runner pooling") {
+		t.Errorf("serve runner %q async %v batched %d max_model_len %d command %q: want pooling, no async, 4096, 4096, naming the runner",
+			s.Runner, s.AsyncScheduling, s.MaxNumBatchedTokens, s.MaxModelLen, s.Command)
+	}
+	if w := got.Model.Weights.DerivedBytes; w != 14_193_710_088 {
+		t.Errorf("weights %d B, want 14,193,710,088", w)
+	}
+	if k := got.KVCapacity; k.BlockBytes != 917_504 || k.PagesPerSeq != 256 {
+		t.Errorf("block %d B, %d pages a request; want 917,504 and 256", k.BlockBytes, k.PagesPerSeq)
+	}
+	if got.Footprint.Sampler != 0 {
+		t.Errorf("sampler %d B, want 0: the pooling runner samples nothing", got.Footprint.Sampler)
+	}
+	// max-seqs answers from the KV cache, as for a causal LM: the whole
+	// sequences vLLM's pool holds at 4096 tokens, its logged maximum
+	// concurrency rounded down.
+	stdout.Reset()
+	stderr.Reset()
+	code = run(&stdout, &stderr, []string{"max-seqs", "--length", "4096", "--model", "Qwen/Qwen2.5-Math-PRM-7B", "--class", "l4", "--json"})
+	var q queryJSON
+	if err := jsonUnmarshal(stdout.Bytes(), &q); err != nil {
+		t.Fatalf("max-seqs: exit %d, %v; stderr %s", code, err, stderr.String())
+	}
+	if want := uint64(got.KVCapacity.MaxConcurrency); code != exitOK || q.Answer != want || q.Capped || q.At.KVCache == 0 {
+		t.Errorf("max-seqs: exit %d, answer %d capped %v KV %d; want %d (the logged concurrency %.2f), not capped, a KV term",
+			code, q.Answer, q.Capped, q.At.KVCache, want, got.KVCapacity.MaxConcurrency)
+	}
+	stdout.Reset()
+	stderr.Reset()
+	if code := run(&stdout, &stderr, []string{"report", "--model", "Qwen/Qwen2.5-Math-PRM-7B", "--class", "l4", "--runner", "generate"}); code != exitBadArgs || !strings.Contains(stderr.String(), "--runner") {
+		t.Errorf("--runner generate: exit %d, stderr %q; want exit %d naming --runner", code, stderr.String(), exitBadArgs)
+	}
+}
