@@ -85,6 +85,12 @@ func coverage(e registryEntry) (modelTypes []string, refusal string) {
 		// (--runner pooling, --convert embed), whose family is read.
 		return mts, ""
 	}
+	if mts := Architectures()[e.Arch]; len(mts) > 0 && e.Section == "embedding/multimodal" {
+		// A multimodal generation model the pooling runner adapts the same
+		// way, whose family is read (its encoder cache sized where vLLM
+		// keeps chunked prefill: engine/vllm poolingChunks).
+		return mts, ""
+	}
 	switch {
 	case isTransformersBackend(e.Section):
 		return nil, "vLLM serves it only through its Transformers backend (" + e.Class + "), which builds transformers' own modules for it: no family states that model's modules yet"

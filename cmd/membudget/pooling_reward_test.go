@@ -65,3 +65,37 @@ func TestRewardReport(t *testing.T) {
 		t.Errorf("--runner generate: exit %d, stderr %q; want exit %d naming --runner", code, stderr.String(), exitBadArgs)
 	}
 }
+
+// TestMultimodalEmbeddingReport: Qwen/Qwen2-VL-7B-Instruct (shipped) as an
+// embedding model under LAST pooling: the runner and the converter in the
+// launch line, the encoder cache sized as for generation (one video item
+// of 8960 tokens at max_pixels 1003520: 8960 tokens x 3584 x 2 B =
+// 64,225,280 B), a KV capacity, and max-seqs at max_model_len its logged
+// concurrency rounded down.
+func TestMultimodalEmbeddingReport(t *testing.T) {
+	args := []string{"--model", "Qwen/Qwen2-VL-7B-Instruct", "--class", "h100-sxm-80g", "--runner", "pooling",
+		"--pooler-config", `{"seq_pooling_type":"LAST"}`, "--mm-processor-kwargs", `{"max_pixels":1003520}`, "--json"}
+	var stdout, stderr bytes.Buffer
+	if code := run(&stdout, &stderr, append([]string{"report"}, args...)); code != exitOK {
+		t.Fatalf("exit %d; stderr %s", code, stderr.String())
+	}
+	var got reportJSON
+	if err := jsonUnmarshal(stdout.Bytes(), &got); err != nil {
+		t.Fatalf("%v\n%s", err, stdout.String())
+	}
+	s := got.Serve
+	if s.Runner != "pooling" || !strings.Contains(s.Command, "--convert embed") || s.Multimodal == nil || !s.Multimodal.Sized || s.Multimodal.CacheBytes != 64_225_280 || got.KVCapacity == nil {
+		t.Fatalf("runner %q command %q multimodal %+v kv %+v: want pooling, --convert embed, the encoder cache sized at 64,225,280 B, a KV capacity",
+			s.Runner, s.Command, s.Multimodal, got.KVCapacity)
+	}
+	stdout.Reset()
+	stderr.Reset()
+	code := run(&stdout, &stderr, append([]string{"max-seqs", "--length", "32768"}, args...))
+	var q queryJSON
+	if err := jsonUnmarshal(stdout.Bytes(), &q); err != nil {
+		t.Fatalf("max-seqs: exit %d, %v; stderr %s", code, err, stderr.String())
+	}
+	if want := uint64(got.KVCapacity.MaxConcurrency); code != exitOK || q.Answer != want {
+		t.Errorf("max-seqs: exit %d, answer %d; want %d (the logged concurrency %.2f)", code, q.Answer, want, got.KVCapacity.MaxConcurrency)
+	}
+}
