@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -97,5 +99,45 @@ func TestMultimodalEmbeddingReport(t *testing.T) {
 	}
 	if want := uint64(got.KVCapacity.MaxConcurrency); code != exitOK || q.Answer != want {
 		t.Errorf("max-seqs: exit %d, answer %d; want %d (the logged concurrency %.2f)", code, q.Answer, want, got.KVCapacity.MaxConcurrency)
+	}
+}
+
+// TestColBERTReport: a late-interaction model (HF_ColBERT over
+// bge-base-en-v1.5's shipped config, a projection of 128: no published
+// ColBERT config.json was found) on an L4: an encoder's report, no KV
+// capacity, the ColBERT head named; weights 217,891,840 B (bge-base, by
+// hand in model/encoder_test.go) + 768 x 128 x 4 = 393,216 B of float32
+// projection = 218,285,056 B; max-seqs at 300 tokens is the batch's 2048
+// / 300 = 6 whole sequences.
+func TestColBERTReport(t *testing.T) {
+	data, err := os.ReadFile("../../corpus/models/BAAI__bge-base-en-v1.5.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	config := strings.Replace(strings.Replace(string(data), `"BertModel"`, `"HF_ColBERT"`, 1), "{", `{"colbert_dim": 128,`, 1)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "config.json"), []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run(&stdout, &stderr, []string{"report", "--model", dir, "--class", "l4", "--json"}); code != exitOK {
+		t.Fatalf("exit %d; stderr %s", code, stderr.String())
+	}
+	var got reportJSON
+	if err := jsonUnmarshal(stdout.Bytes(), &got); err != nil {
+		t.Fatalf("%v\n%s", err, stdout.String())
+	}
+	if got.KVCapacity != nil || got.Pooling == nil || !strings.Contains(got.Pooling.Head, "ColBERT") || got.Model.Weights.DerivedBytes != 218_285_056 {
+		t.Errorf("kv_capacity %+v pooling %+v weights %d: want none, the ColBERT head, 218,285,056 B", got.KVCapacity, got.Pooling, got.Model.Weights.DerivedBytes)
+	}
+	stdout.Reset()
+	stderr.Reset()
+	code := run(&stdout, &stderr, []string{"max-seqs", "--length", "300", "--model", dir, "--class", "l4", "--json"})
+	var q queryJSON
+	if err := jsonUnmarshal(stdout.Bytes(), &q); err != nil {
+		t.Fatalf("max-seqs: exit %d, %v; stderr %s", code, err, stderr.String())
+	}
+	if code != exitOK || q.Answer != 6 || !q.Capped || q.At.KVCache != 0 {
+		t.Errorf("max-seqs: exit %d, answer %d capped %v KV %d; want 6, capped, no KV", code, q.Answer, q.Capped, q.At.KVCache)
 	}
 }

@@ -372,8 +372,10 @@ func encoderPeakItems(a *model.Arch, r *Resolved, st model.Sharding) []budget.It
 	if e := a.Encoder; e.Head.TokenWise() {
 		// After the encoder a token classifier holds every token's hidden
 		// state, its float32 copy (hidden_states.to(head_dtype)) and its
-		// float32 logits (bert.py BertForTokenClassification.forward).
-		per = max(per, budget.SatAdd(budget.SatMul(a.Hidden, d+4), budget.SatMul(e.Labels, 4)))
+		// float32 logits (bert.py BertForTokenClassification.forward); a
+		// ColBERT model its float32 projection and that normalized
+		// (tokenOutputs).
+		per = max(per, budget.SatAdd(budget.SatMul(a.Hidden, d+4), budget.SatMul(tokenOutputs(e), 4)))
 	}
 	items := []budget.Item{{Name: "activation_peak", Term: budget.TermActivation,
 		Bytes: budget.SatAdd(budget.SatMul(r.MaxNumBatchedTokens, per), m.residualBytes)}}

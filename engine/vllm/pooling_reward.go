@@ -126,3 +126,15 @@ func (r *Resolved) poolingChunks() bool {
 	}
 	return seq == "LAST" || tok == "ALL"
 }
+
+// tokenOutputs is the float32 outputs a token-wise encoder head holds per
+// token: a token classifier's logits, or a ColBERT model's projection and
+// its normalized copy (pooler/tokwise/heads.py TokenEmbeddingPoolerHead:
+// the projector's output, then PoolerNormalize's), counted for every token
+// of the batch at once.
+func tokenOutputs(e *model.EncoderShape) uint64 {
+	if e.Head == model.HeadColBERT {
+		return 2 * e.ColBERTDim
+	}
+	return e.Labels
+}
