@@ -94,6 +94,8 @@ func coverage(e registryEntry) (modelTypes []string, refusal string) {
 	switch {
 	case isTransformersBackend(e.Section):
 		return nil, "vLLM serves it only through its Transformers backend (" + e.Class + "), which builds transformers' own modules for it: no family states that model's modules yet"
+	case isPooling(e.Section) && PoolingRefusal(e.Arch) != "":
+		return nil, "a pooling model (vLLM's pooling runner): " + PoolingRefusal(e.Arch)
 	case isPooling(e.Section):
 		return nil, "a pooling model (vLLM's pooling runner): not sized yet"
 	case e.Section == "multimodal/encoder-decoder":

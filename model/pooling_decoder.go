@@ -112,6 +112,10 @@ func readPoolingDecoder(o jsonObject, a *Arch) {
 	if len(a.Architectures) == 0 {
 		return
 	}
+	if why := poolingRefusals[a.Architectures[0]]; why != "" {
+		o.fail("architectures", "%q is a pooling model of vLLM's registry that membudget does not size: %s", a.Architectures[0], why)
+		return
+	}
 	p, ok := poolingDecoders[a.Architectures[0]]
 	if !ok {
 		return
@@ -194,3 +198,30 @@ func PoolerHeadBytesPerToken(a *Arch, tp, dtypeBytes uint64) uint64 {
 	}
 	return per
 }
+
+// poolingRefusals are the pooling architectures of vLLM's registry (the
+// late-interaction, multimodal embedding and multimodal classification
+// models) whose heads membudget does not read, each with why, by
+// architecture (vllm/model_executor/models/<module>.py at d18bb7b). A
+// config naming one is refused even where its model_type is a family's
+// (JinaVLForRanking's qwen2_vl, ColQwen3's qwen3_vl): sized by that
+// family it would be a generating model, which vLLM does not serve it as.
+var poolingRefusals = map[string]string{
+	"ColQwen3":                                 "colqwen3.py ColQwen3Model: Qwen3-VL with a late-interaction projection of every token, not read",
+	"OpsColQwen3Model":                         "colqwen3.py ColQwen3Model: Qwen3-VL with a late-interaction projection of every token, not read",
+	"Qwen3VLNemotronEmbedModel":                "colqwen3.py ColQwen3Model: Qwen3-VL with a late-interaction projection of every token, not read",
+	"ColQwen3_5":                               "colqwen3_5.py ColQwen3_5Model: Qwen3.5 with a late-interaction projection of every token, not read",
+	"ColPaliForRetrieval":                      "colpali.py ColPaliModel: PaliGemma with a late-interaction projection of every token, not read",
+	"ColModernVBertForRetrieval":               "colmodernvbert.py ColModernVBertForRetrieval: ModernBERT with a vision connector and a late-interaction projection, not read",
+	"JinaVLForRanking":                         "jina_vl.py JinaVLForSequenceClassification: Qwen2-VL with a JinaVLScorer head, not read",
+	"LlamaNemotronVLForSequenceClassification": "nemotron_vl.py LlamaNemotronVLForSequenceClassification: an InternVL-style model with a score head, not read",
+	"LlamaNemotronVLModel":                     "nemotron_vl.py LlamaNemotronVLForEmbedding: an InternVL-style embedding model, not read",
+	"JinaForRanking":                           "jina.py JinaForRanking: a Qwen3 decoder with a late-interaction ranking head, not read",
+	"ColBERTJinaRobertaModel":                  "colbert.py ColBERTJinaRobertaModel: JinaRobertaModel (rotary XLM-RoBERTa, bert_with_rope.py), which membudget does not size, and a ColBERT projection",
+	"ColBERTLfm2Model":                         "colbert.py ColBERTLfm2Model: LFM2's ShortConv layers (a per-sequence state membudget does not model) and a ColBERT projection",
+}
+
+// PoolingRefusal returns why the model sizes no config naming arch, a
+// pooling architecture of vLLM's registry whose head is not read; "" for
+// any other.
+func PoolingRefusal(arch string) string { return poolingRefusals[arch] }

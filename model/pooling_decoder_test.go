@@ -196,3 +196,30 @@ func TestPoolerHeadBytesPerToken(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
+
+// TestPoolingRefusals: a config naming a pooling architecture whose head
+// is not read is refused naming architectures, even on a family's
+// model_type (jina-reranker-m0's qwen2_vl, jina-reranker-v3's qwen3),
+// where it would otherwise be sized as a generating model; and every
+// such architecture is one of the registry's pooling sections only.
+func TestPoolingRefusals(t *testing.T) {
+	for _, c := range []struct{ corpus, arch string }{
+		{"Qwen__Qwen2-VL-7B-Instruct", "JinaVLForRanking"},
+		{"Qwen__Qwen3-0.6B", "JinaForRanking"},
+		{"BAAI__bge-reranker-v2-m3", "ColBERTJinaRobertaModel"},
+	} {
+		_, err := ParseConfig("config.json", withArchitecture(t, c.corpus, c.arch))
+		if err == nil || !strings.Contains(err.Error(), "architectures") || !strings.Contains(err.Error(), "does not size") {
+			t.Errorf("%s on %s: got %v, want a refusal naming architectures", c.arch, c.corpus, err)
+		}
+	}
+	sections := map[string][]string{}
+	for _, e := range readRegistry(t) {
+		sections[e.Arch] = append(sections[e.Arch], e.Section)
+	}
+	for arch := range poolingRefusals {
+		if len(sections[arch]) == 0 || slices.ContainsFunc(sections[arch], func(s string) bool { return !isPooling(s) }) {
+			t.Errorf("%s: sections %v, want pooling sections only", arch, sections[arch])
+		}
+	}
+}
