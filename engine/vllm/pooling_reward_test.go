@@ -138,3 +138,36 @@ func TestRewardByHand(t *testing.T) {
 		t.Errorf("forward bytes a token: causal, reward, the head alone (-want +got):\n%s", diff)
 	}
 }
+
+// TestPoolingHeadsCompilerIsReference: the compiled plan of a reward
+// model, a process reward model (whole-sequence batches), a ColBERT model
+// and a multimodal model converted to embeddings is the reference's.
+func TestPoolingHeadsCompilerIsReference(t *testing.T) {
+	colbert := parse(t, `{"model_type":"bert","architectures":["HF_ColBERT"],"hidden_size":64,"num_hidden_layers":2,`+
+		`"num_attention_heads":1,"intermediate_size":16,"vocab_size":1000,"max_position_embeddings":512,"type_vocab_size":2,`+
+		`"colbert_dim":200,"torch_dtype":"float16"}`)
+	for _, c := range []struct {
+		name string
+		a    *model.Arch
+		s    Serve
+	}{
+		{"RM", parse(t, rmSmall), Serve{TensorParallelSize: 2}},
+		{"PRM", prmArch(t), Serve{}},
+		{"ColBERT", colbert, Serve{}},
+		{"Qwen2-VL embedding", whisperArch(t, "Qwen__Qwen2-VL-7B-Instruct"), Serve{Runner: "pooling", PoolerConfig: `{"seq_pooling_type":"LAST"}`, MM: MM{ProcessorKwargs: `{"max_pixels": 1003520}`}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ref, err := NewReference(c.a, c.s, testClass(false), current)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, plan, err := NewCompiler(c.a).Compile(c.s, testClass(false), current)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(ref.Plan(), plan); diff != "" {
+				t.Errorf("Compiler != Reference (-reference +compiler):\n%s", diff)
+			}
+		})
+	}
+}
