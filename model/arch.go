@@ -304,7 +304,10 @@ type Arch struct {
 	// Encoder is an encoder-only model's embeddings and pooling head (nil
 	// for a decoder): its layers are EncoderOnly.
 	Encoder *EncoderShape
-	Quant   Quant // from quantization_config; Method "" when none
+	// Pooler is a decoder-based pooling architecture's head (a reward
+	// model's), built in place of the LM head; nil for any other model.
+	Pooler *PoolerHead
+	Quant  Quant // from quantization_config; Method "" when none
 	// Checkpoint is the model's safetensors checkpoint, when its headers
 	// were read (AttachCheckpoint sets it); RankWeights then counts its
 	// tensors instead of the shapes config.json gives.

@@ -75,7 +75,9 @@ func coverage(e registryEntry) (modelTypes []string, refusal string) {
 		// transformers' own model as it sizes a native one.
 		return mts, ""
 	}
-	if mts := Architectures()[e.Arch]; len(mts) > 0 && isPooling(e.Section) && EncoderOnlyArchitecture(e.Arch) {
+	if mts := Architectures()[e.Arch]; len(mts) > 0 && isPooling(e.Section) && (EncoderOnlyArchitecture(e.Arch) || PoolingDecoderArchitecture(e.Arch)) {
+		// An encoder-only model, or a decoder whose pooling head
+		// replaces its LM head (a reward model).
 		return mts, ""
 	}
 	if mts := Architectures()[e.Arch]; len(mts) > 0 && e.Section == "embedding" && strings.HasSuffix(e.Arch, "ForCausalLM") {
@@ -83,9 +85,17 @@ func coverage(e registryEntry) (modelTypes []string, refusal string) {
 		// (--runner pooling, --convert embed), whose family is read.
 		return mts, ""
 	}
+	if mts := Architectures()[e.Arch]; len(mts) > 0 && e.Section == "embedding/multimodal" {
+		// A multimodal generation model the pooling runner adapts the same
+		// way, whose family is read (its encoder cache sized where vLLM
+		// keeps chunked prefill: engine/vllm poolingChunks).
+		return mts, ""
+	}
 	switch {
 	case isTransformersBackend(e.Section):
 		return nil, "vLLM serves it only through its Transformers backend (" + e.Class + "), which builds transformers' own modules for it: no family states that model's modules yet"
+	case isPooling(e.Section) && PoolingRefusal(e.Arch) != "":
+		return nil, "a pooling model (vLLM's pooling runner): " + PoolingRefusal(e.Arch)
 	case isPooling(e.Section):
 		return nil, "a pooling model (vLLM's pooling runner): not sized yet"
 	case e.Section == "multimodal/encoder-decoder":
@@ -278,9 +288,9 @@ func TestArchitecturesAreVLLMs(t *testing.T) {
 	}
 	for arch, mts := range Architectures() {
 		switch {
-		case EncoderOnlyArchitecture(arch) && !pooling[arch]:
+		case (EncoderOnlyArchitecture(arch) || PoolingDecoderArchitecture(arch)) && !pooling[arch]:
 			t.Errorf("%s (model_types %v) is not a pooling architecture of vLLM's registry", arch, mts)
-		case !EncoderOnlyArchitecture(arch) && !gen[arch]:
+		case !EncoderOnlyArchitecture(arch) && !PoolingDecoderArchitecture(arch) && !gen[arch]:
 			t.Errorf("%s (model_types %v) is not a generation architecture of vLLM's registry", arch, mts)
 		}
 		for _, mt := range mts {

@@ -127,6 +127,9 @@ func UsesCheckpoint(a *Arch, sh Sharding) (ok bool, why string) {
 	switch {
 	case a.Checkpoint == nil:
 		return false, "no checkpoint"
+	case a.Pooler != nil:
+		// Nor the pooling head that replaces it (score.*, v_head).
+		return false, "the pooling runner builds " + a.Pooler.Kind.String() + " in place of the LM head, which the checkpoint's rules do not count"
 	case sh.NoHead:
 		// The rules count the checkpoint's lm_head, which the pooling
 		// adapter does not build.

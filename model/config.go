@@ -316,6 +316,7 @@ func ParseConfig(file string, data []byte, opts ...Option) (*Arch, error) {
 			Detail: fmt.Sprintf("%q: %v; known: %s", mt, ErrUnknownModelType, strings.Join(ModelTypes(), ", "))}
 	}
 	readRemoteConfig(o, mt, a)
+	readPoolingDecoder(o, a)
 	if len(errs) == 0 {
 		a.Quant = readQuant(o, text, a, hf)
 	}

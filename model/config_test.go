@@ -47,7 +47,10 @@ var shippedShapes = map[string]shape{
 	"Qwen__Qwen2.5-14B-Instruct-AWQ":      {ModelType: "qwen2", Layers: 48, Hidden: 5120, Heads: 40, KVHeads: 8, HeadDim: 128, Vocab: 152064, MaxPos: 32768, RotaryDim: 128, Quant: "awq", Dtype: "float16"},
 	"Qwen__Qwen2.5-72B":                   {ModelType: "qwen2", Layers: 80, Hidden: 8192, Heads: 64, KVHeads: 8, HeadDim: 128, Vocab: 152064, MaxPos: 131072, RotaryDim: 128, Dtype: "bfloat16"},
 	"Qwen__Qwen2.5-7B-Instruct-GPTQ-Int4": {ModelType: "qwen2", Layers: 28, Hidden: 3584, Heads: 28, KVHeads: 4, HeadDim: 128, Vocab: 152064, MaxPos: 32768, RotaryDim: 128, Quant: "gptq", Dtype: "float16"},
-	"Qwen__Qwen2.5-7B-Instruct":           {ModelType: "qwen2", Layers: 28, Hidden: 3584, Heads: 28, KVHeads: 4, HeadDim: 128, Vocab: 152064, MaxPos: 32768, RotaryDim: 128, Dtype: "bfloat16"},
+	// Qwen2.5-Math-PRM-7B: Qwen2.5-7B's layers under a process reward
+	// head (pooling_decoder.go), 4096 positions, rope_theta 10000.
+	"Qwen__Qwen2.5-Math-PRM-7B": {ModelType: "qwen2", Layers: 28, Hidden: 3584, Heads: 28, KVHeads: 4, HeadDim: 128, Vocab: 152064, MaxPos: 4096, RotaryDim: 128, Dtype: "bfloat16"},
+	"Qwen__Qwen2.5-7B-Instruct": {ModelType: "qwen2", Layers: 28, Hidden: 3584, Heads: 28, KVHeads: 4, HeadDim: 128, Vocab: 152064, MaxPos: 32768, RotaryDim: 128, Dtype: "bfloat16"},
 	"Qwen__Qwen2.5-VL-7B-Instruct": {ModelType: "qwen2_5_vl", Layers: 28, Hidden: 3584, Heads: 28, KVHeads: 4, HeadDim: 128, Vocab: 152064, MaxPos: 128000,
 		RotaryDim: 128, Rope: "mrope", Vision: "qwen2_5_vl", Dtype: "bfloat16"},
 	// An encoder: every head a KV head, no rotary table.

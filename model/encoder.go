@@ -37,6 +37,9 @@ type EncoderShape struct {
 	// half of which gates the activation of the other (ModernBERT's GeGLU,
 	// modernbert.py ModernBertMLP), where BERT's gives intermediate.
 	GatedMLP bool
+	// ColBERTDim is a ColBERT model's projection width (HeadColBERT): the
+	// config's colbert_dim, dim or projection_dim (family_colbert.go).
+	ColBERTDim uint64
 	// GateUpBias says a bert_with_rope.py gated MLP's gate_up_proj keeps a
 	// bias (Nomic's, per qkv_proj_bias; GteNewModel drops it).
 	GateUpBias bool
@@ -103,12 +106,18 @@ const (
 	// ModernBertPredictionHead (dense and LayerNorm, in the model dtype)
 	// and its hidden x num_labels classifier (head dtype) over every token.
 	HeadModernBertTokenClassifier
+	// HeadColBERT: colbert.py ColBERTMixin's colbert_linear (hidden x
+	// colbert_dim, no bias, an nn.Linear whole on every rank in the head
+	// dtype) over every token's hidden state, the late-interaction
+	// output (HF_ColBERT over BERT, ColBERTModernBertModel over
+	// ModernBERT).
+	HeadColBERT
 )
 
 // TokenWise reports whether the head classifies every token, so that the
 // pooling runner holds every token's logits (the token classifiers).
 func (h EncoderHead) TokenWise() bool {
-	return h == HeadTokenClassifier || h == HeadModernBertTokenClassifier
+	return h == HeadTokenClassifier || h == HeadModernBertTokenClassifier || h == HeadColBERT
 }
 
 // PositionLimit returns the longest sequence the position table of an
@@ -178,6 +187,9 @@ func readEncoder(o jsonObject, a *Arch, archs []encoderArch, offset bool) {
 	e.Head = encoderHeadOf(o, a, archs)
 	if e.Head == HeadBertClassifier || e.Head == HeadRobertaClassifier || e.Head == HeadTokenClassifier {
 		e.Labels = numLabels(o)
+	}
+	if e.Head == HeadColBERT {
+		e.ColBERTDim = colbertDim(o, a)
 	}
 	if e.TokenTypes > 1<<16 {
 		o.fail("type_vocab_size", "%d is beyond any real model (at most %d)", e.TokenTypes, 1<<16)
@@ -296,6 +308,8 @@ func encoderWeights(w *weights) []budget.Item {
 		// bert.py BertForTokenClassification.classifier, roberta.py
 		// RobertaForTokenClassification.classifier.
 		linear("classifier", a.Hidden, e.Labels)
+	case HeadColBERT:
+		w.colbertLinear()
 	}
 	return w.items
 }
@@ -315,6 +329,8 @@ func (h EncoderHead) String() string {
 		return "ModernBertPooler and classifier"
 	case HeadModernBertTokenClassifier:
 		return "ModernBertPredictionHead and a classifier of every token"
+	case HeadColBERT:
+		return "ColBERT projection of every token (late interaction)"
 	case HeadNone:
 		return "no parameters"
 	}

@@ -18,6 +18,9 @@ var bertArchs = []encoderArch{
 	{"BertModel", HeadNone},
 	{"BertForSequenceClassification", HeadBertClassifier},
 	{"BertForTokenClassification", HeadTokenClassifier},
+	// colbert.py ColBERTModel (registry.py: HF_ColBERT), BertModel and
+	// its projection.
+	{"HF_ColBERT", HeadColBERT},
 }
 
 // readBert reads BERT (vllm/model_executor/models/bert.py): an encoder of

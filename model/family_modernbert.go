@@ -24,6 +24,9 @@ var modernBertArchs = []encoderArch{
 	{"ModernBertModel", HeadNone},
 	{"ModernBertForSequenceClassification", HeadModernBertClassifier},
 	{"ModernBertForTokenClassification", HeadModernBertTokenClassifier},
+	// colbert.py ColBERTModernBertModel: ModernBertModel and its
+	// projection.
+	{"ColBERTModernBertModel", HeadColBERT},
 }
 
 // modernBertSingleRank is why vLLM's ModernBERT fails under tensor
@@ -83,6 +86,9 @@ func readModernBert(o jsonObject, a *Arch) {
 	e.Head = encoderHeadOf(o, a, modernBertArchs)
 	if e.Head == HeadModernBertClassifier || e.Head == HeadModernBertTokenClassifier {
 		e.Labels = numLabels(o)
+	}
+	if e.Head == HeadColBERT {
+		e.ColBERTDim = colbertDim(o, a)
 	}
 	a.Encoder = e
 	a.Rotary = modernBertRotary(o, a)
@@ -241,6 +247,8 @@ func modernBertWeights(w *weights) []budget.Item {
 		linear("head.dense", a.Hidden, a.Hidden, e.ClassifierBias, w.dt)
 		norm("head.norm", w.dt)
 		linear("classifier", a.Hidden, e.Labels, true, headDtype)
+	case HeadColBERT:
+		w.colbertLinear()
 	}
 	return w.items
 }

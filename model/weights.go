@@ -164,7 +164,8 @@ func Weights(a *Arch, sh Sharding) []budget.Item {
 		w.t = t
 	}
 	embedOn := sh.First || t.embedEveryStage
-	normOn, headOn := sh.Last || t.normEveryStage, (sh.Last || t.headEveryStage) && !sh.NoHead
+	// A pooling architecture's head replaces the LM head (poolerHeadWeights).
+	normOn, headOn := sh.Last || t.normEveryStage, (sh.Last || t.headEveryStage) && !sh.NoHead && a.Pooler == nil
 	vocabRank := w.vocabRows(a.Vocab)
 	embedDim := a.Hidden
 	if t.embedDim > 0 {
@@ -208,6 +209,9 @@ func Weights(a *Arch, sh Sharding) []budget.Item {
 		if t.lmHeadBias {
 			w.add("lm_head.bias", bytesOf(vocabRank, w.dt))
 		}
+	}
+	if a.Pooler != nil {
+		w.poolerHeadWeights()
 	}
 	w.rotaryTables()
 	if a.Vision != nil && sh.First {

@@ -198,9 +198,13 @@ func captureSizes(largest uint64) uint64 {
 // (hidden_states, residual = layer(positions, hidden_states, residual) in
 // vllm/model_executor/models/llama.py and its kin): (4 x hidden + 3 x
 // intermediate) x dtype for a dense model. V0 rows 25 and 40 (Qwen2.5,
-// 32768 and 8192 tokens, both forward-bound) leave +0.004 GiB each.
+// 32768 and 8192 tokens, both forward-bound) leave +0.004 GiB each. A
+// reward model's pooling head runs in the forward pass after the layers,
+// whose activations are freed by then: the wider of the two
+// ([model.PoolerHeadBytesPerToken]; no pooling serve's log is observed).
 func forwardBytesPerToken(a *model.Arch, tp, dtypeBytes uint64) uint64 {
-	return budget.SatAdd(model.ActivationBytesPerToken(a, tp, dtypeBytes), budget.SatMul(2*a.Hidden, dtypeBytes))
+	per := budget.SatAdd(model.ActivationBytesPerToken(a, tp, dtypeBytes), budget.SatMul(2*a.Hidden, dtypeBytes))
+	return max(per, model.PoolerHeadBytesPerToken(a, tp, dtypeBytes))
 }
 
 // samplerBytesPerLogit is what the dummy sampler holds per logit at its

@@ -33,6 +33,9 @@ func (r *Resolved) resolveRunner(a *model.Arch, def func(string, string)) error 
 		return r.resolveEncoderDecoder(a, def)
 	}
 	encoder := a.Encoder != nil
+	// A reward model is a pooling model of vLLM's registry as an encoder
+	// is: the pooling runner by default, generation refused.
+	poolingArch := encoder || a.Pooler != nil
 	if r.Runner != "" && r.Runner != "auto" && r.Profile.Release.Less(Version{0, 10, 0}) {
 		// --runner came with PR #21470 (2025-07-27; flagtable.go).
 		return settingErr("runner", r.Runner, "not a flag of %s (vLLM added --runner in 0.10.0)", r.Profile.Describes)
@@ -42,7 +45,7 @@ func (r *Resolved) resolveRunner(a *model.Arch, def func(string, string)) error 
 		// Left as given for generation: the resolved serve is resolved
 		// again (NewReference), under releases without --runner too.
 		switch {
-		case encoder:
+		case poolingArch:
 			r.Runner = runnerPooling
 			def("runner", "auto: "+configArch(a)+" is a pooling model of vLLM's registry (vllm/config/model.py _get_default_runner_type)")
 		case r.Convert == "embed":
@@ -52,6 +55,9 @@ func (r *Resolved) resolveRunner(a *model.Arch, def func(string, string)) error 
 			def("runner", "auto: --convert embed selects the pooling runner (vllm/config/model.py _get_runner_type)")
 		}
 	case runnerGenerate:
+		if a.Pooler != nil {
+			return poolingDecoderGenerateErr(r, a)
+		}
 		if encoder {
 			// vllm/config/model.py:655-661.
 			return settingErr("runner", r.Runner, "vLLM refuses it: %s is an encoder-only pooling model (\"This model does not support `--runner generate`\"); use --runner pooling or auto", configArch(a))
@@ -81,6 +87,9 @@ func (r *Resolved) resolveRunner(a *model.Arch, def func(string, string)) error 
 	}
 	if encoder {
 		return r.resolveEncoderOnly(a, def)
+	}
+	if a.Pooler != nil {
+		return r.resolvePoolingDecoder(a)
 	}
 	if r.Convert == "none" {
 		// config/model.py:667-675.
@@ -363,8 +372,10 @@ func encoderPeakItems(a *model.Arch, r *Resolved, st model.Sharding) []budget.It
 	if e := a.Encoder; e.Head.TokenWise() {
 		// After the encoder a token classifier holds every token's hidden
 		// state, its float32 copy (hidden_states.to(head_dtype)) and its
-		// float32 logits (bert.py BertForTokenClassification.forward).
-		per = max(per, budget.SatAdd(budget.SatMul(a.Hidden, d+4), budget.SatMul(e.Labels, 4)))
+		// float32 logits (bert.py BertForTokenClassification.forward); a
+		// ColBERT model its float32 projection and that normalized
+		// (tokenOutputs).
+		per = max(per, budget.SatAdd(budget.SatMul(a.Hidden, d+4), budget.SatMul(tokenOutputs(e), 4)))
 	}
 	items := []budget.Item{{Name: "activation_peak", Term: budget.TermActivation,
 		Bytes: budget.SatAdd(budget.SatMul(r.MaxNumBatchedTokens, per), m.residualBytes)}}
