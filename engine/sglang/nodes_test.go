@@ -114,8 +114,10 @@ func TestNodesRefusals(t *testing.T) {
 		{"fusion given for Llama", Serve{TPSize: 2, Nodes: Nodes{EnableARFusion: true}}, "llama", h100, current,
 			engine.SettingError{Flag: "enable-flashinfer-allreduce-fusion", Reason: "not modelled for LlamaForCausalLM on " + h100.Device.Name + " under " + current.Describes + ": membudget sizes its workspace only for the architectures the release turns it on for by itself, on SM90 or SM100 (layers/communicator.py:770-777), and has not read whether this model's layers take the fused path"}},
 		// 941621248 B is 0.88 GiB.
-		{"fusion given under v0.5.8, not read", Serve{TPSize: 8, Nodes: Nodes{NNodes: 2, EnableARFusion: true}}, "ds", h100, v058,
-			engine.SettingError{Flag: "enable-flashinfer-allreduce-fusion", Reason: "FlashInfer's all-reduce fusion (its workspace, 0.88 GiB a GPU here as v0.5.6.post2 makes it) is not modelled for " + v058.Describes + ", whose rule and FlashInfer membudget has not read; membudget refuses it rather than size a server it would get wrong"}},
+		// v0.5.8 is read now (FlashInfer 0.6.1): across two nodes the flag
+		// is refused for the nodes, as under v0.5.6.post2.
+		{"fusion given under v0.5.8 across nodes", Serve{TPSize: 8, Nodes: Nodes{NNodes: 2, EnableARFusion: true}}, "ds", h100, v058,
+			engine.SettingError{Flag: "enable-flashinfer-allreduce-fusion", Reason: "with --nnodes 2: " + v058.Describes + " turns the fusion on only on one node (flashinfer#2006), and its IPC workspace across nodes is not modelled"}},
 		{"fusion given under v0.4.9.post2, not read", Serve{TPSize: 8, Nodes: Nodes{EnableARFusion: true}}, "ds", h100, r049,
 			engine.SettingError{Flag: "enable-flashinfer-allreduce-fusion", Reason: "FlashInfer's all-reduce fusion (its workspace, 0.88 GiB a GPU here as v0.5.6.post2 makes it) is not modelled for " + r049.Describes + ", whose rule and FlashInfer membudget has not read; membudget refuses it rather than size a server it would get wrong"}},
 	}
@@ -137,23 +139,28 @@ func TestNodesRefusals(t *testing.T) {
 	}
 }
 
-// TestNodesUnreadReleaseAtTwoNodes: v0.5.8, whose rule membudget has not
-// read in full, refuses DeepSeek-V3 TP 8 on H100 at one node (it may turn
-// the fusion on) and sizes it at two (its rule asks nnodes == 1,
-// server_args.py:1622).
-func TestNodesUnreadReleaseAtTwoNodes(t *testing.T) {
+// TestNodesV058FusionByNodes: v0.5.8 turns the fusion on for DeepSeek-V3 TP
+// 8 on the H100 at one node and not at two (its rule asks nnodes == 1,
+// server_args.py:1622): the workspace, 8 x 2048 x 7168 x 2 = 224 MiB, 2 MiB
+// of flags and 3 x 224 MiB of lamport (FlashInfer 0.6.1's formula), is
+// charged at one node only.
+func TestNodesV058FusionByNodes(t *testing.T) {
 	ds, h100 := shipped(t)["deepseek-ai__DeepSeek-V3"], class(t, "h100-sxm-80g")
 	v058 := mustProfile("v0.5.8")
-	var se *engine.SettingError
-	if _, err := Resolve(Serve{TPSize: 8}, ds, h100, v058); !errors.As(err, &se) || se.Flag != "enable-flashinfer-allreduce-fusion" {
-		t.Errorf("one node: %v, want the fusion's refusal", err)
-	}
-	r, err := Resolve(Serve{TPSize: 8, Nodes: Nodes{NNodes: 2}}, ds, h100, v058)
-	if err != nil {
-		t.Fatalf("two nodes: %v", err)
-	}
-	if r.Nodes.NNodes != 2 {
-		t.Errorf("nnodes %d, want 2", r.Nodes.NNodes)
+	for _, tt := range []struct {
+		nodes uint64
+		want  uint64
+	}{{1, 234881024 + 2097152 + 704643072}, {2, 0}} {
+		l := ref(t, ds, Serve{TPSize: 8, Nodes: Nodes{NNodes: tt.nodes}}, h100, v058).Evaluate(1, 1)
+		var got uint64
+		for _, it := range l.Items {
+			if it.Name == "flashinfer_allreduce_fusion_workspace" {
+				got += it.Bytes
+			}
+		}
+		if got != tt.want {
+			t.Errorf("%d node(s): workspace %d B, want %d", tt.nodes, got, tt.want)
+		}
 	}
 }
 
