@@ -1,0 +1,118 @@
+package sglang
+
+import (
+	"fmt"
+
+	"membudget/budget"
+	"membudget/model"
+)
+
+// gpt-oss's MXFP4 experts on Blackwell. For a gpt-oss checkpoint in MXFP4
+// with --moe-runner-backend auto (membudget refuses any other), SGLang
+// picks FlashInfer's MXFP4 MoE kernel wherever is_blackwell_supported()
+// holds (v0.5.6.post2 server_args.py:1155-1163; v0.5.7 :1193-1203; v0.5.8
+// and v0.5.8.post1 :1301-1311; v0.5.9 :1370-1375, no longer behind
+// --enable-piecewise-cuda-graph, which membudget refuses anyway). Under it:
+//   - FusedMoE rounds the hidden size up to 256 before it creates the
+//     weights (layers/moe/fused_moe_triton/layer.py:197-205 at
+//     v0.5.6.post2 and v0.5.6.post3, :210-218 at v0.5.7, :220-228 at v0.5.8
+//     and v0.5.8.post1, :245-253 at v0.5.9), on every Blackwell;
+//   - Mxfp4MoEMethod.create_weights rounds each rank's intermediate size
+//     up to 256 and the hidden size again to 256 on SM10x
+//     (is_sm100_supported(); layers/quantization/mxfp4.py:299-304 at
+//     v0.5.6.post2 to v0.5.7, :285-290 at v0.5.8 and v0.5.8.post1, :327-332
+//     at v0.5.9), and elsewhere to 32 only when OpenAI's triton_kernels is
+//     importable (:309-315; :295-301; :349-355), which pyproject.toml does
+//     not pin: gpt-oss-120b's and -20b's hidden 2880 becomes 3072, the
+//     intermediate 2880 per rank 3072 at TP 1, 1536 at TP 2, 768 at TP 4
+//     and 512 at TP 8;
+//   - process_weights_after_loading converts the expert biases, created
+//     in bfloat16 at the padded sizes, to float32 (mxfp4.py:452-453 at
+//     v0.5.6.post2; :438-439 at v0.5.8; :488-489 at v0.5.9), shuffles the
+//     weights and scales into tensors of the same shapes, and adds three
+//     float32 tensors of one value per local expert to each layer,
+//     gemm1_alpha, gemm1_beta and gemm1_clamp_limit (:395-406; :381-392;
+//     :431-442). The tensors the shuffles replace are freed, and
+//     get_available_gpu_memory empties the cache before SGLang measures
+//     the load (utils/common.py:490-508 at v0.5.6.post2), so they are not
+//     charged.
+// The padding came with FlashInfer's MXFP4 kernel (sgl-project/sglang PR
+// #8847, 2025-08-07), after v0.4.9.post2, which has no native gpt-oss.
+
+// mxfp4FlashInferRead are the releases whose FlashInfer MXFP4 path above
+// membudget has read at their tags. v0.5.9 and v0.5.9.post1 keep the same
+// creation and conversion but cache the shuffles' permutation indices on
+// the device (PR #18858), and refuse MXFP4 checkpoints before this is
+// reached (see [Profile.UnreadQuant]).
+var mxfp4FlashInferRead = map[string]bool{
+	"v0.5.6.post2": true, "v0.5.6.post3": true, "v0.5.7": true, "v0.5.8": true, "v0.5.8.post1": true,
+}
+
+// MXFP4 kernels' rounding, from the lines cited above.
+const (
+	// mxfp4FlashInferMultiple is round_up(..., 256) of the hidden size
+	// (FusedMoE, every Blackwell) and of SM10x's intermediate size.
+	mxfp4FlashInferMultiple = 256
+	// mxfp4TritonBlock is mxfp4_block, the intermediate's multiple off
+	// SM10x when triton_kernels is importable.
+	mxfp4TritonBlock = 32
+	// mxfp4ExpertScalars is the float32 tensors of one value per local
+	// expert the FlashInfer path adds per layer.
+	mxfp4ExpertScalars = 3
+)
+
+// mxfp4Blackwell says SGLang's is_blackwell_supported() holds on si under
+// p: SM10x and SM12x, and SM11x from v0.5.9 (utils/common.py:220-226 at
+// v0.5.7, :246-252 at v0.5.9).
+func mxfp4Blackwell(p Profile, si budget.Silicon) bool {
+	return si.Vendor == budget.NVIDIA && (si.Major == 10 || si.Major == 12 || si.Major == 11 && p.BlackwellSM11)
+}
+
+// resolveMXFP4 sets, on every stage, how SGLang lays out gpt-oss's MXFP4
+// experts on class c when it takes FlashInfer's MXFP4 MoE kernel, and
+// refuses by name the serves where that layout is not known: a release
+// whose path is not read, or, off SM10x, an intermediate size per rank
+// that whether triton_kernels is installed would change. Elsewhere
+// (Hopper and older, which take triton_kernels' layouts) it leaves the
+// stages as they are.
+func (r *Resolved) resolveMXFP4(a *model.Arch, c budget.Class) error {
+	si := c.Device.Silicon
+	if r.Quant.Method != "mxfp4" || !mxfp4Blackwell(r.Profile, si) {
+		return nil
+	}
+	if !mxfp4FlashInferRead[r.Profile.Name] {
+		return settingErr("model", a.Source, "%s loads gpt-oss's MXFP4 experts for FlashInfer's MoE kernel on %s (padded to 256), a path membudget has not read at this release; membudget refuses it rather than size weights its SGLang lays out otherwise", r.Profile.Describes, c.Device.Name)
+	}
+	k := model.MXFP4Kernel{HiddenMultiple: mxfp4FlashInferMultiple, BiasFloat32: true}
+	perRank := a.MoEIntermediate / max(r.TPSize, 1)
+	switch {
+	case si.Major == 10:
+		k.IntermediateMultiple = mxfp4FlashInferMultiple
+	case perRank%mxfp4TritonBlock != 0:
+		return settingErr("tp-size", fmt.Sprint(r.TPSize), "gpt-oss's expert intermediate per rank, %d, is not a multiple of %d: off SM10x, %s rounds it up to %d only when OpenAI's triton_kernels is installed (layers/quantization/mxfp4.py create_weights), which membudget cannot see; membudget refuses it rather than guess the experts' size",
+			perRank, mxfp4TritonBlock, r.Profile.Describes, mxfp4TritonBlock)
+	}
+	for i := range r.Stages {
+		r.Stages[i].MXFP4 = k
+	}
+	return nil
+}
+
+// mxfp4ScalarItems is the FlashInfer MXFP4 path's gemm1_alpha, gemm1_beta
+// and gemm1_clamp_limit of every MoE layer of stage st: float32, one value
+// per local expert, each its own allocation.
+func mxfp4ScalarItems(a *model.Arch, st model.Sharding) []budget.Item {
+	if st.MXFP4.HiddenMultiple == 0 {
+		return nil
+	}
+	var items []budget.Item
+	for i := st.FirstLayer; i < st.EndLayer; i++ {
+		if !a.Layers[i].MoE {
+			continue
+		}
+		for _, name := range [mxfp4ExpertScalars]string{"gemm1_alpha", "gemm1_beta", "gemm1_clamp_limit"} {
+			items = append(items, budget.Item{Name: fmt.Sprintf("model.layers.%d.mlp.experts.%s", i, name), Term: budget.TermWeights, Bytes: budget.SatMul(a.Experts, 4)})
+		}
+	}
+	return items
+}
