@@ -70,9 +70,10 @@ func mxfp4Blackwell(p Profile, si budget.Silicon) bool {
 
 // resolveMXFP4 sets, on every stage, how SGLang lays out gpt-oss's MXFP4
 // experts on class c when it takes FlashInfer's MXFP4 MoE kernel, and
-// refuses by name the serves where that layout is not known: a release
-// whose path is not read, or, off SM10x, an intermediate size per rank
-// that whether triton_kernels is installed would change. Elsewhere
+// refuses by name the serves where that layout is not known or SGLang
+// does not load it: a release whose path is not read, and, off SM10x,
+// every size FlashInfer's scale shuffle rejects or triton_kernels'
+// presence would change (see [Resolved.mxfp4OffSM100]). Elsewhere
 // (Hopper and older, which take triton_kernels' layouts) it leaves the
 // stages as they are.
 func (r *Resolved) resolveMXFP4(a *model.Arch, c budget.Class) error {
@@ -85,15 +86,40 @@ func (r *Resolved) resolveMXFP4(a *model.Arch, c budget.Class) error {
 	}
 	k := model.MXFP4Kernel{HiddenMultiple: mxfp4FlashInferMultiple, BiasFloat32: true}
 	perRank := a.MoEIntermediate / max(r.TPSize, 1)
-	switch {
-	case si.Major == 10:
+	if si.Major == 10 {
 		k.IntermediateMultiple = mxfp4FlashInferMultiple
-	case perRank%mxfp4TritonBlock != 0:
-		return settingErr("tp-size", fmt.Sprint(r.TPSize), "gpt-oss's expert intermediate per rank, %d, is not a multiple of %d: off SM10x, %s rounds it up to %d only when OpenAI's triton_kernels is installed (layers/quantization/mxfp4.py create_weights), which membudget cannot see; membudget refuses it rather than guess the experts' size",
-			perRank, mxfp4TritonBlock, r.Profile.Describes, mxfp4TritonBlock)
+	} else if err := r.mxfp4OffSM100(a, c, perRank); err != nil {
+		return err
 	}
 	for i := range r.Stages {
 		r.Stages[i].MXFP4 = k
+	}
+	return nil
+}
+
+// mxfp4OffSM100 refuses gpt-oss's MXFP4 experts on SM11x and SM12x, where
+// create_weights leaves the intermediate per rank as it is, or rounds it
+// up to 32 when triton_kernels imports (mxfp4.py:309-315 at v0.5.6.post2),
+// and process_weights_after_loading still shuffles the scales for
+// FlashInfer's kernel: shuffle_matrix_sf_a asserts that w2's scales, of
+// intermediate/32 columns per expert, have a multiple of 4 columns, and
+// w13's, of 2 x intermediate rows, a multiple of 128 rows (flashinfer
+// utils.py:798-799 at 0.5.3, :803-804 at 0.6.1; get_shuffle_matrix_sf_a_
+// row_indices, which shuffle_matrix_sf_a calls at fp4_quantization.py:
+// 791 and :797). Where neither size passes, SGLang fails at load; where
+// the two differ, which one SGLang takes depends on a package membudget
+// cannot see. gpt-oss (intermediate 2880: 90 scale columns at TP 1, 45 at
+// TP 2; 720 and 360 per rank at TP 4 and 8) is refused at every TP.
+func (r *Resolved) mxfp4OffSM100(a *model.Arch, c budget.Class, perRank uint64) error {
+	starts := func(i uint64) bool { return (i/mxfp4TritonBlock)%4 == 0 && (2*i)%128 == 0 }
+	rounded := budget.RoundUp(perRank, mxfp4TritonBlock)
+	switch {
+	case !starts(perRank) && !starts(rounded):
+		return settingErr("model", a.Source, "%s does not start gpt-oss's MXFP4 experts on %s: it takes FlashInfer's MoE kernel there but creates them unpadded (%d intermediate per rank, %d after triton_kernels' round to 32), and FlashInfer's shuffle_matrix_sf_a asserts that w2's scales have a multiple of 4 columns and w13's a multiple of 128 rows (%d and %d here; flashinfer utils.py get_shuffle_matrix_sf_a_row_indices)",
+			r.Profile.Describes, c.Device.Name, perRank, rounded, perRank/mxfp4TritonBlock, 2*perRank)
+	case perRank != rounded:
+		return settingErr("tp-size", fmt.Sprint(r.TPSize), "gpt-oss's expert intermediate per rank, %d, is not a multiple of %d: on %s, %s rounds it up to %d only when OpenAI's triton_kernels is installed (layers/quantization/mxfp4.py create_weights), which membudget cannot see; membudget refuses it rather than guess the experts' size",
+			perRank, mxfp4TritonBlock, c.Device.Name, r.Profile.Describes, mxfp4TritonBlock)
 	}
 	return nil
 }

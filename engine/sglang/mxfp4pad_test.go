@@ -58,13 +58,6 @@ func TestMXFP4FlashInferPad(t *testing.T) {
 		{"20b TP 1 on B200, v0.5.7", "openai__gpt-oss-20b", Serve{}, "b200", "v0.5.7", map[string]uint64{
 			"w13_weight": 32 * 9437184, "w13_weight_scale": 32 * 589824, "w2_weight": 32 * 4718592, "w2_weight_scale": 32 * 294912,
 			"w13_bias": 32 * 24576, "w2_bias": 32 * 12288, "gemm1_alpha": 128, "gemm1_beta": 128, "gemm1_clamp_limit": 128}},
-		// SM12x: FusedMoE's hidden pad alone (i 2880 is a multiple of 32):
-		// w13 5760 x 1536 = 8847360, scales 5760 x 96 = 552960; w2 3072 x
-		// 1440 = 4423680, scales 3072 x 90 = 276480; biases float32 5760
-		// x 4 and 3072 x 4.
-		{"20b TP 1 on RTX PRO 6000, v0.5.7", "openai__gpt-oss-20b", Serve{AttentionBackend: "triton"}, "rtx-pro-6000", "v0.5.7", map[string]uint64{
-			"w13_weight": 32 * 8847360, "w13_weight_scale": 32 * 552960, "w2_weight": 32 * 4423680, "w2_weight_scale": 32 * 276480,
-			"w13_bias": 32 * 23040, "w2_bias": 32 * 12288, "gemm1_alpha": 128, "gemm1_beta": 128, "gemm1_clamp_limit": 128}},
 		// Hopper takes triton_kernels, not this path: the checkpoint's
 		// layout, bfloat16 biases, no scalars (unchanged here).
 		{"20b TP 1 on H100, v0.5.7", "openai__gpt-oss-20b", Serve{}, "h100-sxm-80g", "v0.5.7", map[string]uint64{
@@ -108,9 +101,9 @@ func TestMXFP4FlashInferPadTotal(t *testing.T) {
 	}
 }
 
-// TestMXFP4FlashInferRefused: off SM10x, an intermediate per rank that
-// triton_kernels' presence would round (720 at TP 4) is refused naming
-// --tp-size; a release whose path is not read is refused naming the
+// TestMXFP4FlashInferRefused: off SM10x, gpt-oss is refused at every TP,
+// as SGLang failing to load it or naming --tp-size where triton_kernels'
+// presence decides; a release whose path is not read is refused naming the
 // model; v0.5.9 still refuses MXFP4 itself (PR #18858).
 func TestMXFP4FlashInferRefused(t *testing.T) {
 	a := shipped(t)["openai__gpt-oss-120b"]
@@ -123,7 +116,16 @@ func TestMXFP4FlashInferRefused(t *testing.T) {
 		flag     string
 		has      string
 	}{
-		{"TP 4 on RTX PRO 6000", "rtx-pro-6000", Serve{TPSize: 4, AttentionBackend: "triton"}, mustProfile("v0.5.7"), "tp-size", "720, is not a multiple of 32"},
+		// SM12x: the experts unpadded but their scales shuffled for
+		// FlashInfer, which asserts w2's intermediate/32 columns a
+		// multiple of 4: 2880/32 = 90 at TP 1, 1440/32 = 45 at TP 2, and
+		// at TP 4 720/32 = 22 and, rounded by triton_kernels, 736/32 = 23;
+		// at TP 8 360 fails (11) and 384 passes (12, and 768 rows a
+		// multiple of 128), so whether triton_kernels imports decides.
+		{"TP 1 on RTX PRO 6000", "rtx-pro-6000", Serve{AttentionBackend: "triton"}, mustProfile("v0.5.7"), "model", "multiple of 4 columns and w13's a multiple of 128 rows (90 and 5760"},
+		{"TP 2 on RTX PRO 6000", "rtx-pro-6000", Serve{TPSize: 2, AttentionBackend: "triton"}, mustProfile("v0.5.6.post2"), "model", "does not start"},
+		{"TP 4 on RTX PRO 6000", "rtx-pro-6000", Serve{TPSize: 4, AttentionBackend: "triton"}, mustProfile("v0.5.7"), "model", "(720 intermediate per rank, 736 after"},
+		{"TP 8 on RTX PRO 6000", "rtx-pro-6000", Serve{TPSize: 8, AttentionBackend: "triton"}, mustProfile("v0.5.7"), "tp-size", "360, is not a multiple of 32"},
 		{"a release not read", "b200", Serve{}, unread, "model", "FlashInfer's MoE kernel"},
 		{"v0.5.9", "b200", Serve{}, mustProfile("v0.5.9"), "model", "#18858"},
 	}

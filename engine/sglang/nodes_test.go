@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"io"
+	"maps"
 	"strings"
 	"testing"
 
@@ -220,15 +221,18 @@ func TestNodesFlagsParse(t *testing.T) {
 
 // TestNodesGivenWhereOnByItself: on SM120, where membudget does not size
 // the flag given, it passes where the release turns the fusion on by
-// itself (gpt-oss under v0.5.6.post2), one workspace: 2 x 2048 x 2880 x 2
-// = 23592960 B rounded up to 24 MiB, 2 MiB of flags, 3 x 23592960 =
-// 70778880 B rounded up to 68 MiB; and is refused for DeepSeek-V3, which
-// that rule holds to SM100.
+// itself (gpt-oss under v0.5.6.post2, in bfloat16: SGLang does not load
+// its MXFP4 experts on SM12x, see mxfp4OffSM100), one workspace: 2 x 2048
+// x 2880 x 2 = 23592960 B rounded up to 24 MiB, 2 MiB of flags, 3 x
+// 23592960 = 70778880 B rounded up to 68 MiB; and is refused for
+// DeepSeek-V3, which that rule holds to SM100.
 func TestNodesGivenWhereOnByItself(t *testing.T) {
 	archs := shipped(t)
 	pro := class(t, "rtx-pro-6000")
 	given := Serve{TPSize: 2, AttentionBackend: "triton", Nodes: Nodes{EnableARFusion: true}}
-	if got, want := workspace(ref(t, archs["openai__gpt-oss-120b"], given, pro, current)), uint64(25165824+2097152+71303168); got != want {
+	bf16 := *archs["openai__gpt-oss-120b"]
+	bf16.Quant = model.Quant{}
+	if got, want := workspace(ref(t, &bf16, given, pro, current)), uint64(25165824+2097152+71303168); got != want {
 		t.Errorf("gpt-oss: workspace %d B, want %d", got, want)
 	}
 	var se *engine.SettingError
@@ -245,7 +249,12 @@ func TestNodesGivenWhereOnByItself(t *testing.T) {
 // architectures on SM90 to SM120 only), so the servers where one node has
 // it are checked every run first, and must have it.
 func TestMoreNodesChangeOnlyTheFusionWorkspace(t *testing.T) {
-	archs := shipped(t)
+	archs := maps.Clone(shipped(t))
+	// gpt-oss in bfloat16 (an unquantized checkpoint of the same config):
+	// SGLang does not load the MXFP4 one on SM12x (see mxfp4OffSM100).
+	bf16 := *archs["openai__gpt-oss-120b"]
+	bf16.Quant = model.Quant{}
+	archs["gpt-oss-120b-bf16"] = &bf16
 	v057 := mustProfile("v0.5.7")
 	edges := []struct {
 		name  string
@@ -256,7 +265,7 @@ func TestMoreNodesChangeOnlyTheFusionWorkspace(t *testing.T) {
 	}{
 		{"DeepSeek-V3 TP 8 on B200, v0.5.6.post2", "deepseek-ai__DeepSeek-V3", Serve{TPSize: 8}, "b200", current},
 		{"DeepSeek-V3 TP 8 on H100, v0.5.7", "deepseek-ai__DeepSeek-V3", Serve{TPSize: 8}, "h100-sxm-80g", v057},
-		{"gpt-oss-120b TP 2 on RTX PRO 6000, v0.5.6.post2", "openai__gpt-oss-120b", Serve{TPSize: 2, AttentionBackend: "triton"}, "rtx-pro-6000", current},
+		{"gpt-oss-120b in bfloat16 TP 2 on RTX PRO 6000, v0.5.6.post2", "gpt-oss-120b-bf16", Serve{TPSize: 2, AttentionBackend: "triton"}, "rtx-pro-6000", current},
 	}
 	for _, e := range edges {
 		one := ref(t, archs[e.arch], e.s, class(t, e.class), e.p)
