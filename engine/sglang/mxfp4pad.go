@@ -40,12 +40,25 @@ import (
 // #8847, 2025-08-07), after v0.4.9.post2, which has no native gpt-oss.
 
 // mxfp4FlashInferRead are the releases whose FlashInfer MXFP4 path above
-// membudget has read at their tags. v0.5.9 and v0.5.9.post1 keep the same
-// creation and conversion but cache the shuffles' permutation indices on
-// the device (PR #18858), and refuse MXFP4 checkpoints before this is
-// reached (see [Profile.UnreadQuant]).
-var mxfp4FlashInferRead = map[string]bool{
-	"v0.5.6.post2": true, "v0.5.6.post3": true, "v0.5.7": true, "v0.5.8": true, "v0.5.8.post1": true,
+// membudget has read at their tags, and what each adds to it.
+var mxfp4FlashInferRead = map[string]mxfp4Release{
+	"v0.5.6.post2": {}, "v0.5.6.post3": {}, "v0.5.7": {}, "v0.5.8": {}, "v0.5.8.post1": {},
+	"v0.5.9": {permuteCache: true}, "v0.5.9.post1": {permuteCache: true},
+}
+
+// mxfp4Release is what a release adds to the FlashInfer MXFP4 path.
+type mxfp4Release struct {
+	// permuteCache says the shuffles' row permutations are kept on the
+	// device, one int64 tensor of a matrix's rows per distinct key (its
+	// shape, and whether it is a scale), shared by every layer (PR
+	// #18858; v0.5.9 layers/quantization/mxfp4.py:68-105, 521-547; FlashInfer
+	// 0.6.3's get_w2_permute_indices_with_cache, fused_moe/core.py:243-265,
+	// builds them on the device with get_shuffle_matrix_a_row_indices,
+	// utils.py:751-788, torch.long of the matrix's M rows). Off Blackwell
+	// the release is not read: it pads for aiter on ROCm (:337-348) and
+	// picks triton_kernels only without --quantization (server_args.py:
+	// 1390-1397), and MXFP4 there is refused.
+	permuteCache bool
 }
 
 // MXFP4 kernels' rounding, from the lines cited above.
@@ -78,10 +91,17 @@ func mxfp4Blackwell(p Profile, si budget.Silicon) bool {
 // stages as they are.
 func (r *Resolved) resolveMXFP4(a *model.Arch, c budget.Class) error {
 	si := c.Device.Silicon
-	if r.Quant.Method != "mxfp4" || !mxfp4Blackwell(r.Profile, si) {
+	if r.Quant.Method != "mxfp4" {
 		return nil
 	}
-	if !mxfp4FlashInferRead[r.Profile.Name] {
+	rel, read := mxfp4FlashInferRead[r.Profile.Name]
+	if !mxfp4Blackwell(r.Profile, si) {
+		if rel.permuteCache {
+			return settingErr("model", a.Source, "%s changes MXFP4 off Blackwell as well as on it (PR #18858's device cache of the shuffles' permutation indices, layers/quantization/mxfp4.py:68-105; aiter's pad to 256 on ROCm, :337-348; triton_kernels only without --quantization, server_args.py:1390-1397), and off Blackwell membudget has not read it; membudget refuses it rather than size weights its SGLang lays out otherwise", r.Profile.Describes)
+		}
+		return nil
+	}
+	if !read {
 		return settingErr("model", a.Source, "%s loads gpt-oss's MXFP4 experts for FlashInfer's MoE kernel on %s (padded to 256), a path membudget has not read at this release; membudget refuses it rather than size weights its SGLang lays out otherwise", r.Profile.Describes, c.Device.Name)
 	}
 	k := model.MXFP4Kernel{HiddenMultiple: mxfp4FlashInferMultiple, BiasFloat32: true}
@@ -124,10 +144,11 @@ func (r *Resolved) mxfp4OffSM100(a *model.Arch, c budget.Class, perRank uint64) 
 	return nil
 }
 
-// mxfp4ScalarItems is the FlashInfer MXFP4 path's gemm1_alpha, gemm1_beta
-// and gemm1_clamp_limit of every MoE layer of stage st: float32, one value
-// per local expert, each its own allocation.
-func mxfp4ScalarItems(a *model.Arch, st model.Sharding) []budget.Item {
+// mxfp4Items is what the FlashInfer MXFP4 path adds to stage st's load
+// under r: gemm1_alpha, gemm1_beta and gemm1_clamp_limit of every MoE
+// layer (float32, one value per local expert, each its own allocation),
+// and, where the release caches them, the shuffles' permutation indices.
+func mxfp4Items(a *model.Arch, r Resolved, st model.Sharding) []budget.Item {
 	if st.MXFP4.HiddenMultiple == 0 {
 		return nil
 	}
@@ -139,6 +160,41 @@ func mxfp4ScalarItems(a *model.Arch, st model.Sharding) []budget.Item {
 		for _, name := range [mxfp4ExpertScalars]string{"gemm1_alpha", "gemm1_beta", "gemm1_clamp_limit"} {
 			items = append(items, budget.Item{Name: fmt.Sprintf("model.layers.%d.mlp.experts.%s", i, name), Term: budget.TermWeights, Bytes: budget.SatMul(a.Experts, 4)})
 		}
+	}
+	if !mxfp4FlashInferRead[r.Profile.Name].permuteCache {
+		return items
+	}
+	return append(items, mxfp4PermuteItems(a, r, st.MXFP4)...)
+}
+
+// mxfp4PermuteItems is the device cache of the shuffles' row
+// permutations: one torch.long tensor per distinct key, the key a matrix's
+// shape and whether it is a scale (num_elts_per_sf given). The six
+// matrices of an expert (v0.5.9 mxfp4.py:521-547) are w13's weight [2I,
+// H/2], scales [2I, H/32] and bias [2I, 1], and w2's [H, I/2], [H, I/32]
+// and [H, 1], I and H padded; the biases share a key where 2I = H.
+func mxfp4PermuteItems(a *model.Arch, r Resolved, k model.MXFP4Kernel) []budget.Item {
+	i := budget.RoundUp(a.MoEIntermediate/max(r.TPSize, 1), max(k.IntermediateMultiple, 1))
+	h := budget.RoundUp(a.Hidden, max(k.HiddenMultiple, 1))
+	type key struct {
+		rows, cols uint64
+		scale      bool
+	}
+	mats := []struct {
+		name string
+		key  key
+	}{
+		{"w13_weight", key{2 * i, h / 2, false}}, {"w13_weight_scale", key{2 * i, h / mxfp4TritonBlock, true}}, {"w13_bias", key{2 * i, 1, false}},
+		{"w2_weight", key{h, i / 2, false}}, {"w2_weight_scale", key{h, i / mxfp4TritonBlock, true}}, {"w2_bias", key{h, 1, false}},
+	}
+	seen := map[key]bool{}
+	var items []budget.Item
+	for _, m := range mats {
+		if seen[m.key] {
+			continue
+		}
+		seen[m.key] = true
+		items = append(items, budget.Item{Name: "mxfp4_permute_indices." + m.name, Term: budget.TermWeights, Bytes: budget.SatMul(m.key.rows, 8)})
 	}
 	return items
 }

@@ -58,6 +58,12 @@ func TestMXFP4FlashInferPad(t *testing.T) {
 		{"20b TP 1 on B200, v0.5.7", "openai__gpt-oss-20b", Serve{}, "b200", "v0.5.7", map[string]uint64{
 			"w13_weight": 32 * 9437184, "w13_weight_scale": 32 * 589824, "w2_weight": 32 * 4718592, "w2_weight_scale": 32 * 294912,
 			"w13_bias": 32 * 24576, "w2_bias": 32 * 12288, "gemm1_alpha": 128, "gemm1_beta": 128, "gemm1_clamp_limit": 128}},
+		// v0.5.9 (and .post1): the same experts, and the permutation
+		// cache of PR #18858 beside them, counted once per stage, not per
+		// layer (see TestMXFP4PermuteIndices).
+		{"120b TP 1 on B200, v0.5.9.post1", "openai__gpt-oss-120b", Serve{}, "b200", "v0.5.9.post1", map[string]uint64{
+			"w13_weight": 128 * 9437184, "w13_weight_scale": 128 * 589824, "w2_weight": 128 * 4718592, "w2_weight_scale": 128 * 294912,
+			"w13_bias": 128 * 24576, "w2_bias": 128 * 12288, "gemm1_alpha": 512, "gemm1_beta": 512, "gemm1_clamp_limit": 512}},
 		// Hopper takes triton_kernels, not this path: the checkpoint's
 		// layout, bfloat16 biases, no scalars (unchanged here).
 		{"20b TP 1 on H100, v0.5.7", "openai__gpt-oss-20b", Serve{}, "h100-sxm-80g", "v0.5.7", map[string]uint64{
@@ -104,7 +110,7 @@ func TestMXFP4FlashInferPadTotal(t *testing.T) {
 // TestMXFP4FlashInferRefused: off SM10x, gpt-oss is refused at every TP,
 // as SGLang failing to load it or naming --tp-size where triton_kernels'
 // presence decides; a release whose path is not read is refused naming the
-// model; v0.5.9 still refuses MXFP4 itself (PR #18858).
+// model; v0.5.9 refuses MXFP4 off Blackwell (its changes there not read).
 func TestMXFP4FlashInferRefused(t *testing.T) {
 	a := shipped(t)["openai__gpt-oss-120b"]
 	unread := mustProfile("v0.5.8.post1")
@@ -127,7 +133,19 @@ func TestMXFP4FlashInferRefused(t *testing.T) {
 		{"TP 4 on RTX PRO 6000", "rtx-pro-6000", Serve{TPSize: 4, AttentionBackend: "triton"}, mustProfile("v0.5.7"), "model", "(720 intermediate per rank, 736 after"},
 		{"TP 8 on RTX PRO 6000", "rtx-pro-6000", Serve{TPSize: 8, AttentionBackend: "triton"}, mustProfile("v0.5.7"), "tp-size", "360, is not a multiple of 32"},
 		{"a release not read", "b200", Serve{}, unread, "model", "FlashInfer's MoE kernel"},
-		{"v0.5.9", "b200", Serve{}, mustProfile("v0.5.9"), "model", "#18858"},
+	}
+	// Under v0.5.8 and later gpt-oss off SM100 is refused first for its
+	// split pool (PR #17261), so v0.5.9's own refusals are checked on the
+	// step itself: off Blackwell, and on SM12x (w2's 90 scale columns).
+	for _, on := range []string{"h100-sxm-80g", "rtx-pro-6000"} {
+		for _, name := range []string{"v0.5.9", "v0.5.9.post1"} {
+			r := Resolved{Serve: Serve{TPSize: 1}, Profile: mustProfile(name), Quant: a.Quant, Stages: pipelineStages(len(a.Layers), 1, PPLastOneExtra)}
+			want := map[string]string{"h100-sxm-80g": "#18858", "rtx-pro-6000": "does not start"}[on]
+			var se *engine.SettingError
+			if err := r.resolveMXFP4(a, class(t, on)); !errors.As(err, &se) || se.Flag != "model" || !strings.Contains(se.Reason, want) {
+				t.Errorf("%s on %s: %v, want a refusal of --model naming %q", name, on, err, want)
+			}
+		}
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -137,5 +155,44 @@ func TestMXFP4FlashInferRefused(t *testing.T) {
 				t.Errorf("got %v, want a refusal of --%s naming %q", err, tt.flag, tt.has)
 			}
 		})
+	}
+}
+
+// TestMXFP4PermuteIndices pins v0.5.9's device cache of the shuffles' row
+// permutations, by hand: one int64 per row of each distinct matrix shape
+// (w13's weight, scales and bias of 2I rows, w2's of H rows, H = 3072).
+func TestMXFP4PermuteIndices(t *testing.T) {
+	a := shipped(t)["openai__gpt-oss-120b"]
+	tests := []struct {
+		name string
+		tp   uint64
+		want map[string]uint64
+	}{
+		// TP 1: I 3072, 2I 6144: three tensors of 6144 x 8 = 49152 B and
+		// three of 3072 x 8 = 24576 B.
+		{"TP 1", 1, map[string]uint64{"w13_weight": 49152, "w13_weight_scale": 49152, "w13_bias": 49152, "w2_weight": 24576, "w2_weight_scale": 24576, "w2_bias": 24576}},
+		// TP 2: I 1536, 2I 3072 = H: w13's bias [3072, 1] and w2's share
+		// a key, so five tensors of 3072 x 8 B.
+		{"TP 2", 2, map[string]uint64{"w13_weight": 24576, "w13_weight_scale": 24576, "w13_bias": 24576, "w2_weight": 24576, "w2_weight_scale": 24576}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := ref(t, a, Serve{TPSize: tt.tp}, class(t, "b200"), mustProfile("v0.5.9"))
+			got := map[string]uint64{}
+			for _, it := range r.stages[0].weights {
+				if rest, ok := strings.CutPrefix(it.Name, "mxfp4_permute_indices."); ok {
+					got[rest] += it.Bytes
+				}
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+	// v0.5.8 keeps none.
+	for _, it := range ref(t, a, Serve{}, class(t, "b200"), mustProfile("v0.5.8")).stages[0].weights {
+		if strings.HasPrefix(it.Name, "mxfp4_permute_indices.") {
+			t.Errorf("v0.5.8: %s, want no permutation cache", it.Name)
+		}
 	}
 }
