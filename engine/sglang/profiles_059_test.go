@@ -26,7 +26,7 @@ func TestProfile059Rules(t *testing.T) {
 	want.Native = native059
 	want.UnreadModels = new059
 	want.UnreadQuant = []string{"compressed-tensors", "modelopt"} // PRs #17503, #17300; MXFP4 (#18858) in mxfp4pad.go
-	want.FP8IgnoreUnstripped = true                                        // PR #18926
+	want.FP8IgnoreUnstripped = true                               // PR #18926
 	if diff := cmp.Diff(want, p); diff != "" {
 		t.Errorf("v0.5.9 against v0.5.8.post1's rules (-want +got):\n%s", diff)
 	}
