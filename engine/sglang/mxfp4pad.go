@@ -129,13 +129,17 @@ func (r *Resolved) resolveMXFP4(a *model.Arch, c budget.Class) error {
 // 791 and :797). Where neither size passes, SGLang fails at load; where
 // the two differ, which one SGLang takes depends on a package membudget
 // cannot see. gpt-oss (intermediate 2880: 90 scale columns at TP 1, 45 at
-// TP 2; 720 and 360 per rank at TP 4 and 8) is refused at every TP.
+// TP 2; 720 and 360 per rank at TP 4 and 8) is refused at every TP: the
+// failure is sgl-project/sglang#13061 (gpt-oss on an RTX 5090, the
+// traceback in load_model) and flashinfer#2122, whose fix (flashinfer PR
+// #3163, 2026-04-24, dropping the K % 4 assertion for K = 90) no
+// FlashInfer these releases pin has.
 func (r *Resolved) mxfp4OffSM100(a *model.Arch, c budget.Class, perRank uint64) error {
 	starts := func(i uint64) bool { return (i/mxfp4TritonBlock)%4 == 0 && (2*i)%128 == 0 }
 	rounded := budget.RoundUp(perRank, mxfp4TritonBlock)
 	switch {
 	case !starts(perRank) && !starts(rounded):
-		return settingErr("model", a.Source, "%s does not start gpt-oss's MXFP4 experts on %s: it takes FlashInfer's MoE kernel there but creates them unpadded (%d intermediate per rank, %d after triton_kernels' round to 32), and FlashInfer's shuffle_matrix_sf_a asserts that w2's scales have a multiple of 4 columns and w13's a multiple of 128 rows (%d and %d here; flashinfer utils.py get_shuffle_matrix_sf_a_row_indices)",
+		return settingErr("model", a.Source, "%s does not start gpt-oss's MXFP4 experts on %s: it takes FlashInfer's MoE kernel there but creates them unpadded (%d intermediate per rank, %d after triton_kernels' round to 32), and FlashInfer's shuffle_matrix_sf_a asserts that w2's scales have a multiple of 4 columns and w13's a multiple of 128 rows (%d and %d here; flashinfer utils.py get_shuffle_matrix_sf_a_row_indices; sgl-project/sglang#13061, flashinfer#2122)",
 			r.Profile.Describes, c.Device.Name, perRank, rounded, perRank/mxfp4TritonBlock, 2*perRank)
 	case perRank != rounded:
 		return settingErr("tp-size", fmt.Sprint(r.TPSize), "gpt-oss's expert intermediate per rank, %d, is not a multiple of %d: on %s, %s rounds it up to %d only when OpenAI's triton_kernels is installed (layers/quantization/mxfp4.py create_weights), which membudget cannot see; membudget refuses it rather than guess the experts' size",
