@@ -28,12 +28,15 @@ import (
 // files; v0.5.7 turns it on for DeepSeek-V3, gpt-oss, GLM-4.5 MoE and
 // Qwen3-MoE on SM90, SM100 and SM120 but not the H20 (v0.5.7
 // server_args.py:1470-1493, with flashinfer 0.5.3 and the same
-// flashinfer_comm_fusion.py). A profile not here but of the 0.4 line
+// flashinfer_comm_fusion.py); v0.5.8 adds GLM-4.7-Flash and leaves SM12x
+// out (see [arFusion058]). A profile not here but of the 0.4 line
 // (which never turns it on) refuses a serve [arFusionAny] matches.
 var arFusionRules = map[string]arFusionRule{
 	"v0.5.6.post2": arFusion056,
 	"v0.5.6.post3": arFusion056,
 	"v0.5.7":       arFusion057,
+	"v0.5.8":       arFusion058,
+	"v0.5.8.post1": arFusion058,
 	"v0.5.9":       arFusion059,
 	"v0.5.9.post1": arFusion059,
 }
@@ -47,14 +50,12 @@ type arFusionRule func(arch string, si budget.Silicon, device string) bool
 var (
 	arFusion056Archs = []string{"DeepseekV3ForCausalLM", "MistralLarge3ForCausalLM", "PixtralForConditionalGeneration", "GptOssForCausalLM"}
 	arFusion057Archs = []string{"DeepseekV3ForCausalLM", "GptOssForCausalLM", "Glm4MoeForCausalLM", "Qwen3MoeForCausalLM"}
+	// v0.5.8 server_args.py:1610-1626 (the same lines at v0.5.8.post1):
+	// GLM-4.7-Flash's Glm4MoeLiteForCausalLM added.
+	arFusion058Archs = []string{"DeepseekV3ForCausalLM", "GptOssForCausalLM", "Glm4MoeForCausalLM", "Glm4MoeLiteForCausalLM", "Qwen3MoeForCausalLM"}
 	// v0.5.9 server_args.py:1683-1690 (Kimi-K2.5 by PR #17789).
 	arFusion059Archs = []string{"DeepseekV3ForCausalLM", "GptOssForCausalLM", "Glm4MoeForCausalLM", "Glm4MoeLiteForCausalLM", "Qwen3MoeForCausalLM", "KimiK25ForConditionalGeneration"}
 )
-
-// arFusionOneNode are the releases not read whose rule membudget has read
-// far enough to know it holds the fusion to one node (v0.5.8 and
-// v0.5.8.post1 server_args.py:1610-1626, "self.nnodes == 1" at :1622).
-var arFusionOneNode = []string{"v0.5.8", "v0.5.8.post1"}
 
 func arFusion056(arch string, si budget.Silicon, _ string) bool {
 	switch {
@@ -70,6 +71,28 @@ func arFusion057(arch string, si budget.Silicon, device string) bool {
 	h20 := strings.Contains(device, "H20") && !strings.Contains(device, "H200")
 	return slices.Contains(arFusion057Archs, arch) &&
 		(si.Major == 9 || si.Major == 10 || si.Major == 12) && !h20
+}
+
+// arFusion058 is v0.5.8's and v0.5.8.post1's rule (server_args.py:
+// 1602-1626 at both tags): its architectures on is_sm90_supported() or
+// is_sm100_supported(), SM9x and SM10x (utils/common.py:247-256; SM12x not),
+// not the H20 (flashinfer#2204), with DP attention off, one node and no MoE
+// all-to-all backend. SGLang makes the workspace as v0.5.7 does
+// (layers/flashinfer_comm_fusion.py:57-65 and 95-120, max_token_num 2048
+// at :147, use_fp32_lamport for a float32 input at :184; layers/
+// layernorm.py:286-291 passes neither), and FlashInfer 0.6.1, which
+// python/pyproject.toml:31 pins at both tags, sizes it as 0.5.3 and 0.6.3
+// do: its comm/trtllm_ar.py is 0.6.3's byte for byte (git diff v0.6.1
+// v0.6.3 of flashinfer-ai/flashinfer is empty there; buffer, flags and
+// lamport at :570-598, each rounded to 2 MiB, BarrierFlagCount and
+// MAX_COMM_SIZE at :499-501, the symmetric-memory path only under
+// use_symm_dev_mem, which SGLang does not pass). Its fused path runs for
+// batches of at most 2048 tokens on SM90 or SM100
+// (layers/communicator.py:89-99, 802-807), so the CUDA-graph capture
+// after the pool makes the workspace.
+func arFusion058(arch string, si budget.Silicon, device string) bool {
+	h20 := strings.Contains(device, "H20") && !strings.Contains(device, "H200")
+	return slices.Contains(arFusion058Archs, arch) && (si.Major == 9 || si.Major == 10) && !h20
 }
 
 // arFusion059 is v0.5.9's rule (server_args.py:1672-1697): its
@@ -153,9 +176,6 @@ func arFusionBytes(tp, hidden, elem uint64) uint64 {
 // and workspace.
 func (r *Resolved) checkARFusion(a *model.Arch, c budget.Class) error {
 	if _, read := arFusionRules[r.Profile.Name]; read || strings.HasPrefix(r.Profile.Name, "v0.4.") || !autoARFusion(arFusionAny, a, r, c) {
-		return nil
-	}
-	if r.Nodes.NNodes > 1 && slices.Contains(arFusionOneNode, r.Profile.Name) {
 		return nil
 	}
 	return &engine.SettingError{Flag: "enable-flashinfer-allreduce-fusion", Value: "",

@@ -50,6 +50,7 @@ func TestARFusionInLedger(t *testing.T) {
 	v057 := current
 	v057.Name = "v0.5.7"
 	v059 := mustProfile("v0.5.9")
+	v058, v058post1 := mustProfile("v0.5.8"), mustProfile("v0.5.8.post1")
 	tests := []struct {
 		name  string
 		model string
@@ -79,6 +80,18 @@ func TestARFusionInLedger(t *testing.T) {
 		{"Qwen3-30B-A3B TP 2 on RTX PRO 6000 under v0.5.9: SM12x not is_sm100_supported", "Qwen__Qwen3-30B-A3B", Serve{TPSize: 2}, "rtx-pro-6000", 0, &v059},
 		{"Qwen3-30B-A3B TP 2 on H20 under v0.5.9: excluded", "Qwen__Qwen3-30B-A3B", Serve{TPSize: 2}, "h20", 0, &v059},
 		{"Llama TP 2 on H100 under v0.5.9: not its architecture", "meta-llama__Llama-3.1-8B-Instruct", Serve{TPSize: 2}, "h100", 0, &v059},
+		// v0.5.8 (server_args.py:1602-1626, FlashInfer 0.6.1, whose
+		// comm/trtllm_ar.py is 0.6.3's): GLM-4.7-Flash (hidden 2048) at TP
+		// 2 on the H100: 2 x 2048 x 2048 x 2 = 16 MiB, 2 x 256 x 4 B of
+		// flags -> 2 MiB, 3 x 16 MiB of lamport; DeepSeek-V3 TP 8 as
+		// v0.5.9 sizes it; SM12x (is_sm100_supported is SM10x alone at
+		// the tag, utils/common.py:247-256) and the H20 left out.
+		{"GLM-4.7-Flash TP 2 on H100 under v0.5.8", "zai-org__GLM-4.7-Flash", Serve{TPSize: 2}, "h100", 16777216 + 2097152 + 50331648, &v058},
+		{"GLM-4.7-Flash TP 2 on H100 under v0.5.8.post1", "zai-org__GLM-4.7-Flash", Serve{TPSize: 2}, "h100", 16777216 + 2097152 + 50331648, &v058post1},
+		{"DeepSeek-V3 TP 8 on H100 under v0.5.8", "deepseek-ai__DeepSeek-V3", Serve{TPSize: 8}, "h100", 234881024 + 2097152 + 704643072, &v058},
+		{"Qwen3-30B-A3B TP 2 on RTX PRO 6000 under v0.5.8: SM12x not is_sm100_supported", "Qwen__Qwen3-30B-A3B", Serve{TPSize: 2, AttentionBackend: "flashinfer"}, "rtx-pro-6000", 0, &v058},
+		{"Qwen3-30B-A3B TP 2 on H20 under v0.5.8: excluded", "Qwen__Qwen3-30B-A3B", Serve{TPSize: 2}, "h20", 0, &v058},
+		{"Llama TP 2 on H100 under v0.5.8: not its architecture", "meta-llama__Llama-3.1-8B-Instruct", Serve{TPSize: 2}, "h100", 0, &v058},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -129,21 +142,15 @@ func TestARFusionRefusedUnread(t *testing.T) {
 	if err := r.checkARFusion(shipped(t)["Qwen__Qwen3-30B-A3B"], class(t, "h100-sxm-80g")); !errors.As(err, &se) || se.Flag != "enable-flashinfer-allreduce-fusion" {
 		t.Errorf("Qwen3-MoE on H100 under v0.5.10: %v, want a refusal", err)
 	}
-	// v0.5.8.post1, whose rule is not read, turns it on for GLM-4.7-Flash
-	// (Glm4MoeLiteForCausalLM) on SM90 and SM100 (server_args.py:
-	// 1610-1626 at the tag): refused on an H100 at TP 2, as on a B200; at
-	// TP 1 there is no workspace to refuse.
+	// v0.5.8 and v0.5.8.post1 are read (FlashInfer 0.6.1): they size the
+	// workspace for GLM-4.7-Flash rather than refuse it.
 	glmLite := *shipped(t)["Qwen__Qwen3-30B-A3B"]
 	glmLite.Architectures = []string{"Glm4MoeLiteForCausalLM"}
-	r.Profile = profile058post1
-	for _, on := range []string{"h100-sxm-80g", "b200"} {
-		if err := r.checkARFusion(&glmLite, class(t, on)); !errors.As(err, &se) || se.Flag != "enable-flashinfer-allreduce-fusion" {
-			t.Errorf("Glm4MoeLiteForCausalLM on %s under v0.5.8.post1: %v, want a refusal", on, err)
+	for _, p := range []Profile{profile058, profile058post1} {
+		r.Profile = p
+		if err := r.checkARFusion(&glmLite, class(t, "h100-sxm-80g")); err != nil {
+			t.Errorf("Glm4MoeLiteForCausalLM on an H100 under %s: %v, want nil (sized)", p.Name, err)
 		}
-	}
-	r.Serve.TPSize = 1
-	if err := r.checkARFusion(&glmLite, class(t, "h100-sxm-80g")); err != nil {
-		t.Errorf("Glm4MoeLiteForCausalLM at TP 1 under v0.5.8.post1: %v, want nil", err)
 	}
 	if !strings.HasPrefix(r049.Name, "v0.4.") {
 		t.Errorf("r049 is %s", r049.Name)

@@ -120,6 +120,8 @@ func explicitARFusion(release string, a *model.Arch, c budget.Class) bool {
 		"v0.5.6.post2": arFusion056Archs,
 		"v0.5.6.post3": arFusion056Archs,
 		"v0.5.7":       arFusion057Archs,
+		"v0.5.8":       arFusion058Archs,
+		"v0.5.8.post1": arFusion058Archs,
 		"v0.5.9":       arFusion059Archs,
 		"v0.5.9.post1": arFusion059Archs,
 	}[release]

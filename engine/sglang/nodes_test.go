@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"io"
+	"maps"
 	"strings"
 	"testing"
 
@@ -114,8 +115,10 @@ func TestNodesRefusals(t *testing.T) {
 		{"fusion given for Llama", Serve{TPSize: 2, Nodes: Nodes{EnableARFusion: true}}, "llama", h100, current,
 			engine.SettingError{Flag: "enable-flashinfer-allreduce-fusion", Reason: "not modelled for LlamaForCausalLM on " + h100.Device.Name + " under " + current.Describes + ": membudget sizes its workspace only for the architectures the release turns it on for by itself, on SM90 or SM100 (layers/communicator.py:770-777), and has not read whether this model's layers take the fused path"}},
 		// 941621248 B is 0.88 GiB.
-		{"fusion given under v0.5.8, not read", Serve{TPSize: 8, Nodes: Nodes{NNodes: 2, EnableARFusion: true}}, "ds", h100, v058,
-			engine.SettingError{Flag: "enable-flashinfer-allreduce-fusion", Reason: "FlashInfer's all-reduce fusion (its workspace, 0.88 GiB a GPU here as v0.5.6.post2 makes it) is not modelled for " + v058.Describes + ", whose rule and FlashInfer membudget has not read; membudget refuses it rather than size a server it would get wrong"}},
+		// v0.5.8 is read now (FlashInfer 0.6.1): across two nodes the flag
+		// is refused for the nodes, as under v0.5.6.post2.
+		{"fusion given under v0.5.8 across nodes", Serve{TPSize: 8, Nodes: Nodes{NNodes: 2, EnableARFusion: true}}, "ds", h100, v058,
+			engine.SettingError{Flag: "enable-flashinfer-allreduce-fusion", Reason: "with --nnodes 2: " + v058.Describes + " turns the fusion on only on one node (flashinfer#2006), and its IPC workspace across nodes is not modelled"}},
 		{"fusion given under v0.4.9.post2, not read", Serve{TPSize: 8, Nodes: Nodes{EnableARFusion: true}}, "ds", h100, r049,
 			engine.SettingError{Flag: "enable-flashinfer-allreduce-fusion", Reason: "FlashInfer's all-reduce fusion (its workspace, 0.88 GiB a GPU here as v0.5.6.post2 makes it) is not modelled for " + r049.Describes + ", whose rule and FlashInfer membudget has not read; membudget refuses it rather than size a server it would get wrong"}},
 	}
@@ -137,23 +140,28 @@ func TestNodesRefusals(t *testing.T) {
 	}
 }
 
-// TestNodesUnreadReleaseAtTwoNodes: v0.5.8, whose rule membudget has not
-// read in full, refuses DeepSeek-V3 TP 8 on H100 at one node (it may turn
-// the fusion on) and sizes it at two (its rule asks nnodes == 1,
-// server_args.py:1622).
-func TestNodesUnreadReleaseAtTwoNodes(t *testing.T) {
+// TestNodesV058FusionByNodes: v0.5.8 turns the fusion on for DeepSeek-V3 TP
+// 8 on the H100 at one node and not at two (its rule asks nnodes == 1,
+// server_args.py:1622): the workspace, 8 x 2048 x 7168 x 2 = 224 MiB, 2 MiB
+// of flags and 3 x 224 MiB of lamport (FlashInfer 0.6.1's formula), is
+// charged at one node only.
+func TestNodesV058FusionByNodes(t *testing.T) {
 	ds, h100 := shipped(t)["deepseek-ai__DeepSeek-V3"], class(t, "h100-sxm-80g")
 	v058 := mustProfile("v0.5.8")
-	var se *engine.SettingError
-	if _, err := Resolve(Serve{TPSize: 8}, ds, h100, v058); !errors.As(err, &se) || se.Flag != "enable-flashinfer-allreduce-fusion" {
-		t.Errorf("one node: %v, want the fusion's refusal", err)
-	}
-	r, err := Resolve(Serve{TPSize: 8, Nodes: Nodes{NNodes: 2}}, ds, h100, v058)
-	if err != nil {
-		t.Fatalf("two nodes: %v", err)
-	}
-	if r.Nodes.NNodes != 2 {
-		t.Errorf("nnodes %d, want 2", r.Nodes.NNodes)
+	for _, tt := range []struct {
+		nodes uint64
+		want  uint64
+	}{{1, 234881024 + 2097152 + 704643072}, {2, 0}} {
+		l := ref(t, ds, Serve{TPSize: 8, Nodes: Nodes{NNodes: tt.nodes}}, h100, v058).Evaluate(1, 1)
+		var got uint64
+		for _, it := range l.Items {
+			if it.Name == "flashinfer_allreduce_fusion_workspace" {
+				got += it.Bytes
+			}
+		}
+		if got != tt.want {
+			t.Errorf("%d node(s): workspace %d B, want %d", tt.nodes, got, tt.want)
+		}
 	}
 }
 
@@ -213,15 +221,18 @@ func TestNodesFlagsParse(t *testing.T) {
 
 // TestNodesGivenWhereOnByItself: on SM120, where membudget does not size
 // the flag given, it passes where the release turns the fusion on by
-// itself (gpt-oss under v0.5.6.post2), one workspace: 2 x 2048 x 2880 x 2
-// = 23592960 B rounded up to 24 MiB, 2 MiB of flags, 3 x 23592960 =
-// 70778880 B rounded up to 68 MiB; and is refused for DeepSeek-V3, which
-// that rule holds to SM100.
+// itself (gpt-oss under v0.5.6.post2, in bfloat16: SGLang does not load
+// its MXFP4 experts on SM12x, see mxfp4OffSM100), one workspace: 2 x 2048
+// x 2880 x 2 = 23592960 B rounded up to 24 MiB, 2 MiB of flags, 3 x
+// 23592960 = 70778880 B rounded up to 68 MiB; and is refused for
+// DeepSeek-V3, which that rule holds to SM100.
 func TestNodesGivenWhereOnByItself(t *testing.T) {
 	archs := shipped(t)
 	pro := class(t, "rtx-pro-6000")
 	given := Serve{TPSize: 2, AttentionBackend: "triton", Nodes: Nodes{EnableARFusion: true}}
-	if got, want := workspace(ref(t, archs["openai__gpt-oss-120b"], given, pro, current)), uint64(25165824+2097152+71303168); got != want {
+	bf16 := *archs["openai__gpt-oss-120b"]
+	bf16.Quant = model.Quant{}
+	if got, want := workspace(ref(t, &bf16, given, pro, current)), uint64(25165824+2097152+71303168); got != want {
 		t.Errorf("gpt-oss: workspace %d B, want %d", got, want)
 	}
 	var se *engine.SettingError
@@ -238,7 +249,12 @@ func TestNodesGivenWhereOnByItself(t *testing.T) {
 // architectures on SM90 to SM120 only), so the servers where one node has
 // it are checked every run first, and must have it.
 func TestMoreNodesChangeOnlyTheFusionWorkspace(t *testing.T) {
-	archs := shipped(t)
+	archs := maps.Clone(shipped(t))
+	// gpt-oss in bfloat16 (an unquantized checkpoint of the same config):
+	// SGLang does not load the MXFP4 one on SM12x (see mxfp4OffSM100).
+	bf16 := *archs["openai__gpt-oss-120b"]
+	bf16.Quant = model.Quant{}
+	archs["gpt-oss-120b-bf16"] = &bf16
 	v057 := mustProfile("v0.5.7")
 	edges := []struct {
 		name  string
@@ -249,7 +265,7 @@ func TestMoreNodesChangeOnlyTheFusionWorkspace(t *testing.T) {
 	}{
 		{"DeepSeek-V3 TP 8 on B200, v0.5.6.post2", "deepseek-ai__DeepSeek-V3", Serve{TPSize: 8}, "b200", current},
 		{"DeepSeek-V3 TP 8 on H100, v0.5.7", "deepseek-ai__DeepSeek-V3", Serve{TPSize: 8}, "h100-sxm-80g", v057},
-		{"gpt-oss-120b TP 2 on RTX PRO 6000, v0.5.6.post2", "openai__gpt-oss-120b", Serve{TPSize: 2, AttentionBackend: "triton"}, "rtx-pro-6000", current},
+		{"gpt-oss-120b in bfloat16 TP 2 on RTX PRO 6000, v0.5.6.post2", "gpt-oss-120b-bf16", Serve{TPSize: 2, AttentionBackend: "triton"}, "rtx-pro-6000", current},
 	}
 	for _, e := range edges {
 		one := ref(t, archs[e.arch], e.s, class(t, e.class), e.p)

@@ -148,11 +148,11 @@ var native058 = slices.Sorted(slices.Values(append(slices.Clone(native057),
 //     not read: each is refused by name (see [Profile.UnreadModels]).
 //   - Quantized weights: ModelOpt's NVFP4 linears are padded to 32 rows
 //     and columns (PR #17300), the compressed-tensors MoE schemes are
-//     rewritten (PR #17503), MXFP4's Blackwell loading keeps a permutation
-//     cache on the device (PR #18858), and fp8's ignored_layers keep their
-//     "model." prefix (PR #18926): each is refused by name for the
-//     checkpoints it touches (see [Profile.UnreadQuant],
-//     [Profile.FP8IgnoreUnstripped]).
+//     rewritten (PR #17503), and fp8's ignored_layers keep their "model."
+//     prefix (PR #18926): each is refused by name for the checkpoints it
+//     touches (see [Profile.UnreadQuant], [Profile.FP8IgnoreUnstripped]).
+//     MXFP4's Blackwell loading keeps a permutation cache on the device
+//     (PR #18858): sized on SM10x, refused elsewhere (see mxfp4pad.go).
 //   - Read and unchanged for every serve membudget takes: the default
 //     fraction and its GPU tiers (server_args.py:911-1078 differ in
 //     --language-only, which now skips the vision factor, PR #18011, and
@@ -182,7 +182,7 @@ var profile059 = func() Profile {
 	p.BlackwellSM11 = true
 	p.Native = native059
 	p.UnreadModels = new059
-	p.UnreadQuant = []string{"compressed-tensors", "modelopt", "mxfp4"}
+	p.UnreadQuant = []string{"compressed-tensors", "modelopt"}
 	p.FP8IgnoreUnstripped = true
 	return p
 }()
@@ -223,5 +223,4 @@ var native059 = slices.Sorted(slices.Values(append(slices.Clone(native058), new0
 var unreadQuantWhy = map[string]string{
 	"compressed-tensors": "compressed-tensors' MoE methods are rewritten as per-scheme classes (PR #17503; layers/quantization/compressed_tensors/compressed_tensors.py:159-189, schemes/*_moe.py) and its linears' scheme lookup with them, which is not read",
 	"modelopt":           "ModelOpt's NVFP4 linears are padded to 32 rows and columns, 128 rows under --fp4-gemm-backend flashinfer_trtllm (PR #17300; layers/quantization/modelopt_quant.py:160-215, 1192-1249), and its FP8 and NVFP4 MoE weight processing is reworked (ModelOptFp8MoEMethod, :593-917; ModelOptNvFp4FusedMoEMethod, :1325 on), which is not read",
-	"mxfp4":              "MXFP4's Blackwell MoE loading keeps its shuffles' permutation indices on the device (PR #18858; layers/quantization/mxfp4.py:68-105), and pads for aiter on ROCm to 256 (:337-348), neither of which is modelled",
 }

@@ -264,7 +264,7 @@ func stageCell(a *model.Arch, r Resolved, st model.Sharding) uint64 {
 // keeps in float32, MLA's absorbed copies, and the caching allocator's
 // segments around them, which free memory sees.
 func weightItems(a *model.Arch, r Resolved, st model.Sharding) []budget.Item {
-	items := model.RankWeights(withoutRotary(a), st)
+	items := append(model.RankWeights(withoutRotary(a), st), mxfp4Items(a, r, st)...)
 	for i, tab := range rotaryTables(a) {
 		// One cos/sin table per distinct rope, shared by every layer
 		// (layers/rotary_embedding.py _ROPE_DICT); v0.5.6.post2 grows it

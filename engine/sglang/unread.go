@@ -63,7 +63,7 @@ var unreadReleases = []struct {
 		"piecewise CUDA graphs are on by default (#16331, main 2026-03-02), which moves every default --mem-fraction-static by their reserve " +
 		"(8 MiB per captured size, 1.5 GiB for MLA; server_args.py:1304-1311 at the tag) unless one of the 17 cases of _handle_piecewise_cuda_graph " +
 		"(:1078-1139) turns them off, and EAGLE's reserve is 4 GiB, not 2; what v0.5.9 refuses by name (its new native architectures, " +
-		"compressed-tensors, ModelOpt and MXFP4 weights, fp8's ignore list kept with its model. prefix) carries into it"},
+		"compressed-tensors and ModelOpt weights, MXFP4 weights off SM10x, fp8's ignore list kept with its model. prefix) carries into it"},
 	{11, "v0.5.11 (tag 612785f, 2026-05-05) is readable and not yet read; v0.5.10's unread changes carry into it"},
 	{12, "v0.5.12 (tag 127b9e3, 2026-05-16) is readable and not yet read, nor v0.5.12.post1 (DeepSeek-V4 and SWA pool fixes cherry-picked, #25889, #25396); " +
 		"v0.5.11's unread changes carry into it"},

@@ -25,7 +25,7 @@ func TestUnreadReleasesRefusedByName(t *testing.T) {
 		"piecewise CUDA graphs are on by default (#16331, main 2026-03-02), which moves every default --mem-fraction-static by their reserve " +
 		"(8 MiB per captured size, 1.5 GiB for MLA; server_args.py:1304-1311 at the tag) unless one of the 17 cases of _handle_piecewise_cuda_graph " +
 		"(:1078-1139) turns them off, and EAGLE's reserve is 4 GiB, not 2; what v0.5.9 refuses by name (its new native architectures, " +
-		"compressed-tensors, ModelOpt and MXFP4 weights, fp8's ignore list kept with its model. prefix) carries into it" + newest
+		"compressed-tensors and ModelOpt weights, MXFP4 weights off SM10x, fp8's ignore list kept with its model. prefix) carries into it" + newest
 	_, err := ProfileFor("v0.5.10")
 	var se *engine.SettingError
 	if !errors.As(err, &se) {
