@@ -38,9 +38,10 @@ func init() {
 // 2 x 128 rows), a gated MLP of 13,696 (dense_h_to_4h twice that),
 // 151,552 tokens, the output layer untied, bf16. inv_freq is the rotary
 // buffer over half a head: arange(0, 64, 2), 32 values, built in the
-// config's torch_dtype (modeling_chatglm.py's RotaryEmbedding(rotary_dim
-// // 2, ..., dtype=config.torch_dtype), stored copies index file ids
-// 27290292293, 18510807236).
+// config's torch_dtype (ChatGLMModel builds RotaryEmbedding(rotary_dim //
+// 2, ..., dtype=config.torch_dtype), a stored walk-through of ChatGLM3's
+// modeling_chatglm.py, index file id 18510807236, and RotaryEmbedding casts
+// inv_freq to that dtype, a stored copy of GLM-4V-9B's, id 27290292293).
 func glm4_9BChatHeader() (string, []safetensors.Tensor) {
 	const H, V, I, QKV = 4096, 151552, 13696, 4096 + 2*2*128
 	ts := []safetensors.Tensor{
@@ -63,11 +64,15 @@ func glm4_9BChatHeader() (string, []safetensors.Tensor) {
 
 // TestGLM4_9BChatHeader: the checkpoint's 284 tensors (40 layers of 7,
 // the embedding, the rotary buffer, the final norm and the output layer)
-// hold 9,399,951,392 values, all BF16, the Hub's safetensors metadata for
+// hold 9,399,951,392 values, the Hub's safetensors metadata for
 // THUDM/glm-4-9b-chat at revision bd8234fe as a stored model record gives
-// it ("9,399,951,392 parameters (safetensors metadata)", BF16,
-// 18,799,941,256 B of safetensors files: 2 B x the values and 38,472 B of
-// the ten shards' headers; index file id 65737683807): the 9,399,951,360
+// it ("9,399,951,392 parameters (safetensors metadata)", "BF16
+// (safetensors weight dtype)", 18,799,941,256 B of safetensors files;
+// index file id 65737683807). The record names one dtype and no breakdown
+// (DeepSeek-V3's record gives F8_E4M3 alone, id 66120673325), so the
+// buffer's BF16 is the remote code's, not the record's; the bytes cannot
+// tell either: 2 B x the values leaves 38,472 B for the ten shards'
+// headers, a float32 buffer 38,408. The 9,399,951,360
 // trainable parameters and the 32 more a stored run of the model counts
 // once it is loaded ("has 9399951392 parameters, 9399951360 (100.00%) are
 // trainable", id 29151670186; the same run gives chatglm3-6b 32 more than
@@ -79,8 +84,8 @@ func glm4_9BChatHeader() (string, []safetensors.Tensor) {
 // the buffer 32. 2 B each: 18,799,902,784 B. vLLM's chatglm.py loads every
 // tensor but the buffer (AutoWeightsLoader skips rotary_pos_emb.inv_freq,
 // utils.py:191 at d18bb7b) and holds beside them the rotary table of
-// 131,072 positions (seq_length) x 64 (half of each head, chatglm.py:98-113)
-// x 2 B. At TP2 each rank holds half the heads, one KV group:
+// 131,072 positions (seq_length) x 64 (half of each head, chatglm.py:98-113
+// at d18bb7b) x 2 B. At TP2 each rank holds half the heads, one KV group:
 // query_key_value 2304 x 4096 and its bias 2304, dense 4096 x 2048,
 // dense_h_to_4h 13,696 x 4096, dense_4h_to_h 4096 x 6848, the norms
 // whole: 101,984,512 a layer; the embedding and the output layer 2 x
