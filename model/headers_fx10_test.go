@@ -219,8 +219,13 @@ func stableCode3BHeader() (string, []safetensors.Tensor) {
 // record gives it ("2,795,443,200 parameters (safetensors metadata)",
 // BF16, 5,590,927,496 B of safetensors files: 2 B x the parameters and
 // 41,096 B of headers; index file id 65869676649): the same StableLM-3B
-// layout (stablelm-3b-4e1t, stable-code-3b and stablelm-zephyr-3b share
-// every width; stable-code-3b's own count was not found). By hand: the
+// layout (zephyr's config.json@5c3c083b, a stored page of the docs corpus,
+// has stable-code-3b's widths, vocabulary and untied head; only the length
+// and rope_theta differ), and the 2,795,443,200 stablelm-3b-4e1t's card
+// gives (id 47270880946). stable-code-3b's own card gives 2,796,431,360
+// (id 28636923179), StableLM-Alpha-3B-v2's figure (id 35943412221), which
+// its config's widths do not make (988,160 more than the sum below); no
+// Hub count of stable-code-3b is stored. By hand: the
 // embedding and the untied head 2 x 50,304 x 2560 = 257,556,480; a
 // layer's q, k, v and o 4 x 2560^2, the MLP 3 x 6912 x 2560, two
 // LayerNorms 4 x 2560: 79,308,800, x 32 = 2,537,881,600; the final
