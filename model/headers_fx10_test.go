@@ -149,7 +149,9 @@ func starcoder2_15BHeader() (string, []safetensors.Tensor) {
 // bigcode/starcoder2-15b at revision 46d44742 as a stored model record
 // gives it ("15,957,889,024 parameters (safetensors metadata)", "F32",
 // 63,831,628,056 B of safetensors files: the 63,831,556,096 B of data and
-// 71,960 B of the 14 shards' headers; index file id 66184154424). By hand:
+// 71,960 B of the 14 shards' headers; index file id 66184154424; the 14
+// model-000NN-of-00014.safetensors in the repository's file listing at
+// 56438bed, a stored page of the docs corpus). By hand:
 // the embedding and the untied head 2 x 49,152 x 6144 = 603,979,776; a
 // layer's q and o 2 x 6144^2 and their biases 2 x 6144, k and v 2 x (512 x
 // 6144 + 512), c_fc 24,576 x 6144 and its bias 24,576, c_proj 6144 x
