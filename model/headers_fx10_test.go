@@ -366,10 +366,11 @@ func falcon7BRWHeader() (string, []safetensors.Tensor) {
 // 207,070,080, x 32 = 6,626,242,560; ln_f 2 x 4544. vLLM reads the
 // RefinedWebModel config with its own RWConfig (family_falcon.go): tied
 // (no tie key), so falcon.py makes lm_head the embedding and skips the
-// checkpoint's copy, and holds every LayerNorm in float32: at one rank the
-// embedding and the layers' linears 2 x (295,469,056 + 32 x 207,060,992),
-// the 33 x 9088 norm values 4 B each, and the rotary table of 8192
-// positions (RWConfig has no max_position_embeddings: falcon.py:167's
+// checkpoint's copy, and holds every LayerNorm in the model dtype
+// (torch.nn.LayerNorm, falcon.py:30, built under vLLM's default dtype): at
+// one rank the embedding and the layers' linears 2 x (295,469,056 + 32 x
+// 207,060,992), the 33 x 9088 norm values 2 B each, and the rotary table
+// of 8192 positions (RWConfig has no max_position_embeddings: falcon.py:167's
 // default) x 64 x 2 B (65,024 rows are a multiple of 64: no padding). 71
 // heads divide no TP but 1 and 71.
 func TestFalcon7BRWHeader(t *testing.T) {
@@ -382,7 +383,7 @@ func TestFalcon7BRWHeader(t *testing.T) {
 	checkByHand(t, []byHandCase{{
 		name: "falcon-7b (RW)", fixture: falcon7BRWHeader,
 		ranks: []byHandRank{
-			{"TP1", tpRanks(1, 0), 2*(295_469_056+32*207_060_992) + 4*(33*9088) + 8192*64*2, ""},
+			{"TP1", tpRanks(1, 0), 2*(295_469_056+32*207_060_992) + 2*(33*9088) + 8192*64*2, ""},
 		},
 	}})
 	checkHeaderStages(t, falcon7BRWHeader)
