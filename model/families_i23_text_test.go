@@ -64,12 +64,12 @@ func TestTextFamilyWeightsByHand(t *testing.T) {
 		// dense_h_to_4h and dense_4h_to_h 4544 x 18,176 = 82,591,744 each:
 		// 207,060,992 in bf16, x 32 = 6,625,951,744. One input_layernorm
 		// (parallel_attn, no new_decoder_architecture) of weight and bias
-		// 9088 in float32 (vLLM's LayerNorm). word_embeddings 65,024 (a
-		// multiple of 64) x 4544 = 295,469,056, the head tied; ln_f 9088 in
-		// float32. 6,921,420,800 bf16 and 33 x 9088 = 299,904 float32
-		// parameters: 6,921,720,704. Rotary
+		// 9088 (torch.nn.LayerNorm in the model dtype, falcon.py:30).
+		// word_embeddings 65,024 (a multiple of 64) x 4544 = 295,469,056,
+		// the head tied; ln_f 9088. 6,921,420,800 and 33 x 9088 = 299,904
+		// parameters: 6,921,720,704, all bf16. Rotary
 		// 2048 (FalconConfig's max_position_embeddings) x 64 x 2 B.
-		{"pcuenq__falcon-7b-instruct-transformers", 6921420800*2 + 299904*4 + 2048*64*2},
+		{"pcuenq__falcon-7b-instruct-transformers", 6921720704*2 + 2048*64*2},
 		// bloom-560m (bloom.py). A layer: query_key_value 1024 x 3072 =
 		// 3,145,728 and bias 3072; dense 1,048,576 and 1024;
 		// dense_h_to_4h 1024 x 4096 = 4,194,304 and 4096; dense_4h_to_h
@@ -251,38 +251,39 @@ func TestTextFamilyCheckpointsByHand(t *testing.T) {
 			// query_key_value (4 + 2 + 2) x 16 = 128 rows x 64 x 2 =
 			// 16,384 and bias 256; dense 8192 and 128; dense_h_to_4h 256 x
 			// 64 x 2 = 32,768 and 512; dense_4h_to_h 32,768 and 128;
-			// ln_attn and ln_mlp, weight and bias in float32, 4 x 64 x 4 =
-			// 1024: 92,160. word_embeddings and lm_head 128 x 64 x 2 =
-			// 16,384 each, ln_f 2 x 64 x 4 = 512, rotary 64 x 16 x 2 = 2048.
+			// ln_attn and ln_mlp, weight and bias in bf16 (torch.nn.LayerNorm,
+			// falcon.py:30), 4 x 64 x 2 = 512: 91,648. word_embeddings and
+			// lm_head 128 x 64 x 2 = 16,384 each, ln_f 2 x 64 x 2 = 256,
+			// rotary 64 x 16 x 2 = 2048.
 			// TP2, a layer: query_key_value 2 + 1 + 1 heads = 64 rows 8192
 			// and bias 128; dense 64 x 32 x 2 = 4096, its bias whole 128;
 			// dense_h_to_4h 128 rows 16,384 and 256; dense_4h_to_h 16,384,
-			// bias whole 128; norms 1024: 46,720. Embedding and head 64
+			// bias whole 128; norms 512: 46,208. Embedding and head 64
 			// rows 8192 each.
 			// PP2: word_embeddings, ln_f and lm_head on both stages.
 			name: "falcon", fixture: falconFixture,
 			ranks: []byHandRank{
-				{"TP1", tpRanks(1, 0), 2*92160 + 2*16384 + 512 + 2048, ""},
-				{"TP2", tpRanks(2, 0), 2*46720 + 2*8192 + 512 + 2048, ""},
-				{"PP2 stage 0", ppStage(0, 2), 92160 + 2*16384 + 512 + 2048, ""},
-				{"PP2 stage 1", ppStage(1, 2), 92160 + 2*16384 + 512 + 2048, ""},
+				{"TP1", tpRanks(1, 0), 2*91648 + 2*16384 + 256 + 2048, ""},
+				{"TP2", tpRanks(2, 0), 2*46208 + 2*8192 + 256 + 2048, ""},
+				{"PP2 stage 0", ppStage(0, 2), 91648 + 2*16384 + 256 + 2048, ""},
+				{"PP2 stage 1", ppStage(1, 2), 91648 + 2*16384 + 256 + 2048, ""},
 			},
 		},
 		{
 			// falcon.py, multi_query. TP1, a layer: query_key_value (4 + 1
 			// + 1) x 16 = 96 rows x 64 x 2 = 12,288; dense 8192;
 			// dense_h_to_4h and dense_4h_to_h 32,768 each; input_layernorm
-			// 2 x 64 x 4 = 512: 86,528. The tied word_embeddings 16,384,
-			// ln_f 512, rotary 2048.
+			// 2 x 64 x 2 = 256: 86,272. The tied word_embeddings 16,384,
+			// ln_f 256, rotary 2048.
 			// TP2, a layer: 2 q heads and the one KV head replicated: 64
-			// rows 8192; dense 4096; the MLP 16,384 each; norm 512: 45,568.
+			// rows 8192; dense 4096; the MLP 16,384 each; norm 256: 45,312.
 			// The embedding 64 rows 8192.
 			name: "falcon multi_query", fixture: falcon7bFixture,
 			ranks: []byHandRank{
-				{"TP1", tpRanks(1, 0), 2*86528 + 16384 + 512 + 2048, ""},
-				{"TP2", tpRanks(2, 0), 2*45568 + 8192 + 512 + 2048, ""},
-				{"PP2 stage 0", ppStage(0, 2), 86528 + 16384 + 512 + 2048, ""},
-				{"PP2 stage 1", ppStage(1, 2), 86528 + 16384 + 512 + 2048, ""},
+				{"TP1", tpRanks(1, 0), 2*86272 + 16384 + 256 + 2048, ""},
+				{"TP2", tpRanks(2, 0), 2*45312 + 8192 + 256 + 2048, ""},
+				{"PP2 stage 0", ppStage(0, 2), 86272 + 16384 + 256 + 2048, ""},
+				{"PP2 stage 1", ppStage(1, 2), 86272 + 16384 + 256 + 2048, ""},
 			},
 		},
 		{

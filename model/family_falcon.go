@@ -81,7 +81,9 @@ var falconClass = configClass{
 // new_decoder_architecture), else input_layernorm alone; a
 // new_decoder_architecture layer without parallel_attn fails in vLLM's
 // forward and is refused. Every norm is
-// vLLM's LayerNorm, float32 weight and bias. Rotary over a whole head
+// torch.nn.LayerNorm (falcon.py:30), built under vLLM's default dtype
+// (model_loader/base_loader.py:53 set_default_torch_dtype), so in the
+// model dtype: not vLLM's float32 LayerNorm. Rotary over a whole head
 // unless alibi (:160-207: no table then). word_embeddings, ln_f and the
 // head are built on every pipeline stage (FalconModel and
 // FalconForCausalLM have no PPMissingLayer, :365-513); the head is tied
@@ -164,7 +166,7 @@ func readFalcon(o jsonObject, a *Arch) {
 	}
 	t := &a.tree
 	t.attn, t.attnOut, t.mlpNames, t.ungated = "self_attention", "dense", [2]string{"dense_h_to_4h", "dense_4h_to_h"}, true
-	t.embed, t.norm, t.layerNorm, t.normFP32 = "transformer.word_embeddings", "transformer.ln_f", true, true
+	t.embed, t.norm, t.layerNorm = "transformer.word_embeddings", "transformer.ln_f", true
 	switch {
 	case !parallel && newArch:
 		// falcon.py:317-346: the layer then runs ln_attn, which it did not
@@ -193,22 +195,22 @@ var (
 	// modeling_falcon.py FalconDecoderLayer): query_key_value fused, each
 	// KV group's q heads then its k and v (vLLM regroups them,
 	// falcon.py:442-472), dense, dense_h_to_4h and dense_4h_to_h; the
-	// norms, float32 in vLLM whatever the checkpoint stores.
+	// norms, in the model dtype.
 	falconLayer = []moduleRule{
 		{module: "self_attention.query_key_value", split: column, heads: qkvRows},
 		{module: "self_attention.dense", split: row},
 		{module: "mlp.dense_h_to_4h", split: column},
 		{module: "mlp.dense_4h_to_h", split: row},
-		{module: "input_layernorm", fp32: true},
-		{module: "post_attention_layernorm", fp32: true},
-		{module: "ln_attn", fp32: true},
-		{module: "ln_mlp", fp32: true},
+		{module: "input_layernorm"},
+		{module: "post_attention_layernorm"},
+		{module: "ln_attn"},
+		{module: "ln_mlp"},
 	}
-	// falconTop: word_embeddings (the head when tied), ln_f in float32 and
+	// falconTop: word_embeddings (the head when tied), ln_f and
 	// lm_head on every stage.
 	falconTop = []moduleRule{
 		{module: "model.embed_tokens", split: column, vocab: true, place: allStages, tiedHead: true},
-		{module: "model.norm", place: allStages, fp32: true},
+		{module: "model.norm", place: allStages},
 		{module: "lm_head", split: column, vocab: true, place: allStages},
 	}
 )

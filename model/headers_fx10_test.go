@@ -38,9 +38,10 @@ func init() {
 // 2 x 128 rows), a gated MLP of 13,696 (dense_h_to_4h twice that),
 // 151,552 tokens, the output layer untied, bf16. inv_freq is the rotary
 // buffer over half a head: arange(0, 64, 2), 32 values, built in the
-// config's torch_dtype (modeling_chatglm.py's RotaryEmbedding(rotary_dim
-// // 2, ..., dtype=config.torch_dtype), stored copies index file ids
-// 27290292293, 18510807236).
+// config's torch_dtype (ChatGLMModel builds RotaryEmbedding(rotary_dim //
+// 2, ..., dtype=config.torch_dtype), a stored walk-through of ChatGLM3's
+// modeling_chatglm.py, index file id 18510807236, and RotaryEmbedding casts
+// inv_freq to that dtype, a stored copy of GLM-4V-9B's, id 27290292293).
 func glm4_9BChatHeader() (string, []safetensors.Tensor) {
 	const H, V, I, QKV = 4096, 151552, 13696, 4096 + 2*2*128
 	ts := []safetensors.Tensor{
@@ -63,11 +64,15 @@ func glm4_9BChatHeader() (string, []safetensors.Tensor) {
 
 // TestGLM4_9BChatHeader: the checkpoint's 284 tensors (40 layers of 7,
 // the embedding, the rotary buffer, the final norm and the output layer)
-// hold 9,399,951,392 values, all BF16, the Hub's safetensors metadata for
+// hold 9,399,951,392 values, the Hub's safetensors metadata for
 // THUDM/glm-4-9b-chat at revision bd8234fe as a stored model record gives
-// it ("9,399,951,392 parameters (safetensors metadata)", BF16,
-// 18,799,941,256 B of safetensors files: 2 B x the values and 38,472 B of
-// the ten shards' headers; index file id 65737683807): the 9,399,951,360
+// it ("9,399,951,392 parameters (safetensors metadata)", "BF16
+// (safetensors weight dtype)", 18,799,941,256 B of safetensors files;
+// index file id 65737683807). The record names one dtype and no breakdown
+// (DeepSeek-V3's record gives F8_E4M3 alone, id 66120673325), so the
+// buffer's BF16 is the remote code's, not the record's; the bytes cannot
+// tell either: 2 B x the values leaves 38,472 B for the ten shards'
+// headers, a float32 buffer 38,408. The 9,399,951,360
 // trainable parameters and the 32 more a stored run of the model counts
 // once it is loaded ("has 9399951392 parameters, 9399951360 (100.00%) are
 // trainable", id 29151670186; the same run gives chatglm3-6b 32 more than
@@ -79,8 +84,8 @@ func glm4_9BChatHeader() (string, []safetensors.Tensor) {
 // the buffer 32. 2 B each: 18,799,902,784 B. vLLM's chatglm.py loads every
 // tensor but the buffer (AutoWeightsLoader skips rotary_pos_emb.inv_freq,
 // utils.py:191 at d18bb7b) and holds beside them the rotary table of
-// 131,072 positions (seq_length) x 64 (half of each head, chatglm.py:98-113)
-// x 2 B. At TP2 each rank holds half the heads, one KV group:
+// 131,072 positions (seq_length) x 64 (half of each head, chatglm.py:98-113
+// at d18bb7b) x 2 B. At TP2 each rank holds half the heads, one KV group:
 // query_key_value 2304 x 4096 and its bias 2304, dense 4096 x 2048,
 // dense_h_to_4h 13,696 x 4096, dense_4h_to_h 4096 x 6848, the norms
 // whole: 101,984,512 a layer; the embedding and the output layer 2 x
@@ -144,7 +149,9 @@ func starcoder2_15BHeader() (string, []safetensors.Tensor) {
 // bigcode/starcoder2-15b at revision 46d44742 as a stored model record
 // gives it ("15,957,889,024 parameters (safetensors metadata)", "F32",
 // 63,831,628,056 B of safetensors files: the 63,831,556,096 B of data and
-// 71,960 B of the 14 shards' headers; index file id 66184154424). By hand:
+// 71,960 B of the 14 shards' headers; index file id 66184154424; the 14
+// model-000NN-of-00014.safetensors in the repository's file listing at
+// 56438bed, a stored page of the docs corpus). By hand:
 // the embedding and the untied head 2 x 49,152 x 6144 = 603,979,776; a
 // layer's q and o 2 x 6144^2 and their biases 2 x 6144, k and v 2 x (512 x
 // 6144 + 512), c_fc 24,576 x 6144 and its bias 24,576, c_proj 6144 x
@@ -214,8 +221,13 @@ func stableCode3BHeader() (string, []safetensors.Tensor) {
 // record gives it ("2,795,443,200 parameters (safetensors metadata)",
 // BF16, 5,590,927,496 B of safetensors files: 2 B x the parameters and
 // 41,096 B of headers; index file id 65869676649): the same StableLM-3B
-// layout (stablelm-3b-4e1t, stable-code-3b and stablelm-zephyr-3b share
-// every width; stable-code-3b's own count was not found). By hand: the
+// layout (zephyr's config.json@5c3c083b, a stored page of the docs corpus,
+// has stable-code-3b's widths, vocabulary and untied head; only the length
+// and rope_theta differ), and the 2,795,443,200 stablelm-3b-4e1t's card
+// gives (id 47270880946). stable-code-3b's own card gives 2,796,431,360
+// (id 28636923179), StableLM-Alpha-3B-v2's figure (id 35943412221), which
+// its config's widths do not make (988,160 more than the sum below); no
+// Hub count of stable-code-3b is stored. By hand: the
 // embedding and the untied head 2 x 50,304 x 2560 = 257,556,480; a
 // layer's q, k, v and o 4 x 2560^2, the MLP 3 x 6912 x 2560, two
 // LayerNorms 4 x 2560: 79,308,800, x 32 = 2,537,881,600; the final
@@ -354,10 +366,11 @@ func falcon7BRWHeader() (string, []safetensors.Tensor) {
 // 207,070,080, x 32 = 6,626,242,560; ln_f 2 x 4544. vLLM reads the
 // RefinedWebModel config with its own RWConfig (family_falcon.go): tied
 // (no tie key), so falcon.py makes lm_head the embedding and skips the
-// checkpoint's copy, and holds every LayerNorm in float32: at one rank the
-// embedding and the layers' linears 2 x (295,469,056 + 32 x 207,060,992),
-// the 33 x 9088 norm values 4 B each, and the rotary table of 8192
-// positions (RWConfig has no max_position_embeddings: falcon.py:167's
+// checkpoint's copy, and holds every LayerNorm in the model dtype
+// (torch.nn.LayerNorm, falcon.py:30, built under vLLM's default dtype): at
+// one rank the embedding and the layers' linears 2 x (295,469,056 + 32 x
+// 207,060,992), the 33 x 9088 norm values 2 B each, and the rotary table
+// of 8192 positions (RWConfig has no max_position_embeddings: falcon.py:167's
 // default) x 64 x 2 B (65,024 rows are a multiple of 64: no padding). 71
 // heads divide no TP but 1 and 71.
 func TestFalcon7BRWHeader(t *testing.T) {
@@ -370,7 +383,7 @@ func TestFalcon7BRWHeader(t *testing.T) {
 	checkByHand(t, []byHandCase{{
 		name: "falcon-7b (RW)", fixture: falcon7BRWHeader,
 		ranks: []byHandRank{
-			{"TP1", tpRanks(1, 0), 2*(295_469_056+32*207_060_992) + 4*(33*9088) + 8192*64*2, ""},
+			{"TP1", tpRanks(1, 0), 2*(295_469_056+32*207_060_992) + 2*(33*9088) + 8192*64*2, ""},
 		},
 	}})
 	checkHeaderStages(t, falcon7BRWHeader)

@@ -346,9 +346,9 @@ func falcon40BHeader() (string, []safetensors.Tensor) {
 // 40,770,600,960; ln_f 2 x 8192. The config leaves the head tied, so vLLM
 // makes lm_head the embedding and skips the checkpoint's copy (falcon.py
 // FalconForCausalLM, tie_word_embeddings), and holds every LayerNorm in
-// float32 (the family's rules, family_falcon.go): at one rank the
+// the model dtype (torch.nn.LayerNorm, falcon.py:30): at one rank the
 // embedding and the layers' linears 2 x (532,676,608 + 60 x 679,477,248),
-// the 60 x 32,768 + 16,384 norm values 4 B each, and the rotary table of
+// the 60 x 32,768 + 16,384 norm values 2 B each, and the rotary table of
 // 2048 positions x 64 x 2 B (65,024 rows are a multiple of 64: no
 // padding); the checkpoint and the config agree rank by rank.
 func TestFalcon40BHeader(t *testing.T) {
@@ -361,13 +361,13 @@ func TestFalcon40BHeader(t *testing.T) {
 	checkByHand(t, []byHandCase{{
 		name: "falcon-40b", fixture: falcon40BHeader,
 		ranks: []byHandRank{
-			{"TP1", tpRanks(1, 0), 2*(532_676_608+60*679_477_248) + 4*(60*32_768+16_384) + 2048*64*2, ""},
+			{"TP1", tpRanks(1, 0), 2*(532_676_608+60*679_477_248) + 2*(60*32_768+16_384) + 2048*64*2, ""},
 			// TP2: half the embedding, 32,512 x 8192; a layer's
 			// query_key_value 64 heads and 4 + 4 KV heads, 72 x 64 x 8192,
 			// dense 8192 x 4096, the MLP 2 x 16,384 x 8192: 339,738,624,
-			// 2 B each; the LayerNorms whole in float32, and the same
+			// 2 B each; the LayerNorms whole, 2 B each too, and the same
 			// rotary table.
-			{"TP2", tpRanks(2, 0), 2*(32512*8192+60*339_738_624) + 4*(60*32_768+16_384) + 2048*64*2, ""},
+			{"TP2", tpRanks(2, 0), 2*(32512*8192+60*339_738_624) + 2*(60*32_768+16_384) + 2048*64*2, ""},
 		},
 	}})
 	checkHeaderRanks(t, falcon40BHeader)

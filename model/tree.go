@@ -49,11 +49,6 @@ type tree struct {
 	layerNorm bool
 	qkNorm    qkNormKind
 
-	// normFP32: the norms keep their weight and bias in float32 whatever
-	// the model dtype: vLLM's own LayerNorm builds them so
-	// (vllm/model_executor/layers/layernorm.py:310-320; Falcon).
-	normFP32 bool
-
 	// embedNorm is a LayerNorm right after the embedding, on the stages
 	// that hold it (BLOOM's word_embeddings_layernorm: bloom.py:253-255);
 	// "" when the model has none.

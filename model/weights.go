@@ -363,13 +363,9 @@ func (w *weights) unquantized(module string, in, out uint64, s split, bias bool)
 }
 
 func (w *weights) norm(name string, size uint64) {
-	el := w.dt
-	if w.t.normFP32 {
-		el = 4
-	}
-	w.add(name+".weight", bytesOf(size, el))
+	w.add(name+".weight", bytesOf(size, w.dt))
 	if w.t.layerNorm {
-		w.add(name+".bias", bytesOf(size, el))
+		w.add(name+".bias", bytesOf(size, w.dt))
 	}
 }
 
