@@ -19,7 +19,7 @@ import (
 // profile_run (vllm/v1/worker/gpu_model_runner.py:6542-6619) calls
 // _dummy_run over T = max_num_batched_tokens tokens with is_profile, which
 // forces the target eager (:6037) and so hands the drafter a runtime mode
-// of NONE: its dummy_run runs eager too (:6276-6306). For EAGLE-3 the
+// of NONE: its dummy_run runs eager too (:6263-6306). For EAGLE-3 the
 // target returns (hidden_states, aux_hidden_states) and _dummy_run binds
 // the tuple to outputs and takes the first (:6250-6261), so the target's
 // output h and the three auxiliary states, 3h (new tensors, hidden_states
