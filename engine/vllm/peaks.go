@@ -336,7 +336,7 @@ func peakItemsAt(a *model.Arch, r *Resolved, st model.Sharding, perToken uint64,
 	items = appendA2AItems(appendDraftItems(appendEncoderItems(appendEPLBItems(appendLoRAItems(items, a, r, st), a, r, st, weigh), r, st), a, r, st), r)
 	// Last: the encoder pass is weighed against every other item of the
 	// profile's torch peak.
-	items = appendSpecV2Items(items, a, r, st, perToken)
+	items = appendSpecV1Items(appendSpecV2Items(items, a, r, st, perToken), a, r, st, perToken)
 	return appendEncoderPass(items, r, st)
 }
 

@@ -566,11 +566,13 @@ type specJSON struct {
 	// CUDA-graph term on a GPU of the last stage (specgraphs.go); absent
 	// when eager.
 	DraftGraphBytes uint64 `json:"draft_graph_bytes,omitempty"`
-	// V2BufferBytes and V2ProfileBytes are the V2 speculator's buffers and
-	// what its part of the profile run adds to the torch peak on a GPU of
-	// the last stage (specv2.go); absent on the V1 runner.
-	V2BufferBytes  uint64 `json:"v2_speculator_buffer_bytes,omitempty"`
-	V2ProfileBytes uint64 `json:"draft_profile_run_bytes,omitempty"`
+	// V2BufferBytes is the V2 speculator's buffers on a GPU of the last
+	// stage (specv2.go), absent on the V1 runner; DraftProfileBytes is what
+	// an EAGLE drafter's part of the profile run adds to the torch peak
+	// there, on the V2 speculator (specv2.go) or the V1 proposer
+	// (specpeak.go), absent where it adds nothing.
+	V2BufferBytes     uint64 `json:"v2_speculator_buffer_bytes,omitempty"`
+	DraftProfileBytes uint64 `json:"draft_profile_run_bytes,omitempty"`
 	// MedusaHeads is the Medusa heads vLLM builds (k) and
 	// MedusaStepLogitsBytes their logits of a decode step at max_num_seqs
 	// requests, drawn outside the profile run and not charged
@@ -591,7 +593,7 @@ func (sz *Sizing) specJSON() *specJSON {
 		SamplerBytes: sz.specSamplerItem(), HostBytes: r.Spec.HostBytes,
 		DraftWeightBytes: sz.draftWeightItem(len(r.Stages) - 1), DraftKVBytes: sz.draftKVBytes(), DraftGraphBytes: sz.draftGraphItem(),
 		MedusaStepLogitsBytes: medusaLogitsBytes(r),
-		V2BufferBytes:         sz.specV2Item("v2_draft_buffers"), V2ProfileBytes: sz.specV2Item("draft_profile_run")}
+		V2BufferBytes:         sz.specDraftItem("v2_draft_buffers"), DraftProfileBytes: sz.specDraftItem("draft_profile_run")}
 	if m := r.Spec.Medusa; m != nil {
 		j.MedusaHeads = m.Heads
 	}
@@ -626,7 +628,7 @@ func (sz *Sizing) specSettings() []string {
 		return nil
 	}
 	if r.Spec.Draft != nil || r.Spec.MTPLayers > 0 {
-		return append([]string{fmt.Sprintf("speculative decoding: %s, %d token(s) a step (k+1 = %d verified a request); %s, %s", r.Spec.Method, r.Spec.Tokens, specQueryLen(r), specRunnerName(r), sz.draftGraphsSetting()), sz.draftSettings()}, sz.specV2Settings()...)
+		return append([]string{fmt.Sprintf("speculative decoding: %s, %d token(s) a step (k+1 = %d verified a request); %s, %s", r.Spec.Method, r.Spec.Tokens, specQueryLen(r), specRunnerName(r), sz.draftGraphsSetting()), sz.draftSettings()}, append(sz.specV1Settings(), sz.specV2Settings()...)...)
 	}
 	graphs := fmt.Sprintf("CUDA graphs at multiples of %d", specQueryLen(r))
 	if r.EnforceEager {

@@ -214,21 +214,15 @@ func appendSpecV2Items(items []budget.Item, a *model.Arch, r *Resolved, st model
 	if n := specV2BufferBytes(r, st); n > 0 && r.Profile.ConsumedSinceSnapshot {
 		items = append(items, budget.Item{Name: "v2_draft_buffers", Term: budget.TermNonTorch, Bytes: n})
 	}
-	var peak uint64
-	for _, it := range items {
-		if it.Name == "activation_peak" || it.Name == "sampler_logits" {
-			peak = budget.SatAdd(peak, it.Bytes)
-		}
-	}
-	with := budget.SatAdd(specV2ProfileBytes(a, r, perToken), r.Profile.peaks.residualBytes)
-	return append(items, budget.Item{Name: "draft_profile_run", Term: budget.TermActivation, Bytes: budget.SatSub(with, peak)})
+	return appendDraftProfileItem(items, r, specV2ProfileBytes(a, r, perToken))
 }
 
-// specV2Item is the bytes of the named item of the last stage, 0 where it
-// is not.
-func (sz *Sizing) specV2Item(name string) uint64 {
+// specDraftItem is the bytes of the named item of the last stage, 0 where
+// it is not or the serve has no draft (the V2 speculator's items, and the
+// drafter's part of the profile run on either runner, specpeak.go).
+func (sz *Sizing) specDraftItem(name string) uint64 {
 	r := sz.Serve
-	if !onV2Speculator(r) || len(r.Stages) == 0 {
+	if r.Spec.Draft == nil || len(r.Stages) == 0 {
 		return 0
 	}
 	a := sz.Model.Arch
@@ -247,15 +241,18 @@ const (
 )
 
 // splitSpecV2 names the V2 speculator's terms in a footprint's lines: its
-// buffers out of the non-torch line, and its part of the profile run out
-// of the activation peak's (each pair sums to its term).
+// buffers out of the non-torch line, and the drafter's part of the profile
+// run (on either runner, specpeak.go) out of the activation peak's (each
+// pair sums to its term).
 func (sz *Sizing) splitSpecV2(lines []engine.FootprintLine, fp budget.Footprint) []engine.FootprintLine {
 	r := sz.Serve
-	if !onV2Speculator(r) || fp.Stage != len(r.Stages)-1 {
+	if r.Spec.Draft == nil || fp.Stage != len(r.Stages)-1 {
 		return lines
 	}
-	lines = splitOut(lines, budget.TermNonTorch, specV2BuffersLabel, sz.specV2Item("v2_draft_buffers"))
-	return splitOut(lines, budget.TermActivation, specV2ProfileLabel, sz.specV2Item("draft_profile_run"))
+	if onV2Speculator(r) {
+		lines = splitOut(lines, budget.TermNonTorch, specV2BuffersLabel, sz.specDraftItem("v2_draft_buffers"))
+	}
+	return splitOut(lines, budget.TermActivation, specV2ProfileLabel, sz.specDraftItem("draft_profile_run"))
 }
 
 // specRunnerName is the model runner a speculative serve runs on, as the
@@ -278,5 +275,5 @@ func (sz *Sizing) specV2Settings() []string {
 		beside = "the target's hidden states"
 	}
 	return []string{fmt.Sprintf("V2 speculator: %s of buffers (the max_num_batched_tokens x hidden hidden states and the per-request inputs, off the KV cache as consumed memory); its dummy propose in the profile run, beside %s, adds %s to the torch peak",
-		engine.GiB(sz.specV2Item("v2_draft_buffers")), beside, engine.GiB(sz.specV2Item("draft_profile_run")))}
+		engine.GiB(sz.specDraftItem("v2_draft_buffers")), beside, engine.GiB(sz.specDraftItem("draft_profile_run")))}
 }

@@ -82,7 +82,7 @@ func TestSpecV2ByHand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if j := sz.specJSON(); j == nil || j.V2BufferBytes != 67230732 || j.V2ProfileBytes != 402653184 {
+	if j := sz.specJSON(); j == nil || j.V2BufferBytes != 67230732 || j.DraftProfileBytes != 402653184 {
 		t.Errorf("the report's speculative JSON is %+v, want v2_speculator_buffer_bytes 67230732 and draft_profile_run_bytes 402653184", j)
 	}
 	// The draft's one attention layer joins the target's group as on the
