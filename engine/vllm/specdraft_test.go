@@ -83,7 +83,7 @@ func TestDraftWeightsByHand(t *testing.T) {
 	// 4 = 32768, positions 8192 x 8 = 65536, hidden_states and
 	// inputs_embeds 8192 x 4096 x 2 = 67108864 each, arange max(257, 8192)
 	// x 4 = 32768, the slot mapping 65536, backup_next_token_ids 256 x 4 =
-	// 1024: 134414336 B, whatever the TP (they are not sharded).
+	// 1024: 134,415,360 B, whatever the TP (they are not sharded).
 	for _, tp := range []uint64{1, 2} {
 		s := Serve{TensorParallelSize: tp, MaxModelLen: 8192, MaxNumSeqs: 256, MaxNumBatchedTokens: 8192, EnforceEager: true, SpeculativeConfig: eagle3Spec(dir)}
 		r, err := Resolve(s, a, bigClass, v1Llama)
