@@ -118,9 +118,15 @@ func compilerIsReference(t *rapid.T, a *model.Arch, s Serve, c budget.Class, p P
 
 // footprintsWith compiles s (plain's serve with one feature, named what,
 // turned on) for a on c, fails unless the compiled plan is the
-// reference's, and returns plain's footprint p and the feature's f at a
-// point (seqs, tokens) drawn within s's limits, failing if any term of f
-// is below p's.
+// reference's, and returns the feature's footprint f at a point (seqs,
+// tokens) drawn within s's limits and plain's p on f's stage, failing if
+// any term of any pipeline stage is below plain's there. Stage by stage:
+// the feature may move which stage binds (on a unified device a host
+// buffer takes the driver's headroom of every stage alike, and the stage
+// with the least of it can differ from the one with the least budget),
+// and two stages' terms differ (the embedding on the first, the final norm
+// and the head on the last), so the binding footprints of plain and with
+// need not be of one stage.
 func footprintsWith(t *rapid.T, what string, a *model.Arch, s Serve, c budget.Class, plain *budget.Plan) (p, f budget.Footprint, seqs, tokens uint64) {
 	with, err := Compile(a, s, c, current)
 	if err != nil {
@@ -134,11 +140,15 @@ func footprintsWith(t *rapid.T, what string, a *model.Arch, s Serve, c budget.Cl
 		t.Fatalf("Compiler != Reference (-reference +compiler):\n%s", diff)
 	}
 	seqs, tokens = rapid.Uint64Range(1, s.MaxNumSeqs).Draw(t, "at seqs"), rapid.Uint64Range(1, s.MaxModelLen).Draw(t, "at tokens")
-	p, f = plain.Evaluate(seqs, tokens), with.Evaluate(seqs, tokens)
-	for term := range budget.NumTerms {
-		if f.Terms[term] < p.Terms[term] {
-			t.Fatalf("%s shrinks with %s: %d -> %d", budget.Term(term), what, p.Terms[term], f.Terms[term])
+	for i := range with.Stages {
+		ps, fs := plain.EvaluateStage(i, seqs, tokens), with.EvaluateStage(i, seqs, tokens)
+		for term := range budget.NumTerms {
+			if fs.Terms[term] < ps.Terms[term] {
+				t.Fatalf("stage %d: %s shrinks with %s: %d -> %d", i, budget.Term(term), what, ps.Terms[term], fs.Terms[term])
+			}
 		}
 	}
+	f = with.Evaluate(seqs, tokens)
+	p = plain.EvaluateStage(f.Stage, seqs, tokens)
 	return p, f, seqs, tokens
 }
