@@ -392,6 +392,13 @@ type dims struct {
 	// aux is a quantization's packed weight, fp32 scale, zero point or
 	// index: counted as stored, never converted to the served dtype.
 	aux bool
+	// modelDtype is a tensor vLLM allocates in the model dtype whatever
+	// the checkpoint stores it in: compressed-tensors' expert
+	// weight_shape, which CompressedTensorsWNA16MoEMethod.create_weights
+	// builds as torch.empty(num_experts, 2) under the model's default
+	// dtype (compressed_tensors_moe_wna16.py:389-398 at d18bb7b), while
+	// the published Kimi-K2.5 checkpoint stores each expert's as int32.
+	modelDtype bool
 }
 
 var (
@@ -541,7 +548,7 @@ func (p *placed) bytes(a *Arch, sh Sharding) uint64 {
 		return budget.SatMul(elems, 4)
 	case r.bf16:
 		return budget.SatMul(elems, 2)
-	case (float || r.dequant) && !d.aux && sh.DtypeBytes > 0:
+	case (float || r.dequant) && !d.aux && sh.DtypeBytes > 0, d.modelDtype && sh.DtypeBytes > 0:
 		return budget.SatMul(elems, sh.DtypeBytes)
 	default:
 		return budget.CeilDiv(budget.SatMul(elems, bits), 8)
@@ -735,6 +742,7 @@ func classify(a *Arch, tensors []safetensors.Tensor) ([]placed, CheckpointNotes,
 			continue
 		}
 		p.rule, p.dims = rule, paramDims(param, t)
+		p.dims.modelDtype = param == "weight_shape" && rule.expert != notExpert
 		vllmName, follower := rule.vllmName(), rule.follower
 		if rule.fuseWith != "" && modules[prefix+rule.fuseWith] {
 			vllmName, follower = rule.fusedVLLM, true

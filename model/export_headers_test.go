@@ -104,4 +104,7 @@ var HeaderFixtures = map[string]func() (string, []safetensors.Tensor){
 	"stabilityai/stable-code-3b":       stableCode3BHeader,
 	"stabilityai/stablelm-2-1_6b-chat": stableLM2_1_6BChatHeader,
 	"tiiuae/falcon-7b":                 falcon7BRWHeader,
+
+	// Batch 11 (model/headers_fx11_test.go).
+	"moonshotai/Kimi-K2.5": kimiK25Header,
 }
