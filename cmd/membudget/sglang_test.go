@@ -143,7 +143,7 @@ func TestSGLangRow4(t *testing.T) {
 func TestSGLangQueryAnswersAreChecked(t *testing.T) {
 	t.Parallel()
 	classes := []string{"h100-sxm-80g", "l4", "mi300x"}
-	checked, refused := 0, 0
+	checked, refused, undecided := 0, 0, 0
 	profile, err := sglang.ProfileFor("")
 	if err != nil {
 		t.Fatal(err)
@@ -175,7 +175,15 @@ func TestSGLangQueryAnswersAreChecked(t *testing.T) {
 				var stdout, stderr bytes.Buffer
 				code := run(&stdout, &stderr, []string{q.cmd, "--engine", "sglang", "--model", name, "--class", class, "--context-length", fmt.Sprint(ctx), q.flag, value, "--json"})
 				if refErr != nil {
-					refused++
+					// gpt-oss off Blackwell is refused for a package the
+					// launch line does not show, or aiter's path on ROCm
+					// (engine/sglang/mxfp4hopper.go), not for layers
+					// SGLang's model lacks.
+					if strings.Contains(refErr.Error(), "MXFP4 experts") {
+						undecided++
+					} else {
+						refused++
+					}
 					if code != exitBadArgs {
 						t.Errorf("%s %s on %s: the reference refuses it (%v), the command exits %d", q.cmd, name, class, refErr, code)
 					}
@@ -210,8 +218,11 @@ func TestSGLangQueryAnswersAreChecked(t *testing.T) {
 	// Most shipped configs are sized: the ones refused are those whose
 	// layers engine/sglang does not model (Mamba, linear and chunked
 	// attention, ...).
-	t.Logf("%d answers checked, %d queries refused", checked, refused)
-	if checked < refused {
+	t.Logf("%d answers checked, %d queries refused, %d refused for MXFP4 off Blackwell", checked, refused, undecided)
+	// The floor: 45 % of the queries answered. At fd22271 395 of 785 were
+	// (50.3 %); refusing gpt-oss off Blackwell takes 11 answers (one of
+	// its 12 queries was a max-len skip), leaving 384 of 786 (48.9 %).
+	if checked*100 < (checked+refused+undecided)*45 {
 		t.Errorf("%d answers checked, %d queries refused: most shipped configs should be sized", checked, refused)
 	}
 }
