@@ -238,7 +238,9 @@ func TestSGLangLaunchLineRoundTrips(t *testing.T) {
 		{"--model", "Qwen/Qwen3-8B", "--class", "h100-sxm-80g"},
 		{"--model", "Qwen/Qwen3-30B-A3B", "--class", "mi300x"},
 		{"--model", "google/gemma-3-27b-it", "--class", "h100-sxm-80g", "--context-length", "32768", "--kv-cache-dtype", "fp8_e4m3"},
-		{"--model", "deepseek-ai/DeepSeek-V3", "--class", "b200", "--tp-size", "8", "--context-length", "16384", "--disable-cuda-graph"},
+		// Pasted with DeepGEMM off, which the printed line must carry: a
+		// block-fp8 checkpoint on Blackwell is refused without it.
+		{"--class", "b200", "SGLANG_ENABLE_JIT_DEEPGEMM=0", "python", "-m", "sglang.launch_server", "--model-path", "deepseek-ai/DeepSeek-V3", "--tp-size", "8", "--context-length", "16384", "--disable-cuda-graph"},
 		{"--model", "Qwen/Qwen3-32B", "--class", "h200", "--pp-size", "3", "--tp", "2", "--max-running-requests", "64", "--max-total-tokens", "100000", "--chunked-prefill-size", "-1"},
 		{"--model", "meta-llama/Llama-3.2-1B-Instruct", "--class", "l4", "--sglang-version", "v0.4.9.post2", "--context-length", "200000", "--page-size", "16", "--dtype", "half"},
 		{"--model", "Qwen/Qwen3-8B", "--class", "rtx-5090", "--attention-backend", "flashinfer", "--quantization", "fp8", "--cuda-graph-max-bs", "48"},
@@ -489,5 +491,24 @@ func TestInternalErrorIsNotBadInput(t *testing.T) {
 	}
 	if status, err := queryFailure("--length", errors.New("out of range")); status != exitBadArgs || err.Error() != "--length: out of range" {
 		t.Errorf("a bad input: exit %d, %v", status, err)
+	}
+}
+
+// TestSGLangDeepGEMMRefused: a block-fp8 checkpoint on a B200 is refused
+// with exit 2 naming --model and the variable that turns DeepGEMM off
+// (engine/sglang/ue8m0.go); pasted with SGLANG_ENABLE_JIT_DEEPGEMM=0 it is
+// sized, exit 0.
+func TestSGLangDeepGEMMRefused(t *testing.T) {
+	t.Parallel()
+	base := []string{"report", "--engine", "sglang", "--class", "b200"}
+	var stdout, stderr bytes.Buffer
+	code := run(&stdout, &stderr, append(base, "--model", "Qwen/Qwen3-30B-A3B-FP8"))
+	if want := "SGLANG_ENABLE_JIT_DEEPGEMM=0 in the environment turns DeepGEMM off"; code != exitBadArgs || !strings.Contains(stderr.String(), "--model") || !strings.Contains(stderr.String(), want) {
+		t.Errorf("exit %d, stderr %q; want exit 2 naming --model and %q", code, stderr.String(), want)
+	}
+	stdout.Reset()
+	stderr.Reset()
+	if code := run(&stdout, &stderr, append(base, "SGLANG_ENABLE_JIT_DEEPGEMM=0", "python", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen3-30B-A3B-FP8")); code != exitOK {
+		t.Errorf("pasted with DeepGEMM off: exit %d, stderr %q; want 0", code, stderr.String())
 	}
 }

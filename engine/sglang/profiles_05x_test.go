@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"membudget/engine"
 )
 
 // splitSWA is v0.5.6.post2's rules with the sliding-window split on: no
@@ -146,7 +148,7 @@ func TestProfile057PoolByHand(t *testing.T) {
 func TestTRTLLMMLABF16(t *testing.T) {
 	ds := shipped(t)["deepseek-ai__DeepSeek-V3"]
 	b200 := class(t, "b200")
-	s := Serve{TPSize: 8, KVCacheDtype: "bf16"}
+	s := Serve{TPSize: 8, KVCacheDtype: "bf16", JITDeepGEMM: engine.Off}
 	if _, err := Resolve(s, ds, b200, current); err == nil || !strings.Contains(err.Error(), "fp8_e4m3 or auto") {
 		t.Errorf("v0.5.6.post2 bf16 trtllm_mla: %v; want refused", err)
 	}
