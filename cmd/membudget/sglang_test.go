@@ -143,7 +143,7 @@ func TestSGLangRow4(t *testing.T) {
 func TestSGLangQueryAnswersAreChecked(t *testing.T) {
 	t.Parallel()
 	classes := []string{"h100-sxm-80g", "l4", "mi300x"}
-	checked, refused := 0, 0
+	checked, refused, undecided := 0, 0, 0
 	profile, err := sglang.ProfileFor("")
 	if err != nil {
 		t.Fatal(err)
@@ -175,7 +175,15 @@ func TestSGLangQueryAnswersAreChecked(t *testing.T) {
 				var stdout, stderr bytes.Buffer
 				code := run(&stdout, &stderr, []string{q.cmd, "--engine", "sglang", "--model", name, "--class", class, "--context-length", fmt.Sprint(ctx), q.flag, value, "--json"})
 				if refErr != nil {
-					refused++
+					// gpt-oss off Blackwell is refused for a package the
+					// launch line does not show, or aiter's path on ROCm
+					// (engine/sglang/mxfp4hopper.go), not for layers
+					// SGLang's model lacks.
+					if strings.Contains(refErr.Error(), "MXFP4 experts") {
+						undecided++
+					} else {
+						refused++
+					}
 					if code != exitBadArgs {
 						t.Errorf("%s %s on %s: the reference refuses it (%v), the command exits %d", q.cmd, name, class, refErr, code)
 					}
@@ -210,8 +218,11 @@ func TestSGLangQueryAnswersAreChecked(t *testing.T) {
 	// Most shipped configs are sized: the ones refused are those whose
 	// layers engine/sglang does not model (Mamba, linear and chunked
 	// attention, ...).
-	t.Logf("%d answers checked, %d queries refused", checked, refused)
-	if checked < refused {
+	t.Logf("%d answers checked, %d queries refused, %d refused for MXFP4 off Blackwell", checked, refused, undecided)
+	// The floor: 45 % of the queries answered. At fd22271 395 of 785 were
+	// (50.3 %); refusing gpt-oss off Blackwell takes 11 answers (one of
+	// its 12 queries was a max-len skip), leaving 384 of 786 (48.9 %).
+	if checked*100 < (checked+refused+undecided)*45 {
 		t.Errorf("%d answers checked, %d queries refused: most shipped configs should be sized", checked, refused)
 	}
 }
@@ -227,7 +238,9 @@ func TestSGLangLaunchLineRoundTrips(t *testing.T) {
 		{"--model", "Qwen/Qwen3-8B", "--class", "h100-sxm-80g"},
 		{"--model", "Qwen/Qwen3-30B-A3B", "--class", "mi300x"},
 		{"--model", "google/gemma-3-27b-it", "--class", "h100-sxm-80g", "--context-length", "32768", "--kv-cache-dtype", "fp8_e4m3"},
-		{"--model", "deepseek-ai/DeepSeek-V3", "--class", "b200", "--tp-size", "8", "--context-length", "16384", "--disable-cuda-graph"},
+		// Pasted with DeepGEMM off, which the printed line must carry: a
+		// block-fp8 checkpoint on Blackwell is refused without it.
+		{"--class", "b200", "SGLANG_ENABLE_JIT_DEEPGEMM=0", "python", "-m", "sglang.launch_server", "--model-path", "deepseek-ai/DeepSeek-V3", "--tp-size", "8", "--context-length", "16384", "--disable-cuda-graph"},
 		{"--model", "Qwen/Qwen3-32B", "--class", "h200", "--pp-size", "3", "--tp", "2", "--max-running-requests", "64", "--max-total-tokens", "100000", "--chunked-prefill-size", "-1"},
 		{"--model", "meta-llama/Llama-3.2-1B-Instruct", "--class", "l4", "--sglang-version", "v0.4.9.post2", "--context-length", "200000", "--page-size", "16", "--dtype", "half"},
 		{"--model", "Qwen/Qwen3-8B", "--class", "rtx-5090", "--attention-backend", "flashinfer", "--quantization", "fp8", "--cuda-graph-max-bs", "48"},
@@ -478,5 +491,24 @@ func TestInternalErrorIsNotBadInput(t *testing.T) {
 	}
 	if status, err := queryFailure("--length", errors.New("out of range")); status != exitBadArgs || err.Error() != "--length: out of range" {
 		t.Errorf("a bad input: exit %d, %v", status, err)
+	}
+}
+
+// TestSGLangDeepGEMMRefused: a block-fp8 checkpoint on a B200 is refused
+// with exit 2 naming --model and the variable that turns DeepGEMM off
+// (engine/sglang/ue8m0.go); pasted with SGLANG_ENABLE_JIT_DEEPGEMM=0 it is
+// sized, exit 0.
+func TestSGLangDeepGEMMRefused(t *testing.T) {
+	t.Parallel()
+	base := []string{"report", "--engine", "sglang", "--class", "b200"}
+	var stdout, stderr bytes.Buffer
+	code := run(&stdout, &stderr, append(base, "--model", "Qwen/Qwen3-30B-A3B-FP8"))
+	if want := "SGLANG_ENABLE_JIT_DEEPGEMM=0 in the environment turns DeepGEMM off"; code != exitBadArgs || !strings.Contains(stderr.String(), "--model") || !strings.Contains(stderr.String(), want) {
+		t.Errorf("exit %d, stderr %q; want exit 2 naming --model and %q", code, stderr.String(), want)
+	}
+	stdout.Reset()
+	stderr.Reset()
+	if code := run(&stdout, &stderr, append(base, "SGLANG_ENABLE_JIT_DEEPGEMM=0", "python", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen3-30B-A3B-FP8")); code != exitOK {
+		t.Errorf("pasted with DeepGEMM off: exit %d, stderr %q; want 0", code, stderr.String())
 	}
 }

@@ -151,7 +151,7 @@ func (f *flagServe) ReadLine(args []string) (engine.Line, error) {
 	return l, nil
 }
 
-func (f *flagServe) Env() []string { return []string{AllowLongEnv} }
+func (f *flagServe) Env() []string { return []string{AllowLongEnv, JITDeepGEMMEnv} }
 
 // Parsed refuses an --sglang-version membudget has no rules for, --model
 // and --model-path given together (one flag in SGLang), and --pp where
@@ -170,10 +170,14 @@ func (f *flagServe) Parsed(given map[string]bool) ([]string, error) {
 		// --pp-max-micro-batch-size (server_args.py at v0.5.6.post2).
 		return nil, fmt.Errorf("--pp: %s refuses it as ambiguous (argparse: --pp-size, --pp-max-micro-batch-size): give --pp-size", p.Describes)
 	}
+	var warnings []string
 	if _, warn := f.allowLongContext(p); warn != "" {
-		return []string{warn}, nil
+		warnings = append(warnings, warn)
 	}
-	return nil, nil
+	if _, warn := f.jitDeepGEMM(p); warn != "" {
+		warnings = append(warnings, warn)
+	}
+	return warnings, nil
 }
 
 // Size sizes the server for m on c under the --sglang-version's profile.
@@ -184,6 +188,7 @@ func (f *flagServe) Size(m *hub.Loaded, c budget.Class) (engine.Sizing, error) {
 	}
 	s := f.s
 	s.AllowLongContext, _ = f.allowLongContext(p)
+	s.JITDeepGEMM, _ = f.jitDeepGEMM(p)
 	sz, err := size(m, c, s, p)
 	if err != nil {
 		return nil, err
@@ -223,7 +228,8 @@ func (f *flagServe) allowLongContext(p Profile) (s engine.Switch, warn string) {
 // membudget read it alike: the fraction as SGLang takes it before its aiter
 // adjustment (which it applies again), the page size, the chunked prefill
 // (-1 when disabled), the environment variable a context length above the
-// derived one needs, and --revision when the checkpoint sized is not the
+// derived one needs, SGLANG_ENABLE_JIT_DEEPGEMM=0 where the serve set it
+// off, and --revision when the checkpoint sized is not the
 // default branch's (ServerArgs.revision). The caps SGLang derives from the
 // pool (--max-running-requests, --max-total-tokens) are given only when
 // the serve gave them.
@@ -231,6 +237,9 @@ func Command(model, revision string, r Resolved) string {
 	var b strings.Builder
 	if r.ContextLength > r.DerivedContextLen {
 		b.WriteString(AllowLongEnv + "=1 ")
+	}
+	if r.JITDeepGEMM == engine.Off {
+		b.WriteString(JITDeepGEMMEnv + "=0 ")
 	}
 	b.WriteString("python -m sglang.launch_server --model-path " + shell.Quote(model))
 	if revision != "" {

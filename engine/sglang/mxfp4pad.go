@@ -86,9 +86,9 @@ func mxfp4Blackwell(p Profile, si budget.Silicon) bool {
 // refuses by name the serves where that layout is not known or SGLang
 // does not load it: a release whose path is not read, and, off SM10x,
 // every size FlashInfer's scale shuffle rejects or triton_kernels'
-// presence would change (see [Resolved.mxfp4OffSM100]). Elsewhere
-// (Hopper and older, which take triton_kernels' layouts) it leaves the
-// stages as they are.
+// presence would change (see [Resolved.mxfp4OffSM100]). Off Blackwell
+// (Hopper and older, whose layouts triton_kernels' presence decides) it
+// refuses them (see [Resolved.mxfp4OffBlackwell]).
 func (r *Resolved) resolveMXFP4(a *model.Arch, c budget.Class) error {
 	si := c.Device.Silicon
 	if r.Quant.Method != "mxfp4" {
@@ -99,7 +99,7 @@ func (r *Resolved) resolveMXFP4(a *model.Arch, c budget.Class) error {
 		if rel.permuteCache {
 			return settingErr("model", a.Source, "%s changes MXFP4 off Blackwell as well as on it (PR #18858's device cache of the shuffles' permutation indices, layers/quantization/mxfp4.py:68-105; aiter's pad to 256 on ROCm, :337-348; triton_kernels only without --quantization, server_args.py:1390-1397), and off Blackwell membudget has not read it; membudget refuses it rather than size weights its SGLang lays out otherwise", r.Profile.Describes)
 		}
-		return nil
+		return r.mxfp4OffBlackwell(a, c)
 	}
 	if !read {
 		return settingErr("model", a.Source, "%s loads gpt-oss's MXFP4 experts for FlashInfer's MoE kernel on %s (padded to 256), a path membudget has not read at this release; membudget refuses it rather than size weights its SGLang lays out otherwise", r.Profile.Describes, c.Device.Name)

@@ -64,11 +64,6 @@ func TestMXFP4FlashInferPad(t *testing.T) {
 		{"120b TP 1 on B200, v0.5.9.post1", "openai__gpt-oss-120b", Serve{}, "b200", "v0.5.9.post1", map[string]uint64{
 			"w13_weight": 128 * 9437184, "w13_weight_scale": 128 * 589824, "w2_weight": 128 * 4718592, "w2_weight_scale": 128 * 294912,
 			"w13_bias": 128 * 24576, "w2_bias": 128 * 12288, "gemm1_alpha": 512, "gemm1_beta": 512, "gemm1_clamp_limit": 512}},
-		// Hopper takes triton_kernels, not this path: the checkpoint's
-		// layout, bfloat16 biases, no scalars (unchanged here).
-		{"20b TP 1 on H100, v0.5.7", "openai__gpt-oss-20b", Serve{}, "h100-sxm-80g", "v0.5.7", map[string]uint64{
-			"w13_weight": 32 * 5760 * 1440, "w13_weight_scale": 32 * 5760 * 90, "w2_weight": 32 * 2880 * 1440, "w2_weight_scale": 32 * 2880 * 90,
-			"w13_bias": 32 * 5760 * 2, "w2_bias": 32 * 2880 * 2}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -50,13 +50,13 @@ func TestNodesFusionWorkspace(t *testing.T) {
 		p    Profile
 		want uint64
 	}{
-		{"B200 v0.5.6.post2 nnodes 1", Serve{TPSize: 8}, "b200", current, deepSeekV3TP8},
-		{"B200 v0.5.6.post2 nnodes 2", Serve{TPSize: 8, Nodes: Nodes{NNodes: 2}}, "b200", current, 0},
+		{"B200 v0.5.6.post2 nnodes 1", Serve{TPSize: 8, JITDeepGEMM: engine.Off}, "b200", current, deepSeekV3TP8},
+		{"B200 v0.5.6.post2 nnodes 2", Serve{TPSize: 8, JITDeepGEMM: engine.Off, Nodes: Nodes{NNodes: 2}}, "b200", current, 0},
 		{"H100 v0.5.7 nnodes 1", Serve{TPSize: 8}, "h100-sxm-80g", v057, deepSeekV3TP8},
 		{"H100 v0.5.7 nnodes 2", Serve{TPSize: 8, Nodes: Nodes{NNodes: 2}}, "h100-sxm-80g", v057, 0},
 		{"H100 v0.5.6.post2, not by itself", Serve{TPSize: 8}, "h100-sxm-80g", current, 0},
 		{"H100 v0.5.6.post2, given", Serve{TPSize: 8, Nodes: Nodes{EnableARFusion: true}}, "h100-sxm-80g", current, deepSeekV3TP8},
-		{"B200 v0.5.6.post2, given and on by itself: one workspace", Serve{TPSize: 8, Nodes: Nodes{EnableARFusion: true}}, "b200", current, deepSeekV3TP8},
+		{"B200 v0.5.6.post2, given and on by itself: one workspace", Serve{TPSize: 8, JITDeepGEMM: engine.Off, Nodes: Nodes{EnableARFusion: true}}, "b200", current, deepSeekV3TP8},
 		{"H100 v0.5.7, given at TP 1: no world", Serve{TPSize: 1, Nodes: Nodes{EnableARFusion: true}}, "h100-sxm-80g", v057, 0},
 	}
 	for _, tt := range tests {
@@ -73,8 +73,8 @@ func TestNodesFusionWorkspace(t *testing.T) {
 // footprint 941621248 B smaller.
 func TestNodesFootprintDiffersByWorkspace(t *testing.T) {
 	ds, b200 := shipped(t)["deepseek-ai__DeepSeek-V3"], class(t, "b200")
-	one := ref(t, ds, Serve{TPSize: 8}, b200, current)
-	two := ref(t, ds, Serve{TPSize: 8, Nodes: Nodes{NNodes: 2}}, b200, current)
+	one := ref(t, ds, Serve{TPSize: 8, JITDeepGEMM: engine.Off}, b200, current)
+	two := ref(t, ds, Serve{TPSize: 8, JITDeepGEMM: engine.Off, Nodes: Nodes{NNodes: 2}}, b200, current)
 	if one.Serve.DistInitBytes != two.Serve.DistInitBytes || one.Serve.F0Bytes != two.Serve.F0Bytes {
 		t.Errorf("distributed init %d/%d B, want the same", one.Serve.DistInitBytes, two.Serve.DistInitBytes)
 	}
@@ -263,7 +263,7 @@ func TestMoreNodesChangeOnlyTheFusionWorkspace(t *testing.T) {
 		class string
 		p     Profile
 	}{
-		{"DeepSeek-V3 TP 8 on B200, v0.5.6.post2", "deepseek-ai__DeepSeek-V3", Serve{TPSize: 8}, "b200", current},
+		{"DeepSeek-V3 TP 8 on B200, v0.5.6.post2", "deepseek-ai__DeepSeek-V3", Serve{TPSize: 8, JITDeepGEMM: engine.Off}, "b200", current},
 		{"DeepSeek-V3 TP 8 on H100, v0.5.7", "deepseek-ai__DeepSeek-V3", Serve{TPSize: 8}, "h100-sxm-80g", v057},
 		{"gpt-oss-120b in bfloat16 TP 2 on RTX PRO 6000, v0.5.6.post2", "gpt-oss-120b-bf16", Serve{TPSize: 2, AttentionBackend: "triton"}, "rtx-pro-6000", current},
 	}

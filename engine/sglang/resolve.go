@@ -89,6 +89,7 @@ func Resolve(s Serve, a *model.Arch, c budget.Class, p Profile) (Resolved, error
 		func() error { return r.resolveFraction(a, def) },
 		func() error { return r.checkARFusion(a, c) },
 		func() error { return r.checkExplicitARFusion(a, c) },
+		func() error { return r.checkUE8M0(a, c) },
 	} {
 		if err := step(); err != nil {
 			return Resolved{}, err

@@ -18,6 +18,10 @@ type Serve struct {
 	// config; [engine.Default] takes the profile's default (see
 	// [Profile].AllowLongContextByDefault).
 	AllowLongContext engine.Switch
+	// JITDeepGEMM is SGLANG_ENABLE_JIT_DEEPGEMM: [engine.Off] keeps
+	// block-fp8 scales as loaded on Blackwell; otherwise such a serve is
+	// refused (see [Resolved.checkUE8M0]).
+	JITDeepGEMM engine.Switch
 	// MaxRunningRequests is --max-running-requests; it also sizes the
 	// req_to_token pool when given.
 	MaxRunningRequests uint64

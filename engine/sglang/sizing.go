@@ -157,6 +157,7 @@ func (sz *Sizing) Advise(t engine.Target) (engine.Advice, error) {
 	}
 	base := sz.given
 	base.AllowLongContext = r.AllowLongContext
+	base.JITDeepGEMM = r.JITDeepGEMM
 
 	// The fraction, in SGLang's steps of 0.01: the nearest that fits.
 	adv.Searched = append(adv.Searched, "--mem-fraction-static 0.01 to 0.99 by 0.01")
