@@ -48,6 +48,9 @@ func (r *Resolved) resolveRunner(a *model.Arch, def func(string, string)) error 
 		case poolingArch:
 			r.Runner = runnerPooling
 			def("runner", poolingArchWhy(a))
+		case embeddingBaseModel(a) && (r.Convert == "" || r.Convert == "auto" || r.Convert == "none"):
+			r.Runner = runnerPooling
+			def("runner", embeddingBaseWhy(a))
 		case r.Convert == "embed":
 			// _get_runner_type: a --convert other than auto or none
 			// selects the pooling runner.
@@ -57,6 +60,9 @@ func (r *Resolved) resolveRunner(a *model.Arch, def func(string, string)) error 
 	case runnerGenerate:
 		if convertedSeqCls(a) {
 			return seqClsGenerateErr(r, a)
+		}
+		if err := embeddingBaseGenerateErr(r, a); err != nil {
+			return err
 		}
 		if a.Pooler != nil {
 			return poolingDecoderGenerateErr(r, a)
