@@ -80,9 +80,11 @@ func coverage(e registryEntry) (modelTypes []string, refusal string) {
 		// replaces its LM head (a reward model).
 		return mts, ""
 	}
-	if mts := Architectures()[e.Arch]; len(mts) > 0 && e.Section == "embedding" && strings.HasSuffix(e.Arch, "ForCausalLM") {
+	if mts := Architectures()[e.Arch]; len(mts) > 0 && e.Section == "embedding" && (strings.HasSuffix(e.Arch, "ForCausalLM") || EmbeddingBaseModel(e.Arch)) {
 		// A causal LM the pooling runner adapts to an embedding model
-		// (--runner pooling, --convert embed), whose family is read.
+		// (--runner pooling, --convert embed), whose family is read, or
+		// one exported as a base model (Qwen2Model), which --runner auto
+		// pools.
 		return mts, ""
 	}
 	if mts := Architectures()[e.Arch]; len(mts) > 0 && e.Section == "embedding/multimodal" {
@@ -288,9 +290,9 @@ func TestArchitecturesAreVLLMs(t *testing.T) {
 	}
 	for arch, mts := range Architectures() {
 		switch {
-		case (EncoderOnlyArchitecture(arch) || PoolingDecoderArchitecture(arch)) && !pooling[arch]:
+		case (EncoderOnlyArchitecture(arch) || PoolingDecoderArchitecture(arch) || EmbeddingBaseModel(arch)) && !pooling[arch]:
 			t.Errorf("%s (model_types %v) is not a pooling architecture of vLLM's registry", arch, mts)
-		case !EncoderOnlyArchitecture(arch) && !PoolingDecoderArchitecture(arch) && !gen[arch]:
+		case !EncoderOnlyArchitecture(arch) && !PoolingDecoderArchitecture(arch) && !EmbeddingBaseModel(arch) && !gen[arch]:
 			t.Errorf("%s (model_types %v) is not a generation architecture of vLLM's registry", arch, mts)
 		}
 		for _, mt := range mts {

@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"membudget/budget"
 )
@@ -27,6 +28,10 @@ type PoolerHead struct {
 	// under the pooling runner, vllm/config/model.py _get_head_dtype;
 	// "model" for the model's dtype).
 	HeadDtype string
+	// Convert is "classify" for an architecture vLLM reaches through its
+	// suffix table rather than a registry class (convertedSeqCls): its
+	// convert type, and what --runner generate does with it, follow.
+	Convert string
 }
 
 // PoolerKind is the head of a decoder-based pooling architecture.
@@ -42,6 +47,11 @@ const (
 	// (:416-424), RowParallelLinear(hidden, 1) without bias, in the head
 	// dtype.
 	PoolerInternLM2VHead
+	// PoolerSeqClsScore: a sequence classifier's score, hidden x
+	// num_labels without bias in the head dtype, whole on every rank
+	// (adapters.py as_seq_cls_model's ReplicatedLinear; gpt2.py
+	// GPT2ForSequenceClassification's nn.Linear).
+	PoolerSeqClsScore
 )
 
 // String names the head for messages.
@@ -51,6 +61,8 @@ func (k PoolerKind) String() string {
 		return "score head (hidden x hidden, ReLU, hidden x num_labels)"
 	case PoolerInternLM2VHead:
 		return "v_head (hidden x 1)"
+	case PoolerSeqClsScore:
+		return "score head (hidden x num_labels)"
 	}
 	return fmt.Sprintf("PoolerKind(%d)", int(k))
 }
@@ -116,7 +128,22 @@ func readPoolingDecoder(o jsonObject, a *Arch) {
 		o.fail("architectures", "%q is a pooling model of vLLM's registry that membudget does not size: %s", a.Architectures[0], why)
 		return
 	}
+	if why := seqClsRefusals[a.Architectures[0]]; why != "" {
+		o.fail("architectures", "%q is a pooling model of vLLM's registry that membudget does not size: %s", a.Architectures[0], why)
+		return
+	}
 	p, ok := poolingDecoders[a.Architectures[0]]
+	if !ok && a.Encoder == nil && a.Vision == nil {
+		p.head, ok = convertedSeqCls(a.Architectures[0], a.ModelType)
+		p.modelType = a.ModelType
+		if !ok && strings.HasSuffix(a.Architectures[0], seqClsSuffix) {
+			// vLLM pools it by default (config/model.py
+			// _SUFFIX_TO_DEFAULTS): sized as a generating model it
+			// would be charged an LM head and a sampler it has not.
+			o.fail("architectures", "%q is a sequence classifier vLLM serves with its pooling runner (the suffix table of vllm/config/model.py), and membudget sizes its conversion only from a <X>ForCausalLM the family of model_type %s reads", a.Architectures[0], a.ModelType)
+			return
+		}
+	}
 	if !ok {
 		return
 	}
@@ -133,6 +160,9 @@ func readPoolingDecoder(o jsonObject, a *Arch) {
 		return
 	}
 	h := p.head
+	if h.Kind == PoolerSeqClsScore {
+		readSeqCls(o, &h)
+	}
 	switch d := o.str("head_dtype"); d {
 	case "", "model", "float32", "float16", "bfloat16":
 		h.HeadDtype = d
@@ -161,6 +191,9 @@ func (w *weights) poolerHeadWeights() {
 		w.add("score.2.bias", bytesOf(h.Labels, el))
 	case PoolerInternLM2VHead:
 		w.add("v_head.weight", bytesOf(rank, el))
+	case PoolerSeqClsScore:
+		// Replicated: every rank holds the whole matrix.
+		w.add("score.weight", bytesOf(budget.SatMul(h.Labels, a.Hidden), el))
 	}
 }
 
@@ -224,4 +257,9 @@ var poolingRefusals = map[string]string{
 // PoolingRefusal returns why the model sizes no config naming arch, a
 // pooling architecture of vLLM's registry whose head is not read; "" for
 // any other.
-func PoolingRefusal(arch string) string { return poolingRefusals[arch] }
+func PoolingRefusal(arch string) string {
+	if why := seqClsRefusals[arch]; why != "" {
+		return why
+	}
+	return poolingRefusals[arch]
+}

@@ -106,7 +106,7 @@ func (r *Resolved) checkModel(a *model.Arch) error {
 	if a.Pooler != nil {
 		// SGLang serves a reward model as an embedding model
 		// (--is-embedding), whose runner is not read.
-		return settingErr("model", a.Source, "%v is a reward model (a pooling head in place of the LM head), which SGLang serves as an embedding model (--is-embedding): its memory there is not modelled", a.Architectures)
+		return settingErr("model", a.Source, "%v is a pooling model (a reward or score head in place of the LM head), which SGLang serves as an embedding model (--is-embedding): its memory there is not modelled", a.Architectures)
 	}
 	if !slices.ContainsFunc(a.Architectures, func(arch string) bool { return slices.Contains(r.Profile.Native, arch) }) {
 		return settingErr("model", a.Source, "%s has no native implementation of %v: it would fall back to its Transformers backend (model_loader/utils.py), whose memory is not modelled", r.Profile.Describes, a.Architectures)

@@ -229,7 +229,7 @@ func (f *flagServe) registerModelled(fs *flag.FlagSet, given map[string]bool) {
 		f.s.Runner = "auto"
 	}
 	if on("convert") {
-		fs.StringVar(&f.s.Convert, "convert", "auto", "vLLM's --convert: auto, none or embed (a causal LM adapted to an embedding model under --runner pooling)")
+		fs.StringVar(&f.s.Convert, "convert", "auto", "vLLM's --convert: auto, none, embed (a causal LM adapted to an embedding model under --runner pooling) or classify (a <X>ForSequenceClassification adapted from its causal LM)")
 	} else {
 		f.s.Convert = "auto"
 	}

@@ -125,8 +125,8 @@ func Command(model string, r *Resolved) string {
 	if r.Runner == runnerPooling {
 		str("runner", runnerPooling)
 	}
-	if r.Convert == "embed" {
-		str("convert", "embed")
+	if r.Convert == "embed" || r.Convert == "classify" {
+		str("convert", r.Convert)
 	}
 	if r.PoolerConfig != "" {
 		str("pooler-config", shell.Quote(r.PoolerConfig))

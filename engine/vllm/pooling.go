@@ -47,7 +47,10 @@ func (r *Resolved) resolveRunner(a *model.Arch, def func(string, string)) error 
 		switch {
 		case poolingArch:
 			r.Runner = runnerPooling
-			def("runner", "auto: "+configArch(a)+" is a pooling model of vLLM's registry (vllm/config/model.py _get_default_runner_type)")
+			def("runner", poolingArchWhy(a))
+		case embeddingBaseModel(a) && (r.Convert == "" || r.Convert == "auto" || r.Convert == "none"):
+			r.Runner = runnerPooling
+			def("runner", embeddingBaseWhy(a))
 		case r.Convert == "embed":
 			// _get_runner_type: a --convert other than auto or none
 			// selects the pooling runner.
@@ -55,6 +58,12 @@ func (r *Resolved) resolveRunner(a *model.Arch, def func(string, string)) error 
 			def("runner", "auto: --convert embed selects the pooling runner (vllm/config/model.py _get_runner_type)")
 		}
 	case runnerGenerate:
+		if convertedSeqCls(a) {
+			return seqClsGenerateErr(r, a)
+		}
+		if err := embeddingBaseGenerateErr(r, a); err != nil {
+			return err
+		}
 		if a.Pooler != nil {
 			return poolingDecoderGenerateErr(r, a)
 		}
@@ -68,8 +77,15 @@ func (r *Resolved) resolveRunner(a *model.Arch, def func(string, string)) error 
 	default:
 		return settingErr("runner", r.Runner, "want auto, generate, pooling or draft (vLLM's RunnerOption)")
 	}
+	if err := r.resolveSeqClsConvert(a, def); err != nil {
+		return err
+	}
 	switch r.Convert {
 	case "", "auto", "none":
+	case "classify":
+		if !convertedSeqCls(a) || r.Runner != runnerPooling {
+			return settingErr("convert", r.Convert, "a converted classify model (vllm/model_executor/models/adapters.py as_seq_cls_model) is sized only for a <X>ForSequenceClassification configuration vLLM converts itself, under the pooling runner")
+		}
 	case "embed":
 		// A pooling model is left as it is (as_embedding_model returns
 		// its class unchanged): nothing to convert.
