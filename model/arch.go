@@ -554,6 +554,9 @@ func (a *Arch) String() string {
 	kind := "dense"
 	if a.Experts > 0 {
 		kind = fmt.Sprintf("MoE %d experts top-%d", a.Experts, a.ExpertsPerToken)
+		if a.MoELatent > 0 {
+			kind += fmt.Sprintf(" at latent %d", a.MoELatent)
+		}
 	}
 	attn := fmt.Sprintf("GQA %d/%d heads x %d", a.Heads, a.KVHeads, a.HeadDim)
 	if a.MLA {
