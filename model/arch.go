@@ -240,7 +240,7 @@ type Arch struct {
 	// MoELatent is the width the routed experts work at when it is not the
 	// hidden size (Nemotron-3-Super's moe_latent_size): the tokens are
 	// projected down to it before the fused MoE and back up after it
-	// (vllm/model_executor/models/nemotron_h.py:145-148, 182-201 at
+	// (vllm/model_executor/models/nemotron_h.py:142-145, 185-204 at
 	// d18bb7b); 0 when the experts work at the hidden size.
 	MoELatent uint64
 	// AttnOutputGate says the attention's query projection also computes a

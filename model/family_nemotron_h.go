@@ -85,7 +85,7 @@ func readNemotronH(o jsonObject, a *Arch) {
 		a.StateDtype = d
 	}
 	if strings.Contains(pattern, "E") {
-		// nemotron_h.py:145-148 (d18bb7b): a moe_latent_size makes the
+		// nemotron_h.py:142-145 (d18bb7b): a moe_latent_size makes the
 		// routed experts work at it, between fc1_latent_proj and
 		// fc2_latent_proj; null or absent keeps them at hidden_size.
 		if o.has("moe_latent_size") {
@@ -156,7 +156,7 @@ var (
 		{module: "mixer.gate.e_score_correction_bias", fp32: true},
 		{module: "mixer.shared_experts.up_proj", split: column},
 		{module: "mixer.shared_experts.down_proj", split: row},
-		// nemotron_h.py:182-201: the latent projections are
+		// nemotron_h.py:185-204: the latent projections are
 		// ReplicatedLinear, whole on every rank.
 		{module: "mixer.fc1_latent_proj"},
 		{module: "mixer.fc2_latent_proj"},

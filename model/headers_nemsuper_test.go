@@ -11,7 +11,7 @@ import (
 // checkpoint header without its MTP block, rebuilt in the names
 // nemotronNanoHeader gives Nemotron-3-Nano (backbone.embeddings,
 // backbone.layers.N.norm and mixer.*, backbone.norm_f, lm_head) with the
-// two latent projections vLLM loads (nemotron_h.py:182-201 at d18bb7b,
+// two latent projections vLLM loads (nemotron_h.py:185-204 at d18bb7b,
 // fc1_latent_proj and fc2_latent_proj) and the routed experts at the
 // latent width; shapes from the corpus config. Every tensor bf16 but the
 // routing biases: the Hub's safetensors metadata counts 20,992 float32

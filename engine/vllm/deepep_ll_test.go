@@ -101,7 +101,7 @@ func TestResolveDeepEPLL(t *testing.T) {
 		{"a padded hidden size", "openai__gpt-oss-20b", ll(1, 2), 0, 0, 0,
 			"--all2all-backend: deepep_low_latency with hidden size 2880: vLLM pads the MoE layers to DeepEP's next kernel size (vllm/model_executor/layers/fused_moe/prepare_finalize/deepep_ll.py:61-83), padded weights and activations membudget does not size: not modelled for " + current.Describes + "; membudget refuses it rather than size a serve vLLM would contradict"},
 		// Nemotron-3-Super's routed experts run at moe_latent_size 1024
-		// (nemotron_h.py:145-148, 203-207), and vLLM's DeepEP handle takes
+		// (nemotron_h.py:142-145, 206-210), and vLLM's DeepEP handle takes
 		// the FusedMoE's hidden_dim (all2all_utils.py:180-186): 1024 is
 		// padded to 2048, not its hidden_size 4096, which DeepEP compiles.
 		{"a latent MoE's width", "nvidia__NVIDIA-Nemotron-3-Super-120B-A12B-BF16", ll(1, 2), 0, 0, 0,
