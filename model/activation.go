@@ -21,7 +21,9 @@ func ActivationBytesPerToken(a *Arch, tp, dtypeBytes uint64) uint64 {
 	// counts at that width. The shared widths are divided once, not a
 	// layer at a time: a plan asks this of every serve it tries.
 	dense := 3 * budget.CeilDiv(a.Intermediate, tp)
-	moe := a.ExpertsPerToken*(3*budget.CeilDiv(a.MoEIntermediate, tp)+a.Hidden) + 3*budget.CeilDiv(a.SharedIntermediate, tp)
+	// The fused MoE's caches are as wide as its experts: a latent MoE's
+	// run at the latent width (Arch.MoEHidden).
+	moe := a.ExpertsPerToken*(3*budget.CeilDiv(a.MoEIntermediate, tp)+a.MoEHidden()) + 3*budget.CeilDiv(a.SharedIntermediate, tp)
 	var mlp uint64
 	for _, l := range a.Layers {
 		switch {

@@ -237,6 +237,12 @@ type Arch struct {
 	// SharedIntermediate is the intermediate size of the MoE layers'
 	// shared-expert MLP, all shared experts together (0 when none).
 	SharedIntermediate uint64
+	// MoELatent is the width the routed experts work at when it is not the
+	// hidden size (Nemotron-3-Super's moe_latent_size): the tokens are
+	// projected down to it before the fused MoE and back up after it
+	// (vllm/model_executor/models/nemotron_h.py:142-145, 185-204 at
+	// d18bb7b); 0 when the experts work at the hidden size.
+	MoELatent uint64
 	// AttnOutputGate says the attention's query projection also computes a
 	// gate on its output (Qwen3-Next, Qwen3.5: q rows doubled).
 	AttnOutputGate bool
@@ -371,6 +377,19 @@ type RopeScaling struct {
 	LayerType string
 }
 
+// MoEHidden returns the width the fused MoE's routed experts work at: the
+// [Arch.MoELatent] where the model projects the tokens down to one, else
+// the hidden size. The experts' matrices, their activations and an expert
+// all-to-all's tokens are that wide (vllm/model_executor/layers/fused_moe/
+// runner/moe_runner.py:343-367 at d18bb7b applies the routed input
+// transform before the experts run).
+func (a *Arch) MoEHidden() uint64 {
+	if a.MoELatent > 0 {
+		return a.MoELatent
+	}
+	return a.Hidden
+}
+
 // SlidingLayers counts the layers that use the sliding window.
 func (a *Arch) SlidingLayers() uint64 {
 	var n uint64
@@ -489,6 +508,7 @@ func (a *Arch) check(o, root jsonObject) {
 		{"qk_rope_head_dim", a.QKRopeHeadDim, 1 << 14}, {"v_head_dim", a.VHeadDim, 1 << 14},
 		{"sliding_window", a.SlidingWindow, 1 << 26}, {"attention_chunk_size", a.AttentionChunkSize, 1 << 26},
 		{"shared_expert_intermediate_size", a.SharedIntermediate, 1 << 22}, {"num_nextn_predict_layers", a.MTPLayers, 1 << 10},
+		{"moe_latent_size", a.MoELatent, 1 << 20},
 	}
 	for _, l := range limits {
 		if l.v > l.limit {
@@ -534,6 +554,9 @@ func (a *Arch) String() string {
 	kind := "dense"
 	if a.Experts > 0 {
 		kind = fmt.Sprintf("MoE %d experts top-%d", a.Experts, a.ExpertsPerToken)
+		if a.MoELatent > 0 {
+			kind += fmt.Sprintf(" at latent %d", a.MoELatent)
+		}
 	}
 	attn := fmt.Sprintf("GQA %d/%d heads x %d", a.Heads, a.KVHeads, a.HeadDim)
 	if a.MLA {

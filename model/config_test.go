@@ -163,6 +163,10 @@ var shippedShapes = map[string]shape{
 	// MEMEM*EMEMEM*...: 23 Mamba2, 6 attention, 23 MoE blocks.
 	"nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16": {ModelType: "nemotron_h", Layers: 52, Hidden: 2688, Heads: 32, KVHeads: 2, HeadDim: 128, Vocab: 131072, MaxPos: 262144,
 		Mamba: 23, MLPOnly: 23, MoELayers: 23, Experts: 128, TopK: 6, MoEInter: 1856, SharedInter: 3712, RotaryDim: 128, StateDtype: "float32", Dtype: "bfloat16"},
+	// MEMEMEM*E...: 40 Mamba2, 8 attention, 40 latent MoE blocks; one MTP
+	// block (num_nextn_predict_layers).
+	"nvidia__NVIDIA-Nemotron-3-Super-120B-A12B-BF16": {ModelType: "nemotron_h", Layers: 88, Hidden: 4096, Heads: 32, KVHeads: 2, HeadDim: 128, Vocab: 131072, MaxPos: 262144,
+		Mamba: 40, MLPOnly: 40, MoELayers: 40, Experts: 512, TopK: 22, MoEInter: 2688, SharedInter: 5376, RotaryDim: 128, MTP: 1, StateDtype: "float32", Dtype: "bfloat16"},
 	"nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-NVFP4": {ModelType: "nemotron_h", Layers: 52, Hidden: 2688, Heads: 32, KVHeads: 2, HeadDim: 128, Vocab: 131072, MaxPos: 262144,
 		Mamba: 23, MLPOnly: 23, MoELayers: 23, Experts: 128, TopK: 6, MoEInter: 1856, SharedInter: 3712, RotaryDim: 128, StateDtype: "float32", Dtype: "bfloat16"},
 	// M-M-...-: 54 Mamba2, 10 attention, 54 relu2 MLP blocks; head_dim
@@ -426,6 +430,8 @@ func TestLayerPatterns(t *testing.T) {
 		{"Qwen__Qwen3.5-27B", rep("LLLF", 16)},
 		// Nemotron-3-Nano: hybrid_override_pattern with E for MoE blocks.
 		{"nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "M-eM-eMF-eM-eM-eMF-eM-eM-eMF-eM-eM-eMF-eM-eM-eMF-eM-eM-eM-eMF-eM-eM-eM-eM-e"},
+		// Nemotron-3-Super: the same letters over 88 blocks.
+		{"nvidia__NVIDIA-Nemotron-3-Super-120B-A12B-BF16", "M-eM-eM-eMF-eM-eM-eM-eMF-eM-eM-eM-eMF-eM-eM-eM-eM-eMF-eM-eM-eM-eM-eMF-eM-eM-eM-eM-eMF-eM-eM-eM-eM-eMF-eM-eM-eM-eMF-eM-eM-eM-eM-e"},
 		// OLMo 3: three sliding then one full.
 		{"allenai__Olmo-3.1-32B-Instruct", rep("SSSF", 16)},
 		// GLM-4.5: three dense, then MoE.
@@ -661,9 +667,10 @@ func TestConfigErrors(t *testing.T) {
  "vocab_size": 100, "max_position_embeddings": 64, "hybrid_override_pattern": "M*"}`, "x.json: hybrid_override_pattern: has 2 blocks for 3 layers"},
 		{"nemotron pattern letter", `{"model_type": "nemotron_h", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 8,
  "vocab_size": 100, "max_position_embeddings": 64, "hybrid_override_pattern": "MX"}`, `x.json: hybrid_override_pattern: block 1: 'X' is not M, *, - or E`},
-		{"nemotron latent moe", `{"model_type": "nemotron_h", "hidden_size": 64, "num_hidden_layers": 1, "num_attention_heads": 4, "intermediate_size": 8,
- "vocab_size": 100, "max_position_embeddings": 64, "hybrid_override_pattern": "E", "moe_latent_size": 16}`,
-			"x.json: moe_latent_size: latent MoE (fc1_latent_proj, fc2_latent_proj) is not supported"},
+		// A latent MoE is sized (family_nemotron_h.go); a zero width is not one.
+		{"nemotron latent moe of zero width", `{"model_type": "nemotron_h", "hidden_size": 64, "num_hidden_layers": 1, "num_attention_heads": 4, "intermediate_size": 8,
+ "vocab_size": 100, "max_position_embeddings": 64, "hybrid_override_pattern": "E", "moe_latent_size": 0}`,
+			"x.json: moe_latent_size: 0: want the routed experts' width, or null for hidden_size"},
 		// null: no query latent (left out, DeepseekV3Config gives 1536).
 		{"indexer without query latent", `{"model_type": "deepseek_v32", "hidden_size": 64, "num_hidden_layers": 1, "num_attention_heads": 4, "intermediate_size": 8,
  "vocab_size": 100, "max_position_embeddings": 64, "kv_lora_rank": 16, "q_lora_rank": null, "qk_nope_head_dim": 8, "qk_rope_head_dim": 8, "v_head_dim": 8,

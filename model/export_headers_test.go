@@ -27,6 +27,7 @@ var HeaderFixtures = map[string]func() (string, []safetensors.Tensor){
 	"Qwen/Qwen3.5-27B":                              qwen35_27BHeader,
 	"Qwen/Qwen3-Next-80B-A3B-Thinking":              qwen3NextHeader,
 	"nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16":    nemotronNanoHeader,
+	"nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-BF16": nemotronSuperHeader,
 	"Qwen/Qwen3.5-35B-A3B":                          qwen35_35BA3BHeader,
 	"google/gemma-2-9b-it":                          gemma2_9BHeader,
 	"allenai/Olmo-3.1-32B-Instruct":                 olmo3_32BHeader,

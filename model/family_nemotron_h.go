@@ -85,9 +85,14 @@ func readNemotronH(o jsonObject, a *Arch) {
 		a.StateDtype = d
 	}
 	if strings.Contains(pattern, "E") {
+		// nemotron_h.py:142-145 (d18bb7b): a moe_latent_size makes the
+		// routed experts work at it, between fc1_latent_proj and
+		// fc2_latent_proj; null or absent keeps them at hidden_size.
 		if o.has("moe_latent_size") {
-			o.fail("moe_latent_size", "latent MoE (fc1_latent_proj, fc2_latent_proj) is not supported")
-			return
+			a.MoELatent = o.uintValue("moe_latent_size")
+			if a.MoELatent == 0 {
+				o.fail("moe_latent_size", "0: want the routed experts' width, or null for hidden_size")
+			}
 		}
 		a.Experts = o.uint("n_routed_experts")
 		a.ExpertsPerToken = o.uint("num_experts_per_tok")
@@ -151,6 +156,10 @@ var (
 		{module: "mixer.gate.e_score_correction_bias", fp32: true},
 		{module: "mixer.shared_experts.up_proj", split: column},
 		{module: "mixer.shared_experts.down_proj", split: row},
+		// nemotron_h.py:185-204: the latent projections are
+		// ReplicatedLinear, whole on every rank.
+		{module: "mixer.fc1_latent_proj"},
+		{module: "mixer.fc2_latent_proj"},
 		{module: "norm"},
 	}, attentionAt("mixer"), expertsRouted("mixer", "gate", "up_proj", "", "down_proj", moduleRule{fp32NoRouterGEMM: true}))
 	// nemotronRename: nemotron_h.py's hf_to_vllm_mapper (backbone. is

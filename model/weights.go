@@ -499,9 +499,18 @@ func (w *weights) moe(p string) {
 		w.add(p+".router.scale", bytesOf(a.Hidden, w.dt))
 		w.add(p+".per_expert_scale", bytesOf(a.Experts, w.dt))
 	}
-	// FusedMoE stacks the experts: w13 (gate and up) and w2 (down).
+	if a.MoELatent > 0 {
+		// nemotron_h.py:185-204 (d18bb7b): fc1_latent_proj (hidden to
+		// latent) and fc2_latent_proj (latent to hidden) are
+		// ReplicatedLinear with the model's quant_config and mlp_bias.
+		w.linear(p+".fc1_latent_proj", a.Hidden, a.MoELatent, replicated, a.MLPBias, linearMod)
+		w.linear(p+".fc2_latent_proj", a.MoELatent, a.Hidden, replicated, a.MLPBias, linearMod)
+	}
+	// FusedMoE stacks the experts: w13 (gate and up) and w2 (down), at the
+	// latent width where the model has one (nemotron_h.py:206-210:
+	// hidden_size=self.moe_hidden_size).
 	experts, inter := w.expertShare()
-	w.experts(p+".experts", experts, a.Hidden, inter, w.q.schemeFor(p+".experts", expertsMod))
+	w.experts(p+".experts", experts, a.MoEHidden(), inter, w.q.schemeFor(p+".experts", expertsMod))
 	if a.SharedIntermediate > 0 {
 		w.denseMLP(p+"."+t.shared, a.SharedIntermediate)
 	}

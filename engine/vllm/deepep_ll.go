@@ -115,7 +115,7 @@ type deepepLLArgs struct {
 
 // deepepLLArgsOf is the hint's arguments for the serve of a.
 func (r *Resolved) deepepLLArgsOf(a *model.Arch) deepepLLArgs {
-	return deepepLLArgs{Tokens: r.MaxNumBatchedTokens, Hidden: a.Hidden, Ranks: r.ExpertRanks, Experts: budget.SatAdd(a.Experts, r.RedundantExperts)}
+	return deepepLLArgs{Tokens: r.MaxNumBatchedTokens, Hidden: a.MoEHidden(), Ranks: r.ExpertRanks, Experts: budget.SatAdd(a.Experts, r.RedundantExperts)}
 }
 
 // resolveDeepEPLL sizes deepep_low_latency's buffers on each GPU of an
@@ -131,11 +131,13 @@ func (r *Resolved) resolveDeepEPLL(a *model.Arch) error {
 		return settingErr("all2all-backend", "", "deepep_low_latency over %d GPUs across nodes: %s over NVSHMEM's network transport and its queue pairs, set up by NVSHMEM's environment (vllm/distributed/device_communicators/all2all.py:305-327): not modelled for %s; membudget sizes it within one node of at most %d GPUs; membudget refuses it rather than size a serve vLLM would contradict",
 			ep, rdma, r.Profile.Describes, deepepMaxNVLPeers)
 	}
-	if !slices.Contains(deepepLLHidden, a.Hidden) {
-		if a.Hidden > deepepLLHidden[len(deepepLLHidden)-1] {
-			return settingErr("all2all-backend", "deepep_low_latency", "vLLM stops at startup: Hidden Size %d is greater than the maximum supported hidden size %d (vllm/model_executor/layers/fused_moe/prepare_finalize/deepep_ll.py:80-83)", a.Hidden, deepepLLHidden[len(deepepLLHidden)-1])
+	// The dispatch carries the tokens at the experts' width: a latent
+	// MoE's (Arch.MoEHidden) after its routed input transform.
+	if !slices.Contains(deepepLLHidden, a.MoEHidden()) {
+		if a.MoEHidden() > deepepLLHidden[len(deepepLLHidden)-1] {
+			return settingErr("all2all-backend", "deepep_low_latency", "vLLM stops at startup: Hidden Size %d is greater than the maximum supported hidden size %d (vllm/model_executor/layers/fused_moe/prepare_finalize/deepep_ll.py:80-83)", a.MoEHidden(), deepepLLHidden[len(deepepLLHidden)-1])
 		}
-		return settingErr("all2all-backend", "", "deepep_low_latency with hidden size %d: vLLM pads the MoE layers to DeepEP's next kernel size (vllm/model_executor/layers/fused_moe/prepare_finalize/deepep_ll.py:61-83), padded weights and activations membudget does not size: not modelled for %s; membudget refuses it rather than size a serve vLLM would contradict", a.Hidden, r.Profile.Describes)
+		return settingErr("all2all-backend", "", "deepep_low_latency with hidden size %d: vLLM pads the MoE layers to DeepEP's next kernel size (vllm/model_executor/layers/fused_moe/prepare_finalize/deepep_ll.py:61-83), padded weights and activations membudget does not size: not modelled for %s; membudget refuses it rather than size a serve vLLM would contradict", a.MoEHidden(), r.Profile.Describes)
 	}
 	r.All2AllBytes = deepepLLBytes(deepepBufferMiB, deepepLLRDMAHint(args.Tokens, args.Hidden, args.Experts))
 	return nil

@@ -100,6 +100,12 @@ func TestResolveDeepEPLL(t *testing.T) {
 		// gpt-oss's 2880 is padded to DeepEP's 3072.
 		{"a padded hidden size", "openai__gpt-oss-20b", ll(1, 2), 0, 0, 0,
 			"--all2all-backend: deepep_low_latency with hidden size 2880: vLLM pads the MoE layers to DeepEP's next kernel size (vllm/model_executor/layers/fused_moe/prepare_finalize/deepep_ll.py:61-83), padded weights and activations membudget does not size: not modelled for " + current.Describes + "; membudget refuses it rather than size a serve vLLM would contradict"},
+		// Nemotron-3-Super's routed experts run at moe_latent_size 1024
+		// (nemotron_h.py:142-145, 206-210), and vLLM's DeepEP handle takes
+		// the FusedMoE's hidden_dim (all2all_utils.py:180-186): 1024 is
+		// padded to 2048, not its hidden_size 4096, which DeepEP compiles.
+		{"a latent MoE's width", "nvidia__NVIDIA-Nemotron-3-Super-120B-A12B-BF16", ll(1, 2), 0, 0, 0,
+			"--all2all-backend: deepep_low_latency with hidden size 1024: vLLM pads the MoE layers to DeepEP's next kernel size (vllm/model_executor/layers/fused_moe/prepare_finalize/deepep_ll.py:61-83), padded weights and activations membudget does not size: not modelled for " + current.Describes + "; membudget refuses it rather than size a serve vLLM would contradict"},
 		{"more sequences than the default tokens", "", withTokens(ll(1, 2), 0, 512), 0, 0, 0,
 			"--max-num-seqs 512: above --max-num-batched-tokens 256 (vLLM's default here); pass --max-num-batched-tokens of at least 512"},
 	}

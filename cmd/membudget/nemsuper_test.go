@@ -1,0 +1,51 @@
+package main
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestNemotronSuperReport: Nemotron-3-Super (shipped, a latent MoE) on 8
+// H200s at TP8, as `membudget report` lays it out (golden) and in figures
+// by hand.
+//
+// Weights a rank: model/family_nemotron_h_test.go's 30,914,479,104 B with
+// the router in bf16, plus 40 x 4096 x 512 x 2 = 167,772,160 B, since the
+// engine charges nemotron_h's force_fp32_compute router in float32 (it
+// does not set model.Sharding.RouterGEMM): 31,082,251,264 B.
+//
+// KV: one KV head of the two a rank, 128 wide, k and v in bf16: 512 B a
+// token. A Mamba layer's state a rank: conv (4 - 1) x (8192 + 2 x 1024) /
+// 8 x 2 B = 7,680 and SSM 16 heads x 64 x 128 x 4 B = 524,288: 531,968 B,
+// so the attention block is raised to 1040 tokens (1040 x 512 = 532,480
+// B, the first multiple of 16 tokens that holds the state). 40 Mamba and
+// 8 attention layers make 6 groups of 8 layers: a block of 8 x 532,480 =
+// 4,259,840 B. A request of 262,144 tokens takes ceil(262144 / 1040) = 253
+// attention pages and 2 pages in each of the 5 Mamba groups (mamba_cache_
+// mode align): 263.
+func TestNemotronSuperReport(t *testing.T) {
+	args := []string{"report", "--model", "nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-BF16", "--class", "h200", "--tp", "8"}
+	runGolden(t, []cliCase{{"nemsuper-report-h200-tp8", args, exitOK}})
+	var stdout, stderr bytes.Buffer
+	if code := run(&stdout, &stderr, append(args, "--json")); code != exitOK {
+		t.Fatalf("exit %d; stderr %s", code, stderr.String())
+	}
+	var got reportJSON
+	if err := jsonUnmarshal(stdout.Bytes(), &got); err != nil {
+		t.Fatalf("%v\n%s", err, stdout.String())
+	}
+	type figures struct {
+		Weights, BlockBytes, PagesPerSeq uint64
+		Fits                             bool
+	}
+	want := figures{31_082_251_264, 4_259_840, 263, true}
+	g := figures{Weights: got.Model.Weights.DerivedBytes, Fits: got.Fits}
+	if got.KVCapacity != nil {
+		g.BlockBytes, g.PagesPerSeq = got.KVCapacity.BlockBytes, got.KVCapacity.PagesPerSeq
+	}
+	if diff := cmp.Diff(want, g); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
