@@ -2,7 +2,6 @@ package vllm
 
 import (
 	"fmt"
-	"slices"
 
 	"membudget/budget"
 	"membudget/engine"
@@ -205,19 +204,7 @@ func (sz *Sizing) splitDraftGraphs(lines []engine.FootprintLine, fp budget.Footp
 	if fp.Stage >= len(r.Stages) {
 		return lines
 	}
-	n := draftGraphBytes(sz.Model.Arch, r, stageOf(r, fp.Stage))
-	if n == 0 {
-		return lines
-	}
-	for i, l := range lines {
-		if l.Label != termLabels[budget.TermGraphPool] {
-			continue
-		}
-		n = min(n, l.Bytes)
-		lines[i].Bytes -= n
-		return slices.Insert(lines, i+1, engine.FootprintLine{Label: draftGraphsLabel, Bytes: n, Beside: l.Beside})
-	}
-	return lines
+	return splitOut(lines, budget.TermGraphPool, draftGraphsLabel, draftGraphBytes(sz.Model.Arch, r, stageOf(r, fp.Stage)))
 }
 
 // draftGraphItem is the drafter's graphs on a GPU of the last stage.
