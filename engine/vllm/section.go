@@ -229,18 +229,20 @@ var termLabels = [budget.NumTerms]string{"weights", "KV cache", "activation peak
 // placed right after it: the term's line keeps the rest, so that the two
 // sum to the term. A serve feature's split functions (splitLoRA,
 // splitV2State, ...) use it; n beyond the line's bytes is cut to them,
-// and nothing is split where n is 0 or the term has no line.
+// and nothing is split where n is 0 or the term has no line. The new line
+// is charged to the budget or beside it as the term's line is (the graph
+// term may be beside it, splitDraftGraphs).
 func splitOut(lines []engine.FootprintLine, t budget.Term, label string, n uint64) []engine.FootprintLine {
 	if n == 0 {
 		return lines
 	}
 	for i, l := range lines {
-		if l.Label != termLabels[t] || l.Beside {
+		if l.Label != termLabels[t] {
 			continue
 		}
 		n = min(n, l.Bytes)
 		lines[i].Bytes -= n
-		return slices.Insert(lines, i+1, engine.FootprintLine{Label: label, Bytes: n})
+		return slices.Insert(lines, i+1, engine.FootprintLine{Label: label, Bytes: n, Beside: l.Beside})
 	}
 	return lines
 }

@@ -2,7 +2,6 @@ package vllm
 
 import (
 	"fmt"
-	"slices"
 
 	"membudget/budget"
 	"membudget/engine"
@@ -13,7 +12,7 @@ import (
 // model runner, and of a draft model where its release captures them
 // ([draftModelGraphsSince]). Every rule is vLLM main's at commit d18bb7b
 // (2026-08-14), and held from 0.14.0, the first release whose EAGLE drafts
-// membudget sizes (see [draftGraphsSince]):
+// membudget sizes ([specSince], which resolveSpec enforces first):
 //
 //   - the drafter's graphs are captured inside the target's capture loop:
 //     the runner's _dummy_run calls the proposer's dummy_run with
@@ -46,15 +45,13 @@ import (
 // whole, the upper reading of that part, since the graph pool may hand
 // the drafter blocks the target's capture freed.
 
-// draftGraphsSince is the first release whose drafter graphs membudget
-// sizes: the proposer's dummy_run has captured one PIECEWISE graph a
-// capture size inside the target's loop since before PR #30119
-// (2025-12-09, which kept it for PIECEWISE captures only), through the
-// drafter's own dispatcher of PR #30143 (2026-01-20, the same sizes) and
-// PR #32818 (2026-01-21, the eager dispatch under FULL), to d18bb7b: no
-// release from 0.14.0, the first whose EAGLE drafts are sized
-// (specSince), differs.
-var draftGraphsSince = specSince
+// The drafter's graphs are sized from [specSince] (0.14.0), whose
+// releases resolveSpec alone admits: the proposer's dummy_run has captured
+// one PIECEWISE graph a capture size inside the target's loop since before
+// PR #30119 (2025-12-09, which kept it for PIECEWISE captures only),
+// through the drafter's own dispatcher of PR #30143 (2026-01-20, the same
+// sizes) and PR #32818 (2026-01-21, the eager dispatch under FULL), to
+// d18bb7b: no release from 0.14.0 differs.
 
 // draftModelGraphsSince is the first release whose draft_model drafter
 // captures graphs by the same rule ([Profile.DraftModelGraphs]): PR
@@ -102,10 +99,6 @@ func (r *Resolved) resolveDraftGraphs() error {
 	p := r.Profile
 	name := drafterName(r)
 	switch {
-	case p.Release.Less(draftGraphsSince) || p.Era == V0:
-		// resolveSpec refuses these releases first; kept so that the rule
-		// stands on its own.
-		return settingErr("speculative-config", r.Spec.Method, "the %s drafter's CUDA graphs: not modelled for %s (membudget sizes them from vLLM %s); membudget refuses it rather than size a serve vLLM would contradict", name, p.Describes, draftGraphsSince)
 	case onV2Speculator(r):
 		return specV2GraphsRefusal(r)
 	case r.Graphs.FullAsBoth:
@@ -205,19 +198,7 @@ func (sz *Sizing) splitDraftGraphs(lines []engine.FootprintLine, fp budget.Footp
 	if fp.Stage >= len(r.Stages) {
 		return lines
 	}
-	n := draftGraphBytes(sz.Model.Arch, r, stageOf(r, fp.Stage))
-	if n == 0 {
-		return lines
-	}
-	for i, l := range lines {
-		if l.Label != termLabels[budget.TermGraphPool] {
-			continue
-		}
-		n = min(n, l.Bytes)
-		lines[i].Bytes -= n
-		return slices.Insert(lines, i+1, engine.FootprintLine{Label: draftGraphsLabel, Bytes: n, Beside: l.Beside})
-	}
-	return lines
+	return splitOut(lines, budget.TermGraphPool, draftGraphsLabel, draftGraphBytes(sz.Model.Arch, r, stageOf(r, fp.Stage)))
 }
 
 // draftGraphItem is the drafter's graphs on a GPU of the last stage.

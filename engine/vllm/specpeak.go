@@ -118,10 +118,16 @@ func (sz *Sizing) specV1Settings() []string {
 	if !onV1EagleDrafter(r) {
 		return nil
 	}
-	beside := fmt.Sprintf("the target's hidden states and %d auxiliary ones", eagle3AuxStates)
-	if r.Spec.Draft.Method == "eagle" {
-		beside = "the target's hidden states"
-	}
 	return []string{fmt.Sprintf("profile run: the drafter's eager dummy run over max_num_batched_tokens tokens, beside %s, adds %s to the torch peak",
-		beside, engine.GiB(sz.specDraftItem("draft_profile_run")))}
+		draftReads(r.Spec.Draft), engine.GiB(sz.specDraftItem("draft_profile_run")))}
+}
+
+// draftReads names what the drafter's part of the profile run reads
+// beside it, on either runner: EAGLE-1 the target's output alone, EAGLE-3
+// its auxiliary states too.
+func draftReads(d *Draft) string {
+	if d.Method == "eagle" {
+		return "the target's hidden states"
+	}
+	return fmt.Sprintf("the target's hidden states and %d auxiliary ones", eagle3AuxStates)
 }

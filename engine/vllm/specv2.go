@@ -270,10 +270,6 @@ func (sz *Sizing) specV2Settings() []string {
 	if !onV2Speculator(sz.Serve) {
 		return nil
 	}
-	beside := fmt.Sprintf("the target's hidden states and %d auxiliary ones", eagle3AuxStates)
-	if sz.Serve.Spec.Draft.Method == "eagle" {
-		beside = "the target's hidden states"
-	}
 	return []string{fmt.Sprintf("V2 speculator: %s of buffers (the max_num_batched_tokens x hidden hidden states and the per-request inputs, off the KV cache as consumed memory); its dummy propose in the profile run, beside %s, adds %s to the torch peak",
-		engine.GiB(sz.specDraftItem("v2_draft_buffers")), beside, engine.GiB(sz.specDraftItem("draft_profile_run")))}
+		engine.GiB(sz.specDraftItem("v2_draft_buffers")), draftReads(sz.Serve.Spec.Draft), engine.GiB(sz.specDraftItem("draft_profile_run")))}
 }

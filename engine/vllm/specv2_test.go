@@ -214,6 +214,11 @@ func TestV2DraftNeverShrinksFootprint(t *testing.T) {
 		if err != nil {
 			t.Skip(err) // a draft of another hidden size (Qwen3-8B's 4096 matches; others refuse)
 		}
+		// The property is the V2 speculator's: both profiles run these
+		// dense targets on the V2 runner, so a draft that compiled is on it.
+		if r, err := Resolve(s, a, bigClass, p); err != nil || !onV2Speculator(&r) {
+			t.Fatalf("the draft compiled but does not resolve onto the V2 speculator (err %v)", err)
+		}
 		seqs, tokens := rapid.Uint64Range(1, s.MaxNumSeqs).Draw(t, "at seqs"), rapid.Uint64Range(1, s.MaxModelLen).Draw(t, "at tokens")
 		before, after := plain.Evaluate(seqs, tokens), spec.Evaluate(seqs, tokens)
 		for term := range budget.NumTerms {
