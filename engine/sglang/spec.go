@@ -595,7 +595,7 @@ func (ref *Reference) specItems(i int) []budget.Item {
 		items = append(items, it)
 	}
 	items = append(items, budget.Item{Name: "spec_draft.kv_cache", Term: budget.TermNonTorch,
-		Bytes: budget.SatMul(budget.SatMul(uint64(st.tokens)+st.pageTokens, d.LayerCell), d.Layers)})
+		Bytes: budget.SatMul(d.layerKV(st), d.Layers)})
 	if st.headroom > 0 {
 		items = append(items, budget.Item{Name: "kv_cache.spec_headroom", Term: budget.TermNonTorch, Bytes: budget.SatMul(uint64(st.headroom), st.cell)})
 	}
@@ -611,7 +611,7 @@ func (ref *Reference) addSpecPools(p torchalloc.Pools, i int) torchalloc.Pools {
 	for _, it := range d.Weights {
 		p = p.Add(it.Bytes, 1)
 	}
-	per := budget.SatMul(uint64(st.tokens)+st.pageTokens, d.LayerCell)
+	per := d.layerKV(st)
 	if !d.MLA {
 		per /= 2 // a K and a V tensor per layer
 		p = p.Add(per, d.Layers)
@@ -626,11 +626,17 @@ func (ref *Reference) draftKV() (k, v uint64) {
 	if d == nil || st.tokens <= 0 {
 		return 0, 0
 	}
-	all := budget.SatMul(budget.SatMul(uint64(st.tokens)+st.pageTokens, d.LayerCell), d.Layers)
+	all := budget.SatMul(d.layerKV(st), d.Layers)
 	if d.MLA {
 		return all, 0
 	}
 	return all / 2, all / 2
+}
+
+// layerKV is one draft layer's KV bytes at stage st: the target pool's
+// tokens and its page of padding rows, a LayerCell each.
+func (d *specDraft) layerKV(st *refStage) uint64 {
+	return budget.SatMul(budget.SatAdd(uint64(st.tokens), st.pageTokens), d.LayerCell)
 }
 
 // specLine is the launch line's speculative flags, as SGLang reads them
