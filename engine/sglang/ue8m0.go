@@ -49,7 +49,7 @@ const ue8m0Block = 128
 // whose linears SGLang re-quantizes to DeepGEMM's UE8M0 scales (see
 // above), unless JITDeepGEMM is [engine.Off].
 func (r *Resolved) checkUE8M0(a *model.Arch, c budget.Class) error {
-	if r.Quant.Method != "fp8" || r.Quant.BlockN == 0 || r.Quant.BlockK == 0 || !mxfp4Blackwell(r.Profile, c.Device.Silicon) {
+	if r.Quant.Method != "fp8" || r.Quant.BlockN == 0 || r.Quant.BlockK == 0 || !blackwellSupported(r.Profile, c.Device.Silicon) {
 		return nil
 	}
 	if r.Profile.Name == profile049post2.Name {
