@@ -118,6 +118,10 @@ var arFusion058 = arFusionSM90SM100(arFusion058Archs)
 // under use_symm_dev_mem, which SGLang does not pass).
 var arFusion059 = arFusionSM90SM100(arFusion059Archs)
 
+// arFusionAnyArchs is the union of the rules' architectures: each later
+// list holds the one before it but v0.5.6.x's.
+var arFusionAnyArchs = slices.Concat(arFusion056Archs, arFusion059Archs)
+
 // arFusionAny is the union of the rules read, H20 included, which a
 // release not read is taken to possibly apply. GLM-4.7-Flash's
 // Glm4MoeLiteForCausalLM is v0.5.8's addition to v0.5.7's list, on SM90
@@ -125,7 +129,7 @@ var arFusion059 = arFusionSM90SM100(arFusion059Archs)
 // common.py:247-256), and a serve of it must not be sized without the
 // workspace under a release whose workspace is not read.
 func arFusionAny(arch string, si budget.Silicon, _ string) bool {
-	return slices.Contains([]string{"DeepseekV3ForCausalLM", "MistralLarge3ForCausalLM", "PixtralForConditionalGeneration", "GptOssForCausalLM", "Glm4MoeForCausalLM", "Glm4MoeLiteForCausalLM", "Qwen3MoeForCausalLM", "KimiK25ForConditionalGeneration"}, arch) &&
+	return slices.Contains(arFusionAnyArchs, arch) &&
 		(si.Major == 9 || si.Major == 10 || si.Major == 12)
 }
 
