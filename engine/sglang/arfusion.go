@@ -41,6 +41,20 @@ var arFusionRules = map[string]arFusionRule{
 	"v0.5.9.post1": arFusion059,
 }
 
+// arFusionArchs is each read release's list of architectures, the ones
+// [arFusionRules] turns the fusion on for (and whose layers take the fused
+// path when the flag is given, see [explicitARFusion]); its keys are
+// arFusionRules'.
+var arFusionArchs = map[string][]string{
+	"v0.5.6.post2": arFusion056Archs,
+	"v0.5.6.post3": arFusion056Archs,
+	"v0.5.7":       arFusion057Archs,
+	"v0.5.8":       arFusion058Archs,
+	"v0.5.8.post1": arFusion058Archs,
+	"v0.5.9":       arFusion059Archs,
+	"v0.5.9.post1": arFusion059Archs,
+}
+
 // arFusionRule says whether a release turns the fusion on for an
 // architecture on a device.
 type arFusionRule func(arch string, si budget.Silicon, device string) bool
