@@ -41,6 +41,20 @@ var arFusionRules = map[string]arFusionRule{
 	"v0.5.9.post1": arFusion059,
 }
 
+// arFusionArchs is each read release's list of architectures, the ones
+// [arFusionRules] turns the fusion on for (and whose layers take the fused
+// path when the flag is given, see [explicitARFusion]); its keys are
+// arFusionRules'.
+var arFusionArchs = map[string][]string{
+	"v0.5.6.post2": arFusion056Archs,
+	"v0.5.6.post3": arFusion056Archs,
+	"v0.5.7":       arFusion057Archs,
+	"v0.5.8":       arFusion058Archs,
+	"v0.5.8.post1": arFusion058Archs,
+	"v0.5.9":       arFusion059Archs,
+	"v0.5.9.post1": arFusion059Archs,
+}
+
 // arFusionRule says whether a release turns the fusion on for an
 // architecture on a device.
 type arFusionRule func(arch string, si budget.Silicon, device string) bool
@@ -68,9 +82,22 @@ func arFusion056(arch string, si budget.Silicon, _ string) bool {
 }
 
 func arFusion057(arch string, si budget.Silicon, device string) bool {
-	h20 := strings.Contains(device, "H20") && !strings.Contains(device, "H200")
 	return slices.Contains(arFusion057Archs, arch) &&
-		(si.Major == 9 || si.Major == 10 || si.Major == 12) && !h20
+		(si.Major == 9 || si.Major == 10 || si.Major == 12) && !isH20(device)
+}
+
+// isH20 says device is an H20 (and not an H200), which v0.5.7 and later
+// keep the fusion off (flashinfer#2204).
+func isH20(device string) bool {
+	return strings.Contains(device, "H20") && !strings.Contains(device, "H200")
+}
+
+// arFusionSM90SM100 is the rule of v0.5.8 and later, which differ only in
+// archs: those architectures on SM9x or SM10x, not the H20.
+func arFusionSM90SM100(archs []string) arFusionRule {
+	return func(arch string, si budget.Silicon, device string) bool {
+		return slices.Contains(archs, arch) && (si.Major == 9 || si.Major == 10) && !isH20(device)
+	}
 }
 
 // arFusion058 is v0.5.8's and v0.5.8.post1's rule (server_args.py:
@@ -90,10 +117,7 @@ func arFusion057(arch string, si budget.Silicon, device string) bool {
 // batches of at most 2048 tokens on SM90 or SM100
 // (layers/communicator.py:89-99, 802-807), so the CUDA-graph capture
 // after the pool makes the workspace.
-func arFusion058(arch string, si budget.Silicon, device string) bool {
-	h20 := strings.Contains(device, "H20") && !strings.Contains(device, "H200")
-	return slices.Contains(arFusion058Archs, arch) && (si.Major == 9 || si.Major == 10) && !h20
-}
+var arFusion058 = arFusionSM90SM100(arFusion058Archs)
 
 // arFusion059 is v0.5.9's rule (server_args.py:1672-1697): its
 // architectures on is_sm90_supported() or is_sm100_supported(), SM9x and
@@ -106,10 +130,11 @@ func arFusion058(arch string, si budget.Silicon, device string) bool {
 // (comm/trtllm_ar.py:570-598, 645, with BarrierFlagCount and
 // MAX_COMM_SIZE at :499-501; its new symmetric-memory path is taken only
 // under use_symm_dev_mem, which SGLang does not pass).
-func arFusion059(arch string, si budget.Silicon, device string) bool {
-	h20 := strings.Contains(device, "H20") && !strings.Contains(device, "H200")
-	return slices.Contains(arFusion059Archs, arch) && (si.Major == 9 || si.Major == 10) && !h20
-}
+var arFusion059 = arFusionSM90SM100(arFusion059Archs)
+
+// arFusionAnyArchs is the union of the rules' architectures: each later
+// list holds the one before it but v0.5.6.x's.
+var arFusionAnyArchs = slices.Concat(arFusion056Archs, arFusion059Archs)
 
 // arFusionAny is the union of the rules read, H20 included, which a
 // release not read is taken to possibly apply. GLM-4.7-Flash's
@@ -118,7 +143,7 @@ func arFusion059(arch string, si budget.Silicon, device string) bool {
 // common.py:247-256), and a serve of it must not be sized without the
 // workspace under a release whose workspace is not read.
 func arFusionAny(arch string, si budget.Silicon, _ string) bool {
-	return slices.Contains([]string{"DeepseekV3ForCausalLM", "MistralLarge3ForCausalLM", "PixtralForConditionalGeneration", "GptOssForCausalLM", "Glm4MoeForCausalLM", "Glm4MoeLiteForCausalLM", "Qwen3MoeForCausalLM", "KimiK25ForConditionalGeneration"}, arch) &&
+	return slices.Contains(arFusionAnyArchs, arch) &&
 		(si.Major == 9 || si.Major == 10 || si.Major == 12)
 }
 

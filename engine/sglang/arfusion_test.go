@@ -2,6 +2,7 @@ package sglang
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -154,5 +155,34 @@ func TestARFusionRefusedUnread(t *testing.T) {
 	}
 	if !strings.HasPrefix(r049.Name, "v0.4.") {
 		t.Errorf("r049 is %s", r049.Name)
+	}
+}
+
+// TestARFusionAnyCoversRules: arFusionAny, what a release not read is
+// taken to possibly apply, names every architecture of every rule read.
+func TestARFusionAnyCoversRules(t *testing.T) {
+	for name, archs := range map[string][]string{"v0.5.6.x": arFusion056Archs, "v0.5.7": arFusion057Archs, "v0.5.8": arFusion058Archs, "v0.5.9": arFusion059Archs} {
+		for _, arch := range archs {
+			if !slices.Contains(arFusionAnyArchs, arch) {
+				t.Errorf("%s's %s is not in arFusionAnyArchs", name, arch)
+			}
+		}
+	}
+}
+
+// TestARFusionTablesAgree: every release with a rule has its list of
+// architectures for an explicit flag, and no other.
+func TestARFusionTablesAgree(t *testing.T) {
+	var rules, archs []string
+	for name := range arFusionRules {
+		rules = append(rules, name)
+	}
+	for name := range arFusionArchs {
+		archs = append(archs, name)
+	}
+	slices.Sort(rules)
+	slices.Sort(archs)
+	if diff := cmp.Diff(rules, archs); diff != "" {
+		t.Errorf("arFusionArchs' releases (-arFusionRules' +arFusionArchs'):\n%s", diff)
 	}
 }

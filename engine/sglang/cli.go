@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -201,26 +202,34 @@ func (f *flagServe) Size(m *hub.Loaded, c budget.Class) (engine.Sizing, error) {
 // profile p's SGLang does (see [Profile.EnvBoolWords]). warn is set for a
 // value SGLang does not understand.
 func (f *flagServe) allowLongContext(p Profile) (s engine.Switch, warn string) {
-	e, ok := f.Lookup(AllowLongEnv)
+	s, e, known := f.envSwitch(AllowLongEnv, p.EnvBoolWords)
+	if !known {
+		return engine.Off, fmt.Sprintf("%s=%q (%s): %s reads it as false", AllowLongEnv, e.Value, e.From, p.Describes)
+	}
+	return s, ""
+}
+
+// envSwitch reads environment variable name as a boolean, in any case:
+// true and 1, false and 0, and with words also yes, y, no and n (see
+// [Profile.EnvBoolWords]). Unset, it is [engine.Default]; known is false
+// for any other value, whose reading the caller's release decides.
+func (f *flagServe) envSwitch(name string, words bool) (s engine.Switch, e engine.EnvSetting, known bool) {
+	e, ok := f.Lookup(name)
 	if !ok {
-		return engine.Default, ""
+		return engine.Default, e, true
 	}
 	v := strings.ToLower(e.Value)
 	truthy, falsy := []string{"true", "1"}, []string{"false", "0"}
-	if p.EnvBoolWords {
+	if words {
 		truthy, falsy = append(truthy, "yes", "y"), append(falsy, "no", "n")
 	}
-	for _, t := range truthy {
-		if v == t {
-			return engine.On, ""
-		}
+	switch {
+	case slices.Contains(truthy, v):
+		return engine.On, e, true
+	case slices.Contains(falsy, v):
+		return engine.Off, e, true
 	}
-	for _, t := range falsy {
-		if v == t {
-			return engine.Off, ""
-		}
-	}
-	return engine.Off, fmt.Sprintf("%s=%q (%s): %s reads it as false", AllowLongEnv, e.Value, e.From, p.Describes)
+	return engine.Default, e, false
 }
 
 // Command is the SGLang launch line that runs the resolved server of

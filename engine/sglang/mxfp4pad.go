@@ -74,10 +74,11 @@ const (
 	mxfp4ExpertScalars = 3
 )
 
-// mxfp4Blackwell says SGLang's is_blackwell_supported() holds on si under
-// p: SM10x and SM12x, and SM11x from v0.5.9 (utils/common.py:220-226 at
-// v0.5.7, :246-252 at v0.5.9).
-func mxfp4Blackwell(p Profile, si budget.Silicon) bool {
+// blackwellSupported says SGLang's is_blackwell_supported() holds on si
+// under p: SM10x and SM12x, and SM11x from v0.5.9 (utils/common.py:220-226
+// at v0.5.7, :246-252 at v0.5.9). MXFP4's kernel, DeepGEMM's UE8M0 scales
+// and the TensorRT-LLM MLA backend all turn on it.
+func blackwellSupported(p Profile, si budget.Silicon) bool {
 	return si.Vendor == budget.NVIDIA && (si.Major == 10 || si.Major == 12 || si.Major == 11 && p.BlackwellSM11)
 }
 
@@ -95,7 +96,7 @@ func (r *Resolved) resolveMXFP4(a *model.Arch, c budget.Class) error {
 		return nil
 	}
 	rel, read := mxfp4FlashInferRead[r.Profile.Name]
-	if !mxfp4Blackwell(r.Profile, si) {
+	if !blackwellSupported(r.Profile, si) {
 		if rel.permuteCache {
 			return settingErr("model", a.Source, "%s changes MXFP4 off Blackwell as well as on it (PR #18858's device cache of the shuffles' permutation indices, layers/quantization/mxfp4.py:68-105; aiter's pad to 256 on ROCm, :337-348; triton_kernels only without --quantization, server_args.py:1390-1397), and off Blackwell membudget has not read it; membudget refuses it rather than size weights its SGLang lays out otherwise", r.Profile.Describes)
 		}

@@ -116,16 +116,7 @@ func explicitARFusion(release string, a *model.Arch, c budget.Class) bool {
 	if si.Vendor != budget.NVIDIA || (si.Major != 9 && si.Major != 10) || len(a.Architectures) == 0 {
 		return false
 	}
-	archs := map[string][]string{
-		"v0.5.6.post2": arFusion056Archs,
-		"v0.5.6.post3": arFusion056Archs,
-		"v0.5.7":       arFusion057Archs,
-		"v0.5.8":       arFusion058Archs,
-		"v0.5.8.post1": arFusion058Archs,
-		"v0.5.9":       arFusion059Archs,
-		"v0.5.9.post1": arFusion059Archs,
-	}[release]
-	return slices.Contains(archs, a.Architectures[0])
+	return slices.Contains(arFusionArchs[release], a.Architectures[0])
 }
 
 // explicitBytes is the workspace v0.5.6.post2 makes for r: none for one

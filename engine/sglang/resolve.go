@@ -463,7 +463,7 @@ func (r *Resolved) resolveBackend(a *model.Arch, c budget.Class, def func(string
 		r.PageSize = 128 // server_args.py:1436-1443 (v0.4.9.post2 :366-370)
 		def("page-size", "128: CUTLASS MLA's only page size")
 	case "trtllm_mla":
-		if !(nv && (si.Major == 10 || si.Major == 12 || si.Major == 11 && p.BlackwellSM11)) {
+		if !blackwellSupported(p, si) {
 			return settingErr("attention-backend", r.AttentionBackend, "SGLang refuses it on %s: TensorRT-LLM MLA needs Blackwell (server_args.py:1449-1452)", c.Device.Name)
 		}
 		if r.PageSize != 32 && r.PageSize != 64 {

@@ -146,35 +146,32 @@ func (r *Resolved) resolveSpec(a *model.Arch, def func(string, string)) error {
 		}
 		return nil
 	}
-	refuse := func(flag string, value any, format string, args ...any) error {
-		return settingErr(flag, value, format+"; membudget refuses it rather than size a serve SGLang would contradict", args...)
-	}
 	switch sp.Algorithm {
 	case "EAGLE", "EAGLE3", "NEXTN":
 	case "STANDALONE":
-		return refuse("speculative-algorithm", sp.Algorithm, "a standalone draft model (its own full weights, KV pool and graphs, and the default fraction's 6 GiB for them, server_args.py:875-877) is not modelled")
+		return specRefuse("speculative-algorithm", sp.Algorithm, "a standalone draft model (its own full weights, KV pool and graphs, and the default fraction's 6 GiB for them, server_args.py:875-877) is not modelled")
 	case "NGRAM":
-		return refuse("speculative-algorithm", sp.Algorithm, "n-gram speculation (its token cache of --speculative-ngram-capacity and the verify tokens in the request pools) is not modelled")
+		return specRefuse("speculative-algorithm", sp.Algorithm, "n-gram speculation (its token cache of --speculative-ngram-capacity and the verify tokens in the request pools) is not modelled")
 	default:
 		return settingErr("speculative-algorithm", fmt.Sprintf("%q", sp.Algorithm), "SGLang's choices are EAGLE, EAGLE3, NEXTN, STANDALONE and NGRAM (server_args.py:3016-3020)")
 	}
 	switch {
 	case !slices.Contains(specReleases, p.Name):
-		return refuse("speculative-algorithm", sp.Algorithm, "speculative decoding is modelled for SGLang %s, whose rules were read; not for %s", strings.Join(specReleases, ", "), p.Describes)
+		return specRefuse("speculative-algorithm", sp.Algorithm, "speculative decoding is modelled for SGLang %s, whose rules were read; not for %s", strings.Join(specReleases, ", "), p.Describes)
 	case r.PPSize > 1:
 		return settingErr("pp-size", r.PPSize, "SGLang asserts pipeline parallelism is not compatible with speculative decoding (server_args.py:4087-4091 at v0.5.6.post2)")
 	case r.HybridSWA:
-		return refuse("speculative-algorithm", sp.Algorithm, "the draft beside %s's sliding-window pools (SGLang turns the split off for gpt-oss with speculative decoding, v0.5.8.post1 server_args.py:1288-1292) is not modelled", a.Source)
+		return specRefuse("speculative-algorithm", sp.Algorithm, "the draft beside %s's sliding-window pools (SGLang turns the split off for gpt-oss with speculative decoding, v0.5.8.post1 server_args.py:1288-1292) is not modelled", a.Source)
 	case r.Quantization != "":
-		return refuse("quantization", r.Quantization, "--quantization with speculative decoding quantizes the draft too (its ModelConfig reads the server's), which is not modelled")
+		return specRefuse("quantization", r.Quantization, "--quantization with speculative decoding quantizes the draft too (its ModelConfig reads the server's), which is not modelled")
 	case !r.DisableCudaGraph:
-		return refuse("speculative-algorithm", sp.Algorithm, "the CUDA graphs of speculative decoding (the target's verify graphs of --speculative-num-draft-tokens per request, and the draft's own decode and extend graphs, speculative/eagle_worker.py init_cuda_graphs) are not modelled: pass --disable-cuda-graph to size the serve without graphs")
+		return specRefuse("speculative-algorithm", sp.Algorithm, "the CUDA graphs of speculative decoding (the target's verify graphs of --speculative-num-draft-tokens per request, and the draft's own decode and extend graphs, speculative/eagle_worker.py init_cuda_graphs) are not modelled: pass --disable-cuda-graph to size the serve without graphs")
 	}
 	if why, ok := r.Sources["attention-backend"]; ok && r.AttentionBackend != "" {
 		// From v0.5.7 the default backend depends on the speculative
 		// settings (is_no_spec_infer_or_topk_one, v0.5.8.post1
 		// server_args.py:1664-1672).
-		return refuse("attention-backend", r.AttentionBackend, "%s with speculative decoding is not modelled (SGLang's choice depends on --speculative-eagle-topk from v0.5.7): pass --attention-backend", why)
+		return specRefuse("attention-backend", r.AttentionBackend, "%s with speculative decoding is not modelled (SGLang's choice depends on --speculative-eagle-topk from v0.5.7): pass --attention-backend", why)
 	}
 	d := &specDraft{Headroom: older(p, Profile{Name: specHeadroomUntil})}
 	if err := r.resolveSpecCounts(a, d, def); err != nil {
@@ -190,7 +187,7 @@ func (r *Resolved) resolveSpec(a *model.Arch, def func(string, string)) error {
 	case mtp:
 		err = r.resolveMTPDraft(a, d)
 	case sp.Algorithm == "EAGLE":
-		err = refuse("speculative-algorithm", sp.Algorithm, "an EAGLE-1 draft (LlamaForCausalLMEagle, models/llama_eagle.py) is not modelled; EAGLE on DeepSeek-V3 (its MTP layer, as NEXTN) and EAGLE3 are")
+		err = specRefuse("speculative-algorithm", sp.Algorithm, "an EAGLE-1 draft (LlamaForCausalLMEagle, models/llama_eagle.py) is not modelled; EAGLE on DeepSeek-V3 (its MTP layer, as NEXTN) and EAGLE3 are")
 	default:
 		err = r.resolveEagle3Draft(a, d)
 	}
@@ -199,6 +196,12 @@ func (r *Resolved) resolveSpec(a *model.Arch, def func(string, string)) error {
 	}
 	r.Draft = d
 	return nil
+}
+
+// specRefuse is the setting error of a speculative serve membudget does
+// not model, saying so.
+func specRefuse(flag string, value any, format string, args ...any) error {
+	return settingErr(flag, value, format+"; membudget refuses it rather than size a serve SGLang would contradict", args...)
 }
 
 // resolveSpecCounts sets the draft's steps, top-k and draft tokens as
@@ -280,7 +283,7 @@ func firstArchOf(a *model.Arch) string {
 // (model_runner.py:1370-1375).
 func (r *Resolved) resolveMTPDraft(a *model.Arch, d *specDraft) error {
 	refuse := func(format string, args ...any) error {
-		return settingErr("speculative-algorithm", r.Spec.Algorithm, format+"; membudget refuses it rather than size a serve SGLang would contradict", args...)
+		return specRefuse("speculative-algorithm", r.Spec.Algorithm, format, args...)
 	}
 	switch {
 	case firstArchOf(a) != "DeepseekV3ForCausalLM" || !a.MLA || a.Indexer != nil:
@@ -468,14 +471,11 @@ func parseEagle3Config(file string, data []byte) (eagle3Config, error) {
 // (llama.py:720-731 set_embed).
 func (r *Resolved) resolveEagle3Draft(a *model.Arch, d *specDraft) error {
 	path := r.Spec.DraftModelPath
-	refuse := func(flag string, value any, format string, args ...any) error {
-		return settingErr(flag, value, format+"; membudget refuses it rather than size a serve SGLang would contradict", args...)
-	}
 	switch {
 	case path == "":
 		return settingErr("speculative-draft-model-path", "", "missing: SGLang's EAGLE3 loads its draft from it")
 	case !slices.Contains(eagle3Targets, firstArchOf(a)):
-		return refuse("speculative-algorithm", r.Spec.Algorithm, "an EAGLE-3 draft for %s is not modelled; membudget sizes it for %s", firstArchOf(a), strings.Join(eagle3Targets, ", "))
+		return specRefuse("speculative-algorithm", r.Spec.Algorithm, "an EAGLE-3 draft for %s is not modelled; membudget sizes it for %s", firstArchOf(a), strings.Join(eagle3Targets, ", "))
 	}
 	if st, err := os.Stat(path); err != nil || !st.IsDir() {
 		return settingErr("speculative-draft-model-path", path, "not a local directory: membudget reads the draft's config.json from a local directory only (a Hub id is not fetched for the draft)")
@@ -487,9 +487,9 @@ func (r *Resolved) resolveEagle3Draft(a *model.Arch, d *specDraft) error {
 	da := c.arch
 	switch {
 	case da.Hidden != a.Hidden:
-		return refuse("speculative-draft-model-path", path, "the draft's hidden_size %d differs from the target's %d: SGLang then keeps the draft's own embedding (llama.py:722-726), which is not modelled", da.Hidden, a.Hidden)
+		return specRefuse("speculative-draft-model-path", path, "the draft's hidden_size %d differs from the target's %d: SGLang then keeps the draft's own embedding (llama.py:722-726), which is not modelled", da.Hidden, a.Hidden)
 	case c.targetHiddenSize != 0 && c.targetHiddenSize != a.Hidden:
-		return refuse("speculative-draft-model-path", path, "target_hidden_size %d differs from the target's hidden_size %d, which is not modelled", c.targetHiddenSize, a.Hidden)
+		return specRefuse("speculative-draft-model-path", path, "target_hidden_size %d differs from the target's hidden_size %d, which is not modelled", c.targetHiddenSize, a.Hidden)
 	}
 	el := r.DtypeBytes
 	if _, auto := r.Sources["dtype"]; auto {
@@ -499,7 +499,7 @@ func (r *Resolved) resolveEagle3Draft(a *model.Arch, d *specDraft) error {
 		case "bfloat16", "float16":
 			el = 2
 		default:
-			return refuse("speculative-draft-model-path", path, "the draft's torch_dtype %q: with --dtype auto SGLang serves the draft in its own dtype, which membudget sizes for bfloat16 and float16; give --dtype", c.dtype)
+			return specRefuse("speculative-draft-model-path", path, "the draft's torch_dtype %q: with --dtype auto SGLang serves the draft in its own dtype, which membudget sizes for bfloat16 and float16; give --dtype", c.dtype)
 		}
 	}
 	kvEl := el
@@ -595,7 +595,7 @@ func (ref *Reference) specItems(i int) []budget.Item {
 		items = append(items, it)
 	}
 	items = append(items, budget.Item{Name: "spec_draft.kv_cache", Term: budget.TermNonTorch,
-		Bytes: budget.SatMul(budget.SatMul(uint64(st.tokens)+st.pageTokens, d.LayerCell), d.Layers)})
+		Bytes: budget.SatMul(d.layerKV(st), d.Layers)})
 	if st.headroom > 0 {
 		items = append(items, budget.Item{Name: "kv_cache.spec_headroom", Term: budget.TermNonTorch, Bytes: budget.SatMul(uint64(st.headroom), st.cell)})
 	}
@@ -611,7 +611,7 @@ func (ref *Reference) addSpecPools(p torchalloc.Pools, i int) torchalloc.Pools {
 	for _, it := range d.Weights {
 		p = p.Add(it.Bytes, 1)
 	}
-	per := budget.SatMul(uint64(st.tokens)+st.pageTokens, d.LayerCell)
+	per := d.layerKV(st)
 	if !d.MLA {
 		per /= 2 // a K and a V tensor per layer
 		p = p.Add(per, d.Layers)
@@ -626,11 +626,17 @@ func (ref *Reference) draftKV() (k, v uint64) {
 	if d == nil || st.tokens <= 0 {
 		return 0, 0
 	}
-	all := budget.SatMul(budget.SatMul(uint64(st.tokens)+st.pageTokens, d.LayerCell), d.Layers)
+	all := budget.SatMul(d.layerKV(st), d.Layers)
 	if d.MLA {
 		return all, 0
 	}
 	return all / 2, all / 2
+}
+
+// layerKV is one draft layer's KV bytes at stage st: the target pool's
+// tokens and its page of padding rows, a LayerCell each.
+func (d *specDraft) layerKV(st *refStage) uint64 {
+	return budget.SatMul(budget.SatAdd(uint64(st.tokens), st.pageTokens), d.LayerCell)
 }
 
 // specLine is the launch line's speculative flags, as SGLang reads them

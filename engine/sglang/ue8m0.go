@@ -2,7 +2,6 @@ package sglang
 
 import (
 	"fmt"
-	"strings"
 
 	"membudget/budget"
 	"membudget/engine"
@@ -50,7 +49,7 @@ const ue8m0Block = 128
 // whose linears SGLang re-quantizes to DeepGEMM's UE8M0 scales (see
 // above), unless JITDeepGEMM is [engine.Off].
 func (r *Resolved) checkUE8M0(a *model.Arch, c budget.Class) error {
-	if r.Quant.Method != "fp8" || r.Quant.BlockN == 0 || r.Quant.BlockK == 0 || !mxfp4Blackwell(r.Profile, c.Device.Silicon) {
+	if r.Quant.Method != "fp8" || r.Quant.BlockN == 0 || r.Quant.BlockK == 0 || !blackwellSupported(r.Profile, c.Device.Silicon) {
 		return nil
 	}
 	if r.Profile.Name == profile049post2.Name {
@@ -71,15 +70,11 @@ func (r *Resolved) checkUE8M0(a *model.Arch, c budget.Class) error {
 // false counterparts, any case; anything else warns and keeps the default,
 // true. warn is set for such a value.
 func (f *flagServe) jitDeepGEMM(p Profile) (s engine.Switch, warn string) {
-	e, ok := f.Lookup(JITDeepGEMMEnv)
-	if !ok {
-		return engine.Default, ""
-	}
-	switch strings.ToLower(e.Value) {
-	case "true", "1", "yes", "y":
-		return engine.On, ""
-	case "false", "0", "no", "n":
-		return engine.Off, ""
+	// The words whatever p's EnvBoolWords: only releases with EnvBool read
+	// this variable (v0.4.9.post2's is refused in checkUE8M0).
+	s, e, known := f.envSwitch(JITDeepGEMMEnv, true)
+	if known {
+		return s, ""
 	}
 	return engine.Default, fmt.Sprintf("%s=%q (%s): %s warns and keeps its default, true", JITDeepGEMMEnv, e.Value, e.From, p.Describes)
 }
