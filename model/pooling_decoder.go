@@ -124,11 +124,7 @@ func readPoolingDecoder(o jsonObject, a *Arch) {
 	if len(a.Architectures) == 0 {
 		return
 	}
-	if why := poolingRefusals[a.Architectures[0]]; why != "" {
-		o.fail("architectures", "%q is a pooling model of vLLM's registry that membudget does not size: %s", a.Architectures[0], why)
-		return
-	}
-	if why := seqClsRefusals[a.Architectures[0]]; why != "" {
+	if why := PoolingRefusal(a.Architectures[0]); why != "" {
 		o.fail("architectures", "%q is a pooling model of vLLM's registry that membudget does not size: %s", a.Architectures[0], why)
 		return
 	}
