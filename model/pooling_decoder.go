@@ -2,7 +2,6 @@ package model
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"membudget/budget"
@@ -104,16 +103,6 @@ func init() {
 func PoolingDecoderArchitecture(arch string) bool {
 	_, ok := poolingDecoders[arch]
 	return ok
-}
-
-// PoolingDecoderArchitectures lists them, sorted.
-func PoolingDecoderArchitectures() []string {
-	out := make([]string, 0, len(poolingDecoders))
-	for k := range poolingDecoders {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // readPoolingDecoder sets a.Pooler when the config's first architecture
