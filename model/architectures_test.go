@@ -289,10 +289,11 @@ func TestArchitecturesAreVLLMs(t *testing.T) {
 		}
 	}
 	for arch, mts := range Architectures() {
+		pools := EncoderOnlyArchitecture(arch) || PoolingDecoderArchitecture(arch) || EmbeddingBaseModel(arch)
 		switch {
-		case (EncoderOnlyArchitecture(arch) || PoolingDecoderArchitecture(arch) || EmbeddingBaseModel(arch)) && !pooling[arch]:
+		case pools && !pooling[arch]:
 			t.Errorf("%s (model_types %v) is not a pooling architecture of vLLM's registry", arch, mts)
-		case !EncoderOnlyArchitecture(arch) && !PoolingDecoderArchitecture(arch) && !EmbeddingBaseModel(arch) && !gen[arch]:
+		case !pools && !gen[arch]:
 			t.Errorf("%s (model_types %v) is not a generation architecture of vLLM's registry", arch, mts)
 		}
 		for _, mt := range mts {

@@ -407,6 +407,22 @@ func readMaxLenKeys(o jsonObject) map[string]uint64 {
 	return keys
 }
 
+// lenWithoutMaxPosition sets MaxPosition for a config class that has no
+// max_position_embeddings (BLOOM's, vLLM's RWConfig), after readCommon read
+// the default its caller stood in for it: vLLM takes the least of the
+// length keys present, def (its default_max_len, vllm/config/model.py
+// _get_and_verify_max_len) when there is none.
+func (a *Arch) lenWithoutMaxPosition(def uint64) {
+	delete(a.MaxLenKeys, "max_position_embeddings")
+	a.MaxPosition = def
+	if len(a.MaxLenKeys) > 0 {
+		a.MaxPosition = math.MaxUint64
+		for _, n := range a.MaxLenKeys {
+			a.MaxPosition = min(a.MaxPosition, n)
+		}
+	}
+}
+
 // readCommon reads the keys every decoder family shares.
 func readCommon(o jsonObject, a *Arch) {
 	a.Dtype = readDtype(o)

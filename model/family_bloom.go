@@ -1,9 +1,6 @@
 package model
 
-import (
-	"encoding/json"
-	"math"
-)
+import "encoding/json"
 
 func init() {
 	declareClass("bloom", bloomClass)
@@ -65,16 +62,7 @@ func readBloom(o jsonObject, a *Arch) {
 	readCommon(o, a)
 	if !hasLen {
 		delete(o.m, "max_position_embeddings")
-		delete(a.MaxLenKeys, "max_position_embeddings")
-		// vLLM takes the least of the length keys present, 2048 when
-		// there is none.
-		a.MaxPosition = bloomDefaultLen
-		if len(a.MaxLenKeys) > 0 {
-			a.MaxPosition = math.MaxUint64
-			for _, n := range a.MaxLenKeys {
-				a.MaxPosition = min(a.MaxPosition, n)
-			}
-		}
+		a.lenWithoutMaxPosition(bloomDefaultLen)
 	}
 	a.derivedHeadDim(o)
 	a.KVHeads = a.Heads

@@ -1,9 +1,6 @@
 package model
 
-import (
-	"encoding/json"
-	"math"
-)
+import "encoding/json"
 
 func init() {
 	declareClass("falcon", falconClass)
@@ -124,16 +121,7 @@ func readFalcon(o jsonObject, a *Arch) {
 	readCommon(o, a)
 	if noLen {
 		delete(o.m, "max_position_embeddings")
-		delete(a.MaxLenKeys, "max_position_embeddings")
-		// vLLM takes the least of the length keys present, 2048 when
-		// there is none.
-		a.MaxPosition = rwDefaultLen
-		if len(a.MaxLenKeys) > 0 {
-			a.MaxPosition = math.MaxUint64
-			for _, n := range a.MaxLenKeys {
-				a.MaxPosition = min(a.MaxPosition, n)
-			}
-		}
+		a.lenWithoutMaxPosition(rwDefaultLen)
 	}
 	a.derivedHeadDim(o)
 	switch {

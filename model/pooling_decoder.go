@@ -113,11 +113,7 @@ func readPoolingDecoder(o jsonObject, a *Arch) {
 	if len(a.Architectures) == 0 {
 		return
 	}
-	if why := poolingRefusals[a.Architectures[0]]; why != "" {
-		o.fail("architectures", "%q is a pooling model of vLLM's registry that membudget does not size: %s", a.Architectures[0], why)
-		return
-	}
-	if why := seqClsRefusals[a.Architectures[0]]; why != "" {
+	if why := PoolingRefusal(a.Architectures[0]); why != "" {
 		o.fail("architectures", "%q is a pooling model of vLLM's registry that membudget does not size: %s", a.Architectures[0], why)
 		return
 	}
@@ -170,7 +166,7 @@ func readPoolingDecoder(o jsonObject, a *Arch) {
 // (vllm/model_executor/layers/linear.py).
 func (w *weights) poolerHeadWeights() {
 	a, h := w.a, w.a.Pooler
-	el := w.headDtypeBytes()
+	el := h.dtypeBytes(w.dt)
 	rank := budget.CeilDiv(a.Hidden, w.tp)
 	switch h.Kind {
 	case PoolerQwen2Score:
@@ -186,13 +182,13 @@ func (w *weights) poolerHeadWeights() {
 	}
 }
 
-// headDtypeBytes is the pooling head's element size: float32 unless the
-// config's head_dtype says otherwise (vllm/config/model.py _get_head_dtype,
-// the pooling runner's default).
-func (w *weights) headDtypeBytes() uint64 {
-	switch w.a.Pooler.HeadDtype {
+// dtypeBytes is the pooling head's element size under a model dtype of
+// modelBytes: float32 unless the config's head_dtype says otherwise
+// (vllm/config/model.py _get_head_dtype, the pooling runner's default).
+func (h *PoolerHead) dtypeBytes(modelBytes uint64) uint64 {
+	switch h.HeadDtype {
 	case "model":
-		return w.dt
+		return modelBytes
 	case "float16", "bfloat16":
 		return 2
 	}
@@ -210,8 +206,7 @@ func PoolerHeadBytesPerToken(a *Arch, tp, dtypeBytes uint64) uint64 {
 	if h == nil {
 		return 0
 	}
-	w := weights{a: a, dt: dtypeBytes}
-	el := w.headDtypeBytes()
+	el := h.dtypeBytes(dtypeBytes)
 	copyBytes := budget.SatMul(a.Hidden, el)
 	per := budget.SatAdd(budget.SatMul(a.Hidden, dtypeBytes), copyBytes)
 	if h.Kind == PoolerQwen2Score {
