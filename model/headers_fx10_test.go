@@ -436,6 +436,12 @@ func TestRWConfig(t *testing.T) {
 		{"RefinedWebModel defaults", `{"model_type": "RefinedWebModel", "architectures": ["RWForCausalLM"], "hidden_size": 64, "n_head": 4,
  "n_layer": 2, "vocab_size": 128}`,
 			got{ModelType: "falcon", Layers: 2, Heads: 4, KVHeads: 1, Norms: 2, MaxPos: 2048, RotaryAt: 8192}},
+		// A length key other than max_position_embeddings is the length
+		// (the least of them, as for BLOOM); the rotary table keeps
+		// falcon.py:167's 8192 rows whatever the length.
+		{"RefinedWebModel with seq_length", `{"model_type": "RefinedWebModel", "architectures": ["RWForCausalLM"], "hidden_size": 64, "n_head": 4,
+ "n_layer": 2, "vocab_size": 128, "seq_length": 1024}`,
+			got{ModelType: "falcon", Layers: 2, Heads: 4, KVHeads: 1, Norms: 2, MaxPos: 1024, RotaryAt: 8192}},
 	}
 	for _, tt := range tests {
 		a, err := ParseConfig("x.json", []byte(tt.doc))
