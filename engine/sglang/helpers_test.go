@@ -1,6 +1,8 @@
 package sglang
 
 import (
+	"math"
+
 	"membudget"
 	"membudget/budget"
 	"membudget/model"
@@ -67,4 +69,25 @@ func ref(t tb, a *model.Arch, s Serve, c budget.Class, p Profile) *Reference {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// serverDefaults is what a release's ServerArgs defaults make of a serve on
+// a class: the fields the release tests pin.
+type serverDefaults struct {
+	msf           float64
+	chunked       int64
+	graphBS, page uint64
+	backend       string
+}
+
+// checkServerDefaults fails unless r holds want, naming the case and the
+// reasoning that gives want.
+func checkServerDefaults(t tb, name, reasoning string, r *Resolved, want serverDefaults) {
+	t.Helper()
+	got := serverDefaults{r.MemFractionStatic, r.ChunkedPrefillSize, r.CudaGraphMaxBS, r.PageSize, r.AttentionBackend}
+	if math.Abs(got.msf-want.msf) > 1e-12 || got.chunked != want.chunked || got.graphBS != want.graphBS || got.page != want.page || got.backend != want.backend {
+		t.Errorf("%s: msf %v chunked %d graph bs %d page %d backend %q; want %v %d %d %d %q (%s)", name,
+			got.msf, got.chunked, got.graphBS, got.page, got.backend,
+			want.msf, want.chunked, want.graphBS, want.page, want.backend, reasoning)
+	}
 }

@@ -78,11 +78,7 @@ func TestProfile059Defaults(t *testing.T) {
 			t.Errorf("%s: %v", tt.name, err)
 			continue
 		}
-		if math.Abs(r.MemFractionStatic-tt.msf) > 1e-12 || r.ChunkedPrefillSize != tt.chunked || r.CudaGraphMaxBS != tt.graphBS || r.PageSize != tt.page || r.AttentionBackend != tt.backend {
-			t.Errorf("%s: msf %v chunked %d graph bs %d page %d backend %q; want %v %d %d %d %q (%s)", tt.name,
-				r.MemFractionStatic, r.ChunkedPrefillSize, r.CudaGraphMaxBS, r.PageSize, r.AttentionBackend,
-				tt.msf, tt.chunked, tt.graphBS, tt.page, tt.backend, tt.reasoning)
-		}
+		checkServerDefaults(t, tt.name, tt.reasoning, &r, serverDefaults{tt.msf, tt.chunked, tt.graphBS, tt.page, tt.backend})
 	}
 }
 

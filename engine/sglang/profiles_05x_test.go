@@ -86,11 +86,7 @@ func TestProfile057Defaults(t *testing.T) {
 			t.Errorf("%s: %v", tt.name, err)
 			continue
 		}
-		if math.Abs(r.MemFractionStatic-tt.msf) > 1e-12 || r.ChunkedPrefillSize != tt.chunked || r.CudaGraphMaxBS != tt.graphBS || r.PageSize != tt.page || r.AttentionBackend != tt.backend {
-			t.Errorf("%s: msf %v chunked %d graph bs %d page %d backend %q; want %v %d %d %d %q (%s)", tt.name,
-				r.MemFractionStatic, r.ChunkedPrefillSize, r.CudaGraphMaxBS, r.PageSize, r.AttentionBackend,
-				tt.msf, tt.chunked, tt.graphBS, tt.page, tt.backend, tt.reasoning)
-		}
+		checkServerDefaults(t, tt.name, tt.reasoning, &r, serverDefaults{tt.msf, tt.chunked, tt.graphBS, tt.page, tt.backend})
 	}
 	// v0.5.6.post2 and .post3 choose trtllm_mha on SM120 and then refuse it.
 	for _, p := range []Profile{current, mustProfile("v0.5.6.post3")} {
