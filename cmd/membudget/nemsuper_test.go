@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -28,14 +27,7 @@ import (
 func TestNemotronSuperReport(t *testing.T) {
 	args := []string{"report", "--model", "nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-BF16", "--class", "h200", "--tp", "8"}
 	runGolden(t, []cliCase{{"nemsuper-report-h200-tp8", args, exitOK}})
-	var stdout, stderr bytes.Buffer
-	if code := run(&stdout, &stderr, append(args, "--json")); code != exitOK {
-		t.Fatalf("exit %d; stderr %s", code, stderr.String())
-	}
-	var got reportJSON
-	if err := jsonUnmarshal(stdout.Bytes(), &got); err != nil {
-		t.Fatalf("%v\n%s", err, stdout.String())
-	}
+	got := reportOK(t, append(args, "--json")...)
 	type figures struct {
 		Weights, BlockBytes, PagesPerSeq uint64
 		Fits                             bool

@@ -21,15 +21,7 @@ import (
 // pages, each 16 tokens x 28 layers x 2 x 4 KV heads x 128 x 2 B =
 // 917,504 B.
 func TestRewardReport(t *testing.T) {
-	var stdout, stderr bytes.Buffer
-	code := run(&stdout, &stderr, []string{"report", "--model", "Qwen/Qwen2.5-Math-PRM-7B", "--class", "l4", "--json"})
-	if code != exitOK {
-		t.Fatalf("exit %d; stderr %s", code, stderr.String())
-	}
-	var got reportJSON
-	if err := jsonUnmarshal(stdout.Bytes(), &got); err != nil {
-		t.Fatalf("%v\n%s", err, stdout.String())
-	}
+	got := reportOK(t, "report", "--model", "Qwen/Qwen2.5-Math-PRM-7B", "--class", "l4", "--json")
 	if got.KVCapacity == nil || got.Pooling != nil {
 		t.Fatalf("kv_capacity %+v, pooling %+v: want one and none", got.KVCapacity, got.Pooling)
 	}
@@ -50,9 +42,8 @@ func TestRewardReport(t *testing.T) {
 	// max-seqs answers from the KV cache, as for a causal LM: the whole
 	// sequences vLLM's pool holds at 4096 tokens, its logged maximum
 	// concurrency rounded down.
-	stdout.Reset()
-	stderr.Reset()
-	code = run(&stdout, &stderr, []string{"max-seqs", "--length", "4096", "--model", "Qwen/Qwen2.5-Math-PRM-7B", "--class", "l4", "--json"})
+	var stdout, stderr bytes.Buffer
+	code := run(&stdout, &stderr, []string{"max-seqs", "--length", "4096", "--model", "Qwen/Qwen2.5-Math-PRM-7B", "--class", "l4", "--json"})
 	var q queryJSON
 	if err := jsonUnmarshal(stdout.Bytes(), &q); err != nil {
 		t.Fatalf("max-seqs: exit %d, %v; stderr %s", code, err, stderr.String())
@@ -77,21 +68,13 @@ func TestRewardReport(t *testing.T) {
 func TestMultimodalEmbeddingReport(t *testing.T) {
 	args := []string{"--model", "Qwen/Qwen2-VL-7B-Instruct", "--class", "h100-sxm-80g", "--runner", "pooling",
 		"--pooler-config", `{"seq_pooling_type":"LAST"}`, "--mm-processor-kwargs", `{"max_pixels":1003520}`, "--json"}
-	var stdout, stderr bytes.Buffer
-	if code := run(&stdout, &stderr, append([]string{"report"}, args...)); code != exitOK {
-		t.Fatalf("exit %d; stderr %s", code, stderr.String())
-	}
-	var got reportJSON
-	if err := jsonUnmarshal(stdout.Bytes(), &got); err != nil {
-		t.Fatalf("%v\n%s", err, stdout.String())
-	}
+	got := reportOK(t, append([]string{"report"}, args...)...)
 	s := got.Serve
 	if s.Runner != "pooling" || !strings.Contains(s.Command, "--convert embed") || s.Multimodal == nil || !s.Multimodal.Sized || s.Multimodal.CacheBytes != 64_225_280 || got.KVCapacity == nil {
 		t.Fatalf("runner %q command %q multimodal %+v kv %+v: want pooling, --convert embed, the encoder cache sized at 64,225,280 B, a KV capacity",
 			s.Runner, s.Command, s.Multimodal, got.KVCapacity)
 	}
-	stdout.Reset()
-	stderr.Reset()
+	var stdout, stderr bytes.Buffer
 	code := run(&stdout, &stderr, append([]string{"max-seqs", "--length", "32768"}, args...))
 	var q queryJSON
 	if err := jsonUnmarshal(stdout.Bytes(), &q); err != nil {
@@ -119,19 +102,11 @@ func TestColBERTReport(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "config.json"), []byte(config), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var stdout, stderr bytes.Buffer
-	if code := run(&stdout, &stderr, []string{"report", "--model", dir, "--class", "l4", "--json"}); code != exitOK {
-		t.Fatalf("exit %d; stderr %s", code, stderr.String())
-	}
-	var got reportJSON
-	if err := jsonUnmarshal(stdout.Bytes(), &got); err != nil {
-		t.Fatalf("%v\n%s", err, stdout.String())
-	}
+	got := reportOK(t, "report", "--model", dir, "--class", "l4", "--json")
 	if got.KVCapacity != nil || got.Pooling == nil || !strings.Contains(got.Pooling.Head, "ColBERT") || got.Model.Weights.DerivedBytes != 218_285_056 {
 		t.Errorf("kv_capacity %+v pooling %+v weights %d: want none, the ColBERT head, 218,285,056 B", got.KVCapacity, got.Pooling, got.Model.Weights.DerivedBytes)
 	}
-	stdout.Reset()
-	stderr.Reset()
+	var stdout, stderr bytes.Buffer
 	code := run(&stdout, &stderr, []string{"max-seqs", "--length", "300", "--model", dir, "--class", "l4", "--json"})
 	var q queryJSON
 	if err := jsonUnmarshal(stdout.Bytes(), &q); err != nil {

@@ -11,15 +11,7 @@ import (
 // kv_capacity, a "pooling" object, the runner in its serve, a KV term of
 // 0, and the launch line names the runner.
 func TestPoolingReport(t *testing.T) {
-	var stdout, stderr bytes.Buffer
-	code := run(&stdout, &stderr, []string{"report", "--model", "BAAI/bge-base-en-v1.5", "--class", "l4", "--json"})
-	if code != exitOK {
-		t.Fatalf("exit %d; stderr %s", code, stderr.String())
-	}
-	var got reportJSON
-	if err := jsonUnmarshal(stdout.Bytes(), &got); err != nil {
-		t.Fatalf("%v\n%s", err, stdout.String())
-	}
+	got := reportOK(t, "report", "--model", "BAAI/bge-base-en-v1.5", "--class", "l4", "--json")
 	if got.KVCapacity != nil || got.Pooling == nil {
 		t.Fatalf("kv_capacity %+v, pooling %+v: want none and one", got.KVCapacity, got.Pooling)
 	}
@@ -97,4 +89,19 @@ func TestPoolingFrontier(t *testing.T) {
 			t.Errorf("length %d: %d sequences (fits %v, capped %v), want %d, fitting, capped", p.Length, p.MaxSeqs, p.Fits, p.Capped, want)
 		}
 	}
+}
+
+// reportOK runs membudget with args (a report with --json) and decodes the
+// report, failing unless it exits 0.
+func reportOK(t *testing.T, args ...string) reportJSON {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	if code := run(&stdout, &stderr, args); code != exitOK {
+		t.Fatalf("membudget %s: exit %d; stderr %s", strings.Join(args, " "), code, stderr.String())
+	}
+	var got reportJSON
+	if err := jsonUnmarshal(stdout.Bytes(), &got); err != nil {
+		t.Fatalf("%v\n%s", err, stdout.String())
+	}
+	return got
 }
