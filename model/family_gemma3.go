@@ -2,9 +2,6 @@ package model
 
 import (
 	"encoding/json"
-	"fmt"
-
-	"membudget/budget"
 )
 
 func init() {
@@ -114,19 +111,7 @@ func readGemma3Text(o jsonObject, a *Arch) {
 func (w *weights) siglip(v *VisionTower) {
 	p := "vision_tower.vision_model."
 	h := v.Hidden
-	patches := (v.ImageSize / v.PatchSize) * (v.ImageSize / v.PatchSize)
-	w.add(p+"embeddings.patch_embedding.weight", bytesOf(h*v.Channels*v.PatchSize*v.PatchSize, w.dt))
-	w.add(p+"embeddings.patch_embedding.bias", bytesOf(h, w.dt))
-	w.add(p+"embeddings.position_embedding.weight", bytesOf(budget.SatMul(patches, h), w.dt))
-	for i := range v.Layers {
-		lp := fmt.Sprintf("%sencoder.layers.%d.", p, i)
-		w.unquantized(lp+"self_attn.qkv_proj", h, 3*h, column, true)
-		w.unquantized(lp+"self_attn.out_proj", h, h, row, true)
-		w.unquantized(lp+"mlp.fc1", h, v.Intermediate, column, true)
-		w.unquantized(lp+"mlp.fc2", v.Intermediate, h, row, true)
-		w.layerNorm(lp+"layer_norm1", h)
-		w.layerNorm(lp+"layer_norm2", h)
-	}
+	w.idefics2Encoder(p, v, false, false)
 	w.layerNorm(p+"post_layernorm", h)
 	w.add("multi_modal_projector.mm_input_projection_weight", bytesOf(h*w.a.Hidden, w.dt))
 	w.add("multi_modal_projector.mm_soft_emb_norm.weight", bytesOf(h, w.dt))

@@ -2,7 +2,6 @@ package model
 
 import (
 	"encoding/json"
-	"fmt"
 	"slices"
 
 	"membudget/budget"
@@ -245,15 +244,7 @@ func (w *weights) clipEncoder(v *VisionTower) {
 	// torch.arange's int64, 8 bytes a position (clip.py:333-337).
 	w.add(p+"embeddings.position_ids", bytesOf(positions, 8))
 	w.layerNorm(p+"pre_layrnorm", h)
-	for i := range v.Layers {
-		lp := fmt.Sprintf("%sencoder.layers.%d.", p, i)
-		w.towerLinear(lp+"self_attn.qkv_proj", h, 3*h, column, true, true)
-		w.towerLinear(lp+"self_attn.out_proj", h, h, row, true, true)
-		w.towerLinear(lp+"mlp.fc1", h, v.Intermediate, column, true, true)
-		w.towerLinear(lp+"mlp.fc2", v.Intermediate, h, row, true, true)
-		w.layerNorm(lp+"layer_norm1", h)
-		w.layerNorm(lp+"layer_norm2", h)
-	}
+	w.clipLayers(p, v, true, true)
 }
 
 // llavaSiglip adds a LLaVA SigLIP tower (siglipEncoder) and its

@@ -68,6 +68,18 @@ func (w *weights) idefics2Encoder(p string, v *VisionTower, quantAttn, quantMLP 
 	w.add(p+"embeddings.patch_embedding.weight", bytesOf(budget.SatMul(h*v.Channels, v.PatchSize*v.PatchSize), w.dt))
 	w.add(p+"embeddings.patch_embedding.bias", bytesOf(h, w.dt))
 	w.add(p+"embeddings.position_embedding.weight", bytesOf(budget.SatMul(positions, h), w.dt))
+	w.clipLayers(p, v, quantAttn, quantMLP)
+	return positions
+}
+
+// clipLayers adds, under p, the encoder layers vLLM's CLIP, SigLIP and
+// Idefics2 towers build alike (clip.py, siglip.py,
+// idefics2_vision_model.py): each layer's fused qkv_proj and fc1 divided
+// by columns and out_proj and fc2 by rows, all biased, the attention
+// quantized where quantAttn is and the MLP where quantMLP is, and two
+// LayerNorms.
+func (w *weights) clipLayers(p string, v *VisionTower, quantAttn, quantMLP bool) {
+	h := v.Hidden
 	for i := range v.Layers {
 		lp := fmt.Sprintf("%sencoder.layers.%d.", p, i)
 		w.towerLinear(lp+"self_attn.qkv_proj", h, 3*h, column, true, quantAttn)
@@ -77,7 +89,6 @@ func (w *weights) idefics2Encoder(p string, v *VisionTower, quantAttn, quantMLP 
 		w.layerNorm(lp+"layer_norm1", h)
 		w.layerNorm(lp+"layer_norm2", h)
 	}
-	return positions
 }
 
 func (w *weights) layerNorm(name string, size uint64) {
