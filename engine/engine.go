@@ -254,7 +254,8 @@ type Advice struct {
 
 // Suggestion is one checked change of the serve's flags.
 type Suggestion struct {
-	// Flags is the change as the engine's flags ("--max-model-len 24624").
+	// Flags is the change as the engine's flags ("--max-model-len 24624");
+	// "" for the serve as given, at the bound At holds.
 	Flags string
 	// Why says in a few words what it holds.
 	Why string

@@ -39,12 +39,15 @@ func propSuggestionsFitAndNothingFitsIsTrue(t *rapid.T) {
 		return ref.Plan().Evaluate(seqs, tokens).Fits() && ref.Capacity().Refusal(ref.Serve.MaxModelLen, ref.Serve.MaxNumSeqs) == ""
 	}
 	for _, sug := range adv.Suggestions {
-		seqs, tokens := target.Seqs, target.Tokens
-		if sug.Serve.MaxModelLen < tokens && sug.Serve.MaxModelLen > 0 {
-			tokens = sug.Serve.MaxModelLen
+		// A suggestion names what it holds: the target, or a bound below
+		// it (a shorter --max-model-len, fewer sequences: set as the flag,
+		// or held at a time by the serve as given). Its serve must fit there.
+		seqs, tokens := sug.At.Seqs, sug.At.Tokens
+		if seqs == 0 || tokens == 0 || seqs > target.Seqs || tokens > target.Tokens {
+			t.Fatalf("suggestion %q checked at %d x %d, outside the target %d x %d", sug.Flags, seqs, tokens, target.Seqs, target.Tokens)
 		}
-		if sug.Serve.MaxNumSeqs < seqs && sug.Serve.MaxNumSeqs > 0 {
-			seqs = sug.Serve.MaxNumSeqs
+		if sug.Holds != (seqs == target.Seqs && tokens == target.Tokens) {
+			t.Fatalf("suggestion %q holds %v at %d x %d of %d x %d", sug.Flags, sug.Holds, seqs, tokens, target.Seqs, target.Tokens)
 		}
 		if !fitsWith(sug.Serve, seqs, tokens) {
 			t.Fatalf("suggestion %q does not fit (%d x %d)", sug.Flags, seqs, tokens)

@@ -213,7 +213,11 @@ func writeAdvice(w io.Writer, adv engine.Advice, eng engine.Engine, gpus, seqs, 
 				numerics = append(numerics, sg.Numerics)
 			}
 		}
-		fmt.Fprintf(w, "  to fit: %s (%s%s)\n", sg.Flags, sg.Why, more)
+		change := sg.Flags
+		if change == "" {
+			change = "the serve as given"
+		}
+		fmt.Fprintf(w, "  to fit: %s (%s%s)\n", change, sg.Why, more)
 	}
 	for _, n := range numerics {
 		fmt.Fprintf(w, "  %s\n", n)

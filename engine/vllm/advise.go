@@ -25,13 +25,16 @@ import (
 // fit, or, for the bounds, the largest value that does.
 type Suggestion struct {
 	// Flags is the change as vLLM's flags: "--max-model-len 23408",
-	// "--kv-cache-dtype fp8 --gpu-memory-utilization 0.95".
+	// "--kv-cache-dtype fp8 --gpu-memory-utilization 0.95"; "" for the
+	// serve as given, at the bound At holds.
 	Flags string
 	// Why says in a few words what the suggestion holds.
 	Why string
 	// Serve is the serve with the change.
 	Serve Serve
-	// At is the footprint the suggestion was checked at: it fits.
+	// At is the footprint the suggestion was checked at: it fits. Its
+	// sequences and tokens are the target's, or the bound the suggestion
+	// names.
 	At budget.Footprint
 	// GPUs is the devices the serve takes: tensor x pipeline x data ranks.
 	GPUs uint64
@@ -239,7 +242,7 @@ func (e Search) Advise(s Serve, t engine.Target) (Advice, error) {
 	}
 	for i := range adv.Suggestions {
 		sg := &adv.Suggestions[i]
-		sg.Holds = sg.Serve.MaxModelLen >= t.Tokens && sg.Serve.MaxNumSeqs >= t.Seqs
+		sg.Holds = sg.At.Tokens >= t.Tokens && sg.At.Seqs >= t.Seqs
 		sg.Online = sg.Serve.Quantization != r.Quantization
 	}
 	adv.Suggestions = undominated(r, t, adv.Suggestions)
@@ -310,7 +313,7 @@ func meritOf(r Resolved, t engine.Target, sg Suggestion) merit {
 	s := sg.Serve
 	return merit{gpus: sg.GPUs, pp: s.PipelineParallelSize, online: s.Quantization != r.Quantization, kv: s.KVCacheDtype != r.KVCacheDtype,
 		util: s.GPUMemoryUtilization != r.GPUMemoryUtilization, ladder: s.MaxNumSeqs != r.MaxNumSeqs && s.MaxNumSeqs >= t.Seqs,
-		seqs: min(s.MaxNumSeqs, t.Seqs), tokens: min(s.MaxModelLen, t.Tokens)}
+		seqs: min(sg.At.Seqs, t.Seqs), tokens: min(sg.At.Tokens, t.Tokens)}
 }
 
 // dominates reports whether a suggestion of merit q is at least as good
@@ -559,31 +562,53 @@ func (e *Search) boundLen(s Serve, plan *budget.Plan, t engine.Target) (Suggesti
 // CUDA-graph estimate, the sampler), and the allocator's slack over the KV
 // tensors the budget then sizes moves in steps, so the bound can move; the
 // search runs again on the new serve until it holds.
+//
+// The same steps can make no smaller cap fit at all while the serve as
+// given holds the bound: its larger profile run leaves a smaller KV cache,
+// whose slack (or, on unified memory, whose request to the driver) is
+// the one that fits. Then the bound is offered on the serve as given, its
+// --max-num-seqs kept: vLLM starts it and admits no more sequences than
+// the KV cache holds, so "nothing fits" would be false.
 func (e *Search) boundSeqs(s Serve, plan *budget.Plan, t engine.Target) (Suggestion, bool, error) {
-	limit := t.Seqs
+	first, err := budget.MaxSequences(plan, t.Tokens, t.Seqs)
+	if err != nil {
+		return Suggestion{}, false, err
+	}
+	if !first.Fits || first.Value >= t.Seqs {
+		return Suggestion{}, false, nil
+	}
+	ans, limit := first, t.Seqs
 	for range 4 {
-		ans, err := budget.MaxSequences(plan, t.Tokens, limit)
-		if err != nil {
-			return Suggestion{}, false, err
-		}
-		if !ans.Fits || ans.Value >= t.Seqs {
-			return Suggestion{}, false, nil
-		}
 		trial := withSeqs(s, ans.Value)
 		r, again, err := e.compile(trial)
 		if err != nil {
-			return Suggestion{}, false, nil
+			break
 		}
 		if f := again.Evaluate(ans.Value, t.Tokens); f.Fits() {
 			if e.refusal(trial) != "" {
-				return Suggestion{}, false, nil
+				break
 			}
 			return Suggestion{Flags: fmt.Sprintf("--max-num-seqs %d", ans.Value), Serve: trial,
 				Why: fmt.Sprintf("the most sequences of %d tokens that fit", t.Tokens), At: f, GPUs: gpus(r)}, true, nil
 		}
 		plan, limit = again, ans.Value
+		if ans, err = budget.MaxSequences(plan, t.Tokens, limit); err != nil {
+			return Suggestion{}, false, err
+		}
+		if !ans.Fits || ans.Value >= t.Seqs {
+			break
+		}
 	}
-	return Suggestion{}, false, nil
+	r, given, err := e.compile(s)
+	if err != nil || e.refusal(s) != "" {
+		return Suggestion{}, false, nil
+	}
+	f := given.Evaluate(first.Value, t.Tokens)
+	if !f.Fits() {
+		return Suggestion{}, false, nil
+	}
+	return Suggestion{Serve: s, At: f, GPUs: gpus(r),
+		Why: fmt.Sprintf("at most %d sequence(s) of %d tokens at a time with --max-num-seqs kept at %d: a smaller cap leaves a larger KV cache that no longer fits", first.Value, t.Tokens, s.MaxNumSeqs)}, true, nil
 }
 
 func withLen(s Serve, l uint64) Serve {

@@ -211,13 +211,7 @@ func TestMaxNumSeqsBoundIsChecked(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, sg := range adv.Suggestions {
-				seqs, tokens := min(tc.target.Seqs, sg.Serve.MaxNumSeqs), tc.target.Tokens
-				if sg.Serve.MaxNumSeqs == 0 {
-					seqs = tc.target.Seqs
-				}
-				if sg.Serve.MaxModelLen > 0 && sg.Serve.MaxModelLen < tokens {
-					tokens = sg.Serve.MaxModelLen
-				}
+				seqs, tokens := sg.At.Seqs, sg.At.Tokens
 				ref, err := NewReference(a, sg.Serve, tc.class, p)
 				if err != nil {
 					t.Fatalf("%s: %v", sg.Flags, err)
@@ -227,6 +221,61 @@ func TestMaxNumSeqsBoundIsChecked(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSeqsBoundOnTheServeAsGiven holds rapid's counterexample of the
+// advice saying nothing fits while the serve as given holds one sequence:
+// on this unified device every cap below 3 runs a smaller profile, the
+// budget sizes a larger KV cache, the allocator's slack over it jumps
+// (4.0 MB at caps 3 to 5, 14.5 MB at 2) and the request no longer leaves
+// the driver its share, so no --max-num-seqs bound fits; the serve as given,
+// --max-num-seqs 5, holds 1 sequence of 1 token at a time: the budget sizes
+// the KV cache to fill it (the ledger at one sequence is 1 byte under), and
+// each further sequence adds 4 MiB, two 256-token blocks (vLLM's sliding
+// window spec counts cdiv(min(window - 1 + batched tokens, length), block)
+// + 1 = 2) on each of the 8 layers at one KV head of 256 a rank (TP 2):
+// 2 x 8 x 256 x 2 (K, V) x 256 x 2 B.
+func TestSeqsBoundOnTheServeAsGiven(t *testing.T) {
+	a, err := model.ParseConfig("case.json", []byte(`{"architectures":["Qwen2ForCausalLM"],"hidden_size":512,"intermediate_size":128,"max_position_embeddings":131072,"max_window_layers":0,"model_type":"qwen2","num_attention_heads":2,"num_hidden_layers":8,"num_key_value_heads":2,"quantization_config":{"quant_method":"fp8"},"sliding_window":1,"tie_word_embeddings":true,"torch_dtype":"bfloat16","use_sliding_window":true,"vocab_size":151936}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := budget.Class{Name: "gen", Device: budget.Device{Name: "G", Silicon: budget.Silicon{Vendor: budget.NVIDIA, Major: 8, Minor: 9}, MemoryBytes: 0xbd3b5f8b, Interconnect: budget.NVLink},
+		Memory: budget.DriverTerms{DriverBudgetPerMille: 6, Unified: true, UtilCeiling: 0.99}}
+	p, err := ProfileFor("0.21.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := Serve{GPUMemoryUtilization: 0.81640625, MaxModelLen: 1, MaxNumSeqs: 5, MaxNumBatchedTokens: 5, BlockSize: 256, KVCacheDtype: "auto",
+		TensorParallelSize: 2, PipelineParallelSize: 1, DataParallelSize: 1, EnforceEager: true, CPUOffloadGiB: 0.5}
+	fitsOne := func(cap uint64) bool {
+		trial := s
+		trial.MaxNumSeqs = cap
+		_, plan, err := NewCompiler(a).Compile(trial, c, p)
+		return err == nil && plan.Evaluate(1, 1).Fits()
+	}
+	if fitsOne(1) || fitsOne(2) || !fitsOne(3) || !fitsOne(5) {
+		t.Fatalf("the case moved: one sequence fits at caps 1..3, 5: %v %v %v %v", fitsOne(1), fitsOne(2), fitsOne(3), fitsOne(5))
+	}
+	adv, err := Search{Arch: a, Class: c, Profile: p}.Advise(s, engine.Target{Seqs: 5, Tokens: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(adv.Suggestions, func(sg Suggestion) bool { return sg.Flags == "" })
+	if i < 0 {
+		t.Fatalf("suggestions %q, want the serve as given among them", flagsOf(adv))
+	}
+	sg := adv.Suggestions[i]
+	type bound struct {
+		Seqs, Tokens, Cap uint64
+		Holds             bool
+	}
+	if diff := cmp.Diff(bound{Seqs: 1, Tokens: 1, Cap: 5}, bound{sg.At.Seqs, sg.At.Tokens, sg.Serve.MaxNumSeqs, sg.Holds}); diff != "" {
+		t.Errorf("the serve as given's bound (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(sg.Why, "--max-num-seqs kept at 5") {
+		t.Errorf("why %q does not say the cap is kept", sg.Why)
 	}
 }
 
@@ -294,7 +343,10 @@ func TestAdviceFindsTheStandardDeployments(t *testing.T) {
 				got[sg.Flags] = sg
 				// As today: it fits at the target or at its bound, and vLLM
 				// starts it.
-				seqs, tokens := min(c.target.Seqs, sg.Serve.MaxNumSeqs), min(c.target.Tokens, sg.Serve.MaxModelLen)
+				seqs, tokens := sg.At.Seqs, sg.At.Tokens
+				if seqs > min(c.target.Seqs, sg.Serve.MaxNumSeqs) || tokens > min(c.target.Tokens, sg.Serve.MaxModelLen) {
+					t.Errorf("%s: checked at %d x %d, beyond the target or the serve's caps", sg.Flags, seqs, tokens)
+				}
 				_, plan, err := NewCompiler(e.Arch).Compile(sg.Serve, e.Class, e.Profile)
 				if err != nil {
 					t.Fatalf("%s: %v", sg.Flags, err)
