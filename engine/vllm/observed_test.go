@@ -680,6 +680,9 @@ var unmetGates = map[string]map[string]unmetGate{
 	},
 	"0.24.0": {
 		"blocks": {1, "row 193 (2x RTX 3090, Qwen3.6-27B int4, MTP speculative decoding): 11.05 GiB holds 706,715-708,248 tokens (concurrency x max_model_len) over the model's 16 attention layers, vLLM logs 623,873 (12% fewer): the MTP drafter's attention layer and KV are not modelled, as rows 208 and 210"},
+
+		// A row of issue 21 item 7 (ids from 300).
+		"tokens-p90": {0.075, "row 307 (RTX 5090, Qwen3-8B bf16 at util 0.92 and 32768 tokens, weights within 0.02%): 95,248 tokens predicted where the first start logged 89,040 (+7.0%); its record says a later start on the same GPU, with the torch.compile and CUDA-graph caches filled, logged 95,936 (prose, -0.7% from the model): a cold compile's profiling run peaks higher and leaves fewer tokens, as on row 212 (0.27.1, RTX 4090, Qwen3-8B: 7.0% over its cold start, 10.9% under its warm ones); here the model sits at the warm start"},
 	},
 	"0.27.1": {
 		"avail":          {0.068, "row 205 (GB10, unified memory, Qwen3-0.6B at util 0.6): vLLM logs 3.35 GiB of weights + non-torch memory where the bf16 weights are about 1.1 GiB (0.6B parameters); on unified memory vLLM reads free memory from the host, and the non-KV memory it logs holds 1.35 GiB more than the profile's terms with the V2 request state (0.63 GiB at 1024 sequences, v2state.go), so the KV memory comes out 1.8% high (2.7% before the state was charged); row 212 (RTX 4090, Qwen3-8B, weights within 0.02%): 7.0% high (10.3% before the V2 request state, 0.16 GiB at 256 sequences) on a cold torch.compile, whose profiling run its notes put at 1.18 GiB of peak activation against 0.19 GiB on the warm-cache runs that followed (43,040 tokens, 12% above the modelled 38,336): the compile cache's state moves the profiled peak by 1 GiB and the model charges neither extreme; " + pcieRows027},
