@@ -869,7 +869,9 @@ func gateOf(gate string) (test, issue float64) {
 // Mistral-Small-3.2's activation on 0.11; V0
 // MLA at TP 8 on 0.7.1 and 0.8.3; DeepSeek-R1-Distill-Qwen-14B's weights on
 // 0.9.2; Qwen2.5-VL's weights on 0.23; Gemma 4's tower and encoder profile
-// on 0.26.0; GB10's unified memory (0.13). The PCIe L40S rows meet them
+// on 0.26.0; GB10's unified memory (0.13); from rows 300-307, a Windows
+// desktop's memory under WSL2 (0.27.1), a hybrid sized with prefix caching its
+// command line turns off (0.28.0) and a cold torch.compile (0.24.0). The PCIe L40S rows meet them
 // since tensor parallelism over PCIe is charged NCCL's PCIe growth
 // (collectives.go): row 58 (0.10.2, TP 8, its calibration row) was 3.0% low
 // on KV and 0.35 GiB off on non-torch memory under the NVLink growth, and is
