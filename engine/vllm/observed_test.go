@@ -680,12 +680,21 @@ var unmetGates = map[string]map[string]unmetGate{
 	},
 	"0.24.0": {
 		"blocks": {1, "row 193 (2x RTX 3090, Qwen3.6-27B int4, MTP speculative decoding): 11.05 GiB holds 706,715-708,248 tokens (concurrency x max_model_len) over the model's 16 attention layers, vLLM logs 623,873 (12% fewer): the MTP drafter's attention layer and KV are not modelled, as rows 208 and 210"},
+
+		// A row of issue 21 item 7 (ids from 300).
+		"tokens-p90": {0.075, "row 307 (RTX 5090, Qwen3-8B bf16 at util 0.92 and 32768 tokens, weights within 0.02%): 95,248 tokens predicted where the first start logged 89,040 (+7.0%); its record says a later start on the same GPU, with the torch.compile and CUDA-graph caches filled, logged 95,936 (prose, -0.7% from the model): a cold compile's profiling run peaks higher and leaves fewer tokens, as on row 212 (0.27.1, RTX 4090, Qwen3-8B: 7.0% over its cold start, 10.9% under its warm ones); here the model sits at the warm start"},
 	},
 	"0.27.1": {
 		"avail":          {0.068, "row 205 (GB10, unified memory, Qwen3-0.6B at util 0.6): vLLM logs 3.35 GiB of weights + non-torch memory where the bf16 weights are about 1.1 GiB (0.6B parameters); on unified memory vLLM reads free memory from the host, and the non-KV memory it logs holds 1.35 GiB more than the profile's terms with the V2 request state (0.63 GiB at 1024 sequences, v2state.go), so the KV memory comes out 1.8% high (2.7% before the state was charged); row 212 (RTX 4090, Qwen3-8B, weights within 0.02%): 7.0% high (10.3% before the V2 request state, 0.16 GiB at 256 sequences) on a cold torch.compile, whose profiling run its notes put at 1.18 GiB of peak activation against 0.19 GiB on the warm-cache runs that followed (43,040 tokens, 12% above the modelled 38,336): the compile cache's state moves the profiled peak by 1 GiB and the model charges neither extreme; " + pcieRows027},
 		"tokens-median":  {0.025, "row 241 (TP 2 over PCIe, 2.35% low), as above"},
 		"tokens-p90":     {0.16, "row 214 (H100, Qwen3.8-27B-FP8, a Qwen3.5 GDN hybrid, TP 1, util 0.90, 256 sequences): vLLM logs 59.21x at 8192 tokens, where the model sizes 850 blocks of 784 tokens (51380224 B, Mamba align mode) at 17 a request, 50.00x (-15.6%); 59.21x at 17 a request would be about 1007 blocks (48.2 GiB), more than the 42.7 GiB the budget leaves beside the logged 28.54 GiB of weights, so vLLM asks fewer blocks a request than the modelled layout (its Mamba 'none' mode, 14 a request, would be 829 blocks); the quote has no block or available-memory line to tell which, and the gap is not established"},
 		"beyond_weights": {0.34, "row 240 (4x RTX PRO 6000 Server Edition over PCIe, TP 4, Qwen3-235B-A22B FP8 on the V1 runner, custom all-reduce refused): vLLM takes 2.46 GiB off the budget beside the weights (consumed 56.89 - weights 55.19 + peak activation 0.76, the CUDA-graph estimate in it), the model 2.12 (activation 0.94, sampler 0.31, non-torch 0.33 with NCCL's PCIe growth, graph estimate 0.54): 0.34 GiB short, as rows 241-243 (avail, above), where the TP 1 control is short the most"},
+
+		// A row of issue 21 item 7 (ids from 300).
+		"held_at_startup": {1.2, "row 300 (RTX 4090 under WSL2 on a Windows desktop, Qwen2.5-0.5B): vLLM starts with 1.54 GiB of the 23.99 held (free 22.45), the class's context 0.35: the rest is the Windows desktop's, which shares the GPU with WSL2 (the record's nvidia-smi showed 2,864 MiB in use before vLLM was installed), outside vLLM and outside its budget; the row's KV memory is 0.49% low and its tokens 0.48%"},
+	},
+	"0.28.0": {
+		"blocks": {1, "row 302 (RTX 5000 Ada, Qwen3.8-27B-FP8, a Qwen3.5 GDN hybrid, at 16384 tokens and one sequence): 2.42 GiB gives 30,340 logged tokens (concurrency x max_model_len) under the table's settings, vLLM logs 34,133; the record's command line passes --no-enable-prefix-caching and --enforce-eager, which its quoted lines do not state and the table has no column for, so the row is sized with prefix caching on (mamba_cache_mode align, 2 pages of state a sequence, the default for hybrids); with both set as the command line has them the same 2.42 GiB gives 34,133 (checked by hand with the row's serve, 2026-12-05)"},
 	},
 	"0.13.0": {
 		"avail":         {0.5, "row 110 (GB10, unified memory, util 0.3): vLLM reads free memory from the host there, and the non-KV memory it logs (3.4 GiB beyond the weights) holds 1.9 GiB more than the profile's terms"},
@@ -860,7 +869,9 @@ func gateOf(gate string) (test, issue float64) {
 // Mistral-Small-3.2's activation on 0.11; V0
 // MLA at TP 8 on 0.7.1 and 0.8.3; DeepSeek-R1-Distill-Qwen-14B's weights on
 // 0.9.2; Qwen2.5-VL's weights on 0.23; Gemma 4's tower and encoder profile
-// on 0.26.0; GB10's unified memory (0.13). The PCIe L40S rows meet them
+// on 0.26.0; GB10's unified memory (0.13); from rows 300-307, a Windows
+// desktop's memory under WSL2 (0.27.1), a hybrid sized with prefix caching its
+// command line turns off (0.28.0) and a cold torch.compile (0.24.0). The PCIe L40S rows meet them
 // since tensor parallelism over PCIe is charged NCCL's PCIe growth
 // (collectives.go): row 58 (0.10.2, TP 8, its calibration row) was 3.0% low
 // on KV and 0.35 GiB off on non-torch memory under the NVLink growth, and is
