@@ -171,3 +171,33 @@ func TestSpecV2GraphBytesByHand(t *testing.T) {
 		t.Errorf("the KV cache memory is %d B with graphs and %d B eager; the V2 graphs are beside the budget up to 0.28", g, e)
 	}
 }
+
+// TestSpecV2GraphRefusalsSizeEager: the V2 speculator's graphs that stay
+// refused (cudagraph_mode FULL, LoRA) name their flag, and the same serve
+// with --enforce-eager is sized, its drafter without graphs.
+func TestSpecV2GraphRefusalsSizeEager(t *testing.T) {
+	a := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
+	dir := WriteEagle3Draft(t)
+	for _, p := range []Profile{current, mustProfile("0.28.0")} {
+		for _, tc := range []struct {
+			name       string
+			s          Serve
+			flag, says string
+		}{
+			{"FULL", Serve{Compilation: Compilation{GraphMode: graphsFull}}, "compilation-config", "on the V2 model runner under cudagraph_mode FULL"},
+			{"LoRA", Serve{LoRA: LoRA{Enable: true}}, "enable-lora", "on the V2 model runner with LoRA"},
+		} {
+			tc.s.MaxModelLen, tc.s.SpeculativeConfig = 8192, eagle3Spec(dir)
+			_, err := Resolve(tc.s, a, bigClass, p)
+			wantRefusal(t, err, tc.flag, tc.says)
+			tc.s.EnforceEager = true
+			r, err := Resolve(tc.s, a, bigClass, p)
+			if err != nil {
+				t.Fatalf("%s %s with --enforce-eager: %v, want it sized", p.Name, tc.name, err)
+			}
+			if n := draftGraphBytes(a, &r, stageOf(&r, 0)); n != 0 {
+				t.Errorf("%s %s: eager, yet the drafter's graphs are %d B", p.Name, tc.name, n)
+			}
+		}
+	}
+}
