@@ -150,8 +150,12 @@ func draftForwardBytesPerToken(d *Draft, tp, el uint64) uint64 {
 // constant of the target's, and its forward pass at the largest mixed
 // size in the first capture. 0 without an EAGLE draft, without graphs, or
 // without PIECEWISE graphs (FULL_DECODE_ONLY: the drafter's dispatcher
-// keys none, llm_base_proposer.py:426-432).
+// keys none, llm_base_proposer.py:426-432). On the V2 runner's speculator
+// the graphs are its own ([specV2GraphBytes]).
 func draftGraphBytes(a *model.Arch, r *Resolved, st model.Sharding) uint64 {
+	if onV2Speculator(r) {
+		return specV2GraphBytes(a, r, st)
+	}
 	if !draftGraphed(r) || !st.Last {
 		return 0
 	}
@@ -217,6 +221,9 @@ func (sz *Sizing) draftGraphsSetting() string {
 	r := sz.Serve
 	if r.Graphs.None() {
 		return "eager"
+	}
+	if onV2Speculator(r) {
+		return sz.specV2GraphsSetting()
 	}
 	if !draftGraphed(r) {
 		return fmt.Sprintf("CUDA graphs at multiples of %d", specQueryLen(r))

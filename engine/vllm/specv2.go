@@ -68,17 +68,6 @@ func specV2Refusal(method string, p Profile, a *model.Arch) error {
 	return nil
 }
 
-// specV2GraphsRefusal is the refusal of the V2 speculator's CUDA graphs:
-// it captures a prefill set (query k+1, the target's mode) and, for k > 1,
-// a FULL decode set of its own after the target's
-// (autoregressive/speculator.py:124-198, model_runner.py:872-873), inside
-// the window "Graph capturing finished ... took" measures (:854-891) and
-// beside the KV budget up to 0.28 (profile_cudagraph_memory returns 0,
-// :835-837); no log sizes them, so membudget does not.
-func specV2GraphsRefusal(r *Resolved) error {
-	return settingErr("speculative-config", r.Spec.Method, "the %s drafter's CUDA graphs on the V2 model runner (a prefill set at query k+1 in the target's mode and a FULL decode set, captured after the target's, autoregressive/speculator.py:124-198, beside the budget up to 0.28): not modelled for %s; pass --enforce-eager; membudget refuses it rather than size a serve vLLM would contradict", draftName(r.Spec.Method), r.Profile.Describes)
-}
-
 // onV2Speculator says the serve's draft runs on the V2 runner's
 // speculator.
 func onV2Speculator(r *Resolved) bool {
@@ -182,22 +171,18 @@ func specV2ProfileBytes(a *model.Arch, r *Resolved, perToken uint64) uint64 {
 	h := mul(mul(t, a.Hidden), el)
 	reqs := min(r.MaxNumSeqs, t)
 	layers := mul(t, draftForwardBytesPerToken(d, r.TensorParallelSize, el))
-	rows := mul(mul(reqs, d.Hidden), el)
 	if d.Method == "eagle" {
 		forward := mul(t, perToken)
 		fc := mul(5, h)
 		draft := add(mul(2, h), layers)
-		logits := add(add(mul(2, h), rows), mul(mul(reqs, budget.RoundUp(a.Vocab, vocabPadding)), el))
+		logits := add(mul(2, h), specV2LogitsBytes(a, d, reqs, el))
 		return max(forward, fc, draft, logits)
 	}
 	forward := add(mul(t, perToken), mul(eagle3AuxStates, h))
 	combine := mul(2+2*eagle3AuxStates, h)
 	held := mul(2+eagle3AuxStates, h)
 	draft := add(held, layers)
-	logits := add(add(held, h), rows)
-	logits = add(logits, mul(mul(reqs, budget.RoundUp(d.DraftVocab, vocabPadding)), el))
-	logits = add(logits, mul(2*8, d.DraftVocab))
-	logits = add(logits, mul(mul(reqs, d.Vocab), el))
+	logits := add(add(held, h), specV2LogitsBytes(a, d, reqs, el))
 	return max(forward, combine, draft, logits)
 }
 

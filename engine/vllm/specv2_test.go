@@ -155,17 +155,19 @@ func TestSpecV2Refusals(t *testing.T) {
 		flag string
 		says []string
 	}{
-		{"graphs on main", current, Serve{SpeculativeConfig: eagle3Spec(dir)}, "speculative-config",
-			[]string{"CUDA graphs on the V2 model runner", "a prefill set at query k+1", "pass --enforce-eager"}},
-		{"graphs on 0.28", mustProfile("0.28.0"), Serve{SpeculativeConfig: eagle3Spec(dir)}, "speculative-config",
-			[]string{"CUDA graphs on the V2 model runner", "pass --enforce-eager"}},
+		{"FULL graphs on main", current, Serve{Compilation: Compilation{GraphMode: graphsFull}, SpeculativeConfig: eagle3Spec(dir)}, "compilation-config",
+			[]string{"CUDA graphs on the V2 model runner under cudagraph_mode FULL", "its prefill set takes the target's mode", "pass --enforce-eager"}},
+		{"LoRA with graphs on 0.28", mustProfile("0.28.0"), Serve{LoRA: LoRA{Enable: true}, SpeculativeConfig: eagle3Spec(dir)}, "enable-lora",
+			[]string{"CUDA graphs on the V2 model runner with LoRA", "not modelled for vLLM 0.28.0", "pass --enforce-eager"}},
+		{"graphs on 0.29", mustProfile("0.29.0"), Serve{SpeculativeConfig: eagle3Spec(dir)}, "speculative-config",
+			[]string{"not modelled for vLLM 0.29.0", "PR #53306"}},
 		{"0.23, the first release running Llama on V2", mustProfile("0.23.0"), Serve{EnforceEager: true, SpeculativeConfig: eagle3Spec(dir)}, "speculative-config",
 			[]string{"V2 speculator", "PR #29300", "has not read at that release", "main d18bb7b and 0.28"}},
 		{"0.27.1", mustProfile("0.27.1"), Serve{EnforceEager: true, SpeculativeConfig: eagle3Spec(dir)}, "speculative-config",
 			[]string{"not modelled for vLLM 0.27.1", "has not read at that release"}},
 		{"0.29", mustProfile("0.29.0"), Serve{EnforceEager: true, SpeculativeConfig: eagle3Spec(dir)}, "speculative-config",
 			[]string{"not modelled for vLLM 0.29.0", "PR #53306"}},
-		{"EAGLE-1 with graphs on main", current, Serve{SpeculativeConfig: eagleSpec(WriteEagleDraft(t))}, "speculative-config",
+		{"EAGLE-1 with FULL graphs on main", current, Serve{Compilation: Compilation{GraphMode: graphsFull}, SpeculativeConfig: eagleSpec(WriteEagleDraft(t))}, "compilation-config",
 			[]string{"the EAGLE drafter's CUDA graphs on the V2 model runner", "pass --enforce-eager"}},
 		{"other auxiliary layers", current, Serve{EnforceEager: true, SpeculativeConfig: eagle3Spec(writeDraftDir(t, `{"architectures": ["LlamaForCausalLMEagle3"], "hidden_size": 4096, "eagle_aux_hidden_state_layer_ids": [1, 15, 28]}`, eagle3Checkpoint))}, "speculative-config",
 			[]string{`"eagle_aux_hidden_state_layer_ids"`}},
@@ -187,8 +189,10 @@ func TestSpecV2Refusals(t *testing.T) {
 }
 
 // TestV2DraftNeverShrinksFootprint: adding an EAGLE-3 or EAGLE draft to a serve on
-// the V2 runner never shrinks a term of the footprint, and grows the
-// ledger (the draft's weights at least).
+// the V2 runner, eager or with CUDA graphs, never shrinks a term of the
+// footprint, and grows the ledger (the draft's weights at least); and the
+// draft serve with graphs is never smaller, term by term, than the same
+// serve eager (the V2 speculator's graphs only add, beside the budget).
 func TestV2DraftNeverShrinksFootprint(t *testing.T) {
 	models := shipped(t)
 	dirs := map[string]string{"eagle3": WriteEagle3Draft(t), "eagle": WriteEagleDraft(t)}
@@ -202,7 +206,10 @@ func TestV2DraftNeverShrinksFootprint(t *testing.T) {
 			MaxModelLen:         rapid.Uint64Range(256, 8192).Draw(t, "len"),
 			MaxNumSeqs:          rapid.Uint64Range(1, 512).Draw(t, "seqs"),
 			MaxNumBatchedTokens: rapid.SampledFrom([]uint64{2048, 8192, 16384}).Draw(t, "batched"),
-			EnforceEager:        true,
+			EnforceEager:        rapid.Bool().Draw(t, "eager"),
+		}
+		if !s.EnforceEager {
+			s.Compilation.GraphMode = rapid.SampledFrom([]string{"", graphsPiecewise, graphsFullDecodeOnly, graphsFullAndPiecewise}).Draw(t, "mode")
 		}
 		plain, err := Compile(a, s, bigClass, p)
 		if err != nil {
@@ -231,6 +238,23 @@ func TestV2DraftNeverShrinksFootprint(t *testing.T) {
 		}
 		if b, a := before.Total()-before.Slack, after.Total()-after.Slack; a < b {
 			t.Fatalf("the footprint before slack shrinks with the draft: %d -> %d", b, a)
+		}
+		if s.EnforceEager {
+			return
+		}
+		s.EnforceEager = true
+		eagerSpec, err := Compile(a, s, bigClass, p)
+		if err != nil {
+			t.Fatalf("the draft serve compiles with graphs but not eager: %v", err)
+		}
+		eager := eagerSpec.Evaluate(seqs, tokens)
+		for term := range budget.NumTerms {
+			if after.Terms[term] < eager.Terms[term] {
+				t.Fatalf("%s is smaller with graphs than eager: %d < %d", budget.Term(term), after.Terms[term], eager.Terms[term])
+			}
+		}
+		if after.Terms[budget.TermGraphPool] <= eager.Terms[budget.TermGraphPool] {
+			t.Fatalf("the graph term does not grow with graphs: %d eager, %d with", eager.Terms[budget.TermGraphPool], after.Terms[budget.TermGraphPool])
 		}
 	})
 }

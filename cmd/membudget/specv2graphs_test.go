@@ -1,0 +1,81 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"membudget/model/safetensors"
+)
+
+// writeEagle3Dir writes a local EAGLE-3 draft directory: the shipped
+// config (corpus/models/drafts, SpecForge's llama3-8B-eagle3) and a
+// model.safetensors of its tensors as SpecForge saves them, the data a
+// sparse hole of the right size (only the header is read).
+func writeEagle3Dir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	cfg, err := os.ReadFile("../../corpus/models/drafts/sgl-project__SpecForge__llama3-8B-eagle3.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "config.json"), cfg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f16 := func(name string, shape ...uint64) safetensors.Tensor {
+		return safetensors.Tensor{Name: name, Dtype: "F16", Shape: shape}
+	}
+	head, data, err := safetensors.Encode([]safetensors.Tensor{
+		{Name: "d2t", Dtype: "I64", Shape: []uint64{31960}},
+		f16("fc.weight", 4096, 12288), f16("lm_head.weight", 31960, 4096),
+		f16("midlayer.hidden_norm.weight", 4096), f16("midlayer.input_layernorm.weight", 4096),
+		f16("midlayer.mlp.down_proj.weight", 4096, 14336), f16("midlayer.mlp.gate_proj.weight", 14336, 4096),
+		f16("midlayer.mlp.up_proj.weight", 14336, 4096), f16("midlayer.post_attention_layernorm.weight", 4096),
+		f16("midlayer.self_attn.k_proj.weight", 1024, 8192), f16("midlayer.self_attn.o_proj.weight", 4096, 4096),
+		f16("midlayer.self_attn.q_proj.weight", 4096, 8192), f16("midlayer.self_attn.v_proj.weight", 1024, 8192),
+		f16("norm.weight", 4096), {Name: "t2d", Dtype: "BOOL", Shape: []uint64{128256}},
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "model.safetensors")
+	if err := os.WriteFile(file, head, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(file, int64(len(head))+int64(data)); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestV2Eagle3LineWithGraphs: a production EAGLE-3 line with CUDA graphs
+// (no --enforce-eager) on main and 0.28, which run Llama on the V2 model
+// runner, is answered: the ledger names the drafter's graphs beside the
+// target's, and the speculative-decoding line says what each of the
+// speculator's sets captures. 0.29, whose V2 graph reservation membudget
+// has not read, stays refused by name.
+func TestV2Eagle3LineWithGraphs(t *testing.T) {
+	t.Parallel()
+	dir := writeEagle3Dir(t)
+	line := []string{"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "8192",
+		"--speculative-config", `{"method":"eagle3","model":"` + dir + `","num_speculative_tokens":3}`}
+	for _, version := range []string{"main", "0.28.0"} {
+		var stdout, stderr bytes.Buffer
+		code := run(&stdout, &stderr, append([]string{"report", "--class", "h100-sxm-80g", "--vllm-version", version}, line...))
+		if code != exitOK && code != 1 {
+			t.Fatalf("%s: exit %d, want 0 or 1: %s", version, code, stderr.String())
+		}
+		out := stdout.String()
+		for _, want := range []string{"draft CUDA graphs", "the V2 speculator's", "PIECEWISE prefill graphs", "FULL decode graphs", "beside the KV budget"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s: the report lacks %q:\n%s", version, want, out)
+			}
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run(&stdout, &stderr, append([]string{"report", "--class", "h100-sxm-80g", "--vllm-version", "0.29.0"}, line...)); code != 2 || !strings.Contains(stderr.String(), "PR #53306") {
+		t.Errorf("0.29.0: exit %d, stderr %q; want 2 and the refusal naming PR #53306", code, stderr.String())
+	}
+}
