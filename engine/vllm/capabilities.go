@@ -113,7 +113,7 @@ func (p *planSearch) Search(m *hub.Loaded, need engine.Need, sp engine.PlanSpace
 		out.Notes = append(out.Notes, "each deployment keeps the multimodal flags given (--limit-mm-per-prompt and its kin)")
 	}
 	if p.spec != "" {
-		out.Notes = append(out.Notes, "each deployment keeps the --speculative-config given: its rejection sampler and graph sizes are charged")
+		out.Notes = append(out.Notes, "each deployment keeps the --speculative-config given: what its runner sizes for the draft (the draft's weights and KV layers, the profile run's drafter and rejection sampler on the V1 runner, the draft's CUDA graphs) is charged")
 	}
 	if p.pinKV {
 		out.Notes = append(out.Notes, fmt.Sprintf("each command pins the KV cache with --kv-cache-memory-bytes: the cache the util sizes less %v %% of the budget, in whole blocks, as a safety margin; vLLM then no longer sizes it by profiling, so memory membudget misses beyond that margin runs the device out of memory", sp.MarginPercent))
