@@ -63,6 +63,7 @@ type Sharding struct {
 	// asked to compute in float32 keeps its weight in the model dtype;
 	// elsewhere it is stored in float32
 	// (vllm/model_executor/layers/fused_moe/router/gate_linear.py:59-68).
+	// The engine sets it by device and release (vLLM's from 0.17.0).
 	RouterGEMM bool
 	// NoHead says the LM head is not built: vLLM's pooling adapter
 	// (as_embedding_model, vllm/model_executor/models/adapters.py
