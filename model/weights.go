@@ -119,6 +119,18 @@ type MXFP4Kernel struct {
 	KeepsScales bool
 }
 
+// Intermediate returns a rank's expert intermediate size i as kernel k
+// lays it out: rounded up to k.IntermediateMultiple (0 or 1: i).
+func (k MXFP4Kernel) Intermediate(i uint64) uint64 {
+	return budget.RoundUp(i, k.IntermediateMultiple)
+}
+
+// Hidden returns the hidden size h as kernel k lays it out: rounded up to
+// k.HiddenMultiple (0 or 1: h).
+func (k MXFP4Kernel) Hidden(h uint64) uint64 {
+	return budget.RoundUp(h, k.HiddenMultiple)
+}
+
 // Whole returns the sharding of a model held whole on one rank of tp: every
 // layer, the embedding and the head, every expert.
 func Whole(a *Arch, tp, dtypeBytes uint64, q Quant) Sharding {
