@@ -196,6 +196,21 @@ func stPoolingMissing(a *model.Arch) string {
 // poolingType reads the sequence pooling type of --pooler-config (its
 // seq_pooling_type, or pooling_type, which PoolerConfig.__post_init__
 // copies to it); "" when it gives none.
+//
+// It is not poolerTypes (pooling_reward.go), though both read the flag,
+// because the two answer differently and joining them would change what
+// a converted decoder is sized as: poolingType takes any pooling_type as
+// the sequence type, ALL included (chunkingPoolingTypes lists it), takes
+// pooling_type beside tok_pooling_type, and leaves an unknown type to
+// resolveConvertedDecoder's refusal; poolerTypes resolves pooling_type as
+// PoolerConfig.__post_init__ does (vllm/config/pooler.py:131-160 at
+// d18bb7b: ALL and STEP to tok_pooling_type, either beside pooling_type
+// refused, an unknown one refused). Under poolerTypes
+// '{"pooling_type": "ALL"}' would leave a converted decoder's sequence
+// type unset, and so refused unless the batch holds a whole sequence,
+// where it is sized with chunked prefill today: whether vLLM's default
+// sequence pooling for as_embedding_model keeps chunked prefill there was
+// not read, so the two stay apart until it is.
 func poolingType(config string) (string, error) {
 	if strings.TrimSpace(config) == "" {
 		return "", nil

@@ -67,7 +67,9 @@ func (r *Resolved) resolvePoolingDecoder(a *model.Arch) error {
 // poolerTypes reads --pooler-config's sequence and token pooling types as
 // PoolerConfig.__post_init__ resolves them (vllm/config/pooler.py:
 // 131-160): pooling_type fills whichever of the two its value is; "" for
-// one not given.
+// one not given. A converted decoder reads the flag by poolingType
+// instead, which differs on pooling_type ALL and STEP (see there why they
+// are not joined).
 func poolerTypes(config string) (seq, tok string, err error) {
 	if strings.TrimSpace(config) == "" {
 		return "", "", nil
