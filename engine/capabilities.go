@@ -42,6 +42,10 @@ type PlanResult struct {
 	// Notes say how the printed launch lines size what they size (vLLM's
 	// KV cache by the util, or pinned), a line each.
 	Notes []string
+	// Dropped say what the search refused on every layout without a
+	// deployment to show it, and what lifts the refusal, a line each:
+	// printed whether or not any deployment holds the need.
+	Dropped []string
 	// Ignored are the flags (or keys of a JSON flag) given that do not
 	// change memory, as given with their values: the search keeps none of
 	// them and the commands leave them out, so the plan lists them as a

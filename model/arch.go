@@ -313,7 +313,12 @@ type Arch struct {
 	// Pooler is a decoder-based pooling architecture's head (a reward
 	// model's), built in place of the LM head; nil for any other model.
 	Pooler *PoolerHead
-	Quant  Quant // from quantization_config; Method "" when none
+	// SentenceTransformers is the pooling the checkpoint's
+	// sentence-transformers files give (modules.json and its Pooling
+	// module's config.json); nil when it has no Pooling module, or none
+	// was read (a shipped config.json stands alone).
+	SentenceTransformers *SentenceTransformers
+	Quant                Quant // from quantization_config; Method "" when none
 	// Checkpoint is the model's safetensors checkpoint, when its headers
 	// were read (AttachCheckpoint sets it); RankWeights then counts its
 	// tensors instead of the shapes config.json gives.

@@ -577,14 +577,11 @@ func (p *placed) stackedBytes(a *Arch, sh Sharding) uint64 {
 		if !ep {
 			i = budget.CeilDiv(i, max(sh.TP, 1))
 		}
-		if k.IntermediateMultiple > 1 {
-			i = budget.RoundUp(i, k.IntermediateMultiple)
-		}
-		shape[s.inter] = budget.SatMul(i, shards) / unit
+		shape[s.inter] = budget.SatMul(k.Intermediate(i), shards) / unit
 	}
 	if at(s.hidden) && k.HiddenMultiple > 1 {
 		unit := max(s.hiddenUnit, 1)
-		shape[s.hidden] = budget.RoundUp(budget.SatMul(shape[s.hidden], unit), k.HiddenMultiple) / unit
+		shape[s.hidden] = k.Hidden(budget.SatMul(shape[s.hidden], unit)) / unit
 	}
 	if (k.HopperLayout || k.KeepsScales) && !s.bias && at(s.inter) && at(s.hidden) && (s.inter == 1 || s.hidden == 1) {
 		return kernelStackedBytes(k, *s, shape)

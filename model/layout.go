@@ -218,13 +218,7 @@ func (w *weights) experts(module string, e, h, i uint64, s Scheme) {
 		w.add(module+".global_scales", each(4*4))
 	case MXFP4:
 		k := w.sh.MXFP4
-		ir, hr := i, h
-		if k.IntermediateMultiple > 1 {
-			ir = budget.RoundUp(i, k.IntermediateMultiple)
-		}
-		if k.HiddenMultiple > 1 {
-			hr = budget.RoundUp(h, k.HiddenMultiple)
-		}
+		ir, hr := k.Intermediate(i), k.Hidden(h)
 		i13 = budget.SatMul(gateShards, ir)
 		// w13 maps the hidden size to the gate and up rows, w2 the
 		// intermediate back to the hidden size.

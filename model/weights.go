@@ -63,6 +63,7 @@ type Sharding struct {
 	// asked to compute in float32 keeps its weight in the model dtype;
 	// elsewhere it is stored in float32
 	// (vllm/model_executor/layers/fused_moe/router/gate_linear.py:59-68).
+	// The engine sets it by device and release (vLLM's from 0.17.0).
 	RouterGEMM bool
 	// NoHead says the LM head is not built: vLLM's pooling adapter
 	// (as_embedding_model, vllm/model_executor/models/adapters.py
@@ -116,6 +117,18 @@ type MXFP4Kernel struct {
 	// KeepsScales says the checkpoint's e8m0 scales stay allocated beside
 	// the kernel's swizzled copy of them.
 	KeepsScales bool
+}
+
+// Intermediate returns a rank's expert intermediate size i as kernel k
+// lays it out: rounded up to k.IntermediateMultiple (0 or 1: i).
+func (k MXFP4Kernel) Intermediate(i uint64) uint64 {
+	return budget.RoundUp(i, k.IntermediateMultiple)
+}
+
+// Hidden returns the hidden size h as kernel k lays it out: rounded up to
+// k.HiddenMultiple (0 or 1: h).
+func (k MXFP4Kernel) Hidden(h uint64) uint64 {
+	return budget.RoundUp(h, k.HiddenMultiple)
 }
 
 // Whole returns the sharding of a model held whole on one rank of tp: every

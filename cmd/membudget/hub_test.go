@@ -263,7 +263,7 @@ func TestModelFromTheCacheOffline(t *testing.T) {
 	got, _ := reportOf(t, a, "--model", "acme__tiny-llama")
 	// Offline, hf_quant_config.json is neither cached nor recorded
 	// missing: none, as vLLM reads it offline, and the source says so.
-	want := sourceJSON{Kind: "cache", Description: "Hugging Face cache ~/.cache/huggingface/hub, snapshot 0123456 (refs/main); no hf_quant_config.json in the cache (offline: read as none, as vLLM does)",
+	want := sourceJSON{Kind: "cache", Description: "Hugging Face cache ~/.cache/huggingface/hub, snapshot 0123456 (refs/main); no hf_quant_config.json in the cache (offline: read as none, as vLLM does); no modules.json in the cache (offline: read as none, as vLLM does)",
 		Config: filepath.Join(home, ".cache/huggingface/hub/models--acme--tiny-llama/snapshots", tinyCommit, "config.json"), Revision: "main", Commit: tinyCommit}
 	if got.Model.Name != "acme/tiny-llama" {
 		t.Errorf("name %q, want the model id", got.Model.Name)
@@ -300,9 +300,10 @@ func TestModelFromTheHub(t *testing.T) {
 		}
 	}
 	// The first run fetched; every later one read the cache (the Hub's
-	// "no hf_quant_config.json" is recorded in .no_exist).
-	if n := len(h.log); n != 2*(1+1+1+2*2) {
-		t.Errorf("%d requests, want 14: per model config.json, hf_quant_config.json (404), the index, and 2 range requests per shard:\n%s", n, strings.Join(h.log, "\n"))
+	// "no hf_quant_config.json" and "no modules.json" are recorded in
+	// .no_exist).
+	if n := len(h.log); n != 2*(1+1+1+1+2*2) {
+		t.Errorf("%d requests, want 16: per model config.json, hf_quant_config.json (404), modules.json (404), the index, and 2 range requests per shard:\n%s", n, strings.Join(h.log, "\n"))
 	}
 	a = envApp(map[string]string{"HOME": home, "HF_HUB_OFFLINE": "1"})
 	checkTinyLlama(t, a, "acme/tiny-llama")

@@ -131,6 +131,7 @@ func (a *app) plan(stdout, stderr io.Writer, args []string) int {
 			{Key: "gpus_per_node", Value: *gpusPerNode}, {Key: "max_nodes", Value: *maxNodes}, {Key: "prefer", Value: cmp.Or(string(order), "default")},
 			{Key: "margin_percent", Value: *margin}, {Key: "prices", Value: prices.orEmpty()}, {Key: "ranked", Value: sp.Order()},
 			{Key: "searched", Value: res.Searched}, {Key: "notes", Value: append([]string{}, res.Notes...)},
+			{Key: "dropped", Value: append([]string{}, res.Dropped...)},
 			{Key: "ignored", Value: append([]string{}, res.Ignored...)}, {Key: "deployments", Value: deployments}}
 		if err := a.writeNoticed(stdout, m.Arch.Notice(), "plan", out); err != nil {
 			return fail(stderr, "plan", exitBadArgs, err)
@@ -140,6 +141,9 @@ func (a *app) plan(stdout, stderr io.Writer, args []string) int {
 	writeNotice(stdout, m.Arch.Notice())
 	fmt.Fprintf(stdout, "%s: %d sequence(s) of %d tokens, sized as %s\n", m.Name, *concurrency, *length, res.Describes)
 	if len(rows) == 0 {
+		for _, n := range res.Dropped {
+			fmt.Fprintf(stdout, "%s\n", n)
+		}
 		fmt.Fprintf(stdout, "no deployment holds it in the space searched: %s\n", res.Searched)
 		return status
 	}
@@ -189,7 +193,7 @@ func (a *app) plan(stdout, stderr io.Writer, args []string) int {
 			fmt.Fprintf(stdout, "ignored %s: it does not change memory\n", untrusted.Text(ig))
 		}
 	}
-	for _, n := range res.Notes {
+	for _, n := range append(res.Notes, res.Dropped...) {
 		fmt.Fprintf(stdout, "\n%s\n", n)
 	}
 	fmt.Fprintf(stdout, "\nsearched: %s\n", res.Searched)

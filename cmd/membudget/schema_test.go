@@ -285,6 +285,7 @@ type planJSON struct {
 	Ranked      string             `json:"ranked"`
 	Searched    string             `json:"searched"`
 	Notes       []string           `json:"notes"`
+	Dropped     []string           `json:"dropped"`
 	Ignored     []string           `json:"ignored"`
 	Rows        []planRowJSON      `json:"deployments"`
 }

@@ -57,6 +57,11 @@ var sglangCases = []cliCase{
 	{"sglang-plan-70b", []string{"plan", "--engine", "sglang", "--model", "meta-llama/Llama-3.1-70B-Instruct", "--length", "32768", "--concurrency", "16", "--classes", "h100-sxm-80g,h200", "--top", "3"}, exitOK},
 	{"sglang-plan-json", []string{"plan", "--engine", "sglang", "--model", "Qwen/Qwen3-8B", "--length", "8192", "--concurrency", "4", "--classes", "l4", "--max-gpus", "2", "--top", "1", "--json"}, exitOK},
 	{"sglang-plan-beyond-the-model", []string{"plan", "--engine", "sglang", "--model", "Qwen/Qwen3-0.6B", "--length", "65536", "--concurrency", "1", "--classes", "l4"}, exitBadArgs},
+	// A block-fp8 checkpoint on Blackwell: refused with DeepGEMM on, the
+	// plan saying so; --disable-jit-deepgemm plans it, the launch lines
+	// setting SGLANG_ENABLE_JIT_DEEPGEMM=0.
+	{"sglang-plan-ue8m0-dropped", []string{"plan", "--engine", "sglang", "--model", "Qwen/Qwen3-30B-A3B-FP8", "--length", "8192", "--concurrency", "4", "--classes", "b200", "--top", "1"}, exitNoFit},
+	{"sglang-plan-jit-off", []string{"plan", "--engine", "sglang", "--model", "Qwen/Qwen3-30B-A3B-FP8", "--length", "8192", "--concurrency", "4", "--classes", "b200", "--top", "1", "--disable-jit-deepgemm"}, exitOK},
 	{"sglang-plan-vllm-flag", []string{"plan", "--engine", "sglang", "--model", "Qwen/Qwen3-8B", "--length", "8192", "--concurrency", "1", "--vllm-version", "0.19.0"}, exitBadArgs},
 	{"sglang-budget-h100", []string{"budget", "--engine", "sglang", "--class", "h100-sxm-80g"}, exitOK},
 	{"sglang-budget-tp4-json", []string{"budget", "--engine", "sglang", "--class", "h100-sxm-80g", "--tp-size", "4", "--mem-fraction-static", "0.9", "--json"}, exitOK},

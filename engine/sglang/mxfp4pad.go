@@ -179,8 +179,8 @@ func mxfp4Items(a *model.Arch, r Resolved, st model.Sharding) []budget.Item {
 // H/2], scales [2I, H/32] and bias [2I, 1], and w2's [H, I/2], [H, I/32]
 // and [H, 1], I and H padded; the biases share a key where 2I = H.
 func mxfp4PermuteItems(a *model.Arch, r Resolved, k model.MXFP4Kernel) []budget.Item {
-	i := budget.RoundUp(a.MoEIntermediate/max(r.TPSize, 1), max(k.IntermediateMultiple, 1))
-	h := budget.RoundUp(a.Hidden, max(k.HiddenMultiple, 1))
+	i := k.Intermediate(a.MoEIntermediate / max(r.TPSize, 1))
+	h := k.Hidden(a.Hidden)
 	type key struct {
 		rows, cols uint64
 		scale      bool

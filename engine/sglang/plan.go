@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"membudget/budget"
 	"membudget/engine"
@@ -21,13 +22,16 @@ var (
 type planSearch struct {
 	version   string
 	allowLong bool
+	noJIT     bool
 }
 
-// NewPlan registers --sglang-version and --allow-long-context.
+// NewPlan registers --sglang-version, --allow-long-context and
+// --disable-jit-deepgemm.
 func (Engine) NewPlan(fs *flag.FlagSet) engine.PlanSearch {
 	p := &planSearch{}
 	fs.StringVar(&p.version, "sglang-version", DefaultName, "the SGLang whose rules size each server: "+VersionHelp)
 	fs.BoolVar(&p.allowLong, "allow-long-context", false, "accept a --length above the model's derived context length, as SGLang's "+AllowLongEnv+"=1 does (the launch lines then set it)")
+	fs.BoolVar(&p.noJIT, "disable-jit-deepgemm", false, "size every server with DeepGEMM off, as SGLang's "+JITDeepGEMMEnv+"=0 does (the launch lines then set it): without it a block-fp8 checkpoint on Blackwell, whose scales DeepGEMM re-quantizes, is not planned there")
 	return p
 }
 
@@ -71,16 +75,19 @@ func (ps *planSearch) Search(m *hub.Loaded, need engine.Need, sp engine.PlanSpac
 	if need.Length == 0 || need.Concurrency == 0 {
 		return engine.PlanResult{}, fmt.Errorf("a plan needs a length and a concurrency of at least 1, got %d and %d", need.Length, need.Concurrency)
 	}
-	allow := engine.Default
+	allow, jit := engine.Default, engine.Default
 	if ps.allowLong {
 		allow = engine.On
+	}
+	if ps.noJIT {
+		jit = engine.Off
 	}
 	classes := sp.Classes
 	// A length beyond the model is refused by SGLang on every device: an
 	// error, not a search that finds nothing. The first class that takes
 	// the default server says which.
 	for _, c := range classes {
-		_, err := size(m, c, Serve{ContextLength: need.Length, AllowLongContext: allow}, p)
+		_, err := size(m, c, Serve{ContextLength: need.Length, AllowLongContext: allow, JITDeepGEMM: jit}, p)
 		if se := (*engine.SettingError)(nil); errors.As(err, &se) && se.Flag == "context-length" {
 			return engine.PlanResult{}, fmt.Errorf("--length %d: %s; for the plan, --allow-long-context", need.Length, se.Reason)
 		}
@@ -93,7 +100,7 @@ func (ps *planSearch) Search(m *hub.Loaded, need engine.Need, sp engine.PlanSpac
 	for ci, c := range classes {
 		for _, l := range layouts {
 			for _, kv := range []string{"auto", "fp8_e4m3"} {
-				if d, ok := deploy(m, c, p, need, l, kv, allow); ok {
+				if d, ok := deploy(m, c, p, need, l, kv, allow, jit); ok {
 					found = append(found, d)
 				}
 			}
@@ -102,16 +109,40 @@ func (ps *planSearch) Search(m *hub.Loaded, need engine.Need, sp engine.PlanSpac
 			progress(ci+1, len(classes))
 		}
 	}
-	return engine.PlanResult{Describes: p.Describes, BudgetColumn: "MSF", Deployments: sp.Rank(found),
+	return engine.PlanResult{Describes: p.Describes, BudgetColumn: "MSF", Deployments: sp.Rank(found), Dropped: ue8m0Dropped(m, classes, p, jit),
 		Searched: fmt.Sprintf("%d classes x tensor, pipeline and data ranks %s x the checkpoint's weights x KV auto and fp8_e4m3 x SGLang's default --mem-fraction-static",
 			len(classes), sp.Bounds())}, nil
 }
 
+// ue8m0Dropped says, as the plan's dropped line, on which classes every server of
+// m's block-fp8 weights was refused because SGLang re-quantizes their
+// scales for DeepGEMM (see [Resolved.checkUE8M0]), and what lifts it: the
+// search drops a refused server without a word, which would leave a
+// Blackwell class missing from the plan unexplained. None when jit is
+// [engine.Off] and p reads the variable.
+func ue8m0Dropped(m *hub.Loaded, classes []budget.Class, p Profile, jit engine.Switch) []string {
+	var names []string
+	for _, c := range classes {
+		if ue8m0Requant(m.Arch.Quant, p, c.Device.Silicon) {
+			names = append(names, c.Name)
+		}
+	}
+	switch {
+	case len(names) == 0:
+		return nil
+	case p.Name == profile049post2.Name:
+		return []string{fmt.Sprintf("not planned on %s: whether %s re-quantizes block-fp8 weights to DeepGEMM's UE8M0 scales there depends on the deep_gemm its sgl-kernel ships, which membudget has not read", strings.Join(names, ", "), p.Describes)}
+	case jit == engine.Off:
+		return nil
+	}
+	return []string{fmt.Sprintf("not planned on %s: %s re-quantizes this block-fp8 checkpoint's scales for DeepGEMM there (UE8M0, some 32 times as large), which membudget does not size; --disable-jit-deepgemm plans them with %s=0 in the launch lines, which keeps the scales as loaded", strings.Join(names, ", "), p.Describes, JITDeepGEMMEnv)}
+}
+
 // deploy sizes one replica of layout l on c and keeps it when SGLang starts
 // it and it holds its share of the need.
-func deploy(m *hub.Loaded, c budget.Class, p Profile, need engine.Need, l engine.Layout, kv string, allow engine.Switch) (engine.Deployment, bool) {
+func deploy(m *hub.Loaded, c budget.Class, p Profile, need engine.Need, l engine.Layout, kv string, allow, jit engine.Switch) (engine.Deployment, bool) {
 	perReplica := (need.Concurrency + l.DP - 1) / l.DP
-	s := Serve{TPSize: l.TP, PPSize: l.PP, DPSize: 1, ContextLength: need.Length, KVCacheDtype: kv, AllowLongContext: allow}
+	s := Serve{TPSize: l.TP, PPSize: l.PP, DPSize: 1, ContextLength: need.Length, KVCacheDtype: kv, AllowLongContext: allow, JITDeepGEMM: jit}
 	sz, err := size(m, c, s, p)
 	if err != nil {
 		return engine.Deployment{}, false // a layout or dtype SGLang refuses for this model or device

@@ -49,7 +49,7 @@ const ue8m0Block = 128
 // whose linears SGLang re-quantizes to DeepGEMM's UE8M0 scales (see
 // above), unless JITDeepGEMM is [engine.Off].
 func (r *Resolved) checkUE8M0(a *model.Arch, c budget.Class) error {
-	if r.Quant.Method != "fp8" || r.Quant.BlockN == 0 || r.Quant.BlockK == 0 || !blackwellSupported(r.Profile, c.Device.Silicon) {
+	if !ue8m0Requant(r.Quant, r.Profile, c.Device.Silicon) {
 		return nil
 	}
 	if r.Profile.Name == profile049post2.Name {
@@ -63,6 +63,13 @@ func (r *Resolved) checkUE8M0(a *model.Arch, c budget.Class) error {
 		return settingErr("model", a.Source, "%s does not start a block-fp8 checkpoint of weight_block_size %s on %s with DeepGEMM on: requant_weight_ue8m0 asserts [128, 128] (layers/quantization/fp8_utils.py); %s=0 in the environment turns DeepGEMM off", r.Profile.Describes, block, c.Device.Name, JITDeepGEMMEnv)
 	}
 	return settingErr("model", a.Source, "%s re-quantizes this block-fp8 checkpoint's linears for DeepGEMM on %s (on by default: the deep_gemm package comes with sgl-kernel): each linear's float32 scales [ceil(N/128), ceil(K/128)] become packed UE8M0 int32 of align(N, 4) x align(ceil(K/128), 4) bytes, some 32 times as large (layers/quantization/fp8.py process_weights_after_loading, fp8_utils.py requant_weight_ue8m0, transform_scale_ue8m0), which membudget does not size; %s=0 in the environment turns DeepGEMM off and keeps the scales as loaded, which membudget sizes", r.Profile.Describes, c.Device.Name, JITDeepGEMMEnv)
+}
+
+// ue8m0Requant says profile p's SGLang with DeepGEMM on re-quantizes the
+// scales of block-fp8 weights q on silicon si (see above): a serve of them
+// is then refused unless DeepGEMM is off, and under v0.4.9.post2 always.
+func ue8m0Requant(q model.Quant, p Profile, si budget.Silicon) bool {
+	return q.Method == "fp8" && q.BlockN != 0 && q.BlockK != 0 && blackwellSupported(p, si)
 }
 
 // jitDeepGEMM reads SGLANG_ENABLE_JIT_DEEPGEMM as SGLang's EnvBool does

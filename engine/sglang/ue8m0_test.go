@@ -7,8 +7,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"membudget/budget"
 	"membudget/engine"
 	"membudget/model"
+	"membudget/model/hub"
 )
 
 // TestUE8M0Refused: a block-fp8 checkpoint ([128, 128]: Qwen3-30B-A3B-FP8,
@@ -149,5 +151,48 @@ func TestJITDeepGEMMEnv(t *testing.T) {
 	}
 	if c := Command("Qwen/Qwen3-30B-A3B-FP8", "", r); !strings.HasPrefix(c, "SGLANG_ENABLE_JIT_DEEPGEMM=0 python -m sglang.launch_server") {
 		t.Errorf("command %q, want it to start with SGLANG_ENABLE_JIT_DEEPGEMM=0", c)
+	}
+}
+
+// TestUE8M0DroppedNote: the plan names the classes on which every server
+// of a block-fp8 checkpoint was refused for DeepGEMM's UE8M0 scales, and
+// the flag that plans them (B200, SM100, from v0.5.6.post2; the RTX PRO
+// 6000, SM120, too); H100 (no UE8M0) and a checkpoint without block
+// scales get no note, nor do servers planned with DeepGEMM off; under
+// v0.4.9.post2 the note stays with DeepGEMM off, which that release does
+// not read.
+func TestUE8M0DroppedNote(t *testing.T) {
+	archs := shipped(t)
+	qwen, llama := archs["Qwen__Qwen3-30B-A3B-FP8"], archs["meta-llama__Llama-3.1-8B-Instruct"]
+	classes := []budget.Class{class(t, "h100-sxm-80g"), class(t, "b200"), class(t, "rtx-pro-6000")}
+	tests := []struct {
+		name, p string
+		a       *model.Arch
+		jit     engine.Switch
+		want    []string // what the one note holds; nil for none
+	}{
+		{"DeepGEMM on", "v0.5.7", qwen, engine.Default, []string{"not planned on b200, rtx-pro-6000:", "--disable-jit-deepgemm plans them with SGLANG_ENABLE_JIT_DEEPGEMM=0"}},
+		{"DeepGEMM off", "v0.5.7", qwen, engine.Off, nil},
+		{"no block scales", "v0.5.7", llama, engine.Default, nil},
+		{"v0.4.9.post2, off", "v0.4.9.post2", qwen, engine.Off, []string{"not planned on b200, rtx-pro-6000:", "has not read"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := ue8m0Dropped(&hub.Loaded{Arch: tt.a}, classes, mustProfile(tt.p), tt.jit)
+			if tt.want == nil {
+				if got != nil {
+					t.Errorf("got %q, want no note", got)
+				}
+				return
+			}
+			if len(got) != 1 {
+				t.Fatalf("got %q, want one note", got)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(got[0], w) {
+					t.Errorf("note %q lacks %q", got[0], w)
+				}
+			}
+		})
 	}
 }

@@ -441,7 +441,7 @@ func (r *Resolved) resolveMM(a *model.Arch) error {
 		e = EncoderProfile{Why: "--skip-mm-profiling: the profile run leaves the encoder and its cache out (the encoder's memory at serving time is not charged, as vLLM does not)"}
 	case r.onV2Runner(a) && p.Release.Less(mmV2Since):
 		e = EncoderProfile{Why: fmt.Sprintf("%s runs the model on its V2 runner, whose encoder profiling came with PR #47985 (2026-07-21): whether this release has it is not known, so its cache is not charged", p.Describes)}
-	case r.Runner == runnerPooling && !r.poolingChunks():
+	case r.Runner == runnerPooling && !r.poolingChunks(a):
 		e.Why = poolingEncoderWhy
 	case !known || tower.items == nil:
 		e.Why = cmp.Or(tower.why, "the "+kind+" tower's largest item is not sized")

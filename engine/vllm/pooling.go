@@ -48,6 +48,12 @@ func (r *Resolved) resolveRunner(a *model.Arch, def func(string, string)) error 
 		case poolingArch:
 			r.Runner = runnerPooling
 			def("runner", poolingArchWhy(a))
+		case a.SentenceTransformers != nil && (r.Convert == "" || r.Convert == "auto" || r.Convert == "none"):
+			// vllm/config/model.py:1115-1117 (_get_default_runner_type):
+			// "Some Sentence Transformers models use *ForCausalLM
+			// archs", asked before the registry.
+			r.Runner = runnerPooling
+			def("runner", "auto: "+a.SentenceTransformers.File+" lists a sentence-transformers Pooling module, so vLLM picks the pooling runner (vllm/config/model.py _get_default_runner_type)")
 		case embeddingBaseModel(a) && (r.Convert == "" || r.Convert == "auto" || r.Convert == "none"):
 			r.Runner = runnerPooling
 			def("runner", embeddingBaseWhy(a))
@@ -129,10 +135,11 @@ var (
 // adapters.py): its layers and KV cache as for generation, no LM head
 // (Sharding.NoHead), no sampler, PIECEWISE CUDA graphs only, async
 // scheduling off by default. Its pooling type decides whether vLLM runs
-// chunked prefill: the checkpoint's sentence-transformers config
-// (1_Pooling/config.json) gives it, which membudget does not read, so it
-// must come from --pooler-config, unless --max-num-batched-tokens holds a
-// whole sequence, under which the footprint is the same either way.
+// chunked prefill: --pooler-config gives it, else the checkpoint's
+// sentence-transformers config (1_Pooling/config.json, see
+// [model.SentenceTransformers]); without either it is refused unless
+// --max-num-batched-tokens holds a whole sequence, under which the
+// footprint is the same either way.
 func (r *Resolved) resolveConvertedDecoder(a *model.Arch, def func(string, string)) error {
 	if r.Convert == "" || r.Convert == "auto" {
 		r.Convert = "embed"
@@ -141,6 +148,10 @@ func (r *Resolved) resolveConvertedDecoder(a *model.Arch, def func(string, strin
 	pooling, err := poolingType(r.PoolerConfig)
 	if err != nil {
 		return settingErr("pooler-config", r.PoolerConfig, "%v", err)
+	}
+	if st, _ := stPooling(a); pooling == "" && st != "" {
+		pooling = st
+		def("pooler-config", "seq_pooling_type "+st+" from "+a.SentenceTransformers.PoolingConfig+" (vllm/config/model.py:718-725: the sentence-transformers config fills what --pooler-config leaves unset)")
 	}
 	_, batchDefaulted := r.Sources.Get("max-num-batched-tokens")
 	switch {
@@ -152,7 +163,7 @@ func (r *Resolved) resolveConvertedDecoder(a *model.Arch, def func(string, strin
 	case pooling == "" && !batchDefaulted && r.MaxNumBatchedTokens >= r.MaxModelLen:
 		// Chunked prefill or not, a batch of this size holds what it holds.
 	case pooling == "":
-		return settingErr("pooler-config", "", "the pooling type of a converted %s is its checkpoint's sentence-transformers config (modules.json, 1_Pooling/config.json), which membudget does not read; it decides whether vLLM runs chunked prefill, and with it the batch: give --pooler-config '{\"seq_pooling_type\": \"LAST\"}' (or MEAN, CLS) as the checkpoint has it, or --max-num-batched-tokens of at least max_model_len %d", configArch(a), r.MaxModelLen)
+		return settingErr("pooler-config", "", "the pooling type of a converted %s is its checkpoint's sentence-transformers config (modules.json, 1_Pooling/config.json), and %s; it decides whether vLLM runs chunked prefill, and with it the batch: give --pooler-config '{\"seq_pooling_type\": \"LAST\"}' (or MEAN, CLS) as the checkpoint has it, or --max-num-batched-tokens of at least max_model_len %d", configArch(a), stPoolingMissing(a), r.MaxModelLen)
 	default:
 		return settingErr("pooler-config", r.PoolerConfig, "seq_pooling_type %q is not one membudget sizes (want %v or %v)", pooling, chunkingPoolingTypes, wholePoolingTypes)
 	}
@@ -163,9 +174,43 @@ func (r *Resolved) resolveConvertedDecoder(a *model.Arch, def func(string, strin
 	return nil
 }
 
+// stPooling is the sequence and token pooling types a's
+// sentence-transformers config gives ("" for none), which vLLM sets where
+// --pooler-config leaves them unset (vllm/config/model.py:718-725).
+func stPooling(a *model.Arch) (seq, tok string) {
+	if st := a.SentenceTransformers; st != nil {
+		return st.SeqPoolingType, st.TokPoolingType
+	}
+	return "", ""
+}
+
+// stPoolingMissing says why a's sentence-transformers config gives no
+// sequence pooling type.
+func stPoolingMissing(a *model.Arch) string {
+	if st := a.SentenceTransformers; st != nil {
+		return st.PoolingConfig + " turns on none of CLS, LAST or MEAN"
+	}
+	return "membudget found none beside config.json (a shipped config.json has none)"
+}
+
 // poolingType reads the sequence pooling type of --pooler-config (its
 // seq_pooling_type, or pooling_type, which PoolerConfig.__post_init__
 // copies to it); "" when it gives none.
+//
+// It is not poolerTypes (pooling_reward.go), though both read the flag,
+// because the two answer differently and joining them would change what
+// a converted decoder is sized as: poolingType takes any pooling_type as
+// the sequence type, ALL included (chunkingPoolingTypes lists it), takes
+// pooling_type beside tok_pooling_type, and leaves an unknown type to
+// resolveConvertedDecoder's refusal; poolerTypes resolves pooling_type as
+// PoolerConfig.__post_init__ does (vllm/config/pooler.py:131-160 at
+// d18bb7b: ALL and STEP to tok_pooling_type, either beside pooling_type
+// refused, an unknown one refused). Under poolerTypes
+// '{"pooling_type": "ALL"}' would leave a converted decoder's sequence
+// type unset, and so refused unless the batch holds a whole sequence,
+// where it is sized with chunked prefill today: whether vLLM's default
+// sequence pooling for as_embedding_model keeps chunked prefill there was
+// not read, so the two stay apart until it is.
 func poolingType(config string) (string, error) {
 	if strings.TrimSpace(config) == "" {
 		return "", nil

@@ -18,7 +18,7 @@ func embeddingBaseModel(a *model.Arch) bool {
 // it generate, but a base-model export has no lm_head.weight for that
 // class to load (see embeddingBaseGenerateErr).
 func embeddingBaseWhy(a *model.Arch) string {
-	return "auto: " + configArch(a) + " is an embedding model of vLLM's registry exported without an LM head; vLLM picks the pooling runner from its sentence-transformers config (modules.json; vllm/config/model.py _get_default_runner_type), which membudget does not read: pass --runner generate for a checkpoint without one"
+	return "auto: " + configArch(a) + " is an embedding model of vLLM's registry exported without an LM head; vLLM picks the pooling runner from its sentence-transformers config (modules.json; vllm/config/model.py _get_default_runner_type), which membudget did not find beside config.json (a shipped config.json has none): pass --runner generate for a checkpoint without one"
 }
 
 // embeddingBaseGenerateErr refuses --runner generate for one whose LM

@@ -46,7 +46,8 @@ func (r *Resolved) resolvePoolingDecoder(a *model.Arch) error {
 	if err != nil {
 		return settingErr("pooler-config", r.PoolerConfig, "%v", err)
 	}
-	seq, tok = cmp.Or(seq, h.SeqPooling), cmp.Or(tok, h.TokPooling)
+	stSeq, stTok := stPooling(a)
+	seq, tok = cmp.Or(seq, stSeq, h.SeqPooling), cmp.Or(tok, stTok, h.TokPooling)
 	if slices.Contains(wholePoolingTypes, seq) || tok == "STEP" {
 		why := fmt.Sprintf("%s with %s/%s pooling", configArch(a), seq, tok)
 		if r.EnableChunkedPrefill {
@@ -66,7 +67,9 @@ func (r *Resolved) resolvePoolingDecoder(a *model.Arch) error {
 // poolerTypes reads --pooler-config's sequence and token pooling types as
 // PoolerConfig.__post_init__ resolves them (vllm/config/pooler.py:
 // 131-160): pooling_type fills whichever of the two its value is; "" for
-// one not given.
+// one not given. A converted decoder reads the flag by poolingType
+// instead, which differs on pooling_type ALL and STEP (see there why they
+// are not joined).
 func poolerTypes(config string) (seq, tok string, err error) {
 	if strings.TrimSpace(config) == "" {
 		return "", "", nil
@@ -112,15 +115,18 @@ func poolerTypes(config string) (seq, tok string, err error) {
 const poolingEncoderWhy = "not sized under the pooling runner without chunked prefill (MEAN or CLS pooling, or no --pooler-config to say which): vLLM's profile then caps the dummy items by max_num_batched_tokens / the tokens of an item (vllm/multimodal/encoder_budget.py:174-178), which membudget does not model"
 
 // poolingChunks says a converted model under the pooling runner keeps
-// chunked prefill: --pooler-config gives a sequence pooling type of LAST
+// chunked prefill: --pooler-config (or the checkpoint's
+// sentence-transformers config) gives a sequence pooling type of LAST
 // (or a token type of ALL) and neither MEAN, CLS nor STEP (config/
 // model.py is_chunked_prefill_supported). Its profile run is then the
 // generating runner's but for the sampler: the multimodal encoder and its
 // cache as for generation (gpu_model_runner.py profile_run runs them for
 // any model that takes multimodal inputs, :6543-6599), the pooler's dummy
 // run in place of the sampler's.
-func (r *Resolved) poolingChunks() bool {
+func (r *Resolved) poolingChunks(a *model.Arch) bool {
 	seq, tok, err := poolerTypes(r.PoolerConfig)
+	stSeq, stTok := stPooling(a)
+	seq, tok = cmp.Or(seq, stSeq), cmp.Or(tok, stTok)
 	if err != nil || tok == "STEP" || slices.Contains(wholePoolingTypes, seq) {
 		return false
 	}

@@ -570,6 +570,12 @@ func (r *Resolved) resolveDtypes(a *model.Arch, c budget.Class, def func(string,
 			r.Stages[i].MXFP4 = mxfp4Kernel(c.Device, r.Profile)
 		}
 	}
+	// nemotron_h's float32 router is held in the model dtype where vLLM
+	// has its router GEMMs (routergemm.go).
+	gemm := routerGEMM(c.Device, r.Profile)
+	for i := range r.Stages {
+		r.Stages[i].RouterGEMM = gemm
+	}
 	if (q.Method == "awq" || q.Method == "gptq") && q.GroupSize == 0 {
 		return settingErr("quantization", q.Method, "the checkpoint gives no group size")
 	}

@@ -360,7 +360,7 @@ func (s *snapshotLocation) file(ctx context.Context, name string, limit int64) (
 	}
 	// The cache keeps only what was checked: a file that would fail every
 	// later run is not written.
-	if err := checkJSONObject(a.body); err != nil {
+	if err := checkJSONFile(name, a.body); err != nil {
 		what := ""
 		if name == IndexFile {
 			what = " not a safetensors index:" // as parseIndex says

@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"membudget/model"
 )
 
 // Size caps per kind of file; a larger file is refused, not truncated.
@@ -142,6 +144,23 @@ func checkJSONText(data []byte) error {
 			return fmt.Errorf("not valid UTF-8 (byte %d is %#02x), which transformers refuses", i, data[i])
 		}
 		i += size
+	}
+	return nil
+}
+
+// checkJSONFile is what file name fetched from the Hub must be before it
+// is written into the cache: modules.json a JSON list (sentence-
+// transformers writes its modules as one), any other file a JSON object
+// (see checkJSONObject).
+func checkJSONFile(name string, data []byte) error {
+	if path.Base(name) != model.ModulesFile {
+		return checkJSONObject(data)
+	}
+	if err := checkJSONText(data); err != nil {
+		return err
+	}
+	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) == 0 || t[0] != '[' || !json.Valid(data) {
+		return errors.New("not a JSON list")
 	}
 	return nil
 }

@@ -91,6 +91,9 @@ func (r Resolver) Load(ctx context.Context, spec string) (*Loaded, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--model: %w", err)
 	}
+	if err := attachSentenceTransformers(ctx, m, a); err != nil {
+		return nil, fmt.Errorf("--model %q: %w", spec, err)
+	}
 	l := &Loaded{Name: m.RepoID, Model: m, Arch: a, Warnings: m.Warnings, QuantConfig: quantPath}
 	if l.Name == "" {
 		l.Name = spec
@@ -139,6 +142,9 @@ func (r Resolver) loadGeneric(ctx context.Context, spec string, m *Model, opts [
 	if err != nil {
 		return nil, refuse(err.Error())
 	}
+	if err := attachSentenceTransformers(ctx, m, a); err != nil {
+		return nil, fmt.Errorf("--model %q: %w", spec, err)
+	}
 	ck, err := m.Tensors(ctx)
 	switch {
 	case errors.Is(err, ErrNoCheckpoint):
@@ -186,6 +192,27 @@ func QuantOptions(ctx context.Context, m *Model) (opts []model.Option, path stri
 	}
 	m.Source.Description += "; quantization from " + QuantConfigFile
 	return []model.Option{model.WithHFQuantConfig(path, data)}, path, nil
+}
+
+// attachSentenceTransformers sets a's sentence-transformers pooling from
+// m's files (see [Model.SentenceTransformers]). Offline or with the Hub
+// unreachable, files not in the cache are read as none, as vLLM reads them
+// offline (file_or_path_exists finds no local file), and m's source says
+// so.
+func attachSentenceTransformers(ctx context.Context, m *Model, a *model.Arch) error {
+	st, err := m.SentenceTransformers(ctx)
+	switch {
+	case errors.Is(err, ErrUnreachable):
+		m.Source.Description += "; no " + model.ModulesFile + " in the cache (the Hub cannot be reached: read as none, as vLLM does offline)"
+		return nil
+	case errors.Is(err, ErrOffline):
+		m.Source.Description += "; no " + model.ModulesFile + " in the cache (offline: read as none, as vLLM does)"
+		return nil
+	case err != nil:
+		return fmt.Errorf("reading the sentence-transformers config: %w", err)
+	}
+	a.SentenceTransformers = st
+	return nil
 }
 
 // listSome joins up to n names and says how many more there are.

@@ -1,0 +1,86 @@
+package hub
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+
+	"membudget/model"
+)
+
+// SentenceTransformers returns the pooling m's sentence-transformers files
+// give, read as vLLM's get_pooling_config reads them
+// (vllm/transformers_utils/config.py:816-887 at d18bb7b): modules.json
+// beside config.json, and when it lists a Pooling module, that module's
+// config.json (a missing one read as {}, as vLLM's `or {}` does). nil when
+// there is no modules.json or it lists no Pooling module. The files are
+// looked for where [Model.HFQuantConfig] looks for hf_quant_config.json (a
+// shipped config.json has neither), each capped at MaxConfigBytes.
+// Offline, a file neither cached nor recorded missing is an error wrapping
+// ErrOffline, and one the Hub could not be asked for wraps ErrUnreachable.
+func (m *Model) SentenceTransformers(ctx context.Context) (*model.SentenceTransformers, error) {
+	if m.res == nil {
+		return nil, errors.New("hub: SentenceTransformers of a Model that Resolve did not make")
+	}
+	if m.Source.Kind == SourceShipped {
+		return nil, nil
+	}
+	data, p, found, err := m.besideFile(ctx, model.ModulesFile)
+	if err != nil || !found {
+		return nil, err
+	}
+	st, err := model.ParseModules(p, data)
+	if err != nil || st == nil {
+		return nil, err
+	}
+	data, _, found, err = m.besideFile(ctx, st.PoolingConfig)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		data = nil
+	}
+	if err := st.ReadPoolingConfig(data); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// besideFile reads the file name (a slash path relative to config.json's
+// directory) of a path, cache or Hub model: in the directory given for a
+// path (none for a config under another name), else in the snapshot,
+// fetched at its commit when it is neither there nor recorded missing. path
+// is what messages name it by.
+func (m *Model) besideFile(ctx context.Context, name string) (data []byte, path string, found bool, err error) {
+	r := m.res
+	switch m.Source.Kind {
+	case SourcePath:
+		if m.quantDir == "" {
+			return nil, "", false, nil
+		}
+		p := filepath.Join(m.quantDir, filepath.FromSlash(name))
+		data, found, err := readRegular(p, MaxConfigBytes)
+		return data, p, found, err
+	case SourceCache, SourceHub:
+		snap := &snapshotLocation{r: r, c: r.repoCache(m.RepoID), commit: m.Commit}
+		data, found, err := snap.file(ctx, name, MaxConfigBytes)
+		m.Warnings = append(m.Warnings, snap.warnings...)
+		var he *HubError
+		if errors.As(err, &he) && he.Status == http.StatusNotFound && he.Code == "" {
+			// A mirror's 404 without the Hub's X-Error-Code: none.
+			return nil, "", false, nil
+		}
+		if err != nil || !found {
+			return nil, "", false, err
+		}
+		p := filepath.Join(snap.c.snapshot(m.Commit), filepath.FromSlash(name))
+		if _, err := os.Lstat(p); err != nil {
+			p = r.fileURL(m.RepoID, m.Commit, name) // fetched, not saved
+		}
+		return data, p, true, nil
+	}
+	return nil, "", false, fmt.Errorf("hub: no file beside config.json for a %q model", m.Source.Kind)
+}
