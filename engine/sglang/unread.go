@@ -74,7 +74,7 @@ var unreadReleases = []struct {
 		"gets a padding row (#24243; mem_cache/memory_pool.py:150-152); EAGLE at topk 1 runs the overlap scheduler's spec v2 worker by default (#21062; " +
 		"environ.py:459), whose buffers are not read; AWQ's weights are rewritten into a package (#21126), not read; the pool is sized in " +
 		"model_executor/pool_configurator.py (#22384, #22389), to v0.5.10's token count without the sliding-window split; and the FlashInfer " +
-		"all-reduce fusion workspace (FlashInfer 0.6.8.post1) is made before graph capture behind a cuMemCreate probe that can turn the fusion off (#24172); " +
+		"all-reduce fusion workspace (FlashInfer 0.6.8.post1) is made before graph capture (#21249) behind a cuMemCreate probe that can turn the fusion off (#24172); " +
 		"what v0.5.10 changes carries into it"},
 	{12, "v0.5.12 (tag 127b9e3, 2026-05-16) and v0.5.12.post1 (tag 5a15cde, 2026-05-22: DeepSeek-V4 and sliding-window allocator fixes, #25396, #25889, " +
 		"#25805, none in a model membudget sizes) are read at their tags and not yet modelled: against v0.5.11, the JIT custom all-reduce v2 is the default " +
