@@ -89,7 +89,8 @@ var unreadReleases = []struct {
 		"CUDA graph tokens are capped by --context-length (#22516, for #21112; server_args.py:1579-1585), which moves the default --mem-fraction-static " +
 		"by 8 MiB per size dropped; speculative decoding's v1 workers are gone (#25464), leaving the v2 worker, not read, and its req_to_token rows " +
 		"widen for topk above 1 on pages above 1 (#27458; mem_cache/common.py:194-210); the all-reduce fusion turns on for the H20 too (#26470); " +
-		"GPTQ's weights are rewritten into a package (#26402) and GLM-4.7-Flash gets its own MLA model (#26088), neither read; " +
+		"GPTQ's weights are rewritten into a package (#26402), not read, and GLM-4.7-Flash's own MLA model keeps an fp32 copy of every router weight " +
+		"from the first forward (#26088; models/glm4_moe_lite.py:151-175); " +
 		"what v0.5.12 changes carries into it; the draft model's weights counted in --mem-fraction-static (#28855) reached main on 2026-06-22, after it"},
 	{14, "v0.5.14's tag is in no mirror found (charlesHsuGG/sglang has its branch release/v0.5.14, not its tag); that branch existed by 2026-06-25 (cherry-pick #29221), " +
 		"and whether it has the draft model's weights counted in --mem-fraction-static (#28855, main 2026-06-22) is not known; " +

@@ -48,7 +48,7 @@ func TestUnreadReleasesRefusedByName(t *testing.T) {
 		{"v0.5.11", "v0.5.11", []string{"612785f", "read at its tag and not yet modelled", "#22128", "#24243", "#21062", "memory_pool.py:150-152", "what v0.5.10 changes carries into it"}},
 		{"v0.5.12", "v0.5.12", []string{"127b9e3", "5a15cde", "#24363", "NVLink", "16 bytes", "#24663", "what v0.5.11 changes carries into it"}},
 		{"v0.5.12.post1", "v0.5.12.post1", []string{"127b9e3", "#25889"}},
-		{"v0.5.13", "v0.5.13", []string{"28b095c", "#22516", "#21112", "server_args.py:1579-1585", "#25464", "#27458", "#26470", "#26402", "what v0.5.12 changes carries into it"}},
+		{"v0.5.13", "v0.5.13", []string{"28b095c", "#22516", "#21112", "server_args.py:1579-1585", "#25464", "#27458", "#26470", "#26402", "glm4_moe_lite.py:151-175", "what v0.5.12 changes carries into it"}},
 		{"v0.5.13.post2", "v0.5.13.post2", []string{"28b095c", "403cc43", "fork branch", "#28855"}},
 		{"v0.5.14", "v0.5.14", []string{"no mirror", "release/v0.5.14", "2026-06-25", "#28855", "#29615", "2026-07-05"}},
 		{"v0.5.15rc0", "v0.5.15", []string{"#31083", "#29615", "001067f", "#30157", "SGLANG_ENABLE_POST_CAPTURE_KV_SIZING", "#31162"}},
