@@ -73,7 +73,7 @@ var unreadReleases = []struct {
 		"(#22128; server_args.py:1194-1262), so EAGLE's default --mem-fraction-static takes their reserve beside its 4 GiB; the req_to_token table " +
 		"gets a padding row (#24243; mem_cache/memory_pool.py:150-152); EAGLE at topk 1 runs the overlap scheduler's spec v2 worker by default (#21062; " +
 		"environ.py:459), whose future map keeps max_running_requests x (5 + context length / chunk) rows of the draft's hidden state " +
-		"from the first decode (managers/overlap_utils.py:45-119) and whose other buffers are not read; AWQ's weights are rewritten into a package (#21126), not read; the pool is sized in " +
+		"from the first decode (managers/overlap_utils.py:45-119) and whose other buffers are not read; AWQ moves into a package (#21126) with v0.5.10's weight shapes and Marlin repacking; the pool is sized in " +
 		"model_executor/pool_configurator.py (#22384, #22389), to v0.5.10's token count without the sliding-window split; and the FlashInfer " +
 		"all-reduce fusion workspace (FlashInfer 0.6.8.post1) is made before graph capture (#21249) behind a cuMemCreate probe that can turn the fusion off (#24172); " +
 		"what v0.5.10 changes carries into it"},
