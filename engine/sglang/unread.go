@@ -30,9 +30,14 @@ func unreadRelease(r release) string {
 //
 // v0.5.10 to v0.5.13.post2 are tags of the git mirror of sgl-project/sglang
 // at GitHub charlesHsuGG/sglang, which holds every tag from v0.5.6 on to
-// v0.5.13.post2 (2026-06-16): they can be read, and are not yet; what is
-// named for each is what `git log -S` finds of the memory changes between
-// v0.5.9 and its tag, so a release is never sized with v0.5.9's rules.
+// v0.5.13.post2 (2026-06-16): they can be read. v0.5.11 to v0.5.13.post2
+// are read, step by step against the release before (git diff of
+// server_args.py, model_executor/, mem_cache/, configs/model_config.py,
+// distributed/, speculative/, layers/, the sized families' models/ and
+// the FlashInfer pin), and not yet modelled: each names what moves memory
+// and what stays unread; v0.5.10's names what `git log -S` finds of the
+// memory changes between v0.5.9 and its tag, so a release is never sized
+// with v0.5.9's rules.
 // v0.5.14 to v0.5.23 are in no mirror found: charlesHsuGG/sglang has the
 // branch release/v0.5.14 but no later tag, and nokiaMS/sglang (main of
 // 2026-08-11) has no tag after v0.5.13.post2; the sgl-project/sglang files
@@ -64,12 +69,29 @@ var unreadReleases = []struct {
 		"(8 MiB per captured size, 1.5 GiB for MLA; server_args.py:1304-1311 at the tag) unless one of the 17 cases of _handle_piecewise_cuda_graph " +
 		"(:1078-1139) turns them off, and EAGLE's reserve is 4 GiB, not 2; what v0.5.9 refuses by name (its new native architectures, " +
 		"compressed-tensors and ModelOpt weights, MXFP4 weights off SM10x, fp8's ignore list kept with its model. prefix) carries into it"},
-	{11, "v0.5.11 (tag 612785f, 2026-05-05) is readable and not yet read; v0.5.10's unread changes carry into it"},
-	{12, "v0.5.12 (tag 127b9e3, 2026-05-16) is readable and not yet read, nor v0.5.12.post1 (DeepSeek-V4 and SWA pool fixes cherry-picked, #25889, #25396); " +
-		"v0.5.11's unread changes carry into it"},
-	{13, "v0.5.13 (tag 28b095c, 2026-06-10; v0.5.13.post1 and .post2 change no memory file) is readable and not yet read: " +
-		"its piecewise CUDA graph tokens are capped by --context-length and --max-total-tokens (#21112), and v0.5.12's unread changes carry into it; " +
-		"the draft model's weights counted in --mem-fraction-static (#28855) reached main on 2026-06-22, after it"},
+	{11, "v0.5.11 (tag 612785f, 2026-05-05) is read at its tag and not yet modelled: against v0.5.10, piecewise CUDA graphs stay on under speculative decoding " +
+		"(#22128; server_args.py:1194-1262), so EAGLE's default --mem-fraction-static takes their reserve beside its 4 GiB; the req_to_token table " +
+		"gets a padding row (#24243; mem_cache/memory_pool.py:150-152); EAGLE at topk 1 runs the overlap scheduler's spec v2 worker by default (#21062; " +
+		"environ.py:459), whose future map keeps max_running_requests x (5 + context length / chunk) rows of the draft's hidden state " +
+		"from the first decode (managers/overlap_utils.py:45-119) and whose other buffers are not read; AWQ moves into a package (#21126) with v0.5.10's weight shapes and Marlin repacking; the pool is sized in " +
+		"model_executor/pool_configurator.py (#22384, #22389), to v0.5.10's token count without the sliding-window split; and the FlashInfer " +
+		"all-reduce fusion workspace (FlashInfer 0.6.8.post1) is made before graph capture (#21249) behind a cuMemCreate probe that can turn the fusion off (#24172); " +
+		"what v0.5.10 changes carries into it"},
+	{12, "v0.5.12 (tag 127b9e3, 2026-05-16) and v0.5.12.post1 (tag 5a15cde, 2026-05-22: DeepSeek-V4 and sliding-window allocator fixes, #25396, #25889, " +
+		"#25805, none in a model membudget sizes) are read at their tags and not yet modelled: against v0.5.11, the JIT custom all-reduce v2 is the default " +
+		"(#24363; distributed/device_communicators/custom_all_reduce.py:341-356) and builds no buffer unless NVLink joins every GPU pair " +
+		"(custom_all_reduce_v2.py:31-75), so tensor parallelism over PCIe holds none; FlashInfer 0.6.11.post1 allocates the all-reduce fusion workspace " +
+		"in torch symmetric memory rounded to 16 bytes, not 2 MiB (flashinfer/comm/trtllm_ar.py), an allocator not read; EAGLE-3 drafts may have more " +
+		"layers, auxiliary inputs and norms (#24663, #24664; models/llama_eagle3.py); DeepSeek-V4's pools are new (#23882); " +
+		"what v0.5.11 changes carries into it"},
+	{13, "v0.5.13 (tag 28b095c, 2026-06-10; v0.5.13.post1, tag 85fd900, changes no memory file, and the mirror's v0.5.13.post2, tag 403cc43, is its " +
+		"owner's commit on a fork branch with v0.5.13's add_cli_args) is read at its tag and not yet modelled: against v0.5.12.post1, the piecewise " +
+		"CUDA graph tokens are capped by --context-length (#22516, for #21112; server_args.py:1579-1585), which moves the default --mem-fraction-static " +
+		"by 8 MiB per size dropped; speculative decoding's v1 workers are gone (#25464), leaving the v2 worker, not read, and its req_to_token rows " +
+		"widen for topk above 1 on pages above 1 (#27458; mem_cache/common.py:194-210); the all-reduce fusion turns on for the H20 too (#26470); " +
+		"GPTQ's weights are rewritten into a package (#26402), not read, and GLM-4.7-Flash's own MLA model keeps an fp32 copy of every router weight " +
+		"from the first forward (#26088; models/glm4_moe_lite.py:151-175); " +
+		"what v0.5.12 changes carries into it; the draft model's weights counted in --mem-fraction-static (#28855) reached main on 2026-06-22, after it"},
 	{14, "v0.5.14's tag is in no mirror found (charlesHsuGG/sglang has its branch release/v0.5.14, not its tag); that branch existed by 2026-06-25 (cherry-pick #29221), " +
 		"and whether it has the draft model's weights counted in --mem-fraction-static (#28855, main 2026-06-22) is not known; " +
 		"the disaggregation-aware reserve of --mem-fraction-static's default (#29615) reached main on 2026-07-05, after that branch existed"},

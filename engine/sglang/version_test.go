@@ -42,9 +42,14 @@ func TestUnreadReleasesRefusedByName(t *testing.T) {
 	}{
 		{"0.5.9.post2", "v0.5.9.post2", []string{"no such post release", "v0.5.9.post1, then v0.5.10rc0"}},
 		{"v0.5.10.post1", "v0.5.10.post1", []string{"1519acf", "#16331", "1.5 GiB for MLA", "4 GiB"}},
-		{"v0.5.11", "v0.5.11", []string{"612785f", "v0.5.10's unread changes"}},
+		// v0.5.11 to v0.5.13.post2 are read and not modelled: each names
+		// its tag and the changes that move memory against the release
+		// before, with their pull requests.
+		{"v0.5.11", "v0.5.11", []string{"612785f", "read at its tag and not yet modelled", "#22128", "#24243", "#21062", "memory_pool.py:150-152", "what v0.5.10 changes carries into it"}},
+		{"v0.5.12", "v0.5.12", []string{"127b9e3", "5a15cde", "#24363", "NVLink", "16 bytes", "#24663", "what v0.5.11 changes carries into it"}},
 		{"v0.5.12.post1", "v0.5.12.post1", []string{"127b9e3", "#25889"}},
-		{"v0.5.13.post2", "v0.5.13.post2", []string{"28b095c", "#21112", "#28855"}},
+		{"v0.5.13", "v0.5.13", []string{"28b095c", "#22516", "#21112", "server_args.py:1579-1585", "#25464", "#27458", "#26470", "#26402", "glm4_moe_lite.py:151-175", "what v0.5.12 changes carries into it"}},
+		{"v0.5.13.post2", "v0.5.13.post2", []string{"28b095c", "403cc43", "fork branch", "#28855"}},
 		{"v0.5.14", "v0.5.14", []string{"no mirror", "release/v0.5.14", "2026-06-25", "#28855", "#29615", "2026-07-05"}},
 		{"v0.5.15rc0", "v0.5.15", []string{"#31083", "#29615", "001067f", "#30157", "SGLANG_ENABLE_POST_CAPTURE_KV_SIZING", "#31162"}},
 		{"v0.5.16", "v0.5.16", []string{"2026-08-20", "#33666", "2026-08-06"}},
