@@ -177,8 +177,8 @@ func TestMTPCompilerEqualsReference(t *testing.T) {
 //   - the draft's weights: model.QwenMTPWeights' 1,689,281,536 B
 //     (model/mtp_qwen_test.go).
 //
-// Rows 201, 208 and 209 log the token counts these give exactly
-// (observed_test.go unmetGates, 0.20.2 and 0.22.1).
+// Rows 201, 208 and 209 of corpus/observed/vllm.csv log the token counts
+// these give exactly (TestObserved checks their blocks).
 func TestQwenMTPOnHybrid(t *testing.T) {
 	a := shipped(t)["Qwen__Qwen3.6-35B-A3B"]
 	type shape struct {
