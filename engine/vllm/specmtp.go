@@ -25,6 +25,13 @@ import (
 // beside Qwen3.5's (model.QwenMTP).
 var mtpTargets = []string{"DeepseekV3ForCausalLM"}
 
+// qwenMTPSince is the first release whose Qwen3.5 MTP layout membudget
+// sizes: the layout is read at main d18bb7b, and the observed rows show it
+// from 0.20.1 (corpus/observed/vllm.csv row 201, 0.20.1rc1.dev23: its
+// blocks exactly; rows 193, 208-211 to 0.24.0); earlier releases are not
+// read, and refused.
+var qwenMTPSince = Version{0, 20, 1}
+
 // resolveMTP checks an mtp --speculative-config against the model and
 // the serve, refusing by name what vLLM refuses and what membudget does
 // not size, and returns the MTP layers loaded.
@@ -36,6 +43,8 @@ func (r *Resolved) resolveMTP(sc specConfig, a *model.Arch) (uint64, error) {
 	switch {
 	case (firstArch(a) != mtpTargets[0] || a.Indexer != nil) && !model.QwenMTP(a) || a.MTPLayers == 0:
 		return 0, refuse(fmt.Sprintf("the MTP layers of %s (%s, num_nextn_predict_layers %d) as the draft (membudget sizes DeepSeek-V3's and Qwen3.5's)", a.Source, firstArch(a), a.MTPLayers))
+	case model.QwenMTP(a) && p.Release.Less(qwenMTPSince):
+		return 0, refuse(fmt.Sprintf("Qwen3.5's MTP layers as the draft (membudget sizes them from vLLM %s, the first release whose layout it has checked)", qwenMTPSince))
 	case model.QwenMTP(a) && !qwenMTPShaped(a):
 		return 0, refuse(fmt.Sprintf("the MTP layers of %s without a full-attention layer of the target to take their shape from", a.Source))
 	case sc.model != "":

@@ -93,10 +93,15 @@ func TestMTPRefusals(t *testing.T) {
 		{"no tokens", "deepseek-ai__DeepSeek-V3", Serve{TensorParallelSize: 8, EnforceEager: true, SpeculativeConfig: `{"method": "mtp"}`}, "n_predict"},
 		{"pipeline parallel", "deepseek-ai__DeepSeek-V3", Serve{TensorParallelSize: 8, PipelineParallelSize: 2, EnforceEager: true, SpeculativeConfig: mtp1}, "pipeline parallelism"},
 		{"another checkpoint", "deepseek-ai__DeepSeek-V3", Serve{TensorParallelSize: 8, EnforceEager: true, SpeculativeConfig: `{"method": "mtp", "model": "x/y", "num_speculative_tokens": 1}`}, "another checkpoint"},
+		{"Qwen3.5 before 0.20.1", "Qwen__Qwen3.6-35B-A3B", Serve{EnforceEager: true, SpeculativeConfig: `{"method": "mtp", "num_speculative_tokens": 2}`}, "from vLLM 0.20.1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.s.MaxModelLen = 8192
-			_, err := Resolve(tc.s, models[tc.model], bigClass, current)
+			prof := current
+			if strings.HasPrefix(tc.model, "Qwen__") {
+				prof = mustProfile("0.20.0") // qwenMTPSince is 0.20.1
+			}
+			_, err := Resolve(tc.s, models[tc.model], bigClass, prof)
 			se, ok := err.(*engine.SettingError)
 			if !ok || se.Flag != "speculative-config" || !strings.Contains(err.Error(), tc.says) || !strings.Contains(err.Error(), "not modelled for") {
 				t.Errorf("got %v; want --speculative-config saying %q, not modelled", err, tc.says)
