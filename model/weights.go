@@ -259,10 +259,13 @@ func (w *weights) elem(dtype string) uint64 {
 }
 
 // layer adds decoder layer i.
-func (w *weights) layer(i int) {
+func (w *weights) layer(i int) { w.layerAs(i, fmt.Sprintf("model.layers.%d.", i)) }
+
+// layerAs adds a decoder layer of layer i's shape whose modules are named
+// under prefix p, quantized as the checkpoint quantizes those names.
+func (w *weights) layerAs(i int, p string) {
 	a, t := w.a, w.t
 	l := a.Layers[i]
-	p := fmt.Sprintf("model.layers.%d.", i)
 	inter := a.Intermediate
 	if l.Intermediate > 0 {
 		inter = l.Intermediate

@@ -284,8 +284,11 @@ func (r *Resolved) resolveSpec(a *model.Arch, c budget.Class, def func(string, s
 		// speculative decoding" where V2 is forced).
 		return settingErr("speculative-config", method, "speculative decoding on the V1 model runner: not modelled for %s, which runs every model on the V2 runner (PR #53183) and whose source membudget has not read; membudget refuses it rather than size a serve vLLM would contradict", p.Describes)
 	}
-	if state, _ := r.layerCounts(a); state > 0 {
-		return settingErr("speculative-config", method, "speculative decoding on %s, a model with state layers: vLLM keeps num_speculative_tokens more state blocks a sequence (MambaSpec.num_speculative_blocks, vllm/v1/kv_cache_interface.py:755-777): not modelled; membudget refuses it rather than size a serve vLLM would contradict", a.Source)
+	if state, _ := r.layerCounts(a); state > 0 && (method != "mtp" || !model.QwenMTP(a)) {
+		// resolveState charges the state blocks a sequence keeps for any
+		// method; the drafters beside them on a hybrid are sized for
+		// Qwen3.5's own MTP layers alone.
+		return settingErr("speculative-config", method, "speculative decoding with %s on %s, a model with state layers: not modelled (membudget sizes speculative decoding on a model with state layers for Qwen3.5's own MTP layers, --speculative-config '{\"method\": \"mtp\", ...}', alone); membudget refuses it rather than size a serve vLLM would contradict", method, a.Source)
 	}
 	if si := c.Device.Silicon; !r.EnforceEager && si.Vendor == budget.NVIDIA && (si.Major == 10 && !a.MLA || si.Major == 12 && a.MLA) {
 		// vLLM captures FULL decode graphs at multiples of k+1 only where

@@ -91,7 +91,7 @@ func TestResolveSpec(t *testing.T) {
 		{"k above every graph size", "meta-llama__Llama-3.1-8B-Instruct", "main", Serve{SpeculativeConfig: `{"method": "ngram", "num_speculative_tokens": 600}`}, false,
 			"speculative-config", "No valid cudagraph sizes"},
 		{"a hybrid model", "Qwen__Qwen3-Next-80B-A3B-Thinking", "main", Serve{SpeculativeConfig: ngram3}, false,
-			"speculative-config", "num_speculative_blocks"},
+			"speculative-config", "Qwen3.5's own MTP layers"},
 		{"a dense model on Blackwell", "meta-llama__Llama-3.1-8B-Instruct", "main", Serve{SpeculativeConfig: ngram3}, false,
 			"speculative-config", "compute capability 10.0"},
 		{"a pooling runner", "meta-llama__Llama-3.1-8B-Instruct", "main", Serve{SpeculativeConfig: ngram3, Runner: "pooling", PoolerConfig: `{"seq_pooling_type": "LAST"}`}, false,

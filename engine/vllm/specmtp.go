@@ -21,8 +21,16 @@ import (
 // draft's embedding and every shared_head.head with the target's
 // (llm_base_proposer.py:1480-1490, 1561-1590, "Detected MTP model").
 
-// mtpTargets are the architectures whose MTP layers membudget sizes.
+// mtpTargets are the architectures whose MTP layers membudget sizes
+// beside Qwen3.5's (model.QwenMTP).
 var mtpTargets = []string{"DeepseekV3ForCausalLM"}
+
+// qwenMTPSince is the first release whose Qwen3.5 MTP layout membudget
+// sizes: the layout is read at main d18bb7b, and the observed rows show it
+// from 0.20.1 (corpus/observed/vllm.csv row 201, 0.20.1rc1.dev23: its
+// blocks exactly; rows 193, 208-211 to 0.24.0); earlier releases are not
+// read, and refused.
+var qwenMTPSince = Version{0, 20, 1}
 
 // resolveMTP checks an mtp --speculative-config against the model and
 // the serve, refusing by name what vLLM refuses and what membudget does
@@ -33,8 +41,12 @@ func (r *Resolved) resolveMTP(sc specConfig, a *model.Arch) (uint64, error) {
 		return settingErr("speculative-config", "", "%s: not modelled for %s; membudget refuses it rather than size a serve vLLM would contradict", what, p.Describes)
 	}
 	switch {
-	case firstArch(a) != mtpTargets[0] || a.MTPLayers == 0 || a.Indexer != nil:
-		return 0, refuse(fmt.Sprintf("the MTP layers of %s (%s, num_nextn_predict_layers %d) as the draft (membudget sizes DeepSeek-V3's)", a.Source, firstArch(a), a.MTPLayers))
+	case (firstArch(a) != mtpTargets[0] || a.Indexer != nil) && !model.QwenMTP(a) || a.MTPLayers == 0:
+		return 0, refuse(fmt.Sprintf("the MTP layers of %s (%s, num_nextn_predict_layers %d) as the draft (membudget sizes DeepSeek-V3's and Qwen3.5's)", a.Source, firstArch(a), a.MTPLayers))
+	case model.QwenMTP(a) && p.Release.Less(qwenMTPSince):
+		return 0, refuse(fmt.Sprintf("Qwen3.5's MTP layers as the draft (membudget sizes them from vLLM %s, the first release whose layout it has checked)", qwenMTPSince))
+	case model.QwenMTP(a) && !qwenMTPShaped(a):
+		return 0, refuse(fmt.Sprintf("the MTP layers of %s without a full-attention layer of the target to take their shape from", a.Source))
 	case sc.model != "":
 		return 0, refuse("an MTP draft from another checkpoint (\"model\")")
 	case sc.tokens == 0:
@@ -58,6 +70,13 @@ func (r *Resolved) resolveMTP(sc specConfig, a *model.Arch) (uint64, error) {
 // and unquantized (deepseek_mtp.py:74-76). The rotary table is the
 // target's (get_rope caches it), and the embedding and heads are shared.
 func mtpTensors(a *model.Arch, r *Resolved, st model.Sharding, yield func(uint64)) {
+	if model.QwenMTP(a) {
+		items, _ := model.QwenMTPWeights(a, st)
+		for _, it := range items {
+			yield(it.Bytes)
+		}
+		return
+	}
 	last := len(a.Layers) - 1
 	one := st
 	one.FirstLayer, one.EndLayer, one.First, one.Last = last, last+1, false, false
@@ -85,9 +104,12 @@ func mtpTensors(a *model.Arch, r *Resolved, st model.Sharding, yield func(uint64
 // layers from num_hidden_layers; get_kv_cache_spec walks them with the
 // target's, gpu_model_runner.py:7883-7920).
 func mtpSpecs(r *Resolved, specs []layerSpec, first int) []layerSpec {
+	// The last attention layer's spec: DeepSeek-V3's last layer, or on
+	// Qwen3.5 the last full-attention layer, whose shape the MTP layer
+	// takes (model.QwenMTPWeights); never a state layer's.
 	var last *layerSpec
 	for i := range specs {
-		if specs[i].layer == first-1 && specs[i].kind != indexerSpec {
+		if specs[i].kind != indexerSpec && specs[i].kind != mambaSpec && !specs[i].draft && specs[i].layer < first && (last == nil || specs[i].layer >= last.layer) {
 			last = &specs[i]
 		}
 	}
@@ -101,4 +123,11 @@ func mtpSpecs(r *Resolved, specs []layerSpec, first int) []layerSpec {
 		out = append(out, s)
 	}
 	return out
+}
+
+// qwenMTPShaped says a Qwen3.5 model has a full-attention layer, whose
+// shape its MTP layers take (model.QwenMTPWeights).
+func qwenMTPShaped(a *model.Arch) bool {
+	_, ok := model.QwenMTPWeights(a, model.Whole(a, 1, 2, model.Quant{}))
+	return ok
 }

@@ -93,10 +93,15 @@ func TestMTPRefusals(t *testing.T) {
 		{"no tokens", "deepseek-ai__DeepSeek-V3", Serve{TensorParallelSize: 8, EnforceEager: true, SpeculativeConfig: `{"method": "mtp"}`}, "n_predict"},
 		{"pipeline parallel", "deepseek-ai__DeepSeek-V3", Serve{TensorParallelSize: 8, PipelineParallelSize: 2, EnforceEager: true, SpeculativeConfig: mtp1}, "pipeline parallelism"},
 		{"another checkpoint", "deepseek-ai__DeepSeek-V3", Serve{TensorParallelSize: 8, EnforceEager: true, SpeculativeConfig: `{"method": "mtp", "model": "x/y", "num_speculative_tokens": 1}`}, "another checkpoint"},
+		{"Qwen3.5 before 0.20.1", "Qwen__Qwen3.6-35B-A3B", Serve{EnforceEager: true, SpeculativeConfig: `{"method": "mtp", "num_speculative_tokens": 2}`}, "from vLLM 0.20.1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.s.MaxModelLen = 8192
-			_, err := Resolve(tc.s, models[tc.model], bigClass, current)
+			prof := current
+			if strings.HasPrefix(tc.model, "Qwen__") {
+				prof = mustProfile("0.20.0") // qwenMTPSince is 0.20.1
+			}
+			_, err := Resolve(tc.s, models[tc.model], bigClass, prof)
 			se, ok := err.(*engine.SettingError)
 			if !ok || se.Flag != "speculative-config" || !strings.Contains(err.Error(), tc.says) || !strings.Contains(err.Error(), "not modelled for") {
 				t.Errorf("got %v; want --speculative-config saying %q, not modelled", err, tc.says)
@@ -155,4 +160,60 @@ func TestMTPCompilerEqualsReference(t *testing.T) {
 		}
 		compilerIsReference(t, a, s, c, current)
 	})
+}
+
+// TestQwenMTPOnHybrid: Qwen3.6-35B-A3B (40 layers: 10 full attention, 30
+// gated delta nets of 16 key and 32 value heads of 128, conv kernel 4,
+// float32 SSM state) with its MTP layer as the draft, k = 2, TP 1, an fp8
+// KV cache and prefix caching (align mode), on 0.22.1, against the same
+// serve without the draft. By hand, as vLLM lays it out:
+//   - the state page: conv (2 x 16 x 128 + 32 x 128 = 8192 channels) x
+//     (4 - 1 + k) columns x 2 B + SSM 32 x 128 x 128 x 4 B = 81,920 +
+//     2,097,152 = 2,179,072 B; without the draft 3 columns: 2,146,304 B;
+//   - the attention block holding it at 2 KV heads x 256 x 2 x 1 B = 1024
+//     B a token: 2128 tokens (2096 without);
+//   - the state pages a sequence keeps: 2 in align mode + k = 4 (2);
+//   - the MTP layer's attention joins the target's 10: 11 tensors, each a
+//     page of every group (the 30 state layers in 3 groups of 11, 3 of
+//     them padding; "Add 3 padding layers" in rows 201, 208, 209 of
+//     corpus/observed/vllm.csv), none without the draft (10 tensors);
+//   - a request of 262,144 tokens takes cdiv(262144, 2128) = 124
+//     attention blocks and 3 x 4 state blocks: 136 (126 + 6 = 132);
+//   - the draft's weights: model.QwenMTPWeights' 1,689,281,536 B
+//     (model/mtp_qwen_test.go).
+//
+// Rows 201, 208 and 209 of corpus/observed/vllm.csv log the token counts
+// these give exactly (TestObserved checks their blocks).
+func TestQwenMTPOnHybrid(t *testing.T) {
+	a := shipped(t)["Qwen__Qwen3.6-35B-A3B"]
+	type shape struct {
+		StatePage, Block, StatePages, Tensors, PagesPerSeq, DraftWeights uint64
+	}
+	for _, tc := range []struct {
+		name string
+		spec string
+		want shape
+	}{
+		{"MTP, k = 2", `{"method": "mtp", "num_speculative_tokens": 2}`, shape{2_179_072, 2128, 4, 11, 136, 1_689_281_536}},
+		{"no draft", "", shape{2_146_304, 2096, 2, 10, 132, 0}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := Serve{MaxModelLen: 262144, MaxNumSeqs: 4, MaxNumBatchedTokens: 8192, KVCacheDtype: "fp8",
+				EnablePrefixCaching: engine.On, EnforceEager: true, SpeculativeConfig: tc.spec}
+			r, err := Resolve(s, a, bigClass, mustProfile("0.22.1"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			layout, err := kvLayoutOf(layerSpecs(a, &r))
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := stageOf(&r, 0)
+			pool := layout.pool(&r, st)
+			got := shape{r.StatePageBytes, r.BlockSize, r.StatePages, pool.Tensors, pool.PagesPerSeq(262144), draftWeightBytes(a, &r, st)}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
 }

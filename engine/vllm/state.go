@@ -145,6 +145,13 @@ func (r *Resolved) resolveState(a *model.Arch, def func(string, string)) error {
 	if r.PrefixCaching {
 		r.MambaCacheMode, r.StatePages = "align", 2
 	}
+	// Under speculative decoding every state layer's spec keeps
+	// num_speculative_tokens blocks more a sequence in either mode
+	// (MambaBase.get_kv_cache_spec sets num_speculative_blocks,
+	// vllm/model_executor/layers/mamba/abstract.py:63-80;
+	// MambaSpec.max_memory_usage_bytes, vllm/v1/kv_cache_interface.py:
+	// 768-777, main d18bb7b).
+	r.StatePages = budget.SatAdd(r.StatePages, r.Spec.Tokens)
 
 	if err := r.resolveStateDtypes(a, def); err != nil {
 		return err
@@ -268,7 +275,13 @@ func statePageBytes(a *model.Arch, r *Resolved) (uint64, error) {
 		if err != nil {
 			return 0, err
 		}
-		conv = budget.SatMul(d.ConvKernel-1, dim)
+		// Under speculative decoding the conv state keeps
+		// num_speculative_tokens columns more (gated_delta_net_state_shape:
+		// conv_kernel_size - 1 + num_spec, vllm/model_executor/layers/
+		// mamba/mamba_utils.py:247-268; Qwen3.5 passes the draft's k,
+		// qwen3_5.py:390-405 and gdn/qwen_gdn_linear_attn.py:343-357, main
+		// d18bb7b).
+		conv = budget.SatMul(budget.SatAdd(d.ConvKernel-1, r.Spec.Tokens), dim)
 		ssm = budget.SatMul(budget.SatMul(heads, d.ValueHeadDim), d.KeyHeadDim)
 	}
 	return budget.SatAdd(budget.SatMul(conv, r.StateConvBytes), budget.SatMul(ssm, r.StateSSMBytes)), nil

@@ -9,7 +9,7 @@ import (
 // tokensLine is the report's line of the KV cache: its memory and blocks,
 // and "GPU KV cache size" as the serve's release computes it, with the
 // formula that release applies (vllm/v1/core/kv_cache_utils.py):
-//   - V1 from 0.21.0 (PR #41069, get_kv_cache_capacity): int(max_concurrency
+//   - V1 from 0.20.2 (PR #41069, get_kv_cache_capacity): int(max_concurrency
 //     x max_model_len), max_concurrency the blocks over the blocks one
 //     request of max_model_len takes in every group together
 //     (get_max_concurrency_for_kv_cache_config): true of any layout,
@@ -29,8 +29,8 @@ func (sz *Sizing) tokensLine() string {
 	case r.Profile.Era == V0:
 		return head + fmt.Sprintf("%d tokens (blocks x block size: %d x %d, as vLLM's V0 engine logs them)", c.Tokens, c.Blocks, block)
 	case r.Profile.LoggedTokensFromConcurrency:
-		return head + fmt.Sprintf("%d tokens (max concurrency x max_model_len: %d blocks / the %d a request of %d tokens takes across the groups x %d, as vLLM logs them from 0.21.0)",
+		return head + fmt.Sprintf("%d tokens (max concurrency x max_model_len: %d blocks / the %d a request of %d tokens takes across the groups x %d, as vLLM logs them from 0.20.2)",
 			c.LoggedTokens, c.Blocks, c.PagesPerSeq, r.MaxModelLen, r.MaxModelLen)
 	}
-	return head + fmt.Sprintf("%d tokens (blocks / groups x block size: %d / %d x %d, as vLLM before 0.21.0 logs them)", c.Tokens, c.Blocks, groups, block)
+	return head + fmt.Sprintf("%d tokens (blocks / groups x block size: %d / %d x %d, as vLLM before 0.20.2 logs them)", c.Tokens, c.Blocks, groups, block)
 }

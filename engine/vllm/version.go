@@ -133,7 +133,7 @@ type Profile struct {
 	InFlightWindow bool
 	// LoggedTokensFromConcurrency says "GPU KV cache size" is logged as
 	// int(max_concurrency x max_model_len) rather than blocks // groups x
-	// block size (0.21.0 and later, PR #41069;
+	// block size (0.20.2 and later, PR #41069: see v0_20_2;
 	// vllm/v1/core/kv_cache_utils.py:1848-1875).
 	LoggedTokensFromConcurrency bool
 	// TowersSkipped says every multimodal model leaves out a tower whose
@@ -235,7 +235,16 @@ var (
 	v0_18_0 = Version{0, 18, 0} // CUDA-graph estimate printed (#30515); --swap-space removed (#36216); MLA block by backend (#35122)
 	v0_19_0 = Version{0, 19, 0} // the startup check sums every group (#36030)
 	v0_20_0 = Version{0, 20, 0} // graph estimate charged, util default 0.92 (#38284)
-	v0_21_0 = Version{0, 21, 0} // GPU KV cache size = concurrency x max_model_len (#41069)
+	// GPU KV cache size = concurrency x max_model_len (#41069, merged to
+	// main as e68fa1b90 on 2026-04-28). vLLM tags its release candidates
+	// on main: a build of main's 01d4d1ad3 reports 0.20.2rc1.dev9, so
+	// v0.20.2rc1 is e6ff3e9c8 of 2026-05-02, which holds #41069, where
+	// 0.20.1rc1.dev23 (de3da0b97, 2026-04-28) does not; corpus/observed/
+	// vllm.csv row 209 (0.20.2) logs the concurrency form exactly, row 201
+	// (0.20.1rc1.dev23) the earlier one. Whether the 0.20.1 release holds
+	// it is not read: it keeps the earlier form.
+	v0_20_2 = Version{0, 20, 2}
+	v0_21_0 = Version{0, 21, 0} // the first release after 0.20.2
 	v0_22_0 = Version{0, 22, 0} // V2 model runner default for dense Qwen3 (#39337)
 	v0_23_0 = Version{0, 23, 0} // V2 runner default for dense Llama and Mistral (#43458)
 	v0_25_0 = Version{0, 25, 0} // V2 runner default for every dense model (#44443); in-flight sliding window (#47728)
@@ -402,7 +411,7 @@ func profileAt(v Version, era Era) Profile {
 		AsyncByDefault:              era == V1 && v.AtLeast(v0_14_0),
 		AsyncWithPP:                 era == V1 && v.AtLeast(v0_15_0),
 		InFlightWindow:              era == V1 && v.AtLeast(v0_25_0),
-		LoggedTokensFromConcurrency: era == V1 && v.AtLeast(v0_21_0),
+		LoggedTokensFromConcurrency: era == V1 && v.AtLeast(v0_20_2),
 		TowersSkipped:               v.AtLeast(towersSkippedSince),
 		Check:                       CheckLayers,
 		LargeBatchTier:              v.AtLeast(v0_28_0),

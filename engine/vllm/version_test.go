@@ -83,7 +83,10 @@ func TestProfileRulesByVersion(t *testing.T) {
 		{"0.19.0", rules{Era: V1, Util: 0.9, Rounding: budget.Ceil, Graphs: GraphsBeside, Async: true, AsyncPP: true, Check: CheckGroups, MLAByBackend: true, BF16: true, KVBytes: true, AutoLen: true}},
 		// 0.20.0: graphs charged and util 0.92 (#38284).
 		{"0.20.0", rules{Era: V1, Util: 0.92, Rounding: budget.Ceil, Graphs: GraphsCharged, Async: true, AsyncPP: true, Check: CheckGroups, MLAByBackend: true, BF16: true, KVBytes: true, AutoLen: true}},
-		// 0.21.0: GPU KV cache size from concurrency (#41069).
+		// 0.20.1: the physical form still; 0.20.2: GPU KV cache size from
+		// concurrency (#41069, in v0.20.2rc1 on main), as 0.21.0.
+		{"0.20.1", rules{Era: V1, Util: 0.92, Rounding: budget.Ceil, Graphs: GraphsCharged, Async: true, AsyncPP: true, Check: CheckGroups, MLAByBackend: true, BF16: true, KVBytes: true, AutoLen: true}},
+		{"0.20.2", rules{Era: V1, Util: 0.92, Rounding: budget.Ceil, Graphs: GraphsCharged, Async: true, AsyncPP: true, LoggedFromConcurrency: true, Check: CheckGroups, MLAByBackend: true, BF16: true, KVBytes: true, AutoLen: true}},
 		{"0.21.0", rules{Era: V1, Util: 0.92, Rounding: budget.Ceil, Graphs: GraphsCharged, Async: true, AsyncPP: true, LoggedFromConcurrency: true, Check: CheckGroups, MLAByBackend: true, BF16: true, KVBytes: true, AutoLen: true}},
 		// 0.25.0: every batch in flight beside a sliding window (#47728).
 		{"0.25.0", rules{Era: V1, Util: 0.92, Rounding: budget.Ceil, Graphs: GraphsCharged, Async: true, AsyncPP: true, InFlight: true, LoggedFromConcurrency: true, Check: CheckGroups, MLAByBackend: true, BF16: true, KVBytes: true, AutoLen: true}},
