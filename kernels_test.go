@@ -1,6 +1,8 @@
 package membudget_test
 
 import (
+	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -222,6 +224,47 @@ func TestRentedClassMemory(t *testing.T) {
 		}
 		if !strings.Contains(c.Provenance.MemoryBytes, tt.quoted) {
 			t.Errorf("%s: the memory_bytes provenance does not quote %q: %s", tt.class, tt.quoted, c.Provenance.MemoryBytes)
+		}
+	}
+}
+
+// TestAbsentDevices: every name the shipped catalog refuses as an absent
+// device is a valid class name (else --class would refuse it as malformed
+// before the reason is read) and no shipped class has it (a class added
+// later must drop its note), and each of the devices issue 21 asked about
+// that ship no class is refused by name with its reason.
+func TestAbsentDevices(t *testing.T) {
+	cat := membudget.Kernels()
+	names, err := cat.Names()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name := range cat.Absent {
+		if err := budget.CheckClassName(name); err != nil {
+			t.Errorf("absent name %q: %v", name, err)
+		}
+		if slices.Contains(names, name) {
+			t.Errorf("absent name %q is a shipped class", name)
+		}
+	}
+	tests := []struct {
+		name, device, why string
+	}{
+		// The vLLM Hardware Plugin for Intel Gaudi is its own engine path.
+		{"gaudi3", "Intel Gaudi", "vllm-gaudi plugin"},
+		{"Gaudi-3", "Intel Gaudi", "vllm-gaudi plugin"},
+		// Strix Halo's GPU memory is the host's GTT setting.
+		{"strix-halo", "Strix Halo", "GTT limit"},
+		{"gfx1151", "Strix Halo", "reads free memory from HIP"},
+	}
+	for _, tt := range tests {
+		_, err := cat.Load(tt.name)
+		if !errors.Is(err, budget.ErrUnknownClass) {
+			t.Errorf("Load(%q) = %v, want ErrUnknownClass", tt.name, err)
+			continue
+		}
+		if msg := err.Error(); !strings.Contains(msg, tt.device) || !strings.Contains(msg, tt.why) {
+			t.Errorf("Load(%q) = %q, want it to name %q and %q", tt.name, msg, tt.device, tt.why)
 		}
 	}
 }
