@@ -14,9 +14,10 @@ import (
 var kernelFiles embed.FS
 
 // Kernels is the catalog of shipped device classes, read from the binary, so
-// that the tool works from any directory.
+// that the tool works from any directory, with the devices that ship no
+// class on purpose (absent.go) refused by their reason.
 func Kernels() budget.Catalog {
-	return budget.Catalog{FS: kernelFiles, Dir: "kernels", Root: "kernels"}
+	return budget.Catalog{FS: kernelFiles, Dir: "kernels", Root: "kernels", Absent: absentDevices}
 }
 
 //go:embed corpus/models/*.json

@@ -1,11 +1,14 @@
 package membudget_test
 
 import (
+	"errors"
+	"slices"
 	"strings"
 	"testing"
 
 	"membudget"
 	"membudget/budget"
+	"membudget/internal/observed"
 )
 
 // TestShippedClasses loads every class in kernels/ and checks what a class
@@ -28,6 +31,7 @@ func TestShippedClasses(t *testing.T) {
 		// more classes people rent (issue 21)
 		"a10": false, "h100-nvl": false, "a40": false, "rtx-6000-ada": false, "rtx-3090-ti": false,
 		"rtx-5080": false, "rtx-5070-ti": false, "jetson-thor": false, "mi250": false, "rtx-a6000": false,
+		"rtx-5000-ada": false,
 	}
 	// The integrated GPUs: vLLM reads their free memory from the host
 	// (vllm/platforms/cuda.py is_integrated_gpu).
@@ -54,6 +58,9 @@ func TestShippedClasses(t *testing.T) {
 		"a10": budget.PCIeP2P, "a40": budget.PCIeP2P, "rtx-6000-ada": budget.PCIeP2P, "rtx-a6000": budget.PCIeP2P,
 		"rtx-3090-ti": budget.PCIe, "rtx-5080": budget.PCIe, "rtx-5070-ti": budget.PCIe,
 		"jetson-thor": budget.NoPeer,
+		// The RTX 5000 Ada has no NVLink connector; the professional
+		// driver grants peer access, as on the RTX 6000 Ada.
+		"rtx-5000-ada": budget.PCIeP2P,
 	}
 	for _, c := range classes {
 		if _, ok := required[c.Name]; ok {
@@ -99,10 +106,73 @@ func TestShippedClasses(t *testing.T) {
 	}
 }
 
+// TestObservedClassCeilings pins the util_ceiling of the classes whose
+// ceiling is the highest util a startup log in corpus/observed/vllm.csv
+// shows on the device: the rows named map to the class through gpus.csv,
+// each started (it logs its KV cache), and the ceiling is the highest util
+// among them. It pins the class's compute capability to the public print
+// its provenance quotes beside it.
+func TestObservedClassCeilings(t *testing.T) {
+	tables, err := observed.Read("corpus/observed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]observed.Row{}
+	for _, r := range tables.Rows {
+		rows[r["id"]] = r
+	}
+	tests := []struct {
+		class   string
+		rows    []string
+		want    float64
+		silicon string
+	}{
+		// Rows 302 and 303: vLLM 0.28.0 on one RTX 5000 Ada at
+		// --gpu-memory-utilization 0.97, both logging 'GPU KV cache size';
+		// a public torch print reads 'RTX 5000 Ada Generation (33.8 GB
+		// VRAM, CC 8.9)'.
+		{"rtx-5000-ada", []string{"302", "303"}, 0.97, "8.9"},
+	}
+	for _, tt := range tests {
+		c, err := membudget.Kernels().Load(tt.class)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var highest float64
+		for _, id := range tt.rows {
+			r, ok := rows[id]
+			if !ok {
+				t.Errorf("%s: row %s is not in vllm.csv", tt.class, id)
+				continue
+			}
+			if g, ok := tables.GPUOf(r["gpu_model"]); !ok || g.Class != tt.class {
+				t.Errorf("%s: row %s's GPU %q maps to class %q, want %q", tt.class, id, r["gpu_model"], g.Class, tt.class)
+			}
+			if !strings.Contains(r["quote"], "GPU KV cache size") {
+				t.Errorf("%s: row %s's quote shows no KV cache, so no start", tt.class, id)
+			}
+			u, ok := r.Num("gpu_mem_util")
+			if !ok {
+				t.Errorf("%s: row %s states no util", tt.class, id)
+			}
+			highest = max(highest, u)
+		}
+		if highest != tt.want {
+			t.Errorf("%s: rows %v start at most at util %v, want %v", tt.class, tt.rows, highest, tt.want)
+		}
+		if got := c.Device.Silicon.String(); got != tt.silicon {
+			t.Errorf("%s: compute_capability %s, want %s", tt.class, got, tt.silicon)
+		}
+		if c.Memory.UtilCeiling != tt.want {
+			t.Errorf("%s: util_ceiling %v, want %v (rows %v)", tt.class, c.Memory.UtilCeiling, tt.want, tt.rows)
+		}
+	}
+}
+
 // TestRentedClassMemory pins the memory_bytes of the classes issue 21 added
 // to the public figure each provenance quotes, converted by hand (GiB x
-// 2^30, MiB x 2^20, KB x 2^10; a figure printed with two decimals rounded
-// to the nearest byte), and checks the provenance quotes it.
+// 2^30, MiB x 2^20, KB x 2^10, GB x 10^9; a figure printed with two
+// decimals rounded to the nearest byte), and checks the provenance quotes it.
 func TestRentedClassMemory(t *testing.T) {
 	classes, err := membudget.Kernels().LoadAll()
 	if err != nil {
@@ -138,6 +208,10 @@ func TestRentedClassMemory(t *testing.T) {
 		{"mi250", "67092480 KB", 67092480 << 10},
 		// torch: 47.40 GiB = 50,895,362,457.6.
 		{"rtx-a6000", "47.40 GB", 50895362458},
+		// torch: 33.8 GB in 10^9 bytes (33.8 GiB, 36.3 x 10^9 B, would
+		// exceed the card's 32760 MiB = 34,351,349,760 B that nvidia-smi
+		// shows): 33.8 x 10^9 = 33,800,000,000.
+		{"rtx-5000-ada", "33.8 GB", 33800000000},
 	}
 	for _, tt := range tests {
 		c, ok := byName[tt.class]
@@ -150,6 +224,47 @@ func TestRentedClassMemory(t *testing.T) {
 		}
 		if !strings.Contains(c.Provenance.MemoryBytes, tt.quoted) {
 			t.Errorf("%s: the memory_bytes provenance does not quote %q: %s", tt.class, tt.quoted, c.Provenance.MemoryBytes)
+		}
+	}
+}
+
+// TestAbsentDevices: every name the shipped catalog refuses as an absent
+// device is a valid class name (else --class would refuse it as malformed
+// before the reason is read) and no shipped class has it (a class added
+// later must drop its note), and each of the devices issue 21 asked about
+// that ship no class is refused by name with its reason.
+func TestAbsentDevices(t *testing.T) {
+	cat := membudget.Kernels()
+	names, err := cat.Names()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name := range cat.Absent {
+		if err := budget.CheckClassName(name); err != nil {
+			t.Errorf("absent name %q: %v", name, err)
+		}
+		if slices.Contains(names, name) {
+			t.Errorf("absent name %q is a shipped class", name)
+		}
+	}
+	tests := []struct {
+		name, device, why string
+	}{
+		// The vLLM Hardware Plugin for Intel Gaudi is its own engine path.
+		{"gaudi3", "Intel Gaudi", "vllm-gaudi plugin"},
+		{"Gaudi-3", "Intel Gaudi", "vllm-gaudi plugin"},
+		// Strix Halo's GPU memory is the host's GTT setting.
+		{"strix-halo", "Strix Halo", "GTT limit"},
+		{"gfx1151", "Strix Halo", "reads free memory from HIP"},
+	}
+	for _, tt := range tests {
+		_, err := cat.Load(tt.name)
+		if !errors.Is(err, budget.ErrUnknownClass) {
+			t.Errorf("Load(%q) = %v, want ErrUnknownClass", tt.name, err)
+			continue
+		}
+		if msg := err.Error(); !strings.Contains(msg, tt.device) || !strings.Contains(msg, tt.why) {
+			t.Errorf("Load(%q) = %q, want it to name %q and %q", tt.name, msg, tt.device, tt.why)
 		}
 	}
 }

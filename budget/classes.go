@@ -33,11 +33,44 @@ func CheckClassName(name string) error {
 
 // Catalog is a tree of class files, <class>/HARDWARE.toml under Dir of FS,
 // such as the embedded kernels/ directory or a user's --kernels DIR. Root is
-// how errors name the tree.
+// how errors name the tree. Absent names the devices people ask for that
+// the tree holds no class for on purpose, by every name --class may give
+// them (lower case); [Catalog.Load] refuses such a name with the reason
+// instead of a bare "no such class".
 type Catalog struct {
-	FS   fs.FS
-	Dir  string
-	Root string
+	FS     fs.FS
+	Dir    string
+	Root   string
+	Absent map[string]Absence
+}
+
+// Absence is a device that is no class on purpose: what it is and why no
+// class stands for it.
+type Absence struct {
+	Device string
+	Why    string
+}
+
+// Absences returns the catalog's absent devices, each once (however many
+// names lead to it), sorted by device, with the names that lead to it.
+func (c Catalog) Absences() []NamedAbsence {
+	byDevice := map[Absence][]string{}
+	for name, a := range c.Absent {
+		byDevice[a] = append(byDevice[a], name)
+	}
+	out := make([]NamedAbsence, 0, len(byDevice))
+	for a, names := range byDevice {
+		slices.Sort(names)
+		out = append(out, NamedAbsence{Absence: a, Names: names})
+	}
+	slices.SortFunc(out, func(x, y NamedAbsence) int { return strings.Compare(x.Device, y.Device) })
+	return out
+}
+
+// NamedAbsence is an [Absence] with the names that lead to it.
+type NamedAbsence struct {
+	Absence
+	Names []string
 }
 
 // DirCatalog is the catalog of a directory on disk, such as --kernels DIR.
@@ -63,6 +96,9 @@ func (c Catalog) Load(name string) (Class, error) {
 	}
 	data, err := ReadRegular(c.FS, path.Join(c.Dir, name, "HARDWARE.toml"), c.filePath(name), MaxClassFileBytes)
 	if errors.Is(err, fs.ErrNotExist) {
+		if a, ok := c.Absent[name]; ok {
+			return Class{}, fmt.Errorf("class %q: %w in %s: %s is not a class: %s", name, ErrUnknownClass, c.Root, a.Device, a.Why)
+		}
 		names, nerr := c.Names()
 		if nerr != nil {
 			return Class{}, nerr

@@ -109,3 +109,41 @@ func TestCatalogNamesAndErrors(t *testing.T) {
 		t.Errorf("missing directory: %q, want %q", errString(err), want)
 	}
 }
+
+// TestCatalogRefusesAbsentDevices: a name the catalog lists as absent is
+// refused with its reason (still ErrUnknownClass, so callers branch as
+// before), a class file of that name wins over the note, and Absences
+// lists each device once with the names that lead to it.
+func TestCatalogRefusesAbsentDevices(t *testing.T) {
+	gaudi := Absence{Device: "Gaudi", Why: "another engine path"}
+	c := Catalog{
+		FS:     fstest.MapFS{"present/HARDWARE.toml": {Data: []byte(validFile)}},
+		Dir:    ".",
+		Root:   "k",
+		Absent: map[string]Absence{"gaudi3": gaudi, "gaudi-3": gaudi, "present": {Device: "P", Why: "stale note"}},
+	}
+	tests := []struct {
+		name, want string
+	}{
+		{"gaudi3", `class "gaudi3": no such class in k: Gaudi is not a class: another engine path`},
+		// Names match in any case, as for classes.
+		{"Gaudi-3", `class "gaudi-3": no such class in k: Gaudi is not a class: another engine path`},
+		{"other", `class "other": no such class in k (known: present)`},
+	}
+	for _, tt := range tests {
+		_, err := c.Load(tt.name)
+		if !errors.Is(err, ErrUnknownClass) {
+			t.Errorf("Load(%q) = %v, want ErrUnknownClass", tt.name, err)
+		}
+		if diff := cmp.Diff(tt.want, errString(err)); diff != "" {
+			t.Errorf("Load(%q) (-want +got):\n%s", tt.name, diff)
+		}
+	}
+	if cl, err := c.Load("present"); err != nil || cl.Name != "present" {
+		t.Errorf("Load(present) = %q, %v: a class file wins over an absence note", cl.Name, err)
+	}
+	want := []NamedAbsence{{Absence: gaudi, Names: []string{"gaudi-3", "gaudi3"}}, {Absence: Absence{Device: "P", Why: "stale note"}, Names: []string{"present"}}}
+	if diff := cmp.Diff(want, c.Absences()); diff != "" {
+		t.Errorf("Absences (-want +got):\n%s", diff)
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"membudget/budget"
@@ -54,6 +55,15 @@ func (a *app) classes(stdout, stderr io.Writer, args []string) int {
 	}
 	if err := tw.Flush(); err != nil {
 		return fail(stderr, "classes", exitBadArgs, err)
+	}
+	// The devices people ask for that ship no class on purpose, so that a
+	// missing Gaudi or Strix Halo reads as a decision with its reason, not
+	// an oversight (--class NAME refuses them the same way).
+	if absent := k.catalog().Absences(); len(absent) > 0 {
+		fmt.Fprintln(stdout, "\nnot classes (--class refuses these names):")
+		for _, a := range absent {
+			fmt.Fprintf(stdout, "  %s (%s): %s\n", a.Device, strings.Join(a.Names, ", "), a.Why)
+		}
 	}
 	return status
 }

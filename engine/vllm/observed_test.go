@@ -774,7 +774,10 @@ var unmetGates = map[string]map[string]unmetGate{
 		"held_at_startup": {1.2, "row 300 (RTX 4090 under WSL2 on a Windows desktop, Qwen2.5-0.5B): vLLM starts with 1.54 GiB of the 23.99 held (free 22.45), the class's context 0.35: the rest is the Windows desktop's, which shares the GPU with WSL2 (the record's nvidia-smi showed 2,864 MiB in use before vLLM was installed), outside vLLM and outside its budget; the row's KV memory is 0.49% low and its tokens 0.48%"},
 	},
 	"0.28.0": {
-		"blocks": {1, "row 302 (RTX 5000 Ada, Qwen3.8-27B-FP8, a Qwen3.5 GDN hybrid, at 16384 tokens and one sequence): 2.42 GiB gives 30,340 logged tokens (concurrency x max_model_len) under the table's settings, vLLM logs 34,133; the record's command line passes --no-enable-prefix-caching and --enforce-eager, which its quoted lines do not state and the table has no column for, so the row is sized with prefix caching on (mamba_cache_mode align, 2 pages of state a sequence, the default for hybrids); with both set as the command line has them the same 2.42 GiB gives 34,133 (checked by hand with the row's serve, 2026-12-05)"},
+		"blocks":        {1, "row 302 (RTX 5000 Ada, Qwen3.8-27B-FP8, a Qwen3.5 GDN hybrid, at 16384 tokens and one sequence): 2.42 GiB gives 30,340 logged tokens (concurrency x max_model_len) under the table's settings, vLLM logs 34,133; the record's command line passes --no-enable-prefix-caching and --enforce-eager, which its quoted lines do not state and the table has no column for, so the row is sized with prefix caching on (mamba_cache_mode align, 2 pages of state a sequence, the default for hybrids); with both set as the command line has them the same 2.42 GiB gives 34,133 (checked by hand with the row's serve, 2026-12-05)"},
+		"avail":         {0.33, "row 302 (RTX 5000 Ada, class rtx-5000-ada, Qwen3.8-27B-FP8 at util 0.97, one sequence of 16384 tokens): 1.65 GiB of KV memory predicted where vLLM logs 2.42 (-31.7%). The quoted lines state none of the serve's flags, so the row is sized with CUDA graphs (a 0.33 GiB graph pool), prefix caching on and the vision tower loaded; the record's command line passes --enforce-eager, --no-enable-prefix-caching and --language-model-only, which the table has no column for. With the first two set the model gives 1.98 GiB (-18.3%); --language-model-only leaves the vision tower unloaded (27 blocks of 1152 wide, 4304 MLP, and a 4608-to-5120 merger: 460,730,096 parameters, 0.86 GiB in bf16, by hand from the config), which membudget refuses to size (flagtable.go whatLangonly): taking the tower's weights off by hand gives about 2.84 GiB (+17%), so what vLLM 0.28.0 holds beside a language-only Qwen3.5 hybrid is not settled by these rows"},
+		"tokens-median": {0.41, "rows 302 and 303, as avail: 20,631 logged tokens predicted where vLLM logs 34,133 (row 302), 15,232 where it logs 27,569 (row 303, the same serve at 7168 tokens)"},
+		"tokens-p90":    {0.46, "rows 302 and 303, as tokens-median"},
 	},
 	"0.13.0": {
 		"avail":         {0.5, "row 110 (GB10, unified memory, util 0.3): vLLM reads free memory from the host there, and the non-KV memory it logs (3.4 GiB beyond the weights) holds 1.9 GiB more than the profile's terms"},
@@ -954,8 +957,9 @@ func gateOf(gate string) (test, issue float64) {
 // MLA at TP 8 on 0.7.1 and 0.8.3; DeepSeek-R1-Distill-Qwen-14B's weights on
 // 0.9.2; Qwen2.5-VL's weights on 0.23; Gemma 4's tower and encoder profile
 // on 0.26.0; GB10's unified memory (0.13); from rows 300-307, a Windows
-// desktop's memory under WSL2 (0.27.1), a hybrid sized with prefix caching its
-// command line turns off (0.28.0) and a cold torch.compile (0.24.0). The PCIe L40S rows meet them
+// desktop's memory under WSL2 (0.27.1), a hybrid on an RTX 5000 Ada sized with the
+// CUDA graphs, prefix caching and vision tower its command line turns off
+// (0.28.0: blocks, available KV and tokens) and a cold torch.compile (0.24.0). The PCIe L40S rows meet them
 // since tensor parallelism over PCIe is charged NCCL's PCIe growth
 // (collectives.go): row 58 (0.10.2, TP 8, its calibration row) was 3.0% low
 // on KV and 0.35 GiB off on non-torch memory under the NVLink growth, and is
