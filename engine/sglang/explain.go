@@ -118,6 +118,12 @@ func buildServe(l *logs.Log, flags Serve, given map[string]bool) (loggedServe, e
 				err = errors.New("is not True or False")
 			}
 			s.DisableCudaGraph = b
+		case "disable-piecewise-cuda-graph":
+			b, ok := st.Bool()
+			if !ok {
+				err = errors.New("is not True or False")
+			}
+			s.DisablePiecewiseCudaGraph = b
 		case "enable-dp-attention":
 			b, ok := st.Bool()
 			if !ok {
@@ -242,25 +248,26 @@ func chooseProfile(spec string, given bool) (Profile, string, error) {
 func settingsOf(ss loggedServe, r Resolved) []explain.Setting {
 	u := func(v uint64) string { return strconv.FormatUint(v, 10) }
 	values := map[string]string{
-		"mem-fraction-static":  strconv.FormatFloat(r.MemFractionStatic, 'f', -1, 64),
-		"context-length":       u(r.ContextLength),
-		"max-running-requests": u(r.MaxRunningRequests),
-		"max-total-tokens":     u(r.MaxTotalTokens),
-		"chunked-prefill-size": strconv.FormatInt(r.ChunkedPrefillSize, 10),
-		"max-prefill-tokens":   u(r.MaxPrefillTokens),
-		"cuda-graph-max-bs":    u(r.CudaGraphMaxBS),
-		"disable-cuda-graph":   strconv.FormatBool(r.DisableCudaGraph),
-		"trust-remote-code":    strconv.FormatBool(r.TrustRemoteCode),
-		"page-size":            u(r.PageSize),
-		"kv-cache-dtype":       r.KVCacheDtype,
-		"attention-backend":    r.AttentionBackend,
-		"tp-size":              u(r.TPSize),
-		"pp-size":              u(r.PPSize),
-		"dp-size":              u(r.DPSize),
-		"enable-dp-attention":  strconv.FormatBool(r.EnableDPAttention),
-		"nnodes":               u(r.Nodes.NNodes),
-		"dtype":                r.Dtype,
-		"quantization":         r.Quant.Method,
+		"mem-fraction-static":          strconv.FormatFloat(r.MemFractionStatic, 'f', -1, 64),
+		"context-length":               u(r.ContextLength),
+		"max-running-requests":         u(r.MaxRunningRequests),
+		"max-total-tokens":             u(r.MaxTotalTokens),
+		"chunked-prefill-size":         strconv.FormatInt(r.ChunkedPrefillSize, 10),
+		"max-prefill-tokens":           u(r.MaxPrefillTokens),
+		"cuda-graph-max-bs":            u(r.CudaGraphMaxBS),
+		"disable-cuda-graph":           strconv.FormatBool(r.DisableCudaGraph),
+		"disable-piecewise-cuda-graph": strconv.FormatBool(r.Serve.DisablePiecewiseCudaGraph),
+		"trust-remote-code":            strconv.FormatBool(r.TrustRemoteCode),
+		"page-size":                    u(r.PageSize),
+		"kv-cache-dtype":               r.KVCacheDtype,
+		"attention-backend":            r.AttentionBackend,
+		"tp-size":                      u(r.TPSize),
+		"pp-size":                      u(r.PPSize),
+		"dp-size":                      u(r.DPSize),
+		"enable-dp-attention":          strconv.FormatBool(r.EnableDPAttention),
+		"nnodes":                       u(r.Nodes.NNodes),
+		"dtype":                        r.Dtype,
+		"quantization":                 r.Quant.Method,
 	}
 	var out []explain.Setting
 	for _, sk := range logSettings {
@@ -303,6 +310,8 @@ func overrideSetting(dst *Serve, flags Serve, flag string) {
 		dst.CudaGraphMaxBS = flags.CudaGraphMaxBS
 	case "disable-cuda-graph":
 		dst.DisableCudaGraph = flags.DisableCudaGraph
+	case "disable-piecewise-cuda-graph":
+		dst.DisablePiecewiseCudaGraph = flags.DisablePiecewiseCudaGraph
 	case "trust-remote-code":
 		dst.TrustRemoteCode = flags.TrustRemoteCode
 	case "page-size":

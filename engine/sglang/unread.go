@@ -6,7 +6,7 @@ import "fmt"
 // v0.5.23 (2026-10, membudget issue 21).
 var newestKnown = release{0, 5, 23, 0}
 
-// unreadRelease is why release r, newer than v0.5.9.post1, is refused: what of
+// unreadRelease is why release r, newer than v0.5.10.post1, is refused: what of
 // its memory rules is not read (see [unreadReleases]), then the newest
 // release membudget models.
 func unreadRelease(r release) string {
@@ -24,11 +24,11 @@ func unreadRelease(r release) string {
 	return fmt.Sprintf("SGLang %s's memory rules are not read: %s; the newest release membudget models is %s (--sglang-version %s)", r, why, newestRead, newestRead)
 }
 
-// unreadReleases says, for each SGLang release from v0.5.10 to v0.5.23 (a
+// unreadReleases says, for each SGLang release from v0.5.11 to v0.5.23 (a
 // post release shares its release's entry), what of the memory rules it
 // may have changed is not read.
 //
-// v0.5.10 to v0.5.13.post2 are tags of the git mirror of sgl-project/sglang
+// v0.5.11 to v0.5.13.post2 are tags of the git mirror of sgl-project/sglang
 // at GitHub charlesHsuGG/sglang, which holds every tag from v0.5.6 on to
 // v0.5.13.post2 (2026-06-16): they can be read, and are not yet; what is
 // named for each is what `git log -S` finds of the memory changes between
@@ -59,12 +59,7 @@ var unreadReleases = []struct {
 	patch int
 	why   string
 }{
-	{10, "v0.5.10 (tag 1519acf, 2026-04-05; v0.5.10.post1 changes no memory file) is readable and not yet read: " +
-		"piecewise CUDA graphs are on by default (#16331, main 2026-03-02), which moves every default --mem-fraction-static by their reserve " +
-		"(8 MiB per captured size, 1.5 GiB for MLA; server_args.py:1304-1311 at the tag) unless one of the 17 cases of _handle_piecewise_cuda_graph " +
-		"(:1078-1139) turns them off, and EAGLE's reserve is 4 GiB, not 2; what v0.5.9 refuses by name (its new native architectures, " +
-		"compressed-tensors and ModelOpt weights, MXFP4 weights off SM10x, fp8's ignore list kept with its model. prefix) carries into it"},
-	{11, "v0.5.11 (tag 612785f, 2026-05-05) is readable and not yet read; v0.5.10's unread changes carry into it"},
+	{11, "v0.5.11 (tag 612785f, 2026-05-05) is readable and not yet read; what v0.5.10, whose rules are read, refuses by name carries into it"},
 	{12, "v0.5.12 (tag 127b9e3, 2026-05-16) is readable and not yet read, nor v0.5.12.post1 (DeepSeek-V4 and SWA pool fixes cherry-picked, #25889, #25396); " +
 		"v0.5.11's unread changes carry into it"},
 	{13, "v0.5.13 (tag 28b095c, 2026-06-10; v0.5.13.post1 and .post2 change no memory file) is readable and not yet read: " +
@@ -97,6 +92,6 @@ var unreadReleases = []struct {
 // unreadLater is why a release after v0.5.23 is refused.
 const unreadLater = "no SGLang release after v0.5.23 (2026-10, the newest known when membudget's profiles were written) is known to membudget"
 
-// unreadPost is why a post release of v0.5.9 after .post1 is refused: the
-// mirror's tags have none (v0.5.9.post1 is followed by v0.5.10rc0).
-const unreadPost = "no such post release is tagged in sgl-project/sglang (its mirror charlesHsuGG/sglang has v0.5.9 and v0.5.9.post1, then v0.5.10rc0)"
+// unreadPost is why a post release of v0.5.10 after .post1 is refused: the
+// mirror's tags have none (v0.5.10.post1 is followed by v0.5.11).
+const unreadPost = "no such post release is tagged in sgl-project/sglang (its mirror charlesHsuGG/sglang has v0.5.10 and v0.5.10.post1, then v0.5.11)"
