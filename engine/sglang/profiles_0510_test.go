@@ -22,6 +22,7 @@ func TestProfile0510Rules(t *testing.T) {
 	want.CaptureMaxBS = true        // PR #21005
 	want.SpecReserve4GiB = true
 	want.GptOssSplitAlways = true // PR #19079
+	want.FP8IgnoreMoE = true      // PR #18742
 	want.Native = native0510
 	want.UnreadModels = append(append([]string(nil), new059...), new0510...)
 	want.ChangedModels = []string{"Gemma3ForCausalLM", "Gemma3ForConditionalGeneration", "Glm4MoeForCausalLM"}
@@ -292,6 +293,8 @@ func TestProfile0510RefusedByName(t *testing.T) {
 		{"GLM-4.5 MoE", "zai-org__GLM-4.5", "a100-80g", Serve{TPSize: 8}, "model", "_weight_fp32"},
 		{"Qwen3-MoE TP2 on H100", "Qwen__Qwen3-30B-A3B", "h100-sxm-80g", Serve{TPSize: 2}, "enable-flashinfer-allreduce-fusion", "may turn it on by itself"},
 		{"Qwen3-MoE TP1 on H100", "Qwen__Qwen3-30B-A3B", "h100-sxm-80g", Serve{}, "", ""},
+		// Its ignore list names routers and layernorms only: no MoE skipped.
+		{"Qwen3-MoE FP8 TP1 on H100", "Qwen__Qwen3-30B-A3B-FP8", "h100-sxm-80g", Serve{}, "", ""},
 		{"explicit fusion", "meta-llama__Llama-3.1-8B-Instruct", "h100-sxm-80g", Serve{TPSize: 2, Nodes: Nodes{EnableARFusion: true}}, "enable-flashinfer-allreduce-fusion", "not modelled for SGLang v0.5.10"},
 	}
 	for _, tt := range tests {
@@ -312,5 +315,33 @@ func TestProfile0510RefusedByName(t *testing.T) {
 		if _, err := Resolve(tt.s, archs[tt.model], c, mustProfile("v0.5.9.post1")); err != nil && strings.Contains(err.Error(), tt.mark) {
 			t.Errorf("%s under v0.5.9.post1: %v; want no refusal naming %q", tt.name, err, tt.mark)
 		}
+	}
+}
+
+// TestFP8IgnoreSkipsMoE: which fp8 ignored_layers entries leave a fused
+// MoE layer of Qwen3-30B-A3B (every layer MoE, prefix
+// model.layers.<i>.mlp.experts) unquantized under v0.5.10.
+func TestFP8IgnoreSkipsMoE(t *testing.T) {
+	moe := shipped(t)["Qwen__Qwen3-30B-A3B-FP8"]
+	dense := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
+	for _, tt := range []struct {
+		m    string
+		want bool
+		why  string
+	}{
+		{"model.layers.0.mlp.gate", false, "the router: not a substring of model.layers.0.mlp.experts"},
+		{"model.layers.3.input_layernorm", false, "not under the experts"},
+		{"lm_head", false, "no layer"},
+		{"model.layers.3.mlp", true, "a substring of model.layers.3.mlp.experts"},
+		{"layers.3", true, "kept as model.layers.3 too, a substring of the experts' prefix"},
+		{"model.layers.0.mlp.experts.0.down_proj", true, "an entry naming experts that holds the prefix"},
+		{"layers.7.mlp.experts.1.up_proj", true, "the same once model. is added"},
+	} {
+		if got := fp8IgnoreSkipsMoE(moe, tt.m); got != tt.want {
+			t.Errorf("%s: %v, want %v (%s)", tt.m, got, tt.want, tt.why)
+		}
+	}
+	if fp8IgnoreSkipsMoE(dense, "model.layers.3.mlp") {
+		t.Errorf("a dense model has no fused MoE to skip")
 	}
 }

@@ -240,6 +240,8 @@ var unreadQuantWhy = map[string]string{
 //   - The decode capture list ends at cuda_graph_max_bs itself (PR
 //     #21005; see [Profile.CaptureMaxBS]).
 //   - An EAGLE draft's reserve is 4 GiB (see [Profile.SpecReserve4GiB]).
+//   - fp8's ignored_layers may leave a fused MoE layer unquantized (PR
+//     #18742; see [Profile.FP8IgnoreMoE]).
 //   - gpt-oss keeps its sliding-window split under trtllm_mha too (PR
 //     #19079; see [Profile.GptOssSplitAlways]).
 //   - FlashInfer's all-reduce fusion workspace is made through FlashInfer's
@@ -282,6 +284,7 @@ var profile0510 = func() Profile {
 	p.Native = native0510
 	p.UnreadModels = slices.Concat(new059, new0510)
 	p.ChangedModels = changedModels0510
+	p.FP8IgnoreMoE = true
 	return p
 }()
 

@@ -192,6 +192,14 @@ type Profile struct {
 	// server_args.py _handle_model_specific_adjustments): membudget
 	// refuses that pool, so every gpt-oss serve is refused.
 	GptOssSplitAlways bool
+	// FP8IgnoreMoE says fp8's ignored_layers are kept both with and without
+	// "model." and may leave a fused MoE layer unquantized (PR #18742;
+	// v0.5.10 layers/quantization/fp8.py:195-201, 230-236): a checkpoint
+	// whose list reaches a MoE layer's experts is refused (see
+	// fp8IgnoreSkipsMoE); for linear layers the two forms match what the
+	// stripped one alone did, and [Profile.FP8IgnoreUnstripped]'s refusal
+	// stands as v0.5.9's.
+	FP8IgnoreMoE bool
 	// EnvBoolWords says an environment boolean also reads yes, y, no and
 	// n, and warns and keeps its default for anything else (v0.5.6.post2's
 	// EnvBool, environ.py:98-105, 23-38); v0.4.9.post2's get_bool_env_var
