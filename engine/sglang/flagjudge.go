@@ -92,6 +92,9 @@ type sflag struct {
 	// changed is, for a flag a later release reads with another arity,
 	// that release and the arity (see [sflag.arityAt]).
 	changed *arityChange
+	// refuses is, for a memory-neutral flag a later release gives a value
+	// that allocates, that release, the values and what they add.
+	refuses *valueRefusal
 	at      lines
 }
 
@@ -102,6 +105,14 @@ func (f *sflag) arityAt(p Profile) arity {
 		return c.arity
 	}
 	return f.arity
+}
+
+// valueRefusal is the values of an ignored flag refused from a release
+// on, and what they would add.
+type valueRefusal struct {
+	from   string
+	values []string
+	what   string
 }
 
 // destAt returns the argparse dest the flag's add_argument names at
@@ -222,7 +233,7 @@ func (f *flagServe) Judge(args []string, i int) error {
 		}
 		return e
 	}
-	if fl := flagIndex()[name]; fl != nil && fl.at.everywhere() && fl.changed == nil && !strings.Contains(asGiven, "_") &&
+	if fl := flagIndex()[name]; fl != nil && fl.at.everywhere() && fl.changed == nil && fl.refuses == nil && !strings.Contains(asGiven, "_") &&
 		(fl.kind == modelled || fl.kind == ignored) && !(fl.arity == noValue && hasValue) {
 		return nil // the common case, judged without reading the release: every release takes it
 	}
@@ -260,6 +271,11 @@ func (f *flagServe) Judge(args []string, i int) error {
 			action = "SGLang's DeprecatedAction, of no value"
 		}
 		return fmt.Errorf("%s=%s: %s takes %s as a switch (%s), which takes no value", asGiven, value, p.Describes, asGiven, action)
+	}
+	if vr := fl.refuses; vr != nil && !older(p, Profile{Name: vr.from}) {
+		if v, _ := engine.FlagValue(args, i, true); slices.Contains(vr.values, strings.TrimSpace(v)) {
+			return fmt.Errorf("%s %s: %s: not modelled for %s; membudget refuses it rather than size a server SGLang would contradict", asGiven, strings.TrimSpace(v), vr.what, p.Describes)
+		}
 	}
 	if fl.kind == modelled || fl.kind == ignored {
 		return nil

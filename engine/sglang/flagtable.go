@@ -61,6 +61,7 @@ const (
 	whatLinearAttn      = "a linear-attention backend (the linear-attention layers' state and kernels, of models whose state pool membudget does not size)"
 	whatMMCache         = "a global cache of multimodal embeddings (mem_cache/storage/mooncake_store/embedding_cache_controller.py)"
 	whatModelExpress    = "weights loaded from a ModelExpress seed instance (its transfer engine's registered buffers, model_runner.py:1173-1190)"
+	whatCuDNNViT        = "FlashInfer's cuDNN vision attention, whose 128 MiB workspace Qwen3-VL's vision tower allocates as it loads (models/qwen3_vl.py:349-358, layers/attention/vision.py:86; other vision towers do not take it, vision.py:718)"
 	whatPiecewiseForced = "piecewise CUDA graphs forced on where SGLang would turn them off (_handle_piecewise_cuda_graph's cases skipped, server_args.py:1078-1082), for models and serves whose capture membudget has not read"
 )
 
@@ -337,7 +338,7 @@ var flagTable = []sflag{
 	{name: "max-running-requests", arity: oneValue, kind: modelled, at: lines{793, 2376, 2376, 2701, 2846, 2846, 3144, 3144, 3921, 3921}},
 	{name: "max-total-tokens", arity: oneValue, kind: modelled, at: lines{799, 2388, 2388, 2713, 2858, 2858, 3156, 3156, 3933, 3933}},
 	{name: "mem-fraction-static", arity: oneValue, kind: modelled, at: lines{787, 2370, 2370, 2695, 2840, 2840, 3138, 3138, 3915, 3915}},
-	{name: "mm-attention-backend", arity: oneValue, kind: ignored, at: lines{1212, 2972, 2972, 3321, 3545, 3545, 3864, 3864, 4693, 4693}},
+	{name: "mm-attention-backend", arity: oneValue, kind: ignored, refuses: &valueRefusal{"v0.5.10", []string{"flashinfer_cudnn"}, whatCuDNNViT}, at: lines{1212, 2972, 2972, 3321, 3545, 3545, 3864, 3864, 4693, 4693}},
 	{name: "mm-enable-dp-encoder", arity: noValue, kind: refused, what: whatEncoder, at: lines{0, 4010, 4010, 4438, 4701, 4701, 5026, 5026, 5916, 5916}},
 	{name: "mm-max-concurrent-calls", arity: oneValue, kind: ignored, at: lines{0, 3978, 3978, 4414, 4677, 4677, 5002, 5002, 0, 0}},
 	{name: "mm-per-request-timeout", arity: oneValue, kind: ignored, at: lines{0, 3984, 3984, 4420, 4683, 4683, 5008, 5008, 0, 0}},

@@ -483,8 +483,14 @@ func flagDocs() string {
 				does += " (at its default `" + strings.Join(fl.neutral, "`, `") + "`: ignored)"
 			}
 		}
-		if c := fl.changed; c != nil {
+		if c := fl.changed; c != nil && c.arity != fl.arity {
 			does += " (from " + c.from + " " + arityDoc[c.arity] + ")"
+		}
+		if c := fl.changed; c != nil && c.dest != "" {
+			does += " (from " + c.from + " stored in `" + c.dest + "`)"
+		}
+		if vr := fl.refuses; vr != nil {
+			does += " (from " + vr.from + " `" + strings.Join(vr.values, "`, `") + "` refused: " + vr.what + ")"
 		}
 		b.WriteString("| " + name + " |")
 		for _, n := range fl.at {

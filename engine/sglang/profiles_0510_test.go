@@ -3,6 +3,7 @@ package sglang
 import (
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -343,5 +344,29 @@ func TestFP8IgnoreSkipsMoE(t *testing.T) {
 	}
 	if fp8IgnoreSkipsMoE(dense, "model.layers.3.mlp") {
 		t.Errorf("a dense model has no fused MoE to skip")
+	}
+}
+
+// TestMMAttentionCuDNNRefused: --mm-attention-backend is memory-neutral
+// but for v0.5.10's new flashinfer_cudnn, whose workspace Qwen3-VL's
+// vision tower allocates as it loads; v0.5.9 has no such choice.
+func TestMMAttentionCuDNNRefused(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string // "" for taken
+	}{
+		{[]string{"--sglang-version", "v0.5.10", "--mm-attention-backend", "flashinfer_cudnn"}, "--mm-attention-backend flashinfer_cudnn: FlashInfer's cuDNN vision attention, whose 128 MiB workspace"},
+		{[]string{"--sglang-version", "v0.5.10.post1", "--mm-attention-backend=flashinfer_cudnn"}, "128 MiB workspace"},
+		{[]string{"--sglang-version", "v0.5.10", "--mm-attention-backend", "fa3"}, ""},
+		{[]string{"--sglang-version", "v0.5.9", "--mm-attention-backend", "fa3"}, ""},
+	} {
+		i := slices.IndexFunc(tt.args, func(a string) bool { return strings.HasPrefix(a, "--mm-") })
+		err := (&flagServe{}).Judge(tt.args, i)
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("Judge(%q): %v; want it taken", tt.args, err)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("Judge(%q): %v; want %q", tt.args, err, tt.want)
+		}
 	}
 }
