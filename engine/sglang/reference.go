@@ -204,7 +204,7 @@ func (ref *Reference) sizePool() {
 
 // reqPoolEstimate is SGLang's estimate of the req_to_token pool's rows
 // from t tokens of the pool: max(min(int(t / context_len x 512), 4096),
-// 2048) (model_runner_kv_cache_mixin.py:843-844 at v0.5.10; init_memory_pool
+// 2048) (model_runner_kv_cache_mixin.py:843-845 at v0.5.10; init_memory_pool
 // at v0.5.9 and before, from the profiled tokens).
 func reqPoolEstimate(t int64, contextLen uint64) uint64 {
 	n := int64(float64(t) / float64(contextLen) * 512)
