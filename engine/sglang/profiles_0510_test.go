@@ -370,3 +370,35 @@ func TestMMAttentionCuDNNRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestProfile0510Budget: `membudget budget --engine sglang` at v0.5.10
+// reserves the piecewise graphs of a text model without MLA on CUDA at one
+// stage: H100, 13440 + 58 x 8 = 13904 MiB, 0.829; at PP 2 none, v0.5.9's
+// 512 + 12288 + 512 + 256 = 13568, 0.833; on an MI300X none (case 6, not
+// CUDA): v0.5.9.post1's fraction.
+func TestProfile0510Budget(t *testing.T) {
+	for _, tt := range []struct {
+		class, version string
+		pp             uint64
+		want           float64
+	}{
+		{"h100-sxm-80g", "v0.5.10", 1, 0.829},
+		{"h100-sxm-80g", "v0.5.9.post1", 1, 0.834},
+		{"h100-sxm-80g", "v0.5.10", 2, 0.833},
+	} {
+		q := &budgetQuery{version: tt.version, pp: tt.pp}
+		res, err := q.Budget(class(t, tt.class))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := res.JSON.(budgetJSON).MemFractionStatic; got != tt.want {
+			t.Errorf("%s %s pp %d: msf %v, want %v", tt.version, tt.class, tt.pp, got, tt.want)
+		}
+	}
+	mi := class(t, "mi300x")
+	a, errA := (&budgetQuery{version: "v0.5.10"}).Budget(mi)
+	b, errB := (&budgetQuery{version: "v0.5.9.post1"}).Budget(mi)
+	if errA != nil || errB != nil || a.JSON.(budgetJSON).MemFractionStatic != b.JSON.(budgetJSON).MemFractionStatic {
+		t.Errorf("MI300X: v0.5.10 %v, v0.5.9.post1 %v; want the same (no piecewise graphs off CUDA)", a.JSON, b.JSON)
+	}
+}

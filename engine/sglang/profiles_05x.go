@@ -246,7 +246,7 @@ var unreadQuantWhy = map[string]string{
 //     #19079; see [Profile.GptOssSplitAlways]).
 //   - FlashInfer's all-reduce fusion workspace is made through FlashInfer's
 //     unified create_allreduce_fusion_workspace (layers/
-//     flashinfer_comm_fusion.py:127-166), not read: a serve the release
+//     flashinfer_comm_fusion.py:129-166), not read: a serve the release
 //     turns it on for is refused (see arfusion.go), and --enable-
 //     flashinfer-allreduce-fusion too.
 //   - Native architectures: 9 new (see new0510), refused by name; Gemma 3's
