@@ -26,7 +26,10 @@ import (
 // piecewiseMiBPerSize is what v0.5.10's default fraction reserves per
 // captured token count of a model without MLA: "Only calculate the memory
 // overhead for Non-Torch Memory use since the Torch Memory can be reused
-// with Cuda Graph Capture" (server_args.py:1305-1308).
+// with Cuda Graph Capture" (server_args.py:1305-1308). sgl-project/sglang
+// PR #15927 ("Piecewise Cuda Graph Memory Usage", 2025-12-27) measured the
+// capture as the graphs' private pool, which reuses the prefill's torch
+// memory, and their non-torch metadata, which this term estimates.
 const piecewiseMiBPerSize = 8
 
 // piecewiseMLAMiB is what it reserves for an MLA model, whatever the
