@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
 
 	"membudget/engine"
 )
@@ -401,4 +402,38 @@ func TestProfile0510Budget(t *testing.T) {
 	if errA != nil || errB != nil || a.JSON.(budgetJSON).MemFractionStatic != b.JSON.(budgetJSON).MemFractionStatic {
 		t.Errorf("MI300X: v0.5.10 %v, v0.5.9.post1 %v; want the same (no piecewise graphs off CUDA)", a.JSON, b.JSON)
 	}
+}
+
+// TestPropertyPiecewiseReserveNeverRaisesTheFraction: v0.5.10's default
+// fraction is never above v0.5.9.post1's for the same device and settings,
+// and reserves at most the piecewise graphs' term more (the 10 GiB floor
+// may absorb some or all of it, server_args.py:1313-1314).
+func TestPropertyPiecewiseReserveNeverRaisesTheFraction(t *testing.T) {
+	p9, p10 := mustProfile("v0.5.9.post1"), mustProfile("v0.5.10")
+	rapid.Check(t, func(t *rapid.T) {
+		chunked := rapid.SampledFrom([]int64{-1, 2048, 4096, 8192, 16384, 32768}).Draw(t, "chunked")
+		in := MSFInputs{
+			GPUMemMiB: float64(rapid.IntRange(8*1024, 300*1024).Draw(t, "gpu_mem")),
+			TPSize:    uint64(rapid.IntRange(1, 16).Draw(t, "tp")), PPSize: 1,
+			ChunkedPrefillSize: chunked, MaxPrefillTokens: 16384,
+			CudaGraphMaxBS: uint64(rapid.IntRange(0, 1024).Draw(t, "graph_bs")),
+		}
+		msf9, res9 := DefaultMemFractionStatic(p9, in)
+		in.PiecewiseMiB = float64(len(piecewiseSizes(chunked)) * piecewiseMiBPerSize)
+		if rapid.Bool().Draw(t, "mla") {
+			in.PiecewiseMiB = piecewiseMLAMiB
+		}
+		msf10, res10 := DefaultMemFractionStatic(p10, in)
+		if msf10 > msf9 || res10 < res9 || res10-res9 > in.PiecewiseMiB {
+			t.Fatalf("v0.5.9.post1 %v (%v MiB), v0.5.10 %v (%v MiB) with %v MiB of piecewise graphs", msf9, res9, msf10, res10, in.PiecewiseMiB)
+		}
+		// The term comes before the floor: where v0.5.9's sum and it stay
+		// under 10 GiB on a device above 60 GiB, the floor holds both.
+		noFloor := in
+		noFloor.GPUMemMiB, noFloor.PiecewiseMiB = 60*1024, 0
+		_, sum := DefaultMemFractionStatic(p9, noFloor)
+		if in.GPUMemMiB > 60*1024 && sum+in.PiecewiseMiB <= 10*1024 && res10 != 10*1024 {
+			t.Fatalf("v0.5.9's %v MiB and %v MiB of piecewise graphs under the floor: v0.5.10 reserves %v MiB, want 10240", sum, in.PiecewiseMiB, res10)
+		}
+	})
 }
