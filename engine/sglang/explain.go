@@ -29,6 +29,7 @@ var logSettings = []struct{ key, flag string }{
 	{"max_prefill_tokens", "max-prefill-tokens"},
 	{"cuda_graph_max_bs", "cuda-graph-max-bs"},
 	{"disable_cuda_graph", "disable-cuda-graph"},
+	{"disable_piecewise_cuda_graph", "disable-piecewise-cuda-graph"}, // v0.5.10 on, as __post_init__ resolved it
 	{"trust_remote_code", "trust-remote-code"},
 	{"page_size", "page-size"},
 	{"kv_cache_dtype", "kv-cache-dtype"},
@@ -248,26 +249,30 @@ func chooseProfile(spec string, given bool) (Profile, string, error) {
 func settingsOf(ss loggedServe, r Resolved) []explain.Setting {
 	u := func(v uint64) string { return strconv.FormatUint(v, 10) }
 	values := map[string]string{
-		"mem-fraction-static":          strconv.FormatFloat(r.MemFractionStatic, 'f', -1, 64),
-		"context-length":               u(r.ContextLength),
-		"max-running-requests":         u(r.MaxRunningRequests),
-		"max-total-tokens":             u(r.MaxTotalTokens),
-		"chunked-prefill-size":         strconv.FormatInt(r.ChunkedPrefillSize, 10),
-		"max-prefill-tokens":           u(r.MaxPrefillTokens),
-		"cuda-graph-max-bs":            u(r.CudaGraphMaxBS),
-		"disable-cuda-graph":           strconv.FormatBool(r.DisableCudaGraph),
-		"disable-piecewise-cuda-graph": strconv.FormatBool(r.Serve.DisablePiecewiseCudaGraph),
-		"trust-remote-code":            strconv.FormatBool(r.TrustRemoteCode),
-		"page-size":                    u(r.PageSize),
-		"kv-cache-dtype":               r.KVCacheDtype,
-		"attention-backend":            r.AttentionBackend,
-		"tp-size":                      u(r.TPSize),
-		"pp-size":                      u(r.PPSize),
-		"dp-size":                      u(r.DPSize),
-		"enable-dp-attention":          strconv.FormatBool(r.EnableDPAttention),
-		"nnodes":                       u(r.Nodes.NNodes),
-		"dtype":                        r.Dtype,
-		"quantization":                 r.Quant.Method,
+		"mem-fraction-static":  strconv.FormatFloat(r.MemFractionStatic, 'f', -1, 64),
+		"context-length":       u(r.ContextLength),
+		"max-running-requests": u(r.MaxRunningRequests),
+		"max-total-tokens":     u(r.MaxTotalTokens),
+		"chunked-prefill-size": strconv.FormatInt(r.ChunkedPrefillSize, 10),
+		"max-prefill-tokens":   u(r.MaxPrefillTokens),
+		"cuda-graph-max-bs":    u(r.CudaGraphMaxBS),
+		"disable-cuda-graph":   strconv.FormatBool(r.DisableCudaGraph),
+		"trust-remote-code":    strconv.FormatBool(r.TrustRemoteCode),
+		"page-size":            u(r.PageSize),
+		"kv-cache-dtype":       r.KVCacheDtype,
+		"attention-backend":    r.AttentionBackend,
+		"tp-size":              u(r.TPSize),
+		"pp-size":              u(r.PPSize),
+		"dp-size":              u(r.DPSize),
+		"enable-dp-attention":  strconv.FormatBool(r.EnableDPAttention),
+		"nnodes":               u(r.Nodes.NNodes),
+		"dtype":                r.Dtype,
+		"quantization":         r.Quant.Method,
+	}
+	if r.Profile.PiecewiseByDefault {
+		// Off where given or where SGLang turns them off for the serve;
+		// no setting of a release before v0.5.10.
+		values["disable-piecewise-cuda-graph"] = strconv.FormatBool(!r.Piecewise)
 	}
 	var out []explain.Setting
 	for _, sk := range logSettings {

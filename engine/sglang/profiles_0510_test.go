@@ -437,3 +437,32 @@ func TestPropertyPiecewiseReserveNeverRaisesTheFraction(t *testing.T) {
 		}
 	})
 }
+
+// TestCommandDisablePiecewise: the launch line membudget prints carries
+// --disable-piecewise-cuda-graph where it was given, not where SGLang turns
+// the graphs off by itself (PP 2 here), and the flag round-trips through
+// the flag judge as a flag of v0.5.10.
+func TestCommandDisablePiecewise(t *testing.T) {
+	llama := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
+	for _, tt := range []struct {
+		s    Serve
+		want bool
+	}{{Serve{DisablePiecewiseCudaGraph: true}, true}, {Serve{PPSize: 2}, false}, {Serve{}, false}} {
+		r, err := Resolve(tt.s, llama, class(t, "h100-sxm-80g"), mustProfile("v0.5.10"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		line := Command("meta-llama/Llama-3.1-8B-Instruct", "", r)
+		if got := strings.Contains(line, " --disable-piecewise-cuda-graph"); got != tt.want {
+			t.Errorf("%+v: %q; want the flag %v", tt.s, line, tt.want)
+		}
+	}
+	args := []string{"--sglang-version", "v0.5.10", "python", "-m", "sglang.launch_server", "--disable-piecewise-cuda-graph"}
+	if err := (&flagServe{}).Judge(args, 5); err != nil {
+		t.Errorf("Judge(%q): %v; want it taken", args, err)
+	}
+	args[1] = "v0.5.9.post1"
+	if err := (&flagServe{}).Judge(args, 5); err == nil || !strings.Contains(err.Error(), "came in v0.5.10") {
+		t.Errorf("Judge(%q): %v; want it not a flag of v0.5.9.post1, naming v0.5.10", args, err)
+	}
+}
