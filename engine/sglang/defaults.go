@@ -2,6 +2,7 @@ package sglang
 
 import (
 	"math"
+	"slices"
 	"strconv"
 
 	"membudget/budget"
@@ -39,6 +40,9 @@ type MSFInputs struct {
 	CudaGraphMaxBS uint64
 	// Speculative says EAGLE, EAGLE3 or NEXTN speculative decoding is on.
 	Speculative bool
+	// PiecewiseMiB is what the default reserves for piecewise CUDA graphs
+	// (v0.5.10; see piecewise.go), before the 10 GiB floor.
+	PiecewiseMiB float64
 }
 
 // DefaultMemFractionStatic is the --mem-fraction-static profile p's SGLang
@@ -50,7 +54,9 @@ type MSFInputs struct {
 // MiB per token of max(chunked_prefill_size, 2048) (of max_prefill_tokens
 // when chunked prefill is off), plus 2 MiB per CUDA-graph batch, plus 128
 // MiB per rank, at least 10 GiB on devices above 60 GiB; then 2 GiB more
-// with EAGLE, EAGLE3 or NEXTN speculative decoding (:874-880).
+// with EAGLE, EAGLE3 or NEXTN speculative decoding (:874-880). v0.5.10
+// adds the piecewise CUDA graphs' reserve before the floor, and makes the
+// draft's 4 GiB (server_args.py:1283-1322).
 //
 // v0.4.9.post2 (server_args.py:294-321): (2.8 + ranks/10) GiB below 35 GiB,
 // (9.5 + ranks/2) GiB below 90 GiB, (12 + ranks/2) GiB below 160 GiB, 32 GiB
@@ -71,11 +77,15 @@ func DefaultMemFractionStatic(p Profile, in MSFInputs) (msf, reservedMiB float64
 		}
 		reservedMiB += float64(in.CudaGraphMaxBS * 2)
 		reservedMiB += ranks / 8 * 1024
+		reservedMiB += in.PiecewiseMiB // v0.5.10 server_args.py:1304-1311
 		if g > 60*1024 {
 			reservedMiB = max(reservedMiB, 10*1024)
 		}
 		if in.Speculative {
 			reservedMiB += specReserveMiB // after the floor (server_args.py:874-880)
+			if p.SpecReserve4GiB {
+				reservedMiB += specReserveMiB // 4 GiB in all (v0.5.10 server_args.py:1316-1322)
+			}
 		}
 	default:
 		switch {
@@ -202,6 +212,9 @@ func captureSizes(p Profile, gpuMemMiB float64, maxBS, pool uint64) []uint64 {
 		rng(272, 512, 16)
 		rng(512, maxBS+1, 32)
 		keep(maxBS)
+		if p.CaptureMaxBS && maxBS > 0 && !slices.Contains(bs, maxBS) {
+			bs = append(bs, maxBS) // v0.5.10 server_args.py:1372-1373 (PR #21005)
+		}
 		if len(bs) > 0 && largest() > pool {
 			bs = append(bs, pool)
 		}

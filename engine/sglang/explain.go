@@ -29,6 +29,7 @@ var logSettings = []struct{ key, flag string }{
 	{"max_prefill_tokens", "max-prefill-tokens"},
 	{"cuda_graph_max_bs", "cuda-graph-max-bs"},
 	{"disable_cuda_graph", "disable-cuda-graph"},
+	{"disable_piecewise_cuda_graph", "disable-piecewise-cuda-graph"}, // v0.5.10 on, as __post_init__ resolved it
 	{"trust_remote_code", "trust-remote-code"},
 	{"page_size", "page-size"},
 	{"kv_cache_dtype", "kv-cache-dtype"},
@@ -118,6 +119,12 @@ func buildServe(l *logs.Log, flags Serve, given map[string]bool) (loggedServe, e
 				err = errors.New("is not True or False")
 			}
 			s.DisableCudaGraph = b
+		case "disable-piecewise-cuda-graph":
+			b, ok := st.Bool()
+			if !ok {
+				err = errors.New("is not True or False")
+			}
+			s.DisablePiecewiseCudaGraph = b
 		case "enable-dp-attention":
 			b, ok := st.Bool()
 			if !ok {
@@ -262,6 +269,11 @@ func settingsOf(ss loggedServe, r Resolved) []explain.Setting {
 		"dtype":                r.Dtype,
 		"quantization":         r.Quant.Method,
 	}
+	if r.Profile.PiecewiseByDefault {
+		// Off where given or where SGLang turns them off for the serve;
+		// no setting of a release before v0.5.10.
+		values["disable-piecewise-cuda-graph"] = strconv.FormatBool(!r.Piecewise)
+	}
 	var out []explain.Setting
 	for _, sk := range logSettings {
 		v := values[sk.flag]
@@ -303,6 +315,8 @@ func overrideSetting(dst *Serve, flags Serve, flag string) {
 		dst.CudaGraphMaxBS = flags.CudaGraphMaxBS
 	case "disable-cuda-graph":
 		dst.DisableCudaGraph = flags.DisableCudaGraph
+	case "disable-piecewise-cuda-graph":
+		dst.DisablePiecewiseCudaGraph = flags.DisablePiecewiseCudaGraph
 	case "trust-remote-code":
 		dst.TrustRemoteCode = flags.TrustRemoteCode
 	case "page-size":

@@ -37,10 +37,11 @@ const (
 // lines is where ServerArgs.add_cli_args adds a flag in
 // python/sglang/srt/server_args.py at each release membudget models, oldest
 // first (profiles reversed: v0.4.9.post2, v0.5.6.post2, v0.5.6.post3,
-// v0.5.7, v0.5.8, v0.5.8.post1, v0.5.9, v0.5.9.post1): the line of its
+// v0.5.7, v0.5.8, v0.5.8.post1, v0.5.9, v0.5.9.post1, v0.5.10,
+// v0.5.10.post1): the line of its
 // add_argument call, 0 where the release has it not.
 // TestLinesSpanEveryRelease ties its length to profiles.
-type lines [8]int
+type lines [10]int
 
 // line returns the flag's line at release p, 0 where p has it not.
 func (l lines) line(p Profile) int {
@@ -55,10 +56,15 @@ func (l lines) line(p Profile) int {
 func (l lines) everywhere() bool { return !slices.Contains(l[:], 0) }
 
 // arityChange is a flag's arity from a later release on, where that
-// release's add_argument call reads it otherwise.
+// release's add_argument call reads it otherwise, and its argparse dest
+// from then on where that call names one the earlier did not.
 type arityChange struct {
 	from  string
 	arity arity
+	// dest is the dest the later call names (v0.5.10's --stream-output
+	// stores into incremental_streaming_output, itself a flag of that
+	// release, so it is not indexed as sflag.dest is).
+	dest string
 }
 
 // sflag is one option string of SGLang's server over the releases that
@@ -86,6 +92,9 @@ type sflag struct {
 	// changed is, for a flag a later release reads with another arity,
 	// that release and the arity (see [sflag.arityAt]).
 	changed *arityChange
+	// refuses is, for a memory-neutral flag a later release gives a value
+	// that allocates, that release, the values and what they add.
+	refuses *valueRefusal
 	at      lines
 }
 
@@ -96,6 +105,23 @@ func (f *sflag) arityAt(p Profile) arity {
 		return c.arity
 	}
 	return f.arity
+}
+
+// valueRefusal is the values of an ignored flag refused from a release
+// on, and what they would add.
+type valueRefusal struct {
+	from   string
+	values []string
+	what   string
+}
+
+// destAt returns the argparse dest the flag's add_argument names at
+// release p: dest, or changed's from its release on where it names one.
+func (f *sflag) destAt(p Profile) string {
+	if c := f.changed; c != nil && c.dest != "" && !older(p, Profile{Name: c.from}) {
+		return c.dest
+	}
+	return f.dest
 }
 
 // in reports whether release p's SGLang has the flag.
@@ -207,7 +233,7 @@ func (f *flagServe) Judge(args []string, i int) error {
 		}
 		return e
 	}
-	if fl := flagIndex()[name]; fl != nil && fl.at.everywhere() && fl.changed == nil && !strings.Contains(asGiven, "_") &&
+	if fl := flagIndex()[name]; fl != nil && fl.at.everywhere() && fl.changed == nil && fl.refuses == nil && !strings.Contains(asGiven, "_") &&
 		(fl.kind == modelled || fl.kind == ignored) && !(fl.arity == noValue && hasValue) {
 		return nil // the common case, judged without reading the release: every release takes it
 	}
@@ -245,6 +271,11 @@ func (f *flagServe) Judge(args []string, i int) error {
 			action = "SGLang's DeprecatedAction, of no value"
 		}
 		return fmt.Errorf("%s=%s: %s takes %s as a switch (%s), which takes no value", asGiven, value, p.Describes, asGiven, action)
+	}
+	if vr := fl.refuses; vr != nil && !older(p, Profile{Name: vr.from}) {
+		if v, _ := engine.FlagValue(args, i, true); slices.Contains(vr.values, strings.TrimSpace(v)) {
+			return fmt.Errorf("%s %s: %s: not modelled for %s; membudget refuses it rather than size a server SGLang would contradict", asGiven, strings.TrimSpace(v), vr.what, p.Describes)
+		}
 	}
 	if fl.kind == modelled || fl.kind == ignored {
 		return nil

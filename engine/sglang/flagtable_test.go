@@ -102,9 +102,17 @@ func TestFlagTableIsTheReleases(t *testing.T) {
 		// --attention-context-parallel-size (alias --attn-cp-size),
 		// --moe-data-parallel-size (alias --moe-dp-size), --mamba-backend
 		// and --extra-metric-labels: 328 - 1 + 4 = 331 calls, 336 - 1 + 6 =
-		// 341 option strings.
+		// 341 option strings. v0.5.10's (and v0.5.10.post1's): v0.5.9's
+		// 331, less 10 (--disable-hicache-numa-detect, three
+		// --disaggregation-decode/prefill sizes, --hierarchical-sparse-
+		// attention-extra-config, two --mm-* limits, three
+		// --speculative-ngram-* windows), with 33 new (piecewise graphs,
+		// hisparse, linear attention, SSL, ...): 354 calls; 341 - 10 + 33 =
+		// 364 option strings, and --no-experts-shared-outer-loras, the
+		// second string argparse's BooleanOptionalAction adds: 365.
 		want := map[string]int{"v0.4.9.post2": 174, "v0.5.6.post2": 300, "v0.5.6.post3": 300,
-			"v0.5.7": 321, "v0.5.8": 336, "v0.5.8.post1": 336, "v0.5.9": 341, "v0.5.9.post1": 341}[p.Name]
+			"v0.5.7": 321, "v0.5.8": 336, "v0.5.8.post1": 336, "v0.5.9": 341, "v0.5.9.post1": 341,
+			"v0.5.10": 365, "v0.5.10.post1": 365}[p.Name]
 		if len(fix) != want {
 			t.Errorf("%s: the fixture has %d option strings, want %d", p.Name, len(fix), want)
 		}
@@ -117,7 +125,7 @@ func TestFlagTableIsTheReleases(t *testing.T) {
 			if fl.of != "" {
 				first = fl.of
 			}
-			got[fl.name] = fixtureFlag{line: fl.at.line(p), arity: arityWord[fl.arityAt(p)], first: first, dest: fl.dest}
+			got[fl.name] = fixtureFlag{line: fl.at.line(p), arity: arityWord[fl.arityAt(p)], first: first, dest: fl.destAt(p)}
 		}
 		for name, f := range fix {
 			f.def = ""
@@ -475,8 +483,14 @@ func flagDocs() string {
 				does += " (at its default `" + strings.Join(fl.neutral, "`, `") + "`: ignored)"
 			}
 		}
-		if c := fl.changed; c != nil {
+		if c := fl.changed; c != nil && c.arity != fl.arity {
 			does += " (from " + c.from + " " + arityDoc[c.arity] + ")"
+		}
+		if c := fl.changed; c != nil && c.dest != "" {
+			does += " (from " + c.from + " stored in `" + c.dest + "`)"
+		}
+		if vr := fl.refuses; vr != nil {
+			does += " (from " + vr.from + " `" + strings.Join(vr.values, "`, `") + "` refused: " + vr.what + ")"
 		}
 		b.WriteString("| " + name + " |")
 		for _, n := range fl.at {
@@ -600,11 +614,11 @@ func TestLinesSpanEveryRelease(t *testing.T) {
 	if got, want := len(lines{}), len(profiles); got != want {
 		t.Fatalf("lines has %d cells, profiles %d releases", got, want)
 	}
-	l := lines{1, 2, 3, 4, 5, 6, 7, 8}
+	l := lines{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
 	for _, tc := range []struct {
 		release string
 		want    int
-	}{{"v0.4.9.post2", 1}, {"v0.5.6.post2", 2}, {"v0.5.6.post3", 3}, {"v0.5.7", 4}, {"v0.5.8", 5}, {"v0.5.8.post1", 6}, {"v0.5.9", 7}, {"v0.5.9.post1", 8}, {"v0.5.10", 0}} {
+	}{{"v0.4.9.post2", 1}, {"v0.5.6.post2", 2}, {"v0.5.6.post3", 3}, {"v0.5.7", 4}, {"v0.5.8", 5}, {"v0.5.8.post1", 6}, {"v0.5.9", 7}, {"v0.5.9.post1", 8}, {"v0.5.10", 9}, {"v0.5.10.post1", 10}, {"v0.5.11", 0}} {
 		if got := l.line(Profile{Name: tc.release}); got != tc.want {
 			t.Errorf("line(%s) = %d, want %d", tc.release, got, tc.want)
 		}

@@ -25,14 +25,16 @@ type Nodes struct {
 // asserts that --nnodes divides tp x pp and that a multi-node server has
 // no --dp-size above 1 without DP attention.
 var nodesCites = map[string][2]string{
-	"v0.4.9.post2": {"server_args.py:1700-1702", "server_args.py:1712-1714"},
-	"v0.5.6.post2": {"server_args.py:4082-4084", "server_args.py:4093-4095"},
-	"v0.5.6.post3": {"server_args.py:4082-4084", "server_args.py:4093-4095"},
-	"v0.5.7":       {"server_args.py:4536-4538", "server_args.py:4547-4549"},
-	"v0.5.8":       {"server_args.py:4805-4807", "server_args.py:4816-4818"},
-	"v0.5.8.post1": {"server_args.py:4805-4807", "server_args.py:4816-4818"},
-	"v0.5.9":       {"server_args.py:5132-5134", "server_args.py:5143-5145"},
-	"v0.5.9.post1": {"server_args.py:5132-5134", "server_args.py:5143-5145"},
+	"v0.4.9.post2":  {"server_args.py:1700-1702", "server_args.py:1712-1714"},
+	"v0.5.6.post2":  {"server_args.py:4082-4084", "server_args.py:4093-4095"},
+	"v0.5.6.post3":  {"server_args.py:4082-4084", "server_args.py:4093-4095"},
+	"v0.5.7":        {"server_args.py:4536-4538", "server_args.py:4547-4549"},
+	"v0.5.8":        {"server_args.py:4805-4807", "server_args.py:4816-4818"},
+	"v0.5.8.post1":  {"server_args.py:4805-4807", "server_args.py:4816-4818"},
+	"v0.5.9":        {"server_args.py:5132-5134", "server_args.py:5143-5145"},
+	"v0.5.9.post1":  {"server_args.py:5132-5134", "server_args.py:5143-5145"},
+	"v0.5.10":       {"server_args.py:6065-6067", "server_args.py:6076-6078"},
+	"v0.5.10.post1": {"server_args.py:6065-6067", "server_args.py:6076-6078"},
 }
 
 // resolveNodes applies --nnodes's default and SGLang's own checks of it.

@@ -242,8 +242,16 @@ func (q *budgetQuery) Budget(c budget.Class) (engine.BudgetResult, error) {
 	mib := GPUMemMiB(c)
 	msf, reserved := q.fraction, 0.0
 	if msf == 0 {
+		chunked := defaultChunkedPrefill(p, mib)
+		// From v0.5.10 the default reserves the piecewise CUDA graphs of a
+		// text model without MLA on CUDA at one stage (see piecewise.go):
+		// the model the query has not named is taken to be one.
+		var piecewise float64
+		if p.PiecewiseByDefault && pp == 1 && c.Device.Silicon.Vendor == budget.NVIDIA {
+			piecewise = float64(len(piecewiseSizes(chunked)) * piecewiseMiBPerSize)
+		}
 		msf, reserved = DefaultMemFractionStatic(p, MSFInputs{GPUMemMiB: mib, TPSize: tp, PPSize: pp,
-			ChunkedPrefillSize: defaultChunkedPrefill(p, mib), MaxPrefillTokens: defaultPrefil, CudaGraphMaxBS: defaultCudaGraphMaxBS(p, mib, tp)})
+			ChunkedPrefillSize: chunked, MaxPrefillTokens: defaultPrefil, CudaGraphMaxBS: defaultCudaGraphMaxBS(p, mib, tp), PiecewiseMiB: piecewise})
 	}
 	dist := DistInitBytes(tp * pp)
 	f0 := budget.SatSub(budget.SatSub(c.Device.MemoryBytes, c.Memory.DriverFixedBytes), dist)
@@ -256,6 +264,9 @@ func (q *budgetQuery) Budget(c budget.Class) (engine.BudgetResult, error) {
 	how := "given"
 	if out.Defaulted {
 		how = fmt.Sprintf("SGLang's default: %.0f MiB reserved of %.0f MiB, before any model's adjustment", reserved, mib)
+		if p.PiecewiseByDefault {
+			how += "; piecewise CUDA graphs reserved as for a text model without MLA (an MLA model reserves 1.5 GiB for them, a multimodal one none)"
+		}
 	}
 	res.Text = append(res.Text, fmt.Sprintf("class %s (%s), %s, mem_fraction_static %v (%s; %s)", c.Name, c.Device.Name, engine.GiB(c.Device.MemoryBytes), msf, how, p.Describes))
 	row := func(label string, v uint64) {

@@ -224,3 +224,96 @@ var unreadQuantWhy = map[string]string{
 	"compressed-tensors": "compressed-tensors' MoE methods are rewritten as per-scheme classes (PR #17503; layers/quantization/compressed_tensors/compressed_tensors.py:159-189, schemes/*_moe.py) and its linears' scheme lookup with them, which is not read",
 	"modelopt":           "ModelOpt's NVFP4 linears are padded to 32 rows and columns, 128 rows under --fp4-gemm-backend flashinfer_trtllm (PR #17300; layers/quantization/modelopt_quant.py:160-215, 1192-1249), and its FP8 and NVFP4 MoE weight processing is reworked (ModelOptFp8MoEMethod, :593-917; ModelOptNvFp4FusedMoEMethod, :1325 on), which is not read",
 }
+
+// profile0510 is v0.5.10 (tag 1519acf, 2026-04-05). Against v0.5.9.post1
+// (git diff v0.5.9.post1 v0.5.10 of server_args.py, model_executor/,
+// mem_cache/, configs/model_config.py, layers/, distributed/, utils/,
+// environ.py and models/; it pins FlashInfer 0.6.7.post2, python/
+// pyproject.toml:30, and transformers 5.3.0, :74):
+//   - Piecewise CUDA graphs are on by default (PR #16331): the default
+//     fraction reserves them and they are captured after the pool, unless
+//     a case of _handle_piecewise_cuda_graph turns them off (see
+//     [Profile.PiecewiseByDefault] and piecewise.go).
+//   - The req_to_token pool and max_running_requests are sized from the
+//     capped, page-aligned pool (PR #20142; see
+//     [Profile.ReqPoolFromCapacity]).
+//   - The decode capture list ends at cuda_graph_max_bs itself (PR
+//     #21005; see [Profile.CaptureMaxBS]).
+//   - An EAGLE draft's reserve is 4 GiB (see [Profile.SpecReserve4GiB]).
+//   - fp8's ignored_layers may leave a fused MoE layer unquantized (PR
+//     #18742; see [Profile.FP8IgnoreMoE]).
+//   - gpt-oss keeps its sliding-window split under trtllm_mha too (PR
+//     #19079; see [Profile.GptOssSplitAlways]).
+//   - FlashInfer's all-reduce fusion workspace is made through FlashInfer's
+//     unified create_allreduce_fusion_workspace (layers/
+//     flashinfer_comm_fusion.py:129-166), not read: a serve the release
+//     turns it on for is refused (see arfusion.go), and --enable-
+//     flashinfer-allreduce-fusion too.
+//   - Native architectures: 9 new (see new0510), refused by name; Gemma 3's
+//     attention builds its rotary tables with get_rope (models/
+//     gemma3_causal.py:204) and GLM-4.5 MoE's router keeps a float32 copy
+//     of its gate after the first forward (models/glm4_moe.py:366-373):
+//     each refused by name (see [Profile.ChangedModels]).
+//   - Read and unchanged for every serve membudget takes: the GPU tiers and
+//     the rest of the default fraction (server_args.py:1141-1330), the KV
+//     cell and profile_max_num_token (model_runner_kv_cache_mixin.py:
+//     74-169), the --max-total-tokens cap, page alignment and stages'
+//     minimum (:808-838), the MHA and MLA pools and ReqToTokenPool's
+//     (size, context_len + 4) int32 table (mem_cache/memory_pool.py;
+//     mixin :387-475), the order of measurement (F0 after distributed
+//     init, model_runner.py:999-1024; the load's F1 in
+//     profile_max_num_token), the rotary reserve (utils/common.py
+//     reserve_rope_cache_for_long_sequences, byte for byte), get_rope's
+//     tables (layers/rotary_embedding/factory.py: the same classes, a
+//     missing key now defaulted rather than a KeyError), get_context_length
+//     (utils/hf_transformers_utils.py), the default attention backends
+//     (_get_default_attn_backend, server_args.py:2217-2276) and the PP
+//     split. Under transformers 5.3.0 config.rope_scaling is the config's
+//     rope_parameters, {"rope_type": "default", ...} where the checkpoint
+//     has none, which get_context_length and get_rope read as no scaling.
+var profile0510 = func() Profile {
+	p := profile059post1
+	p.Name = "v0.5.10"
+	p.Commit = "1519acf37c23f2189adb93f57ca9cd2db1bebf18"
+	p.Describes = "SGLang v0.5.10 (tag 1519acf, 2026-04-05)"
+	p.PiecewiseByDefault = true
+	p.ReqPoolFromCapacity = true
+	p.CaptureMaxBS = true
+	p.SpecReserve4GiB = true
+	p.GptOssSplitAlways = true
+	p.Native = native0510
+	p.UnreadModels = slices.Concat(new059, new0510)
+	p.ChangedModels = changedModels0510
+	p.FP8IgnoreMoE = true
+	return p
+}()
+
+// profile0510post1 is v0.5.10.post1 (tag 7c35342, 2026-04-08): against
+// v0.5.10 it pins FlashInfer 0.6.7.post3 rather than 0.6.7.post2 (python/
+// pyproject.toml:30-31, the version check of entrypoints/engine.py:1131)
+// and changes the version tooling (python/tools/get_version_tag.py); no
+// file of server_args.py, model_executor/, mem_cache/, layers/, models/ or
+// configs/ changes (git diff --stat v0.5.10 v0.5.10.post1), and its
+// add_cli_args is v0.5.10's line for line. FlashInfer's all-reduce fusion
+// workspace, the one FlashInfer allocation the two could differ in, is
+// refused under both, so its rules are v0.5.10's.
+var profile0510post1 = func() Profile {
+	p := profile0510
+	p.Name = "v0.5.10.post1"
+	p.Commit = "7c35342c10e201899e22fe2972d40e60da19ff3e"
+	p.Describes = "SGLang v0.5.10.post1 (tag 7c35342, 2026-04-08; v0.5.10's memory rules)"
+	return p
+}()
+
+// new0510 are the architectures v0.5.10 implements natively and
+// v0.5.9.post1 did not (the same grep at tag v0.5.10): LFM2-VL, Sarvam's
+// MLA and MoE models, Whisper, and the Transformers backend's MoE,
+// multimodal and embedding classes.
+var new0510 = []string{
+	"Lfm2VlForConditionalGeneration", "SarvamMLAForCausalLM", "SarvamMoEForCausalLM",
+	"TransformersEmbeddingModel", "TransformersMoEEmbeddingModel", "TransformersMoEForCausalLM",
+	"TransformersMultiModalForCausalLM", "TransformersMultiModalMoEForCausalLM", "WhisperForConditionalGeneration",
+}
+
+// native0510 is v0.5.9's native architectures and new0510.
+var native0510 = slices.Sorted(slices.Values(append(slices.Clone(native059), new0510...)))

@@ -139,8 +139,7 @@ func (ref *Reference) sizePool() {
 		if st.maxNumReqs == 0 {
 			// min(max(int(T / context_len * 512), 2048), 4096): sizes the
 			// req_to_token pool, not concurrency by memory.
-			n := int64(float64(st.profiled) / float64(r.ContextLength) * 512)
-			st.maxNumReqs = uint64(min(max(n, 2048), 4096))
+			st.maxNumReqs = reqPoolEstimate(st.profiled, r.ContextLength)
 		}
 		t := st.profiled
 		if r.MaxTotalTokens > 0 {
@@ -177,16 +176,39 @@ func (ref *Reference) sizePool() {
 		st.unallocated = budget.SatSub(ref.budget, budget.SatAdd(st.loaded, budget.SatMul(st.capacity, st.cell)))
 	}
 	ref.maxRunning = math.MaxUint64
-	for _, st := range ref.stages {
+	for i := range ref.stages {
+		st := &ref.stages[i]
 		var running uint64
 		if r.MaxRunningRequests > 0 {
 			running = r.MaxRunningRequests
 		} else if st.tokens > 0 {
 			running = uint64(st.tokens / 2)
 		}
+		if r.Profile.ReqPoolFromCapacity {
+			// _resolve_max_num_reqs (v0.5.10 model_runner_kv_cache_mixin.py:
+			// 840-857): the estimate from the final tokens, at most T // 2
+			// when --max-running-requests is not given; the req_to_token
+			// pool's rows and max_running_requests both (_init_pools,
+			// :387-389; _apply_memory_pool_config).
+			est := reqPoolEstimate(st.tokens, r.ContextLength)
+			if r.MaxRunningRequests == 0 {
+				running = uint64(max(st.tokens/2, 0))
+			}
+			st.maxNumReqs = min(running, est)
+			running = st.maxNumReqs
+		}
 		ref.maxRunning = min(ref.maxRunning, running, st.maxNumReqs)
 	}
 	ref.failure = ref.startFailure()
+}
+
+// reqPoolEstimate is SGLang's estimate of the req_to_token pool's rows
+// from t tokens of the pool: max(min(int(t / context_len x 512), 4096),
+// 2048) (model_runner_kv_cache_mixin.py:843-845 at v0.5.10; init_memory_pool
+// at v0.5.9 and before, from the profiled tokens).
+func reqPoolEstimate(t int64, contextLen uint64) uint64 {
+	n := int64(float64(t) / float64(contextLen) * 512)
+	return uint64(min(max(n, 2048), 4096))
 }
 
 // splitSWA divides the profiled tokens between the full-layer and the
@@ -309,6 +331,7 @@ func (ref *Reference) besideItems(i int) []budget.Item {
 	if bs := ref.largestGraph(i); bs > 0 {
 		items = append(items, budget.Item{Name: "cuda_graphs", Term: budget.TermGraphPool, Bytes: budget.SatMul(bs, graphBytesPerBatch)})
 	}
+	items = append(items, ref.piecewiseItem()...)
 	items = append(items,
 		budget.Item{Name: "dist_init_buffers", Term: budget.TermNonTorch, Bytes: r.DistInitBytes},
 		// (max_num_reqs, context_len + 4) int32 (model_runner.py:1750-1804,

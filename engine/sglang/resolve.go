@@ -67,6 +67,16 @@ type Resolved struct {
 	// Draft is the speculative draft, nil without speculative decoding
 	// (see [Resolved.resolveSpec]).
 	Draft *specDraft
+	// Piecewise says the profile's default fraction reserves piecewise
+	// CUDA graphs (see piecewise.go); PiecewiseOff is why not, where the
+	// profile has them on by default and the serve turns them off.
+	Piecewise    bool
+	PiecewiseOff string
+	// PiecewiseSizes are the token counts captured; PiecewiseCaptured says
+	// SGLang still captures them after the handlers that follow the
+	// fraction (see [trtllmMoEDisablesPiecewise]).
+	PiecewiseSizes    []uint64
+	PiecewiseCaptured bool
 }
 
 // Resolve applies profile p's defaults for a on class c and checks the
@@ -80,12 +90,14 @@ func Resolve(s Serve, a *model.Arch, c budget.Class, p Profile) (Resolved, error
 		func() error { return r.resolveRemoteCode(a) },
 		func() error { return r.resolveParallel(a, def) },
 		func() error { return r.resolveNodes() },
+		func() error { return r.checkChangedModels(a) },
 		func() error { return r.resolveDtypes(a, def) },
 		func() error { return r.resolveContext(a, def) },
 		func() error { return r.resolveBatch(def) },
 		func() error { return r.resolveBackend(a, c, def) },
 		func() error { return r.resolveSpec(a, def) },
 		func() error { return r.resolveMXFP4(a, c) },
+		func() error { return r.resolvePiecewise(a, c, def) },
 		func() error { return r.resolveFraction(a, def) },
 		func() error { return r.checkARFusion(a, c) },
 		func() error { return r.checkExplicitARFusion(a, c) },
@@ -287,7 +299,36 @@ func (r *Resolved) checkUnreadQuant(a *model.Arch) error {
 	if p.FP8IgnoreUnstripped && r.Quant.Method == "fp8" && slices.ContainsFunc(r.Quant.NotConvert, func(m string) bool { return fp8IgnoreMayDiffer(a, m) }) {
 		return settingErr("model", a.Source, "%s keeps the \"model.\" prefix of fp8's ignored_layers (PR #18926; layers/quantization/fp8.py:170-178) and matches them as substrings of its own layer prefixes (quantization/utils.py:46-91): which of this checkpoint's layers stay unquantized is not read", p.Describes)
 	}
+	if p.FP8IgnoreMoE && r.Quant.Method == "fp8" {
+		if i := slices.IndexFunc(r.Quant.NotConvert, func(m string) bool { return fp8IgnoreSkipsMoE(a, m) }); i >= 0 {
+			return settingErr("model", a.Source, "%s leaves a fused MoE layer unquantized when an fp8 ignored_layers entry matches its experts' prefix (PR #18742; layers/quantization/fp8.py:230-236, quantization/utils.py is_layer_skipped), and %q does: an fp8 checkpoint's bfloat16 experts are not modelled", p.Describes, r.Quant.NotConvert[i])
+		}
+	}
 	return nil
+}
+
+// fp8IgnoreSkipsMoE reports whether v0.5.10's Fp8Config skips a fused MoE
+// layer of a for ignored_layers entry m: the entry is kept both with and
+// without "model." (fp8.py:195-201), and is_layer_skipped takes a prefix
+// holding "experts" as skipped when an entry is a substring of it or, for
+// an entry naming experts, it a substring of the entry (quantization/
+// utils.py at v0.5.10). The fused MoE's prefix is
+// model.layers.<i>.mlp.experts (Qwen's, DeepSeek's, GLM's) or
+// model.layers.<i>.block_sparse_moe.experts (Mixtral's).
+func fp8IgnoreSkipsMoE(a *model.Arch, m string) bool {
+	base := strings.TrimPrefix(m, "model.")
+	for i, l := range a.Layers {
+		if !l.MoE {
+			continue
+		}
+		for _, block := range []string{"mlp", "block_sparse_moe"} {
+			prefix := fmt.Sprintf("model.layers.%d.%s.experts", i, block)
+			if strings.Contains(prefix, base) || strings.Contains(m, "experts") && strings.Contains("model."+base, prefix) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // fp8IgnoreMayDiffer reports whether ignored_layers entry m may leave
@@ -494,6 +535,9 @@ func (r *Resolved) resolveBackend(a *model.Arch, c budget.Class, def func(string
 		r.DisableCudaGraph = true // server_args.py:1410-1414
 		def("disable-cuda-graph", "the torch_native backend disables CUDA graphs")
 	}
+	if p.GptOssSplitAlways && a.ModelType == "gpt_oss" {
+		return settingErr("model", a.Source, "%s gives gpt-oss a paged sliding-window pool under every attention backend, trtllm_mha's gate removed (sgl-project/sglang PR #19079; configs/model_config.py:360-372, 1438-1448), which is not modelled", p.Describes)
+	}
 	if p.GptOssSplit && a.ModelType == "gpt_oss" && r.AttentionBackend != "trtllm_mha" {
 		return settingErr("model", a.Source, "%s gives gpt-oss a paged sliding-window pool unless its attention is trtllm_mha (sgl-project/sglang PRs #17261, #17429; configs/model_config.py:1220-1229, server_args.py:1278-1287), which is not modelled; on SM100 its default trtllm_mha keeps one pool", p.Describes)
 	}
@@ -518,7 +562,7 @@ func (r *Resolved) resolveFraction(a *model.Arch, def func(string, string)) erro
 		r.MemFractionStatic, r.ReservedMiB = DefaultMemFractionStatic(p, MSFInputs{
 			GPUMemMiB: r.GPUMemMiB, TPSize: r.TPSize, PPSize: r.PPSize,
 			ChunkedPrefillSize: r.ChunkedPrefillSize, MaxPrefillTokens: r.MaxPrefillTokens, CudaGraphMaxBS: r.CudaGraphMaxBS,
-			Speculative: r.Draft != nil,
+			Speculative: r.Draft != nil, PiecewiseMiB: piecewiseReserveMiB(r, a),
 		})
 		why := fmt.Sprintf("SGLang's default: %.0f MiB reserved of %.0f MiB (server_args.py, %s)", r.ReservedMiB, r.GPUMemMiB, p.Describes)
 		if f := vlmFactor(a, p); f != 1 {

@@ -24,24 +24,27 @@ type serveJSON struct {
 	AllowLongContext     bool   `json:"allow_overwrite_longer_context_len"`
 	// MaxRunningRequests and MaxTotalTokens are as given, 0 when not: the
 	// pool decides them (kv_pool).
-	MaxRunningRequests uint64            `json:"max_running_requests"`
-	MaxTotalTokens     uint64            `json:"max_total_tokens"`
-	ChunkedPrefillSize int64             `json:"chunked_prefill_size"`
-	MaxPrefillTokens   uint64            `json:"max_prefill_tokens"`
-	PageSize           uint64            `json:"page_size"`
-	KVCacheDtype       string            `json:"kv_cache_dtype"`
-	TPSize             uint64            `json:"tp_size"`
-	PPSize             uint64            `json:"pp_size"`
-	DPSize             uint64            `json:"dp_size"`
-	Dtype              string            `json:"dtype"`
-	Quantization       string            `json:"quantization"`
-	AttentionBackend   string            `json:"attention_backend"`
-	DisableCudaGraph   bool              `json:"disable_cuda_graph"`
-	CudaGraphMaxBS     uint64            `json:"cuda_graph_max_bs"`
-	DistInitBytes      uint64            `json:"dist_init_bytes"`
-	Defaults           map[string]string `json:"defaults"`
-	Ignored            []string          `json:"ignored,omitempty"`
-	Command            string            `json:"command"`
+	MaxRunningRequests uint64 `json:"max_running_requests"`
+	MaxTotalTokens     uint64 `json:"max_total_tokens"`
+	ChunkedPrefillSize int64  `json:"chunked_prefill_size"`
+	MaxPrefillTokens   uint64 `json:"max_prefill_tokens"`
+	PageSize           uint64 `json:"page_size"`
+	KVCacheDtype       string `json:"kv_cache_dtype"`
+	TPSize             uint64 `json:"tp_size"`
+	PPSize             uint64 `json:"pp_size"`
+	DPSize             uint64 `json:"dp_size"`
+	Dtype              string `json:"dtype"`
+	Quantization       string `json:"quantization"`
+	AttentionBackend   string `json:"attention_backend"`
+	DisableCudaGraph   bool   `json:"disable_cuda_graph"`
+	CudaGraphMaxBS     uint64 `json:"cuda_graph_max_bs"`
+	// PiecewiseTokens are the token counts of the piecewise CUDA graphs
+	// the release captures (v0.5.10 on; none before, or when off).
+	PiecewiseTokens []uint64          `json:"piecewise_cuda_graph_tokens,omitempty"`
+	DistInitBytes   uint64            `json:"dist_init_bytes"`
+	Defaults        map[string]string `json:"defaults"`
+	Ignored         []string          `json:"ignored,omitempty"`
+	Command         string            `json:"command"`
 }
 
 // poolJSON is SGLang's KV pool as its startup sizes and logs it: the
@@ -95,7 +98,8 @@ func (s section) Serve() any {
 		KVCacheDtype: r.KVCacheDtype, TPSize: r.TPSize, PPSize: r.PPSize, DPSize: r.DPSize,
 		Dtype: r.Dtype, Quantization: r.Quant.Method, AttentionBackend: r.AttentionBackend,
 		DisableCudaGraph: r.DisableCudaGraph, CudaGraphMaxBS: r.CudaGraphMaxBS, DistInitBytes: r.DistInitBytes,
-		Defaults: r.Sources, Ignored: s.sz.pasted.AllIgnored(), Command: s.sz.Command(),
+		PiecewiseTokens: piecewiseCaptured(r),
+		Defaults:        r.Sources, Ignored: s.sz.pasted.AllIgnored(), Command: s.sz.Command(),
 	}
 }
 

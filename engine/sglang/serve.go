@@ -37,6 +37,11 @@ type Serve struct {
 	CudaGraphMaxBS uint64
 	// DisableCudaGraph is --disable-cuda-graph.
 	DisableCudaGraph bool
+	// DisablePiecewiseCudaGraph is --disable-piecewise-cuda-graph (v0.5.10
+	// on): no piecewise CUDA graphs, and no reserve for them in the
+	// default fraction. --disable-cuda-graph leaves them on
+	// (_handle_piecewise_cuda_graph reads only this flag).
+	DisablePiecewiseCudaGraph bool
 	// TrustRemoteCode is --trust-remote-code: the checkpoint's own code may
 	// read its config (see [Resolved.resolveRemoteCode]).
 	TrustRemoteCode bool

@@ -6,7 +6,7 @@ import "fmt"
 // v0.5.23 (2026-10, membudget issue 21).
 var newestKnown = release{0, 5, 23, 0}
 
-// unreadRelease is why release r, newer than v0.5.9.post1, is refused: what of
+// unreadRelease is why release r, newer than v0.5.10.post1, is refused: what of
 // its memory rules is not read (see [unreadReleases]), then the newest
 // release membudget models.
 func unreadRelease(r release) string {
@@ -21,23 +21,21 @@ func unreadRelease(r release) string {
 			}
 		}
 	}
-	return fmt.Sprintf("SGLang %s's memory rules are not read: %s; the newest release membudget models is %s (--sglang-version %s)", r, why, newestRead, newestRead)
+	return fmt.Sprintf("SGLang %s's memory rules are not modelled: %s; the newest release membudget models is %s (--sglang-version %s)", r, why, newestRead, newestRead)
 }
 
-// unreadReleases says, for each SGLang release from v0.5.10 to v0.5.23 (a
+// unreadReleases says, for each SGLang release from v0.5.11 to v0.5.23 (a
 // post release shares its release's entry), what of the memory rules it
 // may have changed is not read.
 //
-// v0.5.10 to v0.5.13.post2 are tags of the git mirror of sgl-project/sglang
+// v0.5.11 to v0.5.13.post2 are tags of the git mirror of sgl-project/sglang
 // at GitHub charlesHsuGG/sglang, which holds every tag from v0.5.6 on to
-// v0.5.13.post2 (2026-06-16): they can be read. v0.5.11 to v0.5.13.post2
-// are read, step by step against the release before (git diff of
-// server_args.py, model_executor/, mem_cache/, configs/model_config.py,
-// distributed/, speculative/, layers/, the sized families' models/ and
-// the FlashInfer pin), and not yet modelled: each names what moves memory
-// and what stays unread; v0.5.10's names what `git log -S` finds of the
-// memory changes between v0.5.9 and its tag, so a release is never sized
-// with v0.5.9's rules.
+// v0.5.13.post2 (2026-06-16): they can be read, and are read, step by
+// step against the release before (git diff of server_args.py,
+// model_executor/, mem_cache/, configs/model_config.py, distributed/,
+// speculative/, layers/, the sized families' models/ and the FlashInfer
+// pin), and not yet modelled: each names what moves memory and what stays
+// unread, so a release is never sized with v0.5.10's rules.
 // v0.5.14 to v0.5.23 are in no mirror found: charlesHsuGG/sglang has the
 // branch release/v0.5.14 but no later tag, and nokiaMS/sglang (main of
 // 2026-08-11) has no tag after v0.5.13.post2; the sgl-project/sglang files
@@ -64,11 +62,6 @@ var unreadReleases = []struct {
 	patch int
 	why   string
 }{
-	{10, "v0.5.10 (tag 1519acf, 2026-04-05; v0.5.10.post1 changes no memory file) is readable and not yet read: " +
-		"piecewise CUDA graphs are on by default (#16331, main 2026-03-02), which moves every default --mem-fraction-static by their reserve " +
-		"(8 MiB per captured size, 1.5 GiB for MLA; server_args.py:1304-1311 at the tag) unless one of the 17 cases of _handle_piecewise_cuda_graph " +
-		"(:1078-1139) turns them off, and EAGLE's reserve is 4 GiB, not 2; what v0.5.9 refuses by name (its new native architectures, " +
-		"compressed-tensors and ModelOpt weights, MXFP4 weights off SM10x, fp8's ignore list kept with its model. prefix) carries into it"},
 	{11, "v0.5.11 (tag 612785f, 2026-05-05) is read at its tag and not yet modelled: against v0.5.10, piecewise CUDA graphs stay on under speculative decoding " +
 		"(#22128; server_args.py:1194-1262), so EAGLE's default --mem-fraction-static takes their reserve beside its 4 GiB; the req_to_token table " +
 		"gets a padding row (#24243; mem_cache/memory_pool.py:150-152); EAGLE at topk 1 runs the overlap scheduler's spec v2 worker by default (#21062; " +
@@ -76,7 +69,7 @@ var unreadReleases = []struct {
 		"from the first decode (managers/overlap_utils.py:45-119) and whose other buffers are not read; AWQ moves into a package (#21126) with v0.5.10's weight shapes and Marlin repacking; the pool is sized in " +
 		"model_executor/pool_configurator.py (#22384, #22389), to v0.5.10's token count without the sliding-window split; and the FlashInfer " +
 		"all-reduce fusion workspace (FlashInfer 0.6.8.post1) is made before graph capture (#21249) behind a cuMemCreate probe that can turn the fusion off (#24172); " +
-		"what v0.5.10 changes carries into it"},
+		"what v0.5.10, whose rules are read and modelled, refuses by name carries into it"},
 	{12, "v0.5.12 (tag 127b9e3, 2026-05-16) and v0.5.12.post1 (tag 5a15cde, 2026-05-22: DeepSeek-V4 and sliding-window allocator fixes, #25396, #25889, " +
 		"#25805, none in a model membudget sizes) are read at their tags and not yet modelled: against v0.5.11, the JIT custom all-reduce v2 is the default " +
 		"(#24363; distributed/device_communicators/custom_all_reduce.py:341-356) and builds no buffer unless NVLink joins every GPU pair " +
@@ -119,6 +112,6 @@ var unreadReleases = []struct {
 // unreadLater is why a release after v0.5.23 is refused.
 const unreadLater = "no SGLang release after v0.5.23 (2026-10, the newest known when membudget's profiles were written) is known to membudget"
 
-// unreadPost is why a post release of v0.5.9 after .post1 is refused: the
-// mirror's tags have none (v0.5.9.post1 is followed by v0.5.10rc0).
-const unreadPost = "no such post release is tagged in sgl-project/sglang (its mirror charlesHsuGG/sglang has v0.5.9 and v0.5.9.post1, then v0.5.10rc0)"
+// unreadPost is why a post release of v0.5.10 after .post1 is refused: the
+// mirror's tags have none (v0.5.10.post1 is followed by v0.5.11).
+const unreadPost = "no such post release is tagged in sgl-project/sglang (its mirror charlesHsuGG/sglang has v0.5.10 and v0.5.10.post1, then v0.5.11)"

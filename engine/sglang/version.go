@@ -139,6 +139,11 @@ type Profile struct {
 	// is refused by name, not sized as another release's file would lay it
 	// out, nor as a Transformers fallback the release does not take.
 	UnreadModels []string
+	// ChangedModels are the architectures whose model file the release
+	// changed in a way that alters what a rank holds and membudget has not
+	// read (v0.5.10: Gemma 3's rotary tables and GLM-4.5 MoE's float32
+	// gate copies; see models0510.go): a serve of one is refused by name.
+	ChangedModels []string
 	// UnreadQuant are the checkpoint quantization methods ([model.Quant]'s
 	// Method) whose weight processing the release changed in ways
 	// membudget has not read: refused by name (see [unreadQuantWhy]).
@@ -150,6 +155,51 @@ type Profile struct {
 	// such a checkpoint leaves unquantized is not read, and one whose list
 	// names a "model." layer is refused.
 	FP8IgnoreUnstripped bool
+	// PiecewiseByDefault says piecewise CUDA graphs (prefill graphs
+	// captured per token count) are on unless --disable-piecewise-cuda-graph
+	// or one of the cases of _handle_piecewise_cuda_graph turns them off
+	// (PR #16331; v0.5.10 server_args.py:1078-1139): the default
+	// --mem-fraction-static reserves 8 MiB per captured size, 1.5 GiB for
+	// an MLA model, before its 10 GiB floor (:1304-1311), and the graphs
+	// are captured after the KV pool (model_runner.py:673). Before, they
+	// were off unless --enable-piecewise-cuda-graph, which membudget
+	// refuses (see piecewise.go).
+	PiecewiseByDefault bool
+	// ReqPoolFromCapacity says the req_to_token pool's rows and
+	// max_running_requests come from the pool's tokens after the
+	// --max-total-tokens cap, the page alignment and the stages' minimum:
+	// max(min(int(T / context_len x 512), 4096), 2048), less than T // 2
+	// when --max-running-requests is not given, and at most that estimate
+	// when it is (PR #20142; v0.5.10 model_runner_kv_cache_mixin.py:
+	// 808-857). Before, the rows are --max-running-requests as given, or
+	// the estimate from the profiled tokens before the cap
+	// (model_runner_kv_cache_mixin.py init_memory_pool at v0.5.9), and
+	// max_running_requests the smaller of them and T // 2
+	// (model_runner.py:593-600 at v0.5.9).
+	ReqPoolFromCapacity bool
+	// CaptureMaxBS says the decode capture list gains cuda_graph_max_bs
+	// itself when the list's steps miss it (PR #21005; v0.5.10
+	// server_args.py:1372-1373): --cuda-graph-max-bs 100 captures 100,
+	// not 96.
+	CaptureMaxBS bool
+	// SpecReserve4GiB says the default fraction reserves 4 GiB, not 2, for
+	// an EAGLE, EAGLE3 or NEXTN draft (v0.5.10 server_args.py:1316-1322);
+	// speculative decoding is modelled for releases before v0.5.9 alone
+	// (see spec.go), so no serve reaches it.
+	SpecReserve4GiB bool
+	// GptOssSplitAlways says gpt-oss gets the sliding-window split pool
+	// with trtllm_mha too (PR #19079 removed the gate; v0.5.10
+	// server_args.py _handle_model_specific_adjustments): membudget
+	// refuses that pool, so every gpt-oss serve is refused.
+	GptOssSplitAlways bool
+	// FP8IgnoreMoE says fp8's ignored_layers are kept both with and without
+	// "model." and may leave a fused MoE layer unquantized (PR #18742;
+	// v0.5.10 layers/quantization/fp8.py:195-201, 230-236): a checkpoint
+	// whose list reaches a MoE layer's experts is refused (see
+	// fp8IgnoreSkipsMoE); for linear layers the two forms match what the
+	// stripped one alone did, and [Profile.FP8IgnoreUnstripped]'s refusal
+	// stands as v0.5.9's.
+	FP8IgnoreMoE bool
 	// EnvBoolWords says an environment boolean also reads yes, y, no and
 	// n, and warns and keeps its default for anything else (v0.5.6.post2's
 	// EnvBool, environ.py:98-105, 23-38); v0.4.9.post2's get_bool_env_var
@@ -160,7 +210,7 @@ type Profile struct {
 // DefaultName is the name of the default profile.
 const DefaultName = "v0.5.6.post2"
 
-var profiles = []Profile{profile059post1, profile059, profile058post1, profile058, profile057, profile056post3, profile056post2, profile049post2}
+var profiles = []Profile{profile0510post1, profile0510, profile059post1, profile059, profile058post1, profile058, profile057, profile056post3, profile056post2, profile049post2}
 
 // profile056post2 is the default profile; the later ones start from it.
 var profile056post2 = Profile{
@@ -182,11 +232,12 @@ var profile049post2 = Profile{
 }
 
 // ProfileFor returns the profile of SGLang release spec: "v0.5.6.post2"
-// (also "" or "default"), "v0.5.9.post1" (also "latest"), "v0.5.9",
+// (also "" or "default"), "v0.5.10.post1" (also "latest"), "v0.5.10"
+// (and its release candidate v0.5.10rc0), "v0.5.9.post1", "v0.5.9",
 // "v0.5.8.post1", "v0.5.8", "v0.5.7", "v0.5.6.post3" or "v0.4.9.post2",
 // with or without the leading v. Any other release is a
 // *[engine.SettingError]: the rules of releases membudget has not read are
-// not guessed, and one newer than the newest read (v0.5.10 to v0.5.23,
+// not guessed, and one newer than the newest read (v0.5.11 to v0.5.23,
 // 2026-10, and on) is refused naming what of its rules is not read and the
 // newest release modelled (see [unreadReleases]).
 func ProfileFor(spec string) (Profile, error) {
@@ -207,6 +258,8 @@ func ProfileFor(spec string) (Profile, error) {
 	}
 	if r, ok := parseRelease(s); ok && newestRead.less(r) {
 		return Profile{}, &engine.SettingError{Flag: "sglang-version", Value: spec, Reason: unreadRelease(r)}
+	} else if ok && strings.Contains(s, "rc") {
+		return Profile{}, &engine.SettingError{Flag: "sglang-version", Value: spec, Reason: releaseCandidate}
 	}
 	return Profile{}, &engine.SettingError{Flag: "sglang-version", Value: spec,
 		Reason: "want " + releaseList(" (the default)") + ", the releases whose memory rules membudget has read; " + refusedByName}
@@ -214,7 +267,15 @@ func ProfileFor(spec string) (Profile, error) {
 
 // refusedByName says which later releases --sglang-version names and
 // refuses (see [unreadReleases]).
-const refusedByName = "v0.5.10 to v0.5.23 are refused by name, each saying what of its rules is not read"
+const refusedByName = "v0.5.11 to v0.5.23 are refused by name, each saying what of its rules is not read"
+
+// releaseCandidate is why a release candidate of a release membudget
+// models is refused rather than sized as its release: v0.5.10rc0 (tag
+// 9b0c470, 2026-03-27) is 317 commits before v0.5.10 (git rev-list --count
+// v0.5.10rc0..v0.5.10), and server_args.py, model_executor/, layers/ and
+// models/ change between them (git diff --stat), so its rules are not
+// v0.5.10's.
+const releaseCandidate = "release candidates are not modelled: v0.5.10rc0 (tag 9b0c470, 2026-03-27) is 317 commits before v0.5.10, and server_args.py, model_executor/, layers/ and models/ change between them, so its memory rules are not its release's; pass the release (--sglang-version v0.5.10)"
 
 // VersionHelp is --sglang-version's help: the releases it takes and those
 // it refuses by name.

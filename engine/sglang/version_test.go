@@ -13,26 +13,33 @@ import (
 	"membudget/engine"
 )
 
-// TestUnreadReleasesRefusedByName: every release after v0.5.8.post1, the
+// TestUnreadReleasesRefusedByName: every release after v0.5.10.post1, the
 // newest read, up to v0.5.23 (2026-10) and beyond, is refused naming
-// itself, what of its rules is not read and v0.5.8.post1; a release between or before the
-// read ones gets the plain list. None is sized with another's rules.
+// itself, what of its rules is not read and v0.5.10.post1; a release
+// between or before the read ones gets the plain list, and a release
+// candidate of a read release its own refusal. None is sized with
+// another's rules.
 func TestUnreadReleasesRefusedByName(t *testing.T) {
-	const newest = "; the newest release membudget models is v0.5.9.post1 (--sglang-version v0.5.9.post1)"
-	// v0.5.10's whole text, by hand: its tag, its post release, the change
-	// that moves every default fraction, and v0.5.9's refusals carried.
-	v0510 := "SGLang v0.5.10's memory rules are not read: v0.5.10 (tag 1519acf, 2026-04-05; v0.5.10.post1 changes no memory file) is readable and not yet read: " +
-		"piecewise CUDA graphs are on by default (#16331, main 2026-03-02), which moves every default --mem-fraction-static by their reserve " +
-		"(8 MiB per captured size, 1.5 GiB for MLA; server_args.py:1304-1311 at the tag) unless one of the 17 cases of _handle_piecewise_cuda_graph " +
-		"(:1078-1139) turns them off, and EAGLE's reserve is 4 GiB, not 2; what v0.5.9 refuses by name (its new native architectures, " +
-		"compressed-tensors and ModelOpt weights, MXFP4 weights off SM10x, fp8's ignore list kept with its model. prefix) carries into it" + newest
-	_, err := ProfileFor("v0.5.10")
+	const newest = "; the newest release membudget models is v0.5.10.post1 (--sglang-version v0.5.10.post1)"
+	// v0.5.11's whole text, by hand: its tag, what it changes against
+	// v0.5.10 (read at the tag, not modelled), and v0.5.10's refusals
+	// carried, v0.5.10 itself modelled.
+	v0511 := "SGLang v0.5.11's memory rules are not modelled: v0.5.11 (tag 612785f, 2026-05-05) is read at its tag and not yet modelled: " +
+		"against v0.5.10, piecewise CUDA graphs stay on under speculative decoding (#22128; server_args.py:1194-1262), so EAGLE's default " +
+		"--mem-fraction-static takes their reserve beside its 4 GiB; the req_to_token table gets a padding row (#24243; mem_cache/memory_pool.py:150-152); " +
+		"EAGLE at topk 1 runs the overlap scheduler's spec v2 worker by default (#21062; environ.py:459), whose future map keeps " +
+		"max_running_requests x (5 + context length / chunk) rows of the draft's hidden state from the first decode (managers/overlap_utils.py:45-119) " +
+		"and whose other buffers are not read; AWQ moves into a package (#21126) with v0.5.10's weight shapes and Marlin repacking; the pool is sized in " +
+		"model_executor/pool_configurator.py (#22384, #22389), to v0.5.10's token count without the sliding-window split; and the FlashInfer " +
+		"all-reduce fusion workspace (FlashInfer 0.6.8.post1) is made before graph capture (#21249) behind a cuMemCreate probe that can turn the fusion off (#24172); " +
+		"what v0.5.10, whose rules are read and modelled, refuses by name carries into it" + newest
+	_, err := ProfileFor("v0.5.11")
 	var se *engine.SettingError
 	if !errors.As(err, &se) {
-		t.Fatalf("ProfileFor(v0.5.10) = %v, want a setting error", err)
+		t.Fatalf("ProfileFor(v0.5.11) = %v, want a setting error", err)
 	}
-	if diff := cmp.Diff(engine.SettingError{Flag: "sglang-version", Value: "v0.5.10", Reason: v0510}, *se); diff != "" {
-		t.Errorf("ProfileFor(v0.5.10) (-want +got):\n%s", diff)
+	if diff := cmp.Diff(engine.SettingError{Flag: "sglang-version", Value: "v0.5.11", Reason: v0511}, *se); diff != "" {
+		t.Errorf("ProfileFor(v0.5.11) (-want +got):\n%s", diff)
 	}
 	// Each release's marks: its tag and date where a mirror has them, the
 	// pull requests of the memory changes known, or the mirrors' lack.
@@ -40,12 +47,11 @@ func TestUnreadReleasesRefusedByName(t *testing.T) {
 		spec, release string
 		marks         []string
 	}{
-		{"0.5.9.post2", "v0.5.9.post2", []string{"no such post release", "v0.5.9.post1, then v0.5.10rc0"}},
-		{"v0.5.10.post1", "v0.5.10.post1", []string{"1519acf", "#16331", "1.5 GiB for MLA", "4 GiB"}},
+		{"0.5.10.post2", "v0.5.10.post2", []string{"no such post release", "v0.5.10.post1, then v0.5.11"}},
 		// v0.5.11 to v0.5.13.post2 are read and not modelled: each names
 		// its tag and the changes that move memory against the release
 		// before, with their pull requests.
-		{"v0.5.11", "v0.5.11", []string{"612785f", "read at its tag and not yet modelled", "#22128", "#24243", "#21062", "memory_pool.py:150-152", "what v0.5.10 changes carries into it"}},
+		{"v0.5.11", "v0.5.11", []string{"612785f", "read at its tag and not yet modelled", "#22128", "#24243", "#21062", "memory_pool.py:150-152", "v0.5.10, whose rules are read"}},
 		{"v0.5.12", "v0.5.12", []string{"127b9e3", "5a15cde", "#24363", "NVLink", "16 bytes", "#24663", "what v0.5.11 changes carries into it"}},
 		{"v0.5.12.post1", "v0.5.12.post1", []string{"127b9e3", "#25889"}},
 		{"v0.5.13", "v0.5.13", []string{"28b095c", "#22516", "#21112", "server_args.py:1579-1585", "#25464", "#27458", "#26470", "#26402", "glm4_moe_lite.py:151-175", "what v0.5.12 changes carries into it"}},
@@ -71,7 +77,7 @@ func TestUnreadReleasesRefusedByName(t *testing.T) {
 			t.Errorf("ProfileFor(%q) = %v; want a --sglang-version error", tt.spec, err)
 			continue
 		}
-		prefix := "SGLang " + tt.release + "'s memory rules are not read: "
+		prefix := "SGLang " + tt.release + "'s memory rules are not modelled: "
 		if !strings.HasPrefix(se.Reason, prefix) || !strings.HasSuffix(se.Reason, newest) {
 			t.Errorf("ProfileFor(%q): %q; want it to open %q and close %q", tt.spec, se.Reason, prefix, newest)
 		}
@@ -81,17 +87,17 @@ func TestUnreadReleasesRefusedByName(t *testing.T) {
 			}
 		}
 	}
-	// Every release from v0.5.10 to v0.5.23 has its own reason, naming
+	// Every release from v0.5.11 to v0.5.23 has its own reason, naming
 	// itself: none borrows another's, nor the one for releases after.
 	seen := map[string]string{}
-	for patch := 10; patch <= 24; patch++ {
+	for patch := 11; patch <= 24; patch++ {
 		name := fmt.Sprintf("v0.5.%d", patch)
 		_, err := ProfileFor(name)
 		var se *engine.SettingError
 		if !errors.As(err, &se) {
 			t.Fatalf("ProfileFor(%q) = %v; want a --sglang-version error", name, err)
 		}
-		why := strings.TrimPrefix(se.Reason, "SGLang "+name+"'s memory rules are not read: ")
+		why := strings.TrimPrefix(se.Reason, "SGLang "+name+"'s memory rules are not modelled: ")
 		if other, ok := seen[why]; ok {
 			t.Errorf("%s and %s are refused for the same reason %q", other, name, why)
 		}
@@ -100,7 +106,7 @@ func TestUnreadReleasesRefusedByName(t *testing.T) {
 			t.Errorf("%s's reason %q does not name it", name, why)
 		}
 	}
-	plain := "want v0.5.9.post1, v0.5.9, v0.5.8.post1, v0.5.8, v0.5.7, v0.5.6.post3, v0.5.6.post2 (the default) or v0.4.9.post2, the releases whose memory rules membudget has read; v0.5.10 to v0.5.23 are refused by name, each saying what of its rules is not read"
+	plain := "want v0.5.10.post1, v0.5.10, v0.5.9.post1, v0.5.9, v0.5.8.post1, v0.5.8, v0.5.7, v0.5.6.post3, v0.5.6.post2 (the default) or v0.4.9.post2, the releases whose memory rules membudget has read; v0.5.11 to v0.5.23 are refused by name, each saying what of its rules is not read"
 	for _, spec := range []string{"v0.5.6", "v0.5.6.post1", "v0.5.6.post4", "v0.5.7.post1", "v0.5.8.post2", "0.5.0", "v0.4.6", "main", "v0.5"} {
 		_, err := ProfileFor(spec)
 		var se *engine.SettingError
@@ -110,6 +116,16 @@ func TestUnreadReleasesRefusedByName(t *testing.T) {
 		want := engine.SettingError{Flag: "sglang-version", Value: spec, Reason: plain}
 		if diff := cmp.Diff(want, *se); diff != "" {
 			t.Errorf("ProfileFor(%q) (-want +got):\n%s", spec, diff)
+		}
+	}
+	// v0.5.10rc0 is 317 commits before v0.5.10, server_args.py and the
+	// model runner changed after it: refused by name, not sized as
+	// v0.5.10; so is any candidate of a release read.
+	for _, spec := range []string{"v0.5.10rc0", "0.5.9rc1"} {
+		_, err := ProfileFor(spec)
+		var se *engine.SettingError
+		if !errors.As(err, &se) || se.Reason != releaseCandidate || !strings.Contains(se.Reason, "317 commits before v0.5.10") {
+			t.Errorf("ProfileFor(%q) = %v; want the release candidate's refusal", spec, err)
 		}
 	}
 }
@@ -131,19 +147,19 @@ func TestReleaseOrder(t *testing.T) {
 }
 
 // TestPropertyUnreadReleaseNeverSized: a release SGLang could tag is sized
-// only when it is one of the eight read, and one after v0.5.9.post1 is
-// refused naming itself and v0.5.9.post1.
+// only when it is one of the ten read, and one after v0.5.10.post1 is
+// refused naming itself and v0.5.10.post1.
 func TestPropertyUnreadReleaseNeverSized(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		r := release{0, rapid.IntRange(3, 7).Draw(t, "minor"), rapid.IntRange(0, 30).Draw(t, "patch"), rapid.IntRange(0, 3).Draw(t, "post")}
 		p, err := ProfileFor(r.String())
 		switch {
 		case err == nil:
-			if p.Name != r.String() || !slices.Contains([]string{"v0.5.9.post1", "v0.5.9", "v0.5.8.post1", "v0.5.8", "v0.5.7", "v0.5.6.post3", "v0.5.6.post2", "v0.4.9.post2"}, p.Name) {
+			if p.Name != r.String() || !slices.Contains([]string{"v0.5.10.post1", "v0.5.10", "v0.5.9.post1", "v0.5.9", "v0.5.8.post1", "v0.5.8", "v0.5.7", "v0.5.6.post3", "v0.5.6.post2", "v0.4.9.post2"}, p.Name) {
 				t.Fatalf("%s sized as %s", r, p.Name)
 			}
 		case newestRead.less(r):
-			if !strings.Contains(err.Error(), "SGLang "+r.String()+"'s memory rules are not read") || !strings.Contains(err.Error(), "(--sglang-version v0.5.9.post1)") {
+			if !strings.Contains(err.Error(), "SGLang "+r.String()+"'s memory rules are not modelled") || !strings.Contains(err.Error(), "(--sglang-version v0.5.10.post1)") {
 				t.Fatalf("%s: %v", r, err)
 			}
 		}
@@ -152,9 +168,9 @@ func TestPropertyUnreadReleaseNeverSized(t *testing.T) {
 
 // TestNewestReadIsTheNewestProfile: newestRead, above which a release is
 // refused as unread, is the release of profiles' first (newest) entry,
-// v0.5.9.post1 = {0, 5, 9, 1}, spelled back as its name.
+// v0.5.10.post1 = {0, 5, 10, 1}, spelled back as its name.
 func TestNewestReadIsTheNewestProfile(t *testing.T) {
-	if diff := cmp.Diff(release{0, 5, 9, 1}, newestRead, cmp.AllowUnexported(release{})); diff != "" {
+	if diff := cmp.Diff(release{0, 5, 10, 1}, newestRead, cmp.AllowUnexported(release{})); diff != "" {
 		t.Errorf("newestRead (-want +got):\n%s", diff)
 	}
 	if got := newestRead.String(); got != profiles[0].Name {
@@ -166,7 +182,7 @@ func TestNewestReadIsTheNewestProfile(t *testing.T) {
 // modelled release, newest first, the last after "or", then the refused
 // range.
 func TestVersionHelpListsTheProfiles(t *testing.T) {
-	want := "v0.5.9.post1, v0.5.9, v0.5.8.post1, v0.5.8, v0.5.7, v0.5.6.post3, v0.5.6.post2 or v0.4.9.post2 (v0.5.10 to v0.5.23 are refused by name, each saying what of its rules is not read)"
+	want := "v0.5.10.post1, v0.5.10, v0.5.9.post1, v0.5.9, v0.5.8.post1, v0.5.8, v0.5.7, v0.5.6.post3, v0.5.6.post2 or v0.4.9.post2 (v0.5.11 to v0.5.23 are refused by name, each saying what of its rules is not read)"
 	if VersionHelp != want {
 		t.Errorf("VersionHelp = %q, want %q", VersionHelp, want)
 	}

@@ -1,0 +1,219 @@
+package sglang
+
+import (
+	"slices"
+	"strings"
+
+	"membudget/budget"
+	"membudget/model"
+)
+
+// Piecewise CUDA graphs capture the prefill forward per token count, the
+// model split at its attention and MoE layers (model_executor/
+// piecewise_cuda_graph_runner.py). From v0.5.10 they are on unless a case
+// of _handle_piecewise_cuda_graph turns them off (sgl-project/sglang PR
+// #16331; server_args.py:1078-1139 at v0.5.10), which runs before the
+// default --mem-fraction-static is derived (__post_init__, :778-784); the
+// default reserves them (:1304-1311), and ModelRunner captures them after
+// the KV pool and the decode graphs (model_runner.py:623, 673), so their
+// memory comes out of what (1 - msf) x F0 leaves. The source does not size
+// the capture itself; membudget charges SGLang's own estimate of it, the
+// reserve the default fraction makes, as it charges the decode graphs at
+// graphBytesPerBatch (SGLang's 2 MiB per batch). No log of a piecewise
+// capture ("Capture piecewise CUDA graph end ... mem usage", model_runner.py:
+// 2568-2575) is in corpus/observed to check it against.
+
+// piecewiseMiBPerSize is what v0.5.10's default fraction reserves per
+// captured token count of a model without MLA: "Only calculate the memory
+// overhead for Non-Torch Memory use since the Torch Memory can be reused
+// with Cuda Graph Capture" (server_args.py:1305-1308). sgl-project/sglang
+// PR #15927 ("Piecewise Cuda Graph Memory Usage", 2025-12-27) measured the
+// capture as the graphs' private pool, which reuses the prefill's torch
+// memory, and their non-torch metadata, which this term estimates.
+const piecewiseMiBPerSize = 8
+
+// piecewiseMLAMiB is what it reserves for an MLA model, whatever the
+// sizes: "For MLA backend the memory overhead is much higher than expected
+// with fa3" (server_args.py:1309-1311).
+const piecewiseMLAMiB = 1.5 * 1024
+
+// piecewiseMLAMaxTokens is the largest piecewise size of an MLA model when
+// --piecewise-cuda-graph-max-tokens is not given (server_args.py:
+// 1254-1267, PR #15927's performance note).
+const piecewiseMLAMaxTokens = 2048
+
+// piecewiseLlama2MaxTokens caps the largest size of a model whose path
+// names Llama 2 (server_args.py:1269-1274, a TODO of the release).
+const piecewiseLlama2MaxTokens = 4096
+
+// piecewiseOffArchs are the architectures SGLang captures no piecewise
+// graphs for (configs/model_config.py:1352-1358 at v0.5.10), with DeepSeek's
+// sparse-attention models (is_deepseek_nsa, :212-215).
+var piecewiseOffArchs = []string{"DeepseekV32ForCausalLM", "Qwen3NextForCausalLM", "GlmMoeDsaForCausalLM", "BailingMoeV2_5ForCausalLM", "LLaDAModelLM"}
+
+// multimodalArchs is v0.5.10's multimodal_model_archs (configs/
+// model_config.py:1296-1350): a model of one is multimodal, and captures
+// no piecewise graphs, unless its first architecture is one SGLang serves
+// text-only without --enable-multimodal (mmDisabledArchs).
+var multimodalArchs = []string{
+	"CLIPModel", "DeepseekVL2ForCausalLM", "Ernie4_5_VLMoeForConditionalGeneration", "Gemma3ForConditionalGeneration",
+	"Gemma3nForConditionalGeneration", "Glm4vForConditionalGeneration", "Glm4vMoeForConditionalGeneration",
+	"GlmOcrForConditionalGeneration", "GlmAsrForConditionalGeneration", "Grok1VForCausalLM", "Grok1AForCausalLM",
+	"LlavaLlamaForCausalLM", "Llama4ForConditionalGeneration", "LlavaMistralForCausalLM", "LlavaQwenForCausalLM",
+	"LlavaForConditionalGeneration", "LlavaVidForCausalLM", "Lfm2VlForConditionalGeneration",
+	"LightOnOCRForConditionalGeneration", "MiniCPMO", "MiniCPMV", "Mistral3ForConditionalGeneration",
+	"MultiModalityCausalLM", "MllamaForConditionalGeneration", "NemotronH_Nano_VL_V2",
+	"PixtralForConditionalGeneration", "Qwen2AudioForConditionalGeneration", "Qwen2VLForConditionalGeneration",
+	"Qwen2_5_VLForConditionalGeneration", "Qwen3VLForConditionalGeneration", "Qwen3VLMoeForConditionalGeneration",
+	"Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration", "Qwen3OmniMoeForConditionalGeneration",
+	"KimiVLForConditionalGeneration", "InternVLChatModel", "InternS1ForConditionalGeneration",
+	"InternS1ProForConditionalGeneration", "Phi4MMForCausalLM", "WhisperForConditionalGeneration",
+	"Step3VLForConditionalGeneration", "POINTSV15ChatModel", "DotsVLMForCausalLM", "DotsOCRForCausalLM",
+	"Sarashina2VisionForCausalLM", "NVILAForConditionalGeneration", "NVILALiteForConditionalGeneration",
+	"DeepseekOCRForCausalLM", "JetVLMForConditionalGeneration", "PaddleOCRVLForConditionalGeneration",
+	"MiDashengLMModel", "StepVLForConditionalGeneration", "KimiK25ForConditionalGeneration",
+}
+
+// mmDisabledArchs are the first architectures whose multimodal part SGLang
+// leaves off unless --enable-multimodal (configs/model_config.py:154-170).
+var mmDisabledArchs = []string{"Gemma3ForConditionalGeneration", "Llama4ForConditionalGeneration", "Step3VLForConditionalGeneration"}
+
+// sglMultimodal is model_config.is_multimodal at v0.5.10 without
+// --enable-multimodal.
+func sglMultimodal(a *model.Arch) bool {
+	if len(a.Architectures) == 0 || slices.Contains(mmDisabledArchs, a.Architectures[0]) {
+		return false
+	}
+	return slices.ContainsFunc(a.Architectures, func(s string) bool { return slices.Contains(multimodalArchs, s) })
+}
+
+// piecewiseSizes is _generate_piecewise_cuda_graph_tokens at v0.5.10
+// (server_args.py:1397-1415): 4 to 32 by 4, 48 to 256 by 16, 288 to 512 by
+// 32, 576 to 1024 by 64, 1280 to 4096 by 256, then by 512, each at most
+// maxTokens.
+func piecewiseSizes(maxTokens int64) []uint64 {
+	var out []uint64
+	for _, r := range []struct{ from, to, step int64 }{{4, 33, 4}, {48, 257, 16}, {288, 513, 32}, {576, 1025, 64}, {1280, 4097, 256}, {4608, maxTokens + 1, 512}} {
+		for v := r.from; v < r.to && v <= maxTokens; v += r.step {
+			out = append(out, uint64(v))
+		}
+	}
+	return out
+}
+
+// piecewiseOffWhy says which case of _handle_piecewise_cuda_graph (v0.5.10
+// server_args.py:1078-1139) turns the graphs off for the serve, "" for
+// none. The cases of flags membudget refuses (DP attention, torch.compile,
+// a MoE all-to-all backend, LoRA, GGUF, a diffusion LM, CPU offload and the
+// hierarchical cache, deterministic inference, disaggregation, symmetric
+// memory, EPLB and the expert recorder, context parallelism) cannot arise.
+func (r *Resolved) piecewiseOffWhy(a *model.Arch, c budget.Class) string {
+	switch {
+	case r.DisablePiecewiseCudaGraph:
+		return "--disable-piecewise-cuda-graph"
+	case slices.ContainsFunc(a.Architectures, func(s string) bool { return slices.Contains(piecewiseOffArchs, s) }) || a.Indexer != nil:
+		return "an architecture SGLang captures none for (case 1)"
+	case r.Spec.On():
+		return "speculative decoding (case 2)"
+	case r.PPSize > 1:
+		return "pipeline parallelism (case 5)"
+	case c.Device.Silicon.Vendor != budget.NVIDIA:
+		return "a device other than CUDA's (case 6)"
+	case sglMultimodal(a):
+		return "a multimodal model (case 9)"
+	}
+	return ""
+}
+
+// resolvePiecewise decides the profile's piecewise CUDA graphs for the
+// serve: whether the default fraction reserves them (Piecewise), their
+// sizes, and whether SGLang still captures them after a later handler
+// (PiecewiseCaptured; see [trtllmMoEDisablesPiecewise]).
+func (r *Resolved) resolvePiecewise(a *model.Arch, c budget.Class, def func(string, string)) error {
+	if !r.Profile.PiecewiseByDefault {
+		if r.DisablePiecewiseCudaGraph {
+			return settingErr("disable-piecewise-cuda-graph", true, "%s has no such flag: piecewise CUDA graphs are off unless --enable-piecewise-cuda-graph there", r.Profile.Describes)
+		}
+		return nil
+	}
+	if why := r.piecewiseOffWhy(a, c); why != "" {
+		r.PiecewiseOff = why
+		def("disable-piecewise-cuda-graph", "true: "+why+" turns piecewise CUDA graphs off (server_args.py:1078-1139)")
+		return nil
+	}
+	r.Piecewise = true
+	// piecewise_cuda_graph_max_tokens (server_args.py:1254-1274): the
+	// chunked prefill size, 2048 for MLA, then at most --max-total-tokens
+	// and 4096 for a Llama 2 path. membudget reads the path SGLang would
+	// be given in the model's source, the file or directory --model names.
+	maxTokens := r.ChunkedPrefillSize
+	if a.MLA {
+		maxTokens = piecewiseMLAMaxTokens
+	}
+	if r.MaxTotalTokens > 0 {
+		maxTokens = min(maxTokens, int64(r.MaxTotalTokens))
+	}
+	if strings.Contains(strings.ToLower(a.Source), "llama-2") {
+		maxTokens = min(maxTokens, piecewiseLlama2MaxTokens)
+	}
+	r.PiecewiseSizes = piecewiseSizes(maxTokens)
+	r.PiecewiseCaptured = len(r.PiecewiseSizes) > 0 && !trtllmMoEDisablesPiecewise(a, r, c)
+	return nil
+}
+
+// piecewiseReserveMiB is what v0.5.10's default fraction reserves for the
+// piecewise graphs: 8 MiB per size, 1.5 GiB for MLA (server_args.py:
+// 1304-1311), 0 when they are off.
+func piecewiseReserveMiB(r *Resolved, a *model.Arch) float64 {
+	switch {
+	case !r.Piecewise:
+		return 0
+	case a.MLA:
+		return piecewiseMLAMiB
+	}
+	return float64(len(r.PiecewiseSizes) * piecewiseMiBPerSize)
+}
+
+// trtllmMoEDisablesPiecewise says _handle_moe_kernel_config turns the
+// graphs off after the fraction was derived (v0.5.10 server_args.py:
+// 2722-2736): the MoE runner is flashinfer_trtllm, which
+// _handle_model_specific_adjustments picks on SM10x (is_sm100_supported)
+// for DeepSeek-V3's family with fp8 (DeepseekV3ForCausalLM without a
+// quantization taking fp8, :1630-1650) and for Qwen3-MoE with fp8 or
+// unquantized weights (:1952-1971); its ModelOpt and GLM-4.5 ModelOpt FP4
+// cases are of checkpoints refused from v0.5.9 (see unreadQuantWhy), its
+// Llama 4 case of a model membudget refuses, and gpt-oss's
+// flashinfer_mxfp4 keeps them. The reserve stays in the fraction.
+func trtllmMoEDisablesPiecewise(a *model.Arch, r *Resolved, c budget.Class) bool {
+	si := c.Device.Silicon
+	if si.Vendor != budget.NVIDIA || si.Major != 10 || len(a.Architectures) == 0 {
+		return false
+	}
+	method := r.Quant.Method
+	switch arch := a.Architectures[0]; arch {
+	case "DeepseekV3ForCausalLM", "KimiK25ForConditionalGeneration", "MistralLarge3ForCausalLM", "PixtralForConditionalGeneration":
+		return method == "fp8" || method == "" && arch == "DeepseekV3ForCausalLM"
+	case "Qwen3MoeForCausalLM", "Qwen3VLMoeForConditionalGeneration":
+		return method == "fp8" || method == ""
+	}
+	return false
+}
+
+// piecewiseItem is the piecewise graphs' ledger item, beside the pool:
+// SGLang's reserve for them (see [piecewiseReserveMiB]) where it captures
+// them.
+func (ref *Reference) piecewiseItem() []budget.Item {
+	r := &ref.Serve
+	if !r.PiecewiseCaptured {
+		return nil
+	}
+	return []budget.Item{{Name: "piecewise_cuda_graphs", Term: budget.TermGraphPool, Bytes: uint64(piecewiseReserveMiB(r, ref.Arch) * mib)}}
+}
+
+// piecewiseCaptured is the sizes SGLang captures for r, nil when none.
+func piecewiseCaptured(r Resolved) []uint64 {
+	if !r.PiecewiseCaptured {
+		return nil
+	}
+	return r.PiecewiseSizes
+}
