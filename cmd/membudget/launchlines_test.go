@@ -211,13 +211,13 @@ func TestLaunchLineForms(t *testing.T) {
 			"vllm", "serve", "meta-llama/Llama-2-7b-hf", "--enable-lora", "--max-loras", "4", "--max-lora-rank", "8"}, 2},
 		// ngram speculative decoding sized: the rejection sampler is a line
 		// of the footprint, the launch line carries the JSON as given, async
-		// scheduling is off; an EAGLE-3 draft by its Hub id under 0.27.0,
+		// scheduling is off; an EAGLE-3 draft by its Hub id under 0.29.0,
 		// which runs Llama on the V2 model runner: its speculator, not read
 		// at that release, is refused by name before the draft is read.
 		{"line-spec-ngram", []string{"report", "--class", "h100-sxm-80g",
 			"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "8192",
 			"--speculative-config", `{"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 4}`}, 0},
-		{"line-spec-eagle3-refused", []string{"report", "--class", "h100-sxm-80g", "--vllm-version", "0.27.0",
+		{"line-spec-eagle3-refused", []string{"report", "--class", "h100-sxm-80g", "--vllm-version", "0.29.0",
 			"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct",
 			"--speculative-config", `{"method": "eagle3", "model": "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B", "num_speculative_tokens": 3}`}, 2},
 		{"line-not-a-flag-of-release", []string{"report", "--class", "h100-sxm-80g", "--vllm-version", "0.19.0",

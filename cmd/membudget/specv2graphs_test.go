@@ -79,3 +79,39 @@ func TestV2Eagle3LineWithGraphs(t *testing.T) {
 		t.Errorf("0.29.0: exit %d, stderr %q; want 2 and the refusal naming PR #53306", code, stderr.String())
 	}
 }
+
+// TestV2Eagle3LineBefore028: the same line under 0.23.0 to 0.27.1, which
+// run Llama on the V2 model runner with main's eager speculator, is
+// answered with --enforce-eager (the buffers a line of the ledger from
+// 0.26.1, and said to stand beside the budget before), and refused by
+// name with its graphs, whose decode set records one draft step a graph
+// before PR #46849.
+func TestV2Eagle3LineBefore028(t *testing.T) {
+	t.Parallel()
+	dir := writeEagle3Dir(t)
+	line := []string{"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "8192",
+		"--speculative-config", `{"method":"eagle3","model":"` + dir + `","num_speculative_tokens":3}`}
+	for _, tc := range []struct{ version, says string }{
+		{"0.23.0", "not charged before 0.26.1"},
+		{"0.26.0", "not charged before 0.26.1"},
+		{"0.26.1", "V2 speculator buffers"},
+		{"0.27.1", "V2 speculator buffers"},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := run(&stdout, &stderr, append([]string{"report", "--class", "h100-sxm-80g", "--vllm-version", tc.version}, append(line, "--enforce-eager")...))
+		if code != exitOK && code != 1 {
+			t.Fatalf("%s eager: exit %d, want 0 or 1: %s", tc.version, code, stderr.String())
+		}
+		for _, want := range []string{"the V2 model runner's speculator", "draft profile run", tc.says} {
+			if !strings.Contains(stdout.String(), want) {
+				t.Errorf("%s eager: the report lacks %q:\n%s", tc.version, want, stdout.String())
+			}
+		}
+		stdout.Reset()
+		stderr.Reset()
+		code = run(&stdout, &stderr, append([]string{"report", "--class", "h100-sxm-80g", "--vllm-version", tc.version}, line...))
+		if code != 2 || !strings.Contains(stderr.String(), "--speculative-config") || !strings.Contains(stderr.String(), "PR #46849") || !strings.Contains(stderr.String(), "pass --enforce-eager") {
+			t.Errorf("%s with graphs: exit %d, stderr %q; want 2 and the refusal naming --speculative-config and PR #46849", tc.version, code, stderr.String())
+		}
+	}
+}

@@ -570,7 +570,8 @@ type specJSON struct {
 	// when eager.
 	DraftGraphBytes uint64 `json:"draft_graph_bytes,omitempty"`
 	// V2BufferBytes is the V2 speculator's buffers on a GPU of the last
-	// stage (specv2.go), absent on the V1 runner; DraftProfileBytes is what
+	// stage (specv2.go) where vLLM charges them (from 0.26.1), absent on
+	// the V1 runner and before 0.26.1; DraftProfileBytes is what
 	// an EAGLE drafter's part of the profile run adds to the torch peak
 	// there, on the V2 speculator (specv2.go) or the V1 proposer
 	// (specpeak.go), absent where it adds nothing.

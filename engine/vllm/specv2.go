@@ -18,10 +18,9 @@ import (
 // load, model_runner.py:345-378; get_kv_cache_spec walks the same
 // attention layers, :483-486), while its buffers, its place in the
 // profile run and its graphs are its own. Every rule is vLLM main's at
-// commit d18bb7b (2026-08-14), which 0.28's branch carries (see
-// [specV2Read]); EAGLE ran on the V2 runner from PR #29300 (2025-11-24),
-// but the 121 commits to spec_decode/ before d18bb7b were not read release
-// by release.
+// commit d18bb7b (2026-08-14), and the releases from 0.22.0, the first to
+// run a model on the V2 runner by default, to 0.28 carry the same eager
+// rules (see [specV2Read]); their graphs differ (specv2graphs.go).
 //
 // The buffers: GPUModelRunner.__init__ makes the speculator on the last
 // stage (init_speculator, model_runner.py:233-238) after the worker's
@@ -44,26 +43,55 @@ import (
 // states are freed; the V2 dummy sampler runs no rejection sampler
 // (_dummy_sampler_run, model_runner.py:762-774).
 
-// specV2Read says p's V2 speculator is the one membudget read: vLLM main
-// at d18bb7b and 0.28, whose branch was cut from main after it (see
-// [ReleaseNote]). 0.29 reserves the V2 runner's CUDA-graph memory (PR
-// #53306) and was sized from its release notes, not its source; the
-// releases before 0.28 carry speculators of their own.
+// specV2Read says p's V2 speculator, eager, is the one membudget read:
+// vLLM main at d18bb7b and every release from 0.22.0, the first whose V2
+// model runner is a default (PR #39337, merged 2026-05-14, which keeps
+// eagle, eagle3 and mtp on it: vllm/config/vllm.py
+// _get_v2_model_runner_unsupported_features, since PR #38758), to 0.28.
+// Read at the main commits each release's branch was cut near (0.22
+// between 2026-05-22, its notes' #35045, and 2026-06-02, 0.23's #43458;
+// 0.23 on 2026-06-07, the Sunday before PR #42667's review of 06-11 said
+// so; 0.24 out 2026-07-01; 0.25.0 tagged 2026-07-11; 0.26.1 after #49208
+// of 07-20; 0.27.0rc1 out 2026-08-07), the speculator's terms sized here
+// are main's at each:
+//   - its buffers are made in GPUModelRunner.__init__ by init_speculator
+//     (model_runner.py:175 at ae4f59f0e, #39337's merge; :238 at
+//     d18bb7b), the same tensors in EagleSpeculator.__init__ (spec_decode/
+//     eagle/speculator.py, up to PR #43241 of 2026-06-03) and after it in
+//     DraftModelSpeculator and AutoRegressiveSpeculator, but for
+//     InputBuffers.is_padding (T bool), added by PR #46428 on 2026-06-23.
+//     They are charged from 0.26.1 alone ([Profile.ConsumedSinceSnapshot]),
+//     whose branch has it;
+//   - _dummy_run proposes once, eager (need_eager=is_profile), while it
+//     holds the target's hidden states and the auxiliary ones, before the
+//     dummy sampler, and propose combines, runs and samples the draft the
+//     same way (compute_logits then argmax where draft_sample_method is
+//     greedy) at ae4f59f0e, 0.23's cut 4dcd10eb0 and d18bb7b; the
+//     opt-in local argmax (PR #46448, 2026-06-26) is a key membudget
+//     refuses;
+//   - the auxiliary states (interfaces.py EagleModelMixin) and
+//     Eagle3LlamaForCausalLM's and EagleLlamaForCausalLM's tensors and
+//     compute_logits change from 2026-05-25 to d18bb7b only in how their
+//     weights load.
+//
+// 0.29 reserves the V2 runner's CUDA-graph memory (PR #53306) and was
+// sized from its release notes, not its source.
 func specV2Read(p Profile) bool {
-	return p.Era == V1 && p.Release.AtLeast(v0_28_0) && p.Release.Less(v0_29_0)
+	return p.Era == V1 && p.Release.AtLeast(v0_22_0) && p.Release.Less(v0_29_0)
 }
 
 // specV2Refusal is the refusal of a draft of method on the V2 model runner
 // of profile p that membudget does not size, nil where it is sized: an
-// EAGLE or EAGLE-3 draft under a release whose speculator was read.
+// EAGLE or EAGLE-3 draft under a release whose speculator was read (its
+// graphs are refused apart, where they were not: [specV2GraphsRefusal]).
 func specV2Refusal(method string, p Profile, a *model.Arch) error {
 	name := draftName(method)
 	const tail = "; membudget refuses it rather than size a serve vLLM would contradict"
 	switch {
 	case !specV2Read(p) && p.Release.AtLeast(v0_29_0):
-		return settingErr("speculative-config", method, "an %s draft on the V2 model runner, which runs %s there: not modelled for %s, whose speculator and CUDA-graph reservation for it (PR #53306) membudget has not read (it sizes the V2 speculator of vLLM main d18bb7b and 0.28)%s", name, a.Source, p.Describes, tail)
+		return settingErr("speculative-config", method, "an %s draft on the V2 model runner, which runs %s there: not modelled for %s, whose speculator and CUDA-graph reservation for it (PR #53306) membudget has not read (it sizes the V2 speculator of vLLM 0.22.0 to 0.28 and main d18bb7b, eager, and its CUDA graphs for 0.28 and main)%s", name, a.Source, p.Describes, tail)
 	case !specV2Read(p):
-		return settingErr("speculative-config", method, "an %s draft on the V2 model runner, which runs %s there (vllm/config/vllm.py:2397-2408 keeps eagle and eagle3 on it): not modelled for %s, whose V2 speculator (vllm/v1/worker/gpu/spec_decode/, running EAGLE from PR #29300) membudget has not read at that release (it sizes the V2 speculator of vLLM main d18bb7b and 0.28)%s", name, a.Source, p.Describes, tail)
+		return settingErr("speculative-config", method, "an %s draft on the V2 model runner, which runs %s there: not modelled for %s, whose V2 speculator membudget has not read (it sizes the V2 speculator of vLLM 0.22.0 to 0.28 and main d18bb7b, eager, and its CUDA graphs for 0.28 and main)%s", name, a.Source, p.Describes, tail)
 	}
 	return nil
 }
@@ -255,6 +283,12 @@ func (sz *Sizing) specV2Settings() []string {
 	if !onV2Speculator(sz.Serve) {
 		return nil
 	}
-	return []string{fmt.Sprintf("V2 speculator: %s of buffers (the max_num_batched_tokens x hidden hidden states and the per-request inputs, off the KV cache as consumed memory); its dummy propose in the profile run, beside %s, adds %s to the torch peak",
-		engine.GiB(sz.specDraftItem("v2_draft_buffers")), draftReads(sz.Serve.Spec.Draft), engine.GiB(sz.specDraftItem("draft_profile_run")))}
+	buffers := fmt.Sprintf("%s of buffers (the max_num_batched_tokens x hidden hidden states and the per-request inputs, off the KV cache as consumed memory)", engine.GiB(sz.specDraftItem("v2_draft_buffers")))
+	if !sz.Serve.Profile.ConsumedSinceSnapshot {
+		// Made after the startup snapshot, as the V2 request state is
+		// (v2state.go): uncounted before PR #49208.
+		buffers = "its buffers (the max_num_batched_tokens x hidden hidden states and the per-request inputs) are made after the startup snapshot and not charged before 0.26.1 (PR #49208): they stand beside the budget"
+	}
+	return []string{fmt.Sprintf("V2 speculator: %s; its dummy propose in the profile run, beside %s, adds %s to the torch peak",
+		buffers, draftReads(sz.Serve.Spec.Draft), engine.GiB(sz.specDraftItem("draft_profile_run")))}
 }

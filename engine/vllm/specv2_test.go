@@ -128,6 +128,79 @@ func TestSpecV2EagleByHand(t *testing.T) {
 	}
 }
 
+// TestSpecV2ReleasesByHand: TestSpecV2ByHand's serve (Llama-3.1-8B with
+// the shipped EAGLE-3 draft, k = 3, eager, T = 8192, N = 256, bf16, TP 1)
+// under each release from 0.23.0, the first to run Llama on the V2
+// runner, to 0.27.1, whose eager speculator is main's (specV2Read):
+//   - the draft's weights, 849635008 B, and its part of the profile run,
+//     6h = 402653184 B (the draft's forward pass beside 5h, above the
+//     target's forward pass of 973078528 B), are main's at every release;
+//   - the buffers, 67230732 B at main, are charged only where vLLM
+//     charges what was made after its startup snapshot: from 0.26.1 (PR
+//     #49208), whose branch has main's buffers, is_padding (T = 8192 B,
+//     PR #46428 of 2026-06-23) among them, so 67230732 B there; 0 at
+//     0.23.0 to 0.26.0, where they stand beside the budget.
+//
+// Qwen3-8B runs on the V2 runner from 0.22.0: the same draft there has
+// main's profile-run share for the same serve, and no charged buffers.
+func TestSpecV2ReleasesByHand(t *testing.T) {
+	models := shipped(t)
+	dir := WriteEagle3Draft(t)
+	s := Serve{MaxModelLen: 8192, MaxNumSeqs: 256, MaxNumBatchedTokens: 8192, EnforceEager: true, SpeculativeConfig: eagle3Spec(dir)}
+	items := func(t *testing.T, a *model.Arch, p Profile) map[string]uint64 {
+		t.Helper()
+		r, err := Resolve(s, a, bigClass, p)
+		if err != nil {
+			t.Fatalf("%s: %v", p.Name, err)
+		}
+		if !onV2Speculator(&r) {
+			t.Fatalf("%s: the draft is not on the V2 speculator", p.Name)
+		}
+		got := map[string]uint64{"v2_draft_buffers": 0, "draft_profile_run": 0, "draft_weights": 0}
+		for _, it := range peakItems(a, &r, stageOf(&r, 0)) {
+			if _, ok := got[it.Name]; ok {
+				got[it.Name] = it.Bytes
+			}
+		}
+		return got
+	}
+	llama := models["meta-llama__Llama-3.1-8B-Instruct"]
+	for _, tc := range []struct {
+		spec    string
+		buffers uint64
+	}{
+		{"0.23.0", 0}, {"0.24.0", 0}, {"0.25.0", 0}, {"0.25.1", 0}, {"0.26.0", 0},
+		{"0.26.1", 67230732}, {"0.27.0", 67230732}, {"0.27.1", 67230732},
+	} {
+		t.Run(tc.spec, func(t *testing.T) {
+			want := map[string]uint64{"v2_draft_buffers": tc.buffers, "draft_profile_run": 402653184, "draft_weights": 849635008}
+			if diff := cmp.Diff(want, items(t, llama, mustProfile(tc.spec))); diff != "" {
+				t.Errorf("items (-want +got):\n%s", diff)
+			}
+		})
+	}
+	t.Run("Qwen3-8B on 0.22.0", func(t *testing.T) {
+		qwen := models["Qwen__Qwen3-8B"]
+		want := items(t, qwen, current)
+		if want["v2_draft_buffers"] == 0 || want["draft_profile_run"] == 0 {
+			t.Fatalf("main charges no buffers or profile run for the Qwen3-8B draft serve: %v", want)
+		}
+		want["v2_draft_buffers"] = 0 // beside the budget before 0.26.1
+		if diff := cmp.Diff(want, items(t, qwen, mustProfile("0.22.0"))); diff != "" {
+			t.Errorf("items (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("Llama on 0.22.0 runs the V1 proposer", func(t *testing.T) {
+		r, err := Resolve(s, llama, bigClass, mustProfile("0.22.0"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if onV2Speculator(&r) {
+			t.Error("Llama's draft is on the V2 speculator under 0.22.0, which runs Llama on V1 (PR #43458 came in 0.23.0)")
+		}
+	})
+}
+
 // kvShapeAt is kvShapeOf under profile p.
 func kvShapeAt(t testing.TB, a *model.Arch, s Serve, p Profile) kvShape {
 	t.Helper()
@@ -161,10 +234,14 @@ func TestSpecV2Refusals(t *testing.T) {
 			[]string{"CUDA graphs on the V2 model runner with LoRA", "not modelled for vLLM 0.28.0", "pass --enforce-eager"}},
 		{"graphs on 0.29", mustProfile("0.29.0"), Serve{SpeculativeConfig: eagle3Spec(dir)}, "speculative-config",
 			[]string{"not modelled for vLLM 0.29.0", "PR #53306"}},
-		{"0.23, the first release running Llama on V2", mustProfile("0.23.0"), Serve{EnforceEager: true, SpeculativeConfig: eagle3Spec(dir)}, "speculative-config",
-			[]string{"V2 speculator", "PR #29300", "has not read at that release", "main d18bb7b and 0.28"}},
-		{"0.27.1", mustProfile("0.27.1"), Serve{EnforceEager: true, SpeculativeConfig: eagle3Spec(dir)}, "speculative-config",
-			[]string{"not modelled for vLLM 0.27.1", "has not read at that release"}},
+		// 0.22 to 0.27 size the speculator eager (TestSpecV2ReleasesByHand),
+		// not its graphs: one draft step a decode graph before #46849.
+		{"graphs on 0.23, the first release running Llama on V2", mustProfile("0.23.0"), Serve{SpeculativeConfig: eagle3Spec(dir)}, "speculative-config",
+			[]string{"the EAGLE-3 drafter's CUDA graphs on the V2 model runner", "not modelled for vLLM 0.23.0", "one draft step", "PR #46849", "PR #44078", "pass --enforce-eager"}},
+		{"graphs on 0.27.1", mustProfile("0.27.1"), Serve{SpeculativeConfig: eagle3Spec(dir)}, "speculative-config",
+			[]string{"not modelled for vLLM 0.27.1", "PR #46849", "#49364", "pass --enforce-eager"}},
+		{"EAGLE-1 graphs on 0.25.0", mustProfile("0.25.0"), Serve{SpeculativeConfig: eagleSpec(WriteEagleDraft(t))}, "speculative-config",
+			[]string{"the EAGLE drafter's CUDA graphs on the V2 model runner", "not modelled for vLLM 0.25.0", "pass --enforce-eager"}},
 		{"0.29", mustProfile("0.29.0"), Serve{EnforceEager: true, SpeculativeConfig: eagle3Spec(dir)}, "speculative-config",
 			[]string{"not modelled for vLLM 0.29.0", "PR #53306"}},
 		{"EAGLE-1 with FULL graphs on main", current, Serve{Compilation: Compilation{GraphMode: graphsFull}, SpeculativeConfig: eagleSpec(WriteEagleDraft(t))}, "compilation-config",
@@ -189,7 +266,9 @@ func TestSpecV2Refusals(t *testing.T) {
 }
 
 // TestV2DraftNeverShrinksFootprint: adding an EAGLE-3 or EAGLE draft to a serve on
-// the V2 runner, eager or with CUDA graphs, never shrinks a term of the
+// the V2 runner, under every release whose speculator membudget sizes
+// (0.22.0 to 0.28 and main; eager before 0.28, whose graphs are refused),
+// eager or with CUDA graphs, never shrinks a term of the
 // footprint, and grows the ledger (the draft's weights at least); and the
 // draft serve with graphs is never smaller, term by term, than the same
 // serve eager (the V2 speculator's graphs only add, beside the budget).
@@ -197,16 +276,22 @@ func TestV2DraftNeverShrinksFootprint(t *testing.T) {
 	models := shipped(t)
 	dirs := map[string]string{"eagle3": WriteEagle3Draft(t), "eagle": WriteEagleDraft(t)}
 	names := []string{"meta-llama__Llama-3.1-8B-Instruct", "Qwen__Qwen3-8B"}
-	profiles := []Profile{current, mustProfile("0.28.0")}
+	var profiles []Profile
+	for _, spec := range []string{"main", "0.28.0", "0.27.1", "0.27.0", "0.26.1", "0.26.0", "0.25.1", "0.25.0", "0.24.0", "0.23.0", "0.22.0"} {
+		profiles = append(profiles, mustProfile(spec))
+	}
 	rapid.Check(t, func(t *rapid.T) {
 		a := models[rapid.SampledFrom(names).Draw(t, "model")]
 		p := rapid.SampledFrom(profiles).Draw(t, "profile")
+		if !p.V2Runner(a) {
+			a = models["Qwen__Qwen3-8B"] // on the V2 runner from 0.22.0; Llama from 0.23.0
+		}
 		s := Serve{
 			TensorParallelSize:  rapid.SampledFrom([]uint64{1, 2, 4}).Draw(t, "tp"),
 			MaxModelLen:         rapid.Uint64Range(256, 8192).Draw(t, "len"),
 			MaxNumSeqs:          rapid.Uint64Range(1, 512).Draw(t, "seqs"),
 			MaxNumBatchedTokens: rapid.SampledFrom([]uint64{2048, 8192, 16384}).Draw(t, "batched"),
-			EnforceEager:        rapid.Bool().Draw(t, "eager"),
+			EnforceEager:        !specV2GraphsRead(p) || rapid.Bool().Draw(t, "eager"),
 		}
 		if !s.EnforceEager {
 			s.Compilation.GraphMode = rapid.SampledFrom([]string{"", graphsPiecewise, graphsFullDecodeOnly, graphsFullAndPiecewise}).Draw(t, "mode")
@@ -221,8 +306,8 @@ func TestV2DraftNeverShrinksFootprint(t *testing.T) {
 		if err != nil {
 			t.Skip(err) // a draft of another hidden size (Qwen3-8B's 4096 matches; others refuse)
 		}
-		// The property is the V2 speculator's: both profiles run these
-		// dense targets on the V2 runner, so a draft that compiled is on it.
+		// The property is the V2 speculator's: every profile runs the
+		// target drawn on the V2 runner, so a draft that compiled is on it.
 		if r, err := Resolve(s, a, bigClass, p); err != nil || !onV2Speculator(&r) {
 			t.Fatalf("the draft compiled but does not resolve onto the V2 speculator (err %v)", err)
 		}

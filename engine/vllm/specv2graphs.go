@@ -10,9 +10,9 @@ import (
 )
 
 // This file sizes the CUDA graphs of an EAGLE-3 or EAGLE draft on the V2
-// model runner's speculator, for the releases whose speculator membudget
-// read ([specV2Read]: vLLM main d18bb7b and 0.28). Every rule is main's
-// at d18bb7b.
+// model runner's speculator, for the releases whose speculator graphs
+// membudget read ([specV2GraphsRead]: vLLM main d18bb7b and 0.28). Every
+// rule is main's at d18bb7b.
 //
 // The speculator has two graph managers of its own, made after the
 // target's from the target's resolved cudagraph_mode (model_runner.py:
@@ -161,13 +161,35 @@ func specV2GraphBytes(a *model.Arch, r *Resolved, st model.Sharding) uint64 {
 	return add(add(first, layers), aux)
 }
 
+// specV2GraphsRead says p's V2 speculator captures the graph sets this
+// file sizes: vLLM main d18bb7b and 0.28, whose branch was cut after PR
+// #46849 (merged 2026-08-11) fused the decode set's k-1 draft steps into
+// one graph. The releases before it whose eager speculator membudget
+// sizes ([specV2Read], 0.22.0 to 0.27.x) capture a decode graph of one
+// draft step, replayed k-1 times (the _generate_draft graph that #46849
+// keeps as its fallback); 0.27.0rc1 was out 2026-08-07, before the
+// merge, and no 0.27.x release note read names #46849. Their capture also
+// predates, by release, changes to what a capture holds whose cut dates
+// are not known to the day: the speculator's graphs in the target's pool
+// (PR #44078, 2026-06-01; 0.22's cut falls between 2026-05-22 and 06-02),
+// its prefill graphs captured with their own attention states (PR
+// #44253, 2026-06-03), and their attention metadata built at capture
+// (PR #48261, 2026-07-13; PR #49364, 2026-07-27). Those graphs are not
+// sized.
+func specV2GraphsRead(p Profile) bool {
+	return p.Era == V1 && p.Release.AtLeast(v0_28_0) && p.Release.Less(v0_29_0)
+}
+
 // specV2GraphsRefusal is the refusal of the V2 speculator's CUDA graphs
-// where membudget does not place them, nil where it sizes them: under
-// cudagraph_mode FULL, and with LoRA. Releases other than main d18bb7b and
-// 0.28 were refused before (specV2Refusal).
+// where membudget does not place them, nil where it sizes them: before
+// 0.28 ([specV2GraphsRead]), under cudagraph_mode FULL, and with LoRA.
+// Releases whose eager speculator was not read were refused before
+// (specV2Refusal).
 func specV2GraphsRefusal(r *Resolved) error {
 	name, p := draftName(r.Spec.Method), r.Profile.Describes
 	switch {
+	case !specV2GraphsRead(r.Profile):
+		return settingErr("speculative-config", r.Spec.Method, "the %s drafter's CUDA graphs on the V2 model runner: not modelled for %s, whose speculator captures a decode graph of one draft step, replayed k-1 times, where vLLM main d18bb7b and 0.28 fuse the steps into one graph (PR #46849, merged 2026-08-11), and whose capture membudget has not read at that release (the shared graph pool of PR #44078, the prefill attention states of PR #44253, the attention metadata built at capture of PRs #48261 and #49364, at release cuts not known to the day); pass --enforce-eager to size the serve without graphs; membudget refuses it rather than size a serve vLLM would contradict", name, p)
 	case r.Graphs.FullAsBoth:
 		// The prefill manager takes the target's resolved mode: FULL
 		// where the attention backend captures mixed batches in FULL

@@ -214,7 +214,8 @@ type Profile struct {
 	// 2026-07-20, vllm/utils/mem_utils.py memory_profiling; row 114 logs
 	// its form on 0.26.1rc0, row 112 the earlier one on 0.26.0): every
 	// persistent tensor made after the snapshot then comes off the KV
-	// cache, the V2 runner's request state among them (v2state.go).
+	// cache, the V2 runner's request state (v2state.go) and its
+	// speculator's buffers (specv2.go) among them.
 	ConsumedSinceSnapshot bool
 	// DraftModelGraphs says a draft_model drafter captures PIECEWISE CUDA
 	// graphs as an EAGLE drafter does (see specgraphs.go): PR #47460
@@ -247,6 +248,7 @@ var (
 	v0_21_0 = Version{0, 21, 0} // the first release after 0.20.2
 	v0_22_0 = Version{0, 22, 0} // V2 model runner default for dense Qwen3 (#39337)
 	v0_23_0 = Version{0, 23, 0} // V2 runner default for dense Llama and Mistral (#43458)
+	v0_24_0 = Version{0, 24, 0} // V2 runner default for quantized checkpoints (#44446)
 	v0_25_0 = Version{0, 25, 0} // V2 runner default for every dense model (#44443); in-flight sliding window (#47728)
 	v0_26_1 = Version{0, 26, 1} // the free memory consumed since the startup snapshot charged (#49208)
 	v0_28_0 = Version{0, 28, 0} // the 160 GiB batch tier (#51726), main of 2026-08-14's V2 MoE list
@@ -450,8 +452,8 @@ func profileAt(v Version, era Era) Profile {
 // default: generative models that are neither mixture-of-experts (but for
 // the architectures vLLM lists) nor hybrid, as vLLM main decides it
 // (vllm/config/vllm.py:611-692); dense Qwen3 from 0.22.0, dense Llama and
-// Mistral from 0.23.0, every dense model from 0.25.0, every model from
-// 0.29.0 (PR #53183).
+// Mistral from 0.23.0, quantized checkpoints of them from 0.24.0, every
+// dense model from 0.25.0, every model from 0.29.0 (PR #53183).
 func (p Profile) V2Runner(a *model.Arch) bool {
 	return p.v2Runner(a, func() uint64 { s, _ := stateLayers(a); return s })
 }
@@ -474,6 +476,14 @@ func (p *Profile) v2Runner(a *model.Arch, states func() uint64) bool {
 		}
 	}
 	if a.Experts > 0 {
+		return false
+	}
+	if a.Quant.Method != "" && p.Release.Less(v0_24_0) {
+		// Up to PR #44446 (merged 2026-06-18, after 0.23's cut of
+		// 2026-06-07; the v0.25.0 notes build "on quantized-model support
+		// from the previous release") the oracle kept a checkpoint with a
+		// quantization_config on V1 (vllm/config/vllm.py
+		// _is_default_v2_model_runner_model, model_config.is_quantized).
 		return false
 	}
 	if states() > 0 {

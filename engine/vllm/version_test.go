@@ -233,6 +233,14 @@ func TestV2RunnerByVersion(t *testing.T) {
 		{"meta-llama__Llama-3.1-8B-Instruct", "0.22.0", false},
 		{"meta-llama__Llama-3.1-8B-Instruct", "0.23.0", true},
 		{"microsoft__phi-4", "0.23.0", false},
+		// A checkpoint with a quantization_config stays on V1 until PR
+		// #44446 (2026-06-18), which 0.24.0 is the first to carry.
+		{"Qwen__Qwen3-32B-FP8", "0.22.0", false},
+		{"Qwen__Qwen3-32B-FP8", "0.23.0", false},
+		{"Qwen__Qwen3-32B-FP8", "0.24.0", true},
+		{"Qwen__Qwen3-32B", "0.22.0", true},
+		{"nvidia__Llama-3.1-70B-Instruct-FP8", "0.23.0", false},
+		{"nvidia__Llama-3.1-70B-Instruct-FP8", "0.24.0", true},
 		{"microsoft__phi-4", "0.25.0", true},
 		{"Qwen__Qwen3-30B-A3B", "main", false},
 		{"deepseek-ai__DeepSeek-V3", "main", false}, // DeepseekV3ForCausalLM is not on vLLM's list
