@@ -417,6 +417,12 @@ func (a *Arch) QuantizationRefused() string {
 	return ""
 }
 
+// RouterFollowsDevice reports whether a's MoE router weight depends on
+// [Sharding.RouterGEMM]: a router kept in float32 unless the device runs
+// vLLM's router GEMMs (nemotron_h). For every other architecture the
+// field changes no weight, so an engine can leave it unset.
+func (a *Arch) RouterFollowsDevice() bool { return a.tree.routerDtype == routerFP32Fallback }
+
 // SizedByBatchedTokens returns whether the model's weights include a
 // buffer vLLM allocates by max_num_batched_tokens as it builds the model
 // (Gemma3nForConditionalGeneration's per_layer_embeddings): the engine

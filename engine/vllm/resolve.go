@@ -571,8 +571,10 @@ func (r *Resolved) resolveDtypes(a *model.Arch, c budget.Class, def func(string,
 		}
 	}
 	// nemotron_h's float32 router is held in the model dtype where vLLM
-	// has its router GEMMs (routergemm.go).
-	gemm := routerGEMM(c.Device, r.Profile)
+	// has its router GEMMs (routergemm.go). Set only for such a router:
+	// for every other model it changes no weight, and left unset it keeps
+	// the compiler's weights shared across devices.
+	gemm := a.RouterFollowsDevice() && routerGEMM(c.Device, r.Profile)
 	for i := range r.Stages {
 		r.Stages[i].RouterGEMM = gemm
 	}

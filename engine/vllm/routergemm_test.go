@@ -45,3 +45,35 @@ func TestRouterGEMMByDeviceAndRelease(t *testing.T) {
 		})
 	}
 }
+
+// TestRouterGEMMSetOnlyForADeviceRouter: a serve on H100 (9.0, main) sets
+// Sharding.RouterGEMM only for an architecture whose router weight
+// follows it (nemotron_h, GateLinear's force_fp32_compute); for every
+// other model, the float32 routers of GLM-4.5 included (always float32,
+// glm4_moe.py builds them with params_dtype float32), it stays unset, so
+// that their weights are the same on every device and the compiler's
+// weights cache is shared across classes.
+func TestRouterGEMMSetOnlyForADeviceRouter(t *testing.T) {
+	t.Parallel()
+	archs := shipped(t)
+	p, err := ProfileFor("main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := testClass(false)
+	c.Device.Silicon = budget.Silicon{Vendor: budget.NVIDIA, Major: 9}
+	c.Device.MemoryBytes = 1 << 40
+	got := map[string]bool{}
+	for _, name := range []string{"nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "nvidia__NVIDIA-Nemotron-3-Super-120B-A12B-BF16", "Qwen__Qwen3-30B-A3B", "zai-org__GLM-4.5", "meta-llama__Llama-3.1-8B-Instruct"} {
+		r, err := Resolve(Serve{TensorParallelSize: 8, MaxModelLen: 4096}, archs[name], c, p)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		got[name] = r.Stages[0].RouterGEMM
+	}
+	want := map[string]bool{"nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16": true, "nvidia__NVIDIA-Nemotron-3-Super-120B-A12B-BF16": true,
+		"Qwen__Qwen3-30B-A3B": false, "zai-org__GLM-4.5": false, "meta-llama__Llama-3.1-8B-Instruct": false}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("RouterGEMM by model on H100 (-want +got):\n%s", diff)
+	}
+}
