@@ -339,11 +339,11 @@ func TestFP8IgnoreSkipsMoE(t *testing.T) {
 		{"model.layers.0.mlp.experts.0.down_proj", true, "an entry naming experts that holds the prefix"},
 		{"layers.7.mlp.experts.1.up_proj", true, "the same once model. is added"},
 	} {
-		if got := fp8IgnoreSkipsMoE(moe, tt.m); got != tt.want {
+		if got := fp8IgnoreSkipsMoE(fp8MoEPrefixes(moe), tt.m); got != tt.want {
 			t.Errorf("%s: %v, want %v (%s)", tt.m, got, tt.want, tt.why)
 		}
 	}
-	if fp8IgnoreSkipsMoE(dense, "model.layers.3.mlp") {
+	if fp8IgnoreSkipsMoE(fp8MoEPrefixes(dense), "model.layers.3.mlp") {
 		t.Errorf("a dense model has no fused MoE to skip")
 	}
 }
