@@ -19,8 +19,10 @@ import (
 // there is no modules.json or it lists no Pooling module. The files are
 // looked for where [Model.HFQuantConfig] looks for hf_quant_config.json (a
 // shipped config.json has neither), each capped at MaxConfigBytes.
-// Offline, a file neither cached nor recorded missing is an error wrapping
-// ErrOffline, and one the Hub could not be asked for wraps ErrUnreachable.
+// Offline, a modules.json neither cached nor recorded missing is an error
+// wrapping ErrOffline, and one the Hub could not be asked for wraps
+// ErrUnreachable; the Pooling module's config.json is then read as {}, as
+// vLLM reads it, and m's source says so.
 func (m *Model) SentenceTransformers(ctx context.Context) (*model.SentenceTransformers, error) {
 	if m.res == nil {
 		return nil, errors.New("hub: SentenceTransformers of a Model that Resolve did not make")
@@ -36,9 +38,11 @@ func (m *Model) SentenceTransformers(ctx context.Context) (*model.SentenceTransf
 	if err != nil || st == nil {
 		return nil, err
 	}
-	// Not found, data is nil: read as {}.
+	// Not found, data is nil: read as {}. So is one offline or with the
+	// Hub unreachable: vLLM's get_hf_file_to_dict answers None for it
+	// then (repo_utils.py), which get_pooling_config reads as {}.
 	data, _, _, err = m.besideFile(ctx, st.PoolingConfig, MaxConfigBytes)
-	if err != nil {
+	if err != nil && !readAsNone(m, st.PoolingConfig, err) {
 		return nil, err
 	}
 	if err := st.ReadPoolingConfig(data); err != nil {
