@@ -1,31 +1,26 @@
 package sglang
 
 import (
+	"maps"
 	"slices"
 
 	"membudget/model"
 )
 
-// modelChange is a model file's change at a release that alters what a
-// rank holds, and is not read: a serve it touches is refused by name.
-type modelChange struct {
-	// why says what changed, with the file and pull request.
-	why string
-	// tpOnly says the change touches a tensor-parallel serve alone (a
-	// replicated layer holds at TP 1 what a split one does).
-	tpOnly bool
-}
+// gemma3GetRope is v0.5.10's change of both Gemma 3 classes.
+const gemma3GetRope = "Gemma 3's attention builds its rotary tables with get_rope, a cos/sin cache of max_position_embeddings rows per layer kind, in place of Gemma3RotaryEmbedding's inverse frequencies (models/gemma3_causal.py:204, the transformers 5 rope_parameters per layer type), which is not read"
 
-// changed0510 are, by architecture, v0.5.10's model-file changes of the
-// families engine/sglang sizes that change what a rank holds (git diff
+// changed0510 says, by architecture, what v0.5.10's model-file changes of
+// the families engine/sglang sizes change of what a rank holds, with the
+// file and pull request, not read: a serve they touch is refused (git diff
 // v0.5.9.post1 v0.5.10 -- python/sglang/srt/models/; docs/sglang.md lists
 // every file read). Gemma 3n's AltUp and per-layer projections turn
 // ReplicatedLinear (models/gemma3n_causal.py), but Gemma 3n is refused
 // under every release for its layers that share another's KV cache.
-var changed0510 = map[string]modelChange{
-	"Gemma3ForCausalLM":              {why: "Gemma 3's attention builds its rotary tables with get_rope, a cos/sin cache of max_position_embeddings rows per layer kind, in place of Gemma3RotaryEmbedding's inverse frequencies (models/gemma3_causal.py:204, the transformers 5 rope_parameters per layer type), which is not read"},
-	"Gemma3ForConditionalGeneration": {why: "Gemma 3's attention builds its rotary tables with get_rope, a cos/sin cache of max_position_embeddings rows per layer kind, in place of Gemma3RotaryEmbedding's inverse frequencies (models/gemma3_causal.py:204, the transformers 5 rope_parameters per layer type), which is not read"},
-	"Glm4MoeForCausalLM":             {why: "GLM-4.5 MoE's router keeps a float32 copy of every MoE layer's gate, made at its first forward after the KV pool (Glm4MoeGate._weight_fp32, models/glm4_moe.py:366-373), which is not read"},
+var changed0510 = map[string]string{
+	"Gemma3ForCausalLM":              gemma3GetRope,
+	"Gemma3ForConditionalGeneration": gemma3GetRope,
+	"Glm4MoeForCausalLM":             "GLM-4.5 MoE's router keeps a float32 copy of every MoE layer's gate, made at its first forward after the KV pool (Glm4MoeGate._weight_fp32, models/glm4_moe.py:366-373), which is not read",
 }
 
 // checkChangedModels refuses, by name, a serve whose model file the
@@ -36,21 +31,10 @@ func (r *Resolved) checkChangedModels(a *model.Arch) error {
 		if !slices.Contains(r.Profile.ChangedModels, arch) {
 			continue
 		}
-		c := changed0510[arch]
-		if c.tpOnly && r.TPSize < 2 {
-			continue
-		}
-		return settingErr("model", a.Source, "%s: %s; membudget refuses it rather than size weights its SGLang lays out otherwise", r.Profile.Describes, c.why)
+		return settingErr("model", a.Source, "%s: %s; membudget refuses it rather than size weights its SGLang lays out otherwise", r.Profile.Describes, changed0510[arch])
 	}
 	return nil
 }
 
 // changedModels0510 is [changed0510]'s architectures, sorted.
-var changedModels0510 = func() []string {
-	var out []string
-	for arch := range changed0510 {
-		out = append(out, arch)
-	}
-	slices.Sort(out)
-	return out
-}()
+var changedModels0510 = slices.Sorted(maps.Keys(changed0510))

@@ -339,11 +339,11 @@ func TestFP8IgnoreSkipsMoE(t *testing.T) {
 		{"model.layers.0.mlp.experts.0.down_proj", true, "an entry naming experts that holds the prefix"},
 		{"layers.7.mlp.experts.1.up_proj", true, "the same once model. is added"},
 	} {
-		if got := fp8IgnoreSkipsMoE(moe, tt.m); got != tt.want {
+		if got := fp8IgnoreSkipsMoE(fp8MoEPrefixes(moe), tt.m); got != tt.want {
 			t.Errorf("%s: %v, want %v (%s)", tt.m, got, tt.want, tt.why)
 		}
 	}
-	if fp8IgnoreSkipsMoE(dense, "model.layers.3.mlp") {
+	if fp8IgnoreSkipsMoE(fp8MoEPrefixes(dense), "model.layers.3.mlp") {
 		t.Errorf("a dense model has no fused MoE to skip")
 	}
 }
@@ -464,5 +464,35 @@ func TestCommandDisablePiecewise(t *testing.T) {
 	args[1] = "v0.5.9.post1"
 	if err := (&flagServe{}).Judge(args, 5); err == nil || !strings.Contains(err.Error(), "came in v0.5.10") {
 		t.Errorf("Judge(%q): %v; want it not a flag of v0.5.9.post1, naming v0.5.10", args, err)
+	}
+}
+
+// TestProfile0510SpecReserve: v0.5.10 reserves 4 GiB for an EAGLE, EAGLE3
+// or NEXTN draft where v0.5.9.post1 reserves 2, after the 10 GiB floor
+// (server_args.py:1313-1322 at v0.5.10). No serve reaches it (speculative
+// decoding is modelled before v0.5.9 alone), so the fraction is pinned
+// here, on an H100 of 81559 MiB at TP 1 with graph bs 256.
+func TestProfile0510SpecReserve(t *testing.T) {
+	for _, tt := range []struct {
+		name             string
+		chunked          int64
+		piecewiseMiB     float64
+		want059, want510 float64
+		reasoning        string
+	}{
+		{"above the floor", 8192, 58 * 8, 0.810, 0.779,
+			"v0.5.9: 512 + 12288 + 512 + 128 = 13440, + 2048 = 15488; 66071 / 81559 = 0.81010. " +
+				"v0.5.10: 13440 + 464 = 13904, + 4096 = 18000; 63559 / 81559 = 0.77930"},
+		{"the floor", 2048, 42 * 8, 0.849, 0.824,
+			"v0.5.9: 512 + 3072 + 512 + 128 = 4224 -> 10240, + 2048 = 12288; 69271 / 81559 = 0.84934. " +
+				"v0.5.10: 4224 + 336 = 4560 -> 10240, + 4096 = 14336; 67223 / 81559 = 0.82423"},
+	} {
+		in := MSFInputs{GPUMemMiB: 81559, TPSize: 1, PPSize: 1, ChunkedPrefillSize: tt.chunked, MaxPrefillTokens: 16384, CudaGraphMaxBS: 256, Speculative: true}
+		got059, _ := DefaultMemFractionStatic(mustProfile("v0.5.9.post1"), in)
+		in.PiecewiseMiB = tt.piecewiseMiB
+		got510, _ := DefaultMemFractionStatic(mustProfile("v0.5.10"), in)
+		if got059 != tt.want059 || got510 != tt.want510 {
+			t.Errorf("%s: v0.5.9.post1 %v, v0.5.10 %v; want %v, %v (%s)", tt.name, got059, got510, tt.want059, tt.want510, tt.reasoning)
+		}
 	}
 }

@@ -187,15 +187,11 @@ func (ref *Reference) sizePool() {
 		if r.Profile.ReqPoolFromCapacity {
 			// _resolve_max_num_reqs (v0.5.10 model_runner_kv_cache_mixin.py:
 			// 840-857): the estimate from the final tokens, at most T // 2
-			// when --max-running-requests is not given; the req_to_token
-			// pool's rows and max_running_requests both (_init_pools,
-			// :387-389; _apply_memory_pool_config).
-			est := reqPoolEstimate(st.tokens, r.ContextLength)
-			if r.MaxRunningRequests == 0 {
-				running = uint64(max(st.tokens/2, 0))
-			}
-			st.maxNumReqs = min(running, est)
-			running = st.maxNumReqs
+			// when --max-running-requests is not given (running, above);
+			// the req_to_token pool's rows and, by the min below,
+			// max_running_requests (_init_pools, :387-389;
+			// _apply_memory_pool_config).
+			st.maxNumReqs = min(running, reqPoolEstimate(st.tokens, r.ContextLength))
 		}
 		ref.maxRunning = min(ref.maxRunning, running, st.maxNumReqs)
 	}

@@ -300,7 +300,8 @@ func (r *Resolved) checkUnreadQuant(a *model.Arch) error {
 		return settingErr("model", a.Source, "%s keeps the \"model.\" prefix of fp8's ignored_layers (PR #18926; layers/quantization/fp8.py:170-178) and matches them as substrings of its own layer prefixes (quantization/utils.py:46-91): which of this checkpoint's layers stay unquantized is not read", p.Describes)
 	}
 	if p.FP8IgnoreMoE && r.Quant.Method == "fp8" {
-		if i := slices.IndexFunc(r.Quant.NotConvert, func(m string) bool { return fp8IgnoreSkipsMoE(a, m) }); i >= 0 {
+		prefixes := fp8MoEPrefixes(a)
+		if i := slices.IndexFunc(r.Quant.NotConvert, func(m string) bool { return fp8IgnoreSkipsMoE(prefixes, m) }); i >= 0 {
 			return settingErr("model", a.Source, "%s leaves a fused MoE layer unquantized when an fp8 ignored_layers entry matches its experts' prefix (PR #18742; layers/quantization/fp8.py:230-236, quantization/utils.py is_layer_skipped), and %q does: an fp8 checkpoint's bfloat16 experts are not modelled", p.Describes, r.Quant.NotConvert[i])
 		}
 	}
@@ -308,27 +309,32 @@ func (r *Resolved) checkUnreadQuant(a *model.Arch) error {
 }
 
 // fp8IgnoreSkipsMoE reports whether v0.5.10's Fp8Config skips a fused MoE
-// layer of a for ignored_layers entry m: the entry is kept both with and
-// without "model." (fp8.py:195-201), and is_layer_skipped takes a prefix
-// holding "experts" as skipped when an entry is a substring of it or, for
-// an entry naming experts, it a substring of the entry (quantization/
-// utils.py at v0.5.10). The fused MoE's prefix is
-// model.layers.<i>.mlp.experts (Qwen's, DeepSeek's, GLM's) or
-// model.layers.<i>.block_sparse_moe.experts (Mixtral's).
-func fp8IgnoreSkipsMoE(a *model.Arch, m string) bool {
+// layer of prefixes (see [fp8MoEPrefixes]) for ignored_layers entry m: the
+// entry is kept both with and without "model." (fp8.py:195-201), and
+// is_layer_skipped takes a prefix holding "experts" as skipped when an
+// entry is a substring of it or, for an entry naming experts, it a
+// substring of the entry (quantization/utils.py at v0.5.10).
+func fp8IgnoreSkipsMoE(prefixes []string, m string) bool {
 	base := strings.TrimPrefix(m, "model.")
+	named, full := strings.Contains(m, "experts"), "model."+base
+	return slices.ContainsFunc(prefixes, func(prefix string) bool {
+		return strings.Contains(prefix, base) || named && strings.Contains(full, prefix)
+	})
+}
+
+// fp8MoEPrefixes returns the prefixes a's fused MoE layers may have in
+// SGLang's models: model.layers.<i>.mlp.experts (Qwen's, DeepSeek's,
+// GLM's) and model.layers.<i>.block_sparse_moe.experts (Mixtral's). They
+// are made once per serve, not once per ignored_layers entry: an fp8
+// checkpoint's list runs to hundreds (Qwen3-30B-A3B-FP8's 145).
+func fp8MoEPrefixes(a *model.Arch) []string {
+	var out []string
 	for i, l := range a.Layers {
-		if !l.MoE {
-			continue
-		}
-		for _, block := range []string{"mlp", "block_sparse_moe"} {
-			prefix := fmt.Sprintf("model.layers.%d.%s.experts", i, block)
-			if strings.Contains(prefix, base) || strings.Contains(m, "experts") && strings.Contains("model."+base, prefix) {
-				return true
-			}
+		if l.MoE {
+			out = append(out, fmt.Sprintf("model.layers.%d.mlp.experts", i), fmt.Sprintf("model.layers.%d.block_sparse_moe.experts", i))
 		}
 	}
-	return false
+	return out
 }
 
 // fp8IgnoreMayDiffer reports whether ignored_layers entry m may leave

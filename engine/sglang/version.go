@@ -232,14 +232,15 @@ var profile049post2 = Profile{
 }
 
 // ProfileFor returns the profile of SGLang release spec: "v0.5.6.post2"
-// (also "" or "default"), "v0.5.10.post1" (also "latest"), "v0.5.10"
-// (and its release candidate v0.5.10rc0), "v0.5.9.post1", "v0.5.9",
-// "v0.5.8.post1", "v0.5.8", "v0.5.7", "v0.5.6.post3" or "v0.4.9.post2",
-// with or without the leading v. Any other release is a
-// *[engine.SettingError]: the rules of releases membudget has not read are
-// not guessed, and one newer than the newest read (v0.5.11 to v0.5.23,
-// 2026-10, and on) is refused naming what of its rules is not read and the
-// newest release modelled (see [unreadReleases]).
+// (also "" or "default"), "v0.5.10.post1" (also "latest"), "v0.5.10",
+// "v0.5.9.post1", "v0.5.9", "v0.5.8.post1", "v0.5.8", "v0.5.7",
+// "v0.5.6.post3" or "v0.4.9.post2", with or without the leading v. Any
+// other release is a *[engine.SettingError]: the rules of releases
+// membudget has not read are not guessed, one newer than the newest read
+// (v0.5.11 to v0.5.23, 2026-10, and on) is refused naming what of its rules
+// is not read and the newest release modelled (see [unreadReleases]), and a
+// release candidate of a release read (v0.5.10rc0) is refused as no
+// release's rules (see [releaseCandidate]).
 func ProfileFor(spec string) (Profile, error) {
 	s := strings.ToLower(strings.TrimSpace(spec))
 	switch s {

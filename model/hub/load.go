@@ -179,11 +179,7 @@ func (r Resolver) loadGeneric(ctx context.Context, spec string, m *Model, opts [
 func QuantOptions(ctx context.Context, m *Model) (opts []model.Option, path string, err error) {
 	data, path, found, err := m.HFQuantConfig(ctx)
 	switch {
-	case errors.Is(err, ErrUnreachable):
-		m.Source.Description += "; no " + QuantConfigFile + " in the cache (the Hub cannot be reached: read as none, as vLLM does offline)"
-		return nil, "", nil
-	case errors.Is(err, ErrOffline):
-		m.Source.Description += "; no " + QuantConfigFile + " in the cache (offline: read as none, as vLLM does)"
+	case readAsNone(m, QuantConfigFile, err):
 		return nil, "", nil
 	case err != nil:
 		return nil, "", fmt.Errorf("reading %s: %w", QuantConfigFile, err)
@@ -202,17 +198,28 @@ func QuantOptions(ctx context.Context, m *Model) (opts []model.Option, path stri
 func attachSentenceTransformers(ctx context.Context, m *Model, a *model.Arch) error {
 	st, err := m.SentenceTransformers(ctx)
 	switch {
-	case errors.Is(err, ErrUnreachable):
-		m.Source.Description += "; no " + model.ModulesFile + " in the cache (the Hub cannot be reached: read as none, as vLLM does offline)"
-		return nil
-	case errors.Is(err, ErrOffline):
-		m.Source.Description += "; no " + model.ModulesFile + " in the cache (offline: read as none, as vLLM does)"
+	case readAsNone(m, model.ModulesFile, err):
 		return nil
 	case err != nil:
 		return fmt.Errorf("reading the sentence-transformers config: %w", err)
 	}
 	a.SentenceTransformers = st
 	return nil
+}
+
+// readAsNone reports whether err says file is not in the cache and the
+// Hub was not asked (offline) or could not be reached: vLLM then reads the
+// file as none, and so does membudget, saying so in m's source.
+func readAsNone(m *Model, file string, err error) bool {
+	switch {
+	case errors.Is(err, ErrUnreachable):
+		m.Source.Description += "; no " + file + " in the cache (the Hub cannot be reached: read as none, as vLLM does offline)"
+	case errors.Is(err, ErrOffline):
+		m.Source.Description += "; no " + file + " in the cache (offline: read as none, as vLLM does)"
+	default:
+		return false
+	}
+	return true
 }
 
 // listSome joins up to n names and says how many more there are.

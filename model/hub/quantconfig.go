@@ -4,10 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"net/http"
-	"os"
-	"path/filepath"
 )
 
 // QuantConfigFile is the file beside config.json in which ModelOpt
@@ -53,19 +49,8 @@ func (m *Model) HFQuantConfig(ctx context.Context) (data []byte, path string, fo
 	if declaresQuantization(m.Config) {
 		return nil, "", false, nil
 	}
-	r := m.res
-	switch m.Source.Kind {
-	case SourcePath:
-		if m.quantDir == "" {
-			return nil, "", false, nil
-		}
-		p := filepath.Join(m.quantDir, QuantConfigFile)
-		data, found, err := readRegular(p, MaxQuantConfigBytes)
-		if err != nil || !found {
-			return nil, "", false, err
-		}
-		return data, p, true, nil
-	case SourceShipped:
+	if m.Source.Kind == SourceShipped {
+		r := m.res
 		if r.ShippedQuantConfig == nil {
 			return nil, "", false, nil
 		}
@@ -74,26 +59,8 @@ func (m *Model) HFQuantConfig(ctx context.Context) (data []byte, path string, fo
 			return nil, "", false, nil
 		}
 		return data, path, true, nil
-	case SourceCache, SourceHub:
-		snap := &snapshotLocation{r: r, c: r.repoCache(m.RepoID), commit: m.Commit}
-		data, found, err := snap.file(ctx, QuantConfigFile, MaxQuantConfigBytes)
-		m.Warnings = append(m.Warnings, snap.warnings...)
-		var he *HubError
-		if errors.As(err, &he) && he.Status == http.StatusNotFound && he.Code == "" {
-			// A 404 without the Hub's X-Error-Code (a mirror's): none,
-			// but not recorded, since it does not say which part is missing.
-			return nil, "", false, nil
-		}
-		if err != nil || !found {
-			return nil, "", false, err
-		}
-		p := filepath.Join(snap.c.snapshot(m.Commit), QuantConfigFile)
-		if _, err := os.Lstat(p); err != nil {
-			p = r.fileURL(m.RepoID, m.Commit, QuantConfigFile) // fetched, not saved
-		}
-		return data, p, true, nil
 	}
-	return nil, "", false, fmt.Errorf("hub: unknown source %q", m.Source.Kind)
+	return m.besideFile(ctx, QuantConfigFile, MaxQuantConfigBytes)
 }
 
 // declaresQuantization reports whether config.json has a quantization_config

@@ -19,8 +19,10 @@ import (
 // there is no modules.json or it lists no Pooling module. The files are
 // looked for where [Model.HFQuantConfig] looks for hf_quant_config.json (a
 // shipped config.json has neither), each capped at MaxConfigBytes.
-// Offline, a file neither cached nor recorded missing is an error wrapping
-// ErrOffline, and one the Hub could not be asked for wraps ErrUnreachable.
+// Offline, a modules.json neither cached nor recorded missing is an error
+// wrapping ErrOffline, and one the Hub could not be asked for wraps
+// ErrUnreachable; the Pooling module's config.json is then read as {}, as
+// vLLM reads it, and m's source says so.
 func (m *Model) SentenceTransformers(ctx context.Context) (*model.SentenceTransformers, error) {
 	if m.res == nil {
 		return nil, errors.New("hub: SentenceTransformers of a Model that Resolve did not make")
@@ -28,7 +30,7 @@ func (m *Model) SentenceTransformers(ctx context.Context) (*model.SentenceTransf
 	if m.Source.Kind == SourceShipped {
 		return nil, nil
 	}
-	data, p, found, err := m.besideFile(ctx, model.ModulesFile)
+	data, p, found, err := m.besideFile(ctx, model.ModulesFile, MaxConfigBytes)
 	if err != nil || !found {
 		return nil, err
 	}
@@ -36,12 +38,12 @@ func (m *Model) SentenceTransformers(ctx context.Context) (*model.SentenceTransf
 	if err != nil || st == nil {
 		return nil, err
 	}
-	data, _, found, err = m.besideFile(ctx, st.PoolingConfig)
-	if err != nil {
+	// Not found, data is nil: read as {}. So is one offline or with the
+	// Hub unreachable: vLLM's get_hf_file_to_dict answers None for it
+	// then (repo_utils.py), which get_pooling_config reads as {}.
+	data, _, _, err = m.besideFile(ctx, st.PoolingConfig, MaxConfigBytes)
+	if err != nil && !readAsNone(m, st.PoolingConfig, err) {
 		return nil, err
-	}
-	if !found {
-		data = nil
 	}
 	if err := st.ReadPoolingConfig(data); err != nil {
 		return nil, err
@@ -50,11 +52,11 @@ func (m *Model) SentenceTransformers(ctx context.Context) (*model.SentenceTransf
 }
 
 // besideFile reads the file name (a slash path relative to config.json's
-// directory) of a path, cache or Hub model: in the directory given for a
-// path (none for a config under another name), else in the snapshot,
-// fetched at its commit when it is neither there nor recorded missing. path
-// is what messages name it by.
-func (m *Model) besideFile(ctx context.Context, name string) (data []byte, path string, found bool, err error) {
+// directory) of a path, cache or Hub model, at most limit bytes: in the
+// directory given for a path (none for a config under another name), else
+// in the snapshot, fetched at its commit when it is neither there nor
+// recorded missing. path is what messages name it by.
+func (m *Model) besideFile(ctx context.Context, name string, limit int64) (data []byte, path string, found bool, err error) {
 	r := m.res
 	switch m.Source.Kind {
 	case SourcePath:
@@ -62,15 +64,19 @@ func (m *Model) besideFile(ctx context.Context, name string) (data []byte, path 
 			return nil, "", false, nil
 		}
 		p := filepath.Join(m.quantDir, filepath.FromSlash(name))
-		data, found, err := readRegular(p, MaxConfigBytes)
-		return data, p, found, err
+		data, found, err := readRegular(p, limit)
+		if err != nil || !found {
+			return nil, "", false, err
+		}
+		return data, p, true, nil
 	case SourceCache, SourceHub:
 		snap := &snapshotLocation{r: r, c: r.repoCache(m.RepoID), commit: m.Commit}
-		data, found, err := snap.file(ctx, name, MaxConfigBytes)
+		data, found, err := snap.file(ctx, name, limit)
 		m.Warnings = append(m.Warnings, snap.warnings...)
 		var he *HubError
 		if errors.As(err, &he) && he.Status == http.StatusNotFound && he.Code == "" {
-			// A mirror's 404 without the Hub's X-Error-Code: none.
+			// A 404 without the Hub's X-Error-Code (a mirror's): none,
+			// but not recorded, since it does not say which part is missing.
 			return nil, "", false, nil
 		}
 		if err != nil || !found {

@@ -159,3 +159,86 @@ func TestSentenceTransformersFromTheHub(t *testing.T) {
 		t.Errorf("%d requests after the first model, want 2 (acme/plain's config.json and modules.json)", n)
 	}
 }
+
+// TestSentenceTransformersPoolingConfigOffline: offline, with modules.json
+// in the cache and the Pooling module's config.json neither cached nor
+// recorded missing, vLLM's get_hf_file_to_dict answers None for the
+// config (vllm/transformers_utils/repo_utils.py: OfflineModeIsEnabled,
+// and a Hub it cannot reach, give None) and get_pooling_config reads it as
+// {}: still a sentence-transformers model (the pooling runner by default),
+// with no pooling type. The source says the config was read as none.
+func TestSentenceTransformersPoolingConfigOffline(t *testing.T) {
+	h := newFakeHub(t)
+	h.add("Qwen/Qwen3-Embedding-0.6B", &fakeRepo{refs: map[string]string{"main": commitA},
+		files: map[string]map[string]fakeFile{commitA: {"config.json": smallFile([]byte(qwen3Config)),
+			"modules.json": smallFile([]byte(qwen3EmbeddingModules)), "1_Pooling/config.json": smallFile([]byte(qwen3EmbeddingPooling))}}})
+	online := h.resolver(t)
+	m, err := online.Resolve(context.Background(), "Qwen/Qwen3-Embedding-0.6B")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.SentenceTransformers(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	snap := filepath.Join(online.CacheDir, "models--Qwen--Qwen3-Embedding-0.6B", "snapshots", commitA)
+	if err := os.Remove(filepath.Join(snap, "1_Pooling", "config.json")); err != nil {
+		t.Fatal(err)
+	}
+	offline := online
+	offline.Offline = true
+	m, err = offline.Resolve(context.Background(), "Qwen/Qwen3-Embedding-0.6B")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := m.SentenceTransformers(context.Background())
+	if err != nil {
+		t.Fatalf("offline without the Pooling config: %v; want it read as {}", err)
+	}
+	want := &model.SentenceTransformers{File: filepath.Join(snap, "modules.json"), PoolingConfig: "1_Pooling/config.json", Normalize: true}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if note := "no 1_Pooling/config.json in the cache (offline: read as none, as vLLM does)"; !strings.Contains(m.Source.Description, note) {
+		t.Errorf("source %q, want it to say %q", m.Source.Description, note)
+	}
+}
+
+// TestModulesFileCheckedBeforeTheCache: the cache keeps only what every
+// later run can read, so a modules.json fetched from the Hub must be a JSON
+// list (sentence-transformers writes one), where every other file fetched
+// beside config.json must be an object: an object or a list cut short is
+// refused, naming the file, and not written; a Pooling config that is a
+// list is refused as any other file would be.
+func TestModulesFileCheckedBeforeTheCache(t *testing.T) {
+	for _, tt := range []struct {
+		name, modules, pooling, want string
+		cachedModules                bool
+	}{
+		{"modules.json an object", `{"type": "sentence_transformers.models.Pooling", "path": "1_Pooling"}`, qwen3EmbeddingPooling, "modules.json: not a JSON list (from the Hub; not saved to the cache)", false},
+		{"modules.json cut short", `[{"type": "sentence_transformers.models.Pooling"`, qwen3EmbeddingPooling, "modules.json: not a JSON list (from the Hub; not saved to the cache)", false},
+		{"a Pooling config that is a list", qwen3EmbeddingModules, `[true]`, "1_Pooling/config.json:", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newFakeHub(t)
+			h.add("Qwen/Qwen3-Embedding-0.6B", &fakeRepo{refs: map[string]string{"main": commitA},
+				files: map[string]map[string]fakeFile{commitA: {"config.json": smallFile([]byte(qwen3Config)),
+					"modules.json": smallFile([]byte(tt.modules)), "1_Pooling/config.json": smallFile([]byte(tt.pooling))}}})
+			r := h.resolver(t)
+			m, err := r.Resolve(context.Background(), "Qwen/Qwen3-Embedding-0.6B")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := m.SentenceTransformers(context.Background()); err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("got %v, want an error saying %q", err, tt.want)
+			}
+			snap := filepath.Join(r.CacheDir, "models--Qwen--Qwen3-Embedding-0.6B", "snapshots", commitA)
+			_, err = os.Lstat(filepath.Join(snap, "modules.json"))
+			if cached := err == nil; cached != tt.cachedModules {
+				t.Errorf("modules.json in the cache: %v, want %v", cached, tt.cachedModules)
+			}
+			if _, err := os.Lstat(filepath.Join(snap, "1_Pooling", "config.json")); err == nil {
+				t.Errorf("the Pooling config was saved to the cache")
+			}
+		})
+	}
+}
