@@ -194,8 +194,12 @@ func TestRentedClassMemory(t *testing.T) {
 		// PyTorch: 'total capacity of 44.42 GiB' on an A40:
 		// 44.42 x 2^30 = 47,695,611,822.08.
 		{"a40", "44.42 GiB", 47695611822},
-		// torch: 47.50 GiB = 47.5 x 2^30.
-		{"rtx-6000-ada", "47.50 GiB", 47<<30 + 1<<29},
+		// torch: get_device_properties and mem_get_info both return
+		// 50,865,307,648 B (unslothai/unsloth-zoo#1053), an exact byte
+		// count: no conversion. Below the 48622 MiB (48622 x 2^20 =
+		// 50,983,862,272 B) of an older stack's print, and the 47.5 x 2^30 =
+		// 51,002,736,640 B the class held before.
+		{"rtx-6000-ada", "50,865,307,648 bytes", 50865307648},
 		// torch: 23.55 GiB = 25,286,619,955.2.
 		{"rtx-3090-ti", "23.55 GB", 25286619955},
 		// PyTorch under vLLM: 15.48 GiB = 16,621,523,435.52 (vllm#14452).
