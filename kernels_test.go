@@ -206,6 +206,10 @@ func TestRentedClassMemory(t *testing.T) {
 		{"rtx-5080", "15.48 GiB", 16621523436},
 		// torch: 15.47 GiB = 16,610,786,017.28.
 		{"rtx-5070-ti", "15.47 GiB", 16610786017},
+		// torch: total_memory=30622MB, whole MiB rounded down:
+		// 30622 x 2^20 = 32,109,494,272 (the class held 32,109,690,880,
+		// 30622.1875 MiB, which no source prints).
+		{"jetson-agx-orin-32g", "30622 MiB", 30622 << 20},
 		// CUDA via llama.cpp: 125771 MiB.
 		{"jetson-thor", "125771 MiB", 125771 << 20},
 		// rocminfo: a gfx90a pool of 67092480 KB.
