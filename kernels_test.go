@@ -189,6 +189,9 @@ func TestRentedClassMemory(t *testing.T) {
 		// vLLM's total_gpu_memory (22.07GiB) on an OCI card of the A10 class, row 38 of
 		// corpus/observed/vllm.csv: 22.07 x 2^30 = 23,697,482,055.68.
 		{"a10", "22.07 GiB", 23697482056},
+		// The A10G takes the A10's figure (the same row 38), converted the
+		// same way; it held 22600 MiB = 23,697,817,600 B, 0.32 MiB above.
+		{"a10g", "22.07 GiB", 23697482056},
 		// PyTorch: 'total capacity of 93.00 GiB' (ali-vilab/VACE#56).
 		{"h100-nvl", "93.00 GiB", 93 << 30},
 		// PyTorch: 'total capacity of 44.42 GiB' on an A40:
