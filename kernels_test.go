@@ -213,6 +213,10 @@ func TestRentedClassMemory(t *testing.T) {
 		// 30622 x 2^20 = 32,109,494,272 (the class held 32,109,690,880,
 		// 30622.1875 MiB, which no source prints).
 		{"jetson-agx-orin-32g", "30622 MiB", 30622 << 20},
+		// PyTorch: 'total capacity of 44.42 GiB' on an L20, below the 44.53
+		// GiB of other L20 reports: 44.42 x 2^30 = 47,695,611,822.08, the
+		// a40 class's bytes.
+		{"l20", "44.42 GiB", 47695611822},
 		// CUDA via llama.cpp: 125771 MiB.
 		{"jetson-thor", "125771 MiB", 125771 << 20},
 		// rocminfo: a gfx90a pool of 67092480 KB.
