@@ -189,19 +189,34 @@ func TestRentedClassMemory(t *testing.T) {
 		// vLLM's total_gpu_memory (22.07GiB) on an OCI card of the A10 class, row 38 of
 		// corpus/observed/vllm.csv: 22.07 x 2^30 = 23,697,482,055.68.
 		{"a10", "22.07 GiB", 23697482056},
+		// The A10G takes the A10's figure (the same row 38), converted the
+		// same way; it held 22600 MiB = 23,697,817,600 B, 0.32 MiB above.
+		{"a10g", "22.07 GiB", 23697482056},
 		// PyTorch: 'total capacity of 93.00 GiB' (ali-vilab/VACE#56).
 		{"h100-nvl", "93.00 GiB", 93 << 30},
 		// PyTorch: 'total capacity of 44.42 GiB' on an A40:
 		// 44.42 x 2^30 = 47,695,611,822.08.
 		{"a40", "44.42 GiB", 47695611822},
-		// torch: 47.50 GiB = 47.5 x 2^30.
-		{"rtx-6000-ada", "47.50 GiB", 47<<30 + 1<<29},
+		// torch: get_device_properties and mem_get_info both return
+		// 50,865,307,648 B (unslothai/unsloth-zoo#1053), an exact byte
+		// count: no conversion. Below the 48622 MiB (48622 x 2^20 =
+		// 50,983,862,272 B) of an older stack's print, and the 47.5 x 2^30 =
+		// 51,002,736,640 B the class held before.
+		{"rtx-6000-ada", "50,865,307,648 bytes", 50865307648},
 		// torch: 23.55 GiB = 25,286,619,955.2.
 		{"rtx-3090-ti", "23.55 GB", 25286619955},
 		// PyTorch under vLLM: 15.48 GiB = 16,621,523,435.52 (vllm#14452).
 		{"rtx-5080", "15.48 GiB", 16621523436},
 		// torch: 15.47 GiB = 16,610,786,017.28.
 		{"rtx-5070-ti", "15.47 GiB", 16610786017},
+		// torch: total_memory=30622MB, whole MiB rounded down:
+		// 30622 x 2^20 = 32,109,494,272 (the class held 32,109,690,880,
+		// 30622.1875 MiB, which no source prints).
+		{"jetson-agx-orin-32g", "30622 MiB", 30622 << 20},
+		// PyTorch: 'total capacity of 44.42 GiB' on an L20, below the 44.53
+		// GiB of other L20 reports: 44.42 x 2^30 = 47,695,611,822.08, the
+		// a40 class's bytes.
+		{"l20", "44.42 GiB", 47695611822},
 		// CUDA via llama.cpp: 125771 MiB.
 		{"jetson-thor", "125771 MiB", 125771 << 20},
 		// rocminfo: a gfx90a pool of 67092480 KB.
