@@ -1020,6 +1020,18 @@ func TestObserved(t *testing.T) {
 	t.Logf("by profile and device kind (reported, not gated: the issue's gates per kind need more rows):")
 	logSummary(t, byKind, kindOrder)
 	logKindCounts(t, obs)
+	// The gates are per device kind over the rows of vLLM 0.20 and
+	// later: the same figures, every such release together.
+	recent, recentOrder := profileSummaryBy(obs, func(o observation) string {
+		v, err := ParseVersion(strings.TrimSuffix(o.group, ":v0"))
+		if err != nil || !o.stated || !v.AtLeast(Version{0, 20, 0}) {
+			return ""
+		}
+		return "0.20 and later on " + kindOf(o)
+	})
+	t.Logf("")
+	t.Logf("vLLM 0.20 and later, by device kind:")
+	logSummary(t, recent, recentOrder)
 
 	if g := all["0.19.0"]; g != nil {
 		t.Logf("")
