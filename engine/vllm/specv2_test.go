@@ -308,7 +308,8 @@ func TestV2DraftNeverShrinksFootprint(t *testing.T) {
 		}
 		// The property is the V2 speculator's: every profile runs the
 		// target drawn on the V2 runner, so a draft that compiled is on it.
-		if r, err := Resolve(s, a, bigClass, p); err != nil || !onV2Speculator(&r) {
+		r, err := Resolve(s, a, bigClass, p)
+		if err != nil || !onV2Speculator(&r) {
 			t.Fatalf("the draft compiled but does not resolve onto the V2 speculator (err %v)", err)
 		}
 		seqs, tokens := rapid.Uint64Range(1, s.MaxNumSeqs).Draw(t, "at seqs"), rapid.Uint64Range(1, s.MaxModelLen).Draw(t, "at tokens")
@@ -338,8 +339,14 @@ func TestV2DraftNeverShrinksFootprint(t *testing.T) {
 				t.Fatalf("%s is smaller with graphs than eager: %d < %d", budget.Term(term), after.Terms[term], eager.Terms[term])
 			}
 		}
-		if after.Terms[budget.TermGraphPool] <= eager.Terms[budget.TermGraphPool] {
-			t.Fatalf("the graph term does not grow with graphs: %d eager, %d with", eager.Terms[budget.TermGraphPool], after.Terms[budget.TermGraphPool])
+		// The target's own graphs alone would make the graph term grow:
+		// the drafter's graphs are charged, and on top of the eager term.
+		drafter := draftGraphBytes(a, &r, stageOf(&r, len(r.Stages)-1))
+		if drafter == 0 {
+			t.Fatalf("the drafter's graphs are not charged under %s", r.Graphs)
+		}
+		if g, e := after.Terms[budget.TermGraphPool], eager.Terms[budget.TermGraphPool]; g < budget.SatAdd(e, drafter) {
+			t.Fatalf("the graph term with graphs, %d, is below the eager one and the drafter's graphs: %d + %d", g, e, drafter)
 		}
 	})
 }
