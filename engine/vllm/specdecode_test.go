@@ -474,6 +474,7 @@ func TestBuildServeReadsSpec(t *testing.T) {
 			`{"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 2}`, false},
 		{"an EAGLE repr stays a warning", "INFO Initializing a V1 LLM engine (v0.19.0) with config: model='m', speculative_config=SpeculativeConfig(method='eagle3', model='yuhuili/EAGLE3-LLaMA3.1-Instruct-8B', num_spec_tokens=3), tokenizer='m'\n", "main", "", true},
 		{"mtp stays a warning", line("{'method': 'mtp', 'num_speculative_tokens': 1}"), "main", "", true},
+		{"an mtp repr stays a warning", "INFO Initializing a V1 LLM engine (v0.19.0) with config: model='m', speculative_config=SpeculativeConfig(method='mtp', model='m', num_spec_tokens=2), tokenizer='m'\n", "main", "", true},
 		{"an older release drops it", line("{'method': 'ngram', 'num_speculative_tokens': 3}"), "0.10.2", "", true},
 	}
 	for _, tc := range cases {
