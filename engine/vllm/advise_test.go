@@ -211,7 +211,21 @@ func TestMaxNumSeqsBoundIsChecked(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, sg := range adv.Suggestions {
-				seqs, tokens := sg.At.Seqs, sg.At.Tokens
+				// Each suggestion is checked at the target within its caps,
+				// but for a bound on fewer sequences than the serve's cap,
+				// which must say the cap is kept (boundSeqs on the serve as
+				// given).
+				seqs, tokens := min(tc.target.Seqs, sg.Serve.MaxNumSeqs), min(tc.target.Tokens, sg.Serve.MaxModelLen)
+				if sg.Serve.MaxNumSeqs == 0 {
+					seqs = tc.target.Seqs
+				}
+				if sg.Serve.MaxModelLen == 0 {
+					tokens = tc.target.Tokens
+				}
+				if sg.At.Tokens != tokens || sg.At.Seqs > seqs || sg.At.Seqs < seqs && !strings.Contains(sg.Why, "--max-num-seqs kept at") {
+					t.Errorf("suggestion %q (%s) checked at %d x %d, want %d x %d", sg.Flags, sg.Why, sg.At.Seqs, sg.At.Tokens, seqs, tokens)
+				}
+				seqs, tokens = sg.At.Seqs, sg.At.Tokens
 				ref, err := NewReference(a, sg.Serve, tc.class, p)
 				if err != nil {
 					t.Fatalf("%s: %v", sg.Flags, err)

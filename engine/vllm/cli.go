@@ -205,7 +205,7 @@ func (f *flagServe) registerModelled(fs *flag.FlagSet, given map[string]bool) {
 		registerCompilation(fs, &f.s.Compilation, &f.Listed)
 	}
 	if on("num-gpu-blocks-override") {
-		fs.Var(&sizeFlag{&f.s.NumGPUBlocksOverride, "num-gpu-blocks-override"}, "num-gpu-blocks-override", "vLLM's --num-gpu-blocks-override: the KV cache holds exactly this many blocks, whatever the budget leaves (vLLM 0.21.0 on)")
+		fs.Var(&sizeFlag{&f.s.NumGPUBlocksOverride, "num-gpu-blocks-override"}, "num-gpu-blocks-override", "vLLM's --num-gpu-blocks-override: the KV cache holds exactly this many blocks, whatever the budget leaves (vLLM 0.20.2 on)")
 	}
 	if on(offloadFlags...) {
 		registerOffload(fs, &f.s.Offload)

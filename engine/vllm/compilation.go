@@ -72,11 +72,12 @@ var compilationSince = v0_14_0
 var batchedTokensCaptured = v0_22_0
 
 // overrideSince is the first release whose --num-gpu-blocks-override
-// membudget sizes: from PR #41069 (2026-04-28, which dates 0.21.0) the
+// membudget sizes: from PR #41069 (2026-04-28, in v0.20.2rc1 on main: see
+// v0_20_2, which dates the logged KV cache size by the same PR) the
 // startup check and --max-model-len auto plan against the override's
 // blocks (vllm/v1/core/kv_cache_utils.py:2162-2182); before it the check
 // read the profiled memory while the cache held the override's blocks.
-var overrideSince = v0_21_0
+var overrideSince = v0_20_2
 
 // The CUDA-graph modes (vllm/config/compilation.py:53-63, CUDAGraphMode).
 const (

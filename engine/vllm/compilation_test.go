@@ -233,7 +233,7 @@ func TestCompilationRefusals(t *testing.T) {
 		{"-O1 before 0.14.0", "0.13.0", Serve{Compilation: Compilation{Level: "1"}}, "optimization-level", "not modelled for vLLM 0.13.0"},
 		{"sizes before 0.14.0", "0.13.0", Serve{Compilation: Compilation{SizesFlag: "1 2"}}, "cudagraph-capture-sizes", "not modelled for vLLM 0.13.0"},
 		{"-O3 on V0", "0.8.5:v0", Serve{Compilation: Compilation{Level: "3"}}, "optimization-level", "not modelled for vLLM 0.8.5"},
-		{"override before 0.21.0", "0.20.0", Serve{NumGPUBlocksOverride: 100}, "num-gpu-blocks-override", "not modelled for vLLM 0.20.0"},
+		{"override before 0.20.2", "0.20.1", Serve{NumGPUBlocksOverride: 100}, "num-gpu-blocks-override", "not modelled for vLLM 0.20.1"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

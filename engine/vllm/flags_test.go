@@ -123,9 +123,10 @@ func TestJudge(t *testing.T) {
 		{"-O0 sized from 0.14.0", []string{"--vllm-version", "0.14.0", "--optimization-level=0"}, ""},
 		{"-O0 on 0.13.0, whose --optimization-level is not sized", []string{"--vllm-version", "0.13.0", "--optimization-level=0"},
 			"--optimization-level: " + whatGraphs + ": not modelled for vLLM 0.13.0" + tail},
-		{"the block override from 0.21.0", []string{"--vllm-version", "0.21.0", "--num-gpu-blocks-override", "100"}, ""},
-		{"the block override before 0.21.0", []string{"--vllm-version", "0.20.0", "--num-gpu-blocks-override", "100"},
-			"--num-gpu-blocks-override: " + whatBlocks + ": not modelled for vLLM 0.20.0" + tail},
+		// PR #41069 is in v0.20.2rc1 (version.go v0_20_2).
+		{"the block override from 0.20.2", []string{"--vllm-version", "0.20.2", "--num-gpu-blocks-override", "100"}, ""},
+		{"the block override before 0.20.2", []string{"--vllm-version", "0.20.1", "--num-gpu-blocks-override", "100"},
+			"--num-gpu-blocks-override: " + whatBlocks + ": not modelled for vLLM 0.20.1" + tail},
 		// Before --optimization-level, -O was --compilation-config's alias,
 		// and V1 compiled at level 3.
 		{"-O3 before --optimization-level, on V1", []string{"--vllm-version", "0.10.2", "--optimization-level=3"}, ""},

@@ -179,10 +179,8 @@ func observedServe(r observedRow, l *logs.Log, m observed.Model) Serve {
 // observedSpec is the --speculative-config a row's log states, as JSON:
 // the non-default arguments' dict (every key given) first, else the
 // engine config's SpeculativeConfig repr, which states the method, the
-// draft and k (vllm/config/speculative.py:1505-1519 at main d18bb7b). For
-// mtp the repr's draft is the target itself (vLLM sets model to the
-// target's for the MTP methods, speculative.py:758-770), so the method
-// and k state the whole config. why says the log states a config that
+// draft and k (vllm/config/speculative.py:1505-1519 at main d18bb7b), read
+// whole for the methods [specReprJSON] reads (mtp among them). why says the log states a config that
 // cannot be read whole (an excerpt cut inside it, a draft the repr names
 // without its keys); "", "" for a serve without speculative decoding.
 func observedSpec(l *logs.Log) (spec, why string) {
@@ -202,9 +200,6 @@ func observedSpec(l *logs.Log) (spec, why string) {
 		}
 		if j, ok := specReprJSON(st.Value); ok {
 			return j, ""
-		}
-		if m := specRepr.FindStringSubmatch(strings.TrimSpace(st.Value)); m != nil && m[1] == "mtp" {
-			return `{"method": "mtp", "num_speculative_tokens": ` + m[2] + `}`, ""
 		}
 	}
 	if said {

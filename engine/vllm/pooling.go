@@ -44,17 +44,19 @@ func (r *Resolved) resolveRunner(a *model.Arch, def func(string, string)) error 
 	case "", "auto":
 		// Left as given for generation: the resolved serve is resolved
 		// again (NewReference), under releases without --runner too.
+		// _get_default_runner_type is asked under --convert auto or none.
+		byDefault := r.Convert == "" || r.Convert == "auto" || r.Convert == "none"
 		switch {
 		case poolingArch:
 			r.Runner = runnerPooling
 			def("runner", poolingArchWhy(a))
-		case a.SentenceTransformers != nil && (r.Convert == "" || r.Convert == "auto" || r.Convert == "none"):
+		case a.SentenceTransformers != nil && byDefault:
 			// vllm/config/model.py:1115-1117 (_get_default_runner_type):
 			// "Some Sentence Transformers models use *ForCausalLM
 			// archs", asked before the registry.
 			r.Runner = runnerPooling
 			def("runner", "auto: "+a.SentenceTransformers.File+" lists a sentence-transformers Pooling module, so vLLM picks the pooling runner (vllm/config/model.py _get_default_runner_type)")
-		case embeddingBaseModel(a) && (r.Convert == "" || r.Convert == "auto" || r.Convert == "none"):
+		case embeddingBaseModel(a) && byDefault:
 			r.Runner = runnerPooling
 			def("runner", embeddingBaseWhy(a))
 		case r.Convert == "embed":

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"membudget/budget"
+	"membudget/model"
 )
 
 // TestMultimodalEmbedding: Qwen2-VL-7B-Instruct served as an embedding
@@ -36,6 +37,18 @@ func TestMultimodalEmbedding(t *testing.T) {
 	}
 	if p.Terms[budget.TermSampler] != 0 || g.Terms[budget.TermKVCache] != p.Terms[budget.TermKVCache] {
 		t.Errorf("sampler %d B (want 0), KV %d B pooling against %d generating (want the same)", p.Terms[budget.TermSampler], p.Terms[budget.TermKVCache], g.Terms[budget.TermKVCache])
+	}
+	// The checkpoint's sentence-transformers config gives LAST where
+	// --pooler-config gives none (vllm/config/model.py:718-725): the
+	// same profile run as LAST given by the flag.
+	withST := *a
+	withST.SentenceTransformers = &model.SentenceTransformers{File: "modules.json", PoolingConfig: "1_Pooling/config.json", SeqPoolingType: "LAST"}
+	byST, err := NewReference(&withST, Serve{MM: mm, Runner: "pooling"}, testClass(false), current)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := byST.Evaluate(2, 1000).Footprint; st.Terms[budget.TermActivation] != p.Terms[budget.TermActivation] {
+		t.Errorf("activation %d B with LAST from 1_Pooling, %d with it given: want the same encoder cache and pass", st.Terms[budget.TermActivation], p.Terms[budget.TermActivation])
 	}
 	for _, s := range []Serve{
 		{MM: mm, Runner: "pooling", PoolerConfig: `{"seq_pooling_type":"MEAN"}`},

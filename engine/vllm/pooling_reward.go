@@ -42,12 +42,11 @@ func (r *Resolved) resolvePoolingDecoder(a *model.Arch) error {
 	if r.Quantization != "" {
 		return settingErr("quantization", r.Quantization, "a quantized %s is not modelled: vLLM quantizes its %s with the model (qwen2_rm.py:50-66 passes quant_config to it)", configArch(a), h.Kind)
 	}
-	seq, tok, err := poolerTypes(r.PoolerConfig)
+	seq, tok, err := r.poolerTypesOf(a)
 	if err != nil {
 		return settingErr("pooler-config", r.PoolerConfig, "%v", err)
 	}
-	stSeq, stTok := stPooling(a)
-	seq, tok = cmp.Or(seq, stSeq, h.SeqPooling), cmp.Or(tok, stTok, h.TokPooling)
+	seq, tok = cmp.Or(seq, h.SeqPooling), cmp.Or(tok, h.TokPooling)
 	if slices.Contains(wholePoolingTypes, seq) || tok == "STEP" {
 		why := fmt.Sprintf("%s with %s/%s pooling", configArch(a), seq, tok)
 		if r.EnableChunkedPrefill {
@@ -62,6 +61,15 @@ func (r *Resolved) resolvePoolingDecoder(a *model.Arch) error {
 		r.Stages[i].NoHead = true
 	}
 	return nil
+}
+
+// poolerTypesOf is poolerTypes of r's --pooler-config with the types
+// a's sentence-transformers config gives filling those the flag leaves
+// unset (vllm/config/model.py:718-725).
+func (r *Resolved) poolerTypesOf(a *model.Arch) (seq, tok string, err error) {
+	seq, tok, err = poolerTypes(r.PoolerConfig)
+	stSeq, stTok := stPooling(a)
+	return cmp.Or(seq, stSeq), cmp.Or(tok, stTok), err
 }
 
 // poolerTypes reads --pooler-config's sequence and token pooling types as
@@ -124,9 +132,7 @@ const poolingEncoderWhy = "not sized under the pooling runner without chunked pr
 // any model that takes multimodal inputs, :6543-6599), the pooler's dummy
 // run in place of the sampler's.
 func (r *Resolved) poolingChunks(a *model.Arch) bool {
-	seq, tok, err := poolerTypes(r.PoolerConfig)
-	stSeq, stTok := stPooling(a)
-	seq, tok = cmp.Or(seq, stSeq), cmp.Or(tok, stTok)
+	seq, tok, err := r.poolerTypesOf(a)
 	if err != nil || tok == "STEP" || slices.Contains(wholePoolingTypes, seq) {
 		return false
 	}

@@ -23,13 +23,19 @@ const rmSmall = `{"model_type":"qwen2","architectures":["Qwen2ForRewardModel"],"
 // pooling turns chunked prefill off (config/model.py:2010-2022), so the
 // batch is raised to max_model_len 4096, unless --pooler-config gives ALL;
 // the RM's ALL pooling keeps 2048, as does its LAST sequence pooling,
-// while MEAN raises it. Every one: the pooling runner, --convert left
+// while MEAN raises it, given by --pooler-config or by the checkpoint's
+// sentence-transformers config where the flag gives no sequence type. Every one: the pooling runner, --convert left
 // as given (a pooling model needs none), no LM head, async off, the
 // family's KV specs (2 layers of full attention for the small RM).
 func TestRewardResolve(t *testing.T) {
 	small := testClass(false)
 	small.Device.MemoryBytes = 24 << 30
 	prm, rm := prmArch(t), parse(t, rmSmall)
+	// rmST is the RM with a sentence-transformers Pooling module of MEAN:
+	// vLLM fills what --pooler-config leaves unset from it
+	// (vllm/config/model.py:718-725), before the class's own defaults.
+	rmST := parse(t, rmSmall)
+	rmST.SentenceTransformers = &model.SentenceTransformers{File: "modules.json", PoolingConfig: "1_Pooling/config.json", SeqPoolingType: "MEAN"}
 	for _, c := range []struct {
 		name    string
 		a       *model.Arch
@@ -42,6 +48,8 @@ func TestRewardResolve(t *testing.T) {
 		{"RM: ALL", rm, Serve{}, 2048},
 		{"RM: MEAN", rm, Serve{PoolerConfig: `{"seq_pooling_type":"MEAN"}`}, 4096},
 		{"RM: convert embed", rm, Serve{Convert: "embed"}, 2048},
+		{"RM: MEAN from 1_Pooling", rmST, Serve{}, 4096},
+		{"RM: --pooler-config LAST over 1_Pooling's MEAN", rmST, Serve{PoolerConfig: `{"seq_pooling_type":"LAST"}`}, 2048},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r, err := Resolve(c.s, c.a, small, current)
@@ -72,6 +80,11 @@ func TestRewardResolve(t *testing.T) {
 // model is refused naming the flag.
 func TestRewardRefusals(t *testing.T) {
 	prm, rm := prmArch(t), parse(t, rmSmall)
+	// rmST is the RM with a sentence-transformers Pooling module of MEAN:
+	// vLLM fills what --pooler-config leaves unset from it
+	// (vllm/config/model.py:718-725), before the class's own defaults.
+	rmST := parse(t, rmSmall)
+	rmST.SentenceTransformers = &model.SentenceTransformers{File: "modules.json", PoolingConfig: "1_Pooling/config.json", SeqPoolingType: "MEAN"}
 	old, err := ProfileFor("0.19.0")
 	if err != nil {
 		t.Fatal(err)

@@ -730,10 +730,13 @@ func (ls *loggedServe) dropUnsizedSpec(a *model.Arch, c budget.Class, p Profile)
 var specRepr = regexp.MustCompile(`^SpeculativeConfig\(method='([a-z0-9_]+)', model=(?:None|'[^']*'), num_spec_tokens=([0-9]+)\)$`)
 
 // specReprJSON is the JSON of the config a SpeculativeConfig repr states,
-// for the methods whose repr names no draft; false for any other.
+// for the methods whose repr names no draft, and mtp, whose repr's draft
+// is the target itself (vLLM sets model to the target's for the MTP
+// methods, vllm/config/speculative.py:758-770 at main d18bb7b); false for
+// any other.
 func specReprJSON(v string) (string, bool) {
 	m := specRepr.FindStringSubmatch(strings.TrimSpace(v))
-	if m == nil || m[1] != "ngram" && m[1] != "suffix" {
+	if m == nil || m[1] != "ngram" && m[1] != "suffix" && m[1] != "mtp" {
 		return "", false // a draft's repr names no more than its path
 	}
 	return `{"method": "` + m[1] + `", "num_speculative_tokens": ` + m[2] + `}`, true

@@ -40,12 +40,13 @@ func (r *Resolved) resolveMTP(sc specConfig, a *model.Arch) (uint64, error) {
 	refuse := func(what string) error {
 		return settingErr("speculative-config", "", "%s: not modelled for %s; membudget refuses it rather than size a serve vLLM would contradict", what, p.Describes)
 	}
+	deepseek, qwen := firstArch(a) == mtpTargets[0] && a.Indexer == nil, model.QwenMTP(a)
 	switch {
-	case (firstArch(a) != mtpTargets[0] || a.Indexer != nil) && !model.QwenMTP(a) || a.MTPLayers == 0:
+	case !deepseek && !qwen || a.MTPLayers == 0:
 		return 0, refuse(fmt.Sprintf("the MTP layers of %s (%s, num_nextn_predict_layers %d) as the draft (membudget sizes DeepSeek-V3's and Qwen3.5's)", a.Source, firstArch(a), a.MTPLayers))
-	case model.QwenMTP(a) && p.Release.Less(qwenMTPSince):
+	case qwen && p.Release.Less(qwenMTPSince):
 		return 0, refuse(fmt.Sprintf("Qwen3.5's MTP layers as the draft (membudget sizes them from vLLM %s, the first release whose layout it has checked)", qwenMTPSince))
-	case model.QwenMTP(a) && !qwenMTPShaped(a):
+	case qwen && !qwenMTPShaped(a):
 		return 0, refuse(fmt.Sprintf("the MTP layers of %s without a full-attention layer of the target to take their shape from", a.Source))
 	case sc.model != "":
 		return 0, refuse("an MTP draft from another checkpoint (\"model\")")

@@ -85,15 +85,14 @@ func specV2Read(p Profile) bool {
 // EAGLE or EAGLE-3 draft under a release whose speculator was read (its
 // graphs are refused apart, where they were not: [specV2GraphsRefusal]).
 func specV2Refusal(method string, p Profile, a *model.Arch) error {
-	name := draftName(method)
-	const tail = "; membudget refuses it rather than size a serve vLLM would contradict"
-	switch {
-	case !specV2Read(p) && p.Release.AtLeast(v0_29_0):
-		return settingErr("speculative-config", method, "an %s draft on the V2 model runner, which runs %s there: not modelled for %s, whose speculator and CUDA-graph reservation for it (PR #53306) membudget has not read (it sizes the V2 speculator of vLLM 0.22.0 to 0.28 and main d18bb7b, eager, and its CUDA graphs for 0.28 and main)%s", name, a.Source, p.Describes, tail)
-	case !specV2Read(p):
-		return settingErr("speculative-config", method, "an %s draft on the V2 model runner, which runs %s there: not modelled for %s, whose V2 speculator membudget has not read (it sizes the V2 speculator of vLLM 0.22.0 to 0.28 and main d18bb7b, eager, and its CUDA graphs for 0.28 and main)%s", name, a.Source, p.Describes, tail)
+	if specV2Read(p) {
+		return nil
 	}
-	return nil
+	unread := "V2 speculator"
+	if p.Release.AtLeast(v0_29_0) {
+		unread = "speculator and CUDA-graph reservation for it (PR #53306)"
+	}
+	return settingErr("speculative-config", method, "an %s draft on the V2 model runner, which runs %s there: not modelled for %s, whose %s membudget has not read (it sizes the V2 speculator of vLLM 0.22.0 to 0.28 and main d18bb7b, eager, and its CUDA graphs for 0.28 and main); membudget refuses it rather than size a serve vLLM would contradict", draftName(method), a.Source, p.Describes, unread)
 }
 
 // onV2Speculator says the serve's draft runs on the V2 runner's

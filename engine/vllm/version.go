@@ -245,7 +245,6 @@ var (
 	// (0.20.1rc1.dev23) the earlier one. Whether the 0.20.1 release holds
 	// it is not read: it keeps the earlier form.
 	v0_20_2 = Version{0, 20, 2}
-	v0_21_0 = Version{0, 21, 0} // the first release after 0.20.2
 	v0_22_0 = Version{0, 22, 0} // V2 model runner default for dense Qwen3 (#39337)
 	v0_23_0 = Version{0, 23, 0} // V2 runner default for dense Llama and Mistral (#43458)
 	v0_24_0 = Version{0, 24, 0} // V2 runner default for quantized checkpoints (#44446)
