@@ -29,3 +29,14 @@ func TestWriteAdviceNamesTheServeAsGiven(t *testing.T) {
 		t.Errorf("advice (-want +got):\n%s", diff)
 	}
 }
+
+// TestSuggestedChange: every printer of a suggestion (report, check's
+// text, GitHub and JUnit forms) names an empty change as the serve as
+// given rather than print nothing.
+func TestSuggestedChange(t *testing.T) {
+	for flags, want := range map[string]string{"": "the serve as given", "--max-num-seqs 8": "--max-num-seqs 8"} {
+		if got := suggestedChange(flags); got != want {
+			t.Errorf("suggestedChange(%q) = %q, want %q", flags, got, want)
+		}
+	}
+}

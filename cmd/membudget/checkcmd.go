@@ -357,7 +357,7 @@ func writeCheckText(w io.Writer, rs []checkResult) {
 			fmt.Fprintf(w, "  line %d: %s\n", p.Line, p.Message)
 		}
 		for _, sg := range r.Advice {
-			fmt.Fprintf(w, "  to fit: %s (%s%s)\n", sg.Flags, sg.Why, moreGPUs(sg, r.GPUs))
+			fmt.Fprintf(w, "  to fit: %s (%s%s)\n", suggestedChange(sg.Flags), sg.Why, moreGPUs(sg, r.GPUs))
 		}
 		if len(r.Searched) > 0 {
 			fmt.Fprintf(w, "  nothing fits in the space searched: %s\n", strings.Join(r.Searched, "; "))
@@ -409,7 +409,7 @@ func writeGitHub(w io.Writer, rs []checkResult) {
 			if i == 0 && len(r.Advice) > 0 {
 				var flags []string
 				for _, sg := range r.Advice {
-					flags = append(flags, sg.Flags)
+					flags = append(flags, suggestedChange(sg.Flags))
 				}
 				msg += "; to fit: " + strings.Join(flags, " or ")
 			}
@@ -459,7 +459,7 @@ func writeJUnit(w io.Writer, rs []checkResult) error {
 			text = append(text, fmt.Sprintf("%s:%d: %s", r.File, p.Line, p.Message))
 		}
 		for _, sg := range r.Advice {
-			text = append(text, "to fit: "+sg.Flags+" ("+sg.Why+moreGPUs(sg, r.GPUs)+")")
+			text = append(text, "to fit: "+suggestedChange(sg.Flags)+" ("+sg.Why+moreGPUs(sg, r.GPUs)+")")
 		}
 		switch r.Status {
 		case checkFails:

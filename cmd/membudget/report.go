@@ -213,11 +213,7 @@ func writeAdvice(w io.Writer, adv engine.Advice, eng engine.Engine, gpus, seqs, 
 				numerics = append(numerics, sg.Numerics)
 			}
 		}
-		change := sg.Flags
-		if change == "" {
-			change = "the serve as given"
-		}
-		fmt.Fprintf(w, "  to fit: %s (%s%s)\n", change, sg.Why, more)
+		fmt.Fprintf(w, "  to fit: %s (%s%s)\n", suggestedChange(sg.Flags), sg.Why, more)
 	}
 	for _, n := range numerics {
 		fmt.Fprintf(w, "  %s\n", n)
@@ -233,4 +229,13 @@ func writeAdvice(w io.Writer, adv engine.Advice, eng engine.Engine, gpus, seqs, 
 	if adv.Plan != "" {
 		fmt.Fprintf(w, "    %s\n", adv.Plan)
 	}
+}
+
+// suggestedChange is a suggestion's change as printed: its flags, or for
+// none the serve as given (a bound it holds without a change).
+func suggestedChange(flags string) string {
+	if flags == "" {
+		return "the serve as given"
+	}
+	return flags
 }
