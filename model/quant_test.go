@@ -719,11 +719,10 @@ var (
 )
 
 // TestNVFP4KernelsLeaveAlignedCheckpoints: nvidia/Qwen3.6-35B-A3B-NVFP4
-// (observed rows 188, 202, 208) keeps its NVFP4 in the experts (256 of
-// hidden 2048, intermediate 512), whose sizes are already whole tiles:
-// w13 scales [1024, 128] and w2 [2048, 32] are multiples of 128 x 4, the
-// hidden 2048 of 256, the intermediate 512 of 64. Neither Blackwell layout
-// adds a byte to it, so those rows' weights are what they were.
+// (observed rows 188, 202, 208) is ModelOpt mixed precision whose NVFP4
+// modules (the experts, the shared experts, the head) are all
+// W4A16_NVFP4: Marlin's on every device, so neither Blackwell layout adds
+// a byte to it and those rows' weights are what they were.
 func TestNVFP4KernelsLeaveAlignedCheckpoints(t *testing.T) {
 	a := loadShipped(t)["nvidia__Qwen3.6-35B-A3B-NVFP4"]
 	total := func(k NVFP4Kernel) uint64 {

@@ -568,3 +568,31 @@ func (w *weights) moe(p string) {
 		w.unquantized(p+".shared_expert_gate", a.Hidden, 1, replicated, false)
 	}
 }
+
+// NVFP4ExpertRows returns the rows of w13 one rank holds of each expert
+// under sh (gate and up together, or up alone for ungated experts: shards
+// x the rank's intermediate) in the first MoE layer whose experts are
+// W4A4 NVFP4, and whether they are gated; ok is false when no layer's
+// are. An engine checks it against its kernel's tiles (vLLM's CUTLASS MoE
+// kernels do not pad gated rows: [NVFP4Kernel]).
+func NVFP4ExpertRows(a *Arch, sh Sharding) (rows uint64, gated, ok bool) {
+	w := &weights{a: a, t: &a.tree, sh: sh, q: sh.Quant.compiled(a), tp: max(sh.TP, 1), dt: sh.DtypeBytes}
+	if a.Experts == 0 || w.t.mlp == "" || a.DeepSeekV4 != nil {
+		return 0, false, false
+	}
+	for i, l := range a.Layers {
+		if !l.MoE {
+			continue
+		}
+		s := w.q.schemeFor(fmt.Sprintf("model.layers.%d.%s.experts", i, w.t.mlp), expertsMod)
+		if s.Format != NVFP4 || !s.StaticInput {
+			continue
+		}
+		_, inter := w.expertShare()
+		if w.t.ungated {
+			return inter, false, true
+		}
+		return budget.SatMul(2, inter), true, true
+	}
+	return 0, false, false
+}

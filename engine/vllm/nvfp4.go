@@ -75,8 +75,32 @@ func nvfp4Kernel(d budget.Device, p Profile) model.NVFP4Kernel {
 		}
 		return k
 	case si.Major == 11 || si.Major == 12:
-		k.ExpertSwizzle = true
+		// Ungated experts' intermediate is padded to the scales' 128 rows
+		// (flashinfer_fp4_moe.py:422-433: w13 rows, w2 columns and w2
+		// scales); gated ones are refused (checkNVFP4Experts).
+		k.ExpertSwizzle, k.ExpertUngatedMultiple = true, 128
 		return k
 	}
 	return model.NVFP4Kernel{} // Marlin
+}
+
+// checkNVFP4Experts refuses W4A4 NVFP4 experts that vLLM's CUTLASS MoE
+// kernels cannot lay out on a rank of st: gated experts whose gate and up
+// rows are not whole 128-row tiles of the swizzled scales, for which
+// prepare_nvfp4_moe_layer_for_fi_or_cutlass raises NotImplementedError
+// ("Intermediate size padding for w1 and w3 ... is not currently
+// supported", quantization/utils/flashinfer_fp4_moe.py:422-430 at d18bb7b,
+// since #31692; an assertion before it, modelopt.py at 9f6dcb71a^).
+func checkNVFP4Experts(a *model.Arch, st model.Sharding, r *Resolved) error {
+	if !st.NVFP4.ExpertSwizzle {
+		return nil
+	}
+	// The stage's parallel sizes and quantization are filled in when it is
+	// compiled (reference.go); the check needs them now.
+	st.TP, st.ExpertRanks, st.DtypeBytes, st.Quant = r.TensorParallelSize, r.ExpertRanks, r.DtypeBytes, r.Quant
+	rows, gated, ok := model.NVFP4ExpertRows(a, st)
+	if !ok || !gated || rows%128 == 0 {
+		return nil
+	}
+	return settingErr("tensor-parallel-size", r.TensorParallelSize, "vLLM's CUTLASS NVFP4 MoE kernels on this device pad the experts' block scales to 128-row tiles but not gated weights: %d gate and up rows a rank (intermediate %d) are not a multiple of 128, and vLLM raises NotImplementedError loading them (quantization/utils/flashinfer_fp4_moe.py prepare_nvfp4_moe_layer_for_fi_or_cutlass); choose a tensor-parallel size leaving a multiple of 64 intermediate a rank, or --enable-expert-parallel", rows, rows/2)
 }

@@ -574,6 +574,9 @@ func (r *Resolved) resolveDtypes(a *model.Arch, c budget.Class, def func(string,
 		// The NVFP4 kernels pad block scales by device (nvfp4.go).
 		for i := range r.Stages {
 			r.Stages[i].NVFP4 = nvfp4Kernel(c.Device, r.Profile)
+			if err := checkNVFP4Experts(a, r.Stages[i], r); err != nil {
+				return err
+			}
 		}
 	}
 	// nemotron_h's float32 router is held in the model dtype where vLLM
