@@ -170,7 +170,8 @@ func RankWeights(a *Arch, sh Sharding) []budget.Item {
 // served dtype (AWQ's and GPTQ's scales too) or in float32 where vLLM keeps
 // them so, quantized tensors and fp32 scales as stored, GPTQ's act-order
 // layout as vLLM loads it, MXFP4 experts rounded as the kernel asks
-// (Sharding.MXFP4). It lists the buffers alone when no checkpoint is
+// (Sharding.MXFP4), W4A4 NVFP4 scales and weights padded as Sharding.NVFP4
+// says (nvfp4Padding). It lists the buffers alone when no checkpoint is
 // attached.
 func CheckpointWeights(a *Arch, sh Sharding) []budget.Item {
 	var ps []placed
@@ -200,7 +201,87 @@ func CheckpointWeights(a *Arch, sh Sharding) []budget.Item {
 			add("lm_head.weight", p.bytes(a, sh))
 		}
 	}
+	for _, pad := range nvfp4Padding(a, sh, ps) {
+		add(pad.Name, pad.Bytes)
+	}
 	return append(items, configBuffers(a, sh)...)
+}
+
+// nvfp4Padding is what the engine's NVFP4 kernels (sh.NVFP4) add to the
+// checkpoint's W4A4 NVFP4 tensors on a rank, by vLLM parameter: block
+// scales swizzled into whole 128 x 4 tiles and CUTLASS's linear weights
+// padded to 32 rows and inputs (see [NVFP4Kernel]), taken over the fused
+// parameter (q, k and v together; an expert's gate and up together) as
+// vLLM pads it after loading. A W4A4 module is one with an activation
+// scale (ModelOpt's input_scale, compressed-tensors' input_global_scale);
+// W4A16 ones run on Marlin and keep their bytes. The TRTLLM rounding of
+// the experts' sizes is not applied to a checkpoint's tensors, nor to
+// experts stored stacked.
+func nvfp4Padding(a *Arch, sh Sharding, ps []placed) []budget.Item {
+	k := sh.NVFP4
+	if k == (NVFP4Kernel{}) {
+		return nil
+	}
+	present := map[string]bool{}
+	for i := range ps {
+		if ps[i].onRank(a, sh) {
+			present[ps[i].item] = true
+		}
+	}
+	type key struct {
+		item   string
+		expert int
+	}
+	type group struct {
+		rows, cols, bytes uint64
+		scale             bool
+	}
+	groups := map[key]*group{}
+	var order []key
+	for i := range ps {
+		p := &ps[i]
+		if p.rule.stacked != nil || len(p.t.Shape) != 2 || !p.onRank(a, sh) {
+			continue
+		}
+		expert := p.expert >= 0
+		scale := p.t.Dtype == "F8_E4M3" && strings.HasSuffix(p.item, "weight_scale") &&
+			(expert && k.ExpertSwizzle || !expert && k.LinearSwizzle)
+		weight := p.t.Dtype == "U8" && strings.HasSuffix(p.item, "weight") && !expert && k.LinearWeightPad
+		if !scale && !weight {
+			continue
+		}
+		base := strings.TrimSuffix(strings.TrimSuffix(p.item, "weight_scale"), "weight")
+		if !present[base+"input_scale"] && !present[base+"input_global_scale"] {
+			continue
+		}
+		shape, copies := p.rankShape(a, sh)
+		if copies == 0 || len(shape) != 2 {
+			continue
+		}
+		kk := key{p.item, p.expert}
+		g, ok := groups[kk]
+		if !ok {
+			g = &group{scale: scale}
+			groups[kk] = g
+			order = append(order, kk)
+		}
+		g.rows = budget.SatAdd(g.rows, budget.SatMul(shape[0], copies))
+		g.cols = shape[1]
+		g.bytes = budget.SatAdd(g.bytes, p.shapeBytes(sh, shape, copies))
+	}
+	var out []budget.Item
+	for _, kk := range order {
+		g := groups[kk]
+		padded := swizzled(g.rows, g.cols)
+		if !g.scale {
+			// [n, k/2] packed: n to 32 rows, k to 32 inputs.
+			padded = budget.SatMul(budget.RoundUp(g.rows, 32), budget.RoundUp(budget.SatMul(g.cols, 2), 32)/2)
+		}
+		if padded > g.bytes {
+			out = append(out, budget.Item{Name: kk.item, Term: budget.TermWeights, Bytes: padded - g.bytes})
+		}
+	}
+	return out
 }
 
 // configBuffers are the items of Weights that no checkpoint holds, built
@@ -493,10 +574,20 @@ func (p *placed) onRank(a *Arch, sh Sharding) bool {
 
 // bytes is what one rank holds of the tensor under sh.
 func (p *placed) bytes(a *Arch, sh Sharding) uint64 {
-	r, d := p.rule, p.dims
-	if r.stacked != nil {
+	if p.rule.stacked != nil {
 		return p.stackedBytes(a, sh)
 	}
+	shape, copies := p.rankShape(a, sh)
+	if copies == 0 {
+		return 0
+	}
+	return p.shapeBytes(sh, shape, copies)
+}
+
+// rankShape is the shape one rank holds of a tensor that is not stacked,
+// and how many copies of it (0 when the rank holds none).
+func (p *placed) rankShape(a *Arch, sh Sharding) ([]uint64, uint64) {
+	r, d := p.rule, p.dims
 	shape := slices.Clone(p.t.Shape)
 	tp := max(sh.TP, 1)
 	at := func(dim int) bool { return dim >= 0 && dim < len(shape) }
@@ -513,7 +604,7 @@ func (p *placed) bytes(a *Arch, sh Sharding) uint64 {
 			if a.Experts > 0 {
 				held = rankZeroCopies(a.Experts, budget.CeilDiv(budget.SatAdd(a.Experts, sh.RedundantExperts), sh.ExpertRanks), uint64(p.expert))
 				if held == 0 {
-					return 0
+					return nil, 0
 				}
 			}
 			whole = true
@@ -539,7 +630,13 @@ func (p *placed) bytes(a *Arch, sh Sharding) uint64 {
 	case r.split == row && at(d.in) && !p.whole:
 		shape[d.in] = budget.CeilDiv(shape[d.in], tp)
 	}
-	elems := budget.SatMul(max(p.copies, 1), held)
+	return shape, budget.SatMul(max(p.copies, 1), held)
+}
+
+// shapeBytes is what copies of shape take as the rank holds the tensor.
+func (p *placed) shapeBytes(sh Sharding, shape []uint64, copies uint64) uint64 {
+	r, d := p.rule, p.dims
+	elems := copies
 	for _, x := range shape {
 		elems = budget.SatMul(elems, x)
 	}

@@ -2,6 +2,7 @@ package model
 
 import (
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -122,5 +123,51 @@ func TestNemotronSuperActivation(t *testing.T) {
 	a := superConfig(t)
 	if diff := cmp.Diff(uint64(448_512), ActivationBytesPerToken(a, 1, 2)); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestNemotronSuperNVFP4UngatedExperts: Nemotron-3-Super's relu2 experts
+// (ungated: w13 is up alone) read as W4A4 ModelOpt NVFP4, at TP8: 512
+// experts of intermediate 2688 / 8 = 336 a rank over the latent 1024. In
+// the checkpoint's layout (Marlin) each expert holds w13 [336, 512] with
+// scales [336, 64] and w2 [1024, 168] with scales [1024, 21]. vLLM's
+// CUTLASS MoE kernels (12.x) pad an ungated intermediate to the scales'
+// 128 rows, 336 -> 384 (flashinfer_fp4_moe.py:422-435): w13 [384, 512],
+// scales [384, 64], w2 [1024, 192], scales [1024, 24], all whole 128 x 4
+// tiles; TRTLLM (10.x, main) rounds an ungated intermediate to 128 too,
+// the latent 1024 already a multiple of 256: the same bytes.
+func TestNemotronSuperNVFP4UngatedExperts(t *testing.T) {
+	const path = "../corpus/models/nvidia__NVIDIA-Nemotron-3-Super-120B-A12B-BF16.json"
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := strings.Replace(string(raw), "{", `{"quantization_config": {"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16}, `, 1)
+	a, err := ParseConfig(path, []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type experts struct{ W13, W13Scale, W2, W2Scale uint64 }
+	const e = 512
+	tests := []struct {
+		name string
+		kern NVFP4Kernel
+		want experts
+	}{
+		{"checkpoint layout", NVFP4Kernel{}, experts{e * 336 * 512, e * 336 * 64, e * 1024 * 168, e * 1024 * 21}},
+		{"CUTLASS (12.x)", NVFP4Kernel{LinearSwizzle: true, LinearWeightPad: true, ExpertSwizzle: true, ExpertUngatedMultiple: 128},
+			experts{e * 384 * 512, e * 384 * 64, e * 1024 * 192, e * 1024 * 24}},
+		{"TRTLLM (10.x, main)", NVFP4Kernel{LinearSwizzle: true, LinearWeightPad: true, ExpertHiddenMultiple: 256, ExpertGatedMultiple: 64, ExpertUngatedMultiple: 128},
+			experts{e * 384 * 512, e * 384 * 64, e * 1024 * 192, e * 1024 * 24}},
+	}
+	for _, tt := range tests {
+		sh := Whole(a, 8, 2, a.Quant)
+		sh.NVFP4 = tt.kern
+		m := itemBytes(Weights(a, sh))
+		const p = "model.layers.1.mixer.experts."
+		got := experts{m[p+"w13_weight"], m[p+"w13_weight_scale"], m[p+"w2_weight"], m[p+"w2_weight_scale"]}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("%s (-want by hand +got):\n%s", tt.name, diff)
+		}
 	}
 }

@@ -40,8 +40,8 @@ func (w *weights) shardCount(module string) uint64 {
 //     asymmetric, weight_g_idx [k] int32 with group act-order, weight_shape
 //     int64[2];
 //   - NVFP4 (modelopt.py:1109-1215, compressed_tensors_w4a4_nvfp4.py):
-//     weight [n, k/2] uint8, weight_scale [n, k/16] fp8 (padded to
-//     [round_up(n,128), round_up(k/16,4)] under NVFP4ScalePad), and the
+//     weight [n, k/2] uint8, weight_scale [n, k/16] fp8 (W4A4 padded as
+//     Sharding.NVFP4 says: see [NVFP4Kernel]), and the
 //     fp32 scalars left after loading: W4A4 input and weight global scales,
 //     alpha and the input scale's inverse; W4A16 the weight global scale;
 //   - BnB4 (bitsandbytes.py:247-277, bitsandbytes_loader.py:301-309 at
@@ -78,12 +78,20 @@ func (w *weights) matrix(module string, k, n, fullK, count uint64, s Scheme) {
 	case PackedInt:
 		w.packedInt(module, k, n, fullK, count, s)
 	case NVFP4:
-		w.add(module+".weight", x(budget.SatMul(n, budget.CeilDiv(k, 2))))
-		rows, cols := n, budget.CeilDiv(k, 16)
-		if w.sh.NVFP4ScalePad {
-			rows, cols = budget.RoundUp(rows, 128), budget.RoundUp(cols, 4)
+		kern := w.sh.NVFP4
+		if !s.StaticInput {
+			kern = NVFP4Kernel{} // W4A16: Marlin on every device
 		}
-		w.add(module+".weight_scale", x(budget.SatMul(rows, cols)))
+		wn, wk := n, k
+		if kern.LinearWeightPad {
+			wn, wk = budget.RoundUp(n, 32), budget.RoundUp(k, 32)
+		}
+		w.add(module+".weight", x(budget.SatMul(wn, budget.CeilDiv(wk, 2))))
+		scales := budget.SatMul(n, budget.CeilDiv(k, 16))
+		if kern.LinearSwizzle {
+			scales = swizzled(n, budget.CeilDiv(k, 16))
+		}
+		w.add(module+".weight_scale", x(scales))
 		scalars := uint64(1) // weight global scale
 		if s.StaticInput {
 			scalars = 4 // input and weight global scales, alpha, the input's inverse
@@ -165,8 +173,9 @@ func (w *weights) packedInt(module string, k, n, fullK, count uint64, s Scheme) 
 //     sort indices under group act-order, and weight_shape [e, 2] in the
 //     model dtype each;
 //   - NVFP4 (modelopt.py:1409-1523): weights two to a byte, fp8 scales one
-//     per 16, and per expert the fp32 weight and input global scales of
-//     w13 and w2;
+//     per 16, W4A4 ones padded and rounded as Sharding.NVFP4 says (see
+//     [NVFP4Kernel]), and per expert the fp32 weight and input global
+//     scales of w13 and w2;
 //   - MXFP4 (mxfp4.py:192-283): i and h rounded as the kernel asks
 //     (Sharding.MXFP4), weights two to a byte, e8m0 scales one per 32,
 //     padded where the kernel swizzles them (MXFP4Kernel.MatrixBytes),
@@ -211,10 +220,25 @@ func (w *weights) experts(module string, e, h, i uint64, s Scheme) {
 	case PackedInt:
 		w.packedExperts(module, e, h, i, i13, s)
 	case NVFP4:
-		w.add(module+".w13_weight", each(budget.SatMul(i13, budget.CeilDiv(h, 2))))
-		w.add(module+".w2_weight", each(budget.SatMul(h, budget.CeilDiv(i, 2))))
-		w.add(module+".w13_weight_scale", each(budget.SatMul(i13, budget.CeilDiv(h, 16))))
-		w.add(module+".w2_weight_scale", each(budget.SatMul(h, budget.CeilDiv(i, 16))))
+		kern := w.sh.NVFP4
+		if !s.StaticInput {
+			kern = NVFP4Kernel{} // W4A16: Marlin on every device
+		}
+		// The padding stays within the weights and scales: the biases of
+		// an NVFP4 MoE are not read as padded.
+		ip, hp := budget.RoundUp(i, kern.ExpertGatedMultiple), budget.RoundUp(h, kern.ExpertHiddenMultiple)
+		if w.t.ungated {
+			ip = budget.RoundUp(i, kern.ExpertUngatedMultiple)
+		}
+		ip13 := budget.SatMul(gateShards, ip)
+		w.add(module+".w13_weight", each(budget.SatMul(ip13, budget.CeilDiv(hp, 2))))
+		w.add(module+".w2_weight", each(budget.SatMul(hp, budget.CeilDiv(ip, 2))))
+		s13, s2 := budget.SatMul(ip13, budget.CeilDiv(hp, 16)), budget.SatMul(hp, budget.CeilDiv(ip, 16))
+		if kern.ExpertSwizzle {
+			s13, s2 = swizzled(ip13, budget.CeilDiv(hp, 16)), swizzled(hp, budget.CeilDiv(ip, 16))
+		}
+		w.add(module+".w13_weight_scale", each(s13))
+		w.add(module+".w2_weight_scale", each(s2))
 		w.add(module+".global_scales", each(4*4))
 	case MXFP4:
 		k := w.sh.MXFP4

@@ -289,24 +289,86 @@ func TestLMHeadQuantization(t *testing.T) {
 	}
 }
 
-// TestNVFP4ScalePadding: Blackwell's NVFP4 kernels pad block scales to
-// [round_up(n,128), round_up(k/16,4)] (nvfp4_utils.py:13-53). Intermediate
-// 96: gate_up 256 x 192 scales [192 -> 256, 16], down 96 x 256 scales
-// [256, 6 -> 8].
-func TestNVFP4ScalePadding(t *testing.T) {
-	doc := strings.Replace(tinyLlama, `"intermediate_size": 512`, `"intermediate_size": 96`, 1)
-	a := parseWith(t, doc, `{"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16}`)
-	sh := Whole(a, 1, 2, a.Quant)
-	for _, pad := range []bool{false, true} {
-		sh.NVFP4ScalePad = pad
-		got := layerItems(t, a, sh, "model.layers.0.mlp.")
-		want := map[string]uint64{"gate_up_proj.weight": 192 * 128, "gate_up_proj.weight_scale": 192 * 16, "gate_up_proj.global_scales": 16,
-			"down_proj.weight": 256 * 48, "down_proj.weight_scale": 256 * 6, "down_proj.global_scales": 16}
-		if pad {
-			want["gate_up_proj.weight_scale"], want["down_proj.weight_scale"] = 256*16, 256*8
+// TestNVFP4LinearLayouts sizes one MLP's NVFP4 linears (hidden 256,
+// intermediate 48) as vLLM's kernels keep them after loading. gate_up is
+// n 96 x k 256, down n 256 x k 48. Checkpoint (Marlin) layout: weights
+// [n, k/2], scales [n, k/16]: gate_up 96*128 and 96*16, down 256*24 and
+// 256*3. Blackwell's CUTLASS/FlashInfer (swizzle_blockscale,
+// nvfp4_utils.py:13-53): scales [round_up(n,128), round_up(k/16,4)], so
+// gate_up [128, 16] and down [256, 4]; pad_nvfp4_weight_for_cutlass
+// (:64-98) pads the weight to 32 rows and 32 inputs: gate_up 96 x 256
+// already is, down's k 48 -> 64, [256, 32]. W4A4 keeps four fp32 scalars
+// (input and weight global scales, alpha, the input's inverse), W4A16 the
+// weight's one, and W4A16 runs on Marlin whatever the device.
+func TestNVFP4LinearLayouts(t *testing.T) {
+	doc := strings.Replace(tinyLlama, `"intermediate_size": 512`, `"intermediate_size": 48`, 1)
+	blackwell := NVFP4Kernel{LinearSwizzle: true, LinearWeightPad: true}
+	tests := []struct {
+		name, quant string
+		kern        NVFP4Kernel
+		want        map[string]uint64
+	}{
+		{"W4A4, checkpoint layout (Marlin)", `{"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16}`, NVFP4Kernel{},
+			map[string]uint64{"gate_up_proj.weight": 96 * 128, "gate_up_proj.weight_scale": 96 * 16, "gate_up_proj.global_scales": 16,
+				"down_proj.weight": 256 * 24, "down_proj.weight_scale": 256 * 3, "down_proj.global_scales": 16}},
+		{"W4A4, scales swizzled only (before 0.16.0)", `{"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16}`, NVFP4Kernel{LinearSwizzle: true},
+			map[string]uint64{"gate_up_proj.weight": 96 * 128, "gate_up_proj.weight_scale": 128 * 16, "gate_up_proj.global_scales": 16,
+				"down_proj.weight": 256 * 24, "down_proj.weight_scale": 256 * 4, "down_proj.global_scales": 16}},
+		{"W4A4, Blackwell", `{"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16}`, blackwell,
+			map[string]uint64{"gate_up_proj.weight": 96 * 128, "gate_up_proj.weight_scale": 128 * 16, "gate_up_proj.global_scales": 16,
+				"down_proj.weight": 256 * 32, "down_proj.weight_scale": 256 * 4, "down_proj.global_scales": 16}},
+		{"W4A16 on Blackwell: Marlin", `{"quant_method": "modelopt", "quant_algo": "W4A16_NVFP4", "group_size": 16}`, blackwell,
+			map[string]uint64{"gate_up_proj.weight": 96 * 128, "gate_up_proj.weight_scale": 96 * 16, "gate_up_proj.global_scales": 4,
+				"down_proj.weight": 256 * 24, "down_proj.weight_scale": 256 * 3, "down_proj.global_scales": 4}},
+	}
+	for _, tt := range tests {
+		a := parseWith(t, doc, tt.quant)
+		sh := Whole(a, 1, 2, a.Quant)
+		sh.NVFP4 = tt.kern
+		if diff := cmp.Diff(tt.want, layerItems(t, a, sh, "model.layers.0.mlp.")); diff != "" {
+			t.Errorf("%s (-want by hand +got):\n%s", tt.name, diff)
 		}
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("pad %v (-want by hand +got):\n%s", pad, diff)
+	}
+}
+
+// TestNVFP4ExpertLayouts sizes one NVFP4 MoE layer (2 experts, hidden
+// 272, intermediate 48, router excluded: bf16 [2, 272]) as vLLM's MoE
+// kernels keep it. Checkpoint (Marlin) layout per expert: w13 [96, 136]
+// with scales [96, 17], w2 [272, 24] with scales [272, 3]. CUTLASS
+// (12.x, 11.0) swizzles each expert's scales to whole 128 x 4 tiles
+// (flashinfer_fp4_moe.py:417-435): w13 [128, 20], w2 [384, 4]. FlashInfer
+// TRTLLM (10.x) rounds the hidden size to 256, 272 -> 512
+// (flashinfer_utils.py:253-290), and at main the gated intermediate to
+// 64, 48 -> 64 (16 before #46880: 48 stays): w13 [128, 256] with scales
+// [128, 32], w2 [512, 32] with scales [512, 4].
+func TestNVFP4ExpertLayouts(t *testing.T) {
+	doc := strings.NewReplacer(`"hidden_size": 256`, `"hidden_size": 272`, `"moe_intermediate_size": 256`, `"moe_intermediate_size": 48`).Replace(tinyMoE)
+	quant := `{"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16, "ignore": ["model.layers.0.mlp.gate", "lm_head"]}`
+	experts := func(w13, w13s, w2, w2s uint64) map[string]uint64 {
+		return map[string]uint64{"gate.weight": 2 * 272 * 2, "experts.w13_weight": 2 * w13, "experts.w13_weight_scale": 2 * w13s,
+			"experts.w2_weight": 2 * w2, "experts.w2_weight_scale": 2 * w2s, "experts.global_scales": 2 * 16}
+	}
+	tests := []struct {
+		name  string
+		quant string
+		kern  NVFP4Kernel
+		want  map[string]uint64
+	}{
+		{"checkpoint layout (Marlin)", quant, NVFP4Kernel{}, experts(96*136, 96*17, 272*24, 272*3)},
+		{"CUTLASS: scales swizzled", quant, NVFP4Kernel{ExpertSwizzle: true}, experts(96*136, 128*20, 272*24, 384*4)},
+		{"TRTLLM at main", quant, NVFP4Kernel{ExpertHiddenMultiple: 256, ExpertGatedMultiple: 64, ExpertUngatedMultiple: 128},
+			experts(128*256, 128*32, 512*32, 512*4)},
+		{"TRTLLM before #46880", quant, NVFP4Kernel{ExpertHiddenMultiple: 256, ExpertGatedMultiple: 16, ExpertUngatedMultiple: 16},
+			experts(96*256, 96*32, 512*24, 512*3)},
+		{"W4A16: Marlin whatever the kernel", `{"quant_method": "modelopt", "quant_algo": "W4A16_NVFP4", "group_size": 16, "ignore": ["model.layers.0.mlp.gate", "lm_head"]}`,
+			NVFP4Kernel{ExpertSwizzle: true, ExpertHiddenMultiple: 256, ExpertGatedMultiple: 64}, experts(96*136, 96*17, 272*24, 272*3)},
+	}
+	for _, tt := range tests {
+		a := parseWith(t, doc, tt.quant)
+		sh := Whole(a, 1, 2, a.Quant)
+		sh.NVFP4 = tt.kern
+		if diff := cmp.Diff(tt.want, layerItems(t, a, sh, "model.layers.0.mlp.")); diff != "" {
+			t.Errorf("%s (-want by hand +got):\n%s", tt.name, diff)
 		}
 	}
 }
@@ -655,3 +717,30 @@ var (
 	mxfp4TRTLLM = MXFP4Kernel{IntermediateMultiple: 128, HiddenMultiple: 256, BiasFloat32: true}
 	mxfp4Hopper = MXFP4Kernel{IntermediateMultiple: 64, HiddenMultiple: 1, BiasFloat32: true, HopperLayout: true}
 )
+
+// TestNVFP4KernelsLeaveAlignedCheckpoints: nvidia/Qwen3.6-35B-A3B-NVFP4
+// (observed rows 188, 202, 208) is ModelOpt mixed precision whose NVFP4
+// modules (the experts, the shared experts, the head) are all
+// W4A16_NVFP4: Marlin's on every device, so neither Blackwell layout adds
+// a byte to it and those rows' weights are what they were.
+func TestNVFP4KernelsLeaveAlignedCheckpoints(t *testing.T) {
+	a := loadShipped(t)["nvidia__Qwen3.6-35B-A3B-NVFP4"]
+	total := func(k NVFP4Kernel) uint64 {
+		sh := Whole(a, 1, 2, a.Quant)
+		sh.NVFP4 = k
+		var s uint64
+		for _, it := range RankWeights(a, sh) {
+			s += it.Bytes
+		}
+		return s
+	}
+	base := total(NVFP4Kernel{})
+	for name, k := range map[string]NVFP4Kernel{
+		"CUTLASS (12.x)": {LinearSwizzle: true, LinearWeightPad: true, ExpertSwizzle: true},
+		"TRTLLM (10.x)":  {LinearSwizzle: true, LinearWeightPad: true, ExpertHiddenMultiple: 256, ExpertGatedMultiple: 64, ExpertUngatedMultiple: 128},
+	} {
+		if got := total(k); got != base {
+			t.Errorf("%s: %d B of weights, want the checkpoint layout's %d", name, got, base)
+		}
+	}
+}

@@ -53,11 +53,11 @@ type Sharding struct {
 	// experts; the zero value is the checkpoint's layout (no rounding,
 	// biases in the model dtype).
 	MXFP4 MXFP4Kernel
-	// NVFP4ScalePad says the NVFP4 linear kernel pads its block scales to
-	// [round_up(N, 128), round_up(K/16, 4)] (CUTLASS and FlashInfer on
-	// Blackwell: vllm/model_executor/layers/quantization/utils/
-	// nvfp4_utils.py:13-53); false keeps them [N, K/16] (Marlin).
-	NVFP4ScalePad bool
+	// NVFP4 is how the engine's NVFP4 kernels lay out the checkpoint's
+	// NVFP4 weights and block scales after loading; the zero value is the
+	// checkpoint's layout (Marlin's, to the byte where the sizes are
+	// aligned).
+	NVFP4 NVFP4Kernel
 	// RouterGEMM says the device runs vLLM's specialized router GEMMs
 	// (CUDA compute capability 9.0 or the 10.x family), so that a router
 	// asked to compute in float32 keeps its weight in the model dtype;
@@ -129,6 +129,40 @@ func (k MXFP4Kernel) Intermediate(i uint64) uint64 {
 // k.HiddenMultiple (0 or 1: h).
 func (k MXFP4Kernel) Hidden(h uint64) uint64 {
 	return budget.RoundUp(h, k.HiddenMultiple)
+}
+
+// NVFP4Kernel is how an engine's NVFP4 kernels lay out the checkpoint's
+// NVFP4 weights (two 4-bit floats a byte) and fp8 block scales (one per
+// 16 inputs) once loaded. vLLM replaces the loaded tensors with the
+// kernel's copies in process_weights_after_loading, so the padded sizes
+// are what "Model loading took" counts. Only W4A4 layers (a static input
+// scale) take these layouts: W4A16 ones always run on Marlin.
+type NVFP4Kernel struct {
+	// LinearSwizzle says a linear layer's block scales [n, k/16] are
+	// padded to [round_up(n, 128), round_up(k/16, 4)] and interleaved
+	// (vLLM's swizzle_blockscale, quantization/utils/nvfp4_utils.py:13-53
+	// at d18bb7b).
+	LinearSwizzle bool
+	// LinearWeightPad says a linear layer's packed weight [n, k/2] is
+	// padded to [round_up(n, 32), round_up(k, 32)/2] for the CUTLASS
+	// kernels (vLLM's pad_nvfp4_weight_for_cutlass, nvfp4_utils.py:64-98).
+	LinearWeightPad bool
+	// ExpertSwizzle says each expert's block scales are padded and
+	// interleaved as LinearSwizzle's: w13 [round_up(shards*i, 128),
+	// round_up(h/16, 4)], w2 [round_up(h, 128), round_up(i/16, 4)].
+	ExpertSwizzle bool
+	// ExpertHiddenMultiple rounds the hidden size of the experts' weights
+	// and scales up, ExpertGatedMultiple each rank's intermediate size of
+	// gated experts (w13 holding gate and up) and ExpertUngatedMultiple
+	// that of ungated ones (0 or 1: none), as FlashInfer TRTLLM's
+	// alignment pads them.
+	ExpertHiddenMultiple, ExpertGatedMultiple, ExpertUngatedMultiple uint64
+}
+
+// swizzled returns the bytes of fp8 block scales of rows x cols once
+// swizzle_blockscale has padded them to whole 128 x 4 tiles.
+func swizzled(rows, cols uint64) uint64 {
+	return budget.SatMul(budget.RoundUp(rows, 128), budget.RoundUp(cols, 4))
 }
 
 // Whole returns the sharding of a model held whole on one rank of tp: every
@@ -533,4 +567,32 @@ func (w *weights) moe(p string) {
 	if t.sharedGate {
 		w.unquantized(p+".shared_expert_gate", a.Hidden, 1, replicated, false)
 	}
+}
+
+// NVFP4ExpertRows returns the rows of w13 one rank holds of each expert
+// under sh (gate and up together, or up alone for ungated experts: shards
+// x the rank's intermediate) in the first MoE layer whose experts are
+// W4A4 NVFP4, and whether they are gated; ok is false when no layer's
+// are. An engine checks it against its kernel's tiles (vLLM's CUTLASS MoE
+// kernels do not pad gated rows: [NVFP4Kernel]).
+func NVFP4ExpertRows(a *Arch, sh Sharding) (rows uint64, gated, ok bool) {
+	w := &weights{a: a, t: &a.tree, sh: sh, q: sh.Quant.compiled(a), tp: max(sh.TP, 1), dt: sh.DtypeBytes}
+	if a.Experts == 0 || w.t.mlp == "" || a.DeepSeekV4 != nil {
+		return 0, false, false
+	}
+	for i, l := range a.Layers {
+		if !l.MoE {
+			continue
+		}
+		s := w.q.schemeFor(fmt.Sprintf("model.layers.%d.%s.experts", i, w.t.mlp), expertsMod)
+		if s.Format != NVFP4 || !s.StaticInput {
+			continue
+		}
+		_, inter := w.expertShare()
+		if w.t.ungated {
+			return inter, false, true
+		}
+		return budget.SatMul(2, inter), true, true
+	}
+	return 0, false, false
 }

@@ -55,7 +55,8 @@ type stageKey struct {
 	first, last                 bool
 	quantization                string
 	mxfp4                       model.MXFP4Kernel
-	nvfp4ScalePad, routerGEMM   bool
+	nvfp4                       model.NVFP4Kernel
+	routerGEMM                  bool
 	noHead                      bool
 	rotaryRows                  uint64
 	batchedTokens               uint64
@@ -192,7 +193,7 @@ func (cp *Compiler) compileInto(k *kvCheck, s Serve, c budget.Class, p Profile) 
 // weights is the stage's weights, computed once per sharding.
 func (cp *Compiler) weights(st model.Sharding, quantization string) stageWeights {
 	key := stageKey{tp: st.TP, expertRanks: st.ExpertRanks, redundantExperts: st.RedundantExperts, dtypeBytes: st.DtypeBytes, firstLayer: st.FirstLayer, endLayer: st.EndLayer,
-		first: st.First, last: st.Last, quantization: quantization, mxfp4: st.MXFP4, nvfp4ScalePad: st.NVFP4ScalePad, routerGEMM: st.RouterGEMM, noHead: st.NoHead, rotaryRows: st.RotaryRows, batchedTokens: st.BatchedTokens, towersOff: st.TowersOff}
+		first: st.First, last: st.Last, quantization: quantization, mxfp4: st.MXFP4, nvfp4: st.NVFP4, routerGEMM: st.RouterGEMM, noHead: st.NoHead, rotaryRows: st.RotaryRows, batchedTokens: st.BatchedTokens, towersOff: st.TowersOff}
 	cp.mu.Lock()
 	w, ok := cp.stages[key]
 	cp.mu.Unlock()

@@ -37,8 +37,8 @@ func TestStageKeyHoldsEveryShardingField(t *testing.T) {
 			want = "tp"
 		case "MXFP4":
 			want = "mxfp4"
-		case "NVFP4ScalePad":
-			want = "nvfp4ScalePad"
+		case "NVFP4":
+			want = "nvfp4"
 		}
 		if !key[want] {
 			t.Errorf("model.Sharding.%s is not in stageKey (as %s): the weights cache would share an entry across its values", name, want)

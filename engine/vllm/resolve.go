@@ -570,6 +570,15 @@ func (r *Resolved) resolveDtypes(a *model.Arch, c budget.Class, def func(string,
 			r.Stages[i].MXFP4 = mxfp4Kernel(c.Device, r.Profile)
 		}
 	}
+	if q.Method == "modelopt" || q.Method == "compressed-tensors" {
+		// The NVFP4 kernels pad block scales by device (nvfp4.go).
+		for i := range r.Stages {
+			r.Stages[i].NVFP4 = nvfp4Kernel(c.Device, r.Profile)
+			if err := checkNVFP4Experts(a, r.Stages[i], r); err != nil {
+				return err
+			}
+		}
+	}
 	// nemotron_h's float32 router is held in the model dtype where vLLM
 	// has its router GEMMs (routergemm.go). Set only for such a router:
 	// for every other model it changes no weight, and left unset it keeps
