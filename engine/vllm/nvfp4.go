@@ -17,7 +17,7 @@ var (
 	// the experts' hidden size to 256 for FlashInfer TRTLLM (#39510,
 	// merged 2026-04-14; whether 0.20.0 holds it is not read, so from
 	// 0.21.0, the first release surely after it).
-	nvfp4TRTLLMHiddenSince = v0_21_0
+	nvfp4TRTLLMHiddenSince = Version{0, 21, 0}
 	// nvfp4TRTLLMGated64Since: the gated intermediate is padded to 64 (128
 	// ungated) instead of 16, so that FlashInfer's block-scale shuffle
 	// sees whole 128-row tiles (#46880, merged 2026-07-15; 0.27.0 is the
