@@ -164,6 +164,34 @@ type quantRules struct {
 	packed map[string][]string
 }
 
+// W4A4NVFP4 reports whether any layer of the checkpoint is NVFP4 with a
+// static activation scale (W4A4), the only NVFP4 layers whose layout
+// follows the engine's kernels ([Sharding].NVFP4; W4A16 layers run on
+// Marlin everywhere): an engine sets the kernel for such a checkpoint
+// alone, so that the weights of every other one stay shared across
+// devices.
+func (q Quant) W4A4NVFP4() bool {
+	r := q.rules
+	if r == nil {
+		return false
+	}
+	w4a4 := func(s Scheme) bool { return s.Format == NVFP4 && s.StaticInput }
+	if w4a4(r.linear) || w4a4(r.experts) {
+		return true
+	}
+	for _, g := range r.ctGroups {
+		if w4a4(g.scheme) {
+			return true
+		}
+	}
+	for _, s := range r.mixed {
+		if w4a4(s) {
+			return true
+		}
+	}
+	return false
+}
+
 // marlinPackedInt reports an AWQ or GPTQ checkpoint, whose packed int
 // weights vLLM runs with Marlin kernels on CUDA.
 func (q Quant) marlinPackedInt() bool { return q.Method == "awq" || q.Method == "gptq" }

@@ -744,3 +744,28 @@ func TestNVFP4KernelsLeaveAlignedCheckpoints(t *testing.T) {
 		}
 	}
 }
+
+// TestW4A4NVFP4: only a checkpoint with an NVFP4 layer that has a static
+// activation scale (W4A4) follows the engine's NVFP4 kernels: ModelOpt's
+// NVFP4, not its W4A16_NVFP4 (Marlin everywhere), and no fp8 or AWQ
+// checkpoint, nor an unquantized one.
+func TestW4A4NVFP4(t *testing.T) {
+	tests := []struct {
+		name, quant string
+		want        bool
+	}{
+		{"modelopt NVFP4", `{"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16}`, true},
+		{"modelopt W4A16_NVFP4", `{"quant_method": "modelopt", "quant_algo": "W4A16_NVFP4", "group_size": 16}`, false},
+		{"modelopt FP8", `{"quant_method": "modelopt", "quant_algo": "FP8"}`, false},
+		{"fp8 blocks", `{"quant_method": "fp8", "weight_block_size": [128, 128]}`, false},
+		{"awq", `{"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": true}`, false},
+	}
+	got, want := map[string]bool{}, map[string]bool{}
+	for _, tt := range tests {
+		got[tt.name], want[tt.name] = parseWith(t, tinyLlama, tt.quant).Quant.W4A4NVFP4(), tt.want
+	}
+	got["unquantized"], want["unquantized"] = Quant{}.W4A4NVFP4(), false
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("W4A4NVFP4 (-want +got):\n%s", diff)
+	}
+}

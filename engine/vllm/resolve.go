@@ -570,7 +570,7 @@ func (r *Resolved) resolveDtypes(a *model.Arch, c budget.Class, def func(string,
 			r.Stages[i].MXFP4 = mxfp4Kernel(c.Device, r.Profile)
 		}
 	}
-	if q.Method == "modelopt" || q.Method == "compressed-tensors" {
+	if (q.Method == "modelopt" || q.Method == "compressed-tensors") && q.W4A4NVFP4() {
 		// The NVFP4 kernels pad block scales by device (nvfp4.go).
 		for i := range r.Stages {
 			r.Stages[i].NVFP4 = nvfp4Kernel(c.Device, r.Profile)
