@@ -524,3 +524,44 @@ func TestBnBPluginByRelease(t *testing.T) {
 		}
 	}
 }
+
+// TestPoolingRunnerStaysOnV1: the oracle asks runner_type == "generate"
+// before any list (vllm/config/vllm.py _is_default_v2_model_runner_model,
+// since #39337), so a pooling serve runs on the V1 runner up to main
+// d18bb7b (PR #48290, pooling on V2, merged after it) and its CUDA-graph
+// estimate comes off the budget as V1's does. (The pooling runner is sized
+// at main alone.)
+func TestPoolingRunnerStaysOnV1(t *testing.T) {
+	archs := shipped(t)
+	tests := []struct {
+		model, spec string
+		serve       Serve
+		v2          bool
+	}{
+		// Qwen3ForCausalLM, on V2 generating, converted to an embedder.
+		{"Qwen__Qwen3-8B", "main", Serve{Runner: "pooling", PoolerConfig: `{"seq_pooling_type": "LAST"}`}, false},
+		// An encoder: dense, so on V2 were it generative.
+		{"BAAI__bge-base-en-v1.5", "main", Serve{}, false},
+		// The same Qwen3 generating: on V2.
+		{"Qwen__Qwen3-8B", "main", Serve{}, true},
+	}
+	for _, tt := range tests {
+		p := mustProfile(tt.spec)
+		r, err := Resolve(tt.serve, archs[tt.model], testClass(false), p)
+		if err != nil {
+			t.Fatalf("%s on %s: %v", tt.model, tt.spec, err)
+		}
+		if got := r.onV2Runner(archs[tt.model]); got != tt.v2 {
+			t.Errorf("%s on %s (runner %q): V2 runner %v, want %v", tt.model, tt.spec, r.Runner, got, tt.v2)
+		}
+		// Graphs are charged from 0.20.0 on V1 and on 0.29's V2 runner,
+		// beside the budget on V2 before 0.29.
+		wantBeside := budget.TermSet(0)
+		if tt.v2 && !p.V2GraphsCharged {
+			wantBeside = wantBeside.With(budget.TermGraphPool)
+		}
+		if got := besideTerms(&r, archs[tt.model]); got != wantBeside {
+			t.Errorf("%s on %s: beside %v, want %v", tt.model, tt.spec, got, wantBeside)
+		}
+	}
+}
