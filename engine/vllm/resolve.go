@@ -206,6 +206,9 @@ func resolveCounted(s Serve, a *model.Arch, c budget.Class, p Profile, states, a
 	if err := r.resolveDtypes(a, c, def); err != nil {
 		return Resolved{}, err
 	}
+	if err := r.resolveHeadDtype(a); err != nil {
+		return Resolved{}, err
+	}
 	if err := r.resolveBlockSize(a, c, def); err != nil {
 		return Resolved{}, err
 	}
