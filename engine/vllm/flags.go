@@ -401,6 +401,14 @@ func (v *tableValue) Set(s string) error {
 		given += " " + s
 	}
 	v.s.Listed = append(v.s.Listed, given)
+	switch v.name {
+	case "reasoning-parser", "reasoning-config":
+		v.s.s.Reasoning = given
+	case "logprobs-mode":
+		v.s.s.LogprobsMode = s
+	case "distributed-executor-backend":
+		v.s.s.ExecutorBackend = s
+	}
 	return nil
 }
 

@@ -2,6 +2,7 @@ package vllm
 
 import (
 	"slices"
+	"strings"
 
 	"membudget/model"
 )
@@ -126,4 +127,44 @@ func v2DefaultModel(v Version, a *model.Arch, states func() uint64) bool {
 		return false
 	}
 	return listed || !moe
+}
+
+// resolveV2Features applies the unsupported features of the V2 oracle
+// (_get_v2_model_runner_unsupported_features, vllm/config/vllm.py) that
+// memory-neutral flags decide: each sends a serve the oracle would put on
+// V2 to the V1 runner, in the releases whose branch has the check. A check
+// that came or went within a release's cut is refused by name for that
+// release, naming the release to size instead.
+func (r *Resolved) resolveV2Features(a *model.Arch) error {
+	p := &r.Profile
+	if p.Era != V1 || p.V2EveryModel || !r.onV2Runner(a) {
+		return nil
+	}
+	v := p.Release
+	if r.Reasoning != "" && v.Less(v0_23_0) {
+		// #39337 listed "reasoning budget enforcement" (a reasoning_config,
+		// which --reasoning-parser makes, vllm/engine/arg_utils.py
+		// _set_default_reasoning_config_args) as unsupported; #43808
+		// (626fa9bba, merged 2026-05-28) made it a warning. 0.22.0's branch
+		// was cut between 05-22 and 06-02 (tagged 05-29).
+		name, value, _ := strings.Cut(strings.TrimPrefix(r.Reasoning, "--"), " ")
+		return settingErr(name, value, "on %s vLLM 0.22's oracle may keep it on the V1 model runner: PR #43808 (merged 2026-05-28) stopped a reasoning config from doing so, and whether 0.22's branch (cut between 2026-05-22 and 06-02) carries it is not read, so the runner, and with it the CUDA graphs' charge, is not known; size it with --vllm-version 0.23.0 or later", a.Source)
+	}
+	if r.LogprobsMode == "raw_logits" || r.LogprobsMode == "processed_logits" {
+		// #39337 to #47680 (41ea2dd44, merged 2026-07-18): a logits
+		// logprobs mode is unsupported. 0.25.0 was cut on 07-10/11,
+		// 0.26.0 between 07-17 and 07-20, 0.26.1 after 07-20.
+		switch {
+		case v.Less(v0_26_0):
+			p.v1Runner = true
+		case v.Less(v0_26_1):
+			return settingErr("logprobs-mode", r.LogprobsMode, "on %s vLLM 0.26.0's oracle may keep it on the V1 model runner: PR #47680 (merged 2026-07-18) stopped a logits logprobs mode from doing so, and 0.26.0's branch was cut between 2026-07-17 and 07-20, so the runner, and with it the CUDA graphs' charge, is not known; size it with --vllm-version 0.25.0 or 0.26.1", a.Source)
+		}
+	}
+	if r.ExecutorBackend == "external_launcher" && r.PipelineParallelSize > 1 && v.AtLeast(v0_24_0) {
+		// #45868 (14b438a98, merged 2026-06-16, before 0.24.0's cut):
+		// "pipeline parallelism with external_launcher" is unsupported.
+		p.v1Runner = true
+	}
+	return nil
 }
