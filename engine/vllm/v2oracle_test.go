@@ -4,9 +4,12 @@ import (
 	"errors"
 	"flag"
 	"io"
+	"maps"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
 
 	"membudget/engine"
 )
@@ -85,4 +88,26 @@ func TestV2FeatureFlagsReachTheServe(t *testing.T) {
 	if diff := cmp.Diff(want, [3]string{s.s.Reasoning, s.s.LogprobsMode, s.s.ExecutorBackend}); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
+}
+
+// TestV2RunnerOnlyWidens: vLLM's migration to the V2 runner only ever
+// added models between 0.22.0 and 0.29.0 (v2oracle.go: the dense names
+// left the list in #44443 only as every dense model joined), so a shipped
+// generative model on V2 at one release is on V2 at every later one.
+func TestV2RunnerOnlyWidens(t *testing.T) {
+	archs := shipped(t)
+	names := slices.Sorted(maps.Keys(archs))
+	releases := []string{"0.22.0", "0.22.1", "0.23.0", "0.24.0", "0.25.0", "0.26.0", "0.26.1", "0.27.0", "0.27.1", "0.28.0", "main", "0.29.0"}
+	rapid.Check(t, func(t *rapid.T) {
+		name := rapid.SampledFrom(names).Draw(t, "model")
+		i := rapid.IntRange(0, len(releases)-2).Draw(t, "earlier")
+		j := rapid.IntRange(i+1, len(releases)-1).Draw(t, "later")
+		a := archs[name]
+		if a.Pooler != nil || a.Encoder != nil {
+			t.Skip("a pooling model")
+		}
+		if mustProfile(releases[i]).V2Runner(a) && !mustProfile(releases[j]).V2Runner(a) {
+			t.Fatalf("%s: on V2 at %s, on V1 at %s", name, releases[i], releases[j])
+		}
+	})
 }
