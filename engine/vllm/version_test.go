@@ -236,6 +236,12 @@ func TestV2RunnerByVersion(t *testing.T) {
 		{"mistralai__Mistral-7B-Instruct-v0.3", "0.22.0", false, "MistralForCausalLM not yet listed"},
 		{"mistralai__Mistral-7B-Instruct-v0.3", "0.23.0", true, "#43458 lists MistralForCausalLM"},
 		{"microsoft__phi-4", "0.23.0", false, "Phi3ForCausalLM never listed"},
+		// The list names architectures, not model_type: IQuest-Coder is
+		// read as the llama family, but IQuestCoderForCausalLM is not
+		// LlamaForCausalLM.
+		{"IQuestLab__IQuest-Coder-V1-40B-Base", "0.23.0", false, "IQuestCoderForCausalLM not listed"},
+		{"IQuestLab__IQuest-Coder-V1-40B-Base", "0.24.0", false, "IQuestCoderForCausalLM not listed"},
+		{"IQuestLab__IQuest-Coder-V1-40B-Base", "0.25.0", true, "#44443: dense"},
 		{"microsoft__phi-4", "0.24.0", false, "0.24's oracle is the list alone (#42667 to #44443)"},
 		{"microsoft__phi-4", "0.25.0", true, "#44443 (07-02): every non-MoE model"},
 		// is_quantized: a quantization_config in config.json (Qwen3-32B-FP8,
