@@ -190,6 +190,12 @@ type Arch struct {
 	ModelType     string
 	Architectures []string
 	Dtype         string // torch_dtype: bfloat16, float16, float32
+	// HeadDtype is the config's top-level head_dtype for a model without a
+	// pooling head ([PoolerHead.HeadDtype] has a pooling model's): ""
+	// when the config has none. vLLM reads it as the dtype of a generative
+	// model's LM head from PR #48390 (vllm/config/model.py _get_head_dtype);
+	// what the engine does with it is the engine's to say.
+	HeadDtype string
 	// Defaulted lists the keys the config omitted that its transformers
 	// config class gave (and the keys read under an alias), in the order
 	// they were filled; empty when the file gave every key it was read for.

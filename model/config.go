@@ -317,6 +317,9 @@ func ParseConfig(file string, data []byte, opts ...Option) (*Arch, error) {
 	}
 	readRemoteConfig(o, mt, a)
 	readPoolingDecoder(o, a)
+	if a.Pooler == nil && o.has("head_dtype") {
+		a.HeadDtype = o.str("head_dtype")
+	}
 	if len(errs) == 0 {
 		a.Quant = readQuant(o, text, a, hf)
 	}

@@ -129,7 +129,7 @@ func (cp *Compiler) compileInto(k *kvCheck, s Serve, c budget.Class, p Profile) 
 		Device:  c.Device.MemoryBytes,
 		Driver:  r.driverTerms(c),
 		Ceiling: c.CeilingBytes(),
-		Beside:  besideTerms(r.Profile, a),
+		Beside:  besideTerms(r, a),
 		MaxSeqs: r.MaxNumSeqs,
 		MaxLen:  r.MaxModelLen,
 		Stages:  make([]budget.Stage, len(r.Stages)),

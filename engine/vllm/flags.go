@@ -401,6 +401,14 @@ func (v *tableValue) Set(s string) error {
 		given += " " + s
 	}
 	v.s.Listed = append(v.s.Listed, given)
+	switch v.name {
+	case "reasoning-parser", "reasoning-config":
+		v.s.s.Reasoning = given
+	case "logprobs-mode":
+		v.s.s.LogprobsMode = s
+	case "distributed-executor-backend":
+		v.s.s.ExecutorBackend = s
+	}
 	return nil
 }
 
@@ -604,10 +612,18 @@ var refusedEnv = []struct {
 	{"VLLM_ATTENTION_BACKEND", whatAttn, Version{0, 17, 0}, "#32812 (2026-01-22)"},
 }
 
+// v2RunnerEnv forces the model runner: vllm/envs.py reads it as
+// bool(int(value)) since PR #25266 ("GPU Model Runner V2", 2025-11-21),
+// dated to the 0.11 profiles as flagTable dates that month's flags.
+const v2RunnerEnv = "VLLM_USE_V2_MODEL_RUNNER"
+
+var v2RunnerEnvSince = Version{0, 11, 0}
+
 // checkEnv refuses, for release profile p, the line's assignments that
 // change memory in ways membudget does not model: VLLM_USE_V1 naming the
 // engine era p does not size (vllm/envs.py: bool(int(value)), until
-// #28204 of 2025-11-11), and refusedEnv's.
+// #28204 of 2025-11-11), VLLM_USE_V2_MODEL_RUNNER (v2RunnerEnv), and
+// refusedEnv's.
 func (f *flagServe) checkEnv(p Profile) error {
 	for _, a := range f.IgnoredEnv {
 		name, value, _ := strings.Cut(a, "=")
@@ -628,6 +644,9 @@ func (f *flagServe) checkEnv(p Profile) error {
 		}
 		if err := a2aEnv(name, value, a, f.s.All2AllBackend, p); err != nil {
 			return err
+		}
+		if name == v2RunnerEnv && p.Era == V1 && !p.Release.Less(v2RunnerEnvSince) {
+			return fmt.Errorf("%s in the launch line: it overrides the model runner vLLM's oracle picks (vllm/config/vllm.py use_v2_model_runner: any value set, 0 or 1, decides the runner before the oracle asks), and membudget sizes the runner the oracle picks for %s (docs/vllm.md, \"Which model runner serves a model\"); not modelled, and membudget refuses it rather than size a serve vLLM would contradict: remove it to size the default", a, p.Describes)
 		}
 		for _, e := range refusedEnv {
 			if name == e.name && p.Release.Less(e.until) {

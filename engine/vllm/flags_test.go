@@ -267,6 +267,12 @@ func TestCheckEnv(t *testing.T) {
 		{"0.15.0", "VLLM_ATTENTION_BACKEND=FLASHINFER", "VLLM_ATTENTION_BACKEND=FLASHINFER in the launch line: " + whatAttn + ": not modelled for vLLM 0.15.0; membudget refuses it rather than size a serve vLLM would contradict"},
 		{"0.17.0", "VLLM_ATTENTION_BACKEND=FLASHINFER", ""},
 		{"0.15.0", "NCCL_DEBUG=INFO", ""},
+		// It decides the runner before vLLM's oracle does (vllm/config/
+		// vllm.py use_v2_model_runner), either way.
+		{"main", "VLLM_USE_V2_MODEL_RUNNER=0", "VLLM_USE_V2_MODEL_RUNNER=0 in the launch line: it overrides the model runner vLLM's oracle picks (vllm/config/vllm.py use_v2_model_runner: any value set, 0 or 1, decides the runner before the oracle asks), and membudget sizes the runner the oracle picks for " + mustProfile("main").Describes + " (docs/vllm.md, \"Which model runner serves a model\"); not modelled, and membudget refuses it rather than size a serve vLLM would contradict: remove it to size the default"},
+		{"0.22.0", "VLLM_USE_V2_MODEL_RUNNER=1", "VLLM_USE_V2_MODEL_RUNNER=1 in the launch line: it overrides the model runner vLLM's oracle picks (vllm/config/vllm.py use_v2_model_runner: any value set, 0 or 1, decides the runner before the oracle asks), and membudget sizes the runner the oracle picks for " + mustProfile("0.22.0").Describes + " (docs/vllm.md, \"Which model runner serves a model\"); not modelled, and membudget refuses it rather than size a serve vLLM would contradict: remove it to size the default"},
+		{"0.10.2", "VLLM_USE_V2_MODEL_RUNNER=1", ""}, // before PR #25266: not read
+		{"0.8.5:v0", "VLLM_USE_V2_MODEL_RUNNER=1", ""},
 	}
 	for _, tc := range cases {
 		p, err := ProfileFor(tc.release)

@@ -217,12 +217,13 @@ func (ref *Reference) fixedLedger(i int) uint64 {
 // beside is the terms the profile's vLLM allocates beside the budget: the
 // CUDA graphs when their estimate is not taken off the KV budget (before
 // 0.20.0, and on the V2 model runner).
-func (ref *Reference) beside() budget.TermSet { return besideTerms(ref.Serve.Profile, ref.Arch) }
+func (ref *Reference) beside() budget.TermSet { return besideTerms(&ref.Serve, ref.Arch) }
 
-// besideTerms is the terms profile p's vLLM allocates beside the budget
-// for a.
-func besideTerms(p Profile, a *model.Arch) budget.TermSet {
-	if p.GraphsFor(a) == GraphsCharged {
+// besideTerms is the terms the resolved serve r's vLLM allocates beside
+// the budget for a: [Profile.GraphsFor] for the runner r runs on, whose
+// pooling runner stays on V1 ([Resolved.onV2Runner]).
+func besideTerms(r *Resolved, a *model.Arch) budget.TermSet {
+	if r.Profile.Graphs == GraphsCharged && (!r.onV2Runner(a) || r.Profile.V2GraphsCharged) {
 		return 0
 	}
 	return budget.TermSet(0).With(budget.TermGraphPool)

@@ -194,6 +194,9 @@ func resolveCounted(s Serve, a *model.Arch, c budget.Class, p Profile, states, a
 	if err := r.resolveSpec(a, c, def); err != nil {
 		return Resolved{}, err
 	}
+	if err := r.resolveV2Features(a); err != nil {
+		return Resolved{}, err
+	}
 	if err := r.resolveLengths(a, c, def, whys); err != nil {
 		return Resolved{}, err
 	}
@@ -204,6 +207,9 @@ func resolveCounted(s Serve, a *model.Arch, c budget.Class, p Profile, states, a
 		return Resolved{}, err
 	}
 	if err := r.resolveDtypes(a, c, def); err != nil {
+		return Resolved{}, err
+	}
+	if err := r.resolveHeadDtype(a); err != nil {
 		return Resolved{}, err
 	}
 	if err := r.resolveBlockSize(a, c, def); err != nil {

@@ -109,6 +109,12 @@ type Serve struct {
 	// given (see specdecode.go); "" is a serve without speculative
 	// decoding.
 	SpeculativeConfig string
+	// Reasoning is --reasoning-parser or --reasoning-config as given ("" for
+	// neither), LogprobsMode --logprobs-mode and ExecutorBackend
+	// --distributed-executor-backend: memory-neutral flags, listed as
+	// ignored, that some releases' V2 model-runner oracle reads (see
+	// [Resolved.resolveV2Features]).
+	Reasoning, LogprobsMode, ExecutorBackend string
 }
 
 // settingErr returns the *engine.SettingError of flag at value.

@@ -359,8 +359,16 @@ func StateBlocksMessage(maxNumSeqs, blocks uint64) string {
 
 // onV2Runner is [Profile.V2Runner] for the resolved serve: its profile (which
 // speculative decoding may have moved to the V1 runner) with a's state
-// layers as Resolve counted them once, since every stage's items ask.
+// layers as Resolve counted them once, since every stage's items ask. The
+// pooling runner stays on V1 up to main d18bb7b: the oracle asks
+// runner_type == "generate" first (_is_default_v2_model_runner_model,
+// vllm/config/vllm.py:671-692, so since #39337); PR #48290, which puts
+// pooling models on V2, merged after it, and 0.29.0 is sized as the V2
+// runner for every model.
 func (r *Resolved) onV2Runner(a *model.Arch) bool {
+	if r.Runner == runnerPooling && !r.Profile.V2EveryModel {
+		return false
+	}
 	return r.Profile.v2Runner(a, func() uint64 {
 		s, _ := r.layerCounts(a)
 		return s

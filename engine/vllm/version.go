@@ -166,10 +166,6 @@ type Profile struct {
 	// BlockSizeChoices is the --block-size values the release's CLI takes,
 	// nil for any size above 0 (see [blockSizeChoices]).
 	BlockSizeChoices []uint64
-	// V2MoEList says the mixture-of-experts architectures vLLM lists run on
-	// the V2 model runner (vllm/config/vllm.py:72-84 at d18bb7b): main and
-	// 0.28.0, whose branch was cut from main after 2026-08-14.
-	V2MoEList bool
 	// BlackwellCapture1024 says the default largest CUDA-graph capture size
 	// is 1024 on data-centre Blackwell (compute capability 10.x) rather
 	// than 512 (PR #49390, "Raise Blackwell CUDA graph capture default to
@@ -249,8 +245,10 @@ var (
 	v0_23_0 = Version{0, 23, 0} // V2 runner default for dense Llama and Mistral (#43458)
 	v0_24_0 = Version{0, 24, 0} // V2 runner default for quantized checkpoints (#44446)
 	v0_25_0 = Version{0, 25, 0} // V2 runner default for every dense model (#44443); in-flight sliding window (#47728)
+	v0_26_0 = Version{0, 26, 0} // Inkling on the V2 list (#48799); a generative model's head_dtype honoured (#48390)
 	v0_26_1 = Version{0, 26, 1} // the free memory consumed since the startup snapshot charged (#49208)
-	v0_28_0 = Version{0, 28, 0} // the 160 GiB batch tier (#51726), main of 2026-08-14's V2 MoE list
+	v0_27_0 = Version{0, 27, 0} // Kimi-K3 on the V2 list, a listed hybrid on V2 (#50000)
+	v0_28_0 = Version{0, 28, 0} // the 160 GiB batch tier (#51726); DeepSeek-V4 on the V2 list (#51768)
 	v0_29_0 = Version{0, 29, 0} // V2 runner for every model (#53183), its graphs charged (#53306), batch-sharded sampling (#50465)
 	v0_30_0 = Version{0, 30, 0} // the first release whose rules membudget has not read (see unreadReleases)
 	v0_8_0  = Version{0, 8, 0}  // V1 the default engine (#13726)
@@ -423,7 +421,6 @@ func profileAt(v Version, era Era) Profile {
 		KVCacheMemoryFlag:           era == V1 && v.AtLeast(v0_10_2),
 		AutoMaxModelLen:             era == V1 && v.AtLeast(v0_14_0),
 		BlockSizeChoices:            blockSizeChoices(v),
-		V2MoEList:                   era == V1 && v.AtLeast(v0_28_0),
 		BnBPlugin:                   v.AtLeast(v0_28_0),
 		BlackwellCapture1024:        era == V1 && v.AtLeast(v0_28_0),
 		V2EveryModel:                era == V1 && v.AtLeast(v0_29_0),
@@ -447,12 +444,12 @@ func profileAt(v Version, era Era) Profile {
 	return p
 }
 
-// V2Runner says the profile's vLLM runs a on its V2 model runner by
-// default: generative models that are neither mixture-of-experts (but for
-// the architectures vLLM lists) nor hybrid, as vLLM main decides it
-// (vllm/config/vllm.py:611-692); dense Qwen3 from 0.22.0, dense Llama and
-// Mistral from 0.23.0, quantized checkpoints of them from 0.24.0, every
-// dense model from 0.25.0, every model from 0.29.0 (PR #53183).
+// V2Runner says the profile's vLLM runs the generative model a on its V2
+// model runner by default: as release by release the oracle decides it
+// (see [V2Architectures] and v2oracle.go), dense Qwen3 from 0.22.0, dense
+// Llama and Mistral from 0.23.0, the MoE architectures vLLM lists and
+// quantized checkpoints from 0.24.0, every dense model from 0.25.0, every
+// model from 0.29.0 (PR #53183).
 func (p Profile) V2Runner(a *model.Arch) bool {
 	return p.v2Runner(a, func() uint64 { s, _ := stateLayers(a); return s })
 }
@@ -466,37 +463,7 @@ func (p *Profile) v2Runner(a *model.Arch, states func() uint64) bool {
 	if p.V2EveryModel {
 		return true
 	}
-	for _, arch := range a.Architectures {
-		switch arch {
-		case "DeepseekV2ForCausalLM", "DeepseekV4ForCausalLM", "GraniteMoeForCausalLM", "Qwen2MoeForCausalLM":
-			// The mixture-of-experts architectures main runs on V2
-			// (vllm/config/vllm.py:72-84), as read at main.
-			return p.V2MoEList
-		}
-	}
-	if a.Experts > 0 {
-		return false
-	}
-	if a.Quant.Method != "" && p.Release.Less(v0_24_0) {
-		// Up to PR #44446 (merged 2026-06-18, after 0.23's cut of
-		// 2026-06-07; the v0.25.0 notes build "on quantized-model support
-		// from the previous release") the oracle kept a checkpoint with a
-		// quantization_config on V1 (vllm/config/vllm.py
-		// _is_default_v2_model_runner_model, model_config.is_quantized).
-		return false
-	}
-	if states() > 0 {
-		// Hybrid and attention-free models stay on V1 unless their
-		// architecture is listed (vllm/config/vllm.py:671-692).
-		return false
-	}
-	switch {
-	case p.Release.AtLeast(v0_25_0):
-		return true
-	case p.Release.AtLeast(v0_23_0):
-		return a.ModelType == "qwen3" || a.ModelType == "llama" || a.ModelType == "mistral"
-	}
-	return a.ModelType == "qwen3"
+	return v2DefaultModel(p.Release, a, states)
 }
 
 // GraphsFor is what the profile's vLLM does with a's CUDA-graph memory:

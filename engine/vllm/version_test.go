@@ -52,7 +52,7 @@ type rules struct {
 	LargeTier, MLAByBackend, BF16 bool
 	Swap, SwapAllocated, KVBytes  bool
 	AutoLen                       bool
-	V2MoEList, V2Every, V2Graphs  bool
+	V2Every, V2Graphs             bool
 	Sharded                       bool
 }
 
@@ -60,7 +60,7 @@ func rulesOf(p Profile) rules {
 	return rules{p.Era, p.DefaultUtil, p.Rounding, p.Graphs, p.AsyncByDefault, p.AsyncWithPP, p.InFlightWindow,
 		p.LoggedTokensFromConcurrency, p.Check, p.LargeBatchTier, p.MLABlockByBackend, p.Float32AsBF16,
 		p.SwapSpaceFlag, p.SwapAllocated, p.KVCacheMemoryFlag, p.AutoMaxModelLen,
-		p.V2MoEList, p.V2EveryModel, p.V2GraphsCharged, p.ShardedSampling}
+		p.V2EveryModel, p.V2GraphsCharged, p.ShardedSampling}
 }
 
 func TestProfileRulesByVersion(t *testing.T) {
@@ -95,13 +95,13 @@ func TestProfileRulesByVersion(t *testing.T) {
 		{"0.27.1", rules{Era: V1, Util: 0.92, Rounding: budget.Ceil, Graphs: GraphsCharged, Async: true, AsyncPP: true, InFlight: true, LoggedFromConcurrency: true, Check: CheckGroups, MLAByBackend: true, BF16: true, KVBytes: true, AutoLen: true}},
 		// main (0.28.0's branch): the 160 GiB tier (#51726) and the MoE
 		// architectures listed for the V2 runner (vllm/config/vllm.py:72-84).
-		{"main", rules{Era: V1, Util: 0.92, Rounding: budget.Ceil, Graphs: GraphsCharged, Async: true, AsyncPP: true, InFlight: true, LoggedFromConcurrency: true, Check: CheckGroups, LargeTier: true, MLAByBackend: true, BF16: true, KVBytes: true, AutoLen: true, V2MoEList: true}},
+		{"main", rules{Era: V1, Util: 0.92, Rounding: budget.Ceil, Graphs: GraphsCharged, Async: true, AsyncPP: true, InFlight: true, LoggedFromConcurrency: true, Check: CheckGroups, LargeTier: true, MLAByBackend: true, BF16: true, KVBytes: true, AutoLen: true}},
 		// 0.28.0: main's rules; #53306 is a 0.29.0 change.
-		{"0.28.0", rules{Era: V1, Util: 0.92, Rounding: budget.Ceil, Graphs: GraphsCharged, Async: true, AsyncPP: true, InFlight: true, LoggedFromConcurrency: true, Check: CheckGroups, LargeTier: true, MLAByBackend: true, BF16: true, KVBytes: true, AutoLen: true, V2MoEList: true}},
+		{"0.28.0", rules{Era: V1, Util: 0.92, Rounding: budget.Ceil, Graphs: GraphsCharged, Async: true, AsyncPP: true, InFlight: true, LoggedFromConcurrency: true, Check: CheckGroups, LargeTier: true, MLAByBackend: true, BF16: true, KVBytes: true, AutoLen: true}},
 		// 0.29.0: the V2 runner for every model (#53183), its graphs charged
 		// (#53306), batch-sharded sampling (#50465).
-		{"0.29.0", rules{Era: V1, Util: 0.92, Rounding: budget.Ceil, Graphs: GraphsCharged, Async: true, AsyncPP: true, InFlight: true, LoggedFromConcurrency: true, Check: CheckGroups, LargeTier: true, MLAByBackend: true, BF16: true, KVBytes: true, AutoLen: true, V2MoEList: true, V2Every: true, V2Graphs: true, Sharded: true}},
-		{"0.29.1", rules{Era: V1, Util: 0.92, Rounding: budget.Ceil, Graphs: GraphsCharged, Async: true, AsyncPP: true, InFlight: true, LoggedFromConcurrency: true, Check: CheckGroups, LargeTier: true, MLAByBackend: true, BF16: true, KVBytes: true, AutoLen: true, V2MoEList: true, V2Every: true, V2Graphs: true, Sharded: true}},
+		{"0.29.0", rules{Era: V1, Util: 0.92, Rounding: budget.Ceil, Graphs: GraphsCharged, Async: true, AsyncPP: true, InFlight: true, LoggedFromConcurrency: true, Check: CheckGroups, LargeTier: true, MLAByBackend: true, BF16: true, KVBytes: true, AutoLen: true, V2Every: true, V2Graphs: true, Sharded: true}},
+		{"0.29.1", rules{Era: V1, Util: 0.92, Rounding: budget.Ceil, Graphs: GraphsCharged, Async: true, AsyncPP: true, InFlight: true, LoggedFromConcurrency: true, Check: CheckGroups, LargeTier: true, MLAByBackend: true, BF16: true, KVBytes: true, AutoLen: true, V2Every: true, V2Graphs: true, Sharded: true}},
 	}
 	for _, tt := range tests {
 		p, err := ProfileFor(tt.spec)
@@ -218,62 +218,124 @@ func TestProfilesNewestFirst(t *testing.T) {
 	}
 }
 
-// TestV2RunnerByVersion: the V2 model runner, whose CUDA-graph estimate is
-// 0, runs dense Qwen3 from 0.22.0, Llama and Mistral from 0.23.0, every
-// dense model from 0.25.0; never a mixture of experts outside vLLM's list,
-// nor a hybrid.
+// TestV2RunnerByVersion: which runner serves a generative model by default,
+// by architecture, quantization and release, each row with the change of
+// vllm/config/vllm.py that decides it (the history is v2oracle.go's). The
+// V2 runner's CUDA-graph estimate is 0 until 0.29.0 charges it (#53306).
 func TestV2RunnerByVersion(t *testing.T) {
 	archs := shipped(t)
 	tests := []struct {
 		model, spec string
 		want        bool
+		why         string
 	}{
-		{"Qwen__Qwen3-8B", "0.21.0", false},
-		{"Qwen__Qwen3-8B", "0.22.0", true},
-		{"meta-llama__Llama-3.1-8B-Instruct", "0.22.0", false},
-		{"meta-llama__Llama-3.1-8B-Instruct", "0.23.0", true},
-		{"microsoft__phi-4", "0.23.0", false},
-		// A checkpoint with a quantization_config stays on V1 until PR
-		// #44446 (2026-06-18), which 0.24.0 is the first to carry.
-		{"Qwen__Qwen3-32B-FP8", "0.22.0", false},
-		{"Qwen__Qwen3-32B-FP8", "0.23.0", false},
-		{"Qwen__Qwen3-32B-FP8", "0.24.0", true},
-		{"Qwen__Qwen3-32B", "0.22.0", true},
-		{"nvidia__Llama-3.1-70B-Instruct-FP8", "0.23.0", false},
-		{"nvidia__Llama-3.1-70B-Instruct-FP8", "0.24.0", true},
-		{"microsoft__phi-4", "0.25.0", true},
-		{"Qwen__Qwen3-30B-A3B", "main", false},
-		{"deepseek-ai__DeepSeek-V3", "main", false}, // DeepseekV3ForCausalLM is not on vLLM's list
-		// Dense but hybrid (gated-delta-net layers): is_hybrid keeps it on
-		// V1 (vllm/config/vllm.py:680-684), so its graphs are charged.
-		{"Qwen__Qwen3.5-27B", "main", false},
-		{"nvidia__Nemotron-H-56B-Base-8K", "main", false},
-		// DeepseekV2ForCausalLM is on main's list (vllm/config/vllm.py:72-84),
-		// so on 0.28.0's too, not on 0.27.1's.
-		{"deepseek-ai__DeepSeek-V2-Lite", "0.27.1", false},
-		{"deepseek-ai__DeepSeek-V2-Lite", "0.28.0", true},
-		{"Qwen__Qwen3-30B-A3B", "0.28.0", false},
+		{"Qwen__Qwen3-8B", "0.21.0", false, "no oracle before #39337 (2026-05-14)"},
+		{"Qwen__Qwen3-8B", "0.22.0", true, "#39337: Qwen3ForCausalLM listed, dense, unquantized"},
+		{"meta-llama__Llama-3.1-8B-Instruct", "0.22.0", false, "LlamaForCausalLM not yet listed"},
+		{"meta-llama__Llama-3.1-8B-Instruct", "0.23.0", true, "#43458 (06-02) lists LlamaForCausalLM"},
+		{"mistralai__Mistral-7B-Instruct-v0.3", "0.22.0", false, "MistralForCausalLM not yet listed"},
+		{"mistralai__Mistral-7B-Instruct-v0.3", "0.23.0", true, "#43458 lists MistralForCausalLM"},
+		{"microsoft__phi-4", "0.23.0", false, "Phi3ForCausalLM never listed"},
+		// The list names architectures, not model_type: IQuest-Coder is
+		// read as the llama family, but IQuestCoderForCausalLM is not
+		// LlamaForCausalLM.
+		{"IQuestLab__IQuest-Coder-V1-40B-Base", "0.23.0", false, "IQuestCoderForCausalLM not listed"},
+		{"IQuestLab__IQuest-Coder-V1-40B-Base", "0.24.0", false, "IQuestCoderForCausalLM not listed"},
+		{"IQuestLab__IQuest-Coder-V1-40B-Base", "0.25.0", true, "#44443: dense"},
+		{"microsoft__phi-4", "0.24.0", false, "0.24's oracle is the list alone (#42667 to #44443)"},
+		{"microsoft__phi-4", "0.25.0", true, "#44443 (07-02): every non-MoE model"},
+		// is_quantized: a quantization_config in config.json (Qwen3-32B-FP8,
+		// the bitsandbytes CodeLlama) or hf_quant_config.json (nvidia's
+		// Llama FP8) keeps a listed model on V1 until #44446 (06-18).
+		{"Qwen__Qwen3-32B-FP8", "0.22.0", false, "is_quantized"},
+		{"Qwen__Qwen3-32B-FP8", "0.23.0", false, "is_quantized"},
+		{"Qwen__Qwen3-32B-FP8", "0.24.0", true, "#44446 drops is_quantized"},
+		{"Qwen__Qwen3-32B", "0.22.0", true, "#39337"},
+		{"nvidia__Llama-3.1-70B-Instruct-FP8", "0.23.0", false, "is_quantized from hf_quant_config.json"},
+		{"nvidia__Llama-3.1-70B-Instruct-FP8", "0.24.0", true, "#44446"},
+		{"seanses2-local__CodeLlama-7b-hf-bnb-8bit", "0.23.0", false, "is_quantized"},
+		{"seanses2-local__CodeLlama-7b-hf-bnb-8bit", "0.24.0", true, "#44446"},
+		// The MoE architectures on the list: from 0.24.0, whose branch
+		// (cut between 06-18 and 06-30) carries #42667 (06-12) and #45461
+		// (06-16); 0.23.0 was cut on 06-07, before #42667 ("we already cut
+		// the commit on Sunday night", its review of 06-11).
+		{"deepseek-ai__DeepSeek-V2-Lite", "0.23.0", false, "is_moe and not listed"},
+		{"deepseek-ai__DeepSeek-V2-Lite", "0.24.0", true, "#42667 lists DeepseekV2ForCausalLM"},
+		{"deepseek-ai__DeepSeek-V2.5", "0.24.0", true, "#42667"},
+		{"deepseek-ai__DeepSeek-V2-Lite", "0.25.0", true, "listed, so not judged by is_moe (#44443)"},
+		{"deepseek-ai__DeepSeek-V2-Lite", "0.27.1", true, "listed"},
+		{"deepseek-ai__DeepSeek-V2-Lite", "0.28.0", true, "listed"},
+		{"Qwen__Qwen1.5-MoE-A2.7B", "0.23.0", false, "is_moe and not listed"},
+		{"Qwen__Qwen1.5-MoE-A2.7B", "0.24.0", true, "#42667 lists Qwen2MoeForCausalLM"},
+		{"Qwen__Qwen1.5-MoE-A2.7B", "main", true, "listed at d18bb7b (vllm/config/vllm.py:72-84)"},
+		{"ibm-granite__granite-3.0-3b-a800m-instruct", "0.23.0", false, "is_moe and not listed"},
+		{"ibm-granite__granite-3.0-3b-a800m-instruct", "0.24.0", true, "#45461 (06-16) lists GraniteMoeForCausalLM"},
+		{"deepseek-ai__DeepSeek-V4-Flash", "0.27.1", false, "is_moe and not listed before #51768"},
+		{"deepseek-ai__DeepSeek-V4-Flash", "0.28.0", true, "#51768 (08-11, after 0.27.0rc1's cut of 08-07) lists DeepseekV4ForCausalLM"},
+		{"Qwen__Qwen3-30B-A3B", "0.24.0", false, "Qwen3MoeForCausalLM never listed"},
+		{"Qwen__Qwen3-30B-A3B", "main", false, "is_moe and not listed"},
+		{"deepseek-ai__DeepSeek-V3", "main", false, "DeepseekV3ForCausalLM is not DeepseekV2ForCausalLM"},
+		{"mistralai__Mixtral-8x7B-v0.1", "0.25.0", false, "is_moe and not listed"},
+		// Dense but hybrid (gated-delta-net or Mamba layers): is_hybrid
+		// keeps it on V1 (vllm/config/vllm.py:680-684).
+		{"Qwen__Qwen3.5-27B", "0.25.0", false, "is_hybrid"},
+		{"Qwen__Qwen3.5-27B", "main", false, "is_hybrid, not listed"},
+		{"nvidia__Nemotron-H-56B-Base-8K", "main", false, "is_hybrid"},
 		// 0.29.0: every model, mixture-of-experts and hybrid too (#53183).
-		{"Qwen__Qwen3-30B-A3B", "0.29.0", true},
-		{"deepseek-ai__DeepSeek-V3", "0.29.0", true},
-		{"Qwen__Qwen3.5-27B", "0.29.0", true},
-		{"nvidia__Nemotron-H-56B-Base-8K", "0.29.0", true},
-		{"meta-llama__Llama-3.1-8B-Instruct", "0.29.0", true},
+		{"Qwen__Qwen3-30B-A3B", "0.29.0", true, "#53183"},
+		{"deepseek-ai__DeepSeek-V3", "0.29.0", true, "#53183"},
+		{"Qwen__Qwen3.5-27B", "0.29.0", true, "#53183"},
+		{"nvidia__Nemotron-H-56B-Base-8K", "0.29.0", true, "#53183"},
+		{"meta-llama__Llama-3.1-8B-Instruct", "0.29.0", true, "#53183"},
 	}
 	for _, tt := range tests {
-		p := mustProfile(tt.spec)
-		if got := p.V2Runner(archs[tt.model]); got != tt.want {
-			t.Errorf("%s on %s: V2 runner %v, want %v", tt.model, tt.spec, got, tt.want)
+		a, ok := archs[tt.model]
+		if !ok {
+			t.Fatalf("%s is not shipped", tt.model)
 		}
-		// The V2 runner's graphs stay beside the budget until 0.29.0
-		// charges them (#53306).
+		p := mustProfile(tt.spec)
+		if got := p.V2Runner(a); got != tt.want {
+			t.Errorf("%s on %s: V2 runner %v, want %v (%s)", tt.model, tt.spec, got, tt.want, tt.why)
+		}
 		wantGraphs := p.Graphs
 		if tt.want && p.Release.Less(Version{0, 29, 0}) {
 			wantGraphs = GraphsBeside
 		}
-		if got := p.GraphsFor(archs[tt.model]); got != wantGraphs {
+		if got := p.GraphsFor(a); got != wantGraphs {
 			t.Errorf("%s on %s: graphs %v, want %v", tt.model, tt.spec, got, wantGraphs)
 		}
+	}
+}
+
+// TestV2Architectures pins DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES release by
+// release, each list read at the main commits the release's branch was cut
+// near (v2oracle.go).
+func TestV2Architectures(t *testing.T) {
+	tests := []struct {
+		v    Version
+		want []string
+	}{
+		{Version{0, 21, 0}, nil},
+		{Version{0, 22, 0}, []string{"Qwen3ForCausalLM"}}, // #39337 (ae4f59f0e)
+		{Version{0, 23, 0}, []string{"LlamaForCausalLM", "MistralForCausalLM", "Qwen3ForCausalLM"}}, // #43458 (da107a59e)
+		// #42667 (78739c194) and #45461 (88a9cdd43).
+		{Version{0, 24, 0}, []string{"DeepseekV2ForCausalLM", "GraniteMoeForCausalLM", "LlamaForCausalLM", "MistralForCausalLM", "Qwen2MoeForCausalLM", "Qwen3ForCausalLM"}},
+		// #44443 (a2f713002) drops the dense names; #47857 (08dfd6861).
+		{Version{0, 25, 0}, []string{"DeepseekV2ForCausalLM", "GraniteMoeForCausalLM", "LongcatFlashNgramForCausalLM", "Qwen2MoeForCausalLM"}},
+		// #48799 (6570c9800).
+		{Version{0, 26, 1}, []string{"DeepseekV2ForCausalLM", "GraniteMoeForCausalLM", "InklingForCausalLM", "InklingForConditionalGeneration", "LongcatFlashNgramForCausalLM", "Qwen2MoeForCausalLM"}},
+		// #50000 (aeeb36b1f).
+		{Version{0, 27, 1}, []string{"DeepseekV2ForCausalLM", "GraniteMoeForCausalLM", "InklingForCausalLM", "InklingForConditionalGeneration", "KimiK3ForConditionalGeneration", "LongcatFlashNgramForCausalLM", "Qwen2MoeForCausalLM"}},
+		// #51768 (87668ab69): main d18bb7b's vllm/config/vllm.py:72-84.
+		{Version{0, 28, 0}, []string{"DeepseekV2ForCausalLM", "DeepseekV4ForCausalLM", "GraniteMoeForCausalLM", "InklingForCausalLM", "InklingForConditionalGeneration", "KimiK3ForConditionalGeneration", "LongcatFlashNgramForCausalLM", "Qwen2MoeForCausalLM"}},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, V2Architectures(tt.v)); diff != "" {
+			t.Errorf("V2Architectures(%s) (-want +got):\n%s", tt.v, diff)
+		}
+	}
+	if diff := cmp.Diff(V2Architectures(Version{0, 28, 0}), V2Architectures(mustProfile("main").Release)); diff != "" {
+		t.Errorf("main's list is not 0.28.0's (-0.28.0 +main):\n%s", diff)
 	}
 }
 
@@ -465,6 +527,47 @@ func TestBnBPluginByRelease(t *testing.T) {
 		}
 		if (r.plugin() != "") != (c.want != "") {
 			t.Errorf("%s, %q: note %q beside plugin %q", c.spec, c.method, r.plugin(), c.want)
+		}
+	}
+}
+
+// TestPoolingRunnerStaysOnV1: the oracle asks runner_type == "generate"
+// before any list (vllm/config/vllm.py _is_default_v2_model_runner_model,
+// since #39337), so a pooling serve runs on the V1 runner up to main
+// d18bb7b (PR #48290, pooling on V2, merged after it) and its CUDA-graph
+// estimate comes off the budget as V1's does. (The pooling runner is sized
+// at main alone.)
+func TestPoolingRunnerStaysOnV1(t *testing.T) {
+	archs := shipped(t)
+	tests := []struct {
+		model, spec string
+		serve       Serve
+		v2          bool
+	}{
+		// Qwen3ForCausalLM, on V2 generating, converted to an embedder.
+		{"Qwen__Qwen3-8B", "main", Serve{Runner: "pooling", PoolerConfig: `{"seq_pooling_type": "LAST"}`}, false},
+		// An encoder: dense, so on V2 were it generative.
+		{"BAAI__bge-base-en-v1.5", "main", Serve{}, false},
+		// The same Qwen3 generating: on V2.
+		{"Qwen__Qwen3-8B", "main", Serve{}, true},
+	}
+	for _, tt := range tests {
+		p := mustProfile(tt.spec)
+		r, err := Resolve(tt.serve, archs[tt.model], testClass(false), p)
+		if err != nil {
+			t.Fatalf("%s on %s: %v", tt.model, tt.spec, err)
+		}
+		if got := r.onV2Runner(archs[tt.model]); got != tt.v2 {
+			t.Errorf("%s on %s (runner %q): V2 runner %v, want %v", tt.model, tt.spec, r.Runner, got, tt.v2)
+		}
+		// Graphs are charged from 0.20.0 on V1 and on 0.29's V2 runner,
+		// beside the budget on V2 before 0.29.
+		wantBeside := budget.TermSet(0)
+		if tt.v2 && !p.V2GraphsCharged {
+			wantBeside = wantBeside.With(budget.TermGraphPool)
+		}
+		if got := besideTerms(&r, archs[tt.model]); got != wantBeside {
+			t.Errorf("%s on %s: beside %v, want %v", tt.model, tt.spec, got, wantBeside)
 		}
 	}
 }

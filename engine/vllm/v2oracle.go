@@ -1,0 +1,170 @@
+package vllm
+
+import (
+	"slices"
+	"strings"
+
+	"membudget/model"
+)
+
+// vLLM's V2 model-runner oracle, release by release. From PR #39337
+// (ae4f59f0e, 2026-05-14) VllmConfig.use_v2_model_runner picks the V2
+// runner by default for a model _is_default_v2_model_runner_model accepts
+// and no feature _get_v2_model_runner_unsupported_features names
+// (vllm/config/vllm.py). Every change to DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES
+// and to the checks around it between #39337 and main d18bb7b, read commit
+// by commit in the history of vllm/config/vllm.py, and the release whose
+// branch first carries it (the cuts: 0.22.0 between 2026-05-22 and 06-02,
+// 0.23.0 on 06-07, 0.24.0 between 06-18 and 06-30, 0.25.0 on 07-10/11,
+// 0.26.0 between 07-17 and 07-20, 0.26.1 after 07-20, 0.27.0rc1 on 08-07,
+// 0.28.0 after 08-14; docs/vllm.md "Which model runner serves a model"):
+//
+//	0.22.0  #39337 05-14  list {Qwen3ForCausalLM}; a listed model runs on V2
+//	                      unless is_moe or is_quantized; has_inner_state
+//	                      is an unsupported feature
+//	0.23.0  #43458 06-02  + LlamaForCausalLM, MistralForCausalLM
+//	0.24.0  #42667 06-12  + DeepseekV2ForCausalLM, Qwen2MoeForCausalLM, and
+//	                      the list alone decides: a listed MoE runs on V2
+//	        #45461 06-16  + GraniteMoeForCausalLM
+//	        #44446 06-18  is_quantized no longer keeps a model on V1
+//	0.25.0  #44443 07-02  every non-MoE model unless is_hybrid or
+//	                      is_attention_free; the dense names leave the list
+//	        #47857 07-10  + LongcatFlashNgramForCausalLM (at 0.25's cut)
+//	0.26.0  #48799 07-15  + InklingForCausalLM, InklingForConditionalGeneration
+//	0.27.0  #50000 07-30  + KimiK3ForConditionalGeneration; a listed hybrid
+//	                      runs on V2
+//	0.28.0  #51768 08-11  + DeepseekV4ForCausalLM
+//	0.29.0  #53183        every model (V2EveryModel; its source not read)
+//
+// LongCat-Flash-Lite, Inkling and Kimi-K3 are not architectures membudget
+// sizes, so the cut of #47857 matters to no serve it answers.
+type v2ListChange struct {
+	since Version
+	add   []string
+	drop  []string
+}
+
+// v2ListChanges is DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES's history, each
+// change at the first release whose branch carries it (see above).
+var v2ListChanges = []v2ListChange{
+	{since: v0_22_0, add: []string{"Qwen3ForCausalLM"}},                                            // #39337, 2026-05-14
+	{since: v0_23_0, add: []string{"LlamaForCausalLM", "MistralForCausalLM"}},                      // #43458, 2026-06-02
+	{since: v0_24_0, add: []string{"DeepseekV2ForCausalLM", "Qwen2MoeForCausalLM"}},                // #42667, 2026-06-12
+	{since: v0_24_0, add: []string{"GraniteMoeForCausalLM"}},                                       // #45461, 2026-06-16
+	{since: v0_25_0, drop: []string{"LlamaForCausalLM", "MistralForCausalLM", "Qwen3ForCausalLM"}}, // #44443, 2026-07-02
+	{since: v0_25_0, add: []string{"LongcatFlashNgramForCausalLM"}},                                // #47857, 2026-07-10
+	{since: v0_26_0, add: []string{"InklingForCausalLM", "InklingForConditionalGeneration"}},       // #48799, 2026-07-15
+	{since: v0_27_0, add: []string{"KimiK3ForConditionalGeneration"}},                              // #50000, 2026-07-30
+	{since: v0_28_0, add: []string{"DeepseekV4ForCausalLM"}},                                       // #51768, 2026-08-11
+}
+
+// V2Architectures returns the architectures release v's vLLM names in
+// DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES, sorted; nil before 0.22.0. From
+// 0.29.0 the V2 runner serves every model and the list no longer decides
+// ([Profile.V2EveryModel]).
+func V2Architectures(v Version) []string {
+	var out []string
+	for _, c := range v2ListChanges {
+		if v.Less(c.since) {
+			break
+		}
+		out = slices.DeleteFunc(out, func(s string) bool { return slices.Contains(c.drop, s) })
+		out = append(out, c.add...)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// v2Listed says one of a's architectures is on release v's list. It
+// walks the changes rather than build the list: every stage of a resolved
+// serve asks, and Compile keeps its allocations bounded.
+func v2Listed(v Version, a *model.Arch) bool {
+	for _, arch := range a.Architectures {
+		listed := false
+		for _, c := range v2ListChanges {
+			if v.Less(c.since) {
+				break
+			}
+			switch {
+			case slices.Contains(c.add, arch):
+				listed = true
+			case slices.Contains(c.drop, arch):
+				listed = false
+			}
+		}
+		if listed {
+			return true
+		}
+	}
+	return false
+}
+
+// v2DefaultModel is _is_default_v2_model_runner_model as release v's
+// branch has it, for a generative a whose state layers states counts
+// (hybrid and attention-free models have them). The pooling runner is
+// left to the caller ([Resolved.onV2Runner]).
+func v2DefaultModel(v Version, a *model.Arch, states func() uint64) bool {
+	listed := v2Listed(v, a)
+	moe := a.Experts > 0 // model_config.is_moe: get_num_experts() > 0
+	switch {
+	case v.Less(v0_24_0):
+		// #39337 to #42667: listed, not is_moe, not is_quantized (a
+		// quantization_config in config.json or hf_quant_config.json,
+		// vllm/transformers_utils/config.py); has_inner_state is an
+		// unsupported feature (to #42406, 06-30), and no listed
+		// architecture has state layers.
+		return listed && !moe && a.Quant.Method == "" && states() == 0
+	case v.Less(v0_25_0):
+		// #42667 (06-12) to #44443 (07-02): the list alone, is_quantized
+		// dropped by #44446 (06-18). has_inner_state is unsupported with
+		// mamba_cache_mode align until #42406 (06-30, a 0.25.0 change in
+		// its notes); no listed architecture has state layers.
+		return listed && states() == 0
+	}
+	if states() > 0 && !(listed && v.AtLeast(v0_27_0)) {
+		// #44443: is_hybrid and is_attention_free stay on V1; from #50000
+		// (07-30) a listed hybrid runs on V2 (none that membudget sizes).
+		return false
+	}
+	return listed || !moe
+}
+
+// resolveV2Features applies the unsupported features of the V2 oracle
+// (_get_v2_model_runner_unsupported_features, vllm/config/vllm.py) that
+// memory-neutral flags decide: each sends a serve the oracle would put on
+// V2 to the V1 runner, in the releases whose branch has the check. A check
+// that came or went within a release's cut is refused by name for that
+// release, naming the release to size instead.
+func (r *Resolved) resolveV2Features(a *model.Arch) error {
+	p := &r.Profile
+	if p.Era != V1 || p.V2EveryModel || !r.onV2Runner(a) {
+		return nil
+	}
+	v := p.Release
+	if r.Reasoning != "" && v.Less(v0_23_0) {
+		// #39337 listed "reasoning budget enforcement" (a reasoning_config,
+		// which --reasoning-parser makes, vllm/engine/arg_utils.py
+		// _set_default_reasoning_config_args) as unsupported; #43808
+		// (626fa9bba, merged 2026-05-28) made it a warning. 0.22.0's branch
+		// was cut between 05-22 and 06-02 (tagged 05-29).
+		name, value, _ := strings.Cut(strings.TrimPrefix(r.Reasoning, "--"), " ")
+		return settingErr(name, value, "on %s vLLM 0.22's oracle may keep it on the V1 model runner: PR #43808 (merged 2026-05-28) stopped a reasoning config from doing so, and whether 0.22's branch (cut between 2026-05-22 and 06-02) carries it is not read, so the runner, and with it the CUDA graphs' charge, is not known; size it with --vllm-version 0.23.0 or later", a.Source)
+	}
+	if r.LogprobsMode == "raw_logits" || r.LogprobsMode == "processed_logits" {
+		// #39337 to #47680 (41ea2dd44, merged 2026-07-18): a logits
+		// logprobs mode is unsupported. 0.25.0 was cut on 07-10/11,
+		// 0.26.0 between 07-17 and 07-20, 0.26.1 after 07-20.
+		switch {
+		case v.Less(v0_26_0):
+			p.v1Runner = true
+		case v.Less(v0_26_1):
+			return settingErr("logprobs-mode", r.LogprobsMode, "on %s vLLM 0.26.0's oracle may keep it on the V1 model runner: PR #47680 (merged 2026-07-18) stopped a logits logprobs mode from doing so, and 0.26.0's branch was cut between 2026-07-17 and 07-20, so the runner, and with it the CUDA graphs' charge, is not known; size it with --vllm-version 0.25.0 or 0.26.1", a.Source)
+		}
+	}
+	if r.ExecutorBackend == "external_launcher" && r.PipelineParallelSize > 1 && v.AtLeast(v0_24_0) {
+		// #45868 (14b438a98, merged 2026-06-16, before 0.24.0's cut):
+		// "pipeline parallelism with external_launcher" is unsupported.
+		p.v1Runner = true
+	}
+	return nil
+}
