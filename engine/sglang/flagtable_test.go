@@ -110,9 +110,13 @@ func TestFlagTableIsTheReleases(t *testing.T) {
 		// hisparse, linear attention, SSL, ...): 354 calls; 341 - 10 + 33 =
 		// 364 option strings, and --no-experts-shared-outer-loras, the
 		// second string argparse's BooleanOptionalAction adds: 365.
+		// v0.5.11's: v0.5.10's 354 calls, less 7 (double sparsity's six
+		// and --multi-item-scoring-delimiter), with 27 new: 374 calls;
+		// 365 - 7 + 27 = 385 option strings, and the --no- forms of
+		// --lora-strict-loading and --record-nolora-graph: 387.
 		want := map[string]int{"v0.4.9.post2": 174, "v0.5.6.post2": 300, "v0.5.6.post3": 300,
 			"v0.5.7": 321, "v0.5.8": 336, "v0.5.8.post1": 336, "v0.5.9": 341, "v0.5.9.post1": 341,
-			"v0.5.10": 365, "v0.5.10.post1": 365}[p.Name]
+			"v0.5.10": 365, "v0.5.10.post1": 365, "v0.5.11": 387}[p.Name]
 		if len(fix) != want {
 			t.Errorf("%s: the fixture has %d option strings, want %d", p.Name, len(fix), want)
 		}
@@ -614,11 +618,11 @@ func TestLinesSpanEveryRelease(t *testing.T) {
 	if got, want := len(lines{}), len(profiles); got != want {
 		t.Fatalf("lines has %d cells, profiles %d releases", got, want)
 	}
-	l := lines{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+	l := lines{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}
 	for _, tc := range []struct {
 		release string
 		want    int
-	}{{"v0.4.9.post2", 1}, {"v0.5.6.post2", 2}, {"v0.5.6.post3", 3}, {"v0.5.7", 4}, {"v0.5.8", 5}, {"v0.5.8.post1", 6}, {"v0.5.9", 7}, {"v0.5.9.post1", 8}, {"v0.5.10", 9}, {"v0.5.10.post1", 10}, {"v0.5.11", 0}} {
+	}{{"v0.4.9.post2", 1}, {"v0.5.6.post2", 2}, {"v0.5.6.post3", 3}, {"v0.5.7", 4}, {"v0.5.8", 5}, {"v0.5.8.post1", 6}, {"v0.5.9", 7}, {"v0.5.9.post1", 8}, {"v0.5.10", 9}, {"v0.5.10.post1", 10}, {"v0.5.11", 11}, {"v0.5.12", 0}} {
 		if got := l.line(Profile{Name: tc.release}); got != tc.want {
 			t.Errorf("line(%s) = %d, want %d", tc.release, got, tc.want)
 		}

@@ -113,7 +113,8 @@ func (r *Resolved) piecewiseOffWhy(a *model.Arch, c budget.Class) string {
 		return "--disable-piecewise-cuda-graph"
 	case slices.ContainsFunc(a.Architectures, func(s string) bool { return slices.Contains(piecewiseOffArchs, s) }) || a.Indexer != nil:
 		return "an architecture SGLang captures none for (case 1)"
-	case r.Spec.On():
+	case r.Spec.On() && !r.Profile.PiecewiseWithSpec:
+		// v0.5.11 drops the case (PR #22128).
 		return "speculative decoding (case 2)"
 	case r.PPSize > 1:
 		return "pipeline parallelism (case 5)"

@@ -317,3 +317,67 @@ var new0510 = []string{
 
 // native0510 is v0.5.9's native architectures and new0510.
 var native0510 = slices.Sorted(slices.Values(append(slices.Clone(native059), new0510...)))
+
+// profile0511 is v0.5.11 (tag 612785f, 2026-05-05). Against v0.5.10.post1
+// (git diff v0.5.10.post1 v0.5.11 of server_args.py, model_executor/,
+// mem_cache/, configs/model_config.py, layers/, distributed/,
+// speculative/, environ.py and the sized families' models/; it pins
+// FlashInfer 0.6.8.post1, python/pyproject.toml:30, torch 2.11.0, :67, PR
+// #21247, and transformers 5.6.0):
+//   - Speculative decoding no longer turns the piecewise CUDA graphs off
+//     (PR #22128; see [Profile.PiecewiseWithSpec]); --debug-cuda-graph
+//     does (server_args.py:1259-1261), a flag membudget refuses.
+//   - The req_to_token table gains a padding row (PR #24243; see
+//     [Profile.ReqPadRow]).
+//   - EAGLE runs the overlap scheduler's spec v2 worker by default (PR
+//     #21062; see [Profile.SpecV2]): speculative decoding stays refused,
+//     naming it.
+//   - The pool is sized in model_executor/pool_configurator.py (PRs
+//     #22384, #22389): DefaultPoolConfigurator (:74-181) divides the
+//     available bytes by v0.5.10's cell, page-aligns, applies
+//     --max-total-tokens and the stages' minimum (mixin :669-697) and
+//     aligns again, the same token count as v0.5.10's
+//     (floor_page(min(floor_page(x), cap)) is floor_page(min(x, cap)));
+//     HybridSWAPoolConfigurator (:184-284) solves the sliding-window split
+//     directly, a split membudget refuses (gpt-oss, see
+//     [Profile.GptOssSplit]).
+//   - FlashInfer's all-reduce fusion workspace is made before graph
+//     capture, behind a cuMemCreate probe that may turn the fusion off on
+//     every rank (PRs #21249, #24172; layers/flashinfer_comm_fusion.py:
+//     191-335): still refused where the release turns it on (arfusion.go).
+//   - Native architectures: 9 new (see new0511), refused by name; AWQ's
+//     package (PR #21126) keeps v0.5.10's weight shapes and Marlin
+//     repacking (awq/schemes/*.py against v0.5.10's awq.py).
+//   - Read and unchanged for every serve membudget takes:
+//     _handle_gpu_memory_settings (server_args.py:1294-1496, v0.5.10's line
+//     for line), the capture lists, _profile_available_bytes, the KV cell,
+//     _resolve_max_num_reqs, the MHA and MLA pools' tensors, the rotary
+//     reserve, get_context_length (moved to utils/hf_transformers/
+//     common.py:365-384, PR #21569), the default attention backends but
+//     for attention-sink models (triton where flashinfer was the default,
+//     PR #23139; gpt-oss sets its own first) and the PP split.
+var profile0511 = func() Profile {
+	p := profile0510post1
+	p.Name = "v0.5.11"
+	p.Commit = "612785ffdcaf35552f1ed433a981d596ca9fe900"
+	p.Describes = "SGLang v0.5.11 (tag 612785f, 2026-05-05)"
+	p.PiecewiseWithSpec = true
+	p.ReqPadRow = true
+	p.SpecV2 = true
+	p.Native = native0511
+	p.UnreadModels = slices.Concat(new059, new0510, new0511)
+	return p
+}()
+
+// new0511 are the architectures v0.5.11 implements natively and
+// v0.5.10.post1 did not (the same grep at tag v0.5.11; the drafts
+// DFlashDraftModel, HYV3ForCausalLMNextN and MistralForCausalLMEagle left
+// out, as the other draft classes).
+var new0511 = []string{
+	"Gemma4ForCausalLM", "Gemma4ForConditionalGeneration", "HYV3ForCausalLM", "MiMoV2ForCausalLM",
+	"MossVLForCausalLM", "MossVLForConditionalGeneration", "NemotronH_Nano_Omni_Reasoning_V3",
+	"Qwen3ASRForConditionalGeneration", "VoxtralForConditionalGeneration",
+}
+
+// native0511 is v0.5.10's native architectures and new0511.
+var native0511 = slices.Sorted(slices.Values(append(slices.Clone(native0510), new0511...)))

@@ -200,6 +200,26 @@ type Profile struct {
 	// stripped one alone did, and [Profile.FP8IgnoreUnstripped]'s refusal
 	// stands as v0.5.9's.
 	FP8IgnoreMoE bool
+	// PiecewiseWithSpec says speculative decoding no longer turns the
+	// piecewise CUDA graphs off (PR #22128; v0.5.11 server_args.py:
+	// 1194-1262 has no such case, v0.5.10's :1078-1139 its case 2): an
+	// EAGLE serve's default fraction would take both their reserve and
+	// the draft's 4 GiB. Speculative decoding is refused from v0.5.9 (see
+	// spec.go), so this holds for the piecewise decision alone.
+	PiecewiseWithSpec bool
+	// ReqPadRow says the req_to_token table has one row more than
+	// max_num_reqs, slot 0 kept as padding for CUDA-graph batches (PR
+	// #24243; v0.5.11 mem_cache/memory_pool.py:144-152: (size + 1,
+	// max_context_len) int32, free slots 1 to size): context_len + 4 int32
+	// more beside the pool.
+	ReqPadRow bool
+	// SpecV2 says EAGLE, EAGLE3 and STANDALONE run the overlap scheduler's
+	// spec v2 worker by default (PR #21062; v0.5.11 environ.py:459,
+	// SGLANG_ENABLE_SPEC_V2 = EnvBool(True)), whose draft-side buffers
+	// (speculative/eagle_worker_v2.py, managers/overlap_utils.py:45-119's
+	// future map) are not read: its refusal of speculative decoding names
+	// them.
+	SpecV2 bool
 	// EnvBoolWords says an environment boolean also reads yes, y, no and
 	// n, and warns and keeps its default for anything else (v0.5.6.post2's
 	// EnvBool, environ.py:98-105, 23-38); v0.4.9.post2's get_bool_env_var
@@ -210,7 +230,7 @@ type Profile struct {
 // DefaultName is the name of the default profile.
 const DefaultName = "v0.5.6.post2"
 
-var profiles = []Profile{profile0510post1, profile0510, profile059post1, profile059, profile058post1, profile058, profile057, profile056post3, profile056post2, profile049post2}
+var profiles = []Profile{profile0511, profile0510post1, profile0510, profile059post1, profile059, profile058post1, profile058, profile057, profile056post3, profile056post2, profile049post2}
 
 // profile056post2 is the default profile; the later ones start from it.
 var profile056post2 = Profile{
@@ -232,12 +252,12 @@ var profile049post2 = Profile{
 }
 
 // ProfileFor returns the profile of SGLang release spec: "v0.5.6.post2"
-// (also "" or "default"), "v0.5.10.post1" (also "latest"), "v0.5.10"
+// (also "" or "default"), "v0.5.11" (also "latest"), "v0.5.10.post1", "v0.5.10"
 // (and its release candidate v0.5.10rc0), "v0.5.9.post1", "v0.5.9",
 // "v0.5.8.post1", "v0.5.8", "v0.5.7", "v0.5.6.post3" or "v0.4.9.post2",
 // with or without the leading v. Any other release is a
 // *[engine.SettingError]: the rules of releases membudget has not read are
-// not guessed, and one newer than the newest read (v0.5.11 to v0.5.23,
+// not guessed, and one newer than the newest read (v0.5.12 to v0.5.23,
 // 2026-10, and on) is refused naming what of its rules is not read and the
 // newest release modelled (see [unreadReleases]).
 func ProfileFor(spec string) (Profile, error) {
@@ -267,7 +287,7 @@ func ProfileFor(spec string) (Profile, error) {
 
 // refusedByName says which later releases --sglang-version names and
 // refuses (see [unreadReleases]).
-const refusedByName = "v0.5.11 to v0.5.23 are refused by name, each saying what of its rules is not read"
+const refusedByName = "v0.5.12 to v0.5.23 are refused by name, each saying what of its rules is not read"
 
 // releaseCandidate is why a release candidate of a release membudget
 // models is refused rather than sized as its release: v0.5.10rc0 (tag
