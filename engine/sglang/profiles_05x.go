@@ -381,3 +381,62 @@ var new0511 = []string{
 
 // native0511 is v0.5.10's native architectures and new0511.
 var native0511 = slices.Sorted(slices.Values(append(slices.Clone(native0510), new0511...)))
+
+// profile0512 is v0.5.12 (tag 127b9e3, 2026-05-16). Against v0.5.11 (the
+// same paths; it pins FlashInfer 0.6.11.post1, python/pyproject.toml:30):
+//   - The JIT custom all-reduce v2 is the default and holds no buffer off
+//     NVLink (PR #24363; see [Profile.CustomARv2]).
+//   - FlashInfer 0.6.11.post1 allocates the all-reduce fusion workspace in
+//     torch symmetric memory (flashinfer/comm/trtllm_ar.py
+//     _alloc_symm_buffer_bytes), whose rounding is torch 2.11's allocator's,
+//     not read: a serve the release turns the fusion on for stays refused
+//     (arfusion.go), the list gaining InternS2-Preview (#24875), and
+//     --enable-deterministic-inference turns it off (#24629), a flag
+//     membudget refuses.
+//   - EAGLE-3 drafts of several layers, auxiliary inputs and norms (PRs
+//     #24663, #24664; models/llama_eagle3.py), the draft MoE runner and a
+//     FROZEN_KV_MTP algorithm: speculative decoding stays refused.
+//   - DeepSeek-V4 (#23882) and 3 more architectures are native (see
+//     new0512), refused by name; the tokenspeed_mla attention backend is
+//     explicit only, a value --attention-backend refuses; MambaPool's
+//     extra row is of models membudget refuses.
+//   - Read and unchanged: _handle_gpu_memory_settings (server_args.py:
+//     1401-1603, v0.5.11's text), the capture lists, the pool configurator,
+//     the KV cell and pools, req_to_token's padding row, the rotary reserve
+//     and the default attention backends.
+var profile0512 = func() Profile {
+	p := profile0511
+	p.Name = "v0.5.12"
+	p.Commit = "127b9e3283f7c2a43234b852ff5c9f1796d53624"
+	p.Describes = "SGLang v0.5.12 (tag 127b9e3, 2026-05-16)"
+	p.CustomARv2 = true
+	p.Native = native0512
+	p.UnreadModels = slices.Concat(new059, new0510, new0511, new0512)
+	return p
+}()
+
+// profile0512post1 is v0.5.12.post1 (tag 5a15cde, 2026-05-22): against
+// v0.5.12 it changes DeepSeek-V4's pools and kernels (#25396, #25889), the
+// sliding-window allocator's zeroing of evicted tokens (mem_cache/
+// swa_memory_pool.py:549-553, a split membudget refuses) and the DP
+// attention buffers (refused), and nvidia-cutlass-dsl 4.5.0 to 4.5.1 (git
+// diff v0.5.12 v0.5.12.post1 -- python/); its add_cli_args is v0.5.12's,
+// so its rules are v0.5.12's.
+var profile0512post1 = func() Profile {
+	p := profile0512
+	p.Name = "v0.5.12.post1"
+	p.Commit = "5a15cde858ea09b77116212a39356f2fc51b8584"
+	p.Describes = "SGLang v0.5.12.post1 (tag 5a15cde, 2026-05-22; v0.5.12's memory rules)"
+	return p
+}()
+
+// new0512 are the architectures v0.5.12 implements natively and v0.5.11
+// did not (the same grep at tag v0.5.12; the drafts
+// DeepseekV4ForCausalLMNextN, Eagle3DeepseekV2ForCausalLM and
+// Gemma4AssistantForCausalLM left out).
+var new0512 = []string{
+	"DeepseekV4ForCausalLM", "InternS2PreviewForConditionalGeneration", "LagunaForCausalLM", "MiniCPMV4_6ForConditionalGeneration",
+}
+
+// native0512 is v0.5.11's native architectures and new0512.
+var native0512 = slices.Sorted(slices.Values(append(slices.Clone(native0511), new0512...)))

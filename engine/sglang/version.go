@@ -220,6 +220,14 @@ type Profile struct {
 	// future map) are not read: its refusal of speculative decoding names
 	// them.
 	SpecV2 bool
+	// CustomARv2 says the JIT custom all-reduce v2 is the default on CUDA
+	// (PR #24363; v0.5.12 environ.py:458, distributed/device_communicators/
+	// custom_all_reduce.py:341-356), which builds no buffer unless NVLink
+	// joins every GPU pair (custom_all_reduce_v2.py:31-75), where v0.5.11's
+	// CustomAllreduce built its buffers at TP 2 over PCIe with peer access
+	// too (custom_all_reduce.py:83-96 with custom_all_reduce_utils.py:
+	// 412-480): see [distInitFor].
+	CustomARv2 bool
 	// EnvBoolWords says an environment boolean also reads yes, y, no and
 	// n, and warns and keeps its default for anything else (v0.5.6.post2's
 	// EnvBool, environ.py:98-105, 23-38); v0.4.9.post2's get_bool_env_var
@@ -230,7 +238,7 @@ type Profile struct {
 // DefaultName is the name of the default profile.
 const DefaultName = "v0.5.6.post2"
 
-var profiles = []Profile{profile0511, profile0510post1, profile0510, profile059post1, profile059, profile058post1, profile058, profile057, profile056post3, profile056post2, profile049post2}
+var profiles = []Profile{profile0512post1, profile0512, profile0511, profile0510post1, profile0510, profile059post1, profile059, profile058post1, profile058, profile057, profile056post3, profile056post2, profile049post2}
 
 // profile056post2 is the default profile; the later ones start from it.
 var profile056post2 = Profile{
@@ -252,12 +260,13 @@ var profile049post2 = Profile{
 }
 
 // ProfileFor returns the profile of SGLang release spec: "v0.5.6.post2"
-// (also "" or "default"), "v0.5.11" (also "latest"), "v0.5.10.post1", "v0.5.10"
+// (also "" or "default"), "v0.5.12.post1" (also "latest"), "v0.5.12",
+// "v0.5.11", "v0.5.10.post1", "v0.5.10"
 // (and its release candidate v0.5.10rc0), "v0.5.9.post1", "v0.5.9",
 // "v0.5.8.post1", "v0.5.8", "v0.5.7", "v0.5.6.post3" or "v0.4.9.post2",
 // with or without the leading v. Any other release is a
 // *[engine.SettingError]: the rules of releases membudget has not read are
-// not guessed, and one newer than the newest read (v0.5.12 to v0.5.23,
+// not guessed, and one newer than the newest read (v0.5.13 to v0.5.23,
 // 2026-10, and on) is refused naming what of its rules is not read and the
 // newest release modelled (see [unreadReleases]).
 func ProfileFor(spec string) (Profile, error) {
@@ -287,7 +296,7 @@ func ProfileFor(spec string) (Profile, error) {
 
 // refusedByName says which later releases --sglang-version names and
 // refuses (see [unreadReleases]).
-const refusedByName = "v0.5.12 to v0.5.23 are refused by name, each saying what of its rules is not read"
+const refusedByName = "v0.5.13 to v0.5.23 are refused by name, each saying what of its rules is not read"
 
 // releaseCandidate is why a release candidate of a release membudget
 // models is refused rather than sized as its release: v0.5.10rc0 (tag
