@@ -41,7 +41,7 @@ const (
 // v0.5.10.post1): the line of its
 // add_argument call, 0 where the release has it not.
 // TestLinesSpanEveryRelease ties its length to profiles.
-type lines [13]int
+type lines [15]int
 
 // line returns the flag's line at release p, 0 where p has it not.
 func (l lines) line(p Profile) int {

@@ -119,9 +119,13 @@ func TestFlagTableIsTheReleases(t *testing.T) {
 		// config back as --hisparse-config's second string and
 		// --speculative-dflash-draft-window-size now
 		// --speculative-draft-window-size's: 387 + 13 + 2 = 402.
+		// v0.5.13's (and v0.5.13.post1's): 387 calls less 2
+		// (--enable-nan-detection, --record-nolora-graph), with 20 new and
+		// --speculative-dflash-draft-window-size its own again: 406 calls;
+		// 402 less 3 (--no-record-nolora-graph too), with 20: 419.
 		want := map[string]int{"v0.4.9.post2": 174, "v0.5.6.post2": 300, "v0.5.6.post3": 300,
 			"v0.5.7": 321, "v0.5.8": 336, "v0.5.8.post1": 336, "v0.5.9": 341, "v0.5.9.post1": 341,
-			"v0.5.10": 365, "v0.5.10.post1": 365, "v0.5.11": 387, "v0.5.12": 402, "v0.5.12.post1": 402}[p.Name]
+			"v0.5.10": 365, "v0.5.10.post1": 365, "v0.5.11": 387, "v0.5.12": 402, "v0.5.12.post1": 402, "v0.5.13": 419, "v0.5.13.post1": 419}[p.Name]
 		if len(fix) != want {
 			t.Errorf("%s: the fixture has %d option strings, want %d", p.Name, len(fix), want)
 		}
@@ -625,11 +629,11 @@ func TestLinesSpanEveryRelease(t *testing.T) {
 	if got, want := len(lines{}), len(profiles); got != want {
 		t.Fatalf("lines has %d cells, profiles %d releases", got, want)
 	}
-	l := lines{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13}
+	l := lines{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}
 	for _, tc := range []struct {
 		release string
 		want    int
-	}{{"v0.4.9.post2", 1}, {"v0.5.6.post2", 2}, {"v0.5.6.post3", 3}, {"v0.5.7", 4}, {"v0.5.8", 5}, {"v0.5.8.post1", 6}, {"v0.5.9", 7}, {"v0.5.9.post1", 8}, {"v0.5.10", 9}, {"v0.5.10.post1", 10}, {"v0.5.11", 11}, {"v0.5.12", 12}, {"v0.5.12.post1", 13}, {"v0.5.13", 0}} {
+	}{{"v0.4.9.post2", 1}, {"v0.5.6.post2", 2}, {"v0.5.6.post3", 3}, {"v0.5.7", 4}, {"v0.5.8", 5}, {"v0.5.8.post1", 6}, {"v0.5.9", 7}, {"v0.5.9.post1", 8}, {"v0.5.10", 9}, {"v0.5.10.post1", 10}, {"v0.5.11", 11}, {"v0.5.12", 12}, {"v0.5.12.post1", 13}, {"v0.5.13", 14}, {"v0.5.13.post1", 15}, {"v0.5.13.post2", 0}} {
 		if got := l.line(Profile{Name: tc.release}); got != tc.want {
 			t.Errorf("line(%s) = %d, want %d", tc.release, got, tc.want)
 		}

@@ -157,6 +157,10 @@ func (r *Resolved) resolvePiecewise(a *model.Arch, c budget.Class, def func(stri
 	if strings.Contains(strings.ToLower(a.Source), "llama-2") {
 		maxTokens = min(maxTokens, piecewiseLlama2MaxTokens)
 	}
+	if _, derived := r.Sources["context-length"]; r.Profile.PiecewiseCapByContext && !derived {
+		// v0.5.13 clamps them to a --context-length given (PR #22516).
+		maxTokens = min(maxTokens, int64(r.ContextLength))
+	}
 	r.PiecewiseSizes = piecewiseSizes(maxTokens)
 	r.PiecewiseCaptured = len(r.PiecewiseSizes) > 0 && !trtllmMoEDisablesPiecewise(a, r, c)
 	return nil

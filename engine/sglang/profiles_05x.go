@@ -219,8 +219,10 @@ var new059 = []string{
 var native059 = slices.Sorted(slices.Values(append(slices.Clone(native058), new059...)))
 
 // unreadQuantWhy says, for each method of [Profile.UnreadQuant], what
-// v0.5.9 changed in its weights and is not read.
+// the release that names it (v0.5.9, v0.5.13 for gptq) changed in its
+// weights and is not read.
 var unreadQuantWhy = map[string]string{
+	"gptq":               "GPTQ's weights are rewritten as a package from v0.5.13 (PR #26402; layers/quantization/gptq/, hardware_backend/gpu/quantization/gptq_kernels.py:131 on): its Marlin repacking and its MoE scheme (gptq/schemes/gptq_moe.py, scales in the model dtype, its group counts without the act-order case) are not compared with v0.5.12's gptq.py to the end",
 	"compressed-tensors": "compressed-tensors' MoE methods are rewritten as per-scheme classes (PR #17503; layers/quantization/compressed_tensors/compressed_tensors.py:159-189, schemes/*_moe.py) and its linears' scheme lookup with them, which is not read",
 	"modelopt":           "ModelOpt's NVFP4 linears are padded to 32 rows and columns, 128 rows under --fp4-gemm-backend flashinfer_trtllm (PR #17300; layers/quantization/modelopt_quant.py:160-215, 1192-1249), and its FP8 and NVFP4 MoE weight processing is reworked (ModelOptFp8MoEMethod, :593-917; ModelOptNvFp4FusedMoEMethod, :1325 on), which is not read",
 }
@@ -440,3 +442,67 @@ var new0512 = []string{
 
 // native0512 is v0.5.11's native architectures and new0512.
 var native0512 = slices.Sorted(slices.Values(append(slices.Clone(native0511), new0512...)))
+
+// profile0513 is v0.5.13 (tag 28b095c, 2026-06-10). Against v0.5.12.post1
+// (the same paths; it pins FlashInfer 0.6.12, python/pyproject.toml:31,
+// and transformers 5.8.1):
+//   - The piecewise graphs' largest size is capped by a --context-length
+//     given (PR #22516; see [Profile.PiecewiseCapByContext]).
+//   - Speculative decoding's v1 workers are gone (PR #25464): EAGLE runs
+//     eagle_worker_v2 alone, whose buffers are not read, and req_to_token
+//     rows widen for top-k above 1 on pages above 1 (PR #27458; mem_cache/
+//     common.py:194-210): speculative decoding stays refused.
+//   - The all-reduce fusion turns on for the H20 too (PR #26470) and
+//     Mistral Large 3 (server_args.py:2622-2654), under FlashInfer 0.6.12,
+//     whose workspace is 0.6.11.post1's: still refused where it turns on
+//     (arfusion.go's union of the rules read takes the H20 in).
+//   - GPTQ's weights are rewritten as a package (PR #26402), refused by
+//     name (see [unreadQuantWhy]); GLM-4.7-Flash's own MLA model file keeps
+//     fp32 router copies (PR #26088), refused by name (see changed0513).
+//   - Native architectures: 5 new (see new0513), refused by name. The "KV
+//     Cache is allocated" line gains the pool's dtype before #tokens (PR
+//     #26205; mem_cache/memory_pool.py:819), which model/logs reads.
+//   - Read and unchanged for every serve membudget takes: the rest of
+//     _handle_gpu_memory_settings (server_args.py:1444-1654), the capture
+//     lists, the pool configurator, the KV cell and pools, the padding row,
+//     _resolve_max_num_reqs, the rotary reserve and the default attention
+//     backends; the CUDA-graph input buffers are now shared between
+//     runners (cuda_graph_buffer_registry.py, PRs #26742, #27192, #27407),
+//     small int buffers within the 2 MiB a batch membudget charges.
+var profile0513 = func() Profile {
+	p := profile0512post1
+	p.Name = "v0.5.13"
+	p.Commit = "28b095c01005d4a3a2a5b637b7d028b07fba31b2"
+	p.Describes = "SGLang v0.5.13 (tag 28b095c, 2026-06-10)"
+	p.PiecewiseCapByContext = true
+	p.Native = native0513
+	p.UnreadModels = slices.Concat(new059, new0510, new0511, new0512, new0513)
+	p.ChangedModels = changedModels0513
+	p.UnreadQuant = []string{"compressed-tensors", "gptq", "modelopt"}
+	return p
+}()
+
+// profile0513post1 is v0.5.13.post1 (tag 85fd900, 2026-06-15): against
+// v0.5.13 it changes the EAGLE v2 draft's index sharing of DeepSeek's
+// sparse attention (#28192) and the gateway's Cargo files, no memory file
+// of a serve membudget takes, and its add_cli_args is v0.5.13's, so its
+// rules are v0.5.13's.
+var profile0513post1 = func() Profile {
+	p := profile0513
+	p.Name = "v0.5.13.post1"
+	p.Commit = "85fd90072d1a9f2432842b03588f63b745e524e4"
+	p.Describes = "SGLang v0.5.13.post1 (tag 85fd900, 2026-06-15; v0.5.13's memory rules)"
+	return p
+}()
+
+// new0513 are the architectures v0.5.13 implements natively and
+// v0.5.12.post1 did not (the same grep at tag v0.5.13; the drafts
+// Gemma4UnifiedAssistantForCausalLM, Glm4MoeLiteForCausalLMNextN and
+// Qwen3MoeForCausalLMMTP left out).
+var new0513 = []string{
+	"Cohere2MoeForCausalLM", "Cohere2VisionForConditionalGeneration", "Gemma4UnifiedForConditionalGeneration",
+	"NemotronHPuzzleForCausalLM", "Step3p7ForConditionalGeneration",
+}
+
+// native0513 is v0.5.12's native architectures and new0513.
+var native0513 = slices.Sorted(slices.Values(append(slices.Clone(native0512), new0513...)))

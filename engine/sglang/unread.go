@@ -24,10 +24,11 @@ func unreadRelease(r release) string {
 	return fmt.Sprintf("SGLang %s's memory rules are not modelled: %s; the newest release membudget models is %s (--sglang-version %s)", r, why, newestRead, newestRead)
 }
 
-// unreadReleases says, for each SGLang release from v0.5.13 to v0.5.23 (a
+// unreadReleases says, for each SGLang release from v0.5.14 to v0.5.23 (a
 // post release shares its release's entry), what of the memory rules it
-// may have changed is not read; v0.5.11 and v0.5.12 are modelled (see
-// profile0511, profile0512).
+// may have changed is not read; v0.5.11 to v0.5.13.post1 are modelled
+// (see profile0511, profile0512, profile0513), and v0.5.13.post2 is
+// refused as a fork's tag (see [unreadPost]).
 //
 // v0.5.11 to v0.5.13.post2 are tags of the git mirror of sgl-project/sglang
 // at GitHub charlesHsuGG/sglang, which holds every tag from v0.5.6 on to
@@ -63,14 +64,6 @@ var unreadReleases = []struct {
 	patch int
 	why   string
 }{
-	{13, "v0.5.13 (tag 28b095c, 2026-06-10; v0.5.13.post1, tag 85fd900, changes no memory file, and the mirror's v0.5.13.post2, tag 403cc43, is its " +
-		"owner's commit on a fork branch with v0.5.13's add_cli_args) is read at its tag and not yet modelled: against v0.5.12.post1, the piecewise " +
-		"CUDA graph tokens are capped by --context-length (#22516, for #21112; server_args.py:1579-1585), which moves the default --mem-fraction-static " +
-		"by 8 MiB per size dropped; speculative decoding's v1 workers are gone (#25464), leaving the v2 worker, not read, and its req_to_token rows " +
-		"widen for topk above 1 on pages above 1 (#27458; mem_cache/common.py:194-210); the all-reduce fusion turns on for the H20 too (#26470); " +
-		"GPTQ's weights are rewritten into a package (#26402), not read, and GLM-4.7-Flash's own MLA model keeps an fp32 copy of every router weight " +
-		"from the first forward (#26088; models/glm4_moe_lite.py:151-175); " +
-		"what v0.5.12, whose rules are read and modelled, refuses by name carries into it; the draft model's weights counted in --mem-fraction-static (#28855) reached main on 2026-06-22, after it"},
 	{14, "v0.5.14's tag is in no mirror found (charlesHsuGG/sglang has its branch release/v0.5.14, not its tag); that branch existed by 2026-06-25 (cherry-pick #29221), " +
 		"and whether it has the draft model's weights counted in --mem-fraction-static (#28855, main 2026-06-22) is not known; " +
 		"the disaggregation-aware reserve of --mem-fraction-static's default (#29615) reached main on 2026-07-05, after that branch existed"},
@@ -99,6 +92,10 @@ var unreadReleases = []struct {
 const unreadLater = "no SGLang release after v0.5.23 (2026-10, the newest known when membudget's profiles were written) is known to membudget"
 
 // unreadPost is why a post release of the newest release modelled is
-// refused: the mirror's tags have none (v0.5.12.post1 is followed by
-// v0.5.13).
-const unreadPost = "no such post release is tagged in sgl-project/sglang (its mirror charlesHsuGG/sglang has v0.5.12 and v0.5.12.post1, then v0.5.13)"
+// refused: the mirror's v0.5.13.post2 (tag 403cc43, 2026-06-16) was tagged
+// by the mirror's owner, "update rl important sampling method", on a fork
+// branch that merges release/v0.5.13 into the owner's rl_important_sampling
+// (its add_cli_args is v0.5.13's); whether sgl-project/sglang ever tagged a
+// v0.5.13.post2, and with what, is not known, and no later post release is
+// tagged.
+const unreadPost = "v0.5.13.post2 is not an upstream release membudget knows: the mirror charlesHsuGG/sglang's tag v0.5.13.post2 (403cc43, 2026-06-16) is its owner's commit \"update rl important sampling method\" on a fork branch merging release/v0.5.13, and no other post release of v0.5.13 after .post1 is tagged"

@@ -142,7 +142,8 @@ type Profile struct {
 	// ChangedModels are the architectures whose model file the release
 	// changed in a way that alters what a rank holds and membudget has not
 	// read (v0.5.10: Gemma 3's rotary tables and GLM-4.5 MoE's float32
-	// gate copies; see models0510.go): a serve of one is refused by name.
+	// gate copies; v0.5.13: GLM-4.7-Flash's; see models0510.go): a serve
+	// of one is refused by name.
 	ChangedModels []string
 	// UnreadQuant are the checkpoint quantization methods ([model.Quant]'s
 	// Method) whose weight processing the release changed in ways
@@ -228,6 +229,12 @@ type Profile struct {
 	// too (custom_all_reduce.py:83-96 with custom_all_reduce_utils.py:
 	// 412-480): see [distInitFor].
 	CustomARv2 bool
+	// PiecewiseCapByContext says the piecewise CUDA graphs' largest size is
+	// at most a --context-length given, before the size list and the
+	// default fraction's 8 MiB per size (PR #22516, for issue #21112;
+	// v0.5.13 server_args.py:1579-1585): --context-length 2048 on an H100
+	// captures 42 sizes, not 58, and reserves 128 MiB less.
+	PiecewiseCapByContext bool
 	// EnvBoolWords says an environment boolean also reads yes, y, no and
 	// n, and warns and keeps its default for anything else (v0.5.6.post2's
 	// EnvBool, environ.py:98-105, 23-38); v0.4.9.post2's get_bool_env_var
@@ -238,7 +245,7 @@ type Profile struct {
 // DefaultName is the name of the default profile.
 const DefaultName = "v0.5.6.post2"
 
-var profiles = []Profile{profile0512post1, profile0512, profile0511, profile0510post1, profile0510, profile059post1, profile059, profile058post1, profile058, profile057, profile056post3, profile056post2, profile049post2}
+var profiles = []Profile{profile0513post1, profile0513, profile0512post1, profile0512, profile0511, profile0510post1, profile0510, profile059post1, profile059, profile058post1, profile058, profile057, profile056post3, profile056post2, profile049post2}
 
 // profile056post2 is the default profile; the later ones start from it.
 var profile056post2 = Profile{
@@ -260,13 +267,14 @@ var profile049post2 = Profile{
 }
 
 // ProfileFor returns the profile of SGLang release spec: "v0.5.6.post2"
-// (also "" or "default"), "v0.5.12.post1" (also "latest"), "v0.5.12",
+// (also "" or "default"), "v0.5.13.post1" (also "latest"), "v0.5.13",
+// "v0.5.12.post1", "v0.5.12",
 // "v0.5.11", "v0.5.10.post1", "v0.5.10"
 // (and its release candidate v0.5.10rc0), "v0.5.9.post1", "v0.5.9",
 // "v0.5.8.post1", "v0.5.8", "v0.5.7", "v0.5.6.post3" or "v0.4.9.post2",
 // with or without the leading v. Any other release is a
 // *[engine.SettingError]: the rules of releases membudget has not read are
-// not guessed, and one newer than the newest read (v0.5.13 to v0.5.23,
+// not guessed, and one newer than the newest read (v0.5.13.post2, v0.5.14 to v0.5.23,
 // 2026-10, and on) is refused naming what of its rules is not read and the
 // newest release modelled (see [unreadReleases]).
 func ProfileFor(spec string) (Profile, error) {
@@ -296,7 +304,7 @@ func ProfileFor(spec string) (Profile, error) {
 
 // refusedByName says which later releases --sglang-version names and
 // refuses (see [unreadReleases]).
-const refusedByName = "v0.5.13 to v0.5.23 are refused by name, each saying what of its rules is not read"
+const refusedByName = "v0.5.13.post2 and v0.5.14 to v0.5.23 are refused by name, each saying what of its rules is not read"
 
 // releaseCandidate is why a release candidate of a release membudget
 // models is refused rather than sized as its release: v0.5.10rc0 (tag
