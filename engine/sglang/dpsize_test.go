@@ -29,10 +29,16 @@ func TestDPSizeKeepsRunningPerServer(t *testing.T) {
 		// 64 running and 64 rows on each server: v0.5.10 takes
 		// min(64 // 1, the estimate >= 2048) = 64 rows and running; the
 		// releases before give the table the 64 rows as given and run
-		// min(64, 64). Each row is Llama 3.1's context 131072 + 4 int32.
-		if c.MaxRunningRequests != 64 || c.MaxNumReqs != 64 || besideItem(two, "req_to_token") != 64*(131072+4)*4 {
+		// min(64, 64). Each row is Llama 3.1's context 131072 + 4 int32,
+		// and from v0.5.11 the table has one more row, slot 0 kept as
+		// padding (ReqPadRow, #24243).
+		tableRows := uint64(64)
+		if p.ReqPadRow {
+			tableRows++
+		}
+		if c.MaxRunningRequests != 64 || c.MaxNumReqs != 64 || besideItem(two, "req_to_token") != tableRows*(131072+4)*4 {
 			t.Errorf("%s --dp-size 2 --max-running-requests 64: running %d, rows %d, req_to_token %d; want 64, 64, %d",
-				p.Name, c.MaxRunningRequests, c.MaxNumReqs, besideItem(two, "req_to_token"), 64*(131072+4)*4)
+				p.Name, c.MaxRunningRequests, c.MaxNumReqs, besideItem(two, "req_to_token"), tableRows*(131072+4)*4)
 		}
 		if d := cmp.Diff(one.Capacity(), c); d != "" {
 			t.Errorf("%s: --dp-size 2 sizes a server other than --dp-size 1 (-want +got):\n%s", p.Name, d)

@@ -172,11 +172,12 @@ var logSpecs = []explain.Spec{
 	{ID: "k_cache_memory", Label: "K size", Kind: logs.KindKCacheMemory, Unit: "bytes", Tol: explain.TolKV},
 	{ID: "v_cache_memory", Label: "V size", Kind: logs.KindVCacheMemory, Unit: "bytes", Tol: explain.TolKV},
 	{ID: "kv_pool_memory", Label: "KV size (one latent pool)", Kind: logs.KindKVCacheMemory, Unit: "bytes", Tol: explain.TolKV},
+	{ID: "piecewise_cuda_graphs", Label: "piecewise CUDA graphs", Kind: logs.KindPiecewiseGraph, Unit: "bytes", Tol: explain.TolTerm},
 }
 
 // explainLog sizes an SGLang log's server with engine/sglang and sets its
 // logged figures beside the prediction: the weights loaded, the pool's
-// tokens and its K and V sizes.
+// tokens and its K and V sizes, and the piecewise CUDA graphs' capture.
 func explainLog(in explainInput) (*explain.Explanation, error) {
 	l := in.Source.Log
 	ref, err := NewReference(in.Model.Arch, in.Serve.Serve, in.Class.Class, in.Profile)
@@ -202,6 +203,15 @@ func explainLog(in explainInput) (*explain.Explanation, error) {
 		"k_cache_memory":  explain.PredictBytes(c.KBytes),
 		"v_cache_memory":  explain.PredictBytes(c.VBytes),
 		"kv_pool_memory":  explain.PredictBytes(c.KBytes),
+	}
+	// The piecewise graphs are charged at SGLang's own reserve for them
+	// (see piecewise.go), which no logged capture has yet checked.
+	if pw := ref.piecewiseItem(); len(pw) > 0 {
+		p := explain.PredictBytes(pw[0].Bytes)
+		p.Note = "SGLang's reserve for them in the default --mem-fraction-static, which membudget charges"
+		preds["piecewise_cuda_graphs"] = p
+	} else {
+		preds["piecewise_cuda_graphs"] = explain.Predicted{Note: "membudget charges none for this serve under " + r.Profile.Name + " (" + piecewiseNone(r) + ")"}
 	}
 	if !c.MLA {
 		preds["kv_pool_memory"] = explain.Predicted{Note: "membudget sizes separate K and V pools for this model"}
@@ -340,4 +350,15 @@ func overrideSetting(dst *Serve, flags Serve, flag string) {
 	case "quantization":
 		dst.Quantization = flags.Quantization
 	}
+}
+
+// piecewiseNone says why membudget charges no piecewise graphs for r.
+func piecewiseNone(r Resolved) string {
+	switch {
+	case !r.Profile.PiecewiseByDefault:
+		return "piecewise CUDA graphs are off unless --enable-piecewise-cuda-graph, which membudget does not take"
+	case r.PiecewiseOff != "":
+		return r.PiecewiseOff + " turns them off"
+	}
+	return "SGLang turns them off after the default fraction reserved them"
 }

@@ -41,7 +41,7 @@ const (
 // v0.5.10.post1): the line of its
 // add_argument call, 0 where the release has it not.
 // TestLinesSpanEveryRelease ties its length to profiles.
-type lines [10]int
+type lines [15]int
 
 // line returns the flag's line at release p, 0 where p has it not.
 func (l lines) line(p Profile) int {
@@ -95,7 +95,26 @@ type sflag struct {
 	// refuses is, for a memory-neutral flag a later release gives a value
 	// that allocates, that release, the values and what they add.
 	refuses *valueRefusal
-	at      lines
+	// alias is, for an option string a later release makes a second
+	// string of another's add_argument, that span and the first (see
+	// [sflag.ofAt]).
+	alias *aliasSpan
+	at    lines
+}
+
+// aliasSpan is the releases from from (until until, "" for on) in which
+// an option string is a second string of of's add_argument: v0.5.12's
+// --hierarchical-sparse-attention-extra-config beside --hisparse-config,
+// a flag of its own at v0.5.9 (server_args.py at both tags).
+type aliasSpan struct{ from, until, of string }
+
+// ofAt returns the first option string of the flag's add_argument at
+// release p: alias's of within its span, else of.
+func (f *sflag) ofAt(p Profile) string {
+	if a := f.alias; a != nil && !older(p, Profile{Name: a.from}) && (a.until == "" || older(p, Profile{Name: a.until})) {
+		return a.of
+	}
+	return f.of
 }
 
 // arityAt returns the flag's arity at release p: arity, or changed's from

@@ -110,9 +110,22 @@ func TestFlagTableIsTheReleases(t *testing.T) {
 		// hisparse, linear attention, SSL, ...): 354 calls; 341 - 10 + 33 =
 		// 364 option strings, and --no-experts-shared-outer-loras, the
 		// second string argparse's BooleanOptionalAction adds: 365.
+		// v0.5.11's: v0.5.10's 354 calls, less 7 (double sparsity's six
+		// and --multi-item-scoring-delimiter), with 27 new: 374 calls;
+		// 365 - 7 + 27 = 385 option strings, and the --no- forms of
+		// --lora-strict-loading and --record-nolora-graph: 387.
+		// v0.5.12's (and v0.5.12.post1's): 387 + 13 new calls (the
+		// fixture's 387 calls) with --hierarchical-sparse-attention-extra-
+		// config back as --hisparse-config's second string and
+		// --speculative-dflash-draft-window-size now
+		// --speculative-draft-window-size's: 387 + 13 + 2 = 402.
+		// v0.5.13's (and v0.5.13.post1's): 387 calls less 2
+		// (--enable-nan-detection, --record-nolora-graph), with 20 new and
+		// --speculative-dflash-draft-window-size its own again: 406 calls;
+		// 402 less 3 (--no-record-nolora-graph too), with 20: 419.
 		want := map[string]int{"v0.4.9.post2": 174, "v0.5.6.post2": 300, "v0.5.6.post3": 300,
 			"v0.5.7": 321, "v0.5.8": 336, "v0.5.8.post1": 336, "v0.5.9": 341, "v0.5.9.post1": 341,
-			"v0.5.10": 365, "v0.5.10.post1": 365}[p.Name]
+			"v0.5.10": 365, "v0.5.10.post1": 365, "v0.5.11": 387, "v0.5.12": 402, "v0.5.12.post1": 402, "v0.5.13": 419, "v0.5.13.post1": 419}[p.Name]
 		if len(fix) != want {
 			t.Errorf("%s: the fixture has %d option strings, want %d", p.Name, len(fix), want)
 		}
@@ -122,8 +135,8 @@ func TestFlagTableIsTheReleases(t *testing.T) {
 				continue
 			}
 			first := fl.name
-			if fl.of != "" {
-				first = fl.of
+			if of := fl.ofAt(p); of != "" {
+				first = of
 			}
 			got[fl.name] = fixtureFlag{line: fl.at.line(p), arity: arityWord[fl.arityAt(p)], first: first, dest: fl.destAt(p)}
 		}
@@ -143,12 +156,14 @@ func TestFlagTableIsTheReleases(t *testing.T) {
 		if fl.kind == refused && fl.what == "" || fl.kind != refused && (fl.what != "" || fl.neutral != nil) {
 			t.Errorf("--%s: kind %d with what %q and neutral %q", fl.name, fl.kind, fl.what, fl.neutral)
 		}
-		if fl.of == "" {
-			continue
-		}
-		first, ok := idx[fl.of]
-		if !ok || first.kind != fl.kind || first.what != fl.what || !slices.Equal(first.neutral, fl.neutral) {
-			t.Errorf("--%s is judged otherwise than --%s, its first option string", fl.name, fl.of)
+		for _, of := range []string{fl.of, fl.ofAt(Profile{Name: "v0.5.12"})} {
+			if of == "" {
+				continue
+			}
+			first, ok := idx[of]
+			if !ok || first.kind != fl.kind || first.what != fl.what || !slices.Equal(first.neutral, fl.neutral) {
+				t.Errorf("--%s is judged otherwise than --%s, its first option string", fl.name, of)
+			}
 		}
 	}
 	if len(idx) != len(flagTable) {
@@ -614,11 +629,11 @@ func TestLinesSpanEveryRelease(t *testing.T) {
 	if got, want := len(lines{}), len(profiles); got != want {
 		t.Fatalf("lines has %d cells, profiles %d releases", got, want)
 	}
-	l := lines{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+	l := lines{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}
 	for _, tc := range []struct {
 		release string
 		want    int
-	}{{"v0.4.9.post2", 1}, {"v0.5.6.post2", 2}, {"v0.5.6.post3", 3}, {"v0.5.7", 4}, {"v0.5.8", 5}, {"v0.5.8.post1", 6}, {"v0.5.9", 7}, {"v0.5.9.post1", 8}, {"v0.5.10", 9}, {"v0.5.10.post1", 10}, {"v0.5.11", 0}} {
+	}{{"v0.4.9.post2", 1}, {"v0.5.6.post2", 2}, {"v0.5.6.post3", 3}, {"v0.5.7", 4}, {"v0.5.8", 5}, {"v0.5.8.post1", 6}, {"v0.5.9", 7}, {"v0.5.9.post1", 8}, {"v0.5.10", 9}, {"v0.5.10.post1", 10}, {"v0.5.11", 11}, {"v0.5.12", 12}, {"v0.5.12.post1", 13}, {"v0.5.13", 14}, {"v0.5.13.post1", 15}, {"v0.5.13.post2", 0}} {
 		if got := l.line(Profile{Name: tc.release}); got != tc.want {
 			t.Errorf("line(%s) = %d, want %d", tc.release, got, tc.want)
 		}

@@ -31,10 +31,26 @@ func (r *Resolved) checkChangedModels(a *model.Arch) error {
 		if !slices.Contains(r.Profile.ChangedModels, arch) {
 			continue
 		}
-		return settingErr("model", a.Source, "%s: %s; membudget refuses it rather than size weights its SGLang lays out otherwise", r.Profile.Describes, changed0510[arch])
+		why, ok := changed0513[arch]
+		if !ok {
+			why = changed0510[arch]
+		}
+		return settingErr("model", a.Source, "%s: %s; membudget refuses it rather than size weights its SGLang lays out otherwise", r.Profile.Describes, why)
 	}
 	return nil
 }
 
 // changedModels0510 is [changed0510]'s architectures, sorted.
 var changedModels0510 = slices.Sorted(maps.Keys(changed0510))
+
+// changed0513 are v0.5.13's model-file changes of the families engine/
+// sglang sizes that change what a rank holds and are not modelled (git
+// diff v0.5.12.post1 v0.5.13 -- python/sglang/srt/models/), by
+// architecture.
+var changed0513 = map[string]string{
+	"Glm4MoeLiteForCausalLM": "GLM-4.7-Flash's own MLA model file keeps an fp32 copy of every MoE layer's router weight, made at its first forward after the KV pool (Glm4MoeLiteGate._weight_fp32, models/glm4_moe_lite.py:151-175, PR #26088: n_routed_experts x hidden x 4 bytes a layer), which is not modelled",
+}
+
+// changedModels0513 is v0.5.10's changed architectures and [changed0513]'s,
+// sorted.
+var changedModels0513 = slices.Sorted(slices.Values(append(slices.Clone(changedModels0510), "Glm4MoeLiteForCausalLM")))

@@ -113,7 +113,8 @@ func (r *Resolved) piecewiseOffWhy(a *model.Arch, c budget.Class) string {
 		return "--disable-piecewise-cuda-graph"
 	case slices.ContainsFunc(a.Architectures, func(s string) bool { return slices.Contains(piecewiseOffArchs, s) }) || a.Indexer != nil:
 		return "an architecture SGLang captures none for (case 1)"
-	case r.Spec.On():
+	case r.Spec.On() && !r.Profile.PiecewiseWithSpec:
+		// v0.5.11 drops the case (PR #22128).
 		return "speculative decoding (case 2)"
 	case r.PPSize > 1:
 		return "pipeline parallelism (case 5)"
@@ -155,6 +156,10 @@ func (r *Resolved) resolvePiecewise(a *model.Arch, c budget.Class, def func(stri
 	}
 	if strings.Contains(strings.ToLower(a.Source), "llama-2") {
 		maxTokens = min(maxTokens, piecewiseLlama2MaxTokens)
+	}
+	if _, derived := r.Sources["context-length"]; r.Profile.PiecewiseCapByContext && !derived {
+		// v0.5.13 clamps them to a --context-length given (PR #22516).
+		maxTokens = min(maxTokens, int64(r.ContextLength))
 	}
 	r.PiecewiseSizes = piecewiseSizes(maxTokens)
 	r.PiecewiseCaptured = len(r.PiecewiseSizes) > 0 && !trtllmMoEDisablesPiecewise(a, r, c)

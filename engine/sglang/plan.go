@@ -253,7 +253,7 @@ func (q *budgetQuery) Budget(c budget.Class) (engine.BudgetResult, error) {
 		msf, reserved = DefaultMemFractionStatic(p, MSFInputs{GPUMemMiB: mib, TPSize: tp, PPSize: pp,
 			ChunkedPrefillSize: chunked, MaxPrefillTokens: defaultPrefil, CudaGraphMaxBS: defaultCudaGraphMaxBS(p, mib, tp), PiecewiseMiB: piecewise})
 	}
-	dist := DistInitBytes(tp * pp)
+	dist := distInitFor(p, c, tp, pp, 1)
 	f0 := budget.SatSub(budget.SatSub(c.Device.MemoryBytes, c.Memory.DriverFixedBytes), dist)
 	static := uint64(math.Floor(float64(f0) * msf))
 	out := budgetJSON{Class: c.Name, Device: c.Device.Name, MemoryBytes: c.Device.MemoryBytes, SGLangVersion: p.Name,

@@ -219,8 +219,10 @@ var new059 = []string{
 var native059 = slices.Sorted(slices.Values(append(slices.Clone(native058), new059...)))
 
 // unreadQuantWhy says, for each method of [Profile.UnreadQuant], what
-// v0.5.9 changed in its weights and is not read.
+// the release that names it (v0.5.9, v0.5.13 for gptq) changed in its
+// weights and is not read.
 var unreadQuantWhy = map[string]string{
+	"gptq":               "GPTQ's weights are rewritten as a package from v0.5.13 (PR #26402; layers/quantization/gptq/, hardware_backend/gpu/quantization/gptq_kernels.py:131 on): its Marlin repacking and its MoE scheme (gptq/schemes/gptq_moe.py, scales in the model dtype, its group counts without the act-order case) are not compared with v0.5.12's gptq.py to the end",
 	"compressed-tensors": "compressed-tensors' MoE methods are rewritten as per-scheme classes (PR #17503; layers/quantization/compressed_tensors/compressed_tensors.py:159-189, schemes/*_moe.py) and its linears' scheme lookup with them, which is not read",
 	"modelopt":           "ModelOpt's NVFP4 linears are padded to 32 rows and columns, 128 rows under --fp4-gemm-backend flashinfer_trtllm (PR #17300; layers/quantization/modelopt_quant.py:160-215, 1192-1249), and its FP8 and NVFP4 MoE weight processing is reworked (ModelOptFp8MoEMethod, :593-917; ModelOptNvFp4FusedMoEMethod, :1325 on), which is not read",
 }
@@ -317,3 +319,190 @@ var new0510 = []string{
 
 // native0510 is v0.5.9's native architectures and new0510.
 var native0510 = slices.Sorted(slices.Values(append(slices.Clone(native059), new0510...)))
+
+// profile0511 is v0.5.11 (tag 612785f, 2026-05-05). Against v0.5.10.post1
+// (git diff v0.5.10.post1 v0.5.11 of server_args.py, model_executor/,
+// mem_cache/, configs/model_config.py, layers/, distributed/,
+// speculative/, environ.py and the sized families' models/; it pins
+// FlashInfer 0.6.8.post1, python/pyproject.toml:30, torch 2.11.0, :67, PR
+// #21247, and transformers 5.6.0):
+//   - Speculative decoding no longer turns the piecewise CUDA graphs off
+//     (PR #22128; see [Profile.PiecewiseWithSpec]); --debug-cuda-graph
+//     does (server_args.py:1259-1261), a flag membudget refuses.
+//   - The req_to_token table gains a padding row (PR #24243; see
+//     [Profile.ReqPadRow]).
+//   - EAGLE runs the overlap scheduler's spec v2 worker by default (PR
+//     #21062; see [Profile.SpecV2]): speculative decoding stays refused,
+//     naming it.
+//   - The pool is sized in model_executor/pool_configurator.py (PRs
+//     #22384, #22389): DefaultPoolConfigurator (:74-181) divides the
+//     available bytes by v0.5.10's cell, page-aligns, applies
+//     --max-total-tokens and the stages' minimum (mixin :669-697) and
+//     aligns again, the same token count as v0.5.10's
+//     (floor_page(min(floor_page(x), cap)) is floor_page(min(x, cap)));
+//     HybridSWAPoolConfigurator (:184-284) solves the sliding-window split
+//     directly, a split membudget refuses (gpt-oss, see
+//     [Profile.GptOssSplit]).
+//   - FlashInfer's all-reduce fusion workspace is made before graph
+//     capture, behind a cuMemCreate probe that may turn the fusion off on
+//     every rank (PRs #21249, #24172; layers/flashinfer_comm_fusion.py:
+//     191-335): still refused where the release turns it on (arfusion.go).
+//   - Native architectures: 9 new (see new0511), refused by name; AWQ's
+//     package (PR #21126) keeps v0.5.10's weight shapes and Marlin
+//     repacking (awq/schemes/*.py against v0.5.10's awq.py).
+//   - Read and unchanged for every serve membudget takes:
+//     _handle_gpu_memory_settings (server_args.py:1294-1496, v0.5.10's line
+//     for line), the capture lists, _profile_available_bytes, the KV cell,
+//     _resolve_max_num_reqs, the MHA and MLA pools' tensors, the rotary
+//     reserve, get_context_length (moved to utils/hf_transformers/
+//     common.py:365-384, PR #21569), the default attention backends but
+//     for attention-sink models (triton where flashinfer was the default,
+//     PR #23139; gpt-oss sets its own first) and the PP split.
+var profile0511 = func() Profile {
+	p := profile0510post1
+	p.Name = "v0.5.11"
+	p.Commit = "612785ffdcaf35552f1ed433a981d596ca9fe900"
+	p.Describes = "SGLang v0.5.11 (tag 612785f, 2026-05-05)"
+	p.PiecewiseWithSpec = true
+	p.ReqPadRow = true
+	p.SpecV2 = true
+	p.Native = native0511
+	p.UnreadModels = slices.Concat(new059, new0510, new0511)
+	return p
+}()
+
+// new0511 are the architectures v0.5.11 implements natively and
+// v0.5.10.post1 did not (the same grep at tag v0.5.11; the drafts
+// DFlashDraftModel, HYV3ForCausalLMNextN and MistralForCausalLMEagle left
+// out, as the other draft classes).
+var new0511 = []string{
+	"Gemma4ForCausalLM", "Gemma4ForConditionalGeneration", "HYV3ForCausalLM", "MiMoV2ForCausalLM",
+	"MossVLForCausalLM", "MossVLForConditionalGeneration", "NemotronH_Nano_Omni_Reasoning_V3",
+	"Qwen3ASRForConditionalGeneration", "VoxtralForConditionalGeneration",
+}
+
+// native0511 is v0.5.10's native architectures and new0511.
+var native0511 = slices.Sorted(slices.Values(append(slices.Clone(native0510), new0511...)))
+
+// profile0512 is v0.5.12 (tag 127b9e3, 2026-05-16). Against v0.5.11 (the
+// same paths; it pins FlashInfer 0.6.11.post1, python/pyproject.toml:30):
+//   - The JIT custom all-reduce v2 is the default and holds no buffer off
+//     NVLink (PR #24363; see [Profile.CustomARv2]).
+//   - FlashInfer 0.6.11.post1 allocates the all-reduce fusion workspace in
+//     torch symmetric memory (flashinfer/comm/trtllm_ar.py
+//     _alloc_symm_buffer_bytes), whose rounding is torch 2.11's allocator's,
+//     not read: a serve the release turns the fusion on for stays refused
+//     (arfusion.go), the list gaining InternS2-Preview (#24875), and
+//     --enable-deterministic-inference turns it off (#24629), a flag
+//     membudget refuses.
+//   - EAGLE-3 drafts of several layers, auxiliary inputs and norms (PRs
+//     #24663, #24664; models/llama_eagle3.py), the draft MoE runner and a
+//     FROZEN_KV_MTP algorithm: speculative decoding stays refused.
+//   - DeepSeek-V4 (#23882) and 3 more architectures are native (see
+//     new0512), refused by name; the tokenspeed_mla attention backend is
+//     explicit only, a value --attention-backend refuses; MambaPool's
+//     extra row is of models membudget refuses.
+//   - Read and unchanged: _handle_gpu_memory_settings (server_args.py:
+//     1401-1603, v0.5.11's text), the capture lists, the pool configurator,
+//     the KV cell and pools, req_to_token's padding row, the rotary reserve
+//     and the default attention backends.
+var profile0512 = func() Profile {
+	p := profile0511
+	p.Name = "v0.5.12"
+	p.Commit = "127b9e3283f7c2a43234b852ff5c9f1796d53624"
+	p.Describes = "SGLang v0.5.12 (tag 127b9e3, 2026-05-16)"
+	p.CustomARv2 = true
+	p.Native = native0512
+	p.UnreadModels = slices.Concat(new059, new0510, new0511, new0512)
+	return p
+}()
+
+// profile0512post1 is v0.5.12.post1 (tag 5a15cde, 2026-05-22): against
+// v0.5.12 it changes DeepSeek-V4's pools and kernels (#25396, #25889), the
+// sliding-window allocator's zeroing of evicted tokens (mem_cache/
+// swa_memory_pool.py:549-553, a split membudget refuses) and the DP
+// attention buffers (refused), and nvidia-cutlass-dsl 4.5.0 to 4.5.1 (git
+// diff v0.5.12 v0.5.12.post1 -- python/); its add_cli_args is v0.5.12's,
+// so its rules are v0.5.12's.
+var profile0512post1 = func() Profile {
+	p := profile0512
+	p.Name = "v0.5.12.post1"
+	p.Commit = "5a15cde858ea09b77116212a39356f2fc51b8584"
+	p.Describes = "SGLang v0.5.12.post1 (tag 5a15cde, 2026-05-22; v0.5.12's memory rules)"
+	return p
+}()
+
+// new0512 are the architectures v0.5.12 implements natively and v0.5.11
+// did not (the same grep at tag v0.5.12; the drafts
+// DeepseekV4ForCausalLMNextN, Eagle3DeepseekV2ForCausalLM and
+// Gemma4AssistantForCausalLM left out).
+var new0512 = []string{
+	"DeepseekV4ForCausalLM", "InternS2PreviewForConditionalGeneration", "LagunaForCausalLM", "MiniCPMV4_6ForConditionalGeneration",
+}
+
+// native0512 is v0.5.11's native architectures and new0512.
+var native0512 = slices.Sorted(slices.Values(append(slices.Clone(native0511), new0512...)))
+
+// profile0513 is v0.5.13 (tag 28b095c, 2026-06-10). Against v0.5.12.post1
+// (the same paths; it pins FlashInfer 0.6.12, python/pyproject.toml:31,
+// and transformers 5.8.1):
+//   - The piecewise graphs' largest size is capped by a --context-length
+//     given (PR #22516; see [Profile.PiecewiseCapByContext]).
+//   - Speculative decoding's v1 workers are gone (PR #25464): EAGLE runs
+//     eagle_worker_v2 alone, whose buffers are not read, and req_to_token
+//     rows widen for top-k above 1 on pages above 1 (PR #27458; mem_cache/
+//     common.py:194-210): speculative decoding stays refused.
+//   - The all-reduce fusion turns on for the H20 too (PR #26470) and
+//     Mistral Large 3 (server_args.py:2622-2654), under FlashInfer 0.6.12,
+//     whose workspace is 0.6.11.post1's: still refused where it turns on
+//     (arfusion.go's union of the rules read takes the H20 in).
+//   - GPTQ's weights are rewritten as a package (PR #26402), refused by
+//     name (see [unreadQuantWhy]); GLM-4.7-Flash's own MLA model file keeps
+//     fp32 router copies (PR #26088), refused by name (see changed0513).
+//   - Native architectures: 5 new (see new0513), refused by name. The "KV
+//     Cache is allocated" line gains the pool's dtype before #tokens (PR
+//     #26205; mem_cache/memory_pool.py:819), which model/logs reads.
+//   - Read and unchanged for every serve membudget takes: the rest of
+//     _handle_gpu_memory_settings (server_args.py:1444-1654), the capture
+//     lists, the pool configurator, the KV cell and pools, the padding row,
+//     _resolve_max_num_reqs, the rotary reserve and the default attention
+//     backends; the CUDA-graph input buffers are now shared between
+//     runners (cuda_graph_buffer_registry.py, PRs #26742, #27192, #27407),
+//     small int buffers within the 2 MiB a batch membudget charges.
+var profile0513 = func() Profile {
+	p := profile0512post1
+	p.Name = "v0.5.13"
+	p.Commit = "28b095c01005d4a3a2a5b637b7d028b07fba31b2"
+	p.Describes = "SGLang v0.5.13 (tag 28b095c, 2026-06-10)"
+	p.PiecewiseCapByContext = true
+	p.Native = native0513
+	p.UnreadModels = slices.Concat(new059, new0510, new0511, new0512, new0513)
+	p.ChangedModels = changedModels0513
+	p.UnreadQuant = []string{"compressed-tensors", "gptq", "modelopt"}
+	return p
+}()
+
+// profile0513post1 is v0.5.13.post1 (tag 85fd900, 2026-06-15): against
+// v0.5.13 it changes the EAGLE v2 draft's index sharing of DeepSeek's
+// sparse attention (#28192) and the gateway's Cargo files, no memory file
+// of a serve membudget takes, and its add_cli_args is v0.5.13's, so its
+// rules are v0.5.13's.
+var profile0513post1 = func() Profile {
+	p := profile0513
+	p.Name = "v0.5.13.post1"
+	p.Commit = "85fd90072d1a9f2432842b03588f63b745e524e4"
+	p.Describes = "SGLang v0.5.13.post1 (tag 85fd900, 2026-06-15; v0.5.13's memory rules)"
+	return p
+}()
+
+// new0513 are the architectures v0.5.13 implements natively and
+// v0.5.12.post1 did not (the same grep at tag v0.5.13; the drafts
+// Gemma4UnifiedAssistantForCausalLM, Glm4MoeLiteForCausalLMNextN and
+// Qwen3MoeForCausalLMMTP left out).
+var new0513 = []string{
+	"Cohere2MoeForCausalLM", "Cohere2VisionForConditionalGeneration", "Gemma4UnifiedForConditionalGeneration",
+	"NemotronHPuzzleForCausalLM", "Step3p7ForConditionalGeneration",
+}
+
+// native0513 is v0.5.12's native architectures and new0513.
+var native0513 = slices.Sorted(slices.Values(append(slices.Clone(native0512), new0513...)))

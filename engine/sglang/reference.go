@@ -331,10 +331,10 @@ func (ref *Reference) besideItems(i int) []budget.Item {
 	items = append(items,
 		budget.Item{Name: "dist_init_buffers", Term: budget.TermNonTorch, Bytes: r.DistInitBytes},
 		// (max_num_reqs, context_len + 4) int32 (model_runner.py:1750-1804,
-		// mem_cache/memory_pool.py:73-96; v0.4.9.post2 :1085-1105).
-		// Speculative decoding lengthens every row by the draft tokens
-		// (model_runner.py:1752-1755).
-		budget.Item{Name: "req_to_token", Term: budget.TermNonTorch, Bytes: budget.SatMul(budget.SatMul(st.maxNumReqs, r.ContextLength+4+r.Draft.reqExtra()), 4)},
+		// mem_cache/memory_pool.py:73-96; v0.4.9.post2 :1085-1105), a row
+		// more from v0.5.11 (see [Profile.ReqPadRow]). Speculative decoding
+		// lengthens every row by the draft tokens (model_runner.py:1752-1755).
+		budget.Item{Name: "req_to_token", Term: budget.TermNonTorch, Bytes: budget.SatMul(budget.SatMul(reqToTokenRows(st.maxNumReqs, r.Profile), r.ContextLength+4+r.Draft.reqExtra()), 4)},
 	)
 	items = append(items, ref.arFusionItem()...)
 	if st.tokens > 0 {
@@ -498,4 +498,13 @@ func (ref *Reference) Evaluate(s, t uint64) Ledger {
 		}
 	}
 	return worst
+}
+
+// reqToTokenRows is the req_to_token table's rows for maxNumReqs requests:
+// one more under [Profile.ReqPadRow], slot 0 kept as padding.
+func reqToTokenRows(maxNumReqs uint64, p Profile) uint64 {
+	if p.ReqPadRow {
+		return budget.SatAdd(maxNumReqs, 1)
+	}
+	return maxNumReqs
 }

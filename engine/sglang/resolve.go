@@ -107,7 +107,7 @@ func Resolve(s Serve, a *model.Arch, c budget.Class, p Profile) (Resolved, error
 			return Resolved{}, err
 		}
 	}
-	r.DistInitBytes = DistInitBytes(r.TPSize * r.PPSize)
+	r.DistInitBytes = distInitFor(r.Profile, c, r.TPSize, r.PPSize, r.Nodes.NNodes)
 	r.F0Bytes = budget.SatSub(budget.SatSub(c.Device.MemoryBytes, c.Memory.DriverFixedBytes), r.DistInitBytes)
 	return r, nil
 }
@@ -665,3 +665,34 @@ const (
 	distInitUpTo4  = 1638 * mib // 1.6 GiB
 	distInitAbove4 = 2058 * mib // 2.01 GiB
 )
+
+// legacyCustomARBytes is what v0.5.11's CustomAllreduce allocates on each
+// GPU on CUDA: its metadata and its buffer as IPC-shared allocations of
+// meta_size() + _MAX_CAR_SIZE and _MAX_CAR_SIZE, and its rank data of 8
+// MiB, with _MAX_CAR_SIZE = 8192 x 1024 (distributed/device_communicators/
+// custom_all_reduce.py:38, 98-116 at v0.5.11); meta_size(), the signal
+// block, is not counted.
+const legacyCustomARBytes = 3 * 8 * mib
+
+// distInitFor is [DistInitBytes] for the serve: from v0.5.12 (see
+// [Profile.CustomARv2]), less v0.5.11's custom all-reduce buffers where
+// v0.5.11 built them and v2 builds none: a tensor-parallel group of 2 on
+// one node of an NVIDIA class whose GPUs reach each other over PCIe with
+// peer access (v0.5.11's CustomAllreduce takes world size 2 without
+// NVLink, and P2P must pass, custom_all_reduce_utils.py:412-480; more than
+// two PCIe GPUs, or none with peer access, build none under either), v2
+// being the default at one node only.
+// Over NVLink v2 builds one allocation of 8 MiB of graph parameters, a 16
+// MiB pull buffer and 2 x TP x its push size (jit_kernel/include/
+// sgl_kernel/distributed/custom_all_reduce.cuh:80-104, 175-200, 250-300:
+// 26 to 32 MiB on an H200), within a few MiB of v0.5.11's 24 MiB and the
+// estimate's noise, so the estimate stands there.
+func distInitFor(p Profile, c budget.Class, tp, pp, nnodes uint64) uint64 {
+	est := DistInitBytes(tp * pp)
+	// More than one node turns v2 off for the legacy class (server_args.py:
+	// 4248-4255 at v0.5.12).
+	if p.CustomARv2 && nnodes <= 1 && c.Device.Silicon.Vendor == budget.NVIDIA && tp == 2 && c.Device.Interconnect == budget.PCIeP2P {
+		return budget.SatSub(est, legacyCustomARBytes)
+	}
+	return est
+}

@@ -6,7 +6,7 @@ import "fmt"
 // v0.5.23 (2026-10, membudget issue 21).
 var newestKnown = release{0, 5, 23, 0}
 
-// unreadRelease is why release r, newer than v0.5.10.post1, is refused: what of
+// unreadRelease is why release r, newer than the newest modelled, is refused: what of
 // its memory rules is not read (see [unreadReleases]), then the newest
 // release membudget models.
 func unreadRelease(r release) string {
@@ -24,9 +24,11 @@ func unreadRelease(r release) string {
 	return fmt.Sprintf("SGLang %s's memory rules are not modelled: %s; the newest release membudget models is %s (--sglang-version %s)", r, why, newestRead, newestRead)
 }
 
-// unreadReleases says, for each SGLang release from v0.5.11 to v0.5.23 (a
+// unreadReleases says, for each SGLang release from v0.5.14 to v0.5.23 (a
 // post release shares its release's entry), what of the memory rules it
-// may have changed is not read.
+// may have changed is not read; v0.5.11 to v0.5.13.post1 are modelled
+// (see profile0511, profile0512, profile0513), and v0.5.13.post2 is
+// refused as a fork's tag (see [unreadPost]).
 //
 // v0.5.11 to v0.5.13.post2 are tags of the git mirror of sgl-project/sglang
 // at GitHub charlesHsuGG/sglang, which holds every tag from v0.5.6 on to
@@ -62,29 +64,6 @@ var unreadReleases = []struct {
 	patch int
 	why   string
 }{
-	{11, "v0.5.11 (tag 612785f, 2026-05-05) is read at its tag and not yet modelled: against v0.5.10, piecewise CUDA graphs stay on under speculative decoding " +
-		"(#22128; server_args.py:1194-1262), so EAGLE's default --mem-fraction-static takes their reserve beside its 4 GiB; the req_to_token table " +
-		"gets a padding row (#24243; mem_cache/memory_pool.py:150-152); EAGLE at topk 1 runs the overlap scheduler's spec v2 worker by default (#21062; " +
-		"environ.py:459), whose future map keeps max_running_requests x (5 + context length / chunk) rows of the draft's hidden state " +
-		"from the first decode (managers/overlap_utils.py:45-119) and whose other buffers are not read; AWQ moves into a package (#21126) with v0.5.10's weight shapes and Marlin repacking; the pool is sized in " +
-		"model_executor/pool_configurator.py (#22384, #22389), to v0.5.10's token count without the sliding-window split; and the FlashInfer " +
-		"all-reduce fusion workspace (FlashInfer 0.6.8.post1) is made before graph capture (#21249) behind a cuMemCreate probe that can turn the fusion off (#24172); " +
-		"what v0.5.10, whose rules are read and modelled, refuses by name carries into it"},
-	{12, "v0.5.12 (tag 127b9e3, 2026-05-16) and v0.5.12.post1 (tag 5a15cde, 2026-05-22: DeepSeek-V4 and sliding-window allocator fixes, #25396, #25889, " +
-		"#25805, none in a model membudget sizes) are read at their tags and not yet modelled: against v0.5.11, the JIT custom all-reduce v2 is the default " +
-		"(#24363; distributed/device_communicators/custom_all_reduce.py:341-356) and builds no buffer unless NVLink joins every GPU pair " +
-		"(custom_all_reduce_v2.py:31-75), so tensor parallelism over PCIe holds none; FlashInfer 0.6.11.post1 allocates the all-reduce fusion workspace " +
-		"in torch symmetric memory rounded to 16 bytes, not 2 MiB (flashinfer/comm/trtllm_ar.py), an allocator not read; EAGLE-3 drafts may have more " +
-		"layers, auxiliary inputs and norms (#24663, #24664; models/llama_eagle3.py); DeepSeek-V4's pools are new (#23882); " +
-		"what v0.5.11 changes carries into it"},
-	{13, "v0.5.13 (tag 28b095c, 2026-06-10; v0.5.13.post1, tag 85fd900, changes no memory file, and the mirror's v0.5.13.post2, tag 403cc43, is its " +
-		"owner's commit on a fork branch with v0.5.13's add_cli_args) is read at its tag and not yet modelled: against v0.5.12.post1, the piecewise " +
-		"CUDA graph tokens are capped by --context-length (#22516, for #21112; server_args.py:1579-1585), which moves the default --mem-fraction-static " +
-		"by 8 MiB per size dropped; speculative decoding's v1 workers are gone (#25464), leaving the v2 worker, not read, and its req_to_token rows " +
-		"widen for topk above 1 on pages above 1 (#27458; mem_cache/common.py:194-210); the all-reduce fusion turns on for the H20 too (#26470); " +
-		"GPTQ's weights are rewritten into a package (#26402), not read, and GLM-4.7-Flash's own MLA model keeps an fp32 copy of every router weight " +
-		"from the first forward (#26088; models/glm4_moe_lite.py:151-175); " +
-		"what v0.5.12 changes carries into it; the draft model's weights counted in --mem-fraction-static (#28855) reached main on 2026-06-22, after it"},
 	{14, "v0.5.14's tag is in no mirror found (charlesHsuGG/sglang has its branch release/v0.5.14, not its tag); that branch existed by 2026-06-25 (cherry-pick #29221), " +
 		"and whether it has the draft model's weights counted in --mem-fraction-static (#28855, main 2026-06-22) is not known; " +
 		"the disaggregation-aware reserve of --mem-fraction-static's default (#29615) reached main on 2026-07-05, after that branch existed"},
@@ -112,6 +91,11 @@ var unreadReleases = []struct {
 // unreadLater is why a release after v0.5.23 is refused.
 const unreadLater = "no SGLang release after v0.5.23 (2026-10, the newest known when membudget's profiles were written) is known to membudget"
 
-// unreadPost is why a post release of v0.5.10 after .post1 is refused: the
-// mirror's tags have none (v0.5.10.post1 is followed by v0.5.11).
-const unreadPost = "no such post release is tagged in sgl-project/sglang (its mirror charlesHsuGG/sglang has v0.5.10 and v0.5.10.post1, then v0.5.11)"
+// unreadPost is why a post release of the newest release modelled is
+// refused: the mirror's v0.5.13.post2 (tag 403cc43, 2026-06-16) was tagged
+// by the mirror's owner, "update rl important sampling method", on a fork
+// branch that merges release/v0.5.13 into the owner's rl_important_sampling
+// (its add_cli_args is v0.5.13's); whether sgl-project/sglang ever tagged a
+// v0.5.13.post2, and with what, is not known, and no later post release is
+// tagged.
+const unreadPost = "v0.5.13.post2 is not an upstream release membudget knows: the mirror charlesHsuGG/sglang's tag v0.5.13.post2 (403cc43, 2026-06-16) is its owner's commit \"update rl important sampling method\" on a fork branch merging release/v0.5.13, and no other post release of v0.5.13 after .post1 is tagged"

@@ -142,7 +142,8 @@ type Profile struct {
 	// ChangedModels are the architectures whose model file the release
 	// changed in a way that alters what a rank holds and membudget has not
 	// read (v0.5.10: Gemma 3's rotary tables and GLM-4.5 MoE's float32
-	// gate copies; see models0510.go): a serve of one is refused by name.
+	// gate copies; v0.5.13: GLM-4.7-Flash's; see models0510.go): a serve
+	// of one is refused by name.
 	ChangedModels []string
 	// UnreadQuant are the checkpoint quantization methods ([model.Quant]'s
 	// Method) whose weight processing the release changed in ways
@@ -200,6 +201,40 @@ type Profile struct {
 	// stripped one alone did, and [Profile.FP8IgnoreUnstripped]'s refusal
 	// stands as v0.5.9's.
 	FP8IgnoreMoE bool
+	// PiecewiseWithSpec says speculative decoding no longer turns the
+	// piecewise CUDA graphs off (PR #22128; v0.5.11 server_args.py:
+	// 1194-1262 has no such case, v0.5.10's :1078-1139 its case 2): an
+	// EAGLE serve's default fraction would take both their reserve and
+	// the draft's 4 GiB. Speculative decoding is refused from v0.5.9 (see
+	// spec.go), so this holds for the piecewise decision alone.
+	PiecewiseWithSpec bool
+	// ReqPadRow says the req_to_token table has one row more than
+	// max_num_reqs, slot 0 kept as padding for CUDA-graph batches (PR
+	// #24243; v0.5.11 mem_cache/memory_pool.py:144-152: (size + 1,
+	// max_context_len) int32, free slots 1 to size): context_len + 4 int32
+	// more beside the pool.
+	ReqPadRow bool
+	// SpecV2 says EAGLE, EAGLE3 and STANDALONE run the overlap scheduler's
+	// spec v2 worker by default (PR #21062; v0.5.11 environ.py:459,
+	// SGLANG_ENABLE_SPEC_V2 = EnvBool(True)), whose draft-side buffers
+	// (speculative/eagle_worker_v2.py, managers/overlap_utils.py:45-119's
+	// future map) are not read: its refusal of speculative decoding names
+	// them.
+	SpecV2 bool
+	// CustomARv2 says the JIT custom all-reduce v2 is the default on CUDA
+	// (PR #24363; v0.5.12 environ.py:458, distributed/device_communicators/
+	// custom_all_reduce.py:341-356), which builds no buffer unless NVLink
+	// joins every GPU pair (custom_all_reduce_v2.py:31-75), where v0.5.11's
+	// CustomAllreduce built its buffers at TP 2 over PCIe with peer access
+	// too (custom_all_reduce.py:83-96 with custom_all_reduce_utils.py:
+	// 412-480): see [distInitFor].
+	CustomARv2 bool
+	// PiecewiseCapByContext says the piecewise CUDA graphs' largest size is
+	// at most a --context-length given, before the size list and the
+	// default fraction's 8 MiB per size (PR #22516, for issue #21112;
+	// v0.5.13 server_args.py:1579-1585): --context-length 2048 on an H100
+	// captures 42 sizes, not 58, and reserves 128 MiB less.
+	PiecewiseCapByContext bool
 	// EnvBoolWords says an environment boolean also reads yes, y, no and
 	// n, and warns and keeps its default for anything else (v0.5.6.post2's
 	// EnvBool, environ.py:98-105, 23-38); v0.4.9.post2's get_bool_env_var
@@ -210,7 +245,7 @@ type Profile struct {
 // DefaultName is the name of the default profile.
 const DefaultName = "v0.5.6.post2"
 
-var profiles = []Profile{profile0510post1, profile0510, profile059post1, profile059, profile058post1, profile058, profile057, profile056post3, profile056post2, profile049post2}
+var profiles = []Profile{profile0513post1, profile0513, profile0512post1, profile0512, profile0511, profile0510post1, profile0510, profile059post1, profile059, profile058post1, profile058, profile057, profile056post3, profile056post2, profile049post2}
 
 // profile056post2 is the default profile; the later ones start from it.
 var profile056post2 = Profile{
@@ -232,15 +267,16 @@ var profile049post2 = Profile{
 }
 
 // ProfileFor returns the profile of SGLang release spec: "v0.5.6.post2"
-// (also "" or "default"), "v0.5.10.post1" (also "latest"), "v0.5.10",
+// (also "" or "default"), "v0.5.13.post1" (also "latest"), "v0.5.13",
+// "v0.5.12.post1", "v0.5.12", "v0.5.11", "v0.5.10.post1", "v0.5.10",
 // "v0.5.9.post1", "v0.5.9", "v0.5.8.post1", "v0.5.8", "v0.5.7",
 // "v0.5.6.post3" or "v0.4.9.post2", with or without the leading v. Any
 // other release is a *[engine.SettingError]: the rules of releases
-// membudget has not read are not guessed, one newer than the newest read
-// (v0.5.11 to v0.5.23, 2026-10, and on) is refused naming what of its rules
-// is not read and the newest release modelled (see [unreadReleases]), and a
-// release candidate of a release read (v0.5.10rc0) is refused as no
-// release's rules (see [releaseCandidate]).
+// membudget has not read are not guessed, one newer than the newest
+// modelled (v0.5.13.post2, v0.5.14 to v0.5.23, 2026-10, and on) is refused
+// naming what of its rules is not modelled and the newest release modelled
+// (see [unreadReleases]), and a release candidate of a release read
+// (v0.5.10rc0) is refused as no release's rules (see [releaseCandidate]).
 func ProfileFor(spec string) (Profile, error) {
 	s := strings.ToLower(strings.TrimSpace(spec))
 	switch s {
@@ -268,7 +304,7 @@ func ProfileFor(spec string) (Profile, error) {
 
 // refusedByName says which later releases --sglang-version names and
 // refuses (see [unreadReleases]).
-const refusedByName = "v0.5.11 to v0.5.23 are refused by name, each saying what of its rules is not read"
+const refusedByName = "v0.5.13.post2 and v0.5.14 to v0.5.23 are refused by name, each saying what of its rules is not read"
 
 // releaseCandidate is why a release candidate of a release membudget
 // models is refused rather than sized as its release: v0.5.10rc0 (tag

@@ -20,26 +20,19 @@ import (
 // candidate of a read release its own refusal. None is sized with
 // another's rules.
 func TestUnreadReleasesRefusedByName(t *testing.T) {
-	const newest = "; the newest release membudget models is v0.5.10.post1 (--sglang-version v0.5.10.post1)"
-	// v0.5.11's whole text, by hand: its tag, what it changes against
-	// v0.5.10 (read at the tag, not modelled), and v0.5.10's refusals
-	// carried, v0.5.10 itself modelled.
-	v0511 := "SGLang v0.5.11's memory rules are not modelled: v0.5.11 (tag 612785f, 2026-05-05) is read at its tag and not yet modelled: " +
-		"against v0.5.10, piecewise CUDA graphs stay on under speculative decoding (#22128; server_args.py:1194-1262), so EAGLE's default " +
-		"--mem-fraction-static takes their reserve beside its 4 GiB; the req_to_token table gets a padding row (#24243; mem_cache/memory_pool.py:150-152); " +
-		"EAGLE at topk 1 runs the overlap scheduler's spec v2 worker by default (#21062; environ.py:459), whose future map keeps " +
-		"max_running_requests x (5 + context length / chunk) rows of the draft's hidden state from the first decode (managers/overlap_utils.py:45-119) " +
-		"and whose other buffers are not read; AWQ moves into a package (#21126) with v0.5.10's weight shapes and Marlin repacking; the pool is sized in " +
-		"model_executor/pool_configurator.py (#22384, #22389), to v0.5.10's token count without the sliding-window split; and the FlashInfer " +
-		"all-reduce fusion workspace (FlashInfer 0.6.8.post1) is made before graph capture (#21249) behind a cuMemCreate probe that can turn the fusion off (#24172); " +
-		"what v0.5.10, whose rules are read and modelled, refuses by name carries into it" + newest
-	_, err := ProfileFor("v0.5.11")
+	const newest = "; the newest release membudget models is v0.5.13.post1 (--sglang-version v0.5.13.post1)"
+	// v0.5.13.post2's whole text, by hand: the mirror's tag is its owner's
+	// fork commit, kept refused and saying so.
+	post := "SGLang v0.5.13.post2's memory rules are not modelled: v0.5.13.post2 is not an upstream release membudget knows: " +
+		"the mirror charlesHsuGG/sglang's tag v0.5.13.post2 (403cc43, 2026-06-16) is its owner's commit \"update rl important sampling method\" " +
+		"on a fork branch merging release/v0.5.13, and no other post release of v0.5.13 after .post1 is tagged" + newest
+	_, err := ProfileFor("v0.5.13.post2")
 	var se *engine.SettingError
 	if !errors.As(err, &se) {
-		t.Fatalf("ProfileFor(v0.5.11) = %v, want a setting error", err)
+		t.Fatalf("ProfileFor(v0.5.13.post2) = %v, want a setting error", err)
 	}
-	if diff := cmp.Diff(engine.SettingError{Flag: "sglang-version", Value: "v0.5.11", Reason: v0511}, *se); diff != "" {
-		t.Errorf("ProfileFor(v0.5.11) (-want +got):\n%s", diff)
+	if diff := cmp.Diff(engine.SettingError{Flag: "sglang-version", Value: "v0.5.13.post2", Reason: post}, *se); diff != "" {
+		t.Errorf("ProfileFor(v0.5.13.post2) (-want +got):\n%s", diff)
 	}
 	// Each release's marks: its tag and date where a mirror has them, the
 	// pull requests of the memory changes known, or the mirrors' lack.
@@ -47,15 +40,7 @@ func TestUnreadReleasesRefusedByName(t *testing.T) {
 		spec, release string
 		marks         []string
 	}{
-		{"0.5.10.post2", "v0.5.10.post2", []string{"no such post release", "v0.5.10.post1, then v0.5.11"}},
-		// v0.5.11 to v0.5.13.post2 are read and not modelled: each names
-		// its tag and the changes that move memory against the release
-		// before, with their pull requests.
-		{"v0.5.11", "v0.5.11", []string{"612785f", "read at its tag and not yet modelled", "#22128", "#24243", "#21062", "memory_pool.py:150-152", "v0.5.10, whose rules are read"}},
-		{"v0.5.12", "v0.5.12", []string{"127b9e3", "5a15cde", "#24363", "NVLink", "16 bytes", "#24663", "what v0.5.11 changes carries into it"}},
-		{"v0.5.12.post1", "v0.5.12.post1", []string{"127b9e3", "#25889"}},
-		{"v0.5.13", "v0.5.13", []string{"28b095c", "#22516", "#21112", "server_args.py:1579-1585", "#25464", "#27458", "#26470", "#26402", "glm4_moe_lite.py:151-175", "what v0.5.12 changes carries into it"}},
-		{"v0.5.13.post2", "v0.5.13.post2", []string{"28b095c", "403cc43", "fork branch", "#28855"}},
+		{"0.5.13.post3", "v0.5.13.post3", []string{"403cc43", "fork branch", "no other post release"}},
 		{"v0.5.14", "v0.5.14", []string{"no mirror", "release/v0.5.14", "2026-06-25", "#28855", "#29615", "2026-07-05"}},
 		{"v0.5.15rc0", "v0.5.15", []string{"#31083", "#29615", "001067f", "#30157", "SGLANG_ENABLE_POST_CAPTURE_KV_SIZING", "#31162"}},
 		{"v0.5.16", "v0.5.16", []string{"2026-08-20", "#33666", "2026-08-06"}},
@@ -87,10 +72,10 @@ func TestUnreadReleasesRefusedByName(t *testing.T) {
 			}
 		}
 	}
-	// Every release from v0.5.11 to v0.5.23 has its own reason, naming
+	// Every release from v0.5.14 to v0.5.23 has its own reason, naming
 	// itself: none borrows another's, nor the one for releases after.
 	seen := map[string]string{}
-	for patch := 11; patch <= 24; patch++ {
+	for patch := 14; patch <= 24; patch++ {
 		name := fmt.Sprintf("v0.5.%d", patch)
 		_, err := ProfileFor(name)
 		var se *engine.SettingError
@@ -106,7 +91,7 @@ func TestUnreadReleasesRefusedByName(t *testing.T) {
 			t.Errorf("%s's reason %q does not name it", name, why)
 		}
 	}
-	plain := "want v0.5.10.post1, v0.5.10, v0.5.9.post1, v0.5.9, v0.5.8.post1, v0.5.8, v0.5.7, v0.5.6.post3, v0.5.6.post2 (the default) or v0.4.9.post2, the releases whose memory rules membudget has read; v0.5.11 to v0.5.23 are refused by name, each saying what of its rules is not read"
+	plain := "want v0.5.13.post1, v0.5.13, v0.5.12.post1, v0.5.12, v0.5.11, v0.5.10.post1, v0.5.10, v0.5.9.post1, v0.5.9, v0.5.8.post1, v0.5.8, v0.5.7, v0.5.6.post3, v0.5.6.post2 (the default) or v0.4.9.post2, the releases whose memory rules membudget has read; v0.5.13.post2 and v0.5.14 to v0.5.23 are refused by name, each saying what of its rules is not read"
 	for _, spec := range []string{"v0.5.6", "v0.5.6.post1", "v0.5.6.post4", "v0.5.7.post1", "v0.5.8.post2", "0.5.0", "v0.4.6", "main", "v0.5"} {
 		_, err := ProfileFor(spec)
 		var se *engine.SettingError
@@ -147,19 +132,19 @@ func TestReleaseOrder(t *testing.T) {
 }
 
 // TestPropertyUnreadReleaseNeverSized: a release SGLang could tag is sized
-// only when it is one of the ten read, and one after v0.5.10.post1 is
-// refused naming itself and v0.5.10.post1.
+// only when it is one of the fifteen read, and one after v0.5.13.post1 is
+// refused naming itself and v0.5.13.post1.
 func TestPropertyUnreadReleaseNeverSized(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		r := release{0, rapid.IntRange(3, 7).Draw(t, "minor"), rapid.IntRange(0, 30).Draw(t, "patch"), rapid.IntRange(0, 3).Draw(t, "post")}
 		p, err := ProfileFor(r.String())
 		switch {
 		case err == nil:
-			if p.Name != r.String() || !slices.Contains([]string{"v0.5.10.post1", "v0.5.10", "v0.5.9.post1", "v0.5.9", "v0.5.8.post1", "v0.5.8", "v0.5.7", "v0.5.6.post3", "v0.5.6.post2", "v0.4.9.post2"}, p.Name) {
+			if p.Name != r.String() || !slices.Contains([]string{"v0.5.13.post1", "v0.5.13", "v0.5.12.post1", "v0.5.12", "v0.5.11", "v0.5.10.post1", "v0.5.10", "v0.5.9.post1", "v0.5.9", "v0.5.8.post1", "v0.5.8", "v0.5.7", "v0.5.6.post3", "v0.5.6.post2", "v0.4.9.post2"}, p.Name) {
 				t.Fatalf("%s sized as %s", r, p.Name)
 			}
 		case newestRead.less(r):
-			if !strings.Contains(err.Error(), "SGLang "+r.String()+"'s memory rules are not modelled") || !strings.Contains(err.Error(), "(--sglang-version v0.5.10.post1)") {
+			if !strings.Contains(err.Error(), "SGLang "+r.String()+"'s memory rules are not modelled") || !strings.Contains(err.Error(), "(--sglang-version v0.5.13.post1)") {
 				t.Fatalf("%s: %v", r, err)
 			}
 		}
@@ -168,9 +153,9 @@ func TestPropertyUnreadReleaseNeverSized(t *testing.T) {
 
 // TestNewestReadIsTheNewestProfile: newestRead, above which a release is
 // refused as unread, is the release of profiles' first (newest) entry,
-// v0.5.10.post1 = {0, 5, 10, 1}, spelled back as its name.
+// v0.5.13.post1 = {0, 5, 13, 1}, spelled back as its name.
 func TestNewestReadIsTheNewestProfile(t *testing.T) {
-	if diff := cmp.Diff(release{0, 5, 10, 1}, newestRead, cmp.AllowUnexported(release{})); diff != "" {
+	if diff := cmp.Diff(release{0, 5, 13, 1}, newestRead, cmp.AllowUnexported(release{})); diff != "" {
 		t.Errorf("newestRead (-want +got):\n%s", diff)
 	}
 	if got := newestRead.String(); got != profiles[0].Name {
@@ -182,7 +167,7 @@ func TestNewestReadIsTheNewestProfile(t *testing.T) {
 // modelled release, newest first, the last after "or", then the refused
 // range.
 func TestVersionHelpListsTheProfiles(t *testing.T) {
-	want := "v0.5.10.post1, v0.5.10, v0.5.9.post1, v0.5.9, v0.5.8.post1, v0.5.8, v0.5.7, v0.5.6.post3, v0.5.6.post2 or v0.4.9.post2 (v0.5.11 to v0.5.23 are refused by name, each saying what of its rules is not read)"
+	want := "v0.5.13.post1, v0.5.13, v0.5.12.post1, v0.5.12, v0.5.11, v0.5.10.post1, v0.5.10, v0.5.9.post1, v0.5.9, v0.5.8.post1, v0.5.8, v0.5.7, v0.5.6.post3, v0.5.6.post2 or v0.4.9.post2 (v0.5.13.post2 and v0.5.14 to v0.5.23 are refused by name, each saying what of its rules is not read)"
 	if VersionHelp != want {
 		t.Errorf("VersionHelp = %q, want %q", VersionHelp, want)
 	}

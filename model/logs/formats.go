@@ -210,6 +210,12 @@ const (
 	// init_device_graphs; "npu graph" on Ascend; older versions give only the
 	// time).
 	FormatSGLangCaptureEnd Format = "sglang: Capture cuda graph end"
+	// FormatSGLangPiecewiseCaptureEnd: "Capture piecewise CUDA graph end.
+	// Time elapsed: %.2f s. mem usage=%.2f GB. avail mem=%.2f GB."
+	// (model_runner.py:2574-2576 at sgl-project/sglang v0.5.10,
+	// :2919-2920 at v0.5.11; the same words from v0.5.6.post2, :2506),
+	// logged after the decode graphs' line.
+	FormatSGLangPiecewiseCaptureEnd Format = "sglang: Capture piecewise CUDA graph end"
 	// FormatSGLangLimits: "max_total_num_tokens=%d, chunked_prefill_size=%d,
 	// max_prefill_tokens=%d, max_running_requests=%d, context_len=%d[,
 	// available_gpu_mem=%.2f GB]" (python/sglang/srt/managers/scheduler.py;
@@ -290,7 +296,7 @@ func gibOrGB(k Kind, g int) fig { return fig{kind: k, unitGroup: g, minPlaces: 2
 // patterns take no sign.
 var signedKinds = map[Kind]bool{
 	KindWeights: true, KindNonTorch: true, KindActivationPeak: true, KindActivationWithGraphs: true, KindTorchPeak: true,
-	KindNonKVTotal: true, KindConsumed: true, KindKVCacheMemory: true, KindCUDAGraph: true,
+	KindNonKVTotal: true, KindConsumed: true, KindKVCacheMemory: true, KindCUDAGraph: true, KindPiecewiseGraph: true,
 	KindSuggestedKVCacheMemory: true, KindSuggestedKVCacheMemoryDevice: true,
 }
 
@@ -470,11 +476,15 @@ var formats = []lineFormat{
 		re: regexp.MustCompile(`KV Cache is allocated\.`), then: sglangKVAllocated},
 	{format: FormatSGLangMemoryPoolEnd, engine: EngineSGLang, era: EraSGLang, anchor: "Memory pool end.",
 		re: regexp.MustCompile(`Memory pool end\. avail mem=` + unsignedNum + ` ?GB`), figs: []fig{1: gbGiB(KindFreeAfterPool)}},
-	// "Capture cuda graph end.", "Capture npu graph end.", "Capture
-	// piecewise cuda graph end.": up to 20 bytes of the graph's kind.
+	// "Capture cuda graph end.", "Capture npu graph end.", "Capture draft
+	// cuda graph end.": up to 20 bytes of the graph's kind, in lower case;
+	// the piecewise graphs' line, with its capital CUDA, is read apart.
 	{format: FormatSGLangCaptureEnd, engine: EngineSGLang, era: EraSGLang, anchor: "graph end.",
 		re:   regexp.MustCompile(`Capture [a-z ]{0,20}graph end\.`),
 		then: sglangAfter(gbGiB(KindFreeAfterGraphs), gbGiB(KindCUDAGraph))},
+	{format: FormatSGLangPiecewiseCaptureEnd, engine: EngineSGLang, era: EraSGLang, anchor: "piecewise CUDA graph end.",
+		re:   regexp.MustCompile(`Capture piecewise CUDA graph end\.`),
+		then: sglangAfter(gbGiB(KindFreeAfterPiecewise), gbGiB(KindPiecewiseGraph))},
 	{format: FormatSGLangLimits, engine: EngineSGLang, era: EraSGLang, anchor: "max_total_num_tokens=",
 		re:   regexp.MustCompile(`max_total_num_tokens=([0-9]+)`),
 		figs: []fig{1: tokens(KindKVCacheTokens)},

@@ -101,6 +101,21 @@ func TestLineFormats(t *testing.T) {
 		{"SGLang on Ascend, usage before avail",
 			"[2026-03-11 13:53:32 TP1] Capture npu graph end. Time elapsed: 8.04 s. mem usage=0.80 GB. avail mem=10.30 GB.",
 			[]figureView{f(KindFreeAfterGraphs, "10.30", UnitGBGiB, 2, "TP1", 1), f(KindCUDAGraph, "0.80", UnitGBGiB, 2, "TP1", 1)}, EraSGLang},
+		// v0.5.13's pool line names the pool's dtype before #tokens
+		// (mem_cache/memory_pool.py:819 at sgl-project/sglang v0.5.13, PR
+		// #26205): f"KV Cache is allocated. dtype: {self.dtype}, #tokens:
+		// {num_tokens}, K size: {k_size_GB:.2f} GB, V size: ..."
+		{"SGLang v0.5.13's pool line, its dtype first",
+			"[2026-06-11 09:00:01 TP0] KV Cache is allocated. dtype: torch.bfloat16, #tokens: 412345, K size: 25.17 GB, V size: 25.17 GB",
+			[]figureView{f(KindKVCacheTokens, "412345", UnitTokens, 0, "TP0", 1), f(KindKCacheMemory, "25.17", UnitGBGiB, 2, "TP0", 1), f(KindVCacheMemory, "25.17", UnitGBGiB, 2, "TP0", 1)}, EraSGLang},
+		// The format string of model_runner.py:2574-2576 at sgl-project/
+		// sglang v0.5.10 (f"Capture piecewise CUDA graph end. Time elapsed:
+		// {..:.2f} s. mem usage={mem_usage:.2f} GB. avail mem={after_mem:.2f}
+		// GB."), with its figures filled in; capital CUDA, which the decode
+		// graphs' pattern ([a-z ]) does not take.
+		{"SGLang's piecewise graphs, read apart from the decode graphs",
+			"[2026-04-06 10:12:44 TP0] Capture piecewise CUDA graph end. Time elapsed: 21.37 s. mem usage=0.46 GB. avail mem=9.81 GB.",
+			[]figureView{f(KindFreeAfterPiecewise, "9.81", UnitGBGiB, 2, "TP0", 1), f(KindPiecewiseGraph, "0.46", UnitGBGiB, 2, "TP0", 1)}, EraSGLang},
 		{"prose about a log is not a log",
 			"KV cache 1,710,928 tokens (after PR) with max_num_seqs=256, max_model_len=2048, gpu_memory_utilization=0.98",
 			nil, ""},

@@ -148,6 +148,13 @@ const (
 	// KindFreeAfterGraphs: SGLang's "Capture cuda graph end. ... avail mem="
 	// and "available_gpu_mem=".
 	KindFreeAfterGraphs Kind = "free_after_graphs"
+	// KindPiecewiseGraph is the memory SGLang's piecewise (prefill) CUDA
+	// graphs took: "Capture piecewise CUDA graph end. ... mem usage=". Can
+	// be negative (a difference of free memory).
+	KindPiecewiseGraph Kind = "piecewise_cuda_graph"
+	// KindFreeAfterPiecewise: "Capture piecewise CUDA graph end. ... avail
+	// mem=", the free memory after the last capture of SGLang's startup.
+	KindFreeAfterPiecewise Kind = "free_after_piecewise"
 	// KindUtilization is --gpu-memory-utilization as a memory line restates
 	// it (a fraction, not bytes).
 	KindUtilization Kind = "gpu_memory_utilization"

@@ -1,0 +1,134 @@
+package sglang
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"membudget/engine"
+)
+
+// TestProfile0512Rules: v0.5.12 is v0.5.11's rules but the custom
+// all-reduce v2 and its native architectures; v0.5.12.post1 changes none.
+func TestProfile0512Rules(t *testing.T) {
+	p := mustProfile("v0.5.12")
+	want := mustProfile("v0.5.11")
+	want.Name, want.Commit, want.Describes = "v0.5.12", "127b9e3283f7c2a43234b852ff5c9f1796d53624", p.Describes
+	want.CustomARv2 = true // PR #24363
+	want.Native = native0512
+	want.UnreadModels = append(append(append(append([]string(nil), new059...), new0510...), new0511...), new0512...)
+	if diff := cmp.Diff(want, p); diff != "" {
+		t.Errorf("v0.5.12 against v0.5.11's rules (-want +got):\n%s", diff)
+	}
+	// 7 classes new by the grep, less the three drafts: 4.
+	if len(new0512) != 4 || len(native0512) != len(native0511)+4 {
+		t.Errorf("v0.5.12 adds %d native architectures (%d in all), want 4 (%d)", len(new0512), len(native0512), len(native0511)+4)
+	}
+	post1 := mustProfile("v0.5.12.post1")
+	want = p
+	want.Name, want.Commit, want.Describes = "v0.5.12.post1", "5a15cde858ea09b77116212a39356f2fc51b8584", post1.Describes
+	if diff := cmp.Diff(want, post1); diff != "" {
+		t.Errorf("v0.5.12.post1 against v0.5.12's rules (-want +got):\n%s", diff)
+	}
+}
+
+// TestProfile0512DistInit: v0.5.11's CustomAllreduce holds 3 x 8 MiB at TP
+// 2 over PCIe with peer access (L40S) and v0.5.12's v2 none, so the
+// estimate drops from 1638 to 1614 MiB there; over NVLink (H100), on a
+// GeForce card without peer access (RTX 4090), above TP 2 on PCIe (L40S
+// TP 4, which neither builds) and on two nodes (v2 off, the legacy class
+// back) it stands.
+func TestProfile0512DistInit(t *testing.T) {
+	p11, p12 := mustProfile("v0.5.11"), mustProfile("v0.5.12.post1")
+	for _, tt := range []struct {
+		class      string
+		tp, nnodes uint64
+		want11     uint64
+		want12     uint64
+	}{
+		{"l40s", 2, 1, 1638 * mib, 1614 * mib},
+		{"h100-sxm-80g", 2, 1, 1638 * mib, 1638 * mib},
+		{"rtx-4090", 2, 1, 1638 * mib, 1638 * mib},
+		{"l40s", 4, 1, 1638 * mib, 1638 * mib},
+		{"l40s", 2, 2, 1638 * mib, 1638 * mib},
+	} {
+		c := class(t, tt.class)
+		if got11, got12 := distInitFor(p11, c, tt.tp, 1, tt.nnodes), distInitFor(p12, c, tt.tp, 1, tt.nnodes); got11 != tt.want11 || got12 != tt.want12 {
+			t.Errorf("%s TP %d on %d nodes: v0.5.11 %d, v0.5.12.post1 %d; want %d, %d", tt.class, tt.tp, tt.nnodes, got11, got12, tt.want11, tt.want12)
+		}
+	}
+}
+
+// TestProfile0512PoolByHand walks Llama 3.1 8B at TP 2 on L40S under both
+// releases: the same fraction (v0.5.11's text), F0 24 MiB larger under
+// v0.5.12 (no custom all-reduce buffers), and T = int(rest x 2^30) //
+// cell with rest = F1 - F0 x (1 - msf) in GiB: the cell is 8 KV heads /
+// 2 ranks x 256 x 32 layers x 2 B = 65536 B, and 24 MiB x msf more of
+// rest is 24 x msf x 16 tokens more, within one of the floors.
+func TestProfile0512PoolByHand(t *testing.T) {
+	llama := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
+	l40s := class(t, "l40s")
+	c11 := ref(t, llama, Serve{TPSize: 2}, l40s, mustProfile("v0.5.11")).Capacity()
+	c12 := ref(t, llama, Serve{TPSize: 2}, l40s, mustProfile("v0.5.12")).Capacity()
+	if c11.MemFractionStatic != c12.MemFractionStatic || c12.F0Bytes != c11.F0Bytes+24*mib || c12.CellBytes != 65536 {
+		t.Fatalf("msf %v / %v, F0 %d / %d, cell %d; want the same fraction, F0 24 MiB more, cell 65536", c11.MemFractionStatic, c12.MemFractionStatic, c11.F0Bytes, c12.F0Bytes, c12.CellBytes)
+	}
+	msf := c12.MemFractionStatic
+	for _, c := range []struct {
+		name string
+		cap  Capacity
+	}{{"v0.5.11", c11}, {"v0.5.12", c12}} {
+		f0, f1 := float64(c.cap.F0Bytes), float64(c.cap.F0Bytes-c.cap.LoadedBytes)
+		wantT := int64(math.Floor((f1/gib-f0/gib*(1-msf))*gib)) / 65536
+		if c.cap.MaxTotalNumTokens != wantT {
+			t.Errorf("%s: T %d, want %d", c.name, c.cap.MaxTotalNumTokens, wantT)
+		}
+	}
+	if d, x := c12.MaxTotalNumTokens-c11.MaxTotalNumTokens, int64(24*msf*16); d < x-1 || d > x+1 {
+		t.Errorf("v0.5.12 holds %d tokens more than v0.5.11; want about 24 MiB x %v / 64 KiB = %.0f", d, msf, 24*msf*16)
+	}
+}
+
+// TestProfile0512RefusedByName: DeepSeek-V4 and the other new
+// architectures by name, EAGLE (the spec v2 worker), the fusion workspace
+// and the new flags that allocate; the others taken.
+func TestProfile0512RefusedByName(t *testing.T) {
+	archs := shipped(t)
+	h100 := class(t, "h100-sxm-80g")
+	p := mustProfile("v0.5.12.post1")
+	laguna := *archs["meta-llama__Llama-3.1-8B-Instruct"]
+	laguna.Architectures = []string{"LagunaForCausalLM"}
+	if _, err := Resolve(Serve{}, &laguna, h100, p); err == nil || !strings.Contains(err.Error(), "implements LagunaForCausalLM natively, new in this release") {
+		t.Errorf("LagunaForCausalLM under v0.5.12.post1: %v; want it refused as a new native architecture", err)
+	}
+	var se *engine.SettingError
+	if _, err := Resolve(Serve{Spec: Spec{Algorithm: "EAGLE"}}, archs["meta-llama__Llama-3.1-8B-Instruct"], h100, p); !errors.As(err, &se) || !strings.Contains(se.Reason, "#21062") {
+		t.Errorf("EAGLE under v0.5.12.post1: %v; want the spec v2 worker named", err)
+	}
+	if _, err := Resolve(Serve{TPSize: 2}, archs["Qwen__Qwen3-30B-A3B"], h100, p); !errors.As(err, &se) || se.Flag != "enable-flashinfer-allreduce-fusion" {
+		t.Errorf("Qwen3-MoE TP2 on H100 under v0.5.12.post1: %v; want the fusion workspace refused", err)
+	}
+	for _, tt := range []struct {
+		args []string
+		want string // "" for taken
+	}{
+		{[]string{"--sglang-version", "v0.5.12", "--prefill-only-disable-kv-cache"}, "without a KV cache"},
+		{[]string{"--sglang-version", "v0.5.12", "--model-config-parser", "auto"}, ""},
+		{[]string{"--sglang-version", "v0.5.12", "--model-config-parser", "mistral"}, "a model config other than"},
+		{[]string{"--sglang-version", "v0.5.12.post1", "--hierarchical-sparse-attention-extra-config", "x"}, "hierarchical sparse attention"},
+		{[]string{"--sglang-version", "v0.5.12", "--speculative-draft-window-size", "4"}, "speculative decoding"},
+		{[]string{"--sglang-version", "v0.5.12", "--detokenizer-worker-num", "2"}, ""},
+		{[]string{"--sglang-version", "v0.5.11", "--detokenizer-worker-num", "2"}, "--detokenizer-worker-num"},
+	} {
+		err := (&flagServe{}).Judge(tt.args, 2)
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("Judge(%q): %v; want it taken", tt.args, err)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("Judge(%q): %v; want %q", tt.args, err, tt.want)
+		}
+	}
+}

@@ -1,0 +1,144 @@
+package sglang
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
+
+	"membudget/engine"
+)
+
+// TestProfile0513Rules: v0.5.13 is v0.5.12.post1's rules but the ones it
+// changed; v0.5.13.post1 changes none.
+func TestProfile0513Rules(t *testing.T) {
+	p := mustProfile("v0.5.13")
+	want := mustProfile("v0.5.12.post1")
+	want.Name, want.Commit, want.Describes = "v0.5.13", "28b095c01005d4a3a2a5b637b7d028b07fba31b2", p.Describes
+	want.PiecewiseCapByContext = true // PR #22516
+	want.Native = native0513
+	want.UnreadModels = append(append(append(append(append([]string(nil), new059...), new0510...), new0511...), new0512...), new0513...)
+	want.ChangedModels = []string{"Gemma3ForCausalLM", "Gemma3ForConditionalGeneration", "Glm4MoeForCausalLM", "Glm4MoeLiteForCausalLM"} // + PR #26088
+	want.UnreadQuant = []string{"compressed-tensors", "gptq", "modelopt"}                                                                // + PR #26402
+	if diff := cmp.Diff(want, p); diff != "" {
+		t.Errorf("v0.5.13 against v0.5.12.post1's rules (-want +got):\n%s", diff)
+	}
+	// 8 classes new by the grep, less the three drafts: 5.
+	if len(new0513) != 5 || len(native0513) != len(native0512)+5 {
+		t.Errorf("v0.5.13 adds %d native architectures (%d in all), want 5 (%d)", len(new0513), len(native0513), len(native0512)+5)
+	}
+	post1 := mustProfile("v0.5.13.post1")
+	want = p
+	want.Name, want.Commit, want.Describes = "v0.5.13.post1", "85fd90072d1a9f2432842b03588f63b745e524e4", post1.Describes
+	if diff := cmp.Diff(want, post1); diff != "" {
+		t.Errorf("v0.5.13.post1 against v0.5.13's rules (-want +got):\n%s", diff)
+	}
+}
+
+// TestProfile0513ContextCapsPiecewise walks Llama 3.1 8B on one H100 with
+// --context-length 2048. v0.5.12.post1 captures the sizes up to the
+// chunked prefill, 8192: 58, 464 MiB, and reserves 13440 + 464 = 13904
+// MiB, 0.829 (see TestProfile0510Defaults). v0.5.13 caps them at 2048:
+// 42 sizes, 336 MiB; 13440 + 336 = 13776 MiB, over the 10 GiB floor;
+// 67304 / 81080 = 0.83010 -> 0.830, and the pool follows the fraction.
+// Without --context-length (the derived 131072) the two agree.
+func TestProfile0513ContextCapsPiecewise(t *testing.T) {
+	llama := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
+	h100 := class(t, "h100-sxm-80g")
+	for _, tt := range []struct {
+		profile string
+		msf     float64
+		sizes   int
+	}{{"v0.5.12.post1", 0.829, 58}, {"v0.5.13", 0.830, 42}, {"v0.5.13.post1", 0.830, 42}} {
+		r := ref(t, llama, Serve{ContextLength: 2048}, h100, mustProfile(tt.profile))
+		c := r.Capacity()
+		f0, f1 := float64(c.F0Bytes), float64(c.F0Bytes-c.LoadedBytes)
+		wantT := int64(math.Floor((f1/gib-f0/gib*(1-tt.msf))*gib)) / 131072
+		if c.MemFractionStatic != tt.msf || c.MaxTotalNumTokens != wantT || len(r.Serve.PiecewiseSizes) != tt.sizes ||
+			besideItem(r, "piecewise_cuda_graphs") != uint64(tt.sizes)*8*mib {
+			t.Errorf("%s --context-length 2048: msf %v, T %d, %d sizes, piecewise %d B; want %v, %d, %d, %d x 8 MiB",
+				tt.profile, c.MemFractionStatic, c.MaxTotalNumTokens, len(r.Serve.PiecewiseSizes), besideItem(r, "piecewise_cuda_graphs"), tt.msf, wantT, tt.sizes, tt.sizes)
+		}
+	}
+	a := ref(t, llama, Serve{}, h100, mustProfile("v0.5.12.post1")).Capacity()
+	b := ref(t, llama, Serve{}, h100, mustProfile("v0.5.13")).Capacity()
+	if a.MemFractionStatic != b.MemFractionStatic || a.MaxTotalNumTokens != b.MaxTotalNumTokens {
+		t.Errorf("derived context: v0.5.12.post1 %v / %d, v0.5.13 %v / %d; want the same", a.MemFractionStatic, a.MaxTotalNumTokens, b.MemFractionStatic, b.MaxTotalNumTokens)
+	}
+}
+
+// TestPropertyContextCapNeverLowersTheFraction: the cap of PR #22516 only
+// drops piecewise sizes, so v0.5.13's default fraction is never below
+// v0.5.12.post1's for a --context-length given, and reserves at most the
+// dropped sizes' 8 MiB each less.
+func TestPropertyContextCapNeverLowersTheFraction(t *testing.T) {
+	p12, p13 := mustProfile("v0.5.12.post1"), mustProfile("v0.5.13")
+	rapid.Check(t, func(t *rapid.T) {
+		chunked := rapid.SampledFrom([]int64{2048, 4096, 8192, 16384}).Draw(t, "chunked")
+		ctx := int64(rapid.IntRange(1, 200000).Draw(t, "context"))
+		in := MSFInputs{
+			GPUMemMiB: float64(rapid.IntRange(8*1024, 300*1024).Draw(t, "gpu_mem")),
+			TPSize:    uint64(rapid.IntRange(1, 16).Draw(t, "tp")), PPSize: 1,
+			ChunkedPrefillSize: chunked, MaxPrefillTokens: 16384,
+			CudaGraphMaxBS: uint64(rapid.IntRange(0, 1024).Draw(t, "graph_bs")),
+			PiecewiseMiB:   float64(len(piecewiseSizes(chunked)) * piecewiseMiBPerSize),
+		}
+		msf12, res12 := DefaultMemFractionStatic(p12, in)
+		capped := len(piecewiseSizes(min(chunked, ctx)))
+		in.PiecewiseMiB = float64(capped * piecewiseMiBPerSize)
+		msf13, res13 := DefaultMemFractionStatic(p13, in)
+		dropped := float64((len(piecewiseSizes(chunked)) - capped) * piecewiseMiBPerSize)
+		if msf13 < msf12 || res13 > res12 || res12-res13 > dropped {
+			t.Fatalf("context %d, chunked %d: v0.5.12.post1 %v (%v MiB), v0.5.13 %v (%v MiB), %v MiB of sizes dropped", ctx, chunked, msf12, res12, msf13, res13, dropped)
+		}
+	})
+}
+
+// TestProfile0513RefusedByName: GPTQ's package and GLM-4.7-Flash's fp32
+// router copies by name under v0.5.13 alone; the fork's v0.5.13.post2
+// stays refused.
+func TestProfile0513RefusedByName(t *testing.T) {
+	archs := shipped(t)
+	h100 := class(t, "h100-sxm-80g")
+	for _, tt := range []struct{ name, model, mark string }{
+		{"GPTQ", "Qwen__Qwen2.5-7B-Instruct-GPTQ-Int4", "#26402"},
+		{"GLM-4.7-Flash", "zai-org__GLM-4.7-Flash", "_weight_fp32"},
+	} {
+		a, ok := archs[tt.model]
+		if !ok {
+			t.Fatalf("%s is not shipped", tt.model)
+		}
+		_, err := Resolve(Serve{}, a, h100, mustProfile("v0.5.13.post1"))
+		var se *engine.SettingError
+		if !errors.As(err, &se) || se.Flag != "model" || !strings.Contains(se.Reason, tt.mark) {
+			t.Errorf("%s under v0.5.13.post1: %v; want a refusal of --model naming %q", tt.name, err, tt.mark)
+		}
+		if _, err := Resolve(Serve{}, a, h100, mustProfile("v0.5.12.post1")); err != nil && strings.Contains(err.Error(), tt.mark) {
+			t.Errorf("%s under v0.5.12.post1: %v; want no refusal naming %q", tt.name, err, tt.mark)
+		}
+	}
+	if _, err := ProfileFor("v0.5.13.post2"); err == nil || !strings.Contains(err.Error(), "fork branch") {
+		t.Errorf("v0.5.13.post2: %v; want it refused as the mirror owner's fork tag", err)
+	}
+	for _, tt := range []struct {
+		args []string
+		want string // "" for taken
+	}{
+		{[]string{"--sglang-version", "v0.5.13", "--kv-canary", "none"}, ""},
+		{[]string{"--sglang-version", "v0.5.13", "--kv-canary", "all"}, "a canary on the KV pool"},
+		{[]string{"--sglang-version", "v0.5.13", "--radix-cache-backend", "x"}, "radix cache backend"},
+		{[]string{"--sglang-version", "v0.5.13", "--record-nolora-graph"}, "--record-nolora-graph"},
+		{[]string{"--sglang-version", "v0.5.13.post1", "--dsa-decode-backend", "flashmla_sparse"}, ""},
+	} {
+		err := (&flagServe{}).Judge(tt.args, 2)
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("Judge(%q): %v; want it taken", tt.args, err)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("Judge(%q): %v; want %q", tt.args, err, tt.want)
+		}
+	}
+}
