@@ -53,4 +53,4 @@ var changed0513 = map[string]string{
 
 // changedModels0513 is v0.5.10's changed architectures and [changed0513]'s,
 // sorted.
-var changedModels0513 = slices.Sorted(slices.Values(append(slices.Clone(changedModels0510), "Glm4MoeLiteForCausalLM")))
+var changedModels0513 = slices.Sorted(slices.Values(slices.Concat(changedModels0510, slices.Collect(maps.Keys(changed0513)))))

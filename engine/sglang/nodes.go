@@ -35,6 +35,11 @@ var nodesCites = map[string][2]string{
 	"v0.5.9.post1":  {"server_args.py:5132-5134", "server_args.py:5143-5145"},
 	"v0.5.10":       {"server_args.py:6065-6067", "server_args.py:6076-6078"},
 	"v0.5.10.post1": {"server_args.py:6065-6067", "server_args.py:6076-6078"},
+	"v0.5.11":       {"server_args.py:6775-6777", "server_args.py:6791-6793"},
+	"v0.5.12":       {"server_args.py:7231-7233", "server_args.py:7255-7257"},
+	"v0.5.12.post1": {"server_args.py:7231-7233", "server_args.py:7255-7257"},
+	"v0.5.13":       {"server_args.py:7404-7406", "server_args.py:7428-7430"},
+	"v0.5.13.post1": {"server_args.py:7404-7406", "server_args.py:7428-7430"},
 }
 
 // resolveNodes applies --nnodes's default and SGLang's own checks of it.

@@ -110,6 +110,10 @@ func TestNodesRefusals(t *testing.T) {
 			engine.SettingError{Flag: "nnodes", Value: "16", Reason: r049.Describes + ` asserts "tp_size must be divisible by number of nodes" (server_args.py:1700-1702): tp-size x pp-size is 8`}},
 		{"multi-node data parallel", Serve{TPSize: 2, DPSize: 2, Nodes: Nodes{NNodes: 2}}, "llama", h100, current,
 			engine.SettingError{Flag: "nnodes", Value: "2", Reason: current.Describes + ` asserts "multi-node data parallel is not supported unless dp attention!" (server_args.py:4093-4095) with --dp-size 2`}},
+		// v0.5.13's check_server_args, the same assert at
+		// server_args.py:7428-7430 (tag v0.5.13, and .post1's file).
+		{"multi-node data parallel at v0.5.13.post1's lines", Serve{TPSize: 2, DPSize: 2, Nodes: Nodes{NNodes: 2}}, "llama", h100, mustProfile("v0.5.13.post1"),
+			engine.SettingError{Flag: "nnodes", Value: "2", Reason: mustProfile("v0.5.13.post1").Describes + ` asserts "multi-node data parallel is not supported unless dp attention!" (server_args.py:7428-7430) with --dp-size 2`}},
 		{"fusion given across nodes", Serve{TPSize: 8, Nodes: Nodes{NNodes: 2, EnableARFusion: true}}, "ds", b200, current,
 			engine.SettingError{Flag: "enable-flashinfer-allreduce-fusion", Reason: "with --nnodes 2: " + current.Describes + " turns the fusion on only on one node (flashinfer#2006), and its IPC workspace across nodes is not modelled"}},
 		{"fusion given for Llama", Serve{TPSize: 2, Nodes: Nodes{EnableARFusion: true}}, "llama", h100, current,

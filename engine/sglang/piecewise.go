@@ -1,6 +1,7 @@
 package sglang
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -103,11 +104,21 @@ func piecewiseSizes(maxTokens int64) []uint64 {
 
 // piecewiseOffWhy says which case of _handle_piecewise_cuda_graph (v0.5.10
 // server_args.py:1078-1139) turns the graphs off for the serve, "" for
-// none. The cases of flags membudget refuses (DP attention, torch.compile,
+// none, numbered as the release's comments number them: from v0.5.11,
+// which drops case 2 (see [Profile.PiecewiseWithSpec]), the later cases
+// are one lower (server_args.py:1194-1262 at v0.5.11, the same through
+// v0.5.13). The cases of flags membudget refuses (DP attention, torch.compile,
 // a MoE all-to-all backend, LoRA, GGUF, a diffusion LM, CPU offload and the
 // hierarchical cache, deterministic inference, disaggregation, symmetric
 // memory, EPLB and the expert recorder, context parallelism) cannot arise.
 func (r *Resolved) piecewiseOffWhy(a *model.Arch, c budget.Class) string {
+	// later is the number of a case after v0.5.10's case 2.
+	later := func(n int) int {
+		if r.Profile.PiecewiseWithSpec {
+			return n - 1
+		}
+		return n
+	}
 	switch {
 	case r.DisablePiecewiseCudaGraph:
 		return "--disable-piecewise-cuda-graph"
@@ -117,11 +128,11 @@ func (r *Resolved) piecewiseOffWhy(a *model.Arch, c budget.Class) string {
 		// v0.5.11 drops the case (PR #22128).
 		return "speculative decoding (case 2)"
 	case r.PPSize > 1:
-		return "pipeline parallelism (case 5)"
+		return fmt.Sprintf("pipeline parallelism (case %d)", later(5))
 	case c.Device.Silicon.Vendor != budget.NVIDIA:
-		return "a device other than CUDA's (case 6)"
+		return fmt.Sprintf("a device other than CUDA's (case %d)", later(6))
 	case sglMultimodal(a):
-		return "a multimodal model (case 9)"
+		return fmt.Sprintf("a multimodal model (case %d)", later(9))
 	}
 	return ""
 }

@@ -471,25 +471,26 @@ func TestCommandDisablePiecewise(t *testing.T) {
 // or NEXTN draft where v0.5.9.post1 reserves 2, after the 10 GiB floor
 // (server_args.py:1313-1322 at v0.5.10). No serve reaches it (speculative
 // decoding is modelled before v0.5.9 alone), so the fraction is pinned
-// here, on an H100 of 81559 MiB at TP 1 with graph bs 256.
+// here, on an H100 of 81559 MiB at TP 1 with graph bs 256. Neither release
+// gives the piecewise term: v0.5.9.post1 captures none by default and
+// v0.5.10 turns them off under speculative decoding (case 2,
+// server_args.py:1078-1139 at v0.5.10; see TestProfile0511SpecFraction).
 func TestProfile0510SpecReserve(t *testing.T) {
 	for _, tt := range []struct {
 		name             string
 		chunked          int64
-		piecewiseMiB     float64
 		want059, want510 float64
 		reasoning        string
 	}{
-		{"above the floor", 8192, 58 * 8, 0.810, 0.779,
+		{"above the floor", 8192, 0.810, 0.785,
 			"v0.5.9: 512 + 12288 + 512 + 128 = 13440, + 2048 = 15488; 66071 / 81559 = 0.81010. " +
-				"v0.5.10: 13440 + 464 = 13904, + 4096 = 18000; 63559 / 81559 = 0.77930"},
-		{"the floor", 2048, 42 * 8, 0.849, 0.824,
+				"v0.5.10: 13440 + 4096 = 17536; 64023 / 81559 = 0.78499"},
+		{"the floor", 2048, 0.849, 0.824,
 			"v0.5.9: 512 + 3072 + 512 + 128 = 4224 -> 10240, + 2048 = 12288; 69271 / 81559 = 0.84934. " +
-				"v0.5.10: 4224 + 336 = 4560 -> 10240, + 4096 = 14336; 67223 / 81559 = 0.82423"},
+				"v0.5.10: 4224 -> 10240, + 4096 = 14336; 67223 / 81559 = 0.82423"},
 	} {
 		in := MSFInputs{GPUMemMiB: 81559, TPSize: 1, PPSize: 1, ChunkedPrefillSize: tt.chunked, MaxPrefillTokens: 16384, CudaGraphMaxBS: 256, Speculative: true}
 		got059, _ := DefaultMemFractionStatic(mustProfile("v0.5.9.post1"), in)
-		in.PiecewiseMiB = tt.piecewiseMiB
 		got510, _ := DefaultMemFractionStatic(mustProfile("v0.5.10"), in)
 		if got059 != tt.want059 || got510 != tt.want510 {
 			t.Errorf("%s: v0.5.9.post1 %v, v0.5.10 %v; want %v, %v (%s)", tt.name, got059, got510, tt.want059, tt.want510, tt.reasoning)

@@ -85,6 +85,36 @@ func TestProfile0511SpecFraction(t *testing.T) {
 	}
 }
 
+// TestProfile0511PiecewiseOffCases: v0.5.11 drops v0.5.10's case 2
+// (speculative decoding) from _handle_piecewise_cuda_graph and numbers the
+// rest one lower (server_args.py:1194-1262 at v0.5.11: "# 4. Pipeline
+// parallelism", "# 5. Non-CUDA hardware", "# 8. Multimodal / VLM models";
+// the same at v0.5.13, :1342 on), where v0.5.10 has 5, 6 and 9
+// (:1078-1139); the reason names the release's own case.
+func TestProfile0511PiecewiseOffCases(t *testing.T) {
+	archs := shipped(t)
+	for _, tt := range []struct {
+		name, model, class string
+		s                  Serve
+		want10, want11     string
+	}{
+		{"pipeline", "meta-llama__Llama-3.1-8B-Instruct", "h100-sxm-80g", Serve{PPSize: 2}, "pipeline parallelism (case 5)", "pipeline parallelism (case 4)"},
+		{"AMD", "meta-llama__Llama-3.1-8B-Instruct", "mi300x", Serve{}, "a device other than CUDA's (case 6)", "a device other than CUDA's (case 5)"},
+		{"multimodal", "Qwen__Qwen2.5-VL-7B-Instruct", "h100-sxm-80g", Serve{}, "a multimodal model (case 9)", "a multimodal model (case 8)"},
+	} {
+		for _, v := range []struct{ profile, want string }{{"v0.5.10.post1", tt.want10}, {"v0.5.11", tt.want11}, {"v0.5.13.post1", tt.want11}} {
+			r, err := Resolve(tt.s, archs[tt.model], class(t, tt.class), mustProfile(v.profile))
+			if err != nil {
+				t.Errorf("%s under %s: %v", tt.name, v.profile, err)
+				continue
+			}
+			if r.PiecewiseOff != v.want {
+				t.Errorf("%s under %s: piecewise off for %q, want %q", tt.name, v.profile, r.PiecewiseOff, v.want)
+			}
+		}
+	}
+}
+
 // TestProfile0511RefusedByName: what v0.5.11 changed and membudget has not
 // read is refused by name, for the serves it touches only; v0.5.10's
 // refusals carry.

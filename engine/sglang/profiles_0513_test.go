@@ -7,8 +7,10 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"pgregory.net/rapid"
 
+	"membudget/budget"
 	"membudget/engine"
 )
 
@@ -70,29 +72,47 @@ func TestProfile0513ContextCapsPiecewise(t *testing.T) {
 	}
 }
 
-// TestPropertyContextCapNeverLowersTheFraction: the cap of PR #22516 only
-// drops piecewise sizes, so v0.5.13's default fraction is never below
-// v0.5.12.post1's for a --context-length given, and reserves at most the
-// dropped sizes' 8 MiB each less.
+// TestPropertyContextCapNeverLowersTheFraction: the cap of PR #22516, as
+// Resolve applies it to Llama 3.1 8B with a --context-length given, only
+// drops the piecewise sizes above that length (v0.5.13's list is
+// v0.5.12.post1's less every size above it, server_args.py:1579-1585), so
+// v0.5.13's default fraction is never below v0.5.12.post1's and reserves at
+// most the dropped sizes' 8 MiB each less (the 10 GiB floor may absorb
+// them). Half the contexts drawn are at most 20000, below or near every
+// chunked prefill drawn, where the cap bites.
 func TestPropertyContextCapNeverLowersTheFraction(t *testing.T) {
+	llama := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
 	p12, p13 := mustProfile("v0.5.12.post1"), mustProfile("v0.5.13")
+	classes := map[string]budget.Class{}
+	for _, name := range []string{"h100-sxm-80g", "l40s"} {
+		classes[name] = class(t, name)
+	}
 	rapid.Check(t, func(t *rapid.T) {
-		chunked := rapid.SampledFrom([]int64{2048, 4096, 8192, 16384}).Draw(t, "chunked")
-		ctx := int64(rapid.IntRange(1, 200000).Draw(t, "context"))
-		in := MSFInputs{
-			GPUMemMiB: float64(rapid.IntRange(8*1024, 300*1024).Draw(t, "gpu_mem")),
-			TPSize:    uint64(rapid.IntRange(1, 16).Draw(t, "tp")), PPSize: 1,
-			ChunkedPrefillSize: chunked, MaxPrefillTokens: 16384,
-			CudaGraphMaxBS: uint64(rapid.IntRange(0, 1024).Draw(t, "graph_bs")),
-			PiecewiseMiB:   float64(len(piecewiseSizes(chunked)) * piecewiseMiBPerSize),
+		c := classes[rapid.SampledFrom([]string{"h100-sxm-80g", "l40s"}).Draw(t, "class")]
+		s := Serve{
+			ChunkedPrefillSize: rapid.SampledFrom([]int64{2048, 4096, 8192, 16384}).Draw(t, "chunked"),
+			ContextLength:      uint64(rapid.OneOf(rapid.IntRange(1, 20000), rapid.IntRange(1, 131072)).Draw(t, "context")),
 		}
-		msf12, res12 := DefaultMemFractionStatic(p12, in)
-		capped := len(piecewiseSizes(min(chunked, ctx)))
-		in.PiecewiseMiB = float64(capped * piecewiseMiBPerSize)
-		msf13, res13 := DefaultMemFractionStatic(p13, in)
-		dropped := float64((len(piecewiseSizes(chunked)) - capped) * piecewiseMiBPerSize)
-		if msf13 < msf12 || res13 > res12 || res12-res13 > dropped {
-			t.Fatalf("context %d, chunked %d: v0.5.12.post1 %v (%v MiB), v0.5.13 %v (%v MiB), %v MiB of sizes dropped", ctx, chunked, msf12, res12, msf13, res13, dropped)
+		r12, err := Resolve(s, llama, c, p12)
+		if err != nil {
+			t.Fatalf("v0.5.12.post1: %v", err)
+		}
+		r13, err := Resolve(s, llama, c, p13)
+		if err != nil {
+			t.Fatalf("v0.5.13: %v", err)
+		}
+		var kept []uint64
+		for _, size := range r12.PiecewiseSizes {
+			if size <= s.ContextLength {
+				kept = append(kept, size)
+			}
+		}
+		if diff := cmp.Diff(kept, r13.PiecewiseSizes, cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("context %d: v0.5.13's sizes against v0.5.12.post1's up to it (-want +got):\n%s", s.ContextLength, diff)
+		}
+		dropped := float64((len(r12.PiecewiseSizes) - len(r13.PiecewiseSizes)) * piecewiseMiBPerSize)
+		if r13.MemFractionStatic < r12.MemFractionStatic || r13.ReservedMiB > r12.ReservedMiB || r12.ReservedMiB-r13.ReservedMiB > dropped {
+			t.Fatalf("context %d: v0.5.12.post1 %v (%v MiB), v0.5.13 %v (%v MiB), %v MiB of sizes dropped", s.ContextLength, r12.MemFractionStatic, r12.ReservedMiB, r13.MemFractionStatic, r13.ReservedMiB, dropped)
 		}
 	})
 }

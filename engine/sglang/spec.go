@@ -156,10 +156,12 @@ func (r *Resolved) resolveSpec(a *model.Arch, def func(string, string)) error {
 		return settingErr("speculative-algorithm", fmt.Sprintf("%q", sp.Algorithm), "SGLang's choices are EAGLE, EAGLE3, NEXTN, STANDALONE and NGRAM (server_args.py:3016-3020)")
 	}
 	switch {
-	case !slices.Contains(specReleases, p.Name) && p.SpecV2:
-		return specRefuse("speculative-algorithm", sp.Algorithm, "speculative decoding is modelled for SGLang %s, whose rules were read; not for %s, whose EAGLE runs the overlap scheduler's spec v2 worker by default (sgl-project/sglang PR #21062; environ.py:459), whose draft-side buffers (speculative/eagle_worker_v2.py, the future map of managers/overlap_utils.py) are not read", strings.Join(specReleases, ", "), p.Describes)
 	case !slices.Contains(specReleases, p.Name):
-		return specRefuse("speculative-algorithm", sp.Algorithm, "speculative decoding is modelled for SGLang %s, whose rules were read; not for %s", strings.Join(specReleases, ", "), p.Describes)
+		v2 := ""
+		if p.SpecV2 {
+			v2 = ", whose EAGLE runs the overlap scheduler's spec v2 worker by default (sgl-project/sglang PR #21062; environ.py:459), whose draft-side buffers (speculative/eagle_worker_v2.py, the future map of managers/overlap_utils.py) are not read"
+		}
+		return specRefuse("speculative-algorithm", sp.Algorithm, "speculative decoding is modelled for SGLang %s, whose rules were read; not for %s%s", strings.Join(specReleases, ", "), p.Describes, v2)
 	case r.PPSize > 1:
 		return settingErr("pp-size", r.PPSize, "SGLang asserts pipeline parallelism is not compatible with speculative decoding (server_args.py:4087-4091 at v0.5.6.post2)")
 	case r.HybridSWA:

@@ -32,12 +32,12 @@ func unreadRelease(r release) string {
 //
 // v0.5.11 to v0.5.13.post2 are tags of the git mirror of sgl-project/sglang
 // at GitHub charlesHsuGG/sglang, which holds every tag from v0.5.6 on to
-// v0.5.13.post2 (2026-06-16): they can be read, and are read, step by
-// step against the release before (git diff of server_args.py,
-// model_executor/, mem_cache/, configs/model_config.py, distributed/,
-// speculative/, layers/, the sized families' models/ and the FlashInfer
-// pin), and not yet modelled: each names what moves memory and what stays
-// unread, so a release is never sized with v0.5.10's rules.
+// v0.5.13.post2 (2026-06-16): they are read step by step against the
+// release before (git diff of server_args.py, model_executor/, mem_cache/,
+// configs/model_config.py, distributed/, speculative/, layers/, the sized
+// families' models/ and the FlashInfer pin), each profile naming what moves
+// memory and what stays unread, so a release is never sized with an
+// earlier release's rules.
 // v0.5.14 to v0.5.23 are in no mirror found: charlesHsuGG/sglang has the
 // branch release/v0.5.14 but no later tag, and nokiaMS/sglang (main of
 // 2026-08-11) has no tag after v0.5.13.post2; the sgl-project/sglang files
