@@ -576,10 +576,13 @@ func (r *Resolved) resolveDtypes(a *model.Arch, c budget.Class, def func(string,
 			r.Stages[i].MXFP4 = mxfp4Kernel(c.Device, r.Profile)
 		}
 	}
-	if (q.Method == "modelopt" || q.Method == "compressed-tensors") && q.W4A4NVFP4() {
-		// The NVFP4 kernels pad block scales by device (nvfp4.go).
+	if q.W4A4NVFP4() {
+		// The NVFP4 kernels pad block scales by device (nvfp4.go); only
+		// ModelOpt and compressed-tensors checkpoints have W4A4 NVFP4
+		// layers, so the method needs no check of its own.
+		k := nvfp4Kernel(c.Device, r.Profile)
 		for i := range r.Stages {
-			r.Stages[i].NVFP4 = nvfp4Kernel(c.Device, r.Profile)
+			r.Stages[i].NVFP4 = k
 			if err := checkNVFP4Experts(a, r.Stages[i], r); err != nil {
 				return err
 			}
