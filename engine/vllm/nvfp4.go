@@ -96,8 +96,8 @@ func checkNVFP4Experts(a *model.Arch, st model.Sharding, r *Resolved) error {
 		return nil
 	}
 	// The stage's parallel sizes and quantization are filled in when it is
-	// compiled (reference.go); the check needs them now.
-	st.TP, st.ExpertRanks, st.DtypeBytes, st.Quant = r.TensorParallelSize, r.ExpertRanks, r.DtypeBytes, r.Quant
+	// compiled; the check needs them now.
+	st = r.rankSharding(st)
 	rows, gated, ok := model.NVFP4ExpertRows(a, st)
 	if !ok || !gated || rows%128 == 0 {
 		return nil

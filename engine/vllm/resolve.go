@@ -949,3 +949,12 @@ func containsFold(s, sub string) bool {
 	}
 	return false
 }
+
+// rankSharding returns stage st with the serve's parallel sizes, dtype and
+// quantization filled in: Stages hold each stage's layers and kernels, and
+// every weighing of a stage needs the rest (one place, not a copy in
+// each caller).
+func (r *Resolved) rankSharding(st model.Sharding) model.Sharding {
+	st.TP, st.ExpertRanks, st.DtypeBytes, st.Quant = r.TensorParallelSize, r.ExpertRanks, r.DtypeBytes, r.Quant
+	return st
+}
