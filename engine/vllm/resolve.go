@@ -191,10 +191,11 @@ func resolveCounted(s Serve, a *model.Arch, c budget.Class, p Profile, states, a
 	if err := r.resolveParallel(a, def); err != nil {
 		return Resolved{}, err
 	}
+	r.resolveV2Features(a)
 	if err := r.resolveSpec(a, c, def); err != nil {
 		return Resolved{}, err
 	}
-	if err := r.resolveV2Features(a); err != nil {
+	if err := r.refuseV2Undecided(a); err != nil {
 		return Resolved{}, err
 	}
 	if err := r.resolveLengths(a, c, def, whys); err != nil {
