@@ -65,11 +65,11 @@ var v2ListChanges = []v2ListChange{
 func V2Architectures(v Version) []string {
 	var out []string
 	for _, c := range v2ListChanges {
-		if v.Less(c.since) {
-			break
+		for _, arch := range c.add {
+			if !slices.Contains(out, arch) && v2ListedArch(v, arch) {
+				out = append(out, arch)
+			}
 		}
-		out = slices.DeleteFunc(out, func(s string) bool { return slices.Contains(c.drop, s) })
-		out = append(out, c.add...)
 	}
 	slices.Sort(out)
 	return out
@@ -79,24 +79,25 @@ func V2Architectures(v Version) []string {
 // walks the changes rather than build the list: every stage of a resolved
 // serve asks, and Compile keeps its allocations bounded.
 func v2Listed(v Version, a *model.Arch) bool {
-	for _, arch := range a.Architectures {
-		listed := false
-		for _, c := range v2ListChanges {
-			if v.Less(c.since) {
-				break
-			}
-			switch {
-			case slices.Contains(c.add, arch):
-				listed = true
-			case slices.Contains(c.drop, arch):
-				listed = false
-			}
+	return slices.ContainsFunc(a.Architectures, func(arch string) bool { return v2ListedArch(v, arch) })
+}
+
+// v2ListedArch says arch is on release v's list: the last change up to v
+// that names it added it.
+func v2ListedArch(v Version, arch string) bool {
+	listed := false
+	for _, c := range v2ListChanges {
+		if v.Less(c.since) {
+			break
 		}
-		if listed {
-			return true
+		switch {
+		case slices.Contains(c.add, arch):
+			listed = true
+		case slices.Contains(c.drop, arch):
+			listed = false
 		}
 	}
-	return false
+	return listed
 }
 
 // v2DefaultModel is _is_default_v2_model_runner_model as release v's
