@@ -584,9 +584,11 @@ func (r *Resolved) resolveDtypes(a *model.Arch, c budget.Class, def func(string,
 		k := nvfp4Kernel(c.Device, r.Profile)
 		for i := range r.Stages {
 			r.Stages[i].NVFP4 = k
-			if err := checkNVFP4Experts(a, r.Stages[i], r); err != nil {
-				return err
-			}
+		}
+		// Every stage's experts share the model's intermediate and the
+		// serve's parallel sizes: one stage answers for all.
+		if err := checkNVFP4Experts(a, r.Stages[0], r); err != nil {
+			return err
 		}
 	}
 	// nemotron_h's float32 router is held in the model dtype where vLLM
