@@ -142,7 +142,30 @@ func UsesCheckpoint(a *Arch, sh Sharding) (ok bool, why string) {
 	if _, ok := checkpointFamilyOf(a); !ok {
 		return false, fmt.Sprintf("%v %q", ErrNoCheckpointRules, a.ModelType)
 	}
+	if nvfp4ExpertsRounded(a, sh) {
+		// nvfp4Padding swizzles stored scales but does not resize the
+		// stored experts: the config-derived layout does.
+		return false, "the engine's NVFP4 MoE kernel pads the W4A4 experts' hidden or intermediate size beyond the stored tensors (NVFP4Kernel)"
+	}
 	return true, ""
+}
+
+// nvfp4ExpertsRounded reports W4A4 NVFP4 experts whose hidden or rank's
+// intermediate size sh.NVFP4's rounding (FlashInfer TRTLLM's) changes.
+func nvfp4ExpertsRounded(a *Arch, sh Sharding) bool {
+	k := sh.NVFP4
+	if k.ExpertHiddenMultiple <= 1 && k.ExpertGatedMultiple <= 1 && k.ExpertUngatedMultiple <= 1 {
+		return false
+	}
+	rows, gated, ok := NVFP4ExpertRows(a, sh)
+	if !ok {
+		return false
+	}
+	inter, multiple := rows, k.ExpertUngatedMultiple
+	if gated {
+		inter, multiple = rows/2, k.ExpertGatedMultiple
+	}
+	return budget.RoundUp(a.Hidden, k.ExpertHiddenMultiple) != a.Hidden || budget.RoundUp(inter, multiple) != inter
 }
 
 func quantName(q Quant) string {
@@ -215,8 +238,9 @@ func CheckpointWeights(a *Arch, sh Sharding) []budget.Item {
 // vLLM pads it after loading. A W4A4 module is one with an activation
 // scale (ModelOpt's input_scale, compressed-tensors' input_global_scale);
 // W4A16 ones run on Marlin and keep their bytes. The TRTLLM rounding of
-// the experts' sizes is not applied to a checkpoint's tensors, nor to
-// experts stored stacked.
+// the experts' sizes is not applied here: where it resizes them the
+// weights are derived from config.json ([UsesCheckpoint]). Experts stored
+// stacked are not padded.
 func nvfp4Padding(a *Arch, sh Sharding, ps []placed) []budget.Item {
 	k := sh.NVFP4
 	if k == (NVFP4Kernel{}) {

@@ -118,27 +118,8 @@ func TestNVFP4CheckpointPadding(t *testing.T) {
 // 512 for 96: +416 an expert. Two experts: +640 and +832, as the
 // config-derived layout pads them.
 func TestNVFP4CheckpointExpertPadding(t *testing.T) {
-	config := `{"model_type":"qwen3_moe","hidden_size":32,"num_attention_heads":2,"num_key_value_heads":1,"head_dim":16,` +
-		`"intermediate_size":64,"num_experts":2,"num_experts_per_tok":1,"moe_intermediate_size":48,` +
-		`"num_hidden_layers":1,"vocab_size":64,"max_position_embeddings":64,"torch_dtype":"bfloat16",` +
-		`"quantization_config":{"quant_method":"modelopt","quant_algo":"MIXED_PRECISION","quantized_layers":{"model.layers.0.mlp.experts":{"quant_algo":"NVFP4","group_size":16}}}}`
+	a := nvfp4MoEFixture(t)
 	p := "model.layers.0."
-	ts := []safetensors.Tensor{bf16("model.embed_tokens.weight", 64, 32),
-		bf16(p+"input_layernorm.weight", 32), bf16(p+"self_attn.q_proj.weight", 32, 32), bf16(p+"self_attn.k_proj.weight", 16, 32),
-		bf16(p+"self_attn.v_proj.weight", 16, 32), bf16(p+"self_attn.o_proj.weight", 32, 32), bf16(p+"self_attn.q_norm.weight", 16),
-		bf16(p+"self_attn.k_norm.weight", 16), bf16(p+"post_attention_layernorm.weight", 32), bf16(p+"mlp.gate.weight", 2, 32)}
-	for e := range 2 {
-		for _, m := range []struct {
-			name    string
-			out, in uint64
-		}{{"gate_proj", 48, 32}, {"up_proj", 48, 32}, {"down_proj", 32, 48}} {
-			q := fmt.Sprintf("%smlp.experts.%d.%s", p, e, m.name)
-			ts = append(ts, typed("U8", q+".weight", m.out, m.in/2), typed("F8_E4M3", q+".weight_scale", m.out, m.in/16),
-				typed("F32", q+".weight_scale_2"), typed("F32", q+".input_scale"))
-		}
-	}
-	ts = append(ts, bf16("model.norm.weight", 32), bf16("lm_head.weight", 64, 32))
-	a, _ := attachTensors(t, config, ts)
 	sh := Whole(a, 1, 2, a.Quant)
 	if ok, why := UsesCheckpoint(a, sh); !ok {
 		t.Fatalf("the checkpoint is not used: %s", why)
@@ -170,4 +151,60 @@ func TestNVFP4CheckpointExpertPadding(t *testing.T) {
 	if diff := cmp.Diff(want, delta(func(s Sharding) []budget.Item { return Weights(a, s) })); diff != "" {
 		t.Errorf("config-derived (-want by hand +got):\n%s", diff)
 	}
+}
+
+// TestNVFP4CheckpointYieldsToExpertRounding: FlashInfer TRTLLM (10.x)
+// rounds the experts' hidden size to 256 and, from #46880, the gated
+// intermediate to 64, which the stored tensors do not show; where that
+// changes a size the weights are derived from config.json instead. The
+// Qwen3-MoE fixture of TestNVFP4CheckpointExpertPadding has hidden 32
+// (-> 256) and intermediate 48 (-> 64); a kernel rounding nothing the
+// fixture holds (hidden to 32, intermediate to 16) keeps the checkpoint.
+func TestNVFP4CheckpointYieldsToExpertRounding(t *testing.T) {
+	a := nvfp4MoEFixture(t)
+	for _, tt := range []struct {
+		name string
+		k    NVFP4Kernel
+		uses bool
+	}{
+		{"TRTLLM at main: hidden 32 -> 256", NVFP4Kernel{LinearSwizzle: true, ExpertHiddenMultiple: 256, ExpertGatedMultiple: 64, ExpertUngatedMultiple: 128}, false},
+		{"intermediate 48 -> 64 alone", NVFP4Kernel{ExpertGatedMultiple: 64}, false},
+		{"nothing resized", NVFP4Kernel{ExpertHiddenMultiple: 32, ExpertGatedMultiple: 16}, true},
+		{"CUTLASS swizzle", NVFP4Kernel{ExpertSwizzle: true, ExpertUngatedMultiple: 128}, true},
+	} {
+		sh := Whole(a, 1, 2, a.Quant)
+		sh.NVFP4 = tt.k
+		if ok, why := UsesCheckpoint(a, sh); ok != tt.uses {
+			t.Errorf("%s: uses the checkpoint %v (%s), want %v", tt.name, ok, why, tt.uses)
+		}
+	}
+}
+
+// nvfp4MoEFixture is a one-layer Qwen3-MoE (hidden 32, 2 experts of
+// intermediate 48) whose experts alone are ModelOpt NVFP4 W4A4, stored one
+// tensor per expert, attached as its checkpoint.
+func nvfp4MoEFixture(t *testing.T) *Arch {
+	t.Helper()
+	config := `{"model_type":"qwen3_moe","hidden_size":32,"num_attention_heads":2,"num_key_value_heads":1,"head_dim":16,` +
+		`"intermediate_size":64,"num_experts":2,"num_experts_per_tok":1,"moe_intermediate_size":48,` +
+		`"num_hidden_layers":1,"vocab_size":64,"max_position_embeddings":64,"torch_dtype":"bfloat16",` +
+		`"quantization_config":{"quant_method":"modelopt","quant_algo":"MIXED_PRECISION","quantized_layers":{"model.layers.0.mlp.experts":{"quant_algo":"NVFP4","group_size":16}}}}`
+	p := "model.layers.0."
+	ts := []safetensors.Tensor{bf16("model.embed_tokens.weight", 64, 32),
+		bf16(p+"input_layernorm.weight", 32), bf16(p+"self_attn.q_proj.weight", 32, 32), bf16(p+"self_attn.k_proj.weight", 16, 32),
+		bf16(p+"self_attn.v_proj.weight", 16, 32), bf16(p+"self_attn.o_proj.weight", 32, 32), bf16(p+"self_attn.q_norm.weight", 16),
+		bf16(p+"self_attn.k_norm.weight", 16), bf16(p+"post_attention_layernorm.weight", 32), bf16(p+"mlp.gate.weight", 2, 32)}
+	for e := range 2 {
+		for _, m := range []struct {
+			name    string
+			out, in uint64
+		}{{"gate_proj", 48, 32}, {"up_proj", 48, 32}, {"down_proj", 32, 48}} {
+			q := fmt.Sprintf("%smlp.experts.%d.%s", p, e, m.name)
+			ts = append(ts, typed("U8", q+".weight", m.out, m.in/2), typed("F8_E4M3", q+".weight_scale", m.out, m.in/16),
+				typed("F32", q+".weight_scale_2"), typed("F32", q+".input_scale"))
+		}
+	}
+	ts = append(ts, bf16("model.norm.weight", 32), bf16("lm_head.weight", 64, 32))
+	a, _ := attachTensors(t, config, ts)
+	return a
 }

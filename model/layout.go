@@ -78,10 +78,7 @@ func (w *weights) matrix(module string, k, n, fullK, count uint64, s Scheme) {
 	case PackedInt:
 		w.packedInt(module, k, n, fullK, count, s)
 	case NVFP4:
-		kern := w.sh.NVFP4
-		if !s.StaticInput {
-			kern = NVFP4Kernel{} // W4A16: Marlin on every device
-		}
+		kern := w.nvfp4Kernel(s)
 		wn, wk := n, k
 		if kern.LinearWeightPad {
 			wn, wk = budget.RoundUp(n, 32), budget.RoundUp(k, 32)
@@ -220,10 +217,7 @@ func (w *weights) experts(module string, e, h, i uint64, s Scheme) {
 	case PackedInt:
 		w.packedExperts(module, e, h, i, i13, s)
 	case NVFP4:
-		kern := w.sh.NVFP4
-		if !s.StaticInput {
-			kern = NVFP4Kernel{} // W4A16: Marlin on every device
-		}
+		kern := w.nvfp4Kernel(s)
 		// The padding stays within the weights and scales: the biases of
 		// an NVFP4 MoE are not read as padded.
 		ip, hp := budget.RoundUp(i, kern.ExpertGatedMultiple), budget.RoundUp(h, kern.ExpertHiddenMultiple)
@@ -321,4 +315,14 @@ func (w *weights) packedExperts(module string, e, h, i, i13 uint64, s Scheme) {
 		}
 		w.add(module+".weight_shape", each(bytesOf(4, w.dt)))
 	}
+}
+
+// nvfp4Kernel is the layout the engine's NVFP4 kernels give a module of
+// scheme s: sh.NVFP4 for W4A4, the checkpoint's for W4A16, which runs on
+// Marlin on every device.
+func (w *weights) nvfp4Kernel(s Scheme) NVFP4Kernel {
+	if !s.StaticInput {
+		return NVFP4Kernel{}
+	}
+	return w.sh.NVFP4
 }

@@ -145,7 +145,7 @@ func (cp *Compiler) compileInto(k *kvCheck, s Serve, c budget.Class, p Profile) 
 	haveBlocks := false
 	perToken := forwardBytesPerToken(a, r.TensorParallelSize, r.DtypeBytes)
 	for i, st := range r.Stages {
-		st.TP, st.ExpertRanks, st.DtypeBytes, st.Quant = r.TensorParallelSize, r.ExpertRanks, r.DtypeBytes, r.Quant
+		st = r.rankSharding(st)
 		shardings[i] = st
 		w := cp.weights(st, r.Quantization)
 		weigh := func(sh model.Sharding) uint64 { return cp.weights(sh, r.Quantization).bytes }

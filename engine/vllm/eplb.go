@@ -225,7 +225,7 @@ func eplbExperts(a *model.Arch, r *Resolved, st model.Sharding, weigh weigher) (
 	if layers == 0 {
 		return 0, 0
 	}
-	st.TP, st.ExpertRanks, st.DtypeBytes, st.Quant = r.TensorParallelSize, r.ExpertRanks, r.DtypeBytes, r.Quant
+	st = r.rankSharding(st)
 	placed := weigh(st)
 	plain := st
 	plain.RedundantExperts = 0

@@ -1,6 +1,8 @@
 package vllm
 
 import (
+	"fmt"
+
 	"membudget/budget"
 	"membudget/model"
 )
@@ -96,11 +98,17 @@ func checkNVFP4Experts(a *model.Arch, st model.Sharding, r *Resolved) error {
 		return nil
 	}
 	// The stage's parallel sizes and quantization are filled in when it is
-	// compiled (reference.go); the check needs them now.
-	st.TP, st.ExpertRanks, st.DtypeBytes, st.Quant = r.TensorParallelSize, r.ExpertRanks, r.DtypeBytes, r.Quant
+	// compiled; the check needs them now.
+	st = r.rankSharding(st)
 	rows, gated, ok := model.NVFP4ExpertRows(a, st)
 	if !ok || !gated || rows%128 == 0 {
 		return nil
 	}
-	return settingErr("tensor-parallel-size", r.TensorParallelSize, "vLLM's CUTLASS NVFP4 MoE kernels on this device pad the experts' block scales to 128-row tiles but not gated weights: %d gate and up rows a rank (intermediate %d) are not a multiple of 128, and vLLM raises NotImplementedError loading them (quantization/utils/flashinfer_fp4_moe.py prepare_nvfp4_moe_layer_for_fi_or_cutlass); choose a tensor-parallel size leaving a multiple of 64 intermediate a rank, or --enable-expert-parallel", rows, rows/2)
+	// Expert parallelism keeps each expert's intermediate whole, so it is
+	// a way out only where the whole intermediate fills the tiles.
+	way := "choose a tensor-parallel size leaving a multiple of 64 intermediate a rank, or --enable-expert-parallel"
+	if a.MoEIntermediate%64 != 0 {
+		way = fmt.Sprintf("the model's intermediate, %d, is not a multiple of 64, so no tensor-parallel size or expert parallelism avoids it; size it on a device whose vLLM runs these experts on Marlin or FlashInfer TRTLLM", a.MoEIntermediate)
+	}
+	return settingErr("tensor-parallel-size", r.TensorParallelSize, "vLLM's CUTLASS NVFP4 MoE kernels on this device pad the experts' block scales to 128-row tiles but not gated weights: %d gate and up rows a rank (intermediate %d) are not a multiple of 128, and vLLM raises NotImplementedError loading them (quantization/utils/flashinfer_fp4_moe.py prepare_nvfp4_moe_layer_for_fi_or_cutlass); %s", rows, rows/2, way)
 }

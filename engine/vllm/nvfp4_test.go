@@ -81,15 +81,23 @@ func TestNVFP4GatedExpertsRefusedOnCUTLASS(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
 		inter  int
+		tp     uint64 // --tensor-parallel-size; 0 for vLLM's 1
 		class  budget.Class
 		ep     bool
 		refuse bool
+		way    string // the way out the refusal names
 	}{
-		{"12.0, 480", 480, on(12), false, true},
-		{"12.0, 480, expert parallel", 480, on(12), true, true},
-		{"12.0, 512", 512, on(12), false, false},
-		{"10.0, 480: TRTLLM pads", 480, on(10), false, false},
-		{"9.0, 480: Marlin", 480, on(9), false, false},
+		// 480 is not a multiple of 64: neither TP nor EP helps.
+		{"12.0, 480", 480, 0, on(12), false, true, "no tensor-parallel size or expert parallelism"},
+		{"12.0, 480, expert parallel", 480, 0, on(12), true, true, "no tensor-parallel size or expert parallelism"},
+		// 640 is 10 x 64, but a rank of TP 4 holds 160 (320 gate and up
+		// rows, 2.5 tiles): a TP size or expert parallelism (640 whole)
+		// is the way out.
+		{"12.0, 640 at TP 4", 640, 4, on(12), false, true, "--enable-expert-parallel"},
+		{"12.0, 640 at TP 4, expert parallel", 640, 4, on(12), true, false, ""},
+		{"12.0, 512", 512, 0, on(12), false, false, ""},
+		{"10.0, 480: TRTLLM pads", 480, 0, on(10), false, false, ""},
+		{"9.0, 480: Marlin", 480, 0, on(9), false, false, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			doc := expertsTPConfig(t, "nvidia__Qwen3.6-35B-A3B-NVFP4", "", map[string]any{"moe_intermediate_size": tt.inter})
@@ -106,11 +114,11 @@ func TestNVFP4GatedExpertsRefusedOnCUTLASS(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = NewReference(a, trusting(a, Serve{EnableExpertParallel: tt.ep, MaxModelLen: 2048, KVCacheMemoryBytes: gib40}), tt.class, current)
+			_, err = NewReference(a, trusting(a, Serve{TensorParallelSize: tt.tp, EnableExpertParallel: tt.ep, MaxModelLen: 2048, KVCacheMemoryBytes: gib40}), tt.class, current)
 			var se *engine.SettingError
 			switch {
-			case tt.refuse && (!errors.As(err, &se) || se.Flag != "tensor-parallel-size" || !strings.Contains(se.Reason, "NotImplementedError")):
-				t.Errorf("got %v, want a refusal of --tensor-parallel-size naming vLLM's NotImplementedError", err)
+			case tt.refuse && (!errors.As(err, &se) || se.Flag != "tensor-parallel-size" || !strings.Contains(se.Reason, "NotImplementedError") || !strings.Contains(se.Reason, tt.way)):
+				t.Errorf("got %v, want a refusal of --tensor-parallel-size naming vLLM's NotImplementedError and %q", err, tt.way)
 			case !tt.refuse && err != nil:
 				t.Errorf("got %v, want it sized", err)
 			}

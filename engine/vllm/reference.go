@@ -69,7 +69,7 @@ func newReference(a *model.Arch, s Serve, c budget.Class, p Profile, shard bool)
 	}
 	ref := &Reference{Arch: a, Serve: r, Class: c, groups: layout}
 	for _, st := range r.Stages {
-		st.TP, st.ExpertRanks, st.DtypeBytes, st.Quant = r.TensorParallelSize, r.ExpertRanks, r.DtypeBytes, r.Quant
+		st = r.rankSharding(st)
 		ref.stages = append(ref.stages, refStage{sharding: st, weights: weightItems(a, st), peaks: peakItems(a, &r, st)})
 	}
 	if err := ref.offload(); err != nil {

@@ -191,10 +191,11 @@ func resolveCounted(s Serve, a *model.Arch, c budget.Class, p Profile, states, a
 	if err := r.resolveParallel(a, def); err != nil {
 		return Resolved{}, err
 	}
+	r.resolveV2Features(a)
 	if err := r.resolveSpec(a, c, def); err != nil {
 		return Resolved{}, err
 	}
-	if err := r.resolveV2Features(a); err != nil {
+	if err := r.refuseV2Undecided(a); err != nil {
 		return Resolved{}, err
 	}
 	if err := r.resolveLengths(a, c, def, whys); err != nil {
@@ -576,13 +577,18 @@ func (r *Resolved) resolveDtypes(a *model.Arch, c budget.Class, def func(string,
 			r.Stages[i].MXFP4 = mxfp4Kernel(c.Device, r.Profile)
 		}
 	}
-	if (q.Method == "modelopt" || q.Method == "compressed-tensors") && q.W4A4NVFP4() {
-		// The NVFP4 kernels pad block scales by device (nvfp4.go).
+	if q.W4A4NVFP4() {
+		// The NVFP4 kernels pad block scales by device (nvfp4.go); only
+		// ModelOpt and compressed-tensors checkpoints have W4A4 NVFP4
+		// layers, so the method needs no check of its own.
+		k := nvfp4Kernel(c.Device, r.Profile)
 		for i := range r.Stages {
-			r.Stages[i].NVFP4 = nvfp4Kernel(c.Device, r.Profile)
-			if err := checkNVFP4Experts(a, r.Stages[i], r); err != nil {
-				return err
-			}
+			r.Stages[i].NVFP4 = k
+		}
+		// Every stage's experts share the model's intermediate and the
+		// serve's parallel sizes: one stage answers for all.
+		if err := checkNVFP4Experts(a, r.Stages[0], r); err != nil {
+			return err
 		}
 	}
 	// nemotron_h's float32 router is held in the model dtype where vLLM
@@ -945,4 +951,13 @@ func containsFold(s, sub string) bool {
 		}
 	}
 	return false
+}
+
+// rankSharding returns stage st with the serve's parallel sizes, dtype and
+// quantization filled in: Stages hold each stage's layers and kernels, and
+// every weighing of a stage needs the rest (one place, not a copy in
+// each caller).
+func (r *Resolved) rankSharding(st model.Sharding) model.Sharding {
+	st.TP, st.ExpertRanks, st.DtypeBytes, st.Quant = r.TensorParallelSize, r.ExpertRanks, r.DtypeBytes, r.Quant
+	return st
 }

@@ -65,11 +65,11 @@ var v2ListChanges = []v2ListChange{
 func V2Architectures(v Version) []string {
 	var out []string
 	for _, c := range v2ListChanges {
-		if v.Less(c.since) {
-			break
+		for _, arch := range c.add {
+			if !slices.Contains(out, arch) && v2ListedArch(v, arch) {
+				out = append(out, arch)
+			}
 		}
-		out = slices.DeleteFunc(out, func(s string) bool { return slices.Contains(c.drop, s) })
-		out = append(out, c.add...)
 	}
 	slices.Sort(out)
 	return out
@@ -79,24 +79,25 @@ func V2Architectures(v Version) []string {
 // walks the changes rather than build the list: every stage of a resolved
 // serve asks, and Compile keeps its allocations bounded.
 func v2Listed(v Version, a *model.Arch) bool {
-	for _, arch := range a.Architectures {
-		listed := false
-		for _, c := range v2ListChanges {
-			if v.Less(c.since) {
-				break
-			}
-			switch {
-			case slices.Contains(c.add, arch):
-				listed = true
-			case slices.Contains(c.drop, arch):
-				listed = false
-			}
+	return slices.ContainsFunc(a.Architectures, func(arch string) bool { return v2ListedArch(v, arch) })
+}
+
+// v2ListedArch says arch is on release v's list: the last change up to v
+// that names it added it.
+func v2ListedArch(v Version, arch string) bool {
+	listed := false
+	for _, c := range v2ListChanges {
+		if v.Less(c.since) {
+			break
 		}
-		if listed {
-			return true
+		switch {
+		case slices.Contains(c.add, arch):
+			listed = true
+		case slices.Contains(c.drop, arch):
+			listed = false
 		}
 	}
-	return false
+	return listed
 }
 
 // v2DefaultModel is _is_default_v2_model_runner_model as release v's
@@ -132,12 +133,34 @@ func v2DefaultModel(v Version, a *model.Arch, states func() uint64) bool {
 // resolveV2Features applies the unsupported features of the V2 oracle
 // (_get_v2_model_runner_unsupported_features, vllm/config/vllm.py) that
 // memory-neutral flags decide: each sends a serve the oracle would put on
-// V2 to the V1 runner, in the releases whose branch has the check. A check
-// that came or went within a release's cut is refused by name for that
-// release, naming the release to size instead.
-func (r *Resolved) resolveV2Features(a *model.Arch) error {
+// V2 to the V1 runner, in the releases whose branch has the check. It runs
+// before resolveSpec, whose draft is built in the runner the oracle picks.
+func (r *Resolved) resolveV2Features(a *model.Arch) {
 	p := &r.Profile
-	if p.Era != V1 || p.V2EveryModel || !r.onV2Runner(a) {
+	if p.V2EveryModel || !r.onV2Runner(a) {
+		return
+	}
+	v := p.Release
+	if (r.LogprobsMode == "raw_logits" || r.LogprobsMode == "processed_logits") && v.Less(v0_26_0) {
+		// #39337 to #47680 (41ea2dd44, merged 2026-07-18): a logits
+		// logprobs mode is unsupported. 0.25.0 was cut on 07-10/11;
+		// 0.26.0 (cut between 07-17 and 07-20) is refuseV2Undecided's.
+		p.v1Runner = true
+	}
+	if r.ExecutorBackend == "external_launcher" && r.PipelineParallelSize > 1 && v.AtLeast(v0_24_0) {
+		// #45868 (14b438a98, merged 2026-06-16, before 0.24.0's cut):
+		// "pipeline parallelism with external_launcher" is unsupported.
+		p.v1Runner = true
+	}
+}
+
+// refuseV2Undecided refuses by name a feature check that came or went
+// within a release's cut, naming the release to size instead, for a serve
+// still on the V2 runner once resolveV2Features and the speculative method
+// (ngram's and suffix's run on V1) have had their say.
+func (r *Resolved) refuseV2Undecided(a *model.Arch) error {
+	p := &r.Profile
+	if p.V2EveryModel || !r.onV2Runner(a) {
 		return nil
 	}
 	v := p.Release
@@ -150,21 +173,11 @@ func (r *Resolved) resolveV2Features(a *model.Arch) error {
 		name, value, _ := strings.Cut(strings.TrimPrefix(r.Reasoning, "--"), " ")
 		return settingErr(name, value, "on %s vLLM 0.22's oracle may keep it on the V1 model runner: PR #43808 (merged 2026-05-28) stopped a reasoning config from doing so, and whether 0.22's branch (cut between 2026-05-22 and 06-02) carries it is not read, so the runner, and with it the CUDA graphs' charge, is not known; size it with --vllm-version 0.23.0 or later", a.Source)
 	}
-	if r.LogprobsMode == "raw_logits" || r.LogprobsMode == "processed_logits" {
-		// #39337 to #47680 (41ea2dd44, merged 2026-07-18): a logits
-		// logprobs mode is unsupported. 0.25.0 was cut on 07-10/11,
-		// 0.26.0 between 07-17 and 07-20, 0.26.1 after 07-20.
-		switch {
-		case v.Less(v0_26_0):
-			p.v1Runner = true
-		case v.Less(v0_26_1):
-			return settingErr("logprobs-mode", r.LogprobsMode, "on %s vLLM 0.26.0's oracle may keep it on the V1 model runner: PR #47680 (merged 2026-07-18) stopped a logits logprobs mode from doing so, and 0.26.0's branch was cut between 2026-07-17 and 07-20, so the runner, and with it the CUDA graphs' charge, is not known; size it with --vllm-version 0.25.0 or 0.26.1", a.Source)
-		}
-	}
-	if r.ExecutorBackend == "external_launcher" && r.PipelineParallelSize > 1 && v.AtLeast(v0_24_0) {
-		// #45868 (14b438a98, merged 2026-06-16, before 0.24.0's cut):
-		// "pipeline parallelism with external_launcher" is unsupported.
-		p.v1Runner = true
+	if (r.LogprobsMode == "raw_logits" || r.LogprobsMode == "processed_logits") && v.Less(v0_26_1) {
+		// #47680 (merged 2026-07-18) falls inside 0.26.0's cut (between
+		// 07-17 and 07-20; 0.26.1 after 07-20). Earlier releases are on V1
+		// already (resolveV2Features).
+		return settingErr("logprobs-mode", r.LogprobsMode, "on %s vLLM 0.26.0's oracle may keep it on the V1 model runner: PR #47680 (merged 2026-07-18) stopped a logits logprobs mode from doing so, and 0.26.0's branch was cut between 2026-07-17 and 07-20, so the runner, and with it the CUDA graphs' charge, is not known; size it with --vllm-version 0.25.0 or 0.26.1", a.Source)
 	}
 	return nil
 }

@@ -111,3 +111,34 @@ func TestV2RunnerOnlyWidens(t *testing.T) {
 		}
 	})
 }
+
+// TestV2FeatureFlagsDecideBeforeTheDraft: a feature flag that keeps the
+// target on the V1 runner keeps its EAGLE-3 draft on the V1 proposer too
+// (vLLM builds the drafter in the runner the oracle picked). Qwen3-8B is on
+// V2 at 0.25.0 (dense) but --logprobs-mode raw_logits is unsupported there
+// until #47680, so the draft is V1's; at 0.26.1 it is V2's. And at 0.22.0
+// the logits mode alone keeps the target on V1, so a reasoning parser
+// beside it leaves no doubt about the runner to refuse.
+func TestV2FeatureFlagsDecideBeforeTheDraft(t *testing.T) {
+	archs := shipped(t)
+	qwen := archs["Qwen__Qwen3-8B"]
+	dir := WriteEagle3Draft(t)
+	for _, tc := range []struct {
+		spec string
+		v2   bool
+	}{{"0.25.0", false}, {"0.26.1", true}} {
+		s := Serve{MaxModelLen: 8192, MaxNumSeqs: 256, MaxNumBatchedTokens: 8192, EnforceEager: true, SpeculativeConfig: eagle3Spec(dir), LogprobsMode: "raw_logits"}
+		r, err := Resolve(s, qwen, bigClass, mustProfile(tc.spec))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.spec, err)
+		}
+		if r.onV2Runner(qwen) != tc.v2 || onV2Speculator(&r) != tc.v2 {
+			t.Errorf("%s: target on V2 %v, draft on V2 %v; want both %v", tc.spec, r.onV2Runner(qwen), onV2Speculator(&r), tc.v2)
+		}
+	}
+	both := Serve{Reasoning: "--reasoning-parser qwen3", LogprobsMode: "raw_logits"}
+	r, err := Resolve(both, qwen, testClass(false), mustProfile("0.22.0"))
+	if err != nil || r.onV2Runner(qwen) {
+		t.Errorf("0.22.0 with a reasoning parser and raw_logits: err %v, V2 %v; want it sized on the V1 runner", err, err == nil && r.onV2Runner(qwen))
+	}
+}
