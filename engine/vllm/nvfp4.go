@@ -25,6 +25,13 @@ var (
 	// sees whole 128-row tiles (#46880, merged 2026-07-15; 0.27.0 is the
 	// first release surely after it).
 	nvfp4TRTLLMGated64Since = Version{0, 27, 0}
+	// nvfp4TRTLLMDefaultSince: the NVFP4 MoE oracle tries FlashInfer
+	// TRTLLM first on 10.x (#32414, "Oracle Select FP8+NVFP4 Kernels In
+	// Priority", merged 2026-01-21); before it, vLLM's CUTLASS experts
+	// unless VLLM_USE_FLASHINFER_MOE_FP4 was set (oracle/nvfp4.py:89-93 at
+	// 9f6dcb71a). 0.16.0, released 2026-02-25, is the first release surely
+	// after it; whether 0.15's branch holds it is not read.
+	nvfp4TRTLLMDefaultSince = Version{0, 16, 0}
 )
 
 // nvfp4Kernel returns how the serve's vLLM lays out W4A4 NVFP4 weights and
@@ -111,4 +118,19 @@ func checkNVFP4Experts(a *model.Arch, st model.Sharding, r *Resolved) error {
 		way = fmt.Sprintf("the model's intermediate, %d, is not a multiple of 64, so no tensor-parallel size or expert parallelism avoids it; size it on a device whose vLLM runs these experts on Marlin or FlashInfer TRTLLM", a.MoEIntermediate)
 	}
 	return settingErr("tensor-parallel-size", r.TensorParallelSize, "vLLM's CUTLASS NVFP4 MoE kernels on this device pad the experts' block scales to 128-row tiles but not gated weights: %d gate and up rows a rank (intermediate %d) are not a multiple of 128, and vLLM raises NotImplementedError loading them (quantization/utils/flashinfer_fp4_moe.py prepare_nvfp4_moe_layer_for_fi_or_cutlass); %s", rows, rows/2, way)
+}
+
+// checkNVFP4ExpertBackend refuses W4A4 NVFP4 experts on a 10.x device
+// under a release before [nvfp4TRTLLMDefaultSince]: which MoE kernel vLLM
+// runs them with there, and so how it pads them (FlashInfer TRTLLM's
+// rounding or CUTLASS's swizzled scale tiles, which refuse some gated
+// sizes), is not settled for those releases.
+func checkNVFP4ExpertBackend(a *model.Arch, d budget.Device, st model.Sharding, r *Resolved) error {
+	if d.Silicon.Vendor != budget.NVIDIA || d.Silicon.Major != 10 || r.Profile.Release.AtLeast(nvfp4TRTLLMDefaultSince) {
+		return nil
+	}
+	if _, _, ok := model.NVFP4ExpertRows(a, r.rankSharding(st)); !ok {
+		return nil
+	}
+	return settingErr("vllm-version", r.Profile.Name, "W4A4 NVFP4 experts on compute capability 10.x under %s: vLLM chose FlashInfer TRTLLM for them first from PR #32414 (merged 2026-01-21, surely in 0.16.0) and its CUTLASS experts before it (unless VLLM_USE_FLASHINFER_MOE_FP4 was set), which lay the experts out otherwise; which one this release runs is not read, so membudget refuses it rather than size a layout vLLM may not use; --vllm-version 0.16.0 or later is sized", r.Profile.Describes)
 }

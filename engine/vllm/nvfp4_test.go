@@ -125,3 +125,40 @@ func TestNVFP4GatedExpertsRefusedOnCUTLASS(t *testing.T) {
 		})
 	}
 }
+
+// TestNVFP4ExpertsOn10xBefore016Refused: the shipped Nemotron-3-Nano NVFP4
+// checkpoint (W4A4 experts) on a 10.x device is refused by name under a
+// release before 0.16.0, whose NVFP4 MoE kernel (CUTLASS before PR #32414,
+// FlashInfer TRTLLM after it) is not settled, and sized from 0.16.0; on
+// 9.0 (Marlin at every release) it is sized at 0.15.1 too.
+func TestNVFP4ExpertsOn10xBefore016Refused(t *testing.T) {
+	t.Parallel()
+	a := shipped(t)["nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-NVFP4"]
+	if !a.Quant.W4A4NVFP4() {
+		t.Fatal("the shipped Nemotron-3-Nano NVFP4 config has no W4A4 NVFP4 layer: the case moved")
+	}
+	class := func(major int) budget.Class {
+		c := testClass(false)
+		c.Device.Silicon = budget.Silicon{Vendor: budget.NVIDIA, Major: major}
+		c.Device.MemoryBytes = 180 << 30
+		return c
+	}
+	refused := func(version string, major int) bool {
+		p, err := ProfileFor(version)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = Resolve(Serve{MaxModelLen: 8192}, a, class(major), p)
+		var se *engine.SettingError
+		if err != nil && !(errors.As(err, &se) && se.Flag == "vllm-version" && strings.Contains(se.Reason, "#32414")) {
+			t.Fatalf("%s on %d.x: %v, want sized or refused naming #32414", version, major, err)
+		}
+		return err != nil
+	}
+	got := map[string]bool{"0.15.1 on 10.x": refused("0.15.1", 10), "0.16.0 on 10.x": refused("0.16.0", 10),
+		"main on 10.x": refused("main", 10), "0.15.1 on 9.x": refused("0.15.1", 9)}
+	want := map[string]bool{"0.15.1 on 10.x": true, "0.16.0 on 10.x": false, "main on 10.x": false, "0.15.1 on 9.x": false}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("refused (-want +got):\n%s", diff)
+	}
+}

@@ -590,6 +590,9 @@ func (r *Resolved) resolveDtypes(a *model.Arch, c budget.Class, def func(string,
 		if err := checkNVFP4Experts(a, r.Stages[0], r); err != nil {
 			return err
 		}
+		if err := checkNVFP4ExpertBackend(a, c.Device, r.Stages[0], r); err != nil {
+			return err
+		}
 	}
 	// nemotron_h's float32 router is held in the model dtype where vLLM
 	// has its router GEMMs (routergemm.go). Set only for such a router:
