@@ -86,26 +86,48 @@ func v2Listed(v Version, a *model.Arch) bool {
 // that names it added it.
 func v2ListedArch(v Version, arch string) bool {
 	listed := false
-	for _, c := range v2ListChanges {
-		if v.Less(c.since) {
+	for _, st := range v2ListSteps[arch] {
+		if v.Less(st.since) {
 			break
 		}
-		switch {
-		case slices.Contains(c.add, arch):
-			listed = true
-		case slices.Contains(c.drop, arch):
-			listed = false
-		}
+		listed = st.listed
 	}
 	return listed
 }
+
+// v2ListStep is one change of an architecture's place on the V2 list: from
+// release since it is listed or not.
+type v2ListStep struct {
+	since  Version
+	listed bool
+}
+
+// v2ListSteps is [v2ListChanges] by architecture, in release order, so
+// that a compile looks up its architectures rather than walk the whole
+// history (a change that both adds and drops a name adds it).
+var v2ListSteps = func() map[string][]v2ListStep {
+	steps := map[string][]v2ListStep{}
+	for _, c := range v2ListChanges {
+		for _, arch := range c.drop {
+			if !slices.Contains(c.add, arch) {
+				steps[arch] = append(steps[arch], v2ListStep{c.since, false})
+			}
+		}
+		for _, arch := range c.add {
+			steps[arch] = append(steps[arch], v2ListStep{c.since, true})
+		}
+	}
+	return steps
+}()
 
 // v2DefaultModel is _is_default_v2_model_runner_model as release v's
 // branch has it, for a generative a whose state layers states counts
 // (hybrid and attention-free models have them). The pooling runner is
 // left to the caller ([Resolved.onV2Runner]).
 func v2DefaultModel(v Version, a *model.Arch, states func() uint64) bool {
-	listed := v2Listed(v, a)
+	// The list is looked up last, where the cheaper checks leave it to
+	// decide: a compile asks this several times.
+	listed := func() bool { return v2Listed(v, a) }
 	moe := a.Experts > 0 // model_config.is_moe: get_num_experts() > 0
 	switch {
 	case v.Less(v0_24_0):
@@ -114,20 +136,20 @@ func v2DefaultModel(v Version, a *model.Arch, states func() uint64) bool {
 		// vllm/transformers_utils/config.py); has_inner_state is an
 		// unsupported feature (to #42406, 06-30), and no listed
 		// architecture has state layers.
-		return listed && !moe && a.Quant.Method == "" && states() == 0
+		return !moe && a.Quant.Method == "" && listed() && states() == 0
 	case v.Less(v0_25_0):
 		// #42667 (06-12) to #44443 (07-02): the list alone, is_quantized
 		// dropped by #44446 (06-18). has_inner_state is unsupported with
 		// mamba_cache_mode align until #42406 (06-30, a 0.25.0 change in
 		// its notes); no listed architecture has state layers.
-		return listed && states() == 0
+		return listed() && states() == 0
 	}
-	if states() > 0 && !(listed && v.AtLeast(v0_27_0)) {
+	if states() > 0 && !(v.AtLeast(v0_27_0) && listed()) {
 		// #44443: is_hybrid and is_attention_free stay on V1; from #50000
 		// (07-30) a listed hybrid runs on V2 (none that membudget sizes).
 		return false
 	}
-	return listed || !moe
+	return !moe || listed()
 }
 
 // resolveV2Features applies the unsupported features of the V2 oracle
