@@ -169,20 +169,3 @@ func TestARFusionAnyCoversRules(t *testing.T) {
 		}
 	}
 }
-
-// TestARFusionTablesAgree: every release with a rule has its list of
-// architectures for an explicit flag, and no other.
-func TestARFusionTablesAgree(t *testing.T) {
-	var rules, archs []string
-	for name := range arFusionRules {
-		rules = append(rules, name)
-	}
-	for name := range arFusionArchs {
-		archs = append(archs, name)
-	}
-	slices.Sort(rules)
-	slices.Sort(archs)
-	if diff := cmp.Diff(rules, archs); diff != "" {
-		t.Errorf("arFusionArchs' releases (-arFusionRules' +arFusionArchs'):\n%s", diff)
-	}
-}
