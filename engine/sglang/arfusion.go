@@ -127,9 +127,15 @@ var arFusion058 = arFusionSM90SM100(arFusion058Archs)
 // under use_symm_dev_mem, which SGLang does not pass).
 var arFusion059 = arFusionSM90SM100(arFusion059Archs)
 
-// arFusionAnyArchs is the union of the rules' architectures: each later
-// list holds the one before it but v0.5.6.x's.
-var arFusionAnyArchs = slices.Concat(arFusion056Archs, arFusion059Archs)
+// arFusionAnyArchs is the union of the rules' architectures, sorted.
+var arFusionAnyArchs = func() []string {
+	var all []string
+	for _, rel := range arFusionRules {
+		all = append(all, rel.archs...)
+	}
+	slices.Sort(all)
+	return slices.Compact(all)
+}()
 
 // arFusionAny is the union of the rules read, H20 included, which a
 // release not read is taken to possibly apply. GLM-4.7-Flash's
