@@ -31,28 +31,23 @@ import (
 // flashinfer_comm_fusion.py); v0.5.8 adds GLM-4.7-Flash and leaves SM12x
 // out (see [arFusion058]). A profile not here but of the 0.4 line
 // (which never turns it on) refuses a serve [arFusionAny] matches.
-var arFusionRules = map[string]arFusionRule{
-	"v0.5.6.post2": arFusion056,
-	"v0.5.6.post3": arFusion056,
-	"v0.5.7":       arFusion057,
-	"v0.5.8":       arFusion058,
-	"v0.5.8.post1": arFusion058,
-	"v0.5.9":       arFusion059,
-	"v0.5.9.post1": arFusion059,
+var arFusionRules = map[string]arFusionRelease{
+	"v0.5.6.post2": {arFusion056, arFusion056Archs},
+	"v0.5.6.post3": {arFusion056, arFusion056Archs},
+	"v0.5.7":       {arFusion057, arFusion057Archs},
+	"v0.5.8":       {arFusion058, arFusion058Archs},
+	"v0.5.8.post1": {arFusion058, arFusion058Archs},
+	"v0.5.9":       {arFusion059, arFusion059Archs},
+	"v0.5.9.post1": {arFusion059, arFusion059Archs},
 }
 
-// arFusionArchs is each read release's list of architectures, the ones
-// [arFusionRules] turns the fusion on for (and whose layers take the fused
-// path when the flag is given, see [explicitARFusion]); its keys are
-// arFusionRules'.
-var arFusionArchs = map[string][]string{
-	"v0.5.6.post2": arFusion056Archs,
-	"v0.5.6.post3": arFusion056Archs,
-	"v0.5.7":       arFusion057Archs,
-	"v0.5.8":       arFusion058Archs,
-	"v0.5.8.post1": arFusion058Archs,
-	"v0.5.9":       arFusion059Archs,
-	"v0.5.9.post1": arFusion059Archs,
+// arFusionRelease is a read release's rule and its list of architectures,
+// the ones the rule turns the fusion on for (and whose layers take the
+// fused path when the flag is given, see [explicitARFusion]); one entry
+// holds both so that no release has one without the other.
+type arFusionRelease struct {
+	rule  arFusionRule
+	archs []string
 }
 
 // arFusionRule says whether a release turns the fusion on for an
@@ -132,9 +127,15 @@ var arFusion058 = arFusionSM90SM100(arFusion058Archs)
 // under use_symm_dev_mem, which SGLang does not pass).
 var arFusion059 = arFusionSM90SM100(arFusion059Archs)
 
-// arFusionAnyArchs is the union of the rules' architectures: each later
-// list holds the one before it but v0.5.6.x's.
-var arFusionAnyArchs = slices.Concat(arFusion056Archs, arFusion059Archs)
+// arFusionAnyArchs is the union of the rules' architectures, sorted.
+var arFusionAnyArchs = func() []string {
+	var all []string
+	for _, rel := range arFusionRules {
+		all = append(all, rel.archs...)
+	}
+	slices.Sort(all)
+	return slices.Compact(all)
+}()
 
 // arFusionAny is the union of the rules read, H20 included, which a
 // release not read is taken to possibly apply. GLM-4.7-Flash's
@@ -213,9 +214,9 @@ func (r *Resolved) checkARFusion(a *model.Arch, c budget.Class) error {
 // [Resolved.checkExplicitARFusion] let it pass.
 func (ref *Reference) arFusionItem() []budget.Item {
 	r := &ref.Serve
-	rule, read := arFusionRules[r.Profile.Name]
+	rel, read := arFusionRules[r.Profile.Name]
 	explicit := r.Nodes.EnableARFusion && r.TPSize > 1 && r.Nodes.NNodes <= 1 && explicitARFusion(r.Profile.Name, ref.Arch, ref.Class)
-	if !read || !explicit && !autoARFusion(rule, ref.Arch, r, ref.Class) {
+	if !read || !explicit && !autoARFusion(rel.rule, ref.Arch, r, ref.Class) {
 		return nil
 	}
 	return []budget.Item{{Name: "flashinfer_allreduce_fusion_workspace", Term: budget.TermNonTorch, Bytes: arFusionBytes(r.TPSize, ref.Arch.Hidden, r.DtypeBytes)}}

@@ -639,3 +639,34 @@ func TestLinesSpanEveryRelease(t *testing.T) {
 		}
 	}
 }
+
+// TestFlagTableReleasesNamed: every release a flag's change, value
+// refusal or alias span names is a profile's. older ranks a name no
+// profile has below every release, so a misspelt one would leave the
+// change silently unapplied at every release.
+func TestFlagTableReleasesNamed(t *testing.T) {
+	known := map[string]bool{}
+	for _, p := range profiles {
+		known[p.Name] = true
+	}
+	for _, fl := range flagTable {
+		var names []string
+		if c := fl.changed; c != nil {
+			names = append(names, c.from)
+		}
+		if vr := fl.refuses; vr != nil {
+			names = append(names, vr.from)
+		}
+		if a := fl.alias; a != nil {
+			names = append(names, a.from)
+			if a.until != "" {
+				names = append(names, a.until)
+			}
+		}
+		for _, n := range names {
+			if !known[n] {
+				t.Errorf("--%s names release %q, which no profile has", fl.name, n)
+			}
+		}
+	}
+}

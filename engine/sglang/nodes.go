@@ -100,7 +100,7 @@ func (r *Resolved) checkExplicitARFusion(a *model.Arch, c budget.Class) error {
 	if r.Nodes.NNodes > 1 {
 		return settingErr(flag, "", "with --nnodes %d: %s turns the fusion on only on one node (flashinfer#2006), and its IPC workspace across nodes is not modelled", r.Nodes.NNodes, r.Profile.Describes)
 	}
-	if rule := arFusionRules[r.Profile.Name]; !explicitARFusion(r.Profile.Name, a, c) && !autoARFusion(rule, a, r, c) {
+	if rule := arFusionRules[r.Profile.Name].rule; !explicitARFusion(r.Profile.Name, a, c) && !autoARFusion(rule, a, r, c) {
 		arch := "no architecture"
 		if len(a.Architectures) > 0 {
 			arch = a.Architectures[0]
@@ -123,7 +123,7 @@ func explicitARFusion(release string, a *model.Arch, c budget.Class) bool {
 	if si.Vendor != budget.NVIDIA || (si.Major != 9 && si.Major != 10) || len(a.Architectures) == 0 {
 		return false
 	}
-	return slices.Contains(arFusionArchs[release], a.Architectures[0])
+	return slices.Contains(arFusionRules[release].archs, a.Architectures[0])
 }
 
 // explicitBytes is the workspace v0.5.6.post2 makes for r: none for one

@@ -284,7 +284,7 @@ var profile0510 = func() Profile {
 	p.SpecReserve4GiB = true
 	p.GptOssSplitAlways = true
 	p.Native = native0510
-	p.UnreadModels = slices.Concat(new059, new0510)
+	p.UnreadModels = slices.Concat(p.UnreadModels, new0510)
 	p.ChangedModels = changedModels0510
 	p.FP8IgnoreMoE = true
 	return p
@@ -367,7 +367,7 @@ var profile0511 = func() Profile {
 	p.ReqPadRow = true
 	p.SpecV2 = true
 	p.Native = native0511
-	p.UnreadModels = slices.Concat(new059, new0510, new0511)
+	p.UnreadModels = slices.Concat(p.UnreadModels, new0511)
 	return p
 }()
 
@@ -413,7 +413,7 @@ var profile0512 = func() Profile {
 	p.Describes = "SGLang v0.5.12 (tag 127b9e3, 2026-05-16)"
 	p.CustomARv2 = true
 	p.Native = native0512
-	p.UnreadModels = slices.Concat(new059, new0510, new0511, new0512)
+	p.UnreadModels = slices.Concat(p.UnreadModels, new0512)
 	return p
 }()
 
@@ -476,7 +476,7 @@ var profile0513 = func() Profile {
 	p.Describes = "SGLang v0.5.13 (tag 28b095c, 2026-06-10)"
 	p.PiecewiseCapByContext = true
 	p.Native = native0513
-	p.UnreadModels = slices.Concat(new059, new0510, new0511, new0512, new0513)
+	p.UnreadModels = slices.Concat(p.UnreadModels, new0513)
 	p.ChangedModels = changedModels0513
 	p.UnreadQuant = []string{"compressed-tensors", "gptq", "modelopt"}
 	return p
