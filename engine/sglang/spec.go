@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,6 +17,7 @@ import (
 	"membudget/engine/torchalloc"
 	"membudget/internal/shell"
 	"membudget/model"
+	"membudget/model/hub"
 )
 
 // This file sizes SGLang's speculative decoding with a draft model:
@@ -376,17 +376,9 @@ func readEagle3Config(dir string) (eagle3Config, error) {
 
 func readEagle3ConfigFile(dir string) (eagle3Config, error) {
 	file := filepath.Join(dir, "config.json")
-	f, err := os.Open(file)
+	data, err := hub.ReadRegularFile(file, maxDraftConfigBytes)
 	if err != nil {
 		return eagle3Config{}, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxDraftConfigBytes+1))
-	if err != nil {
-		return eagle3Config{}, fmt.Errorf("%s: %w", file, err)
-	}
-	if len(data) > maxDraftConfigBytes {
-		return eagle3Config{}, fmt.Errorf("%s: larger than %d bytes", file, maxDraftConfigBytes)
 	}
 	return parseEagle3Config(file, data)
 }

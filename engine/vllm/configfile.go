@@ -3,12 +3,11 @@ package vllm
 import (
 	"encoding/json"
 	"fmt"
-	"io"
-	"os"
 	"regexp"
 	"strings"
 
 	"membudget/engine"
+	"membudget/model/hub"
 )
 
 // maxConfigBytes bounds a --config file membudget reads: a file of flags
@@ -31,17 +30,9 @@ func loadConfigFile(path string) ([]string, error) {
 	if ext := path[strings.LastIndex(path, ".")+1:]; ext != "yaml" && ext != "yml" {
 		return nil, fmt.Errorf("--config %s: vLLM reads only a .yaml or .yml file", path)
 	}
-	f, err := os.Open(path)
+	data, err := hub.ReadRegularFile(path, maxConfigBytes)
 	if err != nil {
 		return nil, fmt.Errorf("--config: %w", err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxConfigBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("--config %s: %w", path, err)
-	}
-	if len(data) > maxConfigBytes {
-		return nil, fmt.Errorf("--config %s: larger than %d bytes: not a file of flags", path, maxConfigBytes)
 	}
 	var out []string
 	seen := map[string]bool{}

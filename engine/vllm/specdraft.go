@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,6 +16,7 @@ import (
 	"membudget/engine/torchalloc"
 	"membudget/internal/untrusted"
 	"membudget/model"
+	"membudget/model/hub"
 	"membudget/model/safetensors"
 )
 
@@ -119,21 +119,10 @@ func loadDraft(dir, method string, a *model.Arch) (Draft, error) {
 	return d, err
 }
 
-// readFileLimited reads file, refusing one larger than limit.
+// readFileLimited reads file, refusing one larger than limit, or not a
+// regular file (a FIFO would block the read: hub.ReadRegularFile).
 func readFileLimited(file string, limit int64) ([]byte, error) {
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", file, err)
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s: larger than %d bytes", file, limit)
-	}
-	return data, nil
+	return hub.ReadRegularFile(file, limit)
 }
 
 // readDraft reads an EAGLE-3 draft's directory: its config.json, and its
@@ -300,19 +289,14 @@ func draftTensorShapes(dir string) (map[string][]uint64, error) {
 	out := map[string][]uint64{}
 	for _, name := range files {
 		file := filepath.Join(dir, name)
-		f, err := os.Open(file)
+		f, size, err := hub.OpenRegularFile(file)
 		if err != nil {
 			if os.IsNotExist(err) {
 				return nil, fmt.Errorf("%s: %w: membudget reads its tensor names to tell what vLLM shares with the target (a pytorch_model.bin is not read)", dir, errNoSafetensors)
 			}
 			return nil, err
 		}
-		fi, err := f.Stat()
-		if err != nil {
-			f.Close()
-			return nil, err
-		}
-		h, err := safetensors.ReadHeader(file, f, fi.Size())
+		h, err := safetensors.ReadHeader(file, f, size)
 		f.Close()
 		if err != nil {
 			return nil, err

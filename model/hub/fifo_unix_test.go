@@ -92,3 +92,36 @@ func TestRefusesSpecialFiles(t *testing.T) {
 		})
 	}
 }
+
+// TestReadRegularFileRefusesAFIFO: the engines' readers of a file the user
+// names (a draft's config.json, vLLM's --config) go through
+// ReadRegularFile and OpenRegularFile, which refuse a FIFO without opening
+// it, read a regular file, refuse one above the limit, and report a missing
+// one as os.IsNotExist with the system's own words.
+func TestReadRegularFileRefusesAFIFO(t *testing.T) {
+	dir := t.TempDir()
+	pipe := filepath.Join(dir, "config.json")
+	if err := syscall.Mkfifo(pipe, 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	if err := notHanging(t, func() error { _, err := ReadRegularFile(pipe, 1<<20); return err }); err == nil || !strings.Contains(err.Error(), "not a file") {
+		t.Errorf("ReadRegularFile(FIFO) = %v, want a refusal naming it not a file", err)
+	}
+	if err := notHanging(t, func() error { _, _, err := OpenRegularFile(pipe); return err }); err == nil || !strings.Contains(err.Error(), "not a file") {
+		t.Errorf("OpenRegularFile(FIFO) = %v, want a refusal naming it not a file", err)
+	}
+	file := filepath.Join(dir, "flags.yaml")
+	if err := os.WriteFile(file, []byte("max-model-len: 4096\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := ReadRegularFile(file, 1<<20); err != nil || string(data) != "max-model-len: 4096\n" {
+		t.Errorf("ReadRegularFile(file) = %q, %v", data, err)
+	}
+	if _, err := ReadRegularFile(file, 4); err == nil {
+		t.Error("ReadRegularFile above its limit: no error")
+	}
+	_, err := ReadRegularFile(filepath.Join(dir, "missing.json"), 1<<20)
+	if !os.IsNotExist(err) || !strings.Contains(err.Error(), "no such file or directory") {
+		t.Errorf("ReadRegularFile(missing) = %v, want the system's not-exist error", err)
+	}
+}

@@ -101,6 +101,40 @@ func readRegular(p string, limit int64) (data []byte, found bool, err error) {
 	return data, true, nil
 }
 
+// ReadRegularFile reads the regular file at p, refusing one larger than
+// limit bytes, for the engines' readers of a file the user names (a draft's
+// config.json, vLLM's --config): a FIFO, a device or a directory is refused
+// without opening it, so it can never block the read. A missing file is an
+// error that [os.IsNotExist] reports.
+func ReadRegularFile(p string, limit int64) ([]byte, error) {
+	data, found, err := readRegular(p, limit)
+	if err == nil && !found {
+		err = notFound(p)
+	}
+	return data, err
+}
+
+// OpenRegularFile opens the regular file at p and returns its size, with
+// [ReadRegularFile]'s refusals: a reader of its header (a safetensors
+// file) never blocks on a FIFO.
+func OpenRegularFile(p string) (*os.File, int64, error) {
+	f, size, found, err := openRegular(p)
+	if err == nil && !found {
+		err = notFound(p)
+	}
+	return f, size, err
+}
+
+// notFound is the error of opening p, missing: the system's own (as
+// os.Open words it), which [os.IsNotExist] reports.
+func notFound(p string) error {
+	_, err := os.Open(p) // missing: returns at once, opening nothing
+	if err == nil || !os.IsNotExist(err) {
+		return &fs.PathError{Op: "open", Path: p, Err: fs.ErrNotExist}
+	}
+	return err
+}
+
 // checkRepoFile refuses a file name taken from an index (or any other
 // remote input) that could leave the directory it is joined to: it must be
 // a clean relative slash path of a .safetensors file, without "..", a
