@@ -94,7 +94,8 @@ func nvfp4Kernel(d budget.Device, p Profile) model.NVFP4Kernel {
 }
 
 // checkNVFP4Experts refuses W4A4 NVFP4 experts that vLLM's CUTLASS MoE
-// kernels cannot lay out on a rank of st: gated experts whose gate and up
+// kernels cannot lay out on a rank of st (its parallel sizes filled in,
+// [Resolved.rankSharding]): gated experts whose gate and up
 // rows are not whole 128-row tiles of the swizzled scales, for which
 // prepare_nvfp4_moe_layer_for_fi_or_cutlass raises NotImplementedError
 // ("Intermediate size padding for w1 and w3 ... is not currently
@@ -104,9 +105,6 @@ func checkNVFP4Experts(a *model.Arch, st model.Sharding, r *Resolved) error {
 	if !st.NVFP4.ExpertSwizzle {
 		return nil
 	}
-	// The stage's parallel sizes and quantization are filled in when it is
-	// compiled; the check needs them now.
-	st = r.rankSharding(st)
 	rows, gated, ok := model.NVFP4ExpertRows(a, st)
 	if !ok || !gated || rows%128 == 0 {
 		return nil
@@ -120,8 +118,9 @@ func checkNVFP4Experts(a *model.Arch, st model.Sharding, r *Resolved) error {
 	return settingErr("tensor-parallel-size", r.TensorParallelSize, "vLLM's CUTLASS NVFP4 MoE kernels on this device pad the experts' block scales to 128-row tiles but not gated weights: %d gate and up rows a rank (intermediate %d) are not a multiple of 128, and vLLM raises NotImplementedError loading them (quantization/utils/flashinfer_fp4_moe.py prepare_nvfp4_moe_layer_for_fi_or_cutlass); %s", rows, rows/2, way)
 }
 
-// checkNVFP4ExpertBackend refuses W4A4 NVFP4 experts on a 10.x device
-// under a release before [nvfp4TRTLLMDefaultSince]: which MoE kernel vLLM
+// checkNVFP4ExpertBackend refuses W4A4 NVFP4 experts of st (filled in as
+// for [checkNVFP4Experts]) on a 10.x device under a release before
+// [nvfp4TRTLLMDefaultSince]: which MoE kernel vLLM
 // runs them with there, and so how it pads them (FlashInfer TRTLLM's
 // rounding or CUTLASS's swizzled scale tiles, which refuse some gated
 // sizes), is not settled for those releases.
@@ -129,7 +128,7 @@ func checkNVFP4ExpertBackend(a *model.Arch, d budget.Device, st model.Sharding, 
 	if d.Silicon.Vendor != budget.NVIDIA || d.Silicon.Major != 10 || r.Profile.Release.AtLeast(nvfp4TRTLLMDefaultSince) {
 		return nil
 	}
-	if _, _, ok := model.NVFP4ExpertRows(a, r.rankSharding(st)); !ok {
+	if _, _, ok := model.NVFP4ExpertRows(a, st); !ok {
 		return nil
 	}
 	return settingErr("vllm-version", r.Profile.Name, "W4A4 NVFP4 experts on compute capability 10.x under %s: vLLM chose FlashInfer TRTLLM for them first from PR #32414 (merged 2026-01-21, surely in 0.16.0) and its CUTLASS experts before it (unless VLLM_USE_FLASHINFER_MOE_FP4 was set), which lay the experts out otherwise; which one this release runs is not read, so membudget refuses it rather than size a layout vLLM may not use; --vllm-version 0.16.0 or later is sized", r.Profile.Describes)

@@ -169,10 +169,7 @@ func (r *Resolved) resolveConvertedDecoder(a *model.Arch, def func(string, strin
 	default:
 		return settingErr("pooler-config", r.PoolerConfig, "seq_pooling_type %q is not one membudget sizes (want %v or %v)", pooling, chunkingPoolingTypes, wholePoolingTypes)
 	}
-	r.asyncOffByDefault(a)
-	for i := range r.Stages {
-		r.Stages[i].NoHead = true
-	}
+	r.decoderPoolingDefaults(a)
 	return nil
 }
 
@@ -234,6 +231,16 @@ func poolingType(config string) (string, error) {
 		return strings.ToUpper(*c.Pooling), nil
 	}
 	return "", nil
+}
+
+// decoderPoolingDefaults applies what the pooling runner does to a causal
+// decoder whatever its head: async scheduling off by default and no LM
+// head on any stage (Sharding.NoHead).
+func (r *Resolved) decoderPoolingDefaults(a *model.Arch) {
+	r.asyncOffByDefault(a)
+	for i := range r.Stages {
+		r.Stages[i].NoHead = true
+	}
 }
 
 // asyncOffByDefault applies the pooling runner's async default: off unless

@@ -56,10 +56,7 @@ func (r *Resolved) resolvePoolingDecoder(a *model.Arch) error {
 			return err
 		}
 	}
-	r.asyncOffByDefault(a)
-	for i := range r.Stages {
-		r.Stages[i].NoHead = true
-	}
+	r.decoderPoolingDefaults(a)
 	return nil
 }
 

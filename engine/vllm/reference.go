@@ -220,10 +220,10 @@ func (ref *Reference) fixedLedger(i int) uint64 {
 func (ref *Reference) beside() budget.TermSet { return besideTerms(&ref.Serve, ref.Arch) }
 
 // besideTerms is the terms the resolved serve r's vLLM allocates beside
-// the budget for a: [Profile.GraphsFor] for the runner r runs on, whose
+// the budget for a: [Profile.graphsOn] the runner r runs on, whose
 // pooling runner stays on V1 ([Resolved.onV2Runner]).
 func besideTerms(r *Resolved, a *model.Arch) budget.TermSet {
-	if r.Profile.Graphs == GraphsCharged && (!r.onV2Runner(a) || r.Profile.V2GraphsCharged) {
+	if r.Profile.graphsOn(r.onV2Runner(a)) == GraphsCharged {
 		return 0
 	}
 	return budget.TermSet(0).With(budget.TermGraphPool)

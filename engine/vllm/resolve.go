@@ -586,11 +586,13 @@ func (r *Resolved) resolveDtypes(a *model.Arch, c budget.Class, def func(string,
 			r.Stages[i].NVFP4 = k
 		}
 		// Every stage's experts share the model's intermediate and the
-		// serve's parallel sizes: one stage answers for all.
-		if err := checkNVFP4Experts(a, r.Stages[0], r); err != nil {
+		// serve's parallel sizes: one stage answers for all, filled in now
+		// (the compiler fills its stages in later).
+		st := r.rankSharding(r.Stages[0])
+		if err := checkNVFP4Experts(a, st, r); err != nil {
 			return err
 		}
-		if err := checkNVFP4ExpertBackend(a, c.Device, r.Stages[0], r); err != nil {
+		if err := checkNVFP4ExpertBackend(a, c.Device, st, r); err != nil {
 			return err
 		}
 	}

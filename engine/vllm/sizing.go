@@ -235,12 +235,8 @@ func (sz *Sizing) shortfall(f budget.Footprint) string {
 	return engine.GiB(f.DriverShortfall()) + " over device memory beside the budget"
 }
 
-// stageOf is stage i's sharding under r, as NewReference completes it.
-func stageOf(r *Resolved, i int) model.Sharding {
-	st := r.Stages[i]
-	st.TP, st.ExpertRanks, st.DtypeBytes, st.Quant = r.TensorParallelSize, r.ExpertRanks, r.DtypeBytes, r.Quant
-	return st
-}
+// stageOf is stage i's sharding under r ([Resolved.rankSharding]).
+func stageOf(r *Resolved, i int) model.Sharding { return r.rankSharding(r.Stages[i]) }
 
 // stageWeights are every stage's weights per GPU, from the checkpoint and
 // from config.json, computed once.

@@ -331,7 +331,8 @@ func (r *Resolved) resolveDraft(sc specConfig, a *model.Arch) (*Draft, error) {
 	if r.PipelineParallelSize > 1 {
 		return nil, settingErr("pipeline-parallel-size", r.PipelineParallelSize, "an %s draft under pipeline parallelism (the drafter on the last stage, its own embedding, llm_base_proposer.py:1436-1520): not modelled for %s; membudget refuses it rather than size a serve vLLM would contradict", name, p.Describes)
 	}
-	if p.V2Runner(a) {
+	v2 := p.V2Runner(a)
+	if v2 {
 		if err := specV2Refusal(sc.method, p, a); err != nil {
 			return nil, err
 		}
@@ -346,7 +347,7 @@ func (r *Resolved) resolveDraft(sc specConfig, a *model.Arch) (*Draft, error) {
 		// (vllm/model_executor/layers/linear.py).
 		return nil, settingErr("tensor-parallel-size", tp, "vLLM cannot shard the %s draft (%d heads, %d KV heads, intermediate %d) over %d ranks", name, d.Heads, d.KVHeads, d.Intermediate, tp)
 	}
-	d.V2 = p.V2Runner(a)
+	d.V2 = v2
 	return &d, nil
 }
 

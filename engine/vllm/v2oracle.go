@@ -64,11 +64,9 @@ var v2ListChanges = []v2ListChange{
 // ([Profile.V2EveryModel]).
 func V2Architectures(v Version) []string {
 	var out []string
-	for _, c := range v2ListChanges {
-		for _, arch := range c.add {
-			if !slices.Contains(out, arch) && v2ListedArch(v, arch) {
-				out = append(out, arch)
-			}
+	for arch := range v2ListSteps {
+		if v2ListedArch(v, arch) {
+			out = append(out, arch)
 		}
 	}
 	slices.Sort(out)

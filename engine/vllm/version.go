@@ -471,8 +471,13 @@ func (p *Profile) v2Runner(a *model.Arch, states func() uint64) bool {
 // (vllm/v1/worker/gpu/model_runner.py:835-837 at d18bb7b), so its graphs
 // stay beside the budget; from 0.29.0 it profiles them and they are charged
 // (PR #53306).
-func (p Profile) GraphsFor(a *model.Arch) GraphRule {
-	if p.V2Runner(a) && !p.V2GraphsCharged {
+func (p Profile) GraphsFor(a *model.Arch) GraphRule { return p.graphsOn(p.V2Runner(a)) }
+
+// graphsOn is [Profile.GraphsFor] for a serve that runs on the V2 model
+// runner or not, for a caller that has decided the runner itself (the
+// pooling runner stays on V1, [Resolved.onV2Runner]).
+func (p Profile) graphsOn(v2 bool) GraphRule {
+	if v2 && !p.V2GraphsCharged {
 		return GraphsBeside
 	}
 	return p.Graphs
