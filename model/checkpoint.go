@@ -161,11 +161,12 @@ func nvfp4ExpertsRounded(a *Arch, sh Sharding) bool {
 	if !ok {
 		return false
 	}
-	inter, multiple := rows, k.ExpertUngatedMultiple
+	inter := rows
 	if gated {
-		inter, multiple = rows/2, k.ExpertGatedMultiple
+		inter = rows / 2
 	}
-	return budget.RoundUp(a.Hidden, k.ExpertHiddenMultiple) != a.Hidden || budget.RoundUp(inter, multiple) != inter
+	h, i := k.expertSizes(a.Hidden, inter, gated)
+	return h != a.Hidden || i != inter
 }
 
 func quantName(q Quant) string {
