@@ -165,8 +165,10 @@ func nvfp4ExpertsRounded(a *Arch, sh Sharding) bool {
 	if gated {
 		inter = rows / 2
 	}
-	h, i := k.expertSizes(a.Hidden, inter, gated)
-	return h != a.Hidden || i != inter
+	// The experts' hidden size is the latent width where the model has one
+	// (MoEHidden), as the config-derived layout rounds it.
+	h, i := k.expertSizes(a.MoEHidden(), inter, gated)
+	return h != a.MoEHidden() || i != inter
 }
 
 func quantName(q Quant) string {
