@@ -318,7 +318,7 @@ func (w *weights) packedExperts(module string, e, h, i, i13 uint64, s Scheme) {
 // scheme s: sh.NVFP4 for W4A4, the checkpoint's for W4A16, which runs on
 // Marlin on every device.
 func (w *weights) nvfp4Kernel(s Scheme) NVFP4Kernel {
-	if !s.StaticInput {
+	if !s.w4a4NVFP4() {
 		return NVFP4Kernel{}
 	}
 	return w.sh.NVFP4

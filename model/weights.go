@@ -596,7 +596,7 @@ func NVFP4ExpertRows(a *Arch, sh Sharding) (rows uint64, gated, ok bool) {
 			continue
 		}
 		s := w.q.schemeFor(fmt.Sprintf("model.layers.%d.%s.experts", i, w.t.mlp), expertsMod)
-		if s.Format != NVFP4 || !s.StaticInput {
+		if !s.w4a4NVFP4() {
 			continue
 		}
 		_, inter := w.expertShare()
