@@ -161,11 +161,14 @@ func nvfp4ExpertsRounded(a *Arch, sh Sharding) bool {
 	if !ok {
 		return false
 	}
-	inter, multiple := rows, k.ExpertUngatedMultiple
+	inter := rows
 	if gated {
-		inter, multiple = rows/2, k.ExpertGatedMultiple
+		inter = rows / 2
 	}
-	return budget.RoundUp(a.Hidden, k.ExpertHiddenMultiple) != a.Hidden || budget.RoundUp(inter, multiple) != inter
+	// The experts' hidden size is the latent width where the model has one
+	// (MoEHidden), as the config-derived layout rounds it.
+	h, i := k.expertSizes(a.MoEHidden(), inter, gated)
+	return h != a.MoEHidden() || i != inter
 }
 
 func quantName(q Quant) string {

@@ -208,3 +208,24 @@ func nvfp4MoEFixture(t *testing.T) *Arch {
 	a, _ := attachTensors(t, config, ts)
 	return a
 }
+
+// TestNVFP4CheckpointYieldsToLatentRounding: where the experts run at a
+// latent width (Nemotron-H's moe_latent_size, MoEHidden), the kernel rounds
+// that width, not hidden_size, as the config-derived layout does
+// (weights.moe). The fixture's hidden 32 is whole under a multiple of 32,
+// a latent of 40 is not (-> 64), so the checkpoint must yield; a latent of
+// 64 is whole and it keeps the checkpoint.
+func TestNVFP4CheckpointYieldsToLatentRounding(t *testing.T) {
+	for _, tt := range []struct {
+		latent uint64
+		uses   bool
+	}{{40, false}, {64, true}} {
+		a := nvfp4MoEFixture(t)
+		a.MoELatent = tt.latent
+		sh := Whole(a, 1, 2, a.Quant)
+		sh.NVFP4 = NVFP4Kernel{ExpertHiddenMultiple: 32}
+		if ok, why := UsesCheckpoint(a, sh); ok != tt.uses {
+			t.Errorf("latent %d: uses the checkpoint %v (%s), want %v", tt.latent, ok, why, tt.uses)
+		}
+	}
+}

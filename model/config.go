@@ -410,14 +410,19 @@ func readMaxLenKeys(o jsonObject) map[string]uint64 {
 	return keys
 }
 
+// defaultMaxLen is the length vLLM gives a config without any length key
+// (default_max_len, vllm/config/model.py _get_and_verify_max_len, with a
+// warning; :2382-2388 at jsboige/vllm ffd91ee), as BLOOM's and RWConfig's
+// are.
+const defaultMaxLen = 2048
+
 // lenWithoutMaxPosition sets MaxPosition for a config class that has no
 // max_position_embeddings (BLOOM's, vLLM's RWConfig), after readCommon read
 // the default its caller stood in for it: vLLM takes the least of the
-// length keys present, def (its default_max_len, vllm/config/model.py
-// _get_and_verify_max_len) when there is none.
-func (a *Arch) lenWithoutMaxPosition(def uint64) {
+// length keys present, defaultMaxLen when there is none.
+func (a *Arch) lenWithoutMaxPosition() {
 	delete(a.MaxLenKeys, "max_position_embeddings")
-	a.MaxPosition = def
+	a.MaxPosition = defaultMaxLen
 	if len(a.MaxLenKeys) > 0 {
 		a.MaxPosition = math.MaxUint64
 		for _, n := range a.MaxLenKeys {

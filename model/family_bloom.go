@@ -23,11 +23,6 @@ var bloomClass = configClass{
 	Aliases: []classAlias{{From: "num_hidden_layers", To: "n_layer"}, {From: "num_attention_heads", To: "n_head"}, {From: "n_embed", To: "hidden_size"}},
 }
 
-// bloomDefaultLen is the length vLLM gives a config without any length key,
-// which BLOOM's are (vllm/config/model.py _get_and_verify_max_len, with a
-// warning).
-const bloomDefaultLen = 2048
-
 // readBloom reads BLOOM (vllm/model_executor/models/bloom.py at d18bb7b):
 // n_layer and n_head (BloomConfig's names for num_hidden_layers and
 // num_attention_heads); multi-head ALiBi attention of hidden_size / heads
@@ -62,7 +57,7 @@ func readBloom(o jsonObject, a *Arch) {
 	readCommon(o, a)
 	if !hasLen {
 		delete(o.m, "max_position_embeddings")
-		a.lenWithoutMaxPosition(bloomDefaultLen)
+		a.lenWithoutMaxPosition()
 	}
 	a.derivedHeadDim(o)
 	a.KVHeads = a.Heads

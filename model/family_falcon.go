@@ -15,14 +15,9 @@ func init() {
 	declareVLLMClass("RefinedWebModel", "falcon", rwClass)
 }
 
-// rwDefaultLen is vLLM's max_model_len for a config with no length key
-// (vllm/config/model.py:2382-2388 at jsboige/vllm ffd91ee); rwRotaryPositions
-// the rows falcon.py:167 gives the rotary table when the config has no
-// max_position_embeddings, as RWConfig never does.
-const (
-	rwDefaultLen      = 2048
-	rwRotaryPositions = 8192
-)
+// rwRotaryPositions is the rows falcon.py:167 gives the rotary table when
+// the config has no max_position_embeddings, as RWConfig never does.
+const rwRotaryPositions = 8192
 
 // rwClass is vLLM's RWConfig (vllm/transformers_utils/configs/falcon.py at
 // jsboige/vllm ffd91ee, adapted from tiiuae/falcon-7b's configuration_RW.py):
@@ -121,7 +116,7 @@ func readFalcon(o jsonObject, a *Arch) {
 	readCommon(o, a)
 	if noLen {
 		delete(o.m, "max_position_embeddings")
-		a.lenWithoutMaxPosition(rwDefaultLen)
+		a.lenWithoutMaxPosition()
 	}
 	a.derivedHeadDim(o)
 	switch {

@@ -220,10 +220,7 @@ func (w *weights) experts(module string, e, h, i uint64, s Scheme) {
 		kern := w.nvfp4Kernel(s)
 		// The padding stays within the weights and scales: the biases of
 		// an NVFP4 MoE are not read as padded.
-		ip, hp := budget.RoundUp(i, kern.ExpertGatedMultiple), budget.RoundUp(h, kern.ExpertHiddenMultiple)
-		if w.t.ungated {
-			ip = budget.RoundUp(i, kern.ExpertUngatedMultiple)
-		}
+		hp, ip := kern.expertSizes(h, i, !w.t.ungated)
 		ip13 := budget.SatMul(gateShards, ip)
 		w.add(module+".w13_weight", each(budget.SatMul(ip13, budget.CeilDiv(hp, 2))))
 		w.add(module+".w2_weight", each(budget.SatMul(hp, budget.CeilDiv(ip, 2))))
@@ -321,7 +318,7 @@ func (w *weights) packedExperts(module string, e, h, i, i13 uint64, s Scheme) {
 // scheme s: sh.NVFP4 for W4A4, the checkpoint's for W4A16, which runs on
 // Marlin on every device.
 func (w *weights) nvfp4Kernel(s Scheme) NVFP4Kernel {
-	if !s.StaticInput {
+	if !s.w4a4NVFP4() {
 		return NVFP4Kernel{}
 	}
 	return w.sh.NVFP4

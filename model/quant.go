@@ -103,6 +103,10 @@ type Scheme struct {
 	layout string
 }
 
+// w4a4NVFP4 reports an NVFP4 scheme with a static activation scale (W4A4),
+// whose layout follows the engine's kernels ([Sharding].NVFP4).
+func (s Scheme) w4a4NVFP4() bool { return s.Format == NVFP4 && s.StaticInput }
+
 // compiled returns q with its rules, building them from the exported
 // fields for a Quant made by hand (an engine's online fp8, a test's
 // literal) rather than read from a config.
@@ -175,17 +179,16 @@ func (q Quant) W4A4NVFP4() bool {
 	if r == nil {
 		return false
 	}
-	w4a4 := func(s Scheme) bool { return s.Format == NVFP4 && s.StaticInput }
-	if w4a4(r.linear) || w4a4(r.experts) {
+	if r.linear.w4a4NVFP4() || r.experts.w4a4NVFP4() {
 		return true
 	}
 	for _, g := range r.ctGroups {
-		if w4a4(g.scheme) {
+		if g.scheme.w4a4NVFP4() {
 			return true
 		}
 	}
 	for _, s := range r.mixed {
-		if w4a4(s) {
+		if s.w4a4NVFP4() {
 			return true
 		}
 	}

@@ -722,9 +722,15 @@ var (
 // (observed rows 188, 202, 208) is ModelOpt mixed precision whose NVFP4
 // modules (the experts, the shared experts, the head) are all
 // W4A16_NVFP4: Marlin's on every device, so neither Blackwell layout adds
-// a byte to it and those rows' weights are what they were.
+// a byte to it and those rows' weights are what they were. Its sizes
+// (hidden 2048, expert intermediate 512) are whole tiles of either kernel
+// as well, so the totals alone would not notice W4A16 taken for W4A4: the
+// W4A4NVFP4 check pins that.
 func TestNVFP4KernelsLeaveAlignedCheckpoints(t *testing.T) {
 	a := loadShipped(t)["nvidia__Qwen3.6-35B-A3B-NVFP4"]
+	if a.Quant.W4A4NVFP4() {
+		t.Error("W4A4NVFP4 true for a checkpoint whose NVFP4 modules are all W4A16_NVFP4")
+	}
 	total := func(k NVFP4Kernel) uint64 {
 		sh := Whole(a, 1, 2, a.Quant)
 		sh.NVFP4 = k

@@ -159,6 +159,17 @@ type NVFP4Kernel struct {
 	ExpertHiddenMultiple, ExpertGatedMultiple, ExpertUngatedMultiple uint64
 }
 
+// expertSizes returns the hidden size h and a rank's expert intermediate
+// size i as k rounds them: i to ExpertGatedMultiple for gated experts,
+// ExpertUngatedMultiple for ungated ones (0 or 1: unrounded).
+func (k NVFP4Kernel) expertSizes(h, i uint64, gated bool) (uint64, uint64) {
+	multiple := k.ExpertUngatedMultiple
+	if gated {
+		multiple = k.ExpertGatedMultiple
+	}
+	return budget.RoundUp(h, k.ExpertHiddenMultiple), budget.RoundUp(i, multiple)
+}
+
 // swizzled returns the bytes of fp8 block scales of rows x cols once
 // swizzle_blockscale has padded them to whole 128 x 4 tiles.
 func swizzled(rows, cols uint64) uint64 {
@@ -585,7 +596,7 @@ func NVFP4ExpertRows(a *Arch, sh Sharding) (rows uint64, gated, ok bool) {
 			continue
 		}
 		s := w.q.schemeFor(fmt.Sprintf("model.layers.%d.%s.experts", i, w.t.mlp), expertsMod)
-		if s.Format != NVFP4 || !s.StaticInput {
+		if !s.w4a4NVFP4() {
 			continue
 		}
 		_, inter := w.expertShare()
