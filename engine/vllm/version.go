@@ -373,13 +373,15 @@ func unreadRelease(v Version) string {
 // unreadReleases says, for each vLLM minor release after the newest
 // modelled, what could not be read of the memory rules it changed. None of
 // their sources could be read: the files of vllm-project/vllm stored after
-// August 2026 are single versions of unknown date, no one of them tied to a
-// release tag, and the mirror of main (jsboige/vllm) holds no upstream
-// commit after 6adad08 (2026-08-14), five commits past d18bb7b that touch no
-// rule membudget reads. Their release notes were read where found: 0.30.0's
-// as a third-party digest of its highlights (vllm "releases" summary,
-// last updated 2026-10-01), the later ones not at all. docs/vllm.md lists
-// each release's memory-relevant changes.
+// August 2026 are versions of unknown date, no one of them tied to a
+// release tag, the mirror of main (jsboige/vllm) holds no upstream commit
+// after 6adad08 (2026-08-14), five commits past d18bb7b that touch no rule
+// membudget reads, and no vLLM fork whose whole tree could be fetched goes
+// past 2026-08-22, before 0.28.0 was released (searched again 2026-12-05;
+// docs/vllm.md, "Releases after 0.29"). Their release notes were read
+// where found: 0.30.0's as a third-party digest of its highlights (vllm
+// "releases" summary, last updated 2026-10-01), the later ones not at all.
+// docs/vllm.md lists each release's memory-relevant changes.
 var unreadReleases = []struct {
 	minor int
 	why   string
