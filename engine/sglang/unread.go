@@ -83,9 +83,9 @@ var unreadReleases = []struct {
 	{14, "v0.5.14 (tag 49e384c, 2026-06-26, in the forks bytedance-iaas/sglang and guqiong96/Lsglang) is read only in part: " +
 		"its --mem-fraction-static default is v0.5.13's less the 4 and 6 GiB kept for a draft model, whose weights #28855 counts instead (server_args.py:3276-3321), " +
 		"but its flags are declared on the ServerArgs dataclass (arg_groups/arg_utils.py:157; add_cli_args at server_args.py:6257 keeps 27 calls), " +
-		"its CUDA graphs are configured per phase (--cuda-graph-config, server_args.py:1918-1938; the piecewise prefill graphs' conditions moved to " +
-		"_disable_tc_piecewise_cudagraph_if_incompatible, server_args.py:2997), and its graph runners (model_executor/runner/), model_runner.py and pool sizing " +
-		"(pool_configurator.py, memory_pool.py) changed, none of which is compared with v0.5.13's"},
+		"its CUDA graphs are configured per phase (--cuda-graph-config, server_args.py:1918-1938) and captured by rewritten runners (model_executor/runner/), " +
+		"prefill before decode, from the scheduler (managers/scheduler.py:826-872), and the rest of model_runner.py, pool_configurator.py and the sized families' " +
+		"models/ and layers/ changed, which are not compared with v0.5.13's"},
 	{15, "v0.5.15 (tag f63458b, 2026-07-10; .post1 0b3bb0c, 2026-07-14; in the forks bytedance-iaas/sglang and guqiong96/Lsglang) has #29615's disaggregation-aware " +
 		"--mem-fraction-static reserve, which also leaves the decode graphs' 2 MiB per batch out when decode CUDA graphs are off (server_args.py:3639-3643), " +
 		"where v0.5.14 and v0.5.13 keep it, and adds 2 GiB for DeepEP's all-to-all (server_args.py:3679-3684); v0.5.14's unread changes carry into it"},
