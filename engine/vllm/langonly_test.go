@@ -270,3 +270,27 @@ func TestBuildServeReadsLanguageModelOnly(t *testing.T) {
 		t.Errorf("language-model-only from %+v, want line 1", got.From["language-model-only"])
 	}
 }
+
+// TestLanguageModelOnlyReport: the report says which towers are not built
+// and why, carries the flag in its launch line and its JSON, and prints
+// no encoder cache or processor cache for the serve.
+func TestLanguageModelOnlyReport(t *testing.T) {
+	t.Parallel()
+	sz, err := sizeShippedAt(t, "Qwen__Qwen2.5-VL-7B-Instruct", "h100-sxm-80g", "main", Serve{MaxModelLen: 8192, MM: MM{LanguageModelOnly: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"towers not built: the vision tower and its projector (image, video at 0): --language-model-only sets every modality's limit to 0 (vllm/config/multimodal.py:492-493), and vLLM leaves out a tower whose every modality is limited to 0 (_mark_tower_model, interfaces.py:296-333): its weights are not charged",
+		"encoder: --language-model-only: every modality's limit is 0: vLLM serves the model as text only",
+	}
+	if diff := cmp.Diff(want, sz.mmSettings()); diff != "" {
+		t.Errorf("report lines (-want +got):\n%s", diff)
+	}
+	if j := sz.mmJSON(); !j.LanguageModelOnly || j.Profiled || j.ProcessorCacheBytes != 0 {
+		t.Errorf("JSON %+v: want language_model_only, no encoder profile, no processor cache", *j)
+	}
+	if cmd := sz.Command(); !strings.Contains(cmd, " --language-model-only") {
+		t.Errorf("launch line %q lacks the flag", cmd)
+	}
+}

@@ -620,10 +620,9 @@ func writeMMFlags(b *strings.Builder, m MM) {
 // mmJSON is the serve's encoder profile: the report's
 // "serve"."multimodal".
 type mmJSON struct {
-	LimitPerPrompt    string `json:"limit_mm_per_prompt,omitempty"`
-	LanguageModelOnly bool   `json:"language_model_only,omitempty"`
-	SkipProfiling     bool   `json:"skip_mm_profiling"`
-	ProcessorKwargs   string `json:"mm_processor_kwargs,omitempty"`
+	LimitPerPrompt  string `json:"limit_mm_per_prompt,omitempty"`
+	SkipProfiling   bool   `json:"skip_mm_profiling"`
+	ProcessorKwargs string `json:"mm_processor_kwargs,omitempty"`
 	// Profiled says the profile run passes the encoder; Sized that its
 	// cache is charged; NotSized why not.
 	Profiled bool   `json:"encoder_profiled"`
@@ -650,6 +649,9 @@ type mmJSON struct {
 	PassPatches   uint64 `json:"encoder_pass_patches,omitempty"`
 	PassPeakBytes uint64 `json:"encoder_pass_peak_bytes"`
 	PassBytes     uint64 `json:"encoder_pass_bytes"`
+	// LanguageModelOnly is --language-model-only: no tower built, no
+	// encoder profile.
+	LanguageModelOnly bool `json:"language_model_only,omitempty"`
 }
 
 // mmJSON is the sizing's multimodal part for the report, nil for a
@@ -660,11 +662,12 @@ func (sz *Sizing) mmJSON() *mmJSON {
 		return nil
 	}
 	e := r.Encoder
-	j := &mmJSON{LimitPerPrompt: r.MM.LimitPerPrompt, LanguageModelOnly: r.MM.LanguageModelOnly, SkipProfiling: r.MM.SkipProfiling, ProcessorKwargs: r.MM.ProcessorKwargs,
+	j := &mmJSON{LimitPerPrompt: r.MM.LimitPerPrompt, SkipProfiling: r.MM.SkipProfiling, ProcessorKwargs: r.MM.ProcessorKwargs,
 		Profiled: e.Runs, Sized: e.Sized, NotSized: e.Why, Modality: e.Modality, Basis: e.Basis, TokensPerItem: e.TokensPerItem,
 		BudgetTokens: e.Budget, Items: e.Items, CacheBytes: e.CacheBytes, ProcessorCacheBytes: r.MMHostBytes,
 		PassSized: r.EncoderPass.Sized, PassNotSized: r.EncoderPass.Why, PassPatches: r.EncoderPass.Patches, PassPeakBytes: r.EncoderPass.PeakBytes}
 	j.PassBytes, _ = sz.encoderPassBytes(0)
+	j.LanguageModelOnly = r.MM.LanguageModelOnly
 	return j
 }
 
