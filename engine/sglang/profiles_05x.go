@@ -162,8 +162,8 @@ var native058 = slices.Sorted(slices.Values(append(slices.Clone(native057),
 //     (model_runner_kv_cache_mixin.py:47-115; calculate_mla_kv_cache_dim,
 //     :212-249, returns kv_lora_rank + qk_rope_head_dim for every MLA model
 //     without the indexer), init_memory_pool's clamp, alignment and stage
-//     minimum (the draft's size now set after them, speculative decoding
-//     being refused), the MHA and MLA pools' tensors (mem_cache/
+//     minimum (the draft's size now set after them, the same token count;
+//     see spec.go), the MHA and MLA pools' tensors (mem_cache/
 //     memory_pool.py), ReqToTokenPool, the rotary tables (layers/
 //     rotary_embedding.py: the new Fourier and YaRN-mrope tables are of
 //     configs membudget does not size, or of YaRN's size), the PP split,

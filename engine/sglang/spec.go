@@ -24,8 +24,9 @@ import (
 // --speculative-algorithm EAGLE3 (a Llama EAGLE-3 draft read from its
 // directory) and NEXTN (DeepSeek-V3's own multi-token-prediction layer;
 // SGLang runs it as EAGLE, server_args.py:1729-1730 at v0.5.6.post2). The
-// rules were read at the tags v0.5.6.post2, v0.5.6.post3, v0.5.7, v0.5.8
-// and v0.5.8.post1; every other release refuses the flag by name.
+// rules were read at the tags v0.5.6.post2, v0.5.6.post3, v0.5.7, v0.5.8,
+// v0.5.8.post1, v0.5.9, v0.5.10 and v0.5.10.post1 (see [specReleases]);
+// every other release refuses the flag by name.
 //
 // SGLang's order of allocation decides where each term falls. The target's
 // worker measures F0, loads the target, sizes its pool from msf x F0 less
@@ -37,13 +38,15 @@ import (
 // the default fraction's extra 2 GiB "for eagle draft models and cuda
 // graphs" expects (server_args.py:874-880). Each ModelRunner allocates
 // its pool in its own initialize (model_runner.py:502; :555 at
-// v0.5.8.post1), and the scheduler builds the target's worker before the
-// draft's (v0.5.8.post1 managers/scheduler.py:535-536). Later releases
-// build both models before the target's pool is sized (the scheduler's
-// init_memory_pools, EagleDraftWorker.alloc_memory_pool: sglang issue
-// #36452, PR #32468), so the draft's weights and its embedding and head,
-// held until shared, come out of the target's pool there: their rules
-// are not these, and they are refused.
+// v0.5.8.post1; :493 and :590 at v0.5.9; :507 and :623 at v0.5.10), and
+// the scheduler builds the target's worker before the draft's
+// (managers/scheduler.py:535-536 at v0.5.8.post1, :563-565 at v0.5.9,
+// :631-633 at v0.5.10). Through v0.5.13.post1 no tag has the scheduler's
+// init_memory_pools: the order in which both models are built before the
+// target's pool is sized (EagleDraftWorker.alloc_memory_pool; sglang
+// issue #36452, PR #32468) is later, on main. From v0.5.11 EAGLE runs
+// the overlap scheduler's spec v2 worker by default (PR #21062), whose
+// draft-side buffers are not read: those releases refuse it by name.
 
 // Spec is SGLang's speculative decoding as its --speculative-* flags set
 // it; the zero Spec is speculative decoding off.
@@ -63,8 +66,34 @@ type Spec struct {
 // On reports whether speculative decoding is on.
 func (s Spec) On() bool { return s.Algorithm != "" }
 
-// specReleases are the releases whose speculative rules were read.
-var specReleases = []string{"v0.5.6.post2", "v0.5.6.post3", "v0.5.7", "v0.5.8", "v0.5.8.post1"}
+// specReleases are the releases whose speculative rules were read. From
+// v0.5.8.post1 to v0.5.9 and v0.5.10 the rules membudget applies change
+// only where [specKVFromTargetFrom] and [Profile.SpecReserve4GiB] say:
+// the v1 worker stays the default (SGLANG_ENABLE_SPEC_V2 = EnvBool(False),
+// environ.py:414 at v0.5.9, :442 at v0.5.10 and v0.5.10.post1), and so
+// do _handle_speculative_decoding (server_args.py:2330-2480 at v0.5.9,
+// :2959-3110 at v0.5.10; its MTP list gains GlmMoeDsaForCausalLM and
+// BailingMoeV2_5ForCausalLM), auto_choose_speculative_params (:5741 at
+// v0.5.9, :6711 at v0.5.10, the same choices), EAGLEWorker's order and
+// sharing (speculative/eagle_worker.py:137-185; v0.5.10 hands the draft
+// the target's MemoryPoolConfig, :155, PR #20183, where v0.5.9 copied the
+// target's max_total_num_tokens and max_num_reqs through server_args,
+// model_runner_kv_cache_mixin.py:402-413: the same token count and rows
+// either way), the draft's pool (MLATokenToKVPool and MHATokenToKVPool of
+// num_effective_layers, mixin :557-568 and :665-680 at v0.5.9) and
+// req_to_token's extra draft tokens (:421-426 at v0.5.9, :393-396 at
+// v0.5.10), models/llama_eagle3.py (v0.5.10 reads rope_parameters first,
+// the same table for the configs taken) and models/deepseek_nextn.py
+// (NPU and weight-name changes alone). v0.5.9.post1 is a fork's tag, not
+// modelled here.
+var specReleases = []string{"v0.5.6.post2", "v0.5.6.post3", "v0.5.7", "v0.5.8", "v0.5.8.post1", "v0.5.9", "v0.5.10", "v0.5.10.post1"}
+
+// specKVFromTargetFrom is the first release whose configure_kv_cache_dtype
+// writes the target checkpoint's FP8 KV choice back into
+// server_args.kv_cache_dtype under auto (model_runner.py:1669-1687 at
+// v0.5.9, :1902-1919 at v0.5.10), so that the draft's ModelRunner, built
+// after, reads fp8_e4m3 too; before, the draft's own quant_config decided.
+const specKVFromTargetFrom = "v0.5.9"
 
 // specHeadroomUntil is the first release without the target pool's
 // headroom for draft and verify tokens: sgl-project/sglang PR #15748
@@ -95,10 +124,13 @@ const specDefaultMaxRunning = 48
 const specReserveMiB = 2 * 1024
 
 // mtpArchs are the architectures SGLang gives the target's own path as
-// the draft's (server_args.py:1766-1774 at v0.5.6.post2); membudget sizes
+// the draft's (server_args.py:1766-1774 at v0.5.6.post2; v0.5.9 adds
+// GlmMoeDsaForCausalLM and BailingMoeV2_5ForCausalLM, :2398-2409, both
+// refused by name as architectures of v0.5.9 not read); membudget sizes
 // DeepSeek-V3's alone.
 var mtpArchs = []string{"DeepseekV32ForCausalLM", "DeepseekV3ForCausalLM", "Glm4MoeForCausalLM", "Glm4MoeLiteForCausalLM",
-	"BailingMoeForCausalLM", "BailingMoeV2ForCausalLM", "MistralLarge3ForCausalLM", "PixtralForConditionalGeneration"}
+	"GlmMoeDsaForCausalLM", "BailingMoeForCausalLM", "BailingMoeV2ForCausalLM", "BailingMoeV2_5ForCausalLM",
+	"MistralLarge3ForCausalLM", "PixtralForConditionalGeneration"}
 
 // eagle3Targets are the target architectures whose SGLang class captures
 // the auxiliary hidden states an EAGLE-3 draft reads
@@ -505,7 +537,12 @@ func (r *Resolved) resolveEagle3Draft(a *model.Arch, d *specDraft) error {
 	case "auto":
 		// The draft's own quant_config decides (model_runner.py:1627-1639),
 		// and the draft has none (quantization_config is refused): its
-		// dtype, whatever a ModelOpt target's kv_cache_quant_algo says.
+		// dtype, whatever a ModelOpt target's kv_cache_quant_algo says,
+		// until the target's FP8 choice is written back for the draft to
+		// read (see [specKVFromTargetFrom]).
+		if r.KVDtypeBytes == 1 && !older(r.Profile, Profile{Name: specKVFromTargetFrom}) {
+			kvEl = 1
+		}
 	default:
 		kvEl = r.KVDtypeBytes
 	}

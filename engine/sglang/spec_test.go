@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 
+	"membudget"
 	"membudget/budget"
 	"membudget/engine"
 	"membudget/model"
@@ -271,6 +272,11 @@ func TestSpecRefusals(t *testing.T) {
 		{"a Hub id", llama, h100, current, eagle3(Serve{Spec: Spec{DraftModelPath: "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B"}}), "speculative-draft-model-path", "not a local directory"},
 		{"a biased draft", llama, h100, current, eagle3(Serve{Spec: Spec{DraftModelPath: biased}}), "speculative-draft-model-path", `key "attention_bias"`},
 		{"a wider draft", llama, h100, current, eagle3(Serve{Spec: Spec{DraftModelPath: wide}}), "speculative-draft-model-path", "hidden_size 5120 differs from the target's 4096"},
+		// From v0.5.11 EAGLE runs the spec v2 worker, not read.
+		{"the spec v2 worker", llama, h100, mustProfile("v0.5.11"), eagle3(Serve{}), "speculative-algorithm", "#21062"},
+		{"a fork's tag", llama, h100, mustProfile("v0.5.9.post1"), eagle3(Serve{}), "speculative-algorithm", "not for SGLang v0.5.9.post1"},
+		// The target alone is refused on v0.5.10 (see arfusion.go).
+		{"NEXTN DeepSeek-V3 on v0.5.10", dsv3, class(t, "h200"), mustProfile("v0.5.10"), Serve{TPSize: 8, DisableCudaGraph: true, Spec: Spec{Algorithm: "NEXTN"}}, "enable-flashinfer-allreduce-fusion", "may turn it on by itself"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := NewReference(tc.a, tc.s, tc.c, tc.p)
@@ -426,6 +432,137 @@ func TestSpecDraftKVDtype(t *testing.T) {
 		r := ref(t, a, Serve{KVCacheDtype: tc.kv, DisableCudaGraph: true, Spec: Spec{Algorithm: "EAGLE3", DraftModelPath: dir}}, c, current)
 		if got := r.Serve.Draft.LayerCell; got != tc.cell {
 			t.Errorf("--kv-cache-dtype %s: the draft's cell %d B, want %d", tc.kv, got, tc.cell)
+		}
+	}
+}
+
+// TestSpecByHand059And0510 sizes the EAGLE-3 Llama-3.1-8B serve and the
+// DeepSeek-V3 NEXTN serve of TestSpecEagle3ByHand and TestSpecNextNByHand
+// on the releases read after v0.5.8.post1: v0.5.9 (the v1 worker, 2 GiB
+// reserved for the draft) and v0.5.10 and v0.5.10.post1 (the same worker,
+// 4 GiB reserved; speculative decoding turns the piecewise graphs off, so
+// the fraction has no piecewise term). Neither release grows the target's
+// pool (the headroom went in v0.5.7): the pool is the plain serve's at the
+// same fraction, and the draft's pool is that token count plus the
+// padding row, one layer each. DeepSeek-V3 itself is refused from v0.5.10
+// on every GPU it fits (the all-reduce fusion SGLang turns on there, see
+// arfusion.go), draft or not, so its NEXTN case is sized on v0.5.9 alone;
+// TestSpecRefusals pins that refusal.
+func TestSpecByHand059And0510(t *testing.T) {
+	archs := shipped(t)
+	dir := draftDir(t, eagle3Llama8B)
+	for _, tc := range []struct {
+		name, release string
+		a             *model.Arch
+		class         string
+		s             Serve
+		msf, reserved float64
+		steps, topk   uint64
+		tokens        uint64
+		draftCell     uint64 // the draft's KV bytes a token, its layers all
+		reqRow        uint64 // one req_to_token row's int32 entries
+		reasoning     string
+	}{
+		{"EAGLE3 Llama-3.1-8B", "v0.5.9", archs["meta-llama__Llama-3.1-8B-Instruct"], "h100-sxm-80g",
+			Serve{Dtype: "bfloat16", DisableCudaGraph: true, Spec: Spec{Algorithm: "EAGLE3", DraftModelPath: dir}},
+			0.809, 15488, 5, 4, 8, 8 * 128 * 2 * 2, 131072 + 4 + 8,
+			"81080 MiB: 512 + 1.5 x 8192 + 2 x 256 + 1024 / 8 = 13440, above the 10 GiB floor, + 2048 = 15488 " +
+				"(server_args.py:1051-1057 at v0.5.9); round(65592 / 81080, 3) = round(0.80898) = 0.809. " +
+				"LlamaForCausalLM: (5, 4, 8) (:5741). The draft: 8 KV heads x 128 x (K and V) x 2 bytes. " +
+				"req_to_token: context 131072 + 4 + 8 draft tokens"},
+		{"EAGLE3 Llama-3.1-8B", "v0.5.10", archs["meta-llama__Llama-3.1-8B-Instruct"], "h100-sxm-80g",
+			Serve{Dtype: "bfloat16", DisableCudaGraph: true, Spec: Spec{Algorithm: "EAGLE3", DraftModelPath: dir}},
+			0.784, 17536, 5, 4, 8, 8 * 128 * 2 * 2, 131072 + 4 + 8,
+			"13440 + 4096 = 17536 (server_args.py:1316-1322 at v0.5.10); round(63544 / 81080, 3) = " +
+				"round(0.78372) = 0.784; the rest as v0.5.9"},
+		{"EAGLE3 Llama-3.1-8B", "v0.5.10.post1", archs["meta-llama__Llama-3.1-8B-Instruct"], "h100-sxm-80g",
+			Serve{Dtype: "bfloat16", DisableCudaGraph: true, Spec: Spec{Algorithm: "EAGLE3", DraftModelPath: dir}},
+			0.784, 17536, 5, 4, 8, 8 * 128 * 2 * 2, 131072 + 4 + 8, "v0.5.10's rules"},
+		{"NEXTN DeepSeek-V3", "v0.5.9", archs["deepseek-ai__DeepSeek-V3"], "h200",
+			Serve{TPSize: 8, DisableCudaGraph: true, Spec: Spec{Algorithm: "NEXTN"}},
+			0.882, 16896, 3, 1, 4, (512 + 64) * 2, 163840 + 4 + 4,
+			"143165 MiB: 512 + 12288 + 2 x 512 (TP8's cuda_graph_max_bs) + 8 / 8 x 1024 = 14848, + 2048 = " +
+				"16896; round(126269 / 143165, 3) = round(0.88198) = 0.882. DeepseekV3ForCausalLM: (3, 1, 4). " +
+				"The MTP layer's latent: 512 + 64 in bfloat16. req_to_token: context 163840 + 4 + 4"},
+	} {
+		t.Run(tc.name+" "+tc.release, func(t *testing.T) {
+			p, c := mustProfile(tc.release), class(t, tc.class)
+			spec := ref(t, tc.a, tc.s, c, p)
+			r := spec.Serve
+			if r.MemFractionStatic != tc.msf || r.ReservedMiB != tc.reserved {
+				t.Errorf("msf %v reserving %v MiB, want %v reserving %v (%s)", r.MemFractionStatic, r.ReservedMiB, tc.msf, tc.reserved, tc.reasoning)
+			}
+			d := r.Draft
+			if d.Steps != tc.steps || d.TopK != tc.topk || d.DraftTokens != tc.tokens || r.MaxRunningRequests != 48 || d.Headroom {
+				t.Errorf("draft (%d, %d, %d) headroom %v, %d requests; want (%d, %d, %d), none, 48 (%s)", d.Steps, d.TopK, d.DraftTokens, d.Headroom, r.MaxRunningRequests, tc.steps, tc.topk, tc.tokens, tc.reasoning)
+			}
+			plainServe := tc.s
+			plainServe.Spec, plainServe.MemFractionStatic = Spec{}, tc.msf
+			plain := ref(t, tc.a, plainServe, c, p)
+			got := spec.Capacity()
+			if got.MaxTotalNumTokens != plain.Capacity().MaxTotalNumTokens {
+				t.Errorf("#tokens %d, want the plain pool's %d", got.MaxTotalNumTokens, plain.Capacity().MaxTotalNumTokens)
+			}
+			T := uint64(got.MaxTotalNumTokens)
+			items := spec.EvaluateStage(0, 1, 1).Items
+			for _, w := range []struct {
+				name  string
+				bytes uint64
+			}{
+				{"spec_draft.kv_cache", (T + 1) * tc.draftCell},
+				{"kv_cache.spec_headroom", 0},
+				// 48 rows: SGLang's 48 requests (v0.5.10's rows are
+				// min(48, the estimate of at least 2048)), no padding row
+				// before v0.5.11.
+				{"req_to_token", 48 * tc.reqRow * 4},
+			} {
+				if g := itemBytes(items, w.name); g != w.bytes {
+					t.Errorf("%s: %d B, want %d (%s)", w.name, g, w.bytes, tc.reasoning)
+				}
+			}
+		})
+	}
+}
+
+// TestSpecDraftKVFromTarget: from v0.5.9 a target whose checkpoint asks
+// for an fp8 KV cache under --kv-cache-dtype auto writes fp8_e4m3 back
+// into server_args, and the EAGLE-3 draft's pool takes it (v0.5.9
+// model_runner.py:1669-1687); v0.5.8.post1's draft keeps its own dtype.
+// ModelOpt checkpoints are refused from v0.5.9 as a whole (their NVFP4
+// padding and MoE processing are not read), so the rule is pinned on
+// v0.5.9 with that refusal lifted: NVIDIA's Llama-3.1-70B FP8 (ModelOpt,
+// kv_cache_quant_algo FP8) and the 8B draft widened to its 8192.
+func TestSpecDraftKVFromTarget(t *testing.T) {
+	name := "nvidia__Llama-3.1-70B-Instruct-FP8"
+	data, path, _ := membudget.ModelConfig(name)
+	hq, hqPath, ok := membudget.ModelQuantConfig(name)
+	if !ok {
+		t.Fatalf("%s ships no hf_quant_config.json", name)
+	}
+	// ModelOpt's quantization is in hf_quant_config.json.
+	a, err := model.ParseConfig(path, data, model.WithHFQuantConfig(hqPath, hq))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Quant.Method != "modelopt" || a.Quant.KVCacheDtype != "fp8_e4m3" {
+		t.Fatalf("quant %s kv %q; want modelopt asking fp8_e4m3", a.Quant.Method, a.Quant.KVCacheDtype)
+	}
+	dir := draftDir(t, strings.Replace(eagle3Llama8B, `"hidden_size": 4096`, `"hidden_size": 8192`, 1))
+	v059 := mustProfile("v0.5.9")
+	v059.UnreadQuant = nil
+	for _, tc := range []struct {
+		p    Profile
+		cell uint64
+	}{
+		// 8 KV heads / TP 4 = 2, x a head of 8192 / 32 heads = 256, x
+		// (K and V) x the element: 2 bytes in the draft's float16, 1 in
+		// fp8.
+		{mustProfile("v0.5.8.post1"), 2 * 256 * 2 * 2},
+		{v059, 2 * 256 * 2 * 1},
+	} {
+		r := ref(t, a, Serve{TPSize: 4, DisableCudaGraph: true, AttentionBackend: "fa3", Spec: Spec{Algorithm: "EAGLE3", DraftModelPath: dir}}, class(t, "h100-sxm-80g"), tc.p)
+		if got := r.Serve.Draft.LayerCell; got != tc.cell {
+			t.Errorf("%s: the draft's cell %d B, want %d", tc.p.Name, got, tc.cell)
 		}
 	}
 }

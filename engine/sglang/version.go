@@ -185,8 +185,8 @@ type Profile struct {
 	CaptureMaxBS bool
 	// SpecReserve4GiB says the default fraction reserves 4 GiB, not 2, for
 	// an EAGLE, EAGLE3 or NEXTN draft (v0.5.10 server_args.py:1316-1322);
-	// speculative decoding is modelled for releases before v0.5.9 alone
-	// (see spec.go), so no serve reaches it.
+	// the speculative serves of v0.5.10 and v0.5.10.post1 take it (see
+	// spec.go).
 	SpecReserve4GiB bool
 	// GptOssSplitAlways says gpt-oss gets the sliding-window split pool
 	// with trtllm_mha too (PR #19079 removed the gate; v0.5.10
@@ -205,7 +205,7 @@ type Profile struct {
 	// piecewise CUDA graphs off (PR #22128; v0.5.11 server_args.py:
 	// 1194-1262 has no such case, v0.5.10's :1078-1139 its case 2): an
 	// EAGLE serve's default fraction would take both their reserve and
-	// the draft's 4 GiB. Speculative decoding is refused from v0.5.9 (see
+	// the draft's 4 GiB. Speculative decoding is refused from v0.5.11 (see
 	// spec.go), so this holds for the piecewise decision alone.
 	PiecewiseWithSpec bool
 	// ReqPadRow says the req_to_token table has one row more than
