@@ -25,8 +25,9 @@ import (
 // directory) and NEXTN (DeepSeek-V3's own multi-token-prediction layer;
 // SGLang runs it as EAGLE, server_args.py:1729-1730 at v0.5.6.post2). The
 // rules were read at the tags v0.5.6.post2, v0.5.6.post3, v0.5.7, v0.5.8,
-// v0.5.8.post1, v0.5.9, v0.5.10 and v0.5.10.post1 (see [specReleases]);
-// every other release refuses the flag by name.
+// v0.5.8.post1, v0.5.9, v0.5.10, v0.5.10.post1 (see [specReleases]) and
+// v0.5.11 for its v1 worker alone (a --speculative-eagle-topk above 1
+// given); every other release refuses the flag by name.
 //
 // SGLang's order of allocation decides where each term falls. The target's
 // worker measures F0, loads the target, sizes its pool from msf x F0 less
@@ -46,7 +47,7 @@ import (
 // target's pool is sized (EagleDraftWorker.alloc_memory_pool; sglang
 // issue #36452, PR #32468) is later, on main. From v0.5.11 EAGLE runs
 // the overlap scheduler's spec v2 worker by default (PR #21062), whose
-// draft-side buffers are not read: those releases refuse it by name.
+// draft-side buffers are not read: a serve it runs is refused by name.
 
 // Spec is SGLang's speculative decoding as its --speculative-* flags set
 // it; the zero Spec is speculative decoding off.
@@ -86,7 +87,27 @@ func (s Spec) On() bool { return s.Algorithm != "" }
 // the same table for the configs taken) and models/deepseek_nextn.py
 // (NPU and weight-name changes alone). v0.5.9.post1 is a fork's tag, not
 // modelled here.
-var specReleases = []string{"v0.5.6.post2", "v0.5.6.post3", "v0.5.7", "v0.5.8", "v0.5.8.post1", "v0.5.9", "v0.5.10", "v0.5.10.post1"}
+//
+// v0.5.11 is read for the v1 worker alone: EAGLE runs the spec v2 worker
+// by default there (SGLANG_ENABLE_SPEC_V2 = EnvBool(True), environ.py:459;
+// PR #21062) unless the overlap scheduler is off, which a
+// --speculative-eagle-topk above 1 given forces (server_args.py:3460-3473),
+// so a serve is sized there only with such a top-k. Against v0.5.10.post1
+// the v1 path keeps its order (managers/scheduler.py:692-694;
+// model_runner.py:625 and :733), the draft's MemoryPoolConfig
+// (speculative/eagle_worker.py:172; the configurator of
+// model_executor/pool_configurator.py sizes the target alone, a DFLASH
+// draft apart), set_embed (:186), models/llama_eagle3.py (unchanged), the
+// 4 GiB reserve (server_args.py:1468-1475), auto_choose_speculative_params
+// (:7471, MiMoV2ForCausalLM added) and the FP8 write-back (model_runner.py:
+// 2210-2227); the req_to_token table's padding row is the plain serve's
+// ([Profile.ReqPadRow]); the piecewise graphs stay on under speculative
+// decoding ([Profile.PiecewiseWithSpec]), captured by the target alone
+// (model_runner.py:2811-2813 skips the draft), which is not read: such a
+// serve is refused (see [Resolved.resolvePiecewise]). v0.5.12 changes the
+// EAGLE-3 draft (PRs #24663, #24664) and the v1 worker, and v0.5.13
+// removes the v1 worker (PR #25464): refused.
+var specReleases = []string{"v0.5.6.post2", "v0.5.6.post3", "v0.5.7", "v0.5.8", "v0.5.8.post1", "v0.5.9", "v0.5.10", "v0.5.10.post1", "v0.5.11"}
 
 // specKVFromTargetFrom is the first release whose configure_kv_cache_dtype
 // writes the target checkpoint's FP8 KV choice back into
@@ -194,6 +215,13 @@ func (r *Resolved) resolveSpec(a *model.Arch, def func(string, string)) error {
 			v2 = ", whose EAGLE runs the overlap scheduler's spec v2 worker by default (sgl-project/sglang PR #21062; environ.py:459), whose draft-side buffers (speculative/eagle_worker_v2.py, the future map of managers/overlap_utils.py) are not read"
 		}
 		return specRefuse("speculative-algorithm", sp.Algorithm, "speculative decoding is modelled for SGLang %s, whose rules were read; not for %s%s", strings.Join(specReleases, ", "), p.Describes, v2)
+	case p.SpecV2 && sp.EagleTopK <= 1:
+		// v0.5.11 runs the v1 worker, whose rules are read, only where
+		// the overlap scheduler is off; a top-k above 1 given turns it off
+		// (server_args.py:3460-3473 at v0.5.11). A top-k SGLang chooses
+		// itself comes after that test, and --disable-overlap-schedule is
+		// a flag membudget ignores.
+		return specRefuse("speculative-algorithm", sp.Algorithm, "%s runs EAGLE on the overlap scheduler's spec v2 worker unless --speculative-eagle-topk above 1 is given (sgl-project/sglang PR #21062; environ.py:459, server_args.py:3460-3473 at v0.5.11), and the spec v2 worker's draft-side buffers (speculative/eagle_worker_v2.py, the future map of managers/overlap_utils.py) are not read: give --speculative-num-steps, --speculative-eagle-topk above 1 and --speculative-num-draft-tokens to size the v1 worker", p.Describes)
 	case r.PPSize > 1:
 		return settingErr("pp-size", r.PPSize, "SGLang asserts pipeline parallelism is not compatible with speculative decoding (server_args.py:4087-4091 at v0.5.6.post2)")
 	case r.HybridSWA:

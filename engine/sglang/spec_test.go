@@ -272,8 +272,13 @@ func TestSpecRefusals(t *testing.T) {
 		{"a Hub id", llama, h100, current, eagle3(Serve{Spec: Spec{DraftModelPath: "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B"}}), "speculative-draft-model-path", "not a local directory"},
 		{"a biased draft", llama, h100, current, eagle3(Serve{Spec: Spec{DraftModelPath: biased}}), "speculative-draft-model-path", `key "attention_bias"`},
 		{"a wider draft", llama, h100, current, eagle3(Serve{Spec: Spec{DraftModelPath: wide}}), "speculative-draft-model-path", "hidden_size 5120 differs from the target's 4096"},
-		// From v0.5.11 EAGLE runs the spec v2 worker, not read.
-		{"the spec v2 worker", llama, h100, mustProfile("v0.5.11"), eagle3(Serve{}), "speculative-algorithm", "#21062"},
+		// From v0.5.11 EAGLE runs the spec v2 worker, not read, unless a
+		// top-k above 1 is given; then the piecewise graphs it keeps are
+		// refused until they are turned off. v0.5.12 is not read.
+		{"the spec v2 worker", llama, h100, mustProfile("v0.5.11"), eagle3(Serve{DisablePiecewiseCudaGraph: true}), "speculative-algorithm", "#21062"},
+		{"the spec v2 worker at top-k 1", llama, h100, mustProfile("v0.5.11"), eagle3(Serve{DisablePiecewiseCudaGraph: true, Spec: Spec{NumSteps: 3, EagleTopK: 1}}), "speculative-algorithm", "unless --speculative-eagle-topk above 1 is given"},
+		{"the piecewise graphs under a draft", llama, h100, mustProfile("v0.5.11"), eagle3(Serve{Spec: Spec{NumSteps: 3, EagleTopK: 4, NumDraftTokens: 8}}), "disable-piecewise-cuda-graph", "pass --disable-piecewise-cuda-graph"},
+		{"v0.5.12", llama, h100, mustProfile("v0.5.12"), eagle3(Serve{DisablePiecewiseCudaGraph: true, Spec: Spec{NumSteps: 3, EagleTopK: 4, NumDraftTokens: 8}}), "speculative-algorithm", "not for SGLang v0.5.12"},
 		{"a fork's tag", llama, h100, mustProfile("v0.5.9.post1"), eagle3(Serve{}), "speculative-algorithm", "not for SGLang v0.5.9.post1"},
 		// The target alone is refused on v0.5.10 (see arfusion.go).
 		{"NEXTN DeepSeek-V3 on v0.5.10", dsv3, class(t, "h200"), mustProfile("v0.5.10"), Serve{TPSize: 8, DisableCudaGraph: true, Spec: Spec{Algorithm: "NEXTN"}}, "enable-flashinfer-allreduce-fusion", "may turn it on by itself"},
@@ -346,13 +351,22 @@ func TestPropertyDraftNeverGrowsTargetPool(t *testing.T) {
 		// 48 requests, speculative decoding's default, in both: the
 		// plain serve's derived req_to_token rows are not the draft's.
 		s := Serve{DisableCudaGraph: true, Dtype: "bfloat16", MaxRunningRequests: 48, TPSize: rapid.SampledFrom(tg.tps).Draw(t, "tp")}
+		// From v0.5.10 the piecewise graphs are on by default, and from
+		// v0.5.11 a draft keeps them, which is refused: off in both serves.
+		s.DisablePiecewiseCudaGraph = p.PiecewiseByDefault
 		if rapid.Bool().Draw(t, "given fraction") {
 			s.MemFractionStatic = float64(rapid.IntRange(50, 95).Draw(t, "msf")) / 100
 		}
 		sp := tg.spec
-		if rapid.Bool().Draw(t, "given counts") {
+		// v0.5.11 is sized for its v1 worker, which a top-k above 1
+		// given selects.
+		if rapid.Bool().Draw(t, "given counts") || p.SpecV2 {
 			sp.NumSteps = rapid.Uint64Range(1, 8).Draw(t, "steps")
-			sp.EagleTopK = rapid.Uint64Range(1, 8).Draw(t, "topk")
+			lo := uint64(1)
+			if p.SpecV2 {
+				lo = 2
+			}
+			sp.EagleTopK = rapid.Uint64Range(lo, 8).Draw(t, "topk")
 			sp.NumDraftTokens = rapid.Uint64Range(2, 64).Draw(t, "draft tokens")
 		}
 		plain, err := NewReference(tg.a, s, c, p)
@@ -521,6 +535,56 @@ func TestSpecByHand059And0510(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSpecByHand0511 sizes the EAGLE-3 Llama-3.1-8B serve on v0.5.11's v1
+// worker, which a --speculative-eagle-topk above 1 given selects
+// (server_args.py:3460-3473 at v0.5.11), with the piecewise graphs off
+// (a draft keeps them on from v0.5.11, which is refused).
+func TestSpecByHand0511(t *testing.T) {
+	a := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
+	c, p := class(t, "h100-sxm-80g"), mustProfile("v0.5.11")
+	dir := draftDir(t, eagle3Llama8B)
+	s := Serve{Dtype: "bfloat16", DisableCudaGraph: true, DisablePiecewiseCudaGraph: true,
+		Spec: Spec{Algorithm: "EAGLE3", DraftModelPath: dir, NumSteps: 3, EagleTopK: 4, NumDraftTokens: 8}}
+	spec := ref(t, a, s, c, p)
+	r := spec.Serve
+	// 81080 MiB: 512 + 1.5 x 8192 + 2 x 256 + 1024 / 8 = 13440, no
+	// piecewise term (off), + 4096 for the draft = 17536
+	// (server_args.py:1468-1475 at v0.5.11); round(63544 / 81080, 3) =
+	// round(0.78372) = 0.784.
+	if r.MemFractionStatic != 0.784 || r.ReservedMiB != 17536 {
+		t.Errorf("msf %v reserving %v MiB, want 0.784 reserving 17536", r.MemFractionStatic, r.ReservedMiB)
+	}
+	// The counts as given (top-k 4 keeps 8 draft tokens); 48 requests.
+	if d := r.Draft; d.Steps != 3 || d.TopK != 4 || d.DraftTokens != 8 || d.Headroom || r.MaxRunningRequests != 48 {
+		t.Errorf("draft %+v, %d requests; want (3, 4, 8) without headroom, 48", *d, r.MaxRunningRequests)
+	}
+	plainServe := s
+	plainServe.Spec, plainServe.MemFractionStatic = Spec{}, 0.784
+	plain := ref(t, a, plainServe, c, p)
+	got := spec.Capacity()
+	if got.MaxTotalNumTokens != plain.Capacity().MaxTotalNumTokens {
+		t.Errorf("#tokens %d, want the plain pool's %d", got.MaxTotalNumTokens, plain.Capacity().MaxTotalNumTokens)
+	}
+	T := uint64(got.MaxTotalNumTokens)
+	items := spec.EvaluateStage(0, 1, 1).Items
+	for _, w := range []struct {
+		name  string
+		bytes uint64
+	}{
+		// One layer of 8 KV heads x 128 x (K and V) x 2 bytes over T + 1
+		// rows.
+		{"spec_draft.kv_cache", (T + 1) * 4096},
+		// 48 rows and v0.5.11's padding row, of 131072 + 4 + 8 int32.
+		{"req_to_token", 49 * (131072 + 4 + 8) * 4},
+		{"spec_draft.fc", 3 * 4096 * 4096 * 2},
+		{"spec_draft.lm_head", 32000 * 4096 * 2},
+	} {
+		if g := itemBytes(items, w.name); g != w.bytes {
+			t.Errorf("%s: %d B, want %d", w.name, g, w.bytes)
+		}
 	}
 }
 

@@ -205,8 +205,9 @@ type Profile struct {
 	// piecewise CUDA graphs off (PR #22128; v0.5.11 server_args.py:
 	// 1194-1262 has no such case, v0.5.10's :1078-1139 its case 2): an
 	// EAGLE serve's default fraction would take both their reserve and
-	// the draft's 4 GiB. Speculative decoding is refused from v0.5.11 (see
-	// spec.go), so this holds for the piecewise decision alone.
+	// the draft's 4 GiB. A serve with a draft and the piecewise graphs on
+	// is refused (see [Resolved.resolvePiecewise]), so this holds for the
+	// piecewise decision alone.
 	PiecewiseWithSpec bool
 	// ReqPadRow says the req_to_token table has one row more than
 	// max_num_reqs, slot 0 kept as padding for CUDA-graph batches (PR
@@ -218,8 +219,9 @@ type Profile struct {
 	// spec v2 worker by default (PR #21062; v0.5.11 environ.py:459,
 	// SGLANG_ENABLE_SPEC_V2 = EnvBool(True)), whose draft-side buffers
 	// (speculative/eagle_worker_v2.py, managers/overlap_utils.py:45-119's
-	// future map) are not read: its refusal of speculative decoding names
-	// them.
+	// future map) are not read: a serve it runs is refused, naming them;
+	// v0.5.11's v1 worker, which a --speculative-eagle-topk above 1 given
+	// selects, is sized (see spec.go).
 	SpecV2 bool
 	// CustomARv2 says the JIT custom all-reduce v2 is the default on CUDA
 	// (PR #24363; v0.5.12 environ.py:458, distributed/device_communicators/
