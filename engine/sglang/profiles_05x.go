@@ -397,7 +397,8 @@ var native0511 = slices.Sorted(slices.Values(append(slices.Clone(native0510), ne
 //     membudget refuses.
 //   - EAGLE-3 drafts of several layers, auxiliary inputs and norms (PRs
 //     #24663, #24664; models/llama_eagle3.py), the draft MoE runner and a
-//     FROZEN_KV_MTP algorithm: speculative decoding stays refused.
+//     FROZEN_KV_MTP algorithm: refused by name; a one-layer EAGLE-3 draft
+//     on the v1 worker keeps v0.5.11's rules (see spec.go).
 //   - DeepSeek-V4 (#23882) and 3 more architectures are native (see
 //     new0512), refused by name; the tokenspeed_mla attention backend is
 //     explicit only, a value --attention-backend refuses; MambaPool's

@@ -25,9 +25,10 @@ import (
 // directory) and NEXTN (DeepSeek-V3's own multi-token-prediction layer;
 // SGLang runs it as EAGLE, server_args.py:1729-1730 at v0.5.6.post2). The
 // rules were read at the tags v0.5.6.post2, v0.5.6.post3, v0.5.7, v0.5.8,
-// v0.5.8.post1, v0.5.9, v0.5.10, v0.5.10.post1 (see [specReleases]) and
-// v0.5.11 for its v1 worker alone (a --speculative-eagle-topk above 1
-// given); every other release refuses the flag by name.
+// v0.5.8.post1, v0.5.9, v0.5.10 and v0.5.10.post1 (see [specReleases]),
+// and at v0.5.11, v0.5.12 and v0.5.12.post1 for their v1 worker alone (a
+// --speculative-eagle-topk above 1 given); every other release refuses the
+// flag by name.
 //
 // SGLang's order of allocation decides where each term falls. The target's
 // worker measures F0, loads the target, sizes its pool from msf x F0 less
@@ -104,10 +105,24 @@ func (s Spec) On() bool { return s.Algorithm != "" }
 // ([Profile.ReqPadRow]); the piecewise graphs stay on under speculative
 // decoding ([Profile.PiecewiseWithSpec]), captured by the target alone
 // (model_runner.py:2811-2813 skips the draft), which is not read: such a
-// serve is refused (see [Resolved.resolvePiecewise]). v0.5.12 changes the
-// EAGLE-3 draft (PRs #24663, #24664) and the v1 worker, and v0.5.13
+// serve is refused (see [Resolved.resolvePiecewise]).
+//
+// v0.5.12 and v0.5.12.post1 keep v0.5.11's rules for those serves: the
+// same selection of the v1 worker (server_args.py:3748-3761; environ.py:470),
+// order (managers/scheduler.py:717-719; model_runner.py:655, :749, :825),
+// MemoryPoolConfig and sharing (speculative/eagle_worker.py:174-188; the
+// mixin's changes are DeepSeek-V4's pools and --prefill-only-disable-kv-
+// cache), reserve (server_args.py:1576-1582), FP8 write-back
+// (model_runner.py:2340-2357) and req_to_token width (mixin :245-247); the
+// v1 worker's changes are of its forward steps, not its buffers. The
+// EAGLE-3 draft may have several layers, auxiliary norms and a count of
+// auxiliary inputs (PRs #24663, #24664; models/llama_eagle3.py:44-70,
+// 148-188): a one-layer draft without those keys builds v0.5.11's tensors,
+// and the others are refused (see [eagle3Refused], [eagle3AuxInputs]).
+// --speculative-algorithm is upper-cased there (see [specAlgoUpperFrom]).
+// v0.5.12.post1 changes model_runner.py by DeepSeek-V4's lines alone. v0.5.13
 // removes the v1 worker (PR #25464): refused.
-var specReleases = []string{"v0.5.6.post2", "v0.5.6.post3", "v0.5.7", "v0.5.8", "v0.5.8.post1", "v0.5.9", "v0.5.10", "v0.5.10.post1", "v0.5.11"}
+var specReleases = []string{"v0.5.6.post2", "v0.5.6.post3", "v0.5.7", "v0.5.8", "v0.5.8.post1", "v0.5.9", "v0.5.10", "v0.5.10.post1", "v0.5.11", "v0.5.12", "v0.5.12.post1"}
 
 // specKVFromTargetFrom is the first release whose configure_kv_cache_dtype
 // writes the target checkpoint's FP8 KV choice back into
@@ -115,6 +130,11 @@ var specReleases = []string{"v0.5.6.post2", "v0.5.6.post3", "v0.5.7", "v0.5.8", 
 // v0.5.9, :1902-1919 at v0.5.10), so that the draft's ModelRunner, built
 // after, reads fp8_e4m3 too; before, the draft's own quant_config decided.
 const specKVFromTargetFrom = "v0.5.9"
+
+// specAlgoUpperFrom is the first release that upper-cases
+// --speculative-algorithm and takes any registered name rather than
+// argparse's choices (server_args.py:3561-3562, 5786-5793 at v0.5.12).
+const specAlgoUpperFrom = "v0.5.12"
 
 // specHeadroomUntil is the first release without the target pool's
 // headroom for draft and verify tokens: sgl-project/sglang PR #15748
@@ -199,14 +219,30 @@ func (r *Resolved) resolveSpec(a *model.Arch, def func(string, string)) error {
 		}
 		return nil
 	}
+	if !older(p, Profile{Name: specAlgoUpperFrom}) {
+		// server_args.py:3561-3562 at v0.5.12: upper-cased, no argparse
+		// choices (:5786-5793).
+		r.Spec.Algorithm = strings.ToUpper(sp.Algorithm)
+		sp = r.Spec
+	}
 	switch sp.Algorithm {
 	case "EAGLE", "EAGLE3", "NEXTN":
+	case "DFLASH", "FROZEN_KV_MTP":
+		if sp.Algorithm == "DFLASH" && !older(p, Profile{Name: "v0.5.11"}) || !older(p, Profile{Name: specAlgoUpperFrom}) {
+			return specRefuse("speculative-algorithm", sp.Algorithm, "its draft (DFLASH's block drafter, whose KV cell the target's pool configurator folds into its own, model_executor/pool_configurator.py:95-110 at v0.5.11; FROZEN_KV_MTP's Gemma 4 assistant) is not modelled")
+		}
+		return settingErr("speculative-algorithm", fmt.Sprintf("%q", sp.Algorithm), "SGLang's choices are EAGLE, EAGLE3, NEXTN, STANDALONE and NGRAM (server_args.py:3016-3020)")
 	case "STANDALONE":
 		return specRefuse("speculative-algorithm", sp.Algorithm, "a standalone draft model (its own full weights, KV pool and graphs, and the default fraction's 6 GiB for them, server_args.py:875-877) is not modelled")
 	case "NGRAM":
 		return specRefuse("speculative-algorithm", sp.Algorithm, "n-gram speculation (its token cache of --speculative-ngram-capacity and the verify tokens in the request pools) is not modelled")
 	default:
-		return settingErr("speculative-algorithm", fmt.Sprintf("%q", sp.Algorithm), "SGLang's choices are EAGLE, EAGLE3, NEXTN, STANDALONE and NGRAM (server_args.py:3016-3020)")
+		if !older(p, Profile{Name: specAlgoUpperFrom}) {
+			// Any name registered through SpeculativeAlgorithm.register
+			// (speculative/spec_registry.py at v0.5.12).
+			return specRefuse("speculative-algorithm", sp.Algorithm, "a speculative algorithm other than EAGLE, EAGLE3 and NEXTN (%s takes any name registered through SpeculativeAlgorithm.register) is not modelled", p.Describes)
+		}
+		return settingErr("speculative-algorithm", fmt.Sprintf("%q", sp.Algorithm), "SGLang's choices are EAGLE, EAGLE3, NEXTN, STANDALONE and NGRAM (server_args.py:3016-3020; DFLASH too from v0.5.11, :5367)")
 	}
 	switch {
 	case !slices.Contains(specReleases, p.Name):
@@ -216,11 +252,11 @@ func (r *Resolved) resolveSpec(a *model.Arch, def func(string, string)) error {
 		}
 		return specRefuse("speculative-algorithm", sp.Algorithm, "speculative decoding is modelled for SGLang %s, whose rules were read; not for %s%s", strings.Join(specReleases, ", "), p.Describes, v2)
 	case p.SpecV2 && sp.EagleTopK <= 1:
-		// v0.5.11 runs the v1 worker, whose rules are read, only where
-		// the overlap scheduler is off; a top-k above 1 given turns it off
-		// (server_args.py:3460-3473 at v0.5.11). A top-k SGLang chooses
-		// itself comes after that test, and --disable-overlap-schedule is
-		// a flag membudget ignores.
+		// v0.5.11 and v0.5.12 run the v1 worker, whose rules are read,
+		// only where the overlap scheduler is off; a top-k above 1 given
+		// turns it off (server_args.py:3460-3473 at v0.5.11, :3748-3761 at
+		// v0.5.12). A top-k SGLang chooses itself comes after that test,
+		// and --disable-overlap-schedule is a flag membudget ignores.
 		return specRefuse("speculative-algorithm", sp.Algorithm, "%s runs EAGLE on the overlap scheduler's spec v2 worker unless --speculative-eagle-topk above 1 is given (sgl-project/sglang PR #21062; environ.py:459, server_args.py:3460-3473 at v0.5.11), and the spec v2 worker's draft-side buffers (speculative/eagle_worker_v2.py, the future map of managers/overlap_utils.py) are not read: give --speculative-num-steps, --speculative-eagle-topk above 1 and --speculative-num-draft-tokens to size the v1 worker", p.Describes)
 	case r.PPSize > 1:
 		return settingErr("pp-size", r.PPSize, "SGLang asserts pipeline parallelism is not compatible with speculative decoding (server_args.py:4087-4091 at v0.5.6.post2)")
@@ -412,7 +448,17 @@ var eagle3Archs = []string{"LlamaForCausalLMEagle3"}
 
 // eagle3Refused are the draft config keys that change its tensors in ways
 // membudget does not size; false and null change nothing.
-var eagle3Refused = []string{"quantization_config", "attention_bias", "bias", "mlp_bias", "eagle_config", "rope_scaling"}
+// fc_norm and use_aux_norm give v0.5.12's draft an RMSNorm per auxiliary
+// input (models/llama_eagle3.py:166-178 at v0.5.12; earlier releases
+// ignore them, and are refused them alike).
+var eagle3Refused = []string{"quantization_config", "attention_bias", "bias", "mlp_bias", "eagle_config", "rope_scaling", "fc_norm", "use_aux_norm"}
+
+// eagle3AuxInputs is the auxiliary hidden states an EAGLE-3 draft's fc
+// takes, hidden each: 3 through v0.5.11 (llama_eagle3.py:135-139 at
+// v0.5.6.post2), and from v0.5.12 num_aux_hidden_states when the config
+// gives it (llama_eagle3.py:154-163 at v0.5.12), which membudget sizes at 3
+// alone.
+const eagle3AuxInputs = 3
 
 // draftConfigs keeps each draft directory's reading: a plan resolves a
 // serve many times.
@@ -479,8 +525,12 @@ func parseEagle3Config(file string, data []byte) (eagle3Config, error) {
 		*to = n
 		return nil
 	}
-	if err := errors.Join(count("draft_vocab_size", &c.draftVocab), count("target_hidden_size", &c.targetHiddenSize)); err != nil {
+	var aux uint64
+	if err := errors.Join(count("draft_vocab_size", &c.draftVocab), count("target_hidden_size", &c.targetHiddenSize), count("num_aux_hidden_states", &aux)); err != nil {
 		return c, err
+	}
+	if aux != 0 && aux != eagle3AuxInputs {
+		return c, fmt.Errorf("%s: key \"num_aux_hidden_states\" is %d: v0.5.12's fc takes that many hidden inputs (models/llama_eagle3.py:154-163); membudget sizes %d, the fixed count of earlier releases", file, aux, eagle3AuxInputs)
 	}
 	if v, ok := raw["tie_word_embeddings"]; ok && string(v) != "null" {
 		if err := json.Unmarshal(v, &c.tied); err != nil {
@@ -505,8 +555,10 @@ func parseEagle3Config(file string, data []byte) (eagle3Config, error) {
 		return c, err
 	}
 	if a.NumLayers != 1 {
-		// llama_eagle3.py:198-199.
-		return c, fmt.Errorf("%s: num_hidden_layers %d: SGLang's EAGLE-3 draft takes 1 layer (models/llama_eagle3.py:198-199)", file, a.NumLayers)
+		// llama_eagle3.py:198-199; v0.5.12 builds several (PR #24663,
+		// llama_eagle3.py:179-185), whose later layers take hidden inputs
+		// only.
+		return c, fmt.Errorf("%s: num_hidden_layers %d: membudget sizes SGLang's one-layer EAGLE-3 draft (models/llama_eagle3.py:198-199 refuses others through v0.5.11; v0.5.12's several layers, PR #24663, are not modelled)", file, a.NumLayers)
 	}
 	c.arch = a
 	if c.dtype == "" {
@@ -587,7 +639,7 @@ func (r *Resolved) resolveEagle3Draft(a *model.Arch, d *specDraft) error {
 		return budget.Item{Name: "spec_draft." + name, Bytes: budget.SatMul(n, el)}
 	}
 	d.Weights = append(d.Weights,
-		w("fc", budget.SatMul(3*h, h)),
+		w("fc", budget.SatMul(eagle3AuxInputs*h, h)),
 		w("midlayer.self_attn.qkv_proj", budget.SatMul((heads+2*kv)*hd, 2*h)),
 		w("midlayer.self_attn.o_proj", budget.SatMul(heads*hd, h)),
 		w("midlayer.mlp.gate_up_proj", budget.SatMul(2*inter, h)),

@@ -234,6 +234,8 @@ func TestSpecRefusals(t *testing.T) {
 	dir := draftDir(t, eagle3Llama8B)
 	biased := draftDir(t, strings.Replace(eagle3Llama8B, `"use_cache": true`, `"attention_bias": true`, 1))
 	wide := draftDir(t, strings.Replace(eagle3Llama8B, `"hidden_size": 4096`, `"hidden_size": 5120`, 1))
+	auxDir := draftDir(t, strings.Replace(eagle3Llama8B, `"use_cache": true`, `"num_aux_hidden_states": 4`, 1))
+	normDir := draftDir(t, strings.Replace(eagle3Llama8B, `"use_cache": true`, `"fc_norm": true`, 1))
 	eagle3 := func(s Serve) Serve {
 		s.DisableCudaGraph, s.Spec.Algorithm = true, "EAGLE3"
 		if s.Spec.DraftModelPath == "" {
@@ -278,7 +280,15 @@ func TestSpecRefusals(t *testing.T) {
 		{"the spec v2 worker", llama, h100, mustProfile("v0.5.11"), eagle3(Serve{DisablePiecewiseCudaGraph: true}), "speculative-algorithm", "#21062"},
 		{"the spec v2 worker at top-k 1", llama, h100, mustProfile("v0.5.11"), eagle3(Serve{DisablePiecewiseCudaGraph: true, Spec: Spec{NumSteps: 3, EagleTopK: 1}}), "speculative-algorithm", "unless --speculative-eagle-topk above 1 is given"},
 		{"the piecewise graphs under a draft", llama, h100, mustProfile("v0.5.11"), eagle3(Serve{Spec: Spec{NumSteps: 3, EagleTopK: 4, NumDraftTokens: 8}}), "disable-piecewise-cuda-graph", "pass --disable-piecewise-cuda-graph"},
-		{"v0.5.12", llama, h100, mustProfile("v0.5.12"), eagle3(Serve{DisablePiecewiseCudaGraph: true, Spec: Spec{NumSteps: 3, EagleTopK: 4, NumDraftTokens: 8}}), "speculative-algorithm", "not for SGLang v0.5.12"},
+		{"v0.5.13", llama, h100, mustProfile("v0.5.13"), eagle3(Serve{DisablePiecewiseCudaGraph: true, Spec: Spec{NumSteps: 3, EagleTopK: 4, NumDraftTokens: 8}}), "speculative-algorithm", "not for SGLang v0.5.13"},
+		// DFLASH is a choice from v0.5.11, and any registered name from
+		// v0.5.12; earlier it is not one.
+		{"DFLASH on v0.5.11", llama, h100, mustProfile("v0.5.11"), Serve{DisableCudaGraph: true, Spec: Spec{Algorithm: "DFLASH"}}, "speculative-algorithm", "is not modelled"},
+		{"DFLASH on v0.5.10", llama, h100, mustProfile("v0.5.10"), Serve{DisableCudaGraph: true, Spec: Spec{Algorithm: "DFLASH"}}, "speculative-algorithm", "SGLang's choices are"},
+		{"a registered name on v0.5.12", llama, h100, mustProfile("v0.5.12"), Serve{DisableCudaGraph: true, Spec: Spec{Algorithm: "myspec"}}, "speculative-algorithm", "SpeculativeAlgorithm.register"},
+		// v0.5.12's EAGLE-3 keys that change the draft's tensors.
+		{"four auxiliary inputs", llama, h100, current, eagle3(Serve{Spec: Spec{DraftModelPath: auxDir}}), "speculative-draft-model-path", `"num_aux_hidden_states" is 4`},
+		{"auxiliary norms", llama, h100, current, eagle3(Serve{Spec: Spec{DraftModelPath: normDir}}), "speculative-draft-model-path", `key "fc_norm"`},
 		{"a fork's tag", llama, h100, mustProfile("v0.5.9.post1"), eagle3(Serve{}), "speculative-algorithm", "not for SGLang v0.5.9.post1"},
 		// The target alone is refused on v0.5.10 (see arfusion.go).
 		{"NEXTN DeepSeek-V3 on v0.5.10", dsv3, class(t, "h200"), mustProfile("v0.5.10"), Serve{TPSize: 8, DisableCudaGraph: true, Spec: Spec{Algorithm: "NEXTN"}}, "enable-flashinfer-allreduce-fusion", "may turn it on by itself"},
@@ -538,17 +548,31 @@ func TestSpecByHand059And0510(t *testing.T) {
 	}
 }
 
-// TestSpecByHand0511 sizes the EAGLE-3 Llama-3.1-8B serve on v0.5.11's v1
-// worker, which a --speculative-eagle-topk above 1 given selects
-// (server_args.py:3460-3473 at v0.5.11), with the piecewise graphs off
-// (a draft keeps them on from v0.5.11, which is refused).
+// TestSpecByHand0511 sizes the EAGLE-3 Llama-3.1-8B serve on the v1 worker
+// of v0.5.11, v0.5.12 and v0.5.12.post1, which a --speculative-eagle-topk
+// above 1 given selects (server_args.py:3460-3473 at v0.5.11), with the
+// piecewise graphs off (a draft keeps them on from v0.5.11, which is
+// refused).
 func TestSpecByHand0511(t *testing.T) {
 	a := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
-	c, p := class(t, "h100-sxm-80g"), mustProfile("v0.5.11")
+	c := class(t, "h100-sxm-80g")
 	dir := draftDir(t, eagle3Llama8B)
+	// v0.5.12 and v0.5.12.post1 keep v0.5.11's rules for this serve (the
+	// reserve at server_args.py:1576-1582, the v1 worker at :3748-3761);
+	// v0.5.12 upper-cases the algorithm (:3561-3562), so "eagle3" is
+	// EAGLE3 there.
+	for _, tc := range []struct{ release, algorithm string }{{"v0.5.11", "EAGLE3"}, {"v0.5.12", "eagle3"}, {"v0.5.12.post1", "EAGLE3"}} {
+		t.Run(tc.release, func(t *testing.T) { specByHand0511(t, a, c, mustProfile(tc.release), dir, tc.algorithm) })
+	}
+}
+
+func specByHand0511(t *testing.T, a *model.Arch, c budget.Class, p Profile, dir, algorithm string) {
 	s := Serve{Dtype: "bfloat16", DisableCudaGraph: true, DisablePiecewiseCudaGraph: true,
-		Spec: Spec{Algorithm: "EAGLE3", DraftModelPath: dir, NumSteps: 3, EagleTopK: 4, NumDraftTokens: 8}}
+		Spec: Spec{Algorithm: algorithm, DraftModelPath: dir, NumSteps: 3, EagleTopK: 4, NumDraftTokens: 8}}
 	spec := ref(t, a, s, c, p)
+	if got := spec.Serve.Spec.Algorithm; got != "EAGLE3" {
+		t.Errorf("algorithm %q, want EAGLE3", got)
+	}
 	r := spec.Serve
 	// 81080 MiB: 512 + 1.5 x 8192 + 2 x 256 + 1024 / 8 = 13440, no
 	// piecewise term (off), + 4096 for the draft = 17536
