@@ -332,8 +332,9 @@ var native0510 = slices.Sorted(slices.Values(append(slices.Clone(native059), new
 //   - The req_to_token table gains a padding row (PR #24243; see
 //     [Profile.ReqPadRow]).
 //   - EAGLE runs the overlap scheduler's spec v2 worker by default (PR
-//     #21062; see [Profile.SpecV2]): refused, naming it; the v1 worker a
-//     --speculative-eagle-topk above 1 given selects is sized (spec.go).
+//     #21062; see [Profile.SpecV2]): sized at top-k 1 with its future
+//     map, and the v1 worker a --speculative-eagle-topk above 1 given
+//     selects as before (spec.go).
 //   - The pool is sized in model_executor/pool_configurator.py (PRs
 //     #22384, #22389): DefaultPoolConfigurator (:74-181) divides the
 //     available bytes by v0.5.10's cell, page-aligns, applies

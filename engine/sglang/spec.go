@@ -25,10 +25,10 @@ import (
 // directory) and NEXTN (DeepSeek-V3's own multi-token-prediction layer;
 // SGLang runs it as EAGLE, server_args.py:1729-1730 at v0.5.6.post2). The
 // rules were read at the tags v0.5.6.post2, v0.5.6.post3, v0.5.7, v0.5.8,
-// v0.5.8.post1, v0.5.9, v0.5.10 and v0.5.10.post1 (see [specReleases]),
-// and at v0.5.11, v0.5.12 and v0.5.12.post1 for their v1 worker alone (a
-// --speculative-eagle-topk above 1 given); every other release refuses the
-// flag by name.
+// v0.5.8.post1, v0.5.9, v0.5.10, v0.5.10.post1, v0.5.11, v0.5.12 and
+// v0.5.12.post1 (see [specReleases]; from v0.5.11 both the spec v2 worker
+// at top-k 1 and the v1 worker a top-k above 1 selects); every other
+// release refuses the flag by name.
 //
 // SGLang's order of allocation decides where each term falls. The target's
 // worker measures F0, loads the target, sizes its pool from msf x F0 less
@@ -48,7 +48,9 @@ import (
 // target's pool is sized (EagleDraftWorker.alloc_memory_pool; sglang
 // issue #36452, PR #32468) is later, on main. From v0.5.11 EAGLE runs
 // the overlap scheduler's spec v2 worker by default (PR #21062), whose
-// draft-side buffers are not read: a serve it runs is refused by name.
+// draft worker is built in the same order (speculative/eagle_worker_v2.py:
+// 91-186 at v0.5.11) and whose scheduler keeps a future map more (see
+// [specDraft.futureMap]).
 
 // Spec is SGLang's speculative decoding as its --speculative-* flags set
 // it; the zero Spec is speculative decoding off.
@@ -89,12 +91,18 @@ func (s Spec) On() bool { return s.Algorithm != "" }
 // (NPU and weight-name changes alone). v0.5.9.post1 is a fork's tag, not
 // modelled here.
 //
-// v0.5.11 is read for the v1 worker alone: EAGLE runs the spec v2 worker
-// by default there (SGLANG_ENABLE_SPEC_V2 = EnvBool(True), environ.py:459;
-// PR #21062) unless the overlap scheduler is off, which a
-// --speculative-eagle-topk above 1 given forces (server_args.py:3460-3473),
-// so a serve is sized there only with such a top-k. Against v0.5.10.post1
-// the v1 path keeps its order (managers/scheduler.py:692-694;
+// v0.5.11 runs EAGLE on the spec v2 worker by default
+// (SGLANG_ENABLE_SPEC_V2 = EnvBool(True), environ.py:459; PR #21062) unless
+// the overlap scheduler is off, which a --speculative-eagle-topk above 1
+// given forces (server_args.py:3460-3473). The v2 worker's EagleDraftWorker
+// builds the draft's TpModelWorker with the target's MemoryPoolConfig and
+// shares the embedding and head as the v1 worker does
+// (speculative/eagle_worker_v2.py:91-230); EAGLEWorkerV2 adds two scalars
+// (:682-685) and the scheduler's FutureMap holds the draft inputs
+// (managers/overlap_utils.py:45-114, see [specDraft.futureMap]); the rest
+// of it is its forward steps. SGLang's own top-k comes after the test, so
+// Llama's 4 lands on the v2 worker, which v0.5.10 refused above top-k 1:
+// refused. Against v0.5.10.post1 the v1 path keeps its order (managers/scheduler.py:692-694;
 // model_runner.py:625 and :733), the draft's MemoryPoolConfig
 // (speculative/eagle_worker.py:172; the configurator of
 // model_executor/pool_configurator.py sizes the target alone, a DFLASH
@@ -108,7 +116,10 @@ func (s Spec) On() bool { return s.Algorithm != "" }
 // serve is refused (see [Resolved.resolvePiecewise]).
 //
 // v0.5.12 and v0.5.12.post1 keep v0.5.11's rules for those serves: the
-// same selection of the v1 worker (server_args.py:3748-3761; environ.py:470),
+// same selection of the worker (server_args.py:3748-3761; environ.py:470),
+// the v2 worker's construction (eagle_worker_v2.py at v0.5.12 adds the
+// adaptive controller, off by default) and future map (verified_id renamed
+// bonus_tokens, managers/overlap_utils.py:86-114),
 // order (managers/scheduler.py:717-719; model_runner.py:655, :749, :825),
 // MemoryPoolConfig and sharing (speculative/eagle_worker.py:174-188; the
 // mixin's changes are DeepSeek-V4's pools and --prefill-only-disable-kv-
@@ -121,7 +132,8 @@ func (s Spec) On() bool { return s.Algorithm != "" }
 // and the others are refused (see [eagle3Refused], [eagle3AuxInputs]).
 // --speculative-algorithm is upper-cased there (see [specAlgoUpperFrom]).
 // v0.5.12.post1 changes model_runner.py by DeepSeek-V4's lines alone. v0.5.13
-// removes the v1 worker (PR #25464): refused.
+// removes the v1 worker (PR #25464) and changes the v2 worker, not read:
+// refused.
 var specReleases = []string{"v0.5.6.post2", "v0.5.6.post3", "v0.5.7", "v0.5.8", "v0.5.8.post1", "v0.5.9", "v0.5.10", "v0.5.10.post1", "v0.5.11", "v0.5.12", "v0.5.12.post1"}
 
 // specKVFromTargetFrom is the first release whose configure_kv_cache_dtype
@@ -196,6 +208,43 @@ type specDraft struct {
 	// those it allocates and frees once it shares the target's
 	// embedding (and head), after its KV pool is allocated.
 	Weights, Transient []budget.Item
+	// V2 says EAGLE runs the overlap scheduler's spec v2 worker, whose
+	// future map holds the draft's input of every future slot (see
+	// [specDraft.futureMap]); FutureRow is one slot's bytes of it.
+	V2        bool
+	FutureRow []uint64
+}
+
+// futureMap is the spec v2 future map's tensors on a rank, for
+// maxRunning requests (the scheduler's max_running_requests) and
+// chunks (ceil(context / chunked prefill), 0 without chunked prefill):
+// FutureMap keeps maxRunning x (3 + chunks) + 2 x maxRunning slots
+// (managers/overlap_utils.py:52-68 at v0.5.11) of each of the draft
+// input's tensors, allocated at the first stored draft input, after the
+// pool (_lazy_init_buf, :73-114); nil without the v2 worker.
+func (d *specDraft) futureMap(maxRunning uint64, chunks uint64) []uint64 {
+	if d == nil || !d.V2 {
+		return nil
+	}
+	slots := budget.SatMul(maxRunning, budget.SatAdd(5, chunks))
+	var out []uint64
+	for _, row := range d.FutureRow {
+		out = append(out, budget.SatMul(slots, row))
+	}
+	return out
+}
+
+// specFutureRow is one future-map slot's bytes per tensor for top-k k and
+// the draft's hidden states of width hidden in el-byte elements: topk_p
+// (float32: softmax of the float32 logits, layers/logits_processor.py:992
+// at v0.5.11), topk_index (int64, torch.topk), verified_id (bonus_tokens
+// from v0.5.12; int32 after a verify, eagle_worker_v2.py:867, the sampler's
+// int64 argmax after a greedy prefill, layers/sampler.py:113: 8 bytes
+// charged), new_seq_lens (int64, managers/schedule_batch.py:1591) and the
+// draft's hidden states (spec_need_hidden_states without multi-layer
+// EAGLE, speculative/spec_utils.py:55-60).
+func specFutureRow(k, hidden, el uint64) []uint64 {
+	return []uint64{budget.SatMul(k, 4), budget.SatMul(k, 8), 8, 8, budget.SatMul(hidden, el)}
 }
 
 // resolveSpec applies SGLang's speculative rules to the serve: the
@@ -248,16 +297,9 @@ func (r *Resolved) resolveSpec(a *model.Arch, def func(string, string)) error {
 	case !slices.Contains(specReleases, p.Name):
 		v2 := ""
 		if p.SpecV2 {
-			v2 = ", whose EAGLE runs the overlap scheduler's spec v2 worker by default (sgl-project/sglang PR #21062; environ.py:459), whose draft-side buffers (speculative/eagle_worker_v2.py, the future map of managers/overlap_utils.py) are not read"
+			v2 = ", whose EAGLE runs the overlap scheduler's spec v2 worker (sgl-project/sglang PR #21062; the v1 worker removed from v0.5.13, PR #25464), whose speculative/eagle_worker_v2.py and future map (managers/overlap_utils.py) were read up to v0.5.12.post1 alone"
 		}
 		return specRefuse("speculative-algorithm", sp.Algorithm, "speculative decoding is modelled for SGLang %s, whose rules were read; not for %s%s", strings.Join(specReleases, ", "), p.Describes, v2)
-	case p.SpecV2 && sp.EagleTopK <= 1:
-		// v0.5.11 and v0.5.12 run the v1 worker, whose rules are read,
-		// only where the overlap scheduler is off; a top-k above 1 given
-		// turns it off (server_args.py:3460-3473 at v0.5.11, :3748-3761 at
-		// v0.5.12). A top-k SGLang chooses itself comes after that test,
-		// and --disable-overlap-schedule is a flag membudget ignores.
-		return specRefuse("speculative-algorithm", sp.Algorithm, "%s runs EAGLE on the overlap scheduler's spec v2 worker unless --speculative-eagle-topk above 1 is given (sgl-project/sglang PR #21062; environ.py:459, server_args.py:3460-3473 at v0.5.11), and the spec v2 worker's draft-side buffers (speculative/eagle_worker_v2.py, the future map of managers/overlap_utils.py) are not read: give --speculative-num-steps, --speculative-eagle-topk above 1 and --speculative-num-draft-tokens to size the v1 worker", p.Describes)
 	case r.PPSize > 1:
 		return settingErr("pp-size", r.PPSize, "SGLang asserts pipeline parallelism is not compatible with speculative decoding (server_args.py:4087-4091 at v0.5.6.post2)")
 	case r.HybridSWA:
@@ -273,9 +315,22 @@ func (r *Resolved) resolveSpec(a *model.Arch, def func(string, string)) error {
 		// server_args.py:1664-1672).
 		return specRefuse("attention-backend", r.AttentionBackend, "%s with speculative decoding is not modelled (SGLang's choice depends on --speculative-eagle-topk from v0.5.7): pass --attention-backend", why)
 	}
-	d := &specDraft{Headroom: older(p, Profile{Name: specHeadroomUntil})}
+	// v0.5.11 and v0.5.12 run the v1 worker only where the overlap
+	// scheduler is off, which a top-k above 1 given forces
+	// (server_args.py:3460-3473 at v0.5.11, :3748-3761 at v0.5.12); else
+	// the spec v2 worker. A top-k SGLang chooses itself comes after that
+	// test, and --disable-overlap-schedule is a flag membudget ignores: a
+	// serve it would put on the v1 worker is sized on the v2 one, which
+	// holds the future map more.
+	d := &specDraft{Headroom: older(p, Profile{Name: specHeadroomUntil}), V2: p.SpecV2 && sp.EagleTopK <= 1}
 	if err := r.resolveSpecCounts(a, d, def); err != nil {
 		return err
+	}
+	if d.V2 && d.TopK > 1 {
+		// SGLang's own choice, after the test: v0.5.10 refused the pair
+		// ("Spec v2 currently only supports topk = 1", server_args.py:
+		// 3007-3013 at v0.5.10); v0.5.11 checks it no more.
+		return specRefuse("speculative-eagle-topk", d.TopK, "SGLang's choice for %s, made after %s put EAGLE on the overlap scheduler's spec v2 worker (sgl-project/sglang PR #21062; server_args.py:3460-3473 at v0.5.11), whose speculative/eagle_worker_v2.py v0.5.10 refused for top-k above 1 (server_args.py:3007-3013 at v0.5.10) and membudget sizes at top-k 1 alone: give --speculative-eagle-topk (1 for the v2 worker; above 1 selects the v1 worker)", firstArchOf(a), p.Describes)
 	}
 	if r.MaxRunningRequests == 0 {
 		r.MaxRunningRequests = specDefaultMaxRunning
@@ -396,6 +451,9 @@ func (r *Resolved) resolveMTPDraft(a *model.Arch, d *specDraft) error {
 		return refuse("DeepseekV3ForCausalLMNextN drops or recasts a ModelOpt checkpoint's quantization for its layer (models/deepseek_nextn.py:71-84), which is not modelled")
 	}
 	d.Kind, d.MLA, d.Layers = "mtp", true, a.MTPLayers
+	if d.V2 {
+		d.FutureRow = specFutureRow(d.TopK, a.Hidden, r.DtypeBytes)
+	}
 	d.LayerCell = layerCell(a, *r)
 	st := stageOf(*r, 0)
 	last := len(a.Layers) - 1
@@ -634,6 +692,12 @@ func (r *Resolved) resolveEagle3Draft(a *model.Arch, d *specDraft) error {
 	kv := model.KVHeadsPerRank(da, tp)
 	h, hd, inter := da.Hidden, da.HeadDim, budget.CeilDiv(da.Intermediate, tp)
 	d.Kind, d.Layers = "eagle3", 1
+	if d.V2 {
+		// The draft's own hidden states, of its width and dtype
+		// (eagle_worker_v2.py:547-551 at v0.5.11: the draft's
+		// logits_output.hidden_states).
+		d.FutureRow = specFutureRow(d.TopK, da.Hidden, el)
+	}
 	d.LayerCell = budget.SatMul(2*kv*hd, kvEl)
 	w := func(name string, n uint64) budget.Item {
 		return budget.Item{Name: "spec_draft." + name, Bytes: budget.SatMul(n, el)}
@@ -696,7 +760,8 @@ func (d *specDraft) reqExtra() uint64 {
 // specItems is stage i's draft terms beside the budget: the draft's
 // weights, what it holds until it shares the target's embedding, its KV
 // pool of the target's token count plus the page of padding rows
-// (memory_pool.py:616-633), and in v0.5.6.x the target pool's headroom.
+// (memory_pool.py:616-633), in v0.5.6.x the target pool's headroom, and
+// on the spec v2 worker its future map.
 func (ref *Reference) specItems(i int) []budget.Item {
 	d, st := ref.Serve.Draft, &ref.stages[i]
 	if d == nil || st.tokens <= 0 {
@@ -712,7 +777,28 @@ func (ref *Reference) specItems(i int) []budget.Item {
 	if st.headroom > 0 {
 		items = append(items, budget.Item{Name: "kv_cache.spec_headroom", Term: budget.TermNonTorch, Bytes: budget.SatMul(uint64(st.headroom), st.cell)})
 	}
+	var fm uint64
+	for _, b := range ref.futureMap() {
+		fm = budget.SatAdd(fm, b)
+	}
+	if fm > 0 {
+		items = append(items, budget.Item{Name: "spec_future_map", Term: budget.TermNonTorch, Bytes: fm})
+	}
 	return items
+}
+
+// futureMap is the spec v2 worker's future map for this serve (see
+// [specDraft.futureMap]): the scheduler's max_running_requests, and its
+// chunked prefill (none when --chunked-prefill-size is not above 0,
+// managers/scheduler.py:1065-1066 at v0.5.11) against model_config's
+// context length.
+func (ref *Reference) futureMap() []uint64 {
+	r := ref.Serve
+	var chunks uint64
+	if r.ChunkedPrefillSize > 0 {
+		chunks = budget.CeilDiv(r.ContextLength, uint64(r.ChunkedPrefillSize))
+	}
+	return r.Draft.futureMap(ref.maxRunning, chunks)
 }
 
 // addSpecPools adds the draft's tensors to the caching allocator's pools.
@@ -723,6 +809,9 @@ func (ref *Reference) addSpecPools(p torchalloc.Pools, i int) torchalloc.Pools {
 	}
 	for _, it := range d.Weights {
 		p = p.Add(it.Bytes, 1)
+	}
+	for _, b := range ref.futureMap() {
+		p = p.Add(b, 1)
 	}
 	per := d.layerKV(st)
 	if !d.MLA {

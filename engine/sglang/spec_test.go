@@ -274,11 +274,12 @@ func TestSpecRefusals(t *testing.T) {
 		{"a Hub id", llama, h100, current, eagle3(Serve{Spec: Spec{DraftModelPath: "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B"}}), "speculative-draft-model-path", "not a local directory"},
 		{"a biased draft", llama, h100, current, eagle3(Serve{Spec: Spec{DraftModelPath: biased}}), "speculative-draft-model-path", `key "attention_bias"`},
 		{"a wider draft", llama, h100, current, eagle3(Serve{Spec: Spec{DraftModelPath: wide}}), "speculative-draft-model-path", "hidden_size 5120 differs from the target's 4096"},
-		// From v0.5.11 EAGLE runs the spec v2 worker, not read, unless a
-		// top-k above 1 is given; then the piecewise graphs it keeps are
-		// refused until they are turned off. v0.5.12 is not read.
-		{"the spec v2 worker", llama, h100, mustProfile("v0.5.11"), eagle3(Serve{DisablePiecewiseCudaGraph: true}), "speculative-algorithm", "#21062"},
-		{"the spec v2 worker at top-k 1", llama, h100, mustProfile("v0.5.11"), eagle3(Serve{DisablePiecewiseCudaGraph: true, Spec: Spec{NumSteps: 3, EagleTopK: 1}}), "speculative-algorithm", "unless --speculative-eagle-topk above 1 is given"},
+		// From v0.5.11 EAGLE runs the spec v2 worker unless a top-k above
+		// 1 is given; SGLang's own top-k for Llama, 4, comes after that
+		// test, on the v2 worker, sized at top-k 1 alone. The piecewise
+		// graphs a draft keeps are refused until they are turned off.
+		// v0.5.13 is not read.
+		{"the spec v2 worker at top-k 4", llama, h100, mustProfile("v0.5.11"), eagle3(Serve{DisablePiecewiseCudaGraph: true}), "speculative-eagle-topk", "#21062"},
 		{"the piecewise graphs under a draft", llama, h100, mustProfile("v0.5.11"), eagle3(Serve{Spec: Spec{NumSteps: 3, EagleTopK: 4, NumDraftTokens: 8}}), "disable-piecewise-cuda-graph", "pass --disable-piecewise-cuda-graph"},
 		{"v0.5.13", llama, h100, mustProfile("v0.5.13"), eagle3(Serve{DisablePiecewiseCudaGraph: true, Spec: Spec{NumSteps: 3, EagleTopK: 4, NumDraftTokens: 8}}), "speculative-algorithm", "not for SGLang v0.5.13"},
 		// DFLASH is a choice from v0.5.11, and any registered name from
@@ -368,15 +369,12 @@ func TestPropertyDraftNeverGrowsTargetPool(t *testing.T) {
 			s.MemFractionStatic = float64(rapid.IntRange(50, 95).Draw(t, "msf")) / 100
 		}
 		sp := tg.spec
-		// v0.5.11 is sized for its v1 worker, which a top-k above 1
-		// given selects.
+		// From v0.5.11 SGLang's own top-k for Llama, 4, lands on the spec
+		// v2 worker, which is sized at top-k 1 alone: the counts are
+		// given there (top-k 1 the v2 worker, above 1 the v1 worker).
 		if rapid.Bool().Draw(t, "given counts") || p.SpecV2 {
 			sp.NumSteps = rapid.Uint64Range(1, 8).Draw(t, "steps")
-			lo := uint64(1)
-			if p.SpecV2 {
-				lo = 2
-			}
-			sp.EagleTopK = rapid.Uint64Range(lo, 8).Draw(t, "topk")
+			sp.EagleTopK = rapid.Uint64Range(1, 8).Draw(t, "topk")
 			sp.NumDraftTokens = rapid.Uint64Range(2, 64).Draw(t, "draft tokens")
 		}
 		plain, err := NewReference(tg.a, s, c, p)
@@ -609,6 +607,70 @@ func specByHand0511(t *testing.T, a *model.Arch, c budget.Class, p Profile, dir,
 		if g := itemBytes(items, w.name); g != w.bytes {
 			t.Errorf("%s: %d B, want %d", w.name, g, w.bytes)
 		}
+	}
+}
+
+// TestSpecV2ByHand sizes an EAGLE-3 serve on the spec v2 worker of
+// v0.5.11 and v0.5.12: Qwen3-8B (hidden 4096, the 8B Llama draft's) at
+// SGLang's own counts, (3, 1, 4) for an architecture it does not name
+// (server_args.py:7471 at v0.5.11), top-k 1 keeping the v2 worker
+// (:3460-3473). Its terms are the v1 worker's (the same draft worker,
+// speculative/eagle_worker_v2.py:91-186) and the future map.
+func TestSpecV2ByHand(t *testing.T) {
+	a := shipped(t)["Qwen__Qwen3-8B"]
+	c := class(t, "h100-sxm-80g")
+	dir := draftDir(t, eagle3Llama8B)
+	for _, release := range []string{"v0.5.11", "v0.5.12", "v0.5.12.post1"} {
+		t.Run(release, func(t *testing.T) {
+			p := mustProfile(release)
+			s := Serve{Dtype: "bfloat16", DisableCudaGraph: true, DisablePiecewiseCudaGraph: true, Spec: Spec{Algorithm: "EAGLE3", DraftModelPath: dir}}
+			spec := ref(t, a, s, c, p)
+			r := spec.Serve
+			// 81080 MiB: 13440 (as Llama-3.1-8B's: chunk 8192, graph
+			// batch 256, one rank, no piecewise term) + 4096 = 17536;
+			// round(63544 / 81080, 3) = 0.784.
+			if r.MemFractionStatic != 0.784 || r.ReservedMiB != 17536 {
+				t.Errorf("msf %v reserving %v MiB, want 0.784 reserving 17536", r.MemFractionStatic, r.ReservedMiB)
+			}
+			if d := r.Draft; !d.V2 || d.Steps != 3 || d.TopK != 1 || d.DraftTokens != 4 || r.MaxRunningRequests != 48 {
+				t.Errorf("draft %+v, %d requests; want the v2 worker at (3, 1, 4), 48", *d, r.MaxRunningRequests)
+			}
+			plainServe := s
+			plainServe.Spec, plainServe.MemFractionStatic = Spec{}, 0.784
+			plain := ref(t, a, plainServe, c, p)
+			got := spec.Capacity()
+			if got.MaxTotalNumTokens != plain.Capacity().MaxTotalNumTokens {
+				t.Errorf("#tokens %d, want the plain pool's %d", got.MaxTotalNumTokens, plain.Capacity().MaxTotalNumTokens)
+			}
+			T := uint64(got.MaxTotalNumTokens)
+			items := spec.EvaluateStage(0, 1, 1).Items
+			for _, w := range []struct {
+				name  string
+				bytes uint64
+			}{
+				// One layer of 8 KV heads x 128 x (K and V) x 2 bytes over
+				// T + 1 rows.
+				{"spec_draft.kv_cache", (T + 1) * 4096},
+				// 48 requests x (5 + ceil(40960 / 8192) = 5) = 480 slots of
+				// topk_p (1 float32), topk_index (1 int64), verified_id (8
+				// charged), new_seq_lens (int64) and the draft's hidden
+				// states (4096 x 2 bytes): 4 + 8 + 8 + 8 + 8192 = 8220 B.
+				{"spec_future_map", 480 * 8220},
+				// 48 rows and the padding row, of 40960 + 4 + 4 draft
+				// tokens int32.
+				{"req_to_token", 49 * (40960 + 4 + 4) * 4},
+			} {
+				if g := itemBytes(items, w.name); g != w.bytes {
+					t.Errorf("%s: %d B, want %d", w.name, g, w.bytes)
+				}
+			}
+		})
+	}
+	// The v1 worker (a top-k above 1 given) holds no future map.
+	s := Serve{Dtype: "bfloat16", DisableCudaGraph: true, DisablePiecewiseCudaGraph: true, Spec: Spec{Algorithm: "EAGLE3", DraftModelPath: dir, NumSteps: 3, EagleTopK: 2, NumDraftTokens: 6}}
+	v1 := ref(t, a, s, c, mustProfile("v0.5.11"))
+	if v1.Serve.Draft.V2 || itemBytes(v1.EvaluateStage(0, 1, 1).Items, "spec_future_map") != 0 {
+		t.Errorf("top-k 2 on v0.5.11: %+v, want the v1 worker without a future map", *v1.Serve.Draft)
 	}
 }
 

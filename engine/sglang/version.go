@@ -217,11 +217,10 @@ type Profile struct {
 	ReqPadRow bool
 	// SpecV2 says EAGLE, EAGLE3 and STANDALONE run the overlap scheduler's
 	// spec v2 worker by default (PR #21062; v0.5.11 environ.py:459,
-	// SGLANG_ENABLE_SPEC_V2 = EnvBool(True)), whose draft-side buffers
-	// (speculative/eagle_worker_v2.py, managers/overlap_utils.py:45-119's
-	// future map) are not read: a serve it runs is refused, naming them;
-	// v0.5.11's v1 worker, which a --speculative-eagle-topk above 1 given
-	// selects, is sized (see spec.go).
+	// SGLANG_ENABLE_SPEC_V2 = EnvBool(True)), which holds the draft inputs
+	// in the scheduler's future map (managers/overlap_utils.py:45-119):
+	// both it, at top-k 1, and the v1 worker a --speculative-eagle-topk
+	// above 1 given selects are sized through v0.5.12.post1 (see spec.go).
 	SpecV2 bool
 	// CustomARv2 says the JIT custom all-reduce v2 is the default on CUDA
 	// (PR #24363; v0.5.12 environ.py:458, distributed/device_communicators/
