@@ -131,7 +131,9 @@ func (s Spec) On() bool { return s.Algorithm != "" }
 // 148-188): a one-layer draft without those keys builds v0.5.11's tensors,
 // and the others are refused (see [eagle3Refused], [eagle3AuxInputs]).
 // --speculative-algorithm is upper-cased there (see [specAlgoUpperFrom]).
-// v0.5.12.post1 changes model_runner.py by DeepSeek-V4's lines alone. v0.5.13
+// v0.5.12.post1 changes model_runner.py by a kernel_warmup hook of the
+// model's (model_runner.py:2484-2489), which DeepSeek-V4 alone defines
+// (models/deepseek_v4.py). v0.5.13
 // removes the v1 worker (PR #25464) and changes the v2 worker, not read:
 // refused.
 var specReleases = []string{"v0.5.6.post2", "v0.5.6.post3", "v0.5.7", "v0.5.8", "v0.5.8.post1", "v0.5.9", "v0.5.10", "v0.5.10.post1", "v0.5.11", "v0.5.12", "v0.5.12.post1"}
