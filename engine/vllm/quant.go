@@ -14,6 +14,7 @@ var QuantizationMethods = map[string]string{
 	"bitsandbytes": "bitsandbytes", "compressed-tensors": "compressed-tensors",
 	"modelopt": "modelopt", "modelopt_fp4": "modelopt", "modelopt_mixed": "modelopt",
 	"mxfp4": "mxfp4", "gpt_oss_mxfp4": "mxfp4",
+	"inc": "inc",
 }
 
 // quantizations is vLLM's --quantization: its names read as given, and

@@ -748,6 +748,9 @@ func quantLimitOf(q model.Quant) (quantLimit, bool) {
 		return quantLimit{"CompressedTensorsConfig", 70, []string{"float32", "bfloat16", "float16"}}, true
 	case "mxfp4":
 		return quantLimit{"Mxfp4Config", 80, []string{"bfloat16"}}, true
+	case "inc":
+		// inc/inc.py:174-180; Marlin's own floor is checkINCMarlin's.
+		return quantLimit{"INCConfig", 60, halves}, true
 	case "modelopt":
 		switch q.Algo {
 		case "FP8", "FP8_PER_CHANNEL_PER_TOKEN", "FP8_PB_WO":
@@ -790,7 +793,31 @@ func checkQuantCapability(q model.Quant, flag, dtype string, d budget.Device) er
 		return settingErr("dtype", dtype, "vLLM refuses it: %s is not supported for quantization method %s. Supported dtypes: %s (%s, vllm/config/vllm.py:779-785)",
 			dtype, name, strings.Join(lim.dtypes, ", "), lim.config)
 	}
-	return nil
+	return checkINCMarlin(q, flag, d)
+}
+
+// incMarlinLeast is the compute capability below which Marlin has no
+// integer kernel (query_marlin_supported_quant_types returns none:
+// vllm/model_executor/layers/quantization/utils/marlin_utils.py:65-66 at
+// main d18bb7b).
+const incMarlinLeast = 75
+
+// checkINCMarlin refuses an AutoRound (inc) checkpoint on an NVIDIA device
+// below Marlin's floor: INCConfig itself asks for 6.0, but on CUDA it
+// builds every integer layer on Marlin (GPTQ: NotImplementedError without
+// it, inc/schemes/inc_wna16_linear.py:45-82), so vLLM fails when the model
+// loads.
+func checkINCMarlin(q model.Quant, flag string, d budget.Device) error {
+	si := d.Silicon
+	if q.Method != "inc" || si.Vendor != budget.NVIDIA || si.Major*10+si.Minor >= incMarlinLeast {
+		return nil
+	}
+	value := flag
+	if value == "" {
+		value = "(the checkpoint's inc)"
+	}
+	return settingErr("quantization", value, "vLLM fails when it loads the model on %s (compute capability %d): INC builds the AutoRound layers on Marlin, which needs %d (inc/schemes/inc_wna16_linear.py:45-82, utils/marlin_utils.py:65-66)",
+		d.Name, si.Major*10+si.Minor, incMarlinLeast)
 }
 
 // resolveBlockSize applies the platform's default block size: 16, or for
