@@ -227,8 +227,8 @@ func TestINCQwen35(t *testing.T) {
 	want := map[string]uint64{
 		"model.layers.0.linear_attn.in_proj_qkvz.qweight": 640 * 8192 * 4, "model.layers.0.linear_attn.in_proj_qkvz.g_idx": 5120 * 4,
 		"model.layers.0.linear_attn.in_proj_qkvz.scales": 40 * 8192 * 2, "model.layers.0.linear_attn.in_proj_qkvz.qzeros": 40 * 1024 * 4,
-		"model.layers.0.linear_attn.in_proj_ba.weight":   5120 * 96 * 2,
-		"model.layers.0.linear_attn.out_proj.qweight":    384 * 5120 * 4, "model.layers.0.linear_attn.out_proj.g_idx": 3072 * 4,
+		"model.layers.0.linear_attn.in_proj_ba.weight": 5120 * 96 * 2,
+		"model.layers.0.linear_attn.out_proj.qweight":  384 * 5120 * 4, "model.layers.0.linear_attn.out_proj.g_idx": 3072 * 4,
 		"model.layers.0.linear_attn.out_proj.scales": 24 * 5120 * 2, "model.layers.0.linear_attn.out_proj.qzeros": 24 * 640 * 4,
 		"visual.blocks.0.attn.qkv.weight": 1152 * 1728 * 2, "visual.blocks.0.attn.qkv.bias": 1728 * 2,
 	}
