@@ -3,10 +3,12 @@ package model
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
 )
 
 // The auto-round configs below use the keys AutoRound writes
@@ -298,4 +300,58 @@ func TestINCConstants(t *testing.T) {
 	if QuantMethods["auto-round"] != "inc" {
 		t.Errorf(`QuantMethods["auto-round"] = %q, want inc`, QuantMethods["auto-round"])
 	}
+}
+
+// TestINCBitsMonotone: with extra_config setting each of tinyLlama's
+// modules (q, k and v together, o, gate and up together, down) to 4, 8 or
+// 16 bits, widening one module never makes the weights smaller, and no
+// assignment weighs more than the unquantized model (a 4- or 8-bit
+// layer's packed words, scales, zeros and g_idx stay below its bf16
+// weight at these group sizes).
+func TestINCBitsMonotone(t *testing.T) {
+	plain := parseWith(t, strings.Replace(tinyLlama, `, "quantization_config": QUANT`, "", 1), "")
+	var bf16 uint64
+	for _, it := range Weights(plain, Whole(plain, 1, 2, plain.Quant)) {
+		bf16 += it.Bytes
+	}
+	groups := [][]string{{"self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj"}, {"self_attn.o_proj"}, {"mlp.gate_proj", "mlp.up_proj"}, {"mlp.down_proj"}}
+	total := func(t *rapid.T, bits []uint64, group uint64) uint64 {
+		var entries []string
+		for i, g := range groups {
+			for _, m := range g {
+				entries = append(entries, fmt.Sprintf(`"model.layers.0.%s": {"bits": %d}`, m, bits[i]))
+			}
+		}
+		q := fmt.Sprintf(`{"quant_method": "auto-round", "packing_format": "auto_round:auto_gptq", "bits": 4, "group_size": %d, "sym": true, "extra_config": {%s}}`, group, strings.Join(entries, ", "))
+		a, err := ParseConfig("tiny.json", []byte(strings.Replace(tinyLlama, "QUANT", q, 1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sum uint64
+		for _, it := range Weights(a, Whole(a, 1, 2, a.Quant)) {
+			sum += it.Bytes
+		}
+		return sum
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		widths := []uint64{4, 8, 16}
+		bits := make([]uint64, len(groups))
+		for i := range bits {
+			bits[i] = rapid.SampledFrom(widths).Draw(t, fmt.Sprintf("bits%d", i))
+		}
+		group := rapid.SampledFrom([]uint64{32, 64, 128}).Draw(t, "group")
+		before := total(t, bits, group)
+		if before > bf16 {
+			t.Fatalf("bits %v group %d: %d bytes, above the unquantized %d", bits, group, before, bf16)
+		}
+		i := rapid.IntRange(0, len(groups)-1).Draw(t, "widen")
+		if bits[i] == 16 {
+			return
+		}
+		wider := slices.Clone(bits)
+		wider[i] *= 2
+		if after := total(t, wider, group); after < before {
+			t.Fatalf("widening %v from %d to %d bits: %d bytes, below %d", groups[i], bits[i], wider[i], after, before)
+		}
+	})
 }
