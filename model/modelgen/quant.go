@@ -56,7 +56,7 @@ func drawQuant(t *rapid.T, kind quantKind) map[string]any {
 		// auto_round/export/export_to_autoround/export.py @c6e0e72).
 		packing := rapid.SampledFrom([]string{"auto_round:auto_gptq", "auto_round:auto_awq"}).Draw(t, "packing")
 		return map[string]any{"quant_method": "auto-round", "packing_format": packing, "bits": 4, "sym": true, "data_type": "int",
-			"group_size": rapid.SampledFrom([]uint64{32, 64, 128}).Draw(t, "group"),
+			"group_size":   rapid.SampledFrom([]uint64{32, 64, 128}).Draw(t, "group"),
 			"extra_config": map[string]any{"lm_head": map[string]any{"bits": 16, "data_type": "float"}}}
 	case "bnb-nf4":
 		return map[string]any{"quant_method": "bitsandbytes", "load_in_4bit": true, "bnb_4bit_quant_type": "nf4", "bnb_4bit_use_double_quant": rapid.Bool().Draw(t, "double_quant")}
