@@ -160,7 +160,11 @@ func readINC(qc jsonObject, a *Arch) Quant {
 		for _, k := range ec.keys() {
 			e, ok := ec.object(k)
 			if !ok {
-				ec.fail(k, "must be an object")
+				// object refuses a value that is not an object; a null
+				// one INC would read as no settings is refused too.
+				if !ec.has(k) {
+					ec.fail(k, "null: want an object of bits, group_size, sym")
+				}
 				continue
 			}
 			ent := incEntry{key: a.tree.mapName(k)}
