@@ -81,3 +81,23 @@ func TestINCQuantization(t *testing.T) {
 		t.Errorf("incMarlinLeast = %d, want 75 (marlin_utils.py:65)", incMarlinLeast)
 	}
 }
+
+// TestINCBeforeConsolidation: releases before 0.15.0 loaded auto-round
+// checkpoints with quantization/auto_round.py (PR #31716 replaced it on
+// 2026-01-14), which is not read: they refuse the checkpoint by name.
+func TestINCBeforeConsolidation(t *testing.T) {
+	a := incLlama(t)
+	for _, spec := range []string{"0.14.0", "0.11.0"} {
+		_, err := NewReference(a, trusting(a, Serve{MaxModelLen: 4096}), testClass(false), mustProfile(spec))
+		var se *engine.SettingError
+		if !errors.As(err, &se) || se.Flag != "model" || !strings.Contains(se.Reason, "PR #31716") {
+			t.Errorf("%s: error %v, want a refusal of --model naming PR #31716", spec, err)
+		}
+	}
+	if _, err := NewReference(a, trusting(a, Serve{MaxModelLen: 4096}), testClass(false), mustProfile("0.15.0")); err != nil {
+		t.Errorf("0.15.0: %v, want an answer", err)
+	}
+	if incRelease != (Version{0, 15, 0}) {
+		t.Errorf("incRelease = %v, want 0.15.0", incRelease)
+	}
+}

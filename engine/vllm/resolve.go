@@ -538,6 +538,9 @@ func (r *Resolved) resolveDtypes(a *model.Arch, c budget.Class, def func(string,
 	if err != nil {
 		return err
 	}
+	if q.Method == "inc" && r.Profile.Release.Less(incRelease) {
+		return settingErr("model", a.Source, "an AutoRound (auto-round) checkpoint under %s: before vLLM's INC consolidation (PR #31716, merged 2026-01-14; 0.15.0 is the first release known to hold it) such a checkpoint was loaded by quantization/auto_round.py, which membudget has not read (model/quant_inc.go reads the inc method)", r.Profile.Describes)
+	}
 	// VllmConfig checks the quantization (vllm/config/vllm.py:758-786)
 	// before the model, and with it the attention backend, is built.
 	if err := checkQuantCapability(q, r.Quantization, r.Dtype, c.Device); err != nil {
@@ -795,6 +798,12 @@ func checkQuantCapability(q model.Quant, flag, dtype string, d budget.Device) er
 	}
 	return checkINCMarlin(q, flag, d)
 }
+
+// incRelease is the first release known to hold vLLM PR #31716 (50632adc5,
+// merged 2026-01-14), which routed auto-round checkpoints through the INC
+// method (inc.py) model/quant_inc.go reads: it is an ancestor of #32359
+// (b34474bf2, 2026-01-15), which 0.15.0 holds (v0_15_0).
+var incRelease = v0_15_0
 
 // incMarlinLeast is the compute capability below which Marlin has no
 // integer kernel (query_marlin_supported_quant_types returns none:
