@@ -33,6 +33,14 @@ func quantizationNames() string { return quantizations.Names() }
 // resolveQuant applies vLLM's --quantization to the checkpoint's own
 // quantization (see [engine.Quantizations.Resolve]).
 func resolveQuant(a *model.Arch, flag string) (model.Quant, error) {
+	if a.Quant.Method == "inc" {
+		// INCConfig.override_quantization_method claims an auto-round
+		// checkpoint whatever --quantization says (inc/inc.py:253-261,
+		// user_quant unread), and _verify_quantization then sets the
+		// method to its answer (vllm/config/model.py:1255-1275); the flag
+		// takes any string (engine/arg_utils.py:553).
+		return a.Quant, nil
+	}
 	return quantizations.Resolve(a, flag)
 }
 
