@@ -200,7 +200,7 @@ func (q Quant) W4A4NVFP4() bool {
 
 // marlinPackedInt reports an AWQ, GPTQ or INC (AutoRound) checkpoint, whose
 // packed int weights vLLM runs with Marlin kernels on CUDA (INC's among the
-// configs of qwen_gdn_linear_attn.py:586-602's maybe_disable_tp since PR
+// configs of qwen_gdn_linear_attn.py:543-559's maybe_disable_tp since PR
 // #36329, 2026-05-21).
 func (q Quant) marlinPackedInt() bool {
 	return q.Method == "awq" || q.Method == "gptq" || q.Method == "inc"

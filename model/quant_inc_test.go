@@ -211,7 +211,7 @@ func qwen35AutoRound(t *testing.T) *Arch {
 // x 128 + 2 x 48 x 128 = 16384 outputs, 8192 a rank, 4-bit group 128:
 // qweight [5120/8, 8192] int32, g_idx 5120 int32, scales [40, 8192] bf16,
 // qzeros [40, 1024] int32. in_proj_ba (b and a at 16 bits) is bf16 and
-// whole on every rank under INC on CUDA (qwen_gdn_linear_attn.py:586-602):
+// whole on every rank under INC on CUDA (qwen_gdn_linear_attn.py:543-559):
 // 5120 x 96 x 2. out_proj is row-parallel, 6144/2 = 3072 inputs, 5120
 // outputs: qweight [384, 5120], g_idx 3072, scales [24, 5120], qzeros [24,
 // 640]. The vision tower's qkv stays bf16 by the regex key (1152 in,
