@@ -63,7 +63,7 @@ func TestINCQuantization(t *testing.T) {
 		want  engine.SettingError
 	}{
 		{"below Marlin", Serve{Dtype: "float16", MaxModelLen: 4096}, v100,
-			engine.SettingError{Flag: "quantization", Value: "(the checkpoint's inc)", Reason: "vLLM fails when it loads the model on Tesla V100-SXM2-32GB (compute capability 70): INC builds the AutoRound layers on Marlin, which needs 75 (inc/schemes/inc_wna16_linear.py:45-82, utils/marlin_utils.py:65-66)"}},
+			engine.SettingError{Flag: "quantization", Value: "(the checkpoint's inc)", Reason: "vLLM fails when it loads the model on Tesla V100-SXM2-32GB (compute capability 70): INC builds the AutoRound layers on Marlin (or AutoAWQ's kernels for AWQ packing off Marlin), which need 75 (inc/schemes/inc_wna16_linear.py:45-126, utils/marlin_utils.py:65-66, auto_awq.py:225-231)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -813,9 +813,10 @@ const incMarlinLeast = 75
 
 // checkINCMarlin refuses an AutoRound (inc) checkpoint on an NVIDIA device
 // below Marlin's floor: INCConfig itself asks for 6.0, but on CUDA it
-// builds every integer layer on Marlin (GPTQ: NotImplementedError without
-// it, inc/schemes/inc_wna16_linear.py:45-82), so vLLM fails when the model
-// loads.
+// builds its GPTQ layers on Marlin alone (NotImplementedError without it,
+// inc/schemes/inc_wna16_linear.py:45-82) and its AWQ ones on Marlin or
+// AutoAWQ's own kernels, whose config asks for 7.5 too (auto_awq.py:225-231),
+// so vLLM fails when the model loads.
 func checkINCMarlin(q model.Quant, flag string, d budget.Device) error {
 	si := d.Silicon
 	if q.Method != "inc" || si.Vendor != budget.NVIDIA || si.Major*10+si.Minor >= incMarlinLeast {
@@ -825,7 +826,7 @@ func checkINCMarlin(q model.Quant, flag string, d budget.Device) error {
 	if value == "" {
 		value = "(the checkpoint's inc)"
 	}
-	return settingErr("quantization", value, "vLLM fails when it loads the model on %s (compute capability %d): INC builds the AutoRound layers on Marlin, which needs %d (inc/schemes/inc_wna16_linear.py:45-82, utils/marlin_utils.py:65-66)",
+	return settingErr("quantization", value, "vLLM fails when it loads the model on %s (compute capability %d): INC builds the AutoRound layers on Marlin (or AutoAWQ's kernels for AWQ packing off Marlin), which need %d (inc/schemes/inc_wna16_linear.py:45-126, utils/marlin_utils.py:65-66, auto_awq.py:225-231)",
 		d.Name, si.Major*10+si.Minor, incMarlinLeast)
 }
 
