@@ -151,9 +151,11 @@ func readINC(qc jsonObject, a *Arch) Quant {
 		} else {
 			blocks = qc.strings(key)
 		}
-		r.blocks = a.tree.mapNames(blocks)
-		if r.blocks == nil {
-			r.blocks = []string{}
+		if len(blocks) > 0 {
+			// An empty list restricts nothing: INC tests its truth
+			// (config_parser.py:154). An empty string is one empty name,
+			// a prefix of every layer (inc/inc.py:98-102).
+			r.blocks = a.tree.mapNames(blocks)
 		}
 	}
 	if ec, ok := qc.object("extra_config"); ok {

@@ -128,7 +128,8 @@ func TestINCLinearLayouts(t *testing.T) {
 }
 
 // TestINCHead: INC leaves the LM head unquantized unless extra_config
-// gives it fewer than 16 bits (config_parser.py:153, inc/inc.py:219-227).
+// gives it fewer than 16 bits or block_name_to_quantize names a prefix of
+// it (config_parser.py:153-158, inc/inc.py:219-227).
 // Head 1024 (1000 padded to 64) x 256; at 4 bits, group 128: qweight
 // [256/8, 1024] int32, g_idx 256 int32, scales [2, 1024] bf16, qzeros [2,
 // 1024/8] int32.
@@ -141,6 +142,13 @@ func TestINCHead(t *testing.T) {
 		{"default", base + `}`, map[string]uint64{"weight": 1024 * 256 * 2}},
 		{"listed at 16 bits", base + `, "extra_config": {"lm_head": {"bits": 16, "data_type": "float"}}}`, map[string]uint64{"weight": 1024 * 256 * 2}},
 		{"listed at 4 bits", base + `, "extra_config": {"lm_head": {"bits": 4, "group_size": 128, "sym": true}}}`,
+			map[string]uint64{"qweight": 32 * 1024 * 4, "g_idx": 256 * 4, "scales": 2 * 1024 * 2, "qzeros": 2 * 128 * 4}},
+		// An empty block list restricts nothing (INC tests its truth,
+		// config_parser.py:154): the head stays out.
+		{"empty block list", base + `, "block_name_to_quantize": []}`, map[string]uint64{"weight": 1024 * 256 * 2}},
+		// An empty string splits into one empty name, a prefix of every
+		// layer, the head's too (inc/inc.py:98-102).
+		{"empty block name", base + `, "block_name_to_quantize": ""}`,
 			map[string]uint64{"qweight": 32 * 1024 * 4, "g_idx": 256 * 4, "scales": 2 * 1024 * 2, "qzeros": 2 * 128 * 4}},
 	}
 	for _, tt := range tests {
