@@ -293,6 +293,11 @@ func (r *Resolved) resolveDtypes(a *model.Arch, def func(string, string)) error 
 // [Profile.UnreadQuant] and [Profile.FP8IgnoreUnstripped]).
 func (r *Resolved) checkUnreadQuant(a *model.Arch) error {
 	p := r.Profile
+	if r.Quant.Method == "inc" {
+		// model/quant_inc.go reads vLLM's INC method; SGLang's own
+		// loading of an auto-round checkpoint is not read.
+		return settingErr("model", a.Source, "an AutoRound (quant_method auto-round) checkpoint: membudget models how vLLM's INC method loads it, not how %s does; membudget refuses it rather than size weights SGLang may lay out otherwise", p.Describes)
+	}
 	if slices.Contains(p.UnreadQuant, r.Quant.Method) {
 		return settingErr("model", a.Source, "%s: %s; membudget refuses it rather than size weights its SGLang lays out otherwise", p.Describes, unreadQuantWhy[r.Quant.Method])
 	}
