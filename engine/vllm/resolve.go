@@ -157,6 +157,10 @@ type Resolved struct {
 	// as Resolve counted them, and attentionLayers its attention layers;
 	// 0 for a Resolved it did not make (see layerCounts).
 	stateLayersPlus1, attentionLayers uint64
+	// unified says the class is a unified-memory device, where vLLM reads
+	// its free memory from the host and charges the host memory its worker
+	// takes after the startup snapshot (unifiedhost.go).
+	unified bool
 }
 
 // layerCounts returns a's state and attention layers (see stateLayers),
@@ -260,6 +264,7 @@ func resolveCounted(s Serve, a *model.Arch, c budget.Class, p Profile, states, a
 
 func (r *Resolved) resolveMemory(c budget.Class, def func(string, string)) error {
 	p := r.Profile
+	r.unified = c.Memory.Unified
 	r.CaptureCeiling = maxCaptureSize
 	if p.BlackwellCapture1024 && c.Device.Silicon.Vendor == budget.NVIDIA && c.Device.Silicon.Major == 10 {
 		// current_platform.is_device_capability_family(100).
