@@ -161,6 +161,10 @@ type Resolved struct {
 	// its free memory from the host and charges the host memory its worker
 	// takes after the startup snapshot (unifiedhost.go).
 	unified bool
+	// runnerMaxLen is the max_model_len vLLM's runner was built with when
+	// --max-model-len auto fitted a shorter one after the profile (see
+	// autoFitMaxModelLen); 0 when MaxModelLen is it.
+	runnerMaxLen uint64
 }
 
 // layerCounts returns a's state and attention layers (see stateLayers),

@@ -104,7 +104,11 @@ func hostTokenIDsBytes(a *model.Arch, r *Resolved) uint64 {
 	if r.Profile.Era == V0 {
 		return 0
 	}
-	cells := budget.SatMul(r.MaxNumSeqs, r.MaxModelLen)
+	l := r.MaxModelLen
+	if r.runnerMaxLen > 0 {
+		l = r.runnerMaxLen // --max-model-len auto: the length the runner was built with
+	}
+	cells := budget.SatMul(r.MaxNumSeqs, l)
 	if r.onV2Runner(a) {
 		b := pinnedBytes(budget.SatMul(cells, 4))
 		if usesMRoPE(a) {

@@ -183,3 +183,26 @@ func TestUnifiedHostOnlyUnified(t *testing.T) {
 		t.Errorf("token ids = %d, want 2 MiB", tokenIDs)
 	}
 }
+
+// TestUnifiedHostAutoMaxLen: under --max-model-len auto vLLM builds its
+// runner, and profiles, at the model's length and fits a shorter one after;
+// the token-id tensors are charged at the length the runner was built with
+// whatever the fit, and the report's line names the charged bytes.
+func TestUnifiedHostAutoMaxLen(t *testing.T) {
+	a := shipped(t)["Qwen__Qwen3-0.6B"]
+	r := ref(t, a, Serve{GPUMemoryUtilization: 0.09, AutoMaxModelLen: true, MaxNumSeqs: 16}, testClass(true))
+	if r.Serve.MaxModelLen >= 40960 || r.Serve.runnerMaxLen != 40960 {
+		t.Fatalf("max_model_len %d, runner's %d: want a fit below the model's 40960, built at 40960", r.Serve.MaxModelLen, r.Serve.runnerMaxLen)
+	}
+	// main runs Qwen3 on the V2 runner: 16 x 40960 int32 = 2.5 MiB, pinned
+	// at 4 MiB.
+	var got uint64
+	for _, it := range r.stages[0].peaks {
+		if it.Name == "unified_host_token_ids" {
+			got = it.Bytes
+		}
+	}
+	if got != 4<<20 || hostTokenIDsBytes(a, &r.Serve) != 4<<20 {
+		t.Errorf("token ids charged %d, recomputed %d, want 4 MiB", got, hostTokenIDsBytes(a, &r.Serve))
+	}
+}
