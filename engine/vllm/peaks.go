@@ -332,7 +332,7 @@ func peakItemsAt(a *model.Arch, r *Resolved, st model.Sharding, perToken uint64,
 	}
 	nonTorch = budget.SatAdd(nonTorch, r.tpNonTorch())
 	items = append(items, budget.Item{Name: "non_torch_growth", Term: budget.TermNonTorch, Bytes: nonTorch})
-	items = appendV2StateItems(appendDeepSeekV4Items(items, a, r, st), a, r, st)
+	items = appendUnifiedHostItems(appendV2StateItems(appendDeepSeekV4Items(items, a, r, st), a, r, st), a, r)
 	items = appendA2AItems(appendDraftItems(appendEncoderItems(appendEPLBItems(appendLoRAItems(items, a, r, st), a, r, st, weigh), r, st), a, r, st), r)
 	// Last: the encoder pass is weighed against every other item of the
 	// profile's torch peak.

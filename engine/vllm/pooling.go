@@ -457,7 +457,8 @@ func encoderPeakItems(a *model.Arch, r *Resolved, st model.Sharding) []budget.It
 	if tp > 1 {
 		nonTorch = budget.SatAdd(nonTorch, m.tpBytes)
 	}
-	return append(items, budget.Item{Name: "non_torch_growth", Term: budget.TermNonTorch, Bytes: nonTorch})
+	items = append(items, budget.Item{Name: "non_torch_growth", Term: budget.TermNonTorch, Bytes: nonTorch})
+	return appendUnifiedHostItems(items, a, r)
 }
 
 // encoderOnly says the serve is an encoder-only model under the pooling

@@ -112,7 +112,10 @@ func newReference(a *model.Arch, s Serve, c budget.Class, p Profile, shard bool)
 // fits every stage's available KV memory, at most the model's limit, as
 // vLLM's _auto_fit_max_model_len does for --max-model-len auto
 // (vllm/v1/core/kv_cache_utils.py:1976-2037). Nothing else of the ledger
-// depends on max_model_len, so the available memory does not move.
+// depends on max_model_len but the runner's host token-id tensors on a
+// unified device, which vLLM made at the length it profiled with
+// (unifiedhost.go; kept as runnerMaxLen), so the available memory does not
+// move.
 func (ref *Reference) autoFitMaxModelLen() error {
 	r := &ref.Serve
 	fit := r.MaxModelLen
@@ -132,6 +135,7 @@ func (ref *Reference) autoFitMaxModelLen() error {
 	} else {
 		r.Sources.Set("max-model-len", fmt.Sprintf("auto: the model's full %d fits the KV cache", fit))
 	}
+	r.runnerMaxLen = r.MaxModelLen
 	r.MaxModelLen = fit
 	return nil
 }

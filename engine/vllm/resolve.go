@@ -157,6 +157,14 @@ type Resolved struct {
 	// as Resolve counted them, and attentionLayers its attention layers;
 	// 0 for a Resolved it did not make (see layerCounts).
 	stateLayersPlus1, attentionLayers uint64
+	// unified says the class is a unified-memory device, where vLLM reads
+	// its free memory from the host and charges the host memory its worker
+	// takes after the startup snapshot (unifiedhost.go).
+	unified bool
+	// runnerMaxLen is the max_model_len vLLM's runner was built with when
+	// --max-model-len auto fitted a shorter one after the profile (see
+	// autoFitMaxModelLen); 0 when MaxModelLen is it.
+	runnerMaxLen uint64
 }
 
 // layerCounts returns a's state and attention layers (see stateLayers),
@@ -260,6 +268,7 @@ func resolveCounted(s Serve, a *model.Arch, c budget.Class, p Profile, states, a
 
 func (r *Resolved) resolveMemory(c budget.Class, def func(string, string)) error {
 	p := r.Profile
+	r.unified = c.Memory.Unified
 	r.CaptureCeiling = maxCaptureSize
 	if p.BlackwellCapture1024 && c.Device.Silicon.Vendor == budget.NVIDIA && c.Device.Silicon.Major == 10 {
 		// current_platform.is_device_capability_family(100).
@@ -426,8 +435,12 @@ func (r *Resolved) resolveLengths(a *model.Arch, c budget.Class, def func(string
 		// engine/arg_utils.py get_batch_defaults (API server): >= 160 GiB
 		// (on main), >= 70 GiB and not an A100 (by name), else.
 		w := whys.of(c.Device.Name)
-		big := c.Device.MemoryBytes >= 70<<30 && !w.a100
-		huge := p.LargeBatchTier && c.Device.MemoryBytes >= 160<<30
+		total := c.Device.MemoryBytes
+		if w.noNVMLTotal {
+			total = 0
+		}
+		big := total >= 70<<30 && !w.a100
+		huge := p.LargeBatchTier && total >= 160<<30
 		if r.MaxNumBatchedTokens == 0 && r.batchedDPMoE() {
 			r.MaxNumBatchedTokens = batchedDPTokens
 			def("max-num-batched-tokens", batchedDPWhy)
@@ -934,6 +947,24 @@ func defaultBlockSize(a *model.Arch, si budget.Silicon, kvBytes uint64, p Profil
 type batchWhy struct {
 	tokens, seqs string
 	a100         bool
+	// noNVMLTotal says NVML reports no memory total for the device, so
+	// get_batch_defaults reads 0 (see nvmlNoMemoryTotal).
+	noNVMLTotal bool
+}
+
+// nvmlNoMemoryTotal names the devices, by class device name, whose NVML
+// answers no memory total, and why. vLLM's get_batch_defaults reads the
+// device's memory through the platform (vllm/engine/arg_utils.py:2576-2582
+// at d18bb7b) and takes 0 when that raises, which puts the device in the
+// smallest tier: 2048 batched tokens for the API server and 256 sequences.
+// Where NVML loads, the platform is NvmlCudaPlatform, whose
+// get_device_total_memory is nvmlDeviceGetMemoryInfo (vllm/platforms/
+// cuda.py:776-781, 1008-1022; Jetson has no NVML and reads torch's total
+// instead, :987-989).
+var nvmlNoMemoryTotal = map[string]string{
+	"NVIDIA GB10": "NVML reports no memory total on GB10 (nvmlDeviceGetMemoryInfo is NVMLError_NotSupported there, " +
+		"nvidia-smi's memory.total [N/A]: vllm-project/vllm#55828, a DGX Spark run of NvmlCudaPlatform), so vLLM's get_batch_defaults " +
+		"takes the smallest tier; row 110 of corpus/observed/vllm.csv (vLLM 0.13.0 on GB10) compiles for 1-2048 tokens, its default",
 }
 
 // batchWhys holds a batchWhy by device name, for one [Compiler]: it
@@ -965,6 +996,13 @@ func (c *batchWhys) of(name string) batchWhy {
 // newBatchWhy returns the sources of the batch defaults on the device
 // named name.
 func newBatchWhy(name string) batchWhy {
+	if why, ok := nvmlNoMemoryTotal[name]; ok {
+		return batchWhy{
+			tokens:      "vLLM's API-server default for " + name + " (engine/arg_utils.py get_batch_defaults): " + why,
+			seqs:        "vLLM's default for " + name + " (engine/arg_utils.py get_batch_defaults): " + why,
+			noNVMLTotal: true,
+		}
+	}
 	return batchWhy{
 		tokens: "vLLM's API-server default for " + name + " (engine/arg_utils.py get_batch_defaults)",
 		seqs:   "vLLM's default for " + name + " (engine/arg_utils.py get_batch_defaults)",

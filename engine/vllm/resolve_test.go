@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"membudget"
 	"membudget/budget"
 	"membudget/engine"
 	"membudget/model"
@@ -266,6 +267,37 @@ func TestContainsFold(t *testing.T) {
 	for _, tt := range tests {
 		if got := containsFold(tt.s, tt.sub); got != tt.want {
 			t.Errorf("containsFold(%q, %q) = %v, want %v", tt.s, tt.sub, got, tt.want)
+		}
+	}
+}
+
+// TestBatchDefaultsWithoutNVMLTotal: on GB10 NVML reports no memory total,
+// so vLLM's get_batch_defaults reads 0 and takes its smallest tier, 256
+// sequences and the API server's 2048 batched tokens (row 110 of
+// corpus/observed/vllm.csv compiles for 1-2048 tokens); the same device
+// under another name, whose total NVML reports (121.69 GiB >= 70), takes
+// 1024 and 8192.
+func TestBatchDefaultsWithoutNVMLTotal(t *testing.T) {
+	a := shipped(t)["Qwen__Qwen3-0.6B"]
+	gb10, err := membudget.Kernels().Load("gb10")
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := gb10
+	named.Device.Name = "NVIDIA Test 121G"
+	type batch struct{ Seqs, Tokens uint64 }
+	for _, spec := range []string{"0.13.0", "0.27.1", "main"} {
+		for _, tc := range []struct {
+			c    budget.Class
+			want batch
+		}{{gb10, batch{256, 2048}}, {named, batch{1024, 8192}}} {
+			r, err := Resolve(Serve{GPUMemoryUtilization: 0.5}, a, tc.c, mustProfile(spec))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, batch{r.MaxNumSeqs, r.MaxNumBatchedTokens}); diff != "" {
+				t.Errorf("%s on %s (-want +got):\n%s", spec, tc.c.Device.Name, diff)
+			}
 		}
 	}
 }

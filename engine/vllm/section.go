@@ -264,6 +264,7 @@ func (s section) Lines(fp budget.Footprint) []engine.FootprintLine {
 	out = s.sz.splitEncoderPass(out, fp)
 	out = s.sz.splitSpec(out, fp)
 	out = s.sz.splitA2A(out)
+	out = s.sz.splitUnifiedHost(out, fp)
 	out = s.sz.splitV2State(out, fp)
 	out = s.sz.splitSpecV2(out, fp)
 	for t := range budget.NumTerms {
