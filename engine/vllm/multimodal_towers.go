@@ -29,7 +29,7 @@ func init() {
 	mmTowers["clip"] = mmTower{modalities: []string{"image"}, items: gemma3Items, unsized: notRead}
 	mmTowers["llava_siglip"] = mmTower{modalities: []string{"image"}, items: gemma3Items, unsized: notRead}
 	mmTowers["pixtral"] = mmTower{modalities: []string{"image"}, items: pixtralItems}
-	mmTowers["qwen3_vl"] = mmTower{modalities: []string{"image", "video"}, kwargs: []string{"max_pixels", "min_pixels"}, items: qwen3VLItems, unsized: qwen3VLUnsized}
+	mmTowers["qwen3_vl"] = mmTower{modalities: []string{"image", "video"}, kwargs: []string{"max_pixels", "min_pixels"}, items: qwen3VLItems}
 	// The towers whose largest item is not sized, each with why.
 	mmTowers["llava_onevision"] = mmTower{modalities: []string{"image", "video"}, why: llavaOneVisionWhy}
 	mmTowers["llava_next_video"] = mmTower{modalities: []string{"video"}, why: llavaNextVideoWhy}
@@ -60,25 +60,27 @@ const (
 	idefics3Why       = "its image splits into tiles of the processor's size.longest_edge and max_image_size (preprocessor_config.json), which membudget does not read"
 )
 
-// qwen3VLUnsized is why Qwen3-VL's and Qwen3.5's largest item is not
-// sized: a serve that takes video, or one without max_pixels.
-const qwen3VLUnsized = "the image alone is sized, from --mm-processor-kwargs '{\"max_pixels\": N}' (the checkpoint's preprocessor_config.json, which membudget does not read, has it otherwise); the largest video follows the checkpoint's video processor (its own size, frame sampling and timestamps, qwen3_vl.py:976-1016): --limit-mm-per-prompt '{\"video\": 0}' with max_pixels sizes the image"
-
 // qwen3VLItems is Qwen3-VL's and Qwen3.5's largest image, as Qwen2-VL's
 // (Qwen3VLProcessingInfo keeps Qwen2VLProcessingInfo's
 // get_image_size_with_most_features, qwen2_vl.py:975-1011, and counts it
 // with its own _get_vision_info, qwen3_vl.py:915-974: an image of
 // max_pixels / (patch x merge)^2 merged patches under max_pixels is kept
-// whole); none while video is taken.
+// whole), and while video is taken its largest video (qwen3VideoTokens,
+// from the checkpoint's video_preprocessor_config.json).
 func qwen3VLItems(v *model.VisionTower, maxModelLen uint64, kw mmKwargs, limit func(string) uint64) ([]mmItem, error) {
-	if limit("video") > 0 {
-		return nil, nil
-	}
 	items, err := qwenVLItems(v, maxModelLen, kw, limit)
-	if err != nil || len(items) == 0 {
+	if err != nil {
 		return nil, err
 	}
-	return items[:1], nil
+	image := items[0]
+	if limit("video") == 0 {
+		return []mmItem{image}, nil
+	}
+	video, err := qwen3VideoTokens(v, kw)
+	if err != nil {
+		return nil, err
+	}
+	return []mmItem{image, {"video", video}}, nil
 }
 
 // internVLWhy is why InternVL's largest item is not sized.

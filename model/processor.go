@@ -1,0 +1,184 @@
+package model
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"strconv"
+)
+
+// The processor files a multimodal checkpoint keeps beside config.json:
+// its image processor's settings, and (Qwen3-VL's, Qwen3.5's, GLM-4.xV's)
+// its video processor's. transformers builds the processors from them
+// (AutoImageProcessor, AutoVideoProcessor), and vLLM's profile run sizes
+// its dummy items with those processors' settings wherever the serve's
+// --mm-processor-kwargs gives none.
+const (
+	PreprocessorFile      = "preprocessor_config.json"
+	VideoPreprocessorFile = "video_preprocessor_config.json"
+)
+
+// maxProcessorPixels bounds a pixel count a processor file may state: far
+// above any published processor (Qwen3-VL's video, 25165824), so that a
+// product with it stays far from 2^64.
+const maxProcessorPixels = 1 << 40
+
+// Processor is what a processor file states of the item sizes its
+// processor keeps: the keys a Qwen-style processor reads, each 0 where the
+// file does not state it. It holds the file's values as written; the
+// processor class's defaults and overrides are applied by [Processor.QwenImagePixels]
+// and [Processor.QwenVideoPixels].
+type Processor struct {
+	// File is the file read, as messages name it.
+	File string
+	// ShortestEdge and LongestEdge are size.shortest_edge and
+	// size.longest_edge: for Qwen's processors, the fewest and most pixels
+	// an item keeps (a video's counted over its temporal patch).
+	ShortestEdge, LongestEdge uint64
+	// SizeGiven says the file has a size object (with or without those
+	// keys).
+	SizeGiven bool
+	// MinPixels and MaxPixels are the top-level min_pixels and max_pixels,
+	// which Qwen2-VL's image processor lets override size (the spelling of
+	// Qwen2-VL's and Qwen2.5-VL's published files).
+	MinPixels, MaxPixels uint64
+	// TemporalPatch is temporal_patch_size.
+	TemporalPatch uint64
+}
+
+// ParseProcessor reads a processor file (preprocessor_config.json or
+// video_preprocessor_config.json) named file for its messages. It reads
+// only the keys [Processor] holds and refuses, naming the file and the
+// key, a file that is not a JSON object or one of those keys that is not
+// what transformers reads (size an object; the counts positive
+// integers); the other keys are left to the tower's own rules.
+func ParseProcessor(file string, data []byte) (*Processor, error) {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil || top == nil {
+		return nil, fmt.Errorf("%s: not a JSON object (transformers reads it as the processor's settings)", file)
+	}
+	p := &Processor{File: file}
+	count := func(where string, raw json.RawMessage) (uint64, error) {
+		raw = bytes.TrimSpace(raw)
+		if string(raw) == "null" {
+			return 0, nil
+		}
+		n, err := strconv.ParseUint(string(raw), 10, 64)
+		if err != nil || n == 0 || n > maxProcessorPixels {
+			return 0, fmt.Errorf("%s: %s: want a positive integer, got %s", file, where, raw)
+		}
+		return n, nil
+	}
+	var err error
+	if raw, ok := top["size"]; ok && string(bytes.TrimSpace(raw)) != "null" {
+		var size map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &size); err != nil || size == nil {
+			return nil, fmt.Errorf("%s: size: want an object such as {\"shortest_edge\": 3136, \"longest_edge\": 12845056}, got %s", file, bytes.TrimSpace(raw))
+		}
+		p.SizeGiven = true
+		if v, ok := size["shortest_edge"]; ok {
+			if p.ShortestEdge, err = count("size.shortest_edge", v); err != nil {
+				return nil, err
+			}
+		}
+		if v, ok := size["longest_edge"]; ok {
+			if p.LongestEdge, err = count("size.longest_edge", v); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for key, dst := range map[string]*uint64{"min_pixels": &p.MinPixels, "max_pixels": &p.MaxPixels, "temporal_patch_size": &p.TemporalPatch} {
+		if v, ok := top[key]; ok {
+			if *dst, err = count(key, v); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return p, nil
+}
+
+// Qwen2-VL's image processor's default size, the one its file's size and
+// min_pixels/max_pixels override: shortest_edge 56 x 56, longest_edge
+// 28 x 28 x 1280 (transformers 5.x models/qwen2_vl/
+// image_processing_pil_qwen2_vl.py, Qwen2VLImageProcessorPil.size, and
+// the torchvision class alike; the processor Qwen2-VL, Qwen2.5-VL,
+// Qwen3-VL and Qwen3.5 checkpoints name).
+const (
+	qwenImageMinPixels = 56 * 56
+	qwenImageMaxPixels = 28 * 28 * 1280
+)
+
+// Qwen3-VL's video processor's defaults (transformers
+// models/qwen3_vl/video_processing_qwen3_vl.py, Qwen3VLVideoProcessor:
+// size {"shortest_edge": 128 x 32 x 32, "longest_edge": 32 x 32 x 768},
+// temporal_patch_size 2).
+const (
+	qwen3VideoMinPixels     = 128 * 32 * 32
+	qwen3VideoMaxPixels     = 32 * 32 * 768
+	qwen3VideoTemporalPatch = 2
+)
+
+// QwenImagePixels returns the fewest and most pixels of an image under
+// Qwen2-VL's image processor built from p, as transformers 5.x builds it
+// (Qwen2VLImageProcessorPil.__init__): the file's size, else the class's
+// default, with its min_pixels and max_pixels, where given, in place of
+// shortest_edge and longest_edge. A size without both keys is refused, as
+// transformers refuses it ("size must contain 'shortest_edge' and
+// 'longest_edge' keys").
+func (p *Processor) QwenImagePixels() (lo, hi uint64, err error) {
+	lo, hi = qwenImageMinPixels, qwenImageMaxPixels
+	if p.SizeGiven {
+		lo, hi = p.ShortestEdge, p.LongestEdge
+	}
+	lo, hi = cmp.Or(p.MinPixels, lo), cmp.Or(p.MaxPixels, hi)
+	if lo == 0 || hi == 0 {
+		return 0, 0, fmt.Errorf("%s: size: transformers' Qwen2-VL image processor refuses a size without both shortest_edge and longest_edge", p.File)
+	}
+	return lo, hi, nil
+}
+
+// QwenVideoPixels returns the fewest and most pixels of a video (counted
+// over its temporal patch) and the temporal patch under Qwen3-VL's video
+// processor built from p: the file's size and temporal_patch_size, else
+// the class's defaults (Qwen3VLVideoProcessor, whose __init__ refuses a
+// size without both keys). min_pixels and max_pixels are not its keys: a
+// file that states them is refused by name, since which of them the
+// processor would honour is not read.
+func (p *Processor) QwenVideoPixels() (lo, hi, temporal uint64, err error) {
+	if p.MinPixels != 0 || p.MaxPixels != 0 {
+		return 0, 0, 0, fmt.Errorf("%s: min_pixels/max_pixels: not read for Qwen3-VL's video processor, whose size is size.shortest_edge and size.longest_edge", p.File)
+	}
+	lo, hi = qwen3VideoMinPixels, qwen3VideoMaxPixels
+	if p.SizeGiven {
+		lo, hi = p.ShortestEdge, p.LongestEdge
+	}
+	if lo == 0 || hi == 0 {
+		return 0, 0, 0, fmt.Errorf("%s: size: transformers' Qwen3-VL video processor refuses a size without both shortest_edge and longest_edge", p.File)
+	}
+	return lo, hi, cmp.Or(p.TemporalPatch, qwen3VideoTemporalPatch), nil
+}
+
+// AttachProcessors sets a's vision tower's processors from the files'
+// contents, each nil where the file is absent; named by the paths given.
+// A text model (no vision tower) takes none: nothing is read for it.
+func AttachProcessors(a *Arch, imagePath string, image []byte, videoPath string, video []byte) error {
+	if a == nil || a.Vision == nil {
+		return nil
+	}
+	if image != nil {
+		p, err := ParseProcessor(imagePath, image)
+		if err != nil {
+			return err
+		}
+		a.Vision.ImageProcessor = p
+	}
+	if video != nil {
+		p, err := ParseProcessor(videoPath, video)
+		if err != nil {
+			return err
+		}
+		a.Vision.VideoProcessor = p
+	}
+	return nil
+}
