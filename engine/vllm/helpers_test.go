@@ -32,6 +32,12 @@ func shipped(t testing.TB) map[string]*model.Arch {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The shipped processor files beside it, as the CLI reads them.
+		image, ipath, _ := membudget.ModelProcessor(name, model.PreprocessorFile)
+		video, vpath, _ := membudget.ModelProcessor(name, model.VideoPreprocessorFile)
+		if err := model.AttachProcessors(a, ipath, image, vpath, video); err != nil {
+			t.Fatal(err)
+		}
 		archs[name] = a
 	}
 	if len(archs) == 0 {
