@@ -128,7 +128,7 @@ func TestEncoderCacheByHand(t *testing.T) {
 			// tokens. The image is the larger: budget max(8192, 16384) =
 			// 16384, one item, 16384 x 2048 x 2 = 67108864 (no deepstack).
 			name: "qwen3.6-35b-a3b-nvfp4, from its processor files", model: "nvidia__Qwen3.6-35B-A3B-NVFP4", spec: "0.24.0",
-			s:    Serve{MaxModelLen: 131072, MaxNumSeqs: 1, MaxNumBatchedTokens: 8192, KVCacheDtype: "fp8"},
+			s: Serve{MaxModelLen: 131072, MaxNumSeqs: 1, MaxNumBatchedTokens: 8192, KVCacheDtype: "fp8"},
 			want: EncoderProfile{Runs: true, Sized: true, Modality: "image", TokensPerItem: 16384, Budget: 16384, Items: 1, CacheBytes: 67108864, EveryStage: true,
 				Basis: "the largest image's tokens rest on the image processor's size.longest_edge 16777216 (corpus/models/processor/nvidia__Qwen3.6-35B-A3B-NVFP4/preprocessor_config.json), as vLLM reads it without --mm-processor-kwargs' max_pixels"},
 			host: 4 << 30,
@@ -138,7 +138,7 @@ func TestEncoderCacheByHand(t *testing.T) {
 			// max(8192, 12288) = 12288, one item, 12288 x 2048 x 2 =
 			// 50331648.
 			name: "qwen3.6-35b-a3b-nvfp4, video alone", model: "nvidia__Qwen3.6-35B-A3B-NVFP4", spec: "0.24.0",
-			s:    Serve{MaxModelLen: 131072, MaxNumSeqs: 1, MaxNumBatchedTokens: 8192, KVCacheDtype: "fp8", MM: MM{LimitPerPrompt: `{"image": 0}`}},
+			s: Serve{MaxModelLen: 131072, MaxNumSeqs: 1, MaxNumBatchedTokens: 8192, KVCacheDtype: "fp8", MM: MM{LimitPerPrompt: `{"image": 0}`}},
 			want: EncoderProfile{Runs: true, Sized: true, Modality: "video", TokensPerItem: 12288, Budget: 12288, Items: 1, CacheBytes: 50331648, EveryStage: true,
 				Basis: "the largest video's tokens rest on the video processor's size.longest_edge 25165824 (corpus/models/processor/nvidia__Qwen3.6-35B-A3B-NVFP4/video_preprocessor_config.json), as vLLM reads it"},
 			host: 4 << 30,
