@@ -541,7 +541,7 @@ func registerMM(fs *flag.FlagSet, m *MM) {
 	fs.BoolVar(&m.SkipProfiling, "skip-mm-profiling", false, "vLLM's --skip-mm-profiling: the profile run without the encoder pass and its cache")
 	fs.StringVar(&m.EncoderTPMode, "mm-encoder-tp-mode", "", "vLLM's --mm-encoder-tp-mode: weights (default) or data (sized at TP 1 only)")
 	fs.Var(&mmCacheFlag{m}, "mm-processor-cache-gb", "vLLM's --mm-processor-cache-gb: the processor cache in host memory, GiB (default 4; counted on unified devices)")
-	fs.Var(&jsonFlag{&m.ProcessorKwargs, "mm-processor-kwargs"}, "mm-processor-kwargs", `vLLM's --mm-processor-kwargs, JSON: Qwen2-VL's and Qwen2.5-VL's max_pixels and min_pixels, and Phi-4-multimodal's dynamic_hd, size the largest item; other keys are refused`)
+	fs.Var(&jsonFlag{&m.ProcessorKwargs, "mm-processor-kwargs"}, "mm-processor-kwargs", `vLLM's --mm-processor-kwargs, JSON: the Qwen towers' max_pixels and min_pixels (over the checkpoint's preprocessor_config.json), GLM-4.xV's max_pixels and Phi-4-multimodal's dynamic_hd size the largest item; other keys are refused`)
 }
 
 // jsonFlag is a flag whose value is a JSON object, kept as given: it is
