@@ -45,57 +45,76 @@ type Processor struct {
 	MinPixels, MaxPixels uint64
 	// TemporalPatch is temporal_patch_size.
 	TemporalPatch uint64
+	// Invalid holds the keys above the file states in a form a Qwen
+	// processor would not read (size not an object, a count not a
+	// positive integer), each with what is wrong, nil when none. They are
+	// refused by the Qwen rules that read them ([Processor.QwenImagePixels],
+	// [Processor.QwenVideoPixels]), not when the file is read: another
+	// tower's processor spells them its own way (CLIP's size
+	// {"shortest_edge": 336}, an older one's size 224).
+	Invalid map[string]string
 }
 
 // ParseProcessor reads a processor file (preprocessor_config.json or
-// video_preprocessor_config.json) named file for its messages. It reads
-// only the keys [Processor] holds and refuses, naming the file and the
-// key, a file that is not a JSON object or one of those keys that is not
-// what transformers reads (size an object; the counts positive
-// integers); the other keys are left to the tower's own rules.
+// video_preprocessor_config.json) named file for its messages: the keys
+// [Processor] holds, as written. A file that is not a JSON object is
+// refused, naming it, as transformers cannot build a processor from it;
+// a key in another form is kept in Invalid.
 func ParseProcessor(file string, data []byte) (*Processor, error) {
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(data, &top); err != nil || top == nil {
 		return nil, fmt.Errorf("%s: not a JSON object (transformers reads it as the processor's settings)", file)
 	}
 	p := &Processor{File: file}
-	count := func(where string, raw json.RawMessage) (uint64, error) {
+	invalid := func(key, format string, args ...any) {
+		if p.Invalid == nil {
+			p.Invalid = map[string]string{}
+		}
+		p.Invalid[key] = fmt.Sprintf(format, args...)
+	}
+	count := func(key string, raw json.RawMessage) uint64 {
 		raw = bytes.TrimSpace(raw)
 		if string(raw) == "null" {
-			return 0, nil
+			return 0
 		}
 		n, err := strconv.ParseUint(string(raw), 10, 64)
 		if err != nil || n == 0 || n > maxProcessorPixels {
-			return 0, fmt.Errorf("%s: %s: want a positive integer, got %s", file, where, raw)
+			invalid(key, "want a positive integer, got %s", raw)
+			return 0
 		}
-		return n, nil
+		return n
 	}
-	var err error
 	if raw, ok := top["size"]; ok && string(bytes.TrimSpace(raw)) != "null" {
 		var size map[string]json.RawMessage
 		if err := json.Unmarshal(raw, &size); err != nil || size == nil {
-			return nil, fmt.Errorf("%s: size: want an object such as {\"shortest_edge\": 3136, \"longest_edge\": 12845056}, got %s", file, bytes.TrimSpace(raw))
-		}
-		p.SizeGiven = true
-		if v, ok := size["shortest_edge"]; ok {
-			if p.ShortestEdge, err = count("size.shortest_edge", v); err != nil {
-				return nil, err
+			invalid("size", "want an object such as {\"shortest_edge\": 3136, \"longest_edge\": 12845056}, got %s", bytes.TrimSpace(raw))
+		} else {
+			p.SizeGiven = true
+			if v, ok := size["shortest_edge"]; ok {
+				p.ShortestEdge = count("size.shortest_edge", v)
 			}
-		}
-		if v, ok := size["longest_edge"]; ok {
-			if p.LongestEdge, err = count("size.longest_edge", v); err != nil {
-				return nil, err
+			if v, ok := size["longest_edge"]; ok {
+				p.LongestEdge = count("size.longest_edge", v)
 			}
 		}
 	}
 	for key, dst := range map[string]*uint64{"min_pixels": &p.MinPixels, "max_pixels": &p.MaxPixels, "temporal_patch_size": &p.TemporalPatch} {
 		if v, ok := top[key]; ok {
-			if *dst, err = count(key, v); err != nil {
-				return nil, err
-			}
+			*dst = count(key, v)
 		}
 	}
 	return p, nil
+}
+
+// invalid is the error of the first of keys the file states in a form
+// not read, naming the file and the key; nil when none.
+func (p *Processor) invalid(keys ...string) error {
+	for _, k := range keys {
+		if why, ok := p.Invalid[k]; ok {
+			return fmt.Errorf("%s: %s: %s", p.File, k, why)
+		}
+	}
+	return nil
 }
 
 // Qwen2-VL's image processor's default size, the one its file's size and
@@ -127,6 +146,9 @@ const (
 // transformers refuses it ("size must contain 'shortest_edge' and
 // 'longest_edge' keys").
 func (p *Processor) QwenImagePixels() (lo, hi uint64, err error) {
+	if err := p.invalid("size", "size.shortest_edge", "size.longest_edge", "min_pixels", "max_pixels"); err != nil {
+		return 0, 0, err
+	}
 	lo, hi = qwenImageMinPixels, qwenImageMaxPixels
 	if p.SizeGiven {
 		lo, hi = p.ShortestEdge, p.LongestEdge
@@ -146,7 +168,10 @@ func (p *Processor) QwenImagePixels() (lo, hi uint64, err error) {
 // file that states them is refused by name, since which of them the
 // processor would honour is not read.
 func (p *Processor) QwenVideoPixels() (lo, hi, temporal uint64, err error) {
-	if p.MinPixels != 0 || p.MaxPixels != 0 {
+	if err := p.invalid("size", "size.shortest_edge", "size.longest_edge", "temporal_patch_size"); err != nil {
+		return 0, 0, 0, err
+	}
+	if p.MinPixels != 0 || p.MaxPixels != 0 || p.Invalid["min_pixels"] != "" || p.Invalid["max_pixels"] != "" {
 		return 0, 0, 0, fmt.Errorf("%s: min_pixels/max_pixels: not read for Qwen3-VL's video processor, whose size is size.shortest_edge and size.longest_edge", p.File)
 	}
 	lo, hi = qwen3VideoMinPixels, qwen3VideoMaxPixels

@@ -21,8 +21,8 @@ const (
 )
 
 // TestParseProcessor: the keys a Qwen processor reads, as written; a file
-// transformers could not read, or a key of the wrong kind, is an error
-// naming the file and the key.
+// transformers could not read is an error naming it; a key in another
+// form is kept in Invalid, for the rules that read it to refuse.
 func TestParseProcessor(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
@@ -42,12 +42,17 @@ func TestParseProcessor(t *testing.T) {
 		{name: "null keys", data: `{"size": null, "max_pixels": null}`, want: &Processor{File: "p.json"}},
 		{name: "not an object", data: `[1, 2]`, err: "p.json: not a JSON object"},
 		{name: "not JSON", data: `{"size": `, err: "p.json: not a JSON object"},
-		{name: "size a number", data: `{"size": 384}`, err: "p.json: size: want an object"},
-		{name: "longest_edge a string", data: `{"size": {"longest_edge": "16777216", "shortest_edge": 65536}}`, err: `p.json: size.longest_edge: want a positive integer, got "16777216"`},
-		{name: "max_pixels 0", data: `{"max_pixels": 0}`, err: "p.json: max_pixels: want a positive integer, got 0"},
-		{name: "min_pixels negative", data: `{"min_pixels": -3136}`, err: "p.json: min_pixels: want a positive integer, got -3136"},
-		{name: "max_pixels a float", data: `{"max_pixels": 1.5e7}`, err: "p.json: max_pixels: want a positive integer, got 1.5e7"},
-		{name: "temporal_patch_size beyond any", data: `{"temporal_patch_size": 1099511627777}`, err: "p.json: temporal_patch_size: want a positive integer"},
+		// Keys in another form are kept, not refused: CLIP's or an older
+		// processor's size is read by its own tower's rules.
+		{name: "size a number", data: `{"size": 224, "max_pixels": 1003520}`,
+			want: &Processor{File: "p.json", MaxPixels: 1003520, Invalid: map[string]string{"size": "want an object such as {\"shortest_edge\": 3136, \"longest_edge\": 12845056}, got 224"}}},
+		{name: "longest_edge a string", data: `{"size": {"longest_edge": "16777216", "shortest_edge": 65536}}`,
+			want: &Processor{File: "p.json", SizeGiven: true, ShortestEdge: 65536, Invalid: map[string]string{"size.longest_edge": `want a positive integer, got "16777216"`}}},
+		{name: "bad counts", data: `{"min_pixels": -3136, "max_pixels": 0, "temporal_patch_size": 1099511627777}`,
+			want: &Processor{File: "p.json", Invalid: map[string]string{"min_pixels": "want a positive integer, got -3136", "max_pixels": "want a positive integer, got 0",
+				"temporal_patch_size": "want a positive integer, got 1099511627777"}}},
+		{name: "max_pixels a float", data: `{"max_pixels": 1.5e7}`,
+			want: &Processor{File: "p.json", Invalid: map[string]string{"max_pixels": "want a positive integer, got 1.5e7"}}},
 	} {
 		got, err := ParseProcessor("p.json", []byte(c.data))
 		if c.err != "" {
@@ -89,6 +94,11 @@ func TestQwenImagePixels(t *testing.T) {
 		// transformers fills it before its check.
 		{name: "size filled by max_pixels", data: `{"size": {"shortest_edge": 3136}, "max_pixels": 1003520}`, lo: 3136, hi: 1003520},
 		{name: "size without longest_edge", data: `{"size": {"shortest_edge": 3136}}`, err: "p.json: size: transformers' Qwen2-VL image processor refuses a size without both"},
+		// A key the image processor reads, in a form it does not: named.
+		{name: "size a number", data: `{"size": 224}`, err: "p.json: size: want an object"},
+		{name: "max_pixels a string", data: `{"max_pixels": "12845056"}`, err: `p.json: max_pixels: want a positive integer, got "12845056"`},
+		// temporal_patch_size is not the image bounds': not refused here.
+		{name: "temporal_patch_size 0", data: `{"max_pixels": 1003520, "temporal_patch_size": 0}`, lo: 3136, hi: 1003520},
 	} {
 		p, err := ParseProcessor("p.json", []byte(c.data))
 		if err != nil {
@@ -124,6 +134,8 @@ func TestQwenVideoPixels(t *testing.T) {
 		{name: "defaults", data: `{}`, lo: 131072, hi: 786432, temp: 2},
 		{name: "max_pixels", data: `{"max_pixels": 1003520}`, err: "p.json: min_pixels/max_pixels: not read"},
 		{name: "size without shortest_edge", data: `{"size": {"longest_edge": 25165824}}`, err: "p.json: size: transformers' Qwen3-VL video processor refuses"},
+		{name: "temporal_patch_size a float", data: `{"temporal_patch_size": 2.0}`, err: "p.json: temporal_patch_size: want a positive integer, got 2.0"},
+		{name: "max_pixels malformed", data: `{"max_pixels": "x"}`, err: "p.json: min_pixels/max_pixels: not read"},
 	} {
 		p, err := ParseProcessor("p.json", []byte(c.data))
 		if err != nil {
@@ -165,7 +177,7 @@ func TestAttachProcessors(t *testing.T) {
 		t.Errorf("a text model read its processor file: %v", err)
 	}
 	bad := &Arch{Vision: &VisionTower{Kind: "qwen3_vl"}}
-	if err := AttachProcessors(bad, "i.json", []byte(qwen36Preprocessor), "v.json", []byte(`{"size": []}`)); err == nil || !strings.Contains(err.Error(), "v.json: size") {
-		t.Errorf("malformed video file: error %v, want one naming v.json and size", err)
+	if err := AttachProcessors(bad, "i.json", []byte(qwen36Preprocessor), "v.json", []byte(`{"size": [`)); err == nil || !strings.Contains(err.Error(), "v.json: not a JSON object") {
+		t.Errorf("malformed video file: error %v, want one naming v.json", err)
 	}
 }

@@ -70,6 +70,12 @@ func TestProcessorFileRefusals(t *testing.T) {
 		// file's min_pixels: smart_resize would scale it up.
 		{name: "min_pixels above the image", model: qwen25, image: `{"min_pixels": 99999999, "max_pixels": 12845056}`,
 			err: "i.json: min_pixels 99999999: is above the largest image's 12845056 pixels under max_pixels 12845056"},
+		// A key in a form the processor does not read: named with its
+		// file, when the tower reads it.
+		{name: "size a number", model: qwen25, image: `{"size": 224}`,
+			err: "i.json: size: want an object"},
+		{name: "the video's longest_edge a string", model: qwen36, image: image, video: `{"size": {"longest_edge": "25165824", "shortest_edge": 4096}}`,
+			err: `v.json: size.longest_edge: want a positive integer, got "25165824"`},
 		// The flag's count names the flag, not the file.
 		{name: "the flag's max_pixels", model: qwen25, image: `{"max_pixels": 12845056}`, kwargs: `{"max_pixels": 100}`,
 			err: "--mm-processor-kwargs max_pixels: 100 is below one merged patch"},

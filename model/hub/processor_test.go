@@ -33,8 +33,8 @@ func qwen25VLConfig(t *testing.T) string {
 
 // TestProcessorsFromAPath: a model folder's preprocessor_config.json and
 // video_preprocessor_config.json are attached to its vision tower; none
-// is none; a text model reads none; a malformed file is an error naming
-// --model, the file and the key.
+// is none; a text model reads none; a file that is not JSON is an error
+// naming --model and the file.
 func TestProcessorsFromAPath(t *testing.T) {
 	vl := qwen25VLConfig(t)
 	root := t.TempDir()
@@ -55,7 +55,7 @@ func TestProcessorsFromAPath(t *testing.T) {
 	write("text", "config.json", qwen3Config)
 	write("text", model.PreprocessorFile, `[not read`)
 	write("bad", "config.json", vl)
-	write("bad", model.PreprocessorFile, `{"max_pixels": "12845056"}`)
+	write("bad", model.PreprocessorFile, `{"max_pixels": 12845056`)
 
 	r := Resolver{CacheDir: t.TempDir(), Offline: true}
 	load := func(dir string) (*Loaded, error) {
@@ -79,8 +79,8 @@ func TestProcessorsFromAPath(t *testing.T) {
 	if _, err := load("text"); err != nil {
 		t.Errorf("a text model read its preprocessor_config.json: %v", err)
 	}
-	if _, err := load("bad"); err == nil || !strings.Contains(err.Error(), "--model") || !strings.Contains(err.Error(), model.PreprocessorFile+": max_pixels: want a positive integer") {
-		t.Errorf("malformed file: error %v, want one naming --model, the file and max_pixels", err)
+	if _, err := load("bad"); err == nil || !strings.Contains(err.Error(), "--model") || !strings.Contains(err.Error(), model.PreprocessorFile+": not a JSON object") {
+		t.Errorf("malformed file: error %v, want one naming --model and the file", err)
 	}
 }
 
@@ -98,7 +98,7 @@ func TestProcessorsFromTheHub(t *testing.T) {
 		files: map[string]map[string]fakeFile{commitB: {"config.json": smallFile([]byte(vl))}}})
 	h.add("acme/bad-vl", &fakeRepo{refs: map[string]string{"main": commitB},
 		files: map[string]map[string]fakeFile{commitB: {"config.json": smallFile([]byte(vl)),
-			model.VideoPreprocessorFile: smallFile([]byte(`{"size": 25165824}`))}}})
+			model.VideoPreprocessorFile: smallFile([]byte(`{"size": 25165824`))}}})
 	online := h.resolver(t)
 	offline := online
 	offline.Offline = true
@@ -143,8 +143,8 @@ func TestProcessorsFromTheHub(t *testing.T) {
 	if l, err := online.Load(ctx, "acme/bare-vl"); err != nil || l.Arch.Vision.ImageProcessor != nil {
 		t.Errorf("acme/bare-vl: %v, %+v; want no processor", err, l)
 	}
-	if _, err := online.Load(ctx, "acme/bad-vl"); err == nil || !strings.Contains(err.Error(), model.VideoPreprocessorFile+": size: want an object") {
-		t.Errorf("acme/bad-vl: error %v, want one naming %s and size", err, model.VideoPreprocessorFile)
+	if _, err := online.Load(ctx, "acme/bad-vl"); err == nil || !strings.Contains(err.Error(), model.VideoPreprocessorFile+": not a JSON object") {
+		t.Errorf("acme/bad-vl: error %v, want one naming %s", err, model.VideoPreprocessorFile)
 	}
 
 	// Offline, a model whose config.json is cached but whose processor
