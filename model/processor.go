@@ -106,9 +106,10 @@ func ParseProcessor(file string, data []byte) (*Processor, error) {
 	return p, nil
 }
 
-// invalid is the error of the first of keys the file states in a form
-// not read, naming the file and the key; nil when none.
-func (p *Processor) invalid(keys ...string) error {
+// Invalid1 returns the error of the first of keys the file states in a
+// form not read (see Invalid), naming the file and the key; nil when
+// none.
+func (p *Processor) Invalid1(keys ...string) error {
 	for _, k := range keys {
 		if why, ok := p.Invalid[k]; ok {
 			return fmt.Errorf("%s: %s: %s", p.File, k, why)
@@ -146,7 +147,7 @@ const (
 // transformers refuses it ("size must contain 'shortest_edge' and
 // 'longest_edge' keys").
 func (p *Processor) QwenImagePixels() (lo, hi uint64, err error) {
-	if err := p.invalid("size", "size.shortest_edge", "size.longest_edge", "min_pixels", "max_pixels"); err != nil {
+	if err := p.Invalid1("size", "size.shortest_edge", "size.longest_edge", "min_pixels", "max_pixels"); err != nil {
 		return 0, 0, err
 	}
 	lo, hi = qwenImageMinPixels, qwenImageMaxPixels
@@ -168,7 +169,7 @@ func (p *Processor) QwenImagePixels() (lo, hi uint64, err error) {
 // file that states them is refused by name, since which of them the
 // processor would honour is not read.
 func (p *Processor) QwenVideoPixels() (lo, hi, temporal uint64, err error) {
-	if err := p.invalid("size", "size.shortest_edge", "size.longest_edge", "temporal_patch_size"); err != nil {
+	if err := p.Invalid1("size", "size.shortest_edge", "size.longest_edge", "temporal_patch_size"); err != nil {
 		return 0, 0, 0, err
 	}
 	if p.MinPixels != 0 || p.MaxPixels != 0 || p.Invalid["min_pixels"] != "" || p.Invalid["max_pixels"] != "" {

@@ -463,7 +463,7 @@ func (r *Resolved) resolveMM(a *model.Arch) error {
 		}
 		r.sizeEncoderCache(a, items, limit, &e)
 		if e.Sized {
-			e.Basis = cmp.Or(mmBases[kind], qwenBasis(kind, a.Vision, kw, e.Modality))
+			e.Basis = cmp.Or(processorBasis(kind, a.Vision, kw, e.Modality), mmBases[kind])
 		}
 	}
 	r.Encoder = e

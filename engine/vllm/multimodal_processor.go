@@ -193,12 +193,18 @@ func qwen3VideoTokens(v *model.VisionTower, kw mmKwargs) (uint64, error) {
 	return grid * (h / v.PatchSize) * (w / v.PatchSize) / (m * m), nil
 }
 
-// qwenBasis is what a Qwen tower's dummy item of modality rests on beyond
-// the serve and config.json (EncoderProfile.Basis): the processor file
-// whose size gave it, "" where --mm-processor-kwargs did or the tower is
-// not a Qwen one.
-func qwenBasis(kind string, v *model.VisionTower, kw mmKwargs, modality string) string {
+// processorBasis is what a Qwen or GLM-4.xV tower's dummy item of
+// modality rests on beyond the serve and config.json
+// (EncoderProfile.Basis): the processor file whose size gave it, "" where
+// --mm-processor-kwargs did or the tower reads no processor file.
+func processorBasis(kind string, v *model.VisionTower, kw mmKwargs, modality string) string {
 	switch {
+	case kind == "glm4v":
+		p, err := glm4vMaxPixels(v, kw)
+		if err != nil || p.file == "" {
+			return ""
+		}
+		return fmt.Sprintf("the largest image's tokens rest on the image processor's size.longest_edge %d (%s), as vLLM reads it without --mm-processor-kwargs' max_pixels; the processor keeps that image", p.n, p.file)
 	case kind != "qwen2_vl" && kind != "qwen2_5_vl" && kind != "qwen3_vl":
 		return ""
 	case kind == "qwen3_vl" && modality == "video" && v.VideoProcessor != nil:

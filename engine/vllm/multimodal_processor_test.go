@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 
 	"membudget"
@@ -134,4 +135,47 @@ func TestProcessorKwargsOverTheFile(t *testing.T) {
 			rt.Fatalf("file %d, flag %d: sized %v, %d tokens, basis %q; want %d tokens, no basis", file, flag, e.Sized, e.TokensPerItem, e.Basis, want)
 		}
 	})
+}
+
+// TestGLM4VFromItsProcessorFile: GLM-4.5V's image from its image
+// processor's size.longest_edge where --mm-processor-kwargs gives no
+// max_pixels, as vLLM's _get_image_max_pixels reads it
+// (glm4_1v.py:1104-1126): with GLM's published 9633792 (GLM-OCR's file),
+// the image of TestEncoderCacheTowersByHand's glm-4.5v case, 78 x 78 =
+// 6084 tokens, one item of 8192 batched tokens, 6084 x 4096 x 2 =
+// 49840128 B, the basis naming the file; the flag over the file; a file
+// without longest_edge, or with the top-level counts, not sized.
+func TestGLM4VFromItsProcessorFile(t *testing.T) {
+	t.Parallel()
+	c, err := membudget.Kernels().Load("h200")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const glm = `{"size": {"shortest_edge": 12544, "longest_edge": 9633792}, "patch_size": 14, "temporal_patch_size": 2, "merge_size": 2}`
+	for _, tc := range []struct {
+		name, image, kwargs string
+		want                EncoderProfile
+	}{
+		{name: "from the file", image: glm,
+			want: EncoderProfile{Runs: true, Sized: true, Modality: "image", TokensPerItem: 6084, Budget: 8192, Items: 1, CacheBytes: 49840128, EveryStage: true,
+				Basis: "the largest image's tokens rest on the image processor's size.longest_edge 9633792 (i.json), as vLLM reads it without --mm-processor-kwargs' max_pixels; the processor keeps that image"}},
+		// The flag's 9633792 over a file's 1003520: the same item, with
+		// the flag's basis.
+		{name: "the flag over the file", image: `{"size": {"shortest_edge": 12544, "longest_edge": 1003520}}`, kwargs: `{"max_pixels": 9633792}`,
+			want: EncoderProfile{Runs: true, Sized: true, Modality: "image", TokensPerItem: 6084, Budget: 8192, Items: 1, CacheBytes: 49840128, EveryStage: true, Basis: glm4vBasis}},
+		{name: "no longest_edge", image: `{"size": {"shortest_edge": 12544}}`,
+			want: EncoderProfile{Runs: true, EveryStage: true, Why: "i.json has no size.longest_edge, the max_pixels vLLM's GLM-4.xV profile reads: --mm-processor-kwargs '{\"max_pixels\": N}' sizes the image"}},
+		{name: "the top-level counts", image: `{"size": {"shortest_edge": 12544, "longest_edge": 9633792}, "max_pixels": 1003520}`,
+			want: EncoderProfile{Runs: true, EveryStage: true, Why: "i.json states min_pixels or max_pixels beside size, which vLLM's GLM-4.xV profile and transformers' processor may read apart: not sized (--mm-processor-kwargs '{\"max_pixels\": N}' sizes the image)"}},
+	} {
+		s := Serve{MaxNumBatchedTokens: 8192, MaxNumSeqs: 256, MM: MM{LimitPerPrompt: `{"video": 0}`, ProcessorKwargs: tc.kwargs}}
+		sz, err := Size(shippedWithProcessors(t, "zai-org__GLM-4.5V", tc.image, ""), c, s, mustProfile("0.24.0"))
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		if diff := cmp.Diff(tc.want, sz.Serve.Encoder); diff != "" {
+			t.Errorf("%s: encoder profile (-want +got):\n%s", tc.name, diff)
+		}
+	}
 }

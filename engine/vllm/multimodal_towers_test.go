@@ -67,9 +67,10 @@ func TestEncoderCacheTowersByHand(t *testing.T) {
 			want: EncoderProfile{Runs: true, Why: glm4vUnsized},
 		},
 		{
+			// No processor file ships with it.
 			name: "glm-4.5v, max_pixels not given", model: "zai-org__GLM-4.5V",
 			s:    Serve{MaxNumBatchedTokens: 8192, MaxNumSeqs: 256, MM: MM{LimitPerPrompt: `{"video": 0}`}},
-			want: EncoderProfile{Runs: true, Why: glm4vUnsized},
+			want: EncoderProfile{Runs: true, Why: glm4vNoProcessor},
 		},
 		{
 			// 8192 / 4225 = 1 item; 4225 x 7168 x 2 = 60569600.
