@@ -68,12 +68,12 @@ func ModelQuantConfig(name string) (data []byte, path string, ok bool) {
 var processorFiles embed.FS
 
 // ModelProcessor returns a shipped model's processor file, file being
-// model.PreprocessorFile or model.VideoPreprocessorFile, and its path; ok
-// is false when the model ships none (corpus/models/SOURCES.md says where
-// each shipped one was read).
+// model.PreprocessorFile, model.VideoPreprocessorFile or
+// model.ProcessorFile, and its path; ok is false when the model ships none
+// (corpus/models/SOURCES.md says where each shipped one was read).
 func ModelProcessor(name, file string) (data []byte, path string, ok bool) {
 	if name == "" || strings.ContainsAny(name, "/\\") || strings.HasPrefix(name, ".") ||
-		file != "preprocessor_config.json" && file != "video_preprocessor_config.json" {
+		file != "preprocessor_config.json" && file != "video_preprocessor_config.json" && file != "processor_config.json" {
 		return nil, "", false
 	}
 	path = "corpus/models/processor/" + name + "/" + file

@@ -14,9 +14,13 @@ import (
 // (AutoImageProcessor, AutoVideoProcessor), and vLLM's profile run sizes
 // its dummy items with those processors' settings wherever the serve's
 // --mm-processor-kwargs gives none.
+// processor_config.json, which transformers 5.x's save_pretrained writes,
+// nests both under "image_processor" and "video_processor", and takes
+// precedence where it has them.
 const (
 	PreprocessorFile      = "preprocessor_config.json"
 	VideoPreprocessorFile = "video_preprocessor_config.json"
+	ProcessorFile         = "processor_config.json"
 )
 
 // maxProcessorPixels bounds a pixel count a processor file may state: far
@@ -207,4 +211,38 @@ func AttachProcessors(a *Arch, imagePath string, image []byte, videoPath string,
 		a.Vision.VideoProcessor = p
 	}
 	return nil
+}
+
+// PickProcessors returns the image and video processor settings among a
+// checkpoint's processor files (each nil where absent, named by its path)
+// as transformers finds them (image_processing_base.py
+// get_image_processor_dict; video_processing_utils.py
+// get_video_processor_dict, "nested config if found -> video processor
+// config -> image processor config"): the image processor's is
+// processor_config.json's "image_processor" where that file has one, else
+// preprocessor_config.json; the video processor's is its
+// "video_processor", else video_preprocessor_config.json, else
+// preprocessor_config.json. A nested one is named by the file and its key.
+// A processor_config.json that is not a JSON object is an error naming
+// it, as transformers cannot read it.
+func PickProcessors(combinedPath string, combined []byte, imagePath string, image []byte, videoPath string, video []byte) (img []byte, imgPath string, vid []byte, vidPath string, err error) {
+	var nested map[string]json.RawMessage
+	if combined != nil {
+		if err := json.Unmarshal(combined, &nested); err != nil || nested == nil {
+			return nil, "", nil, "", fmt.Errorf("%s: not a JSON object (transformers reads the nested processors' settings from it)", combinedPath)
+		}
+	}
+	img, imgPath = image, imagePath
+	if raw, ok := nested["image_processor"]; ok {
+		img, imgPath = raw, combinedPath+" (image_processor)"
+	}
+	switch raw, ok := nested["video_processor"]; {
+	case ok:
+		vid, vidPath = raw, combinedPath+" (video_processor)"
+	case video != nil:
+		vid, vidPath = video, videoPath
+	default:
+		vid, vidPath = image, imagePath
+	}
+	return img, imgPath, vid, vidPath, nil
 }

@@ -485,8 +485,13 @@ func shippedQuant(name string) []model.Option {
 // attachShippedProcessors attaches shipped model name's processor files
 // to a, as the commands' loader does (membudget.Resolver).
 func attachShippedProcessors(a *model.Arch, name string) error {
-	image, ipath, _ := membudget.ModelProcessor(name, model.PreprocessorFile)
+	combined, cpath, _ := membudget.ModelProcessor(name, model.ProcessorFile)
+	single, spath, _ := membudget.ModelProcessor(name, model.PreprocessorFile)
 	video, vpath, _ := membudget.ModelProcessor(name, model.VideoPreprocessorFile)
+	image, ipath, video, vpath, err := model.PickProcessors(cpath, combined, spath, single, vpath, video)
+	if err != nil {
+		return err
+	}
 	return model.AttachProcessors(a, ipath, image, vpath, video)
 }
 

@@ -46,7 +46,7 @@ func (a pixelArg) refuse(format string, args ...any) error {
 
 // qwenNoProcessor is why a Qwen tower's image is not sized: neither the
 // serve nor the checkpoint's files give its max_pixels.
-const qwenNoProcessor = "the largest image's tokens come from max_pixels, which neither --mm-processor-kwargs nor a preprocessor_config.json beside config.json gives (a config.json alone, or a shipped model without its processor files; a checkpoint that keeps its processors in processor_config.json alone is not read): --mm-processor-kwargs '{\"max_pixels\": N}' sizes them"
+const qwenNoProcessor = "the largest image's tokens come from max_pixels, which neither --mm-processor-kwargs nor an image processor file beside config.json (processor_config.json, preprocessor_config.json) gives (a config.json alone, or a shipped model without its processor files): --mm-processor-kwargs '{\"max_pixels\": N}' sizes them"
 
 // qwenImagePixels returns the fewest and most pixels of an image under
 // the Qwen tower v's processor: --mm-processor-kwargs' min_pixels and
@@ -126,7 +126,7 @@ const qwen3VideoBefore = "the largest video of a release before 0.16.0 is the mo
 
 // qwen3NoVideoProcessor is why Qwen3-VL's video is not sized: no video
 // processor file was read.
-const qwen3NoVideoProcessor = "the largest video's tokens come from the checkpoint's video_preprocessor_config.json (its size.longest_edge), and none was read beside config.json (a config.json alone, or a shipped model without it): --limit-mm-per-prompt '{\"video\": 0}' sizes the image alone"
+const qwen3NoVideoProcessor = "the largest video's tokens come from the checkpoint's video processor (video_preprocessor_config.json, else processor_config.json's or preprocessor_config.json's, its size.longest_edge), and none was read beside config.json (a config.json alone, or a shipped model without them): --limit-mm-per-prompt '{\"video\": 0}' sizes the image alone"
 
 // qwen3VideoFrames is the frames of Qwen3-VL's dummy video: "treat videos
 // as special images", two frames (qwen3_vl.py:1107-1108, num_frames=2 in
@@ -149,6 +149,12 @@ func qwen3VideoTokens(v *model.VisionTower, kw mmKwargs) (uint64, error) {
 	p := v.VideoProcessor
 	if p == nil {
 		return 0, notSized(qwen3NoVideoProcessor)
+	}
+	if _, ok := p.Invalid["min_pixels"]; ok || p.MinPixels != 0 || p.MaxPixels != 0 || p.Invalid["max_pixels"] != "" {
+		// A Qwen2.5-VL-style file (transformers falls back to
+		// preprocessor_config.json for the video processor): which size
+		// Qwen3VLVideoProcessor makes of its top-level counts is not read.
+		return 0, notSized(fmt.Sprintf("the largest video's tokens come from the video processor's size, and %s states min_pixels or max_pixels instead, which transformers' Qwen3-VL video processor does not take as its size: --limit-mm-per-prompt '{\"video\": 0}' sizes the image alone", p.File))
 	}
 	fileLo, fileHi, tpv, err := p.QwenVideoPixels()
 	if err != nil {

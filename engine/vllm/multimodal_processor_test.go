@@ -85,8 +85,10 @@ func TestProcessorFileRefusals(t *testing.T) {
 		// 512 / 2 = 256 pixels a frame: below one merged patch of 32 x 32.
 		{name: "a video below a merged patch", model: qwen36, image: image, video: `{"size": {"longest_edge": 512, "shortest_edge": 256}}`,
 			err: "v.json: size.longest_edge 256: over temporal_patch_size 2 is below one merged patch"},
+		// A Qwen2.5-VL-style file as the video processor's (transformers'
+		// fallback to preprocessor_config.json): not sized, by name.
 		{name: "the video's max_pixels", model: qwen36, image: image, video: `{"max_pixels": 25165824}`,
-			err: "v.json: min_pixels/max_pixels: not read for Qwen3-VL's video processor"},
+			why: "the largest video's tokens come from the video processor's size, and v.json states min_pixels or max_pixels instead, which transformers' Qwen3-VL video processor does not take as its size: --limit-mm-per-prompt '{\"video\": 0}' sizes the image alone"},
 		{name: "a video of temporal patch 3", model: qwen36, image: image, video: `{"size": {"longest_edge": 25165824, "shortest_edge": 4096}, "temporal_patch_size": 3}`,
 			why: "the largest video is not sized for a temporal_patch_size of 2 (vision_config) and 3 (v.json): the published towers have 2"},
 		{name: "no video file", model: qwen36, image: image,

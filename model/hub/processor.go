@@ -13,14 +13,24 @@ import (
 // a config.json's cap bounds them with room to spare.
 const MaxProcessorBytes = MaxConfigBytes
 
-// Processors returns the checkpoint's preprocessor_config.json and
-// video_preprocessor_config.json, each with the path messages name it by
-// (nil where there is none), looked for where [Model.SentenceTransformers]
-// looks for modules.json, and for a shipped model where
-// Resolver.ShippedProcessor finds it. Offline, or with the Hub
-// unreachable, a file neither cached nor recorded missing is read as none
-// and m's source says so: the encoder profile it would size is then not
-// charged, and the report says why.
+// Processors returns the checkpoint's image and video processor settings
+// as transformers finds them (image_processing_base.py
+// get_image_processor_dict, video_processing_utils.py
+// get_video_processor_dict: "nested config if found -> video processor
+// config -> image processor config"): the image processor's is
+// processor_config.json's "image_processor" object where that file has
+// one, else preprocessor_config.json; the video processor's is
+// processor_config.json's "video_processor", else
+// video_preprocessor_config.json, else preprocessor_config.json. Each comes
+// with the path messages name it by (a nested one's with its key), nil
+// where there is none. The files are looked for where
+// [Model.SentenceTransformers] looks for modules.json, and for a shipped
+// model where Resolver.ShippedProcessor finds them. Offline, or with the
+// Hub unreachable, a file neither cached nor recorded missing is read as
+// none and m's source says so: the encoder profile it would size is then
+// not charged, and the report says why. A processor_config.json that is
+// not a JSON object is an error naming it, as transformers cannot read
+// it.
 func (m *Model) Processors(ctx context.Context) (image []byte, imagePath string, video []byte, videoPath string, err error) {
 	if m.res == nil {
 		return nil, "", nil, "", errors.New("hub: Processors of a Model that Resolve did not make")
@@ -47,13 +57,19 @@ func (m *Model) Processors(ctx context.Context) (image []byte, imagePath string,
 		}
 		return data, p, nil
 	}
-	if image, imagePath, err = read(model.PreprocessorFile); err != nil {
+	combined, combinedPath, err := read(model.ProcessorFile)
+	if err != nil {
 		return nil, "", nil, "", err
 	}
-	if video, videoPath, err = read(model.VideoPreprocessorFile); err != nil {
+	single, singlePath, err := read(model.PreprocessorFile)
+	if err != nil {
 		return nil, "", nil, "", err
 	}
-	return image, imagePath, video, videoPath, nil
+	videoFile, videoFilePath, err := read(model.VideoPreprocessorFile)
+	if err != nil {
+		return nil, "", nil, "", err
+	}
+	return model.PickProcessors(combinedPath, combined, singlePath, single, videoFilePath, videoFile)
 }
 
 // attachProcessors attaches m's processor files to a multimodal a (see

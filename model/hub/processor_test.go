@@ -52,6 +52,16 @@ func TestProcessorsFromAPath(t *testing.T) {
 	write("vl", model.PreprocessorFile, qwen25VLPreprocessor)
 	write("vl", model.VideoPreprocessorFile, qwen3VideoProcessor)
 	write("bare", "config.json", vl)
+	// transformers 5.x's save: processor_config.json nests both, and takes
+	// precedence over the single files.
+	write("nested", "config.json", vl)
+	write("nested", model.ProcessorFile, `{"image_processor": {"size": {"longest_edge": 1003520, "shortest_edge": 3136}}, "video_processor": {"size": {"longest_edge": 25165824, "shortest_edge": 4096}}}`)
+	write("nested", model.PreprocessorFile, qwen25VLPreprocessor)
+	write("nested-image", "config.json", vl)
+	write("nested-image", model.ProcessorFile, `{"image_processor": {"max_pixels": 1003520}, "processor_class": "Qwen2_5_VLProcessor"}`)
+	write("nested-image", model.PreprocessorFile, qwen25VLPreprocessor)
+	write("bad-nested", "config.json", vl)
+	write("bad-nested", model.ProcessorFile, `["image_processor"]`)
 	write("text", "config.json", qwen3Config)
 	write("text", model.PreprocessorFile, `[not read`)
 	write("bad", "config.json", vl)
@@ -75,6 +85,32 @@ func TestProcessorsFromAPath(t *testing.T) {
 	}
 	if l, err := load("bare"); err != nil || l.Arch.Vision.ImageProcessor != nil || l.Arch.Vision.VideoProcessor != nil {
 		t.Errorf("no processor files: %v, %+v", err, l)
+	}
+	l, err = load("nested")
+	if err != nil {
+		t.Fatal(err)
+	}
+	nested := filepath.Join(root, "nested", model.ProcessorFile)
+	if diff := cmp.Diff(&model.Processor{File: nested + " (image_processor)", SizeGiven: true, ShortestEdge: 3136, LongestEdge: 1003520}, l.Arch.Vision.ImageProcessor); diff != "" {
+		t.Errorf("nested image processor (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(&model.Processor{File: nested + " (video_processor)", SizeGiven: true, ShortestEdge: 4096, LongestEdge: 25165824}, l.Arch.Vision.VideoProcessor); diff != "" {
+		t.Errorf("nested video processor (-want +got):\n%s", diff)
+	}
+	// The nested image processor over preprocessor_config.json; the
+	// video's, not nested, from preprocessor_config.json.
+	l, err = load("nested-image")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := l.Arch.Vision.ImageProcessor; p == nil || p.MaxPixels != 1003520 || !strings.HasSuffix(p.File, "(image_processor)") {
+		t.Errorf("nested image processor %+v", p)
+	}
+	if p := l.Arch.Vision.VideoProcessor; p == nil || p.MaxPixels != 12845056 || p.File != filepath.Join(root, "nested-image", model.PreprocessorFile) {
+		t.Errorf("video processor %+v, want preprocessor_config.json's", p)
+	}
+	if _, err := load("bad-nested"); err == nil || !strings.Contains(err.Error(), model.ProcessorFile+": not a JSON object") {
+		t.Errorf("processor_config.json not an object: error %v", err)
 	}
 	if _, err := load("text"); err != nil {
 		t.Errorf("a text model read its preprocessor_config.json: %v", err)
@@ -113,16 +149,19 @@ func TestProcessorsFromTheHub(t *testing.T) {
 	if diff := cmp.Diff(want, l.Arch.Vision.ImageProcessor); diff != "" {
 		t.Errorf("online (-want +got):\n%s", diff)
 	}
-	if l.Arch.Vision.VideoProcessor != nil {
-		t.Errorf("video processor %+v, want none (the Hub has no file)", l.Arch.Vision.VideoProcessor)
+	// No video_preprocessor_config.json: transformers' video processor
+	// falls back to preprocessor_config.json.
+	if diff := cmp.Diff(want, l.Arch.Vision.VideoProcessor); diff != "" {
+		t.Errorf("video processor (-want +got):\n%s", diff)
 	}
 	var asked []string
 	for _, q := range h.hubRequests() {
-		if strings.Contains(q.Path, "preprocessor_config") {
+		if strings.Contains(q.Path, "processor_config") {
 			asked = append(asked, q.Path)
 		}
 	}
-	wantAsked := []string{"/Qwen/Qwen2.5-VL-7B-Instruct/resolve/" + commitA + "/" + model.PreprocessorFile,
+	wantAsked := []string{"/Qwen/Qwen2.5-VL-7B-Instruct/resolve/" + commitA + "/" + model.ProcessorFile,
+		"/Qwen/Qwen2.5-VL-7B-Instruct/resolve/" + commitA + "/" + model.PreprocessorFile,
 		"/Qwen/Qwen2.5-VL-7B-Instruct/resolve/" + commitA + "/" + model.VideoPreprocessorFile}
 	if diff := cmp.Diff(wantAsked, asked); diff != "" {
 		t.Errorf("requests (-want +got):\n%s", diff)
