@@ -124,18 +124,21 @@ func (p *Processor) Invalid1(keys ...string) error {
 
 // Qwen2-VL's image processor's default size, the one its file's size and
 // min_pixels/max_pixels override: shortest_edge 56 x 56, longest_edge
-// 28 x 28 x 1280 (transformers 5.x models/qwen2_vl/
-// image_processing_pil_qwen2_vl.py, Qwen2VLImageProcessorPil.size, and
-// the torchvision class alike; the processor Qwen2-VL, Qwen2.5-VL,
-// Qwen3-VL and Qwen3.5 checkpoints name).
+// 28 x 28 x 1280 (transformers 5.x src/transformers/models/qwen2_vl/
+// image_processing_pil_qwen2_vl.py at 035abaa1, Qwen2VLImageProcessorPil's
+// class attribute size; the torchvision class, which vLLM asks for with
+// use_fast, qwen2_vl.py:846-851 at vLLM d18bb7b, keeps the same default
+// and the same __init__; the processor Qwen2-VL, Qwen2.5-VL, Qwen3-VL and
+// Qwen3.5 checkpoints name).
 const (
 	qwenImageMinPixels = 56 * 56
 	qwenImageMaxPixels = 28 * 28 * 1280
 )
 
 // Qwen3-VL's video processor's defaults (transformers
-// models/qwen3_vl/video_processing_qwen3_vl.py, Qwen3VLVideoProcessor:
-// size {"shortest_edge": 128 x 32 x 32, "longest_edge": 32 x 32 x 768},
+// src/transformers/models/qwen3_vl/video_processing_qwen3_vl.py at
+// 930941c6, Qwen3VLVideoProcessor's class attributes: size
+// {"shortest_edge": 128 x 32 x 32, "longest_edge": 32 x 32 x 768},
 // temporal_patch_size 2).
 const (
 	qwen3VideoMinPixels     = 128 * 32 * 32
