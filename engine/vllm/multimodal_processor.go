@@ -129,7 +129,7 @@ const qwen3VideoBefore = "the largest video of a release before 0.16.0 is the mo
 const qwen3NoVideoProcessor = "the largest video's tokens come from the checkpoint's video processor (video_preprocessor_config.json, else processor_config.json's or preprocessor_config.json's, its size.longest_edge), and none was read beside config.json (a config.json alone, or a shipped model without them): --limit-mm-per-prompt '{\"video\": 0}' sizes the image alone"
 
 // qwen3VideoFrames is the frames of Qwen3-VL's dummy video: "treat videos
-// as special images", two frames (qwen3_vl.py:1107-1108, num_frames=2 in
+// as special images", two frames (qwen3_vl.py:1109-1110, num_frames=2 in
 // get_max_video_tokens, :1012).
 const qwen3VideoFrames = 2
 
@@ -143,7 +143,7 @@ const qwen3VideoFrames = 2
 // scaled by beta = sqrt(frames x h x w / max_pixels) and floored to the
 // merged patch) under its size, with --mm-processor-kwargs' min_pixels
 // and max_pixels in their place where given (_get_vision_info,
-// :931-941), then one temporal group of (h / patch) x (w / patch)
+// :933-956), then one temporal group of (h / patch) x (w / patch)
 // patches, a token for every merge^2 of them.
 func qwen3VideoTokens(v *model.VisionTower, kw mmKwargs) (uint64, error) {
 	p := v.VideoProcessor
