@@ -63,3 +63,20 @@ func ModelQuantConfig(name string) (data []byte, path string, ok bool) {
 	data, err := quantFiles.ReadFile(path)
 	return data, path, err == nil
 }
+
+//go:embed corpus/models/processor
+var processorFiles embed.FS
+
+// ModelProcessor returns a shipped model's processor file, file being
+// model.PreprocessorFile, model.VideoPreprocessorFile or
+// model.ProcessorFile, and its path; ok is false when the model ships none
+// (corpus/models/SOURCES.md says where each shipped one was read).
+func ModelProcessor(name, file string) (data []byte, path string, ok bool) {
+	if name == "" || strings.ContainsAny(name, "/\\") || strings.HasPrefix(name, ".") ||
+		file != "preprocessor_config.json" && file != "video_preprocessor_config.json" && file != "processor_config.json" {
+		return nil, "", false
+	}
+	path = "corpus/models/processor/" + name + "/" + file
+	data, err := processorFiles.ReadFile(path)
+	return data, path, err == nil
+}

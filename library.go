@@ -18,5 +18,6 @@ func Resolver(getenv func(string) string) (hub.Resolver, error) {
 	r.Shipped = ModelConfig
 	r.ShippedIDs = ModelNames()
 	r.ShippedQuantConfig = ModelQuantConfig
+	r.ShippedProcessor = ModelProcessor
 	return r, nil
 }

@@ -166,6 +166,12 @@ type VisionTower struct {
 	// Conformer is Phi-4-multimodal's audio encoder and projector, built
 	// with its image tower (kind "phi4mm"); nil for every other tower.
 	Conformer *Conformer
+	// ImageProcessor and VideoProcessor are the checkpoint's
+	// preprocessor_config.json and video_preprocessor_config.json as
+	// [ParseProcessor] reads them: nil where the checkpoint has none or
+	// they were not read (a config.json alone, a shipped model without
+	// them). The loader attaches them ([AttachProcessors]).
+	ImageProcessor, VideoProcessor *Processor
 }
 
 // RotaryTable is one cos/sin cache of vLLM's rotary embeddings: Positions

@@ -482,6 +482,19 @@ func shippedQuant(name string) []model.Option {
 	return nil
 }
 
+// attachShippedProcessors attaches shipped model name's processor files
+// to a, as the commands' loader does (membudget.Resolver).
+func attachShippedProcessors(a *model.Arch, name string) error {
+	combined, cpath, _ := membudget.ModelProcessor(name, model.ProcessorFile)
+	single, spath, _ := membudget.ModelProcessor(name, model.PreprocessorFile)
+	video, vpath, _ := membudget.ModelProcessor(name, model.VideoPreprocessorFile)
+	image, ipath, video, vpath, err := model.PickProcessors(cpath, combined, spath, single, vpath, video)
+	if err != nil {
+		return err
+	}
+	return model.AttachProcessors(a, ipath, image, vpath, video)
+}
+
 // TestShippedModelOptFP8IsSizedInFP8: nvidia/Llama-3.1-70B-Instruct-FP8's
 // config.json declares no quantization; its hf_quant_config.json (ModelOpt
 // FP8, lm_head excluded) makes every linear layer fp8. Weights per GPU at

@@ -109,6 +109,9 @@ func TestQueryAnswersAreChecked(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if err := attachShippedProcessors(a, name); err != nil {
+			t.Fatal(err)
+		}
 		for _, class := range classes {
 			c, err := membudget.Kernels().Load(class)
 			if err != nil {

@@ -96,8 +96,39 @@ func TestEncoderPassByHand(t *testing.T) {
 			name: "gemma-3-27b on 0.25.0's V2 runner", model: "google__gemma-3-27b-it", spec: "0.25.0",
 		},
 		{
-			name: "qwen2.5-vl-7b, max_pixels not given", model: "Qwen__Qwen2.5-VL-7B-Instruct", spec: "main",
+			// Qwen2-VL-7B ships no processor file and the serve gives no
+			// max_pixels.
+			name: "qwen2-vl-7b, max_pixels not given", model: "Qwen__Qwen2-VL-7B-Instruct", spec: "main",
 			want: EncoderPass{Why: "its dummy items are not sized: see the encoder cache"},
+		},
+		{
+			// Row 115's serve without --mm-processor-kwargs: the shipped
+			// preprocessor_config.json's max_pixels 12845056 (min_pixels
+			// 3136) is the processor's, 12845056 / 28^2 = 16384 tokens an
+			// image, one video of 7 x 16384 = 114688: the pass of the case
+			// above, 458752 patches, peak 16052649984.
+			name: "qwen2.5-vl-7b, one video from its preprocessor_config.json", model: "Qwen__Qwen2.5-VL-7B-Instruct", spec: "0.23.0",
+			s:    Serve{MaxModelLen: 128000, MaxNumBatchedTokens: 2048},
+			want: EncoderPass{Sized: true, Patches: 458752, PixelBytes: 1078984704, BlockBytes: 14900264960, PeakBytes: 16052649984},
+		},
+		{
+			// Rows 188 and 202's serve (0.24.0, 131072 tokens, one
+			// sequence, 8192 batched): nvidia/Qwen3.6-35B-A3B-NVFP4's
+			// preprocessor_config.json has size.longest_edge 16777216:
+			// 16777216 / 32^2 = 16384 = 128 x 128 merged patches, one
+			// image of 16384 tokens (its video_preprocessor_config.json's
+			// 25165824 / 2 = 12582912 gives a 96 x 128 two-frame video of
+			// 12288, fewer); budget 16384, one item, 65536 patches. Pixels
+			// 3 x 2 x 16 x 16 = 1536 values x 2 B = 3072 B a patch,
+			// 201326592. Block (H 1152, I 4304, no deepstack, out 2048 / 4
+			// = 512): attention 11H = 12672 against MLP max(2H + 2I, 3H +
+			// I) = 10912 and the final cat 2 x 512 = 1024; with the
+			// position embeddings (H) 13824 x 2 B = 27648 B a patch,
+			// 1811939328. Rotary 1152 / 16 = 72 x 2 B = 144 B a patch,
+			// 9437184. Peak 2022703104 (1.88 GiB).
+			name: "qwen3.6-35b-a3b-nvfp4 from its processor files (rows 188, 202)", model: "nvidia__Qwen3.6-35B-A3B-NVFP4", spec: "0.24.0",
+			s:    Serve{MaxModelLen: 131072, MaxNumSeqs: 1, MaxNumBatchedTokens: 8192, KVCacheDtype: "fp8"},
+			want: EncoderPass{Sized: true, Patches: 65536, PixelBytes: 201326592, BlockBytes: 1811939328, PeakBytes: 2022703104},
 		},
 		{
 			// Qwen2-VL-7B at main, transformers' max_pixels, 8192 tokens:
@@ -207,13 +238,15 @@ func TestEncoderPassLargerWins(t *testing.T) {
 // the 0.2133's rounding), an 80 GB part, sized as the H100's 79.18 GiB. The
 // profile's activation and non-torch memory are then 0.22 x 79.18 + 14.28
 // - 15.67 (weights) - 0.53 (graphs) = 15.50 GiB (15.35-15.61 over the
-// device's spread). The model gives 15.25 GiB (the pass 14.95, the residual
+// device's spread). The log gives no --mm-processor-kwargs: the
+// checkpoint's preprocessor_config.json (max_pixels 12845056) sizes the
+// video. The model gives 15.25 GiB (the pass 14.95, the residual
 // 0.05, non-torch 0.25): 0.25 GiB (1.6%) under, held within 0.3. Without
 // the encoder pass it gave 3.2 GiB, 12.3 under.
 func TestEncoderPassRow115(t *testing.T) {
 	t.Parallel()
 	sz, err := sizeShippedAt(t, "Qwen__Qwen2.5-VL-7B-Instruct", "h100-sxm-80g", "0.23.0",
-		Serve{MaxModelLen: 128000, MaxNumBatchedTokens: 2048, GPUMemoryUtilization: 0.22, MM: MM{ProcessorKwargs: qwen25VLPixels}})
+		Serve{MaxModelLen: 128000, MaxNumBatchedTokens: 2048, GPUMemoryUtilization: 0.22})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,6 +32,17 @@ func shipped(t testing.TB) map[string]*model.Arch {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The shipped processor files beside it, as the CLI reads them.
+		combined, cpath, _ := membudget.ModelProcessor(name, model.ProcessorFile)
+		single, spath, _ := membudget.ModelProcessor(name, model.PreprocessorFile)
+		video, vpath, _ := membudget.ModelProcessor(name, model.VideoPreprocessorFile)
+		image, ipath, video, vpath, err := model.PickProcessors(cpath, combined, spath, single, vpath, video)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := model.AttachProcessors(a, ipath, image, vpath, video); err != nil {
+			t.Fatal(err)
+		}
 		archs[name] = a
 	}
 	if len(archs) == 0 {

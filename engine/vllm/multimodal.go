@@ -197,21 +197,22 @@ const qwenMaxRatio = 200
 // merge)^2 merged patches, less where no factor pair of that count keeps
 // the aspect ratio within 200; the video is that image over the most
 // frames whose tokens fit --max-model-len, at most 14, counted in
-// temporal_patch_size groups. max_pixels is the processor's (Qwen2.5-VL's
-// preprocessor_config.json has 12845056), given by --mm-processor-kwargs.
+// temporal_patch_size groups. max_pixels is --mm-processor-kwargs', else
+// the checkpoint's preprocessor_config.json's (qwenImagePixels: Qwen2.5-VL's
+// has 12845056); neither, a notSized error.
 func qwenVLItems(v *model.VisionTower, maxModelLen uint64, kw mmKwargs, _ func(string) uint64) ([]mmItem, error) {
-	maxPixels, ok := kw["max_pixels"]
-	if !ok {
-		return nil, nil
+	minPixels, maxPixels, err := qwenImagePixels(v, kw)
+	if err != nil {
+		return nil, err
 	}
 	unit := v.PatchSize * max(v.SpatialMerge, 1)
-	if maxPixels < unit*unit {
-		return nil, settingErr("mm-processor-kwargs", "max_pixels", "%d is below one merged patch (%d x %d pixels): vLLM's processor has no image to profile", maxPixels, unit, unit)
+	if maxPixels.n < unit*unit {
+		return nil, maxPixels.refuse("is below one merged patch (%d x %d pixels): vLLM's processor has no image to profile", unit, unit)
 	}
-	n := qwenImageTokens(maxPixels / (unit * unit))
-	if minPixels, ok := kw["min_pixels"]; ok && budget.SatMul(n, unit*unit) < minPixels {
+	n := qwenImageTokens(maxPixels.n / (unit * unit))
+	if budget.SatMul(n, unit*unit) < minPixels.n {
 		// smart_resize would scale the image up past max_pixels.
-		return nil, settingErr("mm-processor-kwargs", "min_pixels", "%d is above the largest image's %d pixels under max_pixels %d: not modelled (the processor scales it up)", minPixels, n*unit*unit, maxPixels)
+		return nil, minPixels.refuse("is above the largest image's %d pixels under max_pixels %d: not modelled (the processor scales it up)", n*unit*unit, maxPixels.n)
 	}
 	tp := max(v.TemporalPatch, 1)
 	// _get_max_video_frames: the most frames whose tokens, ceil(frames /
@@ -455,8 +456,14 @@ func (r *Resolved) resolveMM(a *model.Arch) error {
 		e.Why = poolingEncoderWhy
 	case !known || tower.items == nil:
 		e.Why = cmp.Or(tower.why, "the "+kind+" tower's largest item is not sized")
+	case kind == "qwen3_vl" && limit("video") > 0 && p.Release.Less(qwen3VideoSince):
+		e.Why = qwen3VideoBefore
 	default:
 		items, err := tower.items(a.Vision, r.MaxModelLen, kw, limit)
+		if why, ok := err.(notSized); ok {
+			e.Why = string(why)
+			break
+		}
 		if err != nil {
 			return err
 		}
@@ -466,7 +473,7 @@ func (r *Resolved) resolveMM(a *model.Arch) error {
 		}
 		r.sizeEncoderCache(a, items, limit, &e)
 		if e.Sized {
-			e.Basis = mmBases[kind]
+			e.Basis = cmp.Or(processorBasis(kind, a.Vision, kw, e.Modality), mmBases[kind])
 		}
 	}
 	r.Encoder = e
@@ -546,7 +553,7 @@ func registerMM(fs *flag.FlagSet, m *MM) {
 	fs.BoolVar(&m.SkipProfiling, "skip-mm-profiling", false, "vLLM's --skip-mm-profiling: the profile run without the encoder pass and its cache")
 	fs.StringVar(&m.EncoderTPMode, "mm-encoder-tp-mode", "", "vLLM's --mm-encoder-tp-mode: weights (default) or data (sized at TP 1 only)")
 	fs.Var(&mmCacheFlag{m}, "mm-processor-cache-gb", "vLLM's --mm-processor-cache-gb: the processor cache in host memory, GiB (default 4; counted on unified devices)")
-	fs.Var(&jsonFlag{&m.ProcessorKwargs, "mm-processor-kwargs"}, "mm-processor-kwargs", `vLLM's --mm-processor-kwargs, JSON: Qwen2-VL's and Qwen2.5-VL's max_pixels and min_pixels, and Phi-4-multimodal's dynamic_hd, size the largest item; other keys are refused`)
+	fs.Var(&jsonFlag{&m.ProcessorKwargs, "mm-processor-kwargs"}, "mm-processor-kwargs", `vLLM's --mm-processor-kwargs, JSON: the Qwen towers' max_pixels and min_pixels (over the checkpoint's preprocessor_config.json), GLM-4.xV's max_pixels and Phi-4-multimodal's dynamic_hd size the largest item; other keys are refused`)
 }
 
 // jsonFlag is a flag whose value is a JSON object, kept as given: it is

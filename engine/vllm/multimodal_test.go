@@ -19,8 +19,10 @@ import (
 // profile spec (a release, or "main").
 func sizeShippedAt(t *testing.T, name, class, spec string, s Serve) (*Sizing, error) {
 	t.Helper()
+	// As the CLI loads it: with its shipped hf_quant_config.json and
+	// processor files.
 	r := hub.Resolver{Offline: true, CacheDir: t.TempDir(), Shipped: membudget.ModelConfig, ShippedIDs: membudget.ModelNames(),
-		ShippedQuantConfig: membudget.ModelQuantConfig}
+		ShippedQuantConfig: membudget.ModelQuantConfig, ShippedProcessor: membudget.ModelProcessor}
 	m, err := r.Load(context.Background(), strings.Replace(name, "__", "/", 1))
 	if err != nil {
 		t.Fatal(err)
@@ -105,8 +107,70 @@ func TestEncoderCacheByHand(t *testing.T) {
 			host: 4 << 30,
 		},
 		{
-			name: "qwen2.5-vl-7b, max_pixels not given", model: "Qwen__Qwen2.5-VL-7B-Instruct", spec: "main",
-			want: EncoderProfile{Runs: true, Why: "the largest image's tokens come from the checkpoint's preprocessor_config.json (max_pixels), which membudget does not read: --mm-processor-kwargs '{\"max_pixels\": N}' sizes them"},
+			// Without --mm-processor-kwargs the shipped
+			// preprocessor_config.json's max_pixels, 12845056, is the
+			// processor's: the same video as with it, at the model's 128000
+			// tokens, 114688 tokens, one item, 822083584 B; on the V2
+			// runner of main, the first stage alone.
+			name: "qwen2.5-vl-7b, max_pixels from its preprocessor_config.json", model: "Qwen__Qwen2.5-VL-7B-Instruct", spec: "main",
+			want: EncoderProfile{Runs: true, Sized: true, Modality: "video", TokensPerItem: 114688, Budget: 114688, Items: 1, CacheBytes: 822083584,
+				Basis: "the largest video's tokens rest on the image processor's max_pixels 12845056 (corpus/models/processor/Qwen__Qwen2.5-VL-7B-Instruct/preprocessor_config.json), as vLLM reads it without --mm-processor-kwargs' max_pixels"},
+			host: 4 << 30,
+		},
+		{
+			// nvidia/Qwen3.6-35B-A3B-NVFP4 at 0.24.0 with rows 188 and
+			// 202's settings, from its processor files: the image
+			// processor's size.longest_edge 16777216 / 32^2 = 16384 = 128
+			// x 128 tokens; the video processor's 25165824 / 2 = 12582912,
+			// / 32^2 = 12288 = 96 x 128 (the closest factor pair), two
+			// frames of 3072 x 4096 = 25165824 pixels, within its
+			// longest_edge: one temporal group of 192 x 256 patches, 12288
+			// tokens. The image is the larger: budget max(8192, 16384) =
+			// 16384, one item, 16384 x 2048 x 2 = 67108864 (no deepstack).
+			name: "qwen3.6-35b-a3b-nvfp4, from its processor files", model: "nvidia__Qwen3.6-35B-A3B-NVFP4", spec: "0.24.0",
+			s: Serve{MaxModelLen: 131072, MaxNumSeqs: 1, MaxNumBatchedTokens: 8192, KVCacheDtype: "fp8"},
+			want: EncoderProfile{Runs: true, Sized: true, Modality: "image", TokensPerItem: 16384, Budget: 16384, Items: 1, CacheBytes: 67108864, EveryStage: true,
+				Basis: "the largest image's tokens rest on the image processor's size.longest_edge 16777216 (corpus/models/processor/nvidia__Qwen3.6-35B-A3B-NVFP4/preprocessor_config.json), as vLLM reads it without --mm-processor-kwargs' max_pixels"},
+			host: 4 << 30,
+		},
+		{
+			// Video alone: the 12288-token video above is the item; budget
+			// max(8192, 12288) = 12288, one item, 12288 x 2048 x 2 =
+			// 50331648.
+			name: "qwen3.6-35b-a3b-nvfp4, video alone", model: "nvidia__Qwen3.6-35B-A3B-NVFP4", spec: "0.24.0",
+			s: Serve{MaxModelLen: 131072, MaxNumSeqs: 1, MaxNumBatchedTokens: 8192, KVCacheDtype: "fp8", MM: MM{LimitPerPrompt: `{"image": 0}`}},
+			want: EncoderProfile{Runs: true, Sized: true, Modality: "video", TokensPerItem: 12288, Budget: 12288, Items: 1, CacheBytes: 50331648, EveryStage: true,
+				Basis: "the largest video's tokens rest on the video processor's size.longest_edge 25165824 (corpus/models/processor/nvidia__Qwen3.6-35B-A3B-NVFP4/video_preprocessor_config.json), as vLLM reads it"},
+			host: 4 << 30,
+		},
+		{
+			// --mm-processor-kwargs over the files: max_pixels 1003520 /
+			// 32^2 = 980 = 28 x 35 tokens an image. The video keeps the
+			// video processor's 3072 x 4096 target, but its two frames'
+			// 25165824 pixels are above max_pixels 1003520, so smart_resize
+			// scales by beta = sqrt(25165824 / 1003520) = 5.0078:
+			// floor(3072 / 5.0078 / 32) = 19, floor(4096 / 5.0078 / 32) =
+			// 25, 608 x 800, 38 x 50 / 4 = 475 tokens. The image, 980, is
+			// the item: budget 8192, min(8192 / 980, 1 x min(999, 131072 /
+			// 980)) = 8 items, 8 x 980 x 2048 x 2 = 32112640; the serve
+			// gives max_pixels, so no basis.
+			name: "qwen3.6-35b-a3b-nvfp4, --mm-processor-kwargs over the files", model: "nvidia__Qwen3.6-35B-A3B-NVFP4", spec: "0.24.0",
+			s:    Serve{MaxModelLen: 131072, MaxNumSeqs: 1, MaxNumBatchedTokens: 8192, KVCacheDtype: "fp8", MM: MM{ProcessorKwargs: `{"max_pixels": 1003520}`}},
+			want: EncoderProfile{Runs: true, Sized: true, Modality: "image", TokensPerItem: 980, Budget: 8192, Items: 8, CacheBytes: 32112640, EveryStage: true},
+			host: 4 << 30,
+		},
+		{
+			// Before 0.16.0 Qwen3-VL's video is not the two-frame one.
+			name: "qwen3.6-35b-a3b-nvfp4 on 0.15.1, video taken", model: "nvidia__Qwen3.6-35B-A3B-NVFP4", spec: "0.15.1",
+			s:    Serve{MaxModelLen: 131072, MaxNumSeqs: 1, MaxNumBatchedTokens: 8192, KVCacheDtype: "fp8"},
+			want: EncoderProfile{Runs: true, EveryStage: true, Why: qwen3VideoBefore},
+			host: 4 << 30,
+		},
+		{
+			// Qwen2-VL-7B ships no processor file: neither it nor the serve
+			// gives max_pixels.
+			name: "qwen2-vl-7b, max_pixels not given", model: "Qwen__Qwen2-VL-7B-Instruct", spec: "main",
+			want: EncoderProfile{Runs: true, Why: qwenNoProcessor},
 			host: 4 << 30,
 		},
 		{

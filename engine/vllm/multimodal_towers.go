@@ -1,6 +1,7 @@
 package vllm
 
 import (
+	"fmt"
 	"math"
 
 	"membudget/model"
@@ -16,7 +17,7 @@ import (
 // other towers' is not sized.
 
 func init() {
-	mmTowers["glm4v"] = mmTower{modalities: []string{"image", "video"}, kwargs: []string{"max_pixels"}, items: glm4vItems, unsized: glm4vUnsized}
+	mmTowers["glm4v"] = mmTower{modalities: []string{"image", "video"}, kwargs: []string{"max_pixels"}, items: glm4vItems}
 	mmTowers["moonvit"] = mmTower{modalities: []string{"vision_chunk"}, items: moonViTItems, unsized: moonViTWhy}
 	// PaliGemma: SigLIP's (image_size / patch_size)^2 embeddings an
 	// image (paligemma.py:90-103, siglip.py:261-277; the inserted bos is
@@ -29,7 +30,7 @@ func init() {
 	mmTowers["clip"] = mmTower{modalities: []string{"image"}, items: gemma3Items, unsized: notRead}
 	mmTowers["llava_siglip"] = mmTower{modalities: []string{"image"}, items: gemma3Items, unsized: notRead}
 	mmTowers["pixtral"] = mmTower{modalities: []string{"image"}, items: pixtralItems}
-	mmTowers["qwen3_vl"] = mmTower{modalities: []string{"image", "video"}, kwargs: []string{"max_pixels", "min_pixels"}, items: qwen3VLItems, unsized: qwen3VLUnsized}
+	mmTowers["qwen3_vl"] = mmTower{modalities: []string{"image", "video"}, kwargs: []string{"max_pixels", "min_pixels"}, items: qwen3VLItems}
 	// The towers whose largest item is not sized, each with why.
 	mmTowers["llava_onevision"] = mmTower{modalities: []string{"image", "video"}, why: llavaOneVisionWhy}
 	mmTowers["llava_next_video"] = mmTower{modalities: []string{"video"}, why: llavaNextVideoWhy}
@@ -60,33 +61,35 @@ const (
 	idefics3Why       = "its image splits into tiles of the processor's size.longest_edge and max_image_size (preprocessor_config.json), which membudget does not read"
 )
 
-// qwen3VLUnsized is why Qwen3-VL's and Qwen3.5's largest item is not
-// sized: a serve that takes video, or one without max_pixels.
-const qwen3VLUnsized = "the image alone is sized, from --mm-processor-kwargs '{\"max_pixels\": N}' (the checkpoint's preprocessor_config.json, which membudget does not read, has it otherwise); the largest video follows the checkpoint's video processor (its own size, frame sampling and timestamps, qwen3_vl.py:976-1016): --limit-mm-per-prompt '{\"video\": 0}' with max_pixels sizes the image"
-
 // qwen3VLItems is Qwen3-VL's and Qwen3.5's largest image, as Qwen2-VL's
 // (Qwen3VLProcessingInfo keeps Qwen2VLProcessingInfo's
 // get_image_size_with_most_features, qwen2_vl.py:975-1011, and counts it
 // with its own _get_vision_info, qwen3_vl.py:915-974: an image of
 // max_pixels / (patch x merge)^2 merged patches under max_pixels is kept
-// whole); none while video is taken.
+// whole), and while video is taken its largest video (qwen3VideoTokens,
+// from the checkpoint's video_preprocessor_config.json).
 func qwen3VLItems(v *model.VisionTower, maxModelLen uint64, kw mmKwargs, limit func(string) uint64) ([]mmItem, error) {
-	if limit("video") > 0 {
-		return nil, nil
-	}
 	items, err := qwenVLItems(v, maxModelLen, kw, limit)
-	if err != nil || len(items) == 0 {
+	if err != nil {
 		return nil, err
 	}
-	return items[:1], nil
+	image := items[0]
+	if limit("video") == 0 {
+		return []mmItem{image}, nil
+	}
+	video, err := qwen3VideoTokens(v, kw)
+	if err != nil {
+		return nil, err
+	}
+	return []mmItem{image, {"video", video}}, nil
 }
 
 // internVLWhy is why InternVL's largest item is not sized.
 const internVLWhy = "whether it takes video, whose frames would be its largest item, depends on the tokenizer holding the context video token (internvl.py:348-390), which membudget does not read; its image's tiles (max_dynamic_patch, use_thumbnail) are not counted yet"
 
 // glm4vUnsized is why GLM-4.1V's and GLM-4.5V's largest item is not
-// sized: a serve that takes video, or one without max_pixels.
-const glm4vUnsized = "the image alone is sized, from --mm-processor-kwargs '{\"max_pixels\": N}' (the checkpoint's preprocessor_config.json, which membudget does not read, has it otherwise); the largest video's tokens come from the frames vLLM's profile picks (glm4_1v.py:1180-1212) resized by the checkpoint's video_preprocessor_config.json: --limit-mm-per-prompt '{\"video\": 0}' with max_pixels sizes the image"
+// sized while the serve takes video.
+const glm4vUnsized = "the image alone is sized, from --mm-processor-kwargs' max_pixels or the checkpoint's preprocessor_config.json size.longest_edge; the largest video's tokens come from the frames vLLM's profile picks (glm4_1v.py:1180-1212) resized by the checkpoint's video_preprocessor_config.json, which membudget does not size: --limit-mm-per-prompt '{\"video\": 0}' sizes the image"
 
 // glm4vBasis is what GLM's image rests on: the checkpoint's own
 // longest_edge, which the processor resizes the dummy image to when it is
@@ -118,22 +121,56 @@ const glm4vMinPixels = 112 * 112
 // published preprocessor_config.json, smart_resize's default). The video
 // is not sized: a serve that takes video has none (glm4vUnsized).
 func glm4vItems(v *model.VisionTower, _ uint64, kw mmKwargs, limit func(string) uint64) ([]mmItem, error) {
-	maxPixels, ok := kw["max_pixels"]
-	if !ok || limit("video") > 0 {
-		return nil, nil
+	if limit("video") > 0 {
+		return nil, notSized(glm4vUnsized)
+	}
+	maxPixels, err := glm4vMaxPixels(v, kw)
+	if err != nil {
+		return nil, err
 	}
 	if v.TemporalPatch != 2 {
 		// vLLM passes the frames as temporal_patch_size to a smart_resize
 		// whose temporal_factor stays 2 (glm4_1v.py:1077-1086).
-		return nil, settingErr("mm-processor-kwargs", "max_pixels", "not sized for a GLM-4.xV tower of temporal_patch_size %d (the published towers have 2, which smart_resize's temporal factor assumes)", v.TemporalPatch)
+		return nil, maxPixels.refuse("not sized for a GLM-4.xV tower of temporal_patch_size %d (the published towers have 2, which smart_resize's temporal factor assumes)", v.TemporalPatch)
 	}
 	factor := v.PatchSize * max(v.SpatialMerge, 1)
-	side := glm4vImageSide(maxPixels, factor)
+	side := glm4vImageSide(maxPixels.n, factor)
 	if 2*side*side < glm4vMinPixels {
-		return nil, settingErr("mm-processor-kwargs", "max_pixels", "%d leaves the largest image %d x %d pixels, below the processor's %d (two frames): not modelled (the processor scales it up)", maxPixels, side, side, glm4vMinPixels)
+		return nil, maxPixels.refuse("leaves the largest image %d x %d pixels, below the processor's %d (two frames): not modelled (the processor scales it up)", side, side, glm4vMinPixels)
 	}
 	n := side / factor
 	return []mmItem{{"image", n * n}}, nil
+}
+
+// glm4vNoProcessor is why GLM-4.xV's image is not sized: neither the
+// serve nor the checkpoint's preprocessor_config.json gives max_pixels.
+const glm4vNoProcessor = "the largest image's tokens come from max_pixels, which neither --mm-processor-kwargs nor a preprocessor_config.json's size.longest_edge beside config.json gives (a config.json alone, or a shipped model without its processor files): --mm-processor-kwargs '{\"max_pixels\": N}' sizes them"
+
+// glm4vMaxPixels is the max_pixels vLLM's GLM-4.xV profile reads
+// (_get_image_max_pixels, glm4_1v.py:1104-1126): --mm-processor-kwargs',
+// else the image processor's size.longest_edge, which the checkpoint's
+// processor then keeps the image under. A file whose size has no
+// longest_edge, or that states the top-level min_pixels or max_pixels
+// (which vLLM's read of the raw size passes over and the processor object
+// may not), is not sized.
+func glm4vMaxPixels(v *model.VisionTower, kw mmKwargs) (pixelArg, error) {
+	if n, ok := kw["max_pixels"]; ok {
+		return pixelArg{n: n, key: "max_pixels"}, nil
+	}
+	p := v.ImageProcessor
+	if p == nil {
+		return pixelArg{}, notSized(glm4vNoProcessor)
+	}
+	if err := p.Invalid1("size", "size.longest_edge"); err != nil {
+		return pixelArg{}, err
+	}
+	switch {
+	case p.MinPixels != 0 || p.MaxPixels != 0:
+		return pixelArg{}, notSized(fmt.Sprintf("%s states min_pixels or max_pixels beside size, which vLLM's GLM-4.xV profile and transformers' processor may read apart: not sized (--mm-processor-kwargs '{\"max_pixels\": N}' sizes the image)", p.File))
+	case p.LongestEdge == 0:
+		return pixelArg{}, notSized(fmt.Sprintf("%s has no size.longest_edge, the max_pixels vLLM's GLM-4.xV profile reads: --mm-processor-kwargs '{\"max_pixels\": N}' sizes the image", p.File))
+	}
+	return pixelArg{n: p.LongestEdge, file: p.File, key: "size.longest_edge"}, nil
 }
 
 // glm4vImageSide is the side smart_resize gives the 9999999-pixel square

@@ -67,9 +67,10 @@ func TestEncoderCacheTowersByHand(t *testing.T) {
 			want: EncoderProfile{Runs: true, Why: glm4vUnsized},
 		},
 		{
+			// No processor file ships with it.
 			name: "glm-4.5v, max_pixels not given", model: "zai-org__GLM-4.5V",
 			s:    Serve{MaxNumBatchedTokens: 8192, MaxNumSeqs: 256, MM: MM{LimitPerPrompt: `{"video": 0}`}},
-			want: EncoderProfile{Runs: true, Why: glm4vUnsized},
+			want: EncoderProfile{Runs: true, Why: glm4vNoProcessor},
 		},
 		{
 			// 8192 / 4225 = 1 item; 4225 x 7168 x 2 = 60569600.
@@ -163,9 +164,11 @@ func TestEncoderCacheTowersByHand(t *testing.T) {
 			want: EncoderProfile{Runs: true, Sized: true, Modality: "image", TokensPerItem: 16384, Budget: 16384, Items: 1, CacheBytes: 167772160},
 		},
 		{
+			// Video taken and no video_preprocessor_config.json shipped
+			// with it: the video is not sized, and so neither is the item.
 			name: "qwen3-vl-32b, video on", model: "Qwen__Qwen3-VL-32B-Instruct",
 			s:    Serve{MaxNumBatchedTokens: 8192, MaxNumSeqs: 256, MM: MM{ProcessorKwargs: `{"max_pixels": 16777216}`}},
-			want: EncoderProfile{Runs: true, Why: qwen3VLUnsized},
+			want: EncoderProfile{Runs: true, Why: qwen3NoVideoProcessor},
 		},
 		{
 			name: "llava-onevision", model: "llava-hf__llava-onevision-qwen2-7b-ov-hf",

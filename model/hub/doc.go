@@ -19,7 +19,10 @@
 //
 // A ModelOpt checkpoint whose config.json has no quantization_config keeps
 // its quantization in hf_quant_config.json beside it; [Model.HFQuantConfig]
-// finds it from the same source, as vLLM does.
+// finds it from the same source, as vLLM does. A multimodal checkpoint's
+// preprocessor_config.json and video_preprocessor_config.json, whose sizes
+// vLLM's profile run reads for its dummy items, are found the same way
+// ([Model.Processors]) and attached to its vision tower by [Resolver.Load].
 //
 // # Environment
 //
@@ -49,7 +52,8 @@
 //	                              little-endian) and its first 8+N bytes
 //
 // What this package fetches (config.json, hf_quant_config.json,
-// model.safetensors.index.json) is
+// model.safetensors.index.json, the sentence-transformers and processor
+// files) is
 // written there as huggingface_hub writes it: a blob through a temporary
 // "<etag>.<random>.incomplete" file, synced and renamed (huggingface_hub's
 // own process-unique name, so a concurrent Python download never shares

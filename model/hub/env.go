@@ -100,6 +100,11 @@ type Resolver struct {
 	// a shipped model, by one of ShippedIDs, and the path messages name it
 	// by; ok is false when the model has none. Nil means none has one.
 	ShippedQuantConfig func(id string) (data []byte, path string, ok bool)
+	// ShippedProcessor returns a processor file (model.PreprocessorFile,
+	// model.VideoPreprocessorFile) that ships with a shipped model, by one
+	// of ShippedIDs and the file's name, and the path messages name it by;
+	// ok is false when the model ships none. Nil means none ships one.
+	ShippedProcessor func(id, file string) (data []byte, path string, ok bool)
 }
 
 func (r Resolver) withDefaults() Resolver {

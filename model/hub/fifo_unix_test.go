@@ -125,3 +125,21 @@ func TestReadRegularFileRefusesAFIFO(t *testing.T) {
 		t.Errorf("ReadRegularFile(missing) = %v, want the system's not-exist error", err)
 	}
 }
+
+// TestRefusesAFIFOProcessorFile: a preprocessor_config.json that is a FIFO
+// is refused without being opened, naming --model.
+func TestRefusesAFIFOProcessorFile(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "vl")
+	writeDir(t, dir, map[string]fakeFile{"config.json": smallFile([]byte(qwen25VLConfig(t)))})
+	if err := syscall.Mkfifo(filepath.Join(dir, "preprocessor_config.json"), 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	r := Resolver{CacheDir: t.TempDir(), Offline: true}
+	err := notHanging(t, func() error {
+		_, err := r.Load(context.Background(), dir)
+		return err
+	})
+	if err == nil || !strings.Contains(err.Error(), "--model") || !strings.Contains(err.Error(), "preprocessor_config.json") {
+		t.Errorf("error %v, want a refusal naming --model and preprocessor_config.json", err)
+	}
+}

@@ -94,6 +94,9 @@ func (r Resolver) Load(ctx context.Context, spec string) (*Loaded, error) {
 	if err := attachSentenceTransformers(ctx, m, a); err != nil {
 		return nil, fmt.Errorf("--model %q: %w", spec, err)
 	}
+	if err := attachProcessors(ctx, m, a); err != nil {
+		return nil, fmt.Errorf("--model %q: %w", spec, err)
+	}
 	l := &Loaded{Name: m.RepoID, Model: m, Arch: a, Warnings: m.Warnings, QuantConfig: quantPath}
 	if l.Name == "" {
 		l.Name = spec
