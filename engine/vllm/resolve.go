@@ -191,7 +191,12 @@ func resolveCounted(s Serve, a *model.Arch, c budget.Class, p Profile, states, a
 	if err := r.resolveParallel(a, def); err != nil {
 		return Resolved{}, err
 	}
-	r.resolveV2Features(a)
+	if err := r.resolveRunnerEnv(a); err != nil {
+		return Resolved{}, err
+	}
+	if err := r.resolveV2Features(a); err != nil {
+		return Resolved{}, err
+	}
 	if err := r.resolveSpec(a, c, def); err != nil {
 		return Resolved{}, err
 	}
@@ -202,6 +207,9 @@ func resolveCounted(s Serve, a *model.Arch, c budget.Class, p Profile, states, a
 		return Resolved{}, err
 	}
 	if err := r.resolveRunner(a, def); err != nil {
+		return Resolved{}, err
+	}
+	if err := r.refuseForcedV2Pooling(); err != nil {
 		return Resolved{}, err
 	}
 	if err := r.finishSpec(a); err != nil {

@@ -197,6 +197,10 @@ type Profile struct {
 	// the architecture: a speculative method the V2 runner does not
 	// support (see [Resolved.resolveSpec]).
 	v1Runner bool
+	// v2Forced says VLLM_USE_V2_MODEL_RUNNER=1 runs a resolved serve on
+	// the V2 model runner whatever the oracle would pick (see
+	// [Resolved.resolveRunnerEnv]).
+	v2Forced bool
 	// ShardedSampling says the V2 runner samples batch-sharded under tensor
 	// parallelism: each rank computes its vocabulary slice of every row's
 	// logits and an all-to-all hands it the full vocabulary of 1/TP of the
@@ -460,7 +464,7 @@ func (p *Profile) v2Runner(a *model.Arch, states func() uint64) bool {
 	if p.Era != V1 || p.Release.Less(v0_22_0) || p.v1Runner {
 		return false
 	}
-	if p.V2EveryModel {
+	if p.V2EveryModel || p.v2Forced {
 		return true
 	}
 	return v2DefaultModel(p.Release, a, states)
