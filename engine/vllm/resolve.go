@@ -157,6 +157,10 @@ type Resolved struct {
 	// as Resolve counted them, and attentionLayers its attention layers;
 	// 0 for a Resolved it did not make (see layerCounts).
 	stateLayersPlus1, attentionLayers uint64
+	// v2Model is the oracle's answer for the model ([v2DefaultModel]) once
+	// asked: 0 not yet, 1 no, 2 yes. It depends on the release and the
+	// model alone, and every stage of a compile asks ([Resolved.onV2Runner]).
+	v2Model uint8
 }
 
 // layerCounts returns a's state and attention layers (see stateLayers),

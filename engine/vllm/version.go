@@ -461,13 +461,19 @@ func (p Profile) V2Runner(a *model.Arch) bool {
 // v2Runner is [Profile.V2Runner] with a's state layers counted by states,
 // called only where the decision needs them.
 func (p *Profile) v2Runner(a *model.Arch, states func() uint64) bool {
+	return p.v2RunnerBy(func() bool { return v2DefaultModel(p.Release, a, states) })
+}
+
+// v2RunnerBy is [Profile.v2Runner] with the oracle's answer for the model
+// given by defaultModel, asked only where the profile leaves it to decide.
+func (p *Profile) v2RunnerBy(defaultModel func() bool) bool {
 	if p.Era != V1 || p.Release.Less(v0_22_0) || p.v1Runner {
 		return false
 	}
 	if p.V2EveryModel || p.v2Forced {
 		return true
 	}
-	return v2DefaultModel(p.Release, a, states)
+	return defaultModel()
 }
 
 // GraphsFor is what the profile's vLLM does with a's CUDA-graph memory:
