@@ -67,15 +67,15 @@ type Footprint struct {
 	Seqs, Tokens uint64
 	Terms        [NumTerms]uint64
 	// Ledger is the sum of the terms charged to the budget; Beside the sum
-	// of those the engine allocates beside it (see [Plan].Beside) and the
-	// stage's [Stage].BesideFixed.
-	Ledger, Beside uint64
-	Slack          uint64 // caching-allocator chunk slack, charged to the driver
-	DriverFixed    uint64
-	DriverPerMille uint64
-	Host           uint64 // unified devices: host caches in the same pool
-	Budget         uint64
-	Device         uint64
+	// of those the engine allocates beside it (see [Plan].Beside) and
+	// BesideFixed, the stage's [Stage].BesideFixed, which no term holds.
+	Ledger, Beside, BesideFixed uint64
+	Slack                       uint64 // caching-allocator chunk slack, charged to the driver
+	DriverFixed                 uint64
+	DriverPerMille              uint64
+	Host                        uint64 // unified devices: host caches in the same pool
+	Budget                      uint64
+	Device                      uint64
 	// Ceiling is the largest budget the class runs at (0: not checked).
 	Ceiling uint64
 	// Stage is the pipeline stage this footprint is of: the one that binds.
@@ -296,6 +296,7 @@ func (p *Plan) stageInto(f *Footprint, i int, s, t uint64) {
 			f.Ledger = SatAdd(f.Ledger, f.Terms[term])
 		}
 	}
+	f.BesideFixed = st.BesideFixed
 	f.Beside = SatAdd(f.Beside, st.BesideFixed)
 	f.Failed = classify(f)
 }

@@ -228,14 +228,14 @@ func TestBesideFixed(t *testing.T) {
 		p.Stages[1].BesideFixed = tt.besideFixed
 		f := p.EvaluateStage(1, 1, 16)
 		got := struct {
-			Ledger, Beside uint64
-			Failed         Condition
-		}{f.Ledger, f.Beside, f.Failed}
+			Ledger, Beside, BesideFixed uint64
+			Failed                      Condition
+		}{f.Ledger, f.Beside, f.BesideFixed, f.Failed}
 		// The ledger stays 2 GiB of weights + one 4 MiB block.
 		want := struct {
-			Ledger, Beside uint64
-			Failed         Condition
-		}{2<<30 + 4<<20, tt.wantBeside, tt.wantFailed}
+			Ledger, Beside, BesideFixed uint64
+			Failed                      Condition
+		}{2<<30 + 4<<20, tt.wantBeside, tt.besideFixed, tt.wantFailed}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("%s: (-want +got)\n%s", tt.name, diff)
 		}

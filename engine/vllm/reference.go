@@ -326,6 +326,7 @@ func (ref *Reference) EvaluateStage(i int, s, t uint64) Ledger {
 			f.Ledger = budget.SatAdd(f.Ledger, it.Bytes)
 		}
 	}
+	f.BesideFixed = st.besideFixed
 	f.Beside = budget.SatAdd(f.Beside, st.besideFixed)
 	f.Slack = st.slack
 	d := ref.Serve.driverTerms(ref.Class)

@@ -301,6 +301,9 @@ func TestV2StateBesideTheBudget(t *testing.T) {
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("%s at util %v (-want +got):\n%s", tc.spec, tc.util, diff)
 		}
+		if fp.BesideFixed != tc.beside {
+			t.Errorf("%s at util %v: %d B beside the budget in no term, want %d", tc.spec, tc.util, fp.BesideFixed, tc.beside)
+		}
 		if tc.spec == "0.26.0" && tc.util == 0.97 {
 			// The hand figures above, as the footprint holds them.
 			figures := []uint64{fp.Budget, fp.DriverFixed, fp.DriverPerMille, graphs, fp.Slack, fp.DriverShortfall()}
