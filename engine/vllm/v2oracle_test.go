@@ -6,6 +6,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -233,6 +234,36 @@ func TestRunnerEnv(t *testing.T) {
 		}
 		if got := r.onV2Runner(a); got != tt.v2 {
 			t.Errorf("%s: V2 runner %v, want %v", tt.name, got, tt.v2)
+		}
+	}
+}
+
+// TestRunnerEnvReachesTheServe: the variable, read from a pasted line or
+// the environment, reaches the serve where the release reads it, and the
+// command membudget prints sets it again.
+func TestRunnerEnvReachesTheServe(t *testing.T) {
+	for _, tc := range []struct {
+		spec, value string
+		want        engine.Switch
+		prefix      string
+	}{
+		{"0.26.0", "0", engine.Off, "VLLM_USE_V2_MODEL_RUNNER=0 vllm serve "},
+		{"main", " 1", engine.On, "VLLM_USE_V2_MODEL_RUNNER=1 vllm serve "},
+		{"0.10.2", "1", engine.Default, "vllm serve "}, // not read before PR #25266
+	} {
+		s := &flagServe{}
+		s.SetEnv(v2RunnerEnv, tc.value, "the environment")
+		got, err := s.runnerEnv(mustProfile(tc.spec))
+		if err != nil || got != tc.want {
+			t.Errorf("%s, %q: %v, %v; want %v", tc.spec, tc.value, got, err, tc.want)
+		}
+		a := shipped(t)["Qwen__Qwen3-8B"]
+		r, err := Resolve(Serve{MaxModelLen: 4096, ModelRunnerV2: got}, a, testClass(false), mustProfile(tc.spec))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.spec, err)
+		}
+		if cmd := Command("Qwen/Qwen3-8B", &r); !strings.HasPrefix(cmd, tc.prefix) {
+			t.Errorf("%s: the command %q does not begin %q", tc.spec, cmd, tc.prefix)
 		}
 	}
 }
