@@ -138,6 +138,11 @@ func UsesCheckpoint(a *Arch, sh Sharding) (ok bool, why string) {
 		// vLLM quantizes (or refuses) when it loads: the stored tensors
 		// are not what the GPU holds.
 		return false, fmt.Sprintf("served %s, the checkpoint is %s: vLLM converts it when it loads", quantName(sh.Quant), quantName(a.Quant))
+	case a.Quant.Method == "inc":
+		// The checkpoint's rules name AutoGPTQ's tensors by the gptq
+		// method (checkpoint.go's g_idx and act-order cases); AutoRound's
+		// per-layer settings are the config-derived layout's.
+		return false, "an AutoRound (inc) checkpoint's stored tensors are not read: its config's per-layer settings size it"
 	}
 	if _, ok := checkpointFamilyOf(a); !ok {
 		return false, fmt.Sprintf("%v %q", ErrNoCheckpointRules, a.ModelType)

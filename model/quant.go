@@ -12,7 +12,8 @@ import (
 type Quant struct {
 	// Method is the layout family: "" (none), "fp8", "awq", "gptq",
 	// "bitsandbytes", "compressed-tensors", "modelopt" (ModelOpt's FP8,
-	// NVFP4 and mixed precision) or "mxfp4" (gpt-oss's experts).
+	// NVFP4 and mixed precision), "mxfp4" (gpt-oss's experts) or "inc"
+	// (AutoRound's auto-round checkpoints, vLLM's INC method).
 	Method string
 	// Bits is the weight width of the default scheme (4 for AWQ/GPTQ, NF4
 	// and FP4, 8 for fp8 and LLM.int8).
@@ -163,6 +164,8 @@ type quantRules struct {
 	// their names sorted, for the lookups by prefix.
 	mixed     map[string]Scheme
 	mixedKeys []string
+	// inc: an auto-round quantization_config as INC reads it.
+	inc *incRules
 	// packed is the family's fused modules and the checkpoint shards they
 	// hold (vLLM's packed_modules_mapping).
 	packed map[string][]string
@@ -195,9 +198,13 @@ func (q Quant) W4A4NVFP4() bool {
 	return false
 }
 
-// marlinPackedInt reports an AWQ or GPTQ checkpoint, whose packed int
-// weights vLLM runs with Marlin kernels on CUDA.
-func (q Quant) marlinPackedInt() bool { return q.Method == "awq" || q.Method == "gptq" }
+// marlinPackedInt reports an AWQ, GPTQ or INC (AutoRound) checkpoint, whose
+// packed int weights vLLM runs with Marlin kernels on CUDA (INC's among the
+// configs of qwen_gdn_linear_attn.py:543-559's maybe_disable_tp since PR
+// #36329, 2026-05-21).
+func (q Quant) marlinPackedInt() bool {
+	return q.Method == "awq" || q.Method == "gptq" || q.Method == "inc"
+}
 
 // LinearFormat returns the format vLLM stores the linear layer module in
 // (its canonical name, such as model.layers.3.self_attn.kv_b_proj):
@@ -235,6 +242,8 @@ func (q Quant) schemeFor(module string, k modKind) Scheme {
 		return r.ctScheme(module, shards, k)
 	case "modelopt":
 		return r.modeloptScheme(module, shards, k)
+	case "inc":
+		return r.incScheme(module, shards, k)
 	case "mxfp4":
 		if k == expertsMod {
 			return r.experts
@@ -275,6 +284,7 @@ var QuantMethods = map[string]string{
 	"bitsandbytes": "bitsandbytes", "compressed-tensors": "compressed-tensors",
 	"modelopt": "modelopt", "modelopt_fp4": "modelopt", "modelopt_mixed": "modelopt",
 	"mxfp4": "mxfp4", "gpt_oss_mxfp4": "mxfp4",
+	"auto-round": "inc",
 }
 
 // quantMethodNames lists the quant_method values readQuant takes, for
@@ -329,6 +339,8 @@ func readQuant(o, text jsonObject, a *Arch, hf *jsonObject) Quant {
 		return readModelOpt(qc, a, false)
 	case "mxfp4":
 		return readMXFP4(qc, a)
+	case "inc":
+		return readINC(qc, a)
 	}
 	return Quant{}
 }

@@ -73,8 +73,14 @@ var profiles = vllm.Profiles()
 // (vLLM PR #23650): membudget refuses the older ones for such a model.
 var stateOnV1 = vllm.Version{Major: 0, Minor: 10, Patch: 2}
 
+// incFirst is the first release whose loading of an AutoRound (inc)
+// checkpoint membudget reads (vLLM PR #31716; engine/vllm's incRelease):
+// it refuses the older ones for such a model.
+var incFirst = vllm.Version{Major: 0, Minor: 15, Patch: 0}
+
 // genProfile draws a profile that runs a: any, but for a model with state
-// layers the V0 engine and the releases before stateOnV1, which membudget
+// layers the V0 engine and the releases before stateOnV1, and for an
+// AutoRound checkpoint the releases before incFirst, which membudget
 // refuses for it (main, first in profiles, always runs it).
 func genProfile(t *rapid.T, a *model.Arch) vllm.Profile {
 	if a.Encoder != nil || a.EncoderDecoder() || a.DeepSeekV4 != nil {
@@ -84,7 +90,7 @@ func genProfile(t *rapid.T, a *model.Arch) vllm.Profile {
 	}
 	var ok []vllm.Profile
 	for _, p := range profiles {
-		if !hasState(a) || p.Era == vllm.V1 && p.Release.AtLeast(stateOnV1) {
+		if (!hasState(a) || p.Era == vllm.V1 && p.Release.AtLeast(stateOnV1)) && (a.Quant.Method != "inc" || p.Release.AtLeast(incFirst)) {
 			ok = append(ok, p)
 		}
 	}

@@ -66,6 +66,7 @@ type serveJSON struct {
 // encoder cache as vLLM's profile run sizes it.
 type multimodalJSON struct {
 	LimitPerPrompt      string `json:"limit_mm_per_prompt,omitempty"`
+	LanguageModelOnly   bool   `json:"language_model_only,omitempty"`
 	SkipProfiling       bool   `json:"skip_mm_profiling"`
 	ProcessorKwargs     string `json:"mm_processor_kwargs,omitempty"`
 	Profiled            bool   `json:"encoder_profiled"`

@@ -153,6 +153,10 @@ func (r *Resolved) resolvePiecewise(a *model.Arch, c budget.Class, def func(stri
 		def("disable-piecewise-cuda-graph", "true: "+why+" turns piecewise CUDA graphs off (server_args.py:1078-1139)")
 		return nil
 	}
+	if r.Draft != nil {
+		// Only from v0.5.11 (PR #22128): before, case 2 turned them off.
+		return specRefuse("disable-piecewise-cuda-graph", false, "the target's piecewise CUDA graphs under speculative decoding, which %s keeps on (sgl-project/sglang PR #22128), are not modelled (their capture beside EAGLE's hidden-state outputs was not read): pass --disable-piecewise-cuda-graph", r.Profile.Describes)
+	}
 	r.Piecewise = true
 	// piecewise_cuda_graph_max_tokens (server_args.py:1254-1274): the
 	// chunked prefill size, 2048 for MLA, then at most --max-total-tokens

@@ -122,10 +122,11 @@ func TestProfile0511RefusedByName(t *testing.T) {
 	archs := shipped(t)
 	h100 := class(t, "h100-sxm-80g")
 	p := mustProfile("v0.5.11")
-	// EAGLE: the spec v2 worker, named.
-	_, err := Resolve(Serve{Spec: Spec{Algorithm: "EAGLE3"}}, archs["meta-llama__Llama-3.1-8B-Instruct"], h100, p)
+	// EAGLE at SGLang's own top-k for Llama, 4, on the spec v2 worker
+	// (sized at top-k 1 alone, see spec.go): named.
+	_, err := Resolve(Serve{DisableCudaGraph: true, DisablePiecewiseCudaGraph: true, Spec: Spec{Algorithm: "EAGLE3"}}, archs["meta-llama__Llama-3.1-8B-Instruct"], h100, p)
 	var se *engine.SettingError
-	if !errors.As(err, &se) || se.Flag != "speculative-algorithm" || !strings.Contains(se.Reason, "#21062") || !strings.Contains(se.Reason, "eagle_worker_v2.py") {
+	if !errors.As(err, &se) || se.Flag != "speculative-eagle-topk" || !strings.Contains(se.Reason, "#21062") || !strings.Contains(se.Reason, "eagle_worker_v2.py") {
 		t.Errorf("EAGLE3 under v0.5.11: %v; want a refusal naming the spec v2 worker (#21062)", err)
 	}
 	// A new native architecture: refused by name under v0.5.11, a

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"membudget/budget"
 	"membudget/engine"
 )
 
@@ -35,12 +36,14 @@ func TestProfile0512Rules(t *testing.T) {
 	}
 }
 
-// TestProfile0512DistInit: v0.5.11's CustomAllreduce holds 3 x 8 MiB at TP
-// 2 over PCIe with peer access (L40S) and v0.5.12's v2 none, so the
-// estimate drops from 1638 to 1614 MiB there; over NVLink (H100), on a
-// GeForce card without peer access (RTX 4090), above TP 2 on PCIe (L40S
-// TP 4, which neither builds) and on two nodes (v2 off, the legacy class
-// back) it stands.
+// TestProfile0512DistInit: the estimate follows the class's link
+// (DistInitBytes), and v0.5.11's CustomAllreduce adds its 3 x 8 MiB at TP 2
+// over PCIe with peer access (L40S) where v0.5.12's v2 builds none: 399 +
+// 24 = 423 MiB under v0.5.11, 399 under v0.5.12. Over NVLink (H100) the
+// 1638 MiB fitted to row 4 holds both; a GeForce card without peer access
+// (RTX 4090) builds neither, 215 MiB; above TP 2 on PCIe (L40S TP 4)
+// neither builds one, 399 MiB; on two nodes v2 is off and the legacy class
+// builds its buffers under both releases, 423 MiB.
 func TestProfile0512DistInit(t *testing.T) {
 	p11, p12 := mustProfile("v0.5.11"), mustProfile("v0.5.12.post1")
 	for _, tt := range []struct {
@@ -49,15 +52,43 @@ func TestProfile0512DistInit(t *testing.T) {
 		want11     uint64
 		want12     uint64
 	}{
-		{"l40s", 2, 1, 1638 * mib, 1614 * mib},
+		{"l40s", 2, 1, 423 * mib, 399 * mib},
 		{"h100-sxm-80g", 2, 1, 1638 * mib, 1638 * mib},
-		{"rtx-4090", 2, 1, 1638 * mib, 1638 * mib},
-		{"l40s", 4, 1, 1638 * mib, 1638 * mib},
-		{"l40s", 2, 2, 1638 * mib, 1638 * mib},
+		{"rtx-4090", 2, 1, 215 * mib, 215 * mib},
+		{"l40s", 4, 1, 399 * mib, 399 * mib},
+		{"l40s", 2, 2, 423 * mib, 423 * mib},
 	} {
 		c := class(t, tt.class)
 		if got11, got12 := distInitFor(p11, c, tt.tp, 1, tt.nnodes), distInitFor(p12, c, tt.tp, 1, tt.nnodes); got11 != tt.want11 || got12 != tt.want12 {
 			t.Errorf("%s TP %d on %d nodes: v0.5.11 %d, v0.5.12.post1 %d; want %d, %d", tt.class, tt.tp, tt.nnodes, got11, got12, tt.want11, tt.want12)
+		}
+	}
+}
+
+// TestDistInitBytesByLink pins each figure of DistInitBytes: one rank holds
+// nothing; NVLink 1638 MiB (row 4) at 2-4 ranks and 2058 (PR #11716)
+// above; PCIe with peer access 0.39 GiB = 399 MiB (#40558) and without it
+// 0.21 GiB = 215 MiB (row 321) at any world; XGMI and none take the
+// NVLink figures, no log measuring them.
+func TestDistInitBytesByLink(t *testing.T) {
+	for _, tt := range []struct {
+		world uint64
+		link  budget.Interconnect
+		want  uint64
+	}{
+		{1, budget.NVLink, 0},
+		{1, budget.PCIe, 0},
+		{2, budget.NVLink, 1638 * mib},
+		{4, budget.NVLink, 1638 * mib},
+		{8, budget.NVLink, 2058 * mib},
+		{2, budget.PCIeP2P, 399 * mib},
+		{8, budget.PCIeP2P, 399 * mib},
+		{4, budget.PCIe, 215 * mib},
+		{4, budget.XGMI, 1638 * mib},
+		{8, budget.NoPeer, 2058 * mib},
+	} {
+		if got := DistInitBytes(tt.world, tt.link); got != tt.want {
+			t.Errorf("DistInitBytes(%d, %s) = %d MiB, want %d MiB", tt.world, tt.link, got/mib, tt.want/mib)
 		}
 	}
 }
@@ -105,7 +136,7 @@ func TestProfile0512RefusedByName(t *testing.T) {
 		t.Errorf("LagunaForCausalLM under v0.5.12.post1: %v; want it refused as a new native architecture", err)
 	}
 	var se *engine.SettingError
-	if _, err := Resolve(Serve{Spec: Spec{Algorithm: "EAGLE"}}, archs["meta-llama__Llama-3.1-8B-Instruct"], h100, p); !errors.As(err, &se) || !strings.Contains(se.Reason, "#21062") {
+	if _, err := Resolve(Serve{DisableCudaGraph: true, DisablePiecewiseCudaGraph: true, Spec: Spec{Algorithm: "EAGLE"}}, archs["meta-llama__Llama-3.1-8B-Instruct"], h100, p); !errors.As(err, &se) || !strings.Contains(se.Reason, "#21062") {
 		t.Errorf("EAGLE under v0.5.12.post1: %v; want the spec v2 worker named", err)
 	}
 	if _, err := Resolve(Serve{TPSize: 2}, archs["Qwen__Qwen3-30B-A3B"], h100, p); !errors.As(err, &se) || se.Flag != "enable-flashinfer-allreduce-fusion" {

@@ -162,8 +162,8 @@ var native058 = slices.Sorted(slices.Values(append(slices.Clone(native057),
 //     (model_runner_kv_cache_mixin.py:47-115; calculate_mla_kv_cache_dim,
 //     :212-249, returns kv_lora_rank + qk_rope_head_dim for every MLA model
 //     without the indexer), init_memory_pool's clamp, alignment and stage
-//     minimum (the draft's size now set after them, speculative decoding
-//     being refused), the MHA and MLA pools' tensors (mem_cache/
+//     minimum (the draft's size now set after them, the same token count;
+//     see spec.go), the MHA and MLA pools' tensors (mem_cache/
 //     memory_pool.py), ReqToTokenPool, the rotary tables (layers/
 //     rotary_embedding.py: the new Fourier and YaRN-mrope tables are of
 //     configs membudget does not size, or of YaRN's size), the PP split,
@@ -332,8 +332,9 @@ var native0510 = slices.Sorted(slices.Values(append(slices.Clone(native059), new
 //   - The req_to_token table gains a padding row (PR #24243; see
 //     [Profile.ReqPadRow]).
 //   - EAGLE runs the overlap scheduler's spec v2 worker by default (PR
-//     #21062; see [Profile.SpecV2]): speculative decoding stays refused,
-//     naming it.
+//     #21062; see [Profile.SpecV2]): sized at top-k 1 with its future
+//     map, and the v1 worker a --speculative-eagle-topk above 1 given
+//     selects as before (spec.go).
 //   - The pool is sized in model_executor/pool_configurator.py (PRs
 //     #22384, #22389): DefaultPoolConfigurator (:74-181) divides the
 //     available bytes by v0.5.10's cell, page-aligns, applies
@@ -397,7 +398,8 @@ var native0511 = slices.Sorted(slices.Values(append(slices.Clone(native0510), ne
 //     membudget refuses.
 //   - EAGLE-3 drafts of several layers, auxiliary inputs and norms (PRs
 //     #24663, #24664; models/llama_eagle3.py), the draft MoE runner and a
-//     FROZEN_KV_MTP algorithm: speculative decoding stays refused.
+//     FROZEN_KV_MTP algorithm: refused by name; a one-layer EAGLE-3 draft
+//     on the v1 worker keeps v0.5.11's rules (see spec.go).
 //   - DeepSeek-V4 (#23882) and 3 more architectures are native (see
 //     new0512), refused by name; the tokenspeed_mla attention backend is
 //     explicit only, a value --attention-backend refuses; MambaPool's

@@ -293,6 +293,11 @@ func (r *Resolved) resolveDtypes(a *model.Arch, def func(string, string)) error 
 // [Profile.UnreadQuant] and [Profile.FP8IgnoreUnstripped]).
 func (r *Resolved) checkUnreadQuant(a *model.Arch) error {
 	p := r.Profile
+	if r.Quant.Method == "inc" {
+		// model/quant_inc.go reads vLLM's INC method; SGLang's own
+		// loading of an auto-round checkpoint is not read.
+		return settingErr("model", a.Source, "an AutoRound (quant_method auto-round) checkpoint: membudget models how vLLM's INC method loads it, not how %s does; membudget refuses it rather than size weights SGLang may lay out otherwise", p.Describes)
+	}
 	if slices.Contains(p.UnreadQuant, r.Quant.Method) {
 		return settingErr("model", a.Source, "%s: %s; membudget refuses it rather than size weights its SGLang lays out otherwise", p.Describes, unreadQuantWhy[r.Quant.Method])
 	}
@@ -630,31 +635,48 @@ func vlmFactor(a *model.Arch, p Profile) float64 {
 
 // DistInitBytes is membudget's estimate of what distributed init (NCCL
 // communicators, custom all-reduce and symmetric-memory buffers) holds on
-// each GPU of a world of tp x pp ranks before the weights load, beyond the
-// CUDA context the class's driver_fixed_bytes holds. SGLang measures the
-// fraction's base after it (model_runner.py:697-702), so it is not in F0;
-// no class holds it, so it is this package's estimate:
+// each GPU of a world of tp x pp ranks joined by link before the weights
+// load, beyond the CUDA context the class's driver_fixed_bytes holds.
+// SGLang measures the fraction's base after it (model_runner.py:697-702),
+// so it is not in F0; no class holds it, so it is this package's estimate,
+// from the logs that measure it:
 //
 //   - 1 rank: nothing (no communicator is built).
-//   - 2 to 4 ranks: 1.6 GiB, fitted to corpus/observed/vllm.csv row 4 (SGLang,
-//     Qwen3-235B-A22B-FP8 on 4x H100, 367,404 tokens at msf 0.93, which puts
-//     2.16 GiB before the weights against the class's 0.56 GiB context);
-//     vLLM's own H100 logs show the NCCL setup alike at TP2 and TP4 (rows
-//     125, 126).
-//   - more: 2.01 GiB, the largest "Init torch distributed ends. mem usage"
+//   - NVLink (NVSwitch boards, where NCCL sets up NVLink SHARP buffers;
+//     NCCL_NVLS_ENABLE is on by default where the switch supports it,
+//     NCCL's environment documentation), and every link no log measures
+//     (XGMI; none, a group across nodes): at 2 to 4 ranks 1.6 GiB, fitted
+//     to corpus/observed/vllm.csv row 4 (SGLang, Qwen3-235B-A22B-FP8 on 4x
+//     H100, 367,404 tokens at msf 0.93, which puts 2.16 GiB before the
+//     weights against the class's 0.56 GiB context); vLLM's own H100 logs
+//     show the NCCL setup alike at TP2 and TP4 (rows 125, 126). At more
+//     ranks 2.01 GiB, the largest "Init torch distributed ends. mem usage"
 //     of an 8x H200 SGLang log (sgl-project/sglang PR #11716).
+//   - PCIe with peer access: 0.39 GiB (SGLang's "GB" is 2^30 bytes), the
+//     "Init torch distributed ends" mem usage of 4x RTX PRO 6000 at TP 4
+//     (sgl-project/sglang#40558), where no custom all-reduce is built (more
+//     than two GPUs without NVLink, custom_all_reduce.py:83-89 at
+//     v0.5.6.post2); [distInitFor] adds v0.5.11's buffers at TP 2.
+//   - PCIe without peer access (GeForce cards on the stock driver): 0.21
+//     GiB, row 321 (SGLang v0.5.13.post1, Qwen3-32B on 4x RTX 5090 at TP
+//     4, 187,069 tokens of 65,536 B at msf 0.88 over 15.50 GiB of weights a
+//     rank: F0 = (11.418 + 15.50) / 0.88 = 30.59 GiB of the card's 31.36,
+//     0.56 of it the class's context). Row 320 (v0.5.5.post2, Qwen3-14B on
+//     4x RTX 4090 at TP 4) logs the memory free before the weights, 23.08
+//     GiB of 23.55: 0.12 GiB beyond the class's 0.35 context. It is held
+//     out; the larger of the two is kept, so that the pool is not sized
+//     above what either card leaves.
 //
-// PCIe cards without NVLink hold less (0.39 GB at TP4 on RTX PRO 6000,
-// sgl-project/sglang#40558): the estimate is high for them. So it is for a
-// tensor-parallel group across nodes (--nnodes at least twice pp-size,
-// entrypoints/engine.py:812-820), which makes no custom all-reduce
-// (custom_all_reduce.py:83-89 at v0.5.6.post2): its two IPC buffers of
-// _MAX_CAR_SIZE, 8 MiB (16 MiB on ROCm, :46-49), its metadata and its rank
-// data of the same size are in the estimate.
-func DistInitBytes(world uint64) uint64 {
+// Every figure is per rank and taken at its world size alone: no log
+// measures a PCIe world above 4.
+func DistInitBytes(world uint64, link budget.Interconnect) uint64 {
 	switch {
 	case world <= 1:
 		return 0
+	case link == budget.PCIeP2P:
+		return distInitPCIeP2P
+	case link == budget.PCIe:
+		return distInitPCIe
 	case world <= 4:
 		return distInitUpTo4
 	}
@@ -662,8 +684,10 @@ func DistInitBytes(world uint64) uint64 {
 }
 
 const (
-	distInitUpTo4  = 1638 * mib // 1.6 GiB
-	distInitAbove4 = 2058 * mib // 2.01 GiB
+	distInitUpTo4   = 1638 * mib // 1.6 GiB
+	distInitAbove4  = 2058 * mib // 2.01 GiB
+	distInitPCIeP2P = 399 * mib  // 0.39 GiB
+	distInitPCIe    = 215 * mib  // 0.21 GiB
 )
 
 // legacyCustomARBytes is what v0.5.11's CustomAllreduce allocates on each
@@ -674,25 +698,26 @@ const (
 // block, is not counted.
 const legacyCustomARBytes = 3 * 8 * mib
 
-// distInitFor is [DistInitBytes] for the serve: from v0.5.12 (see
-// [Profile.CustomARv2]), less v0.5.11's custom all-reduce buffers where
-// v0.5.11 built them and v2 builds none: a tensor-parallel group of 2 on
-// one node of an NVIDIA class whose GPUs reach each other over PCIe with
-// peer access (v0.5.11's CustomAllreduce takes world size 2 without
-// NVLink, and P2P must pass, custom_all_reduce_utils.py:412-480; more than
-// two PCIe GPUs, or none with peer access, build none under either), v2
-// being the default at one node only.
+// distInitFor is [DistInitBytes] for the serve, with v0.5.11's custom
+// all-reduce buffers where it built them beside a figure measured without
+// them: a tensor-parallel group of 2 on one node of an NVIDIA class whose
+// GPUs reach each other over PCIe with peer access (v0.5.11's
+// CustomAllreduce takes world size 2 without NVLink, and P2P must pass,
+// custom_all_reduce_utils.py:412-480; more than two PCIe GPUs, or none
+// with peer access, build none), where the release builds the legacy
+// class: before v0.5.12 (see [Profile.CustomARv2]), or from it across
+// nodes (server_args.py:4248-4255 at v0.5.12 turns v2 off there), v2
+// building nothing without NVLink.
 // Over NVLink v2 builds one allocation of 8 MiB of graph parameters, a 16
 // MiB pull buffer and 2 x TP x its push size (jit_kernel/include/
 // sgl_kernel/distributed/custom_all_reduce.cuh:80-104, 175-200, 250-300:
 // 26 to 32 MiB on an H200), within a few MiB of v0.5.11's 24 MiB and the
-// estimate's noise, so the estimate stands there.
+// NVLink estimate's noise, which holds them both.
 func distInitFor(p Profile, c budget.Class, tp, pp, nnodes uint64) uint64 {
-	est := DistInitBytes(tp * pp)
-	// More than one node turns v2 off for the legacy class (server_args.py:
-	// 4248-4255 at v0.5.12).
-	if p.CustomARv2 && nnodes <= 1 && c.Device.Silicon.Vendor == budget.NVIDIA && tp == 2 && c.Device.Interconnect == budget.PCIeP2P {
-		return budget.SatSub(est, legacyCustomARBytes)
+	est := DistInitBytes(tp*pp, c.Device.Interconnect)
+	legacy := !p.CustomARv2 || nnodes > 1
+	if legacy && c.Device.Silicon.Vendor == budget.NVIDIA && tp == 2 && c.Device.Interconnect == budget.PCIeP2P {
+		return budget.SatAdd(est, legacyCustomARBytes)
 	}
 	return est
 }

@@ -24,8 +24,11 @@ import (
 // --speculative-algorithm EAGLE3 (a Llama EAGLE-3 draft read from its
 // directory) and NEXTN (DeepSeek-V3's own multi-token-prediction layer;
 // SGLang runs it as EAGLE, server_args.py:1729-1730 at v0.5.6.post2). The
-// rules were read at the tags v0.5.6.post2, v0.5.6.post3, v0.5.7, v0.5.8
-// and v0.5.8.post1; every other release refuses the flag by name.
+// rules were read at the tags v0.5.6.post2, v0.5.6.post3, v0.5.7, v0.5.8,
+// v0.5.8.post1, v0.5.9, v0.5.10, v0.5.10.post1, v0.5.11, v0.5.12 and
+// v0.5.12.post1 (see [specReleases]; from v0.5.11 both the spec v2 worker
+// at top-k 1 and the v1 worker a top-k above 1 selects); every other
+// release refuses the flag by name.
 //
 // SGLang's order of allocation decides where each term falls. The target's
 // worker measures F0, loads the target, sizes its pool from msf x F0 less
@@ -37,13 +40,17 @@ import (
 // the default fraction's extra 2 GiB "for eagle draft models and cuda
 // graphs" expects (server_args.py:874-880). Each ModelRunner allocates
 // its pool in its own initialize (model_runner.py:502; :555 at
-// v0.5.8.post1), and the scheduler builds the target's worker before the
-// draft's (v0.5.8.post1 managers/scheduler.py:535-536). Later releases
-// build both models before the target's pool is sized (the scheduler's
-// init_memory_pools, EagleDraftWorker.alloc_memory_pool: sglang issue
-// #36452, PR #32468), so the draft's weights and its embedding and head,
-// held until shared, come out of the target's pool there: their rules
-// are not these, and they are refused.
+// v0.5.8.post1; :493 and :590 at v0.5.9; :507 and :623 at v0.5.10), and
+// the scheduler builds the target's worker before the draft's
+// (managers/scheduler.py:535-536 at v0.5.8.post1, :563-565 at v0.5.9,
+// :631-633 at v0.5.10). Through v0.5.13.post1 no tag has the scheduler's
+// init_memory_pools: the order in which both models are built before the
+// target's pool is sized (EagleDraftWorker.alloc_memory_pool; sglang
+// issue #36452, PR #32468) is later, on main. From v0.5.11 EAGLE runs
+// the overlap scheduler's spec v2 worker by default (PR #21062), whose
+// draft worker is built in the same order (speculative/eagle_worker_v2.py:
+// 91-186 at v0.5.11) and whose scheduler keeps a future map more (see
+// [specDraft.futureMap]).
 
 // Spec is SGLang's speculative decoding as its --speculative-* flags set
 // it; the zero Spec is speculative decoding off.
@@ -63,8 +70,85 @@ type Spec struct {
 // On reports whether speculative decoding is on.
 func (s Spec) On() bool { return s.Algorithm != "" }
 
-// specReleases are the releases whose speculative rules were read.
-var specReleases = []string{"v0.5.6.post2", "v0.5.6.post3", "v0.5.7", "v0.5.8", "v0.5.8.post1"}
+// specReleases are the releases whose speculative rules were read. From
+// v0.5.8.post1 to v0.5.9 and v0.5.10 the rules membudget applies change
+// only where [specKVFromTargetFrom] and [Profile.SpecReserve4GiB] say:
+// the v1 worker stays the default (SGLANG_ENABLE_SPEC_V2 = EnvBool(False),
+// environ.py:414 at v0.5.9, :442 at v0.5.10 and v0.5.10.post1), and so
+// do _handle_speculative_decoding (server_args.py:2330-2480 at v0.5.9,
+// :2959-3110 at v0.5.10; its MTP list gains GlmMoeDsaForCausalLM and
+// BailingMoeV2_5ForCausalLM), auto_choose_speculative_params (:5741 at
+// v0.5.9, :6711 at v0.5.10, the same choices), EAGLEWorker's order and
+// sharing (speculative/eagle_worker.py:137-185; v0.5.10 hands the draft
+// the target's MemoryPoolConfig, :155, PR #20183, where v0.5.9 copied the
+// target's max_total_num_tokens and max_num_reqs through server_args,
+// model_runner_kv_cache_mixin.py:402-413: the same token count and rows
+// either way), the draft's pool (MLATokenToKVPool and MHATokenToKVPool of
+// num_effective_layers, mixin :557-568 and :665-680 at v0.5.9) and
+// req_to_token's extra draft tokens (:421-426 at v0.5.9, :393-396 at
+// v0.5.10), models/llama_eagle3.py (v0.5.10 reads rope_parameters first,
+// the same table for the configs taken) and models/deepseek_nextn.py
+// (NPU and weight-name changes alone). v0.5.9.post1 is a fork's tag, not
+// modelled here.
+//
+// v0.5.11 runs EAGLE on the spec v2 worker by default
+// (SGLANG_ENABLE_SPEC_V2 = EnvBool(True), environ.py:459; PR #21062) unless
+// the overlap scheduler is off, which a --speculative-eagle-topk above 1
+// given forces (server_args.py:3460-3473). The v2 worker's EagleDraftWorker
+// builds the draft's TpModelWorker with the target's MemoryPoolConfig and
+// shares the embedding and head as the v1 worker does
+// (speculative/eagle_worker_v2.py:91-230); EAGLEWorkerV2 adds two scalars
+// (:682-685) and the scheduler's FutureMap holds the draft inputs
+// (managers/overlap_utils.py:45-114, see [specDraft.futureMap]); the rest
+// of it is its forward steps. SGLang's own top-k comes after the test, so
+// Llama's 4 lands on the v2 worker, which v0.5.10 refused above top-k 1:
+// refused. Against v0.5.10.post1 the v1 path keeps its order (managers/scheduler.py:692-694;
+// model_runner.py:625 and :733), the draft's MemoryPoolConfig
+// (speculative/eagle_worker.py:172; the configurator of
+// model_executor/pool_configurator.py sizes the target alone, a DFLASH
+// draft apart), set_embed (:186), models/llama_eagle3.py (unchanged), the
+// 4 GiB reserve (server_args.py:1468-1475), auto_choose_speculative_params
+// (:7471, MiMoV2ForCausalLM added) and the FP8 write-back (model_runner.py:
+// 2210-2227); the req_to_token table's padding row is the plain serve's
+// ([Profile.ReqPadRow]); the piecewise graphs stay on under speculative
+// decoding ([Profile.PiecewiseWithSpec]), captured by the target alone
+// (model_runner.py:2811-2813 skips the draft), which is not read: such a
+// serve is refused (see [Resolved.resolvePiecewise]).
+//
+// v0.5.12 and v0.5.12.post1 keep v0.5.11's rules for those serves: the
+// same selection of the worker (server_args.py:3748-3761; environ.py:470),
+// the v2 worker's construction (eagle_worker_v2.py at v0.5.12 adds the
+// adaptive controller, off by default) and future map (verified_id renamed
+// bonus_tokens, managers/overlap_utils.py:86-114),
+// order (managers/scheduler.py:717-719; model_runner.py:655, :749, :825),
+// MemoryPoolConfig and sharing (speculative/eagle_worker.py:174-188; the
+// mixin's changes are DeepSeek-V4's pools and --prefill-only-disable-kv-
+// cache), reserve (server_args.py:1576-1582), FP8 write-back
+// (model_runner.py:2340-2357) and req_to_token width (mixin :245-247); the
+// v1 worker's changes are of its forward steps, not its buffers. The
+// EAGLE-3 draft may have several layers, auxiliary norms and a count of
+// auxiliary inputs (PRs #24663, #24664; models/llama_eagle3.py:44-70,
+// 148-188): a one-layer draft without those keys builds v0.5.11's tensors,
+// and the others are refused (see [eagle3Refused], [eagle3AuxInputs]).
+// --speculative-algorithm is upper-cased there (see [specAlgoUpperFrom]).
+// v0.5.12.post1 changes model_runner.py by a kernel_warmup hook of the
+// model's (model_runner.py:2484-2489), which DeepSeek-V4 alone defines
+// (models/deepseek_v4.py). v0.5.13
+// removes the v1 worker (PR #25464) and changes the v2 worker, not read:
+// refused.
+var specReleases = []string{"v0.5.6.post2", "v0.5.6.post3", "v0.5.7", "v0.5.8", "v0.5.8.post1", "v0.5.9", "v0.5.10", "v0.5.10.post1", "v0.5.11", "v0.5.12", "v0.5.12.post1"}
+
+// specKVFromTargetFrom is the first release whose configure_kv_cache_dtype
+// writes the target checkpoint's FP8 KV choice back into
+// server_args.kv_cache_dtype under auto (model_runner.py:1669-1687 at
+// v0.5.9, :1902-1919 at v0.5.10), so that the draft's ModelRunner, built
+// after, reads fp8_e4m3 too; before, the draft's own quant_config decided.
+const specKVFromTargetFrom = "v0.5.9"
+
+// specAlgoUpperFrom is the first release that upper-cases
+// --speculative-algorithm and takes any registered name rather than
+// argparse's choices (server_args.py:3561-3562, 5786-5793 at v0.5.12).
+const specAlgoUpperFrom = "v0.5.12"
 
 // specHeadroomUntil is the first release without the target pool's
 // headroom for draft and verify tokens: sgl-project/sglang PR #15748
@@ -95,10 +179,13 @@ const specDefaultMaxRunning = 48
 const specReserveMiB = 2 * 1024
 
 // mtpArchs are the architectures SGLang gives the target's own path as
-// the draft's (server_args.py:1766-1774 at v0.5.6.post2); membudget sizes
+// the draft's (server_args.py:1766-1774 at v0.5.6.post2; v0.5.9 adds
+// GlmMoeDsaForCausalLM and BailingMoeV2_5ForCausalLM, :2398-2409, both
+// refused by name as architectures of v0.5.9 not read); membudget sizes
 // DeepSeek-V3's alone.
 var mtpArchs = []string{"DeepseekV32ForCausalLM", "DeepseekV3ForCausalLM", "Glm4MoeForCausalLM", "Glm4MoeLiteForCausalLM",
-	"BailingMoeForCausalLM", "BailingMoeV2ForCausalLM", "MistralLarge3ForCausalLM", "PixtralForConditionalGeneration"}
+	"GlmMoeDsaForCausalLM", "BailingMoeForCausalLM", "BailingMoeV2ForCausalLM", "BailingMoeV2_5ForCausalLM",
+	"MistralLarge3ForCausalLM", "PixtralForConditionalGeneration"}
 
 // eagle3Targets are the target architectures whose SGLang class captures
 // the auxiliary hidden states an EAGLE-3 draft reads
@@ -123,6 +210,43 @@ type specDraft struct {
 	// those it allocates and frees once it shares the target's
 	// embedding (and head), after its KV pool is allocated.
 	Weights, Transient []budget.Item
+	// V2 says EAGLE runs the overlap scheduler's spec v2 worker, whose
+	// future map holds the draft's input of every future slot (see
+	// [specDraft.futureMap]); FutureRow is one slot's bytes of it.
+	V2        bool
+	FutureRow []uint64
+}
+
+// futureMap is the spec v2 future map's tensors on a rank, for
+// maxRunning requests (the scheduler's max_running_requests) and
+// chunks (ceil(context / chunked prefill), 0 without chunked prefill):
+// FutureMap keeps maxRunning x (3 + chunks) + 2 x maxRunning slots
+// (managers/overlap_utils.py:52-68 at v0.5.11) of each of the draft
+// input's tensors, allocated at the first stored draft input, after the
+// pool (_lazy_init_buf, :73-114); nil without the v2 worker.
+func (d *specDraft) futureMap(maxRunning uint64, chunks uint64) []uint64 {
+	if d == nil || !d.V2 {
+		return nil
+	}
+	slots := budget.SatMul(maxRunning, budget.SatAdd(5, chunks))
+	var out []uint64
+	for _, row := range d.FutureRow {
+		out = append(out, budget.SatMul(slots, row))
+	}
+	return out
+}
+
+// specFutureRow is one future-map slot's bytes per tensor for top-k k and
+// the draft's hidden states of width hidden in el-byte elements: topk_p
+// (float32: softmax of the float32 logits, layers/logits_processor.py:992
+// at v0.5.11), topk_index (int64, torch.topk), verified_id (bonus_tokens
+// from v0.5.12; int32 after a verify, eagle_worker_v2.py:867, the sampler's
+// int64 argmax after a greedy prefill, layers/sampler.py:113: 8 bytes
+// charged), new_seq_lens (int64, managers/schedule_batch.py:1591) and the
+// draft's hidden states (spec_need_hidden_states without multi-layer
+// EAGLE, speculative/spec_utils.py:55-60).
+func specFutureRow(k, hidden, el uint64) []uint64 {
+	return []uint64{budget.SatMul(k, 4), budget.SatMul(k, 8), 8, 8, budget.SatMul(hidden, el)}
 }
 
 // resolveSpec applies SGLang's speculative rules to the serve: the
@@ -146,20 +270,36 @@ func (r *Resolved) resolveSpec(a *model.Arch, def func(string, string)) error {
 		}
 		return nil
 	}
+	if !older(p, Profile{Name: specAlgoUpperFrom}) {
+		// server_args.py:3561-3562 at v0.5.12: upper-cased, no argparse
+		// choices (:5786-5793).
+		r.Spec.Algorithm = strings.ToUpper(sp.Algorithm)
+		sp = r.Spec
+	}
 	switch sp.Algorithm {
 	case "EAGLE", "EAGLE3", "NEXTN":
+	case "DFLASH", "FROZEN_KV_MTP":
+		if sp.Algorithm == "DFLASH" && !older(p, Profile{Name: "v0.5.11"}) || !older(p, Profile{Name: specAlgoUpperFrom}) {
+			return specRefuse("speculative-algorithm", sp.Algorithm, "its draft (DFLASH's block drafter, whose KV cell the target's pool configurator folds into its own, model_executor/pool_configurator.py:95-110 at v0.5.11; FROZEN_KV_MTP's Gemma 4 assistant) is not modelled")
+		}
+		return settingErr("speculative-algorithm", fmt.Sprintf("%q", sp.Algorithm), "SGLang's choices are EAGLE, EAGLE3, NEXTN, STANDALONE and NGRAM (server_args.py:3016-3020)")
 	case "STANDALONE":
 		return specRefuse("speculative-algorithm", sp.Algorithm, "a standalone draft model (its own full weights, KV pool and graphs, and the default fraction's 6 GiB for them, server_args.py:875-877) is not modelled")
 	case "NGRAM":
 		return specRefuse("speculative-algorithm", sp.Algorithm, "n-gram speculation (its token cache of --speculative-ngram-capacity and the verify tokens in the request pools) is not modelled")
 	default:
-		return settingErr("speculative-algorithm", fmt.Sprintf("%q", sp.Algorithm), "SGLang's choices are EAGLE, EAGLE3, NEXTN, STANDALONE and NGRAM (server_args.py:3016-3020)")
+		if !older(p, Profile{Name: specAlgoUpperFrom}) {
+			// Any name registered through SpeculativeAlgorithm.register
+			// (speculative/spec_registry.py at v0.5.12).
+			return specRefuse("speculative-algorithm", sp.Algorithm, "a speculative algorithm other than EAGLE, EAGLE3 and NEXTN (%s takes any name registered through SpeculativeAlgorithm.register) is not modelled", p.Describes)
+		}
+		return settingErr("speculative-algorithm", fmt.Sprintf("%q", sp.Algorithm), "SGLang's choices are EAGLE, EAGLE3, NEXTN, STANDALONE and NGRAM (server_args.py:3016-3020; DFLASH too from v0.5.11, :5367)")
 	}
 	switch {
 	case !slices.Contains(specReleases, p.Name):
 		v2 := ""
 		if p.SpecV2 {
-			v2 = ", whose EAGLE runs the overlap scheduler's spec v2 worker by default (sgl-project/sglang PR #21062; environ.py:459), whose draft-side buffers (speculative/eagle_worker_v2.py, the future map of managers/overlap_utils.py) are not read"
+			v2 = ", whose EAGLE runs the overlap scheduler's spec v2 worker (sgl-project/sglang PR #21062; the v1 worker removed from v0.5.13, PR #25464), whose speculative/eagle_worker_v2.py and future map (managers/overlap_utils.py) were read up to v0.5.12.post1 alone"
 		}
 		return specRefuse("speculative-algorithm", sp.Algorithm, "speculative decoding is modelled for SGLang %s, whose rules were read; not for %s%s", strings.Join(specReleases, ", "), p.Describes, v2)
 	case r.PPSize > 1:
@@ -177,9 +317,22 @@ func (r *Resolved) resolveSpec(a *model.Arch, def func(string, string)) error {
 		// server_args.py:1664-1672).
 		return specRefuse("attention-backend", r.AttentionBackend, "%s with speculative decoding is not modelled (SGLang's choice depends on --speculative-eagle-topk from v0.5.7): pass --attention-backend", why)
 	}
-	d := &specDraft{Headroom: older(p, Profile{Name: specHeadroomUntil})}
+	// v0.5.11 and v0.5.12 run the v1 worker only where the overlap
+	// scheduler is off, which a top-k above 1 given forces
+	// (server_args.py:3460-3473 at v0.5.11, :3748-3761 at v0.5.12); else
+	// the spec v2 worker. A top-k SGLang chooses itself comes after that
+	// test, and --disable-overlap-schedule is a flag membudget ignores: a
+	// serve it would put on the v1 worker is sized on the v2 one, which
+	// holds the future map more.
+	d := &specDraft{Headroom: older(p, Profile{Name: specHeadroomUntil}), V2: p.SpecV2 && sp.EagleTopK <= 1}
 	if err := r.resolveSpecCounts(a, d, def); err != nil {
 		return err
+	}
+	if d.V2 && d.TopK > 1 {
+		// SGLang's own choice, after the test: v0.5.10 refused the pair
+		// ("Spec v2 currently only supports topk = 1", server_args.py:
+		// 3007-3013 at v0.5.10); v0.5.11 checks it no more.
+		return specRefuse("speculative-eagle-topk", d.TopK, "SGLang's choice for %s, made after %s put EAGLE on the overlap scheduler's spec v2 worker (sgl-project/sglang PR #21062; server_args.py:3460-3473 at v0.5.11), whose speculative/eagle_worker_v2.py v0.5.10 refused for top-k above 1 (server_args.py:3007-3013 at v0.5.10) and membudget sizes at top-k 1 alone: give --speculative-eagle-topk (1 for the v2 worker; above 1 selects the v1 worker)", firstArchOf(a), p.Describes)
 	}
 	if r.MaxRunningRequests == 0 {
 		r.MaxRunningRequests = specDefaultMaxRunning
@@ -300,6 +453,9 @@ func (r *Resolved) resolveMTPDraft(a *model.Arch, d *specDraft) error {
 		return refuse("DeepseekV3ForCausalLMNextN drops or recasts a ModelOpt checkpoint's quantization for its layer (models/deepseek_nextn.py:71-84), which is not modelled")
 	}
 	d.Kind, d.MLA, d.Layers = "mtp", true, a.MTPLayers
+	if d.V2 {
+		d.FutureRow = specFutureRow(d.TopK, a.Hidden, r.DtypeBytes)
+	}
 	d.LayerCell = layerCell(a, *r)
 	st := stageOf(*r, 0)
 	last := len(a.Layers) - 1
@@ -352,7 +508,17 @@ var eagle3Archs = []string{"LlamaForCausalLMEagle3"}
 
 // eagle3Refused are the draft config keys that change its tensors in ways
 // membudget does not size; false and null change nothing.
-var eagle3Refused = []string{"quantization_config", "attention_bias", "bias", "mlp_bias", "eagle_config", "rope_scaling"}
+// fc_norm and use_aux_norm give v0.5.12's draft an RMSNorm per auxiliary
+// input (models/llama_eagle3.py:166-178 at v0.5.12; earlier releases
+// ignore them, and are refused them alike).
+var eagle3Refused = []string{"quantization_config", "attention_bias", "bias", "mlp_bias", "eagle_config", "rope_scaling", "fc_norm", "use_aux_norm"}
+
+// eagle3AuxInputs is the auxiliary hidden states an EAGLE-3 draft's fc
+// takes, hidden each: 3 through v0.5.11 (llama_eagle3.py:135-139 at
+// v0.5.6.post2), and from v0.5.12 num_aux_hidden_states when the config
+// gives it (llama_eagle3.py:154-163 at v0.5.12), which membudget sizes at 3
+// alone.
+const eagle3AuxInputs = 3
 
 // draftConfigs keeps each draft directory's reading: a plan resolves a
 // serve many times.
@@ -419,8 +585,12 @@ func parseEagle3Config(file string, data []byte) (eagle3Config, error) {
 		*to = n
 		return nil
 	}
-	if err := errors.Join(count("draft_vocab_size", &c.draftVocab), count("target_hidden_size", &c.targetHiddenSize)); err != nil {
+	var aux uint64
+	if err := errors.Join(count("draft_vocab_size", &c.draftVocab), count("target_hidden_size", &c.targetHiddenSize), count("num_aux_hidden_states", &aux)); err != nil {
 		return c, err
+	}
+	if aux != 0 && aux != eagle3AuxInputs {
+		return c, fmt.Errorf("%s: key \"num_aux_hidden_states\" is %d: v0.5.12's fc takes that many hidden inputs (models/llama_eagle3.py:154-163); membudget sizes %d, the fixed count of earlier releases", file, aux, eagle3AuxInputs)
 	}
 	if v, ok := raw["tie_word_embeddings"]; ok && string(v) != "null" {
 		if err := json.Unmarshal(v, &c.tied); err != nil {
@@ -445,8 +615,10 @@ func parseEagle3Config(file string, data []byte) (eagle3Config, error) {
 		return c, err
 	}
 	if a.NumLayers != 1 {
-		// llama_eagle3.py:198-199.
-		return c, fmt.Errorf("%s: num_hidden_layers %d: SGLang's EAGLE-3 draft takes 1 layer (models/llama_eagle3.py:198-199)", file, a.NumLayers)
+		// llama_eagle3.py:198-199; v0.5.12 builds several (PR #24663,
+		// llama_eagle3.py:179-185), whose later layers take hidden inputs
+		// only.
+		return c, fmt.Errorf("%s: num_hidden_layers %d: membudget sizes SGLang's one-layer EAGLE-3 draft (models/llama_eagle3.py:198-199 refuses others through v0.5.11; v0.5.12's several layers, PR #24663, are not modelled)", file, a.NumLayers)
 	}
 	c.arch = a
 	if c.dtype == "" {
@@ -505,7 +677,12 @@ func (r *Resolved) resolveEagle3Draft(a *model.Arch, d *specDraft) error {
 	case "auto":
 		// The draft's own quant_config decides (model_runner.py:1627-1639),
 		// and the draft has none (quantization_config is refused): its
-		// dtype, whatever a ModelOpt target's kv_cache_quant_algo says.
+		// dtype, whatever a ModelOpt target's kv_cache_quant_algo says,
+		// until the target's FP8 choice is written back for the draft to
+		// read (see [specKVFromTargetFrom]).
+		if r.KVDtypeBytes == 1 && !older(r.Profile, Profile{Name: specKVFromTargetFrom}) {
+			kvEl = 1
+		}
 	default:
 		kvEl = r.KVDtypeBytes
 	}
@@ -517,12 +694,18 @@ func (r *Resolved) resolveEagle3Draft(a *model.Arch, d *specDraft) error {
 	kv := model.KVHeadsPerRank(da, tp)
 	h, hd, inter := da.Hidden, da.HeadDim, budget.CeilDiv(da.Intermediate, tp)
 	d.Kind, d.Layers = "eagle3", 1
+	if d.V2 {
+		// The draft's own hidden states, of its width and dtype
+		// (eagle_worker_v2.py:547-551 at v0.5.11: the draft's
+		// logits_output.hidden_states).
+		d.FutureRow = specFutureRow(d.TopK, da.Hidden, el)
+	}
 	d.LayerCell = budget.SatMul(2*kv*hd, kvEl)
 	w := func(name string, n uint64) budget.Item {
 		return budget.Item{Name: "spec_draft." + name, Bytes: budget.SatMul(n, el)}
 	}
 	d.Weights = append(d.Weights,
-		w("fc", budget.SatMul(3*h, h)),
+		w("fc", budget.SatMul(eagle3AuxInputs*h, h)),
 		w("midlayer.self_attn.qkv_proj", budget.SatMul((heads+2*kv)*hd, 2*h)),
 		w("midlayer.self_attn.o_proj", budget.SatMul(heads*hd, h)),
 		w("midlayer.mlp.gate_up_proj", budget.SatMul(2*inter, h)),
@@ -579,7 +762,8 @@ func (d *specDraft) reqExtra() uint64 {
 // specItems is stage i's draft terms beside the budget: the draft's
 // weights, what it holds until it shares the target's embedding, its KV
 // pool of the target's token count plus the page of padding rows
-// (memory_pool.py:616-633), and in v0.5.6.x the target pool's headroom.
+// (memory_pool.py:616-633), in v0.5.6.x the target pool's headroom, and
+// on the spec v2 worker its future map.
 func (ref *Reference) specItems(i int) []budget.Item {
 	d, st := ref.Serve.Draft, &ref.stages[i]
 	if d == nil || st.tokens <= 0 {
@@ -595,7 +779,28 @@ func (ref *Reference) specItems(i int) []budget.Item {
 	if st.headroom > 0 {
 		items = append(items, budget.Item{Name: "kv_cache.spec_headroom", Term: budget.TermNonTorch, Bytes: budget.SatMul(uint64(st.headroom), st.cell)})
 	}
+	var fm uint64
+	for _, b := range ref.futureMap() {
+		fm = budget.SatAdd(fm, b)
+	}
+	if fm > 0 {
+		items = append(items, budget.Item{Name: "spec_future_map", Term: budget.TermNonTorch, Bytes: fm})
+	}
 	return items
+}
+
+// futureMap is the spec v2 worker's future map for this serve (see
+// [specDraft.futureMap]): the scheduler's max_running_requests, and its
+// chunked prefill (none when --chunked-prefill-size is not above 0,
+// managers/scheduler.py:1065-1066 at v0.5.11) against model_config's
+// context length.
+func (ref *Reference) futureMap() []uint64 {
+	r := ref.Serve
+	var chunks uint64
+	if r.ChunkedPrefillSize > 0 {
+		chunks = budget.CeilDiv(r.ContextLength, uint64(r.ChunkedPrefillSize))
+	}
+	return r.Draft.futureMap(ref.maxRunning, chunks)
 }
 
 // addSpecPools adds the draft's tensors to the caching allocator's pools.
@@ -606,6 +811,9 @@ func (ref *Reference) addSpecPools(p torchalloc.Pools, i int) torchalloc.Pools {
 	}
 	for _, it := range d.Weights {
 		p = p.Add(it.Bytes, 1)
+	}
+	for _, b := range ref.futureMap() {
+		p = p.Add(b, 1)
 	}
 	per := d.layerKV(st)
 	if !d.MLA {

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 
+	"membudget"
 	"membudget/budget"
 	"membudget/engine"
 	"membudget/model"
@@ -233,6 +234,8 @@ func TestSpecRefusals(t *testing.T) {
 	dir := draftDir(t, eagle3Llama8B)
 	biased := draftDir(t, strings.Replace(eagle3Llama8B, `"use_cache": true`, `"attention_bias": true`, 1))
 	wide := draftDir(t, strings.Replace(eagle3Llama8B, `"hidden_size": 4096`, `"hidden_size": 5120`, 1))
+	auxDir := draftDir(t, strings.Replace(eagle3Llama8B, `"use_cache": true`, `"num_aux_hidden_states": 4`, 1))
+	normDir := draftDir(t, strings.Replace(eagle3Llama8B, `"use_cache": true`, `"fc_norm": true`, 1))
 	eagle3 := func(s Serve) Serve {
 		s.DisableCudaGraph, s.Spec.Algorithm = true, "EAGLE3"
 		if s.Spec.DraftModelPath == "" {
@@ -271,6 +274,25 @@ func TestSpecRefusals(t *testing.T) {
 		{"a Hub id", llama, h100, current, eagle3(Serve{Spec: Spec{DraftModelPath: "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B"}}), "speculative-draft-model-path", "not a local directory"},
 		{"a biased draft", llama, h100, current, eagle3(Serve{Spec: Spec{DraftModelPath: biased}}), "speculative-draft-model-path", `key "attention_bias"`},
 		{"a wider draft", llama, h100, current, eagle3(Serve{Spec: Spec{DraftModelPath: wide}}), "speculative-draft-model-path", "hidden_size 5120 differs from the target's 4096"},
+		// From v0.5.11 EAGLE runs the spec v2 worker unless a top-k above
+		// 1 is given; SGLang's own top-k for Llama, 4, comes after that
+		// test, on the v2 worker, sized at top-k 1 alone. The piecewise
+		// graphs a draft keeps are refused until they are turned off.
+		// v0.5.13 is not read.
+		{"the spec v2 worker at top-k 4", llama, h100, mustProfile("v0.5.11"), eagle3(Serve{DisablePiecewiseCudaGraph: true}), "speculative-eagle-topk", "#21062"},
+		{"the piecewise graphs under a draft", llama, h100, mustProfile("v0.5.11"), eagle3(Serve{Spec: Spec{NumSteps: 3, EagleTopK: 4, NumDraftTokens: 8}}), "disable-piecewise-cuda-graph", "pass --disable-piecewise-cuda-graph"},
+		{"v0.5.13", llama, h100, mustProfile("v0.5.13"), eagle3(Serve{DisablePiecewiseCudaGraph: true, Spec: Spec{NumSteps: 3, EagleTopK: 4, NumDraftTokens: 8}}), "speculative-algorithm", "not for SGLang v0.5.13"},
+		// DFLASH is a choice from v0.5.11, and any registered name from
+		// v0.5.12; earlier it is not one.
+		{"DFLASH on v0.5.11", llama, h100, mustProfile("v0.5.11"), Serve{DisableCudaGraph: true, Spec: Spec{Algorithm: "DFLASH"}}, "speculative-algorithm", "is not modelled"},
+		{"DFLASH on v0.5.10", llama, h100, mustProfile("v0.5.10"), Serve{DisableCudaGraph: true, Spec: Spec{Algorithm: "DFLASH"}}, "speculative-algorithm", "SGLang's choices are"},
+		{"a registered name on v0.5.12", llama, h100, mustProfile("v0.5.12"), Serve{DisableCudaGraph: true, Spec: Spec{Algorithm: "myspec"}}, "speculative-algorithm", "SpeculativeAlgorithm.register"},
+		// v0.5.12's EAGLE-3 keys that change the draft's tensors.
+		{"four auxiliary inputs", llama, h100, current, eagle3(Serve{Spec: Spec{DraftModelPath: auxDir}}), "speculative-draft-model-path", `"num_aux_hidden_states" is 4`},
+		{"auxiliary norms", llama, h100, current, eagle3(Serve{Spec: Spec{DraftModelPath: normDir}}), "speculative-draft-model-path", `key "fc_norm"`},
+		{"a fork's tag", llama, h100, mustProfile("v0.5.9.post1"), eagle3(Serve{}), "speculative-algorithm", "not for SGLang v0.5.9.post1"},
+		// The target alone is refused on v0.5.10 (see arfusion.go).
+		{"NEXTN DeepSeek-V3 on v0.5.10", dsv3, class(t, "h200"), mustProfile("v0.5.10"), Serve{TPSize: 8, DisableCudaGraph: true, Spec: Spec{Algorithm: "NEXTN"}}, "enable-flashinfer-allreduce-fusion", "may turn it on by itself"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := NewReference(tc.a, tc.s, tc.c, tc.p)
@@ -340,11 +362,17 @@ func TestPropertyDraftNeverGrowsTargetPool(t *testing.T) {
 		// 48 requests, speculative decoding's default, in both: the
 		// plain serve's derived req_to_token rows are not the draft's.
 		s := Serve{DisableCudaGraph: true, Dtype: "bfloat16", MaxRunningRequests: 48, TPSize: rapid.SampledFrom(tg.tps).Draw(t, "tp")}
+		// From v0.5.10 the piecewise graphs are on by default, and from
+		// v0.5.11 a draft keeps them, which is refused: off in both serves.
+		s.DisablePiecewiseCudaGraph = p.PiecewiseByDefault
 		if rapid.Bool().Draw(t, "given fraction") {
 			s.MemFractionStatic = float64(rapid.IntRange(50, 95).Draw(t, "msf")) / 100
 		}
 		sp := tg.spec
-		if rapid.Bool().Draw(t, "given counts") {
+		// From v0.5.11 SGLang's own top-k for Llama, 4, lands on the spec
+		// v2 worker, which is sized at top-k 1 alone: the counts are
+		// given there (top-k 1 the v2 worker, above 1 the v1 worker).
+		if rapid.Bool().Draw(t, "given counts") || p.SpecV2 {
 			sp.NumSteps = rapid.Uint64Range(1, 8).Draw(t, "steps")
 			sp.EagleTopK = rapid.Uint64Range(1, 8).Draw(t, "topk")
 			sp.NumDraftTokens = rapid.Uint64Range(2, 64).Draw(t, "draft tokens")
@@ -426,6 +454,265 @@ func TestSpecDraftKVDtype(t *testing.T) {
 		r := ref(t, a, Serve{KVCacheDtype: tc.kv, DisableCudaGraph: true, Spec: Spec{Algorithm: "EAGLE3", DraftModelPath: dir}}, c, current)
 		if got := r.Serve.Draft.LayerCell; got != tc.cell {
 			t.Errorf("--kv-cache-dtype %s: the draft's cell %d B, want %d", tc.kv, got, tc.cell)
+		}
+	}
+}
+
+// TestSpecByHand059And0510 sizes the EAGLE-3 Llama-3.1-8B serve and the
+// DeepSeek-V3 NEXTN serve of TestSpecEagle3ByHand and TestSpecNextNByHand
+// on the releases read after v0.5.8.post1: v0.5.9 (the v1 worker, 2 GiB
+// reserved for the draft) and v0.5.10 and v0.5.10.post1 (the same worker,
+// 4 GiB reserved; speculative decoding turns the piecewise graphs off, so
+// the fraction has no piecewise term). Neither release grows the target's
+// pool (the headroom went in v0.5.7): the pool is the plain serve's at the
+// same fraction, and the draft's pool is that token count plus the
+// padding row, one layer each. DeepSeek-V3 itself is refused from v0.5.10
+// on every GPU it fits (the all-reduce fusion SGLang turns on there, see
+// arfusion.go), draft or not, so its NEXTN case is sized on v0.5.9 alone;
+// TestSpecRefusals pins that refusal.
+func TestSpecByHand059And0510(t *testing.T) {
+	archs := shipped(t)
+	dir := draftDir(t, eagle3Llama8B)
+	for _, tc := range []struct {
+		name, release string
+		a             *model.Arch
+		class         string
+		s             Serve
+		msf, reserved float64
+		steps, topk   uint64
+		tokens        uint64
+		draftCell     uint64 // the draft's KV bytes a token, its layers all
+		reqRow        uint64 // one req_to_token row's int32 entries
+		reasoning     string
+	}{
+		{"EAGLE3 Llama-3.1-8B", "v0.5.9", archs["meta-llama__Llama-3.1-8B-Instruct"], "h100-sxm-80g",
+			Serve{Dtype: "bfloat16", DisableCudaGraph: true, Spec: Spec{Algorithm: "EAGLE3", DraftModelPath: dir}},
+			0.809, 15488, 5, 4, 8, 8 * 128 * 2 * 2, 131072 + 4 + 8,
+			"81080 MiB: 512 + 1.5 x 8192 + 2 x 256 + 1024 / 8 = 13440, above the 10 GiB floor, + 2048 = 15488 " +
+				"(server_args.py:1051-1057 at v0.5.9); round(65592 / 81080, 3) = round(0.80898) = 0.809. " +
+				"LlamaForCausalLM: (5, 4, 8) (:5741). The draft: 8 KV heads x 128 x (K and V) x 2 bytes. " +
+				"req_to_token: context 131072 + 4 + 8 draft tokens"},
+		{"EAGLE3 Llama-3.1-8B", "v0.5.10", archs["meta-llama__Llama-3.1-8B-Instruct"], "h100-sxm-80g",
+			Serve{Dtype: "bfloat16", DisableCudaGraph: true, Spec: Spec{Algorithm: "EAGLE3", DraftModelPath: dir}},
+			0.784, 17536, 5, 4, 8, 8 * 128 * 2 * 2, 131072 + 4 + 8,
+			"13440 + 4096 = 17536 (server_args.py:1316-1322 at v0.5.10); round(63544 / 81080, 3) = " +
+				"round(0.78372) = 0.784; the rest as v0.5.9"},
+		{"EAGLE3 Llama-3.1-8B", "v0.5.10.post1", archs["meta-llama__Llama-3.1-8B-Instruct"], "h100-sxm-80g",
+			Serve{Dtype: "bfloat16", DisableCudaGraph: true, Spec: Spec{Algorithm: "EAGLE3", DraftModelPath: dir}},
+			0.784, 17536, 5, 4, 8, 8 * 128 * 2 * 2, 131072 + 4 + 8, "v0.5.10's rules"},
+		{"NEXTN DeepSeek-V3", "v0.5.9", archs["deepseek-ai__DeepSeek-V3"], "h200",
+			Serve{TPSize: 8, DisableCudaGraph: true, Spec: Spec{Algorithm: "NEXTN"}},
+			0.882, 16896, 3, 1, 4, (512 + 64) * 2, 163840 + 4 + 4,
+			"143165 MiB: 512 + 12288 + 2 x 512 (TP8's cuda_graph_max_bs) + 8 / 8 x 1024 = 14848, + 2048 = " +
+				"16896; round(126269 / 143165, 3) = round(0.88198) = 0.882. DeepseekV3ForCausalLM: (3, 1, 4). " +
+				"The MTP layer's latent: 512 + 64 in bfloat16. req_to_token: context 163840 + 4 + 4"},
+	} {
+		t.Run(tc.name+" "+tc.release, func(t *testing.T) {
+			p, c := mustProfile(tc.release), class(t, tc.class)
+			spec := ref(t, tc.a, tc.s, c, p)
+			r := spec.Serve
+			if r.MemFractionStatic != tc.msf || r.ReservedMiB != tc.reserved {
+				t.Errorf("msf %v reserving %v MiB, want %v reserving %v (%s)", r.MemFractionStatic, r.ReservedMiB, tc.msf, tc.reserved, tc.reasoning)
+			}
+			d := r.Draft
+			if d.Steps != tc.steps || d.TopK != tc.topk || d.DraftTokens != tc.tokens || r.MaxRunningRequests != 48 || d.Headroom {
+				t.Errorf("draft (%d, %d, %d) headroom %v, %d requests; want (%d, %d, %d), none, 48 (%s)", d.Steps, d.TopK, d.DraftTokens, d.Headroom, r.MaxRunningRequests, tc.steps, tc.topk, tc.tokens, tc.reasoning)
+			}
+			plainServe := tc.s
+			plainServe.Spec, plainServe.MemFractionStatic = Spec{}, tc.msf
+			plain := ref(t, tc.a, plainServe, c, p)
+			got := spec.Capacity()
+			if got.MaxTotalNumTokens != plain.Capacity().MaxTotalNumTokens {
+				t.Errorf("#tokens %d, want the plain pool's %d", got.MaxTotalNumTokens, plain.Capacity().MaxTotalNumTokens)
+			}
+			T := uint64(got.MaxTotalNumTokens)
+			items := spec.EvaluateStage(0, 1, 1).Items
+			for _, w := range []struct {
+				name  string
+				bytes uint64
+			}{
+				{"spec_draft.kv_cache", (T + 1) * tc.draftCell},
+				{"kv_cache.spec_headroom", 0},
+				// 48 rows: SGLang's 48 requests (v0.5.10's rows are
+				// min(48, the estimate of at least 2048)), no padding row
+				// before v0.5.11.
+				{"req_to_token", 48 * tc.reqRow * 4},
+			} {
+				if g := itemBytes(items, w.name); g != w.bytes {
+					t.Errorf("%s: %d B, want %d (%s)", w.name, g, w.bytes, tc.reasoning)
+				}
+			}
+		})
+	}
+}
+
+// TestSpecByHand0511 sizes the EAGLE-3 Llama-3.1-8B serve on the v1 worker
+// of v0.5.11, v0.5.12 and v0.5.12.post1, which a --speculative-eagle-topk
+// above 1 given selects (server_args.py:3460-3473 at v0.5.11), with the
+// piecewise graphs off (a draft keeps them on from v0.5.11, which is
+// refused).
+func TestSpecByHand0511(t *testing.T) {
+	a := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
+	c := class(t, "h100-sxm-80g")
+	dir := draftDir(t, eagle3Llama8B)
+	// v0.5.12 and v0.5.12.post1 keep v0.5.11's rules for this serve (the
+	// reserve at server_args.py:1576-1582, the v1 worker at :3748-3761);
+	// v0.5.12 upper-cases the algorithm (:3561-3562), so "eagle3" is
+	// EAGLE3 there.
+	for _, tc := range []struct{ release, algorithm string }{{"v0.5.11", "EAGLE3"}, {"v0.5.12", "eagle3"}, {"v0.5.12.post1", "EAGLE3"}} {
+		t.Run(tc.release, func(t *testing.T) { specByHand0511(t, a, c, mustProfile(tc.release), dir, tc.algorithm) })
+	}
+}
+
+func specByHand0511(t *testing.T, a *model.Arch, c budget.Class, p Profile, dir, algorithm string) {
+	s := Serve{Dtype: "bfloat16", DisableCudaGraph: true, DisablePiecewiseCudaGraph: true,
+		Spec: Spec{Algorithm: algorithm, DraftModelPath: dir, NumSteps: 3, EagleTopK: 4, NumDraftTokens: 8}}
+	spec := ref(t, a, s, c, p)
+	if got := spec.Serve.Spec.Algorithm; got != "EAGLE3" {
+		t.Errorf("algorithm %q, want EAGLE3", got)
+	}
+	r := spec.Serve
+	// 81080 MiB: 512 + 1.5 x 8192 + 2 x 256 + 1024 / 8 = 13440, no
+	// piecewise term (off), + 4096 for the draft = 17536
+	// (server_args.py:1468-1475 at v0.5.11); round(63544 / 81080, 3) =
+	// round(0.78372) = 0.784.
+	if r.MemFractionStatic != 0.784 || r.ReservedMiB != 17536 {
+		t.Errorf("msf %v reserving %v MiB, want 0.784 reserving 17536", r.MemFractionStatic, r.ReservedMiB)
+	}
+	// The counts as given (top-k 4 keeps 8 draft tokens); 48 requests.
+	if d := r.Draft; d.Steps != 3 || d.TopK != 4 || d.DraftTokens != 8 || d.Headroom || r.MaxRunningRequests != 48 {
+		t.Errorf("draft %+v, %d requests; want (3, 4, 8) without headroom, 48", *d, r.MaxRunningRequests)
+	}
+	plainServe := s
+	plainServe.Spec, plainServe.MemFractionStatic = Spec{}, 0.784
+	plain := ref(t, a, plainServe, c, p)
+	got := spec.Capacity()
+	if got.MaxTotalNumTokens != plain.Capacity().MaxTotalNumTokens {
+		t.Errorf("#tokens %d, want the plain pool's %d", got.MaxTotalNumTokens, plain.Capacity().MaxTotalNumTokens)
+	}
+	T := uint64(got.MaxTotalNumTokens)
+	items := spec.EvaluateStage(0, 1, 1).Items
+	for _, w := range []struct {
+		name  string
+		bytes uint64
+	}{
+		// One layer of 8 KV heads x 128 x (K and V) x 2 bytes over T + 1
+		// rows.
+		{"spec_draft.kv_cache", (T + 1) * 4096},
+		// 48 rows and v0.5.11's padding row, of 131072 + 4 + 8 int32.
+		{"req_to_token", 49 * (131072 + 4 + 8) * 4},
+		{"spec_draft.fc", 3 * 4096 * 4096 * 2},
+		{"spec_draft.lm_head", 32000 * 4096 * 2},
+	} {
+		if g := itemBytes(items, w.name); g != w.bytes {
+			t.Errorf("%s: %d B, want %d", w.name, g, w.bytes)
+		}
+	}
+}
+
+// TestSpecV2ByHand sizes an EAGLE-3 serve on the spec v2 worker of
+// v0.5.11 and v0.5.12: Qwen3-8B (hidden 4096, the 8B Llama draft's) at
+// SGLang's own counts, (3, 1, 4) for an architecture it does not name
+// (server_args.py:7471 at v0.5.11), top-k 1 keeping the v2 worker
+// (:3460-3473). Its terms are the v1 worker's (the same draft worker,
+// speculative/eagle_worker_v2.py:91-186) and the future map.
+func TestSpecV2ByHand(t *testing.T) {
+	a := shipped(t)["Qwen__Qwen3-8B"]
+	c := class(t, "h100-sxm-80g")
+	dir := draftDir(t, eagle3Llama8B)
+	for _, release := range []string{"v0.5.11", "v0.5.12", "v0.5.12.post1"} {
+		t.Run(release, func(t *testing.T) {
+			p := mustProfile(release)
+			s := Serve{Dtype: "bfloat16", DisableCudaGraph: true, DisablePiecewiseCudaGraph: true, Spec: Spec{Algorithm: "EAGLE3", DraftModelPath: dir}}
+			spec := ref(t, a, s, c, p)
+			r := spec.Serve
+			// 81080 MiB: 13440 (as Llama-3.1-8B's: chunk 8192, graph
+			// batch 256, one rank, no piecewise term) + 4096 = 17536;
+			// round(63544 / 81080, 3) = 0.784.
+			if r.MemFractionStatic != 0.784 || r.ReservedMiB != 17536 {
+				t.Errorf("msf %v reserving %v MiB, want 0.784 reserving 17536", r.MemFractionStatic, r.ReservedMiB)
+			}
+			if d := r.Draft; !d.V2 || d.Steps != 3 || d.TopK != 1 || d.DraftTokens != 4 || r.MaxRunningRequests != 48 {
+				t.Errorf("draft %+v, %d requests; want the v2 worker at (3, 1, 4), 48", *d, r.MaxRunningRequests)
+			}
+			plainServe := s
+			plainServe.Spec, plainServe.MemFractionStatic = Spec{}, 0.784
+			plain := ref(t, a, plainServe, c, p)
+			got := spec.Capacity()
+			if got.MaxTotalNumTokens != plain.Capacity().MaxTotalNumTokens {
+				t.Errorf("#tokens %d, want the plain pool's %d", got.MaxTotalNumTokens, plain.Capacity().MaxTotalNumTokens)
+			}
+			T := uint64(got.MaxTotalNumTokens)
+			items := spec.EvaluateStage(0, 1, 1).Items
+			for _, w := range []struct {
+				name  string
+				bytes uint64
+			}{
+				// One layer of 8 KV heads x 128 x (K and V) x 2 bytes over
+				// T + 1 rows.
+				{"spec_draft.kv_cache", (T + 1) * 4096},
+				// 48 requests x (5 + ceil(40960 / 8192) = 5) = 480 slots of
+				// topk_p (1 float32), topk_index (1 int64), verified_id (8
+				// charged), new_seq_lens (int64) and the draft's hidden
+				// states (4096 x 2 bytes): 4 + 8 + 8 + 8 + 8192 = 8220 B.
+				{"spec_future_map", 480 * 8220},
+				// 48 rows and the padding row, of 40960 + 4 + 4 draft
+				// tokens int32.
+				{"req_to_token", 49 * (40960 + 4 + 4) * 4},
+			} {
+				if g := itemBytes(items, w.name); g != w.bytes {
+					t.Errorf("%s: %d B, want %d", w.name, g, w.bytes)
+				}
+			}
+		})
+	}
+	// The v1 worker (a top-k above 1 given) holds no future map.
+	s := Serve{Dtype: "bfloat16", DisableCudaGraph: true, DisablePiecewiseCudaGraph: true, Spec: Spec{Algorithm: "EAGLE3", DraftModelPath: dir, NumSteps: 3, EagleTopK: 2, NumDraftTokens: 6}}
+	v1 := ref(t, a, s, c, mustProfile("v0.5.11"))
+	if v1.Serve.Draft.V2 || itemBytes(v1.EvaluateStage(0, 1, 1).Items, "spec_future_map") != 0 {
+		t.Errorf("top-k 2 on v0.5.11: %+v, want the v1 worker without a future map", *v1.Serve.Draft)
+	}
+}
+
+// TestSpecDraftKVFromTarget: from v0.5.9 a target whose checkpoint asks
+// for an fp8 KV cache under --kv-cache-dtype auto writes fp8_e4m3 back
+// into server_args, and the EAGLE-3 draft's pool takes it (v0.5.9
+// model_runner.py:1669-1687); v0.5.8.post1's draft keeps its own dtype.
+// ModelOpt checkpoints are refused from v0.5.9 as a whole (their NVFP4
+// padding and MoE processing are not read), so the rule is pinned on
+// v0.5.9 with that refusal lifted: NVIDIA's Llama-3.1-70B FP8 (ModelOpt,
+// kv_cache_quant_algo FP8) and the 8B draft widened to its 8192.
+func TestSpecDraftKVFromTarget(t *testing.T) {
+	name := "nvidia__Llama-3.1-70B-Instruct-FP8"
+	data, path, _ := membudget.ModelConfig(name)
+	hq, hqPath, ok := membudget.ModelQuantConfig(name)
+	if !ok {
+		t.Fatalf("%s ships no hf_quant_config.json", name)
+	}
+	// ModelOpt's quantization is in hf_quant_config.json.
+	a, err := model.ParseConfig(path, data, model.WithHFQuantConfig(hqPath, hq))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Quant.Method != "modelopt" || a.Quant.KVCacheDtype != "fp8_e4m3" {
+		t.Fatalf("quant %s kv %q; want modelopt asking fp8_e4m3", a.Quant.Method, a.Quant.KVCacheDtype)
+	}
+	dir := draftDir(t, strings.Replace(eagle3Llama8B, `"hidden_size": 4096`, `"hidden_size": 8192`, 1))
+	v059 := mustProfile("v0.5.9")
+	v059.UnreadQuant = nil
+	for _, tc := range []struct {
+		p    Profile
+		cell uint64
+	}{
+		// 8 KV heads / TP 4 = 2, x a head of 8192 / 32 heads = 256, x
+		// (K and V) x the element: 2 bytes in the draft's float16, 1 in
+		// fp8.
+		{mustProfile("v0.5.8.post1"), 2 * 256 * 2 * 2},
+		{v059, 2 * 256 * 2 * 1},
+	} {
+		r := ref(t, a, Serve{TPSize: 4, DisableCudaGraph: true, AttentionBackend: "fa3", Spec: Spec{Algorithm: "EAGLE3", DraftModelPath: dir}}, class(t, "h100-sxm-80g"), tc.p)
+		if got := r.Serve.Draft.LayerCell; got != tc.cell {
+			t.Errorf("%s: the draft's cell %d B, want %d", tc.p.Name, got, tc.cell)
 		}
 	}
 }

@@ -25,10 +25,10 @@ func unreadRelease(r release) string {
 }
 
 // unreadReleases says, for each SGLang release from v0.5.14 to v0.5.23 (a
-// post release shares its release's entry), what of the memory rules it
-// may have changed is not read; v0.5.11 to v0.5.13.post1 are modelled
-// (see profile0511, profile0512, profile0513), and v0.5.13.post2 is
-// refused as a fork's tag (see [unreadPost]).
+// post release shares its release's entry), why its memory rules are not
+// modelled; v0.5.11 to v0.5.13.post1 are modelled (see profile0511,
+// profile0512, profile0513), and v0.5.13.post2 is refused as a fork's tag
+// (see [unreadPost]).
 //
 // v0.5.11 to v0.5.13.post2 are tags of the git mirror of sgl-project/sglang
 // at GitHub charlesHsuGG/sglang, which holds every tag from v0.5.6 on to
@@ -38,25 +38,41 @@ func unreadRelease(r release) string {
 // families' models/ and the FlashInfer pin), each profile naming what moves
 // memory and what stays unread, so a release is never sized with an
 // earlier release's rules.
-// v0.5.14 to v0.5.23 are in no mirror found: charlesHsuGG/sglang has the
-// branch release/v0.5.14 but no later tag, and nokiaMS/sglang (main of
-// 2026-08-11) has no tag after v0.5.13.post2; the sgl-project/sglang files
-// of the search index are one version each, at commits tied to no release
-// (server_args.py at 001067f already names DeepSeek-V4 and Kimi-K3), and
-// none at the one tag commit found, v0.5.20's 94602c9. From v0.5.13 SGLang
-// releases from branches (release/v0.5.13 ... release/v0.5.21) that take
-// cherry-picks, so main at a release's date is not its tag either; what is
-// known of v0.5.14 on is when each memory change reached main, from
-// sgl-project/sglang's pull requests and third-party digests of its
-// commits, and when each release was out, from the projects that pinned it
-// (docs/sglang.md cites each).
+//
+// v0.5.14 to v0.5.18 are tags of two forks of sgl-project/sglang, GitHub
+// bytedance-iaas/sglang and guqiong96/Lsglang (snapshots of 2026-08-22),
+// annotated tags by SGLang's release managers ("Release v0.5.14", "Bump
+// v0.5.18") that point to the same commits in both, each the last
+// cherry-pick of its branch release/v0.5.N; both also hold v0.5.13 at
+// 28b095c, the commit membudget reads it at (guqiong96's v0.5.13.post1 is
+// 85fd900 too; bytedance-iaas kept the tag's first placing, 45ec483, one
+// gateway commit before). Of these tags only the default of
+// --mem-fraction-static (ServerArgs._handle_gpu_memory_settings) and the
+// commits that reach each are read, against v0.5.13.post1: from v0.5.14
+// the server's flags are declared on the ServerArgs dataclass and added by
+// arg_groups/arg_utils.py's add_cli_args_from_dataclass (add_cli_args
+// keeps 27 add_argument calls), so the flag table's fixtures, one line per
+// add_argument call, do not describe them; CUDA graphs are configured per
+// phase (--cuda-graph-config and its per-phase backends), the graph
+// runners were rewritten (model_executor/runner/, runner_backend/) and
+// model_runner.py, pool_configurator.py and memory_pool.py changed, none of
+// which is compared with v0.5.13's. git log --grep of each pull request
+// at each tag says which releases hold it.
+//
+// v0.5.19 to v0.5.23 are in no mirror found (the forks' tags stop at
+// v0.5.18); what is known of them is when each memory change reached main,
+// from sgl-project/sglang's pull requests and third-party digests of its
+// commits, and when each release was out, from the projects that pinned
+// it (docs/sglang.md cites each). SGLang releases from branches that take
+// cherry-picks, so main at a release's date is not its tag.
 //
 // Of the changes membudget's issue 21 names: the disaggregation-aware
-// reserve is PR #29615 (main 2026-07-05) and the Mamba pool per pipeline
-// stage #33666 (main 2026-08-06), both after v0.5.13.post2; #28620 is "Add
-// SM89 FP8 indexer fallback for DeepSeek V4 Flash" (merged 2026-06-17 to
-// 21), not a draft pool, and the draft change found is #28855, the draft
-// weights counted in --mem-fraction-static (main 2026-06-22);
+// reserve is PR #29615 (main 2026-07-05, first in v0.5.15) and the Mamba
+// pool per pipeline stage #33666 (in v0.5.17 by its cherry-pick #34035,
+// the tag's own commit, and in v0.5.18 from main); #28620 is "Add SM89 FP8
+// indexer fallback for DeepSeek V4 Flash", not a draft pool, and the draft
+// change found is #28855, the draft weights counted in
+// --mem-fraction-static (main 2026-06-22, first in v0.5.14);
 // --max-total-tokens clamped to the profiled pool is v0.5.6.post2's and
 // v0.5.7's rule already (model_runner.py:1716-1723 at v0.5.6.post2), which
 // membudget applies.
@@ -64,21 +80,26 @@ var unreadReleases = []struct {
 	patch int
 	why   string
 }{
-	{14, "v0.5.14's tag is in no mirror found (charlesHsuGG/sglang has its branch release/v0.5.14, not its tag); that branch existed by 2026-06-25 (cherry-pick #29221), " +
-		"and whether it has the draft model's weights counted in --mem-fraction-static (#28855, main 2026-06-22) is not known; " +
-		"the disaggregation-aware reserve of --mem-fraction-static's default (#29615) reached main on 2026-07-05, after that branch existed"},
-	{15, "v0.5.15 (and v0.5.15.post1) is in no mirror found; its branch release/v0.5.15 took cherry-picks on 2026-07-14 (#31083), " +
-		"and whether it has #28855's draft weights (main 2026-06-22) and #29615's disaggregation-aware reserve (main 2026-07-05) is not known: " +
-		"that reserve is readable in server_args.py at 001067f, a commit of no known date or release, beside a piecewise prefill graph term; " +
-		"KV pool sizing after CUDA graph capture (SGLANG_ENABLE_POST_CAPTURE_KV_SIZING, off by default, #30157, opened 2026-07-05) " +
-		"and the pool's sizing moved into KVCacheConfigurator (#31162, #31163, opened 2026-07-14) are of unknown release"},
-	{16, "v0.5.16 (out before 2026-08-20) is in no mirror found; v0.5.15's unread changes carry into it, " +
-		"and the Mamba pool sized per pipeline stage, not per model (#33666), reached main on 2026-08-06, after v0.5.17's branch, and so its own, was cut"},
-	{17, "v0.5.17 (the newest release on 2026-08-20) is in no mirror found; its branch release/v0.5.17 took the Mamba pool sized per pipeline stage, not per model " +
-		"(#33666, cherry-picked by #34035 on 2026-08-07), whether before its tag is not known, and v0.5.16's unread changes carry into it"},
-	{18, "v0.5.18 (out after 2026-08-20 and before 2026-09-07) is in no mirror found; whether its branch has #33666's Mamba pool per pipeline stage (main 2026-08-06) is not known, " +
-		"and v0.5.17's unread changes carry into it"},
-	{19, "v0.5.19 (the newest release on 2026-09-07) is in no mirror found; " +
+	{14, "v0.5.14 (tag 49e384c, 2026-06-26, in the forks bytedance-iaas/sglang and guqiong96/Lsglang) is read only in part: " +
+		"its --mem-fraction-static default is v0.5.13's less the 4 and 6 GiB kept for a draft model, whose weights #28855 counts instead (server_args.py:3276-3321), " +
+		"but its flags are declared on the ServerArgs dataclass (arg_groups/arg_utils.py:157; add_cli_args at server_args.py:6257 keeps 27 calls), " +
+		"its CUDA graphs are configured per phase (--cuda-graph-config, server_args.py:1918-1938) and captured by rewritten runners (model_executor/runner/), " +
+		"prefill before decode, from the scheduler (managers/scheduler.py:826-872), and the rest of model_runner.py, pool_configurator.py and the sized families' " +
+		"models/ and layers/ changed, which are not compared with v0.5.13's"},
+	{15, "v0.5.15 (tag f63458b, 2026-07-10; .post1 0b3bb0c, 2026-07-14; in the forks bytedance-iaas/sglang and guqiong96/Lsglang) has #29615's disaggregation-aware " +
+		"--mem-fraction-static reserve, which also leaves the decode graphs' 2 MiB per batch out when decode CUDA graphs are off (server_args.py:3639-3643), " +
+		"where v0.5.14 and v0.5.13 keep it, and adds 2 GiB for DeepEP's all-to-all (server_args.py:3679-3684); v0.5.14's unread changes carry into it"},
+	{16, "v0.5.16 (tag fdebc93, 2026-07-24, in the forks bytedance-iaas/sglang and guqiong96/Lsglang) sizes the KV pool after CUDA graph capture when " +
+		"SGLANG_ENABLE_POST_CAPTURE_KV_SIZING is set (#30157; off by default, environ.py:337), keeping then only 512 MiB and the parallel term of the reserve " +
+		"(server_args.py:4055-4059), moves the pool's sizing into KVCacheConfigurator (#31162, #31163), which is not read, and splits the reserve into " +
+		"reserve_for_graph_mb and reserve_for_deepep_a2a_mb with v0.5.15's terms (server_args.py:4060-4083, 4164-4196, 4198); v0.5.15's unread changes carry into it"},
+	{17, "v0.5.17 (tag 2948168, 2026-08-07, in the forks bytedance-iaas/sglang and guqiong96/Lsglang) is the cherry-pick #34035 of the Mamba pool sized per pipeline stage, " +
+		"not per model (#33666); it no longer caps the prefill graphs' largest size at --context-length when it sums the reserve (#30206, main 2026-08-03, " +
+		"undoing in server_args.py v0.5.13's cap of #22516), adds 1 GiB for breakable prefill graphs with DeepEP (server_args.py:4914-4920), " +
+		"and v0.5.16's unread changes carry into it"},
+	{18, "v0.5.18 (tag 71de97b, 2026-08-21, in the forks bytedance-iaas/sglang and guqiong96/Lsglang) has #33666's Mamba pool per pipeline stage from main (2026-08-06) " +
+		"and raises the post-capture reserve's 512 MiB to 1536 (server_args.py:4952, under SGLANG_ENABLE_POST_CAPTURE_KV_SIZING); v0.5.17's unread changes carry into it"},
+	{19, "v0.5.19 (the newest release on 2026-09-07) is in no mirror found (the forks holding v0.5.14 to v0.5.18 were copied on 2026-08-22); " +
 		"the KV-canary workspace taken off the post-capture pool (#38596, opened 2026-09-09) came after it, and v0.5.18's unread changes carry into it"},
 	{20, "v0.5.20 (tag 94602c9 on release/v0.5.20, committed 2026-09-18) is in no mirror found, and no file of SGLang's is stored at that commit; " +
 		"whether it has #38596's KV-canary workspace (opened 2026-09-09) is not known, and v0.5.19's unread changes carry into it"},
@@ -95,7 +116,7 @@ const unreadLater = "no SGLang release after v0.5.23 (2026-10, the newest known 
 // refused: the mirror's v0.5.13.post2 (tag 403cc43, 2026-06-16) was tagged
 // by the mirror's owner, "update rl important sampling method", on a fork
 // branch that merges release/v0.5.13 into the owner's rl_important_sampling
-// (its add_cli_args is v0.5.13's); whether sgl-project/sglang ever tagged a
-// v0.5.13.post2, and with what, is not known, and no later post release is
-// tagged.
-const unreadPost = "v0.5.13.post2 is not an upstream release membudget knows: the mirror charlesHsuGG/sglang's tag v0.5.13.post2 (403cc43, 2026-06-16) is its owner's commit \"update rl important sampling method\" on a fork branch merging release/v0.5.13, and no other post release of v0.5.13 after .post1 is tagged"
+// (its add_cli_args is v0.5.13's); the forks bytedance-iaas/sglang and
+// guqiong96/Lsglang, whose tags run from v0.5.13.post1 to v0.5.18, hold no
+// v0.5.13.post2, so no upstream v0.5.13.post2 is known.
+const unreadPost = "v0.5.13.post2 is not an upstream release membudget knows: the mirror charlesHsuGG/sglang's tag v0.5.13.post2 (403cc43, 2026-06-16) is its owner's commit \"update rl important sampling method\" on a fork branch merging release/v0.5.13, and the forks bytedance-iaas/sglang and guqiong96/Lsglang, whose tags run from v0.5.13.post1 to v0.5.18, tag no post release of v0.5.13 after .post1"

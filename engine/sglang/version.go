@@ -185,8 +185,8 @@ type Profile struct {
 	CaptureMaxBS bool
 	// SpecReserve4GiB says the default fraction reserves 4 GiB, not 2, for
 	// an EAGLE, EAGLE3 or NEXTN draft (v0.5.10 server_args.py:1316-1322);
-	// speculative decoding is modelled for releases before v0.5.9 alone
-	// (see spec.go), so no serve reaches it.
+	// the speculative serves of v0.5.10 and v0.5.10.post1 take it (see
+	// spec.go).
 	SpecReserve4GiB bool
 	// GptOssSplitAlways says gpt-oss gets the sliding-window split pool
 	// with trtllm_mha too (PR #19079 removed the gate; v0.5.10
@@ -205,8 +205,9 @@ type Profile struct {
 	// piecewise CUDA graphs off (PR #22128; v0.5.11 server_args.py:
 	// 1194-1262 has no such case, v0.5.10's :1078-1139 its case 2): an
 	// EAGLE serve's default fraction would take both their reserve and
-	// the draft's 4 GiB. Speculative decoding is refused from v0.5.9 (see
-	// spec.go), so this holds for the piecewise decision alone.
+	// the draft's 4 GiB. A serve with a draft and the piecewise graphs on
+	// is refused (see [Resolved.resolvePiecewise]), so this holds for the
+	// piecewise decision alone.
 	PiecewiseWithSpec bool
 	// ReqPadRow says the req_to_token table has one row more than
 	// max_num_reqs, slot 0 kept as padding for CUDA-graph batches (PR
@@ -216,10 +217,10 @@ type Profile struct {
 	ReqPadRow bool
 	// SpecV2 says EAGLE, EAGLE3 and STANDALONE run the overlap scheduler's
 	// spec v2 worker by default (PR #21062; v0.5.11 environ.py:459,
-	// SGLANG_ENABLE_SPEC_V2 = EnvBool(True)), whose draft-side buffers
-	// (speculative/eagle_worker_v2.py, managers/overlap_utils.py:45-119's
-	// future map) are not read: its refusal of speculative decoding names
-	// them.
+	// SGLANG_ENABLE_SPEC_V2 = EnvBool(True)), which holds the draft inputs
+	// in the scheduler's future map (managers/overlap_utils.py:45-119):
+	// both it, at top-k 1, and the v1 worker a --speculative-eagle-topk
+	// above 1 given selects are sized through v0.5.12.post1 (see spec.go).
 	SpecV2 bool
 	// CustomARv2 says the JIT custom all-reduce v2 is the default on CUDA
 	// (PR #24363; v0.5.12 environ.py:458, distributed/device_communicators/

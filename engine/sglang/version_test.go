@@ -22,10 +22,12 @@ import (
 func TestUnreadReleasesRefusedByName(t *testing.T) {
 	const newest = "; the newest release membudget models is v0.5.13.post1 (--sglang-version v0.5.13.post1)"
 	// v0.5.13.post2's whole text, by hand: the mirror's tag is its owner's
-	// fork commit, kept refused and saying so.
+	// fork commit, kept refused and saying so; the two forks whose tags run
+	// on to v0.5.18 (git tag in each) hold none after .post1.
 	post := "SGLang v0.5.13.post2's memory rules are not modelled: v0.5.13.post2 is not an upstream release membudget knows: " +
 		"the mirror charlesHsuGG/sglang's tag v0.5.13.post2 (403cc43, 2026-06-16) is its owner's commit \"update rl important sampling method\" " +
-		"on a fork branch merging release/v0.5.13, and no other post release of v0.5.13 after .post1 is tagged" + newest
+		"on a fork branch merging release/v0.5.13, and the forks bytedance-iaas/sglang and guqiong96/Lsglang, whose tags run from v0.5.13.post1 " +
+		"to v0.5.18, tag no post release of v0.5.13 after .post1" + newest
 	_, err := ProfileFor("v0.5.13.post2")
 	var se *engine.SettingError
 	if !errors.As(err, &se) {
@@ -34,19 +36,31 @@ func TestUnreadReleasesRefusedByName(t *testing.T) {
 	if diff := cmp.Diff(engine.SettingError{Flag: "sglang-version", Value: "v0.5.13.post2", Reason: post}, *se); diff != "" {
 		t.Errorf("ProfileFor(v0.5.13.post2) (-want +got):\n%s", diff)
 	}
-	// Each release's marks: its tag and date where a mirror has them, the
-	// pull requests of the memory changes known, or the mirrors' lack.
+	// Each release's marks: its tag and date where a fork has them (the
+	// annotated tag's commit, abbreviated, and its tagger date in UTC: git
+	// cat-file -p v0.5.N in bytedance-iaas/sglang and guqiong96/Lsglang),
+	// the pull requests of the memory changes its tag holds (git log --grep
+	// at the tag), or the mirrors' lack.
 	tests := []struct {
 		spec, release string
 		marks         []string
 	}{
-		{"0.5.13.post3", "v0.5.13.post3", []string{"403cc43", "fork branch", "no other post release"}},
-		{"v0.5.14", "v0.5.14", []string{"no mirror", "release/v0.5.14", "2026-06-25", "#28855", "#29615", "2026-07-05"}},
-		{"v0.5.15rc0", "v0.5.15", []string{"#31083", "#29615", "001067f", "#30157", "SGLANG_ENABLE_POST_CAPTURE_KV_SIZING", "#31162"}},
-		{"v0.5.16", "v0.5.16", []string{"2026-08-20", "#33666", "2026-08-06"}},
-		{"v0.5.17", "v0.5.17", []string{"#33666", "#34035", "2026-08-07"}},
-		{"v0.5.18", "v0.5.18", []string{"2026-09-07", "#33666"}},
-		{"v0.5.19", "v0.5.19", []string{"2026-09-07", "#38596"}},
+		{"0.5.13.post3", "v0.5.13.post3", []string{"403cc43", "fork branch", "no post release of v0.5.13 after .post1"}},
+		// v0.5.14: the reserve is v0.5.13's without the draft's 4 and 6
+		// GiB (#28855 is 0c06567, at the tag); the flags and graphs are
+		// what is not compared.
+		{"v0.5.14", "v0.5.14", []string{"49e384c", "2026-06-26", "#28855", "ServerArgs dataclass", "--cuda-graph-config", "read only in part"}},
+		// v0.5.15rc0 takes v0.5.15's entry: #29615 (fbe3110) is at tag
+		// f63458b, and .post1 is 0b3bb0c.
+		{"v0.5.15rc0", "v0.5.15", []string{"f63458b", "2026-07-10", "0b3bb0c", "#29615", "decode CUDA graphs are off", "DeepEP"}},
+		// v0.5.16: #30157 (2ad9a24) and #31162, #31163 are at tag fdebc93.
+		{"v0.5.16", "v0.5.16", []string{"fdebc93", "2026-07-24", "#30157", "SGLANG_ENABLE_POST_CAPTURE_KV_SIZING", "#31162", "KVCacheConfigurator"}},
+		// v0.5.17: the tag's commit 2948168 is #34035, the cherry-pick of
+		// #33666; #30206 (7eb2737) drops the context cap.
+		{"v0.5.17", "v0.5.17", []string{"2948168", "2026-08-07", "#33666", "#34035", "#30206", "--context-length"}},
+		// v0.5.18: #33666 from main (2fc5572) and the 1536 MiB floor.
+		{"v0.5.18", "v0.5.18", []string{"71de97b", "2026-08-21", "#33666", "1536"}},
+		{"v0.5.19", "v0.5.19", []string{"2026-09-07", "#38596", "no mirror found"}},
 		{"v0.5.20", "v0.5.20", []string{"94602c9", "2026-09-18", "#38596"}},
 		{"v0.5.21", "v0.5.21", []string{"e00930c", "date unknown"}},
 		{"v0.5.22", "v0.5.22", []string{"nor its date"}},

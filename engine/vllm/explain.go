@@ -78,6 +78,7 @@ var serveSettings = []struct{ key, flag string }{
 	{"all2all_backend", "all2all-backend"},
 	// The multimodal flags (multimodal.go).
 	{"limit_mm_per_prompt", "limit-mm-per-prompt"},
+	{"language_model_only", "language-model-only"},
 	{"skip_mm_profiling", "skip-mm-profiling"},
 	{"mm_encoder_tp_mode", "mm-encoder-tp-mode"},
 	{"mm_processor_cache_gb", "mm-processor-cache-gb"},
@@ -346,6 +347,8 @@ func applySetting(s *Serve, flag string, st logs.Setting) (string, error) {
 			s.MM.ProcessorKwargs = js
 		}
 		return js, nil
+	case "language-model-only":
+		return boolean(&s.MM.LanguageModelOnly)
 	case "skip-mm-profiling":
 		return boolean(&s.MM.SkipProfiling)
 	case "mm-encoder-tp-mode":
@@ -429,6 +432,7 @@ func settingsOf(ls loggedServe, r Resolved) []explain.Setting {
 		"eplb-config":                r.EPLB.Config,
 		"all2all-backend":            r.All2AllBackend,
 		"limit-mm-per-prompt":        r.MM.LimitPerPrompt,
+		"language-model-only":        b(r.MM.LanguageModelOnly),
 		"skip-mm-profiling":          b(r.MM.SkipProfiling),
 		"mm-encoder-tp-mode":         r.MM.EncoderTPMode,
 		"mm-processor-cache-gb":      strconv.FormatFloat(r.MM.ProcessorCacheGB, 'f', -1, 64),
@@ -460,6 +464,7 @@ func settingsOf(ls loggedServe, r Resolved) []explain.Setting {
 				strings.HasPrefix(sk.flag, "kv-offloading") && r.Offload.SizeGiB == nil,
 				strings.Contains(sk.flag, "eplb") && !r.EPLB.Enable,
 				sk.flag == "all2all-backend" && r.All2AllBackend == "",
+				sk.flag == "language-model-only" && !r.MM.LanguageModelOnly,
 				mmFlag(sk.flag):
 				continue
 			}

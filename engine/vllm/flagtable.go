@@ -26,7 +26,6 @@ const (
 	whatKernels      = "MoE or linear kernels other than the default (their weight layout and workspaces)"
 	whatKvlayers     = "a KV cache dtype that differs by layer"
 	whatKvscales     = "KV-cache scales read from a file"
-	whatLangonly     = "a multimodal model without its vision tower"
 	whatLookahead    = "lookahead slots reserved in the KV cache"
 	whatLora         = "LoRA adapter slots (each of --max-loras slots' A and B buffers per layer and module on every GPU, --max-cpu-loras adapters in host memory, and the profile run with dummy adapters)"
 	whatMm           = "multimodal inputs (the encoder cache and the profile run's encoder pass at the largest item)"
@@ -234,8 +233,8 @@ var flagTable = []vflag{
 	{name: "kv-offloading-backend", arity: oneValue, kind: modelled, since: Version{0, 11, 0}, added: "#27621 (2025-11-01)"}, // offload.go: native sized from 0.28.0, refused by name before it; lmcache refused
 	{name: "kv-offloading-size", arity: oneValue, kind: modelled, since: Version{0, 11, 0}, added: "#27621 (2025-11-01)"},    // offload.go: native sized from 0.28.0, refused by name before it
 	{name: "kv-sharing-fast-prefill", arity: noValue, neg: true, kind: refused, what: whatHybrid, since: Version{0, 10, 0}, added: "#21590 (2025-07-30)"},
-	{name: "kv-transfer-config", arity: oneValue, json: true, kind: modelled, since: Version{0, 6, 5}, added: "in vLLM 0.6.5"}, // kvtransfer.go, kvhost.go: NIXL from 0.28.0, kv_buffer_device cuda or cpu (its host copy of the KV cache); LMCache (lmcache.go), other connectors and older releases refused by name
-	{name: "language-model-only", arity: noValue, neg: true, kind: refused, what: whatLangonly, since: Version{0, 15, 0}, added: "#34120 (2026-02-09)"},
+	{name: "kv-transfer-config", arity: oneValue, json: true, kind: modelled, since: Version{0, 6, 5}, added: "in vLLM 0.6.5"},       // kvtransfer.go, kvhost.go: NIXL from 0.28.0, kv_buffer_device cuda or cpu (its host copy of the KV cache); LMCache (lmcache.go), other connectors and older releases refused by name
+	{name: "language-model-only", arity: noValue, neg: true, kind: modelled, since: Version{0, 15, 0}, added: "#34120 (2026-02-09)"}, // towers.go: every modality's limit 0, so the towers _mark_tower_model marks are not built and the profile runs no encoder
 	{name: "limit-mm-per-prompt", arity: oneValue, json: true, kind: modelled},
 	{name: "linear-backend", arity: oneValue, kind: refused, what: whatKernels, neutral: []string{"auto"}, since: Version{0, 22, 0}, added: "#39538 (2026-05-15)"},
 	{name: "load-format", arity: oneValue, kind: ignored},

@@ -53,6 +53,10 @@ type MM struct {
 	ProcessorCacheSet bool
 	// ProcessorKwargs is --mm-processor-kwargs as given, a JSON object.
 	ProcessorKwargs string
+	// LanguageModelOnly is --language-model-only (vLLM 0.15.0 on): every
+	// modality's limit 0 whatever --limit-mm-per-prompt says
+	// (get_limit_per_prompt, multimodal.py:492-493; see towers.go).
+	LanguageModelOnly bool
 }
 
 // EncoderProfile is what vLLM's profile run does with a multimodal
@@ -337,7 +341,7 @@ func orNone(keys []string) string {
 // given says the serve sets a multimodal flag; --mm-encoder-tp-mode
 // weights, vLLM's default, changes nothing in any release.
 func (m MM) given() bool {
-	return m.LimitPerPrompt != "" || m.SkipProfiling || m.EncoderTPMode != "" && m.EncoderTPMode != "weights" || m.ProcessorCacheSet || m.ProcessorKwargs != ""
+	return m.LanguageModelOnly || m.LimitPerPrompt != "" || m.SkipProfiling || m.EncoderTPMode != "" && m.EncoderTPMode != "weights" || m.ProcessorCacheSet || m.ProcessorKwargs != ""
 }
 
 // resolveMM applies the multimodal flags to a, refusing what vLLM refuses
@@ -394,6 +398,9 @@ func (r *Resolved) resolveMM(a *model.Arch) error {
 	if err != nil {
 		return err
 	}
+	if m.LanguageModelOnly {
+		limits = languageOnlyLimits(a.Vision.Kind)
+	}
 	off, err := r.towersOff(a, limits)
 	if err != nil {
 		return err
@@ -427,6 +434,9 @@ func (r *Resolved) resolveMM(a *model.Arch) error {
 		// set to 0, running in text-only mode" (vllm/multimodal/
 		// registry.py:131-145): no encoder profile, no processor cache.
 		r.Encoder = EncoderProfile{Why: "every modality's limit is 0: vLLM serves the model as text only"}
+		if m.LanguageModelOnly {
+			r.Encoder.Why = "--language-model-only: " + r.Encoder.Why
+		}
 		return nil
 	}
 	if gb > 0 {
@@ -503,6 +513,8 @@ func (r *Resolved) sizeEncoderCache(a *model.Arch, items []mmItem, limit func(st
 // firstMMFlag is the first multimodal flag m sets, for a refusal.
 func firstMMFlag(m MM) string {
 	switch {
+	case m.LanguageModelOnly:
+		return "language-model-only"
 	case m.LimitPerPrompt != "":
 		return "limit-mm-per-prompt"
 	case m.SkipProfiling:
@@ -600,6 +612,9 @@ func writeMMFlags(b *strings.Builder, m MM) {
 	if m.ProcessorKwargs != "" {
 		str("mm-processor-kwargs", shell.Quote(m.ProcessorKwargs))
 	}
+	if m.LanguageModelOnly {
+		b.WriteString(" --language-model-only")
+	}
 }
 
 // mmJSON is the serve's encoder profile: the report's
@@ -634,6 +649,9 @@ type mmJSON struct {
 	PassPatches   uint64 `json:"encoder_pass_patches,omitempty"`
 	PassPeakBytes uint64 `json:"encoder_pass_peak_bytes"`
 	PassBytes     uint64 `json:"encoder_pass_bytes"`
+	// LanguageModelOnly is --language-model-only: no tower built, no
+	// encoder profile.
+	LanguageModelOnly bool `json:"language_model_only,omitempty"`
 }
 
 // mmJSON is the sizing's multimodal part for the report, nil for a
@@ -649,6 +667,7 @@ func (sz *Sizing) mmJSON() *mmJSON {
 		BudgetTokens: e.Budget, Items: e.Items, CacheBytes: e.CacheBytes, ProcessorCacheBytes: r.MMHostBytes,
 		PassSized: r.EncoderPass.Sized, PassNotSized: r.EncoderPass.Why, PassPatches: r.EncoderPass.Patches, PassPeakBytes: r.EncoderPass.PeakBytes}
 	j.PassBytes, _ = sz.encoderPassBytes(0)
+	j.LanguageModelOnly = r.MM.LanguageModelOnly
 	return j
 }
 
@@ -709,7 +728,7 @@ func (sz *Sizing) mmSettings() []string {
 // the TP size.
 func mmRefusal(se *engine.SettingError) bool {
 	switch se.Flag {
-	case "limit-mm-per-prompt", "skip-mm-profiling", "mm-processor-cache-gb", "mm-processor-kwargs":
+	case "limit-mm-per-prompt", "language-model-only", "skip-mm-profiling", "mm-processor-cache-gb", "mm-processor-kwargs":
 		return true
 	}
 	return false

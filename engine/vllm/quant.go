@@ -14,6 +14,7 @@ var QuantizationMethods = map[string]string{
 	"bitsandbytes": "bitsandbytes", "compressed-tensors": "compressed-tensors",
 	"modelopt": "modelopt", "modelopt_fp4": "modelopt", "modelopt_mixed": "modelopt",
 	"mxfp4": "mxfp4", "gpt_oss_mxfp4": "mxfp4",
+	"inc": "inc",
 }
 
 // quantizations is vLLM's --quantization: its names read as given, and
@@ -32,6 +33,14 @@ func quantizationNames() string { return quantizations.Names() }
 // resolveQuant applies vLLM's --quantization to the checkpoint's own
 // quantization (see [engine.Quantizations.Resolve]).
 func resolveQuant(a *model.Arch, flag string) (model.Quant, error) {
+	if a.Quant.Method == "inc" {
+		// INCConfig.override_quantization_method claims an auto-round
+		// checkpoint whatever --quantization says (inc/inc.py:253-261,
+		// user_quant unread), and _verify_quantization then sets the
+		// method to its answer (vllm/config/model.py:1255-1275); the flag
+		// takes any string (engine/arg_utils.py:553).
+		return a.Quant, nil
+	}
 	return quantizations.Resolve(a, flag)
 }
 

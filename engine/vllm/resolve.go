@@ -550,6 +550,9 @@ func (r *Resolved) resolveDtypes(a *model.Arch, c budget.Class, def func(string,
 	if err != nil {
 		return err
 	}
+	if q.Method == "inc" && r.Profile.Release.Less(incRelease) {
+		return settingErr("model", a.Source, "an AutoRound (auto-round) checkpoint under %s: before vLLM's INC consolidation (PR #31716, merged 2026-01-14; 0.15.0 is the first release known to hold it) such a checkpoint was loaded by quantization/auto_round.py, which membudget has not read (model/quant_inc.go reads the inc method)", r.Profile.Describes)
+	}
 	// VllmConfig checks the quantization (vllm/config/vllm.py:758-786)
 	// before the model, and with it the attention backend, is built.
 	if err := checkQuantCapability(q, r.Quantization, r.Dtype, c.Device); err != nil {
@@ -760,6 +763,9 @@ func quantLimitOf(q model.Quant) (quantLimit, bool) {
 		return quantLimit{"CompressedTensorsConfig", 70, []string{"float32", "bfloat16", "float16"}}, true
 	case "mxfp4":
 		return quantLimit{"Mxfp4Config", 80, []string{"bfloat16"}}, true
+	case "inc":
+		// inc/inc.py:174-180; Marlin's own floor is checkINCMarlin's.
+		return quantLimit{"INCConfig", 60, halves}, true
 	case "modelopt":
 		switch q.Algo {
 		case "FP8", "FP8_PER_CHANNEL_PER_TOKEN", "FP8_PB_WO":
@@ -802,7 +808,38 @@ func checkQuantCapability(q model.Quant, flag, dtype string, d budget.Device) er
 		return settingErr("dtype", dtype, "vLLM refuses it: %s is not supported for quantization method %s. Supported dtypes: %s (%s, vllm/config/vllm.py:779-785)",
 			dtype, name, strings.Join(lim.dtypes, ", "), lim.config)
 	}
-	return nil
+	return checkINCMarlin(q, flag, d)
+}
+
+// incRelease is the first release known to hold vLLM PR #31716 (50632adc5,
+// merged 2026-01-14), which routed auto-round checkpoints through the INC
+// method (inc.py) model/quant_inc.go reads: it is an ancestor of #32359
+// (b34474bf2, 2026-01-15), which 0.15.0 holds (v0_15_0).
+var incRelease = v0_15_0
+
+// incMarlinLeast is the compute capability below which Marlin has no
+// integer kernel (query_marlin_supported_quant_types returns none:
+// vllm/model_executor/layers/quantization/utils/marlin_utils.py:65-66 at
+// main d18bb7b).
+const incMarlinLeast = 75
+
+// checkINCMarlin refuses an AutoRound (inc) checkpoint on an NVIDIA device
+// below Marlin's floor: INCConfig itself asks for 6.0, but on CUDA it
+// builds its GPTQ layers on Marlin alone (NotImplementedError without it,
+// inc/schemes/inc_wna16_linear.py:45-82) and its AWQ ones on Marlin or
+// AutoAWQ's own kernels, whose config asks for 7.5 too (auto_awq.py:225-231),
+// so vLLM fails when the model loads.
+func checkINCMarlin(q model.Quant, flag string, d budget.Device) error {
+	si := d.Silicon
+	if q.Method != "inc" || si.Vendor != budget.NVIDIA || si.Major*10+si.Minor >= incMarlinLeast {
+		return nil
+	}
+	value := flag
+	if value == "" {
+		value = "(the checkpoint's inc)"
+	}
+	return settingErr("quantization", value, "vLLM fails when it loads the model on %s (compute capability %d): INC builds the AutoRound layers on Marlin (or AutoAWQ's kernels for AWQ packing off Marlin), which need %d (inc/schemes/inc_wna16_linear.py:45-126, utils/marlin_utils.py:65-66, auto_awq.py:225-231)",
+		d.Name, si.Major*10+si.Minor, incMarlinLeast)
 }
 
 // resolveBlockSize applies the platform's default block size: 16, or for

@@ -106,7 +106,7 @@ func TestResolveErrors(t *testing.T) {
 		{"awq without checkpoint", llama, Serve{Quantization: "awq"},
 			engine.SettingError{Flag: "quantization", Value: `"awq"`, Reason: "needs a checkpoint quantized with awq (its config.json has no quantization_config)"}, nil},
 		{"unknown quantization", llama, Serve{Quantization: "nf4"},
-			engine.SettingError{Flag: "quantization", Value: `"nf4"`, Reason: "want one of awq, awq_marlin, bitsandbytes, compressed-tensors, fp8, gpt_oss_mxfp4, gptq, gptq_marlin, modelopt, modelopt_fp4, modelopt_mixed, mxfp4"}, nil},
+			engine.SettingError{Flag: "quantization", Value: `"nf4"`, Reason: "want one of awq, awq_marlin, bitsandbytes, compressed-tensors, fp8, gpt_oss_mxfp4, gptq, gptq_marlin, inc, modelopt, modelopt_fp4, modelopt_mixed, mxfp4"}, nil},
 		{"quantization disagrees", archs["Qwen__Qwen3-32B-FP8"], Serve{Quantization: "gptq"},
 			engine.SettingError{Flag: "quantization", Value: `"gptq"`, Reason: "the checkpoint corpus/models/Qwen__Qwen3-32B-FP8.json is quantized with fp8"}, nil},
 		{"swap space is gone", llama, Serve{SwapSpaceGiB: ptr(4.0)},

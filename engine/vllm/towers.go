@@ -121,7 +121,8 @@ func (r *Resolved) towersOff(a *model.Arch, limits map[string]uint64) (model.Mod
 	p := r.Profile
 	switch {
 	case a.Vision.Kind == "moonvit" && p.Release.Less(kimiTowersSince) && p.TowersSkipped:
-		return 0, settingErr("limit-mm-per-prompt", r.MM.LimitPerPrompt, "vision_chunk at 0: not modelled for %s, where whether Kimi-K2.5's tower is built is not known (from vLLM %s, PR #33346, it is not)", p.Describes, kimiTowersSince)
+		flag, value := r.limitsFlag()
+		return 0, settingErr(flag, value, "vision_chunk at 0: not modelled for %s, where whether Kimi-K2.5's tower is built is not known (from vLLM %s, PR #33346, it is not)", p.Describes, kimiTowersSince)
 	case p.TowersSkipped:
 		return off, nil
 	case len(a.Architectures) > 0 && slices.Contains(skippedBefore015, a.Architectures[0]):
@@ -130,6 +131,39 @@ func (r *Resolved) towersOff(a *model.Arch, limits map[string]uint64) (model.Mod
 	// The release's model file builds the towers whatever the limits:
 	// they stay charged.
 	return 0, nil
+}
+
+// languageOnlyLimits is what --language-model-only makes of the limits of
+// a model of kind: every modality 0. vLLM's get_limit_per_prompt returns 0
+// for any modality under it, before it reads --limit-mm-per-prompt
+// (vllm/config/multimodal.py:492-493 at d18bb7b; so since the flag came,
+// PR #34120, 2026-02-09), which _mark_tower_model and the profile's
+// text-only test both ask: the map names every modality membudget asks
+// after for the kind (its towers' marks and its processor's modalities),
+// each 0, so that none falls back to the 999 of an unnamed one.
+func languageOnlyLimits(kind string) map[string]uint64 {
+	limits := map[string]uint64{}
+	for _, t := range modelTowers[kind] {
+		for _, m := range t.modalities {
+			limits[m] = 0
+		}
+	}
+	for _, m := range mmTowers[kind].modalities {
+		limits[m] = 0
+	}
+	for m := range mmSupported[kind] {
+		limits[m] = 0
+	}
+	return limits
+}
+
+// limitsFlag is the flag that set the serve's limits, for a refusal or
+// the report: --language-model-only where given, which overrides them.
+func (r *Resolved) limitsFlag() (flag string, value any) {
+	if r.MM.LanguageModelOnly {
+		return "language-model-only", ""
+	}
+	return "limit-mm-per-prompt", r.MM.LimitPerPrompt
 }
 
 // everyTowerOff says off holds every tower of a model of kind.
@@ -158,6 +192,9 @@ func (r *Resolved) towersLine(a *model.Arch) string {
 			}
 			off = append(off, name+" ("+strings.Join(t.modalities, ", ")+" at 0)")
 		}
+	}
+	if r.MM.LanguageModelOnly {
+		return "towers not built: " + strings.Join(off, "; ") + ": --language-model-only sets every modality's limit to 0 (vllm/config/multimodal.py:492-493), and vLLM leaves out a tower whose every modality is limited to 0 (_mark_tower_model, interfaces.py:296-333): its weights are not charged"
 	}
 	return "towers not built: " + strings.Join(off, "; ") + ": vLLM leaves out a tower whose every modality --limit-mm-per-prompt limits to 0 (_mark_tower_model from 0.15.0, the model file's own test before), and its weights are not charged"
 }

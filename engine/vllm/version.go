@@ -377,13 +377,15 @@ func unreadRelease(v Version) string {
 // unreadReleases says, for each vLLM minor release after the newest
 // modelled, what could not be read of the memory rules it changed. None of
 // their sources could be read: the files of vllm-project/vllm stored after
-// August 2026 are single versions of unknown date, no one of them tied to a
-// release tag, and the mirror of main (jsboige/vllm) holds no upstream
-// commit after 6adad08 (2026-08-14), five commits past d18bb7b that touch no
-// rule membudget reads. Their release notes were read where found: 0.30.0's
-// as a third-party digest of its highlights (vllm "releases" summary,
-// last updated 2026-10-01), the later ones not at all. docs/vllm.md lists
-// each release's memory-relevant changes.
+// August 2026 are versions of unknown date, no one of them tied to a
+// release tag, the mirror of main (jsboige/vllm) holds no upstream commit
+// after 6adad08 (2026-08-14), five commits past d18bb7b that touch no rule
+// membudget reads, and no vLLM fork whose whole tree could be fetched goes
+// past 2026-08-22, before 0.28.0 was released (searched again 2026-12-05;
+// docs/vllm.md, "Releases after 0.29"). Their release notes were read
+// where found: 0.30.0's as a third-party digest of its highlights (vllm
+// "releases" summary, last updated 2026-10-01), the later ones not at all.
+// docs/vllm.md lists each release's memory-relevant changes.
 var unreadReleases = []struct {
 	minor int
 	why   string
@@ -394,7 +396,7 @@ var unreadReleases = []struct {
 		"the HiSparse host-resident KV tier (#53781), the Fast Start weight daemon (--load-format ipc_cache, #54921), " +
 		"GPTQ's g_idx activation ordering removed; nor is it known whether fp8 KV by default for quantized GLM-5 (#53138, opened 2026-08-20) shipped in 0.29, 0.30 or later"},
 	{31, "neither a 0.31 source nor 0.31.0's release notes (2026-10-05) could be read, beyond a summary naming a weight-cache daemon CLI and changes to prefix caching; " +
-		"0.30.0's unread changes carry into it, and the release of --kv-cache-dtype-skip-layers (#60023), fp8 KV for quantized GLM (#60140) and sleep mode releasing the graph pool (#59160) is not known"},
+		"0.30.0's unread changes carry into it, and the releases that carry #60023 (a change to --kv-cache-dtype-skip-layers, a flag vLLM has had since 0.19, #33695), fp8 KV for quantized GLM (#60140) and sleep mode releasing the graph pool (#59160) is not known"},
 	{32, "neither a 0.32 source nor 0.32.0's release notes could be read; the v0.29.0 notes target for 0.32 the removal of the V1 model runner, on whose graph estimate and sampler membudget sizes the serves the V2 runner does not run; " +
 		"0.30 and 0.31's unread changes carry into it"},
 	{33, "neither a 0.33 source nor 0.33.0's release notes (2026-11) could be read; vllm-torchtpu's v0.33.0 notes (2026-11-17) say 0.33.0 moved KV cache planning to vllm.v1.core.kv_cache_planning and tags draft KV specs is_draft; " +

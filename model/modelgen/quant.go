@@ -23,13 +23,14 @@ func quantize(t *rapid.T, c map[string]any, kind quantKind) {
 }
 
 // drawQuant draws a quantization_config of kind, or nil: fp8 (per tensor, static, block), AWQ, GPTQ, bitsandbytes (NF4,
-// and 8-bit without experts), compressed-tensors (fp8 per channel, int8,
+// and 8-bit without experts), AutoRound (without experts), compressed-tensors (fp8 per channel, int8,
 // W4A16, NVFP4), ModelOpt (NVFP4, FP8) and gpt-oss's MXFP4.
 func drawQuant(t *rapid.T, kind quantKind) map[string]any {
 	schemes := []string{"", "", "fp8", "fp8-static", "fp8-block", "awq", "gptq", "bnb-nf4", "ct-fp8", "ct-int8", "ct-w4a16", "ct-nvfp4", "modelopt-nvfp4", "modelopt-fp8"}
 	switch kind {
 	case quantDense:
-		schemes = append(schemes, "bnb-8bit")
+		// AutoRound (INC) is modelled for dense models only.
+		schemes = append(schemes, "bnb-8bit", "autoround")
 	case quantMXFP4:
 		schemes = []string{"", "mxfp4", "mxfp4"}
 	}
@@ -50,6 +51,13 @@ func drawQuant(t *rapid.T, kind quantKind) map[string]any {
 		return map[string]any{"quant_method": "fp8", "weight_block_size": []uint64{128, 128}}
 	case "awq", "gptq":
 		return map[string]any{"quant_method": q, "bits": 4, "group_size": rapid.SampledFrom([]uint64{32, 64, 128}).Draw(t, "group")}
+	case "autoround":
+		// AutoRound's export keys (intel/auto-round
+		// auto_round/export/export_to_autoround/export.py @c6e0e72).
+		packing := rapid.SampledFrom([]string{"auto_round:auto_gptq", "auto_round:auto_awq"}).Draw(t, "packing")
+		return map[string]any{"quant_method": "auto-round", "packing_format": packing, "bits": 4, "sym": true, "data_type": "int",
+			"group_size":   rapid.SampledFrom([]uint64{32, 64, 128}).Draw(t, "group"),
+			"extra_config": map[string]any{"lm_head": map[string]any{"bits": 16, "data_type": "float"}}}
 	case "bnb-nf4":
 		return map[string]any{"quant_method": "bitsandbytes", "load_in_4bit": true, "bnb_4bit_quant_type": "nf4", "bnb_4bit_use_double_quant": rapid.Bool().Draw(t, "double_quant")}
 	case "bnb-8bit":
