@@ -67,14 +67,15 @@ type Footprint struct {
 	Seqs, Tokens uint64
 	Terms        [NumTerms]uint64
 	// Ledger is the sum of the terms charged to the budget; Beside the sum
-	// of those the engine allocates beside it (see [Plan].Beside).
-	Ledger, Beside uint64
-	Slack          uint64 // caching-allocator chunk slack, charged to the driver
-	DriverFixed    uint64
-	DriverPerMille uint64
-	Host           uint64 // unified devices: host caches in the same pool
-	Budget         uint64
-	Device         uint64
+	// of those the engine allocates beside it (see [Plan].Beside) and
+	// BesideFixed, the stage's [Stage].BesideFixed, which no term holds.
+	Ledger, Beside, BesideFixed uint64
+	Slack                       uint64 // caching-allocator chunk slack, charged to the driver
+	DriverFixed                 uint64
+	DriverPerMille              uint64
+	Host                        uint64 // unified devices: host caches in the same pool
+	Budget                      uint64
+	Device                      uint64
 	// Ceiling is the largest budget the class runs at (0: not checked).
 	Ceiling uint64
 	// Stage is the pipeline stage this footprint is of: the one that binds.
@@ -193,6 +194,13 @@ type Stage struct {
 	// allocates on this stage. It does not grow with (seqs, tokens), so the
 	// driver's condition does not either.
 	Slack uint64
+	// BesideFixed is what the engine allocates on each of the stage's
+	// devices beside the budget that no term of the ledger holds: tensors
+	// made after its memory snapshot that it never charges (vLLM's V2
+	// model-runner request state before it charged consumed memory). It
+	// does not grow with (seqs, tokens) and counts toward the driver's
+	// condition as the terms in [Plan].Beside do.
+	BesideFixed uint64
 }
 
 // FixedLedger is the stage's terms without the pool that are charged to
@@ -288,6 +296,8 @@ func (p *Plan) stageInto(f *Footprint, i int, s, t uint64) {
 			f.Ledger = SatAdd(f.Ledger, f.Terms[term])
 		}
 	}
+	f.BesideFixed = st.BesideFixed
+	f.Beside = SatAdd(f.Beside, st.BesideFixed)
 	f.Failed = classify(f)
 }
 

@@ -203,3 +203,41 @@ func TestHotPathEqualsMethods(t *testing.T) {
 		}
 	})
 }
+
+// TestBesideFixed: a stage's fixed bytes beside the budget take nothing
+// off the ledger and count toward the driver's condition.
+func TestBesideFixed(t *testing.T) {
+	tests := []struct {
+		name        string
+		besideFixed uint64
+		wantBeside  uint64
+		wantFailed  Condition
+	}{
+		// Stage 1 of twoStages holds 4 GiB of graphs beside a 64 GiB budget
+		// on an 80 GiB device with 1 GiB of driver: 11 GiB of headroom.
+		{"none", 0, 4 << 30, Fit},
+		// 0.6 GiB more beside: 4.6 GiB, 10.4 GiB of headroom, still fits.
+		{"0.6 GiB", 6 << 30 / 10, 4<<30 + 6<<30/10, Fit},
+		// 11 GiB more: 80 - 64 - 1 - 4 - 11 = 0: exactly fits.
+		{"11 GiB, to the byte", 11 << 30, 15 << 30, Fit},
+		// One byte more is over the device.
+		{"11 GiB + 1 B", 11<<30 + 1, 15<<30 + 1, OverDriverSlice},
+	}
+	for _, tt := range tests {
+		p := twoStages()
+		p.Stages[1].BesideFixed = tt.besideFixed
+		f := p.EvaluateStage(1, 1, 16)
+		got := struct {
+			Ledger, Beside, BesideFixed uint64
+			Failed                      Condition
+		}{f.Ledger, f.Beside, f.BesideFixed, f.Failed}
+		// The ledger stays 2 GiB of weights + one 4 MiB block.
+		want := struct {
+			Ledger, Beside, BesideFixed uint64
+			Failed                      Condition
+		}{2<<30 + 4<<20, tt.wantBeside, tt.besideFixed, tt.wantFailed}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s: (-want +got)\n%s", tt.name, diff)
+		}
+	}
+}

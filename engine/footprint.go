@@ -16,6 +16,7 @@ type FootprintJSON struct {
 	Ledger          uint64   `json:"ledger_bytes"`
 	Beside          uint64   `json:"beside_budget_bytes"`
 	BesideTerms     []string `json:"beside_budget_terms,omitempty"`
+	BesideFixed     uint64   `json:"beside_budget_fixed_bytes,omitempty"` // the part of Beside no term holds ([budget.Stage].BesideFixed)
 	AllocatorSlack  uint64   `json:"allocator_slack_bytes"`
 	DriverFixed     uint64   `json:"driver_fixed_bytes"`
 	DriverPerMille  uint64   `json:"driver_per_mille_bytes"`
@@ -40,7 +41,7 @@ func FootprintOf(f budget.Footprint, beside budget.TermSet) FootprintJSON {
 		Weights: f.Terms[budget.TermWeights], KVCache: f.Terms[budget.TermKVCache],
 		ActivationPeak: f.Terms[budget.TermActivation], CUDAGraphPool: f.Terms[budget.TermGraphPool],
 		Sampler: f.Terms[budget.TermSampler], NonTorch: f.Terms[budget.TermNonTorch],
-		Ledger: f.Ledger, Beside: f.Beside, Stage: f.Stage, AllocatorSlack: f.Slack, DriverFixed: f.DriverFixed, DriverPerMille: f.DriverPerMille,
+		Ledger: f.Ledger, Beside: f.Beside, BesideFixed: f.BesideFixed, Stage: f.Stage, AllocatorSlack: f.Slack, DriverFixed: f.DriverFixed, DriverPerMille: f.DriverPerMille,
 		Host: f.Host, Total: f.Total(), UtilBudget: f.Budget, Device: f.Device,
 		BudgetHeadroom: f.BudgetHeadroom(), BudgetShortfall: f.BudgetShortfall(),
 		DriverHeadroom: f.DriverHeadroom(), DriverShortfall: f.DriverShortfall(), Fits: f.Fits(),

@@ -29,6 +29,10 @@ func (j FootprintJSON) AppendJSON(b []byte) ([]byte, error) {
 		b = append(b, `,"beside_budget_terms":`...)
 		b = jsonw.Strings(b, j.BesideTerms)
 	}
+	if j.BesideFixed > 0 {
+		b = append(b, `,"beside_budget_fixed_bytes":`...)
+		b = jsonw.Uint(b, j.BesideFixed)
+	}
 	b = append(b, `,"allocator_slack_bytes":`...)
 	b = jsonw.Uint(b, j.AllocatorSlack)
 	b = append(b, `,"driver_fixed_bytes":`...)

@@ -245,6 +245,13 @@ func TestSettingErrorAndSwitch(t *testing.T) {
 	if got := (&SettingError{Flag: "x", Reason: "no"}).Error(); got != "--x: no" {
 		t.Errorf("%q", got)
 	}
+	// An environment variable is named as a launch line sets it.
+	if got := Refuse("VLLM_USE_V2_MODEL_RUNNER", "1", "no").Error(); got != "VLLM_USE_V2_MODEL_RUNNER=1: no" {
+		t.Errorf("%q", got)
+	}
+	if got := Refuse("enable_sp", "1", "no").Error(); got != "--enable_sp 1: no" {
+		t.Errorf("%q", got)
+	}
 	var s Switch
 	f := &SwitchFlag{V: &s, To: Off}
 	if err := f.Set("true"); err != nil || s != Off {

@@ -14,12 +14,33 @@ type SettingError struct {
 	Flag, Value, Reason string
 }
 
-// Error returns "--flag value: reason".
+// Error returns "--flag value: reason", or "NAME=value: reason" for an
+// environment variable.
 func (e *SettingError) Error() string {
+	if isEnvName(e.Flag) {
+		return fmt.Sprintf("%s=%s: %s", e.Flag, e.Value, e.Reason)
+	}
 	if e.Value == "" {
 		return fmt.Sprintf("--%s: %s", e.Flag, e.Reason)
 	}
 	return fmt.Sprintf("--%s %s: %s", e.Flag, e.Value, e.Reason)
+}
+
+// isEnvName says name is an environment variable's, as the engines spell
+// theirs (VLLM_USE_V2_MODEL_RUNNER): upper case, digits and underscores,
+// with an underscore; no flag is spelled so.
+func isEnvName(name string) bool {
+	under := false
+	for _, c := range name {
+		switch {
+		case c == '_':
+			under = true
+		case c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		default:
+			return false
+		}
+	}
+	return under
 }
 
 // Refuse returns the *SettingError of flag at value, its reason formatted

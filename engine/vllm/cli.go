@@ -60,9 +60,9 @@ const AllowLongEnv = "VLLM_ALLOW_LONG_MAX_MODEL_LEN"
 type flagServe struct {
 	version string
 	s       Serve
-	// Pasted holds VLLM_ALLOW_LONG_MAX_MODEL_LEN as a pasted line or the
-	// environment set it, and what the line held that membudget does not
-	// read.
+	// Pasted holds VLLM_ALLOW_LONG_MAX_MODEL_LEN and
+	// VLLM_USE_V2_MODEL_RUNNER as a pasted line or the environment set
+	// them, and what the line held that membudget does not read.
 	engine.Pasted
 	// given is the flags given, by the names given, once parsed.
 	given map[string]bool
@@ -364,7 +364,7 @@ func (f *flagServe) ReadLine(args []string) (engine.Line, error) {
 	return l, nil
 }
 
-func (f *flagServe) Env() []string { return []string{AllowLongEnv} }
+func (f *flagServe) Env() []string { return []string{AllowLongEnv, v2RunnerEnv} }
 
 // Parsed refuses a --vllm-version membudget has no rules for, and a
 // pasted line's environment that changes memory in ways membudget does
@@ -388,6 +388,9 @@ func (f *flagServe) Size(m *hub.Loaded, c budget.Class) (engine.Sizing, error) {
 	s.EnableChunkedPrefill = f.given["enable-chunked-prefill"]
 	if e, ok := f.Lookup(AllowLongEnv); ok && allowLongValue(e.Value) {
 		s.AllowLongMaxModelLen = true
+	}
+	if s.ModelRunnerV2, err = f.runnerEnv(p); err != nil {
+		return nil, err
 	}
 	sz, err := size(m, c, s, p)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"membudget/engine"
 	"membudget/internal/shell"
 )
 
@@ -72,6 +73,12 @@ func Command(model string, r *Resolved) string {
 	b.Grow(320)
 	if r.AllowLongMaxModelLen && r.MaxModelLen > r.MaxLenLimit {
 		b.WriteString("VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 ")
+	}
+	switch r.ModelRunnerV2 {
+	case engine.On:
+		b.WriteString(v2RunnerEnv + "=1 ")
+	case engine.Off:
+		b.WriteString(v2RunnerEnv + "=0 ")
 	}
 	b.WriteString("vllm serve ")
 	b.WriteString(shell.Quote(model))

@@ -100,6 +100,10 @@ var compileModes = []string{"NONE", "STOCK_TORCH_COMPILE", "DYNAMO_TRACE_ONCE", 
 // piecewise.
 const vllmCompile = "3"
 
+// stockTorchCompile is CompilationMode.STOCK_TORCH_COMPILE, which the V2
+// model runner does not support ([Resolved.resolveV2Features]).
+const stockTorchCompile = "1"
+
 // levelGraphModes is each -O level's cudagraph_mode (OPTIMIZATION_LEVEL_00
 // to _03, vllm/config/vllm.py:234, 257, 280, 303); level 0 also sets the
 // compilation mode to NONE (vllm/config/vllm.py:1378-1382).

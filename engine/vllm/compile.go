@@ -27,7 +27,7 @@ func (ref *Reference) Plan() *budget.Plan {
 		MaxLen:  r.MaxModelLen,
 	}
 	for _, st := range ref.stages {
-		stage := budget.Stage{Budget: st.budget, Slack: st.slack, Pool: ref.groups.pool(&r, st.sharding)}
+		stage := budget.Stage{Budget: st.budget, Slack: st.slack, BesideFixed: st.besideFixed, Pool: ref.groups.pool(&r, st.sharding)}
 		for _, it := range st.weights {
 			stage.Fixed[budget.TermWeights] = budget.SatAdd(stage.Fixed[budget.TermWeights], it.Bytes)
 		}

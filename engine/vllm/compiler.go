@@ -156,6 +156,7 @@ func (cp *Compiler) compileInto(k *kvCheck, s Serve, c budget.Class, p Profile) 
 			stage.Fixed[it.Term] = budget.SatAdd(stage.Fixed[it.Term], it.Bytes)
 		}
 		stage.Pool = layout.pool(r, st)
+		stage.BesideFixed = besideAfterSnapshot(a, r, st)
 		avail := r.KVCacheMemoryBytes
 		stage.Budget = requested
 		if r.KVCacheMemoryBytes > 0 {

@@ -614,17 +614,64 @@ var refusedEnv = []struct {
 
 // v2RunnerEnv forces the model runner: vllm/envs.py reads it as
 // bool(int(value)) since PR #25266 ("GPU Model Runner V2", 2025-11-21),
-// dated to the 0.11 profiles as flagTable dates that month's flags.
+// dated to the 0.11 profiles as flagTable dates that month's flags; unset
+// it was False until PR #39337 (0.22.0), None since, which leaves the
+// runner to VllmConfig.use_v2_model_runner's oracle (maybe_convert_bool,
+// vllm/envs.py:2022-2024 at d18bb7b). See [Resolved.resolveRunnerEnv].
 const v2RunnerEnv = "VLLM_USE_V2_MODEL_RUNNER"
 
 var v2RunnerEnvSince = Version{0, 11, 0}
 
+// runnerEnv is VLLM_USE_V2_MODEL_RUNNER as the line or the environment set
+// it, for release profile p: [engine.Default] where it is unset or p's
+// vLLM does not read it (the V0 engine, releases before 0.11).
+func (f *flagServe) runnerEnv(p Profile) (engine.Switch, error) {
+	e, ok := f.Lookup(v2RunnerEnv)
+	if !ok || p.Era != V1 || p.Release.Less(v2RunnerEnvSince) {
+		return engine.Default, nil
+	}
+	on, ok := pyIntBool(e.Value)
+	if !ok {
+		return engine.Default, settingErr(v2RunnerEnv, e.Value, "vLLM reads it as bool(int(value)) (vllm/envs.py) and stops at startup on a value int() does not take: give 0 (the V1 model runner) or 1 (the V2 model runner)")
+	}
+	if on {
+		return engine.On, nil
+	}
+	return engine.Off, nil
+}
+
+// pyIntBool is bool(int(s)) as Python reads a decimal integer: blanks
+// around it, a sign, digits with single underscores between them; ok is
+// false where int() raises.
+func pyIntBool(s string) (on, ok bool) {
+	s = strings.TrimSpace(s)
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		s = s[1:]
+	}
+	if s == "" || s[0] == '_' || s[len(s)-1] == '_' || strings.Contains(s, "__") {
+		return false, false
+	}
+	for _, c := range s {
+		switch {
+		case c == '_':
+		case c >= '0' && c <= '9':
+			on = on || c != '0'
+		default:
+			return false, false
+		}
+	}
+	return on, true
+}
+
 // checkEnv refuses, for release profile p, the line's assignments that
 // change memory in ways membudget does not model: VLLM_USE_V1 naming the
 // engine era p does not size (vllm/envs.py: bool(int(value)), until
-// #28204 of 2025-11-11), VLLM_USE_V2_MODEL_RUNNER (v2RunnerEnv), and
-// refusedEnv's.
+// #28204 of 2025-11-11), a VLLM_USE_V2_MODEL_RUNNER vLLM cannot read
+// (runnerEnv), and refusedEnv's.
 func (f *flagServe) checkEnv(p Profile) error {
+	if _, err := f.runnerEnv(p); err != nil {
+		return err
+	}
 	for _, a := range f.IgnoredEnv {
 		name, value, _ := strings.Cut(a, "=")
 		if name == "VLLM_USE_V1" && p.Release.Less(v0_14_0) {
@@ -644,9 +691,6 @@ func (f *flagServe) checkEnv(p Profile) error {
 		}
 		if err := a2aEnv(name, value, a, f.s.All2AllBackend, p); err != nil {
 			return err
-		}
-		if name == v2RunnerEnv && p.Era == V1 && !p.Release.Less(v2RunnerEnvSince) {
-			return fmt.Errorf("%s in the launch line: it overrides the model runner vLLM's oracle picks (vllm/config/vllm.py use_v2_model_runner: any value set, 0 or 1, decides the runner before the oracle asks), and membudget sizes the runner the oracle picks for %s (docs/vllm.md, \"Which model runner serves a model\"); not modelled, and membudget refuses it rather than size a serve vLLM would contradict: remove it to size the default", a, p.Describes)
 		}
 		for _, e := range refusedEnv {
 			if name == e.name && p.Release.Less(e.until) {

@@ -3,6 +3,7 @@ package vllm
 import (
 	"flag"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"unsafe"
@@ -268,10 +269,13 @@ func TestCheckEnv(t *testing.T) {
 		{"0.17.0", "VLLM_ATTENTION_BACKEND=FLASHINFER", ""},
 		{"0.15.0", "NCCL_DEBUG=INFO", ""},
 		// It decides the runner before vLLM's oracle does (vllm/config/
-		// vllm.py use_v2_model_runner), either way.
-		{"main", "VLLM_USE_V2_MODEL_RUNNER=0", "VLLM_USE_V2_MODEL_RUNNER=0 in the launch line: it overrides the model runner vLLM's oracle picks (vllm/config/vllm.py use_v2_model_runner: any value set, 0 or 1, decides the runner before the oracle asks), and membudget sizes the runner the oracle picks for " + mustProfile("main").Describes + " (docs/vllm.md, \"Which model runner serves a model\"); not modelled, and membudget refuses it rather than size a serve vLLM would contradict: remove it to size the default"},
-		{"0.22.0", "VLLM_USE_V2_MODEL_RUNNER=1", "VLLM_USE_V2_MODEL_RUNNER=1 in the launch line: it overrides the model runner vLLM's oracle picks (vllm/config/vllm.py use_v2_model_runner: any value set, 0 or 1, decides the runner before the oracle asks), and membudget sizes the runner the oracle picks for " + mustProfile("0.22.0").Describes + " (docs/vllm.md, \"Which model runner serves a model\"); not modelled, and membudget refuses it rather than size a serve vLLM would contradict: remove it to size the default"},
-		{"0.10.2", "VLLM_USE_V2_MODEL_RUNNER=1", ""}, // before PR #25266: not read
+		// vllm.py use_v2_model_runner): read, and sized by Resolve
+		// (TestRunnerEnv); a value int() does not take stops vLLM.
+		{"main", "VLLM_USE_V2_MODEL_RUNNER=0", ""},
+		{"0.22.0", "VLLM_USE_V2_MODEL_RUNNER=1", ""},
+		{"0.22.0", "VLLM_USE_V2_MODEL_RUNNER=true", "VLLM_USE_V2_MODEL_RUNNER=true: vLLM reads it as bool(int(value)) (vllm/envs.py) and stops at startup on a value int() does not take: give 0 (the V1 model runner) or 1 (the V2 model runner)"},
+		{"0.11.0", "VLLM_USE_V2_MODEL_RUNNER=", "VLLM_USE_V2_MODEL_RUNNER=: vLLM reads it as bool(int(value)) (vllm/envs.py) and stops at startup on a value int() does not take: give 0 (the V1 model runner) or 1 (the V2 model runner)"},
+		{"0.10.2", "VLLM_USE_V2_MODEL_RUNNER=true", ""}, // before PR #25266: not read
 		{"0.8.5:v0", "VLLM_USE_V2_MODEL_RUNNER=1", ""},
 	}
 	for _, tc := range cases {
@@ -280,7 +284,13 @@ func TestCheckEnv(t *testing.T) {
 			t.Fatal(err)
 		}
 		s := &flagServe{}
-		s.Ignore([]string{tc.env}, nil)
+		// As engine.ReadLaunch does: the variables vLLM reads are set,
+		// the others ignored.
+		if name, value, _ := strings.Cut(tc.env, "="); slices.Contains(s.Env(), name) {
+			s.SetEnv(name, value, "the launch line")
+		} else {
+			s.Ignore([]string{tc.env}, nil)
+		}
 		got := ""
 		if err := s.checkEnv(p); err != nil {
 			got = err.Error()
@@ -394,5 +404,36 @@ func TestNegationsSetTheSwitchOff(t *testing.T) {
 	}
 	if s.s.EnforceEager || s.s.DisableCustomAllReduce {
 		t.Errorf("after the --no- forms: enforce eager %v, custom all-reduce disabled %v; want both off", s.s.EnforceEager, s.s.DisableCustomAllReduce)
+	}
+}
+
+// TestPyIntBool: bool(int(s)) as Python reads VLLM_USE_V2_MODEL_RUNNER.
+func TestPyIntBool(t *testing.T) {
+	type res struct{ On, OK bool }
+	for _, tc := range []struct {
+		in   string
+		want res
+	}{
+		{"0", res{false, true}},
+		{"1", res{true, true}},
+		{" 1\n", res{true, true}}, // int() strips blanks
+		{"+0", res{false, true}},
+		{"-1", res{true, true}}, // bool(-1) is True
+		{"00", res{false, true}},
+		{"1_0", res{true, true}}, // int("1_0") is 10
+		{"0_0", res{false, true}},
+		{"", res{false, false}},
+		{"true", res{false, false}},
+		{"1.0", res{false, false}},
+		{"_1", res{false, false}},
+		{"1_", res{false, false}},
+		{"1__0", res{false, false}},
+		{"+", res{false, false}},
+		{"0x1", res{false, false}},
+	} {
+		on, ok := pyIntBool(tc.in)
+		if diff := cmp.Diff(tc.want, res{on, ok}); diff != "" {
+			t.Errorf("pyIntBool(%q) (-want +got):\n%s", tc.in, diff)
+		}
 	}
 }

@@ -178,8 +178,18 @@ func observedServe(r observedRow, l *logs.Log, m observed.Model) Serve {
 	case "False":
 		s.EnablePrefixCaching = engine.Off
 	}
+	// The version column names the variable where the serve set it (row
+	// 112: "0.26.0 (V1; VLLM_USE_V2_MODEL_RUNNER=0)").
+	if m := runnerEnvInText.FindStringSubmatch(r["vllm_version"]); m != nil {
+		s.ModelRunnerV2 = engine.On
+		if on, _ := pyIntBool(m[1]); !on {
+			s.ModelRunnerV2 = engine.Off
+		}
+	}
 	return s
 }
+
+var runnerEnvInText = regexp.MustCompile(v2RunnerEnv + `=([0-9]+)`)
 
 // withServeArgs is s with the flags of a row's serve_args cell (those the
 // source's command line states, verbatim, where the quoted lines do not)
@@ -779,9 +789,7 @@ var unmetGates = map[string]map[string]unmetGate{
 		"weights": {0.016, "row 52 (DeepSeek-R1-Distill-Qwen-14B on ROCm, TP 2), sized with Qwen2.5-14B's config: 1.45% (0.20 GiB) low a rank, as row 11 (the same model, V0, TP 2) is 1.15% low, where Qwen2.5-72B at TP 2-4 (rows 157, 158, 166) is within 0.35%; the distill's own config was not found"},
 	},
 	"0.26.0": {
-		"avail":          {0.03, "row 112: the activation 2.5 GiB low (below) leaves the KV memory 1.9% high"},
-		"tokens-median":  {0.03, "row 112, as above, and row 55 (RTX 5080 on a Windows desktop, Qwen2.5-3B at util 0.85): 1.76% fewer blocks than the 12,868 logged, 0.12 GiB of its 7.07 GiB of KV; the row logs its block count alone (no term, no max_model_len or batch setting, sized at vLLM's defaults), so the cause is not established"},
-		"activation":     {2.6, "row 112 logs 3.9 GiB: vLLM profiles Gemma 4's encoder with 3 video items (budget 8192) even with image=0, audio=0 (notes): 32 frames of 70 soft tokens + 8 = 2496 tokens an item (gemma4_mm.py:253-280 at main d18bb7b), 3 x 32 x 70 x 3^2 = 60480 patches through the vision tower; the encoder pass is sized for towers whose blocks vLLM builds (encoderpass.go), and Gemma 4's is a transformers module (AutoModel.from_config, gemma4_mm.py:1067) whose weights membudget reads from vision_config but whose blocks' activations it has not sized, so neither its encoder cache nor its pass is charged"},
+		"activation":     {0.2, "row 112 (Gemma 4 31B on B300, on the V1 runner: VLLM_USE_V2_MODEL_RUNNER=0 in its version cell, which the oracle would otherwise put on V2): 3.76 GiB modelled (the forward pass 1.36 and V1's dummy sampler run over 1024 rows, 2.40; the V2 runner samples none) where 3.9 is logged, 0.14 GiB low; vLLM also profiles Gemma 4's encoder with 3 video items (budget 8192) even with image=0, audio=0 (notes), and the gemma4 tower is a transformers module (AutoModel.from_config, gemma4_mm.py:1067) whose blocks' activations membudget has not sized, so neither its encoder cache nor its pass is charged"},
 		"graph_estimate": {0.55, "row 112 (B300): 1.27 GiB estimated where vLLM estimates 0.76 (captures 0.70); the only graph estimate of a Blackwell part and of Gemma 4's mixed 256/512 head dims"},
 	},
 	"0.7.1:v0": {

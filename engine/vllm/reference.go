@@ -37,6 +37,9 @@ type refStage struct {
 	// slack is computed once: the allocations it rounds do not depend on
 	// the sequences.
 	slack uint64
+	// besideFixed is what the V2 runner makes after vLLM's snapshot and
+	// does not charge ([besideAfterSnapshot]).
+	besideFixed uint64
 }
 
 // Ledger is the itemised footprint of s sequences of t tokens on one stage.
@@ -70,7 +73,7 @@ func newReference(a *model.Arch, s Serve, c budget.Class, p Profile, shard bool)
 	ref := &Reference{Arch: a, Serve: r, Class: c, groups: layout}
 	for _, st := range r.Stages {
 		st = r.rankSharding(st)
-		ref.stages = append(ref.stages, refStage{sharding: st, weights: weightItems(a, st), peaks: peakItems(a, &r, st)})
+		ref.stages = append(ref.stages, refStage{sharding: st, weights: weightItems(a, st), peaks: peakItems(a, &r, st), besideFixed: besideAfterSnapshot(a, &r, st)})
 	}
 	if err := ref.offload(); err != nil {
 		return nil, err
@@ -327,6 +330,8 @@ func (ref *Reference) EvaluateStage(i int, s, t uint64) Ledger {
 			f.Ledger = budget.SatAdd(f.Ledger, it.Bytes)
 		}
 	}
+	f.BesideFixed = st.besideFixed
+	f.Beside = budget.SatAdd(f.Beside, st.besideFixed)
 	f.Slack = st.slack
 	d := ref.Serve.driverTerms(ref.Class)
 	f.DriverFixed = d.DriverFixedBytes

@@ -165,6 +165,10 @@ type Resolved struct {
 	// --max-model-len auto fitted a shorter one after the profile (see
 	// autoFitMaxModelLen); 0 when MaxModelLen is it.
 	runnerMaxLen uint64
+	// v2Model is the oracle's answer for the model ([v2DefaultModel]) once
+	// asked: 0 not yet, 1 no, 2 yes. It depends on the release and the
+	// model alone, and every stage of a compile asks ([Resolved.onV2Runner]).
+	v2Model uint8
 }
 
 // layerCounts returns a's state and attention layers (see stateLayers),
@@ -199,7 +203,12 @@ func resolveCounted(s Serve, a *model.Arch, c budget.Class, p Profile, states, a
 	if err := r.resolveParallel(a, def); err != nil {
 		return Resolved{}, err
 	}
-	r.resolveV2Features(a)
+	if err := r.resolveRunnerEnv(a); err != nil {
+		return Resolved{}, err
+	}
+	if err := r.resolveV2Features(a); err != nil {
+		return Resolved{}, err
+	}
 	if err := r.resolveSpec(a, c, def); err != nil {
 		return Resolved{}, err
 	}
@@ -210,6 +219,9 @@ func resolveCounted(s Serve, a *model.Arch, c budget.Class, p Profile, states, a
 		return Resolved{}, err
 	}
 	if err := r.resolveRunner(a, def); err != nil {
+		return Resolved{}, err
+	}
+	if err := r.refuseForcedV2Pooling(); err != nil {
 		return Resolved{}, err
 	}
 	if err := r.finishSpec(a); err != nil {

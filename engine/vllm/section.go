@@ -272,7 +272,11 @@ func (s section) Lines(fp budget.Footprint) []engine.FootprintLine {
 			out = append(out, engine.FootprintLine{Label: termLabels[t], Bytes: fp.Terms[t], Beside: true})
 		}
 	}
-	return s.sz.labelGraphs(s.sz.splitDraftGraphs(out, fp))
+	out = s.sz.labelGraphs(s.sz.splitDraftGraphs(out, fp))
+	if st := s.sz.plan.Stages; fp.Stage < len(st) && st[fp.Stage].BesideFixed > 0 {
+		out = append(out, engine.FootprintLine{Label: besideAfterSnapshotLabel, Bytes: st[fp.Stage].BesideFixed, Beside: true})
+	}
+	return out
 }
 
 // words name vLLM's util budget and the driver's side.

@@ -115,6 +115,10 @@ type Serve struct {
 	// ignored, that some releases' V2 model-runner oracle reads (see
 	// [Resolved.resolveV2Features]).
 	Reasoning, LogprobsMode, ExecutorBackend string
+	// ModelRunnerV2 is VLLM_USE_V2_MODEL_RUNNER: [engine.On] for a nonzero
+	// integer, [engine.Off] for 0; [engine.Default] (unset) leaves the
+	// runner to the release's oracle (see [Resolved.resolveRunnerEnv]).
+	ModelRunnerV2 engine.Switch
 }
 
 // settingErr returns the *engine.SettingError of flag at value.

@@ -378,6 +378,15 @@ func (r *Resolved) resolveSpec(a *model.Arch, c budget.Class, def func(string, s
 		return settingErr("async-scheduling", "", "vLLM refuses it: Currently, async scheduling is only supported with EAGLE/MTP/Draft Model/NGram GPU/DSpark kind of speculative decoding (--speculative-config method %q)", method)
 	}
 	if !p.Release.Less(specV1Since) && !drafted(method) {
+		if r.Profile.v2Forced {
+			// _get_v2_model_runner_unsupported_features names ngram's
+			// method apart (vllm/config/vllm.py:2396-2399 at d18bb7b).
+			feature := fmt.Sprintf("speculative method '%s'", method)
+			if method == "ngram" {
+				feature = "ngram/ngram_gpu speculative decoding"
+			}
+			return refuseV2Unsupported("speculative-config", method, feature)
+		}
 		r.Profile.v1Runner = true
 	}
 	r.Spec = s

@@ -357,3 +357,44 @@ func TestV2DraftNeverShrinksFootprint(t *testing.T) {
 		}
 	})
 }
+
+// TestSpecV2BuffersBesideTheBudget: before 0.26.1 the V2 speculator's
+// buffers stand beside the budget with the runner's request state
+// (besideAfterSnapshot), from 0.26.1 both are charged. Llama-3.1-8B with
+// the EAGLE-3 draft, N = 256, T = 8192, k = 3 (q = 4), V = 128256 (a packed
+// row cdiv(128256, 32) = 4008 int32):
+//   - every stage: 256 x 4 x 2 + 256 x 8 + 256 x 3 x 8 + 256 x 4 + 8192 x
+//     4 + 8192 x 8 + 8192 + 257 x 4 + 256 x 4 x 2 = 120836 B;
+//   - the last: 256 x 4008 x 4 = 4104192, 256 x 128256 x 4 = 131334144,
+//     256 x 1024 x 4 x 3 = 3145728, 256 x 128 x 4 = 131072, 256 x 1024 x
+//     4 = 1048576, 256 x 129 x 4 = 132096, 256 x 128 x 4 = 131072, 256 x
+//     4 x 4 = 4096, 256 x 4 x 4008 x 4 = 16416768: 156447744 B;
+//   - the speculator's buffers, 67230732 B (TestSpecV2ByHand).
+func TestSpecV2BuffersBesideTheBudget(t *testing.T) {
+	a := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
+	s := Serve{MaxModelLen: 8192, MaxNumSeqs: 256, MaxNumBatchedTokens: 8192, EnforceEager: true, SpeculativeConfig: eagle3Spec(WriteEagle3Draft(t))}
+	const state, buffers = 120836 + 156447744, 67230732
+	for _, tc := range []struct {
+		spec   string
+		beside uint64
+	}{
+		{"0.23.0", state + buffers}, // Llama on V2 from 0.23.0 (#43458)
+		{"0.26.0", state + buffers},
+		{"0.26.1", 0}, // charged (#49208)
+	} {
+		r, err := Resolve(s, a, bigClass, mustProfile(tc.spec))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.spec, err)
+		}
+		if got := besideAfterSnapshot(a, &r, stageOf(&r, 0)); got != tc.beside {
+			t.Errorf("%s: %d B beside the budget, want %d", tc.spec, got, tc.beside)
+		}
+		sz, err := Size(&hub.Loaded{Name: "meta-llama/Llama-3.1-8B-Instruct", Arch: a}, bigClass, s, mustProfile(tc.spec))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.spec, err)
+		}
+		if got := sz.Plan().Stages[0].BesideFixed; got != tc.beside {
+			t.Errorf("%s: the plan's stage holds %d B beside the budget, want %d", tc.spec, got, tc.beside)
+		}
+	}
+}

@@ -369,8 +369,17 @@ func (r *Resolved) onV2Runner(a *model.Arch) bool {
 	if r.Runner == runnerPooling && !r.Profile.V2EveryModel {
 		return false
 	}
-	return r.Profile.v2Runner(a, func() uint64 {
-		s, _ := r.layerCounts(a)
-		return s
+	if r.stateLayersPlus1 == 0 {
+		// A Resolved not made by Resolve: nothing counted, nothing kept.
+		return r.Profile.V2Runner(a)
+	}
+	return r.Profile.v2RunnerBy(func() bool {
+		if r.v2Model == 0 {
+			r.v2Model = 1
+			if v2DefaultModel(r.Profile.Release, a, func() uint64 { return r.stateLayersPlus1 - 1 }) {
+				r.v2Model = 2
+			}
+		}
+		return r.v2Model == 2
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"membudget/engine"
 	"membudget/model"
 )
 
@@ -150,28 +151,114 @@ func v2DefaultModel(v Version, a *model.Arch, states func() uint64) bool {
 	return !moe || listed()
 }
 
+// resolveRunnerEnv applies VLLM_USE_V2_MODEL_RUNNER (v2RunnerEnv), which
+// VllmConfig.use_v2_model_runner reads before its oracle asks anything
+// (vllm/config/vllm.py:611-615 at d18bb7b, since PR #39337; before it the
+// variable alone chose, unset meaning 0, PR #25266). Set to 0 it runs the
+// V1 model runner; set to 1 the V2 runner, for any model, and where a
+// feature the oracle would fall back from is asked for, vLLM raises
+// instead (_validate_v2_model_runner, vllm/config/vllm.py:1600-1601 and
+// 2477-2486 at d18bb7b, since PR #38758 of 2026-04-03): those checks are
+// resolveV2Features', resolveSpec's and refuseV2Undecided's. It runs
+// before them.
+//
+// Refused by name, rather than sized on rules not read: 1 before 0.22.0
+// (the V2 runner of those releases, experimental and the default for no
+// model, is not read); 0 from 0.29.0 (the V1 runner of a release that runs
+// every model on V2, PR #53183, whose source is not read); and, before
+// 0.29.0, 1 for a model with state layers (vLLM refused it outright until
+// PR #38831 of 2026-05-28 and under mamba_cache_mode align until PR #42406
+// of 06-30; membudget sizes state layers on the V2 runner from 0.29.0
+// alone) and for the pooling runner ([Resolved.refuseForcedV2Pooling]).
+func (r *Resolved) resolveRunnerEnv(a *model.Arch) error {
+	p := &r.Profile
+	v := p.Release
+	if r.ModelRunnerV2 == engine.Default || p.Era != V1 || v.Less(v2RunnerEnvSince) {
+		return nil
+	}
+	if r.ModelRunnerV2 == engine.Off {
+		switch {
+		case v.Less(v0_22_0):
+			// The V1 runner is the default: unset read as 0.
+			return nil
+		case p.V2EveryModel:
+			return settingErr(v2RunnerEnv, "0", "the V1 model runner: not modelled for %s, which runs every model on the V2 runner (PR #53183) and whose V1 runner membudget has not read; membudget refuses it rather than size a serve vLLM would contradict", p.Describes)
+		}
+		p.v1Runner = true
+		return nil
+	}
+	switch {
+	case v.Less(v0_22_0):
+		return settingErr(v2RunnerEnv, "1", "the V2 model runner of %s: experimental there (PR #25266) and the default for no model before 0.22.0's oracle (PR #39337), its memory (request state, CUDA graphs beside the budget, sampler) is read from 0.22.0 on; not modelled, and membudget refuses it rather than size a serve vLLM would contradict: unset it to size the V1 runner", p.Describes)
+	case p.V2EveryModel:
+		return nil
+	}
+	if states, _ := r.layerCounts(a); states > 0 {
+		return settingErr(v2RunnerEnv, "1", "%s has state layers (hybrid or attention-free): vLLM refused them on the V2 model runner until PR #38831 (2026-05-28, \"hybrid/mamba models\"), with mamba_cache_mode align until PR #42406 (06-30), and membudget sizes state layers on the V2 runner from 0.29.0 alone, where it runs every model; not modelled for %s, and membudget refuses it rather than size a serve vLLM would contradict: unset it to size the runner vLLM's oracle picks", a.Source, p.Describes)
+	}
+	p.v2Forced = true
+	return nil
+}
+
+// refuseForcedV2Pooling refuses VLLM_USE_V2_MODEL_RUNNER=1 on the pooling
+// runner before 0.29.0, once resolveRunner has decided it: the oracle
+// keeps pooling models on V1 up to main d18bb7b ([Resolved.onV2Runner]),
+// so membudget sizes the V2 runner's pooling (vllm/v1/worker/gpu/pool/)
+// from 0.29.0 alone.
+func (r *Resolved) refuseForcedV2Pooling() error {
+	if !r.Profile.v2Forced || r.Runner != runnerPooling || r.Profile.V2EveryModel {
+		return nil
+	}
+	return settingErr(v2RunnerEnv, "1", "the pooling runner on the V2 model runner: not modelled for %s (vLLM's oracle keeps pooling models on V1 until PR #48290, after main d18bb7b, and membudget sizes the V2 runner's pooling from 0.29.0); membudget refuses it rather than size a serve vLLM would contradict: unset it", r.Profile.Describes)
+}
+
+// refuseV2Unsupported is vLLM's refusal of VLLM_USE_V2_MODEL_RUNNER=1 with
+// a feature the V2 runner does not support, named as
+// _get_v2_model_runner_unsupported_features names it (vllm/config/vllm.py;
+// "VLLM_USE_V2_MODEL_RUNNER does not yet support: " before PR #43808 of
+// 2026-05-28, "Model Runner V2 does not yet support: " after), by flag.
+func refuseV2Unsupported(flag string, value any, feature string) error {
+	return settingErr(flag, value, "vLLM refuses it with VLLM_USE_V2_MODEL_RUNNER=1: Model Runner V2 does not yet support: %s (vllm/config/vllm.py _validate_v2_model_runner; without the variable, or with 0, vLLM runs it on the V1 model runner)", feature)
+}
+
 // resolveV2Features applies the unsupported features of the V2 oracle
 // (_get_v2_model_runner_unsupported_features, vllm/config/vllm.py) that
 // memory-neutral flags decide: each sends a serve the oracle would put on
-// V2 to the V1 runner, in the releases whose branch has the check. It runs
-// before resolveSpec, whose draft is built in the runner the oracle picks.
-func (r *Resolved) resolveV2Features(a *model.Arch) {
+// V2 to the V1 runner, in the releases whose branch has the check, and
+// under VLLM_USE_V2_MODEL_RUNNER=1 makes vLLM refuse it. It runs before
+// resolveSpec, whose draft is built in the runner the oracle picks.
+func (r *Resolved) resolveV2Features(a *model.Arch) error {
 	p := &r.Profile
 	if p.V2EveryModel || !r.onV2Runner(a) {
-		return
+		return nil
 	}
 	v := p.Release
 	if (r.LogprobsMode == "raw_logits" || r.LogprobsMode == "processed_logits") && v.Less(v0_26_0) {
 		// #39337 to #47680 (41ea2dd44, merged 2026-07-18): a logits
 		// logprobs mode is unsupported. 0.25.0 was cut on 07-10/11;
 		// 0.26.0 (cut between 07-17 and 07-20) is refuseV2Undecided's.
+		if p.v2Forced {
+			return refuseV2Unsupported("logprobs-mode", r.LogprobsMode, "logprobs mode '"+r.LogprobsMode+"'")
+		}
 		p.v1Runner = true
 	}
 	if r.ExecutorBackend == "external_launcher" && r.PipelineParallelSize > 1 && v.AtLeast(v0_24_0) {
 		// #45868 (14b438a98, merged 2026-06-16, before 0.24.0's cut):
 		// "pipeline parallelism with external_launcher" is unsupported.
+		if p.v2Forced {
+			return refuseV2Unsupported("distributed-executor-backend", r.ExecutorBackend, "pipeline parallelism with external_launcher")
+		}
 		p.v1Runner = true
 	}
+	if r.Compilation.Mode == stockTorchCompile {
+		// #39337 through d18bb7b (vllm/config/vllm.py:2377-2378): "stock
+		// torch.compile" is unsupported.
+		if p.v2Forced {
+			return refuseV2Unsupported("compilation-config", "mode", "stock torch.compile")
+		}
+		p.v1Runner = true
+	}
+	return nil
 }
 
 // refuseV2Undecided refuses by name a feature check that came or went
@@ -191,12 +278,18 @@ func (r *Resolved) refuseV2Undecided(a *model.Arch) error {
 		// (626fa9bba, merged 2026-05-28) made it a warning. 0.22.0's branch
 		// was cut between 05-22 and 06-02 (tagged 05-29).
 		name, value, _ := strings.Cut(strings.TrimPrefix(r.Reasoning, "--"), " ")
+		if p.v2Forced {
+			return settingErr(name, value, "on %s with VLLM_USE_V2_MODEL_RUNNER=1 vLLM 0.22 may refuse it (\"does not yet support: reasoning budget enforcement\"): PR #43808 (merged 2026-05-28) dropped that check, and whether 0.22's branch (cut between 2026-05-22 and 06-02) carries it is not read; size it with --vllm-version 0.23.0 or later", a.Source)
+		}
 		return settingErr(name, value, "on %s vLLM 0.22's oracle may keep it on the V1 model runner: PR #43808 (merged 2026-05-28) stopped a reasoning config from doing so, and whether 0.22's branch (cut between 2026-05-22 and 06-02) carries it is not read, so the runner, and with it the CUDA graphs' charge, is not known; size it with --vllm-version 0.23.0 or later", a.Source)
 	}
 	if (r.LogprobsMode == "raw_logits" || r.LogprobsMode == "processed_logits") && v.Less(v0_26_1) {
 		// #47680 (merged 2026-07-18) falls inside 0.26.0's cut (between
 		// 07-17 and 07-20; 0.26.1 after 07-20). Earlier releases are on V1
 		// already (resolveV2Features).
+		if p.v2Forced {
+			return settingErr("logprobs-mode", r.LogprobsMode, "on %s with VLLM_USE_V2_MODEL_RUNNER=1 vLLM 0.26.0 may refuse it (\"does not yet support: logprobs mode\"): PR #47680 (merged 2026-07-18) dropped that check, and 0.26.0's branch was cut between 2026-07-17 and 07-20; size it with --vllm-version 0.26.1", a.Source)
+		}
 		return settingErr("logprobs-mode", r.LogprobsMode, "on %s vLLM 0.26.0's oracle may keep it on the V1 model runner: PR #47680 (merged 2026-07-18) stopped a logits logprobs mode from doing so, and 0.26.0's branch was cut between 2026-07-17 and 07-20, so the runner, and with it the CUDA graphs' charge, is not known; size it with --vllm-version 0.25.0 or 0.26.1", a.Source)
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -140,5 +141,129 @@ func TestV2FeatureFlagsDecideBeforeTheDraft(t *testing.T) {
 	r, err := Resolve(both, qwen, testClass(false), mustProfile("0.22.0"))
 	if err != nil || r.onV2Runner(qwen) {
 		t.Errorf("0.22.0 with a reasoning parser and raw_logits: err %v, V2 %v; want it sized on the V1 runner", err, err == nil && r.onV2Runner(qwen))
+	}
+}
+
+// TestRunnerEnv: VLLM_USE_V2_MODEL_RUNNER decides the runner before the
+// oracle (vllm/config/vllm.py use_v2_model_runner, since PR #39337; the
+// variable alone before it, PR #25266), release edge by release edge, and
+// where V2 is forced with a feature it lacks vLLM refuses
+// (_validate_v2_model_runner) where the oracle would have fallen back.
+func TestRunnerEnv(t *testing.T) {
+	archs := shipped(t)
+	const (
+		qwen3  = "Qwen__Qwen3-8B"                    // dense, on the list from 0.22.0
+		llama  = "meta-llama__Llama-3.1-8B-Instruct" // dense, listed from 0.23.0
+		moe    = "Qwen__Qwen3-30B-A3B"               // MoE, unlisted: V1 until 0.29.0
+		hybrid = "Qwen__Qwen3.5-27B"                 // state layers (gated delta net)
+		bert   = "BAAI__bge-base-en-v1.5"            // the pooling runner
+	)
+	on, off := engine.On, engine.Off
+	tests := []struct {
+		name, spec, model string
+		env               engine.Switch
+		serve             Serve
+		v2                bool   // the runner when sized
+		refused           string // the flag or variable named when refused
+	}{
+		// Before PR #25266 (0.11) vLLM does not read it: the V1 runner.
+		{"0.10.2 =1 not read", "0.10.2", qwen3, on, Serve{}, false, ""},
+		{"v0 =1 not read", "0.8.5:v0", qwen3, on, Serve{}, false, ""},
+		// 0.11 to 0.21: =0 is the default; =1 runs a V2 runner not read.
+		{"0.21.0 =0", "0.21.0", qwen3, off, Serve{}, false, ""},
+		{"0.21.0 =1", "0.21.0", qwen3, on, Serve{}, false, v2RunnerEnv},
+		{"0.11.0 =1", "0.11.0", llama, on, Serve{}, false, v2RunnerEnv},
+		// 0.22.0: the oracle puts dense Qwen3 on V2 (#39337); =0 keeps it
+		// on V1, =1 puts Llama (listed from 0.23.0) on V2.
+		{"0.22.0 default", "0.22.0", qwen3, engine.Default, Serve{}, true, ""},
+		{"0.22.0 =0", "0.22.0", qwen3, off, Serve{}, false, ""},
+		{"0.22.0 llama default", "0.22.0", llama, engine.Default, Serve{}, false, ""},
+		{"0.22.0 llama =1", "0.22.0", llama, on, Serve{}, true, ""},
+		// A MoE the oracle keeps on V1 through 0.28.
+		{"0.26.0 moe =1", "0.26.0", moe, on, Serve{}, true, ""},
+		{"main moe =1", "main", moe, on, Serve{}, true, ""},
+		{"main qwen3 =0", "main", qwen3, off, Serve{}, false, ""},
+		// 0.29.0 runs every model on V2 (#53183): =1 changes nothing, =0
+		// asks for a V1 runner whose source is not read.
+		{"0.29.0 =1", "0.29.0", moe, on, Serve{}, true, ""},
+		{"0.29.0 =0", "0.29.0", qwen3, off, Serve{}, false, v2RunnerEnv},
+		// State layers on V2: not sized before 0.29.0; =0 is the oracle's
+		// V1 anyway.
+		{"0.26.0 hybrid =1", "0.26.0", hybrid, on, Serve{}, false, v2RunnerEnv},
+		{"0.26.0 hybrid =0", "0.26.0", hybrid, off, Serve{}, false, ""},
+		// The pooling runner on V2: not sized before 0.29.0 (pooling is
+		// sized on main alone).
+		{"main pooling =1", "main", bert, on, Serve{MaxModelLen: 512}, false, v2RunnerEnv},
+		{"main pooling =0", "main", bert, off, Serve{MaxModelLen: 512}, false, ""},
+		// Features V2 lacks: the oracle falls back to V1, =1 is refused
+		// naming the feature's flag.
+		{"ngram default", "0.25.0", qwen3, engine.Default, Serve{SpeculativeConfig: `{"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 4}`}, false, ""},
+		{"ngram =1", "0.25.0", qwen3, on, Serve{SpeculativeConfig: `{"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 4}`}, false, "speculative-config"},
+		{"raw logits default", "0.25.0", qwen3, engine.Default, Serve{LogprobsMode: "raw_logits"}, false, ""},
+		{"raw logits =1", "0.25.0", qwen3, on, Serve{LogprobsMode: "raw_logits"}, false, "logprobs-mode"},
+		{"raw logits =1 0.26.0", "0.26.0", qwen3, on, Serve{LogprobsMode: "raw_logits"}, false, "logprobs-mode"}, // #47680 inside the cut
+		{"raw logits =1 0.26.1", "0.26.1", qwen3, on, Serve{LogprobsMode: "raw_logits"}, true, ""},
+		{"raw logits =0 0.26.0", "0.26.0", qwen3, off, Serve{LogprobsMode: "raw_logits"}, false, ""},
+		{"launcher pp =1 0.24", "0.24.0", qwen3, on, Serve{ExecutorBackend: "external_launcher", PipelineParallelSize: 2}, false, "distributed-executor-backend"},
+		{"launcher pp =1 0.23", "0.23.0", qwen3, on, Serve{ExecutorBackend: "external_launcher", PipelineParallelSize: 2}, true, ""}, // before #45868
+		{"reasoning =1 0.22", "0.22.0", llama, on, Serve{Reasoning: "--reasoning-parser llama3_json"}, false, "reasoning-parser"},
+		{"reasoning =0 0.22", "0.22.0", qwen3, off, Serve{Reasoning: "--reasoning-parser qwen3"}, false, ""},
+		// Stock torch.compile (mode 1) is unsupported since #39337.
+		{"stock compile default", "0.25.0", qwen3, engine.Default, Serve{Compilation: Compilation{Mode: stockTorchCompile}}, false, ""},
+		{"stock compile =1", "0.25.0", qwen3, on, Serve{Compilation: Compilation{Mode: stockTorchCompile}}, false, "compilation-config"},
+		{"stock compile 0.21", "0.21.0", qwen3, engine.Default, Serve{Compilation: Compilation{Mode: stockTorchCompile}}, false, ""},
+	}
+	for _, tt := range tests {
+		a := archs[tt.model]
+		s := tt.serve
+		s.ModelRunnerV2 = tt.env
+		if s.MaxModelLen == 0 {
+			s.MaxModelLen = 4096
+		}
+		r, err := Resolve(s, a, testClass(false), mustProfile(tt.spec))
+		if tt.refused != "" {
+			var se *engine.SettingError
+			if !errors.As(err, &se) || se.Flag != tt.refused {
+				t.Errorf("%s: %v, want refused naming %s", tt.name, err, tt.refused)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", tt.name, err)
+			continue
+		}
+		if got := r.onV2Runner(a); got != tt.v2 {
+			t.Errorf("%s: V2 runner %v, want %v", tt.name, got, tt.v2)
+		}
+	}
+}
+
+// TestRunnerEnvReachesTheServe: the variable, read from a pasted line or
+// the environment, reaches the serve where the release reads it, and the
+// command membudget prints sets it again.
+func TestRunnerEnvReachesTheServe(t *testing.T) {
+	for _, tc := range []struct {
+		spec, value string
+		want        engine.Switch
+		prefix      string
+	}{
+		{"0.26.0", "0", engine.Off, "VLLM_USE_V2_MODEL_RUNNER=0 vllm serve "},
+		{"main", " 1", engine.On, "VLLM_USE_V2_MODEL_RUNNER=1 vllm serve "},
+		{"0.10.2", "1", engine.Default, "vllm serve "}, // not read before PR #25266
+	} {
+		s := &flagServe{}
+		s.SetEnv(v2RunnerEnv, tc.value, "the environment")
+		got, err := s.runnerEnv(mustProfile(tc.spec))
+		if err != nil || got != tc.want {
+			t.Errorf("%s, %q: %v, %v; want %v", tc.spec, tc.value, got, err, tc.want)
+		}
+		a := shipped(t)["Qwen__Qwen3-8B"]
+		r, err := Resolve(Serve{MaxModelLen: 4096, ModelRunnerV2: got}, a, testClass(false), mustProfile(tc.spec))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.spec, err)
+		}
+		if cmd := Command("Qwen/Qwen3-8B", &r); !strings.HasPrefix(cmd, tc.prefix) {
+			t.Errorf("%s: the command %q does not begin %q", tc.spec, cmd, tc.prefix)
+		}
 	}
 }

@@ -85,7 +85,15 @@ const (
 // speculative decoding; a multimodal model's inputs_embeds, T x hidden on
 // the first stage (mm/encoder_runner.py:52-54).
 func v2StateTensors(a *model.Arch, r *Resolved, st model.Sharding, add func(bytes, count uint64)) {
-	if !r.Profile.ConsumedSinceSnapshot || !r.onV2Runner(a) {
+	if r.Profile.ConsumedSinceSnapshot {
+		v2RequestState(a, r, st, add)
+	}
+}
+
+// v2RequestState is [v2StateTensors] whether the profile's vLLM charges the
+// state or not: nothing where it does not run a on its V2 runner.
+func v2RequestState(a *model.Arch, r *Resolved, st model.Sharding, add func(bytes, count uint64)) {
+	if !r.onV2Runner(a) {
 		return
 	}
 	n, t := r.MaxNumSeqs, r.MaxNumBatchedTokens
@@ -145,6 +153,35 @@ func v2StateBytes(a *model.Arch, r *Resolved, st model.Sharding) uint64 {
 	v2StateTensors(a, r, st, func(bytes, count uint64) { total = budget.SatAdd(total, budget.SatMul(bytes, count)) })
 	return total
 }
+
+// besideAfterSnapshot is what the V2 model runner makes on a GPU of stage
+// st after vLLM's startup snapshot and does not charge before PR #49208
+// ([Profile.ConsumedSinceSnapshot]): its request state ([v2RequestState])
+// and, on the last stage, its speculator's buffers ([specV2BufferBytes]).
+// They take nothing off the KV cache, but vLLM fills its util share of the
+// device with the weights, the profile's peak and the KV cache, so they
+// must fit in what the util leaves beside the driver's share, as the CUDA
+// graphs captured after the KV cache do ([budget.Stage].BesideFixed). The
+// bulk of the state, PenaltiesState's output_bin_counts and prompt_bin_mask
+// and LogitBiasState's rows, is made as at d18bb7b already at ae4f59f0e
+// (PR #39337, the oracle of 0.22.0): vllm/v1/worker/gpu/sample/
+// penalties.py:32-45 and logit_bias.py:10-44 there. 0 from 0.26.1, where
+// they are charged to the non-torch term instead.
+func besideAfterSnapshot(a *model.Arch, r *Resolved, st model.Sharding) uint64 {
+	if r.Profile.ConsumedSinceSnapshot {
+		return 0
+	}
+	var total uint64
+	v2RequestState(a, r, st, func(bytes, count uint64) { total = budget.SatAdd(total, budget.SatMul(bytes, count)) })
+	if st.Last && onV2Speculator(r) {
+		total = budget.SatAdd(total, specV2BufferBytes(r, st))
+	}
+	return total
+}
+
+// besideAfterSnapshotLabel names [besideAfterSnapshot]'s bytes in a
+// footprint's lines.
+const besideAfterSnapshotLabel = "V2 runner state, uncharged"
 
 // appendV2StateItems appends the V2 runner's request state of one stage: in
 // the non-torch term, as vLLM logs it inside its consumed memory.

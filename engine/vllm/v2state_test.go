@@ -234,3 +234,91 @@ func TestV2StateComesOffTheKVCacheAlone(t *testing.T) {
 		}
 	})
 }
+
+// TestV2StateBesideTheBudget: before 0.26.1 the V2 runner's request state
+// takes nothing off the KV cache but must fit in what the util leaves of
+// the device, beside the driver's share, the graphs captured after the KV
+// cache and the allocator's slack. Row 241's serve (Qwen3-32B at TP 2 on
+// the RTX PRO 6000, 1024 sequences, 8192 batched tokens) holds a state of
+// 679,723,012 B (0.63 GiB, TestV2StateTensorsByHand) on its one stage.
+func TestV2StateBesideTheBudget(t *testing.T) {
+	c, err := membudget.Kernels().Load("rtx-pro-6000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := shipped(t)["Qwen__Qwen3-32B"]
+	const state = 139268 + 679583744
+	size := func(spec string, util float64) (*Sizing, budget.Footprint) {
+		s := Serve{TensorParallelSize: 2, GPUMemoryUtilization: util, MaxModelLen: 32768}
+		sz, err := Size(&hub.Loaded{Name: "Qwen/Qwen3-32B", Arch: a}, c, s, mustProfile(spec))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sz, sz.Plan().Evaluate(1, 32768)
+	}
+	for _, tc := range []struct {
+		spec   string
+		util   float64
+		beside uint64 // beside the budget beyond the graphs
+		failed budget.Condition
+	}{
+		// At 0.96 the budget is ceil(0.96 x 101,973,261,025) =
+		// 97,894,330,584 B; the driver's share 1,136,656,384 (640 MiB of
+		// the class and TP 2's NCCL setup over PCIe) and 2 per mille of
+		// the budget, 195,788,660, leave 2,746,485,397 B: the graphs
+		// (1,402,732,544), the slack (74,405,888) and the state fit, with
+		// 589,623,953 B to spare.
+		{"0.26.0", 0.96, state, budget.Fit},
+		// At 0.97 the budget is ceil(98,914,063,194.25) = 98,914,063,195 B;
+		// the driver's 1,136,656,384 + 197,828,126 leave 1,724,713,320 B,
+		// of which the graphs (1,402,732,544) and the slack (128,931,840)
+		// leave 193,048,936: the state is 486,674,076 B over. Without it
+		// this serve was called fitting.
+		{"0.26.0", 0.97, state, budget.OverDriverSlice},
+		// 0.25.0 runs dense Qwen3 on V2 too (#44443) and charges no more.
+		{"0.25.0", 0.97, state, budget.OverDriverSlice},
+		// From 0.26.1 the state comes off the KV cache instead (#49208):
+		// nothing beyond the graphs stands beside the budget, and the
+		// 1,724,713,320 B less the graphs and the slack fit.
+		{"0.26.1", 0.97, 0, budget.Fit},
+		// 0.21.0 runs Qwen3 on the V1 runner, which has no such state, and
+		// charges its graphs to the budget (#38284, 0.20.0): nothing beside.
+		{"0.21.0", 0.97, 0, budget.Fit},
+	} {
+		sz, fp := size(tc.spec, tc.util)
+		graphs := uint64(0)
+		if sz.Plan().Beside.Has(budget.TermGraphPool) {
+			graphs = fp.Terms[budget.TermGraphPool]
+		}
+		got := struct {
+			Beside uint64
+			Failed budget.Condition
+		}{fp.Beside - graphs, fp.Failed}
+		want := struct {
+			Beside uint64
+			Failed budget.Condition
+		}{tc.beside, tc.failed}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s at util %v (-want +got):\n%s", tc.spec, tc.util, diff)
+		}
+		if fp.BesideFixed != tc.beside {
+			t.Errorf("%s at util %v: %d B beside the budget in no term, want %d", tc.spec, tc.util, fp.BesideFixed, tc.beside)
+		}
+		if tc.spec == "0.26.0" && tc.util == 0.97 {
+			// The hand figures above, as the footprint holds them.
+			figures := []uint64{fp.Budget, fp.DriverFixed, fp.DriverPerMille, graphs, fp.Slack, fp.DriverShortfall()}
+			if diff := cmp.Diff([]uint64{98914063195, 1136656384, 197828126, 1402732544, 128931840, 486674076}, figures); diff != "" {
+				t.Errorf("0.26.0 at 0.97: budget, driver fixed, per mille, graphs, slack, shortfall (-want +got):\n%s", diff)
+			}
+			var line uint64
+			for _, l := range sz.Section().Lines(fp) {
+				if l.Label == besideAfterSnapshotLabel && l.Beside {
+					line = l.Bytes
+				}
+			}
+			if line != state {
+				t.Errorf("0.26.0: the %q line is %d B, want %d", besideAfterSnapshotLabel, line, uint64(state))
+			}
+		}
+	}
+}

@@ -197,6 +197,10 @@ type Profile struct {
 	// the architecture: a speculative method the V2 runner does not
 	// support (see [Resolved.resolveSpec]).
 	v1Runner bool
+	// v2Forced says VLLM_USE_V2_MODEL_RUNNER=1 runs a resolved serve on
+	// the V2 model runner whatever the oracle would pick (see
+	// [Resolved.resolveRunnerEnv]).
+	v2Forced bool
 	// ShardedSampling says the V2 runner samples batch-sharded under tensor
 	// parallelism: each rank computes its vocabulary slice of every row's
 	// logits and an all-to-all hands it the full vocabulary of 1/TP of the
@@ -459,13 +463,19 @@ func (p Profile) V2Runner(a *model.Arch) bool {
 // v2Runner is [Profile.V2Runner] with a's state layers counted by states,
 // called only where the decision needs them.
 func (p *Profile) v2Runner(a *model.Arch, states func() uint64) bool {
+	return p.v2RunnerBy(func() bool { return v2DefaultModel(p.Release, a, states) })
+}
+
+// v2RunnerBy is [Profile.v2Runner] with the oracle's answer for the model
+// given by defaultModel, asked only where the profile leaves it to decide.
+func (p *Profile) v2RunnerBy(defaultModel func() bool) bool {
 	if p.Era != V1 || p.Release.Less(v0_22_0) || p.v1Runner {
 		return false
 	}
-	if p.V2EveryModel {
+	if p.V2EveryModel || p.v2Forced {
 		return true
 	}
-	return v2DefaultModel(p.Release, a, states)
+	return defaultModel()
 }
 
 // GraphsFor is what the profile's vLLM does with a's CUDA-graph memory:
