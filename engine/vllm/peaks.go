@@ -247,10 +247,34 @@ func samplerLogitsBytes(p Profile, rule samplerRule, reqs, vocab, tp, dtypeBytes
 // workspace1 (M x top_k x max(N/2, K)) and workspace2 (M x top_k x max(N,
 // K)), N the per-rank gate and up width, K the hidden size
 // (vllm/model_executor/layers/fused_moe/fused_moe.py workspace_shapes).
-func moeWorkspaceBytes(a *model.Arch, tp, tokens, dtypeBytes uint64) uint64 {
-	n := 2 * budget.CeilDiv(a.MoEIntermediate, tp)
-	per := max(n/2, a.Hidden) + max(n, a.Hidden)
+// MarlinExperts keeps the same two (M x top_k x max(I, K), which the
+// output of M x K shares, and M x top_k x max(2I, K), I the per-rank
+// intermediate; marlin_moe.py:704-734 at d18bb7b, the modular kernel's
+// _allocate_buffers, modular_kernel.py:1137-1174) at the sizes of its
+// padded experts, see [moeWorkspaceSizes].
+func moeWorkspaceBytes(a *model.Arch, st model.Sharding, tp, tokens, dtypeBytes uint64) uint64 {
+	i, k := moeWorkspaceSizes(a, st, tp)
+	per := max(i, k) + max(2*i, k)
 	return budget.SatMul(budget.SatMul(tokens, a.ExpertsPerToken), budget.SatMul(per, dtypeBytes))
+}
+
+// moeWorkspaceSizes returns the per-rank expert intermediate size and the
+// hidden size the fused-MoE workspace is shaped by on stage st. Marlin
+// runs gpt-oss's MXFP4 experts at the sizes its layout pads them to
+// (MXFP4Marlin: the intermediate to 128, the hidden size to 256):
+// MarlinExperts.moe_problem_size reads N from the padded weights
+// (marlin_moe_intermediate_size, marlin_moe.py:666-692) and K from the
+// activations, which the MoE runner pads to the padded hidden size before
+// the experts (F.pad in _maybe_pad_hidden_states,
+// fused_moe/runner/moe_runner.py:502-530), as the Marlin GEMM takes its
+// size_k from the weights. The other kernels' workspaces keep the
+// checkpoint's sizes here: their own shapes are not read.
+func moeWorkspaceSizes(a *model.Arch, st model.Sharding, tp uint64) (intermediate, hidden uint64) {
+	intermediate, hidden = budget.CeilDiv(a.MoEIntermediate, tp), a.Hidden
+	if st.MXFP4 == MXFP4Marlin {
+		intermediate, hidden = st.MXFP4.Intermediate(intermediate), st.MXFP4.Hidden(hidden)
+	}
+	return intermediate, hidden
 }
 
 // stageHasMoE says a stage holds a mixture-of-experts layer.
@@ -309,7 +333,7 @@ func peakItemsAt(a *model.Arch, r *Resolved, st model.Sharding, perToken uint64,
 		vocab := budget.RoundUp(a.Vocab, vocabPadding)
 		held := budget.SatMul(budget.SatMul(tokens, a.Hidden), d)
 		if m.moeWorkspace && stageHasMoE(a, st) {
-			held = budget.SatAdd(held, moeWorkspaceBytes(a, tp, tokens, d))
+			held = budget.SatAdd(held, moeWorkspaceBytes(a, st, tp, tokens, d))
 		}
 		sampler := budget.SatAdd(held, samplerLogitsBytes(r.Profile, rule, reqs, vocab, tp, d))
 		if rule == tritonSampler {

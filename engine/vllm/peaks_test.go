@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"membudget/budget"
+	"membudget/model"
 )
 
 // mib is the rounding of the calibrated byte constants.
@@ -222,8 +223,42 @@ func TestProfilePeakOfLlama8B(t *testing.T) {
 // (0.19) logs 1.93 GiB, the sampler's 1.45 plus this and the residual.
 func TestMoEWorkspace(t *testing.T) {
 	a := shipped(t)["deepseek-ai__DeepSeek-V2-Lite"]
-	if got, want := moeWorkspaceBytes(a, 1, 8192, 2), uint64(8192*6*(2048+2816)*2); got != want {
+	if got, want := moeWorkspaceBytes(a, model.Sharding{}, 1, 8192, 2), uint64(8192*6*(2048+2816)*2); got != want {
 		t.Errorf("workspace %d, want %d", got, want)
+	}
+}
+
+// TestMoEWorkspaceMarlinMXFP4: gpt-oss-20b (top-4, expert intermediate
+// 2880, hidden 2880) at an L40's 2048 batched tokens (rows 322-323). Marlin
+// pads the intermediate to 128 (2880 -> 23 x 128 = 2944) and the hidden
+// size to 256 (2880 -> 12 x 256 = 3072), so its workspace is 2048 x 4 x
+// (max(2944, 3072) + max(5888, 3072)) x 2 B = 2048 x 4 x 8960 x 2 =
+// 146800640 B, both buffers multiples of the manager's 256-byte alignment
+// (8192 x 3072 x 2 = 50331648, 8192 x 5888 x 2 = 96468992). Triton on
+// Hopper pads the intermediate to 64 (2880 already is) and not the hidden
+// size: 2048 x 4 x (2880 + 5760) x 2 = 141557760 B, as with no kernel.
+func TestMoEWorkspaceMarlinMXFP4(t *testing.T) {
+	a := shipped(t)["openai__gpt-oss-20b"]
+	tests := []struct {
+		name string
+		k    model.MXFP4Kernel
+		want uint64
+	}{
+		{"Marlin", MXFP4Marlin, 2048 * 4 * 8960 * 2},
+		{"Triton on Hopper", MXFP4Triton, 2048 * 4 * (2880 + 5760) * 2},
+		{"no kernel", model.MXFP4Kernel{}, 2048 * 4 * (2880 + 5760) * 2},
+	}
+	for _, tt := range tests {
+		st := model.Sharding{MXFP4: tt.k}
+		if got := moeWorkspaceBytes(a, st, 1, 2048, 2); got != tt.want {
+			t.Errorf("%s: workspace %d, want %d", tt.name, got, tt.want)
+		}
+	}
+	// At TP 2 Marlin pads each rank's 1440 to 1536 (12 x 128):
+	// 2048 x 4 x (max(1536, 3072) + max(3072, 3072)) x 2 = 100663296 B.
+	st := model.Sharding{MXFP4: MXFP4Marlin}
+	if got, want := moeWorkspaceBytes(a, st, 2, 2048, 2), uint64(2048*4*(3072+3072)*2); got != want {
+		t.Errorf("TP 2: workspace %d, want %d", got, want)
 	}
 }
 

@@ -64,7 +64,7 @@ func specV1ProfileBytes(a *model.Arch, r *Resolved, st model.Sharding, perToken 
 	h := mul(mul(t, a.Hidden), el)
 	var w uint64
 	if r.Profile.peaks.moeWorkspace && stageHasMoE(a, st) {
-		w = moeWorkspaceBytes(a, r.TensorParallelSize, t, el)
+		w = moeWorkspaceBytes(a, st, r.TensorParallelSize, t, el)
 	}
 	layers := mul(t, draftForwardBytesPerToken(d, r.TensorParallelSize, el))
 	forward := mul(t, perToken)
