@@ -81,6 +81,9 @@ type capacityJSON struct {
 	SeqsOverStateBlocks bool   `json:"seqs_over_state_blocks,omitempty"`
 	// Groups is vLLM's KV cache groups, as its spec classes name them.
 	Groups string `json:"groups,omitempty"`
+	// KVDtypeByLayer is, under --kv-cache-dtype-skip-layers, which layers
+	// keep the model's dtype and which the KV cache dtype (kvskip.go).
+	KVDtypeByLayer string `json:"kv_dtype_by_layer,omitempty"`
 }
 
 func (s section) Rules() (string, string) {
@@ -137,7 +140,7 @@ func (s section) Fields(fp budget.Footprint) []engine.Field {
 	fields := append([]engine.Field{{Key: "kv_capacity", Value: capacityJSON{AvailableBytes: c.AvailableBytes, BlockBytes: c.BlockBytes, Blocks: c.Blocks, Tokens: c.Tokens,
 		LoggedTokens: c.LoggedTokens, PagesPerSeq: c.PagesPerSeq, MaxConcurrency: c.Concurrency, NeededBytes: c.NeededBytes,
 		Starts: c.Starts, EstimatedMaxModelLen: c.EstimatedMaxModelLen, StateBlocks: c.StateBlocks, SeqsOverStateBlocks: c.SeqsOverStateBlocks,
-		Groups: s.sz.groups()}}}, s.sz.preallocatedField(fp)...)
+		Groups: s.sz.groups(), KVDtypeByLayer: s.sz.Serve.skipSummary(s.sz.Model.Arch)}}}, s.sz.preallocatedField(fp)...)
 	if s.sz.Model.Arch.EncoderDecoder() {
 		fields = append(fields, s.sz.encDecFields()...)
 	}
@@ -192,6 +195,10 @@ func (s section) WriteAfter(w io.Writer, fp budget.Footprint) {
 			}
 		}
 		fmt.Fprintln(w)
+	}
+	if skip := r.skipSummary(s.sz.Model.Arch); skip != "" {
+		// --kv-cache-dtype-skip-layers: the per-layer dtype split.
+		fmt.Fprintf(w, "  KV dtype by layer: %s\n", skip)
 	}
 	if s.sz.Model.Arch.EncoderDecoder() {
 		s.sz.writeEncoderDecoder(w)
