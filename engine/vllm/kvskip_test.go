@@ -159,7 +159,9 @@ func TestSkipLayersLedgerNamesDtype(t *testing.T) {
 func TestSkipLayersRefusals(t *testing.T) {
 	archs := shipped(t)
 	llama, oss := archs["meta-llama__Llama-3.1-8B-Instruct"], archs["openai__gpt-oss-20b"]
-	fp8 := func(skip string) Serve { return Serve{KVCacheDtype: "fp8", KVCacheDtypeSkipLayers: skip, MaxModelLen: 8192} }
+	fp8 := func(skip string) Serve {
+		return Serve{KVCacheDtype: "fp8", KVCacheDtypeSkipLayers: skip, MaxModelLen: 8192}
+	}
 	tests := []struct {
 		name    string
 		arch    *model.Arch
