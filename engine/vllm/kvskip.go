@@ -43,10 +43,18 @@ const skipKeyword = "sliding_window"
 // on CUDA and ROCm, the kernel block sizes _largest_kernel_block_within
 // chooses among (attention.py:98-125): a MultipleOf(16) stands for its base
 // alone (FlashAttention flash_attn.py:107-122, Triton triton_attn.py:
-// 295-296); FlashInfer lists 16, 32, 64 (flashinfer.py:402-422), AITER
-// FA 16, 32 (rocm_aiter_fa.py:739-740). membudget does not pick among
-// them, so a choice they disagree on is refused.
-var skipKernelBlocks = [][]uint64{{16}, {16, 32, 64}, {16, 32}}
+// 295-296); FlashInfer lists 16, 32, 64, and up to 1024 on SM100 where
+// TRT-LLM's GQA kernels run (flashinfer.py:402-422); AITER FA 16, 32
+// (rocm_aiter_fa.py:739-740). membudget does not pick among them, so a
+// choice they disagree on is refused. FlashAttention's FA4 fp8 kernel on
+// Hopper for a head size of 512 takes 64 alone (flash_attn.py:88-122):
+// such a model is refused (skipFA4HeadSize).
+var skipKernelBlocks = [][]uint64{{16}, {16, 32, 64}, {16, 32, 64, 128, 256, 512, 1024}, {16, 32}}
+
+// skipFA4HeadSize is the head size for which FlashAttention on Hopper with
+// an fp8 KV cache runs FA4's kernel of 64-token pages (flash_attn.py:
+// 88-105), which moves the platform's alignment unit off 16.
+const skipFA4HeadSize = 512
 
 // skipSmallestKernel is the smallest kernel block of every backend above:
 // the platform's alignment unit (interface.py:727-732).
@@ -139,6 +147,9 @@ func (r *Resolved) alignSkipBlock(a *model.Arch) error {
 	r.SkipPagePadded, r.skipSWBlock = 0, [2]uint64{}
 	if r.Profile.Release.Less(skipAlignSince) {
 		return nil
+	}
+	if a.HeadDim == skipFA4HeadSize {
+		return r.skipRefusal("a head size of %d: on Hopper with an fp8 KV cache FlashAttention runs FA4's kernel of 64-token pages (flash_attn.py:88-122), which sets the platform's alignment (interface.py:727-732) by the device and backend; not modelled", a.HeadDim)
 	}
 	perToken := 2 * model.KVHeadsPerRank(a, r.TensorParallelSize) * a.HeadDim
 	primary, padded := budget.SatMul(perToken, r.KVDtypeBytes), budget.SatMul(perToken, r.DtypeBytes)
