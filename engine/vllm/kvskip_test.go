@@ -273,3 +273,35 @@ func TestSkipMoreNeverMoreTokens(t *testing.T) {
 		}
 	})
 }
+
+// TestBuildServeReadsSkipLayers: a log's non-default args give the
+// skipped layers as vLLM's list of strings; a value that is not one is an
+// error naming the flag.
+func TestBuildServeReadsSkipLayers(t *testing.T) {
+	tests := []struct {
+		value, want, err string
+	}{
+		{"['0', '31']", "0 31", ""},
+		{`["sliding_window"]`, "sliding_window", ""},
+		{"['0,31']", "0,31", ""}, // one entry, which resolving refuses
+		{"[]", "", ""},
+		{"'0'", "", "is not a list of layer indices or sliding_window: pass --kv-cache-dtype-skip-layers"},
+		{"[0, 31]", "", "is not a list of layer indices or sliding_window"},
+	}
+	for _, tt := range tests {
+		log := "INFO non-default args: {'model': 'm', 'kv_cache_dtype': 'fp8', 'kv_cache_dtype_skip_layers': " + tt.value + "}\n"
+		got, err := buildServe(logSource(t, log).Log, Serve{}, nil)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("%s: %v, want %q", tt.value, err, tt.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", tt.value, err)
+		}
+		if got.Serve.KVCacheDtypeSkipLayers != tt.want {
+			t.Errorf("%s: %q, want %q", tt.value, got.Serve.KVCacheDtypeSkipLayers, tt.want)
+		}
+	}
+}
