@@ -31,6 +31,10 @@ import (
 // PRs #42890 and #47309 are dated 0.25.0, as slidingOwnBlock (state.go)
 // and the flag table date changes of July 2026.
 
+// skipSince is the first release with the flag (PR #33695, 2026-03-27,
+// the flag table's date).
+var skipSince = Version{0, 19, 0}
+
 // skipAlignSince is the first release whose platform aligns the block
 // size to the skipped layers' page (PR #42890, 2026-07-03).
 var skipAlignSince = slidingOwnBlock
@@ -73,6 +77,11 @@ func (r *Resolved) resolveSkipLayers(a *model.Arch) error {
 	entries := strings.Fields(r.Serve.KVCacheDtypeSkipLayers)
 	if len(entries) == 0 {
 		return nil
+	}
+	if r.Profile.Release.Less(skipSince) {
+		// The command line says so first (flags.go); a library caller
+		// hears it here.
+		return r.skipRefusal("not a flag of %s: vLLM 0.19.0 added it (#33695)", r.Profile.Describes)
 	}
 	if a.MLA || a.DeepSeekV4 != nil {
 		return r.skipRefusal("an MLA model's skipped layers are not modelled: vLLM's MLA layers ignore the flag before PR #47309 (2026-07-16) and from it keep the latent in the model's dtype on a page the MLA backend lays out (mla_attention.py:439-450), which membudget has not read with the platform's block alignment; it would add the skipped layers' latent at twice the bytes")

@@ -169,6 +169,7 @@ func TestSkipLayersRefusals(t *testing.T) {
 		serve   Serve
 		says    string // "" for no refusal
 	}{
+		{"before its release", llama, "0.18.0", fp8("0"), "not a flag of vLLM 0.18.0: vLLM 0.19.0 added it (#33695)"},
 		{"auto", llama, "main", Serve{KVCacheDtypeSkipLayers: "0", MaxModelLen: 8192}, "with --kv-cache-dtype auto every layer's KV cache is the model's dtype (bfloat16) already"},
 		{"the model's dtype", llama, "main", Serve{KVCacheDtype: "bfloat16", KVCacheDtypeSkipLayers: "0", MaxModelLen: 8192}, "changes nothing"},
 		{"out of range", llama, "main", fp8("0 32"), "layer 32 is out of range: corpus/models/meta-llama__Llama-3.1-8B-Instruct.json has 32 layers (0 to 31)"},
