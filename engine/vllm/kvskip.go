@@ -218,11 +218,13 @@ func (r *Resolved) alignSkipBlock(a *model.Arch) error {
 	}
 	if fullSkipped && (r.skipSWBlock[0] != 0 || r.skipSWBlock[1] != 0) {
 		// The skipped full layer's page is padded/primary x the shared
-		// page; unify_kv_cache_spec_page_size then doubles a sliding
-		// spec's block while its page stays padded to the shared page
-		// (vllm/v1/core/kv_cache_utils.py:1079-1098), against vLLM's own
-		// assertions.
-		return r.skipRefusal("a skipped full-attention layer beside sliding-window layers: its page (%d bytes a block) is above the shared page (%d) that the sliding layers are padded to, and unify_kv_cache_spec_page_size cannot scale a padded page (vllm/v1/core/kv_cache_utils.py:1079-1098): not modelled; skip %s alone",
+		// page; unify_kv_cache_spec_page_size then scales a sliding
+		// spec's block up while its page stays padded to the shared page
+		// (vllm/v1/core/kv_cache_utils.py:1079-1081), and the padded page
+		// falls below the unpadded one: AssertionError at
+		// kv_cache_interface.py:232 (vLLM's own planner run on gpt-oss-20b's
+		// specs, sliding_window and layer 1 skipped, raises it).
+		return r.skipRefusal("a skipped full-attention layer beside sliding-window layers: vLLM stops at startup: its page (%d bytes a block) is above the shared page (%d) the sliding layers are padded to, and unify_kv_cache_spec_page_size scales a padded sliding block past its page (vllm/v1/core/kv_cache_utils.py:1079-1081; AssertionError at vllm/v1/kv_cache_interface.py:232); skip %s alone",
 			budget.SatMul(r.BlockSize, padded), shared, skipKeyword)
 	}
 	return nil

@@ -186,7 +186,7 @@ func TestSkipLayersRefusals(t *testing.T) {
 		{"backend decides", oss, "main", fp8("0"), "sliding layer 2's kernel block under the shared page of 32768 bytes is 16 on FlashAttention and Triton but 32 on another backend"},
 		// Layer 1 is full: its bf16 page, 32 x 2048 = 65536 B, is twice
 		// the shared page the sliding layers are padded to.
-		{"full beside sliding", oss, "main", fp8("sliding_window 1"), "a skipped full-attention layer beside sliding-window layers: its page (65536 bytes a block) is above the shared page (32768)"},
+		{"full beside sliding", oss, "main", fp8("sliding_window 1"), "a skipped full-attention layer beside sliding-window layers: vLLM stops at startup: its page (65536 bytes a block) is above the shared page (32768)"},
 		// Before the alignment, both are the plain per-layer dtype.
 		{"backend 0.24.0", oss, "0.24.0", fp8("0"), ""},
 		{"full beside sliding 0.24.0", oss, "0.24.0", fp8("sliding_window 1"), ""},
@@ -304,5 +304,47 @@ func TestBuildServeReadsSkipLayers(t *testing.T) {
 		if got.Serve.KVCacheDtypeSkipLayers != tt.want {
 			t.Errorf("%s: %q, want %q", tt.value, got.Serve.KVCacheDtypeSkipLayers, tt.want)
 		}
+	}
+}
+
+// TestSkipLayersBlocksAsVLLMPlans: at a KV cache of 56 GiB, the blocks
+// vLLM's own planner allocates (vllm/v1/core/kv_cache_utils.py and
+// kv_cache_interface.py at d18bb7b, run on these specs with stand-ins
+// for torch: get_kv_cache_groups, get_kv_cache_config_from_groups), each
+// also 56 GiB = 60129542144 B over the block bytes, rounded down.
+func TestSkipLayersBlocksAsVLLMPlans(t *testing.T) {
+	archs := shipped(t)
+	llama, oss := archs["meta-llama__Llama-3.1-8B-Instruct"], archs["openai__gpt-oss-20b"]
+	kv := uint64(56 << 30)
+	serve := func(skip string, block uint64) Serve {
+		return Serve{KVCacheDtype: "fp8", KVCacheDtypeSkipLayers: skip, KVCacheMemoryBytes: kv, MaxModelLen: 8192, BlockSize: block}
+	}
+	tests := []struct {
+		name    string
+		arch    *model.Arch
+		release string
+		serve   Serve
+		blocks  uint64
+		groups  string
+	}{
+		{"llama main", llama, "main", serve("0 31", 0), 26985, "UniformTypeKVCacheSpecsx1"},                  // 60129542144 / 2228224
+		{"llama main block 64", llama, "main", serve("0 31", 64), 13492, "UniformTypeKVCacheSpecsx1"},        // / 4456448
+		{"llama 0.19.0", llama, "0.19.0", serve("0 31", 0), 53970, "UniformTypeKVCacheSpecsx1"},              // / 1114112
+		{"gpt-oss main", oss, "main", serve("sliding_window", 0), 152917, "SlidingWindowx1 FullAttentionx1"}, // / 393216
+		{"gpt-oss 0.24.0", oss, "0.24.0", serve("sliding_window", 0), 152917, "SlidingWindowx1 FullAttentionx1"},
+		// Layer 0 alone in bf16: 24 groups of one layer (the group size
+		// is the fewest layers of a spec, 1), a block one 32768 B page.
+		{"gpt-oss 0.24.0 layer 0", oss, "0.24.0", serve("0", 0), 1835008, "SlidingWindowx12 FullAttentionx12"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := NewReference(tt.arch, tt.serve, testClass(false), mustProfile(tt.release))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := r.Blocks(); got != tt.blocks || r.Groups() != tt.groups {
+				t.Errorf("%d blocks, groups %s; vLLM's planner: %d, %s", got, r.Groups(), tt.blocks, tt.groups)
+			}
+		})
 	}
 }
