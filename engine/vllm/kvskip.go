@@ -148,7 +148,7 @@ func (r *Resolved) resolveSkipLayers(a *model.Arch) error {
 // per-token page of the quantized primary P and of a skipped layer S
 // (model-level KV heads per rank and head size, interface.py:688-703), S
 // above P raises the block to the smallest multiple of max(16, block)
-// whose primary page covers S x 16 (:723-747), and every sliding layer's
+// whose primary page covers S x 16 (:727-752), and every sliding layer's
 // page is padded to that shared page, block x P (:754-756, attention.py:
 // 614-651). A full-attention layer takes the raised block in its own dtype,
 // unpadded.
@@ -170,9 +170,13 @@ func (r *Resolved) alignSkipBlock(a *model.Arch) error {
 	required := budget.SatMul(padded, skipSmallestKernel)
 	step := budget.SatMul(align, primary)
 	block := budget.SatMul(align, (required+step-1)/step)
-	if r.BlockSize < block {
+	if r.BlockSize < block && r.Serve.BlockSize == 0 {
 		r.Sources.Set("block-size", fmt.Sprintf("%d: vLLM raises the block so the %s page covers a skipped layer's %s page of %d tokens (--kv-cache-dtype-skip-layers; vllm/platforms/interface.py:736-752)",
 			block, r.KVCacheDtype, r.Dtype, skipSmallestKernel))
+	}
+	if r.BlockSize < block {
+		// A given --block-size is raised too (interface.py:744-751); the
+		// report's summary says so (skipSummary).
 		r.BlockSize = block
 	}
 	shared := budget.SatMul(r.BlockSize, primary)
@@ -289,6 +293,9 @@ func (r *Resolved) skipSummary(a *model.Arch) string {
 		s += "s"
 	}
 	s += ")"
+	if r.SkipPagePadded > 0 {
+		s += fmt.Sprintf("; block size %d (vLLM aligns it so the %s page covers a skipped one)", r.BlockSize, r.KVCacheDtype)
+	}
 	if r.skipSWBlock != ([2]uint64{}) {
 		s += fmt.Sprintf("; sliding pages padded to %d bytes", r.SkipPagePadded)
 	}

@@ -69,6 +69,13 @@ func TestSkipLayersByHand(t *testing.T) {
 			block: 64, blockBytes: 4456448, padded: 131072, pages: llamaPages(64, 262144), groups: "UniformTypeKVCacheSpecsx1",
 		},
 		{
+			// --block-size 16 given: raised all the same, 16 x cdiv(65536,
+			// 16 x 2048) = 32 ("May override the user's --block-size").
+			name: "llama main block 16", arch: llama, release: "main",
+			serve: Serve{KVCacheDtype: "fp8", KVCacheDtypeSkipLayers: "0 31", MaxModelLen: 8192, BlockSize: 16},
+			block: 32, blockBytes: 2228224, padded: 65536, pages: llamaPages(32, 131072), groups: "UniformTypeKVCacheSpecsx1",
+		},
+		{
 			// 0.19.0, before the alignment (#42890): block 16, 30 x 32768
 			// + 2 x 65536 = 1114112 B.
 			name: "llama 0.19.0", arch: llama, release: "0.19.0",
@@ -149,7 +156,7 @@ func TestSkipLayersLedgerNamesDtype(t *testing.T) {
 			t.Errorf("%s: %d B, want %d (items %v)", name, got[name], bytes, items)
 		}
 	}
-	if s, want := r.Serve.skipSummary(llama), "layers 0,31 keep bfloat16 (2 bytes), 30 layers fp8 (1 byte)"; s != want {
+	if s, want := r.Serve.skipSummary(llama), "layers 0,31 keep bfloat16 (2 bytes), 30 layers fp8 (1 byte); block size 32 (vLLM aligns it so the fp8 page covers a skipped one)"; s != want {
 		t.Errorf("summary %q, want %q", s, want)
 	}
 }
