@@ -15,27 +15,30 @@ type section struct{ sz *Sizing }
 
 // serveJSON is the resolved serve under vLLM's names: the report's "serve".
 type serveJSON struct {
-	VLLMVersion          string    `json:"vllm_version"`
-	VLLM                 string    `json:"vllm"`
-	GPUMemoryUtilization float64   `json:"gpu_memory_utilization"`
-	KVCacheMemoryBytes   uint64    `json:"kv_cache_memory_bytes"`
-	MaxModelLen          uint64    `json:"max_model_len"`
-	MaxNumSeqs           uint64    `json:"max_num_seqs"`
-	MaxNumBatchedTokens  uint64    `json:"max_num_batched_tokens"`
-	BlockSize            uint64    `json:"block_size"`
-	KVCacheDtype         string    `json:"kv_cache_dtype"`
-	TensorParallelSize   uint64    `json:"tensor_parallel_size"`
-	PipelineParallelSize uint64    `json:"pipeline_parallel_size"`
-	DataParallelSize     uint64    `json:"data_parallel_size"`
-	EnableExpertParallel bool      `json:"enable_expert_parallel"`
-	Dtype                string    `json:"dtype"`
-	Quantization         string    `json:"quantization"`
-	EnforceEager         bool      `json:"enforce_eager"`
-	AsyncScheduling      bool      `json:"async_scheduling"`
-	Runner               string    `json:"runner,omitempty"`
-	CPUOffloadGiB        float64   `json:"cpu_offload_gib"`
-	SwapSpaceGiB         float64   `json:"swap_space_gib"`
-	LoRA                 *loraJSON `json:"lora,omitempty"`
+	VLLMVersion          string  `json:"vllm_version"`
+	VLLM                 string  `json:"vllm"`
+	GPUMemoryUtilization float64 `json:"gpu_memory_utilization"`
+	KVCacheMemoryBytes   uint64  `json:"kv_cache_memory_bytes"`
+	MaxModelLen          uint64  `json:"max_model_len"`
+	MaxNumSeqs           uint64  `json:"max_num_seqs"`
+	MaxNumBatchedTokens  uint64  `json:"max_num_batched_tokens"`
+	BlockSize            uint64  `json:"block_size"`
+	KVCacheDtype         string  `json:"kv_cache_dtype"`
+	// KVCacheDtypeSkipLayers is --kv-cache-dtype-skip-layers as given,
+	// its entries separated by spaces (kvskip.go).
+	KVCacheDtypeSkipLayers string    `json:"kv_cache_dtype_skip_layers,omitempty"`
+	TensorParallelSize     uint64    `json:"tensor_parallel_size"`
+	PipelineParallelSize   uint64    `json:"pipeline_parallel_size"`
+	DataParallelSize       uint64    `json:"data_parallel_size"`
+	EnableExpertParallel   bool      `json:"enable_expert_parallel"`
+	Dtype                  string    `json:"dtype"`
+	Quantization           string    `json:"quantization"`
+	EnforceEager           bool      `json:"enforce_eager"`
+	AsyncScheduling        bool      `json:"async_scheduling"`
+	Runner                 string    `json:"runner,omitempty"`
+	CPUOffloadGiB          float64   `json:"cpu_offload_gib"`
+	SwapSpaceGiB           float64   `json:"swap_space_gib"`
+	LoRA                   *loraJSON `json:"lora,omitempty"`
 	// Compilation is the serve's compilation and graphs, when given.
 	Compilation *compilationJSON `json:"compilation,omitempty"`
 	// NumGPUBlocksOverride is --num-gpu-blocks-override, 0 when not given.
@@ -101,7 +104,7 @@ func (s section) Serve() any {
 		VLLMVersion: r.Profile.Name, VLLM: r.Profile.Describes,
 		GPUMemoryUtilization: r.GPUMemoryUtilization, KVCacheMemoryBytes: r.KVCacheMemoryBytes,
 		MaxModelLen: r.MaxModelLen, MaxNumSeqs: r.MaxNumSeqs, MaxNumBatchedTokens: r.MaxNumBatchedTokens,
-		BlockSize: r.BlockSize, KVCacheDtype: r.KVCacheDtype, TensorParallelSize: r.TensorParallelSize,
+		BlockSize: r.BlockSize, KVCacheDtype: r.KVCacheDtype, KVCacheDtypeSkipLayers: strings.Join(strings.Fields(r.Serve.KVCacheDtypeSkipLayers), " "), TensorParallelSize: r.TensorParallelSize,
 		PipelineParallelSize: r.PipelineParallelSize, DataParallelSize: r.DataParallelSize, EnableExpertParallel: r.EnableExpertParallel,
 		Dtype: r.Dtype, Quantization: r.Quant.Method, EnforceEager: r.EnforceEager, AsyncScheduling: r.Async, Runner: s.sz.runnerJSON(),
 		CPUOffloadGiB: r.CPUOffloadGiB, SwapSpaceGiB: r.SwapGiB, LoRA: s.sz.loraJSON(), Compilation: s.sz.compilationJSON(), NumGPUBlocksOverride: r.NumGPUBlocksOverride, KVOffload: s.sz.offloadJSON(), EPLB: s.sz.eplbJSON(), All2All: s.sz.a2aJSON(), KVTransfer: s.sz.kvTransferJSON(), Multimodal: s.sz.mmJSON(), Speculative: s.sz.specJSON(), Defaults: r.Sources.Map(), Ignored: s.sz.pasted.AllIgnored(), RequiresPlugin: r.pluginName(),
