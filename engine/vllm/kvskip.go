@@ -181,25 +181,12 @@ func (r *Resolved) alignSkipBlock(a *model.Arch) error {
 	}
 	shared := budget.SatMul(r.BlockSize, primary)
 	r.SkipPagePadded = shared
-	fullSkipped := false
 	for i, l := range a.Layers {
 		if l.Kind != model.SlidingAttention {
-			fullSkipped = fullSkipped || l.Kind == model.FullAttention && slices.Contains(r.KVSkipLayers, i)
 			continue
 		}
-		heads, dim := model.KVHeadsPerRank(a, r.TensorParallelSize), a.HeadDim
-		if l.KVHeads > 0 {
-			heads = max(1, l.KVHeads/r.TensorParallelSize)
-		}
-		if l.HeadDim > 0 {
-			dim = l.HeadDim
-		}
+		tok := r.skipTokenBytes(a, i)
 		skipped := slices.Contains(r.KVSkipLayers, i)
-		bytes := r.KVDtypeBytes
-		if skipped {
-			bytes = r.DtypeBytes
-		}
-		tok := budget.SatMul(2*heads*dim, bytes)
 		var chosen uint64
 		for bi, cands := range skipKernelBlocks {
 			b := largestKernelBlockWithin(cands, tok, shared)
@@ -220,18 +207,54 @@ func (r *Resolved) alignSkipBlock(a *model.Arch) error {
 		}
 		r.skipSWBlock[idx] = chosen
 	}
-	if fullSkipped && (r.skipSWBlock[0] != 0 || r.skipSWBlock[1] != 0) {
-		// The skipped full layer's page is padded/primary x the shared
-		// page; unify_kv_cache_spec_page_size then scales a sliding
-		// spec's block up while its page stays padded to the shared page
-		// (vllm/v1/core/kv_cache_utils.py:1079-1081), and the padded page
-		// falls below the unpadded one: AssertionError at
-		// kv_cache_interface.py:232 (vLLM's own planner run on gpt-oss-20b's
-		// specs, sliding_window and layer 1 skipped, raises it).
-		return r.skipRefusal("a skipped full-attention layer beside sliding-window layers: vLLM stops at startup: its page (%d bytes a block) is above the shared page (%d) the sliding layers are padded to, and unify_kv_cache_spec_page_size scales a padded sliding block past its page (vllm/v1/core/kv_cache_utils.py:1079-1081; AssertionError at vllm/v1/kv_cache_interface.py:232); skip %s alone",
-			budget.SatMul(r.BlockSize, padded), shared, skipKeyword)
+	if r.skipSWBlock == ([2]uint64{}) {
+		return nil
+	}
+	for i, l := range a.Layers {
+		if l.Kind != model.FullAttention || l.SharesKV {
+			continue
+		}
+		page := budget.SatMul(r.BlockSize, r.skipTokenBytes(a, i))
+		if page < shared {
+			// A layer of its own head shape (Gemma 4's global layers): the
+			// platform aligns to the model-level page, and which backend
+			// and kernel block such a layer gets is not read.
+			return r.skipRefusal("full-attention layer %d has a head shape of its own (a page of %d bytes a block beside the shared page of %d the platform aligns to from the model's head size, interface.py:688-703): its attention backend and kernel block with sliding layers padded are not read; not modelled", i, page, shared)
+		}
+		if page != shared {
+			// A full layer's page above the shared one (a skipped
+			// layer's, twice it):
+			// unify_kv_cache_spec_page_size then scales a padded sliding
+			// spec's block while its page stays padded to the shared page
+			// (vllm/v1/core/kv_cache_utils.py:1079-1081), and the padded
+			// page falls below the unpadded one or the unified page
+			// misses the largest: AssertionError at kv_cache_interface.py:
+			// 232 or kv_cache_utils.py:1097 (vLLM's own planner run on
+			// gpt-oss-20b's specs, sliding_window and layer 1 skipped,
+			// raises the first).
+			return r.skipRefusal("full-attention layer %d beside sliding-window layers: vLLM stops at startup: its page (%d bytes a block) is above the shared page (%d) the sliding layers are padded to, and unify_kv_cache_spec_page_size scales a padded sliding block past its page (vllm/v1/core/kv_cache_utils.py:1079-1098; an AssertionError at vllm/v1/kv_cache_interface.py:232 or kv_cache_utils.py:1097); skip %s alone",
+				i, page, shared, skipKeyword)
+		}
 	}
 	return nil
+}
+
+// skipTokenBytes is one token of layer i's KV cache on a rank: its
+// heads and head size, in the model's dtype when skipped.
+func (r *Resolved) skipTokenBytes(a *model.Arch, i int) uint64 {
+	l := a.Layers[i]
+	heads, dim := model.KVHeadsPerRank(a, r.TensorParallelSize), a.HeadDim
+	if l.KVHeads > 0 {
+		heads = max(1, l.KVHeads/r.TensorParallelSize)
+	}
+	if l.HeadDim > 0 {
+		dim = l.HeadDim
+	}
+	bytes := r.KVDtypeBytes
+	if slices.Contains(r.KVSkipLayers, i) {
+		bytes = r.DtypeBytes
+	}
+	return budget.SatMul(2*heads*dim, bytes)
 }
 
 // largestKernelBlockWithin is _largest_kernel_block_within (attention.py:

@@ -193,7 +193,11 @@ func TestSkipLayersRefusals(t *testing.T) {
 		{"backend decides", oss, "main", fp8("0"), "sliding layer 2's kernel block under the shared page of 32768 bytes is 16 on FlashAttention and Triton but 32 on another backend"},
 		// Layer 1 is full: its bf16 page, 32 x 2048 = 65536 B, is twice
 		// the shared page the sliding layers are padded to.
-		{"full beside sliding", oss, "main", fp8("sliding_window 1"), "a skipped full-attention layer beside sliding-window layers: vLLM stops at startup: its page (65536 bytes a block) is above the shared page (32768)"},
+		{"full beside sliding", oss, "main", fp8("sliding_window 1"), "full-attention layer 1 beside sliding-window layers: vLLM stops at startup: its page (65536 bytes a block) is above the shared page (32768)"},
+		// Gemma 4's global layers (4 KV heads of 512 on a rank) keep a
+		// page of 32 x 2 x 4 x 512 = 131072 B in fp8 beside the shared
+		// 32 x 2 x 16 x 256 = 262144 B of the model's head shape.
+		{"own head shape", archs["google__gemma-4-31B-it"], "main", fp8("sliding_window"), "full-attention layer 5 has a head shape of its own (a page of 131072 bytes a block beside the shared page of 262144"},
 		// Before the alignment, both are the plain per-layer dtype.
 		{"backend 0.24.0", oss, "0.24.0", fp8("0"), ""},
 		{"full beside sliding 0.24.0", oss, "0.24.0", fp8("sliding_window 1"), ""},
