@@ -131,6 +131,9 @@ func (f *flagServe) registerModelled(fs *flag.FlagSet, given map[string]bool) {
 	} else {
 		f.s.KVCacheDtype = "auto"
 	}
+	if on("kv-cache-dtype-skip-layers") {
+		fs.StringVar(&f.s.KVCacheDtypeSkipLayers, "kv-cache-dtype-skip-layers", "", "vLLM's --kv-cache-dtype-skip-layers L ...: layer indices or sliding_window whose KV cache keeps the model's dtype (from 0.19.0)")
+	}
 	for _, name := range []string{"tensor-parallel-size", "tp"} {
 		if on(name) {
 			fs.Var(&sizeFlag{&f.s.TensorParallelSize, "tensor-parallel-size"}, name, "vLLM's --tensor-parallel-size (-tp) (default 1)")

@@ -112,6 +112,10 @@ func Command(model string, r *Resolved) string {
 		num("block-size", r.Serve.BlockSize)
 	}
 	str("kv-cache-dtype", r.KVCacheDtype)
+	if r.Serve.KVCacheDtypeSkipLayers != "" {
+		// argparse's nargs "+": the entries as separate arguments.
+		str("kv-cache-dtype-skip-layers", strings.Join(strings.Fields(r.Serve.KVCacheDtypeSkipLayers), " "))
+	}
 	str("dtype", r.Dtype)
 	num("tensor-parallel-size", r.TensorParallelSize)
 	if r.PipelineParallelSize > 1 {

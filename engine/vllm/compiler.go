@@ -37,6 +37,8 @@ type layoutKey struct {
 	unraisedBlock, unpaddedState uint64
 	// draft is the draft's layers (see draftKey), zero without one.
 	draft draftShape
+	// skip is the layers that keep the model's dtype (see skipKey).
+	skip string
 }
 
 // layoutOrErr is a grouping of the specs, or why vLLM cannot group them.
@@ -215,7 +217,7 @@ func (cp *Compiler) weights(st model.Sharding, quantization string) stageWeights
 // per key. The groups are shared: nothing that reads them writes them.
 func (cp *Compiler) layout(r *Resolved) (kvLayout, error) {
 	key := layoutKey{tp: r.TensorParallelSize, block: r.BlockSize, kvDtypeBytes: r.KVDtypeBytes, mambaBlock: r.MambaBlockSize,
-		statePage: r.statePoolPage(), statePages: r.StatePages, fp8DSMLA: r.FP8DSMLA, slidingOwnBlock: r.Profile.Release.AtLeast(slidingOwnBlock), draft: draftKey(r)}
+		statePage: r.statePoolPage(), statePages: r.StatePages, fp8DSMLA: r.FP8DSMLA, slidingOwnBlock: r.Profile.Release.AtLeast(slidingOwnBlock), draft: draftKey(r), skip: r.skipKey()}
 	if u := r.unraisedStages(cp.arch); u != "" {
 		key.unraised, key.unraisedBlock, key.unpaddedState = u, r.UnraisedMambaBlock, r.StatePageBytes
 	}

@@ -38,6 +38,7 @@ var serveSettings = []struct{ key, flag string }{
 	{"max_num_batched_tokens", "max-num-batched-tokens"},
 	{"block_size", "block-size"},
 	{"kv_cache_dtype", "kv-cache-dtype"},
+	{"kv_cache_dtype_skip_layers", "kv-cache-dtype-skip-layers"},
 	{"dtype", "dtype"},
 	{"quantization", "quantization"},
 	{"tensor_parallel_size", "tensor-parallel-size"},
@@ -351,6 +352,14 @@ func applySetting(s *Serve, flag string, st logs.Setting) (string, error) {
 		return boolean(&s.MM.LanguageModelOnly)
 	case "skip-mm-profiling":
 		return boolean(&s.MM.SkipProfiling)
+	case "kv-cache-dtype-skip-layers":
+		// A Python list of strings, ['0', '31']; [] is the default.
+		v, ok := pyStringList(st.Value)
+		if !ok {
+			return "", fmt.Errorf("is not a list of layer indices or sliding_window")
+		}
+		s.KVCacheDtypeSkipLayers = v
+		return v, nil
 	case "mm-encoder-tp-mode":
 		s.MM.EncoderTPMode = st.Value
 		return st.Value, nil
@@ -400,6 +409,7 @@ func settingsOf(ls loggedServe, r Resolved) []explain.Setting {
 		"max-num-batched-tokens":     u(r.MaxNumBatchedTokens),
 		"block-size":                 u(r.BlockSize),
 		"kv-cache-dtype":             r.KVCacheDtype,
+		"kv-cache-dtype-skip-layers": r.Serve.KVCacheDtypeSkipLayers,
 		"dtype":                      r.Dtype,
 		"quantization":               quant,
 		"tensor-parallel-size":       u(r.TensorParallelSize),
@@ -461,6 +471,7 @@ func settingsOf(ls loggedServe, r Resolved) []explain.Setting {
 				// log gave them: compilation-config lists the graphs.
 				sk.flag == "cudagraph-capture-sizes", sk.flag == "max-cudagraph-capture-size", sk.flag == "optimization-level",
 				sk.flag == "num-gpu-blocks-override" && r.NumGPUBlocksOverride == 0,
+				sk.flag == "kv-cache-dtype-skip-layers" && r.Serve.KVCacheDtypeSkipLayers == "",
 				strings.HasPrefix(sk.flag, "kv-offloading") && r.Offload.SizeGiB == nil,
 				strings.Contains(sk.flag, "eplb") && !r.EPLB.Enable,
 				sk.flag == "all2all-backend" && r.All2AllBackend == "",
@@ -803,4 +814,39 @@ func activationWithGraphs(p Predicted) explain.Predicted {
 	pr := explain.PredictBytes(budget.SatAdd(p.ActivationPeakBytes, p.GraphBytes))
 	pr.Note = fmt.Sprintf("the activation peak %s + the CUDA-graph estimate charged %s", engine.GiB(p.ActivationPeakBytes), engine.GiB(p.GraphBytes))
 	return pr
+}
+
+// pyStringList reads a Python list of strings as a log prints it
+// (['0', 'sliding_window']) as the entries separated by spaces, false when
+// it is not one or an entry holds a space or a quote.
+func pyStringList(v string) (string, bool) {
+	rest, ok := strings.CutPrefix(strings.TrimSpace(v), "[")
+	if !ok {
+		return "", false
+	}
+	var out []string
+	for {
+		rest = strings.TrimSpace(rest)
+		if rest == "]" {
+			return strings.Join(out, " "), true
+		}
+		if rest == "" || (rest[0] != '\'' && rest[0] != '"') {
+			return "", false
+		}
+		end := strings.IndexByte(rest[1:], rest[0])
+		if end < 0 {
+			return "", false
+		}
+		e := rest[1 : 1+end]
+		if e == "" || strings.ContainsAny(e, " \t'\"") {
+			return "", false
+		}
+		out = append(out, e)
+		rest = strings.TrimSpace(rest[end+2:])
+		if after, ok := strings.CutPrefix(rest, ","); ok {
+			rest = after
+		} else if rest != "]" {
+			return "", false
+		}
+	}
 }

@@ -24,7 +24,6 @@ const (
 	whatHybrid       = "a KV cache without the hybrid manager (every layer pages the whole length)"
 	whatImpl         = "the Transformers modelling backend's activations"
 	whatKernels      = "MoE or linear kernels other than the default (their weight layout and workspaces)"
-	whatKvlayers     = "a KV cache dtype that differs by layer"
 	whatKvscales     = "KV-cache scales read from a file"
 	whatLookahead    = "lookahead slots reserved in the KV cache"
 	whatLora         = "LoRA adapter slots (each of --max-loras slots' A and B buffers per layer and module on every GPU, --max-cpu-loras adapters in host memory, and the profile run with dummy adapters)"
@@ -225,7 +224,7 @@ var flagTable = []vflag{
 	{name: "kda-prefill-backend", arity: oneValue, kind: ignored, since: Version{0, 25, 0}, added: "#50000 (2026-07-30)"},
 	{name: "kernel-config", arity: oneValue, json: true, kind: ignored, since: Version{0, 15, 0}, added: "#34006 (2026-02-07)"},
 	{name: "kv-cache-dtype", arity: oneValue, kind: modelled},
-	{name: "kv-cache-dtype-skip-layers", arity: manyValues, kind: refused, what: whatKvlayers, since: Version{0, 19, 0}, added: "#33695 (2026-03-27)"},
+	{name: "kv-cache-dtype-skip-layers", arity: manyValues, kind: modelled, since: Version{0, 19, 0}, added: "#33695 (2026-03-27)"}, // kvskip.go; parts refused by name there
 	{name: "kv-cache-memory-bytes", arity: oneValue, kind: modelled, since: Version{0, 10, 2}, added: "#21489 (2025-09-11)"},
 	{name: "kv-cache-metrics", arity: noValue, neg: true, kind: ignored, since: Version{0, 11, 0}, added: "#27793 (2025-12-01)"},
 	{name: "kv-cache-metrics-sample", arity: oneValue, kind: ignored, since: Version{0, 11, 0}, added: "#27793 (2025-12-01)"},

@@ -81,7 +81,7 @@ func kvItems(l kvLayout, r *Resolved, st model.Sharding, s, t uint64) []budget.I
 			}
 			blocks := spec.pages(r).Pages(t)
 			items = append(items, budget.Item{
-				Name:  fmt.Sprintf("kv_cache.%d[layers %s]", len(items), specLabel(spec)),
+				Name:  fmt.Sprintf("kv_cache.%d[layers %s]", len(items), specLabel(spec, r.Dtype)),
 				Term:  budget.TermKVCache,
 				Bytes: budget.SatMul(budget.SatMul(s, blocks), spec.page),
 			})
@@ -95,7 +95,7 @@ func kvItems(l kvLayout, r *Resolved, st model.Sharding, s, t uint64) []budget.I
 	for i, g := range l.groups {
 		for _, spec := range g.layers {
 			if onStage(spec, st) {
-				names[i] = append(names[i], specLabel(spec))
+				names[i] = append(names[i], specLabel(spec, r.Dtype))
 			}
 		}
 		blocks := g.spec.pages(r).Pages(t)
@@ -121,10 +121,15 @@ func kvItems(l kvLayout, r *Resolved, st model.Sharding, s, t uint64) []budget.I
 }
 
 // specLabel names a layer's spec in an item name: the layer, and
-// ".indexer" for DeepSeek V3.2's indexer cache.
-func specLabel(s layerSpec) string {
+// ".indexer" for DeepSeek V3.2's indexer cache, ":" and the model's dtype
+// for a layer --kv-cache-dtype-skip-layers keeps in it.
+func specLabel(s layerSpec, dtype string) string {
 	if s.kind == indexerSpec {
 		return fmt.Sprintf("%d.indexer", s.layer)
+	}
+	if s.modelDtype {
+		// --kv-cache-dtype-skip-layers: the layer keeps the model's dtype.
+		return strconv.Itoa(s.layer) + ":" + dtype
 	}
 	return strconv.Itoa(s.layer)
 }

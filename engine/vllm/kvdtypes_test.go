@@ -2,7 +2,6 @@ package vllm
 
 import (
 	"errors"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -39,32 +38,5 @@ func TestUnsizedKVDtypesRefusedByName(t *testing.T) {
 	}
 	if got, want := kvDtypeRefusal("int4"), "want auto, fp8, fp8_e4m3, fp8_e5m2, bfloat16 or float16"; got != want {
 		t.Errorf("an unknown dtype: %q, want %q", got, want)
-	}
-}
-
-// TestSkipLayersRefusedByName: --kv-cache-dtype-skip-layers, given as a
-// flag or in a pasted vllm serve line, in either spelling, is refused
-// naming what it does; a flag membudget models passes.
-func TestSkipLayersRefusedByName(t *testing.T) {
-	set, err := engine.NewSet(Engine{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	own := func(string) bool { return false }
-	// The flag as given, what it does, and that it is not modelled (the
-	// release's flag table, flagtable.go, words it).
-	want := ": a KV cache dtype that differs by layer: not modelled for vLLM main"
-	for _, args := range [][]string{
-		{"--kv-cache-dtype", "fp8", "--kv-cache-dtype-skip-layers", "0"},
-		{"--kv_cache_dtype_skip_layers=sliding_window"},
-		{"vllm", "serve", "m", "--kv-cache-dtype-skip-layers", "0"},
-	} {
-		err := set.Check(Engine{}, args, own)
-		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(strings.ReplaceAll(err.Error(), "_", "-"), "--kv-cache-dtype-skip-layers") {
-			t.Errorf("%q: %v; want %q", args, err, want)
-		}
-	}
-	if err := set.Check(Engine{}, []string{"--kv-cache-dtype", "fp8"}, own); err != nil {
-		t.Errorf("--kv-cache-dtype fp8: %v", err)
 	}
 }

@@ -74,6 +74,10 @@ type layerSpec struct {
 	// compress is a DeepSeek-V4 latent's compress_ratio: its page holds
 	// block / compress tokens.
 	compress uint64
+	// modelDtype says the layer keeps the model's dtype under
+	// --kv-cache-dtype-skip-layers where the rest take another: vLLM's
+	// specs then differ by dtype even at one page (kvskip.go).
+	modelDtype bool
 	// draft says the layer is a draft's (specdraft.go, specmtp.go),
 	// numbered after the target's and held by the last stage; vLLM groups
 	// it by its spec alone.
@@ -151,6 +155,7 @@ func layerSpecs(a *model.Arch, r *Resolved) []layerSpec {
 	}
 	tp := r.TensorParallelSize
 	specs := make([]layerSpec, 0, len(a.Layers))
+	skipped := r.skippedLayers(len(a.Layers))
 	for i, l := range a.Layers {
 		if l.SharesKV {
 			continue
@@ -162,8 +167,13 @@ func layerSpecs(a *model.Arch, r *Resolved) []layerSpec {
 		if l.HeadDim > 0 {
 			dim = l.HeadDim
 		}
-		attn := layerSpec{layer: i, kind: fullSpec, block: r.BlockSize, heads: heads, headDim: dim,
-			page: budget.SatMul(budget.SatMul(r.BlockSize, 2*heads*dim), r.KVDtypeBytes)}
+		kvBytes := r.KVDtypeBytes
+		if skipped != nil && skipped[i] {
+			// --kv-cache-dtype-skip-layers: the model's dtype (kvskip.go).
+			kvBytes = r.DtypeBytes
+		}
+		attn := layerSpec{layer: i, kind: fullSpec, block: r.BlockSize, heads: heads, headDim: dim, modelDtype: skipped != nil && skipped[i],
+			page: budget.SatMul(budget.SatMul(r.BlockSize, 2*heads*dim), kvBytes)}
 		switch l.Kind {
 		case model.NoMixer, model.EncoderOnly:
 			// EncoderOnlyAttention.get_kv_cache_spec returns None
@@ -182,7 +192,15 @@ func layerSpecs(a *model.Arch, r *Resolved) []layerSpec {
 			attn.kind, attn.window = slidingSpec, a.SlidingWindow
 			if r.Profile.Release.AtLeast(slidingOwnBlock) {
 				attn.block = swKernelBlock
-				attn.page = budget.SatMul(budget.SatMul(swKernelBlock, 2*heads*dim), r.KVDtypeBytes)
+				attn.page = budget.SatMul(budget.SatMul(swKernelBlock, 2*heads*dim), kvBytes)
+			}
+			if r.SkipPagePadded > 0 {
+				// The largest kernel block within the shared page, the
+				// page padded to it (kvskip.go alignSkipBlock).
+				attn.block, attn.page = r.skipSWBlock[0], r.SkipPagePadded
+				if attn.modelDtype {
+					attn.block = r.skipSWBlock[1]
+				}
 			}
 		case model.ChunkedAttention:
 			attn.kind, attn.window = chunkedSpec, a.AttentionChunkSize

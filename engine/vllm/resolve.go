@@ -77,6 +77,17 @@ type Resolved struct {
 	// attention backend (vllm/v1/attention/selector.py:131-135) and a
 	// derived hybrid size may be one the release's command line refuses.
 	BlockSize uint64
+	// KVSkipLayers is the layers whose KV cache keeps the model's dtype
+	// under --kv-cache-dtype-skip-layers, ascending; nil without it (see
+	// [Resolved.resolveSkipLayers]).
+	KVSkipLayers []int
+	// SkipPagePadded is vLLM's skip_page_size_padded: the shared page, in
+	// bytes a block on a rank, that sliding-window layers are padded to
+	// when skipped layers take a larger page (from 0.25.0); 0 when none.
+	SkipPagePadded uint64
+	// skipSWBlock is the kernel block of a sliding layer under
+	// SkipPagePadded: [kept in the KV dtype, skipped].
+	skipSWBlock [2]uint64
 
 	// PrefixCaching is enable_prefix_caching as vLLM resolves it.
 	PrefixCaching bool
@@ -234,6 +245,9 @@ func resolveCounted(s Serve, a *model.Arch, c budget.Class, p Profile, states, a
 		return Resolved{}, err
 	}
 	if err := r.resolveBlockSize(a, c, def); err != nil {
+		return Resolved{}, err
+	}
+	if err := r.resolveSkipLayers(a); err != nil {
 		return Resolved{}, err
 	}
 	if err := r.resolveState(a, def); err != nil {

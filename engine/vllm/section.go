@@ -15,27 +15,30 @@ type section struct{ sz *Sizing }
 
 // serveJSON is the resolved serve under vLLM's names: the report's "serve".
 type serveJSON struct {
-	VLLMVersion          string    `json:"vllm_version"`
-	VLLM                 string    `json:"vllm"`
-	GPUMemoryUtilization float64   `json:"gpu_memory_utilization"`
-	KVCacheMemoryBytes   uint64    `json:"kv_cache_memory_bytes"`
-	MaxModelLen          uint64    `json:"max_model_len"`
-	MaxNumSeqs           uint64    `json:"max_num_seqs"`
-	MaxNumBatchedTokens  uint64    `json:"max_num_batched_tokens"`
-	BlockSize            uint64    `json:"block_size"`
-	KVCacheDtype         string    `json:"kv_cache_dtype"`
-	TensorParallelSize   uint64    `json:"tensor_parallel_size"`
-	PipelineParallelSize uint64    `json:"pipeline_parallel_size"`
-	DataParallelSize     uint64    `json:"data_parallel_size"`
-	EnableExpertParallel bool      `json:"enable_expert_parallel"`
-	Dtype                string    `json:"dtype"`
-	Quantization         string    `json:"quantization"`
-	EnforceEager         bool      `json:"enforce_eager"`
-	AsyncScheduling      bool      `json:"async_scheduling"`
-	Runner               string    `json:"runner,omitempty"`
-	CPUOffloadGiB        float64   `json:"cpu_offload_gib"`
-	SwapSpaceGiB         float64   `json:"swap_space_gib"`
-	LoRA                 *loraJSON `json:"lora,omitempty"`
+	VLLMVersion          string  `json:"vllm_version"`
+	VLLM                 string  `json:"vllm"`
+	GPUMemoryUtilization float64 `json:"gpu_memory_utilization"`
+	KVCacheMemoryBytes   uint64  `json:"kv_cache_memory_bytes"`
+	MaxModelLen          uint64  `json:"max_model_len"`
+	MaxNumSeqs           uint64  `json:"max_num_seqs"`
+	MaxNumBatchedTokens  uint64  `json:"max_num_batched_tokens"`
+	BlockSize            uint64  `json:"block_size"`
+	KVCacheDtype         string  `json:"kv_cache_dtype"`
+	// KVCacheDtypeSkipLayers is --kv-cache-dtype-skip-layers as given,
+	// its entries separated by spaces (kvskip.go).
+	KVCacheDtypeSkipLayers string    `json:"kv_cache_dtype_skip_layers,omitempty"`
+	TensorParallelSize     uint64    `json:"tensor_parallel_size"`
+	PipelineParallelSize   uint64    `json:"pipeline_parallel_size"`
+	DataParallelSize       uint64    `json:"data_parallel_size"`
+	EnableExpertParallel   bool      `json:"enable_expert_parallel"`
+	Dtype                  string    `json:"dtype"`
+	Quantization           string    `json:"quantization"`
+	EnforceEager           bool      `json:"enforce_eager"`
+	AsyncScheduling        bool      `json:"async_scheduling"`
+	Runner                 string    `json:"runner,omitempty"`
+	CPUOffloadGiB          float64   `json:"cpu_offload_gib"`
+	SwapSpaceGiB           float64   `json:"swap_space_gib"`
+	LoRA                   *loraJSON `json:"lora,omitempty"`
 	// Compilation is the serve's compilation and graphs, when given.
 	Compilation *compilationJSON `json:"compilation,omitempty"`
 	// NumGPUBlocksOverride is --num-gpu-blocks-override, 0 when not given.
@@ -81,6 +84,9 @@ type capacityJSON struct {
 	SeqsOverStateBlocks bool   `json:"seqs_over_state_blocks,omitempty"`
 	// Groups is vLLM's KV cache groups, as its spec classes name them.
 	Groups string `json:"groups,omitempty"`
+	// KVDtypeByLayer is, under --kv-cache-dtype-skip-layers, which layers
+	// keep the model's dtype and which the KV cache dtype (kvskip.go).
+	KVDtypeByLayer string `json:"kv_dtype_by_layer,omitempty"`
 }
 
 func (s section) Rules() (string, string) {
@@ -98,7 +104,7 @@ func (s section) Serve() any {
 		VLLMVersion: r.Profile.Name, VLLM: r.Profile.Describes,
 		GPUMemoryUtilization: r.GPUMemoryUtilization, KVCacheMemoryBytes: r.KVCacheMemoryBytes,
 		MaxModelLen: r.MaxModelLen, MaxNumSeqs: r.MaxNumSeqs, MaxNumBatchedTokens: r.MaxNumBatchedTokens,
-		BlockSize: r.BlockSize, KVCacheDtype: r.KVCacheDtype, TensorParallelSize: r.TensorParallelSize,
+		BlockSize: r.BlockSize, KVCacheDtype: r.KVCacheDtype, KVCacheDtypeSkipLayers: strings.Join(strings.Fields(r.Serve.KVCacheDtypeSkipLayers), " "), TensorParallelSize: r.TensorParallelSize,
 		PipelineParallelSize: r.PipelineParallelSize, DataParallelSize: r.DataParallelSize, EnableExpertParallel: r.EnableExpertParallel,
 		Dtype: r.Dtype, Quantization: r.Quant.Method, EnforceEager: r.EnforceEager, AsyncScheduling: r.Async, Runner: s.sz.runnerJSON(),
 		CPUOffloadGiB: r.CPUOffloadGiB, SwapSpaceGiB: r.SwapGiB, LoRA: s.sz.loraJSON(), Compilation: s.sz.compilationJSON(), NumGPUBlocksOverride: r.NumGPUBlocksOverride, KVOffload: s.sz.offloadJSON(), EPLB: s.sz.eplbJSON(), All2All: s.sz.a2aJSON(), KVTransfer: s.sz.kvTransferJSON(), Multimodal: s.sz.mmJSON(), Speculative: s.sz.specJSON(), Defaults: r.Sources.Map(), Ignored: s.sz.pasted.AllIgnored(), RequiresPlugin: r.pluginName(),
@@ -137,7 +143,7 @@ func (s section) Fields(fp budget.Footprint) []engine.Field {
 	fields := append([]engine.Field{{Key: "kv_capacity", Value: capacityJSON{AvailableBytes: c.AvailableBytes, BlockBytes: c.BlockBytes, Blocks: c.Blocks, Tokens: c.Tokens,
 		LoggedTokens: c.LoggedTokens, PagesPerSeq: c.PagesPerSeq, MaxConcurrency: c.Concurrency, NeededBytes: c.NeededBytes,
 		Starts: c.Starts, EstimatedMaxModelLen: c.EstimatedMaxModelLen, StateBlocks: c.StateBlocks, SeqsOverStateBlocks: c.SeqsOverStateBlocks,
-		Groups: s.sz.groups()}}}, s.sz.preallocatedField(fp)...)
+		Groups: s.sz.groups(), KVDtypeByLayer: s.sz.Serve.skipSummary(s.sz.Model.Arch)}}}, s.sz.preallocatedField(fp)...)
 	if s.sz.Model.Arch.EncoderDecoder() {
 		fields = append(fields, s.sz.encDecFields()...)
 	}
@@ -192,6 +198,10 @@ func (s section) WriteAfter(w io.Writer, fp budget.Footprint) {
 			}
 		}
 		fmt.Fprintln(w)
+	}
+	if skip := r.skipSummary(s.sz.Model.Arch); skip != "" {
+		// --kv-cache-dtype-skip-layers: the per-layer dtype split.
+		fmt.Fprintf(w, "  KV dtype by layer: %s\n", skip)
 	}
 	if s.sz.Model.Arch.EncoderDecoder() {
 		s.sz.writeEncoderDecoder(w)

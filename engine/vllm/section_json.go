@@ -27,6 +27,10 @@ func (s serveJSON) AppendJSON(b []byte) ([]byte, error) {
 	b = jsonw.Uint(b, s.BlockSize)
 	b = append(b, `,"kv_cache_dtype":`...)
 	b = jsonw.String(b, s.KVCacheDtype)
+	if s.KVCacheDtypeSkipLayers != "" {
+		b = append(b, `,"kv_cache_dtype_skip_layers":`...)
+		b = jsonw.String(b, s.KVCacheDtypeSkipLayers)
+	}
 	b = append(b, `,"tensor_parallel_size":`...)
 	b = jsonw.Uint(b, s.TensorParallelSize)
 	b = append(b, `,"pipeline_parallel_size":`...)

@@ -25,13 +25,17 @@ type Serve struct {
 	MaxNumBatchedTokens  uint64 // --max-num-batched-tokens
 	BlockSize            uint64 // --block-size
 	KVCacheDtype         string // --kv-cache-dtype
-	TensorParallelSize   uint64 // --tensor-parallel-size, -tp
-	PipelineParallelSize uint64 // --pipeline-parallel-size, -pp
-	DataParallelSize     uint64 // --data-parallel-size, -dp
-	EnableExpertParallel bool   // --enable-expert-parallel
-	Dtype                string // --dtype
-	Quantization         string // --quantization
-	EnforceEager         bool   // --enforce-eager
+	// KVCacheDtypeSkipLayers is --kv-cache-dtype-skip-layers as given, its
+	// entries separated by spaces: layer indices or "sliding_window",
+	// whose KV cache keeps the model's dtype (kvskip.go).
+	KVCacheDtypeSkipLayers string
+	TensorParallelSize     uint64 // --tensor-parallel-size, -tp
+	PipelineParallelSize   uint64 // --pipeline-parallel-size, -pp
+	DataParallelSize       uint64 // --data-parallel-size, -dp
+	EnableExpertParallel   bool   // --enable-expert-parallel
+	Dtype                  string // --dtype
+	Quantization           string // --quantization
+	EnforceEager           bool   // --enforce-eager
 	// DisableCustomAllReduce is --disable-custom-all-reduce: tensor
 	// parallelism reduces through NCCL alone, without the custom
 	// all-reduce's IPC buffers.
