@@ -219,9 +219,7 @@ func TestCutBodyNotCached(t *testing.T) {
 // them, and a warning says the Hub could not be reached (issue 20).
 func TestCachedModelWithoutNetwork(t *testing.T) {
 	t.Parallel()
-	closed := httptest.NewServer(http.NotFoundHandler())
-	endpoint := closed.URL
-	closed.Close()
+	endpoint := refusingEndpoint
 	cache := t.TempDir()
 	writeCache(t, cache, "org/m", commitA, []string{"main"}, map[string]fakeFile{"config.json": smallFile([]byte(llamaConfig))})
 	r := Resolver{CacheDir: cache, Endpoint: endpoint, Retries: 0}

@@ -527,12 +527,16 @@ func TestSameOrigin(t *testing.T) {
 	}
 }
 
+// refusingEndpoint is a Hub address whose connections are refused: port 1
+// of the loopback address. A closed httptest server's port would do only
+// until a test running in parallel is given it again (the kernel hands out
+// ephemeral ports, 32768 and up on Linux, where no test server can take
+// port 1).
+const refusingEndpoint = "http://127.0.0.1:1"
+
 // A refused connection is retried, a bounded number of times.
 func TestResolveConnectionRefused(t *testing.T) {
-	closed := httptest.NewServer(http.NotFoundHandler())
-	endpoint := closed.URL
-	closed.Close()
-	r := Resolver{CacheDir: t.TempDir(), Endpoint: endpoint, Retries: 2, Backoff: func(int) time.Duration { return 0 }}
+	r := Resolver{CacheDir: t.TempDir(), Endpoint: refusingEndpoint, Retries: 2, Backoff: func(int) time.Duration { return 0 }}
 	_, err := r.Resolve(context.Background(), "org/model")
 	if err == nil || !strings.Contains(err.Error(), "connection refused (3 tries)") {
 		t.Fatalf("err = %v, want the refusal after 1 + 2 tries", err)
