@@ -122,6 +122,11 @@ func (r *Resolved) piecewiseOffWhy(a *model.Arch, c budget.Class) string {
 	switch {
 	case r.DisablePiecewiseCudaGraph:
 		return "--disable-piecewise-cuda-graph"
+	case r.DisableCudaGraph && r.Profile.GraphPhases:
+		// v0.5.14 turns both phases off for it (server_args.py:2942-2944),
+		// before the cases and the default fraction (see
+		// [Profile.GraphPhases]).
+		return "--disable-cuda-graph (both phases from v0.5.14)"
 	case slices.ContainsFunc(a.Architectures, func(s string) bool { return slices.Contains(piecewiseOffArchs, s) }) || a.Indexer != nil:
 		return "an architecture SGLang captures none for (case 1)"
 	case r.Spec.On() && !r.Profile.PiecewiseWithSpec:
