@@ -119,6 +119,18 @@ const (
 // --dsa-* flags among them, whose dests the --nsa-* ones (now deprecated
 // aliases of one value) store into, and makes
 // --speculative-dflash-draft-window-size its own call again.
+// v0.5.14 (49e384c) declares the flags on the ServerArgs dataclass,
+// added by add_cli_args_from_dataclass (arg_groups/arg_utils.py:157), with
+// 27 add_argument calls left in add_cli_args (server_args.py:6257): a row's
+// line there is the field's or the call's (testdata/server_args-v0.5.14.txt
+// says how each is read). It drops --custom-sigquit-handler,
+// --debug-tensor-dump-inject, --enable-piecewise-cuda-graph and
+// --hybrid-kvcache-ratio and adds 18, refused by what they add (the
+// per-phase CUDA graph flags by whatGraphPhases); the graph flags
+// membudget models and the other old graph flags store into the per-phase
+// fields (redest), and --tp-size, --pp-size, --dp-size, --ep-size,
+// --attn-cp-size and --moe-dp-size become the first option strings, their
+// long forms the aliases (aliasSpan).
 // --nsa-prefill-cp-mode is ignored at any value: it is read only under
 // --enable-nsa-prefill-context-parallel, which is refused
 // (layers/attention/nsa/utils.py:27-44 at v0.5.8, :34-51 at v0.5.9, where

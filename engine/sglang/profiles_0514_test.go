@@ -112,7 +112,7 @@ func TestProfile0514MaxRunningRequestsGiven(t *testing.T) {
 // v0.5.14 turns the prefill phase off too (server_args.py:2942-2944)
 // before the reserve, which then drops the 58 x 8 = 464 MiB: 13440 MiB,
 // (81080 - 13440) / 81080 = 0.83424 -> 0.834, and no piecewise graphs.
-// The decode term 2 x 256 stays at both (server_args.py:3284, v0.5.15's
+// The decode term 2 x 256 stays at both (server_args.py:3285, v0.5.15's
 // #29615 is what drops it).
 func TestProfile0514DisableCudaGraphTurnsPrefillOff(t *testing.T) {
 	llama := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]

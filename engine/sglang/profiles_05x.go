@@ -529,7 +529,7 @@ var native0513 = slices.Sorted(slices.Values(append(slices.Clone(native0512), ne
 //     (v0.5.13.post1 :389-423) on cuda_graph_config.decode; the prefill
 //     sizes (runner/prefill_cuda_graph_runner.py:132-138) are
 //     _generate_prefill_cuda_graph_batch_sizes' (server_args.py:3384), the
-//     piecewise list with its caps (:3235-3273, #22516's context cap
+//     piecewise list with its caps (:3239-3273, #22516's context cap
 //     kept), and the piecewise cases moved to
 //     _disable_tc_piecewise_cudagraph_if_incompatible (:2997-3057), the
 //     same nineteen for a text model; the reserve is v0.5.13's terms on
@@ -567,7 +567,7 @@ var native0513 = slices.Sorted(slices.Values(append(slices.Clone(native0512), ne
 //     refused since v0.5.10) and Qwen2/3-MoE's fused gate, none what a
 //     rank holds; configs/model_config.py computes head_dim where a
 //     config gives null (:703-707) and adds MiMo-V2-ASR and MiniMax-M3
-//     Sparse to the multimodal list (:1645-1700), neither sized.
+//     Sparse to the multimodal list (:1645-1711), neither sized.
 var profile0514 = func() Profile {
 	p := profile0513post1
 	p.Name = "v0.5.14"
