@@ -205,3 +205,29 @@ func TestProfile0514Flags(t *testing.T) {
 		t.Errorf("--cuda-graph-max-bs-decode under v0.5.13.post1: %v; want it named as v0.5.14's", err)
 	}
 }
+
+// TestProfile0514TorchNativeKeepsTheReserve: the torch_native backend
+// turns both graph phases off at v0.5.14 in
+// _handle_attention_backend_compatibility (server_args.py:4494-4499),
+// after the default fraction (:2524 before :2540), so the reserve keeps
+// the 58 piecewise sizes, 13904 MiB, 0.829, and none is captured; given
+// --disable-cuda-graph beside it, the phases are off before the fraction:
+// 13440 MiB, 0.834 (Llama 3.1 8B, one H100).
+func TestProfile0514TorchNativeKeepsTheReserve(t *testing.T) {
+	llama := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
+	h100 := class(t, "h100-sxm-80g")
+	for _, tt := range []struct {
+		given               bool
+		msf, reserved       float64
+		piecewise, captured bool
+	}{{false, 0.829, 13904, true, false}, {true, 0.834, 13440, false, false}} {
+		r, err := Resolve(Serve{AttentionBackend: "torch_native", DisableCudaGraph: tt.given}, llama, h100, mustProfile("v0.5.14"))
+		if err != nil {
+			t.Fatalf("torch_native, --disable-cuda-graph %v: %v", tt.given, err)
+		}
+		if r.MemFractionStatic != tt.msf || r.ReservedMiB != tt.reserved || r.Piecewise != tt.piecewise || r.PiecewiseCaptured != tt.captured {
+			t.Errorf("torch_native, --disable-cuda-graph %v: msf %v, reserved %v, piecewise %v, captured %v; want %v, %v, %v, %v",
+				tt.given, r.MemFractionStatic, r.ReservedMiB, r.Piecewise, r.PiecewiseCaptured, tt.msf, tt.reserved, tt.piecewise, tt.captured)
+		}
+	}
+}
