@@ -215,6 +215,9 @@ func piecewiseReserveMiB(r *Resolved, a *model.Arch) float64 {
 // flashinfer_mxfp4 keeps them. The reserve stays in the fraction.
 func trtllmMoEDisablesPiecewise(a *model.Arch, r *Resolved, c budget.Class) bool {
 	si := c.Device.Silicon
+	if r.Profile.PiecewiseWithTRTLLMMoE {
+		return false // v0.5.13 drops the case (PR #23351)
+	}
 	if si.Vendor != budget.NVIDIA || si.Major != 10 || len(a.Architectures) == 0 {
 		return false
 	}

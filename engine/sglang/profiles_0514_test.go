@@ -231,3 +231,36 @@ func TestProfile0514TorchNativeKeepsTheReserve(t *testing.T) {
 		}
 	}
 }
+
+// TestTRTLLMMoEKeepsPiecewiseFromV0513: Qwen3-30B-A3B (bf16) on one B200
+// takes the flashinfer_trtllm MoE runner (SM10x); v0.5.12.post1 then turns
+// the piecewise graphs off after the fraction (server_args.py:3172-3186),
+// so they are reserved and not captured; PR #23351 drops that case in
+// v0.5.13 (its tag holds the commit, cadfa2d), so v0.5.13, v0.5.13.post1
+// and v0.5.14 capture them: the ledger holds their 8 MiB a size. The
+// reserve is the same at all three (the fraction counts them either way).
+func TestTRTLLMMoEKeepsPiecewiseFromV0513(t *testing.T) {
+	qwen := shipped(t)["Qwen__Qwen3-30B-A3B"]
+	b200 := class(t, "b200")
+	var msf []float64
+	for _, tt := range []struct {
+		profile  string
+		captured bool
+	}{{"v0.5.12.post1", false}, {"v0.5.13", true}, {"v0.5.13.post1", true}, {"v0.5.14", true}} {
+		r := ref(t, qwen, Serve{}, b200, mustProfile(tt.profile))
+		item := besideItem(r, "piecewise_cuda_graphs")
+		want := uint64(0)
+		if tt.captured {
+			want = uint64(len(r.Serve.PiecewiseSizes)) * 8 * mib
+		}
+		if r.Serve.PiecewiseCaptured != tt.captured || item != want || !r.Serve.Piecewise {
+			t.Errorf("%s: piecewise %v, captured %v, item %d; want true, %v, %d", tt.profile, r.Serve.Piecewise, r.Serve.PiecewiseCaptured, item, tt.captured, want)
+		}
+		msf = append(msf, r.Serve.MemFractionStatic)
+	}
+	for _, m := range msf[1:] {
+		if m != msf[0] {
+			t.Errorf("fractions %v, want one", msf)
+		}
+	}
+}

@@ -448,6 +448,9 @@ var native0512 = slices.Sorted(slices.Values(append(slices.Clone(native0511), ne
 // and transformers 5.8.1):
 //   - The piecewise graphs' largest size is capped by a --context-length
 //     given (PR #22516; see [Profile.PiecewiseCapByContext]).
+//   - The flashinfer_trtllm MoE runner keeps the piecewise graphs (PR
+//     #23351; see [Profile.PiecewiseWithTRTLLMMoE]; found when v0.5.14 was
+//     read, git log --grep '(#23351)' at the tag).
 //   - Speculative decoding's v1 workers are gone (PR #25464): EAGLE runs
 //     eagle_worker_v2 alone, whose buffers are not read, and req_to_token
 //     rows widen for top-k above 1 on pages above 1 (PR #27458; mem_cache/
@@ -475,6 +478,7 @@ var profile0513 = func() Profile {
 	p.Commit = "28b095c01005d4a3a2a5b637b7d028b07fba31b2"
 	p.Describes = "SGLang v0.5.13 (tag 28b095c, 2026-06-10)"
 	p.PiecewiseCapByContext = true
+	p.PiecewiseWithTRTLLMMoE = true
 	p.Native = native0513
 	p.UnreadModels = slices.Concat(p.UnreadModels, new0513)
 	p.ChangedModels = changedModels0513

@@ -264,6 +264,14 @@ type Profile struct {
 	// (self.nnodes == 1 or is_sm100_supported())), where every earlier rule
 	// asks one node.
 	ARFusionMultiNodeSM100 bool
+	// PiecewiseWithTRTLLMMoE says the flashinfer_trtllm MoE runner no
+	// longer turns the piecewise CUDA graphs off after the fraction (PR
+	// #23351, "Support piecewise CUDA graph with NSA", in v0.5.13: it drops
+	// _handle_moe_kernel_config's case, v0.5.12.post1 server_args.py:
+	// 3172-3186, and DeepSeek's sparse-attention models from the graphs'
+	// blacklist, which membudget refuses anyway): see
+	// [trtllmMoEDisablesPiecewise].
+	PiecewiseWithTRTLLMMoE bool
 	// EnvBoolWords says an environment boolean also reads yes, y, no and
 	// n, and warns and keeps its default for anything else (v0.5.6.post2's
 	// EnvBool, environ.py:98-105, 23-38); v0.4.9.post2's get_bool_env_var
