@@ -516,7 +516,9 @@ var native0513 = slices.Sorted(slices.Values(append(slices.Clone(native0512), ne
 // 85fd900 too). Against v0.5.13.post1 (git diff 85fd900 v0.5.14 of
 // server_args.py, model_executor/, mem_cache/, managers/scheduler.py and
 // tp_worker.py, configs/model_config.py and the sized families' models/;
-// layers/ by the allocations its diff adds; FlashInfer 0.6.12, PyTorch
+// layers/ by the allocations its diff adds, not line by line: only
+// per-batch metadata, TensorRT-LLM MHA's page table, for a model sized;
+// FlashInfer 0.6.12, PyTorch
 // 2.11.0 and transformers 5.8.1 pinned as at v0.5.13):
 //   - A --max-running-requests given is no longer capped by the pool's
 //     estimate (see [Profile.ReqPoolGivenUncapped]).
