@@ -7,7 +7,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
 
+	"membudget/budget"
 	"membudget/engine"
 )
 
@@ -263,4 +265,41 @@ func TestTRTLLMMoEKeepsPiecewiseFromV0513(t *testing.T) {
 			t.Errorf("fractions %v, want one", msf)
 		}
 	}
+}
+
+// TestPropertyV0514SizesAsV0513post1: apart from the three rules it
+// changes for a serve membudget takes (a --max-running-requests given,
+// --disable-cuda-graph, the fusion's list), v0.5.14 sizes a dense model
+// as v0.5.13.post1 does, to the byte: Llama 3.1 8B and Qwen3-8B on an H100,
+// an L40S or an RTX 4090 with any chunked prefill, context length and
+// --max-total-tokens drawn give the same Capacity (fraction, budget, cell,
+// pool, rows, running, log figures).
+func TestPropertyV0514SizesAsV0513post1(t *testing.T) {
+	archs := shipped(t)
+	models := []string{"meta-llama__Llama-3.1-8B-Instruct", "Qwen__Qwen3-8B"}
+	classes := map[string]budget.Class{}
+	for _, name := range []string{"h100-sxm-80g", "l40s", "rtx-4090"} {
+		classes[name] = class(t, name)
+	}
+	p13, p14 := mustProfile("v0.5.13.post1"), mustProfile("v0.5.14")
+	rapid.Check(t, func(t *rapid.T) {
+		a := archs[rapid.SampledFrom(models).Draw(t, "model")]
+		c := classes[rapid.SampledFrom([]string{"h100-sxm-80g", "l40s", "rtx-4090"}).Draw(t, "class")]
+		s := Serve{
+			ChunkedPrefillSize: rapid.SampledFrom([]int64{0, 2048, 4096, 8192, 16384}).Draw(t, "chunked"),
+			ContextLength:      uint64(rapid.SampledFrom([]int{0, 2048, 8192, 32768}).Draw(t, "context")),
+			MaxTotalTokens:     uint64(rapid.SampledFrom([]int{0, 4000, 100000}).Draw(t, "max-total-tokens")),
+		}
+		r13, err13 := NewReference(a, s, c, p13)
+		r14, err14 := NewReference(a, s, c, p14)
+		if (err13 == nil) != (err14 == nil) {
+			t.Fatalf("%+v: v0.5.13.post1 %v, v0.5.14 %v", s, err13, err14)
+		}
+		if err13 != nil {
+			return
+		}
+		if diff := cmp.Diff(r13.Capacity(), r14.Capacity()); diff != "" {
+			t.Fatalf("%+v: v0.5.14 against v0.5.13.post1 (-want +got):\n%s", s, diff)
+		}
+	})
 }
