@@ -557,7 +557,10 @@ var native0513 = slices.Sorted(slices.Values(append(slices.Clone(native0512), ne
 //   - The pool: DefaultPoolConfigurator is v0.5.13's for a model without a
 //     draft (pool_configurator.py:126-145 scales the cell for an EAGLE
 //     draft, refused); the MHA and MLA pools' tensors and ReqToTokenPool
-//     are unchanged (mem_cache/memory_pool.py); the new
+//     are unchanged (mem_cache/memory_pool.py), and so are the custom
+//     all-reduce v2's buffers (distributed/device_communicators/
+//     custom_all_reduce_v2.py adds only the registration of graph inputs
+//     in VMM memory, mapping the peers'); the new
 //     SWAChunkCapPoolConfigurator (:339-437) sizes only the sliding-window
 //     pool membudget refuses.
 //   - FlashInfer's all-reduce fusion turns on by itself for
