@@ -148,6 +148,32 @@ func arFusionAny(arch string, si budget.Silicon, _ string) bool {
 		(si.Major == 9 || si.Major == 10 || si.Major == 12)
 }
 
+// arFusionUnread is, by profile, the architectures a release membudget has
+// not read the fusion's workspace of turns it on for by itself, as its
+// rule reads at its tag, beside [arFusionAny]'s union: v0.5.14's list
+// (server_args.py:4294-4328: its SM90 or SM10x, tp above 1, no DP
+// attention, one node or SM10x, no MoE all-to-all backend) names
+// Qwen3VLMoe, NemotronH and NemotronHPuzzle, and v0.5.13's list names
+// DeepseekV32, GlmMoeDsa, MistralLarge3, Qwen3Next, Qwen3_5, Qwen3_5Moe
+// and InternS2Preview (v0.5.13 server_args.py:2622-2655), none of which
+// the read rules hold. A serve of one is refused as [arFusionAny]'s are.
+var arFusionUnread = map[string][]string{
+	"v0.5.14": {"DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM", "GptOssForCausalLM", "GlmMoeDsaForCausalLM", "Glm4MoeForCausalLM",
+		"Glm4MoeLiteForCausalLM", "MistralLarge3ForCausalLM", "Qwen3MoeForCausalLM", "Qwen3VLMoeForConditionalGeneration",
+		"Qwen3NextForCausalLM", "KimiK25ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration",
+		"InternS2PreviewForConditionalGeneration", "Qwen3_5ForConditionalGeneration", "NemotronHForCausalLM", "NemotronHPuzzleForCausalLM"},
+}
+
+// arFusionAnyFor is [arFusionAny] with release's own list where
+// [arFusionUnread] holds one: its architectures on SM9x or SM10x
+// (is_sm90_supported() or is_sm100_supported()), the H20 included.
+func arFusionAnyFor(release string) arFusionRule {
+	extra := arFusionUnread[release]
+	return func(arch string, si budget.Silicon, device string) bool {
+		return arFusionAny(arch, si, device) || slices.Contains(extra, arch) && (si.Major == 9 || si.Major == 10)
+	}
+}
+
 // arFusionMaxTokens is the max_token_num SGLang creates the workspace
 // for: flashinfer_allreduce_residual_rmsnorm's default 2048
 // (flashinfer_comm_fusion.py:126-134), which layernorm.py:255-282 does not
@@ -171,11 +197,16 @@ const arFusionMaxComm = (1<<31 - 1) &^ (arFusionAlign - 1)
 // the serve and it allocates a workspace: the rule's architecture and
 // silicon, more than one tensor-parallel rank, one node (every rule read
 // asks self.nnodes == 1: v0.5.6.post2 server_args.py:1083, 1141; v0.5.7
-// :1489). DP attention and a MoE all-to-all backend are not read here:
+// :1489; v0.5.14 SM10x across nodes too). DP attention and a MoE all-to-all backend are not read here:
 // membudget refuses both.
 func autoARFusion(rule arFusionRule, a *model.Arch, r *Resolved, c budget.Class) bool {
 	si := c.Device.Silicon
-	if si.Vendor != budget.NVIDIA || r.TPSize < 2 || r.Nodes.NNodes > 1 || len(a.Architectures) == 0 {
+	if si.Vendor != budget.NVIDIA || r.TPSize < 2 || len(a.Architectures) == 0 {
+		return false
+	}
+	if r.Nodes.NNodes > 1 && !(r.Profile.ARFusionMultiNodeSM100 && si.Major == 10) {
+		// v0.5.14 turns it on across nodes on SM10x (see
+		// [Profile.ARFusionMultiNodeSM100]).
 		return false
 	}
 	return rule(a.Architectures[0], si, c.Device.Name)
@@ -201,7 +232,7 @@ func arFusionBytes(tp, hidden, elem uint64) uint64 {
 // fusion on by itself where membudget has not read that release's rule
 // and workspace.
 func (r *Resolved) checkARFusion(a *model.Arch, c budget.Class) error {
-	if _, read := arFusionRules[r.Profile.Name]; read || strings.HasPrefix(r.Profile.Name, "v0.4.") || !autoARFusion(arFusionAny, a, r, c) {
+	if _, read := arFusionRules[r.Profile.Name]; read || strings.HasPrefix(r.Profile.Name, "v0.4.") || !autoARFusion(arFusionAnyFor(r.Profile.Name), a, r, c) {
 		return nil
 	}
 	return &engine.SettingError{Flag: "enable-flashinfer-allreduce-fusion", Value: "",

@@ -39,10 +39,11 @@ const (
 // first (profiles reversed: v0.4.9.post2, v0.5.6.post2, v0.5.6.post3,
 // v0.5.7, v0.5.8, v0.5.8.post1, v0.5.9, v0.5.9.post1, v0.5.10,
 // v0.5.10.post1, v0.5.11, v0.5.12, v0.5.12.post1, v0.5.13,
-// v0.5.13.post1): the line of its
-// add_argument call, 0 where the release has it not.
+// v0.5.13.post1, v0.5.14): the line of its add_argument call (from
+// v0.5.14 of its ServerArgs dataclass field, where it is one), 0 where
+// the release has it not.
 // TestLinesSpanEveryRelease ties its length to profiles.
-type lines [15]int
+type lines [16]int
 
 // line returns the flag's line at release p, 0 where p has it not.
 func (l lines) line(p Profile) int {
@@ -100,8 +101,20 @@ type sflag struct {
 	// string of another's add_argument, that span and the first (see
 	// [sflag.ofAt]).
 	alias *aliasSpan
-	at    lines
+	// redest is, for a flag whose add_argument names another dest (or
+	// none) from a later release on, that span and the dest (see
+	// [sflag.destAt]).
+	redest *destSpan
+	at     lines
 }
+
+// destSpan is the releases from from (until until, "" for on) in which a
+// flag's add_argument names dest as its argparse dest, "" for none: from
+// v0.5.14 --cuda-graph-max-bs stores into cuda_graph_max_bs_decode
+// (server_args.py:6358-6364), and --dsa-prefill-backend, a dataclass field
+// named as its flag, names none (add_cli_args_from_dataclass,
+// arg_groups/arg_utils.py:190-193).
+type destSpan struct{ from, until, dest string }
 
 // aliasSpan is the releases from from (until until, "" for on) in which
 // an option string is a second string of of's add_argument: v0.5.12's
@@ -136,8 +149,12 @@ type valueRefusal struct {
 }
 
 // destAt returns the argparse dest the flag's add_argument names at
-// release p: dest, or changed's from its release on where it names one.
+// release p: redest's within its span, else dest, or changed's from its
+// release on where it names one.
 func (f *sflag) destAt(p Profile) string {
+	if d := f.redest; d != nil && !older(p, Profile{Name: d.from}) && (d.until == "" || older(p, Profile{Name: d.until})) {
+		return d.dest
+	}
 	if c := f.changed; c != nil && c.dest != "" && !older(p, Profile{Name: c.from}) {
 		return c.dest
 	}

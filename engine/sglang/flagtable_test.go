@@ -123,7 +123,13 @@ func TestFlagTableIsTheReleases(t *testing.T) {
 		// (--enable-nan-detection, --record-nolora-graph), with 20 new and
 		// --speculative-dflash-draft-window-size its own again: 406 calls;
 		// 402 less 3 (--no-record-nolora-graph too), with 20: 419.
-		want := map[string]int{"v0.4.9.post2": 174, "v0.5.6.post2": 300, "v0.5.6.post3": 300,
+		// v0.5.14's: 393 dataclass fields and the 27 calls add_cli_args
+		// keeps, 420 lines; v0.5.13.post1's 419 less 4
+		// (--custom-sigquit-handler, --debug-tensor-dump-inject,
+		// --enable-piecewise-cuda-graph, --hybrid-kvcache-ratio), with 18
+		// new (the per-phase CUDA graph flags, prefill CP, int8 Mamba
+		// checkpoints, ...): 433.
+		want := map[string]int{"v0.5.14": 433, "v0.4.9.post2": 174, "v0.5.6.post2": 300, "v0.5.6.post3": 300,
 			"v0.5.7": 321, "v0.5.8": 336, "v0.5.8.post1": 336, "v0.5.9": 341, "v0.5.9.post1": 341,
 			"v0.5.10": 365, "v0.5.10.post1": 365, "v0.5.11": 387, "v0.5.12": 402, "v0.5.12.post1": 402, "v0.5.13": 419, "v0.5.13.post1": 419}[p.Name]
 		if len(fix) != want {
@@ -209,7 +215,8 @@ func TestSinceUntil(t *testing.T) {
 		{"load-watch-interval", "v0.5.6.post2", "v0.5.7"},              // v0.5.6.post2's and post3's 2831 only
 		{"fp4-gemm-backend", "v0.5.8", ""},                             // v0.5.8's and post1's 3580
 		{"prefill-delayer-max-delay-passes", "v0.5.8", ""},             // v0.5.8's and post1's 2969
-		{"hybrid-kvcache-ratio", "v0.4.9.post2", ""},                   // every release, a switch from v0.5.8
+		{"hybrid-kvcache-ratio", "v0.4.9.post2", "v0.5.14"},            // every release to v0.5.13.post1, a switch from v0.5.8
+		{"cuda-graph-config", "v0.5.14", ""},                           // v0.5.14's field at line 1918
 		{"attn-cp-size", "v0.5.9", ""},                                 // v0.5.9's and post1's 3308
 		{"disaggregation-decode-enable-fake-auto", "v0.5.7", "v0.5.9"}, // v0.5.7's 4298, v0.5.8's and post1's 4561
 	} {

@@ -40,6 +40,7 @@ var nodesCites = map[string][2]string{
 	"v0.5.12.post1": {"server_args.py:7231-7233", "server_args.py:7255-7257"},
 	"v0.5.13":       {"server_args.py:7404-7406", "server_args.py:7428-7430"},
 	"v0.5.13.post1": {"server_args.py:7404-7406", "server_args.py:7428-7430"},
+	"v0.5.14":       {"server_args.py:6632-6634", "server_args.py:6656-6658"},
 }
 
 // resolveNodes applies --nnodes's default and SGLang's own checks of it.

@@ -122,6 +122,12 @@ func (r *Resolved) piecewiseOffWhy(a *model.Arch, c budget.Class) string {
 	switch {
 	case r.DisablePiecewiseCudaGraph:
 		return "--disable-piecewise-cuda-graph"
+	case r.DisableCudaGraph && r.Profile.GraphPhases && r.Sources["disable-cuda-graph"] == "":
+		// v0.5.14 turns both phases off for --disable-cuda-graph given
+		// (server_args.py:2942-2944), before the cases and the default
+		// fraction (see [Profile.GraphPhases]); the torch_native backend's
+		// does so after the fraction (see resolvePiecewise).
+		return "--disable-cuda-graph (both phases from v0.5.14)"
 	case slices.ContainsFunc(a.Architectures, func(s string) bool { return slices.Contains(piecewiseOffArchs, s) }) || a.Indexer != nil:
 		return "an architecture SGLang captures none for (case 1)"
 	case r.Spec.On() && !r.Profile.PiecewiseWithSpec:
@@ -178,6 +184,13 @@ func (r *Resolved) resolvePiecewise(a *model.Arch, c budget.Class, def func(stri
 	}
 	r.PiecewiseSizes = piecewiseSizes(maxTokens)
 	r.PiecewiseCaptured = len(r.PiecewiseSizes) > 0 && !trtllmMoEDisablesPiecewise(a, r, c)
+	if r.Profile.GraphPhases && r.DisableCudaGraph {
+		// The torch_native backend turns both phases off at v0.5.14, in
+		// _handle_attention_backend_compatibility (server_args.py:
+		// 4494-4499), after the default fraction (:2524, :2540): the
+		// reserve keeps the sizes, and none is captured.
+		r.PiecewiseCaptured = false
+	}
 	return nil
 }
 
@@ -206,6 +219,9 @@ func piecewiseReserveMiB(r *Resolved, a *model.Arch) float64 {
 // flashinfer_mxfp4 keeps them. The reserve stays in the fraction.
 func trtllmMoEDisablesPiecewise(a *model.Arch, r *Resolved, c budget.Class) bool {
 	si := c.Device.Silicon
+	if r.Profile.PiecewiseWithTRTLLMMoE {
+		return false // v0.5.13 drops the case (PR #23351)
+	}
 	if si.Vendor != budget.NVIDIA || si.Major != 10 || len(a.Architectures) == 0 {
 		return false
 	}

@@ -20,7 +20,8 @@ func TestProfile0513Rules(t *testing.T) {
 	p := mustProfile("v0.5.13")
 	want := mustProfile("v0.5.12.post1")
 	want.Name, want.Commit, want.Describes = "v0.5.13", "28b095c01005d4a3a2a5b637b7d028b07fba31b2", p.Describes
-	want.PiecewiseCapByContext = true // PR #22516
+	want.PiecewiseCapByContext = true  // PR #22516
+	want.PiecewiseWithTRTLLMMoE = true // PR #23351
 	want.Native = native0513
 	want.UnreadModels = append(append(append(append(append([]string(nil), new059...), new0510...), new0511...), new0512...), new0513...)
 	want.ChangedModels = []string{"Gemma3ForCausalLM", "Gemma3ForConditionalGeneration", "Glm4MoeForCausalLM", "Glm4MoeLiteForCausalLM"} // + PR #26088

@@ -450,6 +450,9 @@ var native0512 = slices.Sorted(slices.Values(append(slices.Clone(native0511), ne
 // and transformers 5.8.1):
 //   - The piecewise graphs' largest size is capped by a --context-length
 //     given (PR #22516; see [Profile.PiecewiseCapByContext]).
+//   - The flashinfer_trtllm MoE runner keeps the piecewise graphs (PR
+//     #23351; see [Profile.PiecewiseWithTRTLLMMoE]; found when v0.5.14 was
+//     read, git log --grep '(#23351)' at the tag).
 //   - Speculative decoding's v1 workers are gone (PR #25464): EAGLE runs
 //     eagle_worker_v2 alone, whose buffers are not read, and req_to_token
 //     rows widen for top-k above 1 on pages above 1 (PR #27458; mem_cache/
@@ -477,6 +480,7 @@ var profile0513 = func() Profile {
 	p.Commit = "28b095c01005d4a3a2a5b637b7d028b07fba31b2"
 	p.Describes = "SGLang v0.5.13 (tag 28b095c, 2026-06-10)"
 	p.PiecewiseCapByContext = true
+	p.PiecewiseWithTRTLLMMoE = true
 	p.Native = native0513
 	p.UnreadModels = slices.Concat(p.UnreadModels, new0513)
 	p.ChangedModels = changedModels0513
@@ -508,3 +512,91 @@ var new0513 = []string{
 
 // native0513 is v0.5.12's native architectures and new0513.
 var native0513 = slices.Sorted(slices.Values(append(slices.Clone(native0512), new0513...)))
+
+// profile0514 is v0.5.14 (tag 49e384c, 2026-06-26, read in the forks
+// bytedance-iaas/sglang and guqiong96/Lsglang, which hold v0.5.13.post1's
+// 85fd900 too). Against v0.5.13.post1 (git diff 85fd900 v0.5.14 of
+// server_args.py, model_executor/, mem_cache/, managers/scheduler.py and
+// tp_worker.py, configs/model_config.py and the sized families' models/;
+// layers/ by the allocations its diff adds, not line by line: only
+// per-batch metadata, TensorRT-LLM MHA's page table, for a model sized;
+// FlashInfer 0.6.12, PyTorch
+// 2.11.0 and transformers 5.8.1 pinned as at v0.5.13):
+//   - A --max-running-requests given is no longer capped by the pool's
+//     estimate (see [Profile.ReqPoolGivenUncapped]).
+//   - CUDA graphs are configured per phase, and --disable-cuda-graph
+//     turns the prefill graphs off too, before the default fraction (see
+//     [Profile.GraphPhases]). The flags membudget models are deprecated
+//     aliases of the per-phase ones, added by hand in add_cli_args
+//     (server_args.py:6358-6432): --cuda-graph-max-bs stores into
+//     cuda_graph_max_bs_decode, --disable-piecewise-cuda-graph stores the
+//     prefill backend "disabled", --disable-cuda-graph sets the field
+//     _parse_cuda_graph_config reads (:2942-2944); the per-phase flags are
+//     refused by name (see whatGraphPhases). The decode capture list
+//     (runner/base_cuda_graph_runner.py:58-100) is cuda_graph_runner.py's
+//     (v0.5.13.post1 :389-423) on cuda_graph_config.decode; the prefill
+//     sizes (runner/prefill_cuda_graph_runner.py:132-138) are
+//     _generate_prefill_cuda_graph_batch_sizes' (server_args.py:3384), the
+//     piecewise list with its caps (:3239-3273, #22516's context cap
+//     kept), and the piecewise cases moved to
+//     _disable_tc_piecewise_cudagraph_if_incompatible (:2997-3057), the
+//     same nineteen for a text model; the reserve is v0.5.13's terms on
+//     the per-phase config (:3276-3306) less the draft's 4 or 6 GiB (see
+//     [Profile.DraftInFraction]).
+//   - The start-up order: ModelRunner.initialize stops after the weights
+//     and the KV dtype (model_runner.py:643-796); the scheduler then loads
+//     a draft, sizes the pools, starts the attention backends and captures
+//     the graphs, prefill before decode (managers/scheduler.py:859-872,
+//     model_runner.py:887-933). Nothing is allocated on the device between
+//     the target's weights and the pool without a draft, so the pool's
+//     budget is v0.5.13's (_profile_available_bytes,
+//     model_runner_kv_cache_mixin.py:85-120, now an error naming
+//     --mem-fraction-static where the weights leave nothing). After the
+//     pool, an eager runner keeps one set of input buffers for the largest
+//     prefill chunk and batch (runner/eager_runner.py:56-127, cuda_graph_
+//     buffer_registry.py:892-934): int buffers within the 2 MiB a batch
+//     membudget charges the graphs.
+//   - The pool: DefaultPoolConfigurator is v0.5.13's for a model without a
+//     draft (pool_configurator.py:126-145 scales the cell for an EAGLE
+//     draft, refused); the MHA and MLA pools' tensors and ReqToTokenPool
+//     are unchanged (mem_cache/memory_pool.py), and so are the custom
+//     all-reduce v2's buffers (distributed/device_communicators/
+//     custom_all_reduce_v2.py adds only the registration of graph inputs
+//     in VMM memory, mapping the peers'); the new
+//     SWAChunkCapPoolConfigurator (:339-437) sizes only the sliding-window
+//     pool membudget refuses.
+//   - FlashInfer's all-reduce fusion turns on by itself for
+//     Qwen3-VL-MoE, NemotronH and NemotronH-Puzzle too, and across nodes
+//     on SM10x (server_args.py:4294-4328; see
+//     [Profile.ARFusionMultiNodeSM100]), its workspace made through
+//     FlashInfer's create_allreduce_fusion_workspace
+//     (layers/flashinfer_comm_fusion.py): refused where it turns on, as at
+//     v0.5.10 to v0.5.13 (see arFusionUnread).
+//   - Native architectures: MiMo-V2-ASR and Zaya (see new0514), refused
+//     by name. The sized families' model files change imports and their
+//     rank lookups (get_parallel()), Gemma 3's rotary parameters (Gemma 3
+//     refused since v0.5.10) and Qwen2/3-MoE's fused gate, none what a
+//     rank holds; configs/model_config.py computes head_dim where a
+//     config gives null (:703-707) and adds MiMo-V2-ASR and MiniMax-M3
+//     Sparse to the multimodal list (:1645-1711), neither sized.
+var profile0514 = func() Profile {
+	p := profile0513post1
+	p.Name = "v0.5.14"
+	p.Commit = "49e384ce9d304648e9959666ecb8ce8cd98d0deb"
+	p.Describes = "SGLang v0.5.14 (tag 49e384c, 2026-06-26)"
+	p.ReqPoolGivenUncapped = true
+	p.GraphPhases = true
+	p.DraftInFraction = true
+	p.ARFusionMultiNodeSM100 = true
+	p.Native = native0514
+	p.UnreadModels = slices.Concat(new059, new0510, new0511, new0512, new0513, new0514)
+	return p
+}()
+
+// new0514 are the architectures v0.5.14 implements natively and
+// v0.5.13.post1 did not (the same grep at tag v0.5.14, classes and
+// EntryClass lists alike; no class goes).
+var new0514 = []string{"MiMoV2ASRForCausalLM", "ZayaForCausalLM"}
+
+// native0514 is v0.5.13's native architectures and new0514.
+var native0514 = slices.Sorted(slices.Values(append(slices.Clone(native0513), new0514...)))

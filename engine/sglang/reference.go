@@ -192,6 +192,12 @@ func (ref *Reference) sizePool() {
 			// max_running_requests (_init_pools, :387-389;
 			// _apply_memory_pool_config).
 			st.maxNumReqs = min(running, reqPoolEstimate(st.tokens, r.ContextLength))
+			if r.MaxRunningRequests > 0 && r.Profile.ReqPoolGivenUncapped {
+				// v0.5.14 (model_runner_kv_cache_mixin.py:987-991): a
+				// --max-running-requests given is kept up to T // 2, the
+				// estimate no longer its cap.
+				st.maxNumReqs = min(r.MaxRunningRequests, uint64(max(st.tokens/2, 0)))
+			}
 		}
 		ref.maxRunning = min(ref.maxRunning, running, st.maxNumReqs)
 	}

@@ -543,8 +543,13 @@ func (r *Resolved) resolveBackend(a *model.Arch, c budget.Class, def func(string
 			def("page-size", "64: TensorRT-LLM MHA takes 16, 32 or 64")
 		}
 	case "torch_native":
-		r.DisableCudaGraph = true // server_args.py:1410-1414
-		def("disable-cuda-graph", "the torch_native backend disables CUDA graphs")
+		if !r.DisableCudaGraph {
+			// Derived, not given: from v0.5.14 that is after the default
+			// fraction, where a given one is before it (see
+			// [Profile.GraphPhases]).
+			r.DisableCudaGraph = true // server_args.py:1410-1414
+			def("disable-cuda-graph", "the torch_native backend disables CUDA graphs")
+		}
 	}
 	if p.GptOssSplitAlways && a.ModelType == "gpt_oss" {
 		return settingErr("model", a.Source, "%s gives gpt-oss a paged sliding-window pool under every attention backend, trtllm_mha's gate removed (sgl-project/sglang PR #19079; configs/model_config.py:360-372, 1438-1448), which is not modelled", p.Describes)

@@ -12,8 +12,10 @@ var newestKnown = release{0, 5, 23, 0}
 func unreadRelease(r release) string {
 	why := unreadLater
 	switch {
-	case r.major == newestRead.major && r.minor == newestRead.minor && r.patch == newestRead.patch:
+	case unknownPost0513(r):
 		why = unreadPost
+	case r.major == newestRead.major && r.minor == newestRead.minor && r.patch == newestRead.patch:
+		why = unreadPost0514
 	case !newestKnown.less(r):
 		for _, u := range unreadReleases {
 			if u.patch == r.patch {
@@ -24,11 +26,12 @@ func unreadRelease(r release) string {
 	return fmt.Sprintf("SGLang %s's memory rules are not modelled: %s; the newest release membudget models is %s (--sglang-version %s)", r, why, newestRead, newestRead)
 }
 
-// unreadReleases says, for each SGLang release from v0.5.14 to v0.5.23 (a
+// unreadReleases says, for each SGLang release from v0.5.15 to v0.5.23 (a
 // post release shares its release's entry), why its memory rules are not
-// modelled; v0.5.11 to v0.5.13.post1 are modelled (see profile0511,
-// profile0512, profile0513), and v0.5.13.post2 is refused as a fork's tag
-// (see [unreadPost]).
+// modelled; v0.5.11 to v0.5.14 are modelled (see profile0511,
+// profile0512, profile0513, profile0514), v0.5.13.post2 is refused as a
+// fork's tag (see [unreadPost]) and a post release of v0.5.14 as tagged
+// nowhere (see [unreadPost0514]).
 //
 // v0.5.11 to v0.5.13.post2 are tags of the git mirror of sgl-project/sglang
 // at GitHub charlesHsuGG/sglang, which holds every tag from v0.5.6 on to
@@ -46,18 +49,15 @@ func unreadRelease(r release) string {
 // cherry-pick of its branch release/v0.5.N; both also hold v0.5.13 at
 // 28b095c, the commit membudget reads it at (guqiong96's v0.5.13.post1 is
 // 85fd900 too; bytedance-iaas kept the tag's first placing, 45ec483, one
-// gateway commit before). Of these tags only the default of
+// gateway commit before). v0.5.14 is read against v0.5.13.post1 and
+// modelled (see profile0514); of v0.5.15 to v0.5.18 only the default of
 // --mem-fraction-static (ServerArgs._handle_gpu_memory_settings) and the
-// commits that reach each are read, against v0.5.13.post1: from v0.5.14
-// the server's flags are declared on the ServerArgs dataclass and added by
-// arg_groups/arg_utils.py's add_cli_args_from_dataclass (add_cli_args
-// keeps 27 add_argument calls), so the flag table's fixtures, one line per
-// add_argument call, do not describe them; CUDA graphs are configured per
-// phase (--cuda-graph-config and its per-phase backends), the graph
-// runners were rewritten (model_executor/runner/, runner_backend/) and
-// model_runner.py, pool_configurator.py and memory_pool.py changed, none of
-// which is compared with v0.5.13's. git log --grep of each pull request
-// at each tag says which releases hold it.
+// commits that reach each are read, against the release before: each
+// adds flags to the ServerArgs dataclass (453, 478, 496 and 511 option
+// strings against v0.5.14's 433) and changes model_executor/, mem_cache/
+// and the pool's sizing (KVCacheConfigurator from v0.5.16), none of which
+// is compared with v0.5.14's. git log --grep of each pull request at
+// each tag says which releases hold it.
 //
 // v0.5.19 to v0.5.23 are in no mirror found (the forks' tags stop at
 // v0.5.18); what is known of them is when each memory change reached main,
@@ -80,15 +80,9 @@ var unreadReleases = []struct {
 	patch int
 	why   string
 }{
-	{14, "v0.5.14 (tag 49e384c, 2026-06-26, in the forks bytedance-iaas/sglang and guqiong96/Lsglang) is read only in part: " +
-		"its --mem-fraction-static default is v0.5.13's less the 4 and 6 GiB kept for a draft model, whose weights #28855 counts instead (server_args.py:3276-3321), " +
-		"but its flags are declared on the ServerArgs dataclass (arg_groups/arg_utils.py:157; add_cli_args at server_args.py:6257 keeps 27 calls), " +
-		"its CUDA graphs are configured per phase (--cuda-graph-config, server_args.py:1918-1938) and captured by rewritten runners (model_executor/runner/), " +
-		"prefill before decode, from the scheduler (managers/scheduler.py:826-872), and the rest of model_runner.py, pool_configurator.py and the sized families' " +
-		"models/ and layers/ changed, which are not compared with v0.5.13's"},
 	{15, "v0.5.15 (tag f63458b, 2026-07-10; .post1 0b3bb0c, 2026-07-14; in the forks bytedance-iaas/sglang and guqiong96/Lsglang) has #29615's disaggregation-aware " +
 		"--mem-fraction-static reserve, which also leaves the decode graphs' 2 MiB per batch out when decode CUDA graphs are off (server_args.py:3639-3643), " +
-		"where v0.5.14 and v0.5.13 keep it, and adds 2 GiB for DeepEP's all-to-all (server_args.py:3679-3684); v0.5.14's unread changes carry into it"},
+		"where v0.5.14 and v0.5.13 keep it, and adds 2 GiB for DeepEP's all-to-all (server_args.py:3679-3684); its other changes against v0.5.14 (20 new flags, model_executor/, mem_cache/, layers/ and models/) are not compared"},
 	{16, "v0.5.16 (tag fdebc93, 2026-07-24, in the forks bytedance-iaas/sglang and guqiong96/Lsglang) sizes the KV pool after CUDA graph capture when " +
 		"SGLANG_ENABLE_POST_CAPTURE_KV_SIZING is set (#30157; off by default, environ.py:337), keeping then only 512 MiB and the parallel term of the reserve " +
 		"(server_args.py:4055-4059), moves the pool's sizing into KVCacheConfigurator (#31162, #31163), which is not read, and splits the reserve into " +
@@ -112,8 +106,20 @@ var unreadReleases = []struct {
 // unreadLater is why a release after v0.5.23 is refused.
 const unreadLater = "no SGLang release after v0.5.23 (2026-10, the newest known when membudget's profiles were written) is known to membudget"
 
-// unreadPost is why a post release of the newest release modelled is
-// refused: the mirror's v0.5.13.post2 (tag 403cc43, 2026-06-16) was tagged
+// unknownPost0513 reports whether r is a post release of v0.5.13 after
+// .post1 (the mirror's fork tag v0.5.13.post2 among them, see
+// [unreadPost]), refused by name below the newest release modelled.
+func unknownPost0513(r release) bool {
+	return r.major == 0 && r.minor == 5 && r.patch == 13 && r.post > 1
+}
+
+// unreadPost0514 is why a post release of v0.5.14, the newest modelled, is
+// refused: the forks' tags go from v0.5.14 (49e384c) to v0.5.15 (f63458b)
+// with no post release between (git tag in bytedance-iaas/sglang and
+// guqiong96/Lsglang).
+const unreadPost0514 = "no post release of v0.5.14 is known to membudget: the forks bytedance-iaas/sglang and guqiong96/Lsglang, which hold SGLang's tags from v0.5.13.post1 to v0.5.18, tag none between v0.5.14 (49e384c) and v0.5.15 (f63458b)"
+
+// unreadPost is why v0.5.13.post2 is refused: the mirror's v0.5.13.post2 (tag 403cc43, 2026-06-16) was tagged
 // by the mirror's owner, "update rl important sampling method", on a fork
 // branch that merges release/v0.5.13 into the owner's rl_important_sampling
 // (its add_cli_args is v0.5.13's); the forks bytedance-iaas/sglang and

@@ -236,6 +236,43 @@ type Profile struct {
 	// v0.5.13 server_args.py:1579-1585): --context-length 2048 on an H100
 	// captures 42 sizes, not 58, and reserves 128 MiB less.
 	PiecewiseCapByContext bool
+	// ReqPoolGivenUncapped says a --max-running-requests given sizes the
+	// req_to_token rows and max_running_requests as min(given // dp, T //
+	// 2), no longer capped by the estimate from the pool's tokens (v0.5.14
+	// model_runner_kv_cache_mixin.py:981-1018; v0.5.13.post1 :876-900
+	// takes min(given // dp, estimate)): --max-running-requests 3000 for
+	// Llama 3.1 8B on an H100 keeps 3000 rows, not 2048.
+	ReqPoolGivenUncapped bool
+	// GraphPhases says CUDA graphs are configured per phase, decode and
+	// prefill (--cuda-graph-config, v0.5.14 server_args.py:1918-1979), and
+	// --disable-cuda-graph turns both phases off (_parse_cuda_graph_config,
+	// :2942-2944) before the default --mem-fraction-static is derived
+	// (_handle_cuda_graph_config at :2508, _handle_gpu_memory_settings at
+	// :2524): no piecewise prefill graphs, and no 8 MiB a size for them in
+	// the reserve (:3300-3306). Before, --disable-cuda-graph left the
+	// piecewise graphs of v0.5.10 to v0.5.13 on (their cases, v0.5.13
+	// server_args.py:1342-1411, do not read it).
+	GraphPhases bool
+	// DraftInFraction says a speculative draft's weights are loaded before
+	// the target's KV pool is sized and counted in --mem-fraction-static,
+	// whose default no longer reserves 4 GiB (EAGLE) or 6 GiB (STANDALONE)
+	// for them (PR #28855; v0.5.14 managers/scheduler.py:859-872,
+	// server_args.py:3276-3321). Speculative decoding is refused from
+	// v0.5.9 (see spec.go), so no serve reaches it.
+	DraftInFraction bool
+	// ARFusionMultiNodeSM100 says FlashInfer's all-reduce fusion turns on
+	// by itself across nodes too on SM10x (v0.5.14 server_args.py:4294-4328,
+	// (self.nnodes == 1 or is_sm100_supported())), where every earlier rule
+	// asks one node.
+	ARFusionMultiNodeSM100 bool
+	// PiecewiseWithTRTLLMMoE says the flashinfer_trtllm MoE runner no
+	// longer turns the piecewise CUDA graphs off after the fraction (PR
+	// #23351, "Support piecewise CUDA graph with NSA", in v0.5.13: it drops
+	// _handle_moe_kernel_config's case, v0.5.12.post1 server_args.py:
+	// 3172-3186, and DeepSeek's sparse-attention models from the graphs'
+	// blacklist, which membudget refuses anyway): see
+	// [trtllmMoEDisablesPiecewise].
+	PiecewiseWithTRTLLMMoE bool
 	// EnvBoolWords says an environment boolean also reads yes, y, no and
 	// n, and warns and keeps its default for anything else (v0.5.6.post2's
 	// EnvBool, environ.py:98-105, 23-38); v0.4.9.post2's get_bool_env_var
@@ -246,7 +283,7 @@ type Profile struct {
 // DefaultName is the name of the default profile.
 const DefaultName = "v0.5.6.post2"
 
-var profiles = []Profile{profile0513post1, profile0513, profile0512post1, profile0512, profile0511, profile0510post1, profile0510, profile059post1, profile059, profile058post1, profile058, profile057, profile056post3, profile056post2, profile049post2}
+var profiles = []Profile{profile0514, profile0513post1, profile0513, profile0512post1, profile0512, profile0511, profile0510post1, profile0510, profile059post1, profile059, profile058post1, profile058, profile057, profile056post3, profile056post2, profile049post2}
 
 // profile056post2 is the default profile; the later ones start from it.
 var profile056post2 = Profile{
@@ -268,13 +305,15 @@ var profile049post2 = Profile{
 }
 
 // ProfileFor returns the profile of SGLang release spec: "v0.5.6.post2"
-// (also "" or "default"), "v0.5.13.post1" (also "latest"), "v0.5.13",
+// (also "" or "default"), "v0.5.14" (also "latest"), "v0.5.13.post1",
+// "v0.5.13",
 // "v0.5.12.post1", "v0.5.12", "v0.5.11", "v0.5.10.post1", "v0.5.10",
 // "v0.5.9.post1", "v0.5.9", "v0.5.8.post1", "v0.5.8", "v0.5.7",
 // "v0.5.6.post3" or "v0.4.9.post2", with or without the leading v. Any
 // other release is a *[engine.SettingError]: the rules of releases
 // membudget has not read are not guessed, one newer than the newest
-// modelled (v0.5.13.post2, v0.5.14 to v0.5.23, 2026-10, and on) is refused
+// modelled (v0.5.14.post1, v0.5.15 to v0.5.23, 2026-10, and on), or the
+// fork's v0.5.13.post2, is refused
 // naming what of its rules is not modelled and the newest release modelled
 // (see [unreadReleases]), and a release candidate of a release read
 // (v0.5.10rc0) is refused as no release's rules (see [releaseCandidate]).
@@ -294,7 +333,7 @@ func ProfileFor(spec string) (Profile, error) {
 			return p, nil
 		}
 	}
-	if r, ok := parseRelease(s); ok && newestRead.less(r) {
+	if r, ok := parseRelease(s); ok && (newestRead.less(r) || unknownPost0513(r)) {
 		return Profile{}, &engine.SettingError{Flag: "sglang-version", Value: spec, Reason: unreadRelease(r)}
 	} else if ok && strings.Contains(s, "rc") {
 		return Profile{}, &engine.SettingError{Flag: "sglang-version", Value: spec, Reason: releaseCandidate}
@@ -305,7 +344,7 @@ func ProfileFor(spec string) (Profile, error) {
 
 // refusedByName says which later releases --sglang-version names and
 // refuses (see [unreadReleases]).
-const refusedByName = "v0.5.13.post2 and v0.5.14 to v0.5.23 are refused by name, each saying what of its rules is not read"
+const refusedByName = "v0.5.13.post2, a post release of v0.5.14, and v0.5.15 to v0.5.23 are refused by name, each saying what of its rules is not read"
 
 // releaseCandidate is why a release candidate of a release membudget
 // models is refused rather than sized as its release: v0.5.10rc0 (tag
