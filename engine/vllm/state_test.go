@@ -315,8 +315,14 @@ func TestStateByVersion(t *testing.T) {
 		checks bool
 	}{
 		{"main", base, "align", 1056, true},
-		// Prefix caching was off by default for hybrids before PR #40996.
+		// Prefix caching was off by default for hybrids before PR #50991
+		// (2026-08-04): #40996 (07-10) kept it opt-in for them, so 0.26 and
+		// 0.27 are still mode none (row 214, 0.27.1: 14 blocks a request);
+		// 0.28.0 is the first release on by default.
 		{"0.25.0", base, "none", 1056, true},
+		{"0.26.0", base, "none", 1056, true},
+		{"0.27.1", base, "none", 1056, true},
+		{"0.28.0", base, "align", 1056, true},
 		{"0.20.0", Serve{MaxModelLen: 262144, KVCacheMemoryBytes: gib40, EnablePrefixCaching: engine.On}, "align", 1056, true},
 		// Before 0.19.0 --block-size was not the alignment: 16 x cdiv(M,
 		// 16 x 2048) with --block-size 64 still gives 1056; from 0.19.0,
