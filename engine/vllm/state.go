@@ -75,6 +75,32 @@ func stateLayers(a *model.Arch) (state, attention uint64) {
 	return state, attention
 }
 
+// mambaPrefixCachingArchitectures are the architectures whose vLLM class
+// implements SupportsMambaPrefixCaching (vllm/model_executor/models/
+// interfaces.py:1011-1018 at f9c74b4b9^): falcon_h1.py:496,
+// granitemoehybrid.py:576, jamba.py:379 and :505, mamba.py:173 (also
+// FalconMambaForCausalLM, registry.py:103), mamba2.py:170, nemotron_h.py:700
+// (also NemotronHPuzzleForCausalLM, registry.py:183) and zamba2.py:807.
+// Bamba's had it too, but membudget refuses Bamba (model/family_bamba.go).
+var mambaPrefixCachingArchitectures = []string{
+	"FalconH1ForCausalLM", "GraniteMoeHybridForCausalLM", "JambaForCausalLM",
+	"JambaForSequenceClassification", "MambaForCausalLM", "FalconMambaForCausalLM",
+	"Mamba2ForCausalLM", "NemotronHForCausalLM", "NemotronHPuzzleForCausalLM",
+	"Zamba2ForCausalLM",
+}
+
+// mambaPrefixCachingClass returns the first of a's architectures whose vLLM
+// class supports Mamba prefix caching in mode "all", and whether there is
+// one.
+func mambaPrefixCachingClass(a *model.Arch) (string, bool) {
+	for _, s := range a.Architectures {
+		if slices.Contains(mambaPrefixCachingArchitectures, s) {
+			return s, true
+		}
+	}
+	return "", false
+}
+
 // mambaDtypes is vLLM's MambaDType: the values --mamba-cache-dtype and
 // --mamba-ssm-cache-dtype take (vllm/config/cache.py:38).
 var mambaDtypes = []string{"auto", "float32", "float16", "bfloat16"}
@@ -130,6 +156,14 @@ func (r *Resolved) resolveState(a *model.Arch, def func(string, string)) error {
 	case engine.On:
 		if p.Release.Less(stateAlignMode) {
 			return settingErr("enable-prefix-caching", "", "%s has only the experimental Mamba prefix caching that membudget does not model (mamba_cache_mode align came in 0.15.0, vLLM PR #30877)", p.Describes)
+		}
+		if p.Release.Less(statePrefixCachingDefault) {
+			if arch, ok := mambaPrefixCachingClass(a); ok {
+				// vllm/model_executor/models/config.py:596-600 at
+				// f9c74b4b9^ (the parent of PR #50991): prefix caching
+				// turns mode "none" into "all" for these classes.
+				return settingErr("enable-prefix-caching", "", "%s sets mamba_cache_mode \"all\" for %s (its vLLM class implements SupportsMambaPrefixCaching; vllm/model_executor/models/config.py:596-600, until PR #50991 made align the default for 0.28.0): every state layer then keeps cdiv(max_model_len, block_size) state pages a sequence, not align's 2, which membudget does not size", p.Describes, arch)
+			}
 		}
 		r.PrefixCaching = true
 	case engine.Off:

@@ -381,6 +381,42 @@ func TestStateSettingErrors(t *testing.T) {
 	}
 }
 
+// TestMambaAllMode: from 0.15.0 (PR #30877) until PR #50991 (0.28.0), an
+// explicit --enable-prefix-caching set mamba_cache_mode "all" for a class
+// implementing SupportsMambaPrefixCaching (Nemotron-H's, not Qwen3.5's),
+// whose cdiv(max_model_len, block_size) state pages a sequence membudget
+// does not size: refused by name there, align from 0.28.0, and mode none
+// when prefix caching is left at its default (off for hybrids before
+// 0.28.0).
+func TestMambaAllMode(t *testing.T) {
+	on := Serve{MaxModelLen: 8192, KVCacheMemoryBytes: gib40, EnablePrefixCaching: engine.On}
+	tests := []struct {
+		name, spec string
+		arch       *model.Arch
+		serve      Serve
+		mode       string // "" for a refusal naming --enable-prefix-caching
+	}{
+		{"nemotron-h on, 0.27.1", "0.27.1", nemotronNano(t), on, ""},
+		{"nemotron-h on, 0.15.0", "0.15.0", nemotronNano(t), on, ""},
+		{"nemotron-h on, 0.28.0", "0.28.0", nemotronNano(t), on, "align"},
+		{"nemotron-h default, 0.27.1", "0.27.1", nemotronNano(t), Serve{MaxModelLen: 8192, KVCacheMemoryBytes: gib40}, "none"},
+		{"qwen3.5 on, 0.27.1", "0.27.1", qwen35Dense(t), on, "align"},
+	}
+	for _, tt := range tests {
+		r, err := Resolve(tt.serve, tt.arch, testClass(false), mustProfile(tt.spec))
+		if tt.mode == "" {
+			var se *engine.SettingError
+			if !asSettingError(err, &se) || se.Flag != "enable-prefix-caching" || !strings.Contains(se.Reason, `mamba_cache_mode "all" for NemotronHForCausalLM`) {
+				t.Errorf("%s: %v; want --enable-prefix-caching refused for mode all", tt.name, err)
+			}
+			continue
+		}
+		if err != nil || r.MambaCacheMode != tt.mode {
+			t.Errorf("%s: mode %q, %v; want %q", tt.name, r.MambaCacheMode, err, tt.mode)
+		}
+	}
+}
+
 // TestStateDtypeHooks: the SSM state's dtype follows vLLM's per-model
 // hooks when --mamba-ssm-cache-dtype is auto, the flag otherwise.
 func TestStateDtypeHooks(t *testing.T) {
