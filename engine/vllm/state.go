@@ -28,10 +28,19 @@ var (
 	// 762-938, PR #37467 with the above): a pipeline stage without an
 	// attention layer finds no attention backend and skips it (:623-625).
 	stageHybridRaise = stateBlockRefusal
-	// Prefix caching on by default for generative hybrids (PR #40996,
-	// 2026-07-10), after 0.25.0's highest listed change of 07-09: 0.26.0,
-	// likely.
-	statePrefixCachingDefault = Version{0, 26, 0}
+	// Prefix caching on by default for generative hybrids (PR #50991,
+	// merged 2026-08-04). PR #40996 (07-10) made is_prefix_caching_supported
+	// true for hybrids, but kept the default off for them in
+	// _set_default_chunked_prefill_and_prefix_caching_args (vllm/engine/
+	// arg_utils.py: "and not model_config.is_hybrid", "keep it opt-in for
+	// now"); #50991 dropped that clause. 0.27.1 does not hold it: its
+	// kv_cache_utils.py logs "GPU KV cache size" at line 2235 and the
+	// concurrency at 2236 (corpus/observed/vllm.csv row 214), the layout of
+	// main from aeeb36b1f (07-30) to 0cf49a5d1 (08-03), before #50462 and
+	// #50991 of 08-04 (#50462 merged the two lines into one); and the row's
+	// 59.21x is 829 blocks over 14 a request, mode none's 11 + 3 x 1, not
+	// align's 17. 0.28.0 holds #51726 (08-11).
+	statePrefixCachingDefault = Version{0, 28, 0}
 	// Sliding-window layers take the backend's smallest kernel block rather
 	// than --block-size (PR #42890, 2026-07-03).
 	slidingOwnBlock = Version{0, 25, 0}
@@ -64,6 +73,32 @@ func stateLayers(a *model.Arch) (state, attention uint64) {
 		}
 	}
 	return state, attention
+}
+
+// mambaPrefixCachingArchitectures are the architectures whose vLLM class
+// implements SupportsMambaPrefixCaching (vllm/model_executor/models/
+// interfaces.py:1011-1018 at f9c74b4b9^): falcon_h1.py:496,
+// granitemoehybrid.py:576, jamba.py:379 and :505, mamba.py:173 (also
+// FalconMambaForCausalLM, registry.py:103), mamba2.py:170, nemotron_h.py:700
+// (also NemotronHPuzzleForCausalLM, registry.py:183) and zamba2.py:807.
+// Bamba's had it too, but membudget refuses Bamba (model/family_bamba.go).
+var mambaPrefixCachingArchitectures = []string{
+	"FalconH1ForCausalLM", "GraniteMoeHybridForCausalLM", "JambaForCausalLM",
+	"JambaForSequenceClassification", "MambaForCausalLM", "FalconMambaForCausalLM",
+	"Mamba2ForCausalLM", "NemotronHForCausalLM", "NemotronHPuzzleForCausalLM",
+	"Zamba2ForCausalLM",
+}
+
+// mambaPrefixCachingClass returns the first of a's architectures whose vLLM
+// class supports Mamba prefix caching in mode "all", and whether there is
+// one.
+func mambaPrefixCachingClass(a *model.Arch) (string, bool) {
+	for _, s := range a.Architectures {
+		if slices.Contains(mambaPrefixCachingArchitectures, s) {
+			return s, true
+		}
+	}
+	return "", false
 }
 
 // mambaDtypes is vLLM's MambaDType: the values --mamba-cache-dtype and
@@ -122,6 +157,14 @@ func (r *Resolved) resolveState(a *model.Arch, def func(string, string)) error {
 		if p.Release.Less(stateAlignMode) {
 			return settingErr("enable-prefix-caching", "", "%s has only the experimental Mamba prefix caching that membudget does not model (mamba_cache_mode align came in 0.15.0, vLLM PR #30877)", p.Describes)
 		}
+		if p.Release.Less(statePrefixCachingDefault) {
+			if arch, ok := mambaPrefixCachingClass(a); ok {
+				// vllm/model_executor/models/config.py:596-600 at
+				// f9c74b4b9^ (the parent of PR #50991): prefix caching
+				// turns mode "none" into "all" for these classes.
+				return settingErr("enable-prefix-caching", "", "%s sets mamba_cache_mode \"all\" for %s (its vLLM class implements SupportsMambaPrefixCaching; vllm/model_executor/models/config.py:596-600, until PR #50991 made align the default for 0.28.0): every state layer then keeps cdiv(max_model_len, block_size) state pages a sequence, not align's 2, which membudget does not size", p.Describes, arch)
+			}
+		}
 		r.PrefixCaching = true
 	case engine.Off:
 		r.PrefixCaching = false
@@ -129,10 +172,10 @@ func (r *Resolved) resolveState(a *model.Arch, def func(string, string)) error {
 		// enable_prefix_caching defaults to is_prefix_caching_supported
 		// (vllm/engine/arg_utils.py:2685-2686): on for generative hybrids
 		// at main, off for attention-free models (vllm/config/model.py:
-		// 2080-2096).
+		// 2080-2096); off for hybrids before statePrefixCachingDefault.
 		r.PrefixCaching = hybrid && p.Release.AtLeast(statePrefixCachingDefault)
 		if r.PrefixCaching {
-			def("enable-prefix-caching", "on by default for hybrid models (vllm/config/model.py:2082-2084, since vLLM PR #40996)")
+			def("enable-prefix-caching", "on by default for hybrid models (vllm/config/model.py:2082-2084, since vLLM PR #50991)")
 		} else {
 			def("enable-prefix-caching", "off by default for this model under "+p.Describes)
 		}

@@ -284,6 +284,55 @@ func TestStateCapacity(t *testing.T) {
 	}
 }
 
+// TestRow214Layout: corpus/observed/vllm.csv row 214 (vLLM 0.27.1, one
+// H100, Qwen3.8-27B-FP8 = Qwen3.5-27B's architecture, --max-model-len 8192
+// --max-num-seqs 256, prefix caching left at its default) logs 485,083
+// tokens and 59.21x, which vLLM's layout reproduces from 829 blocks:
+//   - state page: conv 3 x (2 x 16 x 128 + 48 x 128) x 2 B = 61,440 and the
+//     float32 SSM state 48 x 128 x 128 x 4 B = 3,145,728: 3,207,168 B;
+//   - attention block raised to 16 x cdiv(3,207,168, 16 x 4096 B) = 784
+//     tokens (4 KV heads x 256 x 2 x 2 B = 4096 B a token), page 3,211,264;
+//   - 64 layers in groups of 16 (3 state, 1 attention): 16 x 3,211,264 =
+//     51,380,224 B a block;
+//   - prefix caching off at 0.27.1 (mode none): a request takes
+//     cdiv(8192, 784) = 11 attention blocks and 1 in each state group, 14;
+//   - 829 / 14 = 59.214x, x 8192 = 485,083.4: 485,083 tokens.
+//
+// In align mode (0.28.0 on) a request takes 11 + 3 x 2 = 17: 48.76x.
+func TestRow214Layout(t *testing.T) {
+	type got struct {
+		Mode                                                          string
+		Block, StatePage, Blocks, PagesPerSeq, LoggedTokens, StateBlk uint64
+		Concurrency                                                   string
+		Over                                                          bool
+	}
+	// One block across the 16 tensors: 16 layers x 784 tokens x 4096 B.
+	const blockBytes = 16 * 784 * 4096
+	tests := []struct {
+		spec string
+		want got
+	}{
+		{"0.27.1", got{"none", 784, 3207168, 829, 14, 485083, 829, "59.21", false}},
+		// 829 / 17 x 8192 = 399,480.47.
+		{"0.28.0", got{"align", 784, 3207168, 829, 17, 399480, 829, "48.76", false}},
+	}
+	for _, tt := range tests {
+		s := Serve{MaxModelLen: 8192, MaxNumSeqs: 256, KVCacheMemoryBytes: 829 * blockBytes}
+		a := qwen35Dense(t)
+		r, err := NewReference(a, trusting(a, s), testClass(false), mustProfile(tt.spec))
+		if err != nil {
+			t.Fatalf("%s: %v", tt.spec, err)
+		}
+		c := r.Capacity()
+		res := r.Serve
+		g := got{res.MambaCacheMode, res.BlockSize, res.StatePageBytes, c.Blocks, c.PagesPerSeq, c.LoggedTokens, c.StateBlocks,
+			fmt.Sprintf("%.2f", c.Concurrency), c.SeqsOverStateBlocks}
+		if diff := cmp.Diff(tt.want, g); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.spec, diff)
+		}
+	}
+}
+
 // TestQueriesHonourStateBlocks: vLLM refuses a max_num_seqs above the
 // blocks, and the queries never answer above them either: every sequence
 // holds a block of each state group, so the budget runs out first.
@@ -315,8 +364,14 @@ func TestStateByVersion(t *testing.T) {
 		checks bool
 	}{
 		{"main", base, "align", 1056, true},
-		// Prefix caching was off by default for hybrids before PR #40996.
+		// Prefix caching was off by default for hybrids before PR #50991
+		// (2026-08-04): #40996 (07-10) kept it opt-in for them, so 0.26 and
+		// 0.27 are still mode none (row 214, 0.27.1: 14 blocks a request);
+		// 0.28.0 is the first release on by default.
 		{"0.25.0", base, "none", 1056, true},
+		{"0.26.0", base, "none", 1056, true},
+		{"0.27.1", base, "none", 1056, true},
+		{"0.28.0", base, "align", 1056, true},
 		{"0.20.0", Serve{MaxModelLen: 262144, KVCacheMemoryBytes: gib40, EnablePrefixCaching: engine.On}, "align", 1056, true},
 		// Before 0.19.0 --block-size was not the alignment: 16 x cdiv(M,
 		// 16 x 2048) with --block-size 64 still gives 1056; from 0.19.0,
@@ -371,6 +426,42 @@ func TestStateSettingErrors(t *testing.T) {
 		var se *engine.SettingError
 		if !asSettingError(err, &se) || se.Flag != tt.flag || !strings.Contains(se.Reason, tt.words) {
 			t.Errorf("%s: %v; want --%s: ...%s...", tt.name, err, tt.flag, tt.words)
+		}
+	}
+}
+
+// TestMambaAllMode: from 0.15.0 (PR #30877) until PR #50991 (0.28.0), an
+// explicit --enable-prefix-caching set mamba_cache_mode "all" for a class
+// implementing SupportsMambaPrefixCaching (Nemotron-H's, not Qwen3.5's),
+// whose cdiv(max_model_len, block_size) state pages a sequence membudget
+// does not size: refused by name there, align from 0.28.0, and mode none
+// when prefix caching is left at its default (off for hybrids before
+// 0.28.0).
+func TestMambaAllMode(t *testing.T) {
+	on := Serve{MaxModelLen: 8192, KVCacheMemoryBytes: gib40, EnablePrefixCaching: engine.On}
+	tests := []struct {
+		name, spec string
+		arch       *model.Arch
+		serve      Serve
+		mode       string // "" for a refusal naming --enable-prefix-caching
+	}{
+		{"nemotron-h on, 0.27.1", "0.27.1", nemotronNano(t), on, ""},
+		{"nemotron-h on, 0.15.0", "0.15.0", nemotronNano(t), on, ""},
+		{"nemotron-h on, 0.28.0", "0.28.0", nemotronNano(t), on, "align"},
+		{"nemotron-h default, 0.27.1", "0.27.1", nemotronNano(t), Serve{MaxModelLen: 8192, KVCacheMemoryBytes: gib40}, "none"},
+		{"qwen3.5 on, 0.27.1", "0.27.1", qwen35Dense(t), on, "align"},
+	}
+	for _, tt := range tests {
+		r, err := Resolve(tt.serve, tt.arch, testClass(false), mustProfile(tt.spec))
+		if tt.mode == "" {
+			var se *engine.SettingError
+			if !asSettingError(err, &se) || se.Flag != "enable-prefix-caching" || !strings.Contains(se.Reason, `mamba_cache_mode "all" for NemotronHForCausalLM`) {
+				t.Errorf("%s: %v; want --enable-prefix-caching refused for mode all", tt.name, err)
+			}
+			continue
+		}
+		if err != nil || r.MambaCacheMode != tt.mode {
+			t.Errorf("%s: mode %q, %v; want %q", tt.name, r.MambaCacheMode, err, tt.mode)
 		}
 	}
 }
