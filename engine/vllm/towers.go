@@ -133,6 +133,11 @@ func (r *Resolved) towersOff(a *model.Arch, limits map[string]uint64) (model.Mod
 	return 0, nil
 }
 
+// langOnlySince is the first release with --language-model-only: PR
+// #34120 merged 2026-02-09, after 0.15.0's branch was cut (PR #33346 of
+// 2026-01-30 is not in it either, see kimiTowersSince).
+var langOnlySince = Version{0, 16, 0}
+
 // languageOnlyLimits is what --language-model-only makes of the limits of
 // a model of kind: every modality 0. vLLM's get_limit_per_prompt returns 0
 // for any modality under it, before it reads --limit-mm-per-prompt
