@@ -233,19 +233,7 @@ func qwenVLItems(v *model.VisionTower, maxModelLen uint64, kw mmKwargs, _ func(s
 // the ratio is at most 200.
 func qwenImageTokens(most uint64) uint64 {
 	for n := most; n > 0; n-- {
-		h := uint64(math.Sqrt(float64(n)))
-		for h*h > n {
-			h--
-		}
-		for (h+1)*(h+1) <= n {
-			h++
-		}
-		for ; h > 0; h-- {
-			if n%h == 0 {
-				break
-			}
-		}
-		if n/h <= qwenMaxRatio*h {
+		if h, w := qwenFactorPair(n); w <= qwenMaxRatio*h {
 			return n
 		}
 	}
