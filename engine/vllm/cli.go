@@ -226,7 +226,7 @@ func (f *flagServe) registerModelled(fs *flag.FlagSet, given map[string]bool) {
 		registerMM(fs, &f.s.MM)
 	}
 	if on("language-model-only") {
-		fs.BoolVar(&f.s.MM.LanguageModelOnly, "language-model-only", false, "vLLM's --language-model-only (vLLM 0.15.0 on): every modality's limit 0, so a multimodal model's vision and audio towers are not built (nor charged) and the profile runs no encoder")
+		fs.BoolVar(&f.s.MM.LanguageModelOnly, "language-model-only", false, "vLLM's --language-model-only (vLLM 0.16.0 on): every modality's limit 0, so a multimodal model's vision and audio towers are not built (nor charged) and the profile runs no encoder")
 	}
 	registerSpec(fs, &f.s.SpeculativeConfig, on)
 	if on("runner") {

@@ -233,7 +233,7 @@ var flagTable = []vflag{
 	{name: "kv-offloading-size", arity: oneValue, kind: modelled, since: Version{0, 11, 0}, added: "#27621 (2025-11-01)"},    // offload.go: native sized from 0.28.0, refused by name before it
 	{name: "kv-sharing-fast-prefill", arity: noValue, neg: true, kind: refused, what: whatHybrid, since: Version{0, 10, 0}, added: "#21590 (2025-07-30)"},
 	{name: "kv-transfer-config", arity: oneValue, json: true, kind: modelled, since: Version{0, 6, 5}, added: "in vLLM 0.6.5"},       // kvtransfer.go, kvhost.go: NIXL from 0.28.0, kv_buffer_device cuda or cpu (its host copy of the KV cache); LMCache (lmcache.go), other connectors and older releases refused by name
-	{name: "language-model-only", arity: noValue, neg: true, kind: modelled, since: Version{0, 15, 0}, added: "#34120 (2026-02-09)"}, // towers.go: every modality's limit 0, so the towers _mark_tower_model marks are not built and the profile runs no encoder
+	{name: "language-model-only", arity: noValue, neg: true, kind: modelled, since: Version{0, 16, 0}, added: "#34120 (2026-02-09)"}, // towers.go: every modality's limit 0, so the towers _mark_tower_model marks are not built and the profile runs no encoder
 	{name: "limit-mm-per-prompt", arity: oneValue, json: true, kind: modelled},
 	{name: "linear-backend", arity: oneValue, kind: refused, what: whatKernels, neutral: []string{"auto"}, since: Version{0, 22, 0}, added: "#39538 (2026-05-15)"},
 	{name: "load-format", arity: oneValue, kind: ignored},

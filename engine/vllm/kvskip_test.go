@@ -359,3 +359,41 @@ func TestSkipLayersBlocksAsVLLMPlans(t *testing.T) {
 		})
 	}
 }
+
+// TestPyStringList: a log's kv_cache_dtype_skip_layers, as Python prints a
+// list of strings, read into the flag's space-separated entries; anything
+// else (bare integers, a missing comma or bracket, an empty or spaced
+// entry) is not taken, and no input panics.
+func TestPyStringList(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in, want string
+		ok       bool
+	}{
+		{"['0', '31']", "0 31", true},
+		{"['sliding_window']", "sliding_window", true},
+		{`["0", 'sliding_window']`, "0 sliding_window", true},
+		{" [ '1' ,'2' ] ", "1 2", true},
+		{"[]", "", true},
+		{"[0, 31]", "", false},    // integers: vLLM's list holds strings
+		{"['0' '31']", "", false}, // no comma
+		{"['0', '31'", "", false}, // no closing bracket
+		{"['0',", "", false},      // cut after a comma
+		{"['']", "", false},       // an empty entry
+		{"['a b']", "", false},    // an entry with a space
+		{"['0\"]", "", false},     // quotes that do not pair
+		{"'0'", "", false},        // not a list
+		{"", "", false},
+		{"[", "", false},
+	}
+	for _, tt := range tests {
+		got, ok := pyStringList(tt.in)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("pyStringList(%q) = %q, %v; want %q, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		s := rapid.StringOf(rapid.SampledFrom([]rune("[]'\", 0a_"))).Draw(t, "s")
+		pyStringList(s) // must not panic
+	})
+}

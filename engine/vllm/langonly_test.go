@@ -54,8 +54,8 @@ func TestLanguageModelOnly(t *testing.T) {
 		off                       model.Modalities
 	}{
 		{"qwen2.5-vl", "Qwen__Qwen2.5-VL-7B-Instruct", "main", "", 8192, qwen25VL7BTower, model.ImageInput},
-		// The flag's first release.
-		{"qwen2.5-vl on 0.15.0", "Qwen__Qwen2.5-VL-7B-Instruct", "0.15.0", "", 8192, qwen25VL7BTower, model.ImageInput},
+		// The flag's first release (langOnlySince).
+		{"qwen2.5-vl on 0.16.0", "Qwen__Qwen2.5-VL-7B-Instruct", "0.16.0", "", 8192, qwen25VL7BTower, model.ImageInput},
 		// The flag overrides the limits given beside it.
 		{"qwen2.5-vl with images 2", "Qwen__Qwen2.5-VL-7B-Instruct", "main", `{"image": 2, "video": 1}`, 8192, qwen25VL7BTower, model.ImageInput},
 		{"qwen3.5-27b (row 302's architecture)", "Qwen__Qwen3.5-27B", "0.28.0", "", 16384, qwen35_27BTower, model.ImageInput},
@@ -131,14 +131,24 @@ func TestLanguageModelOnlyTextModel(t *testing.T) {
 	}
 }
 
-// TestLanguageModelOnlyKimi015: on 0.15.0 whether Kimi-K2.5's tower is
-// built with every limit 0 is not known (TestTowersOffRefusedWhereNotKnown):
-// the flag is refused by its own name.
-func TestLanguageModelOnlyKimi015(t *testing.T) {
+// TestLanguageModelOnlyBefore016: vLLM 0.15 has no --language-model-only
+// (PR #34120 merged 2026-02-09, after 0.15.0's branch, which PR #33346 of
+// 01-30 already missed: kimiTowersSince), so a library caller that sets it
+// for 0.15 hears the refusal the command line gives, naming the flag,
+// whatever the model (Kimi-K2.5's tower question of 0.15 is never asked).
+func TestLanguageModelOnlyBefore016(t *testing.T) {
 	t.Parallel()
-	a := shipped(t)["moonshotai__Kimi-K2.5"]
-	_, err := Resolve(trusting(a, Serve{MaxModelLen: 8192, MM: MM{LanguageModelOnly: true}}), a, testClass(false), mustProfile("0.15.0"))
-	wantRefusal(t, err, "language-model-only", "vision_chunk at 0: not modelled for vLLM 0.15.0")
+	if langOnlySince != (Version{0, 16, 0}) {
+		t.Errorf("langOnlySince %v, want 0.16.0 (PR #34120, after 0.15.0's branch)", langOnlySince)
+	}
+	models := shipped(t)
+	for _, name := range []string{"moonshotai__Kimi-K2.5", "Qwen__Qwen2.5-VL-7B-Instruct"} {
+		for _, spec := range []string{"0.15.0", "0.15.1"} {
+			a := models[name]
+			_, err := Resolve(trusting(a, Serve{MaxModelLen: 8192, MM: MM{LanguageModelOnly: true}}), a, testClass(false), mustProfile(spec))
+			wantRefusal(t, err, "language-model-only", "not a flag of vLLM "+spec+": vLLM 0.16.0 added it")
+		}
+	}
 }
 
 // parseServeFlags parses args through the CLI's flag set for vLLM (the
@@ -166,7 +176,7 @@ func parseServeFlags(t *testing.T, args []string) (Serve, error) {
 }
 
 // TestLanguageModelOnlyFlag: the flag and its --no- form through the CLI's
-// parser, release by release: from 0.15.0 (PR #34120, 2026-02-09) it sets
+// parser, release by release: from 0.16.0 (PR #34120, 2026-02-09) it sets
 // the serve's MM.LanguageModelOnly and the launch line carries it; before,
 // it is not a flag of the release.
 func TestLanguageModelOnlyFlag(t *testing.T) {
@@ -178,7 +188,9 @@ func TestLanguageModelOnlyFlag(t *testing.T) {
 	}{
 		{[]string{"--language-model-only"}, true, ""},
 		{[]string{"--language_model_only"}, true, ""},
-		{[]string{"--language-model-only", "--vllm-version", "0.15.0"}, true, ""},
+		{[]string{"--language-model-only", "--vllm-version", "0.16.0"}, true, ""},
+		// PR #34120 (2026-02-09) came after 0.15.0's branch.
+		{[]string{"--language-model-only", "--vllm-version", "0.15.1"}, false, "--language-model-only is not a flag of vLLM 0.15.1"},
 		{[]string{"--no-language-model-only"}, false, ""},
 		{[]string{"--language-model-only", "--no-language-model-only"}, false, ""},
 		{[]string{"--language-model-only", "--vllm-version", "0.14.1"}, false, "--language-model-only is not a flag of vLLM 0.14.1"},

@@ -53,7 +53,7 @@ type MM struct {
 	ProcessorCacheSet bool
 	// ProcessorKwargs is --mm-processor-kwargs as given, a JSON object.
 	ProcessorKwargs string
-	// LanguageModelOnly is --language-model-only (vLLM 0.15.0 on): every
+	// LanguageModelOnly is --language-model-only (vLLM 0.16.0 on): every
 	// modality's limit 0 whatever --limit-mm-per-prompt says
 	// (get_limit_per_prompt, multimodal.py:492-493; see towers.go).
 	LanguageModelOnly bool
@@ -233,19 +233,7 @@ func qwenVLItems(v *model.VisionTower, maxModelLen uint64, kw mmKwargs, _ func(s
 // the ratio is at most 200.
 func qwenImageTokens(most uint64) uint64 {
 	for n := most; n > 0; n-- {
-		h := uint64(math.Sqrt(float64(n)))
-		for h*h > n {
-			h--
-		}
-		for (h+1)*(h+1) <= n {
-			h++
-		}
-		for ; h > 0; h-- {
-			if n%h == 0 {
-				break
-			}
-		}
-		if n/h <= qwenMaxRatio*h {
+		if h, w := qwenFactorPair(n); w <= qwenMaxRatio*h {
 			return n
 		}
 	}
@@ -394,6 +382,11 @@ func (r *Resolved) resolveMM(a *model.Arch) error {
 		if math.IsNaN(gb) || gb < 0 || gb > maxGiBSetting {
 			return settingErr("mm-processor-cache-gb", gb, "want a size in GiB, 0 or more (vLLM: ge=0)")
 		}
+	}
+	if m.LanguageModelOnly && p.Release.Less(langOnlySince) {
+		// The command line says so first (the flag table); a library
+		// caller hears it here.
+		return settingErr("language-model-only", "", "not a flag of %s: vLLM %s added it (PR #34120, merged 2026-02-09, after 0.15.0's branch), and an older vLLM stops at an unrecognized argument", p.Describes, langOnlySince)
 	}
 	limits, err := mmLimits(m.LimitPerPrompt, p)
 	if err != nil {

@@ -257,6 +257,37 @@ func TestQwenImageTokens(t *testing.T) {
 	}
 }
 
+// TestQwenFactorPair: closest_factor_pair (qwen2_vl.py:998-1003), which
+// qwenImageTokens and Qwen3-VL's video both use: the largest divisor at
+// most isqrt(n), and n over it. By hand: 16384 = 128 x 128; 1280's
+// isqrt is 35 and its largest divisor at most 35 is 32 (1280 / 32 = 40);
+// 211 is prime (1 x 211); 210's isqrt is 14, a divisor (14 x 15); 1 is
+// 1 x 1; 0 has no pair, and the function answers 1 x 0 without a panic.
+func TestQwenFactorPair(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ n, h, w uint64 }{
+		{16384, 128, 128}, {1280, 32, 40}, {211, 1, 211}, {210, 14, 15}, {1, 1, 1}, {0, 1, 0},
+	}
+	for _, c := range cases {
+		if h, w := qwenFactorPair(c.n); h != c.h || w != c.w {
+			t.Errorf("qwenFactorPair(%d) = %d x %d, want %d x %d", c.n, h, w, c.h, c.w)
+		}
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.Uint64Range(1, 1<<40).Draw(t, "n")
+		h, w := qwenFactorPair(n)
+		if h*w != n || h > w {
+			t.Fatalf("qwenFactorPair(%d) = %d x %d: not a pair of n, smaller first", n, h, w)
+		}
+		// No divisor between h and w's side of the square root.
+		for d := h + 1; d*d <= n && d <= h+1000; d++ {
+			if n%d == 0 {
+				t.Fatalf("qwenFactorPair(%d) = %d x %d, but %d divides n and is closer", n, h, w, d)
+			}
+		}
+	})
+}
+
 // TestMMFlagsRefused: what vLLM refuses and what membudget does not size
 // is refused naming the flag (or the key).
 func TestMMFlagsRefused(t *testing.T) {

@@ -121,8 +121,9 @@ func (r *Resolved) towersOff(a *model.Arch, limits map[string]uint64) (model.Mod
 	p := r.Profile
 	switch {
 	case a.Vision.Kind == "moonvit" && p.Release.Less(kimiTowersSince) && p.TowersSkipped:
-		flag, value := r.limitsFlag()
-		return 0, settingErr(flag, value, "vision_chunk at 0: not modelled for %s, where whether Kimi-K2.5's tower is built is not known (from vLLM %s, PR #33346, it is not)", p.Describes, kimiTowersSince)
+		// --language-model-only is refused before kimiTowersSince already
+		// (langOnlySince, resolveMM): only the limits get here.
+		return 0, settingErr("limit-mm-per-prompt", r.MM.LimitPerPrompt, "vision_chunk at 0: not modelled for %s, where whether Kimi-K2.5's tower is built is not known (from vLLM %s, PR #33346, it is not)", p.Describes, kimiTowersSince)
 	case p.TowersSkipped:
 		return off, nil
 	case len(a.Architectures) > 0 && slices.Contains(skippedBefore015, a.Architectures[0]):
@@ -132,6 +133,11 @@ func (r *Resolved) towersOff(a *model.Arch, limits map[string]uint64) (model.Mod
 	// they stay charged.
 	return 0, nil
 }
+
+// langOnlySince is the first release with --language-model-only: PR
+// #34120 merged 2026-02-09, after 0.15.0's branch was cut (PR #33346 of
+// 2026-01-30 is not in it either, see kimiTowersSince).
+var langOnlySince = Version{0, 16, 0}
 
 // languageOnlyLimits is what --language-model-only makes of the limits of
 // a model of kind: every modality 0. vLLM's get_limit_per_prompt returns 0
@@ -155,15 +161,6 @@ func languageOnlyLimits(kind string) map[string]uint64 {
 		limits[m] = 0
 	}
 	return limits
-}
-
-// limitsFlag is the flag that set the serve's limits, for a refusal or
-// the report: --language-model-only where given, which overrides them.
-func (r *Resolved) limitsFlag() (flag string, value any) {
-	if r.MM.LanguageModelOnly {
-		return "language-model-only", ""
-	}
-	return "limit-mm-per-prompt", r.MM.LimitPerPrompt
 }
 
 // everyTowerOff says off holds every tower of a model of kind.
