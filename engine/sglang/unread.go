@@ -50,13 +50,17 @@ func unreadRelease(r release) string {
 // 28b095c, the commit membudget reads it at (guqiong96's v0.5.13.post1 is
 // 85fd900 too; bytedance-iaas kept the tag's first placing, 45ec483, one
 // gateway commit before). v0.5.14 is read against v0.5.13.post1 and
-// modelled (see profile0514); of v0.5.15 to v0.5.18 only the default of
+// modelled (see profile0514); of v0.5.16 to v0.5.18 only the default of
 // --mem-fraction-static (ServerArgs._handle_gpu_memory_settings) and the
-// commits that reach each are read, against the release before: each
-// adds flags to the ServerArgs dataclass (453, 478, 496 and 511 option
-// strings against v0.5.14's 433) and changes model_executor/, mem_cache/
-// and the pool's sizing (KVCacheConfigurator from v0.5.16), none of which
-// is compared with v0.5.14's. git log --grep of each pull request at
+// commits that reach each are read, against the release before, and of
+// v0.5.15 (.post1) also the pool's sizing and a dense model's pools, not
+// its graph runners nor the override registry that resolves its
+// per-model defaults (see its entry): each adds flags to the ServerArgs
+// dataclass (451, 476, 496 and 511 option strings against v0.5.14's 433;
+// v0.5.15 and v0.5.16 declare dcp_size twice, one dataclass field, one
+// set of option strings) and changes model_executor/, mem_cache/ and the
+// pool's sizing (KVCacheConfigurator from v0.5.16), which for v0.5.16 on
+// is not compared with v0.5.14's. git log --grep of each pull request at
 // each tag says which releases hold it.
 //
 // v0.5.19 to v0.5.23 are in no mirror found (the forks' tags stop at
@@ -82,7 +86,12 @@ var unreadReleases = []struct {
 }{
 	{15, "v0.5.15 (tag f63458b, 2026-07-10; .post1 0b3bb0c, 2026-07-14; in the forks bytedance-iaas/sglang and guqiong96/Lsglang) has #29615's disaggregation-aware " +
 		"--mem-fraction-static reserve, which also leaves the decode graphs' 2 MiB per batch out when decode CUDA graphs are off (server_args.py:3639-3643), " +
-		"where v0.5.14 and v0.5.13 keep it, and adds 2 GiB for DeepEP's all-to-all (server_args.py:3679-3684); its other changes against v0.5.14 (20 new flags, model_executor/, mem_cache/, layers/ and models/) are not compared"},
+		"where v0.5.14 and v0.5.13 keep it (Llama 3.1 8B on an H100 with --disable-cuda-graph: 0.841, not v0.5.14's 0.834), and adds 2 GiB for DeepEP's all-to-all (server_args.py:3679-3684); " +
+		"against v0.5.14, its default pool configurator and a dense model's KV pools are read and unchanged (pool_configurator.py, model_runner_kv_cache_mixin.py: new pools only under " +
+		"--enable-unified-memory, --enable-page-major-kv-layout, --dcp-size and for MiniMax sparse attention), but not the registry that now resolves the attention backend, page size " +
+		"and per-model defaults (arg_groups/overrides.py, 2174 new lines), the graph runners (runner/, runner_backend/; a decode logits buffer shared with the prefill graphs, " +
+		"graph_shared_output.py), managers/scheduler.py, distributed/, layers/ and models/, nor its 18 new flags; .post1 changes, against v0.5.15, only DeepSeek sparse attention's " +
+		"draft index sharing, disaggregation and speculative files"},
 	{16, "v0.5.16 (tag fdebc93, 2026-07-24, in the forks bytedance-iaas/sglang and guqiong96/Lsglang) sizes the KV pool after CUDA graph capture when " +
 		"SGLANG_ENABLE_POST_CAPTURE_KV_SIZING is set (#30157; off by default, environ.py:337), keeping then only 512 MiB and the parallel term of the reserve " +
 		"(server_args.py:4055-4059), moves the pool's sizing into KVCacheConfigurator (#31162, #31163), which is not read, and splits the reserve into " +
