@@ -91,7 +91,8 @@ var unreadReleases = []struct {
 		"--enable-unified-memory, --enable-page-major-kv-layout, --dcp-size and for MiniMax sparse attention), but not the registry that now resolves the attention backend, page size " +
 		"and per-model defaults (arg_groups/overrides.py, 2174 new lines), the graph runners (runner/, runner_backend/; a decode logits buffer shared with the prefill graphs, " +
 		"graph_shared_output.py), managers/scheduler.py, distributed/, layers/ and models/, nor its 18 new flags; found on the way: its default prefill graphs are the breakable runner's on CUDA, no longer torch.compile's piecewise ones " +
-		"(model_executor/cuda_graph_config.py:95-112; the breakable capture is not sized), captured, as the decode graphs, into one shared graph memory pool (runner_utils/pool.py:35-41), " +
+		"(model_executor/cuda_graph_config.py:95-112; the breakable capture is not sized), turned off by seven cases, not the piecewise nineteen (server_args.py:3341-3384), " +
+		"which moves the reserve's prefill term (an MLA model at TP 1 on an H100 loses its 1.5 GiB: 0.834, not 0.815), captured, as the decode graphs, into one shared graph memory pool (runner_utils/pool.py:35-41), " +
 		"and with TP above 1 the logits' multimem all-gather " +
 		"allocates, after the pool, a symmetric buffer of max(--max-running-requests given, 128) rows of the vocabulary in bf16 (layers/logits_processor.py:365-371, " +
 		"distributed/device_communicators/triton_symm_mem_ag.py:308-334, 421-440; Llama 3.1 8B with --max-running-requests 3000: 769536000 B a rank); .post1 changes, against v0.5.15, only DeepSeek sparse attention's " +
