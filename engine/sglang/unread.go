@@ -90,7 +90,7 @@ var unreadReleases = []struct {
 		"against v0.5.14, its default pool configurator and a dense model's KV pools are read and unchanged (pool_configurator.py, model_runner_kv_cache_mixin.py: new pools only under " +
 		"--enable-unified-memory, --enable-page-major-kv-layout, --dcp-size and for MiniMax sparse attention), but not the registry that now resolves the attention backend, page size " +
 		"and per-model defaults (arg_groups/overrides.py, 2174 new lines), the graph runners (runner/, runner_backend/; a decode logits buffer shared with the prefill graphs, " +
-		"graph_shared_output.py), managers/scheduler.py, distributed/, layers/ and models/, nor its 18 new flags; found on the way: its default prefill graphs are the breakable runner's on CUDA, no longer torch.compile's piecewise ones " +
+		"graph_shared_output.py), layers/ and models/, nor its 18 new flags (scheduler.py's start-up order, configs/model_config.py and distributed/ read); found on the way: its default prefill graphs are the breakable runner's on CUDA, no longer torch.compile's piecewise ones " +
 		"(model_executor/cuda_graph_config.py:95-112; the breakable capture is not sized), turned off by seven cases, not the piecewise nineteen (server_args.py:3341-3384), " +
 		"which moves the reserve's prefill term (an MLA model at TP 1 on an H100 loses its 1.5 GiB: 0.834, not 0.815), captured, as the decode graphs, into one shared graph memory pool (runner_utils/pool.py:35-41), " +
 		"and with TP above 1 the logits' multimem all-gather " +
