@@ -84,19 +84,19 @@ var unreadReleases = []struct {
 	patch int
 	why   string
 }{
-	{15, "v0.5.15 (tag f63458b, 2026-07-10; .post1 0b3bb0c, 2026-07-14; in the forks bytedance-iaas/sglang and guqiong96/Lsglang) has #29615's disaggregation-aware " +
-		"--mem-fraction-static reserve, which also leaves the decode graphs' 2 MiB per batch out when decode CUDA graphs are off (server_args.py:3639-3643), " +
-		"where v0.5.14 and v0.5.13 keep it (Llama 3.1 8B on an H100 with --disable-cuda-graph: 0.841, not v0.5.14's 0.834), and adds 2 GiB for DeepEP's all-to-all (server_args.py:3679-3684); " +
-		"against v0.5.14, its default pool configurator and a dense model's KV pools are read and unchanged (pool_configurator.py, model_runner_kv_cache_mixin.py: new pools only under " +
-		"--enable-unified-memory, --enable-page-major-kv-layout, --dcp-size and for MiniMax sparse attention), but not the registry that now resolves the attention backend, page size " +
-		"and per-model defaults (arg_groups/overrides.py, 2174 new lines), the graph runners (runner/, runner_backend/; a decode logits buffer shared with the prefill graphs, " +
-		"graph_shared_output.py), layers/ and models/, nor its 18 new flags (scheduler.py's start-up order, configs/model_config.py and distributed/ read); found on the way: its default prefill graphs are the breakable runner's on CUDA, no longer torch.compile's piecewise ones " +
-		"(model_executor/cuda_graph_config.py:95-112; the breakable capture is not sized), turned off by seven cases, not the piecewise nineteen (server_args.py:3341-3384), " +
-		"which moves the reserve's prefill term (an MLA model at TP 1 on an H100 loses its 1.5 GiB: 0.834, not 0.815), captured, as the decode graphs, into one shared graph memory pool (runner_utils/pool.py:35-41), " +
-		"and with TP above 1 the logits' multimem all-gather " +
-		"allocates, after the pool, a symmetric buffer of max(--max-running-requests given, 128) rows of the vocabulary in bf16 (layers/logits_processor.py:365-371, " +
-		"distributed/device_communicators/triton_symm_mem_ag.py:308-334, 421-440; Llama 3.1 8B with --max-running-requests 3000: 769536000 B a rank); .post1 changes, against v0.5.15, only DeepSeek sparse attention's " +
-		"draft index sharing, disaggregation and speculative files"},
+	{15, "v0.5.15 (tag f63458b, 2026-07-10; .post1 0b3bb0c, 2026-07-14; in the forks bytedance-iaas/sglang and guqiong96/Lsglang) captures its default prefill graphs " +
+		"through the breakable runner on CUDA, no longer torch.compile's piecewise one (#29458, model_executor/cuda_graph_config.py:95-112), whose capture membudget does not size, " +
+		"turned off by seven cases, not the piecewise nineteen (server_args.py:3341-3384), which moves the reserve's prefill term (an MLA model at TP 1 on an H100 loses its 1.5 GiB: " +
+		"0.834, not 0.815), and into one graph memory pool shared with the decode graphs (runner_utils/pool.py:35-41); with TP above 1 its logits' multimem all-gather allocates, " +
+		"after the pool, a symmetric buffer of max(--max-running-requests given, 128) rows of the vocabulary in bf16 (layers/logits_processor.py:365-371, " +
+		"distributed/device_communicators/triton_symm_mem_ag.py:308-334, 421-440; Llama 3.1 8B with --max-running-requests 3000: 769536000 B a rank); " +
+		"it has #29615's disaggregation-aware --mem-fraction-static reserve, which also leaves the decode graphs' 2 MiB per batch out when decode CUDA graphs are off " +
+		"(server_args.py:3639-3643), where v0.5.14 and v0.5.13 keep it (Llama 3.1 8B on an H100 with --disable-cuda-graph: 0.841, not v0.5.14's 0.834), and adds 2 GiB for " +
+		"DeepEP's all-to-all (server_args.py:3679-3684). Read against v0.5.14, and but for the above the same for a dense serve: the default pool configurator, a dense model's KV pools " +
+		"(new pools only under --enable-unified-memory, --enable-page-major-kv-layout, --dcp-size and for MiniMax sparse attention), scheduler.py's start-up order, " +
+		"configs/model_config.py and distributed/; not compared: the registry that now resolves the attention backend, page size and per-model defaults " +
+		"(arg_groups/overrides.py, 2174 new lines), the rest of the graph runners (runner/, runner_backend/), layers/ and models/, and its 18 new flags; " +
+		".post1 changes, against v0.5.15, only DeepSeek sparse attention's draft index sharing, disaggregation and speculative files"},
 	{16, "v0.5.16 (tag fdebc93, 2026-07-24, in the forks bytedance-iaas/sglang and guqiong96/Lsglang) sizes the KV pool after CUDA graph capture when " +
 		"SGLANG_ENABLE_POST_CAPTURE_KV_SIZING is set (#30157; off by default, environ.py:337), keeping then only 512 MiB and the parallel term of the reserve " +
 		"(server_args.py:4055-4059), moves the pool's sizing into KVCacheConfigurator (#31162, #31163), which is not read, and splits the reserve into " +

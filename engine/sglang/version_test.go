@@ -69,7 +69,7 @@ func TestUnreadReleasesRefusedByName(t *testing.T) {
 		// MLA: the 1.5 GiB term goes, 512 + 12288 + 512 + 128 = 13440 MiB,
 		// 0.834, where v0.5.14's piecewise graphs keep it: 14976, (81080 -
 		// 14976) / 81080 = 0.81529 -> 0.815.
-		{"v0.5.15rc0", "v0.5.15", []string{"f63458b", "2026-07-10", "0b3bb0c", "#29615", "decode CUDA graphs are off", "DeepEP", "0.841", "0.834", "overrides.py", "graph runners", "18 new flags", ".post1 changes", "multimem all-gather", "769536000", "breakable runner's on CUDA", "cuda_graph_config.py:95-112", "seven cases", "0.815"}},
+		{"v0.5.15rc0", "v0.5.15", []string{"f63458b", "2026-07-10", "0b3bb0c", "#29615", "decode CUDA graphs are off", "DeepEP", "0.841", "0.834", "overrides.py", "graph runners", "18 new flags", ".post1 changes", "multimem all-gather", "769536000", "breakable runner on CUDA", "#29458", "cuda_graph_config.py:95-112", "seven cases", "0.815"}},
 		// v0.5.16: #30157 (2ad9a24) and #31162, #31163 are at tag fdebc93.
 		{"v0.5.16", "v0.5.16", []string{"fdebc93", "2026-07-24", "#30157", "SGLANG_ENABLE_POST_CAPTURE_KV_SIZING", "#31162", "KVCacheConfigurator"}},
 		// v0.5.17: the tag's commit 2948168 is #34035, the cherry-pick of
