@@ -50,13 +50,17 @@ func unreadRelease(r release) string {
 // 28b095c, the commit membudget reads it at (guqiong96's v0.5.13.post1 is
 // 85fd900 too; bytedance-iaas kept the tag's first placing, 45ec483, one
 // gateway commit before). v0.5.14 is read against v0.5.13.post1 and
-// modelled (see profile0514); of v0.5.15 to v0.5.18 only the default of
+// modelled (see profile0514); of v0.5.16 to v0.5.18 only the default of
 // --mem-fraction-static (ServerArgs._handle_gpu_memory_settings) and the
-// commits that reach each are read, against the release before: each
-// adds flags to the ServerArgs dataclass (453, 478, 496 and 511 option
-// strings against v0.5.14's 433) and changes model_executor/, mem_cache/
-// and the pool's sizing (KVCacheConfigurator from v0.5.16), none of which
-// is compared with v0.5.14's. git log --grep of each pull request at
+// commits that reach each are read, against the release before, and of
+// v0.5.15 (.post1) also the pool's sizing and a dense model's pools, not
+// its graph runners nor the override registry that resolves its
+// per-model defaults (see its entry): each adds flags to the ServerArgs
+// dataclass (451, 476, 496 and 511 option strings against v0.5.14's 433;
+// v0.5.15 and v0.5.16 declare dcp_size twice, one dataclass field, one
+// set of option strings) and changes model_executor/, mem_cache/ and the
+// pool's sizing (KVCacheConfigurator from v0.5.16), which for v0.5.16 on
+// is not compared with v0.5.14's. git log --grep of each pull request at
 // each tag says which releases hold it.
 //
 // v0.5.19 to v0.5.23 are in no mirror found (the forks' tags stop at
@@ -80,9 +84,19 @@ var unreadReleases = []struct {
 	patch int
 	why   string
 }{
-	{15, "v0.5.15 (tag f63458b, 2026-07-10; .post1 0b3bb0c, 2026-07-14; in the forks bytedance-iaas/sglang and guqiong96/Lsglang) has #29615's disaggregation-aware " +
-		"--mem-fraction-static reserve, which also leaves the decode graphs' 2 MiB per batch out when decode CUDA graphs are off (server_args.py:3639-3643), " +
-		"where v0.5.14 and v0.5.13 keep it, and adds 2 GiB for DeepEP's all-to-all (server_args.py:3679-3684); its other changes against v0.5.14 (20 new flags, model_executor/, mem_cache/, layers/ and models/) are not compared"},
+	{15, "v0.5.15 (tag f63458b, 2026-07-10; .post1 0b3bb0c, 2026-07-14; in the forks bytedance-iaas/sglang and guqiong96/Lsglang) captures its default prefill graphs " +
+		"through the breakable runner on CUDA, no longer torch.compile's piecewise one (#29458, model_executor/cuda_graph_config.py:95-112), whose capture membudget does not size, " +
+		"turned off by seven cases, not the piecewise nineteen (server_args.py:3341-3384), which moves the reserve's prefill term (an MLA model at TP 1 on an H100 loses its 1.5 GiB: " +
+		"0.834, not 0.815), and into one graph memory pool shared with the decode graphs (runner_utils/pool.py:35-41); with TP above 1 its logits' multimem all-gather allocates, " +
+		"after the pool, a symmetric buffer of max(--max-running-requests given, 128) rows of the vocabulary in bf16 (layers/logits_processor.py:365-371, " +
+		"distributed/device_communicators/triton_symm_mem_ag.py:308-334, 421-440; Llama 3.1 8B with --max-running-requests 3000: 769536000 B a rank); " +
+		"it has #29615's disaggregation-aware --mem-fraction-static reserve, which also leaves the decode graphs' 2 MiB per batch out when decode CUDA graphs are off " +
+		"(server_args.py:3639-3643), where v0.5.14 and v0.5.13 keep it (Llama 3.1 8B on an H100 with --disable-cuda-graph: 0.841, not v0.5.14's 0.834), and adds 2 GiB for " +
+		"DeepEP's all-to-all (server_args.py:3679-3684). Read against v0.5.14, and but for the above the same for a dense serve: the default pool configurator, a dense model's KV pools " +
+		"(new pools only under --enable-unified-memory, --enable-page-major-kv-layout, --dcp-size and for MiniMax sparse attention), scheduler.py's start-up order, " +
+		"configs/model_config.py and distributed/; not compared: the registry that now resolves the attention backend, page size and per-model defaults " +
+		"(arg_groups/overrides.py, 2174 new lines), the rest of the graph runners (runner/, runner_backend/), layers/ and models/, and its 18 new flags; " +
+		".post1 changes, against v0.5.15, only DeepSeek sparse attention's draft index sharing, disaggregation and speculative files"},
 	{16, "v0.5.16 (tag fdebc93, 2026-07-24, in the forks bytedance-iaas/sglang and guqiong96/Lsglang) sizes the KV pool after CUDA graph capture when " +
 		"SGLANG_ENABLE_POST_CAPTURE_KV_SIZING is set (#30157; off by default, environ.py:337), keeping then only 512 MiB and the parallel term of the reserve " +
 		"(server_args.py:4055-4059), moves the pool's sizing into KVCacheConfigurator (#31162, #31163), which is not read, and splits the reserve into " +

@@ -52,7 +52,24 @@ func TestUnreadReleasesRefusedByName(t *testing.T) {
 		{"v0.5.14.post1", "v0.5.14.post1", []string{"no post release of v0.5.14", "49e384c", "f63458b"}},
 		// v0.5.15rc0 takes v0.5.15's entry: #29615 (fbe3110) is at tag
 		// f63458b, and .post1 is 0b3bb0c.
-		{"v0.5.15rc0", "v0.5.15", []string{"f63458b", "2026-07-10", "0b3bb0c", "#29615", "decode CUDA graphs are off", "DeepEP"}},
+		// Its figure, by hand: Llama 3.1 8B on an H100 (81080 MiB) with
+		// --disable-cuda-graph turns both phases off before the reserve
+		// (server_args.py:3214-3216, 2693 before 2709), so #29615 leaves
+		// out the decode term 2 x 256 as the prefill one: 512 + 1.5 x 8192
+		// + 1 x 1 / 8 x 1024 = 12928 MiB, above the 10 GiB floor;
+		// (81080 - 12928) / 81080 = 0.84055 -> 0.841, where v0.5.14 keeps
+		// the 512 MiB: 13440, 0.834. What is not compared is named: the
+		// override registry, the graph runners, and the 18 new option
+		// strings (17 new dataclass fields, dcp_size declared twice at
+		// :823 and :877 but one field, with its alias). And the new memory
+		// found: the logits' multimem all-gather buffer under TP, rows x
+		// vocabulary x 2 bytes, 3000 x 128256 x 2 = 769536000 B; and the
+		// default prefill graphs, breakable on CUDA from v0.5.15
+		// (cuda_graph_config.py:95-112), whose seven cases turn them off for
+		// MLA: the 1.5 GiB term goes, 512 + 12288 + 512 + 128 = 13440 MiB,
+		// 0.834, where v0.5.14's piecewise graphs keep it: 14976, (81080 -
+		// 14976) / 81080 = 0.81529 -> 0.815.
+		{"v0.5.15rc0", "v0.5.15", []string{"f63458b", "2026-07-10", "0b3bb0c", "#29615", "decode CUDA graphs are off", "DeepEP", "0.841", "0.834", "overrides.py", "graph runners", "18 new flags", ".post1 changes", "multimem all-gather", "769536000", "breakable runner on CUDA", "#29458", "cuda_graph_config.py:95-112", "seven cases", "0.815"}},
 		// v0.5.16: #30157 (2ad9a24) and #31162, #31163 are at tag fdebc93.
 		{"v0.5.16", "v0.5.16", []string{"fdebc93", "2026-07-24", "#30157", "SGLANG_ENABLE_POST_CAPTURE_KV_SIZING", "#31162", "KVCacheConfigurator"}},
 		// v0.5.17: the tag's commit 2948168 is #34035, the cherry-pick of
