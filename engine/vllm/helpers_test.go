@@ -19,19 +19,7 @@ func shipped(t testing.TB) map[string]*model.Arch {
 	t.Helper()
 	archs := map[string]*model.Arch{}
 	for _, name := range membudget.ModelNames() {
-		data, path, ok := membudget.ModelConfig(name)
-		if !ok {
-			t.Fatalf("shipped model %s has no config", name)
-		}
-		var opts []model.Option
-		if q, qpath, ok := membudget.ModelQuantConfig(name); ok {
-			// The shipped hf_quant_config.json beside it, as the CLI reads it.
-			opts = append(opts, model.WithHFQuantConfig(qpath, q))
-		}
-		a, err := model.ParseConfig(path, data, opts...)
-		if err != nil {
-			t.Fatal(err)
-		}
+		a := parseShippedConfig(t, name)
 		// The shipped processor files beside it, as the CLI reads them.
 		combined, cpath, _ := membudget.ModelProcessor(name, model.ProcessorFile)
 		single, spath, _ := membudget.ModelProcessor(name, model.PreprocessorFile)
@@ -49,6 +37,25 @@ func shipped(t testing.TB) map[string]*model.Arch {
 		t.Fatal("no shipped models")
 	}
 	return archs
+}
+
+// parseShippedConfig parses shipped model name's config.json afresh, with
+// the shipped hf_quant_config.json beside it, as the CLI reads them.
+func parseShippedConfig(t testing.TB, name string) *model.Arch {
+	t.Helper()
+	data, path, ok := membudget.ModelConfig(name)
+	if !ok {
+		t.Fatalf("shipped model %s has no config", name)
+	}
+	var opts []model.Option
+	if q, qpath, ok := membudget.ModelQuantConfig(name); ok {
+		opts = append(opts, model.WithHFQuantConfig(qpath, q))
+	}
+	a, err := model.ParseConfig(path, data, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
 }
 
 // hopper is Hopper silicon, compute capability 9.0.

@@ -18,18 +18,7 @@ import (
 // v.json.
 func shippedWithProcessors(t testing.TB, name, image, video string) *hub.Loaded {
 	t.Helper()
-	data, path, ok := membudget.ModelConfig(name)
-	if !ok {
-		t.Fatalf("no shipped %s", name)
-	}
-	var opts []model.Option
-	if q, qpath, ok := membudget.ModelQuantConfig(name); ok {
-		opts = append(opts, model.WithHFQuantConfig(qpath, q))
-	}
-	a, err := model.ParseConfig(path, data, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := parseShippedConfig(t, name)
 	var ib, vb []byte
 	if image != "" {
 		ib = []byte(image)
