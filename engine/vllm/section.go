@@ -216,6 +216,7 @@ func (s section) WriteAfter(w io.Writer, fp budget.Footprint) {
 	switch {
 	case c.Starts && !c.SeqsOverStateBlocks:
 		fmt.Fprintf(w, "  vLLM starts: one request of %d tokens needs %s of KV cache\n", r.MaxModelLen, engine.GiB(c.NeededBytes))
+		s.sz.writeColdCompile(w)
 		s.sz.writePreallocated(w, fp)
 		return
 	case c.Starts:

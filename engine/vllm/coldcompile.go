@@ -1,0 +1,116 @@
+package vllm
+
+import (
+	"fmt"
+	"io"
+	"slices"
+
+	"membudget/budget"
+	"membudget/engine"
+)
+
+// This file reports what a first start with an empty torch.compile cache
+// does to a compiled serve's KV cache. membudget sizes the warm start (the
+// cache filled by an earlier start); vLLM sizes the KV cache from the start
+// it runs, and a cold one measures more.
+//
+// The mechanism, read in vLLM main d18bb7b (2026-08-14):
+//   - the KV budget comes from memory_profiling around the profile run
+//     (vllm/v1/worker/gpu_worker.py:501-505), whose activation charge is the
+//     allocator's allocated_bytes.all.peak since the window opened, reset at
+//     its start (vllm/utils/mem_utils.py:291-326: the transient peak over
+//     what stays allocated, from PR #49208; torch_peak_increase before it);
+//   - the compiled model compiles on its first call, which is the profile
+//     run's dummy forward (vllm/compilation/decorators.py:643-684: Dynamo,
+//     Inductor and the first run "together", or the AOT compile then the
+//     run), on the V1 runner (gpu_model_runner.py:6542) and the V2 runner
+//     (gpu/model_runner.py:782-806) alike; nothing runs the model before;
+//   - so whatever a cold Inductor compile allocates on the device while
+//     autotuning its Triton kernels (candidate configs run on real
+//     buffers, mutated arguments cloned, a cache-flush buffer) raises the
+//     peak the window reads and is charged as activation; a warm start
+//     loads the tuned kernels and allocates none of it.
+//
+// The same layout held in 0.18's code (gpu_worker.py:384-388 at 39474513f
+// of 2026-03-20, the peak read the same way), so every V1 release that
+// compiles is exposed. vLLM has the bug open: issues #54122 (2026-08-27,
+// "Cold AOT compilation is charged as peak activation memory, shrinking KV
+// cache until restart") and #54383 (2026-08-30, a first boot of a new
+// batch shape granted ~5% fewer blocks); the fixes, PRs #54209 and #54479,
+// were open when read, so no release membudget sizes has one.
+//
+// How much a cold compile allocates depends on the kernels Inductor tunes
+// (the model, the batched tokens, the GPU): it is not computed here.
+// coldCompileBytes is what the logged cold starts took.
+
+// coldCompileBytes is the profile's extra peak on the cold starts logged,
+// about 1 GiB (corpus/observed/vllm.csv):
+//   - row 212 (0.27.1, RTX 4090, Qwen3-8B): peak activation 1.18 GiB cold,
+//     0.19 GiB on the warm starts after it: 0.99 GiB;
+//   - row 307 (0.24.0, RTX 5090, Qwen3-8B): 89,040 tokens cold, 95,936
+//     warm: 6,896 tokens x 147,456 B (36 layers x 8 KV heads x 128 x 2
+//     (K and V) x 2 B) = 0.95 GiB;
+//   - rows 322-323 (0.28.0, L40, gpt-oss-20b, compile logged): about 0.8
+//     GiB of activation beyond the profile's tensors.
+//
+// Public reports range wider (PR #54479's thread: 0.47 GiB on 2x RTX 4090
+// at another batch shape; 1Cat-vLLM PR #518: 1.85 GiB more torch peak on a
+// Quadro RTX 8000; #54122: more on RTX PRO 6000 with AOT compilation), and
+// the 36 H100 rows of 0.19 match with none: 1 GiB is a figure the report
+// names, not a bound.
+const coldCompileBytes uint64 = 1 << 30
+
+// compiles reports whether the serve's first forward runs torch.compile,
+// so that a first start with an empty compile cache compiles inside the
+// profile: the V1 engine (V0 compiles nothing by default, and membudget
+// refuses its compilation settings), without --enforce-eager (which sets
+// the compilation mode to NONE, vllm/config/vllm.py:1283-1289) and at a
+// compilation mode other than NONE: -O0 sets NONE, any other level
+// VLLM_COMPILE (vllm/config/vllm.py:1378-1382), and --compilation-config's
+// mode overrides it.
+func (r *Resolved) compiles() bool {
+	if r.Profile.Era != V1 || r.EnforceEager {
+		return false
+	}
+	c := r.Compilation
+	if c.Mode != "" {
+		return c.Mode != "0"
+	}
+	return c.Level != "0"
+}
+
+// coldCapacity is the serve's KV capacity on a first start with an empty
+// compile cache: every stage's activation peak raised by coldCompileBytes
+// (every worker compiles its own stage). ok is false where the report has
+// nothing to say: a serve that does not compile, or one whose KV cache is
+// pinned by --kv-cache-memory-bytes (vLLM then sizes no cache from the
+// profile: gpu_worker.py:474-495).
+func (sz *Sizing) coldCapacity() (c Capacity, ok bool) {
+	r := sz.Serve
+	if !r.compiles() || r.KVCacheMemoryBytes > 0 || sz.plan == nil || len(sz.plan.Stages) == 0 {
+		return Capacity{}, false
+	}
+	cold := *sz.plan
+	cold.Stages = slices.Clone(sz.plan.Stages)
+	for i := range cold.Stages {
+		a := &cold.Stages[i].Fixed[budget.TermActivation]
+		*a = budget.SatAdd(*a, coldCompileBytes)
+	}
+	return sz.check.capacity(&cold), true
+}
+
+// writeColdCompile writes, under a serve vLLM starts, what a first start
+// with an empty compile cache leaves: the tokens vLLM would log then, and
+// whether it still starts.
+func (sz *Sizing) writeColdCompile(w io.Writer) {
+	cold, ok := sz.coldCapacity()
+	if !ok {
+		return
+	}
+	fmt.Fprintf(w, "  a first start with an empty torch.compile cache (a fresh pod without a kept VLLM_CACHE_ROOT) profiles the compile too: vLLM charges its scratch as activation, about %s more on the cold starts logged (vLLM issues #54122, #54383, open), which leaves %d tokens instead of %d",
+		engine.GiB(coldCompileBytes), cold.LoggedTokens, sz.capacity.LoggedTokens)
+	if r := cold.Refusal(sz.Serve.MaxModelLen, sz.Serve.MaxNumSeqs); r != "" {
+		fmt.Fprintf(w, "; vLLM refuses that start: %s", r)
+	}
+	fmt.Fprintln(w)
+}
