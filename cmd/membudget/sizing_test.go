@@ -300,6 +300,9 @@ var planCases = []cliCase{
 	// --compilation-config's keys that change no memory: listed as
 	// ignored, left out of every command.
 	{"plan-compilation-ignored", []string{"plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--length", "8192", "--concurrency", "8", "--classes", "h100-sxm-80g", "--max-gpus", "1", "--top", "1", "--compilation-config", `{"cache_dir": "/c", "cudagraph_mode": "FULL_DECODE_ONLY"}`}, exitOK},
+	// -O0 compiles nothing (mode NONE): no note of a first start's cold
+	// torch.compile (engine/vllm/coldcompile.go).
+	{"plan-O0", []string{"plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--length", "8192", "--concurrency", "8", "--classes", "h100-sxm-80g", "--max-gpus", "1", "--top", "1", "-O", "0"}, exitOK},
 	{"plan-lora-moe-refused", []string{"plan", "--model", "Qwen/Qwen3-30B-A3B", "--length", "8192", "--concurrency", "64", "--classes", "h100-sxm-80g", "--enable-lora"}, exitBadArgs},
 	// DeepSeek-V3 on H100s: TP 8 x PP 2 on two nodes, first of the 16-GPU
 	// rows (tensor ranks within a node before more pipeline stages).
