@@ -103,7 +103,7 @@ func (sz *Sizing) coldCapacity() (c Capacity, ok bool) {
 // with an empty compile cache leaves: the tokens vLLM would log then, and
 // whether it still starts.
 func (sz *Sizing) writeColdCompile(w io.Writer) {
-	cold, ok := sz.coldCapacity()
+	cold, ok := sz.coldStarts()
 	if !ok {
 		return
 	}
@@ -113,4 +113,37 @@ func (sz *Sizing) writeColdCompile(w io.Writer) {
 		fmt.Fprintf(w, "; vLLM refuses that start: %s", r)
 	}
 	fmt.Fprintln(w)
+}
+
+// coldCompileJSON is the report's "first_start_cold_compile": the KV
+// cache of a first start with an empty torch.compile cache.
+type coldCompileJSON struct {
+	// ExtraActivationBytes is what the cold compile is taken to add to
+	// each GPU's profiled activation (coldCompileBytes).
+	ExtraActivationBytes uint64 `json:"extra_activation_bytes"`
+	Blocks               uint64 `json:"blocks"`
+	LoggedTokens         uint64 `json:"logged_tokens"`
+	// Starts says vLLM still starts the serve on such a start.
+	Starts bool `json:"starts"`
+}
+
+// coldStarts reports whether the report speaks of a first start: the warm
+// start starts (a serve it refuses is refused cold too) and the serve
+// compiles in its profile.
+func (sz *Sizing) coldStarts() (Capacity, bool) {
+	if sz.encoderOnly() || !sz.capacity.Starts || sz.capacity.SeqsOverStateBlocks {
+		return Capacity{}, false
+	}
+	return sz.coldCapacity()
+}
+
+// coldCompileField is the report's first_start_cold_compile, where its
+// text has the line.
+func (sz *Sizing) coldCompileField() []engine.Field {
+	cold, ok := sz.coldStarts()
+	if !ok {
+		return nil
+	}
+	return []engine.Field{{Key: "first_start_cold_compile", Value: coldCompileJSON{ExtraActivationBytes: coldCompileBytes,
+		Blocks: cold.Blocks, LoggedTokens: cold.LoggedTokens, Starts: cold.Refusal(sz.Serve.MaxModelLen, sz.Serve.MaxNumSeqs) == ""}}}
 }

@@ -135,4 +135,13 @@ func TestColdCompileRefuses(t *testing.T) {
 	if !strings.Contains(w.String(), "; vLLM refuses that start: one request of") {
 		t.Errorf("line %q: want the cold start refused", w.String())
 	}
+	// The JSON says so too: 1 GiB less is 512 blocks of 2 MiB fewer.
+	f := sz.coldCompileField()
+	if len(f) != 1 {
+		t.Fatalf("fields %+v, want first_start_cold_compile", f)
+	}
+	want := coldCompileJSON{ExtraActivationBytes: 1 << 30, Blocks: sz.capacity.Blocks - 512, LoggedTokens: sz.capacity.LoggedTokens - 512*16, Starts: false}
+	if diff := cmp.Diff(want, f[0].Value); diff != "" {
+		t.Errorf("first_start_cold_compile (-want +got):\n%s", diff)
+	}
 }
