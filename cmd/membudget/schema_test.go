@@ -60,6 +60,7 @@ type serveJSON struct {
 	Dtype                string  `json:"dtype"`
 	Quantization         string  `json:"quantization"`
 	EnforceEager         bool    `json:"enforce_eager"`
+	CompileCache         string  `json:"compile_cache,omitempty"`
 	AsyncScheduling      bool    `json:"async_scheduling"`
 	// Runner is "pooling" for a serve of vLLM's pooling runner, absent
 	// for generation.

@@ -27,6 +27,12 @@ func TestSizingCommands(t *testing.T) {
 
 var sizingCases = []cliCase{
 	{"report-llama8b-h100", []string{"report", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "h100-sxm-80g", "--gpu-memory-utilization", "0.9"}, exitOK},
+	// --compile-cache cold: 1 GiB more activation, 512 fewer blocks of 2
+	// MiB than report-llama8b-h100 (27,918 - 512 = 27,406; 438,496 tokens,
+	// the figure that report's first-start line gives).
+	{"report-llama8b-h100-cold-compile", []string{"report", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "h100-sxm-80g", "--gpu-memory-utilization", "0.9", "--compile-cache", "cold"}, exitOK},
+	{"report-llama8b-h100-cold-compile-json", []string{"report", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "h100-sxm-80g", "--gpu-memory-utilization", "0.9", "--compile-cache", "cold", "--json"}, exitOK},
+	{"report-bad-compile-cache", []string{"report", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "h100-sxm-80g", "--compile-cache", "tepid"}, exitBadArgs},
 	{"report-llama8b-h100-json", []string{"report", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "h100-sxm-80g", "--json"}, exitOK},
 	{"report-llama8b-3090-too-long", []string{"report", "--model", "meta-llama__Llama-3.1-8B-Instruct", "--class", "rtx-3090"}, exitNoFit},
 	// Issue 20: Llama-70B on one H100 is offered TP 2 with vLLM's

@@ -82,12 +82,13 @@ func (r *Resolved) compiles() bool {
 // coldCapacity is the serve's KV capacity on a first start with an empty
 // compile cache: every stage's activation peak raised by coldCompileBytes
 // (every worker compiles its own stage). ok is false where the report has
-// nothing to say: a serve that does not compile, or one whose KV cache is
+// nothing to say: a serve that does not compile, one whose KV cache is
 // pinned by --kv-cache-memory-bytes (vLLM then sizes no cache from the
-// profile: gpu_worker.py:474-495).
+// profile: gpu_worker.py:474-495), or one sized cold already
+// (--compile-cache cold).
 func (sz *Sizing) coldCapacity() (c Capacity, ok bool) {
 	r := sz.Serve
-	if !r.compiles() || r.KVCacheMemoryBytes > 0 || sz.plan == nil || len(sz.plan.Stages) == 0 {
+	if !r.compiles() || r.KVCacheMemoryBytes > 0 || r.ColdCompileCache || sz.plan == nil || len(sz.plan.Stages) == 0 {
 		return Capacity{}, false
 	}
 	cold := *sz.plan
@@ -146,4 +147,43 @@ func (sz *Sizing) coldCompileField() []engine.Field {
 	}
 	return []engine.Field{{Key: "first_start_cold_compile", Value: coldCompileJSON{ExtraActivationBytes: coldCompileBytes,
 		Blocks: cold.Blocks, LoggedTokens: cold.LoggedTokens, Starts: cold.Refusal(sz.Serve.MaxModelLen, sz.Serve.MaxNumSeqs) == ""}}}
+}
+
+// coldCompileLabel is the ledger's line of the cold compile under
+// --compile-cache cold.
+const coldCompileLabel = "first-start torch.compile (--compile-cache cold)"
+
+// chargesColdCompile reports whether the serve's ledger charges the cold
+// compile: --compile-cache cold on a serve that compiles in its profile,
+// whose KV cache the profile sizes.
+func (r *Resolved) chargesColdCompile() bool {
+	return r.ColdCompileCache && r.compiles() && r.KVCacheMemoryBytes == 0
+}
+
+// appendColdCompile appends, under --compile-cache cold, the cold
+// compile's scratch to the profile's activation peak: it is taken on top
+// of the forward's (Inductor tunes each kernel on its first call, while
+// the forward's tensors are live).
+func appendColdCompile(items []budget.Item, r *Resolved) []budget.Item {
+	if !r.chargesColdCompile() {
+		return items
+	}
+	return append(items, budget.Item{Name: "cold_compile", Term: budget.TermActivation, Bytes: coldCompileBytes})
+}
+
+// splitColdCompile names the cold compile's line of the activation peak.
+func (sz *Sizing) splitColdCompile(lines []engine.FootprintLine) []engine.FootprintLine {
+	if !sz.Serve.chargesColdCompile() {
+		return lines
+	}
+	return splitOut(lines, budget.TermActivation, coldCompileLabel, coldCompileBytes)
+}
+
+// compileCacheJSON is the serve's compile_cache: "cold" under
+// --compile-cache cold, "" (absent) otherwise.
+func (r *Resolved) compileCacheJSON() string {
+	if r.ColdCompileCache {
+		return "cold"
+	}
+	return ""
 }

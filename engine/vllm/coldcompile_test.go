@@ -6,7 +6,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
 
+	"membudget/budget"
 	"membudget/model/hub"
 )
 
@@ -144,4 +146,68 @@ func TestColdCompileRefuses(t *testing.T) {
 	if diff := cmp.Diff(want, f[0].Value); diff != "" {
 		t.Errorf("first_start_cold_compile (-want +got):\n%s", diff)
 	}
+}
+
+// TestColdCompileOption: --compile-cache cold charges coldCompileBytes to
+// every stage's activation of a serve that compiles and whose KV cache
+// the profile sizes, nothing otherwise; the compiler agrees with the
+// reference; and the cold serve's KV cache is what the warm report's
+// first-start line says.
+func TestColdCompileOption(t *testing.T) {
+	models := shipped(t)
+	names := []string{"meta-llama__Llama-3.1-8B-Instruct", "Qwen__Qwen3-8B", "google__gemma-2-9b-it"}
+	profiles := []Profile{current, mustProfile("0.19.0"), mustProfile("0.8.5:v0")}
+	rapid.Check(t, func(t *rapid.T) {
+		a := models[rapid.SampledFrom(names).Draw(t, "model")]
+		p := rapid.SampledFrom(profiles).Draw(t, "profile")
+		c := testClass(false)
+		s := Serve{
+			TensorParallelSize:   rapid.SampledFrom([]uint64{1, 2}).Draw(t, "tp"),
+			PipelineParallelSize: rapid.SampledFrom([]uint64{1, 2}).Draw(t, "pp"),
+			MaxModelLen:          rapid.Uint64Range(256, 8192).Draw(t, "len"),
+			MaxNumSeqs:           rapid.Uint64Range(1, 256).Draw(t, "seqs"),
+			EnforceEager:         rapid.Bool().Draw(t, "eager"),
+		}
+		if rapid.Bool().Draw(t, "pinned") {
+			s.KVCacheMemoryBytes = 4 << 30
+		}
+		if p.Era == V1 && rapid.Bool().Draw(t, "O0") {
+			s.Compilation.Level = "0"
+		}
+		cold := s
+		cold.ColdCompileCache = true
+		compilerIsReference(t, a, cold, c, p)
+		m := &hub.Loaded{Name: a.Source, Arch: a}
+		warmSz, err := Size(m, c, s, p)
+		if err != nil {
+			t.Skip(err)
+		}
+		coldSz, err := Size(m, c, cold, p)
+		if err != nil {
+			t.Fatalf("cold refused where warm is sized: %v", err)
+		}
+		want := uint64(0)
+		if p.Era == V1 && !s.EnforceEager && s.Compilation.Level != "0" && s.KVCacheMemoryBytes == 0 {
+			want = coldCompileBytes
+		}
+		for i := range warmSz.plan.Stages {
+			w, k := warmSz.plan.Stages[i].Fixed, coldSz.plan.Stages[i].Fixed
+			if got := k[budget.TermActivation] - w[budget.TermActivation]; got != want {
+				t.Fatalf("stage %d: activation grows by %d B, want %d", i, got, want)
+			}
+			w[budget.TermActivation], k[budget.TermActivation] = 0, 0
+			if w != k {
+				t.Fatalf("stage %d: other terms moved: %v -> %v", i, w, k)
+			}
+		}
+		if line, ok := warmSz.coldCapacity(); ok != (want > 0) {
+			t.Fatalf("warm report's first-start line: %v, want %v", ok, want > 0)
+		} else if ok && (line.Blocks != coldSz.capacity.Blocks || line.LoggedTokens != coldSz.capacity.LoggedTokens) {
+			t.Fatalf("warm report says %d blocks, %d tokens on a first start; --compile-cache cold sizes %d, %d",
+				line.Blocks, line.LoggedTokens, coldSz.capacity.Blocks, coldSz.capacity.LoggedTokens)
+		}
+		if _, ok := coldSz.coldCapacity(); ok {
+			t.Fatal("a serve sized cold still has the first-start line")
+		}
+	})
 }
