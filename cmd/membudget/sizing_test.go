@@ -309,6 +309,10 @@ var planCases = []cliCase{
 	// -O0 compiles nothing (mode NONE): no note of a first start's cold
 	// torch.compile (engine/vllm/coldcompile.go).
 	{"plan-O0", []string{"plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--length", "8192", "--concurrency", "8", "--classes", "h100-sxm-80g", "--max-gpus", "1", "--top", "1", "-O", "0"}, exitOK},
+	// --compile-cache cold: each deployment 1 GiB a GPU short of the warm
+	// one, 8,192 tokens of Llama-3.1-8B (128 KiB a token): one sequence
+	// of 8,192 fewer (56 -> 55), 48.11 -> 47.11 GiB of headroom.
+	{"plan-cold-compile", []string{"plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--length", "8192", "--concurrency", "8", "--classes", "h100-sxm-80g", "--max-gpus", "1", "--top", "1", "--compile-cache", "cold"}, exitOK},
 	{"plan-lora-moe-refused", []string{"plan", "--model", "Qwen/Qwen3-30B-A3B", "--length", "8192", "--concurrency", "64", "--classes", "h100-sxm-80g", "--enable-lora"}, exitBadArgs},
 	// DeepSeek-V3 on H100s: TP 8 x PP 2 on two nodes, first of the 16-GPU
 	// rows (tensor ranks within a node before more pipeline stages).
