@@ -67,7 +67,10 @@ const coldCompileBytes uint64 = 1 << 30
 // the compilation mode to NONE, vllm/config/vllm.py:1283-1289) and at a
 // compilation mode other than NONE: -O0 sets NONE, any other level
 // VLLM_COMPILE (vllm/config/vllm.py:1378-1382), and --compilation-config's
-// mode overrides it.
+// mode overrides it. Before the -O levels the V1 engine compiled at
+// PIECEWISE unless --enforce-eager set NO_COMPILATION
+// (vllm/config/vllm.py:300-307 at 2a69ab489 of 2025-10-01), the same rule
+// for the default settings, the only ones membudget sizes there.
 func (r *Resolved) compiles() bool {
 	if r.Profile.Era != V1 || r.EnforceEager {
 		return false
