@@ -175,8 +175,10 @@ func appendColdCompile(items []budget.Item, r *Resolved) []budget.Item {
 }
 
 // splitColdCompile names the cold compile's line of the activation peak.
+// An encoder-only pooling serve has no such item: vLLM sizes no KV cache
+// from a profile for it (encoderPeakItems), so the option changes nothing.
 func (sz *Sizing) splitColdCompile(lines []engine.FootprintLine) []engine.FootprintLine {
-	if !sz.Serve.chargesColdCompile() {
+	if !sz.Serve.chargesColdCompile() || sz.encoderOnly() {
 		return lines
 	}
 	return splitOut(lines, budget.TermActivation, coldCompileLabel, coldCompileBytes)
