@@ -111,7 +111,7 @@ func (sz *Sizing) writeColdCompile(w io.Writer) {
 	if !ok {
 		return
 	}
-	fmt.Fprintf(w, "  a first start with an empty torch.compile cache (a fresh pod without a kept VLLM_CACHE_ROOT) profiles the compile too: vLLM charges its scratch as activation, about %s more on the cold starts logged (vLLM issues #54122, #54383, open), which leaves %d tokens instead of %d",
+	fmt.Fprintf(w, "  a first start with an empty torch.compile cache (a fresh pod without a kept VLLM_CACHE_ROOT) profiles the compile too: vLLM charges its scratch as activation, about %s more on the cold starts logged (vLLM issues #54122, #54383, open), which leaves %d tokens instead of %d (--compile-cache cold sizes that start)",
 		engine.GiB(coldCompileBytes), cold.LoggedTokens, sz.capacity.LoggedTokens)
 	if r := cold.Refusal(sz.Serve.MaxModelLen, sz.Serve.MaxNumSeqs); r != "" {
 		fmt.Fprintf(w, "; vLLM refuses that start: %s", r)
