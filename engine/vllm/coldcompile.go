@@ -39,8 +39,17 @@ import (
 // batch shape granted ~5% fewer blocks); the fixes, PRs #54209 and #54479,
 // were open when read, so no release membudget sizes has one.
 //
-// How much a cold compile allocates depends on the kernels Inductor tunes
-// (the model, the batched tokens, the GPU): it is not computed here.
+// Which allocation it is was not pinned in PyTorch's source: Inductor's
+// autotuner clones a mutated argument only within the peak already
+// reached (CachingAutotuner.copy_args_to_cpu_if_needed budgets
+// max_memory_allocated - memory_allocated, and copies to the host beyond
+// it), and its benchmarker's cache-flush buffer is one L2 (72-96 MB on
+// the GPUs logged); vLLM sets Inductor's combo_kernels and
+// benchmark_combo_kernel from PR #26682 (2025-10-14;
+// vllm/config/compilation.py:977-987), whose benchmarking runs generated
+// kernels at compile time, a candidate not measured. How much a cold
+// compile allocates depends on the kernels Inductor tunes (the model, the
+// batched tokens, the GPU): it is not computed here.
 // coldCompileBytes is what the logged cold starts took.
 
 // coldCompileBytes is the profile's extra peak on the cold starts logged,
