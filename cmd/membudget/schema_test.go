@@ -20,8 +20,19 @@ type reportJSON struct {
 	// Preallocated is vLLM's whole KV pool and the device's total with
 	// it, when vLLM starts the serve.
 	Preallocated *preallocatedJSON `json:"preallocated,omitempty"`
-	Fits         bool              `json:"fits"`
-	Advice       *adviceJSON       `json:"advice,omitempty"`
+	// FirstStartColdCompile is the KV cache of a first start with an
+	// empty torch.compile cache, when vLLM starts a compiled serve.
+	FirstStartColdCompile *coldCompileJSON `json:"first_start_cold_compile,omitempty"`
+	Fits                  bool             `json:"fits"`
+	Advice                *adviceJSON      `json:"advice,omitempty"`
+}
+
+// coldCompileJSON is the report's "first_start_cold_compile".
+type coldCompileJSON struct {
+	ExtraActivationBytes uint64 `json:"extra_activation_bytes"`
+	Blocks               uint64 `json:"blocks"`
+	LoggedTokens         uint64 `json:"logged_tokens"`
+	Starts               bool   `json:"starts"`
 }
 
 // preallocatedJSON is the report's "preallocated".
@@ -49,6 +60,7 @@ type serveJSON struct {
 	Dtype                string  `json:"dtype"`
 	Quantization         string  `json:"quantization"`
 	EnforceEager         bool    `json:"enforce_eager"`
+	CompileCache         string  `json:"compile_cache,omitempty"`
 	AsyncScheduling      bool    `json:"async_scheduling"`
 	// Runner is "pooling" for a serve of vLLM's pooling runner, absent
 	// for generation.

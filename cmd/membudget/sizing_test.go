@@ -27,6 +27,12 @@ func TestSizingCommands(t *testing.T) {
 
 var sizingCases = []cliCase{
 	{"report-llama8b-h100", []string{"report", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "h100-sxm-80g", "--gpu-memory-utilization", "0.9"}, exitOK},
+	// --compile-cache cold: 1 GiB more activation, 512 fewer blocks of 2
+	// MiB than report-llama8b-h100 (27,918 - 512 = 27,406; 438,496 tokens,
+	// the figure that report's first-start line gives).
+	{"report-llama8b-h100-cold-compile", []string{"report", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "h100-sxm-80g", "--gpu-memory-utilization", "0.9", "--compile-cache", "cold"}, exitOK},
+	{"report-llama8b-h100-cold-compile-json", []string{"report", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "h100-sxm-80g", "--gpu-memory-utilization", "0.9", "--compile-cache", "cold", "--json"}, exitOK},
+	{"report-bad-compile-cache", []string{"report", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "h100-sxm-80g", "--compile-cache", "tepid"}, exitBadArgs},
 	{"report-llama8b-h100-json", []string{"report", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "h100-sxm-80g", "--json"}, exitOK},
 	{"report-llama8b-3090-too-long", []string{"report", "--model", "meta-llama__Llama-3.1-8B-Instruct", "--class", "rtx-3090"}, exitNoFit},
 	// Issue 20: Llama-70B on one H100 is offered TP 2 with vLLM's
@@ -300,6 +306,13 @@ var planCases = []cliCase{
 	// --compilation-config's keys that change no memory: listed as
 	// ignored, left out of every command.
 	{"plan-compilation-ignored", []string{"plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--length", "8192", "--concurrency", "8", "--classes", "h100-sxm-80g", "--max-gpus", "1", "--top", "1", "--compilation-config", `{"cache_dir": "/c", "cudagraph_mode": "FULL_DECODE_ONLY"}`}, exitOK},
+	// -O0 compiles nothing (mode NONE): no note of a first start's cold
+	// torch.compile (engine/vllm/coldcompile.go).
+	{"plan-O0", []string{"plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--length", "8192", "--concurrency", "8", "--classes", "h100-sxm-80g", "--max-gpus", "1", "--top", "1", "-O", "0"}, exitOK},
+	// --compile-cache cold: each deployment 1 GiB a GPU short of the warm
+	// one, 8,192 tokens of Llama-3.1-8B (128 KiB a token): one sequence
+	// of 8,192 fewer (56 -> 55), 48.11 -> 47.11 GiB of headroom.
+	{"plan-cold-compile", []string{"plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--length", "8192", "--concurrency", "8", "--classes", "h100-sxm-80g", "--max-gpus", "1", "--top", "1", "--compile-cache", "cold"}, exitOK},
 	{"plan-lora-moe-refused", []string{"plan", "--model", "Qwen/Qwen3-30B-A3B", "--length", "8192", "--concurrency", "64", "--classes", "h100-sxm-80g", "--enable-lora"}, exitBadArgs},
 	// DeepSeek-V3 on H100s: TP 8 x PP 2 on two nodes, first of the 16-GPU
 	// rows (tensor ranks within a node before more pipeline stages).

@@ -33,15 +33,17 @@ type planSearch struct {
 	mm          MM
 	spec        string
 	kvTransfer  string
+	coldCompile bool
 }
 
-// NewPlan registers --vllm-version, --allow-long-max-model-len and
-// --pin-kv-cache.
+// NewPlan registers --vllm-version, --allow-long-max-model-len,
+// --pin-kv-cache and --compile-cache.
 func (Engine) NewPlan(fs *flag.FlagSet) engine.PlanSearch {
 	p := &planSearch{}
 	fs.StringVar(&p.version, "vllm-version", "main", "the vLLM whose rules size each serve")
 	fs.BoolVar(&p.allowLong, "allow-long-max-model-len", false, "accept a --length above the model's maximum, as vLLM's VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 does (the commands then set it)")
 	fs.BoolVar(&p.pinKV, "pin-kv-cache", false, "print each command with --kv-cache-memory-bytes: the KV cache membudget sizes less the --margin share of the budget (default: size it by the util, so vLLM's profiling stays in charge)")
+	fs.Var(&compileCacheFlag{&p.coldCompile}, "compile-cache", "warm sizes each deployment for a start whose torch.compile cache an earlier start filled; cold for a first start with an empty one, whose profile vLLM charges about 1 GiB more activation a GPU (default warm)")
 	registerLoRA(fs, &p.lora)
 	registerCompilation(fs, &p.compilation, &p.listed)
 	registerOffload(fs, &p.offload)
@@ -86,7 +88,7 @@ func (p *planSearch) Search(m *hub.Loaded, need engine.Need, sp engine.PlanSpace
 		return engine.PlanResult{}, err
 	}
 	rows, err := Deployments(m.Arch, m.Name, Need{Length: need.Length, Concurrency: need.Concurrency},
-		Space{Plan: sp, Profile: profile, Revision: m.Revision(), AllowLongMaxModelLen: p.allowLong, PinKVCache: p.pinKV, LoRA: p.lora, Compilation: p.compilation, Offload: p.offload, MM: p.mm, SpeculativeConfig: p.spec, KVTransferConfig: p.kvTransfer}, progress)
+		Space{Plan: sp, Profile: profile, Revision: m.Revision(), AllowLongMaxModelLen: p.allowLong, PinKVCache: p.pinKV, LoRA: p.lora, Compilation: p.compilation, Offload: p.offload, MM: p.mm, SpeculativeConfig: p.spec, KVTransferConfig: p.kvTransfer, ColdCompileCache: p.coldCompile}, progress)
 	if se := (*engine.SettingError)(nil); errors.As(err, &se) && se.Flag == "max-model-len" {
 		return engine.PlanResult{}, fmt.Errorf("--length %d: %s", need.Length, se.Reason)
 	}
@@ -119,6 +121,15 @@ func (p *planSearch) Search(m *hub.Loaded, need engine.Need, sp engine.PlanSpace
 		out.Notes = append(out.Notes, fmt.Sprintf("each command pins the KV cache with --kv-cache-memory-bytes: the cache the util sizes less %v %% of the budget, in whole blocks, as a safety margin; vLLM then no longer sizes it by profiling, so memory membudget misses beyond that margin runs the device out of memory", sp.MarginPercent))
 	} else {
 		out.Notes = append(out.Notes, "each command sizes the KV cache by --gpu-memory-utilization, so vLLM's profiling stays in charge (--pin-kv-cache prints --kv-cache-memory-bytes instead)")
+		switch {
+		case p.compilation.Level == "0" || p.compilation.Mode == "0":
+			// Nothing compiles (coldcompile.go).
+		case p.coldCompile:
+			out.Notes = append(out.Notes, fmt.Sprintf("each command is sized for a first start with an empty torch.compile cache (--compile-cache cold): vLLM profiles the compile too and charges its scratch as activation, %s more a GPU, as on the cold starts logged (vLLM issues #54122, #54383, open)", engine.GiB(coldCompileBytes)))
+		default:
+			// coldcompile.go: the profile compiles on a first start.
+			out.Notes = append(out.Notes, fmt.Sprintf("each command is sized for a start whose torch.compile cache is filled: a first start with an empty one (a fresh pod without a kept VLLM_CACHE_ROOT) profiles the compile too, and vLLM charges its scratch as activation, about %s a GPU on the cold starts logged (vLLM issues #54122, #54383, open), so it holds that much less KV cache; --compile-cache cold sizes that start", engine.GiB(coldCompileBytes)))
+		}
 	}
 	for _, d := range rows {
 		r := d.Serve

@@ -51,15 +51,19 @@ type Space struct {
 	// KVTransferConfig is the serve's --kv-transfer-config, kept on every
 	// deployment like LoRA; "" for none (see kvtransfer.go).
 	KVTransferConfig string
+	// ColdCompileCache is --compile-cache cold, kept on every deployment:
+	// each is sized for a first start with an empty torch.compile cache
+	// (coldcompile.go).
+	ColdCompileCache bool
 }
 
 // kept is s with the settings the search keeps on every deployment:
 // the long-length override, LoRA, compilation, KV offload, multimodal
-// flags, speculative config and KV connector.
+// flags, speculative config, KV connector and compile cache.
 func (sp *Space) kept(s Serve) Serve {
 	s.AllowLongMaxModelLen, s.LoRA, s.Compilation, s.Offload, s.MM, s.SpeculativeConfig =
 		sp.AllowLongMaxModelLen, sp.LoRA, sp.Compilation, sp.Offload, sp.MM, sp.SpeculativeConfig
-	s.KVTransferConfig = sp.KVTransferConfig
+	s.KVTransferConfig, s.ColdCompileCache = sp.KVTransferConfig, sp.ColdCompileCache
 	return s
 }
 

@@ -42,7 +42,7 @@ func TestFlagTableIsConsistent(t *testing.T) {
 		}
 	}
 	// Every flag Register registers is the table's or membudget's own.
-	own := map[string]bool{"vllm-version": true, "allow-long-max-model-len": true, "interconnect": true}
+	own := map[string]bool{"vllm-version": true, "allow-long-max-model-len": true, "interconnect": true, "compile-cache": true}
 	for n := range registered {
 		if _, _, ok := lookupFlag(n); !ok && !own[n] {
 			t.Errorf("--%s: registered but not in the table", n)

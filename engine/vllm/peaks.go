@@ -361,7 +361,7 @@ func peakItemsAt(a *model.Arch, r *Resolved, st model.Sharding, perToken uint64,
 	// Last: the encoder pass is weighed against every other item of the
 	// profile's torch peak.
 	items = appendSpecV1Items(appendSpecV2Items(items, a, r, st, perToken), a, r, st, perToken)
-	return appendEncoderPass(items, r, st)
+	return appendColdCompile(appendEncoderPass(items, r, st), r)
 }
 
 // graphBytes is the CUDA-graph memory of one stage's GPU as vLLM's

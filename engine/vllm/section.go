@@ -26,19 +26,22 @@ type serveJSON struct {
 	KVCacheDtype         string  `json:"kv_cache_dtype"`
 	// KVCacheDtypeSkipLayers is --kv-cache-dtype-skip-layers as given,
 	// its entries separated by spaces (kvskip.go).
-	KVCacheDtypeSkipLayers string    `json:"kv_cache_dtype_skip_layers,omitempty"`
-	TensorParallelSize     uint64    `json:"tensor_parallel_size"`
-	PipelineParallelSize   uint64    `json:"pipeline_parallel_size"`
-	DataParallelSize       uint64    `json:"data_parallel_size"`
-	EnableExpertParallel   bool      `json:"enable_expert_parallel"`
-	Dtype                  string    `json:"dtype"`
-	Quantization           string    `json:"quantization"`
-	EnforceEager           bool      `json:"enforce_eager"`
-	AsyncScheduling        bool      `json:"async_scheduling"`
-	Runner                 string    `json:"runner,omitempty"`
-	CPUOffloadGiB          float64   `json:"cpu_offload_gib"`
-	SwapSpaceGiB           float64   `json:"swap_space_gib"`
-	LoRA                   *loraJSON `json:"lora,omitempty"`
+	KVCacheDtypeSkipLayers string `json:"kv_cache_dtype_skip_layers,omitempty"`
+	TensorParallelSize     uint64 `json:"tensor_parallel_size"`
+	PipelineParallelSize   uint64 `json:"pipeline_parallel_size"`
+	DataParallelSize       uint64 `json:"data_parallel_size"`
+	EnableExpertParallel   bool   `json:"enable_expert_parallel"`
+	Dtype                  string `json:"dtype"`
+	Quantization           string `json:"quantization"`
+	EnforceEager           bool   `json:"enforce_eager"`
+	// CompileCache is "cold" under --compile-cache cold (coldcompile.go),
+	// absent for the warm start membudget sizes by default.
+	CompileCache    string    `json:"compile_cache,omitempty"`
+	AsyncScheduling bool      `json:"async_scheduling"`
+	Runner          string    `json:"runner,omitempty"`
+	CPUOffloadGiB   float64   `json:"cpu_offload_gib"`
+	SwapSpaceGiB    float64   `json:"swap_space_gib"`
+	LoRA            *loraJSON `json:"lora,omitempty"`
 	// Compilation is the serve's compilation and graphs, when given.
 	Compilation *compilationJSON `json:"compilation,omitempty"`
 	// NumGPUBlocksOverride is --num-gpu-blocks-override, 0 when not given.
@@ -106,7 +109,7 @@ func (s section) Serve() any {
 		MaxModelLen: r.MaxModelLen, MaxNumSeqs: r.MaxNumSeqs, MaxNumBatchedTokens: r.MaxNumBatchedTokens,
 		BlockSize: r.BlockSize, KVCacheDtype: r.KVCacheDtype, KVCacheDtypeSkipLayers: strings.Join(strings.Fields(r.Serve.KVCacheDtypeSkipLayers), " "), TensorParallelSize: r.TensorParallelSize,
 		PipelineParallelSize: r.PipelineParallelSize, DataParallelSize: r.DataParallelSize, EnableExpertParallel: r.EnableExpertParallel,
-		Dtype: r.Dtype, Quantization: r.Quant.Method, EnforceEager: r.EnforceEager, AsyncScheduling: r.Async, Runner: s.sz.runnerJSON(),
+		Dtype: r.Dtype, Quantization: r.Quant.Method, EnforceEager: r.EnforceEager, CompileCache: r.compileCacheJSON(), AsyncScheduling: r.Async, Runner: s.sz.runnerJSON(),
 		CPUOffloadGiB: r.CPUOffloadGiB, SwapSpaceGiB: r.SwapGiB, LoRA: s.sz.loraJSON(), Compilation: s.sz.compilationJSON(), NumGPUBlocksOverride: r.NumGPUBlocksOverride, KVOffload: s.sz.offloadJSON(), EPLB: s.sz.eplbJSON(), All2All: s.sz.a2aJSON(), KVTransfer: s.sz.kvTransferJSON(), Multimodal: s.sz.mmJSON(), Speculative: s.sz.specJSON(), Defaults: r.Sources.Map(), Ignored: s.sz.pasted.AllIgnored(), RequiresPlugin: r.pluginName(),
 		Command: s.sz.Command(),
 	}
@@ -144,6 +147,7 @@ func (s section) Fields(fp budget.Footprint) []engine.Field {
 		LoggedTokens: c.LoggedTokens, PagesPerSeq: c.PagesPerSeq, MaxConcurrency: c.Concurrency, NeededBytes: c.NeededBytes,
 		Starts: c.Starts, EstimatedMaxModelLen: c.EstimatedMaxModelLen, StateBlocks: c.StateBlocks, SeqsOverStateBlocks: c.SeqsOverStateBlocks,
 		Groups: s.sz.groups(), KVDtypeByLayer: s.sz.Serve.skipSummary(s.sz.Model.Arch)}}}, s.sz.preallocatedField(fp)...)
+	fields = append(fields, s.sz.coldCompileField()...)
 	if s.sz.Model.Arch.EncoderDecoder() {
 		fields = append(fields, s.sz.encDecFields()...)
 	}
@@ -216,6 +220,7 @@ func (s section) WriteAfter(w io.Writer, fp budget.Footprint) {
 	switch {
 	case c.Starts && !c.SeqsOverStateBlocks:
 		fmt.Fprintf(w, "  vLLM starts: one request of %d tokens needs %s of KV cache\n", r.MaxModelLen, engine.GiB(c.NeededBytes))
+		s.sz.writeColdCompile(w)
 		s.sz.writePreallocated(w, fp)
 		return
 	case c.Starts:
@@ -277,6 +282,7 @@ func (s section) Lines(fp budget.Footprint) []engine.FootprintLine {
 	out = s.sz.splitUnifiedHost(out, fp)
 	out = s.sz.splitV2State(out, fp)
 	out = s.sz.splitSpecV2(out, fp)
+	out = s.sz.splitColdCompile(out)
 	for t := range budget.NumTerms {
 		if beside.Has(t) {
 			out = append(out, engine.FootprintLine{Label: termLabels[t], Bytes: fp.Terms[t], Beside: true})

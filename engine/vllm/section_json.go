@@ -45,6 +45,10 @@ func (s serveJSON) AppendJSON(b []byte) ([]byte, error) {
 	b = jsonw.String(b, s.Quantization)
 	b = append(b, `,"enforce_eager":`...)
 	b = jsonw.Bool(b, s.EnforceEager)
+	if s.CompileCache != "" {
+		b = append(b, `,"compile_cache":`...)
+		b = jsonw.String(b, s.CompileCache)
+	}
 	b = append(b, `,"async_scheduling":`...)
 	b = jsonw.Bool(b, s.AsyncScheduling)
 	if s.Runner != "" {

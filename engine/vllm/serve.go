@@ -36,6 +36,11 @@ type Serve struct {
 	Dtype                  string // --dtype
 	Quantization           string // --quantization
 	EnforceEager           bool   // --enforce-eager
+	// ColdCompileCache is membudget's --compile-cache cold: size a first
+	// start with an empty torch.compile cache, whose profile charges the
+	// compile's scratch as activation (coldcompile.go); false sizes a
+	// start whose cache an earlier start filled.
+	ColdCompileCache bool
 	// DisableCustomAllReduce is --disable-custom-all-reduce: tensor
 	// parallelism reduces through NCCL alone, without the custom
 	// all-reduce's IPC buffers.

@@ -1,0 +1,255 @@
+package vllm
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
+
+	"membudget"
+	"membudget/budget"
+	"membudget/model/hub"
+)
+
+// TestColdCompileBytes pins the cold compile's figure to the rows it
+// comes from (corpus/observed/vllm.csv), each worked by hand:
+//   - row 212: 1.18 GiB of peak activation cold, 0.19 warm: 0.99 GiB;
+//   - row 307: 95,936 - 89,040 = 6,896 tokens of Qwen3-8B, 36 layers x 8
+//     KV heads x 128 x 2 (K, V) x 2 B = 147,456 B a token: 1,016,856,576 B
+//     = 0.947 GiB.
+//
+// 1 GiB is the larger, rounded to a GiB: what the report names.
+func TestColdCompileBytes(t *testing.T) {
+	const row212 = (1.18 - 0.19) * (1 << 30)
+	const row307 = (95936 - 89040) * 36 * 8 * 128 * 2 * 2
+	if row307 != 1016856576 {
+		t.Fatalf("row 307's tokens come to %d B, want 1,016,856,576 by hand", row307)
+	}
+	if coldCompileBytes != 1<<30 {
+		t.Errorf("coldCompileBytes = %d, want 1 GiB (1,073,741,824 B)", coldCompileBytes)
+	}
+	// Within 8% of both rows: neither is more than 1 GiB by more than the
+	// log's 0.01 GiB rounding.
+	for name, b := range map[string]float64{"row 212": row212, "row 307": row307} {
+		if b > float64(coldCompileBytes)+0.01*(1<<30) || b < 0.92*float64(coldCompileBytes) {
+			t.Errorf("%s: %.0f B, not about coldCompileBytes", name, b)
+		}
+	}
+}
+
+// TestColdCompileCapacity: a compiled serve's first start loses
+// coldCompileBytes of KV cache to the compile, and the report says what
+// it leaves; a serve that compiles nothing, or pins its KV cache, has no
+// such line.
+//
+// Llama-3.1-8B's page is 16 tokens x 32 layers x 8 KV heads x 128 x 2
+// (K, V) x 2 B = 2 MiB, so 1 GiB is exactly 512 blocks, 8,192 tokens.
+func TestColdCompileCapacity(t *testing.T) {
+	a := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
+	m := &hub.Loaded{Name: "meta-llama/Llama-3.1-8B-Instruct", Arch: a}
+	base := Serve{GPUMemoryUtilization: 0.35, MaxModelLen: 4096, MaxNumSeqs: 16, MaxNumBatchedTokens: 8192}
+	v0, err := ProfileFor("0.8.5:v0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := ProfileFor("0.19.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		Line                   bool
+		BlocksLost, TokensLost uint64
+	}
+	cases := []struct {
+		name string
+		edit func(*Serve)
+		prof Profile
+		want result
+	}{
+		// The default -O2 compiles (VLLM_COMPILE): 512 blocks, 8,192 tokens.
+		{"main default", func(*Serve) {}, current, result{true, 512, 8192}},
+		// 0.19 compiles its first forward inside the same window
+		// (gpu_worker.py:384-388 at 39474513f): the same 512 blocks.
+		{"0.19.0 default", func(*Serve) {}, old, result{true, 512, 8192}},
+		{"-O3", func(s *Serve) { s.Compilation.Level = "3" }, current, result{true, 512, 8192}},
+		// -O0 sets the mode to NONE; --enforce-eager too.
+		{"-O0", func(s *Serve) { s.Compilation.Level = "0" }, current, result{}},
+		{"enforce eager", func(s *Serve) { s.EnforceEager = true }, current, result{}},
+		// mode 0 under the default level: NONE, and the graphs with it.
+		{"mode NONE", func(s *Serve) { s.Compilation.Mode = "0" }, current, result{}},
+		// A pinned KV cache is not profiled.
+		{"kv-cache-memory-bytes", func(s *Serve) { s.KVCacheMemoryBytes = 8 << 30 }, current, result{}},
+		// V0 compiles nothing by default.
+		{"V0", func(*Serve) {}, v0, result{}},
+	}
+	for _, tc := range cases {
+		s := base
+		tc.edit(&s)
+		sz, err := Size(m, testClass(false), s, tc.prof)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		cold, ok := sz.coldCapacity()
+		got := result{Line: ok}
+		if ok {
+			got.BlocksLost = sz.capacity.Blocks - cold.Blocks
+			got.TokensLost = sz.capacity.LoggedTokens - cold.LoggedTokens
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
+		}
+		var w bytes.Buffer
+		sz.writeColdCompile(&w)
+		if line := w.String(); (line != "") != tc.want.Line {
+			t.Errorf("%s: line %q, want one: %v", tc.name, line, tc.want.Line)
+		}
+	}
+}
+
+// TestColdCompileRefuses: a length that fits the warm start's KV cache but
+// not the cold one's is said to be refused on a first start. The length is
+// set 256 MiB under the warm start's memory (128 blocks of 2 MiB, 2,048
+// tokens), so a first start, 1 GiB short, has 768 MiB too little.
+func TestColdCompileRefuses(t *testing.T) {
+	a := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
+	m := &hub.Loaded{Name: "meta-llama/Llama-3.1-8B-Instruct", Arch: a}
+	s := Serve{GPUMemoryUtilization: 0.35, MaxModelLen: 4096, MaxNumSeqs: 16, MaxNumBatchedTokens: 8192}
+	sz, err := Size(m, testClass(false), s, current)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The length's own terms (the V2 runner's block tables) move the
+	// memory by KBs, far under the 256 MiB margin.
+	s.MaxModelLen = (sz.capacity.Blocks - 128) * 16
+	if s.MaxModelLen > 131072 {
+		t.Fatalf("warm start holds %d blocks: the length %d is over Llama-3.1's 131,072; lower the util", sz.capacity.Blocks, s.MaxModelLen)
+	}
+	sz, err = Size(m, testClass(false), s, current)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sz.capacity.Starts {
+		t.Fatalf("the warm start of %d tokens does not start: %+v", s.MaxModelLen, sz.capacity)
+	}
+	var w bytes.Buffer
+	sz.writeColdCompile(&w)
+	if !strings.Contains(w.String(), "; vLLM refuses that start: one request of") {
+		t.Errorf("line %q: want the cold start refused", w.String())
+	}
+	// The JSON says so too: 1 GiB less is 512 blocks of 2 MiB fewer.
+	f := sz.coldCompileField()
+	if len(f) != 1 {
+		t.Fatalf("fields %+v, want first_start_cold_compile", f)
+	}
+	want := coldCompileJSON{ExtraActivationBytes: 1 << 30, Blocks: sz.capacity.Blocks - 512, LoggedTokens: sz.capacity.LoggedTokens - 512*16, Starts: false}
+	if diff := cmp.Diff(want, f[0].Value); diff != "" {
+		t.Errorf("first_start_cold_compile (-want +got):\n%s", diff)
+	}
+}
+
+// TestColdCompileOption: --compile-cache cold charges coldCompileBytes to
+// every stage's activation of a serve that compiles and whose KV cache
+// the profile sizes, nothing otherwise; the compiler agrees with the
+// reference; and the cold serve's KV cache is what the warm report's
+// first-start line says.
+func TestColdCompileOption(t *testing.T) {
+	models := shipped(t)
+	names := []string{"meta-llama__Llama-3.1-8B-Instruct", "Qwen__Qwen3-8B", "google__gemma-2-9b-it"}
+	profiles := []Profile{current, mustProfile("0.19.0"), mustProfile("0.8.5:v0")}
+	rapid.Check(t, func(t *rapid.T) {
+		a := models[rapid.SampledFrom(names).Draw(t, "model")]
+		p := rapid.SampledFrom(profiles).Draw(t, "profile")
+		c := testClass(false)
+		s := Serve{
+			TensorParallelSize:   rapid.SampledFrom([]uint64{1, 2}).Draw(t, "tp"),
+			PipelineParallelSize: rapid.SampledFrom([]uint64{1, 2}).Draw(t, "pp"),
+			MaxModelLen:          rapid.Uint64Range(256, 8192).Draw(t, "len"),
+			MaxNumSeqs:           rapid.Uint64Range(1, 256).Draw(t, "seqs"),
+			EnforceEager:         rapid.Bool().Draw(t, "eager"),
+		}
+		if rapid.Bool().Draw(t, "pinned") {
+			s.KVCacheMemoryBytes = 4 << 30
+		}
+		if p.Era == V1 && rapid.Bool().Draw(t, "O0") {
+			s.Compilation.Level = "0"
+		}
+		cold := s
+		cold.ColdCompileCache = true
+		compilerIsReference(t, a, cold, c, p)
+		m := &hub.Loaded{Name: a.Source, Arch: a}
+		warmSz, err := Size(m, c, s, p)
+		if err != nil {
+			t.Skip(err)
+		}
+		coldSz, err := Size(m, c, cold, p)
+		if err != nil {
+			t.Fatalf("cold refused where warm is sized: %v", err)
+		}
+		want := uint64(0)
+		if p.Era == V1 && !s.EnforceEager && s.Compilation.Level != "0" && s.KVCacheMemoryBytes == 0 {
+			want = coldCompileBytes
+		}
+		for i := range warmSz.plan.Stages {
+			w, k := warmSz.plan.Stages[i].Fixed, coldSz.plan.Stages[i].Fixed
+			if got := k[budget.TermActivation] - w[budget.TermActivation]; got != want {
+				t.Fatalf("stage %d: activation grows by %d B, want %d", i, got, want)
+			}
+			w[budget.TermActivation], k[budget.TermActivation] = 0, 0
+			if w != k {
+				t.Fatalf("stage %d: other terms moved: %v -> %v", i, w, k)
+			}
+		}
+		if line, ok := warmSz.coldCapacity(); ok != (want > 0) {
+			t.Fatalf("warm report's first-start line: %v, want %v", ok, want > 0)
+		} else if ok && (line.Blocks != coldSz.capacity.Blocks || line.LoggedTokens != coldSz.capacity.LoggedTokens) {
+			t.Fatalf("warm report says %d blocks, %d tokens on a first start; --compile-cache cold sizes %d, %d",
+				line.Blocks, line.LoggedTokens, coldSz.capacity.Blocks, coldSz.capacity.LoggedTokens)
+		}
+		if _, ok := coldSz.coldCapacity(); ok {
+			t.Fatal("a serve sized cold still has the first-start line")
+		}
+	})
+}
+
+// TestColdCompileRows: the rows whose start compiled cold, sized with
+// --compile-cache cold (and the settings the row names), log within 2% of
+// the tokens predicted; rows 322-323 were not used to set
+// coldCompileBytes (rows 212 and 307 were), so they hold it out. Row 212
+// is left out: the model sizes its warm starts 10.9% under what they log
+// (38,336 tokens against 43,040), a gap of its own on that RTX 4090, and
+// its cold start 13.2% under too (31,056 against 35,792), on the safe side.
+func TestColdCompileRows(t *testing.T) {
+	archs := observedArchs(t)
+	catalog := membudget.Kernels()
+	cases := []struct {
+		row, model, class, version string
+		s                          Serve
+		logged                     uint64 // corpus/observed/vllm.csv kv_cache_tokens
+	}{
+		{"307", "Qwen__Qwen3-8B", "rtx-5090", "0.24.0", Serve{GPUMemoryUtilization: 0.92, MaxModelLen: 32768}, 89040},
+		{"322", "openai__gpt-oss-20b", "l40", "0.28.0", Serve{GPUMemoryUtilization: 0.9, MaxModelLen: 8192, MaxNumSeqs: 16, KVCacheDtype: "auto"}, 698207},
+		{"323", "openai__gpt-oss-20b", "l40", "0.28.0", Serve{GPUMemoryUtilization: 0.9, MaxModelLen: 8192, MaxNumSeqs: 16, KVCacheDtype: "fp8"}, 1396414},
+	}
+	for _, tc := range cases {
+		a := archs[tc.model]
+		if a == nil {
+			t.Fatalf("row %s: no config for %s", tc.row, tc.model)
+		}
+		c, err := catalog.Load(tc.class)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tc.s.ColdCompileCache = true
+		sz, err := Size(&hub.Loaded{Name: a.Source, Arch: a}, c, tc.s, mustProfile(tc.version))
+		if err != nil {
+			t.Fatalf("row %s: %v", tc.row, err)
+		}
+		got := sz.capacity.LoggedTokens
+		t.Logf("row %s: %d tokens sized cold, %d logged", tc.row, got, tc.logged)
+		if off := float64(got)/float64(tc.logged) - 1; off > 0.02 || off < -0.02 {
+			t.Errorf("row %s: %d tokens sized cold, %d logged: %+.1f%%", tc.row, got, tc.logged, 100*off)
+		}
+	}
+}
