@@ -112,6 +112,27 @@ func Resolve(s Serve, a *model.Arch, c budget.Class, p Profile) (Resolved, error
 	return r, nil
 }
 
+// nativeReleases is, by release, the architectures it made native that
+// membudget has not read (see [Profile.UnreadModels]): a later release
+// keeps them unread, and its refusal names the release they came in.
+var nativeReleases = []struct {
+	release string
+	archs   []string
+}{{"v0.5.9", new059}, {"v0.5.10", new0510}, {"v0.5.11", new0511}, {"v0.5.12", new0512}, {"v0.5.13", new0513}, {"v0.5.14", new0514}}
+
+// nativeSince says when arch became native in SGLang for p's refusal:
+// "new in this release" at that release or its post releases, else "new
+// in" the release it came in ([nativeReleases]), "new in this release"
+// for an architecture no list names.
+func nativeSince(p Profile, arch string) string {
+	for _, n := range nativeReleases {
+		if slices.Contains(n.archs, arch) && p.Name != n.release && !strings.HasPrefix(p.Name, n.release+".post") {
+			return "new in " + n.release
+		}
+	}
+	return "new in this release"
+}
+
 // checkModel refuses what membudget does not model of SGLang's memory for
 // this architecture, naming it, rather than guessing.
 func (r *Resolved) checkModel(a *model.Arch) error {
@@ -124,7 +145,7 @@ func (r *Resolved) checkModel(a *model.Arch) error {
 		return settingErr("model", a.Source, "%s has no native implementation of %v: it would fall back to its Transformers backend (model_loader/utils.py), whose memory is not modelled", r.Profile.Describes, a.Architectures)
 	}
 	if i := slices.IndexFunc(a.Architectures, func(arch string) bool { return slices.Contains(r.Profile.UnreadModels, arch) }); i >= 0 {
-		return settingErr("model", a.Source, "%s implements %s natively, new in this release, and its model file (python/sglang/srt/models/) is not read: how it lays out the weights and the KV cache is not modelled", r.Profile.Describes, a.Architectures[i])
+		return settingErr("model", a.Source, "%s implements %s natively, %s, and its model file (python/sglang/srt/models/) is not read: how it lays out the weights and the KV cache is not modelled", r.Profile.Describes, a.Architectures[i], nativeSince(r.Profile, a.Architectures[i]))
 	}
 	for i, l := range a.Layers {
 		switch {
