@@ -50,6 +50,12 @@ type incLayer struct {
 	sym   bool
 }
 
+// String returns the settings as a refusal names them: "4 bits, group
+// 128, sym true".
+func (l incLayer) String() string {
+	return fmt.Sprintf("%d bits, group %d, sym %v", l.bits, l.group, l.sym)
+}
+
 // incRules is an auto-round quantization_config as INC reads it.
 type incRules struct {
 	def incLayer
@@ -280,7 +286,7 @@ func (r *incRules) checkFused(ec jsonObject, packed map[string][]string) {
 			first := r.config(e.key, quantized)
 			for _, s := range shards {
 				if got := r.config(parent+s, quantized); got != first {
-					ec.fail(e.key, "its fused module's shards %s have different settings (%d bits and %d bits): INC refuses the fused module (config_parser.py:188-194)", strings.Join(shards, ", "), first.bits, got.bits)
+					ec.fail(e.key, "its fused module's shards %s have different settings (%s and %s): INC refuses the fused module (config_parser.py:188-194)", strings.Join(shards, ", "), first, got)
 					return
 				}
 			}

@@ -291,6 +291,20 @@ func TestINCRefusals(t *testing.T) {
 	}
 }
 
+// TestINCFusedRefusalNamesTheSetting: q_proj given group 64 under a
+// 4-bit, group-128 default sets the fused qkv_proj's shards apart by their
+// group alone (q: 4 bits, group 64; k and v: the defaults, 4 bits, group
+// 128; sym true at all three); the refusal names the group, which a
+// message of bits alone ("4 bits and 4 bits") did not.
+func TestINCFusedRefusalNamesTheSetting(t *testing.T) {
+	quant := `{"quant_method": "auto-round", "bits": 4, "group_size": 128, "sym": true, "extra_config": {"model.layers.0.self_attn.q_proj": {"group_size": 64}}}`
+	_, err := ParseConfig("tiny.json", []byte(strings.Replace(tinyLlama, "QUANT", quant, 1)))
+	want := "(4 bits, group 64, sym true and 4 bits, group 128, sym true)"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, want it to hold %q", err, want)
+	}
+}
+
 // TestINCConstants pins the values read from vLLM main d18bb7b:
 // INCConfig.SUPPORTED_BITS (inc/inc.py:37), MARLIN_SUPPORTED_GROUP_SIZES
 // (utils/marlin_utils.py:36) and the characters that make an extra_config
