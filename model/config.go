@@ -326,6 +326,11 @@ func ParseConfig(file string, data []byte, opts ...Option) (*Arch, error) {
 	if len(errs) == 0 {
 		a.check(text, o)
 	}
+	if len(errs) == 0 {
+		if err := checkINCFused(a); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}

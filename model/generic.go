@@ -89,6 +89,11 @@ func ParseGeneric(file string, data []byte, opts ...Option) (*Arch, error) {
 	if len(errs) == 0 {
 		a.check(o, o)
 	}
+	if len(errs) == 0 {
+		if err := checkINCFused(a); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("%w: %w", ErrNotADecoder, errors.Join(errs...))
 	}

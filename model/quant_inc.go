@@ -50,6 +50,12 @@ type incLayer struct {
 	sym   bool
 }
 
+// String returns the settings as a refusal names them: "4 bits, group
+// 128, sym true".
+func (l incLayer) String() string {
+	return fmt.Sprintf("%d bits, group %d, sym %v", l.bits, l.group, l.sym)
+}
+
 // incRules is an auto-round quantization_config as INC reads it.
 type incRules struct {
 	def incLayer
@@ -66,6 +72,12 @@ type incRules struct {
 	extra  []incEntry
 	// exact indexes extra by key.
 	exact map[string]*incEntry
+	// extraFile and extraKey name extra_config for a refusal found after
+	// the config is read (see [checkINCFused]).
+	extraFile, extraKey string
+	// apart, set on checkINCFused's private copy alone, collects the
+	// fused modules whose shards extra_config sets apart.
+	apart *[]string
 }
 
 // readINC reads an auto-round quantization_config (INCConfig.from_config,
@@ -159,6 +171,7 @@ func readINC(qc jsonObject, a *Arch) Quant {
 		}
 	}
 	if ec, ok := qc.object("extra_config"); ok {
+		r.extraFile, r.extraKey = ec.file, strings.TrimSuffix(ec.prefix, ".")
 		for _, k := range ec.keys() {
 			e, ok := ec.object(k)
 			if !ok {
@@ -280,7 +293,7 @@ func (r *incRules) checkFused(ec jsonObject, packed map[string][]string) {
 			first := r.config(e.key, quantized)
 			for _, s := range shards {
 				if got := r.config(parent+s, quantized); got != first {
-					ec.fail(e.key, "its fused module's shards %s have different settings (%d bits and %d bits): INC refuses the fused module (config_parser.py:188-194)", strings.Join(shards, ", "), first.bits, got.bits)
+					ec.fail(e.key, "its fused module's shards %s have different settings (%s and %s): INC refuses the fused module (config_parser.py:188-194)", strings.Join(shards, ", "), first, got)
 					return
 				}
 			}
@@ -379,12 +392,19 @@ func (r *incRules) resolve(module string, shards []string, k modKind) incLayer {
 		quantized = r.inBlocks(module)
 	}
 	if len(r.extra) > 0 && len(shards) > 0 && slices.ContainsFunc(shards, r.explicit) {
-		// checkFused refused shards named by key with different settings;
-		// shards set apart by regular expressions alone take the widest,
-		// so that the answer is never below what INC would load.
-		best := r.config(shards[0], quantized)
+		// checkFused refused shards named by key with different settings,
+		// and checkINCFused those regular expressions set apart, as INC
+		// raises for them (config_parser.py:188-194); the widest is kept
+		// for a caller that did not check.
+		first := r.config(shards[0], quantized)
+		best := first
 		for _, s := range shards[1:] {
-			if c := r.config(s, quantized); c.bits > best.bits {
+			c := r.config(s, quantized)
+			if c != first && r.apart != nil {
+				*r.apart = append(*r.apart, fmt.Sprintf("%s (%s: %s; %s: %s)", module, shards[0], first, s, c))
+				break
+			}
+			if c.bits > best.bits {
 				best = c
 			}
 		}
@@ -405,4 +425,31 @@ func (r *quantRules) incScheme(module string, shards []string, k modKind) Scheme
 		layout = "awq"
 	}
 	return Scheme{Format: PackedInt, Bits: l.bits, GroupSize: uint64(max(l.group, 0)), ZeroPoints: true, layout: layout}
+}
+
+// checkINCFused refuses an auto-round config whose extra_config sets the
+// shards of a fused module apart by regular expressions (q_proj at 8 bits
+// by ".*q_proj$", k_proj and v_proj at the default 4), as INC raises
+// "Fused module ... requires consistent quant config" when it builds the
+// layer (config_parser.py:174-194 at vLLM main d18bb7b); shards named by
+// key are refused as the config is read (checkFused). Which modules a
+// regular expression reaches is known only from their names, so a's
+// weights are laid out once, at one rank, on a private copy of the rules
+// that records each fused module set apart. nil for other methods.
+func checkINCFused(a *Arch) error {
+	q := a.Quant
+	if q.rules == nil || q.rules.inc == nil || !slices.ContainsFunc(q.rules.inc.extra, func(e incEntry) bool { return e.re != nil }) {
+		return nil
+	}
+	inc := *q.rules.inc
+	var apart []string
+	inc.apart = &apart
+	rules := *q.rules
+	rules.inc = &inc
+	q.rules = &rules
+	Weights(a, Whole(a, 1, 2, q))
+	if len(apart) == 0 {
+		return nil
+	}
+	return &ConfigError{File: inc.extraFile, Key: inc.extraKey, Detail: fmt.Sprintf("its regular expressions give a fused module's shards different settings, which INC refuses (\"requires consistent quant config\", config_parser.py:188-194): %s", strings.Join(apart, ", "))}
 }

@@ -273,6 +273,9 @@ func TestINCRefusals(t *testing.T) {
 		{"unknown backend", tinyLlama, base(`, "vllm_backend": "exllamav2"`), "quantization_config.vllm_backend"},
 		{"missing sym", tinyLlama, `{"quant_method": "auto-round", "bits": 4, "group_size": 128}`, "quantization_config.sym"},
 		{"fused shards apart", tinyLlama, base(`, "extra_config": {"model.layers.0.self_attn.q_proj": {"bits": 16}}`), "quantization_config.extra_config.model.layers.0.self_attn.q_proj"},
+		// q_proj 8-bit by a regular expression, k_proj and v_proj the
+		// default 4: INC raises for the fused qkv_proj.
+		{"fused shards apart by a regex", tinyLlama, base(`, "extra_config": {".*q_proj$": {"bits": 8}}`), "quantization_config.extra_config"},
 		{"extra entry off Marlin", tinyLlama, base(`, "extra_config": {"model.layers.0.mlp.down_proj": {"group_size": 256}}`), "quantization_config.extra_config.model.layers.0.mlp.down_proj"},
 		{"regex Go does not read", tinyLlama, base(`, "extra_config": {".*(?<!mlp)\\.down_proj": {"bits": 16}}`), `quantization_config.extra_config..*(?<!mlp)\.down_proj`},
 		{"dynamic", tinyLlama, base(`, "dynamic": {"-:.*down_proj.*": {}}`), "quantization_config.dynamic"},
@@ -288,6 +291,38 @@ func TestINCRefusals(t *testing.T) {
 				t.Errorf("error %q does not name %s", err, tt.key)
 			}
 		})
+	}
+}
+
+// TestINCFusedRefusalNamesTheSetting: q_proj given group 64 under a
+// 4-bit, group-128 default sets the fused qkv_proj's shards apart by their
+// group alone (q: 4 bits, group 64; k and v: the defaults, 4 bits, group
+// 128; sym true at all three); the refusal names the group, which a
+// message of bits alone ("4 bits and 4 bits") did not.
+func TestINCFusedRefusalNamesTheSetting(t *testing.T) {
+	quant := `{"quant_method": "auto-round", "bits": 4, "group_size": 128, "sym": true, "extra_config": {"model.layers.0.self_attn.q_proj": {"group_size": 64}}}`
+	_, err := ParseConfig("tiny.json", []byte(strings.Replace(tinyLlama, "QUANT", quant, 1)))
+	want := "(4 bits, group 64, sym true and 4 bits, group 128, sym true)"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, want it to hold %q", err, want)
+	}
+}
+
+// TestINCRegexFusedAlike: a regular expression that gives every shard of
+// the fused modules the same settings (".*_proj$" at 8 bits: q, k, v,
+// gate, up, down and o alike) is read, and the fused qkv_proj is 8-bit:
+// AutoGPTQ's qweight [256 x 8 / 32, 512] = 64 x 512 int32 = 131072 B. The
+// refusal of shards set apart (TestINCRefusals) names the module and
+// both settings.
+func TestINCRegexFusedAlike(t *testing.T) {
+	a := parseWith(t, tinyLlama, `{"quant_method": "auto-round", "bits": 4, "group_size": 128, "sym": true, "extra_config": {".*_proj$": {"bits": 8}}}`)
+	if got := layerItems(t, a, Whole(a, 1, 2, a.Quant), "model.layers.0.")["self_attn.qkv_proj.qweight"]; got != 64*512*4 {
+		t.Errorf("qkv_proj.qweight %d B, want 64 x 512 x 4 = 131072", got)
+	}
+	_, err := ParseConfig("tiny.json", []byte(strings.Replace(tinyLlama, "QUANT", `{"quant_method": "auto-round", "bits": 4, "group_size": 128, "sym": true, "extra_config": {".*q_proj$": {"bits": 8}}}`, 1)))
+	want := "model.layers.0.self_attn.qkv_proj (model.layers.0.self_attn.q_proj: 8 bits, group 128, sym true; model.layers.0.self_attn.k_proj: 4 bits, group 128, sym true)"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, want it to hold %q", err, want)
 	}
 }
 

@@ -156,13 +156,28 @@ func arFusionAny(arch string, si budget.Silicon, _ string) bool {
 // Qwen3VLMoe, NemotronH and NemotronHPuzzle, and v0.5.13's list names
 // DeepseekV32, GlmMoeDsa, MistralLarge3, Qwen3Next, Qwen3_5, Qwen3_5Moe
 // and InternS2Preview (v0.5.13 server_args.py:2622-2655), none of which
-// the read rules hold. A serve of one is refused as [arFusionAny]'s are.
+// the read rules hold (see arFusionUnread0510 for v0.5.10 to
+// v0.5.13.post1). A serve of one is refused as [arFusionAny]'s are.
 var arFusionUnread = map[string][]string{
+	"v0.5.10": arFusionUnread0510, "v0.5.10.post1": arFusionUnread0510, "v0.5.11": arFusionUnread0510, "v0.5.12": arFusionUnread0510,
+	"v0.5.12.post1": arFusionUnread0510, "v0.5.13": arFusionUnread0510, "v0.5.13.post1": arFusionUnread0510,
 	"v0.5.14": {"DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM", "GptOssForCausalLM", "GlmMoeDsaForCausalLM", "Glm4MoeForCausalLM",
 		"Glm4MoeLiteForCausalLM", "MistralLarge3ForCausalLM", "Qwen3MoeForCausalLM", "Qwen3VLMoeForConditionalGeneration",
 		"Qwen3NextForCausalLM", "KimiK25ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration",
 		"InternS2PreviewForConditionalGeneration", "Qwen3_5ForConditionalGeneration", "NemotronHForCausalLM", "NemotronHPuzzleForCausalLM"},
 }
+
+// arFusionUnread0510 is the architectures v0.5.10 to v0.5.13.post1 turn
+// the fusion on for by themselves beyond [arFusionAny]'s union, on SM90 or
+// SM10x at one node: their lists (v0.5.10 server_args.py:2091-2112: Qwen3.5
+// and Qwen3.5-MoE; v0.5.11 :2333-2355: DeepSeek-V3.2, GLM-5's
+// GlmMoeDsaForCausalLM and Qwen3-Next too; v0.5.13 :2631-2653:
+// InternS2Preview too), taken together. Every one is refused before the
+// fusion today (a native model not read, DeepSeek's sparse indexer, the
+// Mamba pool); listed so that a serve of one, once its model is read, is
+// not sized without the workspace.
+var arFusionUnread0510 = []string{"DeepseekV32ForCausalLM", "GlmMoeDsaForCausalLM", "InternS2PreviewForConditionalGeneration",
+	"Qwen3NextForCausalLM", "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration"}
 
 // arFusionAnyFor is [arFusionAny] with release's own list where
 // [arFusionUnread] holds one: its architectures on SM9x or SM10x

@@ -175,3 +175,33 @@ func TestARFusionAnyCoversRules(t *testing.T) {
 		}
 	}
 }
+
+// TestARFusionUnreadFromV0510: v0.5.10 to v0.5.13.post1 turn the fusion on
+// by themselves for Qwen3.5 (Qwen3_5ForConditionalGeneration, in each
+// list: v0.5.10 server_args.py:2100, v0.5.11 :2344, v0.5.13 :2643) at TP
+// above 1 on SM90 or SM10x, one node: taken there, as a release whose
+// workspace is not read, not on an L40S (SM89), not at two nodes, and not
+// under v0.5.9, whose rule (read) does not name it.
+func TestARFusionUnreadFromV0510(t *testing.T) {
+	qwen := shipped(t)["Qwen__Qwen3.5-27B"]
+	h100, b200, l40s := class(t, "h100-sxm-80g"), class(t, "b200"), class(t, "l40s")
+	for _, rel := range []string{"v0.5.10", "v0.5.10.post1", "v0.5.11", "v0.5.12", "v0.5.12.post1", "v0.5.13", "v0.5.13.post1"} {
+		r := &Resolved{Serve: Serve{TPSize: 2, Nodes: Nodes{NNodes: 1}}, Profile: mustProfile(rel)}
+		for _, tt := range []struct {
+			c    budget.Class
+			want bool
+		}{{h100, true}, {b200, true}, {l40s, false}} {
+			if got := autoARFusion(arFusionAnyFor(rel), qwen, r, tt.c); got != tt.want {
+				t.Errorf("%s, Qwen3.5 TP 2 on %s: fusion on %v, want %v", rel, tt.c.Name, got, tt.want)
+			}
+		}
+		r.Nodes.NNodes = 2
+		if autoARFusion(arFusionAnyFor(rel), qwen, r, h100) {
+			t.Errorf("%s, Qwen3.5 TP 2 over 2 H100 nodes: fusion on, want off (one node only)", rel)
+		}
+	}
+	r := &Resolved{Serve: Serve{TPSize: 2, Nodes: Nodes{NNodes: 1}}, Profile: mustProfile("v0.5.9")}
+	if arFusion059("Qwen3_5ForConditionalGeneration", h100.Device.Silicon, h100.Device.Name) || autoARFusion(arFusionAnyFor("v0.5.9"), qwen, r, h100) {
+		t.Error("v0.5.9: Qwen3.5 takes the fusion, want not (its list, server_args.py:1683-1690, does not name it)")
+	}
+}

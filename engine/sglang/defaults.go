@@ -81,7 +81,9 @@ func DefaultMemFractionStatic(p Profile, in MSFInputs) (msf, reservedMiB float64
 		if g > 60*1024 {
 			reservedMiB = max(reservedMiB, 10*1024)
 		}
-		if in.Speculative {
+		if in.Speculative && !p.DraftInFraction {
+			// From v0.5.14 none: the draft's weights count in the
+			// fraction (see [Profile.DraftInFraction]).
 			reservedMiB += specReserveMiB // after the floor (server_args.py:874-880)
 			if p.SpecReserve4GiB {
 				reservedMiB += specReserveMiB // 4 GiB in all (v0.5.10 server_args.py:1316-1322)

@@ -154,3 +154,27 @@ func TestPipelineStages(t *testing.T) {
 		t.Errorf("v0.4.9.post2 gives the last stage the rest (-want +got):\n%s", diff)
 	}
 }
+
+// TestDefaultMSFDraftInFraction: v0.5.14's default fraction reserves
+// nothing for a draft (#28855; server_args.py:3276-3321 at v0.5.14 has no
+// speculative term), where v0.5.13.post1 reserves 4 GiB after the floor.
+// On an H100 (81080 MiB) at chunk 8192, graph batch 256, one rank and no
+// piecewise term: 512 + 1.5 x 8192 + 2 x 256 + 1024 / 8 = 13440 MiB, above
+// the 10 GiB floor; round((81080 - 13440) / 81080, 3) = round(0.83424) =
+// 0.834 for v0.5.14, and with 4096 more, 17536, round(63544 / 81080, 3) =
+// round(0.78372) = 0.784 for v0.5.13.post1.
+func TestDefaultMSFDraftInFraction(t *testing.T) {
+	in := MSFInputs{GPUMemMiB: 81080, TPSize: 1, PPSize: 1, ChunkedPrefillSize: 8192, CudaGraphMaxBS: 256, Speculative: true}
+	for _, tt := range []struct {
+		release  string
+		msf      float64
+		reserved float64
+	}{
+		{"v0.5.14", 0.834, 13440},
+		{"v0.5.13.post1", 0.784, 17536},
+	} {
+		if msf, reserved := DefaultMemFractionStatic(mustProfile(tt.release), in); msf != tt.msf || reserved != tt.reserved {
+			t.Errorf("%s: msf %v reserving %v MiB, want %v reserving %v", tt.release, msf, reserved, tt.msf, tt.reserved)
+		}
+	}
+}

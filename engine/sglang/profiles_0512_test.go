@@ -42,27 +42,40 @@ func TestProfile0512Rules(t *testing.T) {
 // 24 = 423 MiB under v0.5.11, 399 under v0.5.12. Over NVLink (H100) the
 // 1638 MiB fitted to row 4 holds both; a GeForce card without peer access
 // (RTX 4090) builds neither, 215 MiB; above TP 2 on PCIe (L40S TP 4)
-// neither builds one, 399 MiB; on two nodes v2 is off and the legacy class
-// builds its buffers under both releases, 423 MiB.
+// neither builds one, 399 MiB. On two nodes v2 is off: with TP 2 x PP 2
+// each TP group is on one node and the legacy class builds its buffers
+// under both releases, 423 MiB; with TP 2 alone the group spans the nodes
+// and builds none (custom_all_reduce_utils.py:430 at v0.5.11), 399 MiB
+// under v0.5.12.post1, where v0.5.11 keeps its one-node 423 (high by the
+// buffers, the node count changing nothing else; see
+// TestMoreNodesChangeOnlyTheFusionWorkspace, whose draws put one rank on
+// a node).
 func TestProfile0512DistInit(t *testing.T) {
 	p11, p12 := mustProfile("v0.5.11"), mustProfile("v0.5.12.post1")
 	for _, tt := range []struct {
-		class      string
-		tp, nnodes uint64
-		want11     uint64
-		want12     uint64
+		class          string
+		tp, pp, nnodes uint64
+		want11         uint64
+		want12         uint64
 	}{
-		{"l40s", 2, 1, 423 * mib, 399 * mib},
-		{"h100-sxm-80g", 2, 1, 1638 * mib, 1638 * mib},
-		{"rtx-4090", 2, 1, 215 * mib, 215 * mib},
-		{"l40s", 4, 1, 399 * mib, 399 * mib},
-		{"l40s", 2, 2, 423 * mib, 423 * mib},
+		{"l40s", 2, 1, 1, 423 * mib, 399 * mib},
+		{"h100-sxm-80g", 2, 1, 1, 1638 * mib, 1638 * mib},
+		{"rtx-4090", 2, 1, 1, 215 * mib, 215 * mib},
+		{"l40s", 4, 1, 1, 399 * mib, 399 * mib},
+		{"l40s", 2, 2, 2, 423 * mib, 423 * mib},
+		{"l40s", 2, 1, 2, 423 * mib, 399 * mib},
+		{"l40s", 2, 2, 4, 423 * mib, 399 * mib},
 	} {
 		c := class(t, tt.class)
-		if got11, got12 := distInitFor(p11, c, tt.tp, 1, tt.nnodes), distInitFor(p12, c, tt.tp, 1, tt.nnodes); got11 != tt.want11 || got12 != tt.want12 {
-			t.Errorf("%s TP %d on %d nodes: v0.5.11 %d, v0.5.12.post1 %d; want %d, %d", tt.class, tt.tp, tt.nnodes, got11, got12, tt.want11, tt.want12)
+		if got11, got12 := distInitFor(p11, c, tt.tp, tt.pp, tt.nnodes), distInitFor(p12, c, tt.tp, tt.pp, tt.nnodes); got11 != tt.want11 || got12 != tt.want12 {
+			t.Errorf("%s TP %d PP %d on %d nodes: v0.5.11 %d MiB, v0.5.12.post1 %d MiB; want %d, %d", tt.class, tt.tp, tt.pp, tt.nnodes, got11/mib, got12/mib, tt.want11/mib, tt.want12/mib)
 		}
 	}
+	// The same through the ledger: Llama 3.1 8B at TP 2 on L40S under
+	// v0.5.12.post1, one rank a node, holds what it holds on one node.
+	llama := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
+	one := ref(t, llama, Serve{TPSize: 2}, class(t, "l40s"), p12)
+	nodesOnlyDropFusion(t, one, llama, Serve{TPSize: 2}, class(t, "l40s"), p12)
 }
 
 // TestDistInitBytesByLink pins each figure of DistInitBytes: one rank holds

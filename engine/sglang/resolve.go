@@ -112,6 +112,27 @@ func Resolve(s Serve, a *model.Arch, c budget.Class, p Profile) (Resolved, error
 	return r, nil
 }
 
+// nativeReleases is, by release, the architectures it made native that
+// membudget has not read (see [Profile.UnreadModels]): a later release
+// keeps them unread, and its refusal names the release they came in.
+var nativeReleases = []struct {
+	release string
+	archs   []string
+}{{"v0.5.9", new059}, {"v0.5.10", new0510}, {"v0.5.11", new0511}, {"v0.5.12", new0512}, {"v0.5.13", new0513}, {"v0.5.14", new0514}}
+
+// nativeSince says when arch became native in SGLang for p's refusal:
+// "new in this release" at that release or its post releases, else "new
+// in" the release it came in ([nativeReleases]), "new in this release"
+// for an architecture no list names.
+func nativeSince(p Profile, arch string) string {
+	for _, n := range nativeReleases {
+		if slices.Contains(n.archs, arch) && p.Name != n.release && !strings.HasPrefix(p.Name, n.release+".post") {
+			return "new in " + n.release
+		}
+	}
+	return "new in this release"
+}
+
 // checkModel refuses what membudget does not model of SGLang's memory for
 // this architecture, naming it, rather than guessing.
 func (r *Resolved) checkModel(a *model.Arch) error {
@@ -124,7 +145,7 @@ func (r *Resolved) checkModel(a *model.Arch) error {
 		return settingErr("model", a.Source, "%s has no native implementation of %v: it would fall back to its Transformers backend (model_loader/utils.py), whose memory is not modelled", r.Profile.Describes, a.Architectures)
 	}
 	if i := slices.IndexFunc(a.Architectures, func(arch string) bool { return slices.Contains(r.Profile.UnreadModels, arch) }); i >= 0 {
-		return settingErr("model", a.Source, "%s implements %s natively, new in this release, and its model file (python/sglang/srt/models/) is not read: how it lays out the weights and the KV cache is not modelled", r.Profile.Describes, a.Architectures[i])
+		return settingErr("model", a.Source, "%s implements %s natively, %s, and its model file (python/sglang/srt/models/) is not read: how it lays out the weights and the KV cache is not modelled", r.Profile.Describes, a.Architectures[i], nativeSince(r.Profile, a.Architectures[i]))
 	}
 	for i, l := range a.Layers {
 		switch {
@@ -650,7 +671,7 @@ func vlmFactor(a *model.Arch, p Profile) float64 {
 //   - NVLink (NVSwitch boards, where NCCL sets up NVLink SHARP buffers;
 //     NCCL_NVLS_ENABLE is on by default where the switch supports it,
 //     NCCL's environment documentation), and every link no log measures
-//     (XGMI; none, a group across nodes): at 2 to 4 ranks 1.6 GiB, fitted
+//     (XGMI, none): at 2 to 4 ranks 1.6 GiB, fitted
 //     to corpus/observed/vllm.csv row 4 (SGLang, Qwen3-235B-A22B-FP8 on 4x
 //     H100, 367,404 tokens at msf 0.93, which puts 2.16 GiB before the
 //     weights against the class's 0.56 GiB context); vLLM's own H100 logs
@@ -673,7 +694,9 @@ func vlmFactor(a *model.Arch, p Profile) float64 {
 //     above what either card leaves.
 //
 // Every figure is per rank and taken at its world size alone: no log
-// measures a PCIe world above 4.
+// measures a PCIe world above 4. No log measures a world across nodes
+// either: it takes the figure of its class's link, as on one node (see
+// [Resolved.resolveNodes]).
 func DistInitBytes(world uint64, link budget.Interconnect) uint64 {
 	switch {
 	case world <= 1:
@@ -711,8 +734,14 @@ const legacyCustomARBytes = 3 * 8 * mib
 // custom_all_reduce_utils.py:412-480; more than two PCIe GPUs, or none
 // with peer access, build none), where the release builds the legacy
 // class: before v0.5.12 (see [Profile.CustomARv2]), or from it across
-// nodes (server_args.py:4248-4255 at v0.5.12 turns v2 off there), v2
-// building nothing without NVLink.
+// nodes (server_args.py:4248-4255 at v0.5.12 turns v2 off there) where
+// the group itself is on one node (--nnodes at most --pp-size: a group
+// across nodes builds none, can_use_custom_all_reduce_with_nvlink
+// returning None unless every rank is on one node,
+// custom_all_reduce_utils.py:430 at v0.5.11), v2 building nothing without
+// NVLink. Before v0.5.12 a group across nodes keeps the buffers, high by
+// them as [Resolved.resolveNodes] says, so that the node count changes
+// nothing else a GPU holds.
 // Over NVLink v2 builds one allocation of 8 MiB of graph parameters, a 16
 // MiB pull buffer and 2 x TP x its push size (jit_kernel/include/
 // sgl_kernel/distributed/custom_all_reduce.cuh:80-104, 175-200, 250-300:
@@ -720,7 +749,7 @@ const legacyCustomARBytes = 3 * 8 * mib
 // NVLink estimate's noise, which holds them both.
 func distInitFor(p Profile, c budget.Class, tp, pp, nnodes uint64) uint64 {
 	est := DistInitBytes(tp*pp, c.Device.Interconnect)
-	legacy := !p.CustomARv2 || nnodes > 1
+	legacy := !p.CustomARv2 || nnodes > 1 && nnodes <= pp
 	if legacy && c.Device.Silicon.Vendor == budget.NVIDIA && tp == 2 && c.Device.Interconnect == budget.PCIeP2P {
 		return budget.SatAdd(est, legacyCustomARBytes)
 	}

@@ -257,8 +257,9 @@ type Profile struct {
 	// the target's KV pool is sized and counted in --mem-fraction-static,
 	// whose default no longer reserves 4 GiB (EAGLE) or 6 GiB (STANDALONE)
 	// for them (PR #28855; v0.5.14 managers/scheduler.py:859-872,
-	// server_args.py:3276-3321). Speculative decoding is refused from
-	// v0.5.9 (see spec.go), so no serve reaches it.
+	// server_args.py:3276-3321): [DefaultMemFractionStatic] adds no draft
+	// reserve. Speculative decoding is refused from v0.5.13 (see spec.go),
+	// so no serve sizes the draft's weights inside the fraction.
 	DraftInFraction bool
 	// ARFusionMultiNodeSM100 says FlashInfer's all-reduce fusion turns on
 	// by itself across nodes too on SM10x (v0.5.14 server_args.py:4294-4328,
