@@ -188,6 +188,12 @@ func (f *flagServe) registerModelled(fs *flag.FlagSet, given map[string]bool) {
 	if on("cpu-offload-gb") {
 		fs.Var(&gibFlag{&f.s.CPUOffloadGiB}, "cpu-offload-gb", "vLLM's --cpu-offload-gb: GiB of each GPU's weights kept in host memory")
 	}
+	if on("enable-chunked-prefill") {
+		fs.Var(&engine.SwitchFlag{V: &f.s.ChunkedPrefill, To: engine.On}, "enable-chunked-prefill", "vLLM's --enable-chunked-prefill (on by default for a generating model)")
+	}
+	if on("no-enable-chunked-prefill") {
+		fs.Var(&engine.SwitchFlag{V: &f.s.ChunkedPrefill, To: engine.Off}, "no-enable-chunked-prefill", "vLLM's --no-enable-chunked-prefill: a prompt is prefilled whole, so the batched tokens default to at least --max-model-len and may not be fewer (from 0.14.0; earlier V1 releases chunk regardless)")
+	}
 	if on("enable-prefix-caching") {
 		fs.Var(&engine.SwitchFlag{V: &f.s.EnablePrefixCaching, To: engine.On}, "enable-prefix-caching", "vLLM's --enable-prefix-caching: a hybrid model's state keeps 2 pages a sequence (mamba_cache_mode align; on by default for hybrids from 0.28.0, refused before it for the classes vLLM gives mode all)")
 	}
@@ -391,7 +397,6 @@ func (f *flagServe) Size(m *hub.Loaded, c budget.Class) (engine.Sizing, error) {
 		return nil, err
 	}
 	s := f.s
-	s.EnableChunkedPrefill = f.given["enable-chunked-prefill"]
 	if e, ok := f.Lookup(AllowLongEnv); ok && allowLongValue(e.Value) {
 		s.AllowLongMaxModelLen = true
 	}
