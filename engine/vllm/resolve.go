@@ -418,7 +418,7 @@ func (r *Resolved) resolveV0Batch(a *model.Arch, def func(string, string)) error
 		default:
 			r.MaxNumBatchedTokens = max(r.MaxModelLen, 2048)
 		}
-		def("max-num-batched-tokens", "the V0 engine's default: the whole context without chunked prefill, 2048 with it (on by default above 32768 tokens)")
+		def("max-num-batched-tokens", "the V0 engine's default: the whole context without chunked prefill, 2048 with it (on above 32768 tokens)")
 	}
 	if !chunked && r.MaxNumBatchedTokens < r.MaxModelLen {
 		return settingErr("max-num-batched-tokens", r.MaxNumBatchedTokens, "smaller than --max-model-len %d: the V0 engine without chunked prefill needs a whole prompt in one batch", r.MaxModelLen)
