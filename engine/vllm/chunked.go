@@ -3,6 +3,7 @@ package vllm
 import (
 	"fmt"
 
+	"membudget/budget"
 	"membudget/engine"
 )
 
@@ -82,6 +83,23 @@ func (r *Resolved) wholePromptBatch(defaulted bool, def func(string, string)) er
 		r.MaxNumBatchedTokens = r.MaxModelLen
 	}
 	return nil
+}
+
+// clampDefaultBatch applies PR #28665's cap on defaulted batched tokens,
+// from the release that surely holds it: at most max_num_seqs x
+// max_model_len, the sequences given or defaulted before they are lowered
+// (vllm/engine/arg_utils.py:2828-2834 at d18bb7b: "Ensure
+// max_num_batched_tokens does not exceed model limit").
+func (r *Resolved) clampDefaultBatch(def func(string, string)) {
+	if r.Profile.Release.Less(chunkedOffKept) {
+		return
+	}
+	limit := budget.SatMul(r.MaxNumSeqs, r.MaxModelLen)
+	if limit >= r.MaxNumBatchedTokens {
+		return
+	}
+	def("max-num-batched-tokens", fmt.Sprintf("max_num_seqs %d x max_model_len %d, below the default %d (vllm/engine/arg_utils.py:2828-2834, PR #28665)", r.MaxNumSeqs, r.MaxModelLen, r.MaxNumBatchedTokens))
+	r.MaxNumBatchedTokens = limit
 }
 
 // refuseAlignWithoutChunks refuses what vLLM refuses: a model with state

@@ -48,6 +48,13 @@ func TestChunkedPrefillBatch(t *testing.T) {
 		// A defaulted max_num_seqs is set after the raise: 1024 stays
 		// below 32768 and is not lowered.
 		{"main, off, sequences given", "main", Serve{MaxModelLen: 32768, MaxNumSeqs: 8, ChunkedPrefill: engine.Off}, got{32768, 8, true}, "", ""},
+		// PR #28665 also caps a defaulted batch at max_num_seqs x
+		// max_model_len (arg_utils.py:2828-2834): 4 x 1024 = 4096 < 8192;
+		// 0.13.0 is before it surely holds the PR and keeps 8192.
+		{"main, a batch capped by the sequences", "main", Serve{MaxModelLen: 1024, MaxNumSeqs: 4}, got{4096, 4, false}, "", ""},
+		{"0.13.0, not capped", "0.13.0", Serve{MaxModelLen: 1024, MaxNumSeqs: 4}, got{8192, 4, false}, "", ""},
+		// Off and capped: max(32768, 8192), then min(1 x 32768, 32768).
+		{"main, off, one sequence", "main", Serve{MaxModelLen: 32768, MaxNumSeqs: 1, ChunkedPrefill: engine.Off}, got{32768, 1, true}, "", ""},
 		{"main, off, auto length", "main", Serve{AutoMaxModelLen: true, ChunkedPrefill: engine.Off}, got{}, "no-enable-chunked-prefill", "with --max-model-len auto"},
 		// 0.14.0 is the first release surely holding PR #28665.
 		{"0.14.0, off", "0.14.0", Serve{MaxModelLen: 32768, ChunkedPrefill: engine.Off}, got{32768, 1024, true}, "", ""},

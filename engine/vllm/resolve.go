@@ -1090,17 +1090,23 @@ func (r *Resolved) resolveV1Batch(c budget.Class, def func(string, string), whys
 			}
 			def("max-num-batched-tokens", w.tokens)
 		}
-		if off {
-			if err := r.wholePromptBatch(batchedDefaulted, def); err != nil {
-				return err
-			}
-		}
-		if r.MaxNumSeqs == 0 {
+		seqsDefaulted := r.MaxNumSeqs == 0
+		if seqsDefaulted {
 			r.MaxNumSeqs = 256
 			if big || huge {
 				r.MaxNumSeqs = 1024
 			}
 			def("max-num-seqs", w.seqs)
+		}
+		if off {
+			if err := r.wholePromptBatch(batchedDefaulted, def); err != nil {
+				return err
+			}
+		}
+		if batchedDefaulted {
+			r.clampDefaultBatch(def)
+		}
+		if seqsDefaulted {
 			r.lowerDefaultSeqs(def)
 		}
 		return nil
