@@ -178,3 +178,31 @@ func TestChunkedPrefillCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestBuildServeReadsChunkedPrefill: a log's enable_chunked_prefill sets
+// the switch (False: Off, True: On) unless a flag was given; the engine
+// config line states the resolved value (vllm/config/vllm.py:2269 at
+// d18bb7b).
+func TestBuildServeReadsChunkedPrefill(t *testing.T) {
+	tests := []struct {
+		name  string
+		log   string
+		flags Serve
+		given map[string]bool
+		want  engine.Switch
+	}{
+		{"off in the args", "INFO non-default args: {'model': 'm', 'enable_chunked_prefill': False}\n", Serve{}, nil, engine.Off},
+		{"on in the engine config", "INFO Initializing a V1 LLM engine (v0.19.0) with config: model='m', enable_chunked_prefill=True, max_seq_len=8192\n", Serve{}, nil, engine.On},
+		{"none stated", "INFO non-default args: {'model': 'm'}\n", Serve{}, nil, engine.Default},
+		{"a flag over the log", "INFO non-default args: {'model': 'm', 'enable_chunked_prefill': False}\n", Serve{ChunkedPrefill: engine.On}, map[string]bool{"enable-chunked-prefill": true}, engine.On},
+	}
+	for _, tt := range tests {
+		got, err := buildServe(logSource(t, tt.log).Log, tt.flags, tt.given)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if got.Serve.ChunkedPrefill != tt.want {
+			t.Errorf("%s: switch %v, want %v", tt.name, got.Serve.ChunkedPrefill, tt.want)
+		}
+	}
+}

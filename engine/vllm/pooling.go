@@ -276,6 +276,7 @@ func (r *Resolved) asyncOffByDefault(a *model.Arch) {
 // it is vLLM's error (config/scheduler.py verify_max_model_len). why names
 // the model, for messages.
 func (r *Resolved) wholeSequenceBatch(a *model.Arch, why string) error {
+	r.ChunkedOff = true
 	if _, defaulted := r.Sources.Get("max-num-batched-tokens"); defaulted {
 		r.MaxNumBatchedTokens = max(r.MaxNumBatchedTokens, r.MaxModelLen)
 		r.Sources.Set("max-num-batched-tokens", "max(max_model_len, vLLM's default for the device): "+why+" runs without chunked prefill, so a batch holds whole sequences (engine/arg_utils.py _set_default_max_num_seqs_and_batched_tokens_args)")
