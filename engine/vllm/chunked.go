@@ -102,6 +102,43 @@ func (r *Resolved) clampDefaultBatch(def func(string, string)) {
 	r.MaxNumBatchedTokens = limit
 }
 
+// prefillLimitsChecked is the first release whose SchedulerConfig checks
+// long_prefill_token_threshold against max_model_len whatever else is set
+// (PR #49244, merged 2026-07-21, which removed max_num_partial_prefills;
+// flagtable.go dates it to 0.28.0). Before it both checks ran only under
+// max_num_partial_prefills > 1 (vllm/config/scheduler.py at 78077d5,
+// from PR #10235 in 0.7.3).
+var prefillLimitsChecked = v0_28_0
+
+// checkPrefillLimits refuses what vLLM's SchedulerConfig refuses of the
+// prefill limits, which change no memory: a long_prefill_token_threshold
+// above max_model_len ("cannot be greater than the max_model_len",
+// vllm/config/scheduler.py:278-283 at d18bb7b), and before 0.28.0 under
+// max_num_partial_prefills > 1 that or chunked prefill off ("Chunked
+// prefill must be enabled to set max_num_partial_prefills > 1").
+func (r *Resolved) checkPrefillLimits() error {
+	always := !r.Profile.Release.Less(prefillLimitsChecked)
+	partial := r.MaxNumPartialPrefills > 1
+	if !always && !partial {
+		return nil
+	}
+	if partial && r.ChunkedOff {
+		return settingErr("max-num-partial-prefills", r.MaxNumPartialPrefills, "vLLM refuses it: \"Chunked prefill must be enabled to set max_num_partial_prefills > 1\" (vllm/config/scheduler.py, PR #10235), and this serve prefills without chunking")
+	}
+	t := r.LongPrefillTokenThreshold
+	switch {
+	case t == 0:
+		// Before 0.28.0 a zero threshold under partial prefills becomes
+		// 4% of max_model_len, within it.
+		return nil
+	case r.AutoMaxModelLen:
+		return settingErr("long-prefill-token-threshold", t, "with --max-model-len auto: vLLM refuses a threshold above max_model_len, and membudget has not read how it checks one against a length fitted after profiling; give --max-model-len a number")
+	case t > r.MaxModelLen:
+		return settingErr("long-prefill-token-threshold", t, "vLLM refuses it: \"long_prefill_token_threshold (%d) cannot be greater than the max_model_len (%d)\" (vllm/config/scheduler.py:278-283)", t, r.MaxModelLen)
+	}
+	return nil
+}
+
 // refuseAlignWithoutChunks refuses what vLLM refuses: a model with state
 // layers under prefix caching keeps its state in mamba_cache_mode align,
 // which asserts chunked prefill ("Chunked prefill is required for mamba

@@ -206,3 +206,45 @@ func TestBuildServeReadsChunkedPrefill(t *testing.T) {
 		}
 	}
 }
+
+// TestPrefillLimits pins vLLM's refusals of the prefill limits, which
+// change no memory: from 0.28.0 (PR #49244) a long_prefill_token_threshold
+// above max_model_len whatever else is set (vllm/config/scheduler.py:
+// 278-283); before it the same and chunked prefill off only under
+// max_num_partial_prefills > 1. Llama-3.1-8B at max_model_len 8192.
+func TestPrefillLimits(t *testing.T) {
+	llama := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
+	tests := []struct {
+		name    string
+		version string
+		serve   Serve
+		errFlag string
+	}{
+		{"main, above the length", "main", Serve{LongPrefillTokenThreshold: 8193}, "long-prefill-token-threshold"},
+		{"main, at the length", "main", Serve{LongPrefillTokenThreshold: 8192}, ""},
+		{"main, zero", "main", Serve{}, ""},
+		{"main, auto length", "main", Serve{AutoMaxModelLen: true, LongPrefillTokenThreshold: 4096}, "long-prefill-token-threshold"},
+		{"0.27.0, above the length alone", "0.27.0", Serve{LongPrefillTokenThreshold: 16384}, ""},
+		{"0.27.0, above the length, partial prefills", "0.27.0", Serve{LongPrefillTokenThreshold: 16384, MaxNumPartialPrefills: 2}, "long-prefill-token-threshold"},
+		{"0.27.0, partial prefills unchunked", "0.27.0", Serve{MaxNumPartialPrefills: 2, ChunkedPrefill: engine.Off}, "max-num-partial-prefills"},
+		// 0.11.0 chunks whatever the flag: partial prefills pass.
+		{"0.11.0, partial prefills, off", "0.11.0", Serve{MaxNumPartialPrefills: 2, ChunkedPrefill: engine.Off}, ""},
+		// V0 at 8192 tokens prefills whole by default.
+		{"V0, partial prefills by default", "0.7.3:v0", Serve{MaxNumPartialPrefills: 2}, "max-num-partial-prefills"},
+		{"V0, partial prefills chunked", "0.7.3:v0", Serve{MaxNumPartialPrefills: 2, ChunkedPrefill: engine.On}, ""},
+	}
+	for _, tt := range tests {
+		s := tt.serve
+		if !s.AutoMaxModelLen {
+			s.MaxModelLen = 8192
+		}
+		_, err := Resolve(s, llama, testClass(false), mustProfile(tt.version))
+		var se *engine.SettingError
+		switch {
+		case tt.errFlag == "" && err != nil:
+			t.Errorf("%s: %v", tt.name, err)
+		case tt.errFlag != "" && (!errors.As(err, &se) || se.Flag != tt.errFlag):
+			t.Errorf("%s: got %v, want a refusal of --%s", tt.name, err, tt.errFlag)
+		}
+	}
+}

@@ -242,7 +242,7 @@ var flagTable = []vflag{
 	{name: "logits-processors", arity: manyValues, kind: refused, what: whatPlugin, since: Version{0, 10, 0}, added: "#19912 (2025-08-16)"},
 	{name: "logprobs-mode", arity: oneValue, kind: ignored, since: Version{0, 10, 0}, added: "#21398 (2025-07-23)"},
 	{name: "long-lora-scaling-factors", arity: oneValue, kind: refused, what: whatLora, until: Version{0, 10, 2}, removed: "#21169 (2025-07-19)"},
-	{name: "long-prefill-token-threshold", arity: oneValue, kind: ignored, since: Version{0, 7, 3}, added: "#10235 (2025-02-14)"},
+	{name: "long-prefill-token-threshold", arity: oneValue, kind: modelled, since: Version{0, 7, 3}, added: "#10235 (2025-02-14)"},
 	{name: "lora-dtype", arity: oneValue, kind: modelled}, // lora.go: sized from 0.17.0, refused by name before it
 	{name: "lora-extra-vocab-size", arity: oneValue, kind: refused, what: whatLora, until: Version{0, 14, 0}, removed: "#28545 (2025-11-21)"},
 	{name: "lora-modules", arity: manyValues, kind: modelled}, // lora.go: sized from 0.17.0, refused by name before it
@@ -266,7 +266,7 @@ var flagTable = []vflag{
 	{name: "max-loras", arity: oneValue, kind: modelled},     // lora.go: sized from 0.17.0, refused by name before it
 	{name: "max-model-len", arity: oneValue, kind: modelled},
 	{name: "max-num-batched-tokens", arity: oneValue, kind: modelled},
-	{name: "max-num-partial-prefills", arity: oneValue, kind: ignored, since: Version{0, 7, 3}, added: "#10235 (2025-02-14)", until: Version{0, 28, 0}, removed: "#49244 (2026-07-21)"},
+	{name: "max-num-partial-prefills", arity: oneValue, kind: modelled, since: Version{0, 7, 3}, added: "#10235 (2025-02-14)", until: Version{0, 28, 0}, removed: "#49244 (2026-07-21)"},
 	{name: "max-num-scheduled-tokens", arity: oneValue, kind: refused, what: whatSched, since: Version{0, 25, 0}, added: "#47608 (2026-07-08)"},
 	{name: "max-num-seqs", arity: oneValue, kind: modelled},
 	{name: "max-parallel-loading-workers", arity: oneValue, kind: ignored},

@@ -235,6 +235,9 @@ func resolveCounted(s Serve, a *model.Arch, c budget.Class, p Profile, states, a
 	if err := r.resolveRunner(a, def); err != nil {
 		return Resolved{}, err
 	}
+	if err := r.checkPrefillLimits(); err != nil {
+		return Resolved{}, err
+	}
 	if err := r.refuseForcedV2Pooling(); err != nil {
 		return Resolved{}, err
 	}

@@ -89,6 +89,12 @@ type Serve struct {
 	// release does with Off, and pooling.go for the pooling runner's
 	// default).
 	ChunkedPrefill engine.Switch
+	// LongPrefillTokenThreshold is --long-prefill-token-threshold (0, vLLM's
+	// default, leaves long prefills uncapped) and MaxNumPartialPrefills
+	// --max-num-partial-prefills (0: not given, vLLM's 1; the flag is gone
+	// from 0.28.0). Neither changes memory; vLLM refuses some of their
+	// values (chunked.go checkPrefillLimits).
+	LongPrefillTokenThreshold, MaxNumPartialPrefills uint64
 	// Revision is --revision: the branch, tag or commit of the model's Hub
 	// repository that vLLM loads ("" for vLLM's default, main). It names
 	// the checkpoint; it does not change memory.
