@@ -63,7 +63,7 @@ func (r *Resolved) chunkedOffV1() (bool, error) {
 	case r.MaxNumBatchedTokens >= r.MaxModelLen:
 		return false, nil
 	}
-	return false, settingErr("no-enable-chunked-prefill", "", "%s may force chunked prefill on, as vLLM did up to 0.11.0 (PR #11061), or keep it off, as from 0.14.0 (PR #28665, merged 2025-11-14, which membudget does not place among 0.11.1 to 0.13.x); without it the batched tokens would default to max_model_len %d: give --max-num-batched-tokens of at least %d, the same footprint either way", r.Profile.Describes, r.MaxModelLen, r.MaxModelLen)
+	return false, settingErr("no-enable-chunked-prefill", "", "%s may force chunked prefill on, as vLLM did up to 0.11.0 (PR #11061), or keep it off, as from 0.14.0 (PR #28665, merged 2025-11-14, which membudget does not place among 0.11.1 to 0.13.x); kept off, its batched tokens would default to max_model_len %d: give --max-num-batched-tokens of at least %d, the same footprint either way", r.Profile.Describes, r.MaxModelLen, r.MaxModelLen)
 }
 
 // wholePromptBatch applies V1's batch without chunked prefill to the
