@@ -188,6 +188,18 @@ func (f *flagServe) registerModelled(fs *flag.FlagSet, given map[string]bool) {
 	if on("cpu-offload-gb") {
 		fs.Var(&gibFlag{&f.s.CPUOffloadGiB}, "cpu-offload-gb", "vLLM's --cpu-offload-gb: GiB of each GPU's weights kept in host memory")
 	}
+	if on("enable-chunked-prefill") {
+		fs.Var(&engine.SwitchFlag{V: &f.s.ChunkedPrefill, To: engine.On}, "enable-chunked-prefill", "vLLM's --enable-chunked-prefill (on by default for a generating model)")
+	}
+	if on("no-enable-chunked-prefill") {
+		fs.Var(&engine.SwitchFlag{V: &f.s.ChunkedPrefill, To: engine.Off}, "no-enable-chunked-prefill", "vLLM's --no-enable-chunked-prefill: a prompt is prefilled whole, so the batched tokens default to at least --max-model-len and may not be fewer (from 0.14.0; earlier V1 releases chunk regardless)")
+	}
+	if on("long-prefill-token-threshold") {
+		fs.Var(&countFlag{&f.s.LongPrefillTokenThreshold}, "long-prefill-token-threshold", "vLLM's --long-prefill-token-threshold: no memory, but vLLM refuses one above --max-model-len (from 0.28.0; before, under --max-num-partial-prefills above 1)")
+	}
+	if on("max-num-partial-prefills") {
+		fs.Var(&sizeFlag{&f.s.MaxNumPartialPrefills, "max-num-partial-prefills"}, "max-num-partial-prefills", "vLLM's --max-num-partial-prefills (up to 0.27.x): no memory, but above 1 vLLM refuses it without chunked prefill")
+	}
 	if on("enable-prefix-caching") {
 		fs.Var(&engine.SwitchFlag{V: &f.s.EnablePrefixCaching, To: engine.On}, "enable-prefix-caching", "vLLM's --enable-prefix-caching: a hybrid model's state keeps 2 pages a sequence (mamba_cache_mode align; on by default for hybrids from 0.28.0, refused before it for the classes vLLM gives mode all)")
 	}
@@ -391,7 +403,6 @@ func (f *flagServe) Size(m *hub.Loaded, c budget.Class) (engine.Sizing, error) {
 		return nil, err
 	}
 	s := f.s
-	s.EnableChunkedPrefill = f.given["enable-chunked-prefill"]
 	if e, ok := f.Lookup(AllowLongEnv); ok && allowLongValue(e.Value) {
 		s.AllowLongMaxModelLen = true
 	}
@@ -455,6 +466,29 @@ func (f *sizeFlag) Set(s string) error {
 	}
 	if n <= 0 {
 		return fmt.Errorf("%d: vLLM refuses it: --%s must be at least 1", n, f.name)
+	}
+	*f.v = uint64(n)
+	return nil
+}
+
+// countFlag is a count vLLM takes in its human-readable form that may be
+// zero.
+type countFlag struct{ v *uint64 }
+
+func (f *countFlag) String() string {
+	if f.v == nil || *f.v == 0 {
+		return ""
+	}
+	return strconv.FormatUint(*f.v, 10)
+}
+
+func (f *countFlag) Set(s string) error {
+	n, err := ParseHumanInt(s)
+	if err != nil {
+		return err
+	}
+	if n < 0 {
+		return fmt.Errorf("%d: vLLM refuses it: at least 0", n)
 	}
 	*f.v = uint64(n)
 	return nil

@@ -159,6 +159,14 @@ func Command(model string, r *Resolved) string {
 	if r.CPUOffloadGiB > 0 {
 		float("cpu-offload-gb", r.CPUOffloadGiB)
 	}
+	// Chunked prefill as given: turned off it sets the batch (chunked.go),
+	// and a release that forces it on takes the flag all the same.
+	switch r.ChunkedPrefill {
+	case engine.On:
+		flag("enable-chunked-prefill")
+	case engine.Off:
+		flag("no-enable-chunked-prefill")
+	}
 	writeLoRAFlags(&b, r.LoRA)
 	writeCompilationFlags(&b, r.Compilation)
 	if r.NumGPUBlocksOverride > 0 {

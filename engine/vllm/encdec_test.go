@@ -188,7 +188,10 @@ func TestWhisperPeakByHand(t *testing.T) {
 	}
 	// At --max-num-seqs 16: decode graphs up to 16 (1, 2, 4, 8, 16), the
 	// first holding 324 MiB + 16 x 40,960 = 340,393,984, four more of 32 x
-	// 156,672: 360,448,000; one encoder input a profile.
+	// 156,672: 360,448,000. The default batch is capped at max_num_seqs x
+	// max_model_len = 16 x 448 = 7168 tokens (arg_utils.py:2828-2834, PR
+	// #28665, which names Whisper), which hold 7168 / 1500 = 4 encoder
+	// inputs.
 	r, err = Resolve(Serve{MaxNumSeqs: 16}, a, testClass(false), current)
 	if err != nil {
 		t.Fatal(err)
@@ -196,8 +199,11 @@ func TestWhisperPeakByHand(t *testing.T) {
 	if got := graphBytes(&r, stageOf(&r, 0), forwardBytesPerToken(a, 1, 2)); got != 360_448_000 {
 		t.Errorf("graphs at 16 sequences: %d B, want 360,448,000", got)
 	}
-	if got := encoderItems(a, &r); got != 5 {
-		t.Errorf("profile inputs at 16 sequences: %d, want min(5, 16) = 5", got)
+	if r.MaxNumBatchedTokens != 7168 {
+		t.Errorf("batched tokens at 16 sequences: %d, want 16 x 448 = 7168", r.MaxNumBatchedTokens)
+	}
+	if got := encoderItems(a, &r); got != 4 {
+		t.Errorf("profile inputs at 16 sequences: %d, want min(7168 / 1500, 16) = 4", got)
 	}
 	r.MaxNumSeqs = 2
 	if got := encoderItems(a, &r); got != 2 {

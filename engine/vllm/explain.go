@@ -50,6 +50,7 @@ var serveSettings = []struct{ key, flag string }{
 	{"trust_remote_code", "trust-remote-code"},
 	{"async_scheduling", "async-scheduling"},
 	{"enable_prefix_caching", "enable-prefix-caching"},
+	{"enable_chunked_prefill", "enable-chunked-prefill"},
 	{"cpu_offload_gb", "cpu-offload-gb"},
 	{"swap_space", "swap-space"},
 	// LoRA (lora.go): the API server's args and the engine's non-default
@@ -95,6 +96,7 @@ var flagAliases = engine.Aliases{
 	"quantization":           {"q"},
 	"async-scheduling":       {"no-async-scheduling"},
 	"enable-prefix-caching":  {"no-enable-prefix-caching"},
+	"enable-chunked-prefill": {"no-enable-chunked-prefill"},
 	"compilation-config":     {"cc"},
 }
 
@@ -277,6 +279,8 @@ func applySetting(s *Serve, flag string, st logs.Setting) (string, error) {
 		return switch2(&s.AsyncScheduling)
 	case "enable-prefix-caching":
 		return switch2(&s.EnablePrefixCaching)
+	case "enable-chunked-prefill":
+		return switch2(&s.ChunkedPrefill)
 	case "cpu-offload-gb":
 		f, err := gibs()
 		if err != nil {
@@ -421,6 +425,7 @@ func settingsOf(ls loggedServe, r Resolved) []explain.Setting {
 		"trust-remote-code":          b(r.TrustRemoteCode),
 		"async-scheduling":           b(r.Async),
 		"enable-prefix-caching":      b(r.PrefixCaching),
+		"enable-chunked-prefill":     b(!r.ChunkedOff),
 		"cpu-offload-gb":             strconv.FormatFloat(r.CPUOffloadGiB, 'f', -1, 64),
 		"swap-space":                 strconv.FormatFloat(r.SwapGiB, 'f', -1, 64),
 		"mamba-cache-dtype":          r.MambaCacheDtype,
@@ -476,6 +481,9 @@ func settingsOf(ls loggedServe, r Resolved) []explain.Setting {
 				strings.Contains(sk.flag, "eplb") && !r.EPLB.Enable,
 				sk.flag == "all2all-backend" && r.All2AllBackend == "",
 				sk.flag == "language-model-only" && !r.MM.LanguageModelOnly,
+				// Chunked prefill is listed where a flag or the log gave
+				// it: its default shows in the batched tokens.
+				sk.flag == "enable-chunked-prefill",
 				mmFlag(sk.flag):
 				continue
 			}

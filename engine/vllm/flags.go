@@ -42,11 +42,8 @@ type vflag struct {
 	name    string
 	aliases []string
 	arity   arity
-	// neg says argparse also takes --no-NAME (BooleanOptionalAction);
-	// negWhat, where the switch turned off changes memory in ways
-	// membudget does not model, what it would add.
-	neg     bool
-	negWhat string
+	// neg says argparse also takes --no-NAME (BooleanOptionalAction).
+	neg bool
 	// json says the value is JSON (a config dataclass or a dict).
 	json bool
 	kind flagKind
@@ -231,8 +228,6 @@ func (f *flagServe) Judge(args []string, i int) error {
 	}
 	off := neg || fl.arity == noValue && isFalse(value)
 	switch {
-	case off && fl.negWhat != "":
-		return refusal(p, asGiven, &vflag{what: fl.negWhat}, value)
 	case fl.kind != refused && !p.Release.Less(fl.from):
 		return nil
 	case off:

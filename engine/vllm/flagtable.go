@@ -9,7 +9,6 @@ const (
 	whatAttn         = "an attention backend other than the release's default for the device (its KV block size and workspace)"
 	whatAttndtype    = "an attention dtype other than the model's"
 	whatBlocks       = "a KV cache of a fixed block count instead of the one the budget leaves"
-	whatChunk        = "prefill without chunking (the batched tokens default to --max-model-len)"
 	whatConfig       = "a model config other than the checkpoint's config.json (membudget sizes config.json as given)"
 	whatCp           = "context parallelism (the KV cache and the attention workspaces divided among ranks)"
 	whatDbo          = "dual-batch overlap's second micro-batch and its communication buffers"
@@ -148,7 +147,7 @@ var flagTable = []vflag{
 	{name: "ec-transfer-config", arity: oneValue, json: true, kind: refused, what: whatTransfer, since: Version{0, 11, 0}, added: "#25233 (2025-11-11)"},
 	{name: "enable-auto-tool-choice", arity: noValue, neg: true, kind: ignored},
 	{name: "enable-bf16x3-router-gemm", arity: noValue, neg: true, kind: ignored, since: Version{0, 25, 0}, added: "#47973 (2026-07-16)"},
-	{name: "enable-chunked-prefill", arity: noValue, neg: true, negWhat: whatChunk, kind: ignored},
+	{name: "enable-chunked-prefill", arity: noValue, neg: true, kind: modelled}, // chunked.go: both forms sized per release
 	{name: "enable-cumem-allocator", arity: noValue, neg: true, kind: ignored, since: Version{0, 22, 0}, added: "#33648 (2026-05-20)"},
 	{name: "enable-dbo", arity: noValue, neg: true, kind: refused, what: whatDbo, since: Version{0, 10, 2}, added: "#23693 (2025-09-16)"},
 	{name: "enable-elastic-ep", arity: noValue, neg: true, kind: refused, what: whatElastic, since: Version{0, 17, 0}, added: "#34861 (2026-02-28)"},
@@ -243,7 +242,7 @@ var flagTable = []vflag{
 	{name: "logits-processors", arity: manyValues, kind: refused, what: whatPlugin, since: Version{0, 10, 0}, added: "#19912 (2025-08-16)"},
 	{name: "logprobs-mode", arity: oneValue, kind: ignored, since: Version{0, 10, 0}, added: "#21398 (2025-07-23)"},
 	{name: "long-lora-scaling-factors", arity: oneValue, kind: refused, what: whatLora, until: Version{0, 10, 2}, removed: "#21169 (2025-07-19)"},
-	{name: "long-prefill-token-threshold", arity: oneValue, kind: ignored, since: Version{0, 7, 3}, added: "#10235 (2025-02-14)"},
+	{name: "long-prefill-token-threshold", arity: oneValue, kind: modelled, since: Version{0, 7, 3}, added: "#10235 (2025-02-14)"},
 	{name: "lora-dtype", arity: oneValue, kind: modelled}, // lora.go: sized from 0.17.0, refused by name before it
 	{name: "lora-extra-vocab-size", arity: oneValue, kind: refused, what: whatLora, until: Version{0, 14, 0}, removed: "#28545 (2025-11-21)"},
 	{name: "lora-modules", arity: manyValues, kind: modelled}, // lora.go: sized from 0.17.0, refused by name before it
@@ -267,7 +266,7 @@ var flagTable = []vflag{
 	{name: "max-loras", arity: oneValue, kind: modelled},     // lora.go: sized from 0.17.0, refused by name before it
 	{name: "max-model-len", arity: oneValue, kind: modelled},
 	{name: "max-num-batched-tokens", arity: oneValue, kind: modelled},
-	{name: "max-num-partial-prefills", arity: oneValue, kind: ignored, since: Version{0, 7, 3}, added: "#10235 (2025-02-14)", until: Version{0, 28, 0}, removed: "#49244 (2026-07-21)"},
+	{name: "max-num-partial-prefills", arity: oneValue, kind: modelled, since: Version{0, 7, 3}, added: "#10235 (2025-02-14)", until: Version{0, 28, 0}, removed: "#49244 (2026-07-21)"},
 	{name: "max-num-scheduled-tokens", arity: oneValue, kind: refused, what: whatSched, since: Version{0, 25, 0}, added: "#47608 (2026-07-08)"},
 	{name: "max-num-seqs", arity: oneValue, kind: modelled},
 	{name: "max-parallel-loading-workers", arity: oneValue, kind: ignored},

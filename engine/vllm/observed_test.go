@@ -231,12 +231,6 @@ func withServeArgs(s Serve, cell string, p Profile) (Serve, error) {
 	if fs.NArg() > 0 {
 		return s, fmt.Errorf("%q: not a flag (give the flags alone, without the model)", fs.Arg(0))
 	}
-	fs.Visit(func(fl *flag.Flag) {
-		if fl.Name == "enable-chunked-prefill" {
-			// As flagServe.Size reads it: given.
-			f.s.EnableChunkedPrefill = true
-		}
-	})
 	return f.s, nil
 }
 
@@ -1026,9 +1020,10 @@ func gateOf(gate string) (test, issue float64) {
 // 0.34% and the logged tokens exact, where the quoted lines alone sized
 // CUDA graphs, prefix caching and the vision tower (-31.7% KV, -39.6% and
 // -44.7% tokens). Row 58's command line adds --enable-expert-parallel
-// (KV +0.21%, +0.19% without it); row 74's --no-enable-chunked-prefill,
-// which membudget refuses, leaves it unpredicted (observedArgsRefused);
-// rows 214 and 240-243 restate their columns. The PCIe L40S rows meet them
+// (KV +0.21%, +0.19% without it); row 74's --no-enable-chunked-prefill
+// is sized (chunked.go: its --max-num-batched-tokens 4096 holds its
+// max_model_len 4096, so the batch is the same chunked or not), but its
+// GPU is not stated, so only its weights are compared (-0.63%); rows 214 and 240-243 restate their columns. The PCIe L40S rows meet them
 // since tensor parallelism over PCIe is charged NCCL's PCIe growth
 // (collectives.go): row 58 (0.10.2, TP 8, its calibration row) was 3.0% low
 // on KV and 0.35 GiB off on non-torch memory under the NVLink growth, and is
@@ -1327,7 +1322,13 @@ func TestWithServeArgs(t *testing.T) {
 		{"row 302", "--revision 017b9c7a --tensor-parallel-size 1 --max-model-len 16384 --max-num-seqs 1 --gpu-memory-utilization 0.97 --language-model-only --enforce-eager --no-enable-prefix-caching", "0.28.0",
 			with(func(s *Serve) { s.EnforceEager, s.EnablePrefixCaching, s.MM.LanguageModelOnly = true, engine.Off, true }), ""},
 		{"underscores and =", "--max_model_len=7168 --kv-cache-dtype=auto", "0.28.0", with(func(s *Serve) { s.MaxModelLen, s.KVCacheDtype = 7168, "auto" }), ""},
-		{"chunked prefill given", "--enable-chunked-prefill", "0.28.0", with(func(s *Serve) { s.EnableChunkedPrefill = true }), ""},
+		{"chunked prefill given", "--enable-chunked-prefill", "0.28.0", with(func(s *Serve) { s.ChunkedPrefill = engine.On }), ""},
+		// Row 74's command line turns it off (V1, "recent": main's profile).
+		{"row 74", "--max-model-len 4096 --max-num-seqs 4 --max-num-batched-tokens 4096 --no-enable-prefix-caching --enforce-eager --no-enable-chunked-prefill", "main",
+			with(func(s *Serve) {
+				s.MaxModelLen, s.MaxNumSeqs, s.MaxNumBatchedTokens = 4096, 4, 4096
+				s.EnablePrefixCaching, s.EnforceEager, s.ChunkedPrefill = engine.Off, true, engine.Off
+			}), ""},
 		{"refused", "--attention-backend FLASHINFER", "0.28.0", base, "--attention-backend: an attention backend other than the release's default"},
 		{"not in the release", "--language-model-only", "0.14.1", base, "--language-model-only is not a flag of vLLM 0.14.1"},
 		{"the model", "Qwen/Qwen3.8-27B-FP8 --enforce-eager", "0.28.0", base, `"Qwen/Qwen3.8-27B-FP8": not a flag`},
@@ -1352,12 +1353,7 @@ func TestWithServeArgs(t *testing.T) {
 
 // observedArgsRefused are the rows whose serve_args hold a flag membudget
 // refuses, by the flag: TestObserved leaves them unpredicted, naming it.
-var observedArgsRefused = map[string]string{
-	// Prefill without chunking: its batched tokens are --max-model-len's
-	// 4096 here, as the command gives them, but membudget refuses the
-	// switch whatever the tokens (flagtable.go whatChunk).
-	"74": "--no-enable-chunked-prefill",
-}
+var observedArgsRefused = map[string]string{}
 
 // TestObservedServeArgs: every row's serve_args parse under the row's
 // release but those observedArgsRefused names, refused by that flag; each

@@ -161,6 +161,9 @@ func (r *Resolved) resolveConvertedDecoder(a *model.Arch, def func(string, strin
 		if err := r.wholeSequenceBatch(a, "a causal model with "+pooling+" pooling"); err != nil {
 			return err
 		}
+	case r.ChunkedOff:
+		// --no-enable-chunked-prefill: whatever the pooling type, a batch
+		// holds whole sequences, raised as resolveV1Batch raised it.
 	case slices.Contains(chunkingPoolingTypes, pooling):
 	case pooling == "" && !batchDefaulted && r.MaxNumBatchedTokens >= r.MaxModelLen:
 		// Chunked prefill or not, a batch of this size holds what it holds.
@@ -273,6 +276,7 @@ func (r *Resolved) asyncOffByDefault(a *model.Arch) {
 // it is vLLM's error (config/scheduler.py verify_max_model_len). why names
 // the model, for messages.
 func (r *Resolved) wholeSequenceBatch(a *model.Arch, why string) error {
+	r.ChunkedOff = true
 	if _, defaulted := r.Sources.Get("max-num-batched-tokens"); defaulted {
 		r.MaxNumBatchedTokens = max(r.MaxNumBatchedTokens, r.MaxModelLen)
 		r.Sources.Set("max-num-batched-tokens", "max(max_model_len, vLLM's default for the device): "+why+" runs without chunked prefill, so a batch holds whole sequences (engine/arg_utils.py _set_default_max_num_seqs_and_batched_tokens_args)")
@@ -322,7 +326,7 @@ func (r *Resolved) resolveEncoderOnly(a *model.Arch, def func(string, string)) e
 	if r.EnablePrefixCaching == engine.On {
 		return settingErr("enable-prefix-caching", "", "%s is an encoder-only pooling model, for which vLLM turns prefix caching off and warns, when it is forced on, that it \"may cause the engine to crash or produce incorrect outputs\" (engine/arg_utils.py _set_default_chunked_prefill_and_prefix_caching_args)", configArch(a))
 	}
-	if r.EnableChunkedPrefill {
+	if r.ChunkedPrefill == engine.On {
 		return settingErr("enable-chunked-prefill", "", "%s is an encoder-only pooling model, for which vLLM turns chunked prefill off and warns, when it is forced on, that it \"may cause the engine to crash or produce incorrect outputs\" (engine/arg_utils.py _set_default_chunked_prefill_and_prefix_caching_args)", configArch(a))
 	}
 	limit := a.PositionLimit()

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"membudget/engine"
 	"membudget/model"
 )
 
@@ -49,7 +50,7 @@ func (r *Resolved) resolvePoolingDecoder(a *model.Arch) error {
 	seq, tok = cmp.Or(seq, h.SeqPooling), cmp.Or(tok, h.TokPooling)
 	if slices.Contains(wholePoolingTypes, seq) || tok == "STEP" {
 		why := fmt.Sprintf("%s with %s/%s pooling", configArch(a), seq, tok)
-		if r.EnableChunkedPrefill {
+		if r.ChunkedPrefill == engine.On {
 			return settingErr("enable-chunked-prefill", "", "%s runs without chunked prefill in vLLM, which warns, when it is forced on, that it \"may cause the engine to crash or produce incorrect outputs\" (engine/arg_utils.py:2674-2683)", why)
 		}
 		if err := r.wholeSequenceBatch(a, why); err != nil {
@@ -129,6 +130,11 @@ const poolingEncoderWhy = "not sized under the pooling runner without chunked pr
 // any model that takes multimodal inputs, :6543-6599), the pooler's dummy
 // run in place of the sampler's.
 func (r *Resolved) poolingChunks(a *model.Arch) bool {
+	if r.ChunkedOff {
+		// --no-enable-chunked-prefill, which vLLM keeps for a pooling
+		// model (engine/arg_utils.py:2657-2683 warns only of one turned on).
+		return false
+	}
 	seq, tok, err := r.poolerTypesOf(a)
 	if err != nil || tok == "STEP" || slices.Contains(wholePoolingTypes, seq) {
 		return false

@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"membudget/budget"
+	"membudget/engine"
 	"membudget/model"
 )
 
@@ -98,7 +99,7 @@ func TestRewardRefusals(t *testing.T) {
 	}{
 		{"generate runner", rm, Serve{Runner: "generate"}, current, "runner", "Embedding models do not support `--runner generate`"},
 		{"a release not read", rm, Serve{}, old, "runner", "read at"},
-		{"chunked prefill under STEP", prm, Serve{EnableChunkedPrefill: true}, current, "enable-chunked-prefill", "may cause the engine to crash"},
+		{"chunked prefill under STEP", prm, Serve{ChunkedPrefill: engine.On}, current, "enable-chunked-prefill", "may cause the engine to crash"},
 		// config/scheduler.py verify_max_model_len: 2048 < 4096 without
 		// chunked prefill.
 		{"a STEP batch below the length", prm, Serve{MaxNumBatchedTokens: 2048}, current, "max-num-batched-tokens", "smaller than max_model_len 4096"},

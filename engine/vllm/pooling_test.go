@@ -87,7 +87,7 @@ func TestEncoderOnlyRefusals(t *testing.T) {
 	}{
 		{"generate runner", a, Serve{Runner: "generate"}, current, "runner"},
 		{"prefix caching", a, Serve{EnablePrefixCaching: engine.On}, current, "enable-prefix-caching"},
-		{"chunked prefill", a, Serve{EnableChunkedPrefill: true}, current, "enable-chunked-prefill"},
+		{"chunked prefill", a, Serve{ChunkedPrefill: engine.On}, current, "enable-chunked-prefill"},
 		// config/scheduler.py verify_max_model_len: 4096 < 8192.
 		{"batch below the length", a, Serve{MaxNumBatchedTokens: 4096}, current, "max-num-batched-tokens"},
 		{"past the position table", a, Serve{MaxModelLen: 8193, AllowLongMaxModelLen: true}, current, "max-model-len"},

@@ -28,7 +28,10 @@ const (
 // checked against the architecture and the class.
 type Resolved struct {
 	Serve
-	Profile      Profile
+	Profile Profile
+	// ChunkedOff says the serve prefills without chunking: a batch holds
+	// whole prompts (see chunked.go).
+	ChunkedOff   bool
 	DtypeBytes   uint64
 	KVDtypeBytes uint64
 	Quant        model.Quant
@@ -232,6 +235,9 @@ func resolveCounted(s Serve, a *model.Arch, c budget.Class, p Profile, states, a
 	if err := r.resolveRunner(a, def); err != nil {
 		return Resolved{}, err
 	}
+	if err := r.checkPrefillLimits(); err != nil {
+		return Resolved{}, err
+	}
 	if err := r.refuseForcedV2Pooling(); err != nil {
 		return Resolved{}, err
 	}
@@ -251,6 +257,9 @@ func resolveCounted(s Serve, a *model.Arch, c budget.Class, p Profile, states, a
 		return Resolved{}, err
 	}
 	if err := r.resolveState(a, def); err != nil {
+		return Resolved{}, err
+	}
+	if err := r.refuseAlignWithoutChunks(); err != nil {
 		return Resolved{}, err
 	}
 	if err := r.resolveLoRA(a, def); err != nil {
@@ -386,12 +395,23 @@ func pipelineStages(n, pp int) []model.Sharding {
 // prefill on by default above 32768 tokens of context without a sliding
 // window, batching 2048 tokens (512 before 0.6.5); otherwise the whole
 // context, max(max_model_len, 2048), which V0 requires at least.
+// --enable-chunked-prefill and --no-enable-chunked-prefill set it as given
+// (engine/arg_utils.py create_engine_config at v0.7.2: the default applies
+// only to enable_chunked_prefill None; config.py SchedulerConfig
+// __post_init__ then defaults the batched tokens by it).
 func (r *Resolved) resolveV0Batch(a *model.Arch, def func(string, string)) error {
 	if r.MaxNumSeqs == 0 {
 		r.MaxNumSeqs = 256
 		def("max-num-seqs", "the V0 engine's default 256")
 	}
 	chunked := r.MaxModelLen > 32768 && a.SlidingLayers() == 0
+	switch r.ChunkedPrefill {
+	case engine.On:
+		chunked = true
+	case engine.Off:
+		chunked = false
+	}
+	r.ChunkedOff = !chunked
 	if r.MaxNumBatchedTokens == 0 {
 		switch {
 		case chunked && r.Profile.Release.AtLeast(v0_6_5):
@@ -457,39 +477,8 @@ func (r *Resolved) resolveLengths(a *model.Arch, c budget.Class, def func(string
 		if err := r.resolveV0Batch(a, def); err != nil {
 			return err
 		}
-	} else if r.MaxNumBatchedTokens == 0 || r.MaxNumSeqs == 0 {
-		// engine/arg_utils.py get_batch_defaults (API server): >= 160 GiB
-		// (on main), >= 70 GiB and not an A100 (by name), else.
-		w := whys.of(c.Device.Name)
-		total := c.Device.MemoryBytes
-		if w.noNVMLTotal {
-			total = 0
-		}
-		big := total >= 70<<30 && !w.a100
-		huge := p.LargeBatchTier && total >= 160<<30
-		if r.MaxNumBatchedTokens == 0 && r.batchedDPMoE() {
-			r.MaxNumBatchedTokens = batchedDPTokens
-			def("max-num-batched-tokens", batchedDPWhy)
-		}
-		if r.MaxNumBatchedTokens == 0 {
-			switch {
-			case huge:
-				r.MaxNumBatchedTokens = 16384
-			case big:
-				r.MaxNumBatchedTokens = 8192
-			default:
-				r.MaxNumBatchedTokens = 2048
-			}
-			def("max-num-batched-tokens", w.tokens)
-		}
-		if r.MaxNumSeqs == 0 {
-			r.MaxNumSeqs = 256
-			if big || huge {
-				r.MaxNumSeqs = 1024
-			}
-			def("max-num-seqs", w.seqs)
-			r.lowerDefaultSeqs(def)
-		}
+	} else if err := r.resolveV1Batch(c, def, whys); err != nil {
+		return err
 	}
 	if r.MaxNumBatchedTokens > maxBatchedTokens {
 		return settingErr("max-num-batched-tokens", r.MaxNumBatchedTokens, "beyond any serve (at most %d)", maxBatchedTokens)
@@ -1066,4 +1055,67 @@ func containsFold(s, sub string) bool {
 func (r *Resolved) rankSharding(st model.Sharding) model.Sharding {
 	st.TP, st.ExpertRanks, st.DtypeBytes, st.Quant = r.TensorParallelSize, r.ExpertRanks, r.DtypeBytes, r.Quant
 	return st
+}
+
+// resolveV1Batch applies the V1 engine's batch defaults, and its batch
+// without chunked prefill (see chunked.go): the batched tokens raised to
+// max_model_len before a defaulted max_num_seqs is lowered to them, as
+// engine/arg_utils.py:2761-2846 orders it.
+func (r *Resolved) resolveV1Batch(c budget.Class, def func(string, string), whys *batchWhys) error {
+	off, err := r.chunkedOffV1()
+	if err != nil {
+		return err
+	}
+	r.ChunkedOff = off
+	batchedDefaulted := r.MaxNumBatchedTokens == 0
+	if batchedDefaulted || r.MaxNumSeqs == 0 {
+		// engine/arg_utils.py get_batch_defaults (API server): >= 160 GiB
+		// (on main), >= 70 GiB and not an A100 (by name), else.
+		w := whys.of(c.Device.Name)
+		total := c.Device.MemoryBytes
+		if w.noNVMLTotal {
+			total = 0
+		}
+		big := total >= 70<<30 && !w.a100
+		huge := r.Profile.LargeBatchTier && total >= 160<<30
+		if r.MaxNumBatchedTokens == 0 && r.batchedDPMoE() {
+			r.MaxNumBatchedTokens = batchedDPTokens
+			def("max-num-batched-tokens", batchedDPWhy)
+		}
+		if r.MaxNumBatchedTokens == 0 {
+			switch {
+			case huge:
+				r.MaxNumBatchedTokens = 16384
+			case big:
+				r.MaxNumBatchedTokens = 8192
+			default:
+				r.MaxNumBatchedTokens = 2048
+			}
+			def("max-num-batched-tokens", w.tokens)
+		}
+		seqsDefaulted := r.MaxNumSeqs == 0
+		if seqsDefaulted {
+			r.MaxNumSeqs = 256
+			if big || huge {
+				r.MaxNumSeqs = 1024
+			}
+			def("max-num-seqs", w.seqs)
+		}
+		if off {
+			if err := r.wholePromptBatch(batchedDefaulted, def); err != nil {
+				return err
+			}
+		}
+		if batchedDefaulted {
+			r.clampDefaultBatch(def)
+		}
+		if seqsDefaulted {
+			r.lowerDefaultSeqs(def)
+		}
+		return nil
+	}
+	if off {
+		return r.wholePromptBatch(false, def)
+	}
+	return nil
 }

@@ -83,9 +83,18 @@ type Serve struct {
 	// seq_pooling_type (or pooling_type) decides whether the pooling
 	// runner keeps chunked prefill for a converted decoder.
 	PoolerConfig string
-	// EnableChunkedPrefill says --enable-chunked-prefill was given, which
-	// vLLM's pooling runner warns against for an encoder-only model.
-	EnableChunkedPrefill bool
+	// ChunkedPrefill is --enable-chunked-prefill (On) or
+	// --no-enable-chunked-prefill (Off); Default leaves it to vLLM, which
+	// chunks a generating model's prefill (see chunked.go for what each
+	// release does with Off, and pooling.go for the pooling runner's
+	// default).
+	ChunkedPrefill engine.Switch
+	// LongPrefillTokenThreshold is --long-prefill-token-threshold (0, vLLM's
+	// default, leaves long prefills uncapped) and MaxNumPartialPrefills
+	// --max-num-partial-prefills (0: not given, vLLM's 1; the flag is gone
+	// from 0.28.0). Neither changes memory; vLLM refuses some of their
+	// values (chunked.go checkPrefillLimits).
+	LongPrefillTokenThreshold, MaxNumPartialPrefills uint64
 	// Revision is --revision: the branch, tag or commit of the model's Hub
 	// repository that vLLM loads ("" for vLLM's default, main). It names
 	// the checkpoint; it does not change memory.

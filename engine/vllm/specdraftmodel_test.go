@@ -133,7 +133,7 @@ func TestDraftModelRefusals(t *testing.T) {
 		{"graphs", "meta-llama__Llama-3.1-8B-Instruct", Serve{SpeculativeConfig: draftModelSpec(dir)}, "speculative-config", "pass --enforce-eager"},
 		{"a Hub id", "meta-llama__Llama-3.1-8B-Instruct", Serve{EnforceEager: true, SpeculativeConfig: `{"model": "meta-llama/Llama-3.2-1B-Instruct", "num_speculative_tokens": 3}`}, "speculative-config", "from the Hugging Face Hub, not read"},
 		// max_num_batched_tokens must exceed the draft's one extra slot.
-		{"one batched token", "meta-llama__Llama-3.1-8B-Instruct", Serve{MaxNumBatchedTokens: 1, MaxNumSeqs: 1, EnableChunkedPrefill: true, EnforceEager: true, SpeculativeConfig: draftModelSpec(dir)}, "max-num-batched-tokens", "not have enough slots"},
+		{"one batched token", "meta-llama__Llama-3.1-8B-Instruct", Serve{MaxNumBatchedTokens: 1, MaxNumSeqs: 1, ChunkedPrefill: engine.On, EnforceEager: true, SpeculativeConfig: draftModelSpec(dir)}, "max-num-batched-tokens", "not have enough slots"},
 		{"pipeline parallel", "meta-llama__Llama-3.1-8B-Instruct", Serve{PipelineParallelSize: 2, EnforceEager: true, SpeculativeConfig: draftModelSpec(dir)}, "pipeline-parallel-size", "pipeline parallelism"},
 	} {
 		tc.s.MaxModelLen = 8192
