@@ -55,7 +55,7 @@ import (
 // coldCompileBytes is the profile's extra peak on the cold starts logged,
 // about 1 GiB (corpus/observed/vllm.csv):
 //   - row 212 (0.27.1, RTX 4090, Qwen3-8B): peak activation 1.18 GiB cold,
-//     0.19 GiB on the warm starts after it: 0.99 GiB;
+//     0.19 GiB on the warm starts after it (row 324): 0.99 GiB;
 //   - row 307 (0.24.0, RTX 5090, Qwen3-8B): 89,040 tokens cold, 95,936
 //     warm: 6,896 tokens x 147,456 B (36 layers x 8 KV heads x 128 x 2
 //     (K and V) x 2 B) = 0.95 GiB;
