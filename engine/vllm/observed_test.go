@@ -234,6 +234,23 @@ func withServeArgs(s Serve, cell string, p Profile) (Serve, error) {
 	return f.s, nil
 }
 
+// coldCompileCell reads a row's compile_cache cell: "cold" where its source
+// shows the start compiled with an empty torch.compile cache (sized as
+// membudget's --compile-cache cold, coldcompile.go), "warm" where it shows
+// the compiled graph loaded from the cache, each followed by its evidence in
+// parentheses; empty where the source does not say, sized warm as
+// membudget's default.
+func coldCompileCell(cell string) (bool, error) {
+	word, _, _ := strings.Cut(strings.TrimSpace(cell), " ")
+	switch word {
+	case "cold":
+		return true, nil
+	case "", "warm":
+		return false, nil
+	}
+	return false, fmt.Errorf("%q: want cold or warm, then the evidence", word)
+}
+
 // observedSpec is the --speculative-config a row's log states, as JSON:
 // the non-default arguments' dict (every key given) first, else the
 // engine config's SpeculativeConfig repr, which states the method, the
@@ -491,6 +508,10 @@ func observe(t *testing.T, tables *observed.Tables, r observedRow, archs map[str
 	s, err = withServeArgs(s, r["serve_args"], prof)
 	if err != nil {
 		o.why = "settings refused: serve_args: " + err.Error()
+		return o
+	}
+	if s.ColdCompileCache, err = coldCompileCell(r["compile_cache"]); err != nil {
+		o.why = "settings refused: compile_cache: " + err.Error()
 		return o
 	}
 
@@ -813,22 +834,18 @@ var unmetGates = map[string]map[string]unmetGate{
 		"graph_estimate": {0.2, "row 208 (GB10): 0.36 GiB estimated where vLLM estimates 0.19 (its pool took 0.30). The row passes --attention-backend flashinfer, which membudget refuses and the test leaves out, and with FlashInfer vLLM captures PIECEWISE graphs alone under speculative decoding (row 201 logs the fallback: 'CUDAGraphMode.FULL_AND_PIECEWISE is not supported with spec-decode for attention backend FlashInferBackend ... setting cudagraph_mode=PIECEWISE'), where the default backend's FULL decode graphs at multiples of k+1 are sized; and vLLM reads its estimate as a difference of free memory, which on unified memory moves with the host (rows 201 and 209 log -4.74 and -0.90 GiB on GB10)"},
 	},
 	"0.24.0": {
-		"blocks":     {1, "row 193 (2x RTX 3090, Qwen3.6-27B int4, TP 2, MTP, k = 3): the excerpt cuts the arguments after quantization, so it is sized with 0.24's default, prefix caching off (mode none: 176 blocks a request, 634,507 tokens at most); the same compose passes --enable-prefix-caching (row 210's arguments), and in align mode 11.05 GiB hold 426 blocks of 17 x 1600 tokens at 179 a request (164 + 3 x (2 + 3)): 426 / 179 x 262,144 = 623,873, the logged count exactly"},
-		"tokens-p90": {0.075, "row 307 (RTX 5090, Qwen3-8B bf16 at util 0.92 and 32768 tokens, weights within 0.02%), +7.0%: 95,248 tokens predicted where the first start logged 89,040; its record says a later start on the same GPU, with the torch.compile and CUDA-graph caches filled, logged 95,936 (prose, -0.7% from the model): a cold compile's profiling run peaks higher and leaves fewer tokens, as on row 212 (0.27.1, RTX 4090, Qwen3-8B: 16.7% over its cold start, while its warm twin, row 324, is 2.9% under); here the model sits at the warm start"},
+		"blocks": {1, "row 193 (2x RTX 3090, Qwen3.6-27B int4, TP 2, MTP, k = 3): the excerpt cuts the arguments after quantization, so it is sized with 0.24's default, prefix caching off (mode none: 176 blocks a request, 634,507 tokens at most); the same compose passes --enable-prefix-caching (row 210's arguments), and in align mode 11.05 GiB hold 426 blocks of 17 x 1600 tokens at 179 a request (164 + 3 x (2 + 3)): 426 / 179 x 262,144 = 623,873, the logged count exactly"},
 	},
 	"0.27.1": {
-		"avail":          {0.068, "row 205 (GB10, unified memory, Qwen3-0.6B at util 0.6, GB10's default 256 sequences and 2048 batched tokens) is the calibration row of the unified host memory (unifiedhost.go: its consumed memory, 3.35 GiB, less the weights, the non-torch growth, the V2 request state and the token-id tensors) and comes out 0.21% high (69.54 GiB where vLLM logs 69.4; 2.8% high before the host memory was charged): its consumed memory is met within the log's rounding, and the peak activation, 0.13 GiB at 2048 batched tokens, is under the 0.26 GiB the log leaves for it (73.01 - 3.35 - 69.4); row 212 (RTX 4090, Qwen3-8B at 0.27.1's default util 0.92, weights within 0.02%): 16.6% high on a cold torch.compile, whose profiling run vLLM logs as 1.18 GiB of peak activation where its warm twin, row 324 (the next start on the same worker, the compile cache loaded), logs 0.19 and comes out 2.9% low: the model sizes the warm start (the 1 GiB a cold compile adds is --compile-cache cold, coldcompile.go: sized so, row 212 is 3.6% low, TestColdCompileRow212) and charges 0.20 GiB more than row 324's 0.46 beside the weights (activation 0.25 where 0.19 is logged; non-torch growth 0.25 and V2 request state 0.16 where the log's consumed memory less the weights leaves 15.54 - 15.27 = 0.27); " + pcieRows027},
+		"avail":          {0.046, "row 205 (GB10, unified memory, Qwen3-0.6B at util 0.6, GB10's default 256 sequences and 2048 batched tokens) is the calibration row of the unified host memory (unifiedhost.go: its consumed memory, 3.35 GiB, less the weights, the non-torch growth, the V2 request state and the token-id tensors) and comes out 0.21% high (69.54 GiB where vLLM logs 69.4; 2.8% high before the host memory was charged): its consumed memory is met within the log's rounding, and the peak activation, 0.13 GiB at 2048 batched tokens, is under the 0.26 GiB the log leaves for it (73.01 - 3.35 - 69.4); row 212 (RTX 4090, Qwen3-8B at 0.27.1's default util 0.92, weights within 0.02%), a first start on a cold torch.compile (its compile_cache cell), sized with --compile-cache cold (coldcompile.go's 1 GiB, set on it and row 307): 3.7% low; its warm twin, row 324 (the next start on the same worker, the compile cache loaded), logs 0.19 GiB of peak activation and comes out 2.9% low: the model charges 0.20 GiB more than row 324's 0.46 beside the weights (activation 0.25 where 0.19 is logged; non-torch growth 0.25 and V2 request state 0.16 where the log's consumed memory less the weights leaves 15.54 - 15.27 = 0.27); " + pcieRows027},
 		"tokens-median":  {0.025, "row 241 (TP 2 over PCIe, 2.35% low), as above"},
-		"tokens-p90":     {0.168, "row 212 (RTX 4090, Qwen3-8B on a cold torch.compile sized warm, +16.7%: 41,776 tokens where vLLM logs 35,792; sized cold 34,496, -3.6%, and its warm twin row 324 -2.9%) and row 242 (PP 2 over PCIe, +6.4%), as avail above. Row 214 (H100, Qwen3.8-27B-FP8, a Qwen3.5 GDN hybrid, 256 sequences), -15.6% when 0.27.1 was sized in Mamba align mode (17 blocks a request, 50.00x), is +2.5% since prefix caching is off by default for hybrids before 0.28.0 (state.go statePrefixCachingDefault, vLLM PR #50991): mode none, 14 a request, 850 blocks of 784 tokens (60.71x) where vLLM's 59.21x is 829; its weights, 1.97% low, size the vision tower in fp8 where the checkpoint keeps it in bf16 (models.csv, corpus/models/SOURCES.md), 0.38 GiB or 8 of the 21 blocks"},
-		"beyond_weights": {0.79, "row 212 (RTX 4090, Qwen3-8B on a cold torch.compile sized warm): vLLM takes 1.45 GiB off the budget beside the weights (consumed 15.54 - weights 15.27 + peak activation 1.18), the model 0.66 (activation 0.25, non-torch growth 0.25, V2 request state 0.16): 0.79 short, the cold compile's 0.99 GiB less the 0.20 the model charges over the warm twin, row 324 (0.46 logged: +0.20 GiB). Row 240 (4x RTX PRO 6000 Server Edition over PCIe, TP 4, Qwen3-235B-A22B FP8 on the V1 runner, custom all-reduce refused): vLLM takes 2.46 GiB off the budget beside the weights (consumed 56.89 - weights 55.19 + peak activation 0.76, the CUDA-graph estimate in it), the model 2.12 (activation 0.94, sampler 0.31, non-torch 0.33 with NCCL's PCIe growth, graph estimate 0.54): 0.34 GiB short, as rows 241-243 (avail, above), where the TP 1 control is short the most"},
+		"tokens-p90":     {0.065, "row 242 (PP 2 over PCIe, +6.4%), as avail above; row 212 (RTX 4090, Qwen3-8B, a cold torch.compile) is 3.6% low sized cold as its compile_cache cell says (+16.7% sized warm), its warm twin row 324 2.9% low. Row 214 (H100, Qwen3.8-27B-FP8, a Qwen3.5 GDN hybrid, 256 sequences), -15.6% when 0.27.1 was sized in Mamba align mode (17 blocks a request, 50.00x), is +2.5% since prefix caching is off by default for hybrids before 0.28.0 (state.go statePrefixCachingDefault, vLLM PR #50991): mode none, 14 a request, 850 blocks of 784 tokens (60.71x) where vLLM's 59.21x is 829; its weights, 1.97% low, size the vision tower in fp8 where the checkpoint keeps it in bf16 (models.csv, corpus/models/SOURCES.md), 0.38 GiB or 8 of the 21 blocks"},
+		"beyond_weights": {0.34, "row 240 (4x RTX PRO 6000 Server Edition over PCIe, TP 4, Qwen3-235B-A22B FP8 on the V1 runner, custom all-reduce refused): vLLM takes 2.46 GiB off the budget beside the weights (consumed 56.89 - weights 55.19 + peak activation 0.76, the CUDA-graph estimate in it), the model 2.12 (activation 0.94, sampler 0.31, non-torch 0.33 with NCCL's PCIe growth, graph estimate 0.54): 0.34 GiB short, as rows 241-243 (avail, above), where the TP 1 control is short the most"},
 
 		// A row of issue 21 item 7 (ids from 300).
 		"held_at_startup": {1.2, "row 300 (RTX 4090 under WSL2 on a Windows desktop, Qwen2.5-0.5B): vLLM starts with 1.54 GiB of the 23.99 held (free 22.45), the class's context 0.35: the rest is the Windows desktop's, which shares the GPU with WSL2 (the record's nvidia-smi showed 2,864 MiB in use before vLLM was installed), outside vLLM and outside its budget; the row's KV memory is 0.49% low and its tokens 0.48%; rows 212 and 324 (a RunPod RTX 4090 in a container) hold 0.88 GiB at the snapshot (23.52 - 22.64), 0.53 over the class's context (kernels/rtx-4090: the RTX 3090's measured 0.35 GiB), outside vLLM's budget as well"},
 	},
 	"0.28.0": {
-		"avail":           {0.031, "rows 322 and 323 (gpt-oss-20b on one L40): the KV memory 4.4% high each (beyond_weights, below), the 0.28.0 mean 3.03% over rows 302, 322 and 323 (row 302 within 0.34% since its serve_args are applied)"},
-		"tokens-p90":      {0.045, "rows 322 and 323, as avail: 4.4% more tokens than logged"},
-		"beyond_weights":  {1.1, "rows 322 and 323 (gpt-oss-20b on one L40, util 0.9, 16 sequences, the auto and fp8 KV caches): vLLM takes 2.02 GiB off the budget beside the weights (consumed 14.48 - weights 13.70 + peak activation 1.24, the 0.30 GiB CUDA-graph estimate in it), the model 0.94 (non-torch 0.25, activation 0.33 at the L40's 2048 batched tokens, graph estimate 0.35): 1.08 GiB short, 0.53 of it non-torch (0.78 logged) and 0.55 activation (0.94 logged), which leaves the KV memory 4.4% high (25.31 GiB predicted, 24.25 logged) and the tokens 4.4% high. The weights are exact (13.70 GiB) and the graph estimate within 0.05. The only gpt-oss row on Ada (sm89), where vLLM 0.28 runs the Marlin MXFP4 MoE backend and TRITON_ATTN (the log's mxfp4.py:520 and cuda.py:486 lines); the A100 row 56 (0.19.0) is within 0.1% on KV. The cause in vLLM's source is not established: " + rows322323},
 		"held_at_startup": {0.09, "rows 322 and 323: the L40 holds 0.42 GiB at vLLM's startup snapshot (44.42 total, 44.0 free), the class's context 512 MiB an estimate (kernels/l40 HARDWARE.toml), 0.08 GiB over"},
 	},
 	"0.13.0": {
@@ -836,12 +853,6 @@ var unmetGates = map[string]map[string]unmetGate{
 		"tokens-median": {0.018, "row 110, as above"},
 	},
 }
-
-// rows322323 is what vLLM's source (main d18bb7b) allocates in the profile
-// of rows 322 and 323 (gpt-oss-20b on an L40, 2048 batched tokens, 16
-// sequences), by hand, what it rules out of their 1.08 GiB gap and what
-// the rows leave open.
-const rows322323 = "by hand, the tensors vLLM's profile makes (16 dummy requests of 128 tokens) come to about 0.35 GiB: the Marlin experts' workspace, kept by the workspace manager, 2048 x 4 x (3072 + 5888) x 2 B = 0.137 GiB at the padded sizes (marlin_moe.py:704-734; charged since this entry's rows were 1.08 GiB short: 5 MB more than the unpadded 0.132); Marlin's float32 reduce buffer, min(5888 x sorted ids, 142 SMs x 4 x 64 x 256) x 4 B = 37 MB a GEMM, freed after it (csrc/libtorch_stable/moe/marlin_moe_wna16/ops.cu:708-717), its lock workspace 142 x 4 int32 and moe_align_block_size's sorted ids (8192 + 32 x 63 int32): KBs; the activations padded to 3072 (moe_runner.py:502-530) 12.6 MB, the qkv 21 MB and attention output 17 MB a layer, all freed layer by layer; TRITON_ATTN's softmax segments, made with its metadata builder, 16 x 64 x 16 x 64 x 4 B = 4 MB (triton_attn.py:141-179, seq_threshold_3D 128 // 8 = 16) and gpt-oss's sinks, 64 values a layer, in the weights; the sampler's 16 rows of 201,088 logits (6.4 MB in bf16; a float32 copy, the probabilities and the exponential draws 12.9 MB each) and the Triton top-k/top-p buffer of 16 rows (topk_topp_triton.py:906-915: min(next_pow2(min(SMs, batch)), SMs); membudget charges 132 rows, 0.087 GiB more, see tritonBufferRows); the per-layer Marlin tensors of process_weights_after_loading (marlin_utils_fp4.py prepare_moe_mxfp4_layer_for_marlin) land inside the weights measurement (gpu_model_runner.py:5417-5490 brackets the load), which is exact. With the 0.25 GiB of non-torch growth and the 0.30 GiB graph estimate that is about 0.9 GiB of the 2.02 vLLM takes: about 1.1 GiB is no tensor of the profile's code paths. Two candidates the logs cannot split: (1) since PR #49208 the consumed figure is read from free device memory (vllm/utils/mem_utils.py:317-326), so what the caching allocator keeps reserved but unallocated after the profile's empty_cache (segments split by live blocks, as Marlin's per-layer repack at load leaves them) now counts, where 0.19's non-torch figure (cuda used - torch reserved), row 56's, did not; (2) both rows compiled cold (the log's 'Compiling a graph for compile range (1, 2048)' is printed only when Inductor compiles, backends.py:393, a cache hit logging 'Directly load the compiled graph(s)', :292; the fp8 run's cache key differs, 204fa620c1 against a5163cd7a9) inside the memory_profiling context: the profile's first forward compiles, then runs (vllm/compilation/decorators.py:655-670; the log's torch.compile lines fall between 'Model loading' and 'Initial profiling/warmup run'), and the profile's torch peak is read from allocated_bytes.all.peak since its start (mem_utils.py:234-326), so whatever the compile allocates on the device counts as peak activation, and rows 212 (0.27.1: peak activation 1.18 GiB cold, 0.19 warm) and 307 (0.24: 89,040 tokens cold, 95,936 warm, 0.95 GiB of Qwen3-8B's KV) show a cold compile taking about 1 GiB more, while the eager rows 302-303 (0.28) are exact; no warm start of gpt-oss is logged to tell. The same L40 run's other serves (server_M1, M3 and M4 logs at 71927b2, not rows: multimodal, their checkpoints' configs not shipped) split the persistent part: beyond the weights, the workspace and the 16-row Triton buffer, the consumed figure holds 0.195 GiB on the dense bf16 Qwen3.5-9B (M1) and 0.285 on the dense AWQ Qwen3.8-27B with Marlin linear layers (M3), about the 0.25 of non-torch growth charged, but 0.631 on gpt-oss (M2: 0.78 - 0.137 - 0.012) and 0.930 on the AWQ Qwen3.5-35B-A3B with MarlinExperts (M4: 1.07 - 0.125 - 0.015): 0.38 and 0.68 GiB over, 16.3 and 17.4 MiB a MoE layer (24 and 40 layers), as a partly used 20 MiB allocator segment a layer would leave after Marlin's per-expert repack; the mechanism is not read in the source, and the transient part, 0.94 GiB logged where the profile's tensors hold about 0.15, is left to the cold compile. Sized with --compile-cache cold (coldcompile.go: 1 GiB more activation, set on rows 212 and 307, these rows held out) both rows come to +0.2% tokens (TestColdCompileRows); the table sizes every row warm, as membudget does by default"
 
 // pcieRows027 is what rows 241-243 of corpus/observed/vllm.csv show on
 // vLLM 0.27.1, what of vLLM's source (main d18bb7b) was ruled out, and what
@@ -1010,10 +1021,13 @@ func gateOf(gate string) (test, issue float64) {
 // MLA at TP 8 on 0.7.1 and 0.8.3; DeepSeek-R1-Distill-Qwen-14B's weights on
 // 0.9.2; Qwen2.5-VL's weights on 0.23; Gemma 4's tower and encoder profile
 // on 0.26.0; GB10's unified memory (0.13); from rows 300-307, a Windows
-// desktop's memory under WSL2 (0.27.1), a cold torch.compile sized warm
-// (0.24.0; 0.27.1's row 212, beside its warm twin, row 324) and,
-// from rows 322-323, gpt-oss-20b on an L40 (0.28.0: 1.08 GiB more taken
-// beside the weights than modelled, the Marlin MXFP4 path on Ada).
+// desktop's memory under WSL2 (0.27.1). Rows whose source shows a first
+// start on an empty torch.compile cache (the compile_cache column: 212,
+// 307, 322, 323) are sized with --compile-cache cold (coldcompile.go) and
+// meet them: row 307 (0.24.0) -1.2% tokens where it was +7.0% sized warm,
+// rows 322-323 (0.28.0, gpt-oss-20b on an L40, held out of the 1 GiB)
+// +0.2% where they were +4.4% and 1.08 GiB short beside the weights, and
+// row 212 (0.27.1) -3.6% where it was +16.7%.
 // Rows 302 and 303 (0.28.0, a Qwen3.5 hybrid on an RTX 5000 Ada) meet
 // them since the flags of their record's command line (serve_args:
 // --enforce-eager, --no-enable-prefix-caching, --language-model-only) are
