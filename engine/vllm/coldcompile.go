@@ -201,3 +201,20 @@ func (r *Resolved) compileCacheJSON() string {
 	}
 	return ""
 }
+
+// compileCacheNote is plan's note on the torch.compile cache, "" where the
+// deployments compile nothing in their profile (the V0 engine, -O0 or
+// mode NONE: the same rule as [Resolved.compiles], so that the note says
+// what each deployment's report says). plan prints it only where vLLM
+// sizes the KV cache by profiling (not under --pin-kv-cache).
+func compileCacheNote(p Profile, c Compilation, cold bool) string {
+	r := Resolved{Profile: p}
+	r.Compilation = c
+	switch {
+	case !r.compiles():
+		return ""
+	case cold:
+		return fmt.Sprintf("each command is sized for a first start with an empty torch.compile cache (--compile-cache cold): vLLM profiles the compile too and charges its scratch as activation, %s more a GPU, as on the cold starts logged (vLLM issues #54122, #54383, open)", engine.GiB(coldCompileBytes))
+	}
+	return fmt.Sprintf("each command is sized for a start whose torch.compile cache is filled: a first start with an empty one (a fresh pod without a kept VLLM_CACHE_ROOT) profiles the compile too, and vLLM charges its scratch as activation, about %s a GPU on the cold starts logged (vLLM issues #54122, #54383, open), so it holds that much less KV cache; --compile-cache cold sizes that start", engine.GiB(coldCompileBytes))
+}
