@@ -248,3 +248,40 @@ func TestPrefillLimits(t *testing.T) {
 		}
 	}
 }
+
+// TestLongestStartFollowsBatch: under --no-enable-chunked-prefill with the
+// batched tokens left to vLLM, a shorter --max-model-len also shrinks the
+// profile's batch (max_model_len tokens), so the longest length the serve
+// as given starts is beyond vLLM's estimate at the refused length, which
+// holds that length's batch fixed; the queries size again at
+// LongestStart, and say it is the longest that starts. The contract, by
+// the verdicts themselves: the serve as given starts at LongestStart and
+// is refused one token longer. Llama-3.1-8B (16.06 GB of bf16 weights) on
+// one L4 leaves no KV memory at 131,072 tokens, whose profile batch is
+// 131,072 tokens: nothing to estimate from, yet a shorter length starts;
+// at -tp 2 vLLM's estimate at 131,072 (LongestStarting, on the printed
+// line with its batch pinned) starts, and is not the longest.
+func TestLongestStartFollowsBatch(t *testing.T) {
+	for _, tp := range []uint64{1, 2} {
+		s := Serve{TensorParallelSize: tp, ChunkedPrefill: engine.Off}
+		sz := sizeShipped(t, "meta-llama__Llama-3.1-8B-Instruct", "l4", s)
+		longest, ok := sz.LongestStart()
+		if !ok || longest == 0 {
+			t.Fatalf("-tp %d: no longest start (capacity %+v)", tp, sz.Capacity())
+		}
+		if tp == 2 && longest <= sz.Capacity().LongestStarting {
+			t.Errorf("-tp 2: longest %d, not beyond the printed line's %d", longest, sz.Capacity().LongestStarting)
+		}
+		for _, l := range []struct {
+			n      uint64
+			starts bool
+		}{{longest, true}, {longest + 1, false}} {
+			at := s
+			at.MaxModelLen = l.n
+			got := sizeShipped(t, "meta-llama__Llama-3.1-8B-Instruct", "l4", at)
+			if ok, why := got.Starts(); ok != l.starts {
+				t.Errorf("-tp %d --max-model-len %d: starts %v (%s), want %v", tp, l.n, ok, why, l.starts)
+			}
+		}
+	}
+}
