@@ -179,6 +179,45 @@ func TestChunkedPrefillCommand(t *testing.T) {
 	}
 }
 
+// TestChunkedPrefillOldSpelling: before PR #16533 (0.8.5) vLLM's
+// --enable-chunked-prefill was a StoreBoolean of an optional value, and
+// --no-enable-chunked-prefill no flag: the launch line turns it off as
+// --enable-chunked-prefill False there (0.8.4 and 0.6.3 under V0, 0.7.3
+// under V1), as --no-enable-chunked-prefill from 0.8.5; and that line
+// read back (Respell) turns it off again.
+func TestChunkedPrefillOldSpelling(t *testing.T) {
+	llama := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
+	for _, tt := range []struct {
+		spec, want string
+	}{
+		{"0.6.3:v0", " --enable-chunked-prefill False"},
+		{"0.7.3", " --enable-chunked-prefill False"},
+		{"0.8.4:v0", " --enable-chunked-prefill False"},
+		{"0.8.5:v0", " --no-enable-chunked-prefill"},
+		{"main", " --no-enable-chunked-prefill"},
+	} {
+		r, err := Resolve(Serve{MaxModelLen: 4096, ChunkedPrefill: engine.Off}, llama, testClass(false), mustProfile(tt.spec))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if line := Command("meta-llama/Llama-3.1-8B-Instruct", &r); !strings.HasSuffix(line, tt.want) {
+			t.Errorf("%s: %q, want it to end %q", tt.spec, line, tt.want)
+		}
+	}
+	for _, tt := range []struct{ in, want []string }{
+		{[]string{"--vllm-version", "0.6.3:v0", "--enable-chunked-prefill", "False"}, []string{"--vllm-version", "0.6.3:v0", "--no-enable-chunked-prefill"}},
+		{[]string{"--vllm-version", "0.8.4:v0", "--enable_chunked_prefill=true", "--port", "1"}, []string{"--vllm-version", "0.8.4:v0", "--enable-chunked-prefill", "--port", "1"}},
+		// A value StoreBoolean refuses, or a release whose flag takes none:
+		// left for the flag set to refuse, as vLLM does.
+		{[]string{"--vllm-version", "0.6.3:v0", "--enable-chunked-prefill", "no"}, []string{"--vllm-version", "0.6.3:v0", "--enable-chunked-prefill", "no"}},
+		{[]string{"--enable-chunked-prefill", "False"}, []string{"--enable-chunked-prefill", "False"}},
+	} {
+		if diff := cmp.Diff(tt.want, Engine{}.Respell(tt.in)); diff != "" {
+			t.Errorf("Respell(%q) (-want +got):\n%s", tt.in, diff)
+		}
+	}
+}
+
 // TestBuildServeReadsChunkedPrefill: a log's enable_chunked_prefill sets
 // the switch (False: Off, True: On) unless a flag was given; the engine
 // config line states the resolved value (vllm/config/vllm.py:2269 at
