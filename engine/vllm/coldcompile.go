@@ -162,8 +162,8 @@ func (sz *Sizing) coldCompileField() []engine.Field {
 }
 
 // coldCompileLabel is the ledger's line of the cold compile under
-// --compile-cache cold.
-const coldCompileLabel = "first-start torch.compile (--compile-cache cold)"
+// --compile-cache cold, within the label column (words.Width).
+const coldCompileLabel = "cold-start torch.compile"
 
 // chargesColdCompile reports whether the serve's ledger charges the cold
 // compile: --compile-cache cold on a serve that compiles in its profile,

@@ -285,3 +285,12 @@ func TestCompileCacheNote(t *testing.T) {
 		})
 	}
 }
+
+// TestColdCompileLabelFits: the ledger line's label is within the label
+// column, so that its figures line up with the other rows' (the first
+// label, 48 characters, pushed them 22 columns right).
+func TestColdCompileLabelFits(t *testing.T) {
+	if len(coldCompileLabel) > words.Width {
+		t.Errorf("%q: %d characters, the column holds %d", coldCompileLabel, len(coldCompileLabel), words.Width)
+	}
+}
