@@ -295,7 +295,7 @@ func TestPrefillLimits(t *testing.T) {
 // holds that length's batch fixed; the queries size again at
 // LongestStart, and say it is the longest that starts. The contract, by
 // the verdicts themselves: the serve as given starts at LongestStart and
-// is refused one token longer. Llama-3.1-8B (16.06 GB of bf16 weights) on
+// is refused one token longer. Llama-3.1-8B (14.99 GiB of bf16 weights) on
 // one L4 leaves no KV memory at 131,072 tokens, whose profile batch is
 // 131,072 tokens: nothing to estimate from, yet a shorter length starts;
 // at -tp 2 vLLM's estimate at 131,072 (LongestStarting, on the printed
