@@ -121,14 +121,8 @@ func (p *planSearch) Search(m *hub.Loaded, need engine.Need, sp engine.PlanSpace
 		out.Notes = append(out.Notes, fmt.Sprintf("each command pins the KV cache with --kv-cache-memory-bytes: the cache the util sizes less %v %% of the budget, in whole blocks, as a safety margin; vLLM then no longer sizes it by profiling, so memory membudget misses beyond that margin runs the device out of memory", sp.MarginPercent))
 	} else {
 		out.Notes = append(out.Notes, "each command sizes the KV cache by --gpu-memory-utilization, so vLLM's profiling stays in charge (--pin-kv-cache prints --kv-cache-memory-bytes instead)")
-		switch {
-		case p.compilation.Level == "0" || p.compilation.Mode == "0":
-			// Nothing compiles (coldcompile.go).
-		case p.coldCompile:
-			out.Notes = append(out.Notes, fmt.Sprintf("each command is sized for a first start with an empty torch.compile cache (--compile-cache cold): vLLM profiles the compile too and charges its scratch as activation, %s more a GPU, as on the cold starts logged (vLLM issues #54122, #54383, open)", engine.GiB(coldCompileBytes)))
-		default:
-			// coldcompile.go: the profile compiles on a first start.
-			out.Notes = append(out.Notes, fmt.Sprintf("each command is sized for a start whose torch.compile cache is filled: a first start with an empty one (a fresh pod without a kept VLLM_CACHE_ROOT) profiles the compile too, and vLLM charges its scratch as activation, about %s a GPU on the cold starts logged (vLLM issues #54122, #54383, open), so it holds that much less KV cache; --compile-cache cold sizes that start", engine.GiB(coldCompileBytes)))
+		if note := compileCacheNote(profile, p.compilation, p.coldCompile); note != "" {
+			out.Notes = append(out.Notes, note)
 		}
 	}
 	for _, d := range rows {

@@ -43,6 +43,17 @@ var (
 	chunkedOffKept = v0_14_0
 )
 
+// chunkedNegSpelled is the first release whose argparse takes
+// --no-enable-chunked-prefill: PR #16533 ("Improve configs -
+// SchedulerConfig", merged 2025-04-14, the day 0.8.4 was released, after
+// its commit dc1b4a6f1) built the flag from SchedulerConfig's bool field
+// with BooleanOptionalAction (vllm/engine/arg_utils.py get_kwargs at
+// e51929ebc). Before it the flag was a StoreBoolean taking an optional
+// value (arg_utils.py:784-790 at e51929ebc^: nargs "?", const "True"),
+// turned off as --enable-chunked-prefill False, and --no-enable-chunked-
+// prefill is not a flag: the printed launch line spells it so there.
+var chunkedNegSpelled = Version{0, 8, 5}
+
 // chunkedOffV1 says a serve on the V1 engine prefills without chunking:
 // --no-enable-chunked-prefill on a release that keeps it. On a release
 // that forces chunking it says false (the flag changes nothing); on one in

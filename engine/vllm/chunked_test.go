@@ -179,6 +179,45 @@ func TestChunkedPrefillCommand(t *testing.T) {
 	}
 }
 
+// TestChunkedPrefillOldSpelling: before PR #16533 (0.8.5) vLLM's
+// --enable-chunked-prefill was a StoreBoolean of an optional value, and
+// --no-enable-chunked-prefill no flag: the launch line turns it off as
+// --enable-chunked-prefill False there (0.8.4 and 0.6.3 under V0, 0.7.3
+// under V1), as --no-enable-chunked-prefill from 0.8.5; and that line
+// read back (Respell) turns it off again.
+func TestChunkedPrefillOldSpelling(t *testing.T) {
+	llama := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
+	for _, tt := range []struct {
+		spec, want string
+	}{
+		{"0.6.3:v0", " --enable-chunked-prefill False"},
+		{"0.7.3", " --enable-chunked-prefill False"},
+		{"0.8.4:v0", " --enable-chunked-prefill False"},
+		{"0.8.5:v0", " --no-enable-chunked-prefill"},
+		{"main", " --no-enable-chunked-prefill"},
+	} {
+		r, err := Resolve(Serve{MaxModelLen: 4096, ChunkedPrefill: engine.Off}, llama, testClass(false), mustProfile(tt.spec))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if line := Command("meta-llama/Llama-3.1-8B-Instruct", &r); !strings.HasSuffix(line, tt.want) {
+			t.Errorf("%s: %q, want it to end %q", tt.spec, line, tt.want)
+		}
+	}
+	for _, tt := range []struct{ in, want []string }{
+		{[]string{"--vllm-version", "0.6.3:v0", "--enable-chunked-prefill", "False"}, []string{"--vllm-version", "0.6.3:v0", "--no-enable-chunked-prefill"}},
+		{[]string{"--vllm-version", "0.8.4:v0", "--enable_chunked_prefill=true", "--port", "1"}, []string{"--vllm-version", "0.8.4:v0", "--enable-chunked-prefill", "--port", "1"}},
+		// A value StoreBoolean refuses, or a release whose flag takes none:
+		// left for the flag set to refuse, as vLLM does.
+		{[]string{"--vllm-version", "0.6.3:v0", "--enable-chunked-prefill", "no"}, []string{"--vllm-version", "0.6.3:v0", "--enable-chunked-prefill", "no"}},
+		{[]string{"--enable-chunked-prefill", "False"}, []string{"--enable-chunked-prefill", "False"}},
+	} {
+		if diff := cmp.Diff(tt.want, Engine{}.Respell(tt.in)); diff != "" {
+			t.Errorf("Respell(%q) (-want +got):\n%s", tt.in, diff)
+		}
+	}
+}
+
 // TestBuildServeReadsChunkedPrefill: a log's enable_chunked_prefill sets
 // the switch (False: Off, True: On) unless a flag was given; the engine
 // config line states the resolved value (vllm/config/vllm.py:2269 at
@@ -245,6 +284,43 @@ func TestPrefillLimits(t *testing.T) {
 			t.Errorf("%s: %v", tt.name, err)
 		case tt.errFlag != "" && (!errors.As(err, &se) || se.Flag != tt.errFlag):
 			t.Errorf("%s: got %v, want a refusal of --%s", tt.name, err, tt.errFlag)
+		}
+	}
+}
+
+// TestLongestStartFollowsBatch: under --no-enable-chunked-prefill with the
+// batched tokens left to vLLM, a shorter --max-model-len also shrinks the
+// profile's batch (max_model_len tokens), so the longest length the serve
+// as given starts is beyond vLLM's estimate at the refused length, which
+// holds that length's batch fixed; the queries size again at
+// LongestStart, and say it is the longest that starts. The contract, by
+// the verdicts themselves: the serve as given starts at LongestStart and
+// is refused one token longer. Llama-3.1-8B (14.99 GiB of bf16 weights) on
+// one L4 leaves no KV memory at 131,072 tokens, whose profile batch is
+// 131,072 tokens: nothing to estimate from, yet a shorter length starts;
+// at -tp 2 vLLM's estimate at 131,072 (LongestStarting, on the printed
+// line with its batch pinned) starts, and is not the longest.
+func TestLongestStartFollowsBatch(t *testing.T) {
+	for _, tp := range []uint64{1, 2} {
+		s := Serve{TensorParallelSize: tp, ChunkedPrefill: engine.Off}
+		sz := sizeShipped(t, "meta-llama__Llama-3.1-8B-Instruct", "l4", s)
+		longest, ok := sz.LongestStart()
+		if !ok || longest == 0 {
+			t.Fatalf("-tp %d: no longest start (capacity %+v)", tp, sz.Capacity())
+		}
+		if tp == 2 && longest <= sz.Capacity().LongestStarting {
+			t.Errorf("-tp 2: longest %d, not beyond the printed line's %d", longest, sz.Capacity().LongestStarting)
+		}
+		for _, l := range []struct {
+			n      uint64
+			starts bool
+		}{{longest, true}, {longest + 1, false}} {
+			at := s
+			at.MaxModelLen = l.n
+			got := sizeShipped(t, "meta-llama__Llama-3.1-8B-Instruct", "l4", at)
+			if ok, why := got.Starts(); ok != l.starts {
+				t.Errorf("-tp %d --max-model-len %d: starts %v (%s), want %v", tp, l.n, ok, why, l.starts)
+			}
 		}
 	}
 }

@@ -192,7 +192,7 @@ func (f *flagServe) registerModelled(fs *flag.FlagSet, given map[string]bool) {
 		fs.Var(&engine.SwitchFlag{V: &f.s.ChunkedPrefill, To: engine.On}, "enable-chunked-prefill", "vLLM's --enable-chunked-prefill (on by default for a generating model)")
 	}
 	if on("no-enable-chunked-prefill") {
-		fs.Var(&engine.SwitchFlag{V: &f.s.ChunkedPrefill, To: engine.Off}, "no-enable-chunked-prefill", "vLLM's --no-enable-chunked-prefill: a prompt is prefilled whole, so the batched tokens default to at least --max-model-len and may not be fewer (from 0.14.0; earlier V1 releases chunk regardless)")
+		fs.Var(&engine.SwitchFlag{V: &f.s.ChunkedPrefill, To: engine.Off}, "no-enable-chunked-prefill", "vLLM's --no-enable-chunked-prefill: a prompt is prefilled whole, so the batched tokens default to at least --max-model-len and may not be fewer (from 0.14.0; V1 up to 0.11.0 chunks regardless, and 0.11.1 to 0.13.x are refused unless --max-num-batched-tokens holds the length; before 0.8.5 vLLM spells it --enable-chunked-prefill False)")
 	}
 	if on("long-prefill-token-threshold") {
 		fs.Var(&countFlag{&f.s.LongPrefillTokenThreshold}, "long-prefill-token-threshold", "vLLM's --long-prefill-token-threshold: no memory, but vLLM refuses one above --max-model-len (from 0.28.0; before, under --max-num-partial-prefills above 1)")

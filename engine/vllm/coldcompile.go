@@ -162,8 +162,8 @@ func (sz *Sizing) coldCompileField() []engine.Field {
 }
 
 // coldCompileLabel is the ledger's line of the cold compile under
-// --compile-cache cold.
-const coldCompileLabel = "first-start torch.compile (--compile-cache cold)"
+// --compile-cache cold, within the label column (words.Width).
+const coldCompileLabel = "cold-start torch.compile"
 
 // chargesColdCompile reports whether the serve's ledger charges the cold
 // compile: --compile-cache cold on a serve that compiles in its profile,
@@ -200,4 +200,21 @@ func (r *Resolved) compileCacheJSON() string {
 		return "cold"
 	}
 	return ""
+}
+
+// compileCacheNote is plan's note on the torch.compile cache, "" where the
+// deployments compile nothing in their profile (the V0 engine, -O0 or
+// mode NONE: the same rule as [Resolved.compiles], so that the note says
+// what each deployment's report says). plan prints it only where vLLM
+// sizes the KV cache by profiling (not under --pin-kv-cache).
+func compileCacheNote(p Profile, c Compilation, cold bool) string {
+	r := Resolved{Profile: p}
+	r.Compilation = c
+	switch {
+	case !r.compiles():
+		return ""
+	case cold:
+		return fmt.Sprintf("each command is sized for a first start with an empty torch.compile cache (--compile-cache cold): vLLM profiles the compile too and charges its scratch as activation, %s more a GPU, as on the cold starts logged (vLLM issues #54122, #54383, open)", engine.GiB(coldCompileBytes))
+	}
+	return fmt.Sprintf("each command is sized for a start whose torch.compile cache is filled: a first start with an empty one (a fresh pod without a kept VLLM_CACHE_ROOT) profiles the compile too, and vLLM charges its scratch as activation, about %s a GPU on the cold starts logged (vLLM issues #54122, #54383, open), so it holds that much less KV cache; --compile-cache cold sizes that start", engine.GiB(coldCompileBytes))
 }

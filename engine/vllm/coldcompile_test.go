@@ -311,3 +311,44 @@ func TestColdCompileRow212(t *testing.T) {
 		t.Errorf("the compile takes %d blocks, vLLM's logs %d", warm.Blocks-cold.Blocks, loggedWarm-loggedCold)
 	}
 }
+
+// TestCompileCacheNote: plan's note on the compile cache follows the
+// report's rule (Resolved.compiles), so that no note names a first start's
+// compile where no deployment compiles. By hand: V0 compiles nothing by
+// default (0.8.5:v0); -O0 sets mode NONE; --compilation-config's mode
+// overrides -O, so -O0 with mode 3 compiles and mode 0 with -O3 does not.
+func TestCompileCacheNote(t *testing.T) {
+	v0 := mustProfile("0.8.5:v0")
+	const none, warm, cold = "", "each command is sized for a start whose torch.compile cache is filled", "each command is sized for a first start with an empty torch.compile cache"
+	for _, tc := range []struct {
+		name string
+		p    Profile
+		c    Compilation
+		cold bool
+		want string
+	}{
+		{"main default, warm", current, Compilation{}, false, warm},
+		{"main default, cold", current, Compilation{}, true, cold},
+		{"main -O0, cold", current, Compilation{Level: "0"}, true, none},
+		{"main mode 0 over -O3", current, Compilation{Level: "3", Mode: "0"}, true, none},
+		{"main mode 3 over -O0", current, Compilation{Level: "0", Mode: "3"}, true, cold},
+		{"V0, warm", v0, Compilation{}, false, none},
+		{"V0, cold", v0, Compilation{}, true, none},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := compileCacheNote(tc.p, tc.c, tc.cold)
+			if !strings.HasPrefix(got, tc.want) || (tc.want == "") != (got == "") {
+				t.Errorf("note = %q, want it to start %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestColdCompileLabelFits: the ledger line's label is within the label
+// column, so that its figures line up with the other rows' (the first
+// label, 48 characters, pushed them 22 columns right).
+func TestColdCompileLabelFits(t *testing.T) {
+	if len(coldCompileLabel) > words.Width {
+		t.Errorf("%q: %d characters, the column holds %d", coldCompileLabel, len(coldCompileLabel), words.Width)
+	}
+}

@@ -165,7 +165,11 @@ func Command(model string, r *Resolved) string {
 	case engine.On:
 		flag("enable-chunked-prefill")
 	case engine.Off:
-		flag("no-enable-chunked-prefill")
+		if r.Profile.Release.Less(chunkedNegSpelled) {
+			str("enable-chunked-prefill", "False")
+		} else {
+			flag("no-enable-chunked-prefill")
+		}
 	}
 	writeLoRAFlags(&b, r.LoRA)
 	writeCompilationFlags(&b, r.Compilation)

@@ -502,6 +502,13 @@ func (Engine) Respell(args []string) []string {
 			out = append(out, a) // "---", "-_": not a flag argparse reads
 			continue
 		}
+		if key == "enable-chunked-prefill" {
+			if v, n, ok := oldChunkedValue(args, i, hasValue, value); ok {
+				out = append(out, dashes+v)
+				i += n
+				continue
+			}
+		}
 		fl, _, ok := lookupFlag(key)
 		if hasValue {
 			if ok && isDotted {
@@ -533,6 +540,35 @@ func (Engine) Respell(args []string) []string {
 		}
 	}
 	return out
+}
+
+// oldChunkedValue reads --enable-chunked-prefill at args[i] as a release
+// before chunkedNegSpelled does: a StoreBoolean of an optional value, true
+// or false in any case (--enable-chunked-prefill False, =false), which
+// membudget's launch line prints there. It returns the switch's name for
+// that value, how many arguments after args[i] it took, and ok; ok false
+// where the release or the value is another's (a later release takes no
+// value: vLLM refuses one, and so does the flag set).
+func oldChunkedValue(args []string, i int, hasValue bool, value string) (string, int, bool) {
+	n := 0
+	if !hasValue && i+1 < len(args) {
+		value, n = args[i+1], 1
+	}
+	var on bool
+	switch strings.ToLower(value) {
+	case "true":
+		on = true
+	case "false":
+	default:
+		return "", 0, false
+	}
+	if !releaseOf(args).Release.Less(chunkedNegSpelled) {
+		return "", 0, false
+	}
+	if on {
+		return "enable-chunked-prefill", n, true
+	}
+	return "no-enable-chunked-prefill", n, true
 }
 
 // respelled returns dashes+key, and "="+value after it when hasValue: a

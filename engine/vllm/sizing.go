@@ -24,6 +24,10 @@ type Sizing struct {
 	plan     *budget.Plan
 	check    kvCheck
 	capacity Capacity
+	// longestGiven is, for a refused serve whose batched tokens follow
+	// its length, the longest length the serve as given starts (see
+	// [Sizing.LongestStart]); 0 otherwise.
+	longestGiven uint64
 	// pasted is what the command read beside the flags, for the report.
 	pasted engine.Pasted
 
@@ -78,7 +82,57 @@ func size(m *hub.Loaded, c budget.Class, s Serve, p Profile) (*Sizing, error) {
 	if !sz.capacity.Starts && sz.capacity.LongestStarting > 0 {
 		sz.capacity.LongestStarting = longestStarting(cp, sz.Serve.Serve, c, p, sz.capacity.LongestStarting)
 	}
+	if sz.lengthRefused() && sz.batchFollowsLength(s) {
+		sz.longestGiven = longestFollowing(cp, s, c, p, sz.capacity.LongestStarting, sz.Serve.MaxModelLen)
+	}
 	return sz, nil
+}
+
+// batchFollowsLength says the V1 serve s, as given, prefills without
+// chunking and leaves its batched tokens to vLLM, which raises them to
+// max_model_len (chunked.go wholePromptBatch; pooling.go
+// wholeSequenceBatch): a shorter length then also shrinks the profile's
+// batch, and the longest length s starts is beyond the one its printed
+// line (whose --max-num-batched-tokens pins the refused length's batch)
+// starts.
+func (sz *Sizing) batchFollowsLength(s Serve) bool {
+	return sz.Serve.Profile.Era == V1 && sz.Serve.ChunkedOff && s.MaxNumBatchedTokens == 0
+}
+
+// lengthRefused says vLLM refuses the serve for its length's sake: one
+// request of max_model_len does not fit the KV cache, or nothing is left
+// for the KV cache, which a shorter length whose batch shrinks with it
+// may leave; not for its Mamba state blocks or the device's free memory.
+func (sz *Sizing) lengthRefused() bool {
+	c := sz.capacity
+	return !c.Starts && !c.OverFree && !c.SeqsOverStateBlocks && (c.LongestStarting > 0 || c.AvailableBytes == 0)
+}
+
+// longestFollowing is the longest max_model_len the serve s, as given,
+// starts, between lo (the length its printed line starts, found by
+// longestStarting; 0 when none was found) and hi (the refused length),
+// each length compiled with s's settings, so that its batched tokens
+// follow the length as vLLM defaults them: it bisects, lo starting (or 0)
+// and hi refused, each checked; 0 when no length starts.
+func longestFollowing(cp *Compiler, s Serve, c budget.Class, p Profile, lo, hi uint64) uint64 {
+	starts := func(l uint64) bool {
+		t := s
+		t.MaxModelLen, t.AutoMaxModelLen = l, false
+		k, plan, err := cp.compile(t, c, p)
+		return err == nil && k.capacity(plan).Starts
+	}
+	if lo >= hi || lo > 0 && !starts(lo) {
+		return 0
+	}
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		if starts(mid) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
 }
 
 // longestStarting checks est, the longest max_model_len vLLM's check
@@ -170,9 +224,18 @@ var _ engine.LongestStarter = (*Sizing)(nil)
 // [Capacity.LongestStarting]) when the serve is refused because one
 // request of --max-model-len does not fit the KV cache, ok false for
 // any other refusal or none: the Mamba state blocks, or no memory left
-// for the KV cache at all.
+// for the KV cache at all. Where the batched tokens follow the length
+// (--no-enable-chunked-prefill with --max-num-batched-tokens left to
+// vLLM, batchFollowsLength) it is the longest the serve as given starts,
+// which the queries size again, also where nothing was left for the KV
+// cache at the refused length: vLLM's estimate, made at the refused
+// length's batch, is short of it (Llama-3.1-8B at -tp 2 on an L4: 49,296
+// estimated at 131,072 tokens, 93,150 starting with its own batch).
 func (sz *Sizing) LongestStart() (uint64, bool) {
 	c := sz.capacity
+	if sz.longestGiven > 0 {
+		return sz.longestGiven, true
+	}
 	if c.Starts || c.OverFree || c.AvailableBytes == 0 || c.LongestStarting == 0 {
 		return 0, false
 	}
