@@ -48,8 +48,9 @@ var nodesCites = map[string][2]string{
 // release's rule turns FlashInfer's all-reduce fusion on only at one node
 // (see [arFusionRules]); a tensor-parallel group across nodes makes no
 // custom all-reduce (distributed/device_communicators/custom_all_reduce.py:
-// 83-89 at v0.5.6.post2 and v0.5.7), which [DistInitBytes] keeps, high by
-// its buffers; the rest (each node's share of the ranks,
+// 83-89 at v0.5.6.post2 and v0.5.7), which [DistInitBytes]' figure for
+// the class's link stands for (the NVLink one measured with them, high by
+// their few MiB; the PCIe ones without); the rest (each node's share of the ranks,
 // entrypoints/engine.py:812-823; EPLB's per-node experts, refused with
 // --enable-eplb) places ranks without changing what each holds.
 //
