@@ -188,7 +188,8 @@ func TestPeaksForVersions(t *testing.T) {
 // TestProfilePeakOfLlama8B: the activation peak vLLM 0.19 logs for
 // Llama-3.1-8B on H100 at its defaults (rows 139-151: 1.89 GiB) is the
 // sampler's: 8192 x 4096 x 2 kept hidden states + 1024 x 128256 x 14 +
-// 132 x 128256 x 4 + 52 MiB = 2028032000 B (1.889 GiB), above the forward
+// 132 x 128256 x 4 (the Triton buffer: min(next_pow2(1024), the class's
+// 132 SMs) rows) + 52 MiB = 2028032000 B (1.889 GiB), above the forward
 // pass's 8192 x 118784 B + 52 MiB. The first of two pipeline stages (row
 // 146, 16 layers) holds the forward pass alone.
 func TestProfilePeakOfLlama8B(t *testing.T) {
