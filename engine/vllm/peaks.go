@@ -228,14 +228,18 @@ func samplerBytesPerLogit(s samplerRule, dtypeBytes uint64) uint64 {
 // kernel caches for the profile's dummy sampler: vLLM allocates
 // min(next_power_of_2(min(num_sm, batch)), num_sm) rows of the vocabulary
 // and keeps them in _TRITON_BUFFER_CACHE (vllm/v1/sample/ops/
-// topk_topp_triton.py:906-915 at main d18bb7b; the same lines since the
+// topk_topp_triton.py:906-915 at main d18bb7b; the rule unchanged since the
 // kernel came in, PR #33538, merged 2026-02-17: 0.17.0), which is
 // min(next_pow2(batch), num_sm): below num_sm the two agree, above it both
 // are num_sm. batch is the dummy sampler's rows, min(max_num_seqs,
 // max_num_batched_tokens) (gpu_model_runner.py _dummy_run's num_reqs,
 // :6017, whose last tokens _dummy_sampler_run samples, :6352). num_sm is
-// the device's multi_processor_count (vllm/platforms num_compute_units,
-// PR #35042), smCount here (the class's sm_count). A class without
+// the device's multi_processor_count, read directly at first and through
+// num_compute_units since PR #35042 (vllm/platforms/cuda.py:682-683; the
+// CU count on ROCm): smCount here, the class's sm_count. The buffer is
+// float32 whatever the model's dtype: the kernel asserts float32 logits
+// (:881); PR #48641, merged 2026-07-17, made the buffer float32 beside
+// bf16 logits and was reverted four days later (#49033). A class without
 // sm_count is charged next_pow2(batch), the rule's bound whatever the
 // device: the buffer never has more rows.
 func tritonBufferRows(batch, smCount uint64) uint64 {
