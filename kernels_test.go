@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"membudget"
 	"membudget/budget"
 	"membudget/internal/observed"
@@ -281,5 +283,38 @@ func TestAbsentDevices(t *testing.T) {
 		if msg := err.Error(); !strings.Contains(msg, tt.device) || !strings.Contains(msg, tt.why) {
 			t.Errorf("Load(%q) = %q, want it to name %q and %q", tt.name, msg, tt.device, tt.why)
 		}
+	}
+}
+
+// TestShippedSMCounts pins every shipped class's sm_count (vLLM's Triton
+// top-k/top-p buffer is capped at it, engine/vllm tritonBufferRows) to its
+// provenance: NVIDIA's CUDA cores / 128 a SM on Ampere GA10x, Ada, Hopper
+// and Blackwell (64 on Turing's T4), the SMs of the architecture tables
+// for A100 and V100, AMD's compute units; the full die where the enabled
+// count is not published (a10g: GA102's 84; h20: GH100's 144; the B300,
+// GB200 and GB300: Blackwell's 160).
+func TestShippedSMCounts(t *testing.T) {
+	want := map[string]uint64{
+		"a10": 9216 / 128, "a100-40g": 108, "a100-80g": 108, "a10g": 84, "a40": 10752 / 128,
+		"b200": 148, "b300": 160, "gb10": 6144 / 128, "gb200": 160, "gb300": 160,
+		"gh200": 132, "h100-nvl": 16896 / 128, "h100-pcie-80g": 14592 / 128, "h100-sxm-80g": 16896 / 128, "h20": 144,
+		"h200": 132, "h200-nvl": 132, "jetson-agx-orin-32g": 1792 / 128, "jetson-agx-orin-64g": 2048 / 128, "jetson-thor": 2560 / 128,
+		"l20": 11776 / 128, "l4": 7424 / 128, "l40": 18176 / 128, "l40s": 18176 / 128,
+		"mi250": 220 / 2, "mi300x": 304, "mi325x": 304, "mi355x": 256,
+		"rtx-3090": 10496 / 128, "rtx-3090-ti": 10752 / 128, "rtx-4080": 9728 / 128, "rtx-4090": 16384 / 128, "rtx-4090-48g": 16384 / 128,
+		"rtx-5000-ada": 12800 / 128, "rtx-5070-ti": 8960 / 128, "rtx-5080": 10752 / 128, "rtx-5090": 21760 / 128,
+		"rtx-6000-ada": 18176 / 128, "rtx-a6000": 10752 / 128, "rtx-pro-6000": 24064 / 128,
+		"tesla-t4": 2560 / 64, "v100-32g": 5120 / 64,
+	}
+	classes, err := membudget.Kernels().LoadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]uint64{}
+	for _, c := range classes {
+		got[c.Name] = c.Device.SMCount
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("sm_count (-want +got):\n%s", diff)
 	}
 }

@@ -25,7 +25,18 @@ type Device struct {
 	// Interconnect is how the GPUs of one node reach each other: it decides
 	// the collectives' buffers under tensor parallelism.
 	Interconnect Interconnect
+	// SMCount is the streaming multiprocessors (AMD: compute units) the
+	// device runs, as torch's multi_processor_count reports them: engines
+	// size per-SM buffers by it (vLLM's Triton top-k/top-p buffer). 0 when
+	// the class does not say (sm_count is optional), and an engine then
+	// charges its rule's bound without it.
+	SMCount uint64
 }
+
+// MaxSMCount bounds a class's sm_count: the largest device of 2026 runs 304
+// (MI300X and MI325X compute units; NVIDIA's largest, the RTX PRO 6000, 188
+// SMs), and a count beyond 4096 is a typo, not a device.
+const MaxSMCount = 4096
 
 // Plausible bounds of a device's memory_bytes: no accelerator an engine
 // serves on has less than 1 GiB or more than 2 TiB (the largest of 2026,
@@ -45,6 +56,8 @@ type Provenance struct {
 	Unified              string
 	UtilCeiling          string
 	Interconnect         string
+	// SMCount is empty when the class gives no sm_count.
+	SMCount string
 }
 
 // Class is one device class: its name and the three tables of its
@@ -168,6 +181,7 @@ type deviceTable struct {
 	ComputeCapability text      `toml:"compute_capability"`
 	MemoryBytes       byteCount `toml:"memory_bytes"`
 	Interconnect      text      `toml:"interconnect"`
+	SMCount           byteCount `toml:"sm_count"` // a count, not bytes: the same non-negative integer check
 }
 
 type memoryTable struct {
@@ -185,6 +199,7 @@ type provenanceTable struct {
 	Unified              text `toml:"unified"`
 	UtilCeiling          text `toml:"util_ceiling"`
 	Interconnect         text `toml:"interconnect"`
+	SMCount              text `toml:"sm_count"`
 }
 
 type hardwareFile struct {
@@ -200,6 +215,14 @@ var schema = map[string][]string{
 	"device":     {"name", "vendor", "compute_capability", "memory_bytes", "interconnect"},
 	"memory":     {"driver_fixed_bytes", "driver_budget_per_mille", "unified", "util_ceiling"},
 	"provenance": {"memory_bytes", "compute_capability", "driver_fixed_bytes", "driver_budget_per_mille", "unified", "util_ceiling", "interconnect"},
+}
+
+// optional lists, per table, the keys a file may hold or leave out. sm_count
+// came after the first classes were written: a user's class without it still
+// reads, and the engines charge their per-SM buffers' bound instead.
+var optional = map[string][]string{
+	"device":     {"sm_count"},
+	"provenance": {"sm_count"},
 }
 
 var tableOrder = []string{"device", "memory", "provenance"}
@@ -258,7 +281,7 @@ func ParseClass(name, path, hardwareTOML string) (Class, error) {
 	}
 	c := Class{
 		Name:   name,
-		Device: Device{Name: string(f.Device.Name), Silicon: silicon, MemoryBytes: uint64(f.Device.MemoryBytes), Interconnect: link},
+		Device: Device{Name: string(f.Device.Name), Silicon: silicon, MemoryBytes: uint64(f.Device.MemoryBytes), Interconnect: link, SMCount: uint64(f.Device.SMCount)},
 		Memory: terms,
 		Provenance: Provenance{
 			MemoryBytes:          string(f.Provenance.MemoryBytes),
@@ -268,6 +291,7 @@ func ParseClass(name, path, hardwareTOML string) (Class, error) {
 			Unified:              string(f.Provenance.Unified),
 			UtilCeiling:          string(f.Provenance.UtilCeiling),
 			Interconnect:         string(f.Provenance.Interconnect),
+			SMCount:              string(f.Provenance.SMCount),
 		},
 	}
 	if strings.TrimSpace(c.Device.Name) == "" {
@@ -276,6 +300,17 @@ func ParseClass(name, path, hardwareTOML string) (Class, error) {
 	if m := c.Device.MemoryBytes; m < MinMemoryBytes || m > MaxMemoryBytes {
 		errs = append(errs, &FileError{Path: path, Table: "device", Key: "memory_bytes",
 			Detail: fmt.Sprintf("%d bytes is not an accelerator's memory (want %d to %d: 1 GiB to 2 TiB)", m, uint64(MinMemoryBytes), uint64(MaxMemoryBytes))})
+	}
+	// sm_count and its provenance come together or not at all.
+	hasSM, hasSMWhy := md.IsDefined("device", "sm_count"), md.IsDefined("provenance", "sm_count")
+	switch {
+	case hasSM && (c.Device.SMCount == 0 || c.Device.SMCount > MaxSMCount):
+		errs = append(errs, &FileError{Path: path, Table: "device", Key: "sm_count",
+			Detail: fmt.Sprintf("%d is not a device's SM count (want 1 to %d)", c.Device.SMCount, uint64(MaxSMCount))})
+	case hasSM && !hasSMWhy:
+		errs = append(errs, &FileError{Path: path, Table: "provenance", Key: "sm_count", Detail: "missing: [device] gives sm_count, so its provenance must say where it comes from"})
+	case !hasSM && hasSMWhy:
+		errs = append(errs, &FileError{Path: path, Table: "device", Key: "sm_count", Detail: "missing: [provenance] explains an sm_count that [device] does not give"})
 	}
 	if c.Memory.DriverFixedBytes > MaxDriverFixedBytes {
 		errs = append(errs, &FileError{Path: path, Table: "memory", Key: "driver_fixed_bytes",
@@ -289,7 +324,11 @@ func ParseClass(name, path, hardwareTOML string) (Class, error) {
 		{"unified", c.Provenance.Unified},
 		{"util_ceiling", c.Provenance.UtilCeiling},
 		{"interconnect", c.Provenance.Interconnect},
+		{"sm_count", c.Provenance.SMCount},
 	} {
+		if p.key == "sm_count" && !hasSMWhy {
+			continue
+		}
 		if strings.TrimSpace(p.v) == "" {
 			errs = append(errs, &FileError{Path: path, Table: "provenance", Key: p.key, Detail: "must say where the number comes from"})
 		}
@@ -370,10 +409,13 @@ func checkTable(path string, md toml.MetaData, table string, required bool) erro
 			continue
 		}
 		// A dotted key (x.y = 1) is reported by its first part, once.
-		if len(k) > 2 || !slices.Contains(want, k[1]) {
+		if len(k) > 2 || !slices.Contains(want, k[1]) && !slices.Contains(optional[table], k[1]) {
 			reported[k[1]] = true
-			errs = append(errs, &FileError{Path: path, Table: table, Key: k[1],
-				Detail: fmt.Sprintf("unknown key; [%s] holds exactly %s", table, strings.Join(want, ", "))})
+			detail := fmt.Sprintf("unknown key; [%s] holds exactly %s", table, strings.Join(want, ", "))
+			if o := optional[table]; len(o) > 0 {
+				detail += fmt.Sprintf(" (and optionally %s)", strings.Join(o, ", "))
+			}
+			errs = append(errs, &FileError{Path: path, Table: table, Key: k[1], Detail: detail})
 		}
 	}
 	for _, k := range want {

@@ -56,6 +56,30 @@ func TestParseClassValid(t *testing.T) {
 	}
 }
 
+// withSM returns validFile with sm_count = count in [device] and its
+// provenance why.
+func withSM(t *testing.T, count, why string) string {
+	t.Helper()
+	doc := strings.Replace(validFile, "interconnect = \"nvlink\"\n", "interconnect = \"nvlink\"\nsm_count = "+count+"\n", 1)
+	return strings.Replace(doc, "interconnect = \"f\"\n", "interconnect = \"f\"\nsm_count = "+why+"\n", 1)
+}
+
+func TestParseClassSMCount(t *testing.T) {
+	// The optional key read through: 132 SMs, with its provenance.
+	got, err := ParseClass("test", ClassPath("test"), withSM(t, "132", `"g"`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([2]any{uint64(132), "g"}, [2]any{got.Device.SMCount, got.Provenance.SMCount}); diff != "" {
+		t.Errorf("sm_count (-want +got):\n%s", diff)
+	}
+	// Left out: 0, and no provenance asked for.
+	got, err = ParseClass("test", ClassPath("test"), validFile)
+	if err != nil || got.Device.SMCount != 0 {
+		t.Errorf("without sm_count: SMCount %d, err %v; want 0, nil", got.Device.SMCount, err)
+	}
+}
+
 func TestParseClassErrors(t *testing.T) {
 	const p = "kernels/test/HARDWARE.toml"
 	tests := []struct {
@@ -93,9 +117,9 @@ func TestParseClassErrors(t *testing.T) {
 		{"unknown memory key", edit(t, "unified = false\n", "unified = false\nswap_bytes = 1\n"), "",
 			p + " [memory]: swap_bytes: unknown key; [memory] holds exactly driver_fixed_bytes, driver_budget_per_mille, unified, util_ceiling"},
 		{"unknown device key", edit(t, "name = \"Test GPU\"\n", "name = \"Test GPU\"\nsm = 90\n"), "",
-			p + " [device]: sm: unknown key; [device] holds exactly name, vendor, compute_capability, memory_bytes, interconnect"},
+			p + " [device]: sm: unknown key; [device] holds exactly name, vendor, compute_capability, memory_bytes, interconnect (and optionally sm_count)"},
 		{"unknown provenance key", edit(t, "unified = \"d\"\n", "unified = \"d\"\nnote = \"x\"\n"), "",
-			p + " [provenance]: note: unknown key; [provenance] holds exactly memory_bytes, compute_capability, driver_fixed_bytes, driver_budget_per_mille, unified, util_ceiling, interconnect"},
+			p + " [provenance]: note: unknown key; [provenance] holds exactly memory_bytes, compute_capability, driver_fixed_bytes, driver_budget_per_mille, unified, util_ceiling, interconnect (and optionally sm_count)"},
 		{"unknown table", validFile + "[extra]\nx = 1\n", "",
 			p + ": extra: unknown key or table; the file holds [device], [memory] and [provenance]"},
 		{"upper-case key", edit(t, "driver_fixed_bytes = 536870912", "DRIVER_FIXED_BYTES = 536870912"),
@@ -162,6 +186,18 @@ func TestParseClassErrors(t *testing.T) {
 			p + " [provenance]: interconnect: missing (every key is required; there is no default)"},
 		{"empty provenance", edit(t, `util_ceiling = "e"`, `util_ceiling = ""`), "",
 			p + " [provenance]: util_ceiling: must say where the number comes from"},
+		{"sm_count without provenance", edit(t, "interconnect = \"nvlink\"\n", "interconnect = \"nvlink\"\nsm_count = 132\n"), "every number has a provenance",
+			p + " [provenance]: sm_count: missing: [device] gives sm_count, so its provenance must say where it comes from"},
+		{"sm_count provenance without the count", edit(t, "interconnect = \"f\"\n", "interconnect = \"f\"\nsm_count = \"g\"\n"), "",
+			p + " [device]: sm_count: missing: [provenance] explains an sm_count that [device] does not give"},
+		{"sm_count zero", withSM(t, "0", `"g"`), "no device runs without an SM",
+			p + " [device]: sm_count: 0 is not a device's SM count (want 1 to 4096)"},
+		{"sm_count past the bound", withSM(t, "4097", `"g"`), "MaxSMCount is 4096",
+			p + " [device]: sm_count: 4097 is not a device's SM count (want 1 to 4096)"},
+		{"sm_count negative", withSM(t, "-1", `"g"`), "",
+			p + " [device]: sm_count: must be a non-negative integer, got -1 (line 7, column 12)"},
+		{"sm_count empty provenance", withSM(t, "132", `""`), "",
+			p + " [provenance]: sm_count: must say where the number comes from"},
 		{"ceiling leaves no room", edit(t, "util_ceiling = 0.95", "util_ceiling = 1.0"), "the class must run at its own ceiling: 536870912 + 85899345920/1000*2 = 708669602",
 			p + " [memory]: util_ceiling: 1 leaves no room for the driver: budget 85899345920 + driver 708669602 = 86608015522 bytes > memory_bytes 85899345920"},
 	}

@@ -61,17 +61,19 @@ func parseShippedConfig(t testing.TB, name string) *model.Arch {
 // hopper is Hopper silicon, compute capability 9.0.
 var hopper = budget.Silicon{Vendor: budget.NVIDIA, Major: 9}
 
-// testClass is a discrete 80 GiB Hopper class with round numbers.
+// testClass is a discrete 80 GiB Hopper class with round numbers, and the
+// H100 SXM's 132 SMs (kernels/h100-sxm-80g).
 func testClass(unified bool) budget.Class {
 	return budget.Class{
 		Name:   "test-80g",
-		Device: budget.Device{Name: "Test 80GB", Silicon: hopper, MemoryBytes: 80 << 30, Interconnect: budget.NVLink},
+		Device: budget.Device{Name: "Test 80GB", Silicon: hopper, MemoryBytes: 80 << 30, Interconnect: budget.NVLink, SMCount: 132},
 		Memory: budget.DriverTerms{DriverFixedBytes: 512 << 20, DriverBudgetPerMille: 2, Unified: unified, UtilCeiling: 0.95},
 	}
 }
 
-// bigClass is a 1 TiB Hopper class whose every budget fits.
-var bigClass = budget.Class{Name: "big", Device: budget.Device{Name: "Big", Silicon: hopper, MemoryBytes: 1 << 40, Interconnect: budget.NVLink},
+// bigClass is a 1 TiB Hopper class whose every budget fits, with the H100
+// SXM's 132 SMs.
+var bigClass = budget.Class{Name: "big", Device: budget.Device{Name: "Big", Silicon: hopper, MemoryBytes: 1 << 40, Interconnect: budget.NVLink, SMCount: 132},
 	Memory: budget.DriverTerms{UtilCeiling: 1}}
 
 // trusting is s with --trust-remote-code where a's config needs it

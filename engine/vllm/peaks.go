@@ -1,6 +1,8 @@
 package vllm
 
 import (
+	"math/bits"
+
 	"membudget/budget"
 	"membudget/model"
 )
@@ -73,12 +75,6 @@ const (
 	// whose peak is the forward pass, leave +0.004 GiB each, within the
 	// log's rounding.
 	profileResidualV0 = 0
-	// tritonBufferRows is the rows of the Triton sampler's cached buffer:
-	// min(num_sm, batch), rounded up to a power of two and capped at
-	// num_sm. 132 is the H100 SXM's SM count, the device of every row that
-	// logs a 0.17+ activation peak; other devices differ by a few tens of
-	// rows, 0.01 GiB at a 128k vocabulary.
-	tritonBufferRows = 132
 	// nonTorchV1 is V1's non-torch growth on one GPU up to 0.17: row 64
 	// (0.11) logs 0.13 GiB.
 	nonTorchV1 = 133 << 20
@@ -228,6 +224,44 @@ func samplerBytesPerLogit(s samplerRule, dtypeBytes uint64) uint64 {
 	return b + sortScratchBytesPerLogit
 }
 
+// tritonBufferRows is the rows of the float32 buffer the Triton top-k/top-p
+// kernel caches for the profile's dummy sampler: vLLM allocates
+// min(next_power_of_2(min(num_sm, batch)), num_sm) rows of the vocabulary
+// and keeps them in _TRITON_BUFFER_CACHE (vllm/v1/sample/ops/
+// topk_topp_triton.py:906-915 at main d18bb7b; the rule unchanged since the
+// kernel came in, PR #33538, merged 2026-02-17: 0.17.0), which is
+// min(next_pow2(batch), num_sm): below num_sm the two agree, above it both
+// are num_sm. batch is the dummy sampler's rows, min(max_num_seqs,
+// max_num_batched_tokens) (gpu_model_runner.py _dummy_run's num_reqs,
+// :6017, whose last tokens _dummy_sampler_run samples, :6352). num_sm is
+// the device's multi_processor_count, read directly at first and through
+// num_compute_units since PR #35042 (vllm/platforms/cuda.py:682-683; the
+// CU count on ROCm): smCount here, the class's sm_count. The buffer is
+// float32 whatever the model's dtype: the kernel asserts float32 logits
+// (:881); PR #48641, merged 2026-07-17, made the buffer float32 beside
+// bf16 logits and was reverted four days later (#49033). A class without
+// sm_count is charged next_pow2(batch), the rule's bound whatever the
+// device: the buffer never has more rows.
+func tritonBufferRows(batch, smCount uint64) uint64 {
+	rows := nextPow2(batch)
+	if smCount > 0 {
+		rows = min(rows, smCount)
+	}
+	return rows
+}
+
+// nextPow2 is the least power of two at least n (1 for n <= 1), as Triton's
+// next_power_of_2; saturating at 1<<63.
+func nextPow2(n uint64) uint64 {
+	if n <= 1 {
+		return 1
+	}
+	if n > 1<<63 {
+		return 1 << 63
+	}
+	return 1 << bits.Len64(n-1)
+}
+
 // samplerLogitsBytes is the logits the dummy sampler holds on one rank:
 // reqs rows of the padded vocabulary at the rule's bytes per logit. Under
 // batch-sharded sampling (the V2 runner from 0.29.0, PR #50465) the ranks
@@ -337,7 +371,7 @@ func peakItemsAt(a *model.Arch, r *Resolved, st model.Sharding, perToken uint64,
 		}
 		sampler := budget.SatAdd(held, samplerLogitsBytes(r.Profile, rule, reqs, vocab, tp, d))
 		if rule == tritonSampler {
-			sampler = budget.SatAdd(sampler, budget.SatMul(tritonBufferRows, budget.SatMul(vocab, 4)))
+			sampler = budget.SatAdd(sampler, budget.SatMul(tritonBufferRows(reqs, r.SMCount), budget.SatMul(vocab, 4)))
 		}
 		sampler = budget.SatAdd(sampler, specSamplerBytes(r, reqs, vocab))
 		items = append(items, budget.Item{Name: "sampler_logits", Term: budget.TermSampler,

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
 
 	"membudget/budget"
 	"membudget/model"
@@ -187,7 +188,8 @@ func TestPeaksForVersions(t *testing.T) {
 // TestProfilePeakOfLlama8B: the activation peak vLLM 0.19 logs for
 // Llama-3.1-8B on H100 at its defaults (rows 139-151: 1.89 GiB) is the
 // sampler's: 8192 x 4096 x 2 kept hidden states + 1024 x 128256 x 14 +
-// 132 x 128256 x 4 + 52 MiB = 2028032000 B (1.889 GiB), above the forward
+// 132 x 128256 x 4 (the Triton buffer: min(next_pow2(1024), the class's
+// 132 SMs) rows) + 52 MiB = 2028032000 B (1.889 GiB), above the forward
 // pass's 8192 x 118784 B + 52 MiB. The first of two pipeline stages (row
 // 146, 16 layers) holds the forward pass alone.
 func TestProfilePeakOfLlama8B(t *testing.T) {
@@ -302,4 +304,45 @@ func TestGraphEstimateCounts(t *testing.T) {
 	if got := graphBytes(&r.Serve, r.Serve.Stages[0], 118784); got != want {
 		t.Errorf("256 sequences: %d, want %d", got, want)
 	}
+}
+
+func TestTritonBufferRows(t *testing.T) {
+	// vLLM allocates min(next_pow2(min(num_sm, batch)), num_sm) rows
+	// (topk_topp_triton.py:906-915 at d18bb7b); by hand for each case.
+	tests := []struct {
+		name            string
+		batch, sm, want uint64
+	}{
+		{"rows 322-323: 16 sequences on an L40", 16, 142, 16},      // next_pow2(min(142, 16)) = 16 <= 142
+		{"row 240: 32 sequences on an RTX PRO 6000", 32, 188, 32},  // 32 is a power of two, under 188
+		{"rounded up below the SMs", 100, 132, 128},                // next_pow2(100) = 128 <= 132
+		{"rounded up past the SMs, capped", 130, 132, 132},         // next_pow2(130) = 256 > 132: 132
+		{"more sequences than SMs", 1024, 132, 132},                // min(132, 1024) = 132, next_pow2 256, capped: 132
+		{"MI300X's compute units", 512, 304, 304},                  // next_pow2(min(304, 512) = 304) = 512 > 304: 304
+		{"one sequence", 1, 108, 1},                                // next_pow2(1) = 1
+		{"no sm_count: the bound next_pow2(batch)", 1000, 0, 1024}, // the rule never allocates more than next_pow2(batch)
+		{"no sm_count, a power of two", 256, 0, 256},
+	}
+	for _, tt := range tests {
+		if got := tritonBufferRows(tt.batch, tt.sm); got != tt.want {
+			t.Errorf("%s: tritonBufferRows(%d, %d) = %d, want %d", tt.name, tt.batch, tt.sm, got, tt.want)
+		}
+	}
+}
+
+func TestTritonBufferRowsProperties(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		batch := rapid.Uint64Range(1, 1<<20).Draw(t, "batch")
+		sm := rapid.Uint64Range(1, 4096).Draw(t, "sm")
+		got := tritonBufferRows(batch, sm)
+		// vLLM's own form: min(next_pow2(min(sm, batch)), sm).
+		if want := min(nextPow2(min(sm, batch)), sm); got != want {
+			t.Fatalf("tritonBufferRows(%d, %d) = %d, vLLM's form %d", batch, sm, got, want)
+		}
+		// Enough rows for the kernel's programs, min(sm, batch), and never
+		// more than the bound without an SM count.
+		if got < min(sm, batch) || got > tritonBufferRows(batch, 0) {
+			t.Fatalf("tritonBufferRows(%d, %d) = %d out of [%d, %d]", batch, sm, got, min(sm, batch), tritonBufferRows(batch, 0))
+		}
+	})
 }

@@ -160,6 +160,11 @@ type Resolved struct {
 	// on the class's interconnect (see [Resolved.resolveCollectives]).
 	Collectives Collectives
 
+	// SMCount is the class's SMs (budget.Device.SMCount): what the Triton
+	// top-k/top-p buffer's rows are capped at (tritonBufferRows); 0 when
+	// the class does not say.
+	SMCount uint64
+
 	// EncoderTokens is an encoder-decoder model's max_source_positions:
 	// the encoder tokens a request cross-attends to (encdec.go); 0 for
 	// any other model.
@@ -210,6 +215,7 @@ func resolveCounted(s Serve, a *model.Arch, c budget.Class, p Profile, states, a
 	r := Resolved{Serve: s, Profile: p, Sources: make(Sources, 0, 12)}
 	def := r.Sources.Set
 	r.stateLayersPlus1, r.attentionLayers = states+1, attention
+	r.SMCount = c.Device.SMCount
 
 	if err := r.resolveMemory(c, def); err != nil {
 		return Resolved{}, err

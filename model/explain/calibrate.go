@@ -125,6 +125,12 @@ func Calibrate(src *Source, base budget.Class, name string, tp uint64) (Calibrat
 	prov.Unified = fmt.Sprintf("%t, %s.", base.Memory.Unified, estimate)
 	prov.Interconnect = fmt.Sprintf("%s, %s.", base.Device.Interconnect, estimate)
 	cal.Copied = append(cal.Copied, "driver_budget_per_mille", "unified", "interconnect")
+	if base.Device.SMCount > 0 {
+		// The optional SM count: a startup log does not state it, and
+		// without it the engines charge their per-SM buffers' bound.
+		prov.SMCount = fmt.Sprintf("%d, %s.", base.Device.SMCount, estimate)
+		cal.Copied = append(cal.Copied, "sm_count")
+	}
 
 	// util_ceiling: the base's, or the util the log ran at when higher.
 	c.Memory.UtilCeiling = base.Memory.UtilCeiling
@@ -224,13 +230,20 @@ func classTOML(c budget.Class, src *Source, total logs.Figure) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Device class %s: calibrated by `membudget explain --calibrate` from the startup log %s\n", c.Name, oneLine(src.Name))
 	fmt.Fprintf(&b, "# (device total on line %d); keys whose provenance says \"an estimate\" are copied from another class.\n\n", total.Line)
-	fmt.Fprintf(&b, "[device]\nname = %s\nvendor = %s\ncompute_capability = %s\nmemory_bytes = %d\ninterconnect = %s\n\n",
+	fmt.Fprintf(&b, "[device]\nname = %s\nvendor = %s\ncompute_capability = %s\nmemory_bytes = %d\ninterconnect = %s\n",
 		tomlString(c.Device.Name), tomlString(string(c.Device.Silicon.Vendor)), tomlString(c.Device.Silicon.String()), c.Device.MemoryBytes, tomlString(string(c.Device.Interconnect)))
+	if c.Device.SMCount > 0 {
+		fmt.Fprintf(&b, "sm_count = %d\n", c.Device.SMCount)
+	}
+	b.WriteString("\n")
 	fmt.Fprintf(&b, "[memory]\ndriver_fixed_bytes = %d\ndriver_budget_per_mille = %d\nunified = %t\nutil_ceiling = %s\n\n",
 		c.Memory.DriverFixedBytes, c.Memory.DriverBudgetPerMille, c.Memory.Unified, formatUtil(c.Memory.UtilCeiling))
 	p := c.Provenance
 	fmt.Fprintf(&b, "[provenance]\nmemory_bytes = %s\ncompute_capability = %s\ndriver_fixed_bytes = %s\ndriver_budget_per_mille = %s\nunified = %s\nutil_ceiling = %s\ninterconnect = %s\n",
 		tomlString(p.MemoryBytes), tomlString(p.ComputeCapability), tomlString(p.DriverFixedBytes), tomlString(p.DriverBudgetPerMille), tomlString(p.Unified), tomlString(p.UtilCeiling), tomlString(p.Interconnect))
+	if c.Device.SMCount > 0 {
+		fmt.Fprintf(&b, "sm_count = %s\n", tomlString(p.SMCount))
+	}
 	return b.String()
 }
 
