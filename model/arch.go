@@ -156,6 +156,16 @@ type VisionTower struct {
 	// Standardize is Gemma 4's learned std_bias and std_scale, one vector
 	// of Hidden each (vision_config standardize).
 	Standardize bool
+	// BidirectionalVision says the language model attends both ways
+	// within an image's or video's tokens: Gemma 4's text_config
+	// use_bidirectional_attention "vision", which vLLM reads as
+	// is_mm_prefix_lm (vllm/transformers_utils/model_arch_config_convertor.py:
+	// 695-701 at d18bb7b). False for every other tower.
+	BidirectionalVision bool
+	// AudioConfig says the config carries an audio_config (a non-null
+	// one): Gemma 4's E2B and E4B, whose audio items' tokens come from the
+	// processor (audio_seq_length), which membudget does not read.
+	AudioConfig bool
 	// ConfigLayers and ConfigHidden are what transformers' vision config
 	// object holds as num_hidden_layers and hidden_size, as written or by
 	// its class's default: an engine may read them rather than the tower

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -206,19 +207,30 @@ func readGemma4Vision(o jsonObject, a *Arch) {
 	case kv != heads || budget.SatMul(heads, headDim) != hidden:
 		v.fail("num_key_value_heads", "%d KV heads and %d heads of %d over hidden_size %d: membudget sizes the tower whose heads fill its width, one KV head a head (the published Gemma 4 towers)", kv, heads, headDim, hidden)
 	}
+	bidirectional := false
+	if t, ok := o.object("text_config"); ok {
+		// vLLM compares the value with "vision" alone (==, so a bool or
+		// null is not it): decode leniently rather than refuse a bool.
+		var mode string
+		if t.has("use_bidirectional_attention") && json.Unmarshal(t.m["use_bidirectional_attention"], &mode) == nil {
+			bidirectional = mode == "vision"
+		}
+	}
 	a.Vision = &VisionTower{
-		Kind:               "gemma4",
-		Hidden:             hidden,
-		Intermediate:       v.uint("intermediate_size"),
-		Layers:             v.uint("num_hidden_layers"),
-		Heads:              heads,
-		PatchSize:          v.uint("patch_size"),
-		Channels:           3, // Gemma4VisionPatchEmbedder's input_proj takes 3 x patch_size^2
-		OutHidden:          a.Hidden,
-		PositionEmbeddings: v.uint("position_embedding_size"),
-		Standardize:        v.boolOr("standardize", false),
-		ConfigLayers:       v.uint("num_hidden_layers"),
-		ConfigHidden:       hidden,
+		Kind:                "gemma4",
+		BidirectionalVision: bidirectional,
+		AudioConfig:         o.has("audio_config"),
+		Hidden:              hidden,
+		Intermediate:        v.uint("intermediate_size"),
+		Layers:              v.uint("num_hidden_layers"),
+		Heads:               heads,
+		PatchSize:           v.uint("patch_size"),
+		Channels:            3, // Gemma4VisionPatchEmbedder's input_proj takes 3 x patch_size^2
+		OutHidden:           a.Hidden,
+		PositionEmbeddings:  v.uint("position_embedding_size"),
+		Standardize:         v.boolOr("standardize", false),
+		ConfigLayers:        v.uint("num_hidden_layers"),
+		ConfigHidden:        hidden,
 	}
 }
 

@@ -483,7 +483,7 @@ func (r *Resolved) resolveLengths(a *model.Arch, c budget.Class, def func(string
 		if err := r.resolveV0Batch(a, def); err != nil {
 			return err
 		}
-	} else if err := r.resolveV1Batch(c, def, whys); err != nil {
+	} else if err := r.resolveV1Batch(a, c, def, whys); err != nil {
 		return err
 	}
 	if r.MaxNumBatchedTokens > maxBatchedTokens {
@@ -1065,9 +1065,10 @@ func (r *Resolved) rankSharding(st model.Sharding) model.Sharding {
 
 // resolveV1Batch applies the V1 engine's batch defaults, and its batch
 // without chunked prefill (see chunked.go): the batched tokens raised to
-// max_model_len before a defaulted max_num_seqs is lowered to them, as
-// engine/arg_utils.py:2761-2846 orders it.
-func (r *Resolved) resolveV1Batch(c budget.Class, def func(string, string), whys *batchWhys) error {
+// max_model_len, then to a multimodal prefix-LM model's largest item
+// (prefixlm.go), then capped, before a defaulted max_num_seqs is lowered
+// to them, as engine/arg_utils.py:2761-2846 orders it.
+func (r *Resolved) resolveV1Batch(a *model.Arch, c budget.Class, def func(string, string), whys *batchWhys) error {
 	off, err := r.chunkedOffV1()
 	if err != nil {
 		return err
@@ -1113,6 +1114,9 @@ func (r *Resolved) resolveV1Batch(c budget.Class, def func(string, string), whys
 			}
 		}
 		if batchedDefaulted {
+			if err := r.prefixLMFloor(a, def); err != nil {
+				return err
+			}
 			r.clampDefaultBatch(def)
 		}
 		if seqsDefaulted {
