@@ -74,7 +74,8 @@ func TestColdCacheEnv(t *testing.T) {
 
 // TestColdCacheEnvSizesCold: the variable set to 1 sizes the serve as
 // --compile-cache cold does, on Llama-3.1-8B on testClass: the same KV blocks, none of the warm report's first-start
-// line; set to 0 it sizes the warm start.
+// line, and the command printed sets it again; set to 0 it sizes the warm
+// start.
 func TestColdCacheEnvSizesCold(t *testing.T) {
 	a := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
 	m := &hub.Loaded{Name: a.Source, Arch: a}
@@ -99,6 +100,16 @@ func TestColdCacheEnvSizesCold(t *testing.T) {
 	}
 	if env.capacity.Blocks != flagged.capacity.Blocks {
 		t.Errorf("=1: %d blocks; --compile-cache cold sizes %d", env.capacity.Blocks, flagged.capacity.Blocks)
+	}
+	// The command printed sets the variable again, so that it launches the
+	// serve sized; =0 and --compile-cache cold alone print none.
+	for _, tc := range []struct {
+		sz   *Sizing
+		want bool
+	}{{env, true}, {warm, false}, {flagged, false}} {
+		if got := strings.HasPrefix(Command(a.Source, tc.sz.Serve), compileCacheEnv+"=1 vllm serve "); got != tc.want {
+			t.Errorf("%q: the command sets %s: %v, want %v", Command(a.Source, tc.sz.Serve), compileCacheEnv, got, tc.want)
+		}
 	}
 	if _, ok := env.coldCapacity(); ok {
 		t.Error("=1: the report still speaks of a first start")

@@ -413,7 +413,7 @@ func (f *flagServe) Size(m *hub.Loaded, c budget.Class) (engine.Sizing, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.ColdCompileCache = s.ColdCompileCache || cold
+	s.CompileCacheOff, s.ColdCompileCache = cold, s.ColdCompileCache || cold
 	sz, err := size(m, c, s, p)
 	if err != nil {
 		return nil, err
