@@ -3,13 +3,15 @@ package main
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
 	"membudget/budget"
 )
 
-// classJSON is one class in `membudget classes --json`.
+// classJSON is one class in `membudget classes --json`, and a report's or
+// a calibration's class.
 type classJSON struct {
 	Name                 string  `json:"name"`
 	Device               string  `json:"device"`
@@ -21,6 +23,10 @@ type classJSON struct {
 	DriverFixedBytes     uint64  `json:"driver_fixed_bytes"`
 	DriverBudgetPerMille uint64  `json:"driver_budget_per_mille"`
 	Interconnect         string  `json:"interconnect"`
+	// SMCount is the class's sm_count (the streaming multiprocessors, AMD:
+	// compute units), absent where the class does not give it: an engine
+	// then charges its per-SM rule's bound (budget.Device.SMCount).
+	SMCount uint64 `json:"sm_count,omitempty"`
 }
 
 func (a *app) classes(stdout, stderr io.Writer, args []string) int {
@@ -49,9 +55,9 @@ func (a *app) classes(stdout, stderr io.Writer, args []string) int {
 		return status
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "CLASS\tDEVICE\tSILICON\tMEMORY\tUTIL CEILING\tUNIFIED\tINTERCONNECT")
+	fmt.Fprintln(tw, "CLASS\tDEVICE\tSILICON\tMEMORY\tSMS\tUTIL CEILING\tUNIFIED\tINTERCONNECT")
 	for _, c := range classes {
-		fmt.Fprintf(tw, "%s\t%s\t%s %s\t%s\t%.2f\t%v\t%s\n", c.Name, c.Device.Name, c.Device.Silicon.Vendor, c.Device.Silicon, gibString(c.Device.MemoryBytes), c.Memory.UtilCeiling, c.Memory.Unified, c.Device.Interconnect)
+		fmt.Fprintf(tw, "%s\t%s\t%s %s\t%s\t%s\t%.2f\t%v\t%s\n", c.Name, c.Device.Name, c.Device.Silicon.Vendor, c.Device.Silicon, gibString(c.Device.MemoryBytes), smCountString(c.Device.SMCount), c.Memory.UtilCeiling, c.Memory.Unified, c.Device.Interconnect)
 	}
 	if err := tw.Flush(); err != nil {
 		return fail(stderr, "classes", exitBadArgs, err)
@@ -68,8 +74,18 @@ func (a *app) classes(stdout, stderr io.Writer, args []string) int {
 	return status
 }
 
+// smCountString is the SMS column: the class's sm_count, "-" where the
+// class does not give it (sm_count is optional).
+func smCountString(n uint64) string {
+	if n == 0 {
+		return "-"
+	}
+	return strconv.FormatUint(n, 10)
+}
+
+// classOf returns c as `classes --json` lists it.
 func classOf(c budget.Class) classJSON {
 	return classJSON{Name: c.Name, Device: c.Device.Name, Vendor: string(c.Device.Silicon.Vendor), ComputeCapability: c.Device.Silicon.String(),
 		MemoryBytes: c.Device.MemoryBytes, UtilCeiling: c.Memory.UtilCeiling, Unified: c.Memory.Unified,
-		DriverFixedBytes: c.Memory.DriverFixedBytes, DriverBudgetPerMille: c.Memory.DriverBudgetPerMille, Interconnect: string(c.Device.Interconnect)}
+		DriverFixedBytes: c.Memory.DriverFixedBytes, DriverBudgetPerMille: c.Memory.DriverBudgetPerMille, Interconnect: string(c.Device.Interconnect), SMCount: c.Device.SMCount}
 }

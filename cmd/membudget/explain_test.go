@@ -328,12 +328,13 @@ func TestCalibrateRoundTrips(t *testing.T) {
 	// 15.92 - 14.55 = 1.37 GiB, plus both roundings (0.01 GiB) = 1.38 GiB
 	// = 1413.12 MiB, rounded up to 64 MiB: 23 x 64 = 1472 MiB = 1543503872 B.
 	// The rest is rtx-4080's (15.55 GiB, the nearest class): 2 per mille,
-	// not unified, PCIe without peer access. Its ceiling, 0.95, does not load with this context: the
+	// not unified, PCIe without peer access, 76 SMs (its sm_count: 9728
+	// CUDA cores / 128 a Ada SM). Its ceiling, 0.95, does not load with this context: the
 	// budget at u, 1.4375 GiB fixed and 2 per mille of the budget must fit
 	// in 15.92 GiB; at 0.91, 14.487 + 1.4375 + 0.029 = 15.95 GiB does not,
 	// at 0.90, 14.328 + 1.4375 + 0.029 = 15.79 GiB does.
 	want := classJSON{Name: "my-card", Device: "NVIDIA GeForce RTX 4080", Vendor: "nvidia", ComputeCapability: "8.9", MemoryBytes: 17093969838,
-		UtilCeiling: 0.9, DriverFixedBytes: 1543503872, DriverBudgetPerMille: 2, Interconnect: "pcie"}
+		UtilCeiling: 0.9, DriverFixedBytes: 1543503872, DriverBudgetPerMille: 2, Interconnect: "pcie", SMCount: 76}
 	if got.Calibration == nil {
 		t.Fatal("no calibration in the answer")
 	}

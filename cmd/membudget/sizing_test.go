@@ -32,6 +32,12 @@ var sizingCases = []cliCase{
 	// the figure that report's first-start line gives).
 	{"report-llama8b-h100-cold-compile", []string{"report", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "h100-sxm-80g", "--gpu-memory-utilization", "0.9", "--compile-cache", "cold"}, exitOK},
 	{"report-llama8b-h100-cold-compile-json", []string{"report", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "h100-sxm-80g", "--gpu-memory-utilization", "0.9", "--compile-cache", "cold", "--json"}, exitOK},
+	// VLLM_DISABLE_COMPILE_CACHE=1 in the pasted line: every start is cold,
+	// so the serve is report-llama8b-h100-cold-compile's (27,406
+	// blocks, 438,496 tokens), the variable listed as read; beside
+	// --compile-cache warm it is refused naming both.
+	{"report-llama8b-h100-disable-compile-cache", []string{"report", "--class", "h100-sxm-80g", "VLLM_DISABLE_COMPILE_CACHE=1", "vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--gpu-memory-utilization", "0.9"}, exitOK},
+	{"report-disable-compile-cache-warm", []string{"report", "--class", "h100-sxm-80g", "--compile-cache", "warm", "VLLM_DISABLE_COMPILE_CACHE=1", "vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct"}, exitBadArgs},
 	{"report-bad-compile-cache", []string{"report", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "h100-sxm-80g", "--compile-cache", "tepid"}, exitBadArgs},
 	{"report-llama8b-h100-json", []string{"report", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "h100-sxm-80g", "--json"}, exitOK},
 	{"report-llama8b-3090-too-long", []string{"report", "--model", "meta-llama__Llama-3.1-8B-Instruct", "--class", "rtx-3090"}, exitNoFit},

@@ -382,7 +382,7 @@ func (f *flagServe) ReadLine(args []string) (engine.Line, error) {
 	return l, nil
 }
 
-func (f *flagServe) Env() []string { return []string{AllowLongEnv, v2RunnerEnv} }
+func (f *flagServe) Env() []string { return []string{AllowLongEnv, v2RunnerEnv, compileCacheEnv} }
 
 // Parsed refuses a --vllm-version membudget has no rules for, and a
 // pasted line's environment that changes memory in ways membudget does
@@ -409,6 +409,11 @@ func (f *flagServe) Size(m *hub.Loaded, c budget.Class) (engine.Sizing, error) {
 	if s.ModelRunnerV2, err = f.runnerEnv(p); err != nil {
 		return nil, err
 	}
+	cold, err := f.coldCacheEnv(p)
+	if err != nil {
+		return nil, err
+	}
+	s.CompileCacheOff, s.ColdCompileCache = cold, s.ColdCompileCache || cold
 	sz, err := size(m, c, s, p)
 	if err != nil {
 		return nil, err

@@ -80,6 +80,9 @@ func Command(model string, r *Resolved) string {
 	case engine.Off:
 		b.WriteString(v2RunnerEnv + "=0 ")
 	}
+	if r.CompileCacheOff {
+		b.WriteString(compileCacheEnv + "=1 ")
+	}
 	b.WriteString("vllm serve ")
 	b.WriteString(shell.Quote(model))
 	flag := func(name string) {

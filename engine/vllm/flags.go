@@ -671,6 +671,40 @@ func (f *flagServe) runnerEnv(p Profile) (engine.Switch, error) {
 	return engine.Off, nil
 }
 
+// compileCacheEnv turns vLLM's torch.compile cache off: vllm/envs.py reads
+// it as bool(int(value)) (disable_compile_cache, vllm/envs.py:352-353 at
+// d18bb7b), and set nonzero no start loads or saves a compiled artifact
+// (is_compile_cache_enabled, vllm/compilation/compiler_interface.py:203-207;
+// the AOT load and save, vllm/compilation/decorators.py:564 and 689), so
+// every start compiles in its profile as a first start does: membudget
+// sizes it as --compile-cache cold. vLLM reads it since PR #11108
+// ("[torch.compile] fast inductor", 2024-12-16), first in v0.6.5 (git tag
+// --contains 88a412ed3).
+const compileCacheEnv = "VLLM_DISABLE_COMPILE_CACHE"
+
+var compileCacheEnvSince = Version{0, 6, 5}
+
+// coldCacheEnv reports whether VLLM_DISABLE_COMPILE_CACHE, as the line or
+// the environment set it, makes every start of release profile p a cold
+// one: false where it is unset, 0, or p's vLLM does not read it (before
+// 0.6.5). It refuses a value int() does not take (vLLM stops at startup
+// then), and a nonzero value beside --compile-cache warm given, which
+// names the start the variable rules out.
+func (f *flagServe) coldCacheEnv(p Profile) (bool, error) {
+	e, ok := f.Lookup(compileCacheEnv)
+	if !ok || p.Release.Less(compileCacheEnvSince) {
+		return false, nil
+	}
+	on, ok := pyIntBool(e.Value)
+	if !ok {
+		return false, settingErr(compileCacheEnv, e.Value, "vLLM reads it as bool(int(value)) (vllm/envs.py) and stops at startup on a value int() does not take: give 0 (the compile cache on) or 1 (off: every start compiles cold)")
+	}
+	if on && f.given["compile-cache"] && !f.s.ColdCompileCache {
+		return false, settingErr(compileCacheEnv, e.Value, "it turns vLLM's torch.compile cache off (vllm/compilation/compiler_interface.py is_compile_cache_enabled), so every start compiles cold, and --compile-cache warm sizes a start whose cache an earlier start filled: give --compile-cache cold, or drop one of them")
+	}
+	return on, nil
+}
+
 // pyIntBool is bool(int(s)) as Python reads a decimal integer: blanks
 // around it, a sign, digits with single underscores between them; ok is
 // false where int() raises.
@@ -698,9 +732,13 @@ func pyIntBool(s string) (on, ok bool) {
 // change memory in ways membudget does not model: VLLM_USE_V1 naming the
 // engine era p does not size (vllm/envs.py: bool(int(value)), until
 // #28204 of 2025-11-11), a VLLM_USE_V2_MODEL_RUNNER vLLM cannot read
-// (runnerEnv), and refusedEnv's.
+// (runnerEnv), a VLLM_DISABLE_COMPILE_CACHE vLLM cannot read or that
+// contradicts --compile-cache warm (coldCacheEnv), and refusedEnv's.
 func (f *flagServe) checkEnv(p Profile) error {
 	if _, err := f.runnerEnv(p); err != nil {
+		return err
+	}
+	if _, err := f.coldCacheEnv(p); err != nil {
 		return err
 	}
 	for _, a := range f.IgnoredEnv {

@@ -41,6 +41,10 @@ type Serve struct {
 	// compile's scratch as activation (coldcompile.go); false sizes a
 	// start whose cache an earlier start filled.
 	ColdCompileCache bool
+	// CompileCacheOff is VLLM_DISABLE_COMPILE_CACHE set nonzero where the
+	// release reads it (coldCacheEnv): every start compiles cold, so it
+	// comes with ColdCompileCache, and the command printed sets it again.
+	CompileCacheOff bool
 	// DisableCustomAllReduce is --disable-custom-all-reduce: tensor
 	// parallelism reduces through NCCL alone, without the custom
 	// all-reduce's IPC buffers.
