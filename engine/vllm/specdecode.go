@@ -91,7 +91,7 @@ var mtpAliases = []string{"deepseek_mtp", "dots3_note_mtp", "mimo_mtp", "mimo_v2
 // speculative.py:69-78; the proposers of vllm/v1/spec_decode/).
 var specUnsized = map[string]string{
 	"mlp_speculator":        "the MLP speculator's weights",
-	"ngram_gpu":             "the GPU n-gram proposer's device buffers",
+	"ngram_gpu":             "the GPU n-gram proposer's device buffers, and a cold torch.compile on every start (vLLM turns its compile cache off for it, vllm/compilation/backends.py:1083-1089, PR #29184)",
 	"dflash":                "a DFlash block-diffusion draft (its weights, KV cache group and graphs)",
 	"dspark":                "a DSpark draft on the V2 model runner (its weights, KV cache and graphs)",
 	"custom_class":          "a custom proposer's own allocations, which membudget cannot read",
