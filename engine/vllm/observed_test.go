@@ -242,13 +242,12 @@ func withServeArgs(s Serve, cell string, p Profile) (Serve, error) {
 // membudget's default.
 func coldCompileCell(cell string) (bool, error) {
 	word, _, _ := strings.Cut(strings.TrimSpace(cell), " ")
-	switch word {
-	case "cold":
-		return true, nil
-	case "", "warm":
+	if word == "" {
 		return false, nil
 	}
-	return false, fmt.Errorf("%q: want cold or warm, then the evidence", word)
+	var cold bool
+	err := (&compileCacheFlag{&cold}).Set(word)
+	return cold, err
 }
 
 // observedSpec is the --speculative-config a row's log states, as JSON:
