@@ -16,18 +16,10 @@ import (
 // sparse hole of the right size (only the header is read).
 func writeEagle3Dir(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
-	cfg, err := os.ReadFile("../../corpus/models/drafts/sgl-project__SpecForge__llama3-8B-eagle3.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "config.json"), cfg, 0o644); err != nil {
-		t.Fatal(err)
-	}
 	f16 := func(name string, shape ...uint64) safetensors.Tensor {
 		return safetensors.Tensor{Name: name, Dtype: "F16", Shape: shape}
 	}
-	head, data, err := safetensors.Encode([]safetensors.Tensor{
+	return writeDraftDir(t, "../../corpus/models/drafts/sgl-project__SpecForge__llama3-8B-eagle3.json", []safetensors.Tensor{
 		{Name: "d2t", Dtype: "I64", Shape: []uint64{31960}},
 		f16("fc.weight", 4096, 12288), f16("lm_head.weight", 31960, 4096),
 		f16("midlayer.hidden_norm.weight", 4096), f16("midlayer.input_layernorm.weight", 4096),
@@ -36,7 +28,23 @@ func writeEagle3Dir(t *testing.T) string {
 		f16("midlayer.self_attn.k_proj.weight", 1024, 8192), f16("midlayer.self_attn.o_proj.weight", 4096, 4096),
 		f16("midlayer.self_attn.q_proj.weight", 4096, 8192), f16("midlayer.self_attn.v_proj.weight", 1024, 8192),
 		f16("norm.weight", 4096), {Name: "t2d", Dtype: "BOOL", Shape: []uint64{128256}},
-	}, nil)
+	})
+}
+
+// writeDraftDir writes a local draft directory: the shipped config at
+// configPath as config.json, and a model.safetensors of tensors whose data
+// is a sparse hole of the right size (only the header is read).
+func writeDraftDir(t *testing.T, configPath string, tensors []safetensors.Tensor) string {
+	t.Helper()
+	dir := t.TempDir()
+	cfg, err := os.ReadFile(configPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "config.json"), cfg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	head, data, err := safetensors.Encode(tensors, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
