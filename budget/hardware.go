@@ -316,7 +316,7 @@ func ParseClass(name, path, hardwareTOML string) (Class, error) {
 		errs = append(errs, &FileError{Path: path, Table: "memory", Key: "driver_fixed_bytes",
 			Detail: fmt.Sprintf("%d bytes is beyond any driver's share (at most %d: 32 GiB)", c.Memory.DriverFixedBytes, uint64(MaxDriverFixedBytes))})
 	}
-	for _, p := range []struct{ key, v string }{
+	provenance := []struct{ key, v string }{
 		{"memory_bytes", c.Provenance.MemoryBytes},
 		{"compute_capability", c.Provenance.ComputeCapability},
 		{"driver_fixed_bytes", c.Provenance.DriverFixedBytes},
@@ -324,11 +324,11 @@ func ParseClass(name, path, hardwareTOML string) (Class, error) {
 		{"unified", c.Provenance.Unified},
 		{"util_ceiling", c.Provenance.UtilCeiling},
 		{"interconnect", c.Provenance.Interconnect},
-		{"sm_count", c.Provenance.SMCount},
-	} {
-		if p.key == "sm_count" && !hasSMWhy {
-			continue
-		}
+	}
+	if hasSMWhy { // sm_count is optional: its provenance is checked only where given
+		provenance = append(provenance, struct{ key, v string }{"sm_count", c.Provenance.SMCount})
+	}
+	for _, p := range provenance {
 		if strings.TrimSpace(p.v) == "" {
 			errs = append(errs, &FileError{Path: path, Table: "provenance", Key: p.key, Detail: "must say where the number comes from"})
 		}

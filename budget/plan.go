@@ -283,11 +283,13 @@ func (p *Plan) EvaluateStage(i int, s, t uint64) (f Footprint) {
 	return f
 }
 
-// stageInto is EvaluateStage writing into f, every field set.
+// stageInto is EvaluateStage writing into f, every field set. Beside starts
+// at the stage's BesideFixed: saturating sums of these terms come out the
+// same in any order.
 func (p *Plan) stageInto(f *Footprint, i int, s, t uint64) {
 	st := &p.Stages[i]
 	*f = Footprint{Seqs: s, Tokens: t, Terms: st.Fixed, Budget: st.Budget, Device: p.Device, Ceiling: p.Ceiling,
-		Host: p.Host, Slack: st.Slack, Stage: i, DriverFixed: p.Driver.DriverFixedBytes, DriverPerMille: p.Driver.PerMilleBytes(st.Budget)}
+		Host: p.Host, Slack: st.Slack, Beside: st.BesideFixed, BesideFixed: st.BesideFixed, Stage: i, DriverFixed: p.Driver.DriverFixedBytes, DriverPerMille: p.Driver.PerMilleBytes(st.Budget)}
 	f.Terms[TermKVCache] = SatAdd(f.Terms[TermKVCache], poolBytes(&st.Pool, s, t))
 	for term := range NumTerms {
 		if p.Beside&(1<<term) != 0 {
@@ -296,8 +298,6 @@ func (p *Plan) stageInto(f *Footprint, i int, s, t uint64) {
 			f.Ledger = SatAdd(f.Ledger, f.Terms[term])
 		}
 	}
-	f.BesideFixed = st.BesideFixed
-	f.Beside = SatAdd(f.Beside, st.BesideFixed)
 	f.Failed = classify(f)
 }
 

@@ -30,9 +30,10 @@ func TestWriteAdviceNamesTheServeAsGiven(t *testing.T) {
 	}
 }
 
-// TestSuggestedChange: every printer of a suggestion (report, check's
-// text, GitHub and JUnit forms) names an empty change as the serve as
-// given rather than print nothing.
+// TestSuggestedChange: suggestedChange, which every printer of a
+// suggestion calls (report, check's text, GitHub and JUnit forms), names an
+// empty change as the serve as given rather than print nothing; only the
+// report's printer is run end to end (above).
 func TestSuggestedChange(t *testing.T) {
 	for flags, want := range map[string]string{"": "the serve as given", "--max-num-seqs 8": "--max-num-seqs 8"} {
 		if got := suggestedChange(flags); got != want {

@@ -193,7 +193,7 @@ func (a *app) plan(stdout, stderr io.Writer, args []string) int {
 			fmt.Fprintf(stdout, "ignored %s: it does not change memory\n", untrusted.Text(ig))
 		}
 	}
-	for _, n := range append(res.Notes, res.Dropped...) {
+	for _, n := range slices.Concat(res.Notes, res.Dropped) {
 		fmt.Fprintf(stdout, "\n%s\n", n)
 	}
 	fmt.Fprintf(stdout, "\nsearched: %s\n", res.Searched)

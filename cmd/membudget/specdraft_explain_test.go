@@ -21,34 +21,16 @@ import (
 // took" is no measurement, and is not checked.
 func TestExplainReadsTheDrafter(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	cfg, err := os.ReadFile("../../corpus/models/drafts/SafeAILab__EAGLE__EAGLE-LLaMA3-Instruct-8B.json")
-	if err != nil {
-		t.Fatal(err)
-	}
 	f16 := func(name string, shape ...uint64) safetensors.Tensor {
 		return safetensors.Tensor{Name: name, Dtype: "F16", Shape: shape}
 	}
-	head, data, err := safetensors.Encode([]safetensors.Tensor{
+	dir := writeDraftDir(t, "../../corpus/models/drafts/SafeAILab__EAGLE__EAGLE-LLaMA3-Instruct-8B.json", []safetensors.Tensor{
 		f16("fc.weight", 4096, 8192),
 		f16("layers.0.self_attn.q_proj.weight", 4096, 4096), f16("layers.0.self_attn.k_proj.weight", 1024, 4096),
 		f16("layers.0.self_attn.v_proj.weight", 1024, 4096), f16("layers.0.self_attn.o_proj.weight", 4096, 4096),
 		f16("layers.0.mlp.gate_proj.weight", 14336, 4096), f16("layers.0.mlp.up_proj.weight", 14336, 4096),
 		f16("layers.0.mlp.down_proj.weight", 4096, 14336), f16("layers.0.post_attention_layernorm.weight", 4096),
-	}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st := filepath.Join(dir, "model.safetensors")
-	if err := os.WriteFile(st, head, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Truncate(st, int64(len(head))+int64(data)); err != nil { // the data a sparse hole
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "config.json"), cfg, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	})
 	log := "INFO 09-10 17:25:00 [utils.py:233] non-default args: {'model': 'meta-llama/Llama-3.1-8B-Instruct', 'max_model_len': 8192, 'enforce_eager': True, " +
 		"'speculative_config': {'method': 'eagle', 'model': '" + dir + "', 'num_speculative_tokens': 3}}\n" +
 		"INFO 09-10 17:25:01 [core.py:93] Initializing a V1 LLM engine (v0.21.0) with config: model='meta-llama/Llama-3.1-8B-Instruct', dtype=torch.bfloat16, max_seq_len=8192, tensor_parallel_size=1, enforce_eager=True\n" +

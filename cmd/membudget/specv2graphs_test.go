@@ -16,18 +16,10 @@ import (
 // sparse hole of the right size (only the header is read).
 func writeEagle3Dir(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
-	cfg, err := os.ReadFile("../../corpus/models/drafts/sgl-project__SpecForge__llama3-8B-eagle3.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "config.json"), cfg, 0o644); err != nil {
-		t.Fatal(err)
-	}
 	f16 := func(name string, shape ...uint64) safetensors.Tensor {
 		return safetensors.Tensor{Name: name, Dtype: "F16", Shape: shape}
 	}
-	head, data, err := safetensors.Encode([]safetensors.Tensor{
+	return writeDraftDir(t, "../../corpus/models/drafts/sgl-project__SpecForge__llama3-8B-eagle3.json", []safetensors.Tensor{
 		{Name: "d2t", Dtype: "I64", Shape: []uint64{31960}},
 		f16("fc.weight", 4096, 12288), f16("lm_head.weight", 31960, 4096),
 		f16("midlayer.hidden_norm.weight", 4096), f16("midlayer.input_layernorm.weight", 4096),
@@ -36,7 +28,23 @@ func writeEagle3Dir(t *testing.T) string {
 		f16("midlayer.self_attn.k_proj.weight", 1024, 8192), f16("midlayer.self_attn.o_proj.weight", 4096, 4096),
 		f16("midlayer.self_attn.q_proj.weight", 4096, 8192), f16("midlayer.self_attn.v_proj.weight", 1024, 8192),
 		f16("norm.weight", 4096), {Name: "t2d", Dtype: "BOOL", Shape: []uint64{128256}},
-	}, nil)
+	})
+}
+
+// writeDraftDir writes a local draft directory: the shipped config at
+// configPath as config.json, and a model.safetensors of tensors whose data
+// is a sparse hole of the right size (only the header is read).
+func writeDraftDir(t *testing.T, configPath string, tensors []safetensors.Tensor) string {
+	t.Helper()
+	dir := t.TempDir()
+	cfg, err := os.ReadFile(configPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "config.json"), cfg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	head, data, err := safetensors.Encode(tensors, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,6 +58,13 @@ func writeEagle3Dir(t *testing.T) string {
 	return dir
 }
 
+// eagle3Line is the production EAGLE-3 serve of Llama-3.1-8B with the
+// draft in dir: three speculative tokens, 8,192 tokens of context.
+func eagle3Line(dir string) []string {
+	return []string{"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "8192",
+		"--speculative-config", `{"method":"eagle3","model":"` + dir + `","num_speculative_tokens":3}`}
+}
+
 // TestV2Eagle3LineWithGraphs: a production EAGLE-3 line with CUDA graphs
 // (no --enforce-eager) on main and 0.28, which run Llama on the V2 model
 // runner, is answered: the ledger names the drafter's graphs beside the
@@ -58,13 +73,11 @@ func writeEagle3Dir(t *testing.T) string {
 // has not read, stays refused by name.
 func TestV2Eagle3LineWithGraphs(t *testing.T) {
 	t.Parallel()
-	dir := writeEagle3Dir(t)
-	line := []string{"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "8192",
-		"--speculative-config", `{"method":"eagle3","model":"` + dir + `","num_speculative_tokens":3}`}
+	line := eagle3Line(writeEagle3Dir(t))
 	for _, version := range []string{"main", "0.28.0"} {
 		var stdout, stderr bytes.Buffer
 		code := run(&stdout, &stderr, append([]string{"report", "--class", "h100-sxm-80g", "--vllm-version", version}, line...))
-		if code != exitOK && code != 1 {
+		if code != exitOK && code != exitNoFit {
 			t.Fatalf("%s: exit %d, want 0 or 1: %s", version, code, stderr.String())
 		}
 		out := stdout.String()
@@ -75,7 +88,7 @@ func TestV2Eagle3LineWithGraphs(t *testing.T) {
 		}
 	}
 	var stdout, stderr bytes.Buffer
-	if code := run(&stdout, &stderr, append([]string{"report", "--class", "h100-sxm-80g", "--vllm-version", "0.29.0"}, line...)); code != 2 || !strings.Contains(stderr.String(), "PR #53306") {
+	if code := run(&stdout, &stderr, append([]string{"report", "--class", "h100-sxm-80g", "--vllm-version", "0.29.0"}, line...)); code != exitBadArgs || !strings.Contains(stderr.String(), "PR #53306") {
 		t.Errorf("0.29.0: exit %d, stderr %q; want 2 and the refusal naming PR #53306", code, stderr.String())
 	}
 }
@@ -88,9 +101,7 @@ func TestV2Eagle3LineWithGraphs(t *testing.T) {
 // before PR #46849.
 func TestV2Eagle3LineBefore028(t *testing.T) {
 	t.Parallel()
-	dir := writeEagle3Dir(t)
-	line := []string{"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "8192",
-		"--speculative-config", `{"method":"eagle3","model":"` + dir + `","num_speculative_tokens":3}`}
+	line := eagle3Line(writeEagle3Dir(t))
 	for _, tc := range []struct{ version, says string }{
 		{"0.23.0", "not charged before 0.26.1"},
 		{"0.26.0", "not charged before 0.26.1"},
@@ -99,7 +110,7 @@ func TestV2Eagle3LineBefore028(t *testing.T) {
 	} {
 		var stdout, stderr bytes.Buffer
 		code := run(&stdout, &stderr, append([]string{"report", "--class", "h100-sxm-80g", "--vllm-version", tc.version}, append(line, "--enforce-eager")...))
-		if code != exitOK && code != 1 {
+		if code != exitOK && code != exitNoFit {
 			t.Fatalf("%s eager: exit %d, want 0 or 1: %s", tc.version, code, stderr.String())
 		}
 		for _, want := range []string{"the V2 model runner's speculator", "draft profile run", tc.says} {
@@ -110,7 +121,7 @@ func TestV2Eagle3LineBefore028(t *testing.T) {
 		stdout.Reset()
 		stderr.Reset()
 		code = run(&stdout, &stderr, append([]string{"report", "--class", "h100-sxm-80g", "--vllm-version", tc.version}, line...))
-		if code != 2 || !strings.Contains(stderr.String(), "--speculative-config") || !strings.Contains(stderr.String(), "PR #46849") || !strings.Contains(stderr.String(), "pass --enforce-eager") {
+		if code != exitBadArgs || !strings.Contains(stderr.String(), "--speculative-config") || !strings.Contains(stderr.String(), "PR #46849") || !strings.Contains(stderr.String(), "pass --enforce-eager") {
 			t.Errorf("%s with graphs: exit %d, stderr %q; want 2 and the refusal naming --speculative-config and PR #46849", tc.version, code, stderr.String())
 		}
 	}
