@@ -589,7 +589,7 @@ var profile0514 = func() Profile {
 	p.DraftInFraction = true
 	p.ARFusionMultiNodeSM100 = true
 	p.Native = native0514
-	p.UnreadModels = slices.Concat(new059, new0510, new0511, new0512, new0513, new0514)
+	p.UnreadModels = slices.Concat(p.UnreadModels, new0514)
 	return p
 }()
 
