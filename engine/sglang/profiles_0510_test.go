@@ -17,8 +17,7 @@ import (
 // changed, and v0.5.10.post1 changes none.
 func TestProfile0510Rules(t *testing.T) {
 	p := mustProfile("v0.5.10")
-	want := mustProfile("v0.5.9.post1")
-	want.Name, want.Commit, want.Describes = "v0.5.10", "1519acf37c23f2189adb93f57ca9cd2db1bebf18", p.Describes
+	want := renamedAs(mustProfile("v0.5.9.post1"), "v0.5.10", "1519acf37c23f2189adb93f57ca9cd2db1bebf18", p)
 	want.PiecewiseByDefault = true  // PR #16331
 	want.ReqPoolFromCapacity = true // PR #20142
 	want.CaptureMaxBS = true        // PR #21005
@@ -26,7 +25,7 @@ func TestProfile0510Rules(t *testing.T) {
 	want.GptOssSplitAlways = true // PR #19079
 	want.FP8IgnoreMoE = true      // PR #18742
 	want.Native = native0510
-	want.UnreadModels = append(append([]string(nil), new059...), new0510...)
+	want.UnreadModels = slices.Concat(new059, new0510)
 	want.ChangedModels = []string{"Gemma3ForCausalLM", "Gemma3ForConditionalGeneration", "Glm4MoeForCausalLM"}
 	if diff := cmp.Diff(want, p); diff != "" {
 		t.Errorf("v0.5.10 against v0.5.9.post1's rules (-want +got):\n%s", diff)
@@ -37,8 +36,7 @@ func TestProfile0510Rules(t *testing.T) {
 		t.Errorf("v0.5.10 adds %d native architectures (%d in all), want 9 (%d)", len(new0510), len(native0510), len(native059)+9)
 	}
 	post1 := mustProfile("v0.5.10.post1")
-	want = p
-	want.Name, want.Commit, want.Describes = "v0.5.10.post1", "7c35342c10e201899e22fe2972d40e60da19ff3e", post1.Describes
+	want = renamedAs(p, "v0.5.10.post1", "7c35342c10e201899e22fe2972d40e60da19ff3e", post1)
 	if diff := cmp.Diff(want, post1); diff != "" {
 		t.Errorf("v0.5.10.post1 against v0.5.10's rules (-want +got):\n%s", diff)
 	}

@@ -3,6 +3,7 @@ package sglang
 import (
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -16,13 +17,12 @@ import (
 // changed.
 func TestProfile0511Rules(t *testing.T) {
 	p := mustProfile("v0.5.11")
-	want := mustProfile("v0.5.10.post1")
-	want.Name, want.Commit, want.Describes = "v0.5.11", "612785ffdcaf35552f1ed433a981d596ca9fe900", p.Describes
+	want := renamedAs(mustProfile("v0.5.10.post1"), "v0.5.11", "612785ffdcaf35552f1ed433a981d596ca9fe900", p)
 	want.PiecewiseWithSpec = true // PR #22128
 	want.ReqPadRow = true         // PR #24243
 	want.SpecV2 = true            // PR #21062
 	want.Native = native0511
-	want.UnreadModels = append(append(append([]string(nil), new059...), new0510...), new0511...)
+	want.UnreadModels = slices.Concat(new059, new0510, new0511)
 	if diff := cmp.Diff(want, p); diff != "" {
 		t.Errorf("v0.5.11 against v0.5.10.post1's rules (-want +got):\n%s", diff)
 	}

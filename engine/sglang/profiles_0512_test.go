@@ -3,6 +3,7 @@ package sglang
 import (
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -16,11 +17,10 @@ import (
 // all-reduce v2 and its native architectures; v0.5.12.post1 changes none.
 func TestProfile0512Rules(t *testing.T) {
 	p := mustProfile("v0.5.12")
-	want := mustProfile("v0.5.11")
-	want.Name, want.Commit, want.Describes = "v0.5.12", "127b9e3283f7c2a43234b852ff5c9f1796d53624", p.Describes
+	want := renamedAs(mustProfile("v0.5.11"), "v0.5.12", "127b9e3283f7c2a43234b852ff5c9f1796d53624", p)
 	want.CustomARv2 = true // PR #24363
 	want.Native = native0512
-	want.UnreadModels = append(append(append(append([]string(nil), new059...), new0510...), new0511...), new0512...)
+	want.UnreadModels = slices.Concat(new059, new0510, new0511, new0512)
 	if diff := cmp.Diff(want, p); diff != "" {
 		t.Errorf("v0.5.12 against v0.5.11's rules (-want +got):\n%s", diff)
 	}
@@ -29,8 +29,7 @@ func TestProfile0512Rules(t *testing.T) {
 		t.Errorf("v0.5.12 adds %d native architectures (%d in all), want 4 (%d)", len(new0512), len(native0512), len(native0511)+4)
 	}
 	post1 := mustProfile("v0.5.12.post1")
-	want = p
-	want.Name, want.Commit, want.Describes = "v0.5.12.post1", "5a15cde858ea09b77116212a39356f2fc51b8584", post1.Describes
+	want = renamedAs(p, "v0.5.12.post1", "5a15cde858ea09b77116212a39356f2fc51b8584", post1)
 	if diff := cmp.Diff(want, post1); diff != "" {
 		t.Errorf("v0.5.12.post1 against v0.5.12's rules (-want +got):\n%s", diff)
 	}

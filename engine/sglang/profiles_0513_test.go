@@ -3,6 +3,7 @@ package sglang
 import (
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -18,12 +19,11 @@ import (
 // changed; v0.5.13.post1 changes none.
 func TestProfile0513Rules(t *testing.T) {
 	p := mustProfile("v0.5.13")
-	want := mustProfile("v0.5.12.post1")
-	want.Name, want.Commit, want.Describes = "v0.5.13", "28b095c01005d4a3a2a5b637b7d028b07fba31b2", p.Describes
+	want := renamedAs(mustProfile("v0.5.12.post1"), "v0.5.13", "28b095c01005d4a3a2a5b637b7d028b07fba31b2", p)
 	want.PiecewiseCapByContext = true  // PR #22516
 	want.PiecewiseWithTRTLLMMoE = true // PR #23351
 	want.Native = native0513
-	want.UnreadModels = append(append(append(append(append([]string(nil), new059...), new0510...), new0511...), new0512...), new0513...)
+	want.UnreadModels = slices.Concat(new059, new0510, new0511, new0512, new0513)
 	want.ChangedModels = []string{"Gemma3ForCausalLM", "Gemma3ForConditionalGeneration", "Glm4MoeForCausalLM", "Glm4MoeLiteForCausalLM"} // + PR #26088
 	want.UnreadQuant = []string{"compressed-tensors", "gptq", "modelopt"}                                                                // + PR #26402
 	if diff := cmp.Diff(want, p); diff != "" {
@@ -34,8 +34,7 @@ func TestProfile0513Rules(t *testing.T) {
 		t.Errorf("v0.5.13 adds %d native architectures (%d in all), want 5 (%d)", len(new0513), len(native0513), len(native0512)+5)
 	}
 	post1 := mustProfile("v0.5.13.post1")
-	want = p
-	want.Name, want.Commit, want.Describes = "v0.5.13.post1", "85fd90072d1a9f2432842b03588f63b745e524e4", post1.Describes
+	want = renamedAs(p, "v0.5.13.post1", "85fd90072d1a9f2432842b03588f63b745e524e4", post1)
 	if diff := cmp.Diff(want, post1); diff != "" {
 		t.Errorf("v0.5.13.post1 against v0.5.13's rules (-want +got):\n%s", diff)
 	}

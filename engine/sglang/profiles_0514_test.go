@@ -3,6 +3,7 @@ package sglang
 import (
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -17,14 +18,13 @@ import (
 // changed.
 func TestProfile0514Rules(t *testing.T) {
 	p := mustProfile("v0.5.14")
-	want := mustProfile("v0.5.13.post1")
-	want.Name, want.Commit, want.Describes = "v0.5.14", "49e384ce9d304648e9959666ecb8ce8cd98d0deb", p.Describes
+	want := renamedAs(mustProfile("v0.5.13.post1"), "v0.5.14", "49e384ce9d304648e9959666ecb8ce8cd98d0deb", p)
 	want.ReqPoolGivenUncapped = true   // model_runner_kv_cache_mixin.py:987-991
 	want.GraphPhases = true            // server_args.py:2942-2944
 	want.DraftInFraction = true        // PR #28855
 	want.ARFusionMultiNodeSM100 = true // server_args.py:4294-4328
 	want.Native = native0514
-	want.UnreadModels = append(append(append(append(append(append([]string(nil), new059...), new0510...), new0511...), new0512...), new0513...), new0514...)
+	want.UnreadModels = slices.Concat(new059, new0510, new0511, new0512, new0513, new0514)
 	if diff := cmp.Diff(want, p); diff != "" {
 		t.Errorf("v0.5.14 against v0.5.13.post1's rules (-want +got):\n%s", diff)
 	}

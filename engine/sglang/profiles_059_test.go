@@ -20,8 +20,7 @@ import (
 // changed, and v0.5.9.post1 changes none.
 func TestProfile059Rules(t *testing.T) {
 	p := mustProfile("v0.5.9")
-	want := mustProfile("v0.5.8.post1")
-	want.Name, want.Commit, want.Describes = "v0.5.9", "bbe9c7eeb520b0a67e92d133dfc137a3688dc7f2", p.Describes
+	want := renamedAs(mustProfile("v0.5.8.post1"), "v0.5.9", "bbe9c7eeb520b0a67e92d133dfc137a3688dc7f2", p)
 	want.BlackwellSM11 = true // PR #18787
 	want.Native = native059
 	want.UnreadModels = new059
@@ -36,8 +35,7 @@ func TestProfile059Rules(t *testing.T) {
 		t.Errorf("v0.5.9 adds %d native architectures (%d in all), want 23 (%d)", len(new059), len(native059), len(native058)+23)
 	}
 	post1 := mustProfile("v0.5.9.post1")
-	want = p
-	want.Name, want.Commit, want.Describes = "v0.5.9.post1", "92b4f9a33a71289037a302cc40e64b401e8eb4d0", post1.Describes
+	want = renamedAs(p, "v0.5.9.post1", "92b4f9a33a71289037a302cc40e64b401e8eb4d0", post1)
 	if diff := cmp.Diff(want, post1); diff != "" {
 		t.Errorf("v0.5.9.post1 against v0.5.9's rules (-want +got):\n%s", diff)
 	}

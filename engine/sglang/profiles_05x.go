@@ -79,8 +79,8 @@ var profile057 = func() Profile {
 // python/sglang/srt/models/ (the same grep at tag v0.5.7): GLM-ASR (PR
 // #15772), MiDashengLM (PR #15219) and MiMo-V2-Flash (PR #15207); none
 // goes.
-var native057 = slices.Sorted(slices.Values(append(slices.Clone(native056),
-	"GlmAsrForConditionalGeneration", "MiDashengLMModel", "MiMoV2FlashForCausalLM")))
+var native057 = nativeAdding(native056,
+	"GlmAsrForConditionalGeneration", "MiDashengLMModel", "MiMoV2FlashForCausalLM")
 
 // profile058 is v0.5.8 (tag 0189f41, 2026-01-23). Against v0.5.7:
 //   - gpt-oss gets the sliding-window split pool again, now paged
@@ -128,8 +128,8 @@ var profile058post1 = func() Profile {
 // same grep at tag v0.5.8): AFMoE, GLM-4 MoE Lite and IQuest Coder (and its
 // loop variant); NemotronH's MTP draft class is a draft, as the other
 // NextN and MTP classes left out; none goes.
-var native058 = slices.Sorted(slices.Values(append(slices.Clone(native057),
-	"AfmoeForCausalLM", "Glm4MoeLiteForCausalLM", "IQuestCoderForCausalLM", "IQuestLoopCoderForCausalLM")))
+var native058 = nativeAdding(native057,
+	"AfmoeForCausalLM", "Glm4MoeLiteForCausalLM", "IQuestCoderForCausalLM", "IQuestLoopCoderForCausalLM")
 
 // profile059 is v0.5.9 (tag bbe9c7e, 2026-02-23). Against v0.5.8.post1
 // (git diff v0.5.8.post1 v0.5.9 of server_args.py, model_executor/,
@@ -215,8 +215,14 @@ var new059 = []string{
 	"StepVLForConditionalGeneration",
 }
 
+// nativeAdding returns a release's native architectures: the previous
+// release's, base, and those it adds, sorted; base is left as it is.
+func nativeAdding(base []string, added ...string) []string {
+	return slices.Sorted(slices.Values(slices.Concat(base, added)))
+}
+
 // native059 is v0.5.8's native architectures and new059.
-var native059 = slices.Sorted(slices.Values(append(slices.Clone(native058), new059...)))
+var native059 = nativeAdding(native058, new059...)
 
 // unreadQuantWhy says, for each method of [Profile.UnreadQuant], what
 // the release that names it (v0.5.9, v0.5.13 for gptq) changed in its
@@ -318,7 +324,7 @@ var new0510 = []string{
 }
 
 // native0510 is v0.5.9's native architectures and new0510.
-var native0510 = slices.Sorted(slices.Values(append(slices.Clone(native059), new0510...)))
+var native0510 = nativeAdding(native059, new0510...)
 
 // profile0511 is v0.5.11 (tag 612785f, 2026-05-05). Against v0.5.10.post1
 // (git diff v0.5.10.post1 v0.5.11 of server_args.py, model_executor/,
@@ -383,7 +389,7 @@ var new0511 = []string{
 }
 
 // native0511 is v0.5.10's native architectures and new0511.
-var native0511 = slices.Sorted(slices.Values(append(slices.Clone(native0510), new0511...)))
+var native0511 = nativeAdding(native0510, new0511...)
 
 // profile0512 is v0.5.12 (tag 127b9e3, 2026-05-16). Against v0.5.11 (the
 // same paths; it pins FlashInfer 0.6.11.post1, python/pyproject.toml:30):
@@ -443,7 +449,7 @@ var new0512 = []string{
 }
 
 // native0512 is v0.5.11's native architectures and new0512.
-var native0512 = slices.Sorted(slices.Values(append(slices.Clone(native0511), new0512...)))
+var native0512 = nativeAdding(native0511, new0512...)
 
 // profile0513 is v0.5.13 (tag 28b095c, 2026-06-10). Against v0.5.12.post1
 // (the same paths; it pins FlashInfer 0.6.12, python/pyproject.toml:31,
@@ -511,7 +517,7 @@ var new0513 = []string{
 }
 
 // native0513 is v0.5.12's native architectures and new0513.
-var native0513 = slices.Sorted(slices.Values(append(slices.Clone(native0512), new0513...)))
+var native0513 = nativeAdding(native0512, new0513...)
 
 // profile0514 is v0.5.14 (tag 49e384c, 2026-06-26, read in the forks
 // bytedance-iaas/sglang and guqiong96/Lsglang, which hold v0.5.13.post1's
@@ -589,7 +595,7 @@ var profile0514 = func() Profile {
 	p.DraftInFraction = true
 	p.ARFusionMultiNodeSM100 = true
 	p.Native = native0514
-	p.UnreadModels = slices.Concat(new059, new0510, new0511, new0512, new0513, new0514)
+	p.UnreadModels = slices.Concat(p.UnreadModels, new0514)
 	return p
 }()
 
@@ -599,4 +605,4 @@ var profile0514 = func() Profile {
 var new0514 = []string{"MiMoV2ASRForCausalLM", "ZayaForCausalLM"}
 
 // native0514 is v0.5.13's native architectures and new0514.
-var native0514 = slices.Sorted(slices.Values(append(slices.Clone(native0513), new0514...)))
+var native0514 = nativeAdding(native0513, new0514...)

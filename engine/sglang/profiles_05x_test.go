@@ -27,8 +27,7 @@ var splitSWA = func() Profile {
 // parsers, tokenizer manager, pyproject), so every rule is post2's.
 func TestProfile056Post3IsPost2(t *testing.T) {
 	post3 := mustProfile("v0.5.6.post3")
-	want := current
-	want.Name, want.Commit, want.Describes = "v0.5.6.post3", "112ddbce3102729bb12aaa0f304f48de37f46852", post3.Describes
+	want := renamedAs(current, "v0.5.6.post3", "112ddbce3102729bb12aaa0f304f48de37f46852", post3)
 	if diff := cmp.Diff(want, post3); diff != "" {
 		t.Errorf("v0.5.6.post3 against v0.5.6.post2's rules (-want +got):\n%s", diff)
 	}
@@ -37,8 +36,7 @@ func TestProfile056Post3IsPost2(t *testing.T) {
 // TestProfile057Rules: the rules v0.5.7 changed, and only those.
 func TestProfile057Rules(t *testing.T) {
 	p := mustProfile("v0.5.7")
-	want := current
-	want.Name, want.Commit, want.Describes = "v0.5.7", p.Commit, p.Describes
+	want := renamedAs(current, "v0.5.7", p.Commit, p)
 	want.TRTLLMSM100Only = true // PR #14842
 	want.TRTLLMMLABF16 = true   // PR #15986
 	want.Native = native057
@@ -163,8 +161,7 @@ func TestTRTLLMMLABF16(t *testing.T) {
 // changes no memory file.
 func TestProfile058Rules(t *testing.T) {
 	p := mustProfile("v0.5.8")
-	want := mustProfile("v0.5.7")
-	want.Name, want.Commit, want.Describes = "v0.5.8", "0189f41c30ede088a040a711a384f3024b8d7af5", p.Describes
+	want := renamedAs(mustProfile("v0.5.7"), "v0.5.8", "0189f41c30ede088a040a711a384f3024b8d7af5", p)
 	want.GptOssSplit = true
 	want.Native = native058
 	if diff := cmp.Diff(want, p); diff != "" {
@@ -174,8 +171,7 @@ func TestProfile058Rules(t *testing.T) {
 		t.Errorf("v0.5.8 has %d native architectures, want v0.5.7's %d + 4", len(native058), len(native057))
 	}
 	post1 := mustProfile("v0.5.8.post1")
-	want = p
-	want.Name, want.Commit, want.Describes = "v0.5.8.post1", "c1f2241a32b69be69828288b61331887c5647a4b", post1.Describes
+	want = renamedAs(p, "v0.5.8.post1", "c1f2241a32b69be69828288b61331887c5647a4b", post1)
 	if diff := cmp.Diff(want, post1); diff != "" {
 		t.Errorf("v0.5.8.post1 against v0.5.8's rules (-want +got):\n%s", diff)
 	}
@@ -219,4 +215,14 @@ func TestGptOssPoolByRelease(t *testing.T) {
 	if a.MaxTotalNumTokens != b.MaxTotalNumTokens || a.MemFractionStatic != b.MemFractionStatic || a.MemFractionStatic != 0.834 {
 		t.Errorf("Llama on h100: v0.5.7 %d tokens at %v, v0.5.8 %d at %v; want the same, at 0.834", a.MaxTotalNumTokens, a.MemFractionStatic, b.MaxTotalNumTokens, b.MemFractionStatic)
 	}
+}
+
+// renamedAs returns base's rules under the release name and commit given
+// and got's description: the profile a release that changed none of base's
+// rules would be, which each per-release Rules test then edits by the
+// changes it names (the name and commit stay literals, so a profile filed
+// under the wrong tag still fails).
+func renamedAs(base Profile, name, commit string, got Profile) Profile {
+	base.Name, base.Commit, base.Describes = name, commit, got.Describes
+	return base
 }

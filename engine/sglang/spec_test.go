@@ -44,6 +44,21 @@ func draftDir(t testing.TB, config string) string {
 	return dir
 }
 
+// plainPoolTokens checks that spec, the serve s with a draft, keeps the
+// target pool of s without one at the fraction msf the draft's serve took
+// (the draft's pool is its own, beside the target's), and returns spec's
+// token count.
+func plainPoolTokens(t *testing.T, spec *Reference, a *model.Arch, s Serve, c budget.Class, p Profile, msf float64) uint64 {
+	t.Helper()
+	plainServe := s
+	plainServe.Spec, plainServe.MemFractionStatic = Spec{}, msf
+	got, want := spec.Capacity().MaxTotalNumTokens, ref(t, a, plainServe, c, p).Capacity().MaxTotalNumTokens
+	if got != want {
+		t.Errorf("#tokens %d, want the plain pool's %d", got, want)
+	}
+	return uint64(got)
+}
+
 // itemBytes is the bytes of the items named name in items.
 func itemBytes(items []budget.Item, name string) uint64 {
 	var n uint64
@@ -518,14 +533,7 @@ func TestSpecByHand059And0510(t *testing.T) {
 			if d.Steps != tc.steps || d.TopK != tc.topk || d.DraftTokens != tc.tokens || r.MaxRunningRequests != 48 || d.Headroom {
 				t.Errorf("draft (%d, %d, %d) headroom %v, %d requests; want (%d, %d, %d), none, 48 (%s)", d.Steps, d.TopK, d.DraftTokens, d.Headroom, r.MaxRunningRequests, tc.steps, tc.topk, tc.tokens, tc.reasoning)
 			}
-			plainServe := tc.s
-			plainServe.Spec, plainServe.MemFractionStatic = Spec{}, tc.msf
-			plain := ref(t, tc.a, plainServe, c, p)
-			got := spec.Capacity()
-			if got.MaxTotalNumTokens != plain.Capacity().MaxTotalNumTokens {
-				t.Errorf("#tokens %d, want the plain pool's %d", got.MaxTotalNumTokens, plain.Capacity().MaxTotalNumTokens)
-			}
-			T := uint64(got.MaxTotalNumTokens)
+			T := plainPoolTokens(t, spec, tc.a, tc.s, c, p, tc.msf)
 			items := spec.EvaluateStage(0, 1, 1).Items
 			for _, w := range []struct {
 				name  string
@@ -583,14 +591,7 @@ func specByHand0511(t *testing.T, a *model.Arch, c budget.Class, p Profile, dir,
 	if d := r.Draft; d.Steps != 3 || d.TopK != 4 || d.DraftTokens != 8 || d.Headroom || r.MaxRunningRequests != 48 {
 		t.Errorf("draft %+v, %d requests; want (3, 4, 8) without headroom, 48", *d, r.MaxRunningRequests)
 	}
-	plainServe := s
-	plainServe.Spec, plainServe.MemFractionStatic = Spec{}, 0.784
-	plain := ref(t, a, plainServe, c, p)
-	got := spec.Capacity()
-	if got.MaxTotalNumTokens != plain.Capacity().MaxTotalNumTokens {
-		t.Errorf("#tokens %d, want the plain pool's %d", got.MaxTotalNumTokens, plain.Capacity().MaxTotalNumTokens)
-	}
-	T := uint64(got.MaxTotalNumTokens)
+	T := plainPoolTokens(t, spec, a, s, c, p, 0.784)
 	items := spec.EvaluateStage(0, 1, 1).Items
 	for _, w := range []struct {
 		name  string
@@ -635,14 +636,7 @@ func TestSpecV2ByHand(t *testing.T) {
 			if d := r.Draft; !d.V2 || d.Steps != 3 || d.TopK != 1 || d.DraftTokens != 4 || r.MaxRunningRequests != 48 {
 				t.Errorf("draft %+v, %d requests; want the v2 worker at (3, 1, 4), 48", *d, r.MaxRunningRequests)
 			}
-			plainServe := s
-			plainServe.Spec, plainServe.MemFractionStatic = Spec{}, 0.784
-			plain := ref(t, a, plainServe, c, p)
-			got := spec.Capacity()
-			if got.MaxTotalNumTokens != plain.Capacity().MaxTotalNumTokens {
-				t.Errorf("#tokens %d, want the plain pool's %d", got.MaxTotalNumTokens, plain.Capacity().MaxTotalNumTokens)
-			}
-			T := uint64(got.MaxTotalNumTokens)
+			T := plainPoolTokens(t, spec, a, s, c, p, 0.784)
 			items := spec.EvaluateStage(0, 1, 1).Items
 			for _, w := range []struct {
 				name  string
