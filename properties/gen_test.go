@@ -257,13 +257,7 @@ func genServeCase(maxSeqsCap, maxLenCap uint64) *rapid.Generator[serveCase] {
 			s.Quantization = "fp8"
 		}
 		dsv4Serve(a, &s)
-		si := dsv4Silicon(a, runnableOn(a, rapid.SampledFrom(silicons).Draw(t, "silicon")))
-		if si.Vendor == budget.NVIDIA && si.Major == 10 && p.Release.Less(nvfp4TRTLLMDefault) && a.Experts > 0 && a.Quant.W4A4NVFP4() {
-			// W4A4 NVFP4 experts on 10.x before 0.16.0 are refused (their
-			// MoE kernel is not settled: a setting error, tested on its
-			// own); Hopper runs them on Marlin.
-			si = budget.Silicon{Vendor: budget.NVIDIA, Major: 9}
-		}
+		si := dsv4Silicon(a, runnableOn(a, p, rapid.SampledFrom(silicons).Draw(t, "silicon")))
 		if s.KVCacheDtype == "fp8" && si.Vendor == budget.NVIDIA && !si.AtLeast(8, 9) {
 			s.KVCacheDtype = "auto" // vLLM refuses fp8 KV there: a setting error, tested elsewhere
 		}
@@ -299,12 +293,17 @@ func drawBlockSize(t *rapid.T, p vllm.Profile, sizes []uint64, label string) uin
 // a there (a setting error, tested on its own): DeepSeek V3.2's sparse MLA
 // has backends on Hopper and Blackwell only (vllm/platforms/cuda.py:
 // 83-150), MXFP4 and ModelOpt FP8 need compute capability 8.0
-// (mxfp4.py:60-64, modelopt.py:401-407).
-func runnableOn(a *model.Arch, si budget.Silicon) budget.Silicon {
+// (mxfp4.py:60-64, modelopt.py:401-407), and W4A4 NVFP4 experts on 10.x
+// before nvfp4TRTLLMDefault are refused by membudget (their MoE kernel is
+// not settled), where Hopper runs them on Marlin.
+func runnableOn(a *model.Arch, p vllm.Profile, si budget.Silicon) budget.Silicon {
 	if si.Vendor != budget.NVIDIA {
 		return si
 	}
 	if a.Indexer != nil && si.Major != 9 && si.Major != 10 {
+		return budget.Silicon{Vendor: budget.NVIDIA, Major: 9}
+	}
+	if si.Major == 10 && p.Release.Less(nvfp4TRTLLMDefault) && a.Experts > 0 && a.Quant.W4A4NVFP4() {
 		return budget.Silicon{Vendor: budget.NVIDIA, Major: 9}
 	}
 	needs80 := a.Quant.Method == "mxfp4" || a.Quant.Method == "modelopt" && strings.HasPrefix(a.Quant.Algo, "FP8")

@@ -306,6 +306,8 @@ func TestGraphEstimateCounts(t *testing.T) {
 	}
 }
 
+// TestTritonBufferRows: the rows the Triton top-k/top-p sampler allocates,
+// by hand for each batch and SM count.
 func TestTritonBufferRows(t *testing.T) {
 	// vLLM allocates min(next_pow2(min(num_sm, batch)), num_sm) rows
 	// (topk_topp_triton.py:906-915 at d18bb7b); by hand for each case.
@@ -330,6 +332,9 @@ func TestTritonBufferRows(t *testing.T) {
 	}
 }
 
+// TestTritonBufferRowsProperties: tritonBufferRows is vLLM's own form of
+// the rows, written differently, and stays between the programs the
+// kernel runs and the bound without an SM count.
 func TestTritonBufferRowsProperties(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		batch := rapid.Uint64Range(1, 1<<20).Draw(t, "batch")

@@ -12,6 +12,8 @@ import (
 	"membudget/model"
 )
 
+// TestPinnedBytes: what the caching host allocator pins for a request,
+// by hand: up to the next power of two, n itself past 2^63.
 func TestPinnedBytes(t *testing.T) {
 	tests := []struct {
 		n, want uint64
@@ -37,6 +39,8 @@ func TestPinnedBytes(t *testing.T) {
 	}
 }
 
+// TestPinnedBytesProperties: up to 2^63, pinnedBytes is the least power of
+// two at least n.
 func TestPinnedBytesProperties(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		n := rapid.Uint64Range(2, 1<<63).Draw(t, "n")
@@ -48,6 +52,9 @@ func TestPinnedBytesProperties(t *testing.T) {
 	})
 }
 
+// TestHostTokenIDsBytes: the runner's pinned token-id tensors by era and
+// release, by hand, and the unified class's host charge (those tensors
+// plus unifiedHostGrowthBytes, 1796 MiB) only on a unified class.
 func TestHostTokenIDsBytes(t *testing.T) {
 	plain := &model.Arch{}
 	mrope := &model.Arch{RopeScalings: []model.RopeScaling{{Type: "mrope", MRoPE: true}}}

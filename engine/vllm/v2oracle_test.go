@@ -1,7 +1,6 @@
 package vllm
 
 import (
-	"errors"
 	"flag"
 	"io"
 	"maps"
@@ -13,6 +12,7 @@ import (
 	"pgregory.net/rapid"
 
 	"membudget/engine"
+	"membudget/model"
 )
 
 // TestV2FeatureFlags: three flags listed as ignored decide the runner in
@@ -55,22 +55,25 @@ func TestV2FeatureFlags(t *testing.T) {
 		if tt.moe {
 			a = moe
 		}
-		c := testClass(false)
-		r, err := Resolve(tt.serve, a, c, mustProfile(tt.spec))
-		if tt.refused != "" {
-			var se *engine.SettingError
-			if !errors.As(err, &se) || se.Flag != tt.refused {
-				t.Errorf("%s: %v, want refused naming --%s", tt.name, err, tt.refused)
-			}
-			continue
-		}
-		if err != nil {
-			t.Errorf("%s: %v", tt.name, err)
-			continue
-		}
-		if got := r.onV2Runner(a); got != tt.v2 {
-			t.Errorf("%s: V2 runner %v, want %v", tt.name, got, tt.v2)
-		}
+		t.Run(tt.name, func(t *testing.T) { wantRunner(t, tt.serve, a, tt.spec, tt.v2, tt.refused) })
+	}
+}
+
+// wantRunner fails unless s for a at the release spec (on testClass(false))
+// is refused naming the flag refused, or, where refused is "", is sized on
+// the V2 runner exactly when v2.
+func wantRunner(t *testing.T, s Serve, a *model.Arch, spec string, v2 bool, refused string) {
+	t.Helper()
+	r, err := Resolve(s, a, testClass(false), mustProfile(spec))
+	if refused != "" {
+		wantRefusal(t, err, refused, "")
+		return
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.onV2Runner(a); got != v2 {
+		t.Errorf("V2 runner %v, want %v", got, v2)
 	}
 }
 
@@ -220,21 +223,7 @@ func TestRunnerEnv(t *testing.T) {
 		if s.MaxModelLen == 0 {
 			s.MaxModelLen = 4096
 		}
-		r, err := Resolve(s, a, testClass(false), mustProfile(tt.spec))
-		if tt.refused != "" {
-			var se *engine.SettingError
-			if !errors.As(err, &se) || se.Flag != tt.refused {
-				t.Errorf("%s: %v, want refused naming %s", tt.name, err, tt.refused)
-			}
-			continue
-		}
-		if err != nil {
-			t.Errorf("%s: %v", tt.name, err)
-			continue
-		}
-		if got := r.onV2Runner(a); got != tt.v2 {
-			t.Errorf("%s: V2 runner %v, want %v", tt.name, got, tt.v2)
-		}
+		t.Run(tt.name, func(t *testing.T) { wantRunner(t, s, a, tt.spec, tt.v2, tt.refused) })
 	}
 }
 
