@@ -340,32 +340,33 @@ func (r *incRules) inBlocks(module string) bool {
 	return slices.ContainsFunc(r.blocks, func(b string) bool { return strings.HasPrefix(module, b) })
 }
 
-// explicit says whether extra_config names module, by key or by a
-// regular expression it matches (config_parser.py:75-92).
-func (r *incRules) explicit(module string) bool {
-	if _, ok := r.exact[module]; ok {
-		return true
+// entry is extra_config's entry for module: its own (by key), else the
+// first regular expression that matches it (config_parser.py:75-92); ok
+// is false when extra_config does not name module.
+func (r *incRules) entry(module string) (e incEntry, ok bool) {
+	if e, ok := r.exact[module]; ok {
+		return *e, true
 	}
 	for _, e := range r.extra {
 		if e.re != nil && e.re.MatchString(module) {
-			return true
+			return e, true
 		}
 	}
-	return false
+	return incEntry{}, false
+}
+
+// explicit says whether extra_config names module, by key or by a
+// regular expression it matches (see entry).
+func (r *incRules) explicit(module string) bool {
+	_, ok := r.entry(module)
+	return ok
 }
 
 // config is get_config (config_parser.py:94-140): module's own entry, else
 // the first regular expression that matches it, else the defaults.
 func (r *incRules) config(module string, quantized bool) incLayer {
-	if e, ok := r.exact[module]; ok {
-		return e.layer(r.def, quantized)
-	}
-	for _, e := range r.extra {
-		if e.re != nil && e.re.MatchString(module) {
-			return e.layer(r.def, quantized)
-		}
-	}
-	return incEntry{}.layer(r.def, quantized)
+	e, _ := r.entry(module)
+	return e.layer(r.def, quantized)
 }
 
 // resolve is INC's settings for module of kind k (get_quant_method and
