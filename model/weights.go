@@ -600,10 +600,7 @@ func NVFP4ExpertRows(a *Arch, sh Sharding) (rows uint64, gated, ok bool) {
 			continue
 		}
 		_, inter := w.expertShare()
-		if w.t.ungated {
-			return inter, false, true
-		}
-		return budget.SatMul(2, inter), true, true
+		return budget.SatMul(w.gateShards(), inter), !w.t.ungated, true
 	}
 	return 0, false, false
 }
