@@ -104,11 +104,11 @@ func readINC(qc jsonObject, a *Arch) Quant {
 		qc.fail("bits", "%d is not one INC takes (2, 3, 4, 8: inc/inc.py:37)", bits)
 		return Quant{}
 	}
-	if dt := strOr(qc, "data_type", "int"); dt != "int" {
+	if dt := qc.strOr("data_type", "int"); dt != "int" {
 		qc.fail("data_type", "%q: INC's %s schemes (inc/schemes/inc_mxfp4_*.py, inc_mxfp8_*.py) are not modelled; only data_type int (its WNA16 scheme)", dt, dt)
 		return Quant{}
 	}
-	packing := strOr(qc, "packing_format", "auto_round:auto_gptq")
+	packing := qc.strOr("packing_format", "auto_round:auto_gptq")
 	switch packing {
 	case "auto_round:auto_gptq", "auto_round:auto_awq":
 	case "auto_round:llm_compressor":
@@ -122,7 +122,7 @@ func readINC(qc jsonObject, a *Arch) Quant {
 	if !qc.has("backend") && qc.has("vllm_backend") {
 		backendKey = "vllm_backend"
 	}
-	backend := strOr(qc, backendKey, "auto")
+	backend := qc.strOr(backendKey, "auto")
 	switch backend {
 	case "auto", "gptq", "gptq:marlin", "awq", "awq:marlin", "marlin":
 	default:
@@ -236,14 +236,6 @@ func readINC(qc jsonObject, a *Arch) Quant {
 	q := Quant{Method: "inc", Bits: bits, GroupSize: uint64(max(group, 0))}
 	q.rules = &quantRules{method: "inc", packed: a.tree.packed, inc: r}
 	return q
-}
-
-// strOr is qc's string key, def when absent.
-func strOr(qc jsonObject, key, def string) string {
-	if !qc.has(key) {
-		return def
-	}
-	return qc.str(key)
 }
 
 // unsupported says why INC on CUDA has no modelled kernel for a layer of
