@@ -137,6 +137,14 @@ func (o jsonObject) str(key string) string {
 	return s
 }
 
+// strOr is key's string, def when absent, as boolOr and uintOr are.
+func (o jsonObject) strOr(key, def string) string {
+	if !o.has(key) {
+		return def
+	}
+	return o.str(key)
+}
+
 func (o jsonObject) boolOr(key string, def bool) bool {
 	if !o.has(key) {
 		return def

@@ -180,10 +180,7 @@ func (w *weights) packedInt(module string, k, n, fullK, count uint64, s Scheme) 
 //   - BnB4 (bitsandbytes.py:514-581): weights two to a byte and fp32
 //     absmax per 64.
 func (w *weights) experts(module string, e, h, i uint64, s Scheme) {
-	gateShards := uint64(2)
-	if w.t.ungated {
-		gateShards = 1 // nemotron_h.py: relu2 experts, w13 = [e, i, h]
-	}
+	gateShards := w.gateShards()
 	i13 := budget.SatMul(gateShards, i)
 	each := func(v uint64) uint64 { return budget.SatMul(v, e) }
 	hasBias := w.t.expertBias
@@ -322,4 +319,14 @@ func (w *weights) nvfp4Kernel(s Scheme) NVFP4Kernel {
 		return NVFP4Kernel{}
 	}
 	return w.sh.NVFP4
+}
+
+// gateShards is how many intermediate-sized shards w13 holds per expert:
+// gate and up (2), or up alone for ungated experts (nemotron_h.py: relu2
+// experts, w13 = [e, i, h]).
+func (w *weights) gateShards() uint64 {
+	if w.t.ungated {
+		return 1
+	}
+	return 2
 }

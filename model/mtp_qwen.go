@@ -37,7 +37,7 @@ func QwenMTPWeights(a *Arch, sh Sharding) (items []budget.Item, ok bool) {
 	if full < 0 {
 		return nil, false
 	}
-	w := &weights{a: a, t: &a.tree, sh: sh, q: sh.Quant.compiled(a), tp: max(sh.TP, 1), dt: sh.DtypeBytes}
+	w := newWeights(a, sh)
 	for j := range a.MTPLayers {
 		w.layerAs(full, fmt.Sprintf("mtp.layers.%d.", j))
 	}

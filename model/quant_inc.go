@@ -104,11 +104,11 @@ func readINC(qc jsonObject, a *Arch) Quant {
 		qc.fail("bits", "%d is not one INC takes (2, 3, 4, 8: inc/inc.py:37)", bits)
 		return Quant{}
 	}
-	if dt := strOr(qc, "data_type", "int"); dt != "int" {
+	if dt := qc.strOr("data_type", "int"); dt != "int" {
 		qc.fail("data_type", "%q: INC's %s schemes (inc/schemes/inc_mxfp4_*.py, inc_mxfp8_*.py) are not modelled; only data_type int (its WNA16 scheme)", dt, dt)
 		return Quant{}
 	}
-	packing := strOr(qc, "packing_format", "auto_round:auto_gptq")
+	packing := qc.strOr("packing_format", "auto_round:auto_gptq")
 	switch packing {
 	case "auto_round:auto_gptq", "auto_round:auto_awq":
 	case "auto_round:llm_compressor":
@@ -122,7 +122,7 @@ func readINC(qc jsonObject, a *Arch) Quant {
 	if !qc.has("backend") && qc.has("vllm_backend") {
 		backendKey = "vllm_backend"
 	}
-	backend := strOr(qc, backendKey, "auto")
+	backend := qc.strOr(backendKey, "auto")
 	switch backend {
 	case "auto", "gptq", "gptq:marlin", "awq", "awq:marlin", "marlin":
 	default:
@@ -238,14 +238,6 @@ func readINC(qc jsonObject, a *Arch) Quant {
 	return q
 }
 
-// strOr is qc's string key, def when absent.
-func strOr(qc jsonObject, key, def string) string {
-	if !qc.has(key) {
-		return def
-	}
-	return qc.str(key)
-}
-
 // unsupported says why INC on CUDA has no modelled kernel for a layer of
 // l, and the setting it lies in ("" when it has one): GPTQ needs Marlin
 // (backend auto or a marlin one, 4 or 8 symmetric bits, a Marlin group
@@ -340,32 +332,33 @@ func (r *incRules) inBlocks(module string) bool {
 	return slices.ContainsFunc(r.blocks, func(b string) bool { return strings.HasPrefix(module, b) })
 }
 
-// explicit says whether extra_config names module, by key or by a
-// regular expression it matches (config_parser.py:75-92).
-func (r *incRules) explicit(module string) bool {
-	if _, ok := r.exact[module]; ok {
-		return true
+// entry is extra_config's entry for module: its own (by key), else the
+// first regular expression that matches it (config_parser.py:75-92); ok
+// is false when extra_config does not name module.
+func (r *incRules) entry(module string) (e incEntry, ok bool) {
+	if e, ok := r.exact[module]; ok {
+		return *e, true
 	}
 	for _, e := range r.extra {
 		if e.re != nil && e.re.MatchString(module) {
-			return true
+			return e, true
 		}
 	}
-	return false
+	return incEntry{}, false
+}
+
+// explicit says whether extra_config names module, by key or by a
+// regular expression it matches (see entry).
+func (r *incRules) explicit(module string) bool {
+	_, ok := r.entry(module)
+	return ok
 }
 
 // config is get_config (config_parser.py:94-140): module's own entry, else
 // the first regular expression that matches it, else the defaults.
 func (r *incRules) config(module string, quantized bool) incLayer {
-	if e, ok := r.exact[module]; ok {
-		return e.layer(r.def, quantized)
-	}
-	for _, e := range r.extra {
-		if e.re != nil && e.re.MatchString(module) {
-			return e.layer(r.def, quantized)
-		}
-	}
-	return incEntry{}.layer(r.def, quantized)
+	e, _ := r.entry(module)
+	return e.layer(r.def, quantized)
 }
 
 // resolve is INC's settings for module of kind k (get_quant_method and

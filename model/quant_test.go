@@ -765,6 +765,17 @@ func TestW4A4NVFP4(t *testing.T) {
 		{"modelopt FP8", `{"quant_method": "modelopt", "quant_algo": "FP8"}`, false},
 		{"fp8 blocks", `{"quant_method": "fp8", "weight_block_size": [128, 128]}`, false},
 		{"awq", `{"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": true}`, false},
+		// The config-group and per-layer lookups, not only the default
+		// scheme: a compressed-tensors NVFP4 group (W4A4: its input
+		// activations 4-bit floats, as DeepSeek-V4-Flash-NVFP4's group_1),
+		// and ModelOpt mixed precision with one NVFP4 layer (W4A4), or one
+		// W4A16_NVFP4 layer (Marlin: false).
+		{"compressed-tensors NVFP4 group", `{"quant_method": "compressed-tensors", "format": "nvfp4-pack-quantized",
+ "config_groups": {"group_1": {"targets": ["Linear"], "format": "nvfp4-pack-quantized",
+   "input_activations": {"dynamic": "local", "group_size": 16, "num_bits": 4, "strategy": "tensor_group", "symmetric": true, "type": "float"},
+   "weights": {"dynamic": false, "group_size": 16, "num_bits": 4, "strategy": "tensor_group", "symmetric": true, "type": "float"}}}, "ignore": ["lm_head"]}`, true},
+		{"modelopt mixed, one NVFP4 layer", `{"quant_method": "modelopt", "quant_algo": "MIXED_PRECISION", "quantized_layers": {"model.layers.0.mlp.down_proj": {"quant_algo": "NVFP4", "group_size": 16}}}`, true},
+		{"modelopt mixed, one W4A16_NVFP4 layer", `{"quant_method": "modelopt", "quant_algo": "MIXED_PRECISION", "quantized_layers": {"model.layers.0.mlp.down_proj": {"quant_algo": "W4A16_NVFP4", "group_size": 16}}}`, false},
 	}
 	got, want := map[string]bool{}, map[string]bool{}
 	for _, tt := range tests {

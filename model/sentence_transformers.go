@@ -1,6 +1,7 @@
 package model
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"path"
@@ -108,7 +109,7 @@ func (st *SentenceTransformers) ReadPoolingConfig(data []byte) error {
 	if data == nil {
 		return nil
 	}
-	dec := json.NewDecoder(strings.NewReader(string(data)))
+	dec := json.NewDecoder(bytes.NewReader(data))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return fmt.Errorf("%s: want a JSON object", st.PoolingConfig)
 	}

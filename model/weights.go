@@ -199,9 +199,15 @@ func (w *weights) add(name string, bytes uint64) {
 // bytesOf is n elements of b bytes each.
 func bytesOf(n, b uint64) uint64 { return budget.SatMul(n, b) }
 
+// newWeights is the layout of a's tensors on one rank of sh, nothing
+// added yet: sh's quantization compiled for a, at least one rank.
+func newWeights(a *Arch, sh Sharding) *weights {
+	return &weights{a: a, t: &a.tree, sh: sh, q: sh.Quant.compiled(a), tp: max(sh.TP, 1), dt: sh.DtypeBytes}
+}
+
 // Weights lists every weight tensor and buffer one rank holds under sh.
 func Weights(a *Arch, sh Sharding) []budget.Item {
-	w := &weights{a: a, t: &a.tree, sh: sh, q: sh.Quant.compiled(a), tp: max(sh.TP, 1), dt: sh.DtypeBytes}
+	w := newWeights(a, sh)
 	if a.Encoder != nil {
 		return encoderWeights(w)
 	}
@@ -587,10 +593,10 @@ func (w *weights) moe(p string) {
 // are. An engine checks it against its kernel's tiles (vLLM's CUTLASS MoE
 // kernels do not pad gated rows: [NVFP4Kernel]).
 func NVFP4ExpertRows(a *Arch, sh Sharding) (rows uint64, gated, ok bool) {
-	w := &weights{a: a, t: &a.tree, sh: sh, q: sh.Quant.compiled(a), tp: max(sh.TP, 1), dt: sh.DtypeBytes}
-	if a.Experts == 0 || w.t.mlp == "" || a.DeepSeekV4 != nil {
+	if a.Experts == 0 || a.tree.mlp == "" || a.DeepSeekV4 != nil {
 		return 0, false, false
 	}
+	w := newWeights(a, sh) // after the cheap refusals: it compiles sh's quantization
 	for i, l := range a.Layers {
 		if !l.MoE {
 			continue
@@ -600,10 +606,7 @@ func NVFP4ExpertRows(a *Arch, sh Sharding) (rows uint64, gated, ok bool) {
 			continue
 		}
 		_, inter := w.expertShare()
-		if w.t.ungated {
-			return inter, false, true
-		}
-		return budget.SatMul(2, inter), true, true
+		return budget.SatMul(w.gateShards(), inter), !w.t.ungated, true
 	}
 	return 0, false, false
 }

@@ -125,14 +125,16 @@ func OpenRegularFile(p string) (*os.File, int64, error) {
 	return f, size, err
 }
 
-// notFound is the error of opening p, missing: the system's own (as
-// os.Open words it), which [os.IsNotExist] reports.
+// notFound is the error of opening p, missing: the system's own errno (as
+// os.Open words it), which [os.IsNotExist] reports. It stats p rather
+// than opening it, so that a FIFO created at p since openRegular looked
+// cannot block here.
 func notFound(p string) error {
-	_, err := os.Open(p) // missing: returns at once, opening nothing
-	if err == nil || !os.IsNotExist(err) {
-		return &fs.PathError{Op: "open", Path: p, Err: fs.ErrNotExist}
+	var pe *fs.PathError
+	if _, err := os.Stat(p); errors.As(err, &pe) && errors.Is(err, fs.ErrNotExist) {
+		return &fs.PathError{Op: "open", Path: p, Err: pe.Err}
 	}
-	return err
+	return &fs.PathError{Op: "open", Path: p, Err: fs.ErrNotExist}
 }
 
 // checkRepoFile refuses a file name taken from an index (or any other

@@ -38,16 +38,7 @@ func qwen25VLConfig(t *testing.T) string {
 func TestProcessorsFromAPath(t *testing.T) {
 	vl := qwen25VLConfig(t)
 	root := t.TempDir()
-	write := func(dir, name, data string) {
-		t.Helper()
-		p := filepath.Join(root, dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(dir, name, data string) { t.Helper(); writeUnder(t, root, dir, name, data) }
 	write("vl", "config.json", vl)
 	write("vl", model.PreprocessorFile, qwen25VLPreprocessor)
 	write("vl", model.VideoPreprocessorFile, qwen3VideoProcessor)

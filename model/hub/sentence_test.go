@@ -31,16 +31,7 @@ const (
 // alone.
 func TestSentenceTransformersFromAPath(t *testing.T) {
 	root := t.TempDir()
-	write := func(dir, name, data string) {
-		t.Helper()
-		p := filepath.Join(root, dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(dir, name, data string) { t.Helper(); writeUnder(t, root, dir, name, data) }
 	write("embed", "config.json", qwen3Config)
 	write("embed", "modules.json", qwen3EmbeddingModules)
 	write("embed", "1_Pooling/config.json", qwen3EmbeddingPooling)
@@ -240,5 +231,18 @@ func TestModulesFileCheckedBeforeTheCache(t *testing.T) {
 				t.Errorf("the Pooling config was saved to the cache")
 			}
 		})
+	}
+}
+
+// writeUnder writes data to root/dir/name (name a slash path), making the
+// folders it needs: a model folder's files for the path tests.
+func writeUnder(t *testing.T, root, dir, name, data string) {
+	t.Helper()
+	p := filepath.Join(root, dir, filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
