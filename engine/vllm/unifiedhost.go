@@ -143,13 +143,15 @@ func usesMRoPE(a *model.Arch) bool {
 	return a.RopeScaling != nil && a.RopeScaling.MRoPE
 }
 
-// unifiedHostBytes is the two items' sum on one GPU (see
-// appendUnifiedHostItems); 0 off a unified-memory class.
+// unifiedHostBytes is the two items' sum on one GPU, summed from
+// appendUnifiedHostItems so the ledger line and the items cannot part; 0
+// off a unified-memory class.
 func unifiedHostBytes(a *model.Arch, r *Resolved) uint64 {
-	if !r.unified {
-		return 0
+	var sum uint64
+	for _, it := range appendUnifiedHostItems(nil, a, r) {
+		sum = budget.SatAdd(sum, it.Bytes)
 	}
-	return budget.SatAdd(hostTokenIDsBytes(a, r), unifiedHostGrowthBytes)
+	return sum
 }
 
 // appendUnifiedHostItems appends, on a unified-memory class, the host
