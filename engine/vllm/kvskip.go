@@ -242,14 +242,7 @@ func (r *Resolved) alignSkipBlock(a *model.Arch) error {
 // skipTokenBytes is one token of layer i's KV cache on a rank: its
 // heads and head size, in the model's dtype when skipped.
 func (r *Resolved) skipTokenBytes(a *model.Arch, i int) uint64 {
-	l := a.Layers[i]
-	heads, dim := model.KVHeadsPerRank(a, r.TensorParallelSize), a.HeadDim
-	if l.KVHeads > 0 {
-		heads = max(1, l.KVHeads/r.TensorParallelSize)
-	}
-	if l.HeadDim > 0 {
-		dim = l.HeadDim
-	}
+	heads, dim := layerKVShape(a, i, r.TensorParallelSize)
 	bytes := r.KVDtypeBytes
 	if slices.Contains(r.KVSkipLayers, i) {
 		bytes = r.DtypeBytes
@@ -271,20 +264,6 @@ func largestKernelBlockWithin(cands []uint64, perToken, budgetBytes uint64) uint
 		return smallest
 	}
 	return best
-}
-
-// skippedLayers marks a's layers that keep the model's dtype.
-func (r *Resolved) skippedLayers(n int) []bool {
-	if len(r.KVSkipLayers) == 0 {
-		return nil
-	}
-	out := make([]bool, n)
-	for _, i := range r.KVSkipLayers {
-		if i < n {
-			out[i] = true
-		}
-	}
-	return out
 }
 
 // skipKey is the skipped layers and padding as a layout key.

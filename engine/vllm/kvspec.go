@@ -155,24 +155,18 @@ func layerSpecs(a *model.Arch, r *Resolved) []layerSpec {
 	}
 	tp := r.TensorParallelSize
 	specs := make([]layerSpec, 0, len(a.Layers))
-	skipped := r.skippedLayers(len(a.Layers))
 	for i, l := range a.Layers {
 		if l.SharesKV {
 			continue
 		}
-		heads, dim := model.KVHeadsPerRank(a, tp), a.HeadDim
-		if l.KVHeads > 0 {
-			heads = max(1, l.KVHeads/tp)
-		}
-		if l.HeadDim > 0 {
-			dim = l.HeadDim
-		}
+		heads, dim := layerKVShape(a, i, tp)
 		kvBytes := r.KVDtypeBytes
-		if skipped != nil && skipped[i] {
+		skipped := slices.Contains(r.KVSkipLayers, i)
+		if skipped {
 			// --kv-cache-dtype-skip-layers: the model's dtype (kvskip.go).
 			kvBytes = r.DtypeBytes
 		}
-		attn := layerSpec{layer: i, kind: fullSpec, block: r.BlockSize, heads: heads, headDim: dim, modelDtype: skipped != nil && skipped[i],
+		attn := layerSpec{layer: i, kind: fullSpec, block: r.BlockSize, heads: heads, headDim: dim, modelDtype: skipped,
 			page: budget.SatMul(budget.SatMul(r.BlockSize, 2*heads*dim), kvBytes)}
 		switch l.Kind {
 		case model.NoMixer, model.EncoderOnly:
@@ -488,4 +482,18 @@ func (l kvLayout) addGroupPages(p *budget.PagedPool, r *Resolved) {
 			p.Groups = append(p.Groups, pg)
 		}
 	}
+}
+
+// layerKVShape returns layer i's KV heads on a rank of tp and its head
+// size: the layer's own where its config gives them, else the model's.
+func layerKVShape(a *model.Arch, i int, tp uint64) (heads, dim uint64) {
+	l := a.Layers[i]
+	heads, dim = model.KVHeadsPerRank(a, tp), a.HeadDim
+	if l.KVHeads > 0 {
+		heads = max(1, l.KVHeads/tp)
+	}
+	if l.HeadDim > 0 {
+		dim = l.HeadDim
+	}
+	return heads, dim
 }

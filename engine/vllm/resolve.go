@@ -184,10 +184,10 @@ type Resolved struct {
 	// --max-model-len auto fitted a shorter one after the profile (see
 	// autoFitMaxModelLen); 0 when MaxModelLen is it.
 	runnerMaxLen uint64
-	// v2Model is the oracle's answer for the model ([v2DefaultModel]) once
-	// asked: 0 not yet, 1 no, 2 yes. It depends on the release and the
-	// model alone, and every stage of a compile asks ([Resolved.onV2Runner]).
-	v2Model uint8
+	// v2Model is the oracle's answer for the model ([v2DefaultModel]),
+	// given once by Resolve: it depends on the release and the model alone,
+	// and every stage of a compile asks ([Resolved.onV2Runner]).
+	v2Model bool
 }
 
 // layerCounts returns a's state and attention layers (see stateLayers),
@@ -215,6 +215,7 @@ func resolveCounted(s Serve, a *model.Arch, c budget.Class, p Profile, states, a
 	r := Resolved{Serve: s, Profile: p, Sources: make(Sources, 0, 12)}
 	def := r.Sources.Set
 	r.stateLayersPlus1, r.attentionLayers = states+1, attention
+	r.v2Model = v2DefaultModel(p.Release, a, func() uint64 { return states })
 	r.SMCount = c.Device.SMCount
 
 	if err := r.resolveMemory(c, def); err != nil {

@@ -112,8 +112,9 @@ func (sz *Sizing) lengthRefused() bool {
 // starts, between lo (the length its printed line starts, found by
 // longestStarting; 0 when none was found) and hi (the refused length),
 // each length compiled with s's settings, so that its batched tokens
-// follow the length as vLLM defaults them: it bisects, lo starting (or 0)
-// and hi refused, each checked; 0 when no length starts.
+// follow the length as vLLM defaults them: it bisects the lengths from lo
+// (from 1 when none was found) to hi-1 with [budget.LargestFitting],
+// which checks lo first; 0 when no length starts.
 func longestFollowing(cp *Compiler, s Serve, c budget.Class, p Profile, lo, hi uint64) uint64 {
 	starts := func(l uint64) bool {
 		t := s
@@ -121,18 +122,14 @@ func longestFollowing(cp *Compiler, s Serve, c budget.Class, p Profile, lo, hi u
 		k, plan, err := cp.compile(t, c, p)
 		return err == nil && k.capacity(plan).Starts
 	}
-	if lo >= hi || lo > 0 && !starts(lo) {
+	if lo >= hi {
 		return 0
 	}
-	for hi-lo > 1 {
-		mid := lo + (hi-lo)/2
-		if starts(mid) {
-			lo = mid
-		} else {
-			hi = mid
-		}
+	l, ok, _ := budget.LargestFitting(max(lo, 1), hi-1, func(l uint64) (bool, error) { return starts(l), nil })
+	if !ok {
+		return 0
 	}
-	return lo
+	return l
 }
 
 // longestStarting checks est, the longest max_model_len vLLM's check

@@ -416,13 +416,5 @@ func (r *Resolved) onV2Runner(a *model.Arch) bool {
 		// A Resolved not made by Resolve: nothing counted, nothing kept.
 		return r.Profile.V2Runner(a)
 	}
-	return r.Profile.v2RunnerBy(func() bool {
-		if r.v2Model == 0 {
-			r.v2Model = 1
-			if v2DefaultModel(r.Profile.Release, a, func() uint64 { return r.stateLayersPlus1 - 1 }) {
-				r.v2Model = 2
-			}
-		}
-		return r.v2Model == 2
-	})
+	return r.Profile.v2RunnerBy(func() bool { return r.v2Model })
 }

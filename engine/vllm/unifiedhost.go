@@ -1,8 +1,6 @@
 package vllm
 
 import (
-	"math/bits"
-
 	"membudget/budget"
 	"membudget/engine"
 	"membudget/model"
@@ -124,17 +122,14 @@ func hostTokenIDsBytes(a *model.Arch, r *Resolved) uint64 {
 }
 
 // pinnedBytes is what PyTorch's caching host allocator pins for a request
-// of n bytes: n up to the next power of two (see hostTokenIDsBytes); n
-// itself past the largest power of two a uint64 holds.
+// of n bytes: n up to the next power of two (see hostTokenIDsBytes, and
+// [nextPow2] for the rounding); 0 for nothing, and n itself past the
+// largest power of two a uint64 holds.
 func pinnedBytes(n uint64) uint64 {
-	if n <= 1 {
+	if n == 0 || n > 1<<63 {
 		return n
 	}
-	shift := bits.Len64(n - 1)
-	if shift >= 64 {
-		return n
-	}
-	return 1 << shift
+	return nextPow2(n)
 }
 
 // usesMRoPE says a's config holds an mrope_section (vLLM's uses_mrope,
@@ -148,13 +143,15 @@ func usesMRoPE(a *model.Arch) bool {
 	return a.RopeScaling != nil && a.RopeScaling.MRoPE
 }
 
-// unifiedHostBytes is the two items' sum on one GPU (see
-// appendUnifiedHostItems); 0 off a unified-memory class.
+// unifiedHostBytes is the two items' sum on one GPU, summed from
+// appendUnifiedHostItems so the ledger line and the items cannot part; 0
+// off a unified-memory class.
 func unifiedHostBytes(a *model.Arch, r *Resolved) uint64 {
-	if !r.unified {
-		return 0
+	var sum uint64
+	for _, it := range appendUnifiedHostItems(nil, a, r) {
+		sum = budget.SatAdd(sum, it.Bytes)
 	}
-	return budget.SatAdd(hostTokenIDsBytes(a, r), unifiedHostGrowthBytes)
+	return sum
 }
 
 // appendUnifiedHostItems appends, on a unified-memory class, the host

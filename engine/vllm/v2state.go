@@ -149,8 +149,17 @@ func pipelineResidual(a *model.Arch) bool {
 // v2StateBytes is the V2 runner's request state on a GPU of stage st (see
 // [v2StateTensors]).
 func v2StateBytes(a *model.Arch, r *Resolved, st model.Sharding) uint64 {
+	if !r.Profile.ConsumedSinceSnapshot {
+		return 0
+	}
+	return v2RequestStateBytes(a, r, st)
+}
+
+// v2RequestStateBytes is [v2RequestState]'s tensors summed, charged or not:
+// the one sum [v2StateBytes] and [besideAfterSnapshot] each take.
+func v2RequestStateBytes(a *model.Arch, r *Resolved, st model.Sharding) uint64 {
 	var total uint64
-	v2StateTensors(a, r, st, func(bytes, count uint64) { total = budget.SatAdd(total, budget.SatMul(bytes, count)) })
+	v2RequestState(a, r, st, func(bytes, count uint64) { total = budget.SatAdd(total, budget.SatMul(bytes, count)) })
 	return total
 }
 
@@ -171,8 +180,7 @@ func besideAfterSnapshot(a *model.Arch, r *Resolved, st model.Sharding) uint64 {
 	if r.Profile.ConsumedSinceSnapshot {
 		return 0
 	}
-	var total uint64
-	v2RequestState(a, r, st, func(bytes, count uint64) { total = budget.SatAdd(total, budget.SatMul(bytes, count)) })
+	total := v2RequestStateBytes(a, r, st)
 	if st.Last && onV2Speculator(r) {
 		total = budget.SatAdd(total, specV2BufferBytes(r, st))
 	}
