@@ -289,8 +289,8 @@ func (s section) Lines(fp budget.Footprint) []engine.FootprintLine {
 		}
 	}
 	out = s.sz.labelGraphs(s.sz.splitDraftGraphs(out, fp))
-	if st := s.sz.plan.Stages; fp.Stage < len(st) && st[fp.Stage].BesideFixed > 0 {
-		out = append(out, engine.FootprintLine{Label: besideAfterSnapshotLabel, Bytes: st[fp.Stage].BesideFixed, Beside: true})
+	if fp.BesideFixed > 0 {
+		out = append(out, engine.FootprintLine{Label: besideAfterSnapshotLabel, Bytes: fp.BesideFixed, Beside: true})
 	}
 	return out
 }
