@@ -177,8 +177,9 @@ func specV2GraphBytes(a *model.Arch, r *Resolved, st model.Sharding) uint64 {
 // a311916a2), which fused the decode set's k-1 draft steps into one graph
 // ([specV2FusedDecode]); the commits between touch dispatch, the DSpark
 // verifier's varlen decode graphs and MTP hooks that are no-ops for EAGLE.
-// 0.27.0's branch carries PR #50000 (2026-07-30) and 0.27.0rc1 was out
-// 2026-08-07, so it was cut inside that span. At aeeb36b1f (#50000's
+// 0.27.0's branch carries PR #50000 (2026-07-30), and the v0.28.0
+// release notes list as new PR #38390 (E/P/D disaggregation on the V2
+// runner, merged 2026-08-04), so 0.27 was cut inside that span. At aeeb36b1f (#50000's
 // merge) the speculator makes the same two managers (autoregressive/
 // speculator.py:61-82), captures the prefill set then, for k > 1, the
 // decode set of _generate_draft, one step (:84-127), and replays that
