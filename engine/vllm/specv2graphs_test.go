@@ -1,10 +1,12 @@
 package vllm
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
 
 	"membudget/budget"
 	"membudget/engine"
@@ -237,4 +239,45 @@ func TestSpecV2GraphRefusalsSizeEager(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestSpecV2DecodeStepsProperty: 0.27.0 and 0.27.1 capture the same graph
+// sets, and differ only in the draft steps a decode graph records (one on
+// 0.27.0, k-1 fused on 0.27.1, the upper reading): the drafter's graphs
+// on 0.27.0 are 0.27.1's less decode x (k-2) passes of its layers at the
+// per-layer-graph constant, the same where k <= 2 or there is no decode
+// set (PIECEWISE), never more.
+func TestSpecV2DecodeStepsProperty(t *testing.T) {
+	a := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
+	dir := WriteEagle3Draft(t)
+	early, late := mustProfile("0.27.0"), mustProfile("0.27.1")
+	rapid.Check(t, func(t *rapid.T) {
+		k := rapid.Uint64Range(1, 6).Draw(t, "k")
+		s := Serve{
+			MaxModelLen:       rapid.Uint64Range(256, 8192).Draw(t, "len"),
+			MaxNumSeqs:        rapid.Uint64Range(1, 512).Draw(t, "seqs"),
+			Compilation:       Compilation{GraphMode: rapid.SampledFrom([]string{"", graphsPiecewise, graphsFullDecodeOnly, graphsFullAndPiecewise}).Draw(t, "mode")},
+			SpeculativeConfig: `{"method": "eagle3", "model": "` + dir + `", "num_speculative_tokens": ` + strconv.FormatUint(k, 10) + `}`,
+		}
+		re, err := Resolve(s, a, bigClass, early)
+		if err != nil {
+			t.Skip(err)
+		}
+		rl, err := Resolve(s, a, bigClass, late)
+		if err != nil {
+			t.Fatalf("sized on 0.27.0 but not on 0.27.1: %v", err)
+		}
+		se, sl := specV2Graphs(&re), specV2Graphs(&rl)
+		if se.decode != sl.decode || se.prefillMixed != sl.prefillMixed || se.prefillFull != sl.prefillFull || se.decodeTop != sl.decodeTop {
+			t.Fatalf("the graph sets differ: 0.27.0 %+v, 0.27.1 %+v", se, sl)
+		}
+		ge, gl := draftGraphBytes(a, &re, stageOf(&re, 0)), draftGraphBytes(a, &rl, stageOf(&rl, 0))
+		var fewer uint64 // the decode graphs' passes 0.27.1 charges beyond 0.27.0's
+		if se.decode > 0 {
+			fewer = se.decode * (k - 2) * re.Spec.Draft.Layers * graphBytesPerLayerGraph
+		}
+		if ge+fewer != gl {
+			t.Fatalf("k=%d, %d decode graphs: 0.27.0's drafter graphs are %d B, 0.27.1's %d B; want them %d B apart", k, se.decode, ge, gl, fewer)
+		}
+	})
 }
