@@ -179,9 +179,9 @@ func specV2GraphBytes(a *model.Arch, r *Resolved, st model.Sharding) uint64 {
 // verifier's varlen decode graphs and MTP hooks that are no-ops for EAGLE.
 // 0.27.0's branch carries PR #50000 (2026-07-30), and the v0.28.0
 // release notes list as new PR #38390 (E/P/D disaggregation on the V2
-// runner, merged 2026-08-04), so 0.27 was cut inside that span. At aeeb36b1f (#50000's
-// merge) the speculator makes the same two managers (autoregressive/
-// speculator.py:61-82), captures the prefill set then, for k > 1, the
+// runner, merged 2026-08-04), so 0.27 was cut inside that span. At
+// aeeb36b1f (#50000's merge) the speculator makes the same two managers
+// (autoregressive/speculator.py:61-82), captures the prefill set then, for k > 1, the
 // decode set of _generate_draft, one step (:84-127), and replays that
 // graph once a step for steps 1..k-1 (_multi_step_decode, :374-424); both
 // managers take the global graph pool (cudagraph_utils.py:135), capture
