@@ -66,15 +66,16 @@ func eagle3Line(dir string) []string {
 }
 
 // TestV2Eagle3LineWithGraphs: a production EAGLE-3 line with CUDA graphs
-// (no --enforce-eager) on main and 0.28, which run Llama on the V2 model
-// runner, is answered: the ledger names the drafter's graphs beside the
-// target's, and the speculative-decoding line says what each of the
-// speculator's sets captures. 0.29, whose V2 graph reservation membudget
-// has not read, stays refused by name.
+// (no --enforce-eager) on main, 0.28 and 0.27, which run Llama on the V2
+// model runner, is answered: the ledger names the drafter's graphs beside
+// the target's, and the speculative-decoding line says what each of the
+// speculator's sets captures (on 0.27.0 one draft step a decode graph).
+// 0.29, whose V2 graph reservation membudget has not read, stays refused
+// by name.
 func TestV2Eagle3LineWithGraphs(t *testing.T) {
 	t.Parallel()
 	line := eagle3Line(writeEagle3Dir(t))
-	for _, version := range []string{"main", "0.28.0"} {
+	for _, version := range []string{"main", "0.28.0", "0.27.1", "0.27.0"} {
 		var stdout, stderr bytes.Buffer
 		code := run(&stdout, &stderr, append([]string{"report", "--class", "h100-sxm-80g", "--vllm-version", version}, line...))
 		if code != exitOK && code != exitNoFit {
@@ -93,20 +94,20 @@ func TestV2Eagle3LineWithGraphs(t *testing.T) {
 	}
 }
 
-// TestV2Eagle3LineBefore028: the same line under 0.23.0 to 0.27.1, which
+// TestV2Eagle3LineBefore027: the same line under 0.23.0 to 0.26.1, which
 // run Llama on the V2 model runner with main's eager speculator, is
 // answered with --enforce-eager (the buffers a line of the ledger from
 // 0.26.1, and said to stand beside the budget before), and refused by
 // name with its graphs, whose decode set records one draft step a graph
-// before PR #46849.
-func TestV2Eagle3LineBefore028(t *testing.T) {
+// as 0.27.0's does (before PR #46849) but whose capture predates PR
+// #49364.
+func TestV2Eagle3LineBefore027(t *testing.T) {
 	t.Parallel()
 	line := eagle3Line(writeEagle3Dir(t))
 	for _, tc := range []struct{ version, says string }{
 		{"0.23.0", "not charged before 0.26.1"},
 		{"0.26.0", "not charged before 0.26.1"},
 		{"0.26.1", "V2 speculator buffers"},
-		{"0.27.1", "V2 speculator buffers"},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := run(&stdout, &stderr, append([]string{"report", "--class", "h100-sxm-80g", "--vllm-version", tc.version}, append(line, "--enforce-eager")...))
@@ -121,8 +122,8 @@ func TestV2Eagle3LineBefore028(t *testing.T) {
 		stdout.Reset()
 		stderr.Reset()
 		code = run(&stdout, &stderr, append([]string{"report", "--class", "h100-sxm-80g", "--vllm-version", tc.version}, line...))
-		if code != exitBadArgs || !strings.Contains(stderr.String(), "--speculative-config") || !strings.Contains(stderr.String(), "PR #46849") || !strings.Contains(stderr.String(), "pass --enforce-eager") {
-			t.Errorf("%s with graphs: exit %d, stderr %q; want 2 and the refusal naming --speculative-config and PR #46849", tc.version, code, stderr.String())
+		if code != exitBadArgs || !strings.Contains(stderr.String(), "--speculative-config") || !strings.Contains(stderr.String(), "PR #49364") || !strings.Contains(stderr.String(), "pass --enforce-eager") {
+			t.Errorf("%s with graphs: exit %d, stderr %q; want 2 and the refusal naming --speculative-config and PR #49364", tc.version, code, stderr.String())
 		}
 	}
 }

@@ -158,11 +158,11 @@ func TestResolveDraftRefusals(t *testing.T) {
 			Serve{LoRA: LoRA{Enable: true}, SpeculativeConfig: eagle3Spec(dir)}, "enable-lora", "lands in the per-graph sample"},
 		// Llama runs the V2 runner on main, whose speculator is sized
 		// (specv2.go, specv2graphs.go); its graphs under cudagraph_mode
-		// FULL, the graphs of 0.22 to 0.27 (sized eager) and the
+		// FULL, the graphs of 0.22 to 0.26 (sized eager) and the
 		// speculators of 0.29 stay refused (specv2_test.go,
 		// specv2graphs_test.go).
 		{"FULL graphs on the V2 runner", "meta-llama__Llama-3.1-8B-Instruct", current, Serve{Compilation: Compilation{GraphMode: graphsFull}, SpeculativeConfig: eagle3Spec(dir)}, "compilation-config", "pass --enforce-eager"},
-		{"the V2 runner's graphs of 0.27", "meta-llama__Llama-3.1-8B-Instruct", mustProfile("0.27.0"), Serve{SpeculativeConfig: eagle3Spec(dir)}, "speculative-config", "PR #46849"},
+		{"the V2 runner's graphs of 0.26", "meta-llama__Llama-3.1-8B-Instruct", mustProfile("0.26.0"), Serve{SpeculativeConfig: eagle3Spec(dir)}, "speculative-config", "PR #49364"},
 		{"the V2 runner of 0.29", "meta-llama__Llama-3.1-8B-Instruct", mustProfile("0.29.0"), Serve{EnforceEager: true, SpeculativeConfig: eagle3Spec(dir)}, "speculative-config", "V2 model runner"},
 		{"pipeline parallel", "meta-llama__Llama-3.1-8B-Instruct", v1Llama, Serve{EnforceEager: true, PipelineParallelSize: 2, SpeculativeConfig: eagle3Spec(dir)}, "pipeline-parallel-size", "EAGLE-3"},
 		{"a target without auxiliary states", "google__gemma-2-9b-it", v1Llama, Serve{EnforceEager: true, SpeculativeConfig: eagle3Spec(dir)}, "speculative-config", "auxiliary hidden states"},

@@ -92,7 +92,7 @@ func specV2Refusal(method string, p Profile, a *model.Arch) error {
 	if p.Release.AtLeast(v0_29_0) {
 		unread = "speculator and CUDA-graph reservation for it (PR #53306)"
 	}
-	return settingErr("speculative-config", method, "an %s draft on the V2 model runner, which runs %s there: not modelled for %s, whose %s membudget has not read (it sizes the V2 speculator of vLLM 0.22.0 to 0.28 and main d18bb7b, eager, and its CUDA graphs for 0.28 and main); membudget refuses it rather than size a serve vLLM would contradict", draftName(method), a.Source, p.Describes, unread)
+	return settingErr("speculative-config", method, "an %s draft on the V2 model runner, which runs %s there: not modelled for %s, whose %s membudget has not read (it sizes the V2 speculator of vLLM 0.22.0 to 0.28 and main d18bb7b, eager, and its CUDA graphs for 0.27, 0.28 and main); membudget refuses it rather than size a serve vLLM would contradict", draftName(method), a.Source, p.Describes, unread)
 }
 
 // onV2Speculator says the serve's draft runs on the V2 runner's

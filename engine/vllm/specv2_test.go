@@ -241,12 +241,16 @@ func TestSpecV2Refusals(t *testing.T) {
 			[]string{"CUDA graphs on the V2 model runner with LoRA", "not modelled for vLLM 0.28.0", "pass --enforce-eager"}},
 		{"graphs on 0.29", mustProfile("0.29.0"), Serve{SpeculativeConfig: eagle3Spec(dir)}, "speculative-config",
 			[]string{"not modelled for vLLM 0.29.0", "PR #53306"}},
-		// 0.22 to 0.27 size the speculator eager (TestSpecV2ReleasesByHand),
-		// not its graphs: one draft step a decode graph before #46849.
+		// 0.22 to 0.26 size the speculator eager (TestSpecV2ReleasesByHand),
+		// not its graphs: one draft step a decode graph as on 0.27.0, but a
+		// capture without PR #49364 (and #48261 before 0.26, #44078 and
+		// #44253 on 0.22.0).
 		{"graphs on 0.23, the first release running Llama on V2", mustProfile("0.23.0"), Serve{SpeculativeConfig: eagle3Spec(dir)}, "speculative-config",
-			[]string{"the EAGLE-3 drafter's CUDA graphs on the V2 model runner", "not modelled for vLLM 0.23.0", "one draft step", "PR #46849", "PR #44078", "pass --enforce-eager"}},
-		{"graphs on 0.27.1", mustProfile("0.27.1"), Serve{SpeculativeConfig: eagle3Spec(dir)}, "speculative-config",
-			[]string{"not modelled for vLLM 0.27.1", "PR #46849", "#49364", "pass --enforce-eager"}},
+			[]string{"the EAGLE-3 drafter's CUDA graphs on the V2 model runner", "not modelled for vLLM 0.23.0", "one draft step", "as 0.27.0's does", "PR #46849", "PR #48261", "PR #49364", "pass --enforce-eager"}},
+		{"graphs on 0.26.1", mustProfile("0.26.1"), Serve{SpeculativeConfig: eagle3Spec(dir)}, "speculative-config",
+			[]string{"not modelled for vLLM 0.26.1", "PR #49364", "first landing", "pass --enforce-eager"}},
+		{"graphs on 0.22.0, Qwen3 on V2", mustProfile("0.22.0"), Serve{SpeculativeConfig: eagle3Spec(dir)}, "speculative-config",
+			[]string{"not modelled for vLLM 0.22.0", "PR #44078", "PR #44253", "pass --enforce-eager"}},
 		{"EAGLE-1 graphs on 0.25.0", mustProfile("0.25.0"), Serve{SpeculativeConfig: eagleSpec(WriteEagleDraft(t))}, "speculative-config",
 			[]string{"the EAGLE drafter's CUDA graphs on the V2 model runner", "not modelled for vLLM 0.25.0", "pass --enforce-eager"}},
 		{"0.29", mustProfile("0.29.0"), Serve{EnforceEager: true, SpeculativeConfig: eagle3Spec(dir)}, "speculative-config",
@@ -256,9 +260,14 @@ func TestSpecV2Refusals(t *testing.T) {
 		{"other auxiliary layers", current, Serve{EnforceEager: true, SpeculativeConfig: eagle3Spec(writeDraftDir(t, `{"architectures": ["LlamaForCausalLMEagle3"], "hidden_size": 4096, "eagle_aux_hidden_state_layer_ids": [1, 15, 28]}`, eagle3Checkpoint))}, "speculative-config",
 			[]string{`"eagle_aux_hidden_state_layer_ids"`}},
 	}
+	qwen := shipped(t)["Qwen__Qwen3-8B"] // on the V2 runner from 0.22.0, Llama from 0.23.0
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Resolve(tc.s, a, bigClass, tc.p)
+			target := a
+			if !tc.p.V2Runner(target) {
+				target = qwen
+			}
+			_, err := Resolve(tc.s, target, bigClass, tc.p)
 			var se *engine.SettingError
 			if !errors.As(err, &se) || se.Flag != tc.flag {
 				t.Fatalf("got %v, want a *engine.SettingError naming --%s", err, tc.flag)
@@ -274,7 +283,7 @@ func TestSpecV2Refusals(t *testing.T) {
 
 // TestV2DraftNeverShrinksFootprint: adding an EAGLE-3 or EAGLE draft to a serve on
 // the V2 runner, under every release whose speculator membudget sizes
-// (0.22.0 to 0.28 and main; eager before 0.28, whose graphs are refused),
+// (0.22.0 to 0.28 and main; eager before 0.27, whose graphs are refused),
 // eager or with CUDA graphs, never shrinks a term of the
 // footprint, and grows the ledger (the draft's weights at least); and the
 // draft serve with graphs is never smaller, term by term, than the same

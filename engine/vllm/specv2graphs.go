@@ -11,8 +11,9 @@ import (
 
 // This file sizes the CUDA graphs of an EAGLE-3 or EAGLE draft on the V2
 // model runner's speculator, for the releases whose speculator graphs
-// membudget read ([specV2GraphsRead]: vLLM main d18bb7b and 0.28). Every
-// rule is main's at d18bb7b.
+// membudget read ([specV2GraphsRead]: vLLM main d18bb7b, 0.28 and 0.27).
+// Every rule is main's at d18bb7b; 0.27's capture is main's but for its
+// decode set, which records one draft step a graph ([specV2FusedDecode]).
 //
 // The speculator has two graph managers of its own, made after the
 // target's from the target's resolved cudagraph_mode (model_runner.py:
@@ -41,7 +42,8 @@ import (
 //     without DCP, Triton; backends/flash_attn.py:508, triton_attn.py:104),
 //     else one step ( _generate_draft, :597-649). membudget does not
 //     choose the backend and charges the fused graph, k-1 passes of the
-//     drafter's layers, the larger.
+//     drafter's layers, the larger. On 0.27.0 each decode graph records
+//     one step, replayed k-1 times ([specV2FusedDecode]).
 //
 // Both managers take the platform's global graph pool, the target's
 // (cudagraph_utils.py:131), and capture PIECEWISE before FULL, largest
@@ -71,6 +73,10 @@ import (
 type specV2GraphSets struct {
 	prefillMixed, prefillFull, decode          uint64
 	prefillMixedTop, prefillFullTop, decodeTop uint64
+	// decodeSteps is the draft steps one decode graph records: k-1 where
+	// they are fused into one graph, 1 where one step's graph is replayed
+	// k-1 times ([specV2FusedDecode]); 0 without a decode set.
+	decodeSteps uint64
 }
 
 // specV2Graphs is the V2 speculator's graphs of serve r: none without
@@ -93,15 +99,18 @@ func specV2Graphs(r *Resolved) specV2GraphSets {
 		// FULL_DECODE_ONLY at query 1: the sizes up to max_num_seqs.
 		dec := Graphs{Mode: graphsFullDecodeOnly, Sizes: r.Graphs.Sizes, MaxNumSeqs: r.MaxNumSeqs}
 		s.decode, s.decodeTop = dec.decodeGraphs()
+		s.decodeSteps = 1
+		if specV2FusedDecode(r.Profile) {
+			s.decodeSteps = r.Spec.Tokens - 1
+		}
 	}
 	return s
 }
 
 // draftLayerGraphs is the drafter's layer passes over the sets' graphs:
-// one a prefill graph, k-1 a decode graph (fused, the upper reading).
-func (s specV2GraphSets) draftLayerGraphs(k uint64) uint64 {
-	steps := budget.SatSub(k, 1)
-	return budget.SatAdd(s.prefillMixed+s.prefillFull, budget.SatMul(s.decode, steps))
+// one a prefill graph, decodeSteps a decode graph.
+func (s specV2GraphSets) draftLayerGraphs() uint64 {
+	return budget.SatAdd(s.prefillMixed+s.prefillFull, budget.SatMul(s.decode, s.decodeSteps))
 }
 
 // specV2LogitsBytes is what an EAGLE drafter's compute_logits holds for
@@ -133,7 +142,7 @@ func specV2GraphBytes(a *model.Arch, r *Resolved, st model.Sharding) uint64 {
 		return 0
 	}
 	s := specV2Graphs(r)
-	passes := s.draftLayerGraphs(r.Spec.Tokens)
+	passes := s.draftLayerGraphs()
 	if passes == 0 {
 		return 0
 	}
@@ -162,34 +171,79 @@ func specV2GraphBytes(a *model.Arch, r *Resolved, st model.Sharding) uint64 {
 }
 
 // specV2GraphsRead says p's V2 speculator captures the graph sets this
-// file sizes: vLLM main d18bb7b and 0.28, whose branch was cut after PR
-// #46849 (merged 2026-08-11) fused the decode set's k-1 draft steps into
-// one graph. The releases before it whose eager speculator membudget
-// sizes ([specV2Read], 0.22.0 to 0.27.x) capture a decode graph of one
-// draft step, replayed k-1 times (the _generate_draft graph that #46849
-// keeps as its fallback); 0.27.0rc1 was out 2026-08-07, before the
-// merge, and no 0.27.x release note read names #46849. Their capture also
-// predates, by release, changes to what a capture holds whose cut dates
-// are not known to the day: the speculator's graphs in the target's pool
-// (PR #44078, 2026-06-01; 0.22's cut falls between 2026-05-22 and 06-02),
-// its prefill graphs captured with their own attention states (PR
-// #44253, 2026-06-03), and their attention metadata built at capture
-// (PR #48261, 2026-07-13; PR #49364, 2026-07-27). Those graphs are not
-// sized.
+// file sizes: vLLM main d18bb7b, 0.28 and 0.27. Their EAGLE capture is the
+// same at every main commit from PR #49364's second landing (8112b6c99,
+// 2026-07-27) to d18bb7b but for PR #46849 (merged 2026-08-11 as
+// a311916a2), which fused the decode set's k-1 draft steps into one graph
+// ([specV2FusedDecode]); the commits between touch dispatch, the DSpark
+// verifier's varlen decode graphs and MTP hooks that are no-ops for EAGLE.
+// 0.27.0's branch carries PR #50000 (2026-07-30), and the v0.28.0
+// release notes list as new PR #38390 (E/P/D disaggregation on the V2
+// runner, merged 2026-08-04), so 0.27 was cut inside that span. At
+// aeeb36b1f (#50000's merge) the speculator makes the same two managers
+// (autoregressive/speculator.py:61-82), captures the prefill set then, for k > 1, the
+// decode set of _generate_draft, one step (:84-127), and replays that
+// graph once a step for steps 1..k-1 (_multi_step_decode, :374-424); both
+// managers take the global graph pool (cudagraph_utils.py:135), capture
+// PIECEWISE before FULL, largest first (:289, :311-314), from the
+// candidates main builds without the DSpark verifier (:177-290).
+//
+// The releases before 0.27 whose eager speculator membudget sizes
+// ([specV2Read]) also replay a one-step decode graph (PR #41162, merged
+// 2026-05-05, before 0.22's cut), but their capture lacks changes
+// membudget has not sized (see [specV2GraphsUnread]): those graphs are
+// refused.
 func specV2GraphsRead(p Profile) bool {
-	return p.Era == V1 && p.Release.AtLeast(v0_28_0) && p.Release.Less(v0_29_0)
+	return p.Era == V1 && p.Release.AtLeast(v0_27_0) && p.Release.Less(v0_29_0)
+}
+
+// specV2FusedDecode says p's speculator records the decode set's k-1 draft
+// steps in one graph (PR #46849): main d18bb7b and 0.28, whose branch was
+// cut after 2026-08-14; and 0.27.1, charged so as the upper reading. 0.27.0
+// predates the merge (0.27.0rc1 out 2026-08-07, 0.27.0 out by 08-11, the
+// day of the merge): one step a graph. 0.27.1 was out by 2026-08-13 from
+// its release branch (its tag, 6e448d0ea, is not on main), and whether it
+// cherry-picked #46849 was not read; every other main commit up to
+// d18bb7b leaves the EAGLE capture as it was ([specV2GraphsRead]), so the
+// fused graph, k-1 passes where 0.27.0 has one, bounds it either way.
+func specV2FusedDecode(p Profile) bool {
+	return p.Main || p.Release.AtLeast(v0_27_1)
+}
+
+// specV2GraphsUnread is what of release v's speculator capture membudget
+// has not sized, for the releases from 0.22 to 0.26 whose eager speculator
+// it sizes, each from the dates of its cut and the pull requests' merges:
+//   - PR #49364 (attention metadata always built at capture, merged
+//     2026-07-27; its first landing of 07-21 was reverted on 07-23): in no
+//     release before 0.27. 0.26.0's branch was cut 07-17..20; 0.26.1's,
+//     after PR #49208 of 07-20, may hold the first landing;
+//   - PR #48261 (the speculator's prefill graphs captured without stale
+//     attention metadata, 07-13): after 0.25.0 (tagged 07-11; 0.25.1 adds
+//     two unrelated fixes), so in 0.26 alone;
+//   - PRs #44078 (the speculator's graphs in the global pool, not their
+//     own, 06-01) and #44253 (prefill warmed up and captured with their
+//     own attention states, 06-03): after 0.22.0 (out 2026-05-29); 0.23's
+//     cut (06-07) holds both. 0.22.1's cut was not read.
+func specV2GraphsUnread(v Version) string {
+	switch {
+	case v.AtLeast(v0_26_0):
+		return "its branch predates PR #49364 (attention metadata built at capture, merged 2026-07-27), and whether 0.26.1, cut after 2026-07-20, holds its first landing (07-21, reverted 07-23) was not read"
+	case v.AtLeast(v0_23_0):
+		return "its branch predates PR #48261 (the speculator's prefill graphs captured without stale attention metadata, 2026-07-13) and PR #49364 (attention metadata built at capture, 2026-07-27)"
+	}
+	return "its branch predates PRs #48261 and #49364 (attention metadata at capture, 2026-07-13 and 07-27), and 0.22.0's also PR #44078 (the speculator's graphs in the shared graph pool, not their own, 2026-06-01) and PR #44253 (prefill graphs captured with their own attention states, 06-03); 0.22.1's cut was not read"
 }
 
 // specV2GraphsRefusal is the refusal of the V2 speculator's CUDA graphs
 // where membudget does not place them, nil where it sizes them: before
-// 0.28 ([specV2GraphsRead]), under cudagraph_mode FULL, and with LoRA.
+// 0.27 ([specV2GraphsRead]), under cudagraph_mode FULL, and with LoRA.
 // Releases whose eager speculator was not read were refused before
 // (specV2Refusal).
 func specV2GraphsRefusal(r *Resolved) error {
 	name, p := draftName(r.Spec.Method), r.Profile.Describes
 	switch {
 	case !specV2GraphsRead(r.Profile):
-		return settingErr("speculative-config", r.Spec.Method, "the %s drafter's CUDA graphs on the V2 model runner: not modelled for %s, whose speculator captures a decode graph of one draft step, replayed k-1 times, where vLLM main d18bb7b and 0.28 fuse the steps into one graph (PR #46849, merged 2026-08-11), and whose capture membudget has not read at that release (the shared graph pool of PR #44078, the prefill attention states of PR #44253, the attention metadata built at capture of PRs #48261 and #49364, at release cuts not known to the day); pass --enforce-eager to size the serve without graphs; membudget refuses it rather than size a serve vLLM would contradict", name, p)
+		return settingErr("speculative-config", r.Spec.Method, "the %s drafter's CUDA graphs on the V2 model runner: not modelled for %s, whose speculator captures a decode graph of one draft step, replayed k-1 times, as 0.27.0's does (before PR #46849 fused the steps), but whose capture membudget has not read: %s; its graphs would add to what stands beside the KV budget what 0.27.0's rule sizes, unchecked for this release; pass --enforce-eager to size the serve without graphs; membudget refuses it rather than size a serve vLLM would contradict", name, p, specV2GraphsUnread(r.Profile.Release))
 	case r.Graphs.FullAsBoth:
 		// The prefill manager takes the target's resolved mode: FULL
 		// where the attention backend captures mixed batches in FULL
@@ -221,8 +275,11 @@ func (sz *Sizing) specV2GraphsSetting() string {
 	if s.prefillFull > 0 {
 		sets = append(sets, fmt.Sprintf("%d FULL prefill graphs up to %d tokens", s.prefillFull, s.prefillFullTop))
 	}
-	if s.decode > 0 {
-		sets = append(sets, fmt.Sprintf("%d FULL decode graphs up to %d requests (%d draft steps each at most)", s.decode, s.decodeTop, r.Spec.Tokens-1))
+	switch {
+	case s.decode > 0 && specV2FusedDecode(r.Profile):
+		sets = append(sets, fmt.Sprintf("%d FULL decode graphs up to %d requests (%d draft steps each at most)", s.decode, s.decodeTop, s.decodeSteps))
+	case s.decode > 0:
+		sets = append(sets, fmt.Sprintf("%d FULL decode graphs up to %d requests (one draft step each, replayed %d times)", s.decode, s.decodeTop, r.Spec.Tokens-1))
 	}
 	return fmt.Sprintf("CUDA graphs at multiples of %d; the V2 speculator's %s add %s (captured after the target's, beside the KV budget as the V2 runner's graphs are up to 0.28)",
 		specQueryLen(r), strings.Join(sets, ", "), engine.GiB(sz.draftGraphItem()))

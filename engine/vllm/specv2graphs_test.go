@@ -1,10 +1,12 @@
 package vllm
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
 
 	"membudget/budget"
 	"membudget/engine"
@@ -41,6 +43,13 @@ import (
 //
 // k = 3 under FULL_DECODE_ONLY: no mixed graph; the 49 FULL prefill
 // graphs and the 35 FULL decode graphs of FULL_AND_PIECEWISE.
+//
+// The sets are the same on 0.27.0 and 0.27.1 (the same candidates,
+// cudagraph_utils.py:177-290 at aeeb36b1f; 0.27 keeps 512 on Blackwell,
+// not on this Hopper class); what a decode graph records differs: k-1 = 2
+// draft steps fused on main, 0.28 and 0.27.1 (charged so, the upper
+// reading), one step replayed k-1 times on 0.27.0 (_multi_step_decode,
+// autoregressive/speculator.py:374-424 at aeeb36b1f).
 func TestSpecV2GraphSetsByHand(t *testing.T) {
 	a := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
 	dir := WriteEagle3Draft(t)
@@ -58,8 +67,15 @@ func TestSpecV2GraphSetsByHand(t *testing.T) {
 		{"k=3 PIECEWISE", "3", graphsPiecewise, specV2GraphSets{prefillMixed: 51, prefillMixedTop: 512}},
 		{"k=3 FULL_DECODE_ONLY", "3", graphsFullDecodeOnly, specV2GraphSets{prefillFull: 49, decode: 35, prefillFullTop: 512, decodeTop: 256}},
 	}
-	for _, p := range []Profile{current, mustProfile("0.28.0")} {
+	for _, pc := range []struct {
+		p     Profile
+		steps uint64 // draft steps a decode graph records at k = 3
+	}{{current, 2}, {mustProfile("0.28.0"), 2}, {mustProfile("0.27.1"), 2}, {mustProfile("0.27.0"), 1}, {mustProfile("0.27.0rc1"), 1}} {
+		p := pc.p
 		for _, tc := range cases {
+			if tc.want.decode > 0 {
+				tc.want.decodeSteps = pc.steps
+			}
 			s := Serve{MaxModelLen: 8192, MaxNumSeqs: 256, Compilation: Compilation{GraphMode: tc.mode}, SpeculativeConfig: spec(tc.k)}
 			r, err := Resolve(s, a, bigClass, p)
 			if err != nil {
@@ -110,18 +126,31 @@ func TestSpecV2GraphSetsByHand(t *testing.T) {
 // rows and 256 x 128256 x 2 = 65667072 of the target head's logits:
 // 71958528, the largest. No auxiliary states. In all 71958528 + 15667200
 // = 87625728 B.
+//
+// On 0.27.0 each of the 35 decode graphs records one draft step: 51 + 49
+// + 35 = 135 passes, 134 after the first, 134 x 156672 = 20994048 B (35
+// x 156672 = 5483520 fewer than main's 169); the first capture and the
+// auxiliary states are main's: 86756736 + 20994048 + 12582912 =
+// 120333696 B. 0.27.1 is charged main's fused graphs, 125817216 B. The
+// EAGLE-1 serve at k = 1 has no decode set: 87625728 B on each.
 func TestSpecV2GraphBytesByHand(t *testing.T) {
 	a := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
+	eagle3, eagle1 := eagle3Spec(WriteEagle3Draft(t)), `{"method": "eagle", "model": "`+WriteEagleDraft(t)+`", "num_speculative_tokens": 1}`
 	cases := []struct {
 		name, spec string
+		p          Profile
 		want       uint64
 	}{
-		{"EAGLE-3 k=3", eagle3Spec(WriteEagle3Draft(t)), 125817216},
-		{"EAGLE-1 k=1", `{"method": "eagle", "model": "` + WriteEagleDraft(t) + `", "num_speculative_tokens": 1}`, 87625728},
+		{"EAGLE-3 k=3", eagle3, current, 125817216},
+		{"EAGLE-1 k=1", eagle1, current, 87625728},
+		{"EAGLE-3 k=3 on 0.28.0", eagle3, mustProfile("0.28.0"), 125817216},
+		{"EAGLE-3 k=3 on 0.27.1, fused", eagle3, mustProfile("0.27.1"), 125817216},
+		{"EAGLE-3 k=3 on 0.27.0, one step a decode graph", eagle3, mustProfile("0.27.0"), 120333696},
+		{"EAGLE-1 k=1 on 0.27.0", eagle1, mustProfile("0.27.0"), 87625728},
 	}
 	for _, tc := range cases {
 		s := Serve{MaxModelLen: 8192, MaxNumSeqs: 256, SpeculativeConfig: tc.spec}
-		r, err := Resolve(s, a, bigClass, current)
+		r, err := Resolve(s, a, bigClass, tc.p)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
@@ -157,10 +186,20 @@ func TestSpecV2GraphBytesByHand(t *testing.T) {
 		t.Errorf("the report's draft_graph_bytes is %+v, want 125817216", j)
 	}
 	line := sz.specSettings()[0]
-	for _, w := range []string{"51 PIECEWISE prefill graphs up to 512 tokens", "49 FULL prefill graphs up to 512 tokens", "35 FULL decode graphs up to 256 requests", "beside the KV budget"} {
+	for _, w := range []string{"51 PIECEWISE prefill graphs up to 512 tokens", "49 FULL prefill graphs up to 512 tokens", "35 FULL decode graphs up to 256 requests (2 draft steps each at most)", "beside the KV budget"} {
 		if !strings.Contains(line, w) {
 			t.Errorf("the speculative-decoding line %q does not say %q", line, w)
 		}
+	}
+	old, err := Size(&hub.Loaded{Name: "meta-llama/Llama-3.1-8B-Instruct", Arch: a}, bigClass, s, mustProfile("0.27.0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if line, w := old.specSettings()[0], "35 FULL decode graphs up to 256 requests (one draft step each, replayed 2 times)"; !strings.Contains(line, w) {
+		t.Errorf("0.27.0: the speculative-decoding line %q does not say %q", line, w)
+	}
+	if j := old.specJSON(); j == nil || j.DraftGraphBytes != 120333696 {
+		t.Errorf("0.27.0: the report's draft_graph_bytes is %+v, want 120333696", j)
 	}
 	s.EnforceEager = true
 	eager, err := Size(&hub.Loaded{Name: "meta-llama/Llama-3.1-8B-Instruct", Arch: a}, bigClass, s, current)
@@ -178,7 +217,7 @@ func TestSpecV2GraphBytesByHand(t *testing.T) {
 func TestSpecV2GraphRefusalsSizeEager(t *testing.T) {
 	a := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
 	dir := WriteEagle3Draft(t)
-	for _, p := range []Profile{current, mustProfile("0.28.0")} {
+	for _, p := range []Profile{current, mustProfile("0.28.0"), mustProfile("0.27.0")} {
 		for _, tc := range []struct {
 			name       string
 			s          Serve
@@ -200,4 +239,45 @@ func TestSpecV2GraphRefusalsSizeEager(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestSpecV2DecodeStepsProperty: 0.27.0 and 0.27.1 capture the same graph
+// sets, and differ only in the draft steps a decode graph records (one on
+// 0.27.0, k-1 fused on 0.27.1, the upper reading): the drafter's graphs
+// on 0.27.0 are 0.27.1's less decode x (k-2) passes of its layers at the
+// per-layer-graph constant, the same where k <= 2 or there is no decode
+// set (PIECEWISE), never more.
+func TestSpecV2DecodeStepsProperty(t *testing.T) {
+	a := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
+	dir := WriteEagle3Draft(t)
+	early, late := mustProfile("0.27.0"), mustProfile("0.27.1")
+	rapid.Check(t, func(t *rapid.T) {
+		k := rapid.Uint64Range(1, 6).Draw(t, "k")
+		s := Serve{
+			MaxModelLen:       rapid.Uint64Range(256, 8192).Draw(t, "len"),
+			MaxNumSeqs:        rapid.Uint64Range(1, 512).Draw(t, "seqs"),
+			Compilation:       Compilation{GraphMode: rapid.SampledFrom([]string{"", graphsPiecewise, graphsFullDecodeOnly, graphsFullAndPiecewise}).Draw(t, "mode")},
+			SpeculativeConfig: `{"method": "eagle3", "model": "` + dir + `", "num_speculative_tokens": ` + strconv.FormatUint(k, 10) + `}`,
+		}
+		re, err := Resolve(s, a, bigClass, early)
+		if err != nil {
+			t.Skip(err)
+		}
+		rl, err := Resolve(s, a, bigClass, late)
+		if err != nil {
+			t.Fatalf("sized on 0.27.0 but not on 0.27.1: %v", err)
+		}
+		se, sl := specV2Graphs(&re), specV2Graphs(&rl)
+		if se.decode != sl.decode || se.prefillMixed != sl.prefillMixed || se.prefillFull != sl.prefillFull || se.decodeTop != sl.decodeTop {
+			t.Fatalf("the graph sets differ: 0.27.0 %+v, 0.27.1 %+v", se, sl)
+		}
+		ge, gl := draftGraphBytes(a, &re, stageOf(&re, 0)), draftGraphBytes(a, &rl, stageOf(&rl, 0))
+		var fewer uint64 // the decode graphs' passes 0.27.1 charges beyond 0.27.0's
+		if se.decode > 0 {
+			fewer = se.decode * (k - 2) * re.Spec.Draft.Layers * graphBytesPerLayerGraph
+		}
+		if ge+fewer != gl {
+			t.Fatalf("k=%d, %d decode graphs: 0.27.0's drafter graphs are %d B, 0.27.1's %d B; want them %d B apart", k, se.decode, ge, gl, fewer)
+		}
+	})
 }

@@ -252,6 +252,7 @@ var (
 	v0_26_0 = Version{0, 26, 0} // Inkling on the V2 list (#48799); a generative model's head_dtype honoured (#48390)
 	v0_26_1 = Version{0, 26, 1} // the free memory consumed since the startup snapshot charged (#49208)
 	v0_27_0 = Version{0, 27, 0} // Kimi-K3 on the V2 list, a listed hybrid on V2 (#50000)
+	v0_27_1 = Version{0, 27, 1} // the V2 speculator's decode graphs charged fused, the upper reading (specV2FusedDecode)
 	v0_28_0 = Version{0, 28, 0} // the 160 GiB batch tier (#51726); DeepSeek-V4 on the V2 list (#51768)
 	v0_29_0 = Version{0, 29, 0} // V2 runner for every model (#53183), its graphs charged (#53306), batch-sharded sampling (#50465)
 	v0_30_0 = Version{0, 30, 0} // the first release whose rules membudget has not read (see unreadReleases)
