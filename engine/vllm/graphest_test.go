@@ -71,7 +71,8 @@ var graphSamples = []graphSample{
 //   - rows 148, 135 and 179 (the 0.6-0.9 GiB misses) carry a PIECEWISE
 //     per-graph sample 16-20 MiB above their siblings' (row 145: the same
 //     model at TP 1; row 138: granite-vision-3.3-2b, whose language model
-//     is Granite 3.1 2B; row 178: the same checkpoint at TP 1), 20 MiB
+//     captures as row 135's does, the same 100 and 134 MiB first; row
+//     178: the same checkpoint at TP 1), 20 MiB
 //     being one segment of PyTorch's caching allocator for 1-10 MiB
 //     requests (kLargeBuffer, c10/cuda/CUDACachingAllocator.cpp): times
 //     50 it is 0.98 GiB. The graph pool vLLM then captures is 0.76, 0.84
