@@ -199,7 +199,9 @@ var shippedShapes = map[string]shape{
 	"Qwen__Qwen2.5-14B": {ModelType: "qwen2", Layers: 48, Hidden: 5120, Heads: 40, KVHeads: 8, HeadDim: 128, Vocab: 152064, MaxPos: 131072, RotaryDim: 128, Dtype: "bfloat16"},
 	"Qwen__Qwen2.5-3B":  {ModelType: "qwen2", Layers: 36, Hidden: 2048, Heads: 16, KVHeads: 2, HeadDim: 128, Vocab: 151936, MaxPos: 32768, Tied: true, RotaryDim: 128, Dtype: "bfloat16"},
 	"Qwen__Qwen3-14B":   {ModelType: "qwen3", Layers: 40, Hidden: 5120, Heads: 40, KVHeads: 8, HeadDim: 128, Vocab: 151936, MaxPos: 40960, RotaryDim: 128, Dtype: "bfloat16"},
-	"Qwen__Qwen3-4B":    {ModelType: "qwen3", Layers: 36, Hidden: 2560, Heads: 32, KVHeads: 8, HeadDim: 128, Vocab: 151936, MaxPos: 40960, Tied: true, RotaryDim: 128, Dtype: "bfloat16"},
+	// Qwen3-14B's shape under Qwen's AWQ quantization_config, float16.
+	"Qwen__Qwen3-14B-AWQ": {ModelType: "qwen3", Layers: 40, Hidden: 5120, Heads: 40, KVHeads: 8, HeadDim: 128, Vocab: 151936, MaxPos: 40960, RotaryDim: 128, Quant: "awq", Dtype: "float16"},
+	"Qwen__Qwen3-4B":      {ModelType: "qwen3", Layers: 36, Hidden: 2560, Heads: 32, KVHeads: 8, HeadDim: 128, Vocab: 151936, MaxPos: 40960, Tied: true, RotaryDim: 128, Dtype: "bfloat16"},
 	// first_k_dense_replace 1: 59 of 60 layers MoE; 2 shared experts of 1536.
 	"deepseek-ai__DeepSeek-V2.5": {ModelType: "deepseek_v2", Layers: 60, Hidden: 5120, Heads: 128, KVHeads: 128, HeadDim: 192, Vocab: 102400, MaxPos: 163840,
 		MoELayers: 59, Experts: 160, TopK: 6, MoEInter: 1536, SharedInter: 3072, MLA: true, KVLatent: 576, RotaryDim: 64, Rope: yarn, Dtype: "bfloat16"},
