@@ -241,6 +241,10 @@ var shippedShapes = map[string]shape{
 		MaxPos: 4096, MoELayers: 32, Experts: 7, TopK: 7, MoEInter: 11008, RotaryDim: 128, Dtype: "float32"},
 	"zai-org__GLM-5": {ModelType: "glm_moe_dsa", Layers: 78, Hidden: 6144, Heads: 64, KVHeads: 64, HeadDim: 256, Vocab: 154880, MaxPos: 202752,
 		MoELayers: 75, Experts: 256, TopK: 8, MoEInter: 2048, SharedInter: 2048, MLA: true, KVLatent: 576, RotaryDim: 64, Rope: "default", MTP: 1, Dtype: "bfloat16"},
+	// GLM-5.2: GLM-5's shapes with 1048576 positions (and IndexCache,
+	// TestGLM52ShippedIndexCache).
+	"zai-org__GLM-5.2": {ModelType: "glm_moe_dsa", Layers: 78, Hidden: 6144, Heads: 64, KVHeads: 64, HeadDim: 256, Vocab: 154880, MaxPos: 1048576,
+		MoELayers: 75, Experts: 256, TopK: 8, MoEInter: 2048, SharedInter: 2048, MLA: true, KVLatent: 576, RotaryDim: 64, Rope: "default", MTP: 1, Dtype: "bfloat16"},
 }
 
 func shapeOf(a *Arch) shape {

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -476,6 +477,43 @@ func TestQwen3_14BAWQShipped(t *testing.T) {
 	const want = 6_864_916_480 + 2*1_555_824_640 + 10_240 + 10_485_760
 	if got := sumItems(Weights(a, Whole(a, 1, 2, a.Quant))); got != want {
 		t.Errorf("Qwen3-14B-AWQ: %d B whole, want %d (by hand)", got, want)
+	}
+}
+
+// TestGLM52ShippedIndexCache: the shipped GLM-5.2 config gives
+// index_topk_freq 4 and index_skip_topk_offset 3, which vLLM reads
+// (deepseek_v2.py:1084-1110); the same file's indexer_types, which vLLM
+// does not read, lists the layers by hand: "full" on 0-2 and every fourth
+// from 6, "shared" on the other 57 (the Hub's GLM-5.2 count is 57
+// indexers short of GLM-5's, corpus/models/SOURCES.md). The two must agree.
+func TestGLM52ShippedIndexCache(t *testing.T) {
+	data := corpusModel(t, "zai-org__GLM-5.2")
+	a, err := ParseConfig("zai-org__GLM-5.2.json", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		IndexerTypes []string `json:"indexer_types"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var want, got []bool
+	shared := 0
+	for _, k := range doc.IndexerTypes {
+		want = append(want, k == "shared")
+		if k == "shared" {
+			shared++
+		}
+	}
+	for _, l := range a.Layers {
+		got = append(got, l.SharesTopK)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("layers sharing the top-k (-indexer_types +parsed):\n%s", diff)
+	}
+	if shared != 57 {
+		t.Errorf("%d shared layers in indexer_types, want 57", shared)
 	}
 }
 
