@@ -199,7 +199,9 @@ var shippedShapes = map[string]shape{
 	"Qwen__Qwen2.5-14B": {ModelType: "qwen2", Layers: 48, Hidden: 5120, Heads: 40, KVHeads: 8, HeadDim: 128, Vocab: 152064, MaxPos: 131072, RotaryDim: 128, Dtype: "bfloat16"},
 	"Qwen__Qwen2.5-3B":  {ModelType: "qwen2", Layers: 36, Hidden: 2048, Heads: 16, KVHeads: 2, HeadDim: 128, Vocab: 151936, MaxPos: 32768, Tied: true, RotaryDim: 128, Dtype: "bfloat16"},
 	"Qwen__Qwen3-14B":   {ModelType: "qwen3", Layers: 40, Hidden: 5120, Heads: 40, KVHeads: 8, HeadDim: 128, Vocab: 151936, MaxPos: 40960, RotaryDim: 128, Dtype: "bfloat16"},
-	"Qwen__Qwen3-4B":    {ModelType: "qwen3", Layers: 36, Hidden: 2560, Heads: 32, KVHeads: 8, HeadDim: 128, Vocab: 151936, MaxPos: 40960, Tied: true, RotaryDim: 128, Dtype: "bfloat16"},
+	// Qwen3-14B's shape under Qwen's AWQ quantization_config, float16.
+	"Qwen__Qwen3-14B-AWQ": {ModelType: "qwen3", Layers: 40, Hidden: 5120, Heads: 40, KVHeads: 8, HeadDim: 128, Vocab: 151936, MaxPos: 40960, RotaryDim: 128, Quant: "awq", Dtype: "float16"},
+	"Qwen__Qwen3-4B":      {ModelType: "qwen3", Layers: 36, Hidden: 2560, Heads: 32, KVHeads: 8, HeadDim: 128, Vocab: 151936, MaxPos: 40960, Tied: true, RotaryDim: 128, Dtype: "bfloat16"},
 	// first_k_dense_replace 1: 59 of 60 layers MoE; 2 shared experts of 1536.
 	"deepseek-ai__DeepSeek-V2.5": {ModelType: "deepseek_v2", Layers: 60, Hidden: 5120, Heads: 128, KVHeads: 128, HeadDim: 192, Vocab: 102400, MaxPos: 163840,
 		MoELayers: 59, Experts: 160, TopK: 6, MoEInter: 1536, SharedInter: 3072, MLA: true, KVLatent: 576, RotaryDim: 64, Rope: yarn, Dtype: "bfloat16"},
@@ -238,6 +240,10 @@ var shippedShapes = map[string]shape{
 	"allenai__FlexOlmo-7x7B-1T": {ModelType: "flex_olmo", Layers: 32, Hidden: 4096, Heads: 32, KVHeads: 32, HeadDim: 128, Vocab: 100352,
 		MaxPos: 4096, MoELayers: 32, Experts: 7, TopK: 7, MoEInter: 11008, RotaryDim: 128, Dtype: "float32"},
 	"zai-org__GLM-5": {ModelType: "glm_moe_dsa", Layers: 78, Hidden: 6144, Heads: 64, KVHeads: 64, HeadDim: 256, Vocab: 154880, MaxPos: 202752,
+		MoELayers: 75, Experts: 256, TopK: 8, MoEInter: 2048, SharedInter: 2048, MLA: true, KVLatent: 576, RotaryDim: 64, Rope: "default", MTP: 1, Dtype: "bfloat16"},
+	// GLM-5.2: GLM-5's shapes with 1048576 positions (and IndexCache,
+	// TestGLM52ShippedIndexCache).
+	"zai-org__GLM-5.2": {ModelType: "glm_moe_dsa", Layers: 78, Hidden: 6144, Heads: 64, KVHeads: 64, HeadDim: 256, Vocab: 154880, MaxPos: 1048576,
 		MoELayers: 75, Experts: 256, TopK: 8, MoEInter: 2048, SharedInter: 2048, MLA: true, KVLatent: 576, RotaryDim: 64, Rope: "default", MTP: 1, Dtype: "bfloat16"},
 }
 

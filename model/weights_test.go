@@ -1,6 +1,7 @@
 package model
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -451,6 +452,68 @@ func TestQwen35BAWholeUnderPackedInt(t *testing.T) {
 		if got := sumItems(Weights(a, Whole(a, 2, 2, a.Quant)), "model.layers.0.linear_attn.in_proj_ba."); got != tt.want {
 			t.Errorf("%s: in_proj_ba %d B a rank at TP2, want %d", tt.name, got, tt.want)
 		}
+	}
+}
+
+// TestQwen3_14BAWQShipped sizes the shipped Qwen/Qwen3-14B-AWQ config
+// (corpus/models, observed rows 206 and 207) whole at TP 1, by hand. AWQ
+// (4 bits, groups of 128, zero point) keeps a linear layer of in x out as
+// qweight in x out / 8 int32 (in x out / 2 B), qzeros in / 128 x out / 8
+// int32 (in x out / 256 B) and scales in / 128 x out fp16 (in x out / 64
+// B): in x out x 133 / 256 B. A layer: qkv 5120 x (5120 + 2 x 1024) =
+// 36,700,160 -> 19,066,880 B; o 5120 x 5120 -> 13,619,200; gate_up 5120 x
+// 2 x 17408 -> 92,610,560; down 17408 x 5120 -> 46,305,280; the two norms
+// 2 x 5120 x 2 = 20,480 and q_norm, k_norm 2 x 128 x 2 = 512: 171,622,912,
+// x 40 = 6,864,916,480. Embedding and head (untied, fp16) 151936 x 5120 x 2
+// = 1,555,824,640 each, the final norm 10,240, the rotary table 40960 x
+// 128 x 2 = 10,485,760. The checkpoint less the rotary table is
+// 9,976,576,000 B = 9.29 GiB, the "Weights on disk" the rows' source gives
+// (index file id 69451098589).
+func TestQwen3_14BAWQShipped(t *testing.T) {
+	a, err := ParseConfig("Qwen__Qwen3-14B-AWQ.json", corpusModel(t, "Qwen__Qwen3-14B-AWQ"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = 6_864_916_480 + 2*1_555_824_640 + 10_240 + 10_485_760
+	if got := sumItems(Weights(a, Whole(a, 1, 2, a.Quant))); got != want {
+		t.Errorf("Qwen3-14B-AWQ: %d B whole, want %d (by hand)", got, want)
+	}
+}
+
+// TestGLM52ShippedIndexCache: the shipped GLM-5.2 config gives
+// index_topk_freq 4 and index_skip_topk_offset 3, which vLLM reads
+// (deepseek_v2.py:1084-1110); the same file's indexer_types, which vLLM
+// does not read, lists the layers by hand: "full" on 0-2 and every fourth
+// from 6, "shared" on the other 57 (the Hub's GLM-5.2 count is 57
+// indexers short of GLM-5's, corpus/models/SOURCES.md). The two must agree.
+func TestGLM52ShippedIndexCache(t *testing.T) {
+	data := corpusModel(t, "zai-org__GLM-5.2")
+	a, err := ParseConfig("zai-org__GLM-5.2.json", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		IndexerTypes []string `json:"indexer_types"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var want, got []bool
+	shared := 0
+	for _, k := range doc.IndexerTypes {
+		want = append(want, k == "shared")
+		if k == "shared" {
+			shared++
+		}
+	}
+	for _, l := range a.Layers {
+		got = append(got, l.SharesTopK)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("layers sharing the top-k (-indexer_types +parsed):\n%s", diff)
+	}
+	if shared != 57 {
+		t.Errorf("%d shared layers in indexer_types, want 57", shared)
 	}
 }
 
