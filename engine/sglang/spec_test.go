@@ -445,6 +445,12 @@ func TestSpecItemGroups(t *testing.T) {
 		{budget.Item{Name: "model.layers.60.self_attn.w_kc", Term: budget.TermWeights}, "weights.mla_w_kc_w_vc"},
 		{budget.Item{Name: "spec_draft.kv_cache", Term: budget.TermNonTorch}, "spec_draft.kv_cache"},
 		{budget.Item{Name: "spec_draft.rotary_emb.0.cos_sin_cache", Term: budget.TermNonTorch}, "spec_draft.rotary_emb.0.cos_sin_cache"},
+		// From v0.5.14 in the load: one line apart from the target's
+		// weights, the MTP decoder still its own.
+		{budget.Item{Name: "spec_draft.fc", Term: budget.TermWeights}, "spec_draft.weights"},
+		{budget.Item{Name: "spec_draft.topk1_parents", Term: budget.TermWeights}, "spec_draft.weights"},
+		{budget.Item{Name: "spec_draft.decoder.mlp.experts.w13_weight", Term: budget.TermWeights}, "spec_draft.decoder"},
+		{budget.Item{Name: "spec_draft.kv_cache", Term: budget.TermKVCache}, "spec_draft.kv_cache"},
 	} {
 		if got := itemGroup(tc.it); got != tc.want {
 			t.Errorf("itemGroup(%s) = %s, want %s", tc.it.Name, got, tc.want)
