@@ -974,3 +974,68 @@ func TestSpecByHand0513And0514(t *testing.T) {
 		t.Errorf("4 KV heads on v0.5.13: the draft's pool %d B, want (%d + 1) x 2048", g, T)
 	}
 }
+
+// TestSpecScaledCell pins v0.5.14's scaled cell, int(cell x (1 + draft
+// layers / target layers)) in Python's floats (pool_configurator.py:
+// 142-145), and what the pool then holds beyond it.
+func TestSpecScaledCell(t *testing.T) {
+	for _, tc := range []struct {
+		name                string
+		cell                uint64
+		layers, draftLayers int
+		inFraction          bool
+		want                uint64
+	}{
+		// 1 + 1/32 = 33/32 is exact in binary: 131072 x 33 / 32.
+		{"Llama-3.1-8B", 32 * 4096, 32, 1, true, 33 * 4096},
+		// 1/61 rounds up in binary (1 + 1/61 exceeds 62/61 by 5 / 2^58),
+		// and the product rounds to 71424 = 62 x 1152 exactly.
+		{"DeepSeek-V3", 61 * 1152, 61, 1, true, 62 * 1152},
+		// 1/47 rounds down: 1 + 1/47 is below 48/47, and 192512 x it is
+		// 196607.99999999997, which int() cuts to one byte less than 48
+		// layers of 4096.
+		{"47 layers of 4096", 47 * 4096, 47, 1, true, 48*4096 - 1},
+		// Before v0.5.14 the cell is the target's.
+		{"v0.5.13", 32 * 4096, 32, 1, false, 32 * 4096},
+	} {
+		d := &specDraft{Layers: uint64(tc.draftLayers), InFraction: tc.inFraction}
+		if got := d.scaledCell(tc.cell, tc.layers); got != tc.want {
+			t.Errorf("%s: %d, want %d", tc.name, got, tc.want)
+		}
+	}
+	var none *specDraft
+	if got := none.scaledCell(4096, 1); got != 4096 {
+		t.Errorf("no draft: %d, want the cell 4096", got)
+	}
+}
+
+// TestSpecChainItems pins the top-k 1 chain's constants of v0.5.13's
+// EagleDraftWorker (speculative/eagle_worker_v2.py:224-251): int64 rows of
+// max(cuda_graph_max_bs, max_running_requests, 1), parents of steps
+// columns (none for one step), score indices of steps columns.
+func TestSpecChainItems(t *testing.T) {
+	for _, tc := range []struct {
+		name             string
+		d                *specDraft
+		graphBS, running uint64
+		parents, scores  uint64
+		none             bool
+	}{
+		{"3 steps, 256 graph rows", &specDraft{V2Only: true, Steps: 3, TopK: 1}, 256, 48, 256 * 3 * 8, 256 * 3 * 8, false},
+		{"more requests than graph rows", &specDraft{V2Only: true, Steps: 2, TopK: 1}, 8, 100, 100 * 2 * 8, 100 * 2 * 8, false},
+		{"one step: no parents", &specDraft{V2Only: true, Steps: 1, TopK: 1}, 0, 0, 0, 1 * 1 * 8, false},
+		{"top-k 2: none", &specDraft{V2Only: true, Steps: 3, TopK: 2}, 256, 48, 0, 0, true},
+		{"v0.5.12.post1: none", &specDraft{V2: true, Steps: 3, TopK: 1}, 256, 48, 0, 0, true},
+	} {
+		items := tc.d.chainItems(tc.graphBS, tc.running)
+		if tc.none {
+			if items != nil {
+				t.Errorf("%s: %v, want none", tc.name, items)
+			}
+			continue
+		}
+		if got := []uint64{itemBytes(items, "spec_draft.topk1_parents"), itemBytes(items, "spec_draft.topk1_score_indices")}; !slices.Equal(got, []uint64{tc.parents, tc.scores}) {
+			t.Errorf("%s: %v, want [%d %d]", tc.name, got, tc.parents, tc.scores)
+		}
+	}
+}
