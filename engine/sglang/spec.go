@@ -964,16 +964,17 @@ func (ref *Reference) addSpecPools(p torchalloc.Pools, i int) torchalloc.Pools {
 	return p.Add(per, d.Layers)
 }
 
-// withDraftLoad is the stage's load w (weightItems', its allocator slack
-// last) with, from v0.5.14, the draft's tensors SGLang holds when it
-// measures free memory for the pool (see [specDraft.InFraction]): its
-// weights and what it keeps until it shares the target's embedding and
-// head, as weights, the slack taken again over all of them.
+// withDraftLoad is the stage's load w (weightItems') with, from v0.5.14,
+// the draft's tensors SGLang holds when it measures free memory for the
+// pool (see [specDraft.InFraction]): its weights and what it keeps until
+// it shares the target's embedding and head, as weights, and the
+// allocator's slack (weights.allocator_slack) taken again over all of
+// them.
 func withDraftLoad(w []budget.Item, d *specDraft) []budget.Item {
-	if d == nil || !d.InFraction || len(w) == 0 {
+	if d == nil || !d.InFraction {
 		return w
 	}
-	items := slices.Clone(w[:len(w)-1])
+	items := slices.DeleteFunc(slices.Clone(w), func(it budget.Item) bool { return it.Name == "weights.allocator_slack" })
 	for _, it := range slices.Concat(d.Weights, d.Transient) {
 		it.Term = budget.TermWeights
 		items = append(items, it)
@@ -982,9 +983,7 @@ func withDraftLoad(w []budget.Item, d *specDraft) []budget.Item {
 	for _, it := range items {
 		pools = pools.Add(it.Bytes, 1)
 	}
-	slack := w[len(w)-1]
-	slack.Bytes = pools.Slack()
-	return append(items, slack)
+	return append(items, budget.Item{Name: "weights.allocator_slack", Term: budget.TermWeights, Bytes: pools.Slack()})
 }
 
 // draftKV is the K and V bytes of the draft's pool as SGLang

@@ -370,7 +370,8 @@ func TestSpecLaunchLineReadBack(t *testing.T) {
 // to a serve never grows the tokens the target's pool keeps for
 // sequences (at the same given fraction, or at SGLang's default, which
 // reserves 2 GiB more), and from v0.5.7 never grows the pool SGLang
-// logs; what the GPU holds never shrinks.
+// logs; what the GPU holds never shrinks; and the compiled plan is the
+// reference's.
 func TestPropertyDraftNeverGrowsTargetPool(t *testing.T) {
 	archs := shipped(t)
 	dir := draftDir(t, eagle3Llama8B)
@@ -429,6 +430,12 @@ func TestPropertyDraftNeverGrowsTargetPool(t *testing.T) {
 		}
 		if pf, sf := plain.EvaluateStage(0, 1, 1).Footprint, spec.EvaluateStage(0, 1, 1).Footprint; spec.Capacity().Starts && sf.Beside < pf.Beside {
 			t.Fatalf("what stands beside the budget shrank from %d to %d", pf.Beside, sf.Beside)
+		}
+		// The compiled plan keeps the draft's terms where the reference
+		// puts them (from v0.5.14 its share of the scaled cell in the pool).
+		n, tok := rapid.Uint64Range(0, 64).Draw(t, "seqs"), rapid.Uint64Range(0, 1<<18).Draw(t, "tokens")
+		if diff := cmp.Diff(spec.Evaluate(n, tok).Footprint, spec.Plan().Evaluate(n, tok)); diff != "" {
+			t.Fatalf("(%d, %d): Plan != Reference (-reference +plan):\n%s", n, tok, diff)
 		}
 	})
 }
