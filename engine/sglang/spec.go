@@ -26,10 +26,11 @@ import (
 // directory) and NEXTN (DeepSeek-V3's own multi-token-prediction layer;
 // SGLang runs it as EAGLE, server_args.py:1729-1730 at v0.5.6.post2). The
 // rules were read at the tags v0.5.6.post2, v0.5.6.post3, v0.5.7, v0.5.8,
-// v0.5.8.post1, v0.5.9, v0.5.10, v0.5.10.post1, v0.5.11, v0.5.12 and
-// v0.5.12.post1 (see [specReleases]; from v0.5.11 both the spec v2 worker
-// at top-k 1 and the v1 worker a top-k above 1 selects); every other
-// release refuses the flag by name.
+// v0.5.8.post1, v0.5.9, v0.5.10, v0.5.10.post1, v0.5.11, v0.5.12,
+// v0.5.12.post1, v0.5.13, v0.5.13.post1 and v0.5.14 (see [specReleases];
+// from v0.5.11 both the spec v2 worker at top-k 1 and the v1 worker a
+// top-k above 1 selects, from v0.5.13 the v2 worker at top-k 1 alone);
+// every other release refuses the flag by name.
 //
 // SGLang's order of allocation decides where each term falls. The target's
 // worker measures F0, loads the target, sizes its pool from msf x F0 less
@@ -47,7 +48,10 @@ import (
 // :631-633 at v0.5.10). Through v0.5.13.post1 no tag has the scheduler's
 // init_memory_pools: the order in which both models are built before the
 // target's pool is sized (EagleDraftWorker.alloc_memory_pool; sglang
-// issue #36452, PR #32468) is later, on main. From v0.5.11 EAGLE runs
+// issue #36452, PR #32468) comes with v0.5.14 (PR #28855; see
+// [specDraft.InFraction]), where the draft's weights, and its embedding
+// and head copies until they are shared, are in the budget: the
+// shrinking pool issue #36452 reports. From v0.5.11 EAGLE runs
 // the overlap scheduler's spec v2 worker by default (PR #21062), whose
 // draft worker is built in the same order (speculative/eagle_worker_v2.py:
 // 91-186 at v0.5.11) and whose scheduler keeps a future map more (see
