@@ -48,7 +48,7 @@ import (
 // :631-633 at v0.5.10). Through v0.5.13.post1 no tag has the scheduler's
 // init_memory_pools: the order in which both models are built before the
 // target's pool is sized (EagleDraftWorker.alloc_memory_pool; sglang
-// issue #36452, PR #32468) comes with v0.5.14 (PR #28855; see
+// issue #36452, PR #32468) comes with v0.5.14 (PRs #23862 and #28855; see
 // [specDraft.InFraction]), where the draft's weights, and its embedding
 // and head copies until they are shared, are in the budget: the
 // shrinking pool issue #36452 reports. From v0.5.11 EAGLE runs
@@ -164,8 +164,8 @@ func (s Spec) On() bool { return s.Algorithm != "" }
 // index sharing of DeepSeek's sparse attention alone (#28192): v0.5.13's
 // rules.
 //
-// v0.5.14 loads the draft before the target's pool is sized (PR #28855;
-// see [specDraft.InFraction]); its model files, FutureMap and
+// v0.5.14 loads the draft before the target's pool is sized (PRs #23862
+// and #28855; see [specDraft.InFraction]); its model files, FutureMap and
 // req_to_token width keep v0.5.13's for these serves
 // (managers/overlap_utils.py:104-203 adds buffers for other algorithms
 // and for --speculative-use-rejection-sampling, a flag refused).
@@ -264,7 +264,9 @@ type specDraft struct {
 	// keeps the top-k 1 chain's constants.
 	V2Only bool
 	// InFraction says the draft is loaded before the target's pool is
-	// sized (PR #28855; [Profile.DraftInFraction]): v0.5.14's scheduler
+	// sized (PRs #23862, "Fix --mem-fraction-static not accounting for
+	// EAGLE draft model KV cache", and #28855, "account draft weights in
+	// --mem-fraction-static"; [Profile.DraftInFraction]): v0.5.14's scheduler
 	// builds the target's worker (weights only), then the draft's
 	// (EagleDraftWorker: the chain's constants, then the draft's
 	// TpModelWorker loading its weights), and only then init_memory_pools
@@ -319,7 +321,7 @@ func (d *specDraft) chainItems(graphMaxBS, maxRunning uint64) []budget.Item {
 
 // scaledCell is v0.5.14's target cell for a serve with an EAGLE draft:
 // int(cell x (1 + draft layers / target layers)) in Python's floats
-// (pool_configurator.py:142-145), the bytes a token of both pools is
+// (pool_configurator.py:142-145, PR #23862), the bytes a token of both pools is
 // profiled at; cell itself without the draft in the fraction.
 func (d *specDraft) scaledCell(cell uint64, targetLayers int) uint64 {
 	if d == nil || !d.InFraction || targetLayers <= 0 {
