@@ -460,9 +460,10 @@ var native0512 = nativeAdding(native0511, new0512...)
 //     #23351; see [Profile.PiecewiseWithTRTLLMMoE]; found when v0.5.14 was
 //     read, git log --grep '(#23351)' at the tag).
 //   - Speculative decoding's v1 workers are gone (PR #25464): EAGLE runs
-//     eagle_worker_v2 alone, whose buffers are not read, and req_to_token
-//     rows widen for top-k above 1 on pages above 1 (PR #27458; mem_cache/
-//     common.py:194-210): speculative decoding stays refused.
+//     eagle_worker_v2 alone, sized at top-k 1 (its future map of one slot
+//     per req_to_token row and the chain's constants; see spec.go,
+//     specV2OnlyFrom); req_to_token rows widen for top-k above 1 on pages
+//     above 1 (PR #27458; mem_cache/common.py:194-210), refused.
 //   - The all-reduce fusion turns on for the H20 too (PR #26470) and
 //     Mistral Large 3 (server_args.py:2622-2654), under FlashInfer 0.6.12,
 //     whose workspace is 0.6.11.post1's: still refused where it turns on
@@ -564,7 +565,8 @@ var native0513 = nativeAdding(native0512, new0513...)
 //     membudget charges the graphs.
 //   - The pool: DefaultPoolConfigurator is v0.5.13's for a model without a
 //     draft (pool_configurator.py:126-145 scales the cell for an EAGLE
-//     draft, refused); the MHA and MLA pools' tensors and ReqToTokenPool
+//     draft, whose weights count in the fraction: see spec.go,
+//     specDraft.InFraction); the MHA and MLA pools' tensors and ReqToTokenPool
 //     are unchanged (mem_cache/memory_pool.py), and so are the custom
 //     all-reduce v2's buffers (distributed/device_communicators/
 //     custom_all_reduce_v2.py adds only the registration of graph inputs

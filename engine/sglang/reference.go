@@ -40,7 +40,10 @@ type refStage struct {
 	sharding model.Sharding
 	weights  []budget.Item
 	loaded   uint64 // the weights' bytes, allocator slack included
-	cell     uint64 // KV bytes per token over the stage's layers
+	// cell is the KV bytes per token the pool is sized by: targetCell,
+	// the stage's layers', and from v0.5.14 with a draft that scaled for
+	// the draft's pool (see [specDraft.scaledCell]).
+	cell, targetCell uint64
 	// profiled is the tokens the rest holds (profile_max_num_token),
 	// before the cap, the page alignment and the stages' minimum.
 	profiled   int64
@@ -85,13 +88,18 @@ func NewReference(a *model.Arch, s Serve, c budget.Class, p Profile) (*Reference
 	ref := &Reference{Arch: a, Serve: r, Class: c}
 	for _, st := range r.Stages {
 		st.TP, st.DtypeBytes, st.Quant = r.TPSize, r.DtypeBytes, r.Quant
-		w := weightItems(a, r, st)
+		// From v0.5.14 the draft is loaded before the pool is sized, and
+		// the target's cell scaled for the draft's pool (see
+		// [specDraft.InFraction]).
+		w := withDraftLoad(weightItems(a, r, st), r.Draft)
 		var loaded uint64
 		for _, it := range w {
 			loaded = budget.SatAdd(loaded, it.Bytes)
 		}
 		ref.loadedMax = max(ref.loadedMax, loaded)
-		ref.stages = append(ref.stages, refStage{sharding: st, weights: w, loaded: loaded, cell: stageCell(a, r, st), kvNames: ref.kvItemNames(st)})
+		cell := stageCell(a, r, st)
+		ref.stages = append(ref.stages, refStage{sharding: st, weights: w, loaded: loaded, targetCell: cell,
+			cell: r.Draft.scaledCell(cell, st.EndLayer-st.FirstLayer), kvNames: ref.kvItemNames(st)})
 	}
 	ref.sizePool()
 	for i := range ref.stages {
@@ -347,7 +355,7 @@ func (ref *Reference) besideItems(i int) []budget.Item {
 		// Every KV tensor has page_size rows beyond the pool's tokens, a
 		// dummy slot for padded tokens (memory_pool.py:616-633, 1364-1372),
 		// which the profile does not count.
-		items = append(items, budget.Item{Name: "kv_cache.padding_rows", Term: budget.TermNonTorch, Bytes: budget.SatMul(st.pageTokens, st.cell)})
+		items = append(items, budget.Item{Name: "kv_cache.padding_rows", Term: budget.TermNonTorch, Bytes: budget.SatMul(st.pageTokens, st.targetCell)})
 	}
 	return append(items, ref.specItems(i)...)
 }
@@ -446,6 +454,11 @@ func (ref *Reference) kvItems(i int, s, t uint64) []budget.Item {
 	items := make([]budget.Item, len(st.kvNames))
 	for j, name := range st.kvNames {
 		items[j] = budget.Item{Name: name, Term: budget.TermKVCache, Bytes: budget.SatMul(held, per)}
+	}
+	if st.cell > st.targetCell {
+		// From v0.5.14 the draft's share of the scaled cell (see
+		// [specDraft.InFraction]).
+		items = append(items, budget.Item{Name: "spec_draft.kv_cache", Term: budget.TermKVCache, Bytes: budget.SatMul(held, st.cell-st.targetCell)})
 	}
 	return items
 }

@@ -152,6 +152,10 @@ func itemGroup(it budget.Item) string {
 		return "weights.mla_w_kc_w_vc"
 	case it.Name == "weights.allocator_slack":
 		return it.Name
+	case it.Term == budget.TermWeights && strings.HasPrefix(it.Name, "spec_draft."):
+		// From v0.5.14 the draft's tensors are in the load (see
+		// [specDraft.InFraction]): one line, apart from the target's.
+		return "spec_draft.weights"
 	case it.Term == budget.TermWeights:
 		return "weights.tensors"
 	case strings.HasPrefix(it.Name, "kv_cache.layers."):
@@ -190,8 +194,13 @@ func (s section) WriteBefore(w io.Writer, _ budget.Footprint) {
 		return
 	}
 	fmt.Fprintf(w, "static budget: mem_fraction_static %v x F0 = %s, for the weights and the KV pool\n", c.MemFractionStatic, engine.GiB(s.sz.Ref.Budget()))
-	fmt.Fprintf(w, "  loading takes %s (F0 - F1: weights, rotary tables, allocator segments); the rest, %.2f GiB, holds %d tokens of %d B (the KV cell of %d layer(s))\n",
-		engine.GiB(c.LoadedBytes), c.Rest, max(c.ProfiledTokens, 0), c.CellBytes, r.Stages[0].EndLayer-r.Stages[0].FirstLayer)
+	cell := fmt.Sprintf("the KV cell of %d layer(s)", r.Stages[0].EndLayer-r.Stages[0].FirstLayer)
+	if d := r.Draft; d != nil && d.InFraction {
+		// From v0.5.14 (see [specDraft.InFraction]).
+		cell = fmt.Sprintf("%s, with the draft's weights loaded; x (1 + %d / %d) for the draft's pool", cell, d.Layers, r.Stages[0].EndLayer-r.Stages[0].FirstLayer)
+	}
+	fmt.Fprintf(w, "  loading takes %s (F0 - F1: weights, rotary tables, allocator segments); the rest, %.2f GiB, holds %d tokens of %d B (%s)\n",
+		engine.GiB(c.LoadedBytes), c.Rest, max(c.ProfiledTokens, 0), c.CellBytes, cell)
 	if c.MaxTotalNumTokens <= 0 {
 		fmt.Fprintf(w, "  SGLang does not start: %s\n", c.Failure)
 		return

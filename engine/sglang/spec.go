@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -25,10 +26,11 @@ import (
 // directory) and NEXTN (DeepSeek-V3's own multi-token-prediction layer;
 // SGLang runs it as EAGLE, server_args.py:1729-1730 at v0.5.6.post2). The
 // rules were read at the tags v0.5.6.post2, v0.5.6.post3, v0.5.7, v0.5.8,
-// v0.5.8.post1, v0.5.9, v0.5.10, v0.5.10.post1, v0.5.11, v0.5.12 and
-// v0.5.12.post1 (see [specReleases]; from v0.5.11 both the spec v2 worker
-// at top-k 1 and the v1 worker a top-k above 1 selects); every other
-// release refuses the flag by name.
+// v0.5.8.post1, v0.5.9, v0.5.10, v0.5.10.post1, v0.5.11, v0.5.12,
+// v0.5.12.post1, v0.5.13, v0.5.13.post1 and v0.5.14 (see [specReleases];
+// from v0.5.11 both the spec v2 worker at top-k 1 and the v1 worker a
+// top-k above 1 selects, from v0.5.13 the v2 worker at top-k 1 alone);
+// every other release refuses the flag by name.
 //
 // SGLang's order of allocation decides where each term falls. The target's
 // worker measures F0, loads the target, sizes its pool from msf x F0 less
@@ -46,7 +48,10 @@ import (
 // :631-633 at v0.5.10). Through v0.5.13.post1 no tag has the scheduler's
 // init_memory_pools: the order in which both models are built before the
 // target's pool is sized (EagleDraftWorker.alloc_memory_pool; sglang
-// issue #36452, PR #32468) is later, on main. From v0.5.11 EAGLE runs
+// issue #36452, PR #32468) comes with v0.5.14 (PRs #23862 and #28855; see
+// [specDraft.InFraction]), where the draft's weights, and its embedding
+// and head copies until they are shared, are in the budget: the
+// shrinking pool issue #36452 reports. From v0.5.11 EAGLE runs
 // the overlap scheduler's spec v2 worker by default (PR #21062), whose
 // draft worker is built in the same order (speculative/eagle_worker_v2.py:
 // 91-186 at v0.5.11) and whose scheduler keeps a future map more (see
@@ -133,10 +138,49 @@ func (s Spec) On() bool { return s.Algorithm != "" }
 // --speculative-algorithm is upper-cased there (see [specAlgoUpperFrom]).
 // v0.5.12.post1 changes model_runner.py by a kernel_warmup hook of the
 // model's (model_runner.py:2484-2489), which DeepSeek-V4 alone defines
-// (models/deepseek_v4.py). v0.5.13
-// removes the v1 worker (PR #25464) and changes the v2 worker, not read:
-// refused.
-var specReleases = []string{"v0.5.6.post2", "v0.5.6.post3", "v0.5.7", "v0.5.8", "v0.5.8.post1", "v0.5.9", "v0.5.10", "v0.5.10.post1", "v0.5.11", "v0.5.12", "v0.5.12.post1"}
+// (models/deepseek_v4.py).
+//
+// v0.5.13 removes the v1 worker (PR #25464; speculative/eagle_worker.py is
+// gone): EAGLE, EAGLE3 and NEXTN always run the spec v2 worker
+// (arg_groups/speculative_hook.py:272-386, where _handle_speculative_decoding
+// moved), overlapped unless --disable-overlap-schedule (:288-304). Read and
+// kept for the serves membudget takes: the order (the target's
+// ModelRunner.initialize still sizes and allocates its pool,
+// model_runner.py:632-784, before the scheduler builds the draft's worker,
+// managers/scheduler.py:816-818), the draft's TpModelWorker with the
+// target's MemoryPoolConfig and the embedding and head shared
+// (speculative/eagle_worker_v2.py:113-222, 253-295), init_memory_pool
+// (model_runner_kv_cache_mixin.py:968-978), the pools, the FP8 write-back
+// (model_runner.py:2244-2262), the 4 GiB reserve (server_args.py:1626-1633),
+// the 48 requests, auto_choose_speculative_params (:8152) and the
+// adjustment of the draft tokens at top-k 1 (speculative_hook.py:363-371),
+// req_to_token's width at top-k 1 (4 + the draft tokens, mem_cache/
+// common.py:194-210) and the one-layer Llama EAGLE-3 and DeepSeek NextN
+// drafts (models/llama_eagle3.py moves the draft window, a flag refused;
+// models/deepseek_nextn.py changes context parallelism alone). What changes
+// (see [specV2OnlyFrom]): the future map, the draft worker's chain
+// buffers, and a top-k above 1, which now runs the v2 worker's tree
+// (PR #27458), not read: refused. v0.5.13.post1 changes the v2 draft's
+// index sharing of DeepSeek's sparse attention alone (#28192): v0.5.13's
+// rules.
+//
+// v0.5.14 loads the draft before the target's pool is sized (PRs #23862
+// and #28855; see [specDraft.InFraction]); its model files, FutureMap and
+// req_to_token width keep v0.5.13's for these serves
+// (managers/overlap_utils.py:104-203 adds buffers for other algorithms
+// and for --speculative-use-rejection-sampling, a flag refused).
+var specReleases = []string{"v0.5.6.post2", "v0.5.6.post3", "v0.5.7", "v0.5.8", "v0.5.8.post1", "v0.5.9", "v0.5.10", "v0.5.10.post1", "v0.5.11", "v0.5.12", "v0.5.12.post1", "v0.5.13", "v0.5.13.post1", "v0.5.14"}
+
+// specV2OnlyFrom is the first release without the v1 EAGLE worker (PR
+// #25464): every EAGLE serve runs the spec v2 worker, whatever its top-k,
+// and membudget sizes it at top-k 1 alone; its FutureMap keeps one slot
+// per req_to_token row, output tokens and new_seq_lens allocated with it
+// and the draft input's tensors at the first stash
+// (managers/overlap_utils.py:102-171 at v0.5.13, in place of v0.5.12's
+// circular buffer); and the draft worker keeps the top-k 1 chain's
+// constants (speculative/eagle_worker_v2.py:224-251; see
+// [specDraft.chainItems]).
+const specV2OnlyFrom = "v0.5.13"
 
 // specKVFromTargetFrom is the first release whose configure_kv_cache_dtype
 // writes the target checkpoint's FP8 KV choice back into
@@ -215,25 +259,79 @@ type specDraft struct {
 	// [specDraft.futureMap]); FutureRow is one slot's bytes of it.
 	V2        bool
 	FutureRow []uint64
+	// V2Only says the release has no v1 worker (see [specV2OnlyFrom]): the
+	// future map's slots are req_to_token's rows, and the draft worker
+	// keeps the top-k 1 chain's constants.
+	V2Only bool
+	// InFraction says the draft is loaded before the target's pool is
+	// sized (PRs #23862, "Fix --mem-fraction-static not accounting for
+	// EAGLE draft model KV cache", and #28855, "account draft weights in
+	// --mem-fraction-static"; [Profile.DraftInFraction]): v0.5.14's scheduler
+	// builds the target's worker (weights only), then the draft's
+	// (EagleDraftWorker: the chain's constants, then the draft's
+	// TpModelWorker loading its weights), and only then init_memory_pools
+	// sizes the target's pool from free memory and allocates the draft's
+	// of the same tokens (managers/scheduler.py:826-872; speculative/
+	// eagle_worker_v2.py:129-247), the embedding and head shared after it
+	// (init_lm_head, :318-344). So the draft's weights, its embedding
+	// until shared and the constants count in msf x F0, and the target's
+	// cell is scaled by (1 + draft layers / target layers)
+	// (pool_configurator.py:129-145, with model_runner.py:431-455 reading
+	// the draft's layers from its config), assuming the draft's layer
+	// cell is the target's, which membudget checks.
+	InFraction bool
 }
 
-// futureMap is the spec v2 future map's tensors on a rank, for
-// maxRunning requests (the scheduler's max_running_requests) and
-// chunks (ceil(context / chunked prefill), 0 without chunked prefill):
-// FutureMap keeps maxRunning x (3 + chunks) + 2 x maxRunning slots
-// (managers/overlap_utils.py:52-68 at v0.5.11) of each of the draft
-// input's tensors, allocated at the first stored draft input, after the
-// pool (_lazy_init_buf, :73-114); nil without the v2 worker.
-func (d *specDraft) futureMap(maxRunning uint64, chunks uint64) []uint64 {
+// futureMap is the spec v2 future map's tensors on a rank, for slots
+// slots (see [Reference.futureMap]): one slot of each of the draft
+// input's tensors (FutureRow); nil without the v2 worker.
+func (d *specDraft) futureMap(slots uint64) []uint64 {
 	if d == nil || !d.V2 {
 		return nil
 	}
-	slots := budget.SatMul(maxRunning, budget.SatAdd(5, chunks))
 	var out []uint64
 	for _, row := range d.FutureRow {
 		out = append(out, budget.SatMul(slots, row))
 	}
 	return out
+}
+
+// chainItems are the constants v0.5.13's EagleDraftWorker keeps for the
+// top-k 1 chain (_rebuild_topk1_chain_buffers, speculative/
+// eagle_worker_v2.py:224-251 at v0.5.13, :268-300 at v0.5.14): parents
+// and score indices, int64 each, of max(cuda_graph_max_bs,
+// max_running_requests, 1) rows by steps (the parents none for one
+// step). v0.5.14 reads the decode phase's max_bs; membudget takes the
+// resolved --cuda-graph-max-bs, which --disable-cuda-graph leaves set,
+// at least as many rows. Nil before v0.5.13 or above top-k 1.
+func (d *specDraft) chainItems(graphMaxBS, maxRunning uint64) []budget.Item {
+	if d == nil || !d.V2Only || d.TopK != 1 {
+		return nil
+	}
+	rows := max(graphMaxBS, maxRunning, 1)
+	parents := d.Steps
+	if parents < 2 {
+		parents = 0
+	}
+	return []budget.Item{
+		{Name: "spec_draft.topk1_parents", Bytes: budget.SatMul(budget.SatMul(rows, parents), 8)},
+		{Name: "spec_draft.topk1_score_indices", Bytes: budget.SatMul(budget.SatMul(rows, d.Steps), 8)},
+	}
+}
+
+// scaledCell is v0.5.14's target cell for a serve with an EAGLE draft:
+// int(cell x (1 + draft layers / target layers)) in Python's floats
+// (pool_configurator.py:142-145, PR #23862), the bytes a token of both pools is
+// profiled at; cell itself without the draft in the fraction.
+func (d *specDraft) scaledCell(cell uint64, targetLayers int) uint64 {
+	if d == nil || !d.InFraction || targetLayers <= 0 {
+		return cell
+	}
+	f := float64(cell) * float64(1+float64(d.Layers)/float64(targetLayers))
+	if f >= math.MaxUint64 {
+		return math.MaxUint64
+	}
+	return uint64(f)
 }
 
 // specFutureRow is one future-map slot's bytes per tensor for top-k k and
@@ -324,9 +422,16 @@ func (r *Resolved) resolveSpec(a *model.Arch, def func(string, string)) error {
 	// test, and --disable-overlap-schedule is a flag membudget ignores: a
 	// serve it would put on the v1 worker is sized on the v2 one, which
 	// holds the future map more.
-	d := &specDraft{Headroom: older(p, Profile{Name: specHeadroomUntil}), V2: p.SpecV2 && sp.EagleTopK <= 1}
+	//
+	// From v0.5.13 every EAGLE serve runs the v2 worker (see
+	// [specV2OnlyFrom]); from v0.5.14 the draft counts in the fraction.
+	v2Only := !older(p, Profile{Name: specV2OnlyFrom})
+	d := &specDraft{Headroom: older(p, Profile{Name: specHeadroomUntil}), V2: p.SpecV2 && (sp.EagleTopK <= 1 || v2Only), V2Only: v2Only, InFraction: p.DraftInFraction}
 	if err := r.resolveSpecCounts(a, d, def); err != nil {
 		return err
+	}
+	if d.V2Only && d.TopK > 1 {
+		return specRefuse("speculative-eagle-topk", d.TopK, "%s runs every EAGLE serve on the spec v2 worker (the v1 worker removed from v0.5.13, sgl-project/sglang PR #25464), whose draft tree above top-k 1 (PR #27458: wider req_to_token rows on pages above 1, mem_cache/common.py:194-210 at v0.5.13; the tree's draft and verify buffers) is not modelled: give --speculative-num-steps, --speculative-eagle-topk 1 and --speculative-num-draft-tokens (SGLang's choice for %s is top-k %d)", p.Describes, firstArchOf(a), autoTopK(p, a))
 	}
 	if d.V2 && d.TopK > 1 {
 		// SGLang's own choice, after the test: v0.5.10 refused the pair
@@ -351,8 +456,23 @@ func (r *Resolved) resolveSpec(a *model.Arch, def func(string, string)) error {
 	if err != nil {
 		return err
 	}
+	// Built before the draft's model, after the target's pool through
+	// v0.5.13.post1 and before it from v0.5.14.
+	d.Weights = append(d.Weights, d.chainItems(r.CudaGraphMaxBS, r.MaxRunningRequests)...)
+	if d.InFraction {
+		if tc := layerCell(a, *r); d.LayerCell != tc {
+			return specRefuse("speculative-algorithm", sp.Algorithm, "%s sizes the target's pool with its cell scaled by (1 + draft layers / target layers), assuming the draft's layer holds the target's KV bytes a token (model_executor/pool_configurator.py:129-145); this draft's layer holds %d B a token, the target's %d, which is not modelled", p.Describes, d.LayerCell, tc)
+		}
+	}
 	r.Draft = d
 	return nil
+}
+
+// autoTopK is the top-k of SGLang's own choice for a (see
+// [autoSpecParams]).
+func autoTopK(p Profile, a *model.Arch) uint64 {
+	_, k, _ := autoSpecParams(p, a)
+	return k
 }
 
 // specRefuse is the setting error of a speculative serve membudget does
@@ -399,7 +519,9 @@ func (r *Resolved) resolveSpecCounts(a *model.Arch, d *specDraft, def func(strin
 	if d.DraftTokens == 0 {
 		return settingErr("speculative-num-draft-tokens", "", "missing with --speculative-eagle-topk %d: SGLang multiplies it into the pools while it is None and fails (model_runner.py:1700-1710)", d.TopK)
 	}
-	if d.TopK > 1 && r.PageSize > 1 && r.AttentionBackend != "flashinfer" && r.AttentionBackend != "fa3" {
+	// From v0.5.13 triton too (arg_groups/speculative_hook.py:373-386), and
+	// the v2 worker above top-k 1 is refused after.
+	if d.TopK > 1 && r.PageSize > 1 && r.AttentionBackend != "flashinfer" && r.AttentionBackend != "fa3" && !d.V2Only {
 		return settingErr("speculative-eagle-topk", d.TopK, "SGLang refuses top-k above 1 with --page-size %d unless --attention-backend is flashinfer or fa3 (server_args.py:1819-1826)", r.PageSize)
 	}
 	return nil
@@ -763,19 +885,30 @@ func (d *specDraft) reqExtra() uint64 {
 // weights, what it holds until it shares the target's embedding, its KV
 // pool of the target's token count plus the page of padding rows
 // (memory_pool.py:616-633), in v0.5.6.x the target pool's headroom, and
-// on the spec v2 worker its future map.
+// on the spec v2 worker its future map. From v0.5.14 the weights and the
+// pool's tokens are in the budget (see [specDraft.InFraction]): beside
+// it stay the padding rows and what the pool holds beyond the scaled
+// cell, when int() rounded it below the two cells' sum.
 func (ref *Reference) specItems(i int) []budget.Item {
 	d, st := ref.Serve.Draft, &ref.stages[i]
 	if d == nil || st.tokens <= 0 {
 		return nil
 	}
 	var items []budget.Item
-	for _, it := range slices.Concat(d.Weights, d.Transient) {
-		it.Term = budget.TermNonTorch
-		items = append(items, it)
+	if d.InFraction {
+		draft := budget.SatMul(d.LayerCell, d.Layers)
+		items = append(items,
+			budget.Item{Name: "spec_draft.kv_cache.padding_rows", Term: budget.TermNonTorch, Bytes: budget.SatMul(st.pageTokens, draft)},
+			budget.Item{Name: "spec_draft.kv_cache.beyond_scaled_cell", Term: budget.TermNonTorch,
+				Bytes: budget.SatMul(uint64(st.tokens), budget.SatSub(budget.SatAdd(st.targetCell, draft), st.cell))})
+	} else {
+		for _, it := range slices.Concat(d.Weights, d.Transient) {
+			it.Term = budget.TermNonTorch
+			items = append(items, it)
+		}
+		items = append(items, budget.Item{Name: "spec_draft.kv_cache", Term: budget.TermNonTorch,
+			Bytes: budget.SatMul(d.layerKV(st), d.Layers)})
 	}
-	items = append(items, budget.Item{Name: "spec_draft.kv_cache", Term: budget.TermNonTorch,
-		Bytes: budget.SatMul(d.layerKV(st), d.Layers)})
 	if st.headroom > 0 {
 		items = append(items, budget.Item{Name: "kv_cache.spec_headroom", Term: budget.TermNonTorch, Bytes: budget.SatMul(uint64(st.headroom), st.cell)})
 	}
@@ -790,27 +923,41 @@ func (ref *Reference) specItems(i int) []budget.Item {
 }
 
 // futureMap is the spec v2 worker's future map for this serve (see
-// [specDraft.futureMap]): the scheduler's max_running_requests, and its
-// chunked prefill (none when --chunked-prefill-size is not above 0,
-// managers/scheduler.py:1065-1066 at v0.5.11) against model_config's
-// context length.
+// [specDraft.futureMap]). Through v0.5.12.post1 FutureMap keeps
+// maxRunning x (3 + chunks) + 2 x maxRunning slots (managers/
+// overlap_utils.py:52-68 at v0.5.11), for the scheduler's
+// max_running_requests and chunks = ceil(context / chunked prefill) (none
+// when --chunked-prefill-size is not above 0, managers/scheduler.py:
+// 1065-1066 at v0.5.11), the draft input's tensors allocated at the first
+// stored draft input, after the pool (_lazy_init_buf, :73-114). From
+// v0.5.13 one slot per req_to_token row (req_to_token.shape[0],
+// overlap_utils.py:116 at v0.5.13; see [specV2OnlyFrom]).
 func (ref *Reference) futureMap() []uint64 {
 	r := ref.Serve
+	if r.Draft != nil && r.Draft.V2Only {
+		// The speculative serve has one stage (pipeline parallelism is
+		// refused).
+		return r.Draft.futureMap(reqToTokenRows(ref.stages[0].maxNumReqs, r.Profile))
+	}
 	var chunks uint64
 	if r.ChunkedPrefillSize > 0 {
 		chunks = budget.CeilDiv(r.ContextLength, uint64(r.ChunkedPrefillSize))
 	}
-	return r.Draft.futureMap(ref.maxRunning, chunks)
+	return r.Draft.futureMap(budget.SatMul(ref.maxRunning, budget.SatAdd(5, chunks)))
 }
 
-// addSpecPools adds the draft's tensors to the caching allocator's pools.
+// addSpecPools adds the draft's tensors the caching allocator holds after
+// the pool is sized to its pools: from v0.5.14 the weights are in the
+// load's (see [withDraftLoad]).
 func (ref *Reference) addSpecPools(p torchalloc.Pools, i int) torchalloc.Pools {
 	d, st := ref.Serve.Draft, &ref.stages[i]
 	if d == nil || st.tokens <= 0 {
 		return p
 	}
-	for _, it := range d.Weights {
-		p = p.Add(it.Bytes, 1)
+	if !d.InFraction {
+		for _, it := range d.Weights {
+			p = p.Add(it.Bytes, 1)
+		}
 	}
 	for _, b := range ref.futureMap() {
 		p = p.Add(b, 1)
@@ -821,6 +968,28 @@ func (ref *Reference) addSpecPools(p torchalloc.Pools, i int) torchalloc.Pools {
 		p = p.Add(per, d.Layers)
 	}
 	return p.Add(per, d.Layers)
+}
+
+// withDraftLoad is the stage's load w (weightItems') with, from v0.5.14,
+// the draft's tensors SGLang holds when it measures free memory for the
+// pool (see [specDraft.InFraction]): its weights and what it keeps until
+// it shares the target's embedding and head, as weights, and the
+// allocator's slack (weights.allocator_slack) taken again over all of
+// them.
+func withDraftLoad(w []budget.Item, d *specDraft) []budget.Item {
+	if d == nil || !d.InFraction {
+		return w
+	}
+	items := slices.DeleteFunc(slices.Clone(w), func(it budget.Item) bool { return it.Name == "weights.allocator_slack" })
+	for _, it := range slices.Concat(d.Weights, d.Transient) {
+		it.Term = budget.TermWeights
+		items = append(items, it)
+	}
+	var pools torchalloc.Pools
+	for _, it := range items {
+		pools = pools.Add(it.Bytes, 1)
+	}
+	return append(items, budget.Item{Name: "weights.allocator_slack", Term: budget.TermWeights, Bytes: pools.Slack()})
 }
 
 // draftKV is the K and V bytes of the draft's pool as SGLang

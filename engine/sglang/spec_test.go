@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -251,6 +252,7 @@ func TestSpecRefusals(t *testing.T) {
 	wide := draftDir(t, strings.Replace(eagle3Llama8B, `"hidden_size": 4096`, `"hidden_size": 5120`, 1))
 	auxDir := draftDir(t, strings.Replace(eagle3Llama8B, `"use_cache": true`, `"num_aux_hidden_states": 4`, 1))
 	normDir := draftDir(t, strings.Replace(eagle3Llama8B, `"use_cache": true`, `"fc_norm": true`, 1))
+	kv4Dir := draftDir(t, strings.Replace(eagle3Llama8B, `"num_key_value_heads": 8`, `"num_key_value_heads": 4`, 1))
 	eagle3 := func(s Serve) Serve {
 		s.DisableCudaGraph, s.Spec.Algorithm = true, "EAGLE3"
 		if s.Spec.DraftModelPath == "" {
@@ -293,10 +295,22 @@ func TestSpecRefusals(t *testing.T) {
 		// 1 is given; SGLang's own top-k for Llama, 4, comes after that
 		// test, on the v2 worker, sized at top-k 1 alone. The piecewise
 		// graphs a draft keeps are refused until they are turned off.
-		// v0.5.13 is not read.
 		{"the spec v2 worker at top-k 4", llama, h100, mustProfile("v0.5.11"), eagle3(Serve{DisablePiecewiseCudaGraph: true}), "speculative-eagle-topk", "#21062"},
 		{"the piecewise graphs under a draft", llama, h100, mustProfile("v0.5.11"), eagle3(Serve{Spec: Spec{NumSteps: 3, EagleTopK: 4, NumDraftTokens: 8}}), "disable-piecewise-cuda-graph", "pass --disable-piecewise-cuda-graph"},
-		{"v0.5.13", llama, h100, mustProfile("v0.5.13"), eagle3(Serve{DisablePiecewiseCudaGraph: true, Spec: Spec{NumSteps: 3, EagleTopK: 4, NumDraftTokens: 8}}), "speculative-algorithm", "not for SGLang v0.5.13"},
+		{"the piecewise graphs under a draft on v0.5.13", llama, h100, mustProfile("v0.5.13"), eagle3(Serve{Spec: Spec{NumSteps: 3, EagleTopK: 1, NumDraftTokens: 4}}), "disable-piecewise-cuda-graph", "pass --disable-piecewise-cuda-graph"},
+		// From v0.5.13 the v1 worker is gone (PR #25464): a top-k above 1,
+		// given or SGLang's own, runs the v2 worker's tree, not read. On
+		// pages of 16 v0.5.13 takes triton too (speculative_hook.py:
+		// 373-386), so the refusal is that one, not SGLang's.
+		{"SGLang's top-k 4 on v0.5.13", llama, h100, mustProfile("v0.5.13"), eagle3(Serve{DisablePiecewiseCudaGraph: true}), "speculative-eagle-topk", "SGLang's choice for LlamaForCausalLM is top-k 4"},
+		{"top-k 4 given on v0.5.13.post1", llama, h100, mustProfile("v0.5.13.post1"), eagle3(Serve{DisablePiecewiseCudaGraph: true, Spec: Spec{NumSteps: 3, EagleTopK: 4, NumDraftTokens: 8}}), "speculative-eagle-topk", "#25464"},
+		{"top-k 2 given on v0.5.14", llama, h100, mustProfile("v0.5.14"), eagle3(Serve{Spec: Spec{NumSteps: 3, EagleTopK: 2, NumDraftTokens: 6}}), "speculative-eagle-topk", "#25464"},
+		{"top-k 2 on pages of 16 with triton on v0.5.13", llama, h100, mustProfile("v0.5.13"), eagle3(Serve{DisablePiecewiseCudaGraph: true, PageSize: 16, AttentionBackend: "triton", Spec: Spec{NumSteps: 3, EagleTopK: 2, NumDraftTokens: 6}}), "speculative-eagle-topk", "#25464"},
+		// v0.5.14 scales the target's cell for the draft's pool, assuming
+		// the draft's layer holds the target's bytes a token: a draft of 4
+		// KV heads (2048 B a token, the target's 4096) is refused there,
+		// and sized on v0.5.13 (TestSpecByHand0513And0514).
+		{"a draft of another cell on v0.5.14", llama, h100, mustProfile("v0.5.14"), eagle3(Serve{Spec: Spec{DraftModelPath: kv4Dir, NumSteps: 3, EagleTopK: 1}}), "speculative-algorithm", "this draft's layer holds 2048 B a token, the target's 4096"},
 		// DFLASH is a choice from v0.5.11, and any registered name from
 		// v0.5.12; earlier it is not one.
 		{"DFLASH on v0.5.11", llama, h100, mustProfile("v0.5.11"), Serve{DisableCudaGraph: true, Spec: Spec{Algorithm: "DFLASH"}}, "speculative-algorithm", "is not modelled"},
@@ -356,7 +370,8 @@ func TestSpecLaunchLineReadBack(t *testing.T) {
 // to a serve never grows the tokens the target's pool keeps for
 // sequences (at the same given fraction, or at SGLang's default, which
 // reserves 2 GiB more), and from v0.5.7 never grows the pool SGLang
-// logs; what the GPU holds never shrinks.
+// logs; what the GPU holds never shrinks; and the compiled plan is the
+// reference's.
 func TestPropertyDraftNeverGrowsTargetPool(t *testing.T) {
 	archs := shipped(t)
 	dir := draftDir(t, eagle3Llama8B)
@@ -387,10 +402,14 @@ func TestPropertyDraftNeverGrowsTargetPool(t *testing.T) {
 		// From v0.5.11 SGLang's own top-k for Llama, 4, lands on the spec
 		// v2 worker, which is sized at top-k 1 alone: the counts are
 		// given there (top-k 1 the v2 worker, above 1 the v1 worker).
+		// From v0.5.13, which has no v1 worker, top-k 1 alone.
 		if rapid.Bool().Draw(t, "given counts") || p.SpecV2 {
 			sp.NumSteps = rapid.Uint64Range(1, 8).Draw(t, "steps")
 			sp.EagleTopK = rapid.Uint64Range(1, 8).Draw(t, "topk")
 			sp.NumDraftTokens = rapid.Uint64Range(2, 64).Draw(t, "draft tokens")
+			if slices.Index(specReleases, p.Name) >= slices.Index(specReleases, specV2OnlyFrom) {
+				sp.EagleTopK = 1
+			}
 		}
 		plain, err := NewReference(tg.a, s, c, p)
 		if err != nil {
@@ -404,11 +423,19 @@ func TestPropertyDraftNeverGrowsTargetPool(t *testing.T) {
 		if plain.Capacity().Starts && spec.stages[0].capacity > plain.stages[0].capacity {
 			t.Fatalf("the sequences' share grew from %d to %d tokens", plain.stages[0].capacity, spec.stages[0].capacity)
 		}
-		if !older(p, Profile{Name: specHeadroomUntil}) && spec.Capacity().MaxTotalNumTokens > plain.Capacity().MaxTotalNumTokens {
+		// A pool SGLang fails on is no pool: from v0.5.14 the draft's
+		// scaled cell divides a negative rest into fewer negative tokens.
+		if plain.Capacity().Starts && !older(p, Profile{Name: specHeadroomUntil}) && spec.Capacity().MaxTotalNumTokens > plain.Capacity().MaxTotalNumTokens {
 			t.Fatalf("%s: the pool grew from %d to %d tokens", p.Name, plain.Capacity().MaxTotalNumTokens, spec.Capacity().MaxTotalNumTokens)
 		}
 		if pf, sf := plain.EvaluateStage(0, 1, 1).Footprint, spec.EvaluateStage(0, 1, 1).Footprint; spec.Capacity().Starts && sf.Beside < pf.Beside {
 			t.Fatalf("what stands beside the budget shrank from %d to %d", pf.Beside, sf.Beside)
+		}
+		// The compiled plan keeps the draft's terms where the reference
+		// puts them (from v0.5.14 its share of the scaled cell in the pool).
+		n, tok := rapid.Uint64Range(0, 64).Draw(t, "seqs"), rapid.Uint64Range(0, 1<<18).Draw(t, "tokens")
+		if diff := cmp.Diff(spec.Evaluate(n, tok).Footprint, spec.Plan().Evaluate(n, tok)); diff != "" {
+			t.Fatalf("(%d, %d): Plan != Reference (-reference +plan):\n%s", n, tok, diff)
 		}
 	})
 }
@@ -425,6 +452,12 @@ func TestSpecItemGroups(t *testing.T) {
 		{budget.Item{Name: "model.layers.60.self_attn.w_kc", Term: budget.TermWeights}, "weights.mla_w_kc_w_vc"},
 		{budget.Item{Name: "spec_draft.kv_cache", Term: budget.TermNonTorch}, "spec_draft.kv_cache"},
 		{budget.Item{Name: "spec_draft.rotary_emb.0.cos_sin_cache", Term: budget.TermNonTorch}, "spec_draft.rotary_emb.0.cos_sin_cache"},
+		// From v0.5.14 in the load: one line apart from the target's
+		// weights, the MTP decoder still its own.
+		{budget.Item{Name: "spec_draft.fc", Term: budget.TermWeights}, "spec_draft.weights"},
+		{budget.Item{Name: "spec_draft.topk1_parents", Term: budget.TermWeights}, "spec_draft.weights"},
+		{budget.Item{Name: "spec_draft.decoder.mlp.experts.w13_weight", Term: budget.TermWeights}, "spec_draft.decoder"},
+		{budget.Item{Name: "spec_draft.kv_cache", Term: budget.TermKVCache}, "spec_draft.kv_cache"},
 	} {
 		if got := itemGroup(tc.it); got != tc.want {
 			t.Errorf("itemGroup(%s) = %s, want %s", tc.it.Name, got, tc.want)
@@ -707,6 +740,309 @@ func TestSpecDraftKVFromTarget(t *testing.T) {
 		r := ref(t, a, Serve{TPSize: 4, DisableCudaGraph: true, AttentionBackend: "fa3", Spec: Spec{Algorithm: "EAGLE3", DraftModelPath: dir}}, class(t, "h100-sxm-80g"), tc.p)
 		if got := r.Serve.Draft.LayerCell; got != tc.cell {
 			t.Errorf("%s: the draft's cell %d B, want %d", tc.p.Name, got, tc.cell)
+		}
+	}
+}
+
+// TestSpecByHand0513And0514 sizes the EAGLE-3 Llama-3.1-8B serve on an
+// H100 and the DeepSeek-V3 NEXTN serve at TP16 over two H100 nodes (on one
+// H200 node v0.5.13 and v0.5.14 may turn the all-reduce fusion on, refused;
+// across nodes on SM90 they do not, arfusion.go) on the releases without
+// the v1 worker, at top-k 1, the piecewise graphs off (v0.5.13 keeps them
+// under --disable-cuda-graph, v0.5.14 does not: Profile.GraphPhases).
+//
+// v0.5.13 and v0.5.13.post1 keep v0.5.12.post1's order: the target's pool
+// is the plain serve's at the same fraction, the draft's weights and pool
+// beside it; new are the future map of one slot per req_to_token row
+// (managers/overlap_utils.py:102-171) and the chain's constants
+// (speculative/eagle_worker_v2.py:224-251). v0.5.14 loads the draft before
+// the pool (PR #28855): no draft reserve in the fraction, the draft's
+// tensors in the load, and the pool's tokens profiled at the target's cell
+// scaled by (1 + 1 / target layers) (pool_configurator.py:129-145).
+func TestSpecByHand0513And0514(t *testing.T) {
+	archs := shipped(t)
+	llama, dsv3 := archs["meta-llama__Llama-3.1-8B-Instruct"], archs["deepseek-ai__DeepSeek-V3"]
+	h100 := class(t, "h100-sxm-80g")
+	dir := draftDir(t, eagle3Llama8B)
+	eagle3 := Spec{Algorithm: "EAGLE3", DraftModelPath: dir, NumSteps: 3, EagleTopK: 1, NumDraftTokens: 4}
+	nextn := Spec{Algorithm: "NEXTN"}
+	// layer60 is the MTP decoder layer's tensors, sized as the target's
+	// last layer (TestSpecNextNByHand).
+	layer60 := func(ref *Reference) uint64 {
+		var n uint64
+		for _, it := range ref.stages[0].weights {
+			if strings.HasPrefix(it.Name, "model.layers.60.") {
+				n += it.Bytes
+			}
+		}
+		return n
+	}
+	for _, tc := range []struct {
+		name, release string
+		a             *model.Arch
+		s             Serve
+		msf, reserved float64
+		// targetCell and scaledCell are the pool's bytes a token without
+		// and with the draft's; draftCell the draft's layer.
+		targetCell, scaledCell, draftCell uint64
+		// draftLoad is the draft's tensors by hand, less an MTP layer's
+		// decoder (withDecoder adds the target's layer 60).
+		draftLoad   uint64
+		withDecoder bool
+		chain       uint64 // each of the chain's two constants
+		futureRow   uint64
+		reqRow      uint64 // one req_to_token row's int32 entries
+		hidden      uint64
+		mla         bool
+	}{
+		{
+			// 81080 MiB: 512 + 1.5 x 8192 + 2 x 256 + 1024 / 8 = 13440, no
+			// piecewise term, + 4096 for the draft = 17536
+			// (server_args.py:1626-1633 at v0.5.13); round(63544 / 81080,
+			// 3) = round(0.78372) = 0.784.
+			name: "EAGLE3 Llama-3.1-8B", release: "v0.5.13", a: llama,
+			s:   Serve{Dtype: "bfloat16", DisableCudaGraph: true, DisablePiecewiseCudaGraph: true, Spec: eagle3},
+			msf: 0.784, reserved: 17536,
+			// 32 layers x 8 KV heads x 128 x (K and V) x 2 bytes; the
+			// draft's one layer of the same.
+			targetCell: 32 * 4096, scaledCell: 32 * 4096, draftCell: 4096,
+			// max(cuda_graph_max_bs 256, 48 requests) rows x 3 steps x 8.
+			chain: 256 * 3 * 8,
+			// topk_p 1 x float32, topk_index 1 x int64, the output token
+			// and new_seq_lens int64, the draft's hidden states 4096 x 2.
+			futureRow: 4 + 8 + 8 + 8 + 4096*2,
+			// 131072 + 4 + 4 draft tokens (3 steps + 1).
+			reqRow: 131072 + 4 + 4, hidden: 4096,
+		},
+		{
+			name: "EAGLE3 Llama-3.1-8B", release: "v0.5.13.post1", a: llama,
+			s:   Serve{Dtype: "bfloat16", DisableCudaGraph: true, DisablePiecewiseCudaGraph: true, Spec: eagle3},
+			msf: 0.784, reserved: 17536, targetCell: 32 * 4096, scaledCell: 32 * 4096, draftCell: 4096,
+			chain: 256 * 3 * 8, futureRow: 4 + 8 + 8 + 8 + 4096*2, reqRow: 131072 + 4 + 4, hidden: 4096,
+		},
+		{
+			// 13440 and no draft reserve (server_args.py:3276-3321 at
+			// v0.5.14), no piecewise term (--disable-cuda-graph turns both
+			// phases off); round(67640 / 81080, 3) = round(0.83424) = 0.834.
+			name: "EAGLE3 Llama-3.1-8B", release: "v0.5.14", a: llama,
+			s:   Serve{Dtype: "bfloat16", DisableCudaGraph: true, Spec: eagle3},
+			msf: 0.834, reserved: 13440,
+			// int(131072 x (1 + 1 / 32)) = 131072 x 33 / 32 = 135168.
+			targetCell: 32 * 4096, scaledCell: 135168, draftCell: 4096,
+			// fc 3 x 4096 x 4096, qkv_proj (32 + 2 x 8) x 128 x 2 x 4096,
+			// o_proj 4096 x 4096, gate_up 2 x 14336 x 4096, down 14336 x
+			// 4096, four norms of 4096, lm_head 32000 x 4096, all x 2
+			// bytes; hot_token_id 32000 int64; the rotary table 131328 x
+			// 128 float32 (TestSpecEagle3ByHand); the embedding 128256 x
+			// 4096 x 2 until shared; the chain's two constants.
+			draftLoad: (3*4096*4096+48*128*8192+4096*4096+2*14336*4096+14336*4096+4*4096+32000*4096)*2 +
+				32000*8 + 131328*128*4 + 128256*4096*2 + 2*256*3*8,
+			chain: 256 * 3 * 8, futureRow: 4 + 8 + 8 + 8 + 4096*2, reqRow: 131072 + 4 + 4, hidden: 4096,
+		},
+		{
+			// 512 + 1.5 x 8192 + 2 x 512 (TP16's cuda_graph_max_bs) + 16 /
+			// 8 x 1024 = 15872, + 4096 = 19968; round(61112 / 81080, 3) =
+			// round(0.75372) = 0.754.
+			name: "NEXTN DeepSeek-V3", release: "v0.5.13", a: dsv3,
+			s:   Serve{TPSize: 16, Nodes: Nodes{NNodes: 2}, DisableCudaGraph: true, DisablePiecewiseCudaGraph: true, Spec: nextn},
+			msf: 0.754, reserved: 19968,
+			// 61 layers of one latent of 512 + 64 x 2 bytes; the MTP layer
+			// the same.
+			targetCell: 61 * 1152, scaledCell: 61 * 1152, draftCell: 1152,
+			// max(512, 48) rows x 3 steps x 8.
+			chain: 512 * 3 * 8, futureRow: 4 + 8 + 8 + 8 + 7168*2, reqRow: 163840 + 4 + 4, hidden: 7168, mla: true,
+		},
+		{
+			// 15872, no draft reserve; round(65208 / 81080, 3) =
+			// round(0.80424) = 0.804.
+			name: "NEXTN DeepSeek-V3", release: "v0.5.14", a: dsv3,
+			s:   Serve{TPSize: 16, Nodes: Nodes{NNodes: 2}, DisableCudaGraph: true, Spec: nextn},
+			msf: 0.804, reserved: 15872,
+			// int(70272 x (1 + 1 / 61)) = 71424 in Python's floats: 62 x
+			// 1152, exact.
+			targetCell: 61 * 1152, scaledCell: 62 * 1152, draftCell: 1152,
+			// eh_proj 2 x 7168 x 7168, enorm, hnorm and shared_head.norm
+			// 7168 each, x 2 bytes; the embedding and head until shared,
+			// ceil(129280 / 16) = 8080 rows x 7168 x 2 each; the chain.
+			draftLoad: (2*7168*7168+3*7168)*2 + 2*8080*7168*2 + 2*512*3*8, withDecoder: true,
+			chain: 512 * 3 * 8, futureRow: 4 + 8 + 8 + 8 + 7168*2, reqRow: 163840 + 4 + 4, hidden: 7168, mla: true,
+		},
+	} {
+		t.Run(tc.name+" "+tc.release, func(t *testing.T) {
+			p := mustProfile(tc.release)
+			spec := ref(t, tc.a, tc.s, h100, p)
+			r := spec.Serve
+			if r.MemFractionStatic != tc.msf || r.ReservedMiB != tc.reserved {
+				t.Errorf("msf %v reserving %v MiB, want %v reserving %v", r.MemFractionStatic, r.ReservedMiB, tc.msf, tc.reserved)
+			}
+			d := r.Draft
+			if !d.V2 || !d.V2Only || d.InFraction != p.DraftInFraction || d.Steps != 3 || d.TopK != 1 || d.DraftTokens != 4 || r.MaxRunningRequests != 48 {
+				t.Errorf("draft %+v, %d requests; want the v2 worker at (3, 1, 4), 48", *d, r.MaxRunningRequests)
+			}
+			got := spec.Capacity()
+			if !got.Starts || got.CellBytes != tc.scaledCell {
+				t.Fatalf("starts %v (%s), cell %d; want it to start at %d B a token", got.Starts, got.Failure, got.CellBytes, tc.scaledCell)
+			}
+			plainServe := tc.s
+			plainServe.Spec, plainServe.MemFractionStatic = Spec{}, tc.msf
+			plain := ref(t, tc.a, plainServe, h100, p)
+			var T uint64
+			if !d.InFraction {
+				T = plainPoolTokens(t, spec, tc.a, tc.s, h100, p, tc.msf)
+			} else {
+				// The load grows by the draft's tensors and the allocator's
+				// slack over them; the rest, msf x F0 less the load, shrinks
+				// by as much (to the float floor's byte), and the pool is
+				// the rest in scaled cells.
+				want := tc.draftLoad
+				if tc.withDecoder {
+					want += layer60(spec)
+				}
+				slack := itemBytes(spec.stages[0].weights, "weights.allocator_slack") - itemBytes(plain.stages[0].weights, "weights.allocator_slack")
+				if g := got.LoadedBytes - plain.Capacity().LoadedBytes; g != want+slack {
+					t.Errorf("the load grew by %d B, want the draft's %d + slack %d", g, want, slack)
+				}
+				if diff := plain.Capacity().RestBytes - int64(want+slack) - got.RestBytes; diff < -1 || diff > 1 {
+					t.Errorf("rest %d, want the plain rest %d less the draft's load %d", got.RestBytes, plain.Capacity().RestBytes, want+slack)
+				}
+				T = uint64(got.RestBytes) / tc.scaledCell
+				if uint64(got.MaxTotalNumTokens) != T {
+					t.Errorf("#tokens %d, want %d / %d = %d", got.MaxTotalNumTokens, got.RestBytes, tc.scaledCell, T)
+				}
+				// Fewer tokens than the plain pool's.
+				if T >= uint64(plain.Capacity().MaxTotalNumTokens) {
+					t.Errorf("#tokens %d, want fewer than the plain pool's %d", T, plain.Capacity().MaxTotalNumTokens)
+				}
+			}
+			items := spec.EvaluateStage(0, 1, 1).Items
+			want := []struct {
+				name  string
+				bytes uint64
+			}{
+				// 48 requests and the padding row.
+				{"spec_future_map", 49 * tc.futureRow},
+				{"req_to_token", 49 * tc.reqRow * 4},
+				{"spec_draft.topk1_parents", tc.chain},
+				{"spec_draft.topk1_score_indices", tc.chain},
+			}
+			if d.InFraction {
+				want = append(want, []struct {
+					name  string
+					bytes uint64
+				}{
+					// One sequence of one token: one page of the draft's
+					// share of the scaled cell, in the budget.
+					{"spec_draft.kv_cache", tc.scaledCell - tc.targetCell},
+					{"spec_draft.kv_cache.padding_rows", tc.draftCell},
+					{"spec_draft.kv_cache.beyond_scaled_cell", 0},
+					{"kv_cache.padding_rows", tc.targetCell},
+				}...)
+			} else {
+				want = append(want, struct {
+					name  string
+					bytes uint64
+				}{"spec_draft.kv_cache", (T + 1) * tc.draftCell})
+			}
+			for _, w := range want {
+				if g := itemBytes(items, w.name); g != w.bytes {
+					t.Errorf("%s: %d B, want %d", w.name, g, w.bytes)
+				}
+			}
+			// Where the draft's tensors fall: the budget's load from v0.5.14,
+			// beside it before.
+			for _, it := range items {
+				if strings.HasPrefix(it.Name, "spec_draft.topk1_") && (it.Term == budget.TermWeights) != d.InFraction {
+					t.Errorf("%s under %v, want it in the load %v", it.Name, it.Term, d.InFraction)
+				}
+			}
+			// The draft's pool line: T + 1 rows of its cell.
+			kv := float64((T+1)*tc.draftCell) / (1 << 30)
+			line := fmt.Sprintf("KV Cache is allocated. #tokens: %d, K size: %.2f GB, V size: %.2f GB", T, kv/2, kv/2)
+			if tc.mla {
+				line = fmt.Sprintf("KV Cache is allocated. #tokens: %d, KV size: %.2f GB", T, kv)
+			}
+			if lines := got.LogLines(); len(lines) != 3 || lines[1] != line {
+				t.Errorf("log lines %q, want the draft's %q second", lines, line)
+			}
+			plan := spec.Plan()
+			for _, pt := range [][2]uint64{{0, 0}, {1, 1}, {48, 4096}, {48, T / 48}, {48, T/48 + 64}} {
+				if diff := cmp.Diff(spec.Evaluate(pt[0], pt[1]).Footprint, plan.Evaluate(pt[0], pt[1])); diff != "" {
+					t.Errorf("(%d, %d): Plan != Reference (-reference +plan):\n%s", pt[0], pt[1], diff)
+				}
+			}
+		})
+	}
+	// The draft of 4 KV heads v0.5.14 refuses (TestSpecRefusals) is sized
+	// on v0.5.13: its own pool of 2048 B a token beside the target's.
+	kv4 := draftDir(t, strings.Replace(eagle3Llama8B, `"num_key_value_heads": 8`, `"num_key_value_heads": 4`, 1))
+	s := Serve{Dtype: "bfloat16", DisableCudaGraph: true, DisablePiecewiseCudaGraph: true, Spec: Spec{Algorithm: "EAGLE3", DraftModelPath: kv4, NumSteps: 3, EagleTopK: 1}}
+	spec := ref(t, llama, s, h100, mustProfile("v0.5.13"))
+	if g, T := itemBytes(spec.EvaluateStage(0, 1, 1).Items, "spec_draft.kv_cache"), uint64(spec.Capacity().MaxTotalNumTokens); g != (T+1)*2048 {
+		t.Errorf("4 KV heads on v0.5.13: the draft's pool %d B, want (%d + 1) x 2048", g, T)
+	}
+}
+
+// TestSpecScaledCell pins v0.5.14's scaled cell, int(cell x (1 + draft
+// layers / target layers)) in Python's floats (pool_configurator.py:
+// 142-145), and what the pool then holds beyond it.
+func TestSpecScaledCell(t *testing.T) {
+	for _, tc := range []struct {
+		name                string
+		cell                uint64
+		layers, draftLayers int
+		inFraction          bool
+		want                uint64
+	}{
+		// 1 + 1/32 = 33/32 is exact in binary: 131072 x 33 / 32.
+		{"Llama-3.1-8B", 32 * 4096, 32, 1, true, 33 * 4096},
+		// 1/61 rounds up in binary (1 + 1/61 exceeds 62/61 by 5 / 2^58),
+		// and the product rounds to 71424 = 62 x 1152 exactly.
+		{"DeepSeek-V3", 61 * 1152, 61, 1, true, 62 * 1152},
+		// 1/47 rounds down: 1 + 1/47 is below 48/47, and 192512 x it is
+		// 196607.99999999997, which int() cuts to one byte less than 48
+		// layers of 4096.
+		{"47 layers of 4096", 47 * 4096, 47, 1, true, 48*4096 - 1},
+		// Before v0.5.14 the cell is the target's.
+		{"v0.5.13", 32 * 4096, 32, 1, false, 32 * 4096},
+	} {
+		d := &specDraft{Layers: uint64(tc.draftLayers), InFraction: tc.inFraction}
+		if got := d.scaledCell(tc.cell, tc.layers); got != tc.want {
+			t.Errorf("%s: %d, want %d", tc.name, got, tc.want)
+		}
+	}
+	var none *specDraft
+	if got := none.scaledCell(4096, 1); got != 4096 {
+		t.Errorf("no draft: %d, want the cell 4096", got)
+	}
+}
+
+// TestSpecChainItems pins the top-k 1 chain's constants of v0.5.13's
+// EagleDraftWorker (speculative/eagle_worker_v2.py:224-251): int64 rows of
+// max(cuda_graph_max_bs, max_running_requests, 1), parents of steps
+// columns (none for one step), score indices of steps columns.
+func TestSpecChainItems(t *testing.T) {
+	for _, tc := range []struct {
+		name             string
+		d                *specDraft
+		graphBS, running uint64
+		parents, scores  uint64
+		none             bool
+	}{
+		{"3 steps, 256 graph rows", &specDraft{V2Only: true, Steps: 3, TopK: 1}, 256, 48, 256 * 3 * 8, 256 * 3 * 8, false},
+		{"more requests than graph rows", &specDraft{V2Only: true, Steps: 2, TopK: 1}, 8, 100, 100 * 2 * 8, 100 * 2 * 8, false},
+		{"one step: no parents", &specDraft{V2Only: true, Steps: 1, TopK: 1}, 0, 0, 0, 1 * 1 * 8, false},
+		{"top-k 2: none", &specDraft{V2Only: true, Steps: 3, TopK: 2}, 256, 48, 0, 0, true},
+		{"v0.5.12.post1: none", &specDraft{V2: true, Steps: 3, TopK: 1}, 256, 48, 0, 0, true},
+	} {
+		items := tc.d.chainItems(tc.graphBS, tc.running)
+		if tc.none {
+			if items != nil {
+				t.Errorf("%s: %v, want none", tc.name, items)
+			}
+			continue
+		}
+		if got := []uint64{itemBytes(items, "spec_draft.topk1_parents"), itemBytes(items, "spec_draft.topk1_score_indices")}; !slices.Equal(got, []uint64{tc.parents, tc.scores}) {
+			t.Errorf("%s: %v, want [%d %d]", tc.name, got, tc.parents, tc.scores)
 		}
 	}
 }

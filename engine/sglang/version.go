@@ -220,7 +220,9 @@ type Profile struct {
 	// SGLANG_ENABLE_SPEC_V2 = EnvBool(True)), which holds the draft inputs
 	// in the scheduler's future map (managers/overlap_utils.py:45-119):
 	// both it, at top-k 1, and the v1 worker a --speculative-eagle-topk
-	// above 1 given selects are sized through v0.5.12.post1 (see spec.go).
+	// above 1 given selects are sized through v0.5.12.post1, and from
+	// v0.5.13, which removed the v1 worker, the v2 worker at top-k 1 alone
+	// (see spec.go).
 	SpecV2 bool
 	// CustomARv2 says the JIT custom all-reduce v2 is the default on CUDA
 	// (PR #24363; v0.5.12 environ.py:458, distributed/device_communicators/
@@ -258,8 +260,9 @@ type Profile struct {
 	// whose default no longer reserves 4 GiB (EAGLE) or 6 GiB (STANDALONE)
 	// for them (PR #28855; v0.5.14 managers/scheduler.py:859-872,
 	// server_args.py:3276-3321): [DefaultMemFractionStatic] adds no draft
-	// reserve. Speculative decoding is refused from v0.5.13 (see spec.go),
-	// so no serve sizes the draft's weights inside the fraction.
+	// reserve. The draft's weights, its embedding until shared and its
+	// pool's tokens then count in the budget (see spec.go,
+	// specDraft.InFraction).
 	DraftInFraction bool
 	// ARFusionMultiNodeSM100 says FlashInfer's all-reduce fusion turns on
 	// by itself across nodes too on SM10x (v0.5.14 server_args.py:4294-4328,
