@@ -118,7 +118,7 @@ func Resolve(s Serve, a *model.Arch, c budget.Class, p Profile) (Resolved, error
 var nativeReleases = []struct {
 	release string
 	archs   []string
-}{{"v0.5.9", new059}, {"v0.5.10", new0510}, {"v0.5.11", new0511}, {"v0.5.12", new0512}, {"v0.5.13", new0513}, {"v0.5.14", new0514}}
+}{{"v0.5.9", new059}, {"v0.5.10", new0510}, {"v0.5.11", new0511}, {"v0.5.12", new0512}, {"v0.5.13", new0513}, {"v0.5.14", new0514}, {"v0.5.15", new0515}}
 
 // nativeSince says when arch became native in SGLang for p's refusal:
 // "new in this release" at that release or its post releases, else "new
@@ -600,6 +600,9 @@ func (r *Resolved) resolveFraction(a *model.Arch, def func(string, string)) erro
 			GPUMemMiB: r.GPUMemMiB, TPSize: r.TPSize, PPSize: r.PPSize,
 			ChunkedPrefillSize: r.ChunkedPrefillSize, MaxPrefillTokens: r.MaxPrefillTokens, CudaGraphMaxBS: r.CudaGraphMaxBS,
 			Speculative: r.Draft != nil, PiecewiseMiB: piecewiseReserveMiB(r, a),
+			// Given, not derived: the torch_native backend's turns them
+			// off after the default (see [Resolved.resolvePiecewise]).
+			DecodeGraphsOff: r.DisableCudaGraph && r.Sources["disable-cuda-graph"] == "",
 		})
 		why := fmt.Sprintf("SGLang's default: %.0f MiB reserved of %.0f MiB (server_args.py, %s)", r.ReservedMiB, r.GPUMemMiB, p.Describes)
 		if f := vlmFactor(a, p); f != 1 {
