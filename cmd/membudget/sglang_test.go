@@ -53,6 +53,12 @@ var sglangCases = []cliCase{
 	// A release after the newest read: refused by name, with what of it
 	// could not be read.
 	{"sglang-unread-version", []string{"report", "--engine", "sglang", "--model", "Qwen/Qwen3-8B", "--class", "h100-sxm-80g", "--sglang-version", "v0.5.20"}, exitBadArgs},
+	// v0.5.15 captures its default prefill graphs through the breakable
+	// runner, which membudget does not size: refused naming the flag that
+	// turns them off; with it, the serve is sized, the logits' all-gather
+	// buffer and the eager input buffers after the pool.
+	{"sglang-v0515-prefill-graphs", []string{"report", "--engine", "sglang", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "h100-sxm-80g", "--sglang-version", "v0.5.15"}, exitBadArgs},
+	{"sglang-v0515-tp2", []string{"report", "--engine", "sglang", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "h100-sxm-80g", "--sglang-version", "v0.5.15", "--tp", "2", "--disable-piecewise-cuda-graph"}, exitOK},
 	// SGLang's plan and budget: the same commands, SGLang's settings.
 	{"sglang-plan-70b", []string{"plan", "--engine", "sglang", "--model", "meta-llama/Llama-3.1-70B-Instruct", "--length", "32768", "--concurrency", "16", "--classes", "h100-sxm-80g,h200", "--top", "3"}, exitOK},
 	{"sglang-plan-json", []string{"plan", "--engine", "sglang", "--model", "Qwen/Qwen3-8B", "--length", "8192", "--concurrency", "4", "--classes", "l4", "--max-gpus", "2", "--top", "1", "--json"}, exitOK},
@@ -254,6 +260,7 @@ func TestSGLangLaunchLineRoundTrips(t *testing.T) {
 		{"--model", "Qwen/Qwen3-32B", "--class", "h200", "--pp-size", "3", "--tp", "2", "--max-running-requests", "64", "--max-total-tokens", "100000", "--chunked-prefill-size", "-1"},
 		{"--model", "meta-llama/Llama-3.2-1B-Instruct", "--class", "l4", "--sglang-version", "v0.4.9.post2", "--context-length", "200000", "--page-size", "16", "--dtype", "half"},
 		{"--model", "Qwen/Qwen3-8B", "--class", "rtx-5090", "--attention-backend", "flashinfer", "--quantization", "fp8", "--cuda-graph-max-bs", "48"},
+		{"--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "h100-sxm-80g", "--sglang-version", "v0.5.15.post1", "--tp", "2", "--disable-piecewise-cuda-graph", "--max-running-requests", "3000"},
 	}
 	for _, args := range cases {
 		first := sglangReport(t, append([]string{"report", "--engine", "sglang", "--json"}, args...)...)
