@@ -298,7 +298,7 @@ func TestSGLangFlags(t *testing.T) {
 		{[]string{"report", "--engine", "sglang", "--mem-fraction-static", "NaN"}, `invalid value "NaN" for flag -mem-fraction-static: want a number in (0, 1)`},
 		{[]string{"report", "--engine", "sglang", "--context-length", "32k"}, `invalid value "32k" for flag -context-length: want an integer (SGLang's argparse type=int)`},
 		{[]string{"report", "--engine", "sglang", "--tp-size", "0"}, "--tp-size must be at least 1"},
-		{[]string{"report", "--engine", "sglang", "--sglang-version", "0.5.0"}, "--sglang-version 0.5.0: want v0.5.14, v0.5.13.post1, v0.5.13, v0.5.12.post1, v0.5.12, v0.5.11, v0.5.10.post1, v0.5.10, v0.5.9.post1, v0.5.9, v0.5.8.post1, v0.5.8, v0.5.7, v0.5.6.post3, v0.5.6.post2 (the default) or v0.4.9.post2"},
+		{[]string{"report", "--engine", "sglang", "--sglang-version", "0.5.0"}, "--sglang-version 0.5.0: want v0.5.15.post1, v0.5.15, v0.5.14, v0.5.13.post1, v0.5.13, v0.5.12.post1, v0.5.12, v0.5.11, v0.5.10.post1, v0.5.10, v0.5.9.post1, v0.5.9, v0.5.8.post1, v0.5.8, v0.5.7, v0.5.6.post3, v0.5.6.post2 (the default) or v0.4.9.post2"},
 		{[]string{"report", "--engine", "sglang", "--pp", "2"}, "--pp: SGLang v0.5.6.post2 (commit 5c8bd8b, 2025-12-11) refuses it as ambiguous"},
 		{[]string{"report", "--engine", "sglang", "--cpu-offload-gb", "4"}, "--cpu-offload-gb: weights offloaded to host memory (pinned, and on unified devices out of the same pool): not modelled for SGLang v0.5.6.post2 (commit 5c8bd8b, 2025-12-11)"},
 		{[]string{"report", "--engine", "sglang", "--enable-dp-attention"}, "--enable-dp-attention: not modelled"},
