@@ -251,7 +251,7 @@ func breakablePrefillRefusal(r *Resolved) error {
 			"here %d sizes up to %d tokens, after the KV pool into the graph pool the decode graphs share (runner_utils/pool.py:14-16, 35-41), "+
 			"which membudget does not size: the default fraction keeps 8 MiB a size for them, %d MiB (server_args.py:3661-3670), where the one public measure "+
 			"of such a capture is %.2f GB for a TP 1 model with 8k-token prefills (PR #32678); pass --disable-piecewise-cuda-graph "+
-			"(--cuda-graph-backend-prefill disabled) to size the serve without them",
+			"(its deprecated alias of --cuda-graph-backend-prefill disabled, server_args.py:6274-6281) to size the serve without them",
 		r.Profile.Describes, n, r.PiecewiseSizes[n-1], n*piecewiseMiBPerSize, breakablePrefillMeasuredBytes/1e9)
 }
 
