@@ -35,9 +35,10 @@ const logitsAllGatherNumel = 8
 // _build :517-548). None at TP 1, for logits other than bf16 (:518), or
 // where a rank's shard of the vocabulary is not a multiple of 8 (:523).
 // SGLang keeps it only where the device gives the group a multicast
-// address (:537-544, NVSwitch's NVLS); membudget does not know the interconnect's
-// multicast and charges it at every TP above 1 on an NVIDIA device, the
-// side that cannot say a serve fits where it does not. The speculative
+// address (:537-544, NVSwitch's NVLS); membudget does not know the
+// interconnect's multicast (nor ROCm's symmetric memory, not read) and
+// charges it at every TP above 1, the side that cannot say a serve fits
+// where it does not. The speculative
 // serves that would multiply the rows are refused at v0.5.15 (see
 // [specReleases]).
 func logitsAllGatherBytes(a *model.Arch, r Resolved) uint64 {
