@@ -29,3 +29,47 @@ func TestUnreadModelNamesItsRelease(t *testing.T) {
 		}
 	}
 }
+
+// TestNativeSinceEveryList: nativeSince finds the release each list of
+// new architectures belongs to from the profiles' chain alone: every
+// architecture of newX is "new in this release" under X and its post
+// release, and "new in X" under v0.5.14 (but for X = v0.5.14 itself). The
+// lists and their releases are written here, as profiles_05x.go's
+// comments name them, not derived from the profiles.
+func TestNativeSinceEveryList(t *testing.T) {
+	for _, tt := range []struct {
+		release, post string // post: its post release, "" for none
+		archs         []string
+	}{
+		{"v0.5.9", "v0.5.9.post1", new059},
+		{"v0.5.10", "v0.5.10.post1", new0510},
+		{"v0.5.11", "", new0511},
+		{"v0.5.12", "v0.5.12.post1", new0512},
+		{"v0.5.13", "v0.5.13.post1", new0513},
+		{"v0.5.14", "", new0514},
+	} {
+		if len(tt.archs) == 0 {
+			t.Errorf("%s: no architectures", tt.release)
+		}
+		for _, arch := range tt.archs {
+			for _, at := range []string{tt.release, tt.post} {
+				if at == "" {
+					continue
+				}
+				if got := nativeSince(mustProfile(at), arch); got != "new in this release" {
+					t.Errorf("nativeSince(%s, %s) = %q, want new in this release", at, arch, got)
+				}
+			}
+			want := "new in " + tt.release
+			if tt.release == "v0.5.14" {
+				want = "new in this release"
+			}
+			if got := nativeSince(mustProfile("v0.5.14"), arch); got != want {
+				t.Errorf("nativeSince(v0.5.14, %s) = %q, want %q", arch, got, want)
+			}
+		}
+	}
+	if got := nativeSince(mustProfile("v0.5.14"), "LlamaForCausalLM"); got != "new in this release" {
+		t.Errorf("nativeSince(v0.5.14, LlamaForCausalLM), which no list names, = %q", got)
+	}
+}
