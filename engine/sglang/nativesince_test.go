@@ -1,6 +1,7 @@
 package sglang
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -71,5 +72,30 @@ func TestNativeSinceEveryList(t *testing.T) {
 	}
 	if got := nativeSince(mustProfile("v0.5.14"), "LlamaForCausalLM"); got != "new in this release" {
 		t.Errorf("nativeSince(v0.5.14, LlamaForCausalLM), which no list names, = %q", got)
+	}
+}
+
+// checkNewNative checks a release's list of new native architectures,
+// added, against its count by hand from the grep (want) and against the
+// release before's list, prev: each is new there (a name already native
+// there would be refused as unread where membudget sized it before), and
+// the release's list, native, names each once.
+func checkNewNative(t *testing.T, release string, prev, added, native []string, want int) {
+	t.Helper()
+	if len(added) != want {
+		t.Errorf("%s adds %d native architectures, want %d by the grep", release, len(added), want)
+	}
+	for _, arch := range added {
+		if slices.Contains(prev, arch) {
+			t.Errorf("%s: %s is native in the release before already", release, arch)
+		}
+	}
+	for i := 1; i < len(native); i++ {
+		if native[i] == native[i-1] {
+			t.Errorf("%s: %s is listed twice", release, native[i])
+		}
+	}
+	if !slices.IsSorted(native) {
+		t.Errorf("%s: its native list is not sorted, which the check for twice-listed names takes", release)
 	}
 }

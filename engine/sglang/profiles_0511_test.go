@@ -27,9 +27,7 @@ func TestProfile0511Rules(t *testing.T) {
 		t.Errorf("v0.5.11 against v0.5.10.post1's rules (-want +got):\n%s", diff)
 	}
 	// 12 classes new by the grep, less the three drafts: 9.
-	if len(new0511) != 9 || len(native0511) != len(native0510)+9 {
-		t.Errorf("v0.5.11 adds %d native architectures (%d in all), want 9 (%d)", len(new0511), len(native0511), len(native0510)+9)
-	}
+	checkNewNative(t, "v0.5.11", native0510, new0511, native0511, 9)
 }
 
 // TestProfile0511PoolByHand: Llama 3.1 8B on one H100 at v0.5.11's
