@@ -2,10 +2,12 @@ package vllm
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
 
 	"membudget/budget"
 	"membudget/model/hub"
@@ -123,6 +125,14 @@ func TestGraphMargin(t *testing.T) {
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
+			// explain's note on the predicted start says the same.
+			rf, err := NewReference(a, s, testClass(false), p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := graphMarginNote(rf.Predict(), &rf.Serve, a); (n != "") != tc.want.StartAtRisk {
+				t.Errorf("explain's note %q: want one: %v", n, tc.want.StartAtRisk)
+			}
 			line, field := w.String(), sz.graphMarginField(fp)
 			if (line != "") != tc.want.Note || (len(field) == 1) != tc.want.Note {
 				t.Fatalf("note %q, fields %+v: want them: %v", line, field, tc.want.Note)
@@ -174,4 +184,75 @@ func TestGraphMarginFitOnly(t *testing.T) {
 	if line := w.String(); !strings.Contains(line, "graph-estimate margin: the fit on") || strings.Contains(line, "the start rests") {
 		t.Errorf("note %q: want the fit alone", line)
 	}
+}
+
+// TestGraphMarginIsTheRefusal: the note's "at risk" is exactly what the
+// move would do. The serve sized again with every stage's graph estimate
+// raised by the move (what a start whose samples each land one more
+// segment charges) is refused by vLLM's startup check iff the start was
+// at risk, and the sized sequences' footprint stops fitting iff the fit
+// was; no note where the profile does not charge the estimate.
+func TestGraphMarginIsTheRefusal(t *testing.T) {
+	models := shipped(t)
+	// Full-attention models of 16-token pages, so that a length of whole
+	// blocks sets the start's margin in blocks.
+	names := []string{"meta-llama__Llama-3.1-8B-Instruct", "Qwen__Qwen3-8B"}
+	profiles := []string{"0.19.0", "0.20.0", "0.21.0", "main", "0.29.0"}
+	rapid.Check(t, func(t *rapid.T) {
+		a := models[rapid.SampledFrom(names).Draw(t, "model")]
+		p := mustProfile(rapid.SampledFrom(profiles).Draw(t, "profile"))
+		s := Serve{
+			GPUMemoryUtilization: rapid.SampledFrom([]float64{0.25, 0.28, 0.3}).Draw(t, "util"),
+			PipelineParallelSize: rapid.SampledFrom([]uint64{1, 2}).Draw(t, "pp"),
+			MaxModelLen:          4096,
+			MaxNumSeqs:           rapid.Uint64Range(1, 256).Draw(t, "max seqs"),
+			EnforceEager:         rapid.Bool().Draw(t, "eager"),
+		}
+		m := &hub.Loaded{Name: a.Source, Arch: a}
+		sz, err := Size(m, testClass(false), s, p)
+		if err != nil {
+			t.Skip(err)
+		}
+		// A margin of 0 to 1,200 blocks (2.25 MiB or less each): around
+		// the moves of these serves, 0 to 1.64 GiB.
+		k := rapid.Uint64Range(0, min(1200, sz.capacity.Blocks-1)).Draw(t, "margin blocks")
+		s.MaxModelLen = (sz.capacity.Blocks - k) * 16
+		if sz, err = Size(m, testClass(false), s, p); err != nil {
+			t.Skip(err)
+		}
+		if !sz.capacity.Starts || sz.capacity.SeqsOverStateBlocks {
+			t.Skip("not started")
+		}
+		// One sized sequence up to 1,200 blocks shorter: the fit's margin
+		// at or above the start's.
+		j := rapid.Uint64Range(0, min(1200, sz.Serve.MaxModelLen/16-1)).Draw(t, "shorter by blocks")
+		fp := sz.plan.Evaluate(1, sz.Serve.MaxModelLen-j*16)
+		g, note := sz.graphMargin(fp)
+		_, swing, charged := graphSwing(sz.Serve, a)
+		if !charged {
+			if note {
+				t.Fatalf("a note where the estimate is not charged: %+v", g)
+			}
+			return
+		}
+		moved := *sz.plan
+		moved.Stages = slices.Clone(sz.plan.Stages)
+		for i := range moved.Stages {
+			f := &moved.Stages[i].Fixed[budget.TermGraphPool]
+			*f = budget.SatAdd(*f, swing)
+		}
+		refused := !sz.check.capacity(&moved).Starts
+		if refused != g.StartAtRisk {
+			t.Fatalf("moved by %d B: refused %v, start at risk %v (margin %d B)", swing, refused, g.StartAtRisk, sz.startMargin())
+		}
+		if fp.Fits() {
+			mf := moved.Evaluate(fp.Seqs, fp.Tokens)
+			if mf.Fits() == g.FitAtRisk {
+				t.Fatalf("moved by %d B: fits %v, fit at risk %v (headroom %d B)", swing, mf.Fits(), g.FitAtRisk, fp.BudgetHeadroom())
+			}
+		}
+		if note != (g.StartAtRisk || g.FitAtRisk) {
+			t.Fatalf("note %v, at risk %+v", note, g)
+		}
+	})
 }
