@@ -20,15 +20,15 @@ type reportJSON struct {
 	// Preallocated is vLLM's whole KV pool and the device's total with
 	// it, when vLLM starts the serve.
 	Preallocated *preallocatedJSON `json:"preallocated,omitempty"`
+	// FirstStartColdCompile is the KV cache of a first start with an
+	// empty torch.compile cache, when vLLM starts a compiled serve.
+	FirstStartColdCompile *coldCompileJSON `json:"first_start_cold_compile,omitempty"`
 	// GraphEstimateMargin is, where vLLM starts the serve (or it fits) on
 	// less margin than vLLM's CUDA-graph estimate can move, the margins
 	// and the move.
 	GraphEstimateMargin *graphMarginJSON `json:"graph_estimate_margin,omitempty"`
-	// FirstStartColdCompile is the KV cache of a first start with an
-	// empty torch.compile cache, when vLLM starts a compiled serve.
-	FirstStartColdCompile *coldCompileJSON `json:"first_start_cold_compile,omitempty"`
-	Fits                  bool             `json:"fits"`
-	Advice                *adviceJSON      `json:"advice,omitempty"`
+	Fits                bool             `json:"fits"`
+	Advice              *adviceJSON      `json:"advice,omitempty"`
 }
 
 // graphMarginJSON is the report's "graph_estimate_margin".

@@ -147,8 +147,8 @@ func (s section) Fields(fp budget.Footprint) []engine.Field {
 		LoggedTokens: c.LoggedTokens, PagesPerSeq: c.PagesPerSeq, MaxConcurrency: c.Concurrency, NeededBytes: c.NeededBytes,
 		Starts: c.Starts, EstimatedMaxModelLen: c.EstimatedMaxModelLen, StateBlocks: c.StateBlocks, SeqsOverStateBlocks: c.SeqsOverStateBlocks,
 		Groups: s.sz.groups(), KVDtypeByLayer: s.sz.Serve.skipSummary(s.sz.Model.Arch)}}}, s.sz.preallocatedField(fp)...)
-	fields = append(fields, s.sz.graphMarginField(fp)...)
 	fields = append(fields, s.sz.coldCompileField()...)
+	fields = append(fields, s.sz.graphMarginField(fp)...)
 	if s.sz.Model.Arch.EncoderDecoder() {
 		fields = append(fields, s.sz.encDecFields()...)
 	}
