@@ -650,6 +650,9 @@ func explainLog(in explainInput) (*explain.Explanation, error) {
 		return nil, err
 	}
 	ex.Notes = append(notes(l, p, r), drafterNotes(l, in.Model.Arch, r)...)
+	if n := graphMarginNote(p, &r, in.Model.Arch); n != "" {
+		ex.Notes = append(ex.Notes, n)
+	}
 	return ex, nil
 }
 
