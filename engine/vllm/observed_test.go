@@ -282,6 +282,61 @@ func observedSpec(l *logs.Log) (spec, why string) {
 	return "", ""
 }
 
+// observedDraft is a speculative draft a row's serve names by Hub id, as
+// its source documents it: the config that stands for its config.json and
+// the tensors of its checkpoint (corpus/models/drafts/SOURCES.md says
+// where each is read).
+type observedDraft struct {
+	config  string
+	tensors []draftTensor
+}
+
+// observedDrafts are the drafts rows name by Hub id, by that id. The test
+// reads no Hub: it writes each as a directory (config.json and a
+// header-only model.safetensors, as specdraft_helpers_test.go writes a test
+// draft) and sizes the row's serve with that directory as the draft, as
+// vLLM read the Hub's copy.
+var observedDrafts = map[string]observedDraft{
+	// Row 362. The published checkpoint holds d2t, t2d, fc and lm_head and
+	// every drafter weight but embed_tokens, which the drafter takes from
+	// the target (SOURCES.md); membudget reads the names of the embedding
+	// and the head alone, and sizes the layer from the config, so the
+	// layer's tensors are not listed. The head has draft_vocab_size rows
+	// (32000) of hidden_size (2560).
+	"AngelSlim/Qwen3-4B_eagle3": {
+		config: "../../corpus/models/drafts/Tencent__AngelSlim__qwen3-4b-eagle3.json",
+		tensors: []draftTensor{
+			{"d2t", "I64", []uint64{32000}},
+			{"t2d", "BOOL", []uint64{151936}},
+			{"fc.weight", "BF16", []uint64{2560, 3 * 2560}},
+			{"lm_head.weight", "BF16", []uint64{32000, 2560}},
+		},
+	},
+}
+
+// withObservedDraft is the --speculative-config JSON object spec with its
+// "model" replaced by a directory holding the draft, where observedDrafts
+// has the Hub id it names; spec as it is otherwise (no speculative
+// decoding, a method without a draft, a draft not listed: the last is
+// refused by the sizing, which names it).
+func withObservedDraft(t *testing.T, spec string) string {
+	var m map[string]any
+	if spec == "" || json.Unmarshal([]byte(spec), &m) != nil {
+		return spec
+	}
+	id, _ := m["model"].(string)
+	d, ok := observedDrafts[id]
+	if !ok {
+		return spec
+	}
+	m["model"] = writeDraftDir(t, d.config, d.tensors)
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatalf("%s: %v", id, err)
+	}
+	return string(b)
+}
+
 // withoutKernelKeys is a --speculative-config JSON object without
 // moe_backend, the draft's MoE kernel (vllm/config/speculative.py:117-121):
 // the test leaves it out as observedServe leaves out the target's
@@ -509,6 +564,11 @@ func observe(t *testing.T, tables *observed.Tables, r observedRow, archs map[str
 		o.why = "settings refused: serve_args: " + err.Error()
 		return o
 	}
+	// The draft as the serve named it (the log's config, or the
+	// serve_args' that override it), read from the directory that stands
+	// for a Hub id (observedDrafts).
+	s.SpeculativeConfig = withObservedDraft(t, s.SpeculativeConfig)
+	spec = s.SpeculativeConfig
 	if s.ColdCompileCache, err = coldCompileCell(r["compile_cache"]); err != nil {
 		o.why = "settings refused: compile_cache: " + err.Error()
 		return o
@@ -527,7 +587,6 @@ func observe(t *testing.T, tables *observed.Tables, r observedRow, archs map[str
 	if pageServe.GPUMemoryUtilization == 0 {
 		pageServe.GPUMemoryUtilization = pageClass.Memory.UtilCeiling
 	}
-	pageServe.SpeculativeConfig = spec
 	pageRef, err := NewReference(a, pageServe, pageClass, prof)
 	if err != nil && spec != "" {
 		// A drafter membudget refuses: the row is not predicted, and its
