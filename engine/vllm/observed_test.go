@@ -1512,3 +1512,48 @@ func TestObservedServeArgs(t *testing.T) {
 		}
 	}
 }
+
+// TestWithObservedDraft: a row's draft named by a Hub id observedDrafts
+// lists is read from the directory the test writes, every other key of the
+// config kept; any other --speculative-config stays as it is.
+func TestWithObservedDraft(t *testing.T) {
+	t.Parallel()
+	for _, spec := range []string{
+		"",      // no speculative decoding
+		"ngram", // not a JSON object: the sizing refuses it by name
+		`{"method": "ngram", "num_speculative_tokens": 3}`,                                                  // no draft
+		`{"method": "eagle3", "model": "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B", "num_speculative_tokens": 3}`, // not listed
+	} {
+		if got := withObservedDraft(t, spec); got != spec {
+			t.Errorf("withObservedDraft(%q) = %q, want it unchanged", spec, got)
+		}
+	}
+	const id = "AngelSlim/Qwen3-4B_eagle3"
+	got := withObservedDraft(t, `{"method": "eagle3", "model": "`+id+`", "num_speculative_tokens": 3}`)
+	var m map[string]any
+	if err := json.Unmarshal([]byte(got), &m); err != nil {
+		t.Fatal(err)
+	}
+	dir, _ := m["model"].(string)
+	delete(m, "model")
+	if diff := cmp.Diff(map[string]any{"method": "eagle3", "num_speculative_tokens": 3.0}, m); diff != "" {
+		t.Errorf("the other keys moved (-want +got):\n%s", diff)
+	}
+	if !localDraft(dir) {
+		t.Fatalf("model %q: want the written directory", dir)
+	}
+	// The draft on Qwen3-4B (hidden 2560), by hand at 2 B an element:
+	// qkv_proj of 2 x 2560 inputs and (32 + 2 x 8) x 128 = 6144 outputs,
+	// 31,457,280; o_proj 4096 x 2560, 10,485,760; gate_up_proj
+	// 2 x 9728 x 2560, 49,807,360; down_proj 9728 x 2560, 24,903,680; the
+	// layer's three norms and the final one, 4 x 2560 = 10,240; fc
+	// 3 x 2560 x 2560, 19,660,800; its own head of draft_vocab_size rows
+	// (32000, a multiple of 64) x 2560, 81,920,000; no embedding (the
+	// checkpoint has none: the target's is shared). 218,245,120 elements
+	// are 436,490,240 B, and d2t adds 32000 x 8 B = 256,000: 436,746,240 B,
+	// 0.4068 GiB, the 7.97 - 7.56 = 0.41 GiB rows 362 and 361 log.
+	d := observedDrafts[id]
+	if got, want := draftBytesTP1(t, observedArchs(t)["Qwen__Qwen3-4B"], "eagle3", dir+"/config.json", d.tensors), uint64(436_746_240); got != want {
+		t.Errorf("draft bytes %d, want %d", got, want)
+	}
+}
