@@ -2,6 +2,7 @@ package vllm
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -596,6 +597,17 @@ func observe(t *testing.T, tables *observed.Tables, r observedRow, archs map[str
 		s.SpeculativeConfig, pageServe.SpeculativeConfig = "", ""
 		pageRef, err = NewReference(a, pageServe, pageClass, prof)
 	}
+	var se *engine.SettingError
+	loraDropped := false
+	if err != nil && errors.As(err, &se) && se.Flag == "enable-lora" {
+		// LoRA membudget refuses (its release, its architecture): the
+		// row is not predicted, and its blocks are checked without the
+		// adapter slots, which change the budget but no page.
+		o.why = firstNonEmpty(o.why, "LoRA: "+err.Error())
+		s.LoRA, pageServe.LoRA = LoRA{}, LoRA{}
+		pageRef, err = NewReference(a, pageServe, pageClass, prof)
+		loraDropped = true
+	}
 	if err != nil {
 		o.why = firstNonEmpty(o.why, "settings refused: "+err.Error())
 		return o
@@ -605,8 +617,10 @@ func observe(t *testing.T, tables *observed.Tables, r observedRow, archs map[str
 		o.blockCheck = blocksFromAvailable(pageRef, kv, blocks, tokens)
 	}
 
-	// Weights per rank (the first stage's, as rank 0 logs them).
-	if w, ok := logged["weights"]; ok && m.WeightsModelled {
+	// Weights per rank (the first stage's, as rank 0 logs them); not where
+	// the LoRA slots were dropped: vLLM builds them while it loads the
+	// model, so its "Model loading took" holds what the check leaves out.
+	if w, ok := logged["weights"]; ok && m.WeightsModelled && !loraDropped {
 		got := float64(pageRef.Predict().WeightsBytes) / gib
 		o.weights = (got - w.v) / w.v
 	}
