@@ -2,6 +2,7 @@ package vllm
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -282,6 +283,61 @@ func observedSpec(l *logs.Log) (spec, why string) {
 	return "", ""
 }
 
+// observedDraft is a speculative draft a row's serve names by Hub id, as
+// its source documents it: the config that stands for its config.json and
+// the tensors of its checkpoint (corpus/models/drafts/SOURCES.md says
+// where each is read).
+type observedDraft struct {
+	config  string
+	tensors []draftTensor
+}
+
+// observedDrafts are the drafts rows name by Hub id, by that id. The test
+// reads no Hub: it writes each as a directory (config.json and a
+// header-only model.safetensors, as specdraft_helpers_test.go writes a test
+// draft) and sizes the row's serve with that directory as the draft, as
+// vLLM read the Hub's copy.
+var observedDrafts = map[string]observedDraft{
+	// Row 362. The published checkpoint holds d2t, t2d, fc and lm_head and
+	// every drafter weight but embed_tokens, which the drafter takes from
+	// the target (SOURCES.md); membudget reads the names of the embedding
+	// and the head alone, and sizes the layer from the config, so the
+	// layer's tensors are not listed. The head has draft_vocab_size rows
+	// (32000) of hidden_size (2560).
+	"AngelSlim/Qwen3-4B_eagle3": {
+		config: "../../corpus/models/drafts/Tencent__AngelSlim__qwen3-4b-eagle3.json",
+		tensors: []draftTensor{
+			{"d2t", "I64", []uint64{32000}},
+			{"t2d", "BOOL", []uint64{151936}},
+			{"fc.weight", "BF16", []uint64{2560, 3 * 2560}},
+			{"lm_head.weight", "BF16", []uint64{32000, 2560}},
+		},
+	},
+}
+
+// withObservedDraft is the --speculative-config JSON object spec with its
+// "model" replaced by a directory holding the draft, where observedDrafts
+// has the Hub id it names; spec as it is otherwise (no speculative
+// decoding, a method without a draft, a draft not listed: the last is
+// refused by the sizing, which names it).
+func withObservedDraft(t *testing.T, spec string) string {
+	var m map[string]any
+	if spec == "" || json.Unmarshal([]byte(spec), &m) != nil {
+		return spec
+	}
+	id, _ := m["model"].(string)
+	d, ok := observedDrafts[id]
+	if !ok {
+		return spec
+	}
+	m["model"] = writeDraftDir(t, d.config, d.tensors)
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatalf("%s: %v", id, err)
+	}
+	return string(b)
+}
+
 // withoutKernelKeys is a --speculative-config JSON object without
 // moe_backend, the draft's MoE kernel (vllm/config/speculative.py:117-121):
 // the test leaves it out as observedServe leaves out the target's
@@ -509,6 +565,11 @@ func observe(t *testing.T, tables *observed.Tables, r observedRow, archs map[str
 		o.why = "settings refused: serve_args: " + err.Error()
 		return o
 	}
+	// The draft as the serve named it (the log's config, or the
+	// serve_args' that override it), read from the directory that stands
+	// for a Hub id (observedDrafts).
+	s.SpeculativeConfig = withObservedDraft(t, s.SpeculativeConfig)
+	spec = s.SpeculativeConfig
 	if s.ColdCompileCache, err = coldCompileCell(r["compile_cache"]); err != nil {
 		o.why = "settings refused: compile_cache: " + err.Error()
 		return o
@@ -527,7 +588,6 @@ func observe(t *testing.T, tables *observed.Tables, r observedRow, archs map[str
 	if pageServe.GPUMemoryUtilization == 0 {
 		pageServe.GPUMemoryUtilization = pageClass.Memory.UtilCeiling
 	}
-	pageServe.SpeculativeConfig = spec
 	pageRef, err := NewReference(a, pageServe, pageClass, prof)
 	if err != nil && spec != "" {
 		// A drafter membudget refuses: the row is not predicted, and its
@@ -536,6 +596,17 @@ func observe(t *testing.T, tables *observed.Tables, r observedRow, archs map[str
 		o.why = firstNonEmpty(o.why, "speculative decoding: "+err.Error())
 		s.SpeculativeConfig, pageServe.SpeculativeConfig = "", ""
 		pageRef, err = NewReference(a, pageServe, pageClass, prof)
+	}
+	var se *engine.SettingError
+	loraDropped := false
+	if err != nil && errors.As(err, &se) && se.Flag == "enable-lora" {
+		// LoRA membudget refuses (its release, its architecture): the
+		// row is not predicted, and its blocks are checked without the
+		// adapter slots, which change the budget but no page.
+		o.why = firstNonEmpty(o.why, "LoRA: "+err.Error())
+		s.LoRA, pageServe.LoRA = LoRA{}, LoRA{}
+		pageRef, err = NewReference(a, pageServe, pageClass, prof)
+		loraDropped = true
 	}
 	if err != nil {
 		o.why = firstNonEmpty(o.why, "settings refused: "+err.Error())
@@ -546,8 +617,10 @@ func observe(t *testing.T, tables *observed.Tables, r observedRow, archs map[str
 		o.blockCheck = blocksFromAvailable(pageRef, kv, blocks, tokens)
 	}
 
-	// Weights per rank (the first stage's, as rank 0 logs them).
-	if w, ok := logged["weights"]; ok && m.WeightsModelled {
+	// Weights per rank (the first stage's, as rank 0 logs them); not where
+	// the LoRA slots were dropped: vLLM builds them while it loads the
+	// model, so its "Model loading took" holds what the check leaves out.
+	if w, ok := logged["weights"]; ok && m.WeightsModelled && !loraDropped {
 		got := float64(pageRef.Predict().WeightsBytes) / gib
 		o.weights = (got - w.v) / w.v
 	}
@@ -1459,5 +1532,50 @@ func TestObservedServeArgs(t *testing.T) {
 		if !seenRefused[id] {
 			t.Errorf("row %s: listed in observedArgsRefused, but its serve_args are gone: drop the entry", id)
 		}
+	}
+}
+
+// TestWithObservedDraft: a row's draft named by a Hub id observedDrafts
+// lists is read from the directory the test writes, every other key of the
+// config kept; any other --speculative-config stays as it is.
+func TestWithObservedDraft(t *testing.T) {
+	t.Parallel()
+	for _, spec := range []string{
+		"",      // no speculative decoding
+		"ngram", // not a JSON object: the sizing refuses it by name
+		`{"method": "ngram", "num_speculative_tokens": 3}`,                                                  // no draft
+		`{"method": "eagle3", "model": "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B", "num_speculative_tokens": 3}`, // not listed
+	} {
+		if got := withObservedDraft(t, spec); got != spec {
+			t.Errorf("withObservedDraft(%q) = %q, want it unchanged", spec, got)
+		}
+	}
+	const id = "AngelSlim/Qwen3-4B_eagle3"
+	got := withObservedDraft(t, `{"method": "eagle3", "model": "`+id+`", "num_speculative_tokens": 3}`)
+	var m map[string]any
+	if err := json.Unmarshal([]byte(got), &m); err != nil {
+		t.Fatal(err)
+	}
+	dir, _ := m["model"].(string)
+	delete(m, "model")
+	if diff := cmp.Diff(map[string]any{"method": "eagle3", "num_speculative_tokens": 3.0}, m); diff != "" {
+		t.Errorf("the other keys moved (-want +got):\n%s", diff)
+	}
+	if !localDraft(dir) {
+		t.Fatalf("model %q: want the written directory", dir)
+	}
+	// The draft on Qwen3-4B (hidden 2560), by hand at 2 B an element:
+	// qkv_proj of 2 x 2560 inputs and (32 + 2 x 8) x 128 = 6144 outputs,
+	// 31,457,280; o_proj 4096 x 2560, 10,485,760; gate_up_proj
+	// 2 x 9728 x 2560, 49,807,360; down_proj 9728 x 2560, 24,903,680; the
+	// layer's three norms and the final one, 4 x 2560 = 10,240; fc
+	// 3 x 2560 x 2560, 19,660,800; its own head of draft_vocab_size rows
+	// (32000, a multiple of 64) x 2560, 81,920,000; no embedding (the
+	// checkpoint has none: the target's is shared). 218,245,120 elements
+	// are 436,490,240 B, and d2t adds 32000 x 8 B = 256,000: 436,746,240 B,
+	// 0.4068 GiB, the 7.97 - 7.56 = 0.41 GiB rows 362 and 361 log.
+	d := observedDrafts[id]
+	if got, want := draftBytesTP1(t, observedArchs(t)["Qwen__Qwen3-4B"], "eagle3", dir+"/config.json", d.tensors), uint64(436_746_240); got != want {
+		t.Errorf("draft bytes %d, want %d", got, want)
 	}
 }
