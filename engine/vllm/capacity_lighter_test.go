@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"membudget"
 	"membudget/model/explain"
 	"membudget/model/logs"
 )
@@ -45,5 +46,29 @@ func TestStartsCheckLighterHost(t *testing.T) {
 	}
 	if s := lighterHostStart(Capacity{DeviceBytes: 100 << 30, FreeAtStartup: 90 << 30, Requested: 95 << 30, HostBound: 5 << 30, Util: 0.95}); strings.Contains(s, "util_reached") {
 		t.Errorf("without util_reached the line names it: %q", s)
+	}
+}
+
+// TestBudgetLighterHost: `membudget budget` on GB10 says the same as the
+// capacity: at 0.9 vLLM requests ceil(130664103936 x 0.9) = 117597693543 B
+// (109.52 GiB), refused on the class's host (102.19 GiB free), and a host
+// holding at most 130664103936 - 117597693543 = 13066410393 B (12.17 GiB)
+// passes it, within util_reached 0.95.
+func TestBudgetLighterHost(t *testing.T) {
+	c, err := membudget.Kernels().Load("gb10")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := (&budgetQuery{version: "main", util: 0.9}).Budget(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := res.JSON.(budgetJSON)
+	if diff := cmp.Diff([3]any{true, uint64(13066410393), 0.95}, [3]any{out.RefusedAtStartup, out.HostBoundBytes, out.UtilReached}); diff != "" {
+		t.Errorf("refused, host bound, util_reached (-want +got):\n%s", diff)
+	}
+	text := strings.Join(res.Text, "\n")
+	if want := "vLLM starts util 0.9 where the host holds at most 12.17 GiB at its snapshot"; !strings.Contains(text, want) || res.Fits {
+		t.Errorf("fits %v, text %q; want no fit and %q", res.Fits, text, want)
 	}
 }
