@@ -351,7 +351,7 @@ func (c Capacity) lighterHost() string {
 	gib := func(b uint64) float64 { return float64(b) / (1 << 30) }
 	need := fmt.Sprintf("vLLM starts util %v where the host holds at most %.2f GiB at its snapshot (MemAvailable at least the %.2f GiB requested)", c.Util, gib(c.HostBound), gib(c.Requested))
 	if c.UtilReached > 0 {
-		return fmt.Sprintf("; above the evidence of this class's host, within what a lighter host reached (util_reached %v, on a host that held at most %.2f GiB; the class's provenance names the log): %s, and `membudget explain --calibrate` on a startup log of such a host that states its free memory makes a class of it",
+		return fmt.Sprintf("; above the evidence of this class's host, within what a lighter host reached (util_reached %v, on a host that held at most %.2f GiB; the class's provenance names the log): %s, and `membudget explain --calibrate` on a startup log of such a host makes a class of it",
 			c.UtilReached, gib(c.ReachedHeld), need)
 	}
 	return fmt.Sprintf("; %s, and no log the class cites shows a host that light", need)
