@@ -58,6 +58,8 @@ type Provenance struct {
 	Interconnect         string
 	// SMCount is empty when the class gives no sm_count.
 	SMCount string
+	// UtilReached is empty when the class gives no util_reached.
+	UtilReached string
 }
 
 // Class is one device class: its name and the three tables of its
@@ -189,6 +191,7 @@ type memoryTable struct {
 	DriverBudgetPerMille byteCount `toml:"driver_budget_per_mille"`
 	Unified              flag      `toml:"unified"`
 	UtilCeiling          fraction  `toml:"util_ceiling"`
+	UtilReached          fraction  `toml:"util_reached"`
 }
 
 type provenanceTable struct {
@@ -200,6 +203,7 @@ type provenanceTable struct {
 	UtilCeiling          text `toml:"util_ceiling"`
 	Interconnect         text `toml:"interconnect"`
 	SMCount              text `toml:"sm_count"`
+	UtilReached          text `toml:"util_reached"`
 }
 
 type hardwareFile struct {
@@ -220,16 +224,21 @@ var schema = map[string][]string{
 // optional lists, per table, the keys a file may hold or leave out. sm_count
 // came after the first classes were written: a user's class without it still
 // reads, and the engines charge their per-SM buffers' bound instead.
+// util_reached is evidence only some classes have (a log of the device
+// starting above its ceiling on a lighter host): without it, nothing is
+// said beside the ceiling.
 var optional = map[string][]string{
 	"device":     {"sm_count"},
-	"provenance": {"sm_count"},
+	"memory":     {"util_reached"},
+	"provenance": {"sm_count", "util_reached"},
 }
 
 var tableOrder = []string{"device", "memory", "provenance"}
 
 // ParseDriverTerms reads the [memory] table of class's HARDWARE.toml text,
-// with the seed's rules: all four keys required, no other key, per mille at
-// most 1000, util_ceiling in (0, 1]. Other tables are not checked.
+// with the seed's rules: all four keys required, no other key but the
+// optional util_reached, per mille at most 1000, util_ceiling in (0, 1],
+// util_reached in [util_ceiling, 1]. Other tables are not checked.
 func ParseDriverTerms(class, hardwareTOML string) (DriverTerms, error) {
 	f, md, err := decode(ClassPath(class), hardwareTOML)
 	if err != nil {
@@ -292,6 +301,7 @@ func ParseClass(name, path, hardwareTOML string) (Class, error) {
 			UtilCeiling:          string(f.Provenance.UtilCeiling),
 			Interconnect:         string(f.Provenance.Interconnect),
 			SMCount:              string(f.Provenance.SMCount),
+			UtilReached:          string(f.Provenance.UtilReached),
 		},
 	}
 	if strings.TrimSpace(c.Device.Name) == "" {
@@ -312,6 +322,16 @@ func ParseClass(name, path, hardwareTOML string) (Class, error) {
 	case !hasSM && hasSMWhy:
 		errs = append(errs, &FileError{Path: path, Table: "device", Key: "sm_count", Detail: "missing: [provenance] explains an sm_count that [device] does not give"})
 	}
+	// util_reached and its provenance come together or not at all.
+	hasReached, hasReachedWhy := md.IsDefined("memory", "util_reached"), md.IsDefined("provenance", "util_reached")
+	switch {
+	case hasReached && c.Memory.UtilReached == 0:
+		errs = append(errs, &FileError{Path: path, Table: "memory", Key: "util_reached", Detail: fmt.Sprintf("must be in [util_ceiling, 1] = [%v, 1], got 0", c.Memory.UtilCeiling)})
+	case hasReached && !hasReachedWhy:
+		errs = append(errs, &FileError{Path: path, Table: "provenance", Key: "util_reached", Detail: "missing: [memory] gives util_reached, so its provenance must say which log reached it"})
+	case !hasReached && hasReachedWhy:
+		errs = append(errs, &FileError{Path: path, Table: "memory", Key: "util_reached", Detail: "missing: [provenance] explains a util_reached that [memory] does not give"})
+	}
 	if c.Memory.DriverFixedBytes > MaxDriverFixedBytes {
 		errs = append(errs, &FileError{Path: path, Table: "memory", Key: "driver_fixed_bytes",
 			Detail: fmt.Sprintf("%d bytes is beyond any driver's share (at most %d: 32 GiB)", c.Memory.DriverFixedBytes, uint64(MaxDriverFixedBytes))})
@@ -327,6 +347,9 @@ func ParseClass(name, path, hardwareTOML string) (Class, error) {
 	}
 	if hasSMWhy { // sm_count is optional: its provenance is checked only where given
 		provenance = append(provenance, struct{ key, v string }{"sm_count", c.Provenance.SMCount})
+	}
+	if hasReachedWhy { // as sm_count's
+		provenance = append(provenance, struct{ key, v string }{"util_reached", c.Provenance.UtilReached})
 	}
 	for _, p := range provenance {
 		if strings.TrimSpace(p.v) == "" {
@@ -432,6 +455,7 @@ func memoryTerms(path string, m memoryTable) (DriverTerms, error) {
 		DriverBudgetPerMille: uint64(m.DriverBudgetPerMille),
 		Unified:              bool(m.Unified),
 		UtilCeiling:          float64(m.UtilCeiling),
+		UtilReached:          float64(m.UtilReached),
 	}
 	var errs []error
 	if t.DriverBudgetPerMille > 1000 {
@@ -441,6 +465,13 @@ func memoryTerms(path string, m memoryTable) (DriverTerms, error) {
 	if !(t.UtilCeiling > 0 && t.UtilCeiling <= 1) || math.IsNaN(t.UtilCeiling) {
 		errs = append(errs, &FileError{Path: path, Table: "memory", Key: "util_ceiling",
 			Detail: fmt.Sprintf("must be in (0, 1], got %v", t.UtilCeiling)})
+	}
+	// util_reached, where given, is a util a device started at above the
+	// ceiling: at most 1, and not below the ceiling (a util the class
+	// already runs at says nothing beside it). 0 is "not given".
+	if r := t.UtilReached; r != 0 && (!(r >= t.UtilCeiling && r <= 1) || math.IsNaN(r)) {
+		errs = append(errs, &FileError{Path: path, Table: "memory", Key: "util_reached",
+			Detail: fmt.Sprintf("must be in [util_ceiling, 1] = [%v, 1], got %v", t.UtilCeiling, r)})
 	}
 	if len(errs) > 0 {
 		return DriverTerms{}, errors.Join(errs...)

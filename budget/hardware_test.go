@@ -64,6 +64,80 @@ func withSM(t *testing.T, count, why string) string {
 	return strings.Replace(doc, "interconnect = \"f\"\n", "interconnect = \"f\"\nsm_count = "+why+"\n", 1)
 }
 
+// withReached returns validFile with util_reached = util in [memory] and its
+// provenance why.
+func withReached(t *testing.T, util, why string) string {
+	t.Helper()
+	doc := strings.Replace(validFile, "util_ceiling = 0.95\n", "util_ceiling = 0.95\nutil_reached = "+util+"\n", 1)
+	return strings.Replace(doc, "interconnect = \"f\"\n", "interconnect = \"f\"\nutil_reached = "+why+"\n", 1)
+}
+
+func TestParseClassUtilReached(t *testing.T) {
+	// The optional key read through, with its provenance.
+	got, err := ParseClass("test", ClassPath("test"), withReached(t, "0.97", `"row 1"`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([2]any{0.97, "row 1"}, [2]any{got.Memory.UtilReached, got.Provenance.UtilReached}); diff != "" {
+		t.Errorf("util_reached (-want +got):\n%s", diff)
+	}
+	// At the ceiling itself it is allowed (it says nothing more), and the
+	// loader's room check stays on util_ceiling: util_reached 1.0 is a
+	// util a lighter host reached, not one the class's own terms run at.
+	for _, u := range []string{"0.95", "1.0"} {
+		if _, err := ParseClass("test", ClassPath("test"), withReached(t, u, `"row 1"`)); err != nil {
+			t.Errorf("util_reached %s: %v", u, err)
+		}
+	}
+	// Left out: 0, and no provenance asked for.
+	got, err = ParseClass("test", ClassPath("test"), validFile)
+	if err != nil || got.Memory.UtilReached != 0 {
+		t.Errorf("without util_reached: UtilReached %v, err %v; want 0, nil", got.Memory.UtilReached, err)
+	}
+}
+
+func TestParseClassUtilReachedErrors(t *testing.T) {
+	p := ClassPath("test")
+	tests := []struct{ name, doc, want string }{
+		{"below the ceiling", withReached(t, "0.9", `"row 1"`),
+			p + " [memory]: util_reached: must be in [util_ceiling, 1] = [0.95, 1], got 0.9"},
+		{"above 1", withReached(t, "1.5", `"row 1"`),
+			p + " [memory]: util_reached: must be in [util_ceiling, 1] = [0.95, 1], got 1.5"},
+		{"zero given", withReached(t, "0", `"row 1"`),
+			p + " [memory]: util_reached: must be in [util_ceiling, 1] = [0.95, 1], got 0"},
+		{"nan", withReached(t, "nan", `"row 1"`),
+			p + " [memory]: util_reached: must be in [util_ceiling, 1] = [0.95, 1], got NaN"},
+		{"without provenance", edit(t, "util_ceiling = 0.95\n", "util_ceiling = 0.95\nutil_reached = 0.97\n"),
+			p + " [provenance]: util_reached: missing: [memory] gives util_reached, so its provenance must say which log reached it"},
+		{"provenance without the util", edit(t, "interconnect = \"f\"\n", "interconnect = \"f\"\nutil_reached = \"row 1\"\n"),
+			p + " [memory]: util_reached: missing: [provenance] explains a util_reached that [memory] does not give"},
+		{"empty provenance", withReached(t, "0.97", `""`),
+			p + " [provenance]: util_reached: must say where the number comes from"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseClass("test", p, tt.doc)
+			if diff := cmp.Diff(tt.want, errString(err)); diff != "" {
+				t.Errorf("error (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestReachedHeldBytes(t *testing.T) {
+	// GB10's total 130664103936 B at 0.95: ceil(124130898739.2) =
+	// 124130898740 B requested, so the host held at most 130664103936 -
+	// 124130898740 = 6533205196 B (6.08 GiB) at the snapshot.
+	d := DriverTerms{UtilCeiling: 0.83, UtilReached: 0.95}
+	if got := d.ReachedHeldBytes(130664103936); got != 6533205196 {
+		t.Errorf("ReachedHeldBytes = %d, want 6533205196", got)
+	}
+	// Not given: 0.
+	if got := (DriverTerms{UtilCeiling: 0.83}).ReachedHeldBytes(130664103936); got != 0 {
+		t.Errorf("ReachedHeldBytes without util_reached = %d, want 0", got)
+	}
+}
+
 func TestParseClassSMCount(t *testing.T) {
 	// The optional key read through: 132 SMs, with its provenance.
 	got, err := ParseClass("test", ClassPath("test"), withSM(t, "132", `"g"`))
@@ -115,19 +189,19 @@ func TestParseClassErrors(t *testing.T) {
 		{"missing provenance key", edit(t, "unified = \"d\"\n", ""), "every number has a provenance",
 			p + " [provenance]: unified: missing (every key is required; there is no default)"},
 		{"unknown memory key", edit(t, "unified = false\n", "unified = false\nswap_bytes = 1\n"), "",
-			p + " [memory]: swap_bytes: unknown key; [memory] holds exactly driver_fixed_bytes, driver_budget_per_mille, unified, util_ceiling"},
+			p + " [memory]: swap_bytes: unknown key; [memory] holds exactly driver_fixed_bytes, driver_budget_per_mille, unified, util_ceiling (and optionally util_reached)"},
 		{"unknown device key", edit(t, "name = \"Test GPU\"\n", "name = \"Test GPU\"\nsm = 90\n"), "",
 			p + " [device]: sm: unknown key; [device] holds exactly name, vendor, compute_capability, memory_bytes, interconnect (and optionally sm_count)"},
 		{"unknown provenance key", edit(t, "unified = \"d\"\n", "unified = \"d\"\nnote = \"x\"\n"), "",
-			p + " [provenance]: note: unknown key; [provenance] holds exactly memory_bytes, compute_capability, driver_fixed_bytes, driver_budget_per_mille, unified, util_ceiling, interconnect (and optionally sm_count)"},
+			p + " [provenance]: note: unknown key; [provenance] holds exactly memory_bytes, compute_capability, driver_fixed_bytes, driver_budget_per_mille, unified, util_ceiling, interconnect (and optionally sm_count, util_reached)"},
 		{"unknown table", validFile + "[extra]\nx = 1\n", "",
 			p + ": extra: unknown key or table; the file holds [device], [memory] and [provenance]"},
 		{"upper-case key", edit(t, "driver_fixed_bytes = 536870912", "DRIVER_FIXED_BYTES = 536870912"),
 			"the decoder matches tags case-insensitively; we do not",
-			p + " [memory]: DRIVER_FIXED_BYTES: unknown key; [memory] holds exactly driver_fixed_bytes, driver_budget_per_mille, unified, util_ceiling\n" +
+			p + " [memory]: DRIVER_FIXED_BYTES: unknown key; [memory] holds exactly driver_fixed_bytes, driver_budget_per_mille, unified, util_ceiling (and optionally util_reached)\n" +
 				p + " [memory]: driver_fixed_bytes: missing (every key is required; there is no default)"},
 		{"nested key", edit(t, "unified = false\n", "unified = false\nx.y = 1\n"), "",
-			p + " [memory]: x: unknown key; [memory] holds exactly driver_fixed_bytes, driver_budget_per_mille, unified, util_ceiling"},
+			p + " [memory]: x: unknown key; [memory] holds exactly driver_fixed_bytes, driver_budget_per_mille, unified, util_ceiling (and optionally util_reached)"},
 		{"per mille above 1000", edit(t, "driver_budget_per_mille = 2", "driver_budget_per_mille = 1001"), "",
 			p + " [memory]: driver_budget_per_mille: must be at most 1000, got 1001"},
 		{"util ceiling zero", edit(t, "util_ceiling = 0.95", "util_ceiling = 0.0"), "",

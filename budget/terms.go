@@ -20,6 +20,30 @@ type DriverTerms struct {
 	// UtilCeiling is the largest --gpu-memory-utilization a serve of this
 	// class may run at, in (0, 1].
 	UtilCeiling float64
+	// UtilReached is the largest util a public log shows a device of this
+	// class starting at on a host lighter than DriverFixedBytes assumes
+	// (memory.util_reached, optional: 0 when the class does not say). It
+	// moves no verdict: a util above UtilCeiling still does not fit, since
+	// the class's own host refuses it; reports name it beside the ceiling,
+	// with the most the host held there ([DriverTerms.ReachedHeldBytes]).
+	UtilReached float64
+}
+
+// ReachedHeldBytes is the most the host (with the driver) held at the
+// engine's startup snapshot on the device that started at UtilReached:
+// deviceBytes - ceil(deviceBytes x UtilReached), since vLLM requests that
+// much and refuses to start when its snapshot reads less free
+// (request_memory, vllm/v1/worker/utils.py). 0 when the class gives no
+// util_reached.
+func (d DriverTerms) ReachedHeldBytes(deviceBytes uint64) uint64 {
+	if d.UtilReached == 0 {
+		return 0
+	}
+	b, err := UtilBudget(deviceBytes, d.UtilReached, Ceil)
+	if err != nil {
+		return 0
+	}
+	return SatSub(deviceBytes, b)
 }
 
 // Bytes is the driver's share under a util budget of budgetBytes, with

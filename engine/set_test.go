@@ -236,21 +236,30 @@ func TestLineHelpers(t *testing.T) {
 	}
 }
 
-// TestSettingError and the switch flag: the error's two forms, and a
+// TestSettingError and the switch flag: the error's forms, a flag's and
+// an environment variable's, told by Env, not by the name's shape; and a
 // switch that takes no value.
 func TestSettingErrorAndSwitch(t *testing.T) {
-	if got := Refuse("max-model-len", 8, "above %d", 4).Error(); got != "--max-model-len 8: above 4" {
-		t.Errorf("%q", got)
-	}
-	if got := (&SettingError{Flag: "x", Reason: "no"}).Error(); got != "--x: no" {
-		t.Errorf("%q", got)
-	}
-	// An environment variable is named as a launch line sets it.
-	if got := Refuse("VLLM_USE_V2_MODEL_RUNNER", "1", "no").Error(); got != "VLLM_USE_V2_MODEL_RUNNER=1: no" {
-		t.Errorf("%q", got)
-	}
-	if got := Refuse("enable_sp", "1", "no").Error(); got != "--enable_sp 1: no" {
-		t.Errorf("%q", got)
+	for _, tt := range []struct {
+		name string
+		err  *SettingError
+		want string
+		env  bool
+	}{
+		{"a flag", Refuse("max-model-len", 8, "above %d", 4), "--max-model-len 8: above 4", false},
+		{"a flag without a value", &SettingError{Flag: "x", Reason: "no"}, "--x: no", false},
+		{"a flag with an underscore", Refuse("enable_sp", "1", "no"), "--enable_sp 1: no", false},
+		// An environment variable is named as a launch line sets it.
+		{"an environment variable", RefuseEnv("VLLM_USE_V2_MODEL_RUNNER", "1", "no %s", "V2"), "VLLM_USE_V2_MODEL_RUNNER=1: no V2", true},
+		// The form follows Env, not the name: a flag spelled as a
+		// variable is still a flag, and a variable of another spelling
+		// still a variable.
+		{"a flag in capitals", Refuse("VLLM_X", "1", "no"), "--VLLM_X 1: no", false},
+		{"a variable in lower case", RefuseEnv("http_proxy", "", "no"), "http_proxy=: no", true},
+	} {
+		if got := tt.err.Error(); got != tt.want || tt.err.Env != tt.env {
+			t.Errorf("%s: %q (Env %v), want %q (Env %v)", tt.name, got, tt.err.Env, tt.want, tt.env)
+		}
 	}
 	var s Switch
 	f := &SwitchFlag{V: &s, To: Off}

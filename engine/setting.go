@@ -6,18 +6,22 @@ import (
 )
 
 // SettingError is a serve setting the engine (or the device) refuses: Flag
-// is the engine's flag without its dashes (or an environment variable),
-// Value the value as given or resolved, Reason why it is refused. Every
-// engine's Size returns one for every refusal of a setting, so that a
-// command can name the flag to change.
+// is the engine's flag without its dashes, or the environment variable
+// where Env says so, Value the value as given or resolved, Reason why it
+// is refused. Every engine's Size returns one for every refusal of a
+// setting, so that a command can name the flag to change.
 type SettingError struct {
 	Flag, Value, Reason string
+	// Env says Flag names an environment variable
+	// (VLLM_USE_V2_MODEL_RUNNER), set where the engine reads its
+	// environment settings ([RefuseEnv]), not a flag.
+	Env bool
 }
 
 // Error returns "--flag value: reason", or "NAME=value: reason" for an
-// environment variable.
+// environment variable, as a launch line sets it.
 func (e *SettingError) Error() string {
-	if isEnvName(e.Flag) {
+	if e.Env {
 		return fmt.Sprintf("%s=%s: %s", e.Flag, e.Value, e.Reason)
 	}
 	if e.Value == "" {
@@ -26,27 +30,18 @@ func (e *SettingError) Error() string {
 	return fmt.Sprintf("--%s %s: %s", e.Flag, e.Value, e.Reason)
 }
 
-// isEnvName says name is an environment variable's, as the engines spell
-// theirs (VLLM_USE_V2_MODEL_RUNNER): upper case, digits and underscores,
-// with an underscore; no flag is spelled so.
-func isEnvName(name string) bool {
-	under := false
-	for _, c := range name {
-		switch {
-		case c == '_':
-			under = true
-		case c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
-		default:
-			return false
-		}
-	}
-	return under
-}
-
 // Refuse returns the *SettingError of flag at value, its reason formatted
 // as fmt.Sprintf does.
 func Refuse(flag string, value any, format string, args ...any) *SettingError {
 	return &SettingError{Flag: flag, Value: fmt.Sprint(value), Reason: fmt.Sprintf(format, args...)}
+}
+
+// RefuseEnv returns the *SettingError of environment variable name at
+// value, its reason formatted as fmt.Sprintf does.
+func RefuseEnv(name string, value any, format string, args ...any) *SettingError {
+	e := Refuse(name, value, format, args...)
+	e.Env = true
+	return e
 }
 
 // Switch is a boolean setting that can also be left to the engine's

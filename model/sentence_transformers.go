@@ -136,6 +136,14 @@ func (st *SentenceTransformers) ReadPoolingConfig(data []byte) error {
 	if _, err := dec.Token(); err != nil {
 		return fmt.Errorf("%s: %v", st.PoolingConfig, err)
 	}
+	// get_hf_file_to_dict reads the file with json.load
+	// (vllm/transformers_utils/repo_utils.py:395-396 at main d18bb7b),
+	// which refuses anything after the object but JSON's whitespace
+	// ("Extra data"): so does membudget, rather than size the serve vLLM
+	// would not start.
+	if end := dec.InputOffset(); len(bytes.TrimLeft(data[end:], " \t\r\n")) != 0 {
+		return fmt.Errorf("%s: text after the JSON object at byte %d, which vLLM's json.load refuses (Extra data)", st.PoolingConfig, end)
+	}
 	return nil
 }
 

@@ -92,6 +92,12 @@ func TestReadPoolingConfig(t *testing.T) {
 		{"no file: {}", nil, types{}, false},
 		{"not an object", []byte(`[true]`), types{}, true},
 		{"cut short", []byte(`{"pooling_mode_cls_token": true`), types{}, true},
+		// json.load refuses text after the value ("Extra data") but for
+		// JSON's whitespace: space, tab, CR and LF.
+		{"trailing garbage", []byte(`{"pooling_mode_cls_token": true} x`), types{}, true},
+		{"a second object", []byte(`{"pooling_mode_cls_token": true}{"pooling_mode_mean_tokens": true}`), types{}, true},
+		{"a stray closing brace", []byte(`{"pooling_mode_cls_token": true}}`), types{}, true},
+		{"trailing whitespace", []byte("{\"pooling_mode_cls_token\": true} \t\r\n"), types{"CLS", ""}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -27,6 +27,10 @@ type classJSON struct {
 	// compute units), absent where the class does not give it: an engine
 	// then charges its per-SM rule's bound (budget.Device.SMCount).
 	SMCount uint64 `json:"sm_count,omitempty"`
+	// UtilReached is the class's util_reached (a util a device of the
+	// class started at on a lighter host than the class's), absent where
+	// the class does not give it.
+	UtilReached float64 `json:"util_reached,omitempty"`
 }
 
 func (a *app) classes(stdout, stderr io.Writer, args []string) int {
@@ -87,5 +91,6 @@ func smCountString(n uint64) string {
 func classOf(c budget.Class) classJSON {
 	return classJSON{Name: c.Name, Device: c.Device.Name, Vendor: string(c.Device.Silicon.Vendor), ComputeCapability: c.Device.Silicon.String(),
 		MemoryBytes: c.Device.MemoryBytes, UtilCeiling: c.Memory.UtilCeiling, Unified: c.Memory.Unified,
-		DriverFixedBytes: c.Memory.DriverFixedBytes, DriverBudgetPerMille: c.Memory.DriverBudgetPerMille, Interconnect: string(c.Device.Interconnect), SMCount: c.Device.SMCount}
+		DriverFixedBytes: c.Memory.DriverFixedBytes, DriverBudgetPerMille: c.Memory.DriverBudgetPerMille, Interconnect: string(c.Device.Interconnect), SMCount: c.Device.SMCount,
+		UtilReached: c.Memory.UtilReached}
 }

@@ -414,10 +414,16 @@ func writeExplanation(w io.Writer, ex *explain.Explanation, title string) {
 	fmt.Fprintln(w, "  tolerances: weights max(0.5 %, the log's rounding); other memory terms max(0.1 GiB, rounding); available KV max(1 %, rounding); tokens, blocks, concurrency max(2 %, rounding)")
 	if s := ex.Starts; s != nil {
 		verdict := "agrees"
-		if !s.Agree {
+		switch {
+		case !s.Agree:
 			verdict = "DISAGREES"
+		case s.Host != "":
+			verdict = "agrees on a lighter host"
 		}
 		fmt.Fprintf(w, "\nstarts: the log shows %s %s (%s, line %d); membudget says it %s: %s\n", title, startedWord(s.Logged), s.Evidence, s.Line, startsWord(s.Predicted), verdict)
+		if s.Host != "" {
+			fmt.Fprintf(w, "  %s\n", s.Host)
+		}
 	}
 	if b := ex.Blocks; b != nil {
 		fmt.Fprintf(w, "\nblocks from the logged available KV memory (exact check): %s (line %d) +- %d B in blocks of %d B holds %d to %d blocks; %s (line %d): %d",

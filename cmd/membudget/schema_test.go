@@ -23,8 +23,28 @@ type reportJSON struct {
 	// FirstStartColdCompile is the KV cache of a first start with an
 	// empty torch.compile cache, when vLLM starts a compiled serve.
 	FirstStartColdCompile *coldCompileJSON `json:"first_start_cold_compile,omitempty"`
-	Fits                  bool             `json:"fits"`
-	Advice                *adviceJSON      `json:"advice,omitempty"`
+	// GraphEstimateMargin is, where vLLM starts the serve (or it fits) on
+	// less margin than vLLM's CUDA-graph estimate can move, the margins
+	// and the move.
+	GraphEstimateMargin *graphMarginJSON `json:"graph_estimate_margin,omitempty"`
+	Fits                bool             `json:"fits"`
+	Advice              *adviceJSON      `json:"advice,omitempty"`
+}
+
+// graphMarginJSON is the report's "graph_estimate_margin".
+type graphMarginJSON struct {
+	EstimateBytes uint64 `json:"estimate_bytes"`
+	SwingBytes    uint64 `json:"swing_bytes"`
+	Modes         []struct {
+		Mode       string `json:"mode"`
+		Graphs     uint64 `json:"graphs"`
+		SwingBytes uint64 `json:"swing_bytes"`
+	} `json:"modes"`
+	StartMarginBytes uint64 `json:"start_margin_bytes"`
+	StartAtRisk      bool   `json:"start_at_risk"`
+	FitMarginBytes   uint64 `json:"fit_margin_bytes"`
+	FitAtRisk        bool   `json:"fit_at_risk"`
+	Evidence         string `json:"evidence"`
 }
 
 // coldCompileJSON is the report's "first_start_cold_compile".

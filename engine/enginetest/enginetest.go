@@ -144,7 +144,8 @@ func checkArgsRegisterer(t T, e engine.Engine, c Case, sz engine.Sizing) {
 }
 
 // checkRefusal: a refusal is a *engine.SettingError naming a flag e
-// registers, an environment variable it reads, or the model.
+// registers or the model, or, marked Env, an environment variable it
+// reads.
 func checkRefusal(t T, e engine.Engine, err error) {
 	t.Helper()
 	var se *engine.SettingError
@@ -152,8 +153,13 @@ func checkRefusal(t T, e engine.Engine, err error) {
 		t.Fatalf("%s refuses a serve with %T, not a *engine.SettingError naming its flag: %v", e.Name(), err, err)
 	}
 	s, fs, _ := newServe(e)
-	if se.Flag == "model" || fs.Lookup(se.Flag) != nil || slices.Contains(s.Env(), se.Flag) {
+	switch {
+	case se.Env && slices.Contains(s.Env(), se.Flag):
 		return
+	case !se.Env && (se.Flag == "model" || fs.Lookup(se.Flag) != nil):
+		return
+	case se.Env:
+		t.Fatalf("%s's refusal names the variable %s, which it does not read: %v", e.Name(), se.Flag, err)
 	}
 	t.Fatalf("%s's refusal names --%s, which is none of its flags: %v", e.Name(), se.Flag, err)
 }

@@ -125,7 +125,7 @@ type aliasSpan struct{ from, until, of string }
 // ofAt returns the first option string of the flag's add_argument at
 // release p: alias's of within its span, else of.
 func (f *sflag) ofAt(p Profile) string {
-	if a := f.alias; a != nil && !older(p, Profile{Name: a.from}) && (a.until == "" || older(p, Profile{Name: a.until})) {
+	if a := f.alias; a != nil && !older(p, a.from) && (a.until == "" || older(p, a.until)) {
 		return a.of
 	}
 	return f.of
@@ -134,7 +134,7 @@ func (f *sflag) ofAt(p Profile) string {
 // arityAt returns the flag's arity at release p: arity, or changed's from
 // its release on.
 func (f *sflag) arityAt(p Profile) arity {
-	if c := f.changed; c != nil && !older(p, Profile{Name: c.from}) {
+	if c := f.changed; c != nil && !older(p, c.from) {
 		return c.arity
 	}
 	return f.arity
@@ -152,10 +152,10 @@ type valueRefusal struct {
 // release p: redest's within its span, else dest, or changed's from its
 // release on where it names one.
 func (f *sflag) destAt(p Profile) string {
-	if d := f.redest; d != nil && !older(p, Profile{Name: d.from}) && (d.until == "" || older(p, Profile{Name: d.until})) {
+	if d := f.redest; d != nil && !older(p, d.from) && (d.until == "" || older(p, d.until)) {
 		return d.dest
 	}
-	if c := f.changed; c != nil && c.dest != "" && !older(p, Profile{Name: c.from}) {
+	if c := f.changed; c != nil && c.dest != "" && !older(p, c.from) {
 		return c.dest
 	}
 	return f.dest
@@ -309,7 +309,7 @@ func (f *flagServe) Judge(args []string, i int) error {
 		}
 		return fmt.Errorf("%s=%s: %s takes %s as a switch (%s), which takes no value", asGiven, value, p.Describes, asGiven, action)
 	}
-	if vr := fl.refuses; vr != nil && !older(p, Profile{Name: vr.from}) {
+	if vr := fl.refuses; vr != nil && !older(p, vr.from) {
 		if v, _ := engine.FlagValue(args, i, true); slices.Contains(vr.values, strings.TrimSpace(v)) {
 			return fmt.Errorf("%s %s: %s: not modelled for %s; membudget refuses it rather than size a server SGLang would contradict", asGiven, strings.TrimSpace(v), vr.what, p.Describes)
 		}
@@ -345,7 +345,7 @@ func notAFlag(p Profile, asGiven, name string, fl *sflag, detail string) error {
 			n := fl.at.line(o)
 			switch {
 			case n == 0 || o.Name == p.Name:
-			case older(p, o):
+			case older(p, o.Name):
 				e.Detail = fmt.Sprintf(" (it came in %s, server_args.py:%d there)", o.Name, n)
 				break releases
 			default:
@@ -398,13 +398,36 @@ func prefixed(p Profile, name string) []string {
 	return matches
 }
 
-// older reports whether release p is older than release o.
-func older(p, o Profile) bool {
-	at := func(q Profile) int {
-		return slices.IndexFunc(profiles, func(r Profile) bool { return r.Name == q.Name })
+// older reports whether release p is older than the modelled release
+// named release ("v0.5.11"). release is always the code's own: a rule's
+// first release (spec.go's constants), a flag table span's, a profile's
+// name; never user input. A name no profile has would rank below every
+// release and leave its rule silently unapplied (or applied) everywhere,
+// so older panics on it instead: TestOlderReleasesNamed resolves the
+// release of every call in the package and fails on one no profile has,
+// and TestFlagTableReleasesNamed every name the flag table's spans give.
+// A p no profile names (a test's hand-made profile) ranks as the newest,
+// as it did.
+func older(p Profile, release string) bool {
+	o, ok := releaseRank[release]
+	if !ok {
+		panic(fmt.Sprintf("sglang: older: %q is no modelled release", release))
 	}
-	return at(p) > at(o) // profiles lists the newest first
+	at, ok := releaseRank[p.Name]
+	if !ok {
+		at = -1
+	}
+	return at > o // profiles lists the newest first
 }
+
+// releaseRank is each modelled release's place in profiles, the newest 0.
+var releaseRank = func() map[string]int {
+	m := make(map[string]int, len(profiles))
+	for i, p := range profiles {
+		m[p.Name] = i
+	}
+	return m
+}()
 
 // registeredNames are the flags cli.go's register registers: the modelled
 // ones, under SGLang's names and argparse's abbreviations.

@@ -653,9 +653,10 @@ func TestLinesSpanEveryRelease(t *testing.T) {
 }
 
 // TestFlagTableReleasesNamed: every release a flag's change, value
-// refusal or alias span names is a profile's. older ranks a name no
-// profile has below every release, so a misspelt one would leave the
-// change silently unapplied at every release.
+// refusal, alias or dest span names is a profile's. older panics on a
+// name no profile has (it ranked one below every release, which left the
+// change silently unapplied at every release), so a misspelt one would
+// panic where the flag is judged: this test finds it first.
 func TestFlagTableReleasesNamed(t *testing.T) {
 	known := map[string]bool{}
 	for _, p := range profiles {
@@ -673,6 +674,12 @@ func TestFlagTableReleasesNamed(t *testing.T) {
 			names = append(names, a.from)
 			if a.until != "" {
 				names = append(names, a.until)
+			}
+		}
+		if d := fl.redest; d != nil {
+			names = append(names, d.from)
+			if d.until != "" {
+				names = append(names, d.until)
 			}
 		}
 		for _, n := range names {

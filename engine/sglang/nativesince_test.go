@@ -1,6 +1,7 @@
 package sglang
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -27,5 +28,74 @@ func TestUnreadModelNamesItsRelease(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s under %s: %v; want it to say %q", tt.model, tt.release, err, tt.want)
 		}
+	}
+}
+
+// TestNativeSinceEveryList: nativeSince finds the release each list of
+// new architectures belongs to from the profiles' chain alone: every
+// architecture of newX is "new in this release" under X and its post
+// release, and "new in X" under v0.5.14 (but for X = v0.5.14 itself). The
+// lists and their releases are written here, as profiles_05x.go's
+// comments name them, not derived from the profiles.
+func TestNativeSinceEveryList(t *testing.T) {
+	for _, tt := range []struct {
+		release, post string // post: its post release, "" for none
+		archs         []string
+	}{
+		{"v0.5.9", "v0.5.9.post1", new059},
+		{"v0.5.10", "v0.5.10.post1", new0510},
+		{"v0.5.11", "", new0511},
+		{"v0.5.12", "v0.5.12.post1", new0512},
+		{"v0.5.13", "v0.5.13.post1", new0513},
+		{"v0.5.14", "", new0514},
+	} {
+		if len(tt.archs) == 0 {
+			t.Errorf("%s: no architectures", tt.release)
+		}
+		for _, arch := range tt.archs {
+			for _, at := range []string{tt.release, tt.post} {
+				if at == "" {
+					continue
+				}
+				if got := nativeSince(mustProfile(at), arch); got != "new in this release" {
+					t.Errorf("nativeSince(%s, %s) = %q, want new in this release", at, arch, got)
+				}
+			}
+			want := "new in " + tt.release
+			if tt.release == "v0.5.14" {
+				want = "new in this release"
+			}
+			if got := nativeSince(mustProfile("v0.5.14"), arch); got != want {
+				t.Errorf("nativeSince(v0.5.14, %s) = %q, want %q", arch, got, want)
+			}
+		}
+	}
+	if got := nativeSince(mustProfile("v0.5.14"), "LlamaForCausalLM"); got != "new in this release" {
+		t.Errorf("nativeSince(v0.5.14, LlamaForCausalLM), which no list names, = %q", got)
+	}
+}
+
+// checkNewNative checks a release's list of new native architectures,
+// added, against its count by hand from the grep (want) and against the
+// release before's list, prev: each is new there (a name already native
+// there would be refused as unread where membudget sized it before), and
+// the release's list, native, names each once.
+func checkNewNative(t *testing.T, release string, prev, added, native []string, want int) {
+	t.Helper()
+	if len(added) != want {
+		t.Errorf("%s adds %d native architectures, want %d by the grep", release, len(added), want)
+	}
+	for _, arch := range added {
+		if slices.Contains(prev, arch) {
+			t.Errorf("%s: %s is native in the release before already", release, arch)
+		}
+	}
+	for i := 1; i < len(native); i++ {
+		if native[i] == native[i-1] {
+			t.Errorf("%s: %s is listed twice", release, native[i])
+		}
+	}
+	if !slices.IsSorted(native) {
+		t.Errorf("%s: its native list is not sorted, which the check for twice-listed names takes", release)
 	}
 }

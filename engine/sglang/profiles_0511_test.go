@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"pgregory.net/rapid"
 
 	"membudget/engine"
 )
@@ -27,9 +26,7 @@ func TestProfile0511Rules(t *testing.T) {
 		t.Errorf("v0.5.11 against v0.5.10.post1's rules (-want +got):\n%s", diff)
 	}
 	// 12 classes new by the grep, less the three drafts: 9.
-	if len(new0511) != 9 || len(native0511) != len(native0510)+9 {
-		t.Errorf("v0.5.11 adds %d native architectures (%d in all), want 9 (%d)", len(new0511), len(native0511), len(native0510)+9)
-	}
+	checkNewNative(t, "v0.5.11", native0510, new0511, native0511, 9)
 }
 
 // TestProfile0511PoolByHand: Llama 3.1 8B on one H100 at v0.5.11's
@@ -174,29 +171,4 @@ func TestProfile0511RefusedByName(t *testing.T) {
 			t.Errorf("Judge(%q): %v; want %q", tt.args, err, tt.want)
 		}
 	}
-}
-
-// TestPropertyV0511FractionIsV0510s: v0.5.11's default fraction is
-// v0.5.10.post1's for the same inputs (_handle_gpu_memory_settings is the
-// same text at both tags); what moves is whether the piecewise term is
-// given under speculative decoding, which the caller decides (see
-// TestProfile0511SpecFraction).
-func TestPropertyV0511FractionIsV0510s(t *testing.T) {
-	p10, p11 := mustProfile("v0.5.10.post1"), mustProfile("v0.5.11")
-	rapid.Check(t, func(t *rapid.T) {
-		chunked := rapid.SampledFrom([]int64{-1, 2048, 4096, 8192, 16384}).Draw(t, "chunked")
-		in := MSFInputs{
-			GPUMemMiB: float64(rapid.IntRange(8*1024, 300*1024).Draw(t, "gpu_mem")),
-			TPSize:    uint64(rapid.IntRange(1, 16).Draw(t, "tp")), PPSize: 1,
-			ChunkedPrefillSize: chunked, MaxPrefillTokens: 16384,
-			CudaGraphMaxBS: uint64(rapid.IntRange(0, 1024).Draw(t, "graph_bs")),
-			Speculative:    rapid.Bool().Draw(t, "spec"),
-			PiecewiseMiB:   float64(len(piecewiseSizes(chunked)) * piecewiseMiBPerSize),
-		}
-		msf10, res10 := DefaultMemFractionStatic(p10, in)
-		msf11, res11 := DefaultMemFractionStatic(p11, in)
-		if msf10 != msf11 || res10 != res11 {
-			t.Fatalf("%+v: v0.5.10.post1 %v (%v MiB), v0.5.11 %v (%v MiB)", in, msf10, res10, msf11, res11)
-		}
-	})
 }

@@ -25,9 +25,7 @@ func TestProfile0512Rules(t *testing.T) {
 		t.Errorf("v0.5.12 against v0.5.11's rules (-want +got):\n%s", diff)
 	}
 	// 7 classes new by the grep, less the three drafts: 4.
-	if len(new0512) != 4 || len(native0512) != len(native0511)+4 {
-		t.Errorf("v0.5.12 adds %d native architectures (%d in all), want 4 (%d)", len(new0512), len(native0512), len(native0511)+4)
-	}
+	checkNewNative(t, "v0.5.12", native0511, new0512, native0512, 4)
 	post1 := mustProfile("v0.5.12.post1")
 	want = renamedAs(p, "v0.5.12.post1", "5a15cde858ea09b77116212a39356f2fc51b8584", post1)
 	if diff := cmp.Diff(want, post1); diff != "" {

@@ -30,9 +30,7 @@ func TestProfile0513Rules(t *testing.T) {
 		t.Errorf("v0.5.13 against v0.5.12.post1's rules (-want +got):\n%s", diff)
 	}
 	// 8 classes new by the grep, less the three drafts: 5.
-	if len(new0513) != 5 || len(native0513) != len(native0512)+5 {
-		t.Errorf("v0.5.13 adds %d native architectures (%d in all), want 5 (%d)", len(new0513), len(native0513), len(native0512)+5)
-	}
+	checkNewNative(t, "v0.5.13", native0512, new0513, native0513, 5)
 	post1 := mustProfile("v0.5.13.post1")
 	want = renamedAs(p, "v0.5.13.post1", "85fd90072d1a9f2432842b03588f63b745e524e4", post1)
 	if diff := cmp.Diff(want, post1); diff != "" {

@@ -30,9 +30,7 @@ func TestProfile0514Rules(t *testing.T) {
 	}
 	// Two classes new by the grep (MiMoV2ASRForCausalLM, ZayaForCausalLM),
 	// none gone.
-	if len(native0514) != len(native0513)+2 {
-		t.Errorf("v0.5.14 has %d native architectures, want %d", len(native0514), len(native0513)+2)
-	}
+	checkNewNative(t, "v0.5.14", native0513, new0514, native0514, 2)
 }
 
 // TestProfile0514DefaultServeIsV0513s walks Llama 3.1 8B on one H100

@@ -29,9 +29,7 @@ func TestProfile0515Rules(t *testing.T) {
 	}
 	// Three classes new by the grep (HrmText, LocateAnything,
 	// UnlimitedOCR; the draft DFlashLagunaForCausalLM left out), none gone.
-	if len(native0515) != len(native0514)+3 {
-		t.Errorf("v0.5.15 has %d native architectures, want %d", len(native0515), len(native0514)+3)
-	}
+	checkNewNative(t, "v0.5.15", native0514, new0515, native0515, 3)
 	post := mustProfile("v0.5.15.post1")
 	if diff := cmp.Diff(renamedAs(p, "v0.5.15.post1", "0b3bb0cbe31873994c9f989fddfe2f87ca839fdd", post), post); diff != "" {
 		t.Errorf("v0.5.15.post1 against v0.5.15's rules (-want +got):\n%s", diff)

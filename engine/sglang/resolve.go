@@ -112,23 +112,22 @@ func Resolve(s Serve, a *model.Arch, c budget.Class, p Profile) (Resolved, error
 	return r, nil
 }
 
-// nativeReleases is, by release, the architectures it made native that
-// membudget has not read (see [Profile.UnreadModels]): a later release
-// keeps them unread, and its refusal names the release they came in.
-var nativeReleases = []struct {
-	release string
-	archs   []string
-}{{"v0.5.9", new059}, {"v0.5.10", new0510}, {"v0.5.11", new0511}, {"v0.5.12", new0512}, {"v0.5.13", new0513}, {"v0.5.14", new0514}, {"v0.5.15", new0515}}
-
 // nativeSince says when arch became native in SGLang for p's refusal:
 // "new in this release" at that release or its post releases, else "new
-// in" the release it came in ([nativeReleases]), "new in this release"
-// for an architecture no list names.
+// in" the release it came in, "new in this release" for an architecture
+// no release names. The release it came in is the oldest profile whose
+// [Profile.UnreadModels] names it: each release's profile adds those it
+// made native to its predecessor's (new059 to new0515), and a later one
+// keeps them unread.
 func nativeSince(p Profile, arch string) string {
-	for _, n := range nativeReleases {
-		if slices.Contains(n.archs, arch) && p.Name != n.release && !strings.HasPrefix(p.Name, n.release+".post") {
-			return "new in " + n.release
+	for _, o := range oldestFirst() {
+		if !slices.Contains(o.UnreadModels, arch) {
+			continue
 		}
+		if p.Name != o.Name && !strings.HasPrefix(p.Name, o.Name+".post") {
+			return "new in " + o.Name
+		}
+		break
 	}
 	return "new in this release"
 }

@@ -368,7 +368,7 @@ func (r *Resolved) resolveSpec(a *model.Arch, def func(string, string)) error {
 		}
 		return nil
 	}
-	if !older(p, Profile{Name: specAlgoUpperFrom}) {
+	if !older(p, specAlgoUpperFrom) {
 		// server_args.py:3561-3562 at v0.5.12: upper-cased, no argparse
 		// choices (:5786-5793).
 		r.Spec.Algorithm = strings.ToUpper(sp.Algorithm)
@@ -377,7 +377,7 @@ func (r *Resolved) resolveSpec(a *model.Arch, def func(string, string)) error {
 	switch sp.Algorithm {
 	case "EAGLE", "EAGLE3", "NEXTN":
 	case "DFLASH", "FROZEN_KV_MTP":
-		if sp.Algorithm == "DFLASH" && !older(p, Profile{Name: "v0.5.11"}) || !older(p, Profile{Name: specAlgoUpperFrom}) {
+		if sp.Algorithm == "DFLASH" && !older(p, "v0.5.11") || !older(p, specAlgoUpperFrom) {
 			return specRefuse("speculative-algorithm", sp.Algorithm, "its draft (DFLASH's block drafter, whose KV cell the target's pool configurator folds into its own, model_executor/pool_configurator.py:95-110 at v0.5.11; FROZEN_KV_MTP's Gemma 4 assistant) is not modelled")
 		}
 		return settingErr("speculative-algorithm", fmt.Sprintf("%q", sp.Algorithm), "SGLang's choices are EAGLE, EAGLE3, NEXTN, STANDALONE and NGRAM (server_args.py:3016-3020)")
@@ -386,7 +386,7 @@ func (r *Resolved) resolveSpec(a *model.Arch, def func(string, string)) error {
 	case "NGRAM":
 		return specRefuse("speculative-algorithm", sp.Algorithm, "n-gram speculation (its token cache of --speculative-ngram-capacity and the verify tokens in the request pools) is not modelled")
 	default:
-		if !older(p, Profile{Name: specAlgoUpperFrom}) {
+		if !older(p, specAlgoUpperFrom) {
 			// Any name registered through SpeculativeAlgorithm.register
 			// (speculative/spec_registry.py at v0.5.12).
 			return specRefuse("speculative-algorithm", sp.Algorithm, "a speculative algorithm other than EAGLE, EAGLE3 and NEXTN (%s takes any name registered through SpeculativeAlgorithm.register) is not modelled", p.Describes)
@@ -425,8 +425,8 @@ func (r *Resolved) resolveSpec(a *model.Arch, def func(string, string)) error {
 	//
 	// From v0.5.13 every EAGLE serve runs the v2 worker (see
 	// [specV2OnlyFrom]); from v0.5.14 the draft counts in the fraction.
-	v2Only := !older(p, Profile{Name: specV2OnlyFrom})
-	d := &specDraft{Headroom: older(p, Profile{Name: specHeadroomUntil}), V2: p.SpecV2 && (sp.EagleTopK <= 1 || v2Only), V2Only: v2Only, InFraction: p.DraftInFraction}
+	v2Only := !older(p, specV2OnlyFrom)
+	d := &specDraft{Headroom: older(p, specHeadroomUntil), V2: p.SpecV2 && (sp.EagleTopK <= 1 || v2Only), V2Only: v2Only, InFraction: p.DraftInFraction}
 	if err := r.resolveSpecCounts(a, d, def); err != nil {
 		return err
 	}
@@ -537,7 +537,7 @@ func autoSpecParams(p Profile, a *model.Arch) (steps, topk, tokens uint64) {
 		return 5, 4, 8
 	case slices.Contains(mtpArchs, arch) || arch == "DeepseekV2ForCausalLM" || arch == "GptOssForCausalLM" || arch == "MiMoV2FlashForCausalLM":
 		return 3, 1, 4
-	case older(p, Profile{Name: specOtherDefaultUntil}):
+	case older(p, specOtherDefaultUntil):
 		return 5, 4, 8
 	}
 	return 3, 1, 4
@@ -802,7 +802,7 @@ func (r *Resolved) resolveEagle3Draft(a *model.Arch, d *specDraft) error {
 		// dtype, whatever a ModelOpt target's kv_cache_quant_algo says,
 		// until the target's FP8 choice is written back for the draft to
 		// read (see [specKVFromTargetFrom]).
-		if r.KVDtypeBytes == 1 && !older(r.Profile, Profile{Name: specKVFromTargetFrom}) {
+		if r.KVDtypeBytes == 1 && !older(r.Profile, specKVFromTargetFrom) {
 			kvEl = 1
 		}
 	default:

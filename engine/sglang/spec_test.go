@@ -425,7 +425,7 @@ func TestPropertyDraftNeverGrowsTargetPool(t *testing.T) {
 		}
 		// A pool SGLang fails on is no pool: from v0.5.14 the draft's
 		// scaled cell divides a negative rest into fewer negative tokens.
-		if plain.Capacity().Starts && !older(p, Profile{Name: specHeadroomUntil}) && spec.Capacity().MaxTotalNumTokens > plain.Capacity().MaxTotalNumTokens {
+		if plain.Capacity().Starts && !older(p, specHeadroomUntil) && spec.Capacity().MaxTotalNumTokens > plain.Capacity().MaxTotalNumTokens {
 			t.Fatalf("%s: the pool grew from %d to %d tokens", p.Name, plain.Capacity().MaxTotalNumTokens, spec.Capacity().MaxTotalNumTokens)
 		}
 		if pf, sf := plain.EvaluateStage(0, 1, 1).Footprint, spec.EvaluateStage(0, 1, 1).Footprint; spec.Capacity().Starts && sf.Beside < pf.Beside {

@@ -56,7 +56,7 @@ func TestColdCacheEnv(t *testing.T) {
 		got, err := f.coldCacheEnv(p)
 		if tt.refused {
 			var se *engine.SettingError
-			if !errors.As(err, &se) || se.Flag != compileCacheEnv {
+			if !errors.As(err, &se) || se.Flag != compileCacheEnv || !se.Env {
 				t.Errorf("%s: %v, want refused naming %s", tt.name, err, compileCacheEnv)
 			} else if tt.compile == "warm" && !strings.Contains(err.Error(), "--compile-cache warm") {
 				t.Errorf("%s: %q does not name --compile-cache warm", tt.name, err)

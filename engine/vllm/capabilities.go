@@ -185,6 +185,12 @@ type budgetJSON struct {
 	// budget exceeds it (0 and false for the V0 engine, which has no check).
 	StartupFreeBytes uint64 `json:"startup_free_bytes"`
 	RefusedAtStartup bool   `json:"refused_at_startup"`
+	// HostBoundBytes is, on unified memory, the most the host may hold at
+	// vLLM's snapshot for the util to pass (the device less the request;
+	// see Capacity.HostBound); UtilReached the class's util_reached. Both
+	// absent elsewhere.
+	HostBoundBytes uint64  `json:"host_bound_bytes,omitempty"`
+	UtilReached    float64 `json:"util_reached,omitempty"`
 }
 
 // Budget is vLLM's requested memory on c at the util, and the driver's
@@ -215,6 +221,9 @@ func (q *budgetQuery) Budget(c budget.Class) (engine.BudgetResult, error) {
 		// vLLM's request_memory check (see startupCheck) at TP 1.
 		out.StartupFreeBytes = budget.SatSub(c.Device.MemoryBytes, c.Memory.DriverFixedBytes)
 		out.RefusedAtStartup = b > out.StartupFreeBytes
+		if c.Memory.Unified {
+			out.HostBoundBytes, out.UtilReached = budget.SatSub(c.Device.MemoryBytes, b), c.Memory.UtilReached
+		}
 	}
 	res := engine.BudgetResult{JSON: out, Fits: !out.AboveCeiling && driver <= outside && !out.RefusedAtStartup}
 	res.Text = append(res.Text, fmt.Sprintf("class %s (%s), %s, gpu_memory_utilization %v (%s)", c.Name, c.Device.Name, engine.GiB(c.Device.MemoryBytes), util, profile.Describes))
@@ -237,8 +246,14 @@ func (q *budgetQuery) Budget(c budget.Class) (engine.BudgetResult, error) {
 		}
 	}
 	if out.RefusedAtStartup {
-		res.Text = append(res.Text, fmt.Sprintf("  vLLM refuses at startup: the util budget %s exceeds the %s free (\"Free memory on device ... is less than desired GPU memory utilization\"): --gpu-memory-utilization %.2f or less passes it",
-			engine.GiB(b), engine.GiB(out.StartupFreeBytes), grantedUtil(c.Device.MemoryBytes, out.StartupFreeBytes)))
+		// On unified memory: the host the util needs, and util_reached
+		// where the util is within it (the wording of the capacity's).
+		lighter := Capacity{Unified: c.Memory.Unified, Util: util, Requested: b, HostBound: out.HostBoundBytes}
+		if u := c.Memory.UtilReached; u > 0 && util <= u {
+			lighter.UtilReached, lighter.ReachedHeld = u, c.Memory.ReachedHeldBytes(c.Device.MemoryBytes)
+		}
+		res.Text = append(res.Text, fmt.Sprintf("  vLLM refuses at startup: the util budget %s exceeds the %s free (\"Free memory on device ... is less than desired GPU memory utilization\"): --gpu-memory-utilization %.2f or less passes it%s",
+			engine.GiB(b), engine.GiB(out.StartupFreeBytes), grantedUtil(c.Device.MemoryBytes, out.StartupFreeBytes), lighter.lighterHost()))
 	} else if out.AboveCeiling {
 		res.Text = append(res.Text, fmt.Sprintf("  does not fit: util %v is above the class's util_ceiling %v; the driver's share is not known to fit beside the budget", util, c.Memory.UtilCeiling))
 	} else if driver > outside {

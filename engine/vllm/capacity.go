@@ -78,6 +78,24 @@ type Capacity struct {
 	// Unified says the device is a unified-memory one, where the refusal
 	// reads the host's available memory.
 	Unified bool
+	// Util is the --gpu-memory-utilization the check requests (0 for V0).
+	Util float64
+	// HostBound is, on a unified device, the most the host may hold at
+	// vLLM's snapshot for the request to pass: DeviceBytes - Requested. The
+	// class's driver_fixed_bytes is one host's holding (a stock image's);
+	// a lighter host passes a util that one refuses. 0 off unified memory.
+	HostBound uint64
+	// StartsOnLighterHost says the startup check alone refuses, on a
+	// unified device: a host holding at most HostBound at the snapshot
+	// passes it, and every later check passes too (one request of
+	// max_model_len fits, and the state blocks hold max_num_seqs).
+	StartsOnLighterHost bool
+	// UtilReached and ReachedHeld are the class's util_reached and the
+	// most the host held there ([budget.DriverTerms.ReachedHeldBytes]),
+	// set where the startup check refuses a util at most util_reached: a
+	// device of the class started at it, on a lighter host.
+	UtilReached float64
+	ReachedHeld uint64
 }
 
 // Refusal is why the profile's vLLM refuses to start a serve of this
@@ -174,6 +192,8 @@ func (k kvCheck) capacity(p *budget.Plan) Capacity {
 	if r.StateBlockCheck() {
 		c.StateBlocks = c.Blocks
 		c.SeqsOverStateBlocks = r.MaxNumSeqs > c.Blocks
+		// A lighter host passes the startup check, not this one.
+		c.StartsOnLighterHost = c.StartsOnLighterHost && !c.SeqsOverStateBlocks
 	}
 	if r.StatePagePadded > 0 {
 		c.StatePadding = r.StatePagePadded - r.StatePageBytes
@@ -285,7 +305,19 @@ func startupCheck(c *Capacity, r *Resolved, p *budget.Plan) {
 		return // Resolve refuses such a util first
 	}
 	c.Requested, c.FreeAtStartup, c.DeviceBytes, c.Unified = req, budget.SatSub(p.Device, p.Driver.DriverFixedBytes), p.Device, p.Driver.Unified
+	c.Util = r.GPUMemoryUtilization
+	if c.Unified {
+		c.HostBound = budget.SatSub(p.Device, req)
+	}
 	if c.Requested > c.FreeAtStartup {
+		// On unified memory what is held is the host's, which differs
+		// from one install to the next: the rest of the verdict is kept
+		// for a host light enough (the state-block check is the one the
+		// capacity still has to make; the caller does it after this).
+		c.StartsOnLighterHost = c.Unified && c.Starts && c.HostBound > 0
+		if u := p.Driver.UtilReached; c.Unified && u > 0 && c.Util <= u {
+			c.UtilReached, c.ReachedHeld = u, p.Driver.ReachedHeldBytes(p.Device)
+		}
 		c.OverFree, c.Starts, c.LongestStarting = true, false, 0
 	}
 }
@@ -305,7 +337,24 @@ func (c Capacity) freeRefusal() string {
 	if u := grantedUtil(c.DeviceBytes, c.FreeAtStartup); u > 0 {
 		msg += fmt.Sprintf(": --gpu-memory-utilization %.2f or less passes it", u)
 	}
-	return msg
+	return msg + c.lighterHost()
+}
+
+// lighterHost is what freeRefusal adds on a unified device: the host the
+// util needs, and whether a device of the class is known to have started
+// at it on such a host (util_reached). The class's host stays the one the
+// verdict is for: vLLM refuses there.
+func (c Capacity) lighterHost() string {
+	if !c.Unified || c.HostBound == 0 {
+		return ""
+	}
+	gib := func(b uint64) float64 { return float64(b) / (1 << 30) }
+	need := fmt.Sprintf("vLLM starts util %v where the host holds at most %.2f GiB at its snapshot (MemAvailable at least the %.2f GiB requested)", c.Util, gib(c.HostBound), gib(c.Requested))
+	if c.UtilReached > 0 {
+		return fmt.Sprintf("; above the evidence of this class's host, within what a lighter host reached (util_reached %v, on a host that held at most %.2f GiB; the class's provenance names the log): %s, and `membudget explain --calibrate` on a startup log of such a host makes a class of it",
+			c.UtilReached, gib(c.ReachedHeld), need)
+	}
+	return fmt.Sprintf("; %s, and no log the class cites shows a host that light", need)
 }
 
 // grantedUtil is the largest util, to the hundredth, whose request (either

@@ -381,6 +381,52 @@ func TestStartupFreeCheck(t *testing.T) {
 	}
 }
 
+// TestStartupLighterHost: on GB10 (130664103936 B; the class's host holds
+// 19.5 GiB, util_ceiling 0.83, util_reached 0.95 from row 331) a util the
+// class's host refuses says the host it needs, device - request, by hand:
+// 0.87 asks 113677770425 B, so a host holding at most 16986333511 B (15.82
+// GiB) passes; 0.95 asks 124130898740 B: at most 6533205196 B (6.08 GiB),
+// which is util_reached's own bound; 0.97 asks 126744180818 B: at most
+// 3919923118 B (3.65 GiB), above util_reached, so no log is named. Qwen3-8B
+// at 4096 tokens fits every such budget, so a lighter host starts each. A
+// discrete class (H100 SXM at TP 2) has no host bound.
+func TestStartupLighterHost(t *testing.T) {
+	a := shipped(t)["Qwen__Qwen3-8B"]
+	for _, tt := range []struct {
+		class       string
+		util        float64
+		tp          uint64
+		hostBound   uint64
+		lighter     bool
+		reached     float64
+		reachedHeld uint64
+		says        string
+	}{
+		{"gb10", 0.87, 1, 16986333511, true, 0.95, 6533205196, "within what a lighter host reached (util_reached 0.95, on a host that held at most 6.08 GiB; the class's provenance names the log): vLLM starts util 0.87 where the host holds at most 15.82 GiB at its snapshot"},
+		{"gb10", 0.95, 1, 6533205196, true, 0.95, 6533205196, "vLLM starts util 0.95 where the host holds at most 6.08 GiB at its snapshot (MemAvailable at least the 115.61 GiB requested)"},
+		{"gb10", 0.97, 1, 3919923118, true, 0, 0, "vLLM starts util 0.97 where the host holds at most 3.65 GiB at its snapshot (MemAvailable at least the 118.04 GiB requested), and no log the class cites shows a host that light"},
+		{"gb10", 0.83, 1, 22212897669, false, 0, 0, ""},
+		{"h100-sxm-80g", 0.95, 2, 0, false, 0, 0, ""},
+	} {
+		c, err := membudget.Kernels().Load(tt.class)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k, plan, err := NewCompiler(a).compile(Serve{GPUMemoryUtilization: tt.util, TensorParallelSize: tt.tp, MaxModelLen: 4096}, c, mustProfile("main"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		capy := k.capacity(plan)
+		got := [4]any{capy.HostBound, capy.StartsOnLighterHost, capy.UtilReached, capy.ReachedHeld}
+		if diff := cmp.Diff([4]any{tt.hostBound, tt.lighter, tt.reached, tt.reachedHeld}, got); diff != "" {
+			t.Errorf("%s util %v: host bound, lighter, reached, held (-want +got):\n%s", tt.class, tt.util, diff)
+		}
+		if why := capy.Refusal(k.r.MaxModelLen, k.r.MaxNumSeqs); !strings.Contains(why, tt.says) {
+			t.Errorf("%s util %v: refusal %q, want one saying %q", tt.class, tt.util, why, tt.says)
+		}
+	}
+}
+
 // TestGrantedUtil: the largest util to the hundredth whose request fits
 // the free memory: 102.19 of 121.69 GiB grants 0.83 (0.84 asks 102.22);
 // all of it grants 1; none grants nothing.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
@@ -109,7 +110,11 @@ func parseEPLBConfig(v string) (eplbConfig, error) {
 	if err := dec.Decode(&c); err != nil {
 		return c, fmt.Errorf("want a JSON object of EPLBConfig's keys (window_size, step_interval, num_redundant_experts, log_balancedness, log_balancedness_interval, use_async, policy, communicator): %v", err)
 	}
-	if dec.More() {
+	// vLLM parses the flag with pydantic's TypeAdapter.validate_json
+	// (vllm/engine/arg_utils.py:337-342 at main d18bb7b), which refuses
+	// anything after the object but JSON's whitespace; dec.More missed a
+	// stray closing brace or bracket.
+	if _, err := dec.Token(); err != io.EOF {
 		return c, fmt.Errorf("want one JSON object")
 	}
 	switch {

@@ -96,6 +96,11 @@ func TestResolveEPLB(t *testing.T) {
 		{"redundant without EPLB", "", Serve{TensorParallelSize: 2, EnableExpertParallel: true, EPLB: EPLB{Config: `{"num_redundant_experts": 2}`}}, current, "eplb-config"},
 		{"an unknown key", "", Serve{TensorParallelSize: 2, EnableExpertParallel: true, EPLB: on(`{"redundant": 2}`)}, current, "eplb-config"},
 		{"window 0", "", Serve{TensorParallelSize: 2, EnableExpertParallel: true, EPLB: on(`{"window_size": 0}`)}, current, "eplb-config"},
+		// pydantic's validate_json refuses what follows the object but
+		// whitespace: a stray brace too, which dec.More let through.
+		{"a stray brace after", "", Serve{TensorParallelSize: 2, EnableExpertParallel: true, EPLB: on(`{"num_redundant_experts": 2}}`)}, current, "eplb-config"},
+		{"a second object after", "", Serve{TensorParallelSize: 2, EnableExpertParallel: true, EPLB: on(`{"num_redundant_experts": 2} {}`)}, current, "eplb-config"},
+		{"whitespace after", "", Serve{TensorParallelSize: 2, EnableExpertParallel: true, EPLB: on("{\"num_redundant_experts\": 2} \n")}, current, ""},
 		{"nccl under async", "", Serve{TensorParallelSize: 2, EnableExpertParallel: true, EPLB: on(`{"communicator": "torch_nccl"}`)}, current, "eplb-config"},
 		{"nccl without async", "", Serve{TensorParallelSize: 2, EnableExpertParallel: true, EPLB: on(`{"communicator": "torch_nccl", "use_async": false}`)}, current, ""},
 		{"beyond MAX_EXPERT_REDUNDANCY", "", Serve{TensorParallelSize: 2, EnableExpertParallel: true, EPLB: on(`{"num_redundant_experts": 1024}`)}, current, "eplb-config"},

@@ -650,6 +650,9 @@ func explainLog(in explainInput) (*explain.Explanation, error) {
 		return nil, err
 	}
 	ex.Notes = append(notes(l, p, r), drafterNotes(l, in.Model.Arch, r)...)
+	if n := graphMarginNote(p, &r, in.Model.Arch); n != "" {
+		ex.Notes = append(ex.Notes, n)
+	}
 	return ex, nil
 }
 
@@ -737,10 +740,28 @@ func startsCheck(l *logs.Log, p Predicted) *explain.StartsCheck {
 			if f.Format == logs.FormatKVCacheSize {
 				evidence = "\"GPU KV cache size\", logged after the startup check"
 			}
-			return &explain.StartsCheck{Logged: true, Predicted: p.Capacity.Starts, Line: f.Line, Evidence: evidence, Agree: p.Capacity.Starts}
+			sc := &explain.StartsCheck{Logged: true, Predicted: p.Capacity.Starts, Line: f.Line, Evidence: evidence, Agree: p.Capacity.Starts}
+			if c := p.Capacity; !c.Starts && c.StartsOnLighterHost {
+				sc.Agree, sc.Host = true, lighterHostStart(c)
+			}
+			return sc
 		}
 	}
 	return nil
+}
+
+// lighterHostStart says why a start the class's host refuses agrees: on a
+// unified device vLLM's startup check reads the host's available memory,
+// so a log that got past it shows its host held at most HostBound, less
+// than the class's driver_fixed_bytes (a stock image's).
+func lighterHostStart(c Capacity) string {
+	gib := func(b uint64) float64 { return float64(b) / (1 << 30) }
+	s := fmt.Sprintf("on the class's host (%.2f GiB held at vLLM's snapshot) vLLM refuses util %v; the log's host passed the request of %.2f GiB, so it held at most %.2f GiB there, and every other check passes",
+		gib(budget.SatSub(c.DeviceBytes, c.FreeAtStartup)), c.Util, gib(c.Requested), gib(c.HostBound))
+	if c.UtilReached > 0 {
+		s += fmt.Sprintf(" (within the class's util_reached %v)", c.UtilReached)
+	}
+	return s
 }
 
 // blocksCheck is the page arithmetic on the smallest logged available KV

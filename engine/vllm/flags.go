@@ -663,7 +663,7 @@ func (f *flagServe) runnerEnv(p Profile) (engine.Switch, error) {
 	}
 	on, ok := pyIntBool(e.Value)
 	if !ok {
-		return engine.Default, settingErr(v2RunnerEnv, e.Value, "vLLM reads it as bool(int(value)) (vllm/envs.py) and stops at startup on a value int() does not take: give 0 (the V1 model runner) or 1 (the V2 model runner)")
+		return engine.Default, envErr(v2RunnerEnv, e.Value, "vLLM reads it as bool(int(value)) (vllm/envs.py) and stops at startup on a value int() does not take: give 0 (the V1 model runner) or 1 (the V2 model runner)")
 	}
 	if on {
 		return engine.On, nil
@@ -697,10 +697,10 @@ func (f *flagServe) coldCacheEnv(p Profile) (bool, error) {
 	}
 	on, ok := pyIntBool(e.Value)
 	if !ok {
-		return false, settingErr(compileCacheEnv, e.Value, "vLLM reads it as bool(int(value)) (vllm/envs.py) and stops at startup on a value int() does not take: give 0 (the compile cache on) or 1 (off: every start compiles cold)")
+		return false, envErr(compileCacheEnv, e.Value, "vLLM reads it as bool(int(value)) (vllm/envs.py) and stops at startup on a value int() does not take: give 0 (the compile cache on) or 1 (off: every start compiles cold)")
 	}
 	if on && f.given["compile-cache"] && !f.s.ColdCompileCache {
-		return false, settingErr(compileCacheEnv, e.Value, "it turns vLLM's torch.compile cache off (vllm/compilation/compiler_interface.py is_compile_cache_enabled), so every start compiles cold, and --compile-cache warm sizes a start whose cache an earlier start filled: give --compile-cache cold, or drop one of them")
+		return false, envErr(compileCacheEnv, e.Value, "it turns vLLM's torch.compile cache off (vllm/compilation/compiler_interface.py is_compile_cache_enabled), so every start compiles cold, and --compile-cache warm sizes a start whose cache an earlier start filled: give --compile-cache cold, or drop one of them")
 	}
 	return on, nil
 }

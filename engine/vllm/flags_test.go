@@ -1,6 +1,7 @@
 package vllm
 
 import (
+	"errors"
 	"flag"
 	"io"
 	"slices"
@@ -291,8 +292,13 @@ func TestCheckEnv(t *testing.T) {
 			s.Ignore([]string{tc.env}, nil)
 		}
 		got := ""
-		if err := s.checkEnv(p); err != nil {
+		err = s.checkEnv(p)
+		if err != nil {
 			got = err.Error()
+		}
+		// A refusal that names the variable says it is one.
+		if se := (*engine.SettingError)(nil); errors.As(err, &se) && !se.Env {
+			t.Errorf("checkEnv(%s, %s): %v names %s as a flag", tc.release, tc.env, err, se.Flag)
 		}
 		if got != tc.want {
 			t.Errorf("checkEnv(%s, %s):\n got %q\nwant %q", tc.release, tc.env, got, tc.want)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
@@ -91,7 +92,11 @@ func (r *Resolved) resolveKVTransfer(a *model.Arch) error {
 	if err := dec.Decode(&c); err != nil {
 		return settingErr("kv-transfer-config", "", "want a JSON object of KVTransferConfig's keys (vllm/config/kv_transfer.py:23-72): %v", err)
 	}
-	if dec.More() {
+	// vLLM parses the flag with pydantic's TypeAdapter.validate_json
+	// (vllm/engine/arg_utils.py:337-342 at main d18bb7b), which refuses
+	// anything after the object but JSON's whitespace; dec.More missed a
+	// stray closing brace or bracket.
+	if _, err := dec.Token(); err != io.EOF {
 		return settingErr("kv-transfer-config", "", "want one JSON object")
 	}
 	if c.Connector == nil || *c.Connector == "" {

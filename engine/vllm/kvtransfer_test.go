@@ -62,6 +62,13 @@ func TestResolveKVTransfer(t *testing.T) {
 			"--kv-transfer-config both: kv_role: vLLM takes kv_producer, kv_consumer, kv_both (vllm/config/kv_transfer.py:96-100)"},
 		{"an unknown key", "", `{"kv_connector": "NixlConnector", "kv_role": "kv_both", "kv_size": 1}`, current, nil, KVTransfer{},
 			`--kv-transfer-config: want a JSON object of KVTransferConfig's keys (vllm/config/kv_transfer.py:23-72): json: unknown field "kv_size"`},
+		// pydantic's validate_json refuses what follows the object but
+		// whitespace: a stray bracket too, which dec.More let through.
+		{"a stray bracket after", "", `{"kv_connector": "NixlConnector", "kv_role": "kv_both"}]`, current, nil, KVTransfer{},
+			"--kv-transfer-config: want one JSON object"},
+		{"garbage after", "", `{"kv_connector": "NixlConnector", "kv_role": "kv_both"} x`, current, nil, KVTransfer{},
+			"--kv-transfer-config: want one JSON object"},
+		{"whitespace after", "", "{\"kv_connector\": \"NixlConnector\", \"kv_role\": \"kv_both\"}\t\n", current, nil, KVTransfer{Connector: "NixlConnector"}, ""},
 		{"LMCache", "", `{"kv_connector": "LMCacheConnectorV1", "kv_role": "kv_both"}`, current, nil, KVTransfer{},
 			refused(current, `connector "LMCacheConnectorV1", `+lmcacheWhat)},
 		{"LMCache MP", "", `{"kv_connector": "LMCacheMPConnector", "kv_role": "kv_both"}`, current, nil, KVTransfer{},

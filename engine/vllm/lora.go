@@ -641,6 +641,13 @@ func splitModules(s string) ([]string, error) {
 				return nil, fmt.Errorf("invalid JSON format for --lora-modules: %v", err)
 			}
 			item, rest = rest[:dec.InputOffset()], rest[dec.InputOffset():]
+			if rest != "" && !strings.ContainsAny(rest[:1], " \t\n") {
+				// One word to argparse: LoRAParserAction's json.loads of
+				// it refuses what follows the object, "Extra data"
+				// (vllm/entrypoints/openai/cli_args.py:52-57 at main
+				// d18bb7b).
+				return nil, fmt.Errorf("invalid JSON format for --lora-modules: %s is followed by %.20q, with no space between", item, rest)
+			}
 		} else if i := strings.IndexAny(rest, " \t\n"); i >= 0 {
 			item, rest = rest[:i], rest[i:]
 		} else {

@@ -277,6 +277,16 @@ func TestReadAdapter(t *testing.T) {
 	if diff := cmp.Diff(want, l.Adapters); diff != "" {
 		t.Errorf("adapters (-want +got):\n%s", diff)
 	}
+	// An object with text right after it is one word, which vLLM's
+	// json.loads refuses (Extra data); a space between is two adapters.
+	for _, v := range []string{`{"name": "b", "path": "org/b"}{"name": "c", "path": "org/c"}`, `{"name": "b", "path": "org/b"}c=org/c`} {
+		if err := (&adaptersFlag{&LoRA{}}).Set(v); err == nil || !strings.Contains(err.Error(), "invalid JSON format for --lora-modules") {
+			t.Errorf("Set(%s): %v, want invalid JSON format", v, err)
+		}
+	}
+	if err := (&adaptersFlag{&LoRA{}}).Set(`{"name": "b", "path": "org/b"}` + "\t" + `{"name": "c", "path": "org/c"}`); err != nil {
+		t.Errorf("two objects a tab apart: %v", err)
+	}
 	var b strings.Builder
 	l.Enable, l.MaxLoras, l.MaxRank, l.MaxCPULoras, l.Dtype = true, 2, 32, 2, "auto"
 	writeLoRAFlags(&b, l)

@@ -145,3 +145,7 @@ type Serve struct {
 
 // settingErr returns the *engine.SettingError of flag at value.
 var settingErr = engine.Refuse
+
+// envErr returns the *engine.SettingError of environment variable name at
+// value: named as a launch line sets it, NAME=value.
+var envErr = engine.RefuseEnv

@@ -287,10 +287,16 @@ func (sz *Sizing) shortfall(f budget.Footprint) string {
 		}
 		// Failing only the ceiling, the footprint passes the arithmetic
 		// (the driver's share fits beside the budget): say so plainly.
+		where := "no public log shows " + sz.Class.Name + " running there"
+		if m := sz.Class.Memory; m.UtilReached >= sz.Serve.GPUMemoryUtilization {
+			// util_reached: a lighter host than the class's started there.
+			where = fmt.Sprintf("no public log shows %s's host running there, though a lighter host reached util_reached %.2f (holding at most %s at vLLM's snapshot)",
+				sz.Class.Name, m.UtilReached, engine.GiB(m.ReachedHeldBytes(f.Device)))
+		}
 		return fmt.Sprintf("the util budget %s is %s above the class's util_ceiling %.2f (%s of device memory %s, the largest budget %s is known to run at); "+
-			"it is above the evidence, not the arithmetic: the driver's share and what stands beside the budget still leave %s of the device, so vLLM may start it, but no public log shows %s running there: %s",
+			"it is above the evidence, not the arithmetic: the driver's share and what stands beside the budget still leave %s of the device, so vLLM may start it, but %s: %s",
 			engine.GiB(f.Budget), engine.GiB(budget.SatSub(f.Budget, f.Ceiling)), sz.Class.Memory.UtilCeiling, engine.GiB(f.Ceiling), engine.GiB(f.Device), sz.Class.Name,
-			engine.GiB(f.DriverHeadroom()), sz.Class.Name, lift)
+			engine.GiB(f.DriverHeadroom()), where, lift)
 	}
 	return engine.GiB(f.DriverShortfall()) + " over device memory beside the budget"
 }

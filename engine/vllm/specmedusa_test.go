@@ -211,6 +211,27 @@ func TestMedusaRenamed(t *testing.T) {
 	}
 }
 
+// TestOrderedObjectRest: transformers reads a draft's config.json with
+// json.loads, which refuses any text after the object but JSON's
+// whitespace (space, tab, CR, LF): "Extra data".
+func TestOrderedObjectRest(t *testing.T) {
+	for _, tc := range []struct {
+		config string
+		err    bool
+	}{
+		{`{"num_heads": 3}`, false},
+		{"{\"num_heads\": 3} \t\r\n", false},
+		{`{"num_heads": 3} x`, true},
+		{`{"num_heads": 3}{"num_heads": 4}`, true},
+		{`{"num_heads": 3}}`, true},
+	} {
+		_, _, err := orderedObject([]byte(tc.config))
+		if got := err != nil; got != tc.err {
+			t.Errorf("%q: error %v, want one: %v", tc.config, err, tc.err)
+		}
+	}
+}
+
 // TestMedusaParamName: the checkpoint names load_weights maps
 // (medusa.py:139-178).
 func TestMedusaParamName(t *testing.T) {
@@ -283,6 +304,8 @@ func TestMedusaRefusals(t *testing.T) {
 		{`{"model_type": "medusa", "vocab_size": 32000, "truncated_vocab_size": 8000}`, "truncated_vocab_size 8000 of vocab_size 32000: the heads' token_map"},
 		{`{"model_type": "medusa", "hidden_size": 5120}`, "hidden_size 5120 differs from the target's 4096"},
 		{`{"model_type": "medusa", "medusa_num_layers": 0}`, `key "num_hidden_layers" (as MedusaConfig renames it) is 0; want a positive integer`},
+		// transformers' json.loads refuses what follows the object.
+		{`{"model_type": "medusa"} {"model_type": "medusa"}`, "config.json: text after the JSON object at byte 24"},
 	} {
 		_, err := Resolve(Serve{MaxModelLen: 4096, SpeculativeConfig: medusaSpec(writeDraftDir(t, tc.config, oldMedusaCheckpoint(5)), 3)}, a, bigClass, current)
 		var se *engine.SettingError

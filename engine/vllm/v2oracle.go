@@ -182,19 +182,19 @@ func (r *Resolved) resolveRunnerEnv(a *model.Arch) error {
 			// The V1 runner is the default: unset read as 0.
 			return nil
 		case p.V2EveryModel:
-			return settingErr(v2RunnerEnv, "0", "the V1 model runner: not modelled for %s, which runs every model on the V2 runner (PR #53183) and whose V1 runner membudget has not read; membudget refuses it rather than size a serve vLLM would contradict", p.Describes)
+			return envErr(v2RunnerEnv, "0", "the V1 model runner: not modelled for %s, which runs every model on the V2 runner (PR #53183) and whose V1 runner membudget has not read; membudget refuses it rather than size a serve vLLM would contradict", p.Describes)
 		}
 		p.v1Runner = true
 		return nil
 	}
 	switch {
 	case v.Less(v0_22_0):
-		return settingErr(v2RunnerEnv, "1", "the V2 model runner of %s: experimental there (PR #25266) and the default for no model before 0.22.0's oracle (PR #39337), its memory (request state, CUDA graphs beside the budget, sampler) is read from 0.22.0 on; not modelled, and membudget refuses it rather than size a serve vLLM would contradict: unset it to size the V1 runner", p.Describes)
+		return envErr(v2RunnerEnv, "1", "the V2 model runner of %s: experimental there (PR #25266) and the default for no model before 0.22.0's oracle (PR #39337), its memory (request state, CUDA graphs beside the budget, sampler) is read from 0.22.0 on; not modelled, and membudget refuses it rather than size a serve vLLM would contradict: unset it to size the V1 runner", p.Describes)
 	case p.V2EveryModel:
 		return nil
 	}
 	if states, _ := r.layerCounts(a); states > 0 {
-		return settingErr(v2RunnerEnv, "1", "%s has state layers (hybrid or attention-free): vLLM refused them on the V2 model runner until PR #38831 (2026-05-28, \"hybrid/mamba models\"), with mamba_cache_mode align until PR #42406 (06-30), and membudget sizes state layers on the V2 runner from 0.29.0 alone, where it runs every model; not modelled for %s, and membudget refuses it rather than size a serve vLLM would contradict: unset it to size the runner vLLM's oracle picks", a.Source, p.Describes)
+		return envErr(v2RunnerEnv, "1", "%s has state layers (hybrid or attention-free): vLLM refused them on the V2 model runner until PR #38831 (2026-05-28, \"hybrid/mamba models\"), with mamba_cache_mode align until PR #42406 (06-30), and membudget sizes state layers on the V2 runner from 0.29.0 alone, where it runs every model; not modelled for %s, and membudget refuses it rather than size a serve vLLM would contradict: unset it to size the runner vLLM's oracle picks", a.Source, p.Describes)
 	}
 	p.v2Forced = true
 	return nil
@@ -209,7 +209,7 @@ func (r *Resolved) refuseForcedV2Pooling() error {
 	if !r.Profile.v2Forced || r.Runner != runnerPooling || r.Profile.V2EveryModel {
 		return nil
 	}
-	return settingErr(v2RunnerEnv, "1", "the pooling runner on the V2 model runner: not modelled for %s (vLLM's oracle keeps pooling models on V1 until PR #48290, after main d18bb7b, and membudget sizes the V2 runner's pooling from 0.29.0); membudget refuses it rather than size a serve vLLM would contradict: unset it", r.Profile.Describes)
+	return envErr(v2RunnerEnv, "1", "the pooling runner on the V2 model runner: not modelled for %s (vLLM's oracle keeps pooling models on V1 until PR #48290, after main d18bb7b, and membudget sizes the V2 runner's pooling from 0.29.0); membudget refuses it rather than size a serve vLLM would contradict: unset it", r.Profile.Describes)
 }
 
 // refuseV2Unsupported is vLLM's refusal of VLLM_USE_V2_MODEL_RUNNER=1 with

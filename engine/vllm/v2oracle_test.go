@@ -1,6 +1,7 @@
 package vllm
 
 import (
+	"errors"
 	"flag"
 	"io"
 	"maps"
@@ -67,6 +68,11 @@ func wantRunner(t *testing.T, s Serve, a *model.Arch, spec string, v2 bool, refu
 	r, err := Resolve(s, a, testClass(false), mustProfile(spec))
 	if refused != "" {
 		wantRefusal(t, err, refused, "")
+		// VLLM_USE_V2_MODEL_RUNNER is refused as the variable, a
+		// feature V2 lacks as its flag.
+		if se := (*engine.SettingError)(nil); errors.As(err, &se) && se.Env != (refused == v2RunnerEnv) {
+			t.Errorf("%v: Env %v, want %v", err, se.Env, refused == v2RunnerEnv)
+		}
 		return
 	}
 	if err != nil {

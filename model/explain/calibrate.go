@@ -72,7 +72,13 @@ func Calibrate(src *Source, base budget.Class, name string, tp uint64) (Calibrat
 	}
 	total, ok := l.First(logs.KindDeviceTotal)
 	if !ok {
-		return Calibration{}, &CalibrateError{Flag: "--calibrate", Reason: "the log does not state the device's total memory (total_gpu_memory, \"Free memory on device (F/T GiB)\"): nothing to calibrate from"}
+		if base.Memory.Unified && tp == 1 {
+			if u, line, ok := ranAt(src); ok {
+				return calibrateHost(src, base, name, u, line)
+			}
+		}
+		return Calibration{}, &CalibrateError{Flag: "--calibrate", Reason: "the log does not state the device's total memory (total_gpu_memory, \"Free memory on device (F/T GiB)\"): nothing to calibrate from" +
+			" (on a unified-memory class, a log that started at one GPU with its util stated calibrates the host's share from the util)"}
 	}
 	totalBytes, ok := total.Bytes()
 	if !ok || totalBytes < budget.MinMemoryBytes || totalBytes > budget.MaxMemoryBytes {
@@ -81,6 +87,9 @@ func Calibrate(src *Source, base budget.Class, name string, tp uint64) (Calibrat
 	c := base
 	c.Name = name
 	c.Device.MemoryBytes = uint64(totalBytes)
+	// util_reached is the base class's evidence of other hosts: a class of
+	// this log's device does not carry it.
+	c.Memory.UtilReached, c.Provenance.UtilReached = 0, ""
 	cal := Calibration{Name: name, Base: base.Name}
 	from := fmt.Sprintf("the startup log %s", src.Name)
 	estimate := fmt.Sprintf("copied from class %s, an estimate: %s does not show it", base.Name, src.Name)
@@ -147,7 +156,7 @@ func Calibrate(src *Source, base budget.Class, name string, tp uint64) (Calibrat
 	var parsed budget.Class
 	var text string
 	for {
-		text = classTOML(c, src, total)
+		text = classTOML(c, src, fmt.Sprintf("device total on line %d", total.Line))
 		p, err := budget.ParseClass(name, name+"/HARDWARE.toml", text)
 		if err == nil {
 			parsed = p
@@ -168,6 +177,64 @@ func Calibrate(src *Source, base budget.Class, name string, tp uint64) (Calibrat
 	}
 	cal.Class, cal.TOML = parsed, text
 	return cal, nil
+}
+
+// calibrateHost makes a class of the host a log ran on when the log states
+// no device total but shows vLLM started at util u on one GPU of a
+// unified-memory class: vLLM requested ceil(total x u) there and refuses
+// to start when its snapshot reads less free (request_memory,
+// vllm/v1/worker/utils.py), and on unified memory that free memory is the
+// host's MemAvailable, so the host held at most total - ceil(total x u).
+// The class takes that bound as driver_fixed_bytes (the most the log
+// allows: a host that held less is sized as holding it) and u as its
+// ceiling, lowered by hundredths as Calibrate lowers it; memory_bytes and
+// the rest are base's (the class --class named), marked estimates.
+func calibrateHost(src *Source, base budget.Class, name string, u float64, line int) (Calibration, error) {
+	c := base
+	c.Name = name
+	c.Memory.UtilReached, c.Provenance.UtilReached = 0, ""
+	cal := Calibration{Name: name, Base: base.Name}
+	from := fmt.Sprintf("the startup log %s", src.Name)
+	estimate := fmt.Sprintf("copied from class %s, an estimate: %s does not show it", base.Name, src.Name)
+	total := base.Device.MemoryBytes
+	req, err := budget.UtilBudget(total, u, budget.Ceil)
+	if err != nil {
+		return Calibration{}, &CalibrateError{Flag: "--calibrate", Reason: fmt.Sprintf("the util %v %s ran at (line %d)", u, from, line), Err: err}
+	}
+	held := budget.SatSub(total, req)
+	prov := &c.Provenance
+	prov.MemoryBytes = fmt.Sprintf("%d B, %s's total (%s): the log states no device total.", total, base.Name, estimate)
+	c.Memory.DriverFixedBytes = held
+	prov.DriverFixedBytes = fmt.Sprintf("%d B (%s): at most what the host held at vLLM's startup snapshot. The log %s started at --gpu-memory-utilization %s (line %d) on one GPU, so the snapshot read at least ceil(%d x %s) = %d B free, which on this unified-memory device is the host's MemAvailable, and the host held at most %d - %d = %d B; taken as held, the most the log allows.",
+		held, gib(held), src.Name, formatUtil(u), line, total, formatUtil(u), req, total, req, held)
+	prov.ComputeCapability = fmt.Sprintf("%s (and the vendor %s and device name %q) %s", base.Device.Silicon, base.Device.Silicon.Vendor, base.Device.Name, estimate)
+	prov.DriverBudgetPerMille = fmt.Sprintf("%d per mille, %s.", base.Memory.DriverBudgetPerMille, estimate)
+	prov.Unified = fmt.Sprintf("%t, %s.", base.Memory.Unified, estimate)
+	prov.Interconnect = fmt.Sprintf("%s, %s.", base.Device.Interconnect, estimate)
+	cal.Derived = append(cal.Derived, "driver_fixed_bytes")
+	cal.Copied = append(cal.Copied, "memory_bytes", "compute_capability", "driver_budget_per_mille", "unified", "interconnect")
+	if base.Device.SMCount > 0 {
+		prov.SMCount = fmt.Sprintf("%d, %s.", base.Device.SMCount, estimate)
+		cal.Copied = append(cal.Copied, "sm_count")
+	}
+	c.Memory.UtilCeiling = u
+	prov.UtilCeiling = fmt.Sprintf("%s: the --gpu-memory-utilization %s ran at (line %d).", formatUtil(u), from, line)
+	header := fmt.Sprintf("no device total: the host's share from the util on line %d", line)
+	for {
+		text := classTOML(c, src, header)
+		p, err := budget.ParseClass(name, name+"/HARDWARE.toml", text)
+		if err == nil {
+			cal.Class, cal.TOML = p, text
+			cal.Derived = append(cal.Derived, "util_ceiling")
+			return cal, nil
+		}
+		next := math.Round(c.Memory.UtilCeiling*100)/100 - 0.01
+		if next < 0.5 {
+			return Calibration{}, &CalibrateError{Flag: "--calibrate", Reason: "the calibrated class does not load", Err: err}
+		}
+		c.Memory.UtilCeiling = next
+		prov.UtilCeiling = fmt.Sprintf("%s: the largest hundredth at which the budget, the driver's fixed share and its per-mille share fit in memory_bytes (the util %s ran at, %s on line %d, did not: the per-mille share is charged beside a host share that already fills the rest).", formatUtil(next), from, formatUtil(u), line)
+	}
 }
 
 // heldAtStartup is total - free at the engine's startup, in bytes, with
@@ -226,10 +293,10 @@ func formatUtil(u float64) string {
 }
 
 // classTOML renders c as a class file in the shipped files' layout.
-func classTOML(c budget.Class, src *Source, total logs.Figure) string {
+func classTOML(c budget.Class, src *Source, from string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Device class %s: calibrated by `membudget explain --calibrate` from the startup log %s\n", c.Name, oneLine(src.Name))
-	fmt.Fprintf(&b, "# (device total on line %d); keys whose provenance says \"an estimate\" are copied from another class.\n\n", total.Line)
+	fmt.Fprintf(&b, "# (%s); keys whose provenance says \"an estimate\" are copied from another class.\n\n", from)
 	fmt.Fprintf(&b, "[device]\nname = %s\nvendor = %s\ncompute_capability = %s\nmemory_bytes = %d\ninterconnect = %s\n",
 		tomlString(c.Device.Name), tomlString(string(c.Device.Silicon.Vendor)), tomlString(c.Device.Silicon.String()), c.Device.MemoryBytes, tomlString(string(c.Device.Interconnect)))
 	if c.Device.SMCount > 0 {

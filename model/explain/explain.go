@@ -150,6 +150,12 @@ type StartsCheck struct {
 	Line      int    `json:"line"`
 	Evidence  string `json:"evidence"`
 	Agree     bool   `json:"agree"`
+	// Host, when set, says the log started where membudget refuses only
+	// for what the class's host holds at the engine's snapshot, on a
+	// unified-memory device where that is the host's (its operating system
+	// and services), not the engine's: the log's host held less, and every
+	// other check agrees, so Agree is true.
+	Host string `json:"host,omitempty"`
 }
 
 // BlocksCheck is the page arithmetic on the logged available KV memory:

@@ -171,6 +171,57 @@ func TestCalibrate(t *testing.T) {
 	}
 }
 
+// TestCalibrateHost: a GB10 log that states no device total but started at
+// util 0.95 on one GPU (row 331's lines) calibrates the host's share, by
+// hand: vLLM requested ceil(130664103936 x 0.95) = 124130898740 B, so the
+// host held at most 130664103936 - 124130898740 = 6533205196 B. At 0.95
+// the budget, that share and 2 per mille of the budget (124130898740/1000
+// x 2 = 248261796 B) come to 130912365732 B, over the 130664103936 B: the
+// ceiling falls to 0.94 (122824257700 + 6533205196 + 245648514 =
+// 129603111410 B, within). A discrete class, a log at TP 2, or one whose
+// util is not stated still refuses for want of a total.
+func TestCalibrateHost(t *testing.T) {
+	base := class(t, "gb10", "NVIDIA GB10", "nvidia", "12.1", 130664103936)
+	base.Memory = budget.DriverTerms{DriverFixedBytes: 20937965568, DriverBudgetPerMille: 2, Unified: true, UtilCeiling: 0.83, UtilReached: 0.95}
+	base.Provenance = budget.Provenance{MemoryBytes: "a", ComputeCapability: "b", DriverFixedBytes: "c", DriverBudgetPerMille: "d", Unified: "e", UtilCeiling: "f", Interconnect: "g", UtilReached: "h"}
+	started := "INFO non-default args: {'model': 'm', 'gpu_memory_utilization': 0.95}\n" +
+		"INFO GPU KV cache size: 623,040 tokens\n"
+	cal, err := Calibrate(source(t, started), base, "my-spark", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := budget.DriverTerms{DriverFixedBytes: 6533205196, DriverBudgetPerMille: 2, Unified: true, UtilCeiling: 0.94}
+	if diff := cmp.Diff(want, cal.Class.Memory); diff != "" {
+		t.Errorf("memory (-want +got):\n%s", diff)
+	}
+	if cal.Class.Device.MemoryBytes != 130664103936 || cal.Class.Provenance.UtilReached != "" {
+		t.Errorf("memory_bytes %d, util_reached provenance %q", cal.Class.Device.MemoryBytes, cal.Class.Provenance.UtilReached)
+	}
+	if diff := cmp.Diff([]string{"driver_fixed_bytes", "util_ceiling"}, cal.Derived); diff != "" {
+		t.Errorf("derived (-want +got):\n%s", diff)
+	}
+	if _, err := budget.ParseClass("my-spark", "x", cal.TOML); err != nil {
+		t.Errorf("the class file does not load: %v\n%s", err, cal.TOML)
+	}
+	discrete := base
+	discrete.Memory.Unified = false
+	noUtil := "INFO GPU KV cache size: 623,040 tokens\n"
+	for _, tt := range []struct {
+		name string
+		base budget.Class
+		log  string
+		tp   uint64
+	}{
+		{"discrete", discrete, started, 1},
+		{"tp 2", base, started, 2},
+		{"no util", base, noUtil, 1},
+	} {
+		if _, err := Calibrate(source(t, tt.log), tt.base, "my-spark", tt.tp); err == nil || !strings.Contains(err.Error(), "does not state the device's total memory") {
+			t.Errorf("%s: %v, want the missing total named", tt.name, err)
+		}
+	}
+}
+
 func TestTOMLString(t *testing.T) {
 	got := tomlString("C:\\logs\\\"a\"\tb\x01")
 	want := `"C:\\logs\\\"a\"\tb\u0001"`

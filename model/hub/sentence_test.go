@@ -42,6 +42,9 @@ func TestSentenceTransformersFromAPath(t *testing.T) {
 	write("noconf", "modules.json", `[{"type":"sentence_transformers.models.Pooling","path":"1_Pooling"}]`)
 	write("bad", "config.json", qwen3Config)
 	write("bad", "modules.json", `{"type":"sentence_transformers.models.Pooling"}`)
+	write("trailing", "config.json", qwen3Config)
+	write("trailing", "modules.json", qwen3EmbeddingModules)
+	write("trailing", "1_Pooling/config.json", qwen3EmbeddingPooling+"\n}")
 	write("renamed", "qwen3.json", qwen3Config)
 	write("renamed", "modules.json", qwen3EmbeddingModules)
 
@@ -60,6 +63,8 @@ func TestSentenceTransformersFromAPath(t *testing.T) {
 		{"no Pooling config", filepath.Join(root, "noconf"), &model.SentenceTransformers{File: filepath.Join(root, "noconf", "modules.json"),
 			PoolingConfig: "1_Pooling/config.json"}, ""},
 		{"not a list", filepath.Join(root, "bad"), nil, "modules.json: want a JSON list"},
+		// vLLM's json.load refuses the brace after the object.
+		{"text after the Pooling config", filepath.Join(root, "trailing"), nil, "1_Pooling/config.json: text after the JSON object"},
 		{"a config under another name stands alone", filepath.Join(root, "renamed", "qwen3.json"), nil, ""},
 	}
 	for _, tt := range tests {

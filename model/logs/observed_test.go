@@ -75,6 +75,8 @@ var observedExceptions = map[string]map[string]string{
 	"185": {allColumns: "not a log line: llm-d-planner's parsed JSON fields (notes)"},
 	"320": {"kv_cache_gib": "K size + V size (5.69 + 5.69 GB): checked as the sum in TestObservedSGLangKVSum"},
 	"321": {allColumns: "not a log line: the notes' markdown table of the SGLang runs (notes)"},
+	"361": {allColumns: "not a log line: the ADR's markdown table of what vLLM reported (notes)"},
+	"362": {allColumns: "not a log line: the ADR's markdown table of what vLLM reported (notes)"},
 }
 
 type observedRow map[string]string
