@@ -780,8 +780,9 @@ func distInitFor(p Profile, c budget.Class, tp, pp, nnodes uint64) uint64 {
 //     size and arch. PyTorch's CUDASymmetricMemoryAllocator::alloc rounds
 //     the block (the size, then its signal pad, 9 KiB at most) up to the
 //     driver's recommended granularity, 2 MiB on these GPUs; the push sizes
-//     are multiples of 128 KiB, so the semaphores (at most 148 blocks) and
-//     the pad always take the next 2 MiB step.
+//     are multiples of 128 KiB, so the semaphores (128 B a pull block, one
+//     block an SM at most: under 32 KiB) and the pad always take the next
+//     2 MiB step.
 //   - the graph pointer table, 131072 rows of tp uint64 (:139-146): tp
 //     MiB, which the caching allocator rounds up to 2 MiB.
 //
