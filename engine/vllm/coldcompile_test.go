@@ -419,3 +419,60 @@ func TestColdCompileLabelFits(t *testing.T) {
 		t.Errorf("%q: %d characters, the column holds %d", coldCompileLabel, len(coldCompileLabel), words.Width)
 	}
 }
+
+// TestColdCompileUnderForward: where the forward's peak is larger than the
+// compile's scratch, a first start takes nothing more, and the report says
+// the same tokens: rows 241 and 240 of corpus/observed/vllm.csv (RTX PRO
+// 6000, 0.27.1, 8192 batched tokens, both cold starts). By hand:
+//   - row 241 (Qwen3-32B at TP 2): the scratch is half the table, 75,968 x
+//     5120 x 2 B = 777,912,320 B, and the output, 8192 x 5120 x 2 B =
+//     83,886,080 B: 861,798,400 B, under the forward's 8192 x (4 x 5120 +
+//     3 x 12,800) x 2 B = 964,689,920 B and the 52 MiB residual,
+//     1,019,215,872 B;
+//   - row 240 (Qwen3-235B-A22B-FP8 at TP 4, 32 sequences): a quarter of
+//     151,936 x 4096 x 2 B, 311,164,928 B, and 8192 x 4096 x 2 B =
+//     67,108,864 B: 378,273,792 B, under a forward of 0.94 GiB.
+func TestColdCompileUnderForward(t *testing.T) {
+	archs := observedArchs(t)
+	c, err := membudget.Kernels().Load("rtx-pro-6000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		row, model string
+		s          Serve
+		scratch    uint64 // by hand, above
+	}{
+		{"241", "Qwen__Qwen3-32B", Serve{TensorParallelSize: 2, GPUMemoryUtilization: 0.426, MaxModelLen: 32768}, 861798400},
+		{"240", "Qwen__Qwen3-235B-A22B-FP8", Serve{TensorParallelSize: 4, GPUMemoryUtilization: 0.9, MaxModelLen: 32768, MaxNumSeqs: 32}, 378273792},
+	} {
+		a := archs[tc.model]
+		if a == nil {
+			t.Fatalf("row %s: no config for %s", tc.row, tc.model)
+		}
+		m := &hub.Loaded{Name: a.Source, Arch: a}
+		warm, err := Size(m, c, tc.s, mustProfile("0.27.1"))
+		if err != nil {
+			t.Fatalf("row %s: %v", tc.row, err)
+		}
+		if got := warm.coldScratch(); got != tc.scratch {
+			t.Errorf("row %s: scratch %d B, want %d by hand", tc.row, got, tc.scratch)
+		}
+		if got := warm.coldExtra(); got != 0 {
+			t.Errorf("row %s: the compile adds %d B, want none", tc.row, got)
+		}
+		tc.s.ColdCompileCache = true
+		cold, err := Size(m, c, tc.s, mustProfile("0.27.1"))
+		if err != nil {
+			t.Fatalf("row %s cold: %v", tc.row, err)
+		}
+		if cold.capacity.Blocks != warm.capacity.Blocks {
+			t.Errorf("row %s: %d blocks cold, %d warm; want the same", tc.row, cold.capacity.Blocks, warm.capacity.Blocks)
+		}
+		var w bytes.Buffer
+		warm.writeColdCompile(&w)
+		if !strings.Contains(w.String(), "stays under the forward pass's peak") {
+			t.Errorf("row %s: line %q, want the scratch under the forward's peak", tc.row, w.String())
+		}
+	}
+}
