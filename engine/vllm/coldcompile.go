@@ -38,8 +38,9 @@ import (
 // (Scheduler.speedup_by_combo_kernel, groups by topological level,
 // _default_group_nodes_for_combo_kernels), on arguments its generated
 // get_args() allocates: a rand_strided copy of every buffer the kernel
-// takes, graph inputs included, at the size hints (codegen_kernel_benchmark
-// in torch/_inductor/codegen/triton.py and triton_combo_kernel.py). The
+// takes at the size hints (codegen_kernel_benchmark in torch/_inductor/
+// codegen/triton.py and triton_combo_kernel.py), graph inputs included
+// (GraphLowering.try_get_buffer, torch/_inductor/graph.py, returns them). The
 // compile works on fake tensors (vllm/compilation/backends.py:1208-1224),
 // so what it allocates on the device is what its benchmarks allocate:
 // these copies, the benchmarker's cache-flush buffer, library workspaces.
