@@ -247,7 +247,7 @@ func ParseDriverTerms(class, hardwareTOML string) (DriverTerms, error) {
 	if err := checkTable(ClassPath(class), md, "memory", true); err != nil {
 		return DriverTerms{}, err
 	}
-	return memoryTerms(ClassPath(class), f.Memory)
+	return memoryTerms(ClassPath(class), f.Memory, md.IsDefined("memory", "util_reached"))
 }
 
 // ParseClass reads a whole class file strictly: [device], [memory] and
@@ -276,7 +276,7 @@ func ParseClass(name, path, hardwareTOML string) (Class, error) {
 	if len(errs) > 0 {
 		return Class{}, errors.Join(errs...)
 	}
-	terms, err := memoryTerms(path, f.Memory)
+	terms, err := memoryTerms(path, f.Memory, md.IsDefined("memory", "util_reached"))
 	if err != nil {
 		return Class{}, err
 	}
@@ -325,8 +325,6 @@ func ParseClass(name, path, hardwareTOML string) (Class, error) {
 	// util_reached and its provenance come together or not at all.
 	hasReached, hasReachedWhy := md.IsDefined("memory", "util_reached"), md.IsDefined("provenance", "util_reached")
 	switch {
-	case hasReached && c.Memory.UtilReached == 0:
-		errs = append(errs, &FileError{Path: path, Table: "memory", Key: "util_reached", Detail: fmt.Sprintf("must be in [util_ceiling, 1] = [%v, 1], got 0", c.Memory.UtilCeiling)})
 	case hasReached && !hasReachedWhy:
 		errs = append(errs, &FileError{Path: path, Table: "provenance", Key: "util_reached", Detail: "missing: [memory] gives util_reached, so its provenance must say which log reached it"})
 	case !hasReached && hasReachedWhy:
@@ -449,7 +447,10 @@ func checkTable(path string, md toml.MetaData, table string, required bool) erro
 	return errors.Join(errs...)
 }
 
-func memoryTerms(path string, m memoryTable) (DriverTerms, error) {
+// memoryTerms checks m's values; reachedGiven says the table gives
+// util_reached, which is then held to its range even at 0 (the value a
+// class without it has).
+func memoryTerms(path string, m memoryTable, reachedGiven bool) (DriverTerms, error) {
 	t := DriverTerms{
 		DriverFixedBytes:     uint64(m.DriverFixedBytes),
 		DriverBudgetPerMille: uint64(m.DriverBudgetPerMille),
@@ -468,8 +469,8 @@ func memoryTerms(path string, m memoryTable) (DriverTerms, error) {
 	}
 	// util_reached, where given, is a util a device started at above the
 	// ceiling: at most 1, and not below the ceiling (a util the class
-	// already runs at says nothing beside it). 0 is "not given".
-	if r := t.UtilReached; r != 0 && (!(r >= t.UtilCeiling && r <= 1) || math.IsNaN(r)) {
+	// already runs at says nothing beside it). NaN fails both comparisons.
+	if r := t.UtilReached; reachedGiven && !(r >= t.UtilCeiling && r <= 1) {
 		errs = append(errs, &FileError{Path: path, Table: "memory", Key: "util_reached",
 			Detail: fmt.Sprintf("must be in [util_ceiling, 1] = [%v, 1], got %v", t.UtilCeiling, r)})
 	}

@@ -307,6 +307,22 @@ func TestParseDriverTermsSeedRules(t *testing.T) {
 	if diff := cmp.Diff("kernels/h/HARDWARE.toml [memory]: the class declares no [memory] table", errString(err)); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
+	// util_reached, optional, in [util_ceiling, 1] where given: 0 given is
+	// refused as ParseClass refuses it, not read as "not given".
+	const seed = "[memory]\ndriver_fixed_bytes = 1\ndriver_budget_per_mille = 2\nunified = true\nutil_ceiling = 0.83\n"
+	got, err = ParseDriverTerms("h", seed+"util_reached = 0.95\n")
+	if err != nil || got.UtilReached != 0.95 {
+		t.Errorf("util_reached 0.95: %+v, %v; want 0.95 read", got, err)
+	}
+	for _, tt := range []struct{ util, want string }{
+		{"0", "kernels/h/HARDWARE.toml [memory]: util_reached: must be in [util_ceiling, 1] = [0.83, 1], got 0"},
+		{"0.5", "kernels/h/HARDWARE.toml [memory]: util_reached: must be in [util_ceiling, 1] = [0.83, 1], got 0.5"},
+	} {
+		_, err := ParseDriverTerms("h", seed+"util_reached = "+tt.util+"\n")
+		if diff := cmp.Diff(tt.want, errString(err)); diff != "" {
+			t.Errorf("util_reached %s (-want +got):\n%s", tt.util, diff)
+		}
+	}
 }
 
 func errString(err error) string {
