@@ -238,7 +238,8 @@ var tableOrder = []string{"device", "memory", "provenance"}
 // ParseDriverTerms reads the [memory] table of class's HARDWARE.toml text,
 // with the seed's rules: all four keys required, no other key but the
 // optional util_reached, per mille at most 1000, util_ceiling in (0, 1],
-// util_reached in [util_ceiling, 1]. Other tables are not checked.
+// util_reached in [util_ceiling, 1] and on a unified class alone. Other
+// tables are not checked.
 func ParseDriverTerms(class, hardwareTOML string) (DriverTerms, error) {
 	f, md, err := decode(ClassPath(class), hardwareTOML)
 	if err != nil {
@@ -473,6 +474,16 @@ func memoryTerms(path string, m memoryTable, reachedGiven bool) (DriverTerms, er
 	if r := t.UtilReached; reachedGiven && !(r >= t.UtilCeiling && r <= 1) {
 		errs = append(errs, &FileError{Path: path, Table: "memory", Key: "util_reached",
 			Detail: fmt.Sprintf("must be in [util_ceiling, 1] = [%v, 1], got %v", t.UtilCeiling, r)})
+	}
+	// A lighter host is unified memory's: there vLLM's startup check reads
+	// the host's available memory (vllm/utils/mem_utils.py, GB10's
+	// provenance). On a discrete device it reads the device's free memory,
+	// which no host holds, and the capacity check names util_reached on
+	// unified classes alone: a start above the ceiling there is evidence
+	// for util_ceiling itself.
+	if reachedGiven && !t.Unified {
+		errs = append(errs, &FileError{Path: path, Table: "memory", Key: "util_reached",
+			Detail: "only a unified-memory class (unified = true) gives one: it is a util a lighter host started at, and on a discrete device vLLM's startup check reads the device's free memory, not the host's; a start above util_ceiling there raises util_ceiling"})
 	}
 	if len(errs) > 0 {
 		return DriverTerms{}, errors.Join(errs...)
