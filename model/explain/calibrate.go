@@ -182,6 +182,12 @@ func calibrateHost(src *Source, base budget.Class, name string, u float64, line 
 		return Calibration{}, &CalibrateError{Flag: "--calibrate", Reason: fmt.Sprintf("the util %v %s ran at (line %d)", u, from, line), Err: err}
 	}
 	held := budget.SatSub(total, req)
+	if held > budget.MaxDriverFixedBytes {
+		// A low util bounds the host's share above any host's: the class
+		// would not load at any ceiling, so say what the log lacks.
+		return Calibration{}, &CalibrateError{Flag: "--calibrate", Reason: fmt.Sprintf("the util %s %s ran at (line %d) bounds the host's share at %d B (%s) only, more than any host holds (at most %d B, 32 GiB): it says nothing of this host, and the log states no device total to calibrate from",
+			formatUtil(u), from, line, held, gib(held), uint64(budget.MaxDriverFixedBytes))}
+	}
 	prov := &c.Provenance
 	prov.MemoryBytes = fmt.Sprintf("%d B, %s's total (%s): the log states no device total.", total, base.Name, estimate)
 	c.Memory.DriverFixedBytes = held
