@@ -476,8 +476,10 @@ func memoryTerms(path string, m memoryTable, reachedGiven bool) (DriverTerms, er
 			Detail: fmt.Sprintf("must be in [util_ceiling, 1] = [%v, 1], got %v", t.UtilCeiling, r)})
 	}
 	// A lighter host is unified memory's: there vLLM's startup check reads
-	// the host's available memory (vllm/utils/mem_utils.py, GB10's
-	// provenance). On a discrete device it reads the device's free memory,
+	// the host's available memory (MemorySnapshot.measure,
+	// vllm/utils/mem_utils.py:147-155 at d18bb7b, when torch reports the
+	// GPU integrated). On a discrete device it reads the device's free
+	// memory (cudaMemGetInfo),
 	// which no host holds, and the capacity check names util_reached on
 	// unified classes alone: a start above the ceiling there is evidence
 	// for util_ceiling itself.
