@@ -479,10 +479,9 @@ func memoryTerms(path string, m memoryTable, reachedGiven bool) (DriverTerms, er
 	// the host's available memory (MemorySnapshot.measure,
 	// vllm/utils/mem_utils.py:147-155 at d18bb7b, when torch reports the
 	// GPU integrated). On a discrete device it reads the device's free
-	// memory (cudaMemGetInfo),
-	// which no host holds, and the capacity check names util_reached on
-	// unified classes alone: a start above the ceiling there is evidence
-	// for util_ceiling itself.
+	// memory (cudaMemGetInfo), which no host holds, and the capacity check
+	// names util_reached on unified classes alone: a start above the
+	// ceiling there is evidence for util_ceiling itself.
 	if reachedGiven && !t.Unified {
 		errs = append(errs, &FileError{Path: path, Table: "memory", Key: "util_reached",
 			Detail: "only a unified-memory class (unified = true) gives one: it is a util a lighter host started at, and on a discrete device vLLM's startup check reads the device's free memory, not the host's; a start above util_ceiling there raises util_ceiling"})
