@@ -1591,3 +1591,66 @@ func TestWithObservedDraft(t *testing.T) {
 		t.Errorf("draft bytes %d, want %d", got, want)
 	}
 }
+
+// TestObservedHarnessRows: the rows each of the harness's special paths
+// exists for still take it, since TestObserved only logs a row that drops
+// to "not predicted" and gates nothing of a release that is not stated
+// (rows 361-362) or of a gate no other row checks: row 362's draft, named
+// by Hub id, is read from observedDrafts and the row predicted, its
+// weights checked with the draft's; row 363's LoRA, which membudget
+// refuses by --enable-lora, leaves its blocks checked without the adapter
+// slots (and its weights unchecked, the slots being built with them); rows
+// 331 and 208, above the gb10 class's ceiling and within its util_reached,
+// are predicted, each at its own util (withUtil, TestWithUtil).
+func TestObservedHarnessRows(t *testing.T) {
+	tables := readObservedTables(t)
+	archs, catalog := observedArchs(t), membudget.Kernels()
+	rows := map[string]observedRow{}
+	for _, r := range tables.Rows {
+		rows[r["id"]] = r
+	}
+	obs := func(id string) observation {
+		r, ok := rows[id]
+		if !ok {
+			t.Fatalf("no row %s in corpus/observed/vllm.csv", id)
+		}
+		return observe(t, tables, r, archs, catalog)
+	}
+	for _, id := range []string{"362", "331", "208"} {
+		if o := obs(id); o.why != "" || math.IsNaN(o.weights) || math.IsNaN(o.avail) && math.IsNaN(o.tokens) {
+			t.Errorf("row %s: not predicted (%q) or its weights (%v) or KV (%v, %v) unchecked: want it predicted", id, o.why, o.weights, o.avail, o.tokens)
+		}
+	}
+	if o := obs("363"); !strings.HasPrefix(o.why, "LoRA: --enable-lora") || o.blockCheck != "ok" || !math.IsNaN(o.weights) {
+		t.Errorf("row 363: why %q, blocks %q, weights %v: want the LoRA refusal named, the blocks checked ok without the slots, the weights unchecked", o.why, o.blockCheck, o.weights)
+	}
+}
+
+// TestWithUtil: a row's util is kept up to the class's util_ceiling, or
+// its util_reached where it gives one, and clamped there above it.
+func TestWithUtil(t *testing.T) {
+	catalog := membudget.Kernels()
+	gb10, err := catalog.Load("gb10") // util_ceiling 0.83, util_reached 0.95
+	if err != nil {
+		t.Fatal(err)
+	}
+	h100, err := catalog.Load("h100-sxm-80g") // util_ceiling 0.95, no util_reached
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		class    budget.Class
+		in, want float64
+	}{
+		{gb10, 0.6, 0.6},   // row 205
+		{gb10, 0.85, 0.85}, // row 208: above the ceiling, within util_reached
+		{gb10, 0.95, 0.95}, // row 331: util_reached itself
+		{gb10, 0.97, 0.95}, // above util_reached: clamped to it
+		{h100, 0.9, 0.9},
+		{h100, 0.97, 0.95}, // no util_reached: the ceiling
+	} {
+		if got := withUtil(Serve{GPUMemoryUtilization: tc.in}, tc.class).GPUMemoryUtilization; got != tc.want {
+			t.Errorf("%s at %v: %v, want %v", tc.class.Name, tc.in, got, tc.want)
+		}
+	}
+}
