@@ -77,6 +77,9 @@ type Resolved struct {
 	// fraction (see [trtllmMoEDisablesPiecewise]).
 	PiecewiseSizes    []uint64
 	PiecewiseCaptured bool
+	// Mamba is a gated-delta-net hybrid's Mamba state pool, nil for any
+	// other model (see [Resolved.resolveMamba]).
+	Mamba *mambaPool
 }
 
 // Resolve applies profile p's defaults for a on class c and checks the
@@ -96,6 +99,7 @@ func Resolve(s Serve, a *model.Arch, c budget.Class, p Profile) (Resolved, error
 		func() error { return r.resolveBatch(def) },
 		func() error { return r.resolveBackend(a, c, def) },
 		func() error { return r.resolveSpec(a, def) },
+		func() error { return r.resolveMamba(a) },
 		func() error { return r.resolveMXFP4(a, c) },
 		func() error { return r.resolvePiecewise(a, c, def) },
 		func() error { return r.resolveFraction(a, def) },
@@ -148,6 +152,9 @@ func (r *Resolved) checkModel(a *model.Arch) error {
 	}
 	for i, l := range a.Layers {
 		switch {
+		case l.Kind == model.LinearAttention && gdnModelled(a, r.Profile):
+			// Qwen3-Next's delta-net layers keep their state in the Mamba
+			// pool (mamba.go).
 		case l.Kind == model.LinearAttention || l.Kind == model.Mamba || l.MambaBeside:
 			// Falcon-H1's layers keep a Mamba state beside their attention.
 			return settingErr("model", a.Source, "layer %d is %s or keeps a Mamba state beside it: SGLang's Mamba state pool and its share of the rest (handle_max_mamba_cache, model_runner.py:1446-1493 at v0.5.6.post2) are not modelled", i, l.Kind)

@@ -195,12 +195,21 @@ func (s section) WriteBefore(w io.Writer, _ budget.Footprint) {
 	}
 	fmt.Fprintf(w, "static budget: mem_fraction_static %v x F0 = %s, for the weights and the KV pool\n", c.MemFractionStatic, engine.GiB(s.sz.Ref.Budget()))
 	cell := fmt.Sprintf("the KV cell of %d layer(s)", r.Stages[0].EndLayer-r.Stages[0].FirstLayer)
+	if r.Mamba != nil {
+		cell = fmt.Sprintf("the KV cell of %d full-attention layer(s)", fullAttentionLayers(s.sz.Ref.Arch, r.Stages[0].FirstLayer, r.Stages[0].EndLayer))
+	}
 	if d := r.Draft; d != nil && d.InFraction {
 		// From v0.5.14 (see [specDraft.InFraction]).
 		cell = fmt.Sprintf("%s, with the draft's weights loaded; x (1 + %d / %d) for the draft's pool", cell, d.Layers, r.Stages[0].EndLayer-r.Stages[0].FirstLayer)
 	}
-	fmt.Fprintf(w, "  loading takes %s (F0 - F1: weights, rotary tables, allocator segments); the rest, %.2f GiB, holds %d tokens of %d B (%s)\n",
-		engine.GiB(c.LoadedBytes), c.Rest, max(c.ProfiledTokens, 0), c.CellBytes, cell)
+	if c.MambaPerReq > 0 {
+		// handle_max_mamba_cache (mamba.go).
+		fmt.Fprintf(w, "  loading takes %s (F0 - F1: weights, rotary tables, allocator segments); the rest, %.2f GiB, gives the Mamba pool %d slots of %d B (%s, its 0.9 / 1.9 share: --mamba-full-memory-ratio 0.9, or --max-running-requests slots under --disable-radix-cache); what is left, %s, holds %d tokens of %d B (%s)\n",
+			engine.GiB(c.LoadedBytes), c.Rest, c.MambaSize, c.MambaPerReq, engine.GiB(budget.SatMul(uint64(max(c.MambaSize, 0)), c.MambaPerReq)), engine.GiB(uint64(max(c.KVRestBytes, 0))), max(c.ProfiledTokens, 0), c.CellBytes, cell)
+	} else {
+		fmt.Fprintf(w, "  loading takes %s (F0 - F1: weights, rotary tables, allocator segments); the rest, %.2f GiB, holds %d tokens of %d B (%s)\n",
+			engine.GiB(c.LoadedBytes), c.Rest, max(c.ProfiledTokens, 0), c.CellBytes, cell)
+	}
 	if c.MaxTotalNumTokens <= 0 {
 		fmt.Fprintf(w, "  SGLang does not start: %s\n", c.Failure)
 		return

@@ -67,6 +67,11 @@ type Serve struct {
 	Dtype string
 	// Quantization is --quantization: fp8, awq, gptq or their marlin names.
 	Quantization string
+	// DisableRadixCache and DisableOverlapSchedule are --disable-radix-cache
+	// and --disable-overlap-schedule: memory-neutral but for a Mamba
+	// hybrid, whose pool's share of the requests they set (see
+	// [Resolved.resolveMamba]).
+	DisableRadixCache, DisableOverlapSchedule bool
 	// Spec is speculative decoding: --speculative-algorithm and its draft
 	// (see [Spec]).
 	Spec Spec

@@ -1,0 +1,276 @@
+package sglang
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"membudget/budget"
+	"membudget/engine/torchalloc"
+	"membudget/model"
+)
+
+// SGLang's Mamba state pool for a gated-delta-net hybrid (Qwen3-Next), as
+// v0.5.14 (tag 49e384c) sizes it. Every citation in this file is at that
+// tag, under python/sglang/srt/.
+//
+// Step by step: the rest (F1 - F0 x (1 - msf), in GiB) is split before the
+// KV pool is sized (model_executor/model_runner_kv_cache_mixin.py:85-120):
+// handle_max_mamba_cache (:122-224) gives the Mamba pool
+// max_mamba_cache_size = int(rest x r / (1 + r) x 2^30 // per_req) slots,
+// r = --mamba-full-memory-ratio (0.9, server_args.py:1727-1730), and
+// returns the rest less max_mamba_cache_size x per_req; the KV pool's
+// tokens are what that holds of the full-attention layers' cell
+// (pool_configurator.py:115-127: only full_attention_layer_ids count).
+// The scheduler's max_num_reqs is then capped at max_mamba_cache_size //
+// ratio (:981-1018), the ratio 3 plus the extra buffer's ping-pong slots
+// (_calculate_mamba_ratio, :274-293). MambaPool allocates size + 1 slots
+// (mem_cache/memory_pool.py:351-386), the one beyond the charged size a
+// padding slot; HybridReqToTokenPool adds an int32 request-to-slot map
+// and, with the extra buffer, an int64 ping-pong table per request row
+// (memory_pool.py:737-751), and MambaSlotAllocator an int64 free list of
+// size slots (mem_cache/allocator/mamba.py:86-90).
+
+// mambaRatio is MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO, the Mamba
+// slots a running request may need with the radix cache on
+// (model_runner_kv_cache_mixin.py:54-55).
+const mambaRatio = 3
+
+// mambaFullMemoryRatio is --mamba-full-memory-ratio's default, the Mamba
+// pool's share of the rest against the KV pool's (server_args.py:1727-1730).
+const mambaFullMemoryRatio = 0.9
+
+// mambaPool is a hybrid serve's Mamba state pool (see the file comment).
+type mambaPool struct {
+	// Layers is the linear-attention layers, whose state every slot keeps.
+	Layers uint64
+	// ConvElems is one layer's convolution state per slot on one rank:
+	// conv_dim / tp x (conv_kernel - 1), conv_dim = value heads x value
+	// head dim + 2 x key groups x key head dim (configs/mamba_utils.py:
+	// 163-199, called by configs/qwen3_next.py:287-306), in ConvBytes
+	// elements (bfloat16: SGLANG_MAMBA_CONV_DTYPE, environ.py:678).
+	ConvElems, ConvBytes uint64
+	// SSMElems is one layer's temporal state per slot on one rank: value
+	// heads / tp x value head dim x key head dim, in SSMBytes elements
+	// (float32 unless the config's mamba_ssm_dtype says otherwise:
+	// mamba_utils.py:46-106).
+	SSMElems, SSMBytes uint64
+	// Ratio is _calculate_mamba_ratio: 1 with the radix cache off, else 3
+	// plus the extra buffer's slots (2 with the overlap schedule, 1
+	// without).
+	Ratio uint64
+	// ExtraBuffer is the extra_buffer strategy the radix cache chooses by
+	// default (see [resolveMamba]); PingPong is its track buffers per
+	// request row (memory_pool.py:673: 2 with the overlap schedule).
+	ExtraBuffer bool
+	PingPong    uint64
+	// FromRequests says --disable-radix-cache with --max-running-requests
+	// sizes the pool: max_mamba_cache_size = max_running_requests
+	// (:152-158), not the ratio's share.
+	FromRequests bool
+}
+
+// PerReq is mamba_cache_per_req: every linear-attention layer's
+// convolution and temporal state of one slot (mamba_utils.py:121-133).
+func (m *mambaPool) PerReq() uint64 {
+	per := budget.SatAdd(budget.SatMul(m.ConvElems, m.ConvBytes), budget.SatMul(m.SSMElems, m.SSMBytes))
+	return budget.SatMul(per, m.Layers)
+}
+
+// gdnArchs are the gated-delta-net hybrids whose Mamba pool is modelled:
+// Qwen3-Next's model file (models/qwen3_next.py) and config
+// (configs/qwen3_next.py) read at v0.5.14.
+var gdnArchs = []string{"Qwen3NextForCausalLM"}
+
+// gdnModelled says the Mamba pool of a is modelled under p: a Qwen3-Next
+// hybrid of full-attention and gated-delta-net layers at v0.5.14, the
+// only release read.
+func gdnModelled(a *model.Arch, p Profile) bool {
+	if p.Name != "v0.5.14" || a.DeltaNet == nil || a.Mamba != nil {
+		return false
+	}
+	if !slices.ContainsFunc(a.Architectures, func(s string) bool { return slices.Contains(gdnArchs, s) }) {
+		return false
+	}
+	for _, l := range a.Layers {
+		if l.MambaBeside || l.Kind != model.FullAttention && l.Kind != model.LinearAttention {
+			return false
+		}
+	}
+	return true
+}
+
+// fullAttentionLayers counts the layers of [first, end) that keep a KV
+// cache: every one but the linear-attention layers of a hybrid.
+func fullAttentionLayers(a *model.Arch, first, end int) uint64 {
+	var n uint64
+	for l := first; l < end; l++ {
+		if a.Layers[l].Kind != model.LinearAttention {
+			n++
+		}
+	}
+	return n
+}
+
+// resolveMamba sets [Resolved.Mamba] for a hybrid the pool is modelled
+// for, and refuses by name what of SGLang's Mamba handling is not read.
+func (r *Resolved) resolveMamba(a *model.Arch) error {
+	if !gdnModelled(a, r.Profile) {
+		return nil
+	}
+	switch {
+	case r.PPSize > 1:
+		// Each stage's Mamba pool is sized from the whole model's layers
+		// at v0.5.14 (fixed per stage by #33666, v0.5.17): not modelled.
+		return settingErr("pp-size", fmt.Sprint(r.PPSize), "pipeline parallelism with a Mamba hybrid (%v) is not modelled: v0.5.14's Mamba pool per stage (mamba_layer_ids of the stage, max_mamba_cache_size from the whole rest) is not read", a.Architectures)
+	case r.Spec.Algorithm != "":
+		// handle_max_mamba_cache reserves intermediate SSM and conv states
+		// per draft token (:137-151, 186-199; memory_pool.py:388-495).
+		return settingErr("speculative-algorithm", r.Spec.Algorithm, "speculative decoding with a Mamba hybrid (%v) is not modelled: the Mamba pool's intermediate states per draft token (model_runner_kv_cache_mixin.py:137-199, mem_cache/memory_pool.py:388-495 at v0.5.14) are not", a.Architectures)
+	case r.EnableDPAttention:
+		return settingErr("enable-dp-attention", "true", "DP attention with a Mamba hybrid (%v) is not modelled: the Mamba pool split over the DP ranks (model_runner_kv_cache_mixin.py:132-158 at v0.5.14) is not", a.Architectures)
+	}
+	d := a.DeltaNet
+	tp := r.TPSize
+	groups := d.NumKeyHeads
+	if groups%tp != 0 {
+		// extra_groups_for_head_shards adds tp - groups (mamba_utils.py:
+		// 29-38, 177-180).
+		groups = tp
+	}
+	convDim := d.NumValueHeads*d.ValueHeadDim + 2*groups*d.KeyHeadDim
+	if convDim%tp != 0 || d.NumValueHeads%tp != 0 {
+		// divide() asserts divisibility (distributed/utils.py).
+		return settingErr("tp-size", fmt.Sprint(tp), "the gated delta net's %d value heads and %d conv channels do not divide over %d ranks: SGLang's Mamba state shape asserts they do (configs/mamba_utils.py:186-195 at v0.5.14)", d.NumValueHeads, convDim, tp)
+	}
+	m := &mambaPool{
+		Layers:    uint64(len(a.Layers)) - fullAttentionLayers(a, 0, len(a.Layers)),
+		ConvElems: convDim / tp * (d.ConvKernel - 1), ConvBytes: 2,
+		SSMElems: d.NumValueHeads / tp * d.ValueHeadDim * d.KeyHeadDim, SSMBytes: 4,
+	}
+	switch a.StateDtype {
+	case "", "float32":
+	case "bfloat16", "float16":
+		m.SSMBytes = 2
+	default:
+		return settingErr("model", a.Source, "mamba_ssm_dtype %q is none of float32, bfloat16, float16 (configs/mamba_utils.py:66-101 at v0.5.14 warns and takes float32); not modelled", a.StateDtype)
+	}
+	// The radix cache is on by default, and the overlap schedule: its
+	// "auto" strategy takes extra_buffer for Qwen3-Next with the triton
+	// linear-attention backend (server_args.py:4338-4398, 4183-4212,
+	// 1750-1756), whose ping-pong buffers add 2 slots to the ratio with the
+	// overlap schedule and 1 without (model_runner_kv_cache_mixin.py:
+	// 274-293, 56-58).
+	switch {
+	case r.DisableRadixCache:
+		m.Ratio = 1
+		m.FromRequests = r.MaxRunningRequests > 0
+	case r.DisableOverlapSchedule:
+		// "auto" wants paging only with --page-size above 1
+		// (server_args.py:4386-4393); at page 1 it takes no_buffer.
+		m.ExtraBuffer = r.PageSize > 1
+		m.Ratio, m.PingPong = mambaRatio, 1
+		if m.ExtraBuffer {
+			m.Ratio++
+		}
+	default:
+		m.ExtraBuffer, m.Ratio, m.PingPong = true, mambaRatio+2, 2
+	}
+	if m.ExtraBuffer && r.PageSize > 1 && mambaTrackInterval%r.PageSize != 0 {
+		return settingErr("page-size", fmt.Sprint(r.PageSize), "SGLang asserts --mamba-track-interval (%d) is a multiple of the page size with the Mamba extra buffer (server_args.py:4376-4377 at v0.5.14)", mambaTrackInterval)
+	}
+	r.Mamba = m
+	return nil
+}
+
+// mambaTrackInterval is --mamba-track-interval's default
+// (server_args.py:1738-1741).
+const mambaTrackInterval = 256
+
+// mambaSplit is handle_max_mamba_cache on rest GiB: the pool's slots, and
+// the rest left for the KV pool, as SGLang computes them in float64
+// (model_runner_kv_cache_mixin.py:122-224).
+func mambaSplit(m *mambaPool, rest float64, maxRunning uint64) (size int64, left float64) {
+	per := float64(m.PerReq())
+	if m.FromRequests {
+		size = int64(maxRunning)
+	} else {
+		b := rest * mambaFullMemoryRatio / (1 + mambaFullMemoryRatio) * gib
+		size = int64(math.Floor(b / per))
+	}
+	return size, rest - float64(size)*per/gib
+}
+
+// mambaFailure is SGLang's error when the Mamba pool gets no slot
+// (:203-217), "" otherwise.
+func mambaFailure(m *mambaPool, size int64, rest float64) string {
+	if size > 0 {
+		return ""
+	}
+	return fmt.Sprintf("Not enough GPU memory for hybrid (mamba/linear-attention) state cache. Computed max_mamba_cache_size=%d (total_rest_memory=%.2f GB, mamba_cache_per_req=%.2f MB).", size, rest, float64(m.PerReq())/(1<<20))
+}
+
+// mambaConvBytes and mambaSSMBytes are the pool's two tensors: every
+// linear-attention layer's state of size + 1 slots (memory_pool.py:
+// 351-386).
+func (m *mambaPool) tensorBytes(size int64) (conv, ssm uint64) {
+	slots := uint64(max(size, 0)) + 1
+	conv = budget.SatMul(budget.SatMul(m.Layers, slots), budget.SatMul(m.ConvElems, m.ConvBytes))
+	ssm = budget.SatMul(budget.SatMul(m.Layers, slots), budget.SatMul(m.SSMElems, m.SSMBytes))
+	return conv, ssm
+}
+
+// mambaTables is what the Mamba pool's bookkeeping allocates on the device
+// beside the budget for reqRows request rows and size slots: the int32
+// request-to-slot map (memory_pool.py:737-740), the extra buffer's int64
+// ping-pong table (:741-748) and the slot allocator's int64 free list
+// (mem_cache/allocator/mamba.py:86-90).
+func (m *mambaPool) tables(reqRows uint64, size int64) uint64 {
+	b := budget.SatMul(reqRows, 4)
+	if m.ExtraBuffer {
+		b = budget.SatAdd(b, budget.SatMul(budget.SatMul(reqRows, m.PingPong), 8))
+	}
+	return budget.SatAdd(b, budget.SatMul(uint64(max(size, 0)), 8))
+}
+
+// mambaBytes is the Mamba pool's charge on the budget: max_mamba_cache_size
+// x mamba_cache_per_req, which handle_max_mamba_cache takes from the rest
+// (:219-224); 0 for any other model.
+func (ref *Reference) mambaBytes() uint64 {
+	m := ref.Serve.Mamba
+	if m == nil || ref.mambaSize <= 0 {
+		return 0
+	}
+	return budget.SatMul(uint64(ref.mambaSize), m.PerReq())
+}
+
+// mambaBeside is what a hybrid's Mamba pool allocates on stage i beyond
+// its charge: the padding slot (one slot of every layer's state) and the
+// bookkeeping tables; none when SGLang does not get as far as the pools.
+func (ref *Reference) mambaBeside(i int) []budget.Item {
+	m, st := ref.Serve.Mamba, &ref.stages[i]
+	if m == nil || ref.mambaSize <= 0 || st.tokens <= 0 {
+		return nil
+	}
+	return []budget.Item{
+		{Name: "mamba_pool.padding_slot", Term: budget.TermNonTorch, Bytes: m.PerReq()},
+		{Name: "mamba_pool.tables", Term: budget.TermNonTorch, Bytes: m.tables(reqToTokenRows(st.maxNumReqs, ref.Serve.Profile), ref.mambaSize)},
+	}
+}
+
+// addMambaPools adds stage i's Mamba tensors to the caching allocator's
+// pools: the convolution and the temporal state (one tensor each over
+// every layer, memory_pool.py:351-386) and the tables' three.
+func (ref *Reference) addMambaPools(p torchalloc.Pools, i int) torchalloc.Pools {
+	m, st := ref.Serve.Mamba, &ref.stages[i]
+	if m == nil || ref.mambaSize <= 0 || st.tokens <= 0 {
+		return p
+	}
+	conv, ssm := m.tensorBytes(ref.mambaSize)
+	rows := reqToTokenRows(st.maxNumReqs, ref.Serve.Profile)
+	p = p.Add(conv, 1).Add(ssm, 1).Add(budget.SatMul(rows, 4), 1).Add(budget.SatMul(uint64(ref.mambaSize), 8), 1)
+	if m.ExtraBuffer {
+		p = p.Add(budget.SatMul(budget.SatMul(rows, m.PingPong), 8), 1)
+	}
+	return p
+}
