@@ -114,11 +114,20 @@ func fullAttentionLayers(a *model.Arch, first, end int) uint64 {
 
 // resolveMamba sets [Resolved.Mamba] for a hybrid the pool is modelled
 // for, and refuses by name what of SGLang's Mamba handling is not read.
-func (r *Resolved) resolveMamba(a *model.Arch) error {
+func (r *Resolved) resolveMamba(a *model.Arch, c budget.Class) error {
 	if !gdnModelled(a, r.Profile) {
 		return nil
 	}
+	si := c.Device.Silicon
 	switch {
+	case si.Vendor != budget.NVIDIA:
+		// The extra buffer the radix cache takes by default asserts CUDA
+		// (server_args.py:4364-4369); other platforms' paths are not read.
+		return settingErr("model", a.Source, "a Mamba hybrid (%v) on %s is not modelled: SGLang v0.5.14's Mamba pool is read for NVIDIA GPUs only (its default extra buffer asserts CUDA, server_args.py:4364-4369)", a.Architectures, c.Device.Name)
+	case si.Major == 10:
+		// is_sm100_supported: the default attention backend may become
+		// trtllm_mha with 64-token pages (server_args.py:4187-4210).
+		return settingErr("model", a.Source, "a Mamba hybrid (%v) on %s (SM10x) is not modelled: SGLang v0.5.14 picks its attention backend and page size there (trtllm_mha, page 64, server_args.py:4187-4210), which is not", a.Architectures, c.Device.Name)
 	case r.PPSize > 1:
 		// Each stage's Mamba pool is sized from the whole model's layers
 		// at v0.5.14 (fixed per stage by #33666, v0.5.17): not modelled.
