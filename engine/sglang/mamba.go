@@ -79,8 +79,21 @@ func (m *mambaPool) PerReq() uint64 {
 
 // gdnArchs are the gated-delta-net hybrids whose Mamba pool is modelled:
 // Qwen3-Next's model file (models/qwen3_next.py) and config
-// (configs/qwen3_next.py) read at v0.5.14.
-var gdnArchs = []string{"Qwen3NextForCausalLM"}
+// (configs/qwen3_next.py) read at v0.5.14, and Qwen3.5's dense one
+// (models/qwen3_5.py:1582-1733: Qwen3-VL's model with Qwen3_5ForCausalLM
+// as its language model, the mtp weights skipped, :1658; its text config
+// a Qwen3NextConfig, configs/qwen3_5.py:15-35, whose layers_block_type
+// takes every full_attention_interval-th layer as full attention,
+// configs/qwen3_next.py:258-268, and which model_runner.py:2249-2261
+// returns as the hybrid GDN config). Qwen3.5-MoE's model is not read.
+var gdnArchs = []string{"Qwen3NextForCausalLM", "Qwen3_5ForConditionalGeneration"}
+
+// gdnRead says arch is a hybrid whose model file was read for p's
+// release, though the profile lists it as not read (v0.5.14 keeps
+// Qwen3.5 in new059's list; see [gdnModelled]).
+func gdnRead(arch string, p Profile) bool {
+	return p.Name == "v0.5.14" && slices.Contains(gdnArchs, arch)
+}
 
 // gdnModelled says the Mamba pool of a is modelled under p: a Qwen3-Next
 // hybrid of full-attention and gated-delta-net layers at v0.5.14, the

@@ -125,6 +125,44 @@ func TestMambaQwen3NextA100(t *testing.T) {
 	}
 }
 
+// TestMambaQwen35H100 sizes Qwen3.5-27B (bf16, config only, its vision
+// tower loaded) at TP 1 on an H100 under v0.5.14, by hand.
+//
+// text_config: 64 layers, every 4th full attention (16), 48 delta nets
+// of 16 key heads, 48 value heads, head dims 128, conv kernel 4,
+// mamba_ssm_dtype float32. The slot: conv_dim 48 x 128 + 2 x 16 x 128 =
+// 10,240 x 3 taps x 2 bytes = 61,440 B, the temporal state 48 x 128 x 128
+// x 4 = 3,145,728 B, a layer 3,207,168 B, x 48 = 153,944,064 B. The KV
+// cell: 16 layers x 4 KV heads x (256 + 256) x 2 bytes = 65,536 B.
+//
+// F0 84,414,562,304 B, the load 54,995,714,048 B and msf 0.77125453125
+// (the vision tower's factor) are pinned elsewhere: rest = 29,418,848,256
+// / 2^30 - 84,414,562,304 / 2^30 x (1 - msf) = 9.41511209 GiB; the Mamba
+// pool floor(9.41511209 x 0.9 / 1.9 x 2^30 / 153944064) = floor(
+// 4,788,662,983.8 / 153,944,064) = 31 slots (4,772,265,984 B); the KV rest
+// floor((9.41511209 - 31 x 153944064 / 2^30) x 2^30) = 5,337,133,648 B,
+// / 65,536 = 81,438 tokens; max_num_reqs min(max(min(int(81438 / 262144 x
+// 512) = 159, 4096), 2048), 81438 // 2, 31 // 5) = 6. MambaPool's 32
+// slots: conv 48 x 32 x 61,440 = 94,371,840 B ("0.09GB"), temporal 48 x
+// 32 x 3,145,728 = 4,831,838,208 B ("4.50GB").
+func TestMambaQwen35H100(t *testing.T) {
+	qwen := shipped(t)["Qwen__Qwen3.5-27B"]
+	r := ref(t, qwen, Serve{}, class(t, "h100-sxm-80g"), mustProfile("v0.5.14"))
+	c := r.Capacity()
+	if c.F0Bytes != 84414562304 || c.LoadedBytes != 54995714048 || c.MemFractionStatic != 0.7712545312499999 {
+		t.Fatalf("F0 %d, load %d, msf %v: the inputs of the figures below moved", c.F0Bytes, c.LoadedBytes, c.MemFractionStatic)
+	}
+	want := mambaFigures{PerReq: 153944064, Cell: 65536, Ratio: 5, MambaSize: 31, Tokens: 81438, MaxNumReqs: 6,
+		ConvBytes: 94371840, SSMBytes: 4831838208, MambaCharge: 31 * 153944064, Padding: 153944064, ExtraBuffer: true}
+	if diff := cmp.Diff(want, mambaFiguresOf(r)); diff != "" {
+		t.Errorf("Qwen3.5-27B TP 1 on H100 (-want +got):\n%s", diff)
+	}
+	wantLog := "Mamba Cache is allocated. max_mamba_cache_size: 31, conv_state size: 0.09GB, ssm_state size: 4.50GB "
+	if lines := c.LogLines(); len(lines) == 0 || lines[0] != wantLog || r.MaxRunningRequests() != 6 {
+		t.Errorf("log lines %q, max_running_requests %d; want %q first, 6", lines, r.MaxRunningRequests(), wantLog)
+	}
+}
+
 // TestMambaQwen3NextTP2: at TP 2 the slot doubles (conv 4096 x 3 x 2 =
 // 24,576 B, temporal 16 x 128 x 128 x 4 = 1,048,576 B, x 36 = 38,633,472
 // B, "36.84 MB"), and the bf16 weights (about 74.3 GiB a rank) leave a
@@ -162,7 +200,8 @@ func TestMambaRefusals(t *testing.T) {
 		{"DP attention", "Qwen__Qwen3-Next-80B-A3B-Thinking", "a100-80g", "v0.5.14", Serve{TPSize: 4, EnableDPAttention: true}, "", ""},
 		{"AMD", "Qwen__Qwen3-Next-80B-A3B-Thinking", "mi300x", "v0.5.14", Serve{TPSize: 1}, "model", "NVIDIA GPUs only"},
 		{"SM100", "Qwen__Qwen3-Next-80B-A3B-Thinking", "b200", "v0.5.14", Serve{TPSize: 1}, "model", "SM10x"},
-		{"Qwen3.5 unread", "Qwen__Qwen3.5-27B", "h100-sxm-80g", "v0.5.14", Serve{}, "model", "is not read"},
+		{"Qwen3.5-MoE unread", "Qwen__Qwen3.5-35B-A3B", "h100-sxm-80g", "v0.5.14", Serve{}, "model", "is not read"},
+		{"Qwen3.5 at another release", "Qwen__Qwen3.5-27B", "h100-sxm-80g", "v0.5.13.post1", Serve{}, "model", "is not read"},
 	} {
 		_, err := NewReference(models[tc.model], tc.s, class(t, tc.class), mustProfile(tc.release))
 		var se *engine.SettingError

@@ -147,7 +147,9 @@ func (r *Resolved) checkModel(a *model.Arch) error {
 	if !slices.ContainsFunc(a.Architectures, func(arch string) bool { return slices.Contains(r.Profile.Native, arch) }) {
 		return settingErr("model", a.Source, "%s has no native implementation of %v: it would fall back to its Transformers backend (model_loader/utils.py), whose memory is not modelled", r.Profile.Describes, a.Architectures)
 	}
-	if i := slices.IndexFunc(a.Architectures, func(arch string) bool { return slices.Contains(r.Profile.UnreadModels, arch) }); i >= 0 {
+	if i := slices.IndexFunc(a.Architectures, func(arch string) bool {
+		return slices.Contains(r.Profile.UnreadModels, arch) && !gdnRead(arch, r.Profile)
+	}); i >= 0 {
 		return settingErr("model", a.Source, "%s implements %s natively, %s, and its model file (python/sglang/srt/models/) is not read: how it lays out the weights and the KV cache is not modelled", r.Profile.Describes, a.Architectures[i], nativeSince(r.Profile, a.Architectures[i]))
 	}
 	for i, l := range a.Layers {
