@@ -1,12 +1,16 @@
 package sglang
 
 import (
+	"flag"
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 
 	"membudget/budget"
 	"membudget/engine/torchalloc"
+	"membudget/internal/pyfloat"
 	"membudget/model"
 )
 
@@ -68,6 +72,12 @@ type mambaPool struct {
 	// sizes the pool: max_mamba_cache_size = max_running_requests
 	// (:152-158), not the ratio's share.
 	FromRequests bool
+	// GivenSize is --max-mamba-cache-size, which sizes the pool before
+	// either (:132-136); 0 when not given.
+	GivenSize uint64
+	// FullRatio is --mamba-full-memory-ratio: the pool's share of the rest
+	// is FullRatio / (1 + FullRatio).
+	FullRatio float64
 }
 
 // PerReq is mamba_cache_per_req: every linear-attention layer's
@@ -128,7 +138,13 @@ func fullAttentionLayers(a *model.Arch, first, end int) uint64 {
 // resolveMamba sets [Resolved.Mamba] for a hybrid the pool is modelled
 // for, and refuses by name what of SGLang's Mamba handling is not read.
 func (r *Resolved) resolveMamba(a *model.Arch, c budget.Class) error {
+	if err := r.checkMambaFlags(); err != nil {
+		return err
+	}
 	if !gdnModelled(a, r.Profile) {
+		// Without a Mamba pool the flags allocate nothing
+		// (handle_max_mamba_cache runs only for a hybrid,
+		// model_runner_kv_cache_mixin.py:99-100).
 		return nil
 	}
 	si := c.Device.Silicon
@@ -170,12 +186,27 @@ func (r *Resolved) resolveMamba(a *model.Arch, c budget.Class) error {
 		ConvElems: convDim / tp * (d.ConvKernel - 1), ConvBytes: 2,
 		SSMElems: d.NumValueHeads / tp * d.ValueHeadDim * d.KeyHeadDim, SSMBytes: 4,
 	}
+	m.FullRatio, m.GivenSize = mambaFullMemoryRatio, r.MaxMambaCacheSize
+	if r.MambaFullMemoryRatio > 0 {
+		m.FullRatio = r.MambaFullMemoryRatio
+	}
 	switch a.StateDtype {
 	case "", "float32":
 	case "bfloat16", "float16":
 		m.SSMBytes = 2
 	default:
-		return settingErr("model", a.Source, "mamba_ssm_dtype %q is none of float32, bfloat16, float16 (configs/mamba_utils.py:66-101 at v0.5.14 warns and takes float32); not modelled", a.StateDtype)
+		if r.MambaSSMDtype == "" {
+			return settingErr("model", a.Source, "mamba_ssm_dtype %q is none of float32, bfloat16, float16 (configs/mamba_utils.py:66-101 at v0.5.14 warns and takes float32); not modelled", a.StateDtype)
+		}
+	}
+	if r.MambaSSMDtype != "" {
+		// --mamba-ssm-dtype sets SGLANG_MAMBA_SSM_DTYPE
+		// (server_args.py:5890-5891), which wins over the config
+		// (mamba_utils.py:95-104).
+		m.SSMBytes = 4
+		if r.MambaSSMDtype != "float32" {
+			m.SSMBytes = 2
+		}
 	}
 	// The radix cache is on by default, and the overlap schedule: its
 	// "auto" strategy takes extra_buffer for Qwen3-Next with the triton
@@ -183,18 +214,38 @@ func (r *Resolved) resolveMamba(a *model.Arch, c budget.Class) error {
 	// 1750-1756), whose ping-pong buffers add 2 slots to the ratio with the
 	// overlap schedule and 1 without (model_runner_kv_cache_mixin.py:
 	// 274-293, 56-58).
+	strategy := r.MambaRadixCacheStrategy
+	if strategy == "" || strategy == "auto" {
+		// "auto" wants the extra buffer with the overlap schedule or pages
+		// above 1 token (server_args.py:4385-4393).
+		strategy = "no_buffer"
+		if !r.DisableOverlapSchedule || r.PageSize > 1 {
+			strategy = "extra_buffer"
+		}
+	}
 	switch {
 	case r.DisableRadixCache:
+		// _handle_mamba_radix_cache returns at once (:4381-4382), and no
+		// strategy applies (enable_mamba_extra_buffer, :6585-6589).
 		m.Ratio = 1
 		m.FromRequests = r.MaxRunningRequests > 0
-	case r.DisableOverlapSchedule:
-		// "auto" wants paging only with --page-size above 1
-		// (server_args.py:4386-4393); at page 1 it takes no_buffer.
-		m.ExtraBuffer = r.PageSize > 1
-		m.Ratio, m.PingPong = mambaRatio, 1
-		if m.ExtraBuffer {
-			m.Ratio++
+	case strategy == "no_buffer":
+		// _validate_mamba_no_buffer (:4355-4362) asserts page 1 and the
+		// overlap schedule off.
+		if r.PageSize > 1 {
+			return settingErr("mamba-radix-cache-strategy", "no_buffer", "SGLang asserts the no_buffer strategy runs at --page-size 1 (server_args.py:4356 at v0.5.14), not %d", r.PageSize)
 		}
+		if !r.DisableOverlapSchedule {
+			return settingErr("mamba-radix-cache-strategy", "no_buffer", "SGLang asserts the no_buffer strategy runs with --disable-overlap-schedule (server_args.py:4357-4359 at v0.5.14)")
+		}
+		m.Ratio = mambaRatio
+	case strategy == "extra_buffer_lazy":
+		if r.DisableOverlapSchedule {
+			return settingErr("mamba-radix-cache-strategy", "extra_buffer_lazy", "SGLang asserts the lazy extra buffer runs with the overlap schedule, not --disable-overlap-schedule (model_runner_kv_cache_mixin.py:288-290 at v0.5.14)")
+		}
+		m.ExtraBuffer, m.Ratio, m.PingPong = true, mambaRatio+1, 2
+	case r.DisableOverlapSchedule:
+		m.ExtraBuffer, m.Ratio, m.PingPong = true, mambaRatio+1, 1
 	default:
 		m.ExtraBuffer, m.Ratio, m.PingPong = true, mambaRatio+2, 2
 	}
@@ -214,10 +265,13 @@ const mambaTrackInterval = 256
 // (model_runner_kv_cache_mixin.py:122-224).
 func mambaSplit(m *mambaPool, rest float64, maxRunning uint64) (size int64, left float64) {
 	per := float64(m.PerReq())
-	if m.FromRequests {
+	switch {
+	case m.GivenSize > 0:
+		size = int64(min(m.GivenSize, math.MaxInt64))
+	case m.FromRequests:
 		size = int64(maxRunning)
-	} else {
-		b := rest * mambaFullMemoryRatio / (1 + mambaFullMemoryRatio) * gib
+	default:
+		b := rest * m.FullRatio / (1 + m.FullRatio) * gib
 		size = int64(math.Floor(b / per))
 	}
 	return size, rest - float64(size)*per/gib
@@ -295,4 +349,122 @@ func (ref *Reference) addMambaPools(p torchalloc.Pools, i int) torchalloc.Pools 
 		p = p.Add(budget.SatMul(budget.SatMul(rows, m.PingPong), 8), 1)
 	}
 	return p
+}
+
+// mambaStrategies are --mamba-radix-cache-strategy's choices
+// (MAMBA_RADIX_CACHE_STRATEGY_CHOICES, server_args.py:307-312), and
+// mambaDtypes --mamba-ssm-dtype's (:1720-1726).
+var (
+	mambaStrategies = []string{"auto", "no_buffer", "extra_buffer", "extra_buffer_lazy"}
+	mambaDtypes     = []string{"float32", "bfloat16", "float16"}
+)
+
+// registerMamba registers the Mamba pool's flags read at v0.5.14.
+func (f *flagServe) registerMamba(fs *flag.FlagSet) {
+	fs.Var(&mambaRatioFlag{&f.s.MambaFullMemoryRatio}, "mamba-full-memory-ratio", "SGLang's --mamba-full-memory-ratio (v0.5.14): a Mamba hybrid's pool takes ratio / (1 + ratio) of the rest (default 0.9)")
+	fs.Var(&countFlag{v: &f.s.MaxMambaCacheSize, name: "max-mamba-cache-size"}, "max-mamba-cache-size", "SGLang's --max-mamba-cache-size (v0.5.14): a Mamba hybrid's pool slots, in place of the ratio's share")
+	fs.Var(&choiceFlag{v: &f.s.MambaSSMDtype, choices: mambaDtypes}, "mamba-ssm-dtype", "SGLang's --mamba-ssm-dtype (v0.5.14): the temporal state's dtype (default: the config's mamba_ssm_dtype, else float32)")
+	fs.Var(&choiceFlag{v: &f.s.MambaRadixCacheStrategy, choices: mambaStrategies}, "mamba-radix-cache-strategy", "SGLang's --mamba-radix-cache-strategy (v0.5.14): the Mamba slots a request may need beside its own (default auto)")
+}
+
+// checkMambaFlags refuses the Mamba flags outside v0.5.14, the one release
+// whose pool is read, by name, whatever the model.
+func (r *Resolved) checkMambaFlags() error {
+	if r.Profile.Name == "v0.5.14" {
+		return nil
+	}
+	for _, g := range []struct {
+		flag, value string
+		given       bool
+	}{
+		{"mamba-full-memory-ratio", fmt.Sprint(r.MambaFullMemoryRatio), r.MambaFullMemoryRatio > 0},
+		{"max-mamba-cache-size", fmt.Sprint(r.MaxMambaCacheSize), r.MaxMambaCacheSize > 0},
+		{"mamba-ssm-dtype", r.MambaSSMDtype, r.MambaSSMDtype != ""},
+		{"mamba-radix-cache-strategy", r.MambaRadixCacheStrategy, r.MambaRadixCacheStrategy != ""},
+	} {
+		if g.given {
+			return settingErr(g.flag, g.value, "the Mamba state pool is read for SGLang v0.5.14 only, not for %s", r.Profile.Describes)
+		}
+	}
+	return nil
+}
+
+// mambaLine is the Mamba pool's flags the serve gave, for its launch line.
+func (r *Resolved) mambaLine() string {
+	var b strings.Builder
+	if r.DisableRadixCache {
+		b.WriteString(" --disable-radix-cache")
+	}
+	if r.DisableOverlapSchedule {
+		b.WriteString(" --disable-overlap-schedule")
+	}
+	if r.MambaFullMemoryRatio > 0 {
+		b.WriteString(" --mamba-full-memory-ratio " + strconv.FormatFloat(r.MambaFullMemoryRatio, 'f', -1, 64))
+	}
+	if r.MaxMambaCacheSize > 0 {
+		fmt.Fprintf(&b, " --max-mamba-cache-size %d", r.MaxMambaCacheSize)
+	}
+	if r.MambaSSMDtype != "" {
+		b.WriteString(" --mamba-ssm-dtype " + r.MambaSSMDtype)
+	}
+	if r.MambaRadixCacheStrategy != "" {
+		b.WriteString(" --mamba-radix-cache-strategy " + r.MambaRadixCacheStrategy)
+	}
+	return b.String()
+}
+
+// mambaRatioFlag is --mamba-full-memory-ratio: a positive number, as
+// argparse's type=float reads it (SGLang checks no range; 0 or less gives
+// the pool no slot, which membudget refuses at the flag).
+type mambaRatioFlag struct{ v *float64 }
+
+func (u *mambaRatioFlag) String() string {
+	if u.v == nil || *u.v == 0 {
+		return ""
+	}
+	return strconv.FormatFloat(*u.v, 'f', -1, 64)
+}
+
+func (u *mambaRatioFlag) Set(s string) error {
+	v, err := pyfloat.Parse(s)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return fmt.Errorf("want a number above 0, got %q", s)
+	}
+	if v <= 0 {
+		return fmt.Errorf("%v: must be above 0: the Mamba pool takes ratio / (1 + ratio) of the rest", v)
+	}
+	*u.v = v
+	return nil
+}
+
+// choiceFlag is an SGLang flag of argparse choices.
+type choiceFlag struct {
+	v       *string
+	choices []string
+}
+
+func (f *choiceFlag) String() string {
+	if f.v == nil {
+		return ""
+	}
+	return *f.v
+}
+
+func (f *choiceFlag) Set(s string) error {
+	if !slices.Contains(f.choices, s) {
+		return fmt.Errorf("want one of %s, got %q", strings.Join(f.choices, ", "), s)
+	}
+	*f.v = s
+	return nil
+}
+
+// source says what sized the pool's slots, for the explanation.
+func (m *mambaPool) source() string {
+	switch {
+	case m.GivenSize > 0:
+		return "--max-mamba-cache-size"
+	case m.FromRequests:
+		return "--max-running-requests under --disable-radix-cache"
+	}
+	return fmt.Sprintf("the rest's %v / (1 + %v) share, --mamba-full-memory-ratio %v", m.FullRatio, m.FullRatio, m.FullRatio)
 }

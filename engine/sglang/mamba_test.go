@@ -270,3 +270,73 @@ func TestMambaPlanEqualsReference(t *testing.T) {
 		}
 	})
 }
+
+// TestMambaFlags: the Mamba flags on Qwen3.5-27B at TP 1 on an H100
+// (rest 9.41511209 GiB, a slot 153,944,064 B: TestMambaQwen35H100), by
+// hand, and their refusals.
+func TestMambaFlags(t *testing.T) {
+	models := shipped(t)
+	qwen := models["Qwen__Qwen3.5-27B"]
+	h100 := class(t, "h100-sxm-80g")
+	p := mustProfile("v0.5.14")
+	for _, tc := range []struct {
+		name             string
+		s                Serve
+		perReq           uint64
+		slots            int64
+		ratio, reqs      uint64
+		extra            bool
+		flag, reasonPart string // a refusal
+	}{
+		// floor(9.41511209 x 0.5 / 1.5 x 2^30 / 153944064) = floor(21.9) = 21;
+		// 21 // 5 = 4.
+		{name: "--mamba-full-memory-ratio 0.5", s: Serve{MambaFullMemoryRatio: 0.5}, perReq: 153944064, slots: 21, ratio: 5, reqs: 4, extra: true},
+		// The given slots, whatever the ratio (40 x 153,944,064 = 5.74 GiB
+		// of the 9.42): 40 // 5 = 8.
+		{name: "--max-mamba-cache-size 40", s: Serve{MaxMambaCacheSize: 40}, perReq: 153944064, slots: 40, ratio: 5, reqs: 8, extra: true},
+		// A bf16 temporal state: 48 x (61,440 + 48 x 128 x 128 x 2) =
+		// 78,446,592 B; floor(9.41511209 x 0.9 / 1.9 x 2^30 / 78446592) =
+		// 61, 61 // 5 = 12.
+		{name: "--mamba-ssm-dtype bfloat16", s: Serve{MambaSSMDtype: "bfloat16"}, perReq: 78446592, slots: 61, ratio: 5, reqs: 12, extra: true},
+		// One ping-pong slot fewer with the overlap schedule: 31 // 4 = 7.
+		{name: "--mamba-radix-cache-strategy extra_buffer_lazy", s: Serve{MambaRadixCacheStrategy: "extra_buffer_lazy"}, perReq: 153944064, slots: 31, ratio: 4, reqs: 7, extra: true},
+		// no_buffer with the overlap schedule off: 31 // 3 = 10.
+		{name: "--mamba-radix-cache-strategy no_buffer --disable-overlap-schedule", s: Serve{MambaRadixCacheStrategy: "no_buffer", DisableOverlapSchedule: true}, perReq: 153944064, slots: 31, ratio: 3, reqs: 10},
+		{name: "no_buffer with the overlap schedule", s: Serve{MambaRadixCacheStrategy: "no_buffer"}, flag: "mamba-radix-cache-strategy", reasonPart: "--disable-overlap-schedule"},
+		{name: "no_buffer at page 16", s: Serve{MambaRadixCacheStrategy: "no_buffer", DisableOverlapSchedule: true, PageSize: 16}, flag: "mamba-radix-cache-strategy", reasonPart: "--page-size 1"},
+		{name: "extra_buffer_lazy without the overlap schedule", s: Serve{MambaRadixCacheStrategy: "extra_buffer_lazy", DisableOverlapSchedule: true}, flag: "mamba-radix-cache-strategy", reasonPart: "overlap schedule"},
+	} {
+		r, err := NewReference(qwen, tc.s, h100, p)
+		if tc.flag != "" {
+			var se *engine.SettingError
+			if !errors.As(err, &se) || se.Flag != tc.flag || !strings.Contains(se.Reason, tc.reasonPart) {
+				t.Errorf("%s: %v; want --%s refused saying %q", tc.name, err, tc.flag, tc.reasonPart)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		got := mambaFiguresOf(r)
+		if got.PerReq != tc.perReq || got.MambaSize != tc.slots || got.Ratio != tc.ratio || got.MaxNumReqs != tc.reqs || got.ExtraBuffer != tc.extra {
+			t.Errorf("%s: slot %d B, %d slots, ratio %d, max_num_reqs %d, extra buffer %v; want %d, %d, %d, %d, %v", tc.name, got.PerReq, got.MambaSize, got.Ratio, got.MaxNumReqs, got.ExtraBuffer, tc.perReq, tc.slots, tc.ratio, tc.reqs, tc.extra)
+		}
+		if !strings.Contains(Command("Qwen/Qwen3.5-27B", "", r.Serve), strings.SplitN(tc.name, " ", 2)[0]) {
+			t.Errorf("%s: the launch line %q leaves it out", tc.name, Command("Qwen/Qwen3.5-27B", "", r.Serve))
+		}
+	}
+	// Outside v0.5.14 the flags are refused by name, a dense model's too;
+	// at v0.5.14 they leave a dense model's pool as it was.
+	llama := models["meta-llama__Llama-3.1-8B-Instruct"]
+	_, err := NewReference(llama, Serve{MaxMambaCacheSize: 10}, h100, mustProfile("v0.5.13.post1"))
+	var se *engine.SettingError
+	if !errors.As(err, &se) || se.Flag != "max-mamba-cache-size" {
+		t.Errorf("--max-mamba-cache-size under v0.5.13.post1: %v; want it refused by name", err)
+	}
+	plain := ref(t, llama, Serve{}, h100, p).Capacity()
+	flagged := ref(t, llama, Serve{MaxMambaCacheSize: 10, MambaFullMemoryRatio: 3, MambaSSMDtype: "float16", MambaRadixCacheStrategy: "no_buffer", DisableRadixCache: true, DisableOverlapSchedule: true}, h100, p).Capacity()
+	if diff := cmp.Diff(plain, flagged); diff != "" {
+		t.Errorf("the Mamba flags move a dense model's pool (-without +with):\n%s", diff)
+	}
+}

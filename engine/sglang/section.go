@@ -204,8 +204,8 @@ func (s section) WriteBefore(w io.Writer, _ budget.Footprint) {
 	}
 	if c.MambaPerReq > 0 {
 		// handle_max_mamba_cache (mamba.go).
-		fmt.Fprintf(w, "  loading takes %s (F0 - F1: weights, rotary tables, allocator segments); the rest, %.2f GiB, gives the Mamba pool %d slots of %d B (%s, its 0.9 / 1.9 share: --mamba-full-memory-ratio 0.9, or --max-running-requests slots under --disable-radix-cache); what is left, %s, holds %d tokens of %d B (%s)\n",
-			engine.GiB(c.LoadedBytes), c.Rest, c.MambaSize, c.MambaPerReq, engine.GiB(budget.SatMul(uint64(max(c.MambaSize, 0)), c.MambaPerReq)), engine.GiB(uint64(max(c.KVRestBytes, 0))), max(c.ProfiledTokens, 0), c.CellBytes, cell)
+		fmt.Fprintf(w, "  loading takes %s (F0 - F1: weights, rotary tables, allocator segments); the rest, %.2f GiB, gives the Mamba pool %d slots of %d B (%s, %s); what is left, %s, holds %d tokens of %d B (%s)\n",
+			engine.GiB(c.LoadedBytes), c.Rest, c.MambaSize, c.MambaPerReq, engine.GiB(budget.SatMul(uint64(max(c.MambaSize, 0)), c.MambaPerReq)), r.Mamba.source(), engine.GiB(uint64(max(c.KVRestBytes, 0))), max(c.ProfiledTokens, 0), c.CellBytes, cell)
 	} else {
 		fmt.Fprintf(w, "  loading takes %s (F0 - F1: weights, rotary tables, allocator segments); the rest, %.2f GiB, holds %d tokens of %d B (%s)\n",
 			engine.GiB(c.LoadedBytes), c.Rest, max(c.ProfiledTokens, 0), c.CellBytes, cell)
