@@ -328,10 +328,14 @@ func (ref *Reference) mambaBeside(i int) []budget.Item {
 	if m == nil || ref.mambaSize <= 0 || st.tokens <= 0 {
 		return nil
 	}
-	return []budget.Item{
+	items := []budget.Item{
 		{Name: "mamba_pool.padding_slot", Term: budget.TermNonTorch, Bytes: m.PerReq()},
 		{Name: "mamba_pool.tables", Term: budget.TermNonTorch, Bytes: m.tables(reqToTokenRows(st.maxNumReqs, ref.Serve.Profile), ref.mambaSize)},
 	}
+	if bs := ref.largestGraph(i); bs > 0 {
+		items = append(items, budget.Item{Name: "linear_attn.cuda_graph_metadata", Term: budget.TermGraphPool, Bytes: gdnGraphMetadata(bs)})
+	}
+	return items
 }
 
 // addMambaPools adds stage i's Mamba tensors to the caching allocator's
@@ -467,4 +471,21 @@ func (m *mambaPool) source() string {
 		return "--max-running-requests under --disable-radix-cache"
 	}
 	return fmt.Sprintf("the rest's %v / (1 + %v) share, --mamba-full-memory-ratio %v", m.FullRatio, m.FullRatio, m.FullRatio)
+}
+
+// gdnGraphMetadata is what the linear-attention backend's
+// init_cuda_graph_state allocates for decode graphs up to maxBS requests
+// (layers/attention/hybrid_linear_attn_backend.py:345-383 at v0.5.14): for
+// every batch size i + 1 below maxBS, int32 state indices of i + 1, a
+// query_start_loc of i + 2 and three draft-token tables of i + 1 (one
+// draft token without speculative decoding), and two int32 ranges of
+// maxBS + 1; each a tensor of its own, which the caching allocator rounds
+// to 512 bytes.
+func gdnGraphMetadata(maxBS uint64) uint64 {
+	round := func(n uint64) uint64 { return budget.SatMul(budget.CeilDiv(n, 512), 512) }
+	var b uint64
+	for i := uint64(0); i < maxBS; i++ {
+		b = budget.SatAdd(b, budget.SatAdd(budget.SatMul(round(4*(i+1)), 4), round(4*(i+2))))
+	}
+	return budget.SatAdd(b, budget.SatMul(round(4*(maxBS+1)), 2))
 }

@@ -157,6 +157,26 @@ func TestMambaQwen35H100(t *testing.T) {
 	if diff := cmp.Diff(want, mambaFiguresOf(r)); diff != "" {
 		t.Errorf("Qwen3.5-27B TP 1 on H100 (-want +got):\n%s", diff)
 	}
+	// The decode graphs stop at the 6 requests (the capture list is cut at
+	// max_num_reqs): the linear-attention backend's graph metadata for
+	// sizes 1 to 6 is five tensors of at most 8 int32 each, 512 B apiece,
+	// 5 x 6 x 512, and two ranges of 7, 2 x 512: 16,384 B.
+	var graphMeta uint64
+	for _, it := range r.stages[0].beside {
+		if it.Name == "linear_attn.cuda_graph_metadata" {
+			graphMeta = it.Bytes
+		}
+	}
+	if r.largestGraph(0) != 6 || graphMeta != 16384 {
+		t.Errorf("graph max bs %d, metadata %d B; want 6, 16384", r.largestGraph(0), graphMeta)
+	}
+	// At 256: four int32 tensors of i + 1 (512 B up to 128 entries, 1024 B
+	// up to 256) for each of 256 sizes, 4 x (128 x 512 + 128 x 1024) =
+	// 786,432 B; query_start_loc of i + 2: 127 x 512 + 128 x 1024 + 1 x
+	// 1536 = 197,632 B; two ranges of 257 at 1536 B: 3,072 B. 987,136 B.
+	if got := gdnGraphMetadata(256); got != 987136 {
+		t.Errorf("graph metadata at 256: %d B; want 987136", got)
+	}
 	wantLog := "Mamba Cache is allocated. max_mamba_cache_size: 31, conv_state size: 0.09GB, ssm_state size: 4.50GB "
 	if lines := c.LogLines(); len(lines) == 0 || lines[0] != wantLog || r.MaxRunningRequests() != 6 {
 		t.Errorf("log lines %q, max_running_requests %d; want %q first, 6", lines, r.MaxRunningRequests(), wantLog)
