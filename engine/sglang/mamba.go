@@ -333,7 +333,7 @@ func (ref *Reference) mambaBeside(i int) []budget.Item {
 		{Name: "mamba_pool.tables", Term: budget.TermNonTorch, Bytes: m.tables(reqToTokenRows(st.maxNumReqs, ref.Serve.Profile), ref.mambaSize)},
 	}
 	if bs := ref.largestGraph(i); bs > 0 {
-		items = append(items, budget.Item{Name: "linear_attn.cuda_graph_metadata", Term: budget.TermGraphPool, Bytes: gdnGraphMetadata(bs)})
+		items = append(items, budget.Item{Name: "gdn_graph_metadata", Term: budget.TermGraphPool, Bytes: gdnGraphMetadata(bs)})
 	}
 	return items
 }

@@ -163,7 +163,7 @@ func TestMambaQwen35H100(t *testing.T) {
 	// 5 x 6 x 512, and two ranges of 7, 2 x 512: 16,384 B.
 	var graphMeta uint64
 	for _, it := range r.stages[0].beside {
-		if it.Name == "linear_attn.cuda_graph_metadata" {
+		if it.Name == "gdn_graph_metadata" {
 			graphMeta = it.Bytes
 		}
 	}

@@ -74,6 +74,12 @@ type poolJSON struct {
 	Starts            bool     `json:"starts"`
 	Failure           string   `json:"failure,omitempty"`
 	LogLines          []string `json:"log_lines"`
+	// A Mamba hybrid's pool (absent for any other model): its slots
+	// (max_mamba_cache_size), a slot's bytes, and the rest left for the
+	// KV pool after it.
+	MambaSlots     int64  `json:"mamba_slots,omitempty"`
+	MambaSlotBytes uint64 `json:"mamba_slot_bytes,omitempty"`
+	KVRestBytes    int64  `json:"kv_rest_bytes,omitempty"`
 }
 
 // itemJSON is one line of an SGLang footprint: the reference's allocations
@@ -135,6 +141,9 @@ func (s section) Fields(fp budget.Footprint) []engine.Field {
 		KBytes: c.KBytes, VBytes: c.VBytes, SWAKBytes: c.SWAKBytes, SWAVBytes: c.SWAVBytes, PageSize: c.PageSize,
 		MaxNumReqs: c.MaxNumReqs, MaxRunning: c.MaxRunningRequests, MaxReqLen: c.MaxReqLen, MaxReqInputLen: c.MaxReqInputLen,
 		ContextLen: c.ContextLen, Starts: c.Starts, Failure: c.Failure, LogLines: lines}
+	if c.MambaPerReq > 0 {
+		pool.MambaSlots, pool.MambaSlotBytes, pool.KVRestBytes = c.MambaSize, c.MambaPerReq, c.KVRestBytes
+	}
 	return []engine.Field{{Key: "items", Value: s.items(fp)}, {Key: "kv_pool", Value: pool}}
 }
 
