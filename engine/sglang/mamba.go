@@ -120,6 +120,24 @@ func gdnModelled(a *model.Arch, p Profile) bool {
 			return false
 		}
 	}
+	return everyNthFull(a.Layers)
+}
+
+// everyNthFull says the full-attention layers are every n-th, n the first
+// one's index + 1: SGLang takes its layer kinds from full_attention_interval
+// alone (configs/qwen3_next.py:258-268, which Qwen3.5's text config
+// inherits), not from a layer_types list, so a model whose list says
+// otherwise is not sized as SGLang would lay it out.
+func everyNthFull(layers []model.Layer) bool {
+	n := slices.IndexFunc(layers, func(l model.Layer) bool { return l.Kind == model.FullAttention }) + 1
+	if n == 0 {
+		return false
+	}
+	for i, l := range layers {
+		if (l.Kind == model.FullAttention) != ((i+1)%n == 0) {
+			return false
+		}
+	}
 	return true
 }
 

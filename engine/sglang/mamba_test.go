@@ -2,6 +2,7 @@ package sglang
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -9,6 +10,7 @@ import (
 	"pgregory.net/rapid"
 
 	"membudget/engine"
+	"membudget/model"
 )
 
 // mambaFigures are the figures of a hybrid serve the tests pin.
@@ -228,6 +230,14 @@ func TestMambaRefusals(t *testing.T) {
 		if !errors.As(err, &se) || tc.flag != "" && (se.Flag != tc.flag || !strings.Contains(se.Reason, tc.says)) {
 			t.Errorf("%s: %v; want --%s refused saying %q", tc.name, err, tc.flag, tc.says)
 		}
+	}
+	// A layer_types list off the full_attention_interval pattern, which
+	// SGLang would not follow, is refused: layer 5 made full.
+	odd := *next
+	odd.Layers = slices.Clone(next.Layers)
+	odd.Layers[5].Kind = model.FullAttention
+	if gdnModelled(&odd, mustProfile("v0.5.14")) || !gdnModelled(next, mustProfile("v0.5.14")) {
+		t.Error("the every-n-th full-attention check: a model off the pattern is taken, or Qwen3-Next is not")
 	}
 	// A config without the delta net's shape is not the modelled hybrid.
 	bare := *next
