@@ -392,6 +392,14 @@ func (f *flagServe) registerMamba(fs *flag.FlagSet) {
 // checkMambaFlags refuses the Mamba flags outside v0.5.14, the one release
 // whose pool is read, by name, whatever the model.
 func (r *Resolved) checkMambaFlags() error {
+	// A library caller's or a log's values, which the flags' own Set
+	// checks on the command line.
+	if r.MambaSSMDtype != "" && !slices.Contains(mambaDtypes, r.MambaSSMDtype) {
+		return settingErr("mamba-ssm-dtype", r.MambaSSMDtype, "want one of %s", strings.Join(mambaDtypes, ", "))
+	}
+	if r.MambaRadixCacheStrategy != "" && !slices.Contains(mambaStrategies, r.MambaRadixCacheStrategy) {
+		return settingErr("mamba-radix-cache-strategy", r.MambaRadixCacheStrategy, "want one of %s", strings.Join(mambaStrategies, ", "))
+	}
 	if r.Profile.Name == "v0.5.14" {
 		return nil
 	}

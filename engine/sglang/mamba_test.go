@@ -11,6 +11,7 @@ import (
 
 	"membudget/engine"
 	"membudget/model"
+	"membudget/model/logs"
 )
 
 // mambaFigures are the figures of a hybrid serve the tests pin.
@@ -368,5 +369,46 @@ func TestMambaFlags(t *testing.T) {
 	flagged := ref(t, llama, Serve{MaxMambaCacheSize: 10, MambaFullMemoryRatio: 3, MambaSSMDtype: "float16", MambaRadixCacheStrategy: "no_buffer", DisableRadixCache: true, DisableOverlapSchedule: true}, h100, p).Capacity()
 	if diff := cmp.Diff(plain, flagged); diff != "" {
 		t.Errorf("the Mamba flags move a dense model's pool (-without +with):\n%s", diff)
+	}
+}
+
+// TestMambaFromLog: explain reads a hybrid's pool settings from
+// server_args, their defaults (0.9, None, "auto") as not given, and a flag
+// on membudget's command line overrides the log.
+func TestMambaFromLog(t *testing.T) {
+	set := func(key, value string, lit logs.Literal) logs.Setting {
+		return logs.Setting{Key: key, Value: value, Literal: lit, Source: logs.SourceServerArgs}
+	}
+	defaults := &logs.Log{Settings: []logs.Setting{
+		set("mamba_full_memory_ratio", "0.9", logs.LiteralNumber),
+		set("max_mamba_cache_size", "None", logs.LiteralNone),
+		set("mamba_ssm_dtype", "None", logs.LiteralNone),
+		set("mamba_radix_cache_strategy", "auto", logs.LiteralString),
+		set("disable_radix_cache", "False", logs.LiteralBool),
+		set("disable_overlap_schedule", "False", logs.LiteralBool),
+	}}
+	ss, err := buildServe(defaults, Serve{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(Serve{}, ss.Serve); diff != "" {
+		t.Errorf("a log at the defaults (-want +got):\n%s", diff)
+	}
+	given := &logs.Log{Settings: []logs.Setting{
+		set("mamba_full_memory_ratio", "0.5", logs.LiteralNumber),
+		set("max_mamba_cache_size", "40", logs.LiteralNumber),
+		set("mamba_ssm_dtype", "bfloat16", logs.LiteralString),
+		set("mamba_radix_cache_strategy", "no_buffer", logs.LiteralString),
+		set("disable_radix_cache", "True", logs.LiteralBool),
+		set("disable_overlap_schedule", "True", logs.LiteralBool),
+	}}
+	ss, err = buildServe(given, Serve{MambaSSMDtype: "float16"}, map[string]bool{"mamba-ssm-dtype": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Serve{MambaFullMemoryRatio: 0.5, MaxMambaCacheSize: 40, MambaSSMDtype: "float16", MambaRadixCacheStrategy: "no_buffer",
+		DisableRadixCache: true, DisableOverlapSchedule: true}
+	if diff := cmp.Diff(want, ss.Serve); diff != "" {
+		t.Errorf("a log's settings, --mamba-ssm-dtype float16 given (-want +got):\n%s", diff)
 	}
 }
