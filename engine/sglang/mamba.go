@@ -95,8 +95,11 @@ func (m *mambaPool) PerReq() uint64 {
 // a Qwen3NextConfig, configs/qwen3_5.py:15-35, whose layers_block_type
 // takes every full_attention_interval-th layer as full attention,
 // configs/qwen3_next.py:258-268, and which model_runner.py:2249-2261
-// returns as the hybrid GDN config). Qwen3.5-MoE's model is not read.
-var gdnArchs = []string{"Qwen3NextForCausalLM", "Qwen3_5ForConditionalGeneration"}
+// returns as the hybrid GDN config), and Qwen3.5-MoE's (:1734-1792, the
+// same with Qwen3_5MoeForCausalLM, :1372, whose sparse layers are
+// Qwen2MoeSparseMoeBlock as Qwen3-Next's; its shared-expert fusion only
+// under aiter, which AMD's refusal leaves out).
+var gdnArchs = []string{"Qwen3NextForCausalLM", "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration"}
 
 // gdnRead says arch is a hybrid whose model file was read for p's
 // release, though the profile lists it as not read (v0.5.14 keeps

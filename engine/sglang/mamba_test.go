@@ -186,6 +186,30 @@ func TestMambaQwen35H100(t *testing.T) {
 	}
 }
 
+// TestMambaQwen35MoEH200 sizes Qwen3.5-35B-A3B (bf16, config only) at TP 1
+// on an H200 under v0.5.14, by hand: 40 layers, 10 full attention, 30 delta
+// nets of 16 key and 32 value heads of 128, conv kernel 4. The slot: conv
+// (32 x 128 + 2 x 16 x 128) x 3 x 2 = 49,152 B, temporal 32 x 128 x 128 x
+// 4 = 2,097,152 B, x 30 = 64,389,120 B; the KV cell 10 x 2 heads x 512 x 2
+// = 20,480 B. F0 149,515,403,264 B, the load 70,493,667,328 B, msf
+// 0.83783765625 (pinned elsewhere): rest 79,021,735,936 / 2^30 -
+// 149,515,403,264 / 2^30 x 0.16216234375 = 51.0140953 GiB; floor(51.0140953
+// x 0.9 / 1.9 x 2^30 / 64389120) = floor(402.96) = 402 slots; the KV rest
+// 28,891,541,475 B / 20,480 = 1,410,719 tokens; max_num_reqs min(the
+// estimate int(1410719 / 262144 x 512) = 2755, T // 2, 402 // 5 = 80) =
+// 80.
+func TestMambaQwen35MoEH200(t *testing.T) {
+	r := ref(t, shipped(t)["Qwen__Qwen3.5-35B-A3B"], Serve{}, class(t, "h200"), mustProfile("v0.5.14"))
+	c := r.Capacity()
+	if c.F0Bytes != 149515403264 || c.LoadedBytes != 70493667328 || c.MemFractionStatic != 0.83783765625 {
+		t.Fatalf("F0 %d, load %d, msf %v: the inputs of the figures below moved", c.F0Bytes, c.LoadedBytes, c.MemFractionStatic)
+	}
+	got := mambaFiguresOf(r)
+	if got.PerReq != 64389120 || got.Cell != 20480 || got.MambaSize != 402 || got.Tokens != 1410719 || got.MaxNumReqs != 80 || r.MaxRunningRequests() != 80 {
+		t.Errorf("Qwen3.5-35B-A3B on H200: %+v, max_running_requests %d; want slot 64389120, cell 20480, 402 slots, 1410719 tokens, 80 requests", got, r.MaxRunningRequests())
+	}
+}
+
 // TestMambaQwen3NextTP2: at TP 2 the slot doubles (conv 4096 x 3 x 2 =
 // 24,576 B, temporal 16 x 128 x 128 x 4 = 1,048,576 B, x 36 = 38,633,472
 // B, "36.84 MB"), and the bf16 weights (about 74.3 GiB a rank) leave a
@@ -223,7 +247,7 @@ func TestMambaRefusals(t *testing.T) {
 		{"DP attention", "Qwen__Qwen3-Next-80B-A3B-Thinking", "a100-80g", "v0.5.14", Serve{TPSize: 4, EnableDPAttention: true}, "", ""},
 		{"AMD", "Qwen__Qwen3-Next-80B-A3B-Thinking", "mi300x", "v0.5.14", Serve{TPSize: 1}, "model", "NVIDIA GPUs only"},
 		{"SM100", "Qwen__Qwen3-Next-80B-A3B-Thinking", "b200", "v0.5.14", Serve{TPSize: 1}, "model", "SM10x"},
-		{"Qwen3.5-MoE unread", "Qwen__Qwen3.5-35B-A3B", "h100-sxm-80g", "v0.5.14", Serve{}, "model", "is not read"},
+		{"Qwen3.5-MoE at another release", "Qwen__Qwen3.5-35B-A3B", "h200", "v0.5.13.post1", Serve{}, "model", "is not read"},
 		{"Qwen3.5 at another release", "Qwen__Qwen3.5-27B", "h100-sxm-80g", "v0.5.13.post1", Serve{}, "model", "is not read"},
 	} {
 		_, err := NewReference(models[tc.model], tc.s, class(t, tc.class), mustProfile(tc.release))
