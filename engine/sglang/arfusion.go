@@ -247,6 +247,9 @@ func arFusionBytes(tp, hidden, elem uint64) uint64 {
 // fusion on by itself where membudget has not read that release's rule
 // and workspace.
 func (r *Resolved) checkARFusion(a *model.Arch, c budget.Class) error {
+	if fusionOffRead(r) {
+		return nil // fusionoff.go
+	}
 	if _, read := arFusionRules[r.Profile.Name]; read || strings.HasPrefix(r.Profile.Name, "v0.4.") || !autoARFusion(arFusionAnyFor(r.Profile.Name), a, r, c) {
 		return nil
 	}

@@ -44,6 +44,7 @@ var logSettings = []struct{ key, flag string }{
 	// A Mamba hybrid's pool (mamba.go); at their defaults (None, 0.9,
 	// "auto") they are taken as not given, which every release's
 	// server_args logs for any model.
+	{"enforce_disable_flashinfer_allreduce_fusion", "enforce-disable-flashinfer-allreduce-fusion"},
 	{"disable_radix_cache", "disable-radix-cache"},
 	{"disable_overlap_schedule", "disable-overlap-schedule"},
 	{"mamba_full_memory_ratio", "mamba-full-memory-ratio"},
@@ -154,15 +155,18 @@ func buildServe(l *logs.Log, flags Serve, given map[string]bool) (loggedServe, e
 			s.Dtype = st.Value
 		case "quantization":
 			s.Quantization = st.Value
-		case "disable-radix-cache", "disable-overlap-schedule":
+		case "disable-radix-cache", "disable-overlap-schedule", "enforce-disable-flashinfer-allreduce-fusion":
 			b, ok := st.Bool()
 			if !ok {
 				err = errors.New("is not True or False")
 			}
-			if sk.flag == "disable-radix-cache" {
+			switch sk.flag {
+			case "disable-radix-cache":
 				s.DisableRadixCache = b
-			} else {
+			case "disable-overlap-schedule":
 				s.DisableOverlapSchedule = b
+			default:
+				s.EnforceDisableARFusion = b
 			}
 		case "mamba-full-memory-ratio":
 			f, ok := st.Float()
@@ -364,6 +368,8 @@ func overrideSetting(dst *Serve, flags Serve, flag string) {
 		dst.DisablePiecewiseCudaGraph = flags.DisablePiecewiseCudaGraph
 	case "trust-remote-code":
 		dst.TrustRemoteCode = flags.TrustRemoteCode
+	case "enforce-disable-flashinfer-allreduce-fusion":
+		dst.EnforceDisableARFusion = flags.EnforceDisableARFusion
 	case "disable-radix-cache":
 		dst.DisableRadixCache = flags.DisableRadixCache
 	case "disable-overlap-schedule":

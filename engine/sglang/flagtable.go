@@ -332,7 +332,7 @@ var flagTable = []sflag{
 	{name: "encoder-register-urls", arity: manyValues, kind: ignored, at: lines{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 7073, 7073, 2293}},
 	{name: "encoder-transfer-backend", arity: oneValue, kind: ignored, at: lines{0, 0, 0, 4328, 4591, 4591, 4916, 4916, 5799, 5799, 6480, 6931, 6931, 7051, 7051, 2278}},
 	{name: "encoder-urls", arity: manyValues, kind: ignored, at: lines{0, 0, 0, 4335, 4598, 4598, 4923, 4923, 5806, 5806, 6487, 6938, 6938, 7058, 7058, 2285}},
-	{name: "enforce-disable-flashinfer-allreduce-fusion", arity: noValue, kind: ignored, at: lines{0, 0, 0, 0, 0, 0, 0, 0, 4934, 4934, 5599, 6027, 6027, 6063, 6063, 2053}},
+	{name: "enforce-disable-flashinfer-allreduce-fusion", arity: noValue, kind: modelled, at: lines{0, 0, 0, 0, 0, 0, 0, 0, 4934, 4934, 5599, 6027, 6027, 6063, 6063, 2053}},
 	{name: "enforce-piecewise-cuda-graph", arity: noValue, kind: refused, what: whatPiecewiseForced, redest: &destSpan{from: "v0.5.14", dest: "cuda_graph_backend_prefill"}, at: lines{0, 0, 0, 0, 0, 0, 0, 0, 5483, 5483, 6149, 6590, 6590, 6669, 6669, 6397}},
 	{name: "enforce-shared-experts-fusion", arity: noValue, kind: refused, what: whatSharedFusion, at: lines{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 6261, 6707, 6707, 6781, 6781, 1709}},
 	{name: "engine-info-bootstrap-port", arity: oneValue, kind: ignored, at: lines{0, 0, 0, 0, 0, 0, 0, 0, 5863, 5863, 6558, 7014, 7014, 7152, 7152, 2364}},

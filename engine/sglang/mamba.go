@@ -425,6 +425,9 @@ func (r *Resolved) checkMambaFlags() error {
 // mambaLine is the Mamba pool's flags the serve gave, for its launch line.
 func (r *Resolved) mambaLine() string {
 	var b strings.Builder
+	if r.EnforceDisableARFusion {
+		b.WriteString(" --enforce-disable-flashinfer-allreduce-fusion")
+	}
 	if r.DisableRadixCache {
 		b.WriteString(" --disable-radix-cache")
 	}
