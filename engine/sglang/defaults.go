@@ -43,6 +43,11 @@ type MSFInputs struct {
 	// PiecewiseMiB is what the default reserves for piecewise CUDA graphs
 	// (v0.5.10; see piecewise.go), before the 10 GiB floor.
 	PiecewiseMiB float64
+	// DecodeGraphsOff says --disable-cuda-graph was given, which turns
+	// the decode graphs off before the default is derived: from v0.5.15
+	// the default then reserves nothing for them (see
+	// [Profile.ReserveDecodeGraphsOn]).
+	DecodeGraphsOff bool
 }
 
 // DefaultMemFractionStatic is the --mem-fraction-static profile p's SGLang
@@ -56,7 +61,9 @@ type MSFInputs struct {
 // MiB per rank, at least 10 GiB on devices above 60 GiB; then 2 GiB more
 // with EAGLE, EAGLE3 or NEXTN speculative decoding (:874-880). v0.5.10
 // adds the piecewise CUDA graphs' reserve before the floor, and makes the
-// draft's 4 GiB (server_args.py:1283-1322).
+// draft's 4 GiB (server_args.py:1283-1322). v0.5.14 drops the draft's
+// reserve (PR #28855), and v0.5.15 the 2 MiB per batch where the decode
+// graphs are off (PR #29615, server_args.py:3625-3690).
 //
 // v0.4.9.post2 (server_args.py:294-321): (2.8 + ranks/10) GiB below 35 GiB,
 // (9.5 + ranks/2) GiB below 90 GiB, (12 + ranks/2) GiB below 160 GiB, 32 GiB
@@ -75,7 +82,9 @@ func DefaultMemFractionStatic(p Profile, in MSFInputs) (msf, reservedMiB float64
 		} else {
 			reservedMiB += float64(max(in.MaxPrefillTokens, 2048)) * 1.5
 		}
-		reservedMiB += float64(in.CudaGraphMaxBS * 2)
+		if !(p.ReserveDecodeGraphsOn && in.DecodeGraphsOff) {
+			reservedMiB += float64(in.CudaGraphMaxBS * 2) // v0.5.15 server_args.py:3639-3643 only while they are on
+		}
 		reservedMiB += ranks / 8 * 1024
 		reservedMiB += in.PiecewiseMiB // v0.5.10 server_args.py:1304-1311
 		if g > 60*1024 {

@@ -23,8 +23,11 @@ func TestDPSizeKeepsRunningPerServer(t *testing.T) {
 	llama := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
 	h100 := class(t, "h100-sxm-80g")
 	for _, p := range Profiles() {
-		one := ref(t, llama, Serve{MaxRunningRequests: 64}, h100, p)
-		two := ref(t, llama, Serve{DPSize: 2, MaxRunningRequests: 64}, h100, p)
+		// From v0.5.15 the default prefill graphs are refused (see
+		// [Profile.BreakablePrefill]): the serve turns them off.
+		off := p.BreakablePrefill
+		one := ref(t, llama, Serve{MaxRunningRequests: 64, DisablePiecewiseCudaGraph: off}, h100, p)
+		two := ref(t, llama, Serve{DPSize: 2, MaxRunningRequests: 64, DisablePiecewiseCudaGraph: off}, h100, p)
 		c := two.Capacity()
 		// 64 running and 64 rows on each server: v0.5.10 takes
 		// min(64 // 1, the estimate >= 2048) = 64 rows and running; the

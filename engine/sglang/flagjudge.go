@@ -43,7 +43,7 @@ const (
 // v0.5.14 of its ServerArgs dataclass field, where it is one), 0 where
 // the release has it not.
 // TestLinesSpanEveryRelease ties its length to profiles.
-type lines [16]int
+type lines [18]int
 
 // line returns the flag's line at release p, 0 where p has it not.
 func (l lines) line(p Profile) int {

@@ -41,6 +41,8 @@ var nodesCites = map[string][2]string{
 	"v0.5.13":       {"server_args.py:7404-7406", "server_args.py:7428-7430"},
 	"v0.5.13.post1": {"server_args.py:7404-7406", "server_args.py:7428-7430"},
 	"v0.5.14":       {"server_args.py:6632-6634", "server_args.py:6656-6658"},
+	"v0.5.15":       {"server_args.py:6553-6555", "server_args.py:6577-6579"},
+	"v0.5.15.post1": {"server_args.py:6553-6555", "server_args.py:6577-6579"},
 }
 
 // resolveNodes applies --nnodes's default and SGLang's own checks of it.

@@ -148,13 +148,20 @@ func (r *Resolved) piecewiseOffWhy(a *model.Arch, c budget.Class) string {
 // sizes, and whether SGLang still captures them after a later handler
 // (PiecewiseCaptured; see [trtllmMoEDisablesPiecewise]).
 func (r *Resolved) resolvePiecewise(a *model.Arch, c budget.Class, def func(string, string)) error {
+	if r.Profile.BreakablePrefill {
+		if why := r.breakableOffWhy(a, c); why != "" {
+			r.PiecewiseOff = why
+			def("disable-piecewise-cuda-graph", "true: "+why+" turns the prefill CUDA graphs off (server_args.py:3214-3216, 3255-3384)")
+			return nil
+		}
+	}
 	if !r.Profile.PiecewiseByDefault {
 		if r.DisablePiecewiseCudaGraph {
 			return settingErr("disable-piecewise-cuda-graph", true, "%s has no such flag: piecewise CUDA graphs are off unless --enable-piecewise-cuda-graph there", r.Profile.Describes)
 		}
 		return nil
 	}
-	if why := r.piecewiseOffWhy(a, c); why != "" {
+	if why := r.piecewiseOffWhy(a, c); why != "" && !r.Profile.BreakablePrefill {
 		r.PiecewiseOff = why
 		def("disable-piecewise-cuda-graph", "true: "+why+" turns piecewise CUDA graphs off (server_args.py:1078-1139)")
 		return nil
@@ -188,10 +195,64 @@ func (r *Resolved) resolvePiecewise(a *model.Arch, c budget.Class, def func(stri
 		// The torch_native backend turns both phases off at v0.5.14, in
 		// _handle_attention_backend_compatibility (server_args.py:
 		// 4494-4499), after the default fraction (:2524, :2540): the
-		// reserve keeps the sizes, and none is captured.
+		// reserve keeps the sizes, and none is captured (v0.5.15 the same,
+		// :4402-4408 after :2709).
 		r.PiecewiseCaptured = false
 	}
+	if r.Profile.BreakablePrefill && r.PiecewiseCaptured {
+		return breakablePrefillRefusal(r)
+	}
 	return nil
+}
+
+// breakableOffWhy says why v0.5.15's prefill CUDA graphs are off for the
+// serve, "" where SGLang captures them (see [Profile.BreakablePrefill]):
+// the flags that turn them off before the default fraction, a device
+// other than CUDA's (torch.compile's piecewise backend, the default there,
+// turned off by its own case, server_args.py:3271-3339), or one of
+// _disable_breakable_cudagraph_if_incompatible's cases
+// (server_args.py:3341-3384) a sized serve can meet: MLA attention,
+// DeepSeek-V4 and a multimodal model. Its other four (attention context
+// parallelism, LoRA, a MoE all-to-all backend, DP attention) are of flags
+// membudget refuses. torch.compile, pipeline parallelism and the other
+// piecewise cases no longer turn them off.
+func (r *Resolved) breakableOffWhy(a *model.Arch, c budget.Class) string {
+	switch {
+	case r.DisablePiecewiseCudaGraph:
+		return "--disable-piecewise-cuda-graph (the prefill backend disabled, server_args.py:6274-6281)"
+	case r.DisableCudaGraph && r.Sources["disable-cuda-graph"] == "":
+		return "--disable-cuda-graph (both phases)"
+	case c.Device.Silicon.Vendor != budget.NVIDIA:
+		return "a device other than CUDA's (torch.compile's piecewise backend there, and its case for such a device)"
+	case a.MLA:
+		return "MLA attention (the breakable runner's case)"
+	case slices.Contains(a.Architectures, "DeepseekV4ForCausalLM"):
+		return "DeepSeek-V4 (the breakable runner's case)"
+	case sglMultimodal(a):
+		return "a multimodal model (the breakable runner's case)"
+	}
+	return ""
+}
+
+// breakablePrefillMeasuredBytes is the one public measure of a
+// breakable prefill capture: 6.17 GB for a non-DP model at TP 1 with
+// 8k-token prefills (sgl-project/sglang PR #32678, after its fix; 7.04 GB
+// before), against the 8 MiB a size v0.5.15's reserve keeps.
+const breakablePrefillMeasuredBytes = 6.17e9
+
+// breakablePrefillRefusal is the refusal of a v0.5.15 serve that captures
+// its prefill CUDA graphs through the breakable runner: what they would
+// take is not read, so the serve is refused naming the flag that turns
+// them off.
+func breakablePrefillRefusal(r *Resolved) error {
+	n := len(r.PiecewiseSizes)
+	return settingErr("disable-piecewise-cuda-graph", false,
+		"%s captures the prefill forward in breakable CUDA graphs by default on CUDA (sgl-project/sglang PR #29458; model_executor/cuda_graph_config.py:95-101), "+
+			"here %d sizes up to %d tokens, after the KV pool into the graph pool the decode graphs share (runner_utils/pool.py:14-16, 35-41), "+
+			"which membudget does not size: the default fraction keeps 8 MiB a size for them, %d MiB (server_args.py:3661-3670), where the one public measure "+
+			"of such a capture is %.2f GB for a TP 1 model with 8k-token prefills (PR #32678); pass --disable-piecewise-cuda-graph "+
+			"(its deprecated alias of --cuda-graph-backend-prefill disabled, server_args.py:6274-6281) to size the serve without them",
+		r.Profile.Describes, n, r.PiecewiseSizes[n-1], n*piecewiseMiBPerSize, breakablePrefillMeasuredBytes/1e9)
 }
 
 // piecewiseReserveMiB is what v0.5.10's default fraction reserves for the

@@ -608,3 +608,95 @@ var new0514 = []string{"MiMoV2ASRForCausalLM", "ZayaForCausalLM"}
 
 // native0514 is v0.5.13's native architectures and new0514.
 var native0514 = nativeAdding(native0513, new0514...)
+
+// profile0515 is v0.5.15 (tag f63458b, 2026-07-10, read in the forks
+// bytedance-iaas/sglang and guqiong96/Lsglang against v0.5.14's 49e384c:
+// server_args.py and the override registry that now resolves its
+// per-model settings, model_executor/ (the graph runners among them),
+// mem_cache/, managers/scheduler.py, configs/model_config.py,
+// distributed/, the sized families' models/, and layers/ by the
+// allocations its diff adds; transformers 5.12.1 pinned, FlashInfer
+// 0.6.12 and PyTorch 2.11.0 as at v0.5.14; docs/sglang.md lists each
+// comparison):
+//   - The prefill CUDA graphs are the breakable runner's by default on
+//     CUDA, with seven cases that turn them off where torch.compile's
+//     piecewise ones had nineteen (see [Profile.BreakablePrefill]): a
+//     serve that captures them is refused by name, naming
+//     --disable-piecewise-cuda-graph, and an MLA model loses them and
+//     their 1.5 GiB in the reserve (DeepSeek-V2-Lite at TP 1 on an H100:
+//     13440 MiB, 0.834, where v0.5.14 gives 14976 MiB, 0.815). All graph
+//     backends capture into one process-wide pool (PR #28973,
+//     runner_utils/pool.py:14-16, 35-41): with the prefill graphs off the
+//     decode graphs alone fill it, as their own pool did at v0.5.14.
+//   - The default fraction's decode graph term only while decode graphs
+//     are on (see [Profile.ReserveDecodeGraphsOn]); #29615's prefill-node
+//     and decode-node terms and DeepEP's 2 GiB (server_args.py:3626-3684)
+//     are of serves membudget refuses (--disaggregation-mode,
+//     --moe-a2a-backend).
+//   - After the pool: the logits' multimem all-gather buffer under TP
+//     (see [Profile.LogitsAllGather]) and the eager runner's input
+//     buffers over the pool's tokens (see [Profile.EagerTokensFromPool]);
+//     one shared (rows, vocabulary) fp32 logits buffer for the graph
+//     runners (model_executor/graph_shared_output.py, model_runner.py:929,
+//     PR #29779), rows the decode graphs' largest batch
+//     (model_runner.py:835-839), the shape the decode runner made its own
+//     of at v0.5.14 (runner/base_runner.py:97 there): within the 2 MiB a
+//     batch membudget charges the graphs.
+//   - The override registry (arg_groups/overrides.py, PRs #30067 to
+//     #30297) declares what _handle_model_specific_adjustments and its
+//     neighbours wrote in place at v0.5.14: each pass runs at its old
+//     slot on the values the old code saw (run_post_process_pass,
+//     ResolvedView) and the declarations land on the fields at the end of
+//     __post_init__ (materialize_declarations, server_args.py:2814), after
+//     the reserve (:2709) as before; the attention backend, page size,
+//     FlashInfer all-reduce fusion (the same sixteen architectures),
+//     sampling, DP and MoE runner passes give v0.5.14's values for the
+//     architectures membudget sizes. New after the attention backend: a
+//     DeepSeek-V3 serve on trtllm_mla turns its prefill graphs off
+//     (server_args.py:3399-3424), which the MLA case has done before it.
+//   - The pool (DefaultPoolConfigurator, the MHA and MLA pools,
+//     ReqToTokenPool) and the start-up order are v0.5.14's for --page-size
+//     1 and --dcp-size 1; the new pools come under flags membudget refuses
+//     (--enable-unified-memory, --enable-page-major-kv-layout, --dcp-size,
+//     --enable-linear-replayssm) or for models it does not size.
+//   - Native architectures: HRM-Text, Locate-Anything and Unlimited-OCR
+//     (see new0515), refused by name; the sized families' model files
+//     change their flag lookups, DeepSeek's router and fused-A kernels and
+//     Qwen2's head_dim for a config with original_num_attention_heads
+//     (SGLang's CPU padding, #20072), none what a rank holds.
+var profile0515 = func() Profile {
+	p := profile0514
+	p.Name = "v0.5.15"
+	p.Commit = "f63458b5beaceabbd9d749b9fc956370e1b649e6"
+	p.Describes = "SGLang v0.5.15 (tag f63458b, 2026-07-10)"
+	p.BreakablePrefill = true
+	p.ReserveDecodeGraphsOn = true
+	p.LogitsAllGather = true
+	p.EagerTokensFromPool = true
+	p.Native = native0515
+	p.UnreadModels = slices.Concat(p.UnreadModels, new0515)
+	return p
+}()
+
+// profile0515post1 is v0.5.15.post1 (tag 0b3bb0c, 2026-07-14): against
+// v0.5.15 it changes 22 files under python/ (git diff f63458b 0b3bb0c):
+// DeepSeek sparse attention's indexer top-k shared with its draft (#31106,
+// a buffer made only with a draft), disaggregation and speculative files,
+// and one line of server_args.py (:4807, prefill context parallelism's
+// aliases); its flags are v0.5.15's, so its rules are too.
+var profile0515post1 = func() Profile {
+	p := profile0515
+	p.Name = "v0.5.15.post1"
+	p.Commit = "0b3bb0cbe31873994c9f989fddfe2f87ca839fdd"
+	p.Describes = "SGLang v0.5.15.post1 (tag 0b3bb0c, 2026-07-14; v0.5.15's memory rules)"
+	return p
+}()
+
+// new0515 are the architectures v0.5.15 implements natively and v0.5.14
+// did not (the same grep at tag v0.5.15, classes and EntryClass lists
+// alike; the draft DFlashLagunaForCausalLM left out, no class goes;
+// v0.5.15.post1 adds none).
+var new0515 = []string{"HrmTextForCausalLM", "LocateAnythingForConditionalGeneration", "UnlimitedOCRForCausalLM"}
+
+// native0515 is v0.5.14's native architectures and new0515.
+var native0515 = nativeAdding(native0514, new0515...)

@@ -381,6 +381,7 @@ func (ref *Reference) besideItems(i int) []budget.Item {
 		budget.Item{Name: "req_to_token", Term: budget.TermNonTorch, Bytes: budget.SatMul(budget.SatMul(reqToTokenRows(st.maxNumReqs, r.Profile), r.ContextLength+4+r.Draft.reqExtra()), 4)},
 	)
 	items = append(items, ref.arFusionItem()...)
+	items = append(items, ref.after0515Items(i)...)
 	if st.tokens > 0 {
 		// Every KV tensor has page_size rows beyond the pool's tokens, a
 		// dummy slot for padded tokens (memory_pool.py:616-633, 1364-1372),

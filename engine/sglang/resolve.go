@@ -121,7 +121,7 @@ func Resolve(s Serve, a *model.Arch, c budget.Class, p Profile) (Resolved, error
 // in" the release it came in, "new in this release" for an architecture
 // no release names. The release it came in is the oldest profile whose
 // [Profile.UnreadModels] names it: each release's profile adds those it
-// made native to its predecessor's (new059 to new0514), and a later one
+// made native to its predecessor's (new059 to new0515), and a later one
 // keeps them unread.
 func nativeSince(p Profile, arch string) string {
 	for _, o := range oldestFirst() {
@@ -608,6 +608,9 @@ func (r *Resolved) resolveFraction(a *model.Arch, def func(string, string)) erro
 			GPUMemMiB: r.GPUMemMiB, TPSize: r.TPSize, PPSize: r.PPSize,
 			ChunkedPrefillSize: r.ChunkedPrefillSize, MaxPrefillTokens: r.MaxPrefillTokens, CudaGraphMaxBS: r.CudaGraphMaxBS,
 			Speculative: r.Draft != nil, PiecewiseMiB: piecewiseReserveMiB(r, a),
+			// Given, not derived: the torch_native backend's turns them
+			// off after the default (see [Resolved.resolvePiecewise]).
+			DecodeGraphsOff: r.DisableCudaGraph && r.Sources["disable-cuda-graph"] == "",
 		})
 		why := fmt.Sprintf("SGLang's default: %.0f MiB reserved of %.0f MiB (server_args.py, %s)", r.ReservedMiB, r.GPUMemMiB, p.Describes)
 		if f := vlmFactor(a, p); f != 1 {

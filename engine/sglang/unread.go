@@ -12,10 +12,12 @@ var newestKnown = release{0, 5, 23, 0}
 func unreadRelease(r release) string {
 	why := unreadLater
 	switch {
-	case unknownPost0513(r):
+	case unknownPost(r) && r.patch == 13:
 		why = unreadPost
-	case r.major == newestRead.major && r.minor == newestRead.minor && r.patch == newestRead.patch:
+	case unknownPost(r):
 		why = unreadPost0514
+	case r.major == newestRead.major && r.minor == newestRead.minor && r.patch == newestRead.patch:
+		why = unreadPost0515
 	case !newestKnown.less(r):
 		for _, u := range unreadReleases {
 			if u.patch == r.patch {
@@ -26,12 +28,13 @@ func unreadRelease(r release) string {
 	return fmt.Sprintf("SGLang %s's memory rules are not modelled: %s; the newest release membudget models is %s (--sglang-version %s)", r, why, newestRead, newestRead)
 }
 
-// unreadReleases says, for each SGLang release from v0.5.15 to v0.5.23 (a
+// unreadReleases says, for each SGLang release from v0.5.16 to v0.5.23 (a
 // post release shares its release's entry), why its memory rules are not
-// modelled; v0.5.11 to v0.5.14 are modelled (see profile0511,
-// profile0512, profile0513, profile0514), v0.5.13.post2 is refused as a
-// fork's tag (see [unreadPost]) and a post release of v0.5.14 as tagged
-// nowhere (see [unreadPost0514]).
+// modelled; v0.5.11 to v0.5.15.post1 are modelled (see profile0511,
+// profile0512, profile0513, profile0514, profile0515), v0.5.13.post2 is
+// refused as a fork's tag (see [unreadPost]) and a post release of v0.5.14,
+// or of v0.5.15 after .post1, as tagged nowhere (see [unreadPost0514],
+// [unreadPost0515]).
 //
 // v0.5.11 to v0.5.13.post2 are tags of the git mirror of sgl-project/sglang
 // at GitHub charlesHsuGG/sglang, which holds every tag from v0.5.6 on to
@@ -50,18 +53,16 @@ func unreadRelease(r release) string {
 // 28b095c, the commit membudget reads it at (guqiong96's v0.5.13.post1 is
 // 85fd900 too; bytedance-iaas kept the tag's first placing, 45ec483, one
 // gateway commit before). v0.5.14 is read against v0.5.13.post1 and
-// modelled (see profile0514); of v0.5.16 to v0.5.18 only the default of
+// modelled (see profile0514), v0.5.15 and v0.5.15.post1 against v0.5.14
+// (see profile0515); of v0.5.16 to v0.5.18 only the default of
 // --mem-fraction-static (ServerArgs._handle_gpu_memory_settings) and the
-// commits that reach each are read, against the release before, and of
-// v0.5.15 (.post1) also the pool's sizing and a dense model's pools, not
-// its graph runners nor the override registry that resolves its
-// per-model defaults (see its entry): each adds flags to the ServerArgs
-// dataclass (451, 476, 496 and 511 option strings against v0.5.14's 433;
-// v0.5.15 and v0.5.16 declare dcp_size twice, one dataclass field, one
-// set of option strings) and changes model_executor/, mem_cache/ and the
-// pool's sizing (KVCacheConfigurator from v0.5.16), which for v0.5.16 on
-// is not compared with v0.5.14's. git log --grep of each pull request at
-// each tag says which releases hold it.
+// commits that reach each are read, against the release before: each adds
+// flags to the ServerArgs dataclass (476, 496 and 511 option strings
+// against v0.5.15's 451; v0.5.16 declares dcp_size twice, one dataclass
+// field, one set of option strings) and changes model_executor/,
+// mem_cache/ and the pool's sizing (KVCacheConfigurator from v0.5.16),
+// which is not compared with v0.5.15's. git log --grep of each pull
+// request at each tag says which releases hold it.
 //
 // v0.5.19 to v0.5.23 are in no mirror found (the forks' tags stop at
 // v0.5.18); what is known of them is when each memory change reached main,
@@ -84,23 +85,10 @@ var unreadReleases = []struct {
 	patch int
 	why   string
 }{
-	{15, "v0.5.15 (tag f63458b, 2026-07-10; .post1 0b3bb0c, 2026-07-14; in the forks bytedance-iaas/sglang and guqiong96/Lsglang) captures its default prefill graphs " +
-		"through the breakable runner on CUDA, no longer torch.compile's piecewise one (#29458, model_executor/cuda_graph_config.py:95-112), whose capture membudget does not size, " +
-		"turned off by seven cases, not the piecewise nineteen (server_args.py:3341-3384), which moves the reserve's prefill term (an MLA model at TP 1 on an H100 loses its 1.5 GiB: " +
-		"0.834, not 0.815), and into one graph memory pool shared with the decode graphs (runner_utils/pool.py:35-41); with TP above 1 its logits' multimem all-gather allocates, " +
-		"after the pool, a symmetric buffer of max(--max-running-requests given, 128) rows of the vocabulary in bf16 (layers/logits_processor.py:365-371, " +
-		"distributed/device_communicators/triton_symm_mem_ag.py:308-334, 421-440; Llama 3.1 8B with --max-running-requests 3000: 769536000 B a rank); " +
-		"it has #29615's disaggregation-aware --mem-fraction-static reserve, which also leaves the decode graphs' 2 MiB per batch out when decode CUDA graphs are off " +
-		"(server_args.py:3639-3643), where v0.5.14 and v0.5.13 keep it (Llama 3.1 8B on an H100 with --disable-cuda-graph: 0.841, not v0.5.14's 0.834), and adds 2 GiB for " +
-		"DeepEP's all-to-all (server_args.py:3679-3684). Read against v0.5.14, and but for the above the same for a dense serve: the default pool configurator, a dense model's KV pools " +
-		"(new pools only under --enable-unified-memory, --enable-page-major-kv-layout, --dcp-size and for MiniMax sparse attention), scheduler.py's start-up order, " +
-		"configs/model_config.py and distributed/; not compared: the registry that now resolves the attention backend, page size and per-model defaults " +
-		"(arg_groups/overrides.py, 2174 new lines), the rest of the graph runners (runner/, runner_backend/), layers/ and models/, and its 18 new flags; " +
-		".post1 changes, against v0.5.15, only DeepSeek sparse attention's draft index sharing, disaggregation and speculative files"},
 	{16, "v0.5.16 (tag fdebc93, 2026-07-24, in the forks bytedance-iaas/sglang and guqiong96/Lsglang) sizes the KV pool after CUDA graph capture when " +
 		"SGLANG_ENABLE_POST_CAPTURE_KV_SIZING is set (#30157; off by default, environ.py:337), keeping then only 512 MiB and the parallel term of the reserve " +
 		"(server_args.py:4055-4059), moves the pool's sizing into KVCacheConfigurator (#31162, #31163), which is not read, and splits the reserve into " +
-		"reserve_for_graph_mb and reserve_for_deepep_a2a_mb with v0.5.15's terms (server_args.py:4060-4083, 4164-4196, 4198); v0.5.15's unread changes carry into it"},
+		"reserve_for_graph_mb and reserve_for_deepep_a2a_mb with v0.5.15's terms (server_args.py:4060-4083, 4164-4196, 4198); its other changes against v0.5.15 are not compared"},
 	{17, "v0.5.17 (tag 2948168, 2026-08-07, in the forks bytedance-iaas/sglang and guqiong96/Lsglang) is the cherry-pick #34035 of the Mamba pool sized per pipeline stage, " +
 		"not per model (#33666); it no longer caps the prefill graphs' largest size at --context-length when it sums the reserve (#30206, main 2026-08-03, " +
 		"undoing in server_args.py v0.5.13's cap of #22516), adds 1 GiB for breakable prefill graphs with DeepEP (server_args.py:4914-4920), " +
@@ -120,18 +108,23 @@ var unreadReleases = []struct {
 // unreadLater is why a release after v0.5.23 is refused.
 const unreadLater = "no SGLang release after v0.5.23 (2026-10, the newest known when membudget's profiles were written) is known to membudget"
 
-// unknownPost0513 reports whether r is a post release of v0.5.13 after
-// .post1 (the mirror's fork tag v0.5.13.post2 among them, see
-// [unreadPost]), refused by name below the newest release modelled.
-func unknownPost0513(r release) bool {
-	return r.major == 0 && r.minor == 5 && r.patch == 13 && r.post > 1
+// unknownPost reports whether r is a post release no fork tags below the
+// newest release modelled: of v0.5.13 after .post1 (the mirror's fork tag
+// v0.5.13.post2 among them, see [unreadPost]) or of v0.5.14 (see
+// [unreadPost0514]), refused by name.
+func unknownPost(r release) bool {
+	return r.major == 0 && r.minor == 5 && (r.patch == 13 && r.post > 1 || r.patch == 14 && r.post > 0)
 }
 
-// unreadPost0514 is why a post release of v0.5.14, the newest modelled, is
-// refused: the forks' tags go from v0.5.14 (49e384c) to v0.5.15 (f63458b)
-// with no post release between (git tag in bytedance-iaas/sglang and
-// guqiong96/Lsglang).
+// unreadPost0514 is why a post release of v0.5.14 is refused: the forks'
+// tags go from v0.5.14 (49e384c) to v0.5.15 (f63458b) with no post release
+// between (git tag in bytedance-iaas/sglang and guqiong96/Lsglang).
 const unreadPost0514 = "no post release of v0.5.14 is known to membudget: the forks bytedance-iaas/sglang and guqiong96/Lsglang, which hold SGLang's tags from v0.5.13.post1 to v0.5.18, tag none between v0.5.14 (49e384c) and v0.5.15 (f63458b)"
+
+// unreadPost0515 is why a post release of v0.5.15 after .post1, the newest
+// modelled, is refused: the forks' tags go from v0.5.15.post1 (0b3bb0c) to
+// v0.5.16 (fdebc93).
+const unreadPost0515 = "no post release of v0.5.15 after .post1 is known to membudget: the forks bytedance-iaas/sglang and guqiong96/Lsglang, which hold SGLang's tags from v0.5.13.post1 to v0.5.18, tag none between v0.5.15.post1 (0b3bb0c) and v0.5.16 (fdebc93)"
 
 // unreadPost is why v0.5.13.post2 is refused: the mirror's v0.5.13.post2 (tag 403cc43, 2026-06-16) was tagged
 // by the mirror's owner, "update rl important sampling method", on a fork

@@ -277,6 +277,44 @@ type Profile struct {
 	// blacklist, which membudget refuses anyway): see
 	// [trtllmMoEDisablesPiecewise].
 	PiecewiseWithTRTLLMMoE bool
+	// BreakablePrefill says the prefill CUDA graphs' default backend on
+	// CUDA is the breakable one (PR #29458; v0.5.15
+	// model_executor/cuda_graph_config.py:95-101, default_prefill_backend),
+	// turned off only by its seven cases (_disable_breakable_cudagraph_if_
+	// incompatible, server_args.py:3341-3384: MLA attention, DeepSeek-V4,
+	// attention context parallelism, LoRA, a MoE all-to-all backend, DP
+	// attention, a multimodal model), by --disable-piecewise-cuda-graph
+	// (the prefill backend disabled, :6275-6281) or --disable-cuda-graph
+	// (:3214-3216), all before the default fraction (:2693 before :2709);
+	// elsewhere (ROCm) torch.compile's piecewise backend stays the default
+	// and its non-CUDA case turns it off (:3271-3339). Its capture, after
+	// the KV pool into the graph pool shared with the decode graphs
+	// (runner_utils/pool.py:14-16, 35-41, PR #28973), is not sized: a serve
+	// that captures them is refused by name (see [breakablePrefillRefusal]).
+	BreakablePrefill bool
+	// ReserveDecodeGraphsOn says the default fraction's 2 MiB per decode
+	// graph batch is reserved only while the decode graphs are on (PR
+	// #29615; v0.5.15 server_args.py:3639-3643): --disable-cuda-graph given
+	// turns them off before the reserve (:3214-3216) and drops the term,
+	// which v0.5.14 keeps (server_args.py:3285 there).
+	ReserveDecodeGraphsOn bool
+	// LogitsAllGather says the logits processor gathers the vocabulary
+	// under TP through a multimem all-gather (PR #29223; v0.5.15
+	// layers/logits_processor.py:365-371), whose first eager call after the
+	// KV pool allocates a symmetric-memory buffer of max(--max-running-requests
+	// given x max(draft tokens, top-k, 1), 128) rows of the padded
+	// vocabulary in bf16 (distributed/device_communicators/
+	// triton_symm_mem_ag.py:308-334, 421-440, 481-541): see
+	// [logitsAllGatherBytes].
+	LogitsAllGather bool
+	// EagerTokensFromPool says the eager runner's input buffers, built
+	// after the KV pool, are sized to max(the pool's tokens, the chunked
+	// prefill size) rather than the chunked prefill size alone (PR #28894;
+	// v0.5.15 model_executor/runner/eager_runner.py:111-112): input_ids,
+	// positions and out_cache_loc int64 and mrope_positions 3 x int64, 48
+	// bytes a token (cuda_graph_buffer_registry.py:507-590, 893-937): see
+	// [eagerInputBytes].
+	EagerTokensFromPool bool
 	// EnvBoolWords says an environment boolean also reads yes, y, no and
 	// n, and warns and keeps its default for anything else (v0.5.6.post2's
 	// EnvBool, environ.py:98-105, 23-38); v0.4.9.post2's get_bool_env_var
@@ -287,7 +325,7 @@ type Profile struct {
 // DefaultName is the name of the default profile.
 const DefaultName = "v0.5.6.post2"
 
-var profiles = []Profile{profile0514, profile0513post1, profile0513, profile0512post1, profile0512, profile0511, profile0510post1, profile0510, profile059post1, profile059, profile058post1, profile058, profile057, profile056post3, profile056post2, profile049post2}
+var profiles = []Profile{profile0515post1, profile0515, profile0514, profile0513post1, profile0513, profile0512post1, profile0512, profile0511, profile0510post1, profile0510, profile059post1, profile059, profile058post1, profile058, profile057, profile056post3, profile056post2, profile049post2}
 
 // profile056post2 is the default profile; the later ones start from it.
 var profile056post2 = Profile{
@@ -309,15 +347,15 @@ var profile049post2 = Profile{
 }
 
 // ProfileFor returns the profile of SGLang release spec: "v0.5.6.post2"
-// (also "" or "default"), "v0.5.14" (also "latest"), "v0.5.13.post1",
-// "v0.5.13",
+// (also "" or "default"), "v0.5.15.post1" (also "latest"), "v0.5.15",
+// "v0.5.14", "v0.5.13.post1", "v0.5.13",
 // "v0.5.12.post1", "v0.5.12", "v0.5.11", "v0.5.10.post1", "v0.5.10",
 // "v0.5.9.post1", "v0.5.9", "v0.5.8.post1", "v0.5.8", "v0.5.7",
 // "v0.5.6.post3" or "v0.4.9.post2", with or without the leading v. Any
 // other release is a *[engine.SettingError]: the rules of releases
 // membudget has not read are not guessed, one newer than the newest
-// modelled (v0.5.14.post1, v0.5.15 to v0.5.23, 2026-10, and on), or the
-// fork's v0.5.13.post2, is refused
+// modelled (v0.5.15.post2, v0.5.16 to v0.5.23, 2026-10, and on), a post
+// release of v0.5.14, or the fork's v0.5.13.post2, is refused
 // naming what of its rules is not modelled and the newest release modelled
 // (see [unreadReleases]), and a release candidate of a release read
 // (v0.5.10rc0) is refused as no release's rules (see [releaseCandidate]).
@@ -337,7 +375,7 @@ func ProfileFor(spec string) (Profile, error) {
 			return p, nil
 		}
 	}
-	if r, ok := parseRelease(s); ok && (newestRead.less(r) || unknownPost0513(r)) {
+	if r, ok := parseRelease(s); ok && (newestRead.less(r) || unknownPost(r)) {
 		return Profile{}, &engine.SettingError{Flag: "sglang-version", Value: spec, Reason: unreadRelease(r)}
 	} else if ok && strings.Contains(s, "rc") {
 		return Profile{}, &engine.SettingError{Flag: "sglang-version", Value: spec, Reason: releaseCandidate}
@@ -348,7 +386,7 @@ func ProfileFor(spec string) (Profile, error) {
 
 // refusedByName says which later releases --sglang-version names and
 // refuses (see [unreadReleases]).
-const refusedByName = "v0.5.13.post2, a post release of v0.5.14, and v0.5.15 to v0.5.23 are refused by name, each saying what of its rules is not read"
+const refusedByName = "v0.5.13.post2, a post release of v0.5.14, v0.5.15.post2, and v0.5.16 to v0.5.23 are refused by name, each saying what of its rules is not read"
 
 // releaseCandidate is why a release candidate of a release membudget
 // models is refused rather than sized as its release: v0.5.10rc0 (tag

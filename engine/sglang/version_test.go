@@ -13,15 +13,15 @@ import (
 	"membudget/engine"
 )
 
-// TestUnreadReleasesRefusedByName: every release after v0.5.14, the
+// TestUnreadReleasesRefusedByName: every release after v0.5.15.post1, the
 // newest read, up to v0.5.23 (2026-10) and beyond, and a post release of
-// v0.5.13 after .post1, is refused naming itself, what of its rules is not
-// read and v0.5.14; a release
+// v0.5.13 after .post1 or of v0.5.14, is refused naming itself, what of
+// its rules is not read and v0.5.15.post1; a release
 // between or before the read ones gets the plain list, and a release
 // candidate of a read release its own refusal. None is sized with
 // another's rules.
 func TestUnreadReleasesRefusedByName(t *testing.T) {
-	const newest = "; the newest release membudget models is v0.5.14 (--sglang-version v0.5.14)"
+	const newest = "; the newest release membudget models is v0.5.15.post1 (--sglang-version v0.5.15.post1)"
 	// v0.5.13.post2's whole text, by hand: the mirror's tag is its owner's
 	// fork commit, kept refused and saying so; the two forks whose tags run
 	// on to v0.5.18 (git tag in each) hold none after .post1.
@@ -50,26 +50,9 @@ func TestUnreadReleasesRefusedByName(t *testing.T) {
 		// v0.5.14 is modelled; no fork tags a post release of it (the
 		// forks' next tag is v0.5.15, f63458b).
 		{"v0.5.14.post1", "v0.5.14.post1", []string{"no post release of v0.5.14", "49e384c", "f63458b"}},
-		// v0.5.15rc0 takes v0.5.15's entry: #29615 (fbe3110) is at tag
-		// f63458b, and .post1 is 0b3bb0c.
-		// Its figure, by hand: Llama 3.1 8B on an H100 (81080 MiB) with
-		// --disable-cuda-graph turns both phases off before the reserve
-		// (server_args.py:3214-3216, 2693 before 2709), so #29615 leaves
-		// out the decode term 2 x 256 as the prefill one: 512 + 1.5 x 8192
-		// + 1 x 1 / 8 x 1024 = 12928 MiB, above the 10 GiB floor;
-		// (81080 - 12928) / 81080 = 0.84055 -> 0.841, where v0.5.14 keeps
-		// the 512 MiB: 13440, 0.834. What is not compared is named: the
-		// override registry, the graph runners, and the 18 new option
-		// strings (17 new dataclass fields, dcp_size declared twice at
-		// :823 and :877 but one field, with its alias). And the new memory
-		// found: the logits' multimem all-gather buffer under TP, rows x
-		// vocabulary x 2 bytes, 3000 x 128256 x 2 = 769536000 B; and the
-		// default prefill graphs, breakable on CUDA from v0.5.15
-		// (cuda_graph_config.py:95-112), whose seven cases turn them off for
-		// MLA: the 1.5 GiB term goes, 512 + 12288 + 512 + 128 = 13440 MiB,
-		// 0.834, where v0.5.14's piecewise graphs keep it: 14976, (81080 -
-		// 14976) / 81080 = 0.81529 -> 0.815.
-		{"v0.5.15rc0", "v0.5.15", []string{"f63458b", "2026-07-10", "0b3bb0c", "#29615", "decode CUDA graphs are off", "DeepEP", "0.841", "0.834", "overrides.py", "graph runners", "18 new flags", ".post1 changes", "multimem all-gather", "769536000", "breakable runner on CUDA", "#29458", "cuda_graph_config.py:95-112", "seven cases", "0.815"}},
+		// v0.5.15 and .post1 are modelled; no fork tags a later post
+		// release of it (the forks' next tag is v0.5.16, fdebc93).
+		{"v0.5.15.post2", "v0.5.15.post2", []string{"no post release of v0.5.15 after .post1", "0b3bb0c", "fdebc93"}},
 		// v0.5.16: #30157 (2ad9a24) and #31162, #31163 are at tag fdebc93.
 		{"v0.5.16", "v0.5.16", []string{"fdebc93", "2026-07-24", "#30157", "SGLANG_ENABLE_POST_CAPTURE_KV_SIZING", "#31162", "KVCacheConfigurator"}},
 		// v0.5.17: the tag's commit 2948168 is #34035, the cherry-pick of
@@ -103,10 +86,10 @@ func TestUnreadReleasesRefusedByName(t *testing.T) {
 			}
 		}
 	}
-	// Every release from v0.5.15 to v0.5.23 has its own reason, naming
+	// Every release from v0.5.16 to v0.5.23 has its own reason, naming
 	// itself: none borrows another's, nor the one for releases after.
 	seen := map[string]string{}
-	for patch := 15; patch <= 24; patch++ {
+	for patch := 16; patch <= 24; patch++ {
 		name := fmt.Sprintf("v0.5.%d", patch)
 		_, err := ProfileFor(name)
 		var se *engine.SettingError
@@ -122,7 +105,7 @@ func TestUnreadReleasesRefusedByName(t *testing.T) {
 			t.Errorf("%s's reason %q does not name it", name, why)
 		}
 	}
-	plain := "want v0.5.14, v0.5.13.post1, v0.5.13, v0.5.12.post1, v0.5.12, v0.5.11, v0.5.10.post1, v0.5.10, v0.5.9.post1, v0.5.9, v0.5.8.post1, v0.5.8, v0.5.7, v0.5.6.post3, v0.5.6.post2 (the default) or v0.4.9.post2, the releases whose memory rules membudget has read; v0.5.13.post2, a post release of v0.5.14, and v0.5.15 to v0.5.23 are refused by name, each saying what of its rules is not read"
+	plain := "want v0.5.15.post1, v0.5.15, v0.5.14, v0.5.13.post1, v0.5.13, v0.5.12.post1, v0.5.12, v0.5.11, v0.5.10.post1, v0.5.10, v0.5.9.post1, v0.5.9, v0.5.8.post1, v0.5.8, v0.5.7, v0.5.6.post3, v0.5.6.post2 (the default) or v0.4.9.post2, the releases whose memory rules membudget has read; v0.5.13.post2, a post release of v0.5.14, v0.5.15.post2, and v0.5.16 to v0.5.23 are refused by name, each saying what of its rules is not read"
 	for _, spec := range []string{"v0.5.6", "v0.5.6.post1", "v0.5.6.post4", "v0.5.7.post1", "v0.5.8.post2", "0.5.0", "v0.4.6", "main", "v0.5"} {
 		_, err := ProfileFor(spec)
 		var se *engine.SettingError
@@ -137,7 +120,7 @@ func TestUnreadReleasesRefusedByName(t *testing.T) {
 	// v0.5.10rc0 is 317 commits before v0.5.10, server_args.py and the
 	// model runner changed after it: refused by name, not sized as
 	// v0.5.10; so is any candidate of a release read.
-	for _, spec := range []string{"v0.5.10rc0", "0.5.9rc1"} {
+	for _, spec := range []string{"v0.5.10rc0", "0.5.9rc1", "v0.5.15rc0"} {
 		_, err := ProfileFor(spec)
 		var se *engine.SettingError
 		if !errors.As(err, &se) || se.Reason != releaseCandidate || !strings.Contains(se.Reason, "317 commits before v0.5.10") {
@@ -163,19 +146,19 @@ func TestReleaseOrder(t *testing.T) {
 }
 
 // TestPropertyUnreadReleaseNeverSized: a release SGLang could tag is sized
-// only when it is one of the sixteen read, and one after v0.5.14 is
-// refused naming itself and v0.5.14.
+// only when it is one of the eighteen read, and one after v0.5.15.post1 is
+// refused naming itself and v0.5.15.post1.
 func TestPropertyUnreadReleaseNeverSized(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		r := release{0, rapid.IntRange(3, 7).Draw(t, "minor"), rapid.IntRange(0, 30).Draw(t, "patch"), rapid.IntRange(0, 3).Draw(t, "post")}
 		p, err := ProfileFor(r.String())
 		switch {
 		case err == nil:
-			if p.Name != r.String() || !slices.Contains([]string{"v0.5.14", "v0.5.13.post1", "v0.5.13", "v0.5.12.post1", "v0.5.12", "v0.5.11", "v0.5.10.post1", "v0.5.10", "v0.5.9.post1", "v0.5.9", "v0.5.8.post1", "v0.5.8", "v0.5.7", "v0.5.6.post3", "v0.5.6.post2", "v0.4.9.post2"}, p.Name) {
+			if p.Name != r.String() || !slices.Contains([]string{"v0.5.15.post1", "v0.5.15", "v0.5.14", "v0.5.13.post1", "v0.5.13", "v0.5.12.post1", "v0.5.12", "v0.5.11", "v0.5.10.post1", "v0.5.10", "v0.5.9.post1", "v0.5.9", "v0.5.8.post1", "v0.5.8", "v0.5.7", "v0.5.6.post3", "v0.5.6.post2", "v0.4.9.post2"}, p.Name) {
 				t.Fatalf("%s sized as %s", r, p.Name)
 			}
 		case newestRead.less(r):
-			if !strings.Contains(err.Error(), "SGLang "+r.String()+"'s memory rules are not modelled") || !strings.Contains(err.Error(), "(--sglang-version v0.5.14)") {
+			if !strings.Contains(err.Error(), "SGLang "+r.String()+"'s memory rules are not modelled") || !strings.Contains(err.Error(), "(--sglang-version v0.5.15.post1)") {
 				t.Fatalf("%s: %v", r, err)
 			}
 		}
@@ -184,9 +167,9 @@ func TestPropertyUnreadReleaseNeverSized(t *testing.T) {
 
 // TestNewestReadIsTheNewestProfile: newestRead, above which a release is
 // refused as unread, is the release of profiles' first (newest) entry,
-// v0.5.14 = {0, 5, 14, 0}, spelled back as its name.
+// v0.5.15.post1 = {0, 5, 15, 1}, spelled back as its name.
 func TestNewestReadIsTheNewestProfile(t *testing.T) {
-	if diff := cmp.Diff(release{0, 5, 14, 0}, newestRead, cmp.AllowUnexported(release{})); diff != "" {
+	if diff := cmp.Diff(release{0, 5, 15, 1}, newestRead, cmp.AllowUnexported(release{})); diff != "" {
 		t.Errorf("newestRead (-want +got):\n%s", diff)
 	}
 	if got := newestRead.String(); got != profiles[0].Name {
@@ -198,7 +181,7 @@ func TestNewestReadIsTheNewestProfile(t *testing.T) {
 // modelled release, newest first, the last after "or", then the refused
 // range.
 func TestVersionHelpListsTheProfiles(t *testing.T) {
-	want := "v0.5.14, v0.5.13.post1, v0.5.13, v0.5.12.post1, v0.5.12, v0.5.11, v0.5.10.post1, v0.5.10, v0.5.9.post1, v0.5.9, v0.5.8.post1, v0.5.8, v0.5.7, v0.5.6.post3, v0.5.6.post2 or v0.4.9.post2 (v0.5.13.post2, a post release of v0.5.14, and v0.5.15 to v0.5.23 are refused by name, each saying what of its rules is not read)"
+	want := "v0.5.15.post1, v0.5.15, v0.5.14, v0.5.13.post1, v0.5.13, v0.5.12.post1, v0.5.12, v0.5.11, v0.5.10.post1, v0.5.10, v0.5.9.post1, v0.5.9, v0.5.8.post1, v0.5.8, v0.5.7, v0.5.6.post3, v0.5.6.post2 or v0.4.9.post2 (v0.5.13.post2, a post release of v0.5.14, v0.5.15.post2, and v0.5.16 to v0.5.23 are refused by name, each saying what of its rules is not read)"
 	if VersionHelp != want {
 		t.Errorf("VersionHelp = %q, want %q", VersionHelp, want)
 	}

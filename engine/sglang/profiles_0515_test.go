@@ -1,0 +1,274 @@
+package sglang
+
+import (
+	"errors"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
+
+	"membudget/engine"
+)
+
+// TestProfile0515Rules: v0.5.15 is v0.5.14's rules but the ones it
+// changed, and v0.5.15.post1 is v0.5.15's.
+func TestProfile0515Rules(t *testing.T) {
+	p := mustProfile("v0.5.15")
+	want := renamedAs(mustProfile("v0.5.14"), "v0.5.15", "f63458b5beaceabbd9d749b9fc956370e1b649e6", p)
+	want.BreakablePrefill = true      // model_executor/cuda_graph_config.py:95-101
+	want.ReserveDecodeGraphsOn = true // server_args.py:3639-3643
+	want.LogitsAllGather = true       // layers/logits_processor.py:365-371
+	want.EagerTokensFromPool = true   // model_executor/runner/eager_runner.py:111
+	want.Native = native0515
+	want.UnreadModels = slices.Concat(new059, new0510, new0511, new0512, new0513, new0514, new0515)
+	if diff := cmp.Diff(want, p); diff != "" {
+		t.Errorf("v0.5.15 against v0.5.14's rules (-want +got):\n%s", diff)
+	}
+	// Three classes new by the grep (HrmText, LocateAnything,
+	// UnlimitedOCR; the draft DFlashLagunaForCausalLM left out), none gone.
+	checkNewNative(t, "v0.5.15", native0514, new0515, native0515, 3)
+	post := mustProfile("v0.5.15.post1")
+	if diff := cmp.Diff(renamedAs(p, "v0.5.15.post1", "0b3bb0cbe31873994c9f989fddfe2f87ca839fdd", post), post); diff != "" {
+		t.Errorf("v0.5.15.post1 against v0.5.15's rules (-want +got):\n%s", diff)
+	}
+	if p, err := ProfileFor("latest"); err != nil || p.Name != "v0.5.15.post1" {
+		t.Errorf("latest = %q, %v; want v0.5.15.post1", p.Name, err)
+	}
+	if slices.Contains(specReleases, "v0.5.15") || slices.Contains(specReleases, "v0.5.15.post1") {
+		t.Errorf("speculative decoding is not read at v0.5.15: specReleases = %v", specReleases)
+	}
+}
+
+// TestProfile0515Constants pins the constants of v0.5.15's new items.
+func TestProfile0515Constants(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		got, want float64
+	}{
+		// input_ids, positions, out_cache_loc int64 and mrope_positions
+		// (3, tokens) int64 (cuda_graph_buffer_registry.py:507-590).
+		{"eagerTokenBytes", eagerTokenBytes, 8 + 8 + 8 + 24},
+		// req_pool_indices and seq_lens int64 on the device.
+		{"eagerRequestBytes", eagerRequestBytes, 16},
+		// recommended_max_tokens(..., floor=128), logits_processor.py:365-371.
+		{"logitsAllGatherFloor", logitsAllGatherFloor, 128},
+		// _NUMEL_PER_THREAD, triton_symm_mem_ag.py:24.
+		{"logitsAllGatherNumel", logitsAllGatherNumel, 8},
+		// DEFAULT_VOCAB_PADDING_SIZE, layers/vocab_parallel_embedding.py:45.
+		{"sglVocabPadding", sglVocabPadding, 64},
+		// PR #32678's 6.17 GB.
+		{"breakablePrefillMeasuredBytes", breakablePrefillMeasuredBytes, 6170000000},
+	} {
+		if tt.got != tt.want {
+			t.Errorf("%s = %v, want %v", tt.name, tt.got, tt.want)
+		}
+	}
+}
+
+// TestProfile0515DefaultServeRefused: Llama 3.1 8B on an H100 without
+// flags captures its prefill graphs through the breakable runner (none of
+// the seven cases: not MLA, not DeepSeek-V4, not multimodal; no LoRA, DP
+// attention, context parallelism or all-to-all backend), 58 sizes up to
+// the chunked prefill 8192 (4 to 32 by 4: 8; 48 to 256 by 16: 13; 288 to
+// 512 by 32: 8; 576 to 1024 by 64: 8; 1280 to 4096 by 256: 12; 4608 to
+// 8192 by 512: 8 + 1 = 9), whose capture membudget does not size: refused
+// naming --disable-piecewise-cuda-graph, with the reserve's 58 x 8 = 464
+// MiB and the public 6.17 GB. Pipeline parallelism, which turned v0.5.14's
+// piecewise graphs off, no longer does: refused too.
+func TestProfile0515DefaultServeRefused(t *testing.T) {
+	llama := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
+	h100 := class(t, "h100-sxm-80g")
+	for _, name := range []string{"v0.5.15", "v0.5.15.post1"} {
+		for _, s := range []Serve{{}, {TPSize: 2}, {PPSize: 2}} {
+			_, err := Resolve(s, llama, h100, mustProfile(name))
+			var se *engine.SettingError
+			if !errors.As(err, &se) || se.Flag != "disable-piecewise-cuda-graph" {
+				t.Errorf("%s %+v: %v; want the breakable prefill graphs refused naming --disable-piecewise-cuda-graph", name, s, err)
+				continue
+			}
+			for _, m := range []string{"58 sizes up to 8192 tokens", "464 MiB", "6.17 GB", "#29458", "#32678", "pass --disable-piecewise-cuda-graph"} {
+				if !strings.Contains(se.Reason, m) {
+					t.Errorf("%s %+v: %q does not name %q", name, s, se.Reason, m)
+				}
+			}
+		}
+	}
+	// v0.5.14 at PP 2 turns its piecewise graphs off (the case of
+	// pipeline parallelism) and sizes the serve.
+	if _, err := Resolve(Serve{PPSize: 2}, llama, h100, mustProfile("v0.5.14")); err != nil {
+		t.Errorf("v0.5.14 PP 2: %v; want it sized", err)
+	}
+}
+
+// TestProfile0515PrefillGraphsOffByHand walks Llama 3.1 8B on an H100
+// (81080 MiB) at v0.5.15 with its prefill graphs off.
+//
+//   - --disable-piecewise-cuda-graph, TP 1: no prefill term; the decode
+//     graphs are on, so 512 + 1.5 x 8192 + 2 x 256 + 1 / 8 x 1024 = 13440
+//     MiB, (81080 - 13440) / 81080 = 0.83424 -> 0.834, v0.5.14's with the
+//     same flag, and the same pool: T = floor((F1 - F0 x 0.166) / 131072),
+//     the cell 32 layers x 8 heads x 256 x 2 bytes. Running requests: the
+//     estimate int(T / 131072 x 512) = T / 256, T under 524288, is under
+//     2048, so 2048. After the pool: no all-gather at TP 1; the eager
+//     buffers 48 x max(T, 8192, 2048) + 16 x 2048 bytes.
+//   - --disable-piecewise-cuda-graph, TP 2: 512 + 12288 + 512 + 2 / 8 x
+//     1024 = 13568 MiB, (81080 - 13568) / 81080 = 0.83266 -> 0.833; the
+//     cell 32 x 4 heads x 256 x 2 = 65536; F0 and F1 through float32 (the
+//     world group's minimum). T is near twice TP 1's, above 524288, so
+//     the running requests are the estimate int(T / 131072 x 512) = T /
+//     256 (between 2048 and 4096) itself. The logits' all-gather buffer:
+//     128 rows
+//     (no --max-running-requests) x 128256 (128256 is 64 x 2004, a
+//     rank's shard 64128 a multiple of 8) x 2 bytes = 32833536 B a rank;
+//     with --max-running-requests 3000, 3000 x 128256 x 2 = 769536000 B.
+//   - --disable-cuda-graph, TP 1: both phases off before the reserve, the
+//     decode term too: 512 + 12288 + 128 = 12928 MiB, (81080 - 12928) /
+//     81080 = 0.84055 -> 0.841 (v0.5.14: 13440, 0.834); no graph item.
+func TestProfile0515PrefillGraphsOffByHand(t *testing.T) {
+	llama := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
+	h100 := class(t, "h100-sxm-80g")
+	for _, tt := range []struct {
+		name      string
+		s         Serve
+		msf       float64
+		reserved  float64
+		cell      uint64
+		running   uint64 // 0: the estimate, max(min(T / 256, 4096), 2048)
+		allGather uint64
+		graphs    bool
+	}{
+		{"TP1 --disable-piecewise-cuda-graph", Serve{DisablePiecewiseCudaGraph: true}, 0.834, 13440, 131072, 0, 0, true},
+		{"TP2 --disable-piecewise-cuda-graph", Serve{TPSize: 2, DisablePiecewiseCudaGraph: true}, 0.833, 13568, 65536, 0, 32833536, true},
+		{"TP2 --disable-piecewise-cuda-graph --max-running-requests 3000", Serve{TPSize: 2, DisablePiecewiseCudaGraph: true, MaxRunningRequests: 3000}, 0.833, 13568, 65536, 3000, 769536000, true},
+		{"TP1 --disable-cuda-graph", Serve{DisableCudaGraph: true}, 0.841, 12928, 131072, 0, 0, false},
+	} {
+		r := ref(t, llama, tt.s, h100, mustProfile("v0.5.15"))
+		c := r.Capacity()
+		f0, f1 := float64(c.F0Bytes), float64(c.F0Bytes-c.LoadedBytes)
+		if tt.s.TPSize > 1 {
+			f0, f1 = float64(float32(f0)), float64(float32(f1))
+		}
+		wantT := int64(math.Floor((f1/gib-f0/gib*(1-tt.msf))*gib)) / int64(tt.cell)
+		running := tt.running
+		if running == 0 {
+			running = uint64(min(max(wantT/256, 2048), 4096))
+		}
+		if r.Serve.MemFractionStatic != tt.msf || r.Serve.ReservedMiB != tt.reserved || c.CellBytes != tt.cell || c.MaxTotalNumTokens != wantT || c.MaxRunningRequests != running {
+			t.Errorf("%s: msf %v, reserved %v, cell %d, T %d, running %d; want %v, %v, %d, %d, %d", tt.name,
+				r.Serve.MemFractionStatic, r.Serve.ReservedMiB, c.CellBytes, c.MaxTotalNumTokens, c.MaxRunningRequests, tt.msf, tt.reserved, tt.cell, wantT, running)
+		}
+		eager := 48*uint64(max(wantT, 8192, int64(running))) + 16*running
+		if got := besideItem(r, "eager_input_buffers"); got != eager {
+			t.Errorf("%s: eager_input_buffers %d, want 48 x max(%d, 8192, %d) + 16 x %d = %d", tt.name, got, wantT, running, running, eager)
+		}
+		if got := besideItem(r, "logits_all_gather"); got != tt.allGather {
+			t.Errorf("%s: logits_all_gather %d, want %d", tt.name, got, tt.allGather)
+		}
+		if got := besideItem(r, "cuda_graphs") > 0; got != tt.graphs || besideItem(r, "piecewise_cuda_graphs") != 0 {
+			t.Errorf("%s: cuda_graphs charged %v, piecewise %d; want %v, 0", tt.name, got, besideItem(r, "piecewise_cuda_graphs"), tt.graphs)
+		}
+	}
+	// The same serve at v0.5.14 has the same pool but neither new item.
+	old := ref(t, llama, Serve{DisablePiecewiseCudaGraph: true}, h100, mustProfile("v0.5.14"))
+	cur := ref(t, llama, Serve{DisablePiecewiseCudaGraph: true}, h100, mustProfile("v0.5.15"))
+	if diff := cmp.Diff(old.Capacity(), cur.Capacity()); diff != "" {
+		t.Errorf("v0.5.15's pool against v0.5.14's, --disable-piecewise-cuda-graph (-want +got):\n%s", diff)
+	}
+	if besideItem(old, "eager_input_buffers") != 0 || besideItem(old, "logits_all_gather") != 0 {
+		t.Errorf("v0.5.14 charges v0.5.15's items")
+	}
+}
+
+// TestProfile0515MLAPrefillGraphsOff: DeepSeek-V2-Lite (MLA) at TP 1 on an
+// H100. v0.5.15's breakable runner turns its prefill graphs off for MLA
+// (server_args.py:3341-3384) before the reserve, which drops the 1.5 GiB
+// MLA term: 512 + 12288 + 512 + 128 = 13440 MiB, 0.834, and the serve is
+// sized without a flag. v0.5.14's piecewise graphs keep it: 14976 MiB,
+// (81080 - 14976) / 81080 = 0.81529 -> 0.815.
+func TestProfile0515MLAPrefillGraphsOff(t *testing.T) {
+	lite := shipped(t)["deepseek-ai__DeepSeek-V2-Lite"]
+	h100 := class(t, "h100-sxm-80g")
+	for _, tt := range []struct {
+		profile   string
+		msf       float64
+		reserved  float64
+		piecewise bool
+	}{{"v0.5.14", 0.815, 14976, true}, {"v0.5.15", 0.834, 13440, false}, {"v0.5.15.post1", 0.834, 13440, false}} {
+		r, err := Resolve(Serve{}, lite, h100, mustProfile(tt.profile))
+		if err != nil {
+			t.Fatalf("%s: %v", tt.profile, err)
+		}
+		if r.MemFractionStatic != tt.msf || r.ReservedMiB != tt.reserved || r.Piecewise != tt.piecewise {
+			t.Errorf("%s DeepSeek-V2-Lite: msf %v, reserved %v MiB, prefill graphs %v; want %v, %v, %v", tt.profile, r.MemFractionStatic, r.ReservedMiB, r.Piecewise, tt.msf, tt.reserved, tt.piecewise)
+		}
+		if !tt.piecewise && !strings.Contains(r.PiecewiseOff, "MLA") {
+			t.Errorf("%s: prefill graphs off for %q, want MLA named", tt.profile, r.PiecewiseOff)
+		}
+	}
+}
+
+// TestProfile0515Flags: the 18 new option strings of v0.5.15 are judged:
+// --enable-tf32-matmul (float32 matmul precision) and
+// --min-free-slots-delay (admission) ignored; --dcp-size at its default 1
+// ignored and above it refused; the unified and page-major pools refused;
+// the old graph flags stay modelled.
+func TestProfile0515Flags(t *testing.T) {
+	refuses := ": not modelled for " + mustProfile("v0.5.15").Describes + "; membudget refuses it rather than size a server SGLang would contradict"
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--disable-piecewise-cuda-graph"}, ""},
+		{[]string{"--disable-cuda-graph"}, ""},
+		{[]string{"--enable-tf32-matmul"}, ""},
+		{[]string{"--min-free-slots-delay", "4"}, ""},
+		{[]string{"--dcp-size", "1"}, ""},
+		{[]string{"--dcp-size", "2"}, "--dcp-size: " + whatDCP + refuses},
+		{[]string{"--decode-context-parallel-size", "2"}, "--decode-context-parallel-size: " + whatDCP + refuses},
+		{[]string{"--enable-unified-memory"}, "--enable-unified-memory: " + whatUnifiedPool + refuses},
+		{[]string{"--enable-page-major-kv-layout"}, "--enable-page-major-kv-layout: " + whatPageMajor + refuses},
+		{[]string{"--decoupled-spec-role", "verifier"}, "--decoupled-spec-role: " + whatDecoupledSpec + refuses},
+	} {
+		args := append([]string{"--sglang-version", "v0.5.15"}, tt.args...)
+		got := ""
+		if err := (&flagServe{}).Judge(args, 2); err != nil {
+			got = err.Error()
+		}
+		if got != tt.want {
+			t.Errorf("Judge(%q) = %q, want %q", args, got, tt.want)
+		}
+	}
+}
+
+// TestPropertyLogitsAllGather: the all-gather buffer is 0 at TP 1 or
+// before v0.5.15, and else max(given, 128) rows of the padded vocabulary
+// in bf16, a rank's shard of it a multiple of 8.
+func TestPropertyLogitsAllGather(t *testing.T) {
+	llama := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
+	rapid.Check(t, func(t *rapid.T) {
+		tp := rapid.SampledFrom([]uint64{1, 2, 4, 8}).Draw(t, "tp")
+		given := rapid.Uint64Range(0, 1<<14).Draw(t, "given")
+		p := mustProfile(rapid.SampledFrom([]string{"v0.5.14", "v0.5.15", "v0.5.15.post1"}).Draw(t, "profile"))
+		r := Resolved{Serve: Serve{TPSize: tp, MaxRunningRequests: given, Dtype: "bfloat16"}, Profile: p}
+		got := logitsAllGatherBytes(llama, r)
+		switch {
+		case tp == 1 || !p.LogitsAllGather:
+			if got != 0 {
+				t.Fatalf("TP %d %s: %d, want 0", tp, p.Name, got)
+			}
+		default:
+			// 128256 = 64 x 2004: the padded vocabulary is the vocabulary,
+			// 128256 / tp a multiple of 8 for tp up to 8.
+			if want := max(given, 128) * 128256 * 2; got != want {
+				t.Fatalf("TP %d given %d: %d, want %d", tp, given, got, want)
+			}
+		}
+		r.Dtype = "float16"
+		if logitsAllGatherBytes(llama, r) != 0 {
+			t.Fatalf("float16 logits take no buffer (triton_symm_mem_ag.py:518)")
+		}
+	})
+}
