@@ -521,3 +521,12 @@ func gdnGraphMetadata(maxBS uint64) uint64 {
 	}
 	return budget.SatAdd(b, budget.SatMul(round(4*(maxBS+1)), 2))
 }
+
+// gdnElsewhere names the one release whose Mamba pool is read, for the
+// refusal of a hybrid that release sizes under any other.
+func gdnElsewhere(a *model.Arch) string {
+	if a.DeltaNet == nil || !slices.ContainsFunc(a.Architectures, func(s string) bool { return slices.Contains(gdnArchs, s) }) {
+		return ""
+	}
+	return " under this release (membudget models it for " + a.Architectures[0] + " under --sglang-version v0.5.14 only)"
+}

@@ -243,6 +243,7 @@ func TestMambaRefusals(t *testing.T) {
 		flag, says                  string
 	}{
 		{"another release", "Qwen__Qwen3-Next-80B-A3B-Thinking", "a100-80g", "v0.5.13.post1", Serve{TPSize: 4}, "model", "Mamba state pool"},
+		{"latest", "Qwen__Qwen3-Next-80B-A3B-Thinking", "a100-80g", "latest", Serve{TPSize: 4}, "model", "under --sglang-version v0.5.14 only"},
 		{"pipeline parallelism", "Qwen__Qwen3-Next-80B-A3B-Thinking", "a100-80g", "v0.5.14", Serve{TPSize: 4, PPSize: 2}, "pp-size", "pipeline parallelism with a Mamba hybrid"},
 		{"DP attention", "Qwen__Qwen3-Next-80B-A3B-Thinking", "a100-80g", "v0.5.14", Serve{TPSize: 4, EnableDPAttention: true}, "", ""},
 		{"AMD", "Qwen__Qwen3-Next-80B-A3B-Thinking", "mi300x", "v0.5.14", Serve{TPSize: 1}, "model", "NVIDIA GPUs only"},

@@ -150,7 +150,7 @@ func (r *Resolved) checkModel(a *model.Arch) error {
 	if i := slices.IndexFunc(a.Architectures, func(arch string) bool {
 		return slices.Contains(r.Profile.UnreadModels, arch) && !gdnRead(arch, r.Profile)
 	}); i >= 0 {
-		return settingErr("model", a.Source, "%s implements %s natively, %s, and its model file (python/sglang/srt/models/) is not read: how it lays out the weights and the KV cache is not modelled", r.Profile.Describes, a.Architectures[i], nativeSince(r.Profile, a.Architectures[i]))
+		return settingErr("model", a.Source, "%s implements %s natively, %s, and its model file (python/sglang/srt/models/) is not read: how it lays out the weights and the KV cache is not modelled%s", r.Profile.Describes, a.Architectures[i], nativeSince(r.Profile, a.Architectures[i]), gdnElsewhere(a))
 	}
 	for i, l := range a.Layers {
 		switch {
@@ -159,7 +159,7 @@ func (r *Resolved) checkModel(a *model.Arch) error {
 			// pool (mamba.go).
 		case l.Kind == model.LinearAttention || l.Kind == model.Mamba || l.MambaBeside:
 			// Falcon-H1's layers keep a Mamba state beside their attention.
-			return settingErr("model", a.Source, "layer %d is %s or keeps a Mamba state beside it: SGLang's Mamba state pool and its share of the rest (handle_max_mamba_cache, model_runner.py:1446-1493 at v0.5.6.post2) are not modelled", i, l.Kind)
+			return settingErr("model", a.Source, "layer %d is %s or keeps a Mamba state beside it: SGLang's Mamba state pool and its share of the rest (handle_max_mamba_cache, model_runner.py:1446-1493 at v0.5.6.post2) are not modelled%s", i, l.Kind, gdnElsewhere(a))
 		case l.Kind == model.ChunkedAttention:
 			return settingErr("model", a.Source, "layer %d is %s: Llama 4's split of the pool by attention_chunk_size (model_runner.py:1523-1550 at v0.5.6.post2) is not modelled", i, l.Kind)
 		case l.Kind != model.FullAttention && l.Kind != model.SlidingAttention:
