@@ -279,10 +279,10 @@ func TestMambaRefusals(t *testing.T) {
 // TestMambaPlanEqualsReference: for the hybrid too, the compiled plan
 // gives the reference's footprint anywhere, and more never needs less.
 func TestMambaPlanEqualsReference(t *testing.T) {
-	next := shipped(t)["Qwen__Qwen3-Next-80B-A3B-Thinking"]
-	// Only the A100 80GB at TP 4 or 8 starts it (bf16 weights; SM90 turns
-	// the unmodelled all-reduce fusion on at TP 2 and above); the others
-	// check the failure paths.
+	models := shipped(t)
+	hybrids := []string{"Qwen__Qwen3-Next-80B-A3B-Thinking", "Qwen__Qwen3.5-27B", "Qwen__Qwen3.5-35B-A3B"}
+	// Qwen3-Next's bf16 weights start at TP 4 or 8 on 80 GB (SM90 only with
+	// the fusion forced off); the others check the failure paths too.
 	classes := []string{"a100-80g", "a100-80g", "a100-80g", "h100-sxm-80g", "h200", "a100-40g"}
 	p := mustProfile("v0.5.14")
 	rapid.Check(t, func(t *rapid.T) {
@@ -299,9 +299,15 @@ func TestMambaPlanEqualsReference(t *testing.T) {
 		if rapid.Bool().Draw(t, "given_requests") {
 			s.MaxRunningRequests = rapid.Uint64Range(1, 4096).Draw(t, "max_running_requests")
 		}
+		s.EnforceDisableARFusion = rapid.Bool().Draw(t, "enforce_disable_fusion")
+		s.MambaFullMemoryRatio = rapid.SampledFrom([]float64{0, 0, 0.1, 0.9, 3}).Draw(t, "mamba_full_memory_ratio")
+		s.MaxMambaCacheSize = rapid.SampledFrom([]uint64{0, 0, 1, 64, 2048}).Draw(t, "max_mamba_cache_size")
+		s.MambaSSMDtype = rapid.SampledFrom([]string{"", "", "float32", "bfloat16", "float16"}).Draw(t, "mamba_ssm_dtype")
+		s.MambaRadixCacheStrategy = rapid.SampledFrom([]string{"", "", "auto", "no_buffer", "extra_buffer", "extra_buffer_lazy"}).Draw(t, "mamba_radix_cache_strategy")
 		if rapid.Bool().Draw(t, "given_msf") {
 			s.MemFractionStatic = rapid.Float64Range(0.05, 0.97).Draw(t, "mem_fraction_static")
 		}
+		next := models[rapid.SampledFrom(hybrids).Draw(t, "model")]
 		r, err := NewReference(next, s, class(t, rapid.SampledFrom(classes).Draw(t, "class")), p)
 		if err != nil {
 			t.Skipf("refused: %v", err)
