@@ -98,6 +98,46 @@ import (
 // and #54383 (2026-08-30); the fixes, PRs #54209 and #54479, were open
 // when read, so no release membudget sizes has one.
 
+// coldScratchSince is the first release whose cold compile benchmarks its
+// kernels on random copies of their arguments (coldCompileScratch): vLLM
+// turns on Inductor's combo_kernels and benchmark_combo_kernel only on
+// torch 2.9 or later (is_torch_equal_or_newer("2.9.0.dev"), vllm/config/
+// compilation.py:976-986 at d18bb7b), a rule PR #26682 (ca683a2a7, merged
+// 2025-10-14) brought to a main still on torch 2.8.0 (requirements/
+// cuda.txt at ca683a2a7). Torch 2.9.0 reached main on 2025-10-21 (PR
+// #24994, becb7de40) for v0.11.1 (PR #26416, "Remove Python 3.9 support
+// ahead of PyTorch 2.9 in v0.11.1"), so 0.11.0 and earlier, on torch 2.8
+// or older, run no such benchmark: what their cold compile allocates is
+// not modelled.
+var coldScratchSince = Version{0, 11, 1}
+
+// coldModelled reports whether the serve's release runs the kernel
+// benchmarks coldCompileScratch sizes (coldScratchSince).
+func (r *Resolved) coldModelled() bool {
+	return r.Profile.Release.AtLeast(coldScratchSince)
+}
+
+// coldUnmodelledWhy says why a first start's compile is not sized on a
+// release before coldScratchSince.
+func coldUnmodelledWhy(p Profile) string {
+	return fmt.Sprintf("what a first start's torch.compile allocates is not modelled for %s: it runs torch 2.8 or older, where vLLM turns on none of Inductor's combo-kernel benchmarks (vllm/config/compilation.py, torch 2.9 on, from vLLM %s), whose copy of the embedding table membudget charges", p.Describes, coldScratchSince)
+}
+
+// refuseColdUnmodelled refuses a cold start (--compile-cache cold, or
+// VLLM_DISABLE_COMPILE_CACHE set nonzero) of a compiled serve whose KV
+// cache the profile sizes on a release before coldScratchSince: its
+// compile's scratch is not known, so membudget does not size it.
+func (r *Resolved) refuseColdUnmodelled() error {
+	if !r.ColdCompileCache || !r.compiles() || r.KVCacheMemoryBytes > 0 || r.coldModelled() {
+		return nil
+	}
+	why := coldUnmodelledWhy(r.Profile) + "; membudget refuses it rather than size a start vLLM would contradict (--compile-cache warm sizes a start whose cache an earlier start filled)"
+	if r.CompileCacheOff {
+		return envErr(compileCacheEnv, "1", "%s", why)
+	}
+	return settingErr("compile-cache", "cold", "%s", why)
+}
+
 // coldCompileScratch is what a cold compile's kernel benchmarks allocate
 // at once on a GPU of stage st: on the first stage, the random copy of
 // the embedding table the rank holds (vLLM's padded vocabulary, a
@@ -172,7 +212,7 @@ func (r *Resolved) compiles() bool {
 // cold).
 func (sz *Sizing) coldCapacity() (c Capacity, ok bool) {
 	r := sz.Serve
-	if !r.compiles() || r.KVCacheMemoryBytes > 0 || r.ColdCompileCache || sz.plan == nil || len(sz.plan.Stages) == 0 || len(sz.plan.Stages) != len(r.Stages) {
+	if !r.compiles() || !r.coldModelled() || r.KVCacheMemoryBytes > 0 || r.ColdCompileCache || sz.plan == nil || len(sz.plan.Stages) == 0 || len(sz.plan.Stages) != len(r.Stages) {
 		return Capacity{}, false
 	}
 	cold := *sz.plan
@@ -228,6 +268,9 @@ func (sz *Sizing) coldItem(i int) uint64 {
 func (sz *Sizing) writeColdCompile(w io.Writer) {
 	cold, ok := sz.coldStarts()
 	if !ok {
+		if r := sz.Serve; r.compiles() && !r.coldModelled() && r.KVCacheMemoryBytes == 0 && !sz.encoderOnly() {
+			fmt.Fprintf(w, "  a first start with an empty torch.compile cache (a fresh pod without a kept VLLM_CACHE_ROOT) profiles the compile too: %s\n", coldUnmodelledWhy(r.Profile))
+		}
 		return
 	}
 	extra := sz.coldExtra()
@@ -347,6 +390,8 @@ func compileCacheNote(p Profile, c Compilation, cold bool) string {
 	switch {
 	case !r.compiles():
 		return ""
+	case !r.coldModelled():
+		return "each command is sized for a start whose torch.compile cache is filled: " + coldUnmodelledWhy(p)
 	case cold:
 		return "each command is sized for a first start with an empty torch.compile cache (--compile-cache cold): vLLM profiles the compile too, and Inductor's benchmark copy of the embedding table (vocabulary x hidden a first-stage GPU) raises its activation peak where it is the larger (vLLM issues #54122, #54383, open)"
 	}

@@ -2,6 +2,7 @@ package vllm
 
 import (
 	"bytes"
+	"errors"
 	"strings"
 	"testing"
 
@@ -10,6 +11,7 @@ import (
 
 	"membudget"
 	"membudget/budget"
+	"membudget/engine"
 	"membudget/model"
 	"membudget/model/hub"
 )
@@ -473,6 +475,66 @@ func TestColdCompileUnderForward(t *testing.T) {
 		warm.writeColdCompile(&w)
 		if !strings.Contains(w.String(), "stays under the forward pass's peak") {
 			t.Errorf("row %s: line %q, want the scratch under the forward's peak", tc.row, w.String())
+		}
+	}
+}
+
+// TestColdUnmodelledRelease: vLLM turns on Inductor's combo-kernel
+// benchmarks, whose copy of the embedding table a cold compile's scratch
+// is, only on torch 2.9 or later, first shipped in vLLM 0.11.1 (PR
+// #26682 on a torch 2.8.0 main; torch 2.9.0 for v0.11.1, PR #26416). On
+// 0.11.0 a cold start of a compiled serve is refused naming the flag or
+// the variable that asks for it, and the warm report says the first start
+// is not modelled rather than charging the table; 0.11.1 sizes it. A serve
+// that compiles nothing (--enforce-eager) or whose KV cache is pinned has
+// nothing to refuse.
+func TestColdUnmodelledRelease(t *testing.T) {
+	a := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
+	m := &hub.Loaded{Name: a.Source, Arch: a}
+	c := testClass(false)
+	tests := []struct {
+		name, version string
+		cold          bool
+		env           string // VLLM_DISABLE_COMPILE_CACHE, "" unset
+		eager         bool
+		pinned        uint64
+		refused       string // the flag or variable named, "" where sized
+		line          string // in the report's text, where sized
+	}{
+		{"0.11.0 cold", "0.11.0", true, "", false, 0, "compile-cache", ""},
+		{"0.11.0 env", "0.11.0", false, "1", false, 0, compileCacheEnv, ""},
+		{"0.11.0 warm", "0.11.0", false, "", false, 0, "", "is not modelled for vLLM 0.11.0"},
+		{"0.11.0 cold eager", "0.11.0", true, "", true, 0, "", ""},
+		{"0.11.0 cold pinned", "0.11.0", true, "", false, 8 << 30, "", ""},
+		{"0.11.1 cold", "0.11.1", true, "", false, 0, "", ""},
+		{"0.11.1 warm", "0.11.1", false, "", false, 0, "", "Inductor benchmarks its kernels"},
+	}
+	for _, tt := range tests {
+		f := &flagServe{given: map[string]bool{}}
+		f.version = tt.version
+		f.s = Serve{MaxModelLen: 4096, MaxNumSeqs: 16, MaxNumBatchedTokens: 2048, ColdCompileCache: tt.cold, EnforceEager: tt.eager, KVCacheMemoryBytes: tt.pinned}
+		if tt.env != "" {
+			f.SetEnv(compileCacheEnv, tt.env, "the environment")
+		}
+		got, err := f.Size(m, c)
+		if tt.refused != "" {
+			var se *engine.SettingError
+			if !errors.As(err, &se) || se.Flag != tt.refused || !strings.Contains(se.Reason, "not modelled for vLLM 0.11.0") {
+				t.Errorf("%s: %v, want refused naming %s", tt.name, err, tt.refused)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		sz := got.(*Sizing)
+		var b bytes.Buffer
+		sz.writeColdCompile(&b)
+		if tt.line == "" && b.Len() > 0 || !strings.Contains(b.String(), tt.line) {
+			t.Errorf("%s: the first-start line %q, want one holding %q", tt.name, b.String(), tt.line)
+		}
+		if _, ok := sz.coldCapacity(); ok && !sz.Serve.coldModelled() {
+			t.Errorf("%s: a first start sized on a release before %s", tt.name, coldScratchSince)
 		}
 	}
 }
