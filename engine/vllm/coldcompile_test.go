@@ -403,6 +403,11 @@ func TestCompileCacheNote(t *testing.T) {
 		{"main mode 3 over -O0", current, Compilation{Level: "0", Mode: "3"}, true, cold},
 		{"V0, warm", v0, Compilation{}, false, none},
 		{"V0, cold", v0, Compilation{}, true, none},
+		// 0.11.0 runs torch 2.8: no combo-kernel benchmark, the first
+		// start not modelled (coldScratchSince); plan refuses it cold
+		// (TestColdUnmodelledRelease).
+		{"0.11.0, warm", mustProfile("0.11.0"), Compilation{}, false, warm + ": what a first start's torch.compile allocates is not modelled"},
+		{"0.11.1, warm", mustProfile("0.11.1"), Compilation{}, false, warm + ": a first start with an empty one"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := compileCacheNote(tc.p, tc.c, tc.cold)
@@ -536,5 +541,13 @@ func TestColdUnmodelledRelease(t *testing.T) {
 		if _, ok := sz.coldCapacity(); ok && !sz.Serve.coldModelled() {
 			t.Errorf("%s: a first start sized on a release before %s", tt.name, coldScratchSince)
 		}
+	}
+	// plan refuses it by name before searching, where every deployment's
+	// Resolve would refuse it and the search report that none holds.
+	p := &planSearch{version: "0.11.0", coldCompile: true}
+	_, err := p.Search(m, engine.Need{Length: 4096, Concurrency: 8}, engine.PlanSpace{}, nil)
+	var se *engine.SettingError
+	if !errors.As(err, &se) || se.Flag != "compile-cache" {
+		t.Errorf("plan --vllm-version 0.11.0 --compile-cache cold: %v, want refused naming compile-cache", err)
 	}
 }
