@@ -144,15 +144,29 @@ func (r *Resolved) refuseColdUnmodelled() error {
 // multiple of 64, over the TP ranks, x hidden x the model's dtype) and of
 // the lookup's output (the batched tokens x hidden); nothing on later
 // stages, whose kernels' largest arguments are a layer's activations,
-// under the forward's own peak.
+// under the forward's own peak, nor on a multimodal serve's first stage,
+// whose compiled forward takes the embeddings looked up outside it
+// (embedsOutsideCompile).
 func coldCompileScratch(a *model.Arch, r *Resolved, st model.Sharding) uint64 {
-	if !st.First || a == nil {
+	if !st.First || a == nil || r.embedsOutsideCompile(a) {
 		return 0
 	}
 	tp := max(st.TP, 1)
 	table := budget.SatMul(budget.SatMul(budget.RoundUp(a.Vocab, vocabPadding)/tp, a.Hidden), r.DtypeBytes)
 	output := budget.SatMul(budget.SatMul(r.MaxNumBatchedTokens, a.Hidden), r.DtypeBytes)
 	return budget.SatAdd(table, output)
+}
+
+// embedsOutsideCompile reports whether the first stage's compiled forward
+// takes the input embeddings rather than token ids, so that the
+// embedding table is no argument of a compiled kernel: a multimodal serve
+// vLLM does not serve as text only (supports_multimodal_inputs), whose
+// runners look the embeddings up outside the compiled model and pass
+// inputs_embeds, the profile's dummy run included (V1 gpu_model_runner.py:
+// 6189-6190 and 3629, not for an encoder-decoder model; V2 gpu/
+// model_runner.py:1521-1555, at d18bb7b).
+func (r *Resolved) embedsOutsideCompile(a *model.Arch) bool {
+	return a.Vision != nil && !r.Encoder.TextOnly && !a.EncoderDecoder()
 }
 
 // coldCompileExtra is what a cold compile adds to a stage's profiled
@@ -274,6 +288,11 @@ func (sz *Sizing) writeColdCompile(w io.Writer) {
 		return
 	}
 	extra := sz.coldExtra()
+	if extra == 0 && sz.coldScratch() == 0 {
+		fmt.Fprintf(w, "  a first start with an empty torch.compile cache (a fresh pod without a kept VLLM_CACHE_ROOT) profiles the compile too, but the embedding lookup, whose table is the largest argument Inductor's kernel benchmarks copy, runs outside the compiled forward of a multimodal serve (vLLM passes it inputs_embeds), so vLLM leaves it the same %d tokens (vLLM issues #54122, #54383, open)\n",
+			sz.capacity.LoggedTokens)
+		return
+	}
 	if extra == 0 {
 		fmt.Fprintf(w, "  a first start with an empty torch.compile cache (a fresh pod without a kept VLLM_CACHE_ROOT) profiles the compile too, but Inductor's benchmark copy of the embedding table (%s a GPU with the lookup's output) stays under the forward pass's peak, so vLLM leaves it the same %d tokens (vLLM issues #54122, #54383, open)\n",
 			engine.GiB(sz.coldScratch()), sz.capacity.LoggedTokens)

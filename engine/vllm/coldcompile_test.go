@@ -551,3 +551,44 @@ func TestColdUnmodelledRelease(t *testing.T) {
 		t.Errorf("plan --vllm-version 0.11.0 --compile-cache cold: %v, want refused naming compile-cache", err)
 	}
 }
+
+// TestColdScratchMultimodal: a multimodal serve's runners look the input
+// embeddings up outside the compiled model and pass it inputs_embeds (V1
+// gpu_model_runner.py:6189-6190, V2 gpu/model_runner.py:1521-1555 at
+// d18bb7b), so no compiled kernel takes the embedding table and its
+// compile benchmarks no copy of it: the scratch is 0 and the report says
+// why. Served as text only (--language-model-only) the runners feed token
+// ids and the table is charged: Qwen2.5-VL-7B's 152,064 (a multiple of 64)
+// x 3584 x 2 B = 1,089,994,752 B (152,064 x 7168: 1,064,448,000 +
+// 25,546,752) and the output 2048 x 3584 x 2 B =
+// 14,680,064 B: 1,104,674,816 B.
+func TestColdScratchMultimodal(t *testing.T) {
+	a := shipped(t)["Qwen__Qwen2.5-VL-7B-Instruct"]
+	m := &hub.Loaded{Name: a.Source, Arch: a}
+	for _, tc := range []struct {
+		name     string
+		textOnly bool
+		want     uint64 // by hand, above
+	}{
+		{"multimodal", false, 0},
+		{"--language-model-only", true, 1104674816},
+	} {
+		f := &flagServe{given: map[string]bool{}}
+		f.version = "main"
+		f.s = Serve{MaxModelLen: 4096, MaxNumSeqs: 16, MaxNumBatchedTokens: 2048}
+		f.s.MM.LanguageModelOnly = tc.textOnly
+		got, err := f.Size(m, testClass(false))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		sz := got.(*Sizing)
+		if s := coldCompileScratch(a, sz.Serve, stageOf(sz.Serve, 0)); s != tc.want {
+			t.Errorf("%s: scratch %d B, want %d", tc.name, s, tc.want)
+		}
+		var b bytes.Buffer
+		sz.writeColdCompile(&b)
+		if outside := strings.Contains(b.String(), "runs outside the compiled forward"); outside != (tc.want == 0) {
+			t.Errorf("%s: the first-start line %q", tc.name, b.String())
+		}
+	}
+}
