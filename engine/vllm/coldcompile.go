@@ -233,30 +233,29 @@ func (sz *Sizing) coldCapacity() (c Capacity, ok bool) {
 	cold.Stages = slices.Clone(sz.plan.Stages)
 	for i := range cold.Stages {
 		st := &cold.Stages[i]
-		extra := coldCompileExtra(sz.Model.Arch, r, stageOf(r, i), stagePeak(st))
-		st.Fixed[budget.TermActivation] = budget.SatAdd(st.Fixed[budget.TermActivation], extra)
+		st.Fixed[budget.TermActivation] = budget.SatAdd(st.Fixed[budget.TermActivation], sz.coldStageExtra(i))
 	}
 	return sz.check.capacity(&cold), true
 }
 
+// coldStageExtra is what stage i of the serve's warm plan takes more on a
+// first start with an empty compile cache: coldCompileExtra over the
+// stage's warm peak.
+func (sz *Sizing) coldStageExtra(i int) uint64 {
+	return coldCompileExtra(sz.Model.Arch, sz.Serve, stageOf(sz.Serve, i), stagePeak(&sz.plan.Stages[i]))
+}
+
 // coldExtra is the most a stage of the serve's profile takes more on a
-// first start with an empty compile cache (coldCompileExtra), the warm
-// peaks read from the serve's plan; 0 where nothing is planned.
+// first start with an empty compile cache (coldStageExtra); 0 where
+// nothing is planned. Its callers speak of a warm sizing (coldStarts), so
+// the plan's peaks hold no cold_compile item.
 func (sz *Sizing) coldExtra() uint64 {
-	r := sz.Serve
-	if sz.plan == nil || len(sz.plan.Stages) != len(r.Stages) {
+	if sz.plan == nil || len(sz.plan.Stages) != len(sz.Serve.Stages) {
 		return 0
 	}
 	var most uint64
 	for i := range sz.plan.Stages {
-		st := sz.plan.Stages[i]
-		peak := stagePeak(&st)
-		if r.chargesColdCompile() {
-			// The plan holds the compile's item already: the warm peak
-			// is what is left without it.
-			peak = budget.SatSub(peak, sz.coldItem(i))
-		}
-		most = max(most, coldCompileExtra(sz.Model.Arch, r, stageOf(r, i), peak))
+		most = max(most, sz.coldStageExtra(i))
 	}
 	return most
 }
