@@ -94,7 +94,8 @@ import (
 //
 // The same layout held in 0.18's code (gpu_worker.py:384-388 at 39474513f
 // of 2026-03-20, the peak read the same way), so every V1 release that
-// compiles is exposed. vLLM has the bug open: issues #54122 (2026-08-27)
+// compiles is exposed; what its compile allocates is sized from 0.11.1
+// alone (coldScratchSince). vLLM has the bug open: issues #54122 (2026-08-27)
 // and #54383 (2026-08-30); the fixes, PRs #54209 and #54479, were open
 // when read, so no release membudget sizes has one.
 
