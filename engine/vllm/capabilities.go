@@ -87,6 +87,14 @@ func (p *planSearch) Search(m *hub.Loaded, need engine.Need, sp engine.PlanSpace
 	if err != nil {
 		return engine.PlanResult{}, err
 	}
+	// A cold start membudget does not size is refused by name here: each
+	// deployment's Resolve would refuse it, and the search would only
+	// report that none holds the need.
+	cold := Resolved{Profile: profile}
+	cold.Compilation, cold.ColdCompileCache = p.compilation, p.coldCompile
+	if err := cold.refuseColdUnmodelled(); err != nil {
+		return engine.PlanResult{}, err
+	}
 	rows, err := Deployments(m.Arch, m.Name, Need{Length: need.Length, Concurrency: need.Concurrency},
 		Space{Plan: sp, Profile: profile, Revision: m.Revision(), AllowLongMaxModelLen: p.allowLong, PinKVCache: p.pinKV, LoRA: p.lora, Compilation: p.compilation, Offload: p.offload, MM: p.mm, SpeculativeConfig: p.spec, KVTransferConfig: p.kvTransfer, ColdCompileCache: p.coldCompile}, progress)
 	if se := (*engine.SettingError)(nil); errors.As(err, &se) && se.Flag == "max-model-len" {

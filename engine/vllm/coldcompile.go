@@ -94,9 +94,50 @@ import (
 //
 // The same layout held in 0.18's code (gpu_worker.py:384-388 at 39474513f
 // of 2026-03-20, the peak read the same way), so every V1 release that
-// compiles is exposed. vLLM has the bug open: issues #54122 (2026-08-27)
+// compiles is exposed; what its compile allocates is sized from 0.11.1
+// alone (coldScratchSince). vLLM has the bug open: issues #54122 (2026-08-27)
 // and #54383 (2026-08-30); the fixes, PRs #54209 and #54479, were open
 // when read, so no release membudget sizes has one.
+
+// coldScratchSince is the first release whose cold compile benchmarks its
+// kernels on random copies of their arguments (coldCompileScratch): vLLM
+// turns on Inductor's combo_kernels and benchmark_combo_kernel only on
+// torch 2.9 or later (is_torch_equal_or_newer("2.9.0.dev"), vllm/config/
+// compilation.py:976-986 at d18bb7b), a rule PR #26682 (ca683a2a7, merged
+// 2025-10-14) brought to a main still on torch 2.8.0 (requirements/
+// cuda.txt at ca683a2a7). Torch 2.9.0 reached main on 2025-10-21 (PR
+// #24994, becb7de40) for v0.11.1 (PR #26416, "Remove Python 3.9 support
+// ahead of PyTorch 2.9 in v0.11.1"), so 0.11.0 and earlier, on torch 2.8
+// or older, run no such benchmark: what their cold compile allocates is
+// not modelled.
+var coldScratchSince = Version{0, 11, 1}
+
+// coldModelled reports whether the serve's release runs the kernel
+// benchmarks coldCompileScratch sizes (coldScratchSince).
+func (r *Resolved) coldModelled() bool {
+	return r.Profile.Release.AtLeast(coldScratchSince)
+}
+
+// coldUnmodelledWhy says why a first start's compile is not sized on a
+// release before coldScratchSince.
+func coldUnmodelledWhy(p Profile) string {
+	return fmt.Sprintf("what a first start's torch.compile allocates is not modelled for %s: it runs torch 2.8 or older, where vLLM turns on none of Inductor's combo-kernel benchmarks (vllm/config/compilation.py, torch 2.9 on, from vLLM %s), whose copy of the embedding table membudget charges", p.Describes, coldScratchSince)
+}
+
+// refuseColdUnmodelled refuses a cold start (--compile-cache cold, or
+// VLLM_DISABLE_COMPILE_CACHE set nonzero) of a compiled serve whose KV
+// cache the profile sizes on a release before coldScratchSince: its
+// compile's scratch is not known, so membudget does not size it.
+func (r *Resolved) refuseColdUnmodelled() error {
+	if !r.ColdCompileCache || !r.compiles() || r.KVCacheMemoryBytes > 0 || r.coldModelled() {
+		return nil
+	}
+	why := coldUnmodelledWhy(r.Profile) + "; membudget refuses it rather than size a start vLLM would contradict (--compile-cache warm sizes a start whose cache an earlier start filled)"
+	if r.CompileCacheOff {
+		return envErr(compileCacheEnv, "1", "%s", why)
+	}
+	return settingErr("compile-cache", "cold", "%s", why)
+}
 
 // coldCompileScratch is what a cold compile's kernel benchmarks allocate
 // at once on a GPU of stage st: on the first stage, the random copy of
@@ -104,15 +145,29 @@ import (
 // multiple of 64, over the TP ranks, x hidden x the model's dtype) and of
 // the lookup's output (the batched tokens x hidden); nothing on later
 // stages, whose kernels' largest arguments are a layer's activations,
-// under the forward's own peak.
+// under the forward's own peak, nor on a multimodal serve's first stage,
+// whose compiled forward takes the embeddings looked up outside it
+// (embedsOutsideCompile).
 func coldCompileScratch(a *model.Arch, r *Resolved, st model.Sharding) uint64 {
-	if !st.First || a == nil {
+	if !st.First || a == nil || r.embedsOutsideCompile(a) {
 		return 0
 	}
 	tp := max(st.TP, 1)
 	table := budget.SatMul(budget.SatMul(budget.RoundUp(a.Vocab, vocabPadding)/tp, a.Hidden), r.DtypeBytes)
 	output := budget.SatMul(budget.SatMul(r.MaxNumBatchedTokens, a.Hidden), r.DtypeBytes)
 	return budget.SatAdd(table, output)
+}
+
+// embedsOutsideCompile reports whether the first stage's compiled forward
+// takes the input embeddings rather than token ids, so that the
+// embedding table is no argument of a compiled kernel: a multimodal serve
+// vLLM does not serve as text only (supports_multimodal_inputs), whose
+// runners look the embeddings up outside the compiled model and pass
+// inputs_embeds, the profile's dummy run included (V1 gpu_model_runner.py:
+// 6189-6190 and 3629, not for an encoder-decoder model; V2 gpu/
+// model_runner.py:1521-1555, at d18bb7b).
+func (r *Resolved) embedsOutsideCompile(a *model.Arch) bool {
+	return a.Vision != nil && !r.Encoder.TextOnly && !a.EncoderDecoder()
 }
 
 // coldCompileExtra is what a cold compile adds to a stage's profiled
@@ -172,37 +227,36 @@ func (r *Resolved) compiles() bool {
 // cold).
 func (sz *Sizing) coldCapacity() (c Capacity, ok bool) {
 	r := sz.Serve
-	if !r.compiles() || r.KVCacheMemoryBytes > 0 || r.ColdCompileCache || sz.plan == nil || len(sz.plan.Stages) == 0 || len(sz.plan.Stages) != len(r.Stages) {
+	if !r.compiles() || !r.coldModelled() || r.KVCacheMemoryBytes > 0 || r.ColdCompileCache || sz.plan == nil || len(sz.plan.Stages) == 0 || len(sz.plan.Stages) != len(r.Stages) {
 		return Capacity{}, false
 	}
 	cold := *sz.plan
 	cold.Stages = slices.Clone(sz.plan.Stages)
 	for i := range cold.Stages {
 		st := &cold.Stages[i]
-		extra := coldCompileExtra(sz.Model.Arch, r, stageOf(r, i), stagePeak(st))
-		st.Fixed[budget.TermActivation] = budget.SatAdd(st.Fixed[budget.TermActivation], extra)
+		st.Fixed[budget.TermActivation] = budget.SatAdd(st.Fixed[budget.TermActivation], sz.coldStageExtra(i))
 	}
 	return sz.check.capacity(&cold), true
 }
 
+// coldStageExtra is what stage i of the serve's warm plan takes more on a
+// first start with an empty compile cache: coldCompileExtra over the
+// stage's warm peak.
+func (sz *Sizing) coldStageExtra(i int) uint64 {
+	return coldCompileExtra(sz.Model.Arch, sz.Serve, stageOf(sz.Serve, i), stagePeak(&sz.plan.Stages[i]))
+}
+
 // coldExtra is the most a stage of the serve's profile takes more on a
-// first start with an empty compile cache (coldCompileExtra), the warm
-// peaks read from the serve's plan; 0 where nothing is planned.
+// first start with an empty compile cache (coldStageExtra); 0 where
+// nothing is planned. Its callers speak of a warm sizing (coldStarts), so
+// the plan's peaks hold no cold_compile item.
 func (sz *Sizing) coldExtra() uint64 {
-	r := sz.Serve
-	if sz.plan == nil || len(sz.plan.Stages) != len(r.Stages) {
+	if sz.plan == nil || len(sz.plan.Stages) != len(sz.Serve.Stages) {
 		return 0
 	}
 	var most uint64
 	for i := range sz.plan.Stages {
-		st := sz.plan.Stages[i]
-		peak := stagePeak(&st)
-		if r.chargesColdCompile() {
-			// The plan holds the compile's item already: the warm peak
-			// is what is left without it.
-			peak = budget.SatSub(peak, sz.coldItem(i))
-		}
-		most = max(most, coldCompileExtra(sz.Model.Arch, r, stageOf(r, i), peak))
+		most = max(most, sz.coldStageExtra(i))
 	}
 	return most
 }
@@ -228,9 +282,17 @@ func (sz *Sizing) coldItem(i int) uint64 {
 func (sz *Sizing) writeColdCompile(w io.Writer) {
 	cold, ok := sz.coldStarts()
 	if !ok {
+		if r := sz.Serve; r.compiles() && !r.coldModelled() && r.KVCacheMemoryBytes == 0 && !sz.encoderOnly() {
+			fmt.Fprintf(w, "  a first start with an empty torch.compile cache (a fresh pod without a kept VLLM_CACHE_ROOT) profiles the compile too: %s\n", coldUnmodelledWhy(r.Profile))
+		}
 		return
 	}
 	extra := sz.coldExtra()
+	if extra == 0 && sz.coldScratch() == 0 {
+		fmt.Fprintf(w, "  a first start with an empty torch.compile cache (a fresh pod without a kept VLLM_CACHE_ROOT) profiles the compile too, but the embedding lookup, whose table is the largest argument Inductor's kernel benchmarks copy, runs outside the compiled forward of a multimodal serve (vLLM passes it inputs_embeds), so vLLM leaves it the same %d tokens (vLLM issues #54122, #54383, open)\n",
+			sz.capacity.LoggedTokens)
+		return
+	}
 	if extra == 0 {
 		fmt.Fprintf(w, "  a first start with an empty torch.compile cache (a fresh pod without a kept VLLM_CACHE_ROOT) profiles the compile too, but Inductor's benchmark copy of the embedding table (%s a GPU with the lookup's output) stays under the forward pass's peak, so vLLM leaves it the same %d tokens (vLLM issues #54122, #54383, open)\n",
 			engine.GiB(sz.coldScratch()), sz.capacity.LoggedTokens)
@@ -347,6 +409,8 @@ func compileCacheNote(p Profile, c Compilation, cold bool) string {
 	switch {
 	case !r.compiles():
 		return ""
+	case !r.coldModelled():
+		return "each command is sized for a start whose torch.compile cache is filled: " + coldUnmodelledWhy(p)
 	case cold:
 		return "each command is sized for a first start with an empty torch.compile cache (--compile-cache cold): vLLM profiles the compile too, and Inductor's benchmark copy of the embedding table (vocabulary x hidden a first-stage GPU) raises its activation peak where it is the larger (vLLM issues #54122, #54383, open)"
 	}

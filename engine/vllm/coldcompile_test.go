@@ -2,6 +2,7 @@ package vllm
 
 import (
 	"bytes"
+	"errors"
 	"strings"
 	"testing"
 
@@ -10,6 +11,7 @@ import (
 
 	"membudget"
 	"membudget/budget"
+	"membudget/engine"
 	"membudget/model"
 	"membudget/model/hub"
 )
@@ -401,6 +403,11 @@ func TestCompileCacheNote(t *testing.T) {
 		{"main mode 3 over -O0", current, Compilation{Level: "0", Mode: "3"}, true, cold},
 		{"V0, warm", v0, Compilation{}, false, none},
 		{"V0, cold", v0, Compilation{}, true, none},
+		// 0.11.0 runs torch 2.8: no combo-kernel benchmark, the first
+		// start not modelled (coldScratchSince); plan refuses it cold
+		// (TestColdUnmodelledRelease).
+		{"0.11.0, warm", mustProfile("0.11.0"), Compilation{}, false, warm + ": what a first start's torch.compile allocates is not modelled"},
+		{"0.11.1, warm", mustProfile("0.11.1"), Compilation{}, false, warm + ": a first start with an empty one"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := compileCacheNote(tc.p, tc.c, tc.cold)
@@ -473,6 +480,115 @@ func TestColdCompileUnderForward(t *testing.T) {
 		warm.writeColdCompile(&w)
 		if !strings.Contains(w.String(), "stays under the forward pass's peak") {
 			t.Errorf("row %s: line %q, want the scratch under the forward's peak", tc.row, w.String())
+		}
+	}
+}
+
+// TestColdUnmodelledRelease: vLLM turns on Inductor's combo-kernel
+// benchmarks, whose copy of the embedding table a cold compile's scratch
+// is, only on torch 2.9 or later, first shipped in vLLM 0.11.1 (PR
+// #26682 on a torch 2.8.0 main; torch 2.9.0 for v0.11.1, PR #26416). On
+// 0.11.0 a cold start of a compiled serve is refused naming the flag or
+// the variable that asks for it, and the warm report says the first start
+// is not modelled rather than charging the table; 0.11.1 sizes it. A serve
+// that compiles nothing (--enforce-eager) or whose KV cache is pinned has
+// nothing to refuse.
+func TestColdUnmodelledRelease(t *testing.T) {
+	a := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
+	m := &hub.Loaded{Name: a.Source, Arch: a}
+	c := testClass(false)
+	tests := []struct {
+		name, version string
+		cold          bool
+		env           string // VLLM_DISABLE_COMPILE_CACHE, "" unset
+		eager         bool
+		pinned        uint64
+		refused       string // the flag or variable named, "" where sized
+		line          string // in the report's text, where sized
+	}{
+		{"0.11.0 cold", "0.11.0", true, "", false, 0, "compile-cache", ""},
+		{"0.11.0 env", "0.11.0", false, "1", false, 0, compileCacheEnv, ""},
+		{"0.11.0 warm", "0.11.0", false, "", false, 0, "", "is not modelled for vLLM 0.11.0"},
+		{"0.11.0 cold eager", "0.11.0", true, "", true, 0, "", ""},
+		{"0.11.0 cold pinned", "0.11.0", true, "", false, 8 << 30, "", ""},
+		{"0.11.1 cold", "0.11.1", true, "", false, 0, "", ""},
+		{"0.11.1 warm", "0.11.1", false, "", false, 0, "", "Inductor benchmarks its kernels"},
+	}
+	for _, tt := range tests {
+		f := &flagServe{given: map[string]bool{}}
+		f.version = tt.version
+		f.s = Serve{MaxModelLen: 4096, MaxNumSeqs: 16, MaxNumBatchedTokens: 2048, ColdCompileCache: tt.cold, EnforceEager: tt.eager, KVCacheMemoryBytes: tt.pinned}
+		if tt.env != "" {
+			f.SetEnv(compileCacheEnv, tt.env, "the environment")
+		}
+		got, err := f.Size(m, c)
+		if tt.refused != "" {
+			var se *engine.SettingError
+			if !errors.As(err, &se) || se.Flag != tt.refused || !strings.Contains(se.Reason, "not modelled for vLLM 0.11.0") {
+				t.Errorf("%s: %v, want refused naming %s", tt.name, err, tt.refused)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		sz := got.(*Sizing)
+		var b bytes.Buffer
+		sz.writeColdCompile(&b)
+		if tt.line == "" && b.Len() > 0 || !strings.Contains(b.String(), tt.line) {
+			t.Errorf("%s: the first-start line %q, want one holding %q", tt.name, b.String(), tt.line)
+		}
+		if _, ok := sz.coldCapacity(); ok && !sz.Serve.coldModelled() {
+			t.Errorf("%s: a first start sized on a release before %s", tt.name, coldScratchSince)
+		}
+	}
+	// plan refuses it by name before searching, where every deployment's
+	// Resolve would refuse it and the search report that none holds.
+	p := &planSearch{version: "0.11.0", coldCompile: true}
+	_, err := p.Search(m, engine.Need{Length: 4096, Concurrency: 8}, engine.PlanSpace{}, nil)
+	var se *engine.SettingError
+	if !errors.As(err, &se) || se.Flag != "compile-cache" {
+		t.Errorf("plan --vllm-version 0.11.0 --compile-cache cold: %v, want refused naming compile-cache", err)
+	}
+}
+
+// TestColdScratchMultimodal: a multimodal serve's runners look the input
+// embeddings up outside the compiled model and pass it inputs_embeds (V1
+// gpu_model_runner.py:6189-6190, V2 gpu/model_runner.py:1521-1555 at
+// d18bb7b), so no compiled kernel takes the embedding table and its
+// compile benchmarks no copy of it: the scratch is 0 and the report says
+// why. Served as text only (--language-model-only) the runners feed token
+// ids and the table is charged: Qwen2.5-VL-7B's 152,064 (a multiple of 64)
+// x 3584 x 2 B = 1,089,994,752 B (152,064 x 7168: 1,064,448,000 +
+// 25,546,752) and the output 2048 x 3584 x 2 B =
+// 14,680,064 B: 1,104,674,816 B.
+func TestColdScratchMultimodal(t *testing.T) {
+	a := shipped(t)["Qwen__Qwen2.5-VL-7B-Instruct"]
+	m := &hub.Loaded{Name: a.Source, Arch: a}
+	for _, tc := range []struct {
+		name     string
+		textOnly bool
+		want     uint64 // by hand, above
+	}{
+		{"multimodal", false, 0},
+		{"--language-model-only", true, 1104674816},
+	} {
+		f := &flagServe{given: map[string]bool{}}
+		f.version = "main"
+		f.s = Serve{MaxModelLen: 4096, MaxNumSeqs: 16, MaxNumBatchedTokens: 2048}
+		f.s.MM.LanguageModelOnly = tc.textOnly
+		got, err := f.Size(m, testClass(false))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		sz := got.(*Sizing)
+		if s := coldCompileScratch(a, sz.Serve, stageOf(sz.Serve, 0)); s != tc.want {
+			t.Errorf("%s: scratch %d B, want %d", tc.name, s, tc.want)
+		}
+		var b bytes.Buffer
+		sz.writeColdCompile(&b)
+		if outside := strings.Contains(b.String(), "runs outside the compiled forward"); outside != (tc.want == 0) {
+			t.Errorf("%s: the first-start line %q", tc.name, b.String())
 		}
 	}
 }
