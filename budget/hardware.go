@@ -238,7 +238,8 @@ var tableOrder = []string{"device", "memory", "provenance"}
 // ParseDriverTerms reads the [memory] table of class's HARDWARE.toml text,
 // with the seed's rules: all four keys required, no other key but the
 // optional util_reached, per mille at most 1000, util_ceiling in (0, 1],
-// util_reached in [util_ceiling, 1]. Other tables are not checked.
+// util_reached in [util_ceiling, 1] and on a unified class alone. Other
+// tables are not checked.
 func ParseDriverTerms(class, hardwareTOML string) (DriverTerms, error) {
 	f, md, err := decode(ClassPath(class), hardwareTOML)
 	if err != nil {
@@ -247,7 +248,7 @@ func ParseDriverTerms(class, hardwareTOML string) (DriverTerms, error) {
 	if err := checkTable(ClassPath(class), md, "memory", true); err != nil {
 		return DriverTerms{}, err
 	}
-	return memoryTerms(ClassPath(class), f.Memory)
+	return memoryTerms(ClassPath(class), f.Memory, md.IsDefined("memory", "util_reached"))
 }
 
 // ParseClass reads a whole class file strictly: [device], [memory] and
@@ -276,7 +277,7 @@ func ParseClass(name, path, hardwareTOML string) (Class, error) {
 	if len(errs) > 0 {
 		return Class{}, errors.Join(errs...)
 	}
-	terms, err := memoryTerms(path, f.Memory)
+	terms, err := memoryTerms(path, f.Memory, md.IsDefined("memory", "util_reached"))
 	if err != nil {
 		return Class{}, err
 	}
@@ -325,8 +326,6 @@ func ParseClass(name, path, hardwareTOML string) (Class, error) {
 	// util_reached and its provenance come together or not at all.
 	hasReached, hasReachedWhy := md.IsDefined("memory", "util_reached"), md.IsDefined("provenance", "util_reached")
 	switch {
-	case hasReached && c.Memory.UtilReached == 0:
-		errs = append(errs, &FileError{Path: path, Table: "memory", Key: "util_reached", Detail: fmt.Sprintf("must be in [util_ceiling, 1] = [%v, 1], got 0", c.Memory.UtilCeiling)})
 	case hasReached && !hasReachedWhy:
 		errs = append(errs, &FileError{Path: path, Table: "provenance", Key: "util_reached", Detail: "missing: [memory] gives util_reached, so its provenance must say which log reached it"})
 	case !hasReached && hasReachedWhy:
@@ -449,7 +448,10 @@ func checkTable(path string, md toml.MetaData, table string, required bool) erro
 	return errors.Join(errs...)
 }
 
-func memoryTerms(path string, m memoryTable) (DriverTerms, error) {
+// memoryTerms checks m's values; reachedGiven says the table gives
+// util_reached, which is then held to its range even at 0 (the value a
+// class without it has).
+func memoryTerms(path string, m memoryTable, reachedGiven bool) (DriverTerms, error) {
 	t := DriverTerms{
 		DriverFixedBytes:     uint64(m.DriverFixedBytes),
 		DriverBudgetPerMille: uint64(m.DriverBudgetPerMille),
@@ -468,10 +470,21 @@ func memoryTerms(path string, m memoryTable) (DriverTerms, error) {
 	}
 	// util_reached, where given, is a util a device started at above the
 	// ceiling: at most 1, and not below the ceiling (a util the class
-	// already runs at says nothing beside it). 0 is "not given".
-	if r := t.UtilReached; r != 0 && (!(r >= t.UtilCeiling && r <= 1) || math.IsNaN(r)) {
+	// already runs at says nothing beside it). NaN fails both comparisons.
+	if r := t.UtilReached; reachedGiven && !(r >= t.UtilCeiling && r <= 1) {
 		errs = append(errs, &FileError{Path: path, Table: "memory", Key: "util_reached",
 			Detail: fmt.Sprintf("must be in [util_ceiling, 1] = [%v, 1], got %v", t.UtilCeiling, r)})
+	}
+	// A lighter host is unified memory's: there vLLM's startup check reads
+	// the host's available memory (MemorySnapshot.measure,
+	// vllm/utils/mem_utils.py:147-155 at d18bb7b, when torch reports the
+	// GPU integrated). On a discrete device it reads the device's free
+	// memory (cudaMemGetInfo), which no host holds, and the capacity check
+	// names util_reached on unified classes alone: a start above the
+	// ceiling there is evidence for util_ceiling itself.
+	if reachedGiven && !t.Unified {
+		errs = append(errs, &FileError{Path: path, Table: "memory", Key: "util_reached",
+			Detail: "only a unified-memory class (unified = true) gives one: it is a util a lighter host started at, and on a discrete device vLLM's startup check reads the device's free memory, not the host's; a start above util_ceiling there raises util_ceiling"})
 	}
 	if len(errs) > 0 {
 		return DriverTerms{}, errors.Join(errs...)

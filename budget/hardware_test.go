@@ -64,12 +64,18 @@ func withSM(t *testing.T, count, why string) string {
 	return strings.Replace(doc, "interconnect = \"f\"\n", "interconnect = \"f\"\nsm_count = "+why+"\n", 1)
 }
 
-// withReached returns validFile with util_reached = util in [memory] and its
-// provenance why.
+// withReached returns validFile made unified (util_reached is a unified
+// class's) with util_reached = util in [memory] and its provenance why.
 func withReached(t *testing.T, util, why string) string {
 	t.Helper()
-	doc := strings.Replace(validFile, "util_ceiling = 0.95\n", "util_ceiling = 0.95\nutil_reached = "+util+"\n", 1)
+	doc := strings.Replace(unified(t), "util_ceiling = 0.95\n", "util_ceiling = 0.95\nutil_reached = "+util+"\n", 1)
 	return strings.Replace(doc, "interconnect = \"f\"\n", "interconnect = \"f\"\nutil_reached = "+why+"\n", 1)
+}
+
+// unified returns validFile with unified = true.
+func unified(t *testing.T) string {
+	t.Helper()
+	return edit(t, "unified = false\n", "unified = true\n")
 }
 
 func TestParseClassUtilReached(t *testing.T) {
@@ -107,12 +113,16 @@ func TestParseClassUtilReachedErrors(t *testing.T) {
 			p + " [memory]: util_reached: must be in [util_ceiling, 1] = [0.95, 1], got 0"},
 		{"nan", withReached(t, "nan", `"row 1"`),
 			p + " [memory]: util_reached: must be in [util_ceiling, 1] = [0.95, 1], got NaN"},
-		{"without provenance", edit(t, "util_ceiling = 0.95\n", "util_ceiling = 0.95\nutil_reached = 0.97\n"),
+		{"without provenance", strings.Replace(unified(t), "util_ceiling = 0.95\n", "util_ceiling = 0.95\nutil_reached = 0.97\n", 1),
 			p + " [provenance]: util_reached: missing: [memory] gives util_reached, so its provenance must say which log reached it"},
 		{"provenance without the util", edit(t, "interconnect = \"f\"\n", "interconnect = \"f\"\nutil_reached = \"row 1\"\n"),
 			p + " [memory]: util_reached: missing: [provenance] explains a util_reached that [memory] does not give"},
 		{"empty provenance", withReached(t, "0.97", `""`),
 			p + " [provenance]: util_reached: must say where the number comes from"},
+		// A discrete class: vLLM's check reads the device's free memory,
+		// which no lighter host changes.
+		{"on a discrete class", strings.Replace(withReached(t, "0.97", `"row 1"`), "unified = true\n", "unified = false\n", 1),
+			p + " [memory]: util_reached: only a unified-memory class (unified = true) gives one: it is a util a lighter host started at, and on a discrete device vLLM's startup check reads the device's free memory, not the host's; a start above util_ceiling there raises util_ceiling"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -306,6 +316,22 @@ func TestParseDriverTermsSeedRules(t *testing.T) {
 	_, err = ParseDriverTerms("h", "[device]\nname = \"x\"\n")
 	if diff := cmp.Diff("kernels/h/HARDWARE.toml [memory]: the class declares no [memory] table", errString(err)); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+	// util_reached, optional, in [util_ceiling, 1] where given: 0 given is
+	// refused as ParseClass refuses it, not read as "not given".
+	const seed = "[memory]\ndriver_fixed_bytes = 1\ndriver_budget_per_mille = 2\nunified = true\nutil_ceiling = 0.83\n"
+	got, err = ParseDriverTerms("h", seed+"util_reached = 0.95\n")
+	if err != nil || got.UtilReached != 0.95 {
+		t.Errorf("util_reached 0.95: %+v, %v; want 0.95 read", got, err)
+	}
+	for _, tt := range []struct{ util, want string }{
+		{"0", "kernels/h/HARDWARE.toml [memory]: util_reached: must be in [util_ceiling, 1] = [0.83, 1], got 0"},
+		{"0.5", "kernels/h/HARDWARE.toml [memory]: util_reached: must be in [util_ceiling, 1] = [0.83, 1], got 0.5"},
+	} {
+		_, err := ParseDriverTerms("h", seed+"util_reached = "+tt.util+"\n")
+		if diff := cmp.Diff(tt.want, errString(err)); diff != "" {
+			t.Errorf("util_reached %s (-want +got):\n%s", tt.util, diff)
+		}
 	}
 }
 

@@ -50,6 +50,13 @@ var sglangCases = []cliCase{
 	{"sglang-unknown-engine", []string{"report", "--engine", "tensorrt-llm", "--model", "Qwen/Qwen3-8B", "--class", "h100-sxm-80g"}, exitBadArgs},
 	{"sglang-msf-out-of-range", []string{"report", "--engine", "sglang", "--model", "Qwen/Qwen3-8B", "--class", "h100-sxm-80g", "--mem-fraction-static", "1"}, exitBadArgs},
 	{"sglang-unknown-version", []string{"max-len", "--engine", "sglang", "--model", "Qwen/Qwen3-8B", "--class", "h100-sxm-80g", "--sglang-version", "v0.4.6"}, exitBadArgs},
+	// v0.5.14's Mamba state pool: Qwen3.5-27B on one H100 (31 slots, 6
+	// requests), Qwen3-Next at TP 4 with the all-reduce fusion forced off
+	// (JSON: the pool's slots beside the KV pool), and latest refusing it,
+	// naming v0.5.14.
+	{"sglang-report-qwen35-27b-v0514", []string{"report", "--engine", "sglang", "--model", "Qwen/Qwen3.5-27B", "--class", "h100-sxm-80g", "--sglang-version", "v0.5.14", "--context-length", "32768"}, exitOK},
+	{"sglang-report-qwen3next-tp4-v0514-json", []string{"report", "--engine", "sglang", "--model", "Qwen/Qwen3-Next-80B-A3B-Thinking", "--class", "h100-sxm-80g", "--sglang-version", "v0.5.14", "--tp-size", "4", "--enforce-disable-flashinfer-allreduce-fusion", "--json"}, exitOK},
+	{"sglang-report-qwen3next-latest", []string{"report", "--engine", "sglang", "--model", "Qwen/Qwen3-Next-80B-A3B-Thinking", "--class", "h100-sxm-80g", "--tp-size", "4"}, exitBadArgs},
 	// A release after the newest read: refused by name, with what of it
 	// could not be read.
 	{"sglang-unread-version", []string{"report", "--engine", "sglang", "--model", "Qwen/Qwen3-8B", "--class", "h100-sxm-80g", "--sglang-version", "v0.5.20"}, exitBadArgs},

@@ -256,12 +256,19 @@ func arFusionBytes(tp, hidden, elem uint64) uint64 {
 // fusion on by itself where membudget has not read that release's rule
 // and workspace.
 func (r *Resolved) checkARFusion(a *model.Arch, c budget.Class) error {
+	if fusionOffRead(r) {
+		return nil // fusionoff.go
+	}
 	if _, read := arFusionRules[r.Profile.Name]; read || strings.HasPrefix(r.Profile.Name, "v0.4.") || !autoARFusion(arFusionAnyFor(r.Profile.Name), a, r, c) {
 		return nil
 	}
+	off := ""
+	if r.Profile.Name == "v0.5.14" {
+		off = " (--enforce-disable-flashinfer-allreduce-fusion turns it off, and is sized)"
+	}
 	return &engine.SettingError{Flag: "enable-flashinfer-allreduce-fusion", Value: "",
-		Reason: fmt.Sprintf("%s may turn it on by itself for %s on %s, adding FlashInfer's all-reduce fusion workspace (%s a GPU as v0.5.6.post2 makes it): not modelled for %s; membudget refuses it rather than size a server it would get wrong",
-			r.Profile.Describes, a.Architectures[0], c.Device.Name, engine.GiB(arFusionBytes(r.TPSize, a.Hidden, r.DtypeBytes)), r.Profile.Describes)}
+		Reason: fmt.Sprintf("%s may turn it on by itself for %s on %s, adding FlashInfer's all-reduce fusion workspace (%s a GPU as v0.5.6.post2 makes it): not modelled for %s; membudget refuses it rather than size a server it would get wrong%s",
+			r.Profile.Describes, a.Architectures[0], c.Device.Name, engine.GiB(arFusionBytes(r.TPSize, a.Hidden, r.DtypeBytes)), r.Profile.Describes, off)}
 }
 
 // arFusionItem is the workspace's ledger item, where the serve has one:

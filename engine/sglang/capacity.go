@@ -45,6 +45,16 @@ type Capacity struct {
 	// one and DraftMLA that it holds latents.
 	DraftKBytes, DraftVBytes uint64
 	Draft, DraftMLA          bool
+	// MambaSize is a hybrid's max_mamba_cache_size, MambaConvBytes and
+	// MambaSSMBytes its pool's convolution and temporal state tensors as
+	// MambaPool logs them (size + 1 slots); 0 for any other model.
+	MambaSize                     int64
+	MambaConvBytes, MambaSSMBytes uint64
+	// MambaPerReq is a hybrid's mamba_cache_per_req (0 for any other
+	// model), and KVRestBytes the rest left for the KV pool after its
+	// Mamba pool (RestBytes otherwise).
+	MambaPerReq uint64
+	KVRestBytes int64
 	// PageSize is the pool's page in tokens.
 	PageSize uint64
 	// MaxNumReqs is the req_to_token pool's rows.
@@ -77,6 +87,14 @@ func (ref *Reference) Capacity() Capacity {
 	}
 	if r.HybridSWA {
 		c.SWATokens = st.swaTokens
+	}
+	c.KVRestBytes = ref.kvRestBytes
+	if r.Mamba != nil {
+		c.MambaPerReq = r.Mamba.PerReq()
+	}
+	if r.Mamba != nil && ref.mambaSize > 0 {
+		c.MambaSize = ref.mambaSize
+		c.MambaConvBytes, c.MambaSSMBytes = r.Mamba.tensorBytes(ref.mambaSize)
 	}
 	if r.Draft != nil {
 		c.Draft, c.DraftMLA = true, r.Draft.MLA
@@ -111,6 +129,11 @@ func (c Capacity) LogLines() []string {
 	}
 	var lines []string
 	gb := func(b uint64) float64 { return float64(b) / gib }
+	if c.MambaSize > 0 {
+		// HybridReqToTokenPool's MambaPool, allocated before the KV pool
+		// (mem_cache/memory_pool.py:513-519 at v0.5.14).
+		lines = append(lines, fmt.Sprintf("Mamba Cache is allocated. max_mamba_cache_size: %d, conv_state size: %.2fGB, ssm_state size: %.2fGB ", c.MambaSize, gb(c.MambaConvBytes), gb(c.MambaSSMBytes)))
+	}
 	switch {
 	case c.MLA:
 		lines = append(lines, fmt.Sprintf("KV Cache is allocated. #tokens: %d, KV size: %.2f GB", c.MaxTotalNumTokens, gb(c.KBytes)))

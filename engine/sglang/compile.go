@@ -25,7 +25,7 @@ func (ref *Reference) Plan() *budget.Plan {
 			Pool: budget.PagedPool{Tensors: 1, PageBytes: budget.SatMul(st.pageTokens, st.cell),
 				Groups: []budget.PageGroup{{Count: 1, PageTokens: st.pageTokens, CapTokens: budget.NoCap}}}}
 		stage.Fixed[budget.TermWeights] = st.loaded
-		stage.Fixed[budget.TermKVCache] = st.unallocated
+		stage.Fixed[budget.TermKVCache] = budget.SatAdd(st.unallocated, ref.mambaBytes())
 		for _, it := range st.beside {
 			stage.Fixed[it.Term] = budget.SatAdd(stage.Fixed[it.Term], it.Bytes)
 		}

@@ -41,6 +41,16 @@ var logSettings = []struct{ key, flag string }{
 	{"nnodes", "nnodes"},
 	{"dtype", "dtype"},
 	{"quantization", "quantization"},
+	// A Mamba hybrid's pool (mamba.go); at their defaults (None, 0.9,
+	// "auto") they are taken as not given, which every release's
+	// server_args logs for any model.
+	{"enforce_disable_flashinfer_allreduce_fusion", "enforce-disable-flashinfer-allreduce-fusion"},
+	{"disable_radix_cache", "disable-radix-cache"},
+	{"disable_overlap_schedule", "disable-overlap-schedule"},
+	{"mamba_full_memory_ratio", "mamba-full-memory-ratio"},
+	{"max_mamba_cache_size", "max-mamba-cache-size"},
+	{"mamba_ssm_dtype", "mamba-ssm-dtype"},
+	{"mamba_radix_cache_strategy", "mamba-radix-cache-strategy"},
 }
 
 // buildServe returns the server the log's server_args describe. Only
@@ -145,6 +155,35 @@ func buildServe(l *logs.Log, flags Serve, given map[string]bool) (loggedServe, e
 			s.Dtype = st.Value
 		case "quantization":
 			s.Quantization = st.Value
+		case "disable-radix-cache", "disable-overlap-schedule", "enforce-disable-flashinfer-allreduce-fusion":
+			b, ok := st.Bool()
+			if !ok {
+				err = errors.New("is not True or False")
+			}
+			switch sk.flag {
+			case "disable-radix-cache":
+				s.DisableRadixCache = b
+			case "disable-overlap-schedule":
+				s.DisableOverlapSchedule = b
+			default:
+				s.EnforceDisableARFusion = b
+			}
+		case "mamba-full-memory-ratio":
+			f, ok := st.Float()
+			if !ok || f <= 0 {
+				err = errors.New("is not a number above 0")
+			}
+			if f != mambaFullMemoryRatio {
+				s.MambaFullMemoryRatio = f
+			}
+		case "max-mamba-cache-size":
+			err = count(&s.MaxMambaCacheSize)
+		case "mamba-ssm-dtype":
+			s.MambaSSMDtype = st.Value
+		case "mamba-radix-cache-strategy":
+			if st.Value != "auto" {
+				s.MambaRadixCacheStrategy = st.Value
+			}
 		}
 		if err != nil {
 			return ss, fmt.Errorf("the log's server_args %s=%s (line %d) %v", st.LoggedKey, st.Value, st.Line, err)
@@ -329,6 +368,20 @@ func overrideSetting(dst *Serve, flags Serve, flag string) {
 		dst.DisablePiecewiseCudaGraph = flags.DisablePiecewiseCudaGraph
 	case "trust-remote-code":
 		dst.TrustRemoteCode = flags.TrustRemoteCode
+	case "enforce-disable-flashinfer-allreduce-fusion":
+		dst.EnforceDisableARFusion = flags.EnforceDisableARFusion
+	case "disable-radix-cache":
+		dst.DisableRadixCache = flags.DisableRadixCache
+	case "disable-overlap-schedule":
+		dst.DisableOverlapSchedule = flags.DisableOverlapSchedule
+	case "mamba-full-memory-ratio":
+		dst.MambaFullMemoryRatio = flags.MambaFullMemoryRatio
+	case "max-mamba-cache-size":
+		dst.MaxMambaCacheSize = flags.MaxMambaCacheSize
+	case "mamba-ssm-dtype":
+		dst.MambaSSMDtype = flags.MambaSSMDtype
+	case "mamba-radix-cache-strategy":
+		dst.MambaRadixCacheStrategy = flags.MambaRadixCacheStrategy
 	case "page-size":
 		dst.PageSize = flags.PageSize
 	case "kv-cache-dtype":

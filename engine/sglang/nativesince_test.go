@@ -21,7 +21,10 @@ func TestUnreadModelNamesItsRelease(t *testing.T) {
 		{"Qwen__Qwen3.5-27B", "v0.5.9", "implements Qwen3_5ForConditionalGeneration natively, new in this release,"},
 		{"Qwen__Qwen3.5-27B", "v0.5.9.post1", "implements Qwen3_5ForConditionalGeneration natively, new in this release,"},
 		{"Qwen__Qwen3.5-27B", "v0.5.10", "implements Qwen3_5ForConditionalGeneration natively, new in v0.5.9,"},
-		{"Qwen__Qwen3.5-27B", "v0.5.14", "implements Qwen3_5ForConditionalGeneration natively, new in v0.5.9,"},
+		// v0.5.14's Qwen3.5 is read (mamba.go): v0.5.13.post1 the latest
+		// that refuses it.
+		{"Qwen__Qwen3.5-27B", "v0.5.13.post1", "implements Qwen3_5ForConditionalGeneration natively, new in v0.5.9,"},
+		{"Qwen__Qwen3.5-35B-A3B", "v0.5.13.post1", "implements Qwen3_5MoeForConditionalGeneration natively, new in v0.5.9,"},
 		{"zai-org__GLM-5", "v0.5.13.post1", "implements GlmMoeDsaForCausalLM natively, new in v0.5.9,"},
 	} {
 		_, err := Resolve(Serve{TPSize: 2}, archs[tt.model], h100, mustProfile(tt.release))

@@ -26,10 +26,16 @@ type Reference struct {
 	Serve Resolved
 	Class budget.Class
 
-	budget     uint64 // msf x F0 as SGLang computes it: the heaviest stage's load plus restBytes
-	loadedMax  uint64 // F0 - F1: the heaviest stage's load (F1 is the least over every rank)
-	rest       float64
-	restBytes  int64 // floor(rest x 2^30)
+	budget    uint64 // msf x F0 as SGLang computes it: the heaviest stage's load plus restBytes
+	loadedMax uint64 // F0 - F1: the heaviest stage's load (F1 is the least over every rank)
+	rest      float64
+	restBytes int64 // floor(rest x 2^30)
+	// kvRestBytes is what the KV pool is sized from: restBytes, less a
+	// hybrid's Mamba pool (see mamba.go), floored after the subtraction.
+	kvRestBytes int64
+	// mambaSize is a hybrid's max_mamba_cache_size: the Mamba pool's
+	// charged slots (0 for any other model).
+	mambaSize  int64
 	maxRunning uint64
 	failure    string
 	stages     []refStage
@@ -127,6 +133,14 @@ func (ref *Reference) sizePool() {
 	// int(rest * 2^30 // cell): a float floor division, which for an
 	// integer cell is the floor of the floor.
 	ref.restBytes = int64(math.Floor(ref.rest * gib))
+	ref.kvRestBytes = ref.restBytes
+	if m := r.Mamba; m != nil {
+		// handle_max_mamba_cache takes the Mamba pool's slots out of the
+		// rest before the KV pool is sized; the budget stays msf x F0.
+		var left float64
+		ref.mambaSize, left = mambaSplit(m, ref.rest, r.MaxRunningRequests)
+		ref.kvRestBytes = int64(math.Floor(left * gib))
+	}
 	switch {
 	case ref.loadedMax > r.F0Bytes:
 		// The weights do not fit the free memory at all (SGLang runs out
@@ -142,7 +156,7 @@ func (ref *Reference) sizePool() {
 	minTokens := int64(math.MaxInt64)
 	for i := range ref.stages {
 		st := &ref.stages[i]
-		st.profiled = floorDiv(ref.restBytes, int64(st.cell))
+		st.profiled = floorDiv(ref.kvRestBytes, int64(st.cell))
 		st.maxNumReqs = r.MaxRunningRequests
 		if st.maxNumReqs == 0 {
 			// min(max(int(T / context_len * 512), 2048), 4096): sizes the
@@ -181,7 +195,7 @@ func (ref *Reference) sizePool() {
 		if r.HybridSWA {
 			st.capacity = uint64(max(st.swaTokens, 0))
 		}
-		st.unallocated = budget.SatSub(ref.budget, budget.SatAdd(st.loaded, budget.SatMul(st.capacity, st.cell)))
+		st.unallocated = budget.SatSub(ref.budget, budget.SatAdd(budget.SatAdd(st.loaded, budget.SatMul(st.capacity, st.cell)), ref.mambaBytes()))
 	}
 	ref.maxRunning = math.MaxUint64
 	for i := range ref.stages {
@@ -206,6 +220,12 @@ func (ref *Reference) sizePool() {
 				// estimate no longer its cap.
 				st.maxNumReqs = min(r.MaxRunningRequests, uint64(max(st.tokens/2, 0)))
 			}
+		}
+		if m := r.Mamba; m != nil {
+			// _resolve_max_num_reqs caps the requests at the Mamba slots
+			// over the ratio (model_runner_kv_cache_mixin.py:996-1001 at
+			// v0.5.14).
+			st.maxNumReqs = min(st.maxNumReqs, uint64(max(ref.mambaSize, 0))/m.Ratio)
 		}
 		ref.maxRunning = min(ref.maxRunning, running, st.maxNumReqs)
 	}
@@ -249,6 +269,11 @@ func (ref *Reference) startFailure() string {
 	if ref.loadedMax > r.F0Bytes {
 		return fmt.Sprintf("the weights (%d bytes on the heaviest rank) do not fit the %d bytes free after distributed init: loading runs out of memory", ref.loadedMax, r.F0Bytes)
 	}
+	if m := r.Mamba; m != nil {
+		if f := mambaFailure(m, ref.mambaSize, ref.rest); f != "" {
+			return f
+		}
+	}
 	t := ref.stages[0].tokens
 	for _, st := range ref.stages {
 		t = min(t, st.tokens)
@@ -257,6 +282,9 @@ func (ref *Reference) startFailure() string {
 	case t <= 0:
 		// model_runner.py:1744-1748 (v0.4.9.post2 :1080-1083).
 		return fmt.Sprintf("Not enough memory. Please try to increase --mem-fraction-static. Current value: %v", r.MemFractionStatic)
+	case r.Mamba != nil && ref.maxRunning == 0:
+		// model_runner_kv_cache_mixin.py:1003-1011 at v0.5.14.
+		return fmt.Sprintf("Hybrid (mamba/linear-attention) state cache is too small to serve any requests. max_mamba_cache_size=%d, mamba_ratio=%d, resulting max_num_reqs=0.", ref.mambaSize, r.Mamba.Ratio)
 	case ref.maxRunning == 0:
 		return "max_running_request is zero" // tp_worker.py:301
 	case min(int64(r.ContextLength)-1, t-1)-5 <= 0:
@@ -287,7 +315,9 @@ func layerCell(a *model.Arch, r Resolved) uint64 {
 // stageCell is the cell of a stage: every layer it holds
 // (num_effective_layers = end_layer - start_layer, model_runner.py:458-460).
 func stageCell(a *model.Arch, r Resolved, st model.Sharding) uint64 {
-	return budget.SatMul(uint64(st.EndLayer-st.FirstLayer), layerCell(a, r))
+	// A hybrid's cell is its full-attention layers' only
+	// (pool_configurator.py:115-127 at v0.5.14).
+	return budget.SatMul(fullAttentionLayers(a, st.FirstLayer, st.EndLayer), layerCell(a, r))
 }
 
 // weightItems is the stage's load as SGLang measures it (F0 - F1): the
@@ -358,6 +388,7 @@ func (ref *Reference) besideItems(i int) []budget.Item {
 		// which the profile does not count.
 		items = append(items, budget.Item{Name: "kv_cache.padding_rows", Term: budget.TermNonTorch, Bytes: budget.SatMul(st.pageTokens, st.targetCell)})
 	}
+	items = append(items, ref.mambaBeside(i)...)
 	return append(items, ref.specItems(i)...)
 }
 
@@ -393,6 +424,9 @@ func (ref *Reference) kvTensors(i int) []kvTensor {
 	}
 	var out []kvTensor
 	for l := st.sharding.FirstLayer; l < st.sharding.EndLayer; l++ {
+		if a.Layers[l].Kind == model.LinearAttention {
+			continue // HybridLinearKVPool keeps the full-attention layers' KV only
+		}
 		sliding := r.HybridSWA && a.Layers[l].Sliding()
 		rows := uint64(max(st.tokens, 0))
 		if sliding {
@@ -428,6 +462,7 @@ func (ref *Reference) slackOf(i int) uint64 {
 			pools = pools.Add(it.Bytes, 1)
 		}
 	}
+	pools = ref.addMambaPools(pools, i)
 	return ref.addSpecPools(pools, i).Slack()
 }
 
@@ -468,6 +503,9 @@ func (ref *Reference) kvItems(i int, s, t uint64) []budget.Item {
 func (ref *Reference) kvItemNames(st model.Sharding) []string {
 	var names []string
 	for l := st.FirstLayer; l < st.EndLayer; l++ {
+		if ref.Arch.Layers[l].Kind == model.LinearAttention {
+			continue
+		}
 		if ref.Arch.MLA {
 			names = append(names, fmt.Sprintf("kv_cache.layers.%d.kv", l))
 			continue
@@ -487,6 +525,9 @@ func (ref *Reference) EvaluateStage(i int, s, t uint64) Ledger {
 	items := make([]budget.Item, 0, len(st.weights)+len(st.kvNames)+1+len(st.beside))
 	items = append(items, st.weights...)
 	items = append(items, ref.kvItems(i, s, t)...)
+	if ref.Serve.Mamba != nil {
+		items = append(items, budget.Item{Name: "mamba_pool", Term: budget.TermKVCache, Bytes: ref.mambaBytes()})
+	}
 	items = append(items, budget.Item{Name: "kv_cache.unallocated", Term: budget.TermKVCache, Bytes: st.unallocated})
 	items = append(items, st.beside...)
 

@@ -77,6 +77,9 @@ type Resolved struct {
 	// fraction (see [trtllmMoEDisablesPiecewise]).
 	PiecewiseSizes    []uint64
 	PiecewiseCaptured bool
+	// Mamba is a gated-delta-net hybrid's Mamba state pool, nil for any
+	// other model (see [Resolved.resolveMamba]).
+	Mamba *mambaPool
 }
 
 // Resolve applies profile p's defaults for a on class c and checks the
@@ -96,6 +99,7 @@ func Resolve(s Serve, a *model.Arch, c budget.Class, p Profile) (Resolved, error
 		func() error { return r.resolveBatch(def) },
 		func() error { return r.resolveBackend(a, c, def) },
 		func() error { return r.resolveSpec(a, def) },
+		func() error { return r.resolveMamba(a, c) },
 		func() error { return r.resolveMXFP4(a, c) },
 		func() error { return r.resolvePiecewise(a, c, def) },
 		func() error { return r.resolveFraction(a, def) },
@@ -143,14 +147,19 @@ func (r *Resolved) checkModel(a *model.Arch) error {
 	if !slices.ContainsFunc(a.Architectures, func(arch string) bool { return slices.Contains(r.Profile.Native, arch) }) {
 		return settingErr("model", a.Source, "%s has no native implementation of %v: it would fall back to its Transformers backend (model_loader/utils.py), whose memory is not modelled", r.Profile.Describes, a.Architectures)
 	}
-	if i := slices.IndexFunc(a.Architectures, func(arch string) bool { return slices.Contains(r.Profile.UnreadModels, arch) }); i >= 0 {
-		return settingErr("model", a.Source, "%s implements %s natively, %s, and its model file (python/sglang/srt/models/) is not read: how it lays out the weights and the KV cache is not modelled", r.Profile.Describes, a.Architectures[i], nativeSince(r.Profile, a.Architectures[i]))
+	if i := slices.IndexFunc(a.Architectures, func(arch string) bool {
+		return slices.Contains(r.Profile.UnreadModels, arch) && !gdnRead(arch, r.Profile)
+	}); i >= 0 {
+		return settingErr("model", a.Source, "%s implements %s natively, %s, and its model file (python/sglang/srt/models/) is not read: how it lays out the weights and the KV cache is not modelled%s", r.Profile.Describes, a.Architectures[i], nativeSince(r.Profile, a.Architectures[i]), gdnElsewhere(a))
 	}
 	for i, l := range a.Layers {
 		switch {
+		case l.Kind == model.LinearAttention && gdnModelled(a, r.Profile):
+			// Qwen3-Next's delta-net layers keep their state in the Mamba
+			// pool (mamba.go).
 		case l.Kind == model.LinearAttention || l.Kind == model.Mamba || l.MambaBeside:
 			// Falcon-H1's layers keep a Mamba state beside their attention.
-			return settingErr("model", a.Source, "layer %d is %s or keeps a Mamba state beside it: SGLang's Mamba state pool and its share of the rest (handle_max_mamba_cache, model_runner.py:1446-1493 at v0.5.6.post2) are not modelled", i, l.Kind)
+			return settingErr("model", a.Source, "layer %d is %s or keeps a Mamba state beside it: SGLang's Mamba state pool and its share of the rest (handle_max_mamba_cache, model_runner.py:1446-1493 at v0.5.6.post2) are not modelled%s", i, l.Kind, gdnElsewhere(a))
 		case l.Kind == model.ChunkedAttention:
 			return settingErr("model", a.Source, "layer %d is %s: Llama 4's split of the pool by attention_chunk_size (model_runner.py:1523-1550 at v0.5.6.post2) is not modelled", i, l.Kind)
 		case l.Kind != model.FullAttention && l.Kind != model.SlidingAttention:

@@ -74,6 +74,12 @@ type poolJSON struct {
 	Starts            bool     `json:"starts"`
 	Failure           string   `json:"failure,omitempty"`
 	LogLines          []string `json:"log_lines"`
+	// A Mamba hybrid's pool (absent for any other model): its slots
+	// (max_mamba_cache_size), a slot's bytes, and the rest left for the
+	// KV pool after it.
+	MambaSlots     int64  `json:"mamba_slots,omitempty"`
+	MambaSlotBytes uint64 `json:"mamba_slot_bytes,omitempty"`
+	KVRestBytes    int64  `json:"kv_rest_bytes,omitempty"`
 }
 
 // itemJSON is one line of an SGLang footprint: the reference's allocations
@@ -135,6 +141,9 @@ func (s section) Fields(fp budget.Footprint) []engine.Field {
 		KBytes: c.KBytes, VBytes: c.VBytes, SWAKBytes: c.SWAKBytes, SWAVBytes: c.SWAVBytes, PageSize: c.PageSize,
 		MaxNumReqs: c.MaxNumReqs, MaxRunning: c.MaxRunningRequests, MaxReqLen: c.MaxReqLen, MaxReqInputLen: c.MaxReqInputLen,
 		ContextLen: c.ContextLen, Starts: c.Starts, Failure: c.Failure, LogLines: lines}
+	if c.MambaPerReq > 0 {
+		pool.MambaSlots, pool.MambaSlotBytes, pool.KVRestBytes = c.MambaSize, c.MambaPerReq, c.KVRestBytes
+	}
 	return []engine.Field{{Key: "items", Value: s.items(fp)}, {Key: "kv_pool", Value: pool}}
 }
 
@@ -195,12 +204,21 @@ func (s section) WriteBefore(w io.Writer, _ budget.Footprint) {
 	}
 	fmt.Fprintf(w, "static budget: mem_fraction_static %v x F0 = %s, for the weights and the KV pool\n", c.MemFractionStatic, engine.GiB(s.sz.Ref.Budget()))
 	cell := fmt.Sprintf("the KV cell of %d layer(s)", r.Stages[0].EndLayer-r.Stages[0].FirstLayer)
+	if r.Mamba != nil {
+		cell = fmt.Sprintf("the KV cell of %d full-attention layer(s)", fullAttentionLayers(s.sz.Ref.Arch, r.Stages[0].FirstLayer, r.Stages[0].EndLayer))
+	}
 	if d := r.Draft; d != nil && d.InFraction {
 		// From v0.5.14 (see [specDraft.InFraction]).
 		cell = fmt.Sprintf("%s, with the draft's weights loaded; x (1 + %d / %d) for the draft's pool", cell, d.Layers, r.Stages[0].EndLayer-r.Stages[0].FirstLayer)
 	}
-	fmt.Fprintf(w, "  loading takes %s (F0 - F1: weights, rotary tables, allocator segments); the rest, %.2f GiB, holds %d tokens of %d B (%s)\n",
-		engine.GiB(c.LoadedBytes), c.Rest, max(c.ProfiledTokens, 0), c.CellBytes, cell)
+	if c.MambaPerReq > 0 {
+		// handle_max_mamba_cache (mamba.go).
+		fmt.Fprintf(w, "  loading takes %s (F0 - F1: weights, rotary tables, allocator segments); the rest, %.2f GiB, gives the Mamba pool %d slots of %d B (%s, %s); what is left, %s, holds %d tokens of %d B (%s)\n",
+			engine.GiB(c.LoadedBytes), c.Rest, c.MambaSize, c.MambaPerReq, engine.GiB(budget.SatMul(uint64(max(c.MambaSize, 0)), c.MambaPerReq)), r.Mamba.source(), engine.GiB(uint64(max(c.KVRestBytes, 0))), max(c.ProfiledTokens, 0), c.CellBytes, cell)
+	} else {
+		fmt.Fprintf(w, "  loading takes %s (F0 - F1: weights, rotary tables, allocator segments); the rest, %.2f GiB, holds %d tokens of %d B (%s)\n",
+			engine.GiB(c.LoadedBytes), c.Rest, max(c.ProfiledTokens, 0), c.CellBytes, cell)
+	}
 	if c.MaxTotalNumTokens <= 0 {
 		fmt.Fprintf(w, "  SGLang does not start: %s\n", c.Failure)
 		return

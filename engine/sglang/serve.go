@@ -67,6 +67,23 @@ type Serve struct {
 	Dtype string
 	// Quantization is --quantization: fp8, awq, gptq or their marlin names.
 	Quantization string
+	// DisableRadixCache and DisableOverlapSchedule are --disable-radix-cache
+	// and --disable-overlap-schedule: memory-neutral but for a Mamba
+	// hybrid, whose pool's share of the requests they set (see
+	// [Resolved.resolveMamba]).
+	DisableRadixCache, DisableOverlapSchedule bool
+	// MambaFullMemoryRatio, MaxMambaCacheSize, MambaSSMDtype and
+	// MambaRadixCacheStrategy are --mamba-full-memory-ratio (0: 0.9),
+	// --max-mamba-cache-size (0: from the ratio), --mamba-ssm-dtype ("":
+	// the config's) and --mamba-radix-cache-strategy ("": auto), read at
+	// v0.5.14 only (see [Resolved.resolveMamba]).
+	MambaFullMemoryRatio float64
+	// EnforceDisableARFusion is --enforce-disable-flashinfer-allreduce-fusion,
+	// read at v0.5.14 only (see [fusionOffRead]).
+	EnforceDisableARFusion  bool
+	MaxMambaCacheSize       uint64
+	MambaSSMDtype           string
+	MambaRadixCacheStrategy string
 	// Spec is speculative decoding: --speculative-algorithm and its draft
 	// (see [Spec]).
 	Spec Spec

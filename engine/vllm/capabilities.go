@@ -43,7 +43,7 @@ func (Engine) NewPlan(fs *flag.FlagSet) engine.PlanSearch {
 	fs.StringVar(&p.version, "vllm-version", "main", "the vLLM whose rules size each serve")
 	fs.BoolVar(&p.allowLong, "allow-long-max-model-len", false, "accept a --length above the model's maximum, as vLLM's VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 does (the commands then set it)")
 	fs.BoolVar(&p.pinKV, "pin-kv-cache", false, "print each command with --kv-cache-memory-bytes: the KV cache membudget sizes less the --margin share of the budget (default: size it by the util, so vLLM's profiling stays in charge)")
-	fs.Var(&compileCacheFlag{&p.coldCompile}, "compile-cache", "warm sizes each deployment for a start whose torch.compile cache an earlier start filled; cold for a first start with an empty one, whose profile vLLM charges about 1 GiB more activation a GPU (default warm)")
+	fs.Var(&compileCacheFlag{&p.coldCompile}, "compile-cache", "warm sizes each deployment for a start whose torch.compile cache an earlier start filled; cold for a first start with an empty one, whose profile vLLM charges Inductor's benchmark copy of the embedding table as activation where it exceeds the forward's peak (default warm)")
 	registerLoRA(fs, &p.lora)
 	registerCompilation(fs, &p.compilation, &p.listed)
 	registerOffload(fs, &p.offload)
@@ -85,6 +85,14 @@ type planRowJSON struct {
 func (p *planSearch) Search(m *hub.Loaded, need engine.Need, sp engine.PlanSpace, progress func(done, total int)) (engine.PlanResult, error) {
 	profile, err := ProfileFor(p.version)
 	if err != nil {
+		return engine.PlanResult{}, err
+	}
+	// A cold start membudget does not size is refused by name here: each
+	// deployment's Resolve would refuse it, and the search would only
+	// report that none holds the need.
+	cold := Resolved{Profile: profile}
+	cold.Compilation, cold.ColdCompileCache = p.compilation, p.coldCompile
+	if err := cold.refuseColdUnmodelled(); err != nil {
 		return engine.PlanResult{}, err
 	}
 	rows, err := Deployments(m.Arch, m.Name, Need{Length: need.Length, Concurrency: need.Concurrency},

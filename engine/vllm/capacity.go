@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"membudget/budget"
+	"membudget/engine"
 	"membudget/model"
 )
 
@@ -348,11 +349,10 @@ func (c Capacity) lighterHost() string {
 	if !c.Unified || c.HostBound == 0 {
 		return ""
 	}
-	gib := func(b uint64) float64 { return float64(b) / (1 << 30) }
-	need := fmt.Sprintf("vLLM starts util %v where the host holds at most %.2f GiB at its snapshot (MemAvailable at least the %.2f GiB requested)", c.Util, gib(c.HostBound), gib(c.Requested))
+	need := fmt.Sprintf("vLLM starts util %v where the host holds at most %s at its snapshot (MemAvailable at least the %s requested)", c.Util, engine.GiB(c.HostBound), engine.GiB(c.Requested))
 	if c.UtilReached > 0 {
-		return fmt.Sprintf("; above the evidence of this class's host, within what a lighter host reached (util_reached %v, on a host that held at most %.2f GiB; the class's provenance names the log): %s, and `membudget explain --calibrate` on a startup log of such a host makes a class of it",
-			c.UtilReached, gib(c.ReachedHeld), need)
+		return fmt.Sprintf("; above the evidence of this class's host, within what a lighter host reached (util_reached %v, on a host that held at most %s; the class's provenance names the log): %s, and `membudget explain --calibrate` on a startup log of such a host makes a class of it",
+			c.UtilReached, engine.GiB(c.ReachedHeld), need)
 	}
 	return fmt.Sprintf("; %s, and no log the class cites shows a host that light", need)
 }

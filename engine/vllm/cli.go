@@ -168,7 +168,7 @@ func (f *flagServe) registerModelled(fs *flag.FlagSet, given map[string]bool) {
 		fs.BoolVar(&f.s.EnforceEager, "enforce-eager", false, "vLLM's --enforce-eager: no CUDA graphs")
 	}
 	if on("compile-cache") {
-		fs.Var(&compileCacheFlag{&f.s.ColdCompileCache}, "compile-cache", "membudget's own: warm sizes a start whose torch.compile cache an earlier start filled; cold a first start with an empty one, whose profile vLLM charges about 1 GiB more activation (default warm)")
+		fs.Var(&compileCacheFlag{&f.s.ColdCompileCache}, "compile-cache", "membudget's own: warm sizes a start whose torch.compile cache an earlier start filled; cold a first start with an empty one, whose profile vLLM charges Inductor's benchmark copy of the embedding table as activation where it exceeds the forward's peak (default warm)")
 	}
 	if on("interconnect") {
 		fs.Var(&interconnectFlag{&f.s.Interconnect}, "interconnect", "how the serve's GPUs reach each other, when not as the class says: nvlink, xgmi, pcie-p2p, pcie (no peer access) or none (one GPU a node); it decides the custom all-reduce and NCCL's buffers under tensor parallelism")

@@ -7,67 +7,193 @@ import (
 
 	"membudget/budget"
 	"membudget/engine"
+	"membudget/model"
 )
 
 // This file reports what a first start with an empty torch.compile cache
 // does to a compiled serve's KV cache. membudget sizes the warm start (the
 // cache filled by an earlier start); vLLM sizes the KV cache from the start
-// it runs, and a cold one measures more.
+// it runs, and a cold one can measure more.
 //
-// The mechanism, read in vLLM main d18bb7b (2026-08-14):
+// The window, read in vLLM main d18bb7b (2026-08-14):
 //   - the KV budget comes from memory_profiling around the profile run
 //     (vllm/v1/worker/gpu_worker.py:501-505), whose activation charge is the
-//     allocator's allocated_bytes.all.peak since the window opened, reset at
-//     its start (vllm/utils/mem_utils.py:291-326: the transient peak over
-//     what stays allocated, from PR #49208; torch_peak_increase before it);
-//   - the compiled model compiles on its first call, which is the profile
-//     run's dummy forward (vllm/compilation/decorators.py:643-684: Dynamo,
-//     Inductor and the first run "together", or the AOT compile then the
-//     run), on the V1 runner (gpu_model_runner.py:6542) and the V2 runner
-//     (gpu/model_runner.py:782-806) alike; nothing runs the model before;
-//   - so whatever a cold Inductor compile allocates on the device while
-//     autotuning its Triton kernels (candidate configs run on real
-//     buffers, mutated arguments cloned, a cache-flush buffer) raises the
-//     peak the window reads and is charged as activation; a warm start
-//     loads the tuned kernels and allocates none of it.
+//     allocator's allocated_bytes.all.peak since the window opened, less
+//     what is still allocated after it (vllm/utils/mem_utils.py:291-326,
+//     transient_peak_headroom; torch_peak_increase before PR #49208);
+//   - the compiled model compiles on its first call, the profile run's dummy
+//     forward (vllm/compilation/decorators.py:643-684), on the V1 runner
+//     (gpu_model_runner.py:6542) and the V2 runner (gpu/model_runner.py:
+//     782-806) alike; on torch 2.10 and later the compile is AOT by default
+//     (vllm/envs.py use_aot_compile), which compiles whole before the
+//     forward runs (decorators.py:652-678), so what the compile allocates
+//     is freed before the forward allocates its own: the window reads the
+//     larger of the two peaks, not their sum (vLLM PR #54209 reads it so:
+//     "compilation's temporaries are freed before that forward").
+//
+// What the compile allocates, read in PyTorch Inductor: vLLM turns on
+// Inductor's combo kernels and benchmark_combo_kernel (vllm/config/
+// compilation.py:977-987, PR #26682), and Inductor then times each group
+// of independent kernels at compile time, alone and combined
+// (Scheduler.speedup_by_combo_kernel, groups by topological level,
+// _default_group_nodes_for_combo_kernels), on arguments its generated
+// get_args() allocates: a rand_strided copy of every buffer the kernel
+// takes at the size hints (codegen_kernel_benchmark in torch/_inductor/
+// codegen/triton.py and triton_combo_kernel.py), graph inputs included
+// (GraphLowering.try_get_buffer, torch/_inductor/graph.py, returns them). The
+// compile works on fake tensors (vllm/compilation/backends.py:1208-1224),
+// so what it allocates on the device is what its benchmarks allocate:
+// these copies, the benchmarker's cache-flush buffer, library workspaces.
+// Of a decoder's kernels the largest argument by far is the first stage's
+// embedding lookup's: the
+// whole vocabulary-parallel table a rank holds, padded vocabulary / TP x
+// hidden in the model's dtype (the weights are graph inputs under Dynamo),
+// beside its output, the batched tokens x hidden. That this lookup is the
+// one benchmarked is read from the logs, not traced: the cold peaks logged
+// are that table within the log's 0.01 GiB rounding, and they do not move
+// with the forward pass:
+//   - row 212 (0.27.1, RTX 4090, Qwen3-8B, 2048 batched tokens): 1.18 GiB
+//     cold; the table 151,936 x 4096 x 2 B = 1,244,659,712 B and the
+//     output 2048 x 4096 x 2 B = 16,777,216 B: 1.175 GiB; warm 0.19 (row
+//     324, the next start on the worker);
+//   - row 206 (0.28.0, RTX 5090, Qwen3-14B-AWQ, 2048): 1.46 GiB cold; the
+//     table 151,936 x 5120 x 2 B = 1,555,824,640 B and the output
+//     20,971,520 B: 1.468 GiB; the same notes log 1.46 cold and 0.33 warm
+//     for Qwen3-32B-AWQ (the same vocabulary and hidden size) on that box;
+//   - row 307 (0.24.0, RTX 5090, Qwen3-8B): 6,896 tokens fewer than warm,
+//     0.947 GiB, where 1.175 over the 0.25 charged warm is 0.92.
+// Where the forward's own peak is the larger the cold start logs none
+// more: row 241 (Qwen3-32B at TP 2, 8192 tokens: the table's half, 0.72
+// GiB, and 0.08 of output under the forward's 0.95) and row 331 (GB10,
+// Qwen3.6-35B-A3B: 248,320 x 2048 x 2 B = 0.95 GiB under the 1.06 of the
+// forward, 0.20, and the V1 sampler's run above it, 0.86), both within
+// 0.2 GiB of their warm sizing.
+//
+// Not explained by it, and not the compile as far as these rows show: rows
+// 242 and 243 (Qwen3-32B at the TP 1 width, 8192 tokens, RTX PRO 6000, sized
+// 1.42-1.44 GiB short) and row 240 (TP 4, 0.39 short), whose scratch (1.53
+// GiB at the TP 1 width, 0.35 at TP 4) stays under their forward's peak
+// (1.54, 0.94), so that the cold start charges them nothing more
+// (pcieRows027); rows 322-323 (gpt-oss-20b on an L40) log 1.24 GiB where
+// 201,088 x 2880 x 2 B and the output come to 1.09. Ruled out as the
+// scratch, each off the rows by more than 0.2 GiB: a flat 1 GiB (1.2 over at
+// TP 2, 0.61 over at TP 4, 0.44 short at TP 1); the table added to the
+// forward's peak rather than beside it (0.23 over on row 212, 0.32 on row
+// 206, 0.72 on row 241); Triton's 256 MB do_bench flush buffer or an
+// L2-sized one on top (72-96 MB: row 212's and 206's peaks leave no room for
+// it); Inductor's pad_mm (Qwen3's matmul dimensions are multiples of 64 and
+// need no padding); the autotuner's clones of mutated arguments
+// (CachingAutotuner.copy_args_to_cpu_if_needed keeps them within the peak
+// already reached). Public reports measure other models: issue #54122 (tens
+// of GiB at TP 4, a MoE image), PR #54479's thread (0.47 GiB for
+// Qwen3-32B-AWQ at TP 2 on two RTX 4090s, 3584 batched tokens, where the
+// table's half and the output, 0.76, less that forward's peak, 0.44 by
+// peaks.go's rule, give 0.32), 1Cat-vLLM PR #518 (+1.85 GiB of torch peak on
+// a Quadro RTX 8000). What a cold start adds to consumed memory (row 206:
+// about 1.5 GiB; rows 212 and 324 log none) is not modelled.
 //
 // The same layout held in 0.18's code (gpu_worker.py:384-388 at 39474513f
 // of 2026-03-20, the peak read the same way), so every V1 release that
-// compiles is exposed. vLLM has the bug open: issues #54122 (2026-08-27,
-// "Cold AOT compilation is charged as peak activation memory, shrinking KV
-// cache until restart") and #54383 (2026-08-30, a first boot of a new
-// batch shape granted ~5% fewer blocks); the fixes, PRs #54209 and #54479,
-// were open when read, so no release membudget sizes has one.
-//
-// Which allocation it is was not pinned in PyTorch's source: Inductor's
-// autotuner clones a mutated argument only within the peak already
-// reached (CachingAutotuner.copy_args_to_cpu_if_needed budgets
-// max_memory_allocated - memory_allocated, and copies to the host beyond
-// it), and its benchmarker's cache-flush buffer is one L2 (72-96 MB on
-// the GPUs logged); vLLM sets Inductor's combo_kernels and
-// benchmark_combo_kernel from PR #26682 (2025-10-14;
-// vllm/config/compilation.py:977-987), whose benchmarking runs generated
-// kernels at compile time, a candidate not measured. How much a cold
-// compile allocates depends on the kernels Inductor tunes (the model, the
-// batched tokens, the GPU): it is not computed here.
-// coldCompileBytes is what the logged cold starts took.
+// compiles is exposed; what its compile allocates is sized from 0.11.1
+// alone (coldScratchSince). vLLM has the bug open: issues #54122 (2026-08-27)
+// and #54383 (2026-08-30); the fixes, PRs #54209 and #54479, were open
+// when read, so no release membudget sizes has one.
 
-// coldCompileBytes is the profile's extra peak on the cold starts logged,
-// about 1 GiB (corpus/observed/vllm.csv):
-//   - row 212 (0.27.1, RTX 4090, Qwen3-8B): peak activation 1.18 GiB cold,
-//     0.19 GiB on the warm starts after it (row 324): 0.99 GiB;
-//   - row 307 (0.24.0, RTX 5090, Qwen3-8B): 89,040 tokens cold, 95,936
-//     warm: 6,896 tokens x 147,456 B (36 layers x 8 KV heads x 128 x 2
-//     (K and V) x 2 B) = 0.95 GiB;
-//   - rows 322-323 (0.28.0, L40, gpt-oss-20b, compile logged): about 0.8
-//     GiB of activation beyond the profile's tensors.
-//
-// Public reports range wider (PR #54479's thread: 0.47 GiB on 2x RTX 4090
-// at another batch shape; 1Cat-vLLM PR #518: 1.85 GiB more torch peak on a
-// Quadro RTX 8000; #54122: more on RTX PRO 6000 with AOT compilation), and
-// the 36 H100 rows of 0.19 match with none: 1 GiB is a figure the report
-// names, not a bound.
-const coldCompileBytes uint64 = 1 << 30
+// coldScratchSince is the first release whose cold compile benchmarks its
+// kernels on random copies of their arguments (coldCompileScratch): vLLM
+// turns on Inductor's combo_kernels and benchmark_combo_kernel only on
+// torch 2.9 or later (is_torch_equal_or_newer("2.9.0.dev"), vllm/config/
+// compilation.py:976-986 at d18bb7b), a rule PR #26682 (ca683a2a7, merged
+// 2025-10-14) brought to a main still on torch 2.8.0 (requirements/
+// cuda.txt at ca683a2a7). Torch 2.9.0 reached main on 2025-10-21 (PR
+// #24994, becb7de40) for v0.11.1 (PR #26416, "Remove Python 3.9 support
+// ahead of PyTorch 2.9 in v0.11.1"), so 0.11.0 and earlier, on torch 2.8
+// or older, run no such benchmark: what their cold compile allocates is
+// not modelled.
+var coldScratchSince = Version{0, 11, 1}
+
+// coldModelled reports whether the serve's release runs the kernel
+// benchmarks coldCompileScratch sizes (coldScratchSince).
+func (r *Resolved) coldModelled() bool {
+	return r.Profile.Release.AtLeast(coldScratchSince)
+}
+
+// coldUnmodelledWhy says why a first start's compile is not sized on a
+// release before coldScratchSince.
+func coldUnmodelledWhy(p Profile) string {
+	return fmt.Sprintf("what a first start's torch.compile allocates is not modelled for %s: it runs torch 2.8 or older, where vLLM turns on none of Inductor's combo-kernel benchmarks (vllm/config/compilation.py, torch 2.9 on, from vLLM %s), whose copy of the embedding table membudget charges", p.Describes, coldScratchSince)
+}
+
+// refuseColdUnmodelled refuses a cold start (--compile-cache cold, or
+// VLLM_DISABLE_COMPILE_CACHE set nonzero) of a compiled serve whose KV
+// cache the profile sizes on a release before coldScratchSince: its
+// compile's scratch is not known, so membudget does not size it.
+func (r *Resolved) refuseColdUnmodelled() error {
+	if !r.ColdCompileCache || !r.compiles() || r.KVCacheMemoryBytes > 0 || r.coldModelled() {
+		return nil
+	}
+	why := coldUnmodelledWhy(r.Profile) + "; membudget refuses it rather than size a start vLLM would contradict (--compile-cache warm sizes a start whose cache an earlier start filled)"
+	if r.CompileCacheOff {
+		return envErr(compileCacheEnv, "1", "%s", why)
+	}
+	return settingErr("compile-cache", "cold", "%s", why)
+}
+
+// coldCompileScratch is what a cold compile's kernel benchmarks allocate
+// at once on a GPU of stage st: on the first stage, the random copy of
+// the embedding table the rank holds (vLLM's padded vocabulary, a
+// multiple of 64, over the TP ranks, x hidden x the model's dtype) and of
+// the lookup's output (the batched tokens x hidden); nothing on later
+// stages, whose kernels' largest arguments are a layer's activations,
+// under the forward's own peak, nor on a multimodal serve's first stage,
+// whose compiled forward takes the embeddings looked up outside it
+// (embedsOutsideCompile).
+func coldCompileScratch(a *model.Arch, r *Resolved, st model.Sharding) uint64 {
+	if !st.First || a == nil || r.embedsOutsideCompile(a) {
+		return 0
+	}
+	tp := max(st.TP, 1)
+	table := budget.SatMul(budget.SatMul(budget.RoundUp(a.Vocab, vocabPadding)/tp, a.Hidden), r.DtypeBytes)
+	output := budget.SatMul(budget.SatMul(r.MaxNumBatchedTokens, a.Hidden), r.DtypeBytes)
+	return budget.SatAdd(table, output)
+}
+
+// embedsOutsideCompile reports whether the first stage's compiled forward
+// takes the input embeddings rather than token ids, so that the
+// embedding table is no argument of a compiled kernel: a multimodal serve
+// vLLM does not serve as text only (supports_multimodal_inputs), whose
+// runners look the embeddings up outside the compiled model and pass
+// inputs_embeds, the profile's dummy run included (V1 gpu_model_runner.py:
+// 6189-6190 and 3629, not for an encoder-decoder model; V2 gpu/
+// model_runner.py:1521-1555, at d18bb7b).
+func (r *Resolved) embedsOutsideCompile(a *model.Arch) bool {
+	return a.Vision != nil && !r.Encoder.TextOnly && !a.EncoderDecoder()
+}
+
+// coldCompileExtra is what a cold compile adds to a stage's profiled
+// torch peak, whose warm part is warmPeak (the forward pass, the sampler
+// and every other transient item): the compile's scratch beyond it, as
+// vLLM's window reads the larger of the two.
+func coldCompileExtra(a *model.Arch, r *Resolved, st model.Sharding, warmPeak uint64) uint64 {
+	return budget.SatSub(coldCompileScratch(a, r, st), warmPeak)
+}
+
+// peakOf is the profiled torch peak the items charge: their activation
+// and sampler terms, which sum to it.
+func peakOf(items []budget.Item) uint64 {
+	var p uint64
+	for _, it := range items {
+		if it.Term == budget.TermActivation || it.Term == budget.TermSampler {
+			p = budget.SatAdd(p, it.Bytes)
+		}
+	}
+	return p
+}
+
+// stagePeak is a stage's warm profiled torch peak in a plan.
+func stagePeak(st *budget.Stage) uint64 {
+	return budget.SatAdd(st.Fixed[budget.TermActivation], st.Fixed[budget.TermSampler])
+}
 
 // compiles reports whether the serve's first forward runs torch.compile,
 // so that a first start with an empty compile cache compiles inside the
@@ -92,24 +218,62 @@ func (r *Resolved) compiles() bool {
 }
 
 // coldCapacity is the serve's KV capacity on a first start with an empty
-// compile cache: every stage's activation peak raised by coldCompileBytes
-// (every worker compiles its own stage). ok is false where the report has
-// nothing to say: a serve that does not compile, one whose KV cache is
-// pinned by --kv-cache-memory-bytes (vLLM then sizes no cache from the
-// profile: gpu_worker.py:474-495), or one sized cold already
-// (--compile-cache cold).
+// compile cache: every stage's activation peak raised by what its
+// compile's scratch takes beyond it (coldCompileExtra; every worker
+// compiles its own stage). ok is false where the report has nothing to
+// say: a serve that does not compile, one whose KV cache is pinned by
+// --kv-cache-memory-bytes (vLLM then sizes no cache from the profile:
+// gpu_worker.py:474-495), or one sized cold already (--compile-cache
+// cold).
 func (sz *Sizing) coldCapacity() (c Capacity, ok bool) {
 	r := sz.Serve
-	if !r.compiles() || r.KVCacheMemoryBytes > 0 || r.ColdCompileCache || sz.plan == nil || len(sz.plan.Stages) == 0 {
+	if !r.compiles() || !r.coldModelled() || r.KVCacheMemoryBytes > 0 || r.ColdCompileCache || sz.plan == nil || len(sz.plan.Stages) == 0 || len(sz.plan.Stages) != len(r.Stages) {
 		return Capacity{}, false
 	}
 	cold := *sz.plan
 	cold.Stages = slices.Clone(sz.plan.Stages)
 	for i := range cold.Stages {
-		a := &cold.Stages[i].Fixed[budget.TermActivation]
-		*a = budget.SatAdd(*a, coldCompileBytes)
+		st := &cold.Stages[i]
+		st.Fixed[budget.TermActivation] = budget.SatAdd(st.Fixed[budget.TermActivation], sz.coldStageExtra(i))
 	}
 	return sz.check.capacity(&cold), true
+}
+
+// coldStageExtra is what stage i of the serve's warm plan takes more on a
+// first start with an empty compile cache: coldCompileExtra over the
+// stage's warm peak.
+func (sz *Sizing) coldStageExtra(i int) uint64 {
+	return coldCompileExtra(sz.Model.Arch, sz.Serve, stageOf(sz.Serve, i), stagePeak(&sz.plan.Stages[i]))
+}
+
+// coldExtra is the most a stage of the serve's profile takes more on a
+// first start with an empty compile cache (coldStageExtra); 0 where
+// nothing is planned. Its callers speak of a warm sizing (coldStarts), so
+// the plan's peaks hold no cold_compile item.
+func (sz *Sizing) coldExtra() uint64 {
+	if sz.plan == nil || len(sz.plan.Stages) != len(sz.Serve.Stages) {
+		return 0
+	}
+	var most uint64
+	for i := range sz.plan.Stages {
+		most = max(most, sz.coldStageExtra(i))
+	}
+	return most
+}
+
+// coldItem is the cold_compile item of stage i's profile under
+// --compile-cache cold, 0 otherwise.
+func (sz *Sizing) coldItem(i int) uint64 {
+	r := sz.Serve
+	if !r.chargesColdCompile() || i >= len(r.Stages) {
+		return 0
+	}
+	for _, it := range peakItems(sz.Model.Arch, r, stageOf(r, i)) {
+		if it.Name == "cold_compile" {
+			return it.Bytes
+		}
+	}
+	return 0
 }
 
 // writeColdCompile writes, under a serve vLLM starts, what a first start
@@ -118,21 +282,52 @@ func (sz *Sizing) coldCapacity() (c Capacity, ok bool) {
 func (sz *Sizing) writeColdCompile(w io.Writer) {
 	cold, ok := sz.coldStarts()
 	if !ok {
+		if r := sz.Serve; r.compiles() && !r.coldModelled() && r.KVCacheMemoryBytes == 0 && !sz.encoderOnly() {
+			fmt.Fprintf(w, "  a first start with an empty torch.compile cache (a fresh pod without a kept VLLM_CACHE_ROOT) profiles the compile too: %s\n", coldUnmodelledWhy(r.Profile))
+		}
 		return
 	}
-	fmt.Fprintf(w, "  a first start with an empty torch.compile cache (a fresh pod without a kept VLLM_CACHE_ROOT) profiles the compile too: vLLM charges its scratch as activation, about %s more on the cold starts logged (vLLM issues #54122, #54383, open), which leaves %d tokens instead of %d (--compile-cache cold sizes that start)",
-		engine.GiB(coldCompileBytes), cold.LoggedTokens, sz.capacity.LoggedTokens)
+	extra := sz.coldExtra()
+	if extra == 0 && sz.coldScratch() == 0 {
+		fmt.Fprintf(w, "  a first start with an empty torch.compile cache (a fresh pod without a kept VLLM_CACHE_ROOT) profiles the compile too, but the embedding lookup, whose table is the largest argument Inductor's kernel benchmarks copy, runs outside the compiled forward of a multimodal serve (vLLM passes it inputs_embeds), so vLLM leaves it the same %d tokens (vLLM issues #54122, #54383, open)\n",
+			sz.capacity.LoggedTokens)
+		return
+	}
+	if extra == 0 {
+		fmt.Fprintf(w, "  a first start with an empty torch.compile cache (a fresh pod without a kept VLLM_CACHE_ROOT) profiles the compile too, but Inductor's benchmark copy of the embedding table (%s a GPU with the lookup's output) stays under the forward pass's peak, so vLLM leaves it the same %d tokens (vLLM issues #54122, #54383, open)\n",
+			engine.GiB(sz.coldScratch()), sz.capacity.LoggedTokens)
+		return
+	}
+	leaves := fmt.Sprintf("which leaves %d tokens instead of %d", cold.LoggedTokens, sz.capacity.LoggedTokens)
+	if cold.LoggedTokens == sz.capacity.LoggedTokens {
+		// The first stage takes it, and another binds the tokens (or
+		// it is under a block).
+		leaves = fmt.Sprintf("which leaves the same %d tokens", cold.LoggedTokens)
+	}
+	fmt.Fprintf(w, "  a first start with an empty torch.compile cache (a fresh pod without a kept VLLM_CACHE_ROOT) profiles the compile too: Inductor benchmarks its kernels on random copies of their arguments, the embedding table's (%s a GPU with the lookup's output) among them, and vLLM charges what that takes beyond the forward pass's peak as activation, %s more on the first stage (vLLM issues #54122, #54383, open), %s (--compile-cache cold sizes that start)",
+		engine.GiB(sz.coldScratch()), engine.GiB(extra), leaves)
 	if r := cold.Refusal(sz.Serve.MaxModelLen, sz.Serve.MaxNumSeqs); r != "" {
 		fmt.Fprintf(w, "; vLLM refuses that start: %s", r)
 	}
 	fmt.Fprintln(w)
 }
 
+// coldScratch is the most a stage's compile benchmarks allocate at once
+// (coldCompileScratch): the first stage's.
+func (sz *Sizing) coldScratch() uint64 {
+	var most uint64
+	for i := range sz.Serve.Stages {
+		most = max(most, coldCompileScratch(sz.Model.Arch, sz.Serve, stageOf(sz.Serve, i)))
+	}
+	return most
+}
+
 // coldCompileJSON is the report's "first_start_cold_compile": the KV
 // cache of a first start with an empty torch.compile cache.
 type coldCompileJSON struct {
-	// ExtraActivationBytes is what the cold compile is taken to add to
-	// each GPU's profiled activation (coldCompileBytes).
+	// ExtraActivationBytes is the most the cold compile adds to a GPU's
+	// profiled activation (coldCompileExtra): its scratch beyond the
+	// forward's peak, 0 where the peak covers it.
 	ExtraActivationBytes uint64 `json:"extra_activation_bytes"`
 	Blocks               uint64 `json:"blocks"`
 	LoggedTokens         uint64 `json:"logged_tokens"`
@@ -157,7 +352,7 @@ func (sz *Sizing) coldCompileField() []engine.Field {
 	if !ok {
 		return nil
 	}
-	return []engine.Field{{Key: "first_start_cold_compile", Value: coldCompileJSON{ExtraActivationBytes: coldCompileBytes,
+	return []engine.Field{{Key: "first_start_cold_compile", Value: coldCompileJSON{ExtraActivationBytes: sz.coldExtra(),
 		Blocks: cold.Blocks, LoggedTokens: cold.LoggedTokens, Starts: cold.Refusal(sz.Serve.MaxModelLen, sz.Serve.MaxNumSeqs) == ""}}}
 }
 
@@ -172,25 +367,26 @@ func (r *Resolved) chargesColdCompile() bool {
 	return r.ColdCompileCache && r.compiles() && r.KVCacheMemoryBytes == 0
 }
 
-// appendColdCompile appends, under --compile-cache cold, the cold
-// compile's scratch to the profile's activation peak: it is taken on top
-// of the forward's (Inductor tunes each kernel on its first call, while
-// the forward's tensors are live).
-func appendColdCompile(items []budget.Item, r *Resolved) []budget.Item {
+// appendColdCompile appends, under --compile-cache cold, what the cold
+// compile's scratch on stage st takes beyond the profile's peak the items
+// charge (coldCompileExtra): the compile is freed before the forward
+// runs, so vLLM's window reads the larger of the two. It comes last, after
+// every item of the peak.
+func appendColdCompile(items []budget.Item, a *model.Arch, r *Resolved, st model.Sharding) []budget.Item {
 	if !r.chargesColdCompile() {
 		return items
 	}
-	return append(items, budget.Item{Name: "cold_compile", Term: budget.TermActivation, Bytes: coldCompileBytes})
+	return append(items, budget.Item{Name: "cold_compile", Term: budget.TermActivation, Bytes: coldCompileExtra(a, r, st, peakOf(items))})
 }
 
 // splitColdCompile names the cold compile's line of the activation peak.
 // An encoder-only pooling serve has no such item: vLLM sizes no KV cache
 // from a profile for it (encoderPeakItems), so the option changes nothing.
-func (sz *Sizing) splitColdCompile(lines []engine.FootprintLine) []engine.FootprintLine {
+func (sz *Sizing) splitColdCompile(lines []engine.FootprintLine, fp budget.Footprint) []engine.FootprintLine {
 	if !sz.Serve.chargesColdCompile() || sz.encoderOnly() {
 		return lines
 	}
-	return splitOut(lines, budget.TermActivation, coldCompileLabel, coldCompileBytes)
+	return splitOut(lines, budget.TermActivation, coldCompileLabel, sz.coldItem(fp.Stage))
 }
 
 // compileCacheJSON is the serve's compile_cache: "cold" under
@@ -213,8 +409,10 @@ func compileCacheNote(p Profile, c Compilation, cold bool) string {
 	switch {
 	case !r.compiles():
 		return ""
+	case !r.coldModelled():
+		return "each command is sized for a start whose torch.compile cache is filled: " + coldUnmodelledWhy(p)
 	case cold:
-		return fmt.Sprintf("each command is sized for a first start with an empty torch.compile cache (--compile-cache cold): vLLM profiles the compile too and charges its scratch as activation, %s more a GPU, as on the cold starts logged (vLLM issues #54122, #54383, open)", engine.GiB(coldCompileBytes))
+		return "each command is sized for a first start with an empty torch.compile cache (--compile-cache cold): vLLM profiles the compile too, and Inductor's benchmark copy of the embedding table (vocabulary x hidden a first-stage GPU) raises its activation peak where it is the larger (vLLM issues #54122, #54383, open)"
 	}
-	return fmt.Sprintf("each command is sized for a start whose torch.compile cache is filled: a first start with an empty one (a fresh pod without a kept VLLM_CACHE_ROOT) profiles the compile too, and vLLM charges its scratch as activation, about %s a GPU on the cold starts logged (vLLM issues #54122, #54383, open), so it holds that much less KV cache; --compile-cache cold sizes that start", engine.GiB(coldCompileBytes))
+	return "each command is sized for a start whose torch.compile cache is filled: a first start with an empty one (a fresh pod without a kept VLLM_CACHE_ROOT) profiles the compile too, and Inductor's benchmark copy of the embedding table (vocabulary x hidden a first-stage GPU) raises vLLM's activation peak where it is the larger (vLLM issues #54122, #54383, open), so it holds that much less KV cache; --compile-cache cold sizes that start"
 }

@@ -260,14 +260,8 @@ func appendEncoderPass(items []budget.Item, r *Resolved, st model.Sharding) []bu
 	if !p.Sized || !st.First && !r.Encoder.EveryStage {
 		return items
 	}
-	var decoder uint64
-	for _, it := range items {
-		if it.Term == budget.TermActivation || it.Term == budget.TermSampler {
-			decoder = budget.SatAdd(decoder, it.Bytes)
-		}
-	}
 	pass := budget.SatAdd(p.PeakBytes, r.Profile.peaks.residualBytes)
-	return append(items, budget.Item{Name: "encoder_pass", Term: budget.TermActivation, Bytes: budget.SatSub(pass, decoder)})
+	return append(items, budget.Item{Name: "encoder_pass", Term: budget.TermActivation, Bytes: budget.SatSub(pass, peakOf(items))})
 }
 
 // encoderPassBytes is what the encoder pass adds on stage i: 0 where the

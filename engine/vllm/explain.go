@@ -755,9 +755,8 @@ func startsCheck(l *logs.Log, p Predicted) *explain.StartsCheck {
 // so a log that got past it shows its host held at most HostBound, less
 // than the class's driver_fixed_bytes (a stock image's).
 func lighterHostStart(c Capacity) string {
-	gib := func(b uint64) float64 { return float64(b) / (1 << 30) }
-	s := fmt.Sprintf("on the class's host (%.2f GiB held at vLLM's snapshot) vLLM refuses util %v; the log's host passed the request of %.2f GiB, so it held at most %.2f GiB there, and every other check passes",
-		gib(budget.SatSub(c.DeviceBytes, c.FreeAtStartup)), c.Util, gib(c.Requested), gib(c.HostBound))
+	s := fmt.Sprintf("on the class's host (%s held at vLLM's snapshot) vLLM refuses util %v; the log's host passed the request of %s, so it held at most %s there, and every other check passes",
+		engine.GiB(budget.SatSub(c.DeviceBytes, c.FreeAtStartup)), c.Util, engine.GiB(c.Requested), engine.GiB(c.HostBound))
 	if c.UtilReached > 0 {
 		s += fmt.Sprintf(" (within the class's util_reached %v)", c.UtilReached)
 	}

@@ -35,7 +35,7 @@ import (
 // refused on some starts and not on others.
 //
 // membudget charges the estimate vLLM computes on a start whose samples
-// land no new segment (graphBytes, within 0.1 GiB on 19 of 27 rows of
+// land no new segment (graphBytes, within 0.1 GiB on 21 of 35 rows of
 // 0.19), and keeps it: the move is a note beside the verdict, not a
 // change of it (see [graphMargin]).
 

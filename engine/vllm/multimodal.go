@@ -83,6 +83,10 @@ type EncoderProfile struct {
 	EveryStage bool
 	// Why says why the profile does not run or is not sized.
 	Why string
+	// TextOnly says vLLM serves a multimodal model as text only (every
+	// modality's limit 0, or no tower built): supports_multimodal_inputs
+	// is false, so its runners feed the model token ids.
+	TextOnly bool
 	// Basis is what a sized item's tokens rest on that the serve and the
 	// config do not give ("" when nothing): the report says it.
 	Basis string
@@ -427,7 +431,7 @@ func (r *Resolved) resolveMM(a *model.Arch) error {
 		// "All limits of multimodal modalities supported by the model are
 		// set to 0, running in text-only mode" (vllm/multimodal/
 		// registry.py:131-145): no encoder profile, no processor cache.
-		r.Encoder = EncoderProfile{Why: "every modality's limit is 0: vLLM serves the model as text only"}
+		r.Encoder = EncoderProfile{TextOnly: true, Why: "every modality's limit is 0: vLLM serves the model as text only"}
 		if m.LanguageModelOnly {
 			r.Encoder.Why = "--language-model-only: " + r.Encoder.Why
 		}

@@ -176,7 +176,7 @@ func TestEncoderCacheByHand(t *testing.T) {
 		{
 			name: "qwen2.5-vl-7b, text only", model: "Qwen__Qwen2.5-VL-7B-Instruct", spec: "main",
 			s:    Serve{MM: MM{LimitPerPrompt: `{"image": 0, "video": 0}`}},
-			want: EncoderProfile{Why: "every modality's limit is 0: vLLM serves the model as text only"},
+			want: EncoderProfile{TextOnly: true, Why: "every modality's limit is 0: vLLM serves the model as text only"},
 		},
 		{
 			// --mm-processor-cache-gb 0 turns the processor cache off

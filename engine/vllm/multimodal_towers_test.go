@@ -88,7 +88,7 @@ func TestEncoderCacheTowersByHand(t *testing.T) {
 		{
 			name: "kimi-k2.5, text only", model: "moonshotai__Kimi-K2.5",
 			s:    Serve{MaxNumBatchedTokens: 8192, MaxNumSeqs: 256, MM: MM{LimitPerPrompt: `{"vision_chunk": 0}`}},
-			want: EncoderProfile{Why: "every modality's limit is 0: vLLM serves the model as text only"},
+			want: EncoderProfile{TextOnly: true, Why: "every modality's limit is 0: vLLM serves the model as text only"},
 		},
 	}
 	cases = append(cases, []struct {
@@ -179,7 +179,7 @@ func TestEncoderCacheTowersByHand(t *testing.T) {
 			// LLaVA-NeXT-Video takes video alone: its limit 0 is text only.
 			name: "llava-next-video, text only", model: "llava-hf__LLaVA-NeXT-Video-7B-hf",
 			s:    Serve{MaxNumBatchedTokens: 8192, MaxNumSeqs: 256, MM: MM{LimitPerPrompt: `{"video": 0}`}},
-			want: EncoderProfile{Why: "every modality's limit is 0: vLLM serves the model as text only"},
+			want: EncoderProfile{TextOnly: true, Why: "every modality's limit is 0: vLLM serves the model as text only"},
 		},
 		{
 			name: "smolvlm2", model: "HuggingFaceTB__SmolVLM2-500M-Video-Instruct",

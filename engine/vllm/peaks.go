@@ -395,7 +395,7 @@ func peakItemsAt(a *model.Arch, r *Resolved, st model.Sharding, perToken uint64,
 	// Last: the encoder pass is weighed against every other item of the
 	// profile's torch peak.
 	items = appendSpecV1Items(appendSpecV2Items(items, a, r, st, perToken), a, r, st, perToken)
-	return appendColdCompile(appendEncoderPass(items, r, st), r)
+	return appendColdCompile(appendEncoderPass(items, r, st), a, r, st)
 }
 
 // graphBytes is the CUDA-graph memory of one stage's GPU as vLLM's

@@ -275,6 +275,9 @@ func resolveCounted(s Serve, a *model.Arch, c budget.Class, p Profile, states, a
 	if err := r.resolveGraphs(a); err != nil {
 		return Resolved{}, err
 	}
+	if err := r.refuseColdUnmodelled(); err != nil {
+		return Resolved{}, err
+	}
 	if err := r.resolveDraftGraphs(); err != nil {
 		return Resolved{}, err
 	}

@@ -284,7 +284,7 @@ func (s section) Lines(fp budget.Footprint) []engine.FootprintLine {
 	out = s.sz.splitUnifiedHost(out, fp)
 	out = s.sz.splitV2State(out, fp)
 	out = s.sz.splitSpecV2(out, fp)
-	out = s.sz.splitColdCompile(out)
+	out = s.sz.splitColdCompile(out, fp)
 	for t := range budget.NumTerms {
 		if beside.Has(t) {
 			out = append(out, engine.FootprintLine{Label: termLabels[t], Bytes: fp.Terms[t], Beside: true})

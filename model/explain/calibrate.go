@@ -130,16 +130,7 @@ func Calibrate(src *Source, base budget.Class, name string, tp uint64) (Calibrat
 	} else {
 		cal.Copied = append(cal.Copied, "compute_capability")
 	}
-	prov.DriverBudgetPerMille = fmt.Sprintf("%d per mille, %s.", base.Memory.DriverBudgetPerMille, estimate)
-	prov.Unified = fmt.Sprintf("%t, %s.", base.Memory.Unified, estimate)
-	prov.Interconnect = fmt.Sprintf("%s, %s.", base.Device.Interconnect, estimate)
-	cal.Copied = append(cal.Copied, "driver_budget_per_mille", "unified", "interconnect")
-	if base.Device.SMCount > 0 {
-		// The optional SM count: a startup log does not state it, and
-		// without it the engines charge their per-SM buffers' bound.
-		prov.SMCount = fmt.Sprintf("%d, %s.", base.Device.SMCount, estimate)
-		cal.Copied = append(cal.Copied, "sm_count")
-	}
+	copyUnlogged(prov, base, estimate, &cal)
 
 	// util_ceiling: the base's, or the util the log ran at when higher.
 	c.Memory.UtilCeiling = base.Memory.UtilCeiling
@@ -150,24 +141,13 @@ func Calibrate(src *Source, base budget.Class, name string, tp uint64) (Calibrat
 		prov.UtilCeiling = fmt.Sprintf("%s: the --gpu-memory-utilization %s ran at (line %d), above class %s's %s.", formatUtil(u), from, line, base.Name, formatUtil(base.Memory.UtilCeiling))
 		ceilingFrom = "derived"
 	}
-	// The loader requires the budget at the ceiling, with the driver's
-	// share, to fit in memory_bytes: lower the ceiling by hundredths
-	// until it does.
-	var parsed budget.Class
-	var text string
-	for {
-		text = classTOML(c, src, fmt.Sprintf("device total on line %d", total.Line))
-		p, err := budget.ParseClass(name, name+"/HARDWARE.toml", text)
-		if err == nil {
-			parsed = p
-			break
-		}
-		next := math.Round(c.Memory.UtilCeiling*100)/100 - 0.01
-		if next < 0.5 {
-			return Calibration{}, &CalibrateError{Flag: "--calibrate", Reason: "the calibrated class does not load", Err: err}
-		}
-		c.Memory.UtilCeiling = next
-		prov.UtilCeiling = fmt.Sprintf("%s: the largest hundredth at which the budget, the driver's fixed share and its per-mille share fit in memory_bytes (class %s's ceiling, or the util %s ran at, did not).", formatUtil(next), base.Name, from)
+	parsed, text, lowered, err := loadLowered(c, src, name, fmt.Sprintf("device total on line %d", total.Line), func(next float64) string {
+		return fmt.Sprintf("%s: the largest hundredth at which the budget, the driver's fixed share and its per-mille share fit in memory_bytes (class %s's ceiling, or the util %s ran at, did not).", formatUtil(next), base.Name, from)
+	})
+	if err != nil {
+		return Calibration{}, err
+	}
+	if lowered {
 		ceilingFrom = "derived"
 	}
 	if ceilingFrom == "derived" {
@@ -202,38 +182,68 @@ func calibrateHost(src *Source, base budget.Class, name string, u float64, line 
 		return Calibration{}, &CalibrateError{Flag: "--calibrate", Reason: fmt.Sprintf("the util %v %s ran at (line %d)", u, from, line), Err: err}
 	}
 	held := budget.SatSub(total, req)
+	if held > budget.MaxDriverFixedBytes {
+		// A low util bounds the host's share above any host's: the class
+		// would not load at any ceiling, so say what the log lacks.
+		return Calibration{}, &CalibrateError{Flag: "--calibrate", Reason: fmt.Sprintf("the util %s %s ran at (line %d) bounds the host's share at %d B (%s) only, more than any host holds (at most %d B, 32 GiB): it says nothing of this host, and the log states no device total to calibrate from",
+			formatUtil(u), from, line, held, gib(held), uint64(budget.MaxDriverFixedBytes))}
+	}
 	prov := &c.Provenance
 	prov.MemoryBytes = fmt.Sprintf("%d B, %s's total (%s): the log states no device total.", total, base.Name, estimate)
 	c.Memory.DriverFixedBytes = held
 	prov.DriverFixedBytes = fmt.Sprintf("%d B (%s): at most what the host held at vLLM's startup snapshot. The log %s started at --gpu-memory-utilization %s (line %d) on one GPU, so the snapshot read at least ceil(%d x %s) = %d B free, which on this unified-memory device is the host's MemAvailable, and the host held at most %d - %d = %d B; taken as held, the most the log allows.",
 		held, gib(held), src.Name, formatUtil(u), line, total, formatUtil(u), req, total, req, held)
 	prov.ComputeCapability = fmt.Sprintf("%s (and the vendor %s and device name %q) %s", base.Device.Silicon, base.Device.Silicon.Vendor, base.Device.Name, estimate)
+	cal.Derived = append(cal.Derived, "driver_fixed_bytes")
+	cal.Copied = append(cal.Copied, "memory_bytes", "compute_capability")
+	copyUnlogged(prov, base, estimate, &cal)
+	c.Memory.UtilCeiling = u
+	prov.UtilCeiling = fmt.Sprintf("%s: the --gpu-memory-utilization %s ran at (line %d).", formatUtil(u), from, line)
+	p, text, _, err := loadLowered(c, src, name, fmt.Sprintf("no device total: the host's share from the util on line %d", line), func(next float64) string {
+		return fmt.Sprintf("%s: the largest hundredth at which the budget, the driver's fixed share and its per-mille share fit in memory_bytes (the util %s ran at, %s on line %d, did not: the per-mille share is charged beside a host share that already fills the rest).", formatUtil(next), from, formatUtil(u), line)
+	})
+	if err != nil {
+		return Calibration{}, err
+	}
+	cal.Class, cal.TOML = p, text
+	cal.Derived = append(cal.Derived, "util_ceiling")
+	return cal, nil
+}
+
+// copyUnlogged sets the provenance of what no startup log shows and the
+// class copies from base (per mille, unified, interconnect, the optional
+// sm_count), each an estimate, and lists them copied in that order.
+func copyUnlogged(prov *budget.Provenance, base budget.Class, estimate string, cal *Calibration) {
 	prov.DriverBudgetPerMille = fmt.Sprintf("%d per mille, %s.", base.Memory.DriverBudgetPerMille, estimate)
 	prov.Unified = fmt.Sprintf("%t, %s.", base.Memory.Unified, estimate)
 	prov.Interconnect = fmt.Sprintf("%s, %s.", base.Device.Interconnect, estimate)
-	cal.Derived = append(cal.Derived, "driver_fixed_bytes")
-	cal.Copied = append(cal.Copied, "memory_bytes", "compute_capability", "driver_budget_per_mille", "unified", "interconnect")
+	cal.Copied = append(cal.Copied, "driver_budget_per_mille", "unified", "interconnect")
 	if base.Device.SMCount > 0 {
+		// The optional SM count: a startup log does not state it, and
+		// without it the engines charge their per-SM buffers' bound.
 		prov.SMCount = fmt.Sprintf("%d, %s.", base.Device.SMCount, estimate)
 		cal.Copied = append(cal.Copied, "sm_count")
 	}
-	c.Memory.UtilCeiling = u
-	prov.UtilCeiling = fmt.Sprintf("%s: the --gpu-memory-utilization %s ran at (line %d).", formatUtil(u), from, line)
-	header := fmt.Sprintf("no device total: the host's share from the util on line %d", line)
+}
+
+// loadLowered renders c as a class file and checks it as the loader does,
+// which requires the budget at the ceiling, with the driver's share, to
+// fit in memory_bytes: it lowers util_ceiling by hundredths (not below
+// 0.5) until the class loads, each lowered ceiling's provenance why(next).
+// lowered says the ceiling moved.
+func loadLowered(c budget.Class, src *Source, name, header string, why func(next float64) string) (parsed budget.Class, text string, lowered bool, err error) {
 	for {
-		text := classTOML(c, src, header)
+		text = classTOML(c, src, header)
 		p, err := budget.ParseClass(name, name+"/HARDWARE.toml", text)
 		if err == nil {
-			cal.Class, cal.TOML = p, text
-			cal.Derived = append(cal.Derived, "util_ceiling")
-			return cal, nil
+			return p, text, lowered, nil
 		}
 		next := math.Round(c.Memory.UtilCeiling*100)/100 - 0.01
 		if next < 0.5 {
-			return Calibration{}, &CalibrateError{Flag: "--calibrate", Reason: "the calibrated class does not load", Err: err}
+			return budget.Class{}, "", false, &CalibrateError{Flag: "--calibrate", Reason: "the calibrated class does not load", Err: err}
 		}
-		c.Memory.UtilCeiling = next
-		prov.UtilCeiling = fmt.Sprintf("%s: the largest hundredth at which the budget, the driver's fixed share and its per-mille share fit in memory_bytes (the util %s ran at, %s on line %d, did not: the per-mille share is charged beside a host share that already fills the rest).", formatUtil(next), from, formatUtil(u), line)
+		c.Memory.UtilCeiling, c.Provenance.UtilCeiling = next, why(next)
+		lowered = true
 	}
 }
 

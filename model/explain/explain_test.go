@@ -203,6 +203,16 @@ func TestCalibrateHost(t *testing.T) {
 	if _, err := budget.ParseClass("my-spark", "x", cal.TOML); err != nil {
 		t.Errorf("the class file does not load: %v\n%s", err, cal.TOML)
 	}
+	// At util 0.6 the log bounds the host's share at 130664103936 -
+	// ceil(130664103936 x 0.6 = 78398462361.6) = 52265641574 B (48.68
+	// GiB), beyond budget.MaxDriverFixedBytes' 32 GiB: refused as saying
+	// nothing of the host, not by lowering a ceiling that cannot help.
+	low := "INFO non-default args: {'model': 'm', 'gpu_memory_utilization': 0.6}\n" +
+		"INFO GPU KV cache size: 623,040 tokens\n"
+	_, err = Calibrate(source(t, low), base, "my-spark", 1)
+	if want := "--calibrate: the util 0.6 the startup log test.log ran at (line 1) bounds the host's share at 52265641574 B (48.68 GiB) only, more than any host holds (at most 34359738368 B, 32 GiB): it says nothing of this host, and the log states no device total to calibrate from"; err == nil || err.Error() != want {
+		t.Errorf("util 0.6:\n got %v\nwant %s", err, want)
+	}
 	discrete := base
 	discrete.Memory.Unified = false
 	noUtil := "INFO GPU KV cache size: 623,040 tokens\n"

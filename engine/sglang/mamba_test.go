@@ -1,0 +1,445 @@
+package sglang
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
+
+	"membudget/engine"
+	"membudget/model"
+	"membudget/model/logs"
+)
+
+// mambaFigures are the figures of a hybrid serve the tests pin.
+type mambaFigures struct {
+	PerReq, Cell          uint64
+	Ratio                 uint64
+	MambaSize, Tokens     int64
+	MaxNumReqs            uint64
+	ConvBytes, SSMBytes   uint64
+	MambaCharge, Padding  uint64
+	ExtraBuffer, Requests bool
+}
+
+func mambaFiguresOf(r *Reference) mambaFigures {
+	c := r.Capacity()
+	m := r.Serve.Mamba
+	f := mambaFigures{PerReq: m.PerReq(), Cell: c.CellBytes, Ratio: m.Ratio, MambaSize: c.MambaSize, Tokens: c.MaxTotalNumTokens,
+		MaxNumReqs: c.MaxNumReqs, ConvBytes: c.MambaConvBytes, SSMBytes: c.MambaSSMBytes, MambaCharge: r.mambaBytes(),
+		ExtraBuffer: m.ExtraBuffer, Requests: m.FromRequests}
+	for _, it := range r.stages[0].beside {
+		if it.Name == "mamba_pool.padding_slot" {
+			f.Padding = it.Bytes
+		}
+	}
+	return f
+}
+
+// TestMambaQwen3NextA100 sizes Qwen3-Next-80B-A3B (bf16, config only) at
+// TP 4 on an A100 80GB under v0.5.14, by hand.
+//
+// The delta net (config.json): 16 key heads, 32 value heads, head dims
+// 128 and 128, conv kernel 4; 48 layers, every 4th full attention (12),
+// 36 linear attention. At TP 4 (configs/mamba_utils.py:163-199): conv_dim
+// = 32 x 128 + 2 x 16 x 128 = 8192, 2048 a rank x 3 taps x 2 bytes
+// (bf16) = 12,288 B; the temporal state 32 / 4 = 8 heads x 128 x 128 x 4
+// bytes (float32) = 524,288 B; a layer 536,576 B, x 36 = 19,316,736 B a
+// slot. The KV cell is the 12 full layers only: 2 KV heads over 4 ranks
+// is max(1, 0) = 1 head x (256 + 256) x 2 bytes x 12 = 12,288 B.
+//
+// The rest: F0 = 82,839,601,152 B and the load 40,011,563,008 B (both
+// pinned elsewhere; F1 = 42,828,038,144 B), exact in float32 (the world
+// group's all-reduce), msf 0.823: rest = 42828038144 / 2^30 -
+// 82839601152 / 2^30 x 0.177 = 26.2310996 GiB. The Mamba pool:
+// floor(26.2310996 x 0.9 / 1.9 x 2^30 / 19316736) = floor(13,341,518,876.9
+// / 19,316,736) = 690 slots, 13,328,547,840 B; the KV rest 26.2310996 -
+// 12.4131... = floor(... x 2^30) = 14,836,880,900 B, / 12,288 = 1,207,428
+// tokens (page 1). The ratio is 3 + 2 (the radix cache's auto strategy
+// takes extra_buffer with the overlap schedule): max_num_reqs =
+// min(estimate max(min(int(1207428 / 262144 x 512) = 2358, 4096), 2048)
+// = 2358, T // 2, 690 // 5 = 138) = 138. MambaPool holds 691 slots: conv
+// 36 x 691 x 12,288 = 305,676,288 B ("0.28GB"), temporal 36 x 691 x
+// 524,288 = 13,042,188,288 B ("12.15GB"), the padding slot 19,316,736 B
+// beside the budget.
+func TestMambaQwen3NextA100(t *testing.T) {
+	next := shipped(t)["Qwen__Qwen3-Next-80B-A3B-Thinking"]
+	a100 := class(t, "a100-80g")
+	p := mustProfile("v0.5.14")
+	r := ref(t, next, Serve{TPSize: 4}, a100, p)
+	c := r.Capacity()
+	if c.F0Bytes != 82839601152 || c.LoadedBytes != 40011563008 || c.MemFractionStatic != 0.823 {
+		t.Fatalf("F0 %d, load %d, msf %v: the inputs of the figures below moved", c.F0Bytes, c.LoadedBytes, c.MemFractionStatic)
+	}
+	want := mambaFigures{PerReq: 19316736, Cell: 12288, Ratio: 5, MambaSize: 690, Tokens: 1207428, MaxNumReqs: 138,
+		ConvBytes: 305676288, SSMBytes: 13042188288, MambaCharge: 690 * 19316736, Padding: 19316736, ExtraBuffer: true}
+	if diff := cmp.Diff(want, mambaFiguresOf(r)); diff != "" {
+		t.Errorf("Qwen3-Next TP 4 on A100 (-want +got):\n%s", diff)
+	}
+	if r.MaxRunningRequests() != 138 || !c.Starts {
+		t.Errorf("max_running_requests %d, starts %v (%s); want 138, true", r.MaxRunningRequests(), c.Starts, c.Failure)
+	}
+	wantLog := "Mamba Cache is allocated. max_mamba_cache_size: 690, conv_state size: 0.28GB, ssm_state size: 12.15GB "
+	if lines := c.LogLines(); len(lines) == 0 || lines[0] != wantLog {
+		t.Errorf("log lines %q; want %q first", lines, wantLog)
+	}
+	// The budget holds the weights, the Mamba pool's charge and the KV
+	// pool, and what the floors leave: 40,011,563,008 + 13,328,547,840 +
+	// 1,207,428 x 12,288 = 68,176,986,112 of the budget 68,176,991,748.
+	// A sequence of every pool token fills it: the ledger is the budget.
+	if l := r.Evaluate(1, 1207428); l.Footprint.Ledger != r.Budget() || r.Budget() != 68176991748 {
+		t.Errorf("the ledger at the pool's tokens is %d, the budget %d; want both 68176991748", l.Footprint.Ledger, r.Budget())
+	}
+
+	// The radix cache and overlap schedule set the ratio only; the pool's
+	// slots stay 690 but under --max-running-requests with the radix cache
+	// off (handle_max_mamba_cache :152-158).
+	for _, tc := range []struct {
+		name  string
+		s     Serve
+		ratio uint64
+		reqs  uint64
+		extra bool
+	}{
+		// no_buffer at page 1 (server_args.py:4386-4393): 690 // 3.
+		{"--disable-overlap-schedule", Serve{TPSize: 4, DisableOverlapSchedule: true}, 3, 230, false},
+		// extra_buffer for the paging, one ping-pong slot: 690 // 4.
+		{"--disable-overlap-schedule --page-size 64", Serve{TPSize: 4, DisableOverlapSchedule: true, PageSize: 64}, 4, 172, true},
+		// ratio 1: min(2358, T // 2, 690) = 690.
+		{"--disable-radix-cache", Serve{TPSize: 4, DisableRadixCache: true}, 1, 690, false},
+	} {
+		got := mambaFiguresOf(ref(t, next, tc.s, a100, p))
+		if got.Ratio != tc.ratio || got.MaxNumReqs != tc.reqs || got.ExtraBuffer != tc.extra || got.MambaSize != 690 {
+			t.Errorf("%s: ratio %d, max_num_reqs %d, extra buffer %v, slots %d; want %d, %d, %v, 690", tc.name, got.Ratio, got.MaxNumReqs, got.ExtraBuffer, got.MambaSize, tc.ratio, tc.reqs, tc.extra)
+		}
+	}
+	// --disable-radix-cache --max-running-requests 64: 64 slots; the KV
+	// rest floor((26.2310996 - 64 x 19316736 / 2^30) x 2^30) =
+	// 26,929,157,636 B, / 12,288 = 2,191,500 tokens; max_num_reqs
+	// min(64, T // 2, 64 // 1) = 64.
+	got := mambaFiguresOf(ref(t, next, Serve{TPSize: 4, DisableRadixCache: true, MaxRunningRequests: 64}, a100, p))
+	want = mambaFigures{PerReq: 19316736, Cell: 12288, Ratio: 1, MambaSize: 64, Tokens: 2191500, MaxNumReqs: 64,
+		ConvBytes: 36 * 65 * 12288, SSMBytes: 36 * 65 * 524288, MambaCharge: 64 * 19316736, Padding: 19316736, Requests: true}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("--disable-radix-cache --max-running-requests 64 (-want +got):\n%s", diff)
+	}
+}
+
+// TestMambaQwen35H100 sizes Qwen3.5-27B (bf16, config only, its vision
+// tower loaded) at TP 1 on an H100 under v0.5.14, by hand.
+//
+// text_config: 64 layers, every 4th full attention (16), 48 delta nets
+// of 16 key heads, 48 value heads, head dims 128, conv kernel 4,
+// mamba_ssm_dtype float32. The slot: conv_dim 48 x 128 + 2 x 16 x 128 =
+// 10,240 x 3 taps x 2 bytes = 61,440 B, the temporal state 48 x 128 x 128
+// x 4 = 3,145,728 B, a layer 3,207,168 B, x 48 = 153,944,064 B. The KV
+// cell: 16 layers x 4 KV heads x (256 + 256) x 2 bytes = 65,536 B.
+//
+// F0 84,414,562,304 B, the load 54,995,714,048 B and msf 0.77125453125
+// (the vision tower's factor) are pinned elsewhere: rest = 29,418,848,256
+// / 2^30 - 84,414,562,304 / 2^30 x (1 - msf) = 9.41511209 GiB; the Mamba
+// pool floor(9.41511209 x 0.9 / 1.9 x 2^30 / 153944064) = floor(
+// 4,788,662,983.8 / 153,944,064) = 31 slots (4,772,265,984 B); the KV rest
+// floor((9.41511209 - 31 x 153944064 / 2^30) x 2^30) = 5,337,133,648 B,
+// / 65,536 = 81,438 tokens; max_num_reqs min(max(min(int(81438 / 262144 x
+// 512) = 159, 4096), 2048), 81438 // 2, 31 // 5) = 6. MambaPool's 32
+// slots: conv 48 x 32 x 61,440 = 94,371,840 B ("0.09GB"), temporal 48 x
+// 32 x 3,145,728 = 4,831,838,208 B ("4.50GB").
+func TestMambaQwen35H100(t *testing.T) {
+	qwen := shipped(t)["Qwen__Qwen3.5-27B"]
+	r := ref(t, qwen, Serve{}, class(t, "h100-sxm-80g"), mustProfile("v0.5.14"))
+	c := r.Capacity()
+	if c.F0Bytes != 84414562304 || c.LoadedBytes != 54995714048 || c.MemFractionStatic != 0.7712545312499999 {
+		t.Fatalf("F0 %d, load %d, msf %v: the inputs of the figures below moved", c.F0Bytes, c.LoadedBytes, c.MemFractionStatic)
+	}
+	want := mambaFigures{PerReq: 153944064, Cell: 65536, Ratio: 5, MambaSize: 31, Tokens: 81438, MaxNumReqs: 6,
+		ConvBytes: 94371840, SSMBytes: 4831838208, MambaCharge: 31 * 153944064, Padding: 153944064, ExtraBuffer: true}
+	if diff := cmp.Diff(want, mambaFiguresOf(r)); diff != "" {
+		t.Errorf("Qwen3.5-27B TP 1 on H100 (-want +got):\n%s", diff)
+	}
+	// The decode graphs stop at the 6 requests (the capture list is cut at
+	// max_num_reqs): the linear-attention backend's graph metadata for
+	// sizes 1 to 6 is five tensors of at most 8 int32 each, 512 B apiece,
+	// 5 x 6 x 512, and two ranges of 7, 2 x 512: 16,384 B.
+	var graphMeta uint64
+	for _, it := range r.stages[0].beside {
+		if it.Name == "gdn_graph_metadata" {
+			graphMeta = it.Bytes
+		}
+	}
+	if r.largestGraph(0) != 6 || graphMeta != 16384 {
+		t.Errorf("graph max bs %d, metadata %d B; want 6, 16384", r.largestGraph(0), graphMeta)
+	}
+	// At 256: four int32 tensors of i + 1 (512 B up to 128 entries, 1024 B
+	// up to 256) for each of 256 sizes, 4 x (128 x 512 + 128 x 1024) =
+	// 786,432 B; query_start_loc of i + 2: 127 x 512 + 128 x 1024 + 1 x
+	// 1536 = 197,632 B; two ranges of 257 at 1536 B: 3,072 B. 987,136 B.
+	if got := gdnGraphMetadata(256); got != 987136 {
+		t.Errorf("graph metadata at 256: %d B; want 987136", got)
+	}
+	wantLog := "Mamba Cache is allocated. max_mamba_cache_size: 31, conv_state size: 0.09GB, ssm_state size: 4.50GB "
+	if lines := c.LogLines(); len(lines) == 0 || lines[0] != wantLog || r.MaxRunningRequests() != 6 {
+		t.Errorf("log lines %q, max_running_requests %d; want %q first, 6", lines, r.MaxRunningRequests(), wantLog)
+	}
+}
+
+// TestMambaQwen35MoEH200 sizes Qwen3.5-35B-A3B (bf16, config only) at TP 1
+// on an H200 under v0.5.14, by hand: 40 layers, 10 full attention, 30 delta
+// nets of 16 key and 32 value heads of 128, conv kernel 4. The slot: conv
+// (32 x 128 + 2 x 16 x 128) x 3 x 2 = 49,152 B, temporal 32 x 128 x 128 x
+// 4 = 2,097,152 B, x 30 = 64,389,120 B; the KV cell 10 x 2 heads x 512 x 2
+// = 20,480 B. F0 149,515,403,264 B, the load 70,493,667,328 B, msf
+// 0.83783765625 (pinned elsewhere): rest 79,021,735,936 / 2^30 -
+// 149,515,403,264 / 2^30 x 0.16216234375 = 51.0140953 GiB; floor(51.0140953
+// x 0.9 / 1.9 x 2^30 / 64389120) = floor(402.96) = 402 slots; the KV rest
+// 28,891,541,475 B / 20,480 = 1,410,719 tokens; max_num_reqs min(the
+// estimate int(1410719 / 262144 x 512) = 2755, T // 2, 402 // 5 = 80) =
+// 80.
+func TestMambaQwen35MoEH200(t *testing.T) {
+	r := ref(t, shipped(t)["Qwen__Qwen3.5-35B-A3B"], Serve{}, class(t, "h200"), mustProfile("v0.5.14"))
+	c := r.Capacity()
+	if c.F0Bytes != 149515403264 || c.LoadedBytes != 70493667328 || c.MemFractionStatic != 0.83783765625 {
+		t.Fatalf("F0 %d, load %d, msf %v: the inputs of the figures below moved", c.F0Bytes, c.LoadedBytes, c.MemFractionStatic)
+	}
+	got := mambaFiguresOf(r)
+	if got.PerReq != 64389120 || got.Cell != 20480 || got.MambaSize != 402 || got.Tokens != 1410719 || got.MaxNumReqs != 80 || r.MaxRunningRequests() != 80 {
+		t.Errorf("Qwen3.5-35B-A3B on H200: %+v, max_running_requests %d; want slot 64389120, cell 20480, 402 slots, 1410719 tokens, 80 requests", got, r.MaxRunningRequests())
+	}
+}
+
+// TestMambaQwen3NextTP2: at TP 2 the slot doubles (conv 4096 x 3 x 2 =
+// 24,576 B, temporal 16 x 128 x 128 x 4 = 1,048,576 B, x 36 = 38,633,472
+// B, "36.84 MB"), and the bf16 weights (about 74.3 GiB a rank) leave a
+// negative rest on an A100 80GB: handle_max_mamba_cache's slots are
+// negative and SGLang stops there (:203-217). On an H100 v0.5.14 turns
+// FlashInfer's all-reduce fusion on for Qwen3-Next at TP 2, which is not
+// modelled at that release: refused by that flag's name.
+func TestMambaQwen3NextTP2(t *testing.T) {
+	next := shipped(t)["Qwen__Qwen3-Next-80B-A3B-Thinking"]
+	p := mustProfile("v0.5.14")
+	r := ref(t, next, Serve{TPSize: 2}, class(t, "a100-80g"), p)
+	c := r.Capacity()
+	if r.Serve.Mamba.PerReq() != 38633472 || c.Starts || !strings.HasPrefix(c.Failure, "Not enough GPU memory for hybrid (mamba/linear-attention) state cache.") || !strings.Contains(c.Failure, "mamba_cache_per_req=36.84 MB") {
+		t.Errorf("TP 2 on A100: per slot %d, starts %v (%s); want 38633472, false, the hybrid state cache's error", r.Serve.Mamba.PerReq(), c.Starts, c.Failure)
+	}
+	_, err := NewReference(next, Serve{TPSize: 2}, class(t, "h100-sxm-80g"), p)
+	var se *engine.SettingError
+	if !errors.As(err, &se) || se.Flag != "enable-flashinfer-allreduce-fusion" {
+		t.Errorf("TP 2 on H100: %v; want the all-reduce fusion refused", err)
+	}
+}
+
+// TestMambaRefusals: what of a hybrid is not read stays refused, by name.
+func TestMambaRefusals(t *testing.T) {
+	models := shipped(t)
+	next := models["Qwen__Qwen3-Next-80B-A3B-Thinking"]
+	a100 := class(t, "a100-80g")
+	for _, tc := range []struct {
+		name, model, class, release string
+		s                           Serve
+		flag, says                  string
+	}{
+		{"another release", "Qwen__Qwen3-Next-80B-A3B-Thinking", "a100-80g", "v0.5.13.post1", Serve{TPSize: 4}, "model", "Mamba state pool"},
+		{"latest", "Qwen__Qwen3-Next-80B-A3B-Thinking", "a100-80g", "latest", Serve{TPSize: 4}, "model", "under --sglang-version v0.5.14 only"},
+		{"pipeline parallelism", "Qwen__Qwen3-Next-80B-A3B-Thinking", "a100-80g", "v0.5.14", Serve{TPSize: 4, PPSize: 2}, "pp-size", "pipeline parallelism with a Mamba hybrid"},
+		{"DP attention", "Qwen__Qwen3-Next-80B-A3B-Thinking", "a100-80g", "v0.5.14", Serve{TPSize: 4, EnableDPAttention: true}, "", ""},
+		{"AMD", "Qwen__Qwen3-Next-80B-A3B-Thinking", "mi300x", "v0.5.14", Serve{TPSize: 1}, "model", "NVIDIA GPUs only"},
+		{"SM100", "Qwen__Qwen3-Next-80B-A3B-Thinking", "b200", "v0.5.14", Serve{TPSize: 1}, "model", "SM10x"},
+		{"Qwen3.5-MoE at another release", "Qwen__Qwen3.5-35B-A3B", "h200", "v0.5.13.post1", Serve{}, "model", "is not read"},
+		{"Qwen3.5 at another release", "Qwen__Qwen3.5-27B", "h100-sxm-80g", "v0.5.13.post1", Serve{}, "model", "is not read"},
+	} {
+		_, err := NewReference(models[tc.model], tc.s, class(t, tc.class), mustProfile(tc.release))
+		var se *engine.SettingError
+		if !errors.As(err, &se) || tc.flag != "" && (se.Flag != tc.flag || !strings.Contains(se.Reason, tc.says)) {
+			t.Errorf("%s: %v; want --%s refused saying %q", tc.name, err, tc.flag, tc.says)
+		}
+	}
+	// A layer_types list off the full_attention_interval pattern, which
+	// SGLang would not follow, is refused: layer 5 made full.
+	odd := *next
+	odd.Layers = slices.Clone(next.Layers)
+	odd.Layers[5].Kind = model.FullAttention
+	if gdnModelled(&odd, mustProfile("v0.5.14")) || !gdnModelled(next, mustProfile("v0.5.14")) {
+		t.Error("the every-n-th full-attention check: a model off the pattern is taken, or Qwen3-Next is not")
+	}
+	// A config without the delta net's shape is not the modelled hybrid.
+	bare := *next
+	bare.DeltaNet = nil
+	if gdnModelled(&bare, mustProfile("v0.5.14")) {
+		t.Error("a linear-attention model without its delta-net shape is taken as modelled")
+	}
+	if _, err := NewReference(&bare, Serve{TPSize: 4}, a100, mustProfile("v0.5.14")); err == nil {
+		t.Error("a linear-attention model without its delta-net shape is sized")
+	}
+}
+
+// TestMambaPlanEqualsReference: for the hybrid too, the compiled plan
+// gives the reference's footprint anywhere, and more never needs less.
+func TestMambaPlanEqualsReference(t *testing.T) {
+	models := shipped(t)
+	hybrids := []string{"Qwen__Qwen3-Next-80B-A3B-Thinking", "Qwen__Qwen3.5-27B", "Qwen__Qwen3.5-35B-A3B"}
+	// Qwen3-Next's bf16 weights start at TP 4 or 8 on 80 GB (SM90 only with
+	// the fusion forced off); the others check the failure paths too.
+	classes := []string{"a100-80g", "a100-80g", "a100-80g", "h100-sxm-80g", "h200", "a100-40g"}
+	p := mustProfile("v0.5.14")
+	rapid.Check(t, func(t *rapid.T) {
+		s := Serve{
+			TPSize:                 rapid.SampledFrom([]uint64{1, 2, 4, 4, 8}).Draw(t, "tp"),
+			ContextLength:          rapid.Uint64Range(1, 262144).Draw(t, "context_length"),
+			PageSize:               rapid.SampledFrom([]uint64{0, 1, 16, 64}).Draw(t, "page_size"),
+			KVCacheDtype:           rapid.SampledFrom([]string{"", "fp8_e4m3"}).Draw(t, "kv_cache_dtype"),
+			DisableCudaGraph:       rapid.Bool().Draw(t, "disable_cuda_graph"),
+			DisableRadixCache:      rapid.Bool().Draw(t, "disable_radix_cache"),
+			DisableOverlapSchedule: rapid.Bool().Draw(t, "disable_overlap_schedule"),
+			MaxTotalTokens:         rapid.SampledFrom([]uint64{0, 0, 1000, 1 << 20}).Draw(t, "max_total_tokens"),
+		}
+		if rapid.Bool().Draw(t, "given_requests") {
+			s.MaxRunningRequests = rapid.Uint64Range(1, 4096).Draw(t, "max_running_requests")
+		}
+		s.EnforceDisableARFusion = rapid.Bool().Draw(t, "enforce_disable_fusion")
+		s.MambaFullMemoryRatio = rapid.SampledFrom([]float64{0, 0, 0.1, 0.9, 3}).Draw(t, "mamba_full_memory_ratio")
+		s.MaxMambaCacheSize = rapid.SampledFrom([]uint64{0, 0, 1, 64, 2048}).Draw(t, "max_mamba_cache_size")
+		s.MambaSSMDtype = rapid.SampledFrom([]string{"", "", "float32", "bfloat16", "float16"}).Draw(t, "mamba_ssm_dtype")
+		s.MambaRadixCacheStrategy = rapid.SampledFrom([]string{"", "", "auto", "no_buffer", "extra_buffer", "extra_buffer_lazy"}).Draw(t, "mamba_radix_cache_strategy")
+		if rapid.Bool().Draw(t, "given_msf") {
+			s.MemFractionStatic = rapid.Float64Range(0.05, 0.97).Draw(t, "mem_fraction_static")
+		}
+		next := models[rapid.SampledFrom(hybrids).Draw(t, "model")]
+		r, err := NewReference(next, s, class(t, rapid.SampledFrom(classes).Draw(t, "class")), p)
+		if err != nil {
+			t.Skipf("refused: %v", err)
+		}
+		if r.Serve.Mamba == nil {
+			t.Fatal("Qwen3-Next sized without its Mamba pool")
+		}
+		plan := r.Plan()
+		for range 4 {
+			n := rapid.Uint64Range(0, r.maxRunning+2).Draw(t, "seqs")
+			tok := rapid.Uint64Range(0, s.ContextLength+1).Draw(t, "tokens")
+			if diff := cmp.Diff(r.Evaluate(n, tok).Footprint, plan.Evaluate(n, tok)); diff != "" {
+				t.Fatalf("Plan != Reference at (%d, %d) (-reference +plan):\n%s", n, tok, diff)
+			}
+			a, b := plan.Evaluate(n, tok), plan.Evaluate(n+1, tok+1)
+			if a.Ledger > b.Ledger || a.Outside() > b.Outside() {
+				t.Fatalf("the footprint shrinks from (%d, %d) to (%d, %d)", n, tok, n+1, tok+1)
+			}
+		}
+		if r.Capacity().Starts && r.maxRunning > uint64(max(r.mambaSize, 0))/r.Serve.Mamba.Ratio {
+			t.Fatalf("max_running_requests %d above the Mamba slots %d over the ratio %d", r.maxRunning, r.mambaSize, r.Serve.Mamba.Ratio)
+		}
+	})
+}
+
+// TestMambaFlags: the Mamba flags on Qwen3.5-27B at TP 1 on an H100
+// (rest 9.41511209 GiB, a slot 153,944,064 B: TestMambaQwen35H100), by
+// hand, and their refusals.
+func TestMambaFlags(t *testing.T) {
+	models := shipped(t)
+	qwen := models["Qwen__Qwen3.5-27B"]
+	h100 := class(t, "h100-sxm-80g")
+	p := mustProfile("v0.5.14")
+	for _, tc := range []struct {
+		name             string
+		s                Serve
+		perReq           uint64
+		slots            int64
+		ratio, reqs      uint64
+		extra            bool
+		flag, reasonPart string // a refusal
+	}{
+		// floor(9.41511209 x 0.5 / 1.5 x 2^30 / 153944064) = floor(21.9) = 21;
+		// 21 // 5 = 4.
+		{name: "--mamba-full-memory-ratio 0.5", s: Serve{MambaFullMemoryRatio: 0.5}, perReq: 153944064, slots: 21, ratio: 5, reqs: 4, extra: true},
+		// The given slots, whatever the ratio (40 x 153,944,064 = 5.74 GiB
+		// of the 9.42): 40 // 5 = 8.
+		{name: "--max-mamba-cache-size 40", s: Serve{MaxMambaCacheSize: 40}, perReq: 153944064, slots: 40, ratio: 5, reqs: 8, extra: true},
+		// A bf16 temporal state: 48 x (61,440 + 48 x 128 x 128 x 2) =
+		// 78,446,592 B; floor(9.41511209 x 0.9 / 1.9 x 2^30 / 78446592) =
+		// 61, 61 // 5 = 12.
+		{name: "--mamba-ssm-dtype bfloat16", s: Serve{MambaSSMDtype: "bfloat16"}, perReq: 78446592, slots: 61, ratio: 5, reqs: 12, extra: true},
+		// One ping-pong slot fewer with the overlap schedule: 31 // 4 = 7.
+		{name: "--mamba-radix-cache-strategy extra_buffer_lazy", s: Serve{MambaRadixCacheStrategy: "extra_buffer_lazy"}, perReq: 153944064, slots: 31, ratio: 4, reqs: 7, extra: true},
+		// no_buffer with the overlap schedule off: 31 // 3 = 10.
+		{name: "--mamba-radix-cache-strategy no_buffer --disable-overlap-schedule", s: Serve{MambaRadixCacheStrategy: "no_buffer", DisableOverlapSchedule: true}, perReq: 153944064, slots: 31, ratio: 3, reqs: 10},
+		{name: "no_buffer with the overlap schedule", s: Serve{MambaRadixCacheStrategy: "no_buffer"}, flag: "mamba-radix-cache-strategy", reasonPart: "--disable-overlap-schedule"},
+		{name: "no_buffer at page 16", s: Serve{MambaRadixCacheStrategy: "no_buffer", DisableOverlapSchedule: true, PageSize: 16}, flag: "mamba-radix-cache-strategy", reasonPart: "--page-size 1"},
+		{name: "extra_buffer_lazy without the overlap schedule", s: Serve{MambaRadixCacheStrategy: "extra_buffer_lazy", DisableOverlapSchedule: true}, flag: "mamba-radix-cache-strategy", reasonPart: "overlap schedule"},
+	} {
+		r, err := NewReference(qwen, tc.s, h100, p)
+		if tc.flag != "" {
+			var se *engine.SettingError
+			if !errors.As(err, &se) || se.Flag != tc.flag || !strings.Contains(se.Reason, tc.reasonPart) {
+				t.Errorf("%s: %v; want --%s refused saying %q", tc.name, err, tc.flag, tc.reasonPart)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		got := mambaFiguresOf(r)
+		if got.PerReq != tc.perReq || got.MambaSize != tc.slots || got.Ratio != tc.ratio || got.MaxNumReqs != tc.reqs || got.ExtraBuffer != tc.extra {
+			t.Errorf("%s: slot %d B, %d slots, ratio %d, max_num_reqs %d, extra buffer %v; want %d, %d, %d, %d, %v", tc.name, got.PerReq, got.MambaSize, got.Ratio, got.MaxNumReqs, got.ExtraBuffer, tc.perReq, tc.slots, tc.ratio, tc.reqs, tc.extra)
+		}
+		if !strings.Contains(Command("Qwen/Qwen3.5-27B", "", r.Serve), strings.SplitN(tc.name, " ", 2)[0]) {
+			t.Errorf("%s: the launch line %q leaves it out", tc.name, Command("Qwen/Qwen3.5-27B", "", r.Serve))
+		}
+	}
+	// Outside v0.5.14 the flags are refused by name, a dense model's too;
+	// at v0.5.14 they leave a dense model's pool as it was.
+	llama := models["meta-llama__Llama-3.1-8B-Instruct"]
+	_, err := NewReference(llama, Serve{MaxMambaCacheSize: 10}, h100, mustProfile("v0.5.13.post1"))
+	var se *engine.SettingError
+	if !errors.As(err, &se) || se.Flag != "max-mamba-cache-size" {
+		t.Errorf("--max-mamba-cache-size under v0.5.13.post1: %v; want it refused by name", err)
+	}
+	plain := ref(t, llama, Serve{}, h100, p).Capacity()
+	flagged := ref(t, llama, Serve{MaxMambaCacheSize: 10, MambaFullMemoryRatio: 3, MambaSSMDtype: "float16", MambaRadixCacheStrategy: "no_buffer", DisableRadixCache: true, DisableOverlapSchedule: true}, h100, p).Capacity()
+	if diff := cmp.Diff(plain, flagged); diff != "" {
+		t.Errorf("the Mamba flags move a dense model's pool (-without +with):\n%s", diff)
+	}
+}
+
+// TestMambaFromLog: explain reads a hybrid's pool settings from
+// server_args, their defaults (0.9, None, "auto") as not given, and a flag
+// on membudget's command line overrides the log.
+func TestMambaFromLog(t *testing.T) {
+	set := func(key, value string, lit logs.Literal) logs.Setting {
+		return logs.Setting{Key: key, Value: value, Literal: lit, Source: logs.SourceServerArgs}
+	}
+	defaults := &logs.Log{Settings: []logs.Setting{
+		set("mamba_full_memory_ratio", "0.9", logs.LiteralNumber),
+		set("max_mamba_cache_size", "None", logs.LiteralNone),
+		set("mamba_ssm_dtype", "None", logs.LiteralNone),
+		set("mamba_radix_cache_strategy", "auto", logs.LiteralString),
+		set("disable_radix_cache", "False", logs.LiteralBool),
+		set("disable_overlap_schedule", "False", logs.LiteralBool),
+	}}
+	ss, err := buildServe(defaults, Serve{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(Serve{}, ss.Serve); diff != "" {
+		t.Errorf("a log at the defaults (-want +got):\n%s", diff)
+	}
+	given := &logs.Log{Settings: []logs.Setting{
+		set("mamba_full_memory_ratio", "0.5", logs.LiteralNumber),
+		set("max_mamba_cache_size", "40", logs.LiteralNumber),
+		set("mamba_ssm_dtype", "bfloat16", logs.LiteralString),
+		set("mamba_radix_cache_strategy", "no_buffer", logs.LiteralString),
+		set("disable_radix_cache", "True", logs.LiteralBool),
+		set("disable_overlap_schedule", "True", logs.LiteralBool),
+	}}
+	ss, err = buildServe(given, Serve{MambaSSMDtype: "float16"}, map[string]bool{"mamba-ssm-dtype": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Serve{MambaFullMemoryRatio: 0.5, MaxMambaCacheSize: 40, MambaSSMDtype: "float16", MambaRadixCacheStrategy: "no_buffer",
+		DisableRadixCache: true, DisableOverlapSchedule: true}
+	if diff := cmp.Diff(want, ss.Serve); diff != "" {
+		t.Errorf("a log's settings, --mamba-ssm-dtype float16 given (-want +got):\n%s", diff)
+	}
+}
