@@ -162,13 +162,15 @@ var arFusionUnread = map[string][]string{
 	"v0.5.10": arFusionUnread0510, "v0.5.10.post1": arFusionUnread0510, "v0.5.11": arFusionUnread0510, "v0.5.12": arFusionUnread0510,
 	"v0.5.12.post1": arFusionUnread0510, "v0.5.13": arFusionUnread0510, "v0.5.13.post1": arFusionUnread0510,
 	"v0.5.14": arFusionList0514, "v0.5.15": arFusionList0514, "v0.5.15.post1": arFusionList0514,
+	"v0.5.16": arFusionList0514,
 }
 
 // arFusionList0514 is v0.5.14's list (server_args.py:4294-4328), which
 // v0.5.15 keeps, with the same conditions, as the override registry's
 // _FLASHINFER_ALLREDUCE_FUSION_ARCHS and its pass
 // _flashinfer_allreduce_fusion_auto_enable (arg_groups/overrides.py:
-// 1352-1396), run at the old slot (server_args.py:4243).
+// 1352-1396), run at the old slot (server_args.py:4243); v0.5.16's list
+// and pass are v0.5.15's line for line.
 var arFusionList0514 = []string{"DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM", "GptOssForCausalLM", "GlmMoeDsaForCausalLM", "Glm4MoeForCausalLM",
 	"Glm4MoeLiteForCausalLM", "MistralLarge3ForCausalLM", "Qwen3MoeForCausalLM", "Qwen3VLMoeForConditionalGeneration",
 	"Qwen3NextForCausalLM", "KimiK25ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration",

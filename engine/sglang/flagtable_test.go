@@ -134,7 +134,12 @@ func TestFlagTableIsTheReleases(t *testing.T) {
 		// the 27 calls, 437 lines; v0.5.14's 433 with 18 new option
 		// strings (17 fields, --dcp-size with its alias
 		// --decode-context-parallel-size), none gone: 451.
-		want := map[string]int{"v0.5.15": 451, "v0.5.15.post1": 451, "v0.5.14": 433, "v0.4.9.post2": 174, "v0.5.6.post2": 300, "v0.5.6.post3": 300,
+		// v0.5.16's: 433 dataclass fields (dcp_size declared twice again,
+		// at server_args.py:895 and :949, one field) and the 27 calls,
+		// 460 lines; v0.5.15's 451 with 27 new option strings (26 fields,
+		// --dllm-fdfo with its --no- form) and 2 gone
+		// (--enable-deepep-waterfill, --optimistic-prefill-retries): 476.
+		want := map[string]int{"v0.5.16": 476, "v0.5.15": 451, "v0.5.15.post1": 451, "v0.5.14": 433, "v0.4.9.post2": 174, "v0.5.6.post2": 300, "v0.5.6.post3": 300,
 			"v0.5.7": 321, "v0.5.8": 336, "v0.5.8.post1": 336, "v0.5.9": 341, "v0.5.9.post1": 341,
 			"v0.5.10": 365, "v0.5.10.post1": 365, "v0.5.11": 387, "v0.5.12": 402, "v0.5.12.post1": 402, "v0.5.13": 419, "v0.5.13.post1": 419}[p.Name]
 		if len(fix) != want {
@@ -641,11 +646,11 @@ func TestLinesSpanEveryRelease(t *testing.T) {
 	if got, want := len(lines{}), len(profiles); got != want {
 		t.Fatalf("lines has %d cells, profiles %d releases", got, want)
 	}
-	l := lines{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17}
+	l := lines{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18}
 	for _, tc := range []struct {
 		release string
 		want    int
-	}{{"v0.4.9.post2", 1}, {"v0.5.6.post2", 2}, {"v0.5.6.post3", 3}, {"v0.5.7", 4}, {"v0.5.8", 5}, {"v0.5.8.post1", 6}, {"v0.5.9", 7}, {"v0.5.9.post1", 8}, {"v0.5.10", 9}, {"v0.5.10.post1", 10}, {"v0.5.11", 11}, {"v0.5.12", 12}, {"v0.5.12.post1", 13}, {"v0.5.13", 14}, {"v0.5.13.post1", 15}, {"v0.5.13.post2", 0}} {
+	}{{"v0.4.9.post2", 1}, {"v0.5.6.post2", 2}, {"v0.5.6.post3", 3}, {"v0.5.7", 4}, {"v0.5.8", 5}, {"v0.5.8.post1", 6}, {"v0.5.9", 7}, {"v0.5.9.post1", 8}, {"v0.5.10", 9}, {"v0.5.10.post1", 10}, {"v0.5.11", 11}, {"v0.5.12", 12}, {"v0.5.12.post1", 13}, {"v0.5.13", 14}, {"v0.5.13.post1", 15}, {"v0.5.14", 16}, {"v0.5.15", 17}, {"v0.5.15.post1", 18}, {"v0.5.16", 0}, {"v0.5.13.post2", 0}} {
 		if got := l.line(Profile{Name: tc.release}); got != tc.want {
 			t.Errorf("line(%s) = %d, want %d", tc.release, got, tc.want)
 		}

@@ -43,6 +43,7 @@ var nodesCites = map[string][2]string{
 	"v0.5.14":       {"server_args.py:6632-6634", "server_args.py:6656-6658"},
 	"v0.5.15":       {"server_args.py:6553-6555", "server_args.py:6577-6579"},
 	"v0.5.15.post1": {"server_args.py:6553-6555", "server_args.py:6577-6579"},
+	"v0.5.16":       {"server_args.py:7577-7579", "server_args.py:7601-7603"},
 }
 
 // resolveNodes applies --nnodes's default and SGLang's own checks of it.

@@ -247,8 +247,9 @@ func TestNodesGivenWhereOnByItself(t *testing.T) {
 
 // TestMoreNodesChangeOnlyTheFusionWorkspace: a server spread over tp x
 // pp nodes has the ledger of the same server on one node less the
-// FlashInfer fusion workspace, where one node had it: nothing else a GPU
-// holds depends on --nnodes. Drawn servers seldom reach the workspace
+// FlashInfer fusion workspace, where one node had it, and from v0.5.16
+// the custom all-reduce v2's workspace (see [nodesOnlyDropFusion]):
+// nothing else a GPU holds depends on --nnodes. Drawn servers seldom reach the workspace
 // (about 1 in 100 multi-rank draws: the releases turn it on for a few
 // architectures on SM90 to SM120 only), so the servers where one node has
 // it are checked every run first, and must have it.
@@ -290,8 +291,21 @@ func TestMoreNodesChangeOnlyTheFusionWorkspace(t *testing.T) {
 // nodesOnlyDropFusion checks that s spread over tp x pp nodes has, on every
 // stage, one node's ledger less the fusion workspace, and reports whether
 // one node had it.
+//
+// From v0.5.16 the custom all-reduce v2's workspace (see
+// [Profile.CustomARv2Symm]) is charged on one node only: SGLang turns v2
+// off across nodes (server_args.py:6655-6662). The one-node ledger is then
+// taken without it, which is what the nodes change besides the fusion.
 func nodesOnlyDropFusion(t tb, one *Reference, a *model.Arch, s Serve, c budget.Class, p Profile) bool {
 	t.Helper()
+	if p.CustomARv2Symm {
+		q := p
+		q.CustomARv2Symm = false
+		var err error
+		if one, err = NewReference(a, s, c, q); err != nil {
+			t.Fatalf("one node without v0.5.16's custom all-reduce workspace: %v", err)
+		}
+	}
 	s.Nodes.NNodes = one.Serve.TPSize * one.Serve.PPSize
 	multi, err := NewReference(a, s, c, p)
 	if err != nil {

@@ -200,6 +200,9 @@ func (r *Resolved) resolvePiecewise(a *model.Arch, c budget.Class, def func(stri
 		r.PiecewiseCaptured = false
 	}
 	if r.Profile.BreakablePrefill && r.PiecewiseCaptured {
+		if r.Profile.MultimodalPrefillKept && sglMultimodal(a) {
+			return mmPrefillKept(r, a)
+		}
 		return breakablePrefillRefusal(r)
 	}
 	return nil
@@ -215,7 +218,9 @@ func (r *Resolved) resolvePiecewise(a *model.Arch, c budget.Class, def func(stri
 // DeepSeek-V4 and a multimodal model. Its other four (attention context
 // parallelism, LoRA, a MoE all-to-all backend, DP attention) are of flags
 // membudget refuses. torch.compile, pipeline parallelism and the other
-// piecewise cases no longer turn them off.
+// piecewise cases no longer turn them off. From v0.5.16 a multimodal model
+// on the release's allowlists keeps them (see
+// [Profile.MultimodalPrefillKept]), refused by [mmPrefillKept].
 func (r *Resolved) breakableOffWhy(a *model.Arch, c budget.Class) string {
 	switch {
 	case r.DisablePiecewiseCudaGraph:
@@ -224,14 +229,59 @@ func (r *Resolved) breakableOffWhy(a *model.Arch, c budget.Class) string {
 		return "--disable-cuda-graph (both phases)"
 	case c.Device.Silicon.Vendor != budget.NVIDIA:
 		return "a device other than CUDA's (torch.compile's piecewise backend there, and its case for such a device)"
+	case r.Profile.MultimodalPrefillKept && sglMultimodal(a) && archIn(a, mmPiecewiseKept0516):
+		// v0.5.16 moves these to torch.compile's piecewise backend before
+		// the breakable cases (server_args.py:3659-3671), whose own cases
+		// turn them off (:3688-3761): of those a sized serve can meet,
+		// pipeline parallelism (:3702).
+		if r.PPSize > 1 {
+			return "pipeline parallelism (the case of torch.compile's piecewise backend, to which v0.5.16 moves this multimodal model)"
+		}
+		return ""
 	case a.MLA:
 		return "MLA attention (the breakable runner's case)"
 	case slices.Contains(a.Architectures, "DeepseekV4ForCausalLM"):
 		return "DeepSeek-V4 (the breakable runner's case)"
+	case r.Profile.MultimodalPrefillKept && sglMultimodal(a) && archIn(a, mmBreakableKept0516):
+		return "" // v0.5.16's breakable case spares them (server_args.py:3800-3805)
 	case sglMultimodal(a):
 		return "a multimodal model (the breakable runner's case)"
 	}
 	return ""
+}
+
+// mmPiecewiseKept0516 are the multimodal architectures whose prefill
+// CUDA graphs v0.5.16 keeps through torch.compile's piecewise backend
+// (multimodal_piecewise_cuda_graph_supported_model_archs, configs/
+// model_config.py:1776-1781; Kimi-K2.5 added by PR #30889).
+var mmPiecewiseKept0516 = []string{"Cohere2VisionForConditionalGeneration", "KimiK25ForConditionalGeneration",
+	"MiniMaxM3SparseForCausalLM", "MiniMaxM3SparseForConditionalGeneration"}
+
+// mmBreakableKept0516 are the multimodal architectures whose prefill CUDA
+// graphs v0.5.16 keeps through the breakable runner
+// (multimodal_breakable_cuda_graph_supported_model_archs,
+// configs/model_config.py:1785-1788, PR #30620).
+var mmBreakableKept0516 = []string{"Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration"}
+
+// archIn reports whether one of a's architectures is in list.
+func archIn(a *model.Arch, list []string) bool {
+	return slices.ContainsFunc(a.Architectures, func(s string) bool { return slices.Contains(list, s) })
+}
+
+// mmPrefillKept is the refusal of a v0.5.16 serve of a multimodal model
+// whose prefill CUDA graphs the release keeps (see
+// [Profile.MultimodalPrefillKept]): their capture is not sized.
+func mmPrefillKept(r *Resolved, a *model.Arch) error {
+	backend := "the breakable runner (server_args.py:3763-3814, its multimodal case sparing it at :3800-3805)"
+	if archIn(a, mmPiecewiseKept0516) {
+		backend = "torch.compile's piecewise backend (server_args.py:3659-3671)"
+	}
+	n := len(r.PiecewiseSizes)
+	return settingErr("disable-piecewise-cuda-graph", false,
+		"%s keeps this multimodal model's prefill CUDA graphs, through %s, as one of its allowlisted architectures (configs/model_config.py:1776-1788; "+
+			"v0.5.15 turned every multimodal model's off): here %d sizes up to %d tokens, captured after the KV pool, which membudget does not size; "+
+			"pass --disable-piecewise-cuda-graph to size the serve without them",
+		r.Profile.Describes, backend, n, r.PiecewiseSizes[n-1])
 }
 
 // breakablePrefillMeasuredBytes is the one public measure of a

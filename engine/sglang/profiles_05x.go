@@ -700,3 +700,79 @@ var new0515 = []string{"HrmTextForCausalLM", "LocateAnythingForConditionalGenera
 
 // native0515 is v0.5.14's native architectures and new0515.
 var native0515 = nativeAdding(native0514, new0515...)
+
+// profile0516 is v0.5.16 (tag fdebc93, 2026-07-24, read in the forks
+// bytedance-iaas/sglang and guqiong96/Lsglang against v0.5.15.post1's
+// 0b3bb0c: server_args.py function by function, the override registry,
+// mem_cache/ (the new KVCacheConfigurator), model_executor/ (the model
+// runner split into model_runner_components/, the graph runners, the eager
+// runner), managers/scheduler.py's start-up order, distributed/,
+// configs/model_config.py, layers/ by the allocations its diff adds and the
+// sized families' models/; FlashInfer 0.6.14; docs/sglang.md lists each
+// comparison):
+//   - The pool: KVCacheConfigurator (mem_cache/kv_cache_configurator.py,
+//     #31162, #31163) is v0.5.15's ModelRunnerKVCacheMixin moved into its
+//     own class: _profile_available_bytes (:1527-1570), the token
+//     constraints (:1593-1620), the running requests (:1622-1659) and the
+//     order calculate_pool_sizes, constraints, max_num_reqs, finalize
+//     (:1661-1701) give v0.5.15's max_total_num_tokens and request rows;
+//     DefaultPoolConfigurator's cell (model_executor/pool_configurator.py
+//     :171-285) is v0.5.15's for bf16 and fp8 KV (its new terms are of
+//     mxfp8, fp4 and DSA layer split, refused), the MHA and MLA pools
+//     allocate the same (size + page) rows a layer (mem_cache/
+//     memory_pool.py:1982-2033, 3854-3872) and ReqToTokenPool the same
+//     (rows + 1) x context int32 table (:244-271; its new generation
+//     counter is on the host).
+//   - The reserve: v0.5.15's terms, split into reserve_for_graph_mb and
+//     reserve_for_deepep_a2a_mb (server_args.py:4054-4086, 4164-4200).
+//     Under SGLANG_ENABLE_POST_CAPTURE_KV_SIZING (#30157, off by default,
+//     environ.py:337) only 512 MiB and the parallel term, the pool sized
+//     after the graphs: membudget reads no environment and sizes the
+//     default.
+//   - The prefill graphs: the breakable default and its cases are
+//     v0.5.15's, with decode context parallelism (refused) added; a
+//     multimodal model on the release's allowlists keeps them (see
+//     [Profile.MultimodalPrefillKept]), refused by name. #31204 skips an
+//     automatically chosen prefill backend when under 4 GiB is free after
+//     the pool (model_runner_components/cuda_graph_setup.py:48-60,
+//     237-251): a serve that would capture them stays refused, SGLang
+//     capturing them or not by what is free then.
+//   - Distributed init: the custom all-reduce v2's symmetric-memory
+//     workspace (see [Profile.CustomARv2Symm]), charged in
+//     [distInitFor] beyond the 24 MiB the NVLink estimate holds.
+//   - After the pool: the same components (model_runner.py:728-771), the
+//     same eager runner (runner/eager_runner.py:65-137, renames), the
+//     shared logits output, the decode runner's capture list and inputs
+//     for one token a batch (runner/base_cuda_graph_runner.py:58-100,
+//     decode_cuda_graph_runner.py:262) and the logits all-gather
+//     (layers/logits_processor.py:376-381); the scheduler's FutureMap
+//     keeps two int64 rows a request slot (managers/overlap_utils.py:
+//     232-270), kilobytes within the allocator's slack.
+//   - The override registry adds MiniMax-M3's and Inkling's providers
+//     (arg_groups/overrides.py:465-548, 827-876) and LongCat-Flash to the
+//     DeepSeek family, of models membudget does not size; the FlashInfer
+//     all-reduce fusion list and pass are v0.5.15's.
+//   - Native architectures: GLM-Image, Inkling, Mellum and MiniMax-M3
+//     Sparse (see new0516), refused by name.
+var profile0516 = func() Profile {
+	p := profile0515post1
+	p.Name = "v0.5.16"
+	p.Commit = "fdebc938f7f4d16fe6b9f55dcd9a767cf0899ea1"
+	p.Describes = "SGLang v0.5.16 (tag fdebc93, 2026-07-24)"
+	p.MultimodalPrefillKept = true
+	p.CustomARv2Symm = true
+	p.Native = native0516
+	p.UnreadModels = slices.Concat(p.UnreadModels, new0516)
+	return p
+}()
+
+// new0516 are the architectures v0.5.16 implements natively and
+// v0.5.15.post1 did not (EntryClass lists of models/ at both tags; the
+// drafts DeepseekV4ForCausalLMDSpark, GlmMoeDsaForCausalLMNextN,
+// InklingForConditionalGenerationMTP and Qwen3DSparkModel left out; no
+// class goes).
+var new0516 = []string{"GlmImageForConditionalGeneration", "InklingForConditionalGeneration", "MellumForCausalLM",
+	"MiniMaxM3SparseForCausalLM", "MiniMaxM3SparseForConditionalGeneration"}
+
+// native0516 is v0.5.15's native architectures and new0516.
+var native0516 = nativeAdding(native0515, new0516...)

@@ -121,7 +121,7 @@ func Resolve(s Serve, a *model.Arch, c budget.Class, p Profile) (Resolved, error
 // in" the release it came in, "new in this release" for an architecture
 // no release names. The release it came in is the oldest profile whose
 // [Profile.UnreadModels] names it: each release's profile adds those it
-// made native to its predecessor's (new059 to new0515), and a later one
+// made native to its predecessor's (new059 to new0516), and a later one
 // keeps them unread.
 func nativeSince(p Profile, arch string) string {
 	for _, o := range oldestFirst() {
@@ -758,11 +758,76 @@ const legacyCustomARBytes = 3 * 8 * mib
 // sgl_kernel/distributed/custom_all_reduce.cuh:80-104, 175-200, 250-300:
 // 26 to 32 MiB on an H200), within a few MiB of v0.5.11's 24 MiB and the
 // NVLink estimate's noise, which holds them both.
+//
+// From v0.5.16 (see [Profile.CustomARv2Symm]) v2's workspace on one node
+// over NVLink is [customARv2SymmBytes], charged beyond the 24 MiB of
+// v0.5.11's buffers the estimate holds.
 func distInitFor(p Profile, c budget.Class, tp, pp, nnodes uint64) uint64 {
 	est := DistInitBytes(tp*pp, c.Device.Interconnect)
 	legacy := !p.CustomARv2 || nnodes > 1 && nnodes <= pp
 	if legacy && c.Device.Silicon.Vendor == budget.NVIDIA && tp == 2 && c.Device.Interconnect == budget.PCIeP2P {
 		return budget.SatAdd(est, legacyCustomARBytes)
 	}
+	if p.CustomARv2Symm && nnodes == 1 && c.Device.Silicon.Vendor == budget.NVIDIA && c.Device.Interconnect == budget.NVLink {
+		return budget.SatAdd(est, budget.SatSub(customARv2SymmBytes(c.Device.Silicon.Major, tp), legacyCustomARBytes))
+	}
 	return est
+}
+
+// customARv2SymmBytes is what v0.5.16's custom all-reduce v2 holds on each
+// rank of a TP group of tp GPUs joined by NVLink on one node (built for 2
+// to 8, custom_all_reduce_v2.py:410-420; across nodes server_args.py:
+// 6655-6662 turns v2 off), on NVIDIA compute capability major:
+//   - one symmetric-memory allocation (custom_all_reduce_v2.py:161-186) of
+//     2 x tp push buffers, a pull buffer and 128 bytes of semaphore a pull
+//     block. Each buffer is the size the arch's table wants
+//     (configs/custom_all_reduce_v2.py: for SM90 and SM100 the largest
+//     one-shot push threshold of graph and eager dispatch, and two-shot
+//     pull thresholds of 16 MB and up; elsewhere 1 MB and 16 MB), capped
+//     at SGLANG_CUSTOM_ALL_REDUCE_V2_MAX_SIZE_KB = 16 MiB (environ.py:750;
+//     custom_all_reduce_v2.py:120-128): the pull buffer is 16 MiB at every
+//     size and arch. PyTorch's CUDASymmetricMemoryAllocator::alloc rounds
+//     the block (the size, then its signal pad, 9 KiB at most) up to the
+//     driver's recommended granularity, 2 MiB on these GPUs; the push sizes
+//     are multiples of 128 KiB, so the semaphores (128 B a pull block, one
+//     block an SM at most: under 32 KiB) and the pad always take the next
+//     2 MiB step.
+//   - the graph pointer table, 131072 rows of tp uint64 (:139-146): tp
+//     MiB, which the caching allocator rounds up to 2 MiB.
+//
+// At TP 2 on an H100 that is 2 x 2 x 16 + 16 = 80 MiB, 82 with the step,
+// and 2 MiB of table: 84 MiB, 60 above the estimate's 24.
+func customARv2SymmBytes(major int, tp uint64) uint64 {
+	if tp < 2 || tp > 8 {
+		return 0
+	}
+	push := customARv2PushKiB(major, tp) * 1024
+	push = min(push, customARv2CapBytes)
+	body := 2*tp*push + customARv2CapBytes
+	block := (body/(2*mib) + 1) * 2 * mib
+	table := (tp*mib + 2*mib - 1) / (2 * mib) * (2 * mib)
+	return block + table
+}
+
+// customARv2CapBytes is SGLANG_CUSTOM_ALL_REDUCE_V2_MAX_SIZE_KB's default,
+// 16 x 1024 KiB (v0.5.16 environ.py:750), which caps both buffers.
+const customARv2CapBytes = 16 * mib
+
+// customARv2PushKiB is the push buffer v0.5.16's table wants, in KiB: the
+// larger of the graph and eager one-shot push thresholds for the world
+// size (configs/custom_all_reduce_v2.py: _sm90_config :145-172 for
+// compute capability 9, _sm100_config :115-143 for 10), 1 MB elsewhere
+// (get_all_reduce_config's default, :174-194).
+func customARv2PushKiB(major int, tp uint64) uint64 {
+	switch major {
+	case 9:
+		// graph 16 MB, 1.25 MB, 384 KB, 192 KB, 128 KB x 3; eager 32 MB,
+		// 3 MB, 896 KB, 384 KB, 192 KB, 128 KB, 128 KB.
+		return [...]uint64{2: 32768, 3: 3072, 4: 896, 5: 384, 6: 192, 7: 128, 8: 128}[tp]
+	case 10:
+		// graph 8, 4, 2.25, 1.5, 1, 0.625, 0.5 MB; eager 16, 8, 3, 2,
+		// 1.25, 1, 0.75 MB.
+		return [...]uint64{2: 16384, 3: 8192, 4: 3072, 5: 2048, 6: 1280, 7: 1024, 8: 768}[tp]
+	}
+	return 1024
 }

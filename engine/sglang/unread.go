@@ -14,10 +14,12 @@ func unreadRelease(r release) string {
 	switch {
 	case unknownPost(r) && r.patch == 13:
 		why = unreadPost
-	case unknownPost(r):
+	case unknownPost(r) && r.patch == 14:
 		why = unreadPost0514
-	case r.major == newestRead.major && r.minor == newestRead.minor && r.patch == newestRead.patch:
+	case unknownPost(r):
 		why = unreadPost0515
+	case r.major == newestRead.major && r.minor == newestRead.minor && r.patch == newestRead.patch:
+		why = unreadPost0516
 	case !newestKnown.less(r):
 		for _, u := range unreadReleases {
 			if u.patch == r.patch {
@@ -28,13 +30,13 @@ func unreadRelease(r release) string {
 	return fmt.Sprintf("SGLang %s's memory rules are not modelled: %s; the newest release membudget models is %s (--sglang-version %s)", r, why, newestRead, newestRead)
 }
 
-// unreadReleases says, for each SGLang release from v0.5.16 to v0.5.23 (a
+// unreadReleases says, for each SGLang release from v0.5.17 to v0.5.23 (a
 // post release shares its release's entry), why its memory rules are not
-// modelled; v0.5.11 to v0.5.15.post1 are modelled (see profile0511,
-// profile0512, profile0513, profile0514, profile0515), v0.5.13.post2 is
-// refused as a fork's tag (see [unreadPost]) and a post release of v0.5.14,
-// or of v0.5.15 after .post1, as tagged nowhere (see [unreadPost0514],
-// [unreadPost0515]).
+// modelled; v0.5.11 to v0.5.16 are modelled (see profile0511,
+// profile0512, profile0513, profile0514, profile0515, profile0516),
+// v0.5.13.post2 is refused as a fork's tag (see [unreadPost]) and a post
+// release of v0.5.14, of v0.5.15 after .post1 or of v0.5.16, as tagged
+// nowhere (see [unreadPost0514], [unreadPost0515], [unreadPost0516]).
 //
 // v0.5.11 to v0.5.13.post2 are tags of the git mirror of sgl-project/sglang
 // at GitHub charlesHsuGG/sglang, which holds every tag from v0.5.6 on to
@@ -54,15 +56,14 @@ func unreadRelease(r release) string {
 // 85fd900 too; bytedance-iaas kept the tag's first placing, 45ec483, one
 // gateway commit before). v0.5.14 is read against v0.5.13.post1 and
 // modelled (see profile0514), v0.5.15 and v0.5.15.post1 against v0.5.14
-// (see profile0515); of v0.5.16 to v0.5.18 only the default of
-// --mem-fraction-static (ServerArgs._handle_gpu_memory_settings) and the
-// commits that reach each are read, against the release before: each adds
-// flags to the ServerArgs dataclass (476, 496 and 511 option strings
-// against v0.5.15's 451; v0.5.16 declares dcp_size twice, one dataclass
-// field, one set of option strings) and changes model_executor/,
-// mem_cache/ and the pool's sizing (KVCacheConfigurator from v0.5.16),
-// which is not compared with v0.5.15's. git log --grep of each pull
-// request at each tag says which releases hold it.
+// (see profile0515), v0.5.16 against v0.5.15.post1 (see profile0516); of
+// v0.5.17 and v0.5.18 only the default of --mem-fraction-static
+// (ServerArgs._handle_gpu_memory_settings) and the commits that reach each
+// are read, against the release before: each adds flags to the ServerArgs
+// dataclass (496 and 511 option strings against v0.5.16's 476) and
+// changes model_executor/ and mem_cache/, which is not compared with
+// v0.5.16's. git log --grep of each pull request at each tag says which
+// releases hold it.
 //
 // v0.5.19 to v0.5.23 are in no mirror found (the forks' tags stop at
 // v0.5.18); what is known of them is when each memory change reached main,
@@ -85,14 +86,10 @@ var unreadReleases = []struct {
 	patch int
 	why   string
 }{
-	{16, "v0.5.16 (tag fdebc93, 2026-07-24, in the forks bytedance-iaas/sglang and guqiong96/Lsglang) sizes the KV pool after CUDA graph capture when " +
-		"SGLANG_ENABLE_POST_CAPTURE_KV_SIZING is set (#30157; off by default, environ.py:337), keeping then only 512 MiB and the parallel term of the reserve " +
-		"(server_args.py:4055-4059), moves the pool's sizing into KVCacheConfigurator (#31162, #31163), which is not read, and splits the reserve into " +
-		"reserve_for_graph_mb and reserve_for_deepep_a2a_mb with v0.5.15's terms (server_args.py:4060-4083, 4164-4196, 4198); its other changes against v0.5.15 are not compared"},
 	{17, "v0.5.17 (tag 2948168, 2026-08-07, in the forks bytedance-iaas/sglang and guqiong96/Lsglang) is the cherry-pick #34035 of the Mamba pool sized per pipeline stage, " +
 		"not per model (#33666); it no longer caps the prefill graphs' largest size at --context-length when it sums the reserve (#30206, main 2026-08-03, " +
 		"undoing in server_args.py v0.5.13's cap of #22516), adds 1 GiB for breakable prefill graphs with DeepEP (server_args.py:4914-4920), " +
-		"and v0.5.16's unread changes carry into it"},
+		"and its other changes against v0.5.16 are not compared"},
 	{18, "v0.5.18 (tag 71de97b, 2026-08-21, in the forks bytedance-iaas/sglang and guqiong96/Lsglang) has #33666's Mamba pool per pipeline stage from main (2026-08-06) " +
 		"and raises the post-capture reserve's 512 MiB to 1536 (server_args.py:4952, under SGLANG_ENABLE_POST_CAPTURE_KV_SIZING); v0.5.17's unread changes carry into it"},
 	{19, "v0.5.19 (the newest release on 2026-09-07) is in no mirror found (the forks holding v0.5.14 to v0.5.18 were copied on 2026-08-22); " +
@@ -110,10 +107,11 @@ const unreadLater = "no SGLang release after v0.5.23 (2026-10, the newest known 
 
 // unknownPost reports whether r is a post release no fork tags below the
 // newest release modelled: of v0.5.13 after .post1 (the mirror's fork tag
-// v0.5.13.post2 among them, see [unreadPost]) or of v0.5.14 (see
-// [unreadPost0514]), refused by name.
+// v0.5.13.post2 among them, see [unreadPost]), of v0.5.14 (see
+// [unreadPost0514]) or of v0.5.15 after .post1 (see [unreadPost0515]),
+// refused by name.
 func unknownPost(r release) bool {
-	return r.major == 0 && r.minor == 5 && (r.patch == 13 && r.post > 1 || r.patch == 14 && r.post > 0)
+	return r.major == 0 && r.minor == 5 && (r.patch == 13 && r.post > 1 || r.patch == 14 && r.post > 0 || r.patch == 15 && r.post > 1)
 }
 
 // unreadPost0514 is why a post release of v0.5.14 is refused: the forks'
@@ -121,10 +119,15 @@ func unknownPost(r release) bool {
 // between (git tag in bytedance-iaas/sglang and guqiong96/Lsglang).
 const unreadPost0514 = "no post release of v0.5.14 is known to membudget: the forks bytedance-iaas/sglang and guqiong96/Lsglang, which hold SGLang's tags from v0.5.13.post1 to v0.5.18, tag none between v0.5.14 (49e384c) and v0.5.15 (f63458b)"
 
-// unreadPost0515 is why a post release of v0.5.15 after .post1, the newest
-// modelled, is refused: the forks' tags go from v0.5.15.post1 (0b3bb0c) to
-// v0.5.16 (fdebc93).
+// unreadPost0515 is why a post release of v0.5.15 after .post1 is
+// refused: the forks' tags go from v0.5.15.post1 (0b3bb0c) to v0.5.16
+// (fdebc93).
 const unreadPost0515 = "no post release of v0.5.15 after .post1 is known to membudget: the forks bytedance-iaas/sglang and guqiong96/Lsglang, which hold SGLang's tags from v0.5.13.post1 to v0.5.18, tag none between v0.5.15.post1 (0b3bb0c) and v0.5.16 (fdebc93)"
+
+// unreadPost0516 is why a post release of v0.5.16, the newest modelled,
+// is refused: the forks' tags go from v0.5.16 (fdebc93) to v0.5.17
+// (2948168).
+const unreadPost0516 = "no post release of v0.5.16 is known to membudget: the forks bytedance-iaas/sglang and guqiong96/Lsglang, which hold SGLang's tags from v0.5.13.post1 to v0.5.18, tag none between v0.5.16 (fdebc93) and v0.5.17 (2948168)"
 
 // unreadPost is why v0.5.13.post2 is refused: the mirror's v0.5.13.post2 (tag 403cc43, 2026-06-16) was tagged
 // by the mirror's owner, "update rl important sampling method", on a fork

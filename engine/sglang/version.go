@@ -315,6 +315,24 @@ type Profile struct {
 	// bytes a token (cuda_graph_buffer_registry.py:507-590, 893-937): see
 	// [eagerInputBytes].
 	EagerTokensFromPool bool
+	// MultimodalPrefillKept says a multimodal model on one of the release's
+	// prefill allowlists keeps its prefill CUDA graphs (PR #30620, PR
+	// #30889; v0.5.16 configs/model_config.py:1776-1788): Cohere2Vision,
+	// Kimi-K2.5 and MiniMax-M3 are moved to torch.compile's piecewise
+	// backend (server_args.py:3659-3670), off there only under its own
+	// cases (:3688-3760; pipeline parallelism the one a sized serve can
+	// meet), and Qwen3.5 keeps the breakable one (:3800-3805), where
+	// v0.5.15's breakable case turned every multimodal model's off. Their
+	// capture is not sized: see [mmPrefillKept].
+	MultimodalPrefillKept bool
+	// CustomARv2Symm says the JIT custom all-reduce v2 takes its workspace
+	// as one PyTorch symmetric-memory allocation sized by per-arch tables
+	// (PR #31049; v0.5.16 distributed/device_communicators/
+	// custom_all_reduce_v2.py:118-136, 161-205, configs/
+	// custom_all_reduce_v2.py): 2 x TP push buffers and a 16 MiB pull
+	// buffer, each capped at 16 MiB (environ.py:750), where v0.5.15's push
+	// buffers were 2 MiB at TP 2 on Hopper: see [customARv2SymmBytes].
+	CustomARv2Symm bool
 	// EnvBoolWords says an environment boolean also reads yes, y, no and
 	// n, and warns and keeps its default for anything else (v0.5.6.post2's
 	// EnvBool, environ.py:98-105, 23-38); v0.4.9.post2's get_bool_env_var
@@ -325,7 +343,7 @@ type Profile struct {
 // DefaultName is the name of the default profile.
 const DefaultName = "v0.5.6.post2"
 
-var profiles = []Profile{profile0515post1, profile0515, profile0514, profile0513post1, profile0513, profile0512post1, profile0512, profile0511, profile0510post1, profile0510, profile059post1, profile059, profile058post1, profile058, profile057, profile056post3, profile056post2, profile049post2}
+var profiles = []Profile{profile0516, profile0515post1, profile0515, profile0514, profile0513post1, profile0513, profile0512post1, profile0512, profile0511, profile0510post1, profile0510, profile059post1, profile059, profile058post1, profile058, profile057, profile056post3, profile056post2, profile049post2}
 
 // profile056post2 is the default profile; the later ones start from it.
 var profile056post2 = Profile{
@@ -347,15 +365,16 @@ var profile049post2 = Profile{
 }
 
 // ProfileFor returns the profile of SGLang release spec: "v0.5.6.post2"
-// (also "" or "default"), "v0.5.15.post1" (also "latest"), "v0.5.15",
-// "v0.5.14", "v0.5.13.post1", "v0.5.13",
+// (also "" or "default"), "v0.5.16" (also "latest"), "v0.5.15.post1",
+// "v0.5.15", "v0.5.14", "v0.5.13.post1", "v0.5.13",
 // "v0.5.12.post1", "v0.5.12", "v0.5.11", "v0.5.10.post1", "v0.5.10",
 // "v0.5.9.post1", "v0.5.9", "v0.5.8.post1", "v0.5.8", "v0.5.7",
 // "v0.5.6.post3" or "v0.4.9.post2", with or without the leading v. Any
 // other release is a *[engine.SettingError]: the rules of releases
 // membudget has not read are not guessed, one newer than the newest
-// modelled (v0.5.15.post2, v0.5.16 to v0.5.23, 2026-10, and on), a post
-// release of v0.5.14, or the fork's v0.5.13.post2, is refused
+// modelled (v0.5.16.post1, v0.5.17 to v0.5.23, 2026-10, and on), a post
+// release of v0.5.14, of v0.5.15 after .post1, or the fork's v0.5.13.post2,
+// is refused
 // naming what of its rules is not modelled and the newest release modelled
 // (see [unreadReleases]), and a release candidate of a release read
 // (v0.5.10rc0) is refused as no release's rules (see [releaseCandidate]).
@@ -386,7 +405,7 @@ func ProfileFor(spec string) (Profile, error) {
 
 // refusedByName says which later releases --sglang-version names and
 // refuses (see [unreadReleases]).
-const refusedByName = "v0.5.13.post2, a post release of v0.5.14, v0.5.15.post2, and v0.5.16 to v0.5.23 are refused by name, each saying what of its rules is not read"
+const refusedByName = "v0.5.13.post2, a post release of v0.5.14, v0.5.15.post2, v0.5.16.post1, and v0.5.17 to v0.5.23 are refused by name, each saying what of its rules is not read"
 
 // releaseCandidate is why a release candidate of a release membudget
 // models is refused rather than sized as its release: v0.5.10rc0 (tag
