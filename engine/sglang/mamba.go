@@ -307,9 +307,9 @@ func mambaFailure(m *mambaPool, size int64, rest float64) string {
 	return fmt.Sprintf("Not enough GPU memory for hybrid (mamba/linear-attention) state cache. Computed max_mamba_cache_size=%d (total_rest_memory=%.2f GB, mamba_cache_per_req=%.2f MB).", size, rest, float64(m.PerReq())/(1<<20))
 }
 
-// mambaConvBytes and mambaSSMBytes are the pool's two tensors: every
-// linear-attention layer's state of size + 1 slots (memory_pool.py:
-// 351-386).
+// tensorBytes is the pool's two tensors, the convolution and the temporal
+// state: every linear-attention layer's state of size + 1 slots
+// (memory_pool.py:351-386).
 func (m *mambaPool) tensorBytes(size int64) (conv, ssm uint64) {
 	slots := uint64(max(size, 0)) + 1
 	conv = budget.SatMul(budget.SatMul(m.Layers, slots), budget.SatMul(m.ConvElems, m.ConvBytes))
@@ -317,7 +317,7 @@ func (m *mambaPool) tensorBytes(size int64) (conv, ssm uint64) {
 	return conv, ssm
 }
 
-// mambaTables is what the Mamba pool's bookkeeping allocates on the device
+// tables is what the Mamba pool's bookkeeping allocates on the device
 // beside the budget for reqRows request rows and size slots: the int32
 // request-to-slot map (memory_pool.py:737-740), the extra buffer's int64
 // ping-pong table (:741-748) and the slot allocator's int64 free list
@@ -422,7 +422,10 @@ func (r *Resolved) checkMambaFlags() error {
 	return nil
 }
 
-// mambaLine is the Mamba pool's flags the serve gave, for its launch line.
+// mambaLine is, for the serve's launch line, the flags it gave of those
+// the Mamba pool brought in: the fusion switch (see [fusionOffRead]), the
+// radix-cache and overlap-schedule switches that set a hybrid's ratio,
+// and the pool's own.
 func (r *Resolved) mambaLine() string {
 	var b strings.Builder
 	if r.EnforceDisableARFusion {
