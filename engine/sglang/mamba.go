@@ -186,9 +186,10 @@ func (r *Resolved) resolveMamba(a *model.Arch, c budget.Class) error {
 		// handle_max_mamba_cache reserves intermediate SSM and conv states
 		// per draft token (:137-151, 186-199; memory_pool.py:388-495).
 		return settingErr("speculative-algorithm", r.Spec.Algorithm, "speculative decoding with a Mamba hybrid (%v) is not modelled: the Mamba pool's intermediate states per draft token (model_runner_kv_cache_mixin.py:137-199, mem_cache/memory_pool.py:388-495 at v0.5.14) are not", a.Architectures)
-	case r.EnableDPAttention:
-		return settingErr("enable-dp-attention", "true", "DP attention with a Mamba hybrid (%v) is not modelled: the Mamba pool split over the DP ranks (model_runner_kv_cache_mixin.py:132-158 at v0.5.14) is not", a.Architectures)
 	}
+	// DP attention, whose split of the Mamba pool over the DP ranks
+	// (model_runner_kv_cache_mixin.py:132-158) is not read either, never
+	// gets here: resolveParallel refuses it for every model.
 	d := a.DeltaNet
 	tp := r.TPSize
 	groups := d.NumKeyHeads

@@ -245,7 +245,7 @@ func TestMambaRefusals(t *testing.T) {
 		{"another release", "Qwen__Qwen3-Next-80B-A3B-Thinking", "a100-80g", "v0.5.13.post1", Serve{TPSize: 4}, "model", "Mamba state pool"},
 		{"latest", "Qwen__Qwen3-Next-80B-A3B-Thinking", "a100-80g", "latest", Serve{TPSize: 4}, "model", "under --sglang-version v0.5.14 only"},
 		{"pipeline parallelism", "Qwen__Qwen3-Next-80B-A3B-Thinking", "a100-80g", "v0.5.14", Serve{TPSize: 4, PPSize: 2}, "pp-size", "pipeline parallelism with a Mamba hybrid"},
-		{"DP attention", "Qwen__Qwen3-Next-80B-A3B-Thinking", "a100-80g", "v0.5.14", Serve{TPSize: 4, EnableDPAttention: true}, "", ""},
+		{"DP attention", "Qwen__Qwen3-Next-80B-A3B-Thinking", "a100-80g", "v0.5.14", Serve{TPSize: 4, EnableDPAttention: true}, "enable-dp-attention", "not modelled: DP attention"},
 		{"AMD", "Qwen__Qwen3-Next-80B-A3B-Thinking", "mi300x", "v0.5.14", Serve{TPSize: 1}, "model", "NVIDIA GPUs only"},
 		{"SM100", "Qwen__Qwen3-Next-80B-A3B-Thinking", "b200", "v0.5.14", Serve{TPSize: 1}, "model", "SM10x"},
 		{"Qwen3.5-MoE at another release", "Qwen__Qwen3.5-35B-A3B", "h200", "v0.5.13.post1", Serve{}, "model", "is not read"},
