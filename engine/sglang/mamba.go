@@ -208,6 +208,12 @@ func (r *Resolved) resolveMamba(a *model.Arch, c budget.Class) error {
 		ConvElems: convDim / tp * (d.ConvKernel - 1), ConvBytes: 2,
 		SSMElems: d.NumValueHeads / tp * d.ValueHeadDim * d.KeyHeadDim, SSMBytes: 4,
 	}
+	if m.Layers == 0 {
+		// full_attention_interval 1: a slot of 0 B, which the ratio's
+		// split asserts against (model_runner_kv_cache_mixin.py:169) and
+		// a given size would leave a pool of no state; neither is read.
+		return settingErr("model", a.Source, "a Mamba hybrid (%v) with no linear-attention layer (every layer full attention) is not modelled: its Mamba slot would hold 0 B, which SGLang v0.5.14 asserts against (model_runner_kv_cache_mixin.py:169)", a.Architectures)
+	}
 	m.FullRatio, m.GivenSize = mambaFullMemoryRatio, r.MaxMambaCacheSize
 	if r.MambaFullMemoryRatio > 0 {
 		m.FullRatio = r.MambaFullMemoryRatio

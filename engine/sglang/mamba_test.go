@@ -443,3 +443,27 @@ func TestMambaFromLog(t *testing.T) {
 		t.Errorf("a log's settings, --mamba-ssm-dtype float16 given (-want +got):\n%s", diff)
 	}
 }
+
+// TestMambaNoLinearLayer: a hybrid's config whose layers are all full
+// attention (Qwen3.5-27B's, under v0.5.14 on an H100) is refused by name,
+// not divided by its 0-byte Mamba slot.
+func TestMambaNoLinearLayer(t *testing.T) {
+	models := shipped(t)
+	qwen := models["Qwen__Qwen3.5-27B"]
+	h100 := class(t, "h100-sxm-80g")
+	p := mustProfile("v0.5.14")
+
+	// Every layer full attention (full_attention_interval 1): no
+	// linear-attention layer, a slot of 0 B, which SGLang asserts against
+	// (assert mamba_cache_per_req > 0, model_runner_kv_cache_mixin.py:169)
+	// where membudget divided by it (+Inf slots, read as a negative int64).
+	full := *qwen
+	full.Layers = slices.Clone(qwen.Layers)
+	for i := range full.Layers {
+		full.Layers[i].Kind = model.FullAttention
+	}
+	var se *engine.SettingError
+	if _, err := NewReference(&full, Serve{}, h100, p); !errors.As(err, &se) || se.Flag != "model" || !strings.Contains(se.Reason, "no linear-attention layer") {
+		t.Errorf("a hybrid config with no linear-attention layer: %v; want --model refused saying it has no linear-attention layer", err)
+	}
+}
