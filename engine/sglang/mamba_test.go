@@ -2,6 +2,7 @@ package sglang
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -465,5 +466,55 @@ func TestMambaNoLinearLayer(t *testing.T) {
 	var se *engine.SettingError
 	if _, err := NewReference(&full, Serve{}, h100, p); !errors.As(err, &se) || se.Flag != "model" || !strings.Contains(se.Reason, "no linear-attention layer") {
 		t.Errorf("a hybrid config with no linear-attention layer: %v; want --model refused saying it has no linear-attention layer", err)
+	}
+}
+
+// TestMambaRulesAtV0514Only: what membudget read of v0.5.14's Mamba pool
+// and fusion switch holds at no other release: under every other profile
+// (v0.5.15's and any added later among them) the hybrids are refused at
+// --model, each Mamba flag is refused by name on a dense model, and
+// --enforce-disable-flashinfer-allreduce-fusion changes nothing.
+func TestMambaRulesAtV0514Only(t *testing.T) {
+	models := shipped(t)
+	a100, h100 := class(t, "a100-80g"), class(t, "h100-sxm-80g")
+	llama, qwen := models["meta-llama__Llama-3.1-8B-Instruct"], models["Qwen__Qwen3-30B-A3B"]
+	flags := []struct {
+		flag string
+		s    Serve
+	}{
+		{"mamba-full-memory-ratio", Serve{MambaFullMemoryRatio: 0.5}},
+		{"max-mamba-cache-size", Serve{MaxMambaCacheSize: 10}},
+		{"mamba-ssm-dtype", Serve{MambaSSMDtype: "bfloat16"}},
+		{"mamba-radix-cache-strategy", Serve{MambaRadixCacheStrategy: "extra_buffer"}},
+	}
+	for _, p := range profiles {
+		if p.Name == "v0.5.14" {
+			continue
+		}
+		var se *engine.SettingError
+		for _, name := range []string{"Qwen__Qwen3-Next-80B-A3B-Thinking", "Qwen__Qwen3.5-27B", "Qwen__Qwen3.5-35B-A3B"} {
+			if _, err := NewReference(models[name], Serve{TPSize: 4}, a100, p); !errors.As(err, &se) || se.Flag != "model" {
+				t.Errorf("%s under %s: %v; want --model refused", name, p.Name, err)
+			}
+		}
+		for _, f := range flags {
+			if _, err := NewReference(llama, f.s, h100, p); !errors.As(err, &se) || se.Flag != f.flag {
+				t.Errorf("--%s under %s: %v; want it refused by name", f.flag, p.Name, err)
+			}
+		}
+		// Qwen3-30B-A3B at TP 2 on an H100, which v0.5.10 to v0.5.15.post1
+		// turn the fusion on for by themselves (refused); the prefill
+		// graphs off, which v0.5.15 would otherwise refuse first.
+		s := Serve{TPSize: 2, DisablePiecewiseCudaGraph: p.PiecewiseByDefault || p.BreakablePrefill}
+		plain, errPlain := NewReference(qwen, s, h100, p)
+		s.EnforceDisableARFusion = true
+		off, errOff := NewReference(qwen, s, h100, p)
+		if fmt.Sprint(errPlain) != fmt.Sprint(errOff) {
+			t.Errorf("Qwen3-30B-A3B TP 2 under %s: the fusion switch moves the answer from %v to %v", p.Name, errPlain, errOff)
+		} else if errPlain == nil {
+			if diff := cmp.Diff(plain.Capacity(), off.Capacity()); diff != "" {
+				t.Errorf("Qwen3-30B-A3B TP 2 under %s: the fusion switch moves the pool (-without +with):\n%s", p.Name, diff)
+			}
+		}
 	}
 }
