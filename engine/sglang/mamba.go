@@ -35,6 +35,11 @@ import (
 // (memory_pool.py:737-751), and MambaSlotAllocator an int64 free list of
 // size slots (mem_cache/allocator/mamba.py:86-90).
 
+// mambaRelease is the one release whose Mamba pool, Mamba flags and
+// fusion switch (see [fusionOffRead]) membudget read: every rule of this
+// file and fusionoff.go holds for it alone (TestMambaRulesAtV0514Only).
+const mambaRelease = "v0.5.14"
+
 // mambaRatio is MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO, the Mamba
 // slots a running request may need with the radix cache on
 // (model_runner_kv_cache_mixin.py:54-55).
@@ -105,14 +110,14 @@ var gdnArchs = []string{"Qwen3NextForCausalLM", "Qwen3_5ForConditionalGeneration
 // release, though the profile lists it as not read (v0.5.14 keeps
 // Qwen3.5 in new059's list; see [gdnModelled]).
 func gdnRead(arch string, p Profile) bool {
-	return p.Name == "v0.5.14" && slices.Contains(gdnArchs, arch)
+	return p.Name == mambaRelease && slices.Contains(gdnArchs, arch)
 }
 
 // gdnModelled says the Mamba pool of a is modelled under p: a Qwen3-Next
 // hybrid of full-attention and gated-delta-net layers at v0.5.14, the
 // only release read.
 func gdnModelled(a *model.Arch, p Profile) bool {
-	if p.Name != "v0.5.14" || a.DeltaNet == nil || a.Mamba != nil {
+	if p.Name != mambaRelease || a.DeltaNet == nil || a.Mamba != nil {
 		return false
 	}
 	if !slices.ContainsFunc(a.Architectures, func(s string) bool { return slices.Contains(gdnArchs, s) }) {
@@ -410,7 +415,7 @@ func (r *Resolved) checkMambaFlags() error {
 	if r.MambaRadixCacheStrategy != "" && !slices.Contains(mambaStrategies, r.MambaRadixCacheStrategy) {
 		return settingErr("mamba-radix-cache-strategy", r.MambaRadixCacheStrategy, "want one of %s", strings.Join(mambaStrategies, ", "))
 	}
-	if r.Profile.Name == "v0.5.14" {
+	if r.Profile.Name == mambaRelease {
 		return nil
 	}
 	for _, g := range []struct {
