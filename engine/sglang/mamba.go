@@ -415,6 +415,11 @@ func (r *Resolved) checkMambaFlags() error {
 	if r.MambaRadixCacheStrategy != "" && !slices.Contains(mambaStrategies, r.MambaRadixCacheStrategy) {
 		return settingErr("mamba-radix-cache-strategy", r.MambaRadixCacheStrategy, "want one of %s", strings.Join(mambaStrategies, ", "))
 	}
+	if v := r.MambaFullMemoryRatio; v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		// 0 is not given; SGLang fails on the rest (a pool of no slot, a
+		// negative share, a NaN), where membudget would take 0.9.
+		return settingErr("mamba-full-memory-ratio", strconv.FormatFloat(v, 'g', -1, 64), "want a number above 0: the Mamba pool takes ratio / (1 + ratio) of the rest")
+	}
 	if r.Profile.Name == mambaRelease {
 		return nil
 	}

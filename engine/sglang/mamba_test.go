@@ -3,6 +3,7 @@ package sglang
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -396,6 +397,17 @@ func TestMambaFlags(t *testing.T) {
 	var se *engine.SettingError
 	if !errors.As(err, &se) || se.Flag != "max-mamba-cache-size" {
 		t.Errorf("--max-mamba-cache-size under v0.5.13.post1: %v; want it refused by name", err)
+	}
+	// A library caller's ratio that is not above 0 (0 is not given):
+	// refused by name, not read as the default 0.9: on the hybrid at
+	// v0.5.14, on a dense model at v0.5.15 (where any ratio given is).
+	for _, v := range []float64{-0.5, math.NaN(), math.Inf(1)} {
+		if _, err := NewReference(qwen, Serve{MambaFullMemoryRatio: v}, h100, p); !errors.As(err, &se) || se.Flag != "mamba-full-memory-ratio" {
+			t.Errorf("--mamba-full-memory-ratio %v under v0.5.14: %v; want it refused by name", v, err)
+		}
+		if _, err := NewReference(llama, Serve{MambaFullMemoryRatio: v, DisablePiecewiseCudaGraph: true}, h100, mustProfile("v0.5.15")); !errors.As(err, &se) || se.Flag != "mamba-full-memory-ratio" {
+			t.Errorf("--mamba-full-memory-ratio %v under v0.5.15: %v; want it refused by name", v, err)
+		}
 	}
 	plain := ref(t, llama, Serve{}, h100, p).Capacity()
 	flagged := ref(t, llama, Serve{MaxMambaCacheSize: 10, MambaFullMemoryRatio: 3, MambaSSMDtype: "float16", MambaRadixCacheStrategy: "no_buffer", DisableRadixCache: true, DisableOverlapSchedule: true}, h100, p).Capacity()
