@@ -10,7 +10,6 @@ import (
 
 	"membudget/budget"
 	"membudget/engine/torchalloc"
-	"membudget/internal/pyfloat"
 	"membudget/model"
 )
 
@@ -398,7 +397,9 @@ var (
 
 // registerMamba registers the Mamba pool's flags read at v0.5.14.
 func (f *flagServe) registerMamba(fs *flag.FlagSet) {
-	fs.Var(&mambaRatioFlag{&f.s.MambaFullMemoryRatio}, "mamba-full-memory-ratio", "SGLang's --mamba-full-memory-ratio (v0.5.14): a Mamba hybrid's pool takes ratio / (1 + ratio) of the rest (default 0.9)")
+	// A number above 0, as argparse's type=float reads it: SGLang checks
+	// no range, and 0 or less gives the pool no slot.
+	fs.Var(&floatFlag{v: &f.s.MambaFullMemoryRatio, why: "the Mamba pool takes ratio / (1 + ratio) of the rest"}, "mamba-full-memory-ratio", "SGLang's --mamba-full-memory-ratio (v0.5.14): a Mamba hybrid's pool takes ratio / (1 + ratio) of the rest (default 0.9)")
 	fs.Var(&countFlag{v: &f.s.MaxMambaCacheSize, name: "max-mamba-cache-size"}, "max-mamba-cache-size", "SGLang's --max-mamba-cache-size (v0.5.14): a Mamba hybrid's pool slots, in place of the ratio's share")
 	fs.Var(&choiceFlag{v: &f.s.MambaSSMDtype, choices: mambaDtypes}, "mamba-ssm-dtype", "SGLang's --mamba-ssm-dtype (v0.5.14): the temporal state's dtype (default: the config's mamba_ssm_dtype, else float32)")
 	fs.Var(&choiceFlag{v: &f.s.MambaRadixCacheStrategy, choices: mambaStrategies}, "mamba-radix-cache-strategy", "SGLang's --mamba-radix-cache-strategy (v0.5.14): the Mamba slots a request may need beside its own (default auto)")
@@ -467,30 +468,6 @@ func (r *Resolved) mambaLine() string {
 		b.WriteString(" --mamba-radix-cache-strategy " + r.MambaRadixCacheStrategy)
 	}
 	return b.String()
-}
-
-// mambaRatioFlag is --mamba-full-memory-ratio: a positive number, as
-// argparse's type=float reads it (SGLang checks no range; 0 or less gives
-// the pool no slot, which membudget refuses at the flag).
-type mambaRatioFlag struct{ v *float64 }
-
-func (u *mambaRatioFlag) String() string {
-	if u.v == nil || *u.v == 0 {
-		return ""
-	}
-	return strconv.FormatFloat(*u.v, 'f', -1, 64)
-}
-
-func (u *mambaRatioFlag) Set(s string) error {
-	v, err := pyfloat.Parse(s)
-	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return fmt.Errorf("want a number above 0, got %q", s)
-	}
-	if v <= 0 {
-		return fmt.Errorf("%v: must be above 0: the Mamba pool takes ratio / (1 + ratio) of the rest", v)
-	}
-	*u.v = v
-	return nil
 }
 
 // choiceFlag is an SGLang flag of argparse choices.
