@@ -530,3 +530,35 @@ func TestMambaRulesAtV0514Only(t *testing.T) {
 		}
 	}
 }
+
+// TestNoKVRest: from v0.5.14 a rest not above 0, after a hybrid's Mamba
+// pool, fails in _profile_available_bytes with its own message, not the
+// pool configurator's (model_runner_kv_cache_mixin.py:102-117).
+//
+// Qwen3.5-27B at TP 1 on an H100 (TestMambaQwen35H100): rest 9.41511209
+// GiB, a slot 153,944,064 B = 0.14337158203125 GiB. 66 slots given take
+// 9.46252441 GiB, more than the rest: refused; 65 take 9.31915283, and
+// the 0.0959593 GiB left holds tokens. The message's figures are the
+// weights' alone: F1 = 84,414,562,304 - 54,995,714,048 = 29,418,848,256
+// B, F1 / F0 = 0.3485044, 1 - it = 0.6514956 ("0.6515"), ceil(651.4956) /
+// 1000 = 0.652.
+func TestNoKVRest(t *testing.T) {
+	models := shipped(t)
+	qwen, llama := models["Qwen__Qwen3.5-27B"], models["meta-llama__Llama-3.1-8B-Instruct"]
+	h100 := class(t, "h100-sxm-80g")
+	p := mustProfile("v0.5.14")
+	want := "Loaded weights leave no GPU memory for the KV cache under --mem-fraction-static=0.7712545312499999. Raise --mem-fraction-static above 0.652 (minimum viable = 1 - available/pre = 0.6515). If using speculative decoding, draft weights are now counted."
+	if c := ref(t, qwen, Serve{MaxMambaCacheSize: 66}, h100, p).Capacity(); c.Starts || c.Failure != want {
+		t.Errorf("66 Mamba slots: starts %v, failure %q; want %q", c.Starts, c.Failure, want)
+	}
+	if c := ref(t, qwen, Serve{MaxMambaCacheSize: 65}, h100, p).Capacity(); c.KVRestBytes <= 0 || strings.HasPrefix(c.Failure, "Loaded weights") {
+		t.Errorf("65 Mamba slots: KV rest %d B, failure %q; want a rest above 0 and no such failure", c.KVRestBytes, c.Failure)
+	}
+	// A dense model at --mem-fraction-static 0.1, whose rest is below 0:
+	// v0.5.14 fails before the pool, v0.5.13.post1 at the pool of no token.
+	for rel, prefix := range map[string]string{"v0.5.14": "Loaded weights leave no GPU memory", "v0.5.13.post1": "Not enough memory. Please try"} {
+		if c := ref(t, llama, Serve{MemFractionStatic: 0.1}, h100, mustProfile(rel)).Capacity(); c.Starts || !strings.HasPrefix(c.Failure, prefix) {
+			t.Errorf("Llama 3.1 8B at msf 0.1 under %s: starts %v, failure %q; want it to start with %q", rel, c.Starts, c.Failure, prefix)
+		}
+	}
+}
