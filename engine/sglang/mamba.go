@@ -329,16 +329,16 @@ func (m *mambaPool) tensorBytes(size int64) (conv, ssm uint64) {
 }
 
 // tables is what the Mamba pool's bookkeeping allocates on the device
-// beside the budget for reqRows request rows and size slots: the int32
-// request-to-slot map (memory_pool.py:737-740), the extra buffer's int64
-// ping-pong table (:741-748) and the slot allocator's int64 free list
-// (mem_cache/allocator/mamba.py:86-90).
-func (m *mambaPool) tables(reqRows uint64, size int64) uint64 {
-	b := budget.SatMul(reqRows, 4)
+// beside the budget for reqRows request rows and size slots, a tensor
+// each: the int32 request-to-slot map (memory_pool.py:737-740), the slot
+// allocator's int64 free list (mem_cache/allocator/mamba.py:86-90) and
+// the extra buffer's int64 ping-pong table (memory_pool.py:741-748).
+func (m *mambaPool) tables(reqRows uint64, size int64) []uint64 {
+	t := []uint64{budget.SatMul(reqRows, 4), budget.SatMul(uint64(max(size, 0)), 8)}
 	if m.ExtraBuffer {
-		b = budget.SatAdd(b, budget.SatMul(budget.SatMul(reqRows, m.PingPong), 8))
+		t = append(t, budget.SatMul(budget.SatMul(reqRows, m.PingPong), 8))
 	}
-	return budget.SatAdd(b, budget.SatMul(uint64(max(size, 0)), 8))
+	return t
 }
 
 // mambaBytes is the Mamba pool's charge on the budget: max_mamba_cache_size
@@ -362,7 +362,10 @@ func (ref *Reference) mambaBeside(i int) []budget.Item {
 	}
 	items := []budget.Item{
 		{Name: "mamba_pool.padding_slot", Term: budget.TermNonTorch, Bytes: m.PerReq()},
-		{Name: "mamba_pool.tables", Term: budget.TermNonTorch, Bytes: m.tables(reqToTokenRows(st.maxNumReqs, ref.Serve.Profile), ref.mambaSize)},
+		{Name: "mamba_pool.tables", Term: budget.TermNonTorch},
+	}
+	for _, b := range m.tables(reqToTokenRows(st.maxNumReqs, ref.Serve.Profile), ref.mambaSize) {
+		items[1].Bytes = budget.SatAdd(items[1].Bytes, b)
 	}
 	if bs := ref.largestGraph(i); bs > 0 {
 		items = append(items, budget.Item{Name: "gdn_graph_metadata", Term: budget.TermGraphPool, Bytes: gdnGraphMetadata(bs)})
@@ -379,10 +382,9 @@ func (ref *Reference) addMambaPools(p torchalloc.Pools, i int) torchalloc.Pools 
 		return p
 	}
 	conv, ssm := m.tensorBytes(ref.mambaSize)
-	rows := reqToTokenRows(st.maxNumReqs, ref.Serve.Profile)
-	p = p.Add(conv, 1).Add(ssm, 1).Add(budget.SatMul(rows, 4), 1).Add(budget.SatMul(uint64(ref.mambaSize), 8), 1)
-	if m.ExtraBuffer {
-		p = p.Add(budget.SatMul(budget.SatMul(rows, m.PingPong), 8), 1)
+	p = p.Add(conv, 1).Add(ssm, 1)
+	for _, b := range m.tables(reqToTokenRows(st.maxNumReqs, ref.Serve.Profile), ref.mambaSize) {
+		p = p.Add(b, 1)
 	}
 	return p
 }
