@@ -67,7 +67,7 @@ func (f *flagServe) Register(fs *flag.FlagSet, model *string) {
 func (f *flagServe) register(fs *flag.FlagSet, model *string) {
 	fs.StringVar(model, "model-path", "", "SGLang's --model-path: the same as --model")
 	fs.StringVar(&f.version, "sglang-version", DefaultName, "the SGLang whose rules size the server: "+VersionHelp)
-	fs.Var(&fractionFlag{&f.s.MemFractionStatic}, "mem-fraction-static", "SGLang's --mem-fraction-static: the share of the memory free after distributed init that the weights and the KV pool take, in (0, 1) (default: SGLang's for the device)")
+	fs.Var(fractionFlag(&f.s.MemFractionStatic), "mem-fraction-static", "SGLang's --mem-fraction-static: the share of the memory free after distributed init that the weights and the KV pool take, in (0, 1) (default: SGLang's for the device)")
 	fs.Var(&countFlag{v: &f.s.ContextLength, name: "context-length"}, "context-length", "SGLang's --context-length in tokens (default: derived from config.json; above it needs SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 in the environment from v0.5.6.post2)")
 	fs.Var(&countFlag{v: &f.s.MaxRunningRequests, name: "max-running-requests"}, "max-running-requests", "SGLang's --max-running-requests; it also sizes the req_to_token table (default: derived from the pool)")
 	fs.Var(&countFlag{v: &f.s.MaxTotalTokens, name: "max-total-tokens"}, "max-total-tokens", "SGLang's --max-total-tokens: a cap on the KV pool's tokens")
@@ -304,24 +304,38 @@ func Command(model, revision string, r Resolved) string {
 	return b.String()
 }
 
-// fractionFlag is --mem-fraction-static: a number in (0, 1), as SGLang's
-// argparse type=float reads it.
-type fractionFlag struct{ v *float64 }
+// floatFlag is an SGLang number flag (argparse's type=float: Python's
+// float()) that must be above 0, and below 1 where below1 says so;
+// why says, in its refusal, what the number is.
+type floatFlag struct {
+	v      *float64
+	below1 bool
+	why    string
+}
 
-func (u *fractionFlag) String() string {
+// fractionFlag is --mem-fraction-static: a number in (0, 1).
+func fractionFlag(v *float64) *floatFlag {
+	return &floatFlag{v: v, below1: true, why: "it is the share of the memory free after distributed init that the weights and the KV pool take"}
+}
+
+func (u *floatFlag) String() string {
 	if u.v == nil || *u.v == 0 {
 		return ""
 	}
 	return strconv.FormatFloat(*u.v, 'f', -1, 64)
 }
 
-func (u *fractionFlag) Set(s string) error {
-	v, err := pyfloat.Parse(s) // argparse's type=float: Python's float()
-	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return fmt.Errorf("want a number in (0, 1), got %q", s)
+func (u *floatFlag) Set(s string) error {
+	span := "above 0"
+	if u.below1 {
+		span = "in (0, 1)"
 	}
-	if v <= 0 || v >= 1 {
-		return fmt.Errorf("%v: must be in (0, 1): it is the share of the memory free after distributed init that the weights and the KV pool take", v)
+	v, err := pyfloat.Parse(s)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return fmt.Errorf("want a number %s, got %q", span, s)
+	}
+	if v <= 0 || u.below1 && v >= 1 {
+		return fmt.Errorf("%v: must be %s: %s", v, span, u.why)
 	}
 	*u.v = v
 	return nil

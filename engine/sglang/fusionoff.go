@@ -11,5 +11,5 @@ package sglang
 // releases before, whose switches were not read, the flag leaves
 // [Resolved.checkARFusion]'s refusal standing.
 func fusionOffRead(r *Resolved) bool {
-	return r.EnforceDisableARFusion && r.Profile.Name == "v0.5.14"
+	return r.EnforceDisableARFusion && r.Profile.Name == mambaRelease
 }

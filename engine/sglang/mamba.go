@@ -10,7 +10,6 @@ import (
 
 	"membudget/budget"
 	"membudget/engine/torchalloc"
-	"membudget/internal/pyfloat"
 	"membudget/model"
 )
 
@@ -34,6 +33,11 @@ import (
 // and, with the extra buffer, an int64 ping-pong table per request row
 // (memory_pool.py:737-751), and MambaSlotAllocator an int64 free list of
 // size slots (mem_cache/allocator/mamba.py:86-90).
+
+// mambaRelease is the one release whose Mamba pool, Mamba flags and
+// fusion switch (see [fusionOffRead]) membudget read: every rule of this
+// file and fusionoff.go holds for it alone (TestMambaRulesAtV0514Only).
+const mambaRelease = "v0.5.14"
 
 // mambaRatio is MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO, the Mamba
 // slots a running request may need with the radix cache on
@@ -105,14 +109,14 @@ var gdnArchs = []string{"Qwen3NextForCausalLM", "Qwen3_5ForConditionalGeneration
 // release, though the profile lists it as not read (v0.5.14 keeps
 // Qwen3.5 in new059's list; see [gdnModelled]).
 func gdnRead(arch string, p Profile) bool {
-	return p.Name == "v0.5.14" && slices.Contains(gdnArchs, arch)
+	return p.Name == mambaRelease && slices.Contains(gdnArchs, arch)
 }
 
 // gdnModelled says the Mamba pool of a is modelled under p: a Qwen3-Next
 // hybrid of full-attention and gated-delta-net layers at v0.5.14, the
 // only release read.
 func gdnModelled(a *model.Arch, p Profile) bool {
-	if p.Name != "v0.5.14" || a.DeltaNet == nil || a.Mamba != nil {
+	if p.Name != mambaRelease || a.DeltaNet == nil || a.Mamba != nil {
 		return false
 	}
 	if !slices.ContainsFunc(a.Architectures, func(s string) bool { return slices.Contains(gdnArchs, s) }) {
@@ -186,9 +190,10 @@ func (r *Resolved) resolveMamba(a *model.Arch, c budget.Class) error {
 		// handle_max_mamba_cache reserves intermediate SSM and conv states
 		// per draft token (:137-151, 186-199; memory_pool.py:388-495).
 		return settingErr("speculative-algorithm", r.Spec.Algorithm, "speculative decoding with a Mamba hybrid (%v) is not modelled: the Mamba pool's intermediate states per draft token (model_runner_kv_cache_mixin.py:137-199, mem_cache/memory_pool.py:388-495 at v0.5.14) are not", a.Architectures)
-	case r.EnableDPAttention:
-		return settingErr("enable-dp-attention", "true", "DP attention with a Mamba hybrid (%v) is not modelled: the Mamba pool split over the DP ranks (model_runner_kv_cache_mixin.py:132-158 at v0.5.14) is not", a.Architectures)
 	}
+	// DP attention, whose split of the Mamba pool over the DP ranks
+	// (model_runner_kv_cache_mixin.py:132-158) is not read either, never
+	// gets here: resolveParallel refuses it for every model.
 	d := a.DeltaNet
 	tp := r.TPSize
 	groups := d.NumKeyHeads
@@ -206,6 +211,12 @@ func (r *Resolved) resolveMamba(a *model.Arch, c budget.Class) error {
 		Layers:    uint64(len(a.Layers)) - fullAttentionLayers(a, 0, len(a.Layers)),
 		ConvElems: convDim / tp * (d.ConvKernel - 1), ConvBytes: 2,
 		SSMElems: d.NumValueHeads / tp * d.ValueHeadDim * d.KeyHeadDim, SSMBytes: 4,
+	}
+	if m.Layers == 0 {
+		// full_attention_interval 1: a slot of 0 B, which the ratio's
+		// split asserts against (model_runner_kv_cache_mixin.py:169) and
+		// a given size would leave a pool of no state; neither is read.
+		return settingErr("model", a.Source, "a Mamba hybrid (%v) with no linear-attention layer (every layer full attention) is not modelled: its Mamba slot would hold 0 B, which SGLang v0.5.14 asserts against (model_runner_kv_cache_mixin.py:169)", a.Architectures)
 	}
 	m.FullRatio, m.GivenSize = mambaFullMemoryRatio, r.MaxMambaCacheSize
 	if r.MambaFullMemoryRatio > 0 {
@@ -307,9 +318,9 @@ func mambaFailure(m *mambaPool, size int64, rest float64) string {
 	return fmt.Sprintf("Not enough GPU memory for hybrid (mamba/linear-attention) state cache. Computed max_mamba_cache_size=%d (total_rest_memory=%.2f GB, mamba_cache_per_req=%.2f MB).", size, rest, float64(m.PerReq())/(1<<20))
 }
 
-// mambaConvBytes and mambaSSMBytes are the pool's two tensors: every
-// linear-attention layer's state of size + 1 slots (memory_pool.py:
-// 351-386).
+// tensorBytes is the pool's two tensors, the convolution and the temporal
+// state: every linear-attention layer's state of size + 1 slots
+// (memory_pool.py:351-386).
 func (m *mambaPool) tensorBytes(size int64) (conv, ssm uint64) {
 	slots := uint64(max(size, 0)) + 1
 	conv = budget.SatMul(budget.SatMul(m.Layers, slots), budget.SatMul(m.ConvElems, m.ConvBytes))
@@ -317,17 +328,17 @@ func (m *mambaPool) tensorBytes(size int64) (conv, ssm uint64) {
 	return conv, ssm
 }
 
-// mambaTables is what the Mamba pool's bookkeeping allocates on the device
-// beside the budget for reqRows request rows and size slots: the int32
-// request-to-slot map (memory_pool.py:737-740), the extra buffer's int64
-// ping-pong table (:741-748) and the slot allocator's int64 free list
-// (mem_cache/allocator/mamba.py:86-90).
-func (m *mambaPool) tables(reqRows uint64, size int64) uint64 {
-	b := budget.SatMul(reqRows, 4)
+// tables is what the Mamba pool's bookkeeping allocates on the device
+// beside the budget for reqRows request rows and size slots, a tensor
+// each: the int32 request-to-slot map (memory_pool.py:737-740), the slot
+// allocator's int64 free list (mem_cache/allocator/mamba.py:86-90) and
+// the extra buffer's int64 ping-pong table (memory_pool.py:741-748).
+func (m *mambaPool) tables(reqRows uint64, size int64) []uint64 {
+	t := []uint64{budget.SatMul(reqRows, 4), budget.SatMul(uint64(max(size, 0)), 8)}
 	if m.ExtraBuffer {
-		b = budget.SatAdd(b, budget.SatMul(budget.SatMul(reqRows, m.PingPong), 8))
+		t = append(t, budget.SatMul(budget.SatMul(reqRows, m.PingPong), 8))
 	}
-	return budget.SatAdd(b, budget.SatMul(uint64(max(size, 0)), 8))
+	return t
 }
 
 // mambaBytes is the Mamba pool's charge on the budget: max_mamba_cache_size
@@ -351,7 +362,10 @@ func (ref *Reference) mambaBeside(i int) []budget.Item {
 	}
 	items := []budget.Item{
 		{Name: "mamba_pool.padding_slot", Term: budget.TermNonTorch, Bytes: m.PerReq()},
-		{Name: "mamba_pool.tables", Term: budget.TermNonTorch, Bytes: m.tables(reqToTokenRows(st.maxNumReqs, ref.Serve.Profile), ref.mambaSize)},
+		{Name: "mamba_pool.tables", Term: budget.TermNonTorch},
+	}
+	for _, b := range m.tables(reqToTokenRows(st.maxNumReqs, ref.Serve.Profile), ref.mambaSize) {
+		items[1].Bytes = budget.SatAdd(items[1].Bytes, b)
 	}
 	if bs := ref.largestGraph(i); bs > 0 {
 		items = append(items, budget.Item{Name: "gdn_graph_metadata", Term: budget.TermGraphPool, Bytes: gdnGraphMetadata(bs)})
@@ -368,10 +382,9 @@ func (ref *Reference) addMambaPools(p torchalloc.Pools, i int) torchalloc.Pools 
 		return p
 	}
 	conv, ssm := m.tensorBytes(ref.mambaSize)
-	rows := reqToTokenRows(st.maxNumReqs, ref.Serve.Profile)
-	p = p.Add(conv, 1).Add(ssm, 1).Add(budget.SatMul(rows, 4), 1).Add(budget.SatMul(uint64(ref.mambaSize), 8), 1)
-	if m.ExtraBuffer {
-		p = p.Add(budget.SatMul(budget.SatMul(rows, m.PingPong), 8), 1)
+	p = p.Add(conv, 1).Add(ssm, 1)
+	for _, b := range m.tables(reqToTokenRows(st.maxNumReqs, ref.Serve.Profile), ref.mambaSize) {
+		p = p.Add(b, 1)
 	}
 	return p
 }
@@ -386,7 +399,9 @@ var (
 
 // registerMamba registers the Mamba pool's flags read at v0.5.14.
 func (f *flagServe) registerMamba(fs *flag.FlagSet) {
-	fs.Var(&mambaRatioFlag{&f.s.MambaFullMemoryRatio}, "mamba-full-memory-ratio", "SGLang's --mamba-full-memory-ratio (v0.5.14): a Mamba hybrid's pool takes ratio / (1 + ratio) of the rest (default 0.9)")
+	// A number above 0, as argparse's type=float reads it: SGLang checks
+	// no range, and 0 or less gives the pool no slot.
+	fs.Var(&floatFlag{v: &f.s.MambaFullMemoryRatio, why: "the Mamba pool takes ratio / (1 + ratio) of the rest"}, "mamba-full-memory-ratio", "SGLang's --mamba-full-memory-ratio (v0.5.14): a Mamba hybrid's pool takes ratio / (1 + ratio) of the rest (default 0.9)")
 	fs.Var(&countFlag{v: &f.s.MaxMambaCacheSize, name: "max-mamba-cache-size"}, "max-mamba-cache-size", "SGLang's --max-mamba-cache-size (v0.5.14): a Mamba hybrid's pool slots, in place of the ratio's share")
 	fs.Var(&choiceFlag{v: &f.s.MambaSSMDtype, choices: mambaDtypes}, "mamba-ssm-dtype", "SGLang's --mamba-ssm-dtype (v0.5.14): the temporal state's dtype (default: the config's mamba_ssm_dtype, else float32)")
 	fs.Var(&choiceFlag{v: &f.s.MambaRadixCacheStrategy, choices: mambaStrategies}, "mamba-radix-cache-strategy", "SGLang's --mamba-radix-cache-strategy (v0.5.14): the Mamba slots a request may need beside its own (default auto)")
@@ -403,7 +418,12 @@ func (r *Resolved) checkMambaFlags() error {
 	if r.MambaRadixCacheStrategy != "" && !slices.Contains(mambaStrategies, r.MambaRadixCacheStrategy) {
 		return settingErr("mamba-radix-cache-strategy", r.MambaRadixCacheStrategy, "want one of %s", strings.Join(mambaStrategies, ", "))
 	}
-	if r.Profile.Name == "v0.5.14" {
+	if v := r.MambaFullMemoryRatio; v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		// 0 is not given; SGLang fails on the rest (a pool of no slot, a
+		// negative share, a NaN), where membudget would take 0.9.
+		return settingErr("mamba-full-memory-ratio", strconv.FormatFloat(v, 'g', -1, 64), "want a number above 0: the Mamba pool takes ratio / (1 + ratio) of the rest")
+	}
+	if r.Profile.Name == mambaRelease {
 		return nil
 	}
 	for _, g := range []struct {
@@ -422,7 +442,10 @@ func (r *Resolved) checkMambaFlags() error {
 	return nil
 }
 
-// mambaLine is the Mamba pool's flags the serve gave, for its launch line.
+// mambaLine is, for the serve's launch line, the flags it gave of those
+// the Mamba pool brought in: the fusion switch (see [fusionOffRead]), the
+// radix-cache and overlap-schedule switches that set a hybrid's ratio,
+// and the pool's own.
 func (r *Resolved) mambaLine() string {
 	var b strings.Builder
 	if r.EnforceDisableARFusion {
@@ -447,30 +470,6 @@ func (r *Resolved) mambaLine() string {
 		b.WriteString(" --mamba-radix-cache-strategy " + r.MambaRadixCacheStrategy)
 	}
 	return b.String()
-}
-
-// mambaRatioFlag is --mamba-full-memory-ratio: a positive number, as
-// argparse's type=float reads it (SGLang checks no range; 0 or less gives
-// the pool no slot, which membudget refuses at the flag).
-type mambaRatioFlag struct{ v *float64 }
-
-func (u *mambaRatioFlag) String() string {
-	if u.v == nil || *u.v == 0 {
-		return ""
-	}
-	return strconv.FormatFloat(*u.v, 'f', -1, 64)
-}
-
-func (u *mambaRatioFlag) Set(s string) error {
-	v, err := pyfloat.Parse(s)
-	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return fmt.Errorf("want a number above 0, got %q", s)
-	}
-	if v <= 0 {
-		return fmt.Errorf("%v: must be above 0: the Mamba pool takes ratio / (1 + ratio) of the rest", v)
-	}
-	*u.v = v
-	return nil
 }
 
 // choiceFlag is an SGLang flag of argparse choices.

@@ -2,6 +2,8 @@ package sglang
 
 import (
 	"errors"
+	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -245,7 +247,7 @@ func TestMambaRefusals(t *testing.T) {
 		{"another release", "Qwen__Qwen3-Next-80B-A3B-Thinking", "a100-80g", "v0.5.13.post1", Serve{TPSize: 4}, "model", "Mamba state pool"},
 		{"latest", "Qwen__Qwen3-Next-80B-A3B-Thinking", "a100-80g", "latest", Serve{TPSize: 4}, "model", "under --sglang-version v0.5.14 only"},
 		{"pipeline parallelism", "Qwen__Qwen3-Next-80B-A3B-Thinking", "a100-80g", "v0.5.14", Serve{TPSize: 4, PPSize: 2}, "pp-size", "pipeline parallelism with a Mamba hybrid"},
-		{"DP attention", "Qwen__Qwen3-Next-80B-A3B-Thinking", "a100-80g", "v0.5.14", Serve{TPSize: 4, EnableDPAttention: true}, "", ""},
+		{"DP attention", "Qwen__Qwen3-Next-80B-A3B-Thinking", "a100-80g", "v0.5.14", Serve{TPSize: 4, EnableDPAttention: true}, "enable-dp-attention", "not modelled: DP attention"},
 		{"AMD", "Qwen__Qwen3-Next-80B-A3B-Thinking", "mi300x", "v0.5.14", Serve{TPSize: 1}, "model", "NVIDIA GPUs only"},
 		{"SM100", "Qwen__Qwen3-Next-80B-A3B-Thinking", "b200", "v0.5.14", Serve{TPSize: 1}, "model", "SM10x"},
 		{"Qwen3.5-MoE at another release", "Qwen__Qwen3.5-35B-A3B", "h200", "v0.5.13.post1", Serve{}, "model", "is not read"},
@@ -396,6 +398,17 @@ func TestMambaFlags(t *testing.T) {
 	if !errors.As(err, &se) || se.Flag != "max-mamba-cache-size" {
 		t.Errorf("--max-mamba-cache-size under v0.5.13.post1: %v; want it refused by name", err)
 	}
+	// A library caller's ratio that is not above 0 (0 is not given):
+	// refused by name, not read as the default 0.9: on the hybrid at
+	// v0.5.14, on a dense model at v0.5.15 (where any ratio given is).
+	for _, v := range []float64{-0.5, math.NaN(), math.Inf(1)} {
+		if _, err := NewReference(qwen, Serve{MambaFullMemoryRatio: v}, h100, p); !errors.As(err, &se) || se.Flag != "mamba-full-memory-ratio" {
+			t.Errorf("--mamba-full-memory-ratio %v under v0.5.14: %v; want it refused by name", v, err)
+		}
+		if _, err := NewReference(llama, Serve{MambaFullMemoryRatio: v, DisablePiecewiseCudaGraph: true}, h100, mustProfile("v0.5.15")); !errors.As(err, &se) || se.Flag != "mamba-full-memory-ratio" {
+			t.Errorf("--mamba-full-memory-ratio %v under v0.5.15: %v; want it refused by name", v, err)
+		}
+	}
 	plain := ref(t, llama, Serve{}, h100, p).Capacity()
 	flagged := ref(t, llama, Serve{MaxMambaCacheSize: 10, MambaFullMemoryRatio: 3, MambaSSMDtype: "float16", MambaRadixCacheStrategy: "no_buffer", DisableRadixCache: true, DisableOverlapSchedule: true}, h100, p).Capacity()
 	if diff := cmp.Diff(plain, flagged); diff != "" {
@@ -441,5 +454,111 @@ func TestMambaFromLog(t *testing.T) {
 		DisableRadixCache: true, DisableOverlapSchedule: true}
 	if diff := cmp.Diff(want, ss.Serve); diff != "" {
 		t.Errorf("a log's settings, --mamba-ssm-dtype float16 given (-want +got):\n%s", diff)
+	}
+}
+
+// TestMambaNoLinearLayer: a hybrid's config whose layers are all full
+// attention (Qwen3.5-27B's, under v0.5.14 on an H100) is refused by name,
+// not divided by its 0-byte Mamba slot.
+func TestMambaNoLinearLayer(t *testing.T) {
+	models := shipped(t)
+	qwen := models["Qwen__Qwen3.5-27B"]
+	h100 := class(t, "h100-sxm-80g")
+	p := mustProfile("v0.5.14")
+
+	// Every layer full attention (full_attention_interval 1): no
+	// linear-attention layer, a slot of 0 B, which SGLang asserts against
+	// (assert mamba_cache_per_req > 0, model_runner_kv_cache_mixin.py:169)
+	// where membudget divided by it (+Inf slots, read as a negative int64).
+	full := *qwen
+	full.Layers = slices.Clone(qwen.Layers)
+	for i := range full.Layers {
+		full.Layers[i].Kind = model.FullAttention
+	}
+	var se *engine.SettingError
+	if _, err := NewReference(&full, Serve{}, h100, p); !errors.As(err, &se) || se.Flag != "model" || !strings.Contains(se.Reason, "no linear-attention layer") {
+		t.Errorf("a hybrid config with no linear-attention layer: %v; want --model refused saying it has no linear-attention layer", err)
+	}
+}
+
+// TestMambaRulesAtV0514Only: what membudget read of v0.5.14's Mamba pool
+// and fusion switch holds at no other release: under every other profile
+// (v0.5.15's and any added later among them) the hybrids are refused at
+// --model, each Mamba flag is refused by name on a dense model, and
+// --enforce-disable-flashinfer-allreduce-fusion changes nothing.
+func TestMambaRulesAtV0514Only(t *testing.T) {
+	models := shipped(t)
+	a100, h100 := class(t, "a100-80g"), class(t, "h100-sxm-80g")
+	llama, qwen := models["meta-llama__Llama-3.1-8B-Instruct"], models["Qwen__Qwen3-30B-A3B"]
+	flags := []struct {
+		flag string
+		s    Serve
+	}{
+		{"mamba-full-memory-ratio", Serve{MambaFullMemoryRatio: 0.5}},
+		{"max-mamba-cache-size", Serve{MaxMambaCacheSize: 10}},
+		{"mamba-ssm-dtype", Serve{MambaSSMDtype: "bfloat16"}},
+		{"mamba-radix-cache-strategy", Serve{MambaRadixCacheStrategy: "extra_buffer"}},
+	}
+	for _, p := range profiles {
+		if p.Name == "v0.5.14" {
+			continue
+		}
+		var se *engine.SettingError
+		for _, name := range []string{"Qwen__Qwen3-Next-80B-A3B-Thinking", "Qwen__Qwen3.5-27B", "Qwen__Qwen3.5-35B-A3B"} {
+			if _, err := NewReference(models[name], Serve{TPSize: 4}, a100, p); !errors.As(err, &se) || se.Flag != "model" {
+				t.Errorf("%s under %s: %v; want --model refused", name, p.Name, err)
+			}
+		}
+		for _, f := range flags {
+			if _, err := NewReference(llama, f.s, h100, p); !errors.As(err, &se) || se.Flag != f.flag {
+				t.Errorf("--%s under %s: %v; want it refused by name", f.flag, p.Name, err)
+			}
+		}
+		// Qwen3-30B-A3B at TP 2 on an H100, which v0.5.10 to v0.5.15.post1
+		// turn the fusion on for by themselves (refused); the prefill
+		// graphs off, which v0.5.15 would otherwise refuse first.
+		s := Serve{TPSize: 2, DisablePiecewiseCudaGraph: p.PiecewiseByDefault || p.BreakablePrefill}
+		plain, errPlain := NewReference(qwen, s, h100, p)
+		s.EnforceDisableARFusion = true
+		off, errOff := NewReference(qwen, s, h100, p)
+		if fmt.Sprint(errPlain) != fmt.Sprint(errOff) {
+			t.Errorf("Qwen3-30B-A3B TP 2 under %s: the fusion switch moves the answer from %v to %v", p.Name, errPlain, errOff)
+		} else if errPlain == nil {
+			if diff := cmp.Diff(plain.Capacity(), off.Capacity()); diff != "" {
+				t.Errorf("Qwen3-30B-A3B TP 2 under %s: the fusion switch moves the pool (-without +with):\n%s", p.Name, diff)
+			}
+		}
+	}
+}
+
+// TestNoKVRest: from v0.5.14 a rest not above 0, after a hybrid's Mamba
+// pool, fails in _profile_available_bytes with its own message, not the
+// pool configurator's (model_runner_kv_cache_mixin.py:102-117).
+//
+// Qwen3.5-27B at TP 1 on an H100 (TestMambaQwen35H100): rest 9.41511209
+// GiB, a slot 153,944,064 B = 0.14337158203125 GiB. 66 slots given take
+// 9.46252441 GiB, more than the rest: refused; 65 take 9.31915283, and
+// the 0.0959593 GiB left holds tokens. The message's figures are the
+// weights' alone: F1 = 84,414,562,304 - 54,995,714,048 = 29,418,848,256
+// B, F1 / F0 = 0.3485044, 1 - it = 0.6514956 ("0.6515"), ceil(651.4956) /
+// 1000 = 0.652.
+func TestNoKVRest(t *testing.T) {
+	models := shipped(t)
+	qwen, llama := models["Qwen__Qwen3.5-27B"], models["meta-llama__Llama-3.1-8B-Instruct"]
+	h100 := class(t, "h100-sxm-80g")
+	p := mustProfile("v0.5.14")
+	want := "Loaded weights leave no GPU memory for the KV cache under --mem-fraction-static=0.7712545312499999. Raise --mem-fraction-static above 0.652 (minimum viable = 1 - available/pre = 0.6515). If using speculative decoding, draft weights are now counted."
+	if c := ref(t, qwen, Serve{MaxMambaCacheSize: 66}, h100, p).Capacity(); c.Starts || c.Failure != want {
+		t.Errorf("66 Mamba slots: starts %v, failure %q; want %q", c.Starts, c.Failure, want)
+	}
+	if c := ref(t, qwen, Serve{MaxMambaCacheSize: 65}, h100, p).Capacity(); c.KVRestBytes <= 0 || strings.HasPrefix(c.Failure, "Loaded weights") {
+		t.Errorf("65 Mamba slots: KV rest %d B, failure %q; want a rest above 0 and no such failure", c.KVRestBytes, c.Failure)
+	}
+	// A dense model at --mem-fraction-static 0.1, whose rest is below 0:
+	// v0.5.14 fails before the pool, v0.5.13.post1 at the pool of no token.
+	for rel, prefix := range map[string]string{"v0.5.14": "Loaded weights leave no GPU memory", "v0.5.13.post1": "Not enough memory. Please try"} {
+		if c := ref(t, llama, Serve{MemFractionStatic: 0.1}, h100, mustProfile(rel)).Capacity(); c.Starts || !strings.HasPrefix(c.Failure, prefix) {
+			t.Errorf("Llama 3.1 8B at msf 0.1 under %s: starts %v, failure %q; want it to start with %q", rel, c.Starts, c.Failure, prefix)
+		}
 	}
 }

@@ -200,7 +200,7 @@ type budgetQuery struct {
 func (Engine) NewBudget(fs *flag.FlagSet) engine.BudgetQuery {
 	q := &budgetQuery{}
 	fs.StringVar(&q.version, "sglang-version", DefaultName, "the SGLang whose default fraction applies: "+VersionHelp)
-	fs.Var(&fractionFlag{&q.fraction}, "mem-fraction-static", "SGLang's --mem-fraction-static, in (0, 1) (default: SGLang's for the device at these ranks)")
+	fs.Var(fractionFlag(&q.fraction), "mem-fraction-static", "SGLang's --mem-fraction-static, in (0, 1) (default: SGLang's for the device at these ranks)")
 	for _, name := range []string{"tp-size", "tensor-parallel-size", "tp"} {
 		fs.Var(&countFlag{v: &q.tp, name: "tp-size"}, name, "SGLang's --tp-size: the ranks distributed init sets up (default 1)")
 	}

@@ -264,7 +264,8 @@ func TestTRTLLMMoEKeepsPiecewiseFromV0513(t *testing.T) {
 
 // TestPropertyV0514SizesAsV0513post1: apart from the three rules it
 // changes for a serve membudget takes (a --max-running-requests given,
-// --disable-cuda-graph, the fusion's list), v0.5.14 sizes a dense model
+// --disable-cuda-graph, the fusion's list; and the message of a rest not
+// above 0, see [noKVRestFrom]), v0.5.14 sizes a dense model
 // as v0.5.13.post1 does, to the byte: Llama 3.1 8B and Qwen3-8B on an H100,
 // an L40S or an RTX 4090 with any chunked prefill, context length and
 // --max-total-tokens drawn give the same Capacity (fraction, budget, cell,
@@ -293,7 +294,16 @@ func TestPropertyV0514SizesAsV0513post1(t *testing.T) {
 		if err13 != nil {
 			return
 		}
-		if diff := cmp.Diff(r13.Capacity(), r14.Capacity()); diff != "" {
+		c13, c14 := r13.Capacity(), r14.Capacity()
+		if r14.kvRest <= 0 {
+			// Where the rest is not above 0 v0.5.14 fails before the pool
+			// with its own message (TestNoKVRest); the figures stay.
+			if !strings.HasPrefix(c14.Failure, "Loaded weights leave no GPU memory") || c13.Starts {
+				t.Fatalf("%+v: rest %v GiB: v0.5.13.post1 starts %v, v0.5.14 fails %q", s, r14.kvRest, c13.Starts, c14.Failure)
+			}
+			c14.Failure = c13.Failure
+		}
+		if diff := cmp.Diff(c13, c14); diff != "" {
 			t.Fatalf("%+v: v0.5.14 against v0.5.13.post1 (-want +got):\n%s", s, diff)
 		}
 	})

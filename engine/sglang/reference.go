@@ -31,8 +31,12 @@ type Reference struct {
 	rest      float64
 	restBytes int64 // floor(rest x 2^30)
 	// kvRestBytes is what the KV pool is sized from: restBytes, less a
-	// hybrid's Mamba pool (see mamba.go), floored after the subtraction.
-	kvRestBytes int64
+	// hybrid's Mamba pool (see mamba.go), floored after the subtraction;
+	// kvRest the same in GiB before the floor, and minMSF 1 - F1 / F0,
+	// which v0.5.14's refusal of a kvRest not above 0 names (see
+	// [noKVRestFrom]).
+	kvRestBytes    int64
+	kvRest, minMSF float64
 	// mambaSize is a hybrid's max_mamba_cache_size: the Mamba pool's
 	// charged slots (0 for any other model).
 	mambaSize  int64
@@ -133,13 +137,14 @@ func (ref *Reference) sizePool() {
 	// int(rest * 2^30 // cell): a float floor division, which for an
 	// integer cell is the floor of the floor.
 	ref.restBytes = int64(math.Floor(ref.rest * gib))
-	ref.kvRestBytes = ref.restBytes
+	ref.kvRestBytes, ref.kvRest, ref.minMSF = ref.restBytes, ref.rest, 1-f1/f0
 	if m := r.Mamba; m != nil {
 		// handle_max_mamba_cache takes the Mamba pool's slots out of the
-		// rest before the KV pool is sized; the budget stays msf x F0.
-		var left float64
-		ref.mambaSize, left = mambaSplit(m, ref.rest, r.MaxRunningRequests)
-		ref.kvRestBytes = int64(math.Floor(left * gib))
+		// rest before the KV pool is sized; the budget stays msf x F0. A
+		// given --max-mamba-cache-size can take any amount: the floor is
+		// kept within int64.
+		ref.mambaSize, ref.kvRest = mambaSplit(m, ref.rest, r.MaxRunningRequests)
+		ref.kvRestBytes = int64(max(math.Floor(ref.kvRest*gib), math.MinInt64))
 	}
 	switch {
 	case ref.loadedMax > r.F0Bytes:
@@ -274,6 +279,12 @@ func (ref *Reference) startFailure() string {
 			return f
 		}
 	}
+	if ref.kvRest <= 0 && !older(r.Profile, noKVRestFrom) {
+		// _profile_available_bytes (model_runner_kv_cache_mixin.py:
+		// 102-117 at v0.5.14), after the Mamba pool's share.
+		return fmt.Sprintf("Loaded weights leave no GPU memory for the KV cache under --mem-fraction-static=%v. Raise --mem-fraction-static above %.3f (minimum viable = 1 - available/pre = %.4f). If using speculative decoding, draft weights are now counted.",
+			r.MemFractionStatic, math.Ceil(ref.minMSF*1000)/1000, ref.minMSF)
+	}
 	t := ref.stages[0].tokens
 	for _, st := range ref.stages {
 		t = min(t, st.tokens)
@@ -292,6 +303,14 @@ func (ref *Reference) startFailure() string {
 	}
 	return ""
 }
+
+// noKVRestFrom is the first release whose _profile_available_bytes
+// refuses a rest not above 0, the weights (the draft's too, PR #28855,
+// which added the check) and a hybrid's Mamba pool taken, before the pool
+// is sized
+// (model_runner_kv_cache_mixin.py:102-117 at v0.5.14; none at
+// v0.5.13.post1, where the pool of no token fails instead).
+const noKVRestFrom = "v0.5.14"
 
 func floorDiv(a, b int64) int64 {
 	q := a / b

@@ -77,13 +77,13 @@ type Serve struct {
 	// --max-mamba-cache-size (0: from the ratio), --mamba-ssm-dtype ("":
 	// the config's) and --mamba-radix-cache-strategy ("": auto), read at
 	// v0.5.14 only (see [Resolved.resolveMamba]).
-	MambaFullMemoryRatio float64
-	// EnforceDisableARFusion is --enforce-disable-flashinfer-allreduce-fusion,
-	// read at v0.5.14 only (see [fusionOffRead]).
-	EnforceDisableARFusion  bool
+	MambaFullMemoryRatio    float64
 	MaxMambaCacheSize       uint64
 	MambaSSMDtype           string
 	MambaRadixCacheStrategy string
+	// EnforceDisableARFusion is --enforce-disable-flashinfer-allreduce-fusion,
+	// read at v0.5.14 only (see [fusionOffRead]).
+	EnforceDisableARFusion bool
 	// Spec is speculative decoding: --speculative-algorithm and its draft
 	// (see [Spec]).
 	Spec Spec
