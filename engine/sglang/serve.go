@@ -79,7 +79,7 @@ type Serve struct {
 	// v0.5.14 to v0.5.16 (see [gdnReleases]).
 	MambaFullMemoryRatio float64
 	// EnforceDisableARFusion is --enforce-disable-flashinfer-allreduce-fusion,
-	// read at v0.5.14 only (see [fusionOffRead]).
+	// read at v0.5.14 to v0.5.16 (see [fusionOffReleases]).
 	EnforceDisableARFusion  bool
 	MaxMambaCacheSize       uint64
 	MambaSSMDtype           string
