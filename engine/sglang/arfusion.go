@@ -263,7 +263,7 @@ func (r *Resolved) checkARFusion(a *model.Arch, c budget.Class) error {
 		return nil
 	}
 	off := ""
-	if r.Profile.Name == mambaRelease {
+	if slices.Contains(fusionOffReleases, r.Profile.Name) {
 		off = " (--enforce-disable-flashinfer-allreduce-fusion turns it off, and is sized)"
 	}
 	return &engine.SettingError{Flag: "enable-flashinfer-allreduce-fusion", Value: "",

@@ -1,15 +1,33 @@
 package sglang
 
+import "slices"
+
 // fusionOffRead says the serve turns FlashInfer's all-reduce fusion off
 // where its release may turn it on by itself, in a release whose switch
-// was read: v0.5.14 applies --enforce-disable-flashinfer-allreduce-fusion
+// was read (see [fusionOffReleases]). Under the releases before, whose
+// switches were not read, the flag leaves [Resolved.checkARFusion]'s
+// refusal standing.
+func fusionOffRead(r *Resolved) bool {
+	return r.EnforceDisableARFusion && slices.Contains(fusionOffReleases, r.Profile.Name)
+}
+
+// fusionOffReleases are the releases whose
+// --enforce-disable-flashinfer-allreduce-fusion was read. v0.5.14 applies it
 // after every model-specific adjustment, setting
 // flashinfer_allreduce_fusion_backend to None (server_args.py:4330-4336),
 // and with no backend neither the workspaces before graph capture
 // (model_executor/runner/base_runner.py:236-248) nor the fused all-reduce
-// (layers/flashinfer_comm_fusion.py:660-672) allocate any. Under the
-// releases before, whose switches were not read, the flag leaves
-// [Resolved.checkARFusion]'s refusal standing.
-func fusionOffRead(r *Resolved) bool {
-	return r.EnforceDisableARFusion && r.Profile.Name == mambaRelease
-}
+// (layers/flashinfer_comm_fusion.py:660-672) allocate any. v0.5.15 (and
+// .post1, whose change is one other line of server_args.py) runs the two
+// as passes of arg_groups/overrides.py at the same slot, the auto-enable
+// then the enforce-disable (server_args.py:4243-4244; overrides.py:
+// 1375-1410), whose declarations materialize_declarations applies last
+// writer wins (overrides.py:204-211, server_args.py:2814); the workspaces
+// still wait on a backend (base_runner.py:242-243, flashinfer_comm_fusion.py:
+// 624-671: ensure_workspace_initialized, the one path to the workspace
+// manager's initialize, :685, :781-846), and so does the fused all-reduce
+// (layers/communicator.py:166-177). v0.5.16 the same (server_args.py:
+// 4814-4815, 3080; overrides.py:1537-1572; base_runner.py:247-248;
+// flashinfer_comm_fusion.py:631-678, 692, 788-853; communicator.py:
+// 164-178).
+var fusionOffReleases = []string{"v0.5.14", "v0.5.15", "v0.5.15.post1", "v0.5.16"}

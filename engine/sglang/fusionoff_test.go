@@ -8,7 +8,7 @@ import (
 )
 
 // TestFusionOff: --enforce-disable-flashinfer-allreduce-fusion lets v0.5.14
-// size a serve it would otherwise turn the unmodelled fusion on for, with
+// (and v0.5.15 to v0.5.16) size a serve it would otherwise turn the unmodelled fusion on for, with
 // no workspace; under v0.5.13.post1, whose switch is not read, the refusal
 // stands.
 //
@@ -36,6 +36,38 @@ func TestFusionOff(t *testing.T) {
 	for _, it := range r.stages[0].beside {
 		if it.Name == "flashinfer_allreduce_fusion_workspace" {
 			t.Errorf("the fusion's workspace charged though it is off: %d B", it.Bytes)
+		}
+	}
+	// v0.5.15 and v0.5.16 read the same switch (fusionOffReleases), the
+	// prefill graphs off by flag. v0.5.15's distributed init is v0.5.14's:
+	// the same 687 slots, 1,202,593 tokens, 137 requests. v0.5.16's custom
+	// all-reduce v2 at TP 4 on SM90: 2 x 4 push buffers of 896 KiB and the
+	// 16 MiB pull buffer, 24,117,248 B, rounded a step up to 24 MiB, and the
+	// 4 MiB table: 28 MiB, 4 above the estimate. F0 82,696,994,816 -
+	// 4,194,304 = 82,692,800,512 B, F1 42,681,237,504 B: rest 39.75 -
+	// 77.013671875 x 0.177 (13.63141992) = 26.11858008 GiB; floor(26.11858008
+	// x 0.9 / 1.9 x 2^30 / 19316736) = floor(687.71) = 687 slots; the KV
+	// rest floor((26.11858008 - 687 x 19316736 / 2^30) x 2^30) =
+	// 14,774,014,181 B, / 12,288 = 1,202,312 tokens; 687 // 5 = 137.
+	for _, tc := range []struct {
+		release string
+		f0      uint64
+		tokens  int64
+	}{{"v0.5.15", 82696994816, 1202593}, {"v0.5.15.post1", 82696994816, 1202593}, {"v0.5.16", 82692800512, 1202312}} {
+		s := Serve{TPSize: 4, DisablePiecewiseCudaGraph: true}
+		if _, err := NewReference(next, s, h100, mustProfile(tc.release)); !errors.As(err, &se) || se.Flag != "enable-flashinfer-allreduce-fusion" {
+			t.Errorf("%s without the flag: %v; want the fusion refused", tc.release, err)
+		}
+		s.EnforceDisableARFusion = true
+		r := ref(t, next, s, h100, mustProfile(tc.release))
+		got := mambaFiguresOf(r)
+		if c := r.Capacity(); c.F0Bytes != tc.f0 || got.MambaSize != 687 || got.Tokens != tc.tokens || got.MaxNumReqs != 137 || !c.Starts {
+			t.Errorf("%s with the flag: F0 %d, %d slots, %d tokens, max_num_reqs %d, starts %v; want %d, 687, %d, 137, true", tc.release, c.F0Bytes, got.MambaSize, got.Tokens, got.MaxNumReqs, c.Starts, tc.f0, tc.tokens)
+		}
+		for _, it := range r.stages[0].beside {
+			if it.Name == "flashinfer_allreduce_fusion_workspace" {
+				t.Errorf("%s: the fusion's workspace charged though it is off: %d B", tc.release, it.Bytes)
+			}
 		}
 	}
 	qwen := models["Qwen__Qwen3-30B-A3B"]

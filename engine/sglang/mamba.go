@@ -33,11 +33,10 @@ import (
 // and, with the extra buffer, an int64 ping-pong table per request row
 // (memory_pool.py:737-751), and MambaSlotAllocator an int64 free list of
 // size slots (mem_cache/allocator/mamba.py:86-90).
-
-// mambaRelease is the one release whose Mamba pool, Mamba flags and
-// fusion switch (see [fusionOffRead]) membudget read: every rule of this
-// file and fusionoff.go holds for it alone (TestMambaRulesAtV0514Only).
-const mambaRelease = "v0.5.14"
+//
+// v0.5.15, v0.5.15.post1 and v0.5.16 keep every one of these rules (see
+// [gdnReleases]); the one difference is a buffer of the linear-attention
+// backend's graph state ([Profile.GDNTrackIndicesBuf]).
 
 // mambaRatio is MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO, the Mamba
 // slots a running request may need with the radix cache on
@@ -105,18 +104,54 @@ func (m *mambaPool) PerReq() uint64 {
 // under aiter, which AMD's refusal leaves out).
 var gdnArchs = []string{"Qwen3NextForCausalLM", "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration"}
 
+// gdnReleases are the releases whose Mamba pool is read: v0.5.14 (the
+// file comment), and v0.5.15 (f63458b), v0.5.15.post1 (0b3bb0c) and v0.5.16
+// (fdebc93) compared with it (docs/sglang.md, "the Mamba pool from v0.5.15
+// on"). v0.5.15 leaves handle_max_mamba_cache, _calculate_mamba_ratio,
+// _resolve_max_num_reqs and _profile_available_bytes' hybrid step as they
+// were (model_runner_kv_cache_mixin.py:104-140, 141-243, 293-312,
+// 1225-1262), the hybrid cell (pool_configurator.py:115-127, whose new
+// finalize_with_max_running_requests is the identity there, :112-115),
+// MambaPool's default tensors and HybridReqToTokenPool's tables
+// (mem_cache/memory_pool.py:354-448, 816-930), the slot's shapes and
+// dtypes (configs/mamba_utils.py: ReplaySSM fields only), the radix
+// cache's strategy (moved to arg_groups/overrides.py:
+// _mamba_radix_cache_resolution, :1007-1044, the same choice) and the
+// flags' defaults (server_args.py:1900-1940); v0.5.15.post1 changes none of
+// these files but one line of server_args.py (:4807, not these rules);
+// v0.5.16 moves the split into KVCacheConfigurator
+// (mem_cache/kv_cache_configurator.py:1527-1570, 1572-1591, 1622-1659,
+// 1703-1815), the same values without DP attention. Each new path is
+// behind a flag membudget refuses (--enable-unified-memory,
+// --enable-page-major-kv-layout, --enable-linear-replayssm,
+// --enable-gdn-replayssm-spec, --enable-int8-mamba-checkpoint) or an
+// environment variable it does not read (the post-capture sizing,
+// SGLANG_ENABLE_POST_CAPTURE_KV_SIZING, off by default). Later releases
+// are not read: a profile derived from v0.5.16 stays refused.
+var gdnReleases = []string{"v0.5.14", "v0.5.15", "v0.5.15.post1", "v0.5.16"}
+
+// gdnRelease says p's Mamba pool is read (see [gdnReleases]).
+func gdnRelease(p Profile) bool {
+	return slices.Contains(gdnReleases, p.Name)
+}
+
 // gdnRead says arch is a hybrid whose model file was read for p's
-// release, though the profile lists it as not read (v0.5.14 keeps
-// Qwen3.5 in new059's list; see [gdnModelled]).
+// release, though the profile lists it as not read (v0.5.14 to v0.5.16
+// keep Qwen3.5 in new059's list; see [gdnModelled]). v0.5.15 and v0.5.16
+// change Qwen3.5's and Qwen3-Next's model files in kernels and flag
+// lookups, not in their weights or layers (models/qwen3_5.py: a fused
+// QK-norm-RoPE-gate kernel, the shared-expert fusion's switch through
+// declare_load_time_override; v0.5.16: the gated norm's dtype the default
+// one, the MLP's all-reduce flags through get_forward().scoped).
 func gdnRead(arch string, p Profile) bool {
-	return p.Name == mambaRelease && slices.Contains(gdnArchs, arch)
+	return gdnRelease(p) && slices.Contains(gdnArchs, arch)
 }
 
 // gdnModelled says the Mamba pool of a is modelled under p: a Qwen3-Next
-// hybrid of full-attention and gated-delta-net layers at v0.5.14, the
-// only release read.
+// hybrid of full-attention and gated-delta-net layers under one of
+// [gdnReleases].
 func gdnModelled(a *model.Arch, p Profile) bool {
-	if p.Name != mambaRelease || a.DeltaNet == nil || a.Mamba != nil {
+	if !gdnRelease(p) || a.DeltaNet == nil || a.Mamba != nil {
 		return false
 	}
 	if !slices.ContainsFunc(a.Architectures, func(s string) bool { return slices.Contains(gdnArchs, s) }) {
@@ -177,15 +212,15 @@ func (r *Resolved) resolveMamba(a *model.Arch, c budget.Class) error {
 	case si.Vendor != budget.NVIDIA:
 		// The extra buffer the radix cache takes by default asserts CUDA
 		// (server_args.py:4364-4369); other platforms' paths are not read.
-		return settingErr("model", a.Source, "a Mamba hybrid (%v) on %s is not modelled: SGLang v0.5.14's Mamba pool is read for NVIDIA GPUs only (its default extra buffer asserts CUDA, server_args.py:4364-4369)", a.Architectures, c.Device.Name)
+		return settingErr("model", a.Source, "a Mamba hybrid (%v) on %s is not modelled: %s's Mamba pool is read for NVIDIA GPUs only (its default extra buffer asserts CUDA, server_args.py:4364-4369 at v0.5.14; v0.5.16 also allows ROCm, whose path is not read)", a.Architectures, c.Device.Name, r.Profile.Describes)
 	case si.Major == 10:
 		// is_sm100_supported: the default attention backend may become
 		// trtllm_mha with 64-token pages (server_args.py:4187-4210).
-		return settingErr("model", a.Source, "a Mamba hybrid (%v) on %s (SM10x) is not modelled: SGLang v0.5.14 picks its attention backend and page size there (trtllm_mha, page 64, server_args.py:4187-4210), which is not", a.Architectures, c.Device.Name)
+		return settingErr("model", a.Source, "a Mamba hybrid (%v) on %s (SM10x) is not modelled: %s picks its attention backend and page size there (trtllm_mha, page 64: server_args.py:4187-4210 at v0.5.14, arg_groups/overrides.py:_qwen3_5_hybrid_overrides from v0.5.15), which is not", a.Architectures, c.Device.Name, r.Profile.Describes)
 	case r.PPSize > 1:
 		// Each stage's Mamba pool is sized from the whole model's layers
-		// at v0.5.14 (fixed per stage by #33666, v0.5.17): not modelled.
-		return settingErr("pp-size", fmt.Sprint(r.PPSize), "pipeline parallelism with a Mamba hybrid (%v) is not modelled: v0.5.14's Mamba pool per stage (mamba_layer_ids of the stage, max_mamba_cache_size from the whole rest) is not read", a.Architectures)
+		// to v0.5.16 (fixed per stage by #33666, v0.5.17): not modelled.
+		return settingErr("pp-size", fmt.Sprint(r.PPSize), "pipeline parallelism with a Mamba hybrid (%v) is not modelled: %s's Mamba pool per stage (mamba_layer_ids of the stage, max_mamba_cache_size from the whole rest) is not read", a.Architectures, r.Profile.Describes)
 	case r.Spec.Algorithm != "":
 		// handle_max_mamba_cache reserves intermediate SSM and conv states
 		// per draft token (:137-151, 186-199; memory_pool.py:388-495).
@@ -368,7 +403,7 @@ func (ref *Reference) mambaBeside(i int) []budget.Item {
 		items[1].Bytes = budget.SatAdd(items[1].Bytes, b)
 	}
 	if bs := ref.largestGraph(i); bs > 0 {
-		items = append(items, budget.Item{Name: "gdn_graph_metadata", Term: budget.TermGraphPool, Bytes: gdnGraphMetadata(bs)})
+		items = append(items, budget.Item{Name: "gdn_graph_metadata", Term: budget.TermGraphPool, Bytes: gdnGraphMetadata(bs, ref.Serve.Profile.GDNTrackIndicesBuf)})
 	}
 	return items
 }
@@ -397,18 +432,20 @@ var (
 	mambaDtypes     = []string{"float32", "bfloat16", "float16"}
 )
 
-// registerMamba registers the Mamba pool's flags read at v0.5.14.
+// registerMamba registers the Mamba pool's flags read at v0.5.14 to
+// v0.5.16 (the same choices and defaults: server_args.py:1717-1741 at
+// v0.5.14, :1897-1940 at v0.5.15, :2096-2142 at v0.5.16).
 func (f *flagServe) registerMamba(fs *flag.FlagSet) {
 	// A number above 0, as argparse's type=float reads it: SGLang checks
 	// no range, and 0 or less gives the pool no slot.
-	fs.Var(&floatFlag{v: &f.s.MambaFullMemoryRatio, why: "the Mamba pool takes ratio / (1 + ratio) of the rest"}, "mamba-full-memory-ratio", "SGLang's --mamba-full-memory-ratio (v0.5.14): a Mamba hybrid's pool takes ratio / (1 + ratio) of the rest (default 0.9)")
-	fs.Var(&countFlag{v: &f.s.MaxMambaCacheSize, name: "max-mamba-cache-size"}, "max-mamba-cache-size", "SGLang's --max-mamba-cache-size (v0.5.14): a Mamba hybrid's pool slots, in place of the ratio's share")
-	fs.Var(&choiceFlag{v: &f.s.MambaSSMDtype, choices: mambaDtypes}, "mamba-ssm-dtype", "SGLang's --mamba-ssm-dtype (v0.5.14): the temporal state's dtype (default: the config's mamba_ssm_dtype, else float32)")
-	fs.Var(&choiceFlag{v: &f.s.MambaRadixCacheStrategy, choices: mambaStrategies}, "mamba-radix-cache-strategy", "SGLang's --mamba-radix-cache-strategy (v0.5.14): the Mamba slots a request may need beside its own (default auto)")
+	fs.Var(&floatFlag{v: &f.s.MambaFullMemoryRatio, why: "the Mamba pool takes ratio / (1 + ratio) of the rest"}, "mamba-full-memory-ratio", "SGLang's --mamba-full-memory-ratio (v0.5.14 to v0.5.16): a Mamba hybrid's pool takes ratio / (1 + ratio) of the rest (default 0.9)")
+	fs.Var(&countFlag{v: &f.s.MaxMambaCacheSize, name: "max-mamba-cache-size"}, "max-mamba-cache-size", "SGLang's --max-mamba-cache-size (v0.5.14 to v0.5.16): a Mamba hybrid's pool slots, in place of the ratio's share")
+	fs.Var(&choiceFlag{v: &f.s.MambaSSMDtype, choices: mambaDtypes}, "mamba-ssm-dtype", "SGLang's --mamba-ssm-dtype (v0.5.14 to v0.5.16): the temporal state's dtype (default: the config's mamba_ssm_dtype, else float32)")
+	fs.Var(&choiceFlag{v: &f.s.MambaRadixCacheStrategy, choices: mambaStrategies}, "mamba-radix-cache-strategy", "SGLang's --mamba-radix-cache-strategy (v0.5.14 to v0.5.16): the Mamba slots a request may need beside its own (default auto)")
 }
 
-// checkMambaFlags refuses the Mamba flags outside v0.5.14, the one release
-// whose pool is read, by name, whatever the model.
+// checkMambaFlags refuses the Mamba flags outside [gdnReleases], by name,
+// whatever the model.
 func (r *Resolved) checkMambaFlags() error {
 	// A library caller's or a log's values, which the flags' own Set
 	// checks on the command line.
@@ -423,7 +460,7 @@ func (r *Resolved) checkMambaFlags() error {
 		// negative share, a NaN), where membudget would take 0.9.
 		return settingErr("mamba-full-memory-ratio", strconv.FormatFloat(v, 'g', -1, 64), "want a number above 0: the Mamba pool takes ratio / (1 + ratio) of the rest")
 	}
-	if r.Profile.Name == mambaRelease {
+	if gdnRelease(r.Profile) {
 		return nil
 	}
 	for _, g := range []struct {
@@ -436,7 +473,7 @@ func (r *Resolved) checkMambaFlags() error {
 		{"mamba-radix-cache-strategy", r.MambaRadixCacheStrategy, r.MambaRadixCacheStrategy != ""},
 	} {
 		if g.given {
-			return settingErr(g.flag, g.value, "the Mamba state pool is read for SGLang v0.5.14 only, not for %s", r.Profile.Describes)
+			return settingErr(g.flag, g.value, "the Mamba state pool is read for SGLang v0.5.14 to v0.5.16 only, not for %s", r.Profile.Describes)
 		}
 	}
 	return nil
@@ -511,21 +548,28 @@ func (m *mambaPool) source() string {
 // query_start_loc of i + 2 and three draft-token tables of i + 1 (one
 // draft token without speculative decoding), and two int32 ranges of
 // maxBS + 1; each a tensor of its own, which the caching allocator rounds
-// to 512 bytes.
-func gdnGraphMetadata(maxBS uint64) uint64 {
+// to 512 bytes. With trackBuf ([Profile.GDNTrackIndicesBuf], from v0.5.15)
+// an int64 mamba_track_indices_buf of maxBS besides
+// (hybrid_linear_attn_backend.py:360-362 at v0.5.15); the other v0.5.15
+// lists (ReplaySSM's write cursors) only under --enable-linear-replayssm.
+func gdnGraphMetadata(maxBS uint64, trackBuf bool) uint64 {
 	round := func(n uint64) uint64 { return budget.SatMul(budget.CeilDiv(n, 512), 512) }
 	var b uint64
 	for i := uint64(0); i < maxBS; i++ {
 		b = budget.SatAdd(b, budget.SatAdd(budget.SatMul(round(4*(i+1)), 4), round(4*(i+2))))
 	}
-	return budget.SatAdd(b, budget.SatMul(round(4*(maxBS+1)), 2))
+	b = budget.SatAdd(b, budget.SatMul(round(4*(maxBS+1)), 2))
+	if trackBuf {
+		b = budget.SatAdd(b, round(budget.SatMul(maxBS, 8)))
+	}
+	return b
 }
 
-// gdnElsewhere names the one release whose Mamba pool is read, for the
-// refusal of a hybrid that release sizes under any other.
+// gdnElsewhere names the releases whose Mamba pool is read, for the
+// refusal of a hybrid they size under any other.
 func gdnElsewhere(a *model.Arch) string {
 	if a.DeltaNet == nil || !slices.ContainsFunc(a.Architectures, func(s string) bool { return slices.Contains(gdnArchs, s) }) {
 		return ""
 	}
-	return " under this release (membudget models it for " + a.Architectures[0] + " under --sglang-version v0.5.14 only)"
+	return " under this release (membudget models it for " + a.Architectures[0] + " under --sglang-version v0.5.14, v0.5.15, v0.5.15.post1 and v0.5.16 only)"
 }

@@ -179,7 +179,7 @@ func TestMambaQwen35H100(t *testing.T) {
 	// up to 256) for each of 256 sizes, 4 x (128 x 512 + 128 x 1024) =
 	// 786,432 B; query_start_loc of i + 2: 127 x 512 + 128 x 1024 + 1 x
 	// 1536 = 197,632 B; two ranges of 257 at 1536 B: 3,072 B. 987,136 B.
-	if got := gdnGraphMetadata(256); got != 987136 {
+	if got := gdnGraphMetadata(256, false); got != 987136 {
 		t.Errorf("graph metadata at 256: %d B; want 987136", got)
 	}
 	wantLog := "Mamba Cache is allocated. max_mamba_cache_size: 31, conv_state size: 0.09GB, ssm_state size: 4.50GB "
@@ -209,6 +209,92 @@ func TestMambaQwen35MoEH200(t *testing.T) {
 	got := mambaFiguresOf(r)
 	if got.PerReq != 64389120 || got.Cell != 20480 || got.MambaSize != 402 || got.Tokens != 1410719 || got.MaxNumReqs != 80 || r.MaxRunningRequests() != 80 {
 		t.Errorf("Qwen3.5-35B-A3B on H200: %+v, max_running_requests %d; want slot 64389120, cell 20480, 402 slots, 1410719 tokens, 80 requests", got, r.MaxRunningRequests())
+	}
+}
+
+// TestMambaReleases sizes the two serves of TestMambaQwen35H100 and
+// TestMambaQwen3NextA100 under v0.5.15, v0.5.15.post1 and v0.5.16, by
+// hand. Their Mamba rules are v0.5.14's (gdnReleases); what moves is
+// around them:
+//
+//   - Qwen3.5-27B at TP 1 on an H100: v0.5.15 turns its prefill graphs
+//     off itself (the breakable runner's multimodal case), v0.5.16 keeps
+//     them (refused in TestMambaRefusals) and sizes so with
+//     --disable-piecewise-cuda-graph. At TP 1 no all-reduce workspace
+//     changes, so F0, the load and msf stay v0.5.14's and so do the rest
+//     (9.41511209 GiB), the 31 slots, the 81,438 tokens and the 6
+//     requests. The graph metadata for the 6 decode sizes gains the int64
+//     track buffer of 6 entries, 48 B rounded to 512: 16,384 + 512 =
+//     16,896 B.
+//   - Qwen3-Next-80B at TP 4 on an A100 (prefill graphs off by the flag,
+//     which v0.5.15 on would capture for this text-only model): at v0.5.15
+//     and .post1 v0.5.14's figures (690 slots, 1,207,428 tokens, 138
+//     requests). At v0.5.16 the custom all-reduce v2's symmetric
+//     workspace on SM80 at TP 4: 2 x 4 push buffers of 1 MiB and the
+//     16 MiB pull buffer, 24 MiB, rounded up a step to 26, and the 4 MiB
+//     table: 30 MiB, 6 above the estimate's 24, so F0 = 82,839,601,152 -
+//     6,291,456 = 82,833,309,696 B and F1 = F0 - 40,011,563,008 =
+//     42,821,746,688 B. rest = 42821746688 / 2^30 - 82833309696 / 2^30 x
+//     0.177 = 39.880859375 - 77.14453125 x 0.177 (13.65458203) =
+//     26.22627734 GiB; slots floor(26.22627734 x 0.9 / 1.9 x 2^30 /
+//     19316736) = floor(690.54) = 690; the KV rest
+//     floor((26.22627734 - 690 x 19316736 / 2^30) x 2^30) = 14,831,703,031 B,
+//     / 12,288 = 1,207,007 tokens; max_num_reqs min(int(1207007 / 262144 x
+//     512) = 2357, T // 2, 690 // 5 = 138) = 138. The 138 decode sizes'
+//     metadata: 381,440 B (v0.5.14's) + 138 x 8 = 1,104 B rounded to 1,536:
+//     382,976 B.
+func TestMambaReleases(t *testing.T) {
+	models := shipped(t)
+	qwen, next := models["Qwen__Qwen3.5-27B"], models["Qwen__Qwen3-Next-80B-A3B-Thinking"]
+	h100, a100 := class(t, "h100-sxm-80g"), class(t, "a100-80g")
+	for _, tc := range []struct {
+		release, model string
+		s              Serve
+		f0             uint64
+		want           mambaFigures
+		graphMeta      uint64
+	}{
+		{"v0.5.15", "qwen3.5", Serve{}, 84414562304, mambaFigures{PerReq: 153944064, Cell: 65536, Ratio: 5, MambaSize: 31, Tokens: 81438, MaxNumReqs: 6,
+			ConvBytes: 94371840, SSMBytes: 4831838208, MambaCharge: 31 * 153944064, Padding: 153944064, ExtraBuffer: true}, 16896},
+		{"v0.5.15.post1", "qwen3.5", Serve{}, 84414562304, mambaFigures{PerReq: 153944064, Cell: 65536, Ratio: 5, MambaSize: 31, Tokens: 81438, MaxNumReqs: 6,
+			ConvBytes: 94371840, SSMBytes: 4831838208, MambaCharge: 31 * 153944064, Padding: 153944064, ExtraBuffer: true}, 16896},
+		{"v0.5.16", "qwen3.5", Serve{DisablePiecewiseCudaGraph: true}, 84414562304, mambaFigures{PerReq: 153944064, Cell: 65536, Ratio: 5, MambaSize: 31, Tokens: 81438, MaxNumReqs: 6,
+			ConvBytes: 94371840, SSMBytes: 4831838208, MambaCharge: 31 * 153944064, Padding: 153944064, ExtraBuffer: true}, 16896},
+		{"v0.5.15", "next", Serve{TPSize: 4, DisablePiecewiseCudaGraph: true}, 82839601152, mambaFigures{PerReq: 19316736, Cell: 12288, Ratio: 5, MambaSize: 690, Tokens: 1207428, MaxNumReqs: 138,
+			ConvBytes: 305676288, SSMBytes: 13042188288, MambaCharge: 690 * 19316736, Padding: 19316736, ExtraBuffer: true}, 382976},
+		{"v0.5.15.post1", "next", Serve{TPSize: 4, DisablePiecewiseCudaGraph: true}, 82839601152, mambaFigures{PerReq: 19316736, Cell: 12288, Ratio: 5, MambaSize: 690, Tokens: 1207428, MaxNumReqs: 138,
+			ConvBytes: 305676288, SSMBytes: 13042188288, MambaCharge: 690 * 19316736, Padding: 19316736, ExtraBuffer: true}, 382976},
+		{"v0.5.16", "next", Serve{TPSize: 4, DisablePiecewiseCudaGraph: true}, 82833309696, mambaFigures{PerReq: 19316736, Cell: 12288, Ratio: 5, MambaSize: 690, Tokens: 1207007, MaxNumReqs: 138,
+			ConvBytes: 305676288, SSMBytes: 13042188288, MambaCharge: 690 * 19316736, Padding: 19316736, ExtraBuffer: true}, 382976},
+	} {
+		a, c := qwen, h100
+		if tc.model == "next" {
+			a, c = next, a100
+		}
+		r := ref(t, a, tc.s, c, mustProfile(tc.release))
+		cp := r.Capacity()
+		if cp.F0Bytes != tc.f0 || !cp.Starts {
+			t.Errorf("%s %s: F0 %d, starts %v (%s); want %d, true", tc.release, tc.model, cp.F0Bytes, cp.Starts, cp.Failure, tc.f0)
+		}
+		if diff := cmp.Diff(tc.want, mambaFiguresOf(r)); diff != "" {
+			t.Errorf("%s %s (-want +got):\n%s", tc.release, tc.model, diff)
+		}
+		var graphMeta uint64
+		for _, it := range r.stages[0].beside {
+			if it.Name == "gdn_graph_metadata" {
+				graphMeta = it.Bytes
+			}
+		}
+		if graphMeta != tc.graphMeta || r.MaxRunningRequests() != tc.want.MaxNumReqs {
+			t.Errorf("%s %s: graph metadata %d B, max_running_requests %d; want %d, %d", tc.release, tc.model, graphMeta, r.MaxRunningRequests(), tc.graphMeta, tc.want.MaxNumReqs)
+		}
+	}
+	// At 256 sizes the track buffer is 2,048 B: 987,136 + 2,048.
+	if got := gdnGraphMetadata(256, true); got != 989184 {
+		t.Errorf("graph metadata at 256 with the track buffer: %d B; want 989184", got)
+	}
+	if mustProfile("v0.5.14").GDNTrackIndicesBuf || !mustProfile("v0.5.15").GDNTrackIndicesBuf || !mustProfile("v0.5.16").GDNTrackIndicesBuf {
+		t.Error("the track buffer's release: want it from v0.5.15 on")
 	}
 }
 
@@ -245,7 +331,13 @@ func TestMambaRefusals(t *testing.T) {
 		flag, says                  string
 	}{
 		{"another release", "Qwen__Qwen3-Next-80B-A3B-Thinking", "a100-80g", "v0.5.13.post1", Serve{TPSize: 4}, "model", "Mamba state pool"},
-		{"latest", "Qwen__Qwen3-Next-80B-A3B-Thinking", "a100-80g", "latest", Serve{TPSize: 4}, "model", "under --sglang-version v0.5.14 only"},
+		// v0.5.15 on: the pool is sized, the prefill graphs SGLang captures
+		// for the text-only Qwen3-Next are not (and v0.5.16's for Qwen3.5).
+		{"v0.5.16", "Qwen__Qwen3-Next-80B-A3B-Thinking", "a100-80g", "v0.5.16", Serve{TPSize: 4}, "disable-piecewise-cuda-graph", "breakable CUDA graphs"},
+		{"v0.5.15", "Qwen__Qwen3-Next-80B-A3B-Thinking", "a100-80g", "v0.5.15", Serve{TPSize: 4}, "disable-piecewise-cuda-graph", "breakable CUDA graphs"},
+		{"Qwen3.5 at v0.5.16", "Qwen__Qwen3.5-27B", "h100-sxm-80g", "v0.5.16", Serve{}, "disable-piecewise-cuda-graph", "keeps this multimodal model's prefill CUDA graphs"},
+		{"PP at v0.5.16", "Qwen__Qwen3-Next-80B-A3B-Thinking", "a100-80g", "v0.5.16", Serve{TPSize: 4, PPSize: 2, DisablePiecewiseCudaGraph: true}, "pp-size", "pipeline parallelism with a Mamba hybrid"},
+		{"the releases named", "Qwen__Qwen3-Next-80B-A3B-Thinking", "a100-80g", "v0.5.13.post1", Serve{TPSize: 4}, "model", "v0.5.14, v0.5.15, v0.5.15.post1 and v0.5.16 only"},
 		{"pipeline parallelism", "Qwen__Qwen3-Next-80B-A3B-Thinking", "a100-80g", "v0.5.14", Serve{TPSize: 4, PPSize: 2}, "pp-size", "pipeline parallelism with a Mamba hybrid"},
 		{"DP attention", "Qwen__Qwen3-Next-80B-A3B-Thinking", "a100-80g", "v0.5.14", Serve{TPSize: 4, EnableDPAttention: true}, "enable-dp-attention", "not modelled: DP attention"},
 		{"AMD", "Qwen__Qwen3-Next-80B-A3B-Thinking", "mi300x", "v0.5.14", Serve{TPSize: 1}, "model", "NVIDIA GPUs only"},
@@ -267,6 +359,13 @@ func TestMambaRefusals(t *testing.T) {
 	if gdnModelled(&odd, mustProfile("v0.5.14")) || !gdnModelled(next, mustProfile("v0.5.14")) {
 		t.Error("the every-n-th full-attention check: a model off the pattern is taken, or Qwen3-Next is not")
 	}
+	// A release derived from v0.5.16 (as v0.5.17's profile is) keeps its
+	// fields but not the reading: refused until it is compared.
+	later := mustProfile("v0.5.16")
+	later.Name = "v0.5.17"
+	if gdnModelled(next, later) || gdnRead("Qwen3_5ForConditionalGeneration", later) {
+		t.Error("a profile derived from v0.5.16 under another name is taken as read")
+	}
 	// A config without the delta net's shape is not the modelled hybrid.
 	bare := *next
 	bare.DeltaNet = nil
@@ -286,8 +385,8 @@ func TestMambaPlanEqualsReference(t *testing.T) {
 	// Qwen3-Next's bf16 weights start at TP 4 or 8 on 80 GB (SM90 only with
 	// the fusion forced off); the others check the failure paths too.
 	classes := []string{"a100-80g", "a100-80g", "a100-80g", "h100-sxm-80g", "h200", "a100-40g"}
-	p := mustProfile("v0.5.14")
 	rapid.Check(t, func(t *rapid.T) {
+		p := mustProfile(rapid.SampledFrom(gdnReleases).Draw(t, "release"))
 		s := Serve{
 			TPSize:                 rapid.SampledFrom([]uint64{1, 2, 4, 4, 8}).Draw(t, "tp"),
 			ContextLength:          rapid.Uint64Range(1, 262144).Draw(t, "context_length"),
@@ -297,6 +396,9 @@ func TestMambaPlanEqualsReference(t *testing.T) {
 			DisableRadixCache:      rapid.Bool().Draw(t, "disable_radix_cache"),
 			DisableOverlapSchedule: rapid.Bool().Draw(t, "disable_overlap_schedule"),
 			MaxTotalTokens:         rapid.SampledFrom([]uint64{0, 0, 1000, 1 << 20}).Draw(t, "max_total_tokens"),
+			// v0.5.15's breakable prefill graphs and v0.5.16's for Qwen3.5
+			// are refused unless off.
+			DisablePiecewiseCudaGraph: p.BreakablePrefill,
 		}
 		if rapid.Bool().Draw(t, "given_requests") {
 			s.MaxRunningRequests = rapid.Uint64Range(1, 4096).Draw(t, "max_running_requests")
@@ -481,12 +583,13 @@ func TestMambaNoLinearLayer(t *testing.T) {
 	}
 }
 
-// TestMambaRulesAtV0514Only: what membudget read of v0.5.14's Mamba pool
-// and fusion switch holds at no other release: under every other profile
-// (v0.5.15's and any added later among them) the hybrids are refused at
-// --model, each Mamba flag is refused by name on a dense model, and
-// --enforce-disable-flashinfer-allreduce-fusion changes nothing.
-func TestMambaRulesAtV0514Only(t *testing.T) {
+// TestMambaRulesAtReadReleasesOnly: what membudget read of the Mamba pool
+// (gdnReleases) and the fusion switch (fusionOffReleases) holds at no other
+// release: under every other profile (any added later among them) the
+// hybrids are refused at --model, each Mamba flag is refused by name on a
+// dense model, and --enforce-disable-flashinfer-allreduce-fusion changes
+// nothing.
+func TestMambaRulesAtReadReleasesOnly(t *testing.T) {
 	models := shipped(t)
 	a100, h100 := class(t, "a100-80g"), class(t, "h100-sxm-80g")
 	llama, qwen := models["meta-llama__Llama-3.1-8B-Instruct"], models["Qwen__Qwen3-30B-A3B"]
@@ -500,7 +603,10 @@ func TestMambaRulesAtV0514Only(t *testing.T) {
 		{"mamba-radix-cache-strategy", Serve{MambaRadixCacheStrategy: "extra_buffer"}},
 	}
 	for _, p := range profiles {
-		if p.Name == "v0.5.14" {
+		if slices.Contains(fusionOffReleases, p.Name) != slices.Contains(gdnReleases, p.Name) {
+			t.Fatalf("%s: the fusion switch and the Mamba pool are read at different releases; split this test", p.Name)
+		}
+		if slices.Contains(gdnReleases, p.Name) {
 			continue
 		}
 		var se *engine.SettingError

@@ -22,6 +22,7 @@ func TestProfile0515Rules(t *testing.T) {
 	want.ReserveDecodeGraphsOn = true // server_args.py:3639-3643
 	want.LogitsAllGather = true       // layers/logits_processor.py:365-371
 	want.EagerTokensFromPool = true   // model_executor/runner/eager_runner.py:111
+	want.GDNTrackIndicesBuf = true    // layers/attention/hybrid_linear_attn_backend.py:360-362
 	want.Native = native0515
 	want.UnreadModels = slices.Concat(new059, new0510, new0511, new0512, new0513, new0514, new0515)
 	if diff := cmp.Diff(want, p); diff != "" {

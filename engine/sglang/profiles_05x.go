@@ -673,6 +673,7 @@ var profile0515 = func() Profile {
 	p.ReserveDecodeGraphsOn = true
 	p.LogitsAllGather = true
 	p.EagerTokensFromPool = true
+	p.GDNTrackIndicesBuf = true
 	p.Native = native0515
 	p.UnreadModels = slices.Concat(p.UnreadModels, new0515)
 	return p

@@ -333,6 +333,12 @@ type Profile struct {
 	// buffer, each capped at 16 MiB (environ.py:750), where v0.5.15's push
 	// buffers were 2 MiB at TP 2 on Hopper: see [customARv2SymmBytes].
 	CustomARv2Symm bool
+	// GDNTrackIndicesBuf says the linear-attention backend's
+	// init_cuda_graph_state also allocates an int64 mamba_track_indices_buf
+	// of the largest decode graph's batch size (v0.5.15
+	// layers/attention/hybrid_linear_attn_backend.py:360-362; v0.5.16
+	// :374-376), beside v0.5.14's per-size tables: see [gdnGraphMetadata].
+	GDNTrackIndicesBuf bool
 	// EnvBoolWords says an environment boolean also reads yes, y, no and
 	// n, and warns and keeps its default for anything else (v0.5.6.post2's
 	// EnvBool, environ.py:98-105, 23-38); v0.4.9.post2's get_bool_env_var
