@@ -169,7 +169,38 @@ func (s Spec) On() bool { return s.Algorithm != "" }
 // req_to_token width keep v0.5.13's for these serves
 // (managers/overlap_utils.py:104-203 adds buffers for other algorithms
 // and for --speculative-use-rejection-sampling, a flag refused).
-var specReleases = []string{"v0.5.6.post2", "v0.5.6.post3", "v0.5.7", "v0.5.8", "v0.5.8.post1", "v0.5.9", "v0.5.10", "v0.5.10.post1", "v0.5.11", "v0.5.12", "v0.5.12.post1", "v0.5.13", "v0.5.13.post1", "v0.5.14"}
+//
+// v0.5.15 keeps v0.5.14's rules for these serves: the scheduler's order
+// (managers/scheduler.py:864-870: the target, the draft's worker, then
+// init_memory_pools), the draft's layers read from its config
+// (model_runner.py:436-465) and the scaled cell (pool_configurator.py:
+// 139-155), the draft's TpModelWorker on the target's MemoryPoolConfig
+// (model_runner_kv_cache_mixin.py:1264-1267), the chain's constants and
+// the embedding and head shared (speculative/eagle_worker_v2.py:278-367;
+// maybe_share_target_lm_head points a head already shared at the
+// target's), the FutureMap of one slot per req_to_token row with the same
+// tensors (managers/overlap_utils.py:147-229; its verified_id buffer is
+// gone, bonus_tokens always in output_tokens_buf, and DeepSeek sparse
+// attention's top-k seed buffer comes only with an indexer, refused), the
+// req_to_token width (mem_cache/common.py:252-265), the 48 requests, the
+// top-k 1 adjustment and auto_choose_speculative_params (arg_groups/
+// speculative_hook.py:329-334, 439-447, 573; the hook reads the resolved
+// view, the same values), the reserve (no draft term; #29615's decode-node
+// term is of --disaggregation-mode, refused) and the model files
+// (models/llama_eagle3.py unchanged; models/deepseek_nextn.py fuses
+// enorm and hnorm into one kernel, the same weights). New after the pool
+// (see [logitsAllGatherRows], [draftLogitsAllGatherBytes] and
+// [Reference.after0515Items]): the logits all-gather buffer's rows grow
+// by the draft tokens, the draft's LogitsProcessor keeps a buffer of its
+// own, and the eager runner's input buffers are sized for the verify's
+// draft tokens, the draft's ModelRunner building an eager runner of its
+// own over the same pool tokens. The shared graph logits buffer
+// (model_executor/graph_shared_output.py:28-40) is none under
+// --disable-cuda-graph. v0.5.15.post1 changes the v2 draft for DeepSeek
+// sparse attention's shared indexer top-k alone (#31106: eagle_worker_v2.py,
+// overlap_utils.py, deepseek_nextn.py; refused with the indexer): v0.5.15's
+// rules.
+var specReleases = []string{"v0.5.6.post2", "v0.5.6.post3", "v0.5.7", "v0.5.8", "v0.5.8.post1", "v0.5.9", "v0.5.10", "v0.5.10.post1", "v0.5.11", "v0.5.12", "v0.5.12.post1", "v0.5.13", "v0.5.13.post1", "v0.5.14", "v0.5.15", "v0.5.15.post1"}
 
 // specV2OnlyFrom is the first release without the v1 EAGLE worker (PR
 // #25464): every EAGLE serve runs the spec v2 worker, whatever its top-k,
@@ -280,6 +311,12 @@ type specDraft struct {
 	// the draft's layers from its config), assuming the draft's layer
 	// cell is the target's, which membudget checks.
 	InFraction bool
+	// HeadVocab is the vocabulary of the head whose logits the draft's
+	// own LogitsProcessor gathers under TP: an EAGLE-3 draft's
+	// draft_vocab_size where it keeps its own head, else the target's
+	// (the head shared). From v0.5.15 that processor keeps its own
+	// all-gather buffer (see [draftLogitsAllGatherBytes]).
+	HeadVocab uint64
 }
 
 // futureMap is the spec v2 future map's tensors on a rank, for slots
@@ -397,7 +434,7 @@ func (r *Resolved) resolveSpec(a *model.Arch, def func(string, string)) error {
 	case !slices.Contains(specReleases, p.Name):
 		v2 := ""
 		if p.SpecV2 {
-			v2 = ", whose EAGLE runs the overlap scheduler's spec v2 worker (sgl-project/sglang PR #21062; the v1 worker removed from v0.5.13, PR #25464), whose speculative/eagle_worker_v2.py and future map (managers/overlap_utils.py) were read up to v0.5.12.post1 alone"
+			v2 = ", whose EAGLE runs the overlap scheduler's spec v2 worker (sgl-project/sglang PR #21062; the v1 worker removed from v0.5.13, PR #25464), whose speculative/eagle_worker_v2.py (v0.5.16 moves its draft worker into speculative/eagle_worker_common.py), future map (managers/overlap_utils.py) and draft pool sizing (model_executor/pool_configurator.py) were read up to v0.5.15.post1 alone"
 		}
 		return specRefuse("speculative-algorithm", sp.Algorithm, "speculative decoding is modelled for SGLang %s, whose rules were read; not for %s%s", strings.Join(specReleases, ", "), p.Describes, v2)
 	case r.PPSize > 1:
@@ -574,7 +611,7 @@ func (r *Resolved) resolveMTPDraft(a *model.Arch, d *specDraft) error {
 	case r.Quant.Method == "modelopt":
 		return refuse("DeepseekV3ForCausalLMNextN drops or recasts a ModelOpt checkpoint's quantization for its layer (models/deepseek_nextn.py:71-84), which is not modelled")
 	}
-	d.Kind, d.MLA, d.Layers = "mtp", true, a.MTPLayers
+	d.Kind, d.MLA, d.Layers, d.HeadVocab = "mtp", true, a.MTPLayers, a.Vocab
 	if d.V2 {
 		d.FutureRow = specFutureRow(d.TopK, a.Hidden, r.DtypeBytes)
 	}
@@ -815,7 +852,7 @@ func (r *Resolved) resolveEagle3Draft(a *model.Arch, d *specDraft) error {
 	heads := da.Heads / tp
 	kv := model.KVHeadsPerRank(da, tp)
 	h, hd, inter := da.Hidden, da.HeadDim, budget.CeilDiv(da.Intermediate, tp)
-	d.Kind, d.Layers = "eagle3", 1
+	d.Kind, d.Layers, d.HeadVocab = "eagle3", 1, a.Vocab
 	if d.V2 {
 		// The draft's own hidden states, of its width and dtype
 		// (eagle_worker_v2.py:547-551 at v0.5.11: the draft's
@@ -843,6 +880,7 @@ func (r *Resolved) resolveEagle3Draft(a *model.Arch, d *specDraft) error {
 			d.Transient = append(d.Transient, w("lm_head.until_shared", budget.SatMul(vocabRowsPerRank(da.Vocab, tp), h)))
 		}
 	default:
+		d.HeadVocab = c.draftVocab
 		d.Weights = append(d.Weights, w("lm_head", budget.SatMul(vocabRowsPerRank(c.draftVocab, tp), h)),
 			// d2t becomes hot_token_id, int64 on the device
 			// (llama_eagle3.py:240-244, eagle_worker.py:168-171).
