@@ -78,6 +78,9 @@ var sglangCases = []cliCase{
 	// buffers of 192 rows, the target's and the draft's, and the two eager
 	// runners' inputs.
 	{"sglang-nextn-dsv3-tp16-v0515", []string{"report", "--engine", "sglang", "--model", "deepseek-ai/DeepSeek-V3", "--class", "h100-sxm-80g", "--sglang-version", "v0.5.15", "--tp-size", "16", "--nnodes", "2", "--disable-cuda-graph", "--speculative-algorithm", "NEXTN"}, exitOK},
+	// The same serve at v0.5.16: v0.5.15's speculative terms and the
+	// same figures (over two nodes no custom all-reduce v2 workspace).
+	{"sglang-nextn-dsv3-tp16-v0516", []string{"report", "--engine", "sglang", "--model", "deepseek-ai/DeepSeek-V3", "--class", "h100-sxm-80g", "--sglang-version", "v0.5.16", "--tp-size", "16", "--nnodes", "2", "--disable-cuda-graph", "--speculative-algorithm", "NEXTN"}, exitOK},
 	// v0.5.16 sizes the same pool as v0.5.15 but for the custom
 	// all-reduce v2's symmetric-memory workspace, 60 MiB more in
 	// distributed init at TP 2 on an H100 (84 MiB against the estimate's

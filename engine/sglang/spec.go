@@ -200,7 +200,36 @@ func (s Spec) On() bool { return s.Algorithm != "" }
 // sparse attention's shared indexer top-k alone (#31106: eagle_worker_v2.py,
 // overlap_utils.py, deepseek_nextn.py; refused with the indexer): v0.5.15's
 // rules.
-var specReleases = []string{"v0.5.6.post2", "v0.5.6.post3", "v0.5.7", "v0.5.8", "v0.5.8.post1", "v0.5.9", "v0.5.10", "v0.5.10.post1", "v0.5.11", "v0.5.12", "v0.5.12.post1", "v0.5.13", "v0.5.13.post1", "v0.5.14", "v0.5.15", "v0.5.15.post1"}
+//
+// v0.5.16 keeps v0.5.15.post1's for these serves but one (see
+// [specReqPageReserveFrom]): the scheduler's order (managers/scheduler.py:
+// 845-851; post_capture_resize_kv_pool under an opt-in environment
+// variable, not sized), the draft's layers (model_runner_components/
+// spec_aux_hidden_state.py:49-78, #31157) and the scaled cell
+// (pool_configurator.py:136-151), the draft on the target's
+// MemoryPoolConfig (mem_cache/kv_cache_configurator.py:219-257), the
+// draft worker's construction, chain constants and sharing
+// (speculative/eagle_worker_v2.py:120-346; the verify and draft steps
+// moved into speculative/eagle_worker_common.py are per-batch), the two
+// scalars (:1067-1070), the FutureMap (managers/overlap_utils.py:237-350;
+// the confidence relay is DSPARK's), the speculative hook
+// (arg_groups/speculative_hook.py: handle_speculative_decoding unchanged,
+// _handle_eagle_family adding a CPU overlap switch and a rejection-sampling
+// check, :492-636, and auto_choose_speculative_params, :762), the model
+// files (flag lookups), the logits all-gather's rows (layers/
+// logits_processor.py:376-382, triton_symm_mem_ag.py:421-441) and both
+// eager runners (model_runner_components/cuda_graph_setup.py:73-94,
+// runner/eager_runner.py:65-100, spec_utils.py:90-113).
+var specReleases = []string{"v0.5.6.post2", "v0.5.6.post3", "v0.5.7", "v0.5.8", "v0.5.8.post1", "v0.5.9", "v0.5.10", "v0.5.10.post1", "v0.5.11", "v0.5.12", "v0.5.12.post1", "v0.5.13", "v0.5.13.post1", "v0.5.14", "v0.5.15", "v0.5.15.post1", "v0.5.16"}
+
+// specReqPageReserveFrom is the first release whose req_to_token rows,
+// with speculative decoding on pages above 1, hold the decode's
+// page-aligned reserve at any top-k: max(4 + draft tokens, 2 x
+// max(steps x top-k, draft tokens) + page - 1) beyond the context
+// (mem_cache/allocation_sizing.py:9-63 at v0.5.16, PR #31681), where
+// v0.5.15.post1 took it above top-k 1 alone (mem_cache/common.py:252-265
+// at v0.5.15), 4 + draft tokens at top-k 1.
+const specReqPageReserveFrom = "v0.5.16"
 
 // specV2OnlyFrom is the first release without the v1 EAGLE worker (PR
 // #25464): every EAGLE serve runs the spec v2 worker, whatever its top-k,
@@ -277,6 +306,10 @@ type specDraft struct {
 	// Headroom says the release grows the target's pool by the draft and
 	// verify tokens of every request (see [specHeadroomUntil]).
 	Headroom bool
+	// ReqPage is the page size whose decode reserve widens req_to_token's
+	// rows (see [specReqPageReserveFrom]); 0 where the release or the
+	// serve's pages of 1 leave them at the draft tokens.
+	ReqPage uint64
 	// Layers is the draft pool's layers; LayerCell one layer's KV bytes
 	// per token on a rank; MLA says the pool holds a latent per layer.
 	Layers, LayerCell uint64
@@ -434,7 +467,7 @@ func (r *Resolved) resolveSpec(a *model.Arch, def func(string, string)) error {
 	case !slices.Contains(specReleases, p.Name):
 		v2 := ""
 		if p.SpecV2 {
-			v2 = ", whose EAGLE runs the overlap scheduler's spec v2 worker (sgl-project/sglang PR #21062; the v1 worker removed from v0.5.13, PR #25464), whose speculative/eagle_worker_v2.py (v0.5.16 moves its draft worker into speculative/eagle_worker_common.py), future map (managers/overlap_utils.py) and draft pool sizing (model_executor/pool_configurator.py) were read up to v0.5.15.post1 alone"
+			v2 = ", whose EAGLE runs the overlap scheduler's spec v2 worker (sgl-project/sglang PR #21062; the v1 worker removed from v0.5.13, PR #25464), whose speculative/eagle_worker_v2.py, future map (managers/overlap_utils.py) and draft pool sizing (model_executor/pool_configurator.py) were read up to v0.5.16 alone"
 		}
 		return specRefuse("speculative-algorithm", sp.Algorithm, "speculative decoding is modelled for SGLang %s, whose rules were read; not for %s%s", strings.Join(specReleases, ", "), p.Describes, v2)
 	case r.PPSize > 1:
@@ -464,6 +497,9 @@ func (r *Resolved) resolveSpec(a *model.Arch, def func(string, string)) error {
 	// [specV2OnlyFrom]); from v0.5.14 the draft counts in the fraction.
 	v2Only := !older(p, specV2OnlyFrom)
 	d := &specDraft{Headroom: older(p, specHeadroomUntil), V2: p.SpecV2 && (sp.EagleTopK <= 1 || v2Only), V2Only: v2Only, InFraction: p.DraftInFraction}
+	if r.PageSize > 1 && !older(p, specReqPageReserveFrom) {
+		d.ReqPage = uint64(r.PageSize)
+	}
 	if err := r.resolveSpecCounts(a, d, def); err != nil {
 		return err
 	}
@@ -910,13 +946,20 @@ func (d *specDraft) headroom(maxNumReqs uint64) int64 {
 	return int64(budget.SatAdd(budget.SatMul(maxNumReqs, budget.SatAdd(budget.SatMul(d.Steps, d.TopK), d.DraftTokens)), 100))
 }
 
-// reqExtra is what speculative decoding adds to every req_to_token row:
-// --speculative-num-draft-tokens (model_runner.py:1752-1755).
+// reqExtra is what speculative decoding adds to every req_to_token row
+// beyond the plain serve's 4: --speculative-num-draft-tokens
+// (model_runner.py:1752-1755), and from v0.5.16 on pages above 1 at least
+// the decode's double reserve 2 x max(steps x top-k, draft tokens) and a
+// page less one, less the 4 (see [specReqPageReserveFrom]).
 func (d *specDraft) reqExtra() uint64 {
 	if d == nil {
 		return 0
 	}
-	return d.DraftTokens
+	if d.ReqPage == 0 {
+		return d.DraftTokens
+	}
+	alloc := max(budget.SatMul(d.Steps, d.TopK), d.DraftTokens)
+	return max(d.DraftTokens, budget.SatSub(budget.SatAdd(budget.SatMul(2, alloc), d.ReqPage-1), 4))
 }
 
 // specItems is stage i's draft terms beside the budget: the draft's

@@ -9,14 +9,16 @@ import (
 
 // TestSpecByHand0515 sizes the EAGLE-3 Llama-3.1-8B serve on one H100 (and
 // at TP 2) and the DeepSeek-V3 NEXTN serve at TP16 over two H100 nodes at
-// v0.5.15 and v0.5.15.post1, top-k 1, graphs off (--disable-cuda-graph
+// v0.5.15, v0.5.15.post1 and v0.5.16, top-k 1, graphs off (--disable-cuda-graph
 // turns the breakable prefill graphs off with the decode ones). The pool
 // follows v0.5.14's rules (the draft in the load, the scaled cell); the
 // fraction loses the decode graphs' term (Profile.ReserveDecodeGraphsOn);
 // new beside the pool are the eager runners' inputs, the draft's as the
 // target's, and at TP above 1 the logits all-gather buffers of the target
 // and of the draft, of max(48 x 4 draft tokens, 128) = 192 rows
-// (triton_symm_mem_ag.py:421-440 at v0.5.15).
+// (triton_symm_mem_ag.py:421-440 at v0.5.15). v0.5.16 gives the same
+// reserve and the same terms (its custom all-reduce v2 workspace moves
+// the pool at TP above 1, which the test reads from the rest).
 func TestSpecByHand0515(t *testing.T) {
 	archs := shipped(t)
 	llama, dsv3 := archs["meta-llama__Llama-3.1-8B-Instruct"], archs["deepseek-ai__DeepSeek-V3"]
@@ -32,7 +34,7 @@ func TestSpecByHand0515(t *testing.T) {
 		}
 		return n
 	}
-	for _, release := range []string{"v0.5.15", "v0.5.15.post1"} {
+	for _, release := range []string{"v0.5.15", "v0.5.15.post1", "v0.5.16"} {
 		for _, tc := range []struct {
 			name          string
 			s             Serve
@@ -176,6 +178,52 @@ func TestSpecTokensPerRequest(t *testing.T) {
 		{&specDraft{}, 1},
 	} {
 		if got := tc.d.tokensPerRequest(); got != tc.want {
+			t.Errorf("%+v: %d, want %d", tc.d, got, tc.want)
+		}
+	}
+}
+
+// TestSpecReqToTokenPages pins req_to_token's row on pages of 16 at top-k
+// 1: context + 4 + 4 draft tokens through v0.5.15.post1 (mem_cache/
+// common.py:252-265 at v0.5.15, the page reserve above top-k 1 alone), and
+// from v0.5.16 context + max(4 + 4, 2 x max(3 x 1, 4) + 16 - 1) = context
+// + 23 (mem_cache/allocation_sizing.py:46-63, PR #31681).
+func TestSpecReqToTokenPages(t *testing.T) {
+	archs := shipped(t)
+	llama := archs["meta-llama__Llama-3.1-8B-Instruct"]
+	h100 := class(t, "h100-sxm-80g")
+	dir := draftDir(t, eagle3Llama8B)
+	for _, tc := range []struct {
+		release string
+		page    uint64
+		row     uint64 // int32 entries a row
+	}{
+		{"v0.5.15", 16, 131072 + 4 + 4},
+		{"v0.5.15.post1", 16, 131072 + 4 + 4},
+		{"v0.5.16", 16, 131072 + 23},
+		// Pages of 1: max(8, 2 x 4 + 0) = 8, the draft tokens' row.
+		{"v0.5.16", 1, 131072 + 4 + 4},
+	} {
+		s := Serve{Dtype: "bfloat16", DisableCudaGraph: true, PageSize: tc.page, AttentionBackend: "fa3",
+			Spec: Spec{Algorithm: "EAGLE3", DraftModelPath: dir, NumSteps: 3, EagleTopK: 1, NumDraftTokens: 4}}
+		spec := ref(t, llama, s, h100, mustProfile(tc.release))
+		// 48 requests and the padding row.
+		if g, want := itemBytes(spec.EvaluateStage(0, 1, 1).Items, "req_to_token"), 49*tc.row*4; g != want {
+			t.Errorf("%s pages of %d: req_to_token %d B, want 49 x %d x 4 = %d", tc.release, tc.page, g, tc.row, want)
+		}
+	}
+	// The widening is of the reserve's arithmetic: 2 x max(steps x top-k,
+	// draft tokens) + page - 1 - 4, the draft tokens at least.
+	for _, tc := range []struct {
+		d    specDraft
+		want uint64
+	}{
+		{specDraft{Steps: 3, TopK: 1, DraftTokens: 4, ReqPage: 16}, 19},
+		{specDraft{Steps: 3, TopK: 1, DraftTokens: 4, ReqPage: 2}, 5}, // 8 + 1 - 4
+		{specDraft{Steps: 7, TopK: 1, DraftTokens: 8, ReqPage: 0}, 8}, // release or pages of 1
+		{specDraft{Steps: 1, TopK: 1, DraftTokens: 2, ReqPage: 2}, 2}, // 4 + 1 - 4 = 1 < 2
+	} {
+		if got := tc.d.reqExtra(); got != tc.want {
 			t.Errorf("%+v: %d, want %d", tc.d, got, tc.want)
 		}
 	}
