@@ -845,10 +845,11 @@ var profile0517 = func() Profile {
 // new0517 are the architectures v0.5.17 implements natively and v0.5.16
 // did not (EntryClass lists of models/ at both tags; the draft
 // DSparkDraftModel left out; no class goes): EmbeddingGemma, Kimi-K3,
-// LFM2's bidirectional encoder, Qwen3's embedding model and Qwen3.5's
-// text-only classes.
-var new0517 = []string{"EmbeddingGemmaModel", "KimiK3ForConditionalGeneration", "Lfm2BidirectionalModel", "Qwen3Model",
-	"Qwen3_5ForCausalLM", "Qwen3_5MoeForCausalLM"}
+// LFM2's bidirectional encoder and Qwen3's embedding model. The EntryClass
+// lists also gain Qwen3.5's text-only Qwen3_5ForCausalLM and
+// Qwen3_5MoeForCausalLM (models/qwen3_5.py), names native0516 holds
+// already.
+var new0517 = []string{"EmbeddingGemmaModel", "KimiK3ForConditionalGeneration", "Lfm2BidirectionalModel", "Qwen3Model"}
 
 // native0517 is v0.5.16's native architectures and new0517.
 var native0517 = nativeAdding(native0516, new0517...)
