@@ -163,7 +163,10 @@ func (n Nodes) line() string {
 // inputs copied rather than registered) is not sized, where
 // [customARv2SymmBytes] reads one node's.
 func (r *Resolved) checkCustomARv2Multinode(c budget.Class) error {
-	if !r.Profile.CustomARv2Multinode || r.Nodes.NNodes <= 1 || c.Device.Silicon.Vendor != budget.NVIDIA || !mnnvlFabric(c.Device.Name) {
+	// server_args.py:7686-7691 turns the multi-node mode on only up to TP 8;
+	// above it :7701-7708 turns v2 off, as v0.5.16 did for every multi-node
+	// server.
+	if !r.Profile.CustomARv2Multinode || r.Nodes.NNodes <= 1 || r.TPSize > 8 || c.Device.Silicon.Vendor != budget.NVIDIA || !mnnvlFabric(c.Device.Name) {
 		return nil
 	}
 	return settingErr("nnodes", r.Nodes.NNodes, "%s keeps the custom all-reduce v2 on a server over several nodes of %s, an NVLink fabric device "+

@@ -258,8 +258,9 @@ func TestProfile0517TRTLLMMHAPage128(t *testing.T) {
 
 // TestProfile0517CustomARv2Multinode: a TP 8 server over 2 nodes of GB200
 // keeps the custom all-reduce v2 at v0.5.17 (is_mnnvl_fabric_device),
-// refused naming --nnodes; one node of GB200, and 2 nodes of H100 (no
-// fabric device: v2 off as at v0.5.16), are not.
+// refused naming --nnodes; one node of GB200, TP 16 over 2 (v2 off above
+// TP 8), and 2 nodes of H100 (no fabric device: v2 off as at v0.5.16), are
+// not.
 func TestProfile0517CustomARv2Multinode(t *testing.T) {
 	llama := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
 	gb200, h100 := class(t, "gb200"), class(t, "h100-sxm-80g")
@@ -267,19 +268,22 @@ func TestProfile0517CustomARv2Multinode(t *testing.T) {
 		name    string
 		p       string
 		c       string
+		tp      uint64
 		nnodes  uint64
 		refused bool
 	}{
-		{"GB200 2 nodes v0.5.17", "v0.5.17", "gb200", 2, true},
-		{"GB200 2 nodes v0.5.16", "v0.5.16", "gb200", 2, false},
-		{"GB200 1 node v0.5.17", "v0.5.17", "gb200", 1, false},
-		{"H100 2 nodes v0.5.17", "v0.5.17", "h100", 2, false},
+		{"GB200 TP 8 on 2 nodes v0.5.17", "v0.5.17", "gb200", 8, 2, true},
+		{"GB200 TP 8 on 2 nodes v0.5.16", "v0.5.16", "gb200", 8, 2, false},
+		{"GB200 TP 8 on 1 node v0.5.17", "v0.5.17", "gb200", 8, 1, false},
+		// Above TP 8 the multi-node mode is not turned on and v2 is off.
+		{"GB200 TP 16 on 2 nodes v0.5.17", "v0.5.17", "gb200", 16, 2, false},
+		{"H100 TP 8 on 2 nodes v0.5.17", "v0.5.17", "h100", 8, 2, false},
 	} {
 		c := gb200
 		if tt.c == "h100" {
 			c = h100
 		}
-		s := Serve{TPSize: 8, DisablePiecewiseCudaGraph: true, Nodes: Nodes{NNodes: tt.nnodes}}
+		s := Serve{TPSize: tt.tp, DisablePiecewiseCudaGraph: true, Nodes: Nodes{NNodes: tt.nnodes}}
 		_, err := Resolve(s, llama, c, mustProfile(tt.p))
 		var se *engine.SettingError
 		isNodes := errors.As(err, &se) && se.Flag == "nnodes"
