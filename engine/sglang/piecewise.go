@@ -223,7 +223,9 @@ func (r *Resolved) resolvePiecewise(a *model.Arch, c budget.Class, def func(stri
 // membudget refuses. torch.compile, pipeline parallelism and the other
 // piecewise cases no longer turn them off. From v0.5.16 a multimodal model
 // on the release's allowlists keeps them (see
-// [Profile.MultimodalPrefillKept]), refused by [mmPrefillKept].
+// [Profile.MultimodalPrefillKept]), refused by [mmPrefillKept]; from
+// v0.5.17 a DeepSeek sparse attention model (see
+// [Profile.BreakableDSAKept]), refused by [dsaPrefillKept].
 func (r *Resolved) breakableOffWhy(a *model.Arch, c budget.Class) string {
 	switch {
 	case r.DisablePiecewiseCudaGraph:

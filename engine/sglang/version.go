@@ -335,26 +335,24 @@ type Profile struct {
 	CustomARv2Symm bool
 	// BreakableDSAKept says the breakable prefill runner's MLA case spares
 	// DeepSeek sparse attention (PR #31987; v0.5.17 server_args.py:
-	// 4465-4472, "MLA attention (non-DSA)", with is_deepseek_dsa
-	// of configs/model_config.py:106-120, an index_topk in the config), so
-	// such a model keeps its breakable prefill CUDA graphs, where v0.5.16
-	// turned every MLA model's off: refused by name as the other captured
-	// ones (see [breakablePrefillRefusal]).
+	// 4465-4472, "MLA attention (non-DSA)", with is_deepseek_dsa of
+	// configs/model_config.py:106-120, an index_topk in the config), so such
+	// a model keeps its breakable prefill CUDA graphs, where v0.5.16 turned
+	// every MLA model's off: refused by name (see [dsaPrefillKept]).
 	BreakableDSAKept bool
 	// TRTLLMMHAPage128 says a --page-size 128 given with the TensorRT-LLM
 	// MHA backend is kept (PR #30971; v0.5.17 arg_groups/overrides.py:
-	// 2081-2096, on
-	// trtllm-gen's dynamic tokens-per-page kernels, which need GQA and equal
-	// QK and V head dims, checked when the backend starts), where v0.5.16
-	// set 64: refused by name, the backend's check not read.
+	// 2081-2096), on trtllm-gen's dynamic tokens-per-page kernels, which
+	// need GQA and equal QK and V head dims, checked when the backend
+	// starts, where v0.5.16 set 64: refused by name, that check not read.
 	TRTLLMMHAPage128 bool
 	// CustomARv2Multinode says a GB200 or GB300 (is_mnnvl_fabric_device,
 	// v0.5.17 utils/common.py:847-855) keeps the custom all-reduce v2 on a
-	// server over several nodes (PR #32541; _handle_custom_all_reduce_v2_
-	// multinode, server_args.py:7675-7708, run at :7721; custom_all_reduce_
-	// v2.py's multi-node group), its workspace across the NVLink fabric,
-	// where v0.5.16 turned
-	// v2 off for every multi-node server: refused by name (see
+	// server over several nodes up to TP 8 (PR #32541;
+	// _handle_custom_all_reduce_v2_multinode, server_args.py:7675-7708, run
+	// at :7721; custom_all_reduce_v2.py's multi-node group), its workspace
+	// across the NVLink fabric, where v0.5.16 turned v2 off for every
+	// multi-node server: refused by name (see
 	// [Resolved.checkCustomARv2Multinode]).
 	CustomARv2Multinode bool
 	// EnvBoolWords says an environment boolean also reads yes, y, no and
