@@ -203,6 +203,9 @@ func (r *Resolved) resolvePiecewise(a *model.Arch, c budget.Class, def func(stri
 		if r.Profile.MultimodalPrefillKept && sglMultimodal(a) {
 			return mmPrefillKept(r, a)
 		}
+		if a.MLA && r.Profile.BreakableDSAKept && sglDSA(a) {
+			return dsaPrefillKept(r)
+		}
 		return breakablePrefillRefusal(r)
 	}
 	return nil
@@ -220,7 +223,9 @@ func (r *Resolved) resolvePiecewise(a *model.Arch, c budget.Class, def func(stri
 // membudget refuses. torch.compile, pipeline parallelism and the other
 // piecewise cases no longer turn them off. From v0.5.16 a multimodal model
 // on the release's allowlists keeps them (see
-// [Profile.MultimodalPrefillKept]), refused by [mmPrefillKept].
+// [Profile.MultimodalPrefillKept]), refused by [mmPrefillKept]; from
+// v0.5.17 a DeepSeek sparse attention model (see
+// [Profile.BreakableDSAKept]), refused by [dsaPrefillKept].
 func (r *Resolved) breakableOffWhy(a *model.Arch, c budget.Class) string {
 	switch {
 	case r.DisablePiecewiseCudaGraph:
@@ -238,7 +243,7 @@ func (r *Resolved) breakableOffWhy(a *model.Arch, c budget.Class) string {
 			return "pipeline parallelism (the case of torch.compile's piecewise backend, to which v0.5.16 moves this multimodal model)"
 		}
 		return ""
-	case a.MLA:
+	case a.MLA && !(r.Profile.BreakableDSAKept && sglDSA(a)):
 		return "MLA attention (the breakable runner's case)"
 	case slices.Contains(a.Architectures, "DeepseekV4ForCausalLM"):
 		return "DeepSeek-V4 (the breakable runner's case)"
@@ -248,6 +253,19 @@ func (r *Resolved) breakableOffWhy(a *model.Arch, c budget.Class) string {
 		return "a multimodal model (the breakable runner's case)"
 	}
 	return ""
+}
+
+// dsaArchs0517 are the architectures v0.5.17's is_deepseek_dsa names
+// (configs/model_config.py:106-120), DeepSeek sparse attention where the
+// config also gives index_topk.
+var dsaArchs0517 = []string{"DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM", "DeepseekV3ForCausalLMNextN", "MistralLarge3ForCausalLM",
+	"PixtralForConditionalGeneration", "GlmMoeDsaForCausalLM", "GlmMoeDsaForCausalLMNextN", "LongcatFlashForCausalLM", "LongcatFlashForCausalLMNextN"}
+
+// sglDSA reports whether v0.5.17's is_deepseek_dsa holds for a: its first
+// architecture is one of dsaArchs0517 and its config gives index_topk (the
+// lightning indexer membudget reads as a.Indexer).
+func sglDSA(a *model.Arch) bool {
+	return a.Indexer != nil && len(a.Architectures) > 0 && slices.Contains(dsaArchs0517, a.Architectures[0])
 }
 
 // mmPiecewiseKept0516 are the multimodal architectures whose prefill
@@ -282,6 +300,20 @@ func mmPrefillKept(r *Resolved, a *model.Arch) error {
 			"v0.5.15 turned every multimodal model's off): here %d sizes up to %d tokens, captured after the KV pool, which membudget does not size; "+
 			"pass --disable-piecewise-cuda-graph to size the serve without them",
 		r.Profile.Describes, backend, n, r.PiecewiseSizes[n-1])
+}
+
+// dsaPrefillKept is the refusal of a v0.5.17 serve of a DeepSeek sparse
+// attention model, whose breakable prefill CUDA graphs the release keeps
+// (see [Profile.BreakableDSAKept]): their capture, with the sparse path
+// and its indexer forced (server_args.py:4465-4472), is not sized.
+func dsaPrefillKept(r *Resolved) error {
+	n := len(r.PiecewiseSizes)
+	return settingErr("disable-piecewise-cuda-graph", false,
+		"%s keeps a DeepSeek sparse attention model's breakable prefill CUDA graphs (sgl-project/sglang PR #31987; server_args.py:4465-4472 spares it "+
+			"from the MLA case, which v0.5.16 turned off for every MLA model): here %d sizes up to %d tokens, captured after the KV pool on the sparse path "+
+			"with its indexer, which membudget does not size (the default fraction keeps 1.5 GiB for an MLA model's prefill graphs, server_args.py:4910-4912); "+
+			"pass --disable-piecewise-cuda-graph to size the serve without them",
+		r.Profile.Describes, n, r.PiecewiseSizes[n-1])
 }
 
 // breakablePrefillMeasuredBytes is the one public measure of a
