@@ -322,18 +322,18 @@ func dsaPrefillKept(r *Resolved) error {
 // before), against the 8 MiB a size v0.5.15's reserve keeps.
 const breakablePrefillMeasuredBytes = 6.17e9
 
-// breakablePrefillRefusal is the refusal of a v0.5.15 serve that captures
+// breakablePrefillRefusal is the refusal of a serve of v0.5.15 or later that captures
 // its prefill CUDA graphs through the breakable runner: what they would
 // take is not read, so the serve is refused naming the flag that turns
 // them off.
 func breakablePrefillRefusal(r *Resolved) error {
 	n := len(r.PiecewiseSizes)
 	return settingErr("disable-piecewise-cuda-graph", false,
-		"%s captures the prefill forward in breakable CUDA graphs by default on CUDA (sgl-project/sglang PR #29458; model_executor/cuda_graph_config.py:95-101), "+
+		"%s captures the prefill forward in breakable CUDA graphs by default on CUDA (sgl-project/sglang PR #29458; model_executor/cuda_graph_config.py:95-101 at v0.5.15), "+
 			"here %d sizes up to %d tokens, after the KV pool into the graph pool the decode graphs share (runner_utils/pool.py:14-16, 35-41), "+
-			"which membudget does not size: the default fraction keeps 8 MiB a size for them, %d MiB (server_args.py:3661-3670), where the one public measure "+
+			"which membudget does not size: the default fraction keeps 8 MiB a size for them, %d MiB (server_args.py:3661-3670 at v0.5.15), where the one public measure "+
 			"of such a capture is %.2f GB for a TP 1 model with 8k-token prefills (PR #32678); pass --disable-piecewise-cuda-graph "+
-			"(its deprecated alias of --cuda-graph-backend-prefill disabled, server_args.py:6274-6281) to size the serve without them",
+			"(its deprecated alias of --cuda-graph-backend-prefill disabled, server_args.py:6274-6281 at v0.5.15) to size the serve without them",
 		r.Profile.Describes, n, r.PiecewiseSizes[n-1], n*piecewiseMiBPerSize, breakablePrefillMeasuredBytes/1e9)
 }
 
