@@ -202,8 +202,8 @@ func (r *Resolved) resolveLoRA(a *model.Arch, def func(string, string)) error {
 	}
 	p := r.Profile
 	if why := loraReleaseRefusal(a, p); why != "" {
-		return settingErr("enable-lora", "", "%s: not modelled for %s on %s (%s); membudget refuses it rather than size a serve vLLM would contradict",
-			whatLora, a.Source, p.Describes, why)
+		return settingErr("enable-lora", "", "%s: not modelled for %s (%s: %s); membudget refuses it rather than size a serve vLLM would contradict",
+			whatLora, p.Describes, a.Source, why)
 	}
 	arch := firstArch(a)
 	embed := loraArchs[arch]
