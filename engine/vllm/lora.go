@@ -23,7 +23,9 @@ import (
 // allocate on every GPU, the punica wrapper's metadata, the profile run's
 // shrink buffer, the graphs captured once more, and the adapters cached in
 // host memory. Every shape is vLLM main's at commit d18bb7b (2026-08-14);
-// the files are under vllm/lora/.
+// the files are under vllm/lora/. The releases from 0.14.0 allocate the
+// same (loraSince), but for the differences loraReleaseRefusal and
+// loraVocabLimit name.
 
 // LoRA is a serve's LoRA settings under vLLM's flag names. Enable false
 // is a serve without LoRA: vLLM builds no LoRA config then, and the other
@@ -292,7 +294,7 @@ func (ls *loggedServe) dropUnsizedLoRA(a *model.Arch, p Profile) {
 			delete(ls.From, flag)
 		}
 	}
-	ls.Warnings = append(ls.Warnings, fmt.Sprintf("the log's serve uses LoRA adapters, which membudget sizes for the dense decoders %s from vLLM %s only: its predictions leave their slots out", strings.Join(loraArchNames(), ", "), loraSince))
+	ls.Warnings = append(ls.Warnings, fmt.Sprintf("the log's serve uses LoRA adapters, which membudget sizes for the dense decoders %s from vLLM %s only (Qwen3 from %s, Phi-4-multimodal from %s): its predictions leave their slots out", strings.Join(loraArchNames(), ", "), loraSince, loraQwen3EmbedSince, loraPhi4MMSince))
 }
 
 // archName is an architecture for a message.

@@ -400,7 +400,7 @@ func TestDropUnsizedLoRA(t *testing.T) {
 func TestLoRACompilerEqualsReference(t *testing.T) {
 	models := shipped(t)
 	names := []string{"meta-llama__Llama-3.1-8B-Instruct", "Qwen__Qwen2.5-7B-Instruct", "Qwen__Qwen3-8B", "google__gemma-2-9b-it", "meta-llama__Llama-3.2-1B-Instruct"}
-	profiles := []Profile{current, mustProfile("0.29.0"), mustProfile("0.19.0"), mustProfile("0.17.0")}
+	profiles := []Profile{current, mustProfile("0.29.0"), mustProfile("0.19.0"), mustProfile("0.17.0"), mustProfile("0.16.0"), mustProfile("0.14.0")}
 	rapid.Check(t, func(t *rapid.T) {
 		a := models[rapid.SampledFrom(names).Draw(t, "model")]
 		p := rapid.SampledFrom(profiles).Draw(t, "profile")
