@@ -206,9 +206,12 @@ func TestLaunchLineForms(t *testing.T) {
 		// An adapter of rank 64 above --max-lora-rank 16: vLLM stops at startup.
 		{"line-lora-rank-above", []string{"report", "--class", "h100-sxm-80g",
 			"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--enable-lora", "--lora-modules", "sql=testdata/adapter-r64"}, 2},
-		// Before 0.17.0 LoRA is refused by name, with what it would add.
-		{"line-lora-refused", []string{"report", "--class", "h100-sxm-80g", "--vllm-version", "0.14.0",
+		// Before 0.14.0 LoRA is refused by name, with what it would add.
+		{"line-lora-refused", []string{"report", "--class", "h100-sxm-80g", "--vllm-version", "0.13.0",
 			"vllm", "serve", "meta-llama/Llama-2-7b-hf", "--enable-lora", "--max-loras", "4", "--max-lora-rank", "8"}, 2},
+		// From 0.14.0 the same line is sized, with main's slot shapes.
+		{"line-lora-0140", []string{"report", "--class", "h100-sxm-80g", "--vllm-version", "0.14.0",
+			"vllm", "serve", "meta-llama/Llama-2-7b-hf", "--enable-lora", "--max-loras", "4", "--max-lora-rank", "8"}, 0},
 		// ngram speculative decoding sized: the rejection sampler is a line
 		// of the footprint, the launch line carries the JSON as given, async
 		// scheduling is off; an EAGLE-3 draft by its Hub id under 0.29.0,

@@ -162,7 +162,7 @@ var arFusionUnread = map[string][]string{
 	"v0.5.10": arFusionUnread0510, "v0.5.10.post1": arFusionUnread0510, "v0.5.11": arFusionUnread0510, "v0.5.12": arFusionUnread0510,
 	"v0.5.12.post1": arFusionUnread0510, "v0.5.13": arFusionUnread0510, "v0.5.13.post1": arFusionUnread0510,
 	"v0.5.14": arFusionList0514, "v0.5.15": arFusionList0514, "v0.5.15.post1": arFusionList0514,
-	"v0.5.16": arFusionList0514,
+	"v0.5.16": arFusionList0514, "v0.5.17": arFusionList0514,
 }
 
 // arFusionList0514 is v0.5.14's list (server_args.py:4294-4328), which
@@ -170,7 +170,8 @@ var arFusionUnread = map[string][]string{
 // _FLASHINFER_ALLREDUCE_FUSION_ARCHS and its pass
 // _flashinfer_allreduce_fusion_auto_enable (arg_groups/overrides.py:
 // 1352-1396), run at the old slot (server_args.py:4243); v0.5.16's list
-// and pass are v0.5.15's line for line.
+// and pass are v0.5.15's line for line, and v0.5.17's v0.5.16's
+// (overrides.py:1863-1882, the pass at :1886-1908).
 var arFusionList0514 = []string{"DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM", "GptOssForCausalLM", "GlmMoeDsaForCausalLM", "Glm4MoeForCausalLM",
 	"Glm4MoeLiteForCausalLM", "MistralLarge3ForCausalLM", "Qwen3MoeForCausalLM", "Qwen3VLMoeForConditionalGeneration",
 	"Qwen3NextForCausalLM", "KimiK25ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration",

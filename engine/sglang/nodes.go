@@ -3,6 +3,7 @@ package sglang
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"membudget/budget"
 	"membudget/engine"
@@ -44,6 +45,7 @@ var nodesCites = map[string][2]string{
 	"v0.5.15":       {"server_args.py:6553-6555", "server_args.py:6577-6579"},
 	"v0.5.15.post1": {"server_args.py:6553-6555", "server_args.py:6577-6579"},
 	"v0.5.16":       {"server_args.py:7577-7579", "server_args.py:7601-7603"},
+	"v0.5.17":       {"server_args.py:8702-8704", "server_args.py:8726-8728"},
 }
 
 // resolveNodes applies --nnodes's default and SGLang's own checks of it.
@@ -152,4 +154,29 @@ func (n Nodes) line() string {
 		s += " --enable-flashinfer-allreduce-fusion"
 	}
 	return s
+}
+
+// checkCustomARv2Multinode refuses, by name, a server over several nodes
+// of GB200 or GB300 under a release that keeps the custom all-reduce v2
+// there (see [Profile.CustomARv2Multinode]): its symmetric workspace across
+// the NVLink fabric (custom_all_reduce_v2.py's multi-node group, graph
+// inputs copied rather than registered) is not sized, where
+// [customARv2SymmBytes] reads one node's.
+func (r *Resolved) checkCustomARv2Multinode(c budget.Class) error {
+	// server_args.py:7686-7691 turns the multi-node mode on only up to TP 8;
+	// above it :7701-7708 turns v2 off, as v0.5.16 did for every multi-node
+	// server.
+	if !r.Profile.CustomARv2Multinode || r.Nodes.NNodes <= 1 || r.TPSize > 8 || c.Device.Silicon.Vendor != budget.NVIDIA || !mnnvlFabric(c.Device.Name) {
+		return nil
+	}
+	return settingErr("nnodes", r.Nodes.NNodes, "%s keeps the custom all-reduce v2 on a server over several nodes of %s, an NVLink fabric device "+
+		"(sgl-project/sglang PR #32541; server_args.py:7675-7708, utils/common.py:847-855), where earlier releases turned it off: its workspace "+
+		"across nodes is not modelled", r.Profile.Describes, c.Device.Name)
+}
+
+// mnnvlFabric is v0.5.17's is_mnnvl_fabric_device (utils/common.py:
+// 847-855): the device's name, upper-cased, holds GB200 or GB300.
+func mnnvlFabric(name string) bool {
+	n := strings.ToUpper(name)
+	return strings.Contains(n, "GB200") || strings.Contains(n, "GB300")
 }

@@ -203,6 +203,9 @@ func (r *Resolved) resolvePiecewise(a *model.Arch, c budget.Class, def func(stri
 		if r.Profile.MultimodalPrefillKept && sglMultimodal(a) {
 			return mmPrefillKept(r, a)
 		}
+		if a.MLA && r.Profile.BreakableDSAKept && sglDSA(a) {
+			return dsaPrefillKept(r)
+		}
 		return breakablePrefillRefusal(r)
 	}
 	return nil
@@ -220,7 +223,9 @@ func (r *Resolved) resolvePiecewise(a *model.Arch, c budget.Class, def func(stri
 // membudget refuses. torch.compile, pipeline parallelism and the other
 // piecewise cases no longer turn them off. From v0.5.16 a multimodal model
 // on the release's allowlists keeps them (see
-// [Profile.MultimodalPrefillKept]), refused by [mmPrefillKept].
+// [Profile.MultimodalPrefillKept]), refused by [mmPrefillKept]; from
+// v0.5.17 a DeepSeek sparse attention model (see
+// [Profile.BreakableDSAKept]), refused by [dsaPrefillKept].
 func (r *Resolved) breakableOffWhy(a *model.Arch, c budget.Class) string {
 	switch {
 	case r.DisablePiecewiseCudaGraph:
@@ -238,7 +243,7 @@ func (r *Resolved) breakableOffWhy(a *model.Arch, c budget.Class) string {
 			return "pipeline parallelism (the case of torch.compile's piecewise backend, to which v0.5.16 moves this multimodal model)"
 		}
 		return ""
-	case a.MLA:
+	case a.MLA && !(r.Profile.BreakableDSAKept && sglDSA(a)):
 		return "MLA attention (the breakable runner's case)"
 	case slices.Contains(a.Architectures, "DeepseekV4ForCausalLM"):
 		return "DeepSeek-V4 (the breakable runner's case)"
@@ -248,6 +253,19 @@ func (r *Resolved) breakableOffWhy(a *model.Arch, c budget.Class) string {
 		return "a multimodal model (the breakable runner's case)"
 	}
 	return ""
+}
+
+// dsaArchs0517 are the architectures v0.5.17's is_deepseek_dsa names
+// (configs/model_config.py:106-120), DeepSeek sparse attention where the
+// config also gives index_topk.
+var dsaArchs0517 = []string{"DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM", "DeepseekV3ForCausalLMNextN", "MistralLarge3ForCausalLM",
+	"PixtralForConditionalGeneration", "GlmMoeDsaForCausalLM", "GlmMoeDsaForCausalLMNextN", "LongcatFlashForCausalLM", "LongcatFlashForCausalLMNextN"}
+
+// sglDSA reports whether v0.5.17's is_deepseek_dsa holds for a: its first
+// architecture is one of dsaArchs0517 and its config gives index_topk (the
+// lightning indexer membudget reads as a.Indexer).
+func sglDSA(a *model.Arch) bool {
+	return a.Indexer != nil && len(a.Architectures) > 0 && slices.Contains(dsaArchs0517, a.Architectures[0])
 }
 
 // mmPiecewiseKept0516 are the multimodal architectures whose prefill
@@ -284,24 +302,38 @@ func mmPrefillKept(r *Resolved, a *model.Arch) error {
 		r.Profile.Describes, backend, n, r.PiecewiseSizes[n-1])
 }
 
+// dsaPrefillKept is the refusal of a v0.5.17 serve of a DeepSeek sparse
+// attention model, whose breakable prefill CUDA graphs the release keeps
+// (see [Profile.BreakableDSAKept]): their capture, with the sparse path
+// and its indexer forced (server_args.py:4465-4472), is not sized.
+func dsaPrefillKept(r *Resolved) error {
+	n := len(r.PiecewiseSizes)
+	return settingErr("disable-piecewise-cuda-graph", false,
+		"%s keeps a DeepSeek sparse attention model's breakable prefill CUDA graphs (sgl-project/sglang PR #31987; server_args.py:4465-4472 spares it "+
+			"from the MLA case, which v0.5.16 turned off for every MLA model): here %d sizes up to %d tokens, captured after the KV pool on the sparse path "+
+			"with its indexer, which membudget does not size (the default fraction keeps 1.5 GiB for an MLA model's prefill graphs, server_args.py:4910-4912); "+
+			"pass --disable-piecewise-cuda-graph to size the serve without them",
+		r.Profile.Describes, n, r.PiecewiseSizes[n-1])
+}
+
 // breakablePrefillMeasuredBytes is the one public measure of a
 // breakable prefill capture: 6.17 GB for a non-DP model at TP 1 with
 // 8k-token prefills (sgl-project/sglang PR #32678, after its fix; 7.04 GB
 // before), against the 8 MiB a size v0.5.15's reserve keeps.
 const breakablePrefillMeasuredBytes = 6.17e9
 
-// breakablePrefillRefusal is the refusal of a v0.5.15 serve that captures
+// breakablePrefillRefusal is the refusal of a serve of v0.5.15 or later that captures
 // its prefill CUDA graphs through the breakable runner: what they would
 // take is not read, so the serve is refused naming the flag that turns
 // them off.
 func breakablePrefillRefusal(r *Resolved) error {
 	n := len(r.PiecewiseSizes)
 	return settingErr("disable-piecewise-cuda-graph", false,
-		"%s captures the prefill forward in breakable CUDA graphs by default on CUDA (sgl-project/sglang PR #29458; model_executor/cuda_graph_config.py:95-101), "+
+		"%s captures the prefill forward in breakable CUDA graphs by default on CUDA (sgl-project/sglang PR #29458; model_executor/cuda_graph_config.py:95-101 at v0.5.15), "+
 			"here %d sizes up to %d tokens, after the KV pool into the graph pool the decode graphs share (runner_utils/pool.py:14-16, 35-41), "+
-			"which membudget does not size: the default fraction keeps 8 MiB a size for them, %d MiB (server_args.py:3661-3670), where the one public measure "+
+			"which membudget does not size: the default fraction keeps 8 MiB a size for them, %d MiB (server_args.py:3661-3670 at v0.5.15), where the one public measure "+
 			"of such a capture is %.2f GB for a TP 1 model with 8k-token prefills (PR #32678); pass --disable-piecewise-cuda-graph "+
-			"(its deprecated alias of --cuda-graph-backend-prefill disabled, server_args.py:6274-6281) to size the serve without them",
+			"(its deprecated alias of --cuda-graph-backend-prefill disabled, server_args.py:6274-6281 at v0.5.15) to size the serve without them",
 		r.Profile.Describes, n, r.PiecewiseSizes[n-1], n*piecewiseMiBPerSize, breakablePrefillMeasuredBytes/1e9)
 }
 

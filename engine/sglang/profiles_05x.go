@@ -777,3 +777,80 @@ var new0516 = []string{"GlmImageForConditionalGeneration", "InklingForConditiona
 
 // native0516 is v0.5.15's native architectures and new0516.
 var native0516 = nativeAdding(native0515, new0516...)
+
+// profile0517 is v0.5.17 (tag 2948168, 2026-08-07, read in the fork
+// bytedance-iaas/sglang against v0.5.16's fdebc93: server_args.py function
+// by function, the override registry, mem_cache/ (KVCacheConfigurator,
+// memory_pool.py), model_executor/ (pool_configurator.py, model_runner.py's
+// start-up, the graph runners and cuda_graph_setup.py, the eager runner),
+// distributed/ (the custom all-reduce v2), layers/logits_processor.py,
+// managers/scheduler.py's device allocations, environ.py's defaults,
+// configs/model_config.py, and the sized families' models/ by the
+// allocations their diff adds; FlashInfer 0.6.15.post1; docs/sglang.md
+// lists each comparison):
+//   - The pool: KVCacheConfigurator reads its settings through the new
+//     runtime context's config bags (runtime_context.py), the same values;
+//     _profile_available_bytes, the token constraints, resolve_max_num_reqs
+//     and the order (mem_cache/kv_cache_configurator.py:1614-1814) are
+//     v0.5.16's for a dense or MLA model; DefaultPoolConfigurator's cell
+//     (model_executor/pool_configurator.py:183-326) is v0.5.16's (MLA's
+//     kv_lora_rank + qk_rope_head_dim by calculate_mla_kv_cache_dim,
+//     kv_cache_configurator.py:1985-1999, for a model without sparse
+//     attention); the MHA and MLA pools and ReqToTokenPool allocate as
+//     v0.5.16's (memory_pool.py), a draft's pool paged over --dcp-size only
+//     under decode context parallelism (refused).
+//   - The reserve: v0.5.16's terms, but the prefill graphs' largest size is
+//     no longer capped by a --context-length given (PR #30206, server_args.py
+//     :4607-4808, the cap of v0.5.13's #22516 taken out; cuda_graph_setup.py
+//     :265-304 keeps instead the sizes up to the request rows x the context
+//     length at capture), so PiecewiseCapByContext is off; + 1 GiB for
+//     breakable prefill graphs with DeepEP (:4914-4920, refused); a
+//     multimodal model's extra fraction skipped on a decode node (refused).
+//   - The prefill graphs: the breakable cases drop LoRA and DP attention
+//     (refused flags), add two-batch overlap, an all-to-all backend
+//     outside none, deepep, megamoe and flashinfer (refused) and NemotronH
+//     (a hybrid, refused), and spare DeepSeek sparse attention (see
+//     [Profile.BreakableDSAKept]); the allowlists are v0.5.16's.
+//   - Distributed init: the custom all-reduce v2's tables and workspace on
+//     one node are v0.5.16's (configs/custom_all_reduce_v2.py adds world
+//     size 16 on SM100, beyond a node); over several nodes of GB200 or
+//     GB300 it stays on (see [Profile.CustomARv2Multinode]).
+//   - After the pool: the same components and order (model_runner.py:
+//     587-629; DWDP's manager only with --dwdp-size above 1, kernels
+//     precompiled after loading only for Kimi-K3), the same eager runner
+//     (runner/eager_runner.py, get_eager_max_batch_size the old rule), the
+//     decode runner's capture list (base_cuda_graph_runner.py:61-82 with
+//     utils/common.py:3632-3654, the old alignment) and inputs, the logits
+//     all-gather buffer unchanged (layers/logits_processor.py).
+//   - The override registry adds Kimi-K3's providers and MiMo-V2's SM100
+//     MoE runner, of models membudget does not size, GPT-OSS's MXFP4 MoE
+//     on SM120 moved from Marlin to FlashInfer's (MXFP4 refused at this
+//     release), and keeps a TensorRT-LLM MHA page of 128 (see
+//     [Profile.TRTLLMMHAPage128]); the FlashInfer all-reduce fusion list
+//     and pass are v0.5.16's.
+//   - Native architectures: see new0517, refused by name.
+var profile0517 = func() Profile {
+	p := profile0516
+	p.Name = "v0.5.17"
+	p.Commit = "29481685462732237d80d86076d6563e1f658102"
+	p.Describes = "SGLang v0.5.17 (tag 2948168, 2026-08-07)"
+	p.PiecewiseCapByContext = false
+	p.BreakableDSAKept = true
+	p.TRTLLMMHAPage128 = true
+	p.CustomARv2Multinode = true
+	p.Native = native0517
+	p.UnreadModels = slices.Concat(p.UnreadModels, new0517)
+	return p
+}()
+
+// new0517 are the architectures v0.5.17 implements natively and v0.5.16
+// did not (EntryClass lists of models/ at both tags; the draft
+// DSparkDraftModel left out; no class goes): EmbeddingGemma, Kimi-K3,
+// LFM2's bidirectional encoder and Qwen3's embedding model. The EntryClass
+// lists also gain Qwen3.5's text-only Qwen3_5ForCausalLM and
+// Qwen3_5MoeForCausalLM (models/qwen3_5.py), names native0516 holds
+// already.
+var new0517 = []string{"EmbeddingGemmaModel", "KimiK3ForConditionalGeneration", "Lfm2BidirectionalModel", "Qwen3Model"}
+
+// native0517 is v0.5.16's native architectures and new0517.
+var native0517 = nativeAdding(native0516, new0517...)

@@ -16,10 +16,12 @@ func unreadRelease(r release) string {
 		why = unreadPost
 	case unknownPost(r) && r.patch == 14:
 		why = unreadPost0514
-	case unknownPost(r):
+	case unknownPost(r) && r.patch == 15:
 		why = unreadPost0515
-	case r.major == newestRead.major && r.minor == newestRead.minor && r.patch == newestRead.patch:
+	case unknownPost(r):
 		why = unreadPost0516
+	case r.major == newestRead.major && r.minor == newestRead.minor && r.patch == newestRead.patch:
+		why = unreadPost0517
 	case !newestKnown.less(r):
 		for _, u := range unreadReleases {
 			if u.patch == r.patch {
@@ -30,13 +32,14 @@ func unreadRelease(r release) string {
 	return fmt.Sprintf("SGLang %s's memory rules are not modelled: %s; the newest release membudget models is %s (--sglang-version %s)", r, why, newestRead, newestRead)
 }
 
-// unreadReleases says, for each SGLang release from v0.5.17 to v0.5.23 (a
+// unreadReleases says, for each SGLang release from v0.5.18 to v0.5.23 (a
 // post release shares its release's entry), why its memory rules are not
-// modelled; v0.5.11 to v0.5.16 are modelled (see profile0511,
-// profile0512, profile0513, profile0514, profile0515, profile0516),
-// v0.5.13.post2 is refused as a fork's tag (see [unreadPost]) and a post
-// release of v0.5.14, of v0.5.15 after .post1 or of v0.5.16, as tagged
-// nowhere (see [unreadPost0514], [unreadPost0515], [unreadPost0516]).
+// modelled; v0.5.11 to v0.5.17 are modelled (see profile0511,
+// profile0512, profile0513, profile0514, profile0515, profile0516,
+// profile0517), v0.5.13.post2 is refused as a fork's tag (see
+// [unreadPost]) and a post release of v0.5.14, of v0.5.15 after .post1, of
+// v0.5.16 or of v0.5.17, as tagged nowhere (see [unreadPost0514],
+// [unreadPost0515], [unreadPost0516], [unreadPost0517]).
 //
 // v0.5.11 to v0.5.13.post2 are tags of the git mirror of sgl-project/sglang
 // at GitHub charlesHsuGG/sglang, which holds every tag from v0.5.6 on to
@@ -56,13 +59,13 @@ func unreadRelease(r release) string {
 // 85fd900 too; bytedance-iaas kept the tag's first placing, 45ec483, one
 // gateway commit before). v0.5.14 is read against v0.5.13.post1 and
 // modelled (see profile0514), v0.5.15 and v0.5.15.post1 against v0.5.14
-// (see profile0515), v0.5.16 against v0.5.15.post1 (see profile0516); of
-// v0.5.17 and v0.5.18 only the default of --mem-fraction-static
-// (ServerArgs._handle_gpu_memory_settings) and the commits that reach each
-// are read, against the release before: each adds flags to the ServerArgs
-// dataclass (496 and 511 option strings against v0.5.16's 476) and
+// (see profile0515), v0.5.16 against v0.5.15.post1 (see profile0516),
+// v0.5.17 against v0.5.16 (see profile0517); of v0.5.18 only the default
+// of --mem-fraction-static (ServerArgs._handle_gpu_memory_settings) and the
+// commits that reach it are read, against v0.5.17: it adds flags to the
+// ServerArgs dataclass (506 option strings against v0.5.17's 491) and
 // changes model_executor/ and mem_cache/, which is not compared with
-// v0.5.16's. git log --grep of each pull request at each tag says which
+// v0.5.17's. git log --grep of each pull request at each tag says which
 // releases hold it.
 //
 // v0.5.19 to v0.5.23 are in no mirror found (the forks' tags stop at
@@ -86,12 +89,8 @@ var unreadReleases = []struct {
 	patch int
 	why   string
 }{
-	{17, "v0.5.17 (tag 2948168, 2026-08-07, in the forks bytedance-iaas/sglang and guqiong96/Lsglang) is the cherry-pick #34035 of the Mamba pool sized per pipeline stage, " +
-		"not per model (#33666); it no longer caps the prefill graphs' largest size at --context-length when it sums the reserve (#30206, main 2026-08-03, " +
-		"undoing in server_args.py v0.5.13's cap of #22516), adds 1 GiB for breakable prefill graphs with DeepEP (server_args.py:4914-4920), " +
-		"and its other changes against v0.5.16 are not compared"},
 	{18, "v0.5.18 (tag 71de97b, 2026-08-21, in the forks bytedance-iaas/sglang and guqiong96/Lsglang) has #33666's Mamba pool per pipeline stage from main (2026-08-06) " +
-		"and raises the post-capture reserve's 512 MiB to 1536 (server_args.py:4952, under SGLANG_ENABLE_POST_CAPTURE_KV_SIZING); v0.5.17's unread changes carry into it"},
+		"and raises the post-capture reserve's 512 MiB to 1536 (server_args.py:4952, under SGLANG_ENABLE_POST_CAPTURE_KV_SIZING); its other changes against v0.5.17 are not compared"},
 	{19, "v0.5.19 (the newest release on 2026-09-07) is in no mirror found (the forks holding v0.5.14 to v0.5.18 were copied on 2026-08-22); " +
 		"the KV-canary workspace taken off the post-capture pool (#38596, opened 2026-09-09) came after it, and v0.5.18's unread changes carry into it"},
 	{20, "v0.5.20 (tag 94602c9 on release/v0.5.20, committed 2026-09-18) is in no mirror found, and no file of SGLang's is stored at that commit; " +
@@ -108,10 +107,10 @@ const unreadLater = "no SGLang release after v0.5.23 (2026-10, the newest known 
 // unknownPost reports whether r is a post release no fork tags below the
 // newest release modelled: of v0.5.13 after .post1 (the mirror's fork tag
 // v0.5.13.post2 among them, see [unreadPost]), of v0.5.14 (see
-// [unreadPost0514]) or of v0.5.15 after .post1 (see [unreadPost0515]),
-// refused by name.
+// [unreadPost0514]), of v0.5.15 after .post1 (see [unreadPost0515]) or of
+// v0.5.16 (see [unreadPost0516]), refused by name.
 func unknownPost(r release) bool {
-	return r.major == 0 && r.minor == 5 && (r.patch == 13 && r.post > 1 || r.patch == 14 && r.post > 0 || r.patch == 15 && r.post > 1)
+	return r.major == 0 && r.minor == 5 && (r.patch == 13 && r.post > 1 || r.patch == 14 && r.post > 0 || r.patch == 15 && r.post > 1 || r.patch == 16 && r.post > 0)
 }
 
 // unreadPost0514 is why a post release of v0.5.14 is refused: the forks'
@@ -124,10 +123,14 @@ const unreadPost0514 = "no post release of v0.5.14 is known to membudget: the fo
 // (fdebc93).
 const unreadPost0515 = "no post release of v0.5.15 after .post1 is known to membudget: the forks bytedance-iaas/sglang and guqiong96/Lsglang, which hold SGLang's tags from v0.5.13.post1 to v0.5.18, tag none between v0.5.15.post1 (0b3bb0c) and v0.5.16 (fdebc93)"
 
-// unreadPost0516 is why a post release of v0.5.16, the newest modelled,
-// is refused: the forks' tags go from v0.5.16 (fdebc93) to v0.5.17
-// (2948168).
+// unreadPost0516 is why a post release of v0.5.16 is refused: the forks'
+// tags go from v0.5.16 (fdebc93) to v0.5.17 (2948168).
 const unreadPost0516 = "no post release of v0.5.16 is known to membudget: the forks bytedance-iaas/sglang and guqiong96/Lsglang, which hold SGLang's tags from v0.5.13.post1 to v0.5.18, tag none between v0.5.16 (fdebc93) and v0.5.17 (2948168)"
+
+// unreadPost0517 is why a post release of v0.5.17, the newest modelled,
+// is refused: the forks' tags go from v0.5.17 (2948168) to v0.5.18
+// (71de97b).
+const unreadPost0517 = "no post release of v0.5.17 is known to membudget: the forks bytedance-iaas/sglang and guqiong96/Lsglang, which hold SGLang's tags from v0.5.13.post1 to v0.5.18, tag none between v0.5.17 (2948168) and v0.5.18 (71de97b)"
 
 // unreadPost is why v0.5.13.post2 is refused: the mirror's v0.5.13.post2 (tag 403cc43, 2026-06-16) was tagged
 // by the mirror's owner, "update rl important sampling method", on a fork

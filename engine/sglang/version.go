@@ -339,6 +339,28 @@ type Profile struct {
 	// layers/attention/hybrid_linear_attn_backend.py:360-362; v0.5.16
 	// :374-376), beside v0.5.14's per-size tables: see [gdnGraphMetadata].
 	GDNTrackIndicesBuf bool
+	// BreakableDSAKept says the breakable prefill runner's MLA case spares
+	// DeepSeek sparse attention (PR #31987; v0.5.17 server_args.py:
+	// 4465-4472, "MLA attention (non-DSA)", with is_deepseek_dsa of
+	// configs/model_config.py:106-120, an index_topk in the config), so such
+	// a model keeps its breakable prefill CUDA graphs, where v0.5.16 turned
+	// every MLA model's off: refused by name (see [dsaPrefillKept]).
+	BreakableDSAKept bool
+	// TRTLLMMHAPage128 says a --page-size 128 given with the TensorRT-LLM
+	// MHA backend is kept (PR #30971; v0.5.17 arg_groups/overrides.py:
+	// 2081-2096), on trtllm-gen's dynamic tokens-per-page kernels, which
+	// need GQA and equal QK and V head dims, checked when the backend
+	// starts, where v0.5.16 set 64: refused by name, that check not read.
+	TRTLLMMHAPage128 bool
+	// CustomARv2Multinode says a GB200 or GB300 (is_mnnvl_fabric_device,
+	// v0.5.17 utils/common.py:847-855) keeps the custom all-reduce v2 on a
+	// server over several nodes up to TP 8 (PR #32541;
+	// _handle_custom_all_reduce_v2_multinode, server_args.py:7675-7708, run
+	// at :7721; custom_all_reduce_v2.py's multi-node group), its workspace
+	// across the NVLink fabric, where v0.5.16 turned v2 off for every
+	// multi-node server: refused by name (see
+	// [Resolved.checkCustomARv2Multinode]).
+	CustomARv2Multinode bool
 	// EnvBoolWords says an environment boolean also reads yes, y, no and
 	// n, and warns and keeps its default for anything else (v0.5.6.post2's
 	// EnvBool, environ.py:98-105, 23-38); v0.4.9.post2's get_bool_env_var
@@ -349,7 +371,7 @@ type Profile struct {
 // DefaultName is the name of the default profile.
 const DefaultName = "v0.5.6.post2"
 
-var profiles = []Profile{profile0516, profile0515post1, profile0515, profile0514, profile0513post1, profile0513, profile0512post1, profile0512, profile0511, profile0510post1, profile0510, profile059post1, profile059, profile058post1, profile058, profile057, profile056post3, profile056post2, profile049post2}
+var profiles = []Profile{profile0517, profile0516, profile0515post1, profile0515, profile0514, profile0513post1, profile0513, profile0512post1, profile0512, profile0511, profile0510post1, profile0510, profile059post1, profile059, profile058post1, profile058, profile057, profile056post3, profile056post2, profile049post2}
 
 // profile056post2 is the default profile; the later ones start from it.
 var profile056post2 = Profile{
@@ -371,16 +393,16 @@ var profile049post2 = Profile{
 }
 
 // ProfileFor returns the profile of SGLang release spec: "v0.5.6.post2"
-// (also "" or "default"), "v0.5.16" (also "latest"), "v0.5.15.post1",
-// "v0.5.15", "v0.5.14", "v0.5.13.post1", "v0.5.13",
+// (also "" or "default"), "v0.5.17" (also "latest"), "v0.5.16",
+// "v0.5.15.post1", "v0.5.15", "v0.5.14", "v0.5.13.post1", "v0.5.13",
 // "v0.5.12.post1", "v0.5.12", "v0.5.11", "v0.5.10.post1", "v0.5.10",
 // "v0.5.9.post1", "v0.5.9", "v0.5.8.post1", "v0.5.8", "v0.5.7",
 // "v0.5.6.post3" or "v0.4.9.post2", with or without the leading v. Any
 // other release is a *[engine.SettingError]: the rules of releases
 // membudget has not read are not guessed, one newer than the newest
-// modelled (v0.5.16.post1, v0.5.17 to v0.5.23, 2026-10, and on), a post
-// release of v0.5.14, of v0.5.15 after .post1, or the fork's v0.5.13.post2,
-// is refused
+// modelled (v0.5.17.post1, v0.5.18 to v0.5.23, 2026-10, and on), a post
+// release of v0.5.14, of v0.5.15 after .post1, of v0.5.16, or the fork's
+// v0.5.13.post2, is refused
 // naming what of its rules is not modelled and the newest release modelled
 // (see [unreadReleases]), and a release candidate of a release read
 // (v0.5.10rc0) is refused as no release's rules (see [releaseCandidate]).
@@ -411,7 +433,7 @@ func ProfileFor(spec string) (Profile, error) {
 
 // refusedByName says which later releases --sglang-version names and
 // refuses (see [unreadReleases]).
-const refusedByName = "v0.5.13.post2, a post release of v0.5.14, v0.5.15.post2, v0.5.16.post1, and v0.5.17 to v0.5.23 are refused by name, each saying what of its rules is not read"
+const refusedByName = "v0.5.13.post2, a post release of v0.5.14, v0.5.15.post2, v0.5.16.post1, v0.5.17.post1, and v0.5.18 to v0.5.23 are refused by name, each saying what of its rules is not read"
 
 // releaseCandidate is why a release candidate of a release membudget
 // models is refused rather than sized as its release: v0.5.10rc0 (tag

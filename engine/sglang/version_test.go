@@ -13,15 +13,16 @@ import (
 	"membudget/engine"
 )
 
-// TestUnreadReleasesRefusedByName: every release after v0.5.16, the
+// TestUnreadReleasesRefusedByName: every release after v0.5.17, the
 // newest read, up to v0.5.23 (2026-10) and beyond, and a post release of
-// v0.5.13 after .post1, of v0.5.14 or of v0.5.15 after .post1, is refused
-// naming itself, what of its rules is not read and v0.5.16; a release
+// v0.5.13 after .post1, of v0.5.14, of v0.5.15 after .post1 or of v0.5.16,
+// is refused naming itself, what of its rules is not read and v0.5.17; a
+// release
 // between or before the read ones gets the plain list, and a release
 // candidate of a read release its own refusal. None is sized with
 // another's rules.
 func TestUnreadReleasesRefusedByName(t *testing.T) {
-	const newest = "; the newest release membudget models is v0.5.16 (--sglang-version v0.5.16)"
+	const newest = "; the newest release membudget models is v0.5.17 (--sglang-version v0.5.17)"
 	// v0.5.13.post2's whole text, by hand: the mirror's tag is its owner's
 	// fork commit, kept refused and saying so; the two forks whose tags run
 	// on to v0.5.18 (git tag in each) hold none after .post1.
@@ -56,9 +57,9 @@ func TestUnreadReleasesRefusedByName(t *testing.T) {
 		// v0.5.16 is modelled; no fork tags a post release of it (the
 		// forks' next tag is v0.5.17, 2948168).
 		{"v0.5.16.post1", "v0.5.16.post1", []string{"no post release of v0.5.16", "fdebc93", "2948168"}},
-		// v0.5.17: the tag's commit 2948168 is #34035, the cherry-pick of
-		// #33666; #30206 (7eb2737) drops the context cap.
-		{"v0.5.17", "v0.5.17", []string{"2948168", "2026-08-07", "#33666", "#34035", "#30206", "--context-length"}},
+		// v0.5.17 is modelled; no fork tags a post release of it (the
+		// forks' next tag is v0.5.18, 71de97b).
+		{"v0.5.17.post1", "v0.5.17.post1", []string{"no post release of v0.5.17", "2948168", "71de97b"}},
 		// v0.5.18: #33666 from main (2fc5572) and the 1536 MiB floor.
 		{"v0.5.18", "v0.5.18", []string{"71de97b", "2026-08-21", "#33666", "1536"}},
 		{"v0.5.19", "v0.5.19", []string{"2026-09-07", "#38596", "no mirror found"}},
@@ -87,10 +88,10 @@ func TestUnreadReleasesRefusedByName(t *testing.T) {
 			}
 		}
 	}
-	// Every release from v0.5.17 to v0.5.23 has its own reason, naming
+	// Every release from v0.5.18 to v0.5.23 has its own reason, naming
 	// itself: none borrows another's, nor the one for releases after.
 	seen := map[string]string{}
-	for patch := 17; patch <= 24; patch++ {
+	for patch := 18; patch <= 24; patch++ {
 		name := fmt.Sprintf("v0.5.%d", patch)
 		_, err := ProfileFor(name)
 		var se *engine.SettingError
@@ -106,7 +107,7 @@ func TestUnreadReleasesRefusedByName(t *testing.T) {
 			t.Errorf("%s's reason %q does not name it", name, why)
 		}
 	}
-	plain := "want v0.5.16, v0.5.15.post1, v0.5.15, v0.5.14, v0.5.13.post1, v0.5.13, v0.5.12.post1, v0.5.12, v0.5.11, v0.5.10.post1, v0.5.10, v0.5.9.post1, v0.5.9, v0.5.8.post1, v0.5.8, v0.5.7, v0.5.6.post3, v0.5.6.post2 (the default) or v0.4.9.post2, the releases whose memory rules membudget has read; v0.5.13.post2, a post release of v0.5.14, v0.5.15.post2, v0.5.16.post1, and v0.5.17 to v0.5.23 are refused by name, each saying what of its rules is not read"
+	plain := "want v0.5.17, v0.5.16, v0.5.15.post1, v0.5.15, v0.5.14, v0.5.13.post1, v0.5.13, v0.5.12.post1, v0.5.12, v0.5.11, v0.5.10.post1, v0.5.10, v0.5.9.post1, v0.5.9, v0.5.8.post1, v0.5.8, v0.5.7, v0.5.6.post3, v0.5.6.post2 (the default) or v0.4.9.post2, the releases whose memory rules membudget has read; v0.5.13.post2, a post release of v0.5.14, v0.5.15.post2, v0.5.16.post1, v0.5.17.post1, and v0.5.18 to v0.5.23 are refused by name, each saying what of its rules is not read"
 	for _, spec := range []string{"v0.5.6", "v0.5.6.post1", "v0.5.6.post4", "v0.5.7.post1", "v0.5.8.post2", "0.5.0", "v0.4.6", "main", "v0.5"} {
 		_, err := ProfileFor(spec)
 		var se *engine.SettingError
@@ -147,19 +148,19 @@ func TestReleaseOrder(t *testing.T) {
 }
 
 // TestPropertyUnreadReleaseNeverSized: a release SGLang could tag is sized
-// only when it is one of the nineteen read, and one after v0.5.16 is
-// refused naming itself and v0.5.16.
+// only when it is one of the twenty read, and one after v0.5.17 is
+// refused naming itself and v0.5.17.
 func TestPropertyUnreadReleaseNeverSized(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		r := release{0, rapid.IntRange(3, 7).Draw(t, "minor"), rapid.IntRange(0, 30).Draw(t, "patch"), rapid.IntRange(0, 3).Draw(t, "post")}
 		p, err := ProfileFor(r.String())
 		switch {
 		case err == nil:
-			if p.Name != r.String() || !slices.Contains([]string{"v0.5.16", "v0.5.15.post1", "v0.5.15", "v0.5.14", "v0.5.13.post1", "v0.5.13", "v0.5.12.post1", "v0.5.12", "v0.5.11", "v0.5.10.post1", "v0.5.10", "v0.5.9.post1", "v0.5.9", "v0.5.8.post1", "v0.5.8", "v0.5.7", "v0.5.6.post3", "v0.5.6.post2", "v0.4.9.post2"}, p.Name) {
+			if p.Name != r.String() || !slices.Contains([]string{"v0.5.17", "v0.5.16", "v0.5.15.post1", "v0.5.15", "v0.5.14", "v0.5.13.post1", "v0.5.13", "v0.5.12.post1", "v0.5.12", "v0.5.11", "v0.5.10.post1", "v0.5.10", "v0.5.9.post1", "v0.5.9", "v0.5.8.post1", "v0.5.8", "v0.5.7", "v0.5.6.post3", "v0.5.6.post2", "v0.4.9.post2"}, p.Name) {
 				t.Fatalf("%s sized as %s", r, p.Name)
 			}
 		case newestRead.less(r):
-			if !strings.Contains(err.Error(), "SGLang "+r.String()+"'s memory rules are not modelled") || !strings.Contains(err.Error(), "(--sglang-version v0.5.16)") {
+			if !strings.Contains(err.Error(), "SGLang "+r.String()+"'s memory rules are not modelled") || !strings.Contains(err.Error(), "(--sglang-version v0.5.17)") {
 				t.Fatalf("%s: %v", r, err)
 			}
 		}
@@ -168,9 +169,9 @@ func TestPropertyUnreadReleaseNeverSized(t *testing.T) {
 
 // TestNewestReadIsTheNewestProfile: newestRead, above which a release is
 // refused as unread, is the release of profiles' first (newest) entry,
-// v0.5.16 = {0, 5, 16, 0}, spelled back as its name.
+// v0.5.17 = {0, 5, 17, 0}, spelled back as its name.
 func TestNewestReadIsTheNewestProfile(t *testing.T) {
-	if diff := cmp.Diff(release{0, 5, 16, 0}, newestRead, cmp.AllowUnexported(release{})); diff != "" {
+	if diff := cmp.Diff(release{0, 5, 17, 0}, newestRead, cmp.AllowUnexported(release{})); diff != "" {
 		t.Errorf("newestRead (-want +got):\n%s", diff)
 	}
 	if got := newestRead.String(); got != profiles[0].Name {
@@ -182,7 +183,7 @@ func TestNewestReadIsTheNewestProfile(t *testing.T) {
 // modelled release, newest first, the last after "or", then the refused
 // range.
 func TestVersionHelpListsTheProfiles(t *testing.T) {
-	want := "v0.5.16, v0.5.15.post1, v0.5.15, v0.5.14, v0.5.13.post1, v0.5.13, v0.5.12.post1, v0.5.12, v0.5.11, v0.5.10.post1, v0.5.10, v0.5.9.post1, v0.5.9, v0.5.8.post1, v0.5.8, v0.5.7, v0.5.6.post3, v0.5.6.post2 or v0.4.9.post2 (v0.5.13.post2, a post release of v0.5.14, v0.5.15.post2, v0.5.16.post1, and v0.5.17 to v0.5.23 are refused by name, each saying what of its rules is not read)"
+	want := "v0.5.17, v0.5.16, v0.5.15.post1, v0.5.15, v0.5.14, v0.5.13.post1, v0.5.13, v0.5.12.post1, v0.5.12, v0.5.11, v0.5.10.post1, v0.5.10, v0.5.9.post1, v0.5.9, v0.5.8.post1, v0.5.8, v0.5.7, v0.5.6.post3, v0.5.6.post2 or v0.4.9.post2 (v0.5.13.post2, a post release of v0.5.14, v0.5.15.post2, v0.5.16.post1, v0.5.17.post1, and v0.5.18 to v0.5.23 are refused by name, each saying what of its rules is not read)"
 	if VersionHelp != want {
 		t.Errorf("VersionHelp = %q, want %q", VersionHelp, want)
 	}

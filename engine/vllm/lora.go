@@ -23,7 +23,9 @@ import (
 // allocate on every GPU, the punica wrapper's metadata, the profile run's
 // shrink buffer, the graphs captured once more, and the adapters cached in
 // host memory. Every shape is vLLM main's at commit d18bb7b (2026-08-14);
-// the files are under vllm/lora/.
+// the files are under vllm/lora/. The releases from 0.14.0 allocate the
+// same (loraSince), but for the differences loraReleaseRefusal and
+// loraVocabLimit name.
 
 // LoRA is a serve's LoRA settings under vLLM's flag names. Enable false
 // is a serve without LoRA: vLLM builds no LoRA config then, and the other
@@ -65,13 +67,73 @@ type Adapters struct {
 	Read, NotRead uint64 // adapters read, and adapters of the Hub (not read)
 }
 
-// loraSince is the first release whose LoRA layers membudget sizes: the
-// layer shapes are main's from PR #28545 (2025-11-21, no extra vocabulary),
-// the graph cases from PR #25914 (2025-10-20, graphs with and without
-// adapters), Qwen3's output-embedding LoRA from PR #29816 (2026-02-06) and
-// the 258048-token vocabulary limit from PR #34773 (2026-02-25): 0.17.0 is
-// the first release surely after all four.
-var loraSince = v0_17_0
+// loraSince is the first release whose LoRA layers membudget sizes. The
+// layer shapes, the punica metadata, the profile's shrink buffer and the
+// two graph cases it sizes are main's (d18bb7b) in vLLM main at 19504ac07
+// (2026-01-11; 0.14.0rc0 was out that day, and 0.14.0 holds PR #30475 of
+// 2025-12-16, after which no change to them came before that commit) and at
+// f97ca6717 (2026-02-08, before 0.16.0's branch): vllm/lora/layers/
+// base_linear.py:66-85, column_parallel_linear.py:206-225,
+// vocal_parallel_embedding.py:49-68 (org_vocab_size: no extra vocabulary
+// since PR #28545, 2025-11-21), logits_processor.py:96-122,
+// punica_wrapper/punica_base.py:138-160, punica_gpu.py:223-228 (the shrink
+// buffer at the slots' rank), ops/triton_ops/lora_kernel_metadata.py:35-58,
+// model_manager.py:97 (the tokens rounded up to 8) and v1/
+// cudagraph_dispatcher.py:98-104 (with and without adapters, PR #25914);
+// PR #32005 (2026-02-02) kept the two cases under its default
+// specialize_active_lora False. What differs before 0.17.0 is
+// loraVocabLimit's, Qwen3's (loraQwen3EmbedSince) and Phi-4-multimodal's
+// (loraPhi4MMSince).
+var loraSince = v0_14_0
+
+// loraVocabSince is the first release of maxLoRAVocab: PR #34773 (merged
+// 2026-02-25, the day 0.16.0 was released) raised LogitsProcessorWithLoRA's
+// limit from 257024, and 0.17.0 is the first release surely after it.
+var loraVocabSince = v0_17_0
+
+// maxLoRAVocabBefore is the limit before loraVocabSince: "if 32000 <
+// vocab_size > 257024: raise" (vllm/lora/layers/logits_processor.py:92-95
+// at 19504ac07 and f97ca6717), which, chained, refuses a vocabulary above
+// 257024 only.
+const maxLoRAVocabBefore = 257024
+
+// loraQwen3EmbedSince is the first release whose Qwen3ForCausalLM lists
+// embed_tokens and lm_head in its embedding_modules (PR #29816, merged
+// 2026-02-06, before PR #34120 of 2026-02-09 that 0.16.0 holds). Before it
+// Qwen3 had no such list and the dummy adapter's lm_head took the
+// embedding's shapes (model_manager.py:426-445 at 19504ac07); whether
+// 0.15's branch holds the PR was not read, so Qwen3 is refused before it.
+var loraQwen3EmbedSince = v0_16_0
+
+// loraPhi4MMSince is the first release whose Phi-4-multimodal LoRA
+// membudget sizes: the tower and connector LoRA of PR #26674 (2025-12-26)
+// reworked how the model manager wraps a multimodal model, and where 0.14's
+// branch was cut beside it, and what the releases up to 0.16 wrap for
+// Phi-4-multimodal, was not read.
+var loraPhi4MMSince = v0_17_0
+
+// loraVocabLimit is the largest vocabulary LogitsProcessorWithLoRA takes in
+// release v.
+func loraVocabLimit(v Version) uint64 {
+	if v.Less(loraVocabSince) {
+		return maxLoRAVocabBefore
+	}
+	return maxLoRAVocab
+}
+
+// loraReleaseRefusal is why release p does not size LoRA for a, "" when it
+// does.
+func loraReleaseRefusal(a *model.Arch, p Profile) string {
+	switch arch := firstArch(a); {
+	case p.Release.Less(loraSince):
+		return fmt.Sprintf("membudget sizes LoRA from vLLM %s, whose layer shapes it has read", loraSince)
+	case arch == "Qwen3ForCausalLM" && p.Release.Less(loraQwen3EmbedSince):
+		return fmt.Sprintf("membudget sizes Qwen3's LoRA from vLLM %s, the first release surely holding its output-embedding LoRA (PR #29816, 2026-02-06)", loraQwen3EmbedSince)
+	case loraOneSlice[arch] && p.Release.Less(loraPhi4MMSince):
+		return fmt.Sprintf("membudget sizes Phi-4-multimodal's LoRA from vLLM %s: the multimodal wrapping before it (PR #26674, 2025-12-26) was not read", loraPhi4MMSince)
+	}
+	return ""
+}
 
 // loraV2Since is the first release whose V2 model runner runs the profile
 // with dummy adapters and captures its graphs with and without them (PR
@@ -84,8 +146,8 @@ var loraV2Since = v0_25_0
 // refuses any other.
 var loraRanks = []uint64{1, 8, 16, 32, 64, 128, 256, 320, 512}
 
-// maxLoRAVocab is the largest vocabulary LogitsProcessorWithLoRA takes
-// ("When using LoRA, vocab size must be <= 258048",
+// maxLoRAVocab is the largest vocabulary LogitsProcessorWithLoRA takes from
+// loraVocabSince ("When using LoRA, vocab size must be <= 258048",
 // vllm/lora/layers/logits_processor.py:91-92, PR #34773).
 const maxLoRAVocab = 258048
 
@@ -141,9 +203,9 @@ func (r *Resolved) resolveLoRA(a *model.Arch, def func(string, string)) error {
 		return nil
 	}
 	p := r.Profile
-	if p.Release.Less(loraSince) {
-		return settingErr("enable-lora", "", "%s: not modelled for %s (membudget sizes LoRA from vLLM %s, whose layer shapes it has read); membudget refuses it rather than size a serve vLLM would contradict",
-			whatLora, p.Describes, loraSince)
+	if why := loraReleaseRefusal(a, p); why != "" {
+		return settingErr("enable-lora", "", "%s: not modelled for %s (%s: %s); membudget refuses it rather than size a serve vLLM would contradict",
+			whatLora, p.Describes, a.Source, why)
 	}
 	arch := firstArch(a)
 	embed := loraArchs[arch]
@@ -191,8 +253,11 @@ func (r *Resolved) resolveLoRA(a *model.Arch, def func(string, string)) error {
 		// layers split the rank (column_parallel_linear.py:219-223).
 		return settingErr("fully-sharded-loras", "", "vLLM fails building its LoRA layers: --max-lora-rank %d is not divisible by --tensor-parallel-size %d (vllm/lora/layers/base_linear.py:120-124)", l.MaxRank, tp)
 	}
-	if embed && a.Vocab > maxLoRAVocab {
-		return settingErr("enable-lora", "", "vLLM refuses it for %s: When using LoRA, vocab size must be <= %d, and it is %d (vllm/lora/layers/logits_processor.py:91-92)", a.Source, maxLoRAVocab, a.Vocab)
+	if limit := loraVocabLimit(p.Release); embed && a.Vocab > limit {
+		if limit == maxLoRAVocab {
+			return settingErr("enable-lora", "", "vLLM refuses it for %s: When using LoRA, vocab size must be <= %d, and it is %d (vllm/lora/layers/logits_processor.py:91-92)", a.Source, maxLoRAVocab, a.Vocab)
+		}
+		return settingErr("enable-lora", "", "%s refuses it for %s: When using LoRA, vocab size must be 32000 >= vocab_size <= %d, and it is %d (vllm/lora/layers/logits_processor.py:92-95 before PR #34773)", p.Describes, a.Source, limit, a.Vocab)
 	}
 	if ad := l.Adapters; ad.MaxRank > l.MaxRank {
 		// PEFTHelper.validate_legal (vllm/lora/peft_helper.py:124-128);
@@ -220,7 +285,7 @@ func loraArch(a *model.Arch) bool {
 // p; elsewhere it leaves LoRA out of the serve with a warning, as explain
 // did before LoRA was sized: the log is explained, short of the slots.
 func (ls *loggedServe) dropUnsizedLoRA(a *model.Arch, p Profile) {
-	if !ls.Serve.LoRA.Enable || a != nil && loraArch(a) && !p.Release.Less(loraSince) && !(p.V2Runner(a) && p.Release.Less(loraV2Since)) {
+	if !ls.Serve.LoRA.Enable || a != nil && loraArch(a) && loraReleaseRefusal(a, p) == "" && !(p.V2Runner(a) && p.Release.Less(loraV2Since)) {
 		return
 	}
 	ls.Serve.LoRA = LoRA{}
@@ -229,7 +294,7 @@ func (ls *loggedServe) dropUnsizedLoRA(a *model.Arch, p Profile) {
 			delete(ls.From, flag)
 		}
 	}
-	ls.Warnings = append(ls.Warnings, fmt.Sprintf("the log's serve uses LoRA adapters, which membudget sizes for the dense decoders %s from vLLM %s only: its predictions leave their slots out", strings.Join(loraArchNames(), ", "), loraSince))
+	ls.Warnings = append(ls.Warnings, fmt.Sprintf("the log's serve uses LoRA adapters, which membudget sizes for the dense decoders %s from vLLM %s only (Qwen3 from %s, Phi-4-multimodal from %s): its predictions leave their slots out", strings.Join(loraArchNames(), ", "), loraSince, loraQwen3EmbedSince, loraPhi4MMSince))
 }
 
 // archName is an architecture for a message.
@@ -527,7 +592,7 @@ func ReadAdapter(v string) (Adapter, error) {
 var loraFlags = []string{"enable-lora", "max-loras", "max-lora-rank", "max-cpu-loras", "fully-sharded-loras", "lora-dtype", "lora-modules"}
 
 func registerLoRA(fs *flag.FlagSet, l *LoRA) {
-	fs.BoolVar(&l.Enable, "enable-lora", false, "vLLM's --enable-lora: adapter slots on every GPU (sized for dense Llama, Mistral, Qwen2/3, Gemma 1-3 and Granite decoders, vLLM 0.17.0 on)")
+	fs.BoolVar(&l.Enable, "enable-lora", false, "vLLM's --enable-lora: adapter slots on every GPU (sized for dense Llama, Mistral, Qwen2/3, Gemma 1-3 and Granite decoders, vLLM 0.14.0 on; Qwen3 from 0.16.0)")
 	fs.Var(&sizeFlag{&l.MaxLoras, "max-loras"}, "max-loras", "vLLM's --max-loras: adapters in one batch, each a GPU slot (default 1)")
 	fs.Var(&sizeFlag{&l.MaxRank, "max-lora-rank"}, "max-lora-rank", "vLLM's --max-lora-rank: 1, 8, 16, 32, 64, 128, 256, 320 or 512 (default 16)")
 	fs.Var(cpuLorasFlag{&l.MaxCPULoras}, "max-cpu-loras", "vLLM's --max-cpu-loras: adapters cached in host memory (default, and 0 or less: --max-loras)")

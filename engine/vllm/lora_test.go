@@ -167,7 +167,11 @@ func TestResolveLoRA(t *testing.T) {
 		s                    Serve
 		flag, says           string
 	}{
-		{"before 0.17.0", "meta-llama__Llama-3.1-8B-Instruct", "0.14.0", on(LoRA{}), "enable-lora", "not modelled for vLLM 0.14.0"},
+		{"before 0.14.0", "meta-llama__Llama-3.1-8B-Instruct", "0.13.0", on(LoRA{}), "enable-lora", "membudget sizes LoRA from vLLM 0.14.0"},
+		// Qwen3 lists embed_tokens and lm_head from PR #29816 (2026-02-06),
+		// which 0.15's branch is not known to hold.
+		{"Qwen3 before its output-embedding LoRA", "Qwen__Qwen3-8B", "0.15.0", on(LoRA{}), "enable-lora", "Qwen3's LoRA from vLLM 0.16.0"},
+		{"Phi-4-multimodal before 0.17.0", "microsoft__Phi-4-multimodal-instruct", "0.16.0", on(LoRA{MaxRank: 320}), "enable-lora", "Phi-4-multimodal's LoRA from vLLM 0.17.0"},
 		// Qwen3 runs the V2 runner from 0.22.0, whose LoRA warmup came in
 		// PR #35536 (2026-06-16).
 		{"the V2 runner before its LoRA warmup", "Qwen__Qwen3-8B", "0.22.0", on(LoRA{}), "enable-lora", "on the V2 model runner"},
@@ -369,7 +373,10 @@ func TestDropUnsizedLoRA(t *testing.T) {
 		keep                 bool
 	}{
 		{"sized", "meta-llama__Llama-3.1-8B-Instruct", "main", true},
-		{"an older release", "meta-llama__Llama-3.1-8B-Instruct", "0.14.0", false},
+		{"an older release", "meta-llama__Llama-3.1-8B-Instruct", "0.13.0", false},
+		{"0.14.0", "mistralai__Mistral-7B-Instruct-v0.3", "0.14.0", true},
+		{"Qwen3 on 0.15.0", "Qwen__Qwen3-8B", "0.15.0", false},
+		{"Qwen3 on 0.16.0", "Qwen__Qwen3-8B", "0.16.0", true},
 		{"a MoE model", "Qwen__Qwen3-30B-A3B", "main", false},
 	}
 	for _, tc := range cases {
@@ -393,7 +400,7 @@ func TestDropUnsizedLoRA(t *testing.T) {
 func TestLoRACompilerEqualsReference(t *testing.T) {
 	models := shipped(t)
 	names := []string{"meta-llama__Llama-3.1-8B-Instruct", "Qwen__Qwen2.5-7B-Instruct", "Qwen__Qwen3-8B", "google__gemma-2-9b-it", "meta-llama__Llama-3.2-1B-Instruct"}
-	profiles := []Profile{current, mustProfile("0.29.0"), mustProfile("0.19.0"), mustProfile("0.17.0")}
+	profiles := []Profile{current, mustProfile("0.29.0"), mustProfile("0.19.0"), mustProfile("0.17.0"), mustProfile("0.16.0"), mustProfile("0.14.0")}
 	rapid.Check(t, func(t *rapid.T) {
 		a := models[rapid.SampledFrom(names).Draw(t, "model")]
 		p := rapid.SampledFrom(profiles).Draw(t, "profile")
@@ -410,4 +417,87 @@ func TestLoRACompilerEqualsReference(t *testing.T) {
 		}
 		compilerIsReference(t, a, s, c, p)
 	})
+}
+
+// TestLoRABefore017 sizes Mistral-7B (H 4096, 32 x 128 q, 8 KV heads of
+// 128, I 14336, vocab 32768, 32 layers, bf16) with --max-loras 1
+// --max-lora-rank 16 on vLLM 0.14.0, whose LoRA layers allocate what
+// main's do (vllm/lora/layers/ at 19504ac07, 2026-01-11), by hand:
+//   - qkv_proj: A 3 slices of 16 x 4096 = 196608, B (4096 + 2 x 1024) x 16
+//     = 98304;
+//   - o_proj: A 16 x 4096 = 65536, B 4096 x 16 = 65536;
+//   - gate_up_proj: A 2 x 16 x 4096 = 131072, B 2 x 14336 x 16 = 458752;
+//   - down_proj: A 16 x 14336 = 229376, B 4096 x 16 = 65536;
+//
+// 1310720 elements a layer (16 x 81920), x 32 = 41943040; MistralFor-
+// CausalLM inherits Llama's embedding_modules, so embed_tokens adds A
+// 32768 x 16 + B 4096 x 16 = 589824 and lm_head the same: 43122688
+// elements x 1 slot x 2 B = 86245376 B (0.080 GiB). The punica metadata
+// at 8192 batched tokens and 256 sequences: int64 rows 3 x 8192 x 8 =
+// 196608, 2 x 8192 x 8 = 131072 and 3 x 256 x 8 = 6144; two kernel metas
+// of 2 x 8192 int32 (65536 each) and rows of 2, 2 and 3 int32 (28 each):
+// 464952 B. The shrink buffer 8192 x 16 x 4 B = 524288.
+func TestLoRABefore017(t *testing.T) {
+	models := shipped(t)
+	a := models["mistralai__Mistral-7B-Instruct-v0.3"]
+	s := Serve{MaxNumBatchedTokens: 8192, MaxNumSeqs: 256, LoRA: LoRA{Enable: true, MaxLoras: 1, MaxRank: 16}}
+	for _, release := range []string{"0.14.0", "0.14.1", "0.15.1", "0.16.0", "0.17.0"} {
+		t.Run(release, func(t *testing.T) {
+			r, err := Resolve(s, a, bigClass, mustProfile(release))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []budget.Item
+			for _, it := range peakItems(a, &r, stageOf(&r, 0)) {
+				if strings.HasPrefix(it.Name, "lora_") {
+					got = append(got, it)
+				}
+			}
+			want := []budget.Item{
+				{Name: "lora_slots", Term: budget.TermWeights, Bytes: 43122688 * 2},
+				{Name: "lora_metadata", Term: budget.TermWeights, Bytes: 464952},
+				{Name: "lora_shrink_buffer", Term: budget.TermActivation, Bytes: 8192 * 16 * 4},
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("LoRA items (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestLoRAVocabLimit: LogitsProcessorWithLoRA refuses a vocabulary above
+// 257024 before PR #34773 (logits_processor.py:92-95 at 19504ac07: "32000
+// < vocab_size > 257024" is true above 257024 only), above 258048 from
+// 0.17.0; a model without embedding_modules (Gemma 3's 262208 rows) is
+// not refused by it.
+func TestLoRAVocabLimit(t *testing.T) {
+	models := shipped(t)
+	llama := *models["meta-llama__Llama-3.1-8B-Instruct"]
+	on := Serve{LoRA: LoRA{Enable: true}}
+	cases := []struct {
+		vocab   uint64
+		release string
+		refused string
+	}{
+		{257024, "0.16.0", ""},
+		{257025, "0.16.0", "vocab_size <= 257024"},
+		{257025, "0.14.0", "vocab_size <= 257024"},
+		{257025, "0.17.0", ""},
+		{258048, "0.17.0", ""},
+		{258049, "0.17.0", "vocab size must be <= 258048"},
+		// 32000 rows pass: the chained comparison's lower bound refuses nothing.
+		{32000, "0.14.0", ""},
+	}
+	for _, tc := range cases {
+		a := llama
+		a.Vocab = tc.vocab
+		_, err := Resolve(on, &a, bigClass, mustProfile(tc.release))
+		if tc.refused == "" {
+			if err != nil {
+				t.Errorf("vocab %d on %s: %v, want it sized", tc.vocab, tc.release, err)
+			}
+			continue
+		}
+		wantRefusal(t, err, "enable-lora", tc.refused)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -1597,9 +1598,12 @@ func TestWithObservedDraft(t *testing.T) {
 // to "not predicted" and gates nothing of a release that is not stated
 // (rows 361-362) or of a gate no other row checks: row 362's draft, named
 // by Hub id, is read from observedDrafts and the row predicted, its
-// weights checked with the draft's; row 363's LoRA, which membudget
-// refuses by --enable-lora, leaves its blocks checked without the adapter
-// slots (and its weights unchecked, the slots being built with them); rows
+// weights checked with the draft's; row 363's LoRA on 0.14.0 is sized and
+// the row predicted, its weights checked with the slots (vLLM builds them
+// in load_model, within "Model loading took"); the same row as if logged by
+// 0.13.0, whose LoRA membudget refuses by --enable-lora (no logged row
+// takes that path since 0.14.0's LoRA is sized), leaves its blocks checked
+// without the adapter slots and its weights unchecked; rows
 // 331 and 208, above the gb10 class's ceiling and within its util_reached,
 // are predicted, each at its own util (withUtil, TestWithUtil).
 func TestObservedHarnessRows(t *testing.T) {
@@ -1621,8 +1625,13 @@ func TestObservedHarnessRows(t *testing.T) {
 			t.Errorf("row %s: not predicted (%q) or its weights (%v) or KV (%v, %v) unchecked: want it predicted", id, o.why, o.weights, o.avail, o.tokens)
 		}
 	}
-	if o := obs("363"); !strings.HasPrefix(o.why, "LoRA: --enable-lora") || o.blockCheck != "ok" || !math.IsNaN(o.weights) {
-		t.Errorf("row 363: why %q, blocks %q, weights %v: want the LoRA refusal named, the blocks checked ok without the slots, the weights unchecked", o.why, o.blockCheck, o.weights)
+	if o := obs("363"); o.why != "" || o.blockCheck != "ok" || math.IsNaN(o.weights) || math.IsNaN(o.avail) {
+		t.Errorf("row 363: why %q, blocks %q, weights %v, KV %v: want it predicted, the blocks checked ok, the weights and KV checked", o.why, o.blockCheck, o.weights, o.avail)
+	}
+	older := maps.Clone(rows["363"])
+	older["vllm_version"] = "0.13.0"
+	if o := observe(t, tables, older, archs, catalog); !strings.HasPrefix(o.why, "LoRA: --enable-lora") || o.blockCheck != "ok" || !math.IsNaN(o.weights) {
+		t.Errorf("row 363 as of 0.13.0: why %q, blocks %q, weights %v: want the LoRA refusal named, the blocks checked ok without the slots, the weights unchecked", o.why, o.blockCheck, o.weights)
 	}
 }
 

@@ -232,6 +232,7 @@ var (
 	v0_10_2 = Version{0, 10, 2} // --kv-cache-memory-bytes (#21489)
 	v0_14_0 = Version{0, 14, 0} // async scheduling on (#27614); ceil(total x util) (#29493); auto max_model_len (#29431)
 	v0_15_0 = Version{0, 15, 0} // async scheduling under pipeline parallelism (#32359)
+	v0_16_0 = Version{0, 16, 0} // Qwen3's output-embedding LoRA (#29816)
 	v0_17_0 = Version{0, 17, 0} // Triton top-k/top-p sampler: the profile's dummy sampler no longer sorts the vocabulary (#33538)
 	v0_18_0 = Version{0, 18, 0} // CUDA-graph estimate printed (#30515); --swap-space removed (#36216); MLA block by backend (#35122)
 	v0_19_0 = Version{0, 19, 0} // the startup check sums every group (#36030)
