@@ -72,6 +72,15 @@ var sglangCases = []cliCase{
 	// buffer and the eager input buffers after the pool.
 	{"sglang-v0515-prefill-graphs", []string{"report", "--engine", "sglang", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "h100-sxm-80g", "--sglang-version", "v0.5.15"}, exitBadArgs},
 	{"sglang-v0515-tp2", []string{"report", "--engine", "sglang", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "h100-sxm-80g", "--sglang-version", "v0.5.15", "--tp", "2", "--disable-piecewise-cuda-graph"}, exitOK},
+	// NEXTN on DeepSeek-V3 at TP16 over two H100 nodes at v0.5.15
+	// (engine/sglang TestSpecByHand0515): v0.5.14's scaled cell (71424 B,
+	// 316322 tokens at 0.817), and beside the pool the logits all-gather
+	// buffers of 192 rows, the target's and the draft's, and the two eager
+	// runners' inputs.
+	{"sglang-nextn-dsv3-tp16-v0515", []string{"report", "--engine", "sglang", "--model", "deepseek-ai/DeepSeek-V3", "--class", "h100-sxm-80g", "--sglang-version", "v0.5.15", "--tp-size", "16", "--nnodes", "2", "--disable-cuda-graph", "--speculative-algorithm", "NEXTN"}, exitOK},
+	// The same serve at v0.5.16: v0.5.15's speculative terms and the
+	// same figures (over two nodes no custom all-reduce v2 workspace).
+	{"sglang-nextn-dsv3-tp16-v0516", []string{"report", "--engine", "sglang", "--model", "deepseek-ai/DeepSeek-V3", "--class", "h100-sxm-80g", "--sglang-version", "v0.5.16", "--tp-size", "16", "--nnodes", "2", "--disable-cuda-graph", "--speculative-algorithm", "NEXTN"}, exitOK},
 	// v0.5.16 sizes the same pool as v0.5.15 but for the custom
 	// all-reduce v2's symmetric-memory workspace, 60 MiB more in
 	// distributed init at TP 2 on an H100 (84 MiB against the estimate's

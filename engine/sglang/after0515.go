@@ -30,27 +30,70 @@ const logitsAllGatherNumel = 8
 // processor allocates on each rank at its first eager call after the KV
 // pool (see [Profile.LogitsAllGather]): (rows, padded vocabulary) bf16,
 // rows max(--max-running-requests given x max(draft tokens, top-k, 1),
-// 128), the running requests read from the arguments as given when the
-// model is built (triton_symm_mem_ag.py:421-440, create_state :308-334,
-// _build :517-548). None at TP 1, for logits other than bf16 (:518), or
-// where a rank's shard of the vocabulary is not a multiple of 8 (:523).
-// SGLang keeps it only where the device gives the group a multicast
-// address (:537-544, NVSwitch's NVLS); membudget does not know the
-// interconnect's multicast (nor ROCm's symmetric memory, not read) and
+// 128) (see [logitsAllGatherRows]), the running requests read from the
+// arguments as given when the model is built (triton_symm_mem_ag.py:421-440,
+// create_state :308-334, _build :517-548). None at TP 1, for logits other
+// than bf16 (:518), or where a rank's shard of the vocabulary is not a
+// multiple of 8 (:523). SGLang keeps it only where the device gives the
+// group a multicast address (:537-544, NVSwitch's NVLS) and not where the
+// TP group spans nodes (:474-487); membudget does not know
+// the interconnect's multicast (nor ROCm's symmetric memory, not read) and
 // charges it at every TP above 1, the side that cannot say a serve fits
-// where it does not. The speculative
-// serves that would multiply the rows are refused at v0.5.15 (see
-// [specReleases]).
+// where it does not.
 func logitsAllGatherBytes(a *model.Arch, r Resolved) uint64 {
+	return gatherBytes(a.Vocab, r)
+}
+
+// draftLogitsAllGatherBytes is the same buffer of a speculative draft's
+// own LogitsProcessor (models/llama_eagle3.py and models/deepseek_nextn.py
+// build one each; v0.5.15 layers/logits_processor.py:365-371, 929-930):
+// each MultimemAllGatherer owns its buffer (triton_symm_mem_ag.py:445-470),
+// of the same rows, and of the vocabulary of the head the draft computes
+// its logits with ([specDraft.HeadVocab]). The draft's logits are charged
+// as bf16 where the target's are, whatever the draft's own dtype: a
+// float16 draft's would take none, the side that cannot say a serve fits
+// where it does not.
+func draftLogitsAllGatherBytes(r Resolved) uint64 {
+	if r.Draft == nil {
+		return 0
+	}
+	return gatherBytes(r.Draft.HeadVocab, r)
+}
+
+// gatherBytes is one logits all-gather buffer of a head of vocab rows.
+func gatherBytes(vocab uint64, r Resolved) uint64 {
 	if !r.Profile.LogitsAllGather || r.TPSize <= 1 || r.Dtype != "bfloat16" {
 		return 0
 	}
-	shard := budget.RoundUp(a.Vocab, sglVocabPadding) / r.TPSize
+	shard := budget.RoundUp(vocab, sglVocabPadding) / r.TPSize
 	if shard == 0 || shard%logitsAllGatherNumel != 0 {
 		return 0
 	}
-	rows := max(r.MaxRunningRequests, logitsAllGatherFloor)
-	return budget.SatMul(budget.SatMul(rows, budget.SatMul(shard, r.TPSize)), 2)
+	return budget.SatMul(budget.SatMul(logitsAllGatherRows(r), budget.SatMul(shard, r.TPSize)), 2)
+}
+
+// logitsAllGatherRows is recommended_max_tokens(include_prefill=False,
+// floor=128): max_running_requests x max(speculative_num_draft_tokens,
+// speculative_eagle_topk, 1), at least 128 (v0.5.15
+// triton_symm_mem_ag.py:421-440), the server arguments as the speculative
+// hook leaves them (the 48 requests and the draft tokens adjusted at top-k
+// 1, arg_groups/speculative_hook.py:329-334, 439-447).
+func logitsAllGatherRows(r Resolved) uint64 {
+	return max(budget.SatMul(r.MaxRunningRequests, r.Draft.tokensPerRequest()), logitsAllGatherFloor)
+}
+
+// tokensPerRequest is max(draft tokens, top-k, 1): the rows a running
+// request takes in the target's verify and the draft's extend, which
+// v0.5.15's eager runners (model_executor/runner/eager_runner.py:69-89:
+// the target's get_num_tokens_per_bs_for_target_verify, the draft tokens,
+// speculative/spec_info.py:183-191; the draft's max(top-k, draft tokens)
+// without multi-layer EAGLE) and the logits all-gather size for; 1 with
+// no draft.
+func (d *specDraft) tokensPerRequest() uint64 {
+	if d == nil {
+		return 1
+	}
+	return max(d.DraftTokens, d.TopK, 1)
 }
 
 // eagerTokenBytes is what the eager runner's input registry keeps per
@@ -66,19 +109,20 @@ const (
 )
 
 // eagerInputBytes is the eager runner's input buffers on a stage of
-// tokens pool tokens and maxRunning running requests, from v0.5.15 (see
+// tokens pool tokens and maxRunning running requests of perRequest tokens
+// each ([specDraft.tokensPerRequest]), from v0.5.15 (see
 // [Profile.EagerTokensFromPool]): max(max_total_num_tokens,
-// max_prefill_buffer_tokens()) tokens, the chunked prefill size the
-// latter (server_args.py:5020-5033, dynamic chunking refused), and at
-// least the running requests (eager_runner.py:96-112; no draft at
-// v0.5.15, see [specReleases]). v0.5.14 sized them to the chunked prefill
-// size alone (eager_runner.py:103-108 there), within the 2 MiB a batch
-// membudget charges the decode graphs.
-func eagerInputBytes(r Resolved, tokens, maxRunning uint64) uint64 {
+// max_prefill_buffer_tokens(), max_bs x tokens per request) tokens, the
+// chunked prefill size the second (server_args.py:5020-5033, dynamic
+// chunking refused), and max_bs the running requests (eager_runner.py:
+// 69-112). v0.5.14 sized them to the chunked prefill size alone
+// (eager_runner.py:103-108 there), within the 2 MiB a batch membudget
+// charges the decode graphs.
+func eagerInputBytes(r Resolved, tokens, maxRunning, perRequest uint64) uint64 {
 	if !r.Profile.EagerTokensFromPool {
 		return 0
 	}
-	n := max(tokens, uint64(max(r.ChunkedPrefillSize, 0)), maxRunning)
+	n := max(tokens, uint64(max(r.ChunkedPrefillSize, 0)), budget.SatMul(maxRunning, perRequest))
 	return budget.SatAdd(budget.SatMul(n, eagerTokenBytes), budget.SatMul(maxRunning, eagerRequestBytes))
 }
 
@@ -94,8 +138,24 @@ func (ref *Reference) after0515Items(i int) []budget.Item {
 	if running == ^uint64(0) {
 		running = 0
 	}
-	if b := eagerInputBytes(r, uint64(max(st.tokens, 0)), running); b > 0 {
+	per := r.Draft.tokensPerRequest()
+	if b := eagerInputBytes(r, uint64(max(st.tokens, 0)), running, per); b > 0 {
 		items = append(items, budget.Item{Name: "eager_input_buffers", Term: budget.TermNonTorch, Bytes: b})
+	}
+	if r.Draft == nil || st.tokens <= 0 {
+		return items
+	}
+	// The draft's ModelRunner builds its own eager runner in its
+	// init_cuda_graphs, which the scheduler calls with graphs off too
+	// (v0.5.15 model_runner.py:922-957, managers/scheduler.py:864-874,
+	// speculative/eagle_worker_v2.py:247-253), over the target's pool
+	// tokens and running requests (its MemoryPoolConfig,
+	// model_runner_kv_cache_mixin.py:1264-1267).
+	if b := eagerInputBytes(r, uint64(st.tokens), running, per); b > 0 {
+		items = append(items, budget.Item{Name: "spec_draft.eager_input_buffers", Term: budget.TermNonTorch, Bytes: b})
+	}
+	if b := draftLogitsAllGatherBytes(r); b > 0 {
+		items = append(items, budget.Item{Name: "spec_draft.logits_all_gather", Term: budget.TermNonTorch, Bytes: b})
 	}
 	return items
 }

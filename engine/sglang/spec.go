@@ -169,7 +169,67 @@ func (s Spec) On() bool { return s.Algorithm != "" }
 // req_to_token width keep v0.5.13's for these serves
 // (managers/overlap_utils.py:104-203 adds buffers for other algorithms
 // and for --speculative-use-rejection-sampling, a flag refused).
-var specReleases = []string{"v0.5.6.post2", "v0.5.6.post3", "v0.5.7", "v0.5.8", "v0.5.8.post1", "v0.5.9", "v0.5.10", "v0.5.10.post1", "v0.5.11", "v0.5.12", "v0.5.12.post1", "v0.5.13", "v0.5.13.post1", "v0.5.14"}
+//
+// v0.5.15 keeps v0.5.14's rules for these serves: the scheduler's order
+// (managers/scheduler.py:864-870: the target, the draft's worker, then
+// init_memory_pools), the draft's layers read from its config
+// (model_runner.py:436-465) and the scaled cell (pool_configurator.py:
+// 139-155), the draft's TpModelWorker on the target's MemoryPoolConfig
+// (model_runner_kv_cache_mixin.py:1264-1267), the chain's constants and
+// the embedding and head shared (speculative/eagle_worker_v2.py:278-367;
+// maybe_share_target_lm_head points a head already shared at the
+// target's), the FutureMap of one slot per req_to_token row with the same
+// tensors (managers/overlap_utils.py:147-229; its verified_id buffer is
+// gone, bonus_tokens always in output_tokens_buf, and DeepSeek sparse
+// attention's top-k seed buffer comes only with an indexer, refused), the
+// req_to_token width (mem_cache/common.py:252-265), the 48 requests, the
+// top-k 1 adjustment and auto_choose_speculative_params (arg_groups/
+// speculative_hook.py:329-334, 439-447, 573; the hook reads the resolved
+// view, the same values), the reserve (no draft term; #29615's decode-node
+// term is of --disaggregation-mode, refused) and the model files
+// (models/llama_eagle3.py unchanged; models/deepseek_nextn.py fuses
+// enorm and hnorm into one kernel, the same weights). New after the pool
+// (see [logitsAllGatherRows], [draftLogitsAllGatherBytes] and
+// [Reference.after0515Items]): the logits all-gather buffer's rows grow
+// by the draft tokens, the draft's LogitsProcessor keeps a buffer of its
+// own, and the eager runner's input buffers are sized for the verify's
+// draft tokens, the draft's ModelRunner building an eager runner of its
+// own over the same pool tokens. The shared graph logits buffer
+// (model_executor/graph_shared_output.py:28-40) is none under
+// --disable-cuda-graph. v0.5.15.post1 changes the v2 draft for DeepSeek
+// sparse attention's shared indexer top-k alone (#31106: eagle_worker_v2.py,
+// overlap_utils.py, deepseek_nextn.py; refused with the indexer): v0.5.15's
+// rules.
+//
+// v0.5.16 keeps v0.5.15.post1's for these serves but one (see
+// [specReqPageReserveFrom]): the scheduler's order (managers/scheduler.py:
+// 845-851; post_capture_resize_kv_pool under an opt-in environment
+// variable, not sized), the draft's layers (model_runner_components/
+// spec_aux_hidden_state.py:49-78, #31157) and the scaled cell
+// (pool_configurator.py:136-151), the draft on the target's
+// MemoryPoolConfig (mem_cache/kv_cache_configurator.py:219-257), the
+// draft worker's construction, chain constants and sharing
+// (speculative/eagle_worker_v2.py:120-346; the verify and draft steps
+// moved into speculative/eagle_worker_common.py are per-batch), the two
+// scalars (:1067-1070), the FutureMap (managers/overlap_utils.py:237-350;
+// the confidence relay is DSPARK's), the speculative hook
+// (arg_groups/speculative_hook.py: handle_speculative_decoding unchanged,
+// _handle_eagle_family adding a CPU overlap switch and a rejection-sampling
+// check, :492-636, and auto_choose_speculative_params, :762), the model
+// files (flag lookups), the logits all-gather's rows (layers/
+// logits_processor.py:376-382, triton_symm_mem_ag.py:421-441) and both
+// eager runners (model_runner_components/cuda_graph_setup.py:73-94,
+// runner/eager_runner.py:65-100, spec_utils.py:90-113).
+var specReleases = []string{"v0.5.6.post2", "v0.5.6.post3", "v0.5.7", "v0.5.8", "v0.5.8.post1", "v0.5.9", "v0.5.10", "v0.5.10.post1", "v0.5.11", "v0.5.12", "v0.5.12.post1", "v0.5.13", "v0.5.13.post1", "v0.5.14", "v0.5.15", "v0.5.15.post1", "v0.5.16"}
+
+// specReqPageReserveFrom is the first release whose req_to_token rows,
+// with speculative decoding on pages above 1, hold the decode's
+// page-aligned reserve at any top-k: max(4 + draft tokens, 2 x
+// max(steps x top-k, draft tokens) + page - 1) beyond the context
+// (mem_cache/allocation_sizing.py:9-63 at v0.5.16, PR #31681), where
+// v0.5.15.post1 took it above top-k 1 alone (mem_cache/common.py:252-265
+// at v0.5.15), 4 + draft tokens at top-k 1.
+const specReqPageReserveFrom = "v0.5.16"
 
 // specV2OnlyFrom is the first release without the v1 EAGLE worker (PR
 // #25464): every EAGLE serve runs the spec v2 worker, whatever its top-k,
@@ -246,6 +306,10 @@ type specDraft struct {
 	// Headroom says the release grows the target's pool by the draft and
 	// verify tokens of every request (see [specHeadroomUntil]).
 	Headroom bool
+	// ReqPage is the page size whose decode reserve widens req_to_token's
+	// rows (see [specReqPageReserveFrom]); 0 where the release or the
+	// serve's pages of 1 leave them at the draft tokens.
+	ReqPage uint64
 	// Layers is the draft pool's layers; LayerCell one layer's KV bytes
 	// per token on a rank; MLA says the pool holds a latent per layer.
 	Layers, LayerCell uint64
@@ -280,6 +344,12 @@ type specDraft struct {
 	// the draft's layers from its config), assuming the draft's layer
 	// cell is the target's, which membudget checks.
 	InFraction bool
+	// HeadVocab is the vocabulary of the head whose logits the draft's
+	// own LogitsProcessor gathers under TP: an EAGLE-3 draft's
+	// draft_vocab_size where it keeps its own head, else the target's
+	// (the head shared). From v0.5.15 that processor keeps its own
+	// all-gather buffer (see [draftLogitsAllGatherBytes]).
+	HeadVocab uint64
 }
 
 // futureMap is the spec v2 future map's tensors on a rank, for slots
@@ -397,7 +467,7 @@ func (r *Resolved) resolveSpec(a *model.Arch, def func(string, string)) error {
 	case !slices.Contains(specReleases, p.Name):
 		v2 := ""
 		if p.SpecV2 {
-			v2 = ", whose EAGLE runs the overlap scheduler's spec v2 worker (sgl-project/sglang PR #21062; the v1 worker removed from v0.5.13, PR #25464), whose speculative/eagle_worker_v2.py and future map (managers/overlap_utils.py) were read up to v0.5.12.post1 alone"
+			v2 = ", whose EAGLE runs the overlap scheduler's spec v2 worker (sgl-project/sglang PR #21062; the v1 worker removed from v0.5.13, PR #25464), whose speculative/eagle_worker_v2.py, future map (managers/overlap_utils.py) and draft pool sizing (model_executor/pool_configurator.py) were read up to v0.5.16 alone"
 		}
 		return specRefuse("speculative-algorithm", sp.Algorithm, "speculative decoding is modelled for SGLang %s, whose rules were read; not for %s%s", strings.Join(specReleases, ", "), p.Describes, v2)
 	case r.PPSize > 1:
@@ -427,6 +497,9 @@ func (r *Resolved) resolveSpec(a *model.Arch, def func(string, string)) error {
 	// [specV2OnlyFrom]); from v0.5.14 the draft counts in the fraction.
 	v2Only := !older(p, specV2OnlyFrom)
 	d := &specDraft{Headroom: older(p, specHeadroomUntil), V2: p.SpecV2 && (sp.EagleTopK <= 1 || v2Only), V2Only: v2Only, InFraction: p.DraftInFraction}
+	if r.PageSize > 1 && !older(p, specReqPageReserveFrom) {
+		d.ReqPage = uint64(r.PageSize)
+	}
 	if err := r.resolveSpecCounts(a, d, def); err != nil {
 		return err
 	}
@@ -574,7 +647,7 @@ func (r *Resolved) resolveMTPDraft(a *model.Arch, d *specDraft) error {
 	case r.Quant.Method == "modelopt":
 		return refuse("DeepseekV3ForCausalLMNextN drops or recasts a ModelOpt checkpoint's quantization for its layer (models/deepseek_nextn.py:71-84), which is not modelled")
 	}
-	d.Kind, d.MLA, d.Layers = "mtp", true, a.MTPLayers
+	d.Kind, d.MLA, d.Layers, d.HeadVocab = "mtp", true, a.MTPLayers, a.Vocab
 	if d.V2 {
 		d.FutureRow = specFutureRow(d.TopK, a.Hidden, r.DtypeBytes)
 	}
@@ -815,7 +888,7 @@ func (r *Resolved) resolveEagle3Draft(a *model.Arch, d *specDraft) error {
 	heads := da.Heads / tp
 	kv := model.KVHeadsPerRank(da, tp)
 	h, hd, inter := da.Hidden, da.HeadDim, budget.CeilDiv(da.Intermediate, tp)
-	d.Kind, d.Layers = "eagle3", 1
+	d.Kind, d.Layers, d.HeadVocab = "eagle3", 1, a.Vocab
 	if d.V2 {
 		// The draft's own hidden states, of its width and dtype
 		// (eagle_worker_v2.py:547-551 at v0.5.11: the draft's
@@ -843,6 +916,7 @@ func (r *Resolved) resolveEagle3Draft(a *model.Arch, d *specDraft) error {
 			d.Transient = append(d.Transient, w("lm_head.until_shared", budget.SatMul(vocabRowsPerRank(da.Vocab, tp), h)))
 		}
 	default:
+		d.HeadVocab = c.draftVocab
 		d.Weights = append(d.Weights, w("lm_head", budget.SatMul(vocabRowsPerRank(c.draftVocab, tp), h)),
 			// d2t becomes hot_token_id, int64 on the device
 			// (llama_eagle3.py:240-244, eagle_worker.py:168-171).
@@ -872,13 +946,20 @@ func (d *specDraft) headroom(maxNumReqs uint64) int64 {
 	return int64(budget.SatAdd(budget.SatMul(maxNumReqs, budget.SatAdd(budget.SatMul(d.Steps, d.TopK), d.DraftTokens)), 100))
 }
 
-// reqExtra is what speculative decoding adds to every req_to_token row:
-// --speculative-num-draft-tokens (model_runner.py:1752-1755).
+// reqExtra is what speculative decoding adds to every req_to_token row
+// beyond the plain serve's 4: --speculative-num-draft-tokens
+// (model_runner.py:1752-1755), and from v0.5.16 on pages above 1 at least
+// the decode's double reserve 2 x max(steps x top-k, draft tokens) and a
+// page less one, less the 4 (see [specReqPageReserveFrom]).
 func (d *specDraft) reqExtra() uint64 {
 	if d == nil {
 		return 0
 	}
-	return d.DraftTokens
+	if d.ReqPage == 0 {
+		return d.DraftTokens
+	}
+	alloc := max(budget.SatMul(d.Steps, d.TopK), d.DraftTokens)
+	return max(d.DraftTokens, budget.SatSub(budget.SatAdd(budget.SatMul(2, alloc), d.ReqPage-1), 4))
 }
 
 // specItems is stage i's draft terms beside the budget: the draft's

@@ -311,6 +311,12 @@ func TestSpecRefusals(t *testing.T) {
 		// KV heads (2048 B a token, the target's 4096) is refused there,
 		// and sized on v0.5.13 (TestSpecByHand0513And0514).
 		{"a draft of another cell on v0.5.14", llama, h100, mustProfile("v0.5.14"), eagle3(Serve{Spec: Spec{DraftModelPath: kv4Dir, NumSteps: 3, EagleTopK: 1}}), "speculative-algorithm", "this draft's layer holds 2048 B a token, the target's 4096"},
+		// v0.5.15 and v0.5.16 keep v0.5.14's rules (TestSpecByHand0515): a
+		// top-k above 1 and a draft of another cell stay refused.
+		{"top-k 2 given on v0.5.15", llama, h100, mustProfile("v0.5.15"), eagle3(Serve{Spec: Spec{NumSteps: 3, EagleTopK: 2, NumDraftTokens: 6}}), "speculative-eagle-topk", "#25464"},
+		{"SGLang's top-k 4 on v0.5.15.post1", llama, h100, mustProfile("v0.5.15.post1"), eagle3(Serve{}), "speculative-eagle-topk", "SGLang's choice for LlamaForCausalLM is top-k 4"},
+		{"a draft of another cell on v0.5.15", llama, h100, mustProfile("v0.5.15"), eagle3(Serve{Spec: Spec{DraftModelPath: kv4Dir, NumSteps: 3, EagleTopK: 1}}), "speculative-algorithm", "this draft's layer holds 2048 B a token, the target's 4096"},
+		{"top-k 2 given on v0.5.16", llama, h100, mustProfile("v0.5.16"), eagle3(Serve{Spec: Spec{NumSteps: 3, EagleTopK: 2, NumDraftTokens: 6}}), "speculative-eagle-topk", "#25464"},
 		// DFLASH is a choice from v0.5.11, and any registered name from
 		// v0.5.12; earlier it is not one.
 		{"DFLASH on v0.5.11", llama, h100, mustProfile("v0.5.11"), Serve{DisableCudaGraph: true, Spec: Spec{Algorithm: "DFLASH"}}, "speculative-algorithm", "is not modelled"},
