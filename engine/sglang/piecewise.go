@@ -151,7 +151,7 @@ func (r *Resolved) resolvePiecewise(a *model.Arch, c budget.Class, def func(stri
 	if r.Profile.BreakablePrefill {
 		if why := r.breakableOffWhy(a, c); why != "" {
 			r.PiecewiseOff = why
-			def("disable-piecewise-cuda-graph", "true: "+why+" turns the prefill CUDA graphs off (server_args.py:3214-3216, 3255-3384)")
+			def("disable-piecewise-cuda-graph", "true: "+why+" turns the prefill CUDA graphs off (server_args.py:3214-3216, 3255-3384 at v0.5.15)")
 			return nil
 		}
 	}
@@ -229,7 +229,7 @@ func (r *Resolved) resolvePiecewise(a *model.Arch, c budget.Class, def func(stri
 func (r *Resolved) breakableOffWhy(a *model.Arch, c budget.Class) string {
 	switch {
 	case r.DisablePiecewiseCudaGraph:
-		return "--disable-piecewise-cuda-graph (the prefill backend disabled, server_args.py:6274-6281)"
+		return "--disable-piecewise-cuda-graph (the prefill backend disabled, server_args.py:6274-6281 at v0.5.15)"
 	case r.DisableCudaGraph && r.Sources["disable-cuda-graph"] == "":
 		return "--disable-cuda-graph (both phases)"
 	case c.Device.Silicon.Vendor != budget.NVIDIA:
