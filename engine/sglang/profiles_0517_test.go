@@ -20,7 +20,7 @@ func TestProfile0517Rules(t *testing.T) {
 	want := renamedAs(mustProfile("v0.5.16"), "v0.5.17", "29481685462732237d80d86076d6563e1f658102", p)
 	want.PiecewiseCapByContext = false // PR #30206: the cap gone from server_args.py
 	want.BreakableDSAKept = true       // PR #31987: server_args.py:4465-4472
-	want.TRTLLMMHAPage128 = true       // PR #30971: arg_groups/overrides.py:2081-2096
+	want.TRTLLMMHAPage128 = true       // PR #30971: arg_groups/overrides.py:2081-2094
 	want.CustomARv2Multinode = true    // PR #32541: server_args.py:7675-7708
 	want.Native = native0517
 	want.UnreadModels = slices.Concat(new059, new0510, new0511, new0512, new0513, new0514, new0515, new0516, new0517)

@@ -348,7 +348,7 @@ type Profile struct {
 	BreakableDSAKept bool
 	// TRTLLMMHAPage128 says a --page-size 128 given with the TensorRT-LLM
 	// MHA backend is kept (PR #30971; v0.5.17 arg_groups/overrides.py:
-	// 2081-2096), on trtllm-gen's dynamic tokens-per-page kernels, which
+	// 2081-2094), on trtllm-gen's dynamic tokens-per-page kernels, which
 	// need GQA and equal QK and V head dims, checked when the backend
 	// starts, where v0.5.16 set 64: refused by name, that check not read.
 	TRTLLMMHAPage128 bool
