@@ -351,7 +351,7 @@ func TestMambaRefusals(t *testing.T) {
 		{"Qwen3-Next at v0.5.17", "Qwen__Qwen3-Next-80B-A3B-Thinking", "a100-80g", "v0.5.17", Serve{TPSize: 4, DisablePiecewiseCudaGraph: true}, "model", "v0.5.14, v0.5.15, v0.5.15.post1 and v0.5.16 only"},
 		{"Qwen3.5 at v0.5.17", "Qwen__Qwen3.5-27B", "h100-sxm-80g", "v0.5.17", Serve{DisablePiecewiseCudaGraph: true}, "model", "v0.5.14, v0.5.15, v0.5.15.post1 and v0.5.16 only"},
 		{"Qwen3.5-MoE at v0.5.17", "Qwen__Qwen3.5-35B-A3B", "h200", "v0.5.17", Serve{DisablePiecewiseCudaGraph: true}, "model", "v0.5.14, v0.5.15, v0.5.15.post1 and v0.5.16 only"},
-		{"a Mamba flag at v0.5.17", "meta-llama__Llama-3.1-8B-Instruct", "h100-sxm-80g", "v0.5.17", Serve{DisablePiecewiseCudaGraph: true, MaxMambaCacheSize: 100}, "max-mamba-cache-size", "v0.5.14 to v0.5.16 only"},
+		{"a Mamba flag at v0.5.17", "meta-llama__Llama-3.1-8B-Instruct", "h100-sxm-80g", "v0.5.17", Serve{DisablePiecewiseCudaGraph: true, MaxMambaCacheSize: 100}, "max-mamba-cache-size", "read for SGLang v0.5.14, v0.5.15, v0.5.15.post1 and v0.5.16 only"},
 	} {
 		_, err := NewReference(models[tc.model], tc.s, class(t, tc.class), mustProfile(tc.release))
 		var se *engine.SettingError
