@@ -220,6 +220,14 @@ func TestProfile0517DSAPrefillKept(t *testing.T) {
 		!strings.Contains(se.Reason, "#31987") || !strings.Contains(se.Reason, "42 sizes up to 2048 tokens") {
 		t.Errorf("the DSA refusal: %v", err)
 	}
+	// The rule stands behind the indexer's own refusal: a DSA model is
+	// refused at every release, its prefill graphs off or not.
+	for _, s := range []Serve{{}, {DisablePiecewiseCudaGraph: true}} {
+		_, err := Resolve(s, &dsa, h100, mustProfile("v0.5.17"))
+		if !errors.As(err, &se) || se.Flag != "model" || !strings.Contains(se.Reason, "indexer") {
+			t.Errorf("DSA at v0.5.17 (%+v): %v; want the indexer refused", s, err)
+		}
+	}
 }
 
 // TestProfile0517TRTLLMMHAPage128: on a B200 (SM100) with
