@@ -2,6 +2,7 @@ package sglang
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"membudget/engine"
@@ -78,5 +79,11 @@ func TestFusionOff(t *testing.T) {
 	}
 	if _, err := NewReference(qwen, Serve{TPSize: 2, EnforceDisableARFusion: true}, h100, p); err != nil {
 		t.Errorf("Qwen3-30B-A3B TP 2 under v0.5.14 with the fusion off: %v", err)
+	}
+	// v0.5.17's switch is not read (fusionOffReleases ends at v0.5.16):
+	// the flag leaves the refusal standing, which names no way out.
+	_, err := NewReference(qwen, Serve{TPSize: 2, EnforceDisableARFusion: true, DisablePiecewiseCudaGraph: true}, h100, mustProfile("v0.5.17"))
+	if !errors.As(err, &se) || se.Flag != "enable-flashinfer-allreduce-fusion" || strings.Contains(se.Reason, "--enforce-disable-flashinfer-allreduce-fusion") {
+		t.Errorf("Qwen3-30B-A3B TP 2 under v0.5.17 with the fusion off: %v; want the fusion refused, the flag not offered", err)
 	}
 }

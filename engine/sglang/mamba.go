@@ -473,7 +473,7 @@ func (r *Resolved) checkMambaFlags() error {
 		{"mamba-radix-cache-strategy", r.MambaRadixCacheStrategy, r.MambaRadixCacheStrategy != ""},
 	} {
 		if g.given {
-			return settingErr(g.flag, g.value, "the Mamba state pool is read for SGLang v0.5.14 to v0.5.16 only, not for %s", r.Profile.Describes)
+			return settingErr(g.flag, g.value, "the Mamba state pool is read for SGLang %s only, not for %s", gdnReleaseList(), r.Profile.Describes)
 		}
 	}
 	return nil
@@ -571,5 +571,15 @@ func gdnElsewhere(a *model.Arch) string {
 	if a.DeltaNet == nil || !slices.ContainsFunc(a.Architectures, func(s string) bool { return slices.Contains(gdnArchs, s) }) {
 		return ""
 	}
-	return " under this release (membudget models it for " + a.Architectures[0] + " under --sglang-version v0.5.14, v0.5.15, v0.5.15.post1 and v0.5.16 only)"
+	return " under this release (membudget models it for " + a.Architectures[0] + " under --sglang-version " + gdnReleaseList() + " only)"
+}
+
+// gdnReleaseList names [gdnReleases] for a refusal, "a, b and c", so that
+// the text follows the list.
+func gdnReleaseList() string {
+	n := len(gdnReleases)
+	if n < 2 {
+		return strings.Join(gdnReleases, "")
+	}
+	return strings.Join(gdnReleases[:n-1], ", ") + " and " + gdnReleases[n-1]
 }

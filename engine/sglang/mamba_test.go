@@ -344,6 +344,14 @@ func TestMambaRefusals(t *testing.T) {
 		{"SM100", "Qwen__Qwen3-Next-80B-A3B-Thinking", "b200", "v0.5.14", Serve{TPSize: 1}, "model", "SM10x"},
 		{"Qwen3.5-MoE at another release", "Qwen__Qwen3.5-35B-A3B", "h200", "v0.5.13.post1", Serve{}, "model", "is not read"},
 		{"Qwen3.5 at another release", "Qwen__Qwen3.5-27B", "h100-sxm-80g", "v0.5.13.post1", Serve{}, "model", "is not read"},
+		// v0.5.17 (the profile itself, not a renamed v0.5.16) is not read
+		// for hybrids: with its prefill graphs off, so that the refusal is
+		// the Mamba pool's or the model file's, not the graphs'; its Mamba
+		// flags are refused whatever the model.
+		{"Qwen3-Next at v0.5.17", "Qwen__Qwen3-Next-80B-A3B-Thinking", "a100-80g", "v0.5.17", Serve{TPSize: 4, DisablePiecewiseCudaGraph: true}, "model", "v0.5.14, v0.5.15, v0.5.15.post1 and v0.5.16 only"},
+		{"Qwen3.5 at v0.5.17", "Qwen__Qwen3.5-27B", "h100-sxm-80g", "v0.5.17", Serve{DisablePiecewiseCudaGraph: true}, "model", "v0.5.14, v0.5.15, v0.5.15.post1 and v0.5.16 only"},
+		{"Qwen3.5-MoE at v0.5.17", "Qwen__Qwen3.5-35B-A3B", "h200", "v0.5.17", Serve{DisablePiecewiseCudaGraph: true}, "model", "v0.5.14, v0.5.15, v0.5.15.post1 and v0.5.16 only"},
+		{"a Mamba flag at v0.5.17", "meta-llama__Llama-3.1-8B-Instruct", "h100-sxm-80g", "v0.5.17", Serve{DisablePiecewiseCudaGraph: true, MaxMambaCacheSize: 100}, "max-mamba-cache-size", "read for SGLang v0.5.14, v0.5.15, v0.5.15.post1 and v0.5.16 only"},
 	} {
 		_, err := NewReference(models[tc.model], tc.s, class(t, tc.class), mustProfile(tc.release))
 		var se *engine.SettingError

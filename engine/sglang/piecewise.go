@@ -151,7 +151,7 @@ func (r *Resolved) resolvePiecewise(a *model.Arch, c budget.Class, def func(stri
 	if r.Profile.BreakablePrefill {
 		if why := r.breakableOffWhy(a, c); why != "" {
 			r.PiecewiseOff = why
-			def("disable-piecewise-cuda-graph", "true: "+why+" turns the prefill CUDA graphs off (server_args.py:3214-3216, 3255-3384)")
+			def("disable-piecewise-cuda-graph", "true: "+why+" turns the prefill CUDA graphs off (server_args.py:3214-3216, 3255-3384 at v0.5.15)")
 			return nil
 		}
 	}
@@ -229,7 +229,7 @@ func (r *Resolved) resolvePiecewise(a *model.Arch, c budget.Class, def func(stri
 func (r *Resolved) breakableOffWhy(a *model.Arch, c budget.Class) string {
 	switch {
 	case r.DisablePiecewiseCudaGraph:
-		return "--disable-piecewise-cuda-graph (the prefill backend disabled, server_args.py:6274-6281)"
+		return "--disable-piecewise-cuda-graph (the prefill backend disabled, server_args.py:6274-6281 at v0.5.15)"
 	case r.DisableCudaGraph && r.Sources["disable-cuda-graph"] == "":
 		return "--disable-cuda-graph (both phases)"
 	case c.Device.Silicon.Vendor != budget.NVIDIA:
@@ -286,17 +286,18 @@ func archIn(a *model.Arch, list []string) bool {
 	return slices.ContainsFunc(a.Architectures, func(s string) bool { return slices.Contains(list, s) })
 }
 
-// mmPrefillKept is the refusal of a v0.5.16 serve of a multimodal model
-// whose prefill CUDA graphs the release keeps (see
-// [Profile.MultimodalPrefillKept]): their capture is not sized.
+// mmPrefillKept is the refusal of a serve of v0.5.16 or later of a
+// multimodal model whose prefill CUDA graphs the release keeps (see
+// [Profile.MultimodalPrefillKept]): their capture is not sized. v0.5.17
+// gives it too, so its line numbers say they are v0.5.16's.
 func mmPrefillKept(r *Resolved, a *model.Arch) error {
-	backend := "the breakable runner (server_args.py:3763-3814, its multimodal case sparing it at :3800-3805)"
+	backend := "the breakable runner (server_args.py:3763-3814 at v0.5.16, its multimodal case sparing it at :3800-3805)"
 	if archIn(a, mmPiecewiseKept0516) {
-		backend = "torch.compile's piecewise backend (server_args.py:3659-3671)"
+		backend = "torch.compile's piecewise backend (server_args.py:3659-3671 at v0.5.16)"
 	}
 	n := len(r.PiecewiseSizes)
 	return settingErr("disable-piecewise-cuda-graph", false,
-		"%s keeps this multimodal model's prefill CUDA graphs, through %s, as one of its allowlisted architectures (configs/model_config.py:1776-1788; "+
+		"%s keeps this multimodal model's prefill CUDA graphs, through %s, as one of its allowlisted architectures (configs/model_config.py:1776-1788 at v0.5.16; "+
 			"v0.5.15 turned every multimodal model's off): here %d sizes up to %d tokens, captured after the KV pool, which membudget does not size; "+
 			"pass --disable-piecewise-cuda-graph to size the serve without them",
 		r.Profile.Describes, backend, n, r.PiecewiseSizes[n-1])

@@ -263,13 +263,18 @@ func TestProfile0516MultimodalPrefillKept(t *testing.T) {
 			t.Errorf("%s %s PP %d: off for %q, want %q", tt.arch, tt.p, tt.pp, got, tt.wantOff)
 		}
 	}
+	// v0.5.17 keeps the rule (its allowlists are v0.5.16's) and gives the
+	// same refusal, whose line numbers say they are v0.5.16's.
 	a := *vl
 	a.Architectures = []string{"KimiK25ForConditionalGeneration"}
-	r := Resolved{Serve: Serve{}, Profile: mustProfile("v0.5.16"), PiecewiseSizes: piecewiseSizes(2048)}
-	var se *engine.SettingError
-	if err := mmPrefillKept(&r, &a); !errors.As(err, &se) || se.Flag != "disable-piecewise-cuda-graph" ||
-		!strings.Contains(se.Reason, "torch.compile's piecewise backend") || !strings.Contains(se.Reason, "up to 2048 tokens") {
-		t.Errorf("Kimi-K2.5's refusal: %v", err)
+	for _, p := range []string{"v0.5.16", "v0.5.17"} {
+		r := Resolved{Serve: Serve{}, Profile: mustProfile(p), PiecewiseSizes: piecewiseSizes(2048)}
+		var se *engine.SettingError
+		if err := mmPrefillKept(&r, &a); !errors.As(err, &se) || se.Flag != "disable-piecewise-cuda-graph" ||
+			!strings.Contains(se.Reason, "torch.compile's piecewise backend (server_args.py:3659-3671 at v0.5.16)") ||
+			!strings.Contains(se.Reason, "configs/model_config.py:1776-1788 at v0.5.16") || !strings.Contains(se.Reason, "up to 2048 tokens") {
+			t.Errorf("Kimi-K2.5's refusal at %s: %v", p, err)
+		}
 	}
 }
 

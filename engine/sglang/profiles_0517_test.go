@@ -20,7 +20,7 @@ func TestProfile0517Rules(t *testing.T) {
 	want := renamedAs(mustProfile("v0.5.16"), "v0.5.17", "29481685462732237d80d86076d6563e1f658102", p)
 	want.PiecewiseCapByContext = false // PR #30206: the cap gone from server_args.py
 	want.BreakableDSAKept = true       // PR #31987: server_args.py:4465-4472
-	want.TRTLLMMHAPage128 = true       // PR #30971: arg_groups/overrides.py:2081-2096
+	want.TRTLLMMHAPage128 = true       // PR #30971: arg_groups/overrides.py:2081-2094
 	want.CustomARv2Multinode = true    // PR #32541: server_args.py:7675-7708
 	want.Native = native0517
 	want.UnreadModels = slices.Concat(new059, new0510, new0511, new0512, new0513, new0514, new0515, new0516, new0517)
@@ -219,6 +219,14 @@ func TestProfile0517DSAPrefillKept(t *testing.T) {
 	if err := dsaPrefillKept(&r); !errors.As(err, &se) || se.Flag != "disable-piecewise-cuda-graph" ||
 		!strings.Contains(se.Reason, "#31987") || !strings.Contains(se.Reason, "42 sizes up to 2048 tokens") {
 		t.Errorf("the DSA refusal: %v", err)
+	}
+	// The rule stands behind the indexer's own refusal: a DSA model is
+	// refused at every release, its prefill graphs off or not.
+	for _, s := range []Serve{{}, {DisablePiecewiseCudaGraph: true}} {
+		_, err := Resolve(s, &dsa, h100, mustProfile("v0.5.17"))
+		if !errors.As(err, &se) || se.Flag != "model" || !strings.Contains(se.Reason, "indexer") {
+			t.Errorf("DSA at v0.5.17 (%+v): %v; want the indexer refused", s, err)
+		}
 	}
 }
 

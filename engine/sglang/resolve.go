@@ -569,7 +569,7 @@ func (r *Resolved) resolveBackend(a *model.Arch, c budget.Class, def func(string
 			return settingErr("attention-backend", r.AttentionBackend, "%s refuses it on %s (compute capability %s): TensorRT-LLM MHA needs SM100 (server_args.py:1470-1473); it is the default on every Blackwell in this release (server_args.py:1382-1383, sgl-project/sglang#14814, fixed after it by PR #14842, v0.5.7): pass --attention-backend flashinfer or triton", p.Describes, c.Device.Name, si)
 		}
 		if r.PageSize == 128 && p.TRTLLMMHAPage128 {
-			return settingErr("page-size", r.PageSize, "%s keeps 128 with the TensorRT-LLM MHA backend (sgl-project/sglang PR #30971; arg_groups/overrides.py:2081-2096) on trtllm-gen's "+
+			return settingErr("page-size", r.PageSize, "%s keeps 128 with the TensorRT-LLM MHA backend (sgl-project/sglang PR #30971; arg_groups/overrides.py:2081-2094) on trtllm-gen's "+
 				"dynamic tokens-per-page kernels, which need GQA and equal QK and V head dims, checked as the backend starts (not read), where earlier releases set 64: "+
 				"not modelled; pass --page-size 64", p.Describes)
 		}

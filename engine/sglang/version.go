@@ -344,11 +344,13 @@ type Profile struct {
 	// 4465-4472, "MLA attention (non-DSA)", with is_deepseek_dsa of
 	// configs/model_config.py:106-120, an index_topk in the config), so such
 	// a model keeps its breakable prefill CUDA graphs, where v0.5.16 turned
-	// every MLA model's off: refused by name (see [dsaPrefillKept]).
+	// every MLA model's off: refused by name (see [dsaPrefillKept]). Such a
+	// model is refused first for its indexer ([Resolved.checkModel]); the
+	// rule stands behind that refusal.
 	BreakableDSAKept bool
 	// TRTLLMMHAPage128 says a --page-size 128 given with the TensorRT-LLM
 	// MHA backend is kept (PR #30971; v0.5.17 arg_groups/overrides.py:
-	// 2081-2096), on trtllm-gen's dynamic tokens-per-page kernels, which
+	// 2081-2094), on trtllm-gen's dynamic tokens-per-page kernels, which
 	// need GQA and equal QK and V head dims, checked when the backend
 	// starts, where v0.5.16 set 64: refused by name, that check not read.
 	TRTLLMMHAPage128 bool
