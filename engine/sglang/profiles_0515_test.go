@@ -145,27 +145,7 @@ func TestProfile0515PrefillGraphsOffByHand(t *testing.T) {
 		{"TP1 --disable-cuda-graph", Serve{DisableCudaGraph: true}, 0.841, 12928, 131072, 0, 0, false},
 	} {
 		r := ref(t, llama, tt.s, h100, mustProfile("v0.5.15"))
-		c := r.Capacity()
-		f0, f1 := float64(c.F0Bytes), float64(c.F0Bytes-c.LoadedBytes)
-		if tt.s.TPSize > 1 {
-			f0, f1 = float64(float32(f0)), float64(float32(f1))
-		}
-		wantT := int64(math.Floor((f1/gib-f0/gib*(1-tt.msf))*gib)) / int64(tt.cell)
-		running := tt.running
-		if running == 0 {
-			running = uint64(min(max(wantT/256, 2048), 4096))
-		}
-		if r.Serve.MemFractionStatic != tt.msf || r.Serve.ReservedMiB != tt.reserved || c.CellBytes != tt.cell || c.MaxTotalNumTokens != wantT || c.MaxRunningRequests != running {
-			t.Errorf("%s: msf %v, reserved %v, cell %d, T %d, running %d; want %v, %v, %d, %d, %d", tt.name,
-				r.Serve.MemFractionStatic, r.Serve.ReservedMiB, c.CellBytes, c.MaxTotalNumTokens, c.MaxRunningRequests, tt.msf, tt.reserved, tt.cell, wantT, running)
-		}
-		eager := 48*uint64(max(wantT, 8192, int64(running))) + 16*running
-		if got := besideItem(r, "eager_input_buffers"); got != eager {
-			t.Errorf("%s: eager_input_buffers %d, want 48 x max(%d, 8192, %d) + 16 x %d = %d", tt.name, got, wantT, running, running, eager)
-		}
-		if got := besideItem(r, "logits_all_gather"); got != tt.allGather {
-			t.Errorf("%s: logits_all_gather %d, want %d", tt.name, got, tt.allGather)
-		}
+		checkPoolByHand(t, tt.name, r, tt.msf, tt.reserved, tt.cell, tt.running, tt.allGather)
 		if got := besideItem(r, "cuda_graphs") > 0; got != tt.graphs || besideItem(r, "piecewise_cuda_graphs") != 0 {
 			t.Errorf("%s: cuda_graphs charged %v, piecewise %d; want %v, 0", tt.name, got, besideItem(r, "piecewise_cuda_graphs"), tt.graphs)
 		}
@@ -178,6 +158,37 @@ func TestProfile0515PrefillGraphsOffByHand(t *testing.T) {
 	}
 	if besideItem(old, "eager_input_buffers") != 0 || besideItem(old, "logits_all_gather") != 0 {
 		t.Errorf("v0.5.14 charges v0.5.15's items")
+	}
+}
+
+// checkPoolByHand checks Llama 3.1 8B's pool at r against the figures
+// worked by hand from v0.5.15 on: the fraction and the reserve, the cell,
+// T = floor((F1 - F0 x (1 - msf)) / cell) (F0 and F1 through float32 under
+// TP, the world group's minimum), the running requests (given, or the
+// estimate T / 256 within [2048, 4096]), the eager runner's input buffers
+// 48 x max(T, 8192, running) + 16 x running bytes (#28894) and the logits'
+// all-gather buffer.
+func checkPoolByHand(t *testing.T, name string, r *Reference, msf, reserved float64, cell, running, allGather uint64) {
+	t.Helper()
+	c := r.Capacity()
+	f0, f1 := float64(c.F0Bytes), float64(c.F0Bytes-c.LoadedBytes)
+	if r.Serve.TPSize > 1 {
+		f0, f1 = float64(float32(f0)), float64(float32(f1))
+	}
+	wantT := int64(math.Floor((f1/gib-f0/gib*(1-msf))*gib)) / int64(cell)
+	if running == 0 {
+		running = uint64(min(max(wantT/256, 2048), 4096))
+	}
+	if r.Serve.MemFractionStatic != msf || r.Serve.ReservedMiB != reserved || c.CellBytes != cell || c.MaxTotalNumTokens != wantT || c.MaxRunningRequests != running {
+		t.Errorf("%s: msf %v, reserved %v, cell %d, T %d, running %d; want %v, %v, %d, %d, %d", name,
+			r.Serve.MemFractionStatic, r.Serve.ReservedMiB, c.CellBytes, c.MaxTotalNumTokens, c.MaxRunningRequests, msf, reserved, cell, wantT, running)
+	}
+	eager := 48*uint64(max(wantT, 8192, int64(running))) + 16*running
+	if got := besideItem(r, "eager_input_buffers"); got != eager {
+		t.Errorf("%s: eager_input_buffers %d, want 48 x max(%d, 8192, %d) + 16 x %d = %d", name, got, wantT, running, running, eager)
+	}
+	if got := besideItem(r, "logits_all_gather"); got != allGather {
+		t.Errorf("%s: logits_all_gather %d, want %d", name, got, allGather)
 	}
 }
 

@@ -2,7 +2,6 @@ package sglang
 
 import (
 	"errors"
-	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -105,19 +104,7 @@ func TestProfile0517PrefillGraphsOffByHand(t *testing.T) {
 		if c.F0Bytes != tt.f0 {
 			t.Errorf("%s: F0 %d, want %d", tt.name, c.F0Bytes, tt.f0)
 		}
-		f0, f1 := float64(c.F0Bytes), float64(c.F0Bytes-c.LoadedBytes)
-		if tt.s.TPSize > 1 {
-			f0, f1 = float64(float32(f0)), float64(float32(f1))
-		}
-		wantT := int64(math.Floor((f1/gib-f0/gib*(1-tt.msf))*gib)) / int64(tt.cell)
-		running := uint64(min(max(wantT/256, 2048), 4096))
-		if cur.Serve.MemFractionStatic != tt.msf || cur.Serve.ReservedMiB != tt.reserved || c.CellBytes != tt.cell || c.MaxTotalNumTokens != wantT || c.MaxRunningRequests != running {
-			t.Errorf("%s: msf %v, reserved %v, cell %d, T %d, running %d; want %v, %v, %d, %d, %d", tt.name,
-				cur.Serve.MemFractionStatic, cur.Serve.ReservedMiB, c.CellBytes, c.MaxTotalNumTokens, c.MaxRunningRequests, tt.msf, tt.reserved, tt.cell, wantT, running)
-		}
-		if got := besideItem(cur, "logits_all_gather"); got != tt.allGather {
-			t.Errorf("%s: logits_all_gather %d, want %d", tt.name, got, tt.allGather)
-		}
+		checkPoolByHand(t, tt.name, cur, tt.msf, tt.reserved, tt.cell, 0, tt.allGather)
 		if diff := cmp.Diff(old.Capacity(), c); diff != "" {
 			t.Errorf("%s: v0.5.17's pool against v0.5.16's (-want +got):\n%s", tt.name, diff)
 		}
