@@ -60,13 +60,13 @@ func unreadRelease(r release) string {
 // gateway commit before). v0.5.14 is read against v0.5.13.post1 and
 // modelled (see profile0514), v0.5.15 and v0.5.15.post1 against v0.5.14
 // (see profile0515), v0.5.16 against v0.5.15.post1 (see profile0516),
-// v0.5.17 against v0.5.16 (see profile0517); of v0.5.18 only the default
-// of --mem-fraction-static (ServerArgs._handle_gpu_memory_settings) and the
-// commits that reach it are read, against v0.5.17: it adds flags to the
-// ServerArgs dataclass (506 option strings against v0.5.17's 491) and
-// changes model_executor/ and mem_cache/, which is not compared with
-// v0.5.17's. git log --grep of each pull request at each tag says which
-// releases hold it.
+// v0.5.17 against v0.5.16 (see profile0517); v0.5.18 is compared against
+// v0.5.17 (docs/sglang.md, "v0.5.18: compared, not yet a profile") but not
+// modelled: a multimodal model's KV budget less SGLANG_VLM_CACHE_SIZE_MB
+// and MLA's kept breakable prefill graphs are rules no profile has yet, and
+// its 506 option strings (against v0.5.17's 491) have no flag-table cells.
+// git log --grep of each pull request at each tag says which releases hold
+// it.
 //
 // v0.5.19 to v0.5.23 are in no mirror found (the forks' tags stop at
 // v0.5.18); what is known of them is when each memory change reached main,
@@ -90,7 +90,9 @@ var unreadReleases = []struct {
 	why   string
 }{
 	{18, "v0.5.18 (tag 71de97b, 2026-08-21, in the forks bytedance-iaas/sglang and guqiong96/Lsglang) has #33666's Mamba pool per pipeline stage from main (2026-08-06) " +
-		"and raises the post-capture reserve's 512 MiB to 1536 (server_args.py:4952, under SGLANG_ENABLE_POST_CAPTURE_KV_SIZING); its other changes against v0.5.17 are not compared"},
+		"and raises the post-capture reserve's 512 MiB to 1536 (server_args.py:4952, under SGLANG_ENABLE_POST_CAPTURE_KV_SIZING); compared against v0.5.17, it takes " +
+		"SGLANG_VLM_CACHE_SIZE_MB (100 MiB) off a multimodal model's KV budget before sizing the pool (kv_cache_configurator.py:130-147, 1785-1789) and no longer " +
+		"turns an MLA model's breakable prefill CUDA graphs off (its MLA case taken out of server_args.py:4666-4712), neither modelled"},
 	{19, "v0.5.19 (the newest release on 2026-09-07) is in no mirror found (the forks holding v0.5.14 to v0.5.18 were copied on 2026-08-22); " +
 		"the KV-canary workspace taken off the post-capture pool (#38596, opened 2026-09-09) came after it, and v0.5.18's unread changes carry into it"},
 	{20, "v0.5.20 (tag 94602c9 on release/v0.5.20, committed 2026-09-18) is in no mirror found, and no file of SGLang's is stored at that commit; " +

@@ -60,8 +60,12 @@ func TestUnreadReleasesRefusedByName(t *testing.T) {
 		// v0.5.17 is modelled; no fork tags a post release of it (the
 		// forks' next tag is v0.5.18, 71de97b).
 		{"v0.5.17.post1", "v0.5.17.post1", []string{"no post release of v0.5.17", "2948168", "71de97b"}},
-		// v0.5.18: #33666 from main (2fc5572) and the 1536 MiB floor.
-		{"v0.5.18", "v0.5.18", []string{"71de97b", "2026-08-21", "#33666", "1536"}},
+		// v0.5.18: #33666 from main (2fc5572) and the 1536 MiB floor; compared
+		// against v0.5.17, it is refused naming the two rules found and not
+		// modelled: a multimodal model's KV budget less SGLANG_VLM_CACHE_SIZE_MB
+		// (kv_cache_configurator.py:130-147, 1785-1789) and the breakable
+		// runner's MLA case taken out (server_args.py:4666-4712).
+		{"v0.5.18", "v0.5.18", []string{"71de97b", "2026-08-21", "#33666", "1536", "SGLANG_VLM_CACHE_SIZE_MB", "kv_cache_configurator.py:130-147, 1785-1789", "MLA", "server_args.py:4666-4712"}},
 		{"v0.5.19", "v0.5.19", []string{"2026-09-07", "#38596", "no mirror found"}},
 		{"v0.5.20", "v0.5.20", []string{"94602c9", "2026-09-18", "#38596"}},
 		{"v0.5.21", "v0.5.21", []string{"e00930c", "date unknown"}},
