@@ -167,13 +167,16 @@ func gdnRelease(p Profile) bool {
 }
 
 // gdnRead says arch is a hybrid whose model file was read for p's
-// release, though the profile lists it as not read (v0.5.14 to v0.5.16
-// keep Qwen3.5 in new059's list; see [gdnModelled]). v0.5.15 and v0.5.16
+// release, though the profile lists it as not read (v0.5.14 to v0.5.17
+// keep Qwen3.5 in new059's list; see [gdnModelled]). v0.5.15 to v0.5.17
 // change Qwen3.5's and Qwen3-Next's model files in kernels and flag
 // lookups, not in their weights or layers (models/qwen3_5.py: a fused
 // QK-norm-RoPE-gate kernel, the shared-expert fusion's switch through
 // declare_load_time_override; v0.5.16: the gated norm's dtype the default
-// one, the MLP's all-reduce flags through get_forward().scoped).
+// one, the MLP's all-reduce flags through get_forward().scoped; v0.5.17:
+// kernel import paths, an aiter-only fused all-reduce quant path (AMD,
+// refused), and the linear-attention and attention projections quantized
+// under modelopt_fp4 too (ModelOpt refused at these releases)).
 func gdnRead(arch string, p Profile) bool {
 	return gdnRelease(p) && slices.Contains(gdnArchs, arch)
 }
@@ -489,10 +492,10 @@ var (
 func (f *flagServe) registerMamba(fs *flag.FlagSet) {
 	// A number above 0, as argparse's type=float reads it: SGLang checks
 	// no range, and 0 or less gives the pool no slot.
-	fs.Var(&floatFlag{v: &f.s.MambaFullMemoryRatio, why: "the Mamba pool takes ratio / (1 + ratio) of the rest"}, "mamba-full-memory-ratio", "SGLang's --mamba-full-memory-ratio (v0.5.14 to v0.5.16): a Mamba hybrid's pool takes ratio / (1 + ratio) of the rest (default 0.9)")
-	fs.Var(&countFlag{v: &f.s.MaxMambaCacheSize, name: "max-mamba-cache-size"}, "max-mamba-cache-size", "SGLang's --max-mamba-cache-size (v0.5.14 to v0.5.16): a Mamba hybrid's pool slots, in place of the ratio's share")
-	fs.Var(&choiceFlag{v: &f.s.MambaSSMDtype, choices: mambaDtypes}, "mamba-ssm-dtype", "SGLang's --mamba-ssm-dtype (v0.5.14 to v0.5.16): the temporal state's dtype (default: the config's mamba_ssm_dtype, else float32)")
-	fs.Var(&choiceFlag{v: &f.s.MambaRadixCacheStrategy, choices: mambaStrategies}, "mamba-radix-cache-strategy", "SGLang's --mamba-radix-cache-strategy (v0.5.14 to v0.5.16): the Mamba slots a request may need beside its own (default auto)")
+	fs.Var(&floatFlag{v: &f.s.MambaFullMemoryRatio, why: "the Mamba pool takes ratio / (1 + ratio) of the rest"}, "mamba-full-memory-ratio", "SGLang's --mamba-full-memory-ratio (v0.5.14 to v0.5.17): a Mamba hybrid's pool takes ratio / (1 + ratio) of the rest (default 0.9)")
+	fs.Var(&countFlag{v: &f.s.MaxMambaCacheSize, name: "max-mamba-cache-size"}, "max-mamba-cache-size", "SGLang's --max-mamba-cache-size (v0.5.14 to v0.5.17): a Mamba hybrid's pool slots, in place of the ratio's share")
+	fs.Var(&choiceFlag{v: &f.s.MambaSSMDtype, choices: mambaDtypes}, "mamba-ssm-dtype", "SGLang's --mamba-ssm-dtype (v0.5.14 to v0.5.17): the temporal state's dtype (default: the config's mamba_ssm_dtype, else float32)")
+	fs.Var(&choiceFlag{v: &f.s.MambaRadixCacheStrategy, choices: mambaStrategies}, "mamba-radix-cache-strategy", "SGLang's --mamba-radix-cache-strategy (v0.5.14 to v0.5.17): the Mamba slots a request may need beside its own (default auto)")
 }
 
 // checkMambaFlags refuses the Mamba flags outside [gdnReleases], by name,
