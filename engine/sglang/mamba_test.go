@@ -718,3 +718,52 @@ func TestNoKVRest(t *testing.T) {
 		}
 	}
 }
+
+// TestMambaSplitPadding pins v0.5.17's padding slot in the split
+// (gdnPaddingCharged) against v0.5.16's rule, on a slot of exactly 1 GiB
+// (one layer, 2^28 float32 temporal elements) so the figures are whole.
+// A rest of 20 GiB at ratio 0.9: the share 20 x 0.9 / 1.9 = 9.47 GiB,
+// v0.5.16 floor(9.47) = 9 slots and 11 GiB left; v0.5.17 floor(9.47 - 1)
+// = 8 slots and 20 - (8 + 1) = 11 GiB left. A given size of 5 leaves 15
+// GiB, 14 at v0.5.17 (the padding slot is charged whichever way the size
+// was set, kv_cache_configurator.py:1977-1982); 3 from the requests 17,
+// 16. A rest of 0.5 GiB: share 0.237, v0.5.16 0 slots, v0.5.17
+// floor(-0.763) = -1: SGLang's error either way.
+func TestMambaSplitPadding(t *testing.T) {
+	base := mambaPool{Layers: 1, ConvBytes: 2, SSMElems: 1 << 28, SSMBytes: 4, FullRatio: 0.9}
+	type split struct {
+		Size int64
+		Left float64
+	}
+	for _, tc := range []struct {
+		name      string
+		given     uint64
+		fromReqs  bool
+		rest      float64
+		old, v517 split
+	}{
+		{"the ratio's share", 0, false, 20, split{9, 11}, split{8, 11}},
+		{"--max-mamba-cache-size 5", 5, false, 20, split{5, 15}, split{5, 14}},
+		{"3 from --max-running-requests", 0, true, 20, split{3, 17}, split{3, 16}},
+		{"a small rest", 0, false, 0.5, split{0, 0.5}, split{-1, 0.5}},
+	} {
+		for _, charged := range []bool{false, true} {
+			m := base
+			m.GivenSize, m.FromRequests, m.PaddingCharged = tc.given, tc.fromReqs, charged
+			size, left := mambaSplit(&m, tc.rest, 3)
+			want := tc.old
+			if charged {
+				want = tc.v517
+			}
+			if diff := cmp.Diff(want, split{size, left}); diff != "" {
+				t.Errorf("%s, padding charged %v (-want +got):\n%s", tc.name, charged, diff)
+			}
+		}
+	}
+	if m := base; m.PerReq() != 1<<30 {
+		t.Fatalf("the slot: %d B; want 2^30", m.PerReq())
+	}
+	if slices.Contains(gdnPaddingCharged, "v0.5.16") || !slices.Contains(gdnPaddingCharged, "v0.5.17") || !slices.Contains(gdnReleases, "v0.5.17") {
+		t.Error("the padding slot's release: want it charged from v0.5.17 only")
+	}
+}
