@@ -62,6 +62,8 @@ var sglangCases = []cliCase{
 	// (690 slots, 1,207,007 tokens: 6 MiB of custom all-reduce v2 less).
 	{"sglang-report-qwen35-27b-v0516", []string{"report", "--engine", "sglang", "--model", "Qwen/Qwen3.5-27B", "--class", "h100-sxm-80g", "--sglang-version", "v0.5.16", "--context-length", "32768", "--disable-piecewise-cuda-graph"}, exitOK},
 	{"sglang-report-qwen3next-tp4-a100-v0516", []string{"report", "--engine", "sglang", "--model", "Qwen/Qwen3-Next-80B-A3B-Thinking", "--class", "a100-80g", "--sglang-version", "v0.5.16", "--tp-size", "4", "--disable-piecewise-cuda-graph"}, exitOK},
+	{"sglang-report-qwen3next-tp4-a100-v0517", []string{"report", "--engine", "sglang", "--model", "Qwen/Qwen3-Next-80B-A3B-Thinking", "--class", "a100-80g", "--sglang-version", "v0.5.17", "--tp-size", "4", "--disable-piecewise-cuda-graph"}, exitOK},
+	{"sglang-report-qwen35-27b-v0517", []string{"report", "--engine", "sglang", "--model", "Qwen/Qwen3.5-27B", "--class", "h100-sxm-80g", "--sglang-version", "v0.5.17", "--context-length", "32768", "--disable-piecewise-cuda-graph"}, exitOK},
 	{"sglang-report-qwen3next-latest", []string{"report", "--engine", "sglang", "--model", "Qwen/Qwen3-Next-80B-A3B-Thinking", "--class", "h100-sxm-80g", "--tp-size", "4"}, exitBadArgs},
 	// A release after the newest read: refused by name, with what of it
 	// could not be read.

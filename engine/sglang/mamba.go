@@ -36,7 +36,8 @@ import (
 //
 // v0.5.15, v0.5.15.post1 and v0.5.16 keep every one of these rules (see
 // [gdnReleases]); the one difference is a buffer of the linear-attention
-// backend's graph state ([Profile.GDNTrackIndicesBuf]).
+// backend's graph state ([Profile.GDNTrackIndicesBuf]). v0.5.17 charges
+// the padding slot to the rest (see [gdnPaddingCharged]).
 
 // mambaRatio is MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO, the Mamba
 // slots a running request may need with the radix cache on
@@ -81,6 +82,9 @@ type mambaPool struct {
 	// FullRatio is --mamba-full-memory-ratio: the pool's share of the rest
 	// is FullRatio / (1 + FullRatio).
 	FullRatio float64
+	// PaddingCharged says the padding slot is charged to the rest with
+	// the others, and the ratio's share holds it (see [gdnPaddingCharged]).
+	PaddingCharged bool
 }
 
 // PerReq is mamba_cache_per_req: every linear-attention layer's
@@ -126,9 +130,36 @@ var gdnArchs = []string{"Qwen3NextForCausalLM", "Qwen3_5ForConditionalGeneration
 // --enable-page-major-kv-layout, --enable-linear-replayssm,
 // --enable-gdn-replayssm-spec, --enable-int8-mamba-checkpoint) or an
 // environment variable it does not read (the post-capture sizing,
-// SGLANG_ENABLE_POST_CAPTURE_KV_SIZING, off by default). Later releases
-// are not read: a profile derived from v0.5.16 stays refused.
-var gdnReleases = []string{"v0.5.14", "v0.5.15", "v0.5.15.post1", "v0.5.16"}
+// SGLANG_ENABLE_POST_CAPTURE_KV_SIZING, off by default). v0.5.17
+// (2948168) against v0.5.16, at PP 1 without speculative decoding: the
+// split's one change is the padding slot (see [gdnPaddingCharged]);
+// _profile_available_bytes (kv_cache_configurator.py:1614-1657) and
+// resolve_max_num_reqs (:1719-1772) are v0.5.16's but for a warning;
+// _calculate_mamba_ratio (:1659-1688) is v0.5.16's while
+// SGLANG_OPT_MAMBA_SKIP_DECODE_LOCK keeps its default, off
+// (environ.py:982; on, the extra buffer's ratio drops by 1, no_buffer's
+// stays 3: not read, a launch under it is sized at the default); the
+// per-stage share of #33666 (:1821-1840) is the whole slot at PP 1; the
+// hybrid cell (model_executor/pool_configurator.py, a change for PP
+// stages without a full-attention layer only), MambaPool's default
+// tensors of size + 1 slots (memory_pool.py:540-568) and the tables
+// (:1170, 1242-1252; allocator/mamba.py unchanged), the slot
+// (configs/mamba_utils.py: ReplaySSM's ring size and PD transfer fields
+// only), the radix cache's strategy (arg_groups/overrides.py:1453-1503,
+// the same choice) and the graph buffers (hybrid_linear_attn_backend.py:
+// 408-480, the same tensors) are v0.5.16's; ReplaySSM's rings are charged
+// only under --enable-linear-replayssm-spec (refused). Later releases are
+// not read: a profile derived from v0.5.17 stays refused.
+var gdnReleases = []string{"v0.5.14", "v0.5.15", "v0.5.15.post1", "v0.5.16", "v0.5.17"}
+
+// gdnPaddingCharged are the releases of [gdnReleases] that charge
+// MambaPool's padding slot to the rest: v0.5.17's _handle_max_mamba_cache
+// solves the ratio's share for (budget - per_slot) // per_slot slots
+// (mem_cache/kv_cache_configurator.py:1950-1956) and takes (size + 1) x
+// per_req out of the rest whichever way the size was set (:1977-1982),
+// where v0.5.14 to v0.5.16 take floor(budget / per_req) slots and size x
+// per_req, the padding slot beside the budget.
+var gdnPaddingCharged = []string{"v0.5.17"}
 
 // gdnRelease says p's Mamba pool is read (see [gdnReleases]).
 func gdnRelease(p Profile) bool {
@@ -136,13 +167,16 @@ func gdnRelease(p Profile) bool {
 }
 
 // gdnRead says arch is a hybrid whose model file was read for p's
-// release, though the profile lists it as not read (v0.5.14 to v0.5.16
-// keep Qwen3.5 in new059's list; see [gdnModelled]). v0.5.15 and v0.5.16
+// release, though the profile lists it as not read (v0.5.14 to v0.5.17
+// keep Qwen3.5 in new059's list; see [gdnModelled]). v0.5.15 to v0.5.17
 // change Qwen3.5's and Qwen3-Next's model files in kernels and flag
 // lookups, not in their weights or layers (models/qwen3_5.py: a fused
 // QK-norm-RoPE-gate kernel, the shared-expert fusion's switch through
 // declare_load_time_override; v0.5.16: the gated norm's dtype the default
-// one, the MLP's all-reduce flags through get_forward().scoped).
+// one, the MLP's all-reduce flags through get_forward().scoped; v0.5.17:
+// kernel import paths, an aiter-only fused all-reduce quant path (AMD,
+// refused), and the linear-attention and attention projections quantized
+// under modelopt_fp4 too (ModelOpt refused at these releases)).
 func gdnRead(arch string, p Profile) bool {
 	return gdnRelease(p) && slices.Contains(gdnArchs, arch)
 }
@@ -219,8 +253,9 @@ func (r *Resolved) resolveMamba(a *model.Arch, c budget.Class) error {
 		return settingErr("model", a.Source, "a Mamba hybrid (%v) on %s (SM10x) is not modelled: %s picks its attention backend and page size there (trtllm_mha, page 64: server_args.py:4187-4210 at v0.5.14, arg_groups/overrides.py:_qwen3_5_hybrid_overrides from v0.5.15), which is not", a.Architectures, c.Device.Name, r.Profile.Describes)
 	case r.PPSize > 1:
 		// Each stage's Mamba pool is sized from the whole model's layers
-		// to v0.5.16 (fixed per stage by #33666, v0.5.17): not modelled.
-		return settingErr("pp-size", fmt.Sprint(r.PPSize), "pipeline parallelism with a Mamba hybrid (%v) is not modelled: %s's Mamba pool per stage (mamba_layer_ids of the stage, max_mamba_cache_size from the whole rest) is not read", a.Architectures, r.Profile.Describes)
+		// to v0.5.16; v0.5.17 charges the largest stage's share (#33666,
+		// kv_cache_configurator.py:1821-1840): neither is modelled.
+		return settingErr("pp-size", fmt.Sprint(r.PPSize), "pipeline parallelism with a Mamba hybrid (%v) is not modelled: %s's Mamba pool per stage (mamba_layer_ids of the stage, max_mamba_cache_size from the whole rest or, from v0.5.17, the largest stage's share) is not read", a.Architectures, r.Profile.Describes)
 	case r.Spec.Algorithm != "":
 		// handle_max_mamba_cache reserves intermediate SSM and conv states
 		// per draft token (:137-151, 186-199; memory_pool.py:388-495).
@@ -254,6 +289,7 @@ func (r *Resolved) resolveMamba(a *model.Arch, c budget.Class) error {
 		return settingErr("model", a.Source, "a Mamba hybrid (%v) with no linear-attention layer (every layer full attention) is not modelled: its Mamba slot would hold 0 B, which SGLang v0.5.14 asserts against (model_runner_kv_cache_mixin.py:169)", a.Architectures)
 	}
 	m.FullRatio, m.GivenSize = mambaFullMemoryRatio, r.MaxMambaCacheSize
+	m.PaddingCharged = slices.Contains(gdnPaddingCharged, r.Profile.Name)
 	if r.MambaFullMemoryRatio > 0 {
 		m.FullRatio = r.MambaFullMemoryRatio
 	}
@@ -329,7 +365,10 @@ const mambaTrackInterval = 256
 
 // mambaSplit is handle_max_mamba_cache on rest GiB: the pool's slots, and
 // the rest left for the KV pool, as SGLang computes them in float64
-// (model_runner_kv_cache_mixin.py:122-224).
+// (model_runner_kv_cache_mixin.py:122-224). With m.PaddingCharged
+// (v0.5.17) the share is solved for the slots and the padding slot, and
+// the rest loses size + 1 slots (kv_cache_configurator.py:1950-1956,
+// 1977-1982).
 func mambaSplit(m *mambaPool, rest float64, maxRunning uint64) (size int64, left float64) {
 	per := float64(m.PerReq())
 	switch {
@@ -337,11 +376,18 @@ func mambaSplit(m *mambaPool, rest float64, maxRunning uint64) (size int64, left
 		size = int64(min(m.GivenSize, math.MaxInt64))
 	case m.FromRequests:
 		size = int64(maxRunning)
+	case m.PaddingCharged:
+		b := rest * m.FullRatio / (1 + m.FullRatio) * gib
+		size = int64(math.Floor((b - per) / per))
 	default:
 		b := rest * m.FullRatio / (1 + m.FullRatio) * gib
 		size = int64(math.Floor(b / per))
 	}
-	return size, rest - float64(size)*per/gib
+	charged := float64(size)
+	if m.PaddingCharged {
+		charged++
+	}
+	return size, rest - charged*per/gib
 }
 
 // mambaFailure is SGLang's error when the Mamba pool gets no slot
@@ -378,30 +424,38 @@ func (m *mambaPool) tables(reqRows uint64, size int64) []uint64 {
 
 // mambaBytes is the Mamba pool's charge on the budget: max_mamba_cache_size
 // x mamba_cache_per_req, which handle_max_mamba_cache takes from the rest
-// (:219-224); 0 for any other model.
+// (:219-224), the padding slot too where m.PaddingCharged (v0.5.17,
+// kv_cache_configurator.py:1977-1982); 0 for any other model.
 func (ref *Reference) mambaBytes() uint64 {
 	m := ref.Serve.Mamba
 	if m == nil || ref.mambaSize <= 0 {
 		return 0
 	}
-	return budget.SatMul(uint64(ref.mambaSize), m.PerReq())
+	slots := uint64(ref.mambaSize)
+	if m.PaddingCharged {
+		slots = budget.SatAdd(slots, 1)
+	}
+	return budget.SatMul(slots, m.PerReq())
 }
 
 // mambaBeside is what a hybrid's Mamba pool allocates on stage i beyond
-// its charge: the padding slot (one slot of every layer's state) and the
-// bookkeeping tables; none when SGLang does not get as far as the pools.
+// its charge: the padding slot (one slot of every layer's state) unless
+// it is charged (v0.5.17), and the bookkeeping tables; none when SGLang
+// does not get as far as the pools.
 func (ref *Reference) mambaBeside(i int) []budget.Item {
 	m, st := ref.Serve.Mamba, &ref.stages[i]
 	if m == nil || ref.mambaSize <= 0 || st.tokens <= 0 {
 		return nil
 	}
-	items := []budget.Item{
-		{Name: "mamba_pool.padding_slot", Term: budget.TermNonTorch, Bytes: m.PerReq()},
-		{Name: "mamba_pool.tables", Term: budget.TermNonTorch},
+	var items []budget.Item
+	if !m.PaddingCharged {
+		items = append(items, budget.Item{Name: "mamba_pool.padding_slot", Term: budget.TermNonTorch, Bytes: m.PerReq()})
 	}
+	tables := budget.Item{Name: "mamba_pool.tables", Term: budget.TermNonTorch}
 	for _, b := range m.tables(reqToTokenRows(st.maxNumReqs, ref.Serve.Profile), ref.mambaSize) {
-		items[1].Bytes = budget.SatAdd(items[1].Bytes, b)
+		tables.Bytes = budget.SatAdd(tables.Bytes, b)
 	}
+	items = append(items, tables)
 	if bs := ref.largestGraph(i); bs > 0 {
 		items = append(items, budget.Item{Name: "gdn_graph_metadata", Term: budget.TermGraphPool, Bytes: gdnGraphMetadata(bs, ref.Serve.Profile.GDNTrackIndicesBuf)})
 	}
@@ -438,10 +492,10 @@ var (
 func (f *flagServe) registerMamba(fs *flag.FlagSet) {
 	// A number above 0, as argparse's type=float reads it: SGLang checks
 	// no range, and 0 or less gives the pool no slot.
-	fs.Var(&floatFlag{v: &f.s.MambaFullMemoryRatio, why: "the Mamba pool takes ratio / (1 + ratio) of the rest"}, "mamba-full-memory-ratio", "SGLang's --mamba-full-memory-ratio (v0.5.14 to v0.5.16): a Mamba hybrid's pool takes ratio / (1 + ratio) of the rest (default 0.9)")
-	fs.Var(&countFlag{v: &f.s.MaxMambaCacheSize, name: "max-mamba-cache-size"}, "max-mamba-cache-size", "SGLang's --max-mamba-cache-size (v0.5.14 to v0.5.16): a Mamba hybrid's pool slots, in place of the ratio's share")
-	fs.Var(&choiceFlag{v: &f.s.MambaSSMDtype, choices: mambaDtypes}, "mamba-ssm-dtype", "SGLang's --mamba-ssm-dtype (v0.5.14 to v0.5.16): the temporal state's dtype (default: the config's mamba_ssm_dtype, else float32)")
-	fs.Var(&choiceFlag{v: &f.s.MambaRadixCacheStrategy, choices: mambaStrategies}, "mamba-radix-cache-strategy", "SGLang's --mamba-radix-cache-strategy (v0.5.14 to v0.5.16): the Mamba slots a request may need beside its own (default auto)")
+	fs.Var(&floatFlag{v: &f.s.MambaFullMemoryRatio, why: "the Mamba pool takes ratio / (1 + ratio) of the rest"}, "mamba-full-memory-ratio", "SGLang's --mamba-full-memory-ratio (v0.5.14 to v0.5.17): a Mamba hybrid's pool takes ratio / (1 + ratio) of the rest (default 0.9)")
+	fs.Var(&countFlag{v: &f.s.MaxMambaCacheSize, name: "max-mamba-cache-size"}, "max-mamba-cache-size", "SGLang's --max-mamba-cache-size (v0.5.14 to v0.5.17): a Mamba hybrid's pool slots, in place of the ratio's share")
+	fs.Var(&choiceFlag{v: &f.s.MambaSSMDtype, choices: mambaDtypes}, "mamba-ssm-dtype", "SGLang's --mamba-ssm-dtype (v0.5.14 to v0.5.17): the temporal state's dtype (default: the config's mamba_ssm_dtype, else float32)")
+	fs.Var(&choiceFlag{v: &f.s.MambaRadixCacheStrategy, choices: mambaStrategies}, "mamba-radix-cache-strategy", "SGLang's --mamba-radix-cache-strategy (v0.5.14 to v0.5.17): the Mamba slots a request may need beside its own (default auto)")
 }
 
 // checkMambaFlags refuses the Mamba flags outside [gdnReleases], by name,

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 
+	"membudget/budget"
 	"membudget/engine"
 	"membudget/model"
 	"membudget/model/logs"
@@ -213,9 +214,9 @@ func TestMambaQwen35MoEH200(t *testing.T) {
 }
 
 // TestMambaReleases sizes the two serves of TestMambaQwen35H100 and
-// TestMambaQwen3NextA100 under v0.5.15, v0.5.15.post1 and v0.5.16, by
-// hand. Their Mamba rules are v0.5.14's (gdnReleases); what moves is
-// around them:
+// TestMambaQwen3NextA100 under v0.5.15, v0.5.15.post1, v0.5.16 and
+// v0.5.17, by hand. Their Mamba rules are v0.5.14's to v0.5.16
+// (gdnReleases); what moves is around them, and v0.5.17's padding slot:
 //
 //   - Qwen3.5-27B at TP 1 on an H100: v0.5.15 turns its prefill graphs
 //     off itself (the breakable runner's multimodal case), v0.5.16 keeps
@@ -243,6 +244,24 @@ func TestMambaQwen35MoEH200(t *testing.T) {
 //     512) = 2357, T // 2, 690 // 5 = 138) = 138. The 138 decode sizes'
 //     metadata: 381,440 B (v0.5.14's) + 138 x 8 = 1,104 B rounded to 1,536:
 //     382,976 B.
+//   - v0.5.17 (gdnPaddingCharged), F0 and the rest v0.5.16's for both
+//     serves (the profile's reserve, pool and workspace are v0.5.16's with
+//     the prefill graphs off): the share is solved for the padding slot
+//     too, floor((b - per) / per) = floor(b / per - 1), and the rest loses
+//     size + 1 slots. Qwen3.5-27B: floor(31.106 - 1) = 30 slots, the rest
+//     loses 31 x 153,944,064 = 4,772,265,984 B as at v0.5.16, so 81,438
+//     tokens; 30 // 5 = 6 requests; MambaPool's 31 slots: conv 48 x 31 x
+//     61,440 = 91,422,720 B, temporal 48 x 31 x 3,145,728 = 4,680,843,264 B;
+//     no padding slot beside the charge; the same 6 graph sizes, 16,896 B.
+//     Qwen3-Next: floor(690.54 - 1) = 689 slots, the rest loses 690 x
+//     19,316,736 = 13,328,547,840 B as at v0.5.16, so 1,207,007 tokens;
+//     689 // 5 = 137 requests; 690 slots: conv 36 x 690 x 12,288 =
+//     305,233,920 B, temporal 36 x 690 x 524,288 = 13,023,313,920 B. The
+//     137 decode sizes' metadata: four int32 tables of i + 1 per size, 512
+//     B to 128 entries and 1,024 above: 128 x 2,048 + 9 x 4,096 = 299,008
+//     B; query_start_loc of i + 2, 512 B to i + 1 = 127 and 1,024 above:
+//     127 x 512 + 10 x 1,024 = 75,264 B; two ranges of 138 x 4 = 552 B,
+//     2 x 1,024; the track buffer 137 x 8 = 1,096 B, 1,536: 377,856 B.
 func TestMambaReleases(t *testing.T) {
 	models := shipped(t)
 	qwen, next := models["Qwen__Qwen3.5-27B"], models["Qwen__Qwen3-Next-80B-A3B-Thinking"]
@@ -266,6 +285,10 @@ func TestMambaReleases(t *testing.T) {
 			ConvBytes: 305676288, SSMBytes: 13042188288, MambaCharge: 690 * 19316736, Padding: 19316736, ExtraBuffer: true}, 382976},
 		{"v0.5.16", "next", Serve{TPSize: 4, DisablePiecewiseCudaGraph: true}, 82833309696, mambaFigures{PerReq: 19316736, Cell: 12288, Ratio: 5, MambaSize: 690, Tokens: 1207007, MaxNumReqs: 138,
 			ConvBytes: 305676288, SSMBytes: 13042188288, MambaCharge: 690 * 19316736, Padding: 19316736, ExtraBuffer: true}, 382976},
+		{"v0.5.17", "qwen3.5", Serve{DisablePiecewiseCudaGraph: true}, 84414562304, mambaFigures{PerReq: 153944064, Cell: 65536, Ratio: 5, MambaSize: 30, Tokens: 81438, MaxNumReqs: 6,
+			ConvBytes: 91422720, SSMBytes: 4680843264, MambaCharge: 31 * 153944064, ExtraBuffer: true}, 16896},
+		{"v0.5.17", "next", Serve{TPSize: 4, DisablePiecewiseCudaGraph: true}, 82833309696, mambaFigures{PerReq: 19316736, Cell: 12288, Ratio: 5, MambaSize: 689, Tokens: 1207007, MaxNumReqs: 137,
+			ConvBytes: 305233920, SSMBytes: 13023313920, MambaCharge: 690 * 19316736, ExtraBuffer: true}, 377856},
 	} {
 		a, c := qwen, h100
 		if tc.model == "next" {
@@ -337,21 +360,22 @@ func TestMambaRefusals(t *testing.T) {
 		{"v0.5.15", "Qwen__Qwen3-Next-80B-A3B-Thinking", "a100-80g", "v0.5.15", Serve{TPSize: 4}, "disable-piecewise-cuda-graph", "breakable CUDA graphs"},
 		{"Qwen3.5 at v0.5.16", "Qwen__Qwen3.5-27B", "h100-sxm-80g", "v0.5.16", Serve{}, "disable-piecewise-cuda-graph", "keeps this multimodal model's prefill CUDA graphs"},
 		{"PP at v0.5.16", "Qwen__Qwen3-Next-80B-A3B-Thinking", "a100-80g", "v0.5.16", Serve{TPSize: 4, PPSize: 2, DisablePiecewiseCudaGraph: true}, "pp-size", "pipeline parallelism with a Mamba hybrid"},
-		{"the releases named", "Qwen__Qwen3-Next-80B-A3B-Thinking", "a100-80g", "v0.5.13.post1", Serve{TPSize: 4}, "model", "v0.5.14, v0.5.15, v0.5.15.post1 and v0.5.16 only"},
+		{"the releases named", "Qwen__Qwen3-Next-80B-A3B-Thinking", "a100-80g", "v0.5.13.post1", Serve{TPSize: 4}, "model", "v0.5.14, v0.5.15, v0.5.15.post1, v0.5.16 and v0.5.17 only"},
 		{"pipeline parallelism", "Qwen__Qwen3-Next-80B-A3B-Thinking", "a100-80g", "v0.5.14", Serve{TPSize: 4, PPSize: 2}, "pp-size", "pipeline parallelism with a Mamba hybrid"},
 		{"DP attention", "Qwen__Qwen3-Next-80B-A3B-Thinking", "a100-80g", "v0.5.14", Serve{TPSize: 4, EnableDPAttention: true}, "enable-dp-attention", "not modelled: DP attention"},
 		{"AMD", "Qwen__Qwen3-Next-80B-A3B-Thinking", "mi300x", "v0.5.14", Serve{TPSize: 1}, "model", "NVIDIA GPUs only"},
 		{"SM100", "Qwen__Qwen3-Next-80B-A3B-Thinking", "b200", "v0.5.14", Serve{TPSize: 1}, "model", "SM10x"},
 		{"Qwen3.5-MoE at another release", "Qwen__Qwen3.5-35B-A3B", "h200", "v0.5.13.post1", Serve{}, "model", "is not read"},
 		{"Qwen3.5 at another release", "Qwen__Qwen3.5-27B", "h100-sxm-80g", "v0.5.13.post1", Serve{}, "model", "is not read"},
-		// v0.5.17 (the profile itself, not a renamed v0.5.16) is not read
-		// for hybrids: with its prefill graphs off, so that the refusal is
-		// the Mamba pool's or the model file's, not the graphs'; its Mamba
-		// flags are refused whatever the model.
-		{"Qwen3-Next at v0.5.17", "Qwen__Qwen3-Next-80B-A3B-Thinking", "a100-80g", "v0.5.17", Serve{TPSize: 4, DisablePiecewiseCudaGraph: true}, "model", "v0.5.14, v0.5.15, v0.5.15.post1 and v0.5.16 only"},
-		{"Qwen3.5 at v0.5.17", "Qwen__Qwen3.5-27B", "h100-sxm-80g", "v0.5.17", Serve{DisablePiecewiseCudaGraph: true}, "model", "v0.5.14, v0.5.15, v0.5.15.post1 and v0.5.16 only"},
-		{"Qwen3.5-MoE at v0.5.17", "Qwen__Qwen3.5-35B-A3B", "h200", "v0.5.17", Serve{DisablePiecewiseCudaGraph: true}, "model", "v0.5.14, v0.5.15, v0.5.15.post1 and v0.5.16 only"},
-		{"a Mamba flag at v0.5.17", "meta-llama__Llama-3.1-8B-Instruct", "h100-sxm-80g", "v0.5.17", Serve{DisablePiecewiseCudaGraph: true, MaxMambaCacheSize: 100}, "max-mamba-cache-size", "read for SGLang v0.5.14, v0.5.15, v0.5.15.post1 and v0.5.16 only"},
+		// v0.5.17 sizes the pool (TestMambaReleases); what it keeps of
+		// v0.5.16's refusals: the prefill graphs (its allowlists are
+		// v0.5.16's), pipeline parallelism (#33666's per-stage share is
+		// not read) and speculative decoding (the intermediates now cover
+		// the capped requests + 1, kv_cache_configurator.py:1896-1912).
+		{"Qwen3-Next at v0.5.17", "Qwen__Qwen3-Next-80B-A3B-Thinking", "a100-80g", "v0.5.17", Serve{TPSize: 4}, "disable-piecewise-cuda-graph", "breakable CUDA graphs"},
+		{"Qwen3.5 at v0.5.17", "Qwen__Qwen3.5-27B", "h100-sxm-80g", "v0.5.17", Serve{}, "disable-piecewise-cuda-graph", "keeps this multimodal model's prefill CUDA graphs"},
+		{"PP at v0.5.17", "Qwen__Qwen3-Next-80B-A3B-Thinking", "a100-80g", "v0.5.17", Serve{TPSize: 4, PPSize: 2, DisablePiecewiseCudaGraph: true}, "pp-size", "the largest stage's share"},
+		{"speculative decoding at v0.5.17", "Qwen__Qwen3.5-27B", "h100-sxm-80g", "v0.5.17", Serve{DisablePiecewiseCudaGraph: true, Spec: Spec{Algorithm: "NEXTN"}}, "speculative-algorithm", "speculative decoding"},
 	} {
 		_, err := NewReference(models[tc.model], tc.s, class(t, tc.class), mustProfile(tc.release))
 		var se *engine.SettingError
@@ -367,12 +391,20 @@ func TestMambaRefusals(t *testing.T) {
 	if gdnModelled(&odd, mustProfile("v0.5.14")) || !gdnModelled(next, mustProfile("v0.5.14")) {
 		t.Error("the every-n-th full-attention check: a model off the pattern is taken, or Qwen3-Next is not")
 	}
-	// A release derived from v0.5.16 (as v0.5.17's profile is) keeps its
-	// fields but not the reading: refused until it is compared.
-	later := mustProfile("v0.5.16")
-	later.Name = "v0.5.17"
+	// A release derived from v0.5.17 (as a next one's profile would be)
+	// keeps its fields but not the reading: refused until it is compared,
+	// the hybrids at --model and the Mamba flags by name.
+	later := mustProfile("v0.5.17")
+	later.Name = "v0.5.18"
 	if gdnModelled(next, later) || gdnRead("Qwen3_5ForConditionalGeneration", later) {
-		t.Error("a profile derived from v0.5.16 under another name is taken as read")
+		t.Error("a profile derived from v0.5.17 under another name is taken as read")
+	}
+	var se *engine.SettingError
+	if _, err := NewReference(next, Serve{TPSize: 4, DisablePiecewiseCudaGraph: true}, a100, later); !errors.As(err, &se) || se.Flag != "model" || !strings.Contains(se.Reason, "v0.5.16 and v0.5.17 only") {
+		t.Errorf("Qwen3-Next under a profile derived from v0.5.17: %v; want --model refused naming the releases read", err)
+	}
+	if _, err := NewReference(models["meta-llama__Llama-3.1-8B-Instruct"], Serve{DisablePiecewiseCudaGraph: true, MaxMambaCacheSize: 100}, class(t, "h100-sxm-80g"), later); !errors.As(err, &se) || se.Flag != "max-mamba-cache-size" {
+		t.Errorf("--max-mamba-cache-size under a profile derived from v0.5.17: %v; want it refused by name", err)
 	}
 	// A config without the delta net's shape is not the modelled hybrid.
 	bare := *next
@@ -601,32 +633,18 @@ func TestMambaRulesAtReadReleasesOnly(t *testing.T) {
 	models := shipped(t)
 	a100, h100 := class(t, "a100-80g"), class(t, "h100-sxm-80g")
 	llama, qwen := models["meta-llama__Llama-3.1-8B-Instruct"], models["Qwen__Qwen3-30B-A3B"]
-	flags := []struct {
-		flag string
-		s    Serve
-	}{
+	flags := []mambaFlag{
 		{"mamba-full-memory-ratio", Serve{MambaFullMemoryRatio: 0.5}},
 		{"max-mamba-cache-size", Serve{MaxMambaCacheSize: 10}},
 		{"mamba-ssm-dtype", Serve{MambaSSMDtype: "bfloat16"}},
 		{"mamba-radix-cache-strategy", Serve{MambaRadixCacheStrategy: "extra_buffer"}},
 	}
 	for _, p := range profiles {
-		if slices.Contains(fusionOffReleases, p.Name) != slices.Contains(gdnReleases, p.Name) {
-			t.Fatalf("%s: the fusion switch and the Mamba pool are read at different releases; split this test", p.Name)
+		if !slices.Contains(gdnReleases, p.Name) {
+			mambaRefusedAt(t, p, models, a100, h100, llama, flags)
 		}
-		if slices.Contains(gdnReleases, p.Name) {
+		if slices.Contains(fusionOffReleases, p.Name) {
 			continue
-		}
-		var se *engine.SettingError
-		for _, name := range []string{"Qwen__Qwen3-Next-80B-A3B-Thinking", "Qwen__Qwen3.5-27B", "Qwen__Qwen3.5-35B-A3B"} {
-			if _, err := NewReference(models[name], Serve{TPSize: 4}, a100, p); !errors.As(err, &se) || se.Flag != "model" {
-				t.Errorf("%s under %s: %v; want --model refused", name, p.Name, err)
-			}
-		}
-		for _, f := range flags {
-			if _, err := NewReference(llama, f.s, h100, p); !errors.As(err, &se) || se.Flag != f.flag {
-				t.Errorf("--%s under %s: %v; want it refused by name", f.flag, p.Name, err)
-			}
 		}
 		// Qwen3-30B-A3B at TP 2 on an H100, which v0.5.10 to v0.5.15.post1
 		// turn the fusion on for by themselves (refused); the prefill
@@ -641,6 +659,30 @@ func TestMambaRulesAtReadReleasesOnly(t *testing.T) {
 			if diff := cmp.Diff(plain.Capacity(), off.Capacity()); diff != "" {
 				t.Errorf("Qwen3-30B-A3B TP 2 under %s: the fusion switch moves the pool (-without +with):\n%s", p.Name, diff)
 			}
+		}
+	}
+}
+
+// mambaFlag is a Mamba flag and a serve that gives it.
+type mambaFlag struct {
+	flag string
+	s    Serve
+}
+
+// mambaRefusedAt is TestMambaRulesAtReadReleasesOnly's check of a release
+// outside gdnReleases: the hybrids refused at --model, each Mamba flag by
+// name on a dense model.
+func mambaRefusedAt(t *testing.T, p Profile, models map[string]*model.Arch, a100, h100 budget.Class, llama *model.Arch, flags []mambaFlag) {
+	t.Helper()
+	var se *engine.SettingError
+	for _, name := range []string{"Qwen__Qwen3-Next-80B-A3B-Thinking", "Qwen__Qwen3.5-27B", "Qwen__Qwen3.5-35B-A3B"} {
+		if _, err := NewReference(models[name], Serve{TPSize: 4}, a100, p); !errors.As(err, &se) || se.Flag != "model" {
+			t.Errorf("%s under %s: %v; want --model refused", name, p.Name, err)
+		}
+	}
+	for _, f := range flags {
+		if _, err := NewReference(llama, f.s, h100, p); !errors.As(err, &se) || se.Flag != f.flag {
+			t.Errorf("--%s under %s: %v; want it refused by name", f.flag, p.Name, err)
 		}
 	}
 }
@@ -674,5 +716,54 @@ func TestNoKVRest(t *testing.T) {
 		if c := ref(t, llama, Serve{MemFractionStatic: 0.1}, h100, mustProfile(rel)).Capacity(); c.Starts || !strings.HasPrefix(c.Failure, prefix) {
 			t.Errorf("Llama 3.1 8B at msf 0.1 under %s: starts %v, failure %q; want it to start with %q", rel, c.Starts, c.Failure, prefix)
 		}
+	}
+}
+
+// TestMambaSplitPadding pins v0.5.17's padding slot in the split
+// (gdnPaddingCharged) against v0.5.16's rule, on a slot of exactly 1 GiB
+// (one layer, 2^28 float32 temporal elements) so the figures are whole.
+// A rest of 20 GiB at ratio 0.9: the share 20 x 0.9 / 1.9 = 9.47 GiB,
+// v0.5.16 floor(9.47) = 9 slots and 11 GiB left; v0.5.17 floor(9.47 - 1)
+// = 8 slots and 20 - (8 + 1) = 11 GiB left. A given size of 5 leaves 15
+// GiB, 14 at v0.5.17 (the padding slot is charged whichever way the size
+// was set, kv_cache_configurator.py:1977-1982); 3 from the requests 17,
+// 16. A rest of 0.5 GiB: share 0.237, v0.5.16 0 slots, v0.5.17
+// floor(-0.763) = -1: SGLang's error either way.
+func TestMambaSplitPadding(t *testing.T) {
+	base := mambaPool{Layers: 1, ConvBytes: 2, SSMElems: 1 << 28, SSMBytes: 4, FullRatio: 0.9}
+	type split struct {
+		Size int64
+		Left float64
+	}
+	for _, tc := range []struct {
+		name      string
+		given     uint64
+		fromReqs  bool
+		rest      float64
+		old, v517 split
+	}{
+		{"the ratio's share", 0, false, 20, split{9, 11}, split{8, 11}},
+		{"--max-mamba-cache-size 5", 5, false, 20, split{5, 15}, split{5, 14}},
+		{"3 from --max-running-requests", 0, true, 20, split{3, 17}, split{3, 16}},
+		{"a small rest", 0, false, 0.5, split{0, 0.5}, split{-1, 0.5}},
+	} {
+		for _, charged := range []bool{false, true} {
+			m := base
+			m.GivenSize, m.FromRequests, m.PaddingCharged = tc.given, tc.fromReqs, charged
+			size, left := mambaSplit(&m, tc.rest, 3)
+			want := tc.old
+			if charged {
+				want = tc.v517
+			}
+			if diff := cmp.Diff(want, split{size, left}); diff != "" {
+				t.Errorf("%s, padding charged %v (-want +got):\n%s", tc.name, charged, diff)
+			}
+		}
+	}
+	if m := base; m.PerReq() != 1<<30 {
+		t.Fatalf("the slot: %d B; want 2^30", m.PerReq())
+	}
+	if slices.Contains(gdnPaddingCharged, "v0.5.16") || !slices.Contains(gdnPaddingCharged, "v0.5.17") || !slices.Contains(gdnReleases, "v0.5.17") {
+		t.Error("the padding slot's release: want it charged from v0.5.17 only")
 	}
 }
