@@ -9,9 +9,9 @@ import (
 )
 
 // TestFusionOff: --enforce-disable-flashinfer-allreduce-fusion lets v0.5.14
-// (and v0.5.15 to v0.5.16) size a serve it would otherwise turn the unmodelled fusion on for, with
-// no workspace; under v0.5.13.post1, whose switch is not read, the refusal
-// stands.
+// (and v0.5.15 to v0.5.16) size a serve it would otherwise turn the
+// unmodelled fusion on for, with no workspace; under v0.5.13.post1 and
+// v0.5.17, whose switches are not read, the refusal stands.
 //
 // Qwen3-Next-80B-A3B at TP 4 on an H100 under v0.5.14: F0 82,696,994,816 B
 // and the load 40,011,563,008 B (pinned elsewhere; F1 42,685,431,808 B,
