@@ -421,6 +421,13 @@ func TestPropertyDraftNeverGrowsTargetPool(t *testing.T) {
 				sp.EagleTopK = 1
 			}
 		}
+		// Pages above 1 too, at a given top-k of 1 (above 1 SGLang
+		// refuses them but for flashinfer and fa3): from v0.5.16 they
+		// widen req_to_token's rows by the decode's page reserve
+		// (specReqPageReserveFrom).
+		if sp.EagleTopK == 1 {
+			s.PageSize = rapid.SampledFrom([]uint64{0, 16}).Draw(t, "page size")
+		}
 		plain, err := NewReference(tg.a, s, c, p)
 		if err != nil {
 			t.Skip(err) // the target alone does not load here
