@@ -4,9 +4,9 @@ import "slices"
 
 // fusionOffRead says the serve turns FlashInfer's all-reduce fusion off
 // where its release may turn it on by itself, in a release whose switch
-// was read (see [fusionOffReleases]). Under the releases before, whose
-// switches were not read, the flag leaves [Resolved.checkARFusion]'s
-// refusal standing.
+// was read (see [fusionOffReleases]). Under the other releases, those
+// before v0.5.14 and v0.5.17, whose switches were not read, the flag
+// leaves [Resolved.checkARFusion]'s refusal standing.
 func fusionOffRead(r *Resolved) bool {
 	return r.EnforceDisableARFusion && slices.Contains(fusionOffReleases, r.Profile.Name)
 }

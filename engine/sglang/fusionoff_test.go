@@ -2,6 +2,7 @@ package sglang
 
 import (
 	"errors"
+	"flag"
 	"strings"
 	"testing"
 
@@ -9,9 +10,9 @@ import (
 )
 
 // TestFusionOff: --enforce-disable-flashinfer-allreduce-fusion lets v0.5.14
-// (and v0.5.15 to v0.5.16) size a serve it would otherwise turn the unmodelled fusion on for, with
-// no workspace; under v0.5.13.post1, whose switch is not read, the refusal
-// stands.
+// (and v0.5.15 to v0.5.16) size a serve it would otherwise turn the
+// unmodelled fusion on for, with no workspace; under v0.5.13.post1 and
+// v0.5.17, whose switches are not read, the refusal stands.
 //
 // Qwen3-Next-80B-A3B at TP 4 on an H100 under v0.5.14: F0 82,696,994,816 B
 // and the load 40,011,563,008 B (pinned elsewhere; F1 42,685,431,808 B,
@@ -85,5 +86,39 @@ func TestFusionOff(t *testing.T) {
 	_, err := NewReference(qwen, Serve{TPSize: 2, EnforceDisableARFusion: true, DisablePiecewiseCudaGraph: true}, h100, mustProfile("v0.5.17"))
 	if !errors.As(err, &se) || se.Flag != "enable-flashinfer-allreduce-fusion" || strings.Contains(se.Reason, "--enforce-disable-flashinfer-allreduce-fusion") {
 		t.Errorf("Qwen3-30B-A3B TP 2 under v0.5.17 with the fusion off: %v; want the fusion refused, the flag not offered", err)
+	}
+}
+
+// TestReadReleasesInHelp: the help text of the flags whose rules hold at
+// the releases read names the lists' span, so that a release added to
+// [gdnReleases] or [fusionOffReleases] (each a run of consecutive
+// releases) cannot leave --help naming the old one: the Mamba pool's
+// flags and the two switches that set its slots, "v0.5.14 to v0.5.17";
+// the fusion switch, "v0.5.14 to v0.5.16".
+func TestReadReleasesInHelp(t *testing.T) {
+	fs := flag.NewFlagSet("sglang", flag.ContinueOnError)
+	var model string
+	(&flagServe{}).register(fs, &model)
+	span := func(l []string) string { return l[0] + " to " + l[len(l)-1] }
+	for _, tc := range []struct {
+		flags []string
+		span  string
+	}{
+		{[]string{"mamba-full-memory-ratio", "max-mamba-cache-size", "mamba-ssm-dtype", "mamba-radix-cache-strategy", "disable-radix-cache", "disable-overlap-schedule"}, span(gdnReleases)},
+		{[]string{"enforce-disable-flashinfer-allreduce-fusion"}, span(fusionOffReleases)},
+	} {
+		for _, name := range tc.flags {
+			f := fs.Lookup(name)
+			if f == nil {
+				t.Errorf("--%s is not registered", name)
+				continue
+			}
+			if !strings.Contains(f.Usage, tc.span) {
+				t.Errorf("--%s's help does not name %q: %s", name, tc.span, f.Usage)
+			}
+		}
+	}
+	if span(gdnReleases) != "v0.5.14 to v0.5.17" || span(fusionOffReleases) != "v0.5.14 to v0.5.16" {
+		t.Errorf("the spans: %q, %q; want v0.5.14 to v0.5.17, v0.5.14 to v0.5.16", span(gdnReleases), span(fusionOffReleases))
 	}
 }

@@ -214,13 +214,13 @@ func (s section) WriteBefore(w io.Writer, _ budget.Footprint) {
 	if c.MambaPerReq > 0 {
 		// handle_max_mamba_cache (mamba.go).
 		// From v0.5.17 the padding slot is charged with them
-		// ([gdnPaddingCharged]).
-		slots, charged := fmt.Sprintf("%d slots", c.MambaSize), uint64(max(c.MambaSize, 0))
+		// ([gdnPaddingCharged]); the charge is the ledger's (mambaBytes).
+		slots := fmt.Sprintf("%d slots", c.MambaSize)
 		if r.Mamba.PaddingCharged && c.MambaSize > 0 {
-			slots, charged = slots+" and the padding slot", charged+1
+			slots += " and the padding slot"
 		}
 		fmt.Fprintf(w, "  loading takes %s (F0 - F1: weights, rotary tables, allocator segments); the rest, %.2f GiB, gives the Mamba pool %s of %d B (%s, %s); what is left, %s, holds %d tokens of %d B (%s)\n",
-			engine.GiB(c.LoadedBytes), c.Rest, slots, c.MambaPerReq, engine.GiB(budget.SatMul(charged, c.MambaPerReq)), r.Mamba.source(), engine.GiB(uint64(max(c.KVRestBytes, 0))), max(c.ProfiledTokens, 0), c.CellBytes, cell)
+			engine.GiB(c.LoadedBytes), c.Rest, slots, c.MambaPerReq, engine.GiB(s.sz.Ref.mambaBytes()), r.Mamba.source(), engine.GiB(uint64(max(c.KVRestBytes, 0))), max(c.ProfiledTokens, 0), c.CellBytes, cell)
 	} else {
 		fmt.Fprintf(w, "  loading takes %s (F0 - F1: weights, rotary tables, allocator segments); the rest, %.2f GiB, holds %d tokens of %d B (%s)\n",
 			engine.GiB(c.LoadedBytes), c.Rest, max(c.ProfiledTokens, 0), c.CellBytes, cell)

@@ -194,18 +194,21 @@ func TestSpecReqToTokenPages(t *testing.T) {
 	h100 := class(t, "h100-sxm-80g")
 	dir := draftDir(t, eagle3Llama8B)
 	for _, tc := range []struct {
-		release string
-		page    uint64
-		row     uint64 // int32 entries a row
+		release     string
+		page, steps uint64 // top-k 1: steps + 1 draft tokens
+		row         uint64 // int32 entries a row
 	}{
-		{"v0.5.15", 16, 131072 + 4 + 4},
-		{"v0.5.15.post1", 16, 131072 + 4 + 4},
-		{"v0.5.16", 16, 131072 + 23},
-		// Pages of 1: max(8, 2 x 4 + 0) = 8, the draft tokens' row.
-		{"v0.5.16", 1, 131072 + 4 + 4},
+		{"v0.5.15", 16, 3, 131072 + 4 + 4},
+		{"v0.5.15.post1", 16, 3, 131072 + 4 + 4},
+		{"v0.5.16", 16, 3, 131072 + 23},
+		// Pages of 1 take no page reserve (page_size > 1 gates it,
+		// allocation_sizing.py:54): 4 + 8 draft tokens, where the
+		// reserve would give 2 x 8 + 1 - 1 = 16 (at 4 draft tokens the
+		// two agree, 8, and the case could not tell them apart).
+		{"v0.5.16", 1, 7, 131072 + 4 + 8},
 	} {
 		s := Serve{Dtype: "bfloat16", DisableCudaGraph: true, PageSize: tc.page, AttentionBackend: "fa3",
-			Spec: Spec{Algorithm: "EAGLE3", DraftModelPath: dir, NumSteps: 3, EagleTopK: 1, NumDraftTokens: 4}}
+			Spec: Spec{Algorithm: "EAGLE3", DraftModelPath: dir, NumSteps: tc.steps, EagleTopK: 1, NumDraftTokens: tc.steps + 1}}
 		spec := ref(t, llama, s, h100, mustProfile(tc.release))
 		// 48 requests and the padding row.
 		if g, want := itemBytes(spec.EvaluateStage(0, 1, 1).Items, "req_to_token"), 49*tc.row*4; g != want {

@@ -317,6 +317,10 @@ func TestSpecRefusals(t *testing.T) {
 		{"SGLang's top-k 4 on v0.5.15.post1", llama, h100, mustProfile("v0.5.15.post1"), eagle3(Serve{}), "speculative-eagle-topk", "SGLang's choice for LlamaForCausalLM is top-k 4"},
 		{"a draft of another cell on v0.5.15", llama, h100, mustProfile("v0.5.15"), eagle3(Serve{Spec: Spec{DraftModelPath: kv4Dir, NumSteps: 3, EagleTopK: 1}}), "speculative-algorithm", "this draft's layer holds 2048 B a token, the target's 4096"},
 		{"top-k 2 given on v0.5.16", llama, h100, mustProfile("v0.5.16"), eagle3(Serve{Spec: Spec{NumSteps: 3, EagleTopK: 2, NumDraftTokens: 6}}), "speculative-eagle-topk", "#25464"},
+		// v0.5.17, the first release after specReleases, is not read:
+		// refused for both drafts, naming the last release read.
+		{"EAGLE3 on v0.5.17", llama, h100, mustProfile("v0.5.17"), eagle3(Serve{DisablePiecewiseCudaGraph: true, Spec: Spec{NumSteps: 3, EagleTopK: 1}}), "speculative-algorithm", "read up to v0.5.16 alone"},
+		{"NEXTN on v0.5.17", dsv3, h100, mustProfile("v0.5.17"), Serve{TPSize: 16, Nodes: Nodes{NNodes: 2}, DisableCudaGraph: true, Spec: Spec{Algorithm: "NEXTN"}}, "speculative-algorithm", "not for SGLang v0.5.17"},
 		// DFLASH is a choice from v0.5.11, and any registered name from
 		// v0.5.12; earlier it is not one.
 		{"DFLASH on v0.5.11", llama, h100, mustProfile("v0.5.11"), Serve{DisableCudaGraph: true, Spec: Spec{Algorithm: "DFLASH"}}, "speculative-algorithm", "is not modelled"},
@@ -416,6 +420,13 @@ func TestPropertyDraftNeverGrowsTargetPool(t *testing.T) {
 			if slices.Index(specReleases, p.Name) >= slices.Index(specReleases, specV2OnlyFrom) {
 				sp.EagleTopK = 1
 			}
+		}
+		// Pages above 1 too, at a given top-k of 1 (above 1 SGLang
+		// refuses them but for flashinfer and fa3): from v0.5.16 they
+		// widen req_to_token's rows by the decode's page reserve
+		// (specReqPageReserveFrom).
+		if sp.EagleTopK == 1 {
+			s.PageSize = rapid.SampledFrom([]uint64{0, 16}).Draw(t, "page size")
 		}
 		plain, err := NewReference(tg.a, s, c, p)
 		if err != nil {
