@@ -112,6 +112,23 @@ var loraQwen3EmbedSince = v0_16_0
 // Phi-4-multimodal, was not read.
 var loraPhi4MMSince = v0_17_0
 
+// loraMistralEmbedUntil is the first release whose MistralForCausalLM is
+// mistral.py's, with no embedding_modules: PR #32780 (merged 2026-01-22)
+// moved it out of llama.py, where the registry had mapped it to
+// LlamaForCausalLM and its embed_tokens and lm_head (registry.py:154 and
+// llama.py:535-538 at 19504ac07). 0.15.0 holds the PRs of 2026-01-20 to
+// #32757 (towersSkippedSince), which came after #32780 on main.
+var loraMistralEmbedUntil = v0_15_0
+
+// loraEmbeds says whether release v wraps the embedding and the LM head of
+// arch with LoRA (loraArchs, but for Mistral before loraMistralEmbedUntil).
+func loraEmbeds(arch string, v Version) bool {
+	if arch == "MistralForCausalLM" {
+		return v.Less(loraMistralEmbedUntil)
+	}
+	return loraArchs[arch]
+}
+
 // loraVocabLimit is the largest vocabulary LogitsProcessorWithLoRA takes in
 // release v.
 func loraVocabLimit(v Version) uint64 {
@@ -161,11 +178,13 @@ const maxLoRASlots = 1 << 16
 // LinearBase that vLLM wraps (vllm/lora/utils.py:219-240). embed says the
 // class lists embed_tokens and lm_head in its embedding_modules, so that
 // their LoRA wrappers are built too (llama.py:462-465, qwen3.py:279-282,
-// granite.py:343; Mistral inherits Llama's); the others keep the empty
-// default of SupportsLoRA (interfaces.py:646).
+// granite.py:343); the others keep the empty default of SupportsLoRA
+// (interfaces.py:646), and MistralForCausalLM empties Llama's ("We don't
+// support LoRA on the embedding layers", mistral.py:230-232) from
+// loraMistralEmbedUntil on (loraEmbeds).
 var loraArchs = map[string]bool{
 	"LlamaForCausalLM":   true,
-	"MistralForCausalLM": true,
+	"MistralForCausalLM": false,
 	"Qwen3ForCausalLM":   true,
 	"GraniteForCausalLM": true,
 	"Qwen2ForCausalLM":   false,
@@ -208,7 +227,7 @@ func (r *Resolved) resolveLoRA(a *model.Arch, def func(string, string)) error {
 			whatLora, p.Describes, a.Source, why)
 	}
 	arch := firstArch(a)
-	embed := loraArchs[arch]
+	embed := loraEmbeds(arch, p.Release)
 	if !loraArch(a) {
 		return settingErr("enable-lora", "", "%s: not modelled for %s (%s); membudget sizes them for the dense decoders %s; it refuses this serve rather than size one vLLM would contradict",
 			whatLora, a.Source, archName(arch), strings.Join(loraArchNames(), ", "))
@@ -394,7 +413,7 @@ func loraTensors(a *model.Arch, r *Resolved, st model.Sharding, yield func(bytes
 		tensor(inter, rank, 2*layers) // gate_up's B slices
 	}
 	tensor(rank, inter, layers) // down's A
-	if !loraArchs[firstArch(a)] {
+	if !loraEmbeds(firstArch(a), r.Profile.Release) {
 		return
 	}
 	if st.First {
