@@ -513,4 +513,11 @@ func TestLoRAVocabLimit(t *testing.T) {
 		}
 		wantRefusal(t, err, "enable-lora", tc.refused)
 	}
+	// Gemma 3 1B (Gemma3ForCausalLM, 262144 rows, above both limits) has no
+	// LogitsProcessorWithLoRA to refuse it.
+	for _, release := range []string{"0.14.0", "0.16.0", "main"} {
+		if _, err := Resolve(on, models["google__gemma-3-1b-it"], bigClass, mustProfile(release)); err != nil {
+			t.Errorf("Gemma 3 1B on %s: %v, want it sized", release, err)
+		}
+	}
 }
