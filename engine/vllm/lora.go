@@ -24,8 +24,8 @@ import (
 // shrink buffer, the graphs captured once more, and the adapters cached in
 // host memory. Every shape is vLLM main's at commit d18bb7b (2026-08-14);
 // the files are under vllm/lora/. The releases from 0.14.0 allocate the
-// same (loraSince), but for the differences loraReleaseRefusal and
-// loraVocabLimit name.
+// same (loraSince), but for the differences loraReleaseRefusal,
+// loraVocabLimit and loraEmbeds name.
 
 // LoRA is a serve's LoRA settings under vLLM's flag names. Enable false
 // is a serve without LoRA: vLLM builds no LoRA config then, and the other
@@ -82,8 +82,8 @@ type Adapters struct {
 // cudagraph_dispatcher.py:98-104 (with and without adapters, PR #25914);
 // PR #32005 (2026-02-02) kept the two cases under its default
 // specialize_active_lora False. What differs before 0.17.0 is
-// loraVocabLimit's, Qwen3's (loraQwen3EmbedSince) and Phi-4-multimodal's
-// (loraPhi4MMSince).
+// loraVocabLimit's, Qwen3's (loraQwen3EmbedSince), Phi-4-multimodal's
+// (loraPhi4MMSince) and, on 0.14.x, Mistral's (loraMistralEmbedUntil).
 var loraSince = v0_14_0
 
 // loraVocabSince is the first release of maxLoRAVocab: PR #34773 (merged
