@@ -146,7 +146,7 @@ func loraReleaseRefusal(a *model.Arch, p Profile) string {
 		return fmt.Sprintf("membudget sizes LoRA from vLLM %s, whose layer shapes it has read", loraSince)
 	case arch == "Qwen3ForCausalLM" && p.Release.Less(loraQwen3EmbedSince):
 		return fmt.Sprintf("membudget sizes Qwen3's LoRA from vLLM %s, the first release surely holding its output-embedding LoRA (PR #29816, 2026-02-06)", loraQwen3EmbedSince)
-	case loraOneSlice[arch] && p.Release.Less(loraPhi4MMSince):
+	case arch == "Phi4MMForCausalLM" && p.Release.Less(loraPhi4MMSince):
 		return fmt.Sprintf("membudget sizes Phi-4-multimodal's LoRA from vLLM %s: the multimodal wrapping before it (PR #26674, 2025-12-26) was not read", loraPhi4MMSince)
 	}
 	return ""
