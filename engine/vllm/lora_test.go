@@ -12,6 +12,7 @@ import (
 
 	"membudget/budget"
 	"membudget/engine"
+	"membudget/model"
 )
 
 // TestLoRASlotBytes pins the slots of one stage against vLLM's LoRA layer
@@ -87,10 +88,11 @@ func TestLoRASlotBytes(t *testing.T) {
 // 5, 5 and 6 int32 (64 B): 352256 + 2 x 65600 = 483456 B; the
 // shrink buffer 8192 tokens x 64 x 4 B; the host cache 4 adapters of the
 // TP 1 slots' size.
-func TestLoRAItems(t *testing.T) {
-	a := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
-	s := Serve{MaxNumBatchedTokens: 8192, MaxNumSeqs: 1024, TensorParallelSize: 2, LoRA: LoRA{Enable: true, MaxLoras: 4, MaxRank: 64}}
-	r, err := Resolve(s, a, testClass(true), current)
+// loraItems is s resolved on c under p and the LoRA items of its first
+// stage.
+func loraItems(t *testing.T, a *model.Arch, s Serve, c budget.Class, p Profile) (Resolved, []budget.Item) {
+	t.Helper()
+	r, err := Resolve(s, a, c, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,6 +102,13 @@ func TestLoRAItems(t *testing.T) {
 			got = append(got, it)
 		}
 	}
+	return r, got
+}
+
+func TestLoRAItems(t *testing.T) {
+	a := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
+	s := Serve{MaxNumBatchedTokens: 8192, MaxNumSeqs: 1024, TensorParallelSize: 2, LoRA: LoRA{Enable: true, MaxLoras: 4, MaxRank: 64}}
+	r, got := loraItems(t, a, s, testClass(true), current)
 	// TP 2 slots: q 2048, KV 4 x 128 = 512, I 7168 a rank: qkv
 	// 3x64x4096 + (2048+1024)x64 = 983040; o 64x2048 + 4096x64 = 393216;
 	// gate_up 2x64x4096 + 2x7168x64 = 1441792; down 64x7168 + 4096x64 =
@@ -456,16 +465,7 @@ func TestLoRABefore017(t *testing.T) {
 		{"main", 41943040},
 	} {
 		t.Run(tc.release, func(t *testing.T) {
-			r, err := Resolve(s, a, bigClass, mustProfile(tc.release))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got []budget.Item
-			for _, it := range peakItems(a, &r, stageOf(&r, 0)) {
-				if strings.HasPrefix(it.Name, "lora_") {
-					got = append(got, it)
-				}
-			}
+			_, got := loraItems(t, a, s, bigClass, mustProfile(tc.release))
 			want := []budget.Item{
 				{Name: "lora_slots", Term: budget.TermWeights, Bytes: tc.slots * 2},
 				{Name: "lora_metadata", Term: budget.TermWeights, Bytes: 464952},
