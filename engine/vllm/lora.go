@@ -116,8 +116,8 @@ var loraPhi4MMSince = v0_17_0
 // mistral.py's, with no embedding_modules: PR #32780 (merged 2026-01-22)
 // moved it out of llama.py, where the registry had mapped it to
 // LlamaForCausalLM and its embed_tokens and lm_head (registry.py:154 and
-// llama.py:535-538 at 19504ac07). 0.15.0 holds the PRs of 2026-01-20 to
-// #32757 (towersSkippedSince), which came after #32780 on main.
+// llama.py:535-538 at 19504ac07). 0.15.0 holds PR #32757
+// (towersSkippedSince), merged after #32780 on main the same day.
 var loraMistralEmbedUntil = v0_15_0
 
 // loraEmbeds says whether release v wraps the embedding and the LM head of
