@@ -444,7 +444,7 @@ func TestLoRACompilerEqualsReference(t *testing.T) {
 // 589824, and lm_head the same: 43122688 elements x 1 slot x 2 B =
 // 86245376 B (0.080 GiB). From 0.15.0 (PR #32780) mistral.py's class
 // lists none: the layers' 41943040 elements alone, 83886080 B, on
-// 0.15.1, 0.16.0, 0.17.0 and main. The punica metadata
+// 0.15.0 to 0.17.0 and main. The punica metadata
 // at 8192 batched tokens and 256 sequences: int64 rows 3 x 8192 x 8 =
 // 196608, 2 x 8192 x 8 = 131072 and 3 x 256 x 8 = 6144; two kernel metas
 // of 2 x 8192 int32 (65536 each) and rows of 2, 2 and 3 int32 (28 each):
@@ -459,6 +459,7 @@ func TestLoRABefore017(t *testing.T) {
 	}{
 		{"0.14.0", 43122688},
 		{"0.14.1", 43122688},
+		{"0.15.0", 41943040}, // loraMistralEmbedUntil
 		{"0.15.1", 41943040},
 		{"0.16.0", 41943040},
 		{"0.17.0", 41943040},
