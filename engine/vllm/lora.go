@@ -24,8 +24,8 @@ import (
 // shrink buffer, the graphs captured once more, and the adapters cached in
 // host memory. Every shape is vLLM main's at commit d18bb7b (2026-08-14);
 // the files are under vllm/lora/. The releases from 0.14.0 allocate the
-// same (loraSince), but for the differences loraReleaseRefusal and
-// loraVocabLimit name.
+// same (loraSince), but for the differences loraReleaseRefusal,
+// loraVocabLimit and loraEmbeds name.
 
 // LoRA is a serve's LoRA settings under vLLM's flag names. Enable false
 // is a serve without LoRA: vLLM builds no LoRA config then, and the other
@@ -82,8 +82,8 @@ type Adapters struct {
 // cudagraph_dispatcher.py:98-104 (with and without adapters, PR #25914);
 // PR #32005 (2026-02-02) kept the two cases under its default
 // specialize_active_lora False. What differs before 0.17.0 is
-// loraVocabLimit's, Qwen3's (loraQwen3EmbedSince) and Phi-4-multimodal's
-// (loraPhi4MMSince).
+// loraVocabLimit's, Qwen3's (loraQwen3EmbedSince), Phi-4-multimodal's
+// (loraPhi4MMSince) and, on 0.14.x, Mistral's (loraMistralEmbedUntil).
 var loraSince = v0_14_0
 
 // loraVocabSince is the first release of maxLoRAVocab: PR #34773 (merged
@@ -112,6 +112,23 @@ var loraQwen3EmbedSince = v0_16_0
 // Phi-4-multimodal, was not read.
 var loraPhi4MMSince = v0_17_0
 
+// loraMistralEmbedUntil is the first release whose MistralForCausalLM is
+// mistral.py's, with no embedding_modules: PR #32780 (merged 2026-01-22)
+// moved it out of llama.py, where the registry had mapped it to
+// LlamaForCausalLM and its embed_tokens and lm_head (registry.py:154 and
+// llama.py:535-538 at 19504ac07). 0.15.0 holds PR #32757
+// (towersSkippedSince), merged after #32780 on main the same day.
+var loraMistralEmbedUntil = v0_15_0
+
+// loraEmbeds says whether release v wraps the embedding and the LM head of
+// arch with LoRA (loraArchs, but for Mistral before loraMistralEmbedUntil).
+func loraEmbeds(arch string, v Version) bool {
+	if arch == "MistralForCausalLM" {
+		return v.Less(loraMistralEmbedUntil)
+	}
+	return loraArchs[arch]
+}
+
 // loraVocabLimit is the largest vocabulary LogitsProcessorWithLoRA takes in
 // release v.
 func loraVocabLimit(v Version) uint64 {
@@ -129,7 +146,7 @@ func loraReleaseRefusal(a *model.Arch, p Profile) string {
 		return fmt.Sprintf("membudget sizes LoRA from vLLM %s, whose layer shapes it has read", loraSince)
 	case arch == "Qwen3ForCausalLM" && p.Release.Less(loraQwen3EmbedSince):
 		return fmt.Sprintf("membudget sizes Qwen3's LoRA from vLLM %s, the first release surely holding its output-embedding LoRA (PR #29816, 2026-02-06)", loraQwen3EmbedSince)
-	case loraOneSlice[arch] && p.Release.Less(loraPhi4MMSince):
+	case arch == "Phi4MMForCausalLM" && p.Release.Less(loraPhi4MMSince):
 		return fmt.Sprintf("membudget sizes Phi-4-multimodal's LoRA from vLLM %s: the multimodal wrapping before it (PR #26674, 2025-12-26) was not read", loraPhi4MMSince)
 	}
 	return ""
@@ -161,11 +178,13 @@ const maxLoRASlots = 1 << 16
 // LinearBase that vLLM wraps (vllm/lora/utils.py:219-240). embed says the
 // class lists embed_tokens and lm_head in its embedding_modules, so that
 // their LoRA wrappers are built too (llama.py:462-465, qwen3.py:279-282,
-// granite.py:343; Mistral inherits Llama's); the others keep the empty
-// default of SupportsLoRA (interfaces.py:646).
+// granite.py:343); the others keep the empty default of SupportsLoRA
+// (interfaces.py:646), and MistralForCausalLM empties Llama's ("We don't
+// support LoRA on the embedding layers", mistral.py:230-232) from
+// loraMistralEmbedUntil on (loraEmbeds).
 var loraArchs = map[string]bool{
 	"LlamaForCausalLM":   true,
-	"MistralForCausalLM": true,
+	"MistralForCausalLM": false,
 	"Qwen3ForCausalLM":   true,
 	"GraniteForCausalLM": true,
 	"Qwen2ForCausalLM":   false,
@@ -208,7 +227,7 @@ func (r *Resolved) resolveLoRA(a *model.Arch, def func(string, string)) error {
 			whatLora, p.Describes, a.Source, why)
 	}
 	arch := firstArch(a)
-	embed := loraArchs[arch]
+	embed := loraEmbeds(arch, p.Release)
 	if !loraArch(a) {
 		return settingErr("enable-lora", "", "%s: not modelled for %s (%s); membudget sizes them for the dense decoders %s; it refuses this serve rather than size one vLLM would contradict",
 			whatLora, a.Source, archName(arch), strings.Join(loraArchNames(), ", "))
@@ -394,7 +413,7 @@ func loraTensors(a *model.Arch, r *Resolved, st model.Sharding, yield func(bytes
 		tensor(inter, rank, 2*layers) // gate_up's B slices
 	}
 	tensor(rank, inter, layers) // down's A
-	if !loraArchs[firstArch(a)] {
+	if !loraEmbeds(firstArch(a), r.Profile.Release) {
 		return
 	}
 	if st.First {

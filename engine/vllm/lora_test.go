@@ -12,6 +12,7 @@ import (
 
 	"membudget/budget"
 	"membudget/engine"
+	"membudget/model"
 )
 
 // TestLoRASlotBytes pins the slots of one stage against vLLM's LoRA layer
@@ -87,10 +88,11 @@ func TestLoRASlotBytes(t *testing.T) {
 // 5, 5 and 6 int32 (64 B): 352256 + 2 x 65600 = 483456 B; the
 // shrink buffer 8192 tokens x 64 x 4 B; the host cache 4 adapters of the
 // TP 1 slots' size.
-func TestLoRAItems(t *testing.T) {
-	a := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
-	s := Serve{MaxNumBatchedTokens: 8192, MaxNumSeqs: 1024, TensorParallelSize: 2, LoRA: LoRA{Enable: true, MaxLoras: 4, MaxRank: 64}}
-	r, err := Resolve(s, a, testClass(true), current)
+// loraItems is s resolved on c under p and the LoRA items of its first
+// stage.
+func loraItems(t *testing.T, a *model.Arch, s Serve, c budget.Class, p Profile) (Resolved, []budget.Item) {
+	t.Helper()
+	r, err := Resolve(s, a, c, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,6 +102,13 @@ func TestLoRAItems(t *testing.T) {
 			got = append(got, it)
 		}
 	}
+	return r, got
+}
+
+func TestLoRAItems(t *testing.T) {
+	a := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
+	s := Serve{MaxNumBatchedTokens: 8192, MaxNumSeqs: 1024, TensorParallelSize: 2, LoRA: LoRA{Enable: true, MaxLoras: 4, MaxRank: 64}}
+	r, got := loraItems(t, a, s, testClass(true), current)
 	// TP 2 slots: q 2048, KV 4 x 128 = 512, I 7168 a rank: qkv
 	// 3x64x4096 + (2048+1024)x64 = 983040; o 64x2048 + 4096x64 = 393216;
 	// gate_up 2x64x4096 + 2x7168x64 = 1441792; down 64x7168 + 4096x64 =
@@ -429,10 +438,13 @@ func TestLoRACompilerEqualsReference(t *testing.T) {
 //   - gate_up_proj: A 2 x 16 x 4096 = 131072, B 2 x 14336 x 16 = 458752;
 //   - down_proj: A 16 x 14336 = 229376, B 4096 x 16 = 65536;
 //
-// 1310720 elements a layer (16 x 81920), x 32 = 41943040; MistralFor-
-// CausalLM inherits Llama's embedding_modules, so embed_tokens adds A
-// 32768 x 16 + B 4096 x 16 = 589824 and lm_head the same: 43122688
-// elements x 1 slot x 2 B = 86245376 B (0.080 GiB). The punica metadata
+// 1310720 elements a layer (16 x 81920), x 32 = 41943040. On 0.14 the
+// registry maps MistralForCausalLM to LlamaForCausalLM, whose
+// embedding_modules wrap embed_tokens, A 32768 x 16 + B 4096 x 16 =
+// 589824, and lm_head the same: 43122688 elements x 1 slot x 2 B =
+// 86245376 B (0.080 GiB). From 0.15.0 (PR #32780) mistral.py's class
+// lists none: the layers' 41943040 elements alone, 83886080 B, on
+// 0.15.0 to 0.17.0 and main. The punica metadata
 // at 8192 batched tokens and 256 sequences: int64 rows 3 x 8192 x 8 =
 // 196608, 2 x 8192 x 8 = 131072 and 3 x 256 x 8 = 6144; two kernel metas
 // of 2 x 8192 int32 (65536 each) and rows of 2, 2 and 3 int32 (28 each):
@@ -441,20 +453,22 @@ func TestLoRABefore017(t *testing.T) {
 	models := shipped(t)
 	a := models["mistralai__Mistral-7B-Instruct-v0.3"]
 	s := Serve{MaxNumBatchedTokens: 8192, MaxNumSeqs: 256, LoRA: LoRA{Enable: true, MaxLoras: 1, MaxRank: 16}}
-	for _, release := range []string{"0.14.0", "0.14.1", "0.15.1", "0.16.0", "0.17.0"} {
-		t.Run(release, func(t *testing.T) {
-			r, err := Resolve(s, a, bigClass, mustProfile(release))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got []budget.Item
-			for _, it := range peakItems(a, &r, stageOf(&r, 0)) {
-				if strings.HasPrefix(it.Name, "lora_") {
-					got = append(got, it)
-				}
-			}
+	for _, tc := range []struct {
+		release string
+		slots   uint64 // elements, above
+	}{
+		{"0.14.0", 43122688},
+		{"0.14.1", 43122688},
+		{"0.15.0", 41943040}, // loraMistralEmbedUntil
+		{"0.15.1", 41943040},
+		{"0.16.0", 41943040},
+		{"0.17.0", 41943040},
+		{"main", 41943040},
+	} {
+		t.Run(tc.release, func(t *testing.T) {
+			_, got := loraItems(t, a, s, bigClass, mustProfile(tc.release))
 			want := []budget.Item{
-				{Name: "lora_slots", Term: budget.TermWeights, Bytes: 43122688 * 2},
+				{Name: "lora_slots", Term: budget.TermWeights, Bytes: tc.slots * 2},
 				{Name: "lora_metadata", Term: budget.TermWeights, Bytes: 464952},
 				{Name: "lora_shrink_buffer", Term: budget.TermActivation, Bytes: 8192 * 16 * 4},
 			}
@@ -499,5 +513,12 @@ func TestLoRAVocabLimit(t *testing.T) {
 			continue
 		}
 		wantRefusal(t, err, "enable-lora", tc.refused)
+	}
+	// Gemma 3 1B (Gemma3ForCausalLM, 262144 rows, above both limits) has no
+	// LogitsProcessorWithLoRA to refuse it.
+	for _, release := range []string{"0.14.0", "0.16.0", "main"} {
+		if _, err := Resolve(on, models["google__gemma-3-1b-it"], bigClass, mustProfile(release)); err != nil {
+			t.Errorf("Gemma 3 1B on %s: %v, want it sized", release, err)
+		}
 	}
 }
