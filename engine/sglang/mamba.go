@@ -607,14 +607,13 @@ func (m *mambaPool) source() string {
 // (hybrid_linear_attn_backend.py:360-362 at v0.5.15); the other v0.5.15
 // lists (ReplaySSM's write cursors) only under --enable-linear-replayssm.
 func gdnGraphMetadata(maxBS uint64, trackBuf bool) uint64 {
-	round := func(n uint64) uint64 { return budget.SatMul(budget.CeilDiv(n, 512), 512) }
 	var b uint64
 	for i := uint64(0); i < maxBS; i++ {
-		b = budget.SatAdd(b, budget.SatAdd(budget.SatMul(round(4*(i+1)), 4), round(4*(i+2))))
+		b = budget.SatAdd(b, budget.SatAdd(budget.SatMul(budget.RoundUp(4*(i+1), 512), 4), budget.RoundUp(4*(i+2), 512)))
 	}
-	b = budget.SatAdd(b, budget.SatMul(round(4*(maxBS+1)), 2))
+	b = budget.SatAdd(b, budget.SatMul(budget.RoundUp(4*(maxBS+1), 512), 2))
 	if trackBuf {
-		b = budget.SatAdd(b, round(budget.SatMul(maxBS, 8)))
+		b = budget.SatAdd(b, budget.RoundUp(budget.SatMul(maxBS, 8), 512))
 	}
 	return b
 }

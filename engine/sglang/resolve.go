@@ -811,7 +811,7 @@ func customARv2SymmBytes(major int, tp uint64) uint64 {
 	push = min(push, customARv2CapBytes)
 	body := 2*tp*push + customARv2CapBytes
 	block := (body/(2*mib) + 1) * 2 * mib
-	table := (tp*mib + 2*mib - 1) / (2 * mib) * (2 * mib)
+	table := budget.RoundUp(tp*mib, 2*mib)
 	return block + table
 }
 
