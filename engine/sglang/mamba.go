@@ -376,11 +376,11 @@ func mambaSplit(m *mambaPool, rest float64, maxRunning uint64) (size int64, left
 		size = int64(min(m.GivenSize, math.MaxInt64))
 	case m.FromRequests:
 		size = int64(maxRunning)
-	case m.PaddingCharged:
-		b := rest * m.FullRatio / (1 + m.FullRatio) * gib
-		size = int64(math.Floor((b - per) / per))
 	default:
 		b := rest * m.FullRatio / (1 + m.FullRatio) * gib
+		if m.PaddingCharged {
+			b -= per
+		}
 		size = int64(math.Floor(b / per))
 	}
 	charged := float64(size)
