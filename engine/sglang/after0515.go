@@ -138,9 +138,9 @@ func (ref *Reference) after0515Items(i int) []budget.Item {
 	if running == ^uint64(0) {
 		running = 0
 	}
-	per := r.Draft.tokensPerRequest()
-	if b := eagerInputBytes(r, uint64(max(st.tokens, 0)), running, per); b > 0 {
-		items = append(items, budget.Item{Name: "eager_input_buffers", Term: budget.TermNonTorch, Bytes: b})
+	eager := eagerInputBytes(r, uint64(max(st.tokens, 0)), running, r.Draft.tokensPerRequest())
+	if eager > 0 {
+		items = append(items, budget.Item{Name: "eager_input_buffers", Term: budget.TermNonTorch, Bytes: eager})
 	}
 	if r.Draft == nil || st.tokens <= 0 {
 		return items
@@ -150,9 +150,10 @@ func (ref *Reference) after0515Items(i int) []budget.Item {
 	// (v0.5.15 model_runner.py:922-957, managers/scheduler.py:864-874,
 	// speculative/eagle_worker_v2.py:247-253), over the target's pool
 	// tokens and running requests (its MemoryPoolConfig,
-	// model_runner_kv_cache_mixin.py:1264-1267).
-	if b := eagerInputBytes(r, uint64(st.tokens), running, per); b > 0 {
-		items = append(items, budget.Item{Name: "spec_draft.eager_input_buffers", Term: budget.TermNonTorch, Bytes: b})
+	// model_runner_kv_cache_mixin.py:1264-1267): the target's buffers
+	// again.
+	if eager > 0 {
+		items = append(items, budget.Item{Name: "spec_draft.eager_input_buffers", Term: budget.TermNonTorch, Bytes: eager})
 	}
 	if b := draftLogitsAllGatherBytes(r); b > 0 {
 		items = append(items, budget.Item{Name: "spec_draft.logits_all_gather", Term: budget.TermNonTorch, Bytes: b})

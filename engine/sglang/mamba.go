@@ -181,6 +181,11 @@ func gdnRead(arch string, p Profile) bool {
 	return gdnRelease(p) && slices.Contains(gdnArchs, arch)
 }
 
+// gdnArch says a names one of [gdnArchs].
+func gdnArch(a *model.Arch) bool {
+	return slices.ContainsFunc(a.Architectures, func(s string) bool { return slices.Contains(gdnArchs, s) })
+}
+
 // gdnModelled says the Mamba pool of a is modelled under p: a Qwen3-Next
 // hybrid of full-attention and gated-delta-net layers under one of
 // [gdnReleases].
@@ -188,7 +193,7 @@ func gdnModelled(a *model.Arch, p Profile) bool {
 	if !gdnRelease(p) || a.DeltaNet == nil || a.Mamba != nil {
 		return false
 	}
-	if !slices.ContainsFunc(a.Architectures, func(s string) bool { return slices.Contains(gdnArchs, s) }) {
+	if !gdnArch(a) {
 		return false
 	}
 	for _, l := range a.Layers {
@@ -376,11 +381,11 @@ func mambaSplit(m *mambaPool, rest float64, maxRunning uint64) (size int64, left
 		size = int64(min(m.GivenSize, math.MaxInt64))
 	case m.FromRequests:
 		size = int64(maxRunning)
-	case m.PaddingCharged:
-		b := rest * m.FullRatio / (1 + m.FullRatio) * gib
-		size = int64(math.Floor((b - per) / per))
 	default:
 		b := rest * m.FullRatio / (1 + m.FullRatio) * gib
+		if m.PaddingCharged {
+			b -= per
+		}
 		size = int64(math.Floor(b / per))
 	}
 	charged := float64(size)
@@ -607,14 +612,13 @@ func (m *mambaPool) source() string {
 // (hybrid_linear_attn_backend.py:360-362 at v0.5.15); the other v0.5.15
 // lists (ReplaySSM's write cursors) only under --enable-linear-replayssm.
 func gdnGraphMetadata(maxBS uint64, trackBuf bool) uint64 {
-	round := func(n uint64) uint64 { return budget.SatMul(budget.CeilDiv(n, 512), 512) }
 	var b uint64
 	for i := uint64(0); i < maxBS; i++ {
-		b = budget.SatAdd(b, budget.SatAdd(budget.SatMul(round(4*(i+1)), 4), round(4*(i+2))))
+		b = budget.SatAdd(b, budget.SatAdd(budget.SatMul(budget.RoundUp(4*(i+1), 512), 4), budget.RoundUp(4*(i+2), 512)))
 	}
-	b = budget.SatAdd(b, budget.SatMul(round(4*(maxBS+1)), 2))
+	b = budget.SatAdd(b, budget.SatMul(budget.RoundUp(4*(maxBS+1), 512), 2))
 	if trackBuf {
-		b = budget.SatAdd(b, round(budget.SatMul(maxBS, 8)))
+		b = budget.SatAdd(b, budget.RoundUp(budget.SatMul(maxBS, 8), 512))
 	}
 	return b
 }
@@ -622,7 +626,7 @@ func gdnGraphMetadata(maxBS uint64, trackBuf bool) uint64 {
 // gdnElsewhere names the releases whose Mamba pool is read, for the
 // refusal of a hybrid they size under any other.
 func gdnElsewhere(a *model.Arch) string {
-	if a.DeltaNet == nil || !slices.ContainsFunc(a.Architectures, func(s string) bool { return slices.Contains(gdnArchs, s) }) {
+	if a.DeltaNet == nil || !gdnArch(a) {
 		return ""
 	}
 	return " under this release (membudget models it for " + a.Architectures[0] + " under --sglang-version " + gdnReleaseList() + " only)"

@@ -153,9 +153,10 @@ func (r *Resolved) checkModel(a *model.Arch) error {
 	}); i >= 0 {
 		return settingErr("model", a.Source, "%s implements %s natively, %s, and its model file (python/sglang/srt/models/) is not read: how it lays out the weights and the KV cache is not modelled%s", r.Profile.Describes, a.Architectures[i], nativeSince(r.Profile, a.Architectures[i]), gdnElsewhere(a))
 	}
+	gdn := gdnModelled(a, r.Profile) // a walk of every layer: once, not per layer
 	for i, l := range a.Layers {
 		switch {
-		case l.Kind == model.LinearAttention && gdnModelled(a, r.Profile):
+		case l.Kind == model.LinearAttention && gdn:
 			// Qwen3-Next's delta-net layers keep their state in the Mamba
 			// pool (mamba.go).
 		case l.Kind == model.LinearAttention || l.Kind == model.Mamba || l.MambaBeside:
@@ -811,7 +812,7 @@ func customARv2SymmBytes(major int, tp uint64) uint64 {
 	push = min(push, customARv2CapBytes)
 	body := 2*tp*push + customARv2CapBytes
 	block := (body/(2*mib) + 1) * 2 * mib
-	table := (tp*mib + 2*mib - 1) / (2 * mib) * (2 * mib)
+	table := budget.RoundUp(tp*mib, 2*mib)
 	return block + table
 }
 

@@ -397,7 +397,7 @@ func (d *specDraft) scaledCell(cell uint64, targetLayers int) uint64 {
 	if d == nil || !d.InFraction || targetLayers <= 0 {
 		return cell
 	}
-	f := float64(cell) * float64(1+float64(d.Layers)/float64(targetLayers))
+	f := float64(cell) * (1 + float64(d.Layers)/float64(targetLayers))
 	if f >= math.MaxUint64 {
 		return math.MaxUint64
 	}
