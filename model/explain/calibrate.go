@@ -84,15 +84,8 @@ func Calibrate(src *Source, base budget.Class, name string, tp uint64) (Calibrat
 	if !ok || totalBytes < budget.MinMemoryBytes || totalBytes > budget.MaxMemoryBytes {
 		return Calibration{}, &CalibrateError{Flag: "--calibrate", Reason: fmt.Sprintf("the log's device total %q (line %d) is not an accelerator's memory (1 GiB to 2 TiB)", total.Text, total.Line)}
 	}
-	c := base
-	c.Name = name
+	c, cal, from, estimate := calibrationOf(src, base, name)
 	c.Device.MemoryBytes = uint64(totalBytes)
-	// util_reached is the base class's evidence of other hosts: a class of
-	// this log's device does not carry it.
-	c.Memory.UtilReached, c.Provenance.UtilReached = 0, ""
-	cal := Calibration{Name: name, Base: base.Name}
-	from := fmt.Sprintf("the startup log %s", src.Name)
-	estimate := fmt.Sprintf("copied from class %s, an estimate: %s does not show it", base.Name, src.Name)
 
 	// memory_bytes.
 	prov := &c.Provenance
@@ -170,12 +163,7 @@ func Calibrate(src *Source, base budget.Class, name string, tp uint64) (Calibrat
 // ceiling, lowered by hundredths as Calibrate lowers it; memory_bytes and
 // the rest are base's (the class --class named), marked estimates.
 func calibrateHost(src *Source, base budget.Class, name string, u float64, line int) (Calibration, error) {
-	c := base
-	c.Name = name
-	c.Memory.UtilReached, c.Provenance.UtilReached = 0, ""
-	cal := Calibration{Name: name, Base: base.Name}
-	from := fmt.Sprintf("the startup log %s", src.Name)
-	estimate := fmt.Sprintf("copied from class %s, an estimate: %s does not show it", base.Name, src.Name)
+	c, cal, from, estimate := calibrationOf(src, base, name)
 	total := base.Device.MemoryBytes
 	req, err := budget.UtilBudget(total, u, budget.Ceil)
 	if err != nil {
@@ -208,6 +196,22 @@ func calibrateHost(src *Source, base budget.Class, name string, u float64, line 
 	cal.Class, cal.TOML = p, text
 	cal.Derived = append(cal.Derived, "util_ceiling")
 	return cal, nil
+}
+
+// calibrationOf starts the class name of the log src from base, for
+// Calibrate and calibrateHost alike: base renamed, without its
+// util_reached (the base class's evidence of other hosts, which a class of
+// this log's device does not carry); the calibration naming both; and the
+// provenance phrases of what the log gives (from) and of what it copies
+// from base (estimate).
+func calibrationOf(src *Source, base budget.Class, name string) (c budget.Class, cal Calibration, from, estimate string) {
+	c = base
+	c.Name = name
+	c.Memory.UtilReached, c.Provenance.UtilReached = 0, ""
+	cal = Calibration{Name: name, Base: base.Name}
+	from = fmt.Sprintf("the startup log %s", src.Name)
+	estimate = fmt.Sprintf("copied from class %s, an estimate: %s does not show it", base.Name, src.Name)
+	return c, cal, from, estimate
 }
 
 // copyUnlogged sets the provenance of what no startup log shows and the
