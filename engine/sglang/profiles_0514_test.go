@@ -2,7 +2,6 @@ package sglang
 
 import (
 	"errors"
-	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -49,8 +48,7 @@ func TestProfile0514DefaultServeIsV0513s(t *testing.T) {
 	old := ref(t, llama, Serve{}, h100, mustProfile("v0.5.13.post1")).Capacity()
 	r := ref(t, llama, Serve{}, h100, mustProfile("v0.5.14"))
 	c := r.Capacity()
-	f0, f1 := float64(c.F0Bytes), float64(c.F0Bytes-c.LoadedBytes)
-	wantT := int64(math.Floor((f1/gib-f0/gib*(1-0.829))*gib)) / 131072
+	wantT := poolTokensByHand(c, 0.829, 131072, false)
 	if c.MemFractionStatic != 0.829 || c.CellBytes != 131072 || c.MaxTotalNumTokens != wantT || len(r.Serve.PiecewiseSizes) != 58 {
 		t.Errorf("v0.5.14: msf %v, cell %d, T %d, %d piecewise sizes; want 0.829, 131072, %d, 58", c.MemFractionStatic, c.CellBytes, c.MaxTotalNumTokens, len(r.Serve.PiecewiseSizes), wantT)
 	}

@@ -2,7 +2,6 @@ package sglang
 
 import (
 	"errors"
-	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -171,11 +170,7 @@ func TestProfile0515PrefillGraphsOffByHand(t *testing.T) {
 func checkPoolByHand(t *testing.T, name string, r *Reference, msf, reserved float64, cell, running, allGather uint64) {
 	t.Helper()
 	c := r.Capacity()
-	f0, f1 := float64(c.F0Bytes), float64(c.F0Bytes-c.LoadedBytes)
-	if r.Serve.TPSize > 1 {
-		f0, f1 = float64(float32(f0)), float64(float32(f1))
-	}
-	wantT := int64(math.Floor((f1/gib-f0/gib*(1-msf))*gib)) / int64(cell)
+	wantT := poolTokensByHand(c, msf, cell, r.Serve.TPSize > 1)
 	if running == 0 {
 		running = uint64(min(max(wantT/256, 2048), 4096))
 	}

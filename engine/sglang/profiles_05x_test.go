@@ -226,3 +226,17 @@ func renamedAs(base Profile, name, commit string, got Profile) Profile {
 	base.Name, base.Commit, base.Describes = name, commit, got.Describes
 	return base
 }
+
+// poolTokensByHand returns the pool's token count worked by hand from a
+// capacity's F0 (free memory before loading) and loaded bytes: T =
+// floor((F1 - F0 x (1 - msf)) / cell), F1 = F0 less the weights, in GiB
+// as the pool tests work it; f32 rounds F0 and F1 through float32 first
+// (the world group's minimum under TP, v0.5.15 on). msf and cell stay the
+// caller's literals, each worked beside its test.
+func poolTokensByHand(c Capacity, msf float64, cell uint64, f32 bool) int64 {
+	f0, f1 := float64(c.F0Bytes), float64(c.F0Bytes-c.LoadedBytes)
+	if f32 {
+		f0, f1 = float64(float32(f0)), float64(float32(f1))
+	}
+	return int64(math.Floor((f1/gib-f0/gib*(1-msf))*gib)) / int64(cell)
+}
