@@ -171,10 +171,7 @@ func TestProfile0514ARFusionRefused(t *testing.T) {
 // the four it dropped are no flags of it.
 func TestProfile0514Flags(t *testing.T) {
 	refuses := ": not modelled for " + mustProfile("v0.5.14").Describes + "; membudget refuses it rather than size a server SGLang would contradict"
-	for _, tt := range []struct {
-		args []string
-		want string
-	}{
+	checkJudged(t, "v0.5.14", []judgeCase{
 		{[]string{"--cuda-graph-max-bs", "64"}, ""},
 		{[]string{"--disable-cuda-graph"}, ""},
 		{[]string{"--disable-piecewise-cuda-graph"}, ""},
@@ -185,16 +182,7 @@ func TestProfile0514Flags(t *testing.T) {
 		{[]string{"--cuda-graph-config", "{}"}, "--cuda-graph-config: " + whatGraphPhases + refuses},
 		{[]string{"--enable-prefill-cp"}, "--enable-prefill-cp: " + whatNSACP + refuses},
 		{[]string{"--hybrid-kvcache-ratio"}, "--hybrid-kvcache-ratio is not a flag of SGLang v0.5.14 (it is v0.5.13.post1's, server_args.py:4919 there, and gone by v0.5.14): its nearest is --hicache-ratio"},
-	} {
-		args := append([]string{"--sglang-version", "v0.5.14"}, tt.args...)
-		got := ""
-		if err := (&flagServe{}).Judge(args, 2); err != nil {
-			got = err.Error()
-		}
-		if got != tt.want {
-			t.Errorf("Judge(%q):\n got %q\nwant %q", args, got, tt.want)
-		}
-	}
+	})
 	// Under v0.5.13.post1 the per-phase flags are none of its.
 	if err := (&flagServe{}).Judge([]string{"--sglang-version", "v0.5.13.post1", "--cuda-graph-max-bs-decode", "64"}, 2); err == nil || !strings.Contains(err.Error(), "it came in v0.5.14") {
 		t.Errorf("--cuda-graph-max-bs-decode under v0.5.13.post1: %v; want it named as v0.5.14's", err)

@@ -222,10 +222,7 @@ func TestProfile0515MLAPrefillGraphsOff(t *testing.T) {
 // the old graph flags stay modelled.
 func TestProfile0515Flags(t *testing.T) {
 	refuses := ": not modelled for " + mustProfile("v0.5.15").Describes + "; membudget refuses it rather than size a server SGLang would contradict"
-	for _, tt := range []struct {
-		args []string
-		want string
-	}{
+	checkJudged(t, "v0.5.15", []judgeCase{
 		{[]string{"--disable-piecewise-cuda-graph"}, ""},
 		{[]string{"--disable-cuda-graph"}, ""},
 		{[]string{"--enable-tf32-matmul"}, ""},
@@ -236,16 +233,7 @@ func TestProfile0515Flags(t *testing.T) {
 		{[]string{"--enable-unified-memory"}, "--enable-unified-memory: " + whatUnifiedPool + refuses},
 		{[]string{"--enable-page-major-kv-layout"}, "--enable-page-major-kv-layout: " + whatPageMajor + refuses},
 		{[]string{"--decoupled-spec-role", "verifier"}, "--decoupled-spec-role: " + whatDecoupledSpec + refuses},
-	} {
-		args := append([]string{"--sglang-version", "v0.5.15"}, tt.args...)
-		got := ""
-		if err := (&flagServe{}).Judge(args, 2); err != nil {
-			got = err.Error()
-		}
-		if got != tt.want {
-			t.Errorf("Judge(%q) = %q, want %q", args, got, tt.want)
-		}
-	}
+	})
 }
 
 // TestPropertyLogitsAllGather: the all-gather buffer is 0 at TP 1 or

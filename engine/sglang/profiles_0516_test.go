@@ -269,10 +269,7 @@ func TestProfile0516MultimodalPrefillKept(t *testing.T) {
 // refused; the renamed --grpc-http-sidecar-port still ignored.
 func TestProfile0516Flags(t *testing.T) {
 	refuses := ": not modelled for " + mustProfile("v0.5.16").Describes + "; membudget refuses it rather than size a server SGLang would contradict"
-	for _, tt := range []struct {
-		args []string
-		want string
-	}{
+	checkJudged(t, "v0.5.16", []judgeCase{
 		{[]string{"--disable-piecewise-cuda-graph"}, ""},
 		{[]string{"--grpc-port", "30001"}, ""},
 		{[]string{"--smg-grpc-mode"}, ""},
@@ -290,16 +287,7 @@ func TestProfile0516Flags(t *testing.T) {
 		{[]string{"--enable-flexkv"}, "--enable-flexkv: " + whatRadixBackend + refuses},
 		{[]string{"--mm-feature-transport", "cuda_ipc"}, "--mm-feature-transport: " + whatMMIPC + refuses},
 		{[]string{"--enable-scattered-sconv"}, "--enable-scattered-sconv: " + whatScatteredSconv + refuses},
-	} {
-		args := append([]string{"--sglang-version", "v0.5.16"}, tt.args...)
-		got := ""
-		if err := (&flagServe{}).Judge(args, 2); err != nil {
-			got = err.Error()
-		}
-		if got != tt.want {
-			t.Errorf("Judge(%q) = %q, want %q", args, got, tt.want)
-		}
-	}
+	})
 }
 
 // TestPropertyCustomARv2SymmAboveEstimate: at v0.5.16 on one NVLink node

@@ -306,10 +306,7 @@ func TestProfile0517CustomARv2Multinode(t *testing.T) {
 // cap and the weight cache at their defaults ignored).
 func TestProfile0517Flags(t *testing.T) {
 	refuses := ": not modelled for " + mustProfile("v0.5.17").Describes + "; membudget refuses it rather than size a server SGLang would contradict"
-	for _, tt := range []struct {
-		args []string
-		want string
-	}{
+	checkJudged(t, "v0.5.17", []judgeCase{
 		{[]string{"--disable-piecewise-cuda-graph"}, ""},
 		{[]string{"--dcp-comm-backend", "a2a"}, ""},
 		{[]string{"--dcp-replicate-q-proj"}, ""},
@@ -330,14 +327,5 @@ func TestProfile0517Flags(t *testing.T) {
 		{[]string{"--return-hidden-states-mode", "last"}, "--return-hidden-states-mode: " + whatHidden + refuses},
 		{[]string{"--weight-cache-mode", "off"}, ""},
 		{[]string{"--weight-cache-mode", "daemon"}, "--weight-cache-mode: " + whatWeightCache + refuses},
-	} {
-		args := append([]string{"--sglang-version", "v0.5.17"}, tt.args...)
-		got := ""
-		if err := (&flagServe{}).Judge(args, 2); err != nil {
-			got = err.Error()
-		}
-		if got != tt.want {
-			t.Errorf("Judge(%q) = %q, want %q", args, got, tt.want)
-		}
-	}
+	})
 }

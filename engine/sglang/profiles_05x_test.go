@@ -240,3 +240,26 @@ func poolTokensByHand(c Capacity, msf float64, cell uint64, f32 bool) int64 {
 	}
 	return int64(math.Floor((f1/gib-f0/gib*(1-msf))*gib)) / int64(cell)
 }
+
+// judgeCase is one line of a release's flag table: the arguments after
+// --sglang-version and the error Judge must give ("" for none).
+type judgeCase struct {
+	args []string
+	want string
+}
+
+// checkJudged judges each case's arguments under release on a pasted
+// line and checks the error against the case's own expected text.
+func checkJudged(t *testing.T, release string, cases []judgeCase) {
+	t.Helper()
+	for _, tt := range cases {
+		args := append([]string{"--sglang-version", release}, tt.args...)
+		got := ""
+		if err := (&flagServe{}).Judge(args, 2); err != nil {
+			got = err.Error()
+		}
+		if got != tt.want {
+			t.Errorf("Judge(%q):\n got %q\nwant %q", args, got, tt.want)
+		}
+	}
+}
