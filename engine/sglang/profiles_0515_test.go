@@ -77,26 +77,12 @@ func TestProfile0515Constants(t *testing.T) {
 // MiB and the public 6.17 GB. Pipeline parallelism, which turned v0.5.14's
 // piecewise graphs off, no longer does: refused too.
 func TestProfile0515DefaultServeRefused(t *testing.T) {
-	llama := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
-	h100 := class(t, "h100-sxm-80g")
 	for _, name := range []string{"v0.5.15", "v0.5.15.post1"} {
-		for _, s := range []Serve{{}, {TPSize: 2}, {PPSize: 2}} {
-			_, err := Resolve(s, llama, h100, mustProfile(name))
-			var se *engine.SettingError
-			if !errors.As(err, &se) || se.Flag != "disable-piecewise-cuda-graph" {
-				t.Errorf("%s %+v: %v; want the breakable prefill graphs refused naming --disable-piecewise-cuda-graph", name, s, err)
-				continue
-			}
-			for _, m := range []string{"58 sizes up to 8192 tokens", "464 MiB", "6.17 GB", "#29458", "#32678", "pass --disable-piecewise-cuda-graph"} {
-				if !strings.Contains(se.Reason, m) {
-					t.Errorf("%s %+v: %q does not name %q", name, s, se.Reason, m)
-				}
-			}
-		}
+		checkBreakableRefused(t, name, "58 sizes up to 8192 tokens", "464 MiB", "6.17 GB", "#29458", "#32678", "pass --disable-piecewise-cuda-graph")
 	}
 	// v0.5.14 at PP 2 turns its piecewise graphs off (the case of
 	// pipeline parallelism) and sizes the serve.
-	if _, err := Resolve(Serve{PPSize: 2}, llama, h100, mustProfile("v0.5.14")); err != nil {
+	if _, err := Resolve(Serve{PPSize: 2}, shipped(t)["meta-llama__Llama-3.1-8B-Instruct"], class(t, "h100-sxm-80g"), mustProfile("v0.5.14")); err != nil {
 		t.Errorf("v0.5.14 PP 2: %v; want it sized", err)
 	}
 }
@@ -157,6 +143,29 @@ func TestProfile0515PrefillGraphsOffByHand(t *testing.T) {
 	}
 	if besideItem(old, "eager_input_buffers") != 0 || besideItem(old, "logits_all_gather") != 0 {
 		t.Errorf("v0.5.14 charges v0.5.15's items")
+	}
+}
+
+// checkBreakableRefused resolves Llama 3.1 8B on an H100 under release
+// without flags, at TP 2 and at PP 2, and wants each refused naming
+// --disable-piecewise-cuda-graph, the reason naming every string of must
+// (the figures the caller worked for that release).
+func checkBreakableRefused(t *testing.T, release string, must ...string) {
+	t.Helper()
+	llama := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
+	h100 := class(t, "h100-sxm-80g")
+	for _, s := range []Serve{{}, {TPSize: 2}, {PPSize: 2}} {
+		_, err := Resolve(s, llama, h100, mustProfile(release))
+		var se *engine.SettingError
+		if !errors.As(err, &se) || se.Flag != "disable-piecewise-cuda-graph" {
+			t.Errorf("%s %+v: %v; want the breakable prefill graphs refused naming --disable-piecewise-cuda-graph", release, s, err)
+			continue
+		}
+		for _, m := range must {
+			if !strings.Contains(se.Reason, m) {
+				t.Errorf("%s %+v: %q does not name %q", release, s, se.Reason, m)
+			}
+		}
 	}
 }
 

@@ -45,21 +45,7 @@ func TestProfile0517Rules(t *testing.T) {
 // up to the chunked prefill size 8192, 8 MiB each in the reserve, 464 MiB;
 // refused naming --disable-piecewise-cuda-graph, as at v0.5.16.
 func TestProfile0517DefaultServeRefused(t *testing.T) {
-	llama := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
-	h100 := class(t, "h100-sxm-80g")
-	for _, s := range []Serve{{}, {TPSize: 2}, {PPSize: 2}} {
-		_, err := Resolve(s, llama, h100, mustProfile("v0.5.17"))
-		var se *engine.SettingError
-		if !errors.As(err, &se) || se.Flag != "disable-piecewise-cuda-graph" {
-			t.Errorf("%+v: %v; want the breakable prefill graphs refused naming --disable-piecewise-cuda-graph", s, err)
-			continue
-		}
-		for _, m := range []string{"SGLang v0.5.17", "58 sizes up to 8192 tokens", "464 MiB", "pass --disable-piecewise-cuda-graph"} {
-			if !strings.Contains(se.Reason, m) {
-				t.Errorf("%+v: %q does not name %q", s, se.Reason, m)
-			}
-		}
-	}
+	checkBreakableRefused(t, "v0.5.17", "SGLang v0.5.17", "58 sizes up to 8192 tokens", "464 MiB", "pass --disable-piecewise-cuda-graph")
 }
 
 // TestProfile0517PrefillGraphsOffByHand walks Llama 3.1 8B on an H100
