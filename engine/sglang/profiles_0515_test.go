@@ -169,6 +169,36 @@ func checkBreakableRefused(t *testing.T, release string, must ...string) {
 	}
 }
 
+// poolRow is one serve of Llama 3.1 8B on an H100 with its figures worked
+// by hand: the fraction, the reserve in MiB, the cell, F0 and the logits'
+// all-gather buffer.
+type poolRow struct {
+	name      string
+	s         Serve
+	msf       float64
+	reserved  float64
+	cell      uint64
+	f0        uint64
+	allGather uint64
+}
+
+// checkPoolRow sizes tt's serve under release and under prev, checks the
+// release's F0 and pool against tt's figures (checkPoolByHand, the
+// running requests the estimate), and returns both capacities for the
+// caller's comparison of the two releases.
+func checkPoolRow(t *testing.T, release, prev string, tt poolRow) (cur, old Capacity) {
+	t.Helper()
+	llama := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
+	h100 := class(t, "h100-sxm-80g")
+	r := ref(t, llama, tt.s, h100, mustProfile(release))
+	cur, old = r.Capacity(), ref(t, llama, tt.s, h100, mustProfile(prev)).Capacity()
+	if cur.F0Bytes != tt.f0 {
+		t.Errorf("%s: F0 %d, want %d", tt.name, cur.F0Bytes, tt.f0)
+	}
+	checkPoolByHand(t, tt.name, r, tt.msf, tt.reserved, tt.cell, 0, tt.allGather)
+	return cur, old
+}
+
 // checkPoolByHand checks Llama 3.1 8B's pool at r against the figures
 // worked by hand from v0.5.15 on: the fraction and the reserve, the cell,
 // T = floor((F1 - F0 x (1 - msf)) / cell) (F0 and F1 through float32 under

@@ -69,29 +69,13 @@ func TestProfile0517DefaultServeRefused(t *testing.T) {
 //
 // Every figure and item equals v0.5.16's.
 func TestProfile0517PrefillGraphsOffByHand(t *testing.T) {
-	llama := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
-	h100 := class(t, "h100-sxm-80g")
-	for _, tt := range []struct {
-		name      string
-		s         Serve
-		msf       float64
-		reserved  float64
-		cell      uint64
-		f0        uint64
-		allGather uint64
-	}{
+	for _, tt := range []poolRow{
 		{"TP1 --disable-piecewise-cuda-graph", Serve{DisablePiecewiseCudaGraph: true}, 0.834, 13440, 131072, 85018542080 - 603979776, 0},
 		{"TP2 --disable-piecewise-cuda-graph", Serve{TPSize: 2, DisablePiecewiseCudaGraph: true}, 0.833, 13568, 65536, 82634080256, 32833536},
 		{"TP1 --disable-cuda-graph", Serve{DisableCudaGraph: true}, 0.841, 12928, 131072, 85018542080 - 603979776, 0},
 	} {
-		cur := ref(t, llama, tt.s, h100, mustProfile("v0.5.17"))
-		old := ref(t, llama, tt.s, h100, mustProfile("v0.5.16"))
-		c := cur.Capacity()
-		if c.F0Bytes != tt.f0 {
-			t.Errorf("%s: F0 %d, want %d", tt.name, c.F0Bytes, tt.f0)
-		}
-		checkPoolByHand(t, tt.name, cur, tt.msf, tt.reserved, tt.cell, 0, tt.allGather)
-		if diff := cmp.Diff(old.Capacity(), c); diff != "" {
+		c, o := checkPoolRow(t, "v0.5.17", "v0.5.16", tt)
+		if diff := cmp.Diff(o, c); diff != "" {
 			t.Errorf("%s: v0.5.17's pool against v0.5.16's (-want +got):\n%s", tt.name, diff)
 		}
 	}
