@@ -83,6 +83,23 @@ func prefixBytes(items []budget.Item, prefix string) uint64 {
 	return n
 }
 
+// checkDraftLoad checks that spec's load is plain's grown by the draft's
+// tensors worked by hand (draft), with the target's layer 60 added where
+// decoder is set (the MTP decoder layer, sized as the target's last layer:
+// TestSpecNextNByHand), and by the allocator's slack over them; it returns
+// that growth.
+func checkDraftLoad(t *testing.T, spec, plain *Reference, draft uint64, decoder bool) uint64 {
+	t.Helper()
+	if decoder {
+		draft += prefixBytes(spec.stages[0].weights, "model.layers.60.")
+	}
+	slack := itemBytes(spec.stages[0].weights, "weights.allocator_slack") - itemBytes(plain.stages[0].weights, "weights.allocator_slack")
+	if g := spec.Capacity().LoadedBytes - plain.Capacity().LoadedBytes; g != draft+slack {
+		t.Errorf("the load grew by %d B, want the draft's %d + slack %d", g, draft, slack)
+	}
+	return draft + slack
+}
+
 func TestSpecEagle3ByHand(t *testing.T) {
 	a := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
 	c := class(t, "h100-sxm-80g")
@@ -902,18 +919,9 @@ func TestSpecByHand0513And0514(t *testing.T) {
 				// slack over them; the rest, msf x F0 less the load, shrinks
 				// by as much (to the float floor's byte), and the pool is
 				// the rest in scaled cells.
-				want := tc.draftLoad
-				if tc.withDecoder {
-					// The MTP decoder layer's tensors, sized as the
-					// target's last layer, 60 (TestSpecNextNByHand).
-					want += prefixBytes(spec.stages[0].weights, "model.layers.60.")
-				}
-				slack := itemBytes(spec.stages[0].weights, "weights.allocator_slack") - itemBytes(plain.stages[0].weights, "weights.allocator_slack")
-				if g := got.LoadedBytes - plain.Capacity().LoadedBytes; g != want+slack {
-					t.Errorf("the load grew by %d B, want the draft's %d + slack %d", g, want, slack)
-				}
-				if diff := plain.Capacity().RestBytes - int64(want+slack) - got.RestBytes; diff < -1 || diff > 1 {
-					t.Errorf("rest %d, want the plain rest %d less the draft's load %d", got.RestBytes, plain.Capacity().RestBytes, want+slack)
+				grew := checkDraftLoad(t, spec, plain, tc.draftLoad, tc.withDecoder)
+				if diff := plain.Capacity().RestBytes - int64(grew) - got.RestBytes; diff < -1 || diff > 1 {
+					t.Errorf("rest %d, want the plain rest %d less the draft's load %d", got.RestBytes, plain.Capacity().RestBytes, grew)
 				}
 				T = uint64(got.RestBytes) / tc.scaledCell
 				if uint64(got.MaxTotalNumTokens) != T {
