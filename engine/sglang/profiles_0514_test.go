@@ -170,7 +170,7 @@ func TestProfile0514ARFusionRefused(t *testing.T) {
 // server_args.py:6358-6432), the per-phase ones are refused by name, and
 // the four it dropped are no flags of it.
 func TestProfile0514Flags(t *testing.T) {
-	refuses := ": not modelled for " + mustProfile("v0.5.14").Describes + "; membudget refuses it rather than size a server SGLang would contradict"
+	refuses := refusesUnder("v0.5.14")
 	checkJudged(t, "v0.5.14", []judgeCase{
 		{[]string{"--cuda-graph-max-bs", "64"}, ""},
 		{[]string{"--disable-cuda-graph"}, ""},

@@ -260,7 +260,7 @@ func TestProfile0515MLAPrefillGraphsOff(t *testing.T) {
 // ignored and above it refused; the unified and page-major pools refused;
 // the old graph flags stay modelled.
 func TestProfile0515Flags(t *testing.T) {
-	refuses := ": not modelled for " + mustProfile("v0.5.15").Describes + "; membudget refuses it rather than size a server SGLang would contradict"
+	refuses := refusesUnder("v0.5.15")
 	checkJudged(t, "v0.5.15", []judgeCase{
 		{[]string{"--disable-piecewise-cuda-graph"}, ""},
 		{[]string{"--disable-cuda-graph"}, ""},

@@ -241,7 +241,7 @@ func TestProfile0516MultimodalPrefillKept(t *testing.T) {
 // DSPARK drafts, FlexKV, GDN ReplaySSM and CUDA IPC multimodal transport
 // refused; the renamed --grpc-http-sidecar-port still ignored.
 func TestProfile0516Flags(t *testing.T) {
-	refuses := ": not modelled for " + mustProfile("v0.5.16").Describes + "; membudget refuses it rather than size a server SGLang would contradict"
+	refuses := refusesUnder("v0.5.16")
 	checkJudged(t, "v0.5.16", []judgeCase{
 		{[]string{"--disable-piecewise-cuda-graph"}, ""},
 		{[]string{"--grpc-port", "30001"}, ""},

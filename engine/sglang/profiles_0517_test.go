@@ -275,7 +275,7 @@ func TestProfile0517CustomARv2Multinode(t *testing.T) {
 // hidden-state mode and the weight cache daemon refused (DWDP, the Mamba
 // cap and the weight cache at their defaults ignored).
 func TestProfile0517Flags(t *testing.T) {
-	refuses := ": not modelled for " + mustProfile("v0.5.17").Describes + "; membudget refuses it rather than size a server SGLang would contradict"
+	refuses := refusesUnder("v0.5.17")
 	checkJudged(t, "v0.5.17", []judgeCase{
 		{[]string{"--disable-piecewise-cuda-graph"}, ""},
 		{[]string{"--dcp-comm-backend", "a2a"}, ""},

@@ -248,6 +248,12 @@ type judgeCase struct {
 	want string
 }
 
+// refusesUnder returns the tail of Judge's refusal of a flag not modelled
+// under release (flagjudge.go's text), after the flag and what it sets.
+func refusesUnder(release string) string {
+	return ": not modelled for " + mustProfile(release).Describes + "; membudget refuses it rather than size a server SGLang would contradict"
+}
+
 // checkJudged judges each case's arguments under release on a pasted
 // line and checks the error against the case's own expected text.
 func checkJudged(t *testing.T, release string, cases []judgeCase) {
