@@ -304,3 +304,31 @@ func TestPropertyLogitsAllGather(t *testing.T) {
 		}
 	})
 }
+
+// TestLogitsAllGatherPaddingByHand reaches the edges the property above
+// cannot (its Llama vocabulary, 128256, needs no padding and splits into
+// multiples of 8 up to TP 8): the vocabulary padded to 64
+// (DEFAULT_VOCAB_PADDING_SIZE) before the split, and a rank's shard that
+// is not a multiple of 8 taking no buffer (triton_symm_mem_ag.py:523).
+// 128 rows (no --max-running-requests, no draft), bf16.
+func TestLogitsAllGatherPaddingByHand(t *testing.T) {
+	for _, tt := range []struct {
+		vocab, tp, want uint64
+	}{
+		// 32001 -> 32064 (64 x 501); 16032 a rank, a multiple of 8:
+		// 128 x 32064 x 2.
+		{32001, 2, 8208384},
+		// 40 -> 64; 32 a rank: 128 x 64 x 2.
+		{40, 2, 16384},
+		// 128256 over 16 ranks: 8016 a rank, a multiple of 8: 128 x
+		// 128256 x 2.
+		{128256, 16, 32833536},
+		// 1088 (64 x 17) over 16 ranks: 68 a rank, not a multiple of 8.
+		{1088, 16, 0},
+	} {
+		r := Resolved{Serve: Serve{TPSize: tt.tp, Dtype: "bfloat16"}, Profile: mustProfile("v0.5.15")}
+		if got := gatherBytes(tt.vocab, r); got != tt.want {
+			t.Errorf("vocab %d at TP %d: %d B, want %d", tt.vocab, tt.tp, got, tt.want)
+		}
+	}
+}
