@@ -28,18 +28,14 @@ type mambaFigures struct {
 	ExtraBuffer, Requests bool
 }
 
+// mambaFiguresOf returns r's hybrid figures: the pool's sizing, the
+// capacity's and the padding slot charged beside the budget.
 func mambaFiguresOf(r *Reference) mambaFigures {
 	c := r.Capacity()
 	m := r.Serve.Mamba
-	f := mambaFigures{PerReq: m.PerReq(), Cell: c.CellBytes, Ratio: m.Ratio, MambaSize: c.MambaSize, Tokens: c.MaxTotalNumTokens,
+	return mambaFigures{PerReq: m.PerReq(), Cell: c.CellBytes, Ratio: m.Ratio, MambaSize: c.MambaSize, Tokens: c.MaxTotalNumTokens,
 		MaxNumReqs: c.MaxNumReqs, ConvBytes: c.MambaConvBytes, SSMBytes: c.MambaSSMBytes, MambaCharge: r.mambaBytes(),
-		ExtraBuffer: m.ExtraBuffer, Requests: m.FromRequests}
-	for _, it := range r.stages[0].beside {
-		if it.Name == "mamba_pool.padding_slot" {
-			f.Padding = it.Bytes
-		}
-	}
-	return f
+		ExtraBuffer: m.ExtraBuffer, Requests: m.FromRequests, Padding: besideItem(r, "mamba_pool.padding_slot")}
 }
 
 // TestMambaQwen3NextA100 sizes Qwen3-Next-80B-A3B (bf16, config only) at
@@ -167,12 +163,7 @@ func TestMambaQwen35H100(t *testing.T) {
 	// max_num_reqs): the linear-attention backend's graph metadata for
 	// sizes 1 to 6 is five tensors of at most 8 int32 each, 512 B apiece,
 	// 5 x 6 x 512, and two ranges of 7, 2 x 512: 16,384 B.
-	var graphMeta uint64
-	for _, it := range r.stages[0].beside {
-		if it.Name == "gdn_graph_metadata" {
-			graphMeta = it.Bytes
-		}
-	}
+	graphMeta := besideItem(r, "gdn_graph_metadata")
 	if r.largestGraph(0) != 6 || graphMeta != 16384 {
 		t.Errorf("graph max bs %d, metadata %d B; want 6, 16384", r.largestGraph(0), graphMeta)
 	}
@@ -302,12 +293,7 @@ func TestMambaReleases(t *testing.T) {
 		if diff := cmp.Diff(tc.want, mambaFiguresOf(r)); diff != "" {
 			t.Errorf("%s %s (-want +got):\n%s", tc.release, tc.model, diff)
 		}
-		var graphMeta uint64
-		for _, it := range r.stages[0].beside {
-			if it.Name == "gdn_graph_metadata" {
-				graphMeta = it.Bytes
-			}
-		}
+		graphMeta := besideItem(r, "gdn_graph_metadata")
 		if graphMeta != tc.graphMeta || r.MaxRunningRequests() != tc.want.MaxNumReqs {
 			t.Errorf("%s %s: graph metadata %d B, max_running_requests %d; want %d, %d", tc.release, tc.model, graphMeta, r.MaxRunningRequests(), tc.graphMeta, tc.want.MaxNumReqs)
 		}

@@ -32,9 +32,7 @@ func TestProfile0510Rules(t *testing.T) {
 	}
 	// 7 classes by the grep and 2 more EntryClass names
 	// (TransformersEmbeddingModel, TransformersMoEEmbeddingModel): 9.
-	if len(new0510) != 9 || len(native0510) != len(native059)+9 {
-		t.Errorf("v0.5.10 adds %d native architectures (%d in all), want 9 (%d)", len(new0510), len(native0510), len(native059)+9)
-	}
+	checkNewNative(t, "v0.5.10", native059, new0510, native0510, 9)
 	post1 := mustProfile("v0.5.10.post1")
 	want = renamedAs(p, "v0.5.10.post1", "7c35342c10e201899e22fe2972d40e60da19ff3e", post1)
 	if diff := cmp.Diff(want, post1); diff != "" {

@@ -2,7 +2,6 @@ package sglang
 
 import (
 	"errors"
-	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -41,8 +40,7 @@ func TestProfile0511PoolByHand(t *testing.T) {
 	r10 := ref(t, llama, Serve{}, h100, mustProfile("v0.5.10.post1"))
 	r11 := ref(t, llama, Serve{}, h100, mustProfile("v0.5.11"))
 	c10, c11 := r10.Capacity(), r11.Capacity()
-	f0, f1 := float64(c11.F0Bytes), float64(c11.F0Bytes-c11.LoadedBytes)
-	wantT := int64(math.Floor((f1/gib-f0/gib*(1-0.829))*gib)) / 131072
+	wantT := poolTokensByHand(c11, 0.829, 131072, false)
 	if c11.MemFractionStatic != 0.829 || c11.MaxTotalNumTokens != wantT || c11.MaxTotalNumTokens != c10.MaxTotalNumTokens || c11.MaxNumReqs != 2048 {
 		t.Errorf("v0.5.11: msf %v, tokens %d (v0.5.10.post1 %d), max_num_reqs %d; want 0.829, %d, the same, 2048", c11.MemFractionStatic, c11.MaxTotalNumTokens, c10.MaxTotalNumTokens, c11.MaxNumReqs, wantT)
 	}

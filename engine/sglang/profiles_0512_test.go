@@ -2,7 +2,6 @@ package sglang
 
 import (
 	"errors"
-	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -122,8 +121,7 @@ func TestProfile0512PoolByHand(t *testing.T) {
 		name string
 		cap  Capacity
 	}{{"v0.5.11", c11}, {"v0.5.12", c12}} {
-		f0, f1 := float64(c.cap.F0Bytes), float64(c.cap.F0Bytes-c.cap.LoadedBytes)
-		wantT := int64(math.Floor((f1/gib-f0/gib*(1-msf))*gib)) / 65536
+		wantT := poolTokensByHand(c.cap, msf, 65536, false)
 		if c.cap.MaxTotalNumTokens != wantT {
 			t.Errorf("%s: T %d, want %d", c.name, c.cap.MaxTotalNumTokens, wantT)
 		}

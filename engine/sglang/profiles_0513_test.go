@@ -2,7 +2,6 @@ package sglang
 
 import (
 	"errors"
-	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -55,8 +54,7 @@ func TestProfile0513ContextCapsPiecewise(t *testing.T) {
 	}{{"v0.5.12.post1", 0.829, 58}, {"v0.5.13", 0.830, 42}, {"v0.5.13.post1", 0.830, 42}} {
 		r := ref(t, llama, Serve{ContextLength: 2048}, h100, mustProfile(tt.profile))
 		c := r.Capacity()
-		f0, f1 := float64(c.F0Bytes), float64(c.F0Bytes-c.LoadedBytes)
-		wantT := int64(math.Floor((f1/gib-f0/gib*(1-tt.msf))*gib)) / 131072
+		wantT := poolTokensByHand(c, tt.msf, 131072, false)
 		if c.MemFractionStatic != tt.msf || c.MaxTotalNumTokens != wantT || len(r.Serve.PiecewiseSizes) != tt.sizes ||
 			besideItem(r, "piecewise_cuda_graphs") != uint64(tt.sizes)*8*mib {
 			t.Errorf("%s --context-length 2048: msf %v, T %d, %d sizes, piecewise %d B; want %v, %d, %d, %d x 8 MiB",

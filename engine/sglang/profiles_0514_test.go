@@ -2,7 +2,6 @@ package sglang
 
 import (
 	"errors"
-	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -49,8 +48,7 @@ func TestProfile0514DefaultServeIsV0513s(t *testing.T) {
 	old := ref(t, llama, Serve{}, h100, mustProfile("v0.5.13.post1")).Capacity()
 	r := ref(t, llama, Serve{}, h100, mustProfile("v0.5.14"))
 	c := r.Capacity()
-	f0, f1 := float64(c.F0Bytes), float64(c.F0Bytes-c.LoadedBytes)
-	wantT := int64(math.Floor((f1/gib-f0/gib*(1-0.829))*gib)) / 131072
+	wantT := poolTokensByHand(c, 0.829, 131072, false)
 	if c.MemFractionStatic != 0.829 || c.CellBytes != 131072 || c.MaxTotalNumTokens != wantT || len(r.Serve.PiecewiseSizes) != 58 {
 		t.Errorf("v0.5.14: msf %v, cell %d, T %d, %d piecewise sizes; want 0.829, 131072, %d, 58", c.MemFractionStatic, c.CellBytes, c.MaxTotalNumTokens, len(r.Serve.PiecewiseSizes), wantT)
 	}
@@ -172,11 +170,8 @@ func TestProfile0514ARFusionRefused(t *testing.T) {
 // server_args.py:6358-6432), the per-phase ones are refused by name, and
 // the four it dropped are no flags of it.
 func TestProfile0514Flags(t *testing.T) {
-	refuses := ": not modelled for " + mustProfile("v0.5.14").Describes + "; membudget refuses it rather than size a server SGLang would contradict"
-	for _, tt := range []struct {
-		args []string
-		want string
-	}{
+	refuses := refusesUnder("v0.5.14")
+	checkJudged(t, "v0.5.14", []judgeCase{
 		{[]string{"--cuda-graph-max-bs", "64"}, ""},
 		{[]string{"--disable-cuda-graph"}, ""},
 		{[]string{"--disable-piecewise-cuda-graph"}, ""},
@@ -187,16 +182,7 @@ func TestProfile0514Flags(t *testing.T) {
 		{[]string{"--cuda-graph-config", "{}"}, "--cuda-graph-config: " + whatGraphPhases + refuses},
 		{[]string{"--enable-prefill-cp"}, "--enable-prefill-cp: " + whatNSACP + refuses},
 		{[]string{"--hybrid-kvcache-ratio"}, "--hybrid-kvcache-ratio is not a flag of SGLang v0.5.14 (it is v0.5.13.post1's, server_args.py:4919 there, and gone by v0.5.14): its nearest is --hicache-ratio"},
-	} {
-		args := append([]string{"--sglang-version", "v0.5.14"}, tt.args...)
-		got := ""
-		if err := (&flagServe{}).Judge(args, 2); err != nil {
-			got = err.Error()
-		}
-		if got != tt.want {
-			t.Errorf("Judge(%q):\n got %q\nwant %q", args, got, tt.want)
-		}
-	}
+	})
 	// Under v0.5.13.post1 the per-phase flags are none of its.
 	if err := (&flagServe{}).Judge([]string{"--sglang-version", "v0.5.13.post1", "--cuda-graph-max-bs-decode", "64"}, 2); err == nil || !strings.Contains(err.Error(), "it came in v0.5.14") {
 		t.Errorf("--cuda-graph-max-bs-decode under v0.5.13.post1: %v; want it named as v0.5.14's", err)

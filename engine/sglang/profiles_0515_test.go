@@ -2,7 +2,6 @@ package sglang
 
 import (
 	"errors"
-	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -78,26 +77,12 @@ func TestProfile0515Constants(t *testing.T) {
 // MiB and the public 6.17 GB. Pipeline parallelism, which turned v0.5.14's
 // piecewise graphs off, no longer does: refused too.
 func TestProfile0515DefaultServeRefused(t *testing.T) {
-	llama := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
-	h100 := class(t, "h100-sxm-80g")
 	for _, name := range []string{"v0.5.15", "v0.5.15.post1"} {
-		for _, s := range []Serve{{}, {TPSize: 2}, {PPSize: 2}} {
-			_, err := Resolve(s, llama, h100, mustProfile(name))
-			var se *engine.SettingError
-			if !errors.As(err, &se) || se.Flag != "disable-piecewise-cuda-graph" {
-				t.Errorf("%s %+v: %v; want the breakable prefill graphs refused naming --disable-piecewise-cuda-graph", name, s, err)
-				continue
-			}
-			for _, m := range []string{"58 sizes up to 8192 tokens", "464 MiB", "6.17 GB", "#29458", "#32678", "pass --disable-piecewise-cuda-graph"} {
-				if !strings.Contains(se.Reason, m) {
-					t.Errorf("%s %+v: %q does not name %q", name, s, se.Reason, m)
-				}
-			}
-		}
+		checkBreakableRefused(t, name, "58 sizes up to 8192 tokens", "464 MiB", "6.17 GB", "#29458", "#32678", "pass --disable-piecewise-cuda-graph")
 	}
 	// v0.5.14 at PP 2 turns its piecewise graphs off (the case of
 	// pipeline parallelism) and sizes the serve.
-	if _, err := Resolve(Serve{PPSize: 2}, llama, h100, mustProfile("v0.5.14")); err != nil {
+	if _, err := Resolve(Serve{PPSize: 2}, shipped(t)["meta-llama__Llama-3.1-8B-Instruct"], class(t, "h100-sxm-80g"), mustProfile("v0.5.14")); err != nil {
 		t.Errorf("v0.5.14 PP 2: %v; want it sized", err)
 	}
 }
@@ -161,6 +146,59 @@ func TestProfile0515PrefillGraphsOffByHand(t *testing.T) {
 	}
 }
 
+// checkBreakableRefused resolves Llama 3.1 8B on an H100 under release
+// without flags, at TP 2 and at PP 2, and wants each refused naming
+// --disable-piecewise-cuda-graph, the reason naming every string of must
+// (the figures the caller worked for that release).
+func checkBreakableRefused(t *testing.T, release string, must ...string) {
+	t.Helper()
+	llama := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
+	h100 := class(t, "h100-sxm-80g")
+	for _, s := range []Serve{{}, {TPSize: 2}, {PPSize: 2}} {
+		_, err := Resolve(s, llama, h100, mustProfile(release))
+		var se *engine.SettingError
+		if !errors.As(err, &se) || se.Flag != "disable-piecewise-cuda-graph" {
+			t.Errorf("%s %+v: %v; want the breakable prefill graphs refused naming --disable-piecewise-cuda-graph", release, s, err)
+			continue
+		}
+		for _, m := range must {
+			if !strings.Contains(se.Reason, m) {
+				t.Errorf("%s %+v: %q does not name %q", release, s, se.Reason, m)
+			}
+		}
+	}
+}
+
+// poolRow is one serve of Llama 3.1 8B on an H100 with its figures worked
+// by hand: the fraction, the reserve in MiB, the cell, F0 and the logits'
+// all-gather buffer.
+type poolRow struct {
+	name      string
+	s         Serve
+	msf       float64
+	reserved  float64
+	cell      uint64
+	f0        uint64
+	allGather uint64
+}
+
+// checkPoolRow sizes tt's serve under release and under prev, checks the
+// release's F0 and pool against tt's figures (checkPoolByHand, the
+// running requests the estimate), and returns both capacities for the
+// caller's comparison of the two releases.
+func checkPoolRow(t *testing.T, release, prev string, tt poolRow) (cur, old Capacity) {
+	t.Helper()
+	llama := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
+	h100 := class(t, "h100-sxm-80g")
+	r := ref(t, llama, tt.s, h100, mustProfile(release))
+	cur, old = r.Capacity(), ref(t, llama, tt.s, h100, mustProfile(prev)).Capacity()
+	if cur.F0Bytes != tt.f0 {
+		t.Errorf("%s: F0 %d, want %d", tt.name, cur.F0Bytes, tt.f0)
+	}
+	checkPoolByHand(t, tt.name, r, tt.msf, tt.reserved, tt.cell, 0, tt.allGather)
+	return cur, old
+}
+
 // checkPoolByHand checks Llama 3.1 8B's pool at r against the figures
 // worked by hand from v0.5.15 on: the fraction and the reserve, the cell,
 // T = floor((F1 - F0 x (1 - msf)) / cell) (F0 and F1 through float32 under
@@ -171,11 +209,7 @@ func TestProfile0515PrefillGraphsOffByHand(t *testing.T) {
 func checkPoolByHand(t *testing.T, name string, r *Reference, msf, reserved float64, cell, running, allGather uint64) {
 	t.Helper()
 	c := r.Capacity()
-	f0, f1 := float64(c.F0Bytes), float64(c.F0Bytes-c.LoadedBytes)
-	if r.Serve.TPSize > 1 {
-		f0, f1 = float64(float32(f0)), float64(float32(f1))
-	}
-	wantT := int64(math.Floor((f1/gib-f0/gib*(1-msf))*gib)) / int64(cell)
+	wantT := poolTokensByHand(c, msf, cell, r.Serve.TPSize > 1)
 	if running == 0 {
 		running = uint64(min(max(wantT/256, 2048), 4096))
 	}
@@ -226,11 +260,8 @@ func TestProfile0515MLAPrefillGraphsOff(t *testing.T) {
 // ignored and above it refused; the unified and page-major pools refused;
 // the old graph flags stay modelled.
 func TestProfile0515Flags(t *testing.T) {
-	refuses := ": not modelled for " + mustProfile("v0.5.15").Describes + "; membudget refuses it rather than size a server SGLang would contradict"
-	for _, tt := range []struct {
-		args []string
-		want string
-	}{
+	refuses := refusesUnder("v0.5.15")
+	checkJudged(t, "v0.5.15", []judgeCase{
 		{[]string{"--disable-piecewise-cuda-graph"}, ""},
 		{[]string{"--disable-cuda-graph"}, ""},
 		{[]string{"--enable-tf32-matmul"}, ""},
@@ -241,16 +272,7 @@ func TestProfile0515Flags(t *testing.T) {
 		{[]string{"--enable-unified-memory"}, "--enable-unified-memory: " + whatUnifiedPool + refuses},
 		{[]string{"--enable-page-major-kv-layout"}, "--enable-page-major-kv-layout: " + whatPageMajor + refuses},
 		{[]string{"--decoupled-spec-role", "verifier"}, "--decoupled-spec-role: " + whatDecoupledSpec + refuses},
-	} {
-		args := append([]string{"--sglang-version", "v0.5.15"}, tt.args...)
-		got := ""
-		if err := (&flagServe{}).Judge(args, 2); err != nil {
-			got = err.Error()
-		}
-		if got != tt.want {
-			t.Errorf("Judge(%q) = %q, want %q", args, got, tt.want)
-		}
-	}
+	})
 }
 
 // TestPropertyLogitsAllGather: the all-gather buffer is 0 at TP 1 or
@@ -281,4 +303,32 @@ func TestPropertyLogitsAllGather(t *testing.T) {
 			t.Fatalf("float16 logits take no buffer (triton_symm_mem_ag.py:518)")
 		}
 	})
+}
+
+// TestLogitsAllGatherPaddingByHand reaches the edges the property above
+// cannot (its Llama vocabulary, 128256, needs no padding and splits into
+// multiples of 8 up to TP 8): the vocabulary padded to 64
+// (DEFAULT_VOCAB_PADDING_SIZE) before the split, and a rank's shard that
+// is not a multiple of 8 taking no buffer (triton_symm_mem_ag.py:523).
+// 128 rows (no --max-running-requests, no draft), bf16.
+func TestLogitsAllGatherPaddingByHand(t *testing.T) {
+	for _, tt := range []struct {
+		vocab, tp, want uint64
+	}{
+		// 32001 -> 32064 (64 x 501); 16032 a rank, a multiple of 8:
+		// 128 x 32064 x 2.
+		{32001, 2, 8208384},
+		// 40 -> 64; 32 a rank: 128 x 64 x 2.
+		{40, 2, 16384},
+		// 128256 over 16 ranks: 8016 a rank, a multiple of 8: 128 x
+		// 128256 x 2.
+		{128256, 16, 32833536},
+		// 1088 (64 x 17) over 16 ranks: 68 a rank, not a multiple of 8.
+		{1088, 16, 0},
+	} {
+		r := Resolved{Serve: Serve{TPSize: tt.tp, Dtype: "bfloat16"}, Profile: mustProfile("v0.5.15")}
+		if got := gatherBytes(tt.vocab, r); got != tt.want {
+			t.Errorf("vocab %d at TP %d: %d B, want %d", tt.vocab, tt.tp, got, tt.want)
+		}
+	}
 }

@@ -122,21 +122,7 @@ func TestProfile0516DistInit(t *testing.T) {
 // #31204's 4 GiB gate is measured after the pool, which membudget cannot
 // see): refused naming --disable-piecewise-cuda-graph, as at v0.5.15.
 func TestProfile0516DefaultServeRefused(t *testing.T) {
-	llama := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
-	h100 := class(t, "h100-sxm-80g")
-	for _, s := range []Serve{{}, {TPSize: 2}, {PPSize: 2}} {
-		_, err := Resolve(s, llama, h100, mustProfile("v0.5.16"))
-		var se *engine.SettingError
-		if !errors.As(err, &se) || se.Flag != "disable-piecewise-cuda-graph" {
-			t.Errorf("%+v: %v; want the breakable prefill graphs refused naming --disable-piecewise-cuda-graph", s, err)
-			continue
-		}
-		for _, m := range []string{"SGLang v0.5.16", "58 sizes up to 8192 tokens", "464 MiB", "6.17 GB", "pass --disable-piecewise-cuda-graph"} {
-			if !strings.Contains(se.Reason, m) {
-				t.Errorf("%+v: %q does not name %q", s, se.Reason, m)
-			}
-		}
-	}
+	checkBreakableRefused(t, "v0.5.16", "SGLang v0.5.16", "58 sizes up to 8192 tokens", "464 MiB", "6.17 GB", "pass --disable-piecewise-cuda-graph")
 }
 
 // TestProfile0516PrefillGraphsOffByHand walks Llama 3.1 8B on an H100
@@ -157,28 +143,15 @@ func TestProfile0516DefaultServeRefused(t *testing.T) {
 //     and the eager buffers 48 x max(T, 8192, running) + 16 x running as
 //     at v0.5.15.
 func TestProfile0516PrefillGraphsOffByHand(t *testing.T) {
-	llama := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
-	h100 := class(t, "h100-sxm-80g")
-	for _, tt := range []struct {
-		name      string
-		s         Serve
-		msf       float64
-		reserved  float64
-		cell      uint64
-		f0        uint64
-		allGather uint64
-	}{
+	for _, tt := range []poolRow{
 		{"TP1 --disable-piecewise-cuda-graph", Serve{DisablePiecewiseCudaGraph: true}, 0.834, 13440, 131072, 85018542080 - 603979776, 0},
 		{"TP2 --disable-piecewise-cuda-graph", Serve{TPSize: 2, DisablePiecewiseCudaGraph: true}, 0.833, 13568, 65536, 82634080256, 32833536},
 		{"TP1 --disable-cuda-graph", Serve{DisableCudaGraph: true}, 0.841, 12928, 131072, 85018542080 - 603979776, 0},
 	} {
-		cur := ref(t, llama, tt.s, h100, mustProfile("v0.5.16"))
-		old := ref(t, llama, tt.s, h100, mustProfile("v0.5.15.post1"))
-		c, o := cur.Capacity(), old.Capacity()
-		if c.F0Bytes != tt.f0 || c.LoadedBytes != o.LoadedBytes {
-			t.Errorf("%s: F0 %d, loaded %d; want %d and v0.5.15.post1's %d", tt.name, c.F0Bytes, c.LoadedBytes, tt.f0, o.LoadedBytes)
+		c, o := checkPoolRow(t, "v0.5.16", "v0.5.15.post1", tt)
+		if c.LoadedBytes != o.LoadedBytes {
+			t.Errorf("%s: loaded %d; want v0.5.15.post1's %d", tt.name, c.LoadedBytes, o.LoadedBytes)
 		}
-		checkPoolByHand(t, tt.name, cur, tt.msf, tt.reserved, tt.cell, 0, tt.allGather)
 		if tt.s.TPSize <= 1 {
 			if diff := cmp.Diff(o, c); diff != "" {
 				t.Errorf("%s: v0.5.16's pool against v0.5.15.post1's (-want +got):\n%s", tt.name, diff)
@@ -268,11 +241,8 @@ func TestProfile0516MultimodalPrefillKept(t *testing.T) {
 // DSPARK drafts, FlexKV, GDN ReplaySSM and CUDA IPC multimodal transport
 // refused; the renamed --grpc-http-sidecar-port still ignored.
 func TestProfile0516Flags(t *testing.T) {
-	refuses := ": not modelled for " + mustProfile("v0.5.16").Describes + "; membudget refuses it rather than size a server SGLang would contradict"
-	for _, tt := range []struct {
-		args []string
-		want string
-	}{
+	refuses := refusesUnder("v0.5.16")
+	checkJudged(t, "v0.5.16", []judgeCase{
 		{[]string{"--disable-piecewise-cuda-graph"}, ""},
 		{[]string{"--grpc-port", "30001"}, ""},
 		{[]string{"--smg-grpc-mode"}, ""},
@@ -290,16 +260,7 @@ func TestProfile0516Flags(t *testing.T) {
 		{[]string{"--enable-flexkv"}, "--enable-flexkv: " + whatRadixBackend + refuses},
 		{[]string{"--mm-feature-transport", "cuda_ipc"}, "--mm-feature-transport: " + whatMMIPC + refuses},
 		{[]string{"--enable-scattered-sconv"}, "--enable-scattered-sconv: " + whatScatteredSconv + refuses},
-	} {
-		args := append([]string{"--sglang-version", "v0.5.16"}, tt.args...)
-		got := ""
-		if err := (&flagServe{}).Judge(args, 2); err != nil {
-			got = err.Error()
-		}
-		if got != tt.want {
-			t.Errorf("Judge(%q) = %q, want %q", args, got, tt.want)
-		}
-	}
+	})
 }
 
 // TestPropertyCustomARv2SymmAboveEstimate: at v0.5.16 on one NVLink node

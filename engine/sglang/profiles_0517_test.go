@@ -45,21 +45,7 @@ func TestProfile0517Rules(t *testing.T) {
 // up to the chunked prefill size 8192, 8 MiB each in the reserve, 464 MiB;
 // refused naming --disable-piecewise-cuda-graph, as at v0.5.16.
 func TestProfile0517DefaultServeRefused(t *testing.T) {
-	llama := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
-	h100 := class(t, "h100-sxm-80g")
-	for _, s := range []Serve{{}, {TPSize: 2}, {PPSize: 2}} {
-		_, err := Resolve(s, llama, h100, mustProfile("v0.5.17"))
-		var se *engine.SettingError
-		if !errors.As(err, &se) || se.Flag != "disable-piecewise-cuda-graph" {
-			t.Errorf("%+v: %v; want the breakable prefill graphs refused naming --disable-piecewise-cuda-graph", s, err)
-			continue
-		}
-		for _, m := range []string{"SGLang v0.5.17", "58 sizes up to 8192 tokens", "464 MiB", "pass --disable-piecewise-cuda-graph"} {
-			if !strings.Contains(se.Reason, m) {
-				t.Errorf("%+v: %q does not name %q", s, se.Reason, m)
-			}
-		}
-	}
+	checkBreakableRefused(t, "v0.5.17", "SGLang v0.5.17", "58 sizes up to 8192 tokens", "464 MiB", "pass --disable-piecewise-cuda-graph")
 }
 
 // TestProfile0517PrefillGraphsOffByHand walks Llama 3.1 8B on an H100
@@ -83,29 +69,13 @@ func TestProfile0517DefaultServeRefused(t *testing.T) {
 //
 // Every figure and item equals v0.5.16's.
 func TestProfile0517PrefillGraphsOffByHand(t *testing.T) {
-	llama := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
-	h100 := class(t, "h100-sxm-80g")
-	for _, tt := range []struct {
-		name      string
-		s         Serve
-		msf       float64
-		reserved  float64
-		cell      uint64
-		f0        uint64
-		allGather uint64
-	}{
+	for _, tt := range []poolRow{
 		{"TP1 --disable-piecewise-cuda-graph", Serve{DisablePiecewiseCudaGraph: true}, 0.834, 13440, 131072, 85018542080 - 603979776, 0},
 		{"TP2 --disable-piecewise-cuda-graph", Serve{TPSize: 2, DisablePiecewiseCudaGraph: true}, 0.833, 13568, 65536, 82634080256, 32833536},
 		{"TP1 --disable-cuda-graph", Serve{DisableCudaGraph: true}, 0.841, 12928, 131072, 85018542080 - 603979776, 0},
 	} {
-		cur := ref(t, llama, tt.s, h100, mustProfile("v0.5.17"))
-		old := ref(t, llama, tt.s, h100, mustProfile("v0.5.16"))
-		c := cur.Capacity()
-		if c.F0Bytes != tt.f0 {
-			t.Errorf("%s: F0 %d, want %d", tt.name, c.F0Bytes, tt.f0)
-		}
-		checkPoolByHand(t, tt.name, cur, tt.msf, tt.reserved, tt.cell, 0, tt.allGather)
-		if diff := cmp.Diff(old.Capacity(), c); diff != "" {
+		c, o := checkPoolRow(t, "v0.5.17", "v0.5.16", tt)
+		if diff := cmp.Diff(o, c); diff != "" {
 			t.Errorf("%s: v0.5.17's pool against v0.5.16's (-want +got):\n%s", tt.name, diff)
 		}
 	}
@@ -305,11 +275,8 @@ func TestProfile0517CustomARv2Multinode(t *testing.T) {
 // hidden-state mode and the weight cache daemon refused (DWDP, the Mamba
 // cap and the weight cache at their defaults ignored).
 func TestProfile0517Flags(t *testing.T) {
-	refuses := ": not modelled for " + mustProfile("v0.5.17").Describes + "; membudget refuses it rather than size a server SGLang would contradict"
-	for _, tt := range []struct {
-		args []string
-		want string
-	}{
+	refuses := refusesUnder("v0.5.17")
+	checkJudged(t, "v0.5.17", []judgeCase{
 		{[]string{"--disable-piecewise-cuda-graph"}, ""},
 		{[]string{"--dcp-comm-backend", "a2a"}, ""},
 		{[]string{"--dcp-replicate-q-proj"}, ""},
@@ -330,14 +297,5 @@ func TestProfile0517Flags(t *testing.T) {
 		{[]string{"--return-hidden-states-mode", "last"}, "--return-hidden-states-mode: " + whatHidden + refuses},
 		{[]string{"--weight-cache-mode", "off"}, ""},
 		{[]string{"--weight-cache-mode", "daemon"}, "--weight-cache-mode: " + whatWeightCache + refuses},
-	} {
-		args := append([]string{"--sglang-version", "v0.5.17"}, tt.args...)
-		got := ""
-		if err := (&flagServe{}).Judge(args, 2); err != nil {
-			got = err.Error()
-		}
-		if got != tt.want {
-			t.Errorf("Judge(%q) = %q, want %q", args, got, tt.want)
-		}
-	}
+	})
 }

@@ -31,9 +31,7 @@ func TestProfile059Rules(t *testing.T) {
 	}
 	// 27 classes added by the grep, less 4 drafts (two MTP, one NextN,
 	// Step3p5MTP): 23.
-	if len(new059) != 23 || len(native059) != len(native058)+23 {
-		t.Errorf("v0.5.9 adds %d native architectures (%d in all), want 23 (%d)", len(new059), len(native059), len(native058)+23)
-	}
+	checkNewNative(t, "v0.5.9", native058, new059, native059, 23)
 	post1 := mustProfile("v0.5.9.post1")
 	want = renamedAs(p, "v0.5.9.post1", "92b4f9a33a71289037a302cc40e64b401e8eb4d0", post1)
 	if diff := cmp.Diff(want, post1); diff != "" {

@@ -226,3 +226,46 @@ func renamedAs(base Profile, name, commit string, got Profile) Profile {
 	base.Name, base.Commit, base.Describes = name, commit, got.Describes
 	return base
 }
+
+// poolTokensByHand returns the pool's token count worked by hand from a
+// capacity's F0 (free memory before loading) and loaded bytes: T =
+// floor((F1 - F0 x (1 - msf)) / cell), F1 = F0 less the weights, in GiB
+// as the pool tests work it; f32 rounds F0 and F1 through float32 first
+// (the world group's minimum under TP, v0.5.15 on). msf and cell stay the
+// caller's literals, each worked beside its test.
+func poolTokensByHand(c Capacity, msf float64, cell uint64, f32 bool) int64 {
+	f0, f1 := float64(c.F0Bytes), float64(c.F0Bytes-c.LoadedBytes)
+	if f32 {
+		f0, f1 = float64(float32(f0)), float64(float32(f1))
+	}
+	return int64(math.Floor((f1/gib-f0/gib*(1-msf))*gib)) / int64(cell)
+}
+
+// judgeCase is one line of a release's flag table: the arguments after
+// --sglang-version and the error Judge must give ("" for none).
+type judgeCase struct {
+	args []string
+	want string
+}
+
+// refusesUnder returns the tail of Judge's refusal of a flag not modelled
+// under release (flagjudge.go's text), after the flag and what it sets.
+func refusesUnder(release string) string {
+	return ": not modelled for " + mustProfile(release).Describes + "; membudget refuses it rather than size a server SGLang would contradict"
+}
+
+// checkJudged judges each case's arguments under release on a pasted
+// line and checks the error against the case's own expected text.
+func checkJudged(t *testing.T, release string, cases []judgeCase) {
+	t.Helper()
+	for _, tt := range cases {
+		args := append([]string{"--sglang-version", release}, tt.args...)
+		got := ""
+		if err := (&flagServe{}).Judge(args, 2); err != nil {
+			got = err.Error()
+		}
+		if got != tt.want {
+			t.Errorf("Judge(%q):\n got %q\nwant %q", args, got, tt.want)
+		}
+	}
+}

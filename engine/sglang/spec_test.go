@@ -71,6 +71,35 @@ func itemBytes(items []budget.Item, name string) uint64 {
 	return n
 }
 
+// prefixBytes is the bytes of the items whose names start with prefix in
+// items (a layer's tensors, say).
+func prefixBytes(items []budget.Item, prefix string) uint64 {
+	var n uint64
+	for _, it := range items {
+		if strings.HasPrefix(it.Name, prefix) {
+			n += it.Bytes
+		}
+	}
+	return n
+}
+
+// checkDraftLoad checks that spec's load is plain's grown by the draft's
+// tensors worked by hand (draft), with the target's layer 60 added where
+// decoder is set (the MTP decoder layer, sized as the target's last layer:
+// TestSpecNextNByHand), and by the allocator's slack over them; it returns
+// that growth.
+func checkDraftLoad(t *testing.T, spec, plain *Reference, draft uint64, decoder bool) uint64 {
+	t.Helper()
+	if decoder {
+		draft += prefixBytes(spec.stages[0].weights, "model.layers.60.")
+	}
+	slack := itemBytes(spec.stages[0].weights, "weights.allocator_slack") - itemBytes(plain.stages[0].weights, "weights.allocator_slack")
+	if g := spec.Capacity().LoadedBytes - plain.Capacity().LoadedBytes; g != draft+slack {
+		t.Errorf("the load grew by %d B, want the draft's %d + slack %d", g, draft, slack)
+	}
+	return draft + slack
+}
+
 func TestSpecEagle3ByHand(t *testing.T) {
 	a := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
 	c := class(t, "h100-sxm-80g")
@@ -176,18 +205,8 @@ func TestSpecNextNByHand(t *testing.T) {
 	// layer's tensors as the target's last layer (60) holds them; eh_proj
 	// 2 x 7168 x 7168 x 2; the embedding and head, 129280 rows / 8 x 7168
 	// x 2 each, until shared.
-	var layer60 uint64
-	for _, it := range spec.stages[0].weights {
-		if strings.HasPrefix(it.Name, "model.layers.60.") {
-			layer60 += it.Bytes
-		}
-	}
-	var decoder uint64
-	for _, it := range items {
-		if strings.HasPrefix(it.Name, "spec_draft.decoder.") {
-			decoder += it.Bytes
-		}
-	}
+	layer60 := prefixBytes(spec.stages[0].weights, "model.layers.60.")
+	decoder := prefixBytes(items, "spec_draft.decoder.")
 	if decoder != layer60 || decoder == 0 {
 		t.Errorf("the MTP decoder layer: %d B, want layer 60's %d", decoder, layer60)
 	}
@@ -783,17 +802,6 @@ func TestSpecByHand0513And0514(t *testing.T) {
 	dir := draftDir(t, eagle3Llama8B)
 	eagle3 := Spec{Algorithm: "EAGLE3", DraftModelPath: dir, NumSteps: 3, EagleTopK: 1, NumDraftTokens: 4}
 	nextn := Spec{Algorithm: "NEXTN"}
-	// layer60 is the MTP decoder layer's tensors, sized as the target's
-	// last layer (TestSpecNextNByHand).
-	layer60 := func(ref *Reference) uint64 {
-		var n uint64
-		for _, it := range ref.stages[0].weights {
-			if strings.HasPrefix(it.Name, "model.layers.60.") {
-				n += it.Bytes
-			}
-		}
-		return n
-	}
 	for _, tc := range []struct {
 		name, release string
 		a             *model.Arch
@@ -911,16 +919,9 @@ func TestSpecByHand0513And0514(t *testing.T) {
 				// slack over them; the rest, msf x F0 less the load, shrinks
 				// by as much (to the float floor's byte), and the pool is
 				// the rest in scaled cells.
-				want := tc.draftLoad
-				if tc.withDecoder {
-					want += layer60(spec)
-				}
-				slack := itemBytes(spec.stages[0].weights, "weights.allocator_slack") - itemBytes(plain.stages[0].weights, "weights.allocator_slack")
-				if g := got.LoadedBytes - plain.Capacity().LoadedBytes; g != want+slack {
-					t.Errorf("the load grew by %d B, want the draft's %d + slack %d", g, want, slack)
-				}
-				if diff := plain.Capacity().RestBytes - int64(want+slack) - got.RestBytes; diff < -1 || diff > 1 {
-					t.Errorf("rest %d, want the plain rest %d less the draft's load %d", got.RestBytes, plain.Capacity().RestBytes, want+slack)
+				grew := checkDraftLoad(t, spec, plain, tc.draftLoad, tc.withDecoder)
+				if diff := plain.Capacity().RestBytes - int64(grew) - got.RestBytes; diff < -1 || diff > 1 {
+					t.Errorf("rest %d, want the plain rest %d less the draft's load %d", got.RestBytes, plain.Capacity().RestBytes, grew)
 				}
 				T = uint64(got.RestBytes) / tc.scaledCell
 				if uint64(got.MaxTotalNumTokens) != T {
