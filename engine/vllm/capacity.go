@@ -327,8 +327,8 @@ func startupCheck(c *Capacity, r *Resolved, p *budget.Plan) {
 // host. startupCheck and the budget query's refusal both take it, so that
 // their lighterHost words rest on the one rule.
 func (c *Capacity) withinReached(d budget.DriverTerms, deviceBytes uint64) {
-	if u := d.UtilReached; c.Unified && u > 0 && c.Util <= u {
-		c.UtilReached, c.ReachedHeld = u, d.ReachedHeldBytes(deviceBytes)
+	if c.Unified && d.WithinReached(c.Util) {
+		c.UtilReached, c.ReachedHeld = d.UtilReached, d.ReachedHeldBytes(deviceBytes)
 	}
 }
 

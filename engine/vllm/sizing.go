@@ -290,7 +290,7 @@ func (sz *Sizing) shortfall(f budget.Footprint) string {
 		// Failing only the ceiling, the footprint passes the arithmetic
 		// (the driver's share fits beside the budget): say so plainly.
 		where := "no public log shows " + sz.Class.Name + " running there"
-		if m := sz.Class.Memory; m.UtilReached >= sz.Serve.GPUMemoryUtilization {
+		if m := sz.Class.Memory; m.WithinReached(sz.Serve.GPUMemoryUtilization) {
 			// util_reached: a lighter host than the class's started there.
 			where = fmt.Sprintf("no public log shows %s's host running there, though a lighter host reached util_reached %.2f (holding at most %s at vLLM's snapshot)",
 				sz.Class.Name, m.UtilReached, engine.GiB(m.ReachedHeldBytes(f.Device)))
