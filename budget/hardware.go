@@ -312,24 +312,17 @@ func ParseClass(name, path, hardwareTOML string) (Class, error) {
 		errs = append(errs, &FileError{Path: path, Table: "device", Key: "memory_bytes",
 			Detail: fmt.Sprintf("%d bytes is not an accelerator's memory (want %d to %d: 1 GiB to 2 TiB)", m, uint64(MinMemoryBytes), uint64(MaxMemoryBytes))})
 	}
-	// sm_count and its provenance come together or not at all.
+	// sm_count and util_reached come with their provenance or not at all.
 	hasSM, hasSMWhy := md.IsDefined("device", "sm_count"), md.IsDefined("provenance", "sm_count")
-	switch {
-	case hasSM && (c.Device.SMCount == 0 || c.Device.SMCount > MaxSMCount):
+	if hasSM && (c.Device.SMCount == 0 || c.Device.SMCount > MaxSMCount) {
 		errs = append(errs, &FileError{Path: path, Table: "device", Key: "sm_count",
 			Detail: fmt.Sprintf("%d is not a device's SM count (want 1 to %d)", c.Device.SMCount, uint64(MaxSMCount))})
-	case hasSM && !hasSMWhy:
-		errs = append(errs, &FileError{Path: path, Table: "provenance", Key: "sm_count", Detail: "missing: [device] gives sm_count, so its provenance must say where it comes from"})
-	case !hasSM && hasSMWhy:
-		errs = append(errs, &FileError{Path: path, Table: "device", Key: "sm_count", Detail: "missing: [provenance] explains an sm_count that [device] does not give"})
+	} else if err := unpaired(path, "device", "an sm_count", "where it comes from", hasSM, hasSMWhy); err != nil {
+		errs = append(errs, err)
 	}
-	// util_reached and its provenance come together or not at all.
 	hasReached, hasReachedWhy := md.IsDefined("memory", "util_reached"), md.IsDefined("provenance", "util_reached")
-	switch {
-	case hasReached && !hasReachedWhy:
-		errs = append(errs, &FileError{Path: path, Table: "provenance", Key: "util_reached", Detail: "missing: [memory] gives util_reached, so its provenance must say which log reached it"})
-	case !hasReached && hasReachedWhy:
-		errs = append(errs, &FileError{Path: path, Table: "memory", Key: "util_reached", Detail: "missing: [provenance] explains a util_reached that [memory] does not give"})
+	if err := unpaired(path, "memory", "a util_reached", "which log reached it", hasReached, hasReachedWhy); err != nil {
+		errs = append(errs, err)
 	}
 	if c.Memory.DriverFixedBytes > MaxDriverFixedBytes {
 		errs = append(errs, &FileError{Path: path, Table: "memory", Key: "driver_fixed_bytes",
@@ -446,6 +439,20 @@ func checkTable(path string, md toml.MetaData, table string, required bool) erro
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// unpaired is the error of an optional key (named with its article, "an
+// sm_count") that table gives without its [provenance] entry, which must
+// say says, or the reverse; nil where both or neither give it.
+func unpaired(path, table, named, says string, given, explained bool) error {
+	_, key, _ := strings.Cut(named, " ")
+	switch {
+	case given && !explained:
+		return &FileError{Path: path, Table: "provenance", Key: key, Detail: fmt.Sprintf("missing: [%s] gives %s, so its provenance must say %s", table, key, says)}
+	case !given && explained:
+		return &FileError{Path: path, Table: table, Key: key, Detail: fmt.Sprintf("missing: [provenance] explains %s that [%s] does not give", named, table)}
+	}
+	return nil
 }
 
 // memoryTerms checks m's values; reachedGiven says the table gives

@@ -148,6 +148,28 @@ func TestReachedHeldBytes(t *testing.T) {
 	}
 }
 
+// TestWithinReached: a util up to util_reached and no further is within
+// it; none is without one (0, even a util of 0).
+func TestWithinReached(t *testing.T) {
+	d := DriverTerms{UtilCeiling: 0.83, UtilReached: 0.95}
+	tests := []struct {
+		d    DriverTerms
+		util float64
+		want bool
+	}{
+		{d, 0.83, true},
+		{d, 0.95, true}, // the util reached itself
+		{d, 0.96, false},
+		{DriverTerms{UtilCeiling: 0.83}, 0.5, false},
+		{DriverTerms{UtilCeiling: 0.83}, 0, false},
+	}
+	for _, tt := range tests {
+		if got := tt.d.WithinReached(tt.util); got != tt.want {
+			t.Errorf("UtilReached %v: WithinReached(%v) = %v, want %v", tt.d.UtilReached, tt.util, got, tt.want)
+		}
+	}
+}
+
 func TestParseClassSMCount(t *testing.T) {
 	// The optional key read through: 132 SMs, with its provenance.
 	got, err := ParseClass("test", ClassPath("test"), withSM(t, "132", `"g"`))

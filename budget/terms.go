@@ -29,6 +29,13 @@ type DriverTerms struct {
 	UtilReached float64
 }
 
+// WithinReached says util is at most the class's UtilReached: a device of
+// the class started at it on a lighter host. False where the class gives
+// no util_reached.
+func (d DriverTerms) WithinReached(util float64) bool {
+	return d.UtilReached > 0 && util <= d.UtilReached
+}
+
 // ReachedHeldBytes is the most the host (with the driver) held at the
 // engine's startup snapshot on the device that started at UtilReached:
 // deviceBytes - ceil(deviceBytes x UtilReached), since vLLM requests that

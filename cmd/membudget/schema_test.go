@@ -73,15 +73,18 @@ type serveJSON struct {
 	MaxNumBatchedTokens  uint64  `json:"max_num_batched_tokens"`
 	BlockSize            uint64  `json:"block_size"`
 	KVCacheDtype         string  `json:"kv_cache_dtype"`
-	TensorParallelSize   uint64  `json:"tensor_parallel_size"`
-	PipelineParallelSize uint64  `json:"pipeline_parallel_size"`
-	DataParallelSize     uint64  `json:"data_parallel_size"`
-	EnableExpertParallel bool    `json:"enable_expert_parallel"`
-	Dtype                string  `json:"dtype"`
-	Quantization         string  `json:"quantization"`
-	EnforceEager         bool    `json:"enforce_eager"`
-	CompileCache         string  `json:"compile_cache,omitempty"`
-	AsyncScheduling      bool    `json:"async_scheduling"`
+	// KVCacheDtypeSkipLayers is --kv-cache-dtype-skip-layers, absent
+	// without it.
+	KVCacheDtypeSkipLayers string `json:"kv_cache_dtype_skip_layers,omitempty"`
+	TensorParallelSize     uint64 `json:"tensor_parallel_size"`
+	PipelineParallelSize   uint64 `json:"pipeline_parallel_size"`
+	DataParallelSize       uint64 `json:"data_parallel_size"`
+	EnableExpertParallel   bool   `json:"enable_expert_parallel"`
+	Dtype                  string `json:"dtype"`
+	Quantization           string `json:"quantization"`
+	EnforceEager           bool   `json:"enforce_eager"`
+	CompileCache           string `json:"compile_cache,omitempty"`
+	AsyncScheduling        bool   `json:"async_scheduling"`
 	// Runner is "pooling" for a serve of vLLM's pooling runner, absent
 	// for generation.
 	Runner         string            `json:"runner,omitempty"`
@@ -145,6 +148,9 @@ type capacityJSON struct {
 	SeqsOverStateBlocks bool   `json:"seqs_over_state_blocks,omitempty"`
 	// Groups is vLLM's KV cache groups, as its spec classes name them.
 	Groups string `json:"groups,omitempty"`
+	// KVDtypeByLayer is, under --kv-cache-dtype-skip-layers, which layers
+	// keep the model's dtype and which the KV cache dtype.
+	KVDtypeByLayer string `json:"kv_dtype_by_layer,omitempty"`
 }
 
 // sglangReportJSON is `membudget report --engine sglang --json`.

@@ -257,9 +257,7 @@ func (q *budgetQuery) Budget(c budget.Class) (engine.BudgetResult, error) {
 		// On unified memory: the host the util needs, and util_reached
 		// where the util is within it (the wording of the capacity's).
 		lighter := Capacity{Unified: c.Memory.Unified, Util: util, Requested: b, HostBound: out.HostBoundBytes}
-		if u := c.Memory.UtilReached; u > 0 && util <= u {
-			lighter.UtilReached, lighter.ReachedHeld = u, c.Memory.ReachedHeldBytes(c.Device.MemoryBytes)
-		}
+		lighter.withinReached(c.Memory, c.Device.MemoryBytes)
 		res.Text = append(res.Text, fmt.Sprintf("  vLLM refuses at startup: the util budget %s exceeds the %s free (\"Free memory on device ... is less than desired GPU memory utilization\"): --gpu-memory-utilization %.2f or less passes it%s",
 			engine.GiB(b), engine.GiB(out.StartupFreeBytes), grantedUtil(c.Device.MemoryBytes, out.StartupFreeBytes), lighter.lighterHost()))
 	} else if out.AboveCeiling {

@@ -316,10 +316,19 @@ func startupCheck(c *Capacity, r *Resolved, p *budget.Plan) {
 		// for a host light enough (the state-block check is the one the
 		// capacity still has to make; the caller does it after this).
 		c.StartsOnLighterHost = c.Unified && c.Starts && c.HostBound > 0
-		if u := p.Driver.UtilReached; c.Unified && u > 0 && c.Util <= u {
-			c.UtilReached, c.ReachedHeld = u, p.Driver.ReachedHeldBytes(p.Device)
-		}
+		c.withinReached(p.Driver, p.Device)
 		c.OverFree, c.Starts, c.LongestStarting = true, false, 0
+	}
+}
+
+// withinReached sets UtilReached and ReachedHeld where c's util, which
+// the startup check refuses on a unified device, is at most the class's
+// util_reached (d's): a device of the class started there on a lighter
+// host. startupCheck and the budget query's refusal both take it, so that
+// their lighterHost words rest on the one rule.
+func (c *Capacity) withinReached(d budget.DriverTerms, deviceBytes uint64) {
+	if c.Unified && d.WithinReached(c.Util) {
+		c.UtilReached, c.ReachedHeld = d.UtilReached, d.ReachedHeldBytes(deviceBytes)
 	}
 }
 

@@ -169,7 +169,7 @@ func (r *Resolved) alignSkipBlock(a *model.Arch) error {
 	align := max(uint64(skipSmallestKernel), r.BlockSize)
 	required := budget.SatMul(padded, skipSmallestKernel)
 	step := budget.SatMul(align, primary)
-	block := budget.SatMul(align, (required+step-1)/step)
+	block := budget.SatMul(align, budget.CeilDiv(required, step))
 	if r.BlockSize < block && r.Serve.BlockSize == 0 {
 		r.Sources.Set("block-size", fmt.Sprintf("%d: vLLM raises the block so the %s page covers a skipped layer's %s page of %d tokens (--kv-cache-dtype-skip-layers; vllm/platforms/interface.py:736-752)",
 			block, r.KVCacheDtype, r.Dtype, skipSmallestKernel))

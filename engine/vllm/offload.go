@@ -199,7 +199,7 @@ func simpleOffloadEnv(name, value, assignment string, o KVOffload, p Profile) er
 	if name != "VLLM_USE_SIMPLE_KV_OFFLOAD" || o.SizeGiB == nil || o.Backend != "" && o.Backend != "native" {
 		return nil
 	}
-	if n, err := strconv.Atoi(strings.TrimSpace(value)); err != nil || n == 0 {
+	if on, ok := pyIntBool(value); !ok || !on {
 		return nil // 0 is the default; a non-integer stops vLLM, not a sizing
 	}
 	return fmt.Errorf("%s in the launch line: %s: not modelled for %s (vLLM's SimpleCPUOffloadConnector, whose pinned buffers membudget has not read; it sizes --kv-offloading-size for the OffloadingConnector); membudget refuses it rather than size a serve vLLM would contradict", assignment, whatOffload, p.Describes)

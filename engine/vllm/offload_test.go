@@ -185,7 +185,12 @@ func TestSimpleOffloadEnv(t *testing.T) {
 	}{
 		{"on, native", "1", native, true},
 		{"on, native named", " 1 ", KVOffload{SizeGiB: offGiB(8), Backend: "native"}, true},
+		// vLLM's int() takes underscores between digits and any length:
+		// int("1_0") is 10 and int("1" + 20 zeros) is 10^20, both on.
+		{"on, underscored", "1_0", native, true},
+		{"on, past int64", "100000000000000000000", native, true},
 		{"off", "0", native, false},
+		{"off, signed", "-0", native, false},
 		{"on, no offload", "1", KVOffload{}, false},
 		{"on, lmcache", "1", KVOffload{SizeGiB: offGiB(8), Backend: "lmcache"}, false},
 	}

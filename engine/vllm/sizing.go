@@ -116,16 +116,13 @@ func (sz *Sizing) lengthRefused() bool {
 // (from 1 when none was found) to hi-1 with [budget.LargestFitting],
 // which checks lo first; 0 when no length starts.
 func longestFollowing(cp *Compiler, s Serve, c budget.Class, p Profile, lo, hi uint64) uint64 {
-	starts := func(l uint64) bool {
-		t := s
-		t.MaxModelLen, t.AutoMaxModelLen = l, false
-		k, plan, err := cp.compile(t, c, p)
-		return err == nil && k.capacity(plan).Starts
-	}
 	if lo >= hi {
 		return 0
 	}
-	l, ok, _ := budget.LargestFitting(max(lo, 1), hi-1, func(l uint64) (bool, error) { return starts(l), nil })
+	l, ok, _ := budget.LargestFitting(max(lo, 1), hi-1, func(l uint64) (bool, error) {
+		_, starts := capacityAt(cp, s, c, p, l)
+		return starts, nil
+	})
 	if !ok {
 		return 0
 	}
@@ -146,16 +143,8 @@ func longestFollowing(cp *Compiler, s Serve, c budget.Class, p Profile, lo, hi u
 // between it and the last that did not (or below the last tried when none
 // did), each length checked on its own serve.
 func longestStarting(cp *Compiler, line Serve, c budget.Class, p Profile, est uint64) uint64 {
-	at := func(l uint64) (Capacity, bool) {
-		s := line // as the printed line has it: its other flags kept
-		s.MaxModelLen, s.AutoMaxModelLen = l, false
-		k, plan, err := cp.compile(s, c, p)
-		if err != nil {
-			return Capacity{}, false
-		}
-		capy := k.capacity(plan)
-		return capy, capy.Starts
-	}
+	// As the printed line has it: its other flags kept.
+	at := func(l uint64) (Capacity, bool) { return capacityAt(cp, line, c, p, l) }
 	// lo starts (0: none found), hi does not; starting is monotone in the
 	// length within a batch regime, which is where the estimates lead.
 	lo, hi := uint64(0), est
@@ -183,6 +172,19 @@ func longestStarting(cp *Compiler, line Serve, c budget.Class, p Profile, est ui
 		}
 	}
 	return lo
+}
+
+// capacityAt is serve s compiled at max_model_len l, its other settings
+// kept: its capacity, and whether vLLM starts it (false where it does not
+// compile). longestStarting and longestFollowing each try lengths so.
+func capacityAt(cp *Compiler, s Serve, c budget.Class, p Profile, l uint64) (Capacity, bool) {
+	s.MaxModelLen, s.AutoMaxModelLen = l, false
+	k, plan, err := cp.compile(s, c, p)
+	if err != nil {
+		return Capacity{}, false
+	}
+	capy := k.capacity(plan)
+	return capy, capy.Starts
 }
 
 // Plan returns the compiled footprint.
@@ -288,7 +290,7 @@ func (sz *Sizing) shortfall(f budget.Footprint) string {
 		// Failing only the ceiling, the footprint passes the arithmetic
 		// (the driver's share fits beside the budget): say so plainly.
 		where := "no public log shows " + sz.Class.Name + " running there"
-		if m := sz.Class.Memory; m.UtilReached >= sz.Serve.GPUMemoryUtilization {
+		if m := sz.Class.Memory; m.WithinReached(sz.Serve.GPUMemoryUtilization) {
 			// util_reached: a lighter host than the class's started there.
 			where = fmt.Sprintf("no public log shows %s's host running there, though a lighter host reached util_reached %.2f (holding at most %s at vLLM's snapshot)",
 				sz.Class.Name, m.UtilReached, engine.GiB(m.ReachedHeldBytes(f.Device)))

@@ -41,10 +41,12 @@ const (
 	v2PackedMaskPerBit = 32 // a packed mask's int32 holds 32 tokens (cdiv(vocab_size, 32))
 )
 
-// v2StateTensors calls add(bytes, count) for each device tensor of the V2
-// runner's request state on a GPU of stage st; nothing where the profile's
-// vLLM does not run a on its V2 runner or does not charge the state (see
-// [Profile.ConsumedSinceSnapshot]). N is max_num_seqs, T the batched
+// v2RequestState calls add(bytes, count) for each device tensor of the V2
+// runner's request state on a GPU of stage st, whether the profile's vLLM
+// charges it or not ([v2StateBytes] charges it where
+// [Profile.ConsumedSinceSnapshot], [besideAfterSnapshot] stands it beside
+// the budget before); nothing where the profile's vLLM does not run a on
+// its V2 runner. N is max_num_seqs, T the batched
 // tokens, V the vocabulary (model_config.get_vocab_size(): config.json's,
 // unpadded), k the speculative tokens and q = 1 + k the logits a request
 // a decode step.
@@ -84,14 +86,6 @@ const (
 // 2026-08-07, in main alone); the rejection sampler's buffers under
 // speculative decoding; a multimodal model's inputs_embeds, T x hidden on
 // the first stage (mm/encoder_runner.py:52-54).
-func v2StateTensors(a *model.Arch, r *Resolved, st model.Sharding, add func(bytes, count uint64)) {
-	if r.Profile.ConsumedSinceSnapshot {
-		v2RequestState(a, r, st, add)
-	}
-}
-
-// v2RequestState is [v2StateTensors] whether the profile's vLLM charges the
-// state or not: nothing where it does not run a on its V2 runner.
 func v2RequestState(a *model.Arch, r *Resolved, st model.Sharding, add func(bytes, count uint64)) {
 	if !r.onV2Runner(a) {
 		return
@@ -147,7 +141,8 @@ func pipelineResidual(a *model.Arch) bool {
 }
 
 // v2StateBytes is the V2 runner's request state on a GPU of stage st (see
-// [v2StateTensors]).
+// [v2RequestState]) where the profile's vLLM charges it
+// ([Profile.ConsumedSinceSnapshot]), 0 otherwise.
 func v2StateBytes(a *model.Arch, r *Resolved, st model.Sharding) uint64 {
 	if !r.Profile.ConsumedSinceSnapshot {
 		return 0

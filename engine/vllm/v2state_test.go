@@ -66,7 +66,7 @@ func TestV2StateTensorsByHand(t *testing.T) {
 	)
 	collect := func(r *Resolved, i int) []tensor {
 		var got []tensor
-		v2StateTensors(a, r, stageOf(r, i), func(b, n uint64) { got = append(got, tensor{b, n}) })
+		v2RequestState(a, r, stageOf(r, i), func(b, n uint64) { got = append(got, tensor{b, n}) })
 		return got
 	}
 	if diff := cmp.Diff(last, collect(r, 0)); diff != "" {
