@@ -1131,7 +1131,8 @@ func gateOf(gate string) (test, issue float64) {
 // Mistral-Small-3.2's activation on 0.11; V0
 // MLA at TP 8 on 0.7.1 and 0.8.3; DeepSeek-R1-Distill-Qwen-14B's weights on
 // 0.9.2; Qwen2.5-VL's weights on 0.23; Gemma 4's tower and encoder profile
-// on 0.26.0; GB10's unified memory (0.13), a GB10 serve above the gb10
+// on 0.26.0; GB10's unified memory (0.13; and 0.20.2's rows 380 and 381,
+// +3.3% and -5.5% on available KV, off in opposite directions), a GB10 serve above the gb10
 // class's util ceiling, sized at its own util within its util_reached
 // (row 208, 0.22.1; row 331, the other, meets them but for its graph
 // estimate, 0.19.2); from rows 300-307, a Windows
