@@ -916,8 +916,9 @@ var unmetGates = map[string]map[string]unmetGate{
 		"blocks": {1, "row 189 (2x RTX 4090, Qwen3.6-27B int4, DFlash drafting, which membudget refuses by name): 9.74 GiB holds 79,184 tokens over 16 attention layers, vLLM logs 67,728 (14% fewer), the DFlash drafter's own attention layers sharing the pages. Row 201 (GB10, Qwen3.6-35B-A3B FP8, MTP, k = 2) matches since Qwen3.5's MTP layer is sized (specmtp.go): its attention joins the 10 of the target (11 a group, 3 padding layers, as vLLM warns), each state layer keeps k more pages a sequence and k more conv columns (block 2128 tokens), 52.66 GiB hold 2,359 blocks of 11 x 2128 tokens and vLLM's 0.20.1 logs 2359 // 4 groups x 2128 = 1,253,392 tokens, exactly"},
 	},
 	"0.20.2": {
-		"avail":         {0.03, "row 215 (4x MI355X, Qwen3-0.6B, one TP 1 engine a GPU at util 0.35, OpenRLHF's rollout engines): its quote states none of the engine's batch settings; the OpenRLHF command passes --vllm.enforce_eager and no max_num_seqs, max_model_len or batched tokens; sized with CUDA graphs at vLLM's 1024 sequences and 16384 batched tokens for a device of 160 GiB or more, the model gives 96.50 GiB where vLLM logs 99.0 (-2.5%); eager at 256 sequences and 8192 tokens it gives 98.77 (-0.2%): which batch defaults OpenRLHF's async engine gets is not settled by the row"},
-		"tokens-median": {0.03, "row 215, as above"},
+		"avail":         {0.04, "row 215 (4x MI355X, Qwen3-0.6B, one TP 1 engine a GPU at util 0.35, OpenRLHF's rollout engines): its quote states none of the engine's batch settings; the OpenRLHF command passes --vllm.enforce_eager and no max_num_seqs, max_model_len or batched tokens; sized with CUDA graphs at vLLM's 1024 sequences and 16384 batched tokens for a device of 160 GiB or more, the model gives 96.50 GiB where vLLM logs 99.0 (-2.5%); eager at 256 sequences and 8192 tokens it gives 98.77 (-0.2%): which batch defaults OpenRLHF's async engine gets is not settled by the row; rows 380 and 381 (GB10: +3.3% and -5.5%, see tokens-median) take the MAE to 3.8%"},
+		"tokens-median": {0.04, "row 215, as above (-2.5%); and the two GB10 rows of a DGX Spark owner's notes, off in opposite directions: row 380 (Nemotron-3-Nano-30B-A3B, util 0.80, 256K, 8 sequences, sized cold as its notes' first run was) +3.3% (membudget 35.47 GiB of KV where vLLM logs 34.32, +4.3% sized warm: its logged util equivalence, 0.8000 = 0.7924 without graphs, gives a 0.92 GiB CUDA-graph estimate where the model charges 0.37, and the remaining 0.6 GiB of activation, non-torch and host growth beside the weights is not accounted for: the row logs no weights or profile line to split it), row 381 (Gemma-4-26B-A4B-it, util 0.75, 32K, the notes' prose, not log lines) -5.5% (38.32 GiB where the notes give 40.56: the logged weights are met, 48.47 GiB for 48.5, and the notes' 0.741 equivalent util puts the graph estimate near 1.1 GiB, above the model's 0.73, so what the model charges beside weights and graphs, 3.74 GiB of activation, sampler, non-torch and unified host growth, is about 2.6 GiB more than vLLM took); both starts shared the GB10 with other vLLM containers (vllm-embed, and for row 381 a gemma-2-9b-it server), which the rows cannot size"},
+		"tokens-p90":    {0.06, "rows 380 and 381, as above"},
 	},
 	"0.22.0": {
 		"blocks": {1, "row 210 (2x RTX 3090, Qwen3.6-27B int4, TP 2, MTP): the excerpt cuts the speculative config after its method, so it is sized without the drafter (10.85 GiB: 682,478 tokens); with num_speculative_tokens 3, as the same compose's rows 193 and 211 state, the MTP layer sized and prefix caching on (its arguments), 10.85 GiB hold 418 blocks of 17 x 1600 tokens at 179 a request (164 + 3 x (2 + 3)): 418 / 179 x 262,144 = 612,157, the logged count exactly"},
@@ -1130,7 +1131,8 @@ func gateOf(gate string) (test, issue float64) {
 // Mistral-Small-3.2's activation on 0.11; V0
 // MLA at TP 8 on 0.7.1 and 0.8.3; DeepSeek-R1-Distill-Qwen-14B's weights on
 // 0.9.2; Qwen2.5-VL's weights on 0.23; Gemma 4's tower and encoder profile
-// on 0.26.0; GB10's unified memory (0.13), a GB10 serve above the gb10
+// on 0.26.0; GB10's unified memory (0.13; and 0.20.2's rows 380 and 381,
+// +3.3% and -5.5% on available KV, off in opposite directions), a GB10 serve above the gb10
 // class's util ceiling, sized at its own util within its util_reached
 // (row 208, 0.22.1; row 331, the other, meets them but for its graph
 // estimate, 0.19.2); from rows 300-307, a Windows
@@ -1184,7 +1186,7 @@ func gateOf(gate string) (test, issue float64) {
 // reported, not gated.
 //
 // A row sizes the --speculative-config its log states (observedSpec): of
-// the 48 rows of 0.20 and later, 30 are predicted (13 before the Qwen3.5
+// the 50 rows of 0.20 and later, 32 are predicted (13 before the Qwen3.5
 // MTP draft, the RTX 5080 class and the NVFP4 checkpoint club-3090's
 // folder holds), and the blocks of every MTP row (201, 208, 209; 193 and
 // 210 with the setting their excerpt cuts, unmetGates) are vLLM's exactly.
