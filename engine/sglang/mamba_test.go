@@ -357,14 +357,14 @@ func TestMambaRefusals(t *testing.T) {
 		// v0.5.16's refusals: the prefill graphs (its allowlists are
 		// v0.5.16's), pipeline parallelism (#33666's per-stage share is
 		// not read) and speculative decoding (the intermediates now cover
-		// the capped requests + 1, kv_cache_configurator.py:1896-1912),
-		// which v0.5.17 refuses for every model (specReleases ends at
-		// v0.5.16) before the hybrid's own refusal: the case names that
-		// refusal, the one a launch gets.
+		// the capped requests + 1, kv_cache_configurator.py:1896-1912):
+		// v0.5.17 sizes drafts (specReleases), so the serve, its graphs
+		// off, meets the draft's refusal (Qwen3.5's MTP layer is not
+		// DeepSeek-V3's), before the hybrid's own.
 		{"Qwen3-Next at v0.5.17", "Qwen__Qwen3-Next-80B-A3B-Thinking", "a100-80g", "v0.5.17", Serve{TPSize: 4}, "disable-piecewise-cuda-graph", "breakable CUDA graphs"},
 		{"Qwen3.5 at v0.5.17", "Qwen__Qwen3.5-27B", "h100-sxm-80g", "v0.5.17", Serve{}, "disable-piecewise-cuda-graph", "keeps this multimodal model's prefill CUDA graphs"},
 		{"PP at v0.5.17", "Qwen__Qwen3-Next-80B-A3B-Thinking", "a100-80g", "v0.5.17", Serve{TPSize: 4, PPSize: 2, DisablePiecewiseCudaGraph: true}, "pp-size", "the largest stage's share"},
-		{"speculative decoding at v0.5.17", "Qwen__Qwen3.5-27B", "h100-sxm-80g", "v0.5.17", Serve{DisablePiecewiseCudaGraph: true, Spec: Spec{Algorithm: "NEXTN"}}, "speculative-algorithm", "not for SGLang v0.5.17"},
+		{"speculative decoding at v0.5.17", "Qwen__Qwen3.5-27B", "h100-sxm-80g", "v0.5.17", Serve{DisableCudaGraph: true, Spec: Spec{Algorithm: "NEXTN"}}, "speculative-algorithm", "the MTP draft of"},
 	} {
 		_, err := NewReference(models[tc.model], tc.s, class(t, tc.class), mustProfile(tc.release))
 		var se *engine.SettingError

@@ -27,7 +27,8 @@ import (
 // SGLang runs it as EAGLE, server_args.py:1729-1730 at v0.5.6.post2). The
 // rules were read at the tags v0.5.6.post2, v0.5.6.post3, v0.5.7, v0.5.8,
 // v0.5.8.post1, v0.5.9, v0.5.10, v0.5.10.post1, v0.5.11, v0.5.12,
-// v0.5.12.post1, v0.5.13, v0.5.13.post1 and v0.5.14 (see [specReleases];
+// v0.5.12.post1, v0.5.13, v0.5.13.post1, v0.5.14, v0.5.15, v0.5.15.post1,
+// v0.5.16 and v0.5.17 (see [specReleases];
 // from v0.5.11 both the spec v2 worker at top-k 1 and the v1 worker a
 // top-k above 1 selects, from v0.5.13 the v2 worker at top-k 1 alone);
 // every other release refuses the flag by name.
@@ -220,7 +221,35 @@ func (s Spec) On() bool { return s.Algorithm != "" }
 // logits_processor.py:376-382, triton_symm_mem_ag.py:421-441) and both
 // eager runners (model_runner_components/cuda_graph_setup.py:73-94,
 // runner/eager_runner.py:65-100, spec_utils.py:90-113).
-var specReleases = []string{"v0.5.6.post2", "v0.5.6.post3", "v0.5.7", "v0.5.8", "v0.5.8.post1", "v0.5.9", "v0.5.10", "v0.5.10.post1", "v0.5.11", "v0.5.12", "v0.5.12.post1", "v0.5.13", "v0.5.13.post1", "v0.5.14", "v0.5.15", "v0.5.15.post1", "v0.5.16"}
+//
+// v0.5.17 (tag 2948168) keeps v0.5.16's for these serves but two (see
+// [specKVFromTargetUntil] and [eagle3NormBeforeFCFrom]): the scheduler's
+// order (managers/scheduler.py:974-981: the target's worker, the draft's,
+// then init_memory_pools, :951-963), the draft now built on a copy of the
+// resolved server arguments whose context length is the target's
+// (speculative/draft_worker_common.py:74-124, scheduler.py:901-927; v0.5.16
+// overrode the shared arguments, eagle_worker_v2.py:1044-1048 there), the
+// draft's layers (spec_aux_hidden_state.py unchanged) and the scaled cell
+// (model_executor/pool_configurator.py:147-163), the budget measured after
+// both loads (mem_cache/kv_cache_configurator.py:1614-1657), the draft
+// worker's construction and sharing (speculative/eagle_worker_v2.py:
+// 126-311), the chain's constants (moved to speculative/base_spec_worker.py:
+// 78-110, the same tensors), the two scalars (eagle_worker_v2.py:1048-1051),
+// the FutureMap (managers/overlap_utils.py unchanged, built from
+// req_to_token at scheduler.py:1428-1433), the req_to_token width
+// (mem_cache/allocation_sizing.py unchanged), the speculative hook
+// (arg_groups/speculative_hook.py: the 48 requests at :539-544, the
+// EAGLE family's rules unchanged, auto_choose_speculative_params at :795;
+// DFLASH's backends alone change), the reserve (no draft term off a decode
+// node, server_args.py:4755-4780), the logits all-gather's rows
+// (layers/logits_processor.py:380-386, triton_symm_mem_ag.py:421-442
+// unchanged), both eager runners (runner/eager_runner.py:70-117,
+// model_executor/model_runner_components/cuda_graph_setup.py:104-133) and
+// NEXTN's model file (models/deepseek_nextn.py: flag lookups and context
+// parallelism). The target-verify mask the flashattention backend keeps
+// (layers/attention/verify_mask.py) is allocated with the graphs alone
+// (init_cuda_graph_state, flashattention_backend.py:2225-2234), refused.
+var specReleases = []string{"v0.5.6.post2", "v0.5.6.post3", "v0.5.7", "v0.5.8", "v0.5.8.post1", "v0.5.9", "v0.5.10", "v0.5.10.post1", "v0.5.11", "v0.5.12", "v0.5.12.post1", "v0.5.13", "v0.5.13.post1", "v0.5.14", "v0.5.15", "v0.5.15.post1", "v0.5.16", "v0.5.17"}
 
 // specReqPageReserveFrom is the first release whose req_to_token rows,
 // with speculative decoding on pages above 1, hold the decode's
@@ -248,6 +277,23 @@ const specV2OnlyFrom = "v0.5.13"
 // v0.5.9, :1902-1919 at v0.5.10), so that the draft's ModelRunner, built
 // after, reads fp8_e4m3 too; before, the draft's own quant_config decided.
 const specKVFromTargetFrom = "v0.5.9"
+
+// specKVFromTargetUntil is the first release whose configure_kv_cache_dtype
+// writes the target's FP8 choice back no more: each ModelRunner keeps the
+// dtype it resolved as its own kv_cache_dtype_str (model_runner.py:
+// 1198-1224 at v0.5.17, where v0.5.16's _record_kv_cache_dtype declared it
+// into the server arguments, :1063-1099 there), so that under auto the
+// EAGLE-3 draft's runner, whose model has no quant_config, takes the
+// model's dtype again (mem_cache/kv_cache_dtype.py:22-44), beside the
+// target's FP8 pool.
+const specKVFromTargetUntil = "v0.5.17"
+
+// eagle3NormBeforeFCFrom is the first release whose EAGLE-3 draft builds
+// input_norm, an RMSNorm over the 3 x hidden concatenated inputs of fc,
+// when its config's norm_before_fc (or eagle_config's, a key refused) is
+// true (models/llama_eagle3.py:161-174 at v0.5.17); earlier releases
+// ignore the key.
+const eagle3NormBeforeFCFrom = "v0.5.17"
 
 // specAlgoUpperFrom is the first release that upper-cases
 // --speculative-algorithm and takes any registered name rather than
@@ -467,7 +513,7 @@ func (r *Resolved) resolveSpec(a *model.Arch, def func(string, string)) error {
 	case !slices.Contains(specReleases, p.Name):
 		v2 := ""
 		if p.SpecV2 {
-			v2 = ", whose EAGLE runs the overlap scheduler's spec v2 worker (sgl-project/sglang PR #21062; the v1 worker removed from v0.5.13, PR #25464), whose speculative/eagle_worker_v2.py, future map (managers/overlap_utils.py) and draft pool sizing (model_executor/pool_configurator.py) were read up to v0.5.16 alone"
+			v2 = ", whose EAGLE runs the overlap scheduler's spec v2 worker (sgl-project/sglang PR #21062; the v1 worker removed from v0.5.13, PR #25464), whose speculative/eagle_worker_v2.py, future map (managers/overlap_utils.py) and draft pool sizing (model_executor/pool_configurator.py) were read up to v0.5.17 alone"
 		}
 		return specRefuse("speculative-algorithm", sp.Algorithm, "speculative decoding is modelled for SGLang %s, whose rules were read; not for %s%s", strings.Join(specReleases, ", "), p.Describes, v2)
 	case r.PPSize > 1:
@@ -692,6 +738,9 @@ type eagle3Config struct {
 	tied             bool
 	targetHiddenSize uint64
 	dtype            string
+	// normBeforeFC is the config's norm_before_fc (see
+	// [eagle3NormBeforeFCFrom]).
+	normBeforeFC bool
 }
 
 // maxDraftConfigBytes bounds the draft's config.json.
@@ -792,6 +841,11 @@ func parseEagle3Config(file string, data []byte) (eagle3Config, error) {
 			return c, fmt.Errorf("%s: key \"tie_word_embeddings\" is %s; want a boolean", file, v)
 		}
 	}
+	if v, ok := raw["norm_before_fc"]; ok && string(v) != "null" {
+		if err := json.Unmarshal(v, &c.normBeforeFC); err != nil {
+			return c, fmt.Errorf("%s: key \"norm_before_fc\" is %s; want a boolean", file, v)
+		}
+	}
 	if v, ok := raw["torch_dtype"]; ok && string(v) != "null" {
 		if err := json.Unmarshal(v, &c.dtype); err != nil {
 			return c, fmt.Errorf("%s: key \"torch_dtype\" is %s; want a string", file, v)
@@ -874,8 +928,10 @@ func (r *Resolved) resolveEagle3Draft(a *model.Arch, d *specDraft) error {
 		// and the draft has none (quantization_config is refused): its
 		// dtype, whatever a ModelOpt target's kv_cache_quant_algo says,
 		// until the target's FP8 choice is written back for the draft to
-		// read (see [specKVFromTargetFrom]).
-		if r.KVDtypeBytes == 1 && !older(r.Profile, specKVFromTargetFrom) {
+		// read (see [specKVFromTargetFrom]), and again from v0.5.17 (see
+		// [specKVFromTargetUntil]), where the draft's layer then differs
+		// from the target's and the scaled cell refuses the serve.
+		if r.KVDtypeBytes == 1 && !older(r.Profile, specKVFromTargetFrom) && older(r.Profile, specKVFromTargetUntil) {
 			kvEl = 1
 		}
 	default:
@@ -907,6 +963,11 @@ func (r *Resolved) resolveEagle3Draft(a *model.Arch, d *specDraft) error {
 		w("midlayer.mlp.down_proj", budget.SatMul(inter, h)),
 		w("midlayer.input_layernorm", h), w("midlayer.post_attention_layernorm", h), w("midlayer.hidden_norm", h),
 		w("norm", h))
+	if c.normBeforeFC && !older(r.Profile, eagle3NormBeforeFCFrom) {
+		// input_norm's weight, of fc's 3 x hidden inputs
+		// (llama_eagle3.py:161-174 at v0.5.17).
+		d.Weights = append(d.Weights, w("input_norm", eagle3AuxInputs*h))
+	}
 	switch {
 	case c.tied || c.draftVocab == 0:
 		// The head is the embedding (tied) or the target's; without

@@ -17,14 +17,17 @@ import (
 // and of the draft, of max(48 x 4 draft tokens, 128) = 192 rows
 // (triton_symm_mem_ag.py:421-440 at v0.5.15). v0.5.16 gives the same
 // reserve and the same terms (its custom all-reduce v2 workspace moves
-// the pool at TP above 1, which the test reads from the rest).
+// the pool at TP above 1, which the test reads from the rest), and so does
+// v0.5.17 (specReleases: its draft rules are v0.5.16's for these serves,
+// and its target rules reach none of them: no --context-length, so
+// #30206's cap changes nothing, and the prefill graphs are off).
 func TestSpecByHand0515(t *testing.T) {
 	archs := shipped(t)
 	llama, dsv3 := archs["meta-llama__Llama-3.1-8B-Instruct"], archs["deepseek-ai__DeepSeek-V3"]
 	h100 := class(t, "h100-sxm-80g")
 	dir := draftDir(t, eagle3Llama8B)
 	eagle3 := Spec{Algorithm: "EAGLE3", DraftModelPath: dir, NumSteps: 3, EagleTopK: 1, NumDraftTokens: 4}
-	for _, release := range []string{"v0.5.15", "v0.5.15.post1", "v0.5.16"} {
+	for _, release := range []string{"v0.5.15", "v0.5.15.post1", "v0.5.16", "v0.5.17"} {
 		for _, tc := range []struct {
 			name          string
 			s             Serve
@@ -170,7 +173,8 @@ func TestSpecTokensPerRequest(t *testing.T) {
 // 1: context + 4 + 4 draft tokens through v0.5.15.post1 (mem_cache/
 // common.py:252-265 at v0.5.15, the page reserve above top-k 1 alone), and
 // from v0.5.16 context + max(4 + 4, 2 x max(3 x 1, 4) + 16 - 1) = context
-// + 23 (mem_cache/allocation_sizing.py:46-63, PR #31681).
+// + 23 (mem_cache/allocation_sizing.py:46-63, PR #31681; the same file at
+// v0.5.17).
 func TestSpecReqToTokenPages(t *testing.T) {
 	archs := shipped(t)
 	llama := archs["meta-llama__Llama-3.1-8B-Instruct"]
@@ -184,6 +188,7 @@ func TestSpecReqToTokenPages(t *testing.T) {
 		{"v0.5.15", 16, 3, 131072 + 4 + 4},
 		{"v0.5.15.post1", 16, 3, 131072 + 4 + 4},
 		{"v0.5.16", 16, 3, 131072 + 23},
+		{"v0.5.17", 16, 3, 131072 + 23}, // allocation_sizing.py unchanged
 		// Pages of 1 take no page reserve (page_size > 1 gates it,
 		// allocation_sizing.py:54): 4 + 8 draft tokens, where the
 		// reserve would give 2 x 8 + 1 - 1 = 16 (at 4 draft tokens the

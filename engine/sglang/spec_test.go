@@ -336,10 +336,14 @@ func TestSpecRefusals(t *testing.T) {
 		{"SGLang's top-k 4 on v0.5.15.post1", llama, h100, mustProfile("v0.5.15.post1"), eagle3(Serve{}), "speculative-eagle-topk", "SGLang's choice for LlamaForCausalLM is top-k 4"},
 		{"a draft of another cell on v0.5.15", llama, h100, mustProfile("v0.5.15"), eagle3(Serve{Spec: Spec{DraftModelPath: kv4Dir, NumSteps: 3, EagleTopK: 1}}), "speculative-algorithm", "this draft's layer holds 2048 B a token, the target's 4096"},
 		{"top-k 2 given on v0.5.16", llama, h100, mustProfile("v0.5.16"), eagle3(Serve{Spec: Spec{NumSteps: 3, EagleTopK: 2, NumDraftTokens: 6}}), "speculative-eagle-topk", "#25464"},
-		// v0.5.17, the first release after specReleases, is not read:
-		// refused for both drafts, naming the last release read.
-		{"EAGLE3 on v0.5.17", llama, h100, mustProfile("v0.5.17"), eagle3(Serve{DisablePiecewiseCudaGraph: true, Spec: Spec{NumSteps: 3, EagleTopK: 1}}), "speculative-algorithm", "read up to v0.5.16 alone"},
-		{"NEXTN on v0.5.17", dsv3, h100, mustProfile("v0.5.17"), Serve{TPSize: 16, Nodes: Nodes{NNodes: 2}, DisableCudaGraph: true, Spec: Spec{Algorithm: "NEXTN"}}, "speculative-algorithm", "not for SGLang v0.5.17"},
+		// v0.5.17 keeps v0.5.16's rules (TestSpec0517AgainstV0516): the
+		// same edges, and the CUDA graphs refused as everywhere.
+		{"top-k 2 given on v0.5.17", llama, h100, mustProfile("v0.5.17"), eagle3(Serve{Spec: Spec{NumSteps: 3, EagleTopK: 2, NumDraftTokens: 6}}), "speculative-eagle-topk", "#25464"},
+		{"SGLang's top-k 4 on v0.5.17", llama, h100, mustProfile("v0.5.17"), eagle3(Serve{}), "speculative-eagle-topk", "SGLang's choice for LlamaForCausalLM is top-k 4"},
+		{"a draft of another cell on v0.5.17", llama, h100, mustProfile("v0.5.17"), eagle3(Serve{Spec: Spec{DraftModelPath: kv4Dir, NumSteps: 3, EagleTopK: 1}}), "speculative-algorithm", "this draft's layer holds 2048 B a token, the target's 4096"},
+		{"NEXTN with graphs on v0.5.17", dsv3, h100, mustProfile("v0.5.17"), Serve{TPSize: 16, Nodes: Nodes{NNodes: 2}, Spec: Spec{Algorithm: "NEXTN"}}, "speculative-algorithm", "pass --disable-cuda-graph"},
+		// A release outside specReleases names the releases read.
+		{"EAGLE3 on v0.5.9.post1", llama, h100, mustProfile("v0.5.9.post1"), eagle3(Serve{}), "speculative-algorithm", "v0.5.16, v0.5.17, whose rules were read"},
 		// DFLASH is a choice from v0.5.11, and any registered name from
 		// v0.5.12; earlier it is not one.
 		{"DFLASH on v0.5.11", llama, h100, mustProfile("v0.5.11"), Serve{DisableCudaGraph: true, Spec: Spec{Algorithm: "DFLASH"}}, "speculative-algorithm", "is not modelled"},
@@ -777,6 +781,25 @@ func TestSpecDraftKVFromTarget(t *testing.T) {
 		if got := r.Serve.Draft.LayerCell; got != tc.cell {
 			t.Errorf("%s: the draft's cell %d B, want %d", tc.p.Name, got, tc.cell)
 		}
+	}
+	// v0.5.17 writes the choice back no more (model_runner.py:1198-1224;
+	// specKVFromTargetUntil): the draft's runner keeps its float16 pool
+	// beside the target's fp8 one, which the scaled cell of v0.5.14 on
+	// cannot hold. With 64 heads of 128 (the target's head), the draft's
+	// layer is the target's 2 KV heads a rank x 128 x 2 at v0.5.16, 1 byte
+	// each: 512 B, the target's, sized; at v0.5.17 2 bytes each, 1024 B,
+	// refused by name.
+	same := draftDir(t, strings.NewReplacer(`"hidden_size": 4096`, `"hidden_size": 8192`, `"num_attention_heads": 32`, `"num_attention_heads": 64`).Replace(eagle3Llama8B))
+	chain := Serve{TPSize: 4, DisableCudaGraph: true, AttentionBackend: "fa3", Spec: Spec{Algorithm: "EAGLE3", DraftModelPath: same, NumSteps: 3, EagleTopK: 1, NumDraftTokens: 4}}
+	v0516, v0517 := mustProfile("v0.5.16"), mustProfile("v0.5.17")
+	v0516.UnreadQuant, v0517.UnreadQuant = nil, nil
+	if got := ref(t, a, chain, class(t, "h100-sxm-80g"), v0516).Serve.Draft.LayerCell; got != 2*128*2*1 {
+		t.Errorf("v0.5.16: the draft's cell %d B, want 512", got)
+	}
+	_, err = NewReference(a, chain, class(t, "h100-sxm-80g"), v0517)
+	var se *engine.SettingError
+	if !errors.As(err, &se) || se.Flag != "speculative-algorithm" || !strings.Contains(se.Reason, "this draft's layer holds 1024 B a token, the target's 512") {
+		t.Errorf("v0.5.17: %v; want --speculative-algorithm refused for the draft's 1024 B against the target's 512", err)
 	}
 }
 

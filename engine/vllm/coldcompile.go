@@ -89,8 +89,61 @@ import (
 // Qwen3-32B-AWQ at TP 2 on two RTX 4090s, 3584 batched tokens, where the
 // table's half and the output, 0.76, less that forward's peak, 0.44 by
 // peaks.go's rule, give 0.32), 1Cat-vLLM PR #518 (+1.85 GiB of torch peak on
-// a Quadro RTX 8000). What a cold start adds to consumed memory (row 206:
-// about 1.5 GiB; rows 212 and 324 log none) is not modelled.
+// a Quadro RTX 8000).
+//
+// What a cold start adds to consumed memory is not modelled. On some rows
+// it is one more of Qwen3's 5120-wide tables (1,555,824,640 B, 1.449 GiB)
+// beside the scratch: rows 206-207 log 11.22 GiB consumed where the warm
+// charge is 9.71 (+1.51), the same notes' Qwen3-32B-AWQ 20.04 cold against
+// 18.62 on its warm restart (+1.42), and rows 242-243 (the TP 1 width) are
+// 1.42-1.44 short; rows 212 and 324 log the same 15.54 cold and warm, and
+// rows 241 (TP 2) and 322-323 take none. What was read, at d18bb7b:
+//   - since PR #49208 (58b2012aa, 0.26.1 on) consumed is the drop in free
+//     device memory from the worker's snapshot to after the profile's
+//     closing empty_cache, and activation the allocator's peak less what is
+//     still allocated then (vllm/utils/mem_utils.py:303-326): a segment
+//     empty_cache cannot return, because a block in it is still live, is
+//     charged whole in consumed and, where the transient peak lay in it,
+//     again as activation. Before it (row 307's 0.24.0) non-torch memory
+//     was device memory less torch's reserved (mem_utils.py:156-163 at
+//     58b2012aa^), which charges such a segment nowhere but would charge
+//     device memory outside torch (the driver's, kernel code loaded in the
+//     window: vLLM PR #49892): row 307, a cold start on an RTX 5090, takes
+//     0.03 GiB beyond its scratch, not the 1.16 of its table, so on that
+//     release (torch 2.11) a cold start leaves no table-sized memory
+//     outside torch;
+//   - the table copy's segment (742 x kRoundLarge, 2 MiB, c10/cuda/
+//     CUDACachingAllocator.cpp: 1.449 GiB) kept so, less the segment the
+//     pinning block has of its own on a warm start (20-32 MiB), gives
+//     1.42-1.43: the notes' pair and rows 242-243 within 0.03, row 206
+//     within 0.09. But no live block was found that would pin it there and
+//     not on rows 212, 241 and 322-323, which, pinned, would take 1.14,
+//     0.71 and 1.06 more (segments of 594, 371 and 553 x 2 MiB less 20
+//     MiB): that is the allocator's best fit over the segments the
+//     benchmarks and the forward leave, which membudget does not trace. A
+//     candidate, not established: PyTorch's cuBLAS workspace, taken from
+//     the caching allocator on a handle and stream's first call, 32 MiB at
+//     compute capability 9-12 and 8.125 MiB below (aten/src/ATen/cuda/
+//     CublasHandlePool.cpp parseChosenWorkspaceSize, a stored version of
+//     PyTorch main that keeps it only under TORCH_CUBLAS_WORKSPACE_CACHE;
+//     the torch 2.13 of these rows was not read);
+//   - the rows with it all hold the 5120-wide table on a compute capability
+//     12.0 card (RTX 5090, RTX PRO 6000) at TP 1, those without a narrower
+//     table (1.16 and 1.08 GiB on 8.9 cards) or its TP 2 half (0.72 on
+//     12.0): card and size are not told apart, and no threshold between
+//     1.16 and 1.45 GiB was found, in the allocator (kMinLargeAlloc 10
+//     MiB, kLargeBuffer 20 MiB, max_split_size unlimited but in
+//     load_model, vllm/v1/worker/gpu_worker.py:281-302, 436-443) or in
+//     vLLM's compile path;
+//   - ruled out, a second copy the cold path keeps alive: the AOT compile
+//     hands the backend Dynamo's example inputs, references to the
+//     parameters and the dummy batch (torch/_dynamo/aot_compile.py
+//     aot_compile_fullgraph); vLLM's cold callable holds them and saves a
+//     copy of its state with every tensor on the meta device
+//     (vllm/compilation/caching.py:260-294, decorators.py:663-670); the
+//     one device clone, of the symbolic-shape inputs, is made under
+//     cudagraph_copy_inputs, off by default (backends.py:1291-1335,
+//     config/compilation.py:652).
 //
 // The same layout held in 0.18's code (gpu_worker.py:384-388 at 39474513f
 // of 2026-03-20, the peak read the same way), so every V1 release that

@@ -77,6 +77,7 @@ var observedExceptions = map[string]map[string]string{
 	"321": {allColumns: "not a log line: the notes' markdown table of the SGLang runs (notes)"},
 	"361": {allColumns: "not a log line: the ADR's markdown table of what vLLM reported (notes)"},
 	"362": {allColumns: "not a log line: the ADR's markdown table of what vLLM reported (notes)"},
+	"381": {allColumns: "not a log line: the notes' account of vLLM's figures ('Model weights: 48.5 GiB', 'KV cache: 40.56 GiB → 557,022 tokens of capacity')"},
 }
 
 type observedRow map[string]string
