@@ -106,7 +106,7 @@ const (
 	whatBalancedness     = "the expert-distribution recorder's balancedness report (v0.5.18 --expert-balancedness-report-mode, eplb/expert_distribution.py; its default off records nothing)"
 	whatImageProcessor   = "images preprocessed by a backend other than the default's (v0.5.18 --image-processor-backend, multimodal/processors/base_processor.py; where the preprocessing runs and what it keeps on the GPU not read)"
 	whatRetractionBackup = "a disaggregated decode node's backup of retracted requests' KV (v0.5.18 --disaggregation-decode-retraction-backup, disaggregation/decode.py, mem_cache/kv_cache_builder.py; disaggregation refused)"
-	whatLMOnly           = "a multimodal checkpoint served without its encoders (v0.5.18 --language-model-only: an error for every architecture but MuseGlimmerForConditionalGeneration, server_args.py:7657-7685, a model membudget refuses; is_multimodal and its 100 MiB KV reservation stay, configs/model_config.py:331, 452-459, 552)"
+	whatLMOnly           = "a multimodal checkpoint served without its encoders (v0.5.18 --language-model-only: an error for every architecture but MuseGlimmerForConditionalGeneration, server_args.py:7657-7686, a model membudget refuses; is_multimodal and its 100 MiB KV reservation stay, configs/model_config.py:331, 452-459, 552)"
 	whatOverlapLoad      = "weights staged while the CUDA graphs are captured (v0.5.18 --startup-weight-load-mode overlap, model_executor/startup_weight_load.py; not read)"
 )
 

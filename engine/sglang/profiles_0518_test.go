@@ -64,7 +64,7 @@ func TestProfile0518DefaultServeRefused(t *testing.T) {
 // config has no text sub-config, configs/model_config.py:445-459), so
 // mm_runtime_reservation_gb is 0 (kv_cache_configurator.py:136-137); the
 // reserve's terms are v0.5.17's (reserve_for_graph_mb, server_args.py:
-// 5078-5117), the cell (pool_configurator.py, KV heads over tp // dcp =
+// 5078-5118), the cell (pool_configurator.py, KV heads over tp // dcp =
 // tp), distributed init and what follows the pool are v0.5.17's:
 //
 //   - --disable-piecewise-cuda-graph at TP 1: 512 + 1.5 x 8192 + 1 x 1 / 8

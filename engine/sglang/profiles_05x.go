@@ -871,7 +871,7 @@ var native0517 = nativeAdding(native0516, new0517...)
 //     heads over tp // dcp, v0.5.17's at --dcp-size 1), the MHA and MLA
 //     pools and ReqToTokenPool.
 //   - The reserve: v0.5.17's terms (reserve_for_graph_mb, server_args.py:
-//     5078-5117, reserve_for_deepep_a2a_mb); the post-capture reserve's
+//     5078-5118, reserve_for_deepep_a2a_mb); the post-capture reserve's
 //     512 MiB raised to 1536 (:4952) only under
 //     SGLANG_ENABLE_POST_CAPTURE_KV_SIZING (off, environ.py:513), which
 //     membudget does not read.

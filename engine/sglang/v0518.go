@@ -19,7 +19,7 @@ func mlaPrefillKept(r *Resolved) error {
 		"%s keeps an MLA model's breakable prefill CUDA graphs: its _disable_breakable_cudagraph_if_incompatible (server_args.py:4666-4717) has no MLA case, "+
 			"where v0.5.15 to v0.5.17 turned them off for every MLA model without sparse attention; here %d sizes up to %d tokens, captured after the KV pool "+
 			"into the graph pool the decode graphs share, which membudget does not size (the default fraction keeps 1.5 GiB for an MLA model's prefill graphs, "+
-			"server_args.py:5100-5108; a DeepSeek-V3 on trtllm_mla has them turned off after that reserve, :4732-4758, not modelled here); "+
+			"server_args.py:5099-5108; a DeepSeek-V3 on trtllm_mla has them turned off after that reserve, :4732-4758, not modelled here); "+
 			"pass --disable-piecewise-cuda-graph to size the serve without them",
 		r.Profile.Describes, n, r.PiecewiseSizes[n-1])
 }

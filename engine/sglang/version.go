@@ -369,7 +369,7 @@ type Profile struct {
 	// parallelism, two-batch overlap, an all-to-all outside four, a
 	// multimodal model off the allowlist), so every MLA model keeps its
 	// breakable prefill CUDA graphs and the default fraction their 1.5 GiB
-	// (reserve_for_graph_mb, :5100-5108), where v0.5.15 to v0.5.17 turned
+	// (reserve_for_graph_mb, :5099-5108), where v0.5.15 to v0.5.17 turned
 	// them off: refused by name (see [mlaPrefillKept]).
 	BreakableMLAKept bool
 	// MMRuntimeReserve says a multimodal model's KV budget is less
