@@ -181,6 +181,16 @@ func TestMMReserve0518Multimodal(t *testing.T) {
 			t.Errorf("%s (%v) has a vision tower, is not multimodal by the list and is sized at v0.5.18", name, a.Architectures)
 		}
 	}
+	// v0.5.18's breakable allowlist adds InternS2-Mobius, MuseGlimmer,
+	// Kimi-K3 and Kimi-K2.5 (configs/model_config.py:1921-1928; Kimi-K2.5
+	// is then on both lists and stays breakable, _apply_cuda_graph_
+	// compatibility, server_args.py:4558-4574), which membudget's v0.5.16
+	// lists do not know: each must be a model the profile refuses.
+	for _, arch := range []string{"InternS2MobiusForConditionalGeneration", "MuseGlimmerForConditionalGeneration", "KimiK3ForConditionalGeneration", "KimiK25ForConditionalGeneration"} {
+		if slices.Contains(p.Native, arch) && !slices.Contains(p.UnreadModels, arch) {
+			t.Errorf("%s, on v0.5.18's breakable allowlist, is sized there", arch)
+		}
+	}
 	if got := mmReserveBytes(shipped(t)["meta-llama__Llama-3.1-8B-Instruct"], p); got != 0 {
 		t.Errorf("Llama 3.1 8B reserves %d, want none", got)
 	}
