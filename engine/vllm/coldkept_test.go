@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
 
 	"membudget"
 	"membudget/model"
@@ -243,4 +244,53 @@ func TestKeptNote(t *testing.T) {
 			t.Errorf("%s cold %v: note %q, want the kept segment: %v", tc.version, tc.cold, note, tc.want)
 		}
 	}
+}
+
+// TestColdKeptProperties: the kept segment is the table copy rounded up to
+// a whole number of 2 MiB pieces (at least the copy, less than 2 MiB over
+// it), 0 where no copy is made or before 0.26.1; and keeping it never
+// leaves more tokens than the first start without it, nor starts a serve
+// that start does not.
+func TestColdKeptProperties(t *testing.T) {
+	models := shipped(t)
+	names := []string{"meta-llama__Llama-3.1-8B-Instruct", "Qwen__Qwen3-8B", "Qwen__Qwen3-14B", "google__gemma-2-9b-it", "Qwen__Qwen2.5-VL-7B-Instruct"}
+	versions := []string{"main", "0.27.1", "0.26.1", "0.26.0", "0.19.0"}
+	rapid.Check(t, func(t *rapid.T) {
+		a := models[rapid.SampledFrom(names).Draw(t, "model")]
+		version := rapid.SampledFrom(versions).Draw(t, "version")
+		f := &flagServe{given: map[string]bool{}}
+		f.version = version
+		f.s = Serve{
+			TensorParallelSize:   rapid.SampledFrom([]uint64{1, 2}).Draw(t, "tp"),
+			PipelineParallelSize: rapid.SampledFrom([]uint64{1, 2}).Draw(t, "pp"),
+			MaxModelLen:          rapid.Uint64Range(256, 8192).Draw(t, "len"),
+			MaxNumSeqs:           rapid.Uint64Range(1, 256).Draw(t, "seqs"),
+		}
+		f.s.MM.LanguageModelOnly = rapid.Bool().Draw(t, "textOnly")
+		got, err := f.Size(&hub.Loaded{Name: a.Source, Arch: a}, testClass(false))
+		if err != nil {
+			t.Skip(err)
+		}
+		sz := got.(*Sizing)
+		for i := range sz.Serve.Stages {
+			st := stageOf(sz.Serve, i)
+			table, seg := coldTableCopy(a, sz.Serve, st), coldKeptSegment(a, sz.Serve, st)
+			switch {
+			case table == 0 || !sz.Serve.Profile.ConsumedSinceSnapshot:
+				if seg != 0 {
+					t.Fatalf("stage %d: segment %d B where no copy is counted (table %d B, %s)", i, seg, table, version)
+				}
+			case seg%(2<<20) != 0 || seg < table || seg-table >= 2<<20:
+				t.Fatalf("stage %d: segment %d B for a copy of %d B", i, seg, table)
+			}
+		}
+		fs := sz.coldCompileField()
+		if len(fs) == 0 {
+			return
+		}
+		j := fs[0].Value.(coldCompileJSON)
+		if j.TokensIfKept > j.LoggedTokens || j.StartsIfKept && !j.Starts {
+			t.Fatalf("kept: %d tokens, starts %v; first start: %d, %v", j.TokensIfKept, j.StartsIfKept, j.LoggedTokens, j.Starts)
+		}
+	})
 }
