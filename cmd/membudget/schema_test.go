@@ -53,6 +53,9 @@ type coldCompileJSON struct {
 	Blocks               uint64 `json:"blocks"`
 	LoggedTokens         uint64 `json:"logged_tokens"`
 	Starts               bool   `json:"starts"`
+	KeptSegmentBytes     uint64 `json:"kept_segment_bytes"`
+	TokensIfKept         uint64 `json:"tokens_if_kept"`
+	StartsIfKept         bool   `json:"starts_if_kept"`
 }
 
 // preallocatedJSON is the report's "preallocated".

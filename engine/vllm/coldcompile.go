@@ -7,6 +7,7 @@ import (
 
 	"membudget/budget"
 	"membudget/engine"
+	"membudget/engine/torchalloc"
 	"membudget/model"
 )
 
@@ -91,7 +92,10 @@ import (
 // peaks.go's rule, give 0.32), 1Cat-vLLM PR #518 (+1.85 GiB of torch peak on
 // a Quadro RTX 8000).
 //
-// What a cold start adds to consumed memory is not modelled. On some rows
+// What a cold start adds to consumed memory is not charged; the report
+// states it as a bound (coldKeptSegment: the first-start line's "can also
+// keep" clause and first_start_cold_compile's kept_segment_bytes and
+// tokens_if_kept), since it fits half the rows. On some rows
 // it is one more of Qwen3's 5120-wide tables (1,555,824,640 B, 1.449 GiB)
 // beside the scratch: rows 206-207 log 11.22 GiB consumed where the warm
 // charge is 9.71 (+1.51), the same notes' Qwen3-32B-AWQ 20.04 cold against
@@ -202,13 +206,51 @@ func (r *Resolved) refuseColdUnmodelled() error {
 // whose compiled forward takes the embeddings looked up outside it
 // (embedsOutsideCompile).
 func coldCompileScratch(a *model.Arch, r *Resolved, st model.Sharding) uint64 {
+	table := coldTableCopy(a, r, st)
+	if table == 0 {
+		return 0
+	}
+	output := budget.SatMul(budget.SatMul(r.MaxNumBatchedTokens, a.Hidden), r.DtypeBytes)
+	return budget.SatAdd(table, output)
+}
+
+// coldTableCopy is the bytes of the embedding table's random copy a cold
+// compile's benchmarks allocate on a GPU of stage st (coldCompileScratch):
+// the rank's share of vLLM's padded vocabulary (a multiple of 64, over the
+// TP ranks) x hidden x the model's dtype on the first stage, 0 on later
+// stages and where the lookup runs outside the compiled forward
+// (embedsOutsideCompile).
+func coldTableCopy(a *model.Arch, r *Resolved, st model.Sharding) uint64 {
 	if !st.First || a == nil || r.embedsOutsideCompile(a) {
 		return 0
 	}
 	tp := max(st.TP, 1)
-	table := budget.SatMul(budget.SatMul(budget.RoundUp(a.Vocab, vocabPadding)/tp, a.Hidden), r.DtypeBytes)
-	output := budget.SatMul(budget.SatMul(r.MaxNumBatchedTokens, a.Hidden), r.DtypeBytes)
-	return budget.SatAdd(table, output)
+	return budget.SatMul(budget.SatMul(budget.RoundUp(a.Vocab, vocabPadding)/tp, a.Hidden), r.DtypeBytes)
+}
+
+// coldKeptSegment is the allocator segment of the table copy
+// (coldTableCopy) on a GPU of stage st, which a first start can keep
+// reserved from vLLM 0.26.1 ([Profile.ConsumedSinceSnapshot], PR
+// #49208): vLLM then charges the drop in free device memory up to the
+// profile's closing empty_cache, so a segment that a live block pins
+// there is counted whole in its "consumed" memory. The segment is the
+// copy's bytes rounded up to kRoundLarge, 2 MiB (the copy is above
+// kMinLargeAlloc, so it gets a segment of its own:
+// c10/cuda/CUDACachingAllocator.cpp, torchalloc.Pools). That is a bound,
+// not a charge: rows 206-207, 242-243 and the notes' Qwen3-32B-AWQ pair
+// log it (within 0.03-0.09 GiB), rows 212, 241 and 322-323 do not, and
+// which block pins it is not traced (see this file's comment). 0 before
+// 0.26.1, where the segment is charged nowhere, and where no table is
+// copied.
+func coldKeptSegment(a *model.Arch, r *Resolved, st model.Sharding) uint64 {
+	if !r.Profile.ConsumedSinceSnapshot {
+		return 0
+	}
+	table := coldTableCopy(a, r, st)
+	if table == 0 {
+		return 0
+	}
+	return torchalloc.Pools{}.Add(table, 1).Reserved()
 }
 
 // embedsOutsideCompile reports whether the first stage's compiled forward
@@ -279,6 +321,13 @@ func (r *Resolved) compiles() bool {
 // gpu_worker.py:474-495), or one sized cold already (--compile-cache
 // cold).
 func (sz *Sizing) coldCapacity() (c Capacity, ok bool) {
+	return sz.coldCapacityKept(false)
+}
+
+// coldCapacityKept is coldCapacity, with, where kept, each stage's table
+// copy's segment (coldKeptSegment) also charged as vLLM counts it, in the
+// consumed memory (the non-torch term) of a start that keeps it.
+func (sz *Sizing) coldCapacityKept(kept bool) (c Capacity, ok bool) {
 	r := sz.Serve
 	if !r.compiles() || !r.coldModelled() || r.KVCacheMemoryBytes > 0 || r.ColdCompileCache || sz.plan == nil || len(sz.plan.Stages) == 0 || len(sz.plan.Stages) != len(r.Stages) {
 		return Capacity{}, false
@@ -288,6 +337,9 @@ func (sz *Sizing) coldCapacity() (c Capacity, ok bool) {
 	for i := range cold.Stages {
 		st := &cold.Stages[i]
 		st.Fixed[budget.TermActivation] = budget.SatAdd(st.Fixed[budget.TermActivation], sz.coldStageExtra(i))
+		if kept {
+			st.Fixed[budget.TermNonTorch] = budget.SatAdd(st.Fixed[budget.TermNonTorch], coldKeptSegment(sz.Model.Arch, r, stageOf(r, i)))
+		}
 	}
 	return sz.check.capacity(&cold), true
 }
@@ -347,8 +399,8 @@ func (sz *Sizing) writeColdCompile(w io.Writer) {
 		return
 	}
 	if extra == 0 {
-		fmt.Fprintf(w, "  a first start with an empty torch.compile cache (a fresh pod without a kept VLLM_CACHE_ROOT) profiles the compile too, but Inductor's benchmark copy of the embedding table (%s a GPU with the lookup's output) stays under the forward pass's peak, so vLLM leaves it the same %d tokens (vLLM issues #54122, #54383, open)\n",
-			engine.GiB(sz.coldScratch()), sz.capacity.LoggedTokens)
+		fmt.Fprintf(w, "  a first start with an empty torch.compile cache (a fresh pod without a kept VLLM_CACHE_ROOT) profiles the compile too, but Inductor's benchmark copy of the embedding table (%s a GPU with the lookup's output) stays under the forward pass's peak, so vLLM leaves it the same %d tokens (vLLM issues #54122, #54383, open)%s\n",
+			engine.GiB(sz.coldScratch()), sz.capacity.LoggedTokens, sz.coldKeptClause())
 		return
 	}
 	leaves := fmt.Sprintf("which leaves %d tokens instead of %d", cold.LoggedTokens, sz.capacity.LoggedTokens)
@@ -362,7 +414,38 @@ func (sz *Sizing) writeColdCompile(w io.Writer) {
 	if r := cold.Refusal(sz.Serve.MaxModelLen, sz.Serve.MaxNumSeqs); r != "" {
 		fmt.Fprintf(w, "; vLLM refuses that start: %s", r)
 	}
-	fmt.Fprintln(w)
+	fmt.Fprintln(w, sz.coldKeptClause())
+}
+
+// coldKeptClause is the first-start line's bound on the table copy's
+// segment a first start can keep (coldKeptSegment) and the tokens it
+// would leave, from "; " on; "" where none is counted (before 0.26.1, or
+// no table copied).
+func (sz *Sizing) coldKeptClause() string {
+	seg := sz.coldKept()
+	if seg == 0 {
+		return ""
+	}
+	kept, ok := sz.coldCapacityKept(true)
+	if !ok {
+		return ""
+	}
+	clause := fmt.Sprintf("; from vLLM %s a first start can also keep that copy's allocator segment reserved (%s, counted in vLLM's consumed memory where a live block pins it, as public logs of RTX 5090 and RTX PRO 6000 starts show and others do not), which would leave %d tokens",
+		v0_26_1, engine.GiB(seg), kept.LoggedTokens)
+	if r := kept.Refusal(sz.Serve.MaxModelLen, sz.Serve.MaxNumSeqs); r != "" {
+		clause += "; vLLM refuses that start: " + r
+	}
+	return clause
+}
+
+// coldKept is the largest table-copy segment a stage's first start can
+// keep (coldKeptSegment): the first stage's; 0 before 0.26.1.
+func (sz *Sizing) coldKept() uint64 {
+	var most uint64
+	for i := range sz.Serve.Stages {
+		most = max(most, coldKeptSegment(sz.Model.Arch, sz.Serve, stageOf(sz.Serve, i)))
+	}
+	return most
 }
 
 // coldScratch is the most a stage's compile benchmarks allocate at once
@@ -386,6 +469,16 @@ type coldCompileJSON struct {
 	LoggedTokens         uint64 `json:"logged_tokens"`
 	// Starts says vLLM still starts the serve on such a start.
 	Starts bool `json:"starts"`
+	// KeptSegmentBytes is the table copy's allocator segment a first
+	// start can also keep, counted in vLLM's consumed memory from 0.26.1
+	// (coldKeptSegment): a bound, not charged; 0 before 0.26.1 or where
+	// no table is copied.
+	KeptSegmentBytes uint64 `json:"kept_segment_bytes"`
+	// TokensIfKept and StartsIfKept are the logged tokens and whether
+	// vLLM starts where that segment is kept: LoggedTokens and Starts
+	// where KeptSegmentBytes is 0.
+	TokensIfKept uint64 `json:"tokens_if_kept"`
+	StartsIfKept bool   `json:"starts_if_kept"`
 }
 
 // coldStarts reports whether the report speaks of a first start: the warm
@@ -405,8 +498,16 @@ func (sz *Sizing) coldCompileField() []engine.Field {
 	if !ok {
 		return nil
 	}
-	return []engine.Field{{Key: "first_start_cold_compile", Value: coldCompileJSON{ExtraActivationBytes: sz.coldExtra(),
-		Blocks: cold.Blocks, LoggedTokens: cold.LoggedTokens, Starts: cold.Refusal(sz.Serve.MaxModelLen, sz.Serve.MaxNumSeqs) == ""}}}
+	r := sz.Serve
+	j := coldCompileJSON{ExtraActivationBytes: sz.coldExtra(), Blocks: cold.Blocks, LoggedTokens: cold.LoggedTokens,
+		Starts: cold.Refusal(r.MaxModelLen, r.MaxNumSeqs) == "", KeptSegmentBytes: sz.coldKept()}
+	j.TokensIfKept, j.StartsIfKept = j.LoggedTokens, j.Starts
+	if j.KeptSegmentBytes > 0 {
+		if kept, ok := sz.coldCapacityKept(true); ok {
+			j.TokensIfKept, j.StartsIfKept = kept.LoggedTokens, kept.Refusal(r.MaxModelLen, r.MaxNumSeqs) == ""
+		}
+	}
+	return []engine.Field{{Key: "first_start_cold_compile", Value: j}}
 }
 
 // coldCompileLabel is the ledger's line of the cold compile under
@@ -465,7 +566,18 @@ func compileCacheNote(p Profile, c Compilation, cold bool) string {
 	case !r.coldModelled():
 		return "each command is sized for a start whose torch.compile cache is filled: " + coldUnmodelledWhy(p)
 	case cold:
-		return "each command is sized for a first start with an empty torch.compile cache (--compile-cache cold): vLLM profiles the compile too, and Inductor's benchmark copy of the embedding table (vocabulary x hidden a first-stage GPU) raises its activation peak where it is the larger (vLLM issues #54122, #54383, open)"
+		return "each command is sized for a first start with an empty torch.compile cache (--compile-cache cold): vLLM profiles the compile too, and Inductor's benchmark copy of the embedding table (vocabulary x hidden a first-stage GPU) raises its activation peak where it is the larger (vLLM issues #54122, #54383, open)" + keptNote(p, "such a start")
 	}
-	return "each command is sized for a start whose torch.compile cache is filled: a first start with an empty one (a fresh pod without a kept VLLM_CACHE_ROOT) profiles the compile too, and Inductor's benchmark copy of the embedding table (vocabulary x hidden a first-stage GPU) raises vLLM's activation peak where it is the larger (vLLM issues #54122, #54383, open), so it holds that much less KV cache; --compile-cache cold sizes that start"
+	return "each command is sized for a start whose torch.compile cache is filled: a first start with an empty one (a fresh pod without a kept VLLM_CACHE_ROOT) profiles the compile too, and Inductor's benchmark copy of the embedding table (vocabulary x hidden a first-stage GPU) raises vLLM's activation peak where it is the larger (vLLM issues #54122, #54383, open), so it holds that much less KV cache; --compile-cache cold sizes that start" + keptNote(p, "a first start")
+}
+
+// keptNote is plan's clause on the table copy's segment a first start
+// (who) can also keep from 0.26.1 (coldKeptSegment), from "; " on; ""
+// before 0.26.1. The commands are not sized for it: a bound, which a
+// deployment's warm report sizes on its first-start line.
+func keptNote(p Profile, who string) string {
+	if !p.ConsumedSinceSnapshot {
+		return ""
+	}
+	return fmt.Sprintf("; from vLLM %s %s can also keep that copy's allocator segment reserved (the copy rounded up to 2 MiB, counted in vLLM's consumed memory where a live block pins it, as public logs of RTX 5090 and RTX PRO 6000 starts show and others do not), which no command here is sized for", v0_26_1, who)
 }
