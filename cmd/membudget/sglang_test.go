@@ -94,6 +94,14 @@ var sglangCases = []cliCase{
 	// v0.5.17 sizes this serve as v0.5.16 does: its report differs from
 	// sglang-v0516-tp2 only where it names the release.
 	{"sglang-v0517-tp2", []string{"report", "--engine", "sglang", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "h100-sxm-80g", "--sglang-version", "v0.5.17", "--tp", "2", "--disable-piecewise-cuda-graph"}, exitOK},
+	// v0.5.18 sizes this serve as v0.5.17 does (a text model: no
+	// multimodal reservation): its report differs from sglang-v0517-tp2
+	// only where it names the release.
+	{"sglang-v0518-tp2", []string{"report", "--engine", "sglang", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "h100-sxm-80g", "--sglang-version", "v0.5.18", "--tp", "2", "--disable-piecewise-cuda-graph"}, exitOK},
+	// A multimodal model at v0.5.18: the rest less SGLANG_VLM_CACHE_SIZE_MB's
+	// 100 MiB before the pool, the ledger's multimodal_reservation; its
+	// prefill graphs off by the breakable runner's multimodal case.
+	{"sglang-report-qwen25vl-v0518", []string{"report", "--engine", "sglang", "--model", "Qwen/Qwen2.5-VL-7B-Instruct", "--class", "h100-sxm-80g", "--sglang-version", "v0.5.18"}, exitOK},
 	// SGLang's plan and budget: the same commands, SGLang's settings.
 	{"sglang-plan-70b", []string{"plan", "--engine", "sglang", "--model", "meta-llama/Llama-3.1-70B-Instruct", "--length", "32768", "--concurrency", "16", "--classes", "h100-sxm-80g,h200", "--top", "3"}, exitOK},
 	{"sglang-plan-json", []string{"plan", "--engine", "sglang", "--model", "Qwen/Qwen3-8B", "--length", "8192", "--concurrency", "4", "--classes", "l4", "--max-gpus", "2", "--top", "1", "--json"}, exitOK},
@@ -298,6 +306,8 @@ func TestSGLangLaunchLineRoundTrips(t *testing.T) {
 		{"--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "h100-sxm-80g", "--sglang-version", "v0.5.15.post1", "--tp", "2", "--disable-piecewise-cuda-graph", "--max-running-requests", "3000"},
 		{"--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "h100-sxm-80g", "--sglang-version", "v0.5.16", "--tp", "2", "--disable-piecewise-cuda-graph"},
 		{"--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "h100-sxm-80g", "--sglang-version", "v0.5.17", "--tp", "2", "--disable-piecewise-cuda-graph"},
+		{"--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "h100-sxm-80g", "--sglang-version", "v0.5.18", "--tp", "2", "--disable-piecewise-cuda-graph"},
+		{"--model", "Qwen/Qwen2.5-VL-7B-Instruct", "--class", "h100-sxm-80g", "--sglang-version", "v0.5.18"},
 	}
 	for _, args := range cases {
 		first := sglangReport(t, append([]string{"report", "--engine", "sglang", "--json"}, args...)...)
@@ -335,7 +345,7 @@ func TestSGLangFlags(t *testing.T) {
 		{[]string{"report", "--engine", "sglang", "--mem-fraction-static", "NaN"}, `invalid value "NaN" for flag -mem-fraction-static: want a number in (0, 1)`},
 		{[]string{"report", "--engine", "sglang", "--context-length", "32k"}, `invalid value "32k" for flag -context-length: want an integer (SGLang's argparse type=int)`},
 		{[]string{"report", "--engine", "sglang", "--tp-size", "0"}, "--tp-size must be at least 1"},
-		{[]string{"report", "--engine", "sglang", "--sglang-version", "0.5.0"}, "--sglang-version 0.5.0: want v0.5.17, v0.5.16, v0.5.15.post1, v0.5.15, v0.5.14, v0.5.13.post1, v0.5.13, v0.5.12.post1, v0.5.12, v0.5.11, v0.5.10.post1, v0.5.10, v0.5.9.post1, v0.5.9, v0.5.8.post1, v0.5.8, v0.5.7, v0.5.6.post3, v0.5.6.post2 (the default) or v0.4.9.post2"},
+		{[]string{"report", "--engine", "sglang", "--sglang-version", "0.5.0"}, "--sglang-version 0.5.0: want v0.5.18, v0.5.17, v0.5.16, v0.5.15.post1, v0.5.15, v0.5.14, v0.5.13.post1, v0.5.13, v0.5.12.post1, v0.5.12, v0.5.11, v0.5.10.post1, v0.5.10, v0.5.9.post1, v0.5.9, v0.5.8.post1, v0.5.8, v0.5.7, v0.5.6.post3, v0.5.6.post2 (the default) or v0.4.9.post2"},
 		{[]string{"report", "--engine", "sglang", "--pp", "2"}, "--pp: SGLang v0.5.6.post2 (commit 5c8bd8b, 2025-12-11) refuses it as ambiguous"},
 		{[]string{"report", "--engine", "sglang", "--cpu-offload-gb", "4"}, "--cpu-offload-gb: weights offloaded to host memory (pinned, and on unified devices out of the same pool): not modelled for SGLang v0.5.6.post2 (commit 5c8bd8b, 2025-12-11)"},
 		{[]string{"report", "--engine", "sglang", "--enable-dp-attention"}, "--enable-dp-attention: not modelled"},

@@ -162,7 +162,7 @@ var arFusionUnread = map[string][]string{
 	"v0.5.10": arFusionUnread0510, "v0.5.10.post1": arFusionUnread0510, "v0.5.11": arFusionUnread0510, "v0.5.12": arFusionUnread0510,
 	"v0.5.12.post1": arFusionUnread0510, "v0.5.13": arFusionUnread0510, "v0.5.13.post1": arFusionUnread0510,
 	"v0.5.14": arFusionList0514, "v0.5.15": arFusionList0514, "v0.5.15.post1": arFusionList0514,
-	"v0.5.16": arFusionList0514, "v0.5.17": arFusionList0514,
+	"v0.5.16": arFusionList0514, "v0.5.17": arFusionList0514, "v0.5.18": arFusionList0518,
 }
 
 // arFusionList0514 is v0.5.14's list (server_args.py:4294-4328), which
@@ -176,6 +176,11 @@ var arFusionList0514 = []string{"DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM
 	"Glm4MoeLiteForCausalLM", "MistralLarge3ForCausalLM", "Qwen3MoeForCausalLM", "Qwen3VLMoeForConditionalGeneration",
 	"Qwen3NextForCausalLM", "KimiK25ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration",
 	"InternS2PreviewForConditionalGeneration", "Qwen3_5ForConditionalGeneration", "NemotronHForCausalLM", "NemotronHPuzzleForCausalLM"}
+
+// arFusionList0518 is v0.5.18's list (arg_groups/overrides.py:1959-1979),
+// v0.5.17's and DeepseekV4ForCausalLM (:1962), with v0.5.17's pass
+// (:1982-2004, the same conditions).
+var arFusionList0518 = slices.Concat(arFusionList0514, []string{"DeepseekV4ForCausalLM"})
 
 // arFusionUnread0510 is the architectures v0.5.10 to v0.5.13.post1 turn
 // the fusion on for by themselves beyond [arFusionAny]'s union, on SM90 or

@@ -52,9 +52,12 @@ type Capacity struct {
 	MambaConvBytes, MambaSSMBytes uint64
 	// MambaPerReq is a hybrid's mamba_cache_per_req (0 for any other
 	// model), and KVRestBytes the rest left for the KV pool after its
-	// Mamba pool (RestBytes otherwise).
+	// Mamba pool and the multimodal reservation (RestBytes otherwise).
 	MambaPerReq uint64
 	KVRestBytes int64
+	// MMReserveBytes is the multimodal runtime reservation taken off the
+	// rest before the pool (v0.5.18 on; see [mmReserveBytes]), 0 without.
+	MMReserveBytes uint64
 	// PageSize is the pool's page in tokens.
 	PageSize uint64
 	// MaxNumReqs is the req_to_token pool's rows.
@@ -88,7 +91,7 @@ func (ref *Reference) Capacity() Capacity {
 	if r.HybridSWA {
 		c.SWATokens = st.swaTokens
 	}
-	c.KVRestBytes = ref.kvRestBytes
+	c.KVRestBytes, c.MMReserveBytes = ref.kvRestBytes, ref.mmReserve
 	if r.Mamba != nil {
 		c.MambaPerReq = r.Mamba.PerReq()
 	}

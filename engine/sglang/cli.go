@@ -85,7 +85,7 @@ func (f *flagServe) register(fs *flag.FlagSet, model *string) {
 		fs.Var(&countFlag{v: &f.s.DPSize, name: "dp-size"}, name, "SGLang's --dp-size (--data-parallel-size; --dp is argparse's abbreviation): servers, each with its own KV pool (default 1)")
 	}
 	fs.BoolVar(&f.s.EnableDPAttention, "enable-dp-attention", false, "SGLang's --enable-dp-attention (not modelled: refused)")
-	fs.Var(&countFlag{v: &f.s.Nodes.NNodes, name: "nnodes"}, "nnodes", "SGLang's --nnodes: the nodes the tp x pp ranks span (default 1); above 1 no release before v0.5.14 turns FlashInfer's all-reduce fusion on by itself (from v0.5.14 on SM10x, refused), and v0.5.17 keeps the custom all-reduce v2 across GB200 or GB300 nodes up to TP 8 (refused)")
+	fs.Var(&countFlag{v: &f.s.Nodes.NNodes, name: "nnodes"}, "nnodes", "SGLang's --nnodes: the nodes the tp x pp ranks span (default 1); above 1 no release before v0.5.14 turns FlashInfer's all-reduce fusion on by itself (from v0.5.14 on SM10x, refused), v0.5.17 and v0.5.18 keep the custom all-reduce v2 across GB200 or GB300 nodes up to TP 8 (refused), and v0.5.18 may pick the CUDA VMM multimodal feature transport there for Qwen3-VL's classes (refused)")
 	fs.BoolVar(&f.s.Nodes.EnableARFusion, "enable-flashinfer-allreduce-fusion", false, "SGLang's --enable-flashinfer-allreduce-fusion: FlashInfer's all-reduce fusion workspace on every GPU (sized for v0.5.6.post2 to v0.5.7 and v0.5.9, for the architectures those releases turn it on for, on SM90 or SM100)")
 	fs.StringVar(&f.s.Dtype, "dtype", "auto", "SGLang's --dtype: auto, half, float16, bfloat16, float, float32")
 	fs.StringVar(&f.s.Quantization, "quantization", "", "SGLang's --quantization: fp8, awq, gptq, ... (default: the checkpoint's)")

@@ -4,7 +4,8 @@ import "membudget/budget"
 
 // Plan compiles the reference's server into a budget.Plan: per stage the
 // budget msf x F0, the weights and the static share the pool leaves
-// unallocated as fixed ledger terms, the token-granular pool (one group of
+// unallocated (a hybrid's Mamba pool and, from v0.5.18, a multimodal
+// model's runtime reservation among it) as fixed ledger terms, the token-granular pool (one group of
 // page_size-token pages, page_size x the stage's cell each, so that the
 // budget holds exactly max_total_num_tokens tokens of sequences), and
 // beside the budget the activations, CUDA graphs and, under
@@ -25,7 +26,7 @@ func (ref *Reference) Plan() *budget.Plan {
 			Pool: budget.PagedPool{Tensors: 1, PageBytes: budget.SatMul(st.pageTokens, st.cell),
 				Groups: []budget.PageGroup{{Count: 1, PageTokens: st.pageTokens, CapTokens: budget.NoCap}}}}
 		stage.Fixed[budget.TermWeights] = st.loaded
-		stage.Fixed[budget.TermKVCache] = budget.SatAdd(st.unallocated, ref.mambaBytes())
+		stage.Fixed[budget.TermKVCache] = budget.SatAdd(budget.SatAdd(st.unallocated, ref.mambaBytes()), ref.mmReserve)
 		for _, it := range st.beside {
 			stage.Fixed[it.Term] = budget.SatAdd(stage.Fixed[it.Term], it.Bytes)
 		}

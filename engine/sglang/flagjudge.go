@@ -39,11 +39,12 @@ const (
 // first (profiles reversed: v0.4.9.post2, v0.5.6.post2, v0.5.6.post3,
 // v0.5.7, v0.5.8, v0.5.8.post1, v0.5.9, v0.5.9.post1, v0.5.10,
 // v0.5.10.post1, v0.5.11, v0.5.12, v0.5.12.post1, v0.5.13,
-// v0.5.13.post1, v0.5.14, v0.5.15, v0.5.15.post1, v0.5.16, v0.5.17): the
+// v0.5.13.post1, v0.5.14, v0.5.15, v0.5.15.post1, v0.5.16, v0.5.17,
+// v0.5.18): the
 // line of its add_argument call (from v0.5.14 of its ServerArgs dataclass
 // field, where it is one), 0 where the release has it not.
 // TestLinesSpanEveryRelease ties its length to profiles.
-type lines [20]int
+type lines [21]int
 
 // line returns the flag's line at release p, 0 where p has it not.
 func (l lines) line(p Profile) int {

@@ -203,6 +203,9 @@ func (r *Resolved) resolvePiecewise(a *model.Arch, c budget.Class, def func(stri
 		if r.Profile.MultimodalPrefillKept && sglMultimodal(a) {
 			return mmPrefillKept(r, a)
 		}
+		if a.MLA && r.Profile.BreakableMLAKept {
+			return mlaPrefillKept(r)
+		}
 		if a.MLA && r.Profile.BreakableDSAKept && sglDSA(a) {
 			return dsaPrefillKept(r)
 		}
@@ -243,7 +246,8 @@ func (r *Resolved) breakableOffWhy(a *model.Arch, c budget.Class) string {
 			return "pipeline parallelism (the case of torch.compile's piecewise backend, to which v0.5.16 moves this multimodal model)"
 		}
 		return ""
-	case a.MLA && !(r.Profile.BreakableDSAKept && sglDSA(a)):
+	case a.MLA && !r.Profile.BreakableMLAKept && !(r.Profile.BreakableDSAKept && sglDSA(a)):
+		// v0.5.18 takes the case out (see [Profile.BreakableMLAKept]).
 		return "MLA attention (the breakable runner's case)"
 	case slices.Contains(a.Architectures, "DeepseekV4ForCausalLM"):
 		return "DeepSeek-V4 (the breakable runner's case)"

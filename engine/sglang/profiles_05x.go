@@ -854,3 +854,59 @@ var new0517 = []string{"EmbeddingGemmaModel", "KimiK3ForConditionalGeneration", 
 
 // native0517 is v0.5.16's native architectures and new0517.
 var native0517 = nativeAdding(native0516, new0517...)
+
+// profile0518 is v0.5.18 (tag 71de97b, 2026-08-21, read in the fork
+// bytedance-iaas/sglang against v0.5.17's 2948168: server_args.py function
+// by function, the override registry, mem_cache/ (KVCacheConfigurator,
+// memory_pool.py), model_executor/ (pool_configurator.py, model_runner.py's
+// start-up, cuda_graph_setup.py, the graph and eager runners), the custom
+// all-reduce v2, layers/logits_processor.py, environ.py's defaults and
+// configs/model_config.py; FlashInfer 0.6.17, PyTorch 2.13.0;
+// docs/sglang.md lists each comparison):
+//   - The pool: KVCacheConfigurator takes a multimodal model's runtime
+//     reservation off the rest before sizing it (see
+//     [Profile.MMRuntimeReserve]); the rest is v0.5.17's
+//     (_profile_available_bytes, the slack, the token constraints and the
+//     request rows), and so are the cell (pool_configurator.py; the KV
+//     heads over tp // dcp, v0.5.17's at --dcp-size 1), the MHA and MLA
+//     pools and ReqToTokenPool.
+//   - The reserve: v0.5.17's terms (reserve_for_graph_mb, server_args.py:
+//     5078-5118, reserve_for_deepep_a2a_mb); the post-capture reserve's
+//     512 MiB raised to 1536 (:4952) only under
+//     SGLANG_ENABLE_POST_CAPTURE_KV_SIZING (off, environ.py:513), which
+//     membudget does not read.
+//   - The prefill graphs: the breakable runner's MLA and NemotronH cases
+//     taken out (see [Profile.BreakableMLAKept]); #31204's 4 GiB gate on
+//     an automatically chosen prefill backend taken out
+//     (model_runner_components/cuda_graph_setup.py), of graphs membudget
+//     refuses wherever captured.
+//   - Distributed init, after the pool and the logits all-gather:
+//     v0.5.17's (the custom all-reduce v2's workspace, the eager runner's
+//     buffers, the decode runner's inputs, the all-gather buffer).
+//   - The override registry adds DeepseekV4ForCausalLM to the FlashInfer
+//     all-reduce fusion list (arg_groups/overrides.py:1959-1979, the pass
+//     :1982-2004 v0.5.17's), a model membudget refuses (arFusionList0518).
+//   - A multimodal model served over several GB200 or GB300 nodes may
+//     default to the CUDA VMM feature transport, refused by name (see
+//     [Resolved.checkMMFeatureTransport]).
+//   - Native architectures: see new0518, refused by name.
+var profile0518 = func() Profile {
+	p := profile0517
+	p.Name = "v0.5.18"
+	p.Commit = "71de97b264b04dcd514cf904003028aefe9775c8"
+	p.Describes = "SGLang v0.5.18 (tag 71de97b, 2026-08-21)"
+	p.BreakableMLAKept = true
+	p.MMRuntimeReserve = true
+	p.Native = native0518
+	p.UnreadModels = slices.Concat(p.UnreadModels, new0518)
+	return p
+}()
+
+// new0518 are the architectures v0.5.18 implements natively and v0.5.17
+// did not (EntryClass lists of models/ at both tags; the draft
+// MuseGlimmerAssistantModel left out; no class goes): InternS2-Mobius and
+// MuseGlimmer's text and multimodal classes.
+var new0518 = []string{"InternS2MobiusForConditionalGeneration", "MuseGlimmerForCausalLM", "MuseGlimmerForConditionalGeneration"}
+
+// native0518 is v0.5.17's native architectures and new0518.
+var native0518 = nativeAdding(native0517, new0518...)

@@ -39,7 +39,10 @@ type Reference struct {
 	kvRest, minMSF float64
 	// mambaSize is a hybrid's max_mamba_cache_size: the Mamba pool's
 	// charged slots (0 for any other model).
-	mambaSize  int64
+	mambaSize int64
+	// mmReserve is the multimodal runtime reservation taken off the rest
+	// before the pool is sized (see [mmReserveBytes]), within the budget.
+	mmReserve  uint64
 	maxRunning uint64
 	failure    string
 	stages     []refStage
@@ -138,12 +141,20 @@ func (ref *Reference) sizePool() {
 	// integer cell is the floor of the floor.
 	ref.restBytes = int64(math.Floor(ref.rest * gib))
 	ref.kvRestBytes, ref.kvRest, ref.minMSF = ref.restBytes, ref.rest, 1-f1/f0
+	if ref.mmReserve = mmReserveBytes(ref.Arch, r.Profile); ref.mmReserve > 0 {
+		// rest_memory = available - slack - mm_reservation_gb, in GiB,
+		// before the Mamba split, the check of a rest not above 0 and
+		// int(rest_memory x 2^30) (kv_cache_configurator.py:1785-1811 at
+		// v0.5.18).
+		ref.kvRest = ref.rest - float64(ref.mmReserve)/gib
+		ref.kvRestBytes = int64(math.Floor(ref.kvRest * gib))
+	}
 	if m := r.Mamba; m != nil {
 		// handle_max_mamba_cache takes the Mamba pool's slots out of the
 		// rest before the KV pool is sized; the budget stays msf x F0. A
 		// given --max-mamba-cache-size can take any amount: the floor is
 		// kept within int64.
-		ref.mambaSize, ref.kvRest = mambaSplit(m, ref.rest, r.MaxRunningRequests)
+		ref.mambaSize, ref.kvRest = mambaSplit(m, ref.kvRest, r.MaxRunningRequests)
 		ref.kvRestBytes = int64(max(math.Floor(ref.kvRest*gib), math.MinInt64))
 	}
 	switch {
@@ -200,7 +211,7 @@ func (ref *Reference) sizePool() {
 		if r.HybridSWA {
 			st.capacity = uint64(max(st.swaTokens, 0))
 		}
-		st.unallocated = budget.SatSub(ref.budget, budget.SatAdd(budget.SatAdd(st.loaded, budget.SatMul(st.capacity, st.cell)), ref.mambaBytes()))
+		st.unallocated = budget.SatSub(ref.budget, budget.SatAdd(budget.SatAdd(budget.SatAdd(st.loaded, budget.SatMul(st.capacity, st.cell)), ref.mambaBytes()), ref.mmReserve))
 	}
 	ref.maxRunning = math.MaxUint64
 	for i := range ref.stages {
@@ -546,6 +557,9 @@ func (ref *Reference) EvaluateStage(i int, s, t uint64) Ledger {
 	items = append(items, ref.kvItems(i, s, t)...)
 	if ref.Serve.Mamba != nil {
 		items = append(items, budget.Item{Name: "mamba_pool", Term: budget.TermKVCache, Bytes: ref.mambaBytes()})
+	}
+	if ref.mmReserve > 0 {
+		items = append(items, budget.Item{Name: "multimodal_reservation", Term: budget.TermKVCache, Bytes: ref.mmReserve})
 	}
 	items = append(items, budget.Item{Name: "kv_cache.unallocated", Term: budget.TermKVCache, Bytes: st.unallocated})
 	items = append(items, st.beside...)

@@ -11,13 +11,13 @@ import (
 )
 
 func TestProfileFor(t *testing.T) {
-	for spec, want := range map[string]string{"": DefaultName, "default": DefaultName, "latest": "v0.5.17", "0.5.17": "v0.5.17", "0.5.16": "v0.5.16", "0.5.15.post1": "v0.5.15.post1", "0.5.15": "v0.5.15", "0.5.14": "v0.5.14", "0.5.13.post1": "v0.5.13.post1", "0.5.13": "v0.5.13", "v0.5.13.post1": "v0.5.13.post1", "0.5.12": "v0.5.12", "v0.5.12.post1": "v0.5.12.post1", "0.5.11": "v0.5.11", "0.5.10": "v0.5.10", "V0.5.10.post1": "v0.5.10.post1", "0.5.6.post2": "v0.5.6.post2", "v0.5.6.post3": "v0.5.6.post3", "0.5.7": "v0.5.7", "v0.5.8": "v0.5.8", "0.5.8.post1": "v0.5.8.post1", "0.5.9": "v0.5.9", "V0.5.9.post1": "v0.5.9.post1", "V0.4.9.post2": "v0.4.9.post2"} {
+	for spec, want := range map[string]string{"": DefaultName, "default": DefaultName, "latest": "v0.5.18", "0.5.18": "v0.5.18", "0.5.17": "v0.5.17", "0.5.16": "v0.5.16", "0.5.15.post1": "v0.5.15.post1", "0.5.15": "v0.5.15", "0.5.14": "v0.5.14", "0.5.13.post1": "v0.5.13.post1", "0.5.13": "v0.5.13", "v0.5.13.post1": "v0.5.13.post1", "0.5.12": "v0.5.12", "v0.5.12.post1": "v0.5.12.post1", "0.5.11": "v0.5.11", "0.5.10": "v0.5.10", "V0.5.10.post1": "v0.5.10.post1", "0.5.6.post2": "v0.5.6.post2", "v0.5.6.post3": "v0.5.6.post3", "0.5.7": "v0.5.7", "v0.5.8": "v0.5.8", "0.5.8.post1": "v0.5.8.post1", "0.5.9": "v0.5.9", "V0.5.9.post1": "v0.5.9.post1", "V0.4.9.post2": "v0.4.9.post2"} {
 		p, err := ProfileFor(spec)
 		if err != nil || p.Name != want {
 			t.Errorf("ProfileFor(%q) = %q, %v; want %q", spec, p.Name, err, want)
 		}
 	}
-	for _, spec := range []string{"0.5.18", "v0.5.17.post1", "v0.5.16.post1", "v0.5.15.post2", "v0.5.14.post1", "v0.5.13.post2", "v0.5.12.post2", "v0.5.11.post1", "v0.5.10rc0", "v0.5.10.post2", "v0.5.9.post2", "v0.5.8.post2", "v0.5.7.post1", "v0.5.6.post4", "v0.4.9", "main", "0.5.6"} {
+	for _, spec := range []string{"0.5.19", "v0.5.18.post1", "v0.5.17.post1", "v0.5.16.post1", "v0.5.15.post2", "v0.5.14.post1", "v0.5.13.post2", "v0.5.12.post2", "v0.5.11.post1", "v0.5.10rc0", "v0.5.10.post2", "v0.5.9.post2", "v0.5.8.post2", "v0.5.7.post1", "v0.5.6.post4", "v0.4.9", "main", "0.5.6"} {
 		var se *engine.SettingError
 		if _, err := ProfileFor(spec); !errors.As(err, &se) || se.Flag != "sglang-version" {
 			t.Errorf("ProfileFor(%q): %v, want a --sglang-version engine.SettingError", spec, err)

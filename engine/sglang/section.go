@@ -221,6 +221,10 @@ func (s section) WriteBefore(w io.Writer, _ budget.Footprint) {
 		}
 		fmt.Fprintf(w, "  loading takes %s (F0 - F1: weights, rotary tables, allocator segments); the rest, %.2f GiB, gives the Mamba pool %s of %d B (%s, %s); what is left, %s, holds %d tokens of %d B (%s)\n",
 			engine.GiB(c.LoadedBytes), c.Rest, slots, c.MambaPerReq, engine.GiB(s.sz.Ref.mambaBytes()), r.Mamba.source(), engine.GiB(uint64(max(c.KVRestBytes, 0))), max(c.ProfiledTokens, 0), c.CellBytes, cell)
+	} else if c.MMReserveBytes > 0 {
+		// From v0.5.18 (see [Profile.MMRuntimeReserve]).
+		fmt.Fprintf(w, "  loading takes %s (F0 - F1: weights, rotary tables, allocator segments); the rest, %.2f GiB, less %d MiB for the multimodal embedding cache (SGLANG_VLM_CACHE_SIZE_MB), holds %d tokens of %d B (%s)\n",
+			engine.GiB(c.LoadedBytes), c.Rest, c.MMReserveBytes/mib, max(c.ProfiledTokens, 0), c.CellBytes, cell)
 	} else {
 		fmt.Fprintf(w, "  loading takes %s (F0 - F1: weights, rotary tables, allocator segments); the rest, %.2f GiB, holds %d tokens of %d B (%s)\n",
 			engine.GiB(c.LoadedBytes), c.Rest, max(c.ProfiledTokens, 0), c.CellBytes, cell)

@@ -18,10 +18,12 @@ func unreadRelease(r release) string {
 		why = unreadPost0514
 	case unknownPost(r) && r.patch == 15:
 		why = unreadPost0515
-	case unknownPost(r):
+	case unknownPost(r) && r.patch == 16:
 		why = unreadPost0516
-	case r.major == newestRead.major && r.minor == newestRead.minor && r.patch == newestRead.patch:
+	case unknownPost(r):
 		why = unreadPost0517
+	case r.major == newestRead.major && r.minor == newestRead.minor && r.patch == newestRead.patch:
+		why = unreadPost0518
 	case !newestKnown.less(r):
 		for _, u := range unreadReleases {
 			if u.patch == r.patch {
@@ -32,14 +34,15 @@ func unreadRelease(r release) string {
 	return fmt.Sprintf("SGLang %s's memory rules are not modelled: %s; the newest release membudget models is %s (--sglang-version %s)", r, why, newestRead, newestRead)
 }
 
-// unreadReleases says, for each SGLang release from v0.5.18 to v0.5.23 (a
+// unreadReleases says, for each SGLang release from v0.5.19 to v0.5.23 (a
 // post release shares its release's entry), why its memory rules are not
-// modelled; v0.5.11 to v0.5.17 are modelled (see profile0511,
+// modelled; v0.5.11 to v0.5.18 are modelled (see profile0511,
 // profile0512, profile0513, profile0514, profile0515, profile0516,
-// profile0517), v0.5.13.post2 is refused as a fork's tag (see
+// profile0517, profile0518), v0.5.13.post2 is refused as a fork's tag (see
 // [unreadPost]) and a post release of v0.5.14, of v0.5.15 after .post1, of
-// v0.5.16 or of v0.5.17, as tagged nowhere (see [unreadPost0514],
-// [unreadPost0515], [unreadPost0516], [unreadPost0517]).
+// v0.5.16, of v0.5.17 or of v0.5.18, as tagged nowhere (see
+// [unreadPost0514], [unreadPost0515], [unreadPost0516], [unreadPost0517],
+// [unreadPost0518]).
 //
 // v0.5.11 to v0.5.13.post2 are tags of the git mirror of sgl-project/sglang
 // at GitHub charlesHsuGG/sglang, which holds every tag from v0.5.6 on to
@@ -60,11 +63,8 @@ func unreadRelease(r release) string {
 // gateway commit before). v0.5.14 is read against v0.5.13.post1 and
 // modelled (see profile0514), v0.5.15 and v0.5.15.post1 against v0.5.14
 // (see profile0515), v0.5.16 against v0.5.15.post1 (see profile0516),
-// v0.5.17 against v0.5.16 (see profile0517); v0.5.18 is compared against
-// v0.5.17 (docs/sglang.md, "v0.5.18: compared, not yet a profile") but not
-// modelled: a multimodal model's KV budget less SGLANG_VLM_CACHE_SIZE_MB
-// and MLA's kept breakable prefill graphs are rules no profile has yet, and
-// its 506 option strings (against v0.5.17's 491) have no flag-table cells.
+// v0.5.17 against v0.5.16 (see profile0517), v0.5.18 against v0.5.17
+// (see profile0518).
 // git log --grep of each pull request at each tag says which releases hold
 // it.
 //
@@ -89,12 +89,8 @@ var unreadReleases = []struct {
 	patch int
 	why   string
 }{
-	{18, "v0.5.18 (tag 71de97b, 2026-08-21, in the forks bytedance-iaas/sglang and guqiong96/Lsglang) has #33666's Mamba pool per pipeline stage from main (2026-08-06) " +
-		"and raises the post-capture reserve's 512 MiB to 1536 (server_args.py:4952, under SGLANG_ENABLE_POST_CAPTURE_KV_SIZING); compared against v0.5.17, it takes " +
-		"SGLANG_VLM_CACHE_SIZE_MB (100 MiB) off a multimodal model's KV budget before sizing the pool (kv_cache_configurator.py:130-147, 1785-1789) and no longer " +
-		"turns an MLA model's breakable prefill CUDA graphs off (its MLA case taken out of server_args.py:4666-4712), neither modelled"},
 	{19, "v0.5.19 (the newest release on 2026-09-07) is in no mirror found (the forks holding v0.5.14 to v0.5.18 were copied on 2026-08-22); " +
-		"the KV-canary workspace taken off the post-capture pool (#38596, opened 2026-09-09) came after it, and v0.5.18's unread changes carry into it"},
+		"the KV-canary workspace taken off the post-capture pool (#38596, opened 2026-09-09) came after it"},
 	{20, "v0.5.20 (tag 94602c9 on release/v0.5.20, committed 2026-09-18) is in no mirror found, and no file of SGLang's is stored at that commit; " +
 		"whether it has #38596's KV-canary workspace (opened 2026-09-09) is not known, and v0.5.19's unread changes carry into it"},
 	{21, "v0.5.21 (its branch release/v0.5.21 at e00930c, date unknown) is in no mirror found; v0.5.20's unread changes carry into it"},
@@ -109,10 +105,11 @@ const unreadLater = "no SGLang release after v0.5.23 (2026-10, the newest known 
 // unknownPost reports whether r is a post release no fork tags below the
 // newest release modelled: of v0.5.13 after .post1 (the mirror's fork tag
 // v0.5.13.post2 among them, see [unreadPost]), of v0.5.14 (see
-// [unreadPost0514]), of v0.5.15 after .post1 (see [unreadPost0515]) or of
-// v0.5.16 (see [unreadPost0516]), refused by name.
+// [unreadPost0514]), of v0.5.15 after .post1 (see [unreadPost0515]), of
+// v0.5.16 (see [unreadPost0516]) or of v0.5.17 (see [unreadPost0517]),
+// refused by name.
 func unknownPost(r release) bool {
-	return r.major == 0 && r.minor == 5 && (r.patch == 13 && r.post > 1 || r.patch == 14 && r.post > 0 || r.patch == 15 && r.post > 1 || r.patch == 16 && r.post > 0)
+	return r.major == 0 && r.minor == 5 && (r.patch == 13 && r.post > 1 || r.patch == 14 && r.post > 0 || r.patch == 15 && r.post > 1 || (r.patch == 16 || r.patch == 17) && r.post > 0)
 }
 
 // unreadPost0514 is why a post release of v0.5.14 is refused: the forks'
@@ -129,9 +126,8 @@ const unreadPost0515 = "no post release of v0.5.15 after .post1 is known to memb
 // tags go from v0.5.16 (fdebc93) to v0.5.17 (2948168).
 const unreadPost0516 = "no post release of v0.5.16 is known to membudget: the forks bytedance-iaas/sglang and guqiong96/Lsglang, which hold SGLang's tags from v0.5.13.post1 to v0.5.18, tag none between v0.5.16 (fdebc93) and v0.5.17 (2948168)"
 
-// unreadPost0517 is why a post release of v0.5.17, the newest modelled,
-// is refused: the forks' tags go from v0.5.17 (2948168) to v0.5.18
-// (71de97b).
+// unreadPost0517 is why a post release of v0.5.17 is refused: the forks'
+// tags go from v0.5.17 (2948168) to v0.5.18 (71de97b).
 const unreadPost0517 = "no post release of v0.5.17 is known to membudget: the forks bytedance-iaas/sglang and guqiong96/Lsglang, which hold SGLang's tags from v0.5.13.post1 to v0.5.18, tag none between v0.5.17 (2948168) and v0.5.18 (71de97b)"
 
 // unreadPost is why v0.5.13.post2 is refused: the mirror's v0.5.13.post2 (tag 403cc43, 2026-06-16) was tagged
@@ -141,3 +137,8 @@ const unreadPost0517 = "no post release of v0.5.17 is known to membudget: the fo
 // guqiong96/Lsglang, whose tags run from v0.5.13.post1 to v0.5.18, hold no
 // v0.5.13.post2, so no upstream v0.5.13.post2 is known.
 const unreadPost = "v0.5.13.post2 is not an upstream release membudget knows: the mirror charlesHsuGG/sglang's tag v0.5.13.post2 (403cc43, 2026-06-16) is its owner's commit \"update rl important sampling method\" on a fork branch merging release/v0.5.13, and the forks bytedance-iaas/sglang and guqiong96/Lsglang, whose tags run from v0.5.13.post1 to v0.5.18, tag no post release of v0.5.13 after .post1"
+
+// unreadPost0518 is why a post release of v0.5.18, the newest modelled,
+// is refused: the forks' tags stop at v0.5.18 (71de97b; snapshots of
+// 2026-08-22).
+const unreadPost0518 = "no post release of v0.5.18 is known to membudget: the forks bytedance-iaas/sglang and guqiong96/Lsglang, which hold SGLang's tags from v0.5.13.post1 to v0.5.18, tag none after v0.5.18 (71de97b) in their copies of 2026-08-22"

@@ -363,6 +363,25 @@ type Profile struct {
 	// multi-node server: refused by name (see
 	// [Resolved.checkCustomARv2Multinode]).
 	CustomARv2Multinode bool
+	// BreakableMLAKept says the breakable prefill runner's MLA case is
+	// gone (v0.5.18 _disable_breakable_cudagraph_if_incompatible,
+	// server_args.py:4666-4717: DeepSeek-V4, attention and decode context
+	// parallelism, two-batch overlap, an all-to-all outside four, a
+	// multimodal model off the allowlist), so every MLA model keeps its
+	// breakable prefill CUDA graphs and the default fraction their 1.5 GiB
+	// (reserve_for_graph_mb, :5099-5108), where v0.5.15 to v0.5.17 turned
+	// them off: refused by name (see [mlaPrefillKept]).
+	BreakableMLAKept bool
+	// MMRuntimeReserve says a multimodal model's KV budget is less
+	// SGLANG_VLM_CACHE_SIZE_MB, 100 MiB (environ.py:1146), before the pool
+	// is sized (v0.5.18 mem_cache/kv_cache_configurator.py:1785-1789 with
+	// mm_runtime_reservation_gb, :130-147), for the multimodal embedding
+	// cache allocated after the pool; + SGLANG_MM_FEATURE_CACHE_MB under a
+	// CUDA feature transport, which --mm-feature-transport (refused) or,
+	// on several GB200/GB300 nodes, the default selects (see
+	// [Resolved.checkMMFeatureTransport]). is_multimodal is
+	// configs/model_config.py:445-459 (see [mmReserveBytes]).
+	MMRuntimeReserve bool
 	// EnvBoolWords says an environment boolean also reads yes, y, no and
 	// n, and warns and keeps its default for anything else (v0.5.6.post2's
 	// EnvBool, environ.py:98-105, 23-38); v0.4.9.post2's get_bool_env_var
@@ -373,7 +392,7 @@ type Profile struct {
 // DefaultName is the name of the default profile.
 const DefaultName = "v0.5.6.post2"
 
-var profiles = []Profile{profile0517, profile0516, profile0515post1, profile0515, profile0514, profile0513post1, profile0513, profile0512post1, profile0512, profile0511, profile0510post1, profile0510, profile059post1, profile059, profile058post1, profile058, profile057, profile056post3, profile056post2, profile049post2}
+var profiles = []Profile{profile0518, profile0517, profile0516, profile0515post1, profile0515, profile0514, profile0513post1, profile0513, profile0512post1, profile0512, profile0511, profile0510post1, profile0510, profile059post1, profile059, profile058post1, profile058, profile057, profile056post3, profile056post2, profile049post2}
 
 // profile056post2 is the default profile; the later ones start from it.
 var profile056post2 = Profile{
@@ -395,16 +414,16 @@ var profile049post2 = Profile{
 }
 
 // ProfileFor returns the profile of SGLang release spec: "v0.5.6.post2"
-// (also "" or "default"), "v0.5.17" (also "latest"), "v0.5.16",
+// (also "" or "default"), "v0.5.18" (also "latest"), "v0.5.17", "v0.5.16",
 // "v0.5.15.post1", "v0.5.15", "v0.5.14", "v0.5.13.post1", "v0.5.13",
 // "v0.5.12.post1", "v0.5.12", "v0.5.11", "v0.5.10.post1", "v0.5.10",
 // "v0.5.9.post1", "v0.5.9", "v0.5.8.post1", "v0.5.8", "v0.5.7",
 // "v0.5.6.post3" or "v0.4.9.post2", with or without the leading v. Any
 // other release is a *[engine.SettingError]: the rules of releases
 // membudget has not read are not guessed, one newer than the newest
-// modelled (v0.5.17.post1, v0.5.18 to v0.5.23, 2026-10, and on), a post
-// release of v0.5.14, of v0.5.15 after .post1, of v0.5.16, or the fork's
-// v0.5.13.post2, is refused
+// modelled (v0.5.18.post1, v0.5.19 to v0.5.23, 2026-10, and on), a post
+// release of v0.5.14, of v0.5.15 after .post1, of v0.5.16, of v0.5.17, or
+// the fork's v0.5.13.post2, is refused
 // naming what of its rules is not modelled and the newest release modelled
 // (see [unreadReleases]), and a release candidate of a release read
 // (v0.5.10rc0) is refused as no release's rules (see [releaseCandidate]).
@@ -435,7 +454,7 @@ func ProfileFor(spec string) (Profile, error) {
 
 // refusedByName says which later releases --sglang-version names and
 // refuses (see [unreadReleases]).
-const refusedByName = "v0.5.13.post2, a post release of v0.5.14, v0.5.15.post2, v0.5.16.post1, v0.5.17.post1, and v0.5.18 to v0.5.23 are refused by name, each saying what of its rules is not read"
+const refusedByName = "v0.5.13.post2, a post release of v0.5.14, v0.5.15.post2, v0.5.16.post1, v0.5.17.post1, v0.5.18.post1, and v0.5.19 to v0.5.23 are refused by name, each saying what of its rules is not read"
 
 // releaseCandidate is why a release candidate of a release membudget
 // models is refused rather than sized as its release: v0.5.10rc0 (tag

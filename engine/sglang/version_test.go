@@ -13,16 +13,17 @@ import (
 	"membudget/engine"
 )
 
-// TestUnreadReleasesRefusedByName: every release after v0.5.17, the
+// TestUnreadReleasesRefusedByName: every release after v0.5.18, the
 // newest read, up to v0.5.23 (2026-10) and beyond, and a post release of
-// v0.5.13 after .post1, of v0.5.14, of v0.5.15 after .post1 or of v0.5.16,
-// is refused naming itself, what of its rules is not read and v0.5.17; a
+// v0.5.13 after .post1, of v0.5.14, of v0.5.15 after .post1, of v0.5.16,
+// of v0.5.17 or of v0.5.18, is refused naming itself, what of its rules is
+// not read and v0.5.18; a
 // release
 // between or before the read ones gets the plain list, and a release
 // candidate of a read release its own refusal. None is sized with
 // another's rules.
 func TestUnreadReleasesRefusedByName(t *testing.T) {
-	const newest = "; the newest release membudget models is v0.5.17 (--sglang-version v0.5.17)"
+	const newest = "; the newest release membudget models is v0.5.18 (--sglang-version v0.5.18)"
 	// v0.5.13.post2's whole text, by hand: the mirror's tag is its owner's
 	// fork commit, kept refused and saying so; the two forks whose tags run
 	// on to v0.5.18 (git tag in each) hold none after .post1.
@@ -60,12 +61,10 @@ func TestUnreadReleasesRefusedByName(t *testing.T) {
 		// v0.5.17 is modelled; no fork tags a post release of it (the
 		// forks' next tag is v0.5.18, 71de97b).
 		{"v0.5.17.post1", "v0.5.17.post1", []string{"no post release of v0.5.17", "2948168", "71de97b"}},
-		// v0.5.18: #33666 from main (2fc5572) and the 1536 MiB floor; compared
-		// against v0.5.17, it is refused naming the two rules found and not
-		// modelled: a multimodal model's KV budget less SGLANG_VLM_CACHE_SIZE_MB
-		// (kv_cache_configurator.py:130-147, 1785-1789) and the breakable
-		// runner's MLA case taken out (server_args.py:4666-4712).
-		{"v0.5.18", "v0.5.18", []string{"71de97b", "2026-08-21", "#33666", "1536", "SGLANG_VLM_CACHE_SIZE_MB", "kv_cache_configurator.py:130-147, 1785-1789", "MLA", "server_args.py:4666-4712"}},
+		// v0.5.18 is modelled (profile0518); the forks, copied on
+		// 2026-08-22, tag nothing after it.
+		{"v0.5.18.post1", "v0.5.18.post1", []string{"no post release of v0.5.18", "71de97b", "2026-08-22"}},
+		// v0.5.19: no mirror holds it; it names the change after it.
 		{"v0.5.19", "v0.5.19", []string{"2026-09-07", "#38596", "no mirror found"}},
 		{"v0.5.20", "v0.5.20", []string{"94602c9", "2026-09-18", "#38596"}},
 		{"v0.5.21", "v0.5.21", []string{"e00930c", "date unknown"}},
@@ -92,10 +91,10 @@ func TestUnreadReleasesRefusedByName(t *testing.T) {
 			}
 		}
 	}
-	// Every release from v0.5.18 to v0.5.23 has its own reason, naming
+	// Every release from v0.5.19 to v0.5.23 has its own reason, naming
 	// itself: none borrows another's, nor the one for releases after.
 	seen := map[string]string{}
-	for patch := 18; patch <= 24; patch++ {
+	for patch := 19; patch <= 24; patch++ {
 		name := fmt.Sprintf("v0.5.%d", patch)
 		_, err := ProfileFor(name)
 		var se *engine.SettingError
@@ -111,7 +110,7 @@ func TestUnreadReleasesRefusedByName(t *testing.T) {
 			t.Errorf("%s's reason %q does not name it", name, why)
 		}
 	}
-	plain := "want v0.5.17, v0.5.16, v0.5.15.post1, v0.5.15, v0.5.14, v0.5.13.post1, v0.5.13, v0.5.12.post1, v0.5.12, v0.5.11, v0.5.10.post1, v0.5.10, v0.5.9.post1, v0.5.9, v0.5.8.post1, v0.5.8, v0.5.7, v0.5.6.post3, v0.5.6.post2 (the default) or v0.4.9.post2, the releases whose memory rules membudget has read; v0.5.13.post2, a post release of v0.5.14, v0.5.15.post2, v0.5.16.post1, v0.5.17.post1, and v0.5.18 to v0.5.23 are refused by name, each saying what of its rules is not read"
+	plain := "want v0.5.18, v0.5.17, v0.5.16, v0.5.15.post1, v0.5.15, v0.5.14, v0.5.13.post1, v0.5.13, v0.5.12.post1, v0.5.12, v0.5.11, v0.5.10.post1, v0.5.10, v0.5.9.post1, v0.5.9, v0.5.8.post1, v0.5.8, v0.5.7, v0.5.6.post3, v0.5.6.post2 (the default) or v0.4.9.post2, the releases whose memory rules membudget has read; v0.5.13.post2, a post release of v0.5.14, v0.5.15.post2, v0.5.16.post1, v0.5.17.post1, v0.5.18.post1, and v0.5.19 to v0.5.23 are refused by name, each saying what of its rules is not read"
 	for _, spec := range []string{"v0.5.6", "v0.5.6.post1", "v0.5.6.post4", "v0.5.7.post1", "v0.5.8.post2", "0.5.0", "v0.4.6", "main", "v0.5"} {
 		_, err := ProfileFor(spec)
 		var se *engine.SettingError
@@ -152,19 +151,19 @@ func TestReleaseOrder(t *testing.T) {
 }
 
 // TestPropertyUnreadReleaseNeverSized: a release SGLang could tag is sized
-// only when it is one of the twenty read, and one after v0.5.17 is
-// refused naming itself and v0.5.17.
+// only when it is one of the twenty-one read, and one after v0.5.18 is
+// refused naming itself and v0.5.18.
 func TestPropertyUnreadReleaseNeverSized(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		r := release{0, rapid.IntRange(3, 7).Draw(t, "minor"), rapid.IntRange(0, 30).Draw(t, "patch"), rapid.IntRange(0, 3).Draw(t, "post")}
 		p, err := ProfileFor(r.String())
 		switch {
 		case err == nil:
-			if p.Name != r.String() || !slices.Contains([]string{"v0.5.17", "v0.5.16", "v0.5.15.post1", "v0.5.15", "v0.5.14", "v0.5.13.post1", "v0.5.13", "v0.5.12.post1", "v0.5.12", "v0.5.11", "v0.5.10.post1", "v0.5.10", "v0.5.9.post1", "v0.5.9", "v0.5.8.post1", "v0.5.8", "v0.5.7", "v0.5.6.post3", "v0.5.6.post2", "v0.4.9.post2"}, p.Name) {
+			if p.Name != r.String() || !slices.Contains([]string{"v0.5.18", "v0.5.17", "v0.5.16", "v0.5.15.post1", "v0.5.15", "v0.5.14", "v0.5.13.post1", "v0.5.13", "v0.5.12.post1", "v0.5.12", "v0.5.11", "v0.5.10.post1", "v0.5.10", "v0.5.9.post1", "v0.5.9", "v0.5.8.post1", "v0.5.8", "v0.5.7", "v0.5.6.post3", "v0.5.6.post2", "v0.4.9.post2"}, p.Name) {
 				t.Fatalf("%s sized as %s", r, p.Name)
 			}
 		case newestRead.less(r):
-			if !strings.Contains(err.Error(), "SGLang "+r.String()+"'s memory rules are not modelled") || !strings.Contains(err.Error(), "(--sglang-version v0.5.17)") {
+			if !strings.Contains(err.Error(), "SGLang "+r.String()+"'s memory rules are not modelled") || !strings.Contains(err.Error(), "(--sglang-version v0.5.18)") {
 				t.Fatalf("%s: %v", r, err)
 			}
 		}
@@ -173,9 +172,9 @@ func TestPropertyUnreadReleaseNeverSized(t *testing.T) {
 
 // TestNewestReadIsTheNewestProfile: newestRead, above which a release is
 // refused as unread, is the release of profiles' first (newest) entry,
-// v0.5.17 = {0, 5, 17, 0}, spelled back as its name.
+// v0.5.18 = {0, 5, 18, 0}, spelled back as its name.
 func TestNewestReadIsTheNewestProfile(t *testing.T) {
-	if diff := cmp.Diff(release{0, 5, 17, 0}, newestRead, cmp.AllowUnexported(release{})); diff != "" {
+	if diff := cmp.Diff(release{0, 5, 18, 0}, newestRead, cmp.AllowUnexported(release{})); diff != "" {
 		t.Errorf("newestRead (-want +got):\n%s", diff)
 	}
 	if got := newestRead.String(); got != profiles[0].Name {
@@ -187,7 +186,7 @@ func TestNewestReadIsTheNewestProfile(t *testing.T) {
 // modelled release, newest first, the last after "or", then the refused
 // range.
 func TestVersionHelpListsTheProfiles(t *testing.T) {
-	want := "v0.5.17, v0.5.16, v0.5.15.post1, v0.5.15, v0.5.14, v0.5.13.post1, v0.5.13, v0.5.12.post1, v0.5.12, v0.5.11, v0.5.10.post1, v0.5.10, v0.5.9.post1, v0.5.9, v0.5.8.post1, v0.5.8, v0.5.7, v0.5.6.post3, v0.5.6.post2 or v0.4.9.post2 (v0.5.13.post2, a post release of v0.5.14, v0.5.15.post2, v0.5.16.post1, v0.5.17.post1, and v0.5.18 to v0.5.23 are refused by name, each saying what of its rules is not read)"
+	want := "v0.5.18, v0.5.17, v0.5.16, v0.5.15.post1, v0.5.15, v0.5.14, v0.5.13.post1, v0.5.13, v0.5.12.post1, v0.5.12, v0.5.11, v0.5.10.post1, v0.5.10, v0.5.9.post1, v0.5.9, v0.5.8.post1, v0.5.8, v0.5.7, v0.5.6.post3, v0.5.6.post2 or v0.4.9.post2 (v0.5.13.post2, a post release of v0.5.14, v0.5.15.post2, v0.5.16.post1, v0.5.17.post1, v0.5.18.post1, and v0.5.19 to v0.5.23 are refused by name, each saying what of its rules is not read)"
 	if VersionHelp != want {
 		t.Errorf("VersionHelp = %q, want %q", VersionHelp, want)
 	}
