@@ -321,10 +321,12 @@ func dsaPrefillKept(r *Resolved) error {
 		r.Profile.Describes, n, r.PiecewiseSizes[n-1])
 }
 
-// breakablePrefillMeasuredBytes is the one public measure of a
-// breakable prefill capture: 6.17 GB for a non-DP model at TP 1 with
-// 8k-token prefills (sgl-project/sglang PR #32678, after its fix; 7.04 GB
-// before), against the 8 MiB a size v0.5.15's reserve keeps.
+// breakablePrefillMeasuredBytes is the largest public measure of a
+// breakable prefill capture: 6.17 GB for an unnamed non-DP model at TP 1
+// with 8k-token prefills (sgl-project/sglang PR #32678, after its fix;
+// 7.04 GB before), against the 8 MiB a size v0.5.15's reserve keeps;
+// public logs of SGLang main after v0.5.17 show 1.12 to 1.71 GiB for 50
+// to 58 sizes at TP 1 (docs/sglang.md, "The breakable prefill capture").
 const breakablePrefillMeasuredBytes = 6.17e9
 
 // breakablePrefillRefusal is the refusal of a serve of v0.5.15 or later that captures
@@ -336,8 +338,8 @@ func breakablePrefillRefusal(r *Resolved) error {
 	return settingErr("disable-piecewise-cuda-graph", false,
 		"%s captures the prefill forward in breakable CUDA graphs by default on CUDA (sgl-project/sglang PR #29458; model_executor/cuda_graph_config.py:95-101 at v0.5.15), "+
 			"here %d sizes up to %d tokens, after the KV pool into the graph pool the decode graphs share (runner_utils/pool.py:14-16, 35-41), "+
-			"which membudget does not size: the default fraction keeps 8 MiB a size for them, %d MiB (server_args.py:3661-3670 at v0.5.15), where the one public measure "+
-			"of such a capture is %.2f GB for a TP 1 model with 8k-token prefills (PR #32678); pass --disable-piecewise-cuda-graph "+
+			"which membudget does not size: the default fraction keeps 8 MiB a size for them, %d MiB (server_args.py:3661-3670 at v0.5.15), where public measures "+
+			"of such a capture run from 1.12 GiB to %.2f GB at TP 1 (logs of SGLang main after v0.5.17; PR #32678, 8k-token prefills); pass --disable-piecewise-cuda-graph "+
 			"(its deprecated alias of --cuda-graph-backend-prefill disabled, server_args.py:6274-6281 at v0.5.15) to size the serve without them",
 		r.Profile.Describes, n, r.PiecewiseSizes[n-1], n*piecewiseMiBPerSize, breakablePrefillMeasuredBytes/1e9)
 }
