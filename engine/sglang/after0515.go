@@ -15,6 +15,44 @@ import (
 // (v0.5.15 layers/vocab_parallel_embedding.py:45, 273-318).
 const sglVocabPadding = 64
 
+// checkVocabShards refuses a --tp-size that does not divide the padded
+// vocabulary of the model's embedding and LM head, or of a speculative
+// draft's own head ([specDraft.HeadVocab]). VocabParallelEmbedding (and
+// ParallelLMHead, built on it) pads the vocabulary to a multiple of 64
+// and splits it with divide(), which asserts the division is exact
+// (distributed/utils.py:59-70 at v0.5.15, :53-64 at v0.5.16 and v0.5.17):
+// _get_indices first
+// (vocab_parallel_embedding.py:281-288, vocab_range_from_global_vocab_size
+// :67-73), then num_embeddings_per_partition (:316-318) at v0.5.15, the
+// same at v0.5.16 and v0.5.17 (:284, :319) and at v0.5.6.post2 (:284).
+// Only on CPU does SGLang widen the padding to tp x 64 (:258-264): on a GPU
+// the model fails to build, so no shard of tp-th of the padded rows
+// (what the weights and the logits all-gather would take, rounded) is
+// ever allocated.
+func (r *Resolved) checkVocabShards(a *model.Arch) error {
+	tp := r.TPSize
+	if tp <= 1 {
+		return nil
+	}
+	heads := []struct {
+		what  string
+		vocab uint64
+	}{{"the vocabulary of " + a.Source, a.Vocab}}
+	if r.Draft != nil && r.Draft.HeadVocab != a.Vocab {
+		heads = append(heads, struct {
+			what  string
+			vocab uint64
+		}{"the speculative draft's head", r.Draft.HeadVocab})
+	}
+	for _, h := range heads {
+		if padded := budget.RoundUp(h.vocab, sglVocabPadding); padded%tp != 0 {
+			return settingErr("tp-size", tp, "does not divide %s, %d rows padded to %d (a multiple of %d): SGLang's VocabParallelEmbedding asserts \"%d is not divisible by %d\" when it builds the model (layers/vocab_parallel_embedding.py:281-288, 316-318 at v0.5.15, :284 and :319 at v0.5.16 and v0.5.17; distributed/utils.py:59-70 at v0.5.15, :53-64 after)",
+				h.what, h.vocab, padded, sglVocabPadding, padded, tp)
+		}
+	}
+	return nil
+}
+
 // logitsAllGatherFloor is the rows the multimem all-gather's buffer keeps
 // at least: recommended_max_tokens(include_prefill=False, floor=128)
 // (v0.5.15 layers/logits_processor.py:365-371,
@@ -105,6 +143,8 @@ func gatherBytes(vocab uint64, c budget.Class, r Resolved) uint64 {
 	if !r.Profile.LogitsAllGather || r.TPSize <= 1 || r.Dtype != "bfloat16" || !logitsAllGatherKept(c, r) {
 		return 0
 	}
+	// A TP size that does not divide the padded rows is refused before
+	// (see [Resolved.checkVocabShards]): the division is exact.
 	shard := budget.RoundUp(vocab, sglVocabPadding) / r.TPSize
 	if shard == 0 || shard%logitsAllGatherNumel != 0 {
 		return 0

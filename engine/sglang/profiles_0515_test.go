@@ -10,6 +10,7 @@ import (
 	"pgregory.net/rapid"
 
 	"membudget/engine"
+	"membudget/model"
 )
 
 // TestProfile0515Rules: v0.5.15 is v0.5.14's rules but the ones it
@@ -383,6 +384,57 @@ func TestLogitsAllGatherKeptByHand(t *testing.T) {
 			if got := logitsAllGatherBytes(llama, class(t, tt.class), r); got != tt.want {
 				t.Errorf("%s at %s: %d B, want %d", tt.name, p, got, tt.want)
 			}
+		}
+	}
+}
+
+// TestVocabShardsByHand: a --tp-size that does not divide the vocabulary
+// padded to 64 is refused by name, as SGLang's VocabParallelEmbedding
+// asserts when it builds the model (divide(),
+// distributed/utils.py:59-70; vocab_parallel_embedding.py:281-288,
+// 316-318 at v0.5.15), instead of a logits all-gather of tp-th of the
+// rows rounded down; the draft's own head the same.
+func TestVocabShardsByHand(t *testing.T) {
+	for _, tt := range []struct {
+		name             string
+		vocab, headVocab uint64 // headVocab 0: no draft
+		tp               uint64
+		refused          string // "" where it builds
+	}{
+		// 128256 = 64 x 2004 = 64 x 3 x 668: 42752 rows a rank at TP 3,
+		// 21376 at TP 6.
+		{"Llama 3 TP 3", 128256, 0, 3, ""},
+		{"Llama 3 TP 6", 128256, 0, 6, ""},
+		// 151936 = 64 x 2374, and 2374 = 3 x 791 + 1: TP 3 and TP 6
+		// refused; TP 8 (18992 a rank) builds.
+		{"Qwen3 TP 3", 151936, 0, 3, "151936 rows padded to 151936"},
+		{"Qwen3 TP 6", 151936, 0, 6, "151936 rows padded to 151936"},
+		{"Qwen3 TP 8", 151936, 0, 8, ""},
+		// 32001 pads to 32064 = 64 x 501 = 64 x 3 x 167: TP 3 builds
+		// (10688 a rank); 32000 = 64 x 500 does not split in 3.
+		{"32001 TP 3", 32001, 0, 3, ""},
+		{"32000 TP 3", 32000, 0, 3, "32000 rows padded to 32000"},
+		// 129280 = 64 x 2020, 2020 = 3 x 673 + 1: TP 6 refused.
+		{"DeepSeek-V3 TP 6", 129280, 0, 6, "129280 rows padded to 129280"},
+		// TP 1 splits nothing.
+		{"Qwen3 TP 1", 151936, 0, 1, ""},
+		// A Llama 3 target with an EAGLE-3 head of 32000 rows at TP 3:
+		// the target splits, the draft's head does not.
+		{"EAGLE-3 head TP 3", 128256, 32000, 3, "the speculative draft's head, 32000 rows"},
+		{"EAGLE-3 head TP 2", 128256, 32000, 2, ""},
+	} {
+		a := &model.Arch{Vocab: tt.vocab, Source: "m"}
+		r := Resolved{Serve: Serve{TPSize: tt.tp}}
+		if tt.headVocab > 0 {
+			r.Draft = &specDraft{HeadVocab: tt.headVocab}
+		}
+		err := r.checkVocabShards(a)
+		var se *engine.SettingError
+		switch {
+		case tt.refused == "" && err != nil:
+			t.Errorf("%s: %v, want it to build", tt.name, err)
+		case tt.refused != "" && (!errors.As(err, &se) || se.Flag != "tp-size" || !strings.Contains(err.Error(), tt.refused)):
+			t.Errorf("%s: %v, want --tp-size refused naming %q", tt.name, err, tt.refused)
 		}
 	}
 }
