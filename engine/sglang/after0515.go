@@ -24,7 +24,9 @@ const sglVocabPadding = 64
 // _get_indices first
 // (vocab_parallel_embedding.py:281-288, vocab_range_from_global_vocab_size
 // :67-73), then num_embeddings_per_partition (:316-318) at v0.5.15, the
-// same at v0.5.16 and v0.5.17 (:284, :319) and at v0.5.6.post2 (:284).
+// same at v0.5.16 and v0.5.17 (:284, :319), and the same divide() of the
+// padded rows at v0.4.9.post2 (:312), v0.5.6.post2 (:284) and v0.5.9
+// (:292): so every profile is checked.
 // Only on CPU does SGLang widen the padding to tp x 64 (:258-264): on a GPU
 // the model fails to build, so no shard of tp-th of the padded rows
 // (what the weights and the logits all-gather would take, rounded) is
