@@ -622,6 +622,10 @@ func (p *placed) rankShape(a *Arch, sh Sharding) ([]uint64, uint64) {
 	r, d := p.rule, p.dims
 	shape := slices.Clone(p.t.Shape)
 	tp := max(sh.TP, 1)
+	if sh.TowerWhole && r.place == visionTower {
+		// --mm-encoder-tp-mode data: the tower whole on every rank.
+		tp = 1
+	}
 	at := func(dim int) bool { return dim >= 0 && dim < len(shape) }
 	whole := false
 	// held is how many copies of the tensor rank 0 holds: one, or for an
