@@ -75,11 +75,14 @@ type EncoderProfile struct {
 	Modality                     string
 	TokensPerItem, Budget, Items uint64
 	// CacheBytes is the cached outputs on a GPU: Items x TokensPerItem x
-	// the projector's width x the dtype; EveryStage says every pipeline
+	// the projector's width x the dtype, or HeldItems' where it is set:
+	// under --mm-encoder-tp-mode data, Items rounded up to a multiple of
+	// the TP size when that is more (sizeEncoderCache); EveryStage says every pipeline
 	// stage holds them (V1's profile_run runs the encoder on every rank,
 	// gpu_model_runner.py:6542-6545; the V2 runner on the first alone,
 	// gpu/model_runner.py:783), else the first stage alone.
 	CacheBytes uint64
+	HeldItems  uint64
 	EveryStage bool
 	// Why says why the profile does not run or is not sized.
 	Why string
@@ -107,6 +110,63 @@ var mmSince = v0_14_0
 // pass, and on the V2 releases before 0.28.0 whether it has one is not
 // known.
 var mmV2Since = v0_28_0
+
+// encoderDPRule is how vLLM runs a tower kind under --mm-encoder-tp-mode
+// data.
+type encoderDPRule struct {
+	// class is the model class that sets supports_encoder_tp_data, where.
+	class string
+	// modelled says membudget sizes the data mode at TP above 1: the
+	// tower's layers whole on every rank (model.Sharding.TowerWhole), and
+	// each rank encoding its share of the profile's items through
+	// run_dp_sharded_mrope_vision_model (sizeEncoderPass).
+	modelled bool
+}
+
+// encoderDPTowers are the tower kinds whose model classes support
+// --mm-encoder-tp-mode data at d18bb7b (supports_encoder_tp_data,
+// interfaces.py:152-156, read through the registry). For any other
+// multimodal model vLLM falls back to weights before the tower is built,
+// with a warning ("This model does not support `--mm-encoder-tp-mode
+// data`. Falling back to `--mm-encoder-tp-mode weights`.", vllm/config/
+// model.py:766-774), as it has since the flag became per model (PR #23733,
+// 2025-08-27, before 0.14.0, the first release membudget sizes the flags
+// for): Gemma 3, Gemma 3n, Gemma 4, Idefics3, the LLaVA family, Mistral 3,
+// PaliGemma and Phi-4-multimodal among those membudget sizes. The
+// modelled towers build every linear layer with disable_tp in data mode
+// (qwen2_vl.py:253-314 and 486-508; qwen2_5_vl.py:319-387 and 580-604;
+// qwen3_vl.py:410-427 and 513-538, the deepstack mergers included;
+// glm4_1v.py:226-317 and 474-500) and encode through
+// run_dp_sharded_mrope_vision_model (qwen2_vl.py:1374-1400,
+// qwen2_5_vl.py:1445-1506, qwen3_vl.py:2248-2274, glm4_1v.py:1891-1915).
+// Each had it from before 0.14.0 (Qwen2.5-VL: PR #23733; Qwen2-VL: #25445;
+// Qwen3-VL: #24955; GLM-4.5V: #23168; InternVL: #23909) or from its
+// model's first release (Kimi-K2.5: #33131).
+var encoderDPTowers = map[string]encoderDPRule{
+	"qwen2_vl":   {class: "Qwen2VLForConditionalGeneration, qwen2_vl.py:1195", modelled: true},
+	"qwen2_5_vl": {class: "Qwen2_5_VLForConditionalGeneration, qwen2_5_vl.py:1257", modelled: true},
+	// Qwen3-VL-MoE (qwen3_vl_moe.py:223) and Qwen3.5 (qwen3_5.py:460, 681)
+	// inherit it.
+	"qwen3_vl": {class: "Qwen3VLForConditionalGeneration, qwen3_vl.py:1757", modelled: true},
+	// GLM-4.5V's Glm4vMoeForConditionalGeneration inherits it (:2375).
+	"glm4v": {class: "Glm4vForConditionalGeneration, glm4_1v.py:1780", modelled: true},
+	// Their towers' data modes differ (InternViT's dummy heads, Llama 4's
+	// projector, MoonViT's own gather) and are not modelled.
+	"intern_vit": {class: "InternVLChatModel, internvl.py:555"},
+	"llama4":     {class: "Llama4ForConditionalGeneration, mllama4.py:744"},
+	"moonvit":    {class: "KimiK25ForConditionalGeneration, kimi_k25.py:315"},
+}
+
+// encoderDataParallel says vLLM runs a's tower in data mode for the
+// serve's m and membudget sizes it so: --mm-encoder-tp-mode data on a
+// modelled tower (at TP 1 too: the model still encodes through the
+// data-parallel path, its weights as in weights mode).
+func encoderDataParallel(a *model.Arch, m MM) bool {
+	if a == nil || a.Vision == nil || m.EncoderTPMode != "data" {
+		return false
+	}
+	return encoderDPTowers[a.Vision.Kind].modelled
+}
 
 // defaultMMLimit is an unspecified modality's limit
 // (vllm/config/multimodal.py:497-499).
@@ -357,9 +417,12 @@ func (r *Resolved) resolveMM(a *model.Arch) error {
 		// dist_utils.divide asserts; vllm #24004, #49368).
 		return settingErr("tensor-parallel-size", tp, "vLLM asserts it: it does not divide the %d attention heads of %s's vision tower (glm4_1v.py:284-296; vllm #24004)", a.Vision.Heads, configArch(a))
 	}
-	if tp := r.TensorParallelSize; a.Vision.Kind == "phi4mm" && m.EncoderTPMode != "data" && tp > 1 && a.Vision.Heads%tp != 0 {
+	if tp := r.TensorParallelSize; a.Vision.Kind == "phi4mm" && tp > 1 && a.Vision.Heads%tp != 0 {
 		// Phi-4-multimodal's SigLIP tower divides its 16 heads among the
-		// ranks (idefics2_vision_model.py:146-148 asserts it).
+		// ranks (idefics2_vision_model.py:146-148 asserts it). Data mode
+		// does not spare it: Phi4MMForCausalLM does not support it, and
+		// vLLM falls back to weights before the tower is built
+		// (encoderDPTowers).
 		return settingErr("tensor-parallel-size", tp, "vLLM asserts it: it does not divide the %d attention heads of %s's SigLIP tower (idefics2_vision_model.py:146-148)", a.Vision.Heads, configArch(a))
 	}
 	if p.Era != V1 || p.Release.Less(mmSince) {
@@ -373,9 +436,17 @@ func (r *Resolved) resolveMM(a *model.Arch) error {
 	switch m.EncoderTPMode {
 	case "", "weights":
 	case "data":
-		if r.TensorParallelSize > 1 {
-			// The tower's weights whole on every rank (multimodal.py:179-191).
-			return settingErr("mm-encoder-tp-mode", "", "data: %s: not modelled for %s at --tensor-parallel-size %d (the vision tower's weights whole on every rank instead of sharded; at TP 1 it changes nothing); membudget refuses it rather than size a serve vLLM would contradict", whatEncoder, p.Describes, r.TensorParallelSize)
+		rule, ok := encoderDPTowers[a.Vision.Kind]
+		switch {
+		case !ok:
+			// vLLM falls back to weights (encoderTPLine says so).
+		case !rule.modelled && r.TensorParallelSize > 1:
+			return settingErr("mm-encoder-tp-mode", "", "data: %s: not modelled for the %s tower at --tensor-parallel-size %d (vLLM supports it there, %s: the tower whole on every rank, each rank encoding its share of the items); membudget sizes it for the Qwen2-VL, Qwen2.5-VL, Qwen3-VL, Qwen3.5 and GLM-4.xV towers, and refuses it here rather than size a serve vLLM would contradict",
+				whatEncoder, a.Vision.Kind, r.TensorParallelSize, rule.class)
+		case rule.modelled:
+			for i := range r.Stages {
+				r.Stages[i].TowerWhole = true
+			}
 		}
 	default:
 		return settingErr("mm-encoder-tp-mode", m.EncoderTPMode, "vLLM takes weights or data (vllm/config/multimodal.py MMEncoderTPMode)")
@@ -511,7 +582,19 @@ func (r *Resolved) sizeEncoderCache(a *model.Arch, items []mmItem, limit func(st
 	// Qwen3-VL's tower returns each token's deepstack features beside it,
 	// and the cache keeps them (qwen3_vl.py:863-881, 1819-1820).
 	width := budget.SatMul(cmp.Or(a.Vision.OutHidden, a.Hidden), 1+a.Vision.Deepstack)
-	e.CacheBytes = budget.SatMul(budget.SatMul(e.Items, t), budget.SatMul(width, r.DtypeBytes))
+	held := e.Items
+	if encoderDataParallel(a, r.MM) {
+		// Data mode: the outputs the cache keeps are views of the
+		// all-gather's buffer, every rank's share padded to rank 0's
+		// ceil(K / TP) items (run_dp_sharded_mrope_vision_model,
+		// vision.py:397-584: max_len_per_rank rows a rank).
+		tp := max(r.TensorParallelSize, 1)
+		held = budget.SatMul(budget.CeilDiv(e.Items, tp), tp)
+	}
+	if held > e.Items {
+		e.HeldItems = held
+	}
+	e.CacheBytes = budget.SatMul(budget.SatMul(held, t), budget.SatMul(width, r.DtypeBytes))
 }
 
 // firstMMFlag is the first multimodal flag m sets, for a refusal.
@@ -548,7 +631,7 @@ var mmFlags = []string{"limit-mm-per-prompt", "skip-mm-profiling", "mm-encoder-t
 func registerMM(fs *flag.FlagSet, m *MM) {
 	fs.Var(&jsonFlag{&m.LimitPerPrompt, "limit-mm-per-prompt"}, "limit-mm-per-prompt", `vLLM's --limit-mm-per-prompt, JSON: items a prompt takes by modality ({"image": 0, "video": 0}: text only; default 999 each)`)
 	fs.BoolVar(&m.SkipProfiling, "skip-mm-profiling", false, "vLLM's --skip-mm-profiling: the profile run without the encoder pass and its cache")
-	fs.StringVar(&m.EncoderTPMode, "mm-encoder-tp-mode", "", "vLLM's --mm-encoder-tp-mode: weights (default) or data (sized at TP 1 only)")
+	fs.StringVar(&m.EncoderTPMode, "mm-encoder-tp-mode", "", "vLLM's --mm-encoder-tp-mode: weights (default) or data: the vision tower whole on every GPU, each encoding its share of the items (sized for the Qwen-VL and GLM-4.xV towers; others fall back to weights as vLLM does, or are refused above TP 1)")
 	fs.Var(&mmCacheFlag{m}, "mm-processor-cache-gb", "vLLM's --mm-processor-cache-gb: the processor cache in host memory, GiB (default 4; counted on unified devices)")
 	fs.Var(&jsonFlag{&m.ProcessorKwargs, "mm-processor-kwargs"}, "mm-processor-kwargs", `vLLM's --mm-processor-kwargs, JSON: the Qwen towers' max_pixels and min_pixels (over the checkpoint's preprocessor_config.json), GLM-4.xV's max_pixels and Phi-4-multimodal's dynamic_hd size the largest item; other keys are refused`)
 }
@@ -656,6 +739,14 @@ type mmJSON struct {
 	// LanguageModelOnly is --language-model-only: no tower built, no
 	// encoder profile.
 	LanguageModelOnly bool `json:"language_model_only,omitempty"`
+	// EncoderTPMode is the --mm-encoder-tp-mode vLLM runs the tower in,
+	// weights or data (data given to a model that does not support it
+	// falls back to weights); TowerReplicated says the tower's weights
+	// are whole on every GPU of a TP above 1 (data mode), and
+	// PassItems is the dummy items a GPU encodes.
+	EncoderTPMode   string `json:"mm_encoder_tp_mode"`
+	TowerReplicated bool   `json:"tower_replicated"`
+	PassItems       uint64 `json:"encoder_pass_items,omitempty"`
 }
 
 // mmJSON is the sizing's multimodal part for the report, nil for a
@@ -672,7 +763,38 @@ func (sz *Sizing) mmJSON() *mmJSON {
 		PassSized: r.EncoderPass.Sized, PassNotSized: r.EncoderPass.Why, PassPatches: r.EncoderPass.Patches, PassPeakBytes: r.EncoderPass.PeakBytes}
 	j.PassBytes, _ = sz.encoderPassBytes(0)
 	j.LanguageModelOnly = r.MM.LanguageModelOnly
+	j.EncoderTPMode = "weights"
+	if encoderDataParallel(sz.Model.Arch, r.MM) {
+		j.EncoderTPMode = "data"
+		j.TowerReplicated = r.TensorParallelSize > 1
+	}
+	j.PassItems = r.EncoderPass.Items
 	return j
+}
+
+// encoderTPLine is the report's line on --mm-encoder-tp-mode data, ""
+// without it: the tower whole on every GPU and what that adds, or vLLM's
+// fallback to weights.
+func (sz *Sizing) encoderTPLine() string {
+	a, r := sz.Model.Arch, sz.Serve
+	if r.MM.EncoderTPMode != "data" || a == nil || a.Vision == nil {
+		return ""
+	}
+	rule, ok := encoderDPTowers[a.Vision.Kind]
+	switch {
+	case !ok:
+		return fmt.Sprintf("vision tower: --mm-encoder-tp-mode data: %s does not support it, and vLLM falls back to weights with a warning (\"This model does not support `--mm-encoder-tp-mode data`\", vllm/config/model.py:766-774): sized as weights mode", configArch(a))
+	case !rule.modelled:
+		return "vision tower: --mm-encoder-tp-mode data at TP 1: the tower's weights as in weights mode"
+	case r.TensorParallelSize <= 1:
+		return "vision tower: --mm-encoder-tp-mode data at TP 1: the tower's weights as in weights mode; its items still go through the data-parallel path (" + rule.class + ")"
+	}
+	st := stageOf(r, 0)
+	whole := budget.ItemBytes(model.RankWeights(a, st))
+	st.TowerWhole = false
+	more := budget.SatSub(whole, budget.ItemBytes(model.RankWeights(a, st)))
+	return fmt.Sprintf("vision tower: --mm-encoder-tp-mode data: its weights whole on every GPU of the first stage, replicated rather than divided among the %d TP ranks (%s, disable_tp): %s more a GPU than weights mode; each GPU encodes its share of the profile's items",
+		r.TensorParallelSize, rule.class, engine.GiB(more))
 }
 
 // splitEncoderCache names the encoder cache in a footprint's lines: the
@@ -698,14 +820,21 @@ func (sz *Sizing) mmSettings() []string {
 	if l := r.towersLine(sz.Model.Arch); l != "" {
 		out = append(out, l)
 	}
+	if l := sz.encoderTPLine(); l != "" {
+		out = append(out, l)
+	}
 	switch {
 	case e.Sized:
 		where := "the first stage's GPUs"
 		if e.EveryStage {
 			where = "every GPU"
 		}
-		out = append(out, fmt.Sprintf("encoder cache: a budget of %d tokens, profiled with %d %s items of %d tokens (max_tokens_per_mm_item), whose outputs the profile keeps: %s on %s",
-			e.Budget, e.Items, e.Modality, e.TokensPerItem, engine.GiB(e.CacheBytes), where))
+		held := ""
+		if e.HeldItems > e.Items {
+			held = fmt.Sprintf(" (the all-gather's rows of %d items under --mm-encoder-tp-mode data, which the outputs are views of)", e.HeldItems)
+		}
+		out = append(out, fmt.Sprintf("encoder cache: a budget of %d tokens, profiled with %d %s items of %d tokens (max_tokens_per_mm_item), whose outputs the profile keeps: %s on %s%s",
+			e.Budget, e.Items, e.Modality, e.TokensPerItem, engine.GiB(e.CacheBytes), where, held))
 		if e.Basis != "" {
 			out = append(out, "encoder cache: "+e.Basis)
 		}
