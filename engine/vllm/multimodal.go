@@ -766,7 +766,7 @@ func (sz *Sizing) mmJSON() *mmJSON {
 	j.EncoderTPMode = "weights"
 	if encoderDataParallel(sz.Model.Arch, r.MM) {
 		j.EncoderTPMode = "data"
-		j.TowerReplicated = r.TensorParallelSize > 1
+		j.TowerReplicated = r.towerReplicated()
 	}
 	j.PassItems = r.EncoderPass.Items
 	return j
@@ -788,6 +788,8 @@ func (sz *Sizing) encoderTPLine() string {
 		return "vision tower: --mm-encoder-tp-mode data at TP 1: the tower's weights as in weights mode"
 	case r.TensorParallelSize <= 1:
 		return "vision tower: --mm-encoder-tp-mode data at TP 1: the tower's weights as in weights mode; its items still go through the data-parallel path (" + rule.class + ")"
+	case !r.towerReplicated():
+		return "" // the tower is not built: towersLine says so
 	}
 	st := stageOf(r, 0)
 	whole := budget.ItemBytes(model.RankWeights(a, st))
@@ -795,6 +797,12 @@ func (sz *Sizing) encoderTPLine() string {
 	more := budget.SatSub(whole, budget.ItemBytes(model.RankWeights(a, st)))
 	return fmt.Sprintf("vision tower: --mm-encoder-tp-mode data: its weights whole on every GPU of the first stage, replicated rather than divided among the %d TP ranks (%s, disable_tp): %s more a GPU than weights mode; each GPU encodes its share of the profile's items",
 		r.TensorParallelSize, rule.class, engine.GiB(more))
+}
+
+// towerReplicated says the serve's first stage holds its vision tower
+// whole on each of its TP ranks: data mode above TP 1, the tower built.
+func (r *Resolved) towerReplicated() bool {
+	return r.TensorParallelSize > 1 && len(r.Stages) > 0 && r.Stages[0].TowerWhole && r.Stages[0].TowersOff&model.ImageInput == 0
 }
 
 // splitEncoderCache names the encoder cache in a footprint's lines: the
