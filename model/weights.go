@@ -89,7 +89,9 @@ type Sharding struct {
 	// included: vLLM's --mm-encoder-tp-mode data, whose towers build them
 	// replicated (disable_tp, qwen2_5_vl.py:319-387 and 580-604 at
 	// d18bb7b) and encode a share of the items on each rank instead.
-	// The engine sets it for the towers that support it.
+	// The engine sets it for the towers that support it; a family whose
+	// tower keeps a layer divided in data mode says so (Llama 4's
+	// projector).
 	TowerWhole bool
 }
 

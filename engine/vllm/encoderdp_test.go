@@ -16,7 +16,14 @@ import (
 // tower whole on every GPU of the first stage. The figures are
 // model.TestTowerWholeByHand's, counted there by hand: Qwen2.5-VL-7B at
 // TP2 holds 337,438,080 tower parameters more a rank, 674,876,160 B in
-// bf16; GLM-4.5V at TP4 623,050,752 more, 1,246,101,504 B. Gemma 3, whose
+// bf16; GLM-4.5V at TP4 623,050,752 more, 1,246,101,504 B; Llama-4-Scout
+// at TP2 424,927,104 more, 849,854,208 B, its projector still divided.
+// InternVL3-1B at TP2, by hand (InternViT-300M: width 1024, MLP 4096, 24
+// layers, qkv biased; mlp1 replicated either way): a layer's qkv gets
+// 1536 rows of 1024 and their bias back, 1,574,400, proj 1024 x 512 =
+// 524,288, fc1 2048 rows and their bias, 2,099,200, fc2 1024 x 2048 =
+// 2,097,152: 6,295,040, x 24 = 151,080,960 parameters, 302,161,920 B.
+// Gemma 3, whose
 // class does not support data mode, falls back to weights as vLLM does:
 // nothing moves. A second stage holds no tower: nothing moves there
 // either.
@@ -29,6 +36,8 @@ func TestEncoderDataModeWeights(t *testing.T) {
 	}{
 		{"Qwen__Qwen2.5-VL-7B-Instruct", Serve{TensorParallelSize: 2}, 674_876_160},
 		{"zai-org__GLM-4.5V", Serve{TensorParallelSize: 4}, 1_246_101_504},
+		{"meta-llama__Llama-4-Scout-17B-16E-Instruct", Serve{TensorParallelSize: 2}, 849_854_208},
+		{"OpenGVLab__InternVL3-1B-Pretrained", Serve{TensorParallelSize: 2, TrustRemoteCode: true}, 302_161_920},
 		{"google__gemma-3-27b-it", Serve{TensorParallelSize: 2}, 0},
 		{"Qwen__Qwen2.5-VL-7B-Instruct", Serve{TensorParallelSize: 1}, 0},
 		// No tower built (every modality at 0): nothing to replicate.
@@ -175,32 +184,12 @@ func TestEncoderDataModePass(t *testing.T) {
 // GLM-4.5V's 12 at TP8 is sized, where weights mode is refused.
 // Phi-4-multimodal does not support data mode: vLLM falls back to
 // weights before the tower is built, and its SigLIP tower's assert on 16
-// heads at TP3 still fires. InternVL's, Llama 4's and Kimi-K2.5's towers
-// support it, and their data mode is refused by name above TP 1.
+// heads at TP3 still fires.
 func TestEncoderDataModeRules(t *testing.T) {
 	t.Parallel()
 	data := MM{EncoderTPMode: "data"}
 	if _, err := sizeShippedAt(t, "zai-org__GLM-4.5V", "h100-sxm-80g", "main", Serve{TensorParallelSize: 8, MM: data}); err != nil {
 		t.Errorf("GLM-4.5V TP8 data mode: %v", err)
-	}
-	refused := []struct {
-		name, model string
-		s           Serve
-		flag, says  string
-	}{
-		{"InternVL3 at TP2", "OpenGVLab__InternVL3-1B-Pretrained", Serve{TensorParallelSize: 2, MM: data, TrustRemoteCode: true}, "mm-encoder-tp-mode", "not modelled for the intern_vit tower at --tensor-parallel-size 2"},
-		{"Llama 4 Scout at TP2", "meta-llama__Llama-4-Scout-17B-16E-Instruct", Serve{TensorParallelSize: 2, MM: data}, "mm-encoder-tp-mode", "not modelled for the llama4 tower at --tensor-parallel-size 2"},
-	}
-	for _, c := range refused {
-		_, err := sizeShippedAt(t, c.model, "h100-sxm-80g", "main", c.s)
-		var se *engine.SettingError
-		if !errors.As(err, &se) || se.Flag != c.flag || !strings.Contains(se.Reason, c.says) {
-			t.Errorf("%s: %v; want a refusal of --%s saying %q", c.name, err, c.flag, c.says)
-		}
-	}
-	// At TP 1 they are served: there is nothing to replicate.
-	if _, err := sizeShippedAt(t, "OpenGVLab__InternVL3-1B-Pretrained", "h100-sxm-80g", "main", Serve{MM: data, TrustRemoteCode: true}); err != nil {
-		t.Errorf("InternVL3 TP1 data mode: %v", err)
 	}
 	// Phi-4-multimodal at TP3 (TestPhi4MMTowerHeads' config, whose text
 	// model divides by 3): refused by its tower's heads in data mode too.

@@ -259,7 +259,7 @@ func sizeEncoderPass(a *model.Arch, r *Resolved, e EncoderProfile) EncoderPass {
 		return EncoderPass{Why: fmt.Sprintf("the %s tower's config gives no width or patch size", v.Kind)}
 	}
 	ranks := max(r.TensorParallelSize, 1)
-	tp, dp := ranks, encoderDataParallel(a, r.MM)
+	tp, dp := ranks, encoderGathered(a, r.MM)
 	d := r.DtypeBytes
 	perItem := rule.patchesPerItem(v, e.TokensPerItem)
 	p := EncoderPass{Sized: true}
@@ -380,7 +380,7 @@ func (sz *Sizing) encoderPassLine() string {
 	if !p.Sized {
 		return "encoder pass: the profile run's pass of the dummy items through the vision tower is not charged (" + cmp.Or(p.Why, "not sized") + "): vLLM's KV cache comes out smaller by its activations, several GiB for a large item"
 	}
-	if encoderDataParallel(sz.Model.Arch, sz.Serve.MM) {
+	if encoderGathered(sz.Model.Arch, sz.Serve.MM) {
 		return fmt.Sprintf("encoder pass: --mm-encoder-tp-mode data: each GPU encodes its share of the %d dummy items, at most %d, %d patches through the whole vision tower, and holds %s at its peak (pixels %s with its share's copy, the widest block %s, the all-gather of the outputs %s); the profile's torch peak is the larger of it and the decoder's run with the encoder cache",
 			sz.Serve.Encoder.Items, p.Items, p.Patches, engine.GiB(p.PeakBytes), engine.GiB(p.PixelBytes), engine.GiB(p.BlockBytes), engine.GiB(p.GatherBytes))
 	}

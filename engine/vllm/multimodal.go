@@ -116,11 +116,13 @@ var mmV2Since = v0_28_0
 type encoderDPRule struct {
 	// class is the model class that sets supports_encoder_tp_data, where.
 	class string
-	// modelled says membudget sizes the data mode at TP above 1: the
-	// tower's layers whole on every rank (model.Sharding.TowerWhole), and
-	// each rank encoding its share of the profile's items through
-	// run_dp_sharded_mrope_vision_model (sizeEncoderPass).
-	modelled bool
+	// gathered says the tower's outputs are the items' embeddings as
+	// run_dp_sharded_mrope_vision_model all-gathers them (vision.py:
+	// 397-584), which the encoder cache keeps views of (sizeEncoderCache)
+	// and the encoder pass holds (sizeEncoderPass); else a projector runs
+	// after the gather and the cache holds its outputs, as in weights
+	// mode.
+	gathered bool
 }
 
 // encoderDPTowers are the tower kinds whose model classes support
@@ -132,40 +134,56 @@ type encoderDPRule struct {
 // model.py:766-774), as it has since the flag became per model (PR #23733,
 // 2025-08-27, before 0.14.0, the first release membudget sizes the flags
 // for): Gemma 3, Gemma 3n, Gemma 4, Idefics3, the LLaVA family, Mistral 3,
-// PaliGemma and Phi-4-multimodal among those membudget sizes. The
-// modelled towers build every linear layer with disable_tp in data mode
-// (qwen2_vl.py:253-314 and 486-508; qwen2_5_vl.py:319-387 and 580-604;
-// qwen3_vl.py:410-427 and 513-538, the deepstack mergers included;
-// glm4_1v.py:226-317 and 474-500) and encode through
+// PaliGemma and Phi-4-multimodal among those membudget sizes. These
+// towers build every linear layer with disable_tp in data mode, whole on
+// every rank (model.Sharding.TowerWhole): qwen2_vl.py:253-314 and
+// 486-508; qwen2_5_vl.py:319-387 and 580-604; qwen3_vl.py:410-427 and
+// 513-538, the deepstack mergers included; glm4_1v.py:226-317 and
+// 474-500; intern_vit.py:169-276 (InternVL's mlp1 is replicated either
+// way, internvl.py:643-653); mllama4.py:135-150, 248-300 and 443-451, but
+// not the projector's linear_1 (:172-179), which stays divided; and
+// kimi_k25_vit.py:334-442 (its projector replicated either way,
+// kimi_k25.py:887-945). The Qwen and GLM towers encode through
 // run_dp_sharded_mrope_vision_model (qwen2_vl.py:1374-1400,
-// qwen2_5_vl.py:1445-1506, qwen3_vl.py:2248-2274, glm4_1v.py:1891-1915).
+// qwen2_5_vl.py:1445-1506, qwen3_vl.py:2248-2274, glm4_1v.py:1891-1915);
+// InternViT's encoder and Llama 4's tower through run_dp_sharded_vision_model
+// (intern_vit.py:440-441, mllama4.py:829-836) and Kimi-K2.5's through the
+// mrope one (kimi_k25_vit.py:865-872), each with a projector after the
+// gather; their encoder passes are not sized in either mode.
 // Each had it from before 0.14.0 (Qwen2.5-VL: PR #23733; Qwen2-VL: #25445;
 // Qwen3-VL: #24955; GLM-4.5V: #23168; InternVL: #23909) or from its
 // model's first release (Kimi-K2.5: #33131).
 var encoderDPTowers = map[string]encoderDPRule{
-	"qwen2_vl":   {class: "Qwen2VLForConditionalGeneration, qwen2_vl.py:1195", modelled: true},
-	"qwen2_5_vl": {class: "Qwen2_5_VLForConditionalGeneration, qwen2_5_vl.py:1257", modelled: true},
+	"qwen2_vl":   {class: "Qwen2VLForConditionalGeneration, qwen2_vl.py:1195", gathered: true},
+	"qwen2_5_vl": {class: "Qwen2_5_VLForConditionalGeneration, qwen2_5_vl.py:1257", gathered: true},
 	// Qwen3-VL-MoE (qwen3_vl_moe.py:223) and Qwen3.5 (qwen3_5.py:460, 681)
 	// inherit it.
-	"qwen3_vl": {class: "Qwen3VLForConditionalGeneration, qwen3_vl.py:1757", modelled: true},
+	"qwen3_vl": {class: "Qwen3VLForConditionalGeneration, qwen3_vl.py:1757", gathered: true},
 	// GLM-4.5V's Glm4vMoeForConditionalGeneration inherits it (:2375).
-	"glm4v": {class: "Glm4vForConditionalGeneration, glm4_1v.py:1780", modelled: true},
-	// Their towers' data modes differ (InternViT's dummy heads, Llama 4's
-	// projector, MoonViT's own gather) and are not modelled.
+	"glm4v":      {class: "Glm4vForConditionalGeneration, glm4_1v.py:1780", gathered: true},
 	"intern_vit": {class: "InternVLChatModel, internvl.py:555"},
 	"llama4":     {class: "Llama4ForConditionalGeneration, mllama4.py:744"},
-	"moonvit":    {class: "KimiK25ForConditionalGeneration, kimi_k25.py:315"},
+	// MoonViT also falls back to data mode by itself where its heads do not
+	// divide the ranks (vision.py:144-161, PR #49046).
+	"moonvit": {class: "KimiK25ForConditionalGeneration, kimi_k25.py:315"},
 }
 
 // encoderDataParallel says vLLM runs a's tower in data mode for the
-// serve's m and membudget sizes it so: --mm-encoder-tp-mode data on a
-// modelled tower (at TP 1 too: the model still encodes through the
-// data-parallel path, its weights as in weights mode).
+// serve's m: --mm-encoder-tp-mode data on a tower that supports it (at
+// TP 1 too: the model still encodes through the data-parallel path, its
+// weights as in weights mode).
 func encoderDataParallel(a *model.Arch, m MM) bool {
 	if a == nil || a.Vision == nil || m.EncoderTPMode != "data" {
 		return false
 	}
-	return encoderDPTowers[a.Vision.Kind].modelled
+	_, ok := encoderDPTowers[a.Vision.Kind]
+	return ok
+}
+
+// encoderGathered says the serve's encoder outputs are data mode's
+// all-gathered embeddings (encoderDPRule.gathered).
+func encoderGathered(a *model.Arch, m MM) bool {
+	return encoderDataParallel(a, m) && encoderDPTowers[a.Vision.Kind].gathered
 }
 
 // defaultMMLimit is an unspecified modality's limit
@@ -436,14 +454,9 @@ func (r *Resolved) resolveMM(a *model.Arch) error {
 	switch m.EncoderTPMode {
 	case "", "weights":
 	case "data":
-		rule, ok := encoderDPTowers[a.Vision.Kind]
-		switch {
-		case !ok:
-			// vLLM falls back to weights (encoderTPLine says so).
-		case !rule.modelled && r.TensorParallelSize > 1:
-			return settingErr("mm-encoder-tp-mode", "", "data: %s: not modelled for the %s tower at --tensor-parallel-size %d (vLLM supports it there, %s: the tower whole on every rank, each rank encoding its share of the items); membudget sizes it for the Qwen2-VL, Qwen2.5-VL, Qwen3-VL, Qwen3.5 and GLM-4.xV towers, and refuses it here rather than size a serve vLLM would contradict",
-				whatEncoder, a.Vision.Kind, r.TensorParallelSize, rule.class)
-		case rule.modelled:
+		// A model that does not support it falls back to weights
+		// (encoderTPLine says so).
+		if encoderDataParallel(a, m) {
 			for i := range r.Stages {
 				r.Stages[i].TowerWhole = true
 			}
@@ -583,7 +596,7 @@ func (r *Resolved) sizeEncoderCache(a *model.Arch, items []mmItem, limit func(st
 	// and the cache keeps them (qwen3_vl.py:863-881, 1819-1820).
 	width := budget.SatMul(cmp.Or(a.Vision.OutHidden, a.Hidden), 1+a.Vision.Deepstack)
 	held := e.Items
-	if encoderDataParallel(a, r.MM) {
+	if encoderGathered(a, r.MM) {
 		// Data mode: the outputs the cache keeps are views of the
 		// all-gather's buffer, every rank's share padded to rank 0's
 		// ceil(K / TP) items (run_dp_sharded_mrope_vision_model,
@@ -631,7 +644,7 @@ var mmFlags = []string{"limit-mm-per-prompt", "skip-mm-profiling", "mm-encoder-t
 func registerMM(fs *flag.FlagSet, m *MM) {
 	fs.Var(&jsonFlag{&m.LimitPerPrompt, "limit-mm-per-prompt"}, "limit-mm-per-prompt", `vLLM's --limit-mm-per-prompt, JSON: items a prompt takes by modality ({"image": 0, "video": 0}: text only; default 999 each)`)
 	fs.BoolVar(&m.SkipProfiling, "skip-mm-profiling", false, "vLLM's --skip-mm-profiling: the profile run without the encoder pass and its cache")
-	fs.StringVar(&m.EncoderTPMode, "mm-encoder-tp-mode", "", "vLLM's --mm-encoder-tp-mode: weights (default) or data: the vision tower whole on every GPU, each encoding its share of the items (sized for the Qwen-VL and GLM-4.xV towers; others fall back to weights as vLLM does, or are refused above TP 1)")
+	fs.StringVar(&m.EncoderTPMode, "mm-encoder-tp-mode", "", "vLLM's --mm-encoder-tp-mode: weights (default) or data: the vision tower whole on every GPU, each encoding its share of the items (a model that does not support it falls back to weights, as vLLM does)")
 	fs.Var(&mmCacheFlag{m}, "mm-processor-cache-gb", "vLLM's --mm-processor-cache-gb: the processor cache in host memory, GiB (default 4; counted on unified devices)")
 	fs.Var(&jsonFlag{&m.ProcessorKwargs, "mm-processor-kwargs"}, "mm-processor-kwargs", `vLLM's --mm-processor-kwargs, JSON: the Qwen towers' max_pixels and min_pixels (over the checkpoint's preprocessor_config.json), GLM-4.xV's max_pixels and Phi-4-multimodal's dynamic_hd size the largest item; other keys are refused`)
 }
@@ -784,8 +797,6 @@ func (sz *Sizing) encoderTPLine() string {
 	switch {
 	case !ok:
 		return fmt.Sprintf("vision tower: --mm-encoder-tp-mode data: %s does not support it, and vLLM falls back to weights with a warning (\"This model does not support `--mm-encoder-tp-mode data`\", vllm/config/model.py:766-774): sized as weights mode", configArch(a))
-	case !rule.modelled:
-		return "vision tower: --mm-encoder-tp-mode data at TP 1: the tower's weights as in weights mode"
 	case r.TensorParallelSize <= 1:
 		return "vision tower: --mm-encoder-tp-mode data at TP 1: the tower's weights as in weights mode; its items still go through the data-parallel path (" + rule.class + ")"
 	case !r.towerReplicated():
@@ -795,8 +806,12 @@ func (sz *Sizing) encoderTPLine() string {
 	whole := budget.ItemBytes(model.RankWeights(a, st))
 	st.TowerWhole = false
 	more := budget.SatSub(whole, budget.ItemBytes(model.RankWeights(a, st)))
-	return fmt.Sprintf("vision tower: --mm-encoder-tp-mode data: its weights whole on every GPU of the first stage, replicated rather than divided among the %d TP ranks (%s, disable_tp): %s more a GPU than weights mode; each GPU encodes its share of the profile's items",
-		r.TensorParallelSize, rule.class, engine.GiB(more))
+	what := "its weights"
+	if a.Vision.Kind == "llama4" {
+		what = "its weights, the projector's linear_1 apart (mllama4.py:172-179),"
+	}
+	return fmt.Sprintf("vision tower: --mm-encoder-tp-mode data: %s whole on every GPU of the first stage, replicated rather than divided among the %d TP ranks (%s, disable_tp): %s more a GPU than weights mode; each GPU encodes its share of the profile's items",
+		what, r.TensorParallelSize, rule.class, engine.GiB(more))
 }
 
 // towerReplicated says the serve's first stage holds its vision tower
