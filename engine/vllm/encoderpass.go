@@ -41,11 +41,12 @@ type EncoderPass struct {
 	Why   string
 	// Items is, under --mm-encoder-tp-mode data, the dummy items the GPU
 	// encodes, its share ceil(Items / TP) (0 otherwise: all the
-	// profile's). Patches is the patches it encodes (Items x the patches an item); PixelBytes
-	// the pixels vLLM holds through the pass; BlockBytes the widest
-	// block's live activations; PeakBytes their sum with the rotary
-	// tables, the pass's torch peak beyond the weights, or in data mode
-	// the pixels and GatherBytes where those are the larger.
+	// profile's). Patches is the patches it encodes (its items x the
+	// patches an item); PixelBytes the pixels vLLM holds through the
+	// pass; BlockBytes the widest block's live activations; PeakBytes
+	// their sum with the rotary tables, the pass's torch peak beyond the
+	// weights, or in data mode the pixels and GatherBytes where those are
+	// the larger.
 	Items, Patches, PixelBytes, BlockBytes, PeakBytes uint64
 	// GatherBytes is, in data mode, what the data-parallel path holds
 	// beside the pixels once the tower has run: the rank's outputs (and

@@ -75,10 +75,11 @@ type EncoderProfile struct {
 	Modality                     string
 	TokensPerItem, Budget, Items uint64
 	// CacheBytes is the cached outputs on a GPU: Items x TokensPerItem x
-	// the projector's width x the dtype, or HeldItems' where it is set:
-	// under --mm-encoder-tp-mode data, Items rounded up to a multiple of
-	// the TP size when that is more (sizeEncoderCache); EveryStage says every pipeline
-	// stage holds them (V1's profile_run runs the encoder on every rank,
+	// the projector's width x the dtype, HeldItems' in place of Items
+	// where it is set (under --mm-encoder-tp-mode data, the all-gather's
+	// Items rounded up to a multiple of the TP size, when that is more:
+	// sizeEncoderCache); EveryStage says every pipeline stage holds them
+	// (V1's profile_run runs the encoder on every rank,
 	// gpu_model_runner.py:6542-6545; the V2 runner on the first alone,
 	// gpu/model_runner.py:783), else the first stage alone.
 	CacheBytes uint64
@@ -432,7 +433,8 @@ func (r *Resolved) resolveMM(a *model.Arch) error {
 	if tp := r.TensorParallelSize; a.Vision.Kind == "glm4v" && m.EncoderTPMode != "data" && tp > 1 && a.Vision.Heads%tp != 0 {
 		// GLM-4.1V's and GLM-4.5V's tower divides its heads among the
 		// ranks with no fallback at d18bb7b (glm4_1v.py:284-296,
-		// dist_utils.divide asserts; vllm #24004, #49368).
+		// dist_utils.divide asserts; vllm #24004, #49368). In data mode
+		// the tower is built at TP 1 widths (:284-289): nothing to divide.
 		return settingErr("tensor-parallel-size", tp, "vLLM asserts it: it does not divide the %d attention heads of %s's vision tower (glm4_1v.py:284-296; vllm #24004)", a.Vision.Heads, configArch(a))
 	}
 	if tp := r.TensorParallelSize; a.Vision.Kind == "phi4mm" && tp > 1 && a.Vision.Heads%tp != 0 {
