@@ -1,6 +1,7 @@
 package vllm
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"strings"
@@ -230,5 +231,50 @@ func TestEncoderDataModeFallback(t *testing.T) {
 	}
 	if l := b.encoderTPLine(); !strings.Contains(l, "Gemma3ForConditionalGeneration does not support it, and vLLM falls back to weights") {
 		t.Errorf("Gemma 3 TP2 data mode's line: %q", l)
+	}
+}
+
+// TestQwenTowerDivides: in weights mode vLLM divides a Qwen-VL tower's
+// heads and MLP among the TP ranks and asserts they divide
+// (dist_utils.divide; MergedColumnParallelLinear, linear.py:683).
+// Qwen2.5-VL-7B's tower (16 heads, a 3420-wide MLP) under a 16-head text
+// model with 2 KV heads and an 11008-wide MLP (Qwen2.5-VL-3B's shape) at
+// TP 8: the text model divides, the tower's MLP does not (3420 / 8 =
+// 427.5): refused, naming --tensor-parallel-size and the width. Data mode
+// builds the tower whole: served. At TP 4 (3420 / 4 = 855) weights mode
+// is served. With images and video at 0 the tower is not built (from
+// 0.15.0): nothing to divide.
+func TestQwenTowerDivides(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile("../../corpus/models/Qwen__Qwen2.5-VL-7B-Instruct.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc["hidden_size"], doc["num_attention_heads"], doc["num_key_value_heads"], doc["intermediate_size"], doc["num_hidden_layers"] = 2048, 16, 2, 11008, 36
+	data, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := model.ParseConfig("qwen25vl3b.json", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Resolve(Serve{TensorParallelSize: 8}, a, bigClass, current)
+	var se *engine.SettingError
+	if !errors.As(err, &se) || se.Flag != "tensor-parallel-size" || !strings.Contains(se.Reason, "does not divide the 3420-wide MLP") {
+		t.Errorf("TP 8, weights mode: %v; want a refusal of --tensor-parallel-size naming the tower's 3420-wide MLP", err)
+	}
+	for _, s := range []Serve{
+		{TensorParallelSize: 8, MM: MM{EncoderTPMode: "data"}},
+		{TensorParallelSize: 4},
+		{TensorParallelSize: 8, MM: MM{LimitPerPrompt: `{"image": 0, "video": 0}`}},
+	} {
+		if _, err := Resolve(s, a, bigClass, current); err != nil {
+			t.Errorf("TP %d %+v: %v", s.TensorParallelSize, s.MM, err)
+		}
 	}
 }

@@ -450,6 +450,10 @@ func (r *Resolved) resolveMM(a *model.Arch) error {
 			return settingErr(firstMMFlag(m), "", "%s: not modelled for %s (membudget sizes the encoder cache from vLLM %s, whose cache counts an item's embeddings, PR #30475); membudget refuses it rather than size a serve vLLM would contradict",
 				whatMm, p.Describes, mmSince)
 		}
+		// No multimodal flag given: every tower is built.
+		if err := r.qwenTowerDivides(a, 0); err != nil {
+			return err
+		}
 		r.Encoder = EncoderProfile{Runs: true, Why: fmt.Sprintf("not modelled for %s (from vLLM %s)", p.Describes, mmSince)}
 		return nil
 	}
@@ -491,6 +495,9 @@ func (r *Resolved) resolveMM(a *model.Arch) error {
 	}
 	for i := range r.Stages {
 		r.Stages[i].TowersOff = off
+	}
+	if err := r.qwenTowerDivides(a, off); err != nil {
+		return err
 	}
 	kind := a.Vision.Kind
 	tower, known := mmTowers[kind]
@@ -814,6 +821,29 @@ func (sz *Sizing) encoderTPLine() string {
 	}
 	return fmt.Sprintf("vision tower: --mm-encoder-tp-mode data: %s whole on every GPU of the first stage, replicated rather than divided among the %d TP ranks (%s, disable_tp): %s more a GPU than weights mode; each GPU encodes its share of the profile's items",
 		what, r.TensorParallelSize, rule.class, engine.GiB(more))
+}
+
+// qwenTowerDivides refuses a --tensor-parallel-size that does not divide
+// a built Qwen-VL tower's heads or MLP width in weights mode, as vLLM
+// asserts it: the attention divides its heads (dist_utils.divide,
+// qwen2_5_vl.py:364-369, qwen2_vl.py:288-300; Qwen3-VL's block is
+// Qwen2.5-VL's attention), the MLP's Merged/ColumnParallelLinear its
+// width (linear.py:461-466, 683). Qwen2.5-VL-3B's and -7B's 3420-wide MLP
+// does not divide by 8. Data mode builds the tower at TP 1 and divides
+// nothing.
+func (r *Resolved) qwenTowerDivides(a *model.Arch, off model.Modalities) error {
+	v, tp := a.Vision, r.TensorParallelSize
+	switch {
+	case tp <= 1 || off&model.ImageInput != 0 || encoderDataParallel(a, r.MM):
+		return nil
+	case v.Kind != "qwen2_vl" && v.Kind != "qwen2_5_vl" && v.Kind != "qwen3_vl":
+		return nil
+	case v.Heads%tp != 0:
+		return settingErr("tensor-parallel-size", tp, "vLLM asserts it: it does not divide the %d attention heads of %s's vision tower (dist_utils.divide, qwen2_5_vl.py:364-369); --mm-encoder-tp-mode data (vLLM 0.10.0 on) keeps the tower whole on every GPU instead", v.Heads, configArch(a))
+	case v.Intermediate%tp != 0:
+		return settingErr("tensor-parallel-size", tp, "vLLM asserts it: it does not divide the %d-wide MLP of %s's vision tower (linear.py:461-466, 683); --mm-encoder-tp-mode data (vLLM 0.10.0 on) keeps the tower whole on every GPU instead", v.Intermediate, configArch(a))
+	}
+	return nil
 }
 
 // towerReplicated says the serve's first stage holds its vision tower
