@@ -122,6 +122,9 @@ type multimodalJSON struct {
 	PassPatches         uint64 `json:"encoder_pass_patches,omitempty"`
 	PassPeakBytes       uint64 `json:"encoder_pass_peak_bytes"`
 	PassBytes           uint64 `json:"encoder_pass_bytes"`
+	EncoderTPMode       string `json:"mm_encoder_tp_mode"`
+	TowerReplicated     bool   `json:"tower_replicated"`
+	PassItems           uint64 `json:"encoder_pass_items,omitempty"`
 }
 
 // poolingJSON is the report's "pooling": an encoder-only pooling model's
