@@ -260,7 +260,7 @@ func TestMambaQwen35MoEH200(t *testing.T) {
 //     377,856 B). Qwen3.5-27B is multimodal (Qwen3_5ForConditionalGeneration,
 //     configs/model_config.py:1864): the 100 MiB reservation comes off the
 //     rest before the split (kv_cache_configurator.py:1785-1791), 9.41511209
-//     - 0.09765625 = 9.31745584 GiB; the share 9.31745584 x 0.9 / 1.9 x
+//   - 0.09765625 = 9.31745584 GiB; the share 9.31745584 x 0.9 / 1.9 x
 //     2^30 = 4,738,993,594.3 B, / 153,944,064 = 30.78, floor(30.78 - 1) =
 //     29 slots (v0.5.17: floor(31.106 - 1) = 30: the reservation's 0.9 /
 //     1.9 x 100 MiB, 0.32 of a slot, crosses a slot's edge). The rest loses
