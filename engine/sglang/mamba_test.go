@@ -410,7 +410,7 @@ func TestMambaRefusals(t *testing.T) {
 		// refusals: its breakable prefill graphs have no hybrid case and
 		// keep Qwen3.5 on the multimodal allowlist (server_args.py:
 		// 4666-4717, configs/model_config.py:1921-1928), PP's per-stage
-		// share is v0.5.17's (kv_cache_configurator.py:1974-1992), and a
+		// share is v0.5.17's (kv_cache_configurator.py:1974-1993), and a
 		// draft is refused whichever refusal meets it first (drafts at
 		// v0.5.18 are read elsewhere, specReleases).
 		{"Qwen3-Next at v0.5.18", "Qwen__Qwen3-Next-80B-A3B-Thinking", "a100-80g", "v0.5.18", Serve{TPSize: 4}, "disable-piecewise-cuda-graph", "breakable CUDA graphs"},
