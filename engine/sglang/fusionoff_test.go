@@ -107,7 +107,7 @@ func TestFusionOff(t *testing.T) {
 // the releases read names the lists' span, so that a release added to
 // [gdnReleases] or [fusionOffReleases] (each a run of consecutive
 // releases) cannot leave --help naming the old one: the Mamba pool's
-// flags and the two switches that set its slots, "v0.5.14 to v0.5.17";
+// flags and the two switches that set its slots, "v0.5.14 to v0.5.18";
 // the fusion switch, "v0.5.14 to v0.5.17".
 func TestReadReleasesInHelp(t *testing.T) {
 	fs := flag.NewFlagSet("sglang", flag.ContinueOnError)
@@ -132,7 +132,7 @@ func TestReadReleasesInHelp(t *testing.T) {
 			}
 		}
 	}
-	if span(gdnReleases) != "v0.5.14 to v0.5.17" || span(fusionOffReleases) != "v0.5.14 to v0.5.17" {
-		t.Errorf("the spans: %q, %q; want v0.5.14 to v0.5.17 for both", span(gdnReleases), span(fusionOffReleases))
+	if span(gdnReleases) != "v0.5.14 to v0.5.18" || span(fusionOffReleases) != "v0.5.14 to v0.5.17" {
+		t.Errorf("the spans: %q, %q; want v0.5.14 to v0.5.18, v0.5.14 to v0.5.17", span(gdnReleases), span(fusionOffReleases))
 	}
 }

@@ -76,7 +76,7 @@ type Serve struct {
 	// MambaRadixCacheStrategy are --mamba-full-memory-ratio (0: 0.9),
 	// --max-mamba-cache-size (0: from the ratio), --mamba-ssm-dtype ("":
 	// the config's) and --mamba-radix-cache-strategy ("": auto), read at
-	// v0.5.14 to v0.5.17 (see [gdnReleases]).
+	// v0.5.14 to v0.5.18 (see [gdnReleases]).
 	MambaFullMemoryRatio    float64
 	MaxMambaCacheSize       uint64
 	MambaSSMDtype           string
