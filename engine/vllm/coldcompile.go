@@ -234,10 +234,15 @@ func coldTableCopy(a *model.Arch, r *Resolved, st model.Sharding) uint64 {
 // #49208): vLLM then charges the drop in free device memory up to the
 // profile's closing empty_cache, so a segment that a live block pins
 // there is counted whole in its "consumed" memory. The segment is the
-// copy's bytes rounded up to kRoundLarge, 2 MiB (the copy is above
-// kMinLargeAlloc, so it gets a segment of its own:
-// c10/cuda/CUDACachingAllocator.cpp, torchalloc.Pools). That is a bound,
-// not a charge: rows 206-207, 242-243 and the notes' Qwen3-32B-AWQ pair
+// copy's bytes rounded up to kRoundLarge, 2 MiB: a copy of at least
+// kMinLargeAlloc, 10 MiB, gets a segment of its own
+// (c10/cuda/CUDACachingAllocator.cpp, torchalloc.Pools). A smaller copy
+// has none: it is a block of a 2 or 20 MiB pool segment the allocator
+// shares with other blocks, which a warm start holds as well, so no
+// segment of the copy's is kept, and this is 0 (a test model's table, or
+// a small one split over many TP ranks: at TP 1 the smallest table in
+// corpus/models, BAAI/bge-base-en-v1.5's 30,522 x 768 x 2 B, is 44.7
+// MiB). The figure is not charged: rows 206-207, 242-243 and the notes' Qwen3-32B-AWQ pair
 // log it (within 0.03-0.09 GiB), rows 212, 241 and 322-323 do not, and
 // which block pins it is not traced (see this file's comment). 0 before
 // 0.26.1, where the segment is charged nowhere, and where no table is
@@ -247,7 +252,7 @@ func coldKeptSegment(a *model.Arch, r *Resolved, st model.Sharding) uint64 {
 		return 0
 	}
 	table := coldTableCopy(a, r, st)
-	if table == 0 {
+	if table < torchalloc.MinLarge {
 		return 0
 	}
 	return torchalloc.Pools{}.Add(table, 1).Reserved()
@@ -419,8 +424,8 @@ func (sz *Sizing) writeColdCompile(w io.Writer) {
 
 // coldKeptClause is the first-start line's bound on the table copy's
 // segment a first start can keep (coldKeptSegment) and the tokens it
-// would leave, from "; " on; "" where none is counted (before 0.26.1, or
-// no table copied).
+// would leave, from "; " on; "" where none is counted (before 0.26.1, no
+// table copied, or a copy under 10 MiB: coldKeptSegment).
 func (sz *Sizing) coldKeptClause() string {
 	seg := sz.coldKept()
 	if seg == 0 {
@@ -471,8 +476,9 @@ type coldCompileJSON struct {
 	Starts bool `json:"starts"`
 	// KeptSegmentBytes is the table copy's allocator segment a first
 	// start can also keep, counted in vLLM's consumed memory from 0.26.1
-	// (coldKeptSegment): a bound, not charged; 0 before 0.26.1 or where
-	// no table is copied.
+	// (coldKeptSegment): a bound, not charged; 0 before 0.26.1, where no
+	// table is copied, or where the copy is under kMinLargeAlloc, 10 MiB
+	// (no segment of its own).
 	KeptSegmentBytes uint64 `json:"kept_segment_bytes"`
 	// TokensIfKept and StartsIfKept are the logged tokens and whether
 	// vLLM starts where that segment is kept: LoggedTokens and Starts
