@@ -405,7 +405,7 @@ func (sz *Sizing) writeColdCompile(w io.Writer) {
 	}
 	if extra == 0 {
 		fmt.Fprintf(w, "  a first start with an empty torch.compile cache (a fresh pod without a kept VLLM_CACHE_ROOT) profiles the compile too, but Inductor's benchmark copy of the embedding table (%s a GPU with the lookup's output) stays under the forward pass's peak, so vLLM leaves it the same %d tokens (vLLM issues #54122, #54383, open)%s\n",
-			engine.GiB(sz.coldScratch()), sz.capacity.LoggedTokens, sz.coldKeptClause())
+			engine.GiB(sz.coldScratch()), sz.capacity.LoggedTokens, sz.coldKeptClause(cold.LoggedTokens))
 		return
 	}
 	leaves := fmt.Sprintf("which leaves %d tokens instead of %d", cold.LoggedTokens, sz.capacity.LoggedTokens)
@@ -419,14 +419,17 @@ func (sz *Sizing) writeColdCompile(w io.Writer) {
 	if r := cold.Refusal(sz.Serve.MaxModelLen, sz.Serve.MaxNumSeqs); r != "" {
 		fmt.Fprintf(w, "; vLLM refuses that start: %s", r)
 	}
-	fmt.Fprintln(w, sz.coldKeptClause())
+	fmt.Fprintln(w, sz.coldKeptClause(cold.LoggedTokens))
 }
 
 // coldKeptClause is the first-start line's bound on the table copy's
 // segment a first start can keep (coldKeptSegment) and the tokens it
 // would leave, from "; " on; "" where none is counted (before 0.26.1, no
-// table copied, or a copy under 10 MiB: coldKeptSegment).
-func (sz *Sizing) coldKeptClause() string {
+// table copied, or a copy under 10 MiB: coldKeptSegment). first is the
+// tokens of the first start without it, which the clause calls "the
+// same" where the segment leaves as many (another stage binds them, or
+// the segment is under a block).
+func (sz *Sizing) coldKeptClause(first uint64) string {
 	seg := sz.coldKept()
 	if seg == 0 {
 		return ""
@@ -435,8 +438,12 @@ func (sz *Sizing) coldKeptClause() string {
 	if !ok {
 		return ""
 	}
-	clause := fmt.Sprintf("; from vLLM %s a first start can also keep that copy's allocator segment reserved (%s, counted in vLLM's consumed memory where a live block pins it, as public logs of RTX 5090 and RTX PRO 6000 starts show and others do not), which would leave %d tokens",
-		v0_26_1, engine.GiB(seg), kept.LoggedTokens)
+	leaves := fmt.Sprintf("which would leave %d tokens", kept.LoggedTokens)
+	if kept.LoggedTokens == first {
+		leaves = fmt.Sprintf("which would leave the same %d tokens", first)
+	}
+	clause := fmt.Sprintf("; from vLLM %s a first start can also keep that copy's allocator segment reserved (%s, counted in vLLM's consumed memory where a live block pins it, as public logs of RTX 5090 and RTX PRO 6000 starts show and others do not), %s",
+		v0_26_1, engine.GiB(seg), leaves)
 	if r := kept.Refusal(sz.Serve.MaxModelLen, sz.Serve.MaxNumSeqs); r != "" {
 		clause += "; vLLM refuses that start: " + r
 	}
