@@ -84,7 +84,7 @@ func TestColdKeptSegment(t *testing.T) {
 // table copy's segment kept, as the warm report's first-start line says.
 // By hand, from TestColdCompileRows206's cold figures: 11,568,556,389 B
 // left, less the segment 742 x 2 MiB = 1,556,086,784 B: 10,012,469,605 B
-// over pages of 2,621,440 B, 3819 blocks (3819.48), 61,104 tokens
+// over pages of 2,621,440 B, 3819 blocks (3819.45), 61,104 tokens
 // (concurrency 3819 / 2048 pages x 32,768, exact; the same at 16,384).
 //
 // vLLM logs 60,768 tokens (3798 blocks): the bound is 21 blocks, 336
@@ -172,12 +172,13 @@ func TestColdKeptClause(t *testing.T) {
 		s                    Serve
 		textOnly             bool
 		want                 string // in the clause, "" for none
+		under                bool   // the scratch stays under the forward's peak
 	}{
-		{"Qwen3-14B-AWQ 0.26.1", "Qwen__Qwen3-14B-AWQ", "0.26.1", Serve{GPUMemoryUtilization: 0.70, MaxModelLen: 32768}, false, "(1.45 GiB,"},
-		{"Qwen3-14B-AWQ 0.26.0", "Qwen__Qwen3-14B-AWQ", "0.26.0", Serve{GPUMemoryUtilization: 0.70, MaxModelLen: 32768}, false, ""},
-		{"row 241 under the forward", "Qwen__Qwen3-32B", "0.27.1", Serve{TensorParallelSize: 2, GPUMemoryUtilization: 0.426, MaxModelLen: 32768}, false, "(0.72 GiB,"},
-		{"Qwen2.5-VL-7B multimodal", "Qwen__Qwen2.5-VL-7B-Instruct", "0.28.0", Serve{GPUMemoryUtilization: 0.70, MaxModelLen: 4096, MaxNumSeqs: 16, MaxNumBatchedTokens: 2048}, false, ""},
-		{"Qwen2.5-VL-7B text only", "Qwen__Qwen2.5-VL-7B-Instruct", "0.28.0", Serve{GPUMemoryUtilization: 0.70, MaxModelLen: 4096, MaxNumSeqs: 16, MaxNumBatchedTokens: 2048}, true, "(1.02 GiB,"},
+		{"Qwen3-14B-AWQ 0.26.1", "Qwen__Qwen3-14B-AWQ", "0.26.1", Serve{GPUMemoryUtilization: 0.70, MaxModelLen: 32768}, false, "(1.45 GiB,", false},
+		{"Qwen3-14B-AWQ 0.26.0", "Qwen__Qwen3-14B-AWQ", "0.26.0", Serve{GPUMemoryUtilization: 0.70, MaxModelLen: 32768}, false, "", false},
+		{"row 241 under the forward", "Qwen__Qwen3-32B", "0.27.1", Serve{TensorParallelSize: 2, GPUMemoryUtilization: 0.426, MaxModelLen: 32768}, false, "(0.72 GiB,", true},
+		{"Qwen2.5-VL-7B multimodal", "Qwen__Qwen2.5-VL-7B-Instruct", "0.28.0", Serve{GPUMemoryUtilization: 0.70, MaxModelLen: 4096, MaxNumSeqs: 16, MaxNumBatchedTokens: 2048}, false, "", false},
+		{"Qwen2.5-VL-7B text only", "Qwen__Qwen2.5-VL-7B-Instruct", "0.28.0", Serve{GPUMemoryUtilization: 0.70, MaxModelLen: 4096, MaxNumSeqs: 16, MaxNumBatchedTokens: 2048}, true, "(1.02 GiB,", false},
 	} {
 		a := archs[tc.model]
 		if a == nil {
@@ -204,6 +205,9 @@ func TestColdKeptClause(t *testing.T) {
 		}
 		if tc.want == "" && strings.Contains(line, clause) || tc.want != "" && !strings.Contains(line, clause+" "+tc.want) {
 			t.Errorf("%s: line %q, want the clause %v (%q)", tc.name, line, tc.want != "", tc.want)
+		}
+		if under := strings.Contains(line, "stays under the forward pass's peak"); under != tc.under {
+			t.Errorf("%s: line %q, want the scratch under the forward's peak: %v", tc.name, line, tc.under)
 		}
 		fs := sz.coldCompileField()
 		if len(fs) != 1 {
