@@ -93,9 +93,10 @@ import (
 // a Quadro RTX 8000).
 //
 // What a cold start adds to consumed memory is not charged; the report
-// states it as a bound (coldKeptSegment: the first-start line's "can also
+// states it as an estimate, no bound (coldKeptSegment: the first-start line's "can also
 // keep" clause and first_start_cold_compile's kept_segment_bytes and
-// tokens_if_kept), since it fits half the rows. On some rows
+// tokens_if_kept), since it fits half the rows (rows 206-207 log 0.55%
+// fewer tokens than it leaves: TestColdKeptRows206). On some rows
 // it is one more of Qwen3's 5120-wide tables (1,555,824,640 B, 1.449 GiB)
 // beside the scratch: rows 206-207 log 11.22 GiB consumed where the warm
 // charge is 9.71 (+1.51), the same notes' Qwen3-32B-AWQ 20.04 cold against
@@ -422,7 +423,7 @@ func (sz *Sizing) writeColdCompile(w io.Writer) {
 	fmt.Fprintln(w, sz.coldKeptClause(cold.LoggedTokens))
 }
 
-// coldKeptClause is the first-start line's bound on the table copy's
+// coldKeptClause is the first-start line's estimate of the table copy's
 // segment a first start can keep (coldKeptSegment) and the tokens it
 // would leave, from "; " on; "" where none is counted (before 0.26.1, no
 // table copied, or a copy under 10 MiB: coldKeptSegment). first is the
@@ -483,7 +484,7 @@ type coldCompileJSON struct {
 	Starts bool `json:"starts"`
 	// KeptSegmentBytes is the table copy's allocator segment a first
 	// start can also keep, counted in vLLM's consumed memory from 0.26.1
-	// (coldKeptSegment): a bound, not charged; 0 before 0.26.1, where no
+	// (coldKeptSegment): an estimate, not charged; 0 before 0.26.1, where no
 	// table is copied, or where the copy is under kMinLargeAlloc, 10 MiB
 	// (no segment of its own).
 	KeptSegmentBytes uint64 `json:"kept_segment_bytes"`
@@ -586,7 +587,7 @@ func compileCacheNote(p Profile, c Compilation, cold bool) string {
 
 // keptNote is plan's clause on the table copy's segment a first start
 // (who) can also keep from 0.26.1 (coldKeptSegment), from "; " on; ""
-// before 0.26.1. The commands are not sized for it: a bound, which a
+// before 0.26.1. The commands are not sized for it: an estimate, which a
 // deployment's warm report sizes on its first-start line.
 func keptNote(p Profile, who string) string {
 	if !p.ConsumedSinceSnapshot {

@@ -87,7 +87,7 @@ func TestColdKeptSegment(t *testing.T) {
 // over pages of 2,621,440 B, 3819 blocks (3819.45), 61,104 tokens
 // (concurrency 3819 / 2048 pages x 32,768, exact; the same at 16,384).
 //
-// vLLM logs 60,768 tokens (3798 blocks): the bound is 21 blocks, 336
+// vLLM logs 60,768 tokens (3798 blocks): the estimate is 21 blocks, 336
 // tokens (0.55%), over the log. The log's consumed memory is 11.22 GiB,
 // the model's with the segment 11.16 (weights 9,987,061,760 B, non-torch
 // 268,435,456 B, V2 request state 169,930,756 B and the segment:
@@ -96,7 +96,7 @@ func TestColdKeptSegment(t *testing.T) {
 // What the rest of consumed memory is on that start is not read (the
 // notes give no weights line); the segment less the 20-32 MiB a pinning
 // block has of its own on a warm start would leave 0.09 GiB unexplained
-// (coldcompile.go). The bound is so not on the safe side of this row by
+// (coldcompile.go). The estimate is so not on the safe side of this row by
 // that 0.55%, and the test says so: it must stay within 1% of the log.
 func TestColdKeptRows206(t *testing.T) {
 	a := observedArchs(t)["Qwen__Qwen3-14B-AWQ"]
