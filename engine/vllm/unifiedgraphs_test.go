@@ -2,11 +2,13 @@ package vllm
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
 
 	"membudget/budget"
 	"membudget/engine"
@@ -177,4 +179,69 @@ func TestUnifiedGraphNotes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestUnifiedGraphNoteProperty: for any logged estimate, of either sign,
+// explain's note stands on a unified class alone; a negative estimate
+// on a release that charges it states exactly what vLLM added, |estimate|,
+// and its share of the gap, |estimate| + the estimate membudget charges;
+// a positive or absent one is named host-dependent exactly where the
+// estimate is charged (hostGraphEstimate).
+func TestUnifiedGraphNoteProperty(t *testing.T) {
+	a := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
+	profiles := []string{"0.19.0", "0.20.0", "0.21.0", "main", "0.29.0"}
+	refs := map[string]*Reference{}
+	for _, prof := range profiles {
+		for _, unified := range []bool{false, true} {
+			s := Serve{GPUMemoryUtilization: 0.35, MaxModelLen: 4096, MaxNumSeqs: 16, MaxNumBatchedTokens: 8192}
+			rf, err := NewReference(a, s, testClass(unified), mustProfile(prof))
+			if err != nil {
+				t.Fatal(err)
+			}
+			refs[fmt.Sprint(prof, unified)] = rf
+		}
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		prof := rapid.SampledFrom(profiles).Draw(t, "profile")
+		unified := rapid.Bool().Draw(t, "unified")
+		rf := refs[fmt.Sprint(prof, unified)]
+		cents := rapid.IntRange(-800, 800).Draw(t, "estimate (GiB/100)")
+		quote := ""
+		if rapid.Bool().Draw(t, "logged") {
+			quote = fmt.Sprintf("Estimated CUDA graph memory: %.2f GiB total / ", float64(cents)/100)
+		}
+		l, err := logs.ParseQuote(quote + "Available KV cache memory: 20.00 GiB")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := rf.Predict()
+		n := unifiedGraphNote(l, p, &rf.Serve, a)
+		charged := hostGraphEstimate(&rf.Serve, a)
+		est, logged := l.First(logs.KindCUDAGraphEstimate)
+		b, _ := est.Bytes()
+		switch {
+		case !unified:
+			if n != "" {
+				t.Fatalf("discrete class: note %q", n)
+			}
+		case logged && b < 0 && charged:
+			for _, s := range []string{"less the non-KV memory plus " + engine.GiB(uint64(-b)), engine.GiB(budget.SatAdd(uint64(-b), p.GraphBytes)) + " of the available KV memory's gap"} {
+				if !strings.Contains(n, s) {
+					t.Fatalf("note %q lacks %q", n, s)
+				}
+			}
+		case logged && b < 0:
+			if !strings.Contains(n, "does not take the estimate off the KV cache") {
+				t.Fatalf("note %q: want the estimate beside the KV cache", n)
+			}
+		case charged:
+			if !strings.HasPrefix(n, "host-dependent graph estimate") {
+				t.Fatalf("note %q: want the term named host-dependent", n)
+			}
+		default:
+			if n != "" {
+				t.Fatalf("estimate not charged, none negative logged: note %q", n)
+			}
+		}
+	})
 }
