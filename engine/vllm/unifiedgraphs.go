@@ -53,8 +53,9 @@ import (
 // vllm.csv): row 201 (0.20.1rc1, 51 PIECEWISE graphs) logs -4.74 GiB, so
 // its first capture read at least 4.78 GiB more free after than before
 // (-4.74 less 50 graphs of at least 1 MiB); row 209 (0.20.2,
-// max_cudagraph_capture_size 1: one graph a mode, no second sample) logs
-// -0.90 GiB, the larger of its modes' first captures; row 380 (0.20.2)
+// max_cudagraph_capture_size 1: at most one graph a mode, no second
+// sample multiplied) logs -0.90 GiB, the larger of its modes' first
+// captures; row 380 (0.20.2)
 // logs util 0.8000 "equivalent to 0.7924 without CUDA graph memory
 // profiling", (0.8000 - 0.7924) x 121.69 GiB = 0.92 GiB, where membudget
 // charges 0.37 (unmetGates "0.20.2"); row 381's notes give 0.741 for

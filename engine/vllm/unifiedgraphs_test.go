@@ -24,9 +24,9 @@ import (
 //     at d18bb7b), so the first sample is at most -4.74 GiB + 0.005 (the
 //     log's rounding) - 50 MiB (0.0488 GiB) = -4.784 GiB: at least 4.78
 //     GiB more free after the capture than before;
-//   - row 209 logs -0.90 GiB with max_cudagraph_capture_size 1 (one graph
-//     a mode: no second sample is multiplied, the estimate is the larger
-//     first sample);
+//   - row 209 logs -0.90 GiB with max_cudagraph_capture_size 1 (at most
+//     one graph a mode: no second sample is multiplied, the estimate is
+//     the larger first sample);
 //   - row 380 logs util 0.8000 "equivalent to 0.7924": vLLM prints
 //     round(util - estimate / total, 4) (gpu_worker.py:569-575), so the
 //     estimate is (0.8000 - 0.7924) x 121.69 GiB (GB10's total, the gb10
