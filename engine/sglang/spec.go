@@ -263,7 +263,7 @@ func (s Spec) On() bool { return s.Algorithm != "" }
 // copy of the arguments gone, draft_worker_common.py: the same value), the
 // draft's layers (model_runner_components/spec_aux_hidden_state.py: DFLASH's
 // cell alone added) and the scaled cell for a draft beside a model without
-// DeepSeek sparse attention (model_executor/pool_configurator.py:180-213;
+// DeepSeek sparse attention (model_executor/pool_configurator.py:174-213;
 // the DSA branch and DFLASH's own cell are of drafts refused), the budget
 // (mem_cache/kv_cache_configurator.py:1764-1811, the multimodal
 // reservation the profile's), the chain's constants (speculative/
@@ -274,11 +274,11 @@ func (s Spec) On() bool { return s.Algorithm != "" }
 // width and page reserve (mem_cache/allocation_sizing.py:50-66, the same
 // terms read from the runtime context), the speculative hook (the 48
 // requests at arg_groups/speculative_hook.py:559-563; only DSpark's checks
-// change), the reserve (server_args.py:4948-4973, no draft term off a
+// change), the reserve (server_args.py:4948-4975, no draft term off a
 // decode node), the logits all-gather's rows (layers/logits_processor.py:
 // 324-330; triton_symm_mem_ag.py unchanged) and the draft's own, both eager
-// runners (runner/eager_runner.py:77-146, built with graphs off too,
-// model_runner_components/cuda_graph_setup.py:88-110), the MHA and MLA
+// runners (runner/eager_runner.py:77-147, built with graphs off too,
+// model_runner_components/cuda_graph_setup.py:89-110), the MHA and MLA
 // pools (mem_cache/memory_pool.py: a log line), llama_eagle3.py
 // (unchanged) and NEXTN's model file (deepseek_nextn.py: DSA's top-k
 // sharing and the shared-experts fusion decided by the loader, the same
@@ -345,14 +345,14 @@ const eagle3NormBeforeFCFrom = "v0.5.17"
 // model_runner.py:1314-1339 with is_draft_worker), and the draft's pool is
 // allocated in that dtype, while the target's pool is still sized with the
 // target's cell scaled by the draft's layers (pool_configurator.py:
-// 180-213), as though the draft's layer held the target's bytes: a draft
+// 174-213), as though the draft's layer held the target's bytes: a draft
 // cell that then differs from the target's is refused by the scaled cell's
 // check, naming the flag (a smaller one leaves the difference free, as the
-// flag's help says, server_args.py:2190-2197).
+// flag's help says, server_args.py:2190-2196).
 const specDraftKVDtypeFrom = "v0.5.18"
 
 // specDraftKVDtypes are --speculative-draft-kv-cache-dtype's choices
-// (server_args.py:2198 at v0.5.18).
+// (server_args.py:2197 at v0.5.18).
 var specDraftKVDtypes = []string{"auto", "fp8_e5m2", "fp8_e4m3", "bf16", "bfloat16"}
 
 // specAlgoUpperFrom is the first release that upper-cases
@@ -585,7 +585,7 @@ func (r *Resolved) resolveSpec(a *model.Arch, def func(string, string)) error {
 	case sp.DraftKVCacheDtype != "" && older(p, specDraftKVDtypeFrom):
 		return settingErr("speculative-draft-kv-cache-dtype", sp.DraftKVCacheDtype, "not a flag of %s: it comes with v0.5.18 (server_args.py:2187 there)", p.Describes)
 	case sp.DraftKVCacheDtype != "" && !slices.Contains(specDraftKVDtypes, sp.DraftKVCacheDtype):
-		return settingErr("speculative-draft-kv-cache-dtype", fmt.Sprintf("%q", sp.DraftKVCacheDtype), "SGLang's choices are %s (server_args.py:2198 at v0.5.18)", strings.Join(specDraftKVDtypes, ", "))
+		return settingErr("speculative-draft-kv-cache-dtype", fmt.Sprintf("%q", sp.DraftKVCacheDtype), "SGLang's choices are %s (server_args.py:2197 at v0.5.18)", strings.Join(specDraftKVDtypes, ", "))
 	case r.PPSize > 1:
 		return settingErr("pp-size", r.PPSize, "SGLang asserts pipeline parallelism is not compatible with speculative decoding (server_args.py:4087-4091 at v0.5.6.post2)")
 	case r.HybridSWA:
@@ -660,7 +660,7 @@ func (r *Resolved) resolveSpec(a *model.Arch, def func(string, string)) error {
 			what = "leaves %d B a token free (the pool's tokens are those SGLang sizes without the flag: leave it out to size the serve)"
 			diff = budget.SatMul(tc-d.LayerCell, d.Layers)
 		}
-		return specRefuse("speculative-draft-kv-cache-dtype", sp.DraftKVCacheDtype, "the draft's pool in this dtype holds %d B a token a layer, the target's %d; %s still sizes the target's pool with the target's cell scaled by (1 + draft layers / target layers) (model_executor/pool_configurator.py:180-213 at v0.5.18), so the draft's pool of %d layer(s) %s; this is not modelled",
+		return specRefuse("speculative-draft-kv-cache-dtype", sp.DraftKVCacheDtype, "the draft's pool in this dtype holds %d B a token a layer, the target's %d; %s still sizes the target's pool with the target's cell scaled by (1 + draft layers / target layers), assuming the draft's layer shares the target's head_dim, num_kv_heads and dtype (model_executor/pool_configurator.py:174-213 at v0.5.18), so the draft's pool of %d layer(s) %s; this is not modelled",
 			d.LayerCell, tc, p.Describes, d.Layers, fmt.Sprintf(what, diff))
 	}
 	r.Draft = d

@@ -48,7 +48,7 @@ func TestSpec0518AgainstV0517(t *testing.T) {
 // sets the draft's pool dtype (mem_cache/kv_cache_dtype.py:33-36; see
 // specDraftKVDtypeFrom) while the target's pool is still sized with the
 // target's cell scaled by the draft's layers (pool_configurator.py:
-// 180-213). A draft cell equal to the target's is sized as without the
+// 174-213). A draft cell equal to the target's is sized as without the
 // flag; one that differs is refused naming the flag. By hand, on an H100:
 // Llama-3.1-8B's layer is 8 KV heads x 128 x 2 (K and V) = 2048 elements,
 // the one-layer EAGLE-3 draft's the same (8 KV heads of 128): 4096 B in
@@ -121,7 +121,7 @@ func TestSpec0518DraftKVDtype(t *testing.T) {
 		// fp8_e4m3 beside bfloat16: 2048 B against 4096, one layer:
 		// 2048 B a token the fraction counts and the pool leaves free.
 		{"fp8_e4m3 beside bfloat16", "llama", eagle3("", "fp8_e4m3"), v0518, "speculative-draft-kv-cache-dtype",
-			"holds 2048 B a token a layer, the target's 4096; SGLang v0.5.18 (tag 71de97b, 2026-08-21) still sizes the target's pool with the target's cell scaled by (1 + draft layers / target layers) (model_executor/pool_configurator.py:180-213 at v0.5.18), so the draft's pool of 1 layer(s) leaves 2048 B a token free"},
+			"holds 2048 B a token a layer, the target's 4096; SGLang v0.5.18 (tag 71de97b, 2026-08-21) still sizes the target's pool with the target's cell scaled by (1 + draft layers / target layers), assuming the draft's layer shares the target's head_dim, num_kv_heads and dtype (model_executor/pool_configurator.py:174-213 at v0.5.18), so the draft's pool of 1 layer(s) leaves 2048 B a token free"},
 		// auto beside an fp8_e4m3 target: the draft's bfloat16, 4096 B
 		// against 2048: 2048 B a token beyond the fraction.
 		{"auto beside fp8_e4m3", "llama", eagle3("fp8_e4m3", "auto"), v0518, "speculative-draft-kv-cache-dtype",
@@ -130,18 +130,26 @@ func TestSpec0518DraftKVDtype(t *testing.T) {
 			"takes 2048 B a token more than the fraction counts"},
 		// NEXTN fp8_e4m3 beside bfloat16: 576 B against 1152.
 		{"NEXTN fp8_e4m3", "dsv3", nextn("fp8_e4m3"), v0518, "speculative-draft-kv-cache-dtype",
-			"holds 576 B a token a layer, the target's 1152; SGLang v0.5.18 (tag 71de97b, 2026-08-21) still sizes the target's pool with the target's cell scaled by (1 + draft layers / target layers) (model_executor/pool_configurator.py:180-213 at v0.5.18), so the draft's pool of 1 layer(s) leaves 576 B a token free"},
+			"holds 576 B a token a layer, the target's 1152; SGLang v0.5.18 (tag 71de97b, 2026-08-21) still sizes the target's pool with the target's cell scaled by (1 + draft layers / target layers), assuming the draft's layer shares the target's head_dim, num_kv_heads and dtype (model_executor/pool_configurator.py:174-213 at v0.5.18), so the draft's pool of 1 layer(s) leaves 576 B a token free"},
 		// A draft of 4 KV heads differs from the target without the
 		// flag: the scaled cell's own refusal, 4 x 128 x 2 x 2 = 2048
 		// B against 4096.
 		{"4 KV heads with bf16", "llama", kv4, v0518, "speculative-algorithm", "this draft's layer holds 2048 B a token, the target's 4096"},
-		{"fp4", "llama", eagle3("", "fp4_e2m1"), v0518, "speculative-draft-kv-cache-dtype", "SGLang's choices are auto, fp8_e5m2, fp8_e4m3, bf16, bfloat16 (server_args.py:2198 at v0.5.18)"},
+		{"fp4", "llama", eagle3("", "fp4_e2m1"), v0518, "speculative-draft-kv-cache-dtype", "SGLang's choices are auto, fp8_e5m2, fp8_e4m3, bf16, bfloat16 (server_args.py:2197 at v0.5.18)"},
 		{"at v0.5.17", "llama", eagle3("", "bf16"), v0517, "speculative-draft-kv-cache-dtype", "not a flag of SGLang v0.5.17"},
 		{"without a draft", "llama", Serve{DisableCudaGraph: true, Spec: Spec{DraftKVCacheDtype: "bf16"}}, v0518, "speculative-draft-kv-cache-dtype", "given without --speculative-algorithm"},
+		// NEXTN auto beside a checkpoint asking for an FP8 KV cache: the
+		// draft's own quant_config's reading is not modelled.
+		{"NEXTN auto, FP8 KV asked", "dsv3-fp8kv", nextn("auto"), v0518, "speculative-draft-kv-cache-dtype", "beside a checkpoint that asks for fp8_e4m3"},
 	} {
 		a := llama
-		if tc.a == "dsv3" {
+		switch tc.a {
+		case "dsv3":
 			a = dsv3
+		case "dsv3-fp8kv":
+			c := *dsv3
+			c.Quant.KVCacheDtype = "fp8_e4m3"
+			a = &c
 		}
 		_, err := NewReference(a, tc.s, h100, tc.p)
 		var se *engine.SettingError
