@@ -345,10 +345,14 @@ const eagle3NormBeforeFCFrom = "v0.5.17"
 // model_runner.py:1314-1339 with is_draft_worker), and the draft's pool is
 // allocated in that dtype, while the target's pool is still sized with the
 // target's cell scaled by the draft's layers (pool_configurator.py:
-// 174-213), as though the draft's layer held the target's bytes: a draft
-// cell that then differs from the target's is refused by the scaled cell's
-// check, naming the flag (a smaller one leaves the difference free, as the
-// flag's help says, server_args.py:2190-2196).
+// 174-213), as though the draft's layer held the target's bytes. So where
+// the flag alone parts the draft's cell from the target's, a smaller
+// draft cell (fp8 beside a 16-bit target) sizes the pool of the serve
+// without the flag, the draft's pool smaller by the difference, which
+// stays free ("the saving shows up as free device memory", the flag's
+// help, server_args.py:2190-2196; see [Reference.kvItems]); a larger one
+// (16-bit beside an FP8 target) would take more than the fraction counts:
+// refused, naming the flag.
 const specDraftKVDtypeFrom = "v0.5.18"
 
 // specDraftKVDtypes are --speculative-draft-kv-cache-dtype's choices
@@ -653,15 +657,13 @@ func (r *Resolved) resolveSpec(a *model.Arch, def func(string, string)) error {
 			return specRefuse("speculative-algorithm", sp.Algorithm, "%s sizes the target's pool with its cell scaled by (1 + draft layers / target layers), assuming the draft's layer holds the target's KV bytes a token (model_executor/pool_configurator.py:129-145); this draft's layer holds %d B a token, the target's %d, which is not modelled", p.Describes, d.LayerCell, tc)
 		}
 		// --speculative-draft-kv-cache-dtype alone parts the draft's cell
-		// from the target's.
-		what := "takes %d B a token more than the fraction counts, which SGLang does not check"
-		diff := budget.SatMul(budget.SatSub(d.LayerCell, tc), d.Layers)
-		if d.LayerCell < tc {
-			what = "leaves %d B a token free (the pool's tokens are those SGLang sizes without the flag: leave it out to size the serve)"
-			diff = budget.SatMul(tc-d.LayerCell, d.Layers)
+		// from the target's: a smaller draft pool leaves the difference
+		// free, the pool the one without the flag (see
+		// [specDraftKVDtypeFrom]); a larger one is refused.
+		if d.LayerCell > tc {
+			return specRefuse("speculative-draft-kv-cache-dtype", sp.DraftKVCacheDtype, "the draft's pool in this dtype holds %d B a token a layer, the target's %d; %s still sizes the target's pool with the target's cell scaled by (1 + draft layers / target layers), assuming the draft's layer shares the target's head_dim, num_kv_heads and dtype (model_executor/pool_configurator.py:174-213 at v0.5.18), so the draft's pool of %d layer(s) takes %d B a token more than the fraction counts, which SGLang does not check; this is not modelled",
+				d.LayerCell, tc, p.Describes, d.Layers, budget.SatMul(d.LayerCell-tc, d.Layers))
 		}
-		return specRefuse("speculative-draft-kv-cache-dtype", sp.DraftKVCacheDtype, "the draft's pool in this dtype holds %d B a token a layer, the target's %d; %s still sizes the target's pool with the target's cell scaled by (1 + draft layers / target layers), assuming the draft's layer shares the target's head_dim, num_kv_heads and dtype (model_executor/pool_configurator.py:174-213 at v0.5.18), so the draft's pool of %d layer(s) %s; this is not modelled",
-			d.LayerCell, tc, p.Describes, d.Layers, fmt.Sprintf(what, diff))
 	}
 	r.Draft = d
 	return nil

@@ -2,10 +2,12 @@ package sglang
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
 
 	"membudget/engine"
 )
@@ -49,7 +51,9 @@ func TestSpec0518AgainstV0517(t *testing.T) {
 // specDraftKVDtypeFrom) while the target's pool is still sized with the
 // target's cell scaled by the draft's layers (pool_configurator.py:
 // 174-213). A draft cell equal to the target's is sized as without the
-// flag; one that differs is refused naming the flag. By hand, on an H100:
+// flag; a smaller one sizes the same pool, the draft's pool and its share
+// of the held tokens smaller; a larger one is refused naming the flag.
+// By hand, on an H100:
 // Llama-3.1-8B's layer is 8 KV heads x 128 x 2 (K and V) = 2048 elements,
 // the one-layer EAGLE-3 draft's the same (8 KV heads of 128): 4096 B in
 // bfloat16, 2048 in FP8. DeepSeek-V3's MLA latent is 512 + 64 = 576
@@ -106,6 +110,52 @@ func TestSpec0518DraftKVDtype(t *testing.T) {
 		}
 	}
 
+	// Sized, smaller: the pool the one without the flag (the same
+	// tokens of the same scaled cell), the draft's logged pool, its share
+	// of the 48 x 4096 held tokens and its padding row (pages of 1) in
+	// its own cell.
+	for _, tc := range []struct {
+		name       string
+		s, without Serve
+		// draftK is the draft's logged K bytes (MLA: the latent), V the
+		// same but for MLA (0).
+		draftK, draftV uint64
+		share, padding uint64
+	}{
+		// fp8_e4m3 beside Llama-3.1-8B's bfloat16 cache: 391306 tokens
+		// (TestSpec0518AgainstV0517) and a padding row, 8 x 128 x 1 B for
+		// K and for V: 391307 x 1024 each; the share 196608 x 2048, the
+		// padding row 2048, where bfloat16 gives twice each.
+		{"fp8_e4m3 beside bfloat16", eagle3("", "fp8_e4m3"), eagle3("", ""), 391307 * 1024, 391307 * 1024, 48 * 4096 * 2048, 2048},
+		// NEXTN fp8_e4m3 beside DeepSeek-V3's bfloat16 latent: 316322
+		// tokens (the golden sglang-nextn-dsv3-tp16-v0517's) and a padding
+		// row of 576 B: 316323 x 576; the share 196608 x 576.
+		{"NEXTN fp8_e4m3", nextn("fp8_e4m3"), nextn(""), 316323 * 576, 0, 48 * 4096 * 576, 576},
+	} {
+		a := llama
+		if tc.s.Spec.Algorithm == "NEXTN" {
+			a = dsv3
+		}
+		with, without := ref(t, a, tc.s, h100, v0518), ref(t, a, tc.without, h100, v0518)
+		want := without.Capacity()
+		want.DraftKBytes, want.DraftVBytes = tc.draftK, tc.draftV
+		if diff := cmp.Diff(want, with.Capacity()); diff != "" {
+			t.Errorf("%s: the pool (-want +got):\n%s", tc.name, diff)
+		}
+		wantItems := slices.Clone(without.EvaluateStage(0, 48, 4096).Items)
+		for i, it := range wantItems {
+			switch it.Name {
+			case "spec_draft.kv_cache":
+				wantItems[i].Bytes = tc.share
+			case "spec_draft.kv_cache.padding_rows":
+				wantItems[i].Bytes = tc.padding
+			}
+		}
+		if diff := cmp.Diff(wantItems, with.EvaluateStage(0, 48, 4096).Items); diff != "" {
+			t.Errorf("%s: the items (-want +got):\n%s", tc.name, diff)
+		}
+	}
+
 	// Refused.
 	kv4 := eagle3("", "bf16")
 	kv4.Spec.DraftModelPath = kv4Dir
@@ -118,19 +168,12 @@ func TestSpec0518DraftKVDtype(t *testing.T) {
 		flag string
 		want string
 	}{
-		// fp8_e4m3 beside bfloat16: 2048 B against 4096, one layer:
-		// 2048 B a token the fraction counts and the pool leaves free.
-		{"fp8_e4m3 beside bfloat16", "llama", eagle3("", "fp8_e4m3"), v0518, "speculative-draft-kv-cache-dtype",
-			"holds 2048 B a token a layer, the target's 4096; SGLang v0.5.18 (tag 71de97b, 2026-08-21) still sizes the target's pool with the target's cell scaled by (1 + draft layers / target layers), assuming the draft's layer shares the target's head_dim, num_kv_heads and dtype (model_executor/pool_configurator.py:174-213 at v0.5.18), so the draft's pool of 1 layer(s) leaves 2048 B a token free"},
 		// auto beside an fp8_e4m3 target: the draft's bfloat16, 4096 B
 		// against 2048: 2048 B a token beyond the fraction.
 		{"auto beside fp8_e4m3", "llama", eagle3("fp8_e4m3", "auto"), v0518, "speculative-draft-kv-cache-dtype",
 			"holds 4096 B a token a layer, the target's 2048;"},
 		{"auto beside fp8_e4m3, the bytes", "llama", eagle3("fp8_e4m3", "auto"), v0518, "speculative-draft-kv-cache-dtype",
 			"takes 2048 B a token more than the fraction counts"},
-		// NEXTN fp8_e4m3 beside bfloat16: 576 B against 1152.
-		{"NEXTN fp8_e4m3", "dsv3", nextn("fp8_e4m3"), v0518, "speculative-draft-kv-cache-dtype",
-			"holds 576 B a token a layer, the target's 1152; SGLang v0.5.18 (tag 71de97b, 2026-08-21) still sizes the target's pool with the target's cell scaled by (1 + draft layers / target layers), assuming the draft's layer shares the target's head_dim, num_kv_heads and dtype (model_executor/pool_configurator.py:174-213 at v0.5.18), so the draft's pool of 1 layer(s) leaves 576 B a token free"},
 		// A draft of 4 KV heads differs from the target without the
 		// flag: the scaled cell's own refusal, 4 x 128 x 2 x 2 = 2048
 		// B against 4096.
@@ -157,4 +200,49 @@ func TestSpec0518DraftKVDtype(t *testing.T) {
 			t.Errorf("%s: %v; want --%s refused with %q", tc.name, err, tc.flag, tc.want)
 		}
 	}
+}
+
+// TestSpec0518DraftKVDtypeProperty: whatever --kv-cache-dtype and
+// --speculative-draft-kv-cache-dtype an EAGLE-3 Llama-3.1-8B or NEXTN
+// DeepSeek-V3 serve takes at v0.5.18, a serve membudget sizes has the pool
+// of the same serve without the draft flag (SGLang sizes it by the
+// target's cell alone, pool_configurator.py:174-213) and a draft pool no
+// larger than that serve's: the flag never buys tokens, and a draft it
+// would grow past the fraction is refused.
+func TestSpec0518DraftKVDtypeProperty(t *testing.T) {
+	archs := shipped(t)
+	llama, dsv3 := archs["meta-llama__Llama-3.1-8B-Instruct"], archs["deepseek-ai__DeepSeek-V3"]
+	h100 := class(t, "h100-sxm-80g")
+	dir := draftDir(t, eagle3Llama8B)
+	v0518 := mustProfile("v0.5.18")
+	rapid.Check(t, func(t *rapid.T) {
+		kv := rapid.SampledFrom([]string{"", "auto", "fp8_e4m3", "fp8_e5m2", "bf16"}).Draw(t, "kv")
+		flag := rapid.SampledFrom(specDraftKVDtypes).Draw(t, "draft kv")
+		a, s := llama, Serve{Dtype: "bfloat16", KVCacheDtype: kv, DisableCudaGraph: true,
+			Spec: Spec{Algorithm: "EAGLE3", DraftModelPath: dir, NumSteps: 3, EagleTopK: 1, NumDraftTokens: 4}}
+		if rapid.Bool().Draw(t, "nextn") {
+			a, s = dsv3, Serve{KVCacheDtype: kv, TPSize: 16, Nodes: Nodes{NNodes: 2}, DisableCudaGraph: true, Spec: Spec{Algorithm: "NEXTN"}}
+		}
+		flagged := s
+		flagged.Spec.DraftKVCacheDtype = flag
+		with, err := NewReference(a, flagged, h100, v0518)
+		if err != nil {
+			var se *engine.SettingError
+			if !errors.As(err, &se) {
+				t.Fatalf("%v: not a setting error", err)
+			}
+			return
+		}
+		without, err := NewReference(a, s, h100, v0518)
+		if err != nil {
+			t.Fatalf("sized with --speculative-draft-kv-cache-dtype %s, refused without it: %v", flag, err)
+		}
+		w, wo := with.Capacity(), without.Capacity()
+		if w.MaxTotalNumTokens != wo.MaxTotalNumTokens || w.CellBytes != wo.CellBytes {
+			t.Fatalf("%d tokens of %d B, without the flag %d of %d", w.MaxTotalNumTokens, w.CellBytes, wo.MaxTotalNumTokens, wo.CellBytes)
+		}
+		if w.DraftKBytes+w.DraftVBytes > wo.DraftKBytes+wo.DraftVBytes {
+			t.Fatalf("the draft's pool %d B, without the flag %d", w.DraftKBytes+w.DraftVBytes, wo.DraftKBytes+wo.DraftVBytes)
+		}
+	})
 }
