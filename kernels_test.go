@@ -134,6 +134,11 @@ func TestObservedClassCeilings(t *testing.T) {
 		// a public torch print reads 'RTX 5000 Ada Generation (33.8 GB
 		// VRAM, CC 8.9)'.
 		{"rtx-5000-ada", []string{"302", "303"}, 0.97, "8.9"},
+		// Row 104: vLLM 0.10.2 on a Jetson AGX Thor at
+		// --gpu-memory-utilization 0.85, logging 'GPU KV cache size:
+		// 702,800 tokens', no log above it found; ollama logs 'NVIDIA
+		// Thor, compute capability 11.0' (ollama/ollama#12283).
+		{"jetson-thor", []string{"104"}, 0.85, "11.0"},
 	}
 	for _, tt := range tests {
 		c, err := membudget.Kernels().Load(tt.class)

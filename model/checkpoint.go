@@ -455,6 +455,11 @@ type moduleRule struct {
 	// builds Arch.Vision.Layers of them and drops the rest (Pixtral's
 	// layers past vision_feature_layer).
 	towerLayer bool
+	// dividedWhole is a tower module still divided among the TP ranks
+	// where the tower is whole (Sharding.TowerWhole): Llama 4's projector,
+	// a ColumnParallelLinear built without disable_tp (mllama4.py:172-179
+	// at d18bb7b).
+	dividedWhole bool
 	// place is the stage of a top rule's tensors.
 	place stage
 	// tiedHead marks the embedding, which a tied model's last stage copies.
@@ -622,6 +627,10 @@ func (p *placed) rankShape(a *Arch, sh Sharding) ([]uint64, uint64) {
 	r, d := p.rule, p.dims
 	shape := slices.Clone(p.t.Shape)
 	tp := max(sh.TP, 1)
+	if sh.TowerWhole && r.place == visionTower && !r.dividedWhole {
+		// --mm-encoder-tp-mode data: the tower whole on every rank.
+		tp = 1
+	}
 	at := func(dim int) bool { return dim >= 0 && dim < len(shape) }
 	whole := false
 	// held is how many copies of the tensor rank 0 holds: one, or for an

@@ -113,7 +113,12 @@ func (w *weights) llama4Vision(v *VisionTower) {
 	w.add("rotary_emb.vision_model.cos_sin_cache", bytesOf(budget.SatMul(patches, h/v.Heads/2), 8))
 	w.unquantized("vision_model.vision_adapter.mlp.fc1", v.Intermediate, v.ProjectorIn, column, v.ProjectorBias)
 	w.unquantized("vision_model.vision_adapter.mlp.fc2", v.ProjectorIn, v.ProjectorOut, row, v.ProjectorBias)
+	// The projector is divided even where the tower is whole (data mode:
+	// mllama4.py:172-179 builds it without disable_tp).
+	tp := w.tp
+	w.tp = max(w.sh.TP, 1)
 	w.unquantized("multi_modal_projector.linear_1", v.OutHidden, w.a.Hidden, column, false)
+	w.tp = tp
 }
 
 var (
@@ -141,7 +146,7 @@ var (
 		{module: "vision_model.layernorm_post"},
 		{module: "vision_model.vision_adapter.mlp.fc1", split: column},
 		{module: "vision_model.vision_adapter.mlp.fc2", split: row},
-		{module: "multi_modal_projector.linear_1", split: column},
+		{module: "multi_modal_projector.linear_1", split: column, dividedWhole: true},
 	}, under("vision_model.model.layers.*.", []moduleRule{
 		{module: "self_attn.q_proj", vllm: "self_attn.qkv_proj", split: column},
 		{module: "self_attn.k_proj", vllm: "self_attn.qkv_proj", split: column, follower: true},

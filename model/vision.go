@@ -41,6 +41,12 @@ func (w *weights) vision(v *VisionTower) {
 		return
 	}
 	if build, ok := visionTowers[v.Kind]; ok {
+		if w.sh.TowerWhole {
+			// Every linear layer of the tower whole: as at one rank.
+			tp := w.tp
+			w.tp = 1
+			defer func() { w.tp = tp }()
+		}
 		build(w, v)
 	}
 }

@@ -84,6 +84,15 @@ type Sharding struct {
 	// tower and its projector, AudioInput the audio tower (Gemma 3n's,
 	// Phi-4-multimodal's), each with its embedder.
 	TowersOff Modalities
+	// TowerWhole keeps every layer of the vision tower and its projector
+	// whole on each rank, those the TP ranks would divide among them
+	// included: vLLM's --mm-encoder-tp-mode data, whose towers build them
+	// replicated (disable_tp, qwen2_5_vl.py:319-387 and 580-604 at
+	// d18bb7b) and encode a share of the items on each rank instead.
+	// The engine sets it for the towers that support it; a family whose
+	// tower keeps a layer divided in data mode says so (Llama 4's
+	// projector).
+	TowerWhole bool
 }
 
 // Stages returns the pipeline stages that hold parts[i] consecutive decoder

@@ -51,3 +51,27 @@ func TestReportGraphMargin(t *testing.T) {
 		}
 	}
 }
+
+// TestReportGraphEstimateHostDependent: report --json carries
+// graph_estimate_host_dependent, in the schema, on a unified-memory class
+// where vLLM takes its CUDA-graph estimate off the KV cache (GB10, vLLM
+// 0.20.2, Llama-3.1-8B on the V1 runner), with the estimate the footprint
+// charges, and not on a discrete class, before 0.20.0 (0.19.0: the graphs
+// beside the budget) or with --enforce-eager (none captured); the verdict
+// is the same either way.
+func TestReportGraphEstimateHostDependent(t *testing.T) {
+	args := []string{"report", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "32768", "--gpu-memory-utilization", "0.5", "--json"}
+	got := reportOK(t, append(args, "--class", "gb10", "--vllm-version", "0.20.2")...)
+	g := got.GraphEstimateHostDependent
+	if g == nil || !got.Fits {
+		t.Fatalf("graph_estimate_host_dependent %+v, fits %v: want it on a serve that fits", g, got.Fits)
+	}
+	if g.EstimateBytes != got.Footprint.CUDAGraphPool || g.EstimateBytes == 0 || g.Evidence == "" {
+		t.Errorf("%+v: want the footprint's graph pool %d B and the rows", g, got.Footprint.CUDAGraphPool)
+	}
+	for _, extra := range [][]string{{"--class", "h100-sxm-80g", "--vllm-version", "0.20.2"}, {"--class", "gb10", "--vllm-version", "0.19.0"}, {"--class", "gb10", "--vllm-version", "0.20.2", "--enforce-eager"}} {
+		if r := reportOK(t, append(args, extra...)...); r.GraphEstimateHostDependent != nil || !r.Fits {
+			t.Errorf("%v: graph_estimate_host_dependent %+v, fits %v: want none, fits", extra, r.GraphEstimateHostDependent, r.Fits)
+		}
+	}
+}

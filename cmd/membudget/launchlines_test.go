@@ -232,5 +232,15 @@ func TestLaunchLineForms(t *testing.T) {
 		{"budget-vllm-flag-not-its-own", []string{"budget", "--class", "h100-sxm-80g", "--max-model-len", "8k"}, 2},
 		{"line-config-file-unread", []string{"report", "--class", "h100-sxm-80g",
 			"vllm", "serve", "Qwen/Qwen3-8B", "--config", "testdata/no-such-config.yaml"}, 2},
+		// The vLLM recipe's Qwen2.5-VL line (launchlines.txt): the data-parallel
+		// encoder sized, the tower replicated on the 4 GPUs (a line says what
+		// it adds), each encoding its share of the items, the encoder cache
+		// the all-gather's 4 items' rows; Gemma 3, which vLLM falls back to
+		// weights for, said so.
+		{"line-mm-encoder-data", []string{"report", "--class", "h100-sxm-80g",
+			"CUDA_VISIBLE_DEVICES=0,1,2,3", "vllm", "serve", "Qwen/Qwen2.5-VL-7B-Instruct", "--host", "0.0.0.0", "--port", "8000",
+			"--tensor-parallel-size", "4", "--mm-encoder-tp-mode", "data", "--limit-mm-per-prompt", `{"image":2,"video":0}`}, 0},
+		{"line-mm-encoder-data-fallback", []string{"report", "--class", "h100-sxm-80g",
+			"vllm", "serve", "google/gemma-3-27b-it", "--tensor-parallel-size", "2", "--mm-encoder-tp-mode", "data", "--max-model-len", "8192"}, 0},
 	})
 }

@@ -27,8 +27,18 @@ type reportJSON struct {
 	// less margin than vLLM's CUDA-graph estimate can move, the margins
 	// and the move.
 	GraphEstimateMargin *graphMarginJSON `json:"graph_estimate_margin,omitempty"`
-	Fits                bool             `json:"fits"`
-	Advice              *adviceJSON      `json:"advice,omitempty"`
+	// GraphEstimateHostDependent is, where vLLM starts the serve on a
+	// unified-memory device and takes its CUDA-graph estimate off the KV
+	// cache, the estimate charged: vLLM reads it from the host there.
+	GraphEstimateHostDependent *unifiedGraphsJSON `json:"graph_estimate_host_dependent,omitempty"`
+	Fits                       bool               `json:"fits"`
+	Advice                     *adviceJSON        `json:"advice,omitempty"`
+}
+
+// unifiedGraphsJSON is the report's "graph_estimate_host_dependent".
+type unifiedGraphsJSON struct {
+	EstimateBytes uint64 `json:"estimate_bytes"`
+	Evidence      string `json:"evidence"`
 }
 
 // graphMarginJSON is the report's "graph_estimate_margin".
@@ -122,6 +132,9 @@ type multimodalJSON struct {
 	PassPatches         uint64 `json:"encoder_pass_patches,omitempty"`
 	PassPeakBytes       uint64 `json:"encoder_pass_peak_bytes"`
 	PassBytes           uint64 `json:"encoder_pass_bytes"`
+	EncoderTPMode       string `json:"mm_encoder_tp_mode"`
+	TowerReplicated     bool   `json:"tower_replicated"`
+	PassItems           uint64 `json:"encoder_pass_items,omitempty"`
 }
 
 // poolingJSON is the report's "pooling": an encoder-only pooling model's

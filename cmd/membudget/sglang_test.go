@@ -52,8 +52,8 @@ var sglangCases = []cliCase{
 	{"sglang-unknown-version", []string{"max-len", "--engine", "sglang", "--model", "Qwen/Qwen3-8B", "--class", "h100-sxm-80g", "--sglang-version", "v0.4.6"}, exitBadArgs},
 	// v0.5.14's Mamba state pool: Qwen3.5-27B on one H100 (31 slots, 6
 	// requests), Qwen3-Next at TP 4 with the all-reduce fusion forced off
-	// (JSON: the pool's slots beside the KV pool), and latest refusing it,
-	// naming v0.5.14.
+	// (JSON: the pool's slots beside the KV pool), and the default release
+	// (v0.5.6.post2) refusing it, naming the releases read.
 	{"sglang-report-qwen35-27b-v0514", []string{"report", "--engine", "sglang", "--model", "Qwen/Qwen3.5-27B", "--class", "h100-sxm-80g", "--sglang-version", "v0.5.14", "--context-length", "32768"}, exitOK},
 	{"sglang-report-qwen3next-tp4-v0514-json", []string{"report", "--engine", "sglang", "--model", "Qwen/Qwen3-Next-80B-A3B-Thinking", "--class", "h100-sxm-80g", "--sglang-version", "v0.5.14", "--tp-size", "4", "--enforce-disable-flashinfer-allreduce-fusion", "--json"}, exitOK},
 	// v0.5.16 keeps v0.5.14's Mamba rules (engine/sglang/mamba.go
@@ -64,6 +64,12 @@ var sglangCases = []cliCase{
 	{"sglang-report-qwen3next-tp4-a100-v0516", []string{"report", "--engine", "sglang", "--model", "Qwen/Qwen3-Next-80B-A3B-Thinking", "--class", "a100-80g", "--sglang-version", "v0.5.16", "--tp-size", "4", "--disable-piecewise-cuda-graph"}, exitOK},
 	{"sglang-report-qwen3next-tp4-a100-v0517", []string{"report", "--engine", "sglang", "--model", "Qwen/Qwen3-Next-80B-A3B-Thinking", "--class", "a100-80g", "--sglang-version", "v0.5.17", "--tp-size", "4", "--disable-piecewise-cuda-graph"}, exitOK},
 	{"sglang-report-qwen35-27b-v0517", []string{"report", "--engine", "sglang", "--model", "Qwen/Qwen3.5-27B", "--class", "h100-sxm-80g", "--sglang-version", "v0.5.17", "--context-length", "32768", "--disable-piecewise-cuda-graph"}, exitOK},
+	// v0.5.18 (mamba.go gdnReleases): Qwen3.5-27B's 100 MiB multimodal
+	// reservation comes off the rest before the split, 29 slots, 82,187
+	// tokens, 5 requests (v0.5.17: 30, 81,438, 6); Qwen3-Next at TP 4 on
+	// A100s, a text model, v0.5.17's figures (689 slots, 1,207,007 tokens).
+	{"sglang-report-qwen35-27b-v0518", []string{"report", "--engine", "sglang", "--model", "Qwen/Qwen3.5-27B", "--class", "h100-sxm-80g", "--sglang-version", "v0.5.18", "--context-length", "32768", "--disable-piecewise-cuda-graph"}, exitOK},
+	{"sglang-report-qwen3next-tp4-a100-v0518", []string{"report", "--engine", "sglang", "--model", "Qwen/Qwen3-Next-80B-A3B-Thinking", "--class", "a100-80g", "--sglang-version", "v0.5.18", "--tp-size", "4", "--disable-piecewise-cuda-graph"}, exitOK},
 	{"sglang-report-qwen3next-latest", []string{"report", "--engine", "sglang", "--model", "Qwen/Qwen3-Next-80B-A3B-Thinking", "--class", "h100-sxm-80g", "--tp-size", "4"}, exitBadArgs},
 	// A release after the newest read: refused by name, with what of it
 	// could not be read.

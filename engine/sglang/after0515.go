@@ -15,6 +15,46 @@ import (
 // (v0.5.15 layers/vocab_parallel_embedding.py:45, 273-318).
 const sglVocabPadding = 64
 
+// checkVocabShards refuses a --tp-size that does not divide the padded
+// vocabulary of the model's embedding and LM head, or of a speculative
+// draft's own head ([specDraft.HeadVocab]). VocabParallelEmbedding (and
+// ParallelLMHead, built on it) pads the vocabulary to a multiple of 64
+// and splits it with divide(), which asserts the division is exact
+// (distributed/utils.py:59-70 at v0.5.15, :53-64 at v0.5.16 and v0.5.17):
+// _get_indices first
+// (vocab_parallel_embedding.py:281-288, vocab_range_from_global_vocab_size
+// :67-73), then num_embeddings_per_partition (:316-318) at v0.5.15, the
+// same at v0.5.16 and v0.5.17 (:284, :319), and the same divide() of the
+// padded rows at v0.4.9.post2 (:312), v0.5.6.post2 (:284) and v0.5.9
+// (:292): so every profile is checked.
+// Only on CPU does SGLang widen the padding to tp x 64 (:258-264): on a GPU
+// the model fails to build, so no shard of tp-th of the padded rows
+// (what the weights and the logits all-gather would take, rounded) is
+// ever allocated.
+func (r *Resolved) checkVocabShards(a *model.Arch) error {
+	tp := r.TPSize
+	if tp <= 1 {
+		return nil
+	}
+	heads := []struct {
+		what  string
+		vocab uint64
+	}{{"the vocabulary of " + a.Source, a.Vocab}}
+	if r.Draft != nil && r.Draft.HeadVocab != a.Vocab {
+		heads = append(heads, struct {
+			what  string
+			vocab uint64
+		}{"the speculative draft's head", r.Draft.HeadVocab})
+	}
+	for _, h := range heads {
+		if padded := budget.RoundUp(h.vocab, sglVocabPadding); padded%tp != 0 {
+			return settingErr("tp-size", tp, "does not divide %s, %d rows padded to %d (a multiple of %d): SGLang's VocabParallelEmbedding asserts \"%d is not divisible by %d\" when it builds the model (layers/vocab_parallel_embedding.py:281-288, 316-318 at v0.5.15, :284 and :319 at v0.5.16 and v0.5.17; distributed/utils.py:59-70 at v0.5.15, :53-64 after)",
+				h.what, h.vocab, padded, sglVocabPadding, padded, tp)
+		}
+	}
+	return nil
+}
+
 // logitsAllGatherFloor is the rows the multimem all-gather's buffer keeps
 // at least: recommended_max_tokens(include_prefill=False, floor=128)
 // (v0.5.15 layers/logits_processor.py:365-371,
@@ -28,20 +68,60 @@ const logitsAllGatherNumel = 8
 
 // logitsAllGatherBytes is the symmetric-memory buffer v0.5.15's logits
 // processor allocates on each rank at its first eager call after the KV
-// pool (see [Profile.LogitsAllGather]): (rows, padded vocabulary) bf16,
-// rows max(--max-running-requests given x max(draft tokens, top-k, 1),
-// 128) (see [logitsAllGatherRows]), the running requests read from the
+// pool (see [Profile.LogitsAllGather]) and keeps where
+// [logitsAllGatherKept] says: (rows, padded vocabulary) bf16, rows
+// max(--max-running-requests given x max(draft tokens, top-k, 1), 128)
+// (see [logitsAllGatherRows]), the running requests read from the
 // arguments as given when the model is built (triton_symm_mem_ag.py:421-440,
 // create_state :308-334, _build :517-548). None at TP 1, for logits other
 // than bf16 (:518), or where a rank's shard of the vocabulary is not a
-// multiple of 8 (:523). SGLang keeps it only where the device gives the
-// group a multicast address (:537-544, NVSwitch's NVLS) and not where the
-// TP group spans nodes (:474-487); membudget does not know
-// the interconnect's multicast (nor ROCm's symmetric memory, not read) and
-// charges it at every TP above 1, the side that cannot say a serve fits
-// where it does not.
-func logitsAllGatherBytes(a *model.Arch, r Resolved) uint64 {
-	return gatherBytes(a.Vocab, r)
+// multiple of 8 (:523). The same at v0.5.15.post1, v0.5.16 and v0.5.17,
+// at the same lines: the file differs only in where the server arguments
+// are read from (v0.5.16 :426-428; v0.5.17 also :469-480).
+func logitsAllGatherBytes(a *model.Arch, c budget.Class, r Resolved) uint64 {
+	return gatherBytes(a.Vocab, c, r)
+}
+
+// logitsAllGatherKept says SGLang keeps the logits all-gather's buffer on
+// the class's GPUs under serve r, v0.5.15 to v0.5.17 alike:
+//   - The gatherer is built disabled, with no buffer, where the TP group
+//     spans nodes: --nnodes above 1 and a rank of the group on another
+//     node (triton_symm_mem_ag.py:478-487). A node holds tp x pp / nnodes
+//     ranks, fewer than a TP group's tp exactly where --nnodes exceeds
+//     --pp-size: every group spans nodes then. Where it does not, a group
+//     on one node keeps the buffer, and that is what is charged.
+//   - Otherwise _build allocates and rendezvous the buffer, and drops it
+//     (the state is never stored, so the tensor and its handle are freed)
+//     where the handle has no multicast address (:537-544) or where any
+//     step raises (:546-548). PyTorch gives a multicast address only where
+//     every rank's device reports CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED
+//     and TORCH_SYMM_MEM_DISABLE_MULTICAST is not set
+//     (torch/csrc/distributed/c10d/symm_mem/CUDASymmetricMemory.cu,
+//     check_group_multicast_support and make_peer_alloc_info; c10d/cuda/
+//     utils.cpp deviceSupportsMulticast; pytorch/pytorch 029e473, SGLang
+//     pins torch 2.11.0, python/pyproject.toml:76-78), and never on ROCm,
+//     where init_multicast_for_block is compiled out. A freed symmetric
+//     block is unmapped and released (~AllocationRef), so where the
+//     buffer is dropped it leaves nothing: the allocation it tries is
+//     taken after the pool, and an out-of-memory there is caught (:546).
+//   - Multicast is NVSwitch's (NVLS): Hopper and later (SGLang's own
+//     multimem kernels, kernels/jit/csrc/distributed/custom_all_reduce.cuh:
+//     160-205 at v0.5.17, are "only supported on Hopper or later"; NCCL's
+//     NVLS needs third-generation NVSwitch). So no buffer on AMD, over PCIe
+//     with or without peer access (L4, L40S, RTX and H100 PCIe cards), with
+//     no peer in the node, or over NVLink before Hopper (A100, V100).
+//
+// An NVLink class of Hopper or later is charged whether or not its GPUs
+// sit behind an NVSwitch: an NVLink-bridged H100 NVL or H200 NVL pair, or
+// GH200 superchips, may report no multicast, which the class cannot say;
+// charging it is the side that cannot say a serve fits where it does not.
+// So is an environment that turns multicast off.
+func logitsAllGatherKept(c budget.Class, r Resolved) bool {
+	d := c.Device
+	if d.Silicon.Vendor != budget.NVIDIA || d.Interconnect != budget.NVLink || !d.Silicon.AtLeast(9, 0) {
+		return false
+	}
+	return r.Nodes.NNodes <= max(r.PPSize, 1)
 }
 
 // draftLogitsAllGatherBytes is the same buffer of a speculative draft's
@@ -49,22 +129,24 @@ func logitsAllGatherBytes(a *model.Arch, r Resolved) uint64 {
 // build one each; v0.5.15 layers/logits_processor.py:365-371, 929-930):
 // each MultimemAllGatherer owns its buffer (triton_symm_mem_ag.py:445-470),
 // of the same rows, and of the vocabulary of the head the draft computes
-// its logits with ([specDraft.HeadVocab]). The draft's logits are charged
-// as bf16 where the target's are, whatever the draft's own dtype: a
-// float16 draft's would take none, the side that cannot say a serve fits
-// where it does not.
-func draftLogitsAllGatherBytes(r Resolved) uint64 {
+// its logits with ([specDraft.HeadVocab]), kept where the target's is
+// ([logitsAllGatherKept]). The draft's logits are charged as bf16 where the
+// target's are, whatever the draft's own dtype: a float16 draft's would
+// take none, the side that cannot say a serve fits where it does not.
+func draftLogitsAllGatherBytes(c budget.Class, r Resolved) uint64 {
 	if r.Draft == nil {
 		return 0
 	}
-	return gatherBytes(r.Draft.HeadVocab, r)
+	return gatherBytes(r.Draft.HeadVocab, c, r)
 }
 
 // gatherBytes is one logits all-gather buffer of a head of vocab rows.
-func gatherBytes(vocab uint64, r Resolved) uint64 {
-	if !r.Profile.LogitsAllGather || r.TPSize <= 1 || r.Dtype != "bfloat16" {
+func gatherBytes(vocab uint64, c budget.Class, r Resolved) uint64 {
+	if !r.Profile.LogitsAllGather || r.TPSize <= 1 || r.Dtype != "bfloat16" || !logitsAllGatherKept(c, r) {
 		return 0
 	}
+	// A TP size that does not divide the padded rows is refused before
+	// (see [Resolved.checkVocabShards]): the division is exact.
 	shard := budget.RoundUp(vocab, sglVocabPadding) / r.TPSize
 	if shard == 0 || shard%logitsAllGatherNumel != 0 {
 		return 0
@@ -131,7 +213,7 @@ func eagerInputBytes(r Resolved, tokens, maxRunning, perRequest uint64) uint64 {
 func (ref *Reference) after0515Items(i int) []budget.Item {
 	r, st := ref.Serve, &ref.stages[i]
 	var items []budget.Item
-	if b := logitsAllGatherBytes(ref.Arch, r); b > 0 {
+	if b := logitsAllGatherBytes(ref.Arch, ref.Class, r); b > 0 {
 		items = append(items, budget.Item{Name: "logits_all_gather", Term: budget.TermNonTorch, Bytes: b})
 	}
 	running := ref.maxRunning
@@ -155,7 +237,7 @@ func (ref *Reference) after0515Items(i int) []budget.Item {
 	if eager > 0 {
 		items = append(items, budget.Item{Name: "spec_draft.eager_input_buffers", Term: budget.TermNonTorch, Bytes: eager})
 	}
-	if b := draftLogitsAllGatherBytes(r); b > 0 {
+	if b := draftLogitsAllGatherBytes(ref.Class, r); b > 0 {
 		items = append(items, budget.Item{Name: "spec_draft.logits_all_gather", Term: budget.TermNonTorch, Bytes: b})
 	}
 	return items

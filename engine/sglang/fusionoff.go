@@ -5,8 +5,8 @@ import "slices"
 // fusionOffRead says the serve turns FlashInfer's all-reduce fusion off
 // where its release may turn it on by itself, in a release whose switch
 // was read (see [fusionOffReleases]). Under the other releases, those
-// before v0.5.14 and v0.5.17, whose switches were not read, the flag
-// leaves [Resolved.checkARFusion]'s refusal standing.
+// before v0.5.14, whose switches were not read, the flag leaves
+// [Resolved.checkARFusion]'s refusal standing.
 func fusionOffRead(r *Resolved) bool {
 	return r.EnforceDisableARFusion && slices.Contains(fusionOffReleases, r.Profile.Name)
 }
@@ -29,5 +29,21 @@ func fusionOffRead(r *Resolved) bool {
 // (layers/communicator.py:166-177). v0.5.16 the same (server_args.py:
 // 4814-4815, 3080; overrides.py:1537-1572; base_runner.py:247-248;
 // flashinfer_comm_fusion.py:631-678, 692, 788-853; communicator.py:
-// 164-178).
-var fusionOffReleases = []string{"v0.5.14", "v0.5.15", "v0.5.15.post1", "v0.5.16"}
+// 164-178). v0.5.17 the same again: the auto-enable and then the
+// enforce-disable pass at the tail of _handle_model_specific_adjustments
+// (server_args.py:5557-5568; overrides.py:1885-1920), after the model's
+// override declarations are stashed (:5089-5092) and after the
+// deprecated --enable-flashinfer-allreduce-fusion is read as the auto
+// backend (_handle_deprecated_args, :3486, 3950-3960, before :3530);
+// materialize_declarations applies the stash last writer wins at the end
+// of __post_init__ (overrides.py:219-228, server_args.py:3636-3638), and
+// no later declaration sets a backend (overrides.py:1966-1976, the
+// deterministic pass, only clears it). With no backend the workspaces
+// before graph capture return at once (model_executor/runner/
+// base_runner.py:253-269), ensure_workspace_initialized returns before
+// the workspace manager's initialize, its one caller (layers/
+// flashinfer_comm_fusion.py:666-743, the backend read at :710-713; the
+// workspace created at :518 only), and the fused path is not taken
+// (layers/communicator.py:165-179). v0.5.17's auto-enable list is
+// v0.5.16's (see [arFusionList0514]).
+var fusionOffReleases = []string{"v0.5.14", "v0.5.15", "v0.5.15.post1", "v0.5.16", "v0.5.17"}

@@ -10,9 +10,9 @@ import (
 )
 
 // TestFusionOff: --enforce-disable-flashinfer-allreduce-fusion lets v0.5.14
-// (and v0.5.15 to v0.5.16) size a serve it would otherwise turn the
-// unmodelled fusion on for, with no workspace; under v0.5.13.post1 and
-// v0.5.17, whose switches are not read, the refusal stands.
+// (and v0.5.15 to v0.5.17) size a serve it would otherwise turn the
+// unmodelled fusion on for, with no workspace; under v0.5.13.post1, whose
+// switch is not read, the refusal stands.
 //
 // Qwen3-Next-80B-A3B at TP 4 on an H100 under v0.5.14: F0 82,696,994,816 B
 // and the load 40,011,563,008 B (pinned elsewhere; F1 42,685,431,808 B,
@@ -40,7 +40,7 @@ func TestFusionOff(t *testing.T) {
 			t.Errorf("the fusion's workspace charged though it is off: %d B", it.Bytes)
 		}
 	}
-	// v0.5.15 and v0.5.16 read the same switch (fusionOffReleases), the
+	// v0.5.15 to v0.5.17 read the same switch (fusionOffReleases), the
 	// prefill graphs off by flag. v0.5.15's distributed init is v0.5.14's:
 	// the same 687 slots, 1,202,593 tokens, 137 requests. v0.5.16's custom
 	// all-reduce v2 at TP 4 on SM90: 2 x 4 push buffers of 896 KiB and the
@@ -51,11 +51,18 @@ func TestFusionOff(t *testing.T) {
 	// x 0.9 / 1.9 x 2^30 / 19316736) = floor(687.71) = 687 slots; the KV
 	// rest floor((26.11858008 - 687 x 19316736 / 2^30) x 2^30) =
 	// 14,774,014,181 B, / 12,288 = 1,202,312 tokens; 687 // 5 = 137.
+	// v0.5.17: v0.5.16's F0 and rest (its distributed init and custom
+	// all-reduce v2 the same), and its Mamba pool charges the padding slot
+	// (gdnPaddingCharged): floor((26.11858008 x 0.9 / 1.9 x 2^30 -
+	// 19316736) / 19316736) = floor(686.71) = 686 slots, the rest losing
+	// 686 + 1 = 687 of them as v0.5.16's did, so the same 1,202,312
+	// tokens; 686 // 5 = 137.
 	for _, tc := range []struct {
 		release string
 		f0      uint64
+		slots   int64
 		tokens  int64
-	}{{"v0.5.15", 82696994816, 1202593}, {"v0.5.15.post1", 82696994816, 1202593}, {"v0.5.16", 82692800512, 1202312}} {
+	}{{"v0.5.15", 82696994816, 687, 1202593}, {"v0.5.15.post1", 82696994816, 687, 1202593}, {"v0.5.16", 82692800512, 687, 1202312}, {"v0.5.17", 82692800512, 686, 1202312}} {
 		s := Serve{TPSize: 4, DisablePiecewiseCudaGraph: true}
 		if _, err := NewReference(next, s, h100, mustProfile(tc.release)); !errors.As(err, &se) || se.Flag != "enable-flashinfer-allreduce-fusion" {
 			t.Errorf("%s without the flag: %v; want the fusion refused", tc.release, err)
@@ -63,8 +70,8 @@ func TestFusionOff(t *testing.T) {
 		s.EnforceDisableARFusion = true
 		r := ref(t, next, s, h100, mustProfile(tc.release))
 		got := mambaFiguresOf(r)
-		if c := r.Capacity(); c.F0Bytes != tc.f0 || got.MambaSize != 687 || got.Tokens != tc.tokens || got.MaxNumReqs != 137 || !c.Starts {
-			t.Errorf("%s with the flag: F0 %d, %d slots, %d tokens, max_num_reqs %d, starts %v; want %d, 687, %d, 137, true", tc.release, c.F0Bytes, got.MambaSize, got.Tokens, got.MaxNumReqs, c.Starts, tc.f0, tc.tokens)
+		if c := r.Capacity(); c.F0Bytes != tc.f0 || got.MambaSize != tc.slots || got.Tokens != tc.tokens || got.MaxNumReqs != 137 || !c.Starts {
+			t.Errorf("%s with the flag: F0 %d, %d slots, %d tokens, max_num_reqs %d, starts %v; want %d, %d, %d, 137, true", tc.release, c.F0Bytes, got.MambaSize, got.Tokens, got.MaxNumReqs, c.Starts, tc.f0, tc.slots, tc.tokens)
 		}
 		for _, it := range r.stages[0].beside {
 			if it.Name == "flashinfer_allreduce_fusion_workspace" {
@@ -81,11 +88,18 @@ func TestFusionOff(t *testing.T) {
 	if _, err := NewReference(qwen, Serve{TPSize: 2, EnforceDisableARFusion: true}, h100, p); err != nil {
 		t.Errorf("Qwen3-30B-A3B TP 2 under v0.5.14 with the fusion off: %v", err)
 	}
-	// v0.5.17's switch is not read (fusionOffReleases ends at v0.5.16):
-	// the flag leaves the refusal standing, which names no way out.
-	_, err := NewReference(qwen, Serve{TPSize: 2, EnforceDisableARFusion: true, DisablePiecewiseCudaGraph: true}, h100, mustProfile("v0.5.17"))
-	if !errors.As(err, &se) || se.Flag != "enable-flashinfer-allreduce-fusion" || strings.Contains(se.Reason, "--enforce-disable-flashinfer-allreduce-fusion") {
-		t.Errorf("Qwen3-30B-A3B TP 2 under v0.5.17 with the fusion off: %v; want the fusion refused, the flag not offered", err)
+	// v0.5.17 reads the switch as v0.5.16 does: without it the refusal
+	// names it as the way out; with it Qwen3-30B-A3B at TP 2 is sized,
+	// with no workspace.
+	_, err := NewReference(qwen, Serve{TPSize: 2, DisablePiecewiseCudaGraph: true}, h100, mustProfile("v0.5.17"))
+	if !errors.As(err, &se) || se.Flag != "enable-flashinfer-allreduce-fusion" || !strings.Contains(se.Reason, "--enforce-disable-flashinfer-allreduce-fusion turns it off") {
+		t.Errorf("Qwen3-30B-A3B TP 2 under v0.5.17: %v; want the fusion refused, the flag offered", err)
+	}
+	r17 := ref(t, qwen, Serve{TPSize: 2, EnforceDisableARFusion: true, DisablePiecewiseCudaGraph: true}, h100, mustProfile("v0.5.17"))
+	for _, it := range r17.stages[0].beside {
+		if it.Name == "flashinfer_allreduce_fusion_workspace" {
+			t.Errorf("Qwen3-30B-A3B under v0.5.17: the fusion's workspace charged though it is off: %d B", it.Bytes)
+		}
 	}
 }
 
@@ -93,8 +107,8 @@ func TestFusionOff(t *testing.T) {
 // the releases read names the lists' span, so that a release added to
 // [gdnReleases] or [fusionOffReleases] (each a run of consecutive
 // releases) cannot leave --help naming the old one: the Mamba pool's
-// flags and the two switches that set its slots, "v0.5.14 to v0.5.17";
-// the fusion switch, "v0.5.14 to v0.5.16".
+// flags and the two switches that set its slots, "v0.5.14 to v0.5.18";
+// the fusion switch, "v0.5.14 to v0.5.17".
 func TestReadReleasesInHelp(t *testing.T) {
 	fs := flag.NewFlagSet("sglang", flag.ContinueOnError)
 	var model string
@@ -118,7 +132,7 @@ func TestReadReleasesInHelp(t *testing.T) {
 			}
 		}
 	}
-	if span(gdnReleases) != "v0.5.14 to v0.5.17" || span(fusionOffReleases) != "v0.5.14 to v0.5.16" {
-		t.Errorf("the spans: %q, %q; want v0.5.14 to v0.5.17, v0.5.14 to v0.5.16", span(gdnReleases), span(fusionOffReleases))
+	if span(gdnReleases) != "v0.5.14 to v0.5.18" || span(fusionOffReleases) != "v0.5.14 to v0.5.17" {
+		t.Errorf("the spans: %q, %q; want v0.5.14 to v0.5.18, v0.5.14 to v0.5.17", span(gdnReleases), span(fusionOffReleases))
 	}
 }

@@ -37,7 +37,9 @@ import (
 // v0.5.15, v0.5.15.post1 and v0.5.16 keep every one of these rules (see
 // [gdnReleases]); the one difference is a buffer of the linear-attention
 // backend's graph state ([Profile.GDNTrackIndicesBuf]). v0.5.17 charges
-// the padding slot to the rest (see [gdnPaddingCharged]).
+// the padding slot to the rest (see [gdnPaddingCharged]); v0.5.18 keeps
+// v0.5.17's rules and splits a rest less the multimodal reservation (see
+// [gdnReleases]).
 
 // mambaRatio is MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO, the Mamba
 // slots a running request may need with the radix cache on
@@ -148,9 +150,26 @@ var gdnArchs = []string{"Qwen3NextForCausalLM", "Qwen3_5ForConditionalGeneration
 // only), the radix cache's strategy (arg_groups/overrides.py:1453-1503,
 // the same choice) and the graph buffers (hybrid_linear_attn_backend.py:
 // 408-480, the same tensors) are v0.5.16's; ReplaySSM's rings are charged
-// only under --enable-linear-replayssm-spec (refused). Later releases are
-// not read: a profile derived from v0.5.17 stays refused.
-var gdnReleases = []string{"v0.5.14", "v0.5.15", "v0.5.15.post1", "v0.5.16", "v0.5.17"}
+// only under --enable-linear-replayssm-spec (refused). v0.5.18 (71de97b)
+// against v0.5.17, at PP 1 without speculative decoding:
+// _handle_max_mamba_cache (kv_cache_configurator.py:1970-2136) is
+// v0.5.17's but for settings read through runtime_context accessors; the
+// one change around it is the rest it splits, less mm_runtime_reservation_gb
+// (:1785-1791, :130-147) for a multimodal model, Qwen3.5's two
+// (configs/model_config.py:1864-1865; see [mmReserveBytes]), before the
+// split, so the share is of the smaller rest; _calculate_mamba_ratio
+// (:1813-1842) and resolve_max_num_reqs (:1873-1925) are v0.5.17's, the
+// ratio's environment default the same (environ.py:1183); the hybrid cell
+// (model_executor/pool_configurator.py:148-158, get_num_kv_heads over
+// --dcp-size, 1), MambaPool's default tensors (memory_pool.py:546-576),
+// HybridReqToTokenPool's tables (:1187, 1258-1270), the slot
+// (configs/mamba_utils.py, configs/qwen3_next.py, allocator/mamba.py
+// unchanged), the radix cache's strategy and the SM10x overrides
+// (arg_groups/overrides.py:1541-1591, 1312-1343, the same functions), the
+// flags' defaults (server_args.py:2533-2626) and the graph buffers
+// (hybrid_linear_attn_backend.py:415-470) are v0.5.17's. Later releases
+// are not read: a profile derived from v0.5.18 stays refused.
+var gdnReleases = []string{"v0.5.14", "v0.5.15", "v0.5.15.post1", "v0.5.16", "v0.5.17", "v0.5.18"}
 
 // gdnPaddingCharged are the releases of [gdnReleases] that charge
 // MambaPool's padding slot to the rest: v0.5.17's _handle_max_mamba_cache
@@ -158,8 +177,9 @@ var gdnReleases = []string{"v0.5.14", "v0.5.15", "v0.5.15.post1", "v0.5.16", "v0
 // (mem_cache/kv_cache_configurator.py:1950-1956) and takes (size + 1) x
 // per_req out of the rest whichever way the size was set (:1977-1982),
 // where v0.5.14 to v0.5.16 take floor(budget / per_req) slots and size x
-// per_req, the padding slot beside the budget.
-var gdnPaddingCharged = []string{"v0.5.17"}
+// per_req, the padding slot beside the budget. v0.5.18 keeps it
+// (kv_cache_configurator.py:2100-2108, 2128-2136).
+var gdnPaddingCharged = []string{"v0.5.17", "v0.5.18"}
 
 // gdnRelease says p's Mamba pool is read (see [gdnReleases]).
 func gdnRelease(p Profile) bool {
@@ -167,8 +187,8 @@ func gdnRelease(p Profile) bool {
 }
 
 // gdnRead says arch is a hybrid whose model file was read for p's
-// release, though the profile lists it as not read (v0.5.14 to v0.5.17
-// keep Qwen3.5 in new059's list; see [gdnModelled]). v0.5.15 to v0.5.17
+// release, though the profile lists it as not read (v0.5.14 to v0.5.18
+// keep Qwen3.5 in new059's list; see [gdnModelled]). v0.5.15 to v0.5.18
 // change Qwen3.5's and Qwen3-Next's model files in kernels and flag
 // lookups, not in their weights or layers (models/qwen3_5.py: a fused
 // QK-norm-RoPE-gate kernel, the shared-expert fusion's switch through
@@ -176,7 +196,11 @@ func gdnRelease(p Profile) bool {
 // one, the MLP's all-reduce flags through get_forward().scoped; v0.5.17:
 // kernel import paths, an aiter-only fused all-reduce quant path (AMD,
 // refused), and the linear-attention and attention projections quantized
-// under modelopt_fp4 too (ModelOpt refused at these releases)).
+// under modelopt_fp4 too (ModelOpt refused at these releases); v0.5.18:
+// the key and value heads over --dcp-size (refused, 1), an aiter-only
+// fused split kernel, no vision tower under language_model_only (the
+// flag refused), and the ROCm-only shared-expert fusion switch through
+// shared_experts_fusion_disable_reason, models/qwen3_5.py:2332-2364).
 func gdnRead(arch string, p Profile) bool {
 	return gdnRelease(p) && slices.Contains(gdnArchs, arch)
 }
@@ -492,15 +516,16 @@ var (
 )
 
 // registerMamba registers the Mamba pool's flags read at v0.5.14 to
-// v0.5.16 (the same choices and defaults: server_args.py:1717-1741 at
-// v0.5.14, :1897-1940 at v0.5.15, :2096-2142 at v0.5.16).
+// v0.5.18 (the same choices and defaults: server_args.py:1717-1741 at
+// v0.5.14, :1897-1940 at v0.5.15, :2096-2142 at v0.5.16, :2461-2518 at
+// v0.5.17, :2533-2590 at v0.5.18).
 func (f *flagServe) registerMamba(fs *flag.FlagSet) {
 	// A number above 0, as argparse's type=float reads it: SGLang checks
 	// no range, and 0 or less gives the pool no slot.
-	fs.Var(&floatFlag{v: &f.s.MambaFullMemoryRatio, why: "the Mamba pool takes ratio / (1 + ratio) of the rest"}, "mamba-full-memory-ratio", "SGLang's --mamba-full-memory-ratio (v0.5.14 to v0.5.17): a Mamba hybrid's pool takes ratio / (1 + ratio) of the rest (default 0.9)")
-	fs.Var(&countFlag{v: &f.s.MaxMambaCacheSize, name: "max-mamba-cache-size"}, "max-mamba-cache-size", "SGLang's --max-mamba-cache-size (v0.5.14 to v0.5.17): a Mamba hybrid's pool slots, in place of the ratio's share")
-	fs.Var(&choiceFlag{v: &f.s.MambaSSMDtype, choices: mambaDtypes}, "mamba-ssm-dtype", "SGLang's --mamba-ssm-dtype (v0.5.14 to v0.5.17): the temporal state's dtype (default: the config's mamba_ssm_dtype, else float32)")
-	fs.Var(&choiceFlag{v: &f.s.MambaRadixCacheStrategy, choices: mambaStrategies}, "mamba-radix-cache-strategy", "SGLang's --mamba-radix-cache-strategy (v0.5.14 to v0.5.17): the Mamba slots a request may need beside its own (default auto)")
+	fs.Var(&floatFlag{v: &f.s.MambaFullMemoryRatio, why: "the Mamba pool takes ratio / (1 + ratio) of the rest"}, "mamba-full-memory-ratio", "SGLang's --mamba-full-memory-ratio (v0.5.14 to v0.5.18): a Mamba hybrid's pool takes ratio / (1 + ratio) of the rest (default 0.9)")
+	fs.Var(&countFlag{v: &f.s.MaxMambaCacheSize, name: "max-mamba-cache-size"}, "max-mamba-cache-size", "SGLang's --max-mamba-cache-size (v0.5.14 to v0.5.18): a Mamba hybrid's pool slots, in place of the ratio's share")
+	fs.Var(&choiceFlag{v: &f.s.MambaSSMDtype, choices: mambaDtypes}, "mamba-ssm-dtype", "SGLang's --mamba-ssm-dtype (v0.5.14 to v0.5.18): the temporal state's dtype (default: the config's mamba_ssm_dtype, else float32)")
+	fs.Var(&choiceFlag{v: &f.s.MambaRadixCacheStrategy, choices: mambaStrategies}, "mamba-radix-cache-strategy", "SGLang's --mamba-radix-cache-strategy (v0.5.14 to v0.5.18): the Mamba slots a request may need beside its own (default auto)")
 }
 
 // checkMambaFlags refuses the Mamba flags outside [gdnReleases], by name,

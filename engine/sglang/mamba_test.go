@@ -253,6 +253,25 @@ func TestMambaQwen35MoEH200(t *testing.T) {
 //     B; query_start_loc of i + 2, 512 B to i + 1 = 127 and 1,024 above:
 //     127 x 512 + 10 x 1,024 = 75,264 B; two ranges of 138 x 4 = 552 B,
 //     2 x 1,024; the track buffer 137 x 8 = 1,096 B, 1,536: 377,856 B.
+//   - v0.5.18 (gdnPaddingCharged too), F0, the load and msf v0.5.17's for
+//     both (the profile's reserve and workspace are v0.5.17's with the
+//     prefill graphs off). Qwen3-Next is a text model: no reservation, so
+//     v0.5.17's figures (689 slots, 1,207,007 tokens, 137 requests,
+//     377,856 B). Qwen3.5-27B is multimodal (Qwen3_5ForConditionalGeneration,
+//     configs/model_config.py:1864): the 100 MiB reservation comes off the
+//     rest before the split (kv_cache_configurator.py:1785-1791), 9.41511209
+//   - 0.09765625 = 9.31745584 GiB; the share 9.31745584 x 0.9 / 1.9 x
+//     2^30 = 4,738,993,594.3 B, / 153,944,064 = 30.78, floor(30.78 - 1) =
+//     29 slots (v0.5.17: floor(31.106 - 1) = 30: the reservation's 0.9 /
+//     1.9 x 100 MiB, 0.32 of a slot, crosses a slot's edge). The rest loses
+//     30 slots, 4,618,321,920 B: floor(9.31745584 x 2^30) - 4,618,321,920 =
+//     5,386,220,112 B, / 65,536 = 82,187 tokens, 749 more than v0.5.17's
+//     81,438 (one slot less, 153,944,064 B, against the 104,857,600 B
+//     reserved: 49,086,464 B, 749.0 cells); 29 // 5 = 5 requests, one fewer.
+//     MambaPool's 30 slots: conv 48 x 30 x 61,440 = 88,473,600 B, temporal
+//     48 x 30 x 3,145,728 = 4,529,848,320 B. The 5 decode sizes' metadata:
+//     5 x (4 + 1) x 512 = 12,800 B, two ranges of 6, 1,024 B, the track
+//     buffer 40 B at 512: 14,336 B.
 func TestMambaReleases(t *testing.T) {
 	models := shipped(t)
 	qwen, next := models["Qwen__Qwen3.5-27B"], models["Qwen__Qwen3-Next-80B-A3B-Thinking"]
@@ -280,6 +299,10 @@ func TestMambaReleases(t *testing.T) {
 			ConvBytes: 91422720, SSMBytes: 4680843264, MambaCharge: 31 * 153944064, ExtraBuffer: true}, 16896},
 		{"v0.5.17", "next", Serve{TPSize: 4, DisablePiecewiseCudaGraph: true}, 82833309696, mambaFigures{PerReq: 19316736, Cell: 12288, Ratio: 5, MambaSize: 689, Tokens: 1207007, MaxNumReqs: 137,
 			ConvBytes: 305233920, SSMBytes: 13023313920, MambaCharge: 690 * 19316736, ExtraBuffer: true}, 377856},
+		{"v0.5.18", "qwen3.5", Serve{DisablePiecewiseCudaGraph: true}, 84414562304, mambaFigures{PerReq: 153944064, Cell: 65536, Ratio: 5, MambaSize: 29, Tokens: 82187, MaxNumReqs: 5,
+			ConvBytes: 88473600, SSMBytes: 4529848320, MambaCharge: 30 * 153944064, ExtraBuffer: true}, 14336},
+		{"v0.5.18", "next", Serve{TPSize: 4, DisablePiecewiseCudaGraph: true}, 82833309696, mambaFigures{PerReq: 19316736, Cell: 12288, Ratio: 5, MambaSize: 689, Tokens: 1207007, MaxNumReqs: 137,
+			ConvBytes: 305233920, SSMBytes: 13023313920, MambaCharge: 690 * 19316736, ExtraBuffer: true}, 377856},
 	} {
 		a, c := qwen, h100
 		if tc.model == "next" {
@@ -297,6 +320,24 @@ func TestMambaReleases(t *testing.T) {
 		if graphMeta != tc.graphMeta || r.MaxRunningRequests() != tc.want.MaxNumReqs {
 			t.Errorf("%s %s: graph metadata %d B, max_running_requests %d; want %d, %d", tc.release, tc.model, graphMeta, r.MaxRunningRequests(), tc.graphMeta, tc.want.MaxNumReqs)
 		}
+		// The reservation is Qwen3.5's at v0.5.18 alone, in the budget.
+		wantMM := uint64(0)
+		if tc.release == "v0.5.18" && tc.model == "qwen3.5" {
+			wantMM = 100 << 20
+		}
+		if cp.MMReserveBytes != wantMM {
+			t.Errorf("%s %s: multimodal reservation %d B; want %d", tc.release, tc.model, cp.MMReserveBytes, wantMM)
+		}
+	}
+	// Qwen3.5-27B at v0.5.18 with --mem-fraction-static 0.658: rest =
+	// 29,418,848,256 / 2^30 - 84,414,562,304 / 2^30 x 0.342 = 27.39868164 -
+	// 26.88732227 = 0.51135938 GiB, less the 100 MiB reservation 0.41370313
+	// GiB; the share 0.41370313 x 0.9 / 1.9 x 2^30 / 153,944,064 = 1.367
+	// slots, floor(1.367 - 1) = 0: SGLang's error, naming the rest it split
+	// (kv_cache_configurator.py:2116-2126), 0.41 GB, not 0.51.
+	small := ref(t, qwen, Serve{DisablePiecewiseCudaGraph: true, MemFractionStatic: 0.658}, h100, mustProfile("v0.5.18")).Capacity()
+	if wantF := "Not enough GPU memory for hybrid (mamba/linear-attention) state cache. Computed max_mamba_cache_size=0 (total_rest_memory=0.41 GB, mamba_cache_per_req=146.81 MB)."; small.Starts || small.Failure != wantF {
+		t.Errorf("Qwen3.5-27B at msf 0.658 under v0.5.18: starts %v, failure %q; want %q", small.Starts, small.Failure, wantF)
 	}
 	// At 256 sizes the track buffer is 2,048 B: 987,136 + 2,048.
 	if got := gdnGraphMetadata(256, true); got != 989184 {
@@ -346,7 +387,7 @@ func TestMambaRefusals(t *testing.T) {
 		{"v0.5.15", "Qwen__Qwen3-Next-80B-A3B-Thinking", "a100-80g", "v0.5.15", Serve{TPSize: 4}, "disable-piecewise-cuda-graph", "breakable CUDA graphs"},
 		{"Qwen3.5 at v0.5.16", "Qwen__Qwen3.5-27B", "h100-sxm-80g", "v0.5.16", Serve{}, "disable-piecewise-cuda-graph", "keeps this multimodal model's prefill CUDA graphs"},
 		{"PP at v0.5.16", "Qwen__Qwen3-Next-80B-A3B-Thinking", "a100-80g", "v0.5.16", Serve{TPSize: 4, PPSize: 2, DisablePiecewiseCudaGraph: true}, "pp-size", "pipeline parallelism with a Mamba hybrid"},
-		{"the releases named", "Qwen__Qwen3-Next-80B-A3B-Thinking", "a100-80g", "v0.5.13.post1", Serve{TPSize: 4}, "model", "v0.5.14, v0.5.15, v0.5.15.post1, v0.5.16 and v0.5.17 only"},
+		{"the releases named", "Qwen__Qwen3-Next-80B-A3B-Thinking", "a100-80g", "v0.5.13.post1", Serve{TPSize: 4}, "model", "v0.5.14, v0.5.15, v0.5.15.post1, v0.5.16, v0.5.17 and v0.5.18 only"},
 		{"pipeline parallelism", "Qwen__Qwen3-Next-80B-A3B-Thinking", "a100-80g", "v0.5.14", Serve{TPSize: 4, PPSize: 2}, "pp-size", "pipeline parallelism with a Mamba hybrid"},
 		{"DP attention", "Qwen__Qwen3-Next-80B-A3B-Thinking", "a100-80g", "v0.5.14", Serve{TPSize: 4, EnableDPAttention: true}, "enable-dp-attention", "not modelled: DP attention"},
 		{"AMD", "Qwen__Qwen3-Next-80B-A3B-Thinking", "mi300x", "v0.5.14", Serve{TPSize: 1}, "model", "NVIDIA GPUs only"},
@@ -365,6 +406,17 @@ func TestMambaRefusals(t *testing.T) {
 		{"Qwen3.5 at v0.5.17", "Qwen__Qwen3.5-27B", "h100-sxm-80g", "v0.5.17", Serve{}, "disable-piecewise-cuda-graph", "keeps this multimodal model's prefill CUDA graphs"},
 		{"PP at v0.5.17", "Qwen__Qwen3-Next-80B-A3B-Thinking", "a100-80g", "v0.5.17", Serve{TPSize: 4, PPSize: 2, DisablePiecewiseCudaGraph: true}, "pp-size", "the largest stage's share"},
 		{"speculative decoding at v0.5.17", "Qwen__Qwen3.5-27B", "h100-sxm-80g", "v0.5.17", Serve{DisableCudaGraph: true, Spec: Spec{Algorithm: "NEXTN"}}, "speculative-algorithm", "the MTP draft of"},
+		// v0.5.18 sizes the pool (TestMambaReleases) and keeps v0.5.17's
+		// refusals: its breakable prefill graphs have no hybrid case and
+		// keep Qwen3.5 on the multimodal allowlist (server_args.py:
+		// 4666-4717, configs/model_config.py:1921-1928), PP's per-stage
+		// share is v0.5.17's (kv_cache_configurator.py:1974-1993), and a
+		// draft is refused whichever refusal meets it first (drafts at
+		// v0.5.18 are read elsewhere, specReleases).
+		{"Qwen3-Next at v0.5.18", "Qwen__Qwen3-Next-80B-A3B-Thinking", "a100-80g", "v0.5.18", Serve{TPSize: 4}, "disable-piecewise-cuda-graph", "breakable CUDA graphs"},
+		{"Qwen3.5 at v0.5.18", "Qwen__Qwen3.5-27B", "h100-sxm-80g", "v0.5.18", Serve{}, "disable-piecewise-cuda-graph", "keeps this multimodal model's prefill CUDA graphs"},
+		{"PP at v0.5.18", "Qwen__Qwen3-Next-80B-A3B-Thinking", "a100-80g", "v0.5.18", Serve{TPSize: 4, PPSize: 2, DisablePiecewiseCudaGraph: true}, "pp-size", "the largest stage's share"},
+		{"speculative decoding at v0.5.18", "Qwen__Qwen3.5-27B", "h100-sxm-80g", "v0.5.18", Serve{DisableCudaGraph: true, Spec: Spec{Algorithm: "NEXTN"}}, "speculative-algorithm", ""},
 	} {
 		_, err := NewReference(models[tc.model], tc.s, class(t, tc.class), mustProfile(tc.release))
 		var se *engine.SettingError
@@ -380,20 +432,20 @@ func TestMambaRefusals(t *testing.T) {
 	if gdnModelled(&odd, mustProfile("v0.5.14")) || !gdnModelled(next, mustProfile("v0.5.14")) {
 		t.Error("the every-n-th full-attention check: a model off the pattern is taken, or Qwen3-Next is not")
 	}
-	// A release derived from v0.5.17 (as a next one's profile would be)
+	// A release derived from v0.5.18 (as a next one's profile would be)
 	// keeps its fields but not the reading: refused until it is compared,
 	// the hybrids at --model and the Mamba flags by name.
-	later := mustProfile("v0.5.17")
-	later.Name = "v0.5.18"
+	later := mustProfile("v0.5.18")
+	later.Name = "v0.5.19"
 	if gdnModelled(next, later) || gdnRead("Qwen3_5ForConditionalGeneration", later) {
-		t.Error("a profile derived from v0.5.17 under another name is taken as read")
+		t.Error("a profile derived from v0.5.18 under another name is taken as read")
 	}
 	var se *engine.SettingError
-	if _, err := NewReference(next, Serve{TPSize: 4, DisablePiecewiseCudaGraph: true}, a100, later); !errors.As(err, &se) || se.Flag != "model" || !strings.Contains(se.Reason, "v0.5.16 and v0.5.17 only") {
-		t.Errorf("Qwen3-Next under a profile derived from v0.5.17: %v; want --model refused naming the releases read", err)
+	if _, err := NewReference(next, Serve{TPSize: 4, DisablePiecewiseCudaGraph: true}, a100, later); !errors.As(err, &se) || se.Flag != "model" || !strings.Contains(se.Reason, "v0.5.17 and v0.5.18 only") {
+		t.Errorf("Qwen3-Next under a profile derived from v0.5.18: %v; want --model refused naming the releases read", err)
 	}
 	if _, err := NewReference(models["meta-llama__Llama-3.1-8B-Instruct"], Serve{DisablePiecewiseCudaGraph: true, MaxMambaCacheSize: 100}, class(t, "h100-sxm-80g"), later); !errors.As(err, &se) || se.Flag != "max-mamba-cache-size" {
-		t.Errorf("--max-mamba-cache-size under a profile derived from v0.5.17: %v; want it refused by name", err)
+		t.Errorf("--max-mamba-cache-size under a profile derived from v0.5.18: %v; want it refused by name", err)
 	}
 	// A config without the delta net's shape is not the modelled hybrid.
 	bare := *next
@@ -752,7 +804,7 @@ func TestMambaSplitPadding(t *testing.T) {
 	if m := base; m.PerReq() != 1<<30 {
 		t.Fatalf("the slot: %d B; want 2^30", m.PerReq())
 	}
-	if slices.Contains(gdnPaddingCharged, "v0.5.16") || !slices.Contains(gdnPaddingCharged, "v0.5.17") || !slices.Contains(gdnReleases, "v0.5.17") {
-		t.Error("the padding slot's release: want it charged from v0.5.17 only")
+	if slices.Contains(gdnPaddingCharged, "v0.5.16") || !slices.Equal(gdnPaddingCharged, gdnReleases[len(gdnReleases)-2:]) || !slices.Equal(gdnPaddingCharged, []string{"v0.5.17", "v0.5.18"}) {
+		t.Errorf("the padding slot's releases %v: want v0.5.17 and v0.5.18, the last two read (kv_cache_configurator.py:2100-2108, 2128-2136 at v0.5.18)", gdnPaddingCharged)
 	}
 }

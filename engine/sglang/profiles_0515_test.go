@@ -10,6 +10,7 @@ import (
 	"pgregory.net/rapid"
 
 	"membudget/engine"
+	"membudget/model"
 )
 
 // TestProfile0515Rules: v0.5.15 is v0.5.14's rules but the ones it
@@ -277,15 +278,17 @@ func TestProfile0515Flags(t *testing.T) {
 
 // TestPropertyLogitsAllGather: the all-gather buffer is 0 at TP 1 or
 // before v0.5.15, and else max(given, 128) rows of the padded vocabulary
-// in bf16, a rank's shard of it a multiple of 8.
+// in bf16, a rank's shard of it a multiple of 8, on an H100 SXM on one
+// node (where SGLang keeps it, see [logitsAllGatherKept]).
 func TestPropertyLogitsAllGather(t *testing.T) {
 	llama := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
+	h100 := class(t, "h100-sxm-80g")
 	rapid.Check(t, func(t *rapid.T) {
 		tp := rapid.SampledFrom([]uint64{1, 2, 4, 8}).Draw(t, "tp")
 		given := rapid.Uint64Range(0, 1<<14).Draw(t, "given")
 		p := mustProfile(rapid.SampledFrom([]string{"v0.5.14", "v0.5.15", "v0.5.15.post1"}).Draw(t, "profile"))
 		r := Resolved{Serve: Serve{TPSize: tp, MaxRunningRequests: given, Dtype: "bfloat16"}, Profile: p}
-		got := logitsAllGatherBytes(llama, r)
+		got := logitsAllGatherBytes(llama, h100, r)
 		switch {
 		case tp == 1 || !p.LogitsAllGather:
 			if got != 0 {
@@ -299,7 +302,7 @@ func TestPropertyLogitsAllGather(t *testing.T) {
 			}
 		}
 		r.Dtype = "float16"
-		if logitsAllGatherBytes(llama, r) != 0 {
+		if logitsAllGatherBytes(llama, h100, r) != 0 {
 			t.Fatalf("float16 logits take no buffer (triton_symm_mem_ag.py:518)")
 		}
 	})
@@ -310,8 +313,10 @@ func TestPropertyLogitsAllGather(t *testing.T) {
 // multiples of 8 up to TP 8): the vocabulary padded to 64
 // (DEFAULT_VOCAB_PADDING_SIZE) before the split, and a rank's shard that
 // is not a multiple of 8 taking no buffer (triton_symm_mem_ag.py:523).
-// 128 rows (no --max-running-requests, no draft), bf16.
+// 128 rows (no --max-running-requests, no draft), bf16, on an H100 SXM
+// (NVLink, Hopper: the buffer kept, see [logitsAllGatherKept]).
 func TestLogitsAllGatherPaddingByHand(t *testing.T) {
+	h100 := class(t, "h100-sxm-80g")
 	for _, tt := range []struct {
 		vocab, tp, want uint64
 	}{
@@ -327,8 +332,109 @@ func TestLogitsAllGatherPaddingByHand(t *testing.T) {
 		{1088, 16, 0},
 	} {
 		r := Resolved{Serve: Serve{TPSize: tt.tp, Dtype: "bfloat16"}, Profile: mustProfile("v0.5.15")}
-		if got := gatherBytes(tt.vocab, r); got != tt.want {
+		if got := gatherBytes(tt.vocab, h100, r); got != tt.want {
 			t.Errorf("vocab %d at TP %d: %d B, want %d", tt.vocab, tt.tp, got, tt.want)
+		}
+	}
+}
+
+// TestLogitsAllGatherKeptByHand: where SGLang keeps the logits
+// all-gather's buffer (see [logitsAllGatherKept]), v0.5.15 to v0.5.17, for
+// Llama 3.1 8B with no --max-running-requests and no draft: 128 rows of
+// its 128256-entry vocabulary (64 x 2004, no padding; 128256 / tp a
+// multiple of 8 up to TP 16) in bf16, 128 x 128256 x 2 = 32833536 B, kept
+// only where the GPUs may have a multicast address (NVLink on Hopper or
+// later) and a TP group sits on one node.
+func TestLogitsAllGatherKeptByHand(t *testing.T) {
+	llama := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
+	const kept = 128 * 128256 * 2 // 32833536 B, 31.3 MiB
+	for _, tt := range []struct {
+		name, class    string
+		tp, pp, nnodes uint64
+		want           uint64
+	}{
+		// HGX H100: NVSwitch, Hopper; multicast at any TP of the node.
+		{"H100 SXM TP 2", "h100-sxm-80g", 2, 1, 1, kept},
+		// HGX B200: NVSwitch, Blackwell.
+		{"B200 TP 8", "b200", 8, 1, 1, kept},
+		// An NVLink-bridged pair may report no multicast (no NVSwitch),
+		// which the class cannot say: kept, the safe side.
+		{"H100 NVL TP 2", "h100-nvl", 2, 1, 1, kept},
+		// HGX A100: NVSwitch, but Ampere has no multicast.
+		{"A100 SXM TP 2", "a100-80g", 2, 1, 1, 0},
+		// PCIe with peer access: no multicast, Hopper or not.
+		{"H100 PCIe TP 2", "h100-pcie-80g", 2, 1, 1, 0},
+		{"L40S TP 4", "l40s", 4, 1, 1, 0},
+		// PCIe without peer access.
+		{"RTX 4090 TP 2", "rtx-4090", 2, 1, 1, 0},
+		// ROCm: PyTorch builds no multicast there.
+		{"MI300X TP 8", "mi300x", 8, 1, 1, 0},
+		// Two nodes of 8 GPUs, TP 16: every TP group spans both nodes,
+		// and the gatherer is built disabled (triton_symm_mem_ag.py:
+		// 478-487).
+		{"H100 SXM TP 16 on 2 nodes", "h100-sxm-80g", 16, 1, 2, 0},
+		// TP 8 x PP 2 on 2 nodes: 8 ranks a node, a whole TP group each.
+		{"H100 SXM TP 8 PP 2 on 2 nodes", "h100-sxm-80g", 8, 2, 2, kept},
+		// One GPU a node: TP 2 spans 2 nodes, and no peer either way.
+		{"Jetson AGX Orin TP 2 on 2 nodes", "jetson-agx-orin-64g", 2, 1, 2, 0},
+	} {
+		for _, p := range []string{"v0.5.15", "v0.5.16", "v0.5.17"} {
+			r := Resolved{Serve: Serve{TPSize: tt.tp, PPSize: tt.pp, Dtype: "bfloat16"}, Profile: mustProfile(p)}
+			r.Nodes.NNodes = tt.nnodes
+			if got := logitsAllGatherBytes(llama, class(t, tt.class), r); got != tt.want {
+				t.Errorf("%s at %s: %d B, want %d", tt.name, p, got, tt.want)
+			}
+		}
+	}
+}
+
+// TestVocabShardsByHand: a --tp-size that does not divide the vocabulary
+// padded to 64 is refused by name, as SGLang's VocabParallelEmbedding
+// asserts when it builds the model (divide(),
+// distributed/utils.py:59-70; vocab_parallel_embedding.py:281-288,
+// 316-318 at v0.5.15), instead of a logits all-gather of tp-th of the
+// rows rounded down; the draft's own head the same.
+func TestVocabShardsByHand(t *testing.T) {
+	for _, tt := range []struct {
+		name             string
+		vocab, headVocab uint64 // headVocab 0: no draft
+		tp               uint64
+		refused          string // "" where it builds
+	}{
+		// 128256 = 64 x 2004 = 64 x 3 x 668: 42752 rows a rank at TP 3,
+		// 21376 at TP 6.
+		{"Llama 3 TP 3", 128256, 0, 3, ""},
+		{"Llama 3 TP 6", 128256, 0, 6, ""},
+		// 151936 = 64 x 2374, and 2374 = 3 x 791 + 1: TP 3 and TP 6
+		// refused; TP 8 (18992 a rank) builds.
+		{"Qwen3 TP 3", 151936, 0, 3, "151936 rows padded to 151936"},
+		{"Qwen3 TP 6", 151936, 0, 6, "151936 rows padded to 151936"},
+		{"Qwen3 TP 8", 151936, 0, 8, ""},
+		// 32001 pads to 32064 = 64 x 501 = 64 x 3 x 167: TP 3 builds
+		// (10688 a rank); 32000 = 64 x 500 does not split in 3.
+		{"32001 TP 3", 32001, 0, 3, ""},
+		{"32000 TP 3", 32000, 0, 3, "32000 rows padded to 32000"},
+		// 129280 = 64 x 2020, 2020 = 3 x 673 + 1: TP 6 refused.
+		{"DeepSeek-V3 TP 6", 129280, 0, 6, "129280 rows padded to 129280"},
+		// TP 1 splits nothing.
+		{"Qwen3 TP 1", 151936, 0, 1, ""},
+		// A Llama 3 target with an EAGLE-3 head of 32000 rows at TP 3:
+		// the target splits, the draft's head does not.
+		{"EAGLE-3 head TP 3", 128256, 32000, 3, "the speculative draft's head, 32000 rows"},
+		{"EAGLE-3 head TP 2", 128256, 32000, 2, ""},
+	} {
+		a := &model.Arch{Vocab: tt.vocab, Source: "m"}
+		r := Resolved{Serve: Serve{TPSize: tt.tp}}
+		if tt.headVocab > 0 {
+			r.Draft = &specDraft{HeadVocab: tt.headVocab}
+		}
+		err := r.checkVocabShards(a)
+		var se *engine.SettingError
+		switch {
+		case tt.refused == "" && err != nil:
+			t.Errorf("%s: %v, want it to build", tt.name, err)
+		case tt.refused != "" && (!errors.As(err, &se) || se.Flag != "tp-size" || !strings.Contains(err.Error(), tt.refused)):
+			t.Errorf("%s: %v, want --tp-size refused naming %q", tt.name, err, tt.refused)
 		}
 	}
 }

@@ -35,12 +35,14 @@ func TestProfile0518Rules(t *testing.T) {
 	if p, err := ProfileFor("latest"); err != nil || p.Name != "v0.5.18" {
 		t.Errorf("latest = %q, %v; want v0.5.18", p.Name, err)
 	}
+	// The Mamba pool is read at v0.5.18 (mamba.go's gdnReleases; its
+	// figures in TestMambaReleases).
+	if !slices.Contains(gdnReleases, "v0.5.18") || !slices.Contains(gdnPaddingCharged, "v0.5.18") {
+		t.Errorf("the Mamba pool is read at v0.5.18, its padding slot charged: gdnReleases = %v, gdnPaddingCharged = %v", gdnReleases, gdnPaddingCharged)
+	}
 	// Drafts read at v0.5.18 (spec.go, TestSpec0518AgainstV0517).
 	if !slices.Contains(specReleases, "v0.5.18") {
 		t.Errorf("speculative decoding is read at v0.5.18: specReleases = %v", specReleases)
-	}
-	if slices.Contains(gdnReleases, "v0.5.18") {
-		t.Errorf("the Mamba pool is not read at v0.5.18: gdnReleases = %v", gdnReleases)
 	}
 	// overrides.py:1959-1979 at v0.5.18: v0.5.17's sixteen and
 	// DeepseekV4ForCausalLM (:1962), seventeen.

@@ -286,7 +286,10 @@ func (ref *Reference) startFailure() string {
 		return fmt.Sprintf("the weights (%d bytes on the heaviest rank) do not fit the %d bytes free after distributed init: loading runs out of memory", ref.loadedMax, r.F0Bytes)
 	}
 	if m := r.Mamba; m != nil {
-		if f := mambaFailure(m, ref.mambaSize, ref.rest); f != "" {
+		// total_rest_memory is the rest the split was given: less the
+		// multimodal reservation from v0.5.18 (kv_cache_configurator.py:
+		// 1785-1791, 2116-2126).
+		if f := mambaFailure(m, ref.mambaSize, ref.rest-float64(ref.mmReserve)/gib); f != "" {
 			return f
 		}
 	}

@@ -99,6 +99,7 @@ func Resolve(s Serve, a *model.Arch, c budget.Class, p Profile) (Resolved, error
 		func() error { return r.resolveBatch(def) },
 		func() error { return r.resolveBackend(a, c, def) },
 		func() error { return r.resolveSpec(a, def) },
+		func() error { return r.checkVocabShards(a) },
 		func() error { return r.resolveMamba(a, c) },
 		func() error { return r.resolveMXFP4(a, c) },
 		func() error { return r.resolvePiecewise(a, c, def) },

@@ -219,8 +219,14 @@ func (s section) WriteBefore(w io.Writer, _ budget.Footprint) {
 		if r.Mamba.PaddingCharged && c.MambaSize > 0 {
 			slots += " and the padding slot"
 		}
-		fmt.Fprintf(w, "  loading takes %s (F0 - F1: weights, rotary tables, allocator segments); the rest, %.2f GiB, gives the Mamba pool %s of %d B (%s, %s); what is left, %s, holds %d tokens of %d B (%s)\n",
-			engine.GiB(c.LoadedBytes), c.Rest, slots, c.MambaPerReq, engine.GiB(s.sz.Ref.mambaBytes()), r.Mamba.source(), engine.GiB(uint64(max(c.KVRestBytes, 0))), max(c.ProfiledTokens, 0), c.CellBytes, cell)
+		// From v0.5.18 a multimodal hybrid's reservation comes off the
+		// rest before the split (see [gdnReleases]).
+		rest := fmt.Sprintf("%.2f GiB", c.Rest)
+		if c.MMReserveBytes > 0 {
+			rest += fmt.Sprintf(" less %d MiB for the multimodal embedding cache (SGLANG_VLM_CACHE_SIZE_MB)", c.MMReserveBytes/mib)
+		}
+		fmt.Fprintf(w, "  loading takes %s (F0 - F1: weights, rotary tables, allocator segments); the rest, %s, gives the Mamba pool %s of %d B (%s, %s); what is left, %s, holds %d tokens of %d B (%s)\n",
+			engine.GiB(c.LoadedBytes), rest, slots, c.MambaPerReq, engine.GiB(s.sz.Ref.mambaBytes()), r.Mamba.source(), engine.GiB(uint64(max(c.KVRestBytes, 0))), max(c.ProfiledTokens, 0), c.CellBytes, cell)
 	} else if c.MMReserveBytes > 0 {
 		// From v0.5.18 (see [Profile.MMRuntimeReserve]).
 		fmt.Fprintf(w, "  loading takes %s (F0 - F1: weights, rotary tables, allocator segments); the rest, %.2f GiB, less %d MiB for the multimodal embedding cache (SGLANG_VLM_CACHE_SIZE_MB), holds %d tokens of %d B (%s)\n",

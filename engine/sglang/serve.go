@@ -76,13 +76,13 @@ type Serve struct {
 	// MambaRadixCacheStrategy are --mamba-full-memory-ratio (0: 0.9),
 	// --max-mamba-cache-size (0: from the ratio), --mamba-ssm-dtype ("":
 	// the config's) and --mamba-radix-cache-strategy ("": auto), read at
-	// v0.5.14 to v0.5.17 (see [gdnReleases]).
+	// v0.5.14 to v0.5.18 (see [gdnReleases]).
 	MambaFullMemoryRatio    float64
 	MaxMambaCacheSize       uint64
 	MambaSSMDtype           string
 	MambaRadixCacheStrategy string
 	// EnforceDisableARFusion is --enforce-disable-flashinfer-allreduce-fusion,
-	// read at v0.5.14 to v0.5.16 (see [fusionOffReleases]).
+	// read at v0.5.14 to v0.5.17 (see [fusionOffReleases]).
 	EnforceDisableARFusion bool
 	// Spec is speculative decoding: --speculative-algorithm and its draft
 	// (see [Spec]).

@@ -13,9 +13,10 @@ import (
 // follows v0.5.14's rules (the draft in the load, the scaled cell); the
 // fraction loses the decode graphs' term (Profile.ReserveDecodeGraphsOn);
 // new beside the pool are the eager runners' inputs, the draft's as the
-// target's, and at TP above 1 the logits all-gather buffers of the target
-// and of the draft, of max(48 x 4 draft tokens, 128) = 192 rows
-// (triton_symm_mem_ag.py:421-440 at v0.5.15). v0.5.16 gives the same
+// target's, and at TP above 1 on one node the logits all-gather buffers of
+// the target and of the draft, of max(48 x 4 draft tokens, 128) = 192 rows
+// (triton_symm_mem_ag.py:421-440 at v0.5.15), none where the TP group
+// spans nodes. v0.5.16 gives the same
 // reserve and the same terms (its custom all-reduce v2 workspace moves
 // the pool at TP above 1, which the test reads from the rest), and so does
 // v0.5.17 (specReleases: its draft rules are v0.5.16's for these serves,
@@ -85,9 +86,12 @@ func TestSpecByHand0515(t *testing.T) {
 				// eh_proj, three norms, the embedding and head of 8080
 				// rows a rank until shared, the chain of 512 x 3 int64.
 				draftLoad: (2*7168*7168+3*7168)*2 + 2*8080*7168*2 + 2*512*3*8, withDecoder: true,
-				// 192 rows x 129280 (a multiple of 64, 8080 a rank, a
-				// multiple of 8) bf16, the draft's head the target's.
-				gather: 192 * 129280 * 2, draftGather: 192 * 129280 * 2,
+				// No logits all-gather: TP 16 over two nodes of 8 GPUs
+				// puts every TP group on both nodes, and the gatherers
+				// are built disabled (triton_symm_mem_ag.py:478-487; see
+				// [logitsAllGatherKept]). On one node each would be 192
+				// rows x 129280 (a multiple of 64, 8080 a rank) bf16.
+				gather: 0, draftGather: 0,
 				futureRow: 4 + 8 + 8 + 8 + 7168*2, reqRow: 163840 + 4 + 4,
 			},
 		} {

@@ -93,9 +93,10 @@ import (
 // a Quadro RTX 8000).
 //
 // What a cold start adds to consumed memory is not charged; the report
-// states it as a bound (coldKeptSegment: the first-start line's "can also
+// states it as an estimate, no bound (coldKeptSegment: the first-start line's "can also
 // keep" clause and first_start_cold_compile's kept_segment_bytes and
-// tokens_if_kept), since it fits half the rows. On some rows
+// tokens_if_kept), since it fits half the rows (rows 206-207 log 0.55%
+// fewer tokens than it leaves: TestColdKeptRows206). On some rows
 // it is one more of Qwen3's 5120-wide tables (1,555,824,640 B, 1.449 GiB)
 // beside the scratch: rows 206-207 log 11.22 GiB consumed where the warm
 // charge is 9.71 (+1.51), the same notes' Qwen3-32B-AWQ 20.04 cold against
@@ -234,10 +235,15 @@ func coldTableCopy(a *model.Arch, r *Resolved, st model.Sharding) uint64 {
 // #49208): vLLM then charges the drop in free device memory up to the
 // profile's closing empty_cache, so a segment that a live block pins
 // there is counted whole in its "consumed" memory. The segment is the
-// copy's bytes rounded up to kRoundLarge, 2 MiB (the copy is above
-// kMinLargeAlloc, so it gets a segment of its own:
-// c10/cuda/CUDACachingAllocator.cpp, torchalloc.Pools). That is a bound,
-// not a charge: rows 206-207, 242-243 and the notes' Qwen3-32B-AWQ pair
+// copy's bytes rounded up to kRoundLarge, 2 MiB: a copy of at least
+// kMinLargeAlloc, 10 MiB, gets a segment of its own
+// (c10/cuda/CUDACachingAllocator.cpp, torchalloc.Pools). A smaller copy
+// has none: it is a block of a 2 or 20 MiB pool segment the allocator
+// shares with other blocks, which a warm start holds as well, so no
+// segment of the copy's is kept, and this is 0 (a test model's table, or
+// a small one split over many TP ranks: at TP 1 the smallest table in
+// corpus/models, BAAI/bge-base-en-v1.5's 30,522 x 768 x 2 B, is 44.7
+// MiB). The figure is not charged: rows 206-207, 242-243 and the notes' Qwen3-32B-AWQ pair
 // log it (within 0.03-0.09 GiB), rows 212, 241 and 322-323 do not, and
 // which block pins it is not traced (see this file's comment). 0 before
 // 0.26.1, where the segment is charged nowhere, and where no table is
@@ -247,7 +253,7 @@ func coldKeptSegment(a *model.Arch, r *Resolved, st model.Sharding) uint64 {
 		return 0
 	}
 	table := coldTableCopy(a, r, st)
-	if table == 0 {
+	if table < torchalloc.MinLarge {
 		return 0
 	}
 	return torchalloc.Pools{}.Add(table, 1).Reserved()
@@ -400,7 +406,7 @@ func (sz *Sizing) writeColdCompile(w io.Writer) {
 	}
 	if extra == 0 {
 		fmt.Fprintf(w, "  a first start with an empty torch.compile cache (a fresh pod without a kept VLLM_CACHE_ROOT) profiles the compile too, but Inductor's benchmark copy of the embedding table (%s a GPU with the lookup's output) stays under the forward pass's peak, so vLLM leaves it the same %d tokens (vLLM issues #54122, #54383, open)%s\n",
-			engine.GiB(sz.coldScratch()), sz.capacity.LoggedTokens, sz.coldKeptClause())
+			engine.GiB(sz.coldScratch()), sz.capacity.LoggedTokens, sz.coldKeptClause(cold.LoggedTokens))
 		return
 	}
 	leaves := fmt.Sprintf("which leaves %d tokens instead of %d", cold.LoggedTokens, sz.capacity.LoggedTokens)
@@ -414,14 +420,17 @@ func (sz *Sizing) writeColdCompile(w io.Writer) {
 	if r := cold.Refusal(sz.Serve.MaxModelLen, sz.Serve.MaxNumSeqs); r != "" {
 		fmt.Fprintf(w, "; vLLM refuses that start: %s", r)
 	}
-	fmt.Fprintln(w, sz.coldKeptClause())
+	fmt.Fprintln(w, sz.coldKeptClause(cold.LoggedTokens))
 }
 
-// coldKeptClause is the first-start line's bound on the table copy's
+// coldKeptClause is the first-start line's estimate of the table copy's
 // segment a first start can keep (coldKeptSegment) and the tokens it
-// would leave, from "; " on; "" where none is counted (before 0.26.1, or
-// no table copied).
-func (sz *Sizing) coldKeptClause() string {
+// would leave, from "; " on; "" where none is counted (before 0.26.1, no
+// table copied, or a copy under 10 MiB: coldKeptSegment). first is the
+// tokens of the first start without it, which the clause calls "the
+// same" where the segment leaves as many (another stage binds them, or
+// the segment is under a block).
+func (sz *Sizing) coldKeptClause(first uint64) string {
 	seg := sz.coldKept()
 	if seg == 0 {
 		return ""
@@ -430,8 +439,12 @@ func (sz *Sizing) coldKeptClause() string {
 	if !ok {
 		return ""
 	}
-	clause := fmt.Sprintf("; from vLLM %s a first start can also keep that copy's allocator segment reserved (%s, counted in vLLM's consumed memory where a live block pins it, as public logs of RTX 5090 and RTX PRO 6000 starts show and others do not), which would leave %d tokens",
-		v0_26_1, engine.GiB(seg), kept.LoggedTokens)
+	leaves := fmt.Sprintf("which would leave %d tokens", kept.LoggedTokens)
+	if kept.LoggedTokens == first {
+		leaves = fmt.Sprintf("which would leave the same %d tokens", first)
+	}
+	clause := fmt.Sprintf("; from vLLM %s a first start can also keep that copy's allocator segment reserved (%s, counted in vLLM's consumed memory where a live block pins it, as public logs of RTX 5090 and RTX PRO 6000 starts show and others do not), %s",
+		v0_26_1, engine.GiB(seg), leaves)
 	if r := kept.Refusal(sz.Serve.MaxModelLen, sz.Serve.MaxNumSeqs); r != "" {
 		clause += "; vLLM refuses that start: " + r
 	}
@@ -471,8 +484,9 @@ type coldCompileJSON struct {
 	Starts bool `json:"starts"`
 	// KeptSegmentBytes is the table copy's allocator segment a first
 	// start can also keep, counted in vLLM's consumed memory from 0.26.1
-	// (coldKeptSegment): a bound, not charged; 0 before 0.26.1 or where
-	// no table is copied.
+	// (coldKeptSegment): an estimate, not charged; 0 before 0.26.1, where no
+	// table is copied, or where the copy is under kMinLargeAlloc, 10 MiB
+	// (no segment of its own).
 	KeptSegmentBytes uint64 `json:"kept_segment_bytes"`
 	// TokensIfKept and StartsIfKept are the logged tokens and whether
 	// vLLM starts where that segment is kept: LoggedTokens and Starts
@@ -573,7 +587,7 @@ func compileCacheNote(p Profile, c Compilation, cold bool) string {
 
 // keptNote is plan's clause on the table copy's segment a first start
 // (who) can also keep from 0.26.1 (coldKeptSegment), from "; " on; ""
-// before 0.26.1. The commands are not sized for it: a bound, which a
+// before 0.26.1. The commands are not sized for it: an estimate, which a
 // deployment's warm report sizes on its first-start line.
 func keptNote(p Profile, who string) string {
 	if !p.ConsumedSinceSnapshot {

@@ -63,6 +63,7 @@ type stageKey struct {
 	rotaryRows                  uint64
 	batchedTokens               uint64
 	towersOff                   model.Modalities
+	towerWhole                  bool
 }
 
 // stageWeights is a stage's weights without their names: the total, and
@@ -196,7 +197,7 @@ func (cp *Compiler) compileInto(k *kvCheck, s Serve, c budget.Class, p Profile) 
 // weights is the stage's weights, computed once per sharding.
 func (cp *Compiler) weights(st model.Sharding, quantization string) stageWeights {
 	key := stageKey{tp: st.TP, expertRanks: st.ExpertRanks, redundantExperts: st.RedundantExperts, dtypeBytes: st.DtypeBytes, firstLayer: st.FirstLayer, endLayer: st.EndLayer,
-		first: st.First, last: st.Last, quantization: quantization, mxfp4: st.MXFP4, nvfp4: st.NVFP4, routerGEMM: st.RouterGEMM, noHead: st.NoHead, rotaryRows: st.RotaryRows, batchedTokens: st.BatchedTokens, towersOff: st.TowersOff}
+		first: st.First, last: st.Last, quantization: quantization, mxfp4: st.MXFP4, nvfp4: st.NVFP4, routerGEMM: st.RouterGEMM, noHead: st.NoHead, rotaryRows: st.RotaryRows, batchedTokens: st.BatchedTokens, towersOff: st.TowersOff, towerWhole: st.TowerWhole}
 	cp.mu.Lock()
 	w, ok := cp.stages[key]
 	cp.mu.Unlock()

@@ -39,11 +39,20 @@ type EncoderPass struct {
 	// runs the pass.
 	Sized bool
 	Why   string
-	// Patches is the patches of the dummy batch (Items x the patches an
-	// item); PixelBytes the pixels vLLM holds through the pass; BlockBytes
-	// the widest block's live activations; PeakBytes their sum with the
-	// rotary tables, the pass's torch peak beyond the weights.
-	Patches, PixelBytes, BlockBytes, PeakBytes uint64
+	// Items is, under --mm-encoder-tp-mode data, the dummy items the GPU
+	// encodes, its share ceil(Items / TP) (0 otherwise: all the
+	// profile's). Patches is the patches it encodes (its items x the
+	// patches an item); PixelBytes the pixels vLLM holds through the
+	// pass; BlockBytes the widest block's live activations; PeakBytes
+	// their sum with the rotary tables, the pass's torch peak beyond the
+	// weights, or in data mode the pixels and GatherBytes where those are
+	// the larger.
+	Items, Patches, PixelBytes, BlockBytes, PeakBytes uint64
+	// GatherBytes is, in data mode, what the data-parallel path holds
+	// beside the pixels once the tower has run: the rank's outputs (and
+	// a shorter rank's padded copy of them) and the all-gather's buffer
+	// of every rank's.
+	GatherBytes uint64
 }
 
 // encoderPassRule is how a tower kind's pass is sized.
@@ -207,7 +216,7 @@ func siglipBlockBytes(v *model.VisionTower, _ Version, tp, d uint64) uint64 {
 // device, the normalized copy too (qwen2_5_vl.py:1501-1510, input_norm's
 // output, held while self.visual runs).
 func pixelBytesPerPatch(v *model.VisionTower, rule encoderPassRule, rel Version, d uint64) uint64 {
-	values := budget.SatMul(max(v.Channels, 1)*max(v.TemporalPatch, 1), v.PatchSize*v.PatchSize)
+	values := pixelValuesPerPatch(v)
 	per := d
 	if rule.deviceNorm && !rel.Less(deviceNormSince) {
 		per += d
@@ -215,8 +224,27 @@ func pixelBytesPerPatch(v *model.VisionTower, rule encoderPassRule, rel Version,
 	return budget.SatMul(values, per)
 }
 
+// pixelValuesPerPatch is a patch's pixel values: channels x
+// temporal_patch_size x patch_size^2.
+func pixelValuesPerPatch(v *model.VisionTower) uint64 {
+	return budget.SatMul(max(v.Channels, 1)*max(v.TemporalPatch, 1), v.PatchSize*v.PatchSize)
+}
+
 // sizeEncoderPass sizes the pass of e's dummy batch through a's tower, or
 // says why it is not sized.
+//
+// Under --mm-encoder-tp-mode data (encoderDataParallel) every rank holds
+// the whole dummy batch's pixels and runs run_dp_sharded_mrope_vision_model
+// (vllm/model_executor/models/vision.py:397-584 at d18bb7b):
+// get_load_balance_assignment deals the K equal items to the least
+// loaded rank in turn, so rank 0 encodes ceil(K / TP) of them, the most;
+// it copies their pixels out (torch.cat, :470-477) and runs the whole tower
+// on them (TP 1 in the blocks' widths). Once the tower returns, the rank
+// holds its outputs, a rank of fewer items a padded copy of its own too
+// (:521-540), and all_gather's buffer of TP x ceil(K / TP) items' rows
+// (base_device_communicator.py:229-252), which the cached outputs are
+// views of; at TP 1 all_gather returns its input (parallel_state.py:
+// 691-695).
 func sizeEncoderPass(a *model.Arch, r *Resolved, e EncoderProfile) EncoderPass {
 	if !e.Runs {
 		return EncoderPass{}
@@ -231,21 +259,49 @@ func sizeEncoderPass(a *model.Arch, r *Resolved, e EncoderProfile) EncoderPass {
 	case v.Hidden == 0 || v.PatchSize == 0:
 		return EncoderPass{Why: fmt.Sprintf("the %s tower's config gives no width or patch size", v.Kind)}
 	}
-	tp := max(r.TensorParallelSize, 1)
-	if r.MM.EncoderTPMode == "data" {
-		// The tower whole on every rank (multimodal.py:179-191).
-		tp = 1
-	}
+	ranks := max(r.TensorParallelSize, 1)
+	tp, dp := ranks, encoderGathered(a, r.MM)
 	d := r.DtypeBytes
-	p := EncoderPass{Sized: true, Patches: budget.SatMul(e.Items, rule.patchesPerItem(v, e.TokensPerItem))}
-	p.PixelBytes = budget.SatMul(p.Patches, pixelBytesPerPatch(v, rule, r.Profile.Release, d))
+	perItem := rule.patchesPerItem(v, e.TokensPerItem)
+	p := EncoderPass{Sized: true}
+	share := e.Items
+	if dp {
+		share, tp = budget.CeilDiv(e.Items, ranks), 1
+		p.Items = share
+	}
+	p.Patches = budget.SatMul(share, perItem)
+	p.PixelBytes = budget.SatMul(budget.SatMul(e.Items, perItem), pixelBytesPerPatch(v, rule, r.Profile.Release, d))
+	if dp {
+		// The rank's pixels copied out, in the model dtype.
+		p.PixelBytes = budget.SatAdd(p.PixelBytes, budget.SatMul(p.Patches, budget.SatMul(pixelValuesPerPatch(v), d)))
+	}
 	p.BlockBytes = budget.SatMul(p.Patches, rule.blockBytesPerPatch(v, r.Profile.Release, tp, d))
-	p.PeakBytes = budget.SatAdd(p.PixelBytes, p.BlockBytes)
+	tower := p.BlockBytes
 	if rule.rotary && v.Heads > 0 {
 		// prepare_encoder_metadata's cos and sin, head_dim/2 values a patch
 		// each, gathered from get_rope's cache in the model dtype
 		// (qwen2_5_vl.py:912-990, qwen2_vl.py:609-646).
-		p.PeakBytes = budget.SatAdd(p.PeakBytes, budget.SatMul(p.Patches, budget.SatMul(v.Hidden/v.Heads, d)))
+		tower = budget.SatAdd(tower, budget.SatMul(p.Patches, budget.SatMul(v.Hidden/v.Heads, d)))
+	}
+	p.PeakBytes = budget.SatAdd(p.PixelBytes, tower)
+	if dp {
+		// An item's outputs: its tokens x the projector's width (with
+		// Qwen3-VL's deepstack features) in the model dtype.
+		width := budget.SatMul(cmp.Or(v.OutHidden, a.Hidden), 1+v.Deepstack)
+		item := budget.SatMul(e.TokensPerItem, budget.SatMul(width, d))
+		own := budget.SatMul(share, item)
+		p.GatherBytes = own
+		if ranks > 1 {
+			if e.Items%ranks != 0 {
+				// A rank of ceil - 1 items holds its outputs and their
+				// copy padded to ceil: 2 ceil - 1 items' rows, more than
+				// rank 0's ceil once ceil is above 1 (its pixels fewer
+				// by an item than rank 0's, charged).
+				own = max(own, budget.SatMul(2*share-1, item))
+			}
+			p.GatherBytes = budget.SatAdd(own, budget.SatMul(budget.SatMul(share, ranks), item))
+		}
+		p.PeakBytes = max(p.PeakBytes, budget.SatAdd(p.PixelBytes, p.GatherBytes))
 	}
 	return p
 }
@@ -324,6 +380,10 @@ func (sz *Sizing) encoderPassLine() string {
 	p := sz.Serve.EncoderPass
 	if !p.Sized {
 		return "encoder pass: the profile run's pass of the dummy items through the vision tower is not charged (" + cmp.Or(p.Why, "not sized") + "): vLLM's KV cache comes out smaller by its activations, several GiB for a large item"
+	}
+	if encoderGathered(sz.Model.Arch, sz.Serve.MM) {
+		return fmt.Sprintf("encoder pass: --mm-encoder-tp-mode data: each GPU encodes its share of the %d dummy items, at most %d, %d patches through the whole vision tower, and holds %s at its peak (pixels %s with its share's copy, the widest block %s, the all-gather of the outputs %s); the profile's torch peak is the larger of it and the decoder's run with the encoder cache",
+			sz.Serve.Encoder.Items, p.Items, p.Patches, engine.GiB(p.PeakBytes), engine.GiB(p.PixelBytes), engine.GiB(p.BlockBytes), engine.GiB(p.GatherBytes))
 	}
 	return fmt.Sprintf("encoder pass: %d patches through the vision tower hold %s at their peak (pixels %s, the widest block %s); the profile's torch peak is the larger of it and the decoder's run with the encoder cache",
 		p.Patches, engine.GiB(p.PeakBytes), engine.GiB(p.PixelBytes), engine.GiB(p.BlockBytes))

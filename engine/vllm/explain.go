@@ -653,6 +653,9 @@ func explainLog(in explainInput) (*explain.Explanation, error) {
 	if n := graphMarginNote(p, &r, in.Model.Arch); n != "" {
 		ex.Notes = append(ex.Notes, n)
 	}
+	if n := unifiedGraphNote(l, p, &r, in.Model.Arch); n != "" {
+		ex.Notes = append(ex.Notes, n)
+	}
 	return ex, nil
 }
 

@@ -75,11 +75,15 @@ type EncoderProfile struct {
 	Modality                     string
 	TokensPerItem, Budget, Items uint64
 	// CacheBytes is the cached outputs on a GPU: Items x TokensPerItem x
-	// the projector's width x the dtype; EveryStage says every pipeline
-	// stage holds them (V1's profile_run runs the encoder on every rank,
+	// the projector's width x the dtype, HeldItems' in place of Items
+	// where it is set (under --mm-encoder-tp-mode data, the all-gather's
+	// Items rounded up to a multiple of the TP size, when that is more:
+	// sizeEncoderCache); EveryStage says every pipeline stage holds them
+	// (V1's profile_run runs the encoder on every rank,
 	// gpu_model_runner.py:6542-6545; the V2 runner on the first alone,
 	// gpu/model_runner.py:783), else the first stage alone.
 	CacheBytes uint64
+	HeldItems  uint64
 	EveryStage bool
 	// Why says why the profile does not run or is not sized.
 	Why string
@@ -107,6 +111,81 @@ var mmSince = v0_14_0
 // pass, and on the V2 releases before 0.28.0 whether it has one is not
 // known.
 var mmV2Since = v0_28_0
+
+// encoderDPRule is how vLLM runs a tower kind under --mm-encoder-tp-mode
+// data.
+type encoderDPRule struct {
+	// class is the model class that sets supports_encoder_tp_data, where.
+	class string
+	// gathered says the tower's outputs are the items' embeddings as
+	// run_dp_sharded_mrope_vision_model all-gathers them (vision.py:
+	// 397-584), which the encoder cache keeps views of (sizeEncoderCache)
+	// and the encoder pass holds (sizeEncoderPass); else a projector runs
+	// after the gather and the cache holds its outputs, as in weights
+	// mode.
+	gathered bool
+}
+
+// encoderDPTowers are the tower kinds whose model classes support
+// --mm-encoder-tp-mode data at d18bb7b (supports_encoder_tp_data,
+// interfaces.py:152-156, read through the registry). For any other
+// multimodal model vLLM falls back to weights before the tower is built,
+// with a warning ("This model does not support `--mm-encoder-tp-mode
+// data`. Falling back to `--mm-encoder-tp-mode weights`.", vllm/config/
+// model.py:766-774), as it has since the flag became per model (PR #23733,
+// 2025-08-27, before 0.14.0, the first release membudget sizes the flags
+// for): Gemma 3, Gemma 3n, Gemma 4, Idefics3, the LLaVA family, Mistral 3,
+// PaliGemma and Phi-4-multimodal among those membudget sizes. These
+// towers build every linear layer with disable_tp in data mode, whole on
+// every rank (model.Sharding.TowerWhole): qwen2_vl.py:253-314 and
+// 486-508; qwen2_5_vl.py:319-387 and 580-604; qwen3_vl.py:410-427 and
+// 513-538, the deepstack mergers included; glm4_1v.py:226-317 and
+// 474-500; intern_vit.py:169-276 (InternVL's mlp1 is replicated either
+// way, internvl.py:643-653); mllama4.py:135-150, 248-300 and 443-451, but
+// not the projector's linear_1 (:172-179), which stays divided; and
+// kimi_k25_vit.py:334-442 (its projector replicated either way,
+// kimi_k25.py:887-945). The Qwen and GLM towers encode through
+// run_dp_sharded_mrope_vision_model (qwen2_vl.py:1374-1400,
+// qwen2_5_vl.py:1445-1506, qwen3_vl.py:2248-2274, glm4_1v.py:1891-1915);
+// InternViT's encoder and Llama 4's tower through run_dp_sharded_vision_model
+// (intern_vit.py:440-441, mllama4.py:829-836) and Kimi-K2.5's through the
+// mrope one (kimi_k25_vit.py:865-872), each with a projector after the
+// gather; their encoder passes are not sized in either mode.
+// Each had it from before 0.14.0 (Qwen2.5-VL: PR #23733; Qwen2-VL: #25445;
+// Qwen3-VL: #24955; GLM-4.5V: #23168; InternVL: #23909) or from its
+// model's first release (Kimi-K2.5: #33131).
+var encoderDPTowers = map[string]encoderDPRule{
+	"qwen2_vl":   {class: "Qwen2VLForConditionalGeneration, qwen2_vl.py:1195", gathered: true},
+	"qwen2_5_vl": {class: "Qwen2_5_VLForConditionalGeneration, qwen2_5_vl.py:1257", gathered: true},
+	// Qwen3-VL-MoE (qwen3_vl_moe.py:223) and Qwen3.5 (qwen3_5.py:460, 681)
+	// inherit it.
+	"qwen3_vl": {class: "Qwen3VLForConditionalGeneration, qwen3_vl.py:1757", gathered: true},
+	// GLM-4.5V's Glm4vMoeForConditionalGeneration inherits it (:2375).
+	"glm4v":      {class: "Glm4vForConditionalGeneration, glm4_1v.py:1780", gathered: true},
+	"intern_vit": {class: "InternVLChatModel, internvl.py:555"},
+	"llama4":     {class: "Llama4ForConditionalGeneration, mllama4.py:744"},
+	// MoonViT also falls back to data mode by itself where its heads do not
+	// divide the ranks (vision.py:144-161, PR #49046).
+	"moonvit": {class: "KimiK25ForConditionalGeneration, kimi_k25.py:315"},
+}
+
+// encoderDataParallel says vLLM runs a's tower in data mode for the
+// serve's m: --mm-encoder-tp-mode data on a tower that supports it (at
+// TP 1 too: the model still encodes through the data-parallel path, its
+// weights as in weights mode).
+func encoderDataParallel(a *model.Arch, m MM) bool {
+	if a == nil || a.Vision == nil || m.EncoderTPMode != "data" {
+		return false
+	}
+	_, ok := encoderDPTowers[a.Vision.Kind]
+	return ok
+}
+
+// encoderGathered says the serve's encoder outputs are data mode's
+// all-gathered embeddings (encoderDPRule.gathered).
+func encoderGathered(a *model.Arch, m MM) bool {
+	return encoderDataParallel(a, m) && encoderDPTowers[a.Vision.Kind].gathered
+}
 
 // defaultMMLimit is an unspecified modality's limit
 // (vllm/config/multimodal.py:497-499).
@@ -354,12 +433,16 @@ func (r *Resolved) resolveMM(a *model.Arch) error {
 	if tp := r.TensorParallelSize; a.Vision.Kind == "glm4v" && m.EncoderTPMode != "data" && tp > 1 && a.Vision.Heads%tp != 0 {
 		// GLM-4.1V's and GLM-4.5V's tower divides its heads among the
 		// ranks with no fallback at d18bb7b (glm4_1v.py:284-296,
-		// dist_utils.divide asserts; vllm #24004, #49368).
+		// dist_utils.divide asserts; vllm #24004, #49368). In data mode
+		// the tower is built at TP 1 widths (:284-289): nothing to divide.
 		return settingErr("tensor-parallel-size", tp, "vLLM asserts it: it does not divide the %d attention heads of %s's vision tower (glm4_1v.py:284-296; vllm #24004)", a.Vision.Heads, configArch(a))
 	}
-	if tp := r.TensorParallelSize; a.Vision.Kind == "phi4mm" && m.EncoderTPMode != "data" && tp > 1 && a.Vision.Heads%tp != 0 {
+	if tp := r.TensorParallelSize; a.Vision.Kind == "phi4mm" && tp > 1 && a.Vision.Heads%tp != 0 {
 		// Phi-4-multimodal's SigLIP tower divides its 16 heads among the
-		// ranks (idefics2_vision_model.py:146-148 asserts it).
+		// ranks (idefics2_vision_model.py:146-148 asserts it). Data mode
+		// does not spare it: Phi4MMForCausalLM does not support it, and
+		// vLLM falls back to weights before the tower is built
+		// (encoderDPTowers).
 		return settingErr("tensor-parallel-size", tp, "vLLM asserts it: it does not divide the %d attention heads of %s's SigLIP tower (idefics2_vision_model.py:146-148)", a.Vision.Heads, configArch(a))
 	}
 	if p.Era != V1 || p.Release.Less(mmSince) {
@@ -367,15 +450,22 @@ func (r *Resolved) resolveMM(a *model.Arch) error {
 			return settingErr(firstMMFlag(m), "", "%s: not modelled for %s (membudget sizes the encoder cache from vLLM %s, whose cache counts an item's embeddings, PR #30475); membudget refuses it rather than size a serve vLLM would contradict",
 				whatMm, p.Describes, mmSince)
 		}
+		// No multimodal flag given: every tower is built.
+		if err := r.qwenTowerDivides(a, 0); err != nil {
+			return err
+		}
 		r.Encoder = EncoderProfile{Runs: true, Why: fmt.Sprintf("not modelled for %s (from vLLM %s)", p.Describes, mmSince)}
 		return nil
 	}
 	switch m.EncoderTPMode {
 	case "", "weights":
 	case "data":
-		if r.TensorParallelSize > 1 {
-			// The tower's weights whole on every rank (multimodal.py:179-191).
-			return settingErr("mm-encoder-tp-mode", "", "data: %s: not modelled for %s at --tensor-parallel-size %d (the vision tower's weights whole on every rank instead of sharded; at TP 1 it changes nothing); membudget refuses it rather than size a serve vLLM would contradict", whatEncoder, p.Describes, r.TensorParallelSize)
+		// A model that does not support it falls back to weights
+		// (encoderTPLine says so).
+		if encoderDataParallel(a, m) {
+			for i := range r.Stages {
+				r.Stages[i].TowerWhole = true
+			}
 		}
 	default:
 		return settingErr("mm-encoder-tp-mode", m.EncoderTPMode, "vLLM takes weights or data (vllm/config/multimodal.py MMEncoderTPMode)")
@@ -405,6 +495,9 @@ func (r *Resolved) resolveMM(a *model.Arch) error {
 	}
 	for i := range r.Stages {
 		r.Stages[i].TowersOff = off
+	}
+	if err := r.qwenTowerDivides(a, off); err != nil {
+		return err
 	}
 	kind := a.Vision.Kind
 	tower, known := mmTowers[kind]
@@ -511,7 +604,19 @@ func (r *Resolved) sizeEncoderCache(a *model.Arch, items []mmItem, limit func(st
 	// Qwen3-VL's tower returns each token's deepstack features beside it,
 	// and the cache keeps them (qwen3_vl.py:863-881, 1819-1820).
 	width := budget.SatMul(cmp.Or(a.Vision.OutHidden, a.Hidden), 1+a.Vision.Deepstack)
-	e.CacheBytes = budget.SatMul(budget.SatMul(e.Items, t), budget.SatMul(width, r.DtypeBytes))
+	held := e.Items
+	if encoderGathered(a, r.MM) {
+		// Data mode: the outputs the cache keeps are views of the
+		// all-gather's buffer, every rank's share padded to rank 0's
+		// ceil(K / TP) items (run_dp_sharded_mrope_vision_model,
+		// vision.py:397-584: max_len_per_rank rows a rank).
+		tp := max(r.TensorParallelSize, 1)
+		held = budget.SatMul(budget.CeilDiv(e.Items, tp), tp)
+	}
+	if held > e.Items {
+		e.HeldItems = held
+	}
+	e.CacheBytes = budget.SatMul(budget.SatMul(held, t), budget.SatMul(width, r.DtypeBytes))
 }
 
 // firstMMFlag is the first multimodal flag m sets, for a refusal.
@@ -548,7 +653,7 @@ var mmFlags = []string{"limit-mm-per-prompt", "skip-mm-profiling", "mm-encoder-t
 func registerMM(fs *flag.FlagSet, m *MM) {
 	fs.Var(&jsonFlag{&m.LimitPerPrompt, "limit-mm-per-prompt"}, "limit-mm-per-prompt", `vLLM's --limit-mm-per-prompt, JSON: items a prompt takes by modality ({"image": 0, "video": 0}: text only; default 999 each)`)
 	fs.BoolVar(&m.SkipProfiling, "skip-mm-profiling", false, "vLLM's --skip-mm-profiling: the profile run without the encoder pass and its cache")
-	fs.StringVar(&m.EncoderTPMode, "mm-encoder-tp-mode", "", "vLLM's --mm-encoder-tp-mode: weights (default) or data (sized at TP 1 only)")
+	fs.StringVar(&m.EncoderTPMode, "mm-encoder-tp-mode", "", "vLLM's --mm-encoder-tp-mode: weights (default) or data: the vision tower whole on every GPU, each encoding its share of the items (a model that does not support it falls back to weights, as vLLM does)")
 	fs.Var(&mmCacheFlag{m}, "mm-processor-cache-gb", "vLLM's --mm-processor-cache-gb: the processor cache in host memory, GiB (default 4; counted on unified devices)")
 	fs.Var(&jsonFlag{&m.ProcessorKwargs, "mm-processor-kwargs"}, "mm-processor-kwargs", `vLLM's --mm-processor-kwargs, JSON: the Qwen towers' max_pixels and min_pixels (over the checkpoint's preprocessor_config.json), GLM-4.xV's max_pixels and Phi-4-multimodal's dynamic_hd size the largest item; other keys are refused`)
 }
@@ -656,6 +761,14 @@ type mmJSON struct {
 	// LanguageModelOnly is --language-model-only: no tower built, no
 	// encoder profile.
 	LanguageModelOnly bool `json:"language_model_only,omitempty"`
+	// EncoderTPMode is the --mm-encoder-tp-mode vLLM runs the tower in,
+	// weights or data (data given to a model that does not support it
+	// falls back to weights); TowerReplicated says the tower's weights
+	// are whole on every GPU of a TP above 1 (data mode), and
+	// PassItems is the dummy items a GPU encodes.
+	EncoderTPMode   string `json:"mm_encoder_tp_mode"`
+	TowerReplicated bool   `json:"tower_replicated"`
+	PassItems       uint64 `json:"encoder_pass_items,omitempty"`
 }
 
 // mmJSON is the sizing's multimodal part for the report, nil for a
@@ -672,7 +785,71 @@ func (sz *Sizing) mmJSON() *mmJSON {
 		PassSized: r.EncoderPass.Sized, PassNotSized: r.EncoderPass.Why, PassPatches: r.EncoderPass.Patches, PassPeakBytes: r.EncoderPass.PeakBytes}
 	j.PassBytes, _ = sz.encoderPassBytes(0)
 	j.LanguageModelOnly = r.MM.LanguageModelOnly
+	j.EncoderTPMode = "weights"
+	if encoderDataParallel(sz.Model.Arch, r.MM) {
+		j.EncoderTPMode = "data"
+		j.TowerReplicated = r.towerReplicated()
+	}
+	j.PassItems = r.EncoderPass.Items
 	return j
+}
+
+// encoderTPLine is the report's line on --mm-encoder-tp-mode data, ""
+// without it: the tower whole on every GPU and what that adds, or vLLM's
+// fallback to weights.
+func (sz *Sizing) encoderTPLine() string {
+	a, r := sz.Model.Arch, sz.Serve
+	if r.MM.EncoderTPMode != "data" || a == nil || a.Vision == nil {
+		return ""
+	}
+	rule, ok := encoderDPTowers[a.Vision.Kind]
+	switch {
+	case !ok:
+		return fmt.Sprintf("vision tower: --mm-encoder-tp-mode data: %s does not support it, and vLLM falls back to weights with a warning (\"This model does not support `--mm-encoder-tp-mode data`\", vllm/config/model.py:766-774): sized as weights mode", configArch(a))
+	case r.TensorParallelSize <= 1:
+		return "vision tower: --mm-encoder-tp-mode data at TP 1: the tower's weights as in weights mode; its items still go through the data-parallel path (" + rule.class + ")"
+	case !r.towerReplicated():
+		return "" // the tower is not built: towersLine says so
+	}
+	st := stageOf(r, 0)
+	whole := budget.ItemBytes(model.RankWeights(a, st))
+	st.TowerWhole = false
+	more := budget.SatSub(whole, budget.ItemBytes(model.RankWeights(a, st)))
+	what := "its weights"
+	if a.Vision.Kind == "llama4" {
+		what = "its weights, the projector's linear_1 apart (mllama4.py:172-179),"
+	}
+	return fmt.Sprintf("vision tower: --mm-encoder-tp-mode data: %s whole on every GPU of the first stage, replicated rather than divided among the %d TP ranks (%s, disable_tp): %s more a GPU than weights mode; each GPU encodes its share of the profile's items",
+		what, r.TensorParallelSize, rule.class, engine.GiB(more))
+}
+
+// qwenTowerDivides refuses a --tensor-parallel-size that does not divide
+// a built Qwen-VL tower's heads or MLP width in weights mode, as vLLM
+// asserts it: the attention divides its heads (dist_utils.divide,
+// qwen2_5_vl.py:364-369, qwen2_vl.py:288-300; Qwen3-VL's block is
+// Qwen2.5-VL's attention), the MLP's Merged/ColumnParallelLinear its
+// width (linear.py:461-466, 683). Qwen2.5-VL-3B's and -7B's 3420-wide MLP
+// does not divide by 8. Data mode builds the tower at TP 1 and divides
+// nothing.
+func (r *Resolved) qwenTowerDivides(a *model.Arch, off model.Modalities) error {
+	v, tp := a.Vision, r.TensorParallelSize
+	switch {
+	case tp <= 1 || off&model.ImageInput != 0 || encoderDataParallel(a, r.MM):
+		return nil
+	case v.Kind != "qwen2_vl" && v.Kind != "qwen2_5_vl" && v.Kind != "qwen3_vl":
+		return nil
+	case v.Heads%tp != 0:
+		return settingErr("tensor-parallel-size", tp, "vLLM asserts it: it does not divide the %d attention heads of %s's vision tower (dist_utils.divide, qwen2_5_vl.py:364-369); --mm-encoder-tp-mode data (vLLM 0.10.0 on) keeps the tower whole on every GPU instead", v.Heads, configArch(a))
+	case v.Intermediate%tp != 0:
+		return settingErr("tensor-parallel-size", tp, "vLLM asserts it: it does not divide the %d-wide MLP of %s's vision tower (linear.py:461-466, 683); --mm-encoder-tp-mode data (vLLM 0.10.0 on) keeps the tower whole on every GPU instead", v.Intermediate, configArch(a))
+	}
+	return nil
+}
+
+// towerReplicated says the serve's first stage holds its vision tower
+// whole on each of its TP ranks: data mode above TP 1, the tower built.
+func (r *Resolved) towerReplicated() bool {
+	return r.TensorParallelSize > 1 && len(r.Stages) > 0 && r.Stages[0].TowerWhole && r.Stages[0].TowersOff&model.ImageInput == 0
 }
 
 // splitEncoderCache names the encoder cache in a footprint's lines: the
@@ -698,14 +875,21 @@ func (sz *Sizing) mmSettings() []string {
 	if l := r.towersLine(sz.Model.Arch); l != "" {
 		out = append(out, l)
 	}
+	if l := sz.encoderTPLine(); l != "" {
+		out = append(out, l)
+	}
 	switch {
 	case e.Sized:
 		where := "the first stage's GPUs"
 		if e.EveryStage {
 			where = "every GPU"
 		}
-		out = append(out, fmt.Sprintf("encoder cache: a budget of %d tokens, profiled with %d %s items of %d tokens (max_tokens_per_mm_item), whose outputs the profile keeps: %s on %s",
-			e.Budget, e.Items, e.Modality, e.TokensPerItem, engine.GiB(e.CacheBytes), where))
+		held := ""
+		if e.HeldItems > e.Items {
+			held = fmt.Sprintf(" (the all-gather's rows of %d items under --mm-encoder-tp-mode data, which the outputs are views of)", e.HeldItems)
+		}
+		out = append(out, fmt.Sprintf("encoder cache: a budget of %d tokens, profiled with %d %s items of %d tokens (max_tokens_per_mm_item), whose outputs the profile keeps: %s on %s%s",
+			e.Budget, e.Items, e.Modality, e.TokensPerItem, engine.GiB(e.CacheBytes), where, held))
 		if e.Basis != "" {
 			out = append(out, "encoder cache: "+e.Basis)
 		}

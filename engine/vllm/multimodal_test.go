@@ -307,8 +307,6 @@ func TestMMFlagsRefused(t *testing.T) {
 			"mm-processor-kwargs", "not modelled for the siglip tower"},
 		{"max_pixels below a merged patch", "Qwen__Qwen2.5-VL-7B-Instruct", "main", Serve{MM: MM{ProcessorKwargs: `{"max_pixels": 100}`}},
 			"mm-processor-kwargs", "below one merged patch"},
-		{"data-parallel encoder under TP", "Qwen__Qwen2.5-VL-7B-Instruct", "main", Serve{TensorParallelSize: 2, MM: MM{EncoderTPMode: "data"}},
-			"mm-encoder-tp-mode", "not modelled for vLLM main"},
 		{"an unknown TP mode", "Qwen__Qwen2.5-VL-7B-Instruct", "main", Serve{MM: MM{EncoderTPMode: "rows"}},
 			"mm-encoder-tp-mode", "vLLM takes weights or data"},
 		{"a release before the rules", "google__gemma-3-27b-it", "0.10.2", Serve{MM: MM{SkipProfiling: true}},

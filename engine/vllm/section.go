@@ -149,6 +149,7 @@ func (s section) Fields(fp budget.Footprint) []engine.Field {
 		Groups: s.sz.groups(), KVDtypeByLayer: s.sz.Serve.skipSummary(s.sz.Model.Arch)}}}, s.sz.preallocatedField(fp)...)
 	fields = append(fields, s.sz.coldCompileField()...)
 	fields = append(fields, s.sz.graphMarginField(fp)...)
+	fields = append(fields, s.sz.unifiedGraphsField(fp)...)
 	if s.sz.Model.Arch.EncoderDecoder() {
 		fields = append(fields, s.sz.encDecFields()...)
 	}
@@ -222,6 +223,7 @@ func (s section) WriteAfter(w io.Writer, fp budget.Footprint) {
 	case c.Starts && !c.SeqsOverStateBlocks:
 		fmt.Fprintf(w, "  vLLM starts: one request of %d tokens needs %s of KV cache\n", r.MaxModelLen, engine.GiB(c.NeededBytes))
 		s.sz.writeGraphMargin(w, fp)
+		s.sz.writeUnifiedGraphs(w, fp.Terms[budget.TermGraphPool])
 		s.sz.writeColdCompile(w)
 		s.sz.writePreallocated(w, fp)
 		return

@@ -298,6 +298,15 @@ var signedKinds = map[Kind]bool{
 	KindWeights: true, KindNonTorch: true, KindActivationPeak: true, KindActivationWithGraphs: true, KindTorchPeak: true,
 	KindNonKVTotal: true, KindConsumed: true, KindKVCacheMemory: true, KindCUDAGraph: true, KindPiecewiseGraph: true,
 	KindSuggestedKVCacheMemory: true, KindSuggestedKVCacheMemoryDevice: true,
+	// vLLM's CUDA-graph estimate is the larger first capture of its modes,
+	// each a difference of free memory, which it does not clamp
+	// (profile_cudagraph_memory, vllm/v1/worker/gpu_model_runner.py:6846-6874
+	// and :6919 at main d18bb7b): on unified memory, where that free memory
+	// is the host's, rows 201 and 209 of corpus/observed/vllm.csv log
+	// "Estimated CUDA graph memory: -4.74 GiB total" and "-0.90 GiB total".
+	// Its "(estimated)" figure of "CUDA graph pool memory" is printed for a
+	// positive estimate alone (gpu_worker.py:721-723) and takes no sign.
+	KindCUDAGraphEstimate: true,
 }
 
 var formats = []lineFormat{
@@ -390,7 +399,7 @@ var formats = []lineFormat{
 		re:   regexp.MustCompile(`Encoder cache will be initialized with a budget of ` + count + ` tokens, and profiled with ` + count + ` [a-z_]+ items`),
 		figs: []fig{1: tokens(KindEncoderBudget), 2: {kind: KindEncoderItems, unit: UnitItems}}},
 	{format: FormatEstimatedGraph, engine: EngineVLLM, era: EraV1, anchor: "Estimated CUDA graph memory:",
-		re: regexp.MustCompile(`Estimated CUDA graph memory: ` + unsignedNum + ` GiB total`), figs: []fig{1: gib(KindCUDAGraphEstimate)}},
+		re: regexp.MustCompile(`Estimated CUDA graph memory: ` + signedNum + ` GiB total`), figs: []fig{1: gib(KindCUDAGraphEstimate)}},
 	{format: FormatGraphPool, engine: EngineVLLM, era: EraV1, anchor: "CUDA graph pool memory:",
 		re:   regexp.MustCompile(`CUDA graph pool memory: ` + signedNum + ` GiB \(actual\), ` + unsignedNum + ` GiB \(estimated\)`),
 		figs: []fig{1: gib(KindCUDAGraph), 2: gib(KindCUDAGraphEstimate)}},
