@@ -92,6 +92,12 @@ var sglangCases = []cliCase{
 	// And at v0.5.17 (engine/sglang TestSpecByHand0515): v0.5.16's terms
 	// and figures, the golden the same but the release named.
 	{"sglang-nextn-dsv3-tp16-v0517", []string{"report", "--engine", "sglang", "--model", "deepseek-ai/DeepSeek-V3", "--class", "h100-sxm-80g", "--sglang-version", "v0.5.17", "--tp-size", "16", "--nnodes", "2", "--disable-cuda-graph", "--speculative-algorithm", "NEXTN"}, exitOK},
+	// And at v0.5.18 (engine/sglang TestSpec0518AgainstV0517,
+	// TestSpecByHand0515): v0.5.17's terms and figures (DeepSeek-V3's text
+	// serve reserves nothing for multimodal features, and its prefill
+	// graphs are off with --disable-cuda-graph), the golden the same but
+	// the release named.
+	{"sglang-nextn-dsv3-tp16-v0518", []string{"report", "--engine", "sglang", "--model", "deepseek-ai/DeepSeek-V3", "--class", "h100-sxm-80g", "--sglang-version", "v0.5.18", "--tp-size", "16", "--nnodes", "2", "--disable-cuda-graph", "--speculative-algorithm", "NEXTN"}, exitOK},
 	// v0.5.16 sizes the same pool as v0.5.15 but for the custom
 	// all-reduce v2's symmetric-memory workspace, 60 MiB more in
 	// distributed init at TP 2 on an H100 (84 MiB against the estimate's

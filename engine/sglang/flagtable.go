@@ -102,7 +102,6 @@ const (
 	// The refusals of flags new in v0.5.18 (server_args.py at tag v0.5.18
 	// and the files that read each field; testdata/server_args-v0.5.18.txt).
 	whatTPLMHeadA2A      = "the LM head's logits exchanged by an all-to-all across tensor-parallel ranks (v0.5.18 --enable-tp-lm-head-all-to-all, layers/logits_processor.py; it asserts DP attention, refused, and is on by default only on a DP-attention decode node, arg_groups/overrides.py:2407-2427)"
-	whatDraftKVDtype     = "a speculative draft's KV pool in its own dtype (v0.5.18 --speculative-draft-kv-cache-dtype, mem_cache/kv_cache_dtype.py; drafts are refused at v0.5.18)"
 	whatBalancedness     = "the expert-distribution recorder's balancedness report (v0.5.18 --expert-balancedness-report-mode, eplb/expert_distribution.py; its default off records nothing)"
 	whatImageProcessor   = "images preprocessed by a backend other than the default's (v0.5.18 --image-processor-backend, multimodal/processors/base_processor.py; where the preprocessing runs and what it keeps on the GPU not read)"
 	whatRetractionBackup = "a disaggregated decode node's backup of retracted requests' KV (v0.5.18 --disaggregation-decode-retraction-backup, disaggregation/decode.py, mem_cache/kv_cache_builder.py; disaggregation refused)"
@@ -640,7 +639,7 @@ var flagTable = []sflag{
 	{name: "speculative-dflash-block-size", arity: oneValue, kind: refused, what: whatSpec, at: lines{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5411, 5835, 5835, 5870, 5870, 1480, 1617, 1617, 1749, 2065, 2115}},
 	{name: "speculative-dflash-draft-window-size", arity: oneValue, kind: refused, what: whatSpec, changed: &arityChange{"v0.5.12", oneValue, "speculative_draft_window_size"}, alias: &aliasSpan{from: "v0.5.12", until: "v0.5.13", of: "speculative-draft-window-size"}, at: lines{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5417, 5872, 5872, 5921, 5921, 6341, 6226, 6226, 7183, 8298, 8756}},
 	{name: "speculative-draft-attention-backend", arity: oneValue, kind: refused, what: whatSpec, at: lines{0, 0, 0, 3436, 3674, 3674, 3996, 3996, 4831, 4831, 5451, 5866, 5866, 5901, 5901, 1507, 1644, 1644, 1807, 2132, 2182}},
-	{name: "speculative-draft-kv-cache-dtype", arity: oneValue, kind: refused, what: whatDraftKVDtype, at: lines{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2187}},
+	{name: "speculative-draft-kv-cache-dtype", arity: oneValue, kind: modelled, at: lines{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2187}},
 	{name: "speculative-draft-load-format", arity: oneValue, kind: refused, what: whatSpec, at: lines{0, 3035, 3035, 3384, 3622, 3622, 3944, 3944, 4779, 4779, 5384, 5808, 5808, 5843, 5843, 1461, 1598, 1598, 1730, 2042, 2092}},
 	{name: "speculative-draft-model", of: "speculative-draft-model-path", arity: oneValue, kind: modelled, at: lines{0, 3021, 3021, 3370, 3608, 3608, 3930, 3930, 4765, 4765, 5370, 5794, 5794, 5829, 5829, 1450, 1587, 1587, 1719, 2029, 2079}},
 	{name: "speculative-draft-model-path", arity: oneValue, kind: modelled, at: lines{1171, 3021, 3021, 3370, 3608, 3608, 3930, 3930, 4765, 4765, 5370, 5794, 5794, 5829, 5829, 1450, 1587, 1587, 1719, 2029, 2079}},

@@ -40,8 +40,9 @@ func TestProfile0518Rules(t *testing.T) {
 	if !slices.Contains(gdnReleases, "v0.5.18") || !slices.Contains(gdnPaddingCharged, "v0.5.18") {
 		t.Errorf("the Mamba pool is read at v0.5.18, its padding slot charged: gdnReleases = %v, gdnPaddingCharged = %v", gdnReleases, gdnPaddingCharged)
 	}
-	if slices.Contains(specReleases, "v0.5.18") {
-		t.Errorf("drafts are not read at v0.5.18: specReleases = %v", specReleases)
+	// Drafts read at v0.5.18 (spec.go, TestSpec0518AgainstV0517).
+	if !slices.Contains(specReleases, "v0.5.18") {
+		t.Errorf("speculative decoding is read at v0.5.18: specReleases = %v", specReleases)
 	}
 	// overrides.py:1959-1979 at v0.5.18: v0.5.17's sixteen and
 	// DeepseekV4ForCausalLM (:1962), seventeen.
@@ -347,8 +348,8 @@ func TestProfile0518MMFeatureTransport(t *testing.T) {
 // sampling, HTTP/2 streams, media fetching limits, the host preprocessing
 // cache, content-hash trust and the global cache's backend (read only
 // under --enable-mm-global-cache, refused) ignored; the TP LM-head
-// all-to-all (both forms), the draft's KV dtype, the decode node's
-// retraction backup and --language-model-only refused; the balancedness
+// all-to-all (both forms), the decode node's retraction backup and
+// --language-model-only refused; the draft's KV dtype modelled; the balancedness
 // report, the image processor backend and the start-up load mode refused
 // but at their defaults off, auto and serial. --torchao-config is gone.
 func TestProfile0518Flags(t *testing.T) {
@@ -365,7 +366,8 @@ func TestProfile0518Flags(t *testing.T) {
 		{[]string{"--mm-global-cache-backend", "mooncake"}, ""},
 		{[]string{"--enable-tp-lm-head-all-to-all"}, "--enable-tp-lm-head-all-to-all: " + whatTPLMHeadA2A + refuses},
 		{[]string{"--no-enable-tp-lm-head-all-to-all"}, "--no-enable-tp-lm-head-all-to-all: " + whatTPLMHeadA2A + refuses},
-		{[]string{"--speculative-draft-kv-cache-dtype", "fp8_e4m3"}, "--speculative-draft-kv-cache-dtype: " + whatDraftKVDtype + refuses},
+		// Modelled (spec.go, specDraftKVDtypeFrom; TestSpec0518DraftKVDtype).
+		{[]string{"--speculative-draft-kv-cache-dtype", "fp8_e4m3"}, ""},
 		{[]string{"--expert-balancedness-report-mode", "off"}, ""},
 		{[]string{"--expert-balancedness-report-mode", "per_pass"}, "--expert-balancedness-report-mode: " + whatBalancedness + refuses},
 		{[]string{"--image-processor-backend", "auto"}, ""},

@@ -28,7 +28,7 @@ import (
 // rules were read at the tags v0.5.6.post2, v0.5.6.post3, v0.5.7, v0.5.8,
 // v0.5.8.post1, v0.5.9, v0.5.10, v0.5.10.post1, v0.5.11, v0.5.12,
 // v0.5.12.post1, v0.5.13, v0.5.13.post1, v0.5.14, v0.5.15, v0.5.15.post1,
-// v0.5.16 and v0.5.17 (see [specReleases];
+// v0.5.16, v0.5.17 and v0.5.18 (see [specReleases];
 // from v0.5.11 both the spec v2 worker at top-k 1 and the v1 worker a
 // top-k above 1 selects, from v0.5.13 the v2 worker at top-k 1 alone);
 // every other release refuses the flag by name.
@@ -71,6 +71,10 @@ type Spec struct {
 	// --speculative-eagle-topk and --speculative-num-draft-tokens; 0 takes
 	// SGLang's choice (auto_choose_speculative_params).
 	NumSteps, EagleTopK, NumDraftTokens uint64
+	// DraftKVCacheDtype is --speculative-draft-kv-cache-dtype (from
+	// v0.5.18, see [specDraftKVDtypeFrom]); "" when not given, the
+	// draft's dtype then following --kv-cache-dtype.
+	DraftKVCacheDtype string
 }
 
 // On reports whether speculative decoding is on.
@@ -249,7 +253,44 @@ func (s Spec) On() bool { return s.Algorithm != "" }
 // parallelism). The target-verify mask the flashattention backend keeps
 // (layers/attention/verify_mask.py) is allocated with the graphs alone
 // (init_cuda_graph_state, flashattention_backend.py:2225-2234), refused.
-var specReleases = []string{"v0.5.6.post2", "v0.5.6.post3", "v0.5.7", "v0.5.8", "v0.5.8.post1", "v0.5.9", "v0.5.10", "v0.5.10.post1", "v0.5.11", "v0.5.12", "v0.5.12.post1", "v0.5.13", "v0.5.13.post1", "v0.5.14", "v0.5.15", "v0.5.15.post1", "v0.5.16", "v0.5.17"}
+//
+// v0.5.18 (tag 71de97b) keeps v0.5.17's for these serves but one (see
+// [specDraftKVDtypeFrom]): the scheduler's order (managers/scheduler.py:
+// 993-1002: the target's worker, the draft's, then init_memory_pools,
+// :966-979), the draft's TpModelWorker now built on the shared server
+// arguments with the target's context length passed in (speculative/
+// eagle_worker_v2.py:171-180, managers/tp_worker.py:313-329; v0.5.17's
+// copy of the arguments gone, draft_worker_common.py: the same value), the
+// draft's layers (model_runner_components/spec_aux_hidden_state.py: DFLASH's
+// cell alone added) and the scaled cell for a draft beside a model without
+// DeepSeek sparse attention (model_executor/pool_configurator.py:174-213;
+// the DSA branch and DFLASH's own cell are of drafts refused), the budget
+// (mem_cache/kv_cache_configurator.py:1764-1811, the multimodal
+// reservation the profile's), the chain's constants (speculative/
+// base_spec_worker.py:112-144, the same tensors), the embedding and head
+// shared (eagle_worker_v2.py:284-319), EAGLEWorkerV2's two scalars
+// (:1053-1056), the FutureMap (managers/overlap_utils.py:246-267: ngram's
+// relay buffers alone added; built at scheduler.py:1463), the req_to_token
+// width and page reserve (mem_cache/allocation_sizing.py:50-66, the same
+// terms read from the runtime context), the speculative hook (the 48
+// requests at arg_groups/speculative_hook.py:559-563; only DSpark's checks
+// change), the reserve (server_args.py:4948-4975, no draft term off a
+// decode node), the logits all-gather's rows (layers/logits_processor.py:
+// 324-330; triton_symm_mem_ag.py unchanged) and the draft's own, both eager
+// runners (runner/eager_runner.py:77-147, built with graphs off too,
+// model_runner_components/cuda_graph_setup.py:89-110), the MHA and MLA
+// pools (mem_cache/memory_pool.py: a log line), llama_eagle3.py
+// (unchanged) and NEXTN's model file (deepseek_nextn.py: DSA's top-k
+// sharing and the shared-experts fusion decided by the loader, the same
+// weights). --disable-cuda-graph still turns both graph phases off before
+// the reserve (server_args.py:4507-4509), and nothing in
+// _disable_breakable_cudagraph_if_incompatible turns the prefill graphs
+// off for a draft: drafts stay sized under --disable-cuda-graph alone. The
+// HiCache draft plan (base_spec_worker.py:234-271) comes with the
+// hierarchical cache, refused; the DeepGEMM masked-layout budget
+// (cuda_graph_setup.py:112-161) picks a MoE layout from free memory after
+// the pool, a target's rule too.
+var specReleases = []string{"v0.5.6.post2", "v0.5.6.post3", "v0.5.7", "v0.5.8", "v0.5.8.post1", "v0.5.9", "v0.5.10", "v0.5.10.post1", "v0.5.11", "v0.5.12", "v0.5.12.post1", "v0.5.13", "v0.5.13.post1", "v0.5.14", "v0.5.15", "v0.5.15.post1", "v0.5.16", "v0.5.17", "v0.5.18"}
 
 // specReqPageReserveFrom is the first release whose req_to_token rows,
 // with speculative decoding on pages above 1, hold the decode's
@@ -294,6 +335,29 @@ const specKVFromTargetUntil = "v0.5.17"
 // true (models/llama_eagle3.py:161-174 at v0.5.17); earlier releases
 // ignore the key.
 const eagle3NormBeforeFCFrom = "v0.5.17"
+
+// specDraftKVDtypeFrom is the first release with
+// --speculative-draft-kv-cache-dtype (server_args.py:2187-2200 at v0.5.18;
+// auto, fp8_e5m2, fp8_e4m3, bf16 or bfloat16, unset by default): the
+// draft's ModelRunner resolves its KV dtype from it in place of
+// --kv-cache-dtype, "auto" then reading the draft model's own
+// quant_config (mem_cache/kv_cache_dtype.py:22-47, called from
+// model_runner.py:1314-1339 with is_draft_worker), and the draft's pool is
+// allocated in that dtype, while the target's pool is still sized with the
+// target's cell scaled by the draft's layers (pool_configurator.py:
+// 174-213), as though the draft's layer held the target's bytes. So where
+// the flag alone parts the draft's cell from the target's, a smaller
+// draft cell (fp8 beside a 16-bit target) sizes the pool of the serve
+// without the flag, the draft's pool smaller by the difference, which
+// stays free ("the saving shows up as free device memory", the flag's
+// help, server_args.py:2190-2196; see [Reference.kvItems]); a larger one
+// (16-bit beside an FP8 target) would take more than the fraction counts:
+// refused, naming the flag.
+const specDraftKVDtypeFrom = "v0.5.18"
+
+// specDraftKVDtypes are --speculative-draft-kv-cache-dtype's choices
+// (server_args.py:2197 at v0.5.18).
+var specDraftKVDtypes = []string{"auto", "fp8_e5m2", "fp8_e4m3", "bf16", "bfloat16"}
 
 // specAlgoUpperFrom is the first release that upper-cases
 // --speculative-algorithm and takes any registered name rather than
@@ -390,6 +454,11 @@ type specDraft struct {
 	// the draft's layers from its config), assuming the draft's layer
 	// cell is the target's, which membudget checks.
 	InFraction bool
+	// asIfUnflagged is LayerCell as --kv-cache-dtype alone would give it,
+	// without --speculative-draft-kv-cache-dtype (see
+	// [specDraftKVDtypeFrom]): the refusal names that flag when it alone
+	// parts the draft's cell from the target's.
+	asIfUnflagged uint64
 	// HeadVocab is the vocabulary of the head whose logits the draft's
 	// own LogitsProcessor gathers under TP: an EAGLE-3 draft's
 	// draft_vocab_size where it keeps its own head, else the target's
@@ -475,7 +544,8 @@ func (r *Resolved) resolveSpec(a *model.Arch, def func(string, string)) error {
 			flag string
 			set  bool
 		}{{"speculative-draft-model-path", sp.DraftModelPath != ""}, {"speculative-num-steps", sp.NumSteps != 0},
-			{"speculative-eagle-topk", sp.EagleTopK != 0}, {"speculative-num-draft-tokens", sp.NumDraftTokens != 0}} {
+			{"speculative-eagle-topk", sp.EagleTopK != 0}, {"speculative-num-draft-tokens", sp.NumDraftTokens != 0},
+			{"speculative-draft-kv-cache-dtype", sp.DraftKVCacheDtype != ""}} {
 			if f.set {
 				// --speculative-num-draft-tokens alone still lengthens every
 				// req_to_token row (model_runner.py:1752-1755).
@@ -513,9 +583,13 @@ func (r *Resolved) resolveSpec(a *model.Arch, def func(string, string)) error {
 	case !slices.Contains(specReleases, p.Name):
 		v2 := ""
 		if p.SpecV2 {
-			v2 = ", whose EAGLE runs the overlap scheduler's spec v2 worker (sgl-project/sglang PR #21062; the v1 worker removed from v0.5.13, PR #25464), whose speculative/eagle_worker_v2.py, future map (managers/overlap_utils.py) and draft pool sizing (model_executor/pool_configurator.py) were read up to v0.5.17 alone"
+			v2 = ", whose EAGLE runs the overlap scheduler's spec v2 worker (sgl-project/sglang PR #21062; the v1 worker removed from v0.5.13, PR #25464), whose speculative/eagle_worker_v2.py, future map (managers/overlap_utils.py) and draft pool sizing (model_executor/pool_configurator.py) were read up to v0.5.18 alone"
 		}
 		return specRefuse("speculative-algorithm", sp.Algorithm, "speculative decoding is modelled for SGLang %s, whose rules were read; not for %s%s", strings.Join(specReleases, ", "), p.Describes, v2)
+	case sp.DraftKVCacheDtype != "" && older(p, specDraftKVDtypeFrom):
+		return settingErr("speculative-draft-kv-cache-dtype", sp.DraftKVCacheDtype, "not a flag of %s: it comes with v0.5.18 (server_args.py:2187 there)", p.Describes)
+	case sp.DraftKVCacheDtype != "" && !slices.Contains(specDraftKVDtypes, sp.DraftKVCacheDtype):
+		return settingErr("speculative-draft-kv-cache-dtype", fmt.Sprintf("%q", sp.DraftKVCacheDtype), "SGLang's choices are %s (server_args.py:2197 at v0.5.18)", strings.Join(specDraftKVDtypes, ", "))
 	case r.PPSize > 1:
 		return settingErr("pp-size", r.PPSize, "SGLang asserts pipeline parallelism is not compatible with speculative decoding (server_args.py:4087-4091 at v0.5.6.post2)")
 	case r.HybridSWA:
@@ -578,9 +652,17 @@ func (r *Resolved) resolveSpec(a *model.Arch, def func(string, string)) error {
 	// Built before the draft's model, after the target's pool through
 	// v0.5.13.post1 and before it from v0.5.14.
 	d.Weights = append(d.Weights, d.chainItems(r.CudaGraphMaxBS, r.MaxRunningRequests)...)
-	if d.InFraction {
-		if tc := layerCell(a, *r); d.LayerCell != tc {
+	if tc := layerCell(a, *r); d.InFraction && d.LayerCell != tc {
+		if d.asIfUnflagged != tc {
 			return specRefuse("speculative-algorithm", sp.Algorithm, "%s sizes the target's pool with its cell scaled by (1 + draft layers / target layers), assuming the draft's layer holds the target's KV bytes a token (model_executor/pool_configurator.py:129-145); this draft's layer holds %d B a token, the target's %d, which is not modelled", p.Describes, d.LayerCell, tc)
+		}
+		// --speculative-draft-kv-cache-dtype alone parts the draft's cell
+		// from the target's: a smaller draft pool leaves the difference
+		// free, the pool the one without the flag (see
+		// [specDraftKVDtypeFrom]); a larger one is refused.
+		if d.LayerCell > tc {
+			return specRefuse("speculative-draft-kv-cache-dtype", sp.DraftKVCacheDtype, "the draft's pool in this dtype holds %d B a token a layer, the target's %d; %s still sizes the target's pool with the target's cell scaled by (1 + draft layers / target layers), assuming the draft's layer shares the target's head_dim, num_kv_heads and dtype (model_executor/pool_configurator.py:174-213 at v0.5.18), so the draft's pool of %d layer(s) takes %d B a token more than the fraction counts, which SGLang does not check; this is not modelled",
+				d.LayerCell, tc, p.Describes, d.Layers, budget.SatMul(d.LayerCell-tc, d.Layers))
 		}
 	}
 	r.Draft = d
@@ -698,6 +780,20 @@ func (r *Resolved) resolveMTPDraft(a *model.Arch, d *specDraft) error {
 		d.FutureRow = specFutureRow(d.TopK, a.Hidden, r.DtypeBytes)
 	}
 	d.LayerCell = layerCell(a, *r)
+	d.asIfUnflagged = d.LayerCell
+	if f := r.Spec.DraftKVCacheDtype; f != "" {
+		// The NextN layer keeps the target's quant_config, so "auto"
+		// resolves as the target's own auto would (kv_cache_dtype.py:
+		// 37-47 at v0.5.18): the model's dtype, unless the checkpoint
+		// asks for an FP8 KV cache, whose reading for the draft is not
+		// modelled here.
+		if f == "auto" && a.Quant.KVCacheDtype != "" {
+			return specRefuse("speculative-draft-kv-cache-dtype", f, "the NextN draft's own auto KV dtype beside a checkpoint that asks for %s (its quant_config's kv_cache_quant_algo, mem_cache/kv_cache_dtype.py:37-45 at v0.5.18) is not modelled", a.Quant.KVCacheDtype)
+		}
+		dr := *r
+		dr.KVDtypeBytes = draftKVEl(f, r.DtypeBytes)
+		d.LayerCell = layerCell(a, dr)
+	}
 	st := stageOf(*r, 0)
 	last := len(a.Layers) - 1
 	one := st
@@ -952,6 +1048,12 @@ func (r *Resolved) resolveEagle3Draft(a *model.Arch, d *specDraft) error {
 		d.FutureRow = specFutureRow(d.TopK, da.Hidden, el)
 	}
 	d.LayerCell = budget.SatMul(2*kv*hd, kvEl)
+	d.asIfUnflagged = d.LayerCell
+	if f := r.Spec.DraftKVCacheDtype; f != "" {
+		// "auto" reads the draft model's quant_config, which it has none
+		// of (quantization_config is refused): the draft's dtype.
+		d.LayerCell = budget.SatMul(2*kv*hd, draftKVEl(f, el))
+	}
 	w := func(name string, n uint64) budget.Item {
 		return budget.Item{Name: "spec_draft." + name, Bytes: budget.SatMul(n, el)}
 	}
@@ -994,6 +1096,22 @@ func (r *Resolved) resolveEagle3Draft(a *model.Arch, d *specDraft) error {
 	}
 	d.Transient = append(d.Transient, w("embed_tokens.until_shared", budget.SatMul(vocabRowsPerRank(da.Vocab, tp), h)))
 	return nil
+}
+
+// draftKVEl is the draft pool's element size under
+// --speculative-draft-kv-cache-dtype flag (see [specDraftKVDtypeFrom]):
+// one byte for an FP8 choice (stored as uint8, mem_cache/memory_pool.py),
+// two for bf16 and bfloat16, and auto, the element "auto" resolves to
+// from the draft model's own quant_config (mem_cache/kv_cache_dtype.py:
+// 33-47 at v0.5.18).
+func draftKVEl(flag string, auto uint64) uint64 {
+	switch flag {
+	case "fp8_e4m3", "fp8_e5m2":
+		return 1
+	case "bf16", "bfloat16":
+		return 2
+	}
+	return auto
 }
 
 // specHeadroom is the tokens v0.5.6.post2 adds to the target's pool for
@@ -1166,6 +1284,9 @@ func (r Resolved) specLine() string {
 		fmt.Fprintf(&b, " --speculative-draft-model-path %s", shell.Quote(r.Spec.DraftModelPath))
 	}
 	fmt.Fprintf(&b, " --speculative-num-steps %d --speculative-eagle-topk %d --speculative-num-draft-tokens %d", r.Draft.Steps, r.Draft.TopK, r.Draft.DraftTokens)
+	if r.Spec.DraftKVCacheDtype != "" {
+		fmt.Fprintf(&b, " --speculative-draft-kv-cache-dtype %s", r.Spec.DraftKVCacheDtype)
+	}
 	return b.String()
 }
 
@@ -1178,5 +1299,6 @@ func (f *flagServe) registerSpec(fs *flag.FlagSet) {
 	}
 	fs.Var(&countFlag{v: &f.s.Spec.NumSteps, name: "speculative-num-steps"}, "speculative-num-steps", "SGLang's --speculative-num-steps (default: SGLang's choice for the architecture)")
 	fs.Var(&countFlag{v: &f.s.Spec.EagleTopK, name: "speculative-eagle-topk"}, "speculative-eagle-topk", "SGLang's --speculative-eagle-topk (default: SGLang's choice for the architecture)")
+	fs.StringVar(&f.s.Spec.DraftKVCacheDtype, "speculative-draft-kv-cache-dtype", "", "SGLang's --speculative-draft-kv-cache-dtype (v0.5.18 on): the draft's KV pool dtype (default: --kv-cache-dtype's)")
 	fs.Var(&countFlag{v: &f.s.Spec.NumDraftTokens, name: "speculative-num-draft-tokens"}, "speculative-num-draft-tokens", "SGLang's --speculative-num-draft-tokens (default: SGLang's choice; --speculative-num-steps + 1 at top-k 1)")
 }

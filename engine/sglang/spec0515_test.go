@@ -21,14 +21,16 @@ import (
 // the pool at TP above 1, which the test reads from the rest), and so does
 // v0.5.17 (specReleases: its draft rules are v0.5.16's for these serves,
 // and its target rules reach none of them: no --context-length, so
-// #30206's cap changes nothing, and the prefill graphs are off).
+// #30206's cap changes nothing, and the prefill graphs are off), and so
+// does v0.5.18 (specReleases; text models, no multimodal reservation, the
+// reserve's terms v0.5.17's; TestSpec0518AgainstV0517).
 func TestSpecByHand0515(t *testing.T) {
 	archs := shipped(t)
 	llama, dsv3 := archs["meta-llama__Llama-3.1-8B-Instruct"], archs["deepseek-ai__DeepSeek-V3"]
 	h100 := class(t, "h100-sxm-80g")
 	dir := draftDir(t, eagle3Llama8B)
 	eagle3 := Spec{Algorithm: "EAGLE3", DraftModelPath: dir, NumSteps: 3, EagleTopK: 1, NumDraftTokens: 4}
-	for _, release := range []string{"v0.5.15", "v0.5.15.post1", "v0.5.16", "v0.5.17"} {
+	for _, release := range []string{"v0.5.15", "v0.5.15.post1", "v0.5.16", "v0.5.17", "v0.5.18"} {
 		for _, tc := range []struct {
 			name          string
 			s             Serve
@@ -193,6 +195,7 @@ func TestSpecReqToTokenPages(t *testing.T) {
 		{"v0.5.15.post1", 16, 3, 131072 + 4 + 4},
 		{"v0.5.16", 16, 3, 131072 + 23},
 		{"v0.5.17", 16, 3, 131072 + 23}, // allocation_sizing.py unchanged
+		{"v0.5.18", 16, 3, 131072 + 23}, // the same terms, read from the runtime context (allocation_sizing.py:50-66)
 		// Pages of 1 take no page reserve (page_size > 1 gates it,
 		// allocation_sizing.py:54): 4 + 8 draft tokens, where the
 		// reserve would give 2 x 8 + 1 - 1 = 16 (at 4 draft tokens the

@@ -342,8 +342,14 @@ func TestSpecRefusals(t *testing.T) {
 		{"SGLang's top-k 4 on v0.5.17", llama, h100, mustProfile("v0.5.17"), eagle3(Serve{}), "speculative-eagle-topk", "SGLang's choice for LlamaForCausalLM is top-k 4"},
 		{"a draft of another cell on v0.5.17", llama, h100, mustProfile("v0.5.17"), eagle3(Serve{Spec: Spec{DraftModelPath: kv4Dir, NumSteps: 3, EagleTopK: 1}}), "speculative-algorithm", "this draft's layer holds 2048 B a token, the target's 4096"},
 		{"NEXTN with graphs on v0.5.17", dsv3, h100, mustProfile("v0.5.17"), Serve{TPSize: 16, Nodes: Nodes{NNodes: 2}, Spec: Spec{Algorithm: "NEXTN"}}, "speculative-algorithm", "pass --disable-cuda-graph"},
+		// And v0.5.18 v0.5.17's (TestSpec0518AgainstV0517).
+		{"top-k 2 given on v0.5.18", llama, h100, mustProfile("v0.5.18"), eagle3(Serve{Spec: Spec{NumSteps: 3, EagleTopK: 2, NumDraftTokens: 6}}), "speculative-eagle-topk", "#25464"},
+		{"SGLang's top-k 4 on v0.5.18", llama, h100, mustProfile("v0.5.18"), eagle3(Serve{}), "speculative-eagle-topk", "SGLang's choice for LlamaForCausalLM is top-k 4"},
+		{"a draft of another cell on v0.5.18", llama, h100, mustProfile("v0.5.18"), eagle3(Serve{Spec: Spec{DraftModelPath: kv4Dir, NumSteps: 3, EagleTopK: 1}}), "speculative-algorithm", "this draft's layer holds 2048 B a token, the target's 4096"},
+		{"NEXTN with graphs on v0.5.18", dsv3, h100, mustProfile("v0.5.18"), Serve{TPSize: 16, Nodes: Nodes{NNodes: 2}, Spec: Spec{Algorithm: "NEXTN"}}, "speculative-algorithm", "pass --disable-cuda-graph"},
+		{"DFLASH on v0.5.18", llama, h100, mustProfile("v0.5.18"), Serve{DisableCudaGraph: true, Spec: Spec{Algorithm: "DFLASH"}}, "speculative-algorithm", "is not modelled"},
 		// A release outside specReleases names the releases read.
-		{"EAGLE3 on v0.5.9.post1", llama, h100, mustProfile("v0.5.9.post1"), eagle3(Serve{}), "speculative-algorithm", "v0.5.16, v0.5.17, whose rules were read"},
+		{"EAGLE3 on v0.5.9.post1", llama, h100, mustProfile("v0.5.9.post1"), eagle3(Serve{}), "speculative-algorithm", "v0.5.16, v0.5.17, v0.5.18, whose rules were read"},
 		// DFLASH is a choice from v0.5.11, and any registered name from
 		// v0.5.12; earlier it is not one.
 		{"DFLASH on v0.5.11", llama, h100, mustProfile("v0.5.11"), Serve{DisableCudaGraph: true, Spec: Spec{Algorithm: "DFLASH"}}, "speculative-algorithm", "is not modelled"},
