@@ -372,3 +372,37 @@ func TestProfile0518Flags(t *testing.T) {
 		{[]string{"--torchao-config", "int4wo-128"}, "--torchao-config is not a flag of SGLang v0.5.18 (it is v0.5.17's, server_args.py:2015 there, and gone by v0.5.18): its nearest is --deepep-config"},
 	})
 }
+
+// TestMMFeatureTransportInherited0518: supports_cuda_vmm_feature_transport
+// is a class attribute read with getattr on the resolved class
+// (model_loader/utils.py:240-242 at v0.5.18), so a subclass of Qwen3-VL's
+// class opts in too: InternS1Pro (interns1pro.py:191, a
+// Qwen3VLMoeForConditionalGeneration), on v0.5.10's multimodal list, is
+// refused over 4 GB200 nodes as Qwen3-VL-MoE is; Qwen3-Omni's EntryClass
+// (qwen3_omni_moe.py:542) is a PreTrainedModel that only holds a thinker of
+// that class, and does not. The check is called directly: InternS1Pro is
+// refused earlier at v0.5.18 as a model whose file is not read.
+func TestMMFeatureTransportInherited0518(t *testing.T) {
+	gb200 := class(t, "gb200")
+	base := *shipped(t)["Qwen__Qwen3-VL-30B-A3B-Instruct"]
+	for _, tt := range []struct {
+		arch    string
+		refused bool
+	}{
+		{"Qwen3VLMoeForConditionalGeneration", true},
+		{"InternS1ProForConditionalGeneration", true},
+		{"Qwen3OmniMoeForConditionalGeneration", false},
+	} {
+		a := base
+		a.Architectures = []string{tt.arch}
+		if !sglMultimodal(&a) {
+			t.Fatalf("%s is not multimodal by v0.5.10's list", tt.arch)
+		}
+		r := Resolved{Serve: Serve{TPSize: 16, Nodes: Nodes{NNodes: 4}}, Profile: mustProfile("v0.5.18")}
+		err := r.checkMMFeatureTransport(&a, gb200)
+		var se *engine.SettingError
+		if refused := errors.As(err, &se) && se.Flag == "nnodes"; refused != tt.refused || !tt.refused && err != nil {
+			t.Errorf("%s over 4 GB200 nodes: %v; want refused naming --nnodes: %v", tt.arch, err, tt.refused)
+		}
+	}
+}

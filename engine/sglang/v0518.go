@@ -61,11 +61,17 @@ var mmArchsAdded0518 = []string{"MiMoV2ForCausalLM", "Cohere2VisionForConditiona
 	"UnlimitedOCRForCausalLM", "VoxtralForConditionalGeneration"}
 
 // mmVMMArchs0518 are the architectures whose model class opts into the
-// CUDA VMM feature transport at v0.5.18 (supports_cuda_vmm_feature_transport:
-// models/qwen3_vl.py:1213 and its subclasses in qwen3_vl_moe.py:173 and
-// qwen3_5.py:1775, 1936; kimi_k25.py:639; kimi_k3.py:3137).
+// CUDA VMM feature transport at v0.5.18 (supports_cuda_vmm_feature_transport,
+// a class attribute read through getattr on the resolved class,
+// model_loader/utils.py:240-242, so inherited: models/qwen3_vl.py:1213 and
+// the EntryClass subclasses of its class, qwen3_vl_moe.py:173, qwen3_5.py:
+// 1775, 1936, interns1pro.py:191, interns2preview.py:5 and
+// interns2_mobius.py:794; kimi_k25.py:639; kimi_k3.py:3137).
+// Qwen3-Omni's EntryClass wraps its thinker (qwen3_omni_moe.py:542, a
+// PreTrainedModel) and does not opt in.
 var mmVMMArchs0518 = []string{"Qwen3VLForConditionalGeneration", "Qwen3VLMoeForConditionalGeneration", "Qwen3_5ForConditionalGeneration",
-	"Qwen3_5MoeForConditionalGeneration", "KimiK25ForConditionalGeneration", "KimiK3ForConditionalGeneration"}
+	"Qwen3_5MoeForConditionalGeneration", "InternS1ProForConditionalGeneration", "InternS2PreviewForConditionalGeneration",
+	"InternS2MobiusForConditionalGeneration", "KimiK25ForConditionalGeneration", "KimiK3ForConditionalGeneration"}
 
 // checkMMFeatureTransport refuses, by name, a server of a multimodal model
 // over several nodes of GB200 or GB300 under a release with the runtime
