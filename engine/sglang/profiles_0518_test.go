@@ -406,3 +406,42 @@ func TestMMFeatureTransportInherited0518(t *testing.T) {
 		}
 	}
 }
+
+// TestProfile0518MMReserveLeavesNoRest: the reservation is taken before
+// _profile_available_bytes checks the rest (rest_memory = available -
+// slack - mm_reservation_gb, then rest_memory <= 0 raises,
+// kv_cache_configurator.py:1785-1808 at v0.5.18), so a multimodal serve
+// whose rest is under 100 MiB starts at v0.5.17 and fails at v0.5.18.
+// Qwen2.5-VL-7B on an H100 with --mem-fraction-static set so that the
+// rest is 50 MiB (msf = 1 - (F1 - 50 MiB) / F0, F0 and the load read off
+// the serve, which the fraction does not move): v0.5.17 holds
+// floor(52428800 / 57344) = 914 tokens and starts; v0.5.18's rest is
+// -50 MiB, -52428800 // 57344 = -915 (a floor division), and it fails
+// first: "Loaded weights leave no GPU memory". At a rest of 150 MiB,
+// v0.5.17 holds floor(157286400 / 57344) = 2742 tokens, v0.5.18 the 50
+// MiB left, 914, and both start.
+func TestProfile0518MMReserveLeavesNoRest(t *testing.T) {
+	vl := shipped(t)["Qwen__Qwen2.5-VL-7B-Instruct"]
+	h100 := class(t, "h100-sxm-80g")
+	c := ref(t, vl, Serve{DisablePiecewiseCudaGraph: true}, h100, mustProfile("v0.5.17")).Capacity()
+	f0, f1 := float64(c.F0Bytes), float64(c.F0Bytes-c.LoadedBytes)
+	for _, tt := range []struct {
+		restMiB       float64
+		t17, t18      int64
+		starts18      bool
+		failurePrefix string
+	}{
+		{50, 914, -915, false, "Loaded weights leave no GPU memory for the KV cache"},
+		{150, 2742, 914, true, ""},
+	} {
+		s := Serve{DisablePiecewiseCudaGraph: true, MemFractionStatic: 1 - (f1-tt.restMiB*mib)/f0}
+		c17 := ref(t, vl, s, h100, mustProfile("v0.5.17")).Capacity()
+		c18 := ref(t, vl, s, h100, mustProfile("v0.5.18")).Capacity()
+		if c17.ProfiledTokens != tt.t17 || !c17.Starts {
+			t.Errorf("rest %v MiB at v0.5.17: %d tokens, starts %v (%s); want %d, starts", tt.restMiB, c17.ProfiledTokens, c17.Starts, c17.Failure, tt.t17)
+		}
+		if c18.ProfiledTokens != tt.t18 || c18.Starts != tt.starts18 || !strings.HasPrefix(c18.Failure, tt.failurePrefix) {
+			t.Errorf("rest %v MiB at v0.5.18: %d tokens, starts %v (%q); want %d, starts %v, failure %q", tt.restMiB, c18.ProfiledTokens, c18.Starts, c18.Failure, tt.t18, tt.starts18, tt.failurePrefix)
+		}
+	}
+}
