@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 
+	"membudget/budget"
 	"membudget/engine"
 	"membudget/model"
 )
@@ -443,5 +444,36 @@ func TestProfile0518MMReserveLeavesNoRest(t *testing.T) {
 		if c18.ProfiledTokens != tt.t18 || c18.Starts != tt.starts18 || !strings.HasPrefix(c18.Failure, tt.failurePrefix) {
 			t.Errorf("rest %v MiB at v0.5.18: %d tokens, starts %v (%q); want %d, starts %v, failure %q", tt.restMiB, c18.ProfiledTokens, c18.Starts, c18.Failure, tt.t18, tt.starts18, tt.failurePrefix)
 		}
+	}
+}
+
+// TestMMReserveBeforeMambaPool: v0.5.18 takes the reservation off the rest
+// before handle_max_mamba_cache, which is given and names what is left
+// (kv_cache_configurator.py:1785-1791, 2116-2125). v0.5.18's Mamba pool is
+// not read (gdnReleases), so the profile here is v0.5.17's with the
+// reservation on, for Qwen3.5-27B (a multimodal hybrid, mamba_cache_per_req
+// 153944064 B = 146.81 MiB) on an H100 with its prefill graphs off, the
+// fraction set so that the rest is 110 MiB (msf = 1 - (F1 - 110 MiB) / F0):
+// 10 MiB is left, the pool's share 10 x 0.9 / 1.9 = 4.7 MiB holds no slot
+// beside the padding slot, and SGLang's error names
+// total_rest_memory=0.01 GB (10 / 1024 GiB), not the 0.11 of the rest
+// before the reservation. The report's line says what the Mamba pool was
+// given: the rest less the 100 MiB.
+func TestMMReserveBeforeMambaPool(t *testing.T) {
+	a := shipped(t)["Qwen__Qwen3.5-27B"]
+	h100 := class(t, "h100-sxm-80g")
+	p := mustProfile("v0.5.17")
+	p.MMRuntimeReserve = true
+	c := ref(t, a, Serve{DisablePiecewiseCudaGraph: true}, h100, p).Capacity()
+	f0, f1 := float64(c.F0Bytes), float64(c.F0Bytes-c.LoadedBytes)
+	r := ref(t, a, Serve{DisablePiecewiseCudaGraph: true, MemFractionStatic: 1 - (f1-110*mib)/f0}, h100, p)
+	if got := r.Capacity(); got.MambaPerReq != 153944064 || got.Starts || !strings.Contains(got.Failure, "(total_rest_memory=0.01 GB, mamba_cache_per_req=146.81 MB)") {
+		t.Errorf("rest 110 MiB: per request %d, starts %v, %q; want 153944064, not, total_rest_memory=0.01 GB", got.MambaPerReq, got.Starts, got.Failure)
+	}
+	ok := ref(t, a, Serve{DisablePiecewiseCudaGraph: true}, h100, p)
+	var b strings.Builder
+	section{&Sizing{Ref: ok, Class: h100, capacity: ok.Capacity()}}.WriteBefore(&b, budget.Footprint{})
+	if want := "GiB, less 100 MiB for the multimodal embedding cache (SGLANG_VLM_CACHE_SIZE_MB), gives the Mamba pool"; !strings.Contains(b.String(), want) {
+		t.Errorf("the report's pool line does not say %q:\n%s", want, b.String())
 	}
 }

@@ -286,7 +286,10 @@ func (ref *Reference) startFailure() string {
 		return fmt.Sprintf("the weights (%d bytes on the heaviest rank) do not fit the %d bytes free after distributed init: loading runs out of memory", ref.loadedMax, r.F0Bytes)
 	}
 	if m := r.Mamba; m != nil {
-		if f := mambaFailure(m, ref.mambaSize, ref.rest); f != "" {
+		// handle_max_mamba_cache is given, and names, the rest less the
+		// multimodal reservation (kv_cache_configurator.py:1789-1791,
+		// 2116-2125 at v0.5.18).
+		if f := mambaFailure(m, ref.mambaSize, ref.rest-float64(ref.mmReserve)/gib); f != "" {
 			return f
 		}
 	}
