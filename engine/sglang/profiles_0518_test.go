@@ -477,3 +477,31 @@ func TestMMReserveBeforeMambaPool(t *testing.T) {
 		t.Errorf("the report's pool line does not say %q:\n%s", want, b.String())
 	}
 }
+
+// TestProfile0518LMOnlyCheckpoint: a Qwen3-VL checkpoint whose config.json
+// says language_model_only: true is a text model to v0.5.18
+// (configs/model_config.py:331, 452-459; PR #22867): its breakable prefill
+// graphs kept, no reservation, no vision headroom, no vision tower. It is
+// refused naming --model at v0.5.18, with or without
+// --disable-piecewise-cuda-graph; v0.5.17 ignores the key (no
+// is_lm_only there) and sizes it as the multimodal model; Llama 3.1 8B with
+// the key is a text model either way, sized.
+func TestProfile0518LMOnlyCheckpoint(t *testing.T) {
+	archs := shipped(t)
+	h100 := class(t, "h100-sxm-80g")
+	vl, llama := *archs["Qwen__Qwen3-VL-32B-Instruct"], *archs["meta-llama__Llama-3.1-8B-Instruct"]
+	vl.LanguageModelOnly, llama.LanguageModelOnly = true, true
+	for _, s := range []Serve{{TPSize: 2}, {TPSize: 2, DisablePiecewiseCudaGraph: true}} {
+		_, err := Resolve(s, &vl, h100, mustProfile("v0.5.18"))
+		var se *engine.SettingError
+		if !errors.As(err, &se) || se.Flag != "model" || !strings.Contains(se.Reason, "language_model_only: true") || !strings.Contains(se.Reason, "SGLang v0.5.18") {
+			t.Errorf("%+v at v0.5.18: %v; want refused naming --model and the key", s, err)
+		}
+		if _, err := Resolve(s, &vl, h100, mustProfile("v0.5.17")); err != nil {
+			t.Errorf("%+v at v0.5.17: %v; want sized (the key not read)", s, err)
+		}
+	}
+	if _, err := Resolve(Serve{DisablePiecewiseCudaGraph: true}, &llama, h100, mustProfile("v0.5.18")); err != nil {
+		t.Errorf("Llama with the key at v0.5.18: %v; want sized", err)
+	}
+}
