@@ -329,6 +329,11 @@ type Arch struct {
 	MaxLenKeys map[string]uint64
 
 	Vision *VisionTower
+	// LanguageModelOnly is the config's own top-level language_model_only
+	// key (false when absent): a checkpoint of a multimodal family that
+	// declares itself text-only (sgl-project/sglang PR #22867). Which
+	// engine reads it, and what it changes there, is the engine's.
+	LanguageModelOnly bool
 	// Encoder is an encoder-only model's embeddings and pooling head (nil
 	// for a decoder): its layers are EncoderOnly.
 	Encoder *EncoderShape

@@ -325,6 +325,7 @@ func ParseConfig(file string, data []byte, opts ...Option) (*Arch, error) {
 	}
 	readRemoteConfig(o, mt, a)
 	readPoolingDecoder(o, a)
+	a.LanguageModelOnly = o.boolOr("language_model_only", false)
 	if a.Pooler == nil && o.has("head_dtype") {
 		a.HeadDtype = o.str("head_dtype")
 	}

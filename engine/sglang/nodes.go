@@ -46,6 +46,7 @@ var nodesCites = map[string][2]string{
 	"v0.5.15.post1": {"server_args.py:6553-6555", "server_args.py:6577-6579"},
 	"v0.5.16":       {"server_args.py:7577-7579", "server_args.py:7601-7603"},
 	"v0.5.17":       {"server_args.py:8702-8704", "server_args.py:8726-8728"},
+	"v0.5.18":       {"server_args.py:9139-9141", "server_args.py:9168-9170"},
 }
 
 // resolveNodes applies --nnodes's default and SGLang's own checks of it.

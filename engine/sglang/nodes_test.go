@@ -114,6 +114,12 @@ func TestNodesRefusals(t *testing.T) {
 		// server_args.py:7428-7430 (tag v0.5.13, and .post1's file).
 		{"multi-node data parallel at v0.5.13.post1's lines", Serve{TPSize: 2, DPSize: 2, Nodes: Nodes{NNodes: 2}}, "llama", h100, mustProfile("v0.5.13.post1"),
 			engine.SettingError{Flag: "nnodes", Value: "2", Reason: mustProfile("v0.5.13.post1").Describes + ` asserts "multi-node data parallel is not supported unless dp attention!" (server_args.py:7428-7430) with --dp-size 2`}},
+		// v0.5.18's check_server_args: the same asserts at
+		// server_args.py:9139-9141 and 9168-9170 (tag 71de97b).
+		{"nnodes at v0.5.18's lines", Serve{TPSize: 8, DisablePiecewiseCudaGraph: true, Nodes: Nodes{NNodes: 3}}, "llama", h100, mustProfile("v0.5.18"),
+			engine.SettingError{Flag: "nnodes", Value: "3", Reason: mustProfile("v0.5.18").Describes + ` asserts "tp_size must be divisible by number of nodes" (server_args.py:9139-9141): tp-size x pp-size is 8`}},
+		{"multi-node data parallel at v0.5.18's lines", Serve{TPSize: 2, DPSize: 2, DisablePiecewiseCudaGraph: true, Nodes: Nodes{NNodes: 2}}, "llama", h100, mustProfile("v0.5.18"),
+			engine.SettingError{Flag: "nnodes", Value: "2", Reason: mustProfile("v0.5.18").Describes + ` asserts "multi-node data parallel is not supported unless dp attention!" (server_args.py:9168-9170) with --dp-size 2`}},
 		{"fusion given across nodes", Serve{TPSize: 8, Nodes: Nodes{NNodes: 2, EnableARFusion: true}}, "ds", b200, current,
 			engine.SettingError{Flag: "enable-flashinfer-allreduce-fusion", Reason: "with --nnodes 2: " + current.Describes + " turns the fusion on only on one node (flashinfer#2006), and its IPC workspace across nodes is not modelled"}},
 		{"fusion given for Llama", Serve{TPSize: 2, Nodes: Nodes{EnableARFusion: true}}, "llama", h100, current,
@@ -141,6 +147,17 @@ func TestNodesRefusals(t *testing.T) {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestNodesCitesEveryProfile: every profile names where its
+// check_server_args asserts on --nnodes; one without falls back to the
+// function's bare name (v0.5.18 did, until its lines were read).
+func TestNodesCitesEveryProfile(t *testing.T) {
+	for _, p := range Profiles() {
+		if c := nodesCites[p.Name]; c[0] == "" || c[1] == "" {
+			t.Errorf("%s: no nodesCites entry", p.Name)
+		}
 	}
 }
 

@@ -228,7 +228,9 @@ func (r *Resolved) resolvePiecewise(a *model.Arch, c budget.Class, def func(stri
 // on the release's allowlists keeps them (see
 // [Profile.MultimodalPrefillKept]), refused by [mmPrefillKept]; from
 // v0.5.17 a DeepSeek sparse attention model (see
-// [Profile.BreakableDSAKept]), refused by [dsaPrefillKept].
+// [Profile.BreakableDSAKept]), refused by [dsaPrefillKept]; from v0.5.18,
+// whose function has no MLA case, every MLA model (see
+// [Profile.BreakableMLAKept]), refused by [mlaPrefillKept].
 func (r *Resolved) breakableOffWhy(a *model.Arch, c budget.Class) string {
 	switch {
 	case r.DisablePiecewiseCudaGraph:

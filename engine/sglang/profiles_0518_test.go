@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 
+	"membudget/budget"
 	"membudget/engine"
 	"membudget/model"
 )
@@ -378,4 +379,136 @@ func TestProfile0518Flags(t *testing.T) {
 		{[]string{"--startup-weight-load-mode", "overlap"}, "--startup-weight-load-mode: " + whatOverlapLoad + refuses},
 		{[]string{"--torchao-config", "int4wo-128"}, "--torchao-config is not a flag of SGLang v0.5.18 (it is v0.5.17's, server_args.py:2015 there, and gone by v0.5.18): its nearest is --deepep-config"},
 	})
+}
+
+// TestMMFeatureTransportInherited0518: supports_cuda_vmm_feature_transport
+// is a class attribute read with getattr on the resolved class
+// (model_loader/utils.py:240-242 at v0.5.18), so a subclass of Qwen3-VL's
+// class opts in too: InternS1Pro (interns1pro.py:191, a
+// Qwen3VLMoeForConditionalGeneration), on v0.5.10's multimodal list, is
+// refused over 4 GB200 nodes as Qwen3-VL-MoE is; Qwen3-Omni's EntryClass
+// (qwen3_omni_moe.py:542) is a PreTrainedModel that only holds a thinker of
+// that class, and does not. The check is called directly: InternS1Pro is
+// refused earlier at v0.5.18 as a model whose file is not read.
+func TestMMFeatureTransportInherited0518(t *testing.T) {
+	gb200 := class(t, "gb200")
+	base := *shipped(t)["Qwen__Qwen3-VL-30B-A3B-Instruct"]
+	for _, tt := range []struct {
+		arch    string
+		refused bool
+	}{
+		{"Qwen3VLMoeForConditionalGeneration", true},
+		{"InternS1ProForConditionalGeneration", true},
+		{"Qwen3OmniMoeForConditionalGeneration", false},
+	} {
+		a := base
+		a.Architectures = []string{tt.arch}
+		if !sglMultimodal(&a) {
+			t.Fatalf("%s is not multimodal by v0.5.10's list", tt.arch)
+		}
+		r := Resolved{Serve: Serve{TPSize: 16, Nodes: Nodes{NNodes: 4}}, Profile: mustProfile("v0.5.18")}
+		err := r.checkMMFeatureTransport(&a, gb200)
+		var se *engine.SettingError
+		if refused := errors.As(err, &se) && se.Flag == "nnodes"; refused != tt.refused || !tt.refused && err != nil {
+			t.Errorf("%s over 4 GB200 nodes: %v; want refused naming --nnodes: %v", tt.arch, err, tt.refused)
+		}
+	}
+}
+
+// TestProfile0518MMReserveLeavesNoRest: the reservation is taken before
+// _profile_available_bytes checks the rest (rest_memory = available -
+// slack - mm_reservation_gb, then rest_memory <= 0 raises,
+// kv_cache_configurator.py:1785-1808 at v0.5.18), so a multimodal serve
+// whose rest is under 100 MiB starts at v0.5.17 and fails at v0.5.18.
+// Qwen2.5-VL-7B on an H100 with --mem-fraction-static set so that the
+// rest is 50 MiB (msf = 1 - (F1 - 50 MiB) / F0, F0 and the load read off
+// the serve, which the fraction does not move): v0.5.17 holds
+// floor(52428800 / 57344) = 914 tokens and starts; v0.5.18's rest is
+// -50 MiB, -52428800 // 57344 = -915 (a floor division), and it fails
+// first: "Loaded weights leave no GPU memory". At a rest of 150 MiB,
+// v0.5.17 holds floor(157286400 / 57344) = 2742 tokens, v0.5.18 the 50
+// MiB left, 914, and both start.
+func TestProfile0518MMReserveLeavesNoRest(t *testing.T) {
+	vl := shipped(t)["Qwen__Qwen2.5-VL-7B-Instruct"]
+	h100 := class(t, "h100-sxm-80g")
+	c := ref(t, vl, Serve{DisablePiecewiseCudaGraph: true}, h100, mustProfile("v0.5.17")).Capacity()
+	f0, f1 := float64(c.F0Bytes), float64(c.F0Bytes-c.LoadedBytes)
+	for _, tt := range []struct {
+		restMiB       float64
+		t17, t18      int64
+		starts18      bool
+		failurePrefix string
+	}{
+		{50, 914, -915, false, "Loaded weights leave no GPU memory for the KV cache"},
+		{150, 2742, 914, true, ""},
+	} {
+		s := Serve{DisablePiecewiseCudaGraph: true, MemFractionStatic: 1 - (f1-tt.restMiB*mib)/f0}
+		c17 := ref(t, vl, s, h100, mustProfile("v0.5.17")).Capacity()
+		c18 := ref(t, vl, s, h100, mustProfile("v0.5.18")).Capacity()
+		if c17.ProfiledTokens != tt.t17 || !c17.Starts {
+			t.Errorf("rest %v MiB at v0.5.17: %d tokens, starts %v (%s); want %d, starts", tt.restMiB, c17.ProfiledTokens, c17.Starts, c17.Failure, tt.t17)
+		}
+		if c18.ProfiledTokens != tt.t18 || c18.Starts != tt.starts18 || !strings.HasPrefix(c18.Failure, tt.failurePrefix) {
+			t.Errorf("rest %v MiB at v0.5.18: %d tokens, starts %v (%q); want %d, starts %v, failure %q", tt.restMiB, c18.ProfiledTokens, c18.Starts, c18.Failure, tt.t18, tt.starts18, tt.failurePrefix)
+		}
+	}
+}
+
+// TestMMReserveBeforeMambaPool: v0.5.18 takes the reservation off the rest
+// before handle_max_mamba_cache, which is given and names what is left
+// (kv_cache_configurator.py:1785-1791, 2116-2125). v0.5.18's Mamba pool is
+// not read (gdnReleases), so the profile here is v0.5.17's with the
+// reservation on, for Qwen3.5-27B (a multimodal hybrid, mamba_cache_per_req
+// 153944064 B = 146.81 MiB) on an H100 with its prefill graphs off, the
+// fraction set so that the rest is 110 MiB (msf = 1 - (F1 - 110 MiB) / F0):
+// 10 MiB is left, the pool's share 10 x 0.9 / 1.9 = 4.7 MiB holds no slot
+// beside the padding slot, and SGLang's error names
+// total_rest_memory=0.01 GB (10 / 1024 GiB), not the 0.11 of the rest
+// before the reservation. The report's line says what the Mamba pool was
+// given: the rest less the 100 MiB.
+func TestMMReserveBeforeMambaPool(t *testing.T) {
+	a := shipped(t)["Qwen__Qwen3.5-27B"]
+	h100 := class(t, "h100-sxm-80g")
+	p := mustProfile("v0.5.17")
+	p.MMRuntimeReserve = true
+	c := ref(t, a, Serve{DisablePiecewiseCudaGraph: true}, h100, p).Capacity()
+	f0, f1 := float64(c.F0Bytes), float64(c.F0Bytes-c.LoadedBytes)
+	r := ref(t, a, Serve{DisablePiecewiseCudaGraph: true, MemFractionStatic: 1 - (f1-110*mib)/f0}, h100, p)
+	if got := r.Capacity(); got.MambaPerReq != 153944064 || got.Starts || !strings.Contains(got.Failure, "(total_rest_memory=0.01 GB, mamba_cache_per_req=146.81 MB)") {
+		t.Errorf("rest 110 MiB: per request %d, starts %v, %q; want 153944064, not, total_rest_memory=0.01 GB", got.MambaPerReq, got.Starts, got.Failure)
+	}
+	ok := ref(t, a, Serve{DisablePiecewiseCudaGraph: true}, h100, p)
+	var b strings.Builder
+	section{&Sizing{Ref: ok, Class: h100, capacity: ok.Capacity()}}.WriteBefore(&b, budget.Footprint{})
+	if want := "GiB, less 100 MiB for the multimodal embedding cache (SGLANG_VLM_CACHE_SIZE_MB), gives the Mamba pool"; !strings.Contains(b.String(), want) {
+		t.Errorf("the report's pool line does not say %q:\n%s", want, b.String())
+	}
+}
+
+// TestProfile0518LMOnlyCheckpoint: a Qwen3-VL checkpoint whose config.json
+// says language_model_only: true is a text model to v0.5.18
+// (configs/model_config.py:331, 452-459; PR #22867): its breakable prefill
+// graphs kept, no reservation, no vision headroom, no vision tower. It is
+// refused naming --model at v0.5.18, with or without
+// --disable-piecewise-cuda-graph; v0.5.17 ignores the key (no
+// is_lm_only there) and sizes it as the multimodal model; Llama 3.1 8B with
+// the key is a text model either way, sized.
+func TestProfile0518LMOnlyCheckpoint(t *testing.T) {
+	archs := shipped(t)
+	h100 := class(t, "h100-sxm-80g")
+	vl, llama := *archs["Qwen__Qwen3-VL-32B-Instruct"], *archs["meta-llama__Llama-3.1-8B-Instruct"]
+	vl.LanguageModelOnly, llama.LanguageModelOnly = true, true
+	for _, s := range []Serve{{TPSize: 2}, {TPSize: 2, DisablePiecewiseCudaGraph: true}} {
+		_, err := Resolve(s, &vl, h100, mustProfile("v0.5.18"))
+		var se *engine.SettingError
+		if !errors.As(err, &se) || se.Flag != "model" || !strings.Contains(se.Reason, "language_model_only: true") || !strings.Contains(se.Reason, "SGLang v0.5.18") {
+			t.Errorf("%+v at v0.5.18: %v; want refused naming --model and the key", s, err)
+		}
+		if _, err := Resolve(s, &vl, h100, mustProfile("v0.5.17")); err != nil {
+			t.Errorf("%+v at v0.5.17: %v; want sized (the key not read)", s, err)
+		}
+	}
+	if _, err := Resolve(Serve{DisablePiecewiseCudaGraph: true}, &llama, h100, mustProfile("v0.5.18")); err != nil {
+		t.Errorf("Llama with the key at v0.5.18: %v; want sized", err)
+	}
 }

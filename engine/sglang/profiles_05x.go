@@ -889,6 +889,9 @@ var native0517 = nativeAdding(native0516, new0517...)
 //   - A multimodal model served over several GB200 or GB300 nodes may
 //     default to the CUDA VMM feature transport, refused by name (see
 //     [Resolved.checkMMFeatureTransport]).
+//   - A multimodal checkpoint whose config declares language_model_only
+//     is a text model to it (PR #22867), refused by name (see
+//     [Resolved.checkLMOnlyCheckpoint]).
 //   - Native architectures: see new0518, refused by name.
 var profile0518 = func() Profile {
 	p := profile0517

@@ -286,9 +286,9 @@ func (ref *Reference) startFailure() string {
 		return fmt.Sprintf("the weights (%d bytes on the heaviest rank) do not fit the %d bytes free after distributed init: loading runs out of memory", ref.loadedMax, r.F0Bytes)
 	}
 	if m := r.Mamba; m != nil {
-		// total_rest_memory is the rest the split was given: less the
-		// multimodal reservation from v0.5.18 (kv_cache_configurator.py:
-		// 1785-1791, 2116-2126).
+		// handle_max_mamba_cache is given, and names, the rest less the
+		// multimodal reservation (kv_cache_configurator.py:1789-1791,
+		// 2116-2125 at v0.5.18).
 		if f := mambaFailure(m, ref.mambaSize, ref.rest-float64(ref.mmReserve)/gib); f != "" {
 			return f
 		}
@@ -526,16 +526,8 @@ func (ref *Reference) kvItems(i int, s, t uint64) []budget.Item {
 	}
 	if st.cell > st.targetCell {
 		// From v0.5.14 the draft's share of the scaled cell (see
-		// [specDraft.InFraction]), at most what the draft's layers hold: a
-		// draft pool of a smaller dtype (v0.5.18's
-		// --speculative-draft-kv-cache-dtype, see [specDraftKVDtypeFrom])
-		// leaves the rest of its share free. int() keeps the share at or
-		// below the draft's layers otherwise.
-		share := st.cell - st.targetCell
-		if d := ref.Serve.Draft; d != nil {
-			share = min(share, budget.SatMul(d.LayerCell, d.Layers))
-		}
-		items = append(items, budget.Item{Name: "spec_draft.kv_cache", Term: budget.TermKVCache, Bytes: budget.SatMul(held, share)})
+		// [specDraft.InFraction]).
+		items = append(items, budget.Item{Name: "spec_draft.kv_cache", Term: budget.TermKVCache, Bytes: budget.SatMul(held, st.cell-st.targetCell)})
 	}
 	return items
 }

@@ -94,6 +94,7 @@ func Resolve(s Serve, a *model.Arch, c budget.Class, p Profile) (Resolved, error
 		func() error { return r.resolveParallel(a, def) },
 		func() error { return r.resolveNodes() },
 		func() error { return r.checkChangedModels(a) },
+		func() error { return r.checkLMOnlyCheckpoint(a) },
 		func() error { return r.resolveDtypes(a, def) },
 		func() error { return r.resolveContext(a, def) },
 		func() error { return r.resolveBatch(def) },

@@ -211,6 +211,12 @@ func (s section) WriteBefore(w io.Writer, _ budget.Footprint) {
 		// From v0.5.14 (see [specDraft.InFraction]).
 		cell = fmt.Sprintf("%s, with the draft's weights loaded; x (1 + %d / %d) for the draft's pool", cell, d.Layers, r.Stages[0].EndLayer-r.Stages[0].FirstLayer)
 	}
+	rest := fmt.Sprintf("the rest, %.2f GiB,", c.Rest)
+	if c.MMReserveBytes > 0 {
+		// From v0.5.18, taken before a hybrid's Mamba pool (see
+		// [Profile.MMRuntimeReserve]).
+		rest = fmt.Sprintf("the rest, %.2f GiB, less %d MiB for the multimodal embedding cache (SGLANG_VLM_CACHE_SIZE_MB),", c.Rest, c.MMReserveBytes/mib)
+	}
 	if c.MambaPerReq > 0 {
 		// handle_max_mamba_cache (mamba.go).
 		// From v0.5.17 the padding slot is charged with them
@@ -219,21 +225,11 @@ func (s section) WriteBefore(w io.Writer, _ budget.Footprint) {
 		if r.Mamba.PaddingCharged && c.MambaSize > 0 {
 			slots += " and the padding slot"
 		}
-		// From v0.5.18 a multimodal hybrid's reservation comes off the
-		// rest before the split (see [gdnReleases]).
-		rest := fmt.Sprintf("%.2f GiB", c.Rest)
-		if c.MMReserveBytes > 0 {
-			rest += fmt.Sprintf(" less %d MiB for the multimodal embedding cache (SGLANG_VLM_CACHE_SIZE_MB)", c.MMReserveBytes/mib)
-		}
-		fmt.Fprintf(w, "  loading takes %s (F0 - F1: weights, rotary tables, allocator segments); the rest, %s, gives the Mamba pool %s of %d B (%s, %s); what is left, %s, holds %d tokens of %d B (%s)\n",
+		fmt.Fprintf(w, "  loading takes %s (F0 - F1: weights, rotary tables, allocator segments); %s gives the Mamba pool %s of %d B (%s, %s); what is left, %s, holds %d tokens of %d B (%s)\n",
 			engine.GiB(c.LoadedBytes), rest, slots, c.MambaPerReq, engine.GiB(s.sz.Ref.mambaBytes()), r.Mamba.source(), engine.GiB(uint64(max(c.KVRestBytes, 0))), max(c.ProfiledTokens, 0), c.CellBytes, cell)
-	} else if c.MMReserveBytes > 0 {
-		// From v0.5.18 (see [Profile.MMRuntimeReserve]).
-		fmt.Fprintf(w, "  loading takes %s (F0 - F1: weights, rotary tables, allocator segments); the rest, %.2f GiB, less %d MiB for the multimodal embedding cache (SGLANG_VLM_CACHE_SIZE_MB), holds %d tokens of %d B (%s)\n",
-			engine.GiB(c.LoadedBytes), c.Rest, c.MMReserveBytes/mib, max(c.ProfiledTokens, 0), c.CellBytes, cell)
 	} else {
-		fmt.Fprintf(w, "  loading takes %s (F0 - F1: weights, rotary tables, allocator segments); the rest, %.2f GiB, holds %d tokens of %d B (%s)\n",
-			engine.GiB(c.LoadedBytes), c.Rest, max(c.ProfiledTokens, 0), c.CellBytes, cell)
+		fmt.Fprintf(w, "  loading takes %s (F0 - F1: weights, rotary tables, allocator segments); %s holds %d tokens of %d B (%s)\n",
+			engine.GiB(c.LoadedBytes), rest, max(c.ProfiledTokens, 0), c.CellBytes, cell)
 	}
 	if c.MaxTotalNumTokens <= 0 {
 		fmt.Fprintf(w, "  SGLang does not start: %s\n", c.Failure)

@@ -37,9 +37,10 @@ const vlmCacheMiB = 100
 // first architectures of mm_disabled_models, :346-372; --enable-multimodal
 // refused), not language_model_only (the checkpoint's own key, read at
 // :331 before the flag is written into the config at :552, so
-// --language-model-only does not clear it), and an architecture of
-// multimodal_model_archs (:1822-1893) or a text sub-config: sglMultimodal's
-// list is v0.5.10's, and every architecture v0.5.18's list adds
+// --language-model-only does not clear it; a multimodal checkpoint that
+// sets the key is refused, see [Resolved.checkLMOnlyCheckpoint]), and an
+// architecture of multimodal_model_archs (:1822-1893) or a text
+// sub-config: sglMultimodal's list is v0.5.10's, and every architecture v0.5.18's list adds
 // (mmArchsAdded0518) is one the profile refuses; every shipped model with
 // a text sub-config is on the list or off by mm_disabled_models
 // (TestMMReserve0518Multimodal).
@@ -61,11 +62,17 @@ var mmArchsAdded0518 = []string{"MiMoV2ForCausalLM", "Cohere2VisionForConditiona
 	"UnlimitedOCRForCausalLM", "VoxtralForConditionalGeneration"}
 
 // mmVMMArchs0518 are the architectures whose model class opts into the
-// CUDA VMM feature transport at v0.5.18 (supports_cuda_vmm_feature_transport:
-// models/qwen3_vl.py:1213 and its subclasses in qwen3_vl_moe.py:173 and
-// qwen3_5.py:1775, 1936; kimi_k25.py:639; kimi_k3.py:3137).
+// CUDA VMM feature transport at v0.5.18 (supports_cuda_vmm_feature_transport,
+// a class attribute read through getattr on the resolved class,
+// model_loader/utils.py:240-242, so inherited: models/qwen3_vl.py:1213 and
+// the EntryClass subclasses of its class, qwen3_vl_moe.py:173, qwen3_5.py:
+// 1775, 1936, interns1pro.py:191, interns2preview.py:5 and
+// interns2_mobius.py:794; kimi_k25.py:639; kimi_k3.py:3137).
+// Qwen3-Omni's EntryClass wraps its thinker (qwen3_omni_moe.py:542, a
+// PreTrainedModel) and does not opt in.
 var mmVMMArchs0518 = []string{"Qwen3VLForConditionalGeneration", "Qwen3VLMoeForConditionalGeneration", "Qwen3_5ForConditionalGeneration",
-	"Qwen3_5MoeForConditionalGeneration", "KimiK25ForConditionalGeneration", "KimiK3ForConditionalGeneration"}
+	"Qwen3_5MoeForConditionalGeneration", "InternS1ProForConditionalGeneration", "InternS2PreviewForConditionalGeneration",
+	"InternS2MobiusForConditionalGeneration", "KimiK25ForConditionalGeneration", "KimiK3ForConditionalGeneration"}
 
 // checkMMFeatureTransport refuses, by name, a server of a multimodal model
 // over several nodes of GB200 or GB300 under a release with the runtime
@@ -85,4 +92,29 @@ func (r *Resolved) checkMMFeatureTransport(a *model.Arch, c budget.Class) error 
 		"when an IMEX channel is mounted (server_args.py:7861-8021), which takes SGLANG_MM_FEATURE_CACHE_MB (1024 MiB, environ.py:1168) more off the KV budget "+
 		"(kv_cache_configurator.py:130-147) and keeps a pool on the base GPU that membudget does not size; whether the channel is mounted is not known here",
 		r.Profile.Describes, c.Device.Name)
+}
+
+// lmOnlyKeyFrom is the first release whose ModelConfig reads a
+// checkpoint's own language_model_only (configs/model_config.py:331 at
+// v0.5.18, sgl-project/sglang PR #22867); earlier releases ignore the key.
+const lmOnlyKeyFrom = "v0.5.18"
+
+// checkLMOnlyCheckpoint refuses, by name, a multimodal checkpoint whose
+// config.json declares language_model_only under a release that reads the
+// key: is_multimodal is then false (configs/model_config.py:452-459 at
+// v0.5.18), so SGLang serves it as a text model (no multimodal KV
+// reservation, kv_cache_configurator.py:136-137; no vision headroom in the
+// default fraction, server_args.py:4990-4996; the breakable runner's
+// multimodal case not met, so its prefill CUDA graphs captured,
+// :4666-4717), and Qwen3-VL's and Qwen3.5's classes build no vision tower
+// (models/qwen3_vl.py:1243-1246). membudget's multimodal rules would size
+// a different serve, the prefill graphs missed.
+func (r *Resolved) checkLMOnlyCheckpoint(a *model.Arch) error {
+	if !a.LanguageModelOnly || !sglMultimodal(a) || older(r.Profile, lmOnlyKeyFrom) {
+		return nil
+	}
+	return settingErr("model", a.Source, "its config.json declares language_model_only: true, which %s reads (configs/model_config.py:331, 452-459): this multimodal checkpoint (%v) is then served as a text model, "+
+		"without the multimodal KV reservation or the default fraction's vision headroom, with its breakable prefill CUDA graphs captured (server_args.py:4666-4717) "+
+		"and, for Qwen3-VL's and Qwen3.5's classes, no vision tower (models/qwen3_vl.py:1243-1246); membudget sizes it as multimodal and does not model that serve",
+		r.Profile.Describes, a.Architectures)
 }
