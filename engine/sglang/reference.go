@@ -526,8 +526,16 @@ func (ref *Reference) kvItems(i int, s, t uint64) []budget.Item {
 	}
 	if st.cell > st.targetCell {
 		// From v0.5.14 the draft's share of the scaled cell (see
-		// [specDraft.InFraction]).
-		items = append(items, budget.Item{Name: "spec_draft.kv_cache", Term: budget.TermKVCache, Bytes: budget.SatMul(held, st.cell-st.targetCell)})
+		// [specDraft.InFraction]), at most what the draft's layers hold: a
+		// draft pool of a smaller dtype (v0.5.18's
+		// --speculative-draft-kv-cache-dtype, see [specDraftKVDtypeFrom])
+		// leaves the rest of its share free. int() keeps the share at or
+		// below the draft's layers otherwise.
+		share := st.cell - st.targetCell
+		if d := ref.Serve.Draft; d != nil {
+			share = min(share, budget.SatMul(d.LayerCell, d.Layers))
+		}
+		items = append(items, budget.Item{Name: "spec_draft.kv_cache", Term: budget.TermKVCache, Bytes: budget.SatMul(held, share)})
 	}
 	return items
 }
