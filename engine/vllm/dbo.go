@@ -42,7 +42,9 @@ import (
 //     caches of peaks.go's moeWorkspace twice, at the split run's tokens.
 //     Each micro-batch thread also makes its own cuBLAS handle on the
 //     compute and on the communication stream (gpu_ubatch_wrapper.py:
-//     236-242), whose workspaces PyTorch keeps per handle and stream.
+//     236-242), whose workspaces PyTorch keeps per handle and stream
+//     (the cublas_handle_stream_to_workspace map of PyTorch's aten/src/
+//     ATen/cuda/CublasHandlePool.cpp), allocated by its caching allocator.
 //     Where the profile does not split (the 256 tokens vLLM defaults to
 //     for deepep_low_latency, deepep_ll.go), these come at the first split
 //     run: the capture's warmups, after the KV cache is allocated.
