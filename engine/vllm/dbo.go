@@ -105,17 +105,34 @@ func judgeDBO(p Profile, args []string, asGiven string) error {
 	if !p.Release.Less(dboBackendsSince) && !slices.Contains(dboBackends, backend) && (backend == "" || slices.Contains(a2aBackends, backend)) {
 		return fmt.Errorf("%s: vLLM stops at startup with --all2all-backend %s: \"Microbatching currently only supports the deepep_low_latency, deepep_high_throughput, and nixl_ep all2all backends\" (vllm/config/vllm.py:1682-1694 at main d18bb7b); give one of them", asGiven, named)
 	}
-	return fmt.Errorf("%s: %s: not modelled for %s; membudget refuses it rather than size a serve vLLM would contradict", asGiven, dboWhat(args, backend), p.Describes)
+	return fmt.Errorf("%s: %s: not modelled for %s; membudget refuses it rather than size a serve vLLM would contradict", asGiven, dboWhat(p, args, backend), p.Describes)
 }
 
-// dboWhat is what micro-batching adds to the line args with all-to-all
-// backend (empty: the default), for its refusal: the thresholds as the
-// line gives them or their defaults.
-func dboWhat(args []string, backend string) string {
+// dboSlotsApartSince is the first release surely holding PR #39226
+// (merged 2026-04-23), from which a workspace grows alone
+// (workspace.py:164-178); before it one growth grew every micro-batch's
+// slot at once, so even a profile that does not split held two. v0.20.2rc1
+// (2026-05-02) is the first tag surely after it (version.go's v0_20_2).
+var dboSlotsApartSince = v0_20_2
+
+// dboWhat is what micro-batching adds under release p to the line args
+// with all-to-all backend (empty: the default), for its refusal: the
+// thresholds as the line gives them or their defaults.
+func dboWhat(p Profile, args []string, backend string) string {
 	prefill := dboThreshold(args, "dbo-prefill-token-threshold", dboPrefillThreshold)
 	decode := dboThreshold(args, "dbo-decode-token-threshold", dboDecodeThreshold)
 	var b strings.Builder
-	fmt.Fprintf(&b, "dual-batch overlap's second micro-batch: a profile run of max_num_batched_tokens >= %s is split in two halves run on two threads that hand over at the MoE's dispatch and combine, both halves' activations live at once and their outputs concatenated (vllm/v1/worker/gpu_model_runner.py:6602-6604, ubatch_utils.py:38-114, gpu_ubatch_wrapper.py:305-341); a second fused-MoE workspace, one a micro-batch (gpu_worker.py:406-407, workspace.py:38-44, 119-179), and each thread's cuBLAS workspaces on the compute and communication streams (gpu_ubatch_wrapper.py:236-242), allocated at the first split run, in the profile or else in the graph capture's warmups after the KV cache", prefill)
+	fmt.Fprintf(&b, "dual-batch overlap's second micro-batch: a profile run of max_num_batched_tokens >= %s is split in two halves run on two threads that hand over at the MoE's dispatch and combine, both halves' activations live at once and their outputs concatenated (vllm/v1/worker/gpu_model_runner.py:6602-6604, ubatch_utils.py:38-114, gpu_ubatch_wrapper.py:305-341); ", prefill)
+	if !p.Release.Less(v0_14_0) {
+		// The workspace manager came with PR #27532 (peaks.go's
+		// moeWorkspace, from 0.14.0); before it each pass allocated its
+		// own fused-MoE caches, activations of the split above.
+		b.WriteString("a second fused-MoE workspace, one a micro-batch (gpu_worker.py:406-407, workspace.py:38-44, 119-179), and ")
+	}
+	b.WriteString("each thread's cuBLAS workspaces on the compute and communication streams (gpu_ubatch_wrapper.py:236-242), allocated at the first split run, in the profile or else in the graph capture's warmups after the KV cache")
+	if !p.Release.Less(v0_14_0) && p.Release.Less(dboSlotsApartSince) {
+		b.WriteString(" (before PR #39226 of 2026-04-23, which this release may predate, one growth grew both workspaces, so even an unsplit profile held two)")
+	}
 	if backend != "deepep_high_throughput" {
 		fmt.Fprintf(&b, "; the uniform-decode FULL CUDA graphs of %s tokens or more captured as two micro-batches in the shared pool (gpu_model_runner.py:7116-7134, gpu_ubatch_wrapper.py:212-303), which vLLM's graph estimate captures whole (:6851, 7044)", decode)
 	}

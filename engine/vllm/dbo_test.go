@@ -106,7 +106,18 @@ func TestJudgeDBORefuses(t *testing.T) {
 		// Before 0.24.0 the check's list is not read: refused, whatever the
 		// backend.
 		{"0.23.0, the default backend", []string{"--vllm-version", "0.23.0", "--enable-dbo"},
-			[]string{split("512 (--dbo-prefill-token-threshold's default)"), buffers + "vLLM 0.23.0" + tail}, nil},
+			[]string{split("512 (--dbo-prefill-token-threshold's default)"), workspaces, buffers + "vLLM 0.23.0" + tail}, []string{"#39226"}},
+		// PR #39226 (2026-04-23) is surely in 0.20.2 (v0.20.2rc1 of
+		// 05-02), not surely in 0.20.0: there the two workspaces grow
+		// together.
+		{"0.20.2, workspaces apart", []string{"--vllm-version", "0.20.2", "--enable-dbo", "--all2all-backend", "deepep_low_latency"},
+			[]string{split("512 (--dbo-prefill-token-threshold's default)"), workspaces + "; the uniform-decode"}, []string{"#39226"}},
+		{"0.20.0, workspaces grown together", []string{"--vllm-version", "0.20.0", "--enable-dbo", "--all2all-backend", "deepep_low_latency"},
+			[]string{split("512 (--dbo-prefill-token-threshold's default)"), workspaces + " (before PR #39226 of 2026-04-23, which this release may predate, one growth grew both workspaces, so even an unsplit profile held two); the uniform-decode"}, nil},
+		// Before 0.14.0 no workspace manager (PR #27532): the cuBLAS
+		// workspaces alone.
+		{"0.11.0, no workspace manager", []string{"--vllm-version", "0.11.0", "--enable-dbo", "--all2all-backend", "deepep_low_latency"},
+			[]string{split("512 (--dbo-prefill-token-threshold's default)"), "gpu_ubatch_wrapper.py:305-341); each thread's cuBLAS workspaces"}, []string{"fused-MoE workspace", "#39226"}},
 		{"--ubatch-size 3 over deepep_low_latency", []string{"--ubatch-size=3", "--all2all-backend", "deepep_low_latency"},
 			[]string{"--ubatch-size: dual-batch overlap's second micro-batch"}, nil},
 		{"switched off", []string{"--no-enable-dbo"}, nil, nil},
