@@ -105,6 +105,9 @@ var flagAliases = engine.Aliases{
 var unmodelled = []struct{ key, what string }{
 	{"speculative_config", "speculative decoding (a draft model's weights, KV cache and graphs)"},
 	{"kv_transfer_config", "a KV connector (its buffers)"},
+	// --enable-dbo is refused (dbo.go); a log of a serve with it is
+	// explained short of what micro-batching adds.
+	{"enable_dbo", "dual-batch overlap (a second micro-batch's activations, workspaces and CUDA graphs)"},
 }
 
 // buildServe returns the serve the log's settings describe: each setting

@@ -235,6 +235,10 @@ func (f *flagServe) Judge(args []string, i int) error {
 		return nil
 	case isNeutral(fl, name, value):
 		return nil
+	case fl.what == whatDbo:
+		// Micro-batching on: refused naming what it adds for the line's
+		// backend, or stopped as vLLM stops it (dbo.go).
+		return judgeDBO(p, args, asGiven)
 	}
 	return refusal(p, asGiven, fl, value)
 }

@@ -11,7 +11,7 @@ const (
 	whatBlocks       = "a KV cache of a fixed block count instead of the one the budget leaves"
 	whatConfig       = "a model config other than the checkpoint's config.json (membudget sizes config.json as given)"
 	whatCp           = "context parallelism (the KV cache and the attention workspaces divided among ranks)"
-	whatDbo          = "dual-batch overlap's second micro-batch and its communication buffers"
+	whatDbo          = "dual-batch overlap's second micro-batch (the profile run split in two interleaved halves at or above --dbo-prefill-token-threshold, a fused-MoE workspace and cuBLAS workspaces a micro-batch, decode CUDA graphs captured as two micro-batches; one DeepEP buffer serves both: see engine/vllm/dbo.go)"
 	whatDevice       = "a device other than the GPU of the class sized"
 	whatDiffusion    = "a diffusion model's pipeline"
 	whatElastic      = "elastic expert parallelism's spare experts and buffers"
@@ -400,7 +400,7 @@ var flagTable = []vflag{
 	{name: "trust-request-chat-template", arity: noValue, neg: true, kind: ignored, since: Version{0, 11, 0}, added: "#25794 (2025-09-27)"},
 	{name: "typical-acceptance-sampler-posterior-alpha", arity: oneValue, kind: refused, what: whatSpec, until: Version{0, 10, 0}, removed: "#15466 (2025-03-31)"},
 	{name: "typical-acceptance-sampler-posterior-threshold", arity: oneValue, kind: refused, what: whatSpec, until: Version{0, 10, 0}, removed: "#15466 (2025-03-31)"},
-	{name: "ubatch-size", arity: oneValue, kind: refused, what: whatDbo, since: Version{0, 11, 0}, added: "#30120 (2025-12-16)"},
+	{name: "ubatch-size", arity: oneValue, kind: refused, what: whatDbo, neutral: []string{"0", "1"}, since: Version{0, 11, 0}, added: "#30120 (2025-12-16)"}, // neutral: 0 and 1 do not micro-batch (use_ubatching is ubatch_size > 1, vllm/config/parallel.py:554-555)
 	{name: "uds", arity: oneValue, kind: ignored, since: Version{0, 10, 0}, added: "#18097 (2025-08-08)"},
 	{name: "use-fp64-gumbel", arity: noValue, neg: true, kind: refused, what: whatSampler, since: Version{0, 22, 0}, added: "#41775 (2026-05-15)"},
 	{name: "use-replayssm", arity: noValue, neg: true, kind: refused, what: whatReplay, since: Version{0, 25, 0}, added: "#48018 (2026-07-24)"},
