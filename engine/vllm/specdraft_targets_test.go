@@ -1,0 +1,238 @@
+package vllm
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"membudget/model/hub"
+)
+
+// gptOssDraftConfig is SpecForge's EAGLE-3 draft config for gpt-oss-20b
+// (corpus/models/drafts/SOURCES.md): LlamaForCausalLMEagle3 typed gpt_oss,
+// auxiliary layers [1, 11, 21] in eagle_config.
+const gptOssDraftConfig = "../../corpus/models/drafts/sgl-project__SpecForge__gpt-oss-20B-eagle3-dense.json"
+
+// qwen25VLDraftConfig is SpecForge's EAGLE-3 draft config for
+// Qwen2.5-VL-7B (llama-typed, M-RoPE rope_scaling).
+const qwen25VLDraftConfig = "../../corpus/models/drafts/sgl-project__SpecForge__qwen2-5-vl-7B-eagle3.json"
+
+// gptOssCheckpoint is the tensors of that draft as SpecForge saves an
+// EAGLE-3 draft (see eagle3Checkpoint): hidden 2880, 64 heads and 8 KV
+// heads of 64, intermediate 17280, draft vocabulary 32000 of 201088; no
+// embed_tokens (the target's model.embedding is shared) and no biases
+// (vLLM builds GptOssConfig's attention biases all the same).
+var gptOssCheckpoint = []draftTensor{
+	{"d2t", "I64", []uint64{32000}},
+	{"fc.weight", "BF16", []uint64{2880, 8640}},
+	{"lm_head.weight", "BF16", []uint64{32000, 2880}},
+	{"midlayer.hidden_norm.weight", "BF16", []uint64{2880}},
+	{"midlayer.input_layernorm.weight", "BF16", []uint64{2880}},
+	{"midlayer.mlp.down_proj.weight", "BF16", []uint64{2880, 17280}},
+	{"midlayer.mlp.gate_proj.weight", "BF16", []uint64{17280, 2880}},
+	{"midlayer.mlp.up_proj.weight", "BF16", []uint64{17280, 2880}},
+	{"midlayer.post_attention_layernorm.weight", "BF16", []uint64{2880}},
+	{"midlayer.self_attn.k_proj.weight", "BF16", []uint64{512, 5760}},
+	{"midlayer.self_attn.o_proj.weight", "BF16", []uint64{2880, 4096}},
+	{"midlayer.self_attn.q_proj.weight", "BF16", []uint64{4096, 5760}},
+	{"midlayer.self_attn.v_proj.weight", "BF16", []uint64{512, 5760}},
+	{"norm.weight", "BF16", []uint64{2880}},
+	{"t2d", "BOOL", []uint64{201088}},
+}
+
+// gptOssLlamaDraft is the same draft typed llama (LlamaConfig's defaults:
+// no attention bias, every layer full attention), by hand, with the
+// default auxiliary layers: no public config of such a gpt-oss draft is
+// stored in the search index.
+const gptOssLlamaDraft = `{"architectures": ["LlamaForCausalLMEagle3"], "model_type": "llama", "head_dim": 64, "hidden_size": 2880, "intermediate_size": 17280, "num_attention_heads": 64, "num_key_value_heads": 8, "num_hidden_layers": 1, "vocab_size": 201088, "draft_vocab_size": 32000}`
+
+// TestReadGptOssDraft: the SpecForge gpt-oss draft as vLLM builds it:
+// GptOssConfig's defaults give attention_bias true (qkv and o_proj
+// biases) and layer_types ["sliding_attention"] for its one layer at
+// sliding_window 128; fc 3 x 2880 (eagle_config's three layer ids);
+// its own LM head of 32000 rows, the target's embedding.
+func TestReadGptOssDraft(t *testing.T) {
+	a := shipped(t)["openai__gpt-oss-20b"]
+	dir := writeDraftDir(t, gptOssDraftConfig, gptOssCheckpoint)
+	got, err := readDraft(dir, "eagle3", a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Draft{Method: "eagle3", Path: dir, Hidden: 2880, Heads: 64, KVHeads: 8, HeadDim: 64, Intermediate: 17280, Layers: 1,
+		Vocab: 201088, DraftVocab: 32000, FCInput: 8640, Windows: []uint64{128}, AttentionBias: true, OBias: true, OwnHead: true}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("draft (-want +got):\n%s", diff)
+	}
+	llama, err := readDraft(writeDraftDir(t, gptOssLlamaDraft, gptOssCheckpoint), "eagle3", a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if llama.Windows != nil || llama.AttentionBias || llama.OBias {
+		t.Errorf("llama-typed: windows %v, biases %v %v; want full attention, no bias", llama.Windows, llama.AttentionBias, llama.OBias)
+	}
+}
+
+// TestGptOssDraftWeightsByHand: the gpt-oss draft's tensors at TP 1 in
+// bf16 (gpt-oss's dtype), H = 2880:
+//
+//	qkv_proj 2H = 5760 x (64 + 2 x 8) x 64 = 5760 x 5120 x 2 = 58982400
+//	qkv bias 5120 x 2                                        =    10240
+//	o_proj 4096 x 2880 x 2                                   = 23592960
+//	o bias 2880 x 2                                          =     5760
+//	gate_up 2 x 17280 x 2880 x 2                             = 199065600
+//	down 17280 x 2880 x 2                                    = 99532800
+//	three norms 3 x 2880 x 2                                 =    17280
+//	fc 8640 x 2880 x 2                                       = 49766400
+//	final norm                                               =     5760
+//	lm_head 32000 rows (500 x 64) x 2880 x 2                 = 184320000
+//	d2t 32000 x 8                                            =   256000
+//
+// 615,555,200 B; llama-typed, without the two biases, 615,539,200 B.
+// The V1 proposer's buffers at T = 8192, B = 256: input_ids 32768,
+// positions 65536, hidden_states and inputs_embeds 8192 x 2880 x 2 =
+// 47185920 each, arange 32768, slot mapping 65536, backup ids 1024:
+// 94,568,448 B.
+func TestGptOssDraftWeightsByHand(t *testing.T) {
+	a := shipped(t)["openai__gpt-oss-20b"]
+	for _, tc := range []struct {
+		name, config string
+		want         uint64
+	}{{"SpecForge", gptOssDraftConfig, 615555200}, {"llama-typed", gptOssLlamaDraft, 615539200}} {
+		if n := draftBytesTP1(t, a, "eagle3", tc.config, gptOssCheckpoint); n != tc.want {
+			t.Errorf("%s: %d B, want %d", tc.name, n, tc.want)
+		}
+	}
+	s := Serve{MaxModelLen: 8192, MaxNumSeqs: 256, MaxNumBatchedTokens: 8192, EnforceEager: true, SpeculativeConfig: eagle3Spec(writeDraftDir(t, gptOssDraftConfig, gptOssCheckpoint))}
+	_, items := draftItems(t, a, s)
+	if diff := cmp.Diff(map[string]uint64{"draft_weights": 615555200, "draft_buffers": 32768 + 65536 + 2*47185920 + 32768 + 65536 + 1024}, items); diff != "" {
+		t.Errorf("items (-want +got):\n%s", diff)
+	}
+}
+
+// TestGptOssDraftKV: gpt-oss-20b's 24 layers alternate sliding (window
+// 128) and full attention, 8 KV heads of 64 each (a page of block x 2 x 8
+// x 64 x 2 B = 16 x 2048 = 32768 B at the 16-token block of 0.21.0, where
+// sliding layers keep the serve's block). The SpecForge draft's layer is
+// sliding (GptOssConfig's layer_types): 13 sliding against 12 full, 13 <
+// 1.5 x 12, so the groups are 13 slots each (the full group padded by
+// one), and vLLM allocates one tensor a slot, shared by the groups'
+// layers at that slot (get_kv_cache_config_from_groups, kv_cache_utils.py:
+// 1327-1409): 13 tensors of 32768 B. A llama-typed draft's full layer
+// makes it 12 sliding against 13 full: the same two groups of 13, the
+// sliding one padded. gpt-oss-120b's 36 layers with the llama-typed draft:
+// 18 sliding padded to 19 and 19 full, 19 tensors.
+func TestGptOssDraftKV(t *testing.T) {
+	models := shipped(t)
+	for _, tc := range []struct {
+		name, model, config string
+		want                kvShape
+		draftKind           specKind
+	}{
+		{"20b SpecForge", "openai__gpt-oss-20b", gptOssDraftConfig, kvShape{2, 13, false, 32768, 13}, slidingSpec},
+		{"20b llama-typed", "openai__gpt-oss-20b", gptOssLlamaDraft, kvShape{2, 13, false, 32768, 13}, fullSpec},
+		{"120b llama-typed", "openai__gpt-oss-120b", gptOssLlamaDraft, kvShape{2, 19, false, 32768, 19}, fullSpec},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := models[tc.model]
+			s := Serve{MaxModelLen: 8192, MaxNumSeqs: 256, MaxNumBatchedTokens: 8192, EnforceEager: true, SpeculativeConfig: eagle3Spec(writeDraftDir(t, tc.config, gptOssCheckpoint))}
+			if diff := cmp.Diff(tc.want, kvShapeOf(t, a, s)); diff != "" {
+				t.Errorf("layout (-want +got):\n%s", diff)
+			}
+			r, err := Resolve(s, a, bigClass, v1Llama)
+			if err != nil {
+				t.Fatal(err)
+			}
+			layout, err := kvLayoutOf(layerSpecs(a, &r))
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := false
+			for _, g := range layout.groups {
+				for _, l := range g.layers {
+					if l.draft {
+						found = true
+						if g.spec.kind != tc.draftKind || l.layer != len(a.Layers) {
+							t.Errorf("the draft's layer %d is in a %s group, want layer %d in a %s one", l.layer, g.spec.kind.name(), len(a.Layers), tc.draftKind.name())
+						}
+					}
+				}
+			}
+			if !found {
+				t.Error("no draft layer in the groups")
+			}
+			sz, err := Size(&hub.Loaded{Name: tc.model, Arch: a}, bigClass, s, v1Llama)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := sz.draftKVBytes(), sz.Capacity().Blocks*32768; got != want || got == 0 {
+				t.Errorf("draft KV %d B, want %d (blocks x 32768)", got, want)
+			}
+		})
+	}
+}
+
+// TestGptOssDraftProfiles: the gpt-oss draft is sized on the V1 runner
+// from 0.14.0 and, eager, on the V2 runner's speculator where vLLM runs
+// gpt-oss there (main, 0.28.0).
+func TestGptOssDraftProfiles(t *testing.T) {
+	a := shipped(t)["openai__gpt-oss-120b"]
+	dir := writeDraftDir(t, gptOssLlamaDraft, gptOssCheckpoint)
+	for _, v := range []string{"0.14.0", "0.21.0", "0.28.0", "main"} {
+		p := mustProfile(v)
+		s := Serve{MaxModelLen: 8192, EnforceEager: true, SpeculativeConfig: eagle3Spec(dir)}
+		if _, err := Resolve(s, a, bigClass, p); err != nil {
+			t.Errorf("%s: %v, want it sized", v, err)
+		}
+	}
+}
+
+// TestEagle3TargetRefusals: what stays refused names why.
+func TestEagle3TargetRefusals(t *testing.T) {
+	models := shipped(t)
+	gptOss := models["openai__gpt-oss-20b"]
+	aux := func(ids string) string {
+		return writeDraftDir(t, strings.Replace(gptOssLlamaDraft, `"model_type"`, `"eagle_aux_hidden_state_layer_ids": `+ids+`, "model_type"`, 1), gptOssCheckpoint)
+	}
+	ec := func(body string) string {
+		return writeDraftDir(t, strings.Replace(gptOssLlamaDraft, `"model_type"`, `"eagle_config": `+body+`, "model_type"`, 1), gptOssCheckpoint)
+	}
+	cases := []struct {
+		name, model, dir string
+		s                Serve
+		flag, says       string
+	}{
+		{"a multimodal target", "Qwen__Qwen2.5-VL-7B-Instruct", writeDraftDir(t, qwen25VLDraftConfig, nil), Serve{}, "speculative-config", "a multimodal target"},
+		{"EAGLE-1 on gpt-oss", "openai__gpt-oss-20b", WriteEagleDraft(t), Serve{}, "speculative-config", "EAGLE draft on"},
+		{"four auxiliary layers", "openai__gpt-oss-20b", aux("[1, 8, 15, 21]"), Serve{}, "speculative-config", `"eagle_aux_hidden_state_layer_ids"`},
+		{"a repeated layer", "openai__gpt-oss-20b", aux("[1, 11, 11]"), Serve{}, "speculative-config", "distinct target layers from 1 to 23"},
+		{"the last layer's output", "openai__gpt-oss-20b", aux("[1, 11, 24]"), Serve{}, "speculative-config", "distinct target layers"},
+		{"the embedding", "openai__gpt-oss-20b", ec(`{"eagle_aux_hidden_state_layer_ids": [0, 11, 21]}`), Serve{}, "speculative-config", `"eagle_config.eagle_aux_hidden_state_layer_ids"`},
+		{"no auxiliary states", "openai__gpt-oss-20b", ec(`{"use_aux_hidden_state": false}`), Serve{}, "speculative-config", `"eagle_config.use_aux_hidden_state"`},
+		{"another eagle_config key", "openai__gpt-oss-20b", ec(`{"norm_before_fc": true}`), Serve{}, "speculative-config", `"eagle_config.norm_before_fc"`},
+		{"another model_type", "openai__gpt-oss-20b", writeDraftDir(t, strings.Replace(gptOssLlamaDraft, `"llama"`, `"qwen3"`, 1), gptOssCheckpoint), Serve{}, "speculative-config", `model_type "qwen3"`},
+		{"a sliding layer of another window", "openai__gpt-oss-20b", writeDraftDir(t, strings.Replace(gptOssLlamaDraft, `"model_type": "llama"`, `"model_type": "gpt_oss", "sliding_window": 4096`, 1), gptOssCheckpoint), Serve{}, "speculative-config", "matches no sliding layer"},
+		{"a sliding layer on a full-attention target", "meta-llama__Llama-3.1-8B-Instruct", writeDraftDir(t, `{"architectures": ["LlamaForCausalLMEagle3"], "hidden_size": 4096, "intermediate_size": 14336, "num_attention_heads": 32, "num_key_value_heads": 8, "num_hidden_layers": 1, "vocab_size": 128256, "draft_vocab_size": 31960, "layer_types": ["sliding_attention"], "sliding_window": 4096}`, eagle3Checkpoint), Serve{}, "speculative-config", "matches no sliding layer"},
+		{"short layer_types", "openai__gpt-oss-20b", writeDraftDir(t, strings.Replace(gptOssLlamaDraft, `"model_type"`, `"layer_types": [], "model_type"`, 1), gptOssCheckpoint), Serve{}, "speculative-config", "vLLM asserts one a layer"},
+		{"a sliding layer with skipped layers", "openai__gpt-oss-20b", writeDraftDir(t, gptOssDraftConfig, gptOssCheckpoint), Serve{KVCacheDtypeSkipLayers: "0"}, "kv-cache-dtype-skip-layers", "not read"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.s.MaxModelLen, tc.s.EnforceEager = 8192, true
+			method := "eagle3"
+			if strings.HasPrefix(tc.name, "EAGLE-1") {
+				method = "eagle"
+			}
+			tc.s.SpeculativeConfig = `{"method": "` + method + `", "model": "` + tc.dir + `", "num_speculative_tokens": 3}`
+			_, err := Resolve(tc.s, models[tc.model], bigClass, v1Llama)
+			wantRefusal(t, err, tc.flag, tc.says)
+		})
+	}
+	// Three distinct layers from 1 to L-1, at the top level or in
+	// eagle_config, with use_aux_hidden_state true, are sized.
+	for _, dir := range []string{aux("[1, 11, 23]"), ec(`{"eagle_aux_hidden_state_layer_ids": [2, 12, 21], "use_aux_hidden_state": true}`), writeDraftDir(t, gptOssDraftConfig, gptOssCheckpoint)} {
+		if _, err := Resolve(Serve{MaxModelLen: 8192, EnforceEager: true, SpeculativeConfig: eagle3Spec(dir)}, gptOss, bigClass, v1Llama); err != nil {
+			t.Errorf("%s: %v, want it sized", dir, err)
+		}
+	}
+}
