@@ -62,6 +62,11 @@ type Draft struct {
 	// counted from its first layer, target_layer_count, llama_eagle3.py:
 	// 287); nil where every layer is full attention.
 	Windows []uint64
+	// MRoPE says the draft's config gives M-RoPE rope parameters (an
+	// mrope_section): its proposer keeps 3 x (T+1) positions
+	// (llm_base_proposer.py:172-191); membudget sizes it only where the
+	// target's M-RoPE agrees (see [resolveDraft]).
+	MRoPE bool
 	// AttentionBias says qkv_proj has a bias and OBias that o_proj has
 	// one: LlamaDecoderLayer gives o_proj a bias where attention_bias or
 	// bias is true (vllm/model_executor/models/llama.py:265-269), and
@@ -128,13 +133,35 @@ var eagleTargets = []string{"LlamaForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCau
 //     (a gpt_oss-typed draft config, [readDraftFrom]) joins the sliding
 //     spec. HMA stays on: vLLM turns it off with an EAGLE draft only for
 //     chunked local attention (vllm/config/vllm.py:1729-1739).
-var eagle3Targets = []string{"LlamaForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCausalLM", "Qwen3MoeForCausalLM", "GptOssForCausalLM"}
+//   - Qwen2_5_VLForConditionalGeneration (qwen2_5_vl.py:1227-1380), since
+//     PR #22872 (2025-09-27): its language model is a Qwen2ForCausalLM
+//     (init_vllm_registered_model, :1371), so the default auxiliary layers
+//     are (2, L/2, L-3) of its text layers (SupportsEagle3 asks
+//     get_language_model()) and the draft shares that model's embed_tokens
+//     and lm_head (load_model, llm_base_proposer.py:1370-1411). Its text
+//     layers are full attention, so the draft's layer joins their group.
+//     On the V1 runner the proposer keeps supports_mm_inputs off for a
+//     draft without multimodal embeddings (Eagle3LlamaForCausalLM has
+//     none, :1360-1368), so it allocates no buffer for them; its positions
+//     are M-RoPE's 3 x (T+1) where the draft config has M-RoPE (:172-191:
+//     the draft's setting since PR #32048 of 2026-01-21, the target's
+//     before, so membudget sizes a draft whose M-RoPE is the target's
+//     and refuses one whose differs). On the V2 runner its speculator
+//     makes inputs_embeds for a multimodal target in load_model
+//     (autoregressive/speculator.py:47-57), not modelled: refused there
+//     ([eagle3V1Only]).
+var eagle3Targets = []string{"LlamaForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCausalLM", "Qwen3MoeForCausalLM", "GptOssForCausalLM", "Qwen2_5_VLForConditionalGeneration"}
+
+// eagle3V1Only are the EAGLE-3 targets sized on the V1 model runner only,
+// and why not on the V2 runner.
+var eagle3V1Only = map[string]string{
+	"Qwen2_5_VLForConditionalGeneration": "a multimodal target on the V2 model runner, whose speculator makes an inputs_embeds buffer of max_num_batched_tokens x hidden for it in load_model (autoregressive/speculator.py:47-57), inside or outside the measured load not read",
+}
 
 // eagle3Unread says why an EAGLE-3 draft is not sized on a target whose
 // vLLM class has SupportsEagle3 at d18bb7b but whose rules membudget has
 // not read, or read and found it does not model.
 var eagle3Unread = map[string]string{
-	"Qwen2_5_VLForConditionalGeneration": eagle3Multimodal,
 	"Qwen3VLForConditionalGeneration":    eagle3Multimodal,
 	"Qwen3VLMoeForConditionalGeneration": eagle3Multimodal,
 	"Gemma4ForConditionalGeneration":     eagle3Multimodal,
@@ -156,7 +183,7 @@ var eagle3Unread = map[string]string{
 
 // The reasons [eagle3Unread] gives.
 const (
-	eagle3Multimodal = "a multimodal target: the draft shares its language model's embedding and LM head (llm_base_proposer.py:1370-1411), but what the drafter adds for multimodal inputs (the proposer's M-RoPE positions for an M-RoPE draft config, llm_base_proposer.py:172-191; the V2 speculator's inputs_embeds, autoregressive/speculator.py:47-57; the draft's multimodal embeddings) is not modelled"
+	eagle3Multimodal = "a multimodal target whose language model was not read with a draft (membudget sizes Qwen2.5-VL's on the V1 runner; the V2 speculator's inputs_embeds for a multimodal target, autoregressive/speculator.py:47-57, is not modelled)"
 	eagle3MLA        = "an MLA target: the draft's full-attention layer is a KV spec of another page beside the latents', whose unified page and group were not read"
 	eagle3Hybrid     = "a hybrid target of state (linear-attention or Mamba) layers: the draft's full-attention layer beside their padded state pages was not read"
 )
@@ -172,7 +199,9 @@ type draftOrErr struct {
 
 // loadDraft is readDraft, once per directory, method and target.
 func loadDraft(dir, method string, a *model.Arch) (Draft, error) {
-	key := dir + "\x00" + method + "\x00" + strconv.FormatUint(a.Vocab, 10) + "\x00" + strconv.FormatUint(a.Hidden, 10)
+	// The reading depends on the target's vocabulary and width (what the
+	// draft shares) and its layers (the auxiliary layer ids it may name).
+	key := dir + "\x00" + method + "\x00" + strconv.FormatUint(a.Vocab, 10) + "\x00" + strconv.FormatUint(a.Hidden, 10) + "\x00" + strconv.Itoa(len(a.Layers))
 	if v, ok := draftCache.Load(key); ok {
 		r := v.(draftOrErr)
 		return r.d, r.err
@@ -307,6 +336,7 @@ func readDraftFrom(dir, file string, data []byte, shapes func() (map[string][]ui
 	if d.Windows, err = draftWindows(file, cfg, d.Layers, gptOss); err != nil {
 		return d, err
 	}
+	d.MRoPE = draftMRoPE(cfg)
 	// The auxiliary hidden states: three of the target's width
 	// (num_aux_hidden_states and target_hidden_size absent, refused
 	// above, and three layer ids where a key names them, readAuxLayers);
@@ -424,6 +454,33 @@ func draftWindows(file string, cfg map[string]json.RawMessage, layers uint64, gp
 		return nil, nil
 	}
 	return out, nil
+}
+
+// draftMRoPE says the draft config's rope parameters (rope_scaling, or
+// rope_parameters as transformers 5 writes them) hold an mrope_section or
+// name the mrope type, which vLLM's uses_mrope reads as M-RoPE
+// (vllm/transformers_utils/config.py:552-566, after patch_legacy_rope_type
+// renames the legacy type).
+func draftMRoPE(cfg map[string]json.RawMessage) bool {
+	for _, k := range []string{"rope_scaling", "rope_parameters"} {
+		var rs map[string]json.RawMessage
+		if raw, ok := cfg[k]; ok && json.Unmarshal(raw, &rs) == nil && rs != nil {
+			if _, ok := rs["mrope_section"]; ok {
+				return true
+			}
+			for _, t := range []string{"type", "rope_type"} {
+				if string(rs[t]) == `"mrope"` {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// targetMRoPE says target a's rotary embedding is M-RoPE.
+func targetMRoPE(a *model.Arch) bool {
+	return slices.ContainsFunc(a.RopeScalings, func(r model.RopeScaling) bool { return r.MRoPE })
 }
 
 // readAuxLayers reads the target layers an EAGLE-3 draft names for its
@@ -568,6 +625,9 @@ func (r *Resolved) resolveDraft(sc specConfig, a *model.Arch) (*Draft, error) {
 	}
 	v2 := p.V2Runner(a)
 	if v2 {
+		if why, ok := eagle3V1Only[firstArch(a)]; ok {
+			return nil, settingErr("speculative-config", sc.method, "an %s draft on %s (%s): %s; not modelled for %s (sized on the V1 runner); membudget refuses it rather than size a serve vLLM would contradict", name, a.Source, firstArch(a), why, p.Describes)
+		}
 		if err := specV2Refusal(sc.method, p, a); err != nil {
 			return nil, err
 		}
@@ -582,6 +642,12 @@ func (r *Resolved) resolveDraft(sc specConfig, a *model.Arch) (*Draft, error) {
 		// be a KV group of its own (and the drafter's layers must share
 		// one group, llm_base_proposer.py kv_cache_gid).
 		return nil, settingErr("speculative-config", sc.method, "the %s draft's sliding-window layer (window %d, %d KV heads of %d) matches no sliding layer of %s (%s): a KV group of its own, not modelled; membudget refuses it rather than size a serve vLLM would contradict", name, w, d.KVHeads, d.HeadDim, a.Source, firstArch(a))
+	}
+	if d.MRoPE != targetMRoPE(a) {
+		// The V1 proposer sizes its positions by the draft's M-RoPE since
+		// PR #32048 (2026-01-21), by the target's before: where they
+		// differ, the buffer depends on a release boundary not read.
+		return nil, settingErr("speculative-config", sc.method, "the %s draft's M-RoPE (%v) differs from %s's (%v): the proposer's positions follow the draft's from PR #32048 (2026-01-21) and the target's before, not modelled", name, d.MRoPE, a.Source, targetMRoPE(a))
 	}
 	if len(d.Windows) > 0 && strings.TrimSpace(r.KVCacheDtypeSkipLayers) != "" {
 		// Whether the skip list reaches the draft's sliding layer (its
@@ -689,7 +755,8 @@ func draftWeightBytes(a *model.Arch, r *Resolved, st model.Sharding) uint64 {
 // runs) when the runner is built, before the profile run measures its
 // peak (vllm/v1/spec_decode/llm_base_proposer.py:142-262 at d18bb7b):
 // with T = max_num_batched_tokens and B = max_num_seqs, input_ids T int32,
-// positions T int64, hidden_states and inputs_embeds T x the draft's
+// positions T int64 (mrope_positions 3 x (T+1) int64 for an M-RoPE draft,
+// :172-191), hidden_states and inputs_embeds T x the draft's
 // hidden size in the model dtype, arange max(B+1, T) int32, the slot
 // mapping T int64 and backup_next_token_ids B int32. EAGLE-3 and MTP need
 // no extra input slots, so the rejected and masked token masks are not
@@ -713,7 +780,13 @@ func eachProposerBuffer(a *model.Arch, r *Resolved, st model.Sharding, yield fun
 		yield(draftModelMasks(r))
 	}
 	yield(mul(t, 4))
-	yield(mul(t, 8))
+	if d := r.Spec.Draft; d != nil && d.MRoPE {
+		// mrope_positions, 3 x (T+1) int64, in place of positions
+		// (llm_base_proposer.py:172-191).
+		yield(mul(mul(3, budget.SatAdd(t, 1)), 8))
+	} else {
+		yield(mul(t, 8))
+	}
 	yield(mul(mul(t, hidden), r.DtypeBytes))
 	yield(mul(max(budget.SatAdd(b, 1), t), 4))
 	yield(mul(mul(t, hidden), r.DtypeBytes))

@@ -1,6 +1,7 @@
 package vllm
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -202,7 +203,9 @@ func TestEagle3TargetRefusals(t *testing.T) {
 		s                Serve
 		flag, says       string
 	}{
-		{"a multimodal target", "Qwen__Qwen2.5-VL-7B-Instruct", writeDraftDir(t, qwen25VLDraftConfig, nil), Serve{}, "speculative-config", "a multimodal target"},
+		{"a multimodal target", "Qwen__Qwen3-VL-32B-Instruct", writeDraftDir(t, qwen25VLDraftConfig, nil), Serve{}, "speculative-config", "a multimodal target"},
+		{"an M-RoPE draft on a target without it", "meta-llama__Llama-3.1-8B-Instruct", writeDraftDir(t, strings.Replace(string(mustRead(t, eagle3Config)), `"vocab_size"`, `"rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]}, "vocab_size"`, 1), eagle3Checkpoint), Serve{}, "speculative-config", "PR #32048"},
+		{"a draft without M-RoPE on Qwen2.5-VL", "Qwen__Qwen2.5-VL-7B-Instruct", writeDraftDir(t, strings.Replace(string(mustRead(t, qwen25VLDraftConfig)), `"rope_scaling"`, `"unread_rope_scaling"`, 1), qwen25VLCheckpoint), Serve{}, "speculative-config", "differs from"},
 		{"EAGLE-1 on gpt-oss", "openai__gpt-oss-20b", WriteEagleDraft(t), Serve{}, "speculative-config", "EAGLE draft on"},
 		{"four auxiliary layers", "openai__gpt-oss-20b", aux("[1, 8, 15, 21]"), Serve{}, "speculative-config", `"eagle_aux_hidden_state_layer_ids"`},
 		{"a repeated layer", "openai__gpt-oss-20b", aux("[1, 11, 11]"), Serve{}, "speculative-config", "distinct target layers from 1 to 23"},
@@ -234,5 +237,97 @@ func TestEagle3TargetRefusals(t *testing.T) {
 		if _, err := Resolve(Serve{MaxModelLen: 8192, EnforceEager: true, SpeculativeConfig: eagle3Spec(dir)}, gptOss, bigClass, v1Llama); err != nil {
 			t.Errorf("%s: %v, want it sized", dir, err)
 		}
+	}
+}
+
+// qwen25VLCheckpoint is the tensors of SpecForge's Qwen2.5-VL-7B draft as
+// SpecForge saves an EAGLE-3 draft: hidden 3584, 28 heads and 4 KV heads
+// of 128, intermediate 18944, an lm_head of 32000 rows, no embed_tokens.
+var qwen25VLCheckpoint = []draftTensor{
+	{"d2t", "I64", []uint64{32000}},
+	{"fc.weight", "BF16", []uint64{3584, 10752}},
+	{"lm_head.weight", "BF16", []uint64{32000, 3584}},
+	{"midlayer.hidden_norm.weight", "BF16", []uint64{3584}},
+	{"midlayer.input_layernorm.weight", "BF16", []uint64{3584}},
+	{"midlayer.mlp.down_proj.weight", "BF16", []uint64{3584, 18944}},
+	{"midlayer.mlp.gate_proj.weight", "BF16", []uint64{18944, 3584}},
+	{"midlayer.mlp.up_proj.weight", "BF16", []uint64{18944, 3584}},
+	{"midlayer.post_attention_layernorm.weight", "BF16", []uint64{3584}},
+	{"midlayer.self_attn.k_proj.weight", "BF16", []uint64{512, 7168}},
+	{"midlayer.self_attn.o_proj.weight", "BF16", []uint64{3584, 3584}},
+	{"midlayer.self_attn.q_proj.weight", "BF16", []uint64{3584, 7168}},
+	{"midlayer.self_attn.v_proj.weight", "BF16", []uint64{512, 7168}},
+	{"norm.weight", "BF16", []uint64{3584}},
+	{"t2d", "BOOL", []uint64{152064}},
+}
+
+// mustRead is the file's bytes.
+func mustRead(t testing.TB, file string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// TestQwen25VLDraftByHand: SpecForge's Qwen2.5-VL-7B draft on
+// Qwen2.5-VL-7B-Instruct, on the V1 runner (0.21.0), TP 1, bf16, H =
+// 3584:
+//
+//	qkv_proj 2H = 7168 x (28 + 2 x 4) x 128 = 7168 x 4608 x 2 = 66060288
+//	o_proj 3584 x 3584 x 2                                   = 25690112
+//	gate_up 2 x 18944 x 3584 x 2                             = 271581184
+//	down 18944 x 3584 x 2                                    = 135790592
+//	three norms 3 x 3584 x 2                                 =    21504
+//	fc 10752 x 3584 x 2                                      = 77070336
+//	final norm                                               =     7168
+//	lm_head 32000 rows x 3584 x 2                            = 229376000
+//	d2t 32000 x 8                                            =   256000
+//
+// 805,853,184 B (attention_bias false: no biases; the language model's
+// embedding shared). The proposer's buffers at T = 8192, B = 256:
+// input_ids 32768, mrope_positions 3 x 8193 x 8 = 196632 (the draft's
+// rope_scaling has an mrope_section, as the target's), hidden_states and
+// inputs_embeds 8192 x 3584 x 2 = 58720256 each, arange 32768, slot
+// mapping 65536, backup ids 1024: 117,769,240 B. The KV cache: the 28
+// text layers' 4 KV heads of 128 (a page of 16 x 2 x 4 x 128 x 2 =
+// 32768 B) and the draft's, equal, one group of 29 layers and tensors.
+// On the V2 runner (0.25.0 on) it is refused.
+func TestQwen25VLDraftByHand(t *testing.T) {
+	a := shipped(t)["Qwen__Qwen2.5-VL-7B-Instruct"]
+	dir := writeDraftDir(t, qwen25VLDraftConfig, qwen25VLCheckpoint)
+	d, err := readDraft(dir, "eagle3", a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Draft{Method: "eagle3", Path: dir, Hidden: 3584, Heads: 28, KVHeads: 4, HeadDim: 128, Intermediate: 18944, Layers: 1,
+		Vocab: 152064, DraftVocab: 32000, FCInput: 10752, MRoPE: true, OwnHead: true}
+	if diff := cmp.Diff(want, d); diff != "" {
+		t.Errorf("draft (-want +got):\n%s", diff)
+	}
+	s := Serve{MaxModelLen: 8192, MaxNumSeqs: 256, MaxNumBatchedTokens: 8192, EnforceEager: true, SpeculativeConfig: eagle3Spec(dir)}
+	_, items := draftItems(t, a, s)
+	if diff := cmp.Diff(map[string]uint64{"draft_weights": 805853184, "draft_buffers": 32768 + 196632 + 2*58720256 + 32768 + 65536 + 1024}, items); diff != "" {
+		t.Errorf("items (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(kvShape{1, 29, false, 32768, 29}, kvShapeOf(t, a, s)); diff != "" {
+		t.Errorf("layout (-want +got):\n%s", diff)
+	}
+	sz, err := Size(&hub.Loaded{Name: "Qwen/Qwen2.5-VL-7B-Instruct", Arch: a}, bigClass, s, v1Llama)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := sz.draftKVBytes(), sz.Capacity().Blocks*32768; got != want || got == 0 {
+		t.Errorf("draft KV %d B, want %d (blocks x 32768)", got, want)
+	}
+	for _, v := range []string{"0.14.0", "0.24.0"} {
+		if _, err := Resolve(s, a, bigClass, mustProfile(v)); err != nil {
+			t.Errorf("%s (V1): %v, want it sized", v, err)
+		}
+	}
+	for _, v := range []string{"0.25.0", "main"} {
+		_, err := Resolve(s, a, bigClass, mustProfile(v))
+		wantRefusal(t, err, "speculative-config", "inputs_embeds")
 	}
 }

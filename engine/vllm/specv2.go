@@ -116,8 +116,8 @@ func onV2Speculator(r *Resolved) bool {
 //   - AutoRegressiveSpeculator (autoregressive/speculator.py:33-39):
 //     hidden_states T x H; current_draft_step, one int64;
 //     last_token_indices N int64. Its inputs_embeds is made only for a
-//     multimodal target (:47-57), which no EAGLE-3 target membudget sizes
-//     is.
+//     multimodal target (:47-57), which membudget sizes an EAGLE-3 draft
+//     on with the V1 runner alone (specdraft.go eagle3V1Only).
 func specV2Buffers(r *Resolved, st model.Sharding, yield func(uint64)) {
 	if !st.Last || !onV2Speculator(r) {
 		return
