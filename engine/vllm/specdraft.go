@@ -62,6 +62,14 @@ type Draft struct {
 	// counted from its first layer, target_layer_count, llama_eagle3.py:
 	// 287); nil where every layer is full attention.
 	Windows []uint64
+	// RotaryRows and RotaryDim are the draft's own rotary cos/sin table
+	// where membudget knows vLLM builds one apart from the target's: a
+	// gpt_oss-typed draft's (GptOssConfig's YaRN of factor 32 over 4096
+	// original positions, in the model dtype, while gpt-oss's own table is
+	// float32, so get_rope's cache never shares them; rotary_embedding/
+	// __init__.py:33-84, 243-281). 0 rows for the others (see docs/vllm.md,
+	// "EAGLE-3 drafts": a llama-typed draft's table is not charged).
+	RotaryRows, RotaryDim uint64
 	// MRoPE says the draft's config gives M-RoPE rope parameters (an
 	// mrope_section): its proposer keeps 3 x (T+1) positions
 	// (llm_base_proposer.py:172-191); membudget sizes it only where the
@@ -335,6 +343,18 @@ func readDraftFrom(dir, file string, data []byte, shapes func() (map[string][]ui
 	}
 	if d.Windows, err = draftWindows(file, cfg, d.Layers, gptOss); err != nil {
 		return d, err
+	}
+	if gptOss {
+		for _, k := range []string{"rope_scaling", "rope_parameters", "partial_rotary_factor"} {
+			if raw, ok := cfg[k]; ok && string(raw) != "null" {
+				return d, fmt.Errorf("%s: key %q in a gpt_oss-typed draft config: its rotary table was read for GptOssConfig's default rope only; not modelled", file, k)
+			}
+		}
+		// GptOssConfig's rope_parameters: YaRN, factor 32, 4096 original
+		// positions (configuration_gpt_oss.py); YaRN's table has
+		// original x factor rows (yarn_scaling_rope.py:75-85) of the
+		// head size.
+		d.RotaryRows, d.RotaryDim = 4096*32, d.HeadDim
 	}
 	d.MRoPE = draftMRoPE(cfg)
 	// The auxiliary hidden states: three of the target's width
@@ -674,7 +694,8 @@ func (r *Resolved) resolveDraft(sc specConfig, a *model.Arch) (*Draft, error) {
 // post-attention, hidden_norm, :66); fc, replicated (:208-216); the final
 // norm; the embedding and the LM head divided among the ranks where the
 // draft keeps its own (padded to 64 rows, VocabParallelEmbedding); and
-// draft_id_to_target_id, draft_vocab int64 (:304-307), replicated. The
+// draft_id_to_target_id, draft_vocab int64 (:304-307), replicated; its
+// own rotary table where it has one ([Draft].RotaryRows). The
 // draft is served in the target's dtype (speculative.py:909,
 // dtype=self.target_model_config.dtype). An embedding vLLM shares is built
 // and deleted while the model loads (llm_base_proposer.py:1513-1516): the
@@ -723,6 +744,9 @@ func draftTensors(d *Draft, tp, el uint64, yield func(uint64)) {
 		yield(mul(mul(budget.CeilDiv(budget.RoundUp(d.DraftVocab, vocabPadding), tp), d.Hidden), el))
 	}
 	yield(mul(d.DraftVocab, 8))
+	if d.RotaryRows > 0 {
+		yield(mul(mul(d.RotaryRows, d.RotaryDim), el)) // the cos/sin table, whole on each rank
+	}
 }
 
 // eachDraftTensor yields the bytes of each tensor of the serve's draft

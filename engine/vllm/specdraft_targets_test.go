@@ -61,7 +61,7 @@ func TestReadGptOssDraft(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Draft{Method: "eagle3", Path: dir, Hidden: 2880, Heads: 64, KVHeads: 8, HeadDim: 64, Intermediate: 17280, Layers: 1,
-		Vocab: 201088, DraftVocab: 32000, FCInput: 8640, Windows: []uint64{128}, AttentionBias: true, OBias: true, OwnHead: true}
+		Vocab: 201088, DraftVocab: 32000, FCInput: 8640, Windows: []uint64{128}, RotaryRows: 131072, RotaryDim: 64, AttentionBias: true, OBias: true, OwnHead: true}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("draft (-want +got):\n%s", diff)
 	}
@@ -88,8 +88,10 @@ func TestReadGptOssDraft(t *testing.T) {
 //	final norm                                               =     5760
 //	lm_head 32000 rows (500 x 64) x 2880 x 2                 = 184320000
 //	d2t 32000 x 8                                            =   256000
+//	rotary table (GptOssConfig's YaRN) 4096 x 32 x 64 x 2    = 16777216
 //
-// 615,555,200 B; llama-typed, without the two biases, 615,539,200 B.
+// 632,332,416 B; llama-typed, without the two biases and the table (a
+// llama-typed draft's is not charged), 615,539,200 B.
 // The V1 proposer's buffers at T = 8192, B = 256: input_ids 32768,
 // positions 65536, hidden_states and inputs_embeds 8192 x 2880 x 2 =
 // 47185920 each, arange 32768, slot mapping 65536, backup ids 1024:
@@ -99,14 +101,14 @@ func TestGptOssDraftWeightsByHand(t *testing.T) {
 	for _, tc := range []struct {
 		name, config string
 		want         uint64
-	}{{"SpecForge", gptOssDraftConfig, 615555200}, {"llama-typed", gptOssLlamaDraft, 615539200}} {
+	}{{"SpecForge", gptOssDraftConfig, 632332416}, {"llama-typed", gptOssLlamaDraft, 615539200}} {
 		if n := draftBytesTP1(t, a, "eagle3", tc.config, gptOssCheckpoint); n != tc.want {
 			t.Errorf("%s: %d B, want %d", tc.name, n, tc.want)
 		}
 	}
 	s := Serve{MaxModelLen: 8192, MaxNumSeqs: 256, MaxNumBatchedTokens: 8192, EnforceEager: true, SpeculativeConfig: eagle3Spec(writeDraftDir(t, gptOssDraftConfig, gptOssCheckpoint))}
 	_, items := draftItems(t, a, s)
-	if diff := cmp.Diff(map[string]uint64{"draft_weights": 615555200, "draft_buffers": 32768 + 65536 + 2*47185920 + 32768 + 65536 + 1024}, items); diff != "" {
+	if diff := cmp.Diff(map[string]uint64{"draft_weights": 632332416, "draft_buffers": 32768 + 65536 + 2*47185920 + 32768 + 65536 + 1024}, items); diff != "" {
 		t.Errorf("items (-want +got):\n%s", diff)
 	}
 }
@@ -216,6 +218,7 @@ func TestEagle3TargetRefusals(t *testing.T) {
 		{"another model_type", "openai__gpt-oss-20b", writeDraftDir(t, strings.Replace(gptOssLlamaDraft, `"llama"`, `"qwen3"`, 1), gptOssCheckpoint), Serve{}, "speculative-config", `model_type "qwen3"`},
 		{"a sliding layer of another window", "openai__gpt-oss-20b", writeDraftDir(t, strings.Replace(gptOssLlamaDraft, `"model_type": "llama"`, `"model_type": "gpt_oss", "sliding_window": 4096`, 1), gptOssCheckpoint), Serve{}, "speculative-config", "matches no sliding layer"},
 		{"a sliding layer on a full-attention target", "meta-llama__Llama-3.1-8B-Instruct", writeDraftDir(t, `{"architectures": ["LlamaForCausalLMEagle3"], "hidden_size": 4096, "intermediate_size": 14336, "num_attention_heads": 32, "num_key_value_heads": 8, "num_hidden_layers": 1, "vocab_size": 128256, "draft_vocab_size": 31960, "layer_types": ["sliding_attention"], "sliding_window": 4096}`, eagle3Checkpoint), Serve{}, "speculative-config", "matches no sliding layer"},
+		{"a gpt_oss-typed draft's own rope", "openai__gpt-oss-20b", writeDraftDir(t, strings.Replace(gptOssLlamaDraft, `"model_type": "llama"`, `"model_type": "gpt_oss", "rope_scaling": {"rope_type": "yarn", "factor": 8}`, 1), gptOssCheckpoint), Serve{}, "speculative-config", `key "rope_scaling" in a gpt_oss-typed`},
 		{"short layer_types", "openai__gpt-oss-20b", writeDraftDir(t, strings.Replace(gptOssLlamaDraft, `"model_type"`, `"layer_types": [], "model_type"`, 1), gptOssCheckpoint), Serve{}, "speculative-config", "vLLM asserts one a layer"},
 		{"a sliding layer with skipped layers", "openai__gpt-oss-20b", writeDraftDir(t, gptOssDraftConfig, gptOssCheckpoint), Serve{KVCacheDtypeSkipLayers: "0"}, "kv-cache-dtype-skip-layers", "not read"},
 	}
