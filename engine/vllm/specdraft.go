@@ -107,11 +107,13 @@ var eagle3Archs = []string{"LlamaForCausalLMEagle3", "Eagle3LlamaForCausalLM"}
 
 // eagle3Refused are the config.json keys of an EAGLE-3 draft that change
 // its tensors or their dtype (llama_eagle3.py:140-216;
-// get_draft_quant_config): membudget reads the plain draft only, and false
-// and null change nothing. The target's layers whose hidden states it
+// get_draft_quant_config), or that the runner reads as its auxiliary
+// layers (dflash_config's target_layer_ids, gpu_model_runner.py:5612-5621,
+// where no eagle_aux_hidden_state_layer_ids is given): membudget reads the
+// plain draft only, and false and null change nothing. The target's layers whose hidden states it
 // reads (eagle_aux_hidden_state_layer_ids, at the top level or in
 // eagle_config) are read by [readAuxLayers].
-var eagle3Refused = []string{"quantization_config", "speculators_config", "fc_norm", "norm_before_fc", "mlp_bias", "num_aux_hidden_states", "target_hidden_size", "qkv_bias"}
+var eagle3Refused = []string{"quantization_config", "speculators_config", "fc_norm", "norm_before_fc", "mlp_bias", "num_aux_hidden_states", "target_hidden_size", "qkv_bias", "dflash_config"}
 
 // eagleTargets are the target architectures an EAGLE-1 draft is sized on:
 // vLLM classes that return the hidden states EAGLE reads (SupportsEagle)
