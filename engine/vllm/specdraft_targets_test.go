@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
 
 	"membudget/model/hub"
 )
@@ -333,4 +334,29 @@ func TestQwen25VLDraftByHand(t *testing.T) {
 		_, err := Resolve(s, a, bigClass, mustProfile(v))
 		wantRefusal(t, err, "speculative-config", "inputs_embeds")
 	}
+}
+
+// TestNewEagle3TargetsCompilerEqualsReference: with the gpt-oss drafts (a
+// sliding and a full-attention draft layer, whose layouts the compiler
+// memoizes apart) and the Qwen2.5-VL draft, the compiled plan is the
+// reference's, field for field.
+func TestNewEagle3TargetsCompilerEqualsReference(t *testing.T) {
+	models := shipped(t)
+	cases := []struct{ model, spec string }{
+		{"openai__gpt-oss-20b", eagle3Spec(writeDraftDir(t, gptOssDraftConfig, gptOssCheckpoint))},
+		{"openai__gpt-oss-20b", eagle3Spec(writeDraftDir(t, gptOssLlamaDraft, gptOssCheckpoint))},
+		{"Qwen__Qwen2.5-VL-7B-Instruct", eagle3Spec(writeDraftDir(t, qwen25VLDraftConfig, qwen25VLCheckpoint))},
+	}
+	profiles := []Profile{v1Llama, mustProfile("0.14.0")}
+	rapid.Check(t, func(t *rapid.T) {
+		tc := rapid.SampledFrom(cases).Draw(t, "case")
+		s := Serve{
+			TensorParallelSize: rapid.SampledFrom([]uint64{1, 2, 4}).Draw(t, "tp"),
+			MaxModelLen:        rapid.Uint64Range(256, 16384).Draw(t, "len"),
+			MaxNumSeqs:         rapid.Uint64Range(1, 512).Draw(t, "seqs"),
+			EnforceEager:       true,
+			SpeculativeConfig:  tc.spec,
+		}
+		compilerIsReference(t, models[tc.model], s, testClass(rapid.Bool().Draw(t, "unified")), rapid.SampledFrom(profiles).Draw(t, "profile"))
+	})
 }
