@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 
+	"membudget/budget"
 	"membudget/model/hub"
 )
 
@@ -359,4 +360,97 @@ func TestNewEagle3TargetsCompilerEqualsReference(t *testing.T) {
 		}
 		compilerIsReference(t, models[tc.model], s, testClass(rapid.Bool().Draw(t, "unified")), rapid.SampledFrom(profiles).Draw(t, "profile"))
 	})
+}
+
+// TestNewEagle3TargetsNeverShrink: adding the gpt-oss or Qwen2.5-VL draft
+// to its target's serve never shrinks a term, and grows the weights and
+// the KV cache (the draft's layer joins a group, one slot more a block).
+func TestNewEagle3TargetsNeverShrink(t *testing.T) {
+	models := shipped(t)
+	cases := []struct{ model, spec string }{
+		{"openai__gpt-oss-20b", eagle3Spec(writeDraftDir(t, gptOssDraftConfig, gptOssCheckpoint))},
+		{"openai__gpt-oss-120b", eagle3Spec(writeDraftDir(t, gptOssLlamaDraft, gptOssCheckpoint))},
+		{"Qwen__Qwen2.5-VL-7B-Instruct", eagle3Spec(writeDraftDir(t, qwen25VLDraftConfig, qwen25VLCheckpoint))},
+	}
+	profiles := []Profile{v1Llama, mustProfile("0.14.0")}
+	rapid.Check(t, func(t *rapid.T) {
+		tc := rapid.SampledFrom(cases).Draw(t, "case")
+		a := models[tc.model]
+		p := rapid.SampledFrom(profiles).Draw(t, "profile")
+		s := Serve{
+			TensorParallelSize:  rapid.SampledFrom([]uint64{1, 2, 4}).Draw(t, "tp"),
+			MaxModelLen:         rapid.Uint64Range(256, 8192).Draw(t, "len"),
+			MaxNumSeqs:          rapid.Uint64Range(1, 512).Draw(t, "seqs"),
+			MaxNumBatchedTokens: 8192,
+			EnforceEager:        true,
+		}
+		plain, err := Compile(a, s, bigClass, p)
+		if err != nil {
+			t.Skip(err)
+		}
+		s.SpeculativeConfig = tc.spec
+		spec, err := Compile(a, s, bigClass, p)
+		if err != nil {
+			t.Fatalf("refused where the plain serve sizes: %v", err)
+		}
+		seqs, tokens := rapid.Uint64Range(1, s.MaxNumSeqs).Draw(t, "at seqs"), rapid.Uint64Range(1, s.MaxModelLen).Draw(t, "at tokens")
+		pf, sf := plain.Evaluate(seqs, tokens), spec.Evaluate(seqs, tokens)
+		for term := range budget.NumTerms {
+			if term == budget.TermActivation || term == budget.TermSampler {
+				continue // compared together below
+			}
+			if sf.Terms[term] < pf.Terms[term] {
+				t.Fatalf("%s shrinks with the draft: %d -> %d", budget.Term(term), pf.Terms[term], sf.Terms[term])
+			}
+		}
+		// A multimodal serve's encoder pass item is what the encoder's
+		// point adds above the decoder's run and sampler, so speculative
+		// decoding's sampler moves bytes from the one term to the other
+		// (ngram alike); the peak they sum to never shrinks, and grows by
+		// the proposer's buffers at least, alive at every point.
+		peak := func(f budget.Footprint) uint64 { return f.Terms[budget.TermActivation] + f.Terms[budget.TermSampler] }
+		if peak(sf) < peak(pf)+32768 { // input_ids alone: 8192 x 4
+			t.Fatalf("the profile peak %d -> %d: want it to grow by the proposer's buffers", peak(pf), peak(sf))
+		}
+		if sf.Terms[budget.TermWeights] <= pf.Terms[budget.TermWeights] || sf.Terms[budget.TermKVCache] <= pf.Terms[budget.TermKVCache] {
+			t.Fatalf("weights %d -> %d, KV %d -> %d: want both to grow", pf.Terms[budget.TermWeights], sf.Terms[budget.TermWeights], pf.Terms[budget.TermKVCache], sf.Terms[budget.TermKVCache])
+		}
+	})
+}
+
+// TestDraftBuffersInEncoderPass: the proposer's buffers are made with the
+// runner, before profile_run runs the encoder, so where the encoder's pass
+// is the profile's peak (Qwen2.5-VL-7B at TP 2, 256 tokens, 92 sequences,
+// 0.14.0: its point is above the decoder's run with the draft) the draft
+// adds them to it: input_ids 32768, mrope_positions 3 x 8193 x 8 =
+// 196632, hidden_states and inputs_embeds 8192 x 3584 x 2 = 58720256
+// each, arange 32768, slot mapping 65536, backup ids 92 x 4 = 368:
+// 117,768,584 B above the plain serve's peak.
+func TestDraftBuffersInEncoderPass(t *testing.T) {
+	a := shipped(t)["Qwen__Qwen2.5-VL-7B-Instruct"]
+	s := Serve{TensorParallelSize: 2, MaxModelLen: 256, MaxNumSeqs: 92, MaxNumBatchedTokens: 8192, EnforceEager: true}
+	peak := func(s Serve) (uint64, uint64) {
+		r, err := Resolve(s, a, bigClass, mustProfile("0.14.0"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		items := peakItems(a, &r, stageOf(&r, 0))
+		var pass uint64
+		for _, it := range items {
+			if it.Name == "encoder_pass" {
+				pass = it.Bytes
+			}
+		}
+		return peakOf(items), pass
+	}
+	plain, plainPass := peak(s)
+	s.SpeculativeConfig = eagle3Spec(writeDraftDir(t, qwen25VLDraftConfig, qwen25VLCheckpoint))
+	got, pass := peak(s)
+	if plainPass == 0 || pass == 0 {
+		t.Fatalf("encoder pass items %d, %d: want the encoder's point the peak", plainPass, pass)
+	}
+	const buffers = 32768 + 196632 + 2*58720256 + 32768 + 65536 + 368
+	if got != plain+buffers {
+		t.Errorf("peak %d, want the plain serve's %d + %d", got, plain, buffers)
+	}
 }
