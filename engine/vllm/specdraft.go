@@ -160,20 +160,45 @@ var eagleTargets = []string{"LlamaForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCau
 //     makes inputs_embeds for a multimodal target in load_model
 //     (autoregressive/speculator.py:47-57), not modelled: refused there
 //     ([eagle3V1Only]).
-var eagle3Targets = []string{"LlamaForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCausalLM", "Qwen3MoeForCausalLM", "GptOssForCausalLM", "Qwen2_5_VLForConditionalGeneration"}
+//   - Qwen3VLForConditionalGeneration (qwen3_vl.py:1643-1850), since PR
+//     #29594 (2025-11-27), and Qwen3VLMoeForConditionalGeneration, its
+//     subclass (qwen3_vl_moe.py:223), whose MoE language model returns the
+//     auxiliary states since PR #32048 (2026-01-21, after 0.14.0rc0 of
+//     2026-01-11: from 0.15.0, [eagle3Since]): as Qwen2.5-VL's, their
+//     language model (Qwen3LLMModel, Qwen3MoeLLMModel) takes the states as
+//     hidden + residual after each layer, its deepstack embeddings added
+//     to the hidden states of the first layers before (qwen3_vl.py:
+//     1664-1683, qwen3_vl_moe.py:122-143), and its layers are full
+//     attention; the same M-RoPE rule.
+var eagle3Targets = []string{"LlamaForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCausalLM", "Qwen3MoeForCausalLM", "GptOssForCausalLM",
+	"Qwen2_5_VLForConditionalGeneration", "Qwen3VLForConditionalGeneration", "Qwen3VLMoeForConditionalGeneration"}
+
+// eagle3V2Multimodal is why a multimodal EAGLE-3 target is not sized on
+// the V2 model runner.
+const eagle3V2Multimodal = "a multimodal target on the V2 model runner, whose speculator makes an inputs_embeds buffer of max_num_batched_tokens x hidden for it in load_model (autoregressive/speculator.py:47-57), inside or outside the measured load not read"
 
 // eagle3V1Only are the EAGLE-3 targets sized on the V1 model runner only,
 // and why not on the V2 runner.
 var eagle3V1Only = map[string]string{
-	"Qwen2_5_VLForConditionalGeneration": "a multimodal target on the V2 model runner, whose speculator makes an inputs_embeds buffer of max_num_batched_tokens x hidden for it in load_model (autoregressive/speculator.py:47-57), inside or outside the measured load not read",
+	"Qwen2_5_VLForConditionalGeneration": eagle3V2Multimodal,
+	"Qwen3VLForConditionalGeneration":    eagle3V2Multimodal,
+	"Qwen3VLMoeForConditionalGeneration": eagle3V2Multimodal,
+}
+
+// eagle3Since is the first release whose class of a target returns the
+// auxiliary states, where it is later than [specSince]: vLLM fails
+// before (set_aux_hidden_state_layers needs EagleModelMixin's model).
+var eagle3Since = map[string]struct {
+	v  Version
+	pr string
+}{
+	"Qwen3VLMoeForConditionalGeneration": {v0_15_0, "PR #32048 (2026-01-21), after 0.14.0rc0 of 2026-01-11"},
 }
 
 // eagle3Unread says why an EAGLE-3 draft is not sized on a target whose
 // vLLM class has SupportsEagle3 at d18bb7b but whose rules membudget has
 // not read, or read and found it does not model.
 var eagle3Unread = map[string]string{
-	"Qwen3VLForConditionalGeneration":    eagle3Multimodal,
-	"Qwen3VLMoeForConditionalGeneration": eagle3Multimodal,
 	"Gemma4ForConditionalGeneration":     eagle3Multimodal,
 	"Mistral3ForConditionalGeneration":   eagle3Multimodal,
 	"LlavaForConditionalGeneration":      eagle3Multimodal,
@@ -193,7 +218,7 @@ var eagle3Unread = map[string]string{
 
 // The reasons [eagle3Unread] gives.
 const (
-	eagle3Multimodal = "a multimodal target whose language model was not read with a draft (membudget sizes Qwen2.5-VL's on the V1 runner; the V2 speculator's inputs_embeds for a multimodal target, autoregressive/speculator.py:47-57, is not modelled)"
+	eagle3Multimodal = "a multimodal target whose language model was not read with a draft (membudget sizes Qwen2.5-VL's and Qwen3-VL's on the V1 runner; the V2 speculator's inputs_embeds for a multimodal target, autoregressive/speculator.py:47-57, is not modelled)"
 	eagle3MLA        = "an MLA target: the draft's full-attention layer is a KV spec of another page beside the latents', whose unified page and group were not read"
 	eagle3Hybrid     = "a hybrid target of state (linear-attention or Mamba) layers: the draft's full-attention layer beside their padded state pages was not read"
 )
@@ -641,6 +666,9 @@ func (r *Resolved) resolveDraft(sc specConfig, a *model.Arch) (*Draft, error) {
 			why = "; " + r
 		}
 		return nil, settingErr("speculative-config", sc.method, "an %s draft on %s (%s%s; membudget sizes it on %s, whose vLLM classes return the auxiliary hidden states EAGLE-3 reads and whose embedding and LM head an EAGLE draft shares): not modelled for %s; membudget refuses it rather than size a serve vLLM would contradict", name, a.Source, firstArch(a), why, strings.Join(targets, ", "), p.Describes)
+	}
+	if since, ok := eagle3Since[firstArch(a)]; ok && sc.method == "eagle3" && p.Release.Less(since.v) {
+		return nil, settingErr("speculative-config", sc.method, "vLLM fails on it: %s's language model returns EAGLE-3's auxiliary hidden states from %s, vLLM %s, not in %s", firstArch(a), since.pr, since.v, p.Describes)
 	}
 	if r.PipelineParallelSize > 1 {
 		return nil, settingErr("pipeline-parallel-size", r.PipelineParallelSize, "an %s draft under pipeline parallelism (the drafter on the last stage, its own embedding, llm_base_proposer.py:1436-1520): not modelled for %s; membudget refuses it rather than size a serve vLLM would contradict", name, p.Describes)

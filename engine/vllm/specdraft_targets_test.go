@@ -207,7 +207,8 @@ func TestEagle3TargetRefusals(t *testing.T) {
 		s                Serve
 		flag, says       string
 	}{
-		{"a multimodal target", "Qwen__Qwen3-VL-32B-Instruct", writeDraftDir(t, qwen25VLDraftConfig, nil), Serve{}, "speculative-config", "a multimodal target"},
+		{"a multimodal target", "google__gemma-4-31B-it", writeDraftDir(t, qwen25VLDraftConfig, nil), Serve{}, "speculative-config", "a multimodal target"},
+		{"Llama 4", "meta-llama__Llama-4-Scout-17B-16E-Instruct", writeDraftDir(t, qwen25VLDraftConfig, nil), Serve{}, "speculative-config", "turns the hybrid KV cache manager off"},
 		{"an M-RoPE draft on a target without it", "meta-llama__Llama-3.1-8B-Instruct", writeDraftDir(t, strings.Replace(string(mustRead(t, eagle3Config)), `"vocab_size"`, `"rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]}, "vocab_size"`, 1), eagle3Checkpoint), Serve{}, "speculative-config", "PR #32048"},
 		{"a draft without M-RoPE on Qwen2.5-VL", "Qwen__Qwen2.5-VL-7B-Instruct", writeDraftDir(t, strings.Replace(string(mustRead(t, qwen25VLDraftConfig)), `"rope_scaling"`, `"unread_rope_scaling"`, 1), qwen25VLCheckpoint), Serve{}, "speculative-config", "differs from"},
 		{"EAGLE-1 on gpt-oss", "openai__gpt-oss-20b", WriteEagleDraft(t), Serve{}, "speculative-config", "EAGLE draft on"},
@@ -371,8 +372,9 @@ func TestNewEagle3TargetsNeverShrink(t *testing.T) {
 		{"openai__gpt-oss-20b", eagle3Spec(writeDraftDir(t, gptOssDraftConfig, gptOssCheckpoint))},
 		{"openai__gpt-oss-120b", eagle3Spec(writeDraftDir(t, gptOssLlamaDraft, gptOssCheckpoint))},
 		{"Qwen__Qwen2.5-VL-7B-Instruct", eagle3Spec(writeDraftDir(t, qwen25VLDraftConfig, qwen25VLCheckpoint))},
+		{"Qwen__Qwen3-VL-30B-A3B-Instruct", eagle3Spec(writeDraftDir(t, qwen3VLMoeDraftConfig, qwen3VLMoeCheckpoint))},
 	}
-	profiles := []Profile{v1Llama, mustProfile("0.14.0")}
+	profiles := []Profile{v1Llama, mustProfile("0.15.0")}
 	rapid.Check(t, func(t *rapid.T) {
 		tc := rapid.SampledFrom(cases).Draw(t, "case")
 		a := models[tc.model]
@@ -453,4 +455,87 @@ func TestDraftBuffersInEncoderPass(t *testing.T) {
 	if got != plain+buffers {
 		t.Errorf("peak %d, want the plain serve's %d + %d", got, plain, buffers)
 	}
+}
+
+// qwen3VLMoeDraftConfig is SpecForge's EAGLE-3 draft config for
+// Qwen3-VL-30B-A3B (llama-typed, M-RoPE rope_scaling).
+const qwen3VLMoeDraftConfig = "../../corpus/models/drafts/sgl-project__SpecForge__qwen3-vl-30b-a3b-eagle3.json"
+
+// qwen3VLMoeCheckpoint is the tensors of that draft as SpecForge saves an
+// EAGLE-3 draft: hidden 2048, 32 heads and 4 KV heads of 128,
+// intermediate 6144, an lm_head of 32000 rows, no embed_tokens.
+var qwen3VLMoeCheckpoint = []draftTensor{
+	{"d2t", "I64", []uint64{32000}},
+	{"fc.weight", "BF16", []uint64{2048, 6144}},
+	{"lm_head.weight", "BF16", []uint64{32000, 2048}},
+	{"midlayer.hidden_norm.weight", "BF16", []uint64{2048}},
+	{"midlayer.input_layernorm.weight", "BF16", []uint64{2048}},
+	{"midlayer.mlp.down_proj.weight", "BF16", []uint64{2048, 6144}},
+	{"midlayer.mlp.gate_proj.weight", "BF16", []uint64{6144, 2048}},
+	{"midlayer.mlp.up_proj.weight", "BF16", []uint64{6144, 2048}},
+	{"midlayer.post_attention_layernorm.weight", "BF16", []uint64{2048}},
+	{"midlayer.self_attn.k_proj.weight", "BF16", []uint64{512, 4096}},
+	{"midlayer.self_attn.o_proj.weight", "BF16", []uint64{2048, 4096}},
+	{"midlayer.self_attn.q_proj.weight", "BF16", []uint64{4096, 4096}},
+	{"midlayer.self_attn.v_proj.weight", "BF16", []uint64{512, 4096}},
+	{"norm.weight", "BF16", []uint64{2048}},
+	{"t2d", "BOOL", []uint64{151936}},
+}
+
+// TestQwen3VLMoeDraftByHand: SpecForge's Qwen3-VL-30B-A3B draft on its
+// target, on the V1 runner (every release membudget sizes up to 0.28 and
+// main), TP 1, bf16, H = 2048:
+//
+//	qkv_proj 2H = 4096 x (32 + 2 x 4) x 128 = 4096 x 5120 x 2 = 41943040
+//	o_proj 4096 x 2048 x 2                                   = 16777216
+//	gate_up 2 x 6144 x 2048 x 2                              = 50331648
+//	down 6144 x 2048 x 2                                     = 25165824
+//	three norms 3 x 2048 x 2                                 =    12288
+//	fc 6144 x 2048 x 2                                       = 25165824
+//	final norm                                               =     4096
+//	lm_head 32000 rows x 2048 x 2                            = 131072000
+//	d2t 32000 x 8                                            =   256000
+//
+// 290,727,936 B. The proposer's buffers at T = 8192, B = 256: input_ids
+// 32768, mrope_positions 196632, hidden_states and inputs_embeds 8192 x
+// 2048 x 2 = 33554432 each, arange 32768, slot mapping 65536, backup ids
+// 1024: 67,437,592 B. The KV cache: the 48 text layers' 4 KV heads of 128
+// (32768 B a page) and the draft's, one group of 49. Before 0.15.0 the
+// MoE language model returns no auxiliary states (PR #32048): refused.
+func TestQwen3VLMoeDraftByHand(t *testing.T) {
+	a := shipped(t)["Qwen__Qwen3-VL-30B-A3B-Instruct"]
+	dir := writeDraftDir(t, qwen3VLMoeDraftConfig, qwen3VLMoeCheckpoint)
+	s := Serve{MaxModelLen: 8192, MaxNumSeqs: 256, MaxNumBatchedTokens: 8192, EnforceEager: true, SpeculativeConfig: eagle3Spec(dir)}
+	_, items := draftItems(t, a, s)
+	if diff := cmp.Diff(map[string]uint64{"draft_weights": 290727936, "draft_buffers": 32768 + 196632 + 2*33554432 + 32768 + 65536 + 1024}, items); diff != "" {
+		t.Errorf("items (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(kvShape{1, 49, false, 32768, 49}, kvShapeOf(t, a, s)); diff != "" {
+		t.Errorf("layout (-want +got):\n%s", diff)
+	}
+	for _, v := range []string{"0.15.0", "0.28.0", "main"} {
+		if _, err := Resolve(s, a, bigClass, mustProfile(v)); err != nil {
+			t.Errorf("%s: %v, want it sized", v, err)
+		}
+	}
+	_, err := Resolve(s, a, bigClass, mustProfile("0.14.0"))
+	wantRefusal(t, err, "speculative-config", "PR #32048")
+}
+
+// TestQwen3VLDenseDraft: Qwen3-VL-32B's class (Qwen3VLForConditionalGeneration)
+// takes an EAGLE-3 draft on the V1 runner from 0.14.0 (PR #29594) and is
+// refused on the V2 runner (dense models there from 0.25.0). The draft is
+// by hand (hidden 5120, 8 KV heads of 128, M-RoPE as the target's): no
+// public config of a Qwen3-VL-32B draft is stored in the search index.
+func TestQwen3VLDenseDraft(t *testing.T) {
+	a := shipped(t)["Qwen__Qwen3-VL-32B-Instruct"]
+	cfg := `{"architectures": ["LlamaForCausalLMEagle3"], "model_type": "llama", "hidden_size": 5120, "intermediate_size": 25600, "num_attention_heads": 64, "num_key_value_heads": 8, "head_dim": 128, "num_hidden_layers": 1, "vocab_size": 151936, "draft_vocab_size": 32000, "rope_scaling": {"mrope_interleaved": true, "mrope_section": [24, 20, 20]}}`
+	s := Serve{TensorParallelSize: 2, MaxModelLen: 8192, EnforceEager: true, SpeculativeConfig: eagle3Spec(writeDraftDir(t, cfg, []draftTensor{{"lm_head.weight", "BF16", []uint64{32000, 5120}}}))}
+	for _, v := range []string{"0.14.0", "0.24.0"} {
+		if _, err := Resolve(s, a, bigClass, mustProfile(v)); err != nil {
+			t.Errorf("%s: %v, want it sized", v, err)
+		}
+	}
+	_, err := Resolve(s, a, bigClass, mustProfile("0.25.0"))
+	wantRefusal(t, err, "speculative-config", "inputs_embeds")
 }
