@@ -199,21 +199,21 @@ var eagle3Since = map[string]struct {
 // vLLM class has SupportsEagle3 at d18bb7b but whose rules membudget has
 // not read, or read and found it does not model.
 var eagle3Unread = map[string]string{
-	"Gemma4ForConditionalGeneration":     eagle3Multimodal,
-	"Mistral3ForConditionalGeneration":   eagle3Multimodal,
-	"LlavaForConditionalGeneration":      eagle3Multimodal,
-	"PixtralForConditionalGeneration":    eagle3Multimodal,
-	"KimiK25ForConditionalGeneration":    eagle3Multimodal,
-	"Llama4ForConditionalGeneration":     "Llama 4's chunked local attention: with an EAGLE draft vLLM turns the hybrid KV cache manager off (vllm/config/vllm.py:1729-1739), so every layer's cache would be a full-attention one, and mllama4.py:808 chooses its own auxiliary layers; neither is modelled",
-	"Llama4ForCausalLM":                  "Llama 4's chunked local attention: with an EAGLE draft vLLM turns the hybrid KV cache manager off (vllm/config/vllm.py:1729-1739), so every layer's cache would be a full-attention one; not modelled",
-	"DeepseekV2ForCausalLM":              eagle3MLA,
-	"DeepseekV3ForCausalLM":              eagle3MLA,
-	"Gemma4ForCausalLM":                  "Gemma 4's sliding and global layers of two head sizes: which KV group the draft's full-attention layer joins, and at what page, was not read",
-	"Qwen3NextForCausalLM":               eagle3Hybrid,
-	"Qwen3_5ForCausalLM":                 eagle3Hybrid,
-	"Qwen3_5MoeForCausalLM":              eagle3Hybrid,
-	"NemotronHForCausalLM":               eagle3Hybrid,
-	"MiniMaxM2ForCausalLM":               "its auxiliary states and KV groups with a draft were not read",
+	"Gemma4ForConditionalGeneration":   eagle3Multimodal,
+	"Mistral3ForConditionalGeneration": eagle3Multimodal,
+	"LlavaForConditionalGeneration":    eagle3Multimodal,
+	"PixtralForConditionalGeneration":  eagle3Multimodal,
+	"KimiK25ForConditionalGeneration":  eagle3Multimodal,
+	"Llama4ForConditionalGeneration":   "Llama 4's chunked local attention: with an EAGLE draft vLLM turns the hybrid KV cache manager off (vllm/config/vllm.py:1729-1739), so every layer's cache would be a full-attention one, and mllama4.py:808 chooses its own auxiliary layers; neither is modelled",
+	"Llama4ForCausalLM":                "Llama 4's chunked local attention: with an EAGLE draft vLLM turns the hybrid KV cache manager off (vllm/config/vllm.py:1729-1739), so every layer's cache would be a full-attention one; not modelled",
+	"DeepseekV2ForCausalLM":            eagle3MLA,
+	"DeepseekV3ForCausalLM":            eagle3MLA,
+	"Gemma4ForCausalLM":                "Gemma 4's sliding and global layers of two head sizes: which KV group the draft's full-attention layer joins, and at what page, was not read",
+	"Qwen3NextForCausalLM":             eagle3Hybrid,
+	"Qwen3_5ForCausalLM":               eagle3Hybrid,
+	"Qwen3_5MoeForCausalLM":            eagle3Hybrid,
+	"NemotronHForCausalLM":             eagle3Hybrid,
+	"MiniMaxM2ForCausalLM":             "its auxiliary states and KV groups with a draft were not read",
 }
 
 // The reasons [eagle3Unread] gives.
