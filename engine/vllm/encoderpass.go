@@ -317,6 +317,14 @@ func appendEncoderPass(items []budget.Item, r *Resolved, st model.Sharding) []bu
 		return items
 	}
 	pass := budget.SatAdd(p.PeakBytes, r.Profile.peaks.residualBytes)
+	for _, it := range items {
+		if it.Name == "draft_buffers" {
+			// A drafter's proposer makes its buffers when the runner is
+			// built (specdraft.go eachProposerBuffer), before profile_run
+			// runs the encoder: they are alive through its pass too.
+			pass = budget.SatAdd(pass, it.Bytes)
+		}
+	}
 	return append(items, budget.Item{Name: "encoder_pass", Term: budget.TermActivation, Bytes: budget.SatSub(pass, peakOf(items))})
 }
 

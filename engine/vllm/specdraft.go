@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -54,6 +55,26 @@ type Draft struct {
 	// hidden_size) x the auxiliary hidden states (3 by default,
 	// llama_eagle3.py:176-186); 0 without auxiliary hidden states.
 	FCInput uint64
+	// Windows is each draft layer's sliding window, 0 for full attention:
+	// LlamaAttention makes a layer sliding where the config's layer_types
+	// says "sliding_attention", at the config's sliding_window
+	// (vllm/model_executor/models/llama.py:183-202, the draft's index
+	// counted from its first layer, target_layer_count, llama_eagle3.py:
+	// 287); nil where every layer is full attention.
+	Windows []uint64
+	// RotaryRows and RotaryDim are the draft's own rotary cos/sin table
+	// where membudget knows vLLM builds one apart from the target's: a
+	// gpt_oss-typed draft's (GptOssConfig's YaRN of factor 32 over 4096
+	// original positions, in the model dtype, while gpt-oss's own table is
+	// float32, so get_rope's cache never shares them; rotary_embedding/
+	// __init__.py:33-84, 243-281). 0 rows for the others (see docs/vllm.md,
+	// "EAGLE-3 drafts": a llama-typed draft's table is not charged).
+	RotaryRows, RotaryDim uint64
+	// MRoPE says the draft's config gives M-RoPE rope parameters (an
+	// mrope_section): its proposer keeps 3 x (T+1) positions
+	// (llm_base_proposer.py:172-191); membudget sizes it only where the
+	// target's M-RoPE agrees (see [resolveDraft]).
+	MRoPE bool
 	// AttentionBias says qkv_proj has a bias and OBias that o_proj has
 	// one: LlamaDecoderLayer gives o_proj a bias where attention_bias or
 	// bias is true (vllm/model_executor/models/llama.py:265-269), and
@@ -86,17 +107,121 @@ var eagle3Archs = []string{"LlamaForCausalLMEagle3", "Eagle3LlamaForCausalLM"}
 
 // eagle3Refused are the config.json keys of an EAGLE-3 draft that change
 // its tensors or their dtype (llama_eagle3.py:140-216;
-// get_draft_quant_config), or the target's layers whose hidden states it
-// reads (eagle_aux_hidden_state_layer_ids, eagle3_utils.py: which of them
-// are alive through the profile's forward pass, specv2.go): membudget
-// reads the plain draft only, and false and null change nothing.
-var eagle3Refused = []string{"quantization_config", "speculators_config", "eagle_config", "fc_norm", "norm_before_fc", "mlp_bias", "num_aux_hidden_states", "target_hidden_size", "qkv_bias", "eagle_aux_hidden_state_layer_ids"}
+// get_draft_quant_config), or that the runner reads as its auxiliary
+// layers (dflash_config's target_layer_ids, gpu_model_runner.py:5612-5621,
+// where no eagle_aux_hidden_state_layer_ids is given): membudget reads the
+// plain draft only, and false and null change nothing. The target's layers whose hidden states it
+// reads (eagle_aux_hidden_state_layer_ids, at the top level or in
+// eagle_config) are read by [readAuxLayers].
+var eagle3Refused = []string{"quantization_config", "speculators_config", "fc_norm", "norm_before_fc", "mlp_bias", "num_aux_hidden_states", "target_hidden_size", "qkv_bias", "dflash_config"}
+
+// eagleTargets are the target architectures an EAGLE-1 draft is sized on:
+// vLLM classes that return the hidden states EAGLE reads (SupportsEagle)
+// and whose embedding and LM head the draft shares, read for EAGLE-1
+// (specdraft_eagle.go).
+var eagleTargets = []string{"LlamaForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCausalLM", "Qwen3MoeForCausalLM"}
 
 // eagle3Targets are the target architectures whose vLLM class returns the
 // auxiliary hidden states EAGLE-3 reads (SupportsEagle3: llama.py,
-// qwen2.py, qwen3.py, qwen3_moe.py at d18bb7b) and whose layers membudget
-// sizes; gpu_model_runner.py:5578 refuses a target without it.
-var eagle3Targets = []string{"LlamaForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCausalLM", "Qwen3MoeForCausalLM"}
+// qwen2.py, qwen3.py, qwen3_moe.py, gpt_oss.py at d18bb7b) and whose
+// layers membudget sizes; gpu_model_runner.py:5578 refuses a target
+// without it. Each class had it before 0.14.0, the first release whose
+// speculative decoding membudget sizes (specSince): GptOssForCausalLM
+// since PR #25246 (2025-09-22). What each shares with the draft:
+//   - GptOssForCausalLM (gpt_oss.py:291-362, 1170-1230): the default
+//     auxiliary layers are SupportsEagle3's (2, L/2, L-3), interfaces.py:
+//     1588-1600, the states new tensors (hidden + residual, EagleModelMixin,
+//     :1499-1509) taken in GptOssModel.forward as in Llama's; its embedding
+//     is model.embedding, which _maybe_share_embeddings takes where there is
+//     no embed_tokens (llm_base_proposer.py:1436-1447), and its lm_head a
+//     ParallelLMHead of vocab_size x hidden (untied), shared by the same
+//     rule. Its layers alternate sliding-window (128) and full attention:
+//     a full-attention draft layer of its KV shape (8 KV heads of 64) joins
+//     the full layers' spec, so the groups are 18 sliding slots padded to
+//     19 and 19 full for gpt-oss-120b (_get_kv_cache_groups_uniform_page_
+//     size, kv_cache_utils.py:1106-1246: 19 < 1.5 x 18), and a sliding one
+//     (a gpt_oss-typed draft config, [readDraftFrom]) joins the sliding
+//     spec. HMA stays on: vLLM turns it off with an EAGLE draft only for
+//     chunked local attention (vllm/config/vllm.py:1729-1739).
+//   - Qwen2_5_VLForConditionalGeneration (qwen2_5_vl.py:1227-1380), since
+//     PR #22872 (2025-09-27): its language model is a Qwen2ForCausalLM
+//     (init_vllm_registered_model, :1371), so the default auxiliary layers
+//     are (2, L/2, L-3) of its text layers (SupportsEagle3 asks
+//     get_language_model()) and the draft shares that model's embed_tokens
+//     and lm_head (load_model, llm_base_proposer.py:1370-1411). Its text
+//     layers are full attention, so the draft's layer joins their group.
+//     On the V1 runner the proposer keeps supports_mm_inputs off for a
+//     draft without multimodal embeddings (Eagle3LlamaForCausalLM has
+//     none, :1360-1368), so it allocates no buffer for them; its positions
+//     are M-RoPE's 3 x (T+1) where the draft config has M-RoPE (:172-191:
+//     the draft's setting since PR #32048 of 2026-01-21, the target's
+//     before, so membudget sizes a draft whose M-RoPE is the target's
+//     and refuses one whose differs). On the V2 runner its speculator
+//     makes inputs_embeds for a multimodal target in load_model
+//     (autoregressive/speculator.py:47-57), not modelled: refused there
+//     ([eagle3V1Only]).
+//   - Qwen3VLForConditionalGeneration (qwen3_vl.py:1643-1850), since PR
+//     #29594 (2025-11-27), and Qwen3VLMoeForConditionalGeneration, its
+//     subclass (qwen3_vl_moe.py:223), whose MoE language model returns the
+//     auxiliary states since PR #32048 (2026-01-21, after 0.14.0rc0 of
+//     2026-01-11: from 0.15.0, [eagle3Since]): as Qwen2.5-VL's, their
+//     language model (Qwen3LLMModel, Qwen3MoeLLMModel) takes the states as
+//     hidden + residual after each layer, its deepstack embeddings added
+//     to the hidden states of the first layers before (qwen3_vl.py:
+//     1664-1683, qwen3_vl_moe.py:122-143), and its layers are full
+//     attention; the same M-RoPE rule.
+var eagle3Targets = []string{"LlamaForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCausalLM", "Qwen3MoeForCausalLM", "GptOssForCausalLM",
+	"Qwen2_5_VLForConditionalGeneration", "Qwen3VLForConditionalGeneration", "Qwen3VLMoeForConditionalGeneration"}
+
+// eagle3V2Multimodal is why a multimodal EAGLE-3 target is not sized on
+// the V2 model runner.
+const eagle3V2Multimodal = "a multimodal target on the V2 model runner, whose speculator makes an inputs_embeds buffer of max_num_batched_tokens x hidden for it in load_model (autoregressive/speculator.py:47-57), inside or outside the measured load not read"
+
+// eagle3V1Only are the EAGLE-3 targets sized on the V1 model runner only,
+// and why not on the V2 runner.
+var eagle3V1Only = map[string]string{
+	"Qwen2_5_VLForConditionalGeneration": eagle3V2Multimodal,
+	"Qwen3VLForConditionalGeneration":    eagle3V2Multimodal,
+	"Qwen3VLMoeForConditionalGeneration": eagle3V2Multimodal,
+}
+
+// eagle3Since is the first release whose class of a target returns the
+// auxiliary states, where it is later than [specSince]: vLLM fails
+// before (set_aux_hidden_state_layers needs EagleModelMixin's model).
+var eagle3Since = map[string]struct {
+	v  Version
+	pr string
+}{
+	"Qwen3VLMoeForConditionalGeneration": {v0_15_0, "PR #32048 (2026-01-21), after 0.14.0rc0 of 2026-01-11"},
+}
+
+// eagle3Unread says why an EAGLE-3 draft is not sized on a target whose
+// vLLM class has SupportsEagle3 at d18bb7b but whose rules membudget has
+// not read, or read and found it does not model.
+var eagle3Unread = map[string]string{
+	"Gemma4ForConditionalGeneration":   eagle3Multimodal,
+	"Mistral3ForConditionalGeneration": eagle3Multimodal,
+	"LlavaForConditionalGeneration":    eagle3Multimodal,
+	"PixtralForConditionalGeneration":  eagle3Multimodal,
+	"KimiK25ForConditionalGeneration":  eagle3Multimodal,
+	"Llama4ForConditionalGeneration":   "Llama 4's chunked local attention: with an EAGLE draft vLLM turns the hybrid KV cache manager off (vllm/config/vllm.py:1729-1739), so every layer's cache would be a full-attention one, and mllama4.py:808 chooses its own auxiliary layers; neither is modelled",
+	"Llama4ForCausalLM":                "Llama 4's chunked local attention: with an EAGLE draft vLLM turns the hybrid KV cache manager off (vllm/config/vllm.py:1729-1739), so every layer's cache would be a full-attention one; not modelled",
+	"DeepseekV2ForCausalLM":            eagle3MLA,
+	"DeepseekV3ForCausalLM":            eagle3MLA,
+	"Gemma4ForCausalLM":                "Gemma 4's sliding and global layers of two head sizes: which KV group the draft's full-attention layer joins, and at what page, was not read",
+	"Qwen3NextForCausalLM":             eagle3Hybrid,
+	"Qwen3_5ForCausalLM":               eagle3Hybrid,
+	"Qwen3_5MoeForCausalLM":            eagle3Hybrid,
+	"NemotronHForCausalLM":             eagle3Hybrid,
+	"MiniMaxM2ForCausalLM":             "its auxiliary states and KV groups with a draft were not read",
+}
+
+// The reasons [eagle3Unread] gives.
+const (
+	eagle3Multimodal = "a multimodal target whose language model was not read with a draft (membudget sizes Qwen2.5-VL's and Qwen3-VL's on the V1 runner; the V2 speculator's inputs_embeds for a multimodal target, autoregressive/speculator.py:47-57, is not modelled)"
+	eagle3MLA        = "an MLA target: the draft's full-attention layer is a KV spec of another page beside the latents', whose unified page and group were not read"
+	eagle3Hybrid     = "a hybrid target of state (linear-attention or Mamba) layers: the draft's full-attention layer beside their padded state pages was not read"
+)
 
 // draftCache keeps each draft directory's reading: a plan's search
 // resolves the serve many times.
@@ -109,7 +234,9 @@ type draftOrErr struct {
 
 // loadDraft is readDraft, once per directory, method and target.
 func loadDraft(dir, method string, a *model.Arch) (Draft, error) {
-	key := dir + "\x00" + method + "\x00" + strconv.FormatUint(a.Vocab, 10) + "\x00" + strconv.FormatUint(a.Hidden, 10)
+	// The reading depends on the target's vocabulary and width (what the
+	// draft shares) and its layers (the auxiliary layer ids it may name).
+	key := dir + "\x00" + method + "\x00" + strconv.FormatUint(a.Vocab, 10) + "\x00" + strconv.FormatUint(a.Hidden, 10) + "\x00" + strconv.Itoa(len(a.Layers))
 	if v, ok := draftCache.Load(key); ok {
 		r := v.(draftOrErr)
 		return r.d, r.err
@@ -171,6 +298,15 @@ func readDraftFrom(dir, file string, data []byte, shapes func() (map[string][]ui
 			return d, fmt.Errorf("%s: key %q: not modelled for an %s draft; membudget refuses it rather than size a serve vLLM would contradict", file, k, draftName(method))
 		}
 	}
+	gptOss, err := draftModelType(file, cfg, method)
+	if err != nil {
+		return d, err
+	}
+	if method == "eagle3" {
+		if err := readAuxLayers(file, cfg, a); err != nil {
+			return d, err
+		}
+	}
 	count := func(key string, to *uint64, required bool) error {
 		raw, ok := cfg[key]
 		if !ok || string(raw) == "null" {
@@ -192,6 +328,12 @@ func readDraftFrom(dir, file string, data []byte, shapes func() (map[string][]ui
 		count("vocab_size", &d.Vocab, true), count("draft_vocab_size", &d.DraftVocab, false)); err != nil {
 		return d, err
 	}
+	if gptOss {
+		// GptOssConfig's defaults (transformers configuration_gpt_oss.py):
+		// num_key_value_heads 8 and head_dim 64, not LlamaConfig's.
+		d.KVHeads = cmp.Or(d.KVHeads, 8)
+		d.HeadDim = cmp.Or(d.HeadDim, 64)
+	}
 	if d.KVHeads == 0 {
 		d.KVHeads = d.Heads // LlamaConfig's default (transformers configuration_llama.py)
 	}
@@ -204,7 +346,9 @@ func readDraftFrom(dir, file string, data []byte, shapes func() (map[string][]ui
 	if d.DraftVocab == 0 {
 		d.DraftVocab = d.Vocab
 	}
-	var attnBias, bias bool
+	// GptOssConfig's attention_bias defaults to true, LlamaConfig's to
+	// false; an explicit key decides either way.
+	attnBias, bias := gptOss, false
 	for _, b := range []struct {
 		key string
 		to  *bool
@@ -224,9 +368,26 @@ func readDraftFrom(dir, file string, data []byte, shapes func() (map[string][]ui
 		// width (llama_eagle3.py:103, 236-239).
 		return d, fmt.Errorf("%s: hidden_size %d differs from the target's %d: not modelled", file, d.Hidden, a.Hidden)
 	}
+	if d.Windows, err = draftWindows(file, cfg, d.Layers, gptOss); err != nil {
+		return d, err
+	}
+	if gptOss {
+		for _, k := range []string{"rope_scaling", "rope_parameters", "partial_rotary_factor"} {
+			if raw, ok := cfg[k]; ok && string(raw) != "null" {
+				return d, fmt.Errorf("%s: key %q in a gpt_oss-typed draft config: its rotary table was read for GptOssConfig's default rope only; not modelled", file, k)
+			}
+		}
+		// GptOssConfig's rope_parameters: YaRN, factor 32, 4096 original
+		// positions (configuration_gpt_oss.py); YaRN's table has
+		// original x factor rows (yarn_scaling_rope.py:75-85) of the
+		// head size.
+		d.RotaryRows, d.RotaryDim = 4096*32, d.HeadDim
+	}
+	d.MRoPE = draftMRoPE(cfg)
 	// The auxiliary hidden states: three of the target's width
 	// (num_aux_hidden_states and target_hidden_size absent, refused
-	// above); EAGLE-1's fc takes the embedding and the target's last
+	// above, and three layer ids where a key names them, readAuxLayers);
+	// EAGLE-1's fc takes the embedding and the target's last
 	// hidden state (llama_eagle.py:95-103).
 	d.FCInput = 3 * d.Hidden
 	if method == "eagle" {
@@ -256,6 +417,176 @@ func readDraftFrom(dir, file string, data []byte, shapes func() (map[string][]ui
 		}
 	}
 	return d, nil
+}
+
+// draftModelType reads the draft config's model_type, which picks the
+// transformers config class vLLM loads it as, and so the defaults of the
+// keys it leaves out (EAGLEConfig copies every attribute of that class's
+// to_dict, vllm/transformers_utils/configs/eagle.py:80-83): "llama" or
+// none (LlamaConfig's, the keys membudget reads), or for an EAGLE-3 draft
+// "gpt_oss" (GptOssConfig's: attention_bias true, 8 KV heads of 64,
+// layer_types alternating from a sliding layer at sliding_window 128, as
+// SpecForge's gpt-oss drafts are typed). It says whether the type is
+// gpt_oss; any other type is refused by name.
+func draftModelType(file string, cfg map[string]json.RawMessage, method string) (bool, error) {
+	raw, ok := cfg["model_type"]
+	if !ok || string(raw) == "null" {
+		return false, nil
+	}
+	var typ string
+	if err := json.Unmarshal(raw, &typ); err != nil {
+		return false, fmt.Errorf("%s: key \"model_type\" is %s; want a string", file, raw)
+	}
+	switch {
+	case typ == "llama":
+		return false, nil
+	case typ == "gpt_oss" && method == "eagle3":
+		return true, nil
+	}
+	return false, fmt.Errorf("%s: model_type %q: vLLM loads the draft's config as that type's transformers class, whose defaults membudget has not read (it reads llama, and gpt_oss for an EAGLE-3 draft); not modelled", file, typ)
+}
+
+// draftWindows is each draft layer's sliding window (see [Draft].Windows),
+// nil where every layer is full attention: layer_types, or GptOssConfig's
+// default for a gpt_oss-typed config ("sliding_attention" on even layers),
+// with sliding_window (GptOssConfig's 128 where absent). A list shorter
+// than the draft's layers fails vLLM's assert (llama.py:195-198), and a
+// type other than the two, or a sliding layer of no window, is refused.
+func draftWindows(file string, cfg map[string]json.RawMessage, layers uint64, gptOss bool) ([]uint64, error) {
+	var types []string
+	if raw, ok := cfg["layer_types"]; ok && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &types); err != nil {
+			return nil, fmt.Errorf("%s: key \"layer_types\" is %s; want a list of strings", file, raw)
+		}
+		if uint64(len(types)) < layers {
+			return nil, fmt.Errorf("%s: layer_types has %d entries for %d layers: vLLM asserts one a layer (llama.py:195-198)", file, len(types), layers)
+		}
+	} else if gptOss {
+		for i := range layers {
+			t := "full_attention"
+			if i%2 == 0 {
+				t = "sliding_attention"
+			}
+			types = append(types, t)
+		}
+	}
+	if types == nil {
+		return nil, nil
+	}
+	var window uint64
+	if raw, ok := cfg["sliding_window"]; ok && string(raw) != "null" {
+		n, err := strconv.ParseUint(strings.TrimSpace(string(raw)), 10, 32)
+		if err != nil || n == 0 {
+			return nil, fmt.Errorf("%s: key \"sliding_window\" is %s; want a positive integer", file, raw)
+		}
+		window = n
+	} else if !ok && gptOss {
+		window = 128 // GptOssConfig's default; null is None, refused below
+	}
+	var out []uint64
+	for i := range layers {
+		switch types[i] {
+		case "full_attention":
+			out = append(out, 0)
+		case "sliding_attention":
+			if window == 0 {
+				return nil, fmt.Errorf("%s: layer_types makes draft layer %d sliding with no sliding_window: not modelled", file, i)
+			}
+			out = append(out, window)
+		default:
+			return nil, fmt.Errorf("%s: layer_types[%d] is %q: membudget reads full_attention and sliding_attention draft layers only", file, i, types[i])
+		}
+	}
+	if !slices.ContainsFunc(out, func(w uint64) bool { return w > 0 }) {
+		return nil, nil
+	}
+	return out, nil
+}
+
+// draftMRoPE says the draft config's rope parameters (rope_scaling, or
+// rope_parameters as transformers 5 writes them) hold an mrope_section or
+// name the mrope type, which vLLM's uses_mrope reads as M-RoPE
+// (vllm/transformers_utils/config.py:552-566, after patch_legacy_rope_type
+// renames the legacy type).
+func draftMRoPE(cfg map[string]json.RawMessage) bool {
+	for _, k := range []string{"rope_scaling", "rope_parameters"} {
+		var rs map[string]json.RawMessage
+		if raw, ok := cfg[k]; ok && json.Unmarshal(raw, &rs) == nil && rs != nil {
+			if _, ok := rs["mrope_section"]; ok {
+				return true
+			}
+			for _, t := range []string{"type", "rope_type"} {
+				if string(rs[t]) == `"mrope"` {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// targetMRoPE says target a's rotary embedding is M-RoPE.
+func targetMRoPE(a *model.Arch) bool {
+	return slices.ContainsFunc(a.RopeScalings, func(r model.RopeScaling) bool { return r.MRoPE })
+}
+
+// readAuxLayers reads the target layers an EAGLE-3 draft names for its
+// auxiliary hidden states: eagle_aux_hidden_state_layer_ids at the top
+// level, which the runner takes first, or in eagle_config
+// (gpu_model_runner.py:5595-5627; the V2 runner's eagle3_utils.py:35-60),
+// whose count is also the fc's inputs (llama_eagle3.py:176-186). The
+// footprint does not depend on which layers, only that there are three
+// new tensors alive through the target's last layers: ids 1 to L-1, each
+// taken after layer id-1 (EagleModelMixin, interfaces.py:1499-1509; the
+// target's forward calls it with i+1). Any other count, a repeat, id 0
+// (the embedding itself, residual None) or an id past L-1 is refused by
+// name. eagle_config may also say use_aux_hidden_state (true is the
+// default, llama_eagle3.py:145-148); its other keys are refused.
+func readAuxLayers(file string, cfg map[string]json.RawMessage, a *model.Arch) error {
+	check := func(key string, raw json.RawMessage) error {
+		if string(raw) == "null" {
+			return nil
+		}
+		var ids []int64
+		if err := json.Unmarshal(raw, &ids); err != nil {
+			return fmt.Errorf("%s: key %q is %s; want a list of integers", file, key, raw)
+		}
+		if len(ids) == 0 {
+			return nil // an empty list is vLLM's "not given" (gpu_model_runner.py:5626)
+		}
+		l := int64(len(a.Layers))
+		for i, id := range ids {
+			if len(ids) != eagle3AuxStates || id < 1 || id >= l || slices.Contains(ids[:i], id) {
+				return fmt.Errorf("%s: key %q is %s: membudget sizes %d distinct target layers from 1 to %d (the target's %d layers' outputs before its last), the states alive through its last layers; not modelled", file, key, raw, eagle3AuxStates, l-1, l)
+			}
+		}
+		return nil
+	}
+	if raw, ok := cfg["eagle_aux_hidden_state_layer_ids"]; ok {
+		if err := check("eagle_aux_hidden_state_layer_ids", raw); err != nil {
+			return err
+		}
+	}
+	raw, ok := cfg["eagle_config"]
+	if !ok || string(raw) == "null" {
+		return nil
+	}
+	var ec map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &ec); err != nil {
+		return fmt.Errorf("%s: key \"eagle_config\" is %s; want an object", file, raw)
+	}
+	for _, k := range slices.Sorted(maps.Keys(ec)) {
+		switch v := ec[k]; {
+		case k == "eagle_aux_hidden_state_layer_ids":
+			if err := check("eagle_config."+k, v); err != nil {
+				return err
+			}
+		case k == "use_aux_hidden_state" && string(v) == "true":
+		default:
+			return fmt.Errorf("%s: key \"eagle_config.%s\" is %s: not modelled for an EAGLE-3 draft; membudget refuses it rather than size a serve vLLM would contradict", file, k, v)
+		}
+	}
+	return nil
 }
 
 // draftTensorShapes is the shape of every tensor of the draft's
@@ -325,14 +656,28 @@ func (r *Resolved) resolveDraft(sc specConfig, a *model.Arch) (*Draft, error) {
 	if what := specDraftRefusal(r.SpeculativeConfig, p); what != "" {
 		return nil, settingErr("speculative-config", sc.method, "%s: not modelled for %s; membudget refuses it rather than size a serve vLLM would contradict", what, p.Describes)
 	}
-	if !slices.Contains(eagle3Targets, firstArch(a)) {
-		return nil, settingErr("speculative-config", sc.method, "an %s draft on %s (%s; membudget sizes it on %s, whose vLLM classes return the auxiliary hidden states EAGLE-3 reads and whose embedding and LM head an EAGLE draft shares): not modelled for %s; membudget refuses it rather than size a serve vLLM would contradict", name, a.Source, firstArch(a), strings.Join(eagle3Targets, ", "), p.Describes)
+	targets := eagle3Targets
+	if sc.method == "eagle" {
+		targets = eagleTargets
+	}
+	if !slices.Contains(targets, firstArch(a)) {
+		why := ""
+		if r, ok := eagle3Unread[firstArch(a)]; ok && sc.method == "eagle3" {
+			why = "; " + r
+		}
+		return nil, settingErr("speculative-config", sc.method, "an %s draft on %s (%s%s; membudget sizes it on %s, whose vLLM classes return the auxiliary hidden states EAGLE-3 reads and whose embedding and LM head an EAGLE draft shares): not modelled for %s; membudget refuses it rather than size a serve vLLM would contradict", name, a.Source, firstArch(a), why, strings.Join(targets, ", "), p.Describes)
+	}
+	if since, ok := eagle3Since[firstArch(a)]; ok && sc.method == "eagle3" && p.Release.Less(since.v) {
+		return nil, settingErr("speculative-config", sc.method, "vLLM fails on it: %s's language model returns EAGLE-3's auxiliary hidden states from %s, vLLM %s, not in %s", firstArch(a), since.pr, since.v, p.Describes)
 	}
 	if r.PipelineParallelSize > 1 {
 		return nil, settingErr("pipeline-parallel-size", r.PipelineParallelSize, "an %s draft under pipeline parallelism (the drafter on the last stage, its own embedding, llm_base_proposer.py:1436-1520): not modelled for %s; membudget refuses it rather than size a serve vLLM would contradict", name, p.Describes)
 	}
 	v2 := p.V2Runner(a)
 	if v2 {
+		if why, ok := eagle3V1Only[firstArch(a)]; ok {
+			return nil, settingErr("speculative-config", sc.method, "an %s draft on %s (%s): %s; not modelled for %s (sized on the V1 runner); membudget refuses it rather than size a serve vLLM would contradict", name, a.Source, firstArch(a), why, p.Describes)
+		}
 		if err := specV2Refusal(sc.method, p, a); err != nil {
 			return nil, err
 		}
@@ -342,6 +687,26 @@ func (r *Resolved) resolveDraft(sc specConfig, a *model.Arch) (*Draft, error) {
 		return nil, settingErr("speculative-config", sc.method, "the draft %s", untrusted.Text(err.Error()))
 	}
 	tp := max(r.TensorParallelSize, 1) // 0 before the serve's defaults (explain's dropUnsizedSpec): vLLM's 1
+	if w := slices.Max(append([]uint64{0}, d.Windows...)); w > 0 && !targetSlides(a, w, d, tp) {
+		// A sliding draft layer whose spec is none of the target's would
+		// be a KV group of its own (and the drafter's layers must share
+		// one group, llm_base_proposer.py kv_cache_gid).
+		return nil, settingErr("speculative-config", sc.method, "the %s draft's sliding-window layer (window %d, %d KV heads of %d) matches no sliding layer of %s (%s): a KV group of its own, not modelled; membudget refuses it rather than size a serve vLLM would contradict", name, w, d.KVHeads, d.HeadDim, a.Source, firstArch(a))
+	}
+	if d.MRoPE != targetMRoPE(a) {
+		// The V1 proposer sizes its positions by the draft's M-RoPE since
+		// PR #32048 (2026-01-21), by the target's before: where they
+		// differ, the buffer depends on a release boundary not read.
+		return nil, settingErr("speculative-config", sc.method, "the %s draft's M-RoPE (%v) differs from %s's (%v): the proposer's positions follow the draft's from PR #32048 (2026-01-21) and the target's before, not modelled", name, d.MRoPE, a.Source, targetMRoPE(a))
+	}
+	if len(d.Windows) > 0 && strings.TrimSpace(r.KVCacheDtypeSkipLayers) != "" {
+		// Whether the skip list reaches the draft's sliding layer (its
+		// index is past the target's) was not read.
+		return nil, settingErr("kv-cache-dtype-skip-layers", r.KVCacheDtypeSkipLayers, "with an %s draft's sliding-window layer: whether the draft's layer keeps the model's dtype was not read; not modelled", name)
+	}
+	if len(d.Windows) > 0 && slices.Contains(d.Windows, 0) {
+		return nil, settingErr("speculative-config", sc.method, "the %s draft's layers are both sliding-window and full attention: KV groups the drafter's one attention group (llm_base_proposer.py kv_cache_gid) cannot hold, not modelled", name)
+	}
 	if d.Heads%tp != 0 || (d.KVHeads >= tp && d.KVHeads%tp != 0) || (d.KVHeads < tp && tp%d.KVHeads != 0) || d.Intermediate%tp != 0 {
 		// QKVParallelLinear and MergedColumnParallelLinear divide them
 		// (vllm/model_executor/layers/linear.py).
@@ -359,7 +724,8 @@ func (r *Resolved) resolveDraft(sc specConfig, a *model.Arch) (*Draft, error) {
 // post-attention, hidden_norm, :66); fc, replicated (:208-216); the final
 // norm; the embedding and the LM head divided among the ranks where the
 // draft keeps its own (padded to 64 rows, VocabParallelEmbedding); and
-// draft_id_to_target_id, draft_vocab int64 (:304-307), replicated. The
+// draft_id_to_target_id, draft_vocab int64 (:304-307), replicated; its
+// own rotary table where it has one ([Draft].RotaryRows). The
 // draft is served in the target's dtype (speculative.py:909,
 // dtype=self.target_model_config.dtype). An embedding vLLM shares is built
 // and deleted while the model loads (llm_base_proposer.py:1513-1516): the
@@ -408,6 +774,9 @@ func draftTensors(d *Draft, tp, el uint64, yield func(uint64)) {
 		yield(mul(mul(budget.CeilDiv(budget.RoundUp(d.DraftVocab, vocabPadding), tp), d.Hidden), el))
 	}
 	yield(mul(d.DraftVocab, 8))
+	if d.RotaryRows > 0 {
+		yield(mul(mul(d.RotaryRows, d.RotaryDim), el)) // the cos/sin table, whole on each rank
+	}
 }
 
 // eachDraftTensor yields the bytes of each tensor of the serve's draft
@@ -440,7 +809,8 @@ func draftWeightBytes(a *model.Arch, r *Resolved, st model.Sharding) uint64 {
 // runs) when the runner is built, before the profile run measures its
 // peak (vllm/v1/spec_decode/llm_base_proposer.py:142-262 at d18bb7b):
 // with T = max_num_batched_tokens and B = max_num_seqs, input_ids T int32,
-// positions T int64, hidden_states and inputs_embeds T x the draft's
+// positions T int64 (mrope_positions 3 x (T+1) int64 for an M-RoPE draft,
+// :172-191), hidden_states and inputs_embeds T x the draft's
 // hidden size in the model dtype, arange max(B+1, T) int32, the slot
 // mapping T int64 and backup_next_token_ids B int32. EAGLE-3 and MTP need
 // no extra input slots, so the rejected and masked token masks are not
@@ -464,7 +834,13 @@ func eachProposerBuffer(a *model.Arch, r *Resolved, st model.Sharding, yield fun
 		yield(draftModelMasks(r))
 	}
 	yield(mul(t, 4))
-	yield(mul(t, 8))
+	if d := r.Spec.Draft; d != nil && d.MRoPE {
+		// mrope_positions, 3 x (T+1) int64, in place of positions
+		// (llm_base_proposer.py:172-191).
+		yield(mul(mul(3, budget.SatAdd(t, 1)), 8))
+	} else {
+		yield(mul(t, 8))
+	}
 	yield(mul(mul(t, hidden), r.DtypeBytes))
 	yield(mul(max(budget.SatAdd(b, 1), t), 4))
 	yield(mul(mul(t, hidden), r.DtypeBytes))
@@ -523,10 +899,41 @@ func draftSpecs(r *Resolved, specs []layerSpec, first int) []layerSpec {
 	heads := max(1, d.KVHeads/r.TensorParallelSize)
 	out := make([]layerSpec, 0, d.Layers)
 	for j := range int(d.Layers) {
-		out = append(out, layerSpec{layer: first + j, draft: true, kind: fullSpec, block: r.BlockSize, heads: heads, headDim: d.HeadDim,
-			page: budget.SatMul(budget.SatMul(r.BlockSize, 2*heads*d.HeadDim), r.KVDtypeBytes)})
+		s := layerSpec{layer: first + j, draft: true, kind: fullSpec, block: r.BlockSize, heads: heads, headDim: d.HeadDim,
+			page: budget.SatMul(budget.SatMul(r.BlockSize, 2*heads*d.HeadDim), r.KVDtypeBytes)}
+		if j < len(d.Windows) && d.Windows[j] > 0 {
+			// A sliding draft layer is the SlidingWindowSpec of the
+			// target's sliding layers of its window and shape (resolveDraft
+			// refuses one that matches none): the same block and page, so
+			// it joins their group.
+			if i := slices.IndexFunc(specs, func(t layerSpec) bool {
+				return t.kind == slidingSpec && !t.draft && !t.modelDtype && t.window == d.Windows[j] && t.heads == heads && t.headDim == d.HeadDim
+			}); i >= 0 {
+				s = specs[i]
+				s.layer, s.draft = first+j, true
+			}
+		}
+		out = append(out, s)
 	}
 	return out
+}
+
+// targetSlides says target a has a sliding-window layer of window w and
+// the draft's KV shape at tensor-parallel size tp, whose spec a sliding
+// draft layer shares.
+func targetSlides(a *model.Arch, w uint64, d Draft, tp uint64) bool {
+	if a.SlidingWindow != w {
+		return false
+	}
+	for i, l := range a.Layers {
+		if l.Kind != model.SlidingAttention {
+			continue
+		}
+		if heads, dim := layerKVShape(a, i, tp); heads == max(1, d.KVHeads/tp) && dim == d.HeadDim {
+			return true
+		}
+	}
+	return false
 }
 
 // draftShape is what the draft's KV specs depend on beyond the serve's
@@ -535,12 +942,13 @@ func draftSpecs(r *Resolved, specs []layerSpec, first int) []layerSpec {
 type draftShape struct {
 	method                              string
 	layers, kvHeads, headDim, mtpLayers uint64
+	windows                             string // the draft layers' sliding windows, "" for full attention
 }
 
 // draftKey returns the serve's draftShape.
 func draftKey(r *Resolved) draftShape {
 	if d := r.Spec.Draft; d != nil {
-		return draftShape{method: d.Method, layers: d.Layers, kvHeads: d.KVHeads, headDim: d.HeadDim}
+		return draftShape{method: d.Method, layers: d.Layers, kvHeads: d.KVHeads, headDim: d.HeadDim, windows: fmt.Sprint(d.Windows)}
 	}
 	return draftShape{mtpLayers: r.Spec.MTPLayers}
 }

@@ -116,8 +116,8 @@ func onV2Speculator(r *Resolved) bool {
 //   - AutoRegressiveSpeculator (autoregressive/speculator.py:33-39):
 //     hidden_states T x H; current_draft_step, one int64;
 //     last_token_indices N int64. Its inputs_embeds is made only for a
-//     multimodal target (:47-57), which no EAGLE-3 target membudget sizes
-//     is.
+//     multimodal target (:47-57), which membudget sizes an EAGLE-3 draft
+//     on with the V1 runner alone (specdraft.go eagle3V1Only).
 func specV2Buffers(r *Resolved, st model.Sharding, yield func(uint64)) {
 	if !st.Last || !onV2Speculator(r) {
 		return
@@ -147,9 +147,10 @@ func specV2BufferBytes(r *Resolved, st model.Sharding) uint64 {
 }
 
 // eagle3AuxStates is the auxiliary hidden states EAGLE-3 reads: the
-// default layers (2, L/2, L-3), interfaces.py:1578-1600 (a draft config's
-// eagle_aux_hidden_state_layer_ids, which would choose others, is
-// refused, specdraft.go).
+// default layers (2, L/2, L-3), interfaces.py:1578-1600, or three others
+// a draft config's eagle_aux_hidden_state_layer_ids names from 1 to L-1,
+// alive through the target's last layers all the same (any other list is
+// refused, specdraft.go readAuxLayers).
 const eagle3AuxStates = 3
 
 // specV2ProfileBytes is the profile run's torch peak while the drafter

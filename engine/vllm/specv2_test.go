@@ -257,7 +257,7 @@ func TestSpecV2Refusals(t *testing.T) {
 			[]string{"not modelled for vLLM 0.29.0", "PR #53306"}},
 		{"EAGLE-1 with FULL graphs on main", current, Serve{Compilation: Compilation{GraphMode: graphsFull}, SpeculativeConfig: eagleSpec(WriteEagleDraft(t))}, "compilation-config",
 			[]string{"the EAGLE drafter's CUDA graphs on the V2 model runner", "pass --enforce-eager"}},
-		{"other auxiliary layers", current, Serve{EnforceEager: true, SpeculativeConfig: eagle3Spec(writeDraftDir(t, `{"architectures": ["LlamaForCausalLMEagle3"], "hidden_size": 4096, "eagle_aux_hidden_state_layer_ids": [1, 15, 28]}`, eagle3Checkpoint))}, "speculative-config",
+		{"other auxiliary layers", current, Serve{EnforceEager: true, SpeculativeConfig: eagle3Spec(writeDraftDir(t, `{"architectures": ["LlamaForCausalLMEagle3"], "hidden_size": 4096, "eagle_aux_hidden_state_layer_ids": [1, 15, 40]}`, eagle3Checkpoint))}, "speculative-config",
 			[]string{`"eagle_aux_hidden_state_layer_ids"`}},
 	}
 	qwen := shipped(t)["Qwen__Qwen3-8B"] // on the V2 runner from 0.22.0, Llama from 0.23.0
