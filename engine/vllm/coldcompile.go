@@ -443,13 +443,21 @@ func (sz *Sizing) coldKeptClause(first uint64) string {
 	if kept.LoggedTokens == first {
 		leaves = fmt.Sprintf("which would leave the same %d tokens", first)
 	}
-	clause := fmt.Sprintf("; from vLLM %s a first start can also keep that copy's allocator segment reserved (%s, counted in vLLM's consumed memory where a live block pins it, as public logs of RTX 5090 and RTX PRO 6000 starts show and others do not), %s",
-		v0_26_1, engine.GiB(seg), leaves)
+	clause := fmt.Sprintf("; from vLLM %s a first start can also keep that copy's allocator segment reserved (%s, %s), %s",
+		v0_26_1, engine.GiB(seg), keptEvidence, leaves)
 	if r := kept.Refusal(sz.Serve.MaxModelLen, sz.Serve.MaxNumSeqs); r != "" {
 		clause += "; vLLM refuses that start: " + r
 	}
 	return clause
 }
+
+// keptEvidence is what the kept segment's clauses say of where vLLM
+// counts it: every start that logs it ran at TP 1 (rows 206-207 on an RTX
+// 5090, 242-243 on RTX PRO 6000 cards, the notes' Qwen3-32B-AWQ pair on
+// the RTX 5090), and none at TP 2 (row 241, RTX PRO 6000) nor on an RTX
+// 4090 (row 212 against row 324) or an L40 (rows 322-323) logs it
+// (coldKeptSegment).
+const keptEvidence = "counted in vLLM's consumed memory where a live block pins it, as public logs of TP 1 starts on RTX 5090 and RTX PRO 6000 cards show; a TP 2 start and RTX 4090 / L40 starts do not"
 
 // coldKept is the largest table-copy segment a stage's first start can
 // keep (coldKeptSegment): the first stage's; 0 before 0.26.1.
@@ -593,5 +601,5 @@ func keptNote(p Profile, who string) string {
 	if !p.ConsumedSinceSnapshot {
 		return ""
 	}
-	return fmt.Sprintf("; from vLLM %s %s can also keep that copy's allocator segment reserved (the copy rounded up to 2 MiB, counted in vLLM's consumed memory where a live block pins it, as public logs of RTX 5090 and RTX PRO 6000 starts show and others do not), which no command here is sized for", v0_26_1, who)
+	return fmt.Sprintf("; from vLLM %s %s can also keep that copy's allocator segment reserved (the copy rounded up to 2 MiB, %s), which no command here is sized for", v0_26_1, who, keptEvidence)
 }
