@@ -23,6 +23,10 @@ type reportJSON struct {
 	// FirstStartColdCompile is the KV cache of a first start with an
 	// empty torch.compile cache, when vLLM starts a compiled serve.
 	FirstStartColdCompile *coldCompileJSON `json:"first_start_cold_compile,omitempty"`
+	// ColdStartKeptSegment is, under --compile-cache cold (no
+	// first_start_cold_compile), the table copy's segment that start can
+	// also keep, when vLLM starts the serve and one is counted.
+	ColdStartKeptSegment *coldKeptJSON `json:"cold_start_kept_segment,omitempty"`
 	// GraphEstimateMargin is, where vLLM starts the serve (or it fits) on
 	// less margin than vLLM's CUDA-graph estimate can move, the margins
 	// and the move.
@@ -66,6 +70,13 @@ type coldCompileJSON struct {
 	KeptSegmentBytes     uint64 `json:"kept_segment_bytes"`
 	TokensIfKept         uint64 `json:"tokens_if_kept"`
 	StartsIfKept         bool   `json:"starts_if_kept"`
+}
+
+// coldKeptJSON is the report's "cold_start_kept_segment".
+type coldKeptJSON struct {
+	KeptSegmentBytes uint64 `json:"kept_segment_bytes"`
+	TokensIfKept     uint64 `json:"tokens_if_kept"`
+	StartsIfKept     bool   `json:"starts_if_kept"`
 }
 
 // preallocatedJSON is the report's "preallocated".

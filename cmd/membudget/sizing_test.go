@@ -27,14 +27,19 @@ func TestSizingCommands(t *testing.T) {
 
 var sizingCases = []cliCase{
 	{"report-llama8b-h100", []string{"report", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "h100-sxm-80g", "--gpu-memory-utilization", "0.9"}, exitOK},
-	// --compile-cache cold: 1 GiB more activation, 512 fewer blocks of 2
-	// MiB than report-llama8b-h100 (27,918 - 512 = 27,406; 438,496 tokens,
-	// the figure that report's first-start line gives).
+	// --compile-cache cold: the compile's scratch, the table copy
+	// 128,256 x 4096 x 2 B = 1,050,673,152 B and the lookup's output 8192 x
+	// 4096 x 2 B = 67,108,864 B, less the forward's peak 1,027,604,480 B:
+	// 90,177,536 B more activation, 43 blocks of 2 MiB fewer than
+	// report-llama8b-h100 (27,918 - 43 = 27,875; 446,000 tokens, the
+	// figure that report's first-start line gives). Its kept-segment line:
+	// the copy's segment, 501 x 2 MiB exactly, 501 blocks more: 27,374,
+	// 437,984 tokens, as the warm report's clause says.
 	{"report-llama8b-h100-cold-compile", []string{"report", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "h100-sxm-80g", "--gpu-memory-utilization", "0.9", "--compile-cache", "cold"}, exitOK},
 	{"report-llama8b-h100-cold-compile-json", []string{"report", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "h100-sxm-80g", "--gpu-memory-utilization", "0.9", "--compile-cache", "cold", "--json"}, exitOK},
 	// VLLM_DISABLE_COMPILE_CACHE=1 in the pasted line: every start is cold,
-	// so the serve is report-llama8b-h100-cold-compile's (27,406
-	// blocks, 438,496 tokens), the variable listed as read; beside
+	// so the serve is report-llama8b-h100-cold-compile's (27,875
+	// blocks, 446,000 tokens), the variable listed as read; beside
 	// --compile-cache warm it is refused naming both.
 	{"report-llama8b-h100-disable-compile-cache", []string{"report", "--class", "h100-sxm-80g", "VLLM_DISABLE_COMPILE_CACHE=1", "vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--gpu-memory-utilization", "0.9"}, exitOK},
 	{"report-disable-compile-cache-warm", []string{"report", "--class", "h100-sxm-80g", "--compile-cache", "warm", "VLLM_DISABLE_COMPILE_CACHE=1", "vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct"}, exitBadArgs},

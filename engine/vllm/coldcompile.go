@@ -95,7 +95,8 @@ import (
 // What a cold start adds to consumed memory is not charged; the report
 // states it as an estimate, no bound (coldKeptSegment: the first-start line's "can also
 // keep" clause and first_start_cold_compile's kept_segment_bytes and
-// tokens_if_kept), since it fits half the rows (rows 206-207 log 0.55%
+// tokens_if_kept; under --compile-cache cold a line of its own,
+// writeColdKept, and cold_start_kept_segment), since it fits half the rows (rows 206-207 log 0.55%
 // fewer tokens than it leaves: TestColdKeptRows206). On some rows
 // it is one more of Qwen3's 5120-wide tables (1,555,824,640 B, 1.449 GiB)
 // beside the scratch: rows 206-207 log 11.22 GiB consumed where the warm
@@ -332,17 +333,24 @@ func (sz *Sizing) coldCapacity() (c Capacity, ok bool) {
 
 // coldCapacityKept is coldCapacity, with, where kept, each stage's table
 // copy's segment (coldKeptSegment) also charged as vLLM counts it, in the
-// consumed memory (the non-torch term) of a start that keeps it.
+// consumed memory (the non-torch term) of a start that keeps it. Of a
+// serve sized cold (--compile-cache cold) it is, where kept, that start
+// with the segment kept: its plan charges the compile already (the
+// cold_compile item, appendColdCompile), so only the segment is added;
+// not kept, it has nothing to say (ok false), the report being that
+// start's.
 func (sz *Sizing) coldCapacityKept(kept bool) (c Capacity, ok bool) {
 	r := sz.Serve
-	if !r.compiles() || !r.coldModelled() || r.KVCacheMemoryBytes > 0 || r.ColdCompileCache || sz.plan == nil || len(sz.plan.Stages) == 0 || len(sz.plan.Stages) != len(r.Stages) {
+	if !r.compiles() || !r.coldModelled() || r.KVCacheMemoryBytes > 0 || r.ColdCompileCache && !kept || sz.plan == nil || len(sz.plan.Stages) == 0 || len(sz.plan.Stages) != len(r.Stages) {
 		return Capacity{}, false
 	}
 	cold := *sz.plan
 	cold.Stages = slices.Clone(sz.plan.Stages)
 	for i := range cold.Stages {
 		st := &cold.Stages[i]
-		st.Fixed[budget.TermActivation] = budget.SatAdd(st.Fixed[budget.TermActivation], sz.coldStageExtra(i))
+		if !r.ColdCompileCache {
+			st.Fixed[budget.TermActivation] = budget.SatAdd(st.Fixed[budget.TermActivation], sz.coldStageExtra(i))
+		}
 		if kept {
 			st.Fixed[budget.TermNonTorch] = budget.SatAdd(st.Fixed[budget.TermNonTorch], coldKeptSegment(sz.Model.Arch, r, stageOf(r, i)))
 		}
@@ -389,8 +397,14 @@ func (sz *Sizing) coldItem(i int) uint64 {
 
 // writeColdCompile writes, under a serve vLLM starts, what a first start
 // with an empty compile cache leaves: the tokens vLLM would log then, and
-// whether it still starts.
+// whether it still starts. Under --compile-cache cold, whose report is
+// that start's, it writes what the table copy's kept segment would leave
+// (writeColdKept).
 func (sz *Sizing) writeColdCompile(w io.Writer) {
+	if sz.Serve.chargesColdCompile() {
+		sz.writeColdKept(w)
+		return
+	}
 	cold, ok := sz.coldStarts()
 	if !ok {
 		if r := sz.Serve; r.compiles() && !r.coldModelled() && r.KVCacheMemoryBytes == 0 && !sz.encoderOnly() {
@@ -443,13 +457,91 @@ func (sz *Sizing) coldKeptClause(first uint64) string {
 	if kept.LoggedTokens == first {
 		leaves = fmt.Sprintf("which would leave the same %d tokens", first)
 	}
-	clause := fmt.Sprintf("; from vLLM %s a first start can also keep that copy's allocator segment reserved (%s, counted in vLLM's consumed memory where a live block pins it, as public logs of RTX 5090 and RTX PRO 6000 starts show and others do not), %s",
-		v0_26_1, engine.GiB(seg), leaves)
+	clause := fmt.Sprintf("; from vLLM %s a first start can also keep that copy's allocator segment reserved (%s, %s), %s",
+		v0_26_1, engine.GiB(seg), keptEvidence, leaves)
 	if r := kept.Refusal(sz.Serve.MaxModelLen, sz.Serve.MaxNumSeqs); r != "" {
 		clause += "; vLLM refuses that start: " + r
 	}
 	return clause
 }
+
+// writeColdKept writes, under a serve sized cold (--compile-cache cold)
+// that vLLM starts, the table copy's segment that start can also keep
+// from vLLM 0.26.1 (coldKeptSegment), the tokens vLLM would log with it
+// kept and whether it would still start: the warm report's "can also
+// keep" clause as a line of its own, an estimate, not charged. Nothing
+// where no segment is counted (coldKeptCold).
+func (sz *Sizing) writeColdKept(w io.Writer) {
+	seg, kept, ok := sz.coldKeptCold()
+	if !ok {
+		return
+	}
+	leaves := fmt.Sprintf("which would leave %d tokens instead of %d", kept.LoggedTokens, sz.capacity.LoggedTokens)
+	if kept.LoggedTokens == sz.capacity.LoggedTokens {
+		// Another stage binds the tokens, or the segment is under a
+		// block.
+		leaves = fmt.Sprintf("which would leave the same %d tokens", kept.LoggedTokens)
+	}
+	starts := "vLLM still starts it"
+	if r := kept.Refusal(sz.Serve.MaxModelLen, sz.Serve.MaxNumSeqs); r != "" {
+		starts = "vLLM refuses that start: " + r
+	}
+	fmt.Fprintf(w, "  from vLLM %s this cold start can also keep the allocator segment of Inductor's benchmark copy of the embedding table reserved (%s, %s), an estimate not charged above, %s; %s\n",
+		v0_26_1, engine.GiB(seg), keptEvidence, leaves, starts)
+}
+
+// coldKeptCold is, for a serve sized cold (--compile-cache cold) that
+// vLLM starts, the largest table-copy segment a stage's start can keep
+// (coldKept) and the KV capacity with each stage's kept
+// (coldCapacityKept); ok is false where the report has nothing to say: a
+// serve not sized cold, one vLLM does not start (the segment would only
+// take more), an encoder-only pooling serve (no KV cache profiled) and
+// where no segment is counted (before 0.26.1, no table copied, a copy
+// under 10 MiB).
+func (sz *Sizing) coldKeptCold() (seg uint64, kept Capacity, ok bool) {
+	if !sz.Serve.chargesColdCompile() || sz.encoderOnly() || !sz.capacity.Starts || sz.capacity.SeqsOverStateBlocks {
+		return 0, Capacity{}, false
+	}
+	if seg = sz.coldKept(); seg == 0 {
+		return 0, Capacity{}, false
+	}
+	kept, ok = sz.coldCapacityKept(true)
+	return seg, kept, ok
+}
+
+// coldKeptJSON is the report's "cold_start_kept_segment" under
+// --compile-cache cold (coldKeptCold), whose report has no
+// first_start_cold_compile: the fields of that object's that speak of
+// the kept segment.
+type coldKeptJSON struct {
+	// KeptSegmentBytes is the table copy's allocator segment the start
+	// can also keep (coldKeptSegment): an estimate, not charged.
+	KeptSegmentBytes uint64 `json:"kept_segment_bytes"`
+	// TokensIfKept and StartsIfKept are the logged tokens and whether
+	// vLLM starts where that segment is kept.
+	TokensIfKept uint64 `json:"tokens_if_kept"`
+	StartsIfKept bool   `json:"starts_if_kept"`
+}
+
+// coldKeptField is the report's cold_start_kept_segment, where its text
+// has the line (writeColdKept).
+func (sz *Sizing) coldKeptField() []engine.Field {
+	seg, kept, ok := sz.coldKeptCold()
+	if !ok {
+		return nil
+	}
+	r := sz.Serve
+	return []engine.Field{{Key: "cold_start_kept_segment", Value: coldKeptJSON{KeptSegmentBytes: seg, TokensIfKept: kept.LoggedTokens,
+		StartsIfKept: kept.Refusal(r.MaxModelLen, r.MaxNumSeqs) == ""}}}
+}
+
+// keptEvidence is what the kept segment's clauses say of where vLLM
+// counts it: every start that logs it ran at TP 1 (rows 206-207 on an RTX
+// 5090, 242-243 on RTX PRO 6000 cards, the notes' Qwen3-32B-AWQ pair on
+// the RTX 5090), and none at TP 2 (row 241, RTX PRO 6000) nor on an RTX
+// 4090 (row 212 against row 324) or an L40 (rows 322-323) logs it
+// (coldKeptSegment).
+const keptEvidence = "counted in vLLM's consumed memory where a live block pins it, as public logs of TP 1 starts on RTX 5090 and RTX PRO 6000 cards show; a TP 2 start and RTX 4090 / L40 starts do not"
 
 // coldKept is the largest table-copy segment a stage's first start can
 // keep (coldKeptSegment): the first stage's; 0 before 0.26.1.
@@ -593,5 +685,5 @@ func keptNote(p Profile, who string) string {
 	if !p.ConsumedSinceSnapshot {
 		return ""
 	}
-	return fmt.Sprintf("; from vLLM %s %s can also keep that copy's allocator segment reserved (the copy rounded up to 2 MiB, counted in vLLM's consumed memory where a live block pins it, as public logs of RTX 5090 and RTX PRO 6000 starts show and others do not), which no command here is sized for", v0_26_1, who)
+	return fmt.Sprintf("; from vLLM %s %s can also keep that copy's allocator segment reserved (the copy rounded up to 2 MiB, %s), which no command here is sized for", v0_26_1, who, keptEvidence)
 }

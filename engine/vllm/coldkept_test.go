@@ -271,8 +271,11 @@ func TestKeptNote(t *testing.T) {
 // it), 0 where no copy is made, where the copy is under 10 MiB (no segment
 // of its own; tables drawn from 64 to 65,536 tokens x hidden 64 to 4096
 // over TP 1 to 8, 8 KiB to 512 MiB, either side of that edge) or before
-// 0.26.1; and keeping it never leaves more tokens than the first start
-// without it, nor starts a serve that start does not.
+// 0.26.1; keeping it never leaves more tokens than the first start
+// without it, nor starts a serve that start does not; and the serve sized
+// cold (--compile-cache cold) logs the first start's tokens and states
+// the same segment, tokens and start (cold_start_kept_segment) as the
+// warm report's first_start_cold_compile.
 func TestColdKeptProperties(t *testing.T) {
 	models := shipped(t)
 	rapid.Check(t, func(t *rapid.T) {
@@ -331,5 +334,144 @@ func TestColdKeptProperties(t *testing.T) {
 		if j.TokensIfKept > j.LoggedTokens || j.StartsIfKept && !j.Starts {
 			t.Fatalf("kept: %d tokens, starts %v; first start: %d, %v", j.TokensIfKept, j.StartsIfKept, j.LoggedTokens, j.Starts)
 		}
+		// The same serve sized cold (--compile-cache cold) is the first
+		// start the warm report's line speaks of: where vLLM starts it,
+		// its cold_start_kept_segment says what that line's clause says.
+		f.s.ColdCompileCache = true
+		got, err = f.Size(&hub.Loaded{Name: a.Source, Arch: a}, testClass(false))
+		if err != nil {
+			t.Fatalf("sized cold: %v", err)
+		}
+		cold := got.(*Sizing)
+		if cold.capacity.LoggedTokens != j.LoggedTokens {
+			t.Fatalf("sized cold: %d tokens, the warm report's first start %d", cold.capacity.LoggedTokens, j.LoggedTokens)
+		}
+		ck := cold.coldKeptField()
+		if !cold.capacity.Starts || j.KeptSegmentBytes == 0 {
+			if len(ck) != 0 {
+				t.Fatalf("sized cold: %+v where the cold start starts %v, segment %d B", ck, cold.capacity.Starts, j.KeptSegmentBytes)
+			}
+			return
+		}
+		if len(ck) != 1 {
+			t.Fatalf("sized cold: fields %+v, want cold_start_kept_segment", ck)
+		}
+		want := coldKeptJSON{j.KeptSegmentBytes, j.TokensIfKept, j.StartsIfKept}
+		if diff := cmp.Diff(want, ck[0].Value.(coldKeptJSON)); diff != "" {
+			t.Fatalf("sized cold, kept (-warm report's +cold report's):\n%s", diff)
+		}
 	})
+}
+
+// TestColdKeptColdReport: a serve sized cold (--compile-cache cold), whose
+// report has no first-start line, states the kept segment on a line of
+// its own under "vLLM starts", and its JSON in cold_start_kept_segment.
+// By hand:
+//   - Llama-3.1-8B on an H100 at util 0.9 (report-llama8b-h100-cold-
+//     compile): the table 128,256 x 4096 x 2 B = 1,050,673,152 B, 501 x 2
+//     MiB exactly, a segment of 501 x 2 MiB; the KV block is 2 MiB (32
+//     layers x 16 tokens x 8 heads x 128 x 2 (K, V) x 2 B), so the segment
+//     takes 501 of the cold start's 27,875 blocks: 27,374 blocks, 16 tokens
+//     a block (concurrency 27,374 / 8192 pages x 131,072), 437,984 tokens
+//     of 446,000; the warm report's first-start clause says the same
+//     437,984;
+//   - rows 206 and 207 sized cold (Qwen3-14B-AWQ on an RTX 5090, 0.28.0,
+//     util 0.70): 61,104 tokens of 70,608 (TestColdKeptRows206's by-hand
+//     figures: 10,012,469,605 B over 2,621,440 B pages, 3819 blocks);
+//   - none at 0.26.0 (no segment counted before PR #49208) nor for a
+//     multimodal serve (its compile copies no table);
+//   - a length the cold start holds with 128 blocks to spare
+//     (TestColdKeptClause's trick) is refused with the 501 blocks kept.
+func TestColdKeptColdReport(t *testing.T) {
+	archs := observedArchs(t)
+	h100, err := membudget.Kernels().Load("h100-sxm-80g")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c5090, err := membudget.Kernels().Load("rtx-5090")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const line = "  from vLLM 0.26.1 this cold start can also keep the allocator segment of Inductor's benchmark copy of the embedding table reserved ("
+	llama := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
+	qwenAWQ := archs["Qwen__Qwen3-14B-AWQ"]
+	vl := shipped(t)["Qwen__Qwen2.5-VL-7B-Instruct"]
+	if llama == nil || qwenAWQ == nil || vl == nil {
+		t.Fatal("missing a config")
+	}
+	for _, tc := range []struct {
+		name    string
+		a       *model.Arch
+		version string
+		s       Serve
+		want    *coldKeptJSON // by hand, above; nil for no line
+		leaves  string
+	}{
+		{"Llama-3.1-8B H100", llama, "main", Serve{GPUMemoryUtilization: 0.9}, &coldKeptJSON{501 * 2 << 20, 437984, true},
+			"(0.98 GiB, " + keptEvidence + "), an estimate not charged above, which would leave 437984 tokens instead of 446000; vLLM still starts it\n"},
+		{"Llama-3.1-8B H100 0.26.0", llama, "0.26.0", Serve{GPUMemoryUtilization: 0.9}, nil, ""},
+		{"row 206 cold", qwenAWQ, "0.28.0", Serve{GPUMemoryUtilization: 0.70, MaxModelLen: 32768}, &coldKeptJSON{742 * 2 << 20, 61104, true},
+			"which would leave 61104 tokens instead of 70608; vLLM still starts it\n"},
+		{"row 207 cold", qwenAWQ, "0.28.0", Serve{GPUMemoryUtilization: 0.70, MaxModelLen: 16384}, &coldKeptJSON{742 * 2 << 20, 61104, true},
+			"which would leave 61104 tokens instead of 70608; vLLM still starts it\n"},
+		{"Qwen2.5-VL-7B multimodal", vl, "0.28.0", Serve{GPUMemoryUtilization: 0.70, MaxModelLen: 4096, MaxNumSeqs: 16, MaxNumBatchedTokens: 2048}, nil, ""},
+	} {
+		cls := h100
+		if tc.a == qwenAWQ {
+			cls = c5090
+		}
+		tc.s.ColdCompileCache = true
+		sz, err := Size(&hub.Loaded{Name: tc.a.Source, Arch: tc.a}, cls, tc.s, mustProfile(tc.version))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if !sz.capacity.Starts {
+			t.Fatalf("%s: the cold start is refused", tc.name)
+		}
+		var w bytes.Buffer
+		sz.writeColdCompile(&w)
+		got := w.String()
+		fs := sz.coldKeptField()
+		if tc.want == nil {
+			if got != "" || len(fs) != 0 {
+				t.Errorf("%s: line %q, fields %+v, want none", tc.name, got, fs)
+			}
+			continue
+		}
+		if !strings.HasPrefix(got, line) || !strings.HasSuffix(got, tc.leaves) {
+			t.Errorf("%s: line %q, want %q ... %q", tc.name, got, line, tc.leaves)
+		}
+		if len(fs) != 1 || fs[0].Key != "cold_start_kept_segment" {
+			t.Fatalf("%s: fields %+v, want cold_start_kept_segment", tc.name, fs)
+		}
+		if diff := cmp.Diff(*tc.want, fs[0].Value.(coldKeptJSON)); diff != "" {
+			t.Errorf("%s: (-want +got):\n%s", tc.name, diff)
+		}
+		if cf := sz.coldCompileField(); len(cf) != 0 {
+			t.Errorf("%s: first_start_cold_compile %+v in a cold report", tc.name, cf)
+		}
+	}
+
+	// The refusal: a length the cold start holds with 128 blocks to spare.
+	s := Serve{GPUMemoryUtilization: 0.35, MaxModelLen: 4096, MaxNumSeqs: 16, MaxNumBatchedTokens: 2048, ColdCompileCache: true}
+	m := &hub.Loaded{Name: llama.Source, Arch: llama}
+	sz, err := Size(m, testClass(false), s, current)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.MaxModelLen = (sz.capacity.Blocks - 128) * 16
+	if sz, err = Size(m, testClass(false), s, current); err != nil {
+		t.Fatal(err)
+	}
+	if !sz.capacity.Starts {
+		t.Fatalf("the cold start at %d tokens is refused", s.MaxModelLen)
+	}
+	var w bytes.Buffer
+	sz.writeColdCompile(&w)
+	if got := w.String(); !strings.HasPrefix(got, line+"0.98 GiB,") || !strings.Contains(got, "; vLLM refuses that start: one request of") {
+		t.Errorf("line %q: want the kept segment (0.98 GiB) and its start refused", got)
+	}
+	if fs := sz.coldKeptField(); len(fs) != 1 || fs[0].Value.(coldKeptJSON).StartsIfKept {
+		t.Errorf("fields %+v: want starts_if_kept false", fs)
+	}
 }

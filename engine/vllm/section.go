@@ -148,6 +148,7 @@ func (s section) Fields(fp budget.Footprint) []engine.Field {
 		Starts: c.Starts, EstimatedMaxModelLen: c.EstimatedMaxModelLen, StateBlocks: c.StateBlocks, SeqsOverStateBlocks: c.SeqsOverStateBlocks,
 		Groups: s.sz.groups(), KVDtypeByLayer: s.sz.Serve.skipSummary(s.sz.Model.Arch)}}}, s.sz.preallocatedField(fp)...)
 	fields = append(fields, s.sz.coldCompileField()...)
+	fields = append(fields, s.sz.coldKeptField()...)
 	fields = append(fields, s.sz.graphMarginField(fp)...)
 	fields = append(fields, s.sz.unifiedGraphsField(fp)...)
 	if s.sz.Model.Arch.EncoderDecoder() {
