@@ -1,0 +1,101 @@
+package sglang
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestLogitsRendezvousCaveat: where SGLang's logits all-gather runs
+// torch's symmetric-memory rendezvous on NVIDIA GPUs without peer access
+// (sgl-project/sglang#40485: SIGFPE inside it on consumer PCIe GPUs), the
+// serve is still sized but its capacity carries a caveat, which the
+// report prints under "SGLang starts" and the warnings repeat; nowhere
+// else. Llama 3.1 8B, bf16 by default: 128256 = 64 x 2004 rows, 64128 a
+// rank at TP 2, a multiple of 8, so _build reaches create_state
+// (triton_symm_mem_ag.py:517-536) at v0.5.15 to v0.5.18; v0.5.14 builds
+// no gatherer (Profile.LogitsAllGather off).
+func TestLogitsRendezvousCaveat(t *testing.T) {
+	llama := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
+	const startup, first = "at startup, in the decode CUDA graphs' warmup passes", "with --disable-cuda-graph, the first request"
+	for _, tt := range []struct {
+		name    string
+		class   string
+		release string
+		s       Serve
+		want    string // a phrase the caveat holds; "" for no caveat
+	}{
+		// GeForce cards on the stock driver: no peer access (interconnect
+		// pcie), the rendezvous reached at every release with the gatherer.
+		{"RTX 4090 TP 2 v0.5.15", "rtx-4090", "v0.5.15", Serve{TPSize: 2}, startup},
+		{"RTX 4090 TP 2 v0.5.15.post1", "rtx-4090", "v0.5.15.post1", Serve{TPSize: 2}, startup},
+		{"RTX 4090 TP 2 v0.5.16", "rtx-4090", "v0.5.16", Serve{TPSize: 2}, startup},
+		{"RTX 4090 TP 2 v0.5.17", "rtx-4090", "v0.5.17", Serve{TPSize: 2}, startup},
+		{"RTX 4090 TP 2 v0.5.18", "rtx-4090", "v0.5.18", Serve{TPSize: 2}, startup},
+		{"RTX 5090 TP 4 v0.5.18", "rtx-5090", "v0.5.18", Serve{TPSize: 4}, startup},
+		// No decode graphs: the first eager forward reaches it.
+		{"RTX 4090 TP 2 v0.5.18 no graphs", "rtx-4090", "v0.5.18", Serve{TPSize: 2, DisableCudaGraph: true}, first},
+		// float16 logits: _build returns before create_state (:518).
+		{"RTX 4090 TP 2 v0.5.18 float16", "rtx-4090", "v0.5.18", Serve{TPSize: 2, Dtype: "float16"}, ""},
+		// TP 1 gathers nothing.
+		{"RTX 4090 TP 1 v0.5.18", "rtx-4090", "v0.5.18", Serve{TPSize: 1}, ""},
+		// v0.5.14 has no MultimemAllGatherer.
+		{"RTX 4090 TP 2 v0.5.14", "rtx-4090", "v0.5.14", Serve{TPSize: 2}, ""},
+		// Peer access (PCIe data-centre cards, NVLink): the rendezvous maps
+		// the peers and _build falls back on a zero multicast address
+		// (:537-544), or keeps the buffer, which is charged.
+		{"L40S TP 2 v0.5.18", "l40s", "v0.5.18", Serve{TPSize: 2}, ""},
+		{"H100 PCIe TP 2 v0.5.18", "h100-pcie-80g", "v0.5.18", Serve{TPSize: 2}, ""},
+		{"H100 SXM TP 2 v0.5.18", "h100-sxm-80g", "v0.5.18", Serve{TPSize: 2}, ""},
+		{"A100 TP 2 v0.5.17", "a100-80g", "v0.5.17", Serve{TPSize: 2}, ""},
+	} {
+		tt.s.DisablePiecewiseCudaGraph = true
+		r := ref(t, llama, tt.s, class(t, tt.class), mustProfile(tt.release))
+		c := r.Capacity()
+		if !c.Starts {
+			t.Errorf("%s: does not start: %s", tt.name, c.Failure)
+			continue
+		}
+		switch {
+		case tt.want == "" && c.Caveat != "":
+			t.Errorf("%s: caveat %q, want none", tt.name, c.Caveat)
+		case tt.want != "" && !strings.Contains(c.Caveat, tt.want):
+			t.Errorf("%s: caveat %q, want one saying %q", tt.name, c.Caveat, tt.want)
+		case tt.want != "":
+			for _, must := range []string{"but it may not serve", "no peer access", "sgl-project/sglang#40485", "SIGFPE", r.Serve.Profile.Describes, "before it checks for multicast"} {
+				if !strings.Contains(c.Caveat, must) {
+					t.Errorf("%s: caveat %q does not say %q", tt.name, c.Caveat, must)
+				}
+			}
+		}
+		// The caveat changes no figure: the buffer is not kept without
+		// multicast, so nothing is charged for it either way.
+		if got := logitsAllGatherBytes(llama, r.Class, r.Serve); got != 0 && tt.class == "rtx-4090" {
+			t.Errorf("%s: all-gather buffer charged, %d B", tt.name, got)
+		}
+	}
+}
+
+// TestLogitsGatherRendezvousNodes: the gatherer is built disabled, with
+// no rendezvous, where its TP group spans nodes (triton_symm_mem_ag.py:
+// 478-487): --nnodes above --pp-size (a node holds tp x pp / nnodes
+// ranks, fewer than tp); with a whole TP group on each node it is built.
+func TestLogitsGatherRendezvousNodes(t *testing.T) {
+	for _, tt := range []struct {
+		tp, pp, nnodes uint64
+		want           bool
+	}{
+		{2, 1, 1, true},
+		{2, 1, 2, false}, // one rank a node: the group spans both
+		{2, 2, 2, true},  // 2 ranks a node, a TP group each
+		{4, 1, 2, false}, // 2 of a group's 4 ranks a node
+		{4, 2, 2, true},
+	} {
+		r := Resolved{Serve: Serve{TPSize: tt.tp, PPSize: tt.pp, Dtype: "bfloat16"}, Profile: mustProfile("v0.5.18")}
+		r.Nodes.NNodes = tt.nnodes
+		// Llama 3's 128256 rows: 64128 a rank at TP 2, 32064 at TP 4,
+		// both multiples of 8.
+		if got := logitsGatherRendezvous(128256, r); got != tt.want {
+			t.Errorf("TP %d PP %d on %d node(s): %v, want %v", tt.tp, tt.pp, tt.nnodes, got, tt.want)
+		}
+	}
+}
