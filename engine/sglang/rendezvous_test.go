@@ -3,6 +3,10 @@ package sglang
 import (
 	"strings"
 	"testing"
+
+	"pgregory.net/rapid"
+
+	"membudget/budget"
 )
 
 // TestLogitsRendezvousCaveat: where SGLang's logits all-gather runs
@@ -98,4 +102,37 @@ func TestLogitsGatherRendezvousNodes(t *testing.T) {
 			t.Errorf("TP %d PP %d on %d node(s): %v, want %v", tt.tp, tt.pp, tt.nnodes, got, tt.want)
 		}
 	}
+}
+
+// TestLogitsRendezvousCaveatProperty: over releases, classes, TP, PP,
+// nodes and dtypes, the caveat is said exactly where the all-gather's
+// rendezvous is reached (logitsGatherRendezvous) on an NVIDIA class
+// without peer access, only at a release with the gatherer, and never
+// where the buffer is charged (no multicast without peer access: the
+// caveat and the charge exclude each other).
+func TestLogitsRendezvousCaveatProperty(t *testing.T) {
+	llama := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
+	classes := []string{"rtx-4090", "rtx-5090", "rtx-3090", "l40s", "h100-pcie-80g", "h100-sxm-80g", "a100-80g", "mi300x", "jetson-agx-orin-64g"}
+	rapid.Check(t, func(rt *rapid.T) {
+		c := class(t, rapid.SampledFrom(classes).Draw(rt, "class"))
+		r := Resolved{Serve: Serve{
+			TPSize:           rapid.SampledFrom([]uint64{1, 2, 3, 4, 8}).Draw(rt, "tp"),
+			PPSize:           rapid.SampledFrom([]uint64{1, 2}).Draw(rt, "pp"),
+			Dtype:            rapid.SampledFrom([]string{"bfloat16", "float16"}).Draw(rt, "dtype"),
+			DisableCudaGraph: rapid.Bool().Draw(rt, "disable_cuda_graph"),
+		}, Profile: rapid.SampledFrom(Profiles()).Draw(rt, "profile")}
+		r.Nodes.NNodes = rapid.SampledFrom([]uint64{1, 2}).Draw(rt, "nnodes")
+		ref := &Reference{Arch: llama, Serve: r, Class: c}
+		got := ref.logitsRendezvousCaveat()
+		want := c.Device.Silicon.Vendor == budget.NVIDIA && c.Device.Interconnect == budget.PCIe && logitsGatherRendezvous(llama.Vocab, r)
+		if (got != "") != want {
+			rt.Fatalf("caveat %q; want one: %v", got, want)
+		}
+		if got != "" && !r.Profile.LogitsAllGather {
+			rt.Fatalf("caveat at %s, which builds no gatherer", r.Profile.Name)
+		}
+		if got != "" && logitsAllGatherBytes(llama, c, r) != 0 {
+			rt.Fatalf("caveat and a charged buffer together: %d B", logitsAllGatherBytes(llama, c, r))
+		}
+	})
 }
