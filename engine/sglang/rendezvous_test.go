@@ -1,12 +1,15 @@
 package sglang
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
 	"pgregory.net/rapid"
 
 	"membudget/budget"
+	"membudget/model/explain"
+	"membudget/model/logs"
 )
 
 // TestLogitsRendezvousCaveat: where SGLang's logits all-gather runs
@@ -135,4 +138,35 @@ func TestLogitsRendezvousCaveatProperty(t *testing.T) {
 			rt.Fatalf("caveat and a charged buffer together: %d B", logitsAllGatherBytes(llama, c, r))
 		}
 	})
+}
+
+// TestExplainSaysRendezvousCaveat: explain, which compares a log's figures,
+// names the caveat among its notes for the serve the log describes (two
+// RTX 4090s at TP 2 under v0.5.18), and not for the same serve on H100s.
+func TestExplainSaysRendezvousCaveat(t *testing.T) {
+	text := "[2026-09-20 10:12:02 TP0] Load weight end. type=LlamaForCausalLM, dtype=torch.bfloat16, avail mem=19.20 GB, mem usage=7.52 GB.\n"
+	l, err := logs.Parse(strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	llama := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
+	for _, tt := range []struct {
+		class string
+		want  bool
+	}{{"rtx-4090", true}, {"h100-sxm-80g", false}} {
+		ex, err := explainLog(explainInput{
+			Source:  &explain.Source{Name: "tp2.log", Text: text, Log: l},
+			Model:   explain.Model{Name: "meta-llama/Llama-3.1-8B-Instruct", Arch: llama},
+			Class:   explain.ClassChoice{Class: class(t, tt.class)},
+			Profile: mustProfile("v0.5.18"),
+			Serve:   loggedServe{Serve: Serve{TPSize: 2, ContextLength: 8192, DisablePiecewiseCudaGraph: true}, From: map[string]explain.SettingFrom{}},
+		})
+		if err != nil {
+			t.Fatalf("%s: %v", tt.class, err)
+		}
+		got := slices.ContainsFunc(ex.Notes, func(n string) bool { return strings.Contains(n, "sgl-project/sglang#40485") })
+		if got != tt.want {
+			t.Errorf("%s: notes %q; want the #40485 caveat: %v", tt.class, ex.Notes, tt.want)
+		}
+	}
 }
