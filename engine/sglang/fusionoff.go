@@ -64,7 +64,7 @@ func fusionOffRead(r *Resolved) bool {
 // ensure_workspace_initialized returns before the workspace manager's
 // initialize, its one caller (layers/flashinfer_comm_fusion.py:675-752,
 // the backend read at :719-722; the workspace created at :520 only); the
-// fused path is not taken (layers/communicator.py:164-178, :172). New at
+// fused path is not taken (layers/communicator.py:165-179, :172). New at
 // v0.5.18, the all-reduce-only FlashInfer path is switched on only with a
 // backend (distributed/bootstrap.py:86, 187-193;
 // set_flashinfer_allreduce_only, parallel_state.py:2128-2130): without
