@@ -64,6 +64,7 @@ var sizingCases = []cliCase{
 	// B of budget), not 115,688 (engine/vllm TestDeepEPHTGraphsOffByHand);
 	// a line names the rule.
 	{"report-dsv2lite-dp2-deepep-ht-no-graphs", []string{"report", "--model", "deepseek-ai/DeepSeek-V2-Lite", "--class", "h100-sxm-80g", "--vllm-version", "0.29.0", "--max-model-len", "8192", "--data-parallel-size", "2", "--enable-expert-parallel", "--all2all-backend", "deepep_high_throughput"}, exitOK},
+	{"report-dsv2lite-dp2-deepep-ht-no-graphs-json", []string{"report", "--model", "deepseek-ai/DeepSeek-V2-Lite", "--class", "h100-sxm-80g", "--vllm-version", "0.29.0", "--max-model-len", "8192", "--data-parallel-size", "2", "--enable-expert-parallel", "--all2all-backend", "deepep_high_throughput", "--json"}, exitOK},
 	{"report-llama8b-4090-0.19-no-graph-margin", []string{"report", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "rtx-4090", "--vllm-version", "0.19.0", "--max-model-len", "32768"}, exitOK},
 	{"report-llama8b-4090-quantization", []string{"report", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "rtx-4090", "--max-model-len", "65536"}, exitNoFit},
 	// Nothing in the space: the plan to run instead.

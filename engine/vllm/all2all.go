@@ -237,11 +237,20 @@ func (sz *Sizing) a2aSettings() []string {
 		out = append(out, fmt.Sprintf("all-to-all: DeepEP high-throughput buffers of %s a GPU (its %d MiB NVLink buffer and 32 MiB workspace), allocated while the model loads and counted in the util budget; sized for an expert-parallel group within one node (across nodes vLLM adds as much RDMA buffer, which membudget refuses)",
 			engine.GiB(sz.Serve.All2AllBytes), deepepBufferMiB))
 	}
-	if sz.Serve.Graphs.OffForDeepEPHT {
-		out = append(out, fmt.Sprintf("CUDA graphs: none: vLLM sets cudagraph_mode NONE for --all2all-backend deepep_high_throughput at --data-parallel-size %d (\"DeepEP high-throughput kernels are optimized for prefill and are incompatible with CUDA Graphs\", vllm/config/compilation.py:1232-1248, since %s), so no graph pool and no graph estimate",
-			sz.Serve.DataParallelSize, deepepHTGraphsOffSince))
+	if why := sz.Serve.deepepHTGraphsWhy(); why != "" {
+		out = append(out, "CUDA graphs: none: "+why)
 	}
 	return out
+}
+
+// deepepHTGraphsWhy is the rule that turned the serve's CUDA graphs off
+// for deepep_high_throughput, with its source; empty where it did not.
+func (r *Resolved) deepepHTGraphsWhy() string {
+	if !r.Graphs.OffForDeepEPHT {
+		return ""
+	}
+	return fmt.Sprintf("vLLM sets cudagraph_mode NONE for --all2all-backend deepep_high_throughput at --data-parallel-size %d (\"DeepEP high-throughput kernels are optimized for prefill and are incompatible with CUDA Graphs\", vllm/config/compilation.py:1232-1248, since %s), so no graph pool and no graph estimate",
+		r.DataParallelSize, deepepHTGraphsOffSince)
 }
 
 // splitA2A names the all-to-all buffers in a footprint's lines: the
@@ -290,6 +299,10 @@ type a2aJSON struct {
 	// RDMAHintBytes is deepep_low_latency's get_low_latency_rdma_size_hint,
 	// the RDMA buffer DeepEP asks of NVSHMEM (deepep_ll.go); 0 otherwise.
 	RDMAHintBytes uint64 `json:"rdma_hint_bytes,omitempty"`
+	// GraphsOff is why the serve captures no CUDA graph where vLLM turns
+	// them off for deepep_high_throughput under data parallelism (the
+	// rule and its source); empty otherwise.
+	GraphsOff string `json:"cuda_graphs_off,omitempty"`
 }
 
 // a2aJSON is the sizing's all-to-all backend for the report, nil when the
@@ -298,7 +311,7 @@ func (sz *Sizing) a2aJSON() *a2aJSON {
 	if sz.Serve.All2AllBackend == "" {
 		return nil
 	}
-	j := &a2aJSON{Backend: sz.Serve.All2AllBackend, BufferBytes: sz.Serve.All2AllBytes}
+	j := &a2aJSON{Backend: sz.Serve.All2AllBackend, BufferBytes: sz.Serve.All2AllBytes, GraphsOff: sz.Serve.deepepHTGraphsWhy()}
 	if j.Backend == "deepep_low_latency" && j.BufferBytes > 0 {
 		args := sz.Serve.deepepLLArgsOf(sz.Model.Arch)
 		j.RDMAHintBytes = deepepLLRDMAHint(args.Tokens, args.Hidden, args.Experts)

@@ -132,6 +132,12 @@ func TestDeepEPHTGraphsOffByHand(t *testing.T) {
 	if got := size("deepep_high_throughput", "0.28.0").capacity.Blocks; got != ht.capacity.Blocks {
 		t.Errorf("KV blocks %d on 0.28.0, %d on 0.29.0: want the same, no estimate charged in either", got, ht.capacity.Blocks)
 	}
+	if j := ht.a2aJSON(); j == nil || j.GraphsOff != ht.Serve.deepepHTGraphsWhy() || j.GraphsOff == "" {
+		t.Errorf("serve.all2all %+v: want cuda_graphs_off naming the rule", j)
+	}
+	if j := ag.a2aJSON(); j == nil || j.GraphsOff != "" {
+		t.Errorf("serve.all2all %+v with allgather_reducescatter: want no cuda_graphs_off", j)
+	}
 	settings := strings.Join(ht.a2aSettings(), "\n")
 	if !strings.Contains(settings, "vLLM sets cudagraph_mode NONE for --all2all-backend deepep_high_throughput at --data-parallel-size 2") || !strings.Contains(settings, "vllm/config/compilation.py:1232-1248") {
 		t.Errorf("settings %q: want the line naming the rule and its source", settings)
