@@ -63,7 +63,11 @@ var sglangCases = []cliCase{
 	{"sglang-report-qwen35-27b-v0516", []string{"report", "--engine", "sglang", "--model", "Qwen/Qwen3.5-27B", "--class", "h100-sxm-80g", "--sglang-version", "v0.5.16", "--context-length", "32768", "--disable-piecewise-cuda-graph"}, exitOK},
 	{"sglang-report-qwen3next-tp4-a100-v0516", []string{"report", "--engine", "sglang", "--model", "Qwen/Qwen3-Next-80B-A3B-Thinking", "--class", "a100-80g", "--sglang-version", "v0.5.16", "--tp-size", "4", "--disable-piecewise-cuda-graph"}, exitOK},
 	{"sglang-report-qwen3next-tp4-a100-v0517", []string{"report", "--engine", "sglang", "--model", "Qwen/Qwen3-Next-80B-A3B-Thinking", "--class", "a100-80g", "--sglang-version", "v0.5.17", "--tp-size", "4", "--disable-piecewise-cuda-graph"}, exitOK},
-	{"sglang-report-qwen35-27b-v0517", []string{"report", "--engine", "sglang", "--model", "Qwen/Qwen3.5-27B", "--class", "h100-sxm-80g", "--sglang-version", "v0.5.17", "--context-length", "32768", "--disable-piecewise-cuda-graph"}, exitOK},
+	// v0.5.17 picks the CUDA IPC feature transport unset for a multimodal
+	// model on one NVIDIA node: sized with the host transport, refused
+	// without it naming --mm-feature-transport.
+	{"sglang-report-qwen35-27b-v0517", []string{"report", "--engine", "sglang", "--model", "Qwen/Qwen3.5-27B", "--class", "h100-sxm-80g", "--sglang-version", "v0.5.17", "--context-length", "32768", "--disable-piecewise-cuda-graph", "--mm-feature-transport", "cpu"}, exitOK},
+	{"sglang-report-qwen35-27b-v0517-ipc", []string{"report", "--engine", "sglang", "--model", "Qwen/Qwen3.5-27B", "--class", "h100-sxm-80g", "--sglang-version", "v0.5.17", "--context-length", "32768", "--disable-piecewise-cuda-graph"}, exitBadArgs},
 	// v0.5.18 (mamba.go gdnReleases): Qwen3.5-27B's 100 MiB multimodal
 	// reservation comes off the rest before the split, 29 slots, 82,187
 	// tokens, 5 requests (v0.5.17: 30, 81,438, 6); Qwen3-Next at TP 4 on

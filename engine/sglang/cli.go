@@ -97,7 +97,7 @@ func (f *flagServe) register(fs *flag.FlagSet, model *string) {
 	f.registerMamba(fs)
 	fs.BoolVar(&f.s.EnforceDisableARFusion, "enforce-disable-flashinfer-allreduce-fusion", false, "SGLang's --enforce-disable-flashinfer-allreduce-fusion: under v0.5.14 to v0.5.17 no FlashInfer all-reduce fusion, and no workspace, where SGLang would turn it on by itself; no effect membudget sizes under other releases")
 	fs.BoolVar(&f.s.TrustRemoteCode, "trust-remote-code", false, "SGLang's --trust-remote-code: the checkpoint's own code reads a config transformers ships no class for (required for such a model)")
-	fs.StringVar(&f.s.MMFeatureTransport, "mm-feature-transport", "", "SGLang's --mm-feature-transport (v0.5.16 to v0.5.18): cpu, the host transport, is sized; cuda_ipc and cuda_vmm, a pool of SGLANG_MM_FEATURE_CACHE_MB (1024 MiB) on the base GPU, are refused (default: SGLang's)")
+	fs.StringVar(&f.s.MMFeatureTransport, "mm-feature-transport", "", "SGLang's --mm-feature-transport (v0.5.16 to v0.5.18): cpu, the host transport, is sized; cuda_ipc and cuda_vmm, a pool of SGLANG_MM_FEATURE_CACHE_MB (1024 MiB) on the base GPU, are refused (default: SGLang's, cpu but under v0.5.17 for a multimodal model on one node of NVIDIA GPUs, cuda_ipc: refused)")
 	f.registerSpec(fs)
 	fs.Var(&countFlag{v: &f.s.CudaGraphMaxBS, name: "cuda-graph-max-bs"}, "cuda-graph-max-bs", "SGLang's --cuda-graph-max-bs: the largest decode batch captured in a CUDA graph (default: SGLang's for the device)")
 }
@@ -302,7 +302,8 @@ func Command(model, revision string, r Resolved) string {
 		b.WriteString(" --trust-remote-code")
 	}
 	if r.MMFeatureTransport != "" {
-		// cpu, the only value sized, as given.
+		// cpu, the only value sized: without it v0.5.17 would put a
+		// multimodal model's features through a CUDA IPC pool.
 		arg("mm-feature-transport", r.MMFeatureTransport)
 	}
 	b.WriteString(r.mambaLine())

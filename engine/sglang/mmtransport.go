@@ -64,11 +64,19 @@ func mmTransportField(p Profile) string {
 // the model: a release without the flag or a value outside its choices is
 // an error naming it; cpu is the host transport, which membudget sizes;
 // cuda_ipc and cuda_vmm are refused naming the pool they keep on the base
-// GPU. Unset, v0.5.18's multi-node default is
+// GPU. Unset, v0.5.17 resolves it to cuda_ipc for a multimodal model on
+// one node of NVIDIA GPUs (see [Profile.MMIPCByDefault]), refused naming
+// the flag, whose cpu sizes it; v0.5.18's multi-node default is
 // [Resolved.checkMMFeatureTransport]'s.
-func (r *Resolved) resolveMMTransport(_ *model.Arch, _ budget.Class) error {
+func (r *Resolved) resolveMMTransport(a *model.Arch, c budget.Class) error {
 	t, p := r.MMFeatureTransport, r.Profile
 	if t == "" {
+		if p.MMIPCByDefault && sglMultimodal(a) && c.Device.Silicon.Vendor == budget.NVIDIA && r.Nodes.NNodes <= 1 {
+			return settingErr("mm-feature-transport", "",
+				"unset, %s resolves it to cuda_ipc on one node of NVIDIA GPUs (server_args.py:7604-7616), which for this multimodal model (%s) keeps a pool of SGLANG_MM_FEATURE_CACHE_MB "+
+					"(%d MiB, environ.py:969) on the base GPU, allocated by the tokenizer manager's own process (multimodal/processors/base_processor.py:341-364, managers/tokenizer_manager.py:468-483), "+
+					"which membudget does not size; --mm-feature-transport cpu, the host transport, is sized", p.Describes, firstArchOf(a), mmFeatureCacheMiB)
+		}
 		return nil
 	}
 	if older(p, mmTransportFrom) {

@@ -32,7 +32,12 @@ func TestMMFeatureCacheMiB(t *testing.T) {
 //     not cpu) is an error naming the flag and the choices; the flag
 //     under v0.5.15.post1, which has it not, one naming the release it
 //     came in.
-//   - Unset: v0.5.16 and v0.5.18 pick cpu on one node and pass.
+//   - Unset: v0.5.17 picks cuda_ipc for a multimodal model on one node of
+//     NVIDIA GPUs (server_args.py:7604-7616): refused naming the flag; on
+//     two nodes, on ROCm (is_cuda() false) and for a text model (no
+//     multimodal processor, tokenizer_manager.py:468) it is cpu or
+//     allocates nothing, and passes; v0.5.16 and v0.5.18 pick cpu on one
+//     node and pass.
 func TestMMTransport(t *testing.T) {
 	archs := shipped(t)
 	vl, llama := archs["Qwen__Qwen2.5-VL-7B-Instruct"], archs["meta-llama__Llama-3.1-8B-Instruct"]
@@ -48,6 +53,10 @@ func TestMMTransport(t *testing.T) {
 		{name: "cpu v0.5.18", release: "v0.5.18", transport: "cpu"},
 		{name: "unset v0.5.16", release: "v0.5.16"},
 		{name: "unset v0.5.18", release: "v0.5.18"},
+		{name: "unset v0.5.17", release: "v0.5.17", want: []string{"--mm-feature-transport: unset, SGLang v0.5.17", "cuda_ipc on one node of NVIDIA GPUs (server_args.py:7604-7616)", "(1024 MiB, environ.py:969)", "--mm-feature-transport cpu"}},
+		{name: "unset v0.5.17 two nodes", release: "v0.5.17", nnodes: 2},
+		{name: "unset v0.5.17 text model", release: "v0.5.17", text: true},
+		{name: "unset v0.5.17 ROCm", release: "v0.5.17", amd: true},
 		{name: "cuda_ipc v0.5.16", release: "v0.5.16", transport: "cuda_ipc", want: []string{"--mm-feature-transport cuda_ipc: not modelled for SGLang v0.5.16", "(1024 MiB by default) on the base GPU", "server_args.py:6569-6641", "the host transport, cpu"}},
 		{name: "cuda_ipc v0.5.17", release: "v0.5.17", transport: "cuda_ipc", want: []string{"--mm-feature-transport cuda_ipc: not modelled for SGLang v0.5.17", "server_args.py:7564-7674"}},
 		{name: "cuda_ipc v0.5.18", release: "v0.5.18", transport: "cuda_ipc", want: []string{"--mm-feature-transport cuda_ipc: not modelled for SGLang v0.5.18", "server_args.py:7861-8028", "off the KV budget too (mem_cache/kv_cache_configurator.py:130-147)"}},
@@ -91,8 +100,9 @@ func TestMMTransport(t *testing.T) {
 // Qwen2.5-VL-7B on an H100 is sized the same with it as without: the same
 // capacity, v0.5.18's reservation 100 MiB (SGLANG_VLM_CACHE_SIZE_MB alone,
 // the feature cache's 1024 MiB only under cuda_ipc or cuda_vmm,
-// kv_cache_configurator.py:139-140) and v0.5.16's none. At v0.5.17 cpu
-// is sized, the reservation none.
+// kv_cache_configurator.py:139-140) and v0.5.16's none. At v0.5.17, whose
+// unset flag is refused, cpu is sized as v0.5.16 sizes it: the pool
+// rules are the same (profile0517's comment), the reservation none.
 func TestMMTransportCPUSizedAsDefault(t *testing.T) {
 	vl := shipped(t)["Qwen__Qwen2.5-VL-7B-Instruct"]
 	h100 := class(t, "h100-sxm-80g")
