@@ -126,6 +126,9 @@ var sglangCases = []cliCase{
 	// plan saying so; --disable-jit-deepgemm plans it, the launch lines
 	// setting SGLANG_ENABLE_JIT_DEEPGEMM=0.
 	{"sglang-plan-ue8m0-dropped", []string{"plan", "--engine", "sglang", "--model", "Qwen/Qwen3-30B-A3B-FP8", "--length", "8192", "--concurrency", "4", "--classes", "b200", "--top", "1"}, exitNoFit},
+	// v0.5.17 picks cuda_ipc unset for a multimodal model: the plan sizes
+	// the host transport and its launch lines give --mm-feature-transport cpu.
+	{"sglang-plan-vl-v0517", []string{"plan", "--engine", "sglang", "--model", "Qwen/Qwen2.5-VL-7B-Instruct", "--sglang-version", "v0.5.17", "--length", "8192", "--concurrency", "8", "--classes", "h100-sxm-80g", "--top", "1"}, exitOK},
 	{"sglang-plan-jit-off", []string{"plan", "--engine", "sglang", "--model", "Qwen/Qwen3-30B-A3B-FP8", "--length", "8192", "--concurrency", "4", "--classes", "b200", "--top", "1", "--disable-jit-deepgemm"}, exitOK},
 	{"sglang-plan-vllm-flag", []string{"plan", "--engine", "sglang", "--model", "Qwen/Qwen3-8B", "--length", "8192", "--concurrency", "1", "--vllm-version", "0.19.0"}, exitBadArgs},
 	{"sglang-budget-h100", []string{"budget", "--engine", "sglang", "--class", "h100-sxm-80g"}, exitOK},

@@ -108,3 +108,16 @@ func mmTransportHandler(p Profile) string {
 	}
 	return "server_args.py:7861-8028"
 }
+
+// planTransport is the --mm-feature-transport a plan's servers of model a
+// give under release p: cpu, the host transport membudget sizes, where p
+// would pick cuda_ipc unset (v0.5.17 for a multimodal model, see
+// [Profile.MMIPCByDefault]; the plan's classes are one node each, and on
+// ROCm the flag's cpu is SGLang's own pick), so that the launch lines
+// carry it; "" elsewhere, SGLang's default being cpu.
+func planTransport(p Profile, a *model.Arch) string {
+	if p.MMIPCByDefault && sglMultimodal(a) {
+		return "cpu"
+	}
+	return ""
+}

@@ -173,3 +173,32 @@ func TestMMTransportOverridesVMMDefault(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanTransport: a plan gives --mm-feature-transport cpu only where
+// the release would pick cuda_ipc unset (v0.5.17, a multimodal model), so
+// that its launch lines run the host transport it sizes; a text model's,
+// and every server of v0.5.16 and v0.5.18 (cpu unset on one node), leave
+// SGLang's default.
+func TestPlanTransport(t *testing.T) {
+	archs := shipped(t)
+	vl, llama := archs["Qwen__Qwen2.5-VL-7B-Instruct"], archs["meta-llama__Llama-3.1-8B-Instruct"]
+	for _, tt := range []struct {
+		release string
+		text    bool
+		want    string
+	}{
+		{"v0.5.17", false, "cpu"},
+		{"v0.5.17", true, ""},
+		{"v0.5.16", false, ""},
+		{"v0.5.18", false, ""},
+		{"v0.5.15.post1", false, ""},
+	} {
+		a := vl
+		if tt.text {
+			a = llama
+		}
+		if got := planTransport(mustProfile(tt.release), a); got != tt.want {
+			t.Errorf("%s, text %v: %q, want %q", tt.release, tt.text, got, tt.want)
+		}
+	}
+}
