@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"membudget/engine"
+	"membudget/model/logs"
 )
 
 // TestMMFeatureCacheMiB pins SGLANG_MM_FEATURE_CACHE_MB's default: EnvInt(1
@@ -199,6 +200,36 @@ func TestPlanTransport(t *testing.T) {
 		}
 		if got := planTransport(mustProfile(tt.release), a); got != tt.want {
 			t.Errorf("%s, text %v: %q, want %q", tt.release, tt.text, got, tt.want)
+		}
+	}
+}
+
+// TestMMTransportFromLog: explain reads the transport server_args logs as
+// resolved (cpu at v0.5.16 and v0.5.18 for a one-node server, cuda_ipc at
+// v0.5.17 for a multimodal one), None as not given, and the flag on
+// membudget's command line over the log's.
+func TestMMTransportFromLog(t *testing.T) {
+	set := func(value string, lit logs.Literal) *logs.Log {
+		return &logs.Log{Settings: []logs.Setting{{Key: "mm_feature_transport", Value: value, Literal: lit, Source: logs.SourceServerArgs}}}
+	}
+	for _, tt := range []struct {
+		name  string
+		log   *logs.Log
+		flags Serve
+		given map[string]bool
+		want  string
+	}{
+		{"cpu logged", set("cpu", logs.LiteralString), Serve{}, nil, "cpu"},
+		{"cuda_ipc logged", set("cuda_ipc", logs.LiteralString), Serve{}, nil, "cuda_ipc"},
+		{"None logged", set("None", logs.LiteralNone), Serve{}, nil, ""},
+		{"cpu given over cuda_ipc", set("cuda_ipc", logs.LiteralString), Serve{MMFeatureTransport: "cpu"}, map[string]bool{"mm-feature-transport": true}, "cpu"},
+	} {
+		ss, err := buildServe(tt.log, tt.flags, tt.given)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if ss.Serve.MMFeatureTransport != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, ss.Serve.MMFeatureTransport, tt.want)
 		}
 	}
 }
