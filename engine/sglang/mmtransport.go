@@ -84,7 +84,11 @@ func (r *Resolved) resolveMMTransport(a *model.Arch, c budget.Class) error {
 	}
 	choices := mmTransportChoices(p)
 	if !slices.Contains(choices, t) {
-		return settingErr("mm-feature-transport", t, "%s's choices are %s (%s)", p.Describes, strings.Join(choices, ", "), mmTransportField(p))
+		came := ""
+		if t == "cuda_vmm" {
+			came = "; cuda_vmm came in v0.5.18"
+		}
+		return settingErr("mm-feature-transport", t, "%s takes one of %s (%s)%s", p.Describes, strings.Join(choices, ", "), mmTransportField(p), came)
 	}
 	if t == "cpu" {
 		return nil

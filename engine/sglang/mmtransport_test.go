@@ -62,9 +62,9 @@ func TestMMTransport(t *testing.T) {
 		{name: "cuda_ipc v0.5.17", release: "v0.5.17", transport: "cuda_ipc", want: []string{"--mm-feature-transport cuda_ipc: not modelled for SGLang v0.5.17", "server_args.py:7564-7674"}},
 		{name: "cuda_ipc v0.5.18", release: "v0.5.18", transport: "cuda_ipc", want: []string{"--mm-feature-transport cuda_ipc: not modelled for SGLang v0.5.18", "server_args.py:7861-8028", "off the KV budget too (mem_cache/kv_cache_configurator.py:130-147)"}},
 		{name: "cuda_vmm v0.5.18", release: "v0.5.18", transport: "cuda_vmm", want: []string{"--mm-feature-transport cuda_vmm: not modelled for SGLang v0.5.18", "off the KV budget too"}},
-		{name: "cuda_vmm v0.5.17", release: "v0.5.17", transport: "cuda_vmm", want: []string{"--mm-feature-transport cuda_vmm: SGLang v0.5.17", "choices are cpu, cuda_ipc (server_args.py:2742-2750)"}},
-		{name: "CPU v0.5.16", release: "v0.5.16", transport: "CPU", want: []string{"--mm-feature-transport CPU: SGLang v0.5.16", "choices are cpu, cuda_ipc (server_args.py:2317-2321)"}},
-		{name: "host v0.5.18", release: "v0.5.18", transport: "host", want: []string{"--mm-feature-transport host: SGLang v0.5.18", "choices are cpu, cuda_ipc, cuda_vmm (server_args.py:2858-2868)"}},
+		{name: "cuda_vmm v0.5.17", release: "v0.5.17", transport: "cuda_vmm", want: []string{"--mm-feature-transport cuda_vmm: SGLang v0.5.17", "takes one of cpu, cuda_ipc (server_args.py:2742-2750); cuda_vmm came in v0.5.18"}},
+		{name: "CPU v0.5.16", release: "v0.5.16", transport: "CPU", want: []string{"--mm-feature-transport CPU: SGLang v0.5.16", "takes one of cpu, cuda_ipc (server_args.py:2317-2321)"}},
+		{name: "host v0.5.18", release: "v0.5.18", transport: "host", want: []string{"--mm-feature-transport host: SGLang v0.5.18", "takes one of cpu, cuda_ipc, cuda_vmm (server_args.py:2858-2868)"}},
 		{name: "cpu v0.5.15.post1", release: "v0.5.15.post1", transport: "cpu", want: []string{"--mm-feature-transport cpu: SGLang v0.5.15.post1", "has no --mm-feature-transport: it came in v0.5.16"}},
 	} {
 		a, c := vl, h100
