@@ -18,7 +18,8 @@ import (
 // tokenizer manager's own process when it builds the model's multimodal
 // processor (multimodal/processors/base_processor.py:279-302 at v0.5.16,
 // :341-364 at v0.5.17, :400-424 at v0.5.18; managers/tokenizer_manager.py:
-// 468-483 at v0.5.17, only for a multimodal model); v0.5.18 also takes it
+// 468-483 at v0.5.17, only for a multimodal model; v0.5.18's cuda_vmm
+// through CudaVmmFeatureTransport, tokenizer_manager.py:458-460); v0.5.18 also takes it
 // off the KV budget (mm_runtime_reservation_gb,
 // mem_cache/kv_cache_configurator.py:130-147). Where that process's pool
 // and its CUDA context land against the scheduler's measurement is not

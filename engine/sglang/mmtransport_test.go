@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
 
 	"membudget/engine"
 	"membudget/model/logs"
@@ -232,4 +233,43 @@ func TestMMTransportFromLog(t *testing.T) {
 			t.Errorf("%s: %q, want %q", tt.name, ss.Serve.MMFeatureTransport, tt.want)
 		}
 	}
+}
+
+// TestPropertyMMTransportCPUNeutral: over drawn serves of Qwen2.5-VL-7B
+// and Llama 3.1 8B on an H100 under v0.5.16 to v0.5.18, --mm-feature-transport
+// cpu sizes exactly what the unset flag sizes wherever the unset flag is
+// sized (the host transport allocates nothing on the GPU); the unset flag
+// is refused only at v0.5.17 for the multimodal model, naming the flag.
+func TestPropertyMMTransportCPUNeutral(t *testing.T) {
+	archs := shipped(t)
+	h100 := class(t, "h100-sxm-80g")
+	rapid.Check(t, func(t *rapid.T) {
+		name := rapid.SampledFrom([]string{"Qwen__Qwen2.5-VL-7B-Instruct", "meta-llama__Llama-3.1-8B-Instruct"}).Draw(t, "model")
+		release := rapid.SampledFrom([]string{"v0.5.16", "v0.5.17", "v0.5.18"}).Draw(t, "release")
+		s := Serve{
+			DisablePiecewiseCudaGraph: true,
+			TPSize:                    rapid.SampledFrom([]uint64{1, 2}).Draw(t, "tp"),
+			MemFractionStatic:         rapid.SampledFrom([]float64{0, 0.8}).Draw(t, "msf"),
+			ContextLength:             rapid.SampledFrom([]uint64{0, 4096}).Draw(t, "context"),
+		}
+		p := mustProfile(release)
+		unset, errU := NewReference(archs[name], s, h100, p)
+		s.MMFeatureTransport = "cpu"
+		cpu, errC := NewReference(archs[name], s, h100, p)
+		if errC != nil {
+			t.Fatalf("%s %s %+v with cpu: %v", name, release, s, errC)
+		}
+		refusedUnset := release == "v0.5.17" && name == "Qwen__Qwen2.5-VL-7B-Instruct"
+		var se *engine.SettingError
+		switch {
+		case refusedUnset && (!errors.As(errU, &se) || se.Flag != "mm-feature-transport"):
+			t.Fatalf("%s %s unset: %v; want refused naming --mm-feature-transport", name, release, errU)
+		case !refusedUnset && errU != nil:
+			t.Fatalf("%s %s unset: %v", name, release, errU)
+		case !refusedUnset:
+			if diff := cmp.Diff(unset.Capacity(), cpu.Capacity()); diff != "" {
+				t.Fatalf("%s %s %+v: cpu sized otherwise (-unset +cpu):\n%s", name, release, s, diff)
+			}
+		}
+	})
 }
