@@ -185,7 +185,8 @@ type RopeKey struct {
 	MaxPosition uint64
 	// Theta is rope_theta, at the top level or inside rope_parameters; 0
 	// where the config gives none (the config class's default then
-	// decides, which is not read).
+	// decides: [DraftRotary] fills LlamaConfig's, the others are not
+	// read).
 	Theta float64
 	// Params is the key holding the rope parameters, "=", and the
 	// object's compact JSON text ("rope_scaling={...}"); "" where the
@@ -234,10 +235,16 @@ func (k RopeKey) SameTable(o RopeKey) bool {
 // (transformers configuration_llama.py: 2048).
 const llamaMaxPosition = 2048
 
+// LlamaRopeTheta is the rope_theta LlamaConfig takes where a config gives
+// none: RotaryEmbeddingConfigMixin's default_theta, 10000.0 (transformers
+// 5 modeling_rope_utils.py), appended to the rope parameters where a given
+// one would be.
+const LlamaRopeTheta = 10000
+
 // DraftRotary reads a speculative draft's config.json (data, read from
 // file) as LlamaConfig gives its rope: the decoder's rotary table over
 // the draft's head size headDim, and its [RopeKey]; max_position_embeddings
-// defaults to LlamaConfig's 2048. It fails where a rope
+// defaults to LlamaConfig's 2048 and rope_theta to [LlamaRopeTheta]. It fails where a rope
 // key is one the model does not size.
 func DraftRotary(file string, data []byte, headDim uint64) (RotaryTable, RopeKey, error) {
 	var errs []error
@@ -261,5 +268,9 @@ func DraftRotary(file string, data []byte, headDim uint64) (RotaryTable, RopeKey
 	if len(errs) > 0 {
 		return RotaryTable{}, RopeKey{}, errors.Join(errs...)
 	}
-	return t, readRopeKey(o), nil
+	key := readRopeKey(o)
+	if key.Theta == 0 {
+		key.Theta = LlamaRopeTheta
+	}
+	return t, key, nil
 }

@@ -516,7 +516,7 @@ func draftWindows(file string, cfg map[string]json.RawMessage, layers uint64, gp
 // items, dual_chunk_attention_config, dtype; is_neox_style is true for
 // every target the drafts are sized on). Otherwise the draft builds its
 // own, a cos_sin_cache buffer of max_position x rotary_dim cast to the
-// model dtype (rotary_embedding/base.py:57-62, 95-104), four times the
+// model dtype (rotary_embedding/base.py:58-63, 94-104), four times the
 // rows for M-RoPE (mrope.py:274-280). Where membudget cannot tell the keys
 // equal (a config leaving rope_theta to its class's default, parameters
 // written differently) it charges the table: an over-count of it at most.
@@ -525,9 +525,13 @@ func llamaDraftRotary(file string, data []byte, headDim uint64, a *model.Arch) (
 	if err != nil {
 		return 0, 0, err
 	}
+	target := a.RopeKey
+	if target.Theta == 0 && a.ModelType == "llama" {
+		target.Theta = model.LlamaRopeTheta // a llama target is a LlamaConfig too
+	}
 	i := slices.IndexFunc(a.Rotary, func(r model.RotaryTable) bool { return r.Name == "rotary_emb" })
 	if i >= 0 && a.Rotary[i].Dtype == "" && !a.Rotary[i].Served && a.HeadDim == headDim &&
-		a.Rotary[i].Dim == t.Dim && a.Rotary[i].Positions == t.Positions && key.SameTable(a.RopeKey) {
+		a.Rotary[i].Dim == t.Dim && a.Rotary[i].Positions == t.Positions && key.SameTable(target) {
 		return 0, 0, nil
 	}
 	return t.Positions, t.Dim, nil

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"membudget/model"
 )
 
 // angelSlimDraft is AngelSlim's Qwen3-4B EAGLE-3 draft config, whose rope
@@ -54,8 +56,7 @@ func TestLlamaDraftRotary(t *testing.T) {
 		// 8,388,608 B.
 		{"another max position", "Qwen__Qwen3-4B", edit(t, `"max_position_embeddings": 40960`, `"max_position_embeddings": 32768`), 128, 8388608},
 		// rope_theta left out: LlamaConfig's default (10000) is not
-		// Qwen3's 1000000, and membudget does not read class defaults
-		// as equal: 40960 x 128 x 2 = 10,485,760 B.
+		// Qwen3-4B's 1000000: 40960 x 128 x 2 = 10,485,760 B.
 		{"no rope_theta", "Qwen__Qwen3-4B", edit(t, `"rope_theta": 1000000,`, ``), 128, 10485760},
 		// rope_scaling {"rope_type": "default"}: transformers appends
 		// rope_theta after it, where the target's dict has rope_theta
@@ -81,6 +82,35 @@ func TestLlamaDraftRotary(t *testing.T) {
 				t.Errorf("table bytes (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestLlamaDraftRotaryDefaultTheta: a llama target and a draft that both
+// leave rope_theta out take LlamaConfig's 10000 alike (appended where a
+// given one would be), so a draft of the target's length shares its
+// table; one that gives 10000 itself too; one of another theta builds its
+// own, 128 rows x 16 x 2 = 4,096 B.
+func TestLlamaDraftRotaryDefaultTheta(t *testing.T) {
+	const target = `{"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 128, "num_hidden_layers": 2, "vocab_size": 256, "max_position_embeddings": 128, "torch_dtype": "bfloat16"}`
+	a, err := model.ParseConfig("target.json", []byte(target))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, draft string
+		bytes       uint64
+	}{
+		{"neither gives it", `{"max_position_embeddings": 128}`, 0},
+		{"the draft gives 10000", `{"max_position_embeddings": 128, "rope_theta": 10000.0}`, 0},
+		{"the draft gives 500000", `{"max_position_embeddings": 128, "rope_theta": 500000.0}`, 4096},
+	} {
+		rows, dim, err := llamaDraftRotary("config.json", []byte(tc.draft), 16, a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := rows * dim * 2; got != tc.bytes {
+			t.Errorf("%s: %d B, want %d", tc.name, got, tc.bytes)
+		}
 	}
 }
 
