@@ -169,9 +169,21 @@ func shardable(a *model.Arch, tp uint64, ep bool) bool {
 // towerDivides reports whether a's vision tower loads at tensor
 // parallelism tp where vLLM asserts it: GLM-4.1V's and GLM-4.5V's tower
 // divides its heads among the ranks (glm4_1v.py:284-296), and so does
-// Phi-4-multimodal's SigLIP (idefics2_vision_model.py:146-148).
+// Phi-4-multimodal's SigLIP (idefics2_vision_model.py:146-148); a
+// Qwen-VL tower divides its heads and its MLP's width in weights mode
+// (qwen2_5_vl.py:364-369, linear.py:461-466, 683; engine/vllm
+// qwenTowerDivides).
 func towerDivides(a *model.Arch, tp uint64) bool {
-	return a.Vision == nil || a.Vision.Kind != "glm4v" && a.Vision.Kind != "phi4mm" || a.Vision.Heads%tp == 0
+	v := a.Vision
+	switch {
+	case v == nil:
+		return true
+	case v.Kind == "glm4v" || v.Kind == "phi4mm":
+		return v.Heads%tp == 0
+	case v.Kind == "qwen2_vl" || v.Kind == "qwen2_5_vl" || v.Kind == "qwen3_vl":
+		return v.Heads%tp == 0 && v.Intermediate%tp == 0
+	}
+	return true
 }
 
 // genServeCase draws a config of any family modelgen draws, parses it
