@@ -519,6 +519,22 @@ func (d *specDraft) scaledCell(cell uint64, targetLayers int) uint64 {
 	return uint64(f)
 }
 
+// heldCell is what a held token takes of the budget of a stage whose
+// target cell is cell and whose pool is sized by scaled (see
+// [specDraft.scaledCell]): the target's cell and the draft's share of the
+// scaled cell, that share at most what the draft's layers hold. A draft
+// pool of a smaller dtype (v0.5.18's --speculative-draft-kv-cache-dtype,
+// see [specDraftKVDtypeFrom]) leaves the rest of its share free in the
+// budget for every token of the pool, so the pool still holds
+// max_total_num_tokens and not one more; int() keeps the share at or below
+// the draft's layers otherwise.
+func (d *specDraft) heldCell(cell, scaled uint64) uint64 {
+	if d == nil || scaled <= cell {
+		return scaled
+	}
+	return budget.SatAdd(cell, min(scaled-cell, budget.SatMul(d.LayerCell, d.Layers)))
+}
+
 // specFutureRow is one future-map slot's bytes per tensor for top-k k and
 // the draft's hidden states of width hidden in el-byte elements: topk_p
 // (float32: softmax of the float32 logits, layers/logits_processor.py:992
