@@ -670,7 +670,17 @@ func (r *Resolved) resolveSpec(a *model.Arch, def func(string, string)) error {
 	d.Weights = append(d.Weights, d.chainItems(r.CudaGraphMaxBS, r.MaxRunningRequests)...)
 	if tc := layerCell(a, *r); d.InFraction && d.LayerCell != tc {
 		if d.asIfUnflagged != tc {
-			return specRefuse("speculative-algorithm", sp.Algorithm, "%s sizes the target's pool with its cell scaled by (1 + draft layers / target layers), assuming the draft's layer holds the target's KV bytes a token (model_executor/pool_configurator.py:129-145); this draft's layer holds %d B a token, the target's %d, which is not modelled", p.Describes, d.LayerCell, tc)
+			hint := ""
+			if sp.DraftKVCacheDtype == "" && !older(p, specDraftKVDtypeFrom) && d.LayerCell == budget.SatMul(2, tc) {
+				// A 16-bit draft beside a one-byte target cell: the
+				// flag gives the draft's pool the target's cell.
+				fp8 := r.KVCacheDtype
+				if fp8 != "fp8_e5m2" {
+					fp8 = "fp8_e4m3"
+				}
+				hint = fmt.Sprintf("; --speculative-draft-kv-cache-dtype %s puts the draft's pool in one byte, the target's cell (see docs/sglang.md, \"Speculative decoding\", v0.5.18)", fp8)
+			}
+			return specRefuse("speculative-algorithm", sp.Algorithm, "%s sizes the target's pool with its cell scaled by (1 + draft layers / target layers), assuming the draft's layer holds the target's KV bytes a token (model_executor/pool_configurator.py:129-145 at v0.5.14, :174-213 at v0.5.18); this draft's layer holds %d B a token, the target's %d, which is not modelled%s", p.Describes, d.LayerCell, tc, hint)
 		}
 		// --speculative-draft-kv-cache-dtype alone parts the draft's cell
 		// from the target's: a smaller draft pool leaves the difference
