@@ -110,6 +110,14 @@ var sglangCases = []cliCase{
 	// multimodal reservation): its report differs from sglang-v0517-tp2
 	// only where it names the release.
 	{"sglang-v0518-tp2", []string{"report", "--engine", "sglang", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "h100-sxm-80g", "--sglang-version", "v0.5.18", "--tp", "2", "--disable-piecewise-cuda-graph"}, exitOK},
+	// Two RTX 4090s, no peer access between them: sized as at v0.5.17 (the
+	// logits all-gather's buffer charged nothing without multicast), and
+	// the report says SGLang may not serve after "SGLang starts": its
+	// symmetric-memory rendezvous runs there (sgl-project/sglang#40485,
+	// engine/sglang/after0515.go logitsRendezvousCaveat); JSON's kv_pool
+	// carries it as "caveat", stderr as a warning.
+	{"sglang-report-llama8b-tp2-4090-v0518", []string{"report", "--engine", "sglang", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "rtx-4090", "--sglang-version", "v0.5.18", "--tp", "2", "--context-length", "8192", "--disable-piecewise-cuda-graph"}, exitOK},
+	{"sglang-report-llama8b-tp2-4090-v0518-json", []string{"report", "--engine", "sglang", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", "rtx-4090", "--sglang-version", "v0.5.18", "--tp", "2", "--context-length", "8192", "--disable-piecewise-cuda-graph", "--json"}, exitOK},
 	// A multimodal model at v0.5.18: the rest less SGLANG_VLM_CACHE_SIZE_MB's
 	// 100 MiB before the pool, the ledger's multimodal_reservation; its
 	// prefill graphs off by the breakable runner's multimodal case.

@@ -1,6 +1,8 @@
 package sglang
 
 import (
+	"fmt"
+
 	"membudget/budget"
 	"membudget/model"
 )
@@ -76,22 +78,23 @@ const logitsAllGatherNumel = 8
 // arguments as given when the model is built (triton_symm_mem_ag.py:421-440,
 // create_state :308-334, _build :517-548). None at TP 1, for logits other
 // than bf16 (:518), or where a rank's shard of the vocabulary is not a
-// multiple of 8 (:523). The same at v0.5.15.post1, v0.5.16 and v0.5.17,
-// at the same lines: the file differs only in where the server arguments
-// are read from (v0.5.16 :426-428; v0.5.17 also :469-480). v0.5.18's file
-// is v0.5.17's, the gatherer built as before (layers/logits_processor.py:
-// 324-330); a TP LM head's all-to-all (:675-678, :805-840) may take the
-// place of the gather, which then allocates nothing: charged all the same,
-// the side that cannot say a serve fits where it does not.
+// multiple of 8 (:523). The same at v0.5.15.post1, v0.5.16, v0.5.17 and
+// v0.5.18, at the same lines: the file differs only in where the server
+// arguments are read from (v0.5.16 :426-428; v0.5.17 also :469-480;
+// v0.5.18's file is v0.5.17's byte for byte). At v0.5.18 the gatherer is
+// built as before (layers/logits_processor.py:324-330), and a TP LM
+// head's all-to-all (:675-678, :805-840) may take the place of the
+// gather, which then allocates nothing: charged all the same, the side
+// that cannot say a serve fits where it does not.
 func logitsAllGatherBytes(a *model.Arch, c budget.Class, r Resolved) uint64 {
 	return gatherBytes(a.Vocab, c, r)
 }
 
 // logitsAllGatherKept says SGLang keeps the logits all-gather's buffer on
-// the class's GPUs under serve r, v0.5.15 to v0.5.18 alike
-// (triton_symm_mem_ag.py unchanged at v0.5.18, which pins torch 2.13.0,
-// python/pyproject.toml:81, whose symmetric memory was not re-read:
-// whether a device reports multicast is the driver's attribute either way):
+// the class's GPUs under serve r, v0.5.15 to v0.5.18 alike (v0.5.18 pins
+// torch 2.13.0, python/pyproject.toml:81, whose symmetric memory was not
+// re-read: whether a device reports multicast is the driver's attribute
+// either way):
 //   - The gatherer is built disabled, with no buffer, where the TP group
 //     spans nodes: --nnodes above 1 and a rank of the group on another
 //     node (triton_symm_mem_ag.py:478-487). A node holds tp x pp / nnodes
@@ -150,16 +153,76 @@ func draftLogitsAllGatherBytes(c budget.Class, r Resolved) uint64 {
 
 // gatherBytes is one logits all-gather buffer of a head of vocab rows.
 func gatherBytes(vocab uint64, c budget.Class, r Resolved) uint64 {
-	if !r.Profile.LogitsAllGather || r.TPSize <= 1 || r.Dtype != "bfloat16" || !logitsAllGatherKept(c, r) {
+	if !logitsGatherRendezvous(vocab, r) || !logitsAllGatherKept(c, r) {
 		return 0
+	}
+	shard := budget.RoundUp(vocab, sglVocabPadding) / r.TPSize
+	return budget.SatMul(budget.SatMul(logitsAllGatherRows(r), budget.SatMul(shard, r.TPSize)), 2)
+}
+
+// logitsGatherRendezvous says the logits all-gather of a head of vocab
+// rows allocates its symmetric buffer and runs torch's rendezvous under
+// serve r, whatever the GPUs (v0.5.15 to v0.5.18 alike, the file's
+// lines the same at each tag): the gatherer is built enabled at TP above
+// 1 unless its TP group spans nodes (triton_symm_mem_ag.py:454-487; see
+// [logitsAllGatherKept] for when it does), and its first call outside a
+// graph capture (_build, :517-548) returns before create_state only for
+// logits other than bf16 (:518) or a rank's shard of the vocabulary
+// that is not a multiple of 8 (:523-524); create_state then allocates
+// and calls symm_mem.rendezvous (:308-345, the call at :331), and only
+// after it returns does _build read the handle's multicast address
+// (:537). Nothing on the way asks whether the GPUs can reach each other.
+func logitsGatherRendezvous(vocab uint64, r Resolved) bool {
+	if !r.Profile.LogitsAllGather || r.TPSize <= 1 || r.Dtype != "bfloat16" || r.Nodes.NNodes > max(r.PPSize, 1) {
+		return false
 	}
 	// A TP size that does not divide the padded rows is refused before
 	// (see [Resolved.checkVocabShards]): the division is exact.
 	shard := budget.RoundUp(vocab, sglVocabPadding) / r.TPSize
-	if shard == 0 || shard%logitsAllGatherNumel != 0 {
-		return 0
+	return shard != 0 && shard%logitsAllGatherNumel == 0
+}
+
+// logitsRendezvousCaveat is what a report says beside "SGLang starts"
+// where the logits all-gather's rendezvous runs (see
+// [logitsGatherRendezvous]) on NVIDIA GPUs without peer access (the
+// class's interconnect [budget.PCIe]: GeForce cards on the stock
+// driver), and "" elsewhere. sgl-project/sglang#40485 (open, 2026-09-20)
+// reports SIGFPE (exit code -8) inside symm_mem.rendezvous, called from
+// create_state, on two consumer PCIe GPUs with no NVLink and no P2P: a
+// signal, not the Python exception _build catches (:546-548), so the
+// scheduler dies before the multicast check could drop the buffer. It
+// is one box's report, in an unmerged PR whose fix (a peer-access check
+// in the gatherer's constructor) no release membudget sizes has; so the
+// serve is still sized (its buffer charged nothing, see
+// [logitsAllGatherKept]), and the report says it may not run rather than
+// that it runs.
+//
+// When it runs: the first call outside a graph capture. Where the decode
+// CUDA graphs are captured (the default) that is their warmup passes, run
+// eagerly before each capture at startup (model_executor/runner_backend/
+// full_cuda_graph_backend.py:89-92 at v0.5.15 to v0.5.17, :105-108 at
+// v0.5.18), the models' forward ending in the logits processor
+// (models/llama.py:584-592 and layers/logits_processor.py:672-681 at
+// v0.5.18); with --disable-cuda-graph, the first eager forward. The PR
+// says the server started and its first request killed the scheduler,
+// which these tags do only without the decode graphs (or where a
+// warmup pass skipped the gather); on such a box the serve does not run,
+// at startup or at the first request.
+// float16 logits take no buffer and run no rendezvous (:518).
+func (ref *Reference) logitsRendezvousCaveat() string {
+	r, c := ref.Serve, ref.Class
+	if c.Device.Silicon.Vendor != budget.NVIDIA || c.Device.Interconnect != budget.PCIe {
+		return ""
 	}
-	return budget.SatMul(budget.SatMul(logitsAllGatherRows(r), budget.SatMul(shard, r.TPSize)), 2)
+	if !logitsGatherRendezvous(ref.Arch.Vocab, r) && (r.Draft == nil || !logitsGatherRendezvous(r.Draft.HeadVocab, r)) {
+		return ""
+	}
+	when := "at startup, in the decode CUDA graphs' warmup passes"
+	if r.DisableCudaGraph {
+		when = "at the first forward outside a graph (with --disable-cuda-graph, the first request)"
+	}
+	return fmt.Sprintf("but it may not serve on %s GPUs, which have no peer access: %s runs torch's symmetric-memory rendezvous for the logits all-gather (its MultimemAllGatherer) %s, before it checks for multicast (triton_symm_mem_ag.py:517-548), and sgl-project/sglang#40485 (open) reports SIGFPE there on consumer PCIe GPUs without peer access, killing the scheduler; float16 logits skip it",
+		c.Device.Name, r.Profile.Describes, when)
 }
 
 // logitsAllGatherRows is recommended_max_tokens(include_prefill=False,

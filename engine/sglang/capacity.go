@@ -73,6 +73,10 @@ type Capacity struct {
 	// Starts says SGLang starts; Failure is its error when not.
 	Starts  bool
 	Failure string
+	// Caveat is, where SGLang starts, what may still stop it serving that
+	// membudget does not size, as a clause beginning "but" ("" for none;
+	// see [Reference.logitsRendezvousCaveat]).
+	Caveat string
 }
 
 // Capacity is the server's pool as the profile's SGLang sizes and logs it.
@@ -87,6 +91,9 @@ func (ref *Reference) Capacity() Capacity {
 		MaxNumReqs: st.maxNumReqs, MaxRunningRequests: ref.maxRunning,
 		ContextLen: r.ContextLength, ChunkedPrefillSize: r.ChunkedPrefillSize, MaxPrefillTokens: r.MaxPrefillTokens,
 		Failure: ref.failure, Starts: ref.failure == "",
+	}
+	if c.Starts {
+		c.Caveat = ref.logitsRendezvousCaveat()
 	}
 	if r.HybridSWA {
 		c.SWATokens = st.swaTokens

@@ -95,7 +95,7 @@ func (f *flagServe) register(fs *flag.FlagSet, model *string) {
 	fs.BoolVar(&f.s.DisableRadixCache, "disable-radix-cache", false, "SGLang's --disable-radix-cache: for a Mamba hybrid (v0.5.14 to v0.5.18) one Mamba slot a request, and with --max-running-requests that many slots; no memory of its own otherwise")
 	fs.BoolVar(&f.s.DisableOverlapSchedule, "disable-overlap-schedule", false, "SGLang's --disable-overlap-schedule: for a Mamba hybrid (v0.5.14 to v0.5.18) fewer Mamba slots a request (one ping-pong buffer, or none at page size 1); no memory of its own otherwise")
 	f.registerMamba(fs)
-	fs.BoolVar(&f.s.EnforceDisableARFusion, "enforce-disable-flashinfer-allreduce-fusion", false, "SGLang's --enforce-disable-flashinfer-allreduce-fusion: under v0.5.14 to v0.5.17 no FlashInfer all-reduce fusion, and no workspace, where SGLang would turn it on by itself; no effect membudget sizes under other releases")
+	fs.BoolVar(&f.s.EnforceDisableARFusion, "enforce-disable-flashinfer-allreduce-fusion", false, "SGLang's --enforce-disable-flashinfer-allreduce-fusion: under v0.5.14 to v0.5.18 no FlashInfer all-reduce fusion, and no workspace, where SGLang would turn it on by itself; no effect membudget sizes under other releases")
 	fs.BoolVar(&f.s.TrustRemoteCode, "trust-remote-code", false, "SGLang's --trust-remote-code: the checkpoint's own code reads a config transformers ships no class for (required for such a model)")
 	f.registerSpec(fs)
 	fs.Var(&countFlag{v: &f.s.CudaGraphMaxBS, name: "cuda-graph-max-bs"}, "cuda-graph-max-bs", "SGLang's --cuda-graph-max-bs: the largest decode batch captured in a CUDA graph (default: SGLang's for the device)")

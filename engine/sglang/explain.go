@@ -265,6 +265,11 @@ func explainLog(in explainInput) (*explain.Explanation, error) {
 	if !c.Starts {
 		ex.Warnings = append(ex.Warnings, "membudget says SGLang does not start: "+c.Failure)
 	}
+	if c.Caveat != "" {
+		// What may stop the serve after the pool, which no logged figure
+		// compares (see [Capacity.Caveat]).
+		ex.Notes = append(ex.Notes, "SGLang starts, "+c.Caveat)
+	}
 	ex.Figures = explain.Rows(l, logSpecs, preds)
 	ex.NotPredicted = explain.NotPredicted(l, logSpecs)
 	if err := ex.Tally(""); err != nil { // no graph figure is compared

@@ -46,4 +46,31 @@ func fusionOffRead(r *Resolved) bool {
 // workspace created at :518 only), and the fused path is not taken
 // (layers/communicator.py:165-179). v0.5.17's auto-enable list is
 // v0.5.16's (see [arFusionList0514]).
-var fusionOffReleases = []string{"v0.5.14", "v0.5.15", "v0.5.15.post1", "v0.5.16", "v0.5.17"}
+//
+// v0.5.18 (tag 71de97b) the same: the two passes at the tail of
+// _handle_model_specific_adjustments, the auto-enable then the
+// enforce-disable (server_args.py:5786-5787; overrides.py:1982-2004 and
+// 2007-2017, the enforce-disable's body v0.5.17's line for line), after
+// the override declarations are stashed (:5297-5300) and after the
+// deprecated --enable-flashinfer-allreduce-fusion is read as the auto
+// backend (_handle_deprecated_args, :3635, 4146-4156, before :3680); the
+// stash applied last writer wins at the end of __post_init__
+// (materialize_declarations, overrides.py:257-266; server_args.py:
+// 3786-3788). Across python/sglang/srt the backend is written to a value
+// only by the auto-enable and the deprecated alias; the deterministic
+// pass (overrides.py:2065-2074, run at server_args.py:8204) only clears
+// it. With no backend: the workspaces before graph capture return at once
+// (model_executor/runner/base_runner.py:262-278, the check at :268);
+// ensure_workspace_initialized returns before the workspace manager's
+// initialize, its one caller (layers/flashinfer_comm_fusion.py:675-752,
+// the backend read at :719-722; the workspace created at :520 only); the
+// fused path is not taken (layers/communicator.py:165-179, :172). New at
+// v0.5.18, the all-reduce-only FlashInfer path is switched on only with a
+// backend (distributed/bootstrap.py:86, 187-193;
+// set_flashinfer_allreduce_only, parallel_state.py:2128-2130): without
+// one no group is tagged (_tag_groups_for_flashinfer_allreduce_only,
+// :2133-2160, returning at :2151-2152), so
+// GroupCoordinator._can_use_flashinfer_allreduce answers no (:948-950)
+// and every all-reduce keeps its v0.5.17 path. v0.5.18's auto-enable list
+// adds DeepseekV4ForCausalLM (see [arFusionList0518]).
+var fusionOffReleases = []string{"v0.5.14", "v0.5.15", "v0.5.15.post1", "v0.5.16", "v0.5.17", "v0.5.18"}

@@ -10,7 +10,7 @@ import (
 )
 
 // TestFusionOff: --enforce-disable-flashinfer-allreduce-fusion lets v0.5.14
-// (and v0.5.15 to v0.5.17) size a serve it would otherwise turn the
+// (and v0.5.15 to v0.5.18) size a serve it would otherwise turn the
 // unmodelled fusion on for, with no workspace; under v0.5.13.post1, whose
 // switch is not read, the refusal stands.
 //
@@ -40,7 +40,7 @@ func TestFusionOff(t *testing.T) {
 			t.Errorf("the fusion's workspace charged though it is off: %d B", it.Bytes)
 		}
 	}
-	// v0.5.15 to v0.5.17 read the same switch (fusionOffReleases), the
+	// v0.5.15 to v0.5.18 read the same switch (fusionOffReleases), the
 	// prefill graphs off by flag. v0.5.15's distributed init is v0.5.14's:
 	// the same 687 slots, 1,202,593 tokens, 137 requests. v0.5.16's custom
 	// all-reduce v2 at TP 4 on SM90: 2 x 4 push buffers of 896 KiB and the
@@ -57,12 +57,19 @@ func TestFusionOff(t *testing.T) {
 	// 19316736) / 19316736) = floor(686.71) = 686 slots, the rest losing
 	// 686 + 1 = 687 of them as v0.5.16's did, so the same 1,202,312
 	// tokens; 686 // 5 = 137.
+	// v0.5.18: v0.5.17's again. Its one change to this pool, the
+	// multimodal reservation off the rest before the split
+	// (Profile.MMRuntimeReserve), does not reach Qwen3-Next, which is not
+	// multimodal (no text sub-config, not on multimodal_model_archs); its
+	// distributed init and custom all-reduce v2 are v0.5.17's (the same
+	// 28 MiB at TP 4 on SM90): F0 82,692,800,512 B, 686 slots, 1,202,312
+	// tokens, 137 requests.
 	for _, tc := range []struct {
 		release string
 		f0      uint64
 		slots   int64
 		tokens  int64
-	}{{"v0.5.15", 82696994816, 687, 1202593}, {"v0.5.15.post1", 82696994816, 687, 1202593}, {"v0.5.16", 82692800512, 687, 1202312}, {"v0.5.17", 82692800512, 686, 1202312}} {
+	}{{"v0.5.15", 82696994816, 687, 1202593}, {"v0.5.15.post1", 82696994816, 687, 1202593}, {"v0.5.16", 82692800512, 687, 1202312}, {"v0.5.17", 82692800512, 686, 1202312}, {"v0.5.18", 82692800512, 686, 1202312}} {
 		s := Serve{TPSize: 4, DisablePiecewiseCudaGraph: true}
 		if _, err := NewReference(next, s, h100, mustProfile(tc.release)); !errors.As(err, &se) || se.Flag != "enable-flashinfer-allreduce-fusion" {
 			t.Errorf("%s without the flag: %v; want the fusion refused", tc.release, err)
@@ -88,17 +95,20 @@ func TestFusionOff(t *testing.T) {
 	if _, err := NewReference(qwen, Serve{TPSize: 2, EnforceDisableARFusion: true}, h100, p); err != nil {
 		t.Errorf("Qwen3-30B-A3B TP 2 under v0.5.14 with the fusion off: %v", err)
 	}
-	// v0.5.17 reads the switch as v0.5.16 does: without it the refusal
-	// names it as the way out; with it Qwen3-30B-A3B at TP 2 is sized,
-	// with no workspace.
-	_, err := NewReference(qwen, Serve{TPSize: 2, DisablePiecewiseCudaGraph: true}, h100, mustProfile("v0.5.17"))
-	if !errors.As(err, &se) || se.Flag != "enable-flashinfer-allreduce-fusion" || !strings.Contains(se.Reason, "--enforce-disable-flashinfer-allreduce-fusion turns it off") {
-		t.Errorf("Qwen3-30B-A3B TP 2 under v0.5.17: %v; want the fusion refused, the flag offered", err)
-	}
-	r17 := ref(t, qwen, Serve{TPSize: 2, EnforceDisableARFusion: true, DisablePiecewiseCudaGraph: true}, h100, mustProfile("v0.5.17"))
-	for _, it := range r17.stages[0].beside {
-		if it.Name == "flashinfer_allreduce_fusion_workspace" {
-			t.Errorf("Qwen3-30B-A3B under v0.5.17: the fusion's workspace charged though it is off: %d B", it.Bytes)
+	// v0.5.17 and v0.5.18 read the switch as v0.5.16 does: without it the
+	// refusal names it as the way out (Qwen3MoeForCausalLM is on both
+	// lists, overrides.py:1863-1882 at v0.5.17, :1959-1979 at v0.5.18);
+	// with it Qwen3-30B-A3B at TP 2 is sized, with no workspace.
+	for _, release := range []string{"v0.5.17", "v0.5.18"} {
+		_, err := NewReference(qwen, Serve{TPSize: 2, DisablePiecewiseCudaGraph: true}, h100, mustProfile(release))
+		if !errors.As(err, &se) || se.Flag != "enable-flashinfer-allreduce-fusion" || !strings.Contains(se.Reason, "--enforce-disable-flashinfer-allreduce-fusion turns it off") {
+			t.Errorf("Qwen3-30B-A3B TP 2 under %s: %v; want the fusion refused, the flag offered", release, err)
+		}
+		r := ref(t, qwen, Serve{TPSize: 2, EnforceDisableARFusion: true, DisablePiecewiseCudaGraph: true}, h100, mustProfile(release))
+		for _, it := range r.stages[0].beside {
+			if it.Name == "flashinfer_allreduce_fusion_workspace" {
+				t.Errorf("Qwen3-30B-A3B under %s: the fusion's workspace charged though it is off: %d B", release, it.Bytes)
+			}
 		}
 	}
 }
@@ -108,7 +118,7 @@ func TestFusionOff(t *testing.T) {
 // [gdnReleases] or [fusionOffReleases] (each a run of consecutive
 // releases) cannot leave --help naming the old one: the Mamba pool's
 // flags and the two switches that set its slots, "v0.5.14 to v0.5.18";
-// the fusion switch, "v0.5.14 to v0.5.17".
+// the fusion switch, "v0.5.14 to v0.5.18" too.
 func TestReadReleasesInHelp(t *testing.T) {
 	fs := flag.NewFlagSet("sglang", flag.ContinueOnError)
 	var model string
@@ -132,7 +142,7 @@ func TestReadReleasesInHelp(t *testing.T) {
 			}
 		}
 	}
-	if span(gdnReleases) != "v0.5.14 to v0.5.18" || span(fusionOffReleases) != "v0.5.14 to v0.5.17" {
-		t.Errorf("the spans: %q, %q; want v0.5.14 to v0.5.18, v0.5.14 to v0.5.17", span(gdnReleases), span(fusionOffReleases))
+	if span(gdnReleases) != "v0.5.14 to v0.5.18" || span(fusionOffReleases) != "v0.5.14 to v0.5.18" {
+		t.Errorf("the spans: %q, %q; want v0.5.14 to v0.5.18 for both", span(gdnReleases), span(fusionOffReleases))
 	}
 }

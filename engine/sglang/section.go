@@ -3,6 +3,7 @@ package sglang
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"membudget/budget"
@@ -74,6 +75,9 @@ type poolJSON struct {
 	Starts            bool     `json:"starts"`
 	Failure           string   `json:"failure,omitempty"`
 	LogLines          []string `json:"log_lines"`
+	// Caveat is what may still stop a serve that starts (see
+	// [Capacity.Caveat]), absent for none.
+	Caveat string `json:"caveat,omitempty"`
 	// A Mamba hybrid's pool (absent for any other model): its slots
 	// (max_mamba_cache_size), a slot's bytes, and the rest left for the
 	// KV pool after it.
@@ -120,13 +124,19 @@ func (s section) loadedOn(i int) uint64 {
 
 func (s section) Weights(i int) engine.Weights { return s.sz.weightsOf(i, s.loadedOn(i)) }
 
-// Warnings are the checkpoint's differences from config.json's weights;
-// without a checkpoint there is nothing to compare.
+// Warnings are the checkpoint's differences from config.json's weights
+// (without a checkpoint there is nothing to compare), and what may stop
+// a serve that starts (see [Capacity.Caveat]), which the commands that
+// print no report (query, frontier) would otherwise not say.
 func (s section) Warnings(i int) []string {
-	if s.sz.Model.Checkpoint == nil {
-		return nil
+	var w []string
+	if s.sz.Model.Checkpoint != nil {
+		w = s.Weights(i).Warnings
 	}
-	return s.Weights(i).Warnings
+	if c := s.sz.capacity.Caveat; c != "" {
+		w = append(slices.Clip(w), "SGLang starts, "+c)
+	}
+	return w
 }
 
 func (s section) Fields(fp budget.Footprint) []engine.Field {
@@ -140,7 +150,7 @@ func (s section) Fields(fp budget.Footprint) []engine.Field {
 		MaxTotalNumTokens: c.MaxTotalNumTokens, HybridSWA: c.HybridSWA, SWATokens: c.SWATokens,
 		KBytes: c.KBytes, VBytes: c.VBytes, SWAKBytes: c.SWAKBytes, SWAVBytes: c.SWAVBytes, PageSize: c.PageSize,
 		MaxNumReqs: c.MaxNumReqs, MaxRunning: c.MaxRunningRequests, MaxReqLen: c.MaxReqLen, MaxReqInputLen: c.MaxReqInputLen,
-		ContextLen: c.ContextLen, Starts: c.Starts, Failure: c.Failure, LogLines: lines}
+		ContextLen: c.ContextLen, Starts: c.Starts, Failure: c.Failure, Caveat: c.Caveat, LogLines: lines}
 	if c.MambaPerReq > 0 {
 		pool.MambaSlots, pool.MambaSlotBytes, pool.KVRestBytes = c.MambaSize, c.MambaPerReq, c.KVRestBytes
 	}
@@ -251,6 +261,9 @@ func (s section) WriteBefore(w io.Writer, _ budget.Footprint) {
 		fmt.Fprintf(w, "    %s\n", l)
 	}
 	fmt.Fprintf(w, "  SGLang starts: (1 - msf) x F0 must hold what it allocates after the pool (activations, CUDA graphs, req_to_token), which nothing checks\n")
+	if c.Caveat != "" {
+		fmt.Fprintf(w, "  %s\n", c.Caveat)
+	}
 }
 
 func (s section) WriteAfter(io.Writer, budget.Footprint) {}

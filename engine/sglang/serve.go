@@ -82,7 +82,7 @@ type Serve struct {
 	MambaSSMDtype           string
 	MambaRadixCacheStrategy string
 	// EnforceDisableARFusion is --enforce-disable-flashinfer-allreduce-fusion,
-	// read at v0.5.14 to v0.5.17 (see [fusionOffReleases]).
+	// read at v0.5.14 to v0.5.18 (see [fusionOffReleases]).
 	EnforceDisableARFusion bool
 	// Spec is speculative decoding: --speculative-algorithm and its draft
 	// (see [Spec]).

@@ -130,6 +130,40 @@ func (r *Resolved) resolveAll2All(a *model.Arch) error {
 	return nil
 }
 
+// deepepHTGraphsOffSince is the first release surely holding vLLM's rule
+// that deepep_high_throughput under data parallelism captures no CUDA
+// graph at all (CompilationConfig.set_splitting_ops_for_v1, vllm/config/
+// compilation.py:1232-1248 at main d18bb7b: "DeepEP: Disabling CUDA Graphs
+// since DeepEP high-throughput kernels are optimized for prefill and are
+// incompatible with CUDA Graphs"). Its history on main, read from the
+// commits that touch that message:
+//   - PR #18434 (2025-06-03) forced enforce_eager for it, the backend then
+//     named by VLLM_ALL2ALL_BACKEND (vllm/platforms/cuda.py);
+//   - PR #24123 (2025-09-09) kept PIECEWISE graphs with the MoE ops split
+//     out, PR #25093 (2025-09-18) set NONE again (a torch.compile cache
+//     key error), PR #25531 (2025-09-24) reworded its log;
+//   - PR #29558 (2025-12-07) captured graphs again with the MoE ops split
+//     out, and PR #30910 (2025-12-17) reverted that to NONE in its present
+//     form, reading --all2all-backend.
+//
+// 0.14.0 is the first release cut surely after PR #30910; whether 0.13.0
+// holds it is not read. membudget sizes the backend from a2aSince (0.28.0)
+// and refuses it, and VLLM_ALL2ALL_BACKEND naming it, before that, so the
+// rule holds in every release that reaches it.
+var deepepHTGraphsOffSince = v0_14_0
+
+// deepepHTGraphsOff says vLLM turns the serve's CUDA graphs off:
+// --all2all-backend deepep_high_throughput with more than one
+// data-parallel rank of a mixture-of-experts model (vLLM passes the DP
+// size only for an is_moe model, one with experts, vllm/config/vllm.py:
+// 1612-1621; model.py:2099-2100), expert parallelism or not. vLLM applies
+// it under compilation mode VLLM_COMPILE only (set_splitting_ops_for_v1
+// returns before it otherwise, compilation.py:1138-1142); the caller
+// checks the mode.
+func (r *Resolved) deepepHTGraphsOff(a *model.Arch) bool {
+	return r.All2AllBackend == "deepep_high_throughput" && r.DataParallelSize > 1 && a != nil && a.Experts > 0 && r.Profile.Release.AtLeast(deepepHTGraphsOffSince)
+}
+
 // a2aBuffers says the serve's MoE layers ask the all-to-all manager for
 // buffers: expert parallelism over more than one data-parallel rank.
 func (r *Resolved) a2aBuffers(a *model.Arch) bool {
@@ -194,14 +228,29 @@ func appendA2AItems(items []budget.Item, r *Resolved) []budget.Item {
 // a2aSettings is the line a report prints of the serve's all-to-all
 // buffers.
 func (sz *Sizing) a2aSettings() []string {
-	if sz.Serve.All2AllBytes == 0 {
-		return nil
+	var out []string
+	switch {
+	case sz.Serve.All2AllBytes == 0:
+	case sz.Serve.All2AllBackend == "deepep_low_latency":
+		out = append(out, sz.deepepLLSettings())
+	default:
+		out = append(out, fmt.Sprintf("all-to-all: DeepEP high-throughput buffers of %s a GPU (its %d MiB NVLink buffer and 32 MiB workspace), allocated while the model loads and counted in the util budget; sized for an expert-parallel group within one node (across nodes vLLM adds as much RDMA buffer, which membudget refuses)",
+			engine.GiB(sz.Serve.All2AllBytes), deepepBufferMiB))
 	}
-	if sz.Serve.All2AllBackend == "deepep_low_latency" {
-		return []string{sz.deepepLLSettings()}
+	if why := sz.Serve.deepepHTGraphsWhy(); why != "" {
+		out = append(out, "CUDA graphs: none: "+why)
 	}
-	return []string{fmt.Sprintf("all-to-all: DeepEP high-throughput buffers of %s a GPU (its %d MiB NVLink buffer and 32 MiB workspace), allocated while the model loads and counted in the util budget; sized for an expert-parallel group within one node (across nodes vLLM adds as much RDMA buffer, which membudget refuses)",
-		engine.GiB(sz.Serve.All2AllBytes), deepepBufferMiB)}
+	return out
+}
+
+// deepepHTGraphsWhy is the rule that turned the serve's CUDA graphs off
+// for deepep_high_throughput, with its source; empty where it did not.
+func (r *Resolved) deepepHTGraphsWhy() string {
+	if !r.Graphs.OffForDeepEPHT {
+		return ""
+	}
+	return fmt.Sprintf("vLLM sets cudagraph_mode NONE for --all2all-backend deepep_high_throughput at --data-parallel-size %d (\"DeepEP high-throughput kernels are optimized for prefill and are incompatible with CUDA Graphs\", vllm/config/compilation.py:1232-1248, since %s), so no graph pool and no graph estimate",
+		r.DataParallelSize, deepepHTGraphsOffSince)
 }
 
 // splitA2A names the all-to-all buffers in a footprint's lines: the
@@ -250,6 +299,10 @@ type a2aJSON struct {
 	// RDMAHintBytes is deepep_low_latency's get_low_latency_rdma_size_hint,
 	// the RDMA buffer DeepEP asks of NVSHMEM (deepep_ll.go); 0 otherwise.
 	RDMAHintBytes uint64 `json:"rdma_hint_bytes,omitempty"`
+	// GraphsOff is why the serve captures no CUDA graph where vLLM turns
+	// them off for deepep_high_throughput under data parallelism (the
+	// rule and its source); empty otherwise.
+	GraphsOff string `json:"cuda_graphs_off,omitempty"`
 }
 
 // a2aJSON is the sizing's all-to-all backend for the report, nil when the
@@ -258,7 +311,7 @@ func (sz *Sizing) a2aJSON() *a2aJSON {
 	if sz.Serve.All2AllBackend == "" {
 		return nil
 	}
-	j := &a2aJSON{Backend: sz.Serve.All2AllBackend, BufferBytes: sz.Serve.All2AllBytes}
+	j := &a2aJSON{Backend: sz.Serve.All2AllBackend, BufferBytes: sz.Serve.All2AllBytes, GraphsOff: sz.Serve.deepepHTGraphsWhy()}
 	if j.Backend == "deepep_low_latency" && j.BufferBytes > 0 {
 		args := sz.Serve.deepepLLArgsOf(sz.Model.Arch)
 		j.RDMAHintBytes = deepepLLRDMAHint(args.Tokens, args.Hidden, args.Experts)

@@ -105,7 +105,9 @@ func TestResolveAll2All(t *testing.T) {
 
 // TestAll2AllNeverShrinksFootprint: DeepEP's buffers add exactly their
 // bytes to the non-torch term of every GPU and shrink no term, and the
-// compiler agrees with the reference.
+// compiler agrees with the reference. The serve without them captures no
+// CUDA graph either: vLLM turns the graphs off for deepep_high_throughput
+// at DP > 1 (TestDeepEPHTGraphsOff), which this compares like for like.
 func TestAll2AllNeverShrinksFootprint(t *testing.T) {
 	a := shipped(t)["Qwen__Qwen3-30B-A3B"]
 	rapid.Check(t, func(t *rapid.T) {
@@ -117,6 +119,7 @@ func TestAll2AllNeverShrinksFootprint(t *testing.T) {
 			EnableExpertParallel: true,
 			MaxModelLen:          rapid.Uint64Range(256, 8192).Draw(t, "len"),
 			MaxNumSeqs:           rapid.Uint64Range(1, 256).Draw(t, "seqs"),
+			Compilation:          Compilation{GraphMode: graphsNone},
 		}
 		plain, err := Compile(a, s, c, current)
 		if err != nil {
@@ -147,8 +150,10 @@ func TestAll2AllCommand(t *testing.T) {
 	}
 	sz := &Sizing{Serve: &r}
 	got := sz.a2aSettings()
-	if len(got) != 1 || !strings.Contains(got[0], "DeepEP high-throughput buffers of 1.03 GiB") {
-		t.Errorf("settings %q: want DeepEP's buffers of 1.03 GiB (1109393408 B)", got)
+	// The buffers' line, then the graphs turned off at DP 2
+	// (TestDeepEPHTGraphsOff).
+	if len(got) != 2 || !strings.Contains(got[0], "DeepEP high-throughput buffers of 1.03 GiB") || !strings.HasPrefix(got[1], "CUDA graphs: none: ") {
+		t.Errorf("settings %q: want DeepEP's buffers of 1.03 GiB (1109393408 B), then the graphs turned off", got)
 	}
 }
 

@@ -395,6 +395,10 @@ type Graphs struct {
 	// FullAsBoth says a FULL mode is charged as FULL_AND_PIECEWISE (see
 	// [Resolved.resolveGraphs]).
 	FullAsBoth bool
+	// OffForDeepEPHT says vLLM turned the graphs off for
+	// deepep_high_throughput under data parallelism (see
+	// [Resolved.deepepHTGraphsOff]): Mode is NONE, the mode asked is lost.
+	OffForDeepEPHT bool
 	// DecodeQuery is a decode step's tokens a request, 1 + k under
 	// speculative decoding (specQueryLen; 0 reads as 1): the FULL decode
 	// graphs are the sizes from it to it x MaxNumSeqs.
@@ -633,6 +637,12 @@ func (r *Resolved) resolveGraphs(a *model.Arch) error {
 		// captures more. membudget does not choose the backend: it charges
 		// the larger.
 		g.FullAsBoth = true
+	}
+	if g.Mode != graphsNone && compile == vllmCompile && r.deepepHTGraphsOff(a) {
+		// Applied last in VllmConfig's post-init, after the overrides above
+		// (set_splitting_ops_for_v1, vllm/config/vllm.py:1612-1621): any
+		// mode they left becomes NONE.
+		g.Mode, g.FullAsBoth, g.OffForDeepEPHT = graphsNone, false, true
 	}
 	if g.Mode == graphsNone {
 		r.Graphs = g
