@@ -669,7 +669,7 @@ func (r *Resolved) resolveSpec(a *model.Arch, def func(string, string)) error {
 	// v0.5.13.post1 and before it from v0.5.14.
 	d.Weights = append(d.Weights, d.chainItems(r.CudaGraphMaxBS, r.MaxRunningRequests)...)
 	if tc := layerCell(a, *r); d.InFraction && d.LayerCell != tc {
-		if d.asIfUnflagged != tc {
+		if d.asIfUnflagged != tc && (sp.DraftKVCacheDtype == "" || d.LayerCell < tc) {
 			hint := ""
 			if sp.DraftKVCacheDtype == "" && !older(p, specDraftKVDtypeFrom) && d.LayerCell == budget.SatMul(2, tc) {
 				// A 16-bit draft beside a one-byte target cell: the
@@ -685,7 +685,8 @@ func (r *Resolved) resolveSpec(a *model.Arch, def func(string, string)) error {
 		// --speculative-draft-kv-cache-dtype alone parts the draft's cell
 		// from the target's: a smaller draft pool leaves the difference
 		// free, the pool the one without the flag (see
-		// [specDraftKVDtypeFrom]); a larger one is refused.
+		// [specDraftKVDtypeFrom]); a larger one, the flag given, is
+		// refused naming it, whatever else parts the cells.
 		if d.LayerCell > tc {
 			return specRefuse("speculative-draft-kv-cache-dtype", sp.DraftKVCacheDtype, "the draft's pool in this dtype holds %d B a token a layer, the target's %d; %s still sizes the target's pool with the target's cell scaled by (1 + draft layers / target layers), assuming the draft's layer shares the target's head_dim, num_kv_heads and dtype (model_executor/pool_configurator.py:174-213 at v0.5.18), so the draft's pool of %d layer(s) takes %d B a token more than the fraction counts, which SGLang does not check; this is not modelled",
 				d.LayerCell, tc, p.Describes, d.Layers, budget.SatMul(d.LayerCell-tc, d.Layers))
