@@ -248,6 +248,11 @@ type Arch struct {
 	// and a global one, DeepSeek V3.2 one more for its indexer, the Qwen VL
 	// towers their own); empty for a model without rotary embeddings.
 	Rotary []RotaryTable
+	// RopeKey is the config's part of the key vLLM's get_rope caches the
+	// decoder's rotary table under (see [RopeKey]): another model built in
+	// the same process (a speculative draft) shares the table only where
+	// it is equal.
+	RopeKey RopeKey
 
 	// Sliding-window attention: the window, and which layers use it.
 	SlidingWindow uint64

@@ -475,6 +475,7 @@ func readCommon(o jsonObject, a *Arch) {
 	a.RotaryDim = rotaryDim(o, a, a.HeadDim)
 	a.layerTypes = o.strings("layer_types")
 	a.Rotary = []RotaryTable{{Name: "rotary_emb", Positions: rotaryRows(a.RopeScaling, a.MaxPosition, o), Dim: a.RotaryDim}}
+	a.RopeKey = readRopeKey(o)
 }
 
 // derivedHeadDim is hidden_size / num_attention_heads, which must divide.

@@ -1,6 +1,9 @@
 package model
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
 	"slices"
 
 	"membudget/budget"
@@ -155,4 +158,119 @@ func rotaryRows(rs *RopeScaling, maxPosition uint64, o jsonObject) uint64 {
 		rows = budget.SatMul(rows, 4)
 	}
 	return rows
+}
+
+// RopeKey is the part of vLLM's rotary-table cache key that a config
+// gives: get_rope keys _ROPE_DICT by (head_size, rotary_dim, max_position,
+// is_neox_style, the rope parameters' items, dual_chunk_attention_config's
+// items, dtype) and builds a second table for any other key
+// (vllm/model_executor/layers/rotary_embedding/__init__.py:33-84 at
+// d18bb7b). The rope parameters' items are a tuple in the dict's order:
+// transformers 5 appends rope_theta, a top-level partial_rotary_factor
+// and rope_type (the legacy type, else "default") after the config's own
+// keys (modeling_rope_utils.py, RotaryEmbeddingConfigMixin's
+// convert_rope_params_to_dict and standardize_rope_params), and vLLM's
+// patch_legacy_rope_type rewrites values in place (vllm/
+// transformers_utils/config.py:479-549), so two configs whose rope text
+// differs in a key or its order get two tables. membudget keeps the
+// config's text and takes two keys as one table only where it is equal
+// ([RopeKey.SameTable]); a difference the rewriting would erase (a number
+// spelt 1e6 and 1000000) counts as a second table, an over-count of that
+// table at most.
+type RopeKey struct {
+	// MaxPosition is max_position_embeddings as the config gives it
+	// (get_rope's max_position for the Llama and Qwen decoders:
+	// llama.py:241-245), before any max-length key lowers
+	// [Arch.MaxPosition].
+	MaxPosition uint64
+	// Theta is rope_theta, at the top level or inside rope_parameters; 0
+	// where the config gives none (the config class's default then
+	// decides: [DraftRotary] fills LlamaConfig's, the others are not
+	// read).
+	Theta float64
+	// Params is the key holding the rope parameters, "=", and the
+	// object's compact JSON text ("rope_scaling={...}"); "" where the
+	// config has neither rope_scaling nor rope_parameters.
+	Params string
+	// PartialRotary is a top-level partial_rotary_factor, which
+	// transformers adds to the rope parameters (convert_rope_params_to_
+	// dict); 0 where the config has none.
+	PartialRotary float64
+	// DualChunk says the config has a dual_chunk_attention_config,
+	// which joins the key.
+	DualChunk bool
+}
+
+// readRopeKey reads o's [RopeKey].
+func readRopeKey(o jsonObject) RopeKey {
+	k := RopeKey{MaxPosition: o.uintOr("max_position_embeddings", 0), DualChunk: o.has("dual_chunk_attention_config")}
+	k.Theta, _ = o.number("rope_theta")
+	k.PartialRotary, _ = o.number("partial_rotary_factor")
+	for _, name := range []string{"rope_scaling", "rope_parameters"} {
+		if !o.has(name) {
+			continue
+		}
+		var buf bytes.Buffer
+		if json.Compact(&buf, o.m[name]) == nil {
+			k.Params = name + "=" + buf.String()
+		}
+		if rs, ok := o.object(name); ok && k.Theta == 0 {
+			k.Theta, _ = rs.number("rope_theta")
+		}
+		break
+	}
+	return k
+}
+
+// SameTable reports whether get_rope would hand a model of key o the
+// table it built for k, as far as the configs tell: both give rope_theta
+// (a default the config class fills is not read), neither has a
+// dual-chunk config (not modelled), and the rest is equal. The caller
+// compares the head size, rotary dim and dtype.
+func (k RopeKey) SameTable(o RopeKey) bool {
+	return k.Theta != 0 && !k.DualChunk && k == o
+}
+
+// llamaMaxPosition is LlamaConfig's max_position_embeddings default
+// (transformers configuration_llama.py: 2048).
+const llamaMaxPosition = 2048
+
+// LlamaRopeTheta is the rope_theta LlamaConfig takes where a config gives
+// none: RotaryEmbeddingConfigMixin's default_theta, 10000.0 (transformers
+// 5 modeling_rope_utils.py), appended to the rope parameters where a given
+// one would be.
+const LlamaRopeTheta = 10000
+
+// DraftRotary reads a speculative draft's config.json (data, read from
+// file) as LlamaConfig gives its rope: the decoder's rotary table over
+// the draft's head size headDim, and its [RopeKey]; max_position_embeddings
+// defaults to LlamaConfig's 2048 and rope_theta to [LlamaRopeTheta]. It fails where a rope
+// key is one the model does not size.
+func DraftRotary(file string, data []byte, headDim uint64) (RotaryTable, RopeKey, error) {
+	var errs []error
+	o, err := parseObject(file, data, &errs)
+	if err != nil {
+		return RotaryTable{}, RopeKey{}, err
+	}
+	var a Arch
+	readRope(o, &a)
+	dim := rotaryDim(o, &a, headDim)
+	// LlamaConfig's default max_position_embeddings (transformers
+	// configuration_llama.py) where the config leaves it out.
+	maxPos := o.uintOr("max_position_embeddings", llamaMaxPosition)
+	if maxPos == 0 {
+		o.fail("max_position_embeddings", "0: the draft's rotary table has that many rows")
+	}
+	t := RotaryTable{Name: "rotary_emb", Positions: rotaryRows(a.RopeScaling, maxPos, o), Dim: dim}
+	if len(a.RopeScalings) > 1 {
+		o.fail("rope_scaling", "nested by layer type: a draft's per-layer-type rope is not read")
+	}
+	if len(errs) > 0 {
+		return RotaryTable{}, RopeKey{}, errors.Join(errs...)
+	}
+	key := readRopeKey(o)
+	if key.Theta == 0 {
+		key.Theta = LlamaRopeTheta
+	}
+	return t, key, nil
 }

@@ -63,7 +63,11 @@ var sglangCases = []cliCase{
 	{"sglang-report-qwen35-27b-v0516", []string{"report", "--engine", "sglang", "--model", "Qwen/Qwen3.5-27B", "--class", "h100-sxm-80g", "--sglang-version", "v0.5.16", "--context-length", "32768", "--disable-piecewise-cuda-graph"}, exitOK},
 	{"sglang-report-qwen3next-tp4-a100-v0516", []string{"report", "--engine", "sglang", "--model", "Qwen/Qwen3-Next-80B-A3B-Thinking", "--class", "a100-80g", "--sglang-version", "v0.5.16", "--tp-size", "4", "--disable-piecewise-cuda-graph"}, exitOK},
 	{"sglang-report-qwen3next-tp4-a100-v0517", []string{"report", "--engine", "sglang", "--model", "Qwen/Qwen3-Next-80B-A3B-Thinking", "--class", "a100-80g", "--sglang-version", "v0.5.17", "--tp-size", "4", "--disable-piecewise-cuda-graph"}, exitOK},
-	{"sglang-report-qwen35-27b-v0517", []string{"report", "--engine", "sglang", "--model", "Qwen/Qwen3.5-27B", "--class", "h100-sxm-80g", "--sglang-version", "v0.5.17", "--context-length", "32768", "--disable-piecewise-cuda-graph"}, exitOK},
+	// v0.5.17 picks the CUDA IPC feature transport unset for a multimodal
+	// model on one NVIDIA node: sized with the host transport, refused
+	// without it naming --mm-feature-transport.
+	{"sglang-report-qwen35-27b-v0517", []string{"report", "--engine", "sglang", "--model", "Qwen/Qwen3.5-27B", "--class", "h100-sxm-80g", "--sglang-version", "v0.5.17", "--context-length", "32768", "--disable-piecewise-cuda-graph", "--mm-feature-transport", "cpu"}, exitOK},
+	{"sglang-report-qwen35-27b-v0517-ipc", []string{"report", "--engine", "sglang", "--model", "Qwen/Qwen3.5-27B", "--class", "h100-sxm-80g", "--sglang-version", "v0.5.17", "--context-length", "32768", "--disable-piecewise-cuda-graph"}, exitBadArgs},
 	// v0.5.18 (mamba.go gdnReleases): Qwen3.5-27B's 100 MiB multimodal
 	// reservation comes off the rest before the split, 29 slots, 82,187
 	// tokens, 5 requests (v0.5.17: 30, 81,438, 6); Qwen3-Next at TP 4 on
@@ -130,6 +134,9 @@ var sglangCases = []cliCase{
 	// plan saying so; --disable-jit-deepgemm plans it, the launch lines
 	// setting SGLANG_ENABLE_JIT_DEEPGEMM=0.
 	{"sglang-plan-ue8m0-dropped", []string{"plan", "--engine", "sglang", "--model", "Qwen/Qwen3-30B-A3B-FP8", "--length", "8192", "--concurrency", "4", "--classes", "b200", "--top", "1"}, exitNoFit},
+	// v0.5.17 picks cuda_ipc unset for a multimodal model: the plan sizes
+	// the host transport and its launch lines give --mm-feature-transport cpu.
+	{"sglang-plan-vl-v0517", []string{"plan", "--engine", "sglang", "--model", "Qwen/Qwen2.5-VL-7B-Instruct", "--sglang-version", "v0.5.17", "--length", "8192", "--concurrency", "8", "--classes", "h100-sxm-80g", "--top", "1"}, exitOK},
 	{"sglang-plan-jit-off", []string{"plan", "--engine", "sglang", "--model", "Qwen/Qwen3-30B-A3B-FP8", "--length", "8192", "--concurrency", "4", "--classes", "b200", "--top", "1", "--disable-jit-deepgemm"}, exitOK},
 	{"sglang-plan-vllm-flag", []string{"plan", "--engine", "sglang", "--model", "Qwen/Qwen3-8B", "--length", "8192", "--concurrency", "1", "--vllm-version", "0.19.0"}, exitBadArgs},
 	{"sglang-budget-h100", []string{"budget", "--engine", "sglang", "--class", "h100-sxm-80g"}, exitOK},

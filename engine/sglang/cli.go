@@ -97,6 +97,7 @@ func (f *flagServe) register(fs *flag.FlagSet, model *string) {
 	f.registerMamba(fs)
 	fs.BoolVar(&f.s.EnforceDisableARFusion, "enforce-disable-flashinfer-allreduce-fusion", false, "SGLang's --enforce-disable-flashinfer-allreduce-fusion: under v0.5.14 to v0.5.18 no FlashInfer all-reduce fusion, and no workspace, where SGLang would turn it on by itself; no effect membudget sizes under other releases")
 	fs.BoolVar(&f.s.TrustRemoteCode, "trust-remote-code", false, "SGLang's --trust-remote-code: the checkpoint's own code reads a config transformers ships no class for (required for such a model)")
+	fs.StringVar(&f.s.MMFeatureTransport, "mm-feature-transport", "", "SGLang's --mm-feature-transport (v0.5.16 to v0.5.18): cpu, the host transport, is sized; cuda_ipc and cuda_vmm, a pool of SGLANG_MM_FEATURE_CACHE_MB (1024 MiB) on the base GPU, are refused (default: SGLang's, cpu but under v0.5.17 for a multimodal model on one node of NVIDIA GPUs, cuda_ipc: refused)")
 	f.registerSpec(fs)
 	fs.Var(&countFlag{v: &f.s.CudaGraphMaxBS, name: "cuda-graph-max-bs"}, "cuda-graph-max-bs", "SGLang's --cuda-graph-max-bs: the largest decode batch captured in a CUDA graph (default: SGLang's for the device)")
 }
@@ -244,7 +245,8 @@ func (f *flagServe) envSwitch(name string, words bool) (s engine.Switch, e engin
 // (-1 when disabled), the environment variable a context length above the
 // derived one needs, SGLANG_ENABLE_JIT_DEEPGEMM=0 where the serve set it
 // off, and --revision when the checkpoint sized is not the
-// default branch's (ServerArgs.revision). The caps SGLang derives from the
+// default branch's (ServerArgs.revision), and --mm-feature-transport where
+// the serve gave it (see [Resolved.resolveMMTransport]). The caps SGLang derives from the
 // pool (--max-running-requests, --max-total-tokens) are given only when
 // the serve gave them.
 func Command(model, revision string, r Resolved) string {
@@ -298,6 +300,11 @@ func Command(model, revision string, r Resolved) string {
 	}
 	if r.TrustRemoteCode {
 		b.WriteString(" --trust-remote-code")
+	}
+	if r.MMFeatureTransport != "" {
+		// cpu, the only value sized: without it v0.5.17 would put a
+		// multimodal model's features through a CUDA IPC pool.
+		arg("mm-feature-transport", r.MMFeatureTransport)
 	}
 	b.WriteString(r.mambaLine())
 	b.WriteString(r.specLine())

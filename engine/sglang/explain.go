@@ -51,6 +51,11 @@ var logSettings = []struct{ key, flag string }{
 	{"max_mamba_cache_size", "max-mamba-cache-size"},
 	{"mamba_ssm_dtype", "mamba-ssm-dtype"},
 	{"mamba_radix_cache_strategy", "mamba-radix-cache-strategy"},
+	// The feature transport as __post_init__ resolved it (v0.5.16 on:
+	// self.mm_feature_transport = requested_transport, server_args.py:6634
+	// at v0.5.16, :7667 at v0.5.17, :8021 at v0.5.18), so that a v0.5.17
+	// log's cuda_ipc is refused by value and its cpu sized (mmtransport.go).
+	{"mm_feature_transport", "mm-feature-transport"},
 }
 
 // buildServe returns the server the log's server_args describe. Only
@@ -184,6 +189,8 @@ func buildServe(l *logs.Log, flags Serve, given map[string]bool) (loggedServe, e
 			if st.Value != "auto" {
 				s.MambaRadixCacheStrategy = st.Value
 			}
+		case "mm-feature-transport":
+			s.MMFeatureTransport = st.Value
 		}
 		if err != nil {
 			return ss, fmt.Errorf("the log's server_args %s=%s (line %d) %v", st.LoggedKey, st.Value, st.Line, err)
@@ -322,6 +329,7 @@ func settingsOf(ss loggedServe, r Resolved) []explain.Setting {
 		"nnodes":               u(r.Nodes.NNodes),
 		"dtype":                r.Dtype,
 		"quantization":         r.Quant.Method,
+		"mm-feature-transport": r.MMFeatureTransport,
 	}
 	if r.Profile.PiecewiseByDefault {
 		// Off where given or where SGLang turns them off for the serve;
@@ -407,6 +415,8 @@ func overrideSetting(dst *Serve, flags Serve, flag string) {
 		dst.Dtype = flags.Dtype
 	case "quantization":
 		dst.Quantization = flags.Quantization
+	case "mm-feature-transport":
+		dst.MMFeatureTransport = flags.MMFeatureTransport
 	}
 }
 

@@ -93,7 +93,6 @@ const (
 	// and the files that read each field; testdata/server_args-v0.5.16.txt).
 	whatDSALayerSplit  = "DeepSeek sparse attention's KV and indexer layers split across context-parallel ranks (v0.5.16 --enable-dsa-cache-layer-split: the cell over a rank's share of the layers and a remote scratch layer, layers/cp/utils.py:83-98, mem_cache/dsa_cache_layer_split.py)"
 	whatScatteredSconv = "Inkling's short convolution sharded across tensor-parallel ranks (v0.5.16 --enable-scattered-sconv: a reduce-scatter and all-gather in place of the all-reduce, read by the symmetric-memory communicator too, distributed/device_communicators/torch_symm_mem.py:104; not read)"
-	whatMMIPC          = "multimodal features carried in a fixed CUDA IPC pool on the base GPU (v0.5.16 --mm-feature-transport cuda_ipc, server_args.py:6569-6620; its default None is the host transport)"
 	// The refusals of flags new in v0.5.17 (server_args.py at tag v0.5.17
 	// and the files that read each field; testdata/server_args-v0.5.17.txt).
 	whatDWDP        = "distributed weight data parallelism (v0.5.17 --dwdp-size: MoE prefill prefetching the other ranks' expert weights, layers/moe/dwdp.py, set up after loading, model_runner.py:606; not read)"
@@ -518,7 +517,7 @@ var flagTable = []sflag{
 	{name: "mlx-enable-sampling", arity: noValue, kind: ignored, at: lines{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1227}},
 	{name: "mm-attention-backend", arity: oneValue, kind: ignored, refuses: &valueRefusal{"v0.5.10", []string{"flashinfer_cudnn"}, whatCuDNNViT}, at: lines{1212, 2972, 2972, 3321, 3545, 3545, 3864, 3864, 4693, 4693, 5298, 5718, 5718, 5719, 5719, 1380, 1320, 1320, 1441, 1692, 1747}},
 	{name: "mm-enable-dp-encoder", arity: noValue, kind: refused, what: whatEncoder, at: lines{0, 4010, 4010, 4438, 4701, 4701, 5026, 5026, 5916, 5916, 6611, 7067, 7067, 7205, 7205, 2410, 2079, 2079, 2291, 2699, 2770}},
-	{name: "mm-feature-transport", arity: oneValue, kind: refused, what: whatMMIPC, at: lines{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2317, 2742, 2858}},
+	{name: "mm-feature-transport", arity: oneValue, kind: modelled, at: lines{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2317, 2742, 2858}},
 	{name: "mm-global-cache-backend", arity: oneValue, kind: ignored, at: lines{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2844}},
 	{name: "mm-io-worker-num", arity: oneValue, kind: ignored, at: lines{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2719, 2790}},
 	{name: "mm-max-concurrent-calls", arity: oneValue, kind: ignored, at: lines{0, 3978, 3978, 4414, 4677, 4677, 5002, 5002, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},

@@ -295,7 +295,7 @@ func TestMambaReleases(t *testing.T) {
 			ConvBytes: 305676288, SSMBytes: 13042188288, MambaCharge: 690 * 19316736, Padding: 19316736, ExtraBuffer: true}, 382976},
 		{"v0.5.16", "next", Serve{TPSize: 4, DisablePiecewiseCudaGraph: true}, 82833309696, mambaFigures{PerReq: 19316736, Cell: 12288, Ratio: 5, MambaSize: 690, Tokens: 1207007, MaxNumReqs: 138,
 			ConvBytes: 305676288, SSMBytes: 13042188288, MambaCharge: 690 * 19316736, Padding: 19316736, ExtraBuffer: true}, 382976},
-		{"v0.5.17", "qwen3.5", Serve{DisablePiecewiseCudaGraph: true}, 84414562304, mambaFigures{PerReq: 153944064, Cell: 65536, Ratio: 5, MambaSize: 30, Tokens: 81438, MaxNumReqs: 6,
+		{"v0.5.17", "qwen3.5", Serve{DisablePiecewiseCudaGraph: true, MMFeatureTransport: "cpu"}, 84414562304, mambaFigures{PerReq: 153944064, Cell: 65536, Ratio: 5, MambaSize: 30, Tokens: 81438, MaxNumReqs: 6,
 			ConvBytes: 91422720, SSMBytes: 4680843264, MambaCharge: 31 * 153944064, ExtraBuffer: true}, 16896},
 		{"v0.5.17", "next", Serve{TPSize: 4, DisablePiecewiseCudaGraph: true}, 82833309696, mambaFigures{PerReq: 19316736, Cell: 12288, Ratio: 5, MambaSize: 689, Tokens: 1207007, MaxNumReqs: 137,
 			ConvBytes: 305233920, SSMBytes: 13023313920, MambaCharge: 690 * 19316736, ExtraBuffer: true}, 377856},

@@ -87,7 +87,7 @@ func (ps *planSearch) Search(m *hub.Loaded, need engine.Need, sp engine.PlanSpac
 	// error, not a search that finds nothing. The first class that takes
 	// the default server says which.
 	for _, c := range classes {
-		_, err := size(m, c, Serve{ContextLength: need.Length, AllowLongContext: allow, JITDeepGEMM: jit}, p)
+		_, err := size(m, c, Serve{ContextLength: need.Length, AllowLongContext: allow, JITDeepGEMM: jit, MMFeatureTransport: planTransport(p, m.Arch)}, p)
 		if se := (*engine.SettingError)(nil); errors.As(err, &se) && se.Flag == "context-length" {
 			return engine.PlanResult{}, fmt.Errorf("--length %d: %s; for the plan, --allow-long-context", need.Length, se.Reason)
 		}
@@ -142,7 +142,8 @@ func ue8m0Dropped(m *hub.Loaded, classes []budget.Class, p Profile, jit engine.S
 // it and it holds its share of the need.
 func deploy(m *hub.Loaded, c budget.Class, p Profile, need engine.Need, l engine.Layout, kv string, allow, jit engine.Switch) (engine.Deployment, bool) {
 	perReplica := (need.Concurrency + l.DP - 1) / l.DP
-	s := Serve{TPSize: l.TP, PPSize: l.PP, DPSize: 1, ContextLength: need.Length, KVCacheDtype: kv, AllowLongContext: allow, JITDeepGEMM: jit}
+	s := Serve{TPSize: l.TP, PPSize: l.PP, DPSize: 1, ContextLength: need.Length, KVCacheDtype: kv, AllowLongContext: allow, JITDeepGEMM: jit,
+		MMFeatureTransport: planTransport(p, m.Arch)}
 	sz, err := size(m, c, s, p)
 	if err != nil {
 		return engine.Deployment{}, false // a layout or dtype SGLang refuses for this model or device

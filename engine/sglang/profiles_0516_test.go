@@ -238,8 +238,9 @@ func TestProfile0516MultimodalPrefillKept(t *testing.T) {
 // TestProfile0516Flags: the 27 new option strings of v0.5.16 are judged:
 // the gRPC and sidecar front end, chat template defaults, retraction
 // order and timeouts ignored; elastic EP, Waterfill, DSA layer split,
-// DSPARK drafts, FlexKV, GDN ReplaySSM and CUDA IPC multimodal transport
-// refused; the renamed --grpc-http-sidecar-port still ignored.
+// DSPARK drafts, FlexKV and GDN ReplaySSM refused; the renamed
+// --grpc-http-sidecar-port still ignored; --mm-feature-transport
+// modelled (its cuda_ipc refused when resolved, see TestMMTransport).
 func TestProfile0516Flags(t *testing.T) {
 	refuses := refusesUnder("v0.5.16")
 	checkJudged(t, "v0.5.16", []judgeCase{
@@ -258,7 +259,7 @@ func TestProfile0516Flags(t *testing.T) {
 		{[]string{"--enable-dsa-cache-layer-split"}, "--enable-dsa-cache-layer-split: " + whatDSALayerSplit + refuses},
 		{[]string{"--speculative-dspark-block-size", "4"}, "--speculative-dspark-block-size: " + whatSpec + refuses},
 		{[]string{"--enable-flexkv"}, "--enable-flexkv: " + whatRadixBackend + refuses},
-		{[]string{"--mm-feature-transport", "cuda_ipc"}, "--mm-feature-transport: " + whatMMIPC + refuses},
+		{[]string{"--mm-feature-transport", "cuda_ipc"}, ""}, // modelled: cuda_ipc refused at Resolve (TestMMTransport)
 		{[]string{"--enable-scattered-sconv"}, "--enable-scattered-sconv: " + whatScatteredSconv + refuses},
 	})
 }

@@ -21,6 +21,7 @@ func TestProfile0517Rules(t *testing.T) {
 	want.BreakableDSAKept = true       // PR #31987: server_args.py:4465-4472
 	want.TRTLLMMHAPage128 = true       // PR #30971: arg_groups/overrides.py:2081-2094
 	want.CustomARv2Multinode = true    // PR #32541: server_args.py:7675-7708
+	want.MMIPCByDefault = true         // server_args.py:7604-7616: cuda_ipc unset on one node
 	want.Native = native0517
 	want.UnreadModels = slices.Concat(new059, new0510, new0511, new0512, new0513, new0514, new0515, new0516, new0517)
 	if diff := cmp.Diff(want, p); diff != "" {

@@ -24,6 +24,7 @@ func TestProfile0518Rules(t *testing.T) {
 	want := renamedAs(mustProfile("v0.5.17"), "v0.5.18", "71de97b264b04dcd514cf904003028aefe9775c8", p)
 	want.BreakableMLAKept = true // the MLA case gone from server_args.py:4666-4717
 	want.MMRuntimeReserve = true // kv_cache_configurator.py:130-147, 1785-1789
+	want.MMIPCByDefault = false  // cpu unset on one node again, server_args.py:7911-7912
 	want.Native = native0518
 	want.UnreadModels = slices.Concat(new059, new0510, new0511, new0512, new0513, new0514, new0515, new0516, new0517, new0518)
 	if diff := cmp.Diff(want, p); diff != "" {
@@ -120,7 +121,9 @@ func TestProfile0518MultimodalReserveByHand(t *testing.T) {
 	h100 := class(t, "h100-sxm-80g")
 	const cell = 28 * 4 * 128 * 2 * 2
 	msf := 0.834 * 0.95 * 0.94375
-	old := ref(t, vl, Serve{}, h100, mustProfile("v0.5.17"))
+	// v0.5.17 with the host transport, which v0.5.18 picks unset (its own
+	// unset cuda_ipc is refused, TestMMTransport).
+	old := ref(t, vl, Serve{MMFeatureTransport: "cpu"}, h100, mustProfile("v0.5.17"))
 	cur := ref(t, vl, Serve{}, h100, mustProfile("v0.5.18"))
 	co, cc := old.Capacity(), cur.Capacity()
 	for _, c := range []Capacity{co, cc} {
@@ -221,7 +224,9 @@ func TestPropertyMMReserveOnlyShrinks(t *testing.T) {
 			MemFractionStatic:         rapid.SampledFrom([]float64{0, 0.7, 0.8, 0.88}).Draw(t, "msf"),
 			ContextLength:             rapid.SampledFrom([]uint64{0, 4096, 32768}).Draw(t, "context"),
 		}
-		old, errO := NewReference(archs[name], s, h100, mustProfile("v0.5.17"))
+		s17 := s
+		s17.MMFeatureTransport = "cpu" // v0.5.18's unset transport; v0.5.17's unset cuda_ipc is refused
+		old, errO := NewReference(archs[name], s17, h100, mustProfile("v0.5.17"))
 		cur, errC := NewReference(archs[name], s, h100, mustProfile("v0.5.18"))
 		if (errO == nil) != (errC == nil) {
 			t.Fatalf("%s %+v: v0.5.17 %v, v0.5.18 %v", name, s, errO, errC)
@@ -431,7 +436,9 @@ func TestMMFeatureTransportInherited0518(t *testing.T) {
 func TestProfile0518MMReserveLeavesNoRest(t *testing.T) {
 	vl := shipped(t)["Qwen__Qwen2.5-VL-7B-Instruct"]
 	h100 := class(t, "h100-sxm-80g")
-	c := ref(t, vl, Serve{DisablePiecewiseCudaGraph: true}, h100, mustProfile("v0.5.17")).Capacity()
+	// --mm-feature-transport cpu at both: v0.5.18's unset transport, and
+	// v0.5.17's unset cuda_ipc is refused (TestMMTransport).
+	c := ref(t, vl, Serve{DisablePiecewiseCudaGraph: true, MMFeatureTransport: "cpu"}, h100, mustProfile("v0.5.17")).Capacity()
 	f0, f1 := float64(c.F0Bytes), float64(c.F0Bytes-c.LoadedBytes)
 	for _, tt := range []struct {
 		restMiB       float64
@@ -442,7 +449,7 @@ func TestProfile0518MMReserveLeavesNoRest(t *testing.T) {
 		{50, 914, -915, false, "Loaded weights leave no GPU memory for the KV cache"},
 		{150, 2742, 914, true, ""},
 	} {
-		s := Serve{DisablePiecewiseCudaGraph: true, MemFractionStatic: 1 - (f1-tt.restMiB*mib)/f0}
+		s := Serve{DisablePiecewiseCudaGraph: true, MMFeatureTransport: "cpu", MemFractionStatic: 1 - (f1-tt.restMiB*mib)/f0}
 		c17 := ref(t, vl, s, h100, mustProfile("v0.5.17")).Capacity()
 		c18 := ref(t, vl, s, h100, mustProfile("v0.5.18")).Capacity()
 		if c17.ProfiledTokens != tt.t17 || !c17.Starts {
@@ -471,6 +478,7 @@ func TestMMReserveBeforeMambaPool(t *testing.T) {
 	h100 := class(t, "h100-sxm-80g")
 	p := mustProfile("v0.5.17")
 	p.MMRuntimeReserve = true
+	p.MMIPCByDefault = false // v0.5.18's cpu unset (server_args.py:7911-7912)
 	c := ref(t, a, Serve{DisablePiecewiseCudaGraph: true}, h100, p).Capacity()
 	f0, f1 := float64(c.F0Bytes), float64(c.F0Bytes-c.LoadedBytes)
 	r := ref(t, a, Serve{DisablePiecewiseCudaGraph: true, MemFractionStatic: 1 - (f1-110*mib)/f0}, h100, p)
@@ -504,7 +512,9 @@ func TestProfile0518LMOnlyCheckpoint(t *testing.T) {
 		if !errors.As(err, &se) || se.Flag != "model" || !strings.Contains(se.Reason, "language_model_only: true") || !strings.Contains(se.Reason, "SGLang v0.5.18") {
 			t.Errorf("%+v at v0.5.18: %v; want refused naming --model and the key", s, err)
 		}
-		if _, err := Resolve(s, &vl, h100, mustProfile("v0.5.17")); err != nil {
+		s17 := s
+		s17.MMFeatureTransport = "cpu" // v0.5.17's unset cuda_ipc is refused (TestMMTransport)
+		if _, err := Resolve(s17, &vl, h100, mustProfile("v0.5.17")); err != nil {
 			t.Errorf("%+v at v0.5.17: %v; want sized (the key not read)", s, err)
 		}
 	}

@@ -838,6 +838,7 @@ var profile0517 = func() Profile {
 	p.BreakableDSAKept = true
 	p.TRTLLMMHAPage128 = true
 	p.CustomARv2Multinode = true
+	p.MMIPCByDefault = true
 	p.Native = native0517
 	p.UnreadModels = slices.Concat(p.UnreadModels, new0517)
 	return p
@@ -900,6 +901,7 @@ var profile0518 = func() Profile {
 	p.Describes = "SGLang v0.5.18 (tag 71de97b, 2026-08-21)"
 	p.BreakableMLAKept = true
 	p.MMRuntimeReserve = true
+	p.MMIPCByDefault = false // cuda_ipc opt-in again (server_args.py:7861-7867, 7911-7912)
 	p.Native = native0518
 	p.UnreadModels = slices.Concat(p.UnreadModels, new0518)
 	return p

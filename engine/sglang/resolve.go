@@ -108,6 +108,7 @@ func Resolve(s Serve, a *model.Arch, c budget.Class, p Profile) (Resolved, error
 		func() error { return r.checkARFusion(a, c) },
 		func() error { return r.checkExplicitARFusion(a, c) },
 		func() error { return r.checkCustomARv2Multinode(c) },
+		func() error { return r.resolveMMTransport(a, c) },
 		func() error { return r.checkMMFeatureTransport(a, c) },
 		func() error { return r.checkUE8M0(a, c) },
 	} {

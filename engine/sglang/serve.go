@@ -84,6 +84,11 @@ type Serve struct {
 	// EnforceDisableARFusion is --enforce-disable-flashinfer-allreduce-fusion,
 	// read at v0.5.14 to v0.5.18 (see [fusionOffReleases]).
 	EnforceDisableARFusion bool
+	// MMFeatureTransport is --mm-feature-transport (v0.5.16 to v0.5.18): ""
+	// for SGLang's default, or cpu, the host transport membudget sizes;
+	// cuda_ipc and cuda_vmm, whose GPU pool is not sized, are refused (see
+	// [Resolved.resolveMMTransport]).
+	MMFeatureTransport string
 	// Spec is speculative decoding: --speculative-algorithm and its draft
 	// (see [Spec]).
 	Spec Spec

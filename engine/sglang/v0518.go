@@ -77,20 +77,21 @@ var mmVMMArchs0518 = []string{"Qwen3VLForConditionalGeneration", "Qwen3VLMoeForC
 // checkMMFeatureTransport refuses, by name, a server of a multimodal model
 // over several nodes of GB200 or GB300 under a release with the runtime
 // reservation (see [Profile.MMRuntimeReserve]): without
-// --mm-feature-transport, v0.5.18 resolves the transport to cuda_vmm there
-// for a model class that opts in when an IMEX channel is mounted
-// (_handle_multimodal_feature_transport, server_args.py:7861-8021), which
+// --mm-feature-transport (given, it is [Resolved.resolveMMTransport]'s:
+// cpu sized, the others refused), v0.5.18 resolves the transport to
+// cuda_vmm there for a model class that opts in when an IMEX channel is
+// mounted (_handle_multimodal_feature_transport, server_args.py:7861-8021), which
 // adds SGLANG_MM_FEATURE_CACHE_MB (1024 MiB, environ.py:1168) to the
 // reservation (kv_cache_configurator.py:139-140) and whose pool on the
 // base GPU is not read; membudget cannot see the channel.
 func (r *Resolved) checkMMFeatureTransport(a *model.Arch, c budget.Class) error {
-	if !r.Profile.MMRuntimeReserve || r.Nodes.NNodes <= 1 || !sglMultimodal(a) || !archIn(a, mmVMMArchs0518) ||
+	if r.MMFeatureTransport != "" || !r.Profile.MMRuntimeReserve || r.Nodes.NNodes <= 1 || !sglMultimodal(a) || !archIn(a, mmVMMArchs0518) ||
 		c.Device.Silicon.Vendor != budget.NVIDIA || !mnnvlFabric(c.Device.Name) {
 		return nil
 	}
 	return settingErr("nnodes", r.Nodes.NNodes, "%s picks the CUDA VMM multimodal feature transport by default for this model over several nodes of %s "+
 		"when an IMEX channel is mounted (server_args.py:7861-8021), which takes SGLANG_MM_FEATURE_CACHE_MB (1024 MiB, environ.py:1168) more off the KV budget "+
-		"(kv_cache_configurator.py:130-147) and keeps a pool on the base GPU that membudget does not size; whether the channel is mounted is not known here",
+		"(kv_cache_configurator.py:130-147) and keeps a pool on the base GPU that membudget does not size; whether the channel is mounted is not known here; --mm-feature-transport cpu, the host transport, is sized",
 		r.Profile.Describes, c.Device.Name)
 }
 

@@ -382,6 +382,14 @@ type Profile struct {
 	// [Resolved.checkMMFeatureTransport]). is_multimodal is
 	// configs/model_config.py:445-459 (see [mmReserveBytes]).
 	MMRuntimeReserve bool
+	// MMIPCByDefault says the unset --mm-feature-transport resolves to
+	// cuda_ipc on one node of NVIDIA GPUs outside disaggregation (v0.5.17
+	// _handle_multimodal_feature_transport, server_args.py:7604-7616),
+	// whose pool of SGLANG_MM_FEATURE_CACHE_MB the tokenizer manager
+	// allocates on the base GPU for a multimodal model: refused by name
+	// (see [Resolved.resolveMMTransport]). v0.5.16 and v0.5.18 resolve it
+	// to cpu there (server_args.py:6602-6603 at v0.5.16, :7911-7912 at v0.5.18).
+	MMIPCByDefault bool
 	// EnvBoolWords says an environment boolean also reads yes, y, no and
 	// n, and warns and keeps its default for anything else (v0.5.6.post2's
 	// EnvBool, environ.py:98-105, 23-38); v0.4.9.post2's get_bool_env_var

@@ -67,8 +67,9 @@ type Draft struct {
 	// gpt_oss-typed draft's (GptOssConfig's YaRN of factor 32 over 4096
 	// original positions, in the model dtype, while gpt-oss's own table is
 	// float32, so get_rope's cache never shares them; rotary_embedding/
-	// __init__.py:33-84, 243-281). 0 rows for the others (see docs/vllm.md,
-	// "EAGLE-3 drafts": a llama-typed draft's table is not charged).
+	// __init__.py:33-84, 243-281), and a llama-typed draft's where its
+	// rope key differs from the target's ([llamaDraftRotary]); 0 rows
+	// where the draft shares the target's table.
 	RotaryRows, RotaryDim uint64
 	// MRoPE says the draft's config gives M-RoPE rope parameters (an
 	// mrope_section): its proposer keeps 3 x (T+1) positions
@@ -382,6 +383,8 @@ func readDraftFrom(dir, file string, data []byte, shapes func() (map[string][]ui
 		// original x factor rows (yarn_scaling_rope.py:75-85) of the
 		// head size.
 		d.RotaryRows, d.RotaryDim = 4096*32, d.HeadDim
+	} else if d.RotaryRows, d.RotaryDim, err = llamaDraftRotary(file, data, d.HeadDim, a); err != nil {
+		return d, err
 	}
 	d.MRoPE = draftMRoPE(cfg)
 	// The auxiliary hidden states: three of the target's width
@@ -501,6 +504,37 @@ func draftWindows(file string, cfg map[string]json.RawMessage, layers uint64, gp
 		return nil, nil
 	}
 	return out, nil
+}
+
+// llamaDraftRotary is a llama-typed draft's own rotary cos/sin table, rows
+// x rotary dim, or 0 rows where vLLM hands it the target's: the draft's
+// LlamaAttention asks get_rope for a table of its head size, its config's
+// max_position_embeddings and rope parameters, in the model dtype
+// (llama.py:234-245), and get_rope returns the one it built for the target
+// only where that whole key is equal (rotary_embedding/__init__.py:33-84:
+// head size, rotary dim, max position, is_neox_style, the rope parameters'
+// items, dual_chunk_attention_config, dtype; is_neox_style is true for
+// every target the drafts are sized on). Otherwise the draft builds its
+// own, a cos_sin_cache buffer of max_position x rotary_dim cast to the
+// model dtype (rotary_embedding/base.py:58-63, 94-104), four times the
+// rows for M-RoPE (mrope.py:274-280). Where membudget cannot tell the keys
+// equal (a config leaving rope_theta to its class's default, parameters
+// written differently) it charges the table: an over-count of it at most.
+func llamaDraftRotary(file string, data []byte, headDim uint64, a *model.Arch) (rows, dim uint64, err error) {
+	t, key, err := model.DraftRotary(file, data, headDim)
+	if err != nil {
+		return 0, 0, err
+	}
+	target := a.RopeKey
+	if target.Theta == 0 && a.ModelType == "llama" {
+		target.Theta = model.LlamaRopeTheta // a llama target is a LlamaConfig too
+	}
+	i := slices.IndexFunc(a.Rotary, func(r model.RotaryTable) bool { return r.Name == "rotary_emb" })
+	if i >= 0 && a.Rotary[i].Dtype == "" && !a.Rotary[i].Served && a.HeadDim == headDim &&
+		a.Rotary[i].Dim == t.Dim && a.Rotary[i].Positions == t.Positions && key.SameTable(target) {
+		return 0, 0, nil
+	}
+	return t.Positions, t.Dim, nil
 }
 
 // draftMRoPE says the draft config's rope parameters (rope_scaling, or

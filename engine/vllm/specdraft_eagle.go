@@ -44,7 +44,9 @@ func draftName(method string) string {
 // hidden elements freed before any weight is loaded); fc, a
 // ReplicatedLinear of 2 x hidden inputs and no bias (:95-103); the
 // embedding divided among the ranks where the draft keeps its own (padded
-// to 64 rows, VocabParallelEmbedding). LlamaModel here has no final norm
+// to 64 rows, VocabParallelEmbedding); its own rotary table where it has
+// one (the base layer's LlamaAttention asks get_rope, [llamaDraftRotary]).
+// LlamaModel here has no final norm
 // (:112-124) and EagleLlamaForCausalLM no lm_head (:131-153): the
 // proposer gives it the target's (llm_base_proposer.py:1529-1560). The
 // draft is served in the target's dtype (speculative.py:909).
@@ -72,5 +74,8 @@ func eagleTensors(d *Draft, tp, el uint64, yield func(uint64)) {
 	yield(mul(mul(d.FCInput, d.Hidden), el))
 	if d.OwnEmbed {
 		yield(mul(mul(budget.CeilDiv(budget.RoundUp(d.Vocab, vocabPadding), tp), d.Hidden), el))
+	}
+	if d.RotaryRows > 0 {
+		yield(mul(mul(d.RotaryRows, d.RotaryDim), el)) // its own cos/sin table (llamaDraftRotary), whole on each rank
 	}
 }

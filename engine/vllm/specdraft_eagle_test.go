@@ -42,7 +42,9 @@ func eagleSpec(dir string) string {
 
 // TestReadEagleDraft: the shipped EAGLE-1 config as vLLM builds it: head_dim
 // 4096 / 32 = 128 (LlamaConfig's default), fc of 2 x 4096 inputs, "bias":
-// false (no attention biases), the target's embedding and LM head.
+// false (no attention biases), the target's embedding and LM head, and its
+// own rotary table: max_position_embeddings 2048 against the target's
+// 131072 (llamaDraftRope).
 func TestReadEagleDraft(t *testing.T) {
 	a := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
 	dir := WriteEagleDraft(t)
@@ -51,7 +53,7 @@ func TestReadEagleDraft(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Draft{Method: "eagle", Path: dir, Hidden: 4096, Heads: 32, KVHeads: 8, HeadDim: 128, Intermediate: 14336, Layers: 1,
-		Vocab: 128256, DraftVocab: 128256, FCInput: 8192}
+		Vocab: 128256, DraftVocab: 128256, FCInput: 8192, RotaryRows: 2048, RotaryDim: 128}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("draft (-want +got):\n%s", diff)
 	}
@@ -64,7 +66,8 @@ func TestReadEagleDraft(t *testing.T) {
 // 50331648; o_proj 4096 x 4096 x 2 = 33554432; gate_up 2 x 14336 x 4096 x
 // 2 = 234881024; down 14336 x 4096 x 2 = 117440512; post_attention norm
 // 4096 x 2 = 8192 (layer 0 has no input norm); fc 8192 x 4096 x 2 =
-// 67108864; no final norm, embedding or head: 503324672 B (480.0 MiB).
+// 67108864; no final norm, embedding or head: 503324672 B (480.0 MiB);
+// its own rotary table 524288 (llamaDraftRope, whole on each rank).
 //
 // TP 2: qkv 4096 x (16 + 2 x 4) x 128 x 2 = 25165824; o 2048 x 4096 x 2 =
 // 16777216; gate_up 2 x 7168 x 4096 x 2 = 117440512; down 7168 x 4096 x 2
@@ -74,7 +77,7 @@ func TestEagleWeightsByHand(t *testing.T) {
 	dir := WriteEagleDraft(t)
 	for _, tc := range []struct {
 		tp, want uint64
-	}{{1, 503324672}, {2, 285220864}} {
+	}{{1, 503324672 + llamaDraftRope}, {2, 285220864 + llamaDraftRope}} {
 		s := Serve{TensorParallelSize: tc.tp, MaxModelLen: 8192, MaxNumSeqs: 256, MaxNumBatchedTokens: 8192, EnforceEager: true, SpeculativeConfig: eagleSpec(dir)}
 		_, got := draftItems(t, a, s)
 		// The proposer's buffers are EAGLE-3's (llm_base_proposer.py:
@@ -90,13 +93,15 @@ func TestEagleWeightsByHand(t *testing.T) {
 	// "bias": true gives qkv_proj and o_proj biases (llama.py:265-269):
 	// 6144 x 2 + 4096 x 2 = 20480 B more at TP 1; a second layer adds a
 	// layer of 50331648 + 33554432 + 234881024 + 117440512 + 2 x 8192
-	// (both its norms) = 436224000 B.
+	// (both its norms) = 436224000 B; both configs leave out
+	// max_position_embeddings, so LlamaConfig's 2048 rows make the table
+	// (llamaDraftRope).
 	for _, tc := range []struct {
 		name, config string
 		want         uint64
 	}{
-		{"bias", `{"architectures": ["LlamaForCausalLM"], "hidden_size": 4096, "intermediate_size": 14336, "num_attention_heads": 32, "num_key_value_heads": 8, "num_hidden_layers": 1, "vocab_size": 128256, "bias": true}`, 503324672 + 20480},
-		{"two layers", `{"architectures": ["EagleLlamaForCausalLM"], "hidden_size": 4096, "intermediate_size": 14336, "num_attention_heads": 32, "num_key_value_heads": 8, "num_hidden_layers": 2, "vocab_size": 128256}`, 503324672 + 436224000},
+		{"bias", `{"architectures": ["LlamaForCausalLM"], "hidden_size": 4096, "intermediate_size": 14336, "num_attention_heads": 32, "num_key_value_heads": 8, "num_hidden_layers": 1, "vocab_size": 128256, "bias": true}`, 503324672 + llamaDraftRope + 20480},
+		{"two layers", `{"architectures": ["EagleLlamaForCausalLM"], "hidden_size": 4096, "intermediate_size": 14336, "num_attention_heads": 32, "num_key_value_heads": 8, "num_hidden_layers": 2, "vocab_size": 128256}`, 503324672 + llamaDraftRope + 436224000},
 	} {
 		if n := draftBytesTP1(t, a, "eagle", tc.config, eagleCheckpoint); n != tc.want {
 			t.Errorf("%s: %d B, want %d", tc.name, n, tc.want)
@@ -144,8 +149,10 @@ func TestEagleDraftRefusals(t *testing.T) {
 // qkv_proj bias (Eagle3's rebuilt qkv_proj, llama_eagle3.py:53-64) and an
 // o_proj bias (the base LlamaDecoderLayer's bias_o_proj, llama.py:
 // 265-269): (32 + 2 x 8) x 128 x 2 = 12288 and 4096 x 2 = 8192 B beyond
-// the shipped draft's 849635008 B at TP 1 (TestDraftWeightsByHand); "bias"
-// alone gives the o_proj bias only.
+// the shipped draft's 849635008 + 524288 B at TP 1 (TestDraftWeightsByHand:
+// the config leaves out max_position_embeddings, so LlamaConfig's 2048
+// rows make the same rotary table, llamaDraftRope); "bias" alone gives
+// the o_proj bias only.
 func TestEagle3AttentionBias(t *testing.T) {
 	a := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
 	base := `{"architectures": ["LlamaForCausalLMEagle3"], "hidden_size": 4096, "intermediate_size": 14336, "num_attention_heads": 32, "num_key_value_heads": 8, "num_hidden_layers": 1, "vocab_size": 128256, "draft_vocab_size": 31960`
@@ -153,8 +160,8 @@ func TestEagle3AttentionBias(t *testing.T) {
 		name, extra string
 		want        uint64
 	}{
-		{"attention_bias", `, "attention_bias": true}`, 849635008 + 12288 + 8192},
-		{"bias", `, "bias": true}`, 849635008 + 8192},
+		{"attention_bias", `, "attention_bias": true}`, 849635008 + llamaDraftRope + 12288 + 8192},
+		{"bias", `, "bias": true}`, 849635008 + llamaDraftRope + 8192},
 	} {
 		if n := draftBytesTP1(t, a, "eagle3", base+tc.extra, eagle3Checkpoint); n != tc.want {
 			t.Errorf("%s: %d B, want %d", tc.name, n, tc.want)

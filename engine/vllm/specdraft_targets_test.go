@@ -92,8 +92,11 @@ func TestReadGptOssDraft(t *testing.T) {
 //	d2t 32000 x 8                                            =   256000
 //	rotary table (GptOssConfig's YaRN) 4096 x 32 x 64 x 2    = 16777216
 //
-// 632,332,416 B; llama-typed, without the two biases and the table (a
-// llama-typed draft's is not charged), 615,539,200 B.
+// 632,332,416 B; llama-typed, without the two biases and GptOssConfig's
+// table, 615,539,200 B, and its own table as LlamaConfig gives it
+// (max_position_embeddings left out: 2048 rows of its head_dim 64, bf16;
+// gpt-oss's own table is float32, so get_rope's key differs) 2048 x 64 x 2
+// = 262,144 B: 615,801,344 B.
 // The V1 proposer's buffers at T = 8192, B = 256: input_ids 32768,
 // positions 65536, hidden_states and inputs_embeds 8192 x 2880 x 2 =
 // 47185920 each, arange 32768, slot mapping 65536, backup ids 1024:
@@ -103,7 +106,7 @@ func TestGptOssDraftWeightsByHand(t *testing.T) {
 	for _, tc := range []struct {
 		name, config string
 		want         uint64
-	}{{"SpecForge", gptOssDraftConfig, 632332416}, {"llama-typed", gptOssLlamaDraft, 615539200}} {
+	}{{"SpecForge", gptOssDraftConfig, 632332416}, {"llama-typed", gptOssLlamaDraft, 615539200 + 2048*64*2}} {
 		if n := draftBytesTP1(t, a, "eagle3", tc.config, gptOssCheckpoint); n != tc.want {
 			t.Errorf("%s: %d B, want %d", tc.name, n, tc.want)
 		}
@@ -292,7 +295,13 @@ func mustRead(t testing.TB, file string) []byte {
 //	d2t 32000 x 8                                            =   256000
 //
 // 805,853,184 B (attention_bias false: no biases; the language model's
-// embedding shared). The proposer's buffers at T = 8192, B = 256:
+// embedding shared), and the draft's own rotary table: its rope_scaling
+// {"type": "mrope", "mrope_section": [16, 24, 24]} is not the target's
+// {"mrope_section": [16, 24, 24], "rope_type": "mrope"} (transformers
+// keeps the legacy "type" key and appends rope_type after it, so the
+// items get_rope keys its cache by differ), so the draft builds M-RoPE's
+// table of 4 x 128000 rows (mrope.py:274-280) x 128 x 2 = 131,072,000 B:
+// 936,925,184 B. The proposer's buffers at T = 8192, B = 256:
 // input_ids 32768, mrope_positions 3 x 8193 x 8 = 196632 (the draft's
 // rope_scaling has an mrope_section, as the target's), hidden_states and
 // inputs_embeds 8192 x 3584 x 2 = 58720256 each, arange 32768, slot
@@ -308,13 +317,13 @@ func TestQwen25VLDraftByHand(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Draft{Method: "eagle3", Path: dir, Hidden: 3584, Heads: 28, KVHeads: 4, HeadDim: 128, Intermediate: 18944, Layers: 1,
-		Vocab: 152064, DraftVocab: 32000, FCInput: 10752, MRoPE: true, OwnHead: true}
+		Vocab: 152064, DraftVocab: 32000, FCInput: 10752, RotaryRows: 4 * 128000, RotaryDim: 128, MRoPE: true, OwnHead: true}
 	if diff := cmp.Diff(want, d); diff != "" {
 		t.Errorf("draft (-want +got):\n%s", diff)
 	}
 	s := Serve{MaxModelLen: 8192, MaxNumSeqs: 256, MaxNumBatchedTokens: 8192, EnforceEager: true, SpeculativeConfig: eagle3Spec(dir)}
 	_, items := draftItems(t, a, s)
-	if diff := cmp.Diff(map[string]uint64{"draft_weights": 805853184, "draft_buffers": 32768 + 196632 + 2*58720256 + 32768 + 65536 + 1024}, items); diff != "" {
+	if diff := cmp.Diff(map[string]uint64{"draft_weights": 805853184 + 4*128000*128*2, "draft_buffers": 32768 + 196632 + 2*58720256 + 32768 + 65536 + 1024}, items); diff != "" {
 		t.Errorf("items (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff(kvShape{1, 29, false, 32768, 29}, kvShapeOf(t, a, s)); diff != "" {
@@ -496,7 +505,13 @@ var qwen3VLMoeCheckpoint = []draftTensor{
 //	lm_head 32000 rows x 2048 x 2                            = 131072000
 //	d2t 32000 x 8                                            =   256000
 //
-// 290,727,936 B. The proposer's buffers at T = 8192, B = 256: input_ids
+// 290,727,936 B, and the draft's own rotary table: its rope_scaling
+// {"mrope_interleaved": true, "mrope_section": [24, 20, 20]} leaves out
+// the "rope_type": "default" the target's gives before its rope_theta,
+// so transformers appends rope_theta before rope_type for the draft and
+// after it for the target, and the items get_rope keys by differ in
+// order: 4 x 262144 rows x 128 x 2 = 268,435,456 B, 559,163,392 B in all.
+// The proposer's buffers at T = 8192, B = 256: input_ids
 // 32768, mrope_positions 196632, hidden_states and inputs_embeds 8192 x
 // 2048 x 2 = 33554432 each, arange 32768, slot mapping 65536, backup ids
 // 1024: 67,437,592 B. The KV cache: the 48 text layers' 4 KV heads of 128
@@ -507,7 +522,7 @@ func TestQwen3VLMoeDraftByHand(t *testing.T) {
 	dir := writeDraftDir(t, qwen3VLMoeDraftConfig, qwen3VLMoeCheckpoint)
 	s := Serve{MaxModelLen: 8192, MaxNumSeqs: 256, MaxNumBatchedTokens: 8192, EnforceEager: true, SpeculativeConfig: eagle3Spec(dir)}
 	_, items := draftItems(t, a, s)
-	if diff := cmp.Diff(map[string]uint64{"draft_weights": 290727936, "draft_buffers": 32768 + 196632 + 2*33554432 + 32768 + 65536 + 1024}, items); diff != "" {
+	if diff := cmp.Diff(map[string]uint64{"draft_weights": 290727936 + 4*262144*128*2, "draft_buffers": 32768 + 196632 + 2*33554432 + 32768 + 65536 + 1024}, items); diff != "" {
 		t.Errorf("items (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff(kvShape{1, 49, false, 32768, 49}, kvShapeOf(t, a, s)); diff != "" {

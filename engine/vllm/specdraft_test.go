@@ -21,9 +21,18 @@ func eagle3Spec(dir string) string {
 // (the V2 runner takes dense Llama from 0.23.0, version.go V2Runner).
 var v1Llama = mustProfile("0.21.0")
 
+// llamaDraftRope is a Llama-3.1 draft's own rotary cos/sin table, by
+// hand: the SpecForge and SafeAILab drafts give max_position_embeddings
+// 2048 (and LlamaConfig's default is 2048 where a test config leaves it
+// out) against Llama-3.1-8B-Instruct's 131072, so get_rope's key differs
+// and the draft builds its own table of 2048 rows x 128 (head_dim, no
+// partial rotary factor) in bf16: 2048 x 128 x 2 = 524,288 B.
+const llamaDraftRope = 2048 * 128 * 2
+
 // TestReadDraft: the shipped EAGLE-3 config as vLLM builds it, with the
 // SpecForge checkpoint's tensor names: no embed_tokens (the target's is
-// shared), an lm_head of 31960 rows (its own: not the target's shape).
+// shared), an lm_head of 31960 rows (its own: not the target's shape), its
+// own rotary table of 2048 rows x 128 (llamaDraftRope).
 func TestReadDraft(t *testing.T) {
 	a := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
 	dir := WriteEagle3Draft(t)
@@ -33,7 +42,7 @@ func TestReadDraft(t *testing.T) {
 	}
 	// head_dim: 4096 / 32 = 128 (LlamaConfig's default); fc: 3 x 4096.
 	want := Draft{Method: "eagle3", Path: dir, Hidden: 4096, Heads: 32, KVHeads: 8, HeadDim: 128, Intermediate: 14336, Layers: 1,
-		Vocab: 128256, DraftVocab: 31960, FCInput: 12288, OwnHead: true}
+		Vocab: 128256, DraftVocab: 31960, FCInput: 12288, RotaryRows: 2048, RotaryDim: 128, OwnHead: true}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("draft (-want +got):\n%s", diff)
 	}
@@ -48,18 +57,19 @@ func TestReadDraft(t *testing.T) {
 // = 24576; fc 12288 x 4096 x 2 = 100663296; norm 8192; lm_head 31960
 // rows padded to 32000 (500 x 64) x 4096 x 2 = 262144000; d2t 31960 x 8
 // = 255680: 849635008 B (810.3 MiB; the SpecForge draft's fp16 file is
-// "811MB").
+// "811MB"); its rotary table 524288 (llamaDraftRope): 850159296 B.
 //
 // TP 2: qkv 8192 x (16 + 2 x 4) x 128 x 2 = 50331648; o 2048 x 4096 x 2 =
 // 16777216; gate_up 2 x 7168 x 4096 x 2 = 117440512; down 7168 x 4096 x
 // 2 = 58720256; norms 24576; fc (replicated) 100663296; norm 8192;
-// lm_head 16000 x 4096 x 2 = 131072000; d2t 255680: 475293376 B.
+// lm_head 16000 x 4096 x 2 = 131072000; d2t 255680: 475293376 B; the
+// rotary table, whole on each rank, 524288: 475817664 B.
 func TestDraftWeightsByHand(t *testing.T) {
 	a := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
 	dir := WriteEagle3Draft(t)
 	for _, tc := range []struct {
 		tp, want uint64
-	}{{1, 849635008}, {2, 475293376}} {
+	}{{1, 849635008 + llamaDraftRope}, {2, 475293376 + llamaDraftRope}} {
 		s := Serve{TensorParallelSize: tc.tp, MaxModelLen: 8192, MaxNumSeqs: 256, MaxNumBatchedTokens: 8192, EnforceEager: true, SpeculativeConfig: eagle3Spec(dir)}
 		r, err := Resolve(s, a, bigClass, v1Llama)
 		if err != nil {
@@ -105,7 +115,7 @@ func TestDraftWeightsByHand(t *testing.T) {
 	// 128256 rows (2004 x 64) x 4096 x 2 = 1050673152 B more at TP 1.
 	own := append([]draftTensor{{"embed_tokens.weight", "F16", []uint64{128256, 2048}}}, eagle3Checkpoint...)
 	n := draftBytesTP1(t, a, "eagle3", eagle3Config, own)
-	if want := uint64(849635008 + 1050673152); n != want {
+	if want := uint64(849635008 + llamaDraftRope + 1050673152); n != want {
 		t.Errorf("with its own embedding: %d B, want %d", n, want)
 	}
 }

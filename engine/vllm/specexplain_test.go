@@ -61,8 +61,8 @@ func TestDrafterNotes(t *testing.T) {
 	}
 	shared := strings.Replace(drafterLog, "with distinct lm_head weights", "without its own lm_head in the checkpoint", 1)
 	got := drafterNotes(logSource(t, shared).Log, a, r)
-	// The draft's weights on the GPU: 849635008 B (TestDraftWeightsByHand),
-	// 0.79 GiB.
+	// The draft's weights on the GPU: 849635008 + 524288 = 850159296 B
+	// (TestDraftWeightsByHand, its rotary table with them), 0.79 GiB.
 	if len(got) != 2 || !strings.HasPrefix(got[1], "line 3: vLLM's draft shares the target's lm_head (the log: not in the checkpoint), but membudget") || !strings.Contains(got[1], "0.79 GiB") {
 		t.Errorf("disagreeing: %q", got)
 	}

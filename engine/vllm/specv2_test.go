@@ -62,7 +62,7 @@ func TestSpecV2ByHand(t *testing.T) {
 	want := map[string]uint64{
 		"v2_draft_buffers":  67230732,
 		"draft_profile_run": 402653184,
-		"draft_weights":     849635008, // as on the V1 runner (TestDraftWeightsByHand)
+		"draft_weights":     849635008 + llamaDraftRope, // as on the V1 runner (TestDraftWeightsByHand)
 		"activation_peak":   973078528 + profileResidualV1,
 		"sampler_logits":    0,
 		"draft_buffers":     0, // the V1 proposer's
@@ -132,7 +132,8 @@ func TestSpecV2EagleByHand(t *testing.T) {
 // the shipped EAGLE-3 draft, k = 3, eager, T = 8192, N = 256, bf16, TP 1)
 // under each release from 0.23.0, the first to run Llama on the V2
 // runner, to 0.27.1, whose eager speculator is main's (specV2Read):
-//   - the draft's weights, 849635008 B, and its part of the profile run,
+//   - the draft's weights, 849635008 + 524288 B (its rotary table,
+//     llamaDraftRope), and its part of the profile run,
 //     6h = 402653184 B (the draft's forward pass beside 5h, above the
 //     target's forward pass of 973078528 B), are main's at every release;
 //   - the buffers, 67230732 B at main, are charged only where vLLM
@@ -174,7 +175,7 @@ func TestSpecV2ReleasesByHand(t *testing.T) {
 		{"0.26.1", 67230732}, {"0.27.0", 67230732}, {"0.27.1", 67230732},
 	} {
 		t.Run(tc.spec, func(t *testing.T) {
-			want := map[string]uint64{"v2_draft_buffers": tc.buffers, "draft_profile_run": 402653184, "draft_weights": 849635008}
+			want := map[string]uint64{"v2_draft_buffers": tc.buffers, "draft_profile_run": 402653184, "draft_weights": 849635008 + llamaDraftRope}
 			if diff := cmp.Diff(want, items(t, llama, mustProfile(tc.spec))); diff != "" {
 				t.Errorf("items (-want +got):\n%s", diff)
 			}
@@ -191,7 +192,7 @@ func TestSpecV2ReleasesByHand(t *testing.T) {
 		buffers uint64
 	}{{"0.22.0", 0}, {"main", 67230732}} {
 		t.Run("Qwen3-8B on "+tc.spec, func(t *testing.T) {
-			want := map[string]uint64{"v2_draft_buffers": tc.buffers, "draft_profile_run": 503316480, "draft_weights": 849635008}
+			want := map[string]uint64{"v2_draft_buffers": tc.buffers, "draft_profile_run": 503316480, "draft_weights": 849635008 + llamaDraftRope}
 			if diff := cmp.Diff(want, items(t, models["Qwen__Qwen3-8B"], mustProfile(tc.spec))); diff != "" {
 				t.Errorf("items (-want +got):\n%s", diff)
 			}
