@@ -26,7 +26,8 @@ const sglVocabPadding = 64
 // _get_indices first
 // (vocab_parallel_embedding.py:281-288, vocab_range_from_global_vocab_size
 // :67-73), then num_embeddings_per_partition (:316-318) at v0.5.15, the
-// same at v0.5.16 and v0.5.17 (:284, :319), and the same divide() of the
+// same at v0.5.16 and v0.5.17 (:284, :319) and v0.5.18 (:288, :323;
+// distributed/utils.py:53-64 still), and the same divide() of the
 // padded rows at v0.4.9.post2 (:312), v0.5.6.post2 (:284) and v0.5.9
 // (:292): so every profile is checked.
 // Only on CPU does SGLang widen the padding to tp x 64 (:258-264): on a GPU
@@ -50,7 +51,7 @@ func (r *Resolved) checkVocabShards(a *model.Arch) error {
 	}
 	for _, h := range heads {
 		if padded := budget.RoundUp(h.vocab, sglVocabPadding); padded%tp != 0 {
-			return settingErr("tp-size", tp, "does not divide %s, %d rows padded to %d (a multiple of %d): SGLang's VocabParallelEmbedding asserts \"%d is not divisible by %d\" when it builds the model (layers/vocab_parallel_embedding.py:281-288, 316-318 at v0.5.15, :284 and :319 at v0.5.16 and v0.5.17; distributed/utils.py:59-70 at v0.5.15, :53-64 after)",
+			return settingErr("tp-size", tp, "does not divide %s, %d rows padded to %d (a multiple of %d): SGLang's VocabParallelEmbedding asserts \"%d is not divisible by %d\" when it builds the model (layers/vocab_parallel_embedding.py:281-288, 316-318 at v0.5.15, :284 and :319 at v0.5.16 and v0.5.17, :288 and :323 at v0.5.18; distributed/utils.py:59-70 at v0.5.15, :53-64 after)",
 				h.what, h.vocab, padded, sglVocabPadding, padded, tp)
 		}
 	}
@@ -80,13 +81,20 @@ const logitsAllGatherNumel = 8
 // multiple of 8 (:523). The same at v0.5.15.post1, v0.5.16, v0.5.17 and
 // v0.5.18, at the same lines: the file differs only in where the server
 // arguments are read from (v0.5.16 :426-428; v0.5.17 also :469-480;
-// v0.5.18's file is v0.5.17's byte for byte).
+// v0.5.18's file is v0.5.17's byte for byte). At v0.5.18 the gatherer is
+// built as before (layers/logits_processor.py:324-330), and a TP LM
+// head's all-to-all (:675-678, :805-840) may take the place of the
+// gather, which then allocates nothing: charged all the same, the side
+// that cannot say a serve fits where it does not.
 func logitsAllGatherBytes(a *model.Arch, c budget.Class, r Resolved) uint64 {
 	return gatherBytes(a.Vocab, c, r)
 }
 
 // logitsAllGatherKept says SGLang keeps the logits all-gather's buffer on
-// the class's GPUs under serve r, v0.5.15 to v0.5.18 alike:
+// the class's GPUs under serve r, v0.5.15 to v0.5.18 alike (v0.5.18 pins
+// torch 2.13.0, python/pyproject.toml:81, whose symmetric memory was not
+// re-read: whether a device reports multicast is the driver's attribute
+// either way):
 //   - The gatherer is built disabled, with no buffer, where the TP group
 //     spans nodes: --nnodes above 1 and a rank of the group on another
 //     node (triton_symm_mem_ag.py:478-487). A node holds tp x pp / nnodes

@@ -6,8 +6,10 @@ import "membudget/budget"
 // budget msf x F0, the weights and the static share the pool leaves
 // unallocated (a hybrid's Mamba pool and, from v0.5.18, a multimodal
 // model's runtime reservation among it) as fixed ledger terms, the token-granular pool (one group of
-// page_size-token pages, page_size x the stage's cell each, so that the
-// budget holds exactly max_total_num_tokens tokens of sequences), and
+// page_size-token pages, page_size x what a held token takes each, the
+// stage's cell or less where a smaller draft pool leaves part of it free,
+// so that the budget holds exactly max_total_num_tokens tokens of
+// sequences), and
 // beside the budget the activations, CUDA graphs and, under
 // TermNonTorch, distributed init's buffers, the req_to_token table and the
 // KV tensors' padding rows. MaxSeqs is max_running_requests (at least 1, so
@@ -23,7 +25,7 @@ func (ref *Reference) Plan() *budget.Plan {
 	}
 	for _, st := range ref.stages {
 		stage := budget.Stage{Budget: ref.budget, Slack: st.slack,
-			Pool: budget.PagedPool{Tensors: 1, PageBytes: budget.SatMul(st.pageTokens, st.cell),
+			Pool: budget.PagedPool{Tensors: 1, PageBytes: budget.SatMul(st.pageTokens, st.held),
 				Groups: []budget.PageGroup{{Count: 1, PageTokens: st.pageTokens, CapTokens: budget.NoCap}}}}
 		stage.Fixed[budget.TermWeights] = st.loaded
 		stage.Fixed[budget.TermKVCache] = budget.SatAdd(budget.SatAdd(st.unallocated, ref.mambaBytes()), ref.mmReserve)

@@ -339,7 +339,7 @@ func TestLogitsAllGatherPaddingByHand(t *testing.T) {
 }
 
 // TestLogitsAllGatherKeptByHand: where SGLang keeps the logits
-// all-gather's buffer (see [logitsAllGatherKept]), v0.5.15 to v0.5.17, for
+// all-gather's buffer (see [logitsAllGatherKept]), v0.5.15 to v0.5.18, for
 // Llama 3.1 8B with no --max-running-requests and no draft: 128 rows of
 // its 128256-entry vocabulary (64 x 2004, no padding; 128256 / tp a
 // multiple of 8 up to TP 16) in bf16, 128 x 128256 x 2 = 32833536 B, kept
@@ -360,6 +360,14 @@ func TestLogitsAllGatherKeptByHand(t *testing.T) {
 		// An NVLink-bridged pair may report no multicast (no NVSwitch),
 		// which the class cannot say: kept, the safe side.
 		{"H100 NVL TP 2", "h100-nvl", 2, 1, 1, kept},
+		{"H200 NVL TP 2", "h200-nvl", 2, 1, 1, kept},
+		// GH200 superchips joined by NVLink (NVL2 in one node): Hopper,
+		// and multicast the class cannot rule out: kept.
+		{"GH200 TP 2", "gh200", 2, 1, 1, kept},
+		// GB200 trays of 4 GPUs: TP 4 on one tray keeps it; TP 8 spans
+		// two trays, each a node (--nnodes 2), and is built disabled.
+		{"GB200 TP 4", "gb200", 4, 1, 1, kept},
+		{"GB200 TP 8 on 2 nodes", "gb200", 8, 1, 2, 0},
 		// HGX A100: NVSwitch, but Ampere has no multicast.
 		{"A100 SXM TP 2", "a100-80g", 2, 1, 1, 0},
 		// PCIe with peer access: no multicast, Hopper or not.
@@ -378,7 +386,7 @@ func TestLogitsAllGatherKeptByHand(t *testing.T) {
 		// One GPU a node: TP 2 spans 2 nodes, and no peer either way.
 		{"Jetson AGX Orin TP 2 on 2 nodes", "jetson-agx-orin-64g", 2, 1, 2, 0},
 	} {
-		for _, p := range []string{"v0.5.15", "v0.5.16", "v0.5.17"} {
+		for _, p := range []string{"v0.5.15", "v0.5.16", "v0.5.17", "v0.5.18"} {
 			r := Resolved{Serve: Serve{TPSize: tt.tp, PPSize: tt.pp, Dtype: "bfloat16"}, Profile: mustProfile(p)}
 			r.Nodes.NNodes = tt.nnodes
 			if got := logitsAllGatherBytes(llama, class(t, tt.class), r); got != tt.want {

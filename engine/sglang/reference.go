@@ -55,8 +55,10 @@ type refStage struct {
 	loaded   uint64 // the weights' bytes, allocator slack included
 	// cell is the KV bytes per token the pool is sized by: targetCell,
 	// the stage's layers', and from v0.5.14 with a draft that scaled for
-	// the draft's pool (see [specDraft.scaledCell]).
-	cell, targetCell uint64
+	// the draft's pool (see [specDraft.scaledCell]); held what a held
+	// token takes of the budget: cell, less the part of the draft's share
+	// a draft pool of a smaller dtype leaves free (see [specDraft.heldCell]).
+	cell, targetCell, held uint64
 	// profiled is the tokens the rest holds (profile_max_num_token),
 	// before the cap, the page alignment and the stages' minimum.
 	profiled   int64
@@ -111,8 +113,9 @@ func NewReference(a *model.Arch, s Serve, c budget.Class, p Profile) (*Reference
 		}
 		ref.loadedMax = max(ref.loadedMax, loaded)
 		cell := stageCell(a, r, st)
+		scaled := r.Draft.scaledCell(cell, st.EndLayer-st.FirstLayer)
 		ref.stages = append(ref.stages, refStage{sharding: st, weights: w, loaded: loaded, targetCell: cell,
-			cell: r.Draft.scaledCell(cell, st.EndLayer-st.FirstLayer), kvNames: ref.kvItemNames(st)})
+			cell: scaled, held: r.Draft.heldCell(cell, scaled), kvNames: ref.kvItemNames(st)})
 	}
 	ref.sizePool()
 	for i := range ref.stages {
@@ -211,7 +214,7 @@ func (ref *Reference) sizePool() {
 		if r.HybridSWA {
 			st.capacity = uint64(max(st.swaTokens, 0))
 		}
-		st.unallocated = budget.SatSub(ref.budget, budget.SatAdd(budget.SatAdd(budget.SatAdd(st.loaded, budget.SatMul(st.capacity, st.cell)), ref.mambaBytes()), ref.mmReserve))
+		st.unallocated = budget.SatSub(ref.budget, budget.SatAdd(budget.SatAdd(budget.SatAdd(st.loaded, budget.SatMul(st.capacity, st.held)), ref.mambaBytes()), ref.mmReserve))
 	}
 	ref.maxRunning = math.MaxUint64
 	for i := range ref.stages {
@@ -524,18 +527,11 @@ func (ref *Reference) kvItems(i int, s, t uint64) []budget.Item {
 	for j, name := range st.kvNames {
 		items[j] = budget.Item{Name: name, Term: budget.TermKVCache, Bytes: budget.SatMul(held, per)}
 	}
-	if st.cell > st.targetCell {
+	if st.held > st.targetCell {
 		// From v0.5.14 the draft's share of the scaled cell (see
-		// [specDraft.InFraction]), at most what the draft's layers hold: a
-		// draft pool of a smaller dtype (v0.5.18's
-		// --speculative-draft-kv-cache-dtype, see [specDraftKVDtypeFrom])
-		// leaves the rest of its share free. int() keeps the share at or
-		// below the draft's layers otherwise.
-		share := st.cell - st.targetCell
-		if d := ref.Serve.Draft; d != nil {
-			share = min(share, budget.SatMul(d.LayerCell, d.Layers))
-		}
-		items = append(items, budget.Item{Name: "spec_draft.kv_cache", Term: budget.TermKVCache, Bytes: budget.SatMul(held, share)})
+		// [specDraft.InFraction]), at most what the draft's layers hold
+		// (see [specDraft.heldCell]).
+		items = append(items, budget.Item{Name: "spec_draft.kv_cache", Term: budget.TermKVCache, Bytes: budget.SatMul(held, st.held-st.targetCell)})
 	}
 	return items
 }

@@ -519,6 +519,22 @@ func (d *specDraft) scaledCell(cell uint64, targetLayers int) uint64 {
 	return uint64(f)
 }
 
+// heldCell is what a held token takes of the budget of a stage whose
+// target cell is cell and whose pool is sized by scaled (see
+// [specDraft.scaledCell]): the target's cell and the draft's share of the
+// scaled cell, that share at most what the draft's layers hold. A draft
+// pool of a smaller dtype (v0.5.18's --speculative-draft-kv-cache-dtype,
+// see [specDraftKVDtypeFrom]) leaves the rest of its share free in the
+// budget for every token of the pool, so the pool still holds
+// max_total_num_tokens and not one more; int() keeps the share at or below
+// the draft's layers otherwise.
+func (d *specDraft) heldCell(cell, scaled uint64) uint64 {
+	if d == nil || scaled <= cell {
+		return scaled
+	}
+	return budget.SatAdd(cell, min(scaled-cell, budget.SatMul(d.LayerCell, d.Layers)))
+}
+
 // specFutureRow is one future-map slot's bytes per tensor for top-k k and
 // the draft's hidden states of width hidden in el-byte elements: topk_p
 // (float32: softmax of the float32 logits, layers/logits_processor.py:992
@@ -653,13 +669,24 @@ func (r *Resolved) resolveSpec(a *model.Arch, def func(string, string)) error {
 	// v0.5.13.post1 and before it from v0.5.14.
 	d.Weights = append(d.Weights, d.chainItems(r.CudaGraphMaxBS, r.MaxRunningRequests)...)
 	if tc := layerCell(a, *r); d.InFraction && d.LayerCell != tc {
-		if d.asIfUnflagged != tc {
-			return specRefuse("speculative-algorithm", sp.Algorithm, "%s sizes the target's pool with its cell scaled by (1 + draft layers / target layers), assuming the draft's layer holds the target's KV bytes a token (model_executor/pool_configurator.py:129-145); this draft's layer holds %d B a token, the target's %d, which is not modelled", p.Describes, d.LayerCell, tc)
+		if d.asIfUnflagged != tc && (sp.DraftKVCacheDtype == "" || d.LayerCell < tc) {
+			hint := ""
+			if sp.DraftKVCacheDtype == "" && !older(p, specDraftKVDtypeFrom) && d.LayerCell == budget.SatMul(2, tc) {
+				// A 16-bit draft beside a one-byte target cell: the
+				// flag gives the draft's pool the target's cell.
+				fp8 := r.KVCacheDtype
+				if fp8 != "fp8_e5m2" {
+					fp8 = "fp8_e4m3"
+				}
+				hint = fmt.Sprintf("; --speculative-draft-kv-cache-dtype %s puts the draft's pool in one byte, the target's cell (see docs/sglang.md, \"Speculative decoding\", v0.5.18)", fp8)
+			}
+			return specRefuse("speculative-algorithm", sp.Algorithm, "%s sizes the target's pool with its cell scaled by (1 + draft layers / target layers), assuming the draft's layer holds the target's KV bytes a token (model_executor/pool_configurator.py:129-145 at v0.5.14, :174-213 at v0.5.18); this draft's layer holds %d B a token, the target's %d, which is not modelled%s", p.Describes, d.LayerCell, tc, hint)
 		}
 		// --speculative-draft-kv-cache-dtype alone parts the draft's cell
 		// from the target's: a smaller draft pool leaves the difference
 		// free, the pool the one without the flag (see
-		// [specDraftKVDtypeFrom]); a larger one is refused.
+		// [specDraftKVDtypeFrom]); a larger one, the flag given, is
+		// refused naming it, whatever else parts the cells.
 		if d.LayerCell > tc {
 			return specRefuse("speculative-draft-kv-cache-dtype", sp.DraftKVCacheDtype, "the draft's pool in this dtype holds %d B a token a layer, the target's %d; %s still sizes the target's pool with the target's cell scaled by (1 + draft layers / target layers), assuming the draft's layer shares the target's head_dim, num_kv_heads and dtype (model_executor/pool_configurator.py:174-213 at v0.5.18), so the draft's pool of %d layer(s) takes %d B a token more than the fraction counts, which SGLang does not check; this is not modelled",
 				d.LayerCell, tc, p.Describes, d.Layers, budget.SatMul(d.LayerCell-tc, d.Layers))

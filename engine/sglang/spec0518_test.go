@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 
+	"membudget/budget"
 	"membudget/engine"
 )
 
@@ -113,24 +114,31 @@ func TestSpec0518DraftKVDtype(t *testing.T) {
 	// Sized, smaller: the pool the one without the flag (the same
 	// tokens of the same scaled cell), the draft's logged pool, its share
 	// of the 48 x 4096 held tokens and its padding row (pages of 1) in
-	// its own cell.
+	// its own cell, and what the smaller draft pool leaves free of the
+	// budget, the difference of the two shares for every token of the
+	// pool, unallocated: so that the budget still holds the pool's tokens
+	// and not one more, and the compiled plan says what the ledger says.
 	for _, tc := range []struct {
 		name       string
 		s, without Serve
+		tokens     uint64
 		// draftK is the draft's logged K bytes (MLA: the latent), V the
 		// same but for MLA (0).
 		draftK, draftV uint64
 		share, padding uint64
+		freed          uint64
 	}{
 		// fp8_e4m3 beside Llama-3.1-8B's bfloat16 cache: 391306 tokens
 		// (TestSpec0518AgainstV0517) and a padding row, 8 x 128 x 1 B for
 		// K and for V: 391307 x 1024 each; the share 196608 x 2048, the
-		// padding row 2048, where bfloat16 gives twice each.
-		{"fp8_e4m3 beside bfloat16", eagle3("", "fp8_e4m3"), eagle3("", ""), 391307 * 1024, 391307 * 1024, 48 * 4096 * 2048, 2048},
+		// padding row 2048, where bfloat16 gives twice each; free
+		// 391306 x (4096 - 2048).
+		{"fp8_e4m3 beside bfloat16", eagle3("", "fp8_e4m3"), eagle3("", ""), 391306, 391307 * 1024, 391307 * 1024, 48 * 4096 * 2048, 2048, 391306 * 2048},
 		// NEXTN fp8_e4m3 beside DeepSeek-V3's bfloat16 latent: 316322
 		// tokens (the golden sglang-nextn-dsv3-tp16-v0517's) and a padding
-		// row of 576 B: 316323 x 576; the share 196608 x 576.
-		{"NEXTN fp8_e4m3", nextn("fp8_e4m3"), nextn(""), 316323 * 576, 0, 48 * 4096 * 576, 576},
+		// row of 576 B: 316323 x 576; the share 196608 x 576; free
+		// 316322 x (71424 - 70272 - 576).
+		{"NEXTN fp8_e4m3", nextn("fp8_e4m3"), nextn(""), 316322, 316323 * 576, 0, 48 * 4096 * 576, 576, 316322 * 576},
 	} {
 		a := llama
 		if tc.s.Spec.Algorithm == "NEXTN" {
@@ -149,10 +157,26 @@ func TestSpec0518DraftKVDtype(t *testing.T) {
 				wantItems[i].Bytes = tc.share
 			case "spec_draft.kv_cache.padding_rows":
 				wantItems[i].Bytes = tc.padding
+			case "kv_cache.unallocated":
+				wantItems[i].Bytes += tc.freed
 			}
 		}
 		if diff := cmp.Diff(wantItems, with.EvaluateStage(0, 48, 4096).Items); diff != "" {
 			t.Errorf("%s: the items (-want +got):\n%s", tc.name, diff)
+		}
+		// The pool holds its tokens and not one page more, in the
+		// reference and in the compiled plan alike.
+		plan, page := with.Plan(), with.Capacity().PageSize
+		for _, pt := range [][2]uint64{{48, 4096}, {1, tc.tokens}, {1, tc.tokens + page}} {
+			if diff := cmp.Diff(with.Evaluate(pt[0], pt[1]).Footprint, plan.Evaluate(pt[0], pt[1])); diff != "" {
+				t.Errorf("%s at %v: Plan != Reference (-reference +plan):\n%s", tc.name, pt, diff)
+			}
+		}
+		if with.Evaluate(1, tc.tokens).Footprint.Failed == budget.OverBudget {
+			t.Errorf("%s: one sequence of the pool's %d tokens is over the budget", tc.name, tc.tokens)
+		}
+		if f := with.Evaluate(1, tc.tokens+page).Footprint; f.Failed != budget.OverBudget {
+			t.Errorf("%s: one sequence of %d tokens, a page beyond the pool's, fits the budget (%v)", tc.name, tc.tokens+page, f.Failed)
 		}
 	}
 
@@ -208,7 +232,8 @@ func TestSpec0518DraftKVDtype(t *testing.T) {
 // of the same serve without the draft flag (SGLang sizes it by the
 // target's cell alone, pool_configurator.py:174-213) and a draft pool no
 // larger than that serve's: the flag never buys tokens, and a draft it
-// would grow past the fraction is refused.
+// would grow past the fraction is refused; and its compiled plan says what
+// its reference says, up to a sequence past the pool.
 func TestSpec0518DraftKVDtypeProperty(t *testing.T) {
 	archs := shipped(t)
 	llama, dsv3 := archs["meta-llama__Llama-3.1-8B-Instruct"], archs["deepseek-ai__DeepSeek-V3"]
@@ -243,6 +268,11 @@ func TestSpec0518DraftKVDtypeProperty(t *testing.T) {
 		}
 		if w.DraftKBytes+w.DraftVBytes > wo.DraftKBytes+wo.DraftVBytes {
 			t.Fatalf("the draft's pool %d B, without the flag %d", w.DraftKBytes+w.DraftVBytes, wo.DraftKBytes+wo.DraftVBytes)
+		}
+		n := rapid.Uint64Range(0, 64).Draw(t, "seqs")
+		tok := rapid.Uint64Range(0, uint64(max(w.MaxTotalNumTokens, 0))+64).Draw(t, "tokens")
+		if diff := cmp.Diff(with.Evaluate(n, tok).Footprint, with.Plan().Evaluate(n, tok)); diff != "" {
+			t.Fatalf("Plan != Reference at (%d, %d) (-reference +plan):\n%s", n, tok, diff)
 		}
 	})
 }

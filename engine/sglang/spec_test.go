@@ -807,6 +807,30 @@ func TestSpecDraftKVFromTarget(t *testing.T) {
 	if !errors.As(err, &se) || se.Flag != "speculative-algorithm" || !strings.Contains(se.Reason, "this draft's layer holds 1024 B a token, the target's 512") {
 		t.Errorf("v0.5.17: %v; want --speculative-algorithm refused for the draft's 1024 B against the target's 512", err)
 	}
+	// v0.5.18 refuses it alike, naming the flag that puts the draft's
+	// pool in one byte (specDraftKVDtypeFrom); with it the draft's layer
+	// is the target's 512 B, sized.
+	v0518 := mustProfile("v0.5.18")
+	v0518.UnreadQuant = nil
+	_, err = NewReference(a, chain, class(t, "h100-sxm-80g"), v0518)
+	if !errors.As(err, &se) || se.Flag != "speculative-algorithm" || !strings.Contains(se.Reason, "the target's 512, which is not modelled; --speculative-draft-kv-cache-dtype fp8_e4m3 puts the draft's pool in one byte") {
+		t.Errorf("v0.5.18: %v; want --speculative-algorithm refused naming --speculative-draft-kv-cache-dtype fp8_e4m3", err)
+	}
+	// The flag given as auto or bf16 keeps the draft's 16-bit layer,
+	// 1024 B against 512: refused naming the flag given.
+	for _, f := range []string{"auto", "bf16"} {
+		given := chain
+		given.Spec.DraftKVCacheDtype = f
+		_, err = NewReference(a, given, class(t, "h100-sxm-80g"), v0518)
+		if !errors.As(err, &se) || se.Flag != "speculative-draft-kv-cache-dtype" || !strings.Contains(se.Reason, "holds 1024 B a token a layer, the target's 512") {
+			t.Errorf("v0.5.18 with --speculative-draft-kv-cache-dtype %s: %v; want the flag refused for 1024 B against 512", f, err)
+		}
+	}
+	flagged := chain
+	flagged.Spec.DraftKVCacheDtype = "fp8_e4m3"
+	if got := ref(t, a, flagged, class(t, "h100-sxm-80g"), v0518).Serve.Draft.LayerCell; got != 2*128*2*1 {
+		t.Errorf("v0.5.18 with --speculative-draft-kv-cache-dtype fp8_e4m3: the draft's cell %d B, want 512", got)
+	}
 }
 
 // TestSpecByHand0513And0514 sizes the EAGLE-3 Llama-3.1-8B serve on an
