@@ -514,17 +514,7 @@ func TestMMCompilerEqualsReference(t *testing.T) {
 				EncoderTPMode: rapid.SampledFrom([]string{"", "weights", "data"}).Draw(t, "mm_encoder_tp_mode")},
 		}
 		compilerIsReference(t, a, s, c, p)
-		ref, refErr := NewReference(a, s, c, p)
-		_, plan, err := shared[name].Compile(s, c, p)
-		if refErr != nil || err != nil {
-			if refErr == nil || err == nil || refErr.Error() != err.Error() {
-				t.Fatalf("reference error %v, shared compiler error %v", refErr, err)
-			}
-			return
-		}
-		if diff := cmp.Diff(ref.Plan(), plan); diff != "" {
-			t.Fatalf("shared Compiler != Reference (-reference +compiler):\n%s", diff)
-		}
+		sharedCompilerIsReference(t, shared[name], a, s, c, p)
 	})
 }
 

@@ -341,9 +341,14 @@ func TestQwen25VLDraftByHand(t *testing.T) {
 // TestNewEagle3TargetsCompilerEqualsReference: with the gpt-oss drafts (a
 // sliding and a full-attention draft layer, whose layouts the compiler
 // memoizes apart) and the Qwen2.5-VL draft, the compiled plan is the
-// reference's, field for field.
+// reference's, field for field, from a fresh compiler and from one a
+// model keeps across draws, whose memos see both gpt-oss drafts. (Their
+// KV layouts come out alike on gpt-oss-20b, 12 + 1 and 12 layers in two
+// groups either way: a layout key without the draft's windows is not
+// caught here, only a plan that moves.)
 func TestNewEagle3TargetsCompilerEqualsReference(t *testing.T) {
 	models := shipped(t)
+	shared := map[string]*Compiler{"openai__gpt-oss-20b": NewCompiler(models["openai__gpt-oss-20b"]), "Qwen__Qwen2.5-VL-7B-Instruct": NewCompiler(models["Qwen__Qwen2.5-VL-7B-Instruct"])}
 	cases := []struct{ model, spec string }{
 		{"openai__gpt-oss-20b", eagle3Spec(writeDraftDir(t, gptOssDraftConfig, gptOssCheckpoint))},
 		{"openai__gpt-oss-20b", eagle3Spec(writeDraftDir(t, gptOssLlamaDraft, gptOssCheckpoint))},
@@ -359,7 +364,9 @@ func TestNewEagle3TargetsCompilerEqualsReference(t *testing.T) {
 			EnforceEager:       true,
 			SpeculativeConfig:  tc.spec,
 		}
-		compilerIsReference(t, models[tc.model], s, testClass(rapid.Bool().Draw(t, "unified")), rapid.SampledFrom(profiles).Draw(t, "profile"))
+		c, p := testClass(rapid.Bool().Draw(t, "unified")), rapid.SampledFrom(profiles).Draw(t, "profile")
+		compilerIsReference(t, models[tc.model], s, c, p)
+		sharedCompilerIsReference(t, shared[tc.model], models[tc.model], s, c, p)
 	})
 }
 
