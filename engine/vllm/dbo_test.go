@@ -181,6 +181,9 @@ func TestBuildServeWarnsDBO(t *testing.T) {
 	}{
 		{"INFO non-default args: {'model': 'm', 'data_parallel_size': 2, 'enable_expert_parallel': True, 'enable_dbo': True}\n", []string{warning}},
 		{"INFO non-default args: {'model': 'm', 'enable_dbo': False}\n", nil},
+		// ubatch_size above 1 micro-batches (parallel.py:554-555); 1 does not.
+		{"INFO non-default args: {'model': 'm', 'ubatch_size': 3}\n", []string{"the log's ubatch_size (line 1) uses micro-batching (--ubatch-size: every micro-batch's activations, cuBLAS workspaces and CUDA graphs), which membudget does not model: its predictions leave that memory out"}},
+		{"INFO non-default args: {'model': 'm', 'ubatch_size': 1}\n", nil},
 	}
 	for _, tc := range cases {
 		got, err := buildServe(logSource(t, tc.log).Log, Serve{}, nil)
