@@ -449,14 +449,25 @@ func draftModelType(file string, cfg map[string]json.RawMessage, method string) 
 // draftWindows is each draft layer's sliding window (see [Draft].Windows),
 // nil where every layer is full attention: layer_types, or GptOssConfig's
 // default for a gpt_oss-typed config ("sliding_attention" on even layers),
-// with sliding_window (GptOssConfig's 128 where absent). A list shorter
-// than the draft's layers fails vLLM's assert (llama.py:195-198), and a
-// type other than the two, or a sliding layer of no window, is refused.
+// with sliding_window (GptOssConfig's 128 where absent). An empty list is
+// none (vLLM's test is its truth, llama.py:184); a shorter list than the
+// draft's layers fails vLLM's assert (llama.py:195-198), and a type other
+// than the two, or a sliding layer of no window, is refused.
 func draftWindows(file string, cfg map[string]json.RawMessage, layers uint64, gptOss bool) ([]uint64, error) {
 	var types []string
 	if raw, ok := cfg["layer_types"]; ok && string(raw) != "null" {
 		if err := json.Unmarshal(raw, &types); err != nil {
 			return nil, fmt.Errorf("%s: key \"layer_types\" is %s; want a list of strings", file, raw)
+		}
+		if len(types) == 0 {
+			if gptOss {
+				// GptOssConfig keeps an empty list as given; whether its
+				// validation takes one was not read.
+				return nil, fmt.Errorf("%s: layer_types is empty in a gpt_oss-typed draft config: GptOssConfig's reading of it was not read; not modelled", file)
+			}
+			// An empty list is falsy: llama.py:184 takes every layer as
+			// full attention, with no assert.
+			return nil, nil
 		}
 		if uint64(len(types)) < layers {
 			return nil, fmt.Errorf("%s: layer_types has %d entries for %d layers: vLLM asserts one a layer (llama.py:195-198)", file, len(types), layers)

@@ -192,6 +192,17 @@ func TestGptOssDraftProfiles(t *testing.T) {
 	}
 }
 
+// TestDraftEmptyLayerTypes: a llama-typed draft's empty layer_types is no
+// list to vLLM (llama.py:184 tests its truth, so no layer slides and no
+// assert fires): its one layer is full attention, as without the key.
+func TestDraftEmptyLayerTypes(t *testing.T) {
+	a := shipped(t)["openai__gpt-oss-20b"]
+	d, err := readDraft(writeDraftDir(t, strings.Replace(gptOssLlamaDraft, `"model_type"`, `"layer_types": [], "model_type"`, 1), gptOssCheckpoint), "eagle3", a)
+	if err != nil || d.Windows != nil {
+		t.Errorf("empty layer_types: windows %v, %v; want full attention, read", d.Windows, err)
+	}
+}
+
 // TestEagle3TargetRefusals: what stays refused names why.
 func TestEagle3TargetRefusals(t *testing.T) {
 	models := shipped(t)
@@ -222,7 +233,11 @@ func TestEagle3TargetRefusals(t *testing.T) {
 		{"a sliding layer of another window", "openai__gpt-oss-20b", writeDraftDir(t, strings.Replace(gptOssLlamaDraft, `"model_type": "llama"`, `"model_type": "gpt_oss", "sliding_window": 4096`, 1), gptOssCheckpoint), Serve{}, "speculative-config", "matches no sliding layer"},
 		{"a sliding layer on a full-attention target", "meta-llama__Llama-3.1-8B-Instruct", writeDraftDir(t, `{"architectures": ["LlamaForCausalLMEagle3"], "hidden_size": 4096, "intermediate_size": 14336, "num_attention_heads": 32, "num_key_value_heads": 8, "num_hidden_layers": 1, "vocab_size": 128256, "draft_vocab_size": 31960, "layer_types": ["sliding_attention"], "sliding_window": 4096}`, eagle3Checkpoint), Serve{}, "speculative-config", "matches no sliding layer"},
 		{"a gpt_oss-typed draft's own rope", "openai__gpt-oss-20b", writeDraftDir(t, strings.Replace(gptOssLlamaDraft, `"model_type": "llama"`, `"model_type": "gpt_oss", "rope_scaling": {"rope_type": "yarn", "factor": 8}`, 1), gptOssCheckpoint), Serve{}, "speculative-config", `key "rope_scaling" in a gpt_oss-typed`},
-		{"short layer_types", "openai__gpt-oss-20b", writeDraftDir(t, strings.Replace(gptOssLlamaDraft, `"model_type"`, `"layer_types": [], "model_type"`, 1), gptOssCheckpoint), Serve{}, "speculative-config", "vLLM asserts one a layer"},
+		// Two draft layers, one type: vLLM's assert (llama.py:195-198)
+		// fails at the second. (An empty list is no list to vLLM,
+		// llama.py:184's truth test: TestDraftEmptyLayerTypes.)
+		{"short layer_types", "openai__gpt-oss-20b", writeDraftDir(t, strings.Replace(strings.Replace(gptOssLlamaDraft, `"num_hidden_layers": 1`, `"num_hidden_layers": 2`, 1), `"model_type"`, `"layer_types": ["full_attention"], "model_type"`, 1), gptOssCheckpoint), Serve{}, "speculative-config", "vLLM asserts one a layer"},
+		{"an empty layer_types, gpt_oss-typed", "openai__gpt-oss-20b", writeDraftDir(t, strings.Replace(gptOssLlamaDraft, `"model_type": "llama"`, `"layer_types": [], "model_type": "gpt_oss"`, 1), gptOssCheckpoint), Serve{}, "speculative-config", "layer_types is empty"},
 		{"a sliding layer with skipped layers", "openai__gpt-oss-20b", writeDraftDir(t, gptOssDraftConfig, gptOssCheckpoint), Serve{KVCacheDtypeSkipLayers: "0"}, "kv-cache-dtype-skip-layers", "not read"},
 	}
 	for _, tc := range cases {
