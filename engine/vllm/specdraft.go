@@ -528,21 +528,17 @@ func draftWindows(file string, cfg map[string]json.RawMessage, layers, offset ui
 }
 
 // draftMRoPE says the draft config's rope parameters (rope_scaling, or
-// rope_parameters as transformers 5 writes them) hold an mrope_section or
-// name the mrope type, which vLLM's uses_mrope reads as M-RoPE
-// (vllm/transformers_utils/config.py:552-566, after patch_legacy_rope_type
-// renames the legacy type).
+// rope_parameters as transformers 5 writes them) hold an mrope_section,
+// which is what vLLM's uses_mrope reads as M-RoPE (vllm/transformers_utils/
+// config.py:552-557 at d18bb7b, the same test since PR #29872 of
+// 2025-12-02, before 0.14.0): a legacy "mrope" type without a section is
+// not M-RoPE to vLLM (patch_legacy_rope_type renames it, :479-504).
 func draftMRoPE(cfg map[string]json.RawMessage) bool {
 	for _, k := range []string{"rope_scaling", "rope_parameters"} {
 		var rs map[string]json.RawMessage
 		if raw, ok := cfg[k]; ok && json.Unmarshal(raw, &rs) == nil && rs != nil {
 			if _, ok := rs["mrope_section"]; ok {
 				return true
-			}
-			for _, t := range []string{"type", "rope_type"} {
-				if string(rs[t]) == `"mrope"` {
-					return true
-				}
 			}
 		}
 	}

@@ -203,6 +203,29 @@ func TestDraftEmptyLayerTypes(t *testing.T) {
 	}
 }
 
+// TestDraftMRoPEIsTheSection: vLLM reads M-RoPE as an mrope_section in the
+// rope parameters (uses_mrope, vllm/transformers_utils/config.py:552-557):
+// a legacy "mrope" type alone is not M-RoPE, so such a draft on Llama-3.1-8B
+// (no M-RoPE) is sized with its T positions; with a section it is M-RoPE.
+func TestDraftMRoPEIsTheSection(t *testing.T) {
+	a := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
+	base := string(mustRead(t, eagle3Config))
+	for _, tc := range []struct {
+		rope string
+		want bool
+	}{
+		{`{"type": "mrope"}`, false},
+		{`{"rope_type": "default", "type": "mrope"}`, false},
+		{`{"type": "mrope", "mrope_section": [16, 24, 24]}`, true},
+		{`{"rope_type": "default", "mrope_section": [16, 24, 24]}`, true},
+	} {
+		d, err := readDraft(writeDraftDir(t, strings.Replace(base, `"vocab_size"`, `"rope_scaling": `+tc.rope+`, "vocab_size"`, 1), eagle3Checkpoint), "eagle3", a)
+		if err != nil || d.MRoPE != tc.want {
+			t.Errorf("rope_scaling %s: M-RoPE %v, %v; want %v", tc.rope, d.MRoPE, err, tc.want)
+		}
+	}
+}
+
 // TestEagle3TargetRefusals: what stays refused names why.
 func TestEagle3TargetRefusals(t *testing.T) {
 	models := shipped(t)
