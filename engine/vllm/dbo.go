@@ -108,6 +108,32 @@ func judgeDBO(p Profile, args []string, asGiven string) error {
 	return fmt.Errorf("%s: %s: not modelled for %s; membudget refuses it rather than size a serve vLLM would contradict", asGiven, dboWhat(p, args, backend), p.Describes)
 }
 
+// dboUbatches is the line's micro-batches, ParallelConfig.num_ubatches,
+// and whether --enable-dbo is on: 2 under it, else --ubatch-size
+// (vllm/config/parallel.py:553-559).
+func dboUbatches(args []string) (n uint64, dbo bool) {
+	for i, a := range args {
+		if a == "--" {
+			break
+		}
+		switch engine.FlagName(a) {
+		case "enable-dbo":
+			v, _ := engine.FlagValue(args, i, false)
+			dbo = !isFalse(v)
+		case "no-enable-dbo":
+			dbo = false
+		}
+	}
+	if dbo {
+		return 2, true
+	}
+	n, err := strconv.ParseUint(strings.TrimSpace(engine.LastValue(args, "ubatch-size")), 10, 64)
+	if err != nil || n < 2 {
+		n = 2 // Judge calls judgeDBO with micro-batching on alone
+	}
+	return n, false
+}
+
 // dboSlotsApartSince is the first release surely holding PR #39226
 // (merged 2026-04-23), from which a workspace grows alone
 // (workspace.py:164-178); before it one growth grew every micro-batch's
@@ -117,24 +143,41 @@ var dboSlotsApartSince = v0_20_2
 
 // dboWhat is what micro-batching adds under release p to the line args
 // with all-to-all backend (empty: the default), for its refusal: the
-// thresholds as the line gives them or their defaults.
+// micro-batches (dboUbatches) and the thresholds as the line gives them
+// or their defaults. --ubatch-size without --enable-dbo splits in its
+// count, but the workspace manager keeps one slot then (gpu_worker.py:
+// 406-407 since PR #27532), which the later micro-batches' ids index past
+// (workspace.py:128-129): said, not sized.
 func dboWhat(p Profile, args []string, backend string) string {
 	prefill := dboThreshold(args, "dbo-prefill-token-threshold", dboPrefillThreshold)
 	decode := dboThreshold(args, "dbo-decode-token-threshold", dboDecodeThreshold)
+	n, dbo := dboUbatches(args)
 	var b strings.Builder
-	fmt.Fprintf(&b, "dual-batch overlap's second micro-batch: a profile run of max_num_batched_tokens >= %s is split in two halves run on two threads that hand over at the MoE's dispatch and combine, both halves' activations live at once and their outputs concatenated (vllm/v1/worker/gpu_model_runner.py:6602-6604, ubatch_utils.py:38-114, gpu_ubatch_wrapper.py:305-341); ", prefill)
+	if dbo {
+		fmt.Fprintf(&b, "dual-batch overlap's second micro-batch: a profile run of max_num_batched_tokens >= %s is split in two halves run on two threads that hand over at the MoE's dispatch and combine, both halves' activations live at once and their outputs concatenated (vllm/v1/worker/gpu_model_runner.py:6602-6604, ubatch_utils.py:38-114, gpu_ubatch_wrapper.py:305-341); ", prefill)
+	} else {
+		fmt.Fprintf(&b, "micro-batching in %d (--ubatch-size): a profile run of max_num_batched_tokens >= %s is split in %d parts run on %d threads that hand over at the MoE's dispatch and combine, every part's activations live at once and their outputs concatenated (vllm/v1/worker/gpu_model_runner.py:6602-6604, ubatch_utils.py:38-114, gpu_ubatch_wrapper.py:305-341); ", n, prefill, n, n)
+	}
 	if !p.Release.Less(v0_14_0) {
 		// The workspace manager came with PR #27532 (peaks.go's
 		// moeWorkspace, from 0.14.0); before it each pass allocated its
 		// own fused-MoE caches, activations of the split above.
-		b.WriteString("a second fused-MoE workspace, one a micro-batch (gpu_worker.py:406-407, workspace.py:38-44, 119-179), and ")
+		if dbo {
+			b.WriteString("a second fused-MoE workspace, one a micro-batch (gpu_worker.py:406-407, workspace.py:38-44, 119-179), and ")
+		} else {
+			b.WriteString("a fused-MoE workspace manager of one slot, as without --enable-dbo (gpu_worker.py:406-407), which the later micro-batches' ids index past (workspace.py:128-129), and ")
+		}
 	}
 	b.WriteString("each thread's cuBLAS workspaces on the compute and communication streams (gpu_ubatch_wrapper.py:236-242), allocated at the first split run, in the profile or else in the graph capture's warmups after the KV cache")
-	if !p.Release.Less(v0_14_0) && p.Release.Less(dboSlotsApartSince) {
+	if dbo && !p.Release.Less(v0_14_0) && p.Release.Less(dboSlotsApartSince) {
 		b.WriteString(" (before PR #39226 of 2026-04-23, which this release may predate, one growth grew both workspaces, so even an unsplit profile held two)")
 	}
 	if backend != "deepep_high_throughput" {
-		fmt.Fprintf(&b, "; the uniform-decode FULL CUDA graphs of %s tokens or more captured as two micro-batches in the shared pool (gpu_model_runner.py:7116-7134, gpu_ubatch_wrapper.py:212-303), which vLLM's graph estimate captures whole (:6851, 7044)", decode)
+		parts := "two"
+		if !dbo {
+			parts = strconv.FormatUint(n, 10)
+		}
+		fmt.Fprintf(&b, "; the uniform-decode FULL CUDA graphs of %s tokens or more captured as %s micro-batches in the shared pool (gpu_model_runner.py:7116-7134, gpu_ubatch_wrapper.py:212-303), which vLLM's graph estimate captures whole (:6851, 7044)", decode, parts)
 	}
 	b.WriteString("; the all-to-all buffers are not doubled (one deep_ep.Buffer a GPU, a dispatch handle a micro-batch: fused_moe/prepare_finalize/deepep_ht.py:65-68, deepep_ll.py:100-103)")
 	return b.String()

@@ -118,8 +118,21 @@ func TestJudgeDBORefuses(t *testing.T) {
 		// workspaces alone.
 		{"0.11.0, no workspace manager", []string{"--vllm-version", "0.11.0", "--enable-dbo", "--all2all-backend", "deepep_low_latency"},
 			[]string{split("512 (--dbo-prefill-token-threshold's default)"), "gpu_ubatch_wrapper.py:305-341); each thread's cuBLAS workspaces"}, []string{"fused-MoE workspace", "#39226"}},
+		// --ubatch-size without --enable-dbo: num_ubatches is the size
+		// (parallel.py:557-559), three parts, three threads, decode graphs
+		// in three; the workspace manager keeps one slot, 2 under
+		// --enable-dbo alone (gpu_worker.py:406-407).
 		{"--ubatch-size 3 over deepep_low_latency", []string{"--ubatch-size=3", "--all2all-backend", "deepep_low_latency"},
-			[]string{"--ubatch-size: dual-batch overlap's second micro-batch"}, nil},
+			[]string{"--ubatch-size: micro-batching in 3 (--ubatch-size): a profile run of max_num_batched_tokens >= 512 (--dbo-prefill-token-threshold's default) is split in 3 parts run on 3 threads",
+				"; a fused-MoE workspace manager of one slot, as without --enable-dbo (gpu_worker.py:406-407), which the later micro-batches' ids index past (workspace.py:128-129), and each thread's cuBLAS workspaces",
+				"; the uniform-decode FULL CUDA graphs of 32 (--dbo-decode-token-threshold's default) tokens or more captured as 3 micro-batches in the shared pool"},
+			[]string{"dual-batch overlap", "second fused-MoE workspace"}},
+		{"--ubatch-size 2 alone, 0.20.0", []string{"--vllm-version", "0.20.0", "--ubatch-size", "2", "--all2all-backend", "deepep_low_latency"},
+			[]string{"--ubatch-size: micro-batching in 2 (--ubatch-size)", "a fused-MoE workspace manager of one slot", "captured as 2 micro-batches"},
+			[]string{"#39226", "second fused-MoE workspace"}},
+		// --enable-dbo wins: num_ubatches 2 whatever --ubatch-size says.
+		{"--enable-dbo with --ubatch-size 4", []string{"--enable-dbo", "--ubatch-size", "4", "--all2all-backend", "deepep_low_latency"},
+			[]string{split("512 (--dbo-prefill-token-threshold's default)"), workspaces, graphs("32 (--dbo-decode-token-threshold's default)")}, []string{"micro-batching in"}},
 		{"switched off", []string{"--no-enable-dbo"}, nil, nil},
 		{"=false", []string{"--enable-dbo=false"}, nil, nil},
 		// ubatch_size 0 (the default) and 1 do not micro-batch
@@ -168,6 +181,9 @@ func TestBuildServeWarnsDBO(t *testing.T) {
 	}{
 		{"INFO non-default args: {'model': 'm', 'data_parallel_size': 2, 'enable_expert_parallel': True, 'enable_dbo': True}\n", []string{warning}},
 		{"INFO non-default args: {'model': 'm', 'enable_dbo': False}\n", nil},
+		// ubatch_size above 1 micro-batches (parallel.py:554-555); 1 does not.
+		{"INFO non-default args: {'model': 'm', 'ubatch_size': 3}\n", []string{"the log's ubatch_size (line 1) uses micro-batching (--ubatch-size: every micro-batch's activations, cuBLAS workspaces and CUDA graphs), which membudget does not model: its predictions leave that memory out"}},
+		{"INFO non-default args: {'model': 'm', 'ubatch_size': 1}\n", nil},
 	}
 	for _, tc := range cases {
 		got, err := buildServe(logSource(t, tc.log).Log, Serve{}, nil)

@@ -108,6 +108,9 @@ var unmodelled = []struct{ key, what string }{
 	// --enable-dbo is refused (dbo.go); a log of a serve with it is
 	// explained short of what micro-batching adds.
 	{"enable_dbo", "dual-batch overlap (a second micro-batch's activations, workspaces and CUDA graphs)"},
+	// ubatch_size above 1 micro-batches too (use_ubatching,
+	// vllm/config/parallel.py:554-555); 0 and 1 do not (buildServe).
+	{"ubatch_size", "micro-batching (--ubatch-size: every micro-batch's activations, cuBLAS workspaces and CUDA graphs)"},
 }
 
 // buildServe returns the serve the log's settings describe: each setting
@@ -174,6 +177,9 @@ func buildServe(l *logs.Log, flags Serve, given map[string]bool) (loggedServe, e
 		if st, ok := l.Setting(u.key); ok && st.Literal != logs.LiteralNone && !(st.Literal == logs.LiteralBool && st.Value == "False") {
 			if u.key == "kv_transfer_config" && offloadConnector(ls.Serve.Offload, st.Value) {
 				continue // the connector --kv-offloading-size sets, which offload.go sizes
+			}
+			if u.key == "ubatch_size" && (st.Value == "0" || st.Value == "1") {
+				continue // no micro-batching
 			}
 			ls.Warnings = append(ls.Warnings, fmt.Sprintf("the log's %s (line %d) uses %s, which membudget does not model: its predictions leave that memory out", st.LoggedKey, st.Line, u.what))
 		}

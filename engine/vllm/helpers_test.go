@@ -136,6 +136,24 @@ func compilerIsReference(t *rapid.T, a *model.Arch, s Serve, c budget.Class, p P
 	}
 }
 
+// sharedCompilerIsReference is [compilerIsReference] for a compiler cp
+// the caller keeps across draws: its memos (stage weights, KV layouts) see
+// serves that differ only in what their keys must tell apart, which a
+// fresh compiler never does.
+func sharedCompilerIsReference(t *rapid.T, cp *Compiler, a *model.Arch, s Serve, c budget.Class, p Profile) {
+	ref, refErr := NewReference(a, s, c, p)
+	_, plan, err := cp.Compile(s, c, p)
+	if refErr != nil || err != nil {
+		if refErr == nil || err == nil || refErr.Error() != err.Error() {
+			t.Fatalf("reference error %v, shared compiler error %v", refErr, err)
+		}
+		return
+	}
+	if diff := cmp.Diff(ref.Plan(), plan); diff != "" {
+		t.Fatalf("shared Compiler != Reference (-reference +compiler):\n%s", diff)
+	}
+}
+
 // footprintsWith compiles s (plain's serve with one feature, named what,
 // turned on) for a on c, fails unless the compiled plan is the
 // reference's, and returns the feature's footprint f at a point (seqs,

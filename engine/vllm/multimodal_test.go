@@ -483,14 +483,23 @@ func TestPyDictJSONReadsLoggedLimits(t *testing.T) {
 
 // TestMMCompilerEqualsReference: with the encoder cache charged, the
 // compiled plan is the reference's, field for field, on discrete and
-// unified classes (the processor cache counted on the unified one).
+// unified classes (the processor cache counted on the unified one), in
+// either --mm-encoder-tp-mode (data mode's whole tower, its pass at a
+// rank's share and its gathered cache; Gemma 3 falling back to weights).
+// One compiler a model serves every draw as well as a fresh one, so its
+// memo of stage weights must tell a whole tower from a divided one.
 func TestMMCompilerEqualsReference(t *testing.T) {
 	t.Parallel()
 	models := shipped(t)
 	names := []string{"google__gemma-3-4b-it", "google__gemma-3-27b-it", "Qwen__Qwen2.5-VL-7B-Instruct", "Qwen__Qwen2-VL-7B-Instruct"}
 	profiles := []Profile{current, mustProfile("0.29.0"), mustProfile("0.19.0"), mustProfile("0.14.0")}
+	shared := map[string]*Compiler{}
+	for _, n := range names {
+		shared[n] = NewCompiler(models[n])
+	}
 	rapid.Check(t, func(t *rapid.T) {
-		a := models[rapid.SampledFrom(names).Draw(t, "model")]
+		name := rapid.SampledFrom(names).Draw(t, "model")
+		a := models[name]
 		p := rapid.SampledFrom(profiles).Draw(t, "profile")
 		c := testClass(rapid.Bool().Draw(t, "unified"))
 		s := Serve{
@@ -501,9 +510,11 @@ func TestMMCompilerEqualsReference(t *testing.T) {
 			MM: MM{LimitPerPrompt: fmt.Sprintf(`{"image": %d}`, rapid.Uint64Range(0, 8).Draw(t, "images")),
 				ProcessorKwargs:  rapid.SampledFrom([]string{"", `{"max_pixels": 1003520}`}).Draw(t, "kwargs"),
 				ProcessorCacheGB: float64(rapid.Uint64Range(0, 8).Draw(t, "cache_gb")), ProcessorCacheSet: rapid.Bool().Draw(t, "cache_set"),
-				SkipProfiling: rapid.IntRange(0, 3).Draw(t, "skip") == 0},
+				SkipProfiling: rapid.IntRange(0, 3).Draw(t, "skip") == 0,
+				EncoderTPMode: rapid.SampledFrom([]string{"", "weights", "data"}).Draw(t, "mm_encoder_tp_mode")},
 		}
 		compilerIsReference(t, a, s, c, p)
+		sharedCompilerIsReference(t, shared[name], a, s, c, p)
 	})
 }
 

@@ -369,7 +369,14 @@ func readDraftFrom(dir, file string, data []byte, shapes func() (map[string][]ui
 		// width (llama_eagle3.py:103, 236-239).
 		return d, fmt.Errorf("%s: hidden_size %d differs from the target's %d: not modelled", file, d.Hidden, a.Hidden)
 	}
-	if d.Windows, err = draftWindows(file, cfg, d.Layers, gptOss); err != nil {
+	var offset uint64
+	if method == "eagle" {
+		// EAGLE-1's model sets no target_layer_count: LlamaAttention reads
+		// layer_types at the layer's own index, counted from the target's
+		// layers (llama_eagle.py:89, 146; llama.py:187-198).
+		offset = uint64(len(a.Layers))
+	}
+	if d.Windows, err = draftWindows(file, cfg, d.Layers, offset, gptOss); err != nil {
 		return d, err
 	}
 	if gptOss {
@@ -452,15 +459,32 @@ func draftModelType(file string, cfg map[string]json.RawMessage, method string) 
 // draftWindows is each draft layer's sliding window (see [Draft].Windows),
 // nil where every layer is full attention: layer_types, or GptOssConfig's
 // default for a gpt_oss-typed config ("sliding_attention" on even layers),
-// with sliding_window (GptOssConfig's 128 where absent). A list shorter
-// than the draft's layers fails vLLM's assert (llama.py:195-198), and a
-// type other than the two, or a sliding layer of no window, is refused.
-func draftWindows(file string, cfg map[string]json.RawMessage, layers uint64, gptOss bool) ([]uint64, error) {
+// with sliding_window (GptOssConfig's 128 where absent), read from entry
+// offset on (an EAGLE-1 draft's layers are indexed past the target's).
+// An empty list is none (vLLM's test is its truth, llama.py:184); a list
+// shorter than offset plus the draft's layers fails vLLM's assert
+// (llama.py:195-198), and a type other than the two, or a sliding layer
+// of no window, is refused.
+func draftWindows(file string, cfg map[string]json.RawMessage, layers, offset uint64, gptOss bool) ([]uint64, error) {
 	var types []string
 	if raw, ok := cfg["layer_types"]; ok && string(raw) != "null" {
 		if err := json.Unmarshal(raw, &types); err != nil {
 			return nil, fmt.Errorf("%s: key \"layer_types\" is %s; want a list of strings", file, raw)
 		}
+		if len(types) == 0 {
+			if gptOss {
+				// GptOssConfig keeps an empty list as given; whether its
+				// validation takes one was not read.
+				return nil, fmt.Errorf("%s: layer_types is empty in a gpt_oss-typed draft config: GptOssConfig's reading of it was not read; not modelled", file)
+			}
+			// An empty list is falsy: llama.py:184 takes every layer as
+			// full attention, with no assert.
+			return nil, nil
+		}
+		if offset > 0 && uint64(len(types)) < offset+layers {
+			return nil, fmt.Errorf("%s: layer_types has %d entries: an EAGLE draft's layer reads it at its own index, counted from the target's %d layers (llama_eagle.py:89 sets no target_layer_count), so vLLM asserts unless it has %d (llama.py:187-198)", file, len(types), offset, offset+layers)
+		}
+		types = types[min(offset, uint64(len(types))):]
 		if uint64(len(types)) < layers {
 			return nil, fmt.Errorf("%s: layer_types has %d entries for %d layers: vLLM asserts one a layer (llama.py:195-198)", file, len(types), layers)
 		}
@@ -538,21 +562,17 @@ func llamaDraftRotary(file string, data []byte, headDim uint64, a *model.Arch) (
 }
 
 // draftMRoPE says the draft config's rope parameters (rope_scaling, or
-// rope_parameters as transformers 5 writes them) hold an mrope_section or
-// name the mrope type, which vLLM's uses_mrope reads as M-RoPE
-// (vllm/transformers_utils/config.py:552-566, after patch_legacy_rope_type
-// renames the legacy type).
+// rope_parameters as transformers 5 writes them) hold an mrope_section,
+// which is what vLLM's uses_mrope reads as M-RoPE (vllm/transformers_utils/
+// config.py:552-557 at d18bb7b, the same test since PR #29872 of
+// 2025-12-02, before 0.14.0): a legacy "mrope" type without a section is
+// not M-RoPE to vLLM (patch_legacy_rope_type renames it, :479-504).
 func draftMRoPE(cfg map[string]json.RawMessage) bool {
 	for _, k := range []string{"rope_scaling", "rope_parameters"} {
 		var rs map[string]json.RawMessage
 		if raw, ok := cfg[k]; ok && json.Unmarshal(raw, &rs) == nil && rs != nil {
 			if _, ok := rs["mrope_section"]; ok {
 				return true
-			}
-			for _, t := range []string{"type", "rope_type"} {
-				if string(rs[t]) == `"mrope"` {
-					return true
-				}
 			}
 		}
 	}

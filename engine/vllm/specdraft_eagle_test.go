@@ -136,11 +136,44 @@ func TestEagleDraftRefusals(t *testing.T) {
 		{"mlp_bias", eagleSpec(writeDraftDir(t, `{"architectures": ["LlamaForCausalLM"], "mlp_bias": true}`, eagleCheckpoint)), `"mlp_bias"`},
 		{"a Hub id", `{"method": "eagle", "model": "yuhuili/EAGLE-LLaMA3.1-Instruct-8B", "num_speculative_tokens": 3}`, "from the Hugging Face Hub, not read"},
 		{"no tokens", `{"method": "eagle", "model": "` + WriteEagleDraft(t) + `"}`, "num_speculative_tokens must be provided"},
+		// EAGLE-1's model sets no target_layer_count (llama_eagle.py), so
+		// its one layer, layers.32 after Llama-3.1-8B's 32, reads
+		// layer_types[32]: a one-entry list fails vLLM's assert
+		// (llama.py:187-198), where EAGLE-3's would read entry 0.
+		{"layer_types read at the target's index", eagleSpec(writeDraftDir(t, strings.Replace(string(mustRead(t, eagleConfig)), `"vocab_size"`, `"layer_types": ["full_attention"], "vocab_size"`, 1), eagleCheckpoint)), "vLLM asserts unless it has 33"},
 	} {
 		_, err := Resolve(Serve{MaxModelLen: 8192, EnforceEager: true, SpeculativeConfig: tc.spec}, a, bigClass, v1Llama)
 		var se *engine.SettingError
 		if !errors.As(err, &se) || se.Flag != "speculative-config" || !strings.Contains(err.Error(), tc.says) {
 			t.Errorf("%s: got %v, want --speculative-config saying %q", tc.name, err, tc.says)
+		}
+	}
+}
+
+// TestEagleDraftLayerTypes: an EAGLE-1 draft's layer reads layer_types at
+// its own index, 32 after Llama-3.1-8B's 32 layers (llama_eagle.py sets no
+// target_layer_count): 33 entries of full attention, the last the draft's,
+// size it as without the key; 32 sliding then one full, the same (entry 32
+// is what vLLM reads).
+func TestEagleDraftLayerTypes(t *testing.T) {
+	a := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
+	base := string(mustRead(t, eagleConfig))
+	plain, err := readDraft(WriteEagleDraft(t), "eagle", a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := `"full_attention"` + strings.Repeat(`, "full_attention"`, 32)
+	slid := strings.Repeat(`"sliding_attention", `, 32) + `"full_attention"`
+	for _, types := range []string{full, slid} {
+		dir := writeDraftDir(t, strings.Replace(base, `"vocab_size"`, `"sliding_window": 4096, "layer_types": [`+types+`], "vocab_size"`, 1), eagleCheckpoint)
+		d, err := readDraft(dir, "eagle", a)
+		if err != nil {
+			t.Errorf("33 entries: %v, want it read", err)
+			continue
+		}
+		plain.Path = d.Path
+		if diff := cmp.Diff(plain, d); diff != "" {
+			t.Errorf("33 entries: draft (-without +with):\n%s", diff)
 		}
 	}
 }

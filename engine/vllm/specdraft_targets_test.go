@@ -195,6 +195,40 @@ func TestGptOssDraftProfiles(t *testing.T) {
 	}
 }
 
+// TestDraftEmptyLayerTypes: a llama-typed draft's empty layer_types is no
+// list to vLLM (llama.py:184 tests its truth, so no layer slides and no
+// assert fires): its one layer is full attention, as without the key.
+func TestDraftEmptyLayerTypes(t *testing.T) {
+	a := shipped(t)["openai__gpt-oss-20b"]
+	d, err := readDraft(writeDraftDir(t, strings.Replace(gptOssLlamaDraft, `"model_type"`, `"layer_types": [], "model_type"`, 1), gptOssCheckpoint), "eagle3", a)
+	if err != nil || d.Windows != nil {
+		t.Errorf("empty layer_types: windows %v, %v; want full attention, read", d.Windows, err)
+	}
+}
+
+// TestDraftMRoPEIsTheSection: vLLM reads M-RoPE as an mrope_section in the
+// rope parameters (uses_mrope, vllm/transformers_utils/config.py:552-557):
+// a legacy "mrope" type alone is not M-RoPE, so such a draft on Llama-3.1-8B
+// (no M-RoPE) is sized with its T positions; with a section it is M-RoPE.
+func TestDraftMRoPEIsTheSection(t *testing.T) {
+	a := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
+	base := string(mustRead(t, eagle3Config))
+	for _, tc := range []struct {
+		rope string
+		want bool
+	}{
+		{`{"type": "mrope"}`, false},
+		{`{"rope_type": "default", "type": "mrope"}`, false},
+		{`{"type": "mrope", "mrope_section": [16, 24, 24]}`, true},
+		{`{"rope_type": "default", "mrope_section": [16, 24, 24]}`, true},
+	} {
+		d, err := readDraft(writeDraftDir(t, strings.Replace(base, `"vocab_size"`, `"rope_scaling": `+tc.rope+`, "vocab_size"`, 1), eagle3Checkpoint), "eagle3", a)
+		if err != nil || d.MRoPE != tc.want {
+			t.Errorf("rope_scaling %s: M-RoPE %v, %v; want %v", tc.rope, d.MRoPE, err, tc.want)
+		}
+	}
+}
+
 // TestEagle3TargetRefusals: what stays refused names why.
 func TestEagle3TargetRefusals(t *testing.T) {
 	models := shipped(t)
@@ -225,7 +259,11 @@ func TestEagle3TargetRefusals(t *testing.T) {
 		{"a sliding layer of another window", "openai__gpt-oss-20b", writeDraftDir(t, strings.Replace(gptOssLlamaDraft, `"model_type": "llama"`, `"model_type": "gpt_oss", "sliding_window": 4096`, 1), gptOssCheckpoint), Serve{}, "speculative-config", "matches no sliding layer"},
 		{"a sliding layer on a full-attention target", "meta-llama__Llama-3.1-8B-Instruct", writeDraftDir(t, `{"architectures": ["LlamaForCausalLMEagle3"], "hidden_size": 4096, "intermediate_size": 14336, "num_attention_heads": 32, "num_key_value_heads": 8, "num_hidden_layers": 1, "vocab_size": 128256, "draft_vocab_size": 31960, "layer_types": ["sliding_attention"], "sliding_window": 4096}`, eagle3Checkpoint), Serve{}, "speculative-config", "matches no sliding layer"},
 		{"a gpt_oss-typed draft's own rope", "openai__gpt-oss-20b", writeDraftDir(t, strings.Replace(gptOssLlamaDraft, `"model_type": "llama"`, `"model_type": "gpt_oss", "rope_scaling": {"rope_type": "yarn", "factor": 8}`, 1), gptOssCheckpoint), Serve{}, "speculative-config", `key "rope_scaling" in a gpt_oss-typed`},
-		{"short layer_types", "openai__gpt-oss-20b", writeDraftDir(t, strings.Replace(gptOssLlamaDraft, `"model_type"`, `"layer_types": [], "model_type"`, 1), gptOssCheckpoint), Serve{}, "speculative-config", "vLLM asserts one a layer"},
+		// Two draft layers, one type: vLLM's assert (llama.py:195-198)
+		// fails at the second. (An empty list is no list to vLLM,
+		// llama.py:184's truth test: TestDraftEmptyLayerTypes.)
+		{"short layer_types", "openai__gpt-oss-20b", writeDraftDir(t, strings.Replace(strings.Replace(gptOssLlamaDraft, `"num_hidden_layers": 1`, `"num_hidden_layers": 2`, 1), `"model_type"`, `"layer_types": ["full_attention"], "model_type"`, 1), gptOssCheckpoint), Serve{}, "speculative-config", "vLLM asserts one a layer"},
+		{"an empty layer_types, gpt_oss-typed", "openai__gpt-oss-20b", writeDraftDir(t, strings.Replace(gptOssLlamaDraft, `"model_type": "llama"`, `"layer_types": [], "model_type": "gpt_oss"`, 1), gptOssCheckpoint), Serve{}, "speculative-config", "layer_types is empty"},
 		{"a sliding layer with skipped layers", "openai__gpt-oss-20b", writeDraftDir(t, gptOssDraftConfig, gptOssCheckpoint), Serve{KVCacheDtypeSkipLayers: "0"}, "kv-cache-dtype-skip-layers", "not read"},
 	}
 	for _, tc := range cases {
@@ -350,9 +388,14 @@ func TestQwen25VLDraftByHand(t *testing.T) {
 // TestNewEagle3TargetsCompilerEqualsReference: with the gpt-oss drafts (a
 // sliding and a full-attention draft layer, whose layouts the compiler
 // memoizes apart) and the Qwen2.5-VL draft, the compiled plan is the
-// reference's, field for field.
+// reference's, field for field, from a fresh compiler and from one a
+// model keeps across draws, whose memos see both gpt-oss drafts. (Their
+// KV layouts come out alike on gpt-oss-20b, 12 + 1 and 12 layers in two
+// groups either way: a layout key without the draft's windows is not
+// caught here, only a plan that moves.)
 func TestNewEagle3TargetsCompilerEqualsReference(t *testing.T) {
 	models := shipped(t)
+	shared := map[string]*Compiler{"openai__gpt-oss-20b": NewCompiler(models["openai__gpt-oss-20b"]), "Qwen__Qwen2.5-VL-7B-Instruct": NewCompiler(models["Qwen__Qwen2.5-VL-7B-Instruct"])}
 	cases := []struct{ model, spec string }{
 		{"openai__gpt-oss-20b", eagle3Spec(writeDraftDir(t, gptOssDraftConfig, gptOssCheckpoint))},
 		{"openai__gpt-oss-20b", eagle3Spec(writeDraftDir(t, gptOssLlamaDraft, gptOssCheckpoint))},
@@ -368,7 +411,9 @@ func TestNewEagle3TargetsCompilerEqualsReference(t *testing.T) {
 			EnforceEager:       true,
 			SpeculativeConfig:  tc.spec,
 		}
-		compilerIsReference(t, models[tc.model], s, testClass(rapid.Bool().Draw(t, "unified")), rapid.SampledFrom(profiles).Draw(t, "profile"))
+		c, p := testClass(rapid.Bool().Draw(t, "unified")), rapid.SampledFrom(profiles).Draw(t, "profile")
+		compilerIsReference(t, models[tc.model], s, c, p)
+		sharedCompilerIsReference(t, shared[tc.model], models[tc.model], s, c, p)
 	})
 }
 
