@@ -384,6 +384,9 @@ func TestStageTensorsCountsTheStagesLayers(t *testing.T) {
 //     1.25, 11 < 10 fails and at 1 it always fails: size 8, one sliding
 //     group and cdiv(11, 8) = 2 full groups (layers[0::2], 6, and
 //     layers[1::2], 5 and 3 padding); 1,310,720 // 8 = 163,840 blocks.
+//   - 8 sliding + 10 full (ratio 1.25 exactly): vLLM's test is strict,
+//     10 < 1.25 x 8 = 10 fails, so size 8 at 0.17.0 as above; at 0.18.0,
+//     10 < 12, size 10: 1,310,720 // 10 = 131,072 blocks.
 //   - 12 sliding + 13 full (gpt-oss-20b with an EAGLE layer, the case
 //     #29303 was written for; ratio 1.083): size 13 from 0.12.0, one group
 //     of each and 1,310,720 // 13 = 100,824 blocks; size 12 before, two
@@ -397,6 +400,7 @@ func TestKVGroupRatioByRelease(t *testing.T) {
 		})
 	}
 	between := shape("8-sliding-11-full", every("SF", 8)+"FFF")
+	boundary := shape("8-sliding-10-full", every("SF", 8)+"FF")
 	eagle := shape("12-sliding-13-full", every("SF", 12)+"F")
 	type want struct {
 		Ratio   float64
@@ -419,6 +423,8 @@ func TestKVGroupRatioByRelease(t *testing.T) {
 		{"0.17.0", between, with(bySize8, 1.25)},
 		{"0.18.0", between, bySize11},
 		{"main", between, bySize11},
+		{"0.17.0", boundary, with(bySize8, 1.25)},
+		{"0.18.0", boundary, want{1.5, "SlidingWindowx1 FullAttentionx1", 10, 131072}},
 		{"0.11.0", eagle, bySize12},
 		{"0.12.0", eagle, with(bySize13, 1.25)},
 		{"0.18.0", eagle, with(bySize13, 1.5)},
