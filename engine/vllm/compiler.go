@@ -226,7 +226,7 @@ func (cp *Compiler) layout(r *Resolved) (kvLayout, error) {
 	l, ok := cp.layouts[key]
 	cp.mu.Unlock()
 	if !ok {
-		l.layout, l.err = kvLayoutOf(layerSpecs(cp.arch, r))
+		l.layout, l.err = kvLayoutOf(layerSpecs(cp.arch, r), r.Profile.KVGroupRatio)
 		cp.mu.Lock()
 		cp.layouts[key] = l
 		cp.mu.Unlock()

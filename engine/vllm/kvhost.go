@@ -61,7 +61,7 @@ func kvHostRefusal(a *model.Arch, r *Resolved) string {
 	if states, _ := r.layerCounts(a); states > 0 {
 		return "Mamba state is a list of tensors per layer, not the one tensor the host buffer copies (nixl/base_worker.py:754-760)"
 	}
-	l, err := kvLayoutOf(layerSpecs(a, r))
+	l, err := kvLayoutOf(layerSpecs(a, r), r.Profile.KVGroupRatio)
 	if err != nil {
 		return "" // the compiler refuses the layout itself
 	}

@@ -297,10 +297,10 @@ type kvGroup struct {
 	layers []layerSpec
 }
 
-// kvLayoutOf groups the layer specs as vLLM's get_kv_cache_groups does; a
-// page size that cannot be unified is an error, as vLLM raises
-// NotImplementedError.
-func kvLayoutOf(specs []layerSpec) (kvLayout, error) {
+// kvLayoutOf groups the layer specs as vLLM's get_kv_cache_groups does,
+// ratio being the release's [Profile.KVGroupRatio]; a page size that cannot
+// be unified is an error, as vLLM raises NotImplementedError.
+func kvLayoutOf(specs []layerSpec, ratio float64) (kvLayout, error) {
 	if len(specs) == 0 {
 		return kvLayout{}, nil // attention-free: no groups
 	}
@@ -325,7 +325,7 @@ func kvLayoutOf(specs []layerSpec) (kvLayout, error) {
 	if err != nil {
 		return kvLayout{}, err
 	}
-	return kvLayout{groups: uniformPageGroups(specs)}, nil
+	return kvLayout{groups: uniformPageGroups(specs, ratio)}, nil
 }
 
 // unifyPageSize gives every layer the largest page
@@ -359,10 +359,11 @@ func unifyPageSize(specs []layerSpec) ([]layerSpec, error) {
 // spec and one size (_get_kv_cache_groups_uniform_page_size, vllm/v1/core/
 // kv_cache_utils.py:1106-1246): the specs in the order of their first
 // layer; the group size is the fewest layers of a spec, or the most when
-// that is below 1.5 x the fewest; each spec's layers are dealt into groups
-// by stride (layers[i::n]) so that pipeline stages share them evenly, and
-// the groups padded to the group size.
-func uniformPageGroups(specs []layerSpec) []kvGroup {
+// that is below ratio x the fewest (1.5 at d18bb7b, :1214; per release,
+// [Profile.KVGroupRatio]); each spec's layers are dealt into groups by
+// stride (layers[i::n]) so that pipeline stages share them evenly, and the
+// groups padded to the group size.
+func uniformPageGroups(specs []layerSpec, ratio float64) []kvGroup {
 	var buckets [][]layerSpec
 	for _, s := range specs {
 		placed := false
@@ -382,7 +383,9 @@ func uniformPageGroups(specs []layerSpec) []kvGroup {
 		lo, hi = min(lo, len(b)), max(hi, len(b))
 	}
 	size := lo
-	if 2*hi < 3*lo {
+	// vLLM compares max_num_layers < min_num_layers * ratio in floats; a
+	// layer count and the ratios 1, 1.25 and 1.5 are exact in float64.
+	if float64(hi) < float64(lo)*ratio {
 		size = hi
 	}
 	var groups []kvGroup

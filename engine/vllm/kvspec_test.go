@@ -348,7 +348,7 @@ func TestStageTensorsCountsTheStagesLayers(t *testing.T) {
 			if err != nil {
 				continue // a serve vLLM refuses
 			}
-			l, err := kvLayoutOf(layerSpecs(a, &r))
+			l, err := kvLayoutOf(layerSpecs(a, &r), r.Profile.KVGroupRatio)
 			if err != nil {
 				continue
 			}
@@ -368,5 +368,79 @@ func TestStageTensorsCountsTheStagesLayers(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestKVGroupRatioByRelease: vLLM sizes a hybrid model's KV cache groups by
+// its most layers of one spec when they are below ratio x the fewest:
+// never before 0.12.0 (group size the fewest, PR #17996), below 1.25 x from
+// 0.12.0 (PR #29303), below 1.5 x from 0.18.0 (PR #36684). Two gpt-oss-20b
+// shapes (16 x 8 x (64 + 64) x 2 = 32,768 B a page for either kind) with
+// 40 GiB of KV cache, 40 GiB // 32,768 = 1,310,720 pages, split among the
+// tensors, one a slot of the group size:
+//   - 8 sliding + 11 full (ratio 1.375, between the two thresholds): at
+//     1.5, 11 < 12, the group size is 11: one sliding group of 8 and 3
+//     padding slots, one full group; 1,310,720 // 11 = 119,156 blocks. At
+//     1.25, 11 < 10 fails and at 1 it always fails: size 8, one sliding
+//     group and cdiv(11, 8) = 2 full groups (layers[0::2], 6, and
+//     layers[1::2], 5 and 3 padding); 1,310,720 // 8 = 163,840 blocks.
+//   - 8 sliding + 10 full (ratio 1.25 exactly): vLLM's test is strict,
+//     10 < 1.25 x 8 = 10 fails, so size 8 at 0.17.0 as above; at 0.18.0,
+//     10 < 12, size 10: 1,310,720 // 10 = 131,072 blocks.
+//   - 12 sliding + 13 full (gpt-oss-20b with an EAGLE layer, the case
+//     #29303 was written for; ratio 1.083): size 13 from 0.12.0, one group
+//     of each and 1,310,720 // 13 = 100,824 blocks; size 12 before, two
+//     full groups and 1,310,720 // 12 = 109,226 blocks.
+func TestKVGroupRatioByRelease(t *testing.T) {
+	shape := func(name, pattern string) *model.Arch {
+		return archFrom(t, name, 2880, uint64(len(pattern)), 64, 8, 64, 131072, func(a *model.Arch) {
+			a.ModelType, a.Architectures = "gpt_oss", []string{"GptOssForCausalLM"}
+			kinds(a, pattern)
+			a.SlidingWindow = 128
+		})
+	}
+	between := shape("8-sliding-11-full", every("SF", 8)+"FFF")
+	boundary := shape("8-sliding-10-full", every("SF", 8)+"FF")
+	eagle := shape("12-sliding-13-full", every("SF", 12)+"F")
+	type want struct {
+		Ratio   float64
+		Names   string
+		Tensors uint64
+		Blocks  uint64
+	}
+	bySize8 := want{0, "SlidingWindowx1 FullAttentionx2", 8, 163840}
+	bySize11 := want{1.5, "SlidingWindowx1 FullAttentionx1", 11, 119156}
+	bySize12 := want{1, "SlidingWindowx1 FullAttentionx2", 12, 109226}
+	bySize13 := want{0, "SlidingWindowx1 FullAttentionx1", 13, 100824}
+	with := func(w want, ratio float64) want { w.Ratio = ratio; return w }
+	tests := []struct {
+		version string
+		arch    *model.Arch
+		want    want
+	}{
+		{"0.11.0", between, with(bySize8, 1)},
+		{"0.12.0", between, with(bySize8, 1.25)},
+		{"0.17.0", between, with(bySize8, 1.25)},
+		{"0.18.0", between, bySize11},
+		{"main", between, bySize11},
+		{"0.17.0", boundary, with(bySize8, 1.25)},
+		{"0.18.0", boundary, want{1.5, "SlidingWindowx1 FullAttentionx1", 10, 131072}},
+		{"0.11.0", eagle, bySize12},
+		{"0.12.0", eagle, with(bySize13, 1.25)},
+		{"0.18.0", eagle, with(bySize13, 1.5)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.version+" "+tt.arch.Source, func(t *testing.T) {
+			p := mustProfile(tt.version)
+			r, err := NewReference(tt.arch, Serve{MaxModelLen: 32768, KVCacheMemoryBytes: gib40}, testClass(false), p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pool := r.Plan().Stages[0].Pool
+			got := want{p.KVGroupRatio, groupNames(tt.arch, r.groups), pool.Tensors, r.Capacity().Blocks}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
 	}
 }

@@ -66,7 +66,7 @@ func newReference(a *model.Arch, s Serve, c budget.Class, p Profile, shard bool)
 			return nil, err
 		}
 	}
-	layout, err := kvLayoutOf(layerSpecs(a, &r))
+	layout, err := kvLayoutOf(layerSpecs(a, &r), r.Profile.KVGroupRatio)
 	if err != nil {
 		return nil, layoutRefusal(a, err)
 	}

@@ -145,7 +145,7 @@ func kvShapeOf(t testing.TB, a *model.Arch, s Serve) kvShape {
 	if err != nil {
 		t.Fatal(err)
 	}
-	layout, err := kvLayoutOf(layerSpecs(a, &r))
+	layout, err := kvLayoutOf(layerSpecs(a, &r), r.Profile.KVGroupRatio)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -151,7 +151,7 @@ func TestGptOssDraftKV(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			layout, err := kvLayoutOf(layerSpecs(a, &r))
+			layout, err := kvLayoutOf(layerSpecs(a, &r), r.Profile.KVGroupRatio)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -176,7 +176,7 @@ func TestMedusaAddsNoKV(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		layout, err := kvLayoutOf(layerSpecs(a, &r))
+		layout, err := kvLayoutOf(layerSpecs(a, &r), r.Profile.KVGroupRatio)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -58,7 +58,7 @@ func TestMTPKV(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	layout, err := kvLayoutOf(layerSpecs(a, &r))
+	layout, err := kvLayoutOf(layerSpecs(a, &r), r.Profile.KVGroupRatio)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +204,7 @@ func TestQwenMTPOnHybrid(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			layout, err := kvLayoutOf(layerSpecs(a, &r))
+			layout, err := kvLayoutOf(layerSpecs(a, &r), r.Profile.KVGroupRatio)
 			if err != nil {
 				t.Fatal(err)
 			}

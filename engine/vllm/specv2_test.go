@@ -216,7 +216,7 @@ func kvShapeAt(t testing.TB, a *model.Arch, s Serve, p Profile) kvShape {
 	if err != nil {
 		t.Fatal(err)
 	}
-	layout, err := kvLayoutOf(layerSpecs(a, &r))
+	layout, err := kvLayoutOf(layerSpecs(a, &r), r.Profile.KVGroupRatio)
 	if err != nil || len(layout.groups) == 0 {
 		t.Fatalf("no KV cache groups: %v", err)
 	}

@@ -223,18 +223,33 @@ type Profile struct {
 	// the dispatcher sends every batch eager. 0.27.0 is the first release
 	// surely after it.
 	DraftModelGraphs bool
-	peaks            peakModel
+	// KVGroupRatio is the ratio of a hybrid model's most to fewest layers
+	// of one KV spec below which vLLM sizes its KV cache groups by the most
+	// layers rather than the fewest, padding the smaller specs' groups
+	// (_get_kv_cache_groups_uniform_page_size, vllm/v1/core/
+	// kv_cache_utils.py:1214 at d18bb7b): 1.5 from 0.18.0 (PR #36684,
+	// merged 2026-03-12, after 0.17.0's branch, which holds #36047 of
+	// 03-05 and not #36216 of 03-07 (flagtable.go), and before 0.18.0's
+	// cut of 03-16 (state.go); whether a 0.17 patch release picked it up
+	// was not read); 1.25 from 0.12.0 (PR #29303, merged 2025-11-24;
+	// 0.12.0 is the first minor release membudget places after it, neither
+	// its branch cut nor the 0.11 patch releases read); 1 before, where the
+	// group size was always the fewest (the hybrid allocator, PR #17996):
+	// no count is below 1 x the fewest.
+	KVGroupRatio float64
+	peaks        peakModel
 }
 
 // The releases at which the rules changed, with the vLLM change that did.
 var (
 	v0_10_0 = Version{0, 10, 0} // float32 checkpoints served in bf16 (#18751)
 	v0_10_2 = Version{0, 10, 2} // --kv-cache-memory-bytes (#21489)
+	v0_12_0 = Version{0, 12, 0} // hybrid KV groups sized by the most layers below 1.25 x the fewest (#29303)
 	v0_14_0 = Version{0, 14, 0} // async scheduling on (#27614); ceil(total x util) (#29493); auto max_model_len (#29431)
 	v0_15_0 = Version{0, 15, 0} // async scheduling under pipeline parallelism (#32359)
 	v0_16_0 = Version{0, 16, 0} // Qwen3's output-embedding LoRA (#29816)
 	v0_17_0 = Version{0, 17, 0} // Triton top-k/top-p sampler: the profile's dummy sampler no longer sorts the vocabulary (#33538)
-	v0_18_0 = Version{0, 18, 0} // CUDA-graph estimate printed (#30515); --swap-space removed (#36216); MLA block by backend (#35122)
+	v0_18_0 = Version{0, 18, 0} // CUDA-graph estimate printed (#30515); --swap-space removed (#36216); MLA block by backend (#35122); KV group ratio 1.5 (#36684)
 	v0_19_0 = Version{0, 19, 0} // the startup check sums every group (#36030)
 	v0_20_0 = Version{0, 20, 0} // graph estimate charged, util default 0.92 (#38284)
 	// GPU KV cache size = concurrency x max_model_len (#41069, merged to
@@ -284,6 +299,17 @@ func blockSizeChoices(v Version) []uint64 {
 		return []uint64{8, 16, 32, 64, 128}
 	}
 	return []uint64{8, 16, 32}
+}
+
+// kvGroupRatio is [Profile.KVGroupRatio] at release v.
+func kvGroupRatio(v Version) float64 {
+	switch {
+	case v.AtLeast(v0_18_0):
+		return 1.5 // PR #36684, kv_cache_utils.py:1214 at d18bb7b
+	case v.AtLeast(v0_12_0):
+		return 1.25 // PR #29303, kv_cache_utils.py:977 at 71df2a57e
+	}
+	return 1 // group_size = the fewest layers (PR #17996)
 }
 
 // mainRelease is the release main of 2026-08-14 leads to: 0.27.1 was out by
@@ -436,6 +462,7 @@ func profileAt(v Version, era Era) Profile {
 		ShardedSampling:             era == V1 && v.AtLeast(v0_29_0),
 		ConsumedSinceSnapshot:       era == V1 && v.AtLeast(v0_26_1),
 		DraftModelGraphs:            era == V1 && v.AtLeast(draftModelGraphsSince),
+		KVGroupRatio:                kvGroupRatio(v),
 		peaks:                       peaksFor(v, era),
 	}
 	if era == V1 && v.AtLeast(v0_20_0) {
