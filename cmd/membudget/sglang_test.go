@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -430,6 +431,47 @@ func TestSGLangAllowLongContext(t *testing.T) {
 			}
 			if !got.Serve.AllowLongContext || !strings.HasPrefix(got.Serve.Command, sglang.AllowLongEnv+"=1 python -m sglang.launch_server ") {
 				t.Errorf("%s=%q: the command %q does not carry the variable", sglang.AllowLongEnv, tc.env, got.Serve.Command)
+			}
+		}
+	}
+}
+
+// TestSGLangMMIPCEnv: SGLANG_USE_CUDA_IPC_TRANSPORT, read from the
+// environment, decides an unset --mm-feature-transport as SGLang does
+// (engine/sglang/mmtransport.go): true puts Qwen2.5-VL-7B's features in a
+// CUDA IPC pool membudget does not size, refused naming the flag, at
+// v0.5.18 (where unset is otherwise cpu) and v0.5.15 (no flag; the
+// processor's pool); false at v0.5.17 resolves it to cpu before the
+// cuda_ipc default, sized, its launch line giving cpu; the flag's cpu
+// wins over true.
+func TestSGLangMMIPCEnv(t *testing.T) {
+	t.Parallel()
+	args := []string{"report", "--engine", "sglang", "--model", "Qwen/Qwen2.5-VL-7B-Instruct", "--class", "h100-sxm-80g", "--context-length", "8192", "--disable-piecewise-cuda-graph", "--json"}
+	for _, tc := range []struct {
+		env, version string
+		flags        []string
+		exit         int
+		stderr       string // a phrase stderr holds
+	}{
+		{"1", "v0.5.18", nil, exitBadArgs, "--mm-feature-transport: unset, with SGLANG_USE_CUDA_IPC_TRANSPORT true"},
+		{"1", "v0.5.18", []string{"--mm-feature-transport", "cpu"}, exitOK, ""},
+		{"1", "v0.5.15", nil, exitBadArgs, "unset it, which membudget sizes"},
+		{"0", "v0.5.17", nil, exitOK, ""},
+		{"", "v0.5.17", nil, exitBadArgs, "resolves it to cuda_ipc on one node of NVIDIA GPUs"},
+	} {
+		a := envApp(map[string]string{"HOME": "/nonexistent-home", "HF_HUB_OFFLINE": "1", sglang.MMIPCEnv: tc.env})
+		var stdout, stderr bytes.Buffer
+		code := a.run(&stdout, &stderr, append(append(slices.Clone(args), "--sglang-version", tc.version), tc.flags...))
+		if code != tc.exit || !strings.Contains(stderr.String(), tc.stderr) {
+			t.Errorf("%s=%q under %s %v: exit %d, stderr %q; want exit %d and %q", sglang.MMIPCEnv, tc.env, tc.version, tc.flags, code, stderr.String(), tc.exit, tc.stderr)
+		}
+		if code == exitOK {
+			var got sglangReportJSON
+			if err := jsonUnmarshal(stdout.Bytes(), &got); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(got.Serve.Command, " --mm-feature-transport cpu") {
+				t.Errorf("%s=%q under %s: the command %q does not give the host transport", sglang.MMIPCEnv, tc.env, tc.version, got.Serve.Command)
 			}
 		}
 	}
