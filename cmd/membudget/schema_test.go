@@ -251,6 +251,14 @@ type poolJSON struct {
 	Starts            bool     `json:"starts"`
 	Failure           string   `json:"failure,omitempty"`
 	LogLines          []string `json:"log_lines"`
+	// Caveat is, where SGLang starts, what may still stop it serving
+	// (the logits all-gather's rendezvous without peer access).
+	Caveat string `json:"caveat,omitempty"`
+	// A Mamba hybrid's slots, a slot's bytes and the rest left for the
+	// KV pool after them; absent for any other model.
+	MambaSlots     int64  `json:"mamba_slots,omitempty"`
+	MambaSlotBytes uint64 `json:"mamba_slot_bytes,omitempty"`
+	KVRestBytes    int64  `json:"kv_rest_bytes,omitempty"`
 }
 
 // itemJSON is one line of an SGLang footprint: the reference's allocations

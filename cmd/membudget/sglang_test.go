@@ -578,6 +578,31 @@ func TestVLLMOutputsNameTheEngine(t *testing.T) {
 	}
 }
 
+// TestSGLangReportGoldensSchema: every SGLang report golden of --json
+// decodes strictly into the schema (schema_test.go), so that a field the
+// report gains (kv_pool.caveat, a Mamba hybrid's kv_pool.mamba_slots)
+// cannot go unseen by it.
+func TestSGLangReportGoldensSchema(t *testing.T) {
+	t.Parallel()
+	files, err := filepath.Glob("testdata/sglang-report-*-json.stdout")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no SGLang report golden of --json: %v", err)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(data) == 0 {
+			continue // a refused serve prints nothing on stdout
+		}
+		var got sglangReportJSON
+		if err := jsonUnmarshal(data, &got); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}
+
 func sglangReport(t *testing.T, args ...string) sglangReportJSON {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
