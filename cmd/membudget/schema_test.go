@@ -119,6 +119,17 @@ type serveJSON struct {
 	RequiresPlugin string            `json:"requires_plugin,omitempty"`
 	Command        string            `json:"command"`
 	Multimodal     *multimodalJSON   `json:"multimodal,omitempty"`
+	All2All        *all2allJSON      `json:"all2all,omitempty"`
+}
+
+// all2allJSON is the serve's "all2all", with --all2all-backend: DeepEP's
+// buffers on each GPU, deepep_low_latency's RDMA hint, and the rule where
+// deepep_high_throughput at DP > 1 turns the CUDA graphs off.
+type all2allJSON struct {
+	Backend       string `json:"all2all_backend"`
+	BufferBytes   uint64 `json:"buffer_bytes"`
+	RDMAHintBytes uint64 `json:"rdma_hint_bytes,omitempty"`
+	GraphsOff     string `json:"cuda_graphs_off,omitempty"`
 }
 
 // multimodalJSON is the serve's "multimodal": a multimodal model's

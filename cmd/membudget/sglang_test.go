@@ -584,9 +584,23 @@ func TestVLLMOutputsNameTheEngine(t *testing.T) {
 // cannot go unseen by it.
 func TestSGLangReportGoldensSchema(t *testing.T) {
 	t.Parallel()
-	files, err := filepath.Glob("testdata/sglang-report-*-json.stdout")
+	decodeGoldens(t, "testdata/sglang-report-*-json.stdout", func() any { return new(sglangReportJSON) })
+}
+
+// TestReportGoldensSchema: the same of vLLM's report goldens of --json
+// (serve.all2all's cuda_graphs_off among them).
+func TestReportGoldensSchema(t *testing.T) {
+	t.Parallel()
+	decodeGoldens(t, "testdata/report-*-json.stdout", func() any { return new(reportJSON) })
+}
+
+// decodeGoldens decodes every golden matching pattern strictly into a
+// fresh schema value.
+func decodeGoldens(t *testing.T, pattern string, schema func() any) {
+	t.Helper()
+	files, err := filepath.Glob(pattern)
 	if err != nil || len(files) == 0 {
-		t.Fatalf("no SGLang report golden of --json: %v", err)
+		t.Fatalf("no golden matches %s: %v", pattern, err)
 	}
 	for _, f := range files {
 		data, err := os.ReadFile(f)
@@ -596,8 +610,7 @@ func TestSGLangReportGoldensSchema(t *testing.T) {
 		if len(data) == 0 {
 			continue // a refused serve prints nothing on stdout
 		}
-		var got sglangReportJSON
-		if err := jsonUnmarshal(data, &got); err != nil {
+		if err := jsonUnmarshal(data, schema()); err != nil {
 			t.Errorf("%s: %v", f, err)
 		}
 	}
