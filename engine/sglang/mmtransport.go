@@ -162,7 +162,7 @@ func (r *Resolved) resolveMMIPCEnv(a *model.Arch) error {
 	if !older(p, mmTransportFrom) {
 		fix = "--mm-feature-transport cpu, the host transport, overrides it and is sized"
 	}
-	return settingErr("mm-feature-transport", "", "unset, with %s true in the environment %s puts a multimodal model's features through CUDA IPC (%s), "+
+	return settingErr("mm-feature-transport", "", "unset, with %s true in the environment, %s puts a multimodal model's features through CUDA IPC (%s), "+
 		"a fixed pool of SGLANG_MM_FEATURE_CACHE_MB (%d MiB by default) on the base GPU allocated by the tokenizer manager's own process (multimodal/processors/base_processor.py), "+
 		"which membudget does not size; %s", MMIPCEnv, p.Describes, mmIPCEnvWhere(p), mmFeatureCacheMiB, fix)
 }
