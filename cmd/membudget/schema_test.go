@@ -119,6 +119,17 @@ type serveJSON struct {
 	RequiresPlugin string            `json:"requires_plugin,omitempty"`
 	Command        string            `json:"command"`
 	Multimodal     *multimodalJSON   `json:"multimodal,omitempty"`
+	All2All        *all2allJSON      `json:"all2all,omitempty"`
+}
+
+// all2allJSON is the serve's "all2all", with --all2all-backend: DeepEP's
+// buffers on each GPU, deepep_low_latency's RDMA hint, and the rule where
+// deepep_high_throughput at DP > 1 turns the CUDA graphs off.
+type all2allJSON struct {
+	Backend       string `json:"all2all_backend"`
+	BufferBytes   uint64 `json:"buffer_bytes"`
+	RDMAHintBytes uint64 `json:"rdma_hint_bytes,omitempty"`
+	GraphsOff     string `json:"cuda_graphs_off,omitempty"`
 }
 
 // multimodalJSON is the serve's "multimodal": a multimodal model's
@@ -251,6 +262,14 @@ type poolJSON struct {
 	Starts            bool     `json:"starts"`
 	Failure           string   `json:"failure,omitempty"`
 	LogLines          []string `json:"log_lines"`
+	// Caveat is, where SGLang starts, what may still stop it serving
+	// (the logits all-gather's rendezvous without peer access).
+	Caveat string `json:"caveat,omitempty"`
+	// A Mamba hybrid's slots, a slot's bytes and the rest left for the
+	// KV pool after them; absent for any other model.
+	MambaSlots     int64  `json:"mamba_slots,omitempty"`
+	MambaSlotBytes uint64 `json:"mamba_slot_bytes,omitempty"`
+	KVRestBytes    int64  `json:"kv_rest_bytes,omitempty"`
 }
 
 // itemJSON is one line of an SGLang footprint: the reference's allocations

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -435,6 +436,47 @@ func TestSGLangAllowLongContext(t *testing.T) {
 	}
 }
 
+// TestSGLangMMIPCEnv: SGLANG_USE_CUDA_IPC_TRANSPORT, read from the
+// environment, decides an unset --mm-feature-transport as SGLang does
+// (engine/sglang/mmtransport.go): true puts Qwen2.5-VL-7B's features in a
+// CUDA IPC pool membudget does not size, refused naming the flag, at
+// v0.5.18 (where unset is otherwise cpu) and v0.5.15 (no flag; the
+// processor's pool); false at v0.5.17 resolves it to cpu before the
+// cuda_ipc default, sized, its launch line giving cpu; the flag's cpu
+// wins over true.
+func TestSGLangMMIPCEnv(t *testing.T) {
+	t.Parallel()
+	args := []string{"report", "--engine", "sglang", "--model", "Qwen/Qwen2.5-VL-7B-Instruct", "--class", "h100-sxm-80g", "--context-length", "8192", "--disable-piecewise-cuda-graph", "--json"}
+	for _, tc := range []struct {
+		env, version string
+		flags        []string
+		exit         int
+		stderr       string // a phrase stderr holds
+	}{
+		{"1", "v0.5.18", nil, exitBadArgs, "--mm-feature-transport: unset, with SGLANG_USE_CUDA_IPC_TRANSPORT true"},
+		{"1", "v0.5.18", []string{"--mm-feature-transport", "cpu"}, exitOK, ""},
+		{"1", "v0.5.15", nil, exitBadArgs, "unset it, which membudget sizes"},
+		{"0", "v0.5.17", nil, exitOK, ""},
+		{"", "v0.5.17", nil, exitBadArgs, "resolves it to cuda_ipc on one node of NVIDIA GPUs"},
+	} {
+		a := envApp(map[string]string{"HOME": "/nonexistent-home", "HF_HUB_OFFLINE": "1", sglang.MMIPCEnv: tc.env})
+		var stdout, stderr bytes.Buffer
+		code := a.run(&stdout, &stderr, append(append(slices.Clone(args), "--sglang-version", tc.version), tc.flags...))
+		if code != tc.exit || !strings.Contains(stderr.String(), tc.stderr) {
+			t.Errorf("%s=%q under %s %v: exit %d, stderr %q; want exit %d and %q", sglang.MMIPCEnv, tc.env, tc.version, tc.flags, code, stderr.String(), tc.exit, tc.stderr)
+		}
+		if code == exitOK {
+			var got sglangReportJSON
+			if err := jsonUnmarshal(stdout.Bytes(), &got); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(got.Serve.Command, " --mm-feature-transport cpu") {
+				t.Errorf("%s=%q under %s: the command %q does not give the host transport", sglang.MMIPCEnv, tc.env, tc.version, got.Serve.Command)
+			}
+		}
+	}
+}
+
 // TestSGLangCheckpointWeights: engine/sglang sizes SGLang's load from
 // config.json; a checkpoint shaped as its config says counts the same, and
 // is shown beside it.
@@ -533,6 +575,44 @@ func TestVLLMOutputsNameTheEngine(t *testing.T) {
 	}
 	if got.Engine != "vllm" || q.Engine != "vllm" {
 		t.Errorf("engine %q and %q, want vllm", got.Engine, q.Engine)
+	}
+}
+
+// TestSGLangReportGoldensSchema: every SGLang report golden of --json
+// decodes strictly into the schema (schema_test.go), so that a field the
+// report gains (kv_pool.caveat, a Mamba hybrid's kv_pool.mamba_slots)
+// cannot go unseen by it.
+func TestSGLangReportGoldensSchema(t *testing.T) {
+	t.Parallel()
+	decodeGoldens(t, "testdata/sglang-report-*-json.stdout", func() any { return new(sglangReportJSON) })
+}
+
+// TestReportGoldensSchema: the same of vLLM's report goldens of --json
+// (serve.all2all's cuda_graphs_off among them).
+func TestReportGoldensSchema(t *testing.T) {
+	t.Parallel()
+	decodeGoldens(t, "testdata/report-*-json.stdout", func() any { return new(reportJSON) })
+}
+
+// decodeGoldens decodes every golden matching pattern strictly into a
+// fresh schema value.
+func decodeGoldens(t *testing.T, pattern string, schema func() any) {
+	t.Helper()
+	files, err := filepath.Glob(pattern)
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no golden matches %s: %v", pattern, err)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(data) == 0 {
+			continue // a refused serve prints nothing on stdout
+		}
+		if err := jsonUnmarshal(data, schema()); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
 	}
 }
 

@@ -132,8 +132,13 @@ func logitsAllGatherKept(c budget.Class, r Resolved) bool {
 	if d.Silicon.Vendor != budget.NVIDIA || d.Interconnect != budget.NVLink || !d.Silicon.AtLeast(9, 0) {
 		return false
 	}
-	return r.Nodes.NNodes <= max(r.PPSize, 1)
+	return tpGroupOnOneNode(r)
 }
+
+// tpGroupOnOneNode says each of serve r's TP groups sits on one node: a
+// node holds tp x pp / nnodes ranks, a whole group exactly where --nnodes
+// is at most --pp-size (see [logitsAllGatherKept]).
+func tpGroupOnOneNode(r Resolved) bool { return r.Nodes.NNodes <= max(r.PPSize, 1) }
 
 // draftLogitsAllGatherBytes is the same buffer of a speculative draft's
 // own LogitsProcessor (models/llama_eagle3.py and models/deepseek_nextn.py
@@ -173,7 +178,7 @@ func gatherBytes(vocab uint64, c budget.Class, r Resolved) uint64 {
 // after it returns does _build read the handle's multicast address
 // (:537). Nothing on the way asks whether the GPUs can reach each other.
 func logitsGatherRendezvous(vocab uint64, r Resolved) bool {
-	if !r.Profile.LogitsAllGather || r.TPSize <= 1 || r.Dtype != "bfloat16" || r.Nodes.NNodes > max(r.PPSize, 1) {
+	if !r.Profile.LogitsAllGather || r.TPSize <= 1 || r.Dtype != "bfloat16" || !tpGroupOnOneNode(r) {
 		return false
 	}
 	// A TP size that does not divide the padded rows is refused before

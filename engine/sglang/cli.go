@@ -97,7 +97,7 @@ func (f *flagServe) register(fs *flag.FlagSet, model *string) {
 	f.registerMamba(fs)
 	fs.BoolVar(&f.s.EnforceDisableARFusion, "enforce-disable-flashinfer-allreduce-fusion", false, "SGLang's --enforce-disable-flashinfer-allreduce-fusion: under v0.5.14 to v0.5.18 no FlashInfer all-reduce fusion, and no workspace, where SGLang would turn it on by itself; no effect membudget sizes under other releases")
 	fs.BoolVar(&f.s.TrustRemoteCode, "trust-remote-code", false, "SGLang's --trust-remote-code: the checkpoint's own code reads a config transformers ships no class for (required for such a model)")
-	fs.StringVar(&f.s.MMFeatureTransport, "mm-feature-transport", "", "SGLang's --mm-feature-transport (v0.5.16 to v0.5.18): cpu, the host transport, is sized; cuda_ipc and cuda_vmm, a pool of SGLANG_MM_FEATURE_CACHE_MB (1024 MiB) on the base GPU, are refused (default: SGLang's, cpu but under v0.5.17 for a multimodal model on one node of NVIDIA GPUs, cuda_ipc: refused)")
+	fs.StringVar(&f.s.MMFeatureTransport, "mm-feature-transport", "", "SGLang's --mm-feature-transport (v0.5.16 to v0.5.18): cpu, the host transport, is sized; cuda_ipc and cuda_vmm, a pool of SGLANG_MM_FEATURE_CACHE_MB (1024 MiB) on the base GPU, are refused (default: SGLang's, cpu but under v0.5.17 for a multimodal model on one node of NVIDIA GPUs, cuda_ipc: refused; unset, "+MMIPCEnv+" in the environment decides it: true cuda_ipc, refused, false cpu)")
 	f.registerSpec(fs)
 	fs.Var(&countFlag{v: &f.s.CudaGraphMaxBS, name: "cuda-graph-max-bs"}, "cuda-graph-max-bs", "SGLang's --cuda-graph-max-bs: the largest decode batch captured in a CUDA graph (default: SGLang's for the device)")
 }
@@ -158,7 +158,7 @@ func (f *flagServe) ReadLine(args []string) (engine.Line, error) {
 	return l, nil
 }
 
-func (f *flagServe) Env() []string { return []string{AllowLongEnv, JITDeepGEMMEnv} }
+func (f *flagServe) Env() []string { return []string{AllowLongEnv, JITDeepGEMMEnv, MMIPCEnv} }
 
 // Parsed refuses an --sglang-version membudget has no rules for, --model
 // and --model-path given together (one flag in SGLang), and --pp where
@@ -184,6 +184,9 @@ func (f *flagServe) Parsed(given map[string]bool) ([]string, error) {
 	if _, warn := f.jitDeepGEMM(p); warn != "" {
 		warnings = append(warnings, warn)
 	}
+	if _, warn := f.mmIPCEnv(p); warn != "" {
+		warnings = append(warnings, warn)
+	}
 	return warnings, nil
 }
 
@@ -196,6 +199,7 @@ func (f *flagServe) Size(m *hub.Loaded, c budget.Class) (engine.Sizing, error) {
 	s := f.s
 	s.AllowLongContext, _ = f.allowLongContext(p)
 	s.JITDeepGEMM, _ = f.jitDeepGEMM(p)
+	s.MMIPCEnv, _ = f.mmIPCEnv(p)
 	sz, err := size(m, c, s, p)
 	if err != nil {
 		return nil, err

@@ -1,10 +1,12 @@
 package sglang
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
 	"membudget/budget"
+	"membudget/engine"
 	"membudget/model"
 )
 
@@ -40,6 +42,38 @@ const mmVMMFrom = "v0.5.18"
 // v0.5.18: EnvInt(1 * 1024)).
 const mmFeatureCacheMiB = 1024
 
+// MMIPCEnv is SGLang's older switch of the CUDA IPC feature transport,
+// read from v0.5.6.post2 (SGL_USE_CUDA_IPC, multimodal/processors/
+// base_processor.py:33 and the pool at :228-229 there, an EnvBool from
+// v0.5.7, environ.py; :44, 261-277 at v0.5.15), and from v0.5.16 where
+// --mm-feature-transport is unset: true resolves it to cuda_ipc, false to
+// cpu, before any default (server_args.py:6594-6603 at v0.5.16,
+// :7589-7596 at v0.5.17, :7886-7893 at v0.5.18).
+const MMIPCEnv = "SGLANG_USE_CUDA_IPC_TRANSPORT"
+
+// mmIPCEnvFrom is the first release that reads [MMIPCEnv]
+// (base_processor.py:33 at v0.5.6.post2; v0.4.9.post2 has no such
+// variable).
+const mmIPCEnvFrom = "v0.5.6.post2"
+
+// mmIPCEnv reads [MMIPCEnv] as release p does, in any case: from v0.5.7
+// an EnvBool (true, 1, yes, y and their false counterparts; anything else
+// warns and keeps its default, False), at v0.5.6.post2
+// get_bool_env_var (true or 1; anything else warns and reads false,
+// utils/common.py:264-276); [engine.Default] before [mmIPCEnvFrom],
+// which does not read it. warn says where a value reads as false without
+// being one of the false words.
+func (f *flagServe) mmIPCEnv(p Profile) (s engine.Switch, warn string) {
+	if older(p, mmIPCEnvFrom) {
+		return engine.Default, ""
+	}
+	s, e, known := f.envSwitch(MMIPCEnv, !older(p, "v0.5.7"))
+	if known {
+		return s, ""
+	}
+	return engine.Off, fmt.Sprintf("%s=%q (%s): %s reads it as false", MMIPCEnv, e.Value, e.From, p.Describes)
+}
+
 // mmTransportChoices returns release p's argparse choices of
 // --mm-feature-transport (see [mmVMMFrom]).
 func mmTransportChoices(p Profile) []string {
@@ -68,9 +102,13 @@ func mmTransportField(p Profile) string {
 // GPU. Unset, v0.5.17 resolves it to cuda_ipc for a multimodal model on
 // one node of NVIDIA GPUs (see [Profile.MMIPCByDefault]), refused naming
 // the flag, whose cpu sizes it; v0.5.18's multi-node default is
-// [Resolved.checkMMFeatureTransport]'s.
+// [Resolved.checkMMFeatureTransport]'s. Unset with [MMIPCEnv] set, that
+// variable decides first ([Resolved.resolveMMIPCEnv]).
 func (r *Resolved) resolveMMTransport(a *model.Arch, c budget.Class) error {
 	t, p := r.MMFeatureTransport, r.Profile
+	if t == "" && r.MMIPCEnv != engine.Default && !older(p, mmIPCEnvFrom) {
+		return r.resolveMMIPCEnv(a)
+	}
 	if t == "" {
 		if p.MMIPCByDefault && sglMultimodal(a) && c.Device.Silicon.Vendor == budget.NVIDIA && r.Nodes.NNodes <= 1 {
 			return settingErr("mm-feature-transport", "",
@@ -101,6 +139,40 @@ func (r *Resolved) resolveMMTransport(a *model.Arch, c budget.Class) error {
 	return settingErr("mm-feature-transport", t, "not modelled for %s: %s keeps a fixed pool of SGLANG_MM_FEATURE_CACHE_MB (%d MiB by default) on the base GPU, "+
 		"allocated by the tokenizer manager's own process for a multimodal model (multimodal/processors/base_processor.py, %s)%s; membudget sizes the host transport, cpu",
 		p.Describes, t, mmFeatureCacheMiB, mmTransportHandler(p), kv)
+}
+
+// resolveMMIPCEnv is [Resolved.resolveMMTransport] of an unset
+// --mm-feature-transport where [MMIPCEnv] is set (see there). From
+// v0.5.16 it decides the transport before any default: false is cpu,
+// which is sized and which the launch line then gives; true is cuda_ipc,
+// refused as the flag's cuda_ipc is, whatever the model (SGLang also
+// raises for it off CUDA or over several nodes). Before v0.5.16 true
+// builds the pool for a multimodal model only (base_processor.py), and is
+// refused there.
+func (r *Resolved) resolveMMIPCEnv(a *model.Arch) error {
+	p := r.Profile
+	if !older(p, mmTransportFrom) && r.MMIPCEnv == engine.Off {
+		r.MMFeatureTransport = "cpu"
+		return nil
+	}
+	if r.MMIPCEnv == engine.Off || older(p, mmTransportFrom) && !sglMultimodal(a) {
+		return nil
+	}
+	fix := "unset it, which membudget sizes"
+	if !older(p, mmTransportFrom) {
+		fix = "--mm-feature-transport cpu, the host transport, overrides it and is sized"
+	}
+	return settingErr("mm-feature-transport", "", "unset, with %s true in the environment, %s puts a multimodal model's features through CUDA IPC (%s), "+
+		"a fixed pool of SGLANG_MM_FEATURE_CACHE_MB (%d MiB by default) on the base GPU allocated by the tokenizer manager's own process (multimodal/processors/base_processor.py), "+
+		"which membudget does not size; %s", MMIPCEnv, p.Describes, mmIPCEnvWhere(p), mmFeatureCacheMiB, fix)
+}
+
+// mmIPCEnvWhere is where release p reads [MMIPCEnv].
+func mmIPCEnvWhere(p Profile) string {
+	if older(p, mmTransportFrom) {
+		return "multimodal/processors/base_processor.py, SGL_USE_CUDA_IPC"
+	}
+	return mmTransportHandler(p) + ", which resolves the unset flag to cuda_ipc"
 }
 
 // mmTransportHandler is where release p resolves the transport.

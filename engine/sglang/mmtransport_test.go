@@ -273,3 +273,99 @@ func TestPropertyMMTransportCPUNeutral(t *testing.T) {
 		}
 	})
 }
+
+// TestMMIPCEnv: SGLANG_USE_CUDA_IPC_TRANSPORT, SGLang's older switch of
+// the CUDA IPC transport, where --mm-feature-transport is unset. From
+// v0.5.16 it decides the transport before any default
+// (_handle_multimodal_feature_transport: server_args.py:6594-6603 at
+// v0.5.16, :7589-7596 at v0.5.17, :7886-7893 at v0.5.18): true is
+// cuda_ipc, refused like the flag's whatever the model; false is cpu,
+// sized, even at v0.5.17 whose unset default is cuda_ipc, and the
+// resolved serve then carries cpu for its launch line. Before v0.5.16
+// (v0.5.15 here) true builds the pool in the multimodal processor
+// (base_processor.py:44, 261-277), so a multimodal model is refused and
+// a text model, which has none, is sized. The flag given wins over it
+// (server_args.py:7944-7953 at v0.5.18 only warns). v0.4.9.post2 has no
+// such variable.
+func TestMMIPCEnv(t *testing.T) {
+	archs := shipped(t)
+	vl, llama := archs["Qwen__Qwen2.5-VL-7B-Instruct"], archs["meta-llama__Llama-3.1-8B-Instruct"]
+	h100 := class(t, "h100-sxm-80g")
+	for _, tt := range []struct {
+		name, release, transport string
+		env                      engine.Switch
+		text                     bool
+		want                     []string // nil sized; else the error's parts, the flag first
+		resolved                 string   // the transport the sized serve carries
+	}{
+		{name: "false v0.5.17", release: "v0.5.17", env: engine.Off, resolved: "cpu"},
+		{name: "false v0.5.16", release: "v0.5.16", env: engine.Off, resolved: "cpu"},
+		{name: "false v0.5.18", release: "v0.5.18", env: engine.Off, resolved: "cpu"},
+		{name: "true v0.5.17", release: "v0.5.17", env: engine.On, want: []string{"--mm-feature-transport: unset, with SGLANG_USE_CUDA_IPC_TRANSPORT true", "server_args.py:7564-7674, which resolves the unset flag to cuda_ipc", "(1024 MiB by default)", "--mm-feature-transport cpu, the host transport, overrides it"}},
+		{name: "true v0.5.18", release: "v0.5.18", env: engine.On, want: []string{"--mm-feature-transport: unset, with SGLANG_USE_CUDA_IPC_TRANSPORT true", "server_args.py:7861-8028"}},
+		{name: "true v0.5.16 text model", release: "v0.5.16", env: engine.On, text: true, want: []string{"--mm-feature-transport: unset, with SGLANG_USE_CUDA_IPC_TRANSPORT true", "server_args.py:6569-6641"}},
+		{name: "true v0.5.18, cpu given", release: "v0.5.18", env: engine.On, transport: "cpu", resolved: "cpu"},
+		{name: "true v0.5.15", release: "v0.5.15", env: engine.On, want: []string{"--mm-feature-transport: unset, with SGLANG_USE_CUDA_IPC_TRANSPORT true", "base_processor.py, SGL_USE_CUDA_IPC", "unset it"}},
+		{name: "true v0.5.15 text model", release: "v0.5.15", env: engine.On, text: true},
+		{name: "false v0.5.15", release: "v0.5.15", env: engine.Off},
+		{name: "true v0.4.9.post2", release: "v0.4.9.post2", env: engine.On},
+	} {
+		a := vl
+		if tt.text {
+			a = llama
+		}
+		r := Resolved{Serve: Serve{MMFeatureTransport: tt.transport, MMIPCEnv: tt.env, Nodes: Nodes{NNodes: 1}}, Profile: mustProfile(tt.release)}
+		err := r.resolveMMTransport(a, h100)
+		if tt.want == nil {
+			if err != nil {
+				t.Errorf("%s: %v, want it sized", tt.name, err)
+			} else if r.MMFeatureTransport != tt.resolved {
+				t.Errorf("%s: resolved %q, want %q", tt.name, r.MMFeatureTransport, tt.resolved)
+			}
+			continue
+		}
+		var se *engine.SettingError
+		if !errors.As(err, &se) || se.Flag != "mm-feature-transport" || !strings.HasPrefix(err.Error(), tt.want[0]) {
+			t.Errorf("%s: %v, want an error naming --mm-feature-transport, beginning %q", tt.name, err, tt.want[0])
+			continue
+		}
+		for _, part := range tt.want[1:] {
+			if !strings.Contains(err.Error(), part) {
+				t.Errorf("%s: %v, want it to say %q", tt.name, err, part)
+			}
+		}
+	}
+}
+
+// TestMMIPCEnvWords: the variable read as each release reads it, in any
+// case: v0.5.7 on an EnvBool (yes and no words too; anything else warns
+// and is False), v0.5.6.post2 get_bool_env_var (true or 1; anything else,
+// yes included, false with a warning), v0.4.9.post2 not at all.
+func TestMMIPCEnvWords(t *testing.T) {
+	for _, tt := range []struct {
+		release, value string
+		want           engine.Switch
+		warns          bool
+	}{
+		{"v0.5.18", "1", engine.On, false},
+		{"v0.5.18", "YES", engine.On, false},
+		{"v0.5.18", "n", engine.Off, false},
+		{"v0.5.18", "sure", engine.Off, true},
+		{"v0.5.7", "y", engine.On, false},
+		{"v0.5.6.post2", "True", engine.On, false},
+		{"v0.5.6.post2", "yes", engine.Off, true},
+		{"v0.5.6.post2", "0", engine.Off, false},
+		{"v0.4.9.post2", "1", engine.Default, false},
+	} {
+		var f flagServe
+		f.SetEnv(MMIPCEnv, tt.value, "the environment")
+		got, warn := f.mmIPCEnv(mustProfile(tt.release))
+		if got != tt.want || (warn != "") != tt.warns {
+			t.Errorf("%s=%q under %s: %v, warning %q; want %v, a warning %v", MMIPCEnv, tt.value, tt.release, got, warn, tt.want, tt.warns)
+		}
+	}
+	var f flagServe
+	if got, warn := f.mmIPCEnv(mustProfile("v0.5.18")); got != engine.Default || warn != "" {
+		t.Errorf("unset: %v, %q; want the default and no warning", got, warn)
+	}
+}

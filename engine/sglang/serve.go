@@ -22,6 +22,10 @@ type Serve struct {
 	// block-fp8 scales as loaded on Blackwell; otherwise such a serve is
 	// refused (see [Resolved.checkUE8M0]).
 	JITDeepGEMM engine.Switch
+	// MMIPCEnv is SGLANG_USE_CUDA_IPC_TRANSPORT, SGLang's older switch of
+	// the CUDA IPC multimodal feature transport ([engine.Default] where
+	// unset): see [Resolved.resolveMMTransport].
+	MMIPCEnv engine.Switch
 	// MaxRunningRequests is --max-running-requests; it also sizes the
 	// req_to_token pool when given.
 	MaxRunningRequests uint64
