@@ -143,6 +143,9 @@ var sglangCases = []cliCase{
 	// lines give --disable-piecewise-cuda-graph, a note says why
 	// (TestSGLangPlanPrefillOff checks its tokens against report's).
 	{"sglang-plan-llama8b-v0518", []string{"plan", "--engine", "sglang", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--sglang-version", "v0.5.18", "--length", "8192", "--concurrency", "8", "--classes", "h100-sxm-80g", "--top", "1"}, exitOK},
+	// Every server refused for one reason (v0.5.6.post2 does not size
+	// Qwen3-Next's Mamba state): the plan says it before "no deployment".
+	{"sglang-plan-all-refused", []string{"plan", "--engine", "sglang", "--model", "Qwen/Qwen3-Next-80B-A3B-Thinking", "--length", "8192", "--concurrency", "4", "--classes", "h100-sxm-80g", "--top", "1"}, exitNoFit},
 	{"sglang-plan-jit-off", []string{"plan", "--engine", "sglang", "--model", "Qwen/Qwen3-30B-A3B-FP8", "--length", "8192", "--concurrency", "4", "--classes", "b200", "--top", "1", "--disable-jit-deepgemm"}, exitOK},
 	{"sglang-plan-vllm-flag", []string{"plan", "--engine", "sglang", "--model", "Qwen/Qwen3-8B", "--length", "8192", "--concurrency", "1", "--vllm-version", "0.19.0"}, exitBadArgs},
 	{"sglang-budget-h100", []string{"budget", "--engine", "sglang", "--class", "h100-sxm-80g"}, exitOK},
