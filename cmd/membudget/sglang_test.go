@@ -138,6 +138,14 @@ var sglangCases = []cliCase{
 	// v0.5.17 picks cuda_ipc unset for a multimodal model: the plan sizes
 	// the host transport and its launch lines give --mm-feature-transport cpu.
 	{"sglang-plan-vl-v0517", []string{"plan", "--engine", "sglang", "--model", "Qwen/Qwen2.5-VL-7B-Instruct", "--sglang-version", "v0.5.17", "--length", "8192", "--concurrency", "8", "--classes", "h100-sxm-80g", "--top", "1"}, exitOK},
+	// From v0.5.15 the default serve captures breakable prefill graphs,
+	// refused unsized: the plan sizes its servers with them off, its launch
+	// lines give --disable-piecewise-cuda-graph, a note says why
+	// (TestSGLangPlanPrefillOff checks its tokens against report's).
+	{"sglang-plan-llama8b-v0518", []string{"plan", "--engine", "sglang", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--sglang-version", "v0.5.18", "--length", "8192", "--concurrency", "8", "--classes", "h100-sxm-80g", "--top", "1"}, exitOK},
+	// Every server refused for one reason (v0.5.6.post2 does not size
+	// Qwen3-Next's Mamba state): the plan says it before "no deployment".
+	{"sglang-plan-all-refused", []string{"plan", "--engine", "sglang", "--model", "Qwen/Qwen3-Next-80B-A3B-Thinking", "--length", "8192", "--concurrency", "4", "--classes", "h100-sxm-80g", "--top", "1"}, exitNoFit},
 	{"sglang-plan-jit-off", []string{"plan", "--engine", "sglang", "--model", "Qwen/Qwen3-30B-A3B-FP8", "--length", "8192", "--concurrency", "4", "--classes", "b200", "--top", "1", "--disable-jit-deepgemm"}, exitOK},
 	{"sglang-plan-vllm-flag", []string{"plan", "--engine", "sglang", "--model", "Qwen/Qwen3-8B", "--length", "8192", "--concurrency", "1", "--vllm-version", "0.19.0"}, exitBadArgs},
 	{"sglang-budget-h100", []string{"budget", "--engine", "sglang", "--class", "h100-sxm-80g"}, exitOK},
@@ -681,5 +689,49 @@ func TestSGLangDeepGEMMRefused(t *testing.T) {
 	stderr.Reset()
 	if code := run(&stdout, &stderr, append(base, "SGLANG_ENABLE_JIT_DEEPGEMM=0", "python", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen3-30B-A3B-FP8")); code != exitOK {
 		t.Errorf("pasted with DeepGEMM off: exit %d, stderr %q; want 0", code, stderr.String())
+	}
+}
+
+// TestSGLangPlanPrefillOff: at v0.5.15 and later plan finds Llama-3.1-8B on
+// one H100, L40S and RTX 4090, which the default serve's breakable prefill
+// capture had refused on every class; its first deployment is the serve
+// report sizes with --disable-piecewise-cuda-graph, the flag in its launch
+// line, the same max_total_num_tokens and fraction.
+func TestSGLangPlanPrefillOff(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ version, class string }{
+		{"v0.5.15", "l40s"}, {"v0.5.16", "rtx-4090"}, {"v0.5.18", "h100-sxm-80g"},
+	} {
+		var stdout, stderr bytes.Buffer
+		args := []string{"plan", "--engine", "sglang", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--sglang-version", tc.version,
+			"--length", "8192", "--concurrency", "1", "--classes", tc.class, "--max-gpus", "1", "--top", "1", "--json"}
+		if code := run(&stdout, &stderr, args); code != exitOK {
+			t.Fatalf("membudget %s: exit %d: %s%s", strings.Join(args, " "), code, stdout.String(), stderr.String())
+		}
+		var plan struct {
+			Notes       []string `json:"notes"`
+			Deployments []struct {
+				MSF     float64 `json:"mem_fraction_static"`
+				Tokens  int64   `json:"max_total_num_tokens"`
+				Command string  `json:"command"`
+			} `json:"deployments"`
+		}
+		// A partial read, the fields checked (the sglang plan's rows have no
+		// schema here): encoding/json leaves the others.
+		if err := json.Unmarshal(stdout.Bytes(), &plan); err != nil || len(plan.Deployments) != 1 {
+			t.Fatalf("%s on %s: %v, %d deployments", tc.version, tc.class, err, len(plan.Deployments))
+		}
+		d := plan.Deployments[0]
+		if !strings.HasSuffix(d.Command, " --disable-piecewise-cuda-graph") || len(plan.Notes) != 1 || !strings.HasPrefix(plan.Notes[0], "--disable-piecewise-cuda-graph in the launch lines: ") {
+			t.Errorf("%s on %s: command %q, notes %q; want the flag in both", tc.version, tc.class, d.Command, plan.Notes)
+		}
+		// The plan's search is one GPU at the default fraction, KV auto
+		// ranked first: report's serve at --context-length 8192 with the
+		// prefill graphs off.
+		rep := sglangReport(t, "report", "--engine", "sglang", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--class", tc.class,
+			"--sglang-version", tc.version, "--context-length", "8192", "--disable-piecewise-cuda-graph", "--json")
+		if d.Tokens != rep.KVPool.MaxTotalNumTokens || d.Tokens <= 0 || d.MSF != rep.Serve.MemFraction {
+			t.Errorf("%s on %s: plan %d tokens at %v, report %d at %v", tc.version, tc.class, d.Tokens, d.MSF, rep.KVPool.MaxTotalNumTokens, rep.Serve.MemFraction)
+		}
 	}
 }

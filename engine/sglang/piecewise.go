@@ -200,19 +200,40 @@ func (r *Resolved) resolvePiecewise(a *model.Arch, c budget.Class, def func(stri
 		r.PiecewiseCaptured = false
 	}
 	if r.Profile.BreakablePrefill && r.PiecewiseCaptured {
-		if r.Profile.MultimodalPrefillKept && sglMultimodal(a) {
-			return mmPrefillKept(r, a)
-		}
-		if a.MLA && r.Profile.BreakableMLAKept {
-			return mlaPrefillKept(r)
-		}
-		if a.MLA && r.Profile.BreakableDSAKept && sglDSA(a) {
-			return dsaPrefillKept(r)
-		}
-		return breakablePrefillRefusal(r)
+		return prefillCaptureRefusal{r.refuseBreakablePrefill(a)}
 	}
 	return nil
 }
+
+// refuseBreakablePrefill is the refusal of a serve that captures its
+// prefill CUDA graphs through v0.5.15's breakable runner, the case's own
+// where the release keeps them for a multimodal, MLA or DSA model.
+func (r *Resolved) refuseBreakablePrefill(a *model.Arch) error {
+	switch {
+	case r.Profile.MultimodalPrefillKept && sglMultimodal(a):
+		return mmPrefillKept(r, a)
+	case a.MLA && r.Profile.BreakableMLAKept:
+		return mlaPrefillKept(r)
+	case a.MLA && r.Profile.BreakableDSAKept && sglDSA(a):
+		return dsaPrefillKept(r)
+	}
+	return breakablePrefillRefusal(r)
+}
+
+// prefillCaptureRefusal marks a serve refused because it would capture
+// breakable prefill CUDA graphs, which membudget does not size (see
+// [Resolved.refuseBreakablePrefill]): plan tells it from the other
+// refusals by it and sizes that server with the prefill graphs off (see
+// [prefillOffNote]). Its text and its [engine.SettingError] are the
+// wrapped refusal's.
+type prefillCaptureRefusal struct{ err error }
+
+// Error returns the wrapped refusal's text.
+func (e prefillCaptureRefusal) Error() string { return e.err.Error() }
+
+// Unwrap returns the wrapped refusal, so that errors.As still finds its
+// setting error.
+func (e prefillCaptureRefusal) Unwrap() error { return e.err }
 
 // breakableOffWhy says why v0.5.15's prefill CUDA graphs are off for the
 // serve, "" where SGLang captures them (see [Profile.BreakablePrefill]):

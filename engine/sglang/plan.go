@@ -97,11 +97,18 @@ func (ps *planSearch) Search(m *hub.Loaded, need engine.Need, sp engine.PlanSpac
 	}
 	layouts := sp.Layouts(len(m.Arch.Layers), need.Concurrency)
 	var found []engine.Deployment
+	var notes []string
+	var refusals refusalTally
 	for ci, c := range classes {
 		for _, l := range layouts {
 			for _, kv := range []string{"auto", "fp8_e4m3"} {
-				if d, ok := deploy(m, c, p, need, l, kv, allow, jit); ok {
-					found = append(found, d)
+				t := deploy(m, c, p, need, l, kv, allow, jit)
+				refusals.add(t.refused)
+				if t.ok {
+					found = append(found, t.d)
+					if t.prefillOff && notes == nil {
+						notes = []string{prefillOffNote(p)}
+					}
 				}
 			}
 		}
@@ -109,9 +116,62 @@ func (ps *planSearch) Search(m *hub.Loaded, need engine.Need, sp engine.PlanSpac
 			progress(ci+1, len(classes))
 		}
 	}
-	return engine.PlanResult{Describes: p.Describes, BudgetColumn: "MSF", Deployments: sp.Rank(found), Dropped: ue8m0Dropped(m, classes, p, jit),
+	dropped := ue8m0Dropped(m, classes, p, jit)
+	if why := refusals.one(); len(found) == 0 && len(dropped) == 0 && why != nil {
+		dropped = []string{"every server searched was refused: " + why.Error()}
+	}
+	return engine.PlanResult{Describes: p.Describes, BudgetColumn: "MSF", Deployments: sp.Rank(found), Notes: notes, Dropped: dropped,
 		Searched: fmt.Sprintf("%d classes x tensor, pipeline and data ranks %s x the checkpoint's weights x KV auto and fp8_e4m3 x SGLang's default --mem-fraction-static",
 			len(classes), sp.Bounds())}, nil
+}
+
+// prefillOffNote is the plan's line for servers it sized with the prefill
+// CUDA graphs off: p's default serve would capture them through the
+// breakable runner, which membudget refuses rather than sizes (see
+// [prefillCaptureRefusal] and [breakablePrefillMeasuredBytes]).
+func prefillOffNote(p Profile) string {
+	return fmt.Sprintf("--disable-piecewise-cuda-graph in the launch lines: %s captures the prefill forward in breakable CUDA graphs by default (sgl-project/sglang PR #29458), "+
+		"after the KV pool, which membudget does not size (public measures run from 1.12 GiB to %.2f GB at TP 1); the plan sizes its servers with them off",
+		p.Describes, breakablePrefillMeasuredBytes/1e9)
+}
+
+// refusalTally follows the refusals of a plan's servers, to say why when
+// SGLang refused every one for the same flag: the search drops a refused
+// server without a word.
+type refusalTally struct {
+	first error
+	mixed bool
+	ok    bool // a server that SGLang starts (fits or not)
+}
+
+// add counts one server, err its refusal (nil where SGLang starts it).
+func (t *refusalTally) add(err error) {
+	switch {
+	case err == nil:
+		t.ok = true
+	case t.first == nil:
+		t.first = err
+	case refusalFlag(err) != refusalFlag(t.first):
+		t.mixed = true
+	}
+}
+
+// one returns the first refusal when every server counted was refused for
+// the same flag, nil otherwise.
+func (t *refusalTally) one() error {
+	if t.ok || t.mixed {
+		return nil
+	}
+	return t.first
+}
+
+// refusalFlag names what refused a server: the flag of its setting error,
+// else its text.
+func refusalFlag(err error) string {
+	if se := (*engine.SettingError)(nil); errors.As(err, &se) {
+		return "--" + se.Flag
+	}
+	return err.Error()
 }
 
 // ue8m0Dropped says, as the plan's dropped line, on which classes every server of
@@ -138,16 +198,40 @@ func ue8m0Dropped(m *hub.Loaded, classes []budget.Class, p Profile, jit engine.S
 	return []string{fmt.Sprintf("not planned on %s: %s re-quantizes this block-fp8 checkpoint's scales for DeepGEMM there (UE8M0, some 32 times as large), which membudget does not size; --disable-jit-deepgemm plans them with %s=0 in the launch lines, which keeps the scales as loaded", strings.Join(names, ", "), p.Describes, JITDeepGEMMEnv)}
 }
 
+// tried is one server a plan sized: its deployment where ok, whether its
+// prefill CUDA graphs were turned off to size it, and its refusal, nil
+// where SGLang starts it.
+type tried struct {
+	d          engine.Deployment
+	ok         bool
+	prefillOff bool
+	refused    error
+}
+
 // deploy sizes one replica of layout l on c and keeps it when SGLang starts
-// it and it holds its share of the need.
-func deploy(m *hub.Loaded, c budget.Class, p Profile, need engine.Need, l engine.Layout, kv string, allow, jit engine.Switch) (engine.Deployment, bool) {
+// it and it holds its share of the need. Where SGLang's default would
+// capture breakable prefill CUDA graphs, which membudget refuses unsized
+// ([prefillCaptureRefusal]), it sizes the replica with them off.
+func deploy(m *hub.Loaded, c budget.Class, p Profile, need engine.Need, l engine.Layout, kv string, allow, jit engine.Switch) tried {
 	perReplica := (need.Concurrency + l.DP - 1) / l.DP
 	s := Serve{TPSize: l.TP, PPSize: l.PP, DPSize: 1, ContextLength: need.Length, KVCacheDtype: kv, AllowLongContext: allow, JITDeepGEMM: jit,
 		MMFeatureTransport: planTransport(p, m.Arch)}
 	sz, err := size(m, c, s, p)
-	if err != nil {
-		return engine.Deployment{}, false // a layout or dtype SGLang refuses for this model or device
+	if errors.As(err, new(prefillCaptureRefusal)) {
+		s.DisablePiecewiseCudaGraph = true
+		sz, err = size(m, c, s, p)
 	}
+	if err != nil {
+		return tried{refused: err} // a layout or dtype SGLang refuses for this model or device
+	}
+	d, ok := hold(m, c, p, sz, s, need, l, perReplica)
+	return tried{d: d, ok: ok, prefillOff: s.DisablePiecewiseCudaGraph}
+}
+
+// hold keeps sz, a replica of layout l sized with s, when SGLang starts it
+// and it holds perReplica sequences of the need's length.
+func hold(m *hub.Loaded, c budget.Class, p Profile, sz *Sizing, s Serve, need engine.Need, l engine.Layout, perReplica uint64) (engine.Deployment, bool) {
+	var err error
 	if perReplica > sz.plan.MaxSeqs {
 		// Raise the scheduler's cap to the share: --max-running-requests
 		// also sizes the req_to_token table, so size again.
@@ -181,7 +265,7 @@ func deploy(m *hub.Loaded, c budget.Class, p Profile, need engine.Need, l engine
 	headroom := min(at.BudgetHeadroom(), at.DriverHeadroom())
 	return engine.Deployment{Class: c, GPUs: l.GPUs(), TP: l.TP, PP: l.PP, DP: l.DP, Weights: weights, KV: r.KVCacheDtype,
 		Budget: strconv.FormatFloat(r.MemFractionStatic, 'f', -1, 64), PerEngine: perReplica, MostSeqs: most, LongestLen: longest,
-		Headroom: headroom, BudgetBytes: at.Budget, KVHeadroom: at.BudgetHeadroom(), KVQuantized: kv != "auto", Command: command,
+		Headroom: headroom, BudgetBytes: at.Budget, KVHeadroom: at.BudgetHeadroom(), KVQuantized: s.KVCacheDtype != "auto", Command: command,
 		JSON: &planRowJSON{Class: c.Name, Device: c.Device.Name, GPUs: l.GPUs(), TPSize: l.TP, PPSize: l.PP, DPSize: l.DP,
 			Quantization: r.Quant.Method, KVCacheDtype: r.KVCacheDtype, MemFractionStatic: r.MemFractionStatic, PerReplica: perReplica,
 			MostSeqs: most.Value, MostSeqsCapped: most.Capped, LongestLen: longest.Value, LongestLenCapped: longest.Capped,

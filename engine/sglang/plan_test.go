@@ -1,6 +1,7 @@
 package sglang
 
 import (
+	"errors"
 	"math"
 	"sort"
 	"testing"
@@ -224,5 +225,51 @@ func TestBudgetWhenWeightsExceedFreeMemory(t *testing.T) {
 	}
 	if f := r.Plan().Evaluate(0, 0); f.Failed != budget.OverBudget {
 		t.Errorf("the weights alone: %v, want over the budget", f.Failed)
+	}
+}
+
+// TestRefusalTally: the plan says why only when SGLang refused every server
+// searched, all for one flag (or, without a flag, one text).
+func TestRefusalTally(t *testing.T) {
+	tp := &engine.SettingError{Flag: "tp-size", Value: "2", Reason: "32 heads"}
+	tp4 := &engine.SettingError{Flag: "tp-size", Value: "4", Reason: "other ranks, the same flag"}
+	kv := &engine.SettingError{Flag: "kv-cache-dtype", Value: "fp8_e4m3", Reason: "no fp8 here"}
+	prefill := prefillCaptureRefusal{&engine.SettingError{Flag: "disable-piecewise-cuda-graph", Value: "false", Reason: "not sized"}}
+	plain := errors.New("not modelled")
+	for _, tc := range []struct {
+		name string
+		errs []error
+		want error
+	}{
+		{"nothing searched", nil, nil},
+		{"one refusal", []error{tp}, tp},
+		// Two values of one flag are one reason: the first is said.
+		{"one flag, two values", []error{tp, tp4}, tp},
+		{"two flags", []error{tp, kv}, nil},
+		// A server that starts, fits or not, is no refusal.
+		{"one started", []error{tp, nil, tp4}, nil},
+		// The wrapped prefill refusal is read by its setting error's flag.
+		{"the prefill capture", []error{prefill, prefill}, prefill},
+		{"no setting error, one text", []error{plain, errors.New("not modelled")}, plain},
+		{"no setting error, two texts", []error{plain, errors.New("other")}, nil},
+	} {
+		var r refusalTally
+		for _, err := range tc.errs {
+			r.add(err)
+		}
+		if got := r.one(); got != tc.want {
+			t.Errorf("%s: one() = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestPrefillCaptureRefusalWraps: the marked refusal keeps the refusal's
+// text and its setting error, which the report and the JSON read.
+func TestPrefillCaptureRefusalWraps(t *testing.T) {
+	inner := &engine.SettingError{Flag: "disable-piecewise-cuda-graph", Value: "false", Reason: "not sized"}
+	var err error = prefillCaptureRefusal{inner}
+	var se *engine.SettingError
+	if !errors.As(err, &se) || se != inner || err.Error() != inner.Error() {
+		t.Errorf("prefillCaptureRefusal{%v}: As %v, text %q", inner, se, err.Error())
 	}
 }
