@@ -39,6 +39,9 @@ type layoutKey struct {
 	draft draftShape
 	// skip is the layers that keep the model's dtype (see skipKey).
 	skip string
+	// groupRatio is the release's KV-group padding ratio (see
+	// [Profile.KVGroupRatio]): one compiler serves several releases.
+	groupRatio float64
 }
 
 // layoutOrErr is a grouping of the specs, or why vLLM cannot group them.
@@ -218,7 +221,7 @@ func (cp *Compiler) weights(st model.Sharding, quantization string) stageWeights
 // per key. The groups are shared: nothing that reads them writes them.
 func (cp *Compiler) layout(r *Resolved) (kvLayout, error) {
 	key := layoutKey{tp: r.TensorParallelSize, block: r.BlockSize, kvDtypeBytes: r.KVDtypeBytes, mambaBlock: r.MambaBlockSize,
-		statePage: r.statePoolPage(), statePages: r.StatePages, fp8DSMLA: r.FP8DSMLA, slidingOwnBlock: r.Profile.Release.AtLeast(slidingOwnBlock), draft: draftKey(r), skip: r.skipKey()}
+		statePage: r.statePoolPage(), statePages: r.StatePages, fp8DSMLA: r.FP8DSMLA, slidingOwnBlock: r.Profile.Release.AtLeast(slidingOwnBlock), draft: draftKey(r), skip: r.skipKey(), groupRatio: r.Profile.KVGroupRatio}
 	if u := r.unraisedStages(cp.arch); u != "" {
 		key.unraised, key.unraisedBlock, key.unpaddedState = u, r.UnraisedMambaBlock, r.StatePageBytes
 	}

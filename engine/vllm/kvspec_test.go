@@ -444,3 +444,32 @@ func TestKVGroupRatioByRelease(t *testing.T) {
 		})
 	}
 }
+
+// TestKVGroupRatioSharedCompiler pins that one compiler asked for the same
+// serve under two releases groups it by each release's ratio: the ratio
+// is part of the compiler's layout key (it was not, and a compiler that
+// grouped 8 sliding + 11 full layers under 0.18.0 by 11 then grouped them
+// so under 0.17.0, whose 1.25 groups them by 8).
+func TestKVGroupRatioSharedCompiler(t *testing.T) {
+	a := archFrom(t, "8-sliding-11-full", 2880, 19, 64, 8, 64, 131072, func(a *model.Arch) {
+		a.ModelType, a.Architectures = "gpt_oss", []string{"GptOssForCausalLM"}
+		kinds(a, every("SF", 8)+"FFF")
+		a.SlidingWindow = 128
+	})
+	s := Serve{MaxModelLen: 32768, KVCacheMemoryBytes: gib40}
+	cp := NewCompiler(a)
+	for _, v := range []string{"0.18.0", "0.17.0", "0.18.0"} {
+		p := mustProfile(v)
+		ref, err := NewReference(a, s, testClass(false), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, plan, err := cp.Compile(s, testClass(false), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(ref.Plan(), plan); diff != "" {
+			t.Errorf("%s: shared compiler != reference (-reference +compiler):\n%s", v, diff)
+		}
+	}
+}
