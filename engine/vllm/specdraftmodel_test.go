@@ -150,6 +150,12 @@ func TestDraftModelSharedRotary(t *testing.T) {
 			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
 		}
 	}
+	// The shared table is taken out of a copy: the cached load of the
+	// draft keeps its one table, for a target whose key differs.
+	da := shipped(t)["Qwen__Qwen3-0.6B"]
+	if got := draftModelOwnRotary(da, a); len(got.Rotary) != 0 || got == da || len(da.Rotary) != 1 {
+		t.Errorf("draftModelOwnRotary: %d table(s) left, the draft's own %d (want 0 of a copy, and 1)", len(got.Rotary), len(da.Rotary))
+	}
 }
 
 // TestDraftModelKV: the draft's 16 layers keep pages of 16 x 2 x 8 x 64 x
