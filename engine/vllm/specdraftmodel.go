@@ -131,20 +131,51 @@ func (r *Resolved) resolveDraftModel(sc specConfig, a *model.Arch) (*Draft, erro
 		// verify_equal_vocab_size_if_draft_model (speculative.py:
 		// 1399-1414).
 		return nil, settingErr("speculative-config", "draft_model", "vLLM refuses it: Target and draft model should have the same vocabulary size. Target model vocab_size=%d. Draft model vocab_size=%d", a.Vocab, da.Vocab)
-	case slices.ContainsFunc(da.Rotary, func(dr model.RotaryTable) bool {
-		return slices.ContainsFunc(a.Rotary, func(tr model.RotaryTable) bool {
-			return tr.Positions == dr.Positions && tr.Dim == dr.Dim && tr.Dtype == dr.Dtype
-		})
-	}):
-		// get_rope returns the target's table where every key is equal
-		// (vllm/model_executor/layers/rotary_embedding/__init__.py:74-84),
-		// the rope parameters too, which the architecture does not keep.
-		return nil, refuse("speculative-config", "draft_model", "a draft model whose rotary table has the target's shape (vLLM shares one table where the rope parameters are equal too, which membudget does not compare)")
 	case da.Heads%tp != 0 || (da.KVHeads >= tp && da.KVHeads%tp != 0) || (da.KVHeads < tp && tp%da.KVHeads != 0):
 		return nil, settingErr("tensor-parallel-size", tp, "vLLM cannot shard the draft model (%d heads, %d KV heads) over %d ranks", da.Heads, da.KVHeads, tp)
 	}
 	return &Draft{Method: "draft_model", Path: sc.model, Hidden: da.Hidden, Heads: da.Heads, KVHeads: da.KVHeads, HeadDim: da.HeadDim,
-		Intermediate: da.Intermediate, Layers: uint64(len(da.Layers)), Vocab: da.Vocab, DraftVocab: da.Vocab, OwnEmbed: true, OwnHead: !da.TiedEmbeddings, Model: da}, nil
+		Intermediate: da.Intermediate, Layers: uint64(len(da.Layers)), Vocab: da.Vocab, DraftVocab: da.Vocab, OwnEmbed: true, OwnHead: !da.TiedEmbeddings, Model: draftModelOwnRotary(da, a)}, nil
+}
+
+// draftModelOwnRotary returns the draft model da without the rotary
+// tables vLLM hands it from the target a's: the draft's attention asks
+// get_rope for a table of its head size, its config's max_position_embeddings
+// and rope parameters, in the model dtype (the target's, speculative.py:
+// 909), and get_rope's cache returns the table it built for the target
+// where that whole key is equal (vllm/model_executor/layers/
+// rotary_embedding/__init__.py:33-84 at d18bb7b: head size, rotary dim,
+// max position, is_neox_style, the rope parameters' items,
+// dual_chunk_attention_config, dtype; is_neox_style is true for every
+// draft architecture and target sized here). A table of the target's
+// shape whose key membudget cannot tell equal (another rope_theta, rope
+// parameters written otherwise, a theta left to the config class's
+// default) is the draft's own and stays charged: an over-count of it at
+// most. da is the cached load, so a copy is returned where a table goes.
+func draftModelOwnRotary(da, a *model.Arch) *model.Arch {
+	key, target := da.RopeKey, a.RopeKey
+	// A llama config without rope_theta takes LlamaConfig's
+	// (model.LlamaRopeTheta), as llamaDraftRotary reads EAGLE's drafts.
+	if key.Theta == 0 && da.ModelType == "llama" {
+		key.Theta = model.LlamaRopeTheta
+	}
+	if target.Theta == 0 && a.ModelType == "llama" {
+		target.Theta = model.LlamaRopeTheta
+	}
+	if da.HeadDim != a.HeadDim || !key.SameTable(target) {
+		return da
+	}
+	own := slices.DeleteFunc(slices.Clone(da.Rotary), func(dr model.RotaryTable) bool {
+		return !dr.Served && slices.ContainsFunc(a.Rotary, func(tr model.RotaryTable) bool {
+			return !tr.Served && tr.Positions == dr.Positions && tr.Dim == dr.Dim && tr.Dtype == dr.Dtype
+		})
+	})
+	if len(own) == len(da.Rotary) {
+		return da
+	}
+	cp := *da
+	cp.Rotary = own
+	return &cp
 }
 
 // draftModelTensors yields the bytes of each of the draft model's tensors

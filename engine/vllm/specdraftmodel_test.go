@@ -1,7 +1,9 @@
 package vllm
 
 import (
+	"encoding/json"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 
@@ -94,6 +96,65 @@ func TestDraftModelByHand(t *testing.T) {
 	}
 	if got := draftWeightBytes(a, &r, stageOf(&r, 0)); got != 2488406016 {
 		t.Errorf("from the checkpoint: %d B, want 2488406016", got)
+	}
+}
+
+// TestDraftModelSharedRotary: Qwen3-0.6B as the draft of Qwen3-32B, the
+// most common pairing, in bf16 at TP 1. Both configs give head_dim 128,
+// 40960 max_position_embeddings, rope_theta 1000000 and no rope_scaling,
+// so get_rope's cache key (rotary_embedding/__init__.py:33-84 at d18bb7b)
+// is equal and the draft takes the target's table: no table of its own.
+//
+// The draft's weights, per layer (28): qkv_proj 1024 inputs x (16 + 2 x
+// 8) x 128 = 4096 outputs x 2 = 8388608; o_proj 2048 x 1024 x 2 =
+// 4194304; gate_up 2 x 3072 x 1024 x 2 = 12582912; down 3072 x 1024 x 2
+// = 6291456; two norms 2 x 1024 x 2 = 4096; q_norm and k_norm 2 x 128 x
+// 2 = 512: 31461888, x 28 = 880932864. The embedding 151936 rows (2374 x
+// 64, no padding) x 1024 x 2 = 311164928, the LM head tied to it; the
+// final norm 2048. Total 1192099840 B.
+//
+// With rope_theta 10000 instead the key differs and the draft builds its
+// own table of the target's shape: 40960 x 128 x 2 = 10485760 B more,
+// 1202585600 B.
+//
+// The proposer's buffers at T = 8192 and B = 256 (TestDraftModelByHand's
+// terms at the draft's hidden 1024): masks 16384; input_ids 32768;
+// positions 65536; hidden_states and inputs_embeds 8192 x 1024 x 2 =
+// 16777216 each; arange 32768; slot mapping 65536; backup 1024: 33768448.
+func TestDraftModelSharedRotary(t *testing.T) {
+	a := shipped(t)["Qwen__Qwen3-32B"]
+	cfg, err := os.ReadFile("../../corpus/models/Qwen__Qwen3-0.6B.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(cfg, &m); err != nil {
+		t.Fatal(err)
+	}
+	m["rope_theta"] = 10000
+	other, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, config string
+		weights      uint64
+	}{
+		{"the target's rope", "../../corpus/models/Qwen__Qwen3-0.6B.json", 1192099840},
+		{"another rope_theta", string(other), 1202585600},
+	} {
+		s := Serve{MaxModelLen: 8192, MaxNumSeqs: 256, MaxNumBatchedTokens: 8192, EnforceEager: true, SpeculativeConfig: draftModelSpec(writeDraftDir(t, tc.config, nil))}
+		_, got := draftItems(t, a, s)
+		want := map[string]uint64{"draft_weights": tc.weights, "draft_buffers": 33768448}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
+		}
+	}
+	// The shared table is taken out of a copy: the cached load of the
+	// draft keeps its one table, for a target whose key differs.
+	da := shipped(t)["Qwen__Qwen3-0.6B"]
+	if got := draftModelOwnRotary(da, a); len(got.Rotary) != 0 || got == da || len(da.Rotary) != 1 {
+		t.Errorf("draftModelOwnRotary: %d table(s) left, the draft's own %d (want 0 of a copy, and 1)", len(got.Rotary), len(da.Rotary))
 	}
 }
 
