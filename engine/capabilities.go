@@ -88,7 +88,12 @@ type Deployment struct {
 	// engine's auto (fp8 asked for): it changes the numerics less than
 	// quantized weights, and still some.
 	KVQuantized bool
-	Command     string
+	// Caveat is what may still stop the deployment serving where the
+	// engine starts it, as a sentence ("" for none): the table has no
+	// column for it, so the plan prints it once as a note naming the
+	// printed deployments that carry it.
+	Caveat  string
+	Command string
 	// JSON is the deployment as plan --json lists it; when it has a
 	// SetRank(RankJSON) method, [PlanSpace.Rank] gives it the ranking's
 	// figures.

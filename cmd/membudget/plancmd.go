@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -117,6 +118,7 @@ func (a *app) plan(stdout, stderr io.Writer, args []string) int {
 	if len(rows) == 0 {
 		status = exitNoFit
 	}
+	notes := slices.Concat(res.Notes, caveatNotes(shown))
 	if *asJSON {
 		names := []string{}
 		for _, c := range classes {
@@ -130,7 +132,7 @@ func (a *app) plan(stdout, stderr io.Writer, args []string) int {
 			{Key: eng.Name(), Value: res.Describes}, {Key: "classes", Value: names}, {Key: "max_gpus", Value: *maxGPUs},
 			{Key: "gpus_per_node", Value: *gpusPerNode}, {Key: "max_nodes", Value: *maxNodes}, {Key: "prefer", Value: cmp.Or(string(order), "default")},
 			{Key: "margin_percent", Value: *margin}, {Key: "prices", Value: prices.orEmpty()}, {Key: "ranked", Value: sp.Order()},
-			{Key: "searched", Value: res.Searched}, {Key: "notes", Value: append([]string{}, res.Notes...)},
+			{Key: "searched", Value: res.Searched}, {Key: "notes", Value: append([]string{}, notes...)},
 			{Key: "dropped", Value: append([]string{}, res.Dropped...)},
 			{Key: "ignored", Value: append([]string{}, res.Ignored...)}, {Key: "deployments", Value: deployments}}
 		if err := a.writeNoticed(stdout, m.Arch.Notice(), "plan", out); err != nil {
@@ -193,11 +195,38 @@ func (a *app) plan(stdout, stderr io.Writer, args []string) int {
 			fmt.Fprintf(stdout, "ignored %s: it does not change memory\n", untrusted.Text(ig))
 		}
 	}
-	for _, n := range slices.Concat(res.Notes, res.Dropped) {
+	for _, n := range slices.Concat(notes, res.Dropped) {
 		fmt.Fprintf(stdout, "\n%s\n", n)
 	}
 	fmt.Fprintf(stdout, "\nsearched: %s\n", res.Searched)
 	return status
+}
+
+// caveatNotes returns a note for each caveat the shown deployments carry
+// (see [engine.Deployment.Caveat]), once, naming the deployments by their
+// place in the list (as the launch lines number them), in the order the
+// caveats first appear.
+func caveatNotes(shown []engine.Deployment) []string {
+	var caveats []string
+	at := map[string][]string{}
+	for i, d := range shown {
+		if d.Caveat == "" {
+			continue
+		}
+		if _, ok := at[d.Caveat]; !ok {
+			caveats = append(caveats, d.Caveat)
+		}
+		at[d.Caveat] = append(at[d.Caveat], strconv.Itoa(i+1))
+	}
+	notes := make([]string, 0, len(caveats))
+	for _, c := range caveats {
+		which := "deployment "
+		if len(at[c]) > 1 {
+			which = "deployments "
+		}
+		notes = append(notes, which+strings.Join(at[c], ", ")+": "+c)
+	}
+	return notes
 }
 
 // priceFlag is the repeatable --price CLASS=USD: each class's price per

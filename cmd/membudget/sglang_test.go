@@ -143,6 +143,12 @@ var sglangCases = []cliCase{
 	// lines give --disable-piecewise-cuda-graph, a note says why
 	// (TestSGLangPlanPrefillOff checks its tokens against report's).
 	{"sglang-plan-llama8b-v0518", []string{"plan", "--engine", "sglang", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--sglang-version", "v0.5.18", "--length", "8192", "--concurrency", "8", "--classes", "h100-sxm-80g", "--top", "1"}, exitOK},
+	// The same on two RTX 4090s: the TP 2 server (printed 2nd) runs the
+	// logits all-gather's rendezvous without peer access (#40485), which
+	// the plan notes once, naming it; the TP 1 servers do not. JSON's
+	// notes carry the same line.
+	{"sglang-plan-llama8b-4090-v0518", []string{"plan", "--engine", "sglang", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--sglang-version", "v0.5.18", "--length", "8192", "--concurrency", "8", "--classes", "rtx-4090", "--top", "3"}, exitOK},
+	{"sglang-plan-llama8b-4090-v0518-json", []string{"plan", "--engine", "sglang", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--sglang-version", "v0.5.18", "--length", "8192", "--concurrency", "8", "--classes", "rtx-4090", "--top", "3", "--json"}, exitOK},
 	// Every server refused for one reason (v0.5.6.post2 does not size
 	// Qwen3-Next's Mamba state): the plan says it before "no deployment".
 	{"sglang-plan-all-refused", []string{"plan", "--engine", "sglang", "--model", "Qwen/Qwen3-Next-80B-A3B-Thinking", "--length", "8192", "--concurrency", "4", "--classes", "h100-sxm-80g", "--top", "1"}, exitNoFit},

@@ -263,9 +263,14 @@ func hold(m *hub.Loaded, c budget.Class, p Profile, sz *Sizing, s Serve, need en
 		weights = r.Dtype
 	}
 	headroom := min(at.BudgetHeadroom(), at.DriverHeadroom())
+	caveat := ""
+	if c := sz.capacity.Caveat; c != "" {
+		// Worded as explain's note (see [Capacity.Caveat]).
+		caveat = "SGLang starts, " + c
+	}
 	return engine.Deployment{Class: c, GPUs: l.GPUs(), TP: l.TP, PP: l.PP, DP: l.DP, Weights: weights, KV: r.KVCacheDtype,
 		Budget: strconv.FormatFloat(r.MemFractionStatic, 'f', -1, 64), PerEngine: perReplica, MostSeqs: most, LongestLen: longest,
-		Headroom: headroom, BudgetBytes: at.Budget, KVHeadroom: at.BudgetHeadroom(), KVQuantized: s.KVCacheDtype != "auto", Command: command,
+		Headroom: headroom, BudgetBytes: at.Budget, KVHeadroom: at.BudgetHeadroom(), KVQuantized: s.KVCacheDtype != "auto", Caveat: caveat, Command: command,
 		JSON: &planRowJSON{Class: c.Name, Device: c.Device.Name, GPUs: l.GPUs(), TPSize: l.TP, PPSize: l.PP, DPSize: l.DP,
 			Quantization: r.Quant.Method, KVCacheDtype: r.KVCacheDtype, MemFractionStatic: r.MemFractionStatic, PerReplica: perReplica,
 			MostSeqs: most.Value, MostSeqsCapped: most.Capped, LongestLen: longest.Value, LongestLenCapped: longest.Capped,

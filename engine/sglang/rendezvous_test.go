@@ -8,7 +8,9 @@ import (
 	"pgregory.net/rapid"
 
 	"membudget/budget"
+	"membudget/engine"
 	"membudget/model/explain"
+	"membudget/model/hub"
 	"membudget/model/logs"
 )
 
@@ -167,6 +169,47 @@ func TestExplainSaysRendezvousCaveat(t *testing.T) {
 		got := slices.ContainsFunc(ex.Notes, func(n string) bool { return strings.Contains(n, "sgl-project/sglang#40485") })
 		if got != tt.want {
 			t.Errorf("%s: notes %q; want the #40485 caveat: %v", tt.class, ex.Notes, tt.want)
+		}
+	}
+}
+
+// TestPlanCarriesRendezvousCaveat: a plan's deployment carries the
+// caveat where its serve's capacity does (the plan prints it once as a
+// note, the table having no column for it): Llama 3.1 8B on RTX 4090s
+// under v0.5.18, 8 sequences of 8192 tokens (KV auto, but fp8_e4m3 at
+// TP 1 alone, where auto does not hold them: the plan's rows). TP 2 runs the
+// all-gather's rendezvous (64128 rows a rank, a multiple of 8, as in
+// TestLogitsRendezvousCaveat) on cards without peer access; TP 1, alone
+// or as two DP replicas, gathers nothing; TP 2 on H100 SXMs has peer
+// access.
+func TestPlanCarriesRendezvousCaveat(t *testing.T) {
+	m := &hub.Loaded{Name: "meta-llama/Llama-3.1-8B-Instruct", Arch: shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]}
+	p := mustProfile("v0.5.18")
+	need := engine.Need{Length: 8192, Concurrency: 8}
+	for _, tt := range []struct {
+		class string
+		l     engine.Layout
+		kv    string
+		want  bool
+	}{
+		{"rtx-4090", engine.Layout{TP: 2, PP: 1, DP: 1}, "auto", true},
+		{"rtx-4090", engine.Layout{TP: 1, PP: 1, DP: 1}, "fp8_e4m3", false},
+		{"rtx-4090", engine.Layout{TP: 1, PP: 1, DP: 2}, "auto", false},
+		{"h100-sxm-80g", engine.Layout{TP: 2, PP: 1, DP: 1}, "auto", false},
+	} {
+		got := deploy(m, class(t, tt.class), p, need, tt.l, tt.kv, engine.Default, engine.Default)
+		if !got.ok {
+			t.Fatalf("%s %+v: not planned (%v)", tt.class, tt.l, got.refused)
+		}
+		if has := got.d.Caveat != ""; has != tt.want {
+			t.Errorf("%s %+v: caveat %q, want one: %v", tt.class, tt.l, got.d.Caveat, tt.want)
+		}
+		if tt.want {
+			for _, must := range []string{"SGLang starts, but it may not serve", "NVIDIA GeForce RTX 4090", "sgl-project/sglang#40485", p.Describes} {
+				if !strings.Contains(got.d.Caveat, must) {
+					t.Errorf("%s %+v: caveat %q does not say %q", tt.class, tt.l, got.d.Caveat, must)
+				}
+			}
 		}
 	}
 }
