@@ -161,10 +161,13 @@ func (r *Resolved) resolvePiecewise(a *model.Arch, c budget.Class, def func(stri
 		}
 		return nil
 	}
-	if why := r.piecewiseOffWhy(a, c); why != "" && !r.Profile.BreakablePrefill {
-		r.PiecewiseOff = why
-		def("disable-piecewise-cuda-graph", "true: "+why+" turns piecewise CUDA graphs off (server_args.py:1078-1139)")
-		return nil
+	if !r.Profile.BreakablePrefill {
+		// From v0.5.15 breakableOffWhy, above, holds the cases.
+		if why := r.piecewiseOffWhy(a, c); why != "" {
+			r.PiecewiseOff = why
+			def("disable-piecewise-cuda-graph", "true: "+why+" turns piecewise CUDA graphs off (server_args.py:1078-1139)")
+			return nil
+		}
 	}
 	if r.Draft != nil {
 		// Only from v0.5.11 (PR #22128): before, case 2 turned them off.
