@@ -106,7 +106,7 @@ func NewReference(a *model.Arch, s Serve, c budget.Class, p Profile) (*Reference
 		// From v0.5.14 the draft is loaded before the pool is sized, and
 		// the target's cell scaled for the draft's pool (see
 		// [specDraft.InFraction]).
-		w := withDraftLoad(weightItems(a, r, st), r.Draft)
+		w := withAllocatorSlack(append(weightItems(a, r, st), r.Draft.loadItems()...))
 		var loaded uint64
 		for _, it := range w {
 			loaded = budget.SatAdd(loaded, it.Bytes)
@@ -356,11 +356,11 @@ func stageCell(a *model.Arch, r Resolved, st model.Sharding) uint64 {
 	return budget.SatMul(fullAttentionLayers(a, st.FirstLayer, st.EndLayer), layerCell(a, r))
 }
 
-// weightItems is the stage's load as SGLang measures it (F0 - F1): the
-// checkpoint's tensors as the model shards them (the attached checkpoint's
-// when there is one), the rotary tables SGLang
-// keeps in float32, MLA's absorbed copies, and the caching allocator's
-// segments around them, which free memory sees.
+// weightItems is the stage's tensors of its load as SGLang measures it
+// (F0 - F1): the checkpoint's tensors as the model shards them (the
+// attached checkpoint's when there is one), the rotary tables SGLang
+// keeps in float32 and MLA's absorbed copies; [withAllocatorSlack] adds
+// the caching allocator's segments around the load.
 func weightItems(a *model.Arch, r Resolved, st model.Sharding) []budget.Item {
 	items := append(model.RankWeights(withoutRotary(a), st), mxfp4Items(a, r, st)...)
 	for i, tab := range rotaryTables(a) {
@@ -387,11 +387,18 @@ func weightItems(a *model.Arch, r Resolved, st model.Sharding) []budget.Item {
 				budget.Item{Name: p + "w_vc", Term: budget.TermWeights, Bytes: budget.SatMul(heads*a.KVLoraRank*a.VHeadDim, r.DtypeBytes)})
 		}
 	}
+	return items
+}
+
+// withAllocatorSlack is load, a stage's tensors as loaded, and the caching
+// allocator's segments around them (weights.allocator_slack), which free
+// memory sees.
+func withAllocatorSlack(load []budget.Item) []budget.Item {
 	var pools torchalloc.Pools
-	for _, it := range items {
+	for _, it := range load {
 		pools = pools.Add(it.Bytes, 1)
 	}
-	return append(items, budget.Item{Name: "weights.allocator_slack", Term: budget.TermWeights, Bytes: pools.Slack()})
+	return append(load, budget.Item{Name: "weights.allocator_slack", Term: budget.TermWeights, Bytes: pools.Slack()})
 }
 
 // besideItems lists stage i's allocations beside the static pool.
