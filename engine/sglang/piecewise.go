@@ -85,7 +85,7 @@ func sglMultimodal(a *model.Arch) bool {
 	if len(a.Architectures) == 0 || slices.Contains(mmDisabledArchs, a.Architectures[0]) {
 		return false
 	}
-	return slices.ContainsFunc(a.Architectures, func(s string) bool { return slices.Contains(multimodalArchs, s) })
+	return archIn(a, multimodalArchs)
 }
 
 // piecewiseSizes is _generate_piecewise_cuda_graph_tokens at v0.5.10
@@ -128,7 +128,7 @@ func (r *Resolved) piecewiseOffWhy(a *model.Arch, c budget.Class) string {
 		// fraction (see [Profile.GraphPhases]); the torch_native backend's
 		// does so after the fraction (see resolvePiecewise).
 		return "--disable-cuda-graph (both phases from v0.5.14)"
-	case slices.ContainsFunc(a.Architectures, func(s string) bool { return slices.Contains(piecewiseOffArchs, s) }) || a.Indexer != nil:
+	case archIn(a, piecewiseOffArchs) || a.Indexer != nil:
 		return "an architecture SGLang captures none for (case 1)"
 	case r.Spec.On() && !r.Profile.PiecewiseWithSpec:
 		// v0.5.11 drops the case (PR #22128).
