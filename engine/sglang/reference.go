@@ -214,7 +214,7 @@ func (ref *Reference) sizePool() {
 		if r.HybridSWA {
 			st.capacity = uint64(max(st.swaTokens, 0))
 		}
-		st.unallocated = budget.SatSub(ref.budget, budget.SatAdd(budget.SatAdd(budget.SatAdd(st.loaded, budget.SatMul(st.capacity, st.held)), ref.mambaBytes()), ref.mmReserve))
+		st.unallocated = budget.SatSub(ref.budget, budget.SatAdd(budget.SatAdd(st.loaded, budget.SatMul(st.capacity, st.held)), budget.ItemBytes(ref.budgetHeld())))
 	}
 	ref.maxRunning = math.MaxUint64
 	for i := range ref.stages {
@@ -559,6 +559,22 @@ func (ref *Reference) kvItemNames(st model.Sharding) []string {
 	return names
 }
 
+// budgetHeld is what the budget holds beside the weights and the KV
+// pool's tokens, as the ledger lists it: a hybrid's Mamba pool (see
+// [Reference.mambaBytes]) and, from v0.5.18, a multimodal model's runtime
+// reservation (see [mmReserveBytes]); [Reference.Plan] charges the same as
+// fixed terms, and the unallocated share is the budget less them.
+func (ref *Reference) budgetHeld() []budget.Item {
+	var items []budget.Item
+	if ref.Serve.Mamba != nil {
+		items = append(items, budget.Item{Name: "mamba_pool", Term: budget.TermKVCache, Bytes: ref.mambaBytes()})
+	}
+	if ref.mmReserve > 0 {
+		items = append(items, budget.Item{Name: "multimodal_reservation", Term: budget.TermKVCache, Bytes: ref.mmReserve})
+	}
+	return items
+}
+
 // EvaluateStage lists stage i's allocations of s sequences of t tokens and
 // returns them with the footprint: the ledger (weights, the sequences' KV
 // and the static share the pool leaves unallocated), what stands beside the
@@ -569,12 +585,7 @@ func (ref *Reference) EvaluateStage(i int, s, t uint64) Ledger {
 	items := make([]budget.Item, 0, len(st.weights)+len(st.kvNames)+1+len(st.beside))
 	items = append(items, st.weights...)
 	items = append(items, ref.kvItems(i, s, t)...)
-	if ref.Serve.Mamba != nil {
-		items = append(items, budget.Item{Name: "mamba_pool", Term: budget.TermKVCache, Bytes: ref.mambaBytes()})
-	}
-	if ref.mmReserve > 0 {
-		items = append(items, budget.Item{Name: "multimodal_reservation", Term: budget.TermKVCache, Bytes: ref.mmReserve})
-	}
+	items = append(items, ref.budgetHeld()...)
 	items = append(items, budget.Item{Name: "kv_cache.unallocated", Term: budget.TermKVCache, Bytes: st.unallocated})
 	items = append(items, st.beside...)
 
