@@ -39,15 +39,13 @@ func (r *Resolved) checkVocabShards(a *model.Arch) error {
 	if tp <= 1 {
 		return nil
 	}
-	heads := []struct {
+	type head struct {
 		what  string
 		vocab uint64
-	}{{"the vocabulary of " + a.Source, a.Vocab}}
+	}
+	heads := []head{{"the vocabulary of " + a.Source, a.Vocab}}
 	if r.Draft != nil && r.Draft.HeadVocab != a.Vocab {
-		heads = append(heads, struct {
-			what  string
-			vocab uint64
-		}{"the speculative draft's head", r.Draft.HeadVocab})
+		heads = append(heads, head{"the speculative draft's head", r.Draft.HeadVocab})
 	}
 	for _, h := range heads {
 		if padded := budget.RoundUp(h.vocab, sglVocabPadding); padded%tp != 0 {

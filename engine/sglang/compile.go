@@ -1,6 +1,10 @@
 package sglang
 
-import "membudget/budget"
+import (
+	"slices"
+
+	"membudget/budget"
+)
 
 // Plan compiles the reference's server into a budget.Plan: per stage the
 // budget msf x F0, the weights and the static share the pool leaves
@@ -28,8 +32,8 @@ func (ref *Reference) Plan() *budget.Plan {
 			Pool: budget.PagedPool{Tensors: 1, PageBytes: budget.SatMul(st.pageTokens, st.held),
 				Groups: []budget.PageGroup{{Count: 1, PageTokens: st.pageTokens, CapTokens: budget.NoCap}}}}
 		stage.Fixed[budget.TermWeights] = st.loaded
-		stage.Fixed[budget.TermKVCache] = budget.SatAdd(budget.SatAdd(st.unallocated, ref.mambaBytes()), ref.mmReserve)
-		for _, it := range st.beside {
+		stage.Fixed[budget.TermKVCache] = st.unallocated
+		for _, it := range slices.Concat(ref.budgetHeld(), st.beside) {
 			stage.Fixed[it.Term] = budget.SatAdd(stage.Fixed[it.Term], it.Bytes)
 		}
 		p.Stages = append(p.Stages, stage)

@@ -205,11 +205,6 @@ func gdnRead(arch string, p Profile) bool {
 	return gdnRelease(p) && slices.Contains(gdnArchs, arch)
 }
 
-// gdnArch says a names one of [gdnArchs].
-func gdnArch(a *model.Arch) bool {
-	return slices.ContainsFunc(a.Architectures, func(s string) bool { return slices.Contains(gdnArchs, s) })
-}
-
 // gdnModelled says the Mamba pool of a is modelled under p: a Qwen3-Next
 // hybrid of full-attention and gated-delta-net layers under one of
 // [gdnReleases].
@@ -217,7 +212,7 @@ func gdnModelled(a *model.Arch, p Profile) bool {
 	if !gdnRelease(p) || a.DeltaNet == nil || a.Mamba != nil {
 		return false
 	}
-	if !gdnArch(a) {
+	if !archIn(a, gdnArchs) {
 		return false
 	}
 	for _, l := range a.Layers {
@@ -651,7 +646,7 @@ func gdnGraphMetadata(maxBS uint64, trackBuf bool) uint64 {
 // gdnElsewhere names the releases whose Mamba pool is read, for the
 // refusal of a hybrid they size under any other.
 func gdnElsewhere(a *model.Arch) string {
-	if a.DeltaNet == nil || !gdnArch(a) {
+	if a.DeltaNet == nil || !archIn(a, gdnArchs) {
 		return ""
 	}
 	return " under this release (membudget models it for " + a.Architectures[0] + " under --sglang-version " + gdnReleaseList() + " only)"

@@ -85,7 +85,7 @@ func sglMultimodal(a *model.Arch) bool {
 	if len(a.Architectures) == 0 || slices.Contains(mmDisabledArchs, a.Architectures[0]) {
 		return false
 	}
-	return slices.ContainsFunc(a.Architectures, func(s string) bool { return slices.Contains(multimodalArchs, s) })
+	return archIn(a, multimodalArchs)
 }
 
 // piecewiseSizes is _generate_piecewise_cuda_graph_tokens at v0.5.10
@@ -128,7 +128,7 @@ func (r *Resolved) piecewiseOffWhy(a *model.Arch, c budget.Class) string {
 		// fraction (see [Profile.GraphPhases]); the torch_native backend's
 		// does so after the fraction (see resolvePiecewise).
 		return "--disable-cuda-graph (both phases from v0.5.14)"
-	case slices.ContainsFunc(a.Architectures, func(s string) bool { return slices.Contains(piecewiseOffArchs, s) }) || a.Indexer != nil:
+	case archIn(a, piecewiseOffArchs) || a.Indexer != nil:
 		return "an architecture SGLang captures none for (case 1)"
 	case r.Spec.On() && !r.Profile.PiecewiseWithSpec:
 		// v0.5.11 drops the case (PR #22128).
@@ -161,10 +161,13 @@ func (r *Resolved) resolvePiecewise(a *model.Arch, c budget.Class, def func(stri
 		}
 		return nil
 	}
-	if why := r.piecewiseOffWhy(a, c); why != "" && !r.Profile.BreakablePrefill {
-		r.PiecewiseOff = why
-		def("disable-piecewise-cuda-graph", "true: "+why+" turns piecewise CUDA graphs off (server_args.py:1078-1139)")
-		return nil
+	if !r.Profile.BreakablePrefill {
+		// From v0.5.15 breakableOffWhy, above, holds the cases.
+		if why := r.piecewiseOffWhy(a, c); why != "" {
+			r.PiecewiseOff = why
+			def("disable-piecewise-cuda-graph", "true: "+why+" turns piecewise CUDA graphs off (server_args.py:1078-1139)")
+			return nil
+		}
 	}
 	if r.Draft != nil {
 		// Only from v0.5.11 (PR #22128): before, case 2 turned them off.

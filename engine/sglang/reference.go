@@ -106,7 +106,7 @@ func NewReference(a *model.Arch, s Serve, c budget.Class, p Profile) (*Reference
 		// From v0.5.14 the draft is loaded before the pool is sized, and
 		// the target's cell scaled for the draft's pool (see
 		// [specDraft.InFraction]).
-		w := withDraftLoad(weightItems(a, r, st), r.Draft)
+		w := withAllocatorSlack(append(weightItems(a, r, st), r.Draft.loadItems()...))
 		var loaded uint64
 		for _, it := range w {
 			loaded = budget.SatAdd(loaded, it.Bytes)
@@ -214,7 +214,7 @@ func (ref *Reference) sizePool() {
 		if r.HybridSWA {
 			st.capacity = uint64(max(st.swaTokens, 0))
 		}
-		st.unallocated = budget.SatSub(ref.budget, budget.SatAdd(budget.SatAdd(budget.SatAdd(st.loaded, budget.SatMul(st.capacity, st.held)), ref.mambaBytes()), ref.mmReserve))
+		st.unallocated = budget.SatSub(ref.budget, budget.SatAdd(budget.SatAdd(st.loaded, budget.SatMul(st.capacity, st.held)), budget.ItemBytes(ref.budgetHeld())))
 	}
 	ref.maxRunning = math.MaxUint64
 	for i := range ref.stages {
@@ -356,11 +356,11 @@ func stageCell(a *model.Arch, r Resolved, st model.Sharding) uint64 {
 	return budget.SatMul(fullAttentionLayers(a, st.FirstLayer, st.EndLayer), layerCell(a, r))
 }
 
-// weightItems is the stage's load as SGLang measures it (F0 - F1): the
-// checkpoint's tensors as the model shards them (the attached checkpoint's
-// when there is one), the rotary tables SGLang
-// keeps in float32, MLA's absorbed copies, and the caching allocator's
-// segments around them, which free memory sees.
+// weightItems is the stage's tensors of its load as SGLang measures it
+// (F0 - F1): the checkpoint's tensors as the model shards them (the
+// attached checkpoint's when there is one), the rotary tables SGLang
+// keeps in float32 and MLA's absorbed copies; [withAllocatorSlack] adds
+// the caching allocator's segments around the load.
 func weightItems(a *model.Arch, r Resolved, st model.Sharding) []budget.Item {
 	items := append(model.RankWeights(withoutRotary(a), st), mxfp4Items(a, r, st)...)
 	for i, tab := range rotaryTables(a) {
@@ -387,11 +387,18 @@ func weightItems(a *model.Arch, r Resolved, st model.Sharding) []budget.Item {
 				budget.Item{Name: p + "w_vc", Term: budget.TermWeights, Bytes: budget.SatMul(heads*a.KVLoraRank*a.VHeadDim, r.DtypeBytes)})
 		}
 	}
+	return items
+}
+
+// withAllocatorSlack is load, a stage's tensors as loaded, and the caching
+// allocator's segments around them (weights.allocator_slack), which free
+// memory sees.
+func withAllocatorSlack(load []budget.Item) []budget.Item {
 	var pools torchalloc.Pools
-	for _, it := range items {
+	for _, it := range load {
 		pools = pools.Add(it.Bytes, 1)
 	}
-	return append(items, budget.Item{Name: "weights.allocator_slack", Term: budget.TermWeights, Bytes: pools.Slack()})
+	return append(load, budget.Item{Name: "weights.allocator_slack", Term: budget.TermWeights, Bytes: pools.Slack()})
 }
 
 // besideItems lists stage i's allocations beside the static pool.
@@ -552,6 +559,22 @@ func (ref *Reference) kvItemNames(st model.Sharding) []string {
 	return names
 }
 
+// budgetHeld is what the budget holds beside the weights and the KV
+// pool's tokens, as the ledger lists it: a hybrid's Mamba pool (see
+// [Reference.mambaBytes]) and, from v0.5.18, a multimodal model's runtime
+// reservation (see [mmReserveBytes]); [Reference.Plan] charges the same as
+// fixed terms, and the unallocated share is the budget less them.
+func (ref *Reference) budgetHeld() []budget.Item {
+	var items []budget.Item
+	if ref.Serve.Mamba != nil {
+		items = append(items, budget.Item{Name: "mamba_pool", Term: budget.TermKVCache, Bytes: ref.mambaBytes()})
+	}
+	if ref.mmReserve > 0 {
+		items = append(items, budget.Item{Name: "multimodal_reservation", Term: budget.TermKVCache, Bytes: ref.mmReserve})
+	}
+	return items
+}
+
 // EvaluateStage lists stage i's allocations of s sequences of t tokens and
 // returns them with the footprint: the ledger (weights, the sequences' KV
 // and the static share the pool leaves unallocated), what stands beside the
@@ -562,12 +585,7 @@ func (ref *Reference) EvaluateStage(i int, s, t uint64) Ledger {
 	items := make([]budget.Item, 0, len(st.weights)+len(st.kvNames)+1+len(st.beside))
 	items = append(items, st.weights...)
 	items = append(items, ref.kvItems(i, s, t)...)
-	if ref.Serve.Mamba != nil {
-		items = append(items, budget.Item{Name: "mamba_pool", Term: budget.TermKVCache, Bytes: ref.mambaBytes()})
-	}
-	if ref.mmReserve > 0 {
-		items = append(items, budget.Item{Name: "multimodal_reservation", Term: budget.TermKVCache, Bytes: ref.mmReserve})
-	}
+	items = append(items, ref.budgetHeld()...)
 	items = append(items, budget.Item{Name: "kv_cache.unallocated", Term: budget.TermKVCache, Bytes: st.unallocated})
 	items = append(items, st.beside...)
 

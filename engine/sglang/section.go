@@ -235,12 +235,11 @@ func (s section) WriteBefore(w io.Writer, _ budget.Footprint) {
 		if r.Mamba.PaddingCharged && c.MambaSize > 0 {
 			slots += " and the padding slot"
 		}
-		fmt.Fprintf(w, "  loading takes %s (F0 - F1: weights, rotary tables, allocator segments); %s gives the Mamba pool %s of %d B (%s, %s); what is left, %s, holds %d tokens of %d B (%s)\n",
-			engine.GiB(c.LoadedBytes), rest, slots, c.MambaPerReq, engine.GiB(s.sz.Ref.mambaBytes()), r.Mamba.source(), engine.GiB(uint64(max(c.KVRestBytes, 0))), max(c.ProfiledTokens, 0), c.CellBytes, cell)
-	} else {
-		fmt.Fprintf(w, "  loading takes %s (F0 - F1: weights, rotary tables, allocator segments); %s holds %d tokens of %d B (%s)\n",
-			engine.GiB(c.LoadedBytes), rest, max(c.ProfiledTokens, 0), c.CellBytes, cell)
+		rest = fmt.Sprintf("%s gives the Mamba pool %s of %d B (%s, %s); what is left, %s,",
+			rest, slots, c.MambaPerReq, engine.GiB(s.sz.Ref.mambaBytes()), r.Mamba.source(), engine.GiB(uint64(max(c.KVRestBytes, 0))))
 	}
+	fmt.Fprintf(w, "  loading takes %s (F0 - F1: weights, rotary tables, allocator segments); %s holds %d tokens of %d B (%s)\n",
+		engine.GiB(c.LoadedBytes), rest, max(c.ProfiledTokens, 0), c.CellBytes, cell)
 	if c.MaxTotalNumTokens <= 0 {
 		fmt.Fprintf(w, "  SGLang does not start: %s\n", c.Failure)
 		return

@@ -1235,7 +1235,7 @@ func (ref *Reference) futureMap() []uint64 {
 
 // addSpecPools adds the draft's tensors the caching allocator holds after
 // the pool is sized to its pools: from v0.5.14 the weights are in the
-// load's (see [withDraftLoad]).
+// load's (see [specDraft.loadItems]).
 func (ref *Reference) addSpecPools(p torchalloc.Pools, i int) torchalloc.Pools {
 	d, st := ref.Serve.Draft, &ref.stages[i]
 	if d == nil || st.tokens <= 0 {
@@ -1257,26 +1257,20 @@ func (ref *Reference) addSpecPools(p torchalloc.Pools, i int) torchalloc.Pools {
 	return p.Add(per, d.Layers)
 }
 
-// withDraftLoad is the stage's load w (weightItems') with, from v0.5.14,
-// the draft's tensors SGLang holds when it measures free memory for the
-// pool (see [specDraft.InFraction]): its weights and what it keeps until
-// it shares the target's embedding and head, as weights, and the
-// allocator's slack (weights.allocator_slack) taken again over all of
-// them.
-func withDraftLoad(w []budget.Item, d *specDraft) []budget.Item {
+// loadItems are, from v0.5.14, the draft's tensors SGLang holds when it
+// measures free memory for the pool (see [specDraft.InFraction]): its
+// weights and what it keeps until it shares the target's embedding and
+// head, as weights, to which [withAllocatorSlack] adds the allocator's
+// slack with the target's; none before, or without a draft.
+func (d *specDraft) loadItems() []budget.Item {
 	if d == nil || !d.InFraction {
-		return w
+		return nil
 	}
-	items := slices.DeleteFunc(slices.Clone(w), func(it budget.Item) bool { return it.Name == "weights.allocator_slack" })
-	for _, it := range slices.Concat(d.Weights, d.Transient) {
-		it.Term = budget.TermWeights
-		items = append(items, it)
+	items := slices.Concat(d.Weights, d.Transient)
+	for i := range items {
+		items[i].Term = budget.TermWeights
 	}
-	var pools torchalloc.Pools
-	for _, it := range items {
-		pools = pools.Add(it.Bytes, 1)
-	}
-	return append(items, budget.Item{Name: "weights.allocator_slack", Term: budget.TermWeights, Bytes: pools.Slack()})
+	return items
 }
 
 // draftKV is the K and V bytes of the draft's pool as SGLang

@@ -11,17 +11,9 @@ var newestKnown = release{0, 5, 23, 0}
 // release membudget models.
 func unreadRelease(r release) string {
 	why := unreadLater
-	switch {
-	case unknownPost(r) && r.patch == 13:
-		why = unreadPost
-	case unknownPost(r) && r.patch == 14:
-		why = unreadPost0514
-	case unknownPost(r) && r.patch == 15:
-		why = unreadPost0515
-	case unknownPost(r) && r.patch == 16:
-		why = unreadPost0516
-	case unknownPost(r):
-		why = unreadPost0517
+	switch post := unknownPost(r); {
+	case post != "":
+		why = post
 	case r.major == newestRead.major && r.minor == newestRead.minor && r.patch == newestRead.patch:
 		why = unreadPost0518
 	case !newestKnown.less(r):
@@ -40,8 +32,7 @@ func unreadRelease(r release) string {
 // profile0512, profile0513, profile0514, profile0515, profile0516,
 // profile0517, profile0518), v0.5.13.post2 is refused as a fork's tag (see
 // [unreadPost]) and a post release of v0.5.14, of v0.5.15 after .post1, of
-// v0.5.16, of v0.5.17 or of v0.5.18, as tagged nowhere (see
-// [unreadPost0514], [unreadPost0515], [unreadPost0516], [unreadPost0517],
+// v0.5.16, of v0.5.17 or of v0.5.18, as tagged nowhere (see [postGaps],
 // [unreadPost0518]).
 //
 // v0.5.11 to v0.5.13.post2 are tags of the git mirror of sgl-project/sglang
@@ -102,33 +93,45 @@ var unreadReleases = []struct {
 // unreadLater is why a release after v0.5.23 is refused.
 const unreadLater = "no SGLang release after v0.5.23 (2026-10, the newest known when membudget's profiles were written) is known to membudget"
 
-// unknownPost reports whether r is a post release no fork tags below the
-// newest release modelled: of v0.5.13 after .post1 (the mirror's fork tag
-// v0.5.13.post2 among them, see [unreadPost]), of v0.5.14 (see
-// [unreadPost0514]), of v0.5.15 after .post1 (see [unreadPost0515]), of
-// v0.5.16 (see [unreadPost0516]) or of v0.5.17 (see [unreadPost0517]),
-// refused by name.
-func unknownPost(r release) bool {
-	return r.major == 0 && r.minor == 5 && (r.patch == 13 && r.post > 1 || r.patch == 14 && r.post > 0 || r.patch == 15 && r.post > 1 || (r.patch == 16 || r.patch == 17) && r.post > 0)
+// unknownPost is why r, a post release no fork tags below the newest
+// release modelled, is refused by name, "" for any other release: of
+// v0.5.13 after .post1 (the mirror's fork tag v0.5.13.post2 among them,
+// see [unreadPost]) and of each release of [postGaps] after its last post
+// release tagged.
+func unknownPost(r release) string {
+	if r.major != 0 || r.minor != 5 {
+		return ""
+	}
+	if r.patch == 13 && r.post > 1 {
+		return unreadPost
+	}
+	for _, g := range postGaps {
+		if g.patch == r.patch && r.post > g.lastPost {
+			after := ""
+			if g.lastPost > 0 {
+				after = fmt.Sprintf(" after .post%d", g.lastPost)
+			}
+			return fmt.Sprintf("no post release of v0.5.%d%s is known to membudget: the forks bytedance-iaas/sglang and guqiong96/Lsglang, "+
+				"which hold SGLang's tags from v0.5.13.post1 to v0.5.18, tag none between %s and %s", r.patch, after, g.last, g.next)
+		}
+	}
+	return ""
 }
 
-// unreadPost0514 is why a post release of v0.5.14 is refused: the forks'
-// tags go from v0.5.14 (49e384c) to v0.5.15 (f63458b) with no post release
-// between (git tag in bytedance-iaas/sglang and guqiong96/Lsglang).
-const unreadPost0514 = "no post release of v0.5.14 is known to membudget: the forks bytedance-iaas/sglang and guqiong96/Lsglang, which hold SGLang's tags from v0.5.13.post1 to v0.5.18, tag none between v0.5.14 (49e384c) and v0.5.15 (f63458b)"
-
-// unreadPost0515 is why a post release of v0.5.15 after .post1 is
-// refused: the forks' tags go from v0.5.15.post1 (0b3bb0c) to v0.5.16
-// (fdebc93).
-const unreadPost0515 = "no post release of v0.5.15 after .post1 is known to membudget: the forks bytedance-iaas/sglang and guqiong96/Lsglang, which hold SGLang's tags from v0.5.13.post1 to v0.5.18, tag none between v0.5.15.post1 (0b3bb0c) and v0.5.16 (fdebc93)"
-
-// unreadPost0516 is why a post release of v0.5.16 is refused: the forks'
-// tags go from v0.5.16 (fdebc93) to v0.5.17 (2948168).
-const unreadPost0516 = "no post release of v0.5.16 is known to membudget: the forks bytedance-iaas/sglang and guqiong96/Lsglang, which hold SGLang's tags from v0.5.13.post1 to v0.5.18, tag none between v0.5.16 (fdebc93) and v0.5.17 (2948168)"
-
-// unreadPost0517 is why a post release of v0.5.17 is refused: the forks'
-// tags go from v0.5.17 (2948168) to v0.5.18 (71de97b).
-const unreadPost0517 = "no post release of v0.5.17 is known to membudget: the forks bytedance-iaas/sglang and guqiong96/Lsglang, which hold SGLang's tags from v0.5.13.post1 to v0.5.18, tag none between v0.5.17 (2948168) and v0.5.18 (71de97b)"
+// postGaps are the releases v0.5.patch below the newest modelled whose
+// forks' tags (git tag in bytedance-iaas/sglang and guqiong96/Lsglang) go
+// from the last post release tagged, .post lastPost (0 for the release
+// itself), to the next release with no post release between: a later
+// post release of one is refused by name (see [unknownPost]).
+var postGaps = []struct {
+	patch, lastPost int
+	last, next      string // the tags either side, with their commits
+}{
+	{14, 0, "v0.5.14 (49e384c)", "v0.5.15 (f63458b)"},
+	{15, 1, "v0.5.15.post1 (0b3bb0c)", "v0.5.16 (fdebc93)"},
+	{16, 0, "v0.5.16 (fdebc93)", "v0.5.17 (2948168)"},
+	{17, 0, "v0.5.17 (2948168)", "v0.5.18 (71de97b)"},
+}
 
 // unreadPost is why v0.5.13.post2 is refused: the mirror's v0.5.13.post2 (tag 403cc43, 2026-06-16) was tagged
 // by the mirror's owner, "update rl important sampling method", on a fork

@@ -451,7 +451,7 @@ func ProfileFor(spec string) (Profile, error) {
 			return p, nil
 		}
 	}
-	if r, ok := parseRelease(s); ok && (newestRead.less(r) || unknownPost(r)) {
+	if r, ok := parseRelease(s); ok && (newestRead.less(r) || unknownPost(r) != "") {
 		return Profile{}, &engine.SettingError{Flag: "sglang-version", Value: spec, Reason: unreadRelease(r)}
 	} else if ok && strings.Contains(s, "rc") {
 		return Profile{}, &engine.SettingError{Flag: "sglang-version", Value: spec, Reason: releaseCandidate}
