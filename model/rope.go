@@ -265,10 +265,12 @@ func DraftRotary(file string, data []byte, headDim uint64) (RotaryTable, RopeKey
 	if len(a.RopeScalings) > 1 {
 		o.fail("rope_scaling", "nested by layer type: a draft's per-layer-type rope is not read")
 	}
+	// Read before the errors are counted: a rope_theta that is not a
+	// number is an error naming it, not LlamaConfig's default.
+	key := readRopeKey(o)
 	if len(errs) > 0 {
 		return RotaryTable{}, RopeKey{}, errors.Join(errs...)
 	}
-	key := readRopeKey(o)
 	if key.Theta == 0 {
 		key.Theta = LlamaRopeTheta
 	}
