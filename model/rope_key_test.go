@@ -67,7 +67,9 @@ func TestDraftRotary(t *testing.T) {
 		{"a factor past 1", `{"partial_rotary_factor": 1.5}`, "partial_rotary_factor"},
 		{"an unknown rope", `{"rope_scaling": {"rope_type": "xpos"}}`, "rope_scaling.rope_type"},
 		{"no rows", `{"max_position_embeddings": 0}`, "max_position_embeddings"},
-		{"nested by layer type", `{"rope_parameters": {"full_attention": {"rope_type": "default"}, "sliding_attention": {"rope_type": "default"}}}`, "rope_scaling"},
+		// Named by the key that holds them.
+		{"nested by layer type", `{"rope_parameters": {"full_attention": {"rope_type": "default"}, "sliding_attention": {"rope_type": "default"}}}`, "rope_parameters"},
+		{"rope_scaling nested by layer type", `{"rope_scaling": {"full_attention": {"rope_type": "default"}, "sliding_attention": {"rope_type": "default"}}}`, "rope_scaling"},
 		{"not an object", `[1]`, ""},
 		// Not LlamaConfig's 10000: an error naming the key, at the top
 		// level and inside the rope parameters.
