@@ -47,18 +47,21 @@ type unifiedGraphsJSON struct {
 
 // graphMarginJSON is the report's "graph_estimate_margin".
 type graphMarginJSON struct {
-	EstimateBytes uint64 `json:"estimate_bytes"`
-	SwingBytes    uint64 `json:"swing_bytes"`
-	Modes         []struct {
-		Mode       string `json:"mode"`
-		Graphs     uint64 `json:"graphs"`
-		SwingBytes uint64 `json:"swing_bytes"`
-	} `json:"modes"`
-	StartMarginBytes uint64 `json:"start_margin_bytes"`
-	StartAtRisk      bool   `json:"start_at_risk"`
-	FitMarginBytes   uint64 `json:"fit_margin_bytes"`
-	FitAtRisk        bool   `json:"fit_at_risk"`
-	Evidence         string `json:"evidence"`
+	EstimateBytes    uint64          `json:"estimate_bytes"`
+	SwingBytes       uint64          `json:"swing_bytes"`
+	Modes            []graphModeJSON `json:"modes"`
+	StartMarginBytes uint64          `json:"start_margin_bytes"`
+	StartAtRisk      bool            `json:"start_at_risk"`
+	FitMarginBytes   uint64          `json:"fit_margin_bytes"`
+	FitAtRisk        bool            `json:"fit_at_risk"`
+	Evidence         string          `json:"evidence"`
+}
+
+// graphModeJSON is one of graph_estimate_margin's "modes".
+type graphModeJSON struct {
+	Mode       string `json:"mode"`
+	Graphs     uint64 `json:"graphs"`
+	SwingBytes uint64 `json:"swing_bytes"`
 }
 
 // coldCompileJSON is the report's "first_start_cold_compile".
