@@ -324,6 +324,11 @@ type budgetJSON struct {
 	Unified              bool    `json:"unified"`
 	StartupFreeBytes     uint64  `json:"startup_free_bytes"`
 	RefusedAtStartup     bool    `json:"refused_at_startup"`
+	// HostBoundBytes and UtilReached are, on a unified-memory class, the
+	// most the host may hold for the util to pass and the class's
+	// util_reached; absent elsewhere.
+	HostBoundBytes uint64  `json:"host_bound_bytes,omitempty"`
+	UtilReached    float64 `json:"util_reached,omitempty"`
 }
 
 // planRowJSON is one deployment of `membudget plan --json`.
