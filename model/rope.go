@@ -263,12 +263,19 @@ func DraftRotary(file string, data []byte, headDim uint64) (RotaryTable, RopeKey
 	}
 	t := RotaryTable{Name: "rotary_emb", Positions: rotaryRows(a.RopeScaling, maxPos, o), Dim: dim}
 	if len(a.RopeScalings) > 1 {
-		o.fail("rope_scaling", "nested by layer type: a draft's per-layer-type rope is not read")
+		// The key readRope read them from: rope_scaling where given.
+		key := "rope_scaling"
+		if !o.has(key) {
+			key = "rope_parameters"
+		}
+		o.fail(key, "nested by layer type: a draft's per-layer-type rope is not read")
 	}
+	// Read before the errors are counted: a rope_theta that is not a
+	// number is an error naming it, not LlamaConfig's default.
+	key := readRopeKey(o)
 	if len(errs) > 0 {
 		return RotaryTable{}, RopeKey{}, errors.Join(errs...)
 	}
-	key := readRopeKey(o)
 	if key.Theta == 0 {
 		key.Theta = LlamaRopeTheta
 	}

@@ -67,8 +67,14 @@ func TestDraftRotary(t *testing.T) {
 		{"a factor past 1", `{"partial_rotary_factor": 1.5}`, "partial_rotary_factor"},
 		{"an unknown rope", `{"rope_scaling": {"rope_type": "xpos"}}`, "rope_scaling.rope_type"},
 		{"no rows", `{"max_position_embeddings": 0}`, "max_position_embeddings"},
-		{"nested by layer type", `{"rope_parameters": {"full_attention": {"rope_type": "default"}, "sliding_attention": {"rope_type": "default"}}}`, "rope_scaling"},
+		// Named by the key that holds them.
+		{"nested by layer type", `{"rope_parameters": {"full_attention": {"rope_type": "default"}, "sliding_attention": {"rope_type": "default"}}}`, "rope_parameters"},
+		{"rope_scaling nested by layer type", `{"rope_scaling": {"full_attention": {"rope_type": "default"}, "sliding_attention": {"rope_type": "default"}}}`, "rope_scaling"},
 		{"not an object", `[1]`, ""},
+		// Not LlamaConfig's 10000: an error naming the key, at the top
+		// level and inside the rope parameters.
+		{"rope_theta not a number", `{"rope_theta": "1e6"}`, "rope_theta"},
+		{"rope_parameters' rope_theta not a number", `{"rope_parameters": {"rope_type": "default", "rope_theta": "1e6"}}`, "rope_parameters.rope_theta"},
 	} {
 		_, _, err := DraftRotary("config.json", []byte(tt.config), 128)
 		if err == nil || !strings.Contains(err.Error(), tt.key) {

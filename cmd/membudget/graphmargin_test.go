@@ -24,12 +24,7 @@ func TestReportGraphMargin(t *testing.T) {
 	if g == nil || !got.Fits {
 		t.Fatalf("graph_estimate_margin %+v, fits %v: want the note on a serve that fits", g, got.Fits)
 	}
-	type mode = struct {
-		Mode       string `json:"mode"`
-		Graphs     uint64 `json:"graphs"`
-		SwingBytes uint64 `json:"swing_bytes"`
-	}
-	want := []mode{{"PIECEWISE", 51, 50 * 20 << 20}, {"FULL decode", 35, 34 * 20 << 20}}
+	want := []graphModeJSON{{"PIECEWISE", 51, 50 * 20 << 20}, {"FULL decode", 35, 34 * 20 << 20}}
 	if diff := cmp.Diff(want, g.Modes); diff != "" {
 		t.Errorf("modes (-want +got):\n%s", diff)
 	}

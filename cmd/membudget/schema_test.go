@@ -47,18 +47,21 @@ type unifiedGraphsJSON struct {
 
 // graphMarginJSON is the report's "graph_estimate_margin".
 type graphMarginJSON struct {
-	EstimateBytes uint64 `json:"estimate_bytes"`
-	SwingBytes    uint64 `json:"swing_bytes"`
-	Modes         []struct {
-		Mode       string `json:"mode"`
-		Graphs     uint64 `json:"graphs"`
-		SwingBytes uint64 `json:"swing_bytes"`
-	} `json:"modes"`
-	StartMarginBytes uint64 `json:"start_margin_bytes"`
-	StartAtRisk      bool   `json:"start_at_risk"`
-	FitMarginBytes   uint64 `json:"fit_margin_bytes"`
-	FitAtRisk        bool   `json:"fit_at_risk"`
-	Evidence         string `json:"evidence"`
+	EstimateBytes    uint64          `json:"estimate_bytes"`
+	SwingBytes       uint64          `json:"swing_bytes"`
+	Modes            []graphModeJSON `json:"modes"`
+	StartMarginBytes uint64          `json:"start_margin_bytes"`
+	StartAtRisk      bool            `json:"start_at_risk"`
+	FitMarginBytes   uint64          `json:"fit_margin_bytes"`
+	FitAtRisk        bool            `json:"fit_at_risk"`
+	Evidence         string          `json:"evidence"`
+}
+
+// graphModeJSON is one of graph_estimate_margin's "modes".
+type graphModeJSON struct {
+	Mode       string `json:"mode"`
+	Graphs     uint64 `json:"graphs"`
+	SwingBytes uint64 `json:"swing_bytes"`
 }
 
 // coldCompileJSON is the report's "first_start_cold_compile".
@@ -321,6 +324,11 @@ type budgetJSON struct {
 	Unified              bool    `json:"unified"`
 	StartupFreeBytes     uint64  `json:"startup_free_bytes"`
 	RefusedAtStartup     bool    `json:"refused_at_startup"`
+	// HostBoundBytes and UtilReached are, on a unified-memory class, the
+	// most the host may hold for the util to pass and the class's
+	// util_reached; absent elsewhere.
+	HostBoundBytes uint64  `json:"host_bound_bytes,omitempty"`
+	UtilReached    float64 `json:"util_reached,omitempty"`
 }
 
 // planRowJSON is one deployment of `membudget plan --json`.

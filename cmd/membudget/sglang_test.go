@@ -608,6 +608,13 @@ func TestReportGoldensSchema(t *testing.T) {
 	decodeGoldens(t, "testdata/report-*-json.stdout", func() any { return new(reportJSON) })
 }
 
+// TestBudgetGoldensSchema: the same of vLLM's budget goldens of --json
+// (a unified class's host_bound_bytes and util_reached among them).
+func TestBudgetGoldensSchema(t *testing.T) {
+	t.Parallel()
+	decodeGoldens(t, "testdata/budget-*-json.stdout", func() any { return new(budgetJSON) })
+}
+
 // decodeGoldens decodes every golden matching pattern strictly into a
 // fresh schema value.
 func decodeGoldens(t *testing.T, pattern string, schema func() any) {
