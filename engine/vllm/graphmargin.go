@@ -207,12 +207,8 @@ func (sz *Sizing) writeGraphMargin(w io.Writer, fp budget.Footprint) {
 	for _, m := range g.Modes {
 		per = append(per, fmt.Sprintf("%s %d graphs: %s", m.Mode, m.Graphs, engine.GiB(m.SwingBytes)))
 	}
-	v2 := ""
-	if sz.Serve.onV2Runner(sz.Model.Arch) {
-		v2 = "; the V2 runner's reservation (PR #53306) is taken to sample as V1's does, not read"
-	}
 	fmt.Fprintf(w, "  graph-estimate margin: %s; vLLM's CUDA-graph estimate (%s charged) can come out up to %s higher on a given start, and take that much off the KV cache: it multiplies each mode's second capture by the graphs after the first, so one more 20 MiB allocator segment in that sample adds (graphs - 1) x 20 MiB (%s; %s%s)\n",
-		strings.Join(rests, ", and "), engine.GiB(g.EstimateBytes), engine.GiB(g.SwingBytes), strings.Join(per, ", "), graphSampleRows, v2)
+		strings.Join(rests, ", and "), engine.GiB(g.EstimateBytes), engine.GiB(g.SwingBytes), strings.Join(per, ", "), graphSampleRows, v2Sampling(sz.Serve, sz.Model.Arch))
 }
 
 // graphMarginNote is explain's note where membudget predicts vLLM starts
