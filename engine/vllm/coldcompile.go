@@ -495,7 +495,7 @@ func (sz *Sizing) writeColdKept(w io.Writer) {
 // where no segment is counted (before 0.26.1, no table copied, a copy
 // under 10 MiB).
 func (sz *Sizing) coldKeptCold() (seg uint64, kept Capacity, ok bool) {
-	if !sz.Serve.chargesColdCompile() || sz.encoderOnly() || !sz.capacity.Starts || sz.capacity.SeqsOverStateBlocks {
+	if !sz.Serve.chargesColdCompile() || !sz.startsProfiled() {
 		return 0, Capacity{}, false
 	}
 	return sz.keptStart()
@@ -594,7 +594,7 @@ type coldCompileJSON struct {
 // start starts (a serve it refuses is refused cold too) and the serve
 // compiles in its profile.
 func (sz *Sizing) coldStarts() (Capacity, bool) {
-	if sz.encoderOnly() || !sz.capacity.Starts || sz.capacity.SeqsOverStateBlocks {
+	if !sz.startsProfiled() {
 		return Capacity{}, false
 	}
 	return sz.coldCapacity()

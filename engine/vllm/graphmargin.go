@@ -136,8 +136,7 @@ type graphMarginJSON struct {
 // table checks; the note says on what the verdict rests instead, as the
 // cold-compile note does for a first start.
 func (sz *Sizing) graphMargin(fp budget.Footprint) (graphMarginJSON, bool) {
-	c := sz.capacity
-	if sz.encoderOnly() || !c.Starts || c.SeqsOverStateBlocks || sz.plan == nil {
+	if !sz.startsProfiled() || sz.plan == nil {
 		return graphMarginJSON{}, false
 	}
 	modes, swing, ok := graphSwing(sz.Serve, sz.Model.Arch)

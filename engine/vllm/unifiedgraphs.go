@@ -108,8 +108,7 @@ type unifiedGraphsJSON struct {
 // unifiedGraphsField is the report's graph_estimate_host_dependent, where
 // its text has the line ([Sizing.writeUnifiedGraphs]).
 func (sz *Sizing) unifiedGraphsField(fp budget.Footprint) []engine.Field {
-	c := sz.capacity
-	if sz.encoderOnly() || !c.Starts || c.SeqsOverStateBlocks || !hostGraphEstimate(sz.Serve, sz.Model.Arch) {
+	if !sz.startsProfiled() || !hostGraphEstimate(sz.Serve, sz.Model.Arch) {
 		return nil
 	}
 	return []engine.Field{{Key: "graph_estimate_host_dependent", Value: unifiedGraphsJSON{EstimateBytes: fp.Terms[budget.TermGraphPool], Evidence: unifiedGraphRows}}}
