@@ -1004,7 +1004,7 @@ func targetSlides(a *model.Arch, w uint64, d Draft, tp uint64) bool {
 type draftShape struct {
 	method                              string
 	layers, kvHeads, headDim, mtpLayers uint64
-	windows                             string // the draft layers' sliding windows, "" for full attention
+	windows                             string // fmt.Sprint of Draft.Windows: "[]" where every draft layer is full attention, "" without a draft
 }
 
 // draftKey returns the serve's draftShape.
