@@ -38,6 +38,15 @@ type Capacity struct {
 	// NeededBytes is the KV memory one request of max_model_len needs on
 	// the stage of AvailableBytes.
 	NeededBytes uint64
+	// StartMargin is how much the available KV memory of the stage with
+	// the least of it to spare can shrink before vLLM refuses the serve:
+	// its available memory less what one request of max_model_len needs
+	// (_check_enough_kv_cache_memory, every stage), and, for a model vLLM
+	// checks Mamba cache blocks for, less max_num_seqs blocks
+	// (vllm/config/compilation.py:1491-1513; a stage's blocks are its
+	// available memory over its block). The least over the stages, which
+	// under pipeline parallelism need not be the binding stage's.
+	StartMargin uint64
 	// Starts says vLLM starts: one request of max_model_len fits every
 	// stage's available memory.
 	Starts bool
@@ -161,7 +170,7 @@ func (k kvCheck) capacity(p *budget.Plan) Capacity {
 	prof := r.Profile
 	maxLen := r.MaxModelLen
 	c := Capacity{Starts: true, EstimatedMaxModelLen: maxLen}
-	have := false
+	have, stateCheck := false, r.StateBlockCheck()
 	for i := range p.Stages {
 		pool := p.Stages[i].Pool
 		avail := p.PoolBudget(i)
@@ -171,10 +180,17 @@ func (k kvCheck) capacity(p *budget.Plan) Capacity {
 		}
 		blocks := avail / block
 		need := k.neededBytes(i, pool, maxLen)
+		margin := budget.SatSub(avail, need)
+		if stateCheck {
+			margin = min(margin, budget.SatSub(avail, budget.SatMul(r.MaxNumSeqs, block)))
+		}
 		if !have || blocks < c.Blocks {
 			c.Blocks, c.AvailableBytes, c.BlockBytes, c.NeededBytes = blocks, avail, block, need
-			have = true
 		}
+		if !have || margin < c.StartMargin {
+			c.StartMargin = margin
+		}
+		have = true
 		// vllm/v1/core/kv_cache_utils.py _check_enough_kv_cache_memory, on
 		// every worker: no memory at all, or less than one request of
 		// max_model_len needs, stops the engine.
@@ -190,7 +206,7 @@ func (k kvCheck) capacity(p *budget.Plan) Capacity {
 		}
 	}
 	startupCheck(&c, r, p)
-	if r.StateBlockCheck() {
+	if stateCheck {
 		c.StateBlocks = c.Blocks
 		c.SeqsOverStateBlocks = r.MaxNumSeqs > c.Blocks
 		// A lighter host passes the startup check, not this one.

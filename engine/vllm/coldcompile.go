@@ -445,11 +445,7 @@ func (sz *Sizing) writeColdCompile(w io.Writer) {
 // same" where the segment leaves as many (another stage binds them, or
 // the segment is under a block).
 func (sz *Sizing) coldKeptClause(first uint64) string {
-	seg := sz.coldKept()
-	if seg == 0 {
-		return ""
-	}
-	kept, ok := sz.coldCapacityKept(true)
+	seg, kept, ok := sz.keptStart()
 	if !ok {
 		return ""
 	}
@@ -499,9 +495,19 @@ func (sz *Sizing) writeColdKept(w io.Writer) {
 // where no segment is counted (before 0.26.1, no table copied, a copy
 // under 10 MiB).
 func (sz *Sizing) coldKeptCold() (seg uint64, kept Capacity, ok bool) {
-	if !sz.Serve.chargesColdCompile() || sz.encoderOnly() || !sz.capacity.Starts || sz.capacity.SeqsOverStateBlocks {
+	if !sz.Serve.chargesColdCompile() || !sz.startsProfiled() {
 		return 0, Capacity{}, false
 	}
+	return sz.keptStart()
+}
+
+// keptStart is the largest table-copy segment a stage's first start can
+// keep (coldKept) and the KV capacity of a first start with each stage's
+// kept (coldCapacityKept); ok is false where no segment is counted
+// (before 0.26.1, no table copied, a copy under 10 MiB) or where that
+// capacity has nothing to say. The warm report's clause, its JSON and
+// the cold report's line (coldKeptCold) all read it.
+func (sz *Sizing) keptStart() (seg uint64, kept Capacity, ok bool) {
 	if seg = sz.coldKept(); seg == 0 {
 		return 0, Capacity{}, false
 	}
@@ -545,20 +551,17 @@ const keptEvidence = "counted in vLLM's consumed memory where a live block pins 
 
 // coldKept is the largest table-copy segment a stage's first start can
 // keep (coldKeptSegment): the first stage's; 0 before 0.26.1.
-func (sz *Sizing) coldKept() uint64 {
-	var most uint64
-	for i := range sz.Serve.Stages {
-		most = max(most, coldKeptSegment(sz.Model.Arch, sz.Serve, stageOf(sz.Serve, i)))
-	}
-	return most
-}
+func (sz *Sizing) coldKept() uint64 { return sz.stagesMost(coldKeptSegment) }
 
 // coldScratch is the most a stage's compile benchmarks allocate at once
 // (coldCompileScratch): the first stage's.
-func (sz *Sizing) coldScratch() uint64 {
+func (sz *Sizing) coldScratch() uint64 { return sz.stagesMost(coldCompileScratch) }
+
+// stagesMost is the most f gives a GPU of any of the serve's stages.
+func (sz *Sizing) stagesMost(f func(*model.Arch, *Resolved, model.Sharding) uint64) uint64 {
 	var most uint64
 	for i := range sz.Serve.Stages {
-		most = max(most, coldCompileScratch(sz.Model.Arch, sz.Serve, stageOf(sz.Serve, i)))
+		most = max(most, f(sz.Model.Arch, sz.Serve, stageOf(sz.Serve, i)))
 	}
 	return most
 }
@@ -591,7 +594,7 @@ type coldCompileJSON struct {
 // start starts (a serve it refuses is refused cold too) and the serve
 // compiles in its profile.
 func (sz *Sizing) coldStarts() (Capacity, bool) {
-	if sz.encoderOnly() || !sz.capacity.Starts || sz.capacity.SeqsOverStateBlocks {
+	if !sz.startsProfiled() {
 		return Capacity{}, false
 	}
 	return sz.coldCapacity()
@@ -606,12 +609,12 @@ func (sz *Sizing) coldCompileField() []engine.Field {
 	}
 	r := sz.Serve
 	j := coldCompileJSON{ExtraActivationBytes: sz.coldExtra(), Blocks: cold.Blocks, LoggedTokens: cold.LoggedTokens,
-		Starts: cold.Refusal(r.MaxModelLen, r.MaxNumSeqs) == "", KeptSegmentBytes: sz.coldKept()}
+		Starts: cold.Refusal(r.MaxModelLen, r.MaxNumSeqs) == ""}
 	j.TokensIfKept, j.StartsIfKept = j.LoggedTokens, j.Starts
-	if j.KeptSegmentBytes > 0 {
-		if kept, ok := sz.coldCapacityKept(true); ok {
-			j.TokensIfKept, j.StartsIfKept = kept.LoggedTokens, kept.Refusal(r.MaxModelLen, r.MaxNumSeqs) == ""
-		}
+	// coldStarts' capacity was had, so keptStart's is too (it lifts only
+	// the guard against a serve sized cold): ok wherever a segment counts.
+	if seg, kept, ok := sz.keptStart(); ok {
+		j.KeptSegmentBytes, j.TokensIfKept, j.StartsIfKept = seg, kept.LoggedTokens, kept.Refusal(r.MaxModelLen, r.MaxNumSeqs) == ""
 	}
 	return []engine.Field{{Key: "first_start_cold_compile", Value: j}}
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 
@@ -112,9 +111,8 @@ func parseEPLBConfig(v string) (eplbConfig, error) {
 	}
 	// vLLM parses the flag with pydantic's TypeAdapter.validate_json
 	// (vllm/engine/arg_utils.py:337-342 at main d18bb7b), which refuses
-	// anything after the object but JSON's whitespace; dec.More missed a
-	// stray closing brace or bracket.
-	if _, err := dec.Token(); err != io.EOF {
+	// anything after the object but JSON's whitespace.
+	if extraAfterJSON(dec) {
 		return c, fmt.Errorf("want one JSON object")
 	}
 	switch {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"sync"
@@ -348,6 +349,15 @@ func checkJSON(v string) error {
 		return fmt.Errorf("%q: %v", v, err)
 	}
 	return nil
+}
+
+// extraAfterJSON reports whether anything but JSON's whitespace follows
+// the value dec has decoded, which Python's json.loads and pydantic's
+// validate_json both refuse ("Extra data"); dec.More misses a stray
+// closing brace or bracket there.
+func extraAfterJSON(dec *json.Decoder) bool {
+	_, err := dec.Token()
+	return err != io.EOF
 }
 
 // looksJSON reports whether v is meant as a JSON object or array: vLLM's

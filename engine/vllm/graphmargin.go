@@ -136,8 +136,7 @@ type graphMarginJSON struct {
 // table checks; the note says on what the verdict rests instead, as the
 // cold-compile note does for a first start.
 func (sz *Sizing) graphMargin(fp budget.Footprint) (graphMarginJSON, bool) {
-	c := sz.capacity
-	if sz.encoderOnly() || !c.Starts || c.SeqsOverStateBlocks || sz.plan == nil {
+	if !sz.startsProfiled() || sz.plan == nil {
 		return graphMarginJSON{}, false
 	}
 	modes, swing, ok := graphSwing(sz.Serve, sz.Model.Arch)
@@ -145,38 +144,10 @@ func (sz *Sizing) graphMargin(fp budget.Footprint) (graphMarginJSON, bool) {
 		return graphMarginJSON{}, false
 	}
 	g := graphMarginJSON{EstimateBytes: fp.Terms[budget.TermGraphPool], SwingBytes: swing, Modes: modes,
-		StartMarginBytes: sz.startMargin(), FitMarginBytes: fp.BudgetHeadroom(), Evidence: graphSampleRows}
+		StartMarginBytes: sz.capacity.StartMargin, FitMarginBytes: fp.BudgetHeadroom(), Evidence: graphSampleRows}
 	g.StartAtRisk = g.StartMarginBytes < swing
 	g.FitAtRisk = fp.Fits() && g.FitMarginBytes < swing
 	return g, g.StartAtRisk || g.FitAtRisk
-}
-
-// startMargin is how much the available KV memory of the stage with the
-// least of it can shrink before vLLM refuses the serve: less than one
-// request of max_model_len needs (_check_enough_kv_cache_memory, every
-// stage), or, for a model vLLM checks Mamba cache blocks for, fewer blocks
-// than max_num_seqs (vllm/config/compilation.py:1491-1513; a stage's
-// blocks are its available memory over its block, so the bytes above
-// max_num_seqs blocks).
-func (sz *Sizing) startMargin() uint64 {
-	r, p := sz.Serve, sz.plan
-	margin, have := uint64(0), false
-	for i := range p.Stages {
-		pool := p.Stages[i].Pool
-		block := pool.BlockBytes()
-		if block == 0 {
-			continue
-		}
-		avail := p.PoolBudget(i)
-		m := budget.SatSub(avail, sz.check.neededBytes(i, pool, r.MaxModelLen))
-		if r.StateBlockCheck() {
-			m = min(m, budget.SatSub(avail, budget.SatMul(r.MaxNumSeqs, block)))
-		}
-		if !have || m < margin {
-			margin, have = m, true
-		}
-	}
-	return margin
 }
 
 // graphMarginField is the report's graph_estimate_margin, where its text
@@ -207,19 +178,14 @@ func (sz *Sizing) writeGraphMargin(w io.Writer, fp budget.Footprint) {
 	for _, m := range g.Modes {
 		per = append(per, fmt.Sprintf("%s %d graphs: %s", m.Mode, m.Graphs, engine.GiB(m.SwingBytes)))
 	}
-	v2 := ""
-	if sz.Serve.onV2Runner(sz.Model.Arch) {
-		v2 = "; the V2 runner's reservation (PR #53306) is taken to sample as V1's does, not read"
-	}
 	fmt.Fprintf(w, "  graph-estimate margin: %s; vLLM's CUDA-graph estimate (%s charged) can come out up to %s higher on a given start, and take that much off the KV cache: it multiplies each mode's second capture by the graphs after the first, so one more 20 MiB allocator segment in that sample adds (graphs - 1) x 20 MiB (%s; %s%s)\n",
-		strings.Join(rests, ", and "), engine.GiB(g.EstimateBytes), engine.GiB(g.SwingBytes), strings.Join(per, ", "), graphSampleRows, v2)
+		strings.Join(rests, ", and "), engine.GiB(g.EstimateBytes), engine.GiB(g.SwingBytes), strings.Join(per, ", "), graphSampleRows, v2Sampling(sz.Serve, sz.Model.Arch))
 }
 
 // graphMarginNote is explain's note where membudget predicts vLLM starts
 // the logged serve on less margin than vLLM's CUDA-graph estimate can
-// move (graphSwing): the predicted start's margin is the binding stage's
-// available KV memory less what the startup check needs (and, where vLLM
-// checks Mamba cache blocks, less max_num_seqs blocks); "" otherwise.
+// move (graphSwing): the predicted start's margin is the report's,
+// [Capacity.StartMargin]; "" otherwise.
 func graphMarginNote(p Predicted, r *Resolved, a *model.Arch) string {
 	c := p.Capacity
 	if !c.Starts || c.SeqsOverStateBlocks {
@@ -229,10 +195,7 @@ func graphMarginNote(p Predicted, r *Resolved, a *model.Arch) string {
 	if !ok {
 		return ""
 	}
-	margin := budget.SatSub(c.AvailableBytes, c.NeededBytes)
-	if c.StateBlocks > 0 {
-		margin = min(margin, budget.SatSub(c.AvailableBytes, budget.SatMul(r.MaxNumSeqs, c.BlockBytes)))
-	}
+	margin := c.StartMargin
 	if margin >= swing {
 		return ""
 	}

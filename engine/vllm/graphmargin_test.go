@@ -105,7 +105,7 @@ func TestGraphMargin(t *testing.T) {
 			// The margin by hand: the blocks held less those one request
 			// takes, whole pages of 2 MiB, plus the available memory's
 			// remainder under one page.
-			start := sz.startMargin()
+			start := c.StartMargin
 			if lo := tc.want.BlocksMargin * 2 * mib; start < lo || start >= lo+2*mib || start != c.AvailableBytes-c.NeededBytes {
 				t.Errorf("start margin %d B: want %d blocks of 2 MiB and under one page more, = available %d - needed %d", start, tc.want.BlocksMargin, c.AvailableBytes, c.NeededBytes)
 			}
@@ -243,7 +243,7 @@ func TestGraphMarginIsTheRefusal(t *testing.T) {
 		}
 		refused := !sz.check.capacity(&moved).Starts
 		if refused != g.StartAtRisk {
-			t.Fatalf("moved by %d B: refused %v, start at risk %v (margin %d B)", swing, refused, g.StartAtRisk, sz.startMargin())
+			t.Fatalf("moved by %d B: refused %v, start at risk %v (margin %d B)", swing, refused, g.StartAtRisk, sz.capacity.StartMargin)
 		}
 		if fp.Fits() {
 			mf := moved.Evaluate(fp.Seqs, fp.Tokens)

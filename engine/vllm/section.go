@@ -322,3 +322,13 @@ func (s section) Setting() string {
 
 // groups names the serve's KV cache groups as vLLM's spec classes do.
 func (sz *Sizing) groups() string { return groupNames(sz.Model.Arch, sz.check.groups) }
+
+// startsProfiled reports whether vLLM starts the serve with a KV cache
+// sized from its profile run (not an encoder-only pooling serve, which has
+// none): the start that the notes on what moves that cache (a cold
+// compile, the graph estimate's swing) speak of, written under
+// WriteAfter's "vLLM starts" line.
+func (sz *Sizing) startsProfiled() bool {
+	c := sz.capacity
+	return !sz.encoderOnly() && c.Starts && !c.SeqsOverStateBlocks
+}

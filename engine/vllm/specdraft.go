@@ -549,16 +549,24 @@ func llamaDraftRotary(file string, data []byte, headDim uint64, a *model.Arch) (
 	if err != nil {
 		return 0, 0, err
 	}
-	target := a.RopeKey
-	if target.Theta == 0 && a.ModelType == "llama" {
-		target.Theta = model.LlamaRopeTheta // a llama target is a LlamaConfig too
-	}
+	target := llamaRopeKey(a) // a llama target is a LlamaConfig too
 	i := slices.IndexFunc(a.Rotary, func(r model.RotaryTable) bool { return r.Name == "rotary_emb" })
 	if i >= 0 && a.Rotary[i].Dtype == "" && !a.Rotary[i].Served && a.HeadDim == headDim &&
 		a.Rotary[i].Dim == t.Dim && a.Rotary[i].Positions == t.Positions && key.SameTable(target) {
 		return 0, 0, nil
 	}
 	return t.Positions, t.Dim, nil
+}
+
+// llamaRopeKey is a's [model.RopeKey] with LlamaConfig's rope_theta
+// (model.LlamaRopeTheta) where a llama config gives none, as transformers
+// fills it: the key get_rope sees for such a model.
+func llamaRopeKey(a *model.Arch) model.RopeKey {
+	k := a.RopeKey
+	if k.Theta == 0 && a.ModelType == "llama" {
+		k.Theta = model.LlamaRopeTheta
+	}
+	return k
 }
 
 // draftMRoPE says the draft config's rope parameters (rope_scaling, or
@@ -996,7 +1004,7 @@ func targetSlides(a *model.Arch, w uint64, d Draft, tp uint64) bool {
 type draftShape struct {
 	method                              string
 	layers, kvHeads, headDim, mtpLayers uint64
-	windows                             string // the draft layers' sliding windows, "" for full attention
+	windows                             string // fmt.Sprint of Draft.Windows: "[]" where every draft layer is full attention, "" without a draft
 }
 
 // draftKey returns the serve's draftShape.

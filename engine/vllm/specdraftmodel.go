@@ -153,16 +153,9 @@ func (r *Resolved) resolveDraftModel(sc specConfig, a *model.Arch) (*Draft, erro
 // default) is the draft's own and stays charged: an over-count of it at
 // most. da is the cached load, so a copy is returned where a table goes.
 func draftModelOwnRotary(da, a *model.Arch) *model.Arch {
-	key, target := da.RopeKey, a.RopeKey
-	// A llama config without rope_theta takes LlamaConfig's
-	// (model.LlamaRopeTheta), as llamaDraftRotary reads EAGLE's drafts.
-	if key.Theta == 0 && da.ModelType == "llama" {
-		key.Theta = model.LlamaRopeTheta
-	}
-	if target.Theta == 0 && a.ModelType == "llama" {
-		target.Theta = model.LlamaRopeTheta
-	}
-	if da.HeadDim != a.HeadDim || !key.SameTable(target) {
+	// A llama config without rope_theta takes LlamaConfig's, as
+	// llamaDraftRotary reads EAGLE's drafts.
+	if da.HeadDim != a.HeadDim || !llamaRopeKey(da).SameTable(llamaRopeKey(a)) {
 		return da
 	}
 	own := slices.DeleteFunc(slices.Clone(da.Rotary), func(dr model.RotaryTable) bool {

@@ -212,7 +212,7 @@ func orderedObject(data []byte) ([]string, map[string]json.RawMessage, error) {
 	// transformers reads the file with json.loads (PretrainedConfig.
 	// _dict_from_json_file, configuration_utils.py), which refuses
 	// anything after the object but JSON's whitespace ("Extra data").
-	if end := dec.InputOffset(); len(bytes.TrimLeft(data[end:], " \t\r\n")) != 0 {
+	if end := dec.InputOffset(); extraAfterJSON(dec) {
 		return nil, nil, fmt.Errorf("text after the JSON object at byte %d, which transformers' json.loads refuses (Extra data)", end)
 	}
 	return keys, vals, nil

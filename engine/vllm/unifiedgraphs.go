@@ -85,9 +85,9 @@ func hostGraphEstimate(r *Resolved, a *model.Arch) bool {
 	return ok
 }
 
-// v2Sampling is what the unified notes add on the V2 runner, whose
-// reservation (0.29.0, PR #53306) membudget reads as V1's estimate without
-// having read how it samples.
+// v2Sampling is what the unified and graph-margin notes add on the V2
+// runner, whose reservation (0.29.0, PR #53306) membudget reads as V1's
+// estimate without having read how it samples.
 func v2Sampling(r *Resolved, a *model.Arch) string {
 	if !r.onV2Runner(a) {
 		return ""
@@ -108,8 +108,7 @@ type unifiedGraphsJSON struct {
 // unifiedGraphsField is the report's graph_estimate_host_dependent, where
 // its text has the line ([Sizing.writeUnifiedGraphs]).
 func (sz *Sizing) unifiedGraphsField(fp budget.Footprint) []engine.Field {
-	c := sz.capacity
-	if sz.encoderOnly() || !c.Starts || c.SeqsOverStateBlocks || !hostGraphEstimate(sz.Serve, sz.Model.Arch) {
+	if !sz.startsProfiled() || !hostGraphEstimate(sz.Serve, sz.Model.Arch) {
 		return nil
 	}
 	return []engine.Field{{Key: "graph_estimate_host_dependent", Value: unifiedGraphsJSON{EstimateBytes: fp.Terms[budget.TermGraphPool], Evidence: unifiedGraphRows}}}
