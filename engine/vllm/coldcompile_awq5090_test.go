@@ -5,7 +5,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"membudget"
 	"membudget/model/hub"
 )
 
@@ -46,10 +45,7 @@ func TestColdCompileRows206(t *testing.T) {
 	if a == nil {
 		t.Fatal("no config for Qwen3-14B-AWQ")
 	}
-	c, err := membudget.Kernels().Load("rtx-5090")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := kernelClass(t, "rtx-5090")
 	type got struct{ Blocks, Tokens uint64 }
 	const logged = 60768 // rows 206 and 207: GPU KV cache size
 	for _, tc := range []struct {

@@ -353,10 +353,7 @@ func TestColdCompileRow212(t *testing.T) {
 	if a == nil {
 		t.Fatal("no config for Qwen3-8B")
 	}
-	c, err := membudget.Kernels().Load("rtx-4090")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := kernelClass(t, "rtx-4090")
 	type got struct{ Blocks, Tokens uint64 }
 	size := func(cold bool) (*Sizing, got) {
 		s := Serve{GPUMemoryUtilization: 0.92, MaxModelLen: 8192, ColdCompileCache: cold}
@@ -450,10 +447,7 @@ func TestColdCompileLabelFits(t *testing.T) {
 //     67,108,864 B: 378,273,792 B, under a forward of 0.94 GiB.
 func TestColdCompileUnderForward(t *testing.T) {
 	archs := observedArchs(t)
-	c, err := membudget.Kernels().Load("rtx-pro-6000")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := kernelClass(t, "rtx-pro-6000")
 	for _, tc := range []struct {
 		row, model string
 		s          Serve

@@ -8,7 +8,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 
-	"membudget"
 	"membudget/model"
 	"membudget/model/hub"
 )
@@ -103,10 +102,7 @@ func TestColdKeptRows206(t *testing.T) {
 	if a == nil {
 		t.Fatal("no config for Qwen3-14B-AWQ")
 	}
-	c, err := membudget.Kernels().Load("rtx-5090")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := kernelClass(t, "rtx-5090")
 	const logged = 60768 // rows 206 and 207: GPU KV cache size
 	for _, tc := range []struct {
 		row    string
@@ -158,14 +154,8 @@ func TestColdKeptRows206(t *testing.T) {
 // (128,256 x 4096 x 2 B = 1,050,673,152 B, 501 x 2 MiB exactly).
 func TestColdKeptClause(t *testing.T) {
 	archs := observedArchs(t)
-	c5090, err := membudget.Kernels().Load("rtx-5090")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cPro, err := membudget.Kernels().Load("rtx-pro-6000")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c5090 := kernelClass(t, "rtx-5090")
+	cPro := kernelClass(t, "rtx-pro-6000")
 	const clause = "; from vLLM 0.26.1 a first start can also keep that copy's allocator segment reserved"
 	for _, tc := range []struct {
 		name, model, version string
@@ -384,14 +374,8 @@ func TestColdKeptProperties(t *testing.T) {
 //     (TestColdKeptClause's trick) is refused with the 501 blocks kept.
 func TestColdKeptColdReport(t *testing.T) {
 	archs := observedArchs(t)
-	h100, err := membudget.Kernels().Load("h100-sxm-80g")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c5090, err := membudget.Kernels().Load("rtx-5090")
-	if err != nil {
-		t.Fatal(err)
-	}
+	h100 := kernelClass(t, "h100-sxm-80g")
+	c5090 := kernelClass(t, "rtx-5090")
 	const line = "  from vLLM 0.26.1 this cold start can also keep the allocator segment of Inductor's benchmark copy of the embedding table reserved ("
 	llama := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
 	qwenAWQ := archs["Qwen__Qwen3-14B-AWQ"]

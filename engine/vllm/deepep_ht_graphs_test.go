@@ -88,10 +88,7 @@ func TestDeepEPHTGraphsOffByHand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := membudget.Kernels().Load("h100-sxm-80g")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := kernelClass(t, "h100-sxm-80g")
 	size := func(backend, release string) *Sizing {
 		t.Helper()
 		s := Serve{DataParallelSize: 2, EnableExpertParallel: true, All2AllBackend: backend, MaxModelLen: 8192}

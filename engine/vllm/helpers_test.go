@@ -58,6 +58,16 @@ func parseShippedConfig(t testing.TB, name string) *model.Arch {
 	return a
 }
 
+// kernelClass loads the shipped GPU class name (kernels/<name>).
+func kernelClass(t testing.TB, name string) budget.Class {
+	t.Helper()
+	c, err := membudget.Kernels().Load(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 // hopper is Hopper silicon, compute capability 9.0.
 var hopper = budget.Silicon{Vendor: budget.NVIDIA, Major: 9}
 
