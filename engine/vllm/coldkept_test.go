@@ -98,21 +98,12 @@ func TestColdKeptSegment(t *testing.T) {
 // (coldcompile.go). The estimate is so not on the safe side of this row by
 // that 0.55%, and the test says so: it must stay within 1% of the log.
 func TestColdKeptRows206(t *testing.T) {
-	a := observedArchs(t)["Qwen__Qwen3-14B-AWQ"]
-	if a == nil {
-		t.Fatal("no config for Qwen3-14B-AWQ")
-	}
-	c := kernelClass(t, "rtx-5090")
 	const logged = 60768 // rows 206 and 207: GPU KV cache size
 	for _, tc := range []struct {
 		row    string
 		maxLen uint64
 	}{{"206", 32768}, {"207", 16384}} {
-		s := Serve{GPUMemoryUtilization: 0.70, MaxModelLen: tc.maxLen}
-		sz, err := Size(&hub.Loaded{Name: a.Source, Arch: a}, c, s, mustProfile("0.28.0"))
-		if err != nil {
-			t.Fatalf("row %s: %v", tc.row, err)
-		}
+		sz := sizeRow206(t, tc.row, tc.maxLen, false)
 		var w bytes.Buffer
 		sz.writeColdCompile(&w)
 		line := w.String()
