@@ -68,6 +68,20 @@ func kernelClass(t testing.TB, name string) budget.Class {
 	return c
 }
 
+// judgeLine is the first error Judge gives a flag of args, "" for none.
+func judgeLine(args []string) string {
+	s := &flagServe{}
+	for i, a := range args {
+		if !strings.HasPrefix(a, "-") || engine.FlagName(a) == "vllm-version" {
+			continue
+		}
+		if err := s.Judge(args, i); err != nil {
+			return err.Error()
+		}
+	}
+	return ""
+}
+
 // hopper is Hopper silicon, compute capability 9.0.
 var hopper = budget.Silicon{Vendor: budget.NVIDIA, Major: 9}
 
