@@ -204,17 +204,7 @@ func TestColdKeptClause(t *testing.T) {
 	}
 
 	// The refusal: TestColdCompileRefuses's serve.
-	a := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
-	m := &hub.Loaded{Name: a.Source, Arch: a}
-	s := Serve{GPUMemoryUtilization: 0.35, MaxModelLen: 4096, MaxNumSeqs: 16, MaxNumBatchedTokens: 2048}
-	sz, err := Size(m, testClass(false), s, current)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.MaxModelLen = (sz.capacity.Blocks - 128) * 16
-	if sz, err = Size(m, testClass(false), s, current); err != nil {
-		t.Fatal(err)
-	}
+	sz, _ := sizeSpare128(t, false)
 	var w bytes.Buffer
 	sz.writeColdCompile(&w)
 	line := w.String()
@@ -428,18 +418,9 @@ func TestColdKeptColdReport(t *testing.T) {
 	}
 
 	// The refusal: a length the cold start holds with 128 blocks to spare.
-	s := Serve{GPUMemoryUtilization: 0.35, MaxModelLen: 4096, MaxNumSeqs: 16, MaxNumBatchedTokens: 2048, ColdCompileCache: true}
-	m := &hub.Loaded{Name: llama.Source, Arch: llama}
-	sz, err := Size(m, testClass(false), s, current)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.MaxModelLen = (sz.capacity.Blocks - 128) * 16
-	if sz, err = Size(m, testClass(false), s, current); err != nil {
-		t.Fatal(err)
-	}
+	sz, _ := sizeSpare128(t, true)
 	if !sz.capacity.Starts {
-		t.Fatalf("the cold start at %d tokens is refused", s.MaxModelLen)
+		t.Fatalf("the cold start at %d tokens is refused", sz.Serve.MaxModelLen)
 	}
 	var w bytes.Buffer
 	sz.writeColdCompile(&w)
