@@ -147,17 +147,7 @@ func wantRefusal(t testing.TB, err error, flag, says string) {
 // agree on s for a on c under p: the same refusal, or the same plan field
 // for field.
 func compilerIsReference(t *rapid.T, a *model.Arch, s Serve, c budget.Class, p Profile) {
-	ref, refErr := NewReference(a, s, c, p)
-	_, plan, err := NewCompiler(a).Compile(s, c, p)
-	if refErr != nil || err != nil {
-		if refErr == nil || err == nil || refErr.Error() != err.Error() {
-			t.Fatalf("reference error %v, compiler error %v", refErr, err)
-		}
-		return
-	}
-	if diff := cmp.Diff(ref.Plan(), plan); diff != "" {
-		t.Fatalf("Compiler != Reference (-reference +compiler):\n%s", diff)
-	}
+	compiledIsReference(t, "compiler", NewCompiler(a), a, s, c, p)
 }
 
 // sharedCompilerIsReference is [compilerIsReference] for a compiler cp
@@ -165,16 +155,22 @@ func compilerIsReference(t *rapid.T, a *model.Arch, s Serve, c budget.Class, p P
 // serves that differ only in what their keys must tell apart, which a
 // fresh compiler never does.
 func sharedCompilerIsReference(t *rapid.T, cp *Compiler, a *model.Arch, s Serve, c budget.Class, p Profile) {
+	compiledIsReference(t, "shared compiler", cp, a, s, c, p)
+}
+
+// compiledIsReference fails unless cp (named who in the failure) and the
+// [Reference] agree on s for a on c under p.
+func compiledIsReference(t *rapid.T, who string, cp *Compiler, a *model.Arch, s Serve, c budget.Class, p Profile) {
 	ref, refErr := NewReference(a, s, c, p)
 	_, plan, err := cp.Compile(s, c, p)
 	if refErr != nil || err != nil {
 		if refErr == nil || err == nil || refErr.Error() != err.Error() {
-			t.Fatalf("reference error %v, shared compiler error %v", refErr, err)
+			t.Fatalf("reference error %v, %s error %v", refErr, who, err)
 		}
 		return
 	}
 	if diff := cmp.Diff(ref.Plan(), plan); diff != "" {
-		t.Fatalf("shared Compiler != Reference (-reference +compiler):\n%s", diff)
+		t.Fatalf("%s != Reference (-reference +compiler):\n%s", who, diff)
 	}
 }
 
