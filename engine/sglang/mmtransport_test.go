@@ -83,15 +83,22 @@ func TestMMTransport(t *testing.T) {
 			}
 			continue
 		}
-		var se *engine.SettingError
-		if !errors.As(err, &se) || se.Flag != "mm-feature-transport" || !strings.HasPrefix(err.Error(), tt.want[0]) {
-			t.Errorf("%s: %v, want an error naming --mm-feature-transport, beginning %q", tt.name, err, tt.want[0])
-			continue
-		}
-		for _, part := range tt.want[1:] {
-			if !strings.Contains(err.Error(), part) {
-				t.Errorf("%s: %v, want it to say %q", tt.name, err, part)
-			}
+		checkTransportRefused(t, tt.name, err, tt.want)
+	}
+}
+
+// checkTransportRefused wants err a setting error of
+// --mm-feature-transport beginning want[0] and saying each of want[1:].
+func checkTransportRefused(t *testing.T, name string, err error, want []string) {
+	t.Helper()
+	var se *engine.SettingError
+	if !errors.As(err, &se) || se.Flag != "mm-feature-transport" || !strings.HasPrefix(err.Error(), want[0]) {
+		t.Errorf("%s: %v, want an error naming --mm-feature-transport, beginning %q", name, err, want[0])
+		return
+	}
+	for _, part := range want[1:] {
+		if !strings.Contains(err.Error(), part) {
+			t.Errorf("%s: %v, want it to say %q", name, err, part)
 		}
 	}
 }
@@ -324,16 +331,7 @@ func TestMMIPCEnv(t *testing.T) {
 			}
 			continue
 		}
-		var se *engine.SettingError
-		if !errors.As(err, &se) || se.Flag != "mm-feature-transport" || !strings.HasPrefix(err.Error(), tt.want[0]) {
-			t.Errorf("%s: %v, want an error naming --mm-feature-transport, beginning %q", tt.name, err, tt.want[0])
-			continue
-		}
-		for _, part := range tt.want[1:] {
-			if !strings.Contains(err.Error(), part) {
-				t.Errorf("%s: %v, want it to say %q", tt.name, err, part)
-			}
-		}
+		checkTransportRefused(t, tt.name, err, tt.want)
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"membudget"
 	"membudget/model/explain"
 	"membudget/model/logs"
 )
@@ -55,10 +54,7 @@ func TestStartsCheckLighterHost(t *testing.T) {
 // holding at most 130664103936 - 117597693543 = 13066410393 B (12.17 GiB)
 // passes it, within util_reached 0.95.
 func TestBudgetLighterHost(t *testing.T) {
-	c, err := membudget.Kernels().Load("gb10")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := kernelClass(t, "gb10")
 	res, err := (&budgetQuery{version: "main", util: 0.9}).Budget(c)
 	if err != nil {
 		t.Fatal(err)

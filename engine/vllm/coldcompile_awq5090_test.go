@@ -5,7 +5,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"membudget"
 	"membudget/model/hub"
 )
 
@@ -42,14 +41,6 @@ import (
 // qwen3AWQRows028). The test pins the figures so that a change to the
 // rows' sizing shows here and in that entry together.
 func TestColdCompileRows206(t *testing.T) {
-	a := observedArchs(t)["Qwen__Qwen3-14B-AWQ"]
-	if a == nil {
-		t.Fatal("no config for Qwen3-14B-AWQ")
-	}
-	c, err := membudget.Kernels().Load("rtx-5090")
-	if err != nil {
-		t.Fatal(err)
-	}
 	type got struct{ Blocks, Tokens uint64 }
 	const logged = 60768 // rows 206 and 207: GPU KV cache size
 	for _, tc := range []struct {
@@ -61,11 +52,7 @@ func TestColdCompileRows206(t *testing.T) {
 		{"207", 16384, got{4880, 78080}, got{4413, 70608}},
 	} {
 		size := func(cold bool) got {
-			s := Serve{GPUMemoryUtilization: 0.70, MaxModelLen: tc.maxLen, ColdCompileCache: cold}
-			sz, err := Size(&hub.Loaded{Name: a.Source, Arch: a}, c, s, mustProfile("0.28.0"))
-			if err != nil {
-				t.Fatalf("row %s: %v", tc.row, err)
-			}
+			sz := sizeRow206(t, tc.row, tc.maxLen, cold)
 			return got{sz.capacity.Blocks, sz.capacity.LoggedTokens}
 		}
 		if diff := cmp.Diff(tc.warm, size(false)); diff != "" {
@@ -77,4 +64,20 @@ func TestColdCompileRows206(t *testing.T) {
 		}
 		t.Logf("row %s: %d tokens sized cold, %d logged (%+.1f%%)", tc.row, cold.Tokens, logged, 100*(float64(cold.Tokens)/logged-1))
 	}
+}
+
+// sizeRow206 sizes the serve of rows 206 and 207 (Qwen3-14B-AWQ on one
+// RTX 5090, vLLM 0.28.0, util 0.70) at window maxLen, warm or cold.
+func sizeRow206(t *testing.T, row string, maxLen uint64, cold bool) *Sizing {
+	t.Helper()
+	a := observedArchs(t)["Qwen__Qwen3-14B-AWQ"]
+	if a == nil {
+		t.Fatal("no config for Qwen3-14B-AWQ")
+	}
+	s := Serve{GPUMemoryUtilization: 0.70, MaxModelLen: maxLen, ColdCompileCache: cold}
+	sz, err := Size(&hub.Loaded{Name: a.Source, Arch: a}, kernelClass(t, "rtx-5090"), s, mustProfile("0.28.0"))
+	if err != nil {
+		t.Fatalf("row %s: %v", row, err)
+	}
+	return sz
 }

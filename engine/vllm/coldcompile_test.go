@@ -159,31 +159,41 @@ func TestColdCompileCapacity(t *testing.T) {
 	}
 }
 
+// sizeSpare128 sizes Llama-3.1-8B on the test class at util 0.35, 16
+// sequences and 2048 batched tokens, at the length that leaves the start
+// 128 blocks (256 MiB) to spare, warm or under --compile-cache cold; it
+// returns that sizing and the blocks of the first, at 4096 tokens. The
+// length's own terms (the V2 runner's block tables) move the memory by
+// KBs, far under the 256 MiB margin.
+func sizeSpare128(t *testing.T, cold bool) (*Sizing, uint64) {
+	t.Helper()
+	a := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
+	m := &hub.Loaded{Name: "meta-llama/Llama-3.1-8B-Instruct", Arch: a}
+	s := Serve{GPUMemoryUtilization: 0.35, MaxModelLen: 4096, MaxNumSeqs: 16, MaxNumBatchedTokens: 2048, ColdCompileCache: cold}
+	sz, err := Size(m, testClass(false), s, current)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := sz.capacity.Blocks
+	s.MaxModelLen = (blocks - 128) * 16
+	if sz, err = Size(m, testClass(false), s, current); err != nil {
+		t.Fatal(err)
+	}
+	return sz, blocks
+}
+
 // TestColdCompileRefuses: a length that fits the warm start's KV cache but
 // not the cold one's is said to be refused on a first start. The length is
 // set 256 MiB under the warm start's memory (128 blocks of 2 MiB, 2,048
 // tokens), so a first start, 367 blocks short at 2048 batched tokens
 // (TestColdCompileCapacity), has 239 blocks too few.
 func TestColdCompileRefuses(t *testing.T) {
-	a := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
-	m := &hub.Loaded{Name: "meta-llama/Llama-3.1-8B-Instruct", Arch: a}
-	s := Serve{GPUMemoryUtilization: 0.35, MaxModelLen: 4096, MaxNumSeqs: 16, MaxNumBatchedTokens: 2048}
-	sz, err := Size(m, testClass(false), s, current)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The length's own terms (the V2 runner's block tables) move the
-	// memory by KBs, far under the 256 MiB margin.
-	s.MaxModelLen = (sz.capacity.Blocks - 128) * 16
-	if s.MaxModelLen > 131072 {
-		t.Fatalf("warm start holds %d blocks: the length %d is over Llama-3.1's 131,072; lower the util", sz.capacity.Blocks, s.MaxModelLen)
-	}
-	sz, err = Size(m, testClass(false), s, current)
-	if err != nil {
-		t.Fatal(err)
+	sz, blocks := sizeSpare128(t, false)
+	if sz.Serve.MaxModelLen > 131072 {
+		t.Fatalf("warm start holds %d blocks: the length %d is over Llama-3.1's 131,072; lower the util", blocks, sz.Serve.MaxModelLen)
 	}
 	if !sz.capacity.Starts {
-		t.Fatalf("the warm start of %d tokens does not start: %+v", s.MaxModelLen, sz.capacity)
+		t.Fatalf("the warm start of %d tokens does not start: %+v", sz.Serve.MaxModelLen, sz.capacity)
 	}
 	var w bytes.Buffer
 	sz.writeColdCompile(&w)
@@ -353,10 +363,7 @@ func TestColdCompileRow212(t *testing.T) {
 	if a == nil {
 		t.Fatal("no config for Qwen3-8B")
 	}
-	c, err := membudget.Kernels().Load("rtx-4090")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := kernelClass(t, "rtx-4090")
 	type got struct{ Blocks, Tokens uint64 }
 	size := func(cold bool) (*Sizing, got) {
 		s := Serve{GPUMemoryUtilization: 0.92, MaxModelLen: 8192, ColdCompileCache: cold}
@@ -450,10 +457,7 @@ func TestColdCompileLabelFits(t *testing.T) {
 //     67,108,864 B: 378,273,792 B, under a forward of 0.94 GiB.
 func TestColdCompileUnderForward(t *testing.T) {
 	archs := observedArchs(t)
-	c, err := membudget.Kernels().Load("rtx-pro-6000")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := kernelClass(t, "rtx-pro-6000")
 	for _, tc := range []struct {
 		row, model string
 		s          Serve

@@ -8,7 +8,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 
-	"membudget"
 	"membudget/model"
 	"membudget/model/hub"
 )
@@ -99,24 +98,12 @@ func TestColdKeptSegment(t *testing.T) {
 // (coldcompile.go). The estimate is so not on the safe side of this row by
 // that 0.55%, and the test says so: it must stay within 1% of the log.
 func TestColdKeptRows206(t *testing.T) {
-	a := observedArchs(t)["Qwen__Qwen3-14B-AWQ"]
-	if a == nil {
-		t.Fatal("no config for Qwen3-14B-AWQ")
-	}
-	c, err := membudget.Kernels().Load("rtx-5090")
-	if err != nil {
-		t.Fatal(err)
-	}
 	const logged = 60768 // rows 206 and 207: GPU KV cache size
 	for _, tc := range []struct {
 		row    string
 		maxLen uint64
 	}{{"206", 32768}, {"207", 16384}} {
-		s := Serve{GPUMemoryUtilization: 0.70, MaxModelLen: tc.maxLen}
-		sz, err := Size(&hub.Loaded{Name: a.Source, Arch: a}, c, s, mustProfile("0.28.0"))
-		if err != nil {
-			t.Fatalf("row %s: %v", tc.row, err)
-		}
+		sz := sizeRow206(t, tc.row, tc.maxLen, false)
 		var w bytes.Buffer
 		sz.writeColdCompile(&w)
 		line := w.String()
@@ -158,14 +145,8 @@ func TestColdKeptRows206(t *testing.T) {
 // (128,256 x 4096 x 2 B = 1,050,673,152 B, 501 x 2 MiB exactly).
 func TestColdKeptClause(t *testing.T) {
 	archs := observedArchs(t)
-	c5090, err := membudget.Kernels().Load("rtx-5090")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cPro, err := membudget.Kernels().Load("rtx-pro-6000")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c5090 := kernelClass(t, "rtx-5090")
+	cPro := kernelClass(t, "rtx-pro-6000")
 	const clause = "; from vLLM 0.26.1 a first start can also keep that copy's allocator segment reserved"
 	for _, tc := range []struct {
 		name, model, version string
@@ -223,17 +204,7 @@ func TestColdKeptClause(t *testing.T) {
 	}
 
 	// The refusal: TestColdCompileRefuses's serve.
-	a := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
-	m := &hub.Loaded{Name: a.Source, Arch: a}
-	s := Serve{GPUMemoryUtilization: 0.35, MaxModelLen: 4096, MaxNumSeqs: 16, MaxNumBatchedTokens: 2048}
-	sz, err := Size(m, testClass(false), s, current)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.MaxModelLen = (sz.capacity.Blocks - 128) * 16
-	if sz, err = Size(m, testClass(false), s, current); err != nil {
-		t.Fatal(err)
-	}
+	sz, _ := sizeSpare128(t, false)
 	var w bytes.Buffer
 	sz.writeColdCompile(&w)
 	line := w.String()
@@ -384,14 +355,8 @@ func TestColdKeptProperties(t *testing.T) {
 //     (TestColdKeptClause's trick) is refused with the 501 blocks kept.
 func TestColdKeptColdReport(t *testing.T) {
 	archs := observedArchs(t)
-	h100, err := membudget.Kernels().Load("h100-sxm-80g")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c5090, err := membudget.Kernels().Load("rtx-5090")
-	if err != nil {
-		t.Fatal(err)
-	}
+	h100 := kernelClass(t, "h100-sxm-80g")
+	c5090 := kernelClass(t, "rtx-5090")
 	const line = "  from vLLM 0.26.1 this cold start can also keep the allocator segment of Inductor's benchmark copy of the embedding table reserved ("
 	llama := shipped(t)["meta-llama__Llama-3.1-8B-Instruct"]
 	qwenAWQ := archs["Qwen__Qwen3-14B-AWQ"]
@@ -453,18 +418,9 @@ func TestColdKeptColdReport(t *testing.T) {
 	}
 
 	// The refusal: a length the cold start holds with 128 blocks to spare.
-	s := Serve{GPUMemoryUtilization: 0.35, MaxModelLen: 4096, MaxNumSeqs: 16, MaxNumBatchedTokens: 2048, ColdCompileCache: true}
-	m := &hub.Loaded{Name: llama.Source, Arch: llama}
-	sz, err := Size(m, testClass(false), s, current)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.MaxModelLen = (sz.capacity.Blocks - 128) * 16
-	if sz, err = Size(m, testClass(false), s, current); err != nil {
-		t.Fatal(err)
-	}
+	sz, _ := sizeSpare128(t, true)
 	if !sz.capacity.Starts {
-		t.Fatalf("the cold start at %d tokens is refused", s.MaxModelLen)
+		t.Fatalf("the cold start at %d tokens is refused", sz.Serve.MaxModelLen)
 	}
 	var w bytes.Buffer
 	sz.writeColdCompile(&w)

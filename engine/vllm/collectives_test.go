@@ -8,7 +8,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"membudget"
 	"membudget/budget"
 	"membudget/engine"
 )
@@ -267,10 +266,7 @@ func TestPipelineGroupSetup(t *testing.T) {
 // free); the class rounds its context up to the next 64 MiB.
 func TestRow240StartupFree(t *testing.T) {
 	a := shipped(t)["Qwen__Qwen3-8B"]
-	c, err := membudget.Kernels().Load("rtx-pro-6000")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := kernelClass(t, "rtx-pro-6000")
 	_, plan, err := NewCompiler(a).Compile(Serve{TensorParallelSize: 4, MaxModelLen: 8192}, c, mustProfile("0.27.1"))
 	if err != nil {
 		t.Fatal(err)
@@ -304,10 +300,7 @@ func TestTPTermsInThePlan(t *testing.T) {
 		{"h100-sxm-80g", 2, 1718616064, (256+1935)<<20 + 576667652, true, budget.NVLink},
 		{"l40s", 4, 512 << 20, (256+82)<<20 + 144166916, false, budget.PCIeP2P},
 	} {
-		c, err := membudget.Kernels().Load(tt.class)
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := kernelClass(t, tt.class)
 		r, plan, err := NewCompiler(a).Compile(Serve{TensorParallelSize: tt.tp, MaxModelLen: 8192}, c, current)
 		if err != nil {
 			t.Fatal(err)
@@ -358,10 +351,7 @@ func TestStartupFreeCheck(t *testing.T) {
 		{"h100-sxm-80g", "main", 0.95, 2, 80767614976, 83299926016, false, ""},
 		{"gb10", "0.8.5:v0", 0.87, 1, 0, 0, false, ""},
 	} {
-		c, err := membudget.Kernels().Load(tt.class)
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := kernelClass(t, tt.class)
 		k, plan, err := NewCompiler(a).compile(Serve{GPUMemoryUtilization: tt.util, TensorParallelSize: tt.tp, MaxModelLen: 4096}, c, mustProfile(tt.profile))
 		if err != nil {
 			t.Fatal(err)
@@ -408,10 +398,7 @@ func TestStartupLighterHost(t *testing.T) {
 		{"gb10", 0.83, 1, 22212897669, false, 0, 0, ""},
 		{"h100-sxm-80g", 0.95, 2, 0, false, 0, 0, ""},
 	} {
-		c, err := membudget.Kernels().Load(tt.class)
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := kernelClass(t, tt.class)
 		k, plan, err := NewCompiler(a).compile(Serve{GPUMemoryUtilization: tt.util, TensorParallelSize: tt.tp, MaxModelLen: 4096}, c, mustProfile("main"))
 		if err != nil {
 			t.Fatal(err)

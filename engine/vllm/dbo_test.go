@@ -5,23 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"membudget/engine"
 )
-
-// judgeLine is the first error Judge gives a flag of args, "" for none.
-func judgeLine(args []string) string {
-	s := &flagServe{}
-	for i, a := range args {
-		if !strings.HasPrefix(a, "-") || engine.FlagName(a) == "vllm-version" {
-			continue
-		}
-		if err := s.Judge(args, i); err != nil {
-			return err.Error()
-		}
-	}
-	return ""
-}
 
 // TestJudgeDBOStops: micro-batching with an all-to-all backend vLLM's
 // check does not take stops vLLM at startup (vllm/config/vllm.py:

@@ -6,9 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"membudget"
 	"membudget/budget"
-	"membudget/model"
 	"membudget/model/hub"
 )
 
@@ -80,18 +78,8 @@ func TestDeepEPHTGraphsOff(t *testing.T) {
 // graph estimate to the KV budget (PR #53306), the KV cache gains the
 // estimate back: it holds what 0.28.0 gives, which charges none.
 func TestDeepEPHTGraphsOffByHand(t *testing.T) {
-	data, path, ok := membudget.ModelConfig("deepseek-ai__DeepSeek-V2-Lite")
-	if !ok {
-		t.Fatal("no shipped DeepSeek-V2-Lite")
-	}
-	a, err := model.ParseConfig(path, data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := membudget.Kernels().Load("h100-sxm-80g")
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := parseShippedConfig(t, "deepseek-ai__DeepSeek-V2-Lite")
+	c := kernelClass(t, "h100-sxm-80g")
 	size := func(backend, release string) *Sizing {
 		t.Helper()
 		s := Serve{DataParallelSize: 2, EnableExpertParallel: true, All2AllBackend: backend, MaxModelLen: 8192}

@@ -194,17 +194,8 @@ func TestEncoderDataModeRules(t *testing.T) {
 	}
 	// Phi-4-multimodal at TP3 (TestPhi4MMTowerHeads' config, whose text
 	// model divides by 3): refused by its tower's heads in data mode too.
-	raw, err := os.ReadFile("../../corpus/models/microsoft__Phi-4-multimodal-instruct.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc := strings.Replace(string(raw), `"num_key_value_heads": 8`, `"num_key_value_heads": 24`, 1)
-	doc = strings.Replace(doc, `"intermediate_size": 8192`, `"intermediate_size": 8190`, 1)
-	a, err := model.ParseConfig("phi4mm.json", []byte(doc))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = Resolve(Serve{TensorParallelSize: 3, TrustRemoteCode: true, MM: data}, a, bigClass, current)
+	a := phi4MMTextDividesBy3(t)
+	_, err := Resolve(Serve{TensorParallelSize: 3, TrustRemoteCode: true, MM: data}, a, bigClass, current)
 	var se *engine.SettingError
 	if !errors.As(err, &se) || se.Flag != "tensor-parallel-size" || !strings.Contains(err.Error(), "16 attention heads") {
 		t.Errorf("Phi-4-multimodal TP3 data mode: %v; want the tower's 16 heads refused as in weights mode", err)

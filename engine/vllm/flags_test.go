@@ -179,18 +179,7 @@ func TestJudge(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			s := &flagServe{}
-			got := ""
-			for i, a := range tc.args {
-				if !strings.HasPrefix(a, "-") || engine.FlagName(a) == "vllm-version" {
-					continue
-				}
-				if err := s.Judge(tc.args, i); err != nil {
-					got = err.Error()
-					break
-				}
-			}
-			if got != tc.want {
+			if got := judgeLine(tc.args); got != tc.want {
 				t.Errorf("Judge(%q):\n got %q\nwant %q", tc.args, got, tc.want)
 			}
 		})

@@ -58,6 +58,30 @@ func parseShippedConfig(t testing.TB, name string) *model.Arch {
 	return a
 }
 
+// kernelClass loads the shipped GPU class name (kernels/<name>).
+func kernelClass(t testing.TB, name string) budget.Class {
+	t.Helper()
+	c, err := membudget.Kernels().Load(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// judgeLine is the first error Judge gives a flag of args, "" for none.
+func judgeLine(args []string) string {
+	s := &flagServe{}
+	for i, a := range args {
+		if !strings.HasPrefix(a, "-") || engine.FlagName(a) == "vllm-version" {
+			continue
+		}
+		if err := s.Judge(args, i); err != nil {
+			return err.Error()
+		}
+	}
+	return ""
+}
+
 // hopper is Hopper silicon, compute capability 9.0.
 var hopper = budget.Silicon{Vendor: budget.NVIDIA, Major: 9}
 
@@ -123,17 +147,7 @@ func wantRefusal(t testing.TB, err error, flag, says string) {
 // agree on s for a on c under p: the same refusal, or the same plan field
 // for field.
 func compilerIsReference(t *rapid.T, a *model.Arch, s Serve, c budget.Class, p Profile) {
-	ref, refErr := NewReference(a, s, c, p)
-	_, plan, err := NewCompiler(a).Compile(s, c, p)
-	if refErr != nil || err != nil {
-		if refErr == nil || err == nil || refErr.Error() != err.Error() {
-			t.Fatalf("reference error %v, compiler error %v", refErr, err)
-		}
-		return
-	}
-	if diff := cmp.Diff(ref.Plan(), plan); diff != "" {
-		t.Fatalf("Compiler != Reference (-reference +compiler):\n%s", diff)
-	}
+	compiledIsReference(t, "compiler", NewCompiler(a), a, s, c, p)
 }
 
 // sharedCompilerIsReference is [compilerIsReference] for a compiler cp
@@ -141,16 +155,22 @@ func compilerIsReference(t *rapid.T, a *model.Arch, s Serve, c budget.Class, p P
 // serves that differ only in what their keys must tell apart, which a
 // fresh compiler never does.
 func sharedCompilerIsReference(t *rapid.T, cp *Compiler, a *model.Arch, s Serve, c budget.Class, p Profile) {
+	compiledIsReference(t, "shared compiler", cp, a, s, c, p)
+}
+
+// compiledIsReference fails unless cp (named who in the failure) and the
+// [Reference] agree on s for a on c under p.
+func compiledIsReference(t *rapid.T, who string, cp *Compiler, a *model.Arch, s Serve, c budget.Class, p Profile) {
 	ref, refErr := NewReference(a, s, c, p)
 	_, plan, err := cp.Compile(s, c, p)
 	if refErr != nil || err != nil {
 		if refErr == nil || err == nil || refErr.Error() != err.Error() {
-			t.Fatalf("reference error %v, shared compiler error %v", refErr, err)
+			t.Fatalf("reference error %v, %s error %v", refErr, who, err)
 		}
 		return
 	}
 	if diff := cmp.Diff(ref.Plan(), plan); diff != "" {
-		t.Fatalf("shared Compiler != Reference (-reference +compiler):\n%s", diff)
+		t.Fatalf("%s != Reference (-reference +compiler):\n%s", who, diff)
 	}
 }
 

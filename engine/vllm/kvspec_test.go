@@ -371,6 +371,18 @@ func TestStageTensorsCountsTheStagesLayers(t *testing.T) {
 	}
 }
 
+// gptOssShape is a gpt-oss-20b shape (hidden 2880, 64 heads and 8 KV
+// heads of 64, a 128-token window) whose layers are pattern's kinds, S
+// sliding and F full.
+func gptOssShape(t *testing.T, name, pattern string) *model.Arch {
+	t.Helper()
+	return archFrom(t, name, 2880, uint64(len(pattern)), 64, 8, 64, 131072, func(a *model.Arch) {
+		a.ModelType, a.Architectures = "gpt_oss", []string{"GptOssForCausalLM"}
+		kinds(a, pattern)
+		a.SlidingWindow = 128
+	})
+}
+
 // TestKVGroupRatioByRelease: vLLM sizes a hybrid model's KV cache groups by
 // its most layers of one spec when they are below ratio x the fewest:
 // never before 0.12.0 (group size the fewest, PR #17996), below 1.25 x from
@@ -392,16 +404,9 @@ func TestStageTensorsCountsTheStagesLayers(t *testing.T) {
 //     of each and 1,310,720 // 13 = 100,824 blocks; size 12 before, two
 //     full groups and 1,310,720 // 12 = 109,226 blocks.
 func TestKVGroupRatioByRelease(t *testing.T) {
-	shape := func(name, pattern string) *model.Arch {
-		return archFrom(t, name, 2880, uint64(len(pattern)), 64, 8, 64, 131072, func(a *model.Arch) {
-			a.ModelType, a.Architectures = "gpt_oss", []string{"GptOssForCausalLM"}
-			kinds(a, pattern)
-			a.SlidingWindow = 128
-		})
-	}
-	between := shape("8-sliding-11-full", every("SF", 8)+"FFF")
-	boundary := shape("8-sliding-10-full", every("SF", 8)+"FF")
-	eagle := shape("12-sliding-13-full", every("SF", 12)+"F")
+	between := gptOssShape(t, "8-sliding-11-full", every("SF", 8)+"FFF")
+	boundary := gptOssShape(t, "8-sliding-10-full", every("SF", 8)+"FF")
+	eagle := gptOssShape(t, "12-sliding-13-full", every("SF", 12)+"F")
 	type want struct {
 		Ratio   float64
 		Names   string
@@ -451,11 +456,7 @@ func TestKVGroupRatioByRelease(t *testing.T) {
 // grouped 8 sliding + 11 full layers under 0.18.0 by 11 then grouped them
 // so under 0.17.0, whose 1.25 groups them by 8).
 func TestKVGroupRatioSharedCompiler(t *testing.T) {
-	a := archFrom(t, "8-sliding-11-full", 2880, 19, 64, 8, 64, 131072, func(a *model.Arch) {
-		a.ModelType, a.Architectures = "gpt_oss", []string{"GptOssForCausalLM"}
-		kinds(a, every("SF", 8)+"FFF")
-		a.SlidingWindow = 128
-	})
+	a := gptOssShape(t, "8-sliding-11-full", every("SF", 8)+"FFF")
 	s := Serve{MaxModelLen: 32768, KVCacheMemoryBytes: gib40}
 	cp := NewCompiler(a)
 	for _, v := range []string{"0.18.0", "0.17.0", "0.18.0"} {

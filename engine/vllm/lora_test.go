@@ -482,7 +482,7 @@ func TestLoRABefore017(t *testing.T) {
 // TestLoRAVocabLimit: LogitsProcessorWithLoRA refuses a vocabulary above
 // 257024 before PR #34773 (logits_processor.py:92-95 at 19504ac07: "32000
 // < vocab_size > 257024" is true above 257024 only), above 258048 from
-// 0.17.0; a model without embedding_modules (Gemma 3's 262208 rows) is
+// 0.17.0; a model without embedding_modules (Gemma 3 1B's 262144 rows) is
 // not refused by it.
 func TestLoRAVocabLimit(t *testing.T) {
 	models := shipped(t)

@@ -27,10 +27,7 @@ func sizeShippedAt(t *testing.T, name, class, spec string, s Serve) (*Sizing, er
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := membudget.Kernels().Load(class)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := kernelClass(t, class)
 	return Size(m, c, s, mustProfile(spec))
 }
 
@@ -400,10 +397,7 @@ func TestImageLimitNeverShrinksFootprint(t *testing.T) {
 		}
 		models[n] = m
 	}
-	c, err := membudget.Kernels().Load("h100-sxm-80g")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := kernelClass(t, "h100-sxm-80g")
 	rapid.Check(t, func(rt *rapid.T) {
 		name := rapid.SampledFrom(names).Draw(rt, "model")
 		s := Serve{

@@ -1644,15 +1644,8 @@ func TestObservedHarnessRows(t *testing.T) {
 // TestWithUtil: a row's util is kept up to the class's util_ceiling, or
 // its util_reached where it gives one, and clamped there above it.
 func TestWithUtil(t *testing.T) {
-	catalog := membudget.Kernels()
-	gb10, err := catalog.Load("gb10") // util_ceiling 0.83, util_reached 0.95
-	if err != nil {
-		t.Fatal(err)
-	}
-	h100, err := catalog.Load("h100-sxm-80g") // util_ceiling 0.95, no util_reached
-	if err != nil {
-		t.Fatal(err)
-	}
+	gb10 := kernelClass(t, "gb10")         // util_ceiling 0.83, util_reached 0.95
+	h100 := kernelClass(t, "h100-sxm-80g") // util_ceiling 0.95, no util_reached
 	for _, tc := range []struct {
 		class    budget.Class
 		in, want float64

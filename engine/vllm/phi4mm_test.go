@@ -19,6 +19,22 @@ import (
 // and not the tower:
 // refused by --tensor-parallel-size; TP 2 divides both and is served.
 func TestPhi4MMTowerHeads(t *testing.T) {
+	a := phi4MMTextDividesBy3(t)
+	_, err := Resolve(Serve{TensorParallelSize: 3, TrustRemoteCode: true}, a, bigClass, current)
+	var se *engine.SettingError
+	if !errors.As(err, &se) || se.Flag != "tensor-parallel-size" || !strings.Contains(err.Error(), "16 attention heads") {
+		t.Errorf("TP 3: got %v, want a refusal of --tensor-parallel-size naming the tower's 16 heads", err)
+	}
+	if _, err := Resolve(Serve{TensorParallelSize: 2, TrustRemoteCode: true}, a, bigClass, current); err != nil {
+		t.Errorf("TP 2: %v", err)
+	}
+}
+
+// phi4MMTextDividesBy3 is Phi-4-multimodal's shipped config with every
+// text head its own KV head (24 and 24) and an MLP of 8190, a language
+// model TP 3 divides where the 16-head SigLIP tower does not.
+func phi4MMTextDividesBy3(t *testing.T) *model.Arch {
+	t.Helper()
 	data, err := os.ReadFile("../../corpus/models/microsoft__Phi-4-multimodal-instruct.json")
 	if err != nil {
 		t.Fatal(err)
@@ -29,14 +45,7 @@ func TestPhi4MMTowerHeads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Resolve(Serve{TensorParallelSize: 3, TrustRemoteCode: true}, a, bigClass, current)
-	var se *engine.SettingError
-	if !errors.As(err, &se) || se.Flag != "tensor-parallel-size" || !strings.Contains(err.Error(), "16 attention heads") {
-		t.Errorf("TP 3: got %v, want a refusal of --tensor-parallel-size naming the tower's 16 heads", err)
-	}
-	if _, err := Resolve(Serve{TensorParallelSize: 2, TrustRemoteCode: true}, a, bigClass, current); err != nil {
-		t.Errorf("TP 2: %v", err)
-	}
+	return a
 }
 
 // TestPhi4MMEncoderCache: vLLM's docs launch Phi-4-multimodal with

@@ -60,7 +60,7 @@ func TestUnifiedGraphRows(t *testing.T) {
 	}
 	// Row 201's first sample, by hand above: the logged estimate's upper
 	// rounding less 50 graphs of 1 MiB.
-	if first := (-4.735*gib - 50<<20) / gib; first > -4.78 || first < -4.79 {
+	if first := ((got["201"]+0.005)*gib - 50<<20) / gib; first > -4.78 || first < -4.79 {
 		t.Errorf("row 201's first capture at most %.3f GiB, want -4.784", first)
 	}
 	u, ok1 := quotes["380"].First(logs.KindUtilization)
@@ -68,8 +68,9 @@ func TestUnifiedGraphRows(t *testing.T) {
 	if !ok1 || !ok2 {
 		t.Fatalf("row 380: util %v, util without graphs %v: want both read", ok1, ok2)
 	}
-	if e := (u.Float64() - w.Float64()) * 121.69; math.Abs(e-0.9248) > 0.0005 {
-		t.Errorf("row 380's estimate (%v - %v) x 121.69 = %.4f GiB, want 0.9248", u.Float64(), w.Float64(), e)
+	total := float64(kernelClass(t, "gb10").Device.MemoryBytes) / gib // 121.69 GiB
+	if e := (u.Float64() - w.Float64()) * total; math.Abs(e-0.9248) > 0.0005 {
+		t.Errorf("row 380's estimate (%v - %v) x %.2f = %.4f GiB, want 0.9248", u.Float64(), w.Float64(), total, e)
 	}
 	for _, s := range []string{"-4.74 and -0.90 GiB", "0.92 GiB"} {
 		if !strings.Contains(unifiedGraphRows, s) {

@@ -6,7 +6,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 
-	"membudget"
 	"membudget/budget"
 	"membudget/model/hub"
 )
@@ -15,10 +14,7 @@ import (
 // TP 2, util 0.426, max_model_len 32768) and the class it ran on.
 func row241(t *testing.T, s Serve) (*Resolved, budget.Class) {
 	t.Helper()
-	c, err := membudget.Kernels().Load("rtx-pro-6000")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := kernelClass(t, "rtx-pro-6000")
 	a := shipped(t)["Qwen__Qwen3-32B"]
 	s.GPUMemoryUtilization, s.MaxModelLen = 0.426, 32768
 	r, err := Resolve(s, a, c, mustProfile("0.27.1"))
@@ -141,10 +137,7 @@ func TestV2StateReleaseGate(t *testing.T) {
 // line; the lines still sum to the ledger and the available KV memory
 // falls by the state exactly.
 func TestV2StateLedgerLine(t *testing.T) {
-	c, err := membudget.Kernels().Load("rtx-pro-6000")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := kernelClass(t, "rtx-pro-6000")
 	a := shipped(t)["Qwen__Qwen3-32B"]
 	s := Serve{TensorParallelSize: 2, GPUMemoryUtilization: 0.426, MaxModelLen: 32768}
 	size := func(spec string) (*Sizing, budget.Footprint, map[string]uint64) {
@@ -242,10 +235,7 @@ func TestV2StateComesOffTheKVCacheAlone(t *testing.T) {
 // the RTX PRO 6000, 1024 sequences, 8192 batched tokens) holds a state of
 // 679,723,012 B (0.63 GiB, TestV2StateTensorsByHand) on its one stage.
 func TestV2StateBesideTheBudget(t *testing.T) {
-	c, err := membudget.Kernels().Load("rtx-pro-6000")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := kernelClass(t, "rtx-pro-6000")
 	a := shipped(t)["Qwen__Qwen3-32B"]
 	const state = 139268 + 679583744
 	size := func(spec string, util float64) (*Sizing, budget.Footprint) {
